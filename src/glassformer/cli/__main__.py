@@ -1,0 +1,5 @@
+import sys
+
+from glassformer.cli import main
+
+sys.exit(main())

@@ -1,0 +1,244 @@
+"""Configs as dataclasses, validated at construction, plus the named presets.
+
+One `ModelConfig` describes every model glassformer builds (GPT, Encoder, SequenceRegressor);
+one `TrainConfig` describes a training run. A preset is a named pair of them. Tests, lessons,
+the CLI and the benchmarks all start from the same presets, and `--key=value` overrides go
+through `apply_overrides`, which type-checks each value and rejects unknown keys.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import typing
+from dataclasses import dataclass, field, fields, replace
+
+
+def _choice(name: str, value: str, valid: tuple[str, ...]) -> None:
+    """Raise a ValueError naming the bad value and the nearest valid choice."""
+    if value not in valid:
+        near = difflib.get_close_matches(str(value), valid, n=1)
+        hint = f" Did you mean {near[0]!r}?" if near else ""
+        raise ValueError(f"{name}={value!r} is not one of {list(valid)}.{hint}")
+
+
+def _positive(**values: float) -> None:
+    for name, value in values.items():
+        if value <= 0:
+            raise ValueError(f"{name} must be positive, got {name}={value}.")
+
+
+ACTIVATIONS = ("relu", "gelu", "gelu_tanh")
+NORMS = ("pre", "post", "none")
+POSITIONS = ("learned", "sinusoidal", "none")
+INITS = ("torch", "xavier", "gpt2")
+ATTENTIONS = ("glass", "fused")
+MHA_STYLES = ("fused", "heads")
+
+
+@dataclass
+class ModelConfig:
+    """Every size and switch of a model. Field names follow DESIGN.md's vocabulary."""
+
+    vocab_size: int = 65  # tokens; the tokenizer decides the real value
+    d_model: int = 64  # width of the residual stream (C)
+    n_heads: int = 4  # H; d_head = d_model // n_heads
+    d_ff: int = 128  # FFN hidden width; 4·d_model is the GPT habit, the tutorials use 2·
+    n_layers: int = 2  # number of blocks
+    max_len: int = 128  # positions the model can address
+    dropout: float = 0.0  # one rate for embeddings, attention weights and residual branches
+    bias: bool = True  # biases in Linear and LayerNorm (nanoGPT's CPU recipe turns them off)
+    activation: str = "relu"  # FFN nonlinearity: relu | gelu | gelu_tanh (GPT-2)
+    norm: str = "pre"  # pre: x + f(LN(x)); post: LN(x + f(x)); none: x + f(x)
+    final_norm: bool = True  # LayerNorm before the head (GPT-2 has one; post-LN stacks usually not)
+    position: str = "learned"  # learned | sinusoidal | none
+    causal: bool = True  # decoder (True) or bidirectional encoder (False)
+    tie_weights: bool = False  # share token embedding and output head (GPT-2 does)
+    init: str = "torch"  # torch defaults | xavier (2nd tutorial) | gpt2 (normal 0.02, scaled residuals)
+    attention: str = "glass"  # glass: hand-written, weights visible | fused: F.scaled_dot_product_attention
+    mha_style: str = "fused"  # fused: one qkv projection | heads: a ModuleList of single heads
+    ln_eps: float = 1e-5  # LayerNorm epsilon (PyTorch and GPT-2 both use 1e-5)
+    pad_id: int | None = None  # when set, keys equal to pad_id are masked out (Encoder)
+    d_in: int = 1  # SequenceRegressor: numbers per input step
+    d_out: int = 1  # SequenceRegressor: numbers per output step
+
+    def __post_init__(self) -> None:
+        _positive(vocab_size=self.vocab_size, d_model=self.d_model, n_heads=self.n_heads,
+                  d_ff=self.d_ff, n_layers=self.n_layers, max_len=self.max_len,
+                  ln_eps=self.ln_eps, d_in=self.d_in, d_out=self.d_out)
+        if self.d_model % self.n_heads != 0:
+            divisors = [h for h in range(1, self.d_model + 1) if self.d_model % h == 0]
+            nearest = min(divisors, key=lambda h: abs(h - self.n_heads))
+            raise ValueError(
+                f"d_model={self.d_model} is not divisible by n_heads={self.n_heads}: each head "
+                f"gets d_model // n_heads features. Use n_heads={nearest} (nearest divisor) or "
+                f"change d_model to a multiple of {self.n_heads}."
+            )
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got dropout={self.dropout}.")
+        _choice("activation", self.activation, ACTIVATIONS)
+        _choice("norm", self.norm, NORMS)
+        _choice("position", self.position, POSITIONS)
+        _choice("init", self.init, INITS)
+        _choice("attention", self.attention, ATTENTIONS)
+        _choice("mha_style", self.mha_style, MHA_STYLES)
+        if self.pad_id is not None and not 0 <= self.pad_id < self.vocab_size:
+            raise ValueError(f"pad_id={self.pad_id} is outside the vocabulary [0, {self.vocab_size}).")
+
+    @property
+    def d_head(self) -> int:
+        return self.d_model // self.n_heads
+
+
+@dataclass
+class TrainConfig:
+    """Everything about a training run that is not the model."""
+
+    batch_size: int = 16  # sequences per step (B)
+    block_size: int = 16  # tokens per training sequence (T); must be <= max_len
+    max_steps: int = 500  # optimizer steps
+    lr: float = 1e-3  # peak learning rate
+    min_lr: float = 1e-4  # floor of the cosine decay
+    lr_schedule: str = "constant"  # constant | cosine (linear warmup, cosine decay to min_lr)
+    warmup_steps: int = 0  # linear warmup from 0 to lr
+    beta1: float = 0.9  # AdamW betas
+    beta2: float = 0.999
+    weight_decay: float = 0.01  # AdamW decay; never applied to biases, LayerNorm or embeddings
+    grad_clip: float = 0.0  # max global grad norm; 0 disables clipping
+    grad_accum: int = 1  # micro-batches per optimizer step
+    eval_interval: int = 100  # steps between evaluations (and checkpoints, samples)
+    eval_iters: int = 20  # batches averaged per evaluation
+    seed: int = 1337  # one seed for init, batches and dropout
+    device: str = "cpu"  # cpu | cuda | mps
+    compile: bool = False  # opt-in torch.compile
+    dtype: str = "float32"  # float32 | bfloat16 (autocast, opt-in)
+
+    def __post_init__(self) -> None:
+        _positive(batch_size=self.batch_size, block_size=self.block_size, max_steps=self.max_steps,
+                  lr=self.lr, grad_accum=self.grad_accum, eval_interval=self.eval_interval,
+                  eval_iters=self.eval_iters)
+        _choice("lr_schedule", self.lr_schedule, ("constant", "cosine"))
+        _choice("dtype", self.dtype, ("float32", "bfloat16"))
+        if self.warmup_steps < 0 or self.grad_clip < 0 or self.min_lr < 0 or self.weight_decay < 0:
+            raise ValueError("warmup_steps, grad_clip, min_lr and weight_decay must be >= 0.")
+
+
+@dataclass
+class Preset:
+    """A named starting point: a model and the run that trains it."""
+
+    model: ModelConfig
+    train: TrainConfig = field(default_factory=TrainConfig)
+    about: str = ""
+
+
+PRESETS: dict[str, Preset] = {
+    # The first tutorial's own TinyTransformer and loop (char-level, pre-LN, learned positions).
+    "seed000": Preset(
+        ModelConfig(d_model=64, n_heads=4, d_ff=128, n_layers=2, max_len=128, dropout=0.1),
+        TrainConfig(batch_size=16, block_size=16, max_steps=500, lr=1e-3, eval_interval=100),
+        about="first tutorial: 2 layers, 4 heads, d_model 64, d_ff 128",
+    ),
+    # nanoGPT's shakespeare_char CPU recipe.
+    "baby": Preset(
+        ModelConfig(d_model=128, n_heads=4, d_ff=512, n_layers=4, max_len=64, dropout=0.0,
+                    bias=False, activation="gelu", init="gpt2"),
+        TrainConfig(batch_size=12, block_size=64, max_steps=2000, lr=1e-3, min_lr=1e-4,
+                    lr_schedule="cosine", warmup_steps=100, beta1=0.9, beta2=0.99,
+                    weight_decay=0.1, grad_clip=1.0, eval_interval=250, eval_iters=20),
+        about="nanoGPT's CPU recipe: 4 layers, 4 heads, d_model 128, block 64",
+    ),
+    # nanoGPT's shakespeare_char GPU recipe.
+    "small": Preset(
+        ModelConfig(d_model=384, n_heads=6, d_ff=1536, n_layers=6, max_len=256, dropout=0.2,
+                    bias=False, activation="gelu", init="gpt2"),
+        TrainConfig(batch_size=64, block_size=256, max_steps=5000, lr=1e-3, min_lr=1e-4,
+                    lr_schedule="cosine", warmup_steps=100, beta1=0.9, beta2=0.99,
+                    weight_decay=0.1, grad_clip=1.0, eval_interval=250, eval_iters=200),
+        about="nanoGPT's GPU recipe: 6 layers, 6 heads, d_model 384, block 256",
+    ),
+    # The second tutorial's one-layer word model: no LayerNorm, no dropout, Xavier init, no mask.
+    "seed002": Preset(
+        ModelConfig(vocab_size=20, d_model=128, n_heads=4, d_ff=512, n_layers=1, max_len=5,
+                    norm="none", final_norm=False, causal=False, init="xavier"),
+        TrainConfig(batch_size=16, block_size=4, max_steps=1400, lr=1e-3, weight_decay=0.0),
+        about="second tutorial: 1 layer, 4 heads, d_model 128, d_ff 512, no LayerNorm",
+    ),
+    # The third tutorial's sine regressor: post-LN encoder, GELU, sinusoidal positions.
+    "sine": Preset(
+        ModelConfig(vocab_size=1, d_model=32, n_heads=4, d_ff=128, n_layers=2, max_len=64,
+                    dropout=0.1, activation="gelu", norm="post", final_norm=False,
+                    position="sinusoidal", causal=False),
+        TrainConfig(batch_size=32, block_size=50, max_steps=1000, lr=1e-3, grad_clip=1.0),
+        about="third tutorial: 2 post-LN layers, 4 heads, d_model 32, GELU, sinusoidal PE",
+    ),
+}
+
+
+def get_preset(name: str) -> Preset:
+    """A fresh copy of a named preset (callers may change it freely)."""
+    if name not in PRESETS:
+        near = difflib.get_close_matches(name, PRESETS, n=1)
+        hint = f" Did you mean {near[0]!r}?" if near else ""
+        raise ValueError(f"unknown preset {name!r}; choose one of {sorted(PRESETS)}.{hint}")
+    p = PRESETS[name]
+    return Preset(replace(p.model), replace(p.train), p.about)
+
+
+def _parse(text: str, kind: typing.Any, key: str):
+    """Turn an override's text into the field's type, or explain why it cannot be."""
+    args = typing.get_args(kind)
+    if type(None) in args:  # Optional[int] and friends
+        if text.lower() in ("none", "null"):
+            return None
+        kind = next(a for a in args if a is not type(None))
+    try:
+        if kind is bool:
+            if text.lower() in ("1", "true", "yes", "on"):
+                return True
+            if text.lower() in ("0", "false", "no", "off"):
+                return False
+            raise ValueError
+        if kind is int:
+            return int(text)
+        if kind is float:
+            return float(text)
+        return str(text)
+    except ValueError:
+        raise ValueError(f"--{key}={text!r}: expected a value of type {kind.__name__}.") from None
+
+
+def apply_overrides(preset: Preset, overrides: dict[str, str] | list[str]) -> Preset:
+    """Apply `--key=value` overrides (or a {key: text} dict) to a preset's model and train configs.
+
+    Each key must name a field of ModelConfig or TrainConfig; values are parsed to the field's
+    type and the configs are re-validated.
+    """
+    if isinstance(overrides, list):
+        pairs = {}
+        for item in overrides:
+            body = item[2:] if item.startswith("--") else item
+            if "=" not in body:
+                raise ValueError(f"override {item!r} must look like --key=value.")
+            key, text = body.split("=", 1)
+            pairs[key] = text
+        overrides = pairs
+    hints = {**typing.get_type_hints(ModelConfig), **typing.get_type_hints(TrainConfig)}
+    model_keys = {f.name for f in fields(ModelConfig)}
+    train_keys = {f.name for f in fields(TrainConfig)}
+    model_changes, train_changes = {}, {}
+    for key, text in overrides.items():
+        if key not in hints:
+            near = difflib.get_close_matches(key, list(hints), n=1)
+            hint = f" Did you mean --{near[0]}?" if near else ""
+            raise ValueError(f"unknown config key --{key}.{hint}")
+        value = text if not isinstance(text, str) else _parse(text, hints[key], key)
+        (model_changes if key in model_keys else train_changes)[key] = value
+    assert not (model_keys & train_keys), "ModelConfig and TrainConfig must not share field names"
+    return Preset(replace(preset.model, **model_changes), replace(preset.train, **train_changes),
+                  preset.about)
+
+
+def to_dict(cfg) -> dict:
+    """A JSON-ready dict of a config (or preset)."""
+    return dataclasses.asdict(cfg)

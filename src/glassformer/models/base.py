@@ -1,0 +1,65 @@
+"""What GPT, Encoder and SequenceRegressor share: positions, the block stack, the final norm.
+
+    x ─► embed ─► + pos_embed ─► dropout ─► [Block] × n_layers ─► ln_final ─► head
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from glassformer.config import ModelConfig
+from glassformer.nn.block import Block, layer_norm
+from glassformer.nn.hooks import HookedModel, HookPoint
+from glassformer.nn.init import init_weights
+from glassformer.nn.masks import causal_mask
+from glassformer.nn.position import LearnedPositions, SinusoidalPositions
+
+
+def make_positions(cfg: ModelConfig) -> nn.Module | None:
+    if cfg.position == "learned":
+        return LearnedPositions(cfg.max_len, cfg.d_model)
+    if cfg.position == "sinusoidal":
+        return SinusoidalPositions(cfg.max_len, cfg.d_model)
+    return None
+
+
+class TransformerStack(HookedModel):
+    """Everything after the input embedding and before the head. Subclasses add those two."""
+
+    def __init__(self, cfg: ModelConfig) -> None:
+        super().__init__()
+        self.cfg = cfg
+        self.pos_embed = make_positions(cfg)
+        self.drop = nn.Dropout(cfg.dropout)
+        self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
+        use_final = cfg.final_norm and cfg.norm != "none"
+        self.ln_final = layer_norm(cfg) if use_final else nn.Identity()
+        self.hook_embed, self.hook_pos_embed = HookPoint(), HookPoint()
+        self.hook_resid_pre, self.hook_ln_final = HookPoint(), HookPoint()
+
+    def finish_init(self) -> None:
+        """Call at the end of a subclass __init__: initialise weights, name the hook points."""
+        init_weights(self, self.cfg.init, self.cfg.n_layers)
+        self.name_hook_points()
+
+    def attention_mask(self, ids_or_x: torch.Tensor) -> torch.Tensor | None:
+        """The mask every block uses: causal if configured. Subclasses may add padding."""
+        T = ids_or_x.size(1)
+        return causal_mask(T, ids_or_x.device) if self.cfg.causal else None  # (T, T)
+
+    def trunk(self, x: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        """(B, T, C) embedded inputs -> (B, T, C) final hidden states."""
+        x = self.hook_embed(x)  # (B, T, C)
+        if self.pos_embed is not None:
+            x = x + self.hook_pos_embed(self.pos_embed(x.size(1)))  # (B, T, C) + (T, C)
+        x = self.hook_resid_pre(self.drop(x))  # (B, T, C)
+        for block in self.blocks:
+            x = block(x, mask)  # (B, T, C)
+        return self.hook_ln_final(self.ln_final(x))  # (B, T, C)
+
+    def num_params(self, exclude_positions: bool = False) -> int:
+        n = sum(p.numel() for p in self.parameters())
+        if exclude_positions and isinstance(self.pos_embed, LearnedPositions):
+            n -= self.pos_embed.table.weight.numel()
+        return n

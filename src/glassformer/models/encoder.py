@@ -1,0 +1,22 @@
+"""Encoder: the same stack as GPT, bidirectional by default, with an optional padding mask.
+
+    ids (B, T) ─► embedding + positions ─► blocks (mask = causal? ∧ not-padding) ─► head ─► (B, T, V)
+
+The second tutorial's one-layer word model is `Encoder(get_preset("seed002").model)`: no
+LayerNorm, no mask (its next-token training then leaks the future; lessons/hello_world.py shows it).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from glassformer.models.gpt import TokenModel
+from glassformer.nn.masks import combine_masks, padding_mask
+
+
+class Encoder(TokenModel):
+    """Token ids in, per-position logits out; attention direction set by cfg.causal."""
+
+    def attention_mask(self, ids: torch.Tensor) -> torch.Tensor | None:
+        pad = padding_mask(ids, self.cfg.pad_id) if self.cfg.pad_id is not None else None  # (B, 1, 1, T)
+        return combine_masks(super().attention_mask(ids), pad)  # (T, T) ∧ (B, 1, 1, T)

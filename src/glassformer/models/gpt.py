@@ -1,0 +1,47 @@
+"""GPT: a decoder-only language model.
+
+    ids (B, T) ─► token embedding (B, T, C) ─► + positions ─► causal blocks ─► LN ─► head ─► logits (B, T, V)
+
+The first tutorial's TinyTransformer is `GPT(get_preset("seed000").model)`; GPT-2 is
+`GPT(gpt2_config(...))` (models/gpt2_port.py). The head shares the embedding matrix when
+tie_weights is set, and has a bias only when biases are on and the weights are not tied.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from glassformer.config import ModelConfig
+from glassformer.models.base import TransformerStack
+from glassformer.nn.embedding import TokenEmbedding
+from glassformer.nn.hooks import HookPoint
+
+
+class TokenModel(TransformerStack):
+    """Token ids in, a distribution over the vocabulary out, at every position."""
+
+    def __init__(self, cfg: ModelConfig) -> None:
+        super().__init__(cfg)
+        self.tok_embed = TokenEmbedding(cfg.vocab_size, cfg.d_model)
+        self.head = nn.Linear(cfg.d_model, cfg.vocab_size, bias=cfg.bias and not cfg.tie_weights)
+        self.hook_logits = HookPoint()
+        self.finish_init()
+        if cfg.tie_weights:
+            self.head.weight = self.tok_embed.table.weight  # one (V, C) matrix, two uses
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        """(B, T) token ids -> (B, T, V) logits."""
+        x = self.tok_embed(ids)  # (B, T, C)
+        h = self.trunk(x, self.attention_mask(ids))  # (B, T, C)
+        return self.hook_logits(self.head(h))  # (B, T, V)
+
+
+class GPT(TokenModel):
+    """Decoder-only: every block is causal, so position t only ever sees tokens 0..t."""
+
+    def __init__(self, cfg: ModelConfig) -> None:
+        if not cfg.causal:
+            raise ValueError("GPT is decoder-only and needs causal=True; use Encoder for "
+                             "bidirectional attention.")
+        super().__init__(cfg)

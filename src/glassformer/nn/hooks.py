@@ -1,0 +1,118 @@
+"""Hook points: named identity functions placed at every interesting tensor of the data flow.
+
+A model holds a `HookPoint` wherever an intermediate deserves a name (`blocks.0.attn.weights`,
+`blocks.0.resid_mid`, ...). With nothing attached it returns its input untouched, at the cost of
+one attribute check. Attach a function and it can read the tensor (an activation cache) or
+replace it (ablation, patching). The idea is TransformerLens's HookPoint; this is our own,
+deliberately small version: `HookedModel` in models/base.py attaches and detaches the functions.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+from torch import nn
+
+# fn(tensor, name) -> tensor to use instead, or None to keep the original
+HookFn = Callable[[torch.Tensor, str], "torch.Tensor | None"]
+
+
+class HookPoint(nn.Module):
+    """Identity unless a function is attached. `name` is filled in by the owning model."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.name = ""
+        self.fns: list[HookFn] = []
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for fn in self.fns:
+            out = fn(x, self.name)
+            if out is not None:
+                if out.shape != x.shape:
+                    raise ValueError(
+                        f"hook on {self.name!r} returned shape {tuple(out.shape)}, "
+                        f"expected {tuple(x.shape)}: a hook may change values, not shapes."
+                    )
+                x = out
+        return x
+
+    # nn.Module.__call__ runs PyTorch's own hook machinery; we have ours, so skip it when idle.
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        return self.forward(x) if self.fns else x
+
+    def extra_repr(self) -> str:
+        return repr(self.name)
+
+
+class ActivationCache(dict):
+    """name -> detached activation, in forward order. A dict with a readable summary."""
+
+    def shapes(self) -> dict[str, tuple[int, ...]]:
+        return {name: tuple(t.shape) for name, t in self.items()}
+
+    def __repr__(self) -> str:
+        rows = "\n".join(f"  {name:<28} {tuple(t.shape)}" for name, t in self.items())
+        return f"ActivationCache({len(self)} tensors)\n{rows}"
+
+
+class HookedModel(nn.Module):
+    """Gives any module with HookPoints stable names and the two ways to use them.
+
+    A HookPoint stored as attribute `hook_q` of the module at path `blocks.0.attn` is named
+    `blocks.0.attn.q`. Subclasses call `self.name_hook_points()` at the end of __init__.
+    """
+
+    def name_hook_points(self) -> None:
+        self._hooks: dict[str, HookPoint] = {}
+        for path, module in self.named_modules():
+            if isinstance(module, HookPoint):
+                parent, _, leaf = path.rpartition(".")
+                name = f"{parent}.{leaf[len('hook_'):]}" if parent else leaf[len("hook_"):]
+                module.name = name
+                self._hooks[name] = module
+
+    def hook_names(self) -> list[str]:
+        """Every hook point's name, in the order the modules were built."""
+        return list(self._hooks)
+
+    def _resolve(self, names) -> list[str]:
+        if names is None:
+            return self.hook_names()
+        if callable(names):
+            return [n for n in self._hooks if names(n)]
+        unknown = [n for n in names if n not in self._hooks]
+        if unknown:
+            import difflib
+
+            near = {n: difflib.get_close_matches(n, self._hooks, n=1) for n in unknown}
+            hints = ", ".join(f"{n!r}" + (f" (did you mean {m[0]!r}?)" if m else "") for n, m in near.items())
+            raise ValueError(f"unknown hook point(s) {hints}; model.hook_names() lists them all.")
+        return list(names)
+
+    def run_with_hooks(self, *inputs, hooks: dict[str, HookFn], **kwargs):
+        """Run forward with fn(tensor, name) attached at each named point; a fn may return a
+        replacement tensor (same shape) or None to leave the activation alone."""
+        names = self._resolve(list(hooks))
+        try:
+            for name in names:
+                self._hooks[name].fns.append(hooks[name])
+            return self(*inputs, **kwargs)
+        finally:
+            for name in names:
+                self._hooks[name].fns.clear()
+
+    def run_with_cache(self, *inputs, names=None, **kwargs):
+        """Run forward and return (output, ActivationCache of detached activations).
+
+        `names`: None for every hook point, a list of names, or a predicate on the name (e.g.
+        `lambda n: n.endswith("weights")`) to keep memory bounded.
+        """
+        cache = ActivationCache()
+
+        def store(t: torch.Tensor, name: str) -> None:
+            cache[name] = t.detach()
+
+        out = self.run_with_hooks(*inputs, hooks={n: store for n in self._resolve(names)}, **kwargs)
+        return out, cache

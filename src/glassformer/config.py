@@ -139,10 +139,10 @@ PRESETS: dict[str, Preset] = {
         TrainConfig(batch_size=16, block_size=16, max_steps=500, lr=1e-3, eval_interval=100),
         about="first tutorial: 2 layers, 4 heads, d_model 64, d_ff 128",
     ),
-    # nanoGPT's shakespeare_char CPU recipe.
+    # nanoGPT's shakespeare_char CPU recipe (nanoGPT ties the head to the token embedding).
     "baby": Preset(
         ModelConfig(d_model=128, n_heads=4, d_ff=512, n_layers=4, max_len=64, dropout=0.0,
-                    bias=False, activation="gelu", init="gpt2"),
+                    bias=False, activation="gelu", init="gpt2", tie_weights=True),
         TrainConfig(batch_size=12, block_size=64, max_steps=2000, lr=1e-3, min_lr=1e-4,
                     lr_schedule="cosine", warmup_steps=100, beta1=0.9, beta2=0.99,
                     weight_decay=0.1, grad_clip=1.0, eval_interval=250, eval_iters=20),
@@ -151,7 +151,7 @@ PRESETS: dict[str, Preset] = {
     # nanoGPT's shakespeare_char GPU recipe.
     "small": Preset(
         ModelConfig(d_model=384, n_heads=6, d_ff=1536, n_layers=6, max_len=256, dropout=0.2,
-                    bias=False, activation="gelu", init="gpt2"),
+                    bias=False, activation="gelu", init="gpt2", tie_weights=True),
         TrainConfig(batch_size=64, block_size=256, max_steps=5000, lr=1e-3, min_lr=1e-4,
                     lr_schedule="cosine", warmup_steps=100, beta1=0.9, beta2=0.99,
                     weight_decay=0.1, grad_clip=1.0, eval_interval=250, eval_iters=200),

@@ -12,13 +12,19 @@ import torch
 import torch.nn.functional as F
 
 from glassformer.nn.attention import _check_mask
+from glassformer.nn.masks import causal_mask
 
 
 def fused_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
                     mask: torch.Tensor | None = None, dropout: float = 0.0) -> torch.Tensor:
     """Same contract as attention.scaled_dot_product_attention, output only.  -> (B, H, T_q, D)"""
+    T_q, T_k = q.size(-2), k.size(-2)
+    if mask is not None and T_q == T_k and mask.shape == (T_q, T_k) and torch.equal(
+            mask, causal_mask(T_q, mask.device)):
+        # the plain causal mask: let the kernel skip the upper triangle instead of reading a mask
+        return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout, is_causal=True)  # (B, H, T, D)
     if mask is not None:
-        mask = _check_mask(mask, q.new_empty(q.shape[:-1] + (k.size(-2),)))
+        mask = _check_mask(mask, q.new_empty(q.shape[:-1] + (T_k,)))
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout)  # (B, H, T, D)
     if mask is not None:
         # rows with every key masked: SDPA gives NaN, the glass path gives 0 — match the glass path

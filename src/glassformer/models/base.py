@@ -43,19 +43,31 @@ class TransformerStack(HookedModel):
         init_weights(self, self.cfg.init, self.cfg.n_layers)
         self.name_hook_points()
 
-    def attention_mask(self, ids_or_x: torch.Tensor) -> torch.Tensor | None:
-        """The mask every block uses: causal if configured. Subclasses may add padding."""
-        T = ids_or_x.size(1)
-        return causal_mask(T, ids_or_x.device) if self.cfg.causal else None  # (T, T)
+    def attention_mask(self, ids_or_x: torch.Tensor, offset: int = 0) -> torch.Tensor | None:
+        """The mask every block uses: causal if configured. Subclasses may add padding.
 
-    def trunk(self, x: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
-        """(B, T, C) embedded inputs -> (B, T, C) final hidden states."""
+        With `offset` tokens already cached, query i sits at position offset+i and may see keys
+        0..offset+i: a (T, offset+T) lower-triangular band.
+        """
+        T = ids_or_x.size(1)
+        if not self.cfg.causal:
+            return None
+        if offset == 0:
+            return causal_mask(T, ids_or_x.device)  # (T, T)
+        if T == 1:
+            return None  # one new query may see every cached key and itself
+        full = torch.ones(T, offset + T, dtype=torch.bool, device=ids_or_x.device)
+        return torch.tril(full, diagonal=offset)  # (T, L+T)
+
+    def trunk(self, x: torch.Tensor, mask: torch.Tensor | None, cache=None) -> torch.Tensor:
+        """(B, T, C) embedded inputs -> (B, T, C) final hidden states. `cache`: a KVCache."""
+        offset = cache.length if cache is not None else 0
         x = self.hook_embed(x)  # (B, T, C)
         if self.pos_embed is not None:
-            x = x + self.hook_pos_embed(self.pos_embed(x.size(1)))  # (B, T, C) + (T, C)
+            x = x + self.hook_pos_embed(self.pos_embed(x.size(1), offset))  # (B, T, C) + (T, C)
         x = self.hook_resid_pre(self.drop(x))  # (B, T, C)
-        for block in self.blocks:
-            x = block(x, mask)  # (B, T, C)
+        for i, block in enumerate(self.blocks):
+            x = block(x, mask, cache.layers[i] if cache is not None else None)  # (B, T, C)
         return self.hook_ln_final(self.ln_final(x))  # (B, T, C)
 
     def num_params(self, exclude_positions: bool = False) -> int:

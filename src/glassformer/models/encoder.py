@@ -17,6 +17,8 @@ from glassformer.nn.masks import combine_masks, padding_mask
 class Encoder(TokenModel):
     """Token ids in, per-position logits out; attention direction set by cfg.causal."""
 
-    def attention_mask(self, ids: torch.Tensor) -> torch.Tensor | None:
+    def attention_mask(self, ids: torch.Tensor, offset: int = 0) -> torch.Tensor | None:
+        if offset:
+            raise ValueError("Encoder does not support a KV cache (its keys may see the future).")
         pad = padding_mask(ids, self.cfg.pad_id) if self.cfg.pad_id is not None else None  # (B, 1, 1, T)
         return combine_masks(super().attention_mask(ids), pad)  # (T, T) ∧ (B, 1, 1, T)

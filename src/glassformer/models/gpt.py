@@ -30,10 +30,11 @@ class TokenModel(TransformerStack):
         if cfg.tie_weights:
             self.head.weight = self.tok_embed.table.weight  # one (V, C) matrix, two uses
 
-    def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        """(B, T) token ids -> (B, T, V) logits."""
+    def forward(self, ids: torch.Tensor, cache=None) -> torch.Tensor:
+        """(B, T) token ids -> (B, T, V) logits. With a KVCache, ids are only the new tokens."""
+        offset = cache.length if cache is not None else 0
         x = self.tok_embed(ids)  # (B, T, C)
-        h = self.trunk(x, self.attention_mask(ids))  # (B, T, C)
+        h = self.trunk(x, self.attention_mask(ids, offset), cache)  # (B, T, C)
         return self.hook_logits(self.head(h))  # (B, T, V)
 
 

@@ -136,11 +136,15 @@ class MultiHeadAttention(nn.Module):
         q, k, v = (torch.stack(ts, dim=1) for ts in zip(*per_head))  # 3 × (B, H, T, D)
         return q, k, v
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None, cache=None) -> torch.Tensor:
+        """x (B, T, C) -> (B, T, C). With a LayerCache (nn/kv_cache.py), the keys and values of
+        earlier tokens come from the cache and the mask is (T, L+T)."""
         B, T, C = x.shape
         # 1) project to queries, keys, values and split into heads
         q, k, v = self.split_qkv(x)  # 3 × (B, H, T, D)
         q, k, v = self.hook_q(q), self.hook_k(k), self.hook_v(v)
+        if cache is not None:
+            k, v = cache.append(k, v)  # 2 × (B, H, L+T, D)
         # 2) attend within each head
         drop = self.dropout if self.training else 0.0
         if self.attention == "fused":
@@ -148,8 +152,8 @@ class MultiHeadAttention(nn.Module):
 
             z = fused_attention(q, k, v, mask, drop)  # (B, H, T, D)
         else:
-            scores = self.hook_scores(attention_scores(q, k, mask))  # (B, H, T, T)
-            weights = self.hook_weights(attention_weights(scores))  # (B, H, T, T)
+            scores = self.hook_scores(attention_scores(q, k, mask))  # (B, H, T, T_k)
+            weights = self.hook_weights(attention_weights(scores))  # (B, H, T, T_k)
             z = (F.dropout(weights, drop) if drop > 0 else weights) @ v  # (B, H, T, D)
         z = self.hook_z(z)  # (B, H, T, D)
         # 3) merge heads back into the residual width and project

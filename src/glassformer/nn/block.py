@@ -41,12 +41,12 @@ class Block(nn.Module):
         self.hook_ln1, self.hook_ln2 = HookPoint(), HookPoint()
         self.hook_resid_mid, self.hook_resid_post = HookPoint(), HookPoint()
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None, cache=None) -> torch.Tensor:
         if self.norm == "post":
-            x = self.hook_resid_mid(x + self.attn(x, mask))  # (B, T, C)
+            x = self.hook_resid_mid(x + self.attn(x, mask, cache))  # (B, T, C)
             x = self.hook_ln1(self.ln1(x))  # (B, T, C)
             x = self.hook_resid_post(x + self.drop(self.ffn(x)))  # (B, T, C)
             return self.hook_ln2(self.ln2(x))  # (B, T, C)
         # pre-norm (and no-norm, where ln1/ln2 are identities)
-        x = self.hook_resid_mid(x + self.attn(self.hook_ln1(self.ln1(x)), mask))  # (B, T, C)
+        x = self.hook_resid_mid(x + self.attn(self.hook_ln1(self.ln1(x)), mask, cache))  # (B, T, C)
         return self.hook_resid_post(x + self.drop(self.ffn(self.hook_ln2(self.ln2(x)))))  # (B, T, C)

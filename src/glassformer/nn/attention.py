@@ -53,11 +53,15 @@ def attention_scores(q: torch.Tensor, k: torch.Tensor, mask: torch.Tensor | None
     return scores
 
 
-def attention_weights(scores: torch.Tensor) -> torch.Tensor:
-    """Softmax over the keys; rows with every key masked become all zeros instead of NaN."""
-    dead = torch.isneginf(scores).all(dim=-1, keepdim=True)  # (..., T_q, 1)
-    weights = torch.softmax(scores.masked_fill(dead, 0.0), dim=-1)  # (..., T_q, T_k)
-    return weights.masked_fill(dead, 0.0)  # (..., T_q, T_k), each row sums to 1 (or 0 if dead)
+def attention_weights(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    """Softmax over the keys. Give the same mask as attention_scores: query rows it hides
+    entirely then get all-zero weights instead of NaN (checked on the small mask, not the scores)."""
+    if mask is not None:
+        live = _check_mask(mask, scores).any(dim=-1, keepdim=True)  # (..., T_q, 1): sees some key?
+        if not bool(live.all()):
+            scores = scores.masked_fill(~live, 0.0)  # a dead row becomes uniform here ...
+            return torch.softmax(scores, dim=-1).masked_fill(~live, 0.0)  # ... and zero here
+    return torch.softmax(scores, dim=-1)  # (..., T_q, T_k), each row sums to 1
 
 
 def scaled_dot_product_attention(
@@ -73,7 +77,7 @@ def scaled_dot_product_attention(
     `dropout` is applied to the weights used for the output; the returned weights are the
     pre-dropout ones (what the model "looks at").
     """
-    weights = attention_weights(attention_scores(q, k, mask))  # (..., T_q, T_k)
+    weights = attention_weights(attention_scores(q, k, mask), mask)  # (..., T_q, T_k)
     dropped = F.dropout(weights, p=dropout) if dropout > 0 else weights
     return dropped @ v, weights  # (..., T_q, D), (..., T_q, T_k)
 
@@ -153,7 +157,7 @@ class MultiHeadAttention(nn.Module):
             z = fused_attention(q, k, v, mask, drop)  # (B, H, T, D)
         else:
             scores = self.hook_scores(attention_scores(q, k, mask))  # (B, H, T, T_k)
-            weights = self.hook_weights(attention_weights(scores))  # (B, H, T, T_k)
+            weights = self.hook_weights(attention_weights(scores, mask))  # (B, H, T, T_k)
             z = (F.dropout(weights, drop) if drop > 0 else weights) @ v  # (B, H, T, D)
         z = self.hook_z(z)  # (B, H, T, D)
         # 3) merge heads back into the residual width and project

@@ -1,0 +1,44 @@
+"""The NumPy twin: every forward pass of glassformer written again in plain NumPy, float64.
+
+Why a second copy? The PyTorch modules in `glassformer.nn` are what we train; this package is
+what we check them against, and what a reader can step through without autograd, devices or
+module machinery in the way. It never imports torch: weights come in as a dict of NumPy arrays,
+made from a model's state_dict by `state_to_numpy`, and every function takes its weights and
+the same `ModelConfig` explicitly. tests/reference compares the two to ~1e-10.
+
+Files mirror glassformer.nn and glassformer.models:
+
+    linear.py      y = x Wᵀ + b, and `scope` to pick one module's weights out of a state dict
+    embedding.py   ids -> rows of the embedding table
+    position.py    learned table lookup, the sinusoidal formula
+    masks.py       causal and padding masks (bool, True = may attend)
+    attention.py   softmax, scores, weights, single- and multi-head attention
+    feedforward.py ReLU, exact GELU (erf), GELU-tanh, the two-layer MLP
+    block.py       LayerNorm and one block (pre, post or no norm)
+    models.py      GPT, Encoder and SequenceRegressor forwards
+
+Shapes use the same letters as glassformer.nn: B, T, C, H, D, F, V.
+"""
+
+from glassformer.numpy_ref.attention import (
+    attention_scores,
+    attention_weights,
+    multi_head_attention,
+    scaled_dot_product_attention,
+    softmax,
+)
+from glassformer.numpy_ref.block import block, layer_norm
+from glassformer.numpy_ref.embedding import token_embedding
+from glassformer.numpy_ref.feedforward import ACTIVATIONS, feed_forward, gelu, gelu_tanh, relu
+from glassformer.numpy_ref.linear import linear, scope, state_to_numpy
+from glassformer.numpy_ref.masks import causal_mask, padding_mask
+from glassformer.numpy_ref.models import encoder_forward, gpt_forward, regressor_forward, trunk
+from glassformer.numpy_ref.position import learned_positions, sinusoidal_table
+
+__all__ = [
+    "ACTIVATIONS", "attention_scores", "attention_weights", "block", "causal_mask",
+    "encoder_forward", "feed_forward", "gelu", "gelu_tanh", "gpt_forward", "layer_norm",
+    "learned_positions", "linear", "multi_head_attention", "padding_mask", "regressor_forward",
+    "relu", "scaled_dot_product_attention", "scope", "sinusoidal_table", "softmax",
+    "state_to_numpy", "token_embedding", "trunk",
+]

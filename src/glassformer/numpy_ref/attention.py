@@ -1,0 +1,84 @@
+"""Scaled dot-product attention and multi-head attention, NumPy edition.
+
+    Attention(Q, K, V) = softmax(Q Kᵀ / √D  masked) V        (Vaswani et al. 2017, eq. 1)
+
+Masks are boolean, True = may attend, broadcastable to the scores (..., T_q, T_k). A query row
+whose keys are all masked gets all-zero weights and a zero output (the convention of
+glassformer.nn.attention), never NaN.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from glassformer.numpy_ref.linear import linear, scope
+
+
+def softmax(scores: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis; -inf entries get weight 0, an all -inf row gets all zeros."""
+    alive = (scores > -np.inf).any(axis=-1, keepdims=True)  # (..., T_q, 1) rows with a visible key
+    # subtract each row's largest score so exp never overflows (softmax ignores a shift);
+    # a dead row has max -inf, so shift it by 0 instead and let every entry stay -inf
+    row_max = np.where(alive, scores.max(axis=-1, keepdims=True), 0.0)  # (..., T_q, 1)
+    e = np.exp(scores - row_max)  # (..., T_q, T_k), exactly 0 where the score is -inf
+    total = e.sum(axis=-1, keepdims=True)  # (..., T_q, 1): >= 1 on live rows, 0 on dead ones
+    return e / np.where(alive, total, 1.0)  # (..., T_q, T_k)
+
+
+def attention_scores(q: np.ndarray, k: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """Q Kᵀ / √D with hidden positions at -inf.  q (..., T_q, D), k (..., T_k, D) -> (..., T_q, T_k)."""
+    D = q.shape[-1]
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(D)  # (..., T_q, T_k)
+    if mask is not None:
+        assert mask.dtype == bool, f"mask must be boolean (True = may attend), got {mask.dtype}"
+        if mask.ndim == 3 and scores.ndim == 4:
+            mask = mask[:, None]  # (B, T_q, T_k) -> (B, 1, T_q, T_k): one mask for every head
+        scores = np.where(mask, scores, -np.inf)  # (..., T_q, T_k)
+    return scores
+
+
+def attention_weights(scores: np.ndarray) -> np.ndarray:
+    """Softmax over the keys: each row sums to 1 (or is all 0 when every key is hidden)."""
+    return softmax(scores)  # (..., T_q, T_k)
+
+
+def scaled_dot_product_attention(q, k, v, mask=None) -> tuple[np.ndarray, np.ndarray]:
+    """q (..., T_q, D), k and v (..., T_k, D) -> (output (..., T_q, D), weights (..., T_q, T_k))."""
+    weights = attention_weights(attention_scores(q, k, mask))  # (..., T_q, T_k)
+    return weights @ v, weights  # (..., T_q, D), (..., T_q, T_k)
+
+
+def split_heads(t: np.ndarray, n_heads: int) -> np.ndarray:
+    """(B, T, C) -> (B, H, T, D): feature block h·D..(h+1)·D belongs to head h."""
+    B, T, C = t.shape
+    return t.reshape(B, T, n_heads, C // n_heads).transpose(0, 2, 1, 3)  # (B, H, T, D)
+
+
+def project_qkv(x: np.ndarray, params: dict, n_heads: int) -> tuple[np.ndarray, ...]:
+    """x (B, T, C) -> q, k, v each (B, H, T, D), for either weight layout of MultiHeadAttention.
+
+    fused layout: one "qkv" matrix (3C, C) whose output is [q | k | v] along the features.
+    heads layout: "heads.{h}.q" etc., one (D, C) matrix per head and role.
+    """
+    if "qkv.weight" in params:
+        qkv = linear(x, scope(params, "qkv."))  # (B, T, 3C)
+        q, k, v = np.split(qkv, 3, axis=-1)  # 3 × (B, T, C)
+        return split_heads(q, n_heads), split_heads(k, n_heads), split_heads(v, n_heads)
+    out = []
+    for role in ("q", "k", "v"):
+        per_head = [linear(x, scope(params, f"heads.{h}.{role}.")) for h in range(n_heads)]  # H × (B, T, D)
+        out.append(np.stack(per_head, axis=1))  # (B, H, T, D)
+    return tuple(out)
+
+
+def multi_head_attention(x: np.ndarray, params: dict, n_heads: int,
+                         mask: np.ndarray | None = None) -> np.ndarray:
+    """x (B, T, C) -> (B, T, C), with the weights of one MultiHeadAttention (scoped to "attn.")."""
+    B, T, C = x.shape
+    # 1) project to queries, keys and values, one set per head
+    q, k, v = project_qkv(x, params, n_heads)  # 3 × (B, H, T, D)
+    # 2) attend within each head
+    z, _ = scaled_dot_product_attention(q, k, v, mask)  # (B, H, T, D)
+    # 3) put the heads side by side again and mix them with the output projection
+    merged = z.transpose(0, 2, 1, 3).reshape(B, T, C)  # (B, T, C)
+    return linear(merged, scope(params, "proj."))  # (B, T, C)

@@ -1,0 +1,66 @@
+"""Whole-model forwards, NumPy edition: GPT, Encoder and SequenceRegressor.
+
+    inputs ─► embed ─► + positions ─► [block] × n_layers ─► final LN ─► head
+
+`params` is the whole model's state_dict through `state_to_numpy`; `cfg` is the ModelConfig
+the model was built with. The sinusoidal table is not in a state_dict (the model keeps it as a
+non-persistent buffer), so it is computed here from the formula.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from glassformer.config import ModelConfig
+from glassformer.numpy_ref.block import block, layer_norm
+from glassformer.numpy_ref.embedding import token_embedding
+from glassformer.numpy_ref.linear import linear, scope
+from glassformer.numpy_ref.masks import causal_mask, padding_mask
+from glassformer.numpy_ref.position import learned_positions, sinusoidal_table
+
+
+def trunk(x: np.ndarray, params: dict, cfg: ModelConfig, mask: np.ndarray | None) -> np.ndarray:
+    """Embedded inputs (B, T, C) -> final hidden states (B, T, C)."""
+    T = x.shape[1]
+    if cfg.position == "learned":
+        x = x + learned_positions(params["pos_embed.table.weight"], T)  # (B, T, C) + (T, C)
+    elif cfg.position == "sinusoidal":
+        assert T <= cfg.max_len, f"sequence length T={T} exceeds max_len {cfg.max_len}"
+        x = x + sinusoidal_table(cfg.max_len, cfg.d_model)[:T]  # (B, T, C) + (T, C)
+    for i in range(cfg.n_layers):
+        x = block(x, scope(params, f"blocks.{i}."), cfg, mask)  # (B, T, C)
+    if cfg.final_norm and cfg.norm != "none":
+        x = layer_norm(x, scope(params, "ln_final."), cfg.ln_eps)  # (B, T, C)
+    return x
+
+
+def _mask(cfg: ModelConfig, T: int, ids: np.ndarray | None = None) -> np.ndarray | None:
+    """causal (T, T) if configured, AND padding (B, 1, 1, T) if there are ids and a pad_id."""
+    mask = causal_mask(T) if cfg.causal else None  # (T, T) or None
+    if ids is not None and cfg.pad_id is not None:
+        pad = padding_mask(ids, cfg.pad_id)  # (B, 1, 1, T)
+        mask = pad if mask is None else mask & pad  # (B, 1, T, T)
+    return mask
+
+
+def _token_model(ids: np.ndarray, params: dict, cfg: ModelConfig, with_padding: bool) -> np.ndarray:
+    x = token_embedding(ids, params["tok_embed.table.weight"])  # (B, T, C)
+    h = trunk(x, params, cfg, _mask(cfg, x.shape[1], ids if with_padding else None))  # (B, T, C)
+    # a tied head's weight is the embedding table itself; the state_dict lists it under both names
+    return linear(h, scope(params, "head."))  # (B, T, V)
+
+
+def gpt_forward(ids: np.ndarray, params: dict, cfg: ModelConfig) -> np.ndarray:
+    """GPT: ids (B, T) -> next-token logits (B, T, V). Always causal, no padding mask."""
+    return _token_model(ids, params, cfg, with_padding=False)  # (B, T, V)
+
+
+def encoder_forward(ids: np.ndarray, params: dict, cfg: ModelConfig) -> np.ndarray:
+    """Encoder: ids (B, T) -> logits (B, T, V); padding keys are hidden when cfg.pad_id is set."""
+    return _token_model(ids, params, cfg, with_padding=True)  # (B, T, V)
+
+
+def regressor_forward(x: np.ndarray, params: dict, cfg: ModelConfig) -> np.ndarray:
+    """SequenceRegressor: numbers (B, T, d_in) -> numbers (B, T, d_out)."""
+    h = trunk(linear(x, scope(params, "in_proj.")), params, cfg, _mask(cfg, x.shape[1]))  # (B, T, C)
+    return linear(h, scope(params, "out_proj."))  # (B, T, d_out)

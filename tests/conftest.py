@@ -1,0 +1,27 @@
+"""Shared fixtures for the whole suite. Keep this file small and generic."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+import torch
+
+
+@pytest.fixture(autouse=True)
+def _seed():
+    """Every test starts from the same random state, whatever ran before it."""
+    random.seed(0)
+    np.random.seed(0)
+    torch.manual_seed(0)
+    yield
+
+
+@pytest.fixture
+def float64():
+    """Make float64 the default dtype for the test, then restore the previous default."""
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    yield torch.float64
+    torch.set_default_dtype(previous)

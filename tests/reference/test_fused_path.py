@@ -1,0 +1,67 @@
+"""attention="fused" (nn/fused_attention.py, PyTorch's kernel) computes what attention="glass" does.
+
+DESIGN.md point 4: a fast path is allowed only with a test that it agrees with the main one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import torch
+from helpers import ATOL, assert_matches, randomize_
+
+from glassformer.config import ModelConfig
+from glassformer.models import GPT, Encoder
+from glassformer.nn.attention import MultiHeadAttention
+from glassformer.nn.masks import causal_mask, padding_mask
+
+B, T, C, H = 2, 6, 12, 3
+
+
+def pair(dtype, **kwargs):
+    """A glass and a fused MultiHeadAttention holding the same weights."""
+    glass = randomize_(MultiHeadAttention(C, H, attention="glass", **kwargs).to(dtype)).eval()
+    fused = MultiHeadAttention(C, H, attention="fused", **kwargs).to(dtype).eval()
+    fused.load_state_dict(glass.state_dict())
+    return glass, fused
+
+
+def masks():
+    ids = torch.ones(B, T, dtype=torch.long)
+    ids[0, 3:] = 0  # padding at the end of row 0
+    ids[1, :] = 0  # row 1 is all padding: every query in it has no visible key
+    return {"none": None, "causal": causal_mask(T), "padding": padding_mask(ids, 0),
+            "causal 3-D": causal_mask(T).expand(B, T, T)}
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
+@pytest.mark.parametrize("mask_name", ["none", "causal", "padding", "causal 3-D"])
+@pytest.mark.parametrize("style", ["fused", "heads"])
+def test_fused_attention_equals_glass(mask_name, style, dtype):
+    glass, fused = pair(dtype, style=style)
+    mask = masks()[mask_name]
+    x = torch.randn(B, T, C, dtype=dtype)
+    assert_matches(lambda x: fused(x, mask), lambda x: glass(x, mask), x, atol=ATOL[dtype])
+
+
+def test_fused_path_gives_zero_not_nan_on_fully_masked_rows():
+    glass, fused = pair(torch.float64)
+    mask = masks()["padding"]
+    x = torch.randn(B, T, C, dtype=torch.float64, requires_grad=True)
+    out = fused(x, mask)
+    out.sum().backward()
+    assert torch.isfinite(out).all() and torch.isfinite(x.grad).all()
+    # an all-padding row attends to nothing: z = 0, so the output is the projection's bias alone
+    assert torch.equal(out[1], fused.proj.bias.expand(T, C))
+
+
+@pytest.mark.parametrize("model_cls, extra", [(GPT, {}), (Encoder, {"causal": False, "pad_id": 0})])
+def test_whole_model_fused_equals_glass(model_cls, extra):
+    cfg = ModelConfig(vocab_size=17, d_model=C, n_heads=H, d_ff=20, n_layers=2, max_len=T, **extra)
+    glass = randomize_(model_cls(cfg).double()).eval()
+    fused = model_cls(dataclasses.replace(cfg, attention="fused")).double().eval()
+    fused.load_state_dict(glass.state_dict())
+    ids = torch.randint(1, 17, (B, T))
+    ids[0, -2:] = 0  # harmless for GPT (no pad_id), padding for the Encoder
+    assert_matches(lambda: fused(ids), lambda: glass(ids), (), atol=1e-10, grad=False)

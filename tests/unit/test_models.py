@@ -1,0 +1,101 @@
+"""The models: parameter counts against a closed-form formula, and what each model promises."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+import torch
+
+from glassformer.config import ModelConfig, get_preset
+from glassformer.models import GPT, MODEL_KINDS, Encoder, SequenceRegressor
+
+BASE = ModelConfig(vocab_size=23, d_model=12, n_heads=3, d_ff=20, n_layers=2, max_len=9)
+
+
+def expected_params(cfg: ModelConfig, kind: str) -> int:
+    """Count by hand, layer by layer. b = 1 when biases are on."""
+    C, F, V, b = cfg.d_model, cfg.d_ff, cfg.vocab_size, int(cfg.bias)
+    norm = (C + b * C) if cfg.norm != "none" else 0  # one LayerNorm: gain (+ shift)
+    attn = (3 * C * C + b * 3 * C) + (C * C + b * C)  # q, k, v for all heads; output projection
+    ffn = (C * F + b * F) + (F * C + b * C)
+    block = attn + ffn + 2 * norm
+    n = cfg.n_layers * block
+    n += cfg.max_len * C if cfg.position == "learned" else 0  # sinusoidal: a buffer, not a weight
+    n += norm if cfg.final_norm else 0
+    if kind == "regressor":
+        return n + (cfg.d_in * C + b * C) + (C * cfg.d_out + b * cfg.d_out)
+    n += V * C  # token embedding
+    if not cfg.tie_weights:
+        n += V * C + b * V  # a separate head (a tied head has no bias)
+    return n
+
+
+CONFIGS = {
+    "default": BASE,
+    "no-bias": replace(BASE, bias=False),
+    "tied": replace(BASE, tie_weights=True),
+    "tied-no-bias": replace(BASE, tie_weights=True, bias=False),
+    "no-norm": replace(BASE, norm="none", final_norm=True),  # final_norm is ignored without norms
+    "post-no-final": replace(BASE, norm="post", final_norm=False),
+    "sinusoidal": replace(BASE, position="sinusoidal"),
+    "no-position": replace(BASE, position="none"),
+    "heads-style": replace(BASE, mha_style="heads"),
+    "regressor-io": replace(BASE, d_in=3, d_out=2),  # only the regressor reads d_in, d_out
+}
+
+
+@pytest.mark.parametrize("kind", ["gpt", "encoder", "regressor"])
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_num_params_matches_the_formula(name, kind):
+    cfg = CONFIGS[name]
+    model = MODEL_KINDS[kind](cfg)
+    assert model.num_params() == expected_params(cfg, kind)
+
+
+@pytest.mark.parametrize("name", sorted(["seed000", "baby", "seed002", "sine"]))
+def test_num_params_of_the_presets(name):
+    cfg = get_preset(name).model
+    kind = "regressor" if name == "sine" else "encoder"
+    assert MODEL_KINDS[kind](cfg).num_params() == expected_params(cfg, kind)
+
+
+def test_num_params_excluding_positions():
+    model = GPT(BASE)
+    assert model.num_params(exclude_positions=True) == model.num_params() - BASE.max_len * BASE.d_model
+    sin = GPT(replace(BASE, position="sinusoidal"))
+    assert sin.num_params(exclude_positions=True) == sin.num_params()
+
+
+def test_tied_head_shares_one_matrix():
+    model = GPT(replace(BASE, tie_weights=True))
+    assert model.head.weight is model.tok_embed.weight and model.head.bias is None
+    model(torch.randint(0, 23, (2, 5))).sum().backward()
+    assert model.tok_embed.weight.grad is model.head.weight.grad  # one gradient, both uses summed
+
+
+def test_output_shapes():
+    ids = torch.randint(0, 23, (2, 7))
+    assert GPT(BASE)(ids).shape == (2, 7, 23)
+    assert Encoder(replace(BASE, causal=False))(ids).shape == (2, 7, 23)
+    assert SequenceRegressor(replace(BASE, d_in=3, d_out=2))(torch.randn(2, 7, 3)).shape == (2, 7, 2)
+
+
+def test_encoder_is_bidirectional_and_gpt_is_not():
+    """Changing the last token moves the Encoder's first position; never GPT's."""
+    ids = torch.randint(0, 23, (1, 6))
+    changed = ids.clone()
+    changed[0, -1] = (ids[0, -1] + 1) % 23
+    enc, gpt = Encoder(replace(BASE, causal=False)).eval(), GPT(BASE).eval()
+    assert not torch.equal(enc(ids)[0, 0], enc(changed)[0, 0])
+    assert torch.equal(gpt(ids)[0, 0], gpt(changed)[0, 0])
+
+
+def test_encoder_padding_keys_are_ignored():
+    """With pad_id set, what sits in padded slots never reaches the real tokens."""
+    model = Encoder(replace(BASE, causal=False, pad_id=0)).eval()
+    a = torch.tensor([[5, 6, 7, 0, 0]])
+    out = model(a)
+    # same real tokens, more padding after them: the real positions' logits are unchanged
+    b = torch.tensor([[5, 6, 7, 0, 0, 0, 0]])
+    torch.testing.assert_close(model(b)[:, :3], out[:, :3], atol=1e-6, rtol=0)

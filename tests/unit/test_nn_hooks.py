@@ -1,0 +1,93 @@
+"""run_with_hooks / run_with_cache: names, errors, replacement, and hooks never left attached."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+
+from glassformer.config import ModelConfig
+from glassformer.models import GPT, SequenceRegressor
+
+CFG = ModelConfig(vocab_size=10, d_model=8, n_heads=2, d_ff=16, n_layers=2, max_len=6)
+PER_BLOCK = ["ln1", "attn.q", "attn.k", "attn.v", "attn.scores", "attn.weights", "attn.z",
+             "attn.out", "resid_mid", "ln2", "ffn.hidden", "resid_post"]
+
+
+def ids():
+    return torch.randint(0, 10, (2, 5))
+
+
+def attached(model) -> int:
+    return sum(len(model._hooks[n].fns) for n in model.hook_names())
+
+
+def test_hook_names_are_the_documented_ones():
+    expected = {"embed", "pos_embed", "resid_pre", "ln_final", "logits"}
+    expected |= {f"blocks.{i}.{n}" for i in range(CFG.n_layers) for n in PER_BLOCK}
+    assert set(GPT(CFG).hook_names()) == expected
+    regressor_names = set(SequenceRegressor(CFG).hook_names())
+    assert regressor_names == expected - {"logits"} | {"pred"}
+
+
+def test_unknown_hook_name_suggests_the_nearest():
+    msg = re.escape("unknown hook point(s) 'blocks.0.atn.q' (did you mean 'blocks.0.attn.q'?)")
+    with pytest.raises(ValueError, match=msg):
+        GPT(CFG).run_with_hooks(ids(), hooks={"blocks.0.atn.q": lambda t, n: None})
+
+
+def test_hook_returning_a_wrong_shape_errors_and_is_detached():
+    model = GPT(CFG)
+    msg = re.escape("hook on 'blocks.1.ffn.hidden' returned shape (2, 5), expected (2, 5, 16)")
+    with pytest.raises(ValueError, match=msg):
+        model.run_with_hooks(ids(), hooks={"blocks.1.ffn.hidden": lambda t, n: t[..., 0]})
+    assert attached(model) == 0
+
+
+def test_hooks_are_detached_after_an_exception():
+    model = GPT(CFG).eval()
+    x = ids()
+    before = model(x)
+
+    def boom(t, name):
+        raise RuntimeError("hook failed")
+
+    with pytest.raises(RuntimeError, match="hook failed"):
+        model.run_with_hooks(x, hooks={"blocks.0.resid_mid": boom, "logits": lambda t, n: t * 0})
+    assert attached(model) == 0
+    assert torch.equal(model(x), before)
+
+
+def test_a_hook_can_replace_an_activation():
+    model = GPT(CFG).eval()
+    out = model.run_with_hooks(ids(), hooks={"logits": lambda t, n: torch.zeros_like(t)})
+    assert (out == 0).all()
+    # zeroing every head's output of block 0 changes the logits; returning None changes nothing
+    x = ids()
+    ablated = model.run_with_hooks(x, hooks={"blocks.0.attn.z": lambda t, n: torch.zeros_like(t)})
+    untouched = model.run_with_hooks(x, hooks={"blocks.0.attn.z": lambda t, n: None})
+    assert not torch.equal(ablated, model(x)) and torch.equal(untouched, model(x))
+
+
+def test_hook_receives_its_name():
+    model = GPT(CFG)
+    names = []
+    model.run_with_hooks(ids(), hooks={n: lambda t, n: names.append(n) for n in ["embed", "blocks.1.ln2"]})
+    assert names == ["embed", "blocks.1.ln2"]  # forward order, each with its own name
+
+
+def test_run_with_cache_returns_detached_activations_in_forward_order():
+    model = GPT(CFG)
+    logits, cache = model.run_with_cache(ids())
+    assert set(cache) == set(model.hook_names())
+    assert list(cache)[:3] == ["embed", "pos_embed", "resid_pre"] and list(cache)[-1] == "logits"
+    assert torch.equal(cache["logits"], logits)
+    assert not any(t.requires_grad for t in cache.values())
+    assert cache.shapes()["blocks.0.attn.weights"] == (2, 2, 5, 5)
+    assert attached(model) == 0
+
+
+def test_run_with_cache_with_a_predicate():
+    _, cache = GPT(CFG).run_with_cache(ids(), names=lambda n: n.endswith("weights"))
+    assert list(cache) == ["blocks.0.attn.weights", "blocks.1.attn.weights"]

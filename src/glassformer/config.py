@@ -112,11 +112,15 @@ class TrainConfig:
     device: str = "cpu"  # cpu | cuda | mps
     compile: bool = False  # opt-in torch.compile
     dtype: str = "float32"  # float32 | bfloat16 (autocast, opt-in)
+    log_interval: int = 10  # steps between progress/metrics updates: the loop's only host syncs
+    threads: int = 0  # torch.set_num_threads for the run; 0 keeps torch's default
 
     def __post_init__(self) -> None:
         _positive(batch_size=self.batch_size, block_size=self.block_size, max_steps=self.max_steps,
                   lr=self.lr, grad_accum=self.grad_accum, eval_interval=self.eval_interval,
-                  eval_iters=self.eval_iters)
+                  eval_iters=self.eval_iters, log_interval=self.log_interval)
+        if self.threads < 0:
+            raise ValueError(f"threads must be >= 0 (0 = torch's default), got threads={self.threads}.")
         _choice("lr_schedule", self.lr_schedule, ("constant", "cosine"))
         _choice("dtype", self.dtype, ("float32", "bfloat16"))
         if self.warmup_steps < 0 or self.grad_clip < 0 or self.min_lr < 0 or self.weight_decay < 0:

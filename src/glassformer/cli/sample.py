@@ -1,0 +1,66 @@
+"""`glassformer sample RUN --prompt "ROMEO:"`: let a trained run write, streamed as it goes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import torch
+
+from glassformer.sample import sample
+from glassformer.train.run import load_model
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("sample", help="generate text from a trained run",
+                              description="Generate text from the weights in a run directory.")
+    p.add_argument("run", help="run directory (e.g. runs/baby-20250101-120000)")
+    p.add_argument("--prompt", default="\n", help="text to continue (default: a newline); \\n and \\t are newline and tab")
+    p.add_argument("--max-new-tokens", "--max_new_tokens", dest="max_new_tokens", type=int, default=300)
+    p.add_argument("--temperature", type=float, default=0.8,
+                   help="0 = greedy; <1 sharper, >1 flatter (default 0.8)")
+    p.add_argument("--top-k", "--top_k", dest="top_k", type=int, default=None, help="keep the k most likely tokens")
+    p.add_argument("--top-p", "--top_p", dest="top_p", type=float, default=None,
+                   help="keep the most likely tokens up to probability p (nucleus)")
+    p.add_argument("--num-samples", "--num_samples", dest="num_samples", type=int, default=1)
+    p.add_argument("--seed", type=int, default=None, help="same seed, same text")
+    p.add_argument("--stop", default=None, help="end a sample before this string (e.g. '\\n\\n')")
+    p.add_argument("--best", action="store_true", help="use best.safetensors (lowest val loss)")
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--threads", type=int, default=0, help="CPU threads (default: torch's choice)")
+    p.set_defaults(func=run_sample)
+
+
+def run_sample(args: argparse.Namespace) -> int:
+    threads = torch.get_num_threads()
+    torch.set_num_threads(args.threads or threads)
+    try:
+        _write(args)
+    finally:
+        torch.set_num_threads(threads)
+    return 0
+
+
+def _write(args: argparse.Namespace) -> None:
+    model, tokenizer, _ = load_model(args.run, best=args.best, device=args.device)
+    prompt, stop = _unescape(args.prompt), _unescape(args.stop) if args.stop else None
+    stream = args.num_samples == 1
+
+    def on_text(i: int, piece: str) -> None:
+        sys.stdout.write(piece)
+        sys.stdout.flush()
+
+    if stream:
+        sys.stdout.write(prompt)
+    texts = sample(model, tokenizer, prompt, args.max_new_tokens, args.temperature, args.top_k,
+                   args.top_p, args.num_samples, args.seed, stop, on_text if stream else None)
+    if stream:
+        print()
+    else:
+        for i, text in enumerate(texts):
+            print(f"--- sample {i + 1} of {len(texts)} ---\n{prompt}{text}")
+
+
+def _unescape(text: str) -> str:
+    """Let a shell user type \\n and \\t for newline and tab (other text, Chinese included, is kept)."""
+    return text.replace("\\n", "\n").replace("\\t", "\t")

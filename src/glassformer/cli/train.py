@@ -1,0 +1,59 @@
+"""`glassformer train`: train a GPT from a preset, any config field overridable as --key=value.
+
+    glassformer train --preset baby --d_model=256 --max_steps=300
+    glassformer train --resume runs/baby-20250101-120000 --max_steps=4000
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from glassformer.config import PRESETS
+from glassformer.train.run import RUNS_DIR, new_run, resume_run, train
+
+DEFAULT_PRESET = "baby"
+EXIT_NONFINITE, EXIT_INTERRUPTED = 1, 130  # 130 = 128 + SIGINT, the shell's code for Ctrl-C
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "train", allow_abbrev=False, help="train a char-level GPT; writes runs/<name>/",
+        description="Train a GPT. Any field of ModelConfig or TrainConfig can be set as --key=value "
+                    "(e.g. --d_model=256 --max_steps=300); unknown keys are errors.")
+    p.add_argument("--preset", choices=sorted(PRESETS), default=None,
+                   help=f"starting config (default: {DEFAULT_PRESET}; with --resume: the run's own)")
+    p.add_argument("--data", default=None, help="text source: shakespeare (default), file:PATH, builtin:seed")
+    p.add_argument("--out", default=None, help=f"run directory (default: {RUNS_DIR}/<preset>-<time>)")
+    p.add_argument("--resume", metavar="RUN", default=None, help="continue the run in this directory")
+    p.add_argument("--prompt", default=None, help="prompt of the sample printed at each evaluation")
+    p.add_argument("--cache-dir", default=None, help="data cache (default: $GLASSFORMER_CACHE or ~/.cache/glassformer)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (log lines still print)")
+    p.set_defaults(func=run_train, accepts_overrides=True)
+
+
+def run_train(args: argparse.Namespace) -> int:
+    progress = not args.no_progress
+    if args.resume:
+        if args.out:
+            raise ValueError("--resume continues a run in its own directory; drop --out.")
+        run = resume_run(args.resume, args.overrides, preset=args.preset, source=args.data,
+                         cache_dir=args.cache_dir, progress=progress, prompt=args.prompt)
+        print(f"resuming {run.dir} from step {run.trainer.step}")
+    else:
+        run = new_run(args.preset or DEFAULT_PRESET, args.overrides, source=args.data or "shakespeare",
+                      out=args.out, cache_dir=args.cache_dir, progress=progress, prompt=args.prompt)
+        print(f"run directory {run.dir}  ({run.model.num_params():,} parameters)")
+    result = train(run)
+    if result.status == "nonfinite":
+        print(f"glassformer train: stopped: {result.message}", file=sys.stderr)
+        return EXIT_NONFINITE
+    if result.status == "interrupted":
+        print(result.message)
+        print(f"Resume with: glassformer train --resume {run.dir}")
+        return EXIT_INTERRUPTED
+    print(f"done: {result.step} steps, train loss {result.train_loss:.4f}, val loss {result.val_loss:.4f} "
+          f"(best {result.best_val:.4f})")
+    print(f"run directory {run.dir}  (loss curve: {run.loss_plot})")
+    print(f"sample it:     glassformer sample {run.dir} --prompt \"...\"")
+    return 0

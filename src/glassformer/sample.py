@@ -1,0 +1,140 @@
+"""Sampling: how a trained language model writes, one token at a time.
+
+The whole idea is the loop in `generate_ids`: feed the text so far, read the distribution over the
+next token at the last position, pick one, append it, repeat. Everything else here shapes that
+distribution (temperature, top-k, top-p) or turns ids back into text (streaming, stop strings).
+
+    p_i = softmax(z_i / τ)       τ → 0: always the argmax (greedy); τ = 1: the model's own distribution
+    top-k: keep the k largest z_i             (Fan et al. 2018)
+    top-p: keep the smallest set of tokens whose probabilities sum to ≥ p   (Holtzman et al. 2020)
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def top_k_filter(logits: torch.Tensor, k: int) -> torch.Tensor:
+    """Set every logit below the k-th largest (per row) to -inf. (B, V) -> (B, V). Ties at the k-th
+    value are all kept."""
+    k = min(k, logits.size(-1))
+    kth = torch.topk(logits, k, dim=-1).values[:, -1:]  # (B, 1) the k-th largest per row
+    return logits.masked_fill(logits < kth, float("-inf"))  # (B, V)
+
+
+def top_p_filter(logits: torch.Tensor, p: float) -> torch.Tensor:
+    """Keep the most likely tokens until their probability reaches p; -inf elsewhere. (B, V) -> (B, V).
+
+    The most likely token is always kept, so p close to 0 is greedy-like, and p = 1 keeps all.
+    """
+    if p >= 1:
+        return logits  # everything is kept (and float rounding of the cumsum cannot drop the tail)
+    sorted_logits, order = torch.sort(logits, dim=-1, descending=True)  # (B, V), (B, V)
+    probs = sorted_logits.softmax(dim=-1)  # (B, V) in sorted order
+    mass_before = probs.cumsum(dim=-1) - probs  # (B, V) probability of the tokens ranked above i
+    drop_sorted = mass_before >= p  # (B, V) bool: those above already reach p, so i is not needed
+    drop = drop_sorted.scatter(-1, order, drop_sorted)  # (B, V) back in vocabulary order
+    return logits.masked_fill(drop, float("-inf"))  # (B, V)
+
+
+@torch.no_grad()
+def generate_ids(model: nn.Module, ids: torch.Tensor, max_new_tokens: int, temperature: float = 1.0,
+                 top_k: int | None = None, top_p: float | None = None,
+                 generator: torch.Generator | None = None) -> Iterator[torch.Tensor]:
+    """Yield the next token id of every row, (B,), max_new_tokens times. ids: (B, T0) prompt ids."""
+    max_len = model.cfg.max_len
+    was_training = model.training
+    model.eval()  # no dropout while writing
+    try:
+        for _ in range(max_new_tokens):
+            # 1) crop: the model has positions for at most max_len tokens, so it sees the last ones
+            context = ids[:, -max_len:]  # (B, T), T <= max_len
+            # 2) run the model — THE model call of the loop (a KV cache will go here)
+            logits = model(context)  # (B, T, V)
+            # 3) only the last position predicts the token that comes next
+            logits = logits[:, -1, :]  # (B, V)
+            if temperature == 0:
+                # 4') greedy: temperature 0 is the limit τ → 0, all mass on the argmax
+                next_id = logits.argmax(dim=-1, keepdim=True)  # (B, 1)
+            else:
+                # 4) temperature: τ < 1 sharpens the distribution, τ > 1 flattens it
+                logits = logits / temperature  # (B, V)
+                # 5) top-k and top-p cut the unlikely tail, so one bad draw cannot derail the text
+                if top_k is not None:
+                    logits = top_k_filter(logits, top_k)  # (B, V)
+                if top_p is not None:
+                    logits = top_p_filter(logits, top_p)  # (B, V)
+                # 6) softmax turns scores into probabilities (filtered tokens get exactly 0)
+                probs = F.softmax(logits, dim=-1)  # (B, V)
+                # 7) draw one token per row from those probabilities
+                next_id = torch.multinomial(probs, num_samples=1, generator=generator)  # (B, 1)
+            # 8) append it: the new token is part of the context of the next step
+            ids = torch.cat([ids, next_id], dim=1)  # (B, T0 + steps)
+            yield next_id[:, 0]  # (B,)
+    finally:
+        model.train(was_training)
+
+
+def _held_back(text: str, stop: str | None) -> int:
+    """How many trailing characters of `text` might be the start of `stop` (not safe to show yet)."""
+    if not stop:
+        return 0
+    for n in range(min(len(stop) - 1, len(text)), 0, -1):
+        if stop.startswith(text[-n:]):
+            return n
+    return 0
+
+
+def sample(model: nn.Module, tokenizer, prompt: str, max_new_tokens: int = 300,
+           temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
+           num_samples: int = 1, seed: int | None = None, stop: str | None = None,
+           on_text: Callable[[int, str], None] | None = None) -> list[str]:
+    """Write num_samples continuations of `prompt` (as one batch); return them, prompt excluded.
+
+    seed: the same seed gives the same text (a private torch.Generator; the global RNG is untouched).
+    stop: a sample ends just before the first occurrence of this string (which is not returned).
+    on_text(i, piece): called with each new piece of sample i's text as soon as it is certain, so a
+    caller can stream; text that might be the start of the stop string waits until it is not.
+    """
+    if temperature < 0:
+        raise ValueError(f"temperature must be >= 0 (0 = greedy), got {temperature}")
+    if top_k is not None and top_k < 1:
+        raise ValueError(f"top_k must be >= 1, got {top_k}")
+    if top_p is not None and not 0 < top_p <= 1:
+        raise ValueError(f"top_p must be in (0, 1], got {top_p}")
+    prompt_ids = tokenizer.encode(prompt)
+    if not prompt_ids:
+        raise ValueError("the prompt is empty: give the model at least one token to continue")
+    device = next(model.parameters()).device
+    generator = torch.Generator(device=device)
+    if seed is None:
+        generator.seed()  # fresh randomness, without touching the global RNG
+    else:
+        generator.manual_seed(seed)
+    ids = torch.tensor([prompt_ids] * num_samples, dtype=torch.long, device=device)  # (N, T0)
+
+    new_ids = [[] for _ in range(num_samples)]
+    texts, shown, done = [""] * num_samples, [0] * num_samples, [False] * num_samples
+    for next_ids in generate_ids(model, ids, max_new_tokens, temperature, top_k, top_p, generator):
+        for i, token in enumerate(next_ids.tolist()):
+            if done[i]:
+                continue
+            new_ids[i].append(token)
+            texts[i] = tokenizer.decode(new_ids[i])
+            if stop and stop in texts[i]:
+                texts[i], done[i] = texts[i][: texts[i].index(stop)], True
+            ready = len(texts[i]) if done[i] else len(texts[i]) - _held_back(texts[i], stop)
+            if on_text and ready > shown[i]:
+                on_text(i, texts[i][shown[i]:ready])
+            shown[i] = max(shown[i], ready)
+        if all(done):
+            break
+    if on_text:  # the end of the budget: whatever was held back is now certain
+        for i in range(num_samples):
+            if len(texts[i]) > shown[i]:
+                on_text(i, texts[i][shown[i]:])
+    return texts

@@ -1,0 +1,79 @@
+"""The optimizer side of a step: AdamW with two parameter groups, and global-norm gradient clipping.
+
+Weight decay pulls every weight toward 0 a little each step (AdamW applies it decoupled from the
+gradient: θ ← θ - lr·λ·θ, Loshchilov & Hutter 2019). That is a useful prior for the matrices that mix
+features (Linear weights), but not for:
+
+- biases and LayerNorm gains/shifts: they set offsets and scales; pulling a gain toward 0 shrinks
+  the whole normalised signal, which nobody wants;
+- embeddings (token and learned position tables): a row is only touched when its token occurs, so
+  decay would mostly shrink the vectors of rare tokens (nanoGPT also leaves them undecayed in
+  spirit: it decides by ndim; we decide by module type first, so embeddings are explicit).
+
+So the rule, decided per parameter: no decay if the module that owns it is an nn.Embedding or an
+nn.LayerNorm, or if the parameter has fewer than 2 dimensions (biases); decay otherwise. A weight
+shared by two modules (tied embedding and head) is not decayed if either owner says no.
+
+Clipping: with g the concatenation of every gradient, ‖g‖ = √(Σ_p ‖g_p‖²); if ‖g‖ > max_norm every
+gradient is scaled by max_norm / ‖g‖ (Pascanu et al. 2013). We compute the per-parameter norms
+ourselves because the loop keeps them: when a loss turns NaN they name the parameter whose gradient
+was largest — at no extra cost, since the global norm is built from them anyway.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+NO_DECAY_MODULES = (nn.Embedding, nn.LayerNorm)
+
+
+def split_decay(model: nn.Module) -> tuple[list[str], list[str]]:
+    """Names of the parameters that get weight decay, and of those that do not (see module doc)."""
+    no_decay_ids = set()
+    for module in model.modules():
+        for p in module.parameters(recurse=False):
+            if isinstance(module, NO_DECAY_MODULES) or p.dim() < 2:
+                no_decay_ids.add(id(p))
+    decay, no_decay = [], []
+    for name, p in model.named_parameters():  # shared parameters appear once, under their first name
+        if p.requires_grad:
+            (no_decay if id(p) in no_decay_ids else decay).append(name)
+    return decay, no_decay
+
+
+def build_optimizer(model: nn.Module, cfg) -> torch.optim.AdamW:
+    """AdamW over two groups: weight_decay=cfg.weight_decay for matrices, 0 for the rest."""
+    decay, no_decay = split_decay(model)
+    params = dict(model.named_parameters())
+    groups = [
+        {"params": [params[n] for n in decay], "weight_decay": cfg.weight_decay},
+        {"params": [params[n] for n in no_decay], "weight_decay": 0.0},
+    ]
+    return torch.optim.AdamW(groups, lr=cfg.lr, betas=(cfg.beta1, cfg.beta2))
+
+
+def set_lr(optimizer: torch.optim.Optimizer, lr: float) -> None:
+    """Every group follows the schedule (the groups differ only in weight decay)."""
+    for group in optimizer.param_groups:
+        group["lr"] = lr
+
+
+def grad_norms(params: list[torch.Tensor]) -> torch.Tensor:
+    """‖g_p‖ for each parameter, as one (P,) tensor on the parameters' device (no host sync).
+
+    A parameter without a gradient (unused in this step) counts as norm 0.
+    """
+    norms = [p.grad.detach().norm() if p.grad is not None else p.new_zeros(()) for p in params]
+    return torch.stack(norms)  # (P,)
+
+
+def clip_global_norm(params: list[torch.Tensor], norms: torch.Tensor, max_norm: float) -> torch.Tensor:
+    """Scale all gradients so their global norm is at most max_norm; return the norm before clipping.
+
+    norms are grad_norms(params). max_norm <= 0 only measures.
+    """
+    total = torch.linalg.vector_norm(norms)  # () = √(Σ ‖g_p‖²)
+    if max_norm > 0:
+        torch.nn.utils.clip_grads_with_norm_([p for p in params if p.grad is not None], max_norm, total)
+    return total

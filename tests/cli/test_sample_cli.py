@@ -1,0 +1,54 @@
+"""`glassformer sample RUN`: streamed text, seeds, several samples, stop strings."""
+
+from __future__ import annotations
+
+import pytest
+
+from glassformer.cli import main
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("sample_cli")
+    code = main(["train", "--preset", "seed000", "--data", "builtin:seed", "--out", str(tmp / "run"),
+                 "--cache-dir", str(tmp / "cache"), "--no-progress", "--max_steps=30",
+                 "--eval_interval=30", "--eval_iters=2", "--threads=1"])
+    assert code == 0
+    return tmp / "run"
+
+
+def sample(run_dir, capsys, *extra):
+    code = main(["sample", str(run_dir), "--threads", "1", *extra])
+    return code, capsys.readouterr().out
+
+
+def test_prompt_then_continuation_same_seed_same_text(run_dir, capsys):
+    code, a = sample(run_dir, capsys, "--prompt", "the ", "--seed", "1", "--max-new-tokens", "40")
+    _, b = sample(run_dir, capsys, "--prompt", "the ", "--seed", "1", "--max_new_tokens", "40")
+    _, c = sample(run_dir, capsys, "--prompt", "the ", "--seed", "2", "--max-new-tokens", "40")
+    assert code == 0 and a == b and a != c
+    assert a.startswith("the ") and len(a) == len("the ") + 40 + 1  # + the final newline
+
+
+def test_several_samples_and_greedy(run_dir, capsys):
+    code, out = sample(run_dir, capsys, "--prompt", "a", "--num-samples", "3", "--seed", "0",
+                       "--max-new-tokens", "10", "--top-k", "5", "--top-p", "0.9")
+    assert code == 0 and [f"--- sample {i} of 3 ---" in out for i in (1, 2, 3)] == [True] * 3
+    _, g1 = sample(run_dir, capsys, "--prompt", "a", "--temperature", "0", "--seed", "1")
+    _, g2 = sample(run_dir, capsys, "--prompt", "a", "--temperature", "0", "--seed", "2")
+    assert g1 == g2  # greedy ignores the seed
+
+
+def test_stop_string_and_best_weights(run_dir, capsys):
+    _, full = sample(run_dir, capsys, "--prompt", "a", "--seed", "3", "--max-new-tokens", "200", "--best")
+    stop = full[1:][full[1:].index(" ", 3):][:2]  # a two-character string that does occur
+    _, cut = sample(run_dir, capsys, "--prompt", "a", "--seed", "3", "--max-new-tokens", "200", "--best",
+                    "--stop", stop)
+    assert cut == full[: 1 + full[1:].index(stop)] + "\n"
+
+
+def test_missing_run_and_unknown_characters_are_clean_errors(tmp_path, run_dir, capsys):
+    assert main(["sample", str(tmp_path / "nope")]) == 2
+    assert "not a run directory" in capsys.readouterr().err
+    assert main(["sample", str(run_dir), "--prompt", "Ω"]) == 2
+    assert "not in the vocabulary" in capsys.readouterr().err

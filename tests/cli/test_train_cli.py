@@ -1,0 +1,57 @@
+"""`glassformer train`: tiny runs through the real dispatcher, their files, output and exit codes."""
+
+from __future__ import annotations
+
+import json
+
+from glassformer.cli import main
+
+TINY = ["--max_steps=20", "--eval_interval=10", "--eval_iters=2", "--threads=1"]
+
+
+def train(tmp_path, capsys, *extra, out="run"):
+    argv = ["train", "--preset", "seed000", "--data", "builtin:seed", "--out", str(tmp_path / out),
+            "--cache-dir", str(tmp_path / "cache"), "--no-progress", *extra]
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_train_writes_a_complete_run_and_says_where(tmp_path, capsys):
+    code, out, _ = train(tmp_path, capsys, *TINY, "--d_model=32", "--prompt=a ")
+    run = tmp_path / "run"
+    assert code == 0
+    for name in ("config.json", "tokenizer.json", "model.safetensors", "train_state.pt", "best.safetensors",
+                 "metrics.jsonl", "loss.png", "samples.txt"):
+        assert (run / name).exists(), name
+    assert json.loads((run / "config.json").read_text())["model"]["d_model"] == 32
+    evals = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    last = [r for r in evals if r["kind"] == "eval"][-1]
+    assert f"done: 20 steps, train loss {last['train_loss']:.4f}, val loss {last['val_loss']:.4f}" in out
+    assert f"run directory {run}" in out and "loss.png" in out
+    assert "step     10: train" in out and "--- sample at step 20 ---\na " in out  # the user watches
+    assert (run / "samples.txt").read_text().count("=== step ") == 3  # steps 0, 10, 20
+
+
+def test_train_refuses_to_overwrite_and_resume_continues(tmp_path, capsys):
+    assert train(tmp_path, capsys, *TINY)[0] == 0
+    code, _, err = train(tmp_path, capsys, *TINY)
+    assert code == 2 and "already holds a checkpoint" in err and "--resume" in err
+    code = main(["train", "--resume", str(tmp_path / "run"), "--cache-dir", str(tmp_path / "cache"),
+                 "--no-progress", "--max_steps=30"])
+    out = capsys.readouterr().out
+    assert code == 0 and "resuming" in out and "from step 20" in out and "done: 30 steps" in out
+
+
+def test_bad_override_is_a_clean_error(tmp_path, capsys):
+    code, _, err = train(tmp_path, capsys, "--max_stpes=3")
+    assert code == 2 and "unknown config key --max_stpes" in err and "--max_steps" in err
+    code, _, err = train(tmp_path, capsys, "--max_steps=many")
+    assert code == 2 and "expected a value of type int" in err
+
+
+def test_nan_stops_with_nonzero_exit_and_a_diagnosis(tmp_path, capsys):
+    code, _, err = train(tmp_path, capsys, "--max_steps=30", "--eval_iters=2", "--lr=1e10", "--threads=1")
+    assert code == 1
+    assert "loss became" in err and "lr 1e+10" in err and "norm" in err
+    assert "last good checkpoint (step 0)" in err

@@ -1,0 +1,119 @@
+"""Checkpoints: atomic writes, weights_only loading, and never losing the last good one."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+import torch
+
+import glassformer.train.checkpoint as ckpt
+from glassformer.config import get_preset
+from glassformer.models import GPT
+from glassformer.train.checkpoint import load_checkpoint, load_weights, save_checkpoint, save_weights
+from glassformer.train.optim import build_optimizer
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Tiny models run fastest on one thread (and do not fight other processes for the cores)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def trained_pair(seed=0, preset="seed000"):
+    """A model and optimizer after one real step (so the optimizer has moments to save)."""
+    p = get_preset(preset)
+    torch.manual_seed(seed)
+    model = GPT(p.model)
+    opt = build_optimizer(model, p.train)
+    ids = torch.randint(0, p.model.vocab_size, (2, 9))
+    model(ids[:, :-1]).logsumexp(-1).mean().backward()
+    opt.step()
+    return model, opt
+
+
+def params(model):
+    return {n: p.detach().clone() for n, p in model.named_parameters()}
+
+
+def test_round_trip_restores_weights_optimizer_and_rng(tmp_path):
+    model, opt = trained_pair()
+    gen = torch.Generator().manual_seed(5)
+    gen_state = gen.get_state()
+    save_checkpoint(tmp_path, model, opt, 7, gen, {"best_val": 1.5})
+    expected_draw = torch.rand(3, generator=gen)
+    other, other_opt = trained_pair(seed=1)
+    other_gen = torch.Generator().manual_seed(99)
+    state = load_checkpoint(tmp_path, other, other_opt, other_gen)
+    assert state["step"] == 7 and state["best_val"] == 1.5
+    assert all(torch.equal(a, b) for a, b in zip(params(model).values(), params(other).values()))
+    assert torch.equal(other_gen.get_state(), gen_state)
+    assert torch.equal(torch.rand(3, generator=other_gen), expected_draw)
+    exp_avg = [s["exp_avg"] for s in opt.state.values()]
+    got = [s["exp_avg"] for s in other_opt.state.values()]
+    assert all(torch.equal(a, b) for a, b in zip(exp_avg, got))
+    torch.load(tmp_path / "train_state.pt", weights_only=True)  # plain tensors and types only
+
+
+def test_tied_weights_are_saved_once_and_stay_tied(tmp_path):
+    model, _ = trained_pair(preset="baby")  # baby ties head and embedding
+    save_weights(tmp_path / "w.safetensors", model, 3)
+    fresh = GPT(get_preset("baby").model)
+    assert load_weights(tmp_path / "w.safetensors", fresh) == 3
+    assert fresh.head.weight is fresh.tok_embed.table.weight
+    assert torch.equal(fresh.head.weight, model.head.weight)
+
+
+@pytest.mark.parametrize("failing", ["safetensors", "torch.save"])
+def test_a_write_that_dies_midway_keeps_the_previous_checkpoint(tmp_path, monkeypatch, failing):
+    model, opt = trained_pair()
+    gen = torch.Generator().manual_seed(0)
+    save_checkpoint(tmp_path, model, opt, 10, gen, {"best_val": 2.0})
+    good = params(model)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(1.0)  # the model moves on
+
+    def half_written(*args, **kwargs):
+        with open(args[1], "wb") as f:  # save_file(tensors, path) and torch.save(obj, path) alike
+            f.write(b"\x00" * 100)  # the temp file exists and holds garbage ...
+        raise OSError("disk full")  # ... when the write dies
+
+    if failing == "safetensors":
+        monkeypatch.setattr(ckpt, "save_file", half_written)
+    else:
+        monkeypatch.setattr(ckpt.torch, "save", half_written)
+    with pytest.raises(OSError, match="disk full"):
+        save_checkpoint(tmp_path, model, opt, 20, gen, {"best_val": 1.0})
+    monkeypatch.undo()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.safetensors", "train_state.pt"]
+    fresh, _ = trained_pair(seed=3)
+    state = load_checkpoint(tmp_path, fresh)
+    assert state["step"] == 10 and state["best_val"] == 2.0
+    assert all(torch.equal(good[n], p) for n, p in fresh.named_parameters())
+
+
+def test_stray_temp_files_are_never_loaded(tmp_path):
+    model, opt = trained_pair()
+    save_checkpoint(tmp_path, model, opt, 4, torch.Generator(), {"best_val": 2.0})
+    (tmp_path / ".model.safetensors.abc123.tmp").write_bytes(b"junk from a killed process")
+    (tmp_path / ".train_state.pt.def456.tmp").write_bytes(b"junk")
+    assert load_checkpoint(tmp_path, trained_pair(seed=2)[0])["step"] == 4
+
+
+def test_mismatched_pair_is_refused(tmp_path):
+    model, opt = trained_pair()
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    save_checkpoint(tmp_path / "a", model, opt, 4, torch.Generator(), {})
+    save_checkpoint(tmp_path / "b", model, opt, 8, torch.Generator(), {})
+    shutil.copy(tmp_path / "b" / "model.safetensors", tmp_path / "a" / "model.safetensors")
+    with pytest.raises(ValueError, match="step 8 but train_state.pt from step 4"):
+        load_checkpoint(tmp_path / "a", model)
+
+
+def test_missing_checkpoint_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no model.safetensors"):
+        load_checkpoint(tmp_path, trained_pair()[0])

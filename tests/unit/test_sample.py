@@ -1,0 +1,161 @@
+"""Sampling: the filters, greedy = argmax, seeds, stop strings, streaming, batches."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+import torch
+from torch import nn
+
+from glassformer.config import get_preset
+from glassformer.models import GPT
+from glassformer.sample import generate_ids, sample, top_k_filter, top_p_filter
+from glassformer.text.tokenizers import CharTokenizer
+
+NEG = float("-inf")
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Tiny models run fastest on one thread (and do not fight other processes for the cores)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+class FixedLogits(nn.Module):
+    """Every position predicts the same logits; checks the context never exceeds max_len."""
+
+    def __init__(self, logits, max_len=8):
+        super().__init__()
+        self.cfg = SimpleNamespace(max_len=max_len)
+        self.logits = torch.as_tensor(logits, dtype=torch.float32)
+        self.w = nn.Parameter(torch.zeros(()))
+
+    def forward(self, ids):
+        assert ids.size(1) <= self.cfg.max_len
+        return self.logits.expand(ids.size(0), ids.size(1), -1)  # (B, T, V)
+
+
+class Counter(nn.Module):
+    """Predicts (last id + 1) mod V with certainty: greedy text is a, b, c, d, a, ..."""
+
+    def __init__(self, vocab_size=4, max_len=3):
+        super().__init__()
+        self.cfg = SimpleNamespace(max_len=max_len)
+        self.V = vocab_size
+        self.w = nn.Parameter(torch.zeros(()))
+
+    def forward(self, ids):
+        assert ids.size(1) <= self.cfg.max_len
+        return 10.0 * nn.functional.one_hot((ids + 1) % self.V, self.V).float()  # (B, T, V)
+
+
+def test_top_k_keeps_exactly_the_k_largest():
+    logits = torch.tensor([[1.0, 5.0, 3.0, -2.0, 4.0]])
+    out = top_k_filter(logits, 2)
+    assert out.tolist() == [[NEG, 5.0, NEG, NEG, 4.0]]
+    assert torch.equal(top_k_filter(logits, 99), logits)
+
+
+def test_top_p_keeps_the_smallest_set_reaching_p():
+    probs = torch.tensor([[0.1, 0.5, 0.05, 0.35]])
+    logits = probs.log()
+    kept = lambda p: torch.isfinite(top_p_filter(logits, p))[0].nonzero().flatten().tolist()
+    assert kept(0.4) == [1]  # 0.5 alone reaches 0.4
+    assert kept(0.6) == [1, 3]  # 0.5 + 0.35
+    assert kept(0.9) == [0, 1, 3]  # + 0.1 = 0.95
+    assert kept(1.0) == [0, 1, 2, 3]
+    assert kept(1e-6) == [1]  # the most likely token always survives
+
+
+@pytest.mark.parametrize("top_k,top_p,allowed", [
+    (2, None, {1, 3}),
+    (None, 0.75, {1, 3, 4}),  # 0.4 + 0.3 = 0.7 < 0.75, so 0.15 is needed too
+    (3, 0.5, {1, 3}),  # top-3 renormalised: 0.47, 0.35, 0.18; 0.47 < 0.5 needs the second
+    (None, None, {0, 1, 2, 3, 4}),
+])
+def test_only_allowed_ids_are_ever_sampled(top_k, top_p, allowed):
+    model = FixedLogits(torch.tensor([0.1, 0.4, 0.05, 0.3, 0.15]).log())
+    gen = torch.Generator().manual_seed(0)
+    ids = torch.zeros(4000, 1, dtype=torch.long)  # 4000 rows = 4000 draws in one batch
+    drawn = next(generate_ids(model, ids, 1, temperature=1.0, top_k=top_k, top_p=top_p, generator=gen))
+    assert set(drawn.tolist()) == allowed  # never outside, and every allowed id does occur
+
+
+def test_sampled_frequencies_follow_the_renormalised_distribution():
+    probs = torch.tensor([0.1, 0.5, 0.05, 0.35])
+    model = FixedLogits(probs.log())
+    gen = torch.Generator().manual_seed(1)
+    drawn = next(generate_ids(model, torch.zeros(20000, 1, dtype=torch.long), 1, top_k=2, generator=gen))
+    share_of_1 = (drawn == 1).float().mean().item()
+    assert share_of_1 == pytest.approx(0.5 / 0.85, abs=0.015)  # 4 sigma ≈ 0.014
+
+
+def test_greedy_is_argmax_of_the_model():
+    torch.manual_seed(0)
+    model = GPT(get_preset("seed000").model)
+    ids = torch.tensor([[1, 2, 3]])
+    out = torch.stack(list(generate_ids(model, ids, 5, temperature=0)), dim=1)  # (1, 5)
+    seq = ids
+    for t in range(5):
+        with torch.no_grad():
+            expected = model.eval()(seq)[:, -1].argmax(-1)  # (1,)
+        assert out[0, t] == expected[0]
+        seq = torch.cat([seq, expected[:, None]], dim=1)
+
+
+def test_context_is_cropped_to_max_len_and_mode_restored():
+    model = Counter(max_len=3).train()
+    tok = CharTokenizer(list("abcd"))
+    text = sample(model, tok, "abcdabcd", 6, temperature=0)[0]  # prompt longer than max_len
+    assert text == "abcdab"
+    assert model.training
+
+
+def test_same_seed_same_text_batches_differ():
+    torch.manual_seed(0)
+    model = GPT(get_preset("seed000").model)
+    tok = CharTokenizer.from_text("".join(chr(c) for c in range(32, 32 + model.cfg.vocab_size)))
+    a = sample(model, tok, "HELLO", 30, seed=3, num_samples=3)
+    b = sample(model, tok, "HELLO", 30, seed=3, num_samples=3)
+    c = sample(model, tok, "HELLO", 30, seed=4, num_samples=3)
+    assert a == b and a != c
+    assert len(set(a)) == 3 and all(len(t) == 30 for t in a)
+    state = torch.get_rng_state()
+    sample(model, tok, "HI", 5, seed=None)
+    assert torch.equal(torch.get_rng_state(), state)  # sampling never moves the global RNG
+
+
+def test_stop_string_cuts_and_streaming_never_shows_it():
+    model = Counter()
+    tok = CharTokenizer(list("abcd"))
+    pieces = []
+    text = sample(model, tok, "a", 50, temperature=0, stop="da",
+                  on_text=lambda i, piece: pieces.append(piece))[0]
+    assert text == "bc"  # generated "bcdab...", cut before the first "da"
+    assert "".join(pieces) == "bc" and pieces == ["b", "c"]  # the "d" was held back, then dropped
+
+
+def test_streaming_without_stop_emits_every_token_and_flushes_held_text():
+    model = Counter()
+    tok = CharTokenizer(list("abcd"))
+    pieces = []
+    text = sample(model, tok, "a", 6, temperature=0, stop="dd",
+                  on_text=lambda i, piece: pieces.append(piece))[0]
+    assert text == "bcdabc"
+    assert "".join(pieces) == text  # "d" held back while it might start "dd", released after
+
+
+def test_bad_arguments_are_explained():
+    model, tok = Counter(), CharTokenizer(list("abcd"))
+    with pytest.raises(ValueError, match="temperature"):
+        sample(model, tok, "a", 3, temperature=-1)
+    with pytest.raises(ValueError, match="top_p"):
+        sample(model, tok, "a", 3, top_p=1.5)
+    with pytest.raises(ValueError, match="empty"):
+        sample(model, tok, "", 3)
+    with pytest.raises(ValueError, match="not in the vocabulary"):
+        sample(model, tok, "z", 3)

@@ -1,0 +1,75 @@
+"""AdamW parameter groups and global-norm clipping."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+from torch import nn
+
+from glassformer.config import get_preset
+from glassformer.models import GPT
+from glassformer.train.optim import build_optimizer, clip_global_norm, grad_norms, split_decay
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Tiny models run fastest on one thread (and do not fight other processes for the cores)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def test_decay_only_on_linear_weights():
+    model = GPT(get_preset("seed000").model)  # biases on, learned positions, untied head
+    decay, no_decay = split_decay(model)
+    params = dict(model.named_parameters())
+    assert set(decay) | set(no_decay) == set(params) and not set(decay) & set(no_decay)
+    assert "tok_embed.table.weight" in no_decay and "pos_embed.table.weight" in no_decay
+    assert all(params[n].dim() < 2 or ".ln" in n or "ln_final" in n or "embed" in n for n in no_decay)
+    for name, module in model.named_modules():
+        if isinstance(module, nn.Linear):
+            assert f"{name}.weight" in decay
+            if module.bias is not None:
+                assert f"{name}.bias" in no_decay
+
+
+def test_tied_head_is_not_decayed_and_appears_once():
+    cfg = get_preset("baby").model  # tie_weights=True: head.weight is the token embedding
+    model = GPT(cfg)
+    decay, no_decay = split_decay(model)
+    assert "tok_embed.table.weight" in no_decay and "head.weight" not in decay + no_decay
+    train = get_preset("baby").train
+    opt = build_optimizer(model, train)
+    wd = [g["weight_decay"] for g in opt.param_groups]
+    assert wd == [train.weight_decay, 0.0]
+    n_opt = sum(p.numel() for g in opt.param_groups for p in g["params"])
+    assert n_opt == sum(p.numel() for p in model.parameters())  # every parameter exactly once
+
+
+def test_clip_matches_torch_clip_grad_norm():
+    torch.manual_seed(0)
+    a = nn.Sequential(nn.Linear(5, 7), nn.Tanh(), nn.Linear(7, 3))
+    b = copy.deepcopy(a)
+    x = torch.randn(4, 5)
+    for m in (a, b):
+        (m(x) ** 2).sum().mul(10).backward()
+    pa, pb = list(a.parameters()), list(b.parameters())
+    norms = grad_norms(pa)  # (P,)
+    ours = clip_global_norm(pa, norms, max_norm=0.5)
+    theirs = torch.nn.utils.clip_grad_norm_(pb, max_norm=0.5)
+    assert ours > 0.5  # the case where clipping acts
+    torch.testing.assert_close(ours, theirs)
+    for p, q in zip(pa, pb):
+        torch.testing.assert_close(p.grad, q.grad)
+    total_after = torch.linalg.vector_norm(grad_norms(pa))
+    torch.testing.assert_close(total_after, torch.tensor(0.5), atol=1e-5, rtol=0)
+
+
+def test_clip_zero_only_measures():
+    p = nn.Parameter(torch.ones(3))
+    p.grad = torch.tensor([3.0, 0.0, 4.0])
+    total = clip_global_norm([p], grad_norms([p]), max_norm=0.0)
+    assert float(total) == 5.0 and p.grad.tolist() == [3.0, 0.0, 4.0]

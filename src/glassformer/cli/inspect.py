@@ -1,0 +1,213 @@
+"""`glassformer trace | attention | grads | params`: look inside a model. Thin: each verb loads a
+model (a preset, randomly initialised with --seed, or a trained run with --run) and calls one
+function of glassformer.inspect, then says where its files went."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import torch
+
+from glassformer.config import TrainConfig, apply_overrides, get_preset
+from glassformer.models import MODEL_KINDS
+
+DEFAULT_PROMPT = {"token": "hello world", "numbers": None}  # numbers: a sine wave, computed
+
+
+@dataclass
+class Loaded:
+    model: torch.nn.Module
+    tokenizer: object | None
+    train: TrainConfig
+    source: str  # "preset seed000, random init, seed 0" or "run runs/x"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    verbs = {
+        "trace": (run_trace, "shape trace table: every named tensor of one forward pass"),
+        "attention": (run_attention, "attention maps: PNG grid, one head's PNG, interactive HTML"),
+        "grads": (run_grads, "gradient flow of one forward/backward on the prompt"),
+        "params": (run_params, "parameter breakdown, FLOPs per token, activation memory"),
+    }
+    for verb, (handler, help_text) in verbs.items():
+        p = subparsers.add_parser(verb, help=help_text, description=help_text + ". Preset fields "
+                                  "can be overridden with --key=value (e.g. --n_layers=3).")
+        p.add_argument("--preset", default="seed000", help="named preset (default: seed000)")
+        p.add_argument("--run", default=None, help="a run directory with a checkpoint, instead of a preset")
+        p.add_argument("--prompt", default=None, help="input text (numbers for a regressor)")
+        p.add_argument("--seed", type=int, default=0, help="seed of the random initialisation")
+        p.add_argument("--model", default="auto", choices=["auto", *MODEL_KINDS],
+                       help="model class for a preset; auto: regressor for 'sine', encoder when "
+                       "causal=False, else gpt")
+        p.add_argument("--tokenizer", default="char", choices=["char", "word"],
+                       help="for a preset: built from the prompt plus a builtin text")
+        p.add_argument("--out", default=None, help=f"output folder (default: out/{verb}/)")
+        p.set_defaults(func=handler, accepts_overrides=True)
+        if verb == "trace":
+            p.add_argument("--collapse", action="store_true", help="one row per block after block 0")
+            p.add_argument("--format", default="text", choices=["text", "markdown", "json"])
+        if verb == "attention":
+            p.add_argument("--layer", type=int, default=0, help="layer of the single-head PNG")
+            p.add_argument("--head", type=int, default=0, help="head of the single-head PNG")
+        if verb == "grads":
+            p.add_argument("--vanish", type=float, default=1e-8)
+            p.add_argument("--explode", type=float, default=1e3)
+        if verb == "params":
+            p.add_argument("--batch-size", type=int, default=None, help="B for activation memory")
+            p.add_argument("--block-size", type=int, default=None, help="T for FLOPs and memory")
+
+
+def _kind(args, preset_name: str, cfg) -> str:
+    if args.model != "auto":
+        return args.model
+    return "regressor" if preset_name == "sine" else "gpt" if cfg.causal else "encoder"
+
+
+def load(args, tokenizer: bool = True) -> Loaded:
+    """The model to inspect. tokenizer=False keeps the preset's vocab_size (params needs no text)."""
+    if args.run:
+        try:
+            from glassformer.train.run import load_model
+        except ImportError as e:
+            raise ValueError(f"--run needs glassformer.train.run.load_model ({e}); use --preset") from None
+        model, tokenizer, config = load_model(args.run)
+        known = TrainConfig.__dataclass_fields__
+        train = TrainConfig(**{k: v for k, v in config.get("train", {}).items() if k in known})
+        return Loaded(model, tokenizer, train, f"run {args.run}")
+    preset = apply_overrides(get_preset(args.preset), args.overrides or [])
+    kind = _kind(args, args.preset, preset.model)
+    want_tokenizer, tokenizer = tokenizer, None
+    if kind != "regressor" and want_tokenizer:
+        from glassformer.text import SEED_TEXT, CharTokenizer, WordTokenizer
+
+        text = SEED_TEXT + " " + (args.prompt or DEFAULT_PROMPT["token"])
+        tokenizer = (CharTokenizer if args.tokenizer == "char" else WordTokenizer).from_text(text)
+        preset.model = replace(preset.model, vocab_size=tokenizer.vocab_size)
+    torch.manual_seed(args.seed)
+    model = MODEL_KINDS[kind](preset.model).eval()
+    return Loaded(model, tokenizer, preset.train, f"preset {args.preset} ({kind}), random init, seed {args.seed}")
+
+
+def inputs(args, loaded: Loaded) -> torch.Tensor:
+    """The prompt as a batch of one: ids (1, T) or numbers (1, T, 1), cropped to max_len."""
+    max_len = loaded.model.cfg.max_len
+    if loaded.tokenizer is None:
+        if args.prompt:
+            values = [float(v) for v in args.prompt.replace(",", " ").split()]
+        else:  # one period of a sine wave, 16 steps
+            values = [math.sin(2 * math.pi * t / 16) for t in range(16)]
+        x = torch.tensor(values[-max_len:]).reshape(1, -1, 1)  # (1, T, 1)
+    else:
+        ids = loaded.tokenizer.encode(args.prompt or DEFAULT_PROMPT["token"])
+        if len(ids) > max_len:
+            print(f"note: the prompt has {len(ids)} tokens; kept its last {max_len} (max_len)")
+        x = torch.tensor([ids[-max_len:]])  # (1, T)
+    if x.size(1) == 0:
+        raise ValueError("the prompt is empty after tokenizing; give --prompt some text.")
+    return x
+
+
+def _next_token_pair(x: torch.Tensor):
+    """(input, target) = (x[:, :-1], x[:, 1:]): predict each next token (or number)."""
+    if x.size(1) < 2:
+        raise ValueError("need a prompt of at least 2 tokens to form next-token targets.")
+    return x[:, :-1], x[:, 1:]
+
+
+def _out(args, verb: str) -> Path:
+    out = Path(args.out or Path("out") / verb)
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def run_trace(args) -> int:
+    from glassformer.inspect.trace import trace
+
+    loaded = load(args)
+    x, y = _next_token_pair(inputs(args, loaded))
+    t = trace(loaded.model, x, loaded.tokenizer, targets=y, collapse=args.collapse)
+    print(f"# {loaded.source}; input = the prompt without its last token, targets = the next tokens")
+    print({"text": t.to_text, "markdown": t.to_markdown, "json": t.to_json}[args.format]())
+    out = _out(args, "trace")
+    for name, text in (("trace.txt", t.to_text()), ("trace.md", t.to_markdown()), ("trace.json", t.to_json())):
+        (out / name).write_text(text + "\n", encoding="utf-8")
+    print(f"\nwrote {out / 'trace.txt'}, {out / 'trace.md'}, {out / 'trace.json'}")
+    return 0
+
+
+def run_attention(args) -> int:
+    from glassformer.inspect import attention_grid_png, attention_head_png, attention_html, token_labels
+
+    loaded = load(args)
+    x = inputs(args, loaded)
+    labels = token_labels(x[0], loaded.tokenizer)
+    out = _out(args, "attention")
+    files = [attention_grid_png(loaded.model, x, labels, out / "attention_grid.png"),
+             attention_head_png(loaded.model, x, labels, args.layer, args.head,
+                                out / f"attention_L{args.layer}_H{args.head}.png"),
+             attention_html(loaded.model, x, labels, out / "attention.html")]
+    print(f"# {loaded.source}; {x.size(1)} tokens: {' '.join(labels)}")
+    for f in files:
+        print(f"wrote {f}")
+    return 0
+
+
+def run_grads(args) -> int:
+    from glassformer.inspect.gradflow import GradientMonitor
+    from glassformer.nn.loss import next_token_loss
+
+    loaded = load(args)
+    model = loaded.model.train()
+    x, y = _next_token_pair(inputs(args, loaded))
+    out = model(x)  # (1, T, V) or (1, T, d_out)
+    loss = torch.nn.functional.mse_loss(out, y) if x.dtype.is_floating_point else next_token_loss(out, y)
+    loss.backward()
+    monitor = GradientMonitor(model, vanish=args.vanish, explode=args.explode)
+    monitor.check(step=0)
+    optimizer = torch.optim.Adam(model.parameters(), lr=loaded.train.lr)
+    monitor.before_step()
+    optimizer.step()  # one real step, so the update/weight ratio is measured, not guessed
+    monitor.after_step()
+    print(f"# {loaded.source}; loss {loss.item():.4f}; upd/w after one Adam step at lr {loaded.train.lr:g}")
+    print(monitor.table())
+    dest = _out(args, "grads")
+    png = monitor.plot(dest / "grads.png")
+    jsonl = monitor.append_jsonl(dest / "grads.jsonl", step=0)
+    print("\nper-layer gradient norm: " + ", ".join(f"{k} {v:.2e}" for k, v in monitor.layer_norms().items()))
+    print(f"wrote {png}\nwrote {jsonl}")
+    return 0
+
+
+def run_params(args) -> int:
+    from glassformer.inspect.params import activation_memory, flops_per_token, param_table
+
+    loaded = load(args, tokenizer=False)
+    model = loaded.model
+    B = args.batch_size or loaded.train.batch_size
+    T = min(args.block_size or loaded.train.block_size, model.cfg.max_len)
+    table = param_table(model)
+    true_total = sum(p.numel() for p in model.parameters())
+    print(f"# {loaded.source}")
+    print(table.to_text())
+    print(f"\nparameters: {true_total:,} (sum of numel over model.parameters())")
+    fl = flops_per_token(model, T)
+    attn = "2·n_layers·T·C (causal)" if model.cfg.causal else "4·n_layers·T·C (bidirectional)"
+    print(f"\nFLOPs per token at T={T} (Kaplan et al. 2020, Table 1; N = "
+          f"{fl.non_embedding_params:,} non-embedding parameters):")
+    for what, value in (("2·N", fl.params_term), (f"attention {attn}", fl.attention_term),
+                        ("head 2·C·V (Kaplan leaves it out)", fl.head_term), ("forward", fl.forward),
+                        ("training ≈ 3 × forward", fl.training)):
+        print(f"  {what:<44} {value:>14,}")
+    mem = activation_memory(model, B, T)
+    print(f"\nactivations held at the hook points for B={B}, T={T}: {mem['total_values']:,} values"
+          f" = {mem['total_bytes'] / 2**20:.2f} MiB in float32")
+    out = _out(args, "params")
+    data = {"rows": [vars(r) for r in table.rows], "total": true_total, "flops": vars(fl),
+            "activation_memory": {"B": B, "T": T, **mem}}
+    (out / "params.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {out / 'params.json'}")
+    return 0

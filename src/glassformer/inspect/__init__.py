@@ -1,0 +1,22 @@
+"""See inside a model, through its named hook points only (never private attributes).
+
+    trace.py           trace(model, ids) -> Trace: every named tensor's shape, axes and values
+    attention_maps.py  attention_grid_png / attention_head_png: heatmaps, masked cells hatched
+    html.py            attention_html: a self-contained interactive viewer (no network)
+    gradflow.py        GradientMonitor: per-parameter gradient norms, update ratios, warnings
+    params.py          param_table, flops_per_token, activation_memory
+    fonts.py           a font that can draw the labels (Chinese included), or U+XXXX escapes
+"""
+
+from glassformer.inspect.attention_maps import attention_grid_png, attention_head_png, attention_maps
+from glassformer.inspect.fonts import FontWarning
+from glassformer.inspect.gradflow import GradientMonitor, GradientWarning
+from glassformer.inspect.html import attention_html
+from glassformer.inspect.params import activation_memory, flops_per_token, param_table
+from glassformer.inspect.trace import Trace, print_shapes_once, token_labels, trace
+
+__all__ = [
+    "FontWarning", "GradientMonitor", "GradientWarning", "Trace", "activation_memory",
+    "attention_grid_png", "attention_head_png", "attention_html", "attention_maps",
+    "flops_per_token", "param_table", "print_shapes_once", "token_labels", "trace",
+]

@@ -1,0 +1,172 @@
+"""Gradient flow: how large each parameter's gradient is, and how much each step moves it.
+
+After `loss.backward()`, for every parameter p with gradient g:
+
+    grad_norm     ‖g‖₂                       vanishing below `vanish`, exploding above `explode`
+    grad_abs_mean mean |g|                   the tutorials' "print(w.grad.mean())", made sign-proof
+    update_ratio  ‖p_after - p_before‖ / ‖p_before‖   per optimizer step
+
+A healthy update ratio is around 1e-3 (Karpathy, "Building makemore Part 3", 2022): far below,
+the parameter hardly learns; far above, the step is large compared to the weight itself. The
+ratio is measured, not estimated (lr·‖g‖/‖p‖ is only right for plain SGD; Adam rescales g), so
+call `before_step()` and `after_step()` around `optimizer.step()`.
+
+    monitor = GradientMonitor(model)
+    loss.backward()
+    rows = monitor.check(step)            # norms + GradientWarning on NaN/inf, vanish, explode
+    monitor.before_step(); optimizer.step(); monitor.after_step()
+    monitor.append_jsonl(run_dir / "metrics.jsonl", step)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import warnings
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import torch
+
+
+class GradientWarning(UserWarning):
+    """A gradient vanished, exploded or became NaN/inf; the message names the parameter."""
+
+
+@dataclass
+class GradRow:
+    name: str
+    layer: str  # "embed", "block 0" … "block N-1", "head": the x axis of the plot
+    shape: tuple[int, ...]
+    grad_norm: float | None  # None: this parameter received no gradient
+    grad_abs_mean: float | None
+    weight_norm: float
+    update_ratio: float | None = None  # filled by after_step()
+    status: str = "ok"  # ok | vanishing | exploding | nan/inf | no grad
+
+
+def layer_of(name: str) -> str:
+    """Group a parameter name into the layer it belongs to, in data-flow order."""
+    m = re.match(r"blocks\.(\d+)\.", name)
+    if m:
+        return f"block {m.group(1)}"
+    if name.startswith(("tok_embed", "pos_embed", "in_proj")):
+        return "embed"
+    return "head"  # ln_final, head, out_proj
+
+
+class GradientMonitor:
+    def __init__(self, model: torch.nn.Module, vanish: float = 1e-8, explode: float = 1e3) -> None:
+        self.model, self.vanish, self.explode = model, vanish, explode
+        self.rows: list[GradRow] = []
+        self._before: dict[str, torch.Tensor] = {}
+
+    def check(self, step: int | None = None) -> list[GradRow]:
+        """Read every parameter's .grad (after backward); warn about bad ones; return the rows."""
+        self.rows = []
+        for name, p in self.model.named_parameters():
+            row = GradRow(name, layer_of(name), tuple(p.shape), None, None, p.detach().norm().item())
+            if p.grad is None:
+                row.status = "no grad"
+            else:
+                g = p.grad.detach()
+                row.grad_norm, row.grad_abs_mean = g.norm().item(), g.abs().mean().item()
+                row.status = self._status(name, g, row.grad_norm, step)
+            self.rows.append(row)
+        return self.rows
+
+    def _status(self, name: str, g: torch.Tensor, norm: float, step: int | None) -> str:
+        at = f" at step {step}" if step is not None else ""
+        bad = int((~torch.isfinite(g)).sum())
+        if bad:
+            warnings.warn(f"gradient of {name!r}{at} has {bad} NaN/inf entries of {g.numel()}: "
+                          "check the loss for log(0) or 0/0, lower the learning rate, or clip "
+                          "gradients (grad_clip).", GradientWarning, stacklevel=3)
+            return "nan/inf"
+        if norm > self.explode:
+            warnings.warn(f"gradient of {name!r}{at} is exploding: norm {norm:.3g} > {self.explode:g}. "
+                          "Lower the learning rate or set grad_clip.", GradientWarning, stacklevel=3)
+            return "exploding"
+        if norm < self.vanish:
+            warnings.warn(f"gradient of {name!r}{at} is vanishing: norm {norm:.3g} < {self.vanish:g}. "
+                          "Is the parameter used? Are activations saturated or dead (ReLU)?",
+                          GradientWarning, stacklevel=3)
+            return "vanishing"
+        return "ok"
+
+    def before_step(self) -> None:
+        """Remember every parameter's value just before optimizer.step()."""
+        self._before = {n: p.detach().clone() for n, p in self.model.named_parameters()}
+
+    def after_step(self) -> None:
+        """Fill each row's update_ratio = ‖p_after - p_before‖ / ‖p_before‖ (None where p_before = 0)."""
+        if not self._before:
+            raise RuntimeError("call before_step() before optimizer.step(), then after_step().")
+        by_name = {r.name: r for r in self.rows}
+        for name, p in self.model.named_parameters():
+            before = self._before[name]
+            size = before.norm().item()
+            if name in by_name and size > 0:  # a zero weight (fresh bias) has no ratio: left None
+                by_name[name].update_ratio = (p.detach() - before).norm().item() / size
+        self._before = {}
+
+    def layer_norms(self) -> dict[str, float]:
+        """Gradient norm per layer: √(Σ ‖g‖²) over the layer's parameters, in data-flow order."""
+        out: dict[str, float] = {}
+        for r in self.rows:
+            if r.grad_norm is not None:
+                out[r.layer] = math.hypot(out.get(r.layer, 0.0), r.grad_norm)
+        order = lambda k: (0, 0) if k == "embed" else (2, 0) if k == "head" else (1, int(k.split()[1]))  # noqa: E731
+        return {k: out[k] for k in sorted(out, key=order)}
+
+    def append_jsonl(self, path, step: int | None = None) -> Path:
+        """Append one JSON line {"step", "kind": "grad_flow", "params": {name: {...}}}."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        params = {r.name: {k: v for k, v in asdict(r).items() if k not in ("name", "shape")}
+                  for r in self.rows}
+        line = {"step": step, "kind": "grad_flow", "layers": self.layer_norms(), "params": params}
+        with path.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(line, allow_nan=True) + "\n")
+        return path
+
+    def table(self) -> str:
+        """Aligned text table of the last check()."""
+        fmt = lambda v: "—" if v is None else f"{v:.2e}"  # noqa: E731
+        head = f"{'parameter':<28} {'shape':<14} {'‖grad‖':>9} {'mean|g|':>9} {'upd/w':>9}  status"
+        lines = [head, "-" * len(head)]
+        for r in self.rows:
+            lines.append(f"{r.name:<28} {str(r.shape):<14} {fmt(r.grad_norm):>9} "
+                         f"{fmt(r.grad_abs_mean):>9} {fmt(r.update_ratio):>9}  {r.status}")
+        return "\n".join(lines)
+
+    def plot(self, path) -> Path:
+        """PNG: a bar per layer (its gradient norm, log scale) with each parameter as a dot."""
+        from matplotlib.figure import Figure
+
+        layers = self.layer_norms()
+        if not layers:
+            raise ValueError("no gradients to plot: call loss.backward() and check() first.")
+        names = list(layers)
+        fig = Figure(figsize=(max(5.0, 1.1 * len(names) + 2), 4), layout="constrained")
+        ax = fig.subplots()
+        ax.bar(range(len(names)), [max(layers[n], 1e-30) for n in names], color="#4c72b0",
+               alpha=0.6, label="layer ‖grad‖")
+        for r in self.rows:
+            if r.grad_norm is not None and math.isfinite(r.grad_norm):
+                ax.plot(names.index(r.layer), max(r.grad_norm, 1e-30), "o", color="#dd8452", ms=3)
+        ax.plot([], [], "o", color="#dd8452", ms=3, label="one parameter's ‖grad‖")
+        finite = [v for v in layers.values() if math.isfinite(v) and v > 0] or [1.0]
+        for level, colour, what in ((self.vanish, "grey", "vanish"), (self.explode, "red", "explode")):
+            if min(finite) / 100 <= level <= max(finite) * 100:  # only thresholds near the data
+                ax.axhline(level, color=colour, ls=":", lw=1, label=f"{what} {level:g}")
+        ax.set_yscale("log")
+        ax.set_xticks(range(len(names)), names, rotation=30 if len(names) > 6 else 0)
+        ax.set_ylabel("gradient L2 norm (log scale)")
+        ax.set_title("gradient flow: input side on the left, output side on the right")
+        ax.legend(fontsize=8, loc="best")
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=110)
+        return path

@@ -1,0 +1,104 @@
+"""GradientMonitor: norms equal torch's, bad gradients are named, update ratios are measured."""
+
+import json
+import math
+
+import matplotlib.image
+import pytest
+import torch
+
+from glassformer.config import ModelConfig
+from glassformer.inspect import GradientMonitor, GradientWarning
+from glassformer.models import GPT
+from glassformer.nn.loss import next_token_loss
+
+CFG = ModelConfig(vocab_size=10, d_model=16, n_heads=2, d_ff=32, n_layers=2, max_len=16, dropout=0.0)
+
+
+def backward(model):
+    ids = torch.randint(0, 10, (2, 9))
+    next_token_loss(model(ids[:, :-1]), ids[:, 1:]).backward()
+
+
+def test_rows_match_torch_and_healthy_gradients_are_quiet(recwarn):
+    model = GPT(CFG)
+    backward(model)
+    rows = GradientMonitor(model).check(step=3)
+    params = dict(model.named_parameters())
+    assert [r.name for r in rows] == list(params)
+    for r in rows:
+        g = params[r.name].grad
+        assert r.grad_norm == pytest.approx(g.norm().item(), rel=1e-6)
+        assert r.grad_abs_mean == pytest.approx(g.abs().mean().item(), rel=1e-6)
+        assert r.status == "ok"
+    assert not [w for w in recwarn if issubclass(w.category, GradientWarning)]
+    assert {r.layer for r in rows} == {"embed", "block 0", "block 1", "head"}
+
+
+def test_nan_and_exploding_gradients_are_named():
+    model = GPT(CFG)
+    backward(model)
+    params = dict(model.named_parameters())
+    params["blocks.1.attn.qkv.weight"].grad[0, 0] = float("nan")
+    params["blocks.0.ffn.fc2.weight"].grad.mul_(1e6)
+    monitor = GradientMonitor(model)
+    with pytest.warns(GradientWarning) as caught:
+        rows = {r.name: r for r in monitor.check(step=7)}
+    text = [str(w.message) for w in caught]
+    assert any("'blocks.1.attn.qkv.weight' at step 7 has 1 NaN/inf" in m for m in text), text
+    assert any("'blocks.0.ffn.fc2.weight' at step 7 is exploding" in m for m in text), text
+    assert len(text) == 2  # nothing else was flagged
+    assert rows["blocks.1.attn.qkv.weight"].status == "nan/inf"
+    assert rows["blocks.0.ffn.fc2.weight"].status == "exploding"
+
+
+def test_vanishing_gradient_is_named():
+    model = GPT(CFG)
+    backward(model)
+    dict(model.named_parameters())["head.bias"].grad.mul_(1e-12)
+    with pytest.warns(GradientWarning, match="'head.bias' is vanishing"):
+        GradientMonitor(model).check()
+
+
+def test_update_ratio_is_measured_around_the_step(tmp_path):
+    model = GPT(CFG)
+    backward(model)
+    monitor = GradientMonitor(model)
+    rows = {r.name: r for r in monitor.check(step=1)}
+    before = {n: p.detach().clone() for n, p in model.named_parameters()}
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    monitor.before_step()
+    opt.step()
+    monitor.after_step()
+    for name, p in model.named_parameters():
+        if before[name].norm() > 0:
+            # plain SGD: the measured ratio is exactly lr·‖g‖/‖w‖
+            expected = 0.1 * p.grad.norm().item() / before[name].norm().item()
+            assert rows[name].update_ratio == pytest.approx(expected, rel=1e-4), name
+        else:
+            assert rows[name].update_ratio is None  # zero-initialised: no ratio to speak of
+    path = tmp_path / "metrics.jsonl"
+    monitor.append_jsonl(path, step=1)
+    monitor.append_jsonl(path, step=2)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [line["step"] for line in lines] == [1, 2] and lines[0]["kind"] == "grad_flow"
+    qkv = lines[0]["params"]["blocks.0.attn.qkv.weight"]
+    assert qkv["grad_norm"] == pytest.approx(rows["blocks.0.attn.qkv.weight"].grad_norm)
+    layer = math.sqrt(sum(r.grad_norm ** 2 for r in rows.values() if r.layer == "block 1"))
+    assert lines[0]["layers"]["block 1"] == pytest.approx(layer)
+    assert list(lines[0]["layers"]) == ["embed", "block 0", "block 1", "head"]
+
+
+def test_plot_and_table(tmp_path):
+    model = GPT(CFG)
+    backward(model)
+    monitor = GradientMonitor(model)
+    monitor.check()
+    png = monitor.plot(tmp_path / "g.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert min(matplotlib.image.imread(png).shape[:2]) >= 300
+    table = monitor.table().splitlines()
+    assert len(table) == 2 + len(list(model.parameters()))
+    assert table[2].startswith("pos_embed.table.weight") and table[2].endswith("ok")
+    with pytest.raises(RuntimeError, match="before_step"):
+        monitor.after_step()

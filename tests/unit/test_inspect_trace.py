@@ -1,0 +1,111 @@
+"""The shape trace table: its shapes are the hooks' shapes, for every model kind and depth."""
+
+import json
+
+import pytest
+import torch
+
+from glassformer.config import ModelConfig
+from glassformer.inspect import print_shapes_once, token_labels, trace
+from glassformer.models import GPT, Encoder, SequenceRegressor
+from glassformer.nn.loss import next_token_loss
+from glassformer.text import CharTokenizer
+
+SMALL = dict(d_model=16, n_heads=2, d_ff=24, max_len=16, dropout=0.0)
+
+
+def hook_shapes(model, x):
+    model.eval()
+    with torch.no_grad():
+        _, cache = model.run_with_cache(x)
+    return cache.shapes()
+
+
+@pytest.mark.parametrize("make,x", [
+    (lambda: GPT(ModelConfig(vocab_size=11, n_layers=3, **SMALL)), torch.randint(0, 11, (2, 7))),
+    (lambda: Encoder(ModelConfig(vocab_size=11, n_layers=1, causal=False, norm="none", **SMALL)),
+     torch.randint(0, 11, (1, 5))),
+    (lambda: SequenceRegressor(ModelConfig(n_layers=2, norm="post", position="sinusoidal", **SMALL)),
+     torch.randn(1, 9, 1)),
+])
+def test_table_shapes_are_the_hook_shapes(make, x):
+    model = make()
+    t = trace(model, x)
+    rows = {r.name: r for r in t.rows}
+    shapes = hook_shapes(model, x)
+    for name, shape in shapes.items():  # every hook point has its row, with the hook's shape
+        assert rows[name].shape == shape, name
+    n_layers = model.cfg.n_layers
+    assert sum(r.name.endswith("attn.weights") for r in t.rows) == n_layers  # every block shown
+    # the dims column spells out the same numbers, letter by letter
+    B, T = x.shape[:2]
+    C, H = model.cfg.d_model, model.cfg.n_heads
+    assert rows["blocks.0.attn.q"].dims == f"(B={B}, H={H}, T={T}, D={C // H})"
+    assert rows[f"blocks.{n_layers - 1}.attn.merged"].shape == (B, T, C)
+
+
+def test_rows_follow_the_data_flow_and_add_softmax_and_loss():
+    tok = CharTokenizer.from_text("hello world")
+    model = GPT(ModelConfig(vocab_size=tok.vocab_size, n_layers=2, **SMALL))
+    ids = torch.tensor([tok.encode("hello wo")])
+    x, y = ids[:, :-1], ids[:, 1:]
+    t = trace(model, x, tokenizer=tok, targets=y)
+    names = [r.name for r in t.rows]
+    order = ["text", "pieces", "ids", "embed", "pos_embed", "resid_pre", "blocks.0.ln1",
+             "blocks.0.attn.q", "blocks.0.attn.scores", "blocks.0.attn.weights", "blocks.0.attn.z",
+             "blocks.0.attn.merged", "blocks.0.attn.out", "blocks.0.resid_mid", "blocks.0.ffn.hidden",
+             "blocks.1.resid_post", "ln_final", "logits", "softmax(logits)", "loss"]
+    assert [n for n in names if n in order] == order
+    rows = {r.name: r for r in t.rows}
+    assert rows["text"].example == repr("hello w")
+    assert rows["pieces"].example == "h e l l o ␣ w"
+    with torch.no_grad():
+        loss = next_token_loss(model(x), y)
+    assert rows["loss"].example == f"{loss.item():.4f}"
+    probs = torch.softmax(model(x), -1)[0, 0, :4].tolist()
+    assert rows["softmax(logits)"].example.startswith("[" + ", ".join(f"{p:.3f}" for p in probs))
+
+
+def test_identity_norms_are_labelled():
+    model = Encoder(ModelConfig(vocab_size=5, n_layers=1, causal=False, norm="none", final_norm=False, **SMALL))
+    rows = {r.name: r for r in trace(model, torch.tensor([[1, 2, 3]])).rows}
+    assert rows["blocks.0.ln1"].stage.endswith("(identity)")
+    assert rows["ln_final"].stage.endswith("(identity)")
+    pre = GPT(ModelConfig(vocab_size=5, n_layers=1, **SMALL))
+    assert "identity" not in {r.name: r for r in trace(pre, torch.tensor([[1, 2, 3]])).rows}["blocks.0.ln1"].stage
+
+
+def test_collapse_and_renderers():
+    model = GPT(ModelConfig(vocab_size=7, n_layers=4, **SMALL))
+    full, short = trace(model, torch.tensor([1, 2, 3])), trace(model, torch.tensor([1, 2, 3]), collapse=True)
+    assert [r.name for r in short.rows if r.name.endswith(".*")] == ["blocks.1.*", "blocks.2.*", "blocks.3.*"]
+    assert len(full.rows) - len(short.rows) == 3 * (sum(r.name.startswith("blocks.0.") for r in full.rows) - 1)
+    text = full.to_text().splitlines()
+    header = text[0]
+    assert header.split() == ["stage", "name", "shape", "dims", "example"]
+    col = header.index("shape")  # aligned: every row's shape starts in the same column
+    embed = next(line for line in text if line.startswith("embedding "))
+    pos = next(line for line in text if line.startswith("+ position ") and "pos_embed" in line)
+    assert embed[col:].startswith("(1, 3, 16) ") and pos[col:].startswith("(3, 16) ")
+    md = full.to_markdown()
+    assert "| embedding | embed | (1, 3, 16) | (B=1, T=3, C=16) |" in md
+    data = json.loads(full.to_json())
+    assert data["rows"][1]["shape"] == [1, 3, 16] and data["letters"]["C"] == "d_model"
+
+
+def test_print_shapes_once(capsys):
+    model = GPT(ModelConfig(vocab_size=7, n_layers=1, **SMALL)).train()
+    ids = torch.randint(0, 7, (4, 6))
+    rng = torch.get_rng_state()
+    assert print_shapes_once(model, ids) is True
+    assert torch.equal(rng, torch.get_rng_state())  # no random numbers drawn: training stays reproducible
+    assert model.training
+    first = capsys.readouterr().out
+    assert "(B=1, H=2, T_q=6, T_k=6)" in first
+    assert print_shapes_once(model, ids) is False and capsys.readouterr().out == ""
+
+
+def test_token_labels():
+    tok = CharTokenizer.from_text("a b\n你")
+    assert token_labels(torch.tensor(tok.encode("a b\n你")), tok) == ["a", "␣", "b", "↵", "你"]
+    assert token_labels([4, 4, 4]) == ["0", "1", "2"]

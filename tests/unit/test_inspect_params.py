@@ -53,7 +53,7 @@ def test_a_wrong_formula_would_show():
 def test_seed002_count_is_computed():
     cfg = get_preset("seed002").model
     model = Encoder(cfg)
-    table = param_table(cfg, kind="encoder")
+    table = param_table(cfg)  # causal=False: built as an Encoder
     assert table.total == sum(p.numel() for p in model.parameters())
 
 

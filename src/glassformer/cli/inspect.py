@@ -97,7 +97,11 @@ def inputs(args, loaded: Loaded) -> torch.Tensor:
     max_len = loaded.model.cfg.max_len
     if loaded.tokenizer is None:
         if args.prompt:
-            values = [float(v) for v in args.prompt.replace(",", " ").split()]
+            try:
+                values = [float(v) for v in args.prompt.replace(",", " ").split()]
+            except ValueError:
+                raise ValueError(f"this model reads numbers: give --prompt like '0 0.5 1 0.5', "
+                                 f"not {args.prompt!r}.") from None
         else:  # one period of a sine wave, 16 steps
             values = [math.sin(2 * math.pi * t / 16) for t in range(16)]
         x = torch.tensor(values[-max_len:]).reshape(1, -1, 1)  # (1, T, 1)

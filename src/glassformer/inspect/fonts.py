@@ -50,6 +50,11 @@ def default_font_path() -> str:
     return str(font_manager.findfont(FontProperties(), fallback_to_default=True))  # a plain path
 
 
+@functools.lru_cache(maxsize=1)
+def _system_fonts() -> tuple[str, ...]:
+    return tuple(sorted(font_manager.findSystemFonts()))  # scans the font folders: once
+
+
 def candidate_fonts():
     """Font files to try, best first: the default, known CJK families, every other font
     matplotlib knows, then font files on the system that its (possibly stale) cache lacks."""
@@ -59,7 +64,7 @@ def candidate_fonts():
     known = list(dict.fromkeys([default_font_path(), *cjk, *(f.fname for f in fonts)]))
     yield from known
     # a font installed after matplotlib built its cache is not in ttflist; look on disk too
-    on_disk = [p for p in sorted(font_manager.findSystemFonts()) if p not in set(known)]
+    on_disk = [p for p in _system_fonts() if p not in set(known)]
     hinted = [p for p in on_disk if any(h.replace(" ", "") in p.lower().replace("-", "").replace("_", "")
                                         for h in CJK_FAMILY_HINTS)]
     yield from dict.fromkeys([*hinted, *on_disk])

@@ -74,10 +74,12 @@ class ParamTable:
         return self.to_text()
 
 
-def _build(cfg_or_model, kind: str):
+def _build(cfg_or_model, kind: str | None):
+    """The model itself, or one built from a config (kind None: gpt if causal, else encoder)."""
     if isinstance(cfg_or_model, ModelConfig):
         from glassformer.models import MODEL_KINDS
 
+        kind = kind or ("gpt" if cfg_or_model.causal else "encoder")
         return MODEL_KINDS[kind](cfg_or_model)
     return cfg_or_model
 
@@ -135,9 +137,9 @@ def symbols(cfg: ModelConfig) -> dict[str, int]:
             "D": cfg.d_head, "F": cfg.d_ff, "d_in": cfg.d_in, "d_out": cfg.d_out}
 
 
-def param_table(cfg_or_model, kind: str = "gpt") -> ParamTable:
+def param_table(cfg_or_model, kind: str | None = None) -> ParamTable:
     """Rows per module. `kind` (gpt | encoder | regressor) is only used to build a model from a
-    config; a model given directly is counted as it is."""
+    config (default: gpt if causal, else encoder); a model given directly is counted as it is."""
     model = _build(cfg_or_model, kind)
     cfg = model.cfg
     regressor = "pred" in model.hook_names()
@@ -177,7 +179,7 @@ class FlopEstimate:
         return 3 * self.forward
 
 
-def flops_per_token(cfg_or_model, T: int, kind: str = "gpt") -> FlopEstimate:
+def flops_per_token(cfg_or_model, T: int, kind: str | None = None) -> FlopEstimate:
     model = _build(cfg_or_model, kind)
     table = param_table(model)
     s = table.symbols
@@ -190,7 +192,7 @@ def flops_per_token(cfg_or_model, T: int, kind: str = "gpt") -> FlopEstimate:
 
 
 def activation_memory(cfg_or_model, B: int, T: int, bytes_per_value: int = 4,
-                      kind: str = "gpt") -> dict[str, int]:
+                      kind: str | None = None) -> dict[str, int]:
     """Values held for one forward pass of B sequences of T tokens, counted per hook point:
     exactly what `run_with_cache` would keep. Autograd saves a similar but not identical set
     (e.g. dropout masks, pre-activation FFN inputs); the T² terms (scores, weights) are the

@@ -9,11 +9,20 @@
 """
 
 from glassformer.inspect.attention_maps import attention_grid_png, attention_head_png, attention_maps
-from glassformer.inspect.fonts import FontWarning
 from glassformer.inspect.gradflow import GradientMonitor, GradientWarning
 from glassformer.inspect.html import attention_html
 from glassformer.inspect.params import activation_memory, flops_per_token, param_table
 from glassformer.inspect.trace import Trace, print_shapes_once, token_labels, trace
+
+
+
+def __getattr__(name):  # FontWarning lives with the font search, which imports matplotlib: lazily
+    if name == "FontWarning":
+        from glassformer.inspect.fonts import FontWarning
+
+        return FontWarning
+    raise AttributeError(f"module 'glassformer.inspect' has no attribute {name!r}")
+
 
 __all__ = [
     "FontWarning", "GradientMonitor", "GradientWarning", "Trace", "activation_memory",

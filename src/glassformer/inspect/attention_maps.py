@@ -16,7 +16,6 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from glassformer.inspect.fonts import label_font
 from glassformer.nn.attention import attention_scores, attention_weights
 
 WANTED = ("attn.q", "attn.k", "attn.scores", "attn.weights")
@@ -25,7 +24,7 @@ MASKED_NOTE = "grey hatched = masked (may not attend)"
 
 def attention_maps(model, ids_or_x) -> tuple[torch.Tensor, torch.Tensor]:
     """Weights (L, H, T, T) and the masked cells (L, H, T, T) bool for the first sequence."""
-    x = torch.as_tensor(ids_or_x)
+    x = torch.as_tensor(ids_or_x)  # (B, T), (T,) ids or (B, T, d_in), (T, d_in) numbers
     if x.dim() == (2 if x.dtype.is_floating_point else 1):
         x = x.unsqueeze(0)  # add the batch axis
     was_training = model.training
@@ -45,8 +44,8 @@ def attention_maps(model, ids_or_x) -> tuple[torch.Tensor, torch.Tensor]:
             mask = model.attention_mask(x)
             scores = attention_scores(cache[p + "q"], cache[p + "k"], mask)  # (B, H, T, T)
             w = attention_weights(scores, mask)  # (B, H, T, T)
-        weights.append(w[0])
-        hidden.append(torch.isneginf(scores[0]))
+        weights.append(w[0])  # (H, T, T): the first sequence
+        hidden.append(torch.isneginf(scores[0]))  # (H, T, T) True = masked
     return torch.stack(weights), torch.stack(hidden)  # (L, H, T, T), (L, H, T, T)
 
 
@@ -89,6 +88,8 @@ def attention_grid_png(model, ids, labels, path) -> Path:
     """One PNG: a heatmap per (layer, head), layers as rows, heads as columns, one colour bar."""
     from matplotlib.figure import Figure
 
+    from glassformer.inspect.fonts import label_font
+
     W, hidden = attention_maps(model, ids)  # (L, H, T, T) each
     L, H, T, _ = W.shape
     font, labels = label_font(_labels(labels, T))
@@ -112,6 +113,8 @@ def attention_grid_png(model, ids, labels, path) -> Path:
 def attention_head_png(model, ids, labels, layer: int, head: int, path) -> Path:
     """One large PNG for a chosen head, the weight written in each cell when T is small."""
     from matplotlib.figure import Figure
+
+    from glassformer.inspect.fonts import label_font
 
     W, hidden = attention_maps(model, ids)  # (L, H, T, T) each
     L, H, T, _ = W.shape

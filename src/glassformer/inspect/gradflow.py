@@ -70,7 +70,7 @@ class GradientMonitor:
             if p.grad is None:
                 row.status = "no grad"
             else:
-                g = p.grad.detach()
+                g = p.grad.detach()  # same shape as p
                 row.grad_norm, row.grad_abs_mean = g.norm().item(), g.abs().mean().item()
                 row.status = self._status(name, g, row.grad_norm, step)
             self.rows.append(row)

@@ -1,7 +1,8 @@
 """The shape trace: one forward pass, every named tensor, its shape and what each axis means.
 
-    text ─► ids ─► embed ─► + pos ─► [ ln1 ─► q k v ─► scores ─► weights ─► z ─► merged ─► out ─►
-    resid_mid ─► ln2 ─► ffn.hidden ─► resid_post ] × N ─► ln_final ─► logits ─► softmax ─► loss
+    text ─► ids ─► embed ─► + pos ─► [ ln1 ─► q k v ─► scores ─► weights ─► z ─► merged ─►
+        out ─► resid_mid ─► ln2 ─► ffn.hidden ─► resid_post ] × N ─►
+    ln_final ─► logits ─► softmax ─► loss
 
 Every shape in the table is read from the activation cache of `run_with_cache` (so it cannot
 drift from what the model really does); only three rows are computed here from cached tensors,
@@ -155,7 +156,7 @@ def trace(model, ids_or_x, tokenizer=None, targets=None, collapse: bool = False)
     targets: optional (B, T) next-token ids (or (B, T, d_out) numbers) to add the loss row.
     collapse: show blocks 1..N-1 as one row each when their shapes equal block 0's.
     """
-    x = torch.as_tensor(ids_or_x)
+    x = torch.as_tensor(ids_or_x)  # (B, T), (T,) ids or (B, T, d_in), (T, d_in) numbers
     numbers = x.dtype.is_floating_point
     if x.dim() == (2 if numbers else 1):
         x = x.unsqueeze(0)  # add the batch axis
@@ -180,7 +181,8 @@ def trace(model, ids_or_x, tokenizer=None, targets=None, collapse: bool = False)
     if "logits" in cache:
         rows.append(_row("softmax(logits)", F.softmax(out, dim=-1), used, key="probs"))  # (B, T, V)
     if targets is not None:
-        targets = torch.as_tensor(targets).reshape(out.shape[:-1] if not numbers else out.shape)
+        shape = out.shape if numbers else out.shape[:-1]
+        targets = torch.as_tensor(targets).reshape(shape)  # (B, T, d_out) numbers or (B, T) ids
         loss = F.mse_loss(out, targets) if numbers else next_token_loss(out, targets)  # ()
         what = "mean squared error" if numbers else "cross-entropy of the next tokens"
         rows.append(TraceRow("loss", "loss", tuple(loss.shape), "() scalar", f"{loss.item():.4f}", what))

@@ -80,6 +80,8 @@ class HookedModel(nn.Module):
     def _resolve(self, names) -> list[str]:
         if names is None:
             return self.hook_names()
+        if isinstance(names, str):
+            names = [names]
         if callable(names):
             return [n for n in self._hooks if names(n)]
         unknown = [n for n in names if n not in self._hooks]
@@ -99,9 +101,9 @@ class HookedModel(nn.Module):
             for name in names:
                 self._hooks[name].fns.append(hooks[name])
             return self(*inputs, **kwargs)
-        finally:
+        finally:  # detach exactly what this call attached, so nested calls keep theirs
             for name in names:
-                self._hooks[name].fns.clear()
+                self._hooks[name].fns.remove(hooks[name])
 
     def run_with_cache(self, *inputs, names=None, **kwargs):
         """Run forward and return (output, ActivationCache of detached activations).

@@ -29,7 +29,8 @@ def assert_close(name: str, ours: torch.Tensor, ref: torch.Tensor, atol: float) 
     assert ours.dtype == ref.dtype, f"{name}: dtype {ours.dtype} != reference {ref.dtype}"
     ours, ref = ours.detach(), ref.detach()
     nan_o, nan_r = torch.isnan(ours), torch.isnan(ref)
-    assert torch.equal(nan_o, nan_r), f"{name}: NaN at {int((nan_o ^ nan_r).sum())} places the reference has none (or vice versa)"
+    assert torch.equal(nan_o, nan_r), (
+        f"{name}: {int((nan_o ^ nan_r).sum())} entries are NaN on one side only")
     diff = torch.where((ours == ref) | nan_o, 0.0, (ours - ref).abs())  # equal infinities differ by 0
     worst = float(diff.max()) if diff.numel() else 0.0
     where = tuple(int(i) for i in np.unravel_index(int(diff.argmax()), diff.shape)) if diff.numel() else ()

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -39,6 +41,11 @@ def forward_only(ours, twin, inputs):
 
 
 # ---- the pieces ----------------------------------------------------------------------------------
+
+
+def test_the_twin_never_imports_torch():
+    code = "import sys, glassformer.numpy_ref; sys.exit('torch' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 
 
 def test_state_to_numpy_is_float64_and_complete():

@@ -80,6 +80,12 @@ def test_token_id_at_or_above_vocab_size():
         GPT(CFG)(torch.tensor([[1, 10, 12, 10]]))
 
 
+def test_token_id_equal_to_vocab_size():
+    """The first id past the end: an off-by-one in the check would let it through."""
+    with pytest.raises(ValueError, match=re.escape("token ids [10] are outside the vocabulary [0, 10)")):
+        GPT(CFG)(torch.tensor([[9, 10]]))
+
+
 def test_negative_token_id():
     with pytest.raises(ValueError, match=re.escape("token ids [-1] are outside the vocabulary [0, 10)")):
         Encoder(CFG)(torch.tensor([[1, -1]]))

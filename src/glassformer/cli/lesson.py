@@ -1,0 +1,79 @@
+"""`glassformer lesson fruit|hello-world|sine`: run one of the three lessons. Thin: each
+subcommand parses its options and calls the lesson's run(); everything else is in
+glassformer.lessons."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def _shared(p: argparse.ArgumentParser, name: str) -> None:
+    """Options every lesson has."""
+    p.add_argument("--lang", choices=("en", "zh"), default="en", help="commentary language (default en)")
+    p.add_argument("--explain", action="store_true", help="one sentence of commentary per step")
+    p.add_argument("--out", default=None, help=f"folder for the PNGs (default out/lessons/{name}/)")
+
+
+def _training(p: argparse.ArgumentParser, fast_help: str) -> None:
+    """Options of the lessons that train a model."""
+    p.add_argument("--fast", action="store_true", help=fast_help)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=1,
+                   help="torch threads; 1 is fastest for these tiny models (default 1)")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    lesson = subparsers.add_parser("lesson", help="run a lesson: fruit, hello-world or sine",
+                                   description="Runnable lessons that re-create the tutorials' "
+                                               "examples, with every number computed.")
+    which = lesson.add_subparsers(dest="lesson", metavar="{fruit,hello-world,sine}", required=True)
+
+    fruit = which.add_parser("fruit", help="attention by hand on apple/banana/orange, heads, positions")
+    _shared(fruit, "fruit")
+    fruit.add_argument("--fast", action="store_true", help="accepted for symmetry: fruit is always fast")
+    fruit.set_defaults(func=run_fruit)
+
+    hello = which.add_parser("hello-world", help="the one-layer word model and its missing causal mask")
+    _shared(hello, "hello-world")
+    _training(hello, "at most 40 epochs and a smaller leak experiment (what the tests run)")
+    hello.add_argument("--mask", choices=("none", "causal", "both"), default="both",
+                       help="attention mask; both = train the two side by side (default)")
+    hello.add_argument("--data", default="tutorial",
+                       help="tutorial (default), greetings, or a text file with one sentence per line")
+    hello.add_argument("--epochs", type=int, default=200, help="default 200, as in the tutorial")
+    hello.set_defaults(func=run_hello)
+
+    sine = which.add_parser("sine", help="a Transformer for numbers: forecasting sine waves")
+    _shared(sine, "sine")
+    _training(sine, "1000/200 sequences and a few epochs (what the tests run)")
+    sine.add_argument("--task", choices=("forecast", "tutorial"), default="forecast")
+    sine.add_argument("--schedule", choices=("noam", "cosine", "tutorial"), default="noam")
+    sine.add_argument("--epochs", type=int, default=None, help="default 30 (forecast), 10 (tutorial)")
+    sine.add_argument("--patience", type=int, default=4, help="epochs without improvement before stopping")
+    sine.add_argument("--train-size", type=int, default=None, help="training sequences (default 5000)")
+    sine.add_argument("--val-size", type=int, default=None, help="validation sequences (default 1000)")
+    sine.set_defaults(func=run_sine)
+
+
+def run_fruit(args: argparse.Namespace) -> int:
+    from glassformer.lessons import fruit
+
+    fruit.run(lang=args.lang, explain=args.explain, out=args.out)
+    return 0
+
+
+def run_hello(args: argparse.Namespace) -> int:
+    from glassformer.lessons import hello_world
+
+    hello_world.run(lang=args.lang, explain=args.explain, out=args.out, mask=args.mask, data=args.data,
+                    epochs=args.epochs, fast=args.fast, seed=args.seed, threads=args.threads)
+    return 0
+
+
+def run_sine(args: argparse.Namespace) -> int:
+    from glassformer.lessons import sine
+
+    sine.run(lang=args.lang, explain=args.explain, out=args.out, task=args.task, schedule=args.schedule,
+             epochs=args.epochs, patience=args.patience, fast=args.fast, seed=args.seed,
+             threads=args.threads, n_train=args.train_size, n_val=args.val_size)
+    return 0

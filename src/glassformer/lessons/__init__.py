@@ -1,0 +1,15 @@
+"""Three runnable lessons that re-create the tutorials' examples with glassformer, print every
+step with numbers computed at run time, and say where the published figures differ.
+
+    fruit        attention by hand in NumPy on apple/banana/orange, multi-head shapes,
+                 sinusoidal positions                                 (seed 004, §2-3)
+    hello_world  the one-layer word model, and the future leak of training it without a mask
+                                                                      (seed 002)
+    sine         a Transformer for numbers: the tutorial's ill-posed task, its learning-rate
+                 schedule, and a well-posed forecasting task          (seed 004, §5)
+
+Run one with `glassformer lesson fruit|hello-world|sine`; each module's `run(...)` prints the
+lesson and returns what it computed.
+"""
+
+LESSONS = ("fruit", "hello-world", "sine")

@@ -1,0 +1,79 @@
+"""The lessons' shared parts: the two commentary tables, the epoch loop, the CLI verb."""
+
+from __future__ import annotations
+
+import re
+import string
+
+import pytest
+import torch
+
+from glassformer.cli import main
+from glassformer.lessons import text_en, text_zh
+from glassformer.lessons.common import FitResult, batches_in_order, fit, fmt, torch_threads
+
+
+def fields(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def test_english_and_chinese_tables_have_the_same_keys_and_fields():
+    assert text_en.TEXT.keys() == text_zh.TEXT.keys()
+    for key in text_en.TEXT:
+        assert fields(text_en.TEXT[key]) == fields(text_zh.TEXT[key]), key
+        assert re.search(r"[\u4e00-\u9fff]", text_zh.TEXT[key]), f"{key} is not translated"
+
+
+def test_no_measured_figure_is_typed_into_the_commentary():
+    """Results come in through {fields}: the tables hold no decimal fractions or 1e-3-style figures
+    (integers such as section numbers or the tutorial's seed id are words, not results)."""
+    for table in (text_en.TEXT, text_zh.TEXT):
+        for key, text in table.items():
+            stripped = re.sub(r"\{[^}]*\}", "", text)
+            assert not re.search(r"\d\.\d|\d[eE]-?\d", stripped), f"{key}: {text!r}"
+
+
+def test_fit_stops_early_and_keeps_the_best_weights():
+    torch.manual_seed(0)
+    model = torch.nn.Linear(1, 1)
+    x = torch.randn(8, 1)
+    scores = iter([3.0, 2.0, 2.5, 2.6, 1.0])  # best at epoch 1, then two worse epochs
+    weights = []
+
+    def evaluate():
+        weights.append(model.weight.detach().clone())
+        return next(scores)
+
+    result = fit(model, batches_in_order(x, 2 * x, 3), lambda m, a, b: ((m(a) - b) ** 2).mean(),
+                 torch.optim.SGD(model.parameters(), lr=0.1), 10, evaluate=evaluate, patience=2)
+    assert isinstance(result, FitResult)
+    assert result.stopped_early and result.best_epoch == 1 and len(result.val) == 4
+    assert torch.equal(model.weight, weights[1])  # the best epoch's weights, not the last
+    assert result.steps == 4 * 3  # 8 samples in batches of 3 -> 3 steps an epoch
+    assert len(result.train) == 4 and all(t > 0 for t in result.train)
+
+
+def test_threads_are_restored():
+    before = torch.get_num_threads()
+    with torch_threads(1):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == before
+
+
+def test_fmt_is_fixed_and_readable():
+    assert fmt([2, -0.0, 10.5], 1) == "[2.0, 0.0, 10.5]"
+    assert fmt(3.14159, 2) == "3.14"
+
+
+def test_cli_runs_fruit_in_chinese(tmp_path, capsys):
+    assert main(["lesson", "fruit", "--lang", "zh", "--explain", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "手算注意力" in out and "x·W_Vᵀ" in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fruit_attention.png", "positions.png"]
+
+
+def test_cli_rejects_an_unknown_schedule(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["lesson", "sine", "--schedule", "linear"])
+    assert e.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err

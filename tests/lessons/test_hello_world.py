@@ -1,0 +1,120 @@
+"""Lesson 2: the tutorial's setup, the true parameter count, and the future leak made visible."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+from lesson_checks import assert_valid_png
+
+from glassformer.cli import main
+from glassformer.lessons import hello_data, hello_leak, hello_world
+from glassformer.lessons.published import PUBLISHED_PARAM_COUNT
+
+
+@pytest.fixture(scope="module")
+def lesson(tmp_path_factory):
+    lines = []
+    result = hello_world.run(out=tmp_path_factory.mktemp("hello"), fast=True, echo=lines.append)
+    return result, "\n".join(lines)
+
+
+def tutorial_param_count(V=20, C=128, F=512, T=5):
+    """Counted by hand: embeddings, q/k/v/out projections with biases, the FFN, the head."""
+    return V * C + T * C + 4 * (C * C + C) + (C * F + F) + (F * C + C) + (C * V + V)
+
+
+def test_parameter_counts(lesson):
+    params = lesson[0]["params"]
+    assert params["tutorial"] == tutorial_param_count(V=20)
+    assert params["ours"] == tutorial_param_count(V=19)  # "you" listed twice: 19 distinct entries
+    assert params["tutorial"] != PUBLISHED_PARAM_COUNT
+    assert f"{params['tutorial'] - PUBLISHED_PARAM_COUNT:+,}" in lesson[1]
+
+
+def test_tutorial_data_and_vocabulary():
+    data = hello_data.tutorial_data()
+    tok = data.tokenizer
+    assert tok.vocab_size == 19 and tok.encode("you") == [8]
+    assert data.rows.shape == (100, 5)
+    assert tok.decode(data.rows[0]) == "<BOS> hello world <EOS> <PAD>"
+    assert (data.rows == data.rows[0]).all()
+    assert tok.encode("hello there") == [tok.encode("hello")[0], tok.unk_id]
+
+
+def test_both_models_learn_the_sentence(lesson):
+    fits, preds = lesson[0]["fits"], lesson[0]["predictions"]
+    for mask in ("none", "causal"):
+        assert fits[mask].train[-1] < 0.01 * fits[mask].train[0]
+        word, p = preds[mask][0]
+        assert word == "<EOS>" and p > 0.9
+    attn = lesson[0]["attention"]["causal"]  # (H, T): last query's weights per head
+    assert attn.shape == (4, 3) and torch.allclose(attn.sum(-1), torch.ones(4))
+
+
+def test_gradient_leak_nonzero_without_mask_exactly_zero_with_it(lesson):
+    future = lesson[0]["future_gradient"]
+    assert future["none"] > 1e-3
+    assert future["causal"] == 0.0
+    J = lesson[0]["jacobian"]["causal"]  # (T, T)
+    assert (torch.diagonal(J) > 0).all() and (torch.tril(J, -1)[1:, 0] > 0).all()
+
+
+def test_random_tokens_reveal_the_leak(lesson):
+    leak = lesson[0]["leak"]
+    chance = math.log(16)
+    assert leak.chance == pytest.approx(chance) and leak.leak_floor == pytest.approx(chance / 4)
+    assert leak.held_out["none"] < 0.5 * chance  # reads the future: well below chance
+    assert abs(leak.held_out["causal"] - chance) < 0.1 * chance  # cannot beat chance
+    copied = leak.per_position["none"][:-1]  # positions whose target is visible in the input
+    assert max(copied) < 0.1 * chance and leak.per_position["none"][-1] > 0.8 * chance
+
+
+def test_files_are_valid_pngs(lesson):
+    files = lesson[0]["files"]
+    assert [f.name for f in files] == ["loss.png", "random_token_leak.png",
+                                       "attention_mask_none.png", "attention_mask_causal.png"]
+    for f in files:
+        assert_valid_png(f)
+
+
+def test_embedding_jacobian_matches_finite_differences():
+    torch.manual_seed(0)
+    data = hello_data.tutorial_data()
+    model = hello_world.build_model(data, "none", seed=0).double()
+    ids = data.inputs[:1]
+    J = hello_leak.embedding_jacobian_norms(model, ids)  # (T, T)
+    _, cache = model.run_with_cache(ids, names=["embed"])
+    e, eps, t, j = cache["embed"].clone(), 1e-6, 1, 3
+    bump = torch.zeros_like(e)
+    direction = torch.randn(e.shape[-1], dtype=e.dtype)
+    bump[0, j] = eps * direction / direction.norm()
+    run = lambda emb: model.run_with_hooks(ids, hooks={"embed": lambda x, n: emb})[0, t]
+    fd = ((run(e + bump) - run(e - bump)) / (2 * eps)).norm()
+    assert 0 < fd <= J[t, j] * (1 + 1e-6)  # a directional derivative is bounded by the full norm
+
+
+def test_greetings_and_user_files(tmp_path):
+    g = hello_data.load("greetings")
+    assert 30 <= len(g.lines) <= 60 and g.rows.size(1) == max(len(s.split()) for s in g.lines) + 2
+    good = tmp_path / "mine.txt"
+    good.write_text("good day to you\n\n  nice   weather  \n", encoding="utf-8")
+    mine = hello_data.load(str(good))
+    assert mine.lines == ["good day to you", "nice weather"] and mine.rows.shape == (2, 6)
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "no such file"),
+    (b"\n  \n", "no non-empty lines"),
+    (b"\xff\xfe\x00bad", "not UTF-8"),
+    (("word " * 30).encode(), "line 1 has 30 words"),
+])
+def test_bad_data_file_gives_a_clear_error(tmp_path, capsys, content, message):
+    path = tmp_path / "data.txt"
+    if content is not None:
+        path.write_bytes(content)
+    rc = main(["lesson", "hello-world", "--data", str(path), "--out", str(tmp_path / "out")])
+    assert rc == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()  # nothing written for a run that could not start

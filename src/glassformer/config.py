@@ -212,6 +212,21 @@ def _parse(text: str, kind: typing.Any, key: str):
         raise ValueError(f"--{key}={text!r}: expected a value of type {kind.__name__}.") from None
 
 
+def _check_type(value, kind: typing.Any, key: str):
+    """A non-text override must already have the field's type (bool is not an int here)."""
+    args = typing.get_args(kind)
+    if type(None) in args:
+        if value is None:
+            return None
+        kind = next(a for a in args if a is not type(None))
+    ok = isinstance(value, bool) if kind is bool else (
+        isinstance(value, (int, float)) and not isinstance(value, bool) if kind is float else
+        isinstance(value, kind) and not isinstance(value, bool))
+    if not ok:
+        raise ValueError(f"--{key}={value!r}: expected a value of type {kind.__name__}.")
+    return float(value) if kind is float else value
+
+
 def apply_overrides(preset: Preset, overrides: dict[str, str] | list[str]) -> Preset:
     """Apply `--key=value` overrides (or a {key: text} dict) to a preset's model and train configs.
 
@@ -236,7 +251,7 @@ def apply_overrides(preset: Preset, overrides: dict[str, str] | list[str]) -> Pr
             near = difflib.get_close_matches(key, list(hints), n=1)
             hint = f" Did you mean --{near[0]}?" if near else ""
             raise ValueError(f"unknown config key --{key}.{hint}")
-        value = text if not isinstance(text, str) else _parse(text, hints[key], key)
+        value = _parse(text, hints[key], key) if isinstance(text, str) else _check_type(text, hints[key], key)
         (model_changes if key in model_keys else train_changes)[key] = value
     assert not (model_keys & train_keys), "ModelConfig and TrainConfig must not share field names"
     return Preset(replace(preset.model, **model_changes), replace(preset.train, **train_changes),

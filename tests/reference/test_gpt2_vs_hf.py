@@ -60,9 +60,6 @@ def test_ported_head_is_tied_to_the_embedding():
     assert n_distinct == sum(p.numel() for p in hf.parameters())  # HF counts the tied matrix once too
 
 
-@pytest.mark.xfail(strict=True, reason="bug: models/gpt2_port.py config_from_gpt2 ignores GPT2Config "
-                   "flags that change the function (scale_attn_weights, scale_attn_by_inverse_layer_idx); "
-                   "the port then silently computes different logits instead of refusing")
 @pytest.mark.parametrize("variant", [{"scale_attn_weights": False}, {"scale_attn_by_inverse_layer_idx": True}],
                          ids=str)
 def test_port_refuses_gpt2_variants_it_cannot_reproduce(variant):

@@ -114,9 +114,6 @@ def test_override_value_is_revalidated():
         apply_overrides(get_preset("baby"), ["--n_heads=5"])
 
 
-@pytest.mark.xfail(strict=True, reason="bug: apply_overrides passes non-str dict values through "
-                   "without checking their type (config.py, apply_overrides: `value = text if not "
-                   "isinstance(text, str) else _parse(...)`)")
 def test_override_dict_value_of_the_wrong_type_is_rejected():
     with pytest.raises(ValueError, match="expected a value of type int"):
         apply_overrides(get_preset("baby"), {"n_layers": 2.5})

@@ -14,6 +14,14 @@ from glassformer.config import ModelConfig
 
 def config_from_gpt2(hf_config) -> ModelConfig:
     """A ModelConfig equal to a transformers.GPT2Config (dropout taken from resid_pdrop)."""
+    changes_the_function = {  # GPT2Config flags whose non-default values glassformer cannot compute
+        "scale_attn_weights": False, "scale_attn_by_inverse_layer_idx": True,
+        "reorder_and_upcast_attn": True, "add_cross_attention": True,
+    }
+    for flag, bad in changes_the_function.items():
+        if getattr(hf_config, flag, not bad) == bad:
+            raise ValueError(f"GPT2Config has {flag}={bad}, which changes the attention "
+                             "glassformer computes; port only standard GPT-2 configs.")
     act = {"gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh", "gelu": "gelu", "relu": "relu"}
     if hf_config.activation_function not in act:
         raise ValueError(f"GPT-2 activation {hf_config.activation_function!r} has no glassformer "

@@ -6,8 +6,9 @@ The function is split into its two halves, `attention_scores` and `attention_wei
 modules can put a hook point between every step and a reader can see each step on its own.
 
 Fully masked query rows (every key hidden, e.g. a padding query with a padding-only batch row)
-have no defined softmax. Here they get all-zero weights and therefore a zero output, never NaN;
-PyTorch's F.scaled_dot_product_attention returns NaN for such rows.
+have no defined softmax. Given the mask, `attention_weights` gives them all-zero weights and
+therefore a zero output, never NaN. (PyTorch's F.scaled_dot_product_attention returns NaN or 0
+for such rows depending on version and backend; torch 2.13 on CPU returns 0.)
 """
 
 from __future__ import annotations

@@ -58,6 +58,9 @@ def test_threads_are_restored():
     with torch_threads(1):
         assert torch.get_num_threads() == 1
     assert torch.get_num_threads() == before
+    with pytest.raises(ValueError, match="threads"):
+        with torch_threads(0):
+            pass
 
 
 def test_fmt_is_fixed_and_readable():

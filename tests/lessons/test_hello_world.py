@@ -118,3 +118,15 @@ def test_bad_data_file_gives_a_clear_error(tmp_path, capsys, content, message):
     assert rc == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "out").exists()  # nothing written for a run that could not start
+
+
+def test_greetings_the_unmasked_model_reads_its_answers(tmp_path):
+    result = hello_world.run(data="greetings", epochs=30, fast=True, out=tmp_path, echo=lambda s: None)
+    fits, generated = result["fits"], result["predictions"]  # prompt word -> {mask: continuation}
+    assert len(generated) == 5
+    for word, by_mask in generated.items():
+        assert set(by_mask) == {"none", "causal"}
+        assert all(text.split()[0] == word for text in by_mask.values())
+    # greetings are ambiguous (many lines start "good ..."), so an honest model keeps some loss;
+    # the unmasked one copies the next word from its input and goes far lower
+    assert fits["none"].train[-1] < 0.5 * fits["causal"].train[-1]

@@ -90,12 +90,12 @@ def gradient_table(nar: Narrator, jac: dict, labels: list[str]) -> dict:
     T = len(labels)
     above = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)  # (T, T): j > t
     for mask, J in jac.items():
-        nar.show(f"  mask={mask}   rows: logits at t, columns: embedding of token j")
+        nar.show(f"  mask={mask}   " + nar.text("hello.show.grad_axes"))
         nar.show("    " + " " * 8 + "".join(f"{lab:>12}" for lab in labels))
         for t in range(T):
             nar.show(f"    {labels[t]:>8}" + "".join(f"{float(J[t, j]):>12.3e}" for j in range(T)))
         future[mask] = float(J[above].max())
-        nar.say("hello.say.future_grad", mask=mask, value=repr(future[mask]))
+        nar.say("hello.say.future_grad", mask=mask, value=f"{future[mask]:.6g}")
     return future
 
 

@@ -74,7 +74,8 @@ def count_parameters(nar: Narrator, model: Encoder, data: hello_data.WordData) -
         module = name.rsplit(".", 1)[0]  # e.g. blocks.0.attn.qkv
         group = module.rsplit(".", 1)[0] if "." in module else module  # e.g. blocks.0.attn
         groups[group] = groups.get(group, 0) + p.numel()
-    for group, n in groups.items():
+    for group in sorted(groups, key=lambda g: g != "tok_embed"):  # data-flow order: token table first
+        n = groups[group]
         nar.show(f"  {group:<14} {n:>8,}")
     ours = model.num_params()
     nar.show(f"  {'total':<14} {ours:>8,}")

@@ -61,6 +61,7 @@ TEXT = {
     "hello.title.attention": "6. Attention of the last query (\"{query}\") in each head: blocks.0.attn.weights",
     "hello.title.gradient": "7. Does position t depend on later tokens? ‖∂logits[t] / ∂embedding[j]‖",
     "hello.why.gradient": "Entries right of the diagonal (j > t) measure how much position t's prediction depends on tokens it should not have seen yet.",
+    "hello.show.grad_axes": "rows: logits at position t, columns: embedding of token j",
     "hello.say.future_grad": "  mask={mask}: largest dependence on a later token = {value}",
     "hello.title.random": "8. The leak made visible: random tokens",
     "hello.why.random": "On independent random tokens nothing about the next token can be learned from the past, so any held-out loss below chance is information from the future.",

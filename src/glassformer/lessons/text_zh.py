@@ -57,6 +57,7 @@ TEXT = {
     "hello.title.attention": "6. 每个头里最后一个 query（\"{query}\"）的注意力：blocks.0.attn.weights",
     "hello.title.gradient": "7. 位置 t 的输出是否依赖后面的词？‖∂logits[t] / ∂embedding[j]‖",
     "hello.why.gradient": "对角线右边（j > t）的数，衡量位置 t 的预测有多依赖它本不该看到的后续词。",
+    "hello.show.grad_axes": "行：位置 t 的 logits，列：第 j 个词的嵌入",
     "hello.say.future_grad": "  mask={mask}：对后续词的最大依赖 = {value}",
     "hello.title.random": "8. 让泄漏现形：随机词序列",
     "hello.why.random": "在相互独立的随机词上，从前文学不到任何关于下一个词的信息；留出集损失只要低于随机水平，多出来的信息就只能来自未来。",

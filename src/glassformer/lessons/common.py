@@ -99,8 +99,8 @@ def torch_threads(n: int):
     """Run a block with n intra-op threads, then restore the previous setting.
 
     The lessons' models are tiny (matrices of a few thousand numbers): splitting each product
-    across threads costs more in synchronisation than it saves, and on a busy 2-core machine
-    two spinning threads made a training step ~8-40× slower than one (bench/lessons.py)."""
+    across threads costs more in synchronisation than it saves, and on a 2-core machine shared
+    with other jobs two spinning threads made a training step many times slower than one."""
     if n < 1:
         raise ValueError(f"--threads must be at least 1, got {n}.")
     previous = torch.get_num_threads()

@@ -44,17 +44,34 @@ def top_p_filter(logits: torch.Tensor, p: float) -> torch.Tensor:
 @torch.no_grad()
 def generate_ids(model: nn.Module, ids: torch.Tensor, max_new_tokens: int, temperature: float = 1.0,
                  top_k: int | None = None, top_p: float | None = None,
-                 generator: torch.Generator | None = None) -> Iterator[torch.Tensor]:
-    """Yield the next token id of every row, (B,), max_new_tokens times. ids: (B, T0) prompt ids."""
+                 generator: torch.Generator | None = None,
+                 use_cache: bool | None = None) -> Iterator[torch.Tensor]:
+    """Yield the next token id of every row, (B,), max_new_tokens times. ids: (B, T0) prompt ids.
+
+    use_cache: keep the keys and values of earlier tokens (nn/kv_cache.py) so each step feeds
+    only the newest token. None = whenever the model offers one (`model.new_cache`). The tokens
+    are the same either way; tests/reference/test_kv_cache.py checks it.
+    """
     max_len = model.cfg.max_len
+    if use_cache and not hasattr(model, "new_cache"):
+        raise ValueError(f"{type(model).__name__} has no KV cache; sample with use_cache=False.")
+    cache = model.new_cache(ids.size(0)) if use_cache is not False and hasattr(model, "new_cache") else None
     was_training = model.training
     model.eval()  # no dropout while writing
     try:
         for _ in range(max_new_tokens):
             # 1) crop: the model has positions for at most max_len tokens, so it sees the last ones
-            context = ids[:, -max_len:]  # (B, T), T <= max_len
-            # 2) run the model — THE model call of the loop (a KV cache will go here)
-            logits = model(context)  # (B, T, V)
+            if cache is None:
+                context = ids[:, -max_len:]  # (B, T), T <= max_len
+            elif cache.length == 0 or cache.length == max_len:
+                # prefill: the prompt, or — once the window is full — the last max_len tokens
+                # again, because sliding changes every position (see nn/kv_cache.py)
+                cache.reset()
+                context = ids[:, -max_len:]  # (B, T), T <= max_len
+            else:
+                context = ids[:, -1:]  # (B, 1): the older tokens' keys and values are cached
+            # 2) run the model — THE model call of the loop
+            logits = model(context) if cache is None else model(context, cache=cache)  # (B, T, V)
             # 3) only the last position predicts the token that comes next
             logits = logits[:, -1, :]  # (B, V)
             if temperature == 0:

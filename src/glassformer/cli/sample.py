@@ -15,11 +15,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("sample", help="generate text from a trained run",
                               description="Generate text from the weights in a run directory.")
     p.add_argument("run", help="run directory (e.g. runs/baby-20250101-120000)")
-    p.add_argument("--prompt", default="\n", help="text to continue (default: a newline); \\n and \\t are newline and tab")
+    p.add_argument("--prompt", default="\n",
+                   help="text to continue (default: a newline); \\n and \\t are newline and tab")
     p.add_argument("--max-new-tokens", "--max_new_tokens", dest="max_new_tokens", type=int, default=300)
     p.add_argument("--temperature", type=float, default=0.8,
                    help="0 = greedy; <1 sharper, >1 flatter (default 0.8)")
-    p.add_argument("--top-k", "--top_k", dest="top_k", type=int, default=None, help="keep the k most likely tokens")
+    p.add_argument("--top-k", "--top_k", dest="top_k", type=int, default=None,
+                   help="keep the k most likely tokens")
     p.add_argument("--top-p", "--top_p", dest="top_p", type=float, default=None,
                    help="keep the most likely tokens up to probability p (nucleus)")
     p.add_argument("--num-samples", "--num_samples", dest="num_samples", type=int, default=1)

@@ -10,6 +10,7 @@ import argparse
 import sys
 
 from glassformer.config import PRESETS
+from glassformer.text.corpora import CorpusUnavailable
 from glassformer.train.run import RUNS_DIR, new_run, resume_run, train
 
 DEFAULT_PRESET = "baby"
@@ -27,12 +28,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", default=None, help=f"run directory (default: {RUNS_DIR}/<preset>-<time>)")
     p.add_argument("--resume", metavar="RUN", default=None, help="continue the run in this directory")
     p.add_argument("--prompt", default=None, help="prompt of the sample printed at each evaluation")
-    p.add_argument("--cache-dir", default=None, help="data cache (default: $GLASSFORMER_CACHE or ~/.cache/glassformer)")
+    p.add_argument("--cache-dir", default=None,
+                   help="data cache (default: $GLASSFORMER_CACHE or ~/.cache/glassformer)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (log lines still print)")
     p.set_defaults(func=run_train, accepts_overrides=True)
 
 
 def run_train(args: argparse.Namespace) -> int:
+    try:
+        return _train(args)
+    except CorpusUnavailable as e:
+        print(f"glassformer train: error: {e}", file=sys.stderr)
+        return 1
+
+
+def _train(args: argparse.Namespace) -> int:
     progress = not args.no_progress
     if args.resume:
         if args.out:

@@ -62,6 +62,12 @@ Callback = Callable[[str, "Trainer"], None]  # called with ("step" | "eval", tra
 
 
 class Trainer:
+    """Trains any module mapping (B, T) ids to (B, T, V) logits on two id arrays (train, val).
+
+    Usage: Trainer(model, train_cfg, train_ids, val_ids, run_dir).fit(); .resume() first to continue.
+    Callbacks get ("step", trainer) after every step and ("eval", trainer) after every evaluation.
+    """
+
     def __init__(self, model: nn.Module, cfg, train_data, val_data, run_dir=None,
                  callbacks: list[Callback] = (), progress: bool = True) -> None:
         self.model, self.cfg = model.to(cfg.device), cfg

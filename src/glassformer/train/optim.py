@@ -14,8 +14,8 @@ So the rule, decided per parameter: no decay if the module that owns it is an nn
 nn.LayerNorm, or if the parameter has fewer than 2 dimensions (biases); decay otherwise. A weight
 shared by two modules (tied embedding and head) is not decayed if either owner says no.
 
-Clipping: with g the concatenation of every gradient, ‖g‖ = √(Σ_p ‖g_p‖²); if ‖g‖ > max_norm every
-gradient is scaled by max_norm / ‖g‖ (Pascanu et al. 2013). We compute the per-parameter norms
+Clipping: with g the concatenation of every gradient, ‖g‖ = √(Σ_p ‖g_p‖²); if ‖g‖ > max_norm
+every gradient is scaled by max_norm / ‖g‖ (Pascanu et al. 2013). We compute the per-parameter norms
 ourselves because the loop keeps them: when a loss turns NaN they name the parameter whose gradient
 was largest — at no extra cost, since the global norm is built from them anyway.
 """

@@ -23,7 +23,8 @@ def check_token_ids(ids: torch.Tensor, vocab_size: int) -> None:
     if ids.dim() != 2:
         raise ValueError(f"token ids must have shape (B, T), got {tuple(ids.shape)}; "
                          "add a batch axis with ids.unsqueeze(0).")
-    if ids.numel() and (int(ids.min()) < 0 or int(ids.max()) >= vocab_size):
+    lo, hi = torch.aminmax(ids) if ids.numel() else (0, 0)  # one pass, one host sync
+    if int(lo) < 0 or int(hi) >= vocab_size:
         bad = ids[(ids < 0) | (ids >= vocab_size)].unique()[:10].tolist()
         raise ValueError(f"token ids {bad} are outside the vocabulary [0, {vocab_size}): "
                          "encode with the model's own tokenizer, or build the model with a "

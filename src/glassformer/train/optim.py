@@ -50,7 +50,9 @@ def build_optimizer(model: nn.Module, cfg) -> torch.optim.AdamW:
         {"params": [params[n] for n in decay], "weight_decay": cfg.weight_decay},
         {"params": [params[n] for n in no_decay], "weight_decay": 0.0},
     ]
-    return torch.optim.AdamW(groups, lr=cfg.lr, betas=(cfg.beta1, cfg.beta2))
+    # the fused kernel updates every parameter in one launch: a clear win on a GPU
+    fused = torch.device(cfg.device).type == "cuda"
+    return torch.optim.AdamW(groups, lr=cfg.lr, betas=(cfg.beta1, cfg.beta2), fused=fused)
 
 
 def set_lr(optimizer: torch.optim.Optimizer, lr: float) -> None:

@@ -109,7 +109,8 @@ def _held_back(text: str, stop: str | None) -> int:
 def sample(model: nn.Module, tokenizer, prompt: str, max_new_tokens: int = 300,
            temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
            num_samples: int = 1, seed: int | None = None, stop: str | None = None,
-           on_text: Callable[[int, str], None] | None = None) -> list[str]:
+           on_text: Callable[[int, str], None] | None = None,
+           use_cache: bool | None = None) -> list[str]:
     """Write num_samples continuations of `prompt` (as one batch); return them, prompt excluded.
 
     seed: the same seed gives the same text (a private torch.Generator; the global RNG is untouched).
@@ -136,7 +137,8 @@ def sample(model: nn.Module, tokenizer, prompt: str, max_new_tokens: int = 300,
 
     new_ids = [[] for _ in range(num_samples)]
     texts, shown, done = [""] * num_samples, [0] * num_samples, [False] * num_samples
-    for next_ids in generate_ids(model, ids, max_new_tokens, temperature, top_k, top_p, generator):
+    for next_ids in generate_ids(model, ids, max_new_tokens, temperature, top_k, top_p, generator,
+                                 use_cache):
         for i, token in enumerate(next_ids.tolist()):
             if done[i]:
                 continue

@@ -52,3 +52,14 @@ def test_missing_run_and_unknown_characters_are_clean_errors(tmp_path, run_dir, 
     assert "not a run directory" in capsys.readouterr().err
     assert main(["sample", str(run_dir), "--prompt", "Ω"]) == 2
     assert "not in the vocabulary" in capsys.readouterr().err
+
+
+def test_attention_path_and_cache_switches_never_change_the_text(run_dir, capsys):
+    """Both attention paths, with and without the KV cache, write the same seeded text; the
+    prompt runs past max_len (128) so the cache must rebuild its full window too."""
+    prompt = "the tiny model " * 10  # 150 characters > max_len
+    outs = {(att, cache): sample(run_dir, capsys, "--prompt", prompt, "--seed", "3",
+                                 "--max-new-tokens", "30", "--attention", att,
+                                 *([] if cache else ["--no-cache"]))[1]
+            for att in ("glass", "fused") for cache in (True, False)}
+    assert len(set(outs.values())) == 1 and len(next(iter(outs.values()))) == len(prompt) + 31

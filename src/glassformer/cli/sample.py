@@ -28,6 +28,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=None, help="same seed, same text")
     p.add_argument("--stop", default=None, help="end a sample before this string (e.g. '\\n\\n')")
     p.add_argument("--best", action="store_true", help="use best.safetensors (lowest val loss)")
+    p.add_argument("--attention", choices=["glass", "fused"], default=None,
+                   help="attention path (default: the run's own; both compute the same)")
+    p.add_argument("--no-cache", dest="use_cache", action="store_false",
+                   help="recompute every token's keys and values at each step (no KV cache)")
     p.add_argument("--device", default="cpu")
     p.add_argument("--threads", type=int, default=0, help="CPU threads (default: torch's choice)")
     p.set_defaults(func=run_sample)
@@ -45,6 +49,8 @@ def run_sample(args: argparse.Namespace) -> int:
 
 def _write(args: argparse.Namespace) -> None:
     model, tokenizer, _ = load_model(args.run, best=args.best, device=args.device)
+    if args.attention:
+        model.set_attention(args.attention)
     prompt, stop = _unescape(args.prompt), _unescape(args.stop) if args.stop else None
     stream = args.num_samples == 1
 
@@ -55,7 +61,8 @@ def _write(args: argparse.Namespace) -> None:
     if stream:
         sys.stdout.write(prompt)
     texts = sample(model, tokenizer, prompt, args.max_new_tokens, args.temperature, args.top_k,
-                   args.top_p, args.num_samples, args.seed, stop, on_text if stream else None)
+                   args.top_p, args.num_samples, args.seed, stop, on_text if stream else None,
+                   use_cache=args.use_cache)
     if stream:
         print()
     else:

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import torch
 from torch import nn
 
@@ -69,6 +71,12 @@ class TransformerStack(HookedModel):
         for i, block in enumerate(self.blocks):
             x = block(x, mask, cache.layers[i] if cache is not None else None)  # (B, T, C)
         return self.hook_ln_final(self.ln_final(x))  # (B, T, C)
+
+    def set_attention(self, attention: str) -> None:
+        """Switch every block between the glass and the fused attention path (same weights)."""
+        self.cfg = replace(self.cfg, attention=attention)  # validates the name
+        for block in self.blocks:
+            block.attn.attention = attention
 
     def num_params(self, exclude_positions: bool = False) -> int:
         n = sum(p.numel() for p in self.parameters())

@@ -25,3 +25,12 @@ def float64():
     torch.set_default_dtype(torch.float64)
     yield torch.float64
     torch.set_default_dtype(previous)
+
+
+@pytest.fixture
+def one_thread():
+    """Tiny models run fastest on one thread (and do not fight other processes for the cores)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

@@ -14,13 +14,7 @@ from glassformer.train.checkpoint import load_checkpoint, load_weights, save_che
 from glassformer.train.optim import build_optimizer
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Tiny models run fastest on one thread (and do not fight other processes for the cores)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")  # fixture in tests/conftest.py
 
 
 def trained_pair(seed=0, preset="seed000"):

@@ -16,13 +16,7 @@ from glassformer.text.tokenizers import CharTokenizer
 NEG = float("-inf")
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Tiny models run fastest on one thread (and do not fight other processes for the cores)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")  # fixture in tests/conftest.py
 
 
 class FixedLogits(nn.Module):

@@ -13,13 +13,7 @@ from glassformer.models import GPT
 from glassformer.train.optim import build_optimizer, clip_global_norm, grad_norms, split_decay
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Tiny models run fastest on one thread (and do not fight other processes for the cores)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")  # fixture in tests/conftest.py
 
 
 def test_decay_only_on_linear_weights():

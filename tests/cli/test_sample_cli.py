@@ -63,3 +63,11 @@ def test_attention_path_and_cache_switches_never_change_the_text(run_dir, capsys
                                  *([] if cache else ["--no-cache"]))[1]
             for att in ("glass", "fused") for cache in (True, False)}
     assert len(set(outs.values())) == 1 and len(next(iter(outs.values()))) == len(prompt) + 31
+
+
+def test_debug_shapes_prints_the_trace_once_and_leaves_the_text_alone(run_dir, capsys):
+    _, plain = sample(run_dir, capsys, "--prompt", "the ", "--seed", "4", "--max-new-tokens", "12")
+    _, debug = sample(run_dir, capsys, "--prompt", "the ", "--seed", "4", "--max-new-tokens", "12",
+                      "--debug-shapes")
+    assert "blocks.0.attn.weights" in debug and "(B=1, H=4, T_q=4, T_k=4)" in debug
+    assert debug.endswith(plain)  # same seeded text after the table

@@ -81,3 +81,13 @@ def test_ctrl_c_saves_and_prints_how_to_resume(tmp_path, capsys, monkeypatch):
     assert code == 130
     assert f"Interrupted at step 5; checkpoint saved in {tmp_path / 'run'}" in out
     assert f"Resume with: glassformer train --resume {tmp_path / 'run'}" in out
+
+
+def test_debug_shapes_prints_the_table_and_keeps_the_losses(tmp_path, capsys):
+    """The extra forward of --debug-shapes draws no random numbers: the losses stay identical."""
+    _, plain, _ = train(tmp_path, capsys, *TINY, out="plain")
+    _, debug, _ = train(tmp_path, capsys, *TINY, "--debug-shapes", out="debug")
+    assert "blocks.0.ffn.hidden" in debug and "(B=1, T=16, F=128)" in debug and "blocks.1.*" in debug
+    losses = [[json.loads(line).get("val_loss") for line in (tmp_path / d / "metrics.jsonl").open()]
+              for d in ("plain", "debug")]
+    assert losses[0] == losses[1] and any(v is not None for v in losses[0])

@@ -32,6 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="attention path (default: the run's own; both compute the same)")
     p.add_argument("--no-cache", dest="use_cache", action="store_false",
                    help="recompute every token's keys and values at each step (no KV cache)")
+    p.add_argument("--debug-shapes", action="store_true",
+                   help="print the shape of every named tensor of one forward pass on the prompt first")
     p.add_argument("--device", default="cpu")
     p.add_argument("--threads", type=int, default=0, help="CPU threads (default: torch's choice)")
     p.set_defaults(func=run_sample)
@@ -52,6 +54,11 @@ def _write(args: argparse.Namespace) -> None:
     if args.attention:
         model.set_attention(args.attention)
     prompt, stop = _unescape(args.prompt), _unescape(args.stop) if args.stop else None
+    if args.debug_shapes:
+        from glassformer.inspect.trace import print_shapes_once
+
+        ids = torch.tensor([tokenizer.encode(prompt)[-model.cfg.max_len:]], device=args.device)  # (1, T)
+        print_shapes_once(model, ids, tokenizer)
     stream = args.num_samples == 1
 
     def on_text(i: int, piece: str) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+import torch
+
 from glassformer.config import PRESETS
 from glassformer.text.corpora import CorpusUnavailable
 from glassformer.train.run import RUNS_DIR, new_run, resume_run, train
@@ -31,6 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--cache-dir", default=None,
                    help="data cache (default: $GLASSFORMER_CACHE or ~/.cache/glassformer)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (log lines still print)")
+    p.add_argument("--debug-shapes", action="store_true",
+                   help="print the shape of every named tensor of one forward pass before training")
     p.set_defaults(func=run_train, accepts_overrides=True)
 
 
@@ -54,6 +58,12 @@ def _train(args: argparse.Namespace) -> int:
         run = new_run(args.preset or DEFAULT_PRESET, args.overrides, source=args.data or "shakespeare",
                       out=args.out, cache_dir=args.cache_dir, progress=progress, prompt=args.prompt)
         print(f"run directory {run.dir}  ({run.model.num_params():,} parameters)")
+    if args.debug_shapes:
+        from glassformer.inspect.trace import print_shapes_once
+
+        T = min(run.trainer.cfg.block_size, 16, len(run.data.train))  # the first window, kept short
+        ids = torch.as_tensor(run.data.train[:T].astype("int64"))[None]  # (1, T); draws no random numbers
+        print_shapes_once(run.model, ids.to(run.trainer.cfg.device), run.data.tokenizer)
     result = train(run)
     if result.status == "nonfinite":
         print(f"glassformer train: stopped: {result.message}", file=sys.stderr)

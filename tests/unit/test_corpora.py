@@ -126,3 +126,12 @@ def test_shakespeare_sha256(tmp_path, monkeypatch):
     assert data.tokenizer.vocab_size == len(set(text)) and data.train.dtype == np.uint16
     assert data.tokenizer.decode(data.val[-100:]) == text[-100:]
     assert os.path.getsize(data.dir / "train.bin") == 2 * (len(text) * 9 // 10)
+
+
+def test_missing_file_source_names_the_path_and_the_form(tmp_path):
+    from glassformer.text.corpora import load_text
+
+    with pytest.raises(FileNotFoundError, match=r"file:.*nope\.txt.*not a readable file.*file:\./"):
+        load_text(f"file:{tmp_path / 'nope.txt'}")
+    with pytest.raises(FileNotFoundError, match="not a readable file"):
+        load_text(f"file:{tmp_path}")  # a directory

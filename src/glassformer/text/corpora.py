@@ -71,6 +71,9 @@ def load_text(source: str = "shakespeare", cache_dir: str | os.PathLike | None =
             return path.read_bytes().decode("utf-8")
         except UnicodeDecodeError as e:
             raise ValueError(f"{path} is not UTF-8 text ({e}); convert it to UTF-8 first") from None
+        except (FileNotFoundError, IsADirectoryError):
+            raise FileNotFoundError(f"{source}: {path.resolve()} is not a readable file; give the "
+                                    "path of a UTF-8 text file, e.g. file:./my_text.txt") from None
     if source.startswith("builtin:") and source[len("builtin:"):] in BUILTINS:
         return BUILTINS[source[len("builtin:"):]]
     raise ValueError(f"unknown corpus source {source!r}; valid forms: {', '.join(VALID_FORMS)}")

@@ -23,7 +23,13 @@ def check_token_ids(ids: torch.Tensor, vocab_size: int) -> None:
     if ids.dim() != 2:
         raise ValueError(f"token ids must have shape (B, T), got {tuple(ids.shape)}; "
                          "add a batch axis with ids.unsqueeze(0).")
-    lo, hi = torch.aminmax(ids) if ids.numel() else (0, 0)  # one pass, one host sync
+    if not ids.numel():
+        return
+    lo, hi = torch.aminmax(ids)  # one pass over the ids
+    if ids.device.type != "cpu":  # reading lo/hi would stall the GPU every step: assert on-device
+        msg = f"token ids outside the vocabulary [0, {vocab_size}): encode with the model's tokenizer"
+        torch._assert_async((lo >= 0) & (hi < vocab_size), msg)
+        return
     if int(lo) < 0 or int(hi) >= vocab_size:
         bad = ids[(ids < 0) | (ids >= vocab_size)].unique()[:10].tolist()
         raise ValueError(f"token ids {bad} are outside the vocabulary [0, {vocab_size}): "

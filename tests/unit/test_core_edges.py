@@ -1,4 +1,4 @@
-"""run_with_hooks / run_with_cache: a single name as a string, and nested calls keep outer hooks."""
+"""Core edge cases: hook names given as a string, nested hooks, and the token-id check off the CPU."""
 
 import torch
 
@@ -29,3 +29,11 @@ def test_nested_calls_keep_the_outer_hook():
     model.run_with_hooks(ids, hooks={"embed": outer})
     assert seen == ["embed", "embed"]  # the outer hook also fired inside the nested forward
     assert model._hooks["embed"].fns == [] and model._hooks["blocks.0.attn.out"].fns == []
+
+
+def test_token_id_check_never_reads_values_back_off_the_cpu():
+    """On an accelerator the range check must be an on-device assert, not a host sync: on the
+    'meta' device any read of a value back to Python raises, so this fails if the check syncs."""
+    from glassformer.nn.embedding import check_token_ids
+
+    check_token_ids(torch.zeros(2, 3, dtype=torch.long, device="meta"), vocab_size=5)

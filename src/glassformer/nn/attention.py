@@ -56,7 +56,8 @@ def attention_scores(q: torch.Tensor, k: torch.Tensor, mask: torch.Tensor | None
 
 def attention_weights(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
     """Softmax over the keys. Give the same mask as attention_scores: query rows it hides
-    entirely then get all-zero weights instead of NaN (checked on the small mask, not the scores)."""
+    entirely then get all-zero weights instead of NaN (checked on the small mask, not the scores;
+    on a GPU that check reads one bool back per layer, a sync the fused path does not make)."""
     if mask is not None:
         live = _check_mask(mask, scores).any(dim=-1, keepdim=True)  # (..., T_q, 1): sees some key?
         if not bool(live.all()):

@@ -37,6 +37,7 @@ from torch import nn
 
 from glassformer.nn.loss import next_token_loss
 from glassformer.text.batches import get_batch
+from glassformer.train.compile import compile_or_eager
 from glassformer.train.checkpoint import (BEST_FILE, global_rng_state, load_checkpoint, save_checkpoint,
                                           save_weights, set_global_rng_state)
 from glassformer.train.metrics import MetricsLog, Progress, plot_loss
@@ -78,7 +79,7 @@ class Trainer:
         self.names, self.params = zip(*[(n, p) for n, p in model.named_parameters() if p.requires_grad])
         self.batch_generator = torch.Generator().manual_seed(cfg.seed)
         self.global_rng = global_rng_state()  # right after the seeded init; fit() starts from it
-        self.forward = torch.compile(model) if cfg.compile else model
+        self.forward = compile_or_eager(model) if cfg.compile else model
         self.metrics = MetricsLog(self.run_dir / "metrics.jsonl") if self.run_dir else None
         self.step, self.saved_step, self.best_val = 0, None, math.inf
         self.last_eval: dict[str, float] = {}

@@ -1,0 +1,34 @@
+"""--compile=true: a compiler that fails on first use costs a message, never the run."""
+
+import pytest
+import torch
+
+import glassformer.train.compile as compile_module
+from glassformer.config import ModelConfig
+from glassformer.models import GPT
+
+
+def tiny():
+    return GPT(ModelConfig(vocab_size=7, d_model=8, n_heads=2, d_ff=16, n_layers=1, max_len=8))
+
+
+def test_a_failing_compiler_falls_back_to_eager_with_a_message(monkeypatch, capsys):
+    def broken_compile(model):
+        def run(x):
+            raise RuntimeError("no C compiler found\nlong traceback")
+        return run
+
+    monkeypatch.setattr(compile_module.torch, "compile", broken_compile)
+    model, ids = tiny(), torch.randint(0, 7, (2, 5))
+    forward = compile_module.compile_or_eager(model)
+    assert torch.equal(forward(ids), model(ids)) and torch.equal(forward(ids), model(ids))
+    err = capsys.readouterr().err
+    assert err.count("torch.compile does not work here (RuntimeError: no C compiler found)") == 1
+
+
+def test_the_models_own_error_is_not_blamed_on_the_compiler(monkeypatch, capsys):
+    monkeypatch.setattr(compile_module.torch, "compile", lambda model: model)
+    forward = compile_module.compile_or_eager(tiny())
+    with pytest.raises(ValueError, match="outside the vocabulary"):
+        forward(torch.full((1, 3), 99))
+    assert "torch.compile" not in capsys.readouterr().err

@@ -53,8 +53,9 @@ def hf_gpt2(max_len: int, device: str):
 
     hf_logging.set_verbosity_error()
     logging.getLogger("transformers").setLevel(logging.ERROR)
-    cfg = GPT2Config(vocab_size=VOCAB, n_positions=max_len, n_embd=128, n_layer=4, n_head=4,
-                     n_inner=512, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0,
+    shape = model_config(max_len, "glass")
+    cfg = GPT2Config(vocab_size=VOCAB, n_positions=max_len, n_embd=shape.d_model, n_layer=shape.n_layers,
+                     n_head=shape.n_heads, n_inner=shape.d_ff, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0,
                      bos_token_id=0, eos_token_id=0, pad_token_id=0)
     return GPT2LMHeadModel(cfg).to(device)
 
@@ -109,7 +110,8 @@ def bench_training(device: str, steps: int, warmup: int, compile_too: bool) -> d
     for name, (model, _) in contenders.items():
         n_params = sum(p.numel() for p in model.parameters())
         ms = statistics.median(times[name]) * 1000
-        flops_per_token = 6 * n_params + 12 * 4 * 128 * T
+        cfg = model_config(T, "glass")  # every contender has the baby shape
+        flops_per_token = 6 * n_params + 12 * cfg.n_layers * cfg.d_model * T
         rows[name] = {"ms_per_step": ms, "tokens_per_s": B * T / (ms / 1000), "params": n_params,
                       "flops_per_token": flops_per_token}
     return rows

@@ -1,9 +1,14 @@
 """Configs as dataclasses, validated at construction, plus the named presets.
 
-One `ModelConfig` describes every model glassformer builds (GPT, Encoder, SequenceRegressor);
-one `TrainConfig` describes a training run. A preset is a named pair of them. Tests, lessons,
-the CLI and the benchmarks all start from the same presets, and `--key=value` overrides go
-through `apply_overrides`, which type-checks each value and rejects unknown keys.
+One `ModelConfig` describes every model glassformer builds; its `kind` names the assembly
+(gpt, encoder, regressor, ...) and `glassformer.models.build_model` turns it into a model. One
+`TrainConfig` describes a training run. A preset is a named pair of them. Tests, lessons, the CLI
+and the benchmarks all start from the same presets. Overrides from a command line are parsed in
+one place, `parse_overrides` (`--key value`, `--key=value`, `-` or `_` in the key), and applied by
+`apply_overrides`, which type-checks each value and rejects unknown keys.
+
+Names of pluggable parts (`kind`, `position`) are checked by their registries when the model is
+built (models/kinds.py, nn/position.py), so adding one never means editing this file.
 """
 
 from __future__ import annotations
@@ -30,16 +35,16 @@ def _positive(**values: float) -> None:
 
 ACTIVATIONS = ("relu", "gelu", "gelu_tanh")
 NORMS = ("pre", "post", "none")
-POSITIONS = ("learned", "sinusoidal", "none")
 INITS = ("torch", "xavier", "gpt2")
-ATTENTIONS = ("glass", "fused")
-MHA_STYLES = ("fused", "heads")
+ATTENTIONS = ("glass", "fused")  # the attention computation: written out, or PyTorch's fused kernel
+MHA_STYLES = ("packed", "heads")  # how Q, K, V are projected: one packed Linear, or one module a head
 
 
 @dataclass
 class ModelConfig:
     """Every size and switch of a model. Field names follow DESIGN.md's vocabulary."""
 
+    kind: str = "gpt"  # which assembly build_model makes: gpt | encoder | regressor (models/kinds.py)
     vocab_size: int = 65  # tokens; the tokenizer decides the real value
     d_model: int = 64  # width of the residual stream (C)
     n_heads: int = 4  # H; d_head = d_model // n_heads
@@ -51,12 +56,12 @@ class ModelConfig:
     activation: str = "relu"  # FFN nonlinearity: relu | gelu | gelu_tanh (GPT-2)
     norm: str = "pre"  # pre: x + f(LN(x)); post: LN(x + f(x)); none: x + f(x)
     final_norm: bool = True  # LayerNorm before the head (GPT-2 has one; post-LN stacks usually not)
-    position: str = "learned"  # learned | sinusoidal | none
+    position: str = "learned"  # a registered position scheme: learned | sinusoidal | none (nn/position.py)
     causal: bool = True  # decoder (True) or bidirectional encoder (False)
     tie_weights: bool = False  # share token embedding and output head (GPT-2 does)
     init: str = "torch"  # torch defaults | xavier (2nd tutorial) | gpt2 (normal 0.02, scaled residuals)
     attention: str = "glass"  # glass: hand-written, weights visible | fused: F.scaled_dot_product_attention
-    mha_style: str = "fused"  # fused: one qkv projection | heads: a ModuleList of single heads
+    mha_style: str = "packed"  # packed: one Linear makes Q, K, V | heads: a ModuleList of single heads
     ln_eps: float = 1e-5  # LayerNorm epsilon (PyTorch and GPT-2 both use 1e-5)
     pad_id: int | None = None  # when set, keys equal to pad_id are masked out (Encoder)
     d_in: int = 1  # SequenceRegressor: numbers per input step
@@ -78,9 +83,12 @@ class ModelConfig:
             raise ValueError(f"dropout must be in [0, 1), got dropout={self.dropout}.")
         _choice("activation", self.activation, ACTIVATIONS)
         _choice("norm", self.norm, NORMS)
-        _choice("position", self.position, POSITIONS)
         _choice("init", self.init, INITS)
         _choice("attention", self.attention, ATTENTIONS)
+        if self.mha_style == "fused":
+            raise ValueError("mha_style='fused' was renamed: use mha_style='packed' (one Linear "
+                             "makes Q, K and V for every head). 'fused' now only names PyTorch's "
+                             "attention kernel (attention='fused').")
         _choice("mha_style", self.mha_style, MHA_STYLES)
         if self.pad_id is not None and not 0 <= self.pad_id < self.vocab_size:
             raise ValueError(f"pad_id={self.pad_id} is outside the vocabulary [0, {self.vocab_size}).")
@@ -113,14 +121,14 @@ class TrainConfig:
     compile: bool = False  # opt-in torch.compile
     dtype: str = "float32"  # float32 | bfloat16 (autocast, opt-in)
     log_interval: int = 10  # steps between progress/metrics updates: the loop's only host syncs
-    threads: int = 0  # torch.set_num_threads for the run; 0 keeps torch's default
+    threads: int = 1  # CPU threads for the run; 0 = torch's choice (every core). See threads.py
 
     def __post_init__(self) -> None:
         _positive(batch_size=self.batch_size, block_size=self.block_size, max_steps=self.max_steps,
                   lr=self.lr, grad_accum=self.grad_accum, eval_interval=self.eval_interval,
                   eval_iters=self.eval_iters, log_interval=self.log_interval)
         if self.threads < 0:
-            raise ValueError(f"threads must be >= 0 (0 = torch's default), got threads={self.threads}.")
+            raise ValueError(f"threads must be >= 0 (0 = torch's choice), got threads={self.threads}.")
         _choice("lr_schedule", self.lr_schedule, ("constant", "cosine"))
         _choice("dtype", self.dtype, ("float32", "bfloat16"))
         if self.warmup_steps < 0 or self.grad_clip < 0 or self.min_lr < 0 or self.weight_decay < 0:
@@ -163,15 +171,15 @@ PRESETS: dict[str, Preset] = {
     ),
     # The second tutorial's one-layer word model: no LayerNorm, no dropout, Xavier init, no mask.
     "seed002": Preset(
-        ModelConfig(vocab_size=20, d_model=128, n_heads=4, d_ff=512, n_layers=1, max_len=5,
-                    norm="none", final_norm=False, causal=False, init="xavier"),
+        ModelConfig(kind="encoder", vocab_size=20, d_model=128, n_heads=4, d_ff=512, n_layers=1,
+                    max_len=5, norm="none", final_norm=False, causal=False, init="xavier"),
         TrainConfig(batch_size=16, block_size=4, max_steps=1400, lr=1e-3, weight_decay=0.0),
         about="second tutorial: 1 layer, 4 heads, d_model 128, d_ff 512, no LayerNorm",
     ),
     # The third tutorial's sine regressor: post-LN encoder, GELU, sinusoidal positions.
     "sine": Preset(
-        ModelConfig(vocab_size=1, d_model=32, n_heads=4, d_ff=128, n_layers=2, max_len=64,
-                    dropout=0.1, activation="gelu", norm="post", final_norm=False,
+        ModelConfig(kind="regressor", vocab_size=1, d_model=32, n_heads=4, d_ff=128, n_layers=2,
+                    max_len=64, dropout=0.1, activation="gelu", norm="post", final_norm=False,
                     position="sinusoidal", causal=False),
         TrainConfig(batch_size=32, block_size=50, max_steps=1000, lr=1e-3, grad_clip=1.0),
         about="third tutorial: 2 post-LN layers, 4 heads, d_model 32, GELU, sinusoidal PE",
@@ -227,26 +235,48 @@ def _check_type(value, kind: typing.Any, key: str):
     return float(value) if kind is float else value
 
 
-def apply_overrides(preset: Preset, overrides: dict[str, str] | list[str]) -> Preset:
-    """Apply `--key=value` overrides (or a {key: text} dict) to a preset's model and train configs.
+def parse_overrides(argv: list[str] | tuple[str, ...]) -> dict[str, str]:
+    """Command-line overrides -> {key: text}. The one place that reads them.
 
-    Each key must name a field of ModelConfig or TrainConfig; values are parsed to the field's
-    type and the configs are re-validated.
+    Accepts `--key=value` and `--key value`; `-` and `_` in a key are the same (`--max-steps 500`
+    is `--max_steps=500`). A key without a value is an error that says how to give one.
     """
-    if isinstance(overrides, list):
-        pairs = {}
-        for item in overrides:
-            body = item[2:] if item.startswith("--") else item
-            if "=" not in body:
-                raise ValueError(f"override {item!r} must look like --key=value.")
+    pairs: dict[str, str] = {}
+    items = list(argv)
+    i = 0
+    while i < len(items):
+        item = items[i]
+        if not item.startswith("--") or len(item) == 2:
+            raise ValueError(f"override {item!r} must look like --key=value or --key value.")
+        body = item[2:]
+        if "=" in body:
             key, text = body.split("=", 1)
-            pairs[key] = text
-        overrides = pairs
+        elif i + 1 < len(items) and not items[i + 1].startswith("--"):
+            key, text = body, items[i + 1]
+            i += 1
+        else:
+            raise ValueError(f"override {item!r} must look like --key=value or --key value; it has no value "
+                             f"(write --{body}=VALUE or --{body} VALUE).")
+        pairs[key.replace("-", "_")] = text
+        i += 1
+    return pairs
+
+
+def apply_overrides(preset: Preset, overrides: dict[str, str] | list[str] | tuple[str, ...]) -> Preset:
+    """Apply overrides (a command-line list for `parse_overrides`, or a {key: value} dict) to a
+    preset's model and train configs.
+
+    Each key must name a field of ModelConfig or TrainConfig; text values are parsed to the field's
+    type, other values must already have it; the configs are re-validated.
+    """
+    if not isinstance(overrides, dict):
+        overrides = parse_overrides(overrides)
     hints = {**typing.get_type_hints(ModelConfig), **typing.get_type_hints(TrainConfig)}
     model_keys = {f.name for f in fields(ModelConfig)}
     train_keys = {f.name for f in fields(TrainConfig)}
     model_changes, train_changes = {}, {}
     for key, text in overrides.items():
+        key = key.replace("-", "_")
         if key not in hints:
             near = difflib.get_close_matches(key, list(hints), n=1)
             hint = f" Did you mean --{near[0]}?" if near else ""

@@ -76,7 +76,7 @@ def test_ctrl_c_saves_and_prints_how_to_resume(tmp_path, capsys, monkeypatch):
         calls = []
         yield lambda: calls.append(1) or len(calls) >= 5  # the loop asks once per step
 
-    monkeypatch.setattr(loop, "_sigint_as_flag", ctrl_c_after_five_steps)
+    monkeypatch.setattr(loop, "sigint_as_flag", ctrl_c_after_five_steps)
     code, out, _ = train(tmp_path, capsys, *TINY)
     assert code == 130
     assert f"Interrupted at step 5; checkpoint saved in {tmp_path / 'run'}" in out

@@ -10,7 +10,8 @@ import torch
 
 from glassformer.cli import main
 from glassformer.lessons import text_en, text_zh
-from glassformer.lessons.common import FitResult, batches_in_order, fit, fmt, torch_threads
+from glassformer.lessons.common import FitResult, fmt, train_epochs
+from glassformer.threads import using_threads
 
 
 def fields(text: str) -> set[str]:
@@ -33,7 +34,7 @@ def test_no_measured_figure_is_typed_into_the_commentary():
             assert not re.search(r"\d\.\d|\d[eE]-?\d", stripped), f"{key}: {text!r}"
 
 
-def test_fit_stops_early_and_keeps_the_best_weights():
+def test_train_epochs_stops_early_and_keeps_the_best_weights():
     torch.manual_seed(0)
     model = torch.nn.Linear(1, 1)
     x = torch.randn(8, 1)
@@ -44,8 +45,8 @@ def test_fit_stops_early_and_keeps_the_best_weights():
         weights.append(model.weight.detach().clone())
         return next(scores)
 
-    result = fit(model, batches_in_order(x, 2 * x, 3), lambda m, a, b: ((m(a) - b) ** 2).mean(),
-                 torch.optim.SGD(model.parameters(), lr=0.1), 10, evaluate=evaluate, patience=2)
+    result = train_epochs(model, x, 2 * x, lambda out, b: ((out - b) ** 2).mean(),
+                          torch.optim.SGD(model.parameters(), lr=0.1), 10, 3, evaluate=evaluate, patience=2)
     assert isinstance(result, FitResult)
     assert result.stopped_early and result.best_epoch == 1 and len(result.val) == 4
     assert torch.equal(model.weight, weights[1])  # the best epoch's weights, not the last
@@ -55,11 +56,11 @@ def test_fit_stops_early_and_keeps_the_best_weights():
 
 def test_threads_are_restored():
     before = torch.get_num_threads()
-    with torch_threads(1):
+    with using_threads(1):
         assert torch.get_num_threads() == 1
     assert torch.get_num_threads() == before
     with pytest.raises(ValueError, match="threads"):
-        with torch_threads(0):
+        with using_threads(-1):
             pass
 
 

@@ -89,7 +89,7 @@ def test_fully_masked_rows_are_zero_where_sdpa_is_undefined():
 
 
 def torch_mha_from(ours_mha: MultiHeadAttention, d_model: int, n_heads: int, dtype) -> torch.nn.MultiheadAttention:
-    """nn.MultiheadAttention with our fused weights: in_proj <- qkv, out_proj <- proj."""
+    """nn.MultiheadAttention with our packed weights: in_proj <- qkv, out_proj <- proj."""
     ref = torch.nn.MultiheadAttention(d_model, n_heads, batch_first=True, dtype=dtype)
     with torch.no_grad():
         ref.in_proj_weight.copy_(ours_mha.qkv.weight)  # (3C, C), rows [q | k | v] in both
@@ -128,19 +128,19 @@ def test_attention_weights_match_nn_multiheadattention():
 
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
-def test_heads_style_equals_fused_style(dtype):
+def test_heads_style_equals_packed_style(dtype):
     """The first tutorial's list of heads and GPT-2's one big qkv matrix are the same function."""
     C = H * D
-    fused = randomize_(MultiHeadAttention(C, H, style="fused").to(dtype)).eval()
+    packed = randomize_(MultiHeadAttention(C, H, style="packed").to(dtype)).eval()
     heads = MultiHeadAttention(C, H, style="heads").to(dtype).eval()
-    W, b = fused.qkv.weight, fused.qkv.bias  # (3C, C), (3C,): rows [q | k | v], each split by head
+    W, b = packed.qkv.weight, packed.qkv.bias  # (3C, C), (3C,): rows [q | k | v], each split by head
     for h, head in enumerate(heads.heads):
         for r, role in enumerate((head.q, head.k, head.v)):
             rows = slice(r * C + h * D, r * C + (h + 1) * D)
             copy_linear(role, W[rows], b[rows])
-    copy_linear(heads.proj, fused.proj.weight, fused.proj.bias)
+    copy_linear(heads.proj, packed.proj.weight, packed.proj.bias)
     x = torch.randn(B, T, C, dtype=dtype)
     mask = causal_mask(T)
     # same arithmetic in a different order: equal up to rounding (float64 1e-12, float32 1e-6)
     atol = 1e-12 if dtype == torch.float64 else 1e-6
-    assert_matches(lambda x: heads(x, mask), lambda x: fused(x, mask), x, atol=atol)
+    assert_matches(lambda x: heads(x, mask), lambda x: packed(x, mask), x, atol=atol)

@@ -37,7 +37,7 @@ def masks():
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
 @pytest.mark.parametrize("mask_name", ["none", "causal", "padding", "causal 3-D"])
-@pytest.mark.parametrize("style", ["fused", "heads"])
+@pytest.mark.parametrize("style", ["packed", "heads"])
 def test_fused_attention_equals_glass(mask_name, style, dtype):
     glass, fused = pair(dtype, style=style)
     mask = masks()[mask_name]

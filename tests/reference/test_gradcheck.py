@@ -32,7 +32,7 @@ def test_attention_function_with_mask():
     assert gradcheck(lambda q, k, v: scaled_dot_product_attention(q, k, v, mask), (q, k, v))
 
 
-@pytest.mark.parametrize("style", ["fused", "heads"])
+@pytest.mark.parametrize("style", ["packed", "heads"])
 def test_multi_head_attention(style):
     mha = MultiHeadAttention(6, 2, style=style).double()
     assert gradcheck(lambda x: mha(x, causal_mask(4)), (rand(2, 4, 6),))

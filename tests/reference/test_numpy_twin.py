@@ -100,7 +100,7 @@ def test_attention_functions(masking):
                  lambda: ref.scaled_dot_product_attention(q.numpy(), k.numpy(), v.numpy(), m), ())
 
 
-@pytest.mark.parametrize("style", ["fused", "heads"])
+@pytest.mark.parametrize("style", ["packed", "heads"])
 @pytest.mark.parametrize("bias", [True, False])
 def test_multi_head_attention(style, bias):
     mha = randomize_(MultiHeadAttention(C, H, bias=bias, style=style).double()).eval()

@@ -15,6 +15,7 @@ from glassformer.config import (
     get_preset,
     to_dict,
 )
+from glassformer.models import build_model
 
 
 def test_d_model_not_divisible_by_n_heads_suggests_the_nearest_divisor():
@@ -32,12 +33,25 @@ def test_non_positive_sizes(name, value):
 @pytest.mark.parametrize("field, typo, suggestion", [
     ("activation", "gelu_tahn", "gelu_tanh"),
     ("norm", "psot", "post"),
-    ("position", "sinusoid", "sinusoidal"),
     ("init", "xaiver", "xavier"),
 ])
 def test_unknown_choice_says_did_you_mean(field, typo, suggestion):
     with pytest.raises(ValueError, match=rf"{field}='{typo}' is not one of .*Did you mean '{suggestion}'\?"):
         ModelConfig(**{field: typo})
+
+
+@pytest.mark.parametrize("field, typo, suggestion", [("position", "sinusoid", "sinusoidal"), ("kind", "enocder", "encoder")])
+def test_unknown_registered_name_says_did_you_mean(field, typo, suggestion):
+    """Position schemes and model kinds are registries (nn/position.py, models/kinds.py): a config
+    may name any, and building the model checks the name, with the nearest suggestion."""
+    cfg = ModelConfig(**{field: typo})
+    with pytest.raises(ValueError, match=rf"{field}='{typo}' is not .*Did you mean '{suggestion}'\?"):
+        build_model(cfg)
+
+
+def test_old_spelling_of_packed_qkv_names_the_new_one():
+    with pytest.raises(ValueError, match="mha_style='fused' was renamed: use mha_style='packed'"):
+        ModelConfig(mha_style="fused")
 
 
 def test_unknown_choice_without_a_near_match_lists_the_valid_ones():

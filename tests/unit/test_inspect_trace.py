@@ -8,6 +8,7 @@ import torch
 from glassformer.config import ModelConfig
 from glassformer.inspect import print_shapes_once, token_labels, trace
 from glassformer.models import GPT, Encoder, SequenceRegressor
+from glassformer.nn.hooks import HookPoint
 from glassformer.nn.loss import next_token_loss
 from glassformer.text import CharTokenizer
 
@@ -82,7 +83,7 @@ def test_collapse_and_renderers():
     assert len(full.rows) - len(short.rows) == 3 * (sum(r.name.startswith("blocks.0.") for r in full.rows) - 1)
     text = full.to_text().splitlines()
     header = text[0]
-    assert header.split() == ["stage", "name", "shape", "dims", "example"]
+    assert header.split() == ["stage", "name", "shape", "dims", "example", "means"]
     col = header.index("shape")  # aligned: every row's shape starts in the same column
     embed = next(line for line in text if line.startswith("embedding "))
     pos = next(line for line in text if line.startswith("+ position ") and "pos_embed" in line)
@@ -109,3 +110,53 @@ def test_token_labels():
     tok = CharTokenizer.from_text("a b\n你")
     assert token_labels(torch.tensor(tok.encode("a b\n你")), tok) == ["a", "␣", "b", "↵", "你"]
     assert token_labels([4, 4, 4]) == ["0", "1", "2"]
+
+
+class Doubler(torch.nn.Module):
+    """A module nobody in inspect/ has heard of, with a hook point of its own."""
+
+    def __init__(self):
+        super().__init__()
+        self.hook_twice = HookPoint("toy stage", "B T C", "the stream, doubled", "残差流乘以二", "玩具阶段")
+
+    def forward(self, x):
+        return self.hook_twice(2 * x)  # (B, T, C)
+
+
+def test_a_new_hook_point_appears_in_the_trace_with_no_edit_to_inspect():
+    model = GPT(ModelConfig(vocab_size=7, n_layers=1, **SMALL))
+    model.blocks[0].ffn.toy = Doubler()
+    original = model.blocks[0].ffn.forward
+    model.blocks[0].ffn.forward = lambda x: model.blocks[0].ffn.toy(original(x))
+    model.name_hook_points()
+    t = trace(model, torch.tensor([1, 2, 3]))
+    row = next(r for r in t.rows if r.name == "blocks.0.ffn.toy.twice")
+    assert (row.stage, row.dims, row.about) == ("toy stage", "(B=1, T=3, C=16)", "the stream, doubled")
+    names = [r.name for r in t.rows]
+    assert names.index("blocks.0.ffn.hidden") < names.index("blocks.0.ffn.toy.twice") < names.index(
+        "blocks.0.resid_post")  # in the order it fired
+    assert "the stream, doubled" in t.to_text() and "the stream, doubled" in t.to_markdown()
+    zh = {r.name: r for r in trace(model, torch.tensor([1, 2, 3]), lang="zh").rows}
+    assert (zh["blocks.0.ffn.toy.twice"].stage, zh["blocks.0.ffn.toy.twice"].about) == ("玩具阶段", "残差流乘以二")
+
+
+def test_every_hook_declares_known_axes_that_match_its_tensor():
+    """Each declaration's axes name every axis of the tensor it sees, with a letter the legend knows."""
+    from glassformer.nn.notation import LETTERS
+
+    for make, x in [(lambda: GPT(ModelConfig(vocab_size=11, n_layers=2, **SMALL)), torch.randint(0, 11, (2, 7))),
+                    (lambda: SequenceRegressor(ModelConfig(n_layers=1, norm="post", **SMALL)), torch.randn(1, 9, 1))]:
+        model = make()
+        points = model.hook_points()
+        for name, t in hook_shapes(model, x).items():
+            axes = points[name].axes.split()
+            assert len(axes) == len(t), f"{name}: axes {axes} for shape {t}"
+            assert all(a in LETTERS for a in axes), name
+            assert points[name].means and points[name].zh and points[name].stage
+
+
+def test_token_labels_accept_the_batch_a_model_reads():
+    tok = CharTokenizer.from_text("ab")
+    assert token_labels(torch.tensor([tok.encode("ab")]), tok) == ["a", "b"]  # (1, T)
+    with pytest.raises(ValueError, match="batch of 2"):
+        token_labels(torch.zeros(2, 3, dtype=torch.long), tok)

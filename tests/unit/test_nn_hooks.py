@@ -12,7 +12,7 @@ from glassformer.models import GPT, SequenceRegressor
 
 CFG = ModelConfig(vocab_size=10, d_model=8, n_heads=2, d_ff=16, n_layers=2, max_len=6)
 PER_BLOCK = ["ln1", "attn.q", "attn.k", "attn.v", "attn.scores", "attn.weights", "attn.z",
-             "attn.out", "resid_mid", "ln2", "ffn.hidden", "resid_post"]
+             "attn.merged", "attn.out", "resid_mid", "ln2", "ffn.hidden", "resid_post"]
 
 
 def ids():

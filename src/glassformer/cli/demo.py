@@ -12,6 +12,9 @@ import time
 
 import torch
 
+from glassformer.cli.options import add_threads
+from glassformer.inspect.attention_maps import attention_grid_png
+from glassformer.inspect.trace import token_labels
 from glassformer.sample import sample
 from glassformer.text.corpora import CorpusUnavailable
 from glassformer.train.run import new_run, train
@@ -24,11 +27,8 @@ SAMPLE_CHARS = 300
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("demo", help="prepare Shakespeare, train `baby` on the CPU, sample it")
     p.add_argument("--out", default=None, help="run directory (default: runs/baby-<time>)")
-    p.add_argument("--max-steps", "--max_steps", dest="max_steps", type=int, default=None,
-                   help="optimizer steps (default: the baby preset's)")
-    # One thread by default: baby's matrices are small, so a second thread gained ~25% on an idle
-    # 2-core machine, but on a busy one two threads fighting other processes ran several times slower.
-    p.add_argument("--threads", type=int, default=1, help="CPU threads (default 1; 0 = torch's choice)")
+    p.add_argument("--max-steps", type=int, default=None, help="optimizer steps (default: the baby preset's)")
+    add_threads(p)
     p.add_argument("--seed", type=int, default=None)
     p.set_defaults(func=run_demo)
 
@@ -54,12 +54,7 @@ def run_demo(args: argparse.Namespace) -> int:
     if result.status != "done":
         print(result.message, file=sys.stderr)
         return 1
-    threads = torch.get_num_threads()
-    torch.set_num_threads(args.threads or threads)  # the sample and heatmap run like the training
-    try:
-        _show(run, result, minutes)
-    finally:
-        torch.set_num_threads(threads)
+    _show(run, result, minutes)  # the dispatcher runs this verb with --threads, like the training
     return 0
 
 
@@ -72,19 +67,12 @@ def _show(run, result, minutes: float) -> None:
           f"({result.step} steps, {minutes:.1f} min)")
     print(f"run directory  {run.dir}")
     print(f"loss curve     {run.loss_plot}")
-    heatmap = _attention_heatmap(run)
-    if heatmap:
-        print(f"attention      {heatmap}")
+    print(f"attention      {_attention_heatmap(run)}")
     print(f"more text      glassformer sample {run.dir} --prompt \"JULIET:\" --seed 1")
 
 
-def _attention_heatmap(run) -> str | None:
-    """Save every head's attention over the prompt as one PNG, if the inspect module is there."""
-    try:
-        from glassformer.inspect.attention_maps import attention_grid_png
-    except ImportError:  # optional: built separately
-        return None
+def _attention_heatmap(run) -> str:
+    """Save every head's attention over the prompt as one PNG."""
     tokenizer = run.data.tokenizer
-    ids = tokenizer.encode(PROMPT)
-    labels = [tokenizer.decode([i]) for i in ids]
-    return str(attention_grid_png(run.model, torch.tensor([ids]), labels, run.dir / "attention.png"))
+    ids = torch.tensor([tokenizer.encode(PROMPT)])  # (1, T)
+    return str(attention_grid_png(run.model, ids, token_labels(ids, tokenizer), run.dir / "attention.png"))

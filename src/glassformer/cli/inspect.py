@@ -1,6 +1,6 @@
 """`glassformer trace | attention | grads | params`: look inside a model. Thin: each verb loads a
-model (a preset, randomly initialised with --seed, or a trained run with --run) and calls one
-function of glassformer.inspect, then says where its files went."""
+model (a preset, randomly initialised with --seed, or a trained run of any kind with --run) and
+calls one function of glassformer.inspect, then says where its files went."""
 
 from __future__ import annotations
 
@@ -12,8 +12,11 @@ from pathlib import Path
 
 import torch
 
+from glassformer.cli.options import add_threads
 from glassformer.config import TrainConfig, apply_overrides, get_preset
-from glassformer.models import MODEL_KINDS
+from glassformer.models import build_model, model_class
+from glassformer.nn.loss import LOSSES
+from glassformer.train.run import load_model
 
 DEFAULT_PROMPT = {"token": "hello world", "numbers": None}  # numbers: a sine wave, computed
 
@@ -40,9 +43,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         p.add_argument("--run", default=None, help="a run directory with a checkpoint, instead of a preset")
         p.add_argument("--prompt", default=None, help="input text (numbers for a regressor)")
         p.add_argument("--seed", type=int, default=0, help="seed of the random initialisation")
-        p.add_argument("--model", default="auto", choices=["auto", *MODEL_KINDS],
-                       help="model class for a preset; auto: regressor for 'sine', encoder when "
-                       "causal=False, else gpt")
+        p.add_argument("--lang", choices=("en", "zh"), default="en", help="language of stages and meanings")
+        add_threads(p)
         p.add_argument("--tokenizer", default="char", choices=["char", "word"],
                        help="for a preset: built from the prompt plus a builtin text")
         p.add_argument("--out", default=None, help=f"output folder (default: out/{verb}/)")
@@ -61,41 +63,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             p.add_argument("--block-size", type=int, default=None, help="T for FLOPs and memory")
 
 
-def _kind(args, preset_name: str, cfg) -> str:
-    if args.model != "auto":
-        return args.model
-    return "regressor" if preset_name == "sine" else "gpt" if cfg.causal else "encoder"
-
-
 def load(args, tokenizer: bool = True) -> Loaded:
-    """The model to inspect. tokenizer=False keeps the preset's vocab_size (params needs no text)."""
+    """The model to inspect. tokenizer=False keeps the preset's vocab_size (params needs no text).
+    A preset's kind decides the model (override it with --kind=encoder, say)."""
     if args.run:
-        try:
-            from glassformer.train.run import load_model
-        except ImportError as e:
-            raise ValueError(f"--run needs glassformer.train.run.load_model ({e}); use --preset") from None
         model, tokenizer, config = load_model(args.run)
         known = TrainConfig.__dataclass_fields__
         train = TrainConfig(**{k: v for k, v in config.get("train", {}).items() if k in known})
-        return Loaded(model, tokenizer, train, f"run {args.run}")
+        return Loaded(model, tokenizer, train, f"run {args.run} ({model.kind})")
     preset = apply_overrides(get_preset(args.preset), args.overrides or [])
-    kind = _kind(args, args.preset, preset.model)
     want_tokenizer, tokenizer = tokenizer, None
-    if kind != "regressor" and want_tokenizer:
+    if model_class(preset.model.kind).inputs == "tokens" and want_tokenizer:
         from glassformer.text import SEED_TEXT, CharTokenizer, WordTokenizer
 
         text = SEED_TEXT + " " + (args.prompt or DEFAULT_PROMPT["token"])
         tokenizer = (CharTokenizer if args.tokenizer == "char" else WordTokenizer).from_text(text)
         preset.model = replace(preset.model, vocab_size=tokenizer.vocab_size)
     torch.manual_seed(args.seed)
-    model = MODEL_KINDS[kind](preset.model).eval()
-    return Loaded(model, tokenizer, preset.train, f"preset {args.preset} ({kind}), random init, seed {args.seed}")
+    model = build_model(preset.model).eval()
+    return Loaded(model, tokenizer, preset.train,
+                  f"preset {args.preset} ({model.kind}), random init, seed {args.seed}")
 
 
 def inputs(args, loaded: Loaded) -> torch.Tensor:
     """The prompt as a batch of one: ids (1, T) or numbers (1, T, 1), cropped to max_len."""
     max_len = loaded.model.cfg.max_len
-    if loaded.tokenizer is None:
+    if loaded.model.inputs == "numbers":
         if args.prompt:
             try:
                 values = [float(v) for v in args.prompt.replace(",", " ").split()]
@@ -133,7 +126,7 @@ def run_trace(args) -> int:
 
     loaded = load(args)
     x, y = _next_token_pair(inputs(args, loaded))
-    t = trace(loaded.model, x, loaded.tokenizer, targets=y, collapse=args.collapse)
+    t = trace(loaded.model, x, loaded.tokenizer, targets=y, collapse=args.collapse, lang=args.lang)
     print(f"# {loaded.source}; input = the prompt without its last token, targets = the next tokens")
     print({"text": t.to_text, "markdown": t.to_markdown, "json": t.to_json}[args.format]())
     out = _out(args, "trace")
@@ -162,13 +155,12 @@ def run_attention(args) -> int:
 
 def run_grads(args) -> int:
     from glassformer.inspect.gradflow import GradientMonitor
-    from glassformer.nn.loss import next_token_loss
 
     loaded = load(args)
     model = loaded.model.train()
     x, y = _next_token_pair(inputs(args, loaded))
     out = model(x)  # (1, T, V) or (1, T, d_out)
-    loss = torch.nn.functional.mse_loss(out, y) if x.dtype.is_floating_point else next_token_loss(out, y)
+    loss = LOSSES[model.loss](out, y)  # ()
     loss.backward()
     monitor = GradientMonitor(model, vanish=args.vanish, explode=args.explode)
     monitor.check(step=0)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import argparse
 
+from glassformer.cli.options import add_threads
+
 
 def _shared(p: argparse.ArgumentParser, name: str) -> None:
     """Options every lesson has."""
@@ -18,8 +20,7 @@ def _training(p: argparse.ArgumentParser, fast_help: str) -> None:
     """Options of the lessons that train a model."""
     p.add_argument("--fast", action="store_true", help=fast_help)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threads", type=int, default=1,
-                   help="torch threads; 1 is fastest for these tiny models (default 1)")
+    add_threads(p)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -7,6 +7,7 @@ import sys
 
 import torch
 
+from glassformer.cli.options import add_threads
 from glassformer.sample import sample
 from glassformer.train.run import load_model
 
@@ -17,14 +18,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("run", help="run directory (e.g. runs/baby-20250101-120000)")
     p.add_argument("--prompt", default="\n",
                    help="text to continue (default: a newline); \\n and \\t are newline and tab")
-    p.add_argument("--max-new-tokens", "--max_new_tokens", dest="max_new_tokens", type=int, default=300)
+    p.add_argument("--max-new-tokens", type=int, default=300)
     p.add_argument("--temperature", type=float, default=0.8,
                    help="0 = greedy; <1 sharper, >1 flatter (default 0.8)")
-    p.add_argument("--top-k", "--top_k", dest="top_k", type=int, default=None,
+    p.add_argument("--top-k", type=int, default=None,
                    help="keep the k most likely tokens")
-    p.add_argument("--top-p", "--top_p", dest="top_p", type=float, default=None,
+    p.add_argument("--top-p", type=float, default=None,
                    help="keep the most likely tokens up to probability p (nucleus)")
-    p.add_argument("--num-samples", "--num_samples", dest="num_samples", type=int, default=1)
+    p.add_argument("--num-samples", type=int, default=1)
     p.add_argument("--seed", type=int, default=None, help="same seed, same text")
     p.add_argument("--stop", default=None, help="end a sample before this string (e.g. '\\n\\n')")
     p.add_argument("--best", action="store_true", help="use best.safetensors (lowest val loss)")
@@ -35,22 +36,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--debug-shapes", action="store_true",
                    help="print the shape of every named tensor of one forward pass on the prompt first")
     p.add_argument("--device", default="cpu")
-    p.add_argument("--threads", type=int, default=0, help="CPU threads (default: torch's choice)")
+    add_threads(p)
     p.set_defaults(func=run_sample)
 
 
 def run_sample(args: argparse.Namespace) -> int:
-    threads = torch.get_num_threads()
-    torch.set_num_threads(args.threads or threads)
-    try:
-        _write(args)
-    finally:
-        torch.set_num_threads(threads)
-    return 0
-
-
-def _write(args: argparse.Namespace) -> None:
     model, tokenizer, _ = load_model(args.run, best=args.best, device=args.device)
+    if not model.samples:
+        raise ValueError(f"{args.run} holds a {model.kind} model, which reads numbers and writes no text; "
+                         f"look inside it with `glassformer trace --run {args.run}` or `attention --run`.")
     if args.attention:
         model.set_attention(args.attention)
     prompt, stop = _unescape(args.prompt), _unescape(args.stop) if args.stop else None
@@ -75,6 +69,7 @@ def _write(args: argparse.Namespace) -> None:
     else:
         for i, text in enumerate(texts):
             print(f"--- sample {i + 1} of {len(texts)} ---\n{prompt}{text}")
+    return 0
 
 
 def _unescape(text: str) -> str:

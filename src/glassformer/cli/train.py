@@ -1,4 +1,4 @@
-"""`glassformer train`: train a GPT from a preset, any config field overridable as --key=value.
+"""`glassformer train`: train any preset's model, any config field overridable as --key=value.
 
     glassformer train --preset baby --d_model=256 --max_steps=300
     glassformer train --resume runs/baby-20250101-120000 --max_steps=4000
@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-import torch
 
 from glassformer.config import PRESETS
 from glassformer.text.corpora import CorpusUnavailable
@@ -21,12 +20,15 @@ EXIT_NONFINITE, EXIT_INTERRUPTED = 1, 130  # 130 = 128 + SIGINT, the shell's cod
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "train", allow_abbrev=False, help="train a char-level GPT; writes runs/<name>/",
-        description="Train a GPT. Any field of ModelConfig or TrainConfig can be set as --key=value "
-                    "(e.g. --d_model=256 --max_steps=300); unknown keys are errors.")
+        "train", allow_abbrev=False, help="train a preset's model; writes runs/<name>/",
+        description="Train a preset's model (its kind: a GPT, an encoder, a regressor ...). Any field of "
+                    "ModelConfig or TrainConfig can be set as --key=value or --key value (e.g. "
+                    "--d_model=256 --max-steps 300 --threads 1); unknown keys are errors.")
     p.add_argument("--preset", choices=sorted(PRESETS), default=None,
-                   help=f"starting config (default: {DEFAULT_PRESET}; with --resume: the run's own)")
-    p.add_argument("--data", default=None, help="text source: shakespeare (default), file:PATH, builtin:seed")
+                   help=f"starting config (default: {DEFAULT_PRESET}; with --resume: the run's own): "
+                   + "; ".join(f"{name}: {PRESETS[name].about}" for name in sorted(PRESETS)))
+    p.add_argument("--data", default=None, help="text source for token models: shakespeare (default), "
+                   "file:PATH, builtin:seed; numbers for a regressor: sine (default), sine:forecast")
     p.add_argument("--out", default=None, help=f"run directory (default: {RUNS_DIR}/<preset>-<time>)")
     p.add_argument("--resume", metavar="RUN", default=None, help="continue the run in this directory")
     p.add_argument("--prompt", default=None, help="prompt of the sample printed at each evaluation")
@@ -55,15 +57,15 @@ def _train(args: argparse.Namespace) -> int:
                          cache_dir=args.cache_dir, progress=progress, prompt=args.prompt)
         print(f"resuming {run.dir} from step {run.trainer.step}")
     else:
-        run = new_run(args.preset or DEFAULT_PRESET, args.overrides, source=args.data or "shakespeare",
+        run = new_run(args.preset or DEFAULT_PRESET, args.overrides, source=args.data,
                       out=args.out, cache_dir=args.cache_dir, progress=progress, prompt=args.prompt)
-        print(f"run directory {run.dir}  ({run.model.num_params():,} parameters)")
+        print(f"run directory {run.dir}  ({run.model.kind}, {run.model.num_params():,} parameters, "
+              f"data {run.config['source']})")
     if args.debug_shapes:
         from glassformer.inspect.trace import print_shapes_once
 
-        T = min(run.trainer.cfg.block_size, 16, len(run.data.train))  # the first window, kept short
-        ids = torch.as_tensor(run.data.train[:T].astype("int64"))[None]  # (1, T); draws no random numbers
-        print_shapes_once(run.model, ids.to(run.trainer.cfg.device), run.data.tokenizer)
+        x, _ = next(run.trainer.batches.eval_batches("val"))  # a fixed batch: draws no training randomness
+        print_shapes_once(run.model, x[:1, :16].to(run.trainer.cfg.device), run.tokenizer)
     result = train(run)
     if result.status == "nonfinite":
         print(f"glassformer train: stopped: {result.message}", file=sys.stderr)
@@ -75,5 +77,7 @@ def _train(args: argparse.Namespace) -> int:
     print(f"done: {result.step} steps, train loss {result.train_loss:.4f}, val loss {result.val_loss:.4f} "
           f"(best {result.best_val:.4f})")
     print(f"run directory {run.dir}  (loss curve: {run.loss_plot})")
-    print(f"sample it:     glassformer sample {run.dir} --prompt \"...\"")
+    if run.model.samples:
+        print(f"sample it:     glassformer sample {run.dir} --prompt \"...\"")
+    print(f"look inside:   glassformer trace --run {run.dir}")
     return 0

@@ -1,52 +1,67 @@
 """Attention maps: where every head of every layer looks, as PNG heatmaps.
 
-    weights[l, h, i, j] = softmax_j(q_i · k_j / √D, masked)        read from blocks.{l}.attn.weights
+    weights[l, h, i, j] = softmax_j(q_i · k_j / √D, masked)      read from the hook points of stage "weights"
 
 Row i is the query (the token doing the looking), column j the key (the token looked at); each
 row sums to 1. Cells the mask forbids (the future, under a causal mask; padding keys) are drawn
 grey and hatched, not as a dark 0, so a reader sees "not allowed" rather than "ignored".
-With attention="fused" the weights hook never fires (the fast path does not form the matrix);
-then the map is recomputed from the cached q and k with the model's own mask and functions.
+The maps are found by their hook points' declarations (stage "weights", and "scores" beside it
+for the masked cells), never by module attributes. With attention="fused" those hooks never fire
+(the fast path does not form the matrix), so the model is run once on its glass path instead:
+same weights, same function, matrices visible.
 """
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from glassformer.nn.attention import attention_scores, attention_weights
+from glassformer.inspect.trace import as_batch
 
-WANTED = ("attn.q", "attn.k", "attn.scores", "attn.weights")
 MASKED_NOTE = "grey hatched = masked (may not attend)"
+
+
+@contextlib.contextmanager
+def glass_path(model):
+    """Run a block with the model on its hand-written attention path, then put back what it had."""
+    before = model.cfg.attention
+    if before != "glass":
+        model.set_attention("glass")
+    try:
+        yield model
+    finally:
+        if before != "glass":
+            model.set_attention(before)
+
+
+def attention_hooks(model) -> list[tuple[str, str]]:
+    """(weights hook, scores hook) of every attention layer, in the order they were built."""
+    points = model.hook_points()
+    pairs = []
+    for name, hook in points.items():
+        if hook.stage == "weights":
+            scores = [n for n, h in points.items() if h.stage == "scores" and n.rsplit(".", 1)[0] == name.rsplit(".", 1)[0]]
+            pairs.append((name, scores[0] if scores else name))
+    return pairs
 
 
 def attention_maps(model, ids_or_x) -> tuple[torch.Tensor, torch.Tensor]:
     """Weights (L, H, T, T) and the masked cells (L, H, T, T) bool for the first sequence."""
-    x = torch.as_tensor(ids_or_x)  # (B, T), (T,) ids or (B, T, d_in), (T, d_in) numbers
-    if x.dim() == (2 if x.dtype.is_floating_point else 1):
-        x = x.unsqueeze(0)  # add the batch axis
+    x = as_batch(model, ids_or_x)  # (B, T) ids or (B, T, d_in) numbers
+    pairs = attention_hooks(model)
     was_training = model.training
     model.eval()
     try:
-        with torch.no_grad():
-            _, cache = model.run_with_cache(x, names=lambda n: n.endswith(WANTED))
+        with torch.no_grad(), glass_path(model):
+            _, cache = model.run_with_cache(x, names=sorted({n for pair in pairs for n in pair}))
     finally:
         model.train(was_training)
-    n_layers = sum(name.endswith("attn.q") for name in cache)
-    weights, hidden = [], []
-    for i in range(n_layers):
-        p = f"blocks.{i}.attn."
-        if p + "weights" in cache:
-            scores, w = cache[p + "scores"], cache[p + "weights"]  # (B, H, T, T) each
-        else:  # fused attention: rebuild the two steps the fast path skipped showing
-            mask = model.attention_mask(x)
-            scores = attention_scores(cache[p + "q"], cache[p + "k"], mask)  # (B, H, T, T)
-            w = attention_weights(scores, mask)  # (B, H, T, T)
-        weights.append(w[0])  # (H, T, T): the first sequence
-        hidden.append(torch.isneginf(scores[0]))  # (H, T, T) True = masked
-    return torch.stack(weights), torch.stack(hidden)  # (L, H, T, T), (L, H, T, T)
+    weights = torch.stack([cache[w][0] for w, _ in pairs])  # (L, H, T, T): the first sequence
+    hidden = torch.stack([torch.isneginf(cache[s][0]) for _, s in pairs])  # (L, H, T, T) True = masked
+    return weights, hidden
 
 
 def _labels(labels, T: int) -> list[str]:

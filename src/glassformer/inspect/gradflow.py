@@ -29,6 +29,8 @@ from pathlib import Path
 
 import torch
 
+from glassformer.inspect.flow import first_use
+
 
 class GradientWarning(UserWarning):
     """A gradient vanished, exploded or became NaN/inf; the message names the parameter."""
@@ -46,19 +48,30 @@ class GradRow:
     status: str = "ok"  # ok | vanishing | exploding | nan/inf | no grad
 
 
-def layer_of(name: str) -> str:
-    """Group a parameter name into the layer it belongs to, in data-flow order."""
-    m = re.match(r"blocks\.(\d+)\.", name)
-    if m:
-        return f"block {m.group(1)}"
-    if name.startswith(("tok_embed", "pos_embed", "in_proj")):
-        return "embed"
-    return "head"  # ln_final, head, out_proj
+def layers_of(model: torch.nn.Module) -> dict[str, str]:
+    """Parameter name -> the layer it belongs to: "block i" inside blocks.i, else "embed" for what
+    the forward pass uses before the first block and "head" for what it uses after (measured by
+    inspect/flow.py, so any model kind groups correctly)."""
+    order = first_use(model)
+    first_block = min((i for path, i in order.items() if re.fullmatch(r"(.*\.)?blocks\.\d+", path)),
+                      default=len(order))
+    out = {}
+    for name, _ in model.named_parameters():
+        m = re.match(r"(.*?)blocks\.(\d+)\.", name)
+        if m:
+            out[name] = f"{m.group(1).replace('.', ' ')}block {m.group(2)}"
+            continue
+        module = name.rsplit(".", 1)[0]
+        used = min((i for path, i in order.items() if path == module or path.startswith(module + ".")),
+                   default=len(order))
+        out[name] = "embed" if used < first_block else "head"
+    return out
 
 
 class GradientMonitor:
     def __init__(self, model: torch.nn.Module, vanish: float = 1e-8, explode: float = 1e3) -> None:
         self.model, self.vanish, self.explode = model, vanish, explode
+        self.layer = layers_of(model)
         self.rows: list[GradRow] = []
         self._before: dict[str, torch.Tensor] = {}
 
@@ -66,7 +79,7 @@ class GradientMonitor:
         """Read every parameter's .grad (after backward); warn about bad ones; return the rows."""
         self.rows = []
         for name, p in self.model.named_parameters():
-            row = GradRow(name, layer_of(name), tuple(p.shape), None, None, p.detach().norm().item())
+            row = GradRow(name, self.layer[name], tuple(p.shape), None, None, p.detach().norm().item())
             if p.grad is None:
                 row.status = "no grad"
             else:
@@ -117,8 +130,9 @@ class GradientMonitor:
         for r in self.rows:
             if r.grad_norm is not None:
                 out[r.layer] = math.hypot(out.get(r.layer, 0.0), r.grad_norm)
-        order = lambda k: (0, 0) if k == "embed" else (2, 0) if k == "head" else (1, int(k.split()[1]))  # noqa: E731
-        return {k: out[k] for k in sorted(out, key=order)}
+        layers = list(dict.fromkeys(self.layer.values()))  # parameter order: blocks in order
+        rank = lambda k: (0, 0) if k == "embed" else (2, 0) if k == "head" else (1, layers.index(k))  # noqa: E731
+        return {k: out[k] for k in sorted(out, key=rank)}
 
     def append_jsonl(self, path, step: int | None = None) -> Path:
         """Append one JSON line {"step", "kind": "grad_flow", "params": {name: {...}}}."""

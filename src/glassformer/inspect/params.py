@@ -1,8 +1,10 @@
 """Where the parameters are, what a forward pass costs, and how much memory activations take.
 
-Parameter table: one row per module, the count COMPUTED from the model's real parameters and,
-beside it, the closed-form formula evaluated separately from the config. A row whose two
+Parameter table: one row per part that a module declares a formula for (nn/formula.py), in the
+order the forward pass uses them; the count is COMPUTED from the model's real parameters and,
+beside it, the module's own closed-form formula is evaluated from its sizes. A row whose two
 numbers differ is marked "≠": the formula and the code disagree, and one of them is wrong.
+Parameters no formula covers get a row of their own marked "?".
 
 FLOPs per token (Kaplan et al. 2020, "Scaling Laws for Neural Language Models", Table 1):
 
@@ -22,26 +24,29 @@ square and masks it afterwards, so it executes `attention_full` = 4·n_layers·T
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 
+import torch
+
 from glassformer.config import ModelConfig
-from glassformer.inspect.trace import STAGES
+from glassformer.inspect.flow import first_use
+from glassformer.nn.formula import ParamFormula
+from glassformer.nn.notation import LETTERS, meaning
 
 
 @dataclass
 class ParamRow:
     module: str
     count: int  # computed from the model's parameters
-    formula: str  # e.g. "C·3C + 3C"
-    expected: int  # the formula evaluated from the config
+    formula: str  # e.g. "C·3C + 3C", as the module declares it
+    expected: int  # the formula evaluated with the module's sizes
     note: str = ""
 
 
 @dataclass
 class ParamTable:
     rows: list[ParamRow] = field(default_factory=list)
-    symbols: dict[str, int] = field(default_factory=dict)
+    symbols: dict[str, int] = field(default_factory=dict)  # every letter the formulas use, and its value
 
     @property
     def total(self) -> int:
@@ -66,8 +71,7 @@ class ParamTable:
                          f"{r.note}{mark}")
         lines += ["-" * (w + f + 36), f"{'total':<{w}}  {self.total:>10,}  {'':<{f}}  "
                   f"{self.expected_total:>10,}",
-                  "symbols: " + ", ".join(f"{k}={v} ({SYMBOL_MEANING[k]})" for k, v in self.symbols.items()
-                                          if any(re.search(rf"\b{k}\b", r.formula) for r in self.rows))]
+                  "symbols: " + ", ".join(f"{k}={v} ({meaning(k)})" for k, v in self.symbols.items())]
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -75,96 +79,66 @@ class ParamTable:
 
 
 def _build(cfg_or_model, kind: str | None):
-    """The model itself, or one built from a config (kind None: gpt if causal, else encoder)."""
+    """The model itself, or one built from a config (`kind`, when given, replaces cfg.kind)."""
     if isinstance(cfg_or_model, ModelConfig):
-        from glassformer.models import MODEL_KINDS
+        from dataclasses import replace
 
-        kind = kind or ("gpt" if cfg_or_model.causal else "encoder")
-        return MODEL_KINDS[kind](cfg_or_model)
+        from glassformer.models import build_model
+
+        return build_model(replace(cfg_or_model, kind=kind) if kind else cfg_or_model)
     return cfg_or_model
 
 
-def _show(formula: str) -> str:
-    """Python arithmetic -> the way a formula is written: "C*3*C + 3*C" -> "C·3C + 3C"."""
-    return re.sub(r"(\d)\*(?=[A-Za-z])", r"\1", formula).replace("*", "·")
-
-
-def _spec(cfg: ModelConfig, regressor: bool) -> list[tuple[str, str, str]]:
-    """(module, formula, note) for every module, in data-flow order, from the config alone."""
-    b = cfg.bias
-    ln = ("2*C" if b else "C") if cfg.norm != "none" else "0"
-    ln_note = "" if cfg.norm != "none" else "norm='none': identity"
-    lin = lambda i, o, out: f"{i}*{o} + {out}" if b else f"{i}*{o}"  # noqa: E731
-    rows = [("in_proj", lin("d_in", "C", "C"), "numbers -> width C") if regressor
-            else ("tok_embed", "V*C", "one C-vector per token")]
-    pos_note = {"learned": "one C-vector per position", "sinusoidal": "fixed sin/cos table: a buffer, "
-                "not a parameter", "none": "no position information"}[cfg.position]
-    rows.append(("pos_embed", "L*C" if cfg.position == "learned" else "0", pos_note))
-    for i in range(cfg.n_layers):
-        p = f"blocks.{i}."
-        rows.append((p + "ln1", ln, ln_note))
-        if cfg.mha_style == "fused":
-            rows.append((p + "attn.qkv", lin("C", "3*C", "3*C"), "Q, K, V for all heads at once"))
-        else:
-            rows.append((p + "attn.heads", f"H*3*({lin('C', 'D', 'D')})", "H heads × (q, k, v)"))
-        rows += [(p + "attn.proj", lin("C", "C", "C"), "merged heads -> residual"),
-                 (p + "ln2", ln, ln_note),
-                 (p + "ffn.fc1", lin("C", "F", "F"), "C -> F"),
-                 (p + "ffn.fc2", lin("F", "C", "C"), "F -> C")]
-    final = cfg.final_norm and cfg.norm != "none"
-    rows.append(("ln_final", ln if final else "0", "" if final else "no final norm"))
-    if regressor:
-        rows.append(("out_proj", lin("C", "d_out", "d_out"), "width C -> numbers"))
-    elif cfg.tie_weights:
-        rows.append(("head", "0", "tied: reuses tok_embed's V·C matrix, 0 new parameters"))
-    else:
-        rows.append(("head", lin("C", "V", "V"), "C -> one score per token"))
-    return rows
-
-
-def _group(name: str) -> str:
-    g = re.sub(r"\.(weight|bias)$", "", name)
-    g = re.sub(r"^(tok_embed|pos_embed)\.table$", r"\1", g)
-    return re.sub(r"attn\.heads\.\d+\.(q|k|v)$", "attn.heads", g)
-
-
-SYMBOL_MEANING = {"V": "vocab_size", "C": "d_model", "L": "max_len", "H": "n_heads", "D": "d_head",
-                  "F": "d_ff", "d_in": "numbers in", "d_out": "numbers out"}
-
-
-def symbols(cfg: ModelConfig) -> dict[str, int]:
-    return {"V": cfg.vocab_size, "C": cfg.d_model, "L": cfg.max_len, "H": cfg.n_heads,
-            "D": cfg.d_head, "F": cfg.d_ff, "d_in": cfg.d_in, "d_out": cfg.d_out}
+def declared_parts(model) -> list[tuple[str, ParamFormula]]:
+    """(path, formula) for every part a module declares, walking the module tree from the top; a
+    declared part's subtree is not walked again (its formula already covers it)."""
+    parts, covered = [], []
+    for path, module in model.named_modules():
+        if any(path == c or path.startswith(c + ".") for c in covered):
+            continue
+        for part in getattr(module, "param_formulas", lambda: [])():
+            full = ".".join(p for p in (path, part.part) if p)
+            parts.append((full, part))
+            covered.append(full)
+    return parts
 
 
 def param_table(cfg_or_model, kind: str | None = None) -> ParamTable:
-    """Rows per module. `kind` (gpt | encoder | regressor) is only used to build a model from a
-    config (default: gpt if causal, else encoder); a model given directly is counted as it is."""
+    """Rows per declared part, in data-flow order. A ModelConfig is built first (`kind` overrides
+    its kind); a model given directly is counted as it is."""
     model = _build(cfg_or_model, kind)
-    cfg = model.cfg
-    regressor = "pred" in model.hook_names()
-    counts: dict[str, int] = {}
-    seen: set[int] = set()
-    for name, p in model.named_parameters(remove_duplicate=False):
-        g = _group(name)
-        counts.setdefault(g, 0)
-        if id(p) not in seen:  # a tied matrix counts once, where it first appears
+    order = first_use(model)
+
+    def rank(path: str) -> int:
+        return min((i for p, i in order.items() if p == path or p.startswith(path + ".")), default=len(order))
+
+    params = dict(model.named_parameters(remove_duplicate=False))
+    seen: set[int] = set()  # a tied matrix counts once, in the first row (in data-flow order) that owns it
+
+    def claim(prefix: str) -> int:
+        mine = [p for name, p in params.items() if name.startswith(prefix + ".") and id(p) not in seen]
+        seen.update(id(p) for p in mine)
+        return sum(p.numel() for p in mine)
+
+    rows, symbols = [], {}
+    for path, part in sorted(declared_parts(model), key=lambda item: rank(item[0])):
+        rows.append(ParamRow(path, claim(path), part.formula, part.value(), part.note))
+        symbols.update(part.symbols)
+    for name, p in params.items():  # parameters no formula knows about
+        if id(p) not in seen:
             seen.add(id(p))
-            counts[g] += p.numel()
-    sym = symbols(cfg)
-    rows = []
-    for module, formula, note in _spec(cfg, regressor):
-        expected = eval(formula, {"__builtins__": {}}, dict(sym))  # noqa: S307 (our own formulas)
-        rows.append(ParamRow(module, counts.pop(module, 0), _show(formula), expected, note))
-    for module, n in counts.items():  # parameters the formulas do not know about
-        rows.append(ParamRow(module, n, "?", 0, "not in the closed-form table"))
-    return ParamTable(rows, sym)
+            rows.append(ParamRow(name.rsplit(".", 1)[0], p.numel(), "?", 0, "not in any formula"))
+    return ParamTable(rows, {k: symbols[k] for k in sorted(symbols, key=_letter_order)})
+
+
+def _letter_order(letter: str) -> int:
+    return list(LETTERS).index(letter) if letter in LETTERS else len(LETTERS)
 
 
 @dataclass
 class FlopEstimate:
     T: int
-    non_embedding_params: int  # N: everything but tok/pos embeddings and the head
+    non_embedding_params: int  # N: the parameters of the blocks and the final norm
     params_term: int  # 2·N
     attention_term: int  # 2·n_layers·T·C causal (Kaplan: QKᵀ and A·V), 4·n_layers·T·C bidirectional
     head_term: int  # 2·C·V (or 2·C·d_out)
@@ -181,14 +155,11 @@ class FlopEstimate:
 
 def flops_per_token(cfg_or_model, T: int, kind: str | None = None) -> FlopEstimate:
     model = _build(cfg_or_model, kind)
-    table = param_table(model)
-    s = table.symbols
-    outer = {"tok_embed", "pos_embed", "in_proj", "head", "out_proj"}
-    n = sum(r.count for r in table.rows if r.module not in outer)
-    n_layers = sum(r.module.endswith("ffn.fc1") for r in table.rows)
-    head = s["C"] * (s["d_out"] if any(r.module == "out_proj" for r in table.rows) else s["V"])
-    full = 4 * n_layers * T * s["C"]  # QKᵀ and A·V over the whole T×T square, 2 FLOPs a multiply-add
-    return FlopEstimate(T, n, 2 * n, full // 2 if model.cfg.causal else full, 2 * head, full)
+    cfg = model.cfg
+    n = sum(p.numel() for p in model.blocks.parameters()) + sum(p.numel() for p in model.ln_final.parameters())
+    full = 4 * cfg.n_layers * T * cfg.d_model  # QKᵀ and A·V over the whole T×T square, 2 FLOPs a multiply-add
+    head = cfg.d_model * model.n_outputs
+    return FlopEstimate(T, n, 2 * n, full // 2 if cfg.causal else full, 2 * head, full)
 
 
 def activation_memory(cfg_or_model, B: int, T: int, bytes_per_value: int = 4,
@@ -197,17 +168,18 @@ def activation_memory(cfg_or_model, B: int, T: int, bytes_per_value: int = 4,
     exactly what `run_with_cache` would keep. Autograd saves a similar but not identical set
     (e.g. dropout masks, pre-activation FFN inputs); the T² terms (scores, weights) are the
     ones that grow fastest. With attention='fused' those two are never formed and are skipped.
-    Returns {hook name: values, ..., "total_values": n, "total_bytes": n·bytes_per_value}."""
+
+    Measured, not guessed: one forward pass of a single sequence of T tokens, then every hook
+    whose declared axes start with B scaled by B. Returns {hook name: values, ...,
+    "total_values": n, "total_bytes": n·bytes_per_value}."""
     model = _build(cfg_or_model, kind)
-    cfg = model.cfg
-    size = {**symbols(cfg), "B": B, "T": T, "T_q": T, "T_k": T}
-    out = {}
-    for name in model.hook_names():
-        key = re.sub(r"^blocks\.\d+\.", "", name)
-        if cfg.attention == "fused" and key in ("attn.scores", "attn.weights"):
-            continue
-        if key == "pos_embed" and cfg.position == "none":
-            continue
-        out[name] = math.prod(size[letter] for letter in STAGES[key][1].split())
+    points = model.hook_points()
+    was_training = model.training
+    try:
+        with torch.no_grad():
+            _, cache = model.eval().run_with_cache(model.example_input(1, T))
+    finally:
+        model.train(was_training)
+    out = {name: t.numel() * (B if points[name].axes.split()[0] == "B" else 1) for name, t in cache.items()}
     total = sum(out.values())
     return {**out, "total_values": total, "total_bytes": total * bytes_per_value}

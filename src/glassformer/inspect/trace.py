@@ -4,9 +4,11 @@
         out ─► resid_mid ─► ln2 ─► ffn.hidden ─► resid_post ] × N ─►
     ln_final ─► logits ─► softmax ─► loss
 
-Every shape in the table is read from the activation cache of `run_with_cache` (so it cannot
-drift from what the model really does); only three rows are computed here from cached tensors,
-and they say so: the merged heads (z reshaped), the softmax of the logits, and the loss.
+Every row is a hook point, read from the activation cache of `run_with_cache`, and described by
+the hook point's own declaration (stage, axes, meaning: nn/hooks.py), so the table cannot drift
+from what the model really does and a new hook point appears here with no edit to this file.
+Only the rows around the model are made here, and they say so: the text, its tokens and ids on
+the way in; the softmax of the logits and the loss on the way out.
 Rows come out in the order the hook points fired, which is also right for post-norm blocks.
 """
 
@@ -21,39 +23,8 @@ from dataclasses import asdict, dataclass, field
 import torch
 import torch.nn.functional as F
 
-from glassformer.nn.loss import next_token_loss
-
-# What each letter of a shape means (nn/__init__.py states the notation once; this is its legend).
-LETTERS = {
-    "B": "batch", "T": "sequence length", "C": "d_model", "H": "heads", "D": "d_head",
-    "F": "d_ff", "V": "vocab_size", "T_q": "queries", "T_k": "keys",
-    "d_in": "numbers per input step", "d_out": "numbers per output step",
-}
-
-# hook name (block prefix removed) -> (stage, axis letters, what it is)
-STAGES = {
-    "embed": ("embedding", "B T C", "token vectors looked up (or numbers projected) to width C"),
-    "pos_embed": ("+ position", "T C", "one position vector per place, broadcast over B"),
-    "resid_pre": ("+ position", "B T C", "embedding + position: the residual stream enters block 0"),
-    "ln1": ("LayerNorm 1", "B T C", "normalised stream fed to attention"),
-    "attn.q": ("Q/K/V split heads", "B H T D", "queries, already split into H heads of D"),
-    "attn.k": ("Q/K/V split heads", "B H T D", "keys, split into heads"),
-    "attn.v": ("Q/K/V split heads", "B H T D", "values, split into heads"),
-    "attn.scores": ("scores", "B H T_q T_k", "Q·Kᵀ/√D, masked cells = -inf"),
-    "attn.weights": ("weights", "B H T_q T_k", "softmax over keys: each row sums to 1"),
-    "attn.z": ("heads' outputs (z)", "B H T D", "weights · V, one D-wide result per head"),
-    "attn.merged": ("merged heads", "B T C", "z with heads put side by side: H·D = C (computed from z)"),
-    "attn.out": ("attn out", "B T C", "output projection of the merged heads"),
-    "resid_mid": ("residual", "B T C", "stream after adding attention"),
-    "ln2": ("LayerNorm 2", "B T C", "normalised stream fed to the FFN"),
-    "ffn.hidden": ("FFN hidden", "B T F", "after the first Linear and the activation"),
-    "resid_post": ("residual", "B T C", "stream after adding the FFN: the block's output"),
-    "ln_final": ("final LayerNorm", "B T C", "last normalisation before the head"),
-    "logits": ("logits", "B T V", "one score per vocabulary entry"),
-    "probs": ("softmax", "B T V", "softmax(logits): next-token probabilities (computed from logits)"),
-    "pred": ("prediction", "B T d_out", "the regressor's numbers out"),
-}
-
+from glassformer.nn.loss import LOSSES
+from glassformer.nn.notation import meaning
 
 @dataclass
 class TraceRow:
@@ -62,19 +33,26 @@ class TraceRow:
     shape: tuple[int, ...] | None  # None for the text rows, which are not tensors
     dims: str  # e.g. "(B=1, T=12, C=64)"
     example: str  # a few leading numbers
-    about: str = ""
+    about: str = ""  # what the tensor is: the hook point's declared meaning
+
+
+COLUMNS = {"en": ("stage", "name", "shape", "dims", "example", "means"),
+           "zh": ("阶段", "名称", "形状", "维度", "示例", "含义")}
 
 
 @dataclass
 class Trace:
     rows: list[TraceRow] = field(default_factory=list)
     letters: dict[str, str] = field(default_factory=dict)  # letter -> meaning, those used
+    lang: str = "en"
 
-    COLUMNS = ("stage", "name", "shape", "dims", "example")
+    @property
+    def COLUMNS(self) -> tuple[str, ...]:
+        return COLUMNS[self.lang]
 
     def _cells(self) -> list[list[str]]:
         return [[r.stage, r.name, str(tuple(r.shape)) if r.shape is not None else "", r.dims,
-                 r.example] for r in self.rows]
+                 r.example, r.about] for r in self.rows]
 
     def legend(self) -> str:
         return "  ".join(f"{k} = {v}" for k, v in self.letters.items())
@@ -96,7 +74,8 @@ class Trace:
 
     def to_json(self) -> str:
         rows = [{**asdict(r), "shape": list(r.shape) if r.shape is not None else None} for r in self.rows]
-        return json.dumps({"rows": rows, "letters": self.letters}, ensure_ascii=False, indent=1)
+        return json.dumps({"rows": rows, "letters": self.letters, "lang": self.lang}, ensure_ascii=False,
+                          indent=1)
 
     def __str__(self) -> str:
         return self.to_text()
@@ -114,9 +93,15 @@ VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥"}
 
 
 def token_labels(ids, tokenizer=None) -> list[str]:
-    """One readable label per token of a 1-D id sequence: its text (whitespace made visible) or,
-    without a tokenizer, its position."""
-    ids = [int(i) for i in (ids.tolist() if hasattr(ids, "tolist") else ids)]
+    """One readable label per token of an id sequence — (T,), or the (1, T) batch a model reads —
+    its text (whitespace made visible) or, without a tokenizer, its position."""
+    ids = ids.tolist() if hasattr(ids, "tolist") else list(ids)
+    if ids and isinstance(ids[0], list):  # a batch: only a batch of one has one set of labels
+        if len(ids) != 1:
+            raise ValueError(f"token_labels takes one sequence, (T,) or (1, T); got a batch of "
+                             f"{len(ids)}: pass ids[i] for the sequence you want labelled.")
+        ids = ids[0]
+    ids = [int(i) for i in ids]
     if tokenizer is None:
         return [str(t) for t in range(len(ids))]
     return ["".join(VISIBLE.get(c, c) for c in tokenizer.decode([i])) or "∅" for i in ids]
@@ -129,37 +114,43 @@ def _example(t: torch.Tensor, n: int = 4) -> str:
     return "[" + ", ".join(f"{v:.3f}" for v in flat) + (", …]" if t.numel() > n else "]")
 
 
-def _dims(letters: str, shape: tuple[int, ...], used: dict[str, str]) -> str:
+def _dims(letters: str, shape: tuple[int, ...], used: dict[str, str], lang: str) -> str:
     names = letters.split()
     if len(names) != len(shape):  # an unexpected layout: show plain sizes rather than lie
         return "(" + ", ".join(str(s) for s in shape) + ")"
     for n in names:
-        used.setdefault(n, LETTERS[n])
+        used.setdefault(n, meaning(n, lang))
     return "(" + ", ".join(f"{n}={s}" for n, s in zip(names, shape)) + ")"
 
 
-def _row(name: str, t: torch.Tensor, used: dict[str, str], key: str | None = None) -> TraceRow:
-    key = key or re.sub(r"^blocks\.\d+\.", "", name)
-    stage, letters, about = STAGES[key]
-    return TraceRow(stage, name, tuple(t.shape), _dims(letters, tuple(t.shape), used), _example(t), about)
+def _row(hook, t: torch.Tensor, used: dict[str, str], lang: str) -> TraceRow:
+    d = hook.describe(lang)
+    return TraceRow(d["stage"], d["name"], tuple(t.shape), _dims(d["axes"], tuple(t.shape), used, lang),
+                    _example(t), d["means"])
 
 
-def _merged(z: torch.Tensor) -> torch.Tensor:
-    B, H, T, D = z.shape
-    return z.transpose(1, 2).reshape(B, T, H * D)  # (B, T, C)
+def as_batch(model, ids_or_x) -> torch.Tensor:
+    """What a user naturally has — (T,) ids or (T, d_in) numbers, a list, a (B, ...) batch — as
+    the (B, T) or (B, T, d_in) batch the model reads."""
+    x = torch.as_tensor(ids_or_x)  # (B, T), (T,) ids or (B, T, d_in), (T, d_in) numbers
+    numbers = getattr(model, "inputs", "tokens") == "numbers"
+    if numbers and not x.dtype.is_floating_point:
+        x = x.float()
+    if x.dim() == (2 if numbers else 1):
+        x = x.unsqueeze(0)  # add the batch axis
+    return x
 
 
-def trace(model, ids_or_x, tokenizer=None, targets=None, collapse: bool = False) -> Trace:
+def trace(model, ids_or_x, tokenizer=None, targets=None, collapse: bool = False, lang: str = "en") -> Trace:
     """Run one forward pass (eval mode, no grad) and tabulate every hooked tensor.
 
     ids_or_x: (B, T) or (T,) token ids, or (B, T, d_in) / (T, d_in) numbers for a regressor.
     targets: optional (B, T) next-token ids (or (B, T, d_out) numbers) to add the loss row.
     collapse: show blocks 1..N-1 as one row each when their shapes equal block 0's.
+    lang: "en" or "zh", for the stages, meanings and the letters' legend.
     """
-    x = torch.as_tensor(ids_or_x)  # (B, T), (T,) ids or (B, T, d_in), (T, d_in) numbers
+    x = as_batch(model, ids_or_x)  # (B, T) ids or (B, T, d_in) numbers
     numbers = x.dtype.is_floating_point
-    if x.dim() == (2 if numbers else 1):
-        x = x.unsqueeze(0)  # add the batch axis
     was_training = model.training
     model.eval()
     try:
@@ -168,47 +159,53 @@ def trace(model, ids_or_x, tokenizer=None, targets=None, collapse: bool = False)
     finally:
         model.train(was_training)
     used: dict[str, str] = {}
-    rows = _input_rows(x, tokenizer, numbers, used)
-    previous = None
-    for name, t in cache.items():
-        rows.append(_row(name, t, used))
-        if re.search(r"ln(1|2|_final)$", name) and previous is not None and torch.equal(t, previous):
-            rows[-1].stage += " (identity)"  # this config has no norm here: same tensor as before
-            rows[-1].about = "no normalisation in this config: the hook sees its input unchanged"
-        previous = t
-        if name.endswith("attn.z"):
-            rows.append(_row(name[: -len("z")] + "merged", _merged(t), used))
-    if "logits" in cache:
-        rows.append(_row("softmax(logits)", F.softmax(out, dim=-1), used, key="probs"))  # (B, T, V)
+    zh = lang == "zh"
+    rows = _input_rows(x, tokenizer, numbers, used, lang)
+    points = model.hook_points()
+    rows += [_row(points[name], t, used, lang) for name, t in cache.items()]
+    if model.loss == "next_token":  # the model's scores become probabilities: shown, not hooked
+        probs = F.softmax(out, dim=-1)  # (B, T, V)
+        rows.append(TraceRow("softmax" if not zh else "softmax 概率", "softmax(logits)", tuple(probs.shape),
+                             _dims("B T V", tuple(probs.shape), used, lang), _example(probs),
+                             "softmax(logits): next-token probabilities (computed from logits)" if not zh
+                             else "softmax(logits)：下一个词的概率（由 logits 算出）"))
     if targets is not None:
         shape = out.shape if numbers else out.shape[:-1]
         targets = torch.as_tensor(targets).reshape(shape)  # (B, T, d_out) numbers or (B, T) ids
-        loss = F.mse_loss(out, targets) if numbers else next_token_loss(out, targets)  # ()
-        what = "mean squared error" if numbers else "cross-entropy of the next tokens"
-        rows.append(TraceRow("loss", "loss", tuple(loss.shape), "() scalar", f"{loss.item():.4f}", what))
+        loss = LOSSES[model.loss](out, targets)  # ()
+        what = {("mse", False): "mean squared error", ("mse", True): "均方误差",
+                ("next_token", False): "cross-entropy of the next tokens",
+                ("next_token", True): "下一个词的交叉熵"}[model.loss, zh]
+        rows.append(TraceRow("loss" if not zh else "损失", "loss", tuple(loss.shape), "() scalar",
+                             f"{loss.item():.4f}", what))
     if collapse:
-        rows = _collapse(rows)
-    return Trace(rows, used)
+        rows = _collapse(rows, lang)
+    return Trace(rows, used, lang)
 
 
-def _input_rows(x: torch.Tensor, tokenizer, numbers: bool, used: dict[str, str]) -> list[TraceRow]:
+def _input_rows(x: torch.Tensor, tokenizer, numbers: bool, used: dict[str, str], lang: str) -> list[TraceRow]:
+    zh = lang == "zh"
     if numbers:
-        dims = _dims("B T d_in", tuple(x.shape), used)
-        return [TraceRow("numbers in", "x", tuple(x.shape), dims, _example(x), "the input sequence")]
+        dims = _dims("B T d_in", tuple(x.shape), used, lang)
+        return [TraceRow("数值输入" if zh else "numbers in", "x", tuple(x.shape), dims, _example(x),
+                         "输入序列" if zh else "the input sequence")]
     rows = []
     if tokenizer is not None:
         text = tokenizer.decode(x[0].tolist())
-        rows.append(TraceRow("raw text", "text", None, f"{len(text)} characters", repr(text)[:40],
-                             "what the tokenizer was given"))
+        rows.append(TraceRow("原始文本" if zh else "raw text", "text", None,
+                             f"{len(text)} 个字符" if zh else f"{len(text)} characters", repr(text)[:40],
+                             "交给分词器的文本" if zh else "what the tokenizer was given"))
         pieces = token_labels(x[0], tokenizer)
-        rows.append(TraceRow("tokens", "pieces", None, f"{len(pieces)} pieces",
-                             " ".join(pieces)[:40], "one label per token"))
-    rows.append(TraceRow("token ids", "ids", tuple(x.shape), _dims("B T", tuple(x.shape), used),
-                         _example(x, 8), "integer index of each token"))
+        rows.append(TraceRow("词元" if zh else "tokens", "pieces", None,
+                             f"{len(pieces)} 个" if zh else f"{len(pieces)} pieces",
+                             " ".join(pieces)[:40], "每个词元一个标签" if zh else "one label per token"))
+    rows.append(TraceRow("词元 id" if zh else "token ids", "ids", tuple(x.shape),
+                         _dims("B T", tuple(x.shape), used, lang), _example(x, 8),
+                         "每个词元在词表中的整数编号" if zh else "integer index of each token"))
     return rows
 
 
-def _collapse(rows: list[TraceRow]) -> list[TraceRow]:
+def _collapse(rows: list[TraceRow], lang: str = "en") -> list[TraceRow]:
     """Replace block i's rows by one summary row when its (name, shape) pattern equals block 0's."""
     def block_of(r):
         m = re.match(r"blocks\.(\d+)\.", r.name)
@@ -225,8 +222,10 @@ def _collapse(rows: list[TraceRow]) -> list[TraceRow]:
             out.append(r)
         elif i not in done:
             done.add(i)
-            out.append(TraceRow(f"block {i}", f"blocks.{i}.*", None, "same shapes as blocks.0",
-                                "…", "collapsed: identical to block 0"))
+            zh = lang == "zh"
+            out.append(TraceRow(f"第 {i} 块" if zh else f"block {i}", f"blocks.{i}.*", None,
+                                "形状同 blocks.0" if zh else "same shapes as blocks.0", "…",
+                                "已折叠：与第 0 块相同" if zh else "collapsed: identical to block 0"))
     return out
 
 

@@ -1,15 +1,11 @@
-"""What the three lessons share: a narrator that speaks English or Chinese, number formatting,
-an output folder, PNG saving, and the one small epoch loop used by hello-world and sine.
-
-The epoch loop is deliberately not glassformer.train.loop: that loop streams windows of a long
-token file step by step; the tutorials instead pass over a small in-memory dataset epoch after
-epoch, which is what `fit` does (in ~40 lines, so a reader can see every step of training).
+"""What the lessons share: a narrator that speaks English or Chinese, number formatting, an
+output folder, PNG saving, and `train_epochs`: the tutorials' way of training (epoch after epoch
+over a small dataset held in memory), run by glassformer's one trainer (train/loop.py) with a
+callback that keeps the per-epoch table the lessons print.
 """
 
 from __future__ import annotations
 
-import contextlib
-import copy
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +14,11 @@ from typing import Callable, Iterable
 import numpy as np
 import torch
 
+from glassformer.config import TrainConfig
 from glassformer.lessons import text_en, text_zh
+from glassformer.train.early_stop import EarlyStopping
+from glassformer.train.loop import Trainer
+from glassformer.train.sources import TensorBatches
 
 TEXTS = {"en": text_en.TEXT, "zh": text_zh.TEXT}
 
@@ -94,23 +94,6 @@ def seed_all(seed: int) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
-@contextlib.contextmanager
-def torch_threads(n: int):
-    """Run a block with n intra-op threads, then restore the previous setting.
-
-    The lessons' models are tiny (matrices of a few thousand numbers): splitting each product
-    across threads costs more in synchronisation than it saves, and on a 2-core machine shared
-    with other jobs two spinning threads made a training step many times slower than one."""
-    if n < 1:
-        raise ValueError(f"--threads must be at least 1, got {n}.")
-    previous = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(previous)
-
-
 @dataclass
 class FitResult:
     """What `fit` measured: one entry per epoch, and the epoch whose weights the model ends with."""
@@ -123,68 +106,68 @@ class FitResult:
     steps: int = 0
 
 
-def fit(model: torch.nn.Module, batches: Callable[[int], Iterable[tuple]], loss_fn: Callable,
-        optimizer: torch.optim.Optimizer, epochs: int, *, lr_at: Callable[[int], float] | None = None,
-        grad_clip: float = 0.0, evaluate: Callable[[], float] | None = None,
-        patience: int | None = None, on_epoch: Callable[[int, FitResult], None] | None = None,
-        ) -> FitResult:
-    """Train for up to `epochs` passes over a small dataset.
+class EpochRecorder:
+    """Trainer callback: the mean training loss of each epoch (each sample counted once, whatever
+    the batch sizes), the lr of its last step, and the validation loss after it."""
 
-    batches(epoch)  yields (inputs, targets) for one epoch (the caller decides order/shuffling)
-    loss_fn(model, inputs, targets) -> scalar loss
-    lr_at(step)     if given, the learning rate set on every parameter group before each step
-    evaluate()      validation loss, computed under model.eval() and torch.no_grad()
-    patience        stop after this many epochs without a better validation loss, and put back
-                    the weights of the best epoch (early stopping)
+    def __init__(self, result: FitResult, n: int, batch_size: int, on_epoch=None) -> None:
+        self.result, self.n, self.batch_size, self.on_epoch = result, n, batch_size, on_epoch
+        self.steps_per_epoch = math.ceil(n / batch_size)
+        self.total = 0.0
+
+    def __call__(self, event: str, trainer) -> None:
+        r = self.result
+        if event == "step":
+            in_epoch = (trainer.step - 1) % self.steps_per_epoch  # this step's batch index in its epoch
+            rows = min(self.batch_size, self.n - in_epoch * self.batch_size)
+            self.total += trainer.last_loss.item() * rows
+            r.steps = trainer.step
+            if in_epoch == self.steps_per_epoch - 1:  # the epoch's last batch
+                r.train.append(self.total / self.n)
+                r.lr.append(trainer.optimizer.param_groups[0]["lr"])
+                self.total = 0.0
+                if trainer.evaluate is None and self.on_epoch is not None:
+                    self.on_epoch(len(r.train) - 1, r)
+        elif event == "eval" and trainer.step > 0:
+            r.val.append(trainer.last_eval["val_loss"])
+            if self.on_epoch is not None:
+                self.on_epoch(len(r.train) - 1, r)
+
+
+def train_epochs(model: torch.nn.Module, inputs: torch.Tensor, targets: torch.Tensor, loss_fn: Callable,
+                 optimizer: torch.optim.Optimizer, epochs: int, batch_size: int, *, shuffle_seed: int | None = None,
+                 lr_at: Callable[[int], float] | None = None, grad_clip: float = 0.0,
+                 evaluate: Callable[[], float] | None = None, patience: int | None = None,
+                 on_epoch: Callable[[int, FitResult], None] | None = None) -> FitResult:
+    """Train for up to `epochs` passes over (inputs, targets) through glassformer's trainer.
+
+    shuffle_seed  reshuffle the rows each epoch with a generator seeded so; None: rows in order
+    loss_fn(output, targets) -> scalar loss
+    lr_at(step)   the learning rate of each step (default: the optimizer's own, constant)
+    evaluate()    validation loss, computed under model.eval() and torch.no_grad() after each epoch
+    patience      stop after this many epochs without a better validation loss, and put back
+                  the weights of the best epoch (early stopping, train/early_stop.py)
     """
-    result, best_state, step = FitResult(), None, 0
-    for epoch in range(epochs):
-        model.train()
-        total, count = 0.0, 0
-        for inputs, targets in batches(epoch):
-            if lr_at is not None:
-                for group in optimizer.param_groups:
-                    group["lr"] = lr_at(step)
-            loss = loss_fn(model, inputs, targets)  # ()
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            if grad_clip > 0:
-                torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
-            optimizer.step()
-            step += 1
-            total, count = total + loss.item() * len(inputs), count + len(inputs)
-        result.train.append(total / count)  # each sample counts once, whatever the batch sizes
-        result.lr.append(optimizer.param_groups[0]["lr"])
-        if evaluate is not None:
-            model.eval()
-            with torch.no_grad():
-                result.val.append(float(evaluate()))
-            if result.best_epoch < 0 or result.val[-1] < result.val[result.best_epoch]:
-                result.best_epoch, best_state = epoch, copy.deepcopy(model.state_dict())
-        result.steps = step
-        if on_epoch is not None:
-            on_epoch(epoch, result)
-        if patience is not None and evaluate is not None and epoch - result.best_epoch >= patience:
-            result.stopped_early = True
-            break
-    if best_state is not None and patience is not None:
-        model.load_state_dict(best_state)
+    source = TensorBatches(inputs, targets, batch_size, shuffle=shuffle_seed is not None)
+    steps = source.steps_per_epoch
+    base_lr = optimizer.param_groups[0]["lr"]
+    cfg = TrainConfig(batch_size=batch_size, block_size=max(1, inputs.size(1)), max_steps=epochs * steps,
+                      lr=base_lr, grad_clip=grad_clip, eval_interval=steps, log_interval=steps,
+                      seed=shuffle_seed or 0, threads=0)
+    result = FitResult()
+    stopper = EarlyStopping(patience)
+    trainer = Trainer(model, cfg, source, loss=loss_fn, optimizer=optimizer,
+                      lr_at=lr_at or (lambda step: base_lr),
+                      evaluate=(lambda: {"val_loss": float(evaluate())}) if evaluate is not None else None,
+                      callbacks=[stopper, EpochRecorder(result, len(inputs), batch_size, on_epoch)],
+                      progress="silent")
+    outcome = trainer.fit()
+    if outcome.status == "nonfinite":
+        raise FloatingPointError(outcome.message)
+    result.best_epoch = stopper.best_eval if evaluate is not None else -1
+    result.stopped_early = stopper.stopped
     model.eval()
     return result
-
-
-def batches_in_order(inputs: torch.Tensor, targets: torch.Tensor, batch_size: int,
-                     generator: torch.Generator | None = None) -> Callable[[int], Iterable[tuple]]:
-    """batches(epoch) for `fit`: consecutive slices, reshuffled each epoch if a generator is given."""
-    n = len(inputs)
-
-    def batches(epoch: int):
-        order = torch.randperm(n, generator=generator) if generator is not None else torch.arange(n)  # (N,)
-        for i in range(0, n, batch_size):
-            idx = order[i: i + batch_size]
-            yield inputs[idx], targets[idx]
-
-    return batches
 
 
 def n_batches(n: int, batch_size: int) -> int:

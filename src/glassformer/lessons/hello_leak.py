@@ -23,8 +23,8 @@ import torch
 import torch.nn.functional as F
 
 from glassformer.config import get_preset
-from glassformer.lessons.common import batches_in_order, fit
-from glassformer.models import Encoder
+from glassformer.lessons.common import train_epochs
+from glassformer.models import Encoder, build_model
 from glassformer.nn.loss import next_token_loss
 
 
@@ -70,9 +70,9 @@ def random_token_leak(symbols: int = 16, length: int = 4, n_train: int = 2000, n
         torch.manual_seed(seed)
         cfg = dataclasses.replace(get_preset("seed002").model, vocab_size=symbols,
                                   max_len=length, causal=(mask == "causal"))
-        model = Encoder(cfg)
-        fit(model, batches_in_order(train[:, :-1], train[:, 1:], batch_size, torch.Generator().manual_seed(seed)),
-            lambda m, x, y: next_token_loss(m(x), y), torch.optim.Adam(model.parameters(), lr=1e-3), epochs)
+        model = build_model(cfg)
+        train_epochs(model, train[:, :-1], train[:, 1:], next_token_loss,
+                     torch.optim.Adam(model.parameters(), lr=1e-3), epochs, batch_size, shuffle_seed=seed)
         with torch.no_grad():
             losses = per_position_loss(model, val)  # (T,)
         held_out[mask], per_pos[mask] = losses.mean().item(), losses.tolist()

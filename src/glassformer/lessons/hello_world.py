@@ -19,10 +19,12 @@ import torch
 
 from glassformer.config import get_preset
 from glassformer.lessons import hello_data, hello_leak, hello_report
-from glassformer.lessons.common import Narrator, batches_in_order, fit, n_batches, out_dir, torch_threads
+from glassformer.lessons.common import Narrator, n_batches, out_dir, train_epochs
 from glassformer.lessons.published import PUBLISHED_PARAM_COUNT, TUTORIAL_VOCAB
 from glassformer.models import Encoder
+from glassformer.models import build_model as model_from_config
 from glassformer.nn.loss import next_token_loss
+from glassformer.threads import using_threads
 
 PRESET = get_preset("seed002")  # the tutorial's model and optimiser settings (seed 002, §4)
 BATCH_SIZE, LR = PRESET.train.batch_size, PRESET.train.lr
@@ -35,15 +37,15 @@ def build_model(data: hello_data.WordData, mask: str, seed: int) -> Encoder:
     torch.manual_seed(seed)
     cfg = dataclasses.replace(PRESET.model, vocab_size=data.tokenizer.vocab_size,
                               max_len=data.rows.size(1), causal=(mask == "causal"))
-    return Encoder(cfg)
+    return model_from_config(cfg)
 
 
 def train(model: Encoder, data: hello_data.WordData, epochs: int):
     """The tutorial's loop: batches in order (no shuffling), <PAD> targets ignored."""
     pad = data.tokenizer.pad_id
-    return fit(model, batches_in_order(data.inputs, data.targets, BATCH_SIZE),
-               lambda m, x, y: next_token_loss(m(x), y, ignore_index=pad),
-               torch.optim.Adam(model.parameters(), lr=LR), epochs)
+    return train_epochs(model, data.inputs, data.targets,
+                        lambda logits, y: next_token_loss(logits, y, ignore_index=pad),
+                        torch.optim.Adam(model.parameters(), lr=LR), epochs, BATCH_SIZE)
 
 
 def explain_vocabulary(nar: Narrator, data: hello_data.WordData) -> dict:
@@ -82,7 +84,7 @@ def count_parameters(nar: Narrator, model: Encoder, data: hello_data.WordData) -
     counts = {"ours": ours, "groups": groups}
     if data.name == "tutorial":
         tut_cfg = dataclasses.replace(model.cfg, vocab_size=len(TUTORIAL_VOCAB))
-        theirs = Encoder(tut_cfg).num_params()  # the tutorial's model, with its 20-row vocabulary
+        theirs = model_from_config(tut_cfg).num_params()  # the tutorial's model, with its 20-row vocabulary
         nar.say("hello.say.params", V=len(TUTORIAL_VOCAB), theirs=f"{theirs:,}",
                 published=f"{PUBLISHED_PARAM_COUNT:,}", diff=f"{theirs - PUBLISHED_PARAM_COUNT:+,}",
                 v_ours=model.cfg.vocab_size, ours=f"{ours:,}")
@@ -100,7 +102,7 @@ def run(lang: str = "en", explain: bool = False, out: str | Path | None = None, 
         raise ValueError(f"--mask {mask!r} is not one of {list(MASK_CHOICES)}.")
     if epochs < 1:
         raise ValueError(f"--epochs must be at least 1, got {epochs}.")
-    with torch_threads(threads):
+    with using_threads(threads):
         return _lesson(Narrator(lang, explain, echo), out, mask, data, epochs, fast, seed)
 
 

@@ -28,9 +28,10 @@ import torch
 from glassformer.config import get_preset
 from glassformer.lessons import sine_data as data
 from glassformer.lessons import sine_lr, sine_report
-from glassformer.lessons.common import (Narrator, batches_in_order, fit, n_batches, out_dir, seed_all,
-                                        torch_threads)
-from glassformer.models import SequenceRegressor
+from glassformer.lessons.common import Narrator, n_batches, out_dir, seed_all, train_epochs
+from glassformer.models import build_model
+from glassformer.nn.loss import mse_loss
+from glassformer.threads import using_threads
 
 PRESET = get_preset("sine")  # model and training settings of the tutorial (seed 004, §5)
 BATCH_SIZE, GRAD_CLIP = PRESET.train.batch_size, PRESET.train.grad_clip
@@ -38,20 +39,15 @@ TASKS = {"forecast": 30, "tutorial": 10}  # task -> default epochs
 FAST = {"n_train": 1000, "n_val": 200, "forecast": 6, "tutorial": 3}  # --fast sizes (the tests)
 
 
-def mse(model, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    return ((model(x) - y) ** 2).mean()  # ()
-
-
 def train(nar: Narrator, model, x, y, evaluate, epochs: int, schedule: str, patience: int, seed: int):
     """Adam + clipping + the schedule, printing one row per epoch as it goes."""
     total = n_batches(len(x), BATCH_SIZE) * epochs
     lr_at = sine_lr.lr_function(schedule, total, model.cfg.d_model)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr_at(0))
-    batches = batches_in_order(x, y, BATCH_SIZE, torch.Generator().manual_seed(seed))
     nar.show(f"  {nar.text('common.epoch'):>6}  {'train MSE':>11}  {'val MSE':>11}  {'lr':>9}")
     row = lambda e, r: nar.show(f"  {e:>6}  {r.train[-1]:>11.6f}  {r.val[-1]:>11.6f}  {r.lr[-1]:>9.2e}")
-    return fit(model, batches, mse, optimizer, epochs, lr_at=lr_at, grad_clip=GRAD_CLIP,
-               evaluate=evaluate, patience=patience, on_epoch=row)
+    return train_epochs(model, x, y, mse_loss, optimizer, epochs, BATCH_SIZE, shuffle_seed=seed, lr_at=lr_at,
+                        grad_clip=GRAD_CLIP, evaluate=evaluate, patience=patience, on_epoch=row)
 
 
 def forecast_task(nar: Narrator, train_set, val_set, epochs, schedule, patience, seed, folder) -> dict:
@@ -59,7 +55,7 @@ def forecast_task(nar: Narrator, train_set, val_set, epochs, schedule, patience,
     nar.why("sine.why.forecast")
     cfg = dataclasses.replace(PRESET.model, causal=True, d_out=data.HORIZON)
     torch.manual_seed(seed)
-    model = SequenceRegressor(cfg)
+    model = build_model(cfg)
     x_tr, t_tr = data.forecast_windows(train_set.y)  # (N, 40, 1), (N, 40, 10)
     x_va, _ = data.forecast_windows(val_set.y)
     future = data.as_tensor(val_set.y[:, data.OBSERVED:])  # (M, 10)
@@ -90,10 +86,10 @@ def tutorial_task(nar: Narrator, train_set, val_set, epochs, schedule, patience,
     nar.say("sine.say.floor", floor=f"{ref['floor']:.5f}", se=f"{ref['floor_se']:.5f}",
             bayes=f"{ref['bayes_on_val']:.5f}", zero=f"{ref['zero_on_val']:.5f}", k=n_freq)
     torch.manual_seed(seed)
-    model = SequenceRegressor(PRESET.model)  # bidirectional, d_out 1: as in the tutorial
+    model = build_model(PRESET.model)  # bidirectional, d_out 1: as in the tutorial
     x_tr, y_tr = data.as_tensor(train_set.x)[..., None], data.as_tensor(train_set.y)[..., None]  # (N, 50, 1)
     x_va, y_va = data.as_tensor(val_set.x)[..., None], data.as_tensor(val_set.y)[..., None]
-    result = train(nar, model, x_tr, y_tr, lambda: mse(model, x_va, y_va), epochs, schedule, patience, seed)
+    result = train(nar, model, x_tr, y_tr, lambda: mse_loss(model(x_va), y_va), epochs, schedule, patience, seed)
     best = result.val[result.best_epoch]
     nar.say("sine.say.tutorial_result", mse=f"{best:.5f}", bayes=f"{ref['bayes_on_val']:.5f}",
             ratio=f"{best / ref['bayes_on_val']:.3f}", zero=f"{ref['zero_on_val']:.5f}")
@@ -117,7 +113,7 @@ def run(lang: str = "en", explain: bool = False, out: str | Path | None = None, 
     n_val = n_val or (FAST["n_val"] if fast else data.N_VAL)
     if min(epochs, n_train, n_val, patience) < 1:
         raise ValueError("--epochs, --train-size, --val-size and --patience must be at least 1.")
-    with torch_threads(threads):
+    with using_threads(threads):
         nar, folder, rng = Narrator(lang, explain, echo), out_dir("sine", out), seed_all(seed)
         train_set, val_set = data.make(n_train, rng), data.make(n_val, rng)
         sine_report.describe_data(nar, train_set, val_set)

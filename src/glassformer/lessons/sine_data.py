@@ -1,5 +1,5 @@
-"""Lesson 3's data: noisy sine waves with a random start and a random frequency, and the
-numbers that say how well any model could possibly do on them.
+"""Lesson 3's data: the sine waves of train/waves.py, and the numbers that say how well any model
+could possibly do on them.
 
     x = linspace(start, start + 2π, 50),  y = sin(freq · x) + N(0, 0.01²)
     start ~ U(0, 2π),  freq ~ U(0.5, 2)                                  (seed 004, §5.1)
@@ -19,45 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-SEQ_LEN, NOISE = 50, 0.01  # points per sequence, noise standard deviation
-FREQ_LOW, FREQ_HIGH = 0.5, 2.0  # freq ~ U(0.5, 2)
-N_TRAIN, N_VAL = 5000, 1000  # the tutorial's sizes
-OBSERVED, HORIZON = 40, 10  # forecasting: read the first 40 values, predict the next 10
-STEP = 2 * math.pi / (SEQ_LEN - 1)  # spacing of x
-
-
-@dataclass
-class SineSet:
-    x: np.ndarray  # (N, 50) float64
-    y: np.ndarray  # (N, 50) float64
-    start: np.ndarray  # (N,)
-    freq: np.ndarray  # (N,)
-
-    def period_steps(self) -> np.ndarray:
-        """Samples per period of each sequence: 2π / (freq · STEP)."""
-        return 2 * math.pi / (self.freq * STEP)  # (N,)
-
-
-def make(n: int, rng: np.random.Generator) -> SineSet:
-    start = rng.uniform(0, 2 * math.pi, n)  # (N,)
-    freq = rng.uniform(FREQ_LOW, FREQ_HIGH, n)  # (N,)
-    x = start[:, None] + STEP * np.arange(SEQ_LEN)[None, :]  # (N, 50), = linspace(start, start + 2π)
-    y = np.sin(freq[:, None] * x) + rng.normal(0, NOISE, x.shape)  # (N, 50)
-    return SineSet(x, y, start, freq)
-
-
-def as_tensor(a: np.ndarray) -> torch.Tensor:
-    return torch.tensor(a, dtype=torch.float32)
-
-
-# ------------------------------------------------------------------ forecasting task
-def forecast_windows(y: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
-    """Inputs y[:, :40] (N, 40, 1); targets (N, 40, 10): at position t, the values y[t+1 .. t+10].
-
-    With a causal mask, position t sees y[0..t] only, so every prefix is an honest example of
-    "given what came so far, predict the next 10"; the lesson's forecast is position 39's."""
-    idx = np.arange(OBSERVED)[:, None] + np.arange(1, HORIZON + 1)[None, :]  # (40, 10)
-    return as_tensor(y[:, :OBSERVED, None]), as_tensor(y[:, idx])  # (N, 40, 1), (N, 40, 10)
+from glassformer.train.waves import (  # noqa: F401  (the generator lives with the trainer's sources)
+    FREQ_HIGH, FREQ_LOW, HORIZON, N_TRAIN, N_VAL, NOISE, OBSERVED, SEQ_LEN, STEP, SineSet, as_tensor,
+    forecast_windows, make)
 
 
 def naive_baselines(y: np.ndarray) -> dict[str, float]:

@@ -1,14 +1,16 @@
-"""Models: thin assemblies of the parts in glassformer.nn.
+"""Models: thin assemblies of the parts in glassformer.nn, one registered kind a file.
 
-    GPT                decoder-only language model (token ids -> next-token logits)
-    Encoder            the same stack, bidirectional by default, with padding masks
-    SequenceRegressor  numbers in, numbers out (the sine-wave model)
+    GPT                decoder-only language model (token ids -> next-token logits)     kind "gpt"
+    Encoder            the same stack, bidirectional by default, with padding masks     kind "encoder"
+    SequenceRegressor  numbers in, numbers out (the sine-wave model)                   kind "regressor"
+
+`build_model(cfg)` builds whichever kind `cfg.kind` names (models/kinds.py).
 """
 
 from glassformer.models.encoder import Encoder
 from glassformer.models.gpt import GPT
+from glassformer.models.kinds import MODEL_KINDS, build_model, model_class, register_model_kind
 from glassformer.models.regressor import SequenceRegressor
 
-MODEL_KINDS = {"gpt": GPT, "encoder": Encoder, "regressor": SequenceRegressor}
-
-__all__ = ["GPT", "Encoder", "SequenceRegressor", "MODEL_KINDS"]
+__all__ = ["GPT", "Encoder", "SequenceRegressor", "MODEL_KINDS", "build_model", "model_class",
+           "register_model_kind"]

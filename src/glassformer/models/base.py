@@ -1,6 +1,9 @@
-"""What GPT, Encoder and SequenceRegressor share: positions, the block stack, the final norm.
+"""What every model kind shares: positions, the block stack, the final norm.
 
     x ─► embed ─► + pos_embed ─► dropout ─► [Block] × n_layers ─► ln_final ─► head
+
+A subclass adds the two ends (how inputs become vectors, what the head predicts), registers
+itself as a model kind (models/kinds.py) and says what it reads and how it is trained.
 """
 
 from __future__ import annotations
@@ -11,39 +14,53 @@ import torch
 from torch import nn
 
 from glassformer.config import ModelConfig
-from glassformer.nn.block import Block, layer_norm
+from glassformer.nn.block import Block, layer_norm, norm_formula, norm_hook
+from glassformer.nn.formula import ParamFormula
 from glassformer.nn.hooks import HookedModel, HookPoint
 from glassformer.nn.init import init_weights
 from glassformer.nn.masks import causal_mask
-from glassformer.nn.position import LearnedPositions, SinusoidalPositions
-
-
-def make_positions(cfg: ModelConfig) -> nn.Module | None:
-    if cfg.position == "learned":
-        return LearnedPositions(cfg.max_len, cfg.d_model)
-    if cfg.position == "sinusoidal":
-        return SinusoidalPositions(cfg.max_len, cfg.d_model)
-    return None
+from glassformer.nn.position import LearnedPositions, position_scheme
 
 
 class TransformerStack(HookedModel):
     """Everything after the input embedding and before the head. Subclasses add those two."""
 
+    kind = ""  # set by @register_model_kind
+    inputs = "tokens"  # "tokens" (B, T) ids | "numbers" (B, T, d_in) floats
+    loss = "next_token"  # a key of nn.loss.LOSSES
+    samples = False  # writes text token by token?
+
     def __init__(self, cfg: ModelConfig) -> None:
         super().__init__()
         self.cfg = cfg
-        self.pos_embed = make_positions(cfg)
+        scheme = position_scheme(cfg.position)
+        self.pos_embed = scheme.stream(cfg) if scheme.stream else None
         self.drop = nn.Dropout(cfg.dropout)
         self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
-        use_final = cfg.final_norm and cfg.norm != "none"
-        self.ln_final = layer_norm(cfg) if use_final else nn.Identity()
-        self.hook_embed, self.hook_pos_embed = HookPoint(), HookPoint()
-        self.hook_resid_pre, self.hook_ln_final = HookPoint(), HookPoint()
+        self.use_final_norm = cfg.final_norm and cfg.norm != "none"
+        self.ln_final = layer_norm(cfg) if self.use_final_norm else nn.Identity()
+        self.hook_pos_embed = HookPoint("+ position", "T C", f"position {cfg.position}: {scheme.about}; "
+                                        "one vector per place, broadcast over B",
+                                        f"位置 {cfg.position}：{scheme.zh}；每个位置一个向量，对 B 广播", "+ 位置")
+        self.hook_resid_pre = HookPoint("+ position", "B T C",
+                                        "embedding + position: the residual stream enters block 0",
+                                        "嵌入 + 位置：残差流进入第 0 块", "+ 位置")
+        self.hook_ln_final = norm_hook("final LayerNorm", "最终层归一化", "last normalisation before the head",
+                                       "输出头之前的最后一次归一化", self.use_final_norm)
+
+    def param_formulas(self) -> list[ParamFormula]:
+        if self.use_final_norm:
+            return [norm_formula("ln_final", self.cfg, True)]
+        return [ParamFormula("ln_final", "0", {}, "no final norm")]
 
     def finish_init(self) -> None:
         """Call at the end of a subclass __init__: initialise weights, name the hook points."""
         init_weights(self, self.cfg.init, self.cfg.n_layers)
         self.name_hook_points()
+
+    def example_input(self, B: int = 1, T: int = 4) -> torch.Tensor:
+        """A deterministic input of the right kind and shape (draws no random numbers)."""
+        raise NotImplementedError
 
     def attention_mask(self, ids_or_x: torch.Tensor, offset: int = 0) -> torch.Tensor | None:
         """The mask every block uses: causal if configured. Subclasses may add padding.

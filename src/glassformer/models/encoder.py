@@ -2,7 +2,7 @@
 
     ids (B, T) ─► embedding + positions ─► blocks (mask = causal? ∧ not-padding) ─► head ─► (B, T, V)
 
-The second tutorial's one-layer word model is `Encoder(get_preset("seed002").model)`: no
+The second tutorial's one-layer word model is `build_model(get_preset("seed002").model)`: no
 LayerNorm, no mask (its next-token training then leaks the future; lessons/hello_world.py shows it).
 """
 
@@ -11,9 +11,11 @@ from __future__ import annotations
 import torch
 
 from glassformer.models.gpt import TokenModel
+from glassformer.models.kinds import register_model_kind
 from glassformer.nn.masks import combine_masks, padding_mask
 
 
+@register_model_kind("encoder")
 class Encoder(TokenModel):
     """Token ids in, per-position logits out; attention direction set by cfg.causal."""
 

@@ -12,18 +12,40 @@ from torch import nn
 
 from glassformer.config import ModelConfig
 from glassformer.models.base import TransformerStack
+from glassformer.models.kinds import register_model_kind
+from glassformer.nn.formula import ParamFormula, linear_formula
 from glassformer.nn.hooks import HookPoint
 
 
+@register_model_kind("regressor")
 class SequenceRegressor(TransformerStack):
     """(B, T, d_in) floats -> (B, T, d_out) floats."""
+
+    inputs, loss, samples = "numbers", "mse", False
 
     def __init__(self, cfg: ModelConfig) -> None:
         super().__init__(cfg)
         self.in_proj = nn.Linear(cfg.d_in, cfg.d_model, bias=cfg.bias)
         self.out_proj = nn.Linear(cfg.d_model, cfg.d_out, bias=cfg.bias)
-        self.hook_pred = HookPoint()
+        self.hook_embed = HookPoint("embedding", "B T C", "each step's numbers projected to width C",
+                                    "每一步的数值投影到宽度 C", "嵌入")
+        self.hook_pred = HookPoint("prediction", "B T d_out", "the regressor's numbers out",
+                                   "回归模型输出的数值", "预测")
         self.finish_init()
+
+    @property
+    def n_outputs(self) -> int:
+        return self.cfg.d_out
+
+    def param_formulas(self) -> list[ParamFormula]:
+        C, d_in, d_out, b = self.cfg.d_model, self.cfg.d_in, self.cfg.d_out, self.cfg.bias
+        return [linear_formula("in_proj", "d_in", "C", b, "numbers -> width C", C=C, d_in=d_in),
+                *super().param_formulas(),
+                linear_formula("out_proj", "C", "d_out", b, "width C -> numbers", C=C, d_out=d_out)]
+
+    def example_input(self, B: int = 1, T: int = 4) -> torch.Tensor:
+        steps = torch.arange(T, dtype=torch.float32)[None, :, None]  # (1, T, 1)
+        return torch.sin(steps / 2).expand(B, T, self.cfg.d_in).contiguous()  # (B, T, d_in)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if not x.dtype.is_floating_point or x.dim() != 3 or x.size(-1) != self.cfg.d_in:

@@ -1,9 +1,10 @@
 """Scaled dot-product attention, written out, and the modules built on it.
 
-    Attention(Q, K, V) = softmax(Q Kᵀ / √D  masked) V        (Vaswani et al. 2017, eq. 1)
+    Attention(Q, K, V) = softmax(Q Kᵀ / √D  + bias, masked) V        (Vaswani et al. 2017, eq. 1)
 
 The function is split into its two halves, `attention_scores` and `attention_weights`, so the
 modules can put a hook point between every step and a reader can see each step on its own.
+`bias` is where a position scheme that biases the scores (ALiBi) comes in; most have none.
 
 Fully masked query rows (every key hidden, e.g. a padding query with a padding-only batch row)
 have no defined softmax. Given the mask, `attention_weights` gives them all-zero weights and
@@ -19,37 +20,20 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from glassformer.nn.formula import ParamFormula, linear_formula
+from glassformer.nn.fused_attention import fused_attention
 from glassformer.nn.hooks import HookPoint
+from glassformer.nn.masks import check_mask
 
 
-def _check_mask(mask: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
-    """Validate a boolean mask against the scores and return it in a broadcastable layout."""
-    if mask.dtype != torch.bool:
-        raise ValueError(
-            f"attention mask must be boolean (True = may attend), got dtype {mask.dtype}. "
-            "Convert a 0/1 mask with mask.bool(); an additive float mask with (mask == 0)."
-        )
-    if mask.dim() == 3 and scores.dim() == 4:
-        mask = mask.unsqueeze(1)  # (B, T_q, T_k) -> (B, 1, T_q, T_k): same mask for every head
-    try:
-        shape = torch.broadcast_shapes(mask.shape, scores.shape)
-    except RuntimeError:
-        shape = None
-    if shape != scores.shape:
-        raise ValueError(
-            f"attention mask of shape {tuple(mask.shape)} cannot broadcast to the scores' shape "
-            f"{tuple(scores.shape)} (B, H, T_q, T_k). Give it one of the shapes (T_q, T_k), "
-            "(B, T_q, T_k), (B, 1, T_q, T_k), (B, H, T_q, T_k) or (B, 1, 1, T_k), with T_q and "
-            "T_k equal to the query and key lengths."
-        )
-    return mask
-
-
-def attention_scores(q: torch.Tensor, k: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-    """Q Kᵀ / √D, with masked positions set to -inf.  q (..., T_q, D), k (..., T_k, D)."""
+def attention_scores(q: torch.Tensor, k: torch.Tensor, mask: torch.Tensor | None = None,
+                     bias: torch.Tensor | None = None) -> torch.Tensor:
+    """Q Kᵀ / √D (+ bias), with masked positions set to -inf.  q (..., T_q, D), k (..., T_k, D)."""
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (..., T_q, T_k)
+    if bias is not None:
+        scores = scores + bias  # (..., T_q, T_k) + (H, T_q, T_k): a position scheme's bias
     if mask is not None:
-        mask = _check_mask(mask, scores)
+        mask = check_mask(mask, scores)
         scores = scores.masked_fill(~mask, float("-inf"))  # (..., T_q, T_k)
     return scores
 
@@ -59,7 +43,7 @@ def attention_weights(scores: torch.Tensor, mask: torch.Tensor | None = None) ->
     entirely then get all-zero weights instead of NaN (checked on the small mask, not the scores;
     on a GPU that check reads one bool back per layer, a sync the fused path does not make)."""
     if mask is not None:
-        live = _check_mask(mask, scores).any(dim=-1, keepdim=True)  # (..., T_q, 1): sees some key?
+        live = check_mask(mask, scores).any(dim=-1, keepdim=True)  # (..., T_q, 1): sees some key?
         if not bool(live.all()):
             scores = scores.masked_fill(~live, 0.0)  # a dead row becomes uniform here ...
             return torch.softmax(scores, dim=-1).masked_fill(~live, 0.0)  # ... and zero here
@@ -84,61 +68,81 @@ def scaled_dot_product_attention(
     return dropped @ v, weights  # (..., T_q, D), (..., T_q, T_k)
 
 
-class SingleHeadAttention(nn.Module):
-    """One head, as the first tutorial writes it: its own q, k, v projections C -> D."""
+class HeadQKV(nn.Module):
+    """One head's own q, k, v projections C -> D, as the first tutorial writes each head."""
 
-    def __init__(self, d_model: int, d_head: int, bias: bool = True, dropout: float = 0.0) -> None:
+    def __init__(self, d_model: int, d_head: int, bias: bool = True) -> None:
         super().__init__()
         self.q = nn.Linear(d_model, d_head, bias=bias)
         self.k = nn.Linear(d_model, d_head, bias=bias)
         self.v = nn.Linear(d_model, d_head, bias=bias)
-        self.dropout = dropout
 
-    def project(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         return self.q(x), self.k(x), self.v(x)  # 3 × (B, T, D)
-
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-        q, k, v = self.project(x)  # 3 × (B, T, D)
-        drop = self.dropout if self.training else 0.0
-        return scaled_dot_product_attention(q, k, v, mask, drop)[0]  # (B, T, D)
 
 
 class MultiHeadAttention(nn.Module):
     """H heads side by side, concatenated, then an output projection C -> C.
 
-    style="fused": one Linear C -> 3C makes Q, K, V for all heads at once, reshaped
+    style="packed": one Linear C -> 3C makes Q, K, V for all heads at once, reshaped
         (B, T, C) -> (B, T, H, D) -> (B, H, T, D). This is how GPT-2 and nanoGPT do it.
-    style="heads": a ModuleList of SingleHeadAttention, as the first tutorial writes it.
+    style="heads": a ModuleList of HeadQKV, one per head, as the first tutorial writes it.
     Both compute exactly the same function (tests/reference copies weights across).
 
     attention="glass" runs the hand-written steps above with a hook point at each;
     attention="fused" calls the one clearly separated fast path (nn/fused_attention.py).
+
+    positions: the in-attention part of a position scheme (nn/position.py), or None. It may
+    rotate q and k (rotary) and/or add a bias to the scores (ALiBi); it is told the absolute
+    position of the first query, so a KV cache keeps working.
     """
 
     def __init__(self, d_model: int, n_heads: int, bias: bool = True, dropout: float = 0.0,
-                 style: str = "fused", attention: str = "glass") -> None:
+                 style: str = "packed", attention: str = "glass", positions: nn.Module | None = None) -> None:
         super().__init__()
-        self.n_heads, self.d_head = n_heads, d_model // n_heads
+        self.n_heads, self.d_head, self.bias = n_heads, d_model // n_heads, bias
         self.style, self.attention, self.dropout = style, attention, dropout
-        if style == "fused":
+        if style == "packed":
             self.qkv = nn.Linear(d_model, 3 * d_model, bias=bias)
         else:
-            self.heads = nn.ModuleList(
-                SingleHeadAttention(d_model, self.d_head, bias, dropout) for _ in range(n_heads))
+            self.heads = nn.ModuleList(HeadQKV(d_model, self.d_head, bias) for _ in range(n_heads))
+        self.positions = positions
         self.proj = nn.Linear(d_model, d_model, bias=bias)
         self.resid_dropout = nn.Dropout(dropout)
-        self.hook_q, self.hook_k, self.hook_v = HookPoint(), HookPoint(), HookPoint()
-        self.hook_scores, self.hook_weights = HookPoint(), HookPoint()
-        self.hook_z, self.hook_out = HookPoint(), HookPoint()
+        self.hook_q = HookPoint("Q/K/V split heads", "B H T D", "queries, already split into H heads of D",
+                                "查询 Q，已拆成 H 个宽 D 的头", "Q/K/V 拆分多头")
+        self.hook_k = HookPoint("Q/K/V split heads", "B H T D", "keys, split into heads",
+                                "键 K，已拆成多头", "Q/K/V 拆分多头")
+        self.hook_v = HookPoint("Q/K/V split heads", "B H T D", "values, split into heads",
+                                "值 V，已拆成多头", "Q/K/V 拆分多头")
+        self.hook_scores = HookPoint("scores", "B H T_q T_k", "Q·Kᵀ/√D, masked cells = -inf",
+                                     "Q·Kᵀ/√D，被遮挡的格子为 -inf", "注意力分数")
+        self.hook_weights = HookPoint("weights", "B H T_q T_k", "softmax over keys: each row sums to 1",
+                                      "对键做 softmax：每行之和为 1", "注意力权重")
+        self.hook_z = HookPoint("heads' outputs (z)", "B H T D", "weights · V, one D-wide result per head",
+                                "权重 · V：每个头一个宽 D 的结果", "各头输出 (z)")
+        self.hook_merged = HookPoint("merged heads", "B T C", "z with heads put side by side: H·D = C",
+                                     "把各头并排拼接：H·D = C", "合并多头")
+        self.hook_out = HookPoint("attn out", "B T C", "output projection of the merged heads",
+                                  "合并后的输出投影", "注意力输出")
+
+    def param_formulas(self) -> list[ParamFormula]:
+        C, D, H = self.proj.in_features, self.d_head, self.n_heads
+        if self.style == "packed":
+            qkv = linear_formula("qkv", "C", "3C", self.bias, "Q, K, V for all heads at once", C=C)
+        else:
+            one = "C·D + D" if self.bias else "C·D"
+            qkv = ParamFormula("heads", f"H·3({one})", {"C": C, "D": D, "H": H}, "H heads × (q, k, v)")
+        return [qkv, linear_formula("proj", "C", "C", self.bias, "merged heads -> residual", C=C)]
 
     def split_qkv(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """(B, T, C) -> q, k, v, each (B, H, T, D)."""
         B, T, C = x.shape
-        if self.style == "fused":
+        if self.style == "packed":
             q, k, v = self.qkv(x).split(C, dim=-1)  # 3 × (B, T, C)
             q, k, v = (t.view(B, T, self.n_heads, self.d_head).transpose(1, 2) for t in (q, k, v))
             return q, k, v  # 3 × (B, H, T, D)
-        per_head = [h.project(x) for h in self.heads]  # H × 3 × (B, T, D)
+        per_head = [head(x) for head in self.heads]  # H × 3 × (B, T, D)
         q, k, v = (torch.stack(ts, dim=1) for ts in zip(*per_head))  # 3 × (B, H, T, D)
         return q, k, v
 
@@ -146,22 +150,24 @@ class MultiHeadAttention(nn.Module):
         """x (B, T, C) -> (B, T, C). With a LayerCache (nn/kv_cache.py), the keys and values of
         earlier tokens come from the cache and the mask is (T, L+T)."""
         B, T, C = x.shape
+        offset = cache.length if cache is not None else 0  # absolute position of the first query
         # 1) project to queries, keys, values and split into heads
         q, k, v = self.split_qkv(x)  # 3 × (B, H, T, D)
+        if self.positions is not None:
+            q, k = self.positions.rotate(q, k, offset)  # 2 × (B, H, T, D); unchanged unless rotary
         q, k, v = self.hook_q(q), self.hook_k(k), self.hook_v(v)
         if cache is not None:
             k, v = cache.append(k, v)  # 2 × (B, H, L+T, D)
+        bias = self.positions.score_bias(T, k.size(2), offset) if self.positions is not None else None
         # 2) attend within each head
         drop = self.dropout if self.training else 0.0
         if self.attention == "fused":
-            from glassformer.nn.fused_attention import fused_attention
-
-            z = fused_attention(q, k, v, mask, drop)  # (B, H, T, D)
+            z = fused_attention(q, k, v, mask, drop, bias)  # (B, H, T, D)
         else:
-            scores = self.hook_scores(attention_scores(q, k, mask))  # (B, H, T, T_k)
+            scores = self.hook_scores(attention_scores(q, k, mask, bias))  # (B, H, T, T_k)
             weights = self.hook_weights(attention_weights(scores, mask))  # (B, H, T, T_k)
             z = (F.dropout(weights, drop) if drop > 0 else weights) @ v  # (B, H, T, D)
         z = self.hook_z(z)  # (B, H, T, D)
         # 3) merge heads back into the residual width and project
-        merged = z.transpose(1, 2).reshape(B, T, C)  # (B, T, C)
+        merged = self.hook_merged(z.transpose(1, 2).reshape(B, T, C))  # (B, T, C)
         return self.hook_out(self.resid_dropout(self.proj(merged)))  # (B, T, C)

@@ -16,7 +16,9 @@ from torch import nn
 from glassformer.config import ModelConfig
 from glassformer.nn.attention import MultiHeadAttention
 from glassformer.nn.feedforward import FeedForward
+from glassformer.nn.formula import ParamFormula, layer_norm_formula
 from glassformer.nn.hooks import HookPoint
+from glassformer.nn.position import position_scheme
 
 
 def layer_norm(cfg: ModelConfig) -> nn.Module:
@@ -26,20 +28,51 @@ def layer_norm(cfg: ModelConfig) -> nn.Module:
     return nn.LayerNorm(cfg.d_model, eps=cfg.ln_eps, bias=cfg.bias)
 
 
+def norm_hook(stage: str, stage_zh: str, what: str, what_zh: str, active: bool) -> HookPoint:
+    """The hook after a LayerNorm; where the config has none, it says so (same tensor as before)."""
+    if active:
+        return HookPoint(stage, "B T C", what, what_zh, stage_zh)
+    return HookPoint(stage + " (identity)", "B T C",
+                     "no normalisation in this config: the hook sees its input unchanged",
+                     "此配置没有归一化：这里看到的就是输入本身", stage_zh + "（恒等）")
+
+
+def norm_formula(part: str, cfg: ModelConfig, active: bool) -> ParamFormula:
+    if active:
+        return layer_norm_formula(part, cfg.bias, cfg.d_model)
+    return ParamFormula(part, "0", {}, "norm='none': identity")
+
+
 class Block(nn.Module):
     """(B, T, C) -> (B, T, C)."""
 
     def __init__(self, cfg: ModelConfig) -> None:
         super().__init__()
-        self.norm = cfg.norm
+        self.cfg, self.norm = cfg, cfg.norm
+        scheme = position_scheme(cfg.position)
         self.ln1 = layer_norm(cfg)
-        self.attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.bias, cfg.dropout,
-                                       cfg.mha_style, cfg.attention)
+        self.attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.bias, cfg.dropout, cfg.mha_style,
+                                       cfg.attention, scheme.attention(cfg) if scheme.attention else None)
         self.ln2 = layer_norm(cfg)
         self.ffn = FeedForward(cfg.d_model, cfg.d_ff, cfg.activation, cfg.bias)
         self.drop = nn.Dropout(cfg.dropout)  # on the FFN branch; attn drops its own output
-        self.hook_ln1, self.hook_ln2 = HookPoint(), HookPoint()
-        self.hook_resid_mid, self.hook_resid_post = HookPoint(), HookPoint()
+        on, post = cfg.norm != "none", cfg.norm == "post"
+        self.hook_ln1 = norm_hook(
+            "LayerNorm 1", "层归一化 1",
+            "attention's residual sum, normalised (fed to the FFN)" if post else "normalised stream fed to attention",
+            "注意力残差和，归一化后（送入前馈网络）" if post else "归一化后送入注意力的残差流", on)
+        self.hook_ln2 = norm_hook(
+            "LayerNorm 2", "层归一化 2",
+            "the FFN's residual sum, normalised: the block's output" if post else "normalised stream fed to the FFN",
+            "前馈残差和，归一化后：本块的输出" if post else "归一化后送入前馈网络的残差流", on)
+        self.hook_resid_mid = HookPoint("residual", "B T C", "stream after adding attention",
+                                        "加上注意力之后的残差流", "残差")
+        self.hook_resid_post = HookPoint("residual", "B T C", "stream after adding the FFN: the block's output",
+                                         "加上前馈网络之后的残差流：本块的输出", "残差")
+
+    def param_formulas(self) -> list[ParamFormula]:
+        on = self.norm != "none"
+        return [norm_formula("ln1", self.cfg, on), norm_formula("ln2", self.cfg, on)]
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None, cache=None) -> torch.Tensor:
         if self.norm == "post":

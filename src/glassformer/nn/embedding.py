@@ -11,6 +11,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from glassformer.nn.formula import ParamFormula
+
 
 def check_token_ids(ids: torch.Tensor, vocab_size: int) -> None:
     """Raise a ValueError naming the problem if ids are not valid indices into the vocabulary."""
@@ -44,6 +46,10 @@ class TokenEmbedding(nn.Module):
         super().__init__()
         self.vocab_size = vocab_size
         self.table = nn.Embedding(vocab_size, d_model)
+
+    def param_formulas(self) -> list[ParamFormula]:
+        V, C = self.table.weight.shape
+        return [ParamFormula("", "V·C", {"V": V, "C": C}, "one C-vector per token")]
 
     @property
     def weight(self) -> torch.Tensor:

@@ -11,21 +11,26 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from glassformer.nn.attention import _check_mask
-from glassformer.nn.masks import causal_mask
+from glassformer.nn.masks import causal_mask, check_mask
 
 
 def fused_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
-                    mask: torch.Tensor | None = None, dropout: float = 0.0) -> torch.Tensor:
-    """Same contract as attention.scaled_dot_product_attention, output only.  -> (B, H, T_q, D)"""
+                    mask: torch.Tensor | None = None, dropout: float = 0.0,
+                    bias: torch.Tensor | None = None) -> torch.Tensor:
+    """Same contract as attention.scaled_dot_product_attention (plus a position bias), output
+    only.  -> (B, H, T_q, D)"""
     T_q, T_k = q.size(-2), k.size(-2)
-    if mask is not None and T_q == T_k and mask.shape == (T_q, T_k) and torch.equal(
+    if bias is None and mask is not None and T_q == T_k and mask.shape == (T_q, T_k) and torch.equal(
             mask, causal_mask(T_q, mask.device)):
         # the plain causal mask: let the kernel skip the upper triangle instead of reading a mask
         return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout, is_causal=True)  # (B, H, T, D)
     if mask is not None:
-        mask = _check_mask(mask, q.new_empty(q.shape[:-1] + (T_k,)))
-    out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout)  # (B, H, T, D)
+        mask = check_mask(mask, q.new_empty(q.shape[:-1] + (T_k,)))
+    attn_mask = mask
+    if bias is not None:  # an additive float mask: the bias where allowed, -inf where masked
+        bias = bias.to(q.dtype)  # (H, T_q, T_k)
+        attn_mask = bias if mask is None else torch.where(mask, bias, float("-inf"))  # (B or 1, H, T_q, T_k)
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, dropout_p=dropout)  # (B, H, T, D)
     if mask is not None:
         # rows with every key masked: SDPA gives NaN, the glass path gives 0 — match the glass path
         out = out.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)  # (B, H, T, D)

@@ -1,14 +1,27 @@
-"""Hook points: named identity functions placed at every interesting tensor of the data flow.
+"""Hook points: named identity functions that also say what the tensor passing through them is.
 
-A model holds a `HookPoint` wherever an intermediate deserves a name (`blocks.0.attn.weights`,
-`blocks.0.resid_mid`, ...). With nothing attached it returns its input untouched, at the cost of
-one attribute check. Attach a function and it can read the tensor (an activation cache) or
-replace it (ablation, patching). The idea is TransformerLens's HookPoint; this is our own,
-deliberately small version: `HookedModel` in models/base.py attaches and detaches the functions.
+A module declares a `HookPoint` where it makes a tensor worth a name, and says there, once, what
+that tensor is:
+
+    self.hook_weights = HookPoint("weights", "B H T_q T_k",
+                                  "softmax over the keys: each row sums to 1",
+                                  "对键做 softmax：每行之和为 1", stage_zh="注意力权重")
+
+`stage` is the step of the data flow it belongs to (the trace table's first column), `axes`
+names each axis of the tensor with the letters of nn/notation.py, and the meaning comes in
+English and Chinese. Every view — the trace table, attention maps, gradient flow, the web
+explorer, the lab — walks `model.hook_points()` and reads these declarations, so a new hook point
+shows up everywhere with no edit elsewhere.
+
+With nothing attached a hook point returns its input untouched, at the cost of one attribute check.
+Attach a function and it can read the tensor (an activation cache) or replace it (ablation,
+patching). The idea is TransformerLens's HookPoint; this is our own, deliberately small version.
+`HookedModel` names the points after their place in the module tree and attaches the functions.
 """
 
 from __future__ import annotations
 
+import difflib
 from typing import Callable
 
 import torch
@@ -21,10 +34,18 @@ HookFn = Callable[[torch.Tensor, str], "torch.Tensor | None"]
 class HookPoint(nn.Module):
     """Identity unless a function is attached. `name` is filled in by the owning model."""
 
-    def __init__(self) -> None:
+    def __init__(self, stage: str, axes: str, means: str, zh: str, stage_zh: str | None = None) -> None:
         super().__init__()
         self.name = ""
+        self.stage, self.axes, self.means = stage, axes, means
+        self.zh, self.stage_zh = zh, stage_zh or stage
         self.fns: list[HookFn] = []
+
+    def describe(self, lang: str = "en") -> dict[str, str]:
+        """The declaration as plain data, in one language: name, stage, axes, means."""
+        zh = lang == "zh"
+        return {"name": self.name, "stage": self.stage_zh if zh else self.stage, "axes": self.axes,
+                "means": self.zh if zh else self.means}
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         for fn in self.fns:
@@ -43,7 +64,7 @@ class HookPoint(nn.Module):
         return self.forward(x) if self.fns else x
 
     def extra_repr(self) -> str:
-        return repr(self.name)
+        return f"{self.name!r}, {self.axes!r}"
 
 
 class ActivationCache(dict):
@@ -73,8 +94,12 @@ class HookedModel(nn.Module):
                 module.name = name
                 self._hooks[name] = module
 
+    def hook_points(self) -> dict[str, HookPoint]:
+        """Every hook point by name, in the order the modules were built (each carries its
+        stage, axes and meaning)."""
+        return dict(self._hooks)
+
     def hook_names(self) -> list[str]:
-        """Every hook point's name, in the order the modules were built."""
         return list(self._hooks)
 
     def _resolve(self, names) -> list[str]:
@@ -86,8 +111,6 @@ class HookedModel(nn.Module):
             return [n for n in self._hooks if names(n)]
         unknown = [n for n in names if n not in self._hooks]
         if unknown:
-            import difflib
-
             near = {n: difflib.get_close_matches(n, self._hooks, n=1) for n in unknown}
             hints = ", ".join(f"{n!r}" + (f" (did you mean {m[0]!r}?)" if m else "") for n, m in near.items())
             raise ValueError(f"unknown hook point(s) {hints}; model.hook_names() lists them all.")

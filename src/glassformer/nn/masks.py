@@ -10,6 +10,30 @@ from __future__ import annotations
 import torch
 
 
+def check_mask(mask: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+    """Validate a boolean mask against attention scores (B, H, T_q, T_k) and return it in a
+    broadcastable layout; a 3-D mask (B, T_q, T_k) gets a head axis."""
+    if mask.dtype != torch.bool:
+        raise ValueError(
+            f"attention mask must be boolean (True = may attend), got dtype {mask.dtype}. "
+            "Convert a 0/1 mask with mask.bool(); an additive float mask with (mask == 0)."
+        )
+    if mask.dim() == 3 and scores.dim() == 4:
+        mask = mask.unsqueeze(1)  # (B, T_q, T_k) -> (B, 1, T_q, T_k): same mask for every head
+    try:
+        shape = torch.broadcast_shapes(mask.shape, scores.shape)
+    except RuntimeError:
+        shape = None
+    if shape != scores.shape:
+        raise ValueError(
+            f"attention mask of shape {tuple(mask.shape)} cannot broadcast to the scores' shape "
+            f"{tuple(scores.shape)} (B, H, T_q, T_k). Give it one of the shapes (T_q, T_k), "
+            "(B, T_q, T_k), (B, 1, T_q, T_k), (B, H, T_q, T_k) or (B, 1, 1, T_k), with T_q and "
+            "T_k equal to the query and key lengths."
+        )
+    return mask
+
+
 def causal_mask(T: int, device: torch.device | str | None = None) -> torch.Tensor:
     """Lower-triangular (T, T) mask: position t may attend to positions 0..t, never the future."""
     return torch.tril(torch.ones(T, T, dtype=torch.bool, device=device))  # (T, T)

@@ -25,10 +25,14 @@ def softmax(scores: np.ndarray) -> np.ndarray:
     return e / np.where(alive, total, 1.0)  # (..., T_q, T_k)
 
 
-def attention_scores(q: np.ndarray, k: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
-    """Q Kᵀ / √D with hidden positions at -inf.  q (..., T_q, D), k (..., T_k, D) -> (..., T_q, T_k)."""
+def attention_scores(q: np.ndarray, k: np.ndarray, mask: np.ndarray | None = None,
+                     bias: np.ndarray | None = None) -> np.ndarray:
+    """Q Kᵀ / √D (+ a position bias) with hidden positions at -inf.
+    q (..., T_q, D), k (..., T_k, D) -> (..., T_q, T_k)."""
     D = q.shape[-1]
     scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(D)  # (..., T_q, T_k)
+    if bias is not None:
+        scores = scores + bias  # (..., T_q, T_k) + (H, T_q, T_k)
     if mask is not None:
         assert mask.dtype == bool, f"mask must be boolean (True = may attend), got {mask.dtype}"
         if mask.ndim == 3 and scores.ndim == 4:
@@ -57,7 +61,7 @@ def split_heads(t: np.ndarray, n_heads: int) -> np.ndarray:
 def project_qkv(x: np.ndarray, params: dict, n_heads: int) -> tuple[np.ndarray, ...]:
     """x (B, T, C) -> q, k, v each (B, H, T, D), for either weight layout of MultiHeadAttention.
 
-    fused layout: one "qkv" matrix (3C, C) whose output is [q | k | v] along the features.
+    packed layout: one "qkv" matrix (3C, C) whose output is [q | k | v] along the features.
     heads layout: "heads.{h}.q" etc., one (D, C) matrix per head and role.
     """
     if "qkv.weight" in params:
@@ -71,14 +75,32 @@ def project_qkv(x: np.ndarray, params: dict, n_heads: int) -> tuple[np.ndarray, 
     return tuple(out)
 
 
+class AttentionTouch:
+    """A position scheme's in-attention touch points for one model config (a NumpyScheme twin)."""
+
+    def __init__(self, scheme, cfg) -> None:
+        self.scheme, self.cfg = scheme, cfg
+
+    def rotate(self, q: np.ndarray, k: np.ndarray, offset: int = 0):
+        return (q, k) if self.scheme.rotate is None else self.scheme.rotate(q, k, self.cfg, offset)
+
+    def bias(self, T_q: int, T_k: int, offset: int = 0) -> np.ndarray | None:
+        return None if self.scheme.bias is None else self.scheme.bias(self.cfg, T_q, T_k, offset)
+
+
 def multi_head_attention(x: np.ndarray, params: dict, n_heads: int,
-                         mask: np.ndarray | None = None) -> np.ndarray:
+                         mask: np.ndarray | None = None, positions: AttentionTouch | None = None) -> np.ndarray:
     """x (B, T, C) -> (B, T, C), with the weights of one MultiHeadAttention (scoped to "attn.")."""
     B, T, C = x.shape
-    # 1) project to queries, keys and values, one set per head
+    # 1) project to queries, keys and values, one set per head (rotated, if the scheme rotates)
     q, k, v = project_qkv(x, params, n_heads)  # 3 × (B, H, T, D)
+    bias = None
+    if positions is not None:
+        q, k = positions.rotate(q, k)  # 2 × (B, H, T, D)
+        bias = positions.bias(T, T)  # (H, T, T) or None
     # 2) attend within each head
-    z, _ = scaled_dot_product_attention(q, k, v, mask)  # (B, H, T, D)
+    weights = attention_weights(attention_scores(q, k, mask, bias))  # (B, H, T, T)
+    z = weights @ v  # (B, H, T, D)
     # 3) put the heads side by side again and mix them with the output projection
     merged = z.transpose(0, 2, 1, 3).reshape(B, T, C)  # (B, T, C)
     return linear(merged, scope(params, "proj."))  # (B, T, C)

@@ -15,9 +15,10 @@ from __future__ import annotations
 import numpy as np
 
 from glassformer.config import ModelConfig
-from glassformer.numpy_ref.attention import multi_head_attention
+from glassformer.numpy_ref.attention import AttentionTouch, multi_head_attention
 from glassformer.numpy_ref.feedforward import feed_forward
 from glassformer.numpy_ref.linear import scope
+from glassformer.numpy_ref.position import NUMPY_POSITIONS
 
 
 def layer_norm(x: np.ndarray, params: dict, eps: float) -> np.ndarray:
@@ -30,9 +31,10 @@ def layer_norm(x: np.ndarray, params: dict, eps: float) -> np.ndarray:
 
 def block(x: np.ndarray, params: dict, cfg: ModelConfig, mask: np.ndarray | None = None) -> np.ndarray:
     """x (B, T, C) -> (B, T, C) with the weights of one Block (scoped to "blocks.{i}.")."""
+    positions = AttentionTouch(NUMPY_POSITIONS[cfg.position], cfg)
 
     def attn(h):
-        return multi_head_attention(h, scope(params, "attn."), cfg.n_heads, mask)  # (B, T, C)
+        return multi_head_attention(h, scope(params, "attn."), cfg.n_heads, mask, positions)  # (B, T, C)
 
     def ffn(h):
         return feed_forward(h, scope(params, "ffn."), cfg.activation)  # (B, T, C)

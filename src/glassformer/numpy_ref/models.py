@@ -3,8 +3,8 @@
     inputs ─► embed ─► + positions ─► [block] × n_layers ─► final LN ─► head
 
 `params` is the whole model's state_dict through `state_to_numpy`; `cfg` is the ModelConfig
-the model was built with. The sinusoidal table is not in a state_dict (the model keeps it as a
-non-persistent buffer), so it is computed here from the formula.
+the model was built with. Positions come from the scheme's twin in position.py (the sinusoidal
+table is not in a state_dict, so it is computed there from the formula).
 """
 
 from __future__ import annotations
@@ -16,17 +16,15 @@ from glassformer.numpy_ref.block import block, layer_norm
 from glassformer.numpy_ref.embedding import token_embedding
 from glassformer.numpy_ref.linear import linear, scope
 from glassformer.numpy_ref.masks import causal_mask, padding_mask
-from glassformer.numpy_ref.position import learned_positions, sinusoidal_table
+from glassformer.numpy_ref.position import NUMPY_POSITIONS
 
 
 def trunk(x: np.ndarray, params: dict, cfg: ModelConfig, mask: np.ndarray | None) -> np.ndarray:
     """Embedded inputs (B, T, C) -> final hidden states (B, T, C)."""
     T = x.shape[1]
-    if cfg.position == "learned":
-        x = x + learned_positions(params["pos_embed.table.weight"], T)  # (B, T, C) + (T, C)
-    elif cfg.position == "sinusoidal":
-        assert T <= cfg.max_len, f"sequence length T={T} exceeds max_len {cfg.max_len}"
-        x = x + sinusoidal_table(cfg.max_len, cfg.d_model)[:T]  # (B, T, C) + (T, C)
+    scheme = NUMPY_POSITIONS[cfg.position]
+    if scheme.stream is not None:
+        x = x + scheme.stream(params, cfg, T)  # (B, T, C) + (T, C)
     for i in range(cfg.n_layers):
         x = block(x, scope(params, f"blocks.{i}."), cfg, mask)  # (B, T, C)
     if cfg.final_norm and cfg.norm != "none":

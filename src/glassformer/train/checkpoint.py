@@ -11,54 +11,28 @@ A checkpoint is two files in the run directory:
 Both carry the step; loading refuses a pair whose steps disagree (that can only happen if the
 process died in the microseconds between the two renames at the end of save_checkpoint).
 
-Atomic writes: each file is first written in full to a temp file in the same directory (same
-filesystem), then os.replace()d onto its name. os.replace is atomic on POSIX and Windows, so a
-reader sees the old file or the new one, never a half-written one; a failure before the rename
-deletes the temp file.
-Temp names start with "." and end in ".tmp", so nothing that loads by name can mistake one for a
-checkpoint.
+Atomic writes (glassformer/files.py): each file is first written in full to a temp file in the
+same directory, then os.replace()d onto its name, so a reader sees the old file or the new one,
+never a half-written one. Both temp files of a checkpoint are complete before either is renamed.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import torch
 from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 from torch import nn
 
+from glassformer.files import atomic_write, write_temp
+
 MODEL_FILE = "model.safetensors"
 STATE_FILE = "train_state.pt"
 BEST_FILE = "best.safetensors"  # weights only, at the lowest val loss seen
 STATE_FORMAT = 1  # bump when train_state.pt's layout changes
-
-
-def write_temp(path: str | os.PathLike, write: Callable[[str], None]) -> str:
-    """Call write(tmp) on a fresh temp file beside `path` and return tmp; on failure, delete it."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        write(tmp)
-        os.chmod(tmp, 0o644)  # mkstemp makes files private; a kept file should read like any other
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return tmp
-
-
-def atomic_write(path: str | os.PathLike, write: Callable[[str], None]) -> None:
-    """Write `path` through a temp file and one rename: readers see the old file or the new one."""
-    tmp = write_temp(path, write)
-    try:
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def has_checkpoint(run_dir: str | os.PathLike) -> bool:

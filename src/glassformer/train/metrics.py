@@ -14,11 +14,12 @@ from __future__ import annotations
 import io
 import json
 import os
+import time
 from pathlib import Path
 
 from tqdm import tqdm
 
-from glassformer.train.checkpoint import atomic_write
+from glassformer.files import write_bytes_atomic, write_text_atomic
 
 
 class MetricsLog:
@@ -41,7 +42,7 @@ class MetricsLog:
         """Drop records past `step` (written after the checkpoint a resumed run starts from)."""
         kept = [r for r in self.read() if r["step"] <= step]
         text = "".join(json.dumps(r) + "\n" for r in kept)
-        atomic_write(self.path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+        write_text_atomic(self.path, text)
 
 
 def plot_loss(records: list[dict], path: str | os.PathLike, title: str = "") -> None:
@@ -73,29 +74,53 @@ def plot_loss(records: list[dict], path: str | os.PathLike, title: str = "") -> 
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
-    atomic_write(path, lambda tmp: Path(tmp).write_bytes(buf.getvalue()))
+    write_bytes_atomic(path, buf.getvalue())
 
 
 class Progress:
-    """A tqdm bar over optimizer steps: step/total, ETA and rate from tqdm, loss/lr/tok/s from us.
+    """What the user sees while a run trains, in one of three modes:
 
-    Text printed through `write` goes above the bar instead of breaking it.
+    bar     a tqdm bar over optimizer steps (step/total, ETA, rate; loss/lr/tok/s from us); text
+            printed through `write` goes above the bar instead of breaking it
+    lines   no bar; the evaluation lines and messages are printed
+    silent  nothing (lessons print their own tables)
     """
 
-    def __init__(self, total: int, initial: int, enabled: bool = True) -> None:
+    MODES = ("bar", "lines", "silent")
+
+    def __init__(self, total: int, initial: int, mode: str = "bar") -> None:
+        if mode not in self.MODES:
+            raise ValueError(f"progress={mode!r} is not one of {list(self.MODES)}.")
+        self.mode = mode
         self.bar = tqdm(total=total, initial=initial, unit="step", dynamic_ncols=True,
-                        disable=not enabled, leave=True)
-        self.enabled = enabled
+                        disable=mode != "bar", leave=True)
 
     def update(self, step: int, loss: float, lr: float, tokens_per_s: float) -> None:
         self.bar.update(step - self.bar.n)
         self.bar.set_postfix(loss=f"{loss:.4f}", lr=f"{lr:.2e}", tok_s=f"{tokens_per_s:,.0f}")
 
     def write(self, text: str) -> None:
-        if self.enabled:
+        if self.mode == "bar":
             self.bar.write(text)
-        else:
+        elif self.mode == "lines":
             print(text, flush=True)
 
     def close(self) -> None:
         self.bar.close()
+
+
+class StepTimer:
+    """Wall time between log records (ms/step, tokens/s), and the clock written into metrics."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+
+    def lap(self) -> float:
+        """Seconds since the last lap (or since the timer was made), and start a new lap."""
+        now = time.perf_counter()
+        seconds, self.start = now - self.start, now
+        return seconds
+
+    @staticmethod
+    def now() -> float:
+        return time.time()

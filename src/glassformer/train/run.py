@@ -1,78 +1,117 @@
 """A run: preset + overrides + data source ─► runs/<name>/ with a model, a trainer and its files.
 
-    runs/<name>/config.json        resolved model + train config, data source and its sha256
-                tokenizer.json     the tokenizer the ids were made with
+    runs/<name>/config.json        resolved model + train config (the model's kind included),
+                                   data source and the sha256 of its data
+                tokenizer.json     the tokenizer the ids were made with (token models)
                 model.safetensors  latest weights   ┐ the checkpoint, written at every evaluation
                 train_state.pt     optimizer, RNG   ┘ (and on Ctrl-C)
                 best.safetensors   weights at the lowest val loss
                 metrics.jsonl · loss.png · samples.txt
 
-`new_run` refuses a directory that already holds a checkpoint; `resume_run` continues one, and
-refuses overrides that would change the model (its fields fix the meaning of every weight) or the data.
+Every model kind trains here: the preset's `kind` picks the model (models.build_model), the kind
+says what it reads (tokens from a text corpus, or numbers from a generated source such as `sine`)
+and which loss it is trained with. `new_run` refuses a directory that already holds a checkpoint;
+`resume_run` continues one, and refuses overrides that would change the model (its fields fix the
+meaning of every weight) or the data.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 import torch
 
-from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides, get_preset, to_dict
-from glassformer.models import GPT
+from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides, get_preset, parse_overrides, to_dict
+from glassformer.files import write_text_atomic
+from glassformer.models import build_model, model_class
 from glassformer.sample import sample
 from glassformer.text.corpora import PreparedData, prepare
 from glassformer.text.tokenizers import load_tokenizer
-from glassformer.train.checkpoint import BEST_FILE, MODEL_FILE, atomic_write, has_checkpoint, load_weights
+from glassformer.threads import using_threads
+from glassformer.train.checkpoint import BEST_FILE, MODEL_FILE, has_checkpoint, load_weights
 from glassformer.train.loop import Trainer, TrainResult
+from glassformer.train.sources import TensorBatches, TextWindows
+from glassformer.train.waves import FRAMINGS, WaveData, wave_source
 
 RUNS_DIR = Path("runs")
 EVAL_SAMPLE_CHARS = 200  # default length of the sample printed at each evaluation (0: none)
 EVAL_SAMPLE_TEMPERATURE = 0.8  # a little sharper than the model's own distribution: readable early on
+DEFAULT_SOURCE = {"tokens": "shakespeare", "numbers": "sine"}  # by what the model kind reads
 
 
 @dataclass
 class Run:
     dir: Path
     config: dict  # what config.json holds
-    data: PreparedData
-    model: GPT
+    data: PreparedData | WaveData
+    model: torch.nn.Module
     trainer: Trainer
 
     @property
     def loss_plot(self) -> Path:
         return self.dir / "loss.png"
 
-
-def _override_keys(overrides) -> set[str]:
-    if isinstance(overrides, dict):
-        return set(overrides)
-    return {o.lstrip("-").split("=", 1)[0] for o in overrides}
+    @property
+    def tokenizer(self):
+        return self.data.tokenizer
 
 
-def resolve(preset: Preset, overrides, vocab_size: int) -> Preset:
-    """Apply overrides, take vocab_size from the tokenizer, check block_size fits max_len."""
-    overrides = overrides if isinstance(overrides, dict) else list(overrides)
-    if "vocab_size" in _override_keys(overrides):
-        raise ValueError(f"vocab_size comes from the tokenizer ({vocab_size} here); do not set it.")
+def open_data(source: str, inputs: str, cache_dir=None) -> PreparedData | WaveData:
+    """The data a model kind reads: a prepared text corpus (tokens) or generated numbers."""
+    if inputs == "numbers":
+        if source not in FRAMINGS:
+            raise ValueError(f"this model reads numbers: --data must be one of {sorted(FRAMINGS)}, not "
+                             f"{source!r} (text sources are for token models: --kind=gpt or encoder).")
+        return wave_source(source)
+    if source in FRAMINGS:
+        raise ValueError(f"--data {source} makes numbers, but this model reads tokens; use a text source, "
+                         "or --preset sine (a regressor).")
+    return prepare(source, cache_dir)
+
+
+def identity(data) -> dict[str, str]:
+    return data.identity if isinstance(data, WaveData) else {"text_sha256": data.meta["text_sha256"]}
+
+
+def batches_for(data, cfg: TrainConfig):
+    if isinstance(data, WaveData):
+        return TensorBatches(data.x_train, data.y_train, cfg.batch_size, shuffle=True,
+                             val=(data.x_val, data.y_val), device=cfg.device)
+    return TextWindows.from_config(data.train, data.val, cfg)
+
+
+def resolve(preset: Preset, overrides, data) -> Preset:
+    """Apply overrides, take vocab_size from the tokenizer, check the data fits the model."""
+    overrides = overrides if isinstance(overrides, dict) else parse_overrides(overrides)
     p = apply_overrides(preset, overrides)
-    p = apply_overrides(p, {"vocab_size": vocab_size})
-    if p.train.block_size > p.model.max_len:
-        raise ValueError(
-            f"block_size={p.train.block_size} is longer than max_len={p.model.max_len}: the model has "
-            f"positions for only {p.model.max_len} tokens. Pass --max_len={p.train.block_size} "
-            f"or --block_size={p.model.max_len}.")
+    if data.tokenizer is not None:
+        if "vocab_size" in overrides:
+            raise ValueError(f"vocab_size comes from the tokenizer ({data.tokenizer.vocab_size} here); "
+                             "do not set it.")
+        p = apply_overrides(p, {"vocab_size": data.tokenizer.vocab_size})
+    T = p.train.block_size if data.tokenizer is not None else data.x_train.size(1)
+    what = "block_size" if data.tokenizer is not None else f"the {data.source} sequences' length"
+    if T > p.model.max_len:
+        fix = f" or --block_size={p.model.max_len}" if data.tokenizer is not None else ""
+        raise ValueError(f"{what}={T} is longer than max_len={p.model.max_len}: the model has positions for "
+                         f"only {p.model.max_len} tokens. Pass --max_len={T}{fix}.")
     return p
 
 
-def new_run(preset: str = "baby", overrides=(), source: str = "shakespeare", out=None,
+def new_run(preset: str = "baby", overrides=(), source: str | None = None, out=None,
             cache_dir=None, progress: bool = True, prompt: str | None = None,
             sample_chars: int | None = None) -> Run:
-    """Prepare the data, write config.json and tokenizer.json, build a freshly seeded model."""
-    data = prepare(source, cache_dir)
-    p = resolve(get_preset(preset), overrides, data.tokenizer.vocab_size)
+    """Prepare the data, write config.json (and tokenizer.json), build a freshly seeded model."""
+    overrides = overrides if isinstance(overrides, dict) else parse_overrides(overrides)
+    base = get_preset(preset)
+    kind = overrides.get("kind", base.model.kind)
+    inputs = model_class(kind).inputs
+    source = source or DEFAULT_SOURCE[inputs]
+    data = open_data(source, inputs, cache_dir)
+    p = resolve(base, overrides, data)
     run_dir = Path(out) if out else RUNS_DIR / f"{preset}-{time.strftime('%Y%m%d-%H%M%S')}"
     if has_checkpoint(run_dir):
         raise ValueError(f"{run_dir} already holds a checkpoint. Continue it with --resume {run_dir}, "
@@ -80,13 +119,13 @@ def new_run(preset: str = "baby", overrides=(), source: str = "shakespeare", out
     run_dir.mkdir(parents=True, exist_ok=True)
     for leftover in ("metrics.jsonl", "samples.txt", "loss.png"):  # from a start that never saved
         (run_dir / leftover).unlink(missing_ok=True)
-    config = {"preset": preset, "about": p.about, "source": source,
-              "text_sha256": data.meta["text_sha256"], "model": to_dict(p.model), "train": to_dict(p.train)}
-    text = json.dumps(config, indent=2) + "\n"
-    atomic_write(run_dir / "config.json", lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
-    data.tokenizer.save(run_dir / "tokenizer.json")
+    config = {"preset": preset, "about": p.about, "source": source, **identity(data),
+              "model": to_dict(p.model), "train": to_dict(p.train)}
+    write_text_atomic(run_dir / "config.json", json.dumps(config, indent=2) + "\n")
+    if data.tokenizer is not None:
+        data.tokenizer.save(run_dir / "tokenizer.json")
     torch.manual_seed(p.train.seed)  # fixes the initial weights and, later, dropout
-    model = GPT(p.model)
+    model = build_model(p.model)
     return _assemble(run_dir, config, data, model, p.train, progress, prompt, sample_chars)
 
 
@@ -97,17 +136,18 @@ def resume_run(run_dir, overrides=(), preset: str | None = None, source: str | N
     with `preset`, on top of that preset instead. Model fields and the data source must not change."""
     run_dir = Path(run_dir)
     config = read_config(run_dir)
-    saved = Preset(_model_cfg(config), _train_cfg(config), config.get("about", ""))
+    saved = Preset(model_config(config), _train_cfg(config), config.get("about", ""))
     if source is not None and source != config["source"]:
         raise ValueError(f"cannot resume {run_dir}: it was trained on source {config['source']!r}, "
                          f"not {source!r}. Start a new run with --out to use other data.")
-    data = prepare(config["source"], cache_dir)
-    if data.meta["text_sha256"] != config["text_sha256"]:
-        raise ValueError(f"cannot resume {run_dir}: the text of {config['source']!r} changed since "
-                         f"the run started (sha256 differs).")
-    tokenizer = load_tokenizer(run_dir / "tokenizer.json")
-    base = get_preset(preset) if preset else saved
-    p = resolve(base, overrides, tokenizer.vocab_size)
+    data = open_data(config["source"], model_class(saved.model.kind).inputs, cache_dir)
+    for key, value in identity(data).items():
+        if config.get(key) != value:
+            raise ValueError(f"cannot resume {run_dir}: the data of {config['source']!r} changed since "
+                             f"the run started ({key} differs).")
+    if data.tokenizer is not None:
+        data.tokenizer = load_tokenizer(run_dir / "tokenizer.json")
+    p = resolve(get_preset(preset) if preset else saved, overrides, data)
     differ = [f.name for f in fields(ModelConfig) if getattr(p.model, f.name) != getattr(saved.model, f.name)]
     if differ:
         detail = ", ".join(f"{k}: saved {getattr(saved.model, k)!r}, asked {getattr(p.model, k)!r}"
@@ -121,19 +161,20 @@ def resume_run(run_dir, overrides=(), preset: str | None = None, source: str | N
         print("resuming with changed training settings: "
               + ", ".join(f"{k} {a!r} -> {b!r}" for k, (a, b) in changed.items()))
         config = {**config, "train": to_dict(p.train)}
-        text = json.dumps(config, indent=2) + "\n"
-        atomic_write(run_dir / "config.json", lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
-    data.tokenizer = tokenizer
+        write_text_atomic(run_dir / "config.json", json.dumps(config, indent=2) + "\n")
     torch.manual_seed(p.train.seed)  # init is overwritten by the checkpoint; RNG states come from it
-    run = _assemble(run_dir, config, data, GPT(p.model), p.train, progress, prompt, sample_chars)
+    run = _assemble(run_dir, config, data, build_model(p.model), p.train, progress, prompt, sample_chars)
     run.trainer.resume()
     return run
 
 
 def _assemble(run_dir, config, data, model, train_cfg, progress, prompt, sample_chars) -> Run:
     n = EVAL_SAMPLE_CHARS if sample_chars is None else sample_chars
-    callbacks = [_eval_sampler(data.tokenizer, prompt, n, run_dir / "samples.txt")] if n else []
-    trainer = Trainer(model, train_cfg, data.train, data.val, run_dir, callbacks, progress)
+    callbacks = []
+    if n and model.samples and data.tokenizer is not None:
+        callbacks.append(_eval_sampler(data.tokenizer, prompt, n, run_dir / "samples.txt"))
+    trainer = Trainer(model, train_cfg, batches_for(data, train_cfg), run_dir, callbacks=callbacks,
+                      progress="bar" if progress else "lines")
     return Run(run_dir, config, data, model, trainer)
 
 
@@ -163,13 +204,8 @@ def _encodable(tokenizer, text: str) -> bool:
 
 def train(run: Run) -> TrainResult:
     """Train a run to its max_steps, with the run's thread count (restored afterwards)."""
-    threads, before = run.trainer.cfg.threads, torch.get_num_threads()
-    if threads:
-        torch.set_num_threads(threads)
-    try:
+    with using_threads(run.trainer.cfg.threads):
         return run.trainer.fit()
-    finally:
-        torch.set_num_threads(before)
 
 
 def read_config(run_dir) -> dict:
@@ -179,8 +215,14 @@ def read_config(run_dir) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _model_cfg(config: dict) -> ModelConfig:
-    return ModelConfig(**config["model"])
+def model_config(config: dict) -> ModelConfig:
+    """The ModelConfig a run's config.json holds. Runs saved before a field existed get its default
+    (runs before `kind` were all GPTs); old spellings are translated."""
+    fields_now = {f.name for f in fields(ModelConfig)}
+    saved = {k: v for k, v in config["model"].items() if k in fields_now}
+    if saved.get("mha_style") == "fused":  # renamed: the packed Q/K/V projection
+        saved["mha_style"] = "packed"
+    return ModelConfig(**saved)
 
 
 def _train_cfg(config: dict) -> TrainConfig:
@@ -189,13 +231,16 @@ def _train_cfg(config: dict) -> TrainConfig:
 
 
 def load_model(run_dir, best: bool = False, device: str = "cpu"):
-    """The trained model of a run (latest weights, or best.safetensors), its tokenizer and config."""
+    """The trained model of a run (latest weights, or best.safetensors), its tokenizer (None for a
+    model that reads numbers) and config."""
     run_dir = Path(run_dir)
     config = read_config(run_dir)
-    model = GPT(_model_cfg(config)).to(device)
+    model = build_model(model_config(config)).to(device)
     weights = run_dir / (BEST_FILE if best else MODEL_FILE)
     if not weights.exists():
         raise FileNotFoundError(f"{weights} does not exist: the run has not saved a checkpoint yet")
     load_weights(weights, model)
     model.eval()
-    return model, load_tokenizer(run_dir / "tokenizer.json"), config
+    tokenizer_file = run_dir / "tokenizer.json"
+    tokenizer = load_tokenizer(tokenizer_file) if model.inputs == "tokens" else None
+    return model, tokenizer, config

@@ -1,5 +1,0 @@
-import sys
-
-from glassformer.cli import main
-
-sys.exit(main())

@@ -1,0 +1,29 @@
+"""Ctrl-C during training: finish the step, then stop cleanly (and checkpoint, if there is a run)."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import sys
+import threading
+
+
+@contextlib.contextmanager
+def sigint_as_flag():
+    """Turn the first Ctrl-C into a flag the loop checks between steps, so a checkpoint is never
+    taken from a half-applied optimizer step; a second Ctrl-C interrupts at once."""
+    hits: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: False  # signal handlers can only be set from the main thread
+        return
+
+    def handler(signum, frame):
+        hits.append(signum)
+        signal.signal(signal.SIGINT, previous)
+        print("\nCtrl-C: stopping after this step (press again to stop at once) ...", file=sys.stderr)
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield lambda: bool(hits)
+    finally:
+        signal.signal(signal.SIGINT, previous)

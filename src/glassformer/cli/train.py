@@ -32,6 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", default=None, help=f"run directory (default: {RUNS_DIR}/<preset>-<time>)")
     p.add_argument("--resume", metavar="RUN", default=None, help="continue the run in this directory")
     p.add_argument("--prompt", default=None, help="prompt of the sample printed at each evaluation")
+    p.add_argument("--sample-chars", type=int, default=None,
+                   help="length of that sample (default 200; 0: no samples while training)")
     p.add_argument("--cache-dir", default=None,
                    help="data cache (default: $GLASSFORMER_CACHE or ~/.cache/glassformer)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (log lines still print)")
@@ -54,11 +56,13 @@ def _train(args: argparse.Namespace) -> int:
         if args.out:
             raise ValueError("--resume continues a run in its own directory; drop --out.")
         run = resume_run(args.resume, args.overrides, preset=args.preset, source=args.data,
-                         cache_dir=args.cache_dir, progress=progress, prompt=args.prompt)
+                         cache_dir=args.cache_dir, progress=progress, prompt=args.prompt,
+                         sample_chars=args.sample_chars)
         print(f"resuming {run.dir} from step {run.trainer.step}")
     else:
         run = new_run(args.preset or DEFAULT_PRESET, args.overrides, source=args.data,
-                      out=args.out, cache_dir=args.cache_dir, progress=progress, prompt=args.prompt)
+                      out=args.out, cache_dir=args.cache_dir, progress=progress, prompt=args.prompt,
+                      sample_chars=args.sample_chars)
         print(f"run directory {run.dir}  ({run.model.kind}, {run.model.num_params():,} parameters, "
               f"data {run.config['source']})")
     if args.debug_shapes:

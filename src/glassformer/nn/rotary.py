@@ -15,7 +15,7 @@ of a query at m and a key at n is
 
     (R(m) q) · (R(n) k) = q · R(n - m) k                depends on the distance n - m only
 
-tests/reference/test_rotary_alibi.py checks this for random positions, and against q·R(n-m)·k
+tests/reference/test_rotary.py checks this for random positions, and against q·R(n-m)·k
 written out with explicit 2×2 blocks. The pairing is the paper's: neighbours (0,1), (2,3), ...
 (GPT-NeoX and LLaMA's code pairs feature i with i + D/2 instead: the same model with the rows of
 W_q and W_k permuted.)
@@ -51,11 +51,11 @@ class RotaryPositions(AttentionPositions):
 
     def __init__(self, d_head: int, max_len: int, base: float = 10000.0) -> None:
         super().__init__()
+        self.d_head, self.base = d_head, base
         if d_head % 2:
             raise ValueError(f"position='rotary' turns pairs of features, so d_head must be even; "
                              f"got d_head={d_head}. Choose d_model and n_heads so that "
                              f"d_model // n_heads is even.")
-        self.d_head, self.base = d_head, base
         # cos and sin of every angle for positions 0..max_len-1 up front; more when asked for
         self.register_buffer("cos", torch.empty(0), persistent=False)  # (n, D/2)
         self.register_buffer("sin", torch.empty(0), persistent=False)  # (n, D/2)

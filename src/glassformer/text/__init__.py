@@ -4,6 +4,7 @@
   ``Tokenizer`` interface, ``load_tokenizer`` for saved ones.
 - ``corpora``: source specs (``shakespeare``, ``file:PATH``, ``builtin:seed``) → ``load_text`` /
   ``prepare`` (train/val id memmaps, content-addressed in the cache).
+- ``chinese``: the named source ``zh-poems`` (classical Chinese poems, a Debian package's text).
 - ``batches``: ``get_batch`` draws seeded random (x, y) windows for next-token training.
 """
 
@@ -18,6 +19,7 @@ from .corpora import (
     load_text,
     prepare,
 )
+from . import chinese  # registers the named source zh-poems with corpora.load_text
 from .tokenizers import CharTokenizer, Tokenizer, WordTokenizer, load_tokenizer
 
 __all__ = [

@@ -36,6 +36,7 @@ SEED_TEXT = (
     "after a few steps it can write this sentence back."
 )
 BUILTINS = {"seed": SEED_TEXT}
+NAMED_SOURCES: dict = {}  # name -> loader(cache dir) -> text; files add theirs (text/chinese.py)
 VALID_FORMS = ("shakespeare", "file:PATH", *(f"builtin:{name}" for name in BUILTINS))
 
 # The Shakespeare recipe is in _build_shakespeare's docstring. The sha256 identifies the
@@ -65,6 +66,8 @@ def load_text(source: str = "shakespeare", cache_dir: str | os.PathLike | None =
     """Resolve a source spec to its full text (see the module docstring for the forms)."""
     if source == "shakespeare":
         return _shakespeare(Path(cache_dir) if cache_dir else default_cache_dir())
+    if source in NAMED_SOURCES:
+        return NAMED_SOURCES[source](Path(cache_dir) if cache_dir else default_cache_dir())
     if source.startswith("file:") and source != "file:":
         path = Path(source[len("file:"):]).expanduser()
         try:  # bytes then decode, not text mode: text mode would rewrite \r\n and change the corpus
@@ -76,7 +79,7 @@ def load_text(source: str = "shakespeare", cache_dir: str | os.PathLike | None =
                                     "path of a UTF-8 text file, e.g. file:./my_text.txt") from None
     if source.startswith("builtin:") and source[len("builtin:"):] in BUILTINS:
         return BUILTINS[source[len("builtin:"):]]
-    raise ValueError(f"unknown corpus source {source!r}; valid forms: {', '.join(VALID_FORMS)}")
+    raise ValueError(f"unknown corpus source {source!r}; valid forms: {', '.join([*VALID_FORMS, *NAMED_SOURCES])}")
 
 
 def _shakespeare(cache: Path) -> str:

@@ -102,11 +102,15 @@ def _draw(ax, w: np.ndarray, hidden: np.ndarray, labels, font, fontsize: float,
 
 def attention_grid_png(model, ids, labels, path) -> Path:
     """One PNG: a heatmap per (layer, head), layers as rows, heads as columns, one colour bar."""
+    return _save(grid_figure(*attention_maps(model, ids), labels), path)
+
+
+def grid_figure(W: torch.Tensor, hidden: torch.Tensor, labels):
+    """The grid of every head as a matplotlib Figure, from weights and masked cells (L, H, T, T)."""
     from matplotlib.figure import Figure
 
     from glassformer.inspect.fonts import label_font
 
-    W, hidden = attention_maps(model, ids)  # (L, H, T, T) each
     L, H, T, _ = W.shape
     font, labels = label_font(_labels(labels, T))
     side = 1.6 + 0.09 * T
@@ -123,16 +127,20 @@ def attention_grid_png(model, ids, labels, path) -> Path:
     masked = f"; {MASKED_NOTE}" if hidden.any() else ""
     fig.suptitle(f"attention weights: rows = query (looking), columns = key (looked at){masked}",
                  fontsize=10)
-    return _save(fig, path)
+    return fig
 
 
 def attention_head_png(model, ids, labels, layer: int, head: int, path) -> Path:
     """One large PNG for a chosen head, the weight written in each cell when T is small."""
+    return _save(head_figure(*attention_maps(model, ids), labels, layer, head), path)
+
+
+def head_figure(W: torch.Tensor, hidden: torch.Tensor, labels, layer: int, head: int):
+    """One head as a matplotlib Figure, from weights and masked cells (L, H, T, T)."""
     from matplotlib.figure import Figure
 
     from glassformer.inspect.fonts import label_font
 
-    W, hidden = attention_maps(model, ids)  # (L, H, T, T) each
     L, H, T, _ = W.shape
     if not (0 <= layer < L and 0 <= head < H):
         raise ValueError(f"layer={layer}, head={head} is outside this model: layers 0..{L - 1}, "
@@ -150,7 +158,7 @@ def attention_head_png(model, ids, labels, layer: int, head: int, path) -> Path:
     ax.set_title(f"blocks.{layer}.attn.weights, head {head} (each row sums to 1){masked}",
                  fontsize=10)
     fig.colorbar(im, ax=ax, label="attention weight", shrink=0.8)
-    return _save(fig, path)
+    return fig
 
 
 def _save(fig, path) -> Path:

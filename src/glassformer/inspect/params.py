@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import torch
 
 from glassformer.config import ModelConfig
+from glassformer.inspect.display import params_html
 from glassformer.inspect.flow import first_use
 from glassformer.nn.formula import ParamFormula
 from glassformer.nn.notation import LETTERS, meaning
@@ -75,6 +76,11 @@ class ParamTable:
 
     def __str__(self) -> str:
         return self.to_text()
+
+    __repr__ = __str__  # a terminal shows the aligned table, not the dataclass fields
+
+    def _repr_html_(self) -> str:  # Jupyter's rich display
+        return params_html(self)
 
 
 def _build(cfg_or_model, kind: str | None):

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 import torch
 import torch.nn.functional as F
 
+from glassformer.inspect.display import trace_html
 from glassformer.nn.loss import LOSSES
 from glassformer.nn.notation import meaning
 
@@ -80,6 +81,11 @@ class Trace:
     def __str__(self) -> str:
         return self.to_text()
 
+    __repr__ = __str__  # a terminal shows the aligned table, not the dataclass fields
+
+    def _repr_html_(self) -> str:  # Jupyter's rich display
+        return trace_html(self)
+
 
 def _width(s: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
@@ -130,12 +136,15 @@ def _row(hook, t: torch.Tensor, used: dict[str, str], lang: str) -> TraceRow:
 
 
 def as_batch(model, ids_or_x) -> torch.Tensor:
-    """What a user naturally has — (T,) ids or (T, d_in) numbers, a list, a (B, ...) batch — as
-    the (B, T) or (B, T, d_in) batch the model reads."""
+    """What a user naturally has — (T,) ids or (T, d_in) numbers, a list, a (B, ...) batch; for a
+    model reading one number a step also (T,) or (B, T) values — as the (B, T) or (B, T, d_in)
+    batch the model reads."""
     x = torch.as_tensor(ids_or_x)  # (B, T), (T,) ids or (B, T, d_in), (T, d_in) numbers
     numbers = getattr(model, "inputs", "tokens") == "numbers"
     if numbers and not x.dtype.is_floating_point:
         x = x.float()
+    if numbers and model.cfg.d_in == 1 and (x.dim() == 1 or (x.dim() == 2 and x.shape[-1] != 1)):
+        x = x.unsqueeze(-1)  # (T,) or (B, T) values: one number a step -> (T, 1) or (B, T, 1)
     if x.dim() == (2 if numbers else 1):
         x = x.unsqueeze(0)  # add the batch axis
     return x

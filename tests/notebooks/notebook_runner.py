@@ -47,6 +47,7 @@ def run_notebook(path: Path, params: dict, workdir: Path, timeout: int = 120,
     """Execute `path` with `params` injected, in `workdir`; return (RESULTS, the executed notebook,
     the kernel's CPU seconds: a load-independent measure of the notebook's cost).
     Corpora are prepared in `cache` (default: a folder in `workdir`, so nothing outside is touched)."""
+    workdir.mkdir(parents=True, exist_ok=True)
     nb = nbformat.read(path, as_version=4)
     at = parameters_cell(nb)
     injected = nbformat.v4.new_code_cell("\n".join(f"{k} = {v!r}" for k, v in params.items()))
@@ -58,8 +59,9 @@ def run_notebook(path: Path, params: dict, workdir: Path, timeout: int = 120,
     env = {**os.environ, "GLASSFORMER_CACHE": str(cache or workdir / "cache"),
            "IPYTHONDIR": str(workdir / "ipython"), "JUPYTER_RUNTIME_DIR": str(workdir / "runtime")}
     km = KernelManager(kernel_name=KERNEL, kernel_spec_manager=ThisPython())
-    client = NotebookClient(nb, km=km, timeout=timeout, resources={"metadata": {"path": str(workdir)}})
-    client.execute(env=env)
+    client = NotebookClient(nb, km=km, timeout=timeout, shutdown_kernel="immediate",
+                            resources={"metadata": {"path": str(workdir)}})
+    client.execute(env=env, cleanup_kc=True)  # cleanup_kc: shut the kernel down even though we made its manager
     text = "".join(o.get("text", "") for o in nb.cells[-1].outputs if o.get("output_type") == "stream")
     line = next((ln for ln in text.splitlines() if ln.startswith(MARKER)), None)
     if line is None:

@@ -220,7 +220,8 @@ def gradient_flow(model: torch.nn.Module, ids_or_x, targets=None, lr: float | No
     saved = {n: (p.detach().clone(), p.grad) for n, p in params.items()}
     was_training = model.training
     try:
-        with torch.random.fork_rng(devices=[]):  # dropout draws here do not move the caller's RNG
+        cuda = sorted({p.device.index or 0 for p in params.values() if p.device.type == "cuda"})
+        with torch.random.fork_rng(devices=cuda):  # dropout draws here do not move the caller's RNG
             model.train()
             for p in params.values():
                 p.grad = None

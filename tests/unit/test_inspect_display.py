@@ -62,6 +62,9 @@ def test_activation_cache_html_reads_the_declarations():
         assert f">{name}<" in page and html.escape(d["means"]) in page
         assert f"{t.reshape(-1)[0].item():.3g}" in page  # the first value of every tensor
     assert "(B=1, H=2, T_q=10, T_k=10)" in page  # the weights' axes named by their declaration
+    scores = cache["blocks.0.attn.scores"]  # (1, H, T, T): the future is -inf
+    finite = scores[torch.isfinite(scores)]
+    assert f"{finite.mean().item():.3g} ± {finite.std().item():.3g} (90 not finite)" in page  # 2 heads × 45 cells
     cache.lang = "zh"
     assert html.escape(points["blocks.0.attn.weights"].describe("zh")["means"]) in cache._repr_html_()
     assert repr(cache).startswith(f"ActivationCache({len(cache)} tensors)\n") and "<" not in repr(cache)

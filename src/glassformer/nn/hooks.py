@@ -106,7 +106,10 @@ def _cache_row(name: str, t: torch.Tensor, point: HookPoint | None, lang: str) -
     dims = ", ".join(f"{a}={n}" if named else str(n) for a, n in zip(axes if named else t.shape, t.shape))
     x = t.detach().float().reshape(-1)  # (numel,)
     first = ", ".join(f"{v:.3g}" for v in x[:4].tolist()) + (", …" if x.numel() > 4 else "")
-    spread = f"{x.mean().item():.3g} ± {x.std().item():.3g}" if x.numel() > 1 else first
+    finite = x[torch.isfinite(x)]  # masked scores are -inf: the statistics are of the rest
+    spread = f"{finite.mean().item():.3g} ± {finite.std().item():.3g}" if finite.numel() > 1 else first
+    if finite.numel() < x.numel():
+        spread += f" ({x.numel() - finite.numel()} not finite)"
     return name, d["stage"], f"({dims})", d["means"], f"[{first}]", spread
 
 

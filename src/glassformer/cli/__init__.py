@@ -8,7 +8,7 @@ import importlib
 import sys
 
 # verb modules, in the order `glassformer --help` lists them
-VERB_MODULES = ["data", "train", "sample", "demo", "inspect", "lesson"]
+VERB_MODULES = ["data", "train", "sample", "demo", "inspect", "lesson", "exercise"]
 
 
 def build_parser() -> argparse.ArgumentParser:

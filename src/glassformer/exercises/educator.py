@@ -133,7 +133,7 @@ def _store(arrays: dict, key: str, name: str, value) -> dict:
                 "items": [_store(arrays, f"{key}/{k}", k, v) for k, v in value.items()]}
     if hasattr(value, "detach"):
         a = value.detach().numpy()
-        arrays[key] = np.ascontiguousarray(a)
+        arrays[key] = np.array(a)  # a C-ordered copy (a 0-d loss stays 0-d)
         return {"name": name, "kind": "array", "key": key, "shape": list(a.shape), "dtype": str(a.dtype),
                 "contiguous": bool(value.is_contiguous())}
     return {"name": name, "kind": type(value).__name__, "value": value}

@@ -35,6 +35,7 @@ class Job:
     id: str
     file: Path
     calls: list[dict]  # {"fn": name, "args": tuple, "grad": [index | (index, key)], "cot": [tensor | None]}
+    timeout: float | None = None  # seconds for this job; None: run_jobs' timeout
 
 
 @dataclass
@@ -81,7 +82,7 @@ def _one_child(jobs: list[Job], timeout: float, startup_timeout: float, tmp: Pat
             return len(jobs)
         for n, job in enumerate(jobs):
             started = _expect(lines, f"START {job.id}", startup_timeout)
-            finished = _expect(lines, f"DONE {job.id}", timeout) if started is True else started
+            finished = _expect(lines, f"DONE {job.id}", job.timeout or timeout) if started is True else started
             if finished is True:
                 results[job.id] = JobResult("done", torch.load(out_dir / f"{job.id}.pt", weights_only=True))
                 continue

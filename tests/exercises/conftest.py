@@ -105,8 +105,8 @@ def graded(tmp_path_factory):
     _write(root / "loop", {"softmax.py": "def softmax(x, dim=-1):\n    while True:\n        pass\n"})
     solution = catalog.get("softmax").solution_path
     tasks = [(name, path) for _, name, path in items]
-    items += [(("exit",), "softmax", root / "exit" / "softmax.py"), (("loop",), "softmax", root / "loop" / "softmax.py"),
-              (("after",), "softmax", solution)]
+    items += [(("exit",), "softmax", root / "exit" / "softmax.py"),
+              (("loop",), "softmax", root / "loop" / "softmax.py"), (("after",), "softmax", solution)]
     tasks += [("softmax", root / "exit" / "softmax.py"), ("softmax", root / "loop" / "softmax.py", LOOP_TIMEOUT),
               ("softmax", solution)]
     reports = grader.check_many(tasks)

@@ -9,7 +9,8 @@ import numpy as np
 import torch
 
 from glassformer.cli import main
-from glassformer.exercises import catalog, educator, grader
+from glassformer.exercises import catalog, educator
+from glassformer.exercises.expected import prepare
 from glassformer.exercises.compare import first_problem
 
 NAMES = ["softmax", "causal_mask", "attention"]
@@ -44,7 +45,7 @@ def test_grade_three_students_gives_the_expected_table(tmp_path, capsys):
         ("carol", "attention"): ("syntax", ""),
     }
     bob = next(r for r in rows if r["student"] == "bob" and r["exercise"] == "softmax")
-    assert int(bob["cases_passed"]) < int(bob["cases_total"]) == len(grader.prepare("softmax").cases)
+    assert int(bob["cases_passed"]) < int(bob["cases_total"]) == len(prepare("softmax").cases)
     assert bob["detail"].startswith("You exponentiate without subtracting the max first")
     md = out.with_suffix(".md").read_text()
     assert "| student | softmax | causal_mask | attention | passed |" in md
@@ -61,7 +62,7 @@ def test_exported_golden_files_reload_and_match_the_references(tmp_path, capsys)
     assert [m["exercise"] for m in manifest] == list(catalog.ORDER)
     for entry in manifest:
         name = entry["exercise"]
-        ex, prep = catalog.get(name), grader.prepare(name)
+        ex, prep = catalog.get(name), prepare(name)
         spec = json.loads((tmp_path / entry["json"]).read_text())
         arrays = np.load(tmp_path / entry["npz"])
         assert spec["tolerance"]["atol"] == ex.atol and len(spec["cases"]) == len(prep.cases) == entry["cases"]

@@ -82,7 +82,8 @@ def test_a_refused_file_is_never_run_and_the_report_says_why(tmp_path):
     rep = grader.check("feed_forward", path)
     assert rep.status == "forbidden" and rep.cases == []  # refused before any process started
     assert [(o.line, o.name) for o in rep.offences] == [(4, "nn.Linear")]
-    assert "feed_forward.py line 4: nn.Linear — a built-in linear layer: write x @ W.T + b." in report.render(rep, "en")
+    assert ("feed_forward.py line 4: nn.Linear — a built-in linear layer: write x @ W.T + b."
+            in report.render(rep, "en"))
     assert "第 4 行：nn.Linear" in report.render(rep, "zh")
 
 

@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from glassformer.exercises import catalog, grader, report
+from glassformer.exercises.expected import prepare
 from glassformer.exercises.text import t
 
 ALL_VARIANTS = [(name, v.id) for name in catalog.ORDER for v in catalog.get(name).variants]
@@ -25,7 +26,7 @@ def test_there_are_at_least_14_exercises_in_data_flow_order():
 def test_the_reference_solution_passes(graded, name):
     rep = graded[("solution", name)]
     assert rep.status == "passed", report.render(rep, "en")
-    assert rep.n_passed == len(rep.cases) == len(grader.prepare(name).cases) >= 6
+    assert rep.n_passed == len(rep.cases) == len(prepare(name).cases) >= 6
     atol = catalog.get(name).atol
     assert all(c.err_ref <= atol * 1e3 and c.err_twin <= atol * 1e3 for c in rep.cases)
     text = report.render(rep, "en")
@@ -33,13 +34,13 @@ def test_the_reference_solution_passes(graded, name):
 
 
 def test_every_exercise_has_the_named_edge_cases():
-    labels = {name: {c.label for c in grader.prepare(name).cases} for name in catalog.ORDER}
+    labels = {name: {c.label for c in prepare(name).cases} for name in catalog.ORDER}
     for name in ("attention_scores", "attention", "heads", "multi_head_attention", "layer_norm", "block"):
         assert {"case.t1", "case.noncontig"} <= labels[name], name
     for name in ("attention", "multi_head_attention", "block"):
         assert "case.dead_row" in labels[name], name
     assert "case.large" in labels["softmax"] and "case.large" in labels["loss"]
-    assert all(any(l == "case.random" or l.endswith(".size") or l.endswith(".T") for l in ls)
+    assert all(any(lab == "case.random" or lab.endswith(".size") or lab.endswith(".T") for lab in ls)
                for ls in labels.values())
     assert sum(1 for ls in labels.values() if "case.batch1" in ls) >= 10
 
@@ -106,7 +107,7 @@ def test_errors_are_reported_with_the_learners_line_and_a_hint_when_recognised(g
     first = rep.first_failure()
     assert first.error["type"] == "RuntimeError" and first.error["where"]["file"] == "heads.py"
     assert "view size is not compatible" in first.error["message"]
-    cases = grader.prepare("heads").cases
+    cases = prepare("heads").cases
     # splitting one axis is always a valid view, even of a transposed x; joining H and D after
     # the transpose is not, in general (the first merge case)
     assert all(c.ok for c in rep.cases if cases[c.index].fn == "split_heads")
@@ -159,7 +160,7 @@ def test_syntax_errors_missing_files_and_missing_functions_need_no_process(tmp_p
 
 
 def test_the_twin_check_catches_gradients_that_disagree_with_the_finite_difference():
-    ex, prep = catalog.get("layer_norm"), grader.prepare("layer_norm")
+    ex, prep = catalog.get("layer_norm"), prepare("layer_norm")
     case = prep.cases[0]
     assert grader._twin_directional(ex, case, prep.ref_grads[0], prep.cot[0]) is None
     wrong = [g * 1.01 for g in prep.ref_grads[0]]
@@ -173,7 +174,7 @@ def test_cases_are_seeded_and_every_reference_is_nan_free():
         for a, b in zip(first, again):
             for x, y in zip(a.args, b.args):
                 assert type(x) is type(y) and (not torch.is_tensor(x) or torch.equal(x, y))
-        assert all(not torch.isnan(o.double()).any() for outs in grader.prepare(name).ref for o in outs)
+        assert all(not torch.isnan(o.double()).any() for outs in prepare(name).ref for o in outs)
 
 
 def _file(folder, name, source):

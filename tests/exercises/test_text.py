@@ -7,7 +7,8 @@ import string
 
 import pytest
 
-from glassformer.exercises import catalog, grader, text, text_en, text_zh
+from glassformer.exercises import catalog, text, text_en, text_zh
+from glassformer.exercises.expected import prepare
 
 SYMBOLIC = {"causal_mask.case.T", "sampling.case.k", "sampling.case.p", "sinusoidal.case.size"}  # no words to translate
 
@@ -36,7 +37,7 @@ def used_keys() -> dict[str, set[str]]:
         keys.update({f"{name}.wrong.{v.id}": set() for v in ex.variants})
         keys.update({k: set() for _, k in ex.error_hints})
         keys.update({r.why: set() for r in ex.forbidden})
-        for case in grader.prepare(name).cases:
+        for case in prepare(name).cases:
             keys[case.label] = keys.get(case.label, set()) | set(case.fields)
     return keys
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from glassformer.exercises import catalog, grader
+from glassformer.exercises.expected import path_name, prepare
 from glassformer.exercises.spec import Exercise, Variant
 from glassformer.exercises.text import t
 
@@ -45,7 +46,7 @@ def grade(submissions: Path, out_csv: Path, lang: str, timeout: float = grader.T
         key = rep.diagnosis[0] if rep.diagnosis else ""
         rows.append({
             "student": file.parent.name, "exercise": name, "status": rep.status,
-            "cases_passed": rep.n_passed, "cases_total": len(rep.cases) or len(grader.prepare(name).cases),
+            "cases_passed": rep.n_passed, "cases_total": len(rep.cases) or len(prepare(name).cases),
             "mistake": key.rsplit(".", 1)[-1] if ".wrong." in key else key,
             "detail": t(lang, key, **rep.diagnosis[1]) if rep.diagnosis else "",
         })
@@ -93,7 +94,7 @@ def export_golden(out: Path, names: list[str] | None = None) -> list[Path]:
     names = [catalog.get(n).name for n in names] if names else list(catalog.ORDER)
     written, manifest = [], []
     for name in names:
-        ex, prep = catalog.get(name), grader.prepare(name)
+        ex, prep = catalog.get(name), prepare(name)
         arrays, cases = {}, []
         for i, case in enumerate(prep.cases):
             fn = ex.function(case.fn)
@@ -104,8 +105,8 @@ def export_golden(out: Path, names: list[str] | None = None) -> list[Path]:
             if case.grad:
                 entry["cotangents"] = [None if c is None else _store(arrays, f"case{i}/cot/{k}", fn.outputs[k], c)
                                        for k, c in enumerate(prep.cot[i])]
-                entry["gradients"] = [_store(arrays, f"case{i}/grad/{grader._path_name(ex, case, p)}",
-                                             grader._path_name(ex, case, p), g)
+                entry["gradients"] = [_store(arrays, f"case{i}/grad/{path_name(ex, case, p)}",
+                                             path_name(ex, case, p), g)
                                       for p, g in zip(case.grad, prep.ref_grads[i])]
             cases.append(entry)
         np.savez_compressed(out / f"{name}.npz", **arrays)

@@ -3,53 +3,31 @@
     check(name, file)                one file            -> Report
     check_many([(name, file), ...])  many, one process   -> [Report]   (educator mode, tests)
 
-For each exercise the cases and their expected values are computed once per process
-(`prepare`): glassformer.nn's output and gradients (pulled back through a seeded random
-cotangent, so every output entry counts) and the NumPy twin's output. The learner passes a case
-when every output agrees with both references (compare.py), its gradients agree with
-glassformer's, and the derivative along a random direction agrees with the NumPy twin's finite
-difference. A failing learner output that equals a known-wrong variant's names that mistake.
+The expected values come from expected.py (glassformer.nn and the NumPy twin, computed once per
+process). The learner passes a case when every output agrees with both references (compare.py),
+the gradients agree with glassformer's autograd, and the derivative along a random direction
+agrees with the NumPy twin's finite difference. diagnose.py names the mistake behind a failure.
 """
 
 from __future__ import annotations
 
 import ast
-import contextlib
-import functools
 import hashlib
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
 
 from glassformer.exercises import catalog
-from glassformer.exercises.compare import Problem, first_problem, max_error, same_values, unpack
+from glassformer.exercises.compare import Problem, first_problem, max_error, unpack
+from glassformer.exercises.diagnose import diagnose, error_hint
+from glassformer.exercises.expected import Prepared, leaf, one_thread, path_name, prepare
 from glassformer.exercises.forbidden import Offence, scan
 from glassformer.exercises.runner import Job, JobResult, run_jobs
-from glassformer.exercises.spec import Case, Exercise, as_tuple
+from glassformer.exercises.spec import Case, Exercise
 
 TIMEOUT = 10.0  # seconds per learner file, all its cases together (torch's import not counted)
 FD_STEP, FD_TOL, FD_MAX_INPUT = 1e-6, 1e-6, 50.0  # the twin's finite-difference check of gradients
-
-# errors whose message says enough to name the mistake, in every exercise
-COMMON_ERROR_HINTS = (
-    (r"view size is not compatible with input tensor's size and stride", "err.view"),
-    (r"mat1 and mat2 shapes cannot be multiplied", "err.matmul"),
-    (r"leaf Variable that requires grad is being used in an in-place operation", "err.inplace"),
-    (r"must match the size of tensor b|shape mismatch|cannot broadcast|not broadcastable", "err.broadcast"),
-    (r"expected .*(Double|Float)|dtype", "err.dtype"),
-)
-
-
-@dataclass
-class Prepared:
-    cases: list[Case]
-    ref: list[tuple]  # glassformer.nn's outputs, per case
-    twin: list[tuple]  # the NumPy twin's outputs, per case
-    cot: list[list | None]  # cotangent per output (None: not differentiable / no gradient graded)
-    ref_grads: list[list | None]  # d(cot · outputs)/d(input) per graded input
-    variants: dict = field(default_factory=dict)  # (variant id, case index) -> outputs or None
 
 
 @dataclass
@@ -93,84 +71,8 @@ class Report:
         return next((c for c in self.cases if not c.ok), None)
 
 
-# ------------------------------------------------------------------------------- preparing
-
-
-@functools.lru_cache(maxsize=None)
-def prepare(name: str) -> Prepared:
-    ex = catalog.get(name)
-    cases = ex.cases()
-    prep = Prepared(cases, [], [], [], [])
-    for i, case in enumerate(cases):
-        gen = torch.Generator().manual_seed(1000 * ex.seed + i)
-        args = [_grad_copy(a, case, j) for j, a in enumerate(case.args)]
-        out = as_tuple(ex.reference[case.fn](*args))
-        twin = ex.numpy_reference[case.fn](*case.args)
-        for o, t in zip(out, twin, strict=True):
-            if first_problem(o.detach(), t, ex.atol) is not None or bool(torch.isnan(t.double()).any()):
-                raise RuntimeError(f"internal: glassformer and its NumPy twin disagree on {name} case {i}")
-        cot, grads = None, None
-        if case.grad:
-            cot = [torch.randn(o.shape, generator=gen, dtype=o.dtype) if o.is_floating_point() else None
-                   for o in out]
-            leaves = [_leaf(args, p) for p in case.grad]
-            pairs = [(o, c) for o, c in zip(out, cot) if c is not None and o.requires_grad]
-            grads = torch.autograd.grad([o for o, _ in pairs], leaves, [c for _, c in pairs],
-                                        allow_unused=True)
-            grads = [torch.zeros_like(x) if g is None else g for x, g in zip(leaves, grads)]
-        prep.ref.append(tuple(o.detach() for o in out))
-        prep.twin.append(tuple(twin))
-        prep.cot.append(cot)
-        prep.ref_grads.append(grads)
-    return prep
-
-
-def _grad_copy(arg, case: Case, j: int):
-    """Argument j with requires_grad where the case grades its gradient (strides kept)."""
-    paths = [p for p in case.grad if p == j or (isinstance(p, tuple) and p[0] == j)]
-    if not paths:
-        return arg
-    if isinstance(arg, dict):
-        keys = {p[1] for p in paths}
-        return {k: v.detach().requires_grad_(True) if k in keys else v for k, v in arg.items()}
-    return arg.detach().requires_grad_(True)
-
-
-def _leaf(args, path):
-    return args[path] if isinstance(path, int) else args[path[0]][path[1]]
-
-
-def variant_outputs(name: str, variant_id: str, i: int) -> tuple | None:
-    """A known-wrong variant's outputs on case i (None if it fails on that case)."""
-    prep, ex = prepare(name), catalog.get(name)
-    key = (variant_id, i)
-    if key not in prep.variants:
-        variant = next(v for v in ex.variants if v.id == variant_id)
-        case = prep.cases[i]
-        try:
-            with torch.no_grad():
-                prep.variants[key] = tuple(as_tuple(variant.impl(*case.args))) if variant.fn == case.fn else None
-        except Exception:  # noqa: BLE001 - a variant may well crash where the mistake would
-            prep.variants[key] = None
-    return prep.variants[key]
-
-
-# --------------------------------------------------------------------------------- grading
-
-
 def check(name: str, file: Path | str, timeout: float = TIMEOUT) -> Report:
     return check_many([(name, file)], timeout)[0]
-
-
-@contextlib.contextmanager
-def one_thread():
-    """The cases are tiny: extra intra-op threads only contend (badly, on a busy machine)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def check_many(items: list[tuple], timeout: float = TIMEOUT) -> list[Report]:
@@ -238,7 +140,7 @@ def _grade(report: Report, result: JobResult) -> None:
     if payload["import_error"]:
         report.import_error = payload["import_error"]
         report.status = "todo" if payload["import_error"]["type"] == "NotImplementedError" else "crashed"
-        report.diagnosis = _error_hint(report.exercise, payload["import_error"])
+        report.diagnosis = error_hint(report.exercise, payload["import_error"])
         return
     prep, ex = prepare(report.exercise), catalog.get(report.exercise)
     for i, (case, call) in enumerate(zip(prep.cases, payload["calls"])):
@@ -250,7 +152,7 @@ def _grade(report: Report, result: JobResult) -> None:
         report.status = "todo"
     else:
         report.status = "crashed" if any(c.error and not c.todo for c in failing) else "failed"
-        report.diagnosis = _diagnose(ex, prep, report, payload["calls"])
+        report.diagnosis = diagnose(ex, prep, report, payload["calls"])
 
 
 def _grade_case(ex: Exercise, prep: Prepared, i: int, case: Case, call: dict) -> CaseResult:
@@ -287,7 +189,7 @@ def _grade_case(ex: Exercise, prep: Prepared, i: int, case: Case, call: dict) ->
 
 
 def _grade_grads(ex: Exercise, prep: Prepared, i: int, case: Case, call: dict):
-    names = [_path_name(ex, case, p) for p in case.grad]
+    names = [path_name(ex, case, p) for p in case.grad]
     if call["grads"] is None:
         return Problem("grad_missing", yours=call["grad_note"]), ""
     for name, g, r in zip(names, call["grads"], prep.ref_grads[i]):
@@ -302,7 +204,7 @@ def _grade_grads(ex: Exercise, prep: Prepared, i: int, case: Case, call: dict):
 
 def _twin_directional(ex: Exercise, case: Case, grads: list, cot: list) -> Problem | None:
     """⟨your gradient, u⟩ against the twin's (f(x + εu) - f(x - εu)) / 2ε · cotangent."""
-    leaves = [_leaf(case.args, p) for p in case.grad]
+    leaves = [leaf(case.args, p) for p in case.grad]
     if any(float(x.abs().max()) > FD_MAX_INPUT for x in leaves):
         return None  # a finite difference around large inputs measures rounding, not slope
     gen = torch.Generator().manual_seed(7)
@@ -325,48 +227,6 @@ def _twin_directional(ex: Exercise, case: Case, grads: list, cot: list) -> Probl
     return None
 
 
-def _path_name(ex: Exercise, case: Case, path) -> str:
-    args = ex.function(case.fn).args
-    return args[path] if isinstance(path, int) else f'{args[path[0]]}["{path[1]}"]'
-
-
 # ------------------------------------------------------------------------------- diagnosis
 
 
-def _diagnose(ex: Exercise, prep: Prepared, report: Report, calls: list) -> tuple[str, dict] | None:
-    """The most telling explanation of the failures: a known-wrong variant the learner's outputs
-    equal, else a message for the kind of problem, else a hint read from the error message."""
-    failing = [c for c in report.cases if not c.ok and not c.error and c.problem is not None]
-    best, best_score = None, (0, 0)
-    for variant in ex.variants:
-        # a variant explains a failure when the learner's outputs equal the variant's there and
-        # the variant's differ from the reference's; among the variants explaining at least one,
-        # the one agreeing with the learner on the most cases (passing ones too) wins
-        explains = agrees = 0
-        for c in report.cases:
-            outs = variant_outputs(ex.name, variant.id, c.index)
-            mine = unpack(calls[c.index]["outputs"]) if "outputs" in calls[c.index] else None
-            if outs is not None and mine is not None and _same(mine, outs, ex.atol):
-                agrees += 1
-                explains += c in failing and not _same(prep.ref[c.index], outs, ex.atol)
-        if explains and (agrees, explains) > best_score:
-            best, best_score = variant, (agrees, explains)
-    if best is not None:
-        return f"{ex.name}.wrong.{best.id}", {}
-    for c in failing:
-        if c.problem.what in ("dtype", "type", "count", "grad_missing", "twin_slope", "shape", "nan"):
-            return f"msg.why.{c.problem.what}", {}
-    errors = [c.error for c in report.cases if c.error and not c.todo]
-    return _error_hint(ex.name, errors[0]) if errors else None
-
-
-def _same(a, b, atol: float) -> bool:
-    return len(a) == len(b) and all(same_values(x, y, max(atol, 1e-9)) for x, y in zip(a, b))
-
-
-def _error_hint(name: str, error: dict) -> tuple[str, dict] | None:
-    text = f"{error['type']}: {error['message']}"
-    for pattern, key in catalog.get(name).error_hints + COMMON_ERROR_HINTS:
-        if re.search(pattern, text):
-            return key, {}
-    return None

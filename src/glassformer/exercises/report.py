@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from glassformer.exercises import catalog
 from glassformer.exercises.compare import describe_arg, describe_value, fmt_number
-from glassformer.exercises.grader import CaseResult, Report, prepare
+from glassformer.exercises.expected import prepare
+from glassformer.exercises.grader import CaseResult, Report
 from glassformer.exercises.text import has, t
 
 

@@ -97,6 +97,7 @@ def _padding(lengths, T):
 
 def make_cases(rng: np.random.Generator) -> list[Case]:
     g = (0, 1, 2)
+    cross = torch.from_numpy(rng.random((3, 6)) < 0.6) | torch.eye(3, 6, dtype=torch.bool)  # (T_q, T_k), no dead row
     dead = torch.zeros(2, 1, 4, 4, dtype=torch.bool)  # (B, 1, T, T)
     dead[0, 0] = torch.tril(torch.ones(4, 4, dtype=torch.bool), diagonal=-1)  # query 0 sees nothing
     # batch row 1 sees nothing at all (a sequence of padding only)
@@ -107,19 +108,21 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
              (*_qkv(rng, 3, 2, T_q=5, T_k=5, D=4), _padding([5, 3, 1], 5)), g),
         Case("case.dead_row", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=4, T_k=4, D=3), dead), g),
         Case("case.t1", "scaled_dot_product_attention", (*_qkv(rng, 1, 1, T_q=1, T_k=1, D=4), causal_mask(1)), g),
-        Case("case.no_head_axis", "scaled_dot_product_attention", (*_qkv(rng, 2, T_q=5, T_k=5, D=4), causal_mask(5)), g),
+        Case("case.no_head_axis", "scaled_dot_product_attention",
+             (*_qkv(rng, 2, T_q=5, T_k=5, D=4), causal_mask(5)), g),
         Case("case.large", "scaled_dot_product_attention",
              (*_qkv(rng, 2, 2, T_q=4, T_k=4, D=4, scale=30.0), causal_mask(4)), g, {"scale": 30}),
         Case("case.noncontig", "scaled_dot_product_attention",
              (*(noncontiguous(t) for t in _qkv(rng, 2, 2, T_q=5, T_k=5, D=3)), causal_mask(5)), g),
-        Case("case.batch1", "scaled_dot_product_attention", (*_qkv(rng, 1, 3, T_q=4, T_k=4, D=2), _padding([3], 4)), g),
-        Case("case.cross", "scaled_dot_product_attention",
-             (*_qkv(rng, 2, 2, T_q=3, T_k=6, D=4), torch.from_numpy(rng.random((3, 6)) < 0.6) | torch.eye(3, 6, dtype=torch.bool)), g),
+        Case("case.batch1", "scaled_dot_product_attention",
+             (*_qkv(rng, 1, 3, T_q=4, T_k=4, D=2), _padding([3], 4)), g),
+        Case("case.cross", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=3, T_k=6, D=4), cross), g),
     ]
     for i in range(3):
         B, H, T, D = (int(n) for n in rng.integers(1, 6, size=4))
         mask = [None, causal_mask(T), torch.from_numpy(rng.random((B, 1, T, T)) < 0.5)][i]
-        cases.append(Case("case.random", "scaled_dot_product_attention", (*_qkv(rng, B, H, T_q=T, T_k=T, D=D), mask), g, {"i": i + 1}))
+        cases.append(Case("case.random", "scaled_dot_product_attention",
+                          (*_qkv(rng, B, H, T_q=T, T_k=T, D=D), mask), g, {"i": i + 1}))
     return cases
 
 

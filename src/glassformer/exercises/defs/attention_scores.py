@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import torch
 
 from glassformer import numpy_ref
 from glassformer.exercises.forbidden import ATTENTION

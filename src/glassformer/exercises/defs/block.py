@@ -139,7 +139,8 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
     ]
     for i in range(2):
         B, T, H, D = (int(n) for n in rng.integers(1, 5, size=4))
-        cases.append(_case("case.random", rng, B, T, H, D, int(rng.integers(1, 20)), causal_mask(T), fields={"i": i + 1}))
+        F = int(rng.integers(1, 20))
+        cases.append(_case("case.random", rng, B, T, H, D, F, causal_mask(T), fields={"i": i + 1}))
     return cases
 
 

@@ -25,7 +25,7 @@ from glassformer.exercises.forbidden import ATTENTION
 from glassformer.exercises.spec import Case, Exercise, Function, Variant, numpy_twin, randn
 from glassformer.nn.attention import MultiHeadAttention
 from glassformer.nn.kv_cache import LayerCache
-from glassformer.numpy_ref.attention import project_qkv, split_heads
+from glassformer.numpy_ref.attention import project_qkv
 from glassformer.numpy_ref.linear import linear, scope
 
 

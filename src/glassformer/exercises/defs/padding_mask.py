@@ -69,13 +69,15 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
         B, T = (int(n) for n in rng.integers(1, 8, size=2))
         pad_id = int(rng.integers(0, 20))
         lengths = [int(n) for n in rng.integers(0, T + 1, size=B)]
-        cases.append(Case("case.random", "padding_mask", (_ids(rng, B, T, pad_id, lengths), pad_id), fields={"i": i + 1}))
+        ids = _ids(rng, B, T, pad_id, lengths)
+        cases.append(Case("case.random", "padding_mask", (ids, pad_id), fields={"i": i + 1}))
     return cases
 
 
 EXERCISE = Exercise(
     name="padding_mask",
-    functions=(Function("padding_mask", "(ids: torch.Tensor, pad_id: int) -> torch.Tensor", ("ids", "pad_id"), ("mask",)),),
+    functions=(Function("padding_mask", "(ids: torch.Tensor, pad_id: int) -> torch.Tensor",
+                        ("ids", "pad_id"), ("mask",)),),
     make_cases=make_cases,
     reference={"padding_mask": reference},
     numpy_reference={"padding_mask": numpy_twin(twin)},

@@ -99,15 +99,18 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
     ]
     for i in range(2):
         B, V = int(rng.integers(1, 5)), int(rng.integers(2, 30))
-        cases.append(Case("case.random", k, (randn(rng, B, V, scale=3.0), int(rng.integers(1, V + 1))), fields={"i": i + 1}))
-        cases.append(Case("case.random", p, (randn(rng, B, V, scale=3.0), float(rng.uniform(0.05, 0.95))), fields={"i": i + 1}))
+        top_k, top_p = int(rng.integers(1, V + 1)), float(rng.uniform(0.05, 0.95))
+        cases.append(Case("case.random", k, (randn(rng, B, V, scale=3.0), top_k), fields={"i": i + 1}))
+        cases.append(Case("case.random", p, (randn(rng, B, V, scale=3.0), top_p), fields={"i": i + 1}))
     return cases
 
 
 EXERCISE = Exercise(
     name="sampling",
-    functions=(Function("top_k_filter", "(logits: torch.Tensor, k: int) -> torch.Tensor", ("logits", "k"), ("logits",)),
-               Function("top_p_filter", "(logits: torch.Tensor, p: float) -> torch.Tensor", ("logits", "p"), ("logits",))),
+    functions=(Function("top_k_filter", "(logits: torch.Tensor, k: int) -> torch.Tensor", ("logits", "k"),
+                        ("logits",)),
+               Function("top_p_filter", "(logits: torch.Tensor, p: float) -> torch.Tensor", ("logits", "p"),
+                        ("logits",))),
     make_cases=make_cases,
     reference={"top_k_filter": top_k_reference, "top_p_filter": top_p_reference},
     numpy_reference={"top_k_filter": numpy_twin(top_k_twin), "top_p_filter": numpy_twin(top_p_twin)},

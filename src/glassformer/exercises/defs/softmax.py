@@ -81,7 +81,8 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="softmax",
-    functions=(Function("softmax", "(x: torch.Tensor, dim: int = -1) -> torch.Tensor", ("x", "dim"), ("probabilities",)),),
+    functions=(Function("softmax", "(x: torch.Tensor, dim: int = -1) -> torch.Tensor", ("x", "dim"),
+                        ("probabilities",)),),
     make_cases=make_cases,
     reference={"softmax": reference},
     numpy_reference={"softmax": numpy_twin(twin)},

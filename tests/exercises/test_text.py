@@ -64,3 +64,18 @@ def test_the_language_comes_from_the_flag_then_the_environment(monkeypatch):
     monkeypatch.setenv("GLASSFORMER_LANG", "de")
     with pytest.raises(ValueError, match="not one of"):
         text.resolve_lang(None)
+
+
+def test_the_docs_list_every_exercise_in_order_with_its_functions_and_tolerance():
+    from pathlib import Path
+
+    docs = (Path(__file__).parents[2] / "docs" / "exercises.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d+) \| `(\w+)` \| (.+) \| (\S+) \|$", docs, re.M)
+    assert [(int(n), name) for n, name, _, _ in rows] == list(enumerate(catalog.ORDER, 1))
+    for _, name, written, atol in rows:
+        ex = catalog.get(name)
+        assert float(atol) == ex.atol, name
+        for f in ex.functions:
+            assert f"`{f.name}(" in written, (name, f.name)
+    n_variants = sum(len(catalog.get(name).variants) for name in catalog.ORDER)
+    assert f"({n_variants} in all)" in docs

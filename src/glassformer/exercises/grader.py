@@ -36,7 +36,7 @@ class CaseResult:
     ok: bool
     problem: Problem | None = None
     stage: str = "output"  # "output" or "grad": what the problem is about
-    where: str = ""  # "0 (output)" or "q": which output, or which input's gradient (code names only)
+    where: str = ""  # " 1 (keys)" after "output", or "q": which output, or which input's gradient
     error: dict | None = None  # the learner's exception
     todo: bool = False
     err_ref: float = 0.0  # largest error vs glassformer.nn
@@ -169,7 +169,7 @@ def _grade_case(ex: Exercise, prep: Prepared, i: int, case: Case, call: dict) ->
         res.problem = Problem("count", yours=len(outs), ref=len(ref))
         return res
     for k, (y, r, t) in enumerate(zip(outs, ref, twin)):
-        label = f"{k} ({fn.outputs[k]})" if len(ref) > 1 else f"({fn.outputs[k]})"
+        label = f" {k} ({fn.outputs[k]})" if len(ref) > 1 else ""  # "output 1 (keys)" / "output"
         for reference, attr in ((r, "err_ref"), (t, "err_twin")):
             problem = first_problem(y, reference, ex.atol)
             if problem is not None:

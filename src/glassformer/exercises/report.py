@@ -9,7 +9,7 @@ read from the error message), then anything the learner's code printed.
 from __future__ import annotations
 
 from glassformer.exercises import catalog
-from glassformer.exercises.compare import describe_arg, describe_value, fmt_number
+from glassformer.exercises.compare import describe_arg, fmt_number
 from glassformer.exercises.expected import prepare
 from glassformer.exercises.grader import CaseResult, Report
 from glassformer.exercises.text import has, t
@@ -108,7 +108,7 @@ def _problem_lines(lang: str, res: CaseResult, outputs: tuple[str, ...], atol: f
     if p.what == "count":
         return [t(lang, "msg.problem.count", yours=p.yours, ref=p.ref, names=", ".join(outputs))]
     if p.what == "type":
-        return [t(lang, "msg.problem.type", where=res.where, yours=describe_value(p.yours))]
+        return [t(lang, "msg.problem.type", where=res.where, yours=p.yours)]  # already described
     if p.what == "grad_missing":
         note = str(p.yours)
         detail = t(lang, f"msg.grad_note.{note}") if has(f"msg.grad_note.{note}") else note

@@ -154,8 +154,8 @@ EXERCISE = Exercise(
     variants=tuple(Variant(f.__name__, "block", f) for f in (
         post_ln, no_residual, ln_on_stream, same_ln, parallel, mask_ignored)),
     forbidden=(ATTENTION,),
-    allowed=("your own layer_norm.py, multi_head_attention.py, feed_forward.py (import them)",
-             "or the same operations as in those exercises"),
+    allowed=("from layer_norm import layer_norm", "from multi_head_attention import multi_head_attention",
+             "from feed_forward import feed_forward", "params.get(name)"),
     seed=111,
     plugs_into="glassformer.nn.block.Block.forward (norm='pre')",
 )

@@ -119,7 +119,7 @@ EXERCISE = Exercise(
     variants=tuple(Variant(f.__name__, "feed_forward", f) for f in (
         no_activation, relu_always, tanh_for_exact, exact_for_tanh, sigmoid_gelu, act_on_output)),
     forbidden=(LINEAR, GELU),
-    allowed=("@ / torch.matmul with W.T", "torch.clamp / torch.relu", "torch.erf", "torch.tanh", "math.sqrt / math.pi"),
+    allowed=("x @ w.T", "torch.clamp", "torch.relu", "torch.erf", "torch.tanh", "math.sqrt", "math.pi"),
     seed=110,
     plugs_into="glassformer.nn.feedforward.FeedForward.forward",
 )

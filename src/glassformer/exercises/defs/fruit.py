@@ -93,6 +93,7 @@ EXERCISE = Exercise(
     variants=tuple(Variant(f.__name__, "fruit_attention", f) for f in (
         column_convention, softmax_over_columns, no_scale, scale_by_d, weights_transposed)),
     forbidden=(ATTENTION,),
-    allowed=("@", "Tensor.T (2-D only)", "torch.exp", "Tensor.amax / sum(dim=-1, keepdim=True)", "math.sqrt"),
+    allowed=("@", "Tensor.T", "torch.exp", "Tensor.amax(dim=-1, keepdim=True)", "Tensor.sum(dim=-1, keepdim=True)",
+             "math.sqrt"),
     seed=115,
 )

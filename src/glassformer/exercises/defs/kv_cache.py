@@ -139,5 +139,5 @@ EXERCISE = Exercise(
     allowed=("torch.cat(..., dim=2)", "@ / torch.matmul", "torch.softmax", "Tensor.reshape / transpose / split"),
     error_hints=((r"Sizes of tensors must match except in dimension", "kv_cache.err.cat"),),
     seed=114,
-    plugs_into="glassformer.nn.attention.MultiHeadAttention.forward with a LayerCache",
+    plugs_into="glassformer.nn.attention.MultiHeadAttention.forward(x, mask, cache)",
 )

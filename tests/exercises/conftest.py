@@ -51,6 +51,20 @@ SPECIAL = {
         def causal_mask(T):
             return helper(T)  # NameError: no such helper
         """}),
+    "memory": ("causal_mask", {"causal_mask.py": """
+        import torch
+        def causal_mask(T):
+            big = torch.empty(1 << 29, dtype=torch.float64)  # 4 GiB of address space
+            return torch.tril(torch.ones(T, T, dtype=torch.bool))
+        """}),
+    "global_state": ("causal_mask", {"causal_mask.py": """
+        import torch
+        torch.set_grad_enabled(False)  # at import: must not reach the next file graded
+        torch.set_default_dtype(torch.float16)
+        def causal_mask(T):
+            return torch.tril(torch.ones(T, T, dtype=torch.bool))
+        """}),
+    "after_global_state": ("softmax", {"softmax.py": open(catalog.get("softmax").solution_path).read()}),
     "float32_mask": ("causal_mask", {"causal_mask.py": """
         import torch
         def causal_mask(T):

@@ -120,6 +120,17 @@ def test_errors_are_reported_with_the_learners_line_and_a_hint_when_recognised(g
     assert "name 'helper' is not defined" in text
 
 
+def test_a_huge_allocation_fails_inside_the_learners_code(graded):
+    rep = graded[("special", "memory")]
+    assert rep.status == "crashed" and rep.diagnosis == ("err.memory", {})
+    assert rep.first_failure().error["where"]["line"] == 3
+
+
+def test_one_files_global_changes_do_not_reach_the_next_file(graded):
+    assert graded[("special", "global_state")].status == "passed"
+    assert graded[("special", "after_global_state")].status == "passed"  # gradients on, float32 default
+
+
 def test_a_float_mask_is_a_dtype_problem_with_its_message(graded):
     rep = graded[("special", "float32_mask")]
     assert rep.first_failure().problem.what == "dtype"

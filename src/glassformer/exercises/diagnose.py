@@ -20,6 +20,7 @@ COMMON_ERROR_HINTS = (
     (r"mat1 and mat2 shapes cannot be multiplied", "err.matmul"),
     (r"leaf Variable that requires grad is being used in an in-place operation", "err.inplace"),
     (r"must match the size of tensor b|shape mismatch|cannot broadcast|not broadcastable", "err.broadcast"),
+    (r"can't allocate memory|MemoryError|out of memory", "err.memory"),
     (r"expected .*(Double|Float)|dtype", "err.dtype"),
 )
 

@@ -1,9 +1,9 @@
 """Educator mode: grade a class, export the graded cases, and write learner files that make a
 known mistake on purpose (for tests, and for showing a class what the grader says).
 
-    grade(SUBMISSIONS, out.csv)   one folder per student -> out.csv (one row per student and
-                                  exercise) + out.md (a table students × exercises, pass counts,
-                                  the most frequent recognised mistakes)
+    grade(SUBMISSIONS, out.csv)   one folder per student, each graded in its own process ->
+                                  out.csv (one row per student and exercise) + out.md (a table
+                                  students × exercises, pass counts, the most frequent mistakes)
     export_golden(DIR)            per exercise: NAME.npz (inputs, expected outputs, cotangents,
                                   expected gradients) + NAME.json (shapes, dtypes, tolerance),
                                   and manifest.json, so a course can grade without glassformer
@@ -40,7 +40,9 @@ def grade(submissions: Path, out_csv: Path, lang: str, timeout: float = grader.T
                          "that student's exercise files, e.g. alice/softmax.py).")
     names = [catalog.get(n).name for n in names] if names else list(catalog.ORDER)
     items = [(n, s / f"{n}.py") for s in students for n in names]
-    reports = grader.check_many(items, timeout)
+    # one process per student: nothing a student's code does to its process (a changed default,
+    # a patched function, a thread left running) can reach another student's grade
+    reports = [r for s in students for r in grader.check_many([(n, s / f"{n}.py") for n in names], timeout)]
     rows = []
     for (name, file), rep in zip(items, reports):
         key = rep.diagnosis[0] if rep.diagnosis else ""

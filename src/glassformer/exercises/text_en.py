@@ -355,6 +355,7 @@ TEXT = {
     "err.inplace": "You change an input in place (+=, x[...] = , an op ending in _). Inputs must stay untouched: build new tensors (x = x - m instead of x -= m).",
     "err.broadcast": "Two tensors' shapes do not line up. Print the shapes of both operands and compare them with the shape contract in the docstring (keepdim=True keeps reduced axes for broadcasting).",
     "err.dtype": "Tensors of different dtypes meet. The inputs are float64: make new tensors with dtype=x.dtype (and device=x.device).",
+    "err.memory": "Your code asked for more memory than a check allows (the cases are tiny): look for a tensor whose size grows with something it should not, e.g. a (V, V) or (T, T, T) intermediate.",
     # ------------------------------------------------------------------ generic explanations
     "msg.why.dtype": "The dtype differs from the reference's. The inputs are float64: create new tensors with dtype=x.dtype (torch.zeros(..., dtype=x.dtype)); masks are bool.",
     "msg.why.type": "Return torch tensors (not NumPy arrays, lists or Python numbers).",

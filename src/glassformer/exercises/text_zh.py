@@ -347,6 +347,7 @@ TEXT = {
     "err.inplace": "你原地修改了输入（+=、x[...] = 、以 _ 结尾的操作）。输入必须保持不变：新建张量（用 x = x - m 代替 x -= m）。",
     "err.broadcast": "两个张量的形状对不上。打印两个操作数的形状，与文档字符串里的形状约定对照（keepdim=True 会保留被归约的维，方便广播）。",
     "err.dtype": "不同 dtype 的张量相遇了。输入是 float64：新建张量时用 dtype=x.dtype（以及 device=x.device）。",
+    "err.memory": "你的代码申请的内存超过了检查允许的上限（用例都很小）：找找大小随不该增长的量而增长的张量，比如 (V, V) 或 (T, T, T) 的中间结果。",
     # ------------------------------------------------------------------ 通用解释
     "msg.why.dtype": "dtype 与参考答案不同。输入是 float64：新建张量时用 dtype=x.dtype（torch.zeros(..., dtype=x.dtype)）；掩码是 bool。",
     "msg.why.type": "请返回 torch 张量（不是 NumPy 数组、列表或 Python 数字）。",

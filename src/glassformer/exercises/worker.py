@@ -24,6 +24,7 @@ import sys
 import traceback
 
 TEXT_LIMIT = 2000  # characters of captured output or error text kept per job
+MEMORY_HEADROOM = 2 << 30  # bytes of address space the learner's code may add to torch's own
 
 
 def main(jobs_path: str, out_dir: str) -> None:
@@ -32,15 +33,40 @@ def main(jobs_path: str, out_dir: str) -> None:
     sys.dont_write_bytecode = True  # no __pycache__ in the learner's folder
     import torch
 
-    torch.set_num_threads(1)
     jobs = torch.load(jobs_path, weights_only=True)
+    _limit_memory()
     print("READY", file=protocol)
     for job in jobs:
         print(f"START {job['id']}", file=protocol)
+        _reset(torch)
         result = run_job(job, torch)
         torch.save(result, os.path.join(out_dir, f"{job['id']}.pt"))
         print(f"DONE {job['id']}", file=protocol)
     print("BYE", file=protocol)
+
+
+def _limit_memory() -> None:
+    """A huge allocation fails inside the learner's code (a MemoryError or torch's allocator
+    error, reported like any exception) instead of pressing on the whole machine. Linux only."""
+    try:
+        import resource
+
+        with open("/proc/self/statm") as f:
+            now = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")  # address space in use
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = now + MEMORY_HEADROOM
+        if hard == resource.RLIM_INFINITY or limit < hard:
+            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ImportError, OSError, ValueError):
+        pass
+
+
+def _reset(torch) -> None:
+    """The process-wide modes a previous file may have changed (they matter to the next one)."""
+    torch.set_default_dtype(torch.float32)
+    torch.set_grad_enabled(True)
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
 
 
 def run_job(job: dict, torch) -> dict:

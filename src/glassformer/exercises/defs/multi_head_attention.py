@@ -4,7 +4,7 @@
     z_h = Attention(q_h, k_h, v_h)            for each head h, D = C / H features each
     out = merge(z)·W_outᵀ + b_out
 
-Reference: glassformer.nn.attention.MultiHeadAttention (style="fused", the case's weights put
+Reference: glassformer.nn.attention.MultiHeadAttention (style="packed", the case's weights put
 in with torch.func.functional_call, so gradients reach them) and numpy_ref.multi_head_attention.
 """
 
@@ -130,5 +130,5 @@ EXERCISE = Exercise(
     allowed=("@ / torch.matmul", "Tensor.split", "Tensor.reshape", "Tensor.transpose",
              "from attention import scaled_dot_product_attention", "from heads import split_heads, merge_heads"),
     seed=107,
-    plugs_into="glassformer.nn.attention.MultiHeadAttention.forward (style='fused')",
+    plugs_into="glassformer.nn.attention.MultiHeadAttention.forward (style='packed')",
 )

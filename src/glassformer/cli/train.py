@@ -11,6 +11,7 @@ import sys
 
 
 from glassformer.config import PRESETS
+from glassformer.exercises.plug import plug_in
 from glassformer.text.corpora import CorpusUnavailable
 from glassformer.train.run import RUNS_DIR, new_run, resume_run, train
 
@@ -37,6 +38,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--cache-dir", default=None,
                    help="data cache (default: $GLASSFORMER_CACHE or ~/.cache/glassformer)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (log lines still print)")
+    p.add_argument("--use-mine", metavar="DIR", default=None,
+                   help="train with your own block and LayerNorm from `glassformer exercise` (they must pass)")
     p.add_argument("--debug-shapes", action="store_true",
                    help="print the shape of every named tensor of one forward pass before training")
     p.set_defaults(func=run_train, accepts_overrides=True)
@@ -65,6 +68,9 @@ def _train(args: argparse.Namespace) -> int:
                       sample_chars=args.sample_chars)
         print(f"run directory {run.dir}  ({run.model.kind}, {run.model.num_params():,} parameters, "
               f"data {run.config['source']})")
+    if args.use_mine:
+        plugged = plug_in(run.model, args.use_mine)
+        print(f"your code from {args.use_mine} computes: {', '.join(plugged)}")
     if args.debug_shapes:
         from glassformer.inspect.trace import print_shapes_once
 

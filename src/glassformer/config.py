@@ -44,7 +44,7 @@ MHA_STYLES = ("packed", "heads")  # how Q, K, V are projected: one packed Linear
 class ModelConfig:
     """Every size and switch of a model. Field names follow DESIGN.md's vocabulary."""
 
-    kind: str = "gpt"  # which assembly build_model makes: gpt | encoder | regressor (models/kinds.py)
+    kind: str = "gpt"  # which assembly build_model makes: gpt | encoder | regressor | seq2seq (models/kinds.py)
     vocab_size: int = 65  # tokens; the tokenizer decides the real value
     d_model: int = 64  # width of the residual stream (C)
     n_heads: int = 4  # H; d_head = d_model // n_heads
@@ -57,13 +57,14 @@ class ModelConfig:
     norm: str = "pre"  # pre: x + f(LN(x)); post: LN(x + f(x)); none: x + f(x)
     final_norm: bool = True  # LayerNorm before the head (GPT-2 has one; post-LN stacks usually not)
     position: str = "learned"  # a registered position scheme: learned | sinusoidal | none (nn/position.py)
-    causal: bool = True  # decoder (True) or bidirectional encoder (False)
-    tie_weights: bool = False  # share token embedding and output head (GPT-2 does)
+    causal: bool = True  # decoder (True) or bidirectional encoder (False); seq2seq: its decoder's mask
+    tie_weights: bool = False  # share token embedding and output head (GPT-2 does; seq2seq: the target's)
+    share_embeddings: bool = False  # seq2seq: one (V, C) table for source and target tokens (one vocabulary)
     init: str = "torch"  # torch defaults | xavier (2nd tutorial) | gpt2 (normal 0.02, scaled residuals)
     attention: str = "glass"  # glass: hand-written, weights visible | fused: F.scaled_dot_product_attention
     mha_style: str = "packed"  # packed: one Linear makes Q, K, V | heads: a ModuleList of single heads
     ln_eps: float = 1e-5  # LayerNorm epsilon (PyTorch and GPT-2 both use 1e-5)
-    pad_id: int | None = None  # when set, keys equal to pad_id are masked out (Encoder)
+    pad_id: int | None = None  # when set, keys equal to pad_id are masked out (Encoder; seq2seq needs it)
     d_in: int = 1  # SequenceRegressor: numbers per input step
     d_out: int = 1  # SequenceRegressor: numbers per output step
 

@@ -185,6 +185,17 @@ PRESETS: dict[str, Preset] = {
         TrainConfig(batch_size=32, block_size=50, max_steps=1000, lr=1e-3, grad_clip=1.0),
         about="third tutorial: 2 post-LN layers, 4 heads, d_model 32, GELU, sinusoidal PE",
     ),
+    # The 2017 paper's encoder-decoder, small: post-LN, sinusoidal positions, ReLU, no final norm,
+    # one (V, C) matrix for both embeddings and the head; trained with label smoothing (the kind's
+    # loss). vocab_size and pad_id are the pair tokenizer's (train/pair_tasks.py).
+    "seq2seq": Preset(
+        ModelConfig(kind="seq2seq", vocab_size=28, d_model=64, n_heads=4, d_ff=128, n_layers=2, max_len=16,
+                    dropout=0.1, norm="post", final_norm=False, position="sinusoidal", share_embeddings=True,
+                    tie_weights=True, init="xavier", pad_id=0),
+        TrainConfig(batch_size=64, block_size=16, max_steps=1500, lr=1e-3, min_lr=1e-4, lr_schedule="cosine",
+                    warmup_steps=100, weight_decay=0.0, eval_interval=250, eval_iters=8),
+        about="the 2017 encoder-decoder, small: 2+2 post-LN layers, d_model 64, one shared embedding",
+    ),
 }
 
 

@@ -20,6 +20,8 @@ Translation System", §7):
 α = 0 ranks by log P itself; a larger α forgives length more. Neither search may write <PAD> or
 <BOS>, which are not words. tests/reference/test_seq2seq_decoding.py checks that the cache
 changes how much is computed, never what: cached and uncached decoding give the same tokens.
+use_cache=None (the default) uses the cache whenever the decoder is causal; a decoder without
+its mask (causal=False) re-reads the whole prefix each step, since its past changes.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ class Decoded:
     log_prob: torch.Tensor  # (B,) log P(ids | source), summed over the tokens written
     score: torch.Tensor  # (B,) what the search ranked by: log_prob / lp(length)
     beams: torch.Tensor | None = None  # (B, k, L) beam search: every beam kept at the end
-    beam_scores: torch.Tensor | None = None  # (B, k)
+    beam_scores: torch.Tensor | None = None  # (B, k) their scores
+    beam_log_probs: torch.Tensor | None = None  # (B, k) their log P
 
 
 def length_penalty(length: torch.Tensor, alpha: float) -> torch.Tensor:
@@ -48,11 +51,13 @@ def length_penalty(length: torch.Tensor, alpha: float) -> torch.Tensor:
 class Writer:
     """What both searches share: the source read once, and one decoder step at a time."""
 
-    def __init__(self, model: nn.Module, src: torch.Tensor, rows_per_source: int, use_cache: bool) -> None:
+    def __init__(self, model: nn.Module, src: torch.Tensor, rows_per_source: int, use_cache: bool | None) -> None:
         self.model, self.pad_id = model, model.cfg.pad_id
         memory = model.encode(src)  # (B, S, C): the source is read once
         self.src = src.repeat_interleave(rows_per_source, 0)  # (B·k, S): each beam sees its source
         self.memory = memory.repeat_interleave(rows_per_source, 0)  # (B·k, S, C)
+        if use_cache is None:  # whenever it is exact: a causal decoder's past never changes
+            use_cache = model.cfg.causal
         self.cache = model.new_cache(self.src.size(0)) if use_cache else None
         self.dtype = memory.dtype  # log-probabilities are summed in the model's own precision
 
@@ -81,7 +86,7 @@ def _max_new(model: nn.Module, max_new_tokens: int | None) -> int:
 
 @torch.no_grad()
 def greedy_decode(model: nn.Module, src: torch.Tensor, bos_id: int, eos_id: int,
-                  max_new_tokens: int | None = None, use_cache: bool = True) -> Decoded:
+                  max_new_tokens: int | None = None, use_cache: bool | None = None) -> Decoded:
     """src (B, S) ids -> the most likely token at every step, until <EOS> or max_new_tokens."""
     was_training = model.training
     model.eval()  # no dropout while writing
@@ -112,7 +117,7 @@ def greedy_decode(model: nn.Module, src: torch.Tensor, bos_id: int, eos_id: int,
 @torch.no_grad()
 def beam_search(model: nn.Module, src: torch.Tensor, bos_id: int, eos_id: int, beam_width: int = 4,
                 length_penalty_alpha: float = 0.6, max_new_tokens: int | None = None,
-                use_cache: bool = True) -> Decoded:
+                use_cache: bool | None = None) -> Decoded:
     """src (B, S) ids -> for each sentence, the best of `beam_width` hypotheses by
     log P / lp(length). A finished hypothesis (it wrote <EOS>) keeps its place in the beam,
     extended by <PAD> at no cost, and competes with the live ones on its normalised score."""
@@ -159,7 +164,8 @@ def beam_search(model: nn.Module, src: torch.Tensor, bos_id: int, eos_id: int, b
         best = beam_scores.argmax(dim=-1)  # (B,)
         beams = ids[:, 1:].view(B, k, -1)  # (B, k, L)
         pick = torch.arange(B, device=dev)
-        return Decoded(beams[pick, best], log_prob[pick, best], beam_scores[pick, best], beams, beam_scores)
+        return Decoded(beams[pick, best], log_prob[pick, best], beam_scores[pick, best], beams, beam_scores,
+                       log_prob)
     finally:
         model.train(was_training)
 

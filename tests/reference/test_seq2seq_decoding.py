@@ -80,6 +80,15 @@ def test_a_wider_beam_never_finds_a_worse_score():
     assert (scores[1] >= scores[0] - 1e-12).all() and (scores[1] > scores[0]).any()
 
 
+def test_an_unmasked_decoder_is_decoded_without_a_cache():
+    """Without the causal mask every new token changes the earlier positions: a cache would be stale."""
+    model = random_model(causal=False)
+    with pytest.raises(ValueError, match=r"no causal mask.*use_cache=False"):
+        greedy_decode(model, sources(), BOS, EOS, use_cache=True)
+    default = greedy_decode(model, sources(), BOS, EOS)  # use_cache=None: the cache only when exact
+    assert torch.equal(default.ids, greedy_decode(model, sources(), BOS, EOS, use_cache=False).ids)
+
+
 def test_beam_search_refuses_bad_settings():
     model = random_model()
     with pytest.raises(ValueError, match=r"beam_width must be in 1 … 11"):

@@ -255,5 +255,6 @@ def print_shapes_once(model, ids, tokenizer=None) -> bool:
     if model in _printed:
         return False
     _printed.add(model)
-    print(trace(model, ids[:1], tokenizer=tokenizer, collapse=True).to_text())
+    first = tuple(t[:1] for t in ids) if isinstance(ids, tuple) else ids[:1]  # (src, tgt_in) for a seq2seq
+    print(trace(model, first, tokenizer=tokenizer, collapse=True).to_text())
     return True

@@ -113,7 +113,8 @@ def _lesson(nar: Narrator, out, task, steps, beam, alpha, fast, seed) -> dict:
             above=fmt(records[-1]["val_loss"] - floor, 4))
     result.update(records=records, floor=floor, seconds=seconds)
 
-    result["search"] = compare_searches(nar, model, data, beam, [alpha] if fast else sorted({alpha, 0.0, 2.0}))
+    alphas = [alpha] + ([] if fast else [a for a in (0.0, 2.0) if a != alpha])  # the chosen α first
+    result["search"] = compare_searches(nar, model, data, beam, alphas)
     result["cross"] = explain_cross(nar, model, data, task)
     result["leak"] = without_the_mask(nar, model, data, batches, fast, seed)
 
@@ -178,6 +179,7 @@ def explain_masks(nar: Narrator, model, data) -> dict:
 
 
 def compare_searches(nar: Narrator, model, data, beam: int, alphas: list[float]) -> dict:
+    tok = data.tokenizer
     nar.title("s2s.title.search", n=len(data.test))
     nar.why("s2s.why.search", k=beam)
     found = report.searches(model, data, data.test, beam, alphas)
@@ -198,6 +200,12 @@ def compare_searches(nar: Narrator, model, data, beam: int, alphas: list[float])
                 beam=found["beam"][alpha][i], b_lp=fmt(b.log_prob[i], 3), b_score=fmt(b.score[i], 3), answer=answers[i])
     else:
         nar.say("s2s.say.agree", alpha=alpha, total=len(answers))
+    b = found["beam_found"][alpha]  # what the k beams of one number hold at the end
+    nar.say("s2s.say.beams", src=data.test[0][0], k=beam)
+    for j in range(b.beams.size(1)):
+        ids = b.beams[0, j].tolist()
+        text = data.text(ids[: ids.index(tok.eos_id)] if tok.eos_id in ids else ids)
+        nar.show(f"    {text or '∅':<10} log P {float(b.beam_log_probs[0, j]):>9.4f}   score {float(b.beam_scores[0, j]):>9.4f}")
     wrong = [i for i, o in enumerate(found["greedy"]) if o != answers[i]]
     if wrong:
         nar.say("s2s.say.errors", n=len(wrong), examples="; ".join(

@@ -112,6 +112,7 @@ TEXT = {
     "s2s.say.differ": "Greedy search and beam search (α = {alpha}) disagree on {n} of the {total} numbers; beam search is right on {beam_right} of those, greedy search on {greedy_right}.",
     "s2s.say.example_differ": "  For example {src}: greedy writes {greedy} (log P {g_lp}), beam {beam} (log P {b_lp}, score {b_score}); the answer is {answer}.",
     "s2s.say.agree": "Greedy search and beam search (α = {alpha}) agree on all {total} numbers: at each step the model's best token is so far ahead that looking further changes nothing.",
+    "s2s.say.beams": "The {k} beams kept for {src}, best first by score (a finished beam was extended by <PAD> at no cost):",
     "s2s.say.errors": "Greedy search gets {n} wrong, for example: {examples}",
     "s2s.title.cross": "6. What cross-attention reads while a symbol is written",
     "s2s.why.cross_zh2num": "For every non-zero digit of the held-out numbers: the share of a head's weight on the words that say that digit (its digit word and unit, like 二百 for the 2 of 1205).",
@@ -121,5 +122,5 @@ TEXT = {
     "s2s.title.leak": "7. The same model without the decoder's mask ({steps} steps)",
     "s2s.why.leak": "With causal=False the decoder sees the whole target in training, the token it must predict included.",
     "s2s.say.leak": "  mask={mask}: next-token accuracy when shown the true target {tf}; held-out exact match when writing alone {exact}",
-    "s2s.say.leak_verdict": "Without its mask the decoder scores {tf} while the answer is in its input and {exact} when it has to write the answer itself: it learned to copy the next token, which translation never hands it.",
+    "s2s.say.leak_verdict": "Without its mask the decoder scores {tf} while the answer is in its input and {exact} when it has to write the answer itself: in training it could copy the next token from its input, and translation never hands it that token.",
 }

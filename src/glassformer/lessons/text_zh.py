@@ -108,6 +108,7 @@ TEXT = {
     "s2s.say.differ": "贪心搜索与束搜索（α = {alpha}）在 {total} 个数中的 {n} 个上结果不同；其中束搜索答对 {beam_right} 个，贪心搜索答对 {greedy_right} 个。",
     "s2s.say.example_differ": "  例如 {src}：贪心写出 {greedy}（log P {g_lp}），束搜索写出 {beam}（log P {b_lp}，得分 {b_score}）；正确答案是 {answer}。",
     "s2s.say.agree": "贪心搜索与束搜索（α = {alpha}）在全部 {total} 个数上结果相同：每一步模型的最优词元都遥遥领先，多看几步也改变不了什么。",
+    "s2s.say.beams": "{src} 最后保留的 {k} 条束，按得分从高到低（已结束的束用 <PAD> 延长，不计代价）：",
     "s2s.say.errors": "贪心搜索答错 {n} 个，例如：{examples}",
     "s2s.title.cross": "6. 写下一个符号时，交叉注意力在读什么",
     "s2s.why.cross_zh2num": "对留出数中的每个非零数字：一个头的权重有多少落在说出这个数字的词上（数字词和单位，例如 1205 中的 2 对应 二百）。",
@@ -117,5 +118,5 @@ TEXT = {
     "s2s.title.leak": "7. 同一个模型，去掉解码器的掩码（{steps} 步）",
     "s2s.why.leak": "causal=False 时，解码器在训练中能看到整个目标序列，包括它要预测的那个词元。",
     "s2s.say.leak": "  mask={mask}：给出真实目标时的下一词元准确率 {tf}；独立生成时留出数的完全匹配率 {exact}",
-    "s2s.say.leak_verdict": "没有掩码的解码器在答案就在输入里时得分 {tf}，自己写答案时只有 {exact}：它学会的是抄下一个词元，而翻译时从来没人把它递过来。",
+    "s2s.say.leak_verdict": "没有掩码的解码器在答案就在输入里时得分 {tf}，自己写答案时只有 {exact}：训练时它可以从输入里抄下一个词元，而翻译时从来没人把那个词元递给它。",
 }

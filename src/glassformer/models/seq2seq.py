@@ -152,6 +152,10 @@ class EncoderDecoder(HookedModel):
     def new_cache(self, batch_size: int) -> DecoderCache:
         """An empty decoder cache for writing `batch_size` targets (see nn/decoder_cache.py)."""
         p, cfg = next(self.parameters()), self.cfg
+        if not cfg.causal:
+            raise ValueError("this decoder has no causal mask (causal=False): each new token changes the "
+                             "earlier positions too, so their cached keys would be stale. Decode with "
+                             "use_cache=False.")
         return DecoderCache(cfg.n_layers, batch_size, cfg.n_heads, cfg.max_len, cfg.d_head, p.device, p.dtype)
 
     # ---- masks --------------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ def _norm_hook(i: int, before: str, before_zh: str, on: bool, post: bool) -> Hoo
     if post:
         return norm_hook(f"LayerNorm {i}", f"层归一化 {i}", f"the {before} sublayer's residual sum, normalised",
                          f"{before_zh}子层的残差和，归一化后", on)
-    return norm_hook(f"LayerNorm {i}", f"层归一化 {i}", f"normalised stream fed to {before}",
+    return norm_hook(f"LayerNorm {i}", f"层归一化 {i}", f"normalised stream fed to the {before}",
                      f"归一化后送入{before_zh}的残差流", on)
 
 
@@ -59,7 +59,7 @@ class DecoderBlock(nn.Module):
         self.hook_ln2 = _norm_hook(2, "cross-attention", "交叉注意力", on, post)
         self.hook_resid_cross = HookPoint("residual", "B T C", "stream after adding cross-attention",
                                           "加上交叉注意力之后的残差流", "残差")
-        self.hook_ln3 = _norm_hook(3, "the FFN", "前馈网络", on, post)
+        self.hook_ln3 = _norm_hook(3, "FFN", "前馈网络", on, post)
         self.hook_resid_post = HookPoint("residual", "B T C", "stream after adding the FFN: the block's sum",
                                          "加上前馈网络之后的残差流：本块的和", "残差")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from glassformer.text.chinese_numbers import from_chinese, to_chinese
+from glassformer.text.chinese_numbers import LIMIT, from_chinese, to_chinese
 from glassformer.train.pair_tasks import SOURCES, pair_source
 from glassformer.train.sources import IGNORE, PairBatches, pad_pairs
 
@@ -23,7 +23,7 @@ def test_chinese_number_words(n, words):
 
 
 def test_every_number_reads_back():
-    assert all(from_chinese(to_chinese(n)) == n for n in range(0, 120_000))
+    assert all(from_chinese(to_chinese(n)) == n for n in [*range(0, 20_000), *range(99_990, 100_020), LIMIT - 1])
 
 
 @pytest.mark.parametrize("text, message", [

@@ -87,8 +87,9 @@ def attention_maps(model, ids_or_x) -> tuple[torch.Tensor, torch.Tensor]:
     maps = attention_map_list(model, ids_or_x)
     shapes = {tuple(m.weights.shape) for m in maps}
     if len(shapes) > 1:
-        raise ValueError(f"this model's attention maps differ in shape ({', '.join(f'{m.name} {m.axes}' for m in maps)}): "
-                         "they cannot be stacked; use attention_map_list(model, x).")
+        listed = ", ".join(f"{m.name} {m.axes}" for m in maps)
+        raise ValueError(f"this model's attention maps differ in shape ({listed}): they cannot be stacked; "
+                         "use attention_map_list(model, x).")
     return torch.stack([m.weights for m in maps]), torch.stack([m.hidden for m in maps])  # (L, H, T, T) each
 
 
@@ -172,11 +173,11 @@ def attention_grid_png(model, ids, labels, path) -> Path:
     axes = fig.subplots(L, H, squeeze=False)
     fontsize = max(4.0, min(9.0, 180 / T))
     mixed = len({(m.axes, m.weights.shape) for m in maps}) > 1  # maps of several shapes: label every row
-    for l, m in enumerate(maps):
+    for i, m in enumerate(maps):
         for h in range(H):
-            ax = axes[l, h]
-            im = _draw(ax, m.weights[h].numpy(), m.hidden[h].numpy(), (flat[2 * l], flat[2 * l + 1]), font,
-                       fontsize, xlabels=(l == L - 1 or mixed), ylabels=(h == 0))
+            ax = axes[i, h]
+            im = _draw(ax, m.weights[h].numpy(), m.hidden[h].numpy(), (flat[2 * i], flat[2 * i + 1]), font,
+                       fontsize, xlabels=(i == L - 1 or mixed), ylabels=(h == 0))
             ax.set_title(f"{m.name.removesuffix('.weights')} · head {h}", fontsize=9)
     fig.colorbar(im, ax=axes.ravel().tolist(), label="attention weight", shrink=0.8)
     masked = f"; {MASKED_NOTE}" if any(m.hidden.any() for m in maps) else ""

@@ -166,7 +166,8 @@ def trace(model, ids_or_x, tokenizer=None, targets=None, collapse: bool = False,
     used: dict[str, str] = {}
     zh = lang == "zh"
     if pair:  # the source's rows (axis S), then the target's
-        rows = [r for part, side in zip(x, ("src", "tgt")) for r in _input_rows(part, tokenizer, False, used, lang, side)]
+        rows = [r for part, side in zip(x, ("src", "tgt"))
+                for r in _input_rows(part, tokenizer, False, used, lang, side)]
     else:
         rows = _input_rows(x, tokenizer, numbers, used, lang)
     points = model.hook_points()

@@ -18,6 +18,7 @@ Run it:  glassformer lesson seq2seq [--task zh2num|num2zh] [--steps N] [--beam 4
 from __future__ import annotations
 
 import time
+import unicodedata
 from dataclasses import replace
 from pathlib import Path
 
@@ -96,7 +97,8 @@ def _lesson(nar: Narrator, out, task, steps, beam, alpha, fast, seed) -> dict:
     nar.title("s2s.title.train", steps=steps, batch=BATCH)
     nar.why("s2s.why.teacher")
     (src, tgt_in), tgt_out = batches.batch("train", torch.tensor([0]))
-    nar.show(f"  src      {tok.decode(src[0])}\n  tgt_in   {tok.decode(tgt_in[0])}\n  tgt_out  {tok.decode(tgt_out[0])}")
+    for name, ids in (("src", src), ("tgt_in", tgt_in), ("tgt_out", tgt_out)):
+        nar.show(f"  {name:<8} {tok.decode(ids[0])}")
     floor = report.smoothing_floor(EPS, tok.vocab_size)
     nar.say("s2s.say.floor", eps=EPS, V=tok.vocab_size, floor=fmt(floor, 4))
     records = []
@@ -196,8 +198,9 @@ def compare_searches(nar: Narrator, model, data, beam: int, alphas: list[float])
                 greedy_right=greedy_right)
         i = differ[0]
         g, b = found["greedy_found"], found["beam_found"][alpha]
-        nar.say("s2s.say.example_differ", src=data.test[i][0], greedy=found["greedy"][i], g_lp=fmt(g.log_prob[i], 3),
-                beam=found["beam"][alpha][i], b_lp=fmt(b.log_prob[i], 3), b_score=fmt(b.score[i], 3), answer=answers[i])
+        nar.say("s2s.say.example_differ", src=data.test[i][0], greedy=found["greedy"][i],
+                g_lp=fmt(g.log_prob[i], 3), beam=found["beam"][alpha][i], b_lp=fmt(b.log_prob[i], 3),
+                b_score=fmt(b.score[i], 3), answer=answers[i])
     else:
         nar.say("s2s.say.agree", alpha=alpha, total=len(answers))
     b = found["beam_found"][alpha]  # what the k beams of one number hold at the end
@@ -205,7 +208,10 @@ def compare_searches(nar: Narrator, model, data, beam: int, alphas: list[float])
     for j in range(b.beams.size(1)):
         ids = b.beams[0, j].tolist()
         text = data.text(ids[: ids.index(tok.eos_id)] if tok.eos_id in ids else ids)
-        nar.show(f"    {text or '∅':<10} log P {float(b.beam_log_probs[0, j]):>9.4f}   score {float(b.beam_scores[0, j]):>9.4f}")
+        log_p, score = float(b.beam_log_probs[0, j]), float(b.beam_scores[0, j])
+        text = text or "∅"
+        pad = 12 - sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)  # CJK is 2 wide
+        nar.show(f"    {text}{' ' * pad} log P {log_p:>9.4f}   score {score:>9.4f}")
     wrong = [i for i, o in enumerate(found["greedy"]) if o != answers[i]]
     if wrong:
         nar.say("s2s.say.errors", n=len(wrong), examples="; ".join(
@@ -235,13 +241,14 @@ def cross_figures(model, data, cross: dict, folder: Path, grid: bool) -> list[Pa
     s, t = next(((s, t) for s, t in data.test if len(max(s, t, key=len)) >= 6), data.test[0])
     src = torch.tensor([data.ids(s)])  # (1, S)
     tgt_in = torch.tensor([[tok.bos_id] + data.ids(t)])  # (1, T)
-    labels = {"S": list(s), "T": [f"→{c}" for c in t] + ["→<EOS>"]}  # row t writes symbol t
+    writes = {"S": list(s), "T": [f"→{c}" for c in t] + ["→<EOS>"]}  # cross-attention row t writes symbol t
+    reads = {"S": list(s), "T": ["<BOS>", *t]}  # self-attention's keys are the tokens the decoder reads
     layer, head = cross["best"]
     maps = [n for n in model.hook_names() if n.endswith(".weights")]
     index = maps.index(cross["names"][layer])
-    files = [attention_head_png(model, (src, tgt_in), labels, index, head, folder / "cross_attention.png")]
+    files = [attention_head_png(model, (src, tgt_in), writes, index, head, folder / "cross_attention.png")]
     if grid:
-        files.append(attention_grid_png(model, (src, tgt_in), labels, folder / "attention_maps.png"))
+        files.append(attention_grid_png(model, (src, tgt_in), reads, folder / "attention_maps.png"))
     return files
 
 

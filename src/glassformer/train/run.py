@@ -235,7 +235,8 @@ def _eval_translator(data: PairData, path: Path, n: int = 4):
         if event != "eval":
             return
         outputs = translate(trainer.model, data, [s for s, _ in pairs])
-        lines = "\n".join(f"{s} → {o or '∅'}" + ("" if o == t else f"   (expected {t})") for (s, t), o in zip(pairs, outputs))
+        lines = "\n".join(f"{s} → {o or '∅'}" + ("" if o == t else f"   (expected {t})")
+                          for (s, t), o in zip(pairs, outputs))
         trainer.progress.write(f"--- translations at step {trainer.step} ---\n{lines}\n---")
         with open(path, "a", encoding="utf-8") as f:
             f.write(f"=== step {trainer.step} ===\n{lines}\n\n")

@@ -10,6 +10,8 @@ import pytest
 
 from glassformer.cli import main
 
+pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models: one thread is fastest
+
 TINY = ["--max_steps=6", "--eval_interval=3", "--eval_iters=1", "--threads=1", "--d_model=16", "--d_ff=32",
         "--n_heads=2", "--n_layers=1"]
 

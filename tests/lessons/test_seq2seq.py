@@ -10,6 +10,8 @@ from glassformer.cli import main
 from glassformer.lessons import seq2seq
 from glassformer.lessons.seq2seq_report import digit_spans, smoothing_floor
 
+pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models: one thread is fastest
+
 
 @pytest.fixture(scope="module")
 def lesson(tmp_path_factory):

@@ -12,6 +12,8 @@ from glassformer.config import ModelConfig
 from glassformer.models import EncoderDecoder
 from glassformer.translate import beam_search, greedy_decode, length_penalty
 
+pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models: one thread is fastest
+
 V, PAD, BOS, EOS, MAX_LEN = 13, 0, 2, 3, 10
 
 

@@ -26,6 +26,8 @@ from glassformer.nn.cross_attention import CrossAttention
 from glassformer.nn.decoder_block import DecoderBlock
 from glassformer.nn.masks import causal_mask, combine_masks, padding_mask
 
+pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models: one thread is fastest
+
 B, S, T, C, H, FF, V, PAD = 3, 6, 5, 12, 3, 20, 11, 0
 
 

@@ -12,6 +12,8 @@ from glassformer.inspect.params import param_table
 from glassformer.models import EncoderDecoder, build_model
 from glassformer.train.checkpoint import load_weights, save_weights
 
+pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models: one thread is fastest
+
 V, PAD = 17, 0
 BASE = ModelConfig(kind="seq2seq", vocab_size=V, d_model=12, n_heads=3, d_ff=20, n_layers=2, max_len=9, pad_id=PAD)
 

@@ -15,6 +15,8 @@ from glassformer.train.pair_tasks import pair_source
 from glassformer.train.sources import IGNORE, PairBatches
 from glassformer.translate import exact_match
 
+pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models: one thread is fastest
+
 
 @pytest.mark.parametrize("eps", [0.0, 0.1, 0.3])
 def test_label_smoothing_equals_pytorchs(eps):
@@ -51,7 +53,7 @@ def tiny(vocab_size: int) -> torch.nn.Module:
                                    share_embeddings=True, tie_weights=True, init="xavier"))
 
 
-def test_the_trainer_passes_a_tuple_input_as_separate_arguments(one_thread):
+def test_the_trainer_passes_a_tuple_input_as_separate_arguments():
     data = pair_source("digits:reverse", n_pairs=400, max_digits=4)
     tok = data.tokenizer
     batches = PairBatches(data.encoded("train"), data.encoded("val"), 16, tok.bos_id, tok.eos_id, tok.pad_id,
@@ -67,7 +69,7 @@ def test_the_trainer_passes_a_tuple_input_as_separate_arguments(one_thread):
     assert result.val_loss < before["val_loss"] and result.train_loss < before["train_loss"]
 
 
-def test_copy_task_reaches_99_percent_exact_match_on_held_out_strings(one_thread):
+def test_copy_task_reaches_99_percent_exact_match_on_held_out_strings():
     data = pair_source("digits:copy", n_pairs=3000, max_digits=5)
     tok = data.tokenizer
     batches = PairBatches(data.encoded("train"), data.encoded("val"), 64, tok.bos_id, tok.eos_id, tok.pad_id)

@@ -29,7 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help=f"starting config (default: {DEFAULT_PRESET}; with --resume: the run's own): "
                    + "; ".join(f"{name}: {PRESETS[name].about}" for name in sorted(PRESETS)))
     p.add_argument("--data", default=None, help="text source for token models: shakespeare (default), "
-                   "file:PATH, builtin:seed; numbers for a regressor: sine (default), sine:forecast")
+                   "file:PATH, builtin:seed; numbers for a regressor: sine (default), sine:forecast; "
+                   "pairs for seq2seq: numbers:zh2num (default), numbers:num2zh, digits:copy|reverse|sort")
     p.add_argument("--out", default=None, help=f"run directory (default: {RUNS_DIR}/<preset>-<time>)")
     p.add_argument("--resume", metavar="RUN", default=None, help="continue the run in this directory")
     p.add_argument("--prompt", default=None, help="prompt of the sample printed at each evaluation")
@@ -75,7 +76,8 @@ def _train(args: argparse.Namespace) -> int:
         from glassformer.inspect.trace import print_shapes_once
 
         x, _ = next(run.trainer.batches.eval_batches("val"))  # a fixed batch: draws no training randomness
-        print_shapes_once(run.model, x[:1, :16].to(run.trainer.cfg.device), run.tokenizer)
+        x = tuple(t[:1] for t in x) if isinstance(x, tuple) else x[:1, :16].to(run.trainer.cfg.device)
+        print_shapes_once(run.model, x, run.tokenizer)
     result = train(run)
     if result.status == "nonfinite":
         print(f"glassformer train: stopped: {result.message}", file=sys.stderr)

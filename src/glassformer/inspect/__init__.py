@@ -2,6 +2,7 @@
 
     trace.py           trace(model, ids) -> Trace: every named tensor's stage, shape, axes, meaning
     attention_maps.py  attention_grid_png / attention_head_png: heatmaps, masked cells hatched
+                       (attention_map_list: an encoder-decoder's S×S, T×T and T×S maps)
     html.py            attention_html: a self-contained interactive viewer (no network)
     gradflow.py        GradientMonitor: per-parameter gradient norms, update ratios, warnings
     params.py          param_table (the modules' own formulas vs numel), flops_per_token, activation_memory
@@ -9,7 +10,8 @@
     fonts.py           a font that can draw the labels (Chinese included), or U+XXXX escapes
 """
 
-from glassformer.inspect.attention_maps import attention_grid_png, attention_head_png, attention_maps
+from glassformer.inspect.attention_maps import (attention_grid_png, attention_head_png, attention_map_list,
+                                                attention_maps)
 from glassformer.inspect.gradflow import GradientMonitor, GradientWarning
 from glassformer.inspect.html import attention_html
 from glassformer.inspect.params import activation_memory, flops_per_token, param_table
@@ -26,6 +28,6 @@ def __getattr__(name):  # FontWarning lives with the font search, which imports 
 
 __all__ = [
     "FontWarning", "GradientMonitor", "GradientWarning", "Trace", "activation_memory",
-    "attention_grid_png", "attention_head_png", "attention_html", "attention_maps",
+    "attention_grid_png", "attention_head_png", "attention_html", "attention_map_list", "attention_maps",
     "flops_per_token", "param_table", "print_shapes_once", "token_labels", "trace",
 ]

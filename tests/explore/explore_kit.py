@@ -14,7 +14,7 @@ from glassformer.models import build_model
 from glassformer.text import CharTokenizer
 from glassformer.train.checkpoint import MODEL_FILE, save_weights
 
-TEXT = "the quick brown fox jumps over the lazy dog. 你好，世界！\n"
+TEXT = "ROMEO: the quick brown fox jumps over the lazy dog. 你好，世界！\n"
 TINY = dict(d_model=32, n_heads=4, d_ff=64, n_layers=2, max_len=16, dropout=0.0)
 
 

@@ -73,10 +73,16 @@ def test_analyze_stream_lens_and_next_token(client, gpt):
 
 
 def test_trace_rows_follow_the_trace_module(client, gpt):
-    a = post(client, "analyze", {"text": PROMPT, "lang": "zh"})
-    expected = trace(gpt.model, ids_of(PROMPT), tokenizer(), collapse=True, lang="zh")
-    assert [r[1] for r in a["trace"]["rows"]] == [r.name for r in expected.rows]
-    assert a["trace"]["columns"][0] == "阶段" and "注意力权重" in [r[0] for r in a["trace"]["rows"]]
+    table = post(client, "trace", {"text": PROMPT, "lang": "zh"})
+    expected = trace(gpt.model, ids_of(PROMPT), collapse=True, lang="zh")
+    assert [r[1] for r in table["rows"]] == [r.name for r in expected.rows]
+    assert [r[2] for r in table["rows"]] == [list(r.shape) if r.shape else None for r in expected.rows]
+    assert table["columns"][0] == "阶段" and "注意力权重" in [r[0] for r in table["rows"]]
+    assert table["legend"] == expected.legend()
+    same_length = post(client, "trace", {"text": PROMPT[::-1], "lang": "zh"})  # kept per (T, lang)
+    assert same_length == table and (len(ids_of(PROMPT)[0]), "zh") in gpt.traces
+    english = post(client, "trace", {"ids": [1, 2, 3]})
+    assert english["columns"][0] == "stage" and english["rows"][0][2] == [1, 3]
 
 
 def shaped(logits: torch.Tensor, temperature: float, p: float) -> torch.Tensor:

@@ -1,8 +1,10 @@
 """The explorer's engine: one model, fixed at start, and the answers the page asks for.
 
-    analyze    everything the panels show for one input: tokens, shape trace, one attention
-               head's matrix and the layer × head thumbnails, the stream's norms, the logit
-               lens, the next-token bars (a regressor: its predictions)
+    analyze    everything the panels show for one input: tokens, one attention head's matrix
+               and the layer × head thumbnails, the stream's norms, the logit lens, the
+               next-token bars (a regressor: its predictions)
+    trace      the shape trace (inspect/trace.py); it depends only on the input's length and the
+               language, so it is kept per (T, lang) and fetched only when one of them changes
     attention  another head, layer or stage (and, on request, its thumbnails)
     vectors    the per-token vectors (q, k, v) one head made for one token
     next       the bars again, for new temperature / top-k / top-p
@@ -18,6 +20,7 @@ z hook (found by declaration, structure.py) by 0, in every computation of the re
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 
 import torch
 
@@ -28,6 +31,8 @@ from glassformer.explore.nexttoken import bars, next_probs
 from glassformer.explore.requests import LIMITS, SPECS, RequestError, check_range, read
 from glassformer.explore.structure import find_structure
 from glassformer.inspect.trace import token_labels, trace
+
+MAX_TRACES = 256  # shape traces kept, one per (input length, language): a few KiB each
 
 
 class Explorer:
@@ -40,6 +45,7 @@ class Explorer:
         self.reads_tokens = model.inputs == "tokens"
         self.lock = threading.Lock()
         self.generations = Generations()
+        self.traces: OrderedDict[tuple[int, str], dict] = OrderedDict()  # (T, lang) -> table
 
     # ------------------------------------------------------------------ the one entry point
     def handle(self, endpoint: str, body: dict) -> dict:
@@ -130,7 +136,6 @@ class Explorer:
         out, cache = self._run(x, hooks, keep)  # (T, V) or (T, d_out)
         answer = {"tokens": render.tokens(self, x), "ids": ids, "notes": notes,
                   "ablated": sorted(map(list, pairs)),
-                  "trace": render.trace_table(trace(self.model, x, self.tokenizer, collapse=True, lang=req["lang"])),
                   "attention": render.attention(self.structure, cache, layer, head, stage, grid=True),
                   **render.stream(self, cache)}
         if self.reads_tokens:
@@ -139,6 +144,19 @@ class Explorer:
             base = self.model(x)[0] if pairs else None  # (T, d_out) the intact model
             answer["prediction"] = render.prediction(x, out, base)
         return answer
+
+    def trace(self, req: dict) -> dict:
+        """The shape trace of this input's length: every hooked tensor's shape and axes, in the
+        order they fire (blocks after the first collapsed when they repeat it). No tokenizer is
+        given, so no row depends on the text itself and the table can be kept per (T, lang)."""
+        x, _, _ = self._input(req)
+        key = (x.size(1), req["lang"])
+        if key not in self.traces:
+            self.traces[key] = render.trace_table(trace(self.model, x, collapse=True, lang=req["lang"]))
+            while len(self.traces) > MAX_TRACES:
+                self.traces.popitem(last=False)
+        self.traces.move_to_end(key)
+        return self.traces[key]
 
     def attention(self, req: dict) -> dict:
         x, _, _ = self._input(req)

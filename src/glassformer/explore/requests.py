@@ -114,6 +114,7 @@ LANG = {"lang": Field("str", "en", choices=("en", "zh"))}
 
 SPECS = {
     "analyze": {**INPUT, **ABLATE, **SHAPE, **VIEW, **LANG},
+    "trace": {**INPUT, **LANG},
     "attention": {**INPUT, **ABLATE, **VIEW, "grid": Field("bool", False)},
     "vectors": {**INPUT, **ABLATE, **VIEW, "token": Field("int", 0, 0), **LANG},
     "next": {**INPUT, **ABLATE, **SHAPE},

@@ -4,7 +4,7 @@
 const S = {
   info: null, data: null, tokens: [], ids: [], useIds: false,  // after generation the page sends ids
   view: {layer: 0, head: 0, stage: null}, token: null, hover: null, matrix: null, geo: null,
-  ablate: [], session: null, generating: false, stop: false, seq: {},
+  ablate: [], session: null, generating: false, stop: false, status: null, traceKey: null, seq: {},
 };
 
 // ---------------------------------------------------------------- talking to the server
@@ -56,7 +56,7 @@ async function analyze() {
     showAttention(r.attention);
     renderStream(r.stream, r.tokens, S.token);
     renderLens(r.lens, r.tokens, S.info);
-    renderTrace(r.trace);
+    if (S.traceKey !== `${r.tokens.length} ${LANG}`) traceTable(`${r.tokens.length} ${LANG}`);
     if (S.token !== null) await vectors(); else renderVectors(null, r.tokens);
   } catch (e) { showError(e); }
 }
@@ -79,6 +79,13 @@ async function attention(grid) {
   try {
     const r = await api("attention", {...input(), ...view(), ablate: ablation(), grid});
     if (r) showAttention(r);
+  } catch (e) { showError(e); }
+}
+
+async function traceTable(key) {  // depends only on the input's length and the language
+  try {
+    const r = await api("trace", {...input(), lang: LANG});
+    if (r) { renderTrace(r); S.traceKey = key; }
   } catch (e) { showError(e); }
 }
 
@@ -125,14 +132,19 @@ async function generate(n) {
       $("text").value += r.text;
       renderBars(r.next);
       for (const tok of r.tokens) $("tokens").appendChild(el("span", "tok new", tok.text));
-      $("gen-status").textContent = S.info.kv_cache
-        ? t("gen.status", {n: made, cached: r.cached, how: r.resumed ? t("gen.resumed") : t("gen.fresh")})
-        : t("gen.no_cache");
+      S.status = {n: made, cached: r.cached, resumed: r.resumed};
+      renderStatus();
     }
   } catch (e) { showError(e); }
   S.generating = false;
   $("step").disabled = $("run").disabled = false; $("stop").disabled = true;
   await analyze();
+}
+
+function renderStatus() {
+  const s = S.status;
+  $("gen-status").textContent = !s ? "" : !S.info.kv_cache ? t("gen.no_cache")
+    : t("gen.status", {n: s.n, cached: s.cached, how: s.resumed ? t("gen.resumed") : t("gen.fresh")});
 }
 
 function wire() {
@@ -165,7 +177,7 @@ function wire() {
 }
 
 function setLang(lang) {
-  LANG = lang; translatePage(); renderModelLine(S.info);
+  LANG = lang; translatePage(); renderModelLine(S.info); renderStatus();
   analyze();
 }
 

@@ -40,7 +40,9 @@ function hatch(g) {  // grey diagonal hatching: a cell the mask forbids
 // One (T, T) matrix with token labels on both axes. Returns the geometry, for hit testing.
 function drawMatrix(canvas, matrix, labels, focus) {
   const T = labels.length, cell = Math.max(7, Math.min(22, Math.floor(560 / Math.max(T, 1))));
-  const margin = 64, g = canvas.getContext("2d");
+  const g = canvas.getContext("2d"), font = `${Math.min(13, cell)}px sans-serif`;
+  g.font = font;  // room for the longest label, on the left and (turned) on top
+  const margin = Math.ceil(Math.min(120, Math.max(16, ...labels.map((s) => g.measureText(s).width))) + 8);
   canvas.width = margin + T * cell + 4; canvas.height = margin + T * cell + 4;
   g.clearRect(0, 0, canvas.width, canvas.height);
   let lo = Infinity, hi = -Infinity;
@@ -52,7 +54,7 @@ function drawMatrix(canvas, matrix, labels, focus) {
     g.fillStyle = v === null ? masked : rgb(viridis((v - base) / span));
     g.fillRect(margin + j * cell, margin + i * cell, cell, cell);
   }
-  g.font = `${Math.min(13, cell)}px sans-serif`; g.fillStyle = "#333"; g.textBaseline = "middle";
+  g.font = font; g.fillStyle = "#333"; g.textBaseline = "middle";
   for (let i = 0; i < T; i++) {
     g.textAlign = "right"; g.fillStyle = focus && focus.q === i ? "#d35400" : "#333";
     g.fillText(labels[i], margin - 4, margin + i * cell + cell / 2);

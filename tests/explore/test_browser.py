@@ -45,7 +45,9 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        args = ["--no-sandbox"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
+        args = ["--disable-dev-shm-usage"]  # containers often have a tiny /dev/shm
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            args.append("--no-sandbox")  # Chromium refuses to run as root with its sandbox
         b = p.chromium.launch(executable_path=path, args=args)
         yield b
         b.close()

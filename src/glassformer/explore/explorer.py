@@ -104,7 +104,9 @@ class Explorer:
 
     def _view(self, req: dict) -> tuple[int, int, str]:
         stages = self.structure.stages
-        stage = req["stage"] or ("weights" if "weights" in stages else stages[-1])
+        if not stages:
+            raise RequestError("this model declares no attention matrices (no hook on B H T_q T_k).", 422)
+        stage = req["stage"] or stages[-1]  # default: the last matrix a layer makes (the softmax weights)
         if stage not in stages:
             raise RequestError(f"stage {stage!r} is not an attention stage of this model; it has {stages}.",
                                422, "out_of_range", field="stage")
@@ -122,10 +124,11 @@ class Explorer:
         base = None
         if ablated:
             base = next_probs(self.model(x)[0, -1][None], *shape)[0]  # (V,) the intact model
-        return bars(logits, probs, self.label, base)
+        return bars(logits, probs, self.labels, base)
 
-    def label(self, i: int) -> str:
-        return token_labels([i], self.tokenizer)[0] if self.tokenizer is not None else str(i)
+    def labels(self, ids: list[int]) -> list[str]:
+        """Readable text of each token (whitespace made visible), or its id without a tokenizer."""
+        return token_labels(ids, self.tokenizer) if self.tokenizer is not None else [str(i) for i in ids]
 
     # ------------------------------------------------------------------ endpoints
     def analyze(self, req: dict) -> dict:
@@ -197,7 +200,7 @@ class Explorer:
         new = [step(self.model, session, hooks, *self._shape(req)) for _ in range(req["n"])]
         x = torch.tensor([session.ids[-self.model.cfg.max_len:]])  # (1, T) for the intact bars
         return {"session": key, "resumed": resumed, "ids": list(session.ids),
-                "tokens": [{"id": i, "text": self.label(i)} for i in new],
+                "tokens": [{"id": i, "text": text} for i, text in zip(new, self.labels(new))],
                 "text": render.appended_text(self, ids, session.ids),
                 "cached": session.cache.length if session.cache is not None else 0,
                 "next": self._bars(session.logits[0], x, req, bool(pairs))}

@@ -40,19 +40,20 @@ def draw(logits: torch.Tensor, temperature: float, top_k: int | None, top_p: flo
     return torch.multinomial(probs, num_samples=1, generator=generator)  # (B, 1)
 
 
-def bars(logits: torch.Tensor, probs: torch.Tensor, label, base: torch.Tensor | None = None,
+def bars(logits: torch.Tensor, probs: torch.Tensor, labels, base: torch.Tensor | None = None,
          n: int = N_BARS) -> dict:
     """The panel's data for one position: the n tokens with the highest logits (the order no
     temperature or filter changes), each with its shaped probability `p`, the model's own
     `p_model` (τ = 1, nothing cut) and, when heads are ablated, `p_base` of the intact model.
 
-    logits, probs, base: (V,). label(id) -> the token's text.
+    logits, probs, base: (V,). labels(ids) -> the tokens' texts.
     """
-    own = logits.softmax(dim=-1)  # (V,)
-    order = logits.topk(min(n, logits.numel())).indices.tolist()
-    rows = [{"id": i, "text": label(i), "p": round(float(probs[i]), 4), "p_model": round(float(own[i]), 4),
-             "kept": bool(probs[i] > 0)} for i in order]
+    order = logits.topk(min(n, logits.numel())).indices  # (n,)
+    p, own = probs[order].tolist(), logits.softmax(dim=-1)[order].tolist()
+    ids = order.tolist()
+    rows = [{"id": i, "text": text, "p": round(a, 4), "p_model": round(b, 4), "kept": a > 0}
+            for i, text, a, b in zip(ids, labels(ids), p, own)]
     if base is not None:
-        for row in rows:
-            row["p_base"] = round(float(base[row["id"]]), 4)
+        for row, b in zip(rows, base[order].tolist()):
+            row["p_base"] = round(b, 4)
     return {"rows": rows, "kept": int((probs > 0).sum()), "vocab": logits.numel()}

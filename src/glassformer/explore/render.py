@@ -15,7 +15,6 @@ import torch
 
 from glassformer.explore.lens import stream_norms, token_lens
 from glassformer.explore.requests import RequestError
-from glassformer.inspect.trace import token_labels
 
 MASKED = 255
 
@@ -88,8 +87,7 @@ def numbers(ex, req: dict) -> list[float]:
 def tokens(ex, x: torch.Tensor) -> list[dict]:
     if ex.reads_tokens:
         ids = x[0].tolist()
-        return [{"id": i, "text": t} for i, t in zip(ids, token_labels(ids, ex.tokenizer) if ex.tokenizer is not None
-                                                     else map(str, ids))]
+        return [{"id": i, "text": t} for i, t in zip(ids, ex.labels(ids))]
     return [{"id": None, "text": ", ".join(f"{v:.3g}" for v in step)} for step in x[0].tolist()]
 
 
@@ -145,7 +143,8 @@ def stream(ex, cache: dict) -> dict:
     answer = {"stream": {"points": points, "norms": rounded(stream_norms(h), 2)}}
     if ex.reads_tokens:
         probs, ids = token_lens(out)  # (P, T, k) each
-        names = {i: ex.label(i) for i in set(ids.flatten().tolist())}
+        seen = sorted(set(ids.flatten().tolist()))
+        names = dict(zip(seen, ex.labels(seen)))
         answer["lens"] = {"points": points, "cells": [
             [[[names[i], i, round(p, 3)] for i, p in zip(row_i, row_p)]
              for row_i, row_p in zip(ids_p, probs_p)] for ids_p, probs_p in zip(ids.tolist(), probs.tolist())]}

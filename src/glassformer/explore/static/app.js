@@ -121,7 +121,7 @@ function clearAblation() { S.ablate = []; S.session = null; analyze(); }
 async function generate(n) {
   if (S.generating) return;
   S.generating = true; S.stop = false;
-  $("step").disabled = $("run").disabled = true; $("stop").disabled = false;
+  $("step").disabled = $("run").disabled = $("text").readOnly = true; $("stop").disabled = false;
   let made = 0;
   try {
     for (let i = 0; i < n && !S.stop; i++) {
@@ -137,7 +137,7 @@ async function generate(n) {
     }
   } catch (e) { showError(e); }
   S.generating = false;
-  $("step").disabled = $("run").disabled = false; $("stop").disabled = true;
+  $("step").disabled = $("run").disabled = $("text").readOnly = false; $("stop").disabled = true;
   await analyze();
 }
 
@@ -186,7 +186,7 @@ async function start() {
   try {
     S.info = await api("model");
   } catch (e) { showError(e); return; }
-  S.view.stage = S.info.stages.some((s) => s.stage === "weights") ? "weights" : (S.info.stages.at(-1) || {}).stage;
+  S.view.stage = (S.info.stages.at(-1) || {}).stage;  // the last matrix a layer makes: its weights
   $("next-panel").hidden = !S.info.samples;
   $("prediction-panel").hidden = S.info.inputs !== "numbers";
   if (S.info.inputs === "numbers") {  // a regressor: numbers in, numbers out

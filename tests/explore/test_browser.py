@@ -59,13 +59,13 @@ def open_page(browser, url: str, requests: list, errors: list):
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" and not m.text.startswith(
         "Failed to load resource: the server responded with a status of 4") else None)  # a refusal we asked for
-    page.set_default_timeout(10_000)
+    page.set_default_timeout(30_000)  # generous: the machine may be busy
     page.goto(url)
     page.wait_for_selector("#tokens .tok")
     return page
 
 
-def wait_until(page, expression: str, timeout: float = 10.0) -> None:
+def wait_until(page, expression: str, timeout: float = 30.0) -> None:
     """Poll a JavaScript expression until it is true. (Playwright's wait_for_function compiles its
     predicate with eval, which the page's Content-Security-Policy forbids, as it should.)"""
     deadline = time.monotonic() + timeout

@@ -140,3 +140,16 @@ def test_pyproject_ships_every_static_file():
     static = root / "src/glassformer/explore/static"
     for f in static.iterdir():
         assert any(fnmatch(f"static/{f.name}", p) for p in patterns), f"{f.name} would be left out of the wheel"
+
+
+def test_both_languages_have_every_label():
+    static = files("glassformer.explore") / "static"
+    table = (static / "i18n.js").read_text(encoding="utf-8")
+    en_part, zh_part = table.split("\n  zh: {")
+    en, zh = (set(re.findall(r'^\s+"([a-z_.]+)":', part, re.M)) for part in (en_part, zh_part))
+    assert en == zh and len(en) > 50
+    used = {"attn.scale.absolute", "attn.scale.per_head", "note.cropped"}  # keys the code builds from data
+    for name in ("index.html", "app.js", "panels.js"):
+        text = (static / name).read_text(encoding="utf-8")
+        used |= set(re.findall(r'data-t="([a-z_.]+)"', text)) | set(re.findall(r'\bt\("([a-z_.]+)"', text))
+    assert used - {"attn.scale.", "note."} <= en, used - en  # (those two prefixes are completed from data)

@@ -122,17 +122,17 @@ async function generate(n) {
   if (S.generating) return;
   S.generating = true; S.stop = false;
   $("step").disabled = $("run").disabled = $("text").readOnly = true; $("stop").disabled = false;
-  let made = 0;
   try {
     for (let i = 0; i < n && !S.stop; i++) {
       const r = await api("generate", {ids: S.ids, n: 1, session: S.session, seed: Math.max(0, +$("seed").value || 0),
                                        ablate: ablation(), ...shape()});
       if (!r) break;
-      S.session = r.session; S.ids = r.ids; S.useIds = true; made += 1;
+      S.made = r.resumed ? (S.made || 0) + 1 : 1;  // tokens since this cache was filled
+      S.session = r.session; S.ids = r.ids; S.useIds = true;
       $("text").value += r.text;
       renderBars(r.next);
       for (const tok of r.tokens) $("tokens").appendChild(el("span", "tok new", tok.text));
-      S.status = {n: made, cached: r.cached, resumed: r.resumed};
+      S.status = {n: S.made, cached: r.cached, resumed: r.resumed};
       renderStatus();
     }
   } catch (e) { showError(e); }
@@ -166,7 +166,7 @@ function wire() {
     const [q, k] = hit, v = S.matrix[q][k];
     S.hover = q; drawMatrixNow(k);
     $("cell").textContent = t("attn.cell", {q, k, qt: S.tokens[q].text, kt: S.tokens[k].text,
-                                            v: v === null ? "masked" : v});
+                                            v: v === null ? t("attn.masked") : v});
   });
   $("matrix").addEventListener("mouseleave", () => { S.hover = null; drawMatrixNow(); });
   $("step").onclick = () => generate(1);

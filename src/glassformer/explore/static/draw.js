@@ -113,7 +113,7 @@ function lineChart(svg, series, xLabels, yLabel) {
     tx.textContent = (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(2)); svg.appendChild(tx);
   }
   if (yLabel) {
-    const tx = svgEl("text", {x: 4, y: Tp + 8, class: "axis"}); tx.textContent = yLabel; svg.appendChild(tx);
+    const tx = svgEl("text", {x: L + 6, y: Tp + 8, class: "axis"}); tx.textContent = yLabel; svg.appendChild(tx);
   }
   const every = Math.ceil(n / 16);
   (xLabels || []).forEach((lab, i) => {

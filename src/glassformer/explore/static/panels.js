@@ -55,7 +55,7 @@ function renderBars(next) {
     }
     row.appendChild(track);
     row.appendChild(el("span", "bar-value", r.kept ? pct(r.p) : t("next.cut")));
-    row.title = `id ${r.id}: p ${r.p} · model ${r.p_model}` + (hasBase ? ` · intact ${r.p_base}` : "");
+    row.title = t("next.tip", {id: r.id, p: r.p, m: r.p_model}) + (hasBase ? t("next.tip_base", {b: r.p_base}) : "");
     box.appendChild(row);
   }
   $("bars-note").textContent = t("next.kept", next) + (hasBase ? " " + t("next.base") : "");

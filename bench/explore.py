@@ -1,6 +1,7 @@
-"""How fast does the explorer answer? Every request the page makes, on the `baby` model, timed
-through the app (request parsing, the model, JSON encoding; no network), beside a plain forward
-pass of the same input, so the figure is also a ratio that other load on the machine moves less.
+"""How fast does the explorer answer? Every request the page makes, on the `baby` model, timed as
+a browser sees it (a real server on 127.0.0.1, one kept-alive connection, TCP_NODELAY as browsers
+set it), beside a plain forward pass of the same input, so the figure is also a ratio that other
+load on the machine moves less.
 
     python bench/explore.py                       # baby, random weights, 65-character vocabulary
     python bench/explore.py runs/baby-...         # a trained run instead (same shape)
@@ -16,18 +17,19 @@ plain forward), and medians are printed with the fastest run. One torch thread b
 from __future__ import annotations
 
 import argparse
+import http.client
+import json
+import socket
 import statistics
 import string
 import time
 from dataclasses import replace
 
 import torch
-from starlette.testclient import TestClient
 
 from glassformer.config import get_preset
 from glassformer.explore import Explorer
-from glassformer.explore.app import create_app
-from glassformer.explore.serve import open_run
+from glassformer.explore.serve import Background, open_run
 from glassformer.models import build_model
 from glassformer.text import CharTokenizer
 from glassformer.threads import using_threads
@@ -57,15 +59,25 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
     ex = open_run(args.run) if args.run else baby_explorer()
-    client = TestClient(create_app(ex), base_url="http://127.0.0.1")
+    with Background(ex) as url:
+        port = int(url.rstrip("/").rpartition(":")[2])
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        conn.connect()
+        conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        measure(ex, conn, args)
+
+
+def measure(ex: Explorer, conn: http.client.HTTPConnection, args) -> None:
     T = ex.model.cfg.max_len
     ids = [i % ex.model.cfg.vocab_size for i in range(7, 7 + 3 * T, 3)][:T]  # (T,) a fixed input
     x = torch.tensor([ids])  # (1, T)
 
     def post(endpoint: str, body: dict) -> dict:
-        r = client.post(f"/api/{endpoint}", json=body)
-        assert r.status_code == 200, r.text
-        return r.json()
+        conn.request("POST", f"/api/{endpoint}", json.dumps(body).encode(), {"Content-Type": "application/json"})
+        r = conn.getresponse()
+        data = r.read()
+        assert r.status == 200, data
+        return json.loads(data)
 
     session = {}
 
@@ -109,7 +121,7 @@ def main() -> None:
             cache = ex.model.new_cache(1)
             ex.model(x[:, : T // 2], cache=cache)
             times["forward (1 token, cached)"].append(timed(lambda: ex.model(x[:, T // 2: T // 2 + 1], cache=cache)))
-    size = len(client.post("/api/analyze", json={"ids": ids}).content)
+    size = len(json.dumps(post("analyze", {"ids": ids})))
     fwd = statistics.median(times["forward (T tokens)"])
     step_fwd = statistics.median(times["forward (1 token, cached)"])
     print(f"# {ex.source}; T = {T} tokens; {args.rounds} rounds; {args.threads} thread(s); "

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -13,11 +15,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from explore_kit import make_run
+from explore_kit import make_explorer, make_run
 
 from glassformer.cli import main
 from glassformer.explore import serve as serve_module
-from glassformer.explore.serve import latest_run, open_preset, open_run
+from glassformer.explore.serve import Background, latest_run, open_preset, open_run
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
@@ -109,3 +111,17 @@ def test_serves_a_run_until_ctrl_c(tmp_path):
         proc.kill() if proc.poll() is None else None
     assert proc.returncode == 0, err
     assert "stopped" in out and "Traceback" not in err
+
+
+def test_connections_send_at_once():
+    """Nagle's algorithm off on every accepted connection: with it on, each answer (headers, then
+    body) waited ~40 ms for the client's delayed ACK. asyncio turns it off only for sockets made
+    with proto=IPPROTO_TCP, which `bind` must therefore use."""
+    bg = Background(make_explorer("gpt"))
+    with bg as url:
+        conn = http.client.HTTPConnection("127.0.0.1", int(url.rstrip("/").rpartition(":")[2]), timeout=30)
+        conn.request("GET", "/api/model")
+        assert conn.getresponse().read()
+        sockets = [c.transport.get_extra_info("socket") for c in bg.server.server_state.connections]
+        assert sockets and all(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) for s in sockets)
+        conn.close()

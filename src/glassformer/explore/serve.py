@@ -70,7 +70,9 @@ def open_preset(name: str, seed: int = 0, overrides=()) -> Explorer:
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket on host:port (port 0: a free one), or an error that says what to do."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # proto must say TCP: asyncio turns Nagle's algorithm off (TCP_NODELAY) only on connections whose
+    # socket says so, and with it on, every answer waited ~40 ms for the client's delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))

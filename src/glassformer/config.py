@@ -56,7 +56,7 @@ class ModelConfig:
     activation: str = "relu"  # FFN nonlinearity: relu | gelu | gelu_tanh (GPT-2)
     norm: str = "pre"  # pre: x + f(LN(x)); post: LN(x + f(x)); none: x + f(x)
     final_norm: bool = True  # LayerNorm before the head (GPT-2 has one; post-LN stacks usually not)
-    position: str = "learned"  # a registered position scheme: learned | sinusoidal | none (nn/position.py)
+    position: str = "learned"  # a registered scheme: learned | sinusoidal | rotary | alibi | none (nn/position.py)
     causal: bool = True  # decoder (True) or bidirectional encoder (False)
     tie_weights: bool = False  # share token embedding and output head (GPT-2 does)
     init: str = "torch"  # torch defaults | xavier (2nd tutorial) | gpt2 (normal 0.02, scaled residuals)

@@ -141,7 +141,10 @@ def run_attention(args) -> int:
 
     loaded = load(args)
     x = inputs(args, loaded)
-    labels = token_labels(x[0], loaded.tokenizer)
+    if loaded.model.inputs == "tokens":
+        labels = token_labels(x[0], loaded.tokenizer)
+    else:  # numbers: label each step with its first value
+        labels = [f"{v:.2g}" for v in x[0, :, 0].tolist()]
     out = _out(args, "attention")
     files = [attention_grid_png(loaded.model, x, labels, out / "attention_grid.png"),
              attention_head_png(loaded.model, x, labels, args.layer, args.head,

@@ -8,7 +8,7 @@ import sys
 import torch
 
 from glassformer.cli.options import add_threads
-from glassformer.sample import sample
+from glassformer.sample import past_max_len, sample
 from glassformer.train.run import load_model
 
 
@@ -53,6 +53,7 @@ def run_sample(args: argparse.Namespace) -> int:
 
         ids = torch.tensor([tokenizer.encode(prompt)[-model.cfg.max_len:]], device=args.device)  # (1, T)
         print_shapes_once(model, ids, tokenizer)
+    print(past_max_len(model), file=sys.stderr)  # what happens once the text outgrows max_len
     stream = args.num_samples == 1
 
     def on_text(i: int, piece: str) -> None:

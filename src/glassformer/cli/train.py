@@ -11,6 +11,7 @@ import sys
 
 
 from glassformer.config import PRESETS
+from glassformer.exercises.plug import plug_in
 from glassformer.text.corpora import CorpusUnavailable
 from glassformer.train.run import RUNS_DIR, new_run, resume_run, train
 
@@ -32,9 +33,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", default=None, help=f"run directory (default: {RUNS_DIR}/<preset>-<time>)")
     p.add_argument("--resume", metavar="RUN", default=None, help="continue the run in this directory")
     p.add_argument("--prompt", default=None, help="prompt of the sample printed at each evaluation")
+    p.add_argument("--sample-chars", type=int, default=None,
+                   help="length of that sample (default 200; 0: no samples while training)")
     p.add_argument("--cache-dir", default=None,
                    help="data cache (default: $GLASSFORMER_CACHE or ~/.cache/glassformer)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (log lines still print)")
+    p.add_argument("--use-mine", metavar="DIR", default=None,
+                   help="train with your own block and LayerNorm from `glassformer exercise` (they must pass)")
     p.add_argument("--debug-shapes", action="store_true",
                    help="print the shape of every named tensor of one forward pass before training")
     p.set_defaults(func=run_train, accepts_overrides=True)
@@ -54,13 +59,18 @@ def _train(args: argparse.Namespace) -> int:
         if args.out:
             raise ValueError("--resume continues a run in its own directory; drop --out.")
         run = resume_run(args.resume, args.overrides, preset=args.preset, source=args.data,
-                         cache_dir=args.cache_dir, progress=progress, prompt=args.prompt)
+                         cache_dir=args.cache_dir, progress=progress, prompt=args.prompt,
+                         sample_chars=args.sample_chars)
         print(f"resuming {run.dir} from step {run.trainer.step}")
     else:
         run = new_run(args.preset or DEFAULT_PRESET, args.overrides, source=args.data,
-                      out=args.out, cache_dir=args.cache_dir, progress=progress, prompt=args.prompt)
+                      out=args.out, cache_dir=args.cache_dir, progress=progress, prompt=args.prompt,
+                      sample_chars=args.sample_chars)
         print(f"run directory {run.dir}  ({run.model.kind}, {run.model.num_params():,} parameters, "
               f"data {run.config['source']})")
+    if args.use_mine:
+        plugged = plug_in(run.model, args.use_mine)
+        print(f"your code from {args.use_mine} computes: {', '.join(plugged)}")
     if args.debug_shapes:
         from glassformer.inspect.trace import print_shapes_once
 

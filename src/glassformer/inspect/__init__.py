@@ -1,10 +1,11 @@
-"""See inside a model, through its named hook points only (never private attributes).
+"""See inside a model, through its hook points' declarations only (never private attributes).
 
-    trace.py           trace(model, ids) -> Trace: every named tensor's shape, axes and values
+    trace.py           trace(model, ids) -> Trace: every named tensor's stage, shape, axes, meaning
     attention_maps.py  attention_grid_png / attention_head_png: heatmaps, masked cells hatched
     html.py            attention_html: a self-contained interactive viewer (no network)
     gradflow.py        GradientMonitor: per-parameter gradient norms, update ratios, warnings
-    params.py          param_table, flops_per_token, activation_memory
+    params.py          param_table (the modules' own formulas vs numel), flops_per_token, activation_memory
+    flow.py            the order a forward pass uses the modules in (the data flow, measured)
     fonts.py           a font that can draw the labels (Chinese included), or U+XXXX escapes
 """
 
@@ -13,7 +14,6 @@ from glassformer.inspect.gradflow import GradientMonitor, GradientWarning
 from glassformer.inspect.html import attention_html
 from glassformer.inspect.params import activation_memory, flops_per_token, param_table
 from glassformer.inspect.trace import Trace, print_shapes_once, token_labels, trace
-
 
 
 def __getattr__(name):  # FontWarning lives with the font search, which imports matplotlib: lazily

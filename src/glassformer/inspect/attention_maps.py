@@ -43,7 +43,8 @@ def attention_hooks(model) -> list[tuple[str, str]]:
     pairs = []
     for name, hook in points.items():
         if hook.stage == "weights":
-            scores = [n for n, h in points.items() if h.stage == "scores" and n.rsplit(".", 1)[0] == name.rsplit(".", 1)[0]]
+            owner = name.rsplit(".", 1)[0]
+            scores = [n for n, h in points.items() if h.stage == "scores" and n.rsplit(".", 1)[0] == owner]
             pairs.append((name, scores[0] if scores else name))
     return pairs
 

@@ -23,7 +23,6 @@ square and masks it afterwards, so it executes `attention_full` = 4·n_layers·T
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import torch

@@ -11,5 +11,3 @@ step with numbers computed at run time, and say where the published figures diff
 Run one with `glassformer lesson fruit|hello-world|sine`; each module's `run(...)` prints the
 lesson and returns what it computed.
 """
-
-LESSONS = ("fruit", "hello-world", "sine")

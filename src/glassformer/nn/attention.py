@@ -94,7 +94,9 @@ class MultiHeadAttention(nn.Module):
 
     positions: the in-attention part of a position scheme (nn/position.py), or None. It may
     rotate q and k (rotary) and/or add a bias to the scores (ALiBi); it is told the absolute
-    position of the first query, so a KV cache keeps working.
+    position of the first query, so a KV cache keeps working. The hook points q and k show the
+    projections before any rotation; the cache stores keys after it (a key's turn depends on its
+    own position only, so it never changes).
     """
 
     def __init__(self, d_model: int, n_heads: int, bias: bool = True, dropout: float = 0.0,
@@ -153,9 +155,9 @@ class MultiHeadAttention(nn.Module):
         offset = cache.length if cache is not None else 0  # absolute position of the first query
         # 1) project to queries, keys, values and split into heads
         q, k, v = self.split_qkv(x)  # 3 × (B, H, T, D)
-        if self.positions is not None:
+        q, k, v = self.hook_q(q), self.hook_k(k), self.hook_v(v)  # 3 × (B, H, T, D)
+        if self.positions is not None:  # rotary turns q and k here (and shows them at positions.q/k)
             q, k = self.positions.rotate(q, k, offset)  # 2 × (B, H, T, D); unchanged unless rotary
-        q, k, v = self.hook_q(q), self.hook_k(k), self.hook_v(v)
         if cache is not None:
             k, v = cache.append(k, v)  # 2 × (B, H, L+T, D)
         bias = self.positions.score_bias(T, k.size(2), offset) if self.positions is not None else None

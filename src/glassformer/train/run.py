@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import torch
 
-from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides, get_preset, parse_overrides, to_dict
+from glassformer.config import (ModelConfig, Preset, TrainConfig, apply_overrides, get_preset, parse_overrides,
+                                to_dict)
 from glassformer.files import write_text_atomic
 from glassformer.models import build_model, model_class
 from glassformer.sample import sample
@@ -79,7 +80,7 @@ def identity(data) -> dict[str, str]:
 def batches_for(data, cfg: TrainConfig):
     if isinstance(data, WaveData):
         return TensorBatches(data.x_train, data.y_train, cfg.batch_size, shuffle=True,
-                             val=(data.x_val, data.y_val), device=cfg.device)
+                             val=(data.x_val, data.y_val), device=cfg.device, eval_iters=cfg.eval_iters)
     return TextWindows.from_config(data.train, data.val, cfg)
 
 

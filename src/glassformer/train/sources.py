@@ -63,7 +63,7 @@ class TensorBatches:
     the trainer's generator; else the rows in order, as stored."""
 
     def __init__(self, inputs: torch.Tensor, targets: torch.Tensor, batch_size: int, shuffle: bool = False,
-                 val: Batch | None = None, device: str = "cpu") -> None:
+                 val: Batch | None = None, device: str = "cpu", eval_iters: int | None = None) -> None:
         if len(inputs) != len(targets) or not len(inputs):
             raise ValueError(f"inputs ({len(inputs)} rows) and targets ({len(targets)} rows) must be "
                              "non-empty and the same length.")
@@ -71,6 +71,7 @@ class TensorBatches:
         self.val = tuple(t.to(device) for t in val) if val is not None else None
         self.splits = ("train", "val") if val is not None else ("train",)
         self.batch_size, self.shuffle = batch_size, shuffle
+        self.eval_iters = eval_iters  # at most this many batches per evaluation (None: the whole split)
         self.order: torch.Tensor | None = None  # this epoch's row order
         self.cursor = 0
 
@@ -89,5 +90,6 @@ class TensorBatches:
 
     def eval_batches(self, split: str) -> Iterator[Batch]:
         data = self.val if split == "val" else (self.inputs, self.targets)
-        for i in range(0, len(data[0]), self.batch_size):
+        starts = range(0, len(data[0]), self.batch_size)
+        for i in starts[: self.eval_iters]:  # the first rows: the same ones at every evaluation
             yield data[0][i: i + self.batch_size], data[1][i: i + self.batch_size]

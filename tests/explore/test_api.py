@@ -190,3 +190,25 @@ def test_chinese_text_and_fused_attention_runs():
     ex = make_explorer("gpt", attention="fused")  # the explorer switches to the glass path
     a = post(client_for(ex), "analyze", {"text": "你好，世界"})
     assert [t["text"] for t in a["tokens"]] == list("你好，世界") and a["attention"]["matrix"][0][0] == 1.0
+
+
+def test_a_word_model_and_its_example_input():
+    from dataclasses import replace
+
+    from glassformer.config import get_preset
+    from glassformer.explore import Explorer
+    from glassformer.models import build_model
+    from glassformer.text import WordTokenizer
+
+    def explorer(words: str) -> Explorer:
+        tok = WordTokenizer.from_text(words)
+        return Explorer(build_model(replace(get_preset("seed002").model, vocab_size=tok.vocab_size)), tok)
+
+    assert explorer("i like apples").info()["example"] == ""  # nothing it can spell: the page asks to type
+    ex = explorer("to be or not that is the question")
+    assert ex.info()["example"] == "to be or not to be"
+    c = client_for(ex)
+    a = post(c, "analyze", {"text": "to be or zebra"})
+    assert [t["text"] for t in a["tokens"]] == ["to", "be", "or", "<UNK>"]
+    g = post(c, "generate", {"ids": a["ids"], "n": 2, "seed": 0})
+    assert g["text"] == " " + ex.tokenizer.decode(g["ids"][-2:])  # the words, with the spaces between

@@ -163,12 +163,13 @@ EXAMPLES = ("ROMEO:\nBut soft, what light", "to be or not to be", "hello world")
 
 
 def example(ex) -> str:
-    """A first input the page can show: a sentence the vocabulary can spell, or a sine wave."""
+    """A first input the page can show: a sentence the vocabulary spells exactly (no <unk>), or
+    a sine wave; else nothing (the page then asks the reader to type)."""
     if not ex.reads_tokens:
         return " ".join(f"{math.sin(2 * math.pi * t / 16):.2f}" for t in range(16))
     for text in EXAMPLES:
         try:
-            if ex.tokenizer is not None and ex.tokenizer.encode(text):
+            if ex.tokenizer is not None and ex.tokenizer.decode(ex.tokenizer.encode(text)).split() == text.split():
                 return text
         except ValueError:
             continue

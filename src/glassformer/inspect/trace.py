@@ -219,26 +219,29 @@ def _input_rows(x: torch.Tensor, tokenizer, numbers: bool, used: dict[str, str],
     return rows
 
 
+_BLOCK_ROW = re.compile(r"^([A-Za-z_.]*?[A-Za-z_])\.(\d+)\.(.*)$")  # "blocks.3.attn.q" -> stack, 3, rest
+
+
 def _collapse(rows: list[TraceRow], lang: str = "en") -> list[TraceRow]:
-    """Replace block i's rows by one summary row when its (name, shape) pattern equals block 0's."""
-    def block_of(r):
-        m = re.match(r"blocks\.(\d+)\.", r.name)
-        return int(m.group(1)) if m else None
-
-    def pattern(i):
-        return [(re.sub(r"^blocks\.\d+\.", "", r.name), r.shape) for r in rows if block_of(r) == i]
-
-    first = pattern(0)
+    """Replace block i's rows by one summary row when its (name, shape) pattern equals block 0's
+    of the same stack (blocks, or a seq2seq model's encoder and decoder). One pass to read the patterns,
+    one to build the table."""
+    where = [_BLOCK_ROW.match(r.name) for r in rows]
+    patterns: dict[tuple[str, int], list] = {}
+    for r, m in zip(rows, where):
+        if m:
+            patterns.setdefault((m.group(1), int(m.group(2))), []).append((m.group(3), r.shape))
+    zh = lang == "zh"
     out, done = [], set()
-    for r in rows:
-        i = block_of(r)
-        if i is None or i == 0 or pattern(i) != first:
+    for r, m in zip(rows, where):
+        key = (m.group(1), int(m.group(2))) if m else None
+        if key is None or key[1] == 0 or patterns[key] != patterns.get((key[0], 0)):
             out.append(r)
-        elif i not in done:
-            done.add(i)
-            zh = lang == "zh"
-            out.append(TraceRow(f"第 {i} 块" if zh else f"block {i}", f"blocks.{i}.*", None,
-                                "形状同 blocks.0" if zh else "same shapes as blocks.0", "…",
+        elif key not in done:
+            done.add(key)
+            stack, i = key
+            out.append(TraceRow(f"第 {i} 块" if zh else f"block {i}", f"{stack}.{i}.*", None,
+                                f"形状同 {stack}.0" if zh else f"same shapes as {stack}.0", "…",
                                 "已折叠：与第 0 块相同" if zh else "collapsed: identical to block 0"))
     return out
 

@@ -44,7 +44,7 @@ MHA_STYLES = ("packed", "heads")  # how Q, K, V are projected: one packed Linear
 class ModelConfig:
     """Every size and switch of a model. Field names follow DESIGN.md's vocabulary."""
 
-    kind: str = "gpt"  # which assembly build_model makes: gpt | encoder | regressor (models/kinds.py)
+    kind: str = "gpt"  # which assembly build_model makes: gpt | encoder | regressor | seq2seq (models/kinds.py)
     vocab_size: int = 65  # tokens; the tokenizer decides the real value
     d_model: int = 64  # width of the residual stream (C)
     n_heads: int = 4  # H; d_head = d_model // n_heads
@@ -57,13 +57,14 @@ class ModelConfig:
     norm: str = "pre"  # pre: x + f(LN(x)); post: LN(x + f(x)); none: x + f(x)
     final_norm: bool = True  # LayerNorm before the head (GPT-2 has one; post-LN stacks usually not)
     position: str = "learned"  # a registered scheme: learned | sinusoidal | rotary | alibi | none (nn/position.py)
-    causal: bool = True  # decoder (True) or bidirectional encoder (False)
-    tie_weights: bool = False  # share token embedding and output head (GPT-2 does)
+    causal: bool = True  # decoder (True) or bidirectional encoder (False); seq2seq: its decoder's mask
+    tie_weights: bool = False  # share token embedding and output head (GPT-2 does; seq2seq: the target's)
+    share_embeddings: bool = False  # seq2seq: one (V, C) table for source and target tokens (one vocabulary)
     init: str = "torch"  # torch defaults | xavier (2nd tutorial) | gpt2 (normal 0.02, scaled residuals)
     attention: str = "glass"  # glass: hand-written, weights visible | fused: F.scaled_dot_product_attention
     mha_style: str = "packed"  # packed: one Linear makes Q, K, V | heads: a ModuleList of single heads
     ln_eps: float = 1e-5  # LayerNorm epsilon (PyTorch and GPT-2 both use 1e-5)
-    pad_id: int | None = None  # when set, keys equal to pad_id are masked out (Encoder)
+    pad_id: int | None = None  # when set, keys equal to pad_id are masked out (Encoder; seq2seq needs it)
     d_in: int = 1  # SequenceRegressor: numbers per input step
     d_out: int = 1  # SequenceRegressor: numbers per output step
 
@@ -183,6 +184,17 @@ PRESETS: dict[str, Preset] = {
                     position="sinusoidal", causal=False),
         TrainConfig(batch_size=32, block_size=50, max_steps=1000, lr=1e-3, grad_clip=1.0),
         about="third tutorial: 2 post-LN layers, 4 heads, d_model 32, GELU, sinusoidal PE",
+    ),
+    # The 2017 paper's encoder-decoder, small: post-LN, sinusoidal positions, ReLU, no final norm,
+    # one (V, C) matrix for both embeddings and the head; trained with label smoothing (the kind's
+    # loss). vocab_size and pad_id are the pair tokenizer's (train/pair_tasks.py).
+    "seq2seq": Preset(
+        ModelConfig(kind="seq2seq", vocab_size=28, d_model=64, n_heads=4, d_ff=128, n_layers=2, max_len=16,
+                    dropout=0.1, norm="post", final_norm=False, position="sinusoidal", share_embeddings=True,
+                    tie_weights=True, init="xavier", pad_id=0),
+        TrainConfig(batch_size=64, block_size=16, max_steps=1500, lr=1e-3, min_lr=1e-4, lr_schedule="cosine",
+                    warmup_steps=100, weight_decay=0.0, eval_interval=250, eval_iters=8),
+        about="the 2017 encoder-decoder, small: 2+2 post-LN layers, d_model 64, one shared embedding",
     ),
 }
 

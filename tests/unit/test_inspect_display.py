@@ -147,7 +147,8 @@ def test_attention_view_repr_shows_the_chosen_heads_numbers():
     model = gpt()
     view = attention_view(model, ids()[None], tokenizer=TOK, layer=1, head=1)
     text = repr(view)
-    assert text.startswith("AttentionView: 2 layers × 2 heads over 10 tokens") and "<table" not in text
+    assert text.startswith("AttentionView: 2 layers × 2 heads, maps 10×10") and "<table" not in text
+    assert text.splitlines()[1].startswith("blocks.1.attn.weights, head 1")
     last = text.splitlines()[-1].split()
     assert last[1:] == [f"{v:.2f}" for v in view.weights[1, 1, -1].tolist()]  # the last query's row
     assert text.splitlines()[3].split()[2:] == ["·"] * (len(ids()) - 1)  # the first query sees only itself
@@ -179,3 +180,24 @@ def test_attention_files_take_the_shapes_a_user_has(tmp_path, shape):
 def test_numbers_come_as_a_batch_in_any_natural_shape(given, expected):
     regressor = SequenceRegressor(ModelConfig(d_model=16, n_heads=2, d_ff=24, n_layers=1, max_len=16))
     assert tuple(as_batch(regressor, torch.zeros(given)).shape) == expected
+
+
+def test_attention_view_of_an_encoder_decoder_draws_every_shape():
+    from glassformer.models import EncoderDecoder
+    from glassformer.train.pair_tasks import pair_source
+
+    data = pair_source("numbers:zh2num")
+    torch.manual_seed(0)
+    model = EncoderDecoder(ModelConfig(kind="seq2seq", vocab_size=data.tokenizer.vocab_size, d_model=16,
+                                       n_heads=2, d_ff=24, max_len=12, pad_id=0, n_layers=1)).eval()
+    src = data.ids("一千二百零五")  # a list: (S,)
+    tgt = torch.tensor([data.tokenizer.bos_id] + data.ids("1205"))  # (T,)
+    view = attention_view(model, (src, tgt), tokenizer=data.tokenizer, layer=2, head=1)
+    shapes = [tuple(m.weights.shape) for m in view.maps]  # encoder S×S, decoder T×T, cross T×S
+    assert shapes == [(2, len(src), len(src)), (2, len(tgt), len(tgt)), (2, len(tgt), len(src))]
+    page = view._repr_html_()
+    assert "data:image/png;base64," in page and "<iframe" not in page  # the page shows one square shape only
+    text = repr(view)
+    assert "decoder.0.cross.weights, head 1" in text and "一" in text.splitlines()[2]  # source tokens label the keys
+    with pytest.raises(ValueError, match=r"differ in shape .* view.maps\[i\].weights"):
+        view.weights

@@ -18,7 +18,7 @@ from glassformer.models import build_model, model_class
 from glassformer.nn.loss import LOSSES
 from glassformer.train.run import load_model
 
-DEFAULT_PROMPT = {"token": "hello world", "numbers": None}  # numbers: a sine wave, computed
+DEFAULT_PROMPT = {"token": "hello world", "numbers": None, "pairs": "一千二百零五"}  # numbers: a sine wave
 
 
 @dataclass
@@ -73,7 +73,12 @@ def load(args, tokenizer: bool = True) -> Loaded:
         return Loaded(model, tokenizer, train, f"run {args.run} ({model.kind})")
     preset = apply_overrides(get_preset(args.preset), args.overrides or [])
     want_tokenizer, tokenizer = tokenizer, None
-    if model_class(preset.model.kind).inputs == "tokens" and want_tokenizer:
+    if model_class(preset.model.kind).inputs == "token pairs":  # the pair tasks' one vocabulary
+        from glassformer.train.pair_tasks import pair_tokenizer
+
+        tokenizer = pair_tokenizer()
+        preset.model = replace(preset.model, vocab_size=tokenizer.vocab_size, pad_id=tokenizer.pad_id)
+    elif model_class(preset.model.kind).inputs == "tokens" and want_tokenizer:
         from glassformer.text import SEED_TEXT, CharTokenizer, WordTokenizer
 
         text = SEED_TEXT + " " + (args.prompt or DEFAULT_PROMPT["token"])
@@ -85,9 +90,12 @@ def load(args, tokenizer: bool = True) -> Loaded:
                   f"preset {args.preset} ({model.kind}), random init, seed {args.seed}")
 
 
-def inputs(args, loaded: Loaded) -> torch.Tensor:
-    """The prompt as a batch of one: ids (1, T) or numbers (1, T, 1), cropped to max_len."""
+def inputs(args, loaded: Loaded):
+    """The prompt as a batch of one: ids (1, T) or numbers (1, T, 1), cropped to max_len; for an
+    encoder-decoder, (source (1, S), [<BOS>] + its greedy translation + [<EOS>] (1, T))."""
     max_len = loaded.model.cfg.max_len
+    if loaded.model.inputs == "token pairs":
+        return _source_and_translation(args.prompt or DEFAULT_PROMPT["pairs"], loaded)
     if loaded.model.inputs == "numbers":
         if args.prompt:
             try:
@@ -108,8 +116,22 @@ def inputs(args, loaded: Loaded) -> torch.Tensor:
     return x
 
 
-def _next_token_pair(x: torch.Tensor):
-    """(input, target) = (x[:, :-1], x[:, 1:]): predict each next token (or number)."""
+def _source_and_translation(prompt: str, loaded: Loaded):
+    from glassformer.translate import greedy_decode
+
+    tok, model = loaded.tokenizer, loaded.model
+    src = torch.tensor([tok.encode(" ".join(prompt.replace(" ", "")))[: model.cfg.max_len]])  # (1, S)
+    written = greedy_decode(model, src, tok.bos_id, tok.eos_id, model.cfg.max_len - 1).ids[0].tolist()
+    written = written[: written.index(tok.eos_id)] if tok.eos_id in written else written
+    return src, torch.tensor([[tok.bos_id, *written, tok.eos_id]])  # (1, S), (1, T)
+
+
+def _next_token_pair(x):
+    """(input, target) = (x[:, :-1], x[:, 1:]): predict each next token (or number); for an
+    encoder-decoder, ((src, tgt[:, :-1]), tgt[:, 1:])."""
+    if isinstance(x, tuple):
+        src, tgt = x
+        return (src, tgt[:, :-1]), tgt[:, 1:]
     if x.size(1) < 2:
         raise ValueError("need a prompt of at least 2 tokens to form next-token targets.")
     return x[:, :-1], x[:, 1:]
@@ -127,7 +149,9 @@ def run_trace(args) -> int:
     loaded = load(args)
     x, y = _next_token_pair(inputs(args, loaded))
     t = trace(loaded.model, x, loaded.tokenizer, targets=y, collapse=args.collapse, lang=args.lang)
-    print(f"# {loaded.source}; input = the prompt without its last token, targets = the next tokens")
+    what = ("source = the prompt, target = [<BOS>] + the model's own greedy translation, read teacher-forced"
+            if isinstance(x, tuple) else "input = the prompt without its last token, targets = the next tokens")
+    print(f"# {loaded.source}; {what}")
     print({"text": t.to_text, "markdown": t.to_markdown, "json": t.to_json}[args.format]())
     out = _out(args, "trace")
     for name, text in (("trace.txt", t.to_text()), ("trace.md", t.to_markdown()), ("trace.json", t.to_json())):
@@ -141,16 +165,23 @@ def run_attention(args) -> int:
 
     loaded = load(args)
     x = inputs(args, loaded)
-    if loaded.model.inputs == "tokens":
-        labels = token_labels(x[0], loaded.tokenizer)
-    else:  # numbers: label each step with its first value
-        labels = [f"{v:.2g}" for v in x[0, :, 0].tolist()]
     out = _out(args, "attention")
+    if isinstance(x, tuple):  # source and target: maps of three shapes, each axis its own tokens
+        x, _ = _next_token_pair(x)
+        labels = {"S": token_labels(x[0][0], loaded.tokenizer), "T": token_labels(x[1][0], loaded.tokenizer)}
+        shown = f"source {' '.join(labels['S'])} · target {' '.join(labels['T'])}"
+    elif loaded.model.inputs == "numbers":  # label each step with its first value
+        labels = [f"{v:.2g}" for v in x[0, :, 0].tolist()]
+        shown = f"{x.size(1)} steps: {' '.join(labels)}"
+    else:
+        labels = token_labels(x[0], loaded.tokenizer)
+        shown = f"{x.size(1)} tokens: {' '.join(labels)}"
     files = [attention_grid_png(loaded.model, x, labels, out / "attention_grid.png"),
              attention_head_png(loaded.model, x, labels, args.layer, args.head,
-                                out / f"attention_L{args.layer}_H{args.head}.png"),
-             attention_html(loaded.model, x, labels, out / "attention.html")]
-    print(f"# {loaded.source}; {x.size(1)} tokens: {' '.join(labels)}")
+                                out / f"attention_L{args.layer}_H{args.head}.png")]
+    if isinstance(labels, list):  # the HTML viewer draws square maps only
+        files.append(attention_html(loaded.model, x, labels, out / "attention.html"))
+    print(f"# {loaded.source}; {shown}")
     for f in files:
         print(f"wrote {f}")
     return 0
@@ -162,7 +193,7 @@ def run_grads(args) -> int:
     loaded = load(args)
     model = loaded.model.train()
     x, y = _next_token_pair(inputs(args, loaded))
-    out = model(x)  # (1, T, V) or (1, T, d_out)
+    out = model(*x) if isinstance(x, tuple) else model(x)  # (1, T, V) or (1, T, d_out)
     loss = LOSSES[model.loss](out, y)  # ()
     loss.backward()
     monitor = GradientMonitor(model, vanish=args.vanish, explode=args.explode)
@@ -193,19 +224,23 @@ def run_params(args) -> int:
     print(f"# {loaded.source}")
     print(table.to_text())
     print(f"\nparameters: {true_total:,} (sum of numel over model.parameters())")
-    fl = flops_per_token(model, T)
-    attn = "2·n_layers·T·C (causal)" if model.cfg.causal else "4·n_layers·T·C (bidirectional)"
-    print(f"\nFLOPs per token at T={T} (Kaplan et al. 2020, Table 1; N = "
-          f"{fl.non_embedding_params:,} non-embedding parameters):")
-    for what, value in (("2·N", fl.params_term), (f"attention {attn}", fl.attention_term),
-                        ("head 2·C·V (Kaplan leaves it out)", fl.head_term), ("forward", fl.forward),
-                        ("training ≈ 3 × forward", fl.training)):
-        print(f"  {what:<44} {value:>14,}")
+    fl = flops_per_token(model, T) if hasattr(model, "blocks") else None
+    if fl is None:
+        print(f"\nFLOPs per token: Kaplan's formula counts one stack of blocks; a {model.kind} model has "
+              "an encoder and a decoder, so none is printed.")
+    else:
+        attn = "2·n_layers·T·C (causal)" if model.cfg.causal else "4·n_layers·T·C (bidirectional)"
+        print(f"\nFLOPs per token at T={T} (Kaplan et al. 2020, Table 1; N = "
+              f"{fl.non_embedding_params:,} non-embedding parameters):")
+        for what, value in (("2·N", fl.params_term), (f"attention {attn}", fl.attention_term),
+                            ("head 2·C·V (Kaplan leaves it out)", fl.head_term), ("forward", fl.forward),
+                            ("training ≈ 3 × forward", fl.training)):
+            print(f"  {what:<44} {value:>14,}")
     mem = activation_memory(model, B, T)
     print(f"\nactivations held at the hook points for B={B}, T={T}: {mem['total_values']:,} values"
           f" = {mem['total_bytes'] / 2**20:.2f} MiB in float32")
     out = _out(args, "params")
-    data = {"rows": [vars(r) for r in table.rows], "total": true_total, "flops": vars(fl),
+    data = {"rows": [vars(r) for r in table.rows], "total": true_total, "flops": vars(fl) if fl else None,
             "activation_memory": {"B": B, "T": T, **mem}}
     (out / "params.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {out / 'params.json'}")

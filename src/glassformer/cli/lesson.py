@@ -1,4 +1,4 @@
-"""`glassformer lesson fruit|hello-world|sine`: run one of the three lessons. Thin: each
+"""`glassformer lesson fruit|hello-world|sine|seq2seq`: run one of the lessons. Thin: each
 subcommand parses its options and calls the lesson's run(); everything else is in
 glassformer.lessons."""
 
@@ -24,10 +24,10 @@ def _training(p: argparse.ArgumentParser, fast_help: str) -> None:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    lesson = subparsers.add_parser("lesson", help="run a lesson: fruit, hello-world or sine",
+    lesson = subparsers.add_parser("lesson", help="run a lesson: fruit, hello-world, sine or seq2seq",
                                    description="Runnable lessons that re-create the tutorials' "
                                                "examples, with every number computed.")
-    which = lesson.add_subparsers(dest="lesson", metavar="{fruit,hello-world,sine}", required=True)
+    which = lesson.add_subparsers(dest="lesson", metavar="{fruit,hello-world,sine,seq2seq}", required=True)
 
     fruit = which.add_parser("fruit", help="attention by hand on apple/banana/orange, heads, positions")
     _shared(fruit, "fruit")
@@ -55,6 +55,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sine.add_argument("--val-size", type=int, default=None, help="validation sequences (default 1000)")
     sine.set_defaults(func=run_sine)
 
+    s2s = which.add_parser("seq2seq", help="the original Transformer: encoder, decoder, cross-attention "
+                                           "(一千二百零五 ↔ 1205)")
+    _shared(s2s, "seq2seq")
+    _training(s2s, "a smaller model, 300 steps (what the tests run; about 20 s)")
+    s2s.add_argument("--task", choices=("zh2num", "num2zh"), default="zh2num",
+                     help="zh2num: 一千二百零五 → 1205 (default); num2zh: the other way")
+    s2s.add_argument("--steps", type=int, default=None, help="training steps (default 1500; --fast 300)")
+    s2s.add_argument("--beam", type=int, default=4, help="beam width k (default 4)")
+    s2s.add_argument("--alpha", type=float, default=0.6, help="length penalty α (default 0.6)")
+    s2s.set_defaults(func=run_seq2seq)
+
 
 def run_fruit(args: argparse.Namespace) -> int:
     from glassformer.lessons import fruit
@@ -77,4 +88,12 @@ def run_sine(args: argparse.Namespace) -> int:
     sine.run(lang=args.lang, explain=args.explain, out=args.out, task=args.task, schedule=args.schedule,
              epochs=args.epochs, patience=args.patience, fast=args.fast, seed=args.seed,
              threads=args.threads, n_train=args.train_size, n_val=args.val_size)
+    return 0
+
+
+def run_seq2seq(args: argparse.Namespace) -> int:
+    from glassformer.lessons import seq2seq
+
+    seq2seq.run(lang=args.lang, explain=args.explain, out=args.out, task=args.task, steps=args.steps,
+                beam=args.beam, alpha=args.alpha, fast=args.fast, seed=args.seed, threads=args.threads)
     return 0

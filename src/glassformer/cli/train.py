@@ -11,6 +11,7 @@ import sys
 
 
 from glassformer.config import PRESETS
+from glassformer.exercises.plug import plug_in
 from glassformer.text.corpora import CorpusUnavailable
 from glassformer.train.run import RUNS_DIR, new_run, resume_run, train
 
@@ -28,7 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help=f"starting config (default: {DEFAULT_PRESET}; with --resume: the run's own): "
                    + "; ".join(f"{name}: {PRESETS[name].about}" for name in sorted(PRESETS)))
     p.add_argument("--data", default=None, help="text source for token models: shakespeare (default), "
-                   "file:PATH, builtin:seed; numbers for a regressor: sine (default), sine:forecast")
+                   "file:PATH, builtin:seed; numbers for a regressor: sine (default), sine:forecast; "
+                   "pairs for seq2seq: numbers:zh2num (default), numbers:num2zh, digits:copy|reverse|sort")
     p.add_argument("--out", default=None, help=f"run directory (default: {RUNS_DIR}/<preset>-<time>)")
     p.add_argument("--resume", metavar="RUN", default=None, help="continue the run in this directory")
     p.add_argument("--prompt", default=None, help="prompt of the sample printed at each evaluation")
@@ -37,6 +39,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--cache-dir", default=None,
                    help="data cache (default: $GLASSFORMER_CACHE or ~/.cache/glassformer)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (log lines still print)")
+    p.add_argument("--use-mine", metavar="DIR", default=None,
+                   help="train with your own block and LayerNorm from `glassformer exercise` (they must pass)")
     p.add_argument("--debug-shapes", action="store_true",
                    help="print the shape of every named tensor of one forward pass before training")
     p.set_defaults(func=run_train, accepts_overrides=True)
@@ -65,11 +69,15 @@ def _train(args: argparse.Namespace) -> int:
                       sample_chars=args.sample_chars)
         print(f"run directory {run.dir}  ({run.model.kind}, {run.model.num_params():,} parameters, "
               f"data {run.config['source']})")
+    if args.use_mine:
+        plugged = plug_in(run.model, args.use_mine)
+        print(f"your code from {args.use_mine} computes: {', '.join(plugged)}")
     if args.debug_shapes:
         from glassformer.inspect.trace import print_shapes_once
 
         x, _ = next(run.trainer.batches.eval_batches("val"))  # a fixed batch: draws no training randomness
-        print_shapes_once(run.model, x[:1, :16].to(run.trainer.cfg.device), run.tokenizer)
+        x = tuple(t[:1] for t in x) if isinstance(x, tuple) else x[:1, :16].to(run.trainer.cfg.device)
+        print_shapes_once(run.model, x, run.tokenizer)
     result = train(run)
     if result.status == "nonfinite":
         print(f"glassformer train: stopped: {result.message}", file=sys.stderr)

@@ -182,7 +182,8 @@ def activation_memory(cfg_or_model, B: int, T: int, bytes_per_value: int = 4,
     was_training = model.training
     try:
         with torch.no_grad():
-            _, cache = model.eval().run_with_cache(model.example_input(1, T))
+            x = model.example_input(1, T)  # a tensor, or a tuple of tensors (an encoder-decoder's)
+            _, cache = model.eval().run_with_cache(*x) if isinstance(x, tuple) else model.eval().run_with_cache(x)
     finally:
         model.train(was_training)
     out = {name: t.numel() * (B if points[name].axes.split()[0] == "B" else 1) for name, t in cache.items()}

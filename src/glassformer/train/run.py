@@ -9,8 +9,8 @@
                 metrics.jsonl · loss.png · samples.txt
 
 Every model kind trains here: the preset's `kind` picks the model (models.build_model), the kind
-says what it reads (tokens from a text corpus, or numbers from a generated source such as `sine`)
-and which loss it is trained with. `new_run` refuses a directory that already holds a checkpoint;
+says what it reads (tokens from a text corpus, numbers from a generated source such as `sine`, or
+token pairs from a generated task such as `numbers:zh2num`) and which loss it is trained with. `new_run` refuses a directory that already holds a checkpoint;
 `resume_run` continues one, and refuses overrides that would change the model (its fields fix the
 meaning of every weight) or the data.
 """
@@ -34,20 +34,23 @@ from glassformer.text.tokenizers import load_tokenizer
 from glassformer.threads import using_threads
 from glassformer.train.checkpoint import BEST_FILE, MODEL_FILE, has_checkpoint, load_weights
 from glassformer.train.loop import Trainer, TrainResult
-from glassformer.train.sources import TensorBatches, TextWindows
+from glassformer.train.pair_tasks import SOURCES as PAIR_SOURCES
+from glassformer.train.pair_tasks import PairData, pair_source
+from glassformer.train.sources import PairBatches, TensorBatches, TextWindows
 from glassformer.train.waves import FRAMINGS, WaveData, wave_source
+from glassformer.translate import translate
 
 RUNS_DIR = Path("runs")
 EVAL_SAMPLE_CHARS = 200  # default length of the sample printed at each evaluation (0: none)
 EVAL_SAMPLE_TEMPERATURE = 0.8  # a little sharper than the model's own distribution: readable early on
-DEFAULT_SOURCE = {"tokens": "shakespeare", "numbers": "sine"}  # by what the model kind reads
+DEFAULT_SOURCE = {"tokens": "shakespeare", "numbers": "sine", "token pairs": "numbers:zh2num"}  # by what it reads
 
 
 @dataclass
 class Run:
     dir: Path
     config: dict  # what config.json holds
-    data: PreparedData | WaveData
+    data: PreparedData | WaveData | PairData
     model: torch.nn.Module
     trainer: Trainer
 
@@ -60,8 +63,17 @@ class Run:
         return self.data.tokenizer
 
 
-def open_data(source: str, inputs: str, cache_dir=None) -> PreparedData | WaveData:
-    """The data a model kind reads: a prepared text corpus (tokens) or generated numbers."""
+def open_data(source: str, inputs: str, cache_dir=None) -> PreparedData | WaveData | PairData:
+    """The data a model kind reads: a prepared text corpus (tokens), generated numbers, or
+    generated (source, target) pairs."""
+    if inputs == "token pairs":
+        if source not in PAIR_SOURCES:
+            raise ValueError(f"this model reads (source, target) pairs: --data must be one of {PAIR_SOURCES}, "
+                             f"not {source!r}.")
+        return pair_source(source)
+    if source in PAIR_SOURCES:
+        raise ValueError(f"--data {source} makes (source, target) pairs for an encoder-decoder; use "
+                         "--preset seq2seq (or --kind=seq2seq).")
     if inputs == "numbers":
         if source not in FRAMINGS:
             raise ValueError(f"this model reads numbers: --data must be one of {sorted(FRAMINGS)}, not "
@@ -74,10 +86,14 @@ def open_data(source: str, inputs: str, cache_dir=None) -> PreparedData | WaveDa
 
 
 def identity(data) -> dict[str, str]:
-    return data.identity if isinstance(data, WaveData) else {"text_sha256": data.meta["text_sha256"]}
+    return data.identity if isinstance(data, (WaveData, PairData)) else {"text_sha256": data.meta["text_sha256"]}
 
 
 def batches_for(data, cfg: TrainConfig):
+    if isinstance(data, PairData):
+        tok = data.tokenizer
+        return PairBatches(data.encoded("train"), data.encoded("val"), cfg.batch_size, tok.bos_id, tok.eos_id,
+                           tok.pad_id, eval_rows=cfg.eval_iters * cfg.batch_size, device=cfg.device)
     if isinstance(data, WaveData):
         return TensorBatches(data.x_train, data.y_train, cfg.batch_size, shuffle=True,
                              val=(data.x_val, data.y_val), device=cfg.device, eval_iters=cfg.eval_iters)
@@ -93,12 +109,26 @@ def resolve(preset: Preset, overrides, data) -> Preset:
             raise ValueError(f"vocab_size comes from the tokenizer ({data.tokenizer.vocab_size} here); "
                              "do not set it.")
         p = apply_overrides(p, {"vocab_size": data.tokenizer.vocab_size})
+    if isinstance(data, PairData):
+        return _fit_pairs(p, data)
     T = p.train.block_size if data.tokenizer is not None else data.x_train.size(1)
     what = "block_size" if data.tokenizer is not None else f"the {data.source} sequences' length"
     if T > p.model.max_len:
         fix = f" or --block_size={p.model.max_len}" if data.tokenizer is not None else ""
         raise ValueError(f"{what}={T} is longer than max_len={p.model.max_len}: the model has positions for "
                          f"only {p.model.max_len} tokens. Pass --max_len={T}{fix}.")
+    return p
+
+
+def _fit_pairs(p: Preset, data: PairData) -> Preset:
+    """An encoder-decoder's pad_id is the tokenizer's; its longest source and target must fit."""
+    if p.model.pad_id not in (None, data.tokenizer.pad_id):
+        raise ValueError(f"pad_id comes from the tokenizer ({data.tokenizer.pad_id} here); do not set it.")
+    p = apply_overrides(p, {"pad_id": data.tokenizer.pad_id})
+    S, T = data.longest()
+    if max(S, T + 1) > p.model.max_len:  # the decoder reads <BOS> + target, and writes target + <EOS>
+        raise ValueError(f"{data.source} has sources of {S} and targets of {T} tokens (+1 for <BOS>/<EOS>), "
+                         f"longer than max_len={p.model.max_len}. Pass --max_len={max(S, T + 1)}.")
     return p
 
 
@@ -174,6 +204,8 @@ def _assemble(run_dir, config, data, model, train_cfg, progress, prompt, sample_
     callbacks = []
     if n and model.samples and data.tokenizer is not None:
         callbacks.append(_eval_sampler(data.tokenizer, prompt, n, run_dir / "samples.txt"))
+    if isinstance(data, PairData):
+        callbacks.append(_eval_translator(data, run_dir / "samples.txt"))
     trainer = Trainer(model, train_cfg, batches_for(data, train_cfg), run_dir, callbacks=callbacks,
                       progress="bar" if progress else "lines")
     return Run(run_dir, config, data, model, trainer)
@@ -193,6 +225,22 @@ def _eval_sampler(tokenizer, prompt: str | None, n_chars: int, path: Path):
         trainer.progress.write(f"--- sample at step {trainer.step} ---\n{prompt}{text}\n---")
         with open(path, "a", encoding="utf-8") as f:
             f.write(f"=== step {trainer.step} ===\n{prompt}{text}\n\n")
+    return on_event
+
+
+def _eval_translator(data: PairData, path: Path, n: int = 4):
+    """A callback that translates the first few validation sources (greedy) at each evaluation."""
+    pairs = data.val[:n]
+
+    def on_event(event: str, trainer: Trainer) -> None:
+        if event != "eval":
+            return
+        outputs = translate(trainer.model, data, [s for s, _ in pairs])
+        lines = "\n".join(f"{s} → {o or '∅'}" + ("" if o == t else f"   (expected {t})")
+                          for (s, t), o in zip(pairs, outputs))
+        trainer.progress.write(f"--- translations at step {trainer.step} ---\n{lines}\n---")
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(f"=== step {trainer.step} ===\n{lines}\n\n")
     return on_event
 
 
@@ -243,5 +291,5 @@ def load_model(run_dir, best: bool = False, device: str = "cpu"):
     load_weights(weights, model)
     model.eval()
     tokenizer_file = run_dir / "tokenizer.json"
-    tokenizer = load_tokenizer(tokenizer_file) if model.inputs == "tokens" else None
+    tokenizer = load_tokenizer(tokenizer_file) if model.inputs in ("tokens", "token pairs") else None
     return model, tokenizer, config

@@ -1,0 +1,120 @@
+"""How `glassformer` ends when something goes wrong: a sentence, never a traceback the user did
+not ask for.
+
+    an expected failure          `glassformer VERB: error: MESSAGE` in one or two lines; exit 2 for a
+                                 usage error, 1 for a failure (glassformer.errors says which)
+      - a GlassformerError (errors.py), or a ValueError raised by glassformer's own checks
+      - an OSError (a disk that is full, a folder that is not writable): the path and what to do
+      - memory running out: what to make smaller
+    Ctrl-C                       `interrupted`, exit 130
+    anything else is a bug       a short note; the traceback goes to a crash file it names, exit 1
+
+`--debug` anywhere on the command line, or GLASSFORMER_DEBUG=1, prints the traceback as well.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import platform
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+import torch
+
+import glassformer
+from glassformer.errors import EXIT_FAILURE, EXIT_USAGE, GlassformerError
+from glassformer.text.corpora import default_cache_dir
+
+DEBUG_ENV = "GLASSFORMER_DEBUG"
+DEBUG_FLAG = "--debug"
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, the shell's code for Ctrl-C
+PACKAGE_DIR = Path(glassformer.__file__).resolve().parent
+
+# what an OSError means to the user, by its errno (the catalogue of this module's messages)
+OS_ERRORS = {
+    errno.ENOSPC: "the disk is full; free some space and run it again.",
+    errno.EACCES: "permission denied; check the permissions of that path, or choose another location.",
+    errno.EPERM: "permission denied; check the permissions of that path, or choose another location.",
+    errno.EROFS: "the file system is read-only; choose another location.",
+    errno.ENOENT: "no such file or directory; check the path.",
+    errno.ENOTDIR: "a file stands where a directory is needed; check the path.",
+    errno.EISDIR: "a directory stands where a file is needed; check the path.",
+    errno.EEXIST: "a file stands where a directory is needed; check the path.",
+}
+
+
+def debug_requested(argv: list[str]) -> tuple[list[str], bool]:
+    """(argv without --debug, whether --debug or GLASSFORMER_DEBUG=1 asked for tracebacks)."""
+    kept = [a for a in argv if a != DEBUG_FLAG]
+    return kept, len(kept) != len(argv) or os.environ.get(DEBUG_ENV, "") not in ("", "0")
+
+
+def report(error: BaseException, verb: str | None, debug: bool, argv: list[str]) -> int:
+    """Print what went wrong (stderr) and return the exit code."""
+    who = f"glassformer {verb}" if verb else "glassformer"
+    if debug:
+        traceback.print_exception(error, file=sys.stderr)
+    if isinstance(error, KeyboardInterrupt):
+        print(f"{who}: interrupted.", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if isinstance(error, GlassformerError):
+        print(f"{who}: error: {error}", file=sys.stderr)
+        return error.exit_code
+    if isinstance(error, ValueError) and not isinstance(error, UnicodeError) and _raised_by_glassformer(error):
+        print(f"{who}: error: {error}", file=sys.stderr)  # one of glassformer's own checks
+        return EXIT_USAGE
+    if _out_of_memory(error):
+        print(f"{who}: error: out of memory ({_first_line(error)}). The model, batch or sequence is too large "
+              f"for this machine; make it smaller (--batch_size, --block_size, --d_model, --n_layers).",
+              file=sys.stderr)
+        return EXIT_FAILURE
+    if isinstance(error, OSError):
+        what = OS_ERRORS.get(error.errno, f"{error.strerror or error}.")
+        print(f"{who}: error: {error.filename}: {what}" if error.filename else f"{who}: error: {what}",
+              file=sys.stderr)
+        return EXIT_FAILURE
+    path = save_crash_report(error, argv)
+    print(f"{who}: internal error ({type(error).__name__}: {_first_line(error)}). This is a bug in "
+          f"glassformer, not in what you typed.\nThe traceback is saved in {path}; please include that file "
+          f"when you report it (--debug prints it here).", file=sys.stderr)
+    return EXIT_FAILURE
+
+
+def save_crash_report(error: BaseException, argv: list[str]) -> Path:
+    """Write the command, versions and traceback to crash-<time>-<pid>.txt in the cache directory
+    (or the system's temp directory if that is not writable); return its path."""
+    text = (f"glassformer {getattr(glassformer, '__version__', '?')} crash report\n"
+            f"command: glassformer {' '.join(argv)}\n"
+            f"python {platform.python_version()}, torch {torch.__version__}, {platform.platform()}\n\n"
+            + "".join(traceback.format_exception(error)))
+    name = f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
+    for folder in (default_cache_dir(), Path(tempfile.gettempdir())):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text(text, encoding="utf-8", errors="backslashreplace")
+            return folder / name
+        except OSError:
+            continue
+    return Path("(nowhere: neither the cache nor the temp directory is writable)")
+
+
+def _raised_by_glassformer(error: BaseException) -> bool:
+    """Was `error` raised in glassformer's own code (its innermost frame), not deep inside a library?"""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and Path(tb.tb_frame.f_code.co_filename).resolve().is_relative_to(PACKAGE_DIR)
+
+
+def _out_of_memory(error: BaseException) -> bool:
+    return isinstance(error, (MemoryError, torch.OutOfMemoryError)) or (
+        isinstance(error, RuntimeError) and "can't allocate memory" in str(error))
+
+
+def _first_line(error: BaseException) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0][:200] if lines else type(error).__name__

@@ -60,7 +60,9 @@ class RunFiles:
         self.saved_step = state["step"]
         for stray in self.dir.glob(".*.tmp"):  # half-written by a killed process; never loaded by name
             stray.unlink(missing_ok=True)
-        bad = self._write("metrics.jsonl", self.metrics.truncate_after, state["step"])
+        # fit() opens every run at step 0 with an evaluation, a resumed one too: keep no step-0 record twice
+        last_kept = state["step"] if state["step"] > 0 else -1
+        bad = self._write("metrics.jsonl", self.metrics.truncate_after, last_kept)
         if bad:
             print(f"note: {self.metrics.path}: dropped {len(bad)} damaged line(s) (line {', '.join(map(str, bad))});"
                   f" a run killed while writing leaves its last line cut short.", file=sys.stderr)

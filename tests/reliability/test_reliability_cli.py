@@ -159,3 +159,24 @@ def test_exit_codes_reach_the_shell():
                           capture_output=True, text=True, env=subprocess_env(), timeout=120)
     assert_clean_failure(done.returncode, done.stderr, codes=(2,))
     assert done.stdout == ""
+
+
+def _verb_printing(text: str, times: int) -> str:
+    """A python program whose `glassformer sample` prints `text` `times` times."""
+    return ("import sys, glassformer.cli.sample as s\n"
+            f"def printing(args):\n    for _ in range({times}): print({text!r})\n"
+            "s.run_sample = printing\nfrom glassformer.cli import main\nsys.exit(main(['sample', 'run']))\n")
+
+
+@pytest.mark.slow
+def test_a_closed_pipe_ends_quietly_and_a_narrow_terminal_is_named():
+    """`glassformer ... | head -1`: the reader leaves; no message, no traceback, the shell's code 141.
+    A terminal that cannot show Chinese: one sentence saying so, not a UnicodeEncodeError."""
+    done = subprocess.run(f"{python()} -c \"$SCRIPT\" | head -1", shell=True, capture_output=True, text=True,
+                          env={**subprocess_env(), "SCRIPT": _verb_printing("x" * 100, 100000)}, timeout=120)
+    assert done.stdout == "x" * 100 + "\n" and done.stderr == ""
+    done = subprocess.run([python(), "-c", _verb_printing("你好", 1)], capture_output=True, timeout=120,
+                          env={**subprocess_env(), "PYTHONIOENCODING": "latin-1"})
+    assert_clean_failure(done.returncode, done.stderr.decode(), codes=(1,))
+    err = done.stderr.decode("utf-8", "replace")
+    assert "the terminal's encoding (iso8859-1) cannot show" in err and "PYTHONIOENCODING=utf-8" in err

@@ -7,6 +7,7 @@ not ask for.
       - an OSError (a disk that is full, a folder that is not writable): the path and what to do
       - memory running out: what to make smaller
     Ctrl-C                       `interrupted`, exit 130
+    the reader of stdout left    (`glassformer sample ... | head`) nothing more, exit 141
     anything else is a bug       a short note; the traceback goes to a crash file it names, exit 1
 
 `--debug` anywhere on the command line, or GLASSFORMER_DEBUG=1, prints the traceback as well.
@@ -14,6 +15,7 @@ not ask for.
 
 from __future__ import annotations
 
+import codecs
 import errno
 import os
 import platform
@@ -32,6 +34,7 @@ from glassformer.text.corpora import default_cache_dir
 DEBUG_ENV = "GLASSFORMER_DEBUG"
 DEBUG_FLAG = "--debug"
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, the shell's code for Ctrl-C
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what the shell reports for a writer whose reader left
 PACKAGE_DIR = Path(glassformer.__file__).resolve().parent
 
 # what an OSError means to the user, by its errno (the catalogue of this module's messages)
@@ -61,6 +64,14 @@ def report(error: BaseException, verb: str | None, debug: bool, argv: list[str])
     if isinstance(error, KeyboardInterrupt):
         print(f"{who}: interrupted.", file=sys.stderr)
         return EXIT_INTERRUPTED
+    if isinstance(error, BrokenPipeError):  # the reader went away (`glassformer sample ... | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so exit's flush cannot fail again
+        return EXIT_BROKEN_PIPE
+    if isinstance(error, UnicodeEncodeError) and _same_codec(error.encoding, getattr(sys.stdout, "encoding", None)):
+        print(f"{who}: error: the terminal's encoding ({getattr(sys.stdout, 'encoding', '?')}) cannot show "
+              f"{error.object[error.start:error.end]!r}. Use a UTF-8 terminal (export LANG=C.UTF-8) or set "
+              f"PYTHONIOENCODING=utf-8.", file=sys.stderr)
+        return EXIT_FAILURE
     if isinstance(error, GlassformerError):
         print(f"{who}: error: {error}", file=sys.stderr)
         return error.exit_code
@@ -108,6 +119,14 @@ def _raised_by_glassformer(error: BaseException) -> bool:
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
     return tb is not None and Path(tb.tb_frame.f_code.co_filename).resolve().is_relative_to(PACKAGE_DIR)
+
+
+def _same_codec(a: str | None, b: str | None) -> bool:
+    """Do two encoding names mean the same codec ('latin-1' and 'iso8859-1' do)?"""
+    try:
+        return codecs.lookup(a or "").name == codecs.lookup(b or "").name
+    except LookupError:
+        return False
 
 
 def _out_of_memory(error: BaseException) -> bool:

@@ -180,7 +180,18 @@ def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, pro
     if source is not None and source != config["source"]:
         raise ValueError(f"cannot resume {run_dir}: it was trained on source {config['source']!r}, "
                          f"not {source!r}. Start a new run with --out to use other data.")
-    data = open_data(config["source"], model_class(saved.model.kind).inputs, cache_dir)
+    try:
+        data = open_data(config["source"], model_class(saved.model.kind).inputs, cache_dir)
+    except ValueError as e:  # a source this version cannot read (files that moved raise NotFound)
+        raise DamagedFile(f"cannot resume {run_dir}: its config.json names the data source "
+                          f"{config['source']!r}, which cannot be opened: {e}") from None
+    overrides = overrides if isinstance(overrides, dict) else parse_overrides(overrides)
+    if "device" not in overrides:  # a run saved on a GPU: say where the device came from
+        try:
+            check_device(saved.train.device)
+        except UsageError as e:
+            raise UsageError(f"{run_dir / 'config.json'} says device={saved.train.device!r}, but {e} "
+                             f"Resume with --device=cpu to continue on the CPU.") from None
     for key, value in identity(data).items():
         if config.get(key) != value:
             raise ValueError(f"cannot resume {run_dir}: the data of {config['source']!r} changed since "

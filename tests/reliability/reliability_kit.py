@@ -38,7 +38,10 @@ def cli(argv: list[str]) -> tuple[int, str, str]:
     """main(argv) with stdout and stderr captured (usable inside hypothesis tests, unlike capsys)."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(argv)
+        try:
+            code = main(argv)
+        except SystemExit as e:  # argparse's usage errors exit, as they do from the shell
+            code = e.code
     return code, out.getvalue(), err.getvalue()
 
 

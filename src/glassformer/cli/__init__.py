@@ -39,17 +39,12 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     argv, debug = debug_requested(argv)  # --debug may stand anywhere, before or after the verb
     parser = build_parser()
-    try:
-        args, extra = parser.parse_known_args(normalize_argv(argv))
-        if not getattr(args, "func", None):
-            parser.print_help()
-            return 2
-        if extra and not getattr(args, "accepts_overrides", False):
-            parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    except SystemExit as e:  # argparse has printed its two lines (--help its page: that exit stays)
-        if e.code in (0, None):
-            raise
-        return e.code if isinstance(e.code, int) else 2
+    args, extra = parser.parse_known_args(normalize_argv(argv))  # a usage error: two lines, SystemExit(2)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    if extra and not getattr(args, "accepts_overrides", False):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.overrides = extra
     try:
         with using_threads(check_threads(getattr(args, "threads", 0))):

@@ -3,7 +3,8 @@ not ask for.
 
     an expected failure          `glassformer VERB: error: MESSAGE` in one or two lines; exit 2 for a
                                  usage error, 1 for a failure (glassformer.errors says which)
-      - a GlassformerError (errors.py), or a ValueError raised by glassformer's own checks
+      - a GlassformerError (errors.py), or a ValueError / FileNotFoundError raised with a message
+        by glassformer's own checks (exit 2)
       - an OSError (a disk that is full, a folder that is not writable): the path and what to do
       - memory running out: what to make smaller
     Ctrl-C                       `interrupted`, exit 130
@@ -75,8 +76,8 @@ def report(error: BaseException, verb: str | None, debug: bool, argv: list[str])
     if isinstance(error, GlassformerError):
         print(f"{who}: error: {error}", file=sys.stderr)
         return error.exit_code
-    if isinstance(error, ValueError) and not isinstance(error, UnicodeError) and _raised_by_glassformer(error):
-        print(f"{who}: error: {error}", file=sys.stderr)  # one of glassformer's own checks
+    if _own_check(error):  # a ValueError or a path-not-found raised, with its message, by glassformer's code
+        print(f"{who}: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     if _out_of_memory(error):
         print(f"{who}: error: out of memory ({_first_line(error)}). The model, batch or sequence is too large "
@@ -111,6 +112,14 @@ def save_crash_report(error: BaseException, argv: list[str]) -> Path:
         except OSError:
             continue
     return Path("(nowhere: neither the cache nor the temp directory is writable)")
+
+
+def _own_check(error: BaseException) -> bool:
+    """A plain ValueError (not a codec's) or FileNotFoundError (built from a message, not by the OS)
+    that glassformer's code raised: its message was written for the user."""
+    ours = (isinstance(error, ValueError) and not isinstance(error, UnicodeError)) or (
+        isinstance(error, FileNotFoundError) and error.errno is None)
+    return ours and _raised_by_glassformer(error)
 
 
 def _raised_by_glassformer(error: BaseException) -> bool:

@@ -33,16 +33,18 @@ import torch
 from glassformer.config import (ModelConfig, Preset, TrainConfig, apply_overrides, get_preset, parse_overrides,
                                 to_dict)
 from glassformer.devices import check_device
-from glassformer.errors import DamagedFile, NotFound, UsageError
-from glassformer.files import read_json, write_text_atomic
+from glassformer.errors import DamagedFile, UsageError
+from glassformer.files import write_text_atomic
 from glassformer.models import build_model, model_class
 from glassformer.sample import sample
 from glassformer.text.corpora import PreparedData, prepare
 from glassformer.text.tokenizers import load_tokenizer
 from glassformer.threads import using_threads
 from glassformer.train import lock
-from glassformer.train.checkpoint import BEST_FILE, MODEL_FILE, has_checkpoint, load_weights
+from glassformer.train.checkpoint import has_checkpoint
 from glassformer.train.loop import Trainer, TrainResult
+from glassformer.train.saved import build_saved, check_vocab, model_config, read_config, train_config
+from glassformer.train.saved import load_model  # noqa: F401  (callers import it from here)
 from glassformer.train.sources import TensorBatches, TextWindows
 from glassformer.train.waves import FRAMINGS, WaveData, wave_source
 
@@ -198,7 +200,7 @@ def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, pro
                              f"the run started ({key} differs).")
     if data.tokenizer is not None:
         data.tokenizer = load_tokenizer(run_dir / "tokenizer.json")
-        _check_vocab(run_dir, data.tokenizer, saved.model)
+        check_vocab(run_dir, data.tokenizer, saved.model)
     p = resolve(get_preset(preset) if preset else saved, overrides, data)
     differ = [f.name for f in fields(ModelConfig) if getattr(p.model, f.name) != getattr(saved.model, f.name)]
     if differ:
@@ -215,7 +217,7 @@ def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, pro
         config = {**config, "train": to_dict(p.train)}
         write_text_atomic(run_dir / "config.json", json.dumps(config, indent=2) + "\n")
     torch.manual_seed(p.train.seed)  # init is overwritten by the checkpoint; RNG states come from it
-    run = _assemble(run_dir, config, data, _build(p.model, run_dir), p.train, progress, prompt, sample_chars,
+    run = _assemble(run_dir, config, data, build_saved(p.model, run_dir), p.train, progress, prompt, sample_chars,
                     held)
     run.trainer.resume()
     return run
@@ -267,95 +269,3 @@ def train(run: Run) -> TrainResult:
             return run.trainer.fit()
     finally:
         lock.release(held)
-
-
-CONFIG_FIX = "glassformer train writes it when a run starts; restore it from a copy, or start a new run."
-
-
-def read_config(run_dir) -> dict:
-    """A run directory's config.json, checked to be one: a JSON object with model and train configs."""
-    run_dir = Path(run_dir)
-    if run_dir.exists() and not run_dir.is_dir():
-        raise NotFound(f"{run_dir} is a file, not a run directory. Give the directory glassformer train "
-                       f"wrote, e.g. runs/baby-20250101-120000.")
-    if not run_dir.exists():
-        raise NotFound(f"{run_dir} is not a run directory: it does not exist. Give the directory glassformer "
-                       f"train wrote, e.g. runs/baby-20250101-120000.")
-    path = run_dir / "config.json"
-    if not path.exists():
-        raise NotFound(f"{run_dir} is not a run directory: it has no config.json. Give the directory "
-                       f"glassformer train wrote, e.g. runs/baby-20250101-120000.")
-    config = read_json(path, CONFIG_FIX)
-    if not (isinstance(config, dict) and isinstance(config.get("model"), dict)
-            and isinstance(config.get("train"), dict) and isinstance(config.get("source", ""), str)):
-        raise DamagedFile(f"{path} is damaged: it must be a JSON object with \"model\" and \"train\" objects "
-                          f"(and a \"source\" string). {CONFIG_FIX}")
-    return config
-
-
-def model_config(config: dict, run_dir=None) -> ModelConfig:
-    """The ModelConfig a run's config.json holds, type-checked. Runs saved before a field existed get
-    its default (runs before `kind` were all GPTs); old spellings are translated."""
-    fields_now = {f.name for f in fields(ModelConfig)}
-    saved = {k: v for k, v in config["model"].items() if k in fields_now}
-    if saved.get("mha_style") == "fused":  # renamed: the packed Q/K/V projection
-        saved["mha_style"] = "packed"
-    cfg = _checked(saved, run_dir).model
-    try:
-        model_class(cfg.kind)
-    except ValueError as e:
-        raise DamagedFile(f"{Path(run_dir or '.') / 'config.json'} holds an invalid config: {e} {CONFIG_FIX}") from None
-    return cfg
-
-
-def train_config(config: dict, run_dir=None) -> TrainConfig:
-    """The TrainConfig a run's config.json holds, type-checked (a field added later keeps its default)."""
-    known = {f.name for f in fields(TrainConfig)}
-    return _checked({k: v for k, v in config["train"].items() if k in known}, run_dir).train
-
-
-def _checked(values: dict, run_dir) -> Preset:
-    """Saved values on top of the defaults, with the types and ranges an override must have."""
-    try:
-        return apply_overrides(Preset(ModelConfig(), TrainConfig()), values)
-    except ValueError as e:
-        where = Path(run_dir) / "config.json" if run_dir is not None else "config.json"
-        raise DamagedFile(f"{where} holds an invalid config: {e} {CONFIG_FIX}") from None
-
-
-def _build(cfg: ModelConfig, run_dir) -> torch.nn.Module:
-    """build_model for a saved config: a kind or position scheme that no longer exists names the file."""
-    try:
-        return build_model(cfg)
-    except ValueError as e:
-        raise DamagedFile(f"{Path(run_dir) / 'config.json'} holds an invalid config: {e} {CONFIG_FIX}") from None
-
-
-def _check_vocab(run_dir, tokenizer, cfg: ModelConfig) -> None:
-    if tokenizer.vocab_size != cfg.vocab_size:
-        raise DamagedFile(f"{Path(run_dir) / 'tokenizer.json'} has {tokenizer.vocab_size} tokens but the model "
-                          f"in config.json has vocab_size={cfg.vocab_size}: they are not from the same run. "
-                          f"Restore the run's own tokenizer.json.")
-
-
-def load_model(run_dir, best: bool = False, device: str = "cpu"):
-    """The trained model of a run (latest weights, or best.safetensors), its tokenizer (None for a
-    model that reads numbers) and config."""
-    run_dir = Path(run_dir)
-    config = read_config(run_dir)
-    cfg = model_config(config, run_dir)
-    weights = run_dir / (BEST_FILE if best else MODEL_FILE)
-    if not weights.exists() and best:
-        raise NotFound(f"{weights} does not exist: it is written at the first evaluation that lowers the "
-                       f"validation loss. Drop --best to use the latest weights.")
-    if not weights.exists():
-        raise NotFound(f"{weights} does not exist: the run has not saved a checkpoint yet (training saves "
-                       f"one at every evaluation).")
-    model = _build(cfg, run_dir).to(check_device(device))
-    load_weights(weights, model)
-    model.eval()
-    tokenizer = None
-    if model.inputs == "tokens":
-        tokenizer = load_tokenizer(run_dir / "tokenizer.json")
-        _check_vocab(run_dir, tokenizer, cfg)
-    return model, tokenizer, config

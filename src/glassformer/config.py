@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import typing
 from dataclasses import dataclass, field, fields, replace
 
@@ -38,6 +39,7 @@ NORMS = ("pre", "post", "none")
 INITS = ("torch", "xavier", "gpt2")
 ATTENTIONS = ("glass", "fused")  # the attention computation: written out, or PyTorch's fused kernel
 MHA_STYLES = ("packed", "heads")  # how Q, K, V are projected: one packed Linear, or one module a head
+MAX_THREADS = 256  # more than any machine this runs on has cores; torch crashes on absurd counts
 
 
 @dataclass
@@ -128,8 +130,9 @@ class TrainConfig:
         _positive(batch_size=self.batch_size, block_size=self.block_size, max_steps=self.max_steps,
                   lr=self.lr, grad_accum=self.grad_accum, eval_interval=self.eval_interval,
                   eval_iters=self.eval_iters, log_interval=self.log_interval)
-        if self.threads < 0:
-            raise ValueError(f"threads must be >= 0 (0 = torch's choice), got threads={self.threads}.")
+        if not 0 <= self.threads <= MAX_THREADS:
+            raise ValueError(f"threads must be from 0 (torch's choice) to {MAX_THREADS}, "
+                             f"got threads={self.threads}.")
         _choice("lr_schedule", self.lr_schedule, ("constant", "cosine"))
         _choice("dtype", self.dtype, ("float32", "bfloat16"))
         if self.warmup_steps < 0 or self.grad_clip < 0 or self.min_lr < 0 or self.weight_decay < 0:
@@ -226,10 +229,23 @@ def _parse(text: str, kind: typing.Any, key: str):
         if kind is int:
             return int(text)
         if kind is float:
-            return float(text)
-        return str(text)
+            value = float(text)
+        else:
+            return str(text)
     except ValueError:
         raise ValueError(f"--{key}={text!r}: expected a value of type {kind.__name__}.") from None
+    return _finite(value, key)
+
+
+def _finite(value: float, key: str) -> float:
+    """nan and inf parse as floats but are no setting (lr=nan would train nothing, silently)."""
+    try:
+        value = float(value)
+    except OverflowError:  # an int too large for a float
+        value = math.inf
+    if not math.isfinite(value):
+        raise ValueError(f"--{key}={value!r}: expected a finite number.")
+    return value
 
 
 def _check_type(value, kind: typing.Any, key: str):
@@ -244,7 +260,7 @@ def _check_type(value, kind: typing.Any, key: str):
         isinstance(value, kind) and not isinstance(value, bool))
     if not ok:
         raise ValueError(f"--{key}={value!r}: expected a value of type {kind.__name__}.")
-    return float(value) if kind is float else value
+    return _finite(value, key) if kind is float else value
 
 
 def parse_overrides(argv: list[str] | tuple[str, ...]) -> dict[str, str]:

@@ -16,6 +16,8 @@ why). `past_max_len` says which, in one line, for the CLI.
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Callable, Iterator
 
 import torch
@@ -150,10 +152,14 @@ def sample(model: nn.Module, tokenizer, prompt: str, max_new_tokens: int = 300,
     on_text(i, piece): called with each new piece of sample i's text as soon as it is certain, so a
     caller can stream; text that might be the start of the stop string waits until it is not.
     """
-    if temperature < 0:
-        raise ValueError(f"temperature must be >= 0 (0 = greedy), got {temperature}")
-    if top_k is not None and top_k < 1:
-        raise ValueError(f"top_k must be >= 1, got {top_k}")
+    if not (isinstance(max_new_tokens, numbers.Integral) and max_new_tokens >= 0):
+        raise ValueError(f"max_new_tokens must be a whole number >= 0, got {max_new_tokens!r}")
+    if not (isinstance(num_samples, numbers.Integral) and num_samples >= 1):
+        raise ValueError(f"num_samples must be a whole number >= 1, got {num_samples!r}")
+    if not (temperature >= 0 and math.isfinite(temperature)):
+        raise ValueError(f"temperature must be a finite number >= 0 (0 = greedy), got {temperature}")
+    if top_k is not None and not (isinstance(top_k, numbers.Integral) and top_k >= 1):
+        raise ValueError(f"top_k must be a whole number >= 1, got {top_k!r}")
     if top_p is not None and not 0 < top_p <= 1:
         raise ValueError(f"top_p must be in (0, 1], got {top_p}")
     prompt_ids = tokenizer.encode(prompt)

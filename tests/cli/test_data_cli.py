@@ -5,14 +5,12 @@ import argparse
 import pytest
 
 from glassformer.cli import data as data_cli
+from glassformer.cli import main
 
 
 def run(argv, capsys):
-    """Parse like the top-level CLI would (register + set_defaults(func=...)) and call the handler."""
-    parser = argparse.ArgumentParser(prog="glassformer")
-    data_cli.register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    code = args.func(args)
+    """Through the top-level CLI, which turns a failure into a message and an exit code."""
+    code = main(argv)
     out = capsys.readouterr()
     return code, out.out, out.err
 

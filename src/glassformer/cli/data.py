@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from glassformer.text.corpora import VALID_FORMS, CorpusUnavailable, prepare
+from glassformer.text.corpora import VALID_FORMS, prepare
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,11 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_prepare(args: argparse.Namespace) -> int:
     """Prepare ``args.source`` and print what was done, so the user can see where the ids came from."""
-    try:
-        data = prepare(args.source, cache_dir=args.cache_dir)
-    except (ValueError, OSError, CorpusUnavailable) as e:  # expected failures: a message, not a traceback
-        print(f"glassformer data: error: {e}", file=sys.stderr)
-        return 2  # the dispatcher's code for a failed verb
+    data = prepare(args.source, cache_dir=args.cache_dir)  # its failures: cli/failure.py prints them
     m = data.meta
     total = m["train_tokens"] + m["val_tokens"]
     first_name = f"  (first prepared as {m['source']})" if m["source"] != args.source else ""

@@ -12,11 +12,12 @@ from pathlib import Path
 
 import torch
 
-from glassformer.cli.options import add_threads
+from glassformer.cli.options import add_threads, count, count_or_zero, index_within, positive, seed, utf8_text
 from glassformer.config import TrainConfig, apply_overrides, get_preset
+from glassformer.errors import UsageError
 from glassformer.models import build_model, model_class
 from glassformer.nn.loss import LOSSES
-from glassformer.train.run import load_model
+from glassformer.train.run import load_model, train_config
 
 DEFAULT_PROMPT = {"token": "hello world", "numbers": None, "pairs": "一千二百零五"}  # numbers: a sine wave
 
@@ -41,8 +42,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                   "can be overridden with --key=value (e.g. --n_layers=3).")
         p.add_argument("--preset", default="seed000", help="named preset (default: seed000)")
         p.add_argument("--run", default=None, help="a run directory with a checkpoint, instead of a preset")
-        p.add_argument("--prompt", default=None, help="input text (numbers for a regressor)")
-        p.add_argument("--seed", type=int, default=0, help="seed of the random initialisation")
+        p.add_argument("--prompt", default=None, type=utf8_text, help="input text (numbers for a regressor)")
+        p.add_argument("--seed", type=seed, default=0, help="seed of the random initialisation")
         p.add_argument("--lang", choices=("en", "zh"), default="en", help="language of stages and meanings")
         add_threads(p)
         p.add_argument("--tokenizer", default="char", choices=["char", "word"],
@@ -53,23 +54,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             p.add_argument("--collapse", action="store_true", help="one row per block after block 0")
             p.add_argument("--format", default="text", choices=["text", "markdown", "json"])
         if verb == "attention":
-            p.add_argument("--layer", type=int, default=0, help="layer of the single-head PNG")
-            p.add_argument("--head", type=int, default=0, help="head of the single-head PNG")
+            p.add_argument("--layer", type=count_or_zero, default=0, help="layer of the single-head PNG")
+            p.add_argument("--head", type=count_or_zero, default=0, help="head of the single-head PNG")
         if verb == "grads":
-            p.add_argument("--vanish", type=float, default=1e-8)
-            p.add_argument("--explode", type=float, default=1e3)
+            p.add_argument("--vanish", type=positive, default=1e-8, help="flag gradient norms below this")
+            p.add_argument("--explode", type=positive, default=1e3, help="flag gradient norms above this")
         if verb == "params":
-            p.add_argument("--batch-size", type=int, default=None, help="B for activation memory")
-            p.add_argument("--block-size", type=int, default=None, help="T for FLOPs and memory")
+            p.add_argument("--batch-size", type=count, default=None, help="B for activation memory")
+            p.add_argument("--block-size", type=count, default=None, help="T for FLOPs and memory")
 
 
 def load(args, tokenizer: bool = True) -> Loaded:
     """The model to inspect. tokenizer=False keeps the preset's vocab_size (params needs no text).
     A preset's kind decides the model (override it with --kind=encoder, say)."""
     if args.run:
+        if args.overrides:
+            raise UsageError(f"{' '.join(args.overrides)}: overrides change a --preset; the model of a --run "
+                             f"is fixed by its checkpoint. Drop them, or drop --run.")
         model, tokenizer, config = load_model(args.run)
-        known = TrainConfig.__dataclass_fields__
-        train = TrainConfig(**{k: v for k, v in config.get("train", {}).items() if k in known})
+        train = train_config(config, args.run)
         return Loaded(model, tokenizer, train, f"run {args.run} ({model.kind})")
     preset = apply_overrides(get_preset(args.preset), args.overrides or [])
     want_tokenizer, tokenizer = tokenizer, None
@@ -164,6 +167,8 @@ def run_attention(args) -> int:
     from glassformer.inspect import attention_grid_png, attention_head_png, attention_html, token_labels
 
     loaded = load(args)
+    index_within("--layer", args.layer, loaded.model.cfg.n_layers, "layers")
+    index_within("--head", args.head, loaded.model.cfg.n_heads, "heads")
     x = inputs(args, loaded)
     out = _out(args, "attention")
     if isinstance(x, tuple):  # source and target: maps of three shapes, each axis its own tokens

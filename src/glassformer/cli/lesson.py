@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from glassformer.cli.options import add_threads
+from glassformer.cli.options import add_threads, count, seed
 
 
 def _shared(p: argparse.ArgumentParser, name: str) -> None:
@@ -19,7 +19,7 @@ def _shared(p: argparse.ArgumentParser, name: str) -> None:
 def _training(p: argparse.ArgumentParser, fast_help: str) -> None:
     """Options of the lessons that train a model."""
     p.add_argument("--fast", action="store_true", help=fast_help)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed, default=0)
     add_threads(p)
 
 
@@ -41,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="attention mask; both = train the two side by side (default)")
     hello.add_argument("--data", default="tutorial",
                        help="tutorial (default), greetings, or a text file with one sentence per line")
-    hello.add_argument("--epochs", type=int, default=200, help="default 200, as in the tutorial")
+    hello.add_argument("--epochs", type=count, default=200, help="default 200, as in the tutorial")
     hello.set_defaults(func=run_hello)
 
     sine = which.add_parser("sine", help="a Transformer for numbers: forecasting sine waves")
@@ -49,10 +49,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _training(sine, "1000/200 sequences and a few epochs (what the tests run)")
     sine.add_argument("--task", choices=("forecast", "tutorial"), default="forecast")
     sine.add_argument("--schedule", choices=("noam", "cosine", "tutorial"), default="noam")
-    sine.add_argument("--epochs", type=int, default=None, help="default 30 (forecast), 10 (tutorial)")
-    sine.add_argument("--patience", type=int, default=4, help="epochs without improvement before stopping")
-    sine.add_argument("--train-size", type=int, default=None, help="training sequences (default 5000)")
-    sine.add_argument("--val-size", type=int, default=None, help="validation sequences (default 1000)")
+    sine.add_argument("--epochs", type=count, default=None, help="default 30 (forecast), 10 (tutorial)")
+    sine.add_argument("--patience", type=count, default=4, help="epochs without improvement before stopping")
+    sine.add_argument("--train-size", type=count, default=None, help="training sequences (default 5000)")
+    sine.add_argument("--val-size", type=count, default=None, help="validation sequences (default 1000)")
     sine.set_defaults(func=run_sine)
 
     s2s = which.add_parser("seq2seq", help="the original Transformer: encoder, decoder, cross-attention "

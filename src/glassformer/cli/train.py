@@ -9,10 +9,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-
+from glassformer.cli.options import count_or_zero, utf8_text
 from glassformer.config import PRESETS
+from glassformer.errors import UsageError
 from glassformer.exercises.plug import plug_in
-from glassformer.text.corpora import CorpusUnavailable
 from glassformer.train.run import RUNS_DIR, new_run, resume_run, train
 
 DEFAULT_PRESET = "baby"
@@ -33,8 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "pairs for seq2seq: numbers:zh2num (default), numbers:num2zh, digits:copy|reverse|sort")
     p.add_argument("--out", default=None, help=f"run directory (default: {RUNS_DIR}/<preset>-<time>)")
     p.add_argument("--resume", metavar="RUN", default=None, help="continue the run in this directory")
-    p.add_argument("--prompt", default=None, help="prompt of the sample printed at each evaluation")
-    p.add_argument("--sample-chars", type=int, default=None,
+    p.add_argument("--prompt", default=None, type=utf8_text, help="prompt of the sample printed at each evaluation")
+    p.add_argument("--sample-chars", type=count_or_zero, default=None,
                    help="length of that sample (default 200; 0: no samples while training)")
     p.add_argument("--cache-dir", default=None,
                    help="data cache (default: $GLASSFORMER_CACHE or ~/.cache/glassformer)")
@@ -47,18 +47,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    try:
-        return _train(args)
-    except CorpusUnavailable as e:
-        print(f"glassformer train: error: {e}", file=sys.stderr)
-        return 1
-
-
-def _train(args: argparse.Namespace) -> int:
     progress = not args.no_progress
     if args.resume:
         if args.out:
-            raise ValueError("--resume continues a run in its own directory; drop --out.")
+            raise UsageError("--resume continues a run in its own directory; drop --out.")
         run = resume_run(args.resume, args.overrides, preset=args.preset, source=args.data,
                          cache_dir=args.cache_dir, progress=progress, prompt=args.prompt,
                          sample_chars=args.sample_chars)

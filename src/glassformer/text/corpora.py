@@ -28,6 +28,9 @@ from typing import Any
 
 import numpy as np
 
+from glassformer.errors import DamagedFile, GlassformerError, NotFound
+from glassformer.files import decode_utf8, read_bytes
+
 from .tokenizers import CharTokenizer, Tokenizer, load_tokenizer, write_text_atomic
 
 SEED_TEXT = (
@@ -48,7 +51,7 @@ SHAKESPEARE_SHA256 = "93d1b7634835a511cfcbf25f9e9ee80d53c07420e39b7e937c623ece2e
 PREPARED_FORMAT = 1  # bump when the prepared-directory layout changes, so old caches are rebuilt
 
 
-class CorpusUnavailable(RuntimeError):
+class CorpusUnavailable(GlassformerError, RuntimeError):
     """The corpus could not be fetched or did not verify; the message says what to do instead."""
 
 
@@ -70,13 +73,15 @@ def load_text(source: str = "shakespeare", cache_dir: str | os.PathLike | None =
         return NAMED_SOURCES[source](Path(cache_dir) if cache_dir else default_cache_dir())
     if source.startswith("file:") and source != "file:":
         path = Path(source[len("file:"):]).expanduser()
-        try:  # bytes then decode, not text mode: text mode would rewrite \r\n and change the corpus
-            return path.read_bytes().decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise ValueError(f"{path} is not UTF-8 text ({e}); convert it to UTF-8 first") from None
-        except (FileNotFoundError, IsADirectoryError):
-            raise FileNotFoundError(f"{source}: {path.resolve()} is not a readable file; give the "
-                                    "path of a UTF-8 text file, e.g. file:./my_text.txt") from None
+        fix = "Give the path of a UTF-8 text file, e.g. file:./my_text.txt."
+        if not path.is_file():
+            raise NotFound(f"{source}: {path.resolve()} is not a readable file ("
+                           f"{'a directory' if path.is_dir() else 'no such file'}). {fix}")
+        data = read_bytes(path, fix)  # bytes then decode, not text mode: \r\n would become \n
+        if not data.strip():
+            raise DamagedFile(f"{source}: {path} is empty{' (only whitespace)' if data else ''}; there is "
+                              f"nothing to learn from. {fix}")
+        return decode_utf8(data, path)
     if source.startswith("builtin:") and source[len("builtin:"):] in BUILTINS:
         return BUILTINS[source[len("builtin:"):]]
     raise ValueError(f"unknown corpus source {source!r}; valid forms: {', '.join([*VALID_FORMS, *NAMED_SOURCES])}")
@@ -192,6 +197,7 @@ def prepare(source: str = "shakespeare", cache_dir: str | os.PathLike | None = N
         ids[:n_train].astype(dtype).tofile(tmp / "train.bin")  # (N_train,) dtype
         ids[n_train:].astype(dtype).tofile(tmp / "val.bin")  # (N_val,) dtype
         tokenizer.save(tmp / "tokenizer.json")
+        meta["ids_sha256"] = _ids_sha256(tmp)  # _is_complete checks it: a changed byte is rebuilt
         (tmp / "meta.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         try:
             os.replace(tmp, out)
@@ -212,16 +218,49 @@ def _read_meta(out: Path) -> dict[str, Any] | None:
 
 
 def _is_complete(out: Path, text_sha: str) -> bool:
-    """Is ``out`` a finished preparation of this text, in this format, with files of the right size?"""
+    """Is ``out`` a finished, intact preparation of this text in this format? A damaged one (a file cut
+    short, a changed byte, an unreadable tokenizer) is reported on stderr and prepared again: it is a
+    cache, rebuilt from the text."""
     meta = _read_meta(out)
     if meta is None or meta.get("format") != PREPARED_FORMAT or meta.get("text_sha256") != text_sha:
         return False
-    itemsize = np.dtype(meta["dtype"]).itemsize
-    for split in ("train", "val"):
+    problem = _damage(out, meta)
+    if problem:
+        print(f"note: the prepared data in {out} is damaged ({problem}); preparing it again.", file=sys.stderr)
+    return not problem
+
+
+def _damage(out: Path, meta: dict[str, Any]) -> str:
+    """What is wrong with a prepared directory whose meta.json reads, or "" if nothing is."""
+    try:
+        itemsize = np.dtype(meta["dtype"]).itemsize
+        sizes = {split: int(meta[f"{split}_tokens"]) * itemsize for split in ("train", "val")}
+    except (KeyError, TypeError, ValueError):
+        return "meta.json lacks the dtype or token counts"
+    for split, size in sizes.items():
         path = out / f"{split}.bin"
-        if not path.is_file() or path.stat().st_size != meta[f"{split}_tokens"] * itemsize:
-            return False
-    return (out / "tokenizer.json").is_file()
+        if not path.is_file() or path.stat().st_size != size:
+            return f"{split}.bin is missing or has the wrong size"
+    try:
+        vocab_size = load_tokenizer(out / "tokenizer.json").vocab_size
+    except (DamagedFile, NotFound) as e:
+        return str(e)
+    if meta.get("ids_sha256") not in (None, _ids_sha256(out)):
+        return "the ids differ from the sha256 recorded when they were written"
+    for split in ("train", "val"):
+        if int(np.memmap(out / f"{split}.bin", dtype=meta["dtype"], mode="r").max()) >= vocab_size:
+            return f"{split}.bin holds ids beyond the tokenizer's {vocab_size}"
+    return ""
+
+
+def _ids_sha256(out: Path) -> str:
+    """sha256 of train.bin then val.bin: any changed byte of the ids changes it."""
+    h = hashlib.sha256()
+    for split in ("train", "val"):
+        with open(out / f"{split}.bin", "rb") as f:
+            while chunk := f.read(1 << 20):
+                h.update(chunk)
+    return h.hexdigest()
 
 
 def _open(out: Path, cached: bool) -> PreparedData:

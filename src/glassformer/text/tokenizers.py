@@ -20,6 +20,9 @@ from typing import Any, ClassVar, Iterable
 
 import numpy as np
 
+from glassformer.errors import DamagedFile
+from glassformer.files import read_json
+
 # kind -> class; filled in by Tokenizer.__init_subclass__ so new tokenizers register themselves.
 TOKENIZER_KINDS: dict[str, type["Tokenizer"]] = {}
 
@@ -91,16 +94,28 @@ class Tokenizer(ABC):
     def save(self, path: str | os.PathLike) -> None:
         """Write this tokenizer as JSON (with its ``kind``); UTF-8, so non-ASCII vocabularies stay readable."""
         data = {"kind": self.kind, **self.to_dict()}
-        write_text_atomic(path, json.dumps(data, ensure_ascii=False) + "\n")
+        text = json.dumps(data, ensure_ascii=False)
+        if any("\ud800" <= c <= "\udfff" for c in text):  # a lone surrogate has no UTF-8: keep it as \\udxxx
+            text = json.dumps(data)
+        write_text_atomic(path, text + "\n")
+
+
+TOKENIZER_FIX = "It is written beside the ids it made (a run directory, a prepared corpus); restore it from a copy."
 
 
 def load_tokenizer(path: str | os.PathLike) -> Tokenizer:
-    """Read a tokenizer JSON and rebuild it with the class its ``kind`` field names."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    kind = data.pop("kind", None)
+    """Read a tokenizer JSON and rebuild it with the class its ``kind`` field names. A missing, empty
+    or damaged file is an error naming it (glassformer.errors), never a bare parser message."""
+    data = read_json(path, TOKENIZER_FIX)
+    kind = data.pop("kind", None) if isinstance(data, dict) else None
     if kind not in TOKENIZER_KINDS:
-        raise ValueError(f"{path}: unknown tokenizer kind {kind!r}; known kinds: {sorted(TOKENIZER_KINDS)}")
-    return TOKENIZER_KINDS[kind].from_dict(data)
+        raise DamagedFile(f"{path}: unknown tokenizer kind {kind!r}; known kinds: {sorted(TOKENIZER_KINDS)}. "
+                          f"{TOKENIZER_FIX}")
+    try:
+        return TOKENIZER_KINDS[kind].from_dict(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise DamagedFile(f"{path} is damaged: it does not describe a {kind} tokenizer ({type(e).__name__}: "
+                          f"{e}). {TOKENIZER_FIX}") from None
 
 
 class CharTokenizer(Tokenizer):

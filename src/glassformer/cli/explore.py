@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from glassformer.cli.options import add_threads
+from glassformer.cli.options import add_threads, port, seed
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -22,8 +22,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("run", nargs="?", default=None,
                    help="a run directory (default: the newest run under runs/)")
     p.add_argument("--preset", default=None, help="explore this preset with random weights instead of a run")
-    p.add_argument("--seed", type=int, default=0, help="seed of the preset's random weights (default 0)")
-    p.add_argument("--port", type=int, default=8321, help="port (default 8321; 0 = any free port)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the preset's random weights (default 0)")
+    p.add_argument("--port", type=port, default=8321, help="port (default 8321; 0 = any free port)")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--allow-remote", action="store_true",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from glassformer.cli.options import add_threads, count, seed
+from glassformer.cli.options import add_threads, count, non_negative, seed
 
 
 def _shared(p: argparse.ArgumentParser, name: str) -> None:
@@ -61,9 +61,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _training(s2s, "a smaller model, 300 steps (what the tests run; about 20 s)")
     s2s.add_argument("--task", choices=("zh2num", "num2zh"), default="zh2num",
                      help="zh2num: 一千二百零五 → 1205 (default); num2zh: the other way")
-    s2s.add_argument("--steps", type=int, default=None, help="training steps (default 1500; --fast 300)")
-    s2s.add_argument("--beam", type=int, default=4, help="beam width k (default 4)")
-    s2s.add_argument("--alpha", type=float, default=0.6, help="length penalty α (default 0.6)")
+    s2s.add_argument("--steps", type=count, default=None, help="training steps (default 1500; --fast 300)")
+    s2s.add_argument("--beam", type=count, default=4, help="beam width k (default 4)")
+    s2s.add_argument("--alpha", type=non_negative, default=0.6, help="length penalty α (default 0.6)")
     s2s.set_defaults(func=run_seq2seq)
 
 

@@ -103,6 +103,14 @@ def positive(text: str) -> float:
     return _real(text, lambda x: x > 0, "a finite number > 0")
 
 
+def non_negative(text: str) -> float:
+    return _real(text, lambda x: x >= 0, "a finite number >= 0")
+
+
+def port(text: str) -> int:
+    return _whole(text, 0, 65535, "a port number from 0 (any free port) to 65535")
+
+
 def utf8_text(value: str) -> str:
     """Any text; a lone surrogate means the shell passed bytes that are not UTF-8."""
     if any("\ud800" <= c <= "\udfff" for c in value):

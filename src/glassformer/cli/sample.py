@@ -48,12 +48,16 @@ def run_sample(args: argparse.Namespace) -> int:
     if args.attention:
         model.set_attention(args.attention)
     prompt, stop = _unescape(args.prompt), _unescape(args.stop) if args.stop else None
+    prompt_ids = tokenizer.encode(prompt)  # a prompt the tokenizer cannot read fails here, first
+    if not prompt_ids:
+        raise ValueError("the prompt is empty: give the model at least one token to continue")
     if args.debug_shapes:
         from glassformer.inspect.trace import print_shapes_once
 
-        ids = torch.tensor([tokenizer.encode(prompt)[-model.cfg.max_len:]], device=args.device)  # (1, T)
+        ids = torch.tensor([prompt_ids[-model.cfg.max_len:]], device=args.device)  # (1, T)
         print_shapes_once(model, ids, tokenizer)
-    print(past_max_len(model), file=sys.stderr)  # what happens once the text outgrows max_len
+    if len(prompt_ids) + args.max_new_tokens > model.cfg.max_len:
+        print(past_max_len(model), file=sys.stderr)  # the text will outgrow max_len: say what happens
     stream = args.num_samples == 1
 
     def on_text(i: int, piece: str) -> None:

@@ -2,12 +2,17 @@
 
 - ``tokenizers``: ``CharTokenizer`` (any Unicode), ``WordTokenizer`` (whitespace + specials), one
   ``Tokenizer`` interface, ``load_tokenizer`` for saved ones.
+- byte-level BPE: ``pretokenize`` (pieces) → ``bpe_train`` (learn merges) → ``bpe`` (``BPETokenizer``,
+  ours, shows its work) and ``bpe_hf`` (``HFBPETokenizer``, the same merges run by Hugging Face
+  ``tokenizers``: same ids, faster).
 - ``corpora``: source specs (``shakespeare``, ``file:PATH``, ``builtin:seed``) → ``load_text`` /
   ``prepare`` (train/val id memmaps, content-addressed in the cache).
 - ``batches``: ``get_batch`` draws seeded random (x, y) windows for next-token training.
 """
 
 from .batches import get_batch
+from .bpe import BPETokenizer
+from .bpe_hf import HFBPETokenizer
 from .corpora import (
     SEED_TEXT,
     SHAKESPEARE_SHA256,
@@ -21,8 +26,10 @@ from .corpora import (
 from .tokenizers import CharTokenizer, Tokenizer, WordTokenizer, load_tokenizer
 
 __all__ = [
+    "BPETokenizer",
     "CharTokenizer",
     "CorpusUnavailable",
+    "HFBPETokenizer",
     "PreparedData",
     "SEED_TEXT",
     "SHAKESPEARE_SHA256",

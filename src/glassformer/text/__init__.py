@@ -1,18 +1,20 @@
 """The text stage: text ─► tokenizer ─► ids on disk ─► batches.
 
-- ``tokenizers``: ``CharTokenizer`` (any Unicode), ``WordTokenizer`` (whitespace + specials), one
-  ``Tokenizer`` interface, ``load_tokenizer`` for saved ones.
+- ``tokenizers``: ``CharTokenizer`` (any Unicode), ``WordTokenizer`` (whitespace or jieba words +
+  specials), one ``Tokenizer`` interface, ``load_tokenizer`` for saved ones.
 - byte-level BPE: ``pretokenize`` (pieces) → ``bpe_train`` (learn merges) → ``bpe`` (``BPETokenizer``,
   ours, shows its work) and ``bpe_hf`` (``HFBPETokenizer``, the same merges run by Hugging Face
-  ``tokenizers``: same ids, faster).
+  ``tokenizers``: same ids, faster). ``segment``: how ``WordTokenizer`` finds words.
 - ``corpora``: source specs (``shakespeare``, ``file:PATH``, ``builtin:seed``) → ``load_text`` /
-  ``prepare`` (train/val id memmaps, content-addressed in the cache).
+  ``prepare`` (train/val id memmaps, content-addressed in the cache), with a tokenizer chosen in
+  ``choice`` and big files read in chunks by ``stream``.
 - ``batches``: ``get_batch`` draws seeded random (x, y) windows for next-token training.
 """
 
 from .batches import get_batch
 from .bpe import BPETokenizer
 from .bpe_hf import HFBPETokenizer
+from .choice import choose_tokenizer
 from .corpora import (
     SEED_TEXT,
     SHAKESPEARE_SHA256,
@@ -36,6 +38,7 @@ __all__ = [
     "Tokenizer",
     "VALID_FORMS",
     "WordTokenizer",
+    "choose_tokenizer",
     "default_cache_dir",
     "get_batch",
     "load_text",

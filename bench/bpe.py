@@ -11,7 +11,8 @@ Learns merges once with our trainer, then encodes the whole corpus (5.06M charac
     ours, distinct pieces our encoder with the same distinct-piece trick (not shipped; it shows how much
                           of the shipped gain is the trick rather than the library)
 
-Each is run --reps times in this one process, each time with a freshly built tokenizer (the library
+Then the two pre-tokenizers alone (the same pieces): Python's re on our pattern, and the library's
+Split + byte-level step as its pipeline runs them. Each is run --reps times in this one process, each time with a freshly built tokenizer (the library
 keeps a cache of recent words); the median is reported and the ratio is ours / that. All four must
 return identical ids, or the benchmark stops. The goal in issue 14 is the shipped hf >= 20x ours.
 """
@@ -83,6 +84,16 @@ def main() -> None:
         print(f"{name:22s} median {medians[name]:6.2f} s  ({', '.join(f'{t:.2f}' for t in times)})  "
               f"{len(text) / medians[name] / 1e6:5.2f} M chars/s  {medians['ours'] / medians[name]:5.1f}x ours")
     print(f"tokens      {len(reference):,} (identical from all four)")
+    split = HFBPETokenizer(merges).hf.pre_tokenizer
+    for name, cut in {"pre-tokenize, ours (re)": lambda: pretokenize(text),
+                      "pre-tokenize, library": lambda: split.pre_tokenize_str(text)}.items():
+        times = []
+        for _ in range(args.reps):
+            start = time.perf_counter()
+            pieces = cut()
+            times.append(time.perf_counter() - start)
+        print(f"{name:22s} median {statistics.median(times):6.2f} s  ({len(pieces):,} pieces; part of the "
+              f"encoders' time, shown alone)")
     ratio = medians["ours"] / medians["hf, as shipped"]
     print(f"goal        hf as shipped >= {GOAL:.0f}x ours: {'met' if ratio >= GOAL else 'NOT met'} ({ratio:.1f}x)")
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from glassformer.text import BPETokenizer, HFBPETokenizer, load_tokenizer
-from glassformer.text.bpe_hf import BYTE_TO_CHAR
+from glassformer.text.bpe_hf import BYTE_TO_CHAR, spell
 from glassformer.text.bpe_train import merge_pair, train_bpe
 from glassformer.text.pretokenize import PATTERN, pretokenize, safe_cut
 
@@ -134,6 +134,7 @@ def test_byte_table_matches_the_library():
     every_char = "".join(chr(c) for c in [*range(128), 0x80, 0x7FF, 0x800, 0xFFFF, 0x10000, 0x10FFFF])
     (mapped, _), = byte_level.pre_tokenize_str(every_char)
     assert mapped == "".join(BYTE_TO_CHAR[b] for b in every_char.encode("utf-8"))
+    assert spell(every_char) == mapped  # the fast spelling encode_array uses
 
 
 def test_decode_half_a_character():

@@ -16,8 +16,7 @@ Two translations are needed, because the library thinks in strings, not bytes:
   literal character ranges, so the library's regex engine reads it as Python's does; see pretokenize).
 
 ``encode`` runs the library's whole pipeline; ``encode_array`` (what ``prepare`` calls on big texts)
-hands the library only the distinct pieces, which on this project's 2-core machine is what makes the
-library-backed encoder clearly faster than ours (docs/text.md has the figures).
+hands the library's BPE model only the distinct pieces (docs/text.md has the figures and the why).
 """
 
 from __future__ import annotations
@@ -49,6 +48,13 @@ def _byte_to_char() -> list[str]:
 
 
 BYTE_TO_CHAR = _byte_to_char()
+_SPELLING = str.maketrans({chr(b): c for b, c in enumerate(BYTE_TO_CHAR)})
+
+
+def spell(text: str) -> str:
+    """Text as the library's byte characters: UTF-8 bytes, each read as the Latin-1 character of the
+    same number (which is what decode("latin-1") does), then swapped for BYTE_TO_CHAR's character."""
+    return text.encode("utf-8").decode("latin-1").translate(_SPELLING)
 
 
 class HFBPETokenizer(BPETokenizer):
@@ -59,10 +65,10 @@ class HFBPETokenizer(BPETokenizer):
     def __init__(self, merges: Iterable[tuple[int, int]]) -> None:
         """Check and store the merges (as BPETokenizer does), then build the library's model from them."""
         super().__init__(merges)
-        spell = ["".join(BYTE_TO_CHAR[b] for b in token) for token in self.token_bytes]  # id → its string
+        spelled = ["".join(BYTE_TO_CHAR[b] for b in token) for token in self.token_bytes]  # id → its string
         model = hf.models.BPE(
-            vocab={s: i for i, s in enumerate(spell)},
-            merges=[(spell[a], spell[b]) for a, b in self.merges],  # rank = position, as in ours
+            vocab={s: i for i, s in enumerate(spelled)},
+            merges=[(spelled[a], spelled[b]) for a, b in self.merges],  # rank = position, as in ours
         )
         self.hf = hf.Tokenizer(model)
         self.hf.pre_tokenizer = hf.pre_tokenizers.Sequence([
@@ -76,15 +82,17 @@ class HFBPETokenizer(BPETokenizer):
         return self.hf.encode(text, add_special_tokens=False).ids
 
     def encode_array(self, text: str) -> np.ndarray:
-        """Text → ids (N,), int64, for long texts: each distinct piece is encoded once.
+        """Text → ids (N,), int64, for long texts: each distinct piece goes once to the library's model.
 
-        Natural text repeats itself (Zipf): Shakespeare's 1.2M pieces hold only 36k distinct ones. So
+        Natural text repeats itself (Zipf): Shakespeare's 1.36M pieces hold only 36k distinct ones. So
         the pieces are cut by our pre-tokenizer (Python's ``re``, which runs in C and splits the same
-        way as the library's ``Split``), the library encodes the distinct pieces in one batch on all
-        cores, and the ids are gathered back in text order. bench/bpe.py measures each part.
+        way as the library's ``Split``), each distinct piece is spelled in the library's byte
+        characters and merged by the library's BPE model (``model.tokenize``: the merges alone, without
+        the pipeline around them, which costs more per call than the merges do), and the ids are
+        gathered back in text order. bench/bpe.py measures each way of doing it.
         """
         pieces = pretokenize(text)
-        distinct = list(dict.fromkeys(pieces))  # each piece once, in order of first appearance
-        encoded = self.hf.encode_batch_fast(distinct, add_special_tokens=False)
-        ids_of = dict(zip(distinct, (e.ids for e in encoded)))
+        distinct = dict.fromkeys(pieces)  # each piece once, in order of first appearance
+        model = self.hf.model
+        ids_of = {p: [t.id for t in model.tokenize(spell(p))] for p in distinct}
         return np.fromiter(chain.from_iterable(map(ids_of.__getitem__, pieces)), dtype=np.int64)  # (N,) int64

@@ -15,6 +15,7 @@ glassformer error (errors.py) that names the file, the problem and the fix.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -82,12 +83,13 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
 ENCODING_GUESSES = (("gb18030", "GBK"), ("big5", "BIG5"), ("shift_jis", "SHIFT_JIS"), ("cp1252", "CP1252"))
 
 
-def read_bytes(path: str | os.PathLike, fix: str) -> bytes:
-    """A file's bytes, or NotFound / DamagedFile naming the path, what is wrong and `fix` (a sentence
-    saying where the file comes from or what to do)."""
+@contextlib.contextmanager
+def reading(path: str | os.PathLike, fix: str):
+    """Turn the OSError of reading `path` into NotFound / DamagedFile naming the path, what is wrong
+    and `fix` (a sentence saying where the file comes from or what to do)."""
     path = Path(path)
     try:
-        return path.read_bytes()
+        yield path
     except (FileNotFoundError, NotADirectoryError):
         raise NotFound(f"{path} does not exist. {fix}") from None
     except IsADirectoryError:
@@ -97,6 +99,18 @@ def read_bytes(path: str | os.PathLike, fix: str) -> bytes:
                           f"(ls -l {path}) or make it readable (chmod u+r {path}).") from None
     except OSError as e:
         raise DamagedFile(f"{path} cannot be read ({e.strerror or e}). {fix}") from None
+
+
+def read_bytes(path: str | os.PathLike, fix: str) -> bytes:
+    """A file's bytes, or a clear error (see `reading`)."""
+    with reading(path, fix) as p:
+        return p.read_bytes()
+
+
+def read_head(path: str | os.PathLike, fix: str, n: int = 1 << 20) -> bytes:
+    """A file's first n bytes (for a file too big to read whole), or a clear error (see `reading`)."""
+    with reading(path, fix) as p, p.open("rb") as f:
+        return f.read(n)
 
 
 def read_text(path: str | os.PathLike, fix: str, allow_empty: bool = False) -> str:
@@ -123,19 +137,24 @@ def decode_utf8(data: bytes, path: str | os.PathLike) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        where = f"byte 0x{data[e.start]:02x} at offset {e.start} is not valid UTF-8"
-        guess = guess_encoding(data)
-        path = Path(path)
-        converted = path.with_name(f"{path.stem}-utf8{path.suffix}")
-        if guess == "binary":
-            raise DamagedFile(f"{path} is not text: it holds NUL bytes, as binary files do ({where}). "
-                              f"Give a plain UTF-8 text file.") from None
-        if guess:
-            raise DamagedFile(f"{path} is not UTF-8 text ({where}); it reads as {guess}. Convert it, "
-                              f"then use the copy: iconv -f {guess} -t UTF-8 {path} > {converted}") from None
-        raise DamagedFile(f"{path} is not UTF-8 text ({where}), and not UTF-16, GBK, Big5, Shift-JIS or "
-                          f"CP1252 either. Save it as UTF-8 (an editor's Save As ... / Encoding), "
-                          f"or convert it with iconv -f ENCODING -t UTF-8.") from None
+        raise not_utf8(path, data[e.start], e.start, guess_encoding(data)) from None
+
+
+def not_utf8(path: str | os.PathLike, byte: int, offset: int, guess: str | None) -> DamagedFile:
+    """The error for a file that is not UTF-8 at `offset` (where `byte` is): what it looks like
+    instead (guess_encoding) and the iconv line that converts it."""
+    where = f"byte 0x{byte:02x} at offset {offset} is not valid UTF-8"
+    path = Path(path)
+    converted = path.with_name(f"{path.stem}-utf8{path.suffix}")
+    if guess == "binary":
+        return DamagedFile(f"{path} is not text: it holds NUL bytes, as binary files do ({where}). "
+                           f"Give a plain UTF-8 text file.")
+    if guess:
+        return DamagedFile(f"{path} is not UTF-8 text ({where}); it reads as {guess}. Convert it, "
+                           f"then use the copy: iconv -f {guess} -t UTF-8 {path} > {converted}")
+    return DamagedFile(f"{path} is not UTF-8 text ({where}), and not UTF-16, GBK, Big5, Shift-JIS or "
+                       f"CP1252 either. Save it as UTF-8 (an editor's Save As ... / Encoding), "
+                       f"or convert it with iconv -f ENCODING -t UTF-8.")
 
 
 def guess_encoding(data: bytes) -> str | None:

@@ -30,14 +30,20 @@ def flip(path: Path, offset: int) -> None:
 def unreadable(monkeypatch, name: str) -> None:
     """Reading any file called `name` fails as a permission problem does (tests may run as root,
     where chmod 000 does not stop a read)."""
-    real = Path.read_bytes
+    real_read, real_open = Path.read_bytes, Path.open
 
     def read_bytes(self):
         if self.name == name:
             raise PermissionError(13, "Permission denied", str(self))
-        return real(self)
+        return real_read(self)
+
+    def open_(self, *args, **kwargs):  # a big file is read through open(), a chunk at a time
+        if self.name == name:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_open(self, *args, **kwargs)
 
     monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(Path, "open", open_)
 
 
 # ---- config.json ----------------------------------------------------------------------------------

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from glassformer.text.corpora import VALID_FORMS, prepare
+from glassformer.cli.options import count
+from glassformer.text.choice import BACKENDS, DEFAULT_BPE_VOCAB, TOKENIZERS
+from glassformer.text.corpora import NAMED_SOURCES, VALID_FORMS, prepare
+from glassformer.text.segment import SEGMENTERS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -13,23 +16,36 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     verbs = data.add_subparsers(dest="data_command", metavar="{prepare}", required=True)
     prep = verbs.add_parser(
         "prepare",
-        help="encode a source with a character tokenizer; train/val ids go into the cache",
-        description="Sources: " + ", ".join(VALID_FORMS) + ". Re-running on the same text is instant.",
+        help="encode a source with a tokenizer (char, word or bpe); train/val ids go into the cache",
+        description="Sources: " + ", ".join([*VALID_FORMS, *NAMED_SOURCES]) + ". Re-running on the same text and "
+                    "tokenizer is instant. A file: source is read in chunks, so its size is not limited "
+                    "by memory.",
     )
     prep.add_argument("source", nargs="?", default="shakespeare", help="default: shakespeare")
     prep.add_argument("--cache-dir", help="default: $GLASSFORMER_CACHE, else ~/.cache/glassformer")
+    prep.add_argument("--tokenizer", default="char", choices=TOKENIZERS, help="default: char")
+    prep.add_argument("--vocab-size", type=count, help=f"bpe only: vocabulary size, at least 256 (default {DEFAULT_BPE_VOCAB})")
+    prep.add_argument("--segment", choices=SEGMENTERS, help="word only: how to find words (default whitespace; "
+                                                            "jieba for Chinese)")
+    prep.add_argument("--backend", choices=BACKENDS, help="bpe only: ours (Python, shows its work) or hf (the "
+                                                          "Hugging Face tokenizers library: same ids, faster)")
     prep.set_defaults(func=run_prepare)
 
 
 def run_prepare(args: argparse.Namespace) -> int:
     """Prepare ``args.source`` and print what was done, so the user can see where the ids came from."""
-    data = prepare(args.source, cache_dir=args.cache_dir)  # its failures: cli/failure.py prints them
+    data = prepare(args.source, cache_dir=args.cache_dir, tokenizer=args.tokenizer, vocab_size=args.vocab_size,
+                   segment=args.segment, backend=args.backend)  # its failures: cli/failure.py prints them
     m = data.meta
     total = m["train_tokens"] + m["val_tokens"]
     first_name = f"  (first prepared as {m['source']})" if m["source"] != args.source else ""
+    options = "".join(f", {k} {v}" for k, v in m.get("options", {}).items() if k != "vocab_size")
+    asked = m.get("options", {}).get("vocab_size")
+    if asked is not None and asked != m["vocab_size"]:
+        options += f" (asked for {asked}: no pair was left that occurs twice)"
     print(f"source      {args.source}{first_name}")
     print(f"text        {m['chars']:,} chars, sha256 {m['text_sha256']}")
-    print(f"tokenizer   {m['tokenizer']}, vocab_size {m['vocab_size']}")
+    print(f"tokenizer   {m['tokenizer']}, vocab_size {m['vocab_size']}{options}")
     print(f"train       {m['train_tokens']:,} tokens ({m['train_tokens'] / total:.1%})")
     print(f"val         {m['val_tokens']:,} tokens ({m['val_tokens'] / total:.1%})")
     print(f"dtype       {m['dtype']}")

@@ -33,8 +33,9 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from glassformer.files import write_text_atomic
+
 from .corpora import NAMED_SOURCES, CorpusUnavailable, sha256_text
-from .tokenizers import write_text_atomic
 
 ZH_POEMS = "zh-poems"
 DEB_NAME, DEB_VERSION = "fortunes-zh", "2.98"

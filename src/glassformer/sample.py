@@ -131,13 +131,17 @@ def generate_ids(model: nn.Module, ids: torch.Tensor, max_new_tokens: int, tempe
 
 
 def _held_back(text: str, stop: str | None) -> int:
-    """How many trailing characters of `text` might be the start of `stop` (not safe to show yet)."""
+    """How many trailing characters of `text` are not safe to show yet: a "\ufffd" that may be the
+    first bytes of a character the next token completes (byte-level BPE splits characters), and
+    what might be the start of `stop`."""
+    unfinished = len(text) - len(text.rstrip("\ufffd"))
+    text = text[: len(text) - unfinished]
     if not stop:
-        return 0
+        return unfinished
     for n in range(min(len(stop) - 1, len(text)), 0, -1):
         if stop.startswith(text[-n:]):
-            return n
-    return 0
+            return unfinished + n
+    return unfinished
 
 
 def sample(model: nn.Module, tokenizer, prompt: str, max_new_tokens: int = 300,

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from glassformer.cli.options import count
-from glassformer.text.choice import BACKENDS, DEFAULT_BPE_VOCAB, TOKENIZERS
+from glassformer.cli.options import add_tokenizer_options, tokenizer_options
 from glassformer.text.corpora import NAMED_SOURCES, VALID_FORMS, prepare
-from glassformer.text.segment import SEGMENTERS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -23,19 +21,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     prep.add_argument("source", nargs="?", default="shakespeare", help="default: shakespeare")
     prep.add_argument("--cache-dir", help="default: $GLASSFORMER_CACHE, else ~/.cache/glassformer")
-    prep.add_argument("--tokenizer", default="char", choices=TOKENIZERS, help="default: char")
-    prep.add_argument("--vocab-size", type=count, help=f"bpe only: vocabulary size, at least 256 (default {DEFAULT_BPE_VOCAB})")
-    prep.add_argument("--segment", choices=SEGMENTERS, help="word only: how to find words (default whitespace; "
-                                                            "jieba for Chinese)")
-    prep.add_argument("--backend", choices=BACKENDS, help="bpe only: ours (Python, shows its work) or hf (the "
-                                                          "Hugging Face tokenizers library: same ids, faster)")
+    add_tokenizer_options(prep)
     prep.set_defaults(func=run_prepare)
 
 
 def run_prepare(args: argparse.Namespace) -> int:
     """Prepare ``args.source`` and print what was done, so the user can see where the ids came from."""
-    data = prepare(args.source, cache_dir=args.cache_dir, tokenizer=args.tokenizer, vocab_size=args.vocab_size,
-                   segment=args.segment, backend=args.backend)  # its failures: cli/failure.py prints them
+    data = prepare(args.source, cache_dir=args.cache_dir, **tokenizer_options(args))  # failures: cli/failure.py
     m = data.meta
     total = m["train_tokens"] + m["val_tokens"]
     first_name = f"  (first prepared as {m['source']})" if m["source"] != args.source else ""

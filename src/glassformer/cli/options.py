@@ -125,3 +125,24 @@ def index_within(flag: str, value: int, size: int, what: str) -> int:
     if not 0 <= value < size:
         raise UsageError(f"{flag} {value}: this model has {size} {what}, {what} 0..{size - 1}.")
     return value
+
+
+def add_tokenizer_options(parser: argparse.ArgumentParser) -> None:
+    """How a text corpus is cut into tokens: the same four options on `data prepare` and `train`."""
+    from glassformer.text.choice import BACKENDS, DEFAULT_BPE_VOCAB, TOKENIZERS
+    from glassformer.text.segment import SEGMENTERS
+
+    parser.add_argument("--tokenizer", choices=TOKENIZERS, default=None, help="char (default), word or bpe")
+    parser.add_argument("--vocab-size", type=count,
+                        help=f"bpe only: vocabulary size, at least 256 (default {DEFAULT_BPE_VOCAB})")
+    parser.add_argument("--segment", choices=SEGMENTERS,
+                        help="word only: how to find words (default whitespace; jieba for Chinese)")
+    parser.add_argument("--backend", choices=BACKENDS, help="bpe only: ours (Python, shows its work) or hf "
+                        "(the Hugging Face tokenizers library: same ids, faster)")
+
+
+def tokenizer_options(args: argparse.Namespace) -> dict:
+    """The options add_tokenizer_options read, as `prepare` takes them (only those given)."""
+    given = {"tokenizer": args.tokenizer, "vocab_size": args.vocab_size, "segment": args.segment,
+             "backend": args.backend}
+    return {k: v for k, v in given.items() if v is not None}

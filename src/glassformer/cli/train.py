@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from glassformer.cli.options import count_or_zero, utf8_text
+from glassformer.cli.options import add_tokenizer_options, count_or_zero, tokenizer_options, utf8_text
 from glassformer.config import PRESETS
 from glassformer.errors import UsageError
 from glassformer.exercises.plug import plug_in
@@ -33,6 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "pairs for seq2seq: numbers:zh2num (default), numbers:num2zh, digits:copy|reverse|sort")
     p.add_argument("--out", default=None, help=f"run directory (default: {RUNS_DIR}/<preset>-<time>)")
     p.add_argument("--resume", metavar="RUN", default=None, help="continue the run in this directory")
+    add_tokenizer_options(p)
     p.add_argument("--prompt", default=None, type=utf8_text, help="prompt of the sample printed at each evaluation")
     p.add_argument("--sample-chars", type=count_or_zero, default=None,
                    help="length of that sample (default 200; 0: no samples while training)")
@@ -51,6 +52,9 @@ def run_train(args: argparse.Namespace) -> int:
     if args.resume:
         if args.out:
             raise UsageError("--resume continues a run in its own directory; drop --out.")
+        if tokenizer_options(args):
+            raise UsageError("--resume reads the run's text the way it was cut into tokens before; drop "
+                             "--tokenizer, --vocab-size, --segment and --backend.")
         run = resume_run(args.resume, args.overrides, preset=args.preset, source=args.data,
                          cache_dir=args.cache_dir, progress=progress, prompt=args.prompt,
                          sample_chars=args.sample_chars)
@@ -58,9 +62,10 @@ def run_train(args: argparse.Namespace) -> int:
     else:
         run = new_run(args.preset or DEFAULT_PRESET, args.overrides, source=args.data,
                       out=args.out, cache_dir=args.cache_dir, progress=progress, prompt=args.prompt,
-                      sample_chars=args.sample_chars)
+                      sample_chars=args.sample_chars, text=tokenizer_options(args))
+        cut = f", {run.tokenizer.kind} tokens" if run.tokenizer is not None else ""
         print(f"run directory {run.dir}  ({run.model.kind}, {run.model.num_params():,} parameters, "
-              f"data {run.config['source']})")
+              f"data {run.config['source']}{cut})")
     if args.use_mine:
         plugged = plug_in(run.model, args.use_mine)
         print(f"your code from {args.use_mine} computes: {', '.join(plugged)}")

@@ -75,9 +75,13 @@ class Run:
         return self.data.tokenizer
 
 
-def open_data(source: str, inputs: str, cache_dir=None) -> PreparedData | WaveData | PairData:
+def open_data(source: str, inputs: str, cache_dir=None, text: dict | None = None) -> PreparedData | WaveData | PairData:
     """The data a model kind reads: a prepared text corpus (tokens), generated numbers, or
-    generated (source, target) pairs."""
+    generated (source, target) pairs. `text`: how to tokenize a text corpus, as `prepare` takes it
+    ({"tokenizer": "bpe", "vocab_size": 512, ...}; empty: characters)."""
+    if text and inputs != "tokens":
+        raise UsageError(f"--tokenizer and its options choose how a text corpus is cut into tokens; this "
+                         f"model reads {inputs}, from a generated source. Drop them.")
     if inputs == "token pairs":
         if source not in PAIR_SOURCES:
             raise ValueError(f"this model reads (source, target) pairs: --data must be one of {PAIR_SOURCES}, "
@@ -94,7 +98,7 @@ def open_data(source: str, inputs: str, cache_dir=None) -> PreparedData | WaveDa
     if source in FRAMINGS:
         raise ValueError(f"--data {source} makes numbers, but this model reads tokens; use a text source, "
                          "or --preset sine (a regressor).")
-    return prepare(source, cache_dir)
+    return prepare(source, cache_dir, **(text or {}))
 
 
 def identity(data) -> dict[str, str]:
@@ -147,15 +151,17 @@ def _fit_pairs(p: Preset, data: PairData) -> Preset:
 
 def new_run(preset: str = "baby", overrides=(), source: str | None = None, out=None,
             cache_dir=None, progress: bool = True, prompt: str | None = None,
-            sample_chars: int | None = None) -> Run:
-    """Prepare the data, write config.json (and tokenizer.json), build a freshly seeded model."""
+            sample_chars: int | None = None, text: dict | None = None) -> Run:
+    """Prepare the data, write config.json (and tokenizer.json), build a freshly seeded model.
+    `text`: the tokenizer and its options for a text corpus (see `open_data`); recorded in config.json."""
     overrides = overrides if isinstance(overrides, dict) else parse_overrides(overrides)
     base = get_preset(preset)
     check_device(apply_overrides(base, overrides).train.device)  # a bad setting fails before any data work
     kind = overrides.get("kind", base.model.kind)
     inputs = model_class(kind).inputs
     source = source or DEFAULT_SOURCE[inputs]
-    data = open_data(source, inputs, cache_dir)
+    text = {k: v for k, v in (text or {}).items() if v is not None}
+    data = open_data(source, inputs, cache_dir, text)
     p = resolve(base, overrides, data)
     run_dir = Path(out) if out else RUNS_DIR / f"{preset}-{time.strftime('%Y%m%d-%H%M%S')}"
     if run_dir.exists() and not run_dir.is_dir():
@@ -166,17 +172,18 @@ def new_run(preset: str = "baby", overrides=(), source: str | None = None, out=N
         if has_checkpoint(run_dir):
             raise UsageError(f"{run_dir} already holds a checkpoint. Continue it with --resume {run_dir}, "
                              f"or choose another directory with --out DIR.")
-        return _start(run_dir, preset, p, source, data, progress, prompt, sample_chars, held)
+        return _start(run_dir, preset, p, source, text, data, progress, prompt, sample_chars, held)
     except BaseException:
         lock.release(held)
         raise
 
 
-def _start(run_dir, preset, p, source, data, progress, prompt, sample_chars, held) -> Run:
+def _start(run_dir, preset, p, source, text, data, progress, prompt, sample_chars, held) -> Run:
     """new_run's writes, under the directory's lock."""
     for leftover in ("metrics.jsonl", "samples.txt", "loss.png"):  # from a start that never saved
         (run_dir / leftover).unlink(missing_ok=True)
-    config = {"preset": preset, "about": p.about, "source": source, **identity(data),
+    config = {"preset": preset, "about": p.about, "source": source, **({"text": text} if text else {}),
+              **identity(data),
               "model": to_dict(p.model), "train": to_dict(p.train)}
     write_text_atomic(run_dir / "config.json", json.dumps(config, indent=2) + "\n")
     if data.tokenizer is not None:
@@ -213,7 +220,7 @@ def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, pro
         raise ValueError(f"cannot resume {run_dir}: it was trained on source {config['source']!r}, "
                          f"not {source!r}. Start a new run with --out to use other data.")
     try:
-        data = open_data(config["source"], model_class(saved.model.kind).inputs, cache_dir)
+        data = open_data(config["source"], model_class(saved.model.kind).inputs, cache_dir, config.get("text"))
     except ValueError as e:  # a source this version cannot read (files that moved raise NotFound)
         raise DamagedFile(f"cannot resume {run_dir}: its config.json names the data source "
                           f"{config['source']!r}, which cannot be opened: {e}") from None

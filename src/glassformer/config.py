@@ -9,6 +9,7 @@ one place, `parse_overrides` (`--key value`, `--key=value`, `-` or `_` in the ke
 
 Names of pluggable parts (`kind`, `position`) are checked by their registries when the model is
 built (models/kinds.py, nn/position.py), so adding one never means editing this file.
+Every message here is a key of the catalogue (glassformer/messages), said in the user's language.
 """
 
 from __future__ import annotations
@@ -19,19 +20,21 @@ import math
 import typing
 from dataclasses import dataclass, field, fields, replace
 
+from glassformer.messages import has, t
+
 
 def _choice(name: str, value: str, valid: tuple[str, ...]) -> None:
     """Raise a ValueError naming the bad value and the nearest valid choice."""
     if value not in valid:
         near = difflib.get_close_matches(str(value), valid, n=1)
-        hint = f" Did you mean {near[0]!r}?" if near else ""
-        raise ValueError(f"{name}={value!r} is not one of {list(valid)}.{hint}")
+        hint = t("error.config.did_you_mean", near=near[0]) if near else ""
+        raise ValueError(t("error.config.choice", name=name, value=value, valid=list(valid), hint=hint))
 
 
 def _positive(**values: float) -> None:
     for name, value in values.items():
         if value <= 0:
-            raise ValueError(f"{name} must be positive, got {name}={value}.")
+            raise ValueError(t("error.config.positive", name=name, value=value))
 
 
 ACTIVATIONS = ("relu", "gelu", "gelu_tanh")
@@ -77,24 +80,18 @@ class ModelConfig:
         if self.d_model % self.n_heads != 0:
             divisors = [h for h in range(1, self.d_model + 1) if self.d_model % h == 0]
             nearest = min(divisors, key=lambda h: abs(h - self.n_heads))
-            raise ValueError(
-                f"d_model={self.d_model} is not divisible by n_heads={self.n_heads}: each head "
-                f"gets d_model // n_heads features. Use n_heads={nearest} (nearest divisor) or "
-                f"change d_model to a multiple of {self.n_heads}."
-            )
+            raise ValueError(t("error.config.heads", d_model=self.d_model, n_heads=self.n_heads, nearest=nearest))
         if not 0.0 <= self.dropout < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), got dropout={self.dropout}.")
+            raise ValueError(t("error.config.dropout", value=self.dropout))
         _choice("activation", self.activation, ACTIVATIONS)
         _choice("norm", self.norm, NORMS)
         _choice("init", self.init, INITS)
         _choice("attention", self.attention, ATTENTIONS)
         if self.mha_style == "fused":
-            raise ValueError("mha_style='fused' was renamed: use mha_style='packed' (one Linear "
-                             "makes Q, K and V for every head). 'fused' now only names PyTorch's "
-                             "attention kernel (attention='fused').")
+            raise ValueError(t("error.config.mha_fused"))
         _choice("mha_style", self.mha_style, MHA_STYLES)
         if self.pad_id is not None and not 0 <= self.pad_id < self.vocab_size:
-            raise ValueError(f"pad_id={self.pad_id} is outside the vocabulary [0, {self.vocab_size}).")
+            raise ValueError(t("error.config.pad_id", pad_id=self.pad_id, vocab_size=self.vocab_size))
 
     @property
     def d_head(self) -> int:
@@ -131,12 +128,11 @@ class TrainConfig:
                   lr=self.lr, grad_accum=self.grad_accum, eval_interval=self.eval_interval,
                   eval_iters=self.eval_iters, log_interval=self.log_interval)
         if not 0 <= self.threads <= MAX_THREADS:
-            raise ValueError(f"threads must be from 0 (torch's choice) to {MAX_THREADS}, "
-                             f"got threads={self.threads}.")
+            raise ValueError(t("error.config.threads", most=MAX_THREADS, value=self.threads))
         _choice("lr_schedule", self.lr_schedule, ("constant", "cosine"))
         _choice("dtype", self.dtype, ("float32", "bfloat16"))
         if self.warmup_steps < 0 or self.grad_clip < 0 or self.min_lr < 0 or self.weight_decay < 0:
-            raise ValueError("warmup_steps, grad_clip, min_lr and weight_decay must be >= 0.")
+            raise ValueError(t("error.config.non_negative"))
 
 
 @dataclass
@@ -206,10 +202,19 @@ def get_preset(name: str) -> Preset:
     """A fresh copy of a named preset (callers may change it freely)."""
     if name not in PRESETS:
         near = difflib.get_close_matches(name, PRESETS, n=1)
-        hint = f" Did you mean {near[0]!r}?" if near else ""
-        raise ValueError(f"unknown preset {name!r}; choose one of {sorted(PRESETS)}.{hint}")
+        hint = t("error.config.did_you_mean", near=near[0]) if near else ""
+        raise ValueError(t("error.config.preset", name=name, names=sorted(PRESETS), hint=hint))
     p = PRESETS[name]
     return Preset(replace(p.model), replace(p.train), p.about)
+
+
+def preset_about(name: str) -> str:
+    """A preset's one-line description in the user's language, its numbers read from the preset
+    (the English one is `about`, which config.json keeps; a test checks the two agree)."""
+    p = PRESETS[name]
+    if not has(f"preset.{name}"):  # a preset registered elsewhere, with its own words
+        return p.about
+    return t(f"preset.{name}", **to_dict(p.model), **to_dict(p.train))
 
 
 def _parse(text: str, kind: typing.Any, key: str):
@@ -233,7 +238,7 @@ def _parse(text: str, kind: typing.Any, key: str):
         else:
             return str(text)
     except ValueError:
-        raise ValueError(f"--{key}={text!r}: expected a value of type {kind.__name__}.") from None
+        raise ValueError(t("error.config.type", key=key, value=text, type=kind.__name__)) from None
     return _finite(value, key)
 
 
@@ -244,7 +249,7 @@ def _finite(value: float, key: str) -> float:
     except OverflowError:  # an int too large for a float
         value = math.inf
     if not math.isfinite(value):
-        raise ValueError(f"--{key}={value!r}: expected a finite number.")
+        raise ValueError(t("error.config.finite", key=key, value=value))
     return value
 
 
@@ -259,7 +264,7 @@ def _check_type(value, kind: typing.Any, key: str):
         isinstance(value, (int, float)) and not isinstance(value, bool) if kind is float else
         isinstance(value, kind) and not isinstance(value, bool))
     if not ok:
-        raise ValueError(f"--{key}={value!r}: expected a value of type {kind.__name__}.")
+        raise ValueError(t("error.config.type", key=key, value=value, type=kind.__name__))
     return _finite(value, key) if kind is float else value
 
 
@@ -275,7 +280,7 @@ def parse_overrides(argv: list[str] | tuple[str, ...]) -> dict[str, str]:
     while i < len(items):
         item = items[i]
         if not item.startswith("--") or len(item) == 2:
-            raise ValueError(f"override {item!r} must look like --key=value or --key value.")
+            raise ValueError(t("error.config.override_form", item=item))
         body = item[2:]
         if "=" in body:
             key, text = body.split("=", 1)
@@ -283,8 +288,7 @@ def parse_overrides(argv: list[str] | tuple[str, ...]) -> dict[str, str]:
             key, text = body, items[i + 1]
             i += 1
         else:
-            raise ValueError(f"override {item!r} must look like --key=value or --key value; it has no value "
-                             f"(write --{body}=VALUE or --{body} VALUE).")
+            raise ValueError(t("error.config.override_value", item=item, key=body))
         pairs[key.replace("-", "_")] = text
         i += 1
     return pairs
@@ -307,8 +311,8 @@ def apply_overrides(preset: Preset, overrides: dict[str, str] | list[str] | tupl
         key = key.replace("-", "_")
         if key not in hints:
             near = difflib.get_close_matches(key, list(hints), n=1)
-            hint = f" Did you mean --{near[0]}?" if near else ""
-            raise ValueError(f"unknown config key --{key}.{hint}")
+            hint = t("error.config.did_you_mean_flag", near=near[0]) if near else ""
+            raise ValueError(t("error.config.unknown_key", key=key, hint=hint))
         value = _parse(text, hints[key], key) if isinstance(text, str) else _check_type(text, hints[key], key)
         (model_changes if key in model_keys else train_changes)[key] = value
     assert not (model_keys & train_keys), "ModelConfig and TrainConfig must not share field names"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 
 from glassformer.errors import DeviceUnavailable, UsageError
+from glassformer.messages import t
 
 KINDS = ("cpu", "cuda", "mps")
 
@@ -32,19 +33,14 @@ def check_device(name: str, flag: str = "--device") -> str:
     except (RuntimeError, TypeError, ValueError):
         device = None
     if device is None or device.type not in KINDS:
-        raise UsageError(f"{flag}={name!r} is not a device glassformer runs on: use cpu, cuda, cuda:N "
-                         f"or mps (this machine has: {here}).")
+        raise UsageError(t("error.device.unknown", flag=flag, name=name, here=here))
     if device.type == "cuda":
         if not torch.cuda.is_available():
-            why = ("this torch was built without CUDA" if torch.version.cuda is None
-                   else "no CUDA GPU or driver was found")
-            raise DeviceUnavailable(f"{flag}={name}: this machine cannot use CUDA ({why}). Available: "
-                                    f"{here}. Use {flag}=cpu.")
+            why = t("error.device.no_cuda_build" if torch.version.cuda is None else "error.device.no_gpu")
+            raise DeviceUnavailable(t("error.device.no_cuda", flag=flag, name=name, why=why, here=here))
         count = torch.cuda.device_count()
         if device.index is not None and device.index >= count:
-            raise DeviceUnavailable(f"{flag}={name}: this machine has {count} CUDA GPU(s), numbered from 0. "
-                                    f"Available: {here}.")
+            raise DeviceUnavailable(t("error.device.index", flag=flag, name=name, count=count, here=here))
     if device.type == "mps" and not torch.backends.mps.is_available():
-        raise DeviceUnavailable(f"{flag}={name}: this machine has no Apple GPU (MPS) that torch can use. "
-                                f"Available: {here}. Use {flag}=cpu.")
+        raise DeviceUnavailable(t("error.device.no_mps", flag=flag, name=name, here=here))
     return name

@@ -10,7 +10,8 @@ bytes reach the disk before the rename, so even a power cut leaves the old file 
 
 Reading is one path too: `read_bytes`, `read_text` and `read_json` turn every way a file a user
 relies on can be wrong — missing, a directory, unreadable, empty, not UTF-8, not JSON — into a
-glassformer error (errors.py) that names the file, the problem and the fix.
+glassformer error (errors.py) that names the file, the problem and the fix, in the user's language
+(glassformer/messages: `error.files.*`; a caller's `fix` is a sentence from the catalogue too).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from glassformer.errors import DamagedFile, NotFound
+from glassformer.messages import t
 
 
 def write_temp(path: str | os.PathLike, write: Callable[[str], None], sync: bool = False) -> str:
@@ -91,14 +93,13 @@ def reading(path: str | os.PathLike, fix: str):
     try:
         yield path
     except (FileNotFoundError, NotADirectoryError):
-        raise NotFound(f"{path} does not exist. {fix}") from None
+        raise NotFound(t("error.files.missing", path=path, fix=fix)) from None
     except IsADirectoryError:
-        raise NotFound(f"{path} is a directory, not a file. {fix}") from None
+        raise NotFound(t("error.files.directory", path=path, fix=fix)) from None
     except PermissionError:
-        raise DamagedFile(f"{path} cannot be read: permission denied. Check who owns it "
-                          f"(ls -l {path}) or make it readable (chmod u+r {path}).") from None
+        raise DamagedFile(t("error.files.permission", path=path)) from None
     except OSError as e:
-        raise DamagedFile(f"{path} cannot be read ({e.strerror or e}). {fix}") from None
+        raise DamagedFile(t("error.files.unreadable", path=path, reason=e.strerror or e, fix=fix)) from None
 
 
 def read_bytes(path: str | os.PathLike, fix: str) -> bytes:
@@ -118,7 +119,7 @@ def read_text(path: str | os.PathLike, fix: str, allow_empty: bool = False) -> s
     explaining a file in another encoding (which one it looks like, and the iconv line that converts it)."""
     data = read_bytes(path, fix)
     if not data.strip() and not allow_empty:
-        raise DamagedFile(f"{path} is empty{' (only whitespace)' if data else ''}. {fix}")
+        raise DamagedFile(t("error.files.blank" if data else "error.files.empty", path=path, fix=fix))
     return decode_utf8(data, path)
 
 
@@ -128,8 +129,8 @@ def read_json(path: str | os.PathLike, fix: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise DamagedFile(f"{path} is damaged: it is not valid JSON ({e.msg} at line {e.lineno}, "
-                          f"column {e.colno}). {fix}") from None
+        raise DamagedFile(t("error.files.json", path=path, reason=e.msg, line=e.lineno, column=e.colno,
+                            fix=fix)) from None
 
 
 def decode_utf8(data: bytes, path: str | os.PathLike) -> str:
@@ -143,18 +144,14 @@ def decode_utf8(data: bytes, path: str | os.PathLike) -> str:
 def not_utf8(path: str | os.PathLike, byte: int, offset: int, guess: str | None) -> DamagedFile:
     """The error for a file that is not UTF-8 at `offset` (where `byte` is): what it looks like
     instead (guess_encoding) and the iconv line that converts it."""
-    where = f"byte 0x{byte:02x} at offset {offset} is not valid UTF-8"
+    where = t("error.files.where", byte=byte, offset=offset)
     path = Path(path)
     converted = path.with_name(f"{path.stem}-utf8{path.suffix}")
     if guess == "binary":
-        return DamagedFile(f"{path} is not text: it holds NUL bytes, as binary files do ({where}). "
-                           f"Give a plain UTF-8 text file.")
+        return DamagedFile(t("error.files.binary", path=path, where=where))
     if guess:
-        return DamagedFile(f"{path} is not UTF-8 text ({where}); it reads as {guess}. Convert it, "
-                           f"then use the copy: iconv -f {guess} -t UTF-8 {path} > {converted}")
-    return DamagedFile(f"{path} is not UTF-8 text ({where}), and not UTF-16, GBK, Big5, Shift-JIS or "
-                       f"CP1252 either. Save it as UTF-8 (an editor's Save As ... / Encoding), "
-                       f"or convert it with iconv -f ENCODING -t UTF-8.")
+        return DamagedFile(t("error.files.encoding", path=path, where=where, guess=guess, converted=converted))
+    return DamagedFile(t("error.files.no_encoding", path=path, where=where))
 
 
 def guess_encoding(data: bytes) -> str | None:

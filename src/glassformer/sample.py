@@ -24,6 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from glassformer.messages import t
 from glassformer.nn.position import position_scheme
 
 
@@ -67,10 +68,8 @@ def past_max_len(model: nn.Module) -> str:
     """One line saying what sampling does once the text is longer than max_len."""
     name, L = getattr(model.cfg, "position", "?"), model.cfg.max_len
     if _has_table(model):
-        return (f"position={name}: a table of max_len={L} positions; past it the model sees only "
-                f"the last {L} tokens (the window slides).")
-    return (f"position={name}: no position table; past max_len={L} the model keeps reading every "
-            f"token, at distances it never trained on (the KV cache grows).")
+        return t("sample.window_slides", name=name, max_len=L)
+    return t("sample.cache_grows", name=name, max_len=L)
 
 
 @torch.no_grad()
@@ -87,7 +86,7 @@ def generate_ids(model: nn.Module, ids: torch.Tensor, max_new_tokens: int, tempe
     # the model sees the last `window` tokens: max_len, or, without a position table, all of them
     window = context_window(model, ids.size(1) + max_new_tokens)
     if use_cache and not hasattr(model, "new_cache"):
-        raise ValueError(f"{type(model).__name__} has no KV cache; sample with use_cache=False.")
+        raise ValueError(t("error.sample.no_cache", model=type(model).__name__))
     cache = model.new_cache(ids.size(0)) if use_cache is not False and hasattr(model, "new_cache") else None
     was_training = model.training
     model.eval()  # no dropout while writing
@@ -157,18 +156,18 @@ def sample(model: nn.Module, tokenizer, prompt: str, max_new_tokens: int = 300,
     caller can stream; text that might be the start of the stop string waits until it is not.
     """
     if not (isinstance(max_new_tokens, numbers.Integral) and max_new_tokens >= 0):
-        raise ValueError(f"max_new_tokens must be a whole number >= 0, got {max_new_tokens!r}")
+        raise ValueError(t("error.sample.max_new_tokens", value=max_new_tokens))
     if not (isinstance(num_samples, numbers.Integral) and num_samples >= 1):
-        raise ValueError(f"num_samples must be a whole number >= 1, got {num_samples!r}")
+        raise ValueError(t("error.sample.num_samples", value=num_samples))
     if not (temperature >= 0 and math.isfinite(temperature)):
-        raise ValueError(f"temperature must be a finite number >= 0 (0 = greedy), got {temperature}")
+        raise ValueError(t("error.sample.temperature", value=temperature))
     if top_k is not None and not (isinstance(top_k, numbers.Integral) and top_k >= 1):
-        raise ValueError(f"top_k must be a whole number >= 1, got {top_k!r}")
+        raise ValueError(t("error.sample.top_k", value=top_k))
     if top_p is not None and not 0 < top_p <= 1:
-        raise ValueError(f"top_p must be in (0, 1], got {top_p}")
+        raise ValueError(t("error.sample.top_p", value=top_p))
     prompt_ids = tokenizer.encode(prompt)
     if not prompt_ids:
-        raise ValueError("the prompt is empty: give the model at least one token to continue")
+        raise ValueError(t("error.sample.empty_prompt"))
     device = next(model.parameters()).device
     generator = torch.Generator(device=device)
     if seed is None:

@@ -17,14 +17,14 @@ import contextlib
 import torch
 
 from glassformer.config import MAX_THREADS
+from glassformer.messages import t
 
 DEFAULT_THREADS = 1  # see the module docstring
 
 
 def check_threads(n: int) -> int:
     if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= MAX_THREADS:
-        raise ValueError(f"--threads must be a whole number from 0 (torch's choice: every core) to "
-                         f"{MAX_THREADS}, got {n!r}.")
+        raise ValueError(t("error.threads", most=MAX_THREADS, value=n))
     return n
 
 

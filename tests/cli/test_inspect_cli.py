@@ -1,19 +1,19 @@
 """`glassformer trace | attention | grads | params`: what each verb prints and writes."""
 
-import argparse
 import json
 
 import pytest
 import torch
 
 from glassformer.cli import inspect as inspect_cli
+from glassformer.cli.options import Parser
 from glassformer.config import get_preset, to_dict
 from glassformer.models import GPT, Encoder
 
 
 def run(argv, capsys):
     """Parse as the top-level dispatcher does (unknown --key=value tokens become overrides)."""
-    parser = argparse.ArgumentParser(prog="glassformer")
+    parser = Parser(prog="glassformer")  # the dispatcher's parser: every verb also gets --lang
     inspect_cli.register(parser.add_subparsers(dest="verb", required=True))
     args, extra = parser.parse_known_args(argv)
     assert args.accepts_overrides

@@ -9,7 +9,10 @@ What every verb shares is done once, here:
   - errors: one path (cli/failure.py). An expected failure prints one or two lines naming the
     problem and the fix — exit code 2 for a usage error, 1 for a failure (errors.py); an
     unexpected one is a bug: a short note, and the traceback saved to a crash file it names.
-    `--debug` anywhere (or GLASSFORMER_DEBUG=1) prints tracebacks too.
+    `--debug` anywhere (or GLASSFORMER_DEBUG=1) prints tracebacks too;
+  - language: `--lang zh` anywhere (or GLASSFORMER_LANG=zh) speaks Chinese for the whole command:
+    help, progress lines and errors all come from one catalogue, glassformer/messages (a verb
+    prints `t("key", field=value)`, never a literal sentence; tests/cli/test_messages.py checks).
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ import importlib
 import sys
 
 from glassformer.cli.failure import DEBUG_FLAG, debug_requested, report
-from glassformer.cli.options import Parser, normalize_argv
+from glassformer.cli.options import Parser, argparse_speaking, language_requested, normalize_argv
+from glassformer.errors import UsageError
+from glassformer.messages import speaking, t
 from glassformer.threads import check_threads, using_threads
 
 # verb modules, in the order `glassformer --help` lists them
@@ -26,9 +31,8 @@ VERB_MODULES = ["data", "train", "sample", "demo", "inspect", "lesson", "exercis
 
 
 def build_parser() -> Parser:
-    parser = Parser(prog="glassformer", description="A Transformer you can see through.")
-    parser.add_argument(DEBUG_FLAG, action="store_true",
-                        help="on an error, print the Python traceback too (also: GLASSFORMER_DEBUG=1)")
+    parser = Parser(prog="glassformer", description=t("help.description"))
+    parser.add_argument(DEBUG_FLAG, action="store_true", help=t("help.debug"))
     subparsers = parser.add_subparsers(dest="verb", metavar="VERB")
     for name in VERB_MODULES:
         importlib.import_module(f"glassformer.cli.{name}").register(subparsers)
@@ -38,13 +42,23 @@ def build_parser() -> Parser:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     argv, debug = debug_requested(argv)  # --debug may stand anywhere, before or after the verb
-    parser = build_parser()
-    args, extra = parser.parse_known_args(normalize_argv(argv))  # a usage error: two lines, SystemExit(2)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
-    if extra and not getattr(args, "accepts_overrides", False):
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    try:
+        argv, lang = language_requested(argv)  # so may --lang; else GLASSFORMER_LANG, else English
+    except UsageError as e:
+        return report(e, None, debug, argv)
+    with speaking(lang):
+        return _run(argv, debug)
+
+
+def _run(argv: list[str], debug: bool) -> int:
+    with argparse_speaking():  # argparse's own words ("usage:", "invalid choice") in the language too
+        parser = build_parser()
+        args, extra = parser.parse_known_args(normalize_argv(argv))  # a usage error: two lines, SystemExit(2)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
+        if extra and not getattr(args, "accepts_overrides", False):
+            parser.error(t("cli.unrecognized", args=" ".join(extra)))
     args.overrides = extra
     try:
         with using_threads(check_threads(getattr(args, "threads", 0))):

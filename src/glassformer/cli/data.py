@@ -5,22 +5,20 @@ from __future__ import annotations
 import argparse
 
 from glassformer.cli.options import add_tokenizer_options, tokenizer_options
+from glassformer.messages import say, t
 from glassformer.text.corpora import NAMED_SOURCES, VALID_FORMS, prepare
+
+DEFAULT_SOURCE = "shakespeare"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``data`` command (and its ``prepare`` subcommand) to the top-level CLI."""
-    data = subparsers.add_parser("data", help="turn a text source into token ids on disk")
+    data = subparsers.add_parser("data", help=t("help.data"))
     verbs = data.add_subparsers(dest="data_command", metavar="{prepare}", required=True)
-    prep = verbs.add_parser(
-        "prepare",
-        help="encode a source with a tokenizer (char, word or bpe); train/val ids go into the cache",
-        description="Sources: " + ", ".join([*VALID_FORMS, *NAMED_SOURCES]) + ". Re-running on the same text and "
-                    "tokenizer is instant. A file: source is read in chunks, so its size is not limited "
-                    "by memory.",
-    )
-    prep.add_argument("source", nargs="?", default="shakespeare", help="default: shakespeare")
-    prep.add_argument("--cache-dir", help="default: $GLASSFORMER_CACHE, else ~/.cache/glassformer")
+    prep = verbs.add_parser("prepare", help=t("help.data.prepare"),
+                            description=t("help.data.prepare.about", sources=", ".join([*VALID_FORMS, *NAMED_SOURCES])))
+    prep.add_argument("source", nargs="?", default=DEFAULT_SOURCE, help=t("help.default", default=DEFAULT_SOURCE))
+    prep.add_argument("--cache-dir", help=t("help.cache_dir"))
     add_tokenizer_options(prep)
     prep.set_defaults(func=run_prepare)
 
@@ -30,17 +28,17 @@ def run_prepare(args: argparse.Namespace) -> int:
     data = prepare(args.source, cache_dir=args.cache_dir, **tokenizer_options(args))  # failures: cli/failure.py
     m = data.meta
     total = m["train_tokens"] + m["val_tokens"]
-    first_name = f"  (first prepared as {m['source']})" if m["source"] != args.source else ""
+    first_name = t("data.first_name", source=m["source"]) if m["source"] != args.source else ""
     options = "".join(f", {k} {v}" for k, v in m.get("options", {}).items() if k != "vocab_size")
     asked = m.get("options", {}).get("vocab_size")
     if asked is not None and asked != m["vocab_size"]:
-        options += f" (asked for {asked}: no pair was left that occurs twice)"
-    print(f"source      {args.source}{first_name}")
-    print(f"text        {m['chars']:,} chars, sha256 {m['text_sha256']}")
-    print(f"tokenizer   {m['tokenizer']}, vocab_size {m['vocab_size']}{options}")
-    print(f"train       {m['train_tokens']:,} tokens ({m['train_tokens'] / total:.1%})")
-    print(f"val         {m['val_tokens']:,} tokens ({m['val_tokens'] / total:.1%})")
-    print(f"dtype       {m['dtype']}")
-    print(f"files       {data.dir}/  train.bin val.bin tokenizer.json meta.json")
-    print("cached      " + ("yes: prepared earlier, nothing rewritten" if data.cached else "no: prepared now"))
+        options += t("data.vocab_asked", asked=asked)
+    say("data.source", source=args.source, first_name=first_name)
+    say("data.text", chars=m["chars"], sha256=m["text_sha256"])
+    say("data.tokenizer", kind=m["tokenizer"], vocab_size=m["vocab_size"], options=options)
+    say("data.train", tokens=m["train_tokens"], share=m["train_tokens"] / total)
+    say("data.val", tokens=m["val_tokens"], share=m["val_tokens"] / total)
+    say("data.dtype", dtype=m["dtype"])
+    say("data.files", dir=data.dir)
+    say("data.cached" if data.cached else "data.prepared")
     return 0

@@ -15,6 +15,7 @@ import torch
 from glassformer.cli.options import add_threads, count, seed
 from glassformer.inspect.attention_maps import attention_grid_png
 from glassformer.inspect.trace import token_labels
+from glassformer.messages import say, t
 from glassformer.sample import sample
 from glassformer.text.corpora import CorpusUnavailable
 from glassformer.train.run import new_run, train
@@ -22,14 +23,15 @@ from glassformer.train.run import new_run, train
 SOURCE = "shakespeare"
 PROMPT = "ROMEO:"
 SAMPLE_CHARS = 300
+TEMPERATURE = 0.8  # of the final sample: a little sharper than the model's own distribution
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("demo", help="prepare Shakespeare, train `baby` on the CPU, sample it")
-    p.add_argument("--out", default=None, help="run directory (default: runs/baby-<time>)")
-    p.add_argument("--max-steps", type=count, default=None, help="optimizer steps (default: the baby preset's)")
+    p = subparsers.add_parser("demo", help=t("help.demo"))
+    p.add_argument("--out", default=None, help=t("help.demo.out"))
+    p.add_argument("--max-steps", type=count, default=None, help=t("help.demo.max_steps"))
     add_threads(p)
-    p.add_argument("--seed", type=seed, default=None)
+    p.add_argument("--seed", type=seed, default=None, help=t("help.demo.seed"))
     p.set_defaults(func=run_demo)
 
 
@@ -39,15 +41,15 @@ def run_demo(args: argparse.Namespace) -> int:
         overrides["max_steps"] = args.max_steps
     if args.seed is not None:
         overrides["seed"] = args.seed
-    print("1) preparing the Shakespeare corpus ...")
+    say("demo.preparing")
     try:
         run = new_run("baby", overrides, source=SOURCE, out=args.out, prompt=PROMPT)
     except CorpusUnavailable as e:
-        print(f"glassformer demo: could not get the Shakespeare text: {e}", file=sys.stderr)
+        say("demo.no_text", file=sys.stderr, error=e)
         return 1
     cfg = run.trainer.cfg
-    print(f"2) training `baby` ({run.model.num_params():,} parameters) for {cfg.max_steps} steps "
-          f"of {cfg.batch_size}×{cfg.block_size} characters, into {run.dir} ...")
+    say("demo.training", params=run.model.num_params(), steps=cfg.max_steps, batch=cfg.batch_size,
+        block=cfg.block_size, dir=run.dir)
     start = time.perf_counter()
     result = train(run)
     minutes = (time.perf_counter() - start) / 60
@@ -60,15 +62,14 @@ def run_demo(args: argparse.Namespace) -> int:
 
 def _show(run, result, minutes: float) -> None:
     cfg = run.trainer.cfg
-    print(f"3) sample ({SAMPLE_CHARS} characters after {PROMPT!r}, temperature 0.8):\n")
-    text = sample(run.model, run.data.tokenizer, PROMPT, SAMPLE_CHARS, temperature=0.8, seed=cfg.seed)[0]
+    say("demo.sample", chars=SAMPLE_CHARS, prompt=PROMPT, temperature=TEMPERATURE)
+    text = sample(run.model, run.data.tokenizer, PROMPT, SAMPLE_CHARS, temperature=TEMPERATURE, seed=cfg.seed)[0]
     print(PROMPT + text + "\n")
-    print(f"final loss     train {result.train_loss:.4f}   val {result.val_loss:.4f}   "
-          f"({result.step} steps, {minutes:.1f} min)")
-    print(f"run directory  {run.dir}")
-    print(f"loss curve     {run.loss_plot}")
-    print(f"attention      {_attention_heatmap(run)}")
-    print(f"more text      glassformer sample {run.dir} --prompt \"JULIET:\" --seed 1")
+    say("demo.final", train=result.train_loss, val=result.val_loss, steps=result.step, minutes=minutes)
+    say("demo.run_dir", dir=run.dir)
+    say("demo.loss_curve", path=run.loss_plot)
+    say("demo.attention", path=_attention_heatmap(run))
+    say("demo.more", dir=run.dir)
 
 
 def _attention_heatmap(run) -> str:

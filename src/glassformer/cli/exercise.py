@@ -16,55 +16,50 @@ import argparse
 from pathlib import Path
 
 from glassformer.cli.options import positive
+from glassformer.messages import t
 
 DEFAULT_DIR = "exercises"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    ex = subparsers.add_parser("exercise", help="write each component by hand; glassformer grades it",
-                               description="手撕 mode: write each part of a Transformer yourself, in data-flow "
-                                           "order; glassformer grades it against its own parts and the "
-                                           "NumPy twin, in float64, and names the usual mistakes.")
+    from glassformer.exercises.grader import TIMEOUT
+
+    ex = subparsers.add_parser("exercise", help=t("help.exercise"), description=t("help.exercise.about"))
     verbs = ex.add_subparsers(dest="exercise_verb", metavar="{list,start,check,hint,solution,grade,export-golden}",
                               required=True)
 
-    def learner(name: str, help_: str) -> argparse.ArgumentParser:
-        p = verbs.add_parser(name, help=help_)
-        p.add_argument("--dir", default=DEFAULT_DIR, help=f"your exercises folder (default {DEFAULT_DIR}/)")
-        p.add_argument("--lang", choices=("en", "zh"), default=None,
-                       help="language of skeletons and messages (default: $GLASSFORMER_LANG, else en)")
+    def learner(name: str) -> argparse.ArgumentParser:
+        p = verbs.add_parser(name, help=t(f"help.exercise.{name}"))
+        p.add_argument("--dir", default=DEFAULT_DIR, help=t("help.exercise.dir", default=DEFAULT_DIR))
+        return p  # --lang (every parser has it): the language of skeletons and messages
+
+    def named(name: str) -> argparse.ArgumentParser:
+        p = learner(name)
+        p.add_argument("name", help=t("help.exercise.name"))
         return p
 
-    p = learner("list", "which exercises exist, in data-flow order, and where you are")
-    p.set_defaults(func=run_list)
-    p = learner("start", "write the skeleton of an exercise (never over your file)")
-    p.add_argument("name")
-    p.set_defaults(func=run_start)
-    p = learner("check", "grade your file")
-    p.add_argument("name")
-    p.add_argument("file", nargs="?", default=None, help="default: DIR/NAME.py")
-    p.add_argument("--timeout", type=positive, default=None, help="seconds your code may run (default 10)")
+    learner("list").set_defaults(func=run_list)
+    named("start").set_defaults(func=run_start)
+    p = named("check")
+    p.add_argument("file", nargs="?", default=None, help=t("help.exercise.file"))
+    p.add_argument("--timeout", type=positive, default=None, help=t("help.exercise.timeout", default=TIMEOUT))
     p.set_defaults(func=run_check)
-    p = learner("hint", "the next hint (three per exercise, the last close to the answer)")
-    p.add_argument("name")
-    p.add_argument("--all", action="store_true", help="show all three")
+    p = named("hint")
+    p.add_argument("--all", action="store_true", help=t("help.exercise.all"))
     p.set_defaults(func=run_hint)
-    p = learner("solution", "the reference solution, once your check has passed")
-    p.add_argument("name")
-    p.add_argument("--give-up", action="store_true", help="show it now, before passing (it is recorded)")
+    p = named("solution")
+    p.add_argument("--give-up", action="store_true", help=t("help.exercise.give_up"))
     p.set_defaults(func=run_solution)
 
-    p = verbs.add_parser("grade", help="educator: grade one folder per student")
-    p.add_argument("submissions", help="a folder with one subfolder per student (alice/softmax.py, ...)")
-    p.add_argument("--out", required=True, help="the CSV to write; the Markdown summary goes beside it (.md)")
-    p.add_argument("--exercises", default=None, help="comma-separated names (default: all)")
-    p.add_argument("--timeout", type=positive, default=None, help="seconds per student file (default 10)")
-    p.add_argument("--lang", choices=("en", "zh"), default=None)
+    p = verbs.add_parser("grade", help=t("help.exercise.grade"))
+    p.add_argument("submissions", help=t("help.exercise.submissions"))
+    p.add_argument("--out", required=True, help=t("help.exercise.grade.out"))
+    p.add_argument("--exercises", default=None, help=t("help.exercise.names"))
+    p.add_argument("--timeout", type=positive, default=None, help=t("help.exercise.grade.timeout", default=TIMEOUT))
     p.set_defaults(func=run_grade)
-    p = verbs.add_parser("export-golden", help="educator: write seeded inputs and expected outputs")
-    p.add_argument("--out", required=True, help="folder for NAME.npz, NAME.json and manifest.json")
-    p.add_argument("--exercises", default=None, help="comma-separated names (default: all)")
-    p.add_argument("--lang", choices=("en", "zh"), default=None)
+    p = verbs.add_parser("export-golden", help=t("help.exercise.export-golden"))
+    p.add_argument("--out", required=True, help=t("help.exercise.export.out"))
+    p.add_argument("--exercises", default=None, help=t("help.exercise.names"))
     p.set_defaults(func=run_export)
 
 
@@ -78,7 +73,7 @@ def _timeout(args) -> float:
     from glassformer.exercises.grader import TIMEOUT
 
     if args.timeout is not None and args.timeout <= 0:
-        raise ValueError(f"--timeout must be positive, got {args.timeout}")
+        raise ValueError(t("exercise.timeout", value=args.timeout))
     return args.timeout or TIMEOUT
 
 

@@ -8,26 +8,21 @@ from __future__ import annotations
 
 import argparse
 
-from glassformer.cli.options import add_threads, port, seed
+from glassformer.cli.options import MAX_PORT, add_threads, port, seed
+from glassformer.messages import t
+
+DEFAULT_PORT = 8321
+LOCAL = "127.0.0.1"  # this machine only
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser(
-        "explore", help="a local web page: type text, see tokens, attention, the logit lens, next tokens",
-        description="Serve a page on 127.0.0.1 that shows your model at work on the text you type: tokens "
-                    "and the shape trace, every head's attention, the residual stream and logit lens, the "
-                    "next-token distribution with temperature/top-k/top-p, generation step by step, and head "
-                    "ablation. Works offline: nothing is loaded from the network. Preset fields can be "
-                    "overridden with --key=value (with --preset).")
-    p.add_argument("run", nargs="?", default=None,
-                   help="a run directory (default: the newest run under runs/)")
-    p.add_argument("--preset", default=None, help="explore this preset with random weights instead of a run")
-    p.add_argument("--seed", type=seed, default=0, help="seed of the preset's random weights (default 0)")
-    p.add_argument("--port", type=port, default=8321, help="port (default 8321; 0 = any free port)")
-    p.add_argument("--host", default="127.0.0.1",
-                   help="address to listen on (default 127.0.0.1: this machine only)")
-    p.add_argument("--allow-remote", action="store_true",
-                   help="required with a --host other than 127.0.0.1/localhost: other machines can then reach it")
+    p = subparsers.add_parser("explore", help=t("help.explore"), description=t("help.explore.about", local=LOCAL))
+    p.add_argument("run", nargs="?", default=None, help=t("help.explore.run"))
+    p.add_argument("--preset", default=None, help=t("help.explore.preset"))
+    p.add_argument("--seed", type=seed, default=0, help=t("help.explore.seed", default=0))
+    p.add_argument("--port", type=port, default=DEFAULT_PORT, help=t("help.explore.port", default=DEFAULT_PORT))
+    p.add_argument("--host", default=LOCAL, help=t("help.explore.host", default=LOCAL))
+    p.add_argument("--allow-remote", action="store_true", help=t("help.explore.allow_remote", local=LOCAL))
     add_threads(p)
     p.set_defaults(func=run_explore, accepts_overrides=True)
 
@@ -36,11 +31,11 @@ def run_explore(args: argparse.Namespace) -> int:
     from glassformer.explore.serve import check_host, latest_run, open_preset, open_run, serve
 
     if args.run and args.preset:
-        raise ValueError("give a RUN or --preset NAME, not both.")
+        raise ValueError(t("explore.run_and_preset"))
     if args.overrides and not args.preset:
-        raise ValueError(f"overrides {args.overrides} apply to a --preset; a run's model is fixed by its checkpoint.")
-    if not 0 <= args.port <= 65535:
-        raise ValueError(f"--port must be between 0 and 65535, got {args.port}.")
+        raise ValueError(t("explore.overrides", overrides=args.overrides))
+    if not 0 <= args.port <= MAX_PORT:
+        raise ValueError(t("explore.port", most=MAX_PORT, port=args.port))
     check_host(args.host, args.allow_remote)  # refuse before loading anything
     if args.preset:
         explorer = open_preset(args.preset, args.seed, args.overrides)

@@ -12,6 +12,8 @@ not ask for.
     anything else is a bug       a short note; the traceback goes to a crash file it names, exit 1
 
 `--debug` anywhere on the command line, or GLASSFORMER_DEBUG=1, prints the traceback as well.
+Every sentence is a key of the catalogue (glassformer/messages, `fail.*` and `os.*`), so it is said
+in the user's language; the crash file itself stays English (it is read by whoever fixes the bug).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import torch
 
 import glassformer
 from glassformer.errors import EXIT_FAILURE, EXIT_USAGE, GlassformerError
+from glassformer.messages import t
 from glassformer.text.corpora import default_cache_dir
 
 DEBUG_ENV = "GLASSFORMER_DEBUG"
@@ -38,16 +41,16 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, the shell's code for Ctrl-C
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what the shell reports for a writer whose reader left
 PACKAGE_DIR = Path(glassformer.__file__).resolve().parent
 
-# what an OSError means to the user, by its errno (the catalogue of this module's messages)
+# what an OSError means to the user, by its errno: the key of its sentence in the catalogue
 OS_ERRORS = {
-    errno.ENOSPC: "the disk is full; free some space and run it again.",
-    errno.EACCES: "permission denied; check the permissions of that path, or choose another location.",
-    errno.EPERM: "permission denied; check the permissions of that path, or choose another location.",
-    errno.EROFS: "the file system is read-only; choose another location.",
-    errno.ENOENT: "no such file or directory; check the path.",
-    errno.ENOTDIR: "a file stands where a directory is needed; check the path.",
-    errno.EISDIR: "a directory stands where a file is needed; check the path.",
-    errno.EEXIST: "a file stands where a directory is needed; check the path.",
+    errno.ENOSPC: "os.disk_full",
+    errno.EACCES: "os.permission",
+    errno.EPERM: "os.permission",
+    errno.EROFS: "os.read_only",
+    errno.ENOENT: "os.no_such_path",
+    errno.ENOTDIR: "os.file_not_dir",
+    errno.EISDIR: "os.dir_not_file",
+    errno.EEXIST: "os.file_not_dir",
 }
 
 
@@ -63,36 +66,31 @@ def report(error: BaseException, verb: str | None, debug: bool, argv: list[str])
     if debug:
         traceback.print_exception(error, file=sys.stderr)
     if isinstance(error, KeyboardInterrupt):
-        print(f"{who}: interrupted.", file=sys.stderr)
+        print(t("fail.interrupted", who=who), file=sys.stderr)
         return EXIT_INTERRUPTED
     if isinstance(error, BrokenPipeError):  # the reader went away (`glassformer sample ... | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so exit's flush cannot fail again
         return EXIT_BROKEN_PIPE
     if isinstance(error, UnicodeEncodeError) and _same_codec(error.encoding, getattr(sys.stdout, "encoding", None)):
-        print(f"{who}: error: the terminal's encoding ({getattr(sys.stdout, 'encoding', '?')}) cannot show "
-              f"{error.object[error.start:error.end]!r}. Use a UTF-8 terminal (export LANG=C.UTF-8) or set "
-              f"PYTHONIOENCODING=utf-8.", file=sys.stderr)
+        print(t("fail.encoding", who=who, encoding=getattr(sys.stdout, "encoding", "?"),
+                text=error.object[error.start:error.end]), file=sys.stderr)
         return EXIT_FAILURE
     if isinstance(error, GlassformerError):
-        print(f"{who}: error: {error}", file=sys.stderr)
+        print(t("fail.error", who=who, message=error), file=sys.stderr)
         return error.exit_code
     if _own_check(error):  # a ValueError or a path-not-found raised, with its message, by glassformer's code
-        print(f"{who}: error: {error}", file=sys.stderr)
+        print(t("fail.error", who=who, message=error), file=sys.stderr)
         return EXIT_USAGE
     if _out_of_memory(error):
-        print(f"{who}: error: out of memory ({_first_line(error)}). The model, batch or sequence is too large "
-              f"for this machine; make it smaller (--batch_size, --block_size, --d_model, --n_layers).",
-              file=sys.stderr)
+        print(t("fail.memory", who=who, detail=_first_line(error)), file=sys.stderr)
         return EXIT_FAILURE
     if isinstance(error, OSError):
-        what = OS_ERRORS.get(error.errno, f"{error.strerror or error}.")
-        print(f"{who}: error: {error.filename}: {what}" if error.filename else f"{who}: error: {what}",
+        what = t(OS_ERRORS[error.errno]) if error.errno in OS_ERRORS else t("os.other", reason=error.strerror or error)
+        print(t("fail.error", who=who, message=f"{error.filename}: {what}" if error.filename else what),
               file=sys.stderr)
         return EXIT_FAILURE
     path = save_crash_report(error, argv)
-    print(f"{who}: internal error ({type(error).__name__}: {_first_line(error)}). This is a bug in "
-          f"glassformer, not in what you typed.\nThe traceback is saved in {path}; please include that file "
-          f"when you report it (--debug prints it here).", file=sys.stderr)
+    print(t("fail.bug", who=who, kind=type(error).__name__, detail=_first_line(error), path=path), file=sys.stderr)
     return EXIT_FAILURE
 
 
@@ -111,7 +109,7 @@ def save_crash_report(error: BaseException, argv: list[str]) -> Path:
             return folder / name
         except OSError:
             continue
-    return Path("(nowhere: neither the cache nor the temp directory is writable)")
+    return Path(t("fail.crash_nowhere"))
 
 
 def _own_check(error: BaseException) -> bool:

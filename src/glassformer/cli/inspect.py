@@ -15,11 +15,13 @@ import torch
 from glassformer.cli.options import add_threads, count, count_or_zero, index_within, positive, seed, utf8_text
 from glassformer.config import TrainConfig, apply_overrides, get_preset
 from glassformer.errors import UsageError
+from glassformer.messages import pad, say, t
 from glassformer.models import build_model, model_class
 from glassformer.nn.loss import LOSSES
 from glassformer.train.run import load_model, train_config
 
 DEFAULT_PROMPT = {"token": "hello world", "numbers": None, "pairs": "一千二百零五"}  # numbers: a sine wave
+DEFAULT_PRESET = "seed000"
 
 
 @dataclass
@@ -31,37 +33,31 @@ class Loaded:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    verbs = {
-        "trace": (run_trace, "shape trace table: every named tensor of one forward pass"),
-        "attention": (run_attention, "attention maps: PNG grid, one head's PNG, interactive HTML"),
-        "grads": (run_grads, "gradient flow of one forward/backward on the prompt"),
-        "params": (run_params, "parameter breakdown, FLOPs per token, activation memory"),
-    }
-    for verb, (handler, help_text) in verbs.items():
-        p = subparsers.add_parser(verb, help=help_text, description=help_text + ". Preset fields "
-                                  "can be overridden with --key=value (e.g. --n_layers=3).")
-        p.add_argument("--preset", default="seed000", help="named preset (default: seed000)")
-        p.add_argument("--run", default=None, help="a run directory with a checkpoint, instead of a preset")
-        p.add_argument("--prompt", default=None, type=utf8_text, help="input text (numbers for a regressor)")
-        p.add_argument("--seed", type=seed, default=0, help="seed of the random initialisation")
-        p.add_argument("--lang", choices=("en", "zh"), default="en", help="language of stages and meanings")
-        add_threads(p)
-        p.add_argument("--tokenizer", default="char", choices=["char", "word"],
-                       help="for a preset: built from the prompt plus a builtin text")
-        p.add_argument("--out", default=None, help=f"output folder (default: out/{verb}/)")
+    verbs = {"trace": run_trace, "attention": run_attention, "grads": run_grads, "params": run_params}
+    for verb, handler in verbs.items():
+        p = subparsers.add_parser(verb, help=t(f"help.{verb}"),
+                                  description=t("help.inspect.about", verb=t(f"help.{verb}")))
+        p.add_argument("--preset", default=DEFAULT_PRESET, help=t("help.inspect.preset", default=DEFAULT_PRESET))
+        p.add_argument("--run", default=None, help=t("help.inspect.run"))
+        p.add_argument("--prompt", default=None, type=utf8_text, help=t("help.inspect.prompt"))
+        p.add_argument("--seed", type=seed, default=0, help=t("help.inspect.seed"))
+        add_threads(p)  # --lang (every parser has it): also the language of stages and meanings
+        p.add_argument("--tokenizer", default="char", choices=["char", "word"], help=t("help.inspect.tokenizer"))
+        p.add_argument("--out", default=None, help=t("help.inspect.out", verb=verb))
         p.set_defaults(func=handler, accepts_overrides=True)
         if verb == "trace":
-            p.add_argument("--collapse", action="store_true", help="one row per block after block 0")
-            p.add_argument("--format", default="text", choices=["text", "markdown", "json"])
+            p.add_argument("--collapse", action="store_true", help=t("help.trace.collapse"))
+            p.add_argument("--format", default="text", choices=["text", "markdown", "json"],
+                           help=t("help.trace.format"))
         if verb == "attention":
-            p.add_argument("--layer", type=count_or_zero, default=0, help="layer of the single-head PNG")
-            p.add_argument("--head", type=count_or_zero, default=0, help="head of the single-head PNG")
+            p.add_argument("--layer", type=count_or_zero, default=0, help=t("help.attention.layer"))
+            p.add_argument("--head", type=count_or_zero, default=0, help=t("help.attention.head"))
         if verb == "grads":
-            p.add_argument("--vanish", type=positive, default=1e-8, help="flag gradient norms below this")
-            p.add_argument("--explode", type=positive, default=1e3, help="flag gradient norms above this")
+            p.add_argument("--vanish", type=positive, default=1e-8, help=t("help.grads.vanish"))
+            p.add_argument("--explode", type=positive, default=1e3, help=t("help.grads.explode"))
         if verb == "params":
-            p.add_argument("--batch-size", type=count, default=None, help="B for activation memory")
-            p.add_argument("--block-size", type=count, default=None, help="T for FLOPs and memory")
+            p.add_argument("--batch-size", type=count, default=None, help=t("help.params.batch_size"))
+            p.add_argument("--block-size", type=count, default=None, help=t("help.params.block_size"))
 
 
 def load(args, tokenizer: bool = True) -> Loaded:
@@ -69,11 +65,10 @@ def load(args, tokenizer: bool = True) -> Loaded:
     A preset's kind decides the model (override it with --kind=encoder, say)."""
     if args.run:
         if args.overrides:
-            raise UsageError(f"{' '.join(args.overrides)}: overrides change a --preset; the model of a --run "
-                             f"is fixed by its checkpoint. Drop them, or drop --run.")
+            raise UsageError(t("inspect.run_overrides", overrides=" ".join(args.overrides)))
         model, tokenizer, config = load_model(args.run)
         train = train_config(config, args.run)
-        return Loaded(model, tokenizer, train, f"run {args.run} ({model.kind})")
+        return Loaded(model, tokenizer, train, t("inspect.source.run", run=args.run, kind=model.kind))
     preset = apply_overrides(get_preset(args.preset), args.overrides or [])
     want_tokenizer, tokenizer = tokenizer, None
     if model_class(preset.model.kind).inputs == "token pairs":  # the pair tasks' one vocabulary
@@ -90,7 +85,7 @@ def load(args, tokenizer: bool = True) -> Loaded:
     torch.manual_seed(args.seed)
     model = build_model(preset.model).eval()
     return Loaded(model, tokenizer, preset.train,
-                  f"preset {args.preset} ({model.kind}), random init, seed {args.seed}")
+                  t("inspect.source.preset", preset=args.preset, kind=model.kind, seed=args.seed))
 
 
 def inputs(args, loaded: Loaded):
@@ -104,18 +99,17 @@ def inputs(args, loaded: Loaded):
             try:
                 values = [float(v) for v in args.prompt.replace(",", " ").split()]
             except ValueError:
-                raise ValueError(f"this model reads numbers: give --prompt like '0 0.5 1 0.5', "
-                                 f"not {args.prompt!r}.") from None
+                raise ValueError(t("inspect.numbers_prompt", example="0 0.5 1 0.5", prompt=args.prompt)) from None
         else:  # one period of a sine wave, 16 steps
             values = [math.sin(2 * math.pi * t / 16) for t in range(16)]
         x = torch.tensor(values[-max_len:]).reshape(1, -1, 1)  # (1, T, 1)
     else:
         ids = loaded.tokenizer.encode(args.prompt or DEFAULT_PROMPT["token"])
         if len(ids) > max_len:
-            print(f"note: the prompt has {len(ids)} tokens; kept its last {max_len} (max_len)")
+            say("inspect.prompt_cropped", tokens=len(ids), max_len=max_len)
         x = torch.tensor([ids[-max_len:]])  # (1, T)
     if x.size(1) == 0:
-        raise ValueError("the prompt is empty after tokenizing; give --prompt some text.")
+        raise ValueError(t("inspect.empty_prompt"))
     return x
 
 
@@ -136,7 +130,7 @@ def _next_token_pair(x):
         src, tgt = x
         return (src, tgt[:, :-1]), tgt[:, 1:]
     if x.size(1) < 2:
-        raise ValueError("need a prompt of at least 2 tokens to form next-token targets.")
+        raise ValueError(t("inspect.short_prompt", least=2))
     return x[:, :-1], x[:, 1:]
 
 
@@ -151,44 +145,47 @@ def run_trace(args) -> int:
 
     loaded = load(args)
     x, y = _next_token_pair(inputs(args, loaded))
-    t = trace(loaded.model, x, loaded.tokenizer, targets=y, collapse=args.collapse, lang=args.lang)
-    what = ("source = the prompt, target = [<BOS>] + the model's own greedy translation, read teacher-forced"
-            if isinstance(x, tuple) else "input = the prompt without its last token, targets = the next tokens")
-    print(f"# {loaded.source}; {what}")
-    print({"text": t.to_text, "markdown": t.to_markdown, "json": t.to_json}[args.format]())
+    table = trace(loaded.model, x, loaded.tokenizer, targets=y, collapse=args.collapse, lang=args.lang)
+    what = t("trace.pairs_input") if isinstance(x, tuple) else t("trace.tokens_input")
+    say("inspect.header", source=loaded.source, what=what)
+    print({"text": table.to_text, "markdown": table.to_markdown, "json": table.to_json}[args.format]())
     out = _out(args, "trace")
-    for name, text in (("trace.txt", t.to_text()), ("trace.md", t.to_markdown()), ("trace.json", t.to_json())):
+    for name, text in (("trace.txt", table.to_text()), ("trace.md", table.to_markdown()),
+                       ("trace.json", table.to_json())):
         (out / name).write_text(text + "\n", encoding="utf-8")
-    print(f"\nwrote {out / 'trace.txt'}, {out / 'trace.md'}, {out / 'trace.json'}")
+    print()
+    say("inspect.wrote", files=", ".join(str(out / name) for name in ("trace.txt", "trace.md", "trace.json")))
     return 0
 
 
 def run_attention(args) -> int:
     from glassformer.inspect import attention_grid_png, attention_head_png, attention_html, token_labels
+    from glassformer.inspect.attention_maps import attention_hooks
 
     loaded = load(args)
-    index_within("--layer", args.layer, loaded.model.cfg.n_layers, "layers")
+    # attention layers in build order: an encoder-decoder counts its encoder's, decoder's and cross-attention's
+    index_within("--layer", args.layer, len(attention_hooks(loaded.model)), "layers")
     index_within("--head", args.head, loaded.model.cfg.n_heads, "heads")
     x = inputs(args, loaded)
     out = _out(args, "attention")
     if isinstance(x, tuple):  # source and target: maps of three shapes, each axis its own tokens
         x, _ = _next_token_pair(x)
         labels = {"S": token_labels(x[0][0], loaded.tokenizer), "T": token_labels(x[1][0], loaded.tokenizer)}
-        shown = f"source {' '.join(labels['S'])} · target {' '.join(labels['T'])}"
+        shown = t("attention.pairs", source=" ".join(labels["S"]), target=" ".join(labels["T"]))
     elif loaded.model.inputs == "numbers":  # label each step with its first value
         labels = [f"{v:.2g}" for v in x[0, :, 0].tolist()]
-        shown = f"{x.size(1)} steps: {' '.join(labels)}"
+        shown = t("attention.steps", n=x.size(1), labels=" ".join(labels))
     else:
         labels = token_labels(x[0], loaded.tokenizer)
-        shown = f"{x.size(1)} tokens: {' '.join(labels)}"
+        shown = t("attention.tokens", n=x.size(1), labels=" ".join(labels))
     files = [attention_grid_png(loaded.model, x, labels, out / "attention_grid.png"),
              attention_head_png(loaded.model, x, labels, args.layer, args.head,
                                 out / f"attention_L{args.layer}_H{args.head}.png")]
     if isinstance(labels, list):  # the HTML viewer draws square maps only
         files.append(attention_html(loaded.model, x, labels, out / "attention.html"))
-    print(f"# {loaded.source}; {shown}")
+    say("inspect.header", source=loaded.source, what=shown)
     for f in files:
-        print(f"wrote {f}")
+        say("inspect.wrote", files=f)
     return 0
 
 
@@ -207,13 +204,15 @@ def run_grads(args) -> int:
     monitor.before_step()
     optimizer.step()  # one real step, so the update/weight ratio is measured, not guessed
     monitor.after_step()
-    print(f"# {loaded.source}; loss {loss.item():.4f}; upd/w after one Adam step at lr {loaded.train.lr:g}")
+    say("grads.header", source=loaded.source, loss=loss.item(), lr=loaded.train.lr)
     print(monitor.table())
     dest = _out(args, "grads")
     png = monitor.plot(dest / "grads.png")
     jsonl = monitor.append_jsonl(dest / "grads.jsonl", step=0)
-    print("\nper-layer gradient norm: " + ", ".join(f"{k} {v:.2e}" for k, v in monitor.layer_norms().items()))
-    print(f"wrote {png}\nwrote {jsonl}")
+    print()
+    say("grads.layer_norms", norms=", ".join(f"{k} {v:.2e}" for k, v in monitor.layer_norms().items()))
+    say("inspect.wrote", files=png)
+    say("inspect.wrote", files=jsonl)
     return 0
 
 
@@ -226,27 +225,27 @@ def run_params(args) -> int:
     T = min(args.block_size or loaded.train.block_size, model.cfg.max_len)
     table = param_table(model)
     true_total = sum(p.numel() for p in model.parameters())
-    print(f"# {loaded.source}")
+    say("inspect.header_only", source=loaded.source)
     print(table.to_text())
-    print(f"\nparameters: {true_total:,} (sum of numel over model.parameters())")
+    print()
+    say("params.total", total=true_total)
     fl = flops_per_token(model, T) if hasattr(model, "blocks") else None
+    print()
     if fl is None:
-        print(f"\nFLOPs per token: Kaplan's formula counts one stack of blocks; a {model.kind} model has "
-              "an encoder and a decoder, so none is printed.")
+        say("params.no_flops", kind=model.kind)
     else:
-        attn = "2·n_layers·T·C (causal)" if model.cfg.causal else "4·n_layers·T·C (bidirectional)"
-        print(f"\nFLOPs per token at T={T} (Kaplan et al. 2020, Table 1; N = "
-              f"{fl.non_embedding_params:,} non-embedding parameters):")
-        for what, value in (("2·N", fl.params_term), (f"attention {attn}", fl.attention_term),
-                            ("head 2·C·V (Kaplan leaves it out)", fl.head_term), ("forward", fl.forward),
-                            ("training ≈ 3 × forward", fl.training)):
-            print(f"  {what:<44} {value:>14,}")
+        say("params.flops", T=T, n=fl.non_embedding_params)
+        attn = t("params.flops.causal" if model.cfg.causal else "params.flops.bidirectional")
+        for what, value in (("2·N", fl.params_term), (t("params.flops.attention", formula=attn), fl.attention_term),
+                            (t("params.flops.head"), fl.head_term), (t("params.flops.forward"), fl.forward),
+                            (t("params.flops.training"), fl.training)):
+            print(f"  {pad(what, 44)} {value:>14,}")
     mem = activation_memory(model, B, T)
-    print(f"\nactivations held at the hook points for B={B}, T={T}: {mem['total_values']:,} values"
-          f" = {mem['total_bytes'] / 2**20:.2f} MiB in float32")
+    print()
+    say("params.memory", B=B, T=T, values=mem["total_values"], mib=mem["total_bytes"] / 2**20)
     out = _out(args, "params")
     data = {"rows": [vars(r) for r in table.rows], "total": true_total, "flops": vars(fl) if fl else None,
             "activation_memory": {"B": B, "T": T, **mem}}
     (out / "params.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {out / 'params.json'}")
+    say("inspect.wrote", files=out / "params.json")
     return 0

@@ -7,63 +7,68 @@ from __future__ import annotations
 import argparse
 
 from glassformer.cli.options import add_threads, count, non_negative, seed
+from glassformer.messages import t
+
+HELLO_EPOCHS = 200  # as in the tutorial
+SINE_PATIENCE = 4  # epochs without improvement before stopping
+BEAM, ALPHA = 4, 0.6  # beam width k and length penalty α of the seq2seq lesson's beam search
+WORDS, DIGITS = "一千二百零五", "1205"  # the seq2seq lesson's example pair, as its help shows it
 
 
 def _shared(p: argparse.ArgumentParser, name: str) -> None:
-    """Options every lesson has."""
-    p.add_argument("--lang", choices=("en", "zh"), default="en", help="commentary language (default en)")
-    p.add_argument("--explain", action="store_true", help="one sentence of commentary per step")
-    p.add_argument("--out", default=None, help=f"folder for the PNGs (default out/lessons/{name}/)")
+    """Options every lesson has (and --lang, which every parser has: the commentary's language)."""
+    p.add_argument("--explain", action="store_true", help=t("help.lesson.explain"))
+    p.add_argument("--out", default=None, help=t("help.lesson.out", name=name))
 
 
-def _training(p: argparse.ArgumentParser, fast_help: str) -> None:
+def _training(p: argparse.ArgumentParser, name: str) -> None:
     """Options of the lessons that train a model."""
-    p.add_argument("--fast", action="store_true", help=fast_help)
-    p.add_argument("--seed", type=seed, default=0)
+    p.add_argument("--fast", action="store_true", help=t(f"help.lesson.{name}.fast"))
+    p.add_argument("--seed", type=seed, default=0, help=t("help.lesson.seed", default=0))
     add_threads(p)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    lesson = subparsers.add_parser("lesson", help="run a lesson: fruit, hello-world, sine or seq2seq",
-                                   description="Runnable lessons that re-create the tutorials' "
-                                               "examples, with every number computed.")
+    lesson = subparsers.add_parser("lesson", help=t("help.lesson"), description=t("help.lesson.about"))
     which = lesson.add_subparsers(dest="lesson", metavar="{fruit,hello-world,sine,seq2seq}", required=True)
 
-    fruit = which.add_parser("fruit", help="attention by hand on apple/banana/orange, heads, positions")
+    fruit = which.add_parser("fruit", help=t("help.lesson.fruit"))
     _shared(fruit, "fruit")
-    fruit.add_argument("--fast", action="store_true", help="accepted for symmetry: fruit is always fast")
+    fruit.add_argument("--fast", action="store_true", help=t("help.lesson.fruit.fast"))
     fruit.set_defaults(func=run_fruit)
 
-    hello = which.add_parser("hello-world", help="the one-layer word model and its missing causal mask")
+    hello = which.add_parser("hello-world", help=t("help.lesson.hello-world"))
     _shared(hello, "hello-world")
-    _training(hello, "at most 40 epochs and a smaller leak experiment (what the tests run)")
-    hello.add_argument("--mask", choices=("none", "causal", "both"), default="both",
-                       help="attention mask; both = train the two side by side (default)")
-    hello.add_argument("--data", default="tutorial",
-                       help="tutorial (default), greetings, or a text file with one sentence per line")
-    hello.add_argument("--epochs", type=count, default=200, help="default 200, as in the tutorial")
+    _training(hello, "hello-world")
+    hello.add_argument("--mask", choices=("none", "causal", "both"), default="both", help=t("help.lesson.mask"))
+    hello.add_argument("--data", default="tutorial", help=t("help.lesson.hello.data"))
+    hello.add_argument("--epochs", type=count, default=HELLO_EPOCHS,
+                       help=t("help.lesson.hello.epochs", default=HELLO_EPOCHS))
     hello.set_defaults(func=run_hello)
 
-    sine = which.add_parser("sine", help="a Transformer for numbers: forecasting sine waves")
+    sine = which.add_parser("sine", help=t("help.lesson.sine"))
     _shared(sine, "sine")
-    _training(sine, "1000/200 sequences and a few epochs (what the tests run)")
-    sine.add_argument("--task", choices=("forecast", "tutorial"), default="forecast")
-    sine.add_argument("--schedule", choices=("noam", "cosine", "tutorial"), default="noam")
-    sine.add_argument("--epochs", type=count, default=None, help="default 30 (forecast), 10 (tutorial)")
-    sine.add_argument("--patience", type=count, default=4, help="epochs without improvement before stopping")
-    sine.add_argument("--train-size", type=count, default=None, help="training sequences (default 5000)")
-    sine.add_argument("--val-size", type=count, default=None, help="validation sequences (default 1000)")
+    _training(sine, "sine")
+    sine.add_argument("--task", choices=("forecast", "tutorial"), default="forecast",
+                      help=t("help.lesson.sine.task"))
+    sine.add_argument("--schedule", choices=("noam", "cosine", "tutorial"), default="noam",
+                      help=t("help.lesson.sine.schedule"))
+    sine.add_argument("--epochs", type=count, default=None, help=t("help.lesson.sine.epochs"))
+    sine.add_argument("--patience", type=count, default=SINE_PATIENCE,
+                      help=t("help.lesson.sine.patience", default=SINE_PATIENCE))
+    sine.add_argument("--train-size", type=count, default=None, help=t("help.lesson.sine.train_size"))
+    sine.add_argument("--val-size", type=count, default=None, help=t("help.lesson.sine.val_size"))
     sine.set_defaults(func=run_sine)
 
-    s2s = which.add_parser("seq2seq", help="the original Transformer: encoder, decoder, cross-attention "
-                                           "(一千二百零五 ↔ 1205)")
+    s2s = which.add_parser("seq2seq", help=t("help.lesson.seq2seq", example=f"{WORDS} ↔ {DIGITS}"))
     _shared(s2s, "seq2seq")
-    _training(s2s, "a smaller model, 300 steps (what the tests run; about 20 s)")
+    _training(s2s, "seq2seq")
     s2s.add_argument("--task", choices=("zh2num", "num2zh"), default="zh2num",
-                     help="zh2num: 一千二百零五 → 1205 (default); num2zh: the other way")
-    s2s.add_argument("--steps", type=count, default=None, help="training steps (default 1500; --fast 300)")
-    s2s.add_argument("--beam", type=count, default=4, help="beam width k (default 4)")
-    s2s.add_argument("--alpha", type=non_negative, default=0.6, help="length penalty α (default 0.6)")
+                     help=t("help.lesson.seq2seq.task", words=WORDS, digits=DIGITS))
+    s2s.add_argument("--steps", type=count, default=None, help=t("help.lesson.seq2seq.steps"))
+    s2s.add_argument("--beam", type=count, default=BEAM, help=t("help.lesson.seq2seq.beam", default=BEAM))
+    s2s.add_argument("--alpha", type=non_negative, default=ALPHA,
+                     help=t("help.lesson.seq2seq.alpha", default=ALPHA))
     s2s.set_defaults(func=run_seq2seq)
 
 

@@ -1,5 +1,5 @@
-"""What every verb's options share: one spelling rule, one `--threads`, one range for every number,
-and usage errors in two lines.
+"""What every verb's options share: one spelling rule, one `--threads`, one `--lang`, one range for
+every number, and usage errors in two lines, in the user's language (glassformer/messages).
 
 Every number a verb reads has its range here, as an argparse `type`, so a bad value is refused
 before anything runs, with a message naming the flag ("argument --top-p: must be in (0, 1], got
@@ -13,29 +13,76 @@ before anything runs, with a message naming the flag ("argument --top-p: must be
     positive        finite, > 0            (thresholds)
     threads         whole number >= 0      (0 = torch's choice)
     utf8_text       any text, refusing bytes that are not UTF-8 (a terminal in another encoding)
+
+Every help text and message is a key of the catalogue (`t("help.sample.top_p")`), never a literal:
+tests/cli/test_messages.py checks this module and every verb's.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import re
 import sys
 
-from glassformer.errors import UsageError
 from glassformer.config import MAX_THREADS
+from glassformer.errors import UsageError
+from glassformer.messages import LANGS, argparse_words, language, resolve, t
 from glassformer.threads import DEFAULT_THREADS
 
 _OPTION = re.compile(r"--[A-Za-z][A-Za-z0-9_-]*")
+LANG_FLAG = "--lang"
+MAX_PORT = 65535
 
 
 class Parser(argparse.ArgumentParser):
     """argparse, with a usage error in two lines (the problem, then where to read more) instead of
-    the full usage block; every subcommand's parser is one of these too (argparse makes subparsers
-    of the parent's class)."""
+    the full usage block, and `-h` and `--lang` in the user's language; every subcommand's parser is
+    one of these too (argparse makes subparsers of the parent's class)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs["add_help"] = False  # added below, with its help in the user's language
+        super().__init__(*args, **kwargs)
+        self.add_argument("-h", "--help", action="help", default=argparse.SUPPRESS, help=t("help.help"))
+        # read (and removed) before parsing, anywhere on the line (language_requested); listed here so
+        # every --help shows it, and args.lang holds the language every verb speaks
+        self.add_argument(LANG_FLAG, choices=LANGS, default=language(), help=t("help.lang"))
 
     def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {message}\n(see `{self.prog} --help`)\n")
+        self.exit(2, t("cli.usage_error", prog=self.prog, message=message) + "\n")
+
+
+@contextlib.contextmanager
+def argparse_speaking():
+    """argparse's own words ("usage: ", "invalid choice: ...", "show this help ...") come from
+    gettext; while a command line is built and parsed, they come from the catalogue instead."""
+    saved = argparse._, argparse.ngettext
+    argparse._ = argparse_words
+    argparse.ngettext = lambda one, many, n: argparse_words(one if n == 1 else many)
+    try:
+        yield
+    finally:
+        argparse._, argparse.ngettext = saved
+
+
+def language_requested(argv: list[str]) -> tuple[list[str], str]:
+    """(argv without `--lang X` / `--lang=X`, the language): --lang may stand anywhere, before or
+    after the verb (like --debug); without it, GLASSFORMER_LANG decides, else English."""
+    kept, flag, i = [], None, 0
+    while i < len(argv):
+        token = argv[i]
+        if token == LANG_FLAG:
+            if i + 1 == len(argv):
+                raise UsageError(t("cli.lang_no_value", langs=", ".join(LANGS)))
+            flag, i = argv[i + 1], i + 2
+            continue
+        if token.startswith(LANG_FLAG + "="):
+            flag = token.partition("=")[2]
+        else:
+            kept.append(token)
+        i += 1
+    return kept, resolve(flag)
 
 
 def normalize_argv(argv: list[str]) -> list[str]:
@@ -51,94 +98,92 @@ def normalize_argv(argv: list[str]) -> list[str]:
 def add_threads(parser: argparse.ArgumentParser) -> None:
     """The one `--threads` option (see glassformer/threads.py for the rule and its reason)."""
     parser.add_argument("--threads", type=threads, default=DEFAULT_THREADS,
-                        help=f"CPU threads for torch (default {DEFAULT_THREADS}; 0 = torch's choice, every core)")
+                        help=t("help.threads", default=DEFAULT_THREADS))
 
 
 # ---- ranges: argparse types ------------------------------------------------------------------------
-def _whole(text: str, low: int, high: int, rule: str) -> int:
+# Each refuses a bad value with its own whole sentence (the key `arg.<type>`), given the text typed.
+def _whole(text: str, low: int, high: int, key: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be {rule}, got {text!r}") from None
+        raise argparse.ArgumentTypeError(t(key, value=text, most=high)) from None
     if not low <= value <= high:
-        raise argparse.ArgumentTypeError(f"must be {rule}, got {text!r}")
+        raise argparse.ArgumentTypeError(t(key, value=text, most=high))
     return value
 
 
-def _real(text: str, ok, rule: str) -> float:
+def _real(text: str, ok, key: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be {rule}, got {text!r}") from None
+        raise argparse.ArgumentTypeError(t(key, value=text)) from None
     if not (math.isfinite(value) and ok(value)):
-        raise argparse.ArgumentTypeError(f"must be {rule}, got {text!r}")
+        raise argparse.ArgumentTypeError(t(key, value=text))
     return value
 
 
 def count(text: str) -> int:
-    return _whole(text, 1, sys.maxsize, "a whole number >= 1")
+    return _whole(text, 1, sys.maxsize, "arg.count")
 
 
 def count_or_zero(text: str) -> int:
-    return _whole(text, 0, sys.maxsize, "a whole number >= 0")
+    return _whole(text, 0, sys.maxsize, "arg.count_or_zero")
 
 
 def seed(text: str) -> int:
-    return _whole(text, 0, 2**63 - 1, "a whole number from 0 to 2**63-1")
+    return _whole(text, 0, 2**63 - 1, "arg.seed")
 
 
 def threads(text: str) -> int:
-    return _whole(text, 0, MAX_THREADS, f"a whole number from 0 (torch's choice) to {MAX_THREADS}")
+    return _whole(text, 0, MAX_THREADS, "arg.threads")
 
 
 def probability(text: str) -> float:
-    return _real(text, lambda p: 0 < p <= 1, "a number in (0, 1]")
+    return _real(text, lambda p: 0 < p <= 1, "arg.probability")
 
 
 def temperature(text: str) -> float:
-    return _real(text, lambda t: t >= 0, "a finite number >= 0 (0 = greedy)")
+    return _real(text, lambda x: x >= 0, "arg.temperature")
 
 
 def positive(text: str) -> float:
-    return _real(text, lambda x: x > 0, "a finite number > 0")
+    return _real(text, lambda x: x > 0, "arg.positive")
 
 
 def non_negative(text: str) -> float:
-    return _real(text, lambda x: x >= 0, "a finite number >= 0")
+    return _real(text, lambda x: x >= 0, "arg.non_negative")
 
 
 def port(text: str) -> int:
-    return _whole(text, 0, 65535, "a port number from 0 (any free port) to 65535")
+    return _whole(text, 0, MAX_PORT, "arg.port")
 
 
 def utf8_text(value: str) -> str:
     """Any text; a lone surrogate means the shell passed bytes that are not UTF-8."""
     if any("\ud800" <= c <= "\udfff" for c in value):
-        raise argparse.ArgumentTypeError(
-            f"{value!r} holds bytes that are not UTF-8 text; set your terminal to UTF-8 (e.g. "
-            f"export LANG=C.UTF-8) or convert the text with iconv -t UTF-8")
+        raise argparse.ArgumentTypeError(t("arg.not_utf8", value=value))
     return value
 
 
 def index_within(flag: str, value: int, size: int, what: str) -> int:
-    """A layer or head index the model has: 0 <= value < size."""
+    """A layer or head index the model has: 0 <= value < size (what: "layers" or "heads")."""
     if not 0 <= value < size:
-        raise UsageError(f"{flag} {value}: this model has {size} {what}, {what} 0..{size - 1}.")
+        raise UsageError(t(f"arg.index.{what}", flag=flag, value=value, size=size, last=size - 1))
     return value
 
 
 def add_tokenizer_options(parser: argparse.ArgumentParser) -> None:
     """How a text corpus is cut into tokens: the same four options on `data prepare` and `train`."""
+    from glassformer.text.bpe_train import N_BYTES
     from glassformer.text.choice import BACKENDS, DEFAULT_BPE_VOCAB, TOKENIZERS
     from glassformer.text.segment import SEGMENTERS
 
-    parser.add_argument("--tokenizer", choices=TOKENIZERS, default=None, help="char (default), word or bpe")
+    parser.add_argument("--tokenizer", choices=TOKENIZERS, default=None, help=t("help.tokenizer"))
     parser.add_argument("--vocab-size", type=count,
-                        help=f"bpe only: vocabulary size, at least 256 (default {DEFAULT_BPE_VOCAB})")
-    parser.add_argument("--segment", choices=SEGMENTERS,
-                        help="word only: how to find words (default whitespace; jieba for Chinese)")
-    parser.add_argument("--backend", choices=BACKENDS, help="bpe only: ours (Python, shows its work) or hf "
-                        "(the Hugging Face tokenizers library: same ids, faster)")
+                        help=t("help.vocab_size", least=N_BYTES, default=DEFAULT_BPE_VOCAB))
+    parser.add_argument("--segment", choices=SEGMENTERS, help=t("help.segment"))
+    parser.add_argument("--backend", choices=BACKENDS, help=t("help.backend"))
 
 
 def tokenizer_options(args: argparse.Namespace) -> dict:

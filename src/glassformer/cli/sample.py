@@ -8,34 +8,32 @@ import sys
 import torch
 
 from glassformer.cli.options import add_threads, count, probability, seed, temperature, utf8_text
+from glassformer.messages import say, t
 from glassformer.sample import past_max_len, sample
 from glassformer.train.run import load_model
 
+MAX_NEW_TOKENS = 300
+TEMPERATURE = 0.8  # a little sharper than the model's own distribution
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("sample", help="generate text from a trained run",
-                              description="Generate text from the weights in a run directory.")
-    p.add_argument("run", help="run directory (e.g. runs/baby-20250101-120000)")
-    p.add_argument("--prompt", default="\n", type=utf8_text,
-                   help="text to continue (default: a newline); \\n and \\t are newline and tab")
-    p.add_argument("--max-new-tokens", type=count, default=300, help="tokens to write (default 300)")
-    p.add_argument("--temperature", type=temperature, default=0.8,
-                   help="0 = greedy; <1 sharper, >1 flatter (default 0.8)")
-    p.add_argument("--top-k", type=count, default=None,
-                   help="keep the k most likely tokens")
-    p.add_argument("--top-p", type=probability, default=None,
-                   help="keep the most likely tokens up to probability p (nucleus)")
-    p.add_argument("--num-samples", type=count, default=1)
-    p.add_argument("--seed", type=seed, default=None, help="same seed, same text")
-    p.add_argument("--stop", default=None, type=utf8_text, help="end a sample before this string (e.g. '\\n\\n')")
-    p.add_argument("--best", action="store_true", help="use best.safetensors (lowest val loss)")
-    p.add_argument("--attention", choices=["glass", "fused"], default=None,
-                   help="attention path (default: the run's own; both compute the same)")
-    p.add_argument("--no-cache", dest="use_cache", action="store_false",
-                   help="recompute every token's keys and values at each step (no KV cache)")
-    p.add_argument("--debug-shapes", action="store_true",
-                   help="print the shape of every named tensor of one forward pass on the prompt first")
-    p.add_argument("--device", default="cpu", help="cpu (default), cuda, cuda:N or mps")
+    p = subparsers.add_parser("sample", help=t("help.sample"), description=t("help.sample.about"))
+    p.add_argument("run", help=t("help.sample.run"))
+    p.add_argument("--prompt", default="\n", type=utf8_text, help=t("help.sample.prompt"))
+    p.add_argument("--max-new-tokens", type=count, default=MAX_NEW_TOKENS,
+                   help=t("help.sample.max_new_tokens", default=MAX_NEW_TOKENS))
+    p.add_argument("--temperature", type=temperature, default=TEMPERATURE,
+                   help=t("help.sample.temperature", default=TEMPERATURE))
+    p.add_argument("--top-k", type=count, default=None, help=t("help.sample.top_k"))
+    p.add_argument("--top-p", type=probability, default=None, help=t("help.sample.top_p"))
+    p.add_argument("--num-samples", type=count, default=1, help=t("help.sample.num_samples", default=1))
+    p.add_argument("--seed", type=seed, default=None, help=t("help.sample.seed"))
+    p.add_argument("--stop", default=None, type=utf8_text, help=t("help.sample.stop"))
+    p.add_argument("--best", action="store_true", help=t("help.sample.best"))
+    p.add_argument("--attention", choices=["glass", "fused"], default=None, help=t("help.sample.attention"))
+    p.add_argument("--no-cache", dest="use_cache", action="store_false", help=t("help.sample.no_cache"))
+    p.add_argument("--debug-shapes", action="store_true", help=t("help.sample.debug_shapes"))
+    p.add_argument("--device", default="cpu", help=t("help.sample.device"))
     add_threads(p)
     p.set_defaults(func=run_sample)
 
@@ -43,14 +41,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_sample(args: argparse.Namespace) -> int:
     model, tokenizer, _ = load_model(args.run, best=args.best, device=args.device)
     if not model.samples:
-        raise ValueError(f"{args.run} holds a {model.kind} model, which reads numbers and writes no text; "
-                         f"look inside it with `glassformer trace --run {args.run}` or `attention --run`.")
+        raise ValueError(t("sample.no_text", run=args.run, kind=model.kind))
     if args.attention:
         model.set_attention(args.attention)
     prompt, stop = _unescape(args.prompt), _unescape(args.stop) if args.stop else None
     prompt_ids = tokenizer.encode(prompt)  # a prompt the tokenizer cannot read fails here, first
     if not prompt_ids:
-        raise ValueError("the prompt is empty: give the model at least one token to continue")
+        raise ValueError(t("error.sample.empty_prompt"))
     if args.debug_shapes:
         from glassformer.inspect.trace import print_shapes_once
 
@@ -73,7 +70,8 @@ def run_sample(args: argparse.Namespace) -> int:
         print()
     else:
         for i, text in enumerate(texts):
-            print(f"--- sample {i + 1} of {len(texts)} ---\n{prompt}{text}")
+            say("sample.header", i=i + 1, n=len(texts))
+            print(prompt + text)
     return 0
 
 

@@ -10,40 +10,33 @@ import argparse
 import sys
 
 from glassformer.cli.options import add_tokenizer_options, count_or_zero, tokenizer_options, utf8_text
-from glassformer.config import PRESETS
+from glassformer.config import PRESETS, preset_about
 from glassformer.errors import UsageError
 from glassformer.exercises.plug import plug_in
-from glassformer.train.run import RUNS_DIR, new_run, resume_run, train
+from glassformer.messages import say, t
+from glassformer.train.run import EVAL_SAMPLE_CHARS, RUNS_DIR, new_run, resume_run, train
 
 DEFAULT_PRESET = "baby"
 EXIT_NONFINITE, EXIT_INTERRUPTED = 1, 130  # 130 = 128 + SIGINT, the shell's code for Ctrl-C
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser(
-        "train", allow_abbrev=False, help="train a preset's model; writes runs/<name>/",
-        description="Train a preset's model (its kind: a GPT, an encoder, a regressor ...). Any field of "
-                    "ModelConfig or TrainConfig can be set as --key=value or --key value (e.g. "
-                    "--d_model=256 --max-steps 300 --threads 1); unknown keys are errors.")
+    p = subparsers.add_parser("train", allow_abbrev=False, help=t("help.train", runs=RUNS_DIR),
+                              description=t("help.train.about", example="--d_model=256 --max-steps 300 --threads 1"))
     p.add_argument("--preset", choices=sorted(PRESETS), default=None,
-                   help=f"starting config (default: {DEFAULT_PRESET}; with --resume: the run's own): "
-                   + "; ".join(f"{name}: {PRESETS[name].about}" for name in sorted(PRESETS)))
-    p.add_argument("--data", default=None, help="text source for token models: shakespeare (default), "
-                   "file:PATH, builtin:seed; numbers for a regressor: sine (default), sine:forecast; "
-                   "pairs for seq2seq: numbers:zh2num (default), numbers:num2zh, digits:copy|reverse|sort")
-    p.add_argument("--out", default=None, help=f"run directory (default: {RUNS_DIR}/<preset>-<time>)")
-    p.add_argument("--resume", metavar="RUN", default=None, help="continue the run in this directory")
+                   help=t("help.train.preset", default=DEFAULT_PRESET, presets="; ".join(
+                       f"{name}: {preset_about(name)}" for name in sorted(PRESETS))))
+    p.add_argument("--data", default=None, help=t("help.train.data"))
+    p.add_argument("--out", default=None, help=t("help.train.out", runs=RUNS_DIR))
+    p.add_argument("--resume", metavar="RUN", default=None, help=t("help.train.resume"))
     add_tokenizer_options(p)
-    p.add_argument("--prompt", default=None, type=utf8_text, help="prompt of the sample printed at each evaluation")
+    p.add_argument("--prompt", default=None, type=utf8_text, help=t("help.train.prompt"))
     p.add_argument("--sample-chars", type=count_or_zero, default=None,
-                   help="length of that sample (default 200; 0: no samples while training)")
-    p.add_argument("--cache-dir", default=None,
-                   help="data cache (default: $GLASSFORMER_CACHE or ~/.cache/glassformer)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar (log lines still print)")
-    p.add_argument("--use-mine", metavar="DIR", default=None,
-                   help="train with your own block and LayerNorm from `glassformer exercise` (they must pass)")
-    p.add_argument("--debug-shapes", action="store_true",
-                   help="print the shape of every named tensor of one forward pass before training")
+                   help=t("help.train.sample_chars", default=EVAL_SAMPLE_CHARS))
+    p.add_argument("--cache-dir", default=None, help=t("help.train.cache_dir"))
+    p.add_argument("--no-progress", action="store_true", help=t("help.train.no_progress"))
+    p.add_argument("--use-mine", metavar="DIR", default=None, help=t("help.train.use_mine"))
+    p.add_argument("--debug-shapes", action="store_true", help=t("help.train.debug_shapes"))
     p.set_defaults(func=run_train, accepts_overrides=True)
 
 
@@ -51,24 +44,23 @@ def run_train(args: argparse.Namespace) -> int:
     progress = not args.no_progress
     if args.resume:
         if args.out:
-            raise UsageError("--resume continues a run in its own directory; drop --out.")
+            raise UsageError(t("train.resume_out"))
         if tokenizer_options(args):
-            raise UsageError("--resume reads the run's text the way it was cut into tokens before; drop "
-                             "--tokenizer, --vocab-size, --segment and --backend.")
+            raise UsageError(t("train.resume_tokenizer"))
         run = resume_run(args.resume, args.overrides, preset=args.preset, source=args.data,
                          cache_dir=args.cache_dir, progress=progress, prompt=args.prompt,
                          sample_chars=args.sample_chars)
-        print(f"resuming {run.dir} from step {run.trainer.step}")
+        say("train.resuming", dir=run.dir, step=run.trainer.step)
     else:
         run = new_run(args.preset or DEFAULT_PRESET, args.overrides, source=args.data,
                       out=args.out, cache_dir=args.cache_dir, progress=progress, prompt=args.prompt,
                       sample_chars=args.sample_chars, text=tokenizer_options(args))
-        cut = f", {run.tokenizer.kind} tokens" if run.tokenizer is not None else ""
-        print(f"run directory {run.dir}  ({run.model.kind}, {run.model.num_params():,} parameters, "
-              f"data {run.config['source']}{cut})")
+        cut = t("train.tokens", kind=run.tokenizer.kind) if run.tokenizer is not None else ""
+        say("train.run_dir", dir=run.dir, kind=run.model.kind, params=run.model.num_params(),
+            source=run.config["source"], tokens=cut)
     if args.use_mine:
         plugged = plug_in(run.model, args.use_mine)
-        print(f"your code from {args.use_mine} computes: {', '.join(plugged)}")
+        say("train.use_mine", dir=args.use_mine, parts=", ".join(plugged))
     if args.debug_shapes:
         from glassformer.inspect.trace import print_shapes_once
 
@@ -77,16 +69,15 @@ def run_train(args: argparse.Namespace) -> int:
         print_shapes_once(run.model, x, run.tokenizer)
     result = train(run)
     if result.status == "nonfinite":
-        print(f"glassformer train: stopped: {result.message}", file=sys.stderr)
+        say("train.stopped", file=sys.stderr, message=result.message)
         return EXIT_NONFINITE
     if result.status == "interrupted":
         print(result.message)
-        print(f"Resume with: glassformer train --resume {run.dir}")
+        say("train.resume_with", dir=run.dir)
         return EXIT_INTERRUPTED
-    print(f"done: {result.step} steps, train loss {result.train_loss:.4f}, val loss {result.val_loss:.4f} "
-          f"(best {result.best_val:.4f})")
-    print(f"run directory {run.dir}  (loss curve: {run.loss_plot})")
+    say("train.done", steps=result.step, train=result.train_loss, val=result.val_loss, best=result.best_val)
+    say("train.run_dir_plot", dir=run.dir, plot=run.loss_plot)
     if run.model.samples:
-        print(f"sample it:     glassformer sample {run.dir} --prompt \"...\"")
-    print(f"look inside:   glassformer trace --run {run.dir}")
+        say("train.sample_it", dir=run.dir)
+    say("train.look_inside", dir=run.dir)
     return 0

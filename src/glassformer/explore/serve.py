@@ -21,6 +21,7 @@ import torch
 from glassformer.config import apply_overrides, get_preset
 from glassformer.explore.app import LOCAL_HOSTS, create_app
 from glassformer.explore.explorer import Explorer
+from glassformer.messages import say, t
 from glassformer.models import build_model, model_class
 from glassformer.text import CharTokenizer
 from glassformer.train.checkpoint import MODEL_FILE
@@ -44,16 +45,14 @@ def latest_run(runs_dir=RUNS_DIR) -> Path:
     """The run under `runs_dir` whose checkpoint is newest; a clear error when there is none."""
     runs = [p.parent for p in Path(runs_dir).glob(f"*/{MODEL_FILE}") if (p.parent / "config.json").exists()]
     if not runs:
-        raise FileNotFoundError(
-            f"no trained run under {runs_dir}/ (a folder with config.json and {MODEL_FILE}). Make one with "
-            f"`make demo` (trains `baby` on Shakespeare, a few minutes), name one with `glassformer explore "
-            f"RUN`, or explore random weights with `glassformer explore --preset baby`.")
+        raise FileNotFoundError(t("explore.no_run", runs_dir=runs_dir, weights=MODEL_FILE))
     return max(runs, key=lambda r: (r / MODEL_FILE).stat().st_mtime)
 
 
 def open_run(run_dir) -> Explorer:
     model, tokenizer, config = load_model(run_dir)
-    return Explorer(model, tokenizer, f"run {run_dir} ({model.kind}, preset {config.get('preset', '?')})")
+    return Explorer(model, tokenizer, t("explore.source.run", run=run_dir, kind=model.kind,
+                                        preset=config.get("preset", "?")))
 
 
 def open_preset(name: str, seed: int = 0, overrides=()) -> Explorer:
@@ -64,7 +63,7 @@ def open_preset(name: str, seed: int = 0, overrides=()) -> Explorer:
         preset.model = replace(preset.model, vocab_size=tokenizer.vocab_size, pad_id=None)
     torch.manual_seed(seed)
     model = build_model(preset.model)
-    return Explorer(model, tokenizer, f"preset {name} ({model.kind}), random weights, seed {seed}")
+    return Explorer(model, tokenizer, t("explore.source.preset", preset=name, kind=model.kind, seed=seed))
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -78,8 +77,7 @@ def bind(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as e:
         sock.close()
-        raise ValueError(f"cannot listen on {host}:{port} ({e.strerror}). Choose another --port, "
-                         f"or --port 0 for any free one.") from None
+        raise ValueError(t("explore.cannot_listen", host=host, port=port, reason=e.strerror)) from None
     sock.listen(64)
     return sock
 
@@ -89,8 +87,7 @@ def check_host(host: str, allow_remote: bool) -> tuple[str, ...] | None:
     if host in LOCAL_HOSTS:
         return LOCAL_HOSTS
     if not allow_remote:
-        raise ValueError(f"--host {host} would let other machines reach the explorer (and run your model). "
-                         f"If that is what you want, add --allow-remote; otherwise leave --host at 127.0.0.1.")
+        raise ValueError(t("explore.remote_host", host=host, local=LOCAL_HOSTS[0]))
     return None
 
 
@@ -112,18 +109,17 @@ def serve(explorer: Explorer, host: str = "127.0.0.1", port: int = 8321, allow_r
     """Serve until Ctrl-C (uvicorn finishes the requests in flight, then returns)."""
     hosts = check_host(host, allow_remote)
     if hosts is None:
-        print(f"WARNING: listening on {host}: anyone who can reach this machine can use the explorer. "
-              f"There is no password; stop it with Ctrl-C when done.", file=sys.stderr)
+        say("explore.open_to_all", file=sys.stderr, host=host)
     sock = bind(host, port)
     server = make_server(explorer, hosts)
-    print(f"glassformer explore: {explorer.source}\n  open {url_of(sock)}   (Ctrl-C stops)", flush=True)
+    say("explore.serving", source=explorer.source, url=url_of(sock))
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:
         pass
     finally:
         sock.close()
-    print("glassformer explore: stopped.", flush=True)
+    say("explore.stopped")
 
 
 class Background:

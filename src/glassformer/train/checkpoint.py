@@ -42,6 +42,7 @@ from torch import nn
 
 from glassformer.errors import DamagedFile, NotFound
 from glassformer.files import atomic_write, fsync_path, write_temp
+from glassformer.messages import t
 from glassformer.train.integrity import sha256_file, weights_sha256
 
 MODEL_FILE = "model.safetensors"
@@ -84,19 +85,17 @@ def read_weights(path: str | os.PathLike) -> tuple[dict[str, torch.Tensor], dict
     """(tensors on the CPU, metadata, step) of a weights file, each byte checked against its sha256."""
     path = Path(path)
     if not path.is_file():
-        raise NotFound(f"{path} does not exist{' (it is a directory)' if path.is_dir() else ''}: "
-                       f"there are no weights to load there.")
+        raise NotFound(t("error.checkpoint.weights_dir" if path.is_dir() else "error.checkpoint.no_weights",
+                         path=path))
     try:
         tensors = load_file(str(path))
         with safe_open(str(path), framework="pt") as f:
             metadata = f.metadata() or {}
         step = int(metadata.get("step", -1))
     except (SafetensorError, OSError, ValueError, RuntimeError) as e:
-        raise DamagedFile(f"{path} is damaged: it is not a readable safetensors file ({_first_line(e)}). "
-                          f"Its weights are lost; restore the file from a copy or train again.") from None
+        raise DamagedFile(t("error.checkpoint.weights_damaged", path=path, detail=_first_line(e))) from None
     if "weights_sha256" in metadata and weights_sha256(tensors, step) != metadata["weights_sha256"]:
-        raise DamagedFile(f"{path} is damaged: its weights differ from the sha256 recorded when it was "
-                          f"written, so some bytes changed on disk. Restore it from a copy or train again.")
+        raise DamagedFile(t("error.checkpoint.weights_sha", path=path))
     return tensors, metadata, step
 
 
@@ -111,14 +110,11 @@ def _apply_weights(model: nn.Module, tensors: dict[str, torch.Tensor], path) -> 
     try:
         missing, unexpected = model.load_state_dict(tensors, strict=False)
     except RuntimeError as e:  # a shape that differs from the model's
-        raise DamagedFile(f"{path} does not fit this model ({_first_line(e)}). The weights were saved "
-                          f"for another configuration: was config.json edited, or the file copied from "
-                          f"another run?") from None
+        raise DamagedFile(t("error.checkpoint.shape", path=path, detail=_first_line(e))) from None
     tied = {n for n in missing if _is_tied(model, n)}
     if set(missing) - tied or unexpected:
-        raise DamagedFile(f"{path} does not fit this model: missing {sorted(set(missing) - tied)}, "
-                          f"unexpected {sorted(unexpected)}. Was config.json edited, or the file copied "
-                          f"from another run?")
+        raise DamagedFile(t("error.checkpoint.names", path=path, missing=sorted(set(missing) - tied),
+                            unexpected=sorted(unexpected)))
 
 
 def _is_tied(model: nn.Module, name: str) -> bool:
@@ -137,15 +133,11 @@ def read_state(path: str | os.PathLike) -> dict[str, Any]:
             state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises many types for bad bytes (zip, pickle, EOF): all mean damaged
         if "Weights only load failed" in str(e):
-            raise DamagedFile(f"{path} was refused: it holds objects other than tensors and plain values, "
-                              f"which glassformer never unpickles (they could run code). glassformer did "
-                              f"not write it; delete it, and start a new run to train further.") from None
-        raise DamagedFile(f"{path} is damaged ({_first_line(e)}). The weights still sample; to train "
-                          f"further, start a new run.") from None
+            raise DamagedFile(t("error.checkpoint.pickle", path=path)) from None
+        raise DamagedFile(t("error.checkpoint.state_damaged", path=path, detail=_first_line(e))) from None
     if not isinstance(state, dict) or state.get("format") != STATE_FORMAT or "step" not in state:
         found = state.get("format") if isinstance(state, dict) else type(state).__name__
-        raise DamagedFile(f"{path} is not a glassformer training state of format {STATE_FORMAT} (found "
-                          f"{found!r}). The weights still sample; to train further, start a new run.")
+        raise DamagedFile(t("error.checkpoint.state_format", path=path, format=STATE_FORMAT, found=found))
     return state
 
 
@@ -190,15 +182,13 @@ def load_checkpoint(run_dir: str | os.PathLike, model: nn.Module,
     repair: finish a save that a crash cut between its two renames (else read the temp file as is)."""
     run_dir = Path(run_dir)
     if not (run_dir / MODEL_FILE).exists():
-        raise NotFound(f"{run_dir} has no {MODEL_FILE}: no checkpoint was saved there yet (training saves "
-                       f"one at every evaluation). Start the run again, without --resume.")
+        raise NotFound(t("error.checkpoint.none", dir=run_dir, weights=MODEL_FILE))
     tensors, metadata, step = read_weights(run_dir / MODEL_FILE)
     state_path = _state_for(run_dir, metadata.get("state_sha256"), step, repair)
     state = read_state(state_path)
     if state["step"] != step:
-        raise DamagedFile(f"{run_dir}: {MODEL_FILE} is from step {step} but {STATE_FILE} from step "
-                          f"{state['step']}: they are not one checkpoint. The weights alone still sample; "
-                          f"to train on, start a new run.")
+        raise DamagedFile(t("error.checkpoint.mixed", dir=run_dir, weights=MODEL_FILE, step=step, state=STATE_FILE,
+                            other=state["step"]))
     _apply_weights(model, tensors, run_dir / MODEL_FILE)
     try:
         if optimizer is not None:
@@ -207,8 +197,7 @@ def load_checkpoint(run_dir: str | os.PathLike, model: nn.Module,
             set_global_rng_state(state["rng"])
             batch_generator.set_state(state["rng"]["batches"])
     except (KeyError, TypeError, ValueError, RuntimeError) as e:
-        raise DamagedFile(f"{state_path} does not fit this model and optimizer ({_first_line(e)}). "
-                          f"The weights still sample; to train further, start a new run.") from None
+        raise DamagedFile(t("error.checkpoint.state_fit", path=state_path, detail=_first_line(e))) from None
     return state
 
 
@@ -231,16 +220,11 @@ def _state_for(run_dir: Path, sha: str | None, step: int, repair: bool) -> Path:
         except DamagedFile:
             other = None
         if other is not None and other != step:  # a pair mixed from two saves
-            raise DamagedFile(f"{run_dir}: {MODEL_FILE} is from step {step} but {STATE_FILE} from step "
-                              f"{other}: they are not one checkpoint. The weights alone still sample; to "
-                              f"train on, start a new run.")
+            raise DamagedFile(t("error.checkpoint.mixed", dir=run_dir, weights=MODEL_FILE, step=step,
+                                state=STATE_FILE, other=other))
     if path.is_file():
-        raise DamagedFile(f"{path} is damaged: its sha256 differs from the one {MODEL_FILE} (step {step}) "
-                          f"recorded for it. The weights still sample: glassformer sample {run_dir}. To train "
-                          f"further, start a new run.")
-    raise DamagedFile(f"{run_dir} has {MODEL_FILE} but no {STATE_FILE} file (the optimizer and random "
-                      f"streams), so training cannot continue exactly. The weights still sample: glassformer "
-                      f"sample {run_dir}. To train further, start a new run.")
+        raise DamagedFile(t("error.checkpoint.state_sha", path=path, weights=MODEL_FILE, step=step, dir=run_dir))
+    raise DamagedFile(t("error.checkpoint.no_state", dir=run_dir, weights=MODEL_FILE, state=STATE_FILE))
 
 
 def _first_line(e: BaseException) -> str:

@@ -14,6 +14,10 @@ from typing import Callable
 
 import torch
 
+from glassformer.messages import t
+
+ADVISED_CLIP = 1.0  # the grad_clip a non-finite loss's message suggests
+
 
 class NonFiniteLoss(RuntimeError):
     """The loss became NaN or inf; the message names the step, the lr and the largest gradient."""
@@ -24,19 +28,20 @@ def largest_gradient(names: tuple[str, ...], norms: torch.Tensor) -> str:
     bad = ~torch.isfinite(norms)  # (P,)
     if bad.any():
         first = names[int(bad.nonzero()[0])]
-        return f"{int(bad.sum())} of {len(norms)} gradient norms are not finite (first: {first})"
+        return t("train.nonfinite.grads", bad=int(bad.sum()), total=len(norms), first=first)
     i = int(norms.argmax())
-    return f"largest gradient {names[i]} (norm {float(norms[i]):.3g})"
+    return t("train.nonfinite.largest", name=names[i], norm=float(norms[i]))
 
 
 def explain_nonfinite(names: tuple[str, ...], step: int, loss: float, lr: float, norms: torch.Tensor,
                       previous: tuple[int, torch.Tensor] | None) -> str:
     """The message of a NonFiniteLoss: the bad step, and the last finite one if there was one."""
-    text = f"loss became {loss} at step {step} (lr {lr:.3g}); {largest_gradient(names, norms)}"
+    before = ""
     if previous is not None:
         prev_step, prev = previous
-        text += f"; at step {prev_step}, the last finite one: {largest_gradient(names, prev)}"
-    return text + ". Try a lower lr, grad_clip=1.0, or a longer warmup."
+        before = t("train.nonfinite.before", step=prev_step, gradient=largest_gradient(names, prev))
+    return t("train.nonfinite", loss=loss, step=step, lr=lr, gradient=largest_gradient(names, norms), before=before,
+             clip=ADVISED_CLIP)
 
 
 class PendingSteps:

@@ -7,6 +7,8 @@ import signal
 import sys
 import threading
 
+from glassformer.messages import t
+
 
 @contextlib.contextmanager
 def sigint_as_flag():
@@ -20,7 +22,7 @@ def sigint_as_flag():
     def handler(signum, frame):
         hits.append(signum)
         signal.signal(signal.SIGINT, previous)
-        print("\nCtrl-C: stopping after this step (press again to stop at once) ...", file=sys.stderr)
+        print("\n" + t("train.ctrl_c"), file=sys.stderr)
 
     previous = signal.signal(signal.SIGINT, handler)
     try:

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from glassformer.errors import RunLocked
+from glassformer.messages import t
 
 LOCK_FILE = "train.lock"
 _held: dict[str, list] = {}  # lock path -> [file descriptor, how many holders in this process]
@@ -59,17 +60,14 @@ def _lock(path: Path) -> int | None:
             locked = _try_lock(fd)
         except OSError as e:  # a filesystem without locks (some network mounts): go on, unlocked
             os.close(fd)
-            print(f"note: cannot lock {path} ({e.strerror}); nothing stops a second trainer from "
-                  f"writing into this directory at the same time.", file=sys.stderr)
+            print(t("run.no_lock", path=path, reason=e.strerror), file=sys.stderr)
             return None
         if not locked:
             holder = _holder(path)
             os.close(fd)
-            raise RunLocked(
-                f"{path.parent} is being trained by another process (pid {holder.get('pid', '?')} on "
-                f"{holder.get('host', '?')}, since {holder.get('started', '?')}); two trainers would "
-                f"overwrite each other's checkpoints. Wait for it to finish, or stop it (kill "
-                f"{holder.get('pid', 'PID')}); if no such process runs, delete {path}.")
+            raise RunLocked(t("error.lock.held", dir=path.parent, pid=holder.get("pid", "?"),
+                              host=holder.get("host", "?"), started=holder.get("started", "?"),
+                              kill=holder.get("pid", "PID"), path=path))
         if _still_there(fd, path):
             info = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.strftime("%Y-%m-%d %H:%M:%S")}
             os.ftruncate(fd, 0)
@@ -77,8 +75,7 @@ def _lock(path: Path) -> int | None:
             os.write(fd, (json.dumps(info) + "\n").encode())
             return fd
         os.close(fd)  # the holder removed the file after we opened it: lock the new one
-    raise RunLocked(f"could not lock {path}: it keeps being replaced. Is another trainer starting and "
-                    f"stopping in {path.parent}?")
+    raise RunLocked(t("error.lock.replaced", path=path, dir=path.parent))
 
 
 def _try_lock(fd: int) -> bool:

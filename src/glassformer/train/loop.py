@@ -39,12 +39,13 @@ from typing import Callable
 import torch
 from torch import nn
 
+from glassformer.messages import t
 from glassformer.nn.loss import LOSSES
 from glassformer.train.checkpoint import global_rng_state, set_global_rng_state
 from glassformer.train.compile import compile_or_eager
 from glassformer.train.diagnose import NonFiniteLoss, PendingSteps
 from glassformer.train.interrupt import sigint_as_flag
-from glassformer.train.metrics import Progress, StepTimer
+from glassformer.train.metrics import Progress, StepTimer, eval_line
 from glassformer.train.optim import build_optimizer, clip_global_norm, grad_norms, set_lr
 from glassformer.train.record import RunFiles
 from glassformer.train.schedules import lr_at as schedule_lr
@@ -219,13 +220,12 @@ class Trainer:
             losses = {k: float(v) for k, v in self.evaluate().items()}
         self.model.train(was_training)
         if not all(map(math.isfinite, losses.values())):
-            raise NonFiniteLoss(f"evaluation at step {self.step} gave {losses} "
-                                f"(lr {self.lr_at(max(self.step - 1, 0)):.3g})")
+            raise NonFiniteLoss(t("train.eval_nonfinite", step=self.step, losses=losses,
+                                  lr=self.lr_at(max(self.step - 1, 0))))
         improved = losses.get("val_loss", math.inf) < self.best_val
         self.best_val = min(self.best_val, losses.get("val_loss", math.inf))
         self.last_eval = losses
-        self.progress.write(f"step {self.step:>6}: " + "  ".join(
-            f"{k.removesuffix('_loss')} {v:.4f}" for k, v in losses.items()) + ("  (best)" if improved else ""))
+        self.progress.write(eval_line(self.step, losses, improved))
         if self.files:
             self.files.evaluation({"kind": "eval", "step": self.step, **losses, "best_val": self.best_val,
                                    "lr": self.lr_at(max(self.step - 1, 0)), "time": self.timer.now()},
@@ -234,15 +234,15 @@ class Trainer:
         self.timer.lap()  # ms/step measures training, not evaluation
 
     def kept(self) -> str:
-        return self.files.kept() if self.files else "No checkpoint was written."
+        return self.files.kept() if self.files else t("run.kept_none")
 
     def on_interrupt(self) -> str:
         """Ctrl-C: save where we are if the state is whole (between steps), else keep the last save."""
         if self.in_step or self.files is None:
-            return f"Interrupted at step {self.step}. {self.kept()}"
+            return t("train.interrupted", step=self.step, kept=self.kept())
         try:
             self.log()
         except NonFiniteLoss as e:
-            return f"Interrupted at step {self.step}; {e}\n{self.kept()}"
+            return t("train.interrupted_nonfinite", step=self.step, problem=e, kept=self.kept())
         self.files.checkpoint(self)
-        return f"Interrupted at step {self.step}; checkpoint saved in {self.run_dir}."
+        return t("train.interrupted_saved", step=self.step, dir=self.run_dir)

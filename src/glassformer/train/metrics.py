@@ -20,6 +20,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from glassformer.files import read_bytes, write_bytes_atomic, write_text_atomic
+from glassformer.messages import has, t
 
 
 class MetricsLog:
@@ -40,7 +41,7 @@ class MetricsLog:
         leaves its last line cut short; damaged lines are skipped, never a reason to stop a run."""
         if not self.path.exists():
             return [], []
-        text = read_bytes(self.path, "It is the run's log; delete it to start a fresh one.").decode(
+        text = read_bytes(self.path, t("fix.metrics")).decode(
             "utf-8", errors="replace")
         records, bad = [], []
         for number, line in enumerate(text.splitlines(), 1):
@@ -99,6 +100,17 @@ def plot_loss(records: list[dict], path: str | os.PathLike, title: str = "") -> 
 
 def _numbers(record: dict, *keys: str) -> bool:
     return all(isinstance(record.get(k), (int, float)) for k in keys)
+
+
+def eval_line(step: int, losses: dict[str, float], improved: bool) -> str:
+    """The line an evaluation prints: `step    500: train 1.2345  val 1.3456  (best)`, in the user's
+    language (a split the catalogue does not name, e.g. a lesson's own, keeps its name)."""
+    def split(key: str) -> str:
+        name = key.removesuffix("_loss")
+        return t(f"train.split.{name}") if has(f"train.split.{name}") else name
+
+    shown = "  ".join(f"{split(k)} {v:.4f}" for k, v in losses.items())
+    return t("train.eval_best" if improved else "train.eval", step=step, losses=shown)
 
 
 class Progress:

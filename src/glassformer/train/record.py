@@ -21,12 +21,13 @@ import sys
 from pathlib import Path
 
 from glassformer.errors import WriteFailed
+from glassformer.messages import t
 from glassformer.train.checkpoint import BEST_FILE, MODEL_FILE, load_checkpoint, save_checkpoint, save_weights
 from glassformer.train.metrics import MetricsLog, plot_loss
 
-# what the user can do about a failed write, by its cause (the catalogue WriteFailed's message uses)
-REMEDIES = {errno.ENOSPC: "free some disk space", errno.EACCES: "make the directory writable",
-            errno.EPERM: "make the directory writable", errno.EROFS: "move the run to a writable disk"}
+# what the user can do about a failed write, by its cause: keys of the catalogue (glassformer/messages)
+REMEDIES = {errno.ENOSPC: "remedy.disk_full", errno.EACCES: "remedy.writable",
+            errno.EPERM: "remedy.writable", errno.EROFS: "remedy.read_only"}
 
 
 class RunFiles:
@@ -64,24 +65,22 @@ class RunFiles:
         last_kept = state["step"] if state["step"] > 0 else -1
         bad = self._write("metrics.jsonl", self.metrics.truncate_after, last_kept)
         if bad:
-            print(f"note: {self.metrics.path}: dropped {len(bad)} damaged line(s) (line {', '.join(map(str, bad))});"
-                  f" a run killed while writing leaves its last line cut short.", file=sys.stderr)
+            print(t("run.dropped_lines", path=self.metrics.path, n=len(bad), lines=", ".join(map(str, bad))),
+                  file=sys.stderr)
         return state
 
     def kept(self) -> str:
         if self.saved_step is None:
-            return "No checkpoint was written."
-        return f"The last good checkpoint (step {self.saved_step}) in {self.dir} is kept."
+            return t("run.kept_none")
+        return t("run.kept", step=self.saved_step, dir=self.dir)
 
     def _write(self, what: str, write, *args):
         """Run one write; an OSError becomes WriteFailed, saying what is kept and what to do."""
         try:
             return write(*args)
         except OSError as e:
-            reason, remedy = e.strerror or str(e), REMEDIES.get(e.errno, "fix the cause")
+            reason, remedy = e.strerror or str(e), t(REMEDIES.get(e.errno, "remedy.other"))
             if self.saved_step is None:
-                raise WriteFailed(f"could not write {what} in {self.dir} ({reason}); no checkpoint had been "
-                                  f"saved yet. To retry, {remedy}, then start the run again.") from e
-            raise WriteFailed(f"could not write {what} in {self.dir} ({reason}). The last good checkpoint, "
-                              f"step {self.saved_step}, is kept; {remedy}, then continue with: "
-                              f"glassformer train --resume {self.dir}") from e
+                raise WriteFailed(t("error.write.first", what=what, dir=self.dir, reason=reason, remedy=remedy)) from e
+            raise WriteFailed(t("error.write.kept", what=what, dir=self.dir, reason=reason, step=self.saved_step,
+                                remedy=remedy)) from e

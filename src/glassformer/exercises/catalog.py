@@ -8,6 +8,7 @@ import functools
 import importlib
 
 from glassformer.exercises.spec import Exercise
+from glassformer.messages import t
 
 ORDER = (
     "softmax",               # the one nonlinearity attention needs
@@ -38,8 +39,8 @@ def get(name: str) -> Exercise:
     key = name.strip().replace("-", "_").removesuffix(".py")
     if key not in ORDER:
         near = difflib.get_close_matches(key, ORDER, n=1)
-        hint = f" Did you mean {near[0]!r}?" if near else ""
-        raise ValueError(f"no exercise called {name!r}.{hint} `glassformer exercise list` shows all {len(ORDER)}.")
+        hint = t("error.config.did_you_mean", near=near[0]) if near else ""
+        raise ValueError(t("error.exercise.unknown", name=name, hint=hint, n=len(ORDER)))
     return all_exercises()[key]
 
 

@@ -38,13 +38,15 @@ def normalize(name: str) -> str:
 
 def resolve(flag: str | None = None) -> str:
     """--lang if given, else $GLASSFORMER_LANG, else "en"; an unknown language is a usage error
-    (said in English: the language asked for is the one we cannot speak)."""
+    (said in GLASSFORMER_LANG's language if that one is known, else in English)."""
     from glassformer.errors import UsageError
 
     asked = flag or os.environ.get(ENV) or "en"
     lang = normalize(asked)
     if lang not in LANGS:
-        raise UsageError(en.TEXT["lang.unknown"].format(lang=asked, langs=", ".join(LANGS), env=ENV))
+        fallback = normalize(os.environ.get(ENV) or "en")
+        table = TABLES[fallback if fallback in LANGS else "en"]
+        raise UsageError(table["lang.unknown"].format(lang=asked, langs=", ".join(LANGS), env=ENV))
     return lang
 
 

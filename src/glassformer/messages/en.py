@@ -111,6 +111,7 @@ TEXT = {
     "help.exercise.export-golden": "educator: write seeded inputs and expected outputs",
     "help.exercise.export.out": "folder for NAME.npz, NAME.json and manifest.json",
     "exercise.timeout": "--timeout must be positive, got {value}",
+    "error.exercise.unknown": "no exercise called {name!r}.{hint} `glassformer exercise list` shows all {n}.",
     # ---- explore (cli/explore.py, explore/serve.py) -------------------------------------------------
     "help.explore": "a local web page: type text, see tokens, attention, the logit lens, next tokens",
     "help.explore.about": "Serve a page on {local} that shows your model at work on the text you type: "
@@ -170,8 +171,6 @@ TEXT = {
     "inspect.prompt_cropped": "note: the prompt has {tokens} tokens; kept its last {max_len} (max_len)",
     "inspect.empty_prompt": "the prompt is empty after tokenizing; give --prompt some text.",
     "inspect.short_prompt": "need a prompt of at least {least} tokens to form next-token targets.",
-    "inspect.header": "# {source}; {what}",
-    "inspect.header_only": "# {source}",
     "inspect.wrote": "wrote {files}",
     "trace.pairs_input": "source = the prompt, target = [<BOS>] + the model's own greedy translation, read "
                          "teacher-forced",
@@ -276,7 +275,8 @@ TEXT = {
     "preset.seed000": "first tutorial: {n_layers} layers, {n_heads} heads, d_model {d_model}, d_ff {d_ff}",
     "preset.baby": "nanoGPT's CPU recipe: {n_layers} layers, {n_heads} heads, d_model {d_model}, block {block_size}",
     "preset.small": "nanoGPT's GPU recipe: {n_layers} layers, {n_heads} heads, d_model {d_model}, block {block_size}",
-    "preset.seed002": "second tutorial: {n_layers} layer, {n_heads} heads, d_model {d_model}, d_ff {d_ff}, no LayerNorm",
+    "preset.seed002": "second tutorial: {n_layers} layer, {n_heads} heads, d_model {d_model}, d_ff {d_ff}, no "
+                      "LayerNorm",
     "preset.sine": "third tutorial: {n_layers} post-LN layers, {n_heads} heads, d_model {d_model}, GELU, sinusoidal PE",
     "preset.seq2seq": "the 2017 encoder-decoder, small: {n_layers}+{n_layers} post-LN layers, d_model {d_model}, one "
                       "shared embedding",

@@ -107,6 +107,7 @@ TEXT = {
     "help.exercise.export-golden": "教师用：写出带种子的输入和期望输出",
     "help.exercise.export.out": "存放 NAME.npz、NAME.json 和 manifest.json 的文件夹",
     "exercise.timeout": "--timeout 必须为正数，收到的是 {value}",
+    "error.exercise.unknown": "没有名为 {name!r} 的练习。{hint}`glassformer exercise list` 会列出全部 {n} 个。",
     # ---- explore（cli/explore.py、explore/serve.py）--------------------------------------------------
     "help.explore": "本地网页：输入文字，查看词元、注意力、logit lens 和下一个词元",
     "help.explore.about": "在 {local} 上提供一个网页，展示模型处理你输入的文字的过程：词元与形状追踪、每个头的注意力、"
@@ -161,8 +162,6 @@ TEXT = {
     "inspect.prompt_cropped": "注意：提示词有 {tokens} 个词元；只保留最后 {max_len} 个（max_len）",
     "inspect.empty_prompt": "分词之后提示词是空的；请给 --prompt 一些文字。",
     "inspect.short_prompt": "提示词至少要有 {least} 个词元，才能构成“预测下一个词元”的目标。",
-    "inspect.header": "# {source}；{what}",
-    "inspect.header_only": "# {source}",
     "inspect.wrote": "已写入 {files}",
     "trace.pairs_input": "源序列 = 提示词，目标序列 = [<BOS>] + 模型自己的贪心翻译，以教师强制方式读入",
     "trace.tokens_input": "输入 = 去掉最后一个词元的提示词，目标 = 下一个词元",

@@ -1,0 +1,306 @@
+"""One message catalogue (glassformer/messages): both languages hold the same keys with the same
+fields and no typed figure; the command line speaks Chinese under `--lang zh` (anywhere) or
+GLASSFORMER_LANG=zh — help, progress lines and errors, with the same exit codes; and the CLI's code
+passes no literal sentence to print, argparse or an exception (docs/architecture.md, "Messages")."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import inspect
+import re
+import string
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import glassformer
+from glassformer import messages
+from glassformer.cli import build_parser, main
+from glassformer.cli.options import argparse_speaking
+from glassformer.config import PRESETS, preset_about
+from glassformer.messages import en, zh
+
+PACKAGE = Path(glassformer.__file__).parent
+CHINESE = re.compile(r"[\u4e00-\u9fff]")
+
+
+# ---- the tables -----------------------------------------------------------------------------------
+def fields(text: str) -> set[tuple[str, str, str]]:
+    """The {fields} of a format string: (name, conversion, format spec)."""
+    return {(name, conv or "", spec or "") for _, name, spec, conv in string.Formatter().parse(text)
+            if name is not None}
+
+
+def test_both_tables_have_the_same_keys_and_the_same_fields():
+    assert list(en.TEXT) == list(zh.TEXT)  # same keys, in the same order (so the two files read side by side)
+    for key, text in en.TEXT.items():
+        assert fields(text) == fields(zh.TEXT[key]), key
+        assert all(name.isidentifier() for name, _, _ in fields(text)), key  # named fields only: no {0}, no {}
+
+
+def test_every_chinese_entry_is_chinese():
+    assert not [key for key, text in zh.TEXT.items() if not CHINESE.search(text)]
+    assert not [text for text in zh.ARGPARSE.values() if not CHINESE.search(text)]
+
+
+# a figure: a number standing alone (not part of a name such as UTF-8, sha256, L0_H0 or --max_len={T})
+FIGURE = re.compile(r"(?<![\w.\-*/])\d+(?:[.,]\d+)*(?!\w)")
+
+
+def figures(text: str) -> list[str]:
+    return FIGURE.findall(re.sub(r"\{[^{}]*\}", "F", text))
+
+
+def test_no_figure_is_typed_into_a_message():
+    """Numbers come in as fields. What may stand in the text is a rule's small constant ("0 = greedy",
+    "(0, 1]", "at least 2") or a year of a cited paper, never a measured or configured figure; and the
+    Chinese sentence names exactly the numbers the English one does."""
+    for key, text in en.TEXT.items():
+        typed = [f for f in figures(text) if ("." in f or len(f) > 2) and not re.fullmatch(r"(19|20)\d\d", f)]
+        assert not typed, f"{key}: {typed} typed into {text!r}; pass it as a {{field}}"
+        assert Counter(figures(text)) == Counter(figures(zh.TEXT[key])), key
+
+
+def test_the_figure_rule_can_fail():
+    assert figures("took 1.25 s for 300 steps, 4 layers") == ["1.25", "300", "4"]
+    assert figures("UTF-8, sha256, 0x{byte:02x}, --max_len={T}, 2**63-1, L0_H0") == ["2"]
+
+
+def test_argparse_words_are_argparse_s_own_with_the_same_fields():
+    """ARGPARSE's keys are sentences argparse really says (it would silently stop translating one
+    that a new Python rewords), and each keeps its %-fields."""
+    source = inspect.getsource(argparse)
+    for english, chinese in zh.ARGPARSE.items():
+        assert repr(english) in source or f'"{english}"' in source, english
+        assert sorted(re.findall(r"%(?:\(\w+\))?[sr]", english)) == sorted(re.findall(r"%(?:\(\w+\))?[sr]", chinese))
+
+
+def test_a_preset_s_description_reads_its_numbers_from_the_preset():
+    for name, preset in PRESETS.items():
+        assert preset_about(name) == preset.about  # the catalogue's English is config.py's
+        with messages.speaking("zh"):
+            zh_about = preset_about(name)
+        assert CHINESE.search(zh_about) and str(preset.model.d_model) in zh_about
+
+
+# ---- help in Chinese ---------------------------------------------------------------------------------
+def parsers(parser: argparse.ArgumentParser, path=()):
+    """(path of verbs, parser) for the top-level parser and every subcommand's, depth first."""
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from parsers(sub, (*path, name))
+
+
+def test_every_option_of_every_verb_has_chinese_help_under_lang_zh():
+    with messages.speaking("zh"), argparse_speaking():
+        top = build_parser()
+    seen = 0
+    for path, parser in parsers(top):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for choice in action._choices_actions:  # the one-line help of each subcommand
+                    assert CHINESE.search(choice.help or ""), (path, choice.dest)
+                continue
+            assert action.help and CHINESE.search(action.help), (path, action.option_strings or action.dest)
+            seen += 1
+        if parser.description:
+            assert CHINESE.search(parser.description), path
+    assert seen > 100  # every verb's options, not a handful
+
+
+def test_every_verb_s_help_prints_in_chinese(capsys):
+    with messages.speaking("en"):
+        paths = [path for path, _ in parsers(build_parser())]
+    assert len(paths) > 20
+    for i, path in enumerate(paths):
+        argv = ["--lang", "zh", *path, "--help"] if i % 2 else [*path, "--help", "--lang=zh"]  # before, after
+        with pytest.raises(SystemExit) as done:
+            main(argv)
+        out = capsys.readouterr().out
+        assert done.value.code == 0 and out.startswith("用法：") and "选项" in out and "显示本帮助并退出" in out, path
+
+
+# ---- errors and progress lines through main ------------------------------------------------------
+@pytest.fixture
+def files(tmp_path, monkeypatch):
+    monkeypatch.setenv("GLASSFORMER_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "empty.txt").write_text("")
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "config.json").write_text("{broken")
+    return tmp_path
+
+
+COMMON_ERRORS = [  # (argv with {tmp} for the folder, exit code)
+    (["nosuch"], 2),
+    (["train", "--bogus=1"], 2),
+    (["train", "--n_heads=5"], 2),
+    (["train", "--preset", "nope"], 2),
+    (["train", "--max_steps"], 2),
+    (["train", "--device=tpu"], 2),
+    (["trace", "--threads", "-1"], 2),
+    (["sample", "{tmp}/missing"], 2),
+    (["sample", "{tmp}/broken"], 1),
+    (["sample", "x", "--top-p", "1.5"], 2),
+    (["data", "prepare", "file:{tmp}/missing.txt"], 2),
+    (["data", "prepare", "file:{tmp}/empty.txt"], 1),
+    (["data", "prepare", "builtin:seed", "--tokenizer", "bpe", "--vocab-size", "100"], 2),
+    (["explore", "--preset", "seed000", "--host", "0.0.0.0"], 2),
+    (["exercise", "start", "layernorm", "--dir", "{tmp}/ex"], 2),
+]
+
+
+@pytest.mark.parametrize("argv, code", COMMON_ERRORS, ids=[" ".join(a) for a, _ in COMMON_ERRORS])
+def test_common_errors_speak_chinese_with_the_same_exit_code(argv, code, files, capsys, monkeypatch):
+    argv = [a.replace("{tmp}", str(files)) for a in argv]
+    english = _run(argv, capsys)
+    monkeypatch.setenv("GLASSFORMER_LANG", "zh")
+    chinese = _run(argv, capsys)
+    assert english[0] == chinese[0] == code
+    assert "error:" in english[1] and not CHINESE.search(english[1])
+    assert "错误：" in chinese[1] and CHINESE.search(chinese[1].split("错误：", 1)[1]), chinese[1]
+
+
+def _run(argv, capsys) -> tuple[int, str]:
+    try:
+        code = main(argv)
+    except SystemExit as e:  # argparse's own refusals
+        code = e.code
+    return code, capsys.readouterr().err
+
+
+def test_a_bug_and_ctrl_c_speak_chinese_too(files, capsys, monkeypatch):
+    import glassformer.cli.data as data_cli
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("planted")
+
+    monkeypatch.setattr(data_cli, "prepare", broken)
+    assert main(["--lang", "zh", "data", "prepare", "builtin:seed"]) == 1
+    err = capsys.readouterr().err
+    assert "内部错误（ZeroDivisionError: planted）" in err and "这是 glassformer 的 bug" in err
+    assert Path(re.search(r"调用栈已保存到 (\S+)；", err).group(1)).exists()
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(data_cli, "prepare", interrupted)
+    assert main(["data", "prepare", "builtin:seed", "--lang", "zh"]) == 130
+    assert capsys.readouterr().err == "glassformer data：已中断。\n"
+
+
+def test_lang_is_read_anywhere_and_beats_the_environment(capsys, monkeypatch):
+    for argv in (["--lang", "zh", "train", "--bogus=1"], ["train", "--lang", "zh", "--bogus=1"],
+                 ["train", "--bogus=1", "--lang=zh"]):
+        assert main(argv) == 2 and "未知的配置键 --bogus" in capsys.readouterr().err
+    monkeypatch.setenv("GLASSFORMER_LANG", "zh_CN.UTF-8")  # a locale name is understood
+    assert main(["train", "--bogus=1"]) == 2 and "未知的配置键" in capsys.readouterr().err
+    assert main(["--lang", "en", "train", "--bogus=1"]) == 2
+    assert "unknown config key --bogus" in capsys.readouterr().err
+    assert messages.language() == "zh"  # main's choice ended with main: the environment speaks again
+    monkeypatch.delenv("GLASSFORMER_LANG")
+    assert messages.language() == "en"
+
+
+def test_a_bad_language_is_a_usage_error(capsys, monkeypatch):
+    assert main(["train", "--lang"]) == 2
+    assert "--lang needs a language after it: one of en, zh" in capsys.readouterr().err
+    assert main(["--lang", "fr", "train"]) == 2
+    assert "language 'fr' is not one of en, zh (--lang or GLASSFORMER_LANG)" in capsys.readouterr().err
+    monkeypatch.setenv("GLASSFORMER_LANG", "zh")  # said in the environment's language when it has one
+    assert main(["--lang", "fr", "train"]) == 2
+    assert "语言 'fr' 不在 en, zh 之中" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_training_prints_its_frame_in_chinese_with_the_same_numbers(tmp_path, capsys):
+    """The run directory line, the evaluation lines of the trainer's progress and the summary, in both
+    languages: every number of the Chinese run is the English run's (they come in as fields)."""
+    outs = {}
+    for lang in ("en", "zh"):
+        argv = ["--lang", lang, "train", "--preset", "seed000", "--data", "builtin:seed", "--max_steps=2",
+                "--eval_interval=1", "--eval_iters=1", "--d_model=16", "--d_ff=32", "--n_layers=1",
+                "--out", str(tmp_path / lang), "--no-progress", "--sample-chars", "0", "--threads", "1"]
+        assert main(argv) == 0
+        outs[lang] = capsys.readouterr().out
+    assert "step      1: train " in outs["en"] and "done: 2 steps, train loss" in outs["en"]
+    zh_out = outs["zh"]
+    assert "运行目录" in zh_out and "第      1 步：训练 " in zh_out and "（最佳）" in zh_out
+    assert "完成：2 步，训练损失" in zh_out and "看内部：" in zh_out
+    numbers = lambda text: re.findall(r"\d+\.\d{4}", text)  # the losses
+    assert numbers(outs["en"]) == numbers(zh_out) and len(numbers(zh_out)) >= 8
+
+
+# ---- the catalogue is the only source ----------------------------------------------------------------
+# What glassformer says to a user goes through the catalogue. In cli/ that is every print, every
+# write, every argparse help/description and every exception; in the library modules below (the
+# ones whose errors a new user meets first), every print and every exception. The rule a literal
+# breaks: it holds a word (two letters or more) outside a {field}: "wrote {path}" must be
+# t("inspect.wrote", files=path). Formats without words (f"{k} {v:.2e}", "\n") are fine, and what a
+# nested call returns (t(...), ", ".join(...)) is that call's business.
+CLI = sorted((PACKAGE / "cli").glob("*.py"))
+CATALOGUED = ["config.py", "files.py", "threads.py", "devices.py", "sample.py", "text/corpora.py", "text/choice.py",
+              "train/saved.py", "train/checkpoint.py", "train/run.py", "train/lock.py", "train/record.py",
+              "train/diagnose.py", "train/interrupt.py", "explore/serve.py", "exercises/catalog.py"]
+SAYS = {"print", "error", "exit"}  # calls whose arguments reach the user; and .write to these:
+SCREENS = ("stdout", "stderr", "progress")  # (a file's .write is the file's content, e.g. samples.txt)
+HELP = {"help", "description", "epilog", "usage"}  # argparse keywords that do
+WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def literals(node: ast.AST):
+    """The string constants of an expression, not entering calls (their results are theirs)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        yield node
+    elif isinstance(node, ast.JoinedStr):
+        yield from (v for v in node.values if isinstance(v, ast.Constant))
+    elif isinstance(node, ast.BinOp):
+        yield from literals(node.left)
+        yield from literals(node.right)
+    elif isinstance(node, ast.IfExp):
+        yield from literals(node.body)
+        yield from literals(node.orelse)
+    elif isinstance(node, ast.BoolOp):
+        for value in node.values:
+            yield from literals(value)
+    elif isinstance(node, (ast.Tuple, ast.List)):
+        for element in node.elts:
+            yield from literals(element)
+
+
+def sentences(path: Path, helps: bool, root: Path = PACKAGE) -> list[str]:
+    """`file:line: 'literal'` for every literal sentence passed to a user-facing call in `path`."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call):
+            continue
+        name = getattr(node.func, "id", None) or getattr(node.func, "attr", "")
+        if name == "write" and isinstance(node.func, ast.Attribute) and ast.unparse(node.func.value).endswith(SCREENS):
+            name = "print"
+        said = list(node.args) if name in SAYS or name.endswith(("Error", "Exception", "Unavailable")) or name in (
+            "NotFound", "DamagedFile", "WriteFailed", "RunLocked", "NonFiniteLoss") else []
+        said += [k.value for k in node.keywords if helps and k.arg in HELP]
+        found += [f"{path.relative_to(root)}:{lit.lineno}: {lit.value!r}"
+                  for arg in said for lit in literals(arg) if WORD.search(lit.value)]
+    return found
+
+
+def test_the_cli_passes_no_literal_sentence_to_print_argparse_or_an_exception():
+    assert len(CLI) >= 10
+    assert [s for path in CLI for s in sentences(path, helps=True)] == []
+
+
+def test_the_catalogued_library_modules_raise_and_print_only_catalogue_sentences():
+    assert [s for name in CATALOGUED for s in sentences(PACKAGE / name, helps=False)] == []
+
+
+def test_the_rule_can_fail(tmp_path):
+    planted = tmp_path / "verb.py"
+    planted.write_text('p.add_argument("--x", help="a literal help")\nprint(f"wrote {path}")\n'
+                       'raise ValueError("bad " + name)\nprint(t("key"), f"{k} {v:.2e}", "\\n")\n'
+                       'sys.stderr.write("note: slow")\nf.write(f"=== step {step} ===")\n')
+    found = [s.split(": ", 1)[1] for s in sentences(planted, helps=True, root=tmp_path)]
+    assert found == ["'a literal help'", "'wrote '", "'bad '", "'note: slow'"]

@@ -242,7 +242,8 @@ def test_training_prints_its_frame_in_chinese_with_the_same_numbers(tmp_path, ca
 # t("inspect.wrote", files=path). Formats without words (f"{k} {v:.2e}", "\n") are fine, and what a
 # nested call returns (t(...), ", ".join(...)) is that call's business.
 CLI = sorted((PACKAGE / "cli").glob("*.py"))
-CATALOGUED = ["config.py", "files.py", "threads.py", "devices.py", "sample.py", "text/corpora.py", "text/choice.py",
+CATALOGUED = ["config.py", "files.py", "threads.py", "devices.py", "sample.py", "models/kinds.py", "nn/position.py",
+              "text/corpora.py", "text/choice.py", "text/segment.py", "text/chinese.py",
               "train/saved.py", "train/checkpoint.py", "train/run.py", "train/lock.py", "train/record.py",
               "train/diagnose.py", "train/interrupt.py", "explore/serve.py", "exercises/catalog.py"]
 SAYS = {"print", "error", "exit"}  # calls whose arguments reach the user; and .write to these:

@@ -302,6 +302,11 @@ TEXT = {
     "error.config.override_value": "override {item!r} must look like --key=value or --key value; it has no value "
                                    "(write --{key}=VALUE or --{key} VALUE).",
     "error.config.unknown_key": "unknown config key --{key}.{hint}",
+    "error.model.kind": "kind={kind!r} is not a model kind; choose one of {kinds}.{hint}",
+    "error.position.unknown": "position={name!r} is not one of {names}.{hint}",
+    "error.position.too_long": "sequence length T={T} exceeds max_len {max_len}: the model has positions for at most "
+                               "{max_len} tokens. Crop the input to its last {max_len} tokens (the sampler does "
+                               "this), or build the model with a larger max_len.",
     # ---- threads and devices (threads.py, devices.py) ------------------------------------------------
     "error.threads": "--threads must be a whole number from 0 (torch's choice: every core) to {most}, got {value!r}.",
     "error.device.unknown": "{flag}={name!r} is not a device glassformer runs on: use cpu, cuda, cuda:N or mps (this "
@@ -469,6 +474,22 @@ TEXT = {
     "error.corpus.short": "corpus {source!r} has {n} tokens; too short to split 90/10",
     "corpus.downloading": "downloading {what} (once) into {folder} ...",
     "corpus.rebuilding": "note: the prepared data in {dir} is damaged ({problem}); preparing it again.",
+    "error.zh_poems.deb_sha": "{deb} has sha256 {got}, expected {want} ({package} {version}); delete it to download "
+                              "it again",
+    "error.zh_poems.sha": "the {name} text built from {deb} has sha256 {got}, expected {want}; delete that file to "
+                          "download it again, or pass file:PATH",
+    "error.zh_poems.instead": "Put {deb} (from any Debian mirror, pool/main/f/fortune-zh/) into {folder}, or train on a "
+                              "local UTF-8 text with source 'file:PATH' (e.g. `glassformer data prepare "
+                              "file:/path/to/poems.txt`).",
+    "error.zh_poems.no_apt": "{name} is fetched with apt-get, which this system does not have (it is not Debian or "
+                             "Ubuntu). {instead}",
+    "error.zh_poems.apt_failed": "could not download {package} with apt-get (it said: {said}). If apt-get cannot find "
+                                 "the package, run `apt-get update` first. {instead}",
+    "error.zh_poems.no_files": "the package has no {files}",
+    "error.zh_poems.not_deb": "not a .deb (ar) archive",
+    "error.zh_poems.no_data": "the .deb has no data.tar member",
+    "error.segment.unknown": "unknown segment={segment!r}; choose one of {choices}",
+    "error.segment.no_jieba": "segment='jieba' needs the jieba package: pip install '{requirement}'",
     "error.choice.tokenizer": "unknown tokenizer={tokenizer!r} (--tokenizer); choose one of {choices}",
     "error.choice.vocab_size": "vocab_size (--vocab-size) applies only to tokenizer='bpe' (--tokenizer bpe): a "
                                "{tokenizer} vocabulary is every distinct {tokenizer} of the text. Drop it, or use "

@@ -284,6 +284,10 @@ TEXT = {
     "error.config.override_value": "覆盖项 {item!r} 应写成 --key=value 或 --key value；它没有值（写成 "
                                    "--{key}=VALUE 或 --{key} VALUE）。",
     "error.config.unknown_key": "未知的配置键 --{key}。{hint}",
+    "error.model.kind": "kind={kind!r} 不是模型种类；请从 {kinds} 中选一个。{hint}",
+    "error.position.unknown": "position={name!r} 不在 {names} 之中。{hint}",
+    "error.position.too_long": "序列长度 T={T} 超过了 max_len {max_len}：模型最多只有 {max_len} 个位置。请把输入截成最后 "
+                               "{max_len} 个词元（采样器就是这样做的），或用更大的 max_len 建模型。",
     # ---- 线程与设备（threads.py、devices.py）---------------------------------------------------------------
     "error.threads": "--threads 必须是 0（由 torch 决定：用满所有核）到 {most} 之间的整数，收到的是 {value!r}。",
     "error.device.unknown": "{flag}={name!r} 不是 glassformer 能用的设备：请用 cpu、cuda、cuda:N 或 mps（这台机器有："
@@ -429,6 +433,20 @@ TEXT = {
     "error.corpus.short": "语料 {source!r} 只有 {n} 个词元；太短，无法按 90/10 划分",
     "corpus.downloading": "正在下载 {what}（只下载一次）到 {folder} ...",
     "corpus.rebuilding": "注意：{dir} 里准备好的数据已损坏（{problem}）；重新准备。",
+    "error.zh_poems.deb_sha": "{deb} 的 sha256 是 {got}，应为 {want}（{package} {version}）；删除它即可重新下载",
+    "error.zh_poems.sha": "由 {deb} 构建的 {name} 文本的 sha256 是 {got}，应为 {want}；删除那个文件即可重新下载，或改用 "
+                          "file:PATH",
+    "error.zh_poems.instead": "请把 {deb}（任一 Debian 镜像的 pool/main/f/fortune-zh/ 下）放进 {folder}，或用来源 "
+                              "'file:PATH' 在本地 UTF-8 文本上训练（例如 `glassformer data prepare "
+                              "file:/path/to/poems.txt`）。",
+    "error.zh_poems.no_apt": "{name} 要用 apt-get 下载，而这个系统没有 apt-get（它不是 Debian 或 Ubuntu）。{instead}",
+    "error.zh_poems.apt_failed": "无法用 apt-get 下载 {package}（它说：{said}）。如果 apt-get 找不到这个软件包，请先运行 "
+                                 "`apt-get update`。{instead}",
+    "error.zh_poems.no_files": "软件包里没有 {files}",
+    "error.zh_poems.not_deb": "不是 .deb（ar）归档",
+    "error.zh_poems.no_data": "这个 .deb 里没有 data.tar 成员",
+    "error.segment.unknown": "未知的 segment={segment!r}；请从 {choices} 中选一个",
+    "error.segment.no_jieba": "segment='jieba' 需要 jieba 包：pip install '{requirement}'",
     "error.choice.tokenizer": "未知的 tokenizer={tokenizer!r}（--tokenizer）；请从 {choices} 中选一个",
     "error.choice.vocab_size": "vocab_size（--vocab-size）只适用于 tokenizer='bpe'（--tokenizer bpe）：{tokenizer} 的词表"
                                "就是文本里所有不同的 {tokenizer}。请去掉它，或用 --tokenizer bpe",

@@ -19,6 +19,7 @@ import difflib
 from torch import nn
 
 from glassformer.config import ModelConfig
+from glassformer.messages import t
 
 MODEL_KINDS: dict[str, type[nn.Module]] = {}
 
@@ -35,8 +36,8 @@ def register_model_kind(name: str):
 def model_class(kind: str) -> type[nn.Module]:
     if kind not in MODEL_KINDS:
         near = difflib.get_close_matches(kind, MODEL_KINDS, n=1)
-        hint = f" Did you mean {near[0]!r}?" if near else ""
-        raise ValueError(f"kind={kind!r} is not a model kind; choose one of {sorted(MODEL_KINDS)}.{hint}")
+        hint = t("error.config.did_you_mean", near=near[0]) if near else ""
+        raise ValueError(t("error.model.kind", kind=kind, kinds=sorted(MODEL_KINDS), hint=hint))
     return MODEL_KINDS[kind]
 
 

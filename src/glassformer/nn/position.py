@@ -41,6 +41,7 @@ import torch
 from torch import nn
 
 from glassformer.config import ModelConfig
+from glassformer.messages import t
 from glassformer.nn.formula import ParamFormula
 
 
@@ -66,8 +67,8 @@ def position_scheme(name: str) -> PositionScheme:
     """The registered scheme called `name`, or an error naming the nearest one."""
     if name not in POSITION_SCHEMES:
         near = difflib.get_close_matches(name, POSITION_SCHEMES, n=1)
-        hint = f" Did you mean {near[0]!r}?" if near else ""
-        raise ValueError(f"position={name!r} is not one of {sorted(POSITION_SCHEMES)}.{hint}")
+        hint = t("error.config.did_you_mean", near=near[0]) if near else ""
+        raise ValueError(t("error.position.unknown", name=name, names=sorted(POSITION_SCHEMES), hint=hint))
     return POSITION_SCHEMES[name]
 
 
@@ -89,11 +90,7 @@ class AttentionPositions(nn.Module):
 
 def check_length(T: int, max_len: int) -> None:
     if T > max_len:
-        raise ValueError(
-            f"sequence length T={T} exceeds max_len {max_len}: the model has positions for at "
-            f"most {max_len} tokens. Crop the input to its last {max_len} tokens (the sampler "
-            "does this), or build the model with a larger max_len."
-        )
+        raise ValueError(t("error.position.too_long", T=T, max_len=max_len))
 
 
 def sinusoidal_table(max_len: int, d_model: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:

@@ -34,6 +34,7 @@ import tempfile
 from pathlib import Path
 
 from glassformer.files import write_text_atomic
+from glassformer.messages import t
 
 from .corpora import NAMED_SOURCES, CorpusUnavailable, sha256_text
 
@@ -60,16 +61,15 @@ def load_zh_poems(cache: Path) -> str:
         _download_deb(deb)
     got = hashlib.sha256(deb.read_bytes()).hexdigest()
     if got != DEB_SHA256:
-        raise CorpusUnavailable(f"{deb} has sha256 {got}, expected {DEB_SHA256} ({DEB_NAME} "
-                                f"{DEB_VERSION}); delete it to download it again")
+        raise CorpusUnavailable(t("error.zh_poems.deb_sha", deb=deb, got=got, want=DEB_SHA256, package=DEB_NAME,
+                                  version=DEB_VERSION))
     try:
         text = build_text(deb)
     except (ValueError, tarfile.TarError, EOFError, OSError, UnicodeDecodeError) as e:
-        raise CorpusUnavailable(f"cannot read {deb} ({e}); delete it to download it again") from e
+        raise CorpusUnavailable(t("error.corpus.sdist", sdist=deb, problem=e)) from e
     if sha256_text(text) != ZH_POEMS_SHA256:
-        raise CorpusUnavailable(f"the {ZH_POEMS} text built from {deb} has sha256 {sha256_text(text)}, "
-                                f"expected {ZH_POEMS_SHA256}; delete that file to download it again, "
-                                "or pass file:PATH")
+        raise CorpusUnavailable(t("error.zh_poems.sha", name=ZH_POEMS, deb=deb, got=sha256_text(text),
+                                  want=ZH_POEMS_SHA256))
     text_path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(text_path, text)
     return text
@@ -82,7 +82,7 @@ def build_text(deb: Path) -> str:
         files = {m.name.removeprefix("./"): m for m in tar.getmembers() if m.isfile()}
         missing = [f for f in POEM_FILES if f not in files]
         if missing:
-            raise ValueError(f"the package has no {', '.join(missing)}")
+            raise ValueError(t("error.zh_poems.no_files", files=", ".join(missing)))
         raws = [tar.extractfile(files[f]).read().decode("utf-8") for f in POEM_FILES]
     entries = [e.strip("\n") for raw in raws for e in ENTRY_BREAK.split(ANSI_COLOUR.sub("", raw))]
     return "\n\n".join(e for e in entries if e.strip()) + "\n"
@@ -92,7 +92,7 @@ def _deb_data(deb: bytes) -> bytes:
     """The data.tar.* member of a .deb, which is an `ar` archive: an 8-byte magic, then for each
     member a 60-byte header (name in bytes 0-16, decimal size in 48-58) and its bytes, padded to even."""
     if not deb.startswith(b"!<arch>\n"):
-        raise ValueError("not a .deb (ar) archive")
+        raise ValueError(t("error.zh_poems.not_deb"))
     pos = 8
     while pos + 60 <= len(deb):
         name = deb[pos: pos + 16].decode("ascii").strip().rstrip("/")
@@ -100,32 +100,28 @@ def _deb_data(deb: bytes) -> bytes:
         if name.startswith("data.tar"):
             return deb[pos + 60: pos + 60 + size]
         pos += 60 + size + size % 2
-    raise ValueError("the .deb has no data.tar member")
+    raise ValueError(t("error.zh_poems.no_data"))
 
 
 def _download_deb(dest: Path) -> None:
     """Fetch the package with apt-get (download only; it is never installed) and move it to ``dest``.
 
     apt-get, not urllib, because it already knows the system's mirrors, proxy and signatures."""
-    print(f"downloading {DEB_NAME} {DEB_VERSION} (once) into {dest.parent} ...", file=sys.stderr)
+    print(t("corpus.downloading", what=f"{DEB_NAME} {DEB_VERSION}", folder=dest.parent), file=sys.stderr)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    instead = (f"Put {DEB_FILE} (from any Debian mirror, pool/main/f/fortune-zh/) into {dest.parent}, "
-               f"or train on a local UTF-8 text with source 'file:PATH' (e.g. `glassformer data "
-               f"prepare file:/path/to/poems.txt`).")
+    instead = t("error.zh_poems.instead", deb=DEB_FILE, folder=dest.parent)
     with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".apt-") as tmp:
         try:
             result = subprocess.run(["apt-get", "download", f"{DEB_NAME}={DEB_VERSION}"], cwd=tmp,
                                     capture_output=True, text=True)
         except FileNotFoundError:
-            raise CorpusUnavailable(f"{ZH_POEMS} is fetched with apt-get, which this system does not "
-                                    f"have (it is not Debian or Ubuntu). {instead}") from None
+            raise CorpusUnavailable(t("error.zh_poems.no_apt", name=ZH_POEMS, instead=instead)) from None
         got = sorted(Path(tmp).glob(f"{DEB_NAME}_*.deb"))
         if result.returncode != 0 or not got:
             lines = (result.stderr + result.stdout).strip().splitlines() or ["no output"]
             said = [ln for ln in lines if ln.startswith("E:")] or lines[-1:]
-            raise CorpusUnavailable(f"could not download {DEB_NAME}={DEB_VERSION} with apt-get (it said: "
-                                    f"{' / '.join(said)}). If apt-get cannot find the package, run "
-                                    f"`apt-get update` first. {instead}")
+            raise CorpusUnavailable(t("error.zh_poems.apt_failed", package=f"{DEB_NAME}={DEB_VERSION}",
+                                      said=" / ".join(said), instead=instead))
         os.replace(got[0], dest)  # same filesystem, so the package appears whole or not at all
 
 

@@ -20,13 +20,15 @@ from __future__ import annotations
 import logging
 import warnings
 
+from glassformer.messages import t
+
 SEGMENTERS = ("whitespace", "jieba")
 
 
 def check_segment(segment: str) -> str:
     """Refuse an unknown segmenter by name, listing the known ones."""
     if segment not in SEGMENTERS:
-        raise ValueError(f"unknown segment={segment!r}; choose one of {', '.join(SEGMENTERS)}")
+        raise ValueError(t("error.segment.unknown", segment=segment, choices=", ".join(SEGMENTERS)))
     return segment
 
 
@@ -54,6 +56,6 @@ def _jieba():
             warnings.simplefilter("ignore", UserWarning)
             import jieba
     except ImportError:
-        raise ImportError("segment='jieba' needs the jieba package: pip install 'jieba>=0.42'") from None
+        raise ImportError(t("error.segment.no_jieba", requirement="jieba>=0.42")) from None
     jieba.setLogLevel(logging.WARNING)  # no "Building prefix dict ..." lines on stderr
     return jieba

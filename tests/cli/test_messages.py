@@ -305,3 +305,16 @@ def test_the_rule_can_fail(tmp_path):
                        'sys.stderr.write("note: slow")\nf.write(f"=== step {step} ===")\n')
     found = [s.split(": ", 1)[1] for s in sentences(planted, helps=True, root=tmp_path)]
     assert found == ["'a literal help'", "'wrote '", "'bad '", "'note: slow'"]
+
+
+def test_chinese_help_is_wrapped_by_terminal_columns():
+    from glassformer.cli.options import _wrap
+    from glassformer.messages import columns
+
+    text = zh.TEXT["help.explore.about"].format(local="127.0.0.1")
+    lines = _wrap(text, 40)
+    assert len(lines) > 3 and all(columns(line) <= 40 or line[-1] in "，。）；" for line in lines)
+    assert "".join(lines).replace(" ", "") == text.replace(" ", "")  # nothing lost, nothing added
+    assert not any(line[0] in "，。、；：）" for line in lines)  # no line starts with a closing mark
+    assert _wrap("一二三四（五六）七", 10) == ["一二三四", "（五六）七"]  # an opening mark goes with what it opens
+    assert _wrap("ours（Python）或 hf", 10) == ["ours", "（Python）", "或 hf"]  # a word is never cut

@@ -28,7 +28,7 @@ import sys
 
 from glassformer.config import MAX_THREADS
 from glassformer.errors import UsageError
-from glassformer.messages import LANGS, argparse_words, language, resolve, t
+from glassformer.messages import LANGS, argparse_words, columns, language, resolve, t
 from glassformer.threads import DEFAULT_THREADS
 
 _OPTION = re.compile(r"--[A-Za-z][A-Za-z0-9_-]*")
@@ -43,6 +43,7 @@ class Parser(argparse.ArgumentParser):
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs["add_help"] = False  # added below, with its help in the user's language
+        kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
         self.add_argument("-h", "--help", action="help", default=argparse.SUPPRESS, help=t("help.help"))
         # read (and removed) before parsing, anywhere on the line (language_requested); listed here so
@@ -51,6 +52,38 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         self.exit(2, t("cli.usage_error", prog=self.prog, message=message) + "\n")
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's layout, but text holding Chinese is wrapped by terminal columns (a Chinese
+    character takes two, and may end a line anywhere; a closing mark never starts one)."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        if columns(text) == len(text):
+            return super()._split_lines(text, width)
+        return _wrap(" ".join(text.split()), width)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if columns(text) == len(text):
+            return super()._fill_text(text, width, indent)
+        return "\n".join(indent + line for line in _wrap(" ".join(text.split()), width - len(indent)))
+
+
+_PIECES = re.compile(r"\s+|[^\x00-\u2e7f]|[\x00-\u2e7f]+?(?=\s|[^\x00-\u2e7f]|$)")  # spaces, a wide char, a word
+_NO_LINE_START, _NO_LINE_END = set("，。、；：！？）」』》〉…"), set("（「『《〈")
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """Greedy line filling by terminal columns, never breaking inside a run of narrow characters."""
+    lines, line = [], ""
+    for piece in _PIECES.findall(text):
+        if line and columns(line + piece) > width and piece[0] not in _NO_LINE_START and not piece.isspace():
+            carried = line[-1] if line[-1] in _NO_LINE_END else ""  # an opening mark goes with what it opens
+            lines.append(line[: len(line) - len(carried)].rstrip())
+            line = carried
+        if line or not piece.isspace():
+            line += piece
+    return lines + ([line.rstrip()] if line.strip() else [])
 
 
 @contextlib.contextmanager

@@ -2,8 +2,8 @@
 each a format string with the same {fields} (a test checks). Numbers, paths, names and code always
 come in as fields, never typed into a sentence, so the two languages cannot disagree on a figure.
 
-    t("run.done", step=500, train=1.23, val=1.45, best=1.40)   the sentence, in the process's language
-    say("run.done", ...)                                        the same, printed (file=sys.stderr too)
+    t("train.done", steps=500, train=1.23, val=1.45, best=1.40)  the sentence, in the process's language
+    say("train.done", ...)                                        the same, printed (file=sys.stderr too)
 
 The language is chosen once per process: `glassformer --lang zh ...` (anywhere on the line) or the
 environment variable GLASSFORMER_LANG (zh, zh_CN.UTF-8 ...); English otherwise. The command line
@@ -87,9 +87,14 @@ def say(key: str, /, file=None, **fields) -> None:
     print(t(key, **fields), file=file if file is not None else sys.stdout, flush=True)
 
 
+def columns(text: str) -> int:
+    """The terminal columns `text` takes: a Chinese character (and a full-width mark) takes two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
 def pad(text: str, width: int) -> str:
-    """`text` padded with spaces to `width` terminal columns (a Chinese character takes two)."""
-    return text + " " * (width - sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text))
+    """`text` padded with spaces to `width` terminal columns."""
+    return text + " " * (width - columns(text))
 
 
 def argparse_words(text: str) -> str:

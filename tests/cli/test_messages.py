@@ -18,7 +18,7 @@ import pytest
 import glassformer
 from glassformer import messages
 from glassformer.cli import build_parser, main
-from glassformer.cli.options import argparse_speaking
+from glassformer.cli.language import argparse_speaking
 from glassformer.config import PRESETS, preset_about
 from glassformer.messages import en, zh
 
@@ -308,7 +308,7 @@ def test_the_rule_can_fail(tmp_path):
 
 
 def test_chinese_help_is_wrapped_by_terminal_columns():
-    from glassformer.cli.options import _wrap
+    from glassformer.cli.language import _wrap
     from glassformer.messages import columns
 
     text = zh.TEXT["help.explore.about"].format(local="127.0.0.1")

@@ -21,18 +21,17 @@ tests/cli/test_messages.py checks this module and every verb's.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
 import re
 import sys
 
+from glassformer.cli.language import LANG_FLAG, HelpFormatter
 from glassformer.config import MAX_THREADS
 from glassformer.errors import UsageError
-from glassformer.messages import LANGS, argparse_words, columns, language, resolve, t
+from glassformer.messages import LANGS, language, t
 from glassformer.threads import DEFAULT_THREADS
 
 _OPTION = re.compile(r"--[A-Za-z][A-Za-z0-9_-]*")
-LANG_FLAG = "--lang"
 MAX_PORT = 65535
 
 
@@ -46,76 +45,12 @@ class Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
         self.add_argument("-h", "--help", action="help", default=argparse.SUPPRESS, help=t("help.help"))
-        # read (and removed) before parsing, anywhere on the line (language_requested); listed here so
+        # read (and removed) before parsing, anywhere on the line (cli/language.py); listed here so
         # every --help shows it, and args.lang holds the language every verb speaks
         self.add_argument(LANG_FLAG, choices=LANGS, default=language(), help=t("help.lang"))
 
     def error(self, message: str):
         self.exit(2, t("cli.usage_error", prog=self.prog, message=message) + "\n")
-
-
-class HelpFormatter(argparse.HelpFormatter):
-    """argparse's layout, but text holding Chinese is wrapped by terminal columns (a Chinese
-    character takes two, and may end a line anywhere; a closing mark never starts one)."""
-
-    def _split_lines(self, text: str, width: int) -> list[str]:
-        if columns(text) == len(text):
-            return super()._split_lines(text, width)
-        return _wrap(" ".join(text.split()), width)
-
-    def _fill_text(self, text: str, width: int, indent: str) -> str:
-        if columns(text) == len(text):
-            return super()._fill_text(text, width, indent)
-        return "\n".join(indent + line for line in _wrap(" ".join(text.split()), width - len(indent)))
-
-
-_PIECES = re.compile(r"\s+|[^\x00-\u2e7f]|[\x00-\u2e7f]+?(?=\s|[^\x00-\u2e7f]|$)")  # spaces, a wide char, a word
-_NO_LINE_START, _NO_LINE_END = set("，。、；：！？）」』》〉…"), set("（「『《〈")
-
-
-def _wrap(text: str, width: int) -> list[str]:
-    """Greedy line filling by terminal columns, never breaking inside a run of narrow characters."""
-    lines, line = [], ""
-    for piece in _PIECES.findall(text):
-        if line and columns(line + piece) > width and piece[0] not in _NO_LINE_START and not piece.isspace():
-            carried = line[-1] if line[-1] in _NO_LINE_END else ""  # an opening mark goes with what it opens
-            lines.append(line[: len(line) - len(carried)].rstrip())
-            line = carried
-        if line or not piece.isspace():
-            line += piece
-    return lines + ([line.rstrip()] if line.strip() else [])
-
-
-@contextlib.contextmanager
-def argparse_speaking():
-    """argparse's own words ("usage: ", "invalid choice: ...", "show this help ...") come from
-    gettext; while a command line is built and parsed, they come from the catalogue instead."""
-    saved = argparse._, argparse.ngettext
-    argparse._ = argparse_words
-    argparse.ngettext = lambda one, many, n: argparse_words(one if n == 1 else many)
-    try:
-        yield
-    finally:
-        argparse._, argparse.ngettext = saved
-
-
-def language_requested(argv: list[str]) -> tuple[list[str], str]:
-    """(argv without `--lang X` / `--lang=X`, the language): --lang may stand anywhere, before or
-    after the verb (like --debug); without it, GLASSFORMER_LANG decides, else English."""
-    kept, flag, i = [], None, 0
-    while i < len(argv):
-        token = argv[i]
-        if token == LANG_FLAG:
-            if i + 1 == len(argv):
-                raise UsageError(t("cli.lang_no_value", langs=", ".join(LANGS)))
-            flag, i = argv[i + 1], i + 2
-            continue
-        if token.startswith(LANG_FLAG + "="):
-            flag = token.partition("=")[2]
-        else:
-            kept.append(token)
-        i += 1
-    return kept, resolve(flag)
 
 
 def normalize_argv(argv: list[str]) -> list[str]:

@@ -28,7 +28,7 @@ LANGS = ("en", "zh")
 ENV = "GLASSFORMER_LANG"
 TABLES = {"en": en.TEXT, "zh": zh.TEXT}
 
-_chosen: list[str] = []  # the language set by speaking()/set_language(); empty: read the environment
+_chosen: list[str] = []  # the languages speaking() set, innermost last; empty: read the environment
 
 
 def normalize(name: str) -> str:

@@ -163,8 +163,8 @@ def run_attention(args) -> int:
     from glassformer.inspect.attention_maps import attention_hooks
 
     loaded = load(args)
-    # attention layers in build order: an encoder-decoder counts its encoder's, decoder's and cross-attention's
-    index_within("--layer", args.layer, len(attention_hooks(loaded.model)), "layers")
+    n_maps = len(attention_hooks(loaded.model))  # attention layers of every kind (an encoder-decoder has 3 per pair)
+    index_within("--layer", args.layer, n_maps, "layers")
     index_within("--head", args.head, loaded.model.cfg.n_heads, "heads")
     x = inputs(args, loaded)
     out = _out(args, "attention")

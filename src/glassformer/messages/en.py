@@ -35,7 +35,7 @@ TEXT = {
     "arg.port": "must be a port number from 0 (any free port) to {most}, got {value!r}",
     "arg.not_utf8": "{value!r} holds bytes that are not UTF-8 text; set your terminal to UTF-8 (e.g. export "
                     "LANG=C.UTF-8) or convert the text with iconv -t UTF-8",
-    "arg.index.layers": "{flag} {value}: this model has {size} attention layers, layers 0..{last}.",
+    "arg.index.layers": "{flag} {value}: this model has {size} attention layers, attention layers 0..{last}.",
     "arg.index.heads": "{flag} {value}: this model has {size} heads, heads 0..{last}.",
     # ---- how a command ends when something goes wrong (cli/failure.py) ------------------------------
     "fail.error": "{who}: error: {message}",
@@ -384,14 +384,12 @@ TEXT = {
     # ---- starting and resuming runs (train/run.py) ---------------------------------------------------
     "error.run.tokenizer_options": "--tokenizer and its options choose how a text corpus is cut into tokens; this "
                                    "model reads {inputs}, from a generated source. Drop them.",
-    "error.run.pairs_source": "this model reads (source, target) pairs: --data must be one of {sources}, not "
-                              "{source!r}.",
-    "error.run.pairs_for_seq2seq": "--data {source} makes (source, target) pairs for an encoder-decoder; use "
-                                   "--preset seq2seq (or --kind=seq2seq).",
-    "error.run.numbers_source": "this model reads numbers: --data must be one of {sources}, not {source!r} (text "
-                                "sources are for token models: --kind=gpt or encoder).",
-    "error.run.numbers_for_regressor": "--data {source} makes numbers, but this model reads tokens; use a text "
-                                       "source, or --preset sine (a regressor).",
+    "error.run.wrong_source": "this model reads {what}: --data must be one of {names}, not {source!r}.",
+    "error.run.source_for_other": "--data {source} makes {what}, but this model reads {inputs}; use {use}.",
+    "run.makes.numbers": "numbers",
+    "run.makes.pairs": "(source, target) pairs",
+    "run.use.numbers": "--preset sine (a regressor)",
+    "run.use.pairs": "--preset seq2seq (or --kind=seq2seq)",
     "error.run.vocab_size_set": "vocab_size comes from the tokenizer ({vocab_size} here); do not set it.",
     "error.run.block_too_long": "block_size={T} is longer than max_len={max_len}: the model has positions for only "
                                 "{max_len} tokens. Pass --max_len={T} or --block_size={max_len}.",

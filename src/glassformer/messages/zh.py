@@ -354,13 +354,12 @@ TEXT = {
     # ---- 开始与继续运行（train/run.py）------------------------------------------------------------------------
     "error.run.tokenizer_options": "--tokenizer 及其选项决定怎样把文本语料切成词元；这个模型读的是 {inputs}，来自生成的"
                                    "数据源。请去掉它们。",
-    "error.run.pairs_source": "这个模型读的是（源序列，目标序列）对：--data 必须是 {sources} 之一，而不是 {source!r}。",
-    "error.run.pairs_for_seq2seq": "--data {source} 生成的是给编码器-解码器用的（源序列，目标序列）对；请用 "
-                                   "--preset seq2seq（或 --kind=seq2seq）。",
-    "error.run.numbers_source": "这个模型读的是数字：--data 必须是 {sources} 之一，而不是 {source!r}（文本来源是给词元"
-                                "模型用的：--kind=gpt 或 encoder）。",
-    "error.run.numbers_for_regressor": "--data {source} 生成的是数字，但这个模型读的是词元；请用文本来源，或用 "
-                                       "--preset sine（回归模型）。",
+    "error.run.wrong_source": "这个模型读的是{what}：--data 必须是 {names} 之一，而不是 {source!r}。",
+    "error.run.source_for_other": "--data {source} 生成的是{what}，但这个模型读的是 {inputs}；请用 {use}。",
+    "run.makes.numbers": "数字",
+    "run.makes.pairs": "（源序列，目标序列）对",
+    "run.use.numbers": "--preset sine（回归模型）",
+    "run.use.pairs": "--preset seq2seq（或 --kind=seq2seq）",
     "error.run.vocab_size_set": "vocab_size 由分词器决定（这里是 {vocab_size}）；不要设置它。",
     "error.run.block_too_long": "block_size={T} 比 max_len={max_len} 长：模型只有 {max_len} 个位置。请传 "
                                 "--max_len={T} 或 --block_size={max_len}。",

@@ -76,24 +76,25 @@ class Run:
         return self.data.tokenizer
 
 
+# generated sources, by the inputs they make: what they make and the preset to use (catalogue keys, said
+# in the user's language), their names, what makes them
+GENERATED = {"numbers": ("run.makes.numbers", FRAMINGS, wave_source, "run.use.numbers"),
+             "token pairs": ("run.makes.pairs", PAIR_SOURCES, pair_source, "run.use.pairs")}
+
+
 def open_data(source: str, inputs: str, cache_dir=None, text: dict | None = None) -> PreparedData | WaveData | PairData:
     """The data a model kind reads: a prepared text corpus (tokens), generated numbers, or
     generated (source, target) pairs. `text`: how to tokenize a text corpus, as `prepare` takes it
     ({"tokenizer": "bpe", "vocab_size": 512, ...}; empty: characters)."""
     if text and inputs != "tokens":
         raise UsageError(t("error.run.tokenizer_options", inputs=inputs))
-    if inputs == "token pairs":
-        if source not in PAIR_SOURCES:
-            raise ValueError(t("error.run.pairs_source", sources=PAIR_SOURCES, source=source))
-        return pair_source(source)
-    if source in PAIR_SOURCES:
-        raise ValueError(t("error.run.pairs_for_seq2seq", source=source))
-    if inputs == "numbers":
-        if source not in FRAMINGS:
-            raise ValueError(t("error.run.numbers_source", sources=sorted(FRAMINGS), source=source))
-        return wave_source(source)
-    if source in FRAMINGS:
-        raise ValueError(t("error.run.numbers_for_regressor", source=source))
+    for reads, (what, names, make, use) in GENERATED.items():
+        if inputs == reads:
+            if source not in names:
+                raise ValueError(t("error.run.wrong_source", what=t(what), names=sorted(names), source=source))
+            return make(source)
+        if source in names:
+            raise ValueError(t("error.run.source_for_other", source=source, what=t(what), inputs=inputs, use=t(use)))
     return prepare(source, cache_dir, **(text or {}))
 
 

@@ -318,3 +318,16 @@ def test_chinese_help_is_wrapped_by_terminal_columns():
     assert not any(line[0] in "，。、；：）" for line in lines)  # no line starts with a closing mark
     assert _wrap("一二三四（五六）七", 10) == ["一二三四", "（五六）七"]  # an opening mark goes with what it opens
     assert _wrap("ours（Python）或 hf", 10) == ["ours", "（Python）", "或 hf"]  # a word is never cut
+
+
+def test_english_help_keeps_argparse_s_own_wrapping_even_around_a_chinese_example():
+    """English help is byte for byte what argparse writes (tests and users' scripts read it); only
+    Chinese help is wrapped by terminal columns."""
+    from glassformer.cli.language import HelpFormatter
+
+    text = en.TEXT["help.lesson.seq2seq"].format(example="一千二百零五 ↔ 1205")
+    ours, argparse_own = HelpFormatter("prog"), argparse.HelpFormatter("prog")
+    with messages.speaking("en"):
+        assert ours._split_lines(text, 50) == argparse_own._split_lines(text, 50)
+    with messages.speaking("zh"):
+        assert ours._split_lines(text, 50) != argparse_own._split_lines(text, 50)  # by columns: narrower

@@ -12,7 +12,7 @@ import contextlib
 import re
 
 from glassformer.errors import UsageError
-from glassformer.messages import LANGS, argparse_words, columns, resolve, t
+from glassformer.messages import LANGS, argparse_words, columns, language, resolve, t
 
 LANG_FLAG = "--lang"
 
@@ -50,18 +50,23 @@ def argparse_speaking():
 
 
 class HelpFormatter(argparse.HelpFormatter):
-    """argparse's layout, but text holding Chinese is wrapped by terminal columns (a Chinese
-    character takes two, and may end a line anywhere; a closing mark never starts one)."""
+    """argparse's layout, but Chinese help is wrapped by terminal columns (a Chinese character takes
+    two, and may end a line anywhere; a closing mark never starts one). English help keeps argparse's
+    own wrapping, byte for byte, even where it quotes a Chinese example (一千二百零五)."""
 
     def _split_lines(self, text: str, width: int) -> list[str]:
-        if columns(text) == len(text):
+        if not _by_columns(text):
             return super()._split_lines(text, width)
         return _wrap(" ".join(text.split()), width)
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
-        if columns(text) == len(text):
+        if not _by_columns(text):
             return super()._fill_text(text, width, indent)
         return "\n".join(indent + line for line in _wrap(" ".join(text.split()), width - len(indent)))
+
+
+def _by_columns(text: str) -> bool:
+    return language() == "zh" and columns(text) != len(text)
 
 
 _PIECES = re.compile(r"\s+|[^\x00-\u2e7f]|[\x00-\u2e7f]+?(?=\s|[^\x00-\u2e7f]|$)")  # spaces, a wide char, a word

@@ -7,12 +7,16 @@ from __future__ import annotations
 import argparse
 
 from glassformer.cli.options import add_threads, count, non_negative, seed
+from glassformer.lessons import hello_world as hello_lesson
+from glassformer.lessons import seq2seq as seq2seq_lesson
+from glassformer.lessons import sine as sine_lesson
+from glassformer.lessons import sine_data
 from glassformer.messages import t
 
-HELLO_EPOCHS = 200  # as in the tutorial
 SINE_PATIENCE = 4  # epochs without improvement before stopping
 BEAM, ALPHA = 4, 0.6  # beam width k and length penalty α of the seq2seq lesson's beam search
 WORDS, DIGITS = "一千二百零五", "1205"  # the seq2seq lesson's example pair, as its help shows it
+SEQ2SEQ_FAST_SECONDS = 20  # about how long `lesson seq2seq --fast` takes on a 2-core CPU (its help says so)
 
 
 def _shared(p: argparse.ArgumentParser, name: str) -> None:
@@ -21,9 +25,9 @@ def _shared(p: argparse.ArgumentParser, name: str) -> None:
     p.add_argument("--out", default=None, help=t("help.lesson.out", name=name))
 
 
-def _training(p: argparse.ArgumentParser, name: str) -> None:
-    """Options of the lessons that train a model."""
-    p.add_argument("--fast", action="store_true", help=t(f"help.lesson.{name}.fast"))
+def _training(p: argparse.ArgumentParser, name: str, **fast) -> None:
+    """Options of the lessons that train a model (fast: the figures --fast's help names)."""
+    p.add_argument("--fast", action="store_true", help=t(f"help.lesson.{name}.fast", **fast))
     p.add_argument("--seed", type=seed, default=0, help=t("help.lesson.seed", default=0))
     add_threads(p)
 
@@ -39,33 +43,36 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     hello = which.add_parser("hello-world", help=t("help.lesson.hello-world"))
     _shared(hello, "hello-world")
-    _training(hello, "hello-world")
+    _training(hello, "hello-world", epochs=hello_lesson.FAST_EPOCHS)
     hello.add_argument("--mask", choices=("none", "causal", "both"), default="both", help=t("help.lesson.mask"))
     hello.add_argument("--data", default="tutorial", help=t("help.lesson.hello.data"))
-    hello.add_argument("--epochs", type=count, default=HELLO_EPOCHS,
-                       help=t("help.lesson.hello.epochs", default=HELLO_EPOCHS))
+    hello.add_argument("--epochs", type=count, default=hello_lesson.EPOCHS,
+                       help=t("help.lesson.hello.epochs", default=hello_lesson.EPOCHS))
     hello.set_defaults(func=run_hello)
 
     sine = which.add_parser("sine", help=t("help.lesson.sine"))
     _shared(sine, "sine")
-    _training(sine, "sine")
+    _training(sine, "sine", train=sine_lesson.FAST["n_train"], val=sine_lesson.FAST["n_val"])
     sine.add_argument("--task", choices=("forecast", "tutorial"), default="forecast",
                       help=t("help.lesson.sine.task"))
     sine.add_argument("--schedule", choices=("noam", "cosine", "tutorial"), default="noam",
                       help=t("help.lesson.sine.schedule"))
-    sine.add_argument("--epochs", type=count, default=None, help=t("help.lesson.sine.epochs"))
+    sine.add_argument("--epochs", type=count, default=None, help=t("help.lesson.sine.epochs", **sine_lesson.TASKS))
     sine.add_argument("--patience", type=count, default=SINE_PATIENCE,
                       help=t("help.lesson.sine.patience", default=SINE_PATIENCE))
-    sine.add_argument("--train-size", type=count, default=None, help=t("help.lesson.sine.train_size"))
-    sine.add_argument("--val-size", type=count, default=None, help=t("help.lesson.sine.val_size"))
+    sine.add_argument("--train-size", type=count, default=None,
+                      help=t("help.lesson.sine.train_size", default=sine_data.N_TRAIN))
+    sine.add_argument("--val-size", type=count, default=None,
+                      help=t("help.lesson.sine.val_size", default=sine_data.N_VAL))
     sine.set_defaults(func=run_sine)
 
     s2s = which.add_parser("seq2seq", help=t("help.lesson.seq2seq", example=f"{WORDS} ↔ {DIGITS}"))
     _shared(s2s, "seq2seq")
-    _training(s2s, "seq2seq")
+    _training(s2s, "seq2seq", steps=seq2seq_lesson.FAST_STEPS, seconds=SEQ2SEQ_FAST_SECONDS)
     s2s.add_argument("--task", choices=("zh2num", "num2zh"), default="zh2num",
                      help=t("help.lesson.seq2seq.task", words=WORDS, digits=DIGITS))
-    s2s.add_argument("--steps", type=count, default=None, help=t("help.lesson.seq2seq.steps"))
+    s2s.add_argument("--steps", type=count, default=None,
+                     help=t("help.lesson.seq2seq.steps", default=seq2seq_lesson.STEPS, fast=seq2seq_lesson.FAST_STEPS))
     s2s.add_argument("--beam", type=count, default=BEAM, help=t("help.lesson.seq2seq.beam", default=BEAM))
     s2s.add_argument("--alpha", type=non_negative, default=ALPHA,
                      help=t("help.lesson.seq2seq.alpha", default=ALPHA))

@@ -11,6 +11,7 @@ from glassformer.cli.options import add_threads, count, probability, seed, tempe
 from glassformer.messages import say, t
 from glassformer.sample import past_max_len, sample
 from glassformer.train.run import load_model
+from glassformer.train.saved import RUN_EXAMPLE
 
 MAX_NEW_TOKENS = 300
 TEMPERATURE = 0.8  # a little sharper than the model's own distribution
@@ -18,7 +19,7 @@ TEMPERATURE = 0.8  # a little sharper than the model's own distribution
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("sample", help=t("help.sample"), description=t("help.sample.about"))
-    p.add_argument("run", help=t("help.sample.run"))
+    p.add_argument("run", help=t("help.sample.run", example=RUN_EXAMPLE))
     p.add_argument("--prompt", default="\n", type=utf8_text, help=t("help.sample.prompt"))
     p.add_argument("--max-new-tokens", type=count, default=MAX_NEW_TOKENS,
                    help=t("help.sample.max_new_tokens", default=MAX_NEW_TOKENS))

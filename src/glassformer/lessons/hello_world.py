@@ -29,6 +29,7 @@ from glassformer.threads import using_threads
 PRESET = get_preset("seed002")  # the tutorial's model and optimiser settings (seed 002, §4)
 BATCH_SIZE, LR = PRESET.train.batch_size, PRESET.train.lr
 EPOCHS, REPORT_EVERY = 200, 20  # the tutorial's loop: 200 epochs, a printout every 20
+FAST_EPOCHS = 40  # --fast: at most this many (what the tests run)
 MASK_CHOICES = {"none": ("none",), "causal": ("causal",), "both": ("none", "causal")}
 
 
@@ -108,7 +109,7 @@ def run(lang: str = "en", explain: bool = False, out: str | Path | None = None, 
 
 def _lesson(nar: Narrator, out, mask: str, data: str, epochs: int, fast: bool, seed: int) -> dict:
     if fast:
-        epochs = min(epochs, 40)
+        epochs = min(epochs, FAST_EPOCHS)
     words = hello_data.load(data)  # first, so a bad --data fails before anything is written
     folder = out_dir("hello-world", out)
     vocab = explain_vocabulary(nar, words)

@@ -147,7 +147,7 @@ def run_trace(args) -> int:
     x, y = _next_token_pair(inputs(args, loaded))
     table = trace(loaded.model, x, loaded.tokenizer, targets=y, collapse=args.collapse, lang=args.lang)
     what = t("trace.pairs_input") if isinstance(x, tuple) else t("trace.tokens_input")
-    print(f"# {loaded.source}; {what}")
+    say("inspect.header", source=loaded.source, what=what)
     print({"text": table.to_text, "markdown": table.to_markdown, "json": table.to_json}[args.format]())
     out = _out(args, "trace")
     for name, text in (("trace.txt", table.to_text()), ("trace.md", table.to_markdown()),
@@ -183,7 +183,7 @@ def run_attention(args) -> int:
                                 out / f"attention_L{args.layer}_H{args.head}.png")]
     if isinstance(labels, list):  # the HTML viewer draws square maps only
         files.append(attention_html(loaded.model, x, labels, out / "attention.html"))
-    print(f"# {loaded.source}; {shown}")
+    say("inspect.header", source=loaded.source, what=shown)
     for f in files:
         say("inspect.wrote", files=f)
     return 0

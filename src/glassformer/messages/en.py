@@ -172,6 +172,7 @@ TEXT = {
     "inspect.empty_prompt": "the prompt is empty after tokenizing; give --prompt some text.",
     "inspect.short_prompt": "need a prompt of at least {least} tokens to form next-token targets.",
     "inspect.wrote": "wrote {files}",
+    "inspect.header": "# {source}; {what}",
     "trace.pairs_input": "source = the prompt, target = [<BOS>] + the model's own greedy translation, read "
                          "teacher-forced",
     "trace.tokens_input": "input = the prompt without its last token, targets = the next tokens",

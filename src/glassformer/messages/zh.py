@@ -163,6 +163,7 @@ TEXT = {
     "inspect.empty_prompt": "分词之后提示词是空的；请给 --prompt 一些文字。",
     "inspect.short_prompt": "提示词至少要有 {least} 个词元，才能构成“预测下一个词元”的目标。",
     "inspect.wrote": "已写入 {files}",
+    "inspect.header": "# {source}；{what}",
     "trace.pairs_input": "源序列 = 提示词，目标序列 = [<BOS>] + 模型自己的贪心翻译，以教师强制方式读入",
     "trace.tokens_input": "输入 = 去掉最后一个词元的提示词，目标 = 下一个词元",
     "attention.pairs": "源序列 {source} · 目标序列 {target}",

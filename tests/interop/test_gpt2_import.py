@@ -179,3 +179,18 @@ def test_export_refuses_what_gpt2_cannot_hold(imported, tmp_path):
     (tmp_path / "full" / "x").write_text("keep me")
     with pytest.raises(UsageError, match="not empty"):
         export_gpt2(imported[0], tmp_path / "full")
+
+
+def test_a_fresh_interpreter_knows_the_tokenizer_kind(imported):
+    """load_tokenizer finds "gpt2-bpe" without anyone importing the GPT-2 modules first."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = str(Path(__file__).parents[2] / "src")
+    code = ("import sys; from glassformer.train.saved import load_model; "
+            "m, t, _ = load_model(sys.argv[1]); print(t.kind, t.encode('hi 你好'))")
+    done = subprocess.run([sys.executable, "-c", code, str(imported[0])], capture_output=True, text=True,
+                          env={"PYTHONPATH": src, "PATH": ""}, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[0] == "gpt2-bpe" and str(imported[2].encode("hi 你好")) in done.stdout

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from glassformer.config import TrainConfig
-from glassformer.errors import UsageError
+from glassformer.errors import GlassformerError, UsageError
 from glassformer.train import distributed
 from glassformer.train.distributed import SINGLE, ProcessWorld, RankSlice
 from glassformer.train.record import ReadOnlyRunFiles, RunFiles
@@ -57,7 +57,12 @@ def test_no_sync_on_every_micro_batch_but_the_last():
 
 def test_ranks_take_their_own_gpu_and_files():
     w = ProcessWorld(3, 1, 4)
-    assert w.for_rank(TrainConfig(device="cuda")).device == "cuda:1" and w.for_rank(TrainConfig()).device == "cpu"
+    assert w.for_rank(TrainConfig()).device == "cpu"
+    if torch.cuda.device_count() >= 2:
+        assert w.for_rank(TrainConfig(device="cuda")).device == "cuda:1"
+    else:
+        with pytest.raises(UsageError, match="--nproc_per_node at most the number of GPUs"):
+            w.for_rank(TrainConfig(device="cuda"))
     with pytest.raises(UsageError, match="LOCAL_RANK"):
         w.for_rank(TrainConfig(device="cuda:0"))
     assert w.whole_batch(TrainConfig(batch_size=4)).batch_size == 16
@@ -73,3 +78,15 @@ def test_refusals_name_the_fix(monkeypatch):
     monkeypatch.setattr(distributed, "_world", None)
     with pytest.raises(UsageError, match="RANK, LOCAL_RANK, MASTER_ADDR, MASTER_PORT not set: start several"):
         distributed.current()
+
+
+def test_a_peer_that_ended_is_one_clear_line_not_a_bug():
+    lost = RuntimeError("[gloo/transport/tcp/pair.cc:553] Connection closed by peer [127.0.0.1]:25749.")
+    with pytest.raises(GlassformerError, match="another process of this torchrun job stopped.*rank 1 stops too"):
+        with ProcessWorld(1, 1, 2).together():
+            raise lost
+    with pytest.raises(RuntimeError, match="a bug of our own"):  # anything else is left as it is
+        with ProcessWorld(1, 1, 2).together():
+            raise RuntimeError("a bug of our own")
+    with pytest.raises(RuntimeError, match="closed by peer"), SINGLE.together():
+        raise lost

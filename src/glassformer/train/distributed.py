@@ -34,6 +34,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import hashlib
+import inspect
 import os
 import sys
 from dataclasses import replace
@@ -43,11 +44,14 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
-from glassformer.errors import UsageError
+from glassformer.errors import GlassformerError, UsageError
 from glassformer.train.record import ReadOnlyRunFiles, RunFiles
 from glassformer.train.sources import TextWindows
 
 CPU = torch.device("cpu")  # where small Python objects travel (gloo), whatever device trains
+# torch 2.13 renamed broadcast_buffers=False to forward_sync_buffers=False (which still syncs once, at init)
+NO_BUFFER_SYNC = ({"forward_sync_buffers": False} if "forward_sync_buffers" in
+                  inspect.signature(DistributedDataParallel).parameters else {"broadcast_buffers": False})
 
 
 class World:
@@ -91,6 +95,10 @@ class World:
     def main_first(self):
         yield
 
+    @contextlib.contextmanager
+    def together(self):
+        yield
+
     def announce(self, run_dir, resumed: bool) -> None:
         pass
 
@@ -106,11 +114,10 @@ class ProcessWorld(World):
 
     def wrap(self, model):
         """DDP broadcasts rank 0's weights now and averages gradients in every backward. Buffers are
-        not broadcast: glassformer's are constant tables (masks, positions), never running statistics,
-        and that keeps rank 0's evaluation (no gradients) free of collective calls."""
+        not synced at each forward: glassformer's are constant tables (masks, positions), never running
+        statistics, and that keeps rank 0's evaluation (no gradients) free of collective calls."""
         on_gpu = next(model.parameters()).is_cuda
-        return DistributedDataParallel(model, device_ids=[self.local_rank] if on_gpu else None,
-                                       broadcast_buffers=False)
+        return DistributedDataParallel(model, device_ids=[self.local_rank] if on_gpu else None, **NO_BUFFER_SYNC)
 
     def accumulating(self, parallel, last: bool):
         """Micro-batches before the last keep their gradients local; the last one's backward
@@ -157,6 +164,10 @@ class ProcessWorld(World):
     def for_rank(self, cfg):
         """Each process trains on the GPU of its LOCAL_RANK (or on the CPU)."""
         if cfg.device == "cuda":
+            if self.local_rank >= torch.cuda.device_count():
+                raise UsageError(f"--device=cuda: this machine has {torch.cuda.device_count()} GPU(s), but torchrun "
+                                 f"started a process with LOCAL_RANK {self.local_rank}. Pass --nproc_per_node at "
+                                 f"most the number of GPUs.")
             return replace(cfg, device=f"cuda:{self.local_rank}")
         if cfg.device != "cpu":
             raise UsageError(f"--device={cfg.device} under torchrun: each process takes the GPU of its "
@@ -171,6 +182,18 @@ class ProcessWorld(World):
         yield
         if self.is_main:
             self._barrier()
+
+    @contextlib.contextmanager
+    def together(self):
+        """A collective call that failed because another process of the job ended becomes one clear
+        line: that process printed why (and torchrun reports it); this one only says it stops too."""
+        try:
+            yield
+        except RuntimeError as e:
+            if isinstance(e, dist.DistError) or "gloo" in str(e):
+                raise GlassformerError(f"another process of this torchrun job stopped (its own message says "
+                                       f"why); rank {self.rank} stops too.") from None
+            raise
 
     def announce(self, run_dir, resumed: bool) -> None:
         """Rank 0: the run directory is ready (config.json, tokenizer.json, the checkpoint to resume)."""
@@ -218,7 +241,7 @@ def _join() -> ProcessWorld:
         raise UsageError(f"WORLD_SIZE={os.environ['WORLD_SIZE']} but {', '.join(missing)} not set: start "
                          f"several processes with torchrun (docs/scale.md), or unset WORLD_SIZE.")
     rank, local_rank, size = (int(os.environ[k]) for k in ("RANK", "LOCAL_RANK", "WORLD_SIZE"))
-    if torch.cuda.is_available():
+    if local_rank < torch.cuda.device_count():  # (processes beyond the GPUs can still train on the CPU)
         torch.cuda.set_device(local_rank)
     dist.init_process_group("cpu:gloo,cuda:nccl" if torch.cuda.is_available() else "gloo")  # env:// from torchrun
     atexit.register(dist.destroy_process_group)

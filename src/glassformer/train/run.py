@@ -271,16 +271,18 @@ def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, pro
 def _follow(cache_dir) -> Run:
     """Ranks > 0 under torchrun: wait for rank 0 to set the run directory up, then read it as a resume
     does (its config, data, tokenizer; the checkpoint, if rank 0 resumed one) and train beside it."""
-    run_dir, resumed = distributed.current().hear()
-    config = read_config(run_dir)
-    model_cfg, train_cfg = model_config(config, run_dir), train_config(config, run_dir)
-    data = open_data(config["source"], model_class(model_cfg.kind).inputs, cache_dir, config.get("text"))
-    if data.tokenizer is not None:
-        data.tokenizer = load_tokenizer(run_dir / "tokenizer.json")
-    torch.manual_seed(train_cfg.seed)  # the same initial weights as rank 0 (DDP copies rank 0's anyway)
-    run = _assemble(run_dir, config, data, build_saved(model_cfg, run_dir), train_cfg, False, None, 0)
-    if resumed:
-        run.trainer.resume()
+    world = distributed.current()
+    with world.together():  # rank 0 may stop before it announces (a bad option): then this one stops too
+        run_dir, resumed = world.hear()
+        config = read_config(run_dir)
+        model_cfg, train_cfg = model_config(config, run_dir), train_config(config, run_dir)
+        data = open_data(config["source"], model_class(model_cfg.kind).inputs, cache_dir, config.get("text"))
+        if data.tokenizer is not None:
+            data.tokenizer = load_tokenizer(run_dir / "tokenizer.json")
+        torch.manual_seed(train_cfg.seed)  # the same initial weights as rank 0 (DDP copies rank 0's anyway)
+        run = _assemble(run_dir, config, data, build_saved(model_cfg, run_dir), train_cfg, False, None, 0)
+        if resumed:
+            run.trainer.resume()
     return run
 
 
@@ -347,7 +349,7 @@ def train(run: Run) -> TrainResult:
     run directory's lock."""
     held = lock.acquire(run.dir) if run.trainer.world.is_main else None  # rank 0 holds it for the job
     try:
-        with using_threads(run.trainer.cfg.threads):
+        with using_threads(run.trainer.cfg.threads), run.trainer.world.together():
             return run.trainer.fit()
     finally:
         lock.release(held)

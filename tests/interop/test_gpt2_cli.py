@@ -81,7 +81,7 @@ def test_mistakes_are_one_clear_line(dirs, tmp_path):
         (["import", "gpt2", str(root / "hf"), "--out", str(root / "run")], "already holds a checkpoint"),
         (["export", "gpt2", str(root / "run"), "--out", str(root / "hf")], "is not empty"),
         (["export", "gpt2", str(tmp_path / "nothing"), "--out", str(tmp_path / "o")], "not a run directory"),
-        (["train", "--resume", str(root / "run")], "cannot be resumed"),
+        (["train", "--resume", str(root / "run")], "imported from"),
         (["import", "gpt2", str(root / "hf")], "--out"),
     ]
     for argv, says in cases:

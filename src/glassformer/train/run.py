@@ -219,6 +219,10 @@ def resume_run(run_dir, overrides=(), preset: str | None = None, source: str | N
 def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, prompt, sample_chars, held) -> Run:
     """resume_run's reads and writes, under the directory's lock."""
     saved = Preset(model_config(config, run_dir), train_config(config, run_dir), str(config.get("about", "")))
+    if "source" not in config and isinstance(config.get("imported"), dict):
+        raise UsageError(f"{run_dir} holds a model imported from {config['imported'].get('from', 'elsewhere')}, "
+                         f"not a glassformer training run: there is no checkpoint of an optimizer to resume. "
+                         f"It samples and opens in every view; training it further is not supported yet.")
     if "source" not in config:
         raise DamagedFile(f"{run_dir / 'config.json'} does not say which data the run was trained on (no "
                           f"\"source\"), so it cannot be resumed. The weights still sample; to train "

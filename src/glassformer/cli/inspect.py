@@ -165,9 +165,11 @@ def run_trace(args) -> int:
 
 def run_attention(args) -> int:
     from glassformer.inspect import attention_grid_png, attention_head_png, attention_html, token_labels
+    from glassformer.inspect.attention_maps import attention_hooks
 
     loaded = load(args)
-    index_within("--layer", args.layer, loaded.model.cfg.n_layers, "layers")
+    n_maps = len(attention_hooks(loaded.model))  # attention layers of every kind (an encoder-decoder has 3 per pair)
+    index_within("--layer", args.layer, n_maps, "attention layers")
     index_within("--head", args.head, loaded.model.cfg.n_heads, "heads")
     x = inputs(args, loaded)
     out = _out(args, "attention")

@@ -19,13 +19,11 @@ import torch
 from torch import nn
 
 from glassformer.config import ModelConfig
-from glassformer.nn.attention import MultiHeadAttention
-from glassformer.nn.block import layer_norm, norm_formula, norm_hook
+from glassformer.nn.block import layer_norm, norm_formula, norm_hook, self_attention
 from glassformer.nn.cross_attention import CrossAttention
 from glassformer.nn.feedforward import FeedForward
 from glassformer.nn.formula import ParamFormula
 from glassformer.nn.hooks import HookPoint
-from glassformer.nn.position import position_scheme
 
 
 def _norm_hook(i: int, before: str, before_zh: str, on: bool, post: bool) -> HookPoint:
@@ -43,10 +41,8 @@ class DecoderBlock(nn.Module):
     def __init__(self, cfg: ModelConfig) -> None:
         super().__init__()
         self.cfg, self.norm = cfg, cfg.norm
-        scheme = position_scheme(cfg.position)
         self.ln1 = layer_norm(cfg)
-        self.attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.bias, cfg.dropout, cfg.mha_style,
-                                       cfg.attention, scheme.attention(cfg) if scheme.attention else None)
+        self.attn = self_attention(cfg)
         self.ln2 = layer_norm(cfg)
         self.cross = CrossAttention(cfg.d_model, cfg.n_heads, cfg.bias, cfg.dropout, cfg.attention)
         self.ln3 = layer_norm(cfg)

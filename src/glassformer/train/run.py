@@ -77,6 +77,12 @@ class Run:
         return self.data.tokenizer
 
 
+# generated sources, by the inputs they make: in words, their names, what makes them, the preset to use
+GENERATED = {"numbers": ("numbers", FRAMINGS, wave_source, "--preset sine (a regressor)"),
+             "token pairs": ("(source, target) pairs", PAIR_SOURCES, pair_source,
+                             "--preset seq2seq (or --kind=seq2seq)")}
+
+
 def open_data(source: str, inputs: str, cache_dir=None, text: dict | None = None) -> PreparedData | WaveData | PairData:
     """The data a model kind reads: a prepared text corpus (tokens), generated numbers, or
     generated (source, target) pairs. `text`: how to tokenize a text corpus, as `prepare` takes it
@@ -84,22 +90,13 @@ def open_data(source: str, inputs: str, cache_dir=None, text: dict | None = None
     if text and inputs != "tokens":
         raise UsageError(f"--tokenizer and its options choose how a text corpus is cut into tokens; this "
                          f"model reads {inputs}, from a generated source. Drop them.")
-    if inputs == "token pairs":
-        if source not in PAIR_SOURCES:
-            raise ValueError(f"this model reads (source, target) pairs: --data must be one of {PAIR_SOURCES}, "
-                             f"not {source!r}.")
-        return pair_source(source)
-    if source in PAIR_SOURCES:
-        raise ValueError(f"--data {source} makes (source, target) pairs for an encoder-decoder; use "
-                         "--preset seq2seq (or --kind=seq2seq).")
-    if inputs == "numbers":
-        if source not in FRAMINGS:
-            raise ValueError(f"this model reads numbers: --data must be one of {sorted(FRAMINGS)}, not "
-                             f"{source!r} (text sources are for token models: --kind=gpt or encoder).")
-        return wave_source(source)
-    if source in FRAMINGS:
-        raise ValueError(f"--data {source} makes numbers, but this model reads tokens; use a text source, "
-                         "or --preset sine (a regressor).")
+    for reads, (what, names, make, use) in GENERATED.items():
+        if inputs == reads:
+            if source not in names:
+                raise ValueError(f"this model reads {what}: --data must be one of {sorted(names)}, not {source!r}.")
+            return make(source)
+        if source in names:
+            raise ValueError(f"--data {source} makes {what}, but this model reads {inputs}; use {use}.")
     return prepare(source, cache_dir, **(text or {}))
 
 

@@ -37,15 +37,22 @@ def records(run: Path) -> dict[tuple[str, int], dict]:
 @pytest.mark.slow
 def test_two_processes_train_as_one_with_their_global_batch(tmp_path):
     cache = tmp_path / "cache"
-    assert main(["train", "--out", str(tmp_path / "one"), "--cache-dir", str(cache), *OPTIONS,
-                 "--batch_size=8", "--max_steps=20"]) == 0
+    assert main(["data", "prepare", "builtin:seed", "--cache-dir", str(cache)]) == 0  # once, before both read it
     launch = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
               str(Path(__file__).with_name("ddp_driver.py")), str(tmp_path / "two"), str(cache), *OPTIONS,
               "--batch_size=4"]
     env = {**os.environ, "PYTHONPATH": SRC, "OMP_NUM_THREADS": "1"}
-    done = subprocess.run(launch, env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "resuming" in done.stdout and done.stdout.count("done: 20 steps") == 1  # rank 0 alone prints
+    job = subprocess.Popen(launch, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:  # the one-process reference trains while torchrun imports torch
+        assert main(["train", "--out", str(tmp_path / "one"), "--cache-dir", str(cache), *OPTIONS,
+                     "--batch_size=8", "--max_steps=20"]) == 0
+        out, err = job.communicate(timeout=300)
+    finally:
+        if job.poll() is None:
+            job.kill()
+            job.communicate()
+    assert job.returncode == 0, out[-3000:] + err[-3000:]
+    assert "resuming" in out and out.count("done: 20 steps") == 1  # rank 0 alone prints
 
     one, two = records(tmp_path / "one"), records(tmp_path / "two")
     assert one.keys() == two.keys() and len([k for k in one if k[0] == "log"]) == 20

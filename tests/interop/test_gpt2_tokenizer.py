@@ -132,3 +132,17 @@ def test_broken_tables_are_refused_naming_the_problem(files, tmp_path):
         GPT2BPETokenizer(tokens, [("Ġ", "§")])
     with pytest.raises(ValueError, match="not in the vocabulary"):
         GPT2BPETokenizer(tokens, [], specials=["<pad>"])
+
+
+def test_pieces_are_gpt2s_pattern_as_openais_encoder_wrote_it(ours):
+    """Step 2 against a reference that shares no code with ours or transformers: GPT-2's pattern run
+    by the `regex` module (as OpenAI's encoder.py runs it), each piece spelled in the byte alphabet."""
+    regex = pytest.importorskip("regex")
+    pattern = regex.compile(r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""")
+    for name, text in TEXTS.items():
+        expected = []
+        for part in text.split("<|endoftext|>"):
+            expected += ["".join(BYTE_TO_CHAR[b] for b in piece.encode("utf-8")) for piece in pattern.findall(part)]
+            expected.append("<|endoftext|>")
+        expected = [p for p in expected[:-1] if p]
+        assert ours.show_work(text)["pieces"] == expected, name

@@ -123,6 +123,21 @@ def test_untied_head_and_sharded_weights(tmp_path):
         assert torch.equal(again(ids).logits, hf(ids).logits)
 
 
+def test_half_precision_weights_become_float32(tmp_path):
+    """A bfloat16 checkpoint: imported as float32, computing what transformers computes with the same
+    weights cast to float32."""
+    folder = train_tokenizer(tmp_path / "hf")
+    hf = random_gpt2(vocab_size_of(folder), dtype=torch.bfloat16)
+    hf.save_pretrained(folder)
+    from safetensors.torch import load_file
+    assert {t.dtype for t in load_file(folder / "model.safetensors").values()} == {torch.bfloat16}
+    model, _, _ = load_model(import_gpt2(folder, tmp_path / "run"))
+    assert {p.dtype for p in model.parameters()} == {torch.float32}
+    ids = torch.randint(0, hf.config.vocab_size, (2, 16))  # (B, T)
+    with torch.no_grad():
+        assert_close("logits", model(ids), hf.float()(ids).logits, ATOL[torch.float32])
+
+
 @pytest.mark.parametrize("field, value", [
     ("scale_attn_weights", False), ("scale_attn_by_inverse_layer_idx", True), ("reorder_and_upcast_attn", True),
     ("add_cross_attention", True), ("activation_function", "silu"), ("model_type", "gpt_neo"),

@@ -28,7 +28,7 @@ from glassformer.messages import speaking, t
 from glassformer.threads import check_threads, using_threads
 
 # verb modules, in the order `glassformer --help` lists them
-VERB_MODULES = ["data", "train", "sample", "demo", "inspect", "lesson", "exercise", "explore"]
+VERB_MODULES = ["data", "train", "sample", "demo", "inspect", "lesson", "exercise", "explore", "interop"]
 
 
 def build_parser() -> Parser:

@@ -272,6 +272,28 @@ TEXT = {
     "train.run_dir_plot": "run directory {dir}  (loss curve: {plot})",
     "train.sample_it": "sample it:     glassformer sample {dir} --prompt \"...\"",
     "train.look_inside": "look inside:   glassformer trace --run {dir}",
+    # ---- import / export (cli/interop.py) ------------------------------------------------------------
+    "help.import": "read a model saved by another library into a run directory",
+    "help.import.gpt2": "a Hugging Face GPT-2 directory (config.json, weights, vocab.json, merges.txt) into a run",
+    "help.import.gpt2.about": "Read a GPT-2 that transformers saved (save_pretrained, or a downloaded model folder) "
+                              "into a glassformer run directory that sample, trace, attention and explore open. "
+                              "Nothing is downloaded.",
+    "help.import.gpt2.source": "the model directory",
+    "help.import.gpt2.out": "the run directory to write",
+    "help.export": "write a run's model in another library's format",
+    "help.export.gpt2": "a run's GPT as a Hugging Face GPT-2 directory",
+    "help.export.gpt2.about": "Write a run's GPT (GPT-2's shape, GPT-2's tokenizer: a run made by `glassformer "
+                              "import gpt2`, then perhaps changed) as a directory that "
+                              "GPT2LMHeadModel.from_pretrained and GPT2Tokenizer.from_pretrained load.",
+    "help.export.gpt2.run": "the run directory",
+    "help.export.gpt2.out": "the directory to write (new or empty)",
+    "help.export.gpt2.best": "export best.safetensors (lowest val loss)",
+    "import.done": "imported {source} -> {out}  ({kind}, {params:,} parameters, {layers} layers, vocab {vocab:,}, "
+                   "{positions} positions)",
+    "import.look_inside": "look inside:   glassformer trace --run {dir}   (or attention, explore)",
+    "export.done": "exported {run} -> {out}  (config.json, model.safetensors, vocab.json, merges.txt, "
+                   "tokenizer_config.json)",
+    "export.load_it": "load it:       GPT2LMHeadModel.from_pretrained({out})",
     # ---- presets (config.py; their numbers are read from the preset itself) -----------------------------
     "preset.seed000": "first tutorial: {n_layers} layers, {n_heads} heads, d_model {d_model}, d_ff {d_ff}",
     "preset.baby": "nanoGPT's CPU recipe: {n_layers} layers, {n_heads} heads, d_model {d_model}, block {block_size}",
@@ -406,6 +428,10 @@ TEXT = {
                            "resumed. The weights still sample; to train further, start a new run.",
     "error.run.other_source": "cannot resume {dir}: it was trained on source {saved!r}, not {source!r}. Start a new "
                               "run with --out to use other data.",
+    "error.run.imported": "{dir} holds a model imported from {origin}, not a glassformer training run: there is no "
+                          "checkpoint of an optimizer to resume. It samples and opens in every view; training it "
+                          "further is not supported yet.",
+    "run.elsewhere": "elsewhere",
     "error.run.source_gone": "cannot resume {dir}: its config.json names the data source {source!r}, which cannot "
                              "be opened: {problem}",
     "error.run.saved_device": "{path} says device={device!r}, but {problem} Resume with --device=cpu to continue on "

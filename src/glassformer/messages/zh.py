@@ -258,6 +258,26 @@ TEXT = {
     "train.run_dir_plot": "运行目录 {dir}  （损失曲线：{plot}）",
     "train.sample_it": "采样：         glassformer sample {dir} --prompt \"...\"",
     "train.look_inside": "看内部：       glassformer trace --run {dir}",
+    # ---- import / export（cli/interop.py）-----------------------------------------------------------
+    "help.import": "把其他库保存的模型读进一个运行目录",
+    "help.import.gpt2": "把 Hugging Face 的 GPT-2 目录（config.json、权重、vocab.json、merges.txt）读成一个运行",
+    "help.import.gpt2.about": "把 transformers 保存的 GPT-2（save_pretrained 的结果，或下载好的模型文件夹）读进 "
+                              "glassformer 的运行目录，sample、trace、attention 和 explore 都能打开它。不下载任何东西。",
+    "help.import.gpt2.source": "模型目录",
+    "help.import.gpt2.out": "要写出的运行目录",
+    "help.export": "把一个运行的模型写成其他库的格式",
+    "help.export.gpt2": "把一个运行的 GPT 写成 Hugging Face 的 GPT-2 目录",
+    "help.export.gpt2.about": "把一个运行的 GPT（GPT-2 的形状、GPT-2 的分词器：由 `glassformer import gpt2` "
+                              "得到、之后也许改过的运行）写成一个目录，GPT2LMHeadModel.from_pretrained 和 "
+                              "GPT2Tokenizer.from_pretrained 都能加载。",
+    "help.export.gpt2.run": "运行目录",
+    "help.export.gpt2.out": "要写入的目录（新的或空的）",
+    "help.export.gpt2.best": "导出 best.safetensors（验证损失最低的权重）",
+    "import.done": "已导入 {source} -> {out}（{kind}，{params:,} 个参数，{layers} 层，词表 {vocab:,}，{positions} 个位置）",
+    "import.look_inside": "看内部：       glassformer trace --run {dir}（或 attention、explore）",
+    "export.done": "已导出 {run} -> {out}（config.json、model.safetensors、vocab.json、merges.txt、"
+                   "tokenizer_config.json）",
+    "export.load_it": "加载它：       GPT2LMHeadModel.from_pretrained({out})",
     # ---- 预设（config.py；数字从预设本身读出）-----------------------------------------------------------
     "preset.seed000": "第一篇教程：{n_layers} 层，{n_heads} 个头，d_model {d_model}，d_ff {d_ff}",
     "preset.baby": "nanoGPT 的 CPU 配方：{n_layers} 层，{n_heads} 个头，d_model {d_model}，block {block_size}",
@@ -375,6 +395,9 @@ TEXT = {
                            "要继续训练，请开始一次新的运行。",
     "error.run.other_source": "无法继续 {dir}：它是在数据源 {saved!r} 上训练的，不是 {source!r}。要用别的数据，请用 "
                               "--out 开始一次新的运行。",
+    "error.run.imported": "{dir} 里是从 {origin} 导入的模型，不是 glassformer 的训练运行：没有可以续训的优化器检查点。"
+                          "它可以采样，也能在每个视图里打开；目前还不支持继续训练它。",
+    "run.elsewhere": "别处",
     "error.run.source_gone": "无法继续 {dir}：它的 config.json 写的数据源 {source!r} 打不开：{problem}",
     "error.run.saved_device": "{path} 写的是 device={device!r}，但是{problem} 用 --device=cpu 继续，就在 CPU 上接着训练。",
     "error.run.data_changed": "无法继续 {dir}：{source!r} 的数据自这次运行开始后变了（{key} 不同）。",

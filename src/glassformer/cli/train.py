@@ -37,6 +37,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar (log lines still print)")
     p.add_argument("--debug-shapes", action="store_true",
                    help="print the shape of every named tensor of one forward pass before training")
+    p.add_argument("--attention-every", type=int, default=None, metavar="N",
+                   help="record attention maps of a fixed validation probe at step 0 and every N steps into "
+                        "the run (attention_log.json), then draw attention_steps.png and an offline "
+                        "attention_steps.html with a step slider")
+    p.add_argument("--attention-heads", default=None, metavar="L.H,...",
+                   help="with --attention-every: which heads, e.g. 0.1,3.2 (default: all)")
     p.set_defaults(func=run_train, accepts_overrides=True)
 
 
@@ -66,7 +72,17 @@ def _train(args: argparse.Namespace) -> int:
 
         x, _ = next(run.trainer.batches.eval_batches("val"))  # a fixed batch: draws no training randomness
         print_shapes_once(run.model, x[:1, :16].to(run.trainer.cfg.device), run.tokenizer)
+    if args.attention_every is not None:
+        _record_attention(run, args)
+    elif args.attention_heads is not None:
+        raise ValueError("--attention-heads chooses the heads --attention-every records; add --attention-every N.")
     result = train(run)
+    if args.attention_every is not None:
+        from glassformer.lab.attention_steps import render
+        from glassformer.train.attention_log import read_log
+
+        files = render(read_log(run.dir), run.dir)
+        print("attention across training: " + ", ".join(str(f) for f in files))
     if result.status == "nonfinite":
         print(f"glassformer train: stopped: {result.message}", file=sys.stderr)
         return EXIT_NONFINITE
@@ -81,3 +97,13 @@ def _train(args: argparse.Namespace) -> int:
         print(f"sample it:     glassformer sample {run.dir} --prompt \"...\"")
     print(f"look inside:   glassformer trace --run {run.dir}")
     return 0
+
+
+def _record_attention(run, args: argparse.Namespace) -> None:
+    """Add the callback that keeps the chosen heads' maps (train/attention_log.py)."""
+    from glassformer.train.attention_log import FILE, AttentionLog, parse_heads, probe_for
+
+    probe, labels = probe_for(run.data, run.trainer.cfg.block_size)
+    run.trainer.callbacks.append(AttentionLog(run.model, probe, labels, heads=parse_heads(args.attention_heads),
+                                              every=args.attention_every, path=run.dir / FILE,
+                                              start_step=run.trainer.step))

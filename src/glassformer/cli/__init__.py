@@ -19,7 +19,7 @@ from glassformer.cli.options import normalize_argv
 from glassformer.threads import check_threads, using_threads
 
 # verb modules, in the order `glassformer --help` lists them
-VERB_MODULES = ["data", "train", "sample", "demo", "inspect", "lesson"]
+VERB_MODULES = ["data", "train", "sample", "demo", "inspect", "lesson", "lab"]
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="glassformer", description="A Transformer you can see through.")

@@ -1,4 +1,4 @@
-"""`glassformer lesson fruit|hello-world|sine`: run one of the three lessons. Thin: each
+"""`glassformer lesson tiny|fruit|hello-world|sine`: run one of the lessons. Thin: each
 subcommand parses its options and calls the lesson's run(); everything else is in
 glassformer.lessons."""
 
@@ -24,10 +24,17 @@ def _training(p: argparse.ArgumentParser, fast_help: str) -> None:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    lesson = subparsers.add_parser("lesson", help="run a lesson: fruit, hello-world or sine",
+    lesson = subparsers.add_parser("lesson", help="run a lesson: tiny, fruit, hello-world or sine",
                                    description="Runnable lessons that re-create the tutorials' "
                                                "examples, with every number computed.")
-    which = lesson.add_subparsers(dest="lesson", metavar="{fruit,hello-world,sine}", required=True)
+    which = lesson.add_subparsers(dest="lesson", metavar="{tiny,fruit,hello-world,sine}", required=True)
+
+    tiny = which.add_parser("tiny", help="the first tutorial's TinyTransformer, trained as it describes")
+    _shared(tiny, "tiny")
+    _training(tiny, "100 training steps instead of 500 (what the tests run)")
+    tiny.add_argument("--lab", default="docs/lab",
+                      help="folder of `glassformer lab run` results whose verdicts to show (default docs/lab)")
+    tiny.set_defaults(func=run_tiny)
 
     fruit = which.add_parser("fruit", help="attention by hand on apple/banana/orange, heads, positions")
     _shared(fruit, "fruit")
@@ -54,6 +61,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sine.add_argument("--train-size", type=int, default=None, help="training sequences (default 5000)")
     sine.add_argument("--val-size", type=int, default=None, help="validation sequences (default 1000)")
     sine.set_defaults(func=run_sine)
+
+
+def run_tiny(args: argparse.Namespace) -> int:
+    from glassformer.lessons import tiny
+
+    tiny.run(lang=args.lang, explain=args.explain, out=args.out, fast=args.fast, seed=args.seed,
+             threads=args.threads, lab=args.lab)
+    return 0
 
 
 def run_fruit(args: argparse.Namespace) -> int:

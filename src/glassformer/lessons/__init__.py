@@ -1,6 +1,8 @@
-"""Three runnable lessons that re-create the tutorials' examples with glassformer, print every
-step with numbers computed at run time, and say where the published figures differ.
+"""Runnable lessons that re-create the tutorials' examples with glassformer, print every step
+with numbers computed at run time, and say where the published figures differ.
 
+    tiny         the first tutorial's TinyTransformer: its tokenizer, windows, parameter count,
+                 training loop and sampling, and its claims linked to the lab  (seed 000)
     fruit        attention by hand in NumPy on apple/banana/orange, multi-head shapes,
                  sinusoidal positions                                 (seed 004, §2-3)
     hello_world  the one-layer word model, and the future leak of training it without a mask
@@ -8,8 +10,8 @@ step with numbers computed at run time, and say where the published figures diff
     sine         a Transformer for numbers: the tutorial's ill-posed task, its learning-rate
                  schedule, and a well-posed forecasting task          (seed 004, §5)
 
-Run one with `glassformer lesson fruit|hello-world|sine`; each module's `run(...)` prints the
+Run one with `glassformer lesson tiny|fruit|hello-world|sine`; each module's `run(...)` prints the
 lesson and returns what it computed.
 """
 
-LESSONS = ("fruit", "hello-world", "sine")
+LESSONS = ("tiny", "fruit", "hello-world", "sine")

@@ -130,12 +130,15 @@ def verdicts(r: dict) -> dict:
 
 
 def tables(r: dict) -> list[str]:
-    lines = ["| architecture / init | validation loss | blew up | score std at init | loss at init |",
-             "|---|---|---|---|---|"]
+    marks = [s for s in (50, 100, 200, r["steps"]) if s <= r["steps"]]
+    lines = ["| architecture / init | " + " | ".join(f"training loss at step {s}" for s in marks)
+             + " | validation loss | NaN runs | score std at init | loss at init |",
+             "|---|" + "---|" * (len(marks) + 4)]
     for name, v in r["runs"].items():
         a = v["at_init"]
-        lines.append(f"| {name} | {pm(v['val_loss'])} | {sum(s != 'done' for s in v['status'])} | "
-                     f"{a['score_std']:.3g} | {a['loss']:.3g} |")
+        at = [pm(spread([dict(c).get(s, math.inf) for c in v["curves"]])) for s in marks]
+        lines.append(f"| {name} | " + " | ".join(at) + f" | {pm(v['val_loss'])} | "
+                     f"{sum(s != 'done' for s in v['status'])} | {a['score_std']:.3g} | {a['loss']:.3g} |")
     parts = list(next(iter(r["runs"].values()))["at_init"]["grad_norm"])
     lines += ["", "Gradient norm of each part at initialisation (one fixed batch):", "",
               "| architecture / init | " + " | ".join(parts) + " |", "|---|" + "---|" * len(parts)]

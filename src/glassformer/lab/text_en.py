@@ -100,7 +100,7 @@ TEXT = {
     "layernorm.post_unstable.rule": "Two parts, without warmup: Post-LN fails in more (depth, learning rate) settings than Pre-LN; and at every depth the largest learning rate at which Pre-LN trains is at least Post-LN's. Both: holds; one: half-true; neither: fails.",
     "layernorm.post_unstable.finding": "Without warmup, failed settings out of {cells}: Pre-LN {fails_pre}, Post-LN {fails_post}. Largest learning rate that trains at depths {depths}: Pre-LN {stable_pre}; Post-LN {stable_post}.",
     "layernorm.post_must.claim": "The LayerNorm must come after the residual addition (Post-LN): normalising before adding lets the addition undo the normalisation, so the order cannot be reversed.",
-    "layernorm.post_must.rule": "One part per depth: Post-LN's best final loss over the learning rates (no warmup) is below Pre-LN's. All depths: holds; none: fails; otherwise half-true.",
+    "layernorm.post_must.rule": "One part per depth: at the learning rate where each order does best (no warmup), every Post-LN seed ends below every Pre-LN seed. All depths: holds; none: fails; otherwise half-true.",
     "layernorm.post_must.finding": "Best validation loss over the learning rates at depths {depths}: Pre-LN {best_pre}; Post-LN {best_post}.",
     "layernorm.warmup.claim": "Warmup is required: without it the loss oscillates and diverges, because LayerNorm and attention make early gradients unstable.",
     "layernorm.warmup.rule": "Two parts: some setting fails without warmup and trains with it, for Pre-LN; and the same for Post-LN. Both: holds; one: half-true; neither: fails.",

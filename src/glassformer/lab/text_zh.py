@@ -94,7 +94,7 @@ TEXT = {
     "layernorm.post_unstable.rule": "两部分（不预热）：Post-LN 失败的（深度，学习率）组合比 Pre-LN 多；并且在每个深度上，Pre-LN 能训练的最大学习率不低于 Post-LN。两条都满足：成立；一条：半对；都不满足：不成立。",
     "layernorm.post_unstable.finding": "不预热时，{cells} 个组合中失败的：Pre-LN {fails_pre} 个，Post-LN {fails_post} 个。深度 {depths} 下能训练的最大学习率：Pre-LN {stable_pre}；Post-LN {stable_post}。",
     "layernorm.post_must.claim": "LayerNorm 必须放在残差相加之后（Post-LN）：先归一化再相加，相加会破坏归一化的效果，所以顺序不可颠倒。",
-    "layernorm.post_must.rule": "每个深度一条：Post-LN 在各学习率中的最佳最终损失（不预热）低于 Pre-LN。所有深度都满足：成立；都不满足：不成立；否则半对。",
+    "layernorm.post_must.rule": "每个深度一条：在各自表现最好的学习率下（不预热），Post-LN 的每个种子都低于 Pre-LN 的每个种子。所有深度都满足：成立；都不满足：不成立；否则半对。",
     "layernorm.post_must.finding": "深度 {depths} 下各学习率中最好的验证损失：Pre-LN {best_pre}；Post-LN {best_post}。",
     "layernorm.warmup.claim": "预热是必须的：不预热时损失会剧烈震荡甚至发散，因为 LayerNorm 和注意力让早期的梯度很不稳定。",
     "layernorm.warmup.rule": "两部分：对 Pre-LN，存在不预热失败、预热后能训练的组合；对 Post-LN 同样。两条都满足：成立；一条：半对；都不满足：不成立。",

@@ -73,14 +73,15 @@ def read_records(root: str | Path) -> list[dict]:
 def index_markdown(records: list[dict]) -> str:
     out = [f"# {text('en', 'report.index_title')}", f"*{text('zh', 'report.index_title')}*", "",
            text("en", "report.index_intro"), "", text("zh", "report.index_intro"), ""]
-    out += ["| experiment | tutorial | claim | verdict | seeds · time | reproduce |", "|---|---|---|---|---|---|"]
+    out += ["| experiment | tutorial | claim | verdict | seeds · wall (CPU) time | reproduce |", "|---|---|---|---|---|---|"]
     for r in records:
         for c in r["claims"]:
             claim = c["claim_en"].replace("|", "\\|") + "<br>" + c["claim_zh"].replace("|", "\\|")
             verdict = f"**{text('en', 'level.' + c['level'])}** / {text('zh', 'level.' + c['level'])}"
             mode = " (fast)" if r["fast"] else ""
+            cpu = f" ({r['cpu_seconds']:.0f} s)" if "cpu_seconds" in r else ""
             out.append(f"| [{r['experiment']}]({r['experiment']}/report.md) | {c['tutorial']} {c['where']} | "
-                       f"{claim} | {verdict} | {r['seeds']} · {r['seconds']:.0f} s{mode} | `{r['command']}` |")
+                       f"{claim} | {verdict} | {r['seeds']} · {r['seconds']:.0f} s{cpu}{mode} | `{r['command']}` |")
     out.append("")
     for r in records:
         out += [f"## [{r['title_en']}]({r['experiment']}/report.md)", f"*{r['title_zh']}*", ""]

@@ -129,6 +129,7 @@ def test_no_ffn_block_adds_nothing():
     remove_ffn(model)
     _, cache = model.run_with_cache(torch.randint(0, 20, (2, 8)))
     assert torch.equal(cache["blocks.0.resid_mid"], cache["blocks.0.resid_post"])
+    assert "blocks.0.ffn.hidden" not in model.hook_points()
 
 
 def test_causal_leak_gradient_is_exactly_zero_with_the_mask(lab_out):

@@ -35,6 +35,7 @@ class NoFFN(nn.Module):
 def remove_ffn(model) -> None:
     for block in model.blocks:
         block.ffn, block.ln2 = NoFFN(), nn.Identity()
+    model.name_hook_points()  # the removed FFN's hook point (ffn.hidden) leaves the model's list
 
 
 @torch.no_grad()

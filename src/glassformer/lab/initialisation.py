@@ -92,13 +92,16 @@ def plot(ctx, out: dict) -> None:
     fig, axes = new_figure(11, 3.6, 1, 3)
     for col, arch in enumerate(ARCHS):
         ax = axes[0, col]
+        lowest = out["unigram"]
         for init in INITS:
             v = out["runs"][f"{arch} / {init}"]
             full = [c for c in v["curves"] if c and c[-1][0] == out["steps"]]
             if full:
-                ax.plot([p[0] for p in full[0]], np.mean([[p[1] for p in c] for c in full], axis=0), label=init)
+                mean = np.mean([[p[1] for p in c] for c in full], axis=0)  # (points,)
+                lowest = min(lowest, float(mean.min()))
+                ax.plot([p[0] for p in full[0]], mean, label=init)
         ax.axhline(out["unigram"], color="gray", ls=":", lw=0.8)
-        ax.set_ylim(top=out["unigram"] + 2)
+        ax.set_ylim(lowest - 0.1, out["unigram"] + 2)  # a curve far above is cut off at the top
         ax.set_xlabel("step")
         ax.set_title(f"{arch}: training loss (mean over seeds)", fontsize=9)
         ax.legend(fontsize=7)
@@ -107,6 +110,7 @@ def plot(ctx, out: dict) -> None:
         g = v["at_init"]["grad_norm"]
         blocks = sorted(k for k in g if k.startswith("blocks."))
         ax.semilogy(range(len(blocks)), [max(g[b], 1e-12) for b in blocks], "o-", label=name, lw=1)
+        ax.set_xticks(range(len(blocks)))
     ax.set_xlabel("block")
     ax.set_title("gradient norm per block at initialisation", fontsize=9)
     ax.legend(fontsize=6)

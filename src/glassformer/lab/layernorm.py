@@ -24,7 +24,7 @@ from glassformer.lab.runner import Claim, Experiment, Verdict, level, new_figure
 from glassformer.models import build_model
 from glassformer.nn.loss import next_token_loss
 
-FULL = {"depths": (2, 6, 12), "lrs": (3e-4, 1e-3, 3e-3, 1e-2), "warmups": (0, 50), "steps": 150}
+FULL = {"depths": (2, 6, 12), "lrs": (1e-3, 3e-3, 1e-2, 3e-2), "warmups": (0, 50), "steps": 200}
 FAST = {"depths": (2, 4), "lrs": (1e-3, 1e-2), "warmups": (0, 5), "steps": 15}
 SHAPE = {"d_model": 32, "n_heads": 2, "d_ff": 64, "block_size": 32, "max_len": 32}
 NORMS = ("pre", "post")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 
 import pytest
 import torch
@@ -68,7 +67,7 @@ def test_train_attention_every_writes_the_log_the_strip_and_the_page(tmp_path, c
     assert [r["step"] for r in log["records"]] == [0, 4, 8] and log["heads"] == [[1, 2]]
     assert (run / "attention_steps.png").read_bytes()[:4] == b"\x89PNG"
     page = (run / "attention_steps.html").read_text(encoding="utf-8")
-    assert 'type="range"' in page and "http" not in page and json.dumps(log["heads"]) in page
+    assert 'type="range"' in page and "http" not in page and '"heads":[[1,2]]' in page
 
 
 def test_attention_heads_without_every_is_an_error(tmp_path, capsys):

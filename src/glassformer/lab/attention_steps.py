@@ -110,8 +110,8 @@ function draw() {
     row.forEach((w, j) => {
       const td = tr.insertCell();
       if (w === null) { td.className = "m"; return; }
-      td.style.background = viridis(w);
-      td.title = `${DATA.tokens[i]} \\u2192 ${DATA.tokens[j]}: ${w.toFixed(3)}`;
+      td.style.background = viridis(w / 1000);
+      td.title = `${DATA.tokens[i]} \\u2192 ${DATA.tokens[j]}: ${(w / 1000).toFixed(3)}`;
     });
   });
 }
@@ -124,8 +124,12 @@ draw();
 
 
 def slider_html(log: dict, path: Path) -> Path:
-    """The offline page: data embedded as JSON (no network, no URL), a head menu and a step slider."""
-    data = json.dumps({**log, "entropy": summarise(log)["entropy"]}, ensure_ascii=False)
+    """The offline page: data embedded as JSON (no network, no URL), a head menu and a step slider.
+    Weights are stored in thousandths (integers) to keep the page small; null = masked."""
+    records = [{"step": r["step"], "maps": [[[None if w is None else round(1000 * w) for w in row] for row in m]
+                                            for m in r["maps"]]} for r in log["records"]]
+    data = json.dumps({**log, "records": records, "entropy": summarise(log)["entropy"]}, ensure_ascii=False,
+                      separators=(",", ":"))
     for ch, esc in _SAFE.items():
         data = data.replace(ch, esc)
     write_text_atomic(path, PAGE.replace("__DATA__", data))

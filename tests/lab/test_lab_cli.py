@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from glassformer.cli import main
 
 
@@ -46,5 +48,7 @@ def test_errors_name_the_fix(tmp_path, capsys):
     assert "Did you mean 'length'" in capsys.readouterr().err
     assert main(["lab", "report", "--out", str(tmp_path / "empty")]) == 2
     assert "glassformer lab run NAME" in capsys.readouterr().err
-    assert main(["lab", "run", "order", "--fast", "--seeds", "0", "--out", str(tmp_path)]) == 2
-    assert "--seeds must be at least 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:  # argparse refuses it by the option's range type
+        main(["lab", "run", "order", "--fast", "--seeds", "0", "--out", str(tmp_path)])
+    assert stop.value.code == 2
+    assert "--seeds: must be a whole number >= 1" in capsys.readouterr().err

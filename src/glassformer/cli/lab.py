@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from glassformer.cli.options import add_threads
+from glassformer.cli.options import add_threads, count
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run = which.add_parser("run", help="run one experiment (or all)")
     run.add_argument("name", help="an experiment name from `glassformer lab list`, or all")
     run.add_argument("--fast", action="store_true", help="smoke-test sizes: seconds, offline, what the tests run")
-    run.add_argument("--seeds", type=int, default=None, help="seeds per setting (default: the experiment's own)")
+    run.add_argument("--seeds", type=count, default=None, help="seeds per setting (default: the experiment's own)")
     run.add_argument("--out", default=None, help="results folder (default out/lab); one sub-folder per experiment")
     run.add_argument("--data", default=None,
                      help="text source: shakespeare (full default), file:PATH, builtin:seed; --fast defaults "

@@ -47,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_list(args: argparse.Namespace) -> int:
     from glassformer.lab import experiments
-    from glassformer.lab.runner import text
+    from glassformer.lab.texts import text
 
     for name, exp in experiments().items():
         print(f"{name:<16} {text(args.lang, name + '.title')}")
@@ -69,7 +69,8 @@ def run_run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from glassformer.lab import experiments, get_experiment
-    from glassformer.lab.runner import DEFAULT_OUT, run_experiment, text
+    from glassformer.lab.runner import DEFAULT_OUT, run_experiment
+    from glassformer.lab.texts import text
 
     chosen = list(experiments().values()) if args.name == "all" else [get_experiment(args.name)]
     for exp in chosen:

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from glassformer.files import write_text_atomic
-from glassformer.lab.runner import TEXTS, text
+from glassformer.lab.texts import TEXTS, text
 
 LANGS = tuple(TEXTS)
 

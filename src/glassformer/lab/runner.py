@@ -26,20 +26,13 @@ import numpy as np
 import torch
 
 from glassformer.files import write_text_atomic
-from glassformer.lab import text_en, text_zh
+from glassformer.lab.report import experiment_markdown
+from glassformer.lab.texts import TEXTS, text
 from glassformer.threads import using_threads
 
-TEXTS = {"en": text_en.TEXT, "zh": text_zh.TEXT}
 LEVELS = ("holds", "half-true", "fails")  # the three verdicts a rule can return
 DEFAULT_OUT = Path("out") / "lab"
 MAX_PNG_BYTES = 200_000  # figures are committed under docs/lab: keep each one small
-
-
-def text(lang: str, key: str, **fields) -> str:
-    """One sentence of the lab's tables in `lang`, with computed figures formatted in."""
-    if lang not in TEXTS:
-        raise ValueError(f"--lang {lang!r} is not one of {sorted(TEXTS)}.")
-    return TEXTS[lang][key].format(**fields)
 
 
 @dataclass(frozen=True)
@@ -193,7 +186,5 @@ def run_experiment(experiment: Experiment, fast: bool = False, seeds: int | None
         "claims": claims, "figures": ctx.figures, "results": jsonable(results),
     }
     write_text_atomic(folder / "results.json", json.dumps(record, indent=1, ensure_ascii=False) + "\n")
-    from glassformer.lab.report import experiment_markdown
-
     write_text_atomic(folder / "report.md", experiment_markdown(record, experiment.tables(results)))
     return record

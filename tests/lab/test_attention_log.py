@@ -73,3 +73,12 @@ def test_attention_heads_without_every_is_an_error(tmp_path, capsys):
     code = main(["train", "--preset", "seed000", "--data", "builtin:seed", "--out", str(tmp_path / "r"),
                  "--cache-dir", str(tmp_path / "c"), "--no-progress", "--max_steps=2", "--attention-heads", "0.0"])
     assert code == 2 and "--attention-every" in capsys.readouterr().err
+
+
+def test_attention_every_refuses_zero_and_a_model_it_cannot_record(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:  # the option's range type refuses 0 before anything runs
+        main(["train", "--preset", "seed000", "--out", str(tmp_path / "z"), "--attention-every", "0"])
+    assert stop.value.code == 2 and "--attention-every: must be a whole number >= 1" in capsys.readouterr().err
+    code = main(["train", "--preset", "seq2seq", "--out", str(tmp_path / "s"), "--no-progress", "--max_steps=1",
+                 "--threads=1", "--attention-every", "1"])
+    assert code == 2 and "glassformer attention --run" in capsys.readouterr().err

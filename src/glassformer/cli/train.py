@@ -112,6 +112,10 @@ def _record_attention(run, args: argparse.Namespace) -> None:
     """Add the callback that keeps the chosen heads' maps (train/attention_log.py)."""
     from glassformer.train.attention_log import FILE, AttentionLog, parse_heads, probe_for
 
+    if run.model.inputs not in ("tokens", "numbers"):
+        raise UsageError(f"--attention-every records the self-attention of one stack (gpt, encoder, regressor); "
+                         f"a {run.model.kind} model reads {run.model.inputs}. Drop --attention-every and look at "
+                         f"its maps after training: glassformer attention --run {run.dir}")
     probe, labels = probe_for(run.data, run.trainer.cfg.block_size)
     run.trainer.callbacks.append(AttentionLog(run.model, probe, labels, heads=parse_heads(args.attention_heads),
                                               every=args.attention_every, path=run.dir / FILE,

@@ -1,4 +1,4 @@
-"""`glassformer lesson fruit|hello-world|sine|seq2seq`: run one of the lessons. Thin: each
+"""`glassformer lesson tiny|fruit|hello-world|sine|seq2seq`: run one of the lessons. Thin: each
 subcommand parses its options and calls the lesson's run(); everything else is in
 glassformer.lessons."""
 
@@ -11,11 +11,13 @@ from glassformer.lessons import hello_world as hello_lesson
 from glassformer.lessons import seq2seq as seq2seq_lesson
 from glassformer.lessons import sine as sine_lesson
 from glassformer.lessons import sine_data
+from glassformer.lessons import tiny as tiny_lesson
 from glassformer.messages import t
 
 SINE_PATIENCE = 4  # epochs without improvement before stopping
 BEAM, ALPHA = 4, 0.6  # beam width k and length penalty α of the seq2seq lesson's beam search
 WORDS, DIGITS = "一千二百零五", "1205"  # the seq2seq lesson's example pair, as its help shows it
+TINY_LAB = "docs/lab"  # the lab results the tiny lesson shows the verdicts of
 SEQ2SEQ_FAST_SECONDS = 20  # about how long `lesson seq2seq --fast` takes on a 2-core CPU (its help says so)
 
 
@@ -34,7 +36,13 @@ def _training(p: argparse.ArgumentParser, name: str, **fast) -> None:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     lesson = subparsers.add_parser("lesson", help=t("help.lesson"), description=t("help.lesson.about"))
-    which = lesson.add_subparsers(dest="lesson", metavar="{fruit,hello-world,sine,seq2seq}", required=True)
+    which = lesson.add_subparsers(dest="lesson", metavar="{tiny,fruit,hello-world,sine,seq2seq}", required=True)
+
+    tiny = which.add_parser("tiny", help=t("help.lesson.tiny"))
+    _shared(tiny, "tiny")
+    _training(tiny, "tiny", fast=tiny_lesson.FAST_STEPS, steps=tiny_lesson.STEPS)
+    tiny.add_argument("--lab", default=TINY_LAB, help=t("help.lesson.tiny.lab", default=TINY_LAB))
+    tiny.set_defaults(func=run_tiny)
 
     fruit = which.add_parser("fruit", help=t("help.lesson.fruit"))
     _shared(fruit, "fruit")
@@ -77,6 +85,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     s2s.add_argument("--alpha", type=non_negative, default=ALPHA,
                      help=t("help.lesson.seq2seq.alpha", default=ALPHA))
     s2s.set_defaults(func=run_seq2seq)
+
+
+def run_tiny(args: argparse.Namespace) -> int:
+    from glassformer.lessons import tiny
+
+    tiny.run(lang=args.lang, explain=args.explain, out=args.out, fast=args.fast, seed=args.seed,
+             threads=args.threads, lab=args.lab)
+    return 0
 
 
 def run_fruit(args: argparse.Namespace) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from glassformer.cli.options import add_tokenizer_options, count_or_zero, tokenizer_options, utf8_text
+from glassformer.cli.options import add_tokenizer_options, count, count_or_zero, tokenizer_options, utf8_text
 from glassformer.config import PRESETS, preset_about
 from glassformer.errors import UsageError
 from glassformer.exercises.plug import plug_in
@@ -37,6 +37,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-progress", action="store_true", help=t("help.train.no_progress"))
     p.add_argument("--use-mine", metavar="DIR", default=None, help=t("help.train.use_mine"))
     p.add_argument("--debug-shapes", action="store_true", help=t("help.train.debug_shapes"))
+    p.add_argument("--attention-every", type=count, default=None, metavar="N", help=t("help.train.attention_every"))
+    p.add_argument("--attention-heads", default=None, metavar="L.H,...",
+                   help=t("help.train.attention_heads", example="0.1,3.2"))
     p.set_defaults(func=run_train, accepts_overrides=True)
 
 
@@ -67,7 +70,17 @@ def run_train(args: argparse.Namespace) -> int:
         x, _ = next(run.trainer.batches.eval_batches("val"))  # a fixed batch: draws no training randomness
         x = tuple(t[:1] for t in x) if isinstance(x, tuple) else x[:1, :16].to(run.trainer.cfg.device)
         print_shapes_once(run.model, x, run.tokenizer)
+    if args.attention_every is not None:
+        _record_attention(run, args)
+    elif args.attention_heads is not None:
+        raise UsageError(t("train.attention_heads_alone"))
     result = train(run)
+    if args.attention_every is not None:
+        from glassformer.lab.attention_steps import render
+        from glassformer.train.attention_log import read_log
+
+        files = render(read_log(run.dir), run.dir)
+        say("train.attention_files", files=", ".join(str(f) for f in files))
     if result.status == "nonfinite":
         say("train.stopped", file=sys.stderr, message=result.message)
         return EXIT_NONFINITE
@@ -81,3 +94,15 @@ def run_train(args: argparse.Namespace) -> int:
         say("train.sample_it", dir=run.dir)
     say("train.look_inside", dir=run.dir)
     return 0
+
+
+def _record_attention(run, args: argparse.Namespace) -> None:
+    """Add the callback that keeps the chosen heads' maps (train/attention_log.py)."""
+    from glassformer.train.attention_log import FILE, AttentionLog, parse_heads, probe_for
+
+    if run.model.inputs not in ("tokens", "numbers"):
+        raise UsageError(t("train.attention_one_stack", kind=run.model.kind, inputs=run.model.inputs, dir=run.dir))
+    probe, labels = probe_for(run.data, run.trainer.cfg.block_size)
+    run.trainer.callbacks.append(AttentionLog(run.model, probe, labels, heads=parse_heads(args.attention_heads),
+                                              every=args.attention_every, path=run.dir / FILE,
+                                              start_step=run.trainer.step))

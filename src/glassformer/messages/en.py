@@ -194,8 +194,11 @@ TEXT = {
     "params.memory": "activations held at the hook points for B={B}, T={T}: {values:,} values = {mib:.2f} MiB "
                      "in float32",
     # ---- lesson (cli/lesson.py; what the lessons print is in lessons/text_*.py) ----------------------
-    "help.lesson": "run a lesson: fruit, hello-world, sine or seq2seq",
+    "help.lesson": "run a lesson: tiny, fruit, hello-world, sine or seq2seq",
     "help.lesson.about": "Runnable lessons that re-create the tutorials' examples, with every number computed.",
+    "help.lesson.tiny": "the first tutorial's TinyTransformer, trained as it describes",
+    "help.lesson.tiny.fast": "{fast} training steps instead of {steps} (what the tests run)",
+    "help.lesson.tiny.lab": "folder of `glassformer lab run` results whose verdicts to show (default {default})",
     "help.lesson.explain": "one sentence of commentary per step",
     "help.lesson.out": "folder for the PNGs (default out/lessons/{name}/)",
     "help.lesson.seed": "seed of the weights and batches (default {default})",
@@ -259,6 +262,16 @@ TEXT = {
     "help.train.no_progress": "no progress bar (log lines still print)",
     "help.train.use_mine": "train with your own block and LayerNorm from `glassformer exercise` (they must pass)",
     "help.train.debug_shapes": "print the shape of every named tensor of one forward pass before training",
+    "help.train.attention_every": "record attention maps of a fixed validation probe at step 0 and every N steps "
+                                  "into the run (attention_log.json), then draw attention_steps.png and an offline "
+                                  "attention_steps.html with a step slider",
+    "help.train.attention_heads": "with --attention-every: which heads, e.g. {example} (default: all)",
+    "train.attention_heads_alone": "--attention-heads chooses the heads --attention-every records; add "
+                                   "--attention-every N.",
+    "train.attention_files": "attention across training: {files}",
+    "train.attention_one_stack": "--attention-every records the self-attention of one stack (gpt, encoder, "
+                                 "regressor); a {kind} model reads {inputs}. Drop --attention-every and look at "
+                                 "its maps after training: glassformer attention --run {dir}",
     "train.resume_out": "--resume continues a run in its own directory; drop --out.",
     "train.resume_tokenizer": "--resume reads the run's text the way it was cut into tokens before; drop "
                               "--tokenizer, --vocab-size, --segment and --backend.",
@@ -272,6 +285,24 @@ TEXT = {
     "train.run_dir_plot": "run directory {dir}  (loss curve: {plot})",
     "train.sample_it": "sample it:     glassformer sample {dir} --prompt \"...\"",
     "train.look_inside": "look inside:   glassformer trace --run {dir}",
+    # ---- lab (cli/lab.py; what the lab prints about its claims is in lab/runner.py's tables) ----------
+    "help.lab": "experiments that test the tutorials' claims",
+    "help.lab.about": "Train the small models a tutorial's claim is about and report what was measured, with a "
+                      "verdict computed by a rule.",
+    "help.lab.list": "the experiments and the claims they test",
+    "help.lab.run": "run one experiment (or all)",
+    "help.lab.run.name": "an experiment name from `glassformer lab list`, or all",
+    "help.lab.run.fast": "smoke-test sizes: seconds, offline, what the tests run",
+    "help.lab.run.seeds": "seeds per setting (default: the experiment's own)",
+    "help.lab.run.out": "results folder (default out/lab); one sub-folder per experiment",
+    "help.lab.run.data": "text source: shakespeare (full default), file:PATH, builtin:seed; --fast defaults to the "
+                         "lab's own generated text",
+    "help.lab.report": "one index (Markdown + offline HTML) of every result in a folder",
+    "help.lab.report.out": "the folder `lab run` wrote to (default out/lab)",
+    "lab.no_corpus": "{error}. A full run reads Shakespeare; without it, use --fast (the lab's own text) or --data "
+                     "file:PATH.",
+    "lab.wrote": "  {seconds:.1f} s; wrote {dir}/report.md, results.json, {figures} figure(s)",
+    "lab.index": "wrote {md} and {page}",
     # ---- import / export (cli/interop.py) ------------------------------------------------------------
     "help.import": "read a model saved by another library into a run directory",
     "help.import.gpt2": "a Hugging Face GPT-2 directory (config.json, weights, vocab.json, merges.txt) into a run",

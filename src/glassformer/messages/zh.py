@@ -182,8 +182,11 @@ TEXT = {
     "params.flops.training": "训练 ≈ 3 × 前向",
     "params.memory": "B={B}、T={T} 时钩子点上保存的激活：{values:,} 个数 = {mib:.2f} MiB（float32）",
     # ---- lesson（cli/lesson.py；课程讲解在 lessons/text_*.py）-----------------------------------------
-    "help.lesson": "运行一节课：fruit、hello-world、sine 或 seq2seq",
+    "help.lesson": "运行一节课：tiny、fruit、hello-world、sine 或 seq2seq",
     "help.lesson.about": "可运行的课程，重现教程里的例子，每个数字都现场算出。",
+    "help.lesson.tiny": "第一篇教程的 TinyTransformer，按教程所写的方式训练",
+    "help.lesson.tiny.fast": "只训练 {fast} 步而不是 {steps} 步（测试就这样跑）",
+    "help.lesson.tiny.lab": "`glassformer lab run` 的结果文件夹，显示其中的结论（默认 {default}）",
     "help.lesson.explain": "每一步配一句讲解",
     "help.lesson.out": "存放 PNG 的文件夹（默认 out/lessons/{name}/）",
     "help.lesson.seed": "权重和批次的随机种子（默认 {default}）",
@@ -245,6 +248,15 @@ TEXT = {
     "help.train.no_progress": "不显示进度条（日志行照常打印）",
     "help.train.use_mine": "用你在 `glassformer exercise` 里写的块和 LayerNorm 来训练（它们必须已通过）",
     "help.train.debug_shapes": "训练前做一次前向传播，打印每个有名字的张量的形状",
+    "help.train.attention_every": "在第 0 步和之后每 N 步记录一个固定验证样本的注意力图，存进运行目录"
+                                  "（attention_log.json），训练完画出 attention_steps.png 和带步数滑块的离线页面 "
+                                  "attention_steps.html",
+    "help.train.attention_heads": "配合 --attention-every：记录哪些头，例如 {example}（默认：全部）",
+    "train.attention_heads_alone": "--attention-heads 选择 --attention-every 记录哪些头；请加上 --attention-every N。",
+    "train.attention_files": "训练过程中的注意力：{files}",
+    "train.attention_one_stack": "--attention-every 记录的是单一堆叠（gpt、encoder、regressor）的自注意力；"
+                                 "{kind} 模型读的是 {inputs}。请去掉 --attention-every，训练完再看它的注意力图："
+                                 "glassformer attention --run {dir}",
     "train.resume_out": "--resume 在运行自己的目录里继续；请去掉 --out。",
     "train.resume_tokenizer": "--resume 按运行当初的方式把文本切成词元；请去掉 --tokenizer、--vocab-size、"
                               "--segment 和 --backend。",
@@ -258,6 +270,21 @@ TEXT = {
     "train.run_dir_plot": "运行目录 {dir}  （损失曲线：{plot}）",
     "train.sample_it": "采样：         glassformer sample {dir} --prompt \"...\"",
     "train.look_inside": "看内部：       glassformer trace --run {dir}",
+    # ---- lab（cli/lab.py；实验对论断的说明在 lab/runner.py 的表里）------------------------------------
+    "help.lab": "检验教程论断的实验",
+    "help.lab.about": "训练教程某个论断所说的小模型，报告测到的结果，并由一条规则算出结论。",
+    "help.lab.list": "列出实验和它们检验的论断",
+    "help.lab.run": "运行一个实验（或全部）",
+    "help.lab.run.name": "实验名（见 `glassformer lab list`），或 all",
+    "help.lab.run.fast": "冒烟测试规模：几秒钟，不联网，测试就这样跑",
+    "help.lab.run.seeds": "每种设置跑几个随机种子（默认：由实验决定）",
+    "help.lab.run.out": "结果文件夹（默认 out/lab）；每个实验一个子文件夹",
+    "help.lab.run.data": "文本来源：shakespeare（完整运行的默认）、file:PATH、builtin:seed；--fast 默认用实验自己生成的文本",
+    "help.lab.report": "为一个文件夹里的全部结果生成一份索引（Markdown + 离线 HTML）",
+    "help.lab.report.out": "`lab run` 写入的文件夹（默认 out/lab）",
+    "lab.no_corpus": "{error}。完整运行要读莎士比亚文本；没有它时，请用 --fast（实验自己的文本）或 --data file:PATH。",
+    "lab.wrote": "  用时 {seconds:.1f} 秒；已写出 {dir}/report.md、results.json 和 {figures} 张图",
+    "lab.index": "已写出 {md} 和 {page}",
     # ---- import / export（cli/interop.py）-----------------------------------------------------------
     "help.import": "把其他库保存的模型读进一个运行目录",
     "help.import.gpt2": "把 Hugging Face 的 GPT-2 目录（config.json、权重、vocab.json、merges.txt）读成一个运行",

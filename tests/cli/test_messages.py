@@ -152,6 +152,8 @@ COMMON_ERRORS = [  # (argv with {tmp} for the folder, exit code)
     (["data", "prepare", "builtin:seed", "--tokenizer", "bpe", "--vocab-size", "100"], 2),
     (["explore", "--preset", "seed000", "--host", "0.0.0.0"], 2),
     (["exercise", "start", "layernorm", "--dir", "{tmp}/ex"], 2),
+    (["lab", "run", "lenght", "--fast"], 2),
+    (["lab", "report", "--out", "{tmp}/nolab"], 2),
 ]
 
 
@@ -247,7 +249,8 @@ CLI = sorted((PACKAGE / "cli").glob("*.py"))
 CATALOGUED = ["config.py", "files.py", "threads.py", "devices.py", "sample.py", "models/kinds.py", "nn/position.py",
               "text/corpora.py", "text/choice.py", "text/segment.py", "text/chinese.py",
               "train/saved.py", "train/checkpoint.py", "train/run.py", "train/lock.py", "train/record.py",
-              "train/diagnose.py", "train/interrupt.py", "explore/serve.py", "exercises/catalog.py"]
+              "train/diagnose.py", "train/interrupt.py", "train/attention_log.py", "explore/serve.py",
+              "exercises/catalog.py", "lab/__init__.py", "lab/report.py"]
 SAYS = {"print", "error", "exit"}  # calls whose arguments reach the user; and .write to these:
 SCREENS = ("stdout", "stderr", "progress")  # (a file's .write is the file's content, e.g. samples.txt)
 HELP = {"help", "description", "epilog", "usage"}  # argparse keywords that do

@@ -23,6 +23,8 @@ from __future__ import annotations
 import difflib
 import importlib
 
+from glassformer.messages import t
+
 MODULES = ("length", "layernorm", "scaling", "heads", "ffn_width", "mask_fill", "causal_leak",
            "initialisation", "order", "attention_steps")
 
@@ -40,7 +42,6 @@ def get_experiment(name: str):
     known = experiments()
     if name not in known:
         near = difflib.get_close_matches(name, known, n=1)
-        hint = f" Did you mean {near[0]!r}?" if near else ""
-        raise ValueError(f"unknown experiment {name!r}; `glassformer lab list` shows them all: "
-                         f"{', '.join(known)}.{hint}")
+        hint = t("lab.did_you_mean", name=near[0]) if near else ""
+        raise ValueError(t("error.lab.unknown", name=name, known=", ".join(known), hint=hint))
     return known[name]

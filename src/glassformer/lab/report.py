@@ -14,6 +14,7 @@ from pathlib import Path
 
 from glassformer.files import write_text_atomic
 from glassformer.lab.texts import TEXTS, text
+from glassformer.messages import t
 
 LANGS = tuple(TEXTS)
 
@@ -150,8 +151,7 @@ def write_index(root: str | Path) -> tuple[Path, Path]:
     root = Path(root)
     records = read_records(root)
     if not records:
-        raise FileNotFoundError(f"{root} holds no experiment results (no */results.json). Run one "
-                                f"first: glassformer lab run NAME --out {root}")
+        raise FileNotFoundError(t("error.lab.no_results", root=root))
     md, page = root / "index.md", root / "index.html"
     write_text_atomic(md, index_markdown(records))
     write_text_atomic(page, index_html(records))

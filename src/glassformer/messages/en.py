@@ -269,6 +269,13 @@ TEXT = {
     "train.attention_heads_alone": "--attention-heads chooses the heads --attention-every records; add "
                                    "--attention-every N.",
     "train.attention_files": "attention across training: {files}",
+    "error.attention_log.heads_spec": "--attention-heads {text!r}: write LAYER.HEAD pairs separated by commas, e.g. "
+                                      "{example} (or all).",
+    "error.attention_log.when": "AttentionLog needs every=N or steps=[...] to know when to record.",
+    "error.attention_log.every": "--attention-every must be at least 1, got {every}.",
+    "error.attention_log.outside": "--attention-heads names {bad}, outside this model: layers 0..{last_layer}, heads "
+                                   "0..{last_head}.",
+    "error.attention_log.missing": "{path} does not exist: train with --attention-every N to record one.",
     "train.attention_one_stack": "--attention-every records the self-attention of one stack (gpt, encoder, "
                                  "regressor); a {kind} model reads {inputs}. Drop --attention-every and look at "
                                  "its maps after training: glassformer attention --run {dir}",
@@ -303,6 +310,10 @@ TEXT = {
                      "file:PATH.",
     "lab.wrote": "  {seconds:.1f} s; wrote {dir}/report.md, results.json, {figures} figure(s)",
     "lab.index": "wrote {md} and {page}",
+    "lab.did_you_mean": " Did you mean {name!r}?",
+    "error.lab.unknown": "unknown experiment {name!r}; `glassformer lab list` shows them all: {known}.{hint}",
+    "error.lab.no_results": "{root} holds no experiment results (no */results.json). Run one first: glassformer lab run "
+                            "NAME --out {root}",
     # ---- import / export (cli/interop.py) ------------------------------------------------------------
     "help.import": "read a model saved by another library into a run directory",
     "help.import.gpt2": "a Hugging Face GPT-2 directory (config.json, weights, vocab.json, merges.txt) into a run",

@@ -254,6 +254,12 @@ TEXT = {
     "help.train.attention_heads": "配合 --attention-every：记录哪些头，例如 {example}（默认：全部）",
     "train.attention_heads_alone": "--attention-heads 选择 --attention-every 记录哪些头；请加上 --attention-every N。",
     "train.attention_files": "训练过程中的注意力：{files}",
+    "error.attention_log.heads_spec": "--attention-heads {text!r}：请写成用逗号分隔的 层.头 对，例如 {example}（或 all）。",
+    "error.attention_log.when": "AttentionLog 需要 every=N 或 steps=[...] 才知道何时记录。",
+    "error.attention_log.every": "--attention-every 至少要是 1，收到的是 {every}。",
+    "error.attention_log.outside": "--attention-heads 指定的 {bad} 超出了这个模型：层编号 0..{last_layer}，头编号 "
+                                   "0..{last_head}。",
+    "error.attention_log.missing": "{path} 不存在：请用 --attention-every N 训练来记录一份。",
     "train.attention_one_stack": "--attention-every 记录的是单一堆叠（gpt、encoder、regressor）的自注意力；"
                                  "{kind} 模型读的是 {inputs}。请去掉 --attention-every，训练完再看它的注意力图："
                                  "glassformer attention --run {dir}",
@@ -285,6 +291,10 @@ TEXT = {
     "lab.no_corpus": "{error}。完整运行要读莎士比亚文本；没有它时，请用 --fast（实验自己的文本）或 --data file:PATH。",
     "lab.wrote": "  用时 {seconds:.1f} 秒；已写出 {dir}/report.md、results.json 和 {figures} 张图",
     "lab.index": "已写出 {md} 和 {page}",
+    "lab.did_you_mean": "你是不是想写 {name!r}？",
+    "error.lab.unknown": "没有叫 {name!r} 的实验；`glassformer lab list` 会列出全部：{known}。{hint}",
+    "error.lab.no_results": "{root} 里没有实验结果（没有 */results.json）。请先运行一个：glassformer lab run NAME --out "
+                            "{root}",
     # ---- import / export（cli/interop.py）-----------------------------------------------------------
     "help.import": "把其他库保存的模型读进一个运行目录",
     "help.import.gpt2": "把 Hugging Face 的 GPT-2 目录（config.json、权重、vocab.json、merges.txt）读成一个运行",

@@ -26,6 +26,7 @@ import torch
 from glassformer.files import write_text_atomic
 from glassformer.inspect.attention_maps import attention_maps
 from glassformer.inspect.trace import token_labels
+from glassformer.messages import t
 
 FILE = "attention_log.json"
 PROBE_LENGTH = 32  # tokens in the probe: enough to see a pattern, small enough to keep every record
@@ -50,8 +51,7 @@ def parse_heads(text: str | None) -> list[tuple[int, int]] | None:
     for part in text.split(","):
         layer, dot, head = part.strip().partition(".")
         if not dot or not layer.isdigit() or not head.isdigit():
-            raise ValueError(f"--attention-heads {text!r}: write LAYER.HEAD pairs separated by commas, "
-                             f"e.g. 0.1,3.2 (or all).")
+            raise ValueError(t("error.attention_log.heads_spec", text=text, example="0.1,3.2"))
         heads.append((int(layer), int(head)))
     return heads
 
@@ -62,16 +62,15 @@ class AttentionLog:
     def __init__(self, model, probe: torch.Tensor, labels: list[str], heads=None, every: int | None = None,
                  steps=None, path: str | Path | None = None, start_step: int = 0) -> None:
         if every is None and steps is None:
-            raise ValueError("AttentionLog needs every=N or steps=[...] to know when to record.")
+            raise ValueError(t("error.attention_log.when"))
         if every is not None and every < 1:
-            raise ValueError(f"--attention-every must be at least 1, got {every}.")
+            raise ValueError(t("error.attention_log.every", every=every))
         W, _ = attention_maps(model, probe)  # (L, H, T, T): also checks the probe fits the model
         L, H = W.shape[:2]
         self.heads = [(l, h) for l in range(L) for h in range(H)] if heads is None else list(heads)
         bad = [(l, h) for l, h in self.heads if not (0 <= l < L and 0 <= h < H)]
         if bad:
-            raise ValueError(f"--attention-heads names {bad}, outside this model: layers 0..{L - 1}, "
-                             f"heads 0..{H - 1}.")
+            raise ValueError(t("error.attention_log.outside", bad=bad, last_layer=L - 1, last_head=H - 1))
         self.probe, self.labels, self.every = probe, list(labels), every
         self.steps = None if steps is None else sorted(set(steps))
         self.path = Path(path) if path is not None else None
@@ -113,5 +112,5 @@ def read_log(path: str | Path) -> dict:
     if path.is_dir():
         path = path / FILE
     if not path.exists():
-        raise FileNotFoundError(f"{path} does not exist: train with --attention-every N to record one.")
+        raise FileNotFoundError(t("error.attention_log.missing", path=path))
     return json.loads(path.read_text(encoding="utf-8"))

@@ -96,7 +96,14 @@ def test_plot_and_table(tmp_path):
     monitor.check()
     png = monitor.plot(tmp_path / "g.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert min(matplotlib.image.imread(png).shape[:2]) >= 300
+    image = matplotlib.image.imread(png)
+    assert min(image.shape[:2]) >= 300 and image[..., :3].std() > 0.05  # decodes, and is not blank
+    with torch.no_grad():  # other gradients draw another picture: the plot shows the data
+        for p in model.parameters():
+            p.grad *= torch.logspace(-3, 3, p.numel()).reshape(p.shape)
+    monitor.check()
+    assert not torch.equal(torch.as_tensor(image),
+                           torch.as_tensor(matplotlib.image.imread(monitor.plot(tmp_path / "other.png"))))
     table = monitor.table().splitlines()
     assert len(table) == 2 + len(list(model.parameters()))
     assert table[2].startswith("pos_embed.table.weight") and table[2].endswith("ok")

@@ -16,7 +16,10 @@ lists as equivalent (the same program in every way a test could see), with the r
     rate = killed / (killed + survived + no tests - equivalent)
 
 A sample (--sample N) picks N mutants of each group with a fixed seed, so the same sample comes
-back every time; the report then gives the rate of the sample and its 95% Wilson interval.
+back every time (and a larger N extends a smaller one); mutants of the sample that already have a
+result are not run again, so an interrupted run resumes. The report then gives the rate of the
+sample and its 95% Wilson interval. To re-run mutants after adding tests, name them:
+`python -m mutmut run NAME ...` (PYTHONPATH unset), then report again.
 """
 
 from __future__ import annotations
@@ -74,15 +77,17 @@ def run(groups: list[str], sample: int | None, seed: int, max_children: int) -> 
         return
     if not all_results():  # generate the mutants (and the test stats) with one tiny run first
         mutmut("run", "--max-children", "1", "glassformer.nn.notation.x_meaning__mutmut_1")
-    names = sorted(all_results())
-    rng = random.Random(seed)
+    results = all_results()
     chosen = []
-    for g in groups:
-        mine = [n for n in names if group_of(n) == g]
-        chosen += sorted(rng.sample(mine, min(sample, len(mine))))
+    for g in groups:  # a seeded shuffle per group: a larger --sample extends a smaller one
+        mine = sorted(n for n in results if group_of(n) == g)
+        random.Random(f"{seed}-{g}").shuffle(mine)
+        chosen += sorted(mine[:sample])
     SAMPLE_FILE.write_text("\n".join(chosen) + "\n")
-    print(f"{len(chosen)} mutants sampled (seed {seed}), listed in {SAMPLE_FILE}")
-    mutmut("run", "--max-children", str(max_children), *chosen)
+    todo = [n for n in chosen if results[n] is None]  # resumable: results already on disk are kept
+    print(f"{len(chosen)} mutants sampled (seed {seed}), listed in {SAMPLE_FILE}; {len(todo)} not run yet")
+    if todo:
+        mutmut("run", "--max-children", str(max_children), *todo)
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:

@@ -8,8 +8,9 @@ import pytest
 import torch
 from torch import nn
 
-from glassformer.config import get_preset
+from glassformer.config import ModelConfig, get_preset
 from glassformer.models import GPT
+import glassformer.sample as sample_mod
 from glassformer.sample import generate_ids, sample, top_k_filter, top_p_filter
 from glassformer.text.tokenizers import CharTokenizer
 
@@ -153,3 +154,35 @@ def test_bad_arguments_are_explained():
         sample(model, tok, "", 3)
     with pytest.raises(ValueError, match="not in the vocabulary"):
         sample(model, tok, "z", 3)
+
+
+def test_top_p_of_one_keeps_every_token_even_when_the_cumsum_rounds_to_one_early():
+    """One logit so large that float32 rounds its probability to exactly 1: a filter that ran the
+    cumulative sum at p = 1 would find the mass "reached" and drop every other token."""
+    logits = torch.tensor([[30.0, 0.0, -1.0, 0.0]])
+    assert float(logits.softmax(-1)[0, 0]) == 1.0  # the premise: the rounding really happens
+    assert torch.equal(top_p_filter(logits, 1.0), logits)
+    assert torch.isfinite(top_p_filter(logits, 0.999)).sum() == 1  # below 1 the filter does cut
+
+
+def test_past_max_len_names_the_scheme_or_says_it_does_not_know():
+    gpt = GPT(ModelConfig(vocab_size=5, d_model=8, n_heads=2, d_ff=8, max_len=8))
+    assert "position=learned: a table of max_len=8" in sample_mod.past_max_len(gpt)
+    line = sample_mod.past_max_len(FixedLogits(torch.zeros(3)))  # a model whose cfg names no scheme
+    assert line == ("position=?: a table of max_len=8 positions; past it the model sees only the last 8 "
+                    "tokens (the window slides).")
+
+
+def test_debug_shapes_table_shows_the_prompt_text_once_per_model(capsys):
+    from glassformer.inspect.trace import print_shapes_once
+
+    torch.manual_seed(0)
+    tok = CharTokenizer(list("abcd"))
+    model = GPT(ModelConfig(vocab_size=4, d_model=8, n_heads=2, d_ff=8, n_layers=3, max_len=8))
+    ids = torch.tensor([tok.encode("abca"), tok.encode("dddd")])  # (2, 4): only the first row is shown
+    assert print_shapes_once(model, ids, tok) is True
+    out = capsys.readouterr().out
+    assert "'abca'" in out and "a b c a" in out  # the text and its tokens: the tokenizer was used
+    assert "(B=1, T=4)" in out  # one row
+    assert "blocks.1.*" in out and "blocks.2.*" in out and "blocks.1.attn.q" not in out  # collapsed
+    assert print_shapes_once(model, ids, tok) is False and capsys.readouterr().out == ""

@@ -111,3 +111,11 @@ def test_mismatched_pair_is_refused(tmp_path):
 def test_missing_checkpoint_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="no model.safetensors"):
         load_checkpoint(tmp_path, trained_pair()[0])
+
+
+def test_is_tied_finds_only_real_ties():
+    tied = GPT(get_preset("baby").model)  # head.weight is tok_embed.table.weight
+    untied = GPT(get_preset("seed000").model)
+    assert ckpt._is_tied(tied, "head.weight") and ckpt._is_tied(tied, "tok_embed.table.weight")
+    assert not ckpt._is_tied(untied, "head.weight") and not ckpt._is_tied(untied, "tok_embed.table.weight")
+    assert not ckpt._is_tied(tied, "no.such.weight")

@@ -160,3 +160,20 @@ def test_token_labels_accept_the_batch_a_model_reads():
     assert token_labels(torch.tensor([tok.encode("ab")]), tok) == ["a", "b"]  # (1, T)
     with pytest.raises(ValueError, match="batch of 2"):
         token_labels(torch.zeros(2, 3, dtype=torch.long), tok)
+
+
+def test_collapse_keeps_a_block_that_differs_from_block_0_and_folds_the_others():
+    """Block 1 gets an extra hook point; blocks 2 and 3 are like block 0. Only they fold."""
+    model = GPT(ModelConfig(vocab_size=7, n_layers=4, **SMALL))
+    model.blocks[1].ffn.toy = Doubler()
+    original = model.blocks[1].ffn.forward
+    model.blocks[1].ffn.forward = lambda x: model.blocks[1].ffn.toy(original(x))
+    model.name_hook_points()
+    rows = trace(model, torch.tensor([1, 2, 3]), collapse=True).rows
+    names = [r.name for r in rows]
+    assert "blocks.1.ffn.toy.twice" in names and "blocks.1.attn.q" in names  # block 1 shown whole
+    assert "blocks.1.*" not in names and "blocks.2.*" in names and "blocks.3.*" in names
+    assert not any(n.startswith(("blocks.2.", "blocks.3.")) and not n.endswith("*") for n in names)
+    folded = next(r for r in rows if r.name == "blocks.2.*")
+    assert (folded.stage, folded.dims, folded.about) == ("block 2", "same shapes as blocks.0",
+                                                         "collapsed: identical to block 0")

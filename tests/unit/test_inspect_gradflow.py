@@ -112,3 +112,17 @@ def test_plot_and_table(tmp_path):
     assert table[2].startswith("pos_embed.table.weight") and table[2].endswith("ok")
     with pytest.raises(RuntimeError, match="before_step"):
         monitor.after_step()
+
+
+def test_layers_are_listed_in_data_flow_order_even_when_parameters_are_not():
+    """A regressor registers its blocks before its input projection; the table still starts at
+    the embedding and ends at the head."""
+    from glassformer.models import SequenceRegressor
+
+    model = SequenceRegressor(ModelConfig(d_model=16, n_heads=2, d_ff=32, n_layers=2, max_len=16,
+                                          position="sinusoidal"))  # the sine preset's shape
+    assert next(iter(model.named_parameters()))[0].startswith("blocks.")  # the premise
+    ((model(torch.randn(2, 5, 1)) - 1) ** 2).mean().backward()
+    monitor = GradientMonitor(model)
+    monitor.check()
+    assert list(monitor.layer_norms()) == ["embed", "block 0", "block 1", "head"]

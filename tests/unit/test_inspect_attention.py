@@ -209,3 +209,12 @@ def test_the_grid_hatches_masked_cells_and_makes_missing_folders(tmp_path):
     plain = attention_grid_png(Encoder(ModelConfig(**{**CFG, "causal": False})).eval(), torch.arange(8), None,
                                tmp_path / "enc.png")
     assert causal.is_file() and grey_pixels(causal) > 20 * grey_pixels(plain) + 1000
+
+
+def test_font_warning_is_importable_lazily_and_other_names_are_not_invented():
+    import glassformer.inspect as inspect_pkg
+    from glassformer.inspect import fonts
+
+    assert inspect_pkg.FontWarning is fonts.FontWarning
+    with pytest.raises(AttributeError, match="has no attribute 'FontWarnings'"):
+        inspect_pkg.FontWarnings

@@ -193,3 +193,11 @@ def test_zero_new_tokens_give_empty_continuations():
     pieces = []
     assert sample(model, tok, "ab", 0, num_samples=2, on_text=lambda i, p: pieces.append(p)) == ["", ""]
     assert pieces == []
+
+
+def test_streaming_several_samples_tells_each_piece_whose_it_is():
+    model, tok = Counter(), CharTokenizer(list("abcd"))
+    pieces = []
+    texts = sample(model, tok, "a", 3, temperature=0, num_samples=2, on_text=lambda i, p: pieces.append((i, p)))
+    assert texts == ["bcd", "bcd"]
+    assert pieces == [(0, "b"), (1, "b"), (0, "c"), (1, "c"), (0, "d"), (1, "d")]

@@ -70,6 +70,6 @@ def test_resume_may_change_training_but_not_the_model_or_data(tmp_path, capsys):
         resume_run(run.dir, preset="baby", cache_dir=tmp_path / "cache")
     more = resume_run(run.dir, ["--max_steps=6"], cache_dir=tmp_path / "cache", progress=False,
                       sample_chars=0)
-    assert "max_steps 4 -> 6" in capsys.readouterr().out
+    assert "resuming with changed training settings: max_steps 4 -> 6" in capsys.readouterr().out
     assert train(more).step == 6
     assert json.loads((run.dir / "config.json").read_text())["train"]["max_steps"] == 6

@@ -119,3 +119,12 @@ def test_is_tied_finds_only_real_ties():
     assert ckpt._is_tied(tied, "head.weight") and ckpt._is_tied(tied, "tok_embed.table.weight")
     assert not ckpt._is_tied(untied, "head.weight") and not ckpt._is_tied(untied, "tok_embed.table.weight")
     assert not ckpt._is_tied(tied, "no.such.weight")
+
+
+def test_a_train_state_of_another_format_is_refused_by_name(tmp_path):
+    model, opt = trained_pair()
+    save_checkpoint(tmp_path, model, opt, 3, torch.Generator(), {})
+    state = torch.load(tmp_path / "train_state.pt", weights_only=True)
+    torch.save({**state, "format": 0}, tmp_path / "train_state.pt")
+    with pytest.raises(ValueError, match=r"train_state.pt has format 0, expected 1"):
+        load_checkpoint(tmp_path, model)

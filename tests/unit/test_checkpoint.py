@@ -128,3 +128,14 @@ def test_a_train_state_of_another_format_is_refused_by_name(tmp_path):
     torch.save({**state, "format": 0}, tmp_path / "train_state.pt")
     with pytest.raises(ValueError, match=r"train_state.pt has format 0, expected 1"):
         load_checkpoint(tmp_path, model)
+
+
+def test_weights_from_elsewhere_load_with_step_minus_one(tmp_path):
+    """A safetensors file written by another tool has no "step" in its metadata: -1 says unknown."""
+    from safetensors.torch import save_file
+
+    model, _ = trained_pair()
+    save_file(ckpt.weights_dict(model), str(tmp_path / "plain.safetensors"))  # no metadata at all
+    fresh = GPT(get_preset("seed000").model)
+    assert load_weights(tmp_path / "plain.safetensors", fresh) == -1
+    assert all(torch.equal(p, q) for p, q in zip(fresh.parameters(), model.parameters()))

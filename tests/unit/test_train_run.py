@@ -45,7 +45,7 @@ def test_existing_checkpoint_is_never_overwritten(tmp_path):
 
 
 def test_block_size_longer_than_max_len_is_explained(tmp_path):
-    with pytest.raises(ValueError, match=r"block_size=200 is longer than max_len=128.*--max_len=200"):
+    with pytest.raises(ValueError, match=r"block_size=200 is longer than max_len=128.*--max_len=200 or --block_size=128"):
         make(tmp_path, ["--block_size=200"])
 
 
@@ -73,3 +73,9 @@ def test_resume_may_change_training_but_not_the_model_or_data(tmp_path, capsys):
     assert "resuming with changed training settings: max_steps 4 -> 6" in capsys.readouterr().out
     assert train(more).step == 6
     assert json.loads((run.dir / "config.json").read_text())["train"]["max_steps"] == 6
+
+
+def test_a_run_may_go_into_an_empty_folder_the_user_made(tmp_path):
+    (tmp_path / "run").mkdir()
+    run = make(tmp_path, ["--max_steps=1", "--eval_interval=1", "--eval_iters=1", "--threads=1"])
+    assert train(run).status == "done" and (tmp_path / "run" / "config.json").is_file()

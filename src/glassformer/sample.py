@@ -16,6 +16,8 @@ why). `past_max_len` says which, in one line, for the CLI.
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Callable, Iterator
 
 import torch
@@ -129,13 +131,17 @@ def generate_ids(model: nn.Module, ids: torch.Tensor, max_new_tokens: int, tempe
 
 
 def _held_back(text: str, stop: str | None) -> int:
-    """How many trailing characters of `text` might be the start of `stop` (not safe to show yet)."""
+    """How many trailing characters of `text` are not safe to show yet: a "\ufffd" that may be the
+    first bytes of a character the next token completes (byte-level BPE splits characters), and
+    what might be the start of `stop`."""
+    unfinished = len(text) - len(text.rstrip("\ufffd"))
+    text = text[: len(text) - unfinished]
     if not stop:
-        return 0
+        return unfinished
     for n in range(min(len(stop) - 1, len(text)), 0, -1):
         if stop.startswith(text[-n:]):
-            return n
-    return 0
+            return unfinished + n
+    return unfinished
 
 
 def sample(model: nn.Module, tokenizer, prompt: str, max_new_tokens: int = 300,
@@ -150,10 +156,14 @@ def sample(model: nn.Module, tokenizer, prompt: str, max_new_tokens: int = 300,
     on_text(i, piece): called with each new piece of sample i's text as soon as it is certain, so a
     caller can stream; text that might be the start of the stop string waits until it is not.
     """
-    if temperature < 0:
-        raise ValueError(f"temperature must be >= 0 (0 = greedy), got {temperature}")
-    if top_k is not None and top_k < 1:
-        raise ValueError(f"top_k must be >= 1, got {top_k}")
+    if not (isinstance(max_new_tokens, numbers.Integral) and max_new_tokens >= 0):
+        raise ValueError(f"max_new_tokens must be a whole number >= 0, got {max_new_tokens!r}")
+    if not (isinstance(num_samples, numbers.Integral) and num_samples >= 1):
+        raise ValueError(f"num_samples must be a whole number >= 1, got {num_samples!r}")
+    if not (temperature >= 0 and math.isfinite(temperature)):
+        raise ValueError(f"temperature must be a finite number >= 0 (0 = greedy), got {temperature}")
+    if top_k is not None and not (isinstance(top_k, numbers.Integral) and top_k >= 1):
+        raise ValueError(f"top_k must be a whole number >= 1, got {top_k!r}")
     if top_p is not None and not 0 < top_p <= 1:
         raise ValueError(f"top_p must be in (0, 1], got {top_p}")
     prompt_ids = tokenizer.encode(prompt)

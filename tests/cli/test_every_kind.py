@@ -10,6 +10,7 @@ import pytest
 
 from glassformer.cli import main
 from glassformer.config import PRESETS, get_preset
+from glassformer.models import model_class
 
 # just enough to take two steps; long-context presets get a block the seed text can fill
 QUICK = ["--max_steps=2", "--eval_interval=2", "--eval_iters=1", "--batch_size=2", "--threads=1",
@@ -23,7 +24,8 @@ def runs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("every_kind")
     made = {}
     for name in sorted(PRESETS):
-        data = [] if get_preset(name).model.kind == "regressor" else ["--data", "builtin:seed"]
+        reads = model_class(get_preset(name).model.kind).inputs  # a text corpus only for token models
+        data = ["--data", "builtin:seed"] if reads == "tokens" else []
         code = main(["train", "--preset", name, *data, "--out", str(tmp / name), "--cache-dir", str(tmp / "cache"),
                      "--no-progress", *QUICK, *SHORTER.get(name, [])])
         made[name] = (code, tmp / name)
@@ -48,11 +50,12 @@ def test_every_preset_trains_from_the_cli(runs, preset):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("verb", ["trace", "attention", "grads", "params"])
-@pytest.mark.parametrize("preset", ["seed000", "seed002", "sine"])  # gpt, encoder, regressor
+@pytest.mark.parametrize("preset", ["seed000", "seed002", "sine", "seq2seq"])  # gpt, encoder, regressor, seq2seq
 def test_every_inspection_verb_reads_a_run_of_every_kind(runs, preset, verb, tmp_path, capsys):
     _, run = runs[preset]
     kind = get_preset(preset).model.kind
-    prompt = ["--prompt", "0 0.5 1 0.5 0"] if kind == "regressor" else ["--prompt", "a tiny"]
+    prompt = {"regressor": ["--prompt", "0 0.5 1 0.5 0"], "seq2seq": ["--prompt", "一千二百零五"]}.get(
+        kind, ["--prompt", "a tiny"])
     code = main([verb, "--run", str(run), *prompt, "--out", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 0

@@ -87,7 +87,10 @@ def test_debug_shapes_prints_the_trace_once_and_leaves_the_text_alone(run_dir, c
 
 
 def test_stderr_says_what_happens_past_max_len(run_dir, capsys):
-    code = main(["sample", str(run_dir), "--threads", "1", "--prompt", "a", "--max-new-tokens", "3"])
+    """Only when the text will outgrow max_len (128 here): 1 + 130 tokens does, 1 + 3 does not."""
+    code = main(["sample", str(run_dir), "--threads", "1", "--prompt", "a", "--max-new-tokens", "130"])
     err = capsys.readouterr().err
     assert code == 0 and "position=learned: a table of max_len=128 positions" in err
     assert "only the last 128 tokens" in err
+    assert main(["sample", str(run_dir), "--threads", "1", "--prompt", "a", "--max-new-tokens", "3"]) == 0
+    assert "position=" not in capsys.readouterr().err

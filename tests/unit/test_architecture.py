@@ -13,6 +13,7 @@ PACKAGE = Path(glassformer.__file__).parent
 # lower number = lower layer; a module may import its own layer or any lower one
 LAYERS = {
     "glassformer": 0, "glassformer.config": 0, "glassformer.files": 0, "glassformer.threads": 0,
+    "glassformer.errors": 0, "glassformer.devices": 0,
     "glassformer.text": 1, "glassformer.nn": 1, "glassformer.numpy_ref": 1,
     "glassformer.models": 2,
     "glassformer.train": 3, "glassformer.inspect": 3, "glassformer.sample": 3, "glassformer.translate": 3,

@@ -122,12 +122,18 @@ def test_is_tied_finds_only_real_ties():
 
 
 def test_a_train_state_of_another_format_is_refused_by_name(tmp_path):
+    """A state of another format (or not a dict) is refused with both formats named, never half-read.
+    (load_checkpoint checks the state's sha256 first: a rewritten file is refused as damaged there.)"""
     model, opt = trained_pair()
     save_checkpoint(tmp_path, model, opt, 3, torch.Generator(), {})
     state = torch.load(tmp_path / "train_state.pt", weights_only=True)
-    torch.save({**state, "format": 0}, tmp_path / "train_state.pt")
-    with pytest.raises(ValueError, match=r"train_state.pt has format 0, expected 1"):
-        load_checkpoint(tmp_path, model)
+    torch.save({**state, "format": 0}, tmp_path / "old.pt")
+    with pytest.raises(ValueError, match=r"old.pt is not a glassformer training state of format 1 \(found 0\)"):
+        ckpt.read_state(tmp_path / "old.pt")
+    torch.save([1, 2], tmp_path / "list.pt")
+    with pytest.raises(ValueError, match=r"format 1 \(found 'list'\)"):
+        ckpt.read_state(tmp_path / "list.pt")
+    assert ckpt.read_state(tmp_path / "train_state.pt")["step"] == 3
 
 
 def test_weights_from_elsewhere_load_with_step_minus_one(tmp_path):

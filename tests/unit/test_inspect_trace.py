@@ -202,3 +202,13 @@ def test_text_rows_and_the_plain_table_layout():
     assert lines[0].split()[:5] == ["stage", "name", "shape", "dims", "example"]
     assert set(lines[1]) == {"-", " "} and len(lines[1]) >= len(lines[0])  # one rule of dashes per column
     assert lines[-1] == t.legend() and lines[-2] == ""
+
+
+def test_collapse_covers_every_stack_of_blocks():
+    """A seq2seq model's encoder and decoder stacks collapse each to their own block 0."""
+    from glassformer.config import get_preset
+    from glassformer.models import build_model
+
+    model = build_model(get_preset("seq2seq").model)
+    short = trace(model, model.example_input(1, 5), collapse=True)
+    assert [r.name for r in short.rows if r.name.endswith(".*")] == ["encoder.1.*", "decoder.1.*"]

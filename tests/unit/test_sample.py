@@ -201,3 +201,12 @@ def test_streaming_several_samples_tells_each_piece_whose_it_is():
     texts = sample(model, tok, "a", 3, temperature=0, num_samples=2, on_text=lambda i, p: pieces.append((i, p)))
     assert texts == ["bcd", "bcd"]
     assert pieces == [(0, "b"), (1, "b"), (0, "c"), (1, "c"), (0, "d"), (1, "d")]
+
+
+def test_streaming_waits_for_a_character_split_across_tokens():
+    """Byte-level BPE can put the bytes of one character in two tokens: the stream must not show the
+    "\ufffd" of the first half, then the character; it shows the character once, whole."""
+    from glassformer.sample import _held_back
+
+    assert _held_back("ab\ufffd", None) == 1 and _held_back("ab", None) == 0
+    assert _held_back("ab\ufffd\ufffd", "bx") == 2 + 1  # the replacement chars, then "b" may start "bx"

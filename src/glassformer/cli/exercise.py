@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from glassformer.cli.options import positive
+
 DEFAULT_DIR = "exercises"
 
 
@@ -41,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = learner("check", "grade your file")
     p.add_argument("name")
     p.add_argument("file", nargs="?", default=None, help="default: DIR/NAME.py")
-    p.add_argument("--timeout", type=float, default=None, help="seconds your code may run (default 10)")
+    p.add_argument("--timeout", type=positive, default=None, help="seconds your code may run (default 10)")
     p.set_defaults(func=run_check)
     p = learner("hint", "the next hint (three per exercise, the last close to the answer)")
     p.add_argument("name")
@@ -56,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("submissions", help="a folder with one subfolder per student (alice/softmax.py, ...)")
     p.add_argument("--out", required=True, help="the CSV to write; the Markdown summary goes beside it (.md)")
     p.add_argument("--exercises", default=None, help="comma-separated names (default: all)")
-    p.add_argument("--timeout", type=float, default=None, help="seconds per student file (default 10)")
+    p.add_argument("--timeout", type=positive, default=None, help="seconds per student file (default 10)")
     p.add_argument("--lang", choices=("en", "zh"), default=None)
     p.set_defaults(func=run_grade)
     p = verbs.add_parser("export-golden", help="educator: write seeded inputs and expected outputs")

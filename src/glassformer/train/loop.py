@@ -6,6 +6,8 @@ and repeats one optimizer step:
 
     lr = lr_at(step)                                          schedules.py (or the caller's function)
     repeat grad_accum times:  x, y = batch;  loss = loss_fn(model(x), y) / grad_accum;  backward
+                              (x may be a tuple of tensors, passed as model(*x): a seq2seq
+                              model reads (src, tgt_in))
     ‖g_p‖ per parameter  ─►  clip to global norm grad_clip      optim.py
     optimizer step (AdamW, decay on matrices only, unless the caller brings its own); zero the grads
 
@@ -150,9 +152,9 @@ class Trainer:
         set_lr(self.optimizer, self.lr_at(self.step))
         loss_sum = torch.zeros((), device=cfg.device)  # ()
         for _ in range(cfg.grad_accum):
-            x, y = self.batches.train_batch(self.batch_generator)  # (B, T) ids or (B, T, d_in) numbers
+            x, y = self.batches.train_batch(self.batch_generator)  # (B, T) ids, (B, T, d_in) numbers or a tuple
             with self.autocast():
-                loss = self.loss_fn(self.forward(x), y) / cfg.grad_accum  # ()
+                loss = self.loss_fn(self.run_model(x), y) / cfg.grad_accum  # ()
             loss.backward()
             loss_sum += loss.detach()  # ()
         norms = grad_norms(self.params)  # (P,)
@@ -162,6 +164,10 @@ class Trainer:
         self.step += 1
         self.last_loss = loss_sum
         self.pending.add(self.step, loss_sum, norms, total)
+
+    def run_model(self, x):
+        """The model's output for one batch input: a tensor, or a tuple of tensors given as model(*x)."""
+        return self.forward(*x) if isinstance(x, tuple) else self.forward(x)
 
     # ---- collaborators' entry points ------------------------------------------------------------
     def emit(self, event: str) -> None:
@@ -198,7 +204,7 @@ class Trainer:
             losses = torch.zeros(len(batches), device=self.cfg.device)  # (eval batches,)
             for i, (x, y) in enumerate(batches):
                 with self.autocast():
-                    losses[i] = self.loss_fn(self.forward(x), y)
+                    losses[i] = self.loss_fn(self.run_model(x), y)
             out[f"{split}_loss"] = losses.mean().item()
         self.model.train(was_training)
         return out

@@ -35,6 +35,7 @@ MODELS = {
     "encoder-sinusoidal": ModelConfig(kind="encoder", vocab_size=5, causal=False, position="sinusoidal",
                                       pad_id=0, **SMALL),
     "regressor": ModelConfig(kind="regressor", d_in=2, d_out=3, position="sinusoidal", **SMALL),
+    "seq2seq": ModelConfig(kind="seq2seq", vocab_size=5, pad_id=0, **SMALL),  # encoder, decoder, cross-attention
 }
 
 
@@ -47,7 +48,8 @@ def words(name: str) -> str:
         parts += [" | ".join((r.stage, r.name, r.dims, r.about)) for r in t.rows]
         parts += [t.legend(), ""]
     collapsed = trace(model, model.example_input(1, 3), collapse=True).rows  # blocks 1.. as one row each
-    parts += [" | ".join((r.stage, r.name, r.dims, r.about)) for r in collapsed if r.name.startswith("blocks.1")]
+    parts += [" | ".join((r.stage, r.name, r.dims, r.about)) for r in collapsed
+              if r.name.split(".")[1:2] == ["1"]]  # blocks.1.*, or encoder.1.* and decoder.1.* of a seq2seq
     return "\n".join(parts)
 
 

@@ -56,6 +56,16 @@ def test_the_figure_holds_the_logged_and_evaluated_losses(tmp_path, drawn):
     assert [t.get_text() for t in ax.get_legend().get_texts()] == list(lines)
 
 
+def test_a_run_without_a_val_split_plots_its_train_evaluations(tmp_path, drawn):
+    """A source without val data logs evaluations with train_loss only. Bug once seen: the eval
+    records were kept only when they had both losses, so such a run's plot lost its eval curve."""
+    evals = [r for r in records() if r["kind"] == "eval"]
+    plot_loss([{k: v for k, v in r.items() if k != "val_loss"} for r in evals], tmp_path / "loss.png")
+    (ax,) = drawn[0].axes
+    assert [line.get_label() for line in ax.get_lines()] == ["train (eval)"]
+    assert list(ax.get_lines()[0].get_ydata()) == pytest.approx([3.5, 3.0, 2.5])
+
+
 def color_pixels(path, rgb) -> int:
     image = (imread(path)[..., :3] * 255).round()  # (H, W, 3)
     return int((np.abs(image - np.array(rgb)) <= 2).all(-1).sum())

@@ -126,3 +126,25 @@ def test_layers_are_listed_in_data_flow_order_even_when_parameters_are_not():
     monitor = GradientMonitor(model)
     monitor.check()
     assert list(monitor.layer_norms()) == ["embed", "block 0", "block 1", "head"]
+
+
+def test_a_module_used_both_before_and_after_the_blocks_splits_by_its_own_submodules():
+    """layers_of groups a parameter by its own module (name minus the last part), not its top-level
+    one: `io.inp` (used before the blocks) is "embed" and `io.out` (after) is "head", though both sit
+    in `io`. Bug guarded: grouping by the first part of the name, which made both "embed"."""
+    from glassformer.inspect.gradflow import layers_of
+
+    class Shell(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.io = torch.nn.ModuleDict({"inp": torch.nn.Linear(2, 4), "out": torch.nn.Linear(4, 1)})
+            self.blocks = torch.nn.ModuleList([torch.nn.Linear(4, 4)])
+
+        def example_input(self, B, T):
+            return torch.zeros(B, T, 2)
+
+        def forward(self, x):
+            return self.io["out"](self.blocks[0](self.io["inp"](x)))  # (B, T, 1)
+
+    assert layers_of(Shell()) == {"io.inp.weight": "embed", "io.inp.bias": "embed", "io.out.weight": "head",
+                                  "io.out.bias": "head", "blocks.0.weight": "block 0", "blocks.0.bias": "block 0"}

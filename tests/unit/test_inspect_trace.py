@@ -212,3 +212,15 @@ def test_collapse_covers_every_stack_of_blocks():
     model = build_model(get_preset("seq2seq").model)
     short = trace(model, model.example_input(1, 5), collapse=True)
     assert [r.name for r in short.rows if r.name.endswith(".*")] == ["encoder.1.*", "decoder.1.*"]
+
+
+def test_the_loss_row_of_a_regressor_names_its_loss_and_measures_it():
+    """A regressor's trace with targets ends with its loss, the mean squared error, in words and value
+    (bug guarded: a loss row whose description was looked up under the wrong key)."""
+    torch.manual_seed(0)
+    model = SequenceRegressor(ModelConfig(n_layers=1, d_in=2, d_out=3, position="sinusoidal", **SMALL))
+    x, y = torch.randn(1, 4, 2), torch.randn(1, 4, 3)
+    for lang, words in (("en", "mean squared error"), ("zh", "均方误差")):
+        row = trace(model, x, targets=y, lang=lang).rows[-1]
+        assert (row.name, row.about) == ("loss", words)
+        assert float(row.example) == pytest.approx(torch.nn.functional.mse_loss(model(x), y).item(), abs=1e-4)

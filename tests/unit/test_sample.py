@@ -210,3 +210,13 @@ def test_streaming_waits_for_a_character_split_across_tokens():
 
     assert _held_back("ab\ufffd", None) == 1 and _held_back("ab", None) == 0
     assert _held_back("ab\ufffd\ufffd", "bx") == 2 + 1  # the replacement chars, then "b" may start "bx"
+
+
+def test_the_default_temperature_is_one_the_models_own_distribution():
+    """Bug guarded: a default temperature other than 1 (sampling, by default, from a sharper or
+    flatter distribution than the model's). Same seed: the default draws what temperature=1 draws,
+    and 40 draws at temperature 2 come out different."""
+    model, tok = FixedLogits(torch.tensor([0.1, 0.5, 0.05, 0.35]).log(), max_len=64), CharTokenizer(list("abcd"))
+    default = sample(model, tok, "a", 40, seed=3)
+    assert default == sample(model, tok, "a", 40, temperature=1.0, seed=3)
+    assert default != sample(model, tok, "a", 40, temperature=2.0, seed=3)

@@ -36,6 +36,8 @@ MODELS = {
                                       pad_id=0, **SMALL),
     "regressor": ModelConfig(kind="regressor", d_in=2, d_out=3, position="sinusoidal", **SMALL),
     "seq2seq": ModelConfig(kind="seq2seq", vocab_size=5, pad_id=0, **SMALL),  # encoder, decoder, cross-attention
+    "seq2seq-paper": ModelConfig(kind="seq2seq", vocab_size=5, pad_id=0, norm="post", final_norm=False,
+                                 position="sinusoidal", share_embeddings=True, tie_weights=True, **SMALL),
 }
 
 

@@ -145,3 +145,23 @@ def test_weights_from_elsewhere_load_with_step_minus_one(tmp_path):
     fresh = GPT(get_preset("seed000").model)
     assert load_weights(tmp_path / "plain.safetensors", fresh) == -1
     assert all(torch.equal(p, q) for p, q in zip(fresh.parameters(), model.parameters()))
+
+
+def test_weights_and_state_of_different_steps_are_refused_naming_both(tmp_path):
+    """A checkpoint from before the sha256s (weights without state_sha256) is matched by step only:
+    weights of step 5 beside a state of step 3 are two checkpoints, and the error says both steps."""
+    model, opt = trained_pair()
+    save_checkpoint(tmp_path, model, opt, 3, torch.Generator(), {})
+    save_weights(tmp_path / "model.safetensors", model, 5)  # no state_sha256 in its metadata
+    with pytest.raises(ValueError, match=r"model.safetensors is from step 5 but train_state.pt from step 3: "
+                                         r"they are not one checkpoint"):
+        load_checkpoint(tmp_path, model, opt)
+
+
+def test_weights_of_another_shape_are_refused_with_the_likely_cause(tmp_path):
+    small, _ = trained_pair()
+    save_weights(tmp_path / "w.safetensors", small, 1)
+    other = GPT(get_preset("seed000").model.__class__(**{**vars(get_preset("seed000").model), "d_model": 32}))
+    with pytest.raises(ValueError, match=r"w.safetensors does not fit this model \(.+\)\. The weights were saved "
+                                         r"for another configuration: was config.json edited"):
+        load_weights(tmp_path / "w.safetensors", other)

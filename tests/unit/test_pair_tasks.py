@@ -86,3 +86,15 @@ def test_teacher_forcing_batches():
 def test_pair_batches_refuse_empty_pairs():
     with pytest.raises(ValueError, match="non-empty source and target"):
         PairBatches([([5], [])], [([5], [6])], 2, 2, 3, 0)
+
+
+def test_longest_counts_every_split_the_test_one_too():
+    """The longest pair sizes the model's max_len; a test pair longer than any training pair must
+    count (bug guarded: the test split left out, or subtracted)."""
+    from dataclasses import replace
+
+    data = pair_source("digits:copy", n_pairs=200, max_digits=3)
+    assert data.longest() == (max(len(s) for s, _ in data.train + data.val + data.test),
+                              max(len(t) for _, t in data.train + data.val + data.test))
+    longer = replace(data, test=[*data.test, ("1234567", "12")])
+    assert longer.longest() == (7, max(len(t) for _, t in data.train + data.val + data.test))

@@ -79,3 +79,13 @@ def test_a_run_may_go_into_an_empty_folder_the_user_made(tmp_path):
     (tmp_path / "run").mkdir()
     run = make(tmp_path, ["--max_steps=1", "--eval_interval=1", "--eval_iters=1", "--threads=1"])
     assert train(run).status == "done" and (tmp_path / "run" / "config.json").is_file()
+
+
+def test_resuming_a_run_saved_for_a_missing_device_says_where_the_device_came_from(tmp_path):
+    run = make(tmp_path, ["--max_steps=1", "--eval_interval=1", "--eval_iters=1", "--threads=1"])
+    train(run)
+    config = json.loads((run.dir / "config.json").read_text())
+    config["train"]["device"] = "cuda:99"  # no machine has a hundredth GPU
+    (run.dir / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ValueError, match=r"run/config.json says device='cuda:99', but .+ Resume with --device=cpu"):
+        resume_run(run.dir)

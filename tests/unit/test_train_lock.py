@@ -5,6 +5,10 @@ forever, or let go while an outer holder still works in the directory)."""
 
 from __future__ import annotations
 
+import os
+
+import pytest
+
 from glassformer.train import lock
 
 
@@ -21,3 +25,20 @@ def test_the_lock_file_goes_with_the_last_of_several_holders(tmp_path):
     assert lock.acquire(tmp_path) == path and path.is_file()  # and the directory can be locked again
     lock.release(path)
     assert not path.exists()
+
+
+def test_a_holder_that_has_not_written_its_name_yet_is_reported_with_question_marks(tmp_path):
+    """Another holder locked the file but wrote nothing yet (it is between open and write): the error
+    still says what to do, with "?" for what is not known, never "None"."""
+    fcntl = pytest.importorskip("fcntl")  # POSIX; on Windows the lock is msvcrt's
+    path = tmp_path / lock.LOCK_FILE
+    other = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)  # a second open file: flock sees another holder
+    fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    try:
+        with pytest.raises(lock.RunLocked) as err:
+            lock.acquire(tmp_path)
+        assert (f"{tmp_path} is being trained by another process (pid ? on ?, since ?); two trainers would "
+                f"overwrite each other's checkpoints. Wait for it to finish, or stop it (kill PID); if no such "
+                f"process runs, delete {path.resolve()}.") == str(err.value)
+    finally:
+        os.close(other)

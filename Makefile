@@ -29,8 +29,10 @@ bench: setup
 #   make mutants                      every mutant of nn, models, train, sample, text, inspect
 #   make mutants GROUPS="train sample" only those groups
 #   make mutants SAMPLE=100           a seeded random sample of 100 mutants per group
+#   make mutants SAMPLE=10 SEED=1 EXCLUDE=mutants/sample-seed0.txt   a fresh sample, none from that list
 mutants: setup
-	$(PY) tests/mutation/groups.py run $(GROUPS) $(if $(SAMPLE),--sample $(SAMPLE))
+	$(PY) tests/mutation/groups.py run $(GROUPS) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(SEED),--seed $(SEED)) \
+		$(if $(EXCLUDE),--exclude $(EXCLUDE))
 	$(PY) tests/mutation/groups.py report $(if $(SAMPLE),--names mutants/sample-names.txt)
 
 clean:

@@ -5,6 +5,7 @@ Run from the repository root with the project's Python (mutmut 3 is in the dev e
 
     python tests/mutation/groups.py run [GROUP ...]            every mutant of each group, in turn
     python tests/mutation/groups.py run GROUP ... --sample 120   a seeded random sample per group
+    python tests/mutation/groups.py run --sample 10 --seed 1 --exclude FILE   a fresh sample, disjoint from FILE
     python tests/mutation/groups.py report [--names FILE]      kill rate per group, survivors listed
 
 Groups: nn, models, train, sample, text, inspect (all of them when none is named).
@@ -70,7 +71,7 @@ def mutmut(*args: str) -> None:
     subprocess.run(cmd, env=env, check=False)
 
 
-def run(groups: list[str], sample: int | None, seed: int, max_children: int) -> None:
+def run(groups: list[str], sample: int | None, seed: int, max_children: int, exclude: str | None = None) -> None:
     if sample is None:
         for g in groups:
             mutmut("run", "--max-children", str(max_children), GROUPS[g] + "*")
@@ -78,9 +79,10 @@ def run(groups: list[str], sample: int | None, seed: int, max_children: int) -> 
     if not all_results():  # generate the mutants (and the test stats) with one tiny run first
         mutmut("run", "--max-children", "1", "glassformer.nn.notation.x_meaning__mutmut_1")
     results = all_results()
+    left_out = set(Path(exclude).read_text().split()) if exclude else set()  # e.g. an earlier sample
     chosen = []
     for g in groups:  # a seeded shuffle per group: a larger --sample extends a smaller one
-        mine = sorted(n for n in results if group_of(n) == g)
+        mine = sorted(n for n in results if group_of(n) == g and n not in left_out)
         random.Random(f"{seed}-{g}").shuffle(mine)
         chosen += sorted(mine[:sample])
     SAMPLE_FILE.write_text("\n".join(chosen) + "\n")
@@ -134,6 +136,8 @@ def main() -> None:
     r.add_argument("--sample", type=int, default=None, help="mutants per group (seeded); default: all")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--max-children", type=int, default=2)
+    r.add_argument("--exclude", default=None, help="a file of mutant names never to sample (a fresh sample "
+                                                  "after tests were written for an earlier one)")
     p = sub.add_parser("report")
     p.add_argument("--names", default=None, help="only these mutants (e.g. mutants/sample-names.txt)")
     args = parser.parse_args()
@@ -141,7 +145,7 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown group(s) {unknown}: choose from {list(GROUPS)}")
     if args.verb == "run":
-        run(args.groups or list(GROUPS), args.sample, args.seed, args.max_children)
+        run(args.groups or list(GROUPS), args.sample, args.seed, args.max_children, args.exclude)
     else:
         report(args.names)
 

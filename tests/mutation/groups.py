@@ -64,6 +64,9 @@ def equivalent_names() -> set[str]:
 
 
 def mutmut(*args: str) -> None:
+    for half_written in Path("mutants/src").rglob("*.py"):  # a run stopped while generating leaves these
+        if half_written.stat().st_size == 0:
+            half_written.unlink()  # mutmut makes it again (its results, in the .meta beside it, stay)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the mutants/ copy must win
     env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     cmd = [sys.executable, "-m", "mutmut", *args]

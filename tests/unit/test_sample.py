@@ -220,3 +220,11 @@ def test_the_default_temperature_is_one_the_models_own_distribution():
     default = sample(model, tok, "a", 40, seed=3)
     assert default == sample(model, tok, "a", 40, temperature=1.0, seed=3)
     assert default != sample(model, tok, "a", 40, temperature=2.0, seed=3)
+
+
+def test_sample_takes_a_valid_top_k_and_passes_it_to_the_draw():
+    """top_k=1 keeps only the most likely token: the text is the greedy one at any temperature
+    (bugs guarded: a valid top_k refused, or top_k dropped on the way to generate_ids)."""
+    model, tok = FixedLogits(torch.tensor([0.1, 0.5, 0.05, 0.35]).log(), max_len=64), CharTokenizer(list("abcd"))
+    assert sample(model, tok, "a", 20, top_k=1, temperature=2.0, seed=0) == ["b" * 20]
+    assert sample(model, tok, "a", 20, top_k=4, seed=0) == sample(model, tok, "a", 20, seed=0)

@@ -42,3 +42,19 @@ def test_a_holder_that_has_not_written_its_name_yet_is_reported_with_question_ma
                 f"process runs, delete {path.resolve()}.") == str(err.value)
     finally:
         os.close(other)
+
+
+def test_a_lock_file_removed_after_it_was_opened_is_noticed(tmp_path):
+    """The previous holder may remove the file between our open and our lock: the lock we got is on
+    a file nobody else will open again, so acquire must notice (and lock the new file)."""
+    path = tmp_path / lock.LOCK_FILE
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        assert lock._still_there(fd, path) is True
+        path.unlink()
+        assert lock._still_there(fd, path) is (os.name != "posix")  # Windows cannot remove an open file
+        path.touch()  # another file at the same path
+        if os.name == "posix":
+            assert lock._still_there(fd, path) is False
+    finally:
+        os.close(fd)

@@ -106,3 +106,13 @@ def test_resume_forgets_metrics_written_after_the_checkpoint(tmp_path):
                         for r in rs]
     assert strip(records(part_dir)) == strip(records(whole_dir))  # steps 1..30 once, bit-equal losses
     assert [r["step"] for r in records(part_dir) if r["kind"] == "log"] == list(range(1, 31))
+
+
+def test_logged_throughput_counts_batch_times_block_tokens_per_step(tmp_path):
+    """tokens_per_s and ms_per_step come from one timed interval, so their product is the tokens of
+    one step, B·T = 4·8 = 32, whatever the clock says (bug guarded: B/T instead of B·T)."""
+    trainer(tmp_path, max_steps=3, eval_interval=10).fit()
+    logs = [r for r in records(tmp_path) if r["kind"] == "log"]
+    assert len(logs) == 3
+    for r in logs:
+        assert r["tokens_per_s"] * r["ms_per_step"] / 1000 == pytest.approx(32)

@@ -1,0 +1,119 @@
+"""The decode step (models/decode.py) computes what the model computes, one token at a time.
+
+It is a third spelling of the model's function (after the glass path and the fused kernel), so it
+is checked like them: logits against the model's own forward in float64 (≤ 1e-10) for every norm
+placement, both MHA styles, with and without biases, every activation and stream position scheme;
+then greedy and seeded tokens against the uncached loop, with the window sliding.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from glassformer.config import ModelConfig
+from glassformer.models import GPT
+from glassformer.models.decode import DecodeStep, decode_step
+from glassformer.sample import generate_ids
+
+MAX_LEN = 12
+VARIANTS = {
+    "pre-norm": {},
+    "post-norm": {"norm": "post", "final_norm": False},
+    "no norm": {"norm": "none"},
+    "heads style": {"mha_style": "heads"},
+    "nanoGPT-like": {"bias": False, "activation": "gelu", "tie_weights": True},
+    "gelu_tanh": {"activation": "gelu_tanh"},
+    "sinusoidal": {"position": "sinusoidal"},
+    "no positions": {"position": "none"},
+    "fused attention": {"attention": "fused"},
+}
+
+
+def model(dtype=torch.float32, **kwargs) -> GPT:
+    torch.manual_seed(0)
+    cfg = ModelConfig(vocab_size=23, d_model=16, n_heads=4, d_ff=32, n_layers=2, max_len=MAX_LEN,
+                      dropout=0.1, **kwargs)
+    return GPT(cfg).to(dtype).eval()
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_one_token_steps_equal_the_full_forward(variant):
+    m = model(torch.float64, **VARIANTS[variant])
+    step = decode_step(m)
+    assert isinstance(step, DecodeStep)
+    ids = torch.randint(0, 23, (3, MAX_LEN))
+    with torch.no_grad():
+        full = m(ids)  # (3, T, V)
+        cache = m.new_cache(3)
+        pieces = [step(ids[:, :4], cache)] + [step(ids[:, t:t + 1], cache) for t in range(4, MAX_LEN)]
+    assert cache.length == MAX_LEN
+    assert (torch.cat(pieces, dim=1) - full).abs().max() <= 1e-10
+
+
+@pytest.mark.parametrize("variant", ["pre-norm", "post-norm", "nanoGPT-like", "heads style"])
+@pytest.mark.parametrize("prompt_len", [1, 5, MAX_LEN + 3])
+def test_greedy_tokens_identical_to_the_uncached_loop(variant, prompt_len):
+    m = model(**VARIANTS[variant])
+    prompt = torch.randint(0, 23, (2, prompt_len))
+    runs = [torch.stack(list(generate_ids(m, prompt, 3 * MAX_LEN, temperature=0, use_cache=flag)), dim=1)
+            for flag in (True, False)]  # 3·max_len: the window slides and the cache is rebuilt
+    assert torch.equal(*runs)
+
+
+def test_seeded_sampling_identical_to_the_uncached_loop():
+    m = model(**VARIANTS["nanoGPT-like"])
+    prompt = torch.randint(0, 23, (4, 3))
+    runs = [torch.stack(list(generate_ids(m, prompt, 2 * MAX_LEN, temperature=0.9, top_k=7, top_p=0.9,
+                                          use_cache=flag, generator=torch.Generator().manual_seed(3))), dim=1)
+            for flag in (True, False)]
+    assert torch.equal(*runs)
+
+
+def test_float32_logits_match_the_model_step():
+    m = model(**VARIANTS["nanoGPT-like"])
+    step = decode_step(m)
+    ids = torch.randint(0, 23, (2, MAX_LEN))
+    with torch.no_grad():
+        ours, theirs = m.new_cache(2), m.new_cache(2)
+        step(ids[:, :3], ours), m(ids[:, :3], cache=theirs)
+        for t in range(3, MAX_LEN):
+            a, b = step(ids[:, t:t + 1], ours), m(ids[:, t:t + 1], cache=theirs)
+            assert a.shape == b.shape == (2, 1, 23)
+            assert (a - b).abs().max() <= 1e-5
+
+
+def test_a_hook_gets_every_token_because_the_step_hands_over_to_the_model():
+    m = model()
+    seen = []
+    prompt = torch.randint(0, 23, (1, 3))
+    m.hook_points()["blocks.0.attn.weights"].fns.append(  # attached for the whole loop
+        lambda t, name: seen.append(t.shape) or None)
+    try:
+        tokens = list(generate_ids(m, prompt, 5, temperature=0))
+    finally:
+        m.hook_points()["blocks.0.attn.weights"].fns.clear()
+    assert len(tokens) == 5
+    assert seen == [(1, 4, 3, 3)] + [(1, 4, 1, 3 + i) for i in range(1, 5)]  # prefill, then 4 steps
+
+
+def test_training_mode_and_prefill_go_through_the_model():
+    m = model()
+    step = decode_step(m)
+    calls = []
+    m.register_forward_hook(lambda mod, args, out: calls.append(args[0].shape))
+    with torch.no_grad():
+        cache = m.new_cache(1)
+        step(torch.zeros(1, 3, dtype=torch.long), cache)  # prefill: the model
+        step(torch.zeros(1, 1, dtype=torch.long), cache)  # one token: the short way
+        m.train()
+        step(torch.zeros(1, 1, dtype=torch.long), cache)  # dropout on: the model
+    assert calls == [(1, 3), (1, 1)]
+
+
+def test_models_it_does_not_know_get_their_own_forward():
+    from glassformer.models import Encoder
+
+    enc = Encoder(ModelConfig(vocab_size=23, d_model=16, n_heads=4, d_ff=32, n_layers=1, max_len=8,
+                              causal=False))
+    assert not isinstance(decode_step(enc), DecodeStep)

@@ -44,7 +44,9 @@ def attention_weights(scores: torch.Tensor, mask: torch.Tensor | None = None) ->
     on a GPU that check reads one bool back per layer, a sync the fused path does not make)."""
     if mask is not None:
         live = check_mask(mask, scores).any(dim=-1, keepdim=True)  # (..., T_q, 1): sees some key?
-        if not bool(live.all()):
+        # under torch.compile, take the dead-row branch always (same numbers for live rows): reading
+        # live.all() back would split the compiled graph in two at every layer
+        if torch.compiler.is_compiling() or not bool(live.all()):
             scores = scores.masked_fill(~live, 0.0)  # a dead row becomes uniform here ...
             return torch.softmax(scores, dim=-1).masked_fill(~live, 0.0)  # ... and zero here
     return torch.softmax(scores, dim=-1)  # (..., T_q, T_k), each row sums to 1

@@ -146,6 +146,8 @@ def sample(model: nn.Module, tokenizer, prompt: str, max_new_tokens: int = 300,
             if done[i]:
                 continue
             new_ids[i].append(token)
+            if not (stop or on_text):
+                continue  # nothing to look for or to show: decode once, at the end
             texts[i] = tokenizer.decode(new_ids[i])
             if stop and stop in texts[i]:
                 texts[i], done[i] = texts[i][: texts[i].index(stop)], True
@@ -155,6 +157,8 @@ def sample(model: nn.Module, tokenizer, prompt: str, max_new_tokens: int = 300,
             shown[i] = max(shown[i], ready)
         if all(done):
             break
+    if not (stop or on_text):
+        texts = [tokenizer.decode(ids_i) for ids_i in new_ids]
     if on_text:  # the end of the budget: whatever was held back is now certain
         for i in range(num_samples):
             if len(texts[i]) > shown[i]:

@@ -62,12 +62,13 @@ def test_greedy_tokens_identical_to_the_uncached_loop(variant, prompt_len):
 
 
 def test_seeded_sampling_identical_to_the_uncached_loop():
-    m = model(**VARIANTS["nanoGPT-like"])
-    prompt = torch.randint(0, 23, (4, 3))
-    runs = [torch.stack(list(generate_ids(m, prompt, 2 * MAX_LEN, temperature=0.9, top_k=7, top_p=0.9,
+    m = model()
+    prompt = torch.zeros(4, 3, dtype=torch.long)  # four identical rows: only the draws tell them apart
+    runs = [torch.stack(list(generate_ids(m, prompt, 2 * MAX_LEN, temperature=0.9, top_k=7, top_p=0.95,
                                           use_cache=flag, generator=torch.Generator().manual_seed(3))), dim=1)
             for flag in (True, False)]
     assert torch.equal(*runs)
+    assert len({tuple(row) for row in runs[0].tolist()}) > 1  # the draws really were random
 
 
 def test_float32_logits_match_the_model_step():
@@ -117,3 +118,20 @@ def test_models_it_does_not_know_get_their_own_forward():
     enc = Encoder(ModelConfig(vocab_size=23, d_model=16, n_heads=4, d_ff=32, n_layers=1, max_len=8,
                               causal=False))
     assert not isinstance(decode_step(enc), DecodeStep)
+
+
+def test_batched_sample_texts_identical_to_uncached_and_to_streaming():
+    """sample() of several rows in one batch: the decode step gives the texts of the uncached loop,
+    and decoding once at the end gives the text that streaming shows piece by piece."""
+    from glassformer.sample import sample
+    from glassformer.text.tokenizers import CharTokenizer
+
+    m = model()
+    tok = CharTokenizer([chr(97 + i) for i in range(23)])
+    fast = sample(m, tok, "abc", 2 * MAX_LEN, temperature=1.0, num_samples=5, seed=11)
+    plain = sample(m, tok, "abc", 2 * MAX_LEN, temperature=1.0, num_samples=5, seed=11, use_cache=False)
+    pieces = [[] for _ in range(5)]
+    streamed = sample(m, tok, "abc", 2 * MAX_LEN, temperature=1.0, num_samples=5, seed=11,
+                      on_text=lambda i, piece: pieces[i].append(piece))
+    assert fast == plain == streamed == ["".join(p) for p in pieces]
+    assert len(set(fast)) > 1 and all(len(t) == 2 * MAX_LEN for t in fast)

@@ -13,6 +13,8 @@ printed are the median ms per step and `before / variant` (> 1: the lever pays).
     fused AdamW      torch.optim.AdamW(fused=True)                                     (kept)
     no causal check  SDPA told is_causal=True directly, no (T, T) mask compared per layer
     glass path       the written-out attention (hooks in place), with fused AdamW
+    glass, scores before   the glass path with attention_scores as it was: Q Kᵀ / √D over the
+                     (T_q, T_k) scores and an out-of-place masked copy (now: Q/√D first, mask in place)
     + compile        torch.compile of the model (fused / glass), with fused AdamW
 
 Decoding (`baby` shape, max_len 512, batch 1, fused attention): ms per token of 200 one-token steps
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import math
 import statistics
 import time
 from dataclasses import replace
@@ -37,8 +40,19 @@ from glassformer.config import get_preset
 from glassformer.models import GPT
 from glassformer.models.decode import DecodeStep
 from glassformer.nn.loss import next_token_loss
+from glassformer.nn.masks import check_mask
 
 VOCAB = 84
+
+
+def scores_before(q, k, mask=None, bias=None):
+    """attention_scores as it was: Q Kᵀ, then / √D over the (T_q, T_k) scores, then a masked copy."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (..., T_q, T_k)
+    if bias is not None:
+        scores = scores + bias
+    if mask is not None:
+        scores = scores.masked_fill(~check_mask(mask, scores), float("-inf"))  # (..., T_q, T_k)
+    return scores
 
 
 def training_variants(shape: str, batch: int | None, compile_too: bool) -> tuple[dict, int]:
@@ -50,28 +64,31 @@ def training_variants(shape: str, batch: int | None, compile_too: bool) -> tuple
     x = torch.randint(0, VOCAB, (B, T), generator=g)  # (B, T)
     y = torch.randint(0, VOCAB, (B, T), generator=g)  # (B, T)
 
-    def variant(attention="fused", fused_adamw=True, compiled=False, causal_by_shape=False):
+    def variant(attention="fused", fused_adamw=True, compiled=False, causal_by_shape=False, old_scores=False):
         model = copy.deepcopy(base)
         model.set_attention(attention)
         opt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=fused_adamw, foreach=not fused_adamw)
         forward = torch.compile(model) if compiled else model
 
         def step():
-            original = attention_module.fused_attention
+            original = attention_module.fused_attention, attention_module.attention_scores
             if causal_by_shape:  # the kernel told directly: what a structural "causal" flag would give
                 attention_module.fused_attention = lambda q, k, v, mask, drop, bias: \
                     F.scaled_dot_product_attention(q, k, v, dropout_p=drop, is_causal=True)
+            if old_scores:
+                attention_module.attention_scores = scores_before
             try:
                 loss = next_token_loss(forward(x), y)
             finally:
-                attention_module.fused_attention = original
+                attention_module.fused_attention, attention_module.attention_scores = original
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
         return step
 
     variants = {"before": variant(fused_adamw=False), "fused AdamW": variant(),
-                "no causal check": variant(causal_by_shape=True), "glass path": variant("glass")}
+                "no causal check": variant(causal_by_shape=True), "glass path": variant("glass"),
+                "glass, scores before": variant("glass", old_scores=True)}
     if compile_too:
         for attention in ("fused", "glass"):
             step = variant(attention, compiled=True)

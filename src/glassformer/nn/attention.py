@@ -28,13 +28,18 @@ from glassformer.nn.masks import check_mask
 
 def attention_scores(q: torch.Tensor, k: torch.Tensor, mask: torch.Tensor | None = None,
                      bias: torch.Tensor | None = None) -> torch.Tensor:
-    """Q Kᵀ / √D (+ bias), with masked positions set to -inf.  q (..., T_q, D), k (..., T_k, D)."""
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (..., T_q, T_k)
+    """Q Kᵀ / √D (+ bias), with masked positions set to -inf.  q (..., T_q, D), k (..., T_k, D).
+
+    q is divided by √D before the product, (Q/√D) Kᵀ = Q Kᵀ/√D: one pass over T_q·D numbers
+    instead of T_q·T_k, and the mask is written into the fresh scores in place (masked_fill_),
+    which keeps the glass path within reach of the fused kernel at block 256 (docs/performance.md).
+    """
+    scores = (q / math.sqrt(q.size(-1))) @ k.transpose(-2, -1)  # (..., T_q, T_k)
     if bias is not None:
         scores = scores + bias  # (..., T_q, T_k) + (H, T_q, T_k): a position scheme's bias
     if mask is not None:
         mask = check_mask(mask, scores)
-        scores = scores.masked_fill(~mask, float("-inf"))  # (..., T_q, T_k)
+        scores = scores.masked_fill_(~mask, float("-inf"))  # (..., T_q, T_k), -inf where hidden
     return scores
 
 

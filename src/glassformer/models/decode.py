@@ -5,24 +5,30 @@ At batch 1 that is a 128-wide vector through four blocks: almost no arithmetic, 
 time goes to the fixed cost of each operation PyTorch dispatches (a few µs each) and of each
 module call (~60 a step, hook points included). This file computes the same step the model
 computes, embedding ─► + position ─► blocks ─► final norm ─► head, as one flat function over the
-model's own weights (no copies, so it always sees the current values):
+model's own weights (views of them, so it sees their current values; only mha_style="heads"
+stacks its per-head matrices into one copy, and the position table is read once, when the step
+is built at the start of each generation):
 
 - no module calls and no hook points: it runs only while no hook is attached, and hands the
   step to the model itself otherwise, so a hook never silently misses a token;
 - the token-id check is skipped: the ids are the model's own picks, always in the vocabulary
   (the prompt goes through the model, and is checked there);
-- Q, K and V come out of one matrix product and are split by a view, even for mha_style="heads"
-  (their per-head matrices are stacked once, when the step is built);
+- Q, K and V come out of one matrix product and are split by a view;
 - matrix products are called directly (`torch.mm` with the transposed weight, a view) rather than
-  through `F.linear`, which adds two dispatches of its own at this size;
-- the stream positions are read once per generation from the model's position module.
+  through `F.linear`, which adds two dispatches of its own at this size; without biases the
+  residual addition rides on the product (`torch.addmm(x, h, Wᵀ)` = x + h Wᵀ, one call);
+- attention is F.scaled_dot_product_attention whichever path the model is set to: glass and
+  fused compute the same function (tests/reference/test_fused_path.py), and nobody is watching
+  the weights here (a hook would have handed the step to the model);
+- it runs under torch.inference_mode, which skips autograd's per-operation bookkeeping that
+  no_grad still pays (version counters, view tracking).
 
 Everything a position scheme does inside attention (rotate q, k; bias the scores) and the cache
 itself are reached through their public methods (`rotate`, `score_bias`, `LayerCache.append`), so
 the step follows whatever those do. It is a third spelling of the model's function (glass path →
 fused kernel → this), so tests/reference/test_decode_step.py checks it against the model: logits
 within float tolerance and identical greedy and seeded tokens, for every norm placement, both
-MHA styles, with and without biases, every activation and position scheme.
+MHA styles, with and without biases, every activation and every registered position scheme.
 """
 
 from __future__ import annotations
@@ -50,7 +56,7 @@ def _layer_norm(x: torch.Tensor, norm: tuple | None) -> torch.Tensor:
     if norm is None:
         return x
     w, b, eps = norm
-    return F.layer_norm(x, x.shape[-1:], w, b, eps)  # (B, C)
+    return F.layer_norm(x, w.shape, w, b, eps)  # (B, C)
 
 
 def _packed_qkv(attn: nn.Module) -> tuple[torch.Tensor, torch.Tensor | None]:
@@ -140,6 +146,11 @@ class DecodeStep:
         if (ids.size(1) != 1 or self.model.training or any(h.fns for h in self.hooks)
                 or self.model.attention_mask(ids, offset) is not None):
             return self.model(ids, cache=cache)  # prefill, dropout, hooks, an extra mask: the model
+        with torch.inference_mode():  # no autograd bookkeeping at all (cheaper than no_grad per op)
+            return self.one_token(ids, cache, offset)  # (B, 1, V)
+
+    def one_token(self, ids: torch.Tensor, cache, offset: int) -> torch.Tensor:
+        """ids (B, 1) of tokens at position `offset` -> logits (B, 1, V); fills the cache."""
         x = self.embed.index_select(0, ids.view(-1))  # (B, C)
         if self.pos_table is not None:
             if offset < self.pos_table.size(0):

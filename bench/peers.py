@@ -22,10 +22,11 @@ use it), with the KV cache through the decode step (models/decode.py: the defaul
 generate. Batched sampling: `sample(..., num_samples=16)` (one batch, as `glassformer sample
 --num-samples 16` runs) against 16 calls of `sample(..., num_samples=1)`, temperature 0.8.
 
-Achieved fraction of the machine: the sustained fp32 matmul rate is measured in the same run (before
-and after each shape's training), and model FLOP/s = tokens/s × (6·N + 12·n_layers·C·T) with N the
-parameters that take part in matrix products (all but the position table; the tied head counts
-once) — Kaplan et al. 2020 / PaLM appendix B. The same FLOPs per token for every contender.
+Achieved fraction of the machine: the fp32 matmul rate (a 1024×1024 product) is timed as one more
+entry of the same rounds, so it sees the same drift as the steps; model FLOP/s = tokens/s ×
+(6·N + 12·n_layers·C·T), N the parameters that take part in matrix products (all but the position
+table; the tied head counts once): Kaplan et al. 2020 / PaLM appendix B. The same FLOPs per token
+for every contender.
 
 Peak memory: each contender re-run alone in a child process; the rise of its peak resident set (CPU)
 or torch.cuda.max_memory_allocated (GPU) over a baseline taken after imports.
@@ -54,6 +55,7 @@ from glassformer.train.optim import build_optimizer
 
 VOCAB, PROMPT, NEW_TOKENS, SAMPLE_MAX_LEN, N_SAMPLES = 84, 16, 256, 512, 16
 SHAPES = {"baby": 12, "small": 4}  # shape (a preset) -> training batch
+MATMUL = "fp32 matmul 1024²"
 
 
 def model_config(shape: str, max_len: int, attention: str):
@@ -154,8 +156,11 @@ def bench_training(shape: str, device: str, steps: int, warmup: int, compile_too
             opt.step()
         return step
 
-    times = round_robin({n: step_of(fn, opt) for n, (_, fn, opt) in contenders.items()}, steps, warmup, device)
-    rows = {}
+    a, b = torch.randn(1024, 1024, device=device), torch.randn(1024, 1024, device=device)
+    runs = {n: step_of(fn, opt) for n, (_, fn, opt) in contenders.items()}
+    runs[MATMUL] = lambda: a @ b  # the machine's matmul rate, timed in the same rounds (same drift)
+    times = round_robin(runs, steps, warmup, device)
+    rows = {MATMUL: {"gflops": 2 * 1024 ** 3 / statistics.median(times.pop(MATMUL)) / 1e9}}
     for name, ts in times.items():
         ms = statistics.median(ts) * 1000
         rows[name] = {"ms_per_step": ms, "tokens_per_s": B * T / (ms / 1000),
@@ -224,21 +229,6 @@ def bench_batched_sampling(device: str, rounds: int) -> dict:
                 "s_min": min(t), "s_max": max(t)} for n, t in times.items()}
 
 
-def matmul_gflops(device: str, n: int = 1024, reps: int = 20) -> float:
-    """Sustained fp32 matmul rate: median of `reps` n×n products."""
-    a, b = torch.randn(n, n, device=device), torch.randn(n, n, device=device)
-    for _ in range(3):
-        a @ b
-    ts = []
-    for _ in range(reps):
-        sync(device)
-        t0 = time.perf_counter()
-        a @ b
-        sync(device)
-        ts.append(time.perf_counter() - t0)
-    return 2 * n ** 3 / statistics.median(ts) / 1e9
-
-
 # ---- peak memory, one contender per child process ----------------------------------------------
 def peak_memory_child(kind: str, name: str, shape: str, device: str, threads: int) -> float:
     """Run one contender alone in a child process; return its peak memory rise in MiB."""
@@ -305,16 +295,21 @@ def _peak_in_this_process(kind: str, name: str, shape: str, device: str) -> floa
 
 
 # ---- report ----------------------------------------------------------------------------------------
+def _train(shape: str, name: str, key: str):
+    return lambda r: r["shapes"][shape]["training"][name][key]
+
+
 TARGETS = [  # (what, value from the results, bar, higher is better?)
-    ("fused training vs HF, baby", lambda r: r["shapes"]["baby"]["training"]["fused"]["vs_hf"], 1.4, True),
-    ("fused training vs HF, small", lambda r: r["shapes"]["small"]["training"]["fused"]["vs_hf"], 1.25, True),
-    ("fused model FLOP/s of matmul peak, baby", lambda r: r["shapes"]["baby"]["training"]["fused"]["fraction_of_peak"], 0.8, True),
-    ("fused model FLOP/s of matmul peak, small", lambda r: r["shapes"]["small"]["training"]["fused"]["fraction_of_peak"], 0.8, True),
-    ("glass / fused training, baby", lambda r: r["shapes"]["baby"]["training"]["glass"]["vs_fused"], 0.85, True),
-    ("glass / fused training, small", lambda r: r["shapes"]["small"]["training"]["glass"]["vs_fused"], 0.85, True),
+    ("fused training vs HF, baby", _train("baby", "fused", "vs_hf"), 1.4, True),
+    ("fused training vs HF, small", _train("small", "fused", "vs_hf"), 1.25, True),
+    ("fused model FLOP/s of matmul peak, baby", _train("baby", "fused", "fraction_of_peak"), 0.8, True),
+    ("fused model FLOP/s of matmul peak, small", _train("small", "fused", "fraction_of_peak"), 0.8, True),
+    ("glass / fused training, baby", _train("baby", "glass", "vs_fused"), 0.85, True),
+    ("glass / fused training, small", _train("small", "glass", "vs_fused"), 0.85, True),
     ("decode step ms per token, batch 1", lambda r: r["sampling"]["kv-cache, decode step"]["ms_per_token"], 0.4, False),
     ("decode step vs HF generate", lambda r: r["sampling"]["kv-cache, decode step"]["vs_hf"], 5.0, True),
-    ("16 samples in one batch vs one by one", lambda r: r["batched_sampling"]["16 in one batch"]["vs_one_by_one"], 8.0, True),
+    ("16 samples in one batch vs one by one",
+     lambda r: r["batched_sampling"]["16 in one batch"]["vs_one_by_one"], 8.0, True),
 ]
 
 
@@ -356,9 +351,8 @@ def main() -> int:
     if args.device == "cuda":
         result["gpu"] = torch.cuda.get_device_name()
     for shape in shapes:
-        before = matmul_gflops(args.device)
         train = bench_training(shape, args.device, args.steps, args.warmup, args.compile)
-        gflops = (before + matmul_gflops(args.device)) / 2  # before and after, averaged
+        gflops = train.pop(MATMUL)["gflops"]
         fpt = flops_per_token(shape)
         for name, r in train.items():
             r["vs_hf"] = r["tokens_per_s"] / train["hf-gpt2"]["tokens_per_s"]

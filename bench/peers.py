@@ -1,7 +1,7 @@
 """glassformer against its peers, in one process, contenders interleaved round-robin.
 
-    python bench/peers.py                        # baby and small shapes on this machine's CPU, 2 threads
-    python bench/peers.py --threads 1            # the same on one core
+    python bench/peers.py                        # baby and small shapes on this machine's CPU, 1 thread
+    python bench/peers.py --threads 2            # the same on two cores
     python bench/peers.py --compile              # add the torch.compile contenders (minutes to compile)
     python bench/peers.py --device cuda          # the same on a GPU
     make bench
@@ -51,6 +51,7 @@ from glassformer.models import GPT
 from glassformer.nn.loss import next_token_loss
 from glassformer.sample import generate_ids, sample
 from glassformer.text.tokenizers import CharTokenizer
+from glassformer.threads import DEFAULT_THREADS
 from glassformer.train.optim import build_optimizer
 
 VOCAB, PROMPT, NEW_TOKENS, SAMPLE_MAX_LEN, N_SAMPLES = 84, 16, 256, 512, 16
@@ -233,7 +234,7 @@ def bench_batched_sampling(device: str, rounds: int) -> dict:
 def peak_memory_child(kind: str, name: str, shape: str, device: str, threads: int) -> float:
     """Run one contender alone in a child process; return its peak memory rise in MiB."""
     code = ("import sys, json, torch; sys.path.insert(0, 'bench'); import peers;"
-            f"torch.set_num_threads({threads});"
+            f"torch.set_num_threads({threads or torch.get_num_threads()});"
             f"print(json.dumps(peers._peak_in_this_process({kind!r}, {name!r}, {shape!r}, {device!r})))")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.dirname(__file__)] + sys.path)}
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
@@ -325,7 +326,9 @@ def print_training(shape: str, res: dict) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
-    ap.add_argument("--threads", type=int, default=2, help="torch threads (CPU); default 2")
+    ap.add_argument("--threads", type=int, default=DEFAULT_THREADS,
+                    help=f"torch threads on a CPU (default {DEFAULT_THREADS} like the CLI, glassformer/threads.py; "
+                         "0 = torch's choice)")
     ap.add_argument("--shapes", default="baby,small", help="comma-separated: baby, small")
     ap.add_argument("--steps", type=int, default=30, help="timed training steps per contender")
     ap.add_argument("--warmup", type=int, default=5)
@@ -344,7 +347,8 @@ def main() -> int:
     if unknown:
         print(f"--shapes: unknown {unknown}; choose from {list(SHAPES)}", file=sys.stderr)
         return 2
-    torch.set_num_threads(args.threads)
+    if args.threads:  # 0: torch's own choice (every core)
+        torch.set_num_threads(args.threads)
 
     result = {"device": args.device, "torch": torch.__version__, "threads": torch.get_num_threads(),
               "cpu": platform.processor() or platform.machine(), "shapes": {}}

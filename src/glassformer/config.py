@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import typing
 from dataclasses import dataclass, field, fields, replace
 
@@ -38,13 +39,14 @@ NORMS = ("pre", "post", "none")
 INITS = ("torch", "xavier", "gpt2")
 ATTENTIONS = ("glass", "fused")  # the attention computation: written out, or PyTorch's fused kernel
 MHA_STYLES = ("packed", "heads")  # how Q, K, V are projected: one packed Linear, or one module a head
+MAX_THREADS = 256  # more than any machine this runs on has cores; torch crashes on absurd counts
 
 
 @dataclass
 class ModelConfig:
     """Every size and switch of a model. Field names follow DESIGN.md's vocabulary."""
 
-    kind: str = "gpt"  # which assembly build_model makes: gpt | encoder | regressor (models/kinds.py)
+    kind: str = "gpt"  # which assembly build_model makes: gpt | encoder | regressor | seq2seq (models/kinds.py)
     vocab_size: int = 65  # tokens; the tokenizer decides the real value
     d_model: int = 64  # width of the residual stream (C)
     n_heads: int = 4  # H; d_head = d_model // n_heads
@@ -56,14 +58,15 @@ class ModelConfig:
     activation: str = "relu"  # FFN nonlinearity: relu | gelu | gelu_tanh (GPT-2)
     norm: str = "pre"  # pre: x + f(LN(x)); post: LN(x + f(x)); none: x + f(x)
     final_norm: bool = True  # LayerNorm before the head (GPT-2 has one; post-LN stacks usually not)
-    position: str = "learned"  # a registered position scheme: learned | sinusoidal | none (nn/position.py)
-    causal: bool = True  # decoder (True) or bidirectional encoder (False)
-    tie_weights: bool = False  # share token embedding and output head (GPT-2 does)
+    position: str = "learned"  # a registered scheme: learned | sinusoidal | rotary | alibi | none (nn/position.py)
+    causal: bool = True  # decoder (True) or bidirectional encoder (False); seq2seq: its decoder's mask
+    tie_weights: bool = False  # share token embedding and output head (GPT-2 does; seq2seq: the target's)
+    share_embeddings: bool = False  # seq2seq: one (V, C) table for source and target tokens (one vocabulary)
     init: str = "torch"  # torch defaults | xavier (2nd tutorial) | gpt2 (normal 0.02, scaled residuals)
     attention: str = "glass"  # glass: hand-written, weights visible | fused: F.scaled_dot_product_attention
     mha_style: str = "packed"  # packed: one Linear makes Q, K, V | heads: a ModuleList of single heads
     ln_eps: float = 1e-5  # LayerNorm epsilon (PyTorch and GPT-2 both use 1e-5)
-    pad_id: int | None = None  # when set, keys equal to pad_id are masked out (Encoder)
+    pad_id: int | None = None  # when set, keys equal to pad_id are masked out (Encoder; seq2seq needs it)
     d_in: int = 1  # SequenceRegressor: numbers per input step
     d_out: int = 1  # SequenceRegressor: numbers per output step
 
@@ -127,8 +130,9 @@ class TrainConfig:
         _positive(batch_size=self.batch_size, block_size=self.block_size, max_steps=self.max_steps,
                   lr=self.lr, grad_accum=self.grad_accum, eval_interval=self.eval_interval,
                   eval_iters=self.eval_iters, log_interval=self.log_interval)
-        if self.threads < 0:
-            raise ValueError(f"threads must be >= 0 (0 = torch's choice), got threads={self.threads}.")
+        if not 0 <= self.threads <= MAX_THREADS:
+            raise ValueError(f"threads must be from 0 (torch's choice) to {MAX_THREADS}, "
+                             f"got threads={self.threads}.")
         _choice("lr_schedule", self.lr_schedule, ("constant", "cosine"))
         _choice("dtype", self.dtype, ("float32", "bfloat16"))
         if self.warmup_steps < 0 or self.grad_clip < 0 or self.min_lr < 0 or self.weight_decay < 0:
@@ -184,6 +188,17 @@ PRESETS: dict[str, Preset] = {
         TrainConfig(batch_size=32, block_size=50, max_steps=1000, lr=1e-3, grad_clip=1.0),
         about="third tutorial: 2 post-LN layers, 4 heads, d_model 32, GELU, sinusoidal PE",
     ),
+    # The 2017 paper's encoder-decoder, small: post-LN, sinusoidal positions, ReLU, no final norm,
+    # one (V, C) matrix for both embeddings and the head; trained with label smoothing (the kind's
+    # loss). vocab_size and pad_id are the pair tokenizer's (train/pair_tasks.py).
+    "seq2seq": Preset(
+        ModelConfig(kind="seq2seq", vocab_size=28, d_model=64, n_heads=4, d_ff=128, n_layers=2, max_len=16,
+                    dropout=0.1, norm="post", final_norm=False, position="sinusoidal", share_embeddings=True,
+                    tie_weights=True, init="xavier", pad_id=0),
+        TrainConfig(batch_size=64, block_size=16, max_steps=1500, lr=1e-3, min_lr=1e-4, lr_schedule="cosine",
+                    warmup_steps=100, weight_decay=0.0, eval_interval=250, eval_iters=8),
+        about="the 2017 encoder-decoder, small: 2+2 post-LN layers, d_model 64, one shared embedding",
+    ),
 }
 
 
@@ -214,10 +229,23 @@ def _parse(text: str, kind: typing.Any, key: str):
         if kind is int:
             return int(text)
         if kind is float:
-            return float(text)
-        return str(text)
+            value = float(text)
+        else:
+            return str(text)
     except ValueError:
         raise ValueError(f"--{key}={text!r}: expected a value of type {kind.__name__}.") from None
+    return _finite(value, key)
+
+
+def _finite(value: float, key: str) -> float:
+    """nan and inf parse as floats but are no setting (lr=nan would train nothing, silently)."""
+    try:
+        value = float(value)
+    except OverflowError:  # an int too large for a float
+        value = math.inf
+    if not math.isfinite(value):
+        raise ValueError(f"--{key}={value!r}: expected a finite number.")
+    return value
 
 
 def _check_type(value, kind: typing.Any, key: str):
@@ -232,7 +260,7 @@ def _check_type(value, kind: typing.Any, key: str):
         isinstance(value, kind) and not isinstance(value, bool))
     if not ok:
         raise ValueError(f"--{key}={value!r}: expected a value of type {kind.__name__}.")
-    return float(value) if kind is float else value
+    return _finite(value, key) if kind is float else value
 
 
 def parse_overrides(argv: list[str] | tuple[str, ...]) -> dict[str, str]:

@@ -5,29 +5,52 @@ Each write goes to a temp file in the same directory (same filesystem), which is
 onto its name; os.replace is atomic on POSIX and Windows. A failure before the rename deletes the
 temp file. Temp names start with "." and end in ".tmp", so nothing that loads by name can mistake
 one for the real file. Every writer in glassformer (checkpoints, configs, tokenizers, metrics,
-plots, prepared corpora) goes through this one helper.
+plots, prepared corpora) goes through this one helper. Checkpoints also ask for `sync=True`: the
+bytes reach the disk before the rename, so even a power cut leaves the old file or the new one.
+
+Reading is one path too: `read_bytes`, `read_text` and `read_json` turn every way a file a user
+relies on can be wrong — missing, a directory, unreadable, empty, not UTF-8, not JSON — into a
+glassformer error (errors.py) that names the file, the problem and the fix.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
+
+from glassformer.errors import DamagedFile, NotFound
 
 
-def write_temp(path: str | os.PathLike, write: Callable[[str], None]) -> str:
-    """Call write(tmp) on a fresh temp file beside `path` and return tmp; on failure, delete it."""
+def write_temp(path: str | os.PathLike, write: Callable[[str], None], sync: bool = False) -> str:
+    """Call write(tmp) on a fresh temp file beside `path` and return tmp; on failure, delete it.
+    sync=True: fsync the temp file before returning (its bytes are on disk, not only in cache)."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
     try:
         write(tmp)
         os.chmod(tmp, 0o644)  # mkstemp makes files private; a kept file should read like any other
+        if sync:
+            fsync_path(tmp)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return tmp
+
+
+def fsync_path(path: str | os.PathLike) -> None:
+    """Flush a file (or, on POSIX, a directory's entries: a rename) to the disk."""
+    if Path(path).is_dir() and os.name != "posix":
+        return  # Windows cannot open a directory to flush it; its renames are journaled anyway
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def atomic_write(path: str | os.PathLike, write: Callable[[str], None]) -> None:
@@ -51,3 +74,101 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
 
 def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
     atomic_write(path, lambda tmp: Path(tmp).write_bytes(data))
+
+
+# ---- reading --------------------------------------------------------------------------------------
+# Encodings tried, in order, to say what a non-UTF-8 text file probably is: (Python codec, iconv name).
+# GB18030 first: it is the superset of GBK that Chinese Windows editors save; cp1252 last, because
+# nearly any bytes decode as it.
+ENCODING_GUESSES = (("gb18030", "GBK"), ("big5", "BIG5"), ("shift_jis", "SHIFT_JIS"), ("cp1252", "CP1252"))
+
+
+@contextlib.contextmanager
+def reading(path: str | os.PathLike, fix: str):
+    """Turn the OSError of reading `path` into NotFound / DamagedFile naming the path, what is wrong
+    and `fix` (a sentence saying where the file comes from or what to do)."""
+    path = Path(path)
+    try:
+        yield path
+    except (FileNotFoundError, NotADirectoryError):
+        raise NotFound(f"{path} does not exist. {fix}") from None
+    except IsADirectoryError:
+        raise NotFound(f"{path} is a directory, not a file. {fix}") from None
+    except PermissionError:
+        raise DamagedFile(f"{path} cannot be read: permission denied. Check who owns it "
+                          f"(ls -l {path}) or make it readable (chmod u+r {path}).") from None
+    except OSError as e:
+        raise DamagedFile(f"{path} cannot be read ({e.strerror or e}). {fix}") from None
+
+
+def read_bytes(path: str | os.PathLike, fix: str) -> bytes:
+    """A file's bytes, or a clear error (see `reading`)."""
+    with reading(path, fix) as p:
+        return p.read_bytes()
+
+
+def read_head(path: str | os.PathLike, fix: str, n: int = 1 << 20) -> bytes:
+    """A file's first n bytes (for a file too big to read whole), or a clear error (see `reading`)."""
+    with reading(path, fix) as p, p.open("rb") as f:
+        return f.read(n)
+
+
+def read_text(path: str | os.PathLike, fix: str, allow_empty: bool = False) -> str:
+    """A UTF-8 text file's text (newlines kept exactly), refusing an empty file unless allowed and
+    explaining a file in another encoding (which one it looks like, and the iconv line that converts it)."""
+    data = read_bytes(path, fix)
+    if not data.strip() and not allow_empty:
+        raise DamagedFile(f"{path} is empty{' (only whitespace)' if data else ''}. {fix}")
+    return decode_utf8(data, path)
+
+
+def read_json(path: str | os.PathLike, fix: str) -> Any:
+    """A JSON file's value, or DamagedFile naming the file and where the JSON breaks."""
+    text = read_text(path, fix)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise DamagedFile(f"{path} is damaged: it is not valid JSON ({e.msg} at line {e.lineno}, "
+                          f"column {e.colno}). {fix}") from None
+
+
+def decode_utf8(data: bytes, path: str | os.PathLike) -> str:
+    """UTF-8 bytes -> text, or DamagedFile saying which encoding the bytes look like and how to convert."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise not_utf8(path, data[e.start], e.start, guess_encoding(data)) from None
+
+
+def not_utf8(path: str | os.PathLike, byte: int, offset: int, guess: str | None) -> DamagedFile:
+    """The error for a file that is not UTF-8 at `offset` (where `byte` is): what it looks like
+    instead (guess_encoding) and the iconv line that converts it."""
+    where = f"byte 0x{byte:02x} at offset {offset} is not valid UTF-8"
+    path = Path(path)
+    converted = path.with_name(f"{path.stem}-utf8{path.suffix}")
+    if guess == "binary":
+        return DamagedFile(f"{path} is not text: it holds NUL bytes, as binary files do ({where}). "
+                           f"Give a plain UTF-8 text file.")
+    if guess:
+        return DamagedFile(f"{path} is not UTF-8 text ({where}); it reads as {guess}. Convert it, "
+                           f"then use the copy: iconv -f {guess} -t UTF-8 {path} > {converted}")
+    return DamagedFile(f"{path} is not UTF-8 text ({where}), and not UTF-16, GBK, Big5, Shift-JIS or "
+                       f"CP1252 either. Save it as UTF-8 (an editor's Save As ... / Encoding), "
+                       f"or convert it with iconv -f ENCODING -t UTF-8.")
+
+
+def guess_encoding(data: bytes) -> str | None:
+    """The iconv name of the encoding `data` most likely is (not UTF-8), "binary", or None."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return "UTF-16"
+    head = data[: 1 << 20]  # a megabyte tells; a cut through the last character is forgiven below
+    if b"\x00" in head:
+        return "binary"
+    for codec, name in ENCODING_GUESSES:
+        try:
+            head.decode(codec)
+            return name
+        except UnicodeDecodeError as e:
+            if len(head) < len(data) and e.start >= len(head) - 4:
+                return name
+    return None

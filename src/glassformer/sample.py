@@ -7,10 +7,17 @@ distribution (temperature, top-k, top-p) or turns ids back into text (streaming,
     p_i = softmax(z_i / τ)       τ → 0: always the argmax (greedy); τ = 1: the model's own distribution
     top-k: keep the k largest z_i             (Fan et al. 2018)
     top-p: keep the smallest set of tokens whose probabilities sum to ≥ p   (Holtzman et al. 2020)
+
+Past max_len, the position scheme decides (`context_window`): a scheme with a table of positions
+(learned, sinusoidal) shows the model only the last max_len tokens, a window that slides; one
+without (rotary, alibi, none) shows it every token, and the KV cache grows (nn/kv_cache.py says
+why). `past_max_len` says which, in one line, for the CLI.
 """
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Callable, Iterator
 
 import torch
@@ -18,6 +25,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from glassformer.models.decode import decode_step
+from glassformer.nn.position import position_scheme
 
 
 def top_k_filter(logits: torch.Tensor, k: int) -> torch.Tensor:
@@ -43,6 +51,29 @@ def top_p_filter(logits: torch.Tensor, p: float) -> torch.Tensor:
     return logits.masked_fill(drop, float("-inf"))  # (B, V)
 
 
+def _has_table(model: nn.Module) -> bool:
+    """Does the model's position scheme know positions 0..max_len-1 only? (A model that names no
+    scheme is treated as one that does: cropping is always safe.)"""
+    name = getattr(model.cfg, "position", None)
+    return name is None or position_scheme(name).table
+
+
+def context_window(model: nn.Module, n_tokens: int) -> int:
+    """How many of the last tokens the model sees while a text grows to n_tokens: max_len for a
+    scheme with a position table, all n_tokens for one without."""
+    return model.cfg.max_len if _has_table(model) else max(n_tokens, 1)
+
+
+def past_max_len(model: nn.Module) -> str:
+    """One line saying what sampling does once the text is longer than max_len."""
+    name, L = getattr(model.cfg, "position", "?"), model.cfg.max_len
+    if _has_table(model):
+        return (f"position={name}: a table of max_len={L} positions; past it the model sees only "
+                f"the last {L} tokens (the window slides).")
+    return (f"position={name}: no position table; past max_len={L} the model keeps reading every "
+            f"token, at distances it never trained on (the KV cache grows).")
+
+
 @torch.no_grad()
 def generate_ids(model: nn.Module, ids: torch.Tensor, max_new_tokens: int, temperature: float = 1.0,
                  top_k: int | None = None, top_p: float | None = None,
@@ -54,7 +85,8 @@ def generate_ids(model: nn.Module, ids: torch.Tensor, max_new_tokens: int, tempe
     only the newest token. None = whenever the model offers one (`model.new_cache`). The tokens
     are the same either way; tests/reference/test_kv_cache.py checks it.
     """
-    max_len = model.cfg.max_len
+    # the model sees the last `window` tokens: max_len, or, without a position table, all of them
+    window = context_window(model, ids.size(1) + max_new_tokens)
     if use_cache and not hasattr(model, "new_cache"):
         raise ValueError(f"{type(model).__name__} has no KV cache; sample with use_cache=False.")
     cache = model.new_cache(ids.size(0)) if use_cache is not False and hasattr(model, "new_cache") else None
@@ -63,14 +95,15 @@ def generate_ids(model: nn.Module, ids: torch.Tensor, max_new_tokens: int, tempe
     model.eval()  # no dropout while writing
     try:
         for _ in range(max_new_tokens):
-            # 1) crop: the model has positions for at most max_len tokens, so it sees the last ones
+            # 1) crop: a table of positions covers at most max_len tokens, so the model sees the
+            #    last ones (without a table the window holds the whole text and nothing is cut)
             if cache is None:
-                context = ids[:, -max_len:]  # (B, T), T <= max_len
-            elif cache.length == 0 or cache.length == max_len:
+                context = ids[:, -window:]  # (B, T), T <= window
+            elif cache.length == 0 or cache.length == window:
                 # prefill: the prompt, or — once the window is full — the last max_len tokens
                 # again, because sliding changes every position (see nn/kv_cache.py)
                 cache.reset()
-                context = ids[:, -max_len:]  # (B, T), T <= max_len
+                context = ids[:, -window:]  # (B, T), T <= window
             else:
                 context = ids[:, -1:]  # (B, 1): the older tokens' keys and values are cached
             # 2) run the model — THE model call of the loop
@@ -100,13 +133,17 @@ def generate_ids(model: nn.Module, ids: torch.Tensor, max_new_tokens: int, tempe
 
 
 def _held_back(text: str, stop: str | None) -> int:
-    """How many trailing characters of `text` might be the start of `stop` (not safe to show yet)."""
+    """How many trailing characters of `text` are not safe to show yet: a "\ufffd" that may be the
+    first bytes of a character the next token completes (byte-level BPE splits characters), and
+    what might be the start of `stop`."""
+    unfinished = len(text) - len(text.rstrip("\ufffd"))
+    text = text[: len(text) - unfinished]
     if not stop:
-        return 0
+        return unfinished
     for n in range(min(len(stop) - 1, len(text)), 0, -1):
         if stop.startswith(text[-n:]):
-            return n
-    return 0
+            return unfinished + n
+    return unfinished
 
 
 def sample(model: nn.Module, tokenizer, prompt: str, max_new_tokens: int = 300,
@@ -121,10 +158,14 @@ def sample(model: nn.Module, tokenizer, prompt: str, max_new_tokens: int = 300,
     on_text(i, piece): called with each new piece of sample i's text as soon as it is certain, so a
     caller can stream; text that might be the start of the stop string waits until it is not.
     """
-    if temperature < 0:
-        raise ValueError(f"temperature must be >= 0 (0 = greedy), got {temperature}")
-    if top_k is not None and top_k < 1:
-        raise ValueError(f"top_k must be >= 1, got {top_k}")
+    if not (isinstance(max_new_tokens, numbers.Integral) and max_new_tokens >= 0):
+        raise ValueError(f"max_new_tokens must be a whole number >= 0, got {max_new_tokens!r}")
+    if not (isinstance(num_samples, numbers.Integral) and num_samples >= 1):
+        raise ValueError(f"num_samples must be a whole number >= 1, got {num_samples!r}")
+    if not (temperature >= 0 and math.isfinite(temperature)):
+        raise ValueError(f"temperature must be a finite number >= 0 (0 = greedy), got {temperature}")
+    if top_k is not None and not (isinstance(top_k, numbers.Integral) and top_k >= 1):
+        raise ValueError(f"top_k must be a whole number >= 1, got {top_k!r}")
     if top_p is not None and not 0 < top_p <= 1:
         raise ValueError(f"top_p must be in (0, 1], got {top_p}")
     prompt_ids = tokenizer.encode(prompt)

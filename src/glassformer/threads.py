@@ -16,13 +16,15 @@ import contextlib
 
 import torch
 
+from glassformer.config import MAX_THREADS
+
 DEFAULT_THREADS = 1  # see the module docstring
 
 
 def check_threads(n: int) -> int:
-    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-        raise ValueError(f"--threads must be a whole number >= 0 (0 = torch's choice: every core), "
-                         f"got {n!r}.")
+    if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= MAX_THREADS:
+        raise ValueError(f"--threads must be a whole number from 0 (torch's choice: every core) to "
+                         f"{MAX_THREADS}, got {n!r}.")
     return n
 
 

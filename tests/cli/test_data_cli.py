@@ -5,14 +5,12 @@ import argparse
 import pytest
 
 from glassformer.cli import data as data_cli
+from glassformer.cli import main
 
 
 def run(argv, capsys):
-    """Parse like the top-level CLI would (register + set_defaults(func=...)) and call the handler."""
-    parser = argparse.ArgumentParser(prog="glassformer")
-    data_cli.register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    code = args.func(args)
+    """Through the top-level CLI, which turns a failure into a message and an exit code."""
+    code = main(argv)
     out = capsys.readouterr()
     return code, out.out, out.err
 
@@ -64,3 +62,42 @@ def test_default_source_is_shakespeare():
     assert parser.parse_args(["data", "prepare"]).source == "shakespeare"
     with pytest.raises(SystemExit):
         parser.parse_args(["data"])  # a verb is required
+
+
+def test_prepare_with_each_tokenizer(tmp_path, capsys):
+    text = "the cat sat on the mat. 我爱你。你好吗？\n" * 20
+    path = tmp_path / "t.txt"
+    path.write_text(text, encoding="utf-8")
+    base = ["data", "prepare", f"file:{path}", "--cache-dir", str(tmp_path / "cache")]
+
+    code, out, _ = run(base + ["--tokenizer", "word", "--segment", "jieba"], capsys)
+    assert code == 0 and "tokenizer   word, vocab_size 15, segment jieba" in out  # 4 specials + 11 words and "word-jieba-" in out
+
+    code, out, _ = run(base + ["--tokenizer", "bpe", "--vocab-size", "270"], capsys)
+    assert code == 0 and "tokenizer   bpe, vocab_size 270\n" in out and "/prepared/bpe-270-" in out
+
+    code, out, _ = run(base + ["--tokenizer", "bpe", "--vocab-size", "270", "--backend", "hf"], capsys)
+    assert code == 0 and "tokenizer   bpe-hf, vocab_size 270\n" in out and "/prepared/bpe-hf-270-" in out
+
+    code, out, _ = run(base + ["--tokenizer", "bpe", "--vocab-size", "5000"], capsys)
+    assert code == 0 and "(asked for 5000: no pair was left that occurs twice)" in out
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--tokenizer", "bpe", "--vocab-size", "255"], "--vocab-size) is too small for byte-level BPE"),
+    (["--segment", "jieba"], "Use --tokenizer word --segment jieba"),
+    (["--tokenizer", "char", "--vocab-size", "512"], "applies only to tokenizer='bpe' (--tokenizer bpe)"),
+    (["--tokenizer", "word", "--backend", "hf"], "backend (--backend) applies only"),
+])
+def test_bad_flag_combinations_are_error_codes(flags, message, tmp_path, capsys):
+    code, out, err = run(["data", "prepare", "builtin:seed", "--cache-dir", str(tmp_path)] + flags, capsys)
+    assert code == 2 and out == "" and message in err
+
+
+def test_unknown_choices_are_refused_by_the_parser(capsys):
+    parser = argparse.ArgumentParser()
+    data_cli.register(parser.add_subparsers(dest="command"))
+    for flags in (["--tokenizer", "bytes"], ["--segment", "spaces"], ["--backend", "rust"]):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["data", "prepare", *flags])
+    assert "invalid choice" in capsys.readouterr().err

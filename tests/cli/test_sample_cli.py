@@ -71,3 +71,13 @@ def test_debug_shapes_prints_the_trace_once_and_leaves_the_text_alone(run_dir, c
                       "--debug-shapes")
     assert "blocks.0.attn.weights" in debug and "(B=1, H=4, T_q=4, T_k=4)" in debug
     assert debug.endswith(plain)  # same seeded text after the table
+
+
+def test_stderr_says_what_happens_past_max_len(run_dir, capsys):
+    """Only when the text will outgrow max_len (128 here): 1 + 130 tokens does, 1 + 3 does not."""
+    code = main(["sample", str(run_dir), "--threads", "1", "--prompt", "a", "--max-new-tokens", "130"])
+    err = capsys.readouterr().err
+    assert code == 0 and "position=learned: a table of max_len=128 positions" in err
+    assert "only the last 128 tokens" in err
+    assert main(["sample", str(run_dir), "--threads", "1", "--prompt", "a", "--max-new-tokens", "3"]) == 0
+    assert "position=" not in capsys.readouterr().err

@@ -91,3 +91,19 @@ def test_debug_shapes_prints_the_table_and_keeps_the_losses(tmp_path, capsys):
     losses = [[json.loads(line).get("val_loss") for line in (tmp_path / d / "metrics.jsonl").open()]
               for d in ("plain", "debug")]
     assert losses[0] == losses[1] and any(v is not None for v in losses[0])
+
+
+def test_train_with_a_bpe_tokenizer_records_it_and_resume_reads_it_back(tmp_path, capsys):
+    code, out, _ = train(tmp_path, capsys, "--tokenizer", "bpe", "--vocab-size", "300", "--block_size=8",
+                         "--max_steps=2", "--eval_interval=2", "--eval_iters=1", "--threads=1")
+    run = tmp_path / "run"
+    assert code == 0 and "bpe tokens" in out
+    config = json.loads((run / "config.json").read_text())
+    assert config["text"] == {"tokenizer": "bpe", "vocab_size": 300}
+    assert json.loads((run / "tokenizer.json").read_text())["kind"] == "bpe"
+    assert config["model"]["vocab_size"] <= 300
+    assert main(["train", "--resume", str(run), "--max_steps=3", "--cache-dir", str(tmp_path / "cache"),
+                 "--no-progress"]) == 0
+    assert "done: 3 steps" in capsys.readouterr().out
+    assert main(["train", "--resume", str(run), "--tokenizer", "char", "--cache-dir", str(tmp_path / "cache")]) == 2
+    assert "drop --tokenizer" in capsys.readouterr().err

@@ -104,18 +104,18 @@ def test_greetings_and_user_files(tmp_path):
     assert mine.lines == ["good day to you", "nice weather"] and mine.rows.shape == (2, 6)
 
 
-@pytest.mark.parametrize("content, message", [
-    (None, "no such file"),
-    (b"\n  \n", "no non-empty lines"),
-    (b"\xff\xfe\x00bad", "not UTF-8"),
-    (("word " * 30).encode(), "line 1 has 30 words"),
+@pytest.mark.parametrize("content, message, code", [
+    (None, "no such file", 2),
+    (b"\n  \n", "no non-empty lines", 2),
+    (b"\xff\xfe\x00bad", "not UTF-8", 1),  # a file that cannot be read as text: a failure, not a usage error
+    (("word " * 30).encode(), "line 1 has 30 words", 2),
 ])
-def test_bad_data_file_gives_a_clear_error(tmp_path, capsys, content, message):
+def test_bad_data_file_gives_a_clear_error(tmp_path, capsys, content, message, code):
     path = tmp_path / "data.txt"
     if content is not None:
         path.write_bytes(content)
     rc = main(["lesson", "hello-world", "--data", str(path), "--out", str(tmp_path / "out")])
-    assert rc == 2
+    assert rc == code
     assert message in capsys.readouterr().err
     assert not (tmp_path / "out").exists()  # nothing written for a run that could not start
 

@@ -56,9 +56,11 @@ def test_fused_path_gives_zero_not_nan_on_fully_masked_rows():
     assert torch.equal(out[1], fused.proj.bias.expand(T, C))
 
 
+@pytest.mark.parametrize("position", ["learned", "sinusoidal", "none", "rotary", "alibi"])
 @pytest.mark.parametrize("model_cls, extra", [(GPT, {}), (Encoder, {"causal": False, "pad_id": 0})])
-def test_whole_model_fused_equals_glass(model_cls, extra):
-    cfg = ModelConfig(vocab_size=17, d_model=C, n_heads=H, d_ff=20, n_layers=2, max_len=T, **extra)
+def test_whole_model_fused_equals_glass(model_cls, extra, position):
+    cfg = ModelConfig(vocab_size=17, d_model=C, n_heads=H, d_ff=20, n_layers=2, max_len=T,
+                      position=position, **extra)
     glass = randomize_(model_cls(cfg).double()).eval()
     fused = model_cls(dataclasses.replace(cfg, attention="fused")).double().eval()
     fused.load_state_dict(glass.state_dict())

@@ -44,8 +44,9 @@ def test_block(norm, activation):
     assert gradcheck(lambda x: block(x, causal_mask(4)), (rand(2, 4, 6),))
 
 
-def test_gpt_wrt_embedded_input():
-    model = GPT(dataclasses.replace(CFG, activation="gelu")).double()
+@pytest.mark.parametrize("position, n_heads", [("learned", 2), ("rotary", 3), ("alibi", 2)])  # rotary: even d_head
+def test_gpt_wrt_embedded_input(position, n_heads):
+    model = GPT(dataclasses.replace(CFG, activation="gelu", position=position, n_heads=n_heads)).double()
     ids = torch.randint(0, 7, (2, 4))
 
     def logits_from(embedded):  # (B, T, C) replaces the token embedding

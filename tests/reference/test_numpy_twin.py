@@ -25,8 +25,10 @@ from glassformer.nn.attention import MultiHeadAttention
 from glassformer.nn.block import Block, layer_norm as make_layer_norm
 from glassformer.nn.embedding import TokenEmbedding
 from glassformer.nn.feedforward import FeedForward
+from glassformer.nn.kv_cache import LayerCache
 from glassformer.nn.masks import causal_mask, combine_masks, padding_mask
-from glassformer.nn.position import sinusoidal_table
+from glassformer.nn.position import POSITION_SCHEMES, sinusoidal_table
+from glassformer.numpy_ref.attention import AttentionTouch
 
 ATOL = 1e-10
 B, T, C, H, FF, V = 2, 6, 12, 3, 20, 17
@@ -100,6 +102,27 @@ def test_attention_functions(masking):
                  lambda: ref.scaled_dot_product_attention(q.numpy(), k.numpy(), v.numpy(), m), ())
 
 
+def test_every_registered_scheme_has_a_twin():
+    assert set(ref.NUMPY_POSITIONS) == set(POSITION_SCHEMES), "write the new scheme's twin in numpy_ref/"
+    assert set(POSITIONS) == set(POSITION_SCHEMES), "add the new scheme to POSITIONS: the model tests use it"
+
+
+@pytest.mark.parametrize("position", ["rotary", "alibi"])
+def test_multi_head_attention_with_positions_and_a_cache_offset(position):
+    """The attention touch points with an offset: 4 cached tokens, then 3 new ones, against the
+    twin run on all 7 (whose last 3 rows are what the cached call computes)."""
+    cfg = dataclasses.replace(BASE, position=position)
+    blk = randomize_(Block(cfg).double()).eval()
+    mha, p = blk.attn, params_of(blk.attn)
+    x = torch.randn(B, 7, C, dtype=torch.float64)
+    cache = LayerCache(B, H, 8, C // H, dtype=torch.float64)
+    mha(x[:, :4], causal_mask(4), cache)
+    later = mha(x[:, 4:], torch.tril(torch.ones(3, 7, dtype=torch.bool), diagonal=4), cache)  # (B, 3, C)
+    touch = AttentionTouch(ref.NUMPY_POSITIONS[position], cfg)
+    twin = ref.multi_head_attention(x.numpy(), p, H, causal_mask(7).numpy(), touch)[:, 4:]
+    assert_close("cached rows", later, torch.from_numpy(twin), ATOL)
+
+
 @pytest.mark.parametrize("style", ["packed", "heads"])
 @pytest.mark.parametrize("bias", [True, False])
 def test_multi_head_attention(style, bias):
@@ -138,14 +161,17 @@ def test_block(norm, activation):
 # ---- whole models --------------------------------------------------------------------------------
 
 BASE = ModelConfig(vocab_size=V, d_model=C, n_heads=H, d_ff=FF, n_layers=2, max_len=8)
+POSITIONS = ("learned", "sinusoidal", "none", "rotary", "alibi")
 GPT_CONFIGS = {  # every norm × position pair, activations and switches spread across them
     f"{norm}-{position}-{act}": dataclasses.replace(BASE, norm=norm, position=position, activation=act)
     for (norm, position), act in zip(
-        [(n, p) for n in ("pre", "post", "none") for p in ("learned", "sinusoidal", "none")],
-        ["relu", "gelu", "gelu_tanh"] * 3)
+        [(n, p) for n in ("pre", "post", "none") for p in POSITIONS],
+        ["relu", "gelu", "gelu_tanh"] * 5)
 }
 GPT_CONFIGS["tied-nobias"] = dataclasses.replace(BASE, tie_weights=True, bias=False, activation="gelu")
 GPT_CONFIGS["heads-style"] = dataclasses.replace(BASE, mha_style="heads")
+GPT_CONFIGS["heads-style-rotary"] = dataclasses.replace(BASE, mha_style="heads", position="rotary")
+GPT_CONFIGS["alibi-6-heads"] = dataclasses.replace(BASE, n_heads=6, d_model=24, position="alibi")  # 4 + 2 slopes
 GPT_CONFIGS["post-final-norm-off"] = dataclasses.replace(BASE, norm="post", final_norm=False)
 
 
@@ -158,9 +184,10 @@ def test_gpt_forward(name):
     forward_only(lambda: model(ids), lambda: ref.gpt_forward(ids.numpy(), p, cfg), ())
 
 
+@pytest.mark.parametrize("position", POSITIONS)
 @pytest.mark.parametrize("causal", [False, True])
-def test_encoder_forward_with_padding(causal):
-    cfg = dataclasses.replace(BASE, causal=causal, pad_id=0, norm="post", position="sinusoidal",
+def test_encoder_forward_with_padding(causal, position):
+    cfg = dataclasses.replace(BASE, causal=causal, pad_id=0, norm="post", position=position,
                               activation="gelu", final_norm=False)
     model = randomize_(Encoder(cfg).double()).eval()
     ids = torch.randint(1, V, (3, 7))
@@ -171,9 +198,10 @@ def test_encoder_forward_with_padding(causal):
     forward_only(lambda: model(ids), lambda: ref.encoder_forward(ids.numpy(), p, cfg), ())
 
 
-@pytest.mark.parametrize("causal", [False, True])
-def test_regressor_forward(causal):
-    cfg = dataclasses.replace(BASE, causal=causal, d_in=2, d_out=3, position="sinusoidal",
+@pytest.mark.parametrize("causal, position", [(False, "sinusoidal"), (True, "sinusoidal"),
+                                              (False, "rotary"), (True, "alibi")])
+def test_regressor_forward(causal, position):
+    cfg = dataclasses.replace(BASE, causal=causal, d_in=2, d_out=3, position=position,
                               norm="post", activation="gelu")
     model = randomize_(SequenceRegressor(cfg).double()).eval()
     p = params_of(model)

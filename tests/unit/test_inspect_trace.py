@@ -160,3 +160,13 @@ def test_token_labels_accept_the_batch_a_model_reads():
     assert token_labels(torch.tensor([tok.encode("ab")]), tok) == ["a", "b"]  # (1, T)
     with pytest.raises(ValueError, match="batch of 2"):
         token_labels(torch.zeros(2, 3, dtype=torch.long), tok)
+
+
+def test_collapse_covers_every_stack_of_blocks():
+    """A seq2seq model's encoder and decoder stacks collapse each to their own block 0."""
+    from glassformer.config import get_preset
+    from glassformer.models import build_model
+
+    model = build_model(get_preset("seq2seq").model)
+    short = trace(model, model.example_input(1, 5), collapse=True)
+    assert [r.name for r in short.rows if r.name.endswith(".*")] == ["encoder.1.*", "decoder.1.*"]

@@ -153,3 +153,12 @@ def test_bad_arguments_are_explained():
         sample(model, tok, "", 3)
     with pytest.raises(ValueError, match="not in the vocabulary"):
         sample(model, tok, "z", 3)
+
+
+def test_streaming_waits_for_a_character_split_across_tokens():
+    """Byte-level BPE can put the bytes of one character in two tokens: the stream must not show the
+    "\ufffd" of the first half, then the character; it shows the character once, whole."""
+    from glassformer.sample import _held_back
+
+    assert _held_back("ab\ufffd", None) == 1 and _held_back("ab", None) == 0
+    assert _held_back("ab\ufffd\ufffd", "bx") == 2 + 1  # the replacement chars, then "b" may start "bx"

@@ -156,3 +156,44 @@ def test_word_show_work():
     assert work["ids"] == [2, 4, 5, 1, 3]
     assert work["tokens"] == ["<BOS>", "i", "love", "<UNK>", "<EOS>"]
     assert work["decoded"] == "<BOS> i love <UNK> <EOS>"
+
+
+def test_word_jieba_finds_chinese_words():
+    text = "我爱你。你好吗？"
+    plain = WordTokenizer.from_text(text)
+    assert plain.show_work(text)["pieces"] == [text]  # no spaces: one "word" that nothing else will share
+    tok = WordTokenizer.from_text(text, segment="jieba")
+    work = tok.show_work(text)
+    assert work["segment"] == "jieba"
+    assert work["pieces"] == ["我爱你", "。", "你好", "吗", "？"]
+    assert work["unknown"] == [] and WordTokenizer.unk_id not in work["ids"]
+    assert tok.words == sorted(work["pieces"])  # the vocabulary rule is the same as for whitespace
+    assert tok.decode(tok.encode(text)) == "我爱你 。 你好 吗 ？"
+    assert tok.encode("你好吗？") == [tok.words.index(w) + 4 for w in ["你好", "吗", "？"]]  # known words, reused
+
+
+def test_word_jieba_with_english_and_spaces():
+    tok = WordTokenizer(["x"], segment="jieba")
+    pieces = tok.show_work("Hello  world\n你好 世界\r\n")["pieces"]
+    assert pieces == ["Hello", "world", "你好", "世界"]  # jieba's space pieces are dropped
+    assert all(not any(c.isspace() for c in p) for p in pieces)
+
+
+def test_word_segment_saved_and_checked(tmp_path):
+    tok = WordTokenizer.from_text("我爱你。你好吗？", segment="jieba")
+    tok.save(tmp_path / "t.json")
+    assert json.loads((tmp_path / "t.json").read_text(encoding="utf-8"))["segment"] == "jieba"
+    back = load_tokenizer(tmp_path / "t.json")
+    assert back.segment == "jieba" and back.encode("我爱你。") == tok.encode("我爱你。")
+    (tmp_path / "old.json").write_text('{"kind": "word", "specials": ["<PAD>", "<UNK>", "<BOS>", "<EOS>"], '
+                                       '"words": ["a"]}')
+    assert load_tokenizer(tmp_path / "old.json").segment == "whitespace"  # files from before segment=
+    with pytest.raises(ValueError, match="unknown segment='spaces'; choose one of whitespace, jieba"):
+        WordTokenizer(["a"], segment="spaces")
+
+
+def test_safe_cuts():
+    assert CharTokenizer.safe_cut("abc") == 3  # anywhere
+    assert WordTokenizer.safe_cut("ab cd") == 3 and WordTokenizer.safe_cut("ab\ncd\r\n") == 7
+    assert WordTokenizer.safe_cut("abc") == 0
+    assert Tokenizer.safe_cut("ab cd") == 0  # the default never cuts: right for any tokenizer, just unbounded

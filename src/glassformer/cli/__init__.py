@@ -6,23 +6,29 @@ What every verb shares is done once, here:
     (`normalize_argv`); config overrides (`--key=value`) are parsed by config.parse_overrides;
   - threads: every verb that computes has `--threads N` with one default (threads.py); the verb
     runs inside `using_threads(N)` (train takes it as its TrainConfig field, the same rule);
-  - errors: an expected failure prints one line naming the problem and the fix, exit code 2.
+  - errors: one path (cli/failure.py). An expected failure prints one or two lines naming the
+    problem and the fix — exit code 2 for a usage error, 1 for a failure (errors.py); an
+    unexpected one is a bug: a short note, and the traceback saved to a crash file it names.
+    `--debug` anywhere (or GLASSFORMER_DEBUG=1) prints tracebacks too.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 
-from glassformer.cli.options import normalize_argv
+from glassformer.cli.failure import DEBUG_FLAG, debug_requested, report
+from glassformer.cli.options import Parser, normalize_argv
 from glassformer.threads import check_threads, using_threads
 
 # verb modules, in the order `glassformer --help` lists them
-VERB_MODULES = ["data", "train", "sample", "demo", "inspect", "lesson"]
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="glassformer", description="A Transformer you can see through.")
+VERB_MODULES = ["data", "train", "sample", "demo", "inspect", "lesson", "exercise", "explore"]
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="glassformer", description="A Transformer you can see through.")
+    parser.add_argument(DEBUG_FLAG, action="store_true",
+                        help="on an error, print the Python traceback too (also: GLASSFORMER_DEBUG=1)")
     subparsers = parser.add_subparsers(dest="verb", metavar="VERB")
     for name in VERB_MODULES:
         importlib.import_module(f"glassformer.cli.{name}").register(subparsers)
@@ -30,8 +36,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    argv, debug = debug_requested(argv)  # --debug may stand anywhere, before or after the verb
     parser = build_parser()
-    args, extra = parser.parse_known_args(normalize_argv(sys.argv[1:] if argv is None else argv))
+    args, extra = parser.parse_known_args(normalize_argv(argv))  # a usage error: two lines, SystemExit(2)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
@@ -41,9 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with using_threads(check_threads(getattr(args, "threads", 0))):
             return int(args.func(args) or 0)
-    except (ValueError, FileNotFoundError) as e:
-        print(f"glassformer {args.verb}: error: {e}", file=sys.stderr)
-        return 2
+    except (Exception, KeyboardInterrupt) as e:
+        return report(e, getattr(args, "verb", None), debug, argv)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import time
 
 import torch
 
-from glassformer.cli.options import add_threads
+from glassformer.cli.options import add_threads, count, seed
 from glassformer.inspect.attention_maps import attention_grid_png
 from glassformer.inspect.trace import token_labels
 from glassformer.sample import sample
@@ -27,9 +27,9 @@ SAMPLE_CHARS = 300
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("demo", help="prepare Shakespeare, train `baby` on the CPU, sample it")
     p.add_argument("--out", default=None, help="run directory (default: runs/baby-<time>)")
-    p.add_argument("--max-steps", type=int, default=None, help="optimizer steps (default: the baby preset's)")
+    p.add_argument("--max-steps", type=count, default=None, help="optimizer steps (default: the baby preset's)")
     add_threads(p)
-    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--seed", type=seed, default=None)
     p.set_defaults(func=run_demo)
 
 

@@ -12,13 +12,14 @@ from pathlib import Path
 
 import torch
 
-from glassformer.cli.options import add_threads
+from glassformer.cli.options import add_threads, count, count_or_zero, index_within, positive, seed, utf8_text
 from glassformer.config import TrainConfig, apply_overrides, get_preset
+from glassformer.errors import UsageError
 from glassformer.models import build_model, model_class
 from glassformer.nn.loss import LOSSES
-from glassformer.train.run import load_model
+from glassformer.train.run import load_model, train_config
 
-DEFAULT_PROMPT = {"token": "hello world", "numbers": None}  # numbers: a sine wave, computed
+DEFAULT_PROMPT = {"token": "hello world", "numbers": None, "pairs": "一千二百零五"}  # numbers: a sine wave
 
 
 @dataclass
@@ -41,8 +42,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                   "can be overridden with --key=value (e.g. --n_layers=3).")
         p.add_argument("--preset", default="seed000", help="named preset (default: seed000)")
         p.add_argument("--run", default=None, help="a run directory with a checkpoint, instead of a preset")
-        p.add_argument("--prompt", default=None, help="input text (numbers for a regressor)")
-        p.add_argument("--seed", type=int, default=0, help="seed of the random initialisation")
+        p.add_argument("--prompt", default=None, type=utf8_text, help="input text (numbers for a regressor)")
+        p.add_argument("--seed", type=seed, default=0, help="seed of the random initialisation")
         p.add_argument("--lang", choices=("en", "zh"), default="en", help="language of stages and meanings")
         add_threads(p)
         p.add_argument("--tokenizer", default="char", choices=["char", "word"],
@@ -53,27 +54,34 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             p.add_argument("--collapse", action="store_true", help="one row per block after block 0")
             p.add_argument("--format", default="text", choices=["text", "markdown", "json"])
         if verb == "attention":
-            p.add_argument("--layer", type=int, default=0, help="layer of the single-head PNG")
-            p.add_argument("--head", type=int, default=0, help="head of the single-head PNG")
+            p.add_argument("--layer", type=count_or_zero, default=0, help="layer of the single-head PNG")
+            p.add_argument("--head", type=count_or_zero, default=0, help="head of the single-head PNG")
         if verb == "grads":
-            p.add_argument("--vanish", type=float, default=1e-8)
-            p.add_argument("--explode", type=float, default=1e3)
+            p.add_argument("--vanish", type=positive, default=1e-8, help="flag gradient norms below this")
+            p.add_argument("--explode", type=positive, default=1e3, help="flag gradient norms above this")
         if verb == "params":
-            p.add_argument("--batch-size", type=int, default=None, help="B for activation memory")
-            p.add_argument("--block-size", type=int, default=None, help="T for FLOPs and memory")
+            p.add_argument("--batch-size", type=count, default=None, help="B for activation memory")
+            p.add_argument("--block-size", type=count, default=None, help="T for FLOPs and memory")
 
 
 def load(args, tokenizer: bool = True) -> Loaded:
     """The model to inspect. tokenizer=False keeps the preset's vocab_size (params needs no text).
     A preset's kind decides the model (override it with --kind=encoder, say)."""
     if args.run:
+        if args.overrides:
+            raise UsageError(f"{' '.join(args.overrides)}: overrides change a --preset; the model of a --run "
+                             f"is fixed by its checkpoint. Drop them, or drop --run.")
         model, tokenizer, config = load_model(args.run)
-        known = TrainConfig.__dataclass_fields__
-        train = TrainConfig(**{k: v for k, v in config.get("train", {}).items() if k in known})
+        train = train_config(config, args.run)
         return Loaded(model, tokenizer, train, f"run {args.run} ({model.kind})")
     preset = apply_overrides(get_preset(args.preset), args.overrides or [])
     want_tokenizer, tokenizer = tokenizer, None
-    if model_class(preset.model.kind).inputs == "tokens" and want_tokenizer:
+    if model_class(preset.model.kind).inputs == "token pairs":  # the pair tasks' one vocabulary
+        from glassformer.train.pair_tasks import pair_tokenizer
+
+        tokenizer = pair_tokenizer()
+        preset.model = replace(preset.model, vocab_size=tokenizer.vocab_size, pad_id=tokenizer.pad_id)
+    elif model_class(preset.model.kind).inputs == "tokens" and want_tokenizer:
         from glassformer.text import SEED_TEXT, CharTokenizer, WordTokenizer
 
         text = SEED_TEXT + " " + (args.prompt or DEFAULT_PROMPT["token"])
@@ -85,9 +93,12 @@ def load(args, tokenizer: bool = True) -> Loaded:
                   f"preset {args.preset} ({model.kind}), random init, seed {args.seed}")
 
 
-def inputs(args, loaded: Loaded) -> torch.Tensor:
-    """The prompt as a batch of one: ids (1, T) or numbers (1, T, 1), cropped to max_len."""
+def inputs(args, loaded: Loaded):
+    """The prompt as a batch of one: ids (1, T) or numbers (1, T, 1), cropped to max_len; for an
+    encoder-decoder, (source (1, S), [<BOS>] + its greedy translation + [<EOS>] (1, T))."""
     max_len = loaded.model.cfg.max_len
+    if loaded.model.inputs == "token pairs":
+        return _source_and_translation(args.prompt or DEFAULT_PROMPT["pairs"], loaded)
     if loaded.model.inputs == "numbers":
         if args.prompt:
             try:
@@ -108,8 +119,22 @@ def inputs(args, loaded: Loaded) -> torch.Tensor:
     return x
 
 
-def _next_token_pair(x: torch.Tensor):
-    """(input, target) = (x[:, :-1], x[:, 1:]): predict each next token (or number)."""
+def _source_and_translation(prompt: str, loaded: Loaded):
+    from glassformer.translate import greedy_decode
+
+    tok, model = loaded.tokenizer, loaded.model
+    src = torch.tensor([tok.encode(" ".join(prompt.replace(" ", "")))[: model.cfg.max_len]])  # (1, S)
+    written = greedy_decode(model, src, tok.bos_id, tok.eos_id, model.cfg.max_len - 1).ids[0].tolist()
+    written = written[: written.index(tok.eos_id)] if tok.eos_id in written else written
+    return src, torch.tensor([[tok.bos_id, *written, tok.eos_id]])  # (1, S), (1, T)
+
+
+def _next_token_pair(x):
+    """(input, target) = (x[:, :-1], x[:, 1:]): predict each next token (or number); for an
+    encoder-decoder, ((src, tgt[:, :-1]), tgt[:, 1:])."""
+    if isinstance(x, tuple):
+        src, tgt = x
+        return (src, tgt[:, :-1]), tgt[:, 1:]
     if x.size(1) < 2:
         raise ValueError("need a prompt of at least 2 tokens to form next-token targets.")
     return x[:, :-1], x[:, 1:]
@@ -127,7 +152,9 @@ def run_trace(args) -> int:
     loaded = load(args)
     x, y = _next_token_pair(inputs(args, loaded))
     t = trace(loaded.model, x, loaded.tokenizer, targets=y, collapse=args.collapse, lang=args.lang)
-    print(f"# {loaded.source}; input = the prompt without its last token, targets = the next tokens")
+    what = ("source = the prompt, target = [<BOS>] + the model's own greedy translation, read teacher-forced"
+            if isinstance(x, tuple) else "input = the prompt without its last token, targets = the next tokens")
+    print(f"# {loaded.source}; {what}")
     print({"text": t.to_text, "markdown": t.to_markdown, "json": t.to_json}[args.format]())
     out = _out(args, "trace")
     for name, text in (("trace.txt", t.to_text()), ("trace.md", t.to_markdown()), ("trace.json", t.to_json())):
@@ -138,16 +165,30 @@ def run_trace(args) -> int:
 
 def run_attention(args) -> int:
     from glassformer.inspect import attention_grid_png, attention_head_png, attention_html, token_labels
+    from glassformer.inspect.attention_maps import attention_hooks
 
     loaded = load(args)
+    n_maps = len(attention_hooks(loaded.model))  # attention layers of every kind (an encoder-decoder has 3 per pair)
+    index_within("--layer", args.layer, n_maps, "attention layers")
+    index_within("--head", args.head, loaded.model.cfg.n_heads, "heads")
     x = inputs(args, loaded)
-    labels = token_labels(x[0], loaded.tokenizer)
     out = _out(args, "attention")
+    if isinstance(x, tuple):  # source and target: maps of three shapes, each axis its own tokens
+        x, _ = _next_token_pair(x)
+        labels = {"S": token_labels(x[0][0], loaded.tokenizer), "T": token_labels(x[1][0], loaded.tokenizer)}
+        shown = f"source {' '.join(labels['S'])} · target {' '.join(labels['T'])}"
+    elif loaded.model.inputs == "numbers":  # label each step with its first value
+        labels = [f"{v:.2g}" for v in x[0, :, 0].tolist()]
+        shown = f"{x.size(1)} steps: {' '.join(labels)}"
+    else:
+        labels = token_labels(x[0], loaded.tokenizer)
+        shown = f"{x.size(1)} tokens: {' '.join(labels)}"
     files = [attention_grid_png(loaded.model, x, labels, out / "attention_grid.png"),
              attention_head_png(loaded.model, x, labels, args.layer, args.head,
-                                out / f"attention_L{args.layer}_H{args.head}.png"),
-             attention_html(loaded.model, x, labels, out / "attention.html")]
-    print(f"# {loaded.source}; {x.size(1)} tokens: {' '.join(labels)}")
+                                out / f"attention_L{args.layer}_H{args.head}.png")]
+    if isinstance(labels, list):  # the HTML viewer draws square maps only
+        files.append(attention_html(loaded.model, x, labels, out / "attention.html"))
+    print(f"# {loaded.source}; {shown}")
     for f in files:
         print(f"wrote {f}")
     return 0
@@ -159,7 +200,7 @@ def run_grads(args) -> int:
     loaded = load(args)
     model = loaded.model.train()
     x, y = _next_token_pair(inputs(args, loaded))
-    out = model(x)  # (1, T, V) or (1, T, d_out)
+    out = model(*x) if isinstance(x, tuple) else model(x)  # (1, T, V) or (1, T, d_out)
     loss = LOSSES[model.loss](out, y)  # ()
     loss.backward()
     monitor = GradientMonitor(model, vanish=args.vanish, explode=args.explode)
@@ -190,19 +231,23 @@ def run_params(args) -> int:
     print(f"# {loaded.source}")
     print(table.to_text())
     print(f"\nparameters: {true_total:,} (sum of numel over model.parameters())")
-    fl = flops_per_token(model, T)
-    attn = "2·n_layers·T·C (causal)" if model.cfg.causal else "4·n_layers·T·C (bidirectional)"
-    print(f"\nFLOPs per token at T={T} (Kaplan et al. 2020, Table 1; N = "
-          f"{fl.non_embedding_params:,} non-embedding parameters):")
-    for what, value in (("2·N", fl.params_term), (f"attention {attn}", fl.attention_term),
-                        ("head 2·C·V (Kaplan leaves it out)", fl.head_term), ("forward", fl.forward),
-                        ("training ≈ 3 × forward", fl.training)):
-        print(f"  {what:<44} {value:>14,}")
+    fl = flops_per_token(model, T) if hasattr(model, "blocks") else None
+    if fl is None:
+        print(f"\nFLOPs per token: Kaplan's formula counts one stack of blocks; a {model.kind} model has "
+              "an encoder and a decoder, so none is printed.")
+    else:
+        attn = "2·n_layers·T·C (causal)" if model.cfg.causal else "4·n_layers·T·C (bidirectional)"
+        print(f"\nFLOPs per token at T={T} (Kaplan et al. 2020, Table 1; N = "
+              f"{fl.non_embedding_params:,} non-embedding parameters):")
+        for what, value in (("2·N", fl.params_term), (f"attention {attn}", fl.attention_term),
+                            ("head 2·C·V (Kaplan leaves it out)", fl.head_term), ("forward", fl.forward),
+                            ("training ≈ 3 × forward", fl.training)):
+            print(f"  {what:<44} {value:>14,}")
     mem = activation_memory(model, B, T)
     print(f"\nactivations held at the hook points for B={B}, T={T}: {mem['total_values']:,} values"
           f" = {mem['total_bytes'] / 2**20:.2f} MiB in float32")
     out = _out(args, "params")
-    data = {"rows": [vars(r) for r in table.rows], "total": true_total, "flops": vars(fl),
+    data = {"rows": [vars(r) for r in table.rows], "total": true_total, "flops": vars(fl) if fl else None,
             "activation_memory": {"B": B, "T": T, **mem}}
     (out / "params.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {out / 'params.json'}")

@@ -9,9 +9,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-
+from glassformer.cli.options import add_tokenizer_options, count_or_zero, tokenizer_options, utf8_text
 from glassformer.config import PRESETS
-from glassformer.text.corpora import CorpusUnavailable
+from glassformer.errors import UsageError
+from glassformer.exercises.plug import plug_in
 from glassformer.train.run import RUNS_DIR, new_run, resume_run, train
 
 DEFAULT_PRESET = "baby"
@@ -28,44 +29,52 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help=f"starting config (default: {DEFAULT_PRESET}; with --resume: the run's own): "
                    + "; ".join(f"{name}: {PRESETS[name].about}" for name in sorted(PRESETS)))
     p.add_argument("--data", default=None, help="text source for token models: shakespeare (default), "
-                   "file:PATH, builtin:seed; numbers for a regressor: sine (default), sine:forecast")
+                   "file:PATH, builtin:seed; numbers for a regressor: sine (default), sine:forecast; "
+                   "pairs for seq2seq: numbers:zh2num (default), numbers:num2zh, digits:copy|reverse|sort")
     p.add_argument("--out", default=None, help=f"run directory (default: {RUNS_DIR}/<preset>-<time>)")
     p.add_argument("--resume", metavar="RUN", default=None, help="continue the run in this directory")
-    p.add_argument("--prompt", default=None, help="prompt of the sample printed at each evaluation")
+    add_tokenizer_options(p)
+    p.add_argument("--prompt", default=None, type=utf8_text, help="prompt of the sample printed at each evaluation")
+    p.add_argument("--sample-chars", type=count_or_zero, default=None,
+                   help="length of that sample (default 200; 0: no samples while training)")
     p.add_argument("--cache-dir", default=None,
                    help="data cache (default: $GLASSFORMER_CACHE or ~/.cache/glassformer)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (log lines still print)")
+    p.add_argument("--use-mine", metavar="DIR", default=None,
+                   help="train with your own block and LayerNorm from `glassformer exercise` (they must pass)")
     p.add_argument("--debug-shapes", action="store_true",
                    help="print the shape of every named tensor of one forward pass before training")
     p.set_defaults(func=run_train, accepts_overrides=True)
 
 
 def run_train(args: argparse.Namespace) -> int:
-    try:
-        return _train(args)
-    except CorpusUnavailable as e:
-        print(f"glassformer train: error: {e}", file=sys.stderr)
-        return 1
-
-
-def _train(args: argparse.Namespace) -> int:
     progress = not args.no_progress
     if args.resume:
         if args.out:
-            raise ValueError("--resume continues a run in its own directory; drop --out.")
+            raise UsageError("--resume continues a run in its own directory; drop --out.")
+        if tokenizer_options(args):
+            raise UsageError("--resume reads the run's text the way it was cut into tokens before; drop "
+                             "--tokenizer, --vocab-size, --segment and --backend.")
         run = resume_run(args.resume, args.overrides, preset=args.preset, source=args.data,
-                         cache_dir=args.cache_dir, progress=progress, prompt=args.prompt)
+                         cache_dir=args.cache_dir, progress=progress, prompt=args.prompt,
+                         sample_chars=args.sample_chars)
         print(f"resuming {run.dir} from step {run.trainer.step}")
     else:
         run = new_run(args.preset or DEFAULT_PRESET, args.overrides, source=args.data,
-                      out=args.out, cache_dir=args.cache_dir, progress=progress, prompt=args.prompt)
+                      out=args.out, cache_dir=args.cache_dir, progress=progress, prompt=args.prompt,
+                      sample_chars=args.sample_chars, text=tokenizer_options(args))
+        cut = f", {run.tokenizer.kind} tokens" if run.tokenizer is not None else ""
         print(f"run directory {run.dir}  ({run.model.kind}, {run.model.num_params():,} parameters, "
-              f"data {run.config['source']})")
+              f"data {run.config['source']}{cut})")
+    if args.use_mine:
+        plugged = plug_in(run.model, args.use_mine)
+        print(f"your code from {args.use_mine} computes: {', '.join(plugged)}")
     if args.debug_shapes:
         from glassformer.inspect.trace import print_shapes_once
 
         x, _ = next(run.trainer.batches.eval_batches("val"))  # a fixed batch: draws no training randomness
-        print_shapes_once(run.model, x[:1, :16].to(run.trainer.cfg.device), run.tokenizer)
+        x = tuple(t[:1] for t in x) if isinstance(x, tuple) else x[:1, :16].to(run.trainer.cfg.device)
+        print_shapes_once(run.model, x, run.tokenizer)
     result = train(run)
     if result.status == "nonfinite":
         print(f"glassformer train: stopped: {result.message}", file=sys.stderr)

@@ -9,11 +9,18 @@ The maps are found by their hook points' declarations (stage "weights", and "sco
 for the masked cells), never by module attributes. With attention="fused" those hooks never fire
 (the fast path does not form the matrix), so the model is run once on its glass path instead:
 same weights, same function, matrices visible.
+
+An encoder-decoder has maps of three shapes: S × S (encoder), T × T (decoder self-attention) and
+T × S (cross-attention: target queries, source keys). `attention_map_list` returns each with its
+own shape and axes; the PNGs draw each map with its own shape, and take `labels` either as one
+list (a single sequence) or as {"S": source labels, "T": target labels}, which each map's declared
+axes pick from (its last two letters: S is the source, any T is the target).
 """
 
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -43,25 +50,65 @@ def attention_hooks(model) -> list[tuple[str, str]]:
     pairs = []
     for name, hook in points.items():
         if hook.stage == "weights":
-            scores = [n for n, h in points.items() if h.stage == "scores" and n.rsplit(".", 1)[0] == name.rsplit(".", 1)[0]]
+            owner = name.rsplit(".", 1)[0]
+            scores = [n for n, h in points.items() if h.stage == "scores" and n.rsplit(".", 1)[0] == owner]
             pairs.append((name, scores[0] if scores else name))
     return pairs
 
 
-def attention_maps(model, ids_or_x) -> tuple[torch.Tensor, torch.Tensor]:
-    """Weights (L, H, T, T) and the masked cells (L, H, T, T) bool for the first sequence."""
-    x = as_batch(model, ids_or_x)  # (B, T) ids or (B, T, d_in) numbers
+@dataclass
+class AttentionMap:
+    name: str  # the weights hook point, e.g. "decoder.0.cross.weights"
+    axes: str  # its declared axes, e.g. "B H T_q S"
+    weights: torch.Tensor  # (H, T_q, T_k) for the first sequence
+    hidden: torch.Tensor  # (H, T_q, T_k) bool, True = masked
+
+
+def attention_map_list(model, ids_or_x) -> list[AttentionMap]:
+    """Every attention layer's weights and masked cells for the first sequence, in build order.
+    ids_or_x: what the model reads (a tuple (src, tgt_in) for an encoder-decoder)."""
+    x = as_batch(model, ids_or_x)  # (B, T) ids, (B, T, d_in) numbers, or a tuple of id tensors
     pairs = attention_hooks(model)
+    names = sorted({n for pair in pairs for n in pair})
     was_training = model.training
     model.eval()
     try:
         with torch.no_grad(), glass_path(model):
-            _, cache = model.run_with_cache(x, names=sorted({n for pair in pairs for n in pair}))
+            inputs = x if isinstance(x, tuple) else (x,)
+            _, cache = model.run_with_cache(*inputs, names=names)
     finally:
         model.train(was_training)
-    weights = torch.stack([cache[w][0] for w, _ in pairs])  # (L, H, T, T): the first sequence
-    hidden = torch.stack([torch.isneginf(cache[s][0]) for _, s in pairs])  # (L, H, T, T) True = masked
-    return weights, hidden
+    points = model.hook_points()
+    return [AttentionMap(w, points[w].axes, cache[w][0], torch.isneginf(cache[s][0])) for w, s in pairs]
+
+
+def attention_maps(model, ids_or_x) -> tuple[torch.Tensor, torch.Tensor]:
+    """Weights (L, H, T, T) and the masked cells (L, H, T, T) bool for the first sequence, when
+    every map has the same shape (use attention_map_list for an encoder-decoder's)."""
+    maps = attention_map_list(model, ids_or_x)
+    shapes = {tuple(m.weights.shape) for m in maps}
+    if len(shapes) > 1:
+        listed = ", ".join(f"{m.name} {m.axes}" for m in maps)
+        raise ValueError(f"this model's attention maps differ in shape ({listed}): they cannot be stacked; "
+                         "use attention_map_list(model, x).")
+    return torch.stack([m.weights for m in maps]), torch.stack([m.hidden for m in maps])  # (L, H, T, T) each
+
+
+def _axis_labels(labels, letter: str, n: int) -> list[str]:
+    """The labels of one axis: a dict {"S": …, "T": …} is read by the axis letter."""
+    if isinstance(labels, dict):
+        side = "S" if letter.startswith("S") else "T"
+        if side not in labels:
+            raise ValueError(f"labels has no {side!r} entry for the axis {letter!r}: give "
+                             "{'S': source labels, 'T': target labels}.")
+        labels = labels[side]
+    return _labels(labels, n)
+
+
+def _map_labels(m: AttentionMap, labels) -> tuple[list[str], list[str]]:
+    """(row labels, column labels) of a map: its query and key axes."""
+    letters = m.axes.split()
+    return _axis_labels(labels, letters[-2], m.weights.size(1)), _axis_labels(labels, letters[-1], m.weights.size(2))
 
 
 def _labels(labels, T: int) -> list[str]:
@@ -74,82 +121,105 @@ def _labels(labels, T: int) -> list[str]:
 
 def _draw(ax, w: np.ndarray, hidden: np.ndarray, labels, font, fontsize: float,
           xlabels: bool = True, ylabels: bool = True, values: bool = False):
-    """One heatmap: masked cells transparent over a hatched grey patch."""
+    """One heatmap (T_q, T_k): masked cells transparent over a hatched grey patch. labels: one
+    list for both axes, or (row labels, column labels)."""
     from matplotlib import colormaps
     from matplotlib.patches import Rectangle
 
-    T = w.shape[0]
+    rows, cols = labels if isinstance(labels, tuple) else (labels, labels)
+    T_q, T_k = w.shape
     cmap = colormaps["viridis"].with_extremes(bad=(0, 0, 0, 0))  # masked -> see-through
-    ax.add_patch(Rectangle((-0.5, -0.5), T, T, facecolor="0.85", edgecolor="0.55",
+    ax.add_patch(Rectangle((-0.5, -0.5), T_k, T_q, facecolor="0.85", edgecolor="0.55",
                            hatch="///", linewidth=0, zorder=0))
     im = ax.imshow(np.ma.masked_array(w, hidden), cmap=cmap, vmin=0.0, vmax=1.0, zorder=1,
                    interpolation="nearest")
-    step = max(1, T // 32)  # thin the ticks of long sequences
-    ticks = list(range(0, T, step))
-    ax.set_xticks(ticks, [labels[t] for t in ticks] if xlabels else [], fontproperties=font,
-                  fontsize=fontsize, rotation=90 if max(map(len, labels)) > 2 else 0)
-    ax.set_yticks(ticks, [labels[t] for t in ticks] if ylabels else [], fontproperties=font,
+    xticks = list(range(0, T_k, max(1, T_k // 32)))  # thin the ticks of long sequences
+    yticks = list(range(0, T_q, max(1, T_q // 32)))
+    ax.set_xticks(xticks, [cols[t] for t in xticks] if xlabels else [], fontproperties=font,
+                  fontsize=fontsize, rotation=90 if max(map(len, cols)) > 2 else 0)
+    ax.set_yticks(yticks, [rows[t] for t in yticks] if ylabels else [], fontproperties=font,
                   fontsize=fontsize)
     if values:
-        for i in range(T):
-            for j in range(T):
+        for i in range(T_q):
+            for j in range(T_k):
                 if not hidden[i, j]:
                     ax.text(j, i, f"{w[i, j]:.2f}", ha="center", va="center", fontsize=fontsize * 0.8,
                             color="white" if w[i, j] < 0.6 else "black", zorder=2)
     return im
 
 
-def attention_grid_png(model, ids, labels, path) -> Path:
-    """One PNG: a heatmap per (layer, head), layers as rows, heads as columns, one colour bar."""
-    from matplotlib.figure import Figure
-
+def _fonted(label_lists: list[list[str]]):
+    """One font for every label, and the label lists (escaped where the font lacks a glyph)."""
     from glassformer.inspect.fonts import label_font
 
-    W, hidden = attention_maps(model, ids)  # (L, H, T, T) each
-    L, H, T, _ = W.shape
-    font, labels = label_font(_labels(labels, T))
+    font, flat = label_font([s for labels in label_lists for s in labels])
+    out, start = [], 0
+    for labels in label_lists:
+        out.append(flat[start: start + len(labels)])
+        start += len(labels)
+    return font, out
+
+
+def attention_grid_png(model, ids, labels, path) -> Path:
+    """One PNG: a heatmap per (attention layer, head), layers as rows, heads as columns, one colour
+    bar. Each map keeps its own shape (an encoder-decoder's cross maps are T × S)."""
+    return _save(grid_figure(attention_map_list(model, ids), labels), path)
+
+
+def grid_figure(maps: list[AttentionMap], labels):
+    """The grid of every head of every map as a matplotlib Figure."""
+    from matplotlib.figure import Figure
+
+    L, H = len(maps), maps[0].weights.size(0)
+    font, flat = _fonted([axis for m in maps for axis in _map_labels(m, labels)])
+    T = max(max(m.weights.shape[1:]) for m in maps)
     side = 1.6 + 0.09 * T
     fig = Figure(figsize=(side * H + 1.5, side * L + 0.8), layout="constrained")
     axes = fig.subplots(L, H, squeeze=False)
     fontsize = max(4.0, min(9.0, 180 / T))
-    for l in range(L):
+    mixed = len({(m.axes, m.weights.shape) for m in maps}) > 1  # maps of several shapes: label every row
+    for i, m in enumerate(maps):
         for h in range(H):
-            ax = axes[l, h]
-            im = _draw(ax, W[l, h].numpy(), hidden[l, h].numpy(), labels, font, fontsize,
-                       xlabels=(l == L - 1), ylabels=(h == 0))
-            ax.set_title(f"layer {l} · head {h}", fontsize=9)
+            ax = axes[i, h]
+            im = _draw(ax, m.weights[h].numpy(), m.hidden[h].numpy(), (flat[2 * i], flat[2 * i + 1]), font,
+                       fontsize, xlabels=(i == L - 1 or mixed), ylabels=(h == 0))
+            ax.set_title(f"{m.name.removesuffix('.weights')} · head {h}", fontsize=9)
     fig.colorbar(im, ax=axes.ravel().tolist(), label="attention weight", shrink=0.8)
-    masked = f"; {MASKED_NOTE}" if hidden.any() else ""
+    masked = f"; {MASKED_NOTE}" if any(m.hidden.any() for m in maps) else ""
     fig.suptitle(f"attention weights: rows = query (looking), columns = key (looked at){masked}",
                  fontsize=10)
-    return _save(fig, path)
+    return fig
 
 
 def attention_head_png(model, ids, labels, layer: int, head: int, path) -> Path:
-    """One large PNG for a chosen head, the weight written in each cell when T is small."""
+    """One large PNG for a chosen head of the `layer`-th attention (in build order), the weight
+    written in each cell when the map is small."""
+    return _save(head_figure(attention_map_list(model, ids), labels, layer, head), path)
+
+
+def head_figure(maps: list[AttentionMap], labels, layer: int, head: int):
+    """One head of the `layer`-th map as a matplotlib Figure."""
     from matplotlib.figure import Figure
 
-    from glassformer.inspect.fonts import label_font
-
-    W, hidden = attention_maps(model, ids)  # (L, H, T, T) each
-    L, H, T, _ = W.shape
+    L, H = len(maps), maps[0].weights.size(0)
     if not (0 <= layer < L and 0 <= head < H):
         raise ValueError(f"layer={layer}, head={head} is outside this model: layers 0..{L - 1}, "
                          f"heads 0..{H - 1}.")
-    font, labels = label_font(_labels(labels, T))
+    m = maps[layer]
+    font, (rows, cols) = _fonted(list(_map_labels(m, labels)))
+    T = max(m.weights.shape[1:])
     side = max(5.0, 0.32 * T)
     fig = Figure(figsize=(side + 1.8, side + 0.6), layout="constrained")
     ax = fig.subplots()
     fontsize = max(5.0, min(12.0, 300 / T))
-    im = _draw(ax, W[layer, head].numpy(), hidden[layer, head].numpy(), labels, font, fontsize,
+    im = _draw(ax, m.weights[head].numpy(), m.hidden[head].numpy(), (rows, cols), font, fontsize,
                values=T <= 16)
     ax.set_xlabel("key: the token looked at")
     ax.set_ylabel("query: the token looking")
-    masked = f"\n{MASKED_NOTE}" if hidden[layer, head].any() else ""
-    ax.set_title(f"blocks.{layer}.attn.weights, head {head} (each row sums to 1){masked}",
-                 fontsize=10)
+    masked = f"\n{MASKED_NOTE}" if m.hidden[head].any() else ""
+    ax.set_title(f"{m.name}, head {head} (each row sums to 1){masked}", fontsize=10)
     fig.colorbar(im, ax=ax, label="attention weight", shrink=0.8)
-    return _save(fig, path)
+    return fig
 
 
 def _save(fig, path) -> Path:

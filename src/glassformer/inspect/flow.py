@@ -24,7 +24,8 @@ def first_use(model) -> dict[str, int]:
     was_training = model.training
     try:
         with torch.no_grad():
-            model.eval()(model.example_input(1, 2))
+            x = model.example_input(1, 2)  # a tensor, or a tuple of tensors (an encoder-decoder's)
+            model.eval()(*x) if isinstance(x, tuple) else model.eval()(x)
     finally:
         model.train(was_training)
         for h in handles:

@@ -16,6 +16,9 @@ call `before_step()` and `after_step()` around `optimizer.step()`.
     rows = monitor.check(step)            # norms + GradientWarning on NaN/inf, vanish, explode
     monitor.before_step(); optimizer.step(); monitor.after_step()
     monitor.append_jsonl(run_dir / "metrics.jsonl", step)
+
+or, for one look at a model without writing the loop: `gradient_flow(model, ids)` (the model is
+left as it was). In a notebook the monitor shows itself as a table with a bar per gradient norm.
 """
 
 from __future__ import annotations
@@ -29,7 +32,10 @@ from pathlib import Path
 
 import torch
 
+from glassformer.inspect.display import grads_html
 from glassformer.inspect.flow import first_use
+from glassformer.inspect.trace import as_batch
+from glassformer.nn.loss import LOSSES
 
 
 class GradientWarning(UserWarning):
@@ -74,6 +80,7 @@ class GradientMonitor:
         self.layer = layers_of(model)
         self.rows: list[GradRow] = []
         self._before: dict[str, torch.Tensor] = {}
+        self.loss: float | None = None  # set by gradient_flow: the loss whose gradients these are
 
     def check(self, step: int | None = None) -> list[GradRow]:
         """Read every parameter's .grad (after backward); warn about bad ones; return the rows."""
@@ -155,6 +162,14 @@ class GradientMonitor:
                          f"{fmt(r.grad_abs_mean):>9} {fmt(r.update_ratio):>9}  {r.status}")
         return "\n".join(lines)
 
+    def __repr__(self) -> str:
+        head = f"GradientMonitor({type(self.model).__name__}, {len(self.rows)} parameters checked"
+        head += f", loss {self.loss:.4f})" if self.loss is not None else ")"
+        return head + ("\n" + self.table() if self.rows else ": call loss.backward(), then check()")
+
+    def _repr_html_(self) -> str:  # Jupyter's rich display
+        return grads_html(self)
+
     def plot(self, path) -> Path:
         """PNG: a bar per layer (its gradient norm, log scale) with each parameter as a dot."""
         from matplotlib.figure import Figure
@@ -184,3 +199,53 @@ class GradientMonitor:
         path.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(path, dpi=110)
         return path
+
+
+def gradient_flow(model: torch.nn.Module, ids_or_x, targets=None, lr: float | None = 1e-3,
+                  vanish: float = 1e-8, explode: float = 1e3) -> GradientMonitor:
+    """One forward/backward of the model's own loss, checked by a GradientMonitor, and with `lr` one
+    Adam step so the update/weight ratio is measured. The model is left exactly as it was: weights,
+    gradients, train/eval mode and the random state are put back.
+
+    ids_or_x: what a user naturally has, (T,) or (B, T) ids, numbers as (T,), (T, d_in) or (B, T, d_in).
+    targets: None to predict each next step of the input itself (input[:, :-1] -> input[:, 1:]).
+    """
+    x = as_batch(model, ids_or_x)  # (B, T) ids or (B, T, d_in) numbers
+    if targets is None:
+        if x.size(1) < 2:
+            raise ValueError(f"gradient_flow needs at least 2 steps to predict the next one, got {x.size(1)}; "
+                             "pass a longer input, or targets=...")
+        x, targets = x[:, :-1], x[:, 1:]  # (B, T-1): each step predicts the next
+    params = dict(model.named_parameters())
+    saved = {n: (p.detach().clone(), p.grad) for n, p in params.items()}
+    was_training = model.training
+    try:
+        cuda = sorted({p.device.index or 0 for p in params.values() if p.device.type == "cuda"})
+        with torch.random.fork_rng(devices=cuda):  # dropout draws here do not move the caller's RNG
+            model.train()
+            for p in params.values():
+                p.grad = None
+            out = model(x)  # (B, T, V) logits or (B, T, d_out) numbers
+            want = out.shape[:-1] if model.loss == "next_token" else out.shape  # (B, T) ids or (B, T, d_out)
+            targets = torch.as_tensor(targets)
+            if targets.numel() != want.numel():
+                raise ValueError(f"targets of shape {tuple(targets.shape)} do not fit the model's output "
+                                 f"{tuple(out.shape)}: pass targets= of shape {tuple(want)}.")
+            targets = targets.reshape(want)
+            loss = LOSSES[model.loss](out, targets)  # ()
+            loss.backward()
+        monitor = GradientMonitor(model, vanish, explode)
+        monitor.loss = loss.item()
+        monitor.check()
+        if lr:
+            optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+            monitor.before_step()
+            optimizer.step()
+            monitor.after_step()
+    finally:
+        with torch.no_grad():
+            for n, p in params.items():
+                p.copy_(saved[n][0])
+                p.grad = saved[n][1]
+        model.train(was_training)
+    return monitor

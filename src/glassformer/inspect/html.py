@@ -119,8 +119,15 @@ right (key) to see which queries attend to it. Colour = head; thickness = weight
 
 
 def attention_html(model, ids, labels, path) -> Path:
-    """Write the viewer for the first sequence of `ids`; returns the path. Masked cells are null."""
-    W, hidden = attention_maps(model, ids)  # (L, H, T, T) each
+    """Write the viewer for the first sequence of `ids`; returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(attention_page(*attention_maps(model, ids), labels), encoding="utf-8")
+    return path
+
+
+def attention_page(W, hidden, labels) -> str:
+    """The viewer as one HTML string, from weights and masked cells (L, H, T, T). Masked cells are null."""
     labels = _labels(labels, W.shape[-1])
     weights = [[[[None if hidden[l, h, i, j] else round(float(W[l, h, i, j]), 4)
                   for j in range(W.shape[3])] for i in range(W.shape[2])]
@@ -128,7 +135,4 @@ def attention_html(model, ids, labels, path) -> Path:
     data = json.dumps({"tokens": labels, "weights": weights}, ensure_ascii=False)
     for ch, esc in _SAFE.items():
         data = data.replace(ch, esc)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(PAGE.format(css=CSS, js=JS, data=data), encoding="utf-8")
-    return path
+    return PAGE.format(css=CSS, js=JS, data=data)

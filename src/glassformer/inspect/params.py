@@ -23,12 +23,12 @@ square and masks it afterwards, so it executes `attention_full` = 4·n_layers·T
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import torch
 
 from glassformer.config import ModelConfig
+from glassformer.inspect.display import params_html
 from glassformer.inspect.flow import first_use
 from glassformer.nn.formula import ParamFormula
 from glassformer.nn.notation import LETTERS, meaning
@@ -76,6 +76,11 @@ class ParamTable:
 
     def __str__(self) -> str:
         return self.to_text()
+
+    __repr__ = __str__  # a terminal shows the aligned table, not the dataclass fields
+
+    def _repr_html_(self) -> str:  # Jupyter's rich display
+        return params_html(self)
 
 
 def _build(cfg_or_model, kind: str | None):
@@ -177,7 +182,8 @@ def activation_memory(cfg_or_model, B: int, T: int, bytes_per_value: int = 4,
     was_training = model.training
     try:
         with torch.no_grad():
-            _, cache = model.eval().run_with_cache(model.example_input(1, T))
+            x = model.example_input(1, T)  # a tensor, or a tuple of tensors (an encoder-decoder's)
+            _, cache = model.eval().run_with_cache(*x) if isinstance(x, tuple) else model.eval().run_with_cache(x)
     finally:
         model.train(was_training)
     out = {name: t.numel() * (B if points[name].axes.split()[0] == "B" else 1) for name, t in cache.items()}

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 import torch
 import torch.nn.functional as F
 
+from glassformer.inspect.display import trace_html
 from glassformer.nn.loss import LOSSES
 from glassformer.nn.notation import meaning
 
@@ -80,6 +81,11 @@ class Trace:
     def __str__(self) -> str:
         return self.to_text()
 
+    __repr__ = __str__  # a terminal shows the aligned table, not the dataclass fields
+
+    def _repr_html_(self) -> str:  # Jupyter's rich display
+        return trace_html(self)
+
 
 def _width(s: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
@@ -130,12 +136,17 @@ def _row(hook, t: torch.Tensor, used: dict[str, str], lang: str) -> TraceRow:
 
 
 def as_batch(model, ids_or_x) -> torch.Tensor:
-    """What a user naturally has — (T,) ids or (T, d_in) numbers, a list, a (B, ...) batch — as
-    the (B, T) or (B, T, d_in) batch the model reads."""
+    """What a user naturally has — (T,) ids or (T, d_in) numbers, a list, a (B, ...) batch; for a
+    model reading one number a step also (T,) or (B, T) values — as the (B, T) or (B, T, d_in)
+    batch the model reads; a tuple (an encoder-decoder's (src, tgt_in)) part by part."""
+    if isinstance(ids_or_x, tuple):
+        return tuple(as_batch(model, part) for part in ids_or_x)
     x = torch.as_tensor(ids_or_x)  # (B, T), (T,) ids or (B, T, d_in), (T, d_in) numbers
     numbers = getattr(model, "inputs", "tokens") == "numbers"
     if numbers and not x.dtype.is_floating_point:
         x = x.float()
+    if numbers and model.cfg.d_in == 1 and (x.dim() == 1 or (x.dim() == 2 and x.shape[-1] != 1)):
+        x = x.unsqueeze(-1)  # (T,) or (B, T) values: one number a step -> (T, 1) or (B, T, 1)
     if x.dim() == (2 if numbers else 1):
         x = x.unsqueeze(0)  # add the batch axis
     return x
@@ -144,26 +155,32 @@ def as_batch(model, ids_or_x) -> torch.Tensor:
 def trace(model, ids_or_x, tokenizer=None, targets=None, collapse: bool = False, lang: str = "en") -> Trace:
     """Run one forward pass (eval mode, no grad) and tabulate every hooked tensor.
 
-    ids_or_x: (B, T) or (T,) token ids, or (B, T, d_in) / (T, d_in) numbers for a regressor.
+    ids_or_x: (B, T) or (T,) token ids, or (B, T, d_in) / (T, d_in) numbers for a regressor, or
+        a tuple (src, tgt_in) of ids for an encoder-decoder (tokenizer: their shared one).
     targets: optional (B, T) next-token ids (or (B, T, d_out) numbers) to add the loss row.
     collapse: show blocks 1..N-1 as one row each when their shapes equal block 0's.
     lang: "en" or "zh", for the stages, meanings and the letters' legend.
     """
-    x = as_batch(model, ids_or_x)  # (B, T) ids or (B, T, d_in) numbers
-    numbers = x.dtype.is_floating_point
+    x = as_batch(model, ids_or_x)  # (B, T) ids, (B, T, d_in) numbers, or a tuple of id tensors
+    pair = isinstance(x, tuple)
+    numbers = not pair and x.dtype.is_floating_point
     was_training = model.training
     model.eval()
     try:
         with torch.no_grad():
-            out, cache = model.run_with_cache(x)  # (B, T, V) or (B, T, d_out)
+            out, cache = model.run_with_cache(*x) if pair else model.run_with_cache(x)  # (B, T, V) or (B, T, d_out)
     finally:
         model.train(was_training)
     used: dict[str, str] = {}
     zh = lang == "zh"
-    rows = _input_rows(x, tokenizer, numbers, used, lang)
+    if pair:  # the source's rows (axis S), then the target's
+        rows = [r for part, side in zip(x, ("src", "tgt"))
+                for r in _input_rows(part, tokenizer, False, used, lang, side)]
+    else:
+        rows = _input_rows(x, tokenizer, numbers, used, lang)
     points = model.hook_points()
     rows += [_row(points[name], t, used, lang) for name, t in cache.items()]
-    if model.loss == "next_token":  # the model's scores become probabilities: shown, not hooked
+    if model.loss in ("next_token", "label_smoothed"):  # scores become probabilities: shown, not hooked
         probs = F.softmax(out, dim=-1)  # (B, T, V)
         rows.append(TraceRow("softmax" if not zh else "softmax 概率", "softmax(logits)", tuple(probs.shape),
                              _dims("B T V", tuple(probs.shape), used, lang), _example(probs),
@@ -175,7 +192,9 @@ def trace(model, ids_or_x, tokenizer=None, targets=None, collapse: bool = False,
         loss = LOSSES[model.loss](out, targets)  # ()
         what = {("mse", False): "mean squared error", ("mse", True): "均方误差",
                 ("next_token", False): "cross-entropy of the next tokens",
-                ("next_token", True): "下一个词的交叉熵"}[model.loss, zh]
+                ("next_token", True): "下一个词的交叉熵",
+                ("label_smoothed", False): "label-smoothed cross-entropy of the next target tokens",
+                ("label_smoothed", True): "下一个目标词元的标签平滑交叉熵"}[model.loss, zh]
         rows.append(TraceRow("loss" if not zh else "损失", "loss", tuple(loss.shape), "() scalar",
                              f"{loss.item():.4f}", what))
     if collapse:
@@ -183,8 +202,11 @@ def trace(model, ids_or_x, tokenizer=None, targets=None, collapse: bool = False,
     return Trace(rows, used, lang)
 
 
-def _input_rows(x: torch.Tensor, tokenizer, numbers: bool, used: dict[str, str], lang: str) -> list[TraceRow]:
+def _input_rows(x: torch.Tensor, tokenizer, numbers: bool, used: dict[str, str], lang: str,
+                side: str = "") -> list[TraceRow]:
+    """The rows before the model: text, pieces, ids (side "src"/"tgt": an encoder-decoder's input)."""
     zh = lang == "zh"
+    pre, axes = (side + " ", "B S" if side == "src" else "B T") if side else ("", "B T")
     if numbers:
         dims = _dims("B T d_in", tuple(x.shape), used, lang)
         return [TraceRow("数值输入" if zh else "numbers in", "x", tuple(x.shape), dims, _example(x),
@@ -192,39 +214,42 @@ def _input_rows(x: torch.Tensor, tokenizer, numbers: bool, used: dict[str, str],
     rows = []
     if tokenizer is not None:
         text = tokenizer.decode(x[0].tolist())
-        rows.append(TraceRow("原始文本" if zh else "raw text", "text", None,
+        rows.append(TraceRow("原始文本" if zh else "raw text", pre + "text", None,
                              f"{len(text)} 个字符" if zh else f"{len(text)} characters", repr(text)[:40],
                              "交给分词器的文本" if zh else "what the tokenizer was given"))
         pieces = token_labels(x[0], tokenizer)
-        rows.append(TraceRow("词元" if zh else "tokens", "pieces", None,
+        rows.append(TraceRow("词元" if zh else "tokens", pre + "pieces", None,
                              f"{len(pieces)} 个" if zh else f"{len(pieces)} pieces",
                              " ".join(pieces)[:40], "每个词元一个标签" if zh else "one label per token"))
-    rows.append(TraceRow("词元 id" if zh else "token ids", "ids", tuple(x.shape),
-                         _dims("B T", tuple(x.shape), used, lang), _example(x, 8),
+    rows.append(TraceRow("词元 id" if zh else "token ids", pre + "ids", tuple(x.shape),
+                         _dims(axes, tuple(x.shape), used, lang), _example(x, 8),
                          "每个词元在词表中的整数编号" if zh else "integer index of each token"))
     return rows
 
 
+_BLOCK_ROW = re.compile(r"^([A-Za-z_.]*?[A-Za-z_])\.(\d+)\.(.*)$")  # "blocks.3.attn.q" -> stack, 3, rest
+
+
 def _collapse(rows: list[TraceRow], lang: str = "en") -> list[TraceRow]:
-    """Replace block i's rows by one summary row when its (name, shape) pattern equals block 0's."""
-    def block_of(r):
-        m = re.match(r"blocks\.(\d+)\.", r.name)
-        return int(m.group(1)) if m else None
-
-    def pattern(i):
-        return [(re.sub(r"^blocks\.\d+\.", "", r.name), r.shape) for r in rows if block_of(r) == i]
-
-    first = pattern(0)
+    """Replace block i's rows by one summary row when its (name, shape) pattern equals block 0's
+    of the same stack (blocks, or a seq2seq model's encoder and decoder). One pass to read the patterns,
+    one to build the table."""
+    where = [_BLOCK_ROW.match(r.name) for r in rows]
+    patterns: dict[tuple[str, int], list] = {}
+    for r, m in zip(rows, where):
+        if m:
+            patterns.setdefault((m.group(1), int(m.group(2))), []).append((m.group(3), r.shape))
+    zh = lang == "zh"
     out, done = [], set()
-    for r in rows:
-        i = block_of(r)
-        if i is None or i == 0 or pattern(i) != first:
+    for r, m in zip(rows, where):
+        key = (m.group(1), int(m.group(2))) if m else None
+        if key is None or key[1] == 0 or patterns[key] != patterns.get((key[0], 0)):
             out.append(r)
-        elif i not in done:
-            done.add(i)
-            zh = lang == "zh"
-            out.append(TraceRow(f"第 {i} 块" if zh else f"block {i}", f"blocks.{i}.*", None,
-                                "形状同 blocks.0" if zh else "same shapes as blocks.0", "…",
+        elif key not in done:
+            done.add(key)
+            stack, i = key
+            out.append(TraceRow(f"第 {i} 块" if zh else f"block {i}", f"{stack}.{i}.*", None,
+                                f"形状同 {stack}.0" if zh else f"same shapes as {stack}.0", "…",
                                 "已折叠：与第 0 块相同" if zh else "collapsed: identical to block 0"))
     return out
 
@@ -242,5 +267,6 @@ def print_shapes_once(model, ids, tokenizer=None) -> bool:
     if model in _printed:
         return False
     _printed.add(model)
-    print(trace(model, ids[:1], tokenizer=tokenizer, collapse=True).to_text())
+    first = tuple(t[:1] for t in ids) if isinstance(ids, tuple) else ids[:1]  # (src, tgt_in) for a seq2seq
+    print(trace(model, first, tokenizer=tokenizer, collapse=True).to_text())
     return True

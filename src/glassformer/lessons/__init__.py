@@ -7,9 +7,10 @@ step with numbers computed at run time, and say where the published figures diff
                                                                       (seed 002)
     sine         a Transformer for numbers: the tutorial's ill-posed task, its learning-rate
                  schedule, and a well-posed forecasting task          (seed 004, §5)
+    seq2seq      the original Transformer, encoder-decoder with cross-attention, on Chinese
+                 number words ↔ numerals: masks, teacher forcing, greedy and beam search
+                                                                      (seed 002 §1, seed 004 §3)
 
-Run one with `glassformer lesson fruit|hello-world|sine`; each module's `run(...)` prints the
-lesson and returns what it computed.
+Run one with `glassformer lesson fruit|hello-world|sine|seq2seq`; each module's `run(...)` prints
+the lesson and returns what it computed.
 """
-
-LESSONS = ("fruit", "hello-world", "sine")

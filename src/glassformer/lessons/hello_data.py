@@ -12,6 +12,7 @@ from pathlib import Path
 
 import torch
 
+from glassformer.files import read_text
 from glassformer.lessons.published import TUTORIAL_VOCAB
 from glassformer.text.tokenizers import WordTokenizer
 
@@ -99,10 +100,7 @@ def read_lines(path: Path) -> list[str]:
         raise FileNotFoundError(f"--data {path}: no such file (give 'tutorial', 'greetings' or a text file).")
     if path.is_dir():
         raise ValueError(f"--data {path} is a directory; give a text file with one sentence per line.")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"--data {path} is not UTF-8 text ({e.reason} at byte {e.start}).") from None
+    text = read_text(path, "Give a UTF-8 text file with one sentence per line.", allow_empty=True)
     lines = [" ".join(line.split()) for line in text.splitlines()]
     lines = [line for line in lines if line]
     if not lines:

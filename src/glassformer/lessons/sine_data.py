@@ -14,10 +14,8 @@ Monte-Carlo over freq.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
-import torch
 
 from glassformer.train.waves import (  # noqa: F401  (the generator lives with the trainer's sources)
     FREQ_HIGH, FREQ_LOW, HORIZON, N_TRAIN, N_VAL, NOISE, OBSERVED, SEQ_LEN, STEP, SineSet, as_tensor,

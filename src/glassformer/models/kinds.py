@@ -6,8 +6,9 @@ way every caller — training, the CLI, lessons, inspection, benchmarks — turn
 A run directory records the kind in its config.json, so a saved run is rebuilt as what it was.
 
 Each kind also says, as class attributes, what the rest of glassformer needs to know about it:
-    inputs   "tokens" (a (B, T) id tensor, with a tokenizer) or "numbers" ((B, T, d_in) floats)
-    loss     the name of its training loss in nn/loss.py LOSSES ("next_token" or "mse")
+    inputs   "tokens" (a (B, T) id tensor, with a tokenizer), "numbers" ((B, T, d_in) floats) or
+             "token pairs" (source (B, S) and target (B, T) ids, one tokenizer: model(src, tgt_in))
+    loss     the name of its training loss in nn/loss.py LOSSES ("next_token", "label_smoothed", "mse")
     samples  True when it writes text token by token (glassformer sample applies)
 """
 

@@ -3,6 +3,8 @@
     embedding.py        token ids -> vectors
     position.py         where each token sits: the position-scheme extension point (learned,
                         sinusoidal, none), with its three touch points
+    rotary.py           position "rotary" (RoPE): queries and keys turned by position
+    alibi.py            position "alibi": a linear distance penalty on the attention scores
     masks.py            who may attend to whom (causal, padding)
     attention.py        scaled dot-product attention, multi-head attention
     fused_attention.py  the one separated fast path (PyTorch's fused kernel)
@@ -22,6 +24,7 @@ Shape notation, used in every shape comment, hook declaration and parameter form
     activations (B, T, C); per-head tensors (B, H, T, D); attention matrices (B, H, T_q, T_k).
 """
 
+from glassformer.nn.alibi import ALiBi, alibi_slopes  # importing it registers position "alibi"
 from glassformer.nn.attention import (
     HeadQKV,
     MultiHeadAttention,
@@ -44,11 +47,12 @@ from glassformer.nn.position import (
     register_position_scheme,
     sinusoidal_table,
 )
+from glassformer.nn.rotary import RotaryPositions, rotary_angles  # registers position "rotary"
 
 __all__ = [
-    "AttentionPositions", "Block", "FeedForward", "HeadQKV", "HookPoint", "LearnedPositions",
+    "ALiBi", "AttentionPositions", "Block", "FeedForward", "HeadQKV", "HookPoint", "LearnedPositions",
     "MultiHeadAttention", "POSITION_SCHEMES", "PositionScheme", "SinusoidalPositions",
     "TokenEmbedding", "attention_scores", "attention_weights", "causal_mask", "combine_masks",
-    "padding_mask", "position_scheme", "register_position_scheme", "scaled_dot_product_attention",
-    "sinusoidal_table",
+    "padding_mask", "position_scheme", "register_position_scheme", "RotaryPositions", "alibi_slopes",
+    "rotary_angles", "scaled_dot_product_attention", "sinusoidal_table",
 ]

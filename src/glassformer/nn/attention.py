@@ -4,6 +4,9 @@
 
 The function is split into its two halves, `attention_scores` and `attention_weights`, so the
 modules can put a hook point between every step and a reader can see each step on its own.
+`AttentionHeads` holds what every multi-head attention does once it has q, k and v (attend,
+merge heads, project): `MultiHeadAttention` here (self-attention) and `CrossAttention`
+(cross_attention.py: queries from the decoder, keys and values from the encoder) build on it.
 `bias` is where a position scheme that biases the scores (ALiBi) comes in; most have none.
 
 Fully masked query rows (every key hidden, e.g. a padding query with a padding-only batch row)
@@ -88,7 +91,38 @@ class HeadQKV(nn.Module):
         return self.q(x), self.k(x), self.v(x)  # 3 × (B, T, D)
 
 
-class MultiHeadAttention(nn.Module):
+class AttentionHeads(nn.Module):
+    """Steps 2 and 3 of multi-head attention, shared by self-attention (below) and cross-attention
+    (cross_attention.py), which differ only in step 1: where q, k and v come from.
+
+        2) attend within each head    z = softmax(q·kᵀ/√D + bias, masked) · v          (B, H, T_q, D)
+        3) merge the heads            (B, H, T_q, D) -> (B, T_q, H·D = C) -> proj -> (B, T_q, C)
+
+    A subclass owns `proj` (C -> C), `resid_dropout`, the settings n_heads, d_head, dropout and
+    attention ("glass" | "fused"), and declares the hook points these steps fire, each with the
+    axes of its own keys: hook_scores, hook_weights, hook_z, hook_merged, hook_out.
+    """
+
+    def attend(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None,
+               bias: torch.Tensor | None = None) -> torch.Tensor:
+        """q (B, H, T_q, D), k and v (B, H, T_k, D) -> z (B, H, T_q, D)."""
+        drop = self.dropout if self.training else 0.0
+        if self.attention == "fused":
+            z = fused_attention(q, k, v, mask, drop, bias)  # (B, H, T_q, D)
+        else:
+            scores = self.hook_scores(attention_scores(q, k, mask, bias))  # (B, H, T_q, T_k)
+            weights = self.hook_weights(attention_weights(scores, mask))  # (B, H, T_q, T_k)
+            z = (F.dropout(weights, drop) if drop > 0 else weights) @ v  # (B, H, T_q, D)
+        return self.hook_z(z)  # (B, H, T_q, D)
+
+    def merge(self, z: torch.Tensor) -> torch.Tensor:
+        """z (B, H, T_q, D) -> heads side by side (B, T_q, C) -> output projection (B, T_q, C)."""
+        B, H, T, D = z.shape
+        merged = self.hook_merged(z.transpose(1, 2).reshape(B, T, H * D))  # (B, T_q, C)
+        return self.hook_out(self.resid_dropout(self.proj(merged)))  # (B, T_q, C)
+
+
+class MultiHeadAttention(AttentionHeads):
     """H heads side by side, concatenated, then an output projection C -> C.
 
     style="packed": one Linear C -> 3C makes Q, K, V for all heads at once, reshaped
@@ -101,7 +135,9 @@ class MultiHeadAttention(nn.Module):
 
     positions: the in-attention part of a position scheme (nn/position.py), or None. It may
     rotate q and k (rotary) and/or add a bias to the scores (ALiBi); it is told the absolute
-    position of the first query, so a KV cache keeps working.
+    position of the first query, so a KV cache keeps working. The hook points q and k show the
+    projections before any rotation; the cache stores keys after it (a key's turn depends on its
+    own position only, so it never changes).
     """
 
     def __init__(self, d_model: int, n_heads: int, bias: bool = True, dropout: float = 0.0,
@@ -156,25 +192,17 @@ class MultiHeadAttention(nn.Module):
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None, cache=None) -> torch.Tensor:
         """x (B, T, C) -> (B, T, C). With a LayerCache (nn/kv_cache.py), the keys and values of
         earlier tokens come from the cache and the mask is (T, L+T)."""
-        B, T, C = x.shape
+        T = x.size(1)
         offset = cache.length if cache is not None else 0  # absolute position of the first query
         # 1) project to queries, keys, values and split into heads
         q, k, v = self.split_qkv(x)  # 3 × (B, H, T, D)
-        if self.positions is not None:
+        q, k, v = self.hook_q(q), self.hook_k(k), self.hook_v(v)  # 3 × (B, H, T, D)
+        if self.positions is not None:  # rotary turns q and k here (and shows them at positions.q/k)
             q, k = self.positions.rotate(q, k, offset)  # 2 × (B, H, T, D); unchanged unless rotary
-        q, k, v = self.hook_q(q), self.hook_k(k), self.hook_v(v)
         if cache is not None:
             k, v = cache.append(k, v)  # 2 × (B, H, L+T, D)
         bias = self.positions.score_bias(T, k.size(2), offset) if self.positions is not None else None
         # 2) attend within each head
-        drop = self.dropout if self.training else 0.0
-        if self.attention == "fused":
-            z = fused_attention(q, k, v, mask, drop, bias)  # (B, H, T, D)
-        else:
-            scores = self.hook_scores(attention_scores(q, k, mask, bias))  # (B, H, T, T_k)
-            weights = self.hook_weights(attention_weights(scores, mask))  # (B, H, T, T_k)
-            z = (F.dropout(weights, drop) if drop > 0 else weights) @ v  # (B, H, T, D)
-        z = self.hook_z(z)  # (B, H, T, D)
+        z = self.attend(q, k, v, mask, bias)  # (B, H, T, D)
         # 3) merge heads back into the residual width and project
-        merged = self.hook_merged(z.transpose(1, 2).reshape(B, T, C))  # (B, T, C)
-        return self.hook_out(self.resid_dropout(self.proj(merged)))  # (B, T, C)
+        return self.merge(z)  # (B, T, C)

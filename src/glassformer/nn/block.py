@@ -43,16 +43,21 @@ def norm_formula(part: str, cfg: ModelConfig, active: bool) -> ParamFormula:
     return ParamFormula(part, "0", {}, "norm='none': identity")
 
 
+def self_attention(cfg: ModelConfig) -> MultiHeadAttention:
+    """A block's self-attention, with the in-attention part of the config's position scheme."""
+    scheme = position_scheme(cfg.position)
+    return MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.bias, cfg.dropout, cfg.mha_style, cfg.attention,
+                              scheme.attention(cfg) if scheme.attention else None)
+
+
 class Block(nn.Module):
     """(B, T, C) -> (B, T, C)."""
 
     def __init__(self, cfg: ModelConfig) -> None:
         super().__init__()
         self.cfg, self.norm = cfg, cfg.norm
-        scheme = position_scheme(cfg.position)
         self.ln1 = layer_norm(cfg)
-        self.attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.bias, cfg.dropout, cfg.mha_style,
-                                       cfg.attention, scheme.attention(cfg) if scheme.attention else None)
+        self.attn = self_attention(cfg)
         self.ln2 = layer_norm(cfg)
         self.ffn = FeedForward(cfg.d_model, cfg.d_ff, cfg.activation, cfg.bias)
         self.drop = nn.Dropout(cfg.dropout)  # on the FFN branch; attn drops its own output

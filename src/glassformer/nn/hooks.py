@@ -22,6 +22,7 @@ patching). The idea is TransformerLens's HookPoint; this is our own, deliberatel
 from __future__ import annotations
 
 import difflib
+import html
 from typing import Callable
 
 import torch
@@ -68,7 +69,12 @@ class HookPoint(nn.Module):
 
 
 class ActivationCache(dict):
-    """name -> detached activation, in forward order. A dict with a readable summary."""
+    """name -> detached activation, in forward order. A dict with a readable summary; in a notebook
+    a table with each tensor's stage, axes and meaning (from its hook point's declaration) and its
+    first numbers. `cache.lang = "zh"` shows the declarations in Chinese."""
+
+    points: dict[str, HookPoint] = {}  # the declarations, filled in by run_with_cache
+    lang: str = "en"
 
     def shapes(self) -> dict[str, tuple[int, ...]]:
         return {name: tuple(t.shape) for name, t in self.items()}
@@ -76,6 +82,35 @@ class ActivationCache(dict):
     def __repr__(self) -> str:
         rows = "\n".join(f"  {name:<28} {tuple(t.shape)}" for name, t in self.items())
         return f"ActivationCache({len(self)} tensors)\n{rows}"
+
+    def _repr_html_(self) -> str:  # Jupyter's rich display; every text is escaped
+        zh = self.lang == "zh"
+        head = ("名称", "阶段", "形状", "含义", "前几个数", "均值 ± 标准差") if zh else \
+            ("name", "stage", "shape", "means", "first values", "mean ± std")
+        rows = [_cache_row(name, t, self.points.get(name), self.lang) for name, t in self.items()]
+        td = 'style="padding: 2px 8px; border-bottom: 1px solid #e5e5e5; text-align: left"'
+        mono = td[:-1] + '; font-family: monospace"'
+        body = "".join("<tr>" + "".join(f"<td {mono if i in (0, 2, 4, 5) else td}>{html.escape(c)}</td>"
+                                        for i, c in enumerate(row)) + "</tr>" for row in rows)
+        title = html.escape(f"ActivationCache: {len(self)} {'个张量' if zh else 'tensors'}")
+        return (f'<table style="border-collapse: collapse; font-size: 12px"><caption style="text-align: left">'
+                f'{title}</caption><thead><tr>{"".join(f"<th {td}>{h}</th>" for h in head)}</tr></thead>'
+                f"<tbody>{body}</tbody></table>")
+
+
+def _cache_row(name: str, t: torch.Tensor, point: HookPoint | None, lang: str) -> tuple[str, ...]:
+    """One row of the cache's table: name, stage, named shape, meaning, first numbers, mean ± std."""
+    d = point.describe(lang) if point is not None else {"stage": "", "axes": "", "means": ""}
+    axes = d["axes"].split()
+    named = len(axes) == t.dim()  # an unexpected layout shows plain sizes rather than wrong letters
+    dims = ", ".join(f"{a}={n}" if named else str(n) for a, n in zip(axes if named else t.shape, t.shape))
+    x = t.detach().float().reshape(-1)  # (numel,)
+    first = ", ".join(f"{v:.3g}" for v in x[:4].tolist()) + (", …" if x.numel() > 4 else "")
+    finite = x[torch.isfinite(x)]  # masked scores are -inf: the statistics are of the rest
+    spread = f"{finite.mean().item():.3g} ± {finite.std().item():.3g}" if finite.numel() > 1 else first
+    if finite.numel() < x.numel():
+        spread += f" ({x.numel() - finite.numel()} not finite)"
+    return name, d["stage"], f"({dims})", d["means"], f"[{first}]", spread
 
 
 class HookedModel(nn.Module):
@@ -135,6 +170,7 @@ class HookedModel(nn.Module):
         `lambda n: n.endswith("weights")`) to keep memory bounded.
         """
         cache = ActivationCache()
+        cache.points = self._hooks  # the declarations, for the notebook table
 
         def store(t: torch.Tensor, name: str) -> None:
             cache[name] = t.detach()

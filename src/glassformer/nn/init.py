@@ -4,7 +4,7 @@ torch   PyTorch's defaults (Kaiming-uniform Linear, N(0, 1) Embedding); nothing 
 xavier  Xavier/Glorot-uniform on every matrix, zero biases — the second tutorial's choice.
         U(-a, a), a = √(6 / (fan_in + fan_out))                    (Glorot & Bengio 2010)
 gpt2    N(0, 0.02) for Linear and Embedding weights, zero biases, and the projections that
-        write into the residual stream (attn.proj, ffn.fc2) scaled by 1/√(2·n_layers) so the
+        write into the residual stream (attn.proj, cross.proj, ffn.fc2) scaled by 1/√(2·n_layers) so the
         stream's variance does not grow with depth.                 (Radford et al. 2019, §2.3)
 """
 
@@ -14,7 +14,7 @@ import math
 
 from torch import nn
 
-RESIDUAL_PROJECTIONS = ("attn.proj.weight", "ffn.fc2.weight")
+RESIDUAL_PROJECTIONS = ("attn.proj.weight", "cross.proj.weight", "ffn.fc2.weight")
 
 
 def init_weights(model: nn.Module, scheme: str, n_layers: int) -> None:

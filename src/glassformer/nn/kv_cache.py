@@ -6,54 +6,86 @@ never change (a causal model's past does not depend on its future). The cache ke
     step 0 (prefill)  ids (B, T0)  -> every layer stores k, v (B, H, T0, D)
     step n            ids (B, 1)   -> q, k, v (B, H, 1, D); keys = [cached ; new] (B, H, L+1, D)
 
-Storage is preallocated to max_len positions per layer and filled left to right.
+When the context is full, it depends on the position scheme (nn/position.py, its `table` field).
 
-When the context is full. Positions are absolute (learned or sinusoidal, added at the input),
+Table schemes (learned, sinusoidal) know positions 0..max_len-1 only, and add them at the input,
 so every cached key depends on where its token sat. Sliding the window by one token moves every
 token to a new position, which invalidates the whole cache: shifting the stored keys would be
 wrong. glassformer therefore recomputes: `sample.py` resets the cache and prefills the last
-max_len tokens, exactly what the uncached loop computes, so cached and uncached sampling agree
-token for token. (Relative schemes such as RoPE with a rolling buffer avoid this; GPT-2's
-absolute positions do not.)
+max_len tokens, exactly what the uncached loop computes. Storage: max_len positions per layer.
+
+Schemes without a table (rotary, alibi, none) give any position a meaning, so nothing is cropped:
+past max_len the model keeps reading every token, the uncached loop feeds the whole sequence and
+the cache simply grows (its storage doubles when full, so appending stays cheap on average).
+Both compute the same thing, full causal attention over all tokens at their true positions.
+Why not a sliding window with a rolling cache, which rotary and ALiBi would allow? Because its
+cached keys were computed when their tokens saw an earlier window, so it no longer equals
+re-running the model on the last max_len tokens; the uncached loop would have to become a banded
+attention over the whole text to match. Reading everything is the simple, exact choice, and it
+shows each scheme as it is: ALiBi was built to extrapolate past its training length, rotary and
+none meet distances they never trained on. The memory and time it costs grow with the text.
+
+Either way cached and uncached sampling agree token for token
+(tests/reference/test_kv_cache.py, for every scheme and prompts shorter, equal and longer than
+max_len).
 """
 
 from __future__ import annotations
 
 import torch
 
+from glassformer.nn.position import position_scheme
+
 
 class LayerCache:
-    """Keys and values of one attention layer: two (B, H, max_len, D) buffers and a fill level."""
+    """Keys and values of one attention layer: two (B, H, capacity, D) buffers and a fill level.
 
-    def __init__(self, B: int, H: int, max_len: int, D: int, device=None, dtype=None) -> None:
+    grows=False: at most `capacity` (= max_len) positions, then an error; grows=True: the buffers
+    double when full (schemes without a position table)."""
+
+    def __init__(self, B: int, H: int, max_len: int, D: int, device=None, dtype=None,
+                 grows: bool = False) -> None:
         self.k = torch.zeros(B, H, max_len, D, device=device, dtype=dtype)  # (B, H, L_max, D)
         self.v = torch.zeros(B, H, max_len, D, device=device, dtype=dtype)  # (B, H, L_max, D)
-        self.length = 0
+        self.length, self.grows = 0, grows
 
     def append(self, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Store new k, v (B, H, T, D); return every key and value so far (B, H, L+T, D)."""
         start, end = self.length, self.length + k.size(2)
         if end > self.k.size(2):
-            raise ValueError(f"KV cache is full: {start} cached + {k.size(2)} new > max_len "
-                             f"{self.k.size(2)}. Reset it and prefill the last max_len tokens.")
+            if not self.grows:
+                raise ValueError(f"KV cache is full: {start} cached + {k.size(2)} new > max_len "
+                                 f"{self.k.size(2)}. Reset it and prefill the last max_len tokens.")
+            self._grow(max(end, 2 * self.k.size(2)))
         self.k[:, :, start:end] = k
         self.v[:, :, start:end] = v
         self.length = end
         return self.k[:, :, :end], self.v[:, :, :end]  # 2 × (B, H, L+T, D)
+
+    def _grow(self, capacity: int) -> None:
+        """Move the cached keys and values into buffers with room for `capacity` positions."""
+        B, H, _, D = self.k.shape
+        for name in ("k", "v"):
+            old = getattr(self, name)  # (B, H, L_max, D)
+            new = old.new_zeros(B, H, capacity, D)  # (B, H, capacity, D)
+            new[:, :, : self.length] = old[:, :, : self.length]
+            setattr(self, name, new)
 
 
 class KVCache:
     """One LayerCache per block. `length` = tokens already processed = next token's position."""
 
     def __init__(self, n_layers: int, B: int, n_heads: int, max_len: int, d_head: int,
-                 device=None, dtype=None) -> None:
-        self.layers = [LayerCache(B, n_heads, max_len, d_head, device, dtype) for _ in range(n_layers)]
+                 device=None, dtype=None, grows: bool = False) -> None:
+        self.layers = [LayerCache(B, n_heads, max_len, d_head, device, dtype, grows) for _ in range(n_layers)]
 
     @classmethod
     def for_model(cls, model, batch_size: int) -> "KVCache":
+        """Room for max_len positions; growing past them when the model's scheme has no table."""
         cfg = model.cfg
         p = next(model.parameters())
-        return cls(cfg.n_layers, batch_size, cfg.n_heads, cfg.max_len, cfg.d_head, p.device, p.dtype)
+        grows = not position_scheme(cfg.position).table
+        return cls(cfg.n_layers, batch_size, cfg.n_heads, cfg.max_len, cfg.d_head, p.device, p.dtype, grows)
 
     @property
     def length(self) -> int:

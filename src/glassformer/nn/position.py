@@ -1,11 +1,11 @@
 """Position schemes: attention itself is blind to order, so something must say where tokens sit.
 
 One extension point, three touch points. A scheme may
-  1. add a vector to the residual stream at each position   (learned, sinusoidal)       `stream`
-  2. rotate queries and keys inside attention                 (rotary)                   `attention`
-  3. add a bias to the attention scores                       (ALiBi)                    `attention`
-Every touch point receives the absolute position of the first token it sees (`offset`), so with
-a KV cache, token t is still treated as sitting at t.
+  1. add a vector to the residual stream at each position   (learned, sinusoidal)   `stream`
+  2. rotate queries and keys inside attention                 (rotary: nn/rotary.py)  `attention`
+  3. add a bias to the attention scores                       (alibi: nn/alibi.py)    `attention`
+or touch nothing at all ("none", NoPE). Every touch point receives the absolute position of the
+first token it sees (`offset`), so with a KV cache, token t is still treated as sitting at t.
 
 A scheme is registered once, by name, in the file that defines it:
 
@@ -14,7 +14,9 @@ A scheme is registered once, by name, in the file that defines it:
 
 and `ModelConfig.position` names it. The model asks `position_scheme(cfg.position)` for its parts:
 `stream(cfg)` builds the module added to the stream (forward(T, offset) -> (T, C)); `attention(cfg)`
-builds one `AttentionPositions` per attention layer. docs/architecture.md shows how to add one.
+builds one `AttentionPositions` per attention layer. `table=True` says the scheme knows positions
+0..max_len-1 only, so the sampler crops to the last max_len tokens; the others read any length.
+docs/positions.md explains every scheme and shows, file by file, how to add one.
 
 Learned:     P is an (max_len, C) table trained like any weight (GPT-2).
 Sinusoidal:  P[p, 2i]   = sin(p / 10000^(2i/C))
@@ -22,6 +24,10 @@ Sinusoidal:  P[p, 2i]   = sin(p / 10000^(2i/C))
   For every frequency, (P[p, 2i], P[p, 2i+1]) is a point on a circle at angle p·ω_i, so
   P[p+k] is P[p] rotated by k·ω_i in each pair, and P[p]·P[p+k] = Σ cos(k·ω_i) depends on k only.
 Both tables refuse T > max_len with a message saying what to do.
+None (NoPE):  nothing. A causal model can still infer order, since token t sees exactly t+1 tokens
+  (Haviv et al. 2022, "Transformer Language Models without Positional Encodings Still Learn
+  Positional Information"; Kazemnejad et al. 2023 compare it with the others); a bidirectional
+  one cannot: permuting its input permutes its output (tests/unit/test_positions.py).
 """
 
 from __future__ import annotations
@@ -66,7 +72,11 @@ def position_scheme(name: str) -> PositionScheme:
 
 
 class AttentionPositions(nn.Module):
-    """The in-attention part of a scheme. Subclasses override one or both touch points."""
+    """The in-attention part of a scheme. Subclasses override one or both touch points.
+
+    Do the work in `forward` and call `self(...)` from the touch point (nn/rotary.py, nn/alibi.py):
+    views that order modules by first use (inspect/flow.py) then see the scheme where it acts.
+    """
 
     def rotate(self, q: torch.Tensor, k: torch.Tensor, offset: int) -> tuple[torch.Tensor, torch.Tensor]:
         """q, k (B, H, T, D) of tokens at positions offset..offset+T-1 -> rotated q, k."""
@@ -148,5 +158,5 @@ register_position_scheme(PositionScheme(
     "固定的正弦/余弦波，加到残差流上（Vaswani 等 2017）",
     stream=lambda cfg: SinusoidalPositions(cfg.max_len, cfg.d_model), table=True))
 register_position_scheme(PositionScheme(
-    "none", "no position information: only a causal mask can tell order",
-    "不提供位置信息：只有因果掩码能透露顺序"))
+    "none", "no position information (NoPE): only a causal mask can tell order",
+    "不提供位置信息（NoPE）：只有因果掩码能透露顺序"))

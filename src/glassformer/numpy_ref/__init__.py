@@ -10,16 +10,22 @@ Files mirror glassformer.nn and glassformer.models:
 
     linear.py      y = x Wᵀ + b, and `scope` to pick one module's weights out of a state dict
     embedding.py   ids -> rows of the embedding table
-    position.py    learned table lookup, the sinusoidal formula
+    position.py    learned table lookup, the sinusoidal formula; NUMPY_POSITIONS, every scheme's twin
+    rotary.py      RoPE, as multiplication by unit complex numbers
+    alibi.py       ALiBi slopes (the paper's recursion) and its score bias
     masks.py       causal and padding masks (bool, True = may attend)
     attention.py   softmax, scores, weights, single- and multi-head attention
+    cross_attention.py  queries from the target, keys and values from the source
     feedforward.py ReLU, exact GELU (erf), GELU-tanh, the two-layer MLP
     block.py       LayerNorm and one block (pre, post or no norm)
+    decoder_block.py  masked self-attention, cross-attention, FFN
     models.py      GPT, Encoder and SequenceRegressor forwards
+    seq2seq.py     the encoder-decoder forward
 
 Shapes use the same letters as glassformer.nn: B, T, C, H, D, F, V.
 """
 
+from glassformer.numpy_ref.alibi import alibi_bias, alibi_slopes  # importing it registers "alibi"
 from glassformer.numpy_ref.attention import (
     attention_scores,
     attention_weights,
@@ -28,17 +34,22 @@ from glassformer.numpy_ref.attention import (
     softmax,
 )
 from glassformer.numpy_ref.block import block, layer_norm
+from glassformer.numpy_ref.cross_attention import cross_attention
+from glassformer.numpy_ref.decoder_block import decoder_block
 from glassformer.numpy_ref.embedding import token_embedding
 from glassformer.numpy_ref.feedforward import ACTIVATIONS, feed_forward, gelu, gelu_tanh, relu
 from glassformer.numpy_ref.linear import linear, scope, state_to_numpy
 from glassformer.numpy_ref.masks import causal_mask, padding_mask
 from glassformer.numpy_ref.models import encoder_forward, gpt_forward, regressor_forward, trunk
-from glassformer.numpy_ref.position import learned_positions, sinusoidal_table
+from glassformer.numpy_ref.position import NUMPY_POSITIONS, learned_positions, sinusoidal_table
+from glassformer.numpy_ref.rotary import rotary  # importing it registers "rotary" in NUMPY_POSITIONS
+from glassformer.numpy_ref.seq2seq import seq2seq_forward
 
 __all__ = [
-    "ACTIVATIONS", "attention_scores", "attention_weights", "block", "causal_mask",
+    "ACTIVATIONS", "NUMPY_POSITIONS", "alibi_bias", "alibi_slopes", "attention_scores",
+    "attention_weights", "block", "causal_mask", "cross_attention", "decoder_block",
     "encoder_forward", "feed_forward", "gelu", "gelu_tanh", "gpt_forward", "layer_norm",
     "learned_positions", "linear", "multi_head_attention", "padding_mask", "regressor_forward",
-    "relu", "scaled_dot_product_attention", "scope", "sinusoidal_table", "softmax",
+    "relu", "rotary", "scaled_dot_product_attention", "scope", "seq2seq_forward", "sinusoidal_table", "softmax",
     "state_to_numpy", "token_embedding", "trunk",
 ]

@@ -88,19 +88,27 @@ class AttentionTouch:
         return None if self.scheme.bias is None else self.scheme.bias(self.cfg, T_q, T_k, offset)
 
 
+def attend_and_merge(q: np.ndarray, k: np.ndarray, v: np.ndarray, params: dict,
+                     mask: np.ndarray | None = None, bias: np.ndarray | None = None) -> np.ndarray:
+    """Steps 2 and 3, the same for self- and cross-attention: q (B, H, T_q, D), k and v
+    (B, H, T_k, D) -> (B, T_q, C), with the module's output projection in params["proj.*"]."""
+    B, H, T_q, D = q.shape
+    # 2) attend within each head
+    weights = attention_weights(attention_scores(q, k, mask, bias))  # (B, H, T_q, T_k)
+    z = weights @ v  # (B, H, T_q, D)
+    # 3) put the heads side by side again and mix them with the output projection
+    merged = z.transpose(0, 2, 1, 3).reshape(B, T_q, H * D)  # (B, T_q, C)
+    return linear(merged, scope(params, "proj."))  # (B, T_q, C)
+
+
 def multi_head_attention(x: np.ndarray, params: dict, n_heads: int,
                          mask: np.ndarray | None = None, positions: AttentionTouch | None = None) -> np.ndarray:
     """x (B, T, C) -> (B, T, C), with the weights of one MultiHeadAttention (scoped to "attn.")."""
-    B, T, C = x.shape
+    T = x.shape[1]
     # 1) project to queries, keys and values, one set per head (rotated, if the scheme rotates)
     q, k, v = project_qkv(x, params, n_heads)  # 3 × (B, H, T, D)
     bias = None
     if positions is not None:
         q, k = positions.rotate(q, k)  # 2 × (B, H, T, D)
         bias = positions.bias(T, T)  # (H, T, T) or None
-    # 2) attend within each head
-    weights = attention_weights(attention_scores(q, k, mask, bias))  # (B, H, T, T)
-    z = weights @ v  # (B, H, T, D)
-    # 3) put the heads side by side again and mix them with the output projection
-    merged = z.transpose(0, 2, 1, 3).reshape(B, T, C)  # (B, T, C)
-    return linear(merged, scope(params, "proj."))  # (B, T, C)
+    return attend_and_merge(q, k, v, params, mask, bias)  # (B, T, C)

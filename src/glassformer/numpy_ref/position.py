@@ -4,6 +4,8 @@ Each position scheme of glassformer.nn.position has its twin here, registered un
 in NUMPY_POSITIONS with the same touch points: `stream` (params, cfg, T) -> (T, C) added to the
 residual stream; `rotate` (q, k, cfg, offset) -> (q, k) and `bias` (cfg, T_q, T_k, offset) ->
 (H, T_q, T_k) inside attention. A scheme that does not use a touch point leaves it None.
+Rotary and ALiBi register themselves from their own files, rotary.py and alibi.py; "none" (NoPE)
+touches nothing.
 
 Learned: rows 0..T-1 of a trained (max_len, C) table.
 Sinusoidal (Vaswani et al. 2017, §3.5), written the way the paper prints it:

@@ -1,13 +1,21 @@
 """The text stage: text ─► tokenizer ─► ids on disk ─► batches.
 
-- ``tokenizers``: ``CharTokenizer`` (any Unicode), ``WordTokenizer`` (whitespace + specials), one
-  ``Tokenizer`` interface, ``load_tokenizer`` for saved ones.
+- ``tokenizers``: ``CharTokenizer`` (any Unicode), ``WordTokenizer`` (whitespace or jieba words +
+  specials), one ``Tokenizer`` interface, ``load_tokenizer`` for saved ones.
+- byte-level BPE: ``pretokenize`` (pieces) → ``bpe_train`` (learn merges) → ``bpe`` (``BPETokenizer``,
+  ours, shows its work) and ``bpe_hf`` (``HFBPETokenizer``, the same merges run by Hugging Face
+  ``tokenizers``: same ids, faster). ``segment``: how ``WordTokenizer`` finds words.
 - ``corpora``: source specs (``shakespeare``, ``file:PATH``, ``builtin:seed``) → ``load_text`` /
-  ``prepare`` (train/val id memmaps, content-addressed in the cache).
+  ``prepare`` (train/val id memmaps, content-addressed in the cache), with a tokenizer chosen in
+  ``choice`` and big files read in chunks by ``stream``.
+- ``chinese``: the named source ``zh-poems`` (classical Chinese poems, a Debian package's text).
 - ``batches``: ``get_batch`` draws seeded random (x, y) windows for next-token training.
 """
 
 from .batches import get_batch
+from .bpe import BPETokenizer
+from .bpe_hf import HFBPETokenizer
+from .choice import choose_tokenizer
 from .corpora import (
     SEED_TEXT,
     SHAKESPEARE_SHA256,
@@ -18,17 +26,21 @@ from .corpora import (
     load_text,
     prepare,
 )
+from . import chinese  # registers the named source zh-poems with corpora.load_text
 from .tokenizers import CharTokenizer, Tokenizer, WordTokenizer, load_tokenizer
 
 __all__ = [
+    "BPETokenizer",
     "CharTokenizer",
     "CorpusUnavailable",
+    "HFBPETokenizer",
     "PreparedData",
     "SEED_TEXT",
     "SHAKESPEARE_SHA256",
     "Tokenizer",
     "VALID_FORMS",
     "WordTokenizer",
+    "choose_tokenizer",
     "default_cache_dir",
     "get_batch",
     "load_text",

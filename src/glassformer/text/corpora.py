@@ -8,7 +8,9 @@ A source is a short string, so configs, the CLI and tests all name data the same
 
 ``prepare`` turns a source into two flat arrays of ids stored as NumPy memmaps, so training reads
 windows straight from disk (nanoGPT's shakespeare_char does the same). The output directory is named
-by the text's sha256 and the tokenizer kind: the same text prepares once, whatever it was called.
+by the tokenizer with its options (``choice.py``) and the text's sha256: the same text prepares once
+per tokenization, whatever it was called. A ``file:`` source is streamed (``stream.py``), so a text
+far bigger than memory prepares in bounded memory.
 """
 
 from __future__ import annotations
@@ -28,7 +30,12 @@ from typing import Any
 
 import numpy as np
 
-from .tokenizers import CharTokenizer, Tokenizer, load_tokenizer, write_text_atomic
+from glassformer.errors import DamagedFile, GlassformerError, NotFound
+from glassformer.files import decode_utf8, read_bytes, read_head, write_text_atomic
+
+from . import stream
+from .choice import choose_tokenizer
+from .tokenizers import Tokenizer, load_tokenizer
 
 SEED_TEXT = (
     "a tiny transformer learns to read one character at a time. "
@@ -36,6 +43,7 @@ SEED_TEXT = (
     "after a few steps it can write this sentence back."
 )
 BUILTINS = {"seed": SEED_TEXT}
+NAMED_SOURCES: dict = {}  # name -> loader(cache dir) -> text; files add theirs (text/chinese.py)
 VALID_FORMS = ("shakespeare", "file:PATH", *(f"builtin:{name}" for name in BUILTINS))
 
 # The Shakespeare recipe is in _build_shakespeare's docstring. The sha256 identifies the
@@ -47,7 +55,7 @@ SHAKESPEARE_SHA256 = "93d1b7634835a511cfcbf25f9e9ee80d53c07420e39b7e937c623ece2e
 PREPARED_FORMAT = 1  # bump when the prepared-directory layout changes, so old caches are rebuilt
 
 
-class CorpusUnavailable(RuntimeError):
+class CorpusUnavailable(GlassformerError, RuntimeError):
     """The corpus could not be fetched or did not verify; the message says what to do instead."""
 
 
@@ -65,18 +73,31 @@ def load_text(source: str = "shakespeare", cache_dir: str | os.PathLike | None =
     """Resolve a source spec to its full text (see the module docstring for the forms)."""
     if source == "shakespeare":
         return _shakespeare(Path(cache_dir) if cache_dir else default_cache_dir())
+    if source in NAMED_SOURCES:
+        return NAMED_SOURCES[source](Path(cache_dir) if cache_dir else default_cache_dir())
     if source.startswith("file:") and source != "file:":
-        path = Path(source[len("file:"):]).expanduser()
-        try:  # bytes then decode, not text mode: text mode would rewrite \r\n and change the corpus
-            return path.read_bytes().decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise ValueError(f"{path} is not UTF-8 text ({e}); convert it to UTF-8 first") from None
-        except (FileNotFoundError, IsADirectoryError):
-            raise FileNotFoundError(f"{source}: {path.resolve()} is not a readable file; give the "
-                                    "path of a UTF-8 text file, e.g. file:./my_text.txt") from None
+        path = _file_path(source)
+        data = read_bytes(path, FILE_FIX)  # bytes then decode, not text mode: \r\n would become \n
+        return decode_utf8(data, path)
     if source.startswith("builtin:") and source[len("builtin:"):] in BUILTINS:
         return BUILTINS[source[len("builtin:"):]]
-    raise ValueError(f"unknown corpus source {source!r}; valid forms: {', '.join(VALID_FORMS)}")
+    raise ValueError(f"unknown corpus source {source!r}; valid forms: {', '.join([*VALID_FORMS, *NAMED_SOURCES])}")
+
+
+FILE_FIX = "Give the path of a UTF-8 text file, e.g. file:./my_text.txt."
+
+
+def _file_path(source: str) -> Path:
+    """The path of a ``file:PATH`` source, refusing one that is not a readable, non-empty file."""
+    path = Path(source[len("file:"):]).expanduser()
+    if not path.is_file():
+        raise NotFound(f"{source}: {path.resolve()} is not a readable file ("
+                       f"{'a directory' if path.is_dir() else 'no such file'}). {FILE_FIX}")
+    head = read_head(path, FILE_FIX, 1 << 16)
+    if not head.strip() and path.stat().st_size <= len(head):
+        raise DamagedFile(f"{source}: {path} is empty{' (only whitespace)' if head else ''}; there is "
+                          f"nothing to learn from. {FILE_FIX}")
+    return path
 
 
 def _shakespeare(cache: Path) -> str:
@@ -154,41 +175,69 @@ class PreparedData:
     cached: bool  # True when nothing was written: an earlier call had prepared the same text
 
 
-def prepare(source: str = "shakespeare", cache_dir: str | os.PathLike | None = None) -> PreparedData:
-    """Encode a source with a character tokenizer and store train/val ids on disk (once per text).
+def prepare(source: str = "shakespeare", cache_dir: str | os.PathLike | None = None, tokenizer: str = "char",
+            vocab_size: int | None = None, segment: str | None = None, backend: str | None = None,
+            chunk_chars: int = stream.CHUNK_CHARS) -> PreparedData:
+    """Encode a source and store its train/val ids on disk, once per text and tokenization.
 
-    Layout, under <cache>/prepared/char-<sha256[:16]>/: train.bin and val.bin (raw ids, uint16 when
-    the vocabulary fits, else uint32), tokenizer.json, meta.json. The directory is built beside its
-    final name and renamed into place, so an interrupted run leaves nothing half-written behind.
+    ``tokenizer`` is "char", "word" (``segment`` "whitespace" or "jieba") or "bpe" (``vocab_size``,
+    default 512; ``backend`` "ours" or "hf", which give the same ids); see ``choice.py``.
+
+    Layout, under <cache>/prepared/<tokenizer and options>-<sha256[:16]>/ (e.g. char-…, bpe-512-…):
+    train.bin and val.bin (raw ids, the first 90% and the last 10% by token count; uint16 when the
+    vocabulary fits, else uint32), tokenizer.json, meta.json. The directory is built beside its final
+    name and renamed into place, so an interrupted run leaves nothing half-written behind.
+
+    Memory stays bounded whatever the size of a ``file:`` text: it is read three times in chunks of
+    about ``chunk_chars`` characters (hash, vocabulary, encode; see ``stream.py``) and ids go to disk
+    chunk by chunk. The ids are the same as encoding the whole text at once.
     """
+    choice = choose_tokenizer(tokenizer, vocab_size, segment, backend)  # refuse bad options before any work
     cache = Path(cache_dir) if cache_dir else default_cache_dir()
-    text = load_text(source, cache)
-    text_sha = sha256_text(text)
-    kind = CharTokenizer.kind
-    out = cache / "prepared" / f"{kind}-{text_sha[:16]}"
+    if source.startswith("file:") and source != "file:":
+        path = _file_path(source)
+        text_sha, n_chars = stream.file_sha256(path)  # 1) hash pass
+
+        def raw_chunks():
+            return stream.read_file(path, chunk_chars)
+    else:
+        text = load_text(source, cache)
+        text_sha, n_chars = sha256_text(text), len(text)
+
+        def raw_chunks():
+            return stream.read_str(text, chunk_chars)
+
+    def chunks():
+        return stream.cut_chunks(raw_chunks(), choice.cls.safe_cut)
+
+    out = cache / "prepared" / f"{choice.name}-{text_sha[:16]}"
     if _is_complete(out, text_sha):
         return _open(out, cached=True)
 
-    tokenizer = CharTokenizer.from_text(text)
-    ids = tokenizer.encode_array(text)  # (N,) int64
-    n_train = len(ids) * 9 // 10  # first 90% by token count (integer maths: no float rounding)
-    if n_train == 0 or n_train == len(ids):
-        raise ValueError(f"corpus {source!r} has {len(ids)} tokens; too short to split 90/10")
-    dtype = np.uint16 if tokenizer.vocab_size <= 65535 else np.uint32
-    meta = {
-        "format": PREPARED_FORMAT, "source": source, "text_sha256": text_sha, "chars": len(text),
-        "tokenizer": kind, "vocab_size": tokenizer.vocab_size, "dtype": np.dtype(dtype).name,
-        "train_tokens": n_train, "val_tokens": len(ids) - n_train,
-    }
+    tok = choice.build(chunks())  # 2) vocabulary pass
+    dtype = np.uint16 if tok.vocab_size <= 65535 else np.uint32
     if out.exists():  # a stale or damaged earlier attempt (older format, truncated file): start over
         shutil.rmtree(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}-"))
     try:
         tmp.chmod(0o755)  # mkdtemp makes the directory private; once renamed it is ordinary cache
-        ids[:n_train].astype(dtype).tofile(tmp / "train.bin")  # (N_train,) dtype
-        ids[n_train:].astype(dtype).tofile(tmp / "val.bin")  # (N_val,) dtype
-        tokenizer.save(tmp / "tokenizer.json")
+        with open(tmp / "ids.bin", "wb") as f:  # 3) encode pass: ids appended chunk by chunk
+            for chunk in chunks():
+                tok.encode_array(chunk).astype(dtype).tofile(f)  # (n_chunk,) dtype
+        n_ids = (tmp / "ids.bin").stat().st_size // np.dtype(dtype).itemsize
+        n_train = n_ids * 9 // 10  # first 90% by token count (integer maths: no float rounding)
+        if n_train == 0 or n_train == n_ids:
+            raise ValueError(f"corpus {source!r} has {n_ids} tokens; too short to split 90/10")
+        _split_file(tmp / "ids.bin", n_train * np.dtype(dtype).itemsize, tmp / "train.bin", tmp / "val.bin")
+        meta = {
+            "format": PREPARED_FORMAT, "source": source, "text_sha256": text_sha, "chars": n_chars,
+            "tokenizer": tok.kind, **({"options": choice.options} if choice.options else {}),
+            "vocab_size": tok.vocab_size, "dtype": np.dtype(dtype).name,
+            "train_tokens": n_train, "val_tokens": n_ids - n_train,
+        }
+        tok.save(tmp / "tokenizer.json")
+        meta["ids_sha256"] = _ids_sha256(tmp)  # _is_complete checks it: a changed byte is rebuilt
         (tmp / "meta.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         try:
             os.replace(tmp, out)
@@ -200,6 +249,17 @@ def prepare(source: str = "shakespeare", cache_dir: str | os.PathLike | None = N
     return _open(out, cached=False)
 
 
+def _split_file(ids: Path, n_head: int, head: Path, tail: Path, block: int = 1 << 24) -> None:
+    """Move the bytes of ``ids`` from offset ``n_head`` on into ``tail`` (a block at a time), cut them
+    off, and rename what is left to ``head``: the 90/10 split without loading the ids."""
+    with open(ids, "r+b") as f, open(tail, "wb") as out:
+        f.seek(n_head)
+        while data := f.read(block):
+            out.write(data)
+        f.truncate(n_head)
+    os.replace(ids, head)
+
+
 def _read_meta(out: Path) -> dict[str, Any] | None:
     """meta.json of a prepared directory, or None if it is missing or unreadable."""
     try:
@@ -209,16 +269,49 @@ def _read_meta(out: Path) -> dict[str, Any] | None:
 
 
 def _is_complete(out: Path, text_sha: str) -> bool:
-    """Is ``out`` a finished preparation of this text, in this format, with files of the right size?"""
+    """Is ``out`` a finished, intact preparation of this text in this format? A damaged one (a file cut
+    short, a changed byte, an unreadable tokenizer) is reported on stderr and prepared again: it is a
+    cache, rebuilt from the text."""
     meta = _read_meta(out)
     if meta is None or meta.get("format") != PREPARED_FORMAT or meta.get("text_sha256") != text_sha:
         return False
-    itemsize = np.dtype(meta["dtype"]).itemsize
-    for split in ("train", "val"):
+    problem = _damage(out, meta)
+    if problem:
+        print(f"note: the prepared data in {out} is damaged ({problem}); preparing it again.", file=sys.stderr)
+    return not problem
+
+
+def _damage(out: Path, meta: dict[str, Any]) -> str:
+    """What is wrong with a prepared directory whose meta.json reads, or "" if nothing is."""
+    try:
+        itemsize = np.dtype(meta["dtype"]).itemsize
+        sizes = {split: int(meta[f"{split}_tokens"]) * itemsize for split in ("train", "val")}
+    except (KeyError, TypeError, ValueError):
+        return "meta.json lacks the dtype or token counts"
+    for split, size in sizes.items():
         path = out / f"{split}.bin"
-        if not path.is_file() or path.stat().st_size != meta[f"{split}_tokens"] * itemsize:
-            return False
-    return (out / "tokenizer.json").is_file()
+        if not path.is_file() or path.stat().st_size != size:
+            return f"{split}.bin is missing or has the wrong size"
+    try:
+        vocab_size = load_tokenizer(out / "tokenizer.json").vocab_size
+    except (DamagedFile, NotFound) as e:
+        return str(e)
+    if meta.get("ids_sha256") not in (None, _ids_sha256(out)):
+        return "the ids differ from the sha256 recorded when they were written"
+    for split in ("train", "val"):
+        if int(np.memmap(out / f"{split}.bin", dtype=meta["dtype"], mode="r").max()) >= vocab_size:
+            return f"{split}.bin holds ids beyond the tokenizer's {vocab_size}"
+    return ""
+
+
+def _ids_sha256(out: Path) -> str:
+    """sha256 of train.bin then val.bin: any changed byte of the ids changes it."""
+    h = hashlib.sha256()
+    for split in ("train", "val"):
+        with open(out / f"{split}.bin", "rb") as f:
+            while chunk := f.read(1 << 20):
+                h.update(chunk)
+    return h.hexdigest()
 
 
 def _open(out: Path, cached: bool) -> PreparedData:

@@ -6,36 +6,29 @@ how many ids exist (``vocab_size``), text → ids (``encode``), ids → text (``
 ``encode_and_show_work``: every intermediate, returned as plain data so a lesson can print it).
 
 A saved tokenizer is one JSON file whose ``"kind"`` field names its class; ``load_tokenizer`` dispatches
-on it, so a later tokenizer (BPE) only has to subclass ``Tokenizer`` with a new ``kind`` to be loadable.
+on it, so a new tokenizer only has to subclass ``Tokenizer`` with a new ``kind`` to be loadable (byte-level
+BPE does: ``bpe.py`` and ``bpe_hf.py``).
+
+For big corpora each tokenizer also says where text may be cut without changing its ids
+(``safe_cut``) and builds its vocabulary from text arriving in such chunks (``from_chunks``).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
 from abc import ABC, abstractmethod
-from pathlib import Path
 from typing import Any, ClassVar, Iterable
 
 import numpy as np
 
+from glassformer.errors import DamagedFile
+from glassformer.files import read_json, write_text_atomic
+
+from . import segment as seg
+
 # kind -> class; filled in by Tokenizer.__init_subclass__ so new tokenizers register themselves.
 TOKENIZER_KINDS: dict[str, type["Tokenizer"]] = {}
-
-
-def write_text_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write UTF-8 text via a temp file + os.replace, so a crash never leaves a half-written file."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)  # mkstemp makes files private (0600); a kept file should read like any other
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class Tokenizer(ABC):
@@ -79,6 +72,13 @@ class Tokenizer(ABC):
         """Text → ids as an int64 array (N,). Subclasses override this when they can vectorise it."""
         return np.asarray(self.encode(text), dtype=np.int64)  # (N,) int64
 
+    @staticmethod
+    def safe_cut(text: str) -> int:
+        """The last position p where ``encode(text) == encode(text[:p]) + encode(text[p:])`` holds
+        whatever follows ``text``; 0 when there is none. Streaming ends each chunk there. This default
+        never cuts, which is always right but keeps a whole text in memory; subclasses say better."""
+        return 0
+
     def _id_list(self, ids: Iterable[int]) -> list[int]:
         """Accept a list, ndarray or 1-D tensor of ids; refuse out-of-range ones (a negative id would
         otherwise silently wrap around a Python list)."""
@@ -91,16 +91,28 @@ class Tokenizer(ABC):
     def save(self, path: str | os.PathLike) -> None:
         """Write this tokenizer as JSON (with its ``kind``); UTF-8, so non-ASCII vocabularies stay readable."""
         data = {"kind": self.kind, **self.to_dict()}
-        write_text_atomic(path, json.dumps(data, ensure_ascii=False) + "\n")
+        text = json.dumps(data, ensure_ascii=False)
+        if any("\ud800" <= c <= "\udfff" for c in text):  # a lone surrogate has no UTF-8: keep it as \\udxxx
+            text = json.dumps(data)
+        write_text_atomic(path, text + "\n")
+
+
+TOKENIZER_FIX = "It is written beside the ids it made (a run directory, a prepared corpus); restore it from a copy."
 
 
 def load_tokenizer(path: str | os.PathLike) -> Tokenizer:
-    """Read a tokenizer JSON and rebuild it with the class its ``kind`` field names."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    kind = data.pop("kind", None)
+    """Read a tokenizer JSON and rebuild it with the class its ``kind`` field names. A missing, empty
+    or damaged file is an error naming it (glassformer.errors), never a bare parser message."""
+    data = read_json(path, TOKENIZER_FIX)
+    kind = data.pop("kind", None) if isinstance(data, dict) else None
     if kind not in TOKENIZER_KINDS:
-        raise ValueError(f"{path}: unknown tokenizer kind {kind!r}; known kinds: {sorted(TOKENIZER_KINDS)}")
-    return TOKENIZER_KINDS[kind].from_dict(data)
+        raise DamagedFile(f"{path}: unknown tokenizer kind {kind!r}; known kinds: {sorted(TOKENIZER_KINDS)}. "
+                          f"{TOKENIZER_FIX}")
+    try:
+        return TOKENIZER_KINDS[kind].from_dict(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise DamagedFile(f"{path} is damaged: it does not describe a {kind} tokenizer ({type(e).__name__}: "
+                          f"{e}). {TOKENIZER_FIX}") from None
 
 
 class CharTokenizer(Tokenizer):
@@ -125,16 +137,29 @@ class CharTokenizer(Tokenizer):
         self.chars = chars
         self.unk_id = len(chars) if unk else None
         self._itos = chars + ([self.UNK] if unk else [])
-        # For vectorised encoding: code points sorted, and the id that sits at each sorted position.
-        codes = np.array([ord(c) for c in chars], dtype=np.uint32)  # (V,)
-        order = np.argsort(codes)
-        self._sorted_codes = codes[order]  # (V,) ascending code points
-        self._id_at = order.astype(np.int64)  # (V,) id of the character at each sorted position
+        # For vectorised encoding: a table indexed by code point, holding each character's id (-1 where
+        # there is none). At most 1.1M entries (9 MB) even for a vocabulary that reaches U+10FFFF.
+        codes = np.array([ord(c) for c in chars], dtype=np.int64)  # (V,)
+        self._id_of_code = np.full(codes.max() + 2, -1, dtype=np.int64)  # (max code + 2,) last: "beyond"
+        self._id_of_code[codes] = np.arange(len(chars))  # (V,) ids written at their code points
 
     @classmethod
     def from_text(cls, text: str, unk: bool = False) -> "CharTokenizer":
         """Vocabulary = every distinct character in ``text``, sorted by code point (deterministic)."""
         return cls(sorted(set(text)), unk=unk)
+
+    @classmethod
+    def from_chunks(cls, chunks: Iterable[str], unk: bool = False) -> "CharTokenizer":
+        """The same vocabulary as ``from_text`` of the chunks joined, holding one chunk at a time."""
+        seen: set[str] = set()
+        for chunk in chunks:
+            seen.update(chunk)
+        return cls(sorted(seen), unk=unk)
+
+    @staticmethod
+    def safe_cut(text: str) -> int:
+        """Anywhere: each character is encoded on its own."""
+        return len(text)
 
     @property
     def vocab_size(self) -> int:
@@ -142,15 +167,16 @@ class CharTokenizer(Tokenizer):
         return len(self._itos)
 
     def encode_array(self, text: str) -> np.ndarray:
-        """Vectorised encode: code points via UTF-32, then a binary search in the sorted vocabulary.
+        """Vectorised encode: code points via UTF-32, then one lookup in the table indexed by code point.
 
-        A Python loop over 5M characters would be seconds; this is a few NumPy passes.
+        A Python loop over 5M characters would be seconds; this is a few NumPy passes. (A binary search
+        in the sorted vocabulary, used before, was several times slower: it was most of the time of
+        preparing a big corpus.)
         """
         codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")  # (N,) code points
-        pos = np.searchsorted(self._sorted_codes, codes)  # (N,) where each code would sit
-        pos = np.minimum(pos, len(self._sorted_codes) - 1)  # (N,) clamp codes past the last one
-        known = self._sorted_codes[pos] == codes  # (N,) bool: really in the vocabulary?
-        ids = self._id_at[pos]  # (N,) int64
+        beyond = len(self._id_of_code) - 1
+        ids = self._id_of_code[np.minimum(codes, beyond)]  # (N,) int64, -1 for characters not in the vocabulary
+        known = ids >= 0  # (N,) bool
         if not known.all():
             if self.unk_id is None:
                 raise self._unseen_error(codes[~known])
@@ -207,35 +233,49 @@ class CharTokenizer(Tokenizer):
 
 
 class WordTokenizer(Tokenizer):
-    """One id per whitespace-separated word, with four special tokens first.
+    """One id per word, with four special tokens first.
 
     Ids 0..3 are ``<PAD>`` (fills short sequences to a common length), ``<UNK>`` (any word not in the
     vocabulary), ``<BOS>`` / ``<EOS>`` (begin / end of sequence); words follow from id 4. Words are
-    case-sensitive and split on whitespace only (punctuation stays attached). A word list given by hand
-    may repeat a word (the word-level lesson's 20-word list has "you" twice): duplicates are dropped,
-    keeping the first occurrence, so every word has exactly one id and later ids close the gap.
+    case-sensitive. By default they are split on whitespace only (punctuation stays attached);
+    ``segment="jieba"`` finds the words of Chinese text, which has no spaces (see ``segment.py``).
+    A word list given by hand may repeat a word (the word-level lesson's 20-word list has "you" twice):
+    duplicates are dropped, keeping the first occurrence, so every word has exactly one id and later
+    ids close the gap.
     """
 
     kind = "word"
     SPECIALS = ("<PAD>", "<UNK>", "<BOS>", "<EOS>")
     pad_id, unk_id, bos_id, eos_id = 0, 1, 2, 3
 
-    def __init__(self, words: Iterable[str]) -> None:
-        """Build from an explicit word list (ids in list order after the specials, duplicates dropped)."""
+    def __init__(self, words: Iterable[str], segment: str = "whitespace") -> None:
+        """Build from an explicit word list (ids in list order after the specials, duplicates dropped);
+        ``segment`` names how text is cut into words ("whitespace" or "jieba")."""
         if isinstance(words, str):  # iterating a str would make a vocabulary of characters
             raise TypeError("pass a list of words, or use WordTokenizer.from_text(text)")
         words = list(words)
         for w in words:
             if not w or any(c.isspace() for c in w):
                 raise ValueError(f"a word must be non-empty and contain no whitespace, got {w!r}")
+        self.segment = seg.check_segment(segment)
         self._itos = list(dict.fromkeys([*self.SPECIALS, *words]))  # dedupe, first occurrence wins
         self._stoi = {w: i for i, w in enumerate(self._itos)}
         self.words = self._itos[len(self.SPECIALS):]
 
     @classmethod
-    def from_text(cls, text: str) -> "WordTokenizer":
+    def from_text(cls, text: str, segment: str = "whitespace") -> "WordTokenizer":
         """Vocabulary = every distinct word in ``text``, sorted (the same rule as CharTokenizer)."""
-        return cls(sorted(set(text.split())))
+        return cls.from_chunks([text], segment)
+
+    @classmethod
+    def from_chunks(cls, chunks: Iterable[str], segment: str = "whitespace") -> "WordTokenizer":
+        """The same vocabulary as ``from_text`` of the chunks joined, if each chunk ends at a ``safe_cut``."""
+        seen: set[str] = set()
+        for chunk in chunks:
+            seen.update(seg.split_words(chunk, segment))
+        return cls(sorted(seen), segment)
+
+    safe_cut = staticmethod(seg.safe_cut)  # after any whitespace, for either segmenter
 
     @property
     def vocab_size(self) -> int:
@@ -244,7 +284,7 @@ class WordTokenizer(Tokenizer):
 
     def encode(self, text: str, add_bos: bool = False, add_eos: bool = False) -> list[int]:
         """Words → ids, unknown words → <UNK>; optionally wrap in <BOS> ... <EOS>."""
-        ids = [self._stoi.get(w, self.unk_id) for w in text.split()]
+        ids = [self._stoi.get(w, self.unk_id) for w in seg.split_words(text, self.segment)]
         return [self.bos_id] * add_bos + ids + [self.eos_id] * add_eos
 
     def decode(self, ids: Iterable[int], skip_special: bool = False) -> str:
@@ -261,13 +301,14 @@ class WordTokenizer(Tokenizer):
         return ids + [self.pad_id] * (length - len(ids))
 
     def show_work(self, text: str, add_bos: bool = False, add_eos: bool = False) -> dict[str, Any]:
-        """Every step of encoding ``text``: whitespace split → vocabulary lookup (or <UNK>) → ids."""
-        pieces = text.split()  # 1) split on whitespace
+        """Every step of encoding ``text``: split into words → vocabulary lookup (or <UNK>) → ids."""
+        pieces = seg.split_words(text, self.segment)  # 1) split on whitespace, or by jieba
         ids = self.encode(text, add_bos=add_bos, add_eos=add_eos)  # 2) look up each word
         word_ids = ids[1:] if add_bos else ids
         return {
             "tokenizer": self.kind,
             "text": text,
+            "segment": self.segment,
             "pieces": pieces,
             "lookups": list(zip(pieces, word_ids)),
             "unknown": [w for w in pieces if w not in self._stoi],
@@ -278,15 +319,15 @@ class WordTokenizer(Tokenizer):
         }
 
     def to_dict(self) -> dict[str, Any]:
-        """The specials (for the reader; they are fixed) and the word list in id order."""
-        return {"specials": list(self.SPECIALS), "words": self.words}
+        """The specials (for the reader; they are fixed), how text is cut into words, the word list in id order."""
+        return {"specials": list(self.SPECIALS), "segment": self.segment, "words": self.words}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "WordTokenizer":
         """Rebuild from ``to_dict`` output, refusing files written with different special tokens."""
         if list(d.get("specials", cls.SPECIALS)) != list(cls.SPECIALS):
             raise ValueError(f"special tokens {d['specials']} differ from {list(cls.SPECIALS)}")
-        return cls(d["words"])
+        return cls(d["words"], d.get("segment", "whitespace"))  # files from before segment= are whitespace
 
     def __repr__(self) -> str:
-        return f"WordTokenizer(vocab_size={self.vocab_size})"
+        return f"WordTokenizer(vocab_size={self.vocab_size}, segment={self.segment!r})"

@@ -1,33 +1,48 @@
-"""Checkpoints: the files that let a run continue exactly where it stopped, written so a crash never
-costs the last good one.
+"""Checkpoints: the files that let a run continue exactly where it stopped, written so that a crash
+never costs the last good one and read so that a damaged byte is never silently trained on.
 
 A checkpoint is two files in the run directory:
 
-    model.safetensors   the weights (safetensors: plain tensors, no pickle; readable by other tools)
+    model.safetensors   the weights (safetensors: plain tensors, no pickle; readable by other tools);
+                        its metadata holds the step, the sha256 of the weights and the sha256 of the
+                        train_state.pt written with them
     train_state.pt      optimizer moments, step, best val loss and every RNG state, saved with
                         torch.save and read with torch.load(weights_only=True): only tensors and
                         plain Python types, never arbitrary pickled objects
 
-Both carry the step; loading refuses a pair whose steps disagree (that can only happen if the
-process died in the microseconds between the two renames at the end of save_checkpoint).
+Reading checks both sha256s (integrity.py), so any changed byte in either file is an error that
+names the file — and a train_state.pt that is not the one the weights name is refused before
+torch.load opens it.
 
-Atomic writes (glassformer/files.py): each file is first written in full to a temp file in the
-same directory, then os.replace()d onto its name, so a reader sees the old file or the new one,
-never a half-written one. Both temp files of a checkpoint are complete before either is renamed.
+Writing a pair (save_checkpoint) leaves a loadable checkpoint at every instant:
+
+    1. the training state goes to a temp file beside train_state.pt, fsynced;
+    2. the weights go to a temp file, their metadata naming that state's sha256; fsynced;
+    3. the weights are renamed onto model.safetensors;
+    4. the state is renamed onto train_state.pt.
+
+A crash in 1-2, or a write that fails (a full disk), leaves the previous pair untouched (and at most
+a stray ".*.tmp" file, which nothing loads by name and the next resume deletes). A crash between 3
+and 4 leaves the new weights beside the old state, while the new state sits complete in its temp
+file: the weights name it by sha256, so load_checkpoint finds it and finishes step 4 (roll forward).
+Checkpoints written before the sha256s existed load as before, checked by their steps only.
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
 import torch
-from safetensors import safe_open
+from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 from torch import nn
 
-from glassformer.files import atomic_write, write_temp
+from glassformer.errors import DamagedFile, NotFound
+from glassformer.files import atomic_write, fsync_path, write_temp
+from glassformer.train.integrity import sha256_file, weights_sha256
 
 MODEL_FILE = "model.safetensors"
 STATE_FILE = "train_state.pt"
@@ -55,24 +70,55 @@ def weights_dict(model: nn.Module) -> dict[str, torch.Tensor]:
     return out
 
 
-def _write_weights(tmp: str, model: nn.Module, step: int) -> None:
-    save_file(weights_dict(model), tmp, metadata={"step": str(step)})
+def _write_weights(tmp: str, model: nn.Module, step: int, **metadata: str) -> None:
+    tensors = weights_dict(model)
+    save_file(tensors, tmp, metadata={"step": str(step), "weights_sha256": weights_sha256(tensors, step),
+                                      **metadata})
 
 
 def save_weights(path: str | os.PathLike, model: nn.Module, step: int) -> None:
     atomic_write(path, lambda tmp: _write_weights(tmp, model, step))
 
 
+def read_weights(path: str | os.PathLike) -> tuple[dict[str, torch.Tensor], dict[str, str], int]:
+    """(tensors on the CPU, metadata, step) of a weights file, each byte checked against its sha256."""
+    path = Path(path)
+    if not path.is_file():
+        raise NotFound(f"{path} does not exist{' (it is a directory)' if path.is_dir() else ''}: "
+                       f"there are no weights to load there.")
+    try:
+        tensors = load_file(str(path))
+        with safe_open(str(path), framework="pt") as f:
+            metadata = f.metadata() or {}
+        step = int(metadata.get("step", -1))
+    except (SafetensorError, OSError, ValueError, RuntimeError) as e:
+        raise DamagedFile(f"{path} is damaged: it is not a readable safetensors file ({_first_line(e)}). "
+                          f"Its weights are lost; restore the file from a copy or train again.") from None
+    if "weights_sha256" in metadata and weights_sha256(tensors, step) != metadata["weights_sha256"]:
+        raise DamagedFile(f"{path} is damaged: its weights differ from the sha256 recorded when it was "
+                          f"written, so some bytes changed on disk. Restore it from a copy or train again.")
+    return tensors, metadata, step
+
+
 def load_weights(path: str | os.PathLike, model: nn.Module) -> int:
-    """Load weights into `model` (on its device); return the step they were saved at."""
-    tensors = load_file(str(path), device=str(next(model.parameters()).device))
-    missing, unexpected = model.load_state_dict(tensors, strict=False)
+    """Load verified weights into `model` (on its device); return the step they were saved at."""
+    tensors, _, step = read_weights(path)
+    _apply_weights(model, tensors, path)
+    return step
+
+
+def _apply_weights(model: nn.Module, tensors: dict[str, torch.Tensor], path) -> None:
+    try:
+        missing, unexpected = model.load_state_dict(tensors, strict=False)
+    except RuntimeError as e:  # a shape that differs from the model's
+        raise DamagedFile(f"{path} does not fit this model ({_first_line(e)}). The weights were saved "
+                          f"for another configuration: was config.json edited, or the file copied from "
+                          f"another run?") from None
     tied = {n for n in missing if _is_tied(model, n)}
     if set(missing) - tied or unexpected:
-        raise ValueError(f"{path} does not fit this model: missing {sorted(set(missing) - tied)}, "
-                         f"unexpected {sorted(unexpected)}")
-    with safe_open(str(path), framework="pt") as f:
-        return int((f.metadata() or {}).get("step", -1))
+        raise DamagedFile(f"{path} does not fit this model: missing {sorted(set(missing) - tied)}, "
+                          f"unexpected {sorted(unexpected)}. Was config.json edited, or the file copied "
+                          f"from another run?")
 
 
 def _is_tied(model: nn.Module, name: str) -> bool:
@@ -80,6 +126,27 @@ def _is_tied(model: nn.Module, name: str) -> bool:
     params = dict(model.named_parameters(remove_duplicate=False))
     p = params.get(name)
     return p is not None and any(q is p for n, q in params.items() if n != name)
+
+
+def read_state(path: str | os.PathLike) -> dict[str, Any]:
+    """train_state.pt as a dict, loaded with weights_only=True: a file holding anything but tensors
+    and plain values (a planted pickle that would run code) is refused, never executed."""
+    try:
+        with warnings.catch_warnings():  # torch warns about the pickle protocol of a refused file
+            warnings.simplefilter("ignore")
+            state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # torch raises many types for bad bytes (zip, pickle, EOF): all mean damaged
+        if "Weights only load failed" in str(e):
+            raise DamagedFile(f"{path} was refused: it holds objects other than tensors and plain values, "
+                              f"which glassformer never unpickles (they could run code). glassformer did "
+                              f"not write it; delete it, and start a new run to train further.") from None
+        raise DamagedFile(f"{path} is damaged ({_first_line(e)}). The weights still sample; to train "
+                          f"further, start a new run.") from None
+    if not isinstance(state, dict) or state.get("format") != STATE_FORMAT or "step" not in state:
+        found = state.get("format") if isinstance(state, dict) else type(state).__name__
+        raise DamagedFile(f"{path} is not a glassformer training state of format {STATE_FORMAT} (found "
+                          f"{found!r}). The weights still sample; to train further, start a new run.")
+    return state
 
 
 def global_rng_state() -> dict[str, Any]:
@@ -98,40 +165,85 @@ def set_global_rng_state(state: dict[str, Any]) -> None:
 
 def save_checkpoint(run_dir: str | os.PathLike, model: nn.Module, optimizer: torch.optim.Optimizer,
                     step: int, batch_generator: torch.Generator, extra: dict[str, Any]) -> None:
-    """Write model.safetensors and train_state.pt for `step`. `extra`: plain values (best_val ...)."""
+    """Write model.safetensors and train_state.pt for `step` (the four steps of the module docstring).
+    `extra`: plain values (best_val ...)."""
     run_dir = Path(run_dir)
     state = {"format": STATE_FORMAT, "step": step, "optimizer": optimizer.state_dict(),
              "rng": {**global_rng_state(), "batches": batch_generator.get_state()}, **extra}
-    # Both temp files are complete before either rename: a failure while writing changes nothing.
-    model_tmp = write_temp(run_dir / MODEL_FILE, lambda tmp: _write_weights(tmp, model, step))
+    state_tmp = write_temp(run_dir / STATE_FILE, lambda tmp: torch.save(state, tmp), sync=True)  # 1
     try:
-        state_tmp = write_temp(run_dir / STATE_FILE, lambda tmp: torch.save(state, tmp))
+        state_sha = sha256_file(state_tmp)
+        model_tmp = write_temp(run_dir / MODEL_FILE, sync=True, write=lambda tmp: _write_weights(  # 2
+            tmp, model, step, state_sha256=state_sha))
     except BaseException:
-        Path(model_tmp).unlink(missing_ok=True)
+        Path(state_tmp).unlink(missing_ok=True)
         raise
-    os.replace(model_tmp, run_dir / MODEL_FILE)
-    os.replace(state_tmp, run_dir / STATE_FILE)
+    os.replace(model_tmp, run_dir / MODEL_FILE)  # 3
+    os.replace(state_tmp, run_dir / STATE_FILE)  # 4
+    fsync_path(run_dir)  # the renames themselves reach the disk
 
 
 def load_checkpoint(run_dir: str | os.PathLike, model: nn.Module,
                     optimizer: torch.optim.Optimizer | None = None,
-                    batch_generator: torch.Generator | None = None) -> dict[str, Any]:
-    """Restore weights (and, if given, optimizer and RNG streams); return train_state as a dict."""
+                    batch_generator: torch.Generator | None = None, repair: bool = True) -> dict[str, Any]:
+    """Restore weights (and, if given, optimizer and RNG streams); return train_state as a dict.
+    repair: finish a save that a crash cut between its two renames (else read the temp file as is)."""
     run_dir = Path(run_dir)
-    for name in (MODEL_FILE, STATE_FILE):
-        if not (run_dir / name).exists():
-            raise FileNotFoundError(f"{run_dir} has no {name}: it holds no checkpoint to resume from")
-    state = torch.load(run_dir / STATE_FILE, map_location="cpu", weights_only=True)
-    if state.get("format") != STATE_FORMAT:
-        raise ValueError(f"{run_dir / STATE_FILE} has format {state.get('format')}, expected {STATE_FORMAT}")
-    weights_step = load_weights(run_dir / MODEL_FILE, model)
-    if weights_step != state["step"]:
-        raise ValueError(f"{run_dir}: {MODEL_FILE} is from step {weights_step} but {STATE_FILE} from "
-                         f"step {state['step']}: the process died between writing the two. The weights "
-                         f"alone still sample; to train on, start a new run.")
-    if optimizer is not None:
-        optimizer.load_state_dict(state["optimizer"])
-    if batch_generator is not None:
-        set_global_rng_state(state["rng"])
-        batch_generator.set_state(state["rng"]["batches"])
+    if not (run_dir / MODEL_FILE).exists():
+        raise NotFound(f"{run_dir} has no {MODEL_FILE}: no checkpoint was saved there yet (training saves "
+                       f"one at every evaluation). Start the run again, without --resume.")
+    tensors, metadata, step = read_weights(run_dir / MODEL_FILE)
+    state_path = _state_for(run_dir, metadata.get("state_sha256"), step, repair)
+    state = read_state(state_path)
+    if state["step"] != step:
+        raise DamagedFile(f"{run_dir}: {MODEL_FILE} is from step {step} but {STATE_FILE} from step "
+                          f"{state['step']}: they are not one checkpoint. The weights alone still sample; "
+                          f"to train on, start a new run.")
+    _apply_weights(model, tensors, run_dir / MODEL_FILE)
+    try:
+        if optimizer is not None:
+            optimizer.load_state_dict(state["optimizer"])
+        if batch_generator is not None:
+            set_global_rng_state(state["rng"])
+            batch_generator.set_state(state["rng"]["batches"])
+    except (KeyError, TypeError, ValueError, RuntimeError) as e:
+        raise DamagedFile(f"{state_path} does not fit this model and optimizer ({_first_line(e)}). "
+                          f"The weights still sample; to train further, start a new run.") from None
     return state
+
+
+def _state_for(run_dir: Path, sha: str | None, step: int, repair: bool) -> Path:
+    """The train_state.pt written with the weights: the one in place, or (after a crash between the
+    two renames) the complete temp file the weights name, renamed into place when `repair`."""
+    path = run_dir / STATE_FILE
+    if path.is_file() and (sha is None or sha256_file(path) == sha):
+        return path
+    for tmp in sorted(run_dir.glob(f".{STATE_FILE}.*.tmp")) if sha else ():
+        if sha256_file(tmp) == sha:
+            if not repair:
+                return tmp
+            os.replace(tmp, path)
+            fsync_path(run_dir)
+            return path
+    if path.is_file():
+        try:
+            other = read_state(path)["step"]
+        except DamagedFile:
+            other = None
+        if other is not None and other != step:  # a pair mixed from two saves
+            raise DamagedFile(f"{run_dir}: {MODEL_FILE} is from step {step} but {STATE_FILE} from step "
+                              f"{other}: they are not one checkpoint. The weights alone still sample; to "
+                              f"train on, start a new run.")
+    if path.is_file():
+        raise DamagedFile(f"{path} is damaged: its sha256 differs from the one {MODEL_FILE} (step {step}) "
+                          f"recorded for it. The weights still sample: glassformer sample {run_dir}. To train "
+                          f"further, start a new run.")
+    raise DamagedFile(f"{run_dir} has {MODEL_FILE} but no {STATE_FILE} file (the optimizer and random "
+                      f"streams), so training cannot continue exactly. The weights still sample: glassformer "
+                      f"sample {run_dir}. To train further, start a new run.")
+
+
+def _first_line(e: BaseException) -> str:
+    """The first sentence of a library's message (torch's run to paragraphs)."""
+    text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    return text.split(". ")[0][:200]

@@ -6,12 +6,15 @@ and repeats one optimizer step:
 
     lr = lr_at(step)                                          schedules.py (or the caller's function)
     repeat grad_accum times:  x, y = batch;  loss = loss_fn(model(x), y) / grad_accum;  backward
+                              (x may be a tuple of tensors, passed as model(*x): a seq2seq
+                              model reads (src, tgt_in))
     ‖g_p‖ per parameter  ─►  clip to global norm grad_clip      optim.py
     optimizer step (AdamW, decay on matrices only, unless the caller brings its own); zero the grads
 
-Around the step, small collaborators do the rest: evaluation and checkpoints (checkpoint.py),
-metrics, the loss plot and the progress display (metrics.py), NaN diagnosis (diagnose.py), and
-whatever callbacks the caller adds (early_stop.py, a lesson's epoch table, the run's samples).
+Around the step, small collaborators do the rest: the run directory's files — metrics,
+checkpoints, best weights, the loss plot (record.py) —, the progress display (metrics.py), NaN
+diagnosis (diagnose.py), and whatever callbacks the caller adds (early_stop.py, a lesson's epoch
+table, the run's samples).
 
 Host syncs (.item(), .tolist()) happen only every log_interval steps and at evaluations: the step
 itself only queues work, so on a GPU the CPU runs ahead. Losses and gradient norms wait on the
@@ -37,13 +40,13 @@ import torch
 from torch import nn
 
 from glassformer.nn.loss import LOSSES
-from glassformer.train.checkpoint import (BEST_FILE, global_rng_state, load_checkpoint, save_checkpoint,
-                                          save_weights, set_global_rng_state)
+from glassformer.train.checkpoint import global_rng_state, set_global_rng_state
 from glassformer.train.compile import compile_or_eager
-from glassformer.train.diagnose import NonFiniteLoss, explain_nonfinite
+from glassformer.train.diagnose import NonFiniteLoss, PendingSteps
 from glassformer.train.interrupt import sigint_as_flag
-from glassformer.train.metrics import MetricsLog, Progress, StepTimer, plot_loss
+from glassformer.train.metrics import Progress, StepTimer
 from glassformer.train.optim import build_optimizer, clip_global_norm, grad_norms, set_lr
+from glassformer.train.record import RunFiles
 from glassformer.train.schedules import lr_at as schedule_lr
 
 
@@ -75,7 +78,7 @@ class Trainer:
     def __init__(self, model: nn.Module, cfg, batches, run_dir=None, *, loss=None, evaluate="default",
                  optimizer=None, lr_at=None, callbacks: list[Callback] = (), progress: str = "bar") -> None:
         self.model, self.cfg, self.batches = model.to(cfg.device), cfg, batches
-        self.run_dir = Path(run_dir) if run_dir is not None else None
+        self.files = RunFiles(run_dir) if run_dir is not None else None
         self.loss_fn = loss or LOSSES[model.loss]
         self.evaluate = self.evaluate_loss if evaluate == "default" else evaluate
         self.optimizer = optimizer or build_optimizer(model, cfg)
@@ -85,23 +88,23 @@ class Trainer:
         self.batch_generator = torch.Generator().manual_seed(cfg.seed)
         self.global_rng = global_rng_state()  # right after the seeded init; fit() starts from it
         self.forward = compile_or_eager(model) if cfg.compile else model
-        self.metrics = MetricsLog(self.run_dir / "metrics.jsonl") if self.run_dir else None
-        self.step, self.saved_step, self.best_val = 0, None, math.inf
+        self.pending = PendingSteps(self.names)  # losses and norms not yet read back from the device
+        self.step, self.best_val = 0, math.inf
         self.last_eval: dict[str, float] = {}
         self.last_loss: torch.Tensor | None = None  # the latest step's loss, still on the device
-        self.pending: list[tuple[int, torch.Tensor, torch.Tensor, torch.Tensor]] = []  # unchecked steps
-        self.last_finite: tuple[int, torch.Tensor] | None = None  # (step, grad norms) last known good
         self.stop_reason = ""
         self.in_step = False  # True while a step is half-applied: Ctrl-C then must not checkpoint
 
+    @property
+    def run_dir(self) -> Path | None:
+        return self.files.dir if self.files else None
+
     def resume(self) -> None:
         """Continue from the checkpoint in run_dir: weights, optimizer, RNG streams, step."""
-        state = load_checkpoint(self.run_dir, self.model, self.optimizer, self.batch_generator)
-        self.global_rng = global_rng_state()  # load_checkpoint restored the saved streams
-        self.step = self.saved_step = state["step"]
-        self.best_val = state["best_val"]
+        state = self.files.restore(self)
+        self.global_rng = global_rng_state()  # the checkpoint restored the saved streams
+        self.step, self.best_val = state["step"], state["best_val"]
         self.last_eval = {k: state[k] for k in ("train_loss", "val_loss") if k in state}
-        self.metrics.truncate_after(self.step)  # records a crashed run wrote after its checkpoint
 
     def request_stop(self, reason: str) -> None:
         """Ask the loop to stop after the current step (early stopping, a lesson's budget)."""
@@ -117,7 +120,7 @@ class Trainer:
         status, message = "done", ""
         try:
             with sigint_as_flag() as interrupted:
-                if self.step == 0 and self.run_dir is not None:
+                if self.step == 0 and self.files is not None:
                     self.evaluate_and_save()  # the untrained loss (≈ ln V) starts the run's curve
                 while self.step < cfg.max_steps and not self.stop_reason:
                     self.in_step = True
@@ -149,9 +152,9 @@ class Trainer:
         set_lr(self.optimizer, self.lr_at(self.step))
         loss_sum = torch.zeros((), device=cfg.device)  # ()
         for _ in range(cfg.grad_accum):
-            x, y = self.batches.train_batch(self.batch_generator)  # (B, T) ids or (B, T, d_in) numbers
+            x, y = self.batches.train_batch(self.batch_generator)  # (B, T) ids, (B, T, d_in) numbers or a tuple
             with self.autocast():
-                loss = self.loss_fn(self.forward(x), y) / cfg.grad_accum  # ()
+                loss = self.loss_fn(self.run_model(x), y) / cfg.grad_accum  # ()
             loss.backward()
             loss_sum += loss.detach()  # ()
         norms = grad_norms(self.params)  # (P,)
@@ -160,7 +163,11 @@ class Trainer:
         self.optimizer.zero_grad(set_to_none=True)
         self.step += 1
         self.last_loss = loss_sum
-        self.pending.append((self.step, loss_sum, norms, total))
+        self.pending.add(self.step, loss_sum, norms, total)
+
+    def run_model(self, x):
+        """The model's output for one batch input: a tensor, or a tuple of tensors given as model(*x)."""
+        return self.forward(*x) if isinstance(x, tuple) else self.forward(x)
 
     # ---- collaborators' entry points ------------------------------------------------------------
     def emit(self, event: str) -> None:
@@ -176,21 +183,14 @@ class Trainer:
         """The one host sync between evaluations: check the losses, write a log record."""
         if not self.pending:
             return
-        losses = torch.stack([loss for _, loss, _, _ in self.pending]).tolist()  # host sync
-        totals = torch.stack([total for *_, total in self.pending]).tolist()
-        for (step, _, norms, _), loss in zip(self.pending, losses):
-            if not math.isfinite(loss):
-                raise NonFiniteLoss(explain_nonfinite(self.names, step, loss, self.lr_at(step - 1), norms,
-                                                      self.last_finite))
-            self.last_finite = (step, norms)
-        n, self.pending = len(losses), []
-        seconds = self.timer.lap()
+        losses, totals = self.pending.check(self.lr_at)  # raises NonFiniteLoss, naming the culprit
+        n, seconds = len(losses), self.timer.lap()
         tokens = n * self.cfg.batch_size * self.cfg.block_size * self.cfg.grad_accum
         record = {"kind": "log", "step": self.step, "loss": sum(losses) / n, "lr": self.lr_at(self.step - 1),
                   "grad_norm": sum(totals) / n, "ms_per_step": 1000 * seconds / n,
                   "tokens_per_s": tokens / seconds, "time": self.timer.now()}
-        if self.metrics:
-            self.metrics.append(record)
+        if self.files:
+            self.files.log(record)
         self.progress.update(self.step, record["loss"], record["lr"], record["tokens_per_s"])
 
     @torch.no_grad()
@@ -204,7 +204,7 @@ class Trainer:
             losses = torch.zeros(len(batches), device=self.cfg.device)  # (eval batches,)
             for i, (x, y) in enumerate(batches):
                 with self.autocast():
-                    losses[i] = self.loss_fn(self.forward(x), y)
+                    losses[i] = self.loss_fn(self.run_model(x), y)
             out[f"{split}_loss"] = losses.mean().item()
         self.model.train(was_training)
         return out
@@ -226,33 +226,23 @@ class Trainer:
         self.last_eval = losses
         self.progress.write(f"step {self.step:>6}: " + "  ".join(
             f"{k.removesuffix('_loss')} {v:.4f}" for k, v in losses.items()) + ("  (best)" if improved else ""))
-        if self.run_dir:
-            self.metrics.append({"kind": "eval", "step": self.step, **losses, "best_val": self.best_val,
-                                 "lr": self.lr_at(max(self.step - 1, 0)), "time": self.timer.now()})
-            if improved:
-                save_weights(self.run_dir / BEST_FILE, self.model, self.step)
-            self.save()
-            plot_loss(self.metrics.read(), self.run_dir / "loss.png", title=self.run_dir.name)
+        if self.files:
+            self.files.evaluation({"kind": "eval", "step": self.step, **losses, "best_val": self.best_val,
+                                   "lr": self.lr_at(max(self.step - 1, 0)), "time": self.timer.now()},
+                                  improved, self)
         self.emit("eval")
         self.timer.lap()  # ms/step measures training, not evaluation
 
-    def save(self) -> None:
-        save_checkpoint(self.run_dir, self.model, self.optimizer, self.step, self.batch_generator,
-                        {"best_val": self.best_val, **self.last_eval})
-        self.saved_step = self.step
-
     def kept(self) -> str:
-        if self.saved_step is None:
-            return "No checkpoint was written."
-        return f"The last good checkpoint (step {self.saved_step}) in {self.run_dir} is kept."
+        return self.files.kept() if self.files else "No checkpoint was written."
 
     def on_interrupt(self) -> str:
         """Ctrl-C: save where we are if the state is whole (between steps), else keep the last save."""
-        if self.in_step or self.run_dir is None:
+        if self.in_step or self.files is None:
             return f"Interrupted at step {self.step}. {self.kept()}"
         try:
             self.log()
         except NonFiniteLoss as e:
             return f"Interrupted at step {self.step}; {e}\n{self.kept()}"
-        self.save()
+        self.files.checkpoint(self)
         return f"Interrupted at step {self.step}; checkpoint saved in {self.run_dir}."

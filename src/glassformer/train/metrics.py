@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from glassformer.files import write_bytes_atomic, write_text_atomic
+from glassformer.files import read_bytes, write_bytes_atomic, write_text_atomic
 
 
 class MetricsLog:
@@ -33,16 +33,36 @@ class MetricsLog:
             f.write(json.dumps(record) + "\n")
 
     def read(self) -> list[dict]:
-        if not self.path.exists():
-            return []
-        lines = self.path.read_text(encoding="utf-8").splitlines()
-        return [json.loads(line) for line in lines if line.strip()]
+        return self.read_checked()[0]
 
-    def truncate_after(self, step: int) -> None:
-        """Drop records past `step` (written after the checkpoint a resumed run starts from)."""
-        kept = [r for r in self.read() if r["step"] <= step]
-        text = "".join(json.dumps(r) + "\n" for r in kept)
+    def read_checked(self) -> tuple[list[dict], list[int]]:
+        """(records, numbers of the lines that are not records). A process killed while appending
+        leaves its last line cut short; damaged lines are skipped, never a reason to stop a run."""
+        if not self.path.exists():
+            return [], []
+        text = read_bytes(self.path, "It is the run's log; delete it to start a fresh one.").decode(
+            "utf-8", errors="replace")
+        records, bad = [], []
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                record = None
+            if isinstance(record, dict) and isinstance(record.get("step"), int) and "kind" in record:
+                records.append(record)
+            else:
+                bad.append(number)
+        return records, bad
+
+    def truncate_after(self, step: int) -> list[int]:
+        """Drop records past `step` (written after the checkpoint a resumed run starts from) and any
+        damaged line; return the numbers of the damaged lines dropped."""
+        records, bad = self.read_checked()
+        text = "".join(json.dumps(r) + "\n" for r in records if r["step"] <= step)
         write_text_atomic(self.path, text)
+        return bad
 
 
 def plot_loss(records: list[dict], path: str | os.PathLike, title: str = "") -> None:
@@ -54,8 +74,8 @@ def plot_loss(records: list[dict], path: str | os.PathLike, title: str = "") -> 
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    logs = [r for r in records if r["kind"] == "log"]
-    evals = [r for r in records if r["kind"] == "eval"]
+    logs = [r for r in records if r["kind"] == "log" and _numbers(r, "loss")]
+    evals = [r for r in records if r["kind"] == "eval" and _numbers(r, "train_loss", "val_loss")]
     fig = Figure(figsize=(7, 4.2), dpi=110)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
@@ -75,6 +95,10 @@ def plot_loss(records: list[dict], path: str | os.PathLike, title: str = "") -> 
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
     write_bytes_atomic(path, buf.getvalue())
+
+
+def _numbers(record: dict, *keys: str) -> bool:
+    return all(isinstance(record.get(k), (int, float)) for k in keys)
 
 
 class Progress:

@@ -9,46 +9,62 @@
                 metrics.jsonl · loss.png · samples.txt
 
 Every model kind trains here: the preset's `kind` picks the model (models.build_model), the kind
-says what it reads (tokens from a text corpus, or numbers from a generated source such as `sine`)
-and which loss it is trained with. `new_run` refuses a directory that already holds a checkpoint;
+says what it reads (tokens from a text corpus, numbers from a generated source such as `sine`, or
+token pairs from a generated task such as `numbers:zh2num`) and which loss it is trained with. `new_run` refuses a directory that already holds a checkpoint;
 `resume_run` continues one, and refuses overrides that would change the model (its fields fix the
 meaning of every weight) or the data.
+
+Only one process trains into a run directory at a time (lock.py): new_run and resume_run take the
+directory's lock and a second process is refused. Everything read back — config.json,
+tokenizer.json, the checkpoint — is validated, and a damaged file is an error naming it
+(docs/reliability.md).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, fields, replace
+import weakref
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import torch
 
-from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides, get_preset, parse_overrides, to_dict
+from glassformer.config import (ModelConfig, Preset, TrainConfig, apply_overrides, get_preset, parse_overrides,
+                                to_dict)
+from glassformer.devices import check_device
+from glassformer.errors import DamagedFile, UsageError
 from glassformer.files import write_text_atomic
 from glassformer.models import build_model, model_class
 from glassformer.sample import sample
 from glassformer.text.corpora import PreparedData, prepare
 from glassformer.text.tokenizers import load_tokenizer
 from glassformer.threads import using_threads
-from glassformer.train.checkpoint import BEST_FILE, MODEL_FILE, has_checkpoint, load_weights
+from glassformer.train import lock
+from glassformer.train.checkpoint import has_checkpoint
 from glassformer.train.loop import Trainer, TrainResult
-from glassformer.train.sources import TensorBatches, TextWindows
+from glassformer.train.pair_tasks import SOURCES as PAIR_SOURCES
+from glassformer.train.pair_tasks import PairData, pair_source
+from glassformer.train.saved import build_saved, check_vocab, model_config, read_config, train_config
+from glassformer.train.saved import load_model  # noqa: F401  (callers import it from here)
+from glassformer.train.sources import PairBatches, TensorBatches, TextWindows
 from glassformer.train.waves import FRAMINGS, WaveData, wave_source
+from glassformer.translate import translate
 
 RUNS_DIR = Path("runs")
 EVAL_SAMPLE_CHARS = 200  # default length of the sample printed at each evaluation (0: none)
 EVAL_SAMPLE_TEMPERATURE = 0.8  # a little sharper than the model's own distribution: readable early on
-DEFAULT_SOURCE = {"tokens": "shakespeare", "numbers": "sine"}  # by what the model kind reads
+DEFAULT_SOURCE = {"tokens": "shakespeare", "numbers": "sine", "token pairs": "numbers:zh2num"}  # by what it reads
 
 
 @dataclass
 class Run:
     dir: Path
     config: dict  # what config.json holds
-    data: PreparedData | WaveData
+    data: PreparedData | WaveData | PairData
     model: torch.nn.Module
     trainer: Trainer
+    lock: Path | None = None  # the directory's lock file while this Run holds it (lock.py)
 
     @property
     def loss_plot(self) -> Path:
@@ -59,27 +75,41 @@ class Run:
         return self.data.tokenizer
 
 
-def open_data(source: str, inputs: str, cache_dir=None) -> PreparedData | WaveData:
-    """The data a model kind reads: a prepared text corpus (tokens) or generated numbers."""
-    if inputs == "numbers":
-        if source not in FRAMINGS:
-            raise ValueError(f"this model reads numbers: --data must be one of {sorted(FRAMINGS)}, not "
-                             f"{source!r} (text sources are for token models: --kind=gpt or encoder).")
-        return wave_source(source)
-    if source in FRAMINGS:
-        raise ValueError(f"--data {source} makes numbers, but this model reads tokens; use a text source, "
-                         "or --preset sine (a regressor).")
-    return prepare(source, cache_dir)
+# generated sources, by the inputs they make: in words, their names, what makes them, the preset to use
+GENERATED = {"numbers": ("numbers", FRAMINGS, wave_source, "--preset sine (a regressor)"),
+             "token pairs": ("(source, target) pairs", PAIR_SOURCES, pair_source,
+                             "--preset seq2seq (or --kind=seq2seq)")}
+
+
+def open_data(source: str, inputs: str, cache_dir=None, text: dict | None = None) -> PreparedData | WaveData | PairData:
+    """The data a model kind reads: a prepared text corpus (tokens), generated numbers, or
+    generated (source, target) pairs. `text`: how to tokenize a text corpus, as `prepare` takes it
+    ({"tokenizer": "bpe", "vocab_size": 512, ...}; empty: characters)."""
+    if text and inputs != "tokens":
+        raise UsageError(f"--tokenizer and its options choose how a text corpus is cut into tokens; this "
+                         f"model reads {inputs}, from a generated source. Drop them.")
+    for reads, (what, names, make, use) in GENERATED.items():
+        if inputs == reads:
+            if source not in names:
+                raise ValueError(f"this model reads {what}: --data must be one of {sorted(names)}, not {source!r}.")
+            return make(source)
+        if source in names:
+            raise ValueError(f"--data {source} makes {what}, but this model reads {inputs}; use {use}.")
+    return prepare(source, cache_dir, **(text or {}))
 
 
 def identity(data) -> dict[str, str]:
-    return data.identity if isinstance(data, WaveData) else {"text_sha256": data.meta["text_sha256"]}
+    return data.identity if isinstance(data, (WaveData, PairData)) else {"text_sha256": data.meta["text_sha256"]}
 
 
 def batches_for(data, cfg: TrainConfig):
+    if isinstance(data, PairData):
+        tok = data.tokenizer
+        return PairBatches(data.encoded("train"), data.encoded("val"), cfg.batch_size, tok.bos_id, tok.eos_id,
+                           tok.pad_id, eval_rows=cfg.eval_iters * cfg.batch_size, device=cfg.device)
     if isinstance(data, WaveData):
         return TensorBatches(data.x_train, data.y_train, cfg.batch_size, shuffle=True,
-                             val=(data.x_val, data.y_val), device=cfg.device)
+                             val=(data.x_val, data.y_val), device=cfg.device, eval_iters=cfg.eval_iters)
     return TextWindows.from_config(data.train, data.val, cfg)
 
 
@@ -92,41 +122,72 @@ def resolve(preset: Preset, overrides, data) -> Preset:
             raise ValueError(f"vocab_size comes from the tokenizer ({data.tokenizer.vocab_size} here); "
                              "do not set it.")
         p = apply_overrides(p, {"vocab_size": data.tokenizer.vocab_size})
+    if isinstance(data, PairData):
+        return _fit_pairs(p, data)
     T = p.train.block_size if data.tokenizer is not None else data.x_train.size(1)
     what = "block_size" if data.tokenizer is not None else f"the {data.source} sequences' length"
     if T > p.model.max_len:
         fix = f" or --block_size={p.model.max_len}" if data.tokenizer is not None else ""
         raise ValueError(f"{what}={T} is longer than max_len={p.model.max_len}: the model has positions for "
                          f"only {p.model.max_len} tokens. Pass --max_len={T}{fix}.")
+    check_device(p.train.device)
+    return p
+
+
+def _fit_pairs(p: Preset, data: PairData) -> Preset:
+    """An encoder-decoder's pad_id is the tokenizer's; its longest source and target must fit."""
+    if p.model.pad_id not in (None, data.tokenizer.pad_id):
+        raise ValueError(f"pad_id comes from the tokenizer ({data.tokenizer.pad_id} here); do not set it.")
+    p = apply_overrides(p, {"pad_id": data.tokenizer.pad_id})
+    S, T = data.longest()
+    if max(S, T + 1) > p.model.max_len:  # the decoder reads <BOS> + target, and writes target + <EOS>
+        raise ValueError(f"{data.source} has sources of {S} and targets of {T} tokens (+1 for <BOS>/<EOS>), "
+                         f"longer than max_len={p.model.max_len}. Pass --max_len={max(S, T + 1)}.")
     return p
 
 
 def new_run(preset: str = "baby", overrides=(), source: str | None = None, out=None,
             cache_dir=None, progress: bool = True, prompt: str | None = None,
-            sample_chars: int | None = None) -> Run:
-    """Prepare the data, write config.json (and tokenizer.json), build a freshly seeded model."""
+            sample_chars: int | None = None, text: dict | None = None) -> Run:
+    """Prepare the data, write config.json (and tokenizer.json), build a freshly seeded model.
+    `text`: the tokenizer and its options for a text corpus (see `open_data`); recorded in config.json."""
     overrides = overrides if isinstance(overrides, dict) else parse_overrides(overrides)
     base = get_preset(preset)
+    check_device(apply_overrides(base, overrides).train.device)  # a bad setting fails before any data work
     kind = overrides.get("kind", base.model.kind)
     inputs = model_class(kind).inputs
     source = source or DEFAULT_SOURCE[inputs]
-    data = open_data(source, inputs, cache_dir)
+    text = {k: v for k, v in (text or {}).items() if v is not None}
+    data = open_data(source, inputs, cache_dir, text)
     p = resolve(base, overrides, data)
     run_dir = Path(out) if out else RUNS_DIR / f"{preset}-{time.strftime('%Y%m%d-%H%M%S')}"
-    if has_checkpoint(run_dir):
-        raise ValueError(f"{run_dir} already holds a checkpoint. Continue it with --resume {run_dir}, "
-                         f"or choose another directory with --out DIR.")
+    if run_dir.exists() and not run_dir.is_dir():
+        raise UsageError(f"--out {run_dir} is a file; a run needs a directory. Choose another --out DIR.")
     run_dir.mkdir(parents=True, exist_ok=True)
+    held = lock.acquire(run_dir)  # refuses if another process trains here
+    try:
+        if has_checkpoint(run_dir):
+            raise UsageError(f"{run_dir} already holds a checkpoint. Continue it with --resume {run_dir}, "
+                             f"or choose another directory with --out DIR.")
+        return _start(run_dir, preset, p, source, text, data, progress, prompt, sample_chars, held)
+    except BaseException:
+        lock.release(held)
+        raise
+
+
+def _start(run_dir, preset, p, source, text, data, progress, prompt, sample_chars, held) -> Run:
+    """new_run's writes, under the directory's lock."""
     for leftover in ("metrics.jsonl", "samples.txt", "loss.png"):  # from a start that never saved
         (run_dir / leftover).unlink(missing_ok=True)
-    config = {"preset": preset, "about": p.about, "source": source, **identity(data),
+    config = {"preset": preset, "about": p.about, "source": source, **({"text": text} if text else {}),
+              **identity(data),
               "model": to_dict(p.model), "train": to_dict(p.train)}
     write_text_atomic(run_dir / "config.json", json.dumps(config, indent=2) + "\n")
     if data.tokenizer is not None:
         data.tokenizer.save(run_dir / "tokenizer.json")
     torch.manual_seed(p.train.seed)  # fixes the initial weights and, later, dropout
     model = build_model(p.model)
-    return _assemble(run_dir, config, data, model, p.train, progress, prompt, sample_chars)
+    return _assemble(run_dir, config, data, model, p.train, progress, prompt, sample_chars, held)
 
 
 def resume_run(run_dir, overrides=(), preset: str | None = None, source: str | None = None,
@@ -136,17 +197,44 @@ def resume_run(run_dir, overrides=(), preset: str | None = None, source: str | N
     with `preset`, on top of that preset instead. Model fields and the data source must not change."""
     run_dir = Path(run_dir)
     config = read_config(run_dir)
-    saved = Preset(model_config(config), _train_cfg(config), config.get("about", ""))
+    held = lock.acquire(run_dir)  # refuses if another process trains here
+    try:
+        return _resume(run_dir, config, overrides, preset, source, cache_dir, progress, prompt, sample_chars,
+                       held)
+    except BaseException:
+        lock.release(held)
+        raise
+
+
+def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, prompt, sample_chars, held) -> Run:
+    """resume_run's reads and writes, under the directory's lock."""
+    saved = Preset(model_config(config, run_dir), train_config(config, run_dir), str(config.get("about", "")))
+    if "source" not in config:
+        raise DamagedFile(f"{run_dir / 'config.json'} does not say which data the run was trained on (no "
+                          f"\"source\"), so it cannot be resumed. The weights still sample; to train "
+                          f"further, start a new run.")
     if source is not None and source != config["source"]:
         raise ValueError(f"cannot resume {run_dir}: it was trained on source {config['source']!r}, "
                          f"not {source!r}. Start a new run with --out to use other data.")
-    data = open_data(config["source"], model_class(saved.model.kind).inputs, cache_dir)
+    try:
+        data = open_data(config["source"], model_class(saved.model.kind).inputs, cache_dir, config.get("text"))
+    except ValueError as e:  # a source this version cannot read (files that moved raise NotFound)
+        raise DamagedFile(f"cannot resume {run_dir}: its config.json names the data source "
+                          f"{config['source']!r}, which cannot be opened: {e}") from None
+    overrides = overrides if isinstance(overrides, dict) else parse_overrides(overrides)
+    if "device" not in overrides:  # a run saved on a GPU: say where the device came from
+        try:
+            check_device(saved.train.device)
+        except UsageError as e:
+            raise UsageError(f"{run_dir / 'config.json'} says device={saved.train.device!r}, but {e} "
+                             f"Resume with --device=cpu to continue on the CPU.") from None
     for key, value in identity(data).items():
         if config.get(key) != value:
             raise ValueError(f"cannot resume {run_dir}: the data of {config['source']!r} changed since "
                              f"the run started ({key} differs).")
     if data.tokenizer is not None:
         data.tokenizer = load_tokenizer(run_dir / "tokenizer.json")
+        check_vocab(run_dir, data.tokenizer, saved.model)
     p = resolve(get_preset(preset) if preset else saved, overrides, data)
     differ = [f.name for f in fields(ModelConfig) if getattr(p.model, f.name) != getattr(saved.model, f.name)]
     if differ:
@@ -163,19 +251,25 @@ def resume_run(run_dir, overrides=(), preset: str | None = None, source: str | N
         config = {**config, "train": to_dict(p.train)}
         write_text_atomic(run_dir / "config.json", json.dumps(config, indent=2) + "\n")
     torch.manual_seed(p.train.seed)  # init is overwritten by the checkpoint; RNG states come from it
-    run = _assemble(run_dir, config, data, build_model(p.model), p.train, progress, prompt, sample_chars)
+    run = _assemble(run_dir, config, data, build_saved(p.model, run_dir), p.train, progress, prompt, sample_chars,
+                    held)
     run.trainer.resume()
     return run
 
 
-def _assemble(run_dir, config, data, model, train_cfg, progress, prompt, sample_chars) -> Run:
+def _assemble(run_dir, config, data, model, train_cfg, progress, prompt, sample_chars, held=None) -> Run:
     n = EVAL_SAMPLE_CHARS if sample_chars is None else sample_chars
     callbacks = []
     if n and model.samples and data.tokenizer is not None:
         callbacks.append(_eval_sampler(data.tokenizer, prompt, n, run_dir / "samples.txt"))
+    if isinstance(data, PairData):
+        callbacks.append(_eval_translator(data, run_dir / "samples.txt"))
     trainer = Trainer(model, train_cfg, batches_for(data, train_cfg), run_dir, callbacks=callbacks,
                       progress="bar" if progress else "lines")
-    return Run(run_dir, config, data, model, trainer)
+    run = Run(run_dir, config, data, model, trainer, held)
+    if held is not None:
+        weakref.finalize(run, lock.release, held)  # a Run that is dropped lets the directory go
+    return run
 
 
 def _eval_sampler(tokenizer, prompt: str | None, n_chars: int, path: Path):
@@ -195,6 +289,22 @@ def _eval_sampler(tokenizer, prompt: str | None, n_chars: int, path: Path):
     return on_event
 
 
+def _eval_translator(data: PairData, path: Path, n: int = 4):
+    """A callback that translates the first few validation sources (greedy) at each evaluation."""
+    pairs = data.val[:n]
+
+    def on_event(event: str, trainer: Trainer) -> None:
+        if event != "eval":
+            return
+        outputs = translate(trainer.model, data, [s for s, _ in pairs])
+        lines = "\n".join(f"{s} → {o or '∅'}" + ("" if o == t else f"   (expected {t})")
+                          for (s, t), o in zip(pairs, outputs))
+        trainer.progress.write(f"--- translations at step {trainer.step} ---\n{lines}\n---")
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(f"=== step {trainer.step} ===\n{lines}\n\n")
+    return on_event
+
+
 def _encodable(tokenizer, text: str) -> bool:
     try:
         return bool(tokenizer.encode(text))
@@ -203,44 +313,11 @@ def _encodable(tokenizer, text: str) -> bool:
 
 
 def train(run: Run) -> TrainResult:
-    """Train a run to its max_steps, with the run's thread count (restored afterwards)."""
-    with using_threads(run.trainer.cfg.threads):
-        return run.trainer.fit()
-
-
-def read_config(run_dir) -> dict:
-    path = Path(run_dir) / "config.json"
-    if not path.exists():
-        raise FileNotFoundError(f"{run_dir} is not a run directory (it has no config.json)")
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
-def model_config(config: dict) -> ModelConfig:
-    """The ModelConfig a run's config.json holds. Runs saved before a field existed get its default
-    (runs before `kind` were all GPTs); old spellings are translated."""
-    fields_now = {f.name for f in fields(ModelConfig)}
-    saved = {k: v for k, v in config["model"].items() if k in fields_now}
-    if saved.get("mha_style") == "fused":  # renamed: the packed Q/K/V projection
-        saved["mha_style"] = "packed"
-    return ModelConfig(**saved)
-
-
-def _train_cfg(config: dict) -> TrainConfig:
-    known = {f.name for f in fields(TrainConfig)}  # a field added later keeps its default
-    return TrainConfig(**{k: v for k, v in config["train"].items() if k in known})
-
-
-def load_model(run_dir, best: bool = False, device: str = "cpu"):
-    """The trained model of a run (latest weights, or best.safetensors), its tokenizer (None for a
-    model that reads numbers) and config."""
-    run_dir = Path(run_dir)
-    config = read_config(run_dir)
-    model = build_model(model_config(config)).to(device)
-    weights = run_dir / (BEST_FILE if best else MODEL_FILE)
-    if not weights.exists():
-        raise FileNotFoundError(f"{weights} does not exist: the run has not saved a checkpoint yet")
-    load_weights(weights, model)
-    model.eval()
-    tokenizer_file = run_dir / "tokenizer.json"
-    tokenizer = load_tokenizer(tokenizer_file) if model.inputs == "tokens" else None
-    return model, tokenizer, config
+    """Train a run to its max_steps, with the run's thread count (restored afterwards), holding the
+    run directory's lock."""
+    held = lock.acquire(run.dir)
+    try:
+        with using_threads(run.trainer.cfg.threads):
+            return run.trainer.fit()
+    finally:
+        lock.release(held)

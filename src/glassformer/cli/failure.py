@@ -1,0 +1,148 @@
+"""How `glassformer` ends when something goes wrong: a sentence, never a traceback the user did
+not ask for.
+
+    an expected failure          `glassformer VERB: error: MESSAGE` in one or two lines; exit 2 for a
+                                 usage error, 1 for a failure (glassformer.errors says which)
+      - a GlassformerError (errors.py), or a ValueError / FileNotFoundError raised with a message
+        by glassformer's own checks (exit 2)
+      - an OSError (a disk that is full, a folder that is not writable): the path and what to do
+      - memory running out: what to make smaller
+    Ctrl-C                       `interrupted`, exit 130
+    the reader of stdout left    (`glassformer sample ... | head`) nothing more, exit 141
+    anything else is a bug       a short note; the traceback goes to a crash file it names, exit 1
+
+`--debug` anywhere on the command line, or GLASSFORMER_DEBUG=1, prints the traceback as well.
+"""
+
+from __future__ import annotations
+
+import codecs
+import errno
+import os
+import platform
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+import torch
+
+import glassformer
+from glassformer.errors import EXIT_FAILURE, EXIT_USAGE, GlassformerError
+from glassformer.text.corpora import default_cache_dir
+
+DEBUG_ENV = "GLASSFORMER_DEBUG"
+DEBUG_FLAG = "--debug"
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, the shell's code for Ctrl-C
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what the shell reports for a writer whose reader left
+PACKAGE_DIR = Path(glassformer.__file__).resolve().parent
+
+# what an OSError means to the user, by its errno (the catalogue of this module's messages)
+OS_ERRORS = {
+    errno.ENOSPC: "the disk is full; free some space and run it again.",
+    errno.EACCES: "permission denied; check the permissions of that path, or choose another location.",
+    errno.EPERM: "permission denied; check the permissions of that path, or choose another location.",
+    errno.EROFS: "the file system is read-only; choose another location.",
+    errno.ENOENT: "no such file or directory; check the path.",
+    errno.ENOTDIR: "a file stands where a directory is needed; check the path.",
+    errno.EISDIR: "a directory stands where a file is needed; check the path.",
+    errno.EEXIST: "a file stands where a directory is needed; check the path.",
+}
+
+
+def debug_requested(argv: list[str]) -> tuple[list[str], bool]:
+    """(argv without --debug, whether --debug or GLASSFORMER_DEBUG=1 asked for tracebacks)."""
+    kept = [a for a in argv if a != DEBUG_FLAG]
+    return kept, len(kept) != len(argv) or os.environ.get(DEBUG_ENV, "") not in ("", "0")
+
+
+def report(error: BaseException, verb: str | None, debug: bool, argv: list[str]) -> int:
+    """Print what went wrong (stderr) and return the exit code."""
+    who = f"glassformer {verb}" if verb else "glassformer"
+    if debug:
+        traceback.print_exception(error, file=sys.stderr)
+    if isinstance(error, KeyboardInterrupt):
+        print(f"{who}: interrupted.", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if isinstance(error, BrokenPipeError):  # the reader went away (`glassformer sample ... | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so exit's flush cannot fail again
+        return EXIT_BROKEN_PIPE
+    if isinstance(error, UnicodeEncodeError) and _same_codec(error.encoding, getattr(sys.stdout, "encoding", None)):
+        print(f"{who}: error: the terminal's encoding ({getattr(sys.stdout, 'encoding', '?')}) cannot show "
+              f"{error.object[error.start:error.end]!r}. Use a UTF-8 terminal (export LANG=C.UTF-8) or set "
+              f"PYTHONIOENCODING=utf-8.", file=sys.stderr)
+        return EXIT_FAILURE
+    if isinstance(error, GlassformerError):
+        print(f"{who}: error: {error}", file=sys.stderr)
+        return error.exit_code
+    if _own_check(error):  # a ValueError or a path-not-found raised, with its message, by glassformer's code
+        print(f"{who}: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if _out_of_memory(error):
+        print(f"{who}: error: out of memory ({_first_line(error)}). The model, batch or sequence is too large "
+              f"for this machine; make it smaller (--batch_size, --block_size, --d_model, --n_layers).",
+              file=sys.stderr)
+        return EXIT_FAILURE
+    if isinstance(error, OSError):
+        what = OS_ERRORS.get(error.errno, f"{error.strerror or error}.")
+        print(f"{who}: error: {error.filename}: {what}" if error.filename else f"{who}: error: {what}",
+              file=sys.stderr)
+        return EXIT_FAILURE
+    path = save_crash_report(error, argv)
+    print(f"{who}: internal error ({type(error).__name__}: {_first_line(error)}). This is a bug in "
+          f"glassformer, not in what you typed.\nThe traceback is saved in {path}; please include that file "
+          f"when you report it (--debug prints it here).", file=sys.stderr)
+    return EXIT_FAILURE
+
+
+def save_crash_report(error: BaseException, argv: list[str]) -> Path:
+    """Write the command, versions and traceback to crash-<time>-<pid>.txt in the cache directory
+    (or the system's temp directory if that is not writable); return its path."""
+    text = (f"glassformer {getattr(glassformer, '__version__', '?')} crash report\n"
+            f"command: glassformer {' '.join(argv)}\n"
+            f"python {platform.python_version()}, torch {torch.__version__}, {platform.platform()}\n\n"
+            + "".join(traceback.format_exception(error)))
+    name = f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
+    for folder in (default_cache_dir(), Path(tempfile.gettempdir())):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text(text, encoding="utf-8", errors="backslashreplace")
+            return folder / name
+        except OSError:
+            continue
+    return Path("(nowhere: neither the cache nor the temp directory is writable)")
+
+
+def _own_check(error: BaseException) -> bool:
+    """A plain ValueError (not a codec's) or FileNotFoundError (built from a message, not by the OS)
+    that glassformer's code raised: its message was written for the user."""
+    ours = (isinstance(error, ValueError) and not isinstance(error, UnicodeError)) or (
+        isinstance(error, FileNotFoundError) and error.errno is None)
+    return ours and _raised_by_glassformer(error)
+
+
+def _raised_by_glassformer(error: BaseException) -> bool:
+    """Was `error` raised in glassformer's own code (its innermost frame), not deep inside a library?"""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and Path(tb.tb_frame.f_code.co_filename).resolve().is_relative_to(PACKAGE_DIR)
+
+
+def _same_codec(a: str | None, b: str | None) -> bool:
+    """Do two encoding names mean the same codec ('latin-1' and 'iso8859-1' do)?"""
+    try:
+        return codecs.lookup(a or "").name == codecs.lookup(b or "").name
+    except LookupError:
+        return False
+
+
+def _out_of_memory(error: BaseException) -> bool:
+    return isinstance(error, (MemoryError, torch.OutOfMemoryError)) or (
+        isinstance(error, RuntimeError) and "can't allocate memory" in str(error))
+
+
+def _first_line(error: BaseException) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0][:200] if lines else type(error).__name__

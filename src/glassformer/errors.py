@@ -1,0 +1,57 @@
+"""The one error path: every failure glassformer expects is one of these, and its message says three
+things — which file or flag, what is wrong with it, and how to fix it — in whole sentences written
+at the raise site (so a later Chinese catalogue translates sentences, never stitched fragments).
+
+    GlassformerError            an expected failure; `glassformer` prints it, exit code 1
+    ├── UsageError              the command line asks for something impossible: exit code 2
+    │   └── DeviceUnavailable   --device names hardware this machine does not have
+    ├── NotFound                a file or run directory the user named is not there: exit code 2
+    ├── DamagedFile             a file is there but cannot be used: damaged, wrong format, wrong encoding
+    ├── WriteFailed             a file could not be written (disk full, no permission); nothing was lost
+    └── RunLocked               another process is training into the same run directory
+
+Each class also derives from the builtin exception a caller would have caught before
+(`ValueError`, `FileNotFoundError`, `OSError`), so `except ValueError` keeps working.
+The command line (cli/__init__.py) prints the message in one or two lines, without a traceback;
+`--debug` or GLASSFORMER_DEBUG=1 shows the traceback too. Anything else that escapes is a bug:
+the CLI says so and saves the traceback to a file it names.
+"""
+
+from __future__ import annotations
+
+EXIT_FAILURE = 1  # the command was fine; something it needed was not (a damaged file, a full disk)
+EXIT_USAGE = 2  # the command line itself is wrong (argparse uses 2 as well)
+
+
+class GlassformerError(Exception):
+    """An expected failure, with a message that names the problem and the fix."""
+
+    exit_code = EXIT_FAILURE
+
+
+class UsageError(GlassformerError, ValueError):
+    """An option or argument asks for something impossible (out of range, contradictory)."""
+
+    exit_code = EXIT_USAGE
+
+
+class DeviceUnavailable(UsageError):
+    """--device (or --device=... in a config) names hardware this machine lacks."""
+
+
+class NotFound(GlassformerError, FileNotFoundError):
+    """A path the user gave (a run directory, a data file) does not exist or is not what it must be."""
+
+    exit_code = EXIT_USAGE
+
+
+class DamagedFile(GlassformerError, ValueError):
+    """A file exists but cannot be used: empty, damaged, of another format or text encoding."""
+
+
+class WriteFailed(GlassformerError, OSError):
+    """A file could not be written; the message says what was kept (the previous checkpoint ...)."""
+
+
+class RunLocked(GlassformerError):
+    """Another live process is training into this run directory."""

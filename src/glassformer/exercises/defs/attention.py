@@ -1,0 +1,143 @@
+"""Exercise: scaled dot-product attention, NaN-free when a query row may see no key at all.
+
+    Attention(Q, K, V) = softmax(Q·Kᵀ/√D, hidden keys at -inf)·V        (Vaswani et al. 2017, eq. 1)
+
+A query row whose keys are ALL hidden (a padding-only sequence, say) has no defined softmax:
+all -inf gives 0/0 = NaN, and one NaN spreads to the whole batch's loss and gradients.
+glassformer's convention: such a row gets all-zero weights and a zero output. Reference:
+glassformer.nn.attention.scaled_dot_product_attention and its NumPy twin; both return
+(output, weights).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from glassformer import numpy_ref
+from glassformer.exercises.forbidden import ATTENTION
+from glassformer.exercises.spec import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.nn.attention import scaled_dot_product_attention
+from glassformer.nn.masks import causal_mask
+
+
+def reference(q, k, v, mask=None):
+    return scaled_dot_product_attention(q, k, v, mask)  # (..., T_q, D), (..., T_q, T_k)
+
+
+def twin(q, k, v, mask=None):
+    return numpy_ref.scaled_dot_product_attention(q, k, v, mask)
+
+
+# ------------------------------------------------------------------ known-wrong variants
+
+
+def nan_dead_rows(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))  # a row of all -inf -> softmax NaN
+    weights = torch.softmax(scores, dim=-1)
+    return weights @ v, weights
+
+
+def minus_big(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, -1e9)  # a dead row becomes uniform over hidden keys
+    weights = torch.softmax(scores, dim=-1)
+    return weights @ v, weights
+
+
+def inverted_mask(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(mask, float("-inf"))  # hides what may be seen
+    weights = torch.softmax(scores, dim=-1)
+    return weights @ v, weights
+
+
+def softmax_over_queries(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-2)  # columns sum to 1 instead of rows
+    return weights @ v, weights
+
+
+def scale_by_d(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / q.size(-1)
+    if mask is not None:
+        alive = mask.any(dim=-1, keepdim=True)
+        scores = scores.masked_fill(~mask, float("-inf")).masked_fill(~alive, 0.0)
+        weights = torch.softmax(scores, dim=-1).masked_fill(~alive, 0.0)
+    else:
+        weights = torch.softmax(scores, dim=-1)
+    return weights @ v, weights
+
+
+def mask_after_softmax(q, k, v, mask=None):
+    weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(q.size(-1)), dim=-1)
+    if mask is not None:
+        weights = weights.masked_fill(~mask, 0.0)  # rows no longer sum to 1
+    return weights @ v, weights
+
+
+# -------------------------------------------------------------------------------- cases
+
+
+def _qkv(rng, *lead, T_q, T_k, D, scale=1.0):
+    return randn(rng, *lead, T_q, D, scale=scale), randn(rng, *lead, T_k, D), randn(rng, *lead, T_k, D)
+
+
+def _padding(lengths, T):
+    return (torch.arange(T)[None, :] < torch.tensor(lengths)[:, None])[:, None, None, :]  # (B, 1, 1, T)
+
+
+def make_cases(rng: np.random.Generator) -> list[Case]:
+    g = (0, 1, 2)
+    cross = torch.from_numpy(rng.random((3, 6)) < 0.6) | torch.eye(3, 6, dtype=torch.bool)  # (T_q, T_k), no dead row
+    dead = torch.zeros(2, 1, 4, 4, dtype=torch.bool)  # (B, 1, T, T)
+    dead[0, 0] = torch.tril(torch.ones(4, 4, dtype=torch.bool), diagonal=-1)  # query 0 sees nothing
+    # batch row 1 sees nothing at all (a sequence of padding only)
+    cases = [
+        Case("case.basic", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=4, T_k=4, D=3), None), g),
+        Case("case.causal", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=5, T_k=5, D=4), causal_mask(5)), g),
+        Case("case.padding", "scaled_dot_product_attention",
+             (*_qkv(rng, 3, 2, T_q=5, T_k=5, D=4), _padding([5, 3, 1], 5)), g),
+        Case("case.dead_row", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=4, T_k=4, D=3), dead), g),
+        Case("case.t1", "scaled_dot_product_attention", (*_qkv(rng, 1, 1, T_q=1, T_k=1, D=4), causal_mask(1)), g),
+        Case("case.no_head_axis", "scaled_dot_product_attention",
+             (*_qkv(rng, 2, T_q=5, T_k=5, D=4), causal_mask(5)), g),
+        Case("case.large", "scaled_dot_product_attention",
+             (*_qkv(rng, 2, 2, T_q=4, T_k=4, D=4, scale=30.0), causal_mask(4)), g, {"scale": 30}),
+        Case("case.noncontig", "scaled_dot_product_attention",
+             (*(noncontiguous(t) for t in _qkv(rng, 2, 2, T_q=5, T_k=5, D=3)), causal_mask(5)), g),
+        Case("case.batch1", "scaled_dot_product_attention",
+             (*_qkv(rng, 1, 3, T_q=4, T_k=4, D=2), _padding([3], 4)), g),
+        Case("case.cross", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=3, T_k=6, D=4), cross), g),
+    ]
+    for i in range(3):
+        B, H, T, D = (int(n) for n in rng.integers(1, 6, size=4))
+        mask = [None, causal_mask(T), torch.from_numpy(rng.random((B, 1, T, T)) < 0.5)][i]
+        cases.append(Case("case.random", "scaled_dot_product_attention",
+                          (*_qkv(rng, B, H, T_q=T, T_k=T, D=D), mask), g, {"i": i + 1}))
+    return cases
+
+
+EXERCISE = Exercise(
+    name="attention",
+    functions=(Function("scaled_dot_product_attention", "(q, k, v, mask=None)", ("q", "k", "v", "mask"),
+                        ("output", "weights")),),
+    make_cases=make_cases,
+    reference={"scaled_dot_product_attention": reference},
+    numpy_reference={"scaled_dot_product_attention": numpy_twin(twin)},
+    variants=tuple(Variant(f.__name__, "scaled_dot_product_attention", f) for f in (
+        nan_dead_rows, minus_big, inverted_mask, softmax_over_queries, scale_by_d, mask_after_softmax)),
+    forbidden=(ATTENTION,),
+    allowed=("@ / torch.matmul", "Tensor.transpose(-2, -1)", "math.sqrt", "Tensor.masked_fill",
+             "torch.softmax", "from softmax import softmax", "Tensor.any(dim, keepdim=True)"),
+    seed=105,
+    plugs_into="glassformer.nn.attention.scaled_dot_product_attention",
+)

@@ -1,0 +1,90 @@
+"""Exercise: the attention scores, how well each query matches each key.
+
+    scores = Q·Kᵀ / √D          q (..., T_q, D), k (..., T_k, D) -> (..., T_q, T_k)
+
+Reference: glassformer.nn.attention.attention_scores and numpy_ref.attention_scores. The cases
+use D different from T_q, T_k and d_model, so dividing by the wrong one shows, and T_q ≠ T_k
+once, so scores with queries and keys swapped cannot hide behind a square shape.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from glassformer import numpy_ref
+from glassformer.exercises.forbidden import ATTENTION
+from glassformer.exercises.spec import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.nn.attention import attention_scores
+
+
+def reference(q, k):
+    return (attention_scores(q, k),)  # (..., T_q, T_k)
+
+
+def twin(q, k):
+    return numpy_ref.attention_scores(q, k)  # (..., T_q, T_k)
+
+
+# ------------------------------------------------------------------ known-wrong variants
+
+
+def scale_by_d(q, k):
+    return q @ k.transpose(-2, -1) / q.size(-1)  # ÷ D instead of ÷ √D
+
+
+def no_scale(q, k):
+    return q @ k.transpose(-2, -1)
+
+
+def keys_first(q, k):
+    return k @ q.transpose(-2, -1) / math.sqrt(q.size(-1))  # (..., T_k, T_q): rows are keys
+
+
+def scale_by_t(q, k):
+    return q @ k.transpose(-2, -1) / math.sqrt(k.size(-2))  # ÷ √T_k: the sequence length, not the width
+
+
+# -------------------------------------------------------------------------------- cases
+
+
+def make_cases(rng: np.random.Generator) -> list[Case]:
+    g = (0, 1)
+
+    def qk(*lead, T_q, T_k, D, scale=1.0):
+        return randn(rng, *lead, T_q, D, scale=scale), randn(rng, *lead, T_k, D, scale=scale)
+
+    cases = [
+        Case("case.basic", "attention_scores", qk(2, T_q=5, T_k=5, D=4), g),
+        Case("case.heads", "attention_scores", qk(2, 3, T_q=6, T_k=6, D=4), g),
+        Case("case.cross", "attention_scores", qk(2, 2, T_q=3, T_k=7, D=5), g),
+        Case("case.t1", "attention_scores", qk(1, 1, T_q=1, T_k=1, D=8), g),
+        Case("case.one_head", "attention_scores", qk(2, 1, T_q=5, T_k=5, D=4), g),
+        Case("case.batch1", "attention_scores", qk(1, 2, T_q=4, T_k=4, D=6), g),
+        Case("case.large", "attention_scores", qk(2, 2, T_q=3, T_k=3, D=4, scale=100.0), g, {"scale": 100}),
+        Case("case.noncontig", "attention_scores",
+             tuple(noncontiguous(t) for t in qk(2, 2, T_q=5, T_k=5, D=3)), g),
+    ]
+    for i in range(4):
+        B, H, T_q, T_k, D = (int(n) for n in rng.integers(1, 7, size=5))
+        cases.append(Case("case.random", "attention_scores", qk(B, H, T_q=T_q, T_k=T_k, D=D), g, {"i": i + 1}))
+    return cases
+
+
+EXERCISE = Exercise(
+    name="attention_scores",
+    functions=(Function("attention_scores", "(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor",
+                        ("q", "k"), ("scores",)),),
+    make_cases=make_cases,
+    reference={"attention_scores": reference},
+    numpy_reference={"attention_scores": numpy_twin(twin)},
+    variants=(Variant("scale_by_d", "attention_scores", scale_by_d),
+              Variant("no_scale", "attention_scores", no_scale),
+              Variant("keys_first", "attention_scores", keys_first),
+              Variant("scale_by_t", "attention_scores", scale_by_t)),
+    forbidden=(ATTENTION,),
+    allowed=("@ / torch.matmul", "Tensor.transpose(-2, -1)", "math.sqrt"),
+    error_hints=((r"Expected size for first two dimensions of batch2", "attention_scores.err.T"),),
+    seed=102,
+)

@@ -1,0 +1,74 @@
+"""Exercise: the causal mask, so that no position can read the future.
+
+    mask[i, j] = (j <= i)        (T, T) bool, True = may attend
+
+Reference: glassformer.nn.masks.causal_mask and numpy_ref.causal_mask. glassformer's masks are
+boolean with True = may attend everywhere; an additive float mask (0 / -inf) or a 0/1 float
+mask is a different convention, and the report says so.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from glassformer import numpy_ref
+from glassformer.exercises.spec import Case, Exercise, Function, Variant, numpy_twin
+from glassformer.nn.masks import causal_mask
+
+
+def reference(T):
+    return (causal_mask(T),)  # (T, T) bool
+
+
+def twin(T):
+    return numpy_ref.causal_mask(T)  # (T, T) bool
+
+
+# ------------------------------------------------------------------ known-wrong variants
+
+
+def inverted(T):
+    return ~torch.tril(torch.ones(T, T, dtype=torch.bool))  # True where attending is NOT allowed
+
+
+def upper(T):
+    return torch.triu(torch.ones(T, T, dtype=torch.bool))  # keys >= query: the future instead of the past
+
+
+def strict(T):
+    return torch.tril(torch.ones(T, T, dtype=torch.bool), diagonal=-1)  # a token may not see itself
+
+
+def float_01(T):
+    return torch.tril(torch.ones(T, T))  # 1.0 / 0.0 floats instead of True / False
+
+
+def additive(T):
+    return torch.triu(torch.full((T, T), float("-inf")), diagonal=1)  # 0 / -inf, added to the scores
+
+
+# -------------------------------------------------------------------------------- cases
+
+
+def make_cases(rng: np.random.Generator) -> list[Case]:
+    cases = [Case("case.t1", "causal_mask", (1,)), Case("causal_mask.case.T", "causal_mask", (2,), fields={"T": 2}),
+             Case("causal_mask.case.T", "causal_mask", (5,), fields={"T": 5})]
+    for T in sorted({int(t) for t in rng.integers(3, 40, size=3)}):
+        cases.append(Case("causal_mask.case.T", "causal_mask", (T,), fields={"T": T}))
+    return cases
+
+
+EXERCISE = Exercise(
+    name="causal_mask",
+    functions=(Function("causal_mask", "(T: int) -> torch.Tensor", ("T",), ("mask",)),),
+    make_cases=make_cases,
+    reference={"causal_mask": reference},
+    numpy_reference={"causal_mask": numpy_twin(twin)},
+    variants=(Variant("inverted", "causal_mask", inverted), Variant("upper", "causal_mask", upper),
+              Variant("strict", "causal_mask", strict), Variant("float_01", "causal_mask", float_01),
+              Variant("additive", "causal_mask", additive)),
+    allowed=("torch.arange", "<=", "torch.tril", "torch.ones(..., dtype=torch.bool)"),
+    header="import torch\n",
+    seed=103,
+)

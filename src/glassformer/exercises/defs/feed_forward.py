@@ -1,0 +1,125 @@
+"""Exercise: the position-wise feed-forward network.
+
+    FFN(x) = act(x·W₁ᵀ + b₁)·W₂ᵀ + b₂        W₁ (F, C), W₂ (C, F): PyTorch's (out, in) layout
+    act: relu(h) = max(h, 0) | gelu(h) = h·Φ(h) = h·½(1 + erf(h/√2)) | gelu_tanh (GPT-2's approximation)
+
+Reference: glassformer.nn.feedforward.FeedForward and numpy_ref.feed_forward.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+from torch.func import functional_call
+
+from glassformer import numpy_ref
+from glassformer.exercises.forbidden import GELU, LINEAR
+from glassformer.exercises.spec import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.nn.feedforward import FeedForward
+
+
+def _named(w1, b1, w2, b2) -> dict:
+    named = {"fc1.weight": w1, "fc1.bias": b1, "fc2.weight": w2, "fc2.bias": b2}
+    return {k: v for k, v in named.items() if v is not None}
+
+
+def reference(x, w1, b1, w2, b2, activation="relu"):
+    ffn = FeedForward(w1.size(1), w1.size(0), activation, bias=b1 is not None).double()
+    return (functional_call(ffn, _named(w1, b1, w2, b2), (x,)),)  # (B, T, C)
+
+
+def twin(x, w1, b1, w2, b2, activation="relu"):
+    return numpy_ref.feed_forward(x, _named(w1, b1, w2, b2), activation)
+
+
+# ------------------------------------------------------------------ known-wrong variants
+
+
+def _affine(x, w, b):
+    return x @ w.T + (b if b is not None else 0.0)
+
+
+def _gelu_exact(h):
+    return h * 0.5 * (1.0 + torch.erf(h / math.sqrt(2.0)))
+
+
+def _gelu_tanh(h):
+    return 0.5 * h * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (h + 0.044715 * h**3)))
+
+
+def no_activation(x, w1, b1, w2, b2, activation="relu"):
+    return _affine(_affine(x, w1, b1), w2, b2)  # two linear maps in a row are one linear map
+
+
+def relu_always(x, w1, b1, w2, b2, activation="relu"):
+    return _affine(torch.clamp(_affine(x, w1, b1), min=0.0), w2, b2)
+
+
+def tanh_for_exact(x, w1, b1, w2, b2, activation="relu"):
+    h = _affine(x, w1, b1)
+    act = {"relu": lambda t: torch.clamp(t, min=0.0), "gelu": _gelu_tanh, "gelu_tanh": _gelu_tanh}[activation]
+    return _affine(act(h), w2, b2)
+
+
+def exact_for_tanh(x, w1, b1, w2, b2, activation="relu"):
+    h = _affine(x, w1, b1)
+    act = {"relu": lambda t: torch.clamp(t, min=0.0), "gelu": _gelu_exact, "gelu_tanh": _gelu_exact}[activation]
+    return _affine(act(h), w2, b2)
+
+
+def sigmoid_gelu(x, w1, b1, w2, b2, activation="relu"):
+    h = _affine(x, w1, b1)
+    return _affine(h * torch.sigmoid(1.702 * h), w2, b2)  # another approximation of GELU
+
+
+def act_on_output(x, w1, b1, w2, b2, activation="relu"):
+    act = {"relu": lambda t: torch.clamp(t, min=0.0), "gelu": _gelu_exact, "gelu_tanh": _gelu_tanh}[activation]
+    return act(_affine(act(_affine(x, w1, b1)), w2, b2))  # the output is activated too
+
+
+# -------------------------------------------------------------------------------- cases
+
+
+def _case(label, rng, B, T, C, F, activation, bias=True, contiguous=True, fields=None):
+    x = randn(rng, B, T, C)
+    w1, w2 = randn(rng, F, C, scale=1 / math.sqrt(C)), randn(rng, C, F, scale=1 / math.sqrt(F))
+    b1, b2 = (randn(rng, F, scale=0.3), randn(rng, C, scale=0.3)) if bias else (None, None)
+    args = (x if contiguous else noncontiguous(x), w1, b1, w2, b2, activation)
+    return Case(label, "feed_forward", args, tuple(i for i in range(5) if args[i] is not None),
+                {"activation": activation, **(fields or {})})
+
+
+def make_cases(rng: np.random.Generator) -> list[Case]:
+    cases = [
+        _case("feed_forward.case.act", rng, 2, 5, 4, 8, "relu"),
+        _case("feed_forward.case.act", rng, 2, 4, 6, 12, "gelu"),
+        _case("feed_forward.case.act", rng, 2, 3, 4, 8, "gelu_tanh"),
+        _case("case.t1", rng, 2, 1, 4, 8, "gelu"),
+        _case("case.batch1", rng, 1, 4, 6, 10, "relu"),
+        _case("case.no_bias", rng, 2, 3, 4, 8, "relu", bias=False),
+        _case("feed_forward.case.narrow", rng, 2, 3, 6, 3, "gelu"),
+        _case("case.noncontig", rng, 2, 5, 5, 5, "gelu_tanh", contiguous=False),
+    ]
+    for i in range(2):
+        B, T, C, F = (int(n) for n in rng.integers(1, 9, size=4))
+        act = ("relu", "gelu", "gelu_tanh")[int(rng.integers(0, 3))]
+        cases.append(_case("case.random", rng, B, T, C, F, act, fields={"i": i + 1}))
+    return cases
+
+
+EXERCISE = Exercise(
+    name="feed_forward",
+    functions=(Function("feed_forward", '(x, w1, b1, w2, b2, activation="relu")',
+                        ("x", "w1", "b1", "w2", "b2", "activation"), ("output",)),),
+    make_cases=make_cases,
+    reference={"feed_forward": reference},
+    numpy_reference={"feed_forward": numpy_twin(twin)},
+    variants=tuple(Variant(f.__name__, "feed_forward", f) for f in (
+        no_activation, relu_always, tanh_for_exact, exact_for_tanh, sigmoid_gelu, act_on_output)),
+    forbidden=(LINEAR, GELU),
+    allowed=("x @ w.T", "torch.clamp", "torch.relu", "torch.erf", "torch.tanh", "math.sqrt", "math.pi"),
+    seed=110,
+    plugs_into="glassformer.nn.feedforward.FeedForward.forward",
+)

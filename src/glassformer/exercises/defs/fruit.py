@@ -1,0 +1,99 @@
+"""Exercise: lesson 1's attention by hand, on apple, banana and orange.
+
+    Q = E·W_Q   K = E·W_K   V = E·W_V          (row vectors: a word is a row of E)
+    weights = softmax_rows(Q·Kᵀ / √d_k)        output = weights·V
+
+The first case is the lesson's own example (glassformer.lessons.fruit: E and the three hand-set
+projections). Reference: glassformer.nn.attention.scaled_dot_product_attention on E·W_Q, E·W_K,
+E·W_V, and numpy_ref's. The tutorial this lesson follows printed some rows computed as x·Wᵀ;
+that slip is one of the known mistakes here.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from glassformer import numpy_ref
+from glassformer.exercises.forbidden import ATTENTION
+from glassformer.exercises.spec import Case, Exercise, Function, Variant, numpy_twin, randn
+from glassformer.lessons import fruit as lesson
+from glassformer.nn.attention import scaled_dot_product_attention
+
+
+def reference(E, W_Q, W_K, W_V):
+    out, weights = scaled_dot_product_attention(E @ W_Q, E @ W_K, E @ W_V)  # (T, d_v), (T, T)
+    return weights, out
+
+
+def twin(E, W_Q, W_K, W_V):
+    out, weights = numpy_ref.scaled_dot_product_attention(E @ W_Q, E @ W_K, E @ W_V)
+    return weights, out
+
+
+# ------------------------------------------------------------------ known-wrong variants
+
+
+def _attend(Q, K, V, scale, dim=-1):
+    weights = torch.softmax(Q @ K.T / scale, dim=dim)
+    return weights, weights @ V
+
+
+def column_convention(E, W_Q, W_K, W_V):
+    return _attend(E @ W_Q.T, E @ W_K.T, E @ W_V.T, math.sqrt(W_K.size(1)))  # W·x habit on row vectors
+
+
+def softmax_over_columns(E, W_Q, W_K, W_V):
+    return _attend(E @ W_Q, E @ W_K, E @ W_V, math.sqrt(W_K.size(1)), dim=0)
+
+
+def no_scale(E, W_Q, W_K, W_V):
+    return _attend(E @ W_Q, E @ W_K, E @ W_V, 1.0)
+
+
+def scale_by_d(E, W_Q, W_K, W_V):
+    return _attend(E @ W_Q, E @ W_K, E @ W_V, float(W_K.size(1)))
+
+
+def weights_transposed(E, W_Q, W_K, W_V):
+    weights = torch.softmax(E @ W_Q @ (E @ W_K).T / math.sqrt(W_K.size(1)), dim=-1)
+    return weights, weights.T @ (E @ W_V)  # each output row mixes with a column of weights
+
+
+# -------------------------------------------------------------------------------- cases
+
+
+def make_cases(rng: np.random.Generator) -> list[Case]:
+    f, g = "fruit_attention", (0, 1, 2, 3)
+    E, W = torch.from_numpy(lesson.E), {n: torch.from_numpy(w) for n, w in lesson.PROJECTIONS.items()}
+    fruit = (E, W["Q"], W["K"], W["V"])
+    order = torch.tensor([2, 0, 1])
+    cases = [
+        Case("fruit.case.fruit", f, fruit, g),
+        Case("fruit.case.reordered", f, (E[order], W["Q"], W["K"], W["V"]), g),
+        Case("fruit.case.one_word", f, (E[:1], W["Q"], W["K"], W["V"]), g),
+        Case("fruit.case.shapes", f, (randn(rng, 5, 3), randn(rng, 3, 2), randn(rng, 3, 2), randn(rng, 3, 4)), g,
+             {"T": 5, "d_model": 3, "d_k": 2, "d_v": 4}),
+    ]
+    for i in range(2):
+        T, d = int(rng.integers(2, 7)), int(rng.integers(2, 5))
+        cases.append(Case("case.random", f, (randn(rng, T, d, scale=3.0), *(randn(rng, d, d) for _ in range(3))), g,
+                          {"i": i + 1}))
+    return cases
+
+
+EXERCISE = Exercise(
+    name="fruit",
+    functions=(Function("fruit_attention", "(E, W_Q, W_K, W_V)", ("E", "W_Q", "W_K", "W_V"), ("weights", "output")),),
+    make_cases=make_cases,
+    reference={"fruit_attention": reference},
+    numpy_reference={"fruit_attention": numpy_twin(twin)},
+    variants=tuple(Variant(f.__name__, "fruit_attention", f) for f in (
+        column_convention, softmax_over_columns, no_scale, scale_by_d, weights_transposed)),
+    forbidden=(ATTENTION,),
+    allowed=("@", "Tensor.T", "torch.exp", "Tensor.amax(dim=-1, keepdim=True)", "Tensor.sum(dim=-1, keepdim=True)",
+             "math.sqrt"),
+    seed=115,
+)

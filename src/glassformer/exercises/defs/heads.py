@@ -1,0 +1,124 @@
+"""Exercise: split the width into heads, and merge the heads back.
+
+    split_heads  (B, T, C) -> view (B, T, H, D) -> transpose -> (B, H, T, D)
+    merge_heads  (B, H, T, D) -> transpose -> (B, T, H, D) -> reshape -> (B, T, C)
+
+glassformer does both inside MultiHeadAttention (nn/attention.py), so that is the reference:
+split = MultiHeadAttention.split_qkv with an identity projection (its queries are x, split);
+merge = the module's own merge line, reached by replacing its `attn.z` hook point with the
+case's z and making the output projection the identity. The NumPy twin is numpy_ref's
+split_heads, and merge as its exact inverse (scattering each entry back where split took it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from glassformer.exercises.spec import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.nn.attention import MultiHeadAttention
+from glassformer.nn.hooks import HookedModel
+from glassformer.numpy_ref.attention import split_heads as np_split_heads
+
+
+class _Attention(HookedModel):
+    """One MultiHeadAttention whose projections are identities, with its hook points named."""
+
+    def __init__(self, d_model: int, n_heads: int) -> None:
+        super().__init__()
+        self.attn = MultiHeadAttention(d_model, n_heads).double()
+        with torch.no_grad():
+            self.attn.qkv.weight.copy_(torch.eye(d_model, dtype=torch.float64).repeat(3, 1))  # q = k = v = x
+            self.attn.qkv.bias.zero_()
+            self.attn.proj.weight.copy_(torch.eye(d_model, dtype=torch.float64))
+            self.attn.proj.bias.zero_()
+        self.name_hook_points()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.attn(x)  # (B, T, C)
+
+
+def split_reference(x, n_heads):
+    return (_Attention(x.size(-1), n_heads).attn.split_qkv(x)[0],)  # (B, H, T, D)
+
+
+def merge_reference(z):
+    B, H, T, D = z.shape
+    model = _Attention(H * D, H)
+    x = torch.zeros(B, T, H * D, dtype=z.dtype)  # any input: its z is replaced by the case's
+    return (model.run_with_hooks(x, hooks={"attn.z": lambda _, name: z}),)  # (B, T, C)
+
+
+def merge_twin(z):
+    B, H, T, D = z.shape
+    source = np_split_heads(np.arange(B * T * H * D).reshape(B, T, H * D), H)  # (B, H, T, D) flat index in (B, T, C)
+    out = np.empty(B * T * H * D)
+    out[source.ravel()] = z.ravel()  # every entry back to where split_heads took it from
+    return out.reshape(B, T, H * D)  # (B, T, C)
+
+
+# ------------------------------------------------------------------ known-wrong variants
+
+
+def split_no_transpose(x, n_heads):
+    B, T, C = x.shape
+    return x.reshape(B, n_heads, T, C // n_heads)  # right shape, tokens and features scrambled
+
+
+def split_features_interleaved(x, n_heads):
+    B, T, C = x.shape
+    return x.reshape(B, T, C // n_heads, n_heads).permute(0, 3, 1, 2)  # head h gets every H-th feature
+
+
+def merge_no_transpose(z):
+    B, H, T, D = z.shape
+    return z.reshape(B, T, H * D)  # right shape, heads and tokens scrambled
+
+
+def merge_features_interleaved(z):
+    B, H, T, D = z.shape
+    return z.permute(0, 2, 3, 1).reshape(B, T, H * D)  # (B, T, D, H): the heads' features interleaved
+
+
+# -------------------------------------------------------------------------------- cases
+
+
+def make_cases(rng: np.random.Generator) -> list[Case]:
+    s, m = "split_heads", "merge_heads"
+    cases = [
+        Case("case.basic", s, (randn(rng, 2, 5, 8), 2), (0,)),
+        Case("case.one_head", s, (randn(rng, 2, 4, 6), 1), (0,)),
+        Case("case.t1", s, (randn(rng, 2, 1, 8), 4), (0,)),
+        Case("case.batch1", s, (randn(rng, 1, 3, 6), 3), (0,)),
+        Case("heads.case.d1", s, (randn(rng, 2, 3, 4), 4), (0,)),
+        Case("case.noncontig", s, (noncontiguous(randn(rng, 2, 5, 8)), 2), (0,)),
+        Case("case.basic", m, (randn(rng, 2, 2, 5, 4),), (0,)),
+        Case("case.one_head", m, (randn(rng, 2, 1, 4, 6),), (0,)),
+        Case("case.t1", m, (randn(rng, 2, 4, 1, 2),), (0,)),
+        Case("case.batch1", m, (randn(rng, 1, 3, 4, 2),), (0,)),
+        Case("case.noncontig", m, (noncontiguous(randn(rng, 2, 2, 5, 3)),), (0,)),
+    ]
+    for i in range(2):
+        B, T, H, D = (int(n) for n in rng.integers(1, 6, size=4))
+        cases.append(Case("case.random", s, (randn(rng, B, T, H * D), H), (0,), {"i": i + 1}))
+        cases.append(Case("case.random", m, (randn(rng, B, H, T, D),), (0,), {"i": i + 1}))
+    return cases
+
+
+EXERCISE = Exercise(
+    name="heads",
+    functions=(
+        Function("split_heads", "(x: torch.Tensor, n_heads: int) -> torch.Tensor", ("x", "n_heads"), ("heads",)),
+        Function("merge_heads", "(z: torch.Tensor) -> torch.Tensor", ("z",), ("merged",)),
+    ),
+    make_cases=make_cases,
+    reference={"split_heads": split_reference, "merge_heads": merge_reference},
+    numpy_reference={"split_heads": numpy_twin(np_split_heads), "merge_heads": numpy_twin(merge_twin)},
+    variants=(Variant("split_no_transpose", "split_heads", split_no_transpose),
+              Variant("split_features_interleaved", "split_heads", split_features_interleaved),
+              Variant("merge_no_transpose", "merge_heads", merge_no_transpose),
+              Variant("merge_features_interleaved", "merge_heads", merge_features_interleaved)),
+    allowed=("Tensor.reshape", "Tensor.transpose", "Tensor.contiguous", "Tensor.view"),
+    header="import torch\n",
+    seed=106,
+)

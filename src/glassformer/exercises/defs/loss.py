@@ -1,0 +1,132 @@
+"""Exercise: next-token cross-entropy.
+
+    loss = -1/N Σ_{b,t} log softmax(logits[b, t])[targets[b, t]]      over the N targets ≠ ignore_index
+
+Reference: glassformer.nn.loss.next_token_loss (F.cross_entropy on the flattened logits) and a
+NumPy version written here, log-softmax by the max shift. targets[b, t] is already the token
+after position t (the batch was shifted when it was cut from the text); shifting again is one of
+the known mistakes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from glassformer.exercises.forbidden import LOSS
+from glassformer.exercises.spec import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.nn.loss import next_token_loss
+
+
+def reference(logits, targets, ignore_index=-100):
+    return (next_token_loss(logits, targets, ignore_index),)  # ()
+
+
+def twin(logits, targets, ignore_index=-100):
+    V = logits.shape[-1]
+    z, t = logits.reshape(-1, V), targets.reshape(-1)  # (B·T, V), (B·T,)
+    keep = t != ignore_index
+    z, t = z[keep], t[keep]  # (N, V), (N,)
+    m = z.max(axis=-1, keepdims=True)  # (N, 1)
+    log_probs = z - (m + np.log(np.exp(z - m).sum(axis=-1, keepdims=True)))  # (N, V)
+    return np.asarray(-log_probs[np.arange(len(t)), t].mean())  # ()
+
+
+# ------------------------------------------------------------------ known-wrong variants
+
+
+def _log_probs(z):
+    m = z.amax(dim=-1, keepdim=True)
+    return z - (m + torch.log(torch.exp(z - m).sum(dim=-1, keepdim=True)))
+
+
+def _picked(logits, targets, ignore_index):
+    V = logits.size(-1)
+    z, t = logits.reshape(-1, V), targets.reshape(-1)
+    keep = t != ignore_index
+    return _log_probs(z[keep])[torch.arange(int(keep.sum())), t[keep]], keep
+
+
+def sum_not_mean(logits, targets, ignore_index=-100):
+    picked, _ = _picked(logits, targets, ignore_index)
+    return -picked.sum()
+
+
+def counts_ignored(logits, targets, ignore_index=-100):
+    picked, keep = _picked(logits, targets, ignore_index)
+    return -picked.sum() / keep.numel()  # ignored positions still in the denominator
+
+
+def unstable(logits, targets, ignore_index=-100):
+    V = logits.size(-1)
+    z, t = logits.reshape(-1, V), targets.reshape(-1)
+    keep = t != ignore_index
+    probs = torch.exp(z[keep]) / torch.exp(z[keep]).sum(dim=-1, keepdim=True)  # exp(1000) = inf
+    return -torch.log(probs[torch.arange(int(keep.sum())), t[keep]]).mean()
+
+
+def shifted_again(logits, targets, ignore_index=-100):
+    picked, _ = _picked(logits[:, :-1], targets[:, 1:], ignore_index)  # the targets were already shifted
+    return -picked.mean()
+
+
+def sign_flipped(logits, targets, ignore_index=-100):
+    picked, _ = _picked(logits, targets, ignore_index)
+    return picked.mean()  # log p, not -log p
+
+
+def softmax_over_time(logits, targets, ignore_index=-100):
+    m = logits.amax(dim=1, keepdim=True)
+    log_probs = logits - (m + torch.log(torch.exp(logits - m).sum(dim=1, keepdim=True)))  # over T, not V
+    V = logits.size(-1)
+    z, t = log_probs.reshape(-1, V), targets.reshape(-1)
+    keep = t != ignore_index
+    return -z[keep][torch.arange(int(keep.sum())), t[keep]].mean()
+
+
+# -------------------------------------------------------------------------------- cases
+
+
+def _targets(rng, B, T, V, ignored=0.0, ignore_index=-100):
+    t = torch.from_numpy(rng.integers(0, V, size=(B, T)))
+    hide = torch.from_numpy(rng.random((B, T)) < ignored)
+    hide.view(-1)[0] = False  # at least one target counts
+    return t.masked_fill(hide, ignore_index)
+
+
+def make_cases(rng: np.random.Generator) -> list[Case]:
+    f, g = "next_token_loss", (0,)
+    cases = [
+        Case("case.basic", f, (randn(rng, 2, 5, 7), _targets(rng, 2, 5, 7), -100), g),
+        Case("loss.case.ignored", f, (randn(rng, 3, 6, 5), _targets(rng, 3, 6, 5, 0.4), -100), g),
+        Case("loss.case.ignore_index", f, (randn(rng, 2, 4, 6), _targets(rng, 2, 4, 6, 0.3, ignore_index=0), 0), g),
+        Case("case.t1", f, (randn(rng, 2, 1, 5), _targets(rng, 2, 1, 5), -100), g),
+        Case("case.batch1", f, (randn(rng, 1, 4, 6), _targets(rng, 1, 4, 6), -100), g),
+        Case("case.large", f, (randn(rng, 2, 3, 8, scale=1000.0), _targets(rng, 2, 3, 8), -100), g, {"scale": 1000}),
+        Case("loss.case.v2", f, (randn(rng, 2, 4, 2), _targets(rng, 2, 4, 2), -100), g),
+        Case("case.noncontig", f, (noncontiguous(randn(rng, 2, 6, 6)), _targets(rng, 2, 6, 6, 0.2), -100), g),
+    ]
+    for i in range(2):
+        B, T, V = (int(n) for n in rng.integers(1, 9, size=3))
+        cases.append(Case("case.random", f, (randn(rng, B, T, V, scale=3.0), _targets(rng, B, T, V, 0.2), -100), g,
+                          {"i": i + 1}))
+    return cases
+
+
+EXERCISE = Exercise(
+    name="loss",
+    functions=(Function("next_token_loss", "(logits, targets, ignore_index=-100)",
+                        ("logits", "targets", "ignore_index"), ("loss",)),),
+    make_cases=make_cases,
+    reference={"next_token_loss": reference},
+    numpy_reference={"next_token_loss": numpy_twin(twin)},
+    variants=tuple(Variant(f.__name__, "next_token_loss", f) for f in (
+        sum_not_mean, counts_ignored, unstable, shifted_again, sign_flipped, softmax_over_time)),
+    forbidden=(LOSS,),
+    allowed=("Tensor.reshape", "z[keep]", "Tensor.amax", "torch.exp", "torch.log", "torch.logsumexp",
+             "log_probs[torch.arange(N), targets]", "Tensor.gather"),
+    error_hints=((r"out of bounds|index -?\d+ is out|Target -?\d+ is out", "loss.err.ignore"),),
+    header="import torch\n",
+    seed=112,
+    plugs_into="glassformer.nn.loss.next_token_loss",
+)

@@ -1,0 +1,134 @@
+"""Exercise: multi-head self-attention with one packed Q/K/V projection (GPT-2's layout).
+
+    q, k, v = split(x·W_qkvᵀ + b_qkv)         W_qkv (3C, C): rows [queries | keys | values]
+    z_h = Attention(q_h, k_h, v_h)            for each head h, D = C / H features each
+    out = merge(z)·W_outᵀ + b_out
+
+Reference: glassformer.nn.attention.MultiHeadAttention (style="packed", the case's weights put
+in with torch.func.functional_call, so gradients reach them) and numpy_ref.multi_head_attention.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+from torch.func import functional_call
+
+from glassformer import numpy_ref
+from glassformer.exercises.forbidden import ATTENTION
+from glassformer.exercises.solutions.multi_head_attention import _attend, _merge_heads, _split_heads
+from glassformer.exercises.spec import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.nn.attention import MultiHeadAttention
+from glassformer.nn.masks import causal_mask
+
+
+def weights_by_name(w_qkv, b_qkv, w_out, b_out) -> dict:
+    """The four tensors under the names MultiHeadAttention's state_dict uses (biases optional)."""
+    named = {"qkv.weight": w_qkv, "qkv.bias": b_qkv, "proj.weight": w_out, "proj.bias": b_out}
+    return {k: v for k, v in named.items() if v is not None}
+
+
+def reference(x, w_qkv, b_qkv, w_out, b_out, n_heads, mask=None):
+    mha = MultiHeadAttention(x.size(-1), n_heads, bias=b_qkv is not None).double()
+    return (functional_call(mha, weights_by_name(w_qkv, b_qkv, w_out, b_out), (x, mask)),)  # (B, T, C)
+
+
+def twin(x, w_qkv, b_qkv, w_out, b_out, n_heads, mask=None):
+    return numpy_ref.multi_head_attention(x, weights_by_name(w_qkv, b_qkv, w_out, b_out), n_heads, mask)
+
+
+# ------------------------------------------------------------------ known-wrong variants
+# (each makes one mistake and otherwise calls the solution's helpers)
+
+
+def _project(x, w, b):
+    return x @ w.T + (b if b is not None else 0.0)
+
+
+def merge_no_transpose(x, w_qkv, b_qkv, w_out, b_out, n_heads, mask=None):
+    B, T, C = x.shape
+    q, k, v = (_split_heads(t, n_heads) for t in _project(x, w_qkv, b_qkv).split(C, dim=-1))
+    z = _attend(q, k, v, mask)  # (B, H, T, D)
+    return _project(z.reshape(B, T, C), w_out, b_out)  # heads merged without the transpose
+
+
+def scale_by_d_model(x, w_qkv, b_qkv, w_out, b_out, n_heads, mask=None):
+    B, T, C = x.shape
+    q, k, v = (_split_heads(t, n_heads) for t in _project(x, w_qkv, b_qkv).split(C, dim=-1))
+    q = q * math.sqrt(C // n_heads) / math.sqrt(C)  # as if the scores were divided by √C, not √D
+    return _project(_merge_heads(_attend(q, k, v, mask)), w_out, b_out)
+
+
+def no_out_proj(x, w_qkv, b_qkv, w_out, b_out, n_heads, mask=None):
+    B, T, C = x.shape
+    q, k, v = (_split_heads(t, n_heads) for t in _project(x, w_qkv, b_qkv).split(C, dim=-1))
+    return _merge_heads(_attend(q, k, v, mask))  # the heads are never mixed
+
+
+def qkv_per_head(x, w_qkv, b_qkv, w_out, b_out, n_heads, mask=None):
+    B, T, C = x.shape
+    D = C // n_heads
+    qkv = _project(x, w_qkv, b_qkv).reshape(B, T, n_heads, 3 * D).transpose(1, 2)  # (B, H, T, 3D)
+    q, k, v = qkv.split(D, dim=-1)  # reads the rows as [q k v of head 0 | of head 1 | ...]
+    return _project(_merge_heads(_attend(q, k, v, mask)), w_out, b_out)
+
+
+def split_no_transpose(x, w_qkv, b_qkv, w_out, b_out, n_heads, mask=None):
+    B, T, C = x.shape
+    q, k, v = (t.reshape(B, n_heads, T, C // n_heads) for t in _project(x, w_qkv, b_qkv).split(C, dim=-1))
+    return _project(_merge_heads(_attend(q, k, v, mask)), w_out, b_out)
+
+
+# -------------------------------------------------------------------------------- cases
+
+
+def _weights(rng, C, bias=True):
+    s = 1.0 / math.sqrt(C)
+    w_qkv, w_out = randn(rng, 3 * C, C, scale=s), randn(rng, C, C, scale=s)
+    b_qkv, b_out = (randn(rng, 3 * C, scale=0.1), randn(rng, C, scale=0.1)) if bias else (None, None)
+    return w_qkv, b_qkv, w_out, b_out
+
+
+def _case(label, rng, B, T, H, D, mask, fields=None, bias=True, contiguous=True):
+    x = randn(rng, B, T, H * D)
+    x = x if contiguous else noncontiguous(x)
+    args = (x, *_weights(rng, H * D, bias), H, mask)
+    grad = tuple(i for i in range(5) if args[i] is not None)
+    return Case(label, "multi_head_attention", args, grad, fields or {})
+
+
+def make_cases(rng: np.random.Generator) -> list[Case]:
+    padding = (torch.arange(4)[None, :] < torch.tensor([4, 2, 0])[:, None])[:, None, None, :]  # (3, 1, 1, 4)
+    cases = [
+        _case("case.basic", rng, 2, 5, 2, 4, None),
+        _case("case.causal", rng, 2, 6, 3, 4, causal_mask(6)),
+        _case("case.one_head", rng, 2, 4, 1, 6, causal_mask(4)),
+        _case("case.t1", rng, 2, 1, 4, 2, causal_mask(1)),
+        _case("case.batch1", rng, 1, 5, 2, 4, causal_mask(5)),
+        _case("case.no_bias", rng, 2, 4, 2, 4, causal_mask(4), bias=False),
+        _case("case.dead_row", rng, 3, 4, 2, 4, padding),
+        _case("case.noncontig", rng, 2, 5, 2, 3, causal_mask(5), contiguous=False),
+    ]
+    for i in range(3):
+        B, T, H, D = (int(n) for n in rng.integers(1, 6, size=4))
+        cases.append(_case("case.random", rng, B, T, H, D, causal_mask(T) if i else None, {"i": i + 1}))
+    return cases
+
+
+EXERCISE = Exercise(
+    name="multi_head_attention",
+    functions=(Function("multi_head_attention", "(x, w_qkv, b_qkv, w_out, b_out, n_heads, mask=None)",
+                        ("x", "w_qkv", "b_qkv", "w_out", "b_out", "n_heads", "mask"), ("output",)),),
+    make_cases=make_cases,
+    reference={"multi_head_attention": reference},
+    numpy_reference={"multi_head_attention": numpy_twin(twin)},
+    variants=tuple(Variant(f.__name__, "multi_head_attention", f) for f in (
+        merge_no_transpose, split_no_transpose, scale_by_d_model, no_out_proj, qkv_per_head)),
+    forbidden=(ATTENTION,),
+    allowed=("@ / torch.matmul", "Tensor.split", "Tensor.reshape", "Tensor.transpose",
+             "from attention import scaled_dot_product_attention", "from heads import split_heads, merge_heads"),
+    seed=107,
+    plugs_into="glassformer.nn.attention.MultiHeadAttention.forward (style='packed')",
+)

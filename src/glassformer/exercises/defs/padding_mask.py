@@ -1,0 +1,89 @@
+"""Exercise: the padding mask, so that no query reads a <PAD> token.
+
+    mask[b, 0, 0, j] = (ids[b, j] != pad_id)        ids (B, T) -> (B, 1, 1, T) bool
+
+Reference: glassformer.nn.masks.padding_mask and numpy_ref.padding_mask. The axes of size 1
+broadcast over heads and queries: it is the KEYS that are hidden (a padding query still gets
+an output; the loss ignores it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from glassformer import numpy_ref
+from glassformer.exercises.spec import Case, Exercise, Function, Variant, numpy_twin
+from glassformer.nn.masks import padding_mask
+
+
+def reference(ids, pad_id):
+    return (padding_mask(ids, pad_id),)  # (B, 1, 1, T)
+
+
+def twin(ids, pad_id):
+    return numpy_ref.padding_mask(ids, pad_id)  # (B, 1, 1, T)
+
+
+# ------------------------------------------------------------------ known-wrong variants
+
+
+def inverted(ids, pad_id):
+    return (ids == pad_id)[:, None, None, :]  # True on the padding
+
+
+def flat(ids, pad_id):
+    return ids != pad_id  # (B, T): against (B, H, T, T) scores B would line up with the queries
+
+
+def query_axis(ids, pad_id):
+    return (ids != pad_id)[:, None, :, None]  # (B, 1, T, 1): hides padding queries, not keys
+
+
+def pad_is_zero(ids, pad_id):
+    return (ids != 0)[:, None, None, :]  # pad_id ignored: 0 assumed
+
+
+# -------------------------------------------------------------------------------- cases
+
+
+def _ids(rng, B, T, pad_id, lengths):
+    """(B, T) int64 token ids in [0, 20), row b padded after lengths[b] real tokens."""
+    ids = torch.from_numpy(rng.integers(0, 20, size=(B, T)))
+    ids[ids == pad_id] = (pad_id + 1) % 20  # real tokens are never the pad id
+    for b, n in enumerate(lengths):
+        ids[b, n:] = pad_id
+    return ids
+
+
+def make_cases(rng: np.random.Generator) -> list[Case]:
+    cases = [
+        Case("case.basic", "padding_mask", (_ids(rng, 3, 6, 0, [6, 4, 2]), 0)),
+        Case("padding_mask.case.pad_id", "padding_mask", (_ids(rng, 2, 5, 3, [3, 5]), 3), fields={"pad_id": 3}),
+        Case("case.batch1", "padding_mask", (_ids(rng, 1, 4, 0, [2]), 0)),
+        Case("case.t1", "padding_mask", (_ids(rng, 2, 1, 0, [1, 1]), 0)),
+        Case("padding_mask.case.no_padding", "padding_mask", (_ids(rng, 2, 5, 0, [5, 5]), 0)),
+        Case("padding_mask.case.all_padding", "padding_mask", (_ids(rng, 3, 4, 1, [4, 0, 2]), 1)),
+    ]
+    for i in range(3):
+        B, T = (int(n) for n in rng.integers(1, 8, size=2))
+        pad_id = int(rng.integers(0, 20))
+        lengths = [int(n) for n in rng.integers(0, T + 1, size=B)]
+        ids = _ids(rng, B, T, pad_id, lengths)
+        cases.append(Case("case.random", "padding_mask", (ids, pad_id), fields={"i": i + 1}))
+    return cases
+
+
+EXERCISE = Exercise(
+    name="padding_mask",
+    functions=(Function("padding_mask", "(ids: torch.Tensor, pad_id: int) -> torch.Tensor",
+                        ("ids", "pad_id"), ("mask",)),),
+    make_cases=make_cases,
+    reference={"padding_mask": reference},
+    numpy_reference={"padding_mask": numpy_twin(twin)},
+    variants=(Variant("inverted", "padding_mask", inverted), Variant("flat", "padding_mask", flat),
+              Variant("query_axis", "padding_mask", query_axis), Variant("pad_is_zero", "padding_mask", pad_is_zero)),
+    allowed=("!=", "t[:, None, None, :]", "Tensor.unsqueeze"),
+    header="import torch\n",
+    seed=104,
+)

@@ -1,0 +1,98 @@
+"""Exercise: the sinusoidal position table.
+
+    P[p, 2i]   = sin(p / 10000^(2i/C))
+    P[p, 2i+1] = cos(p / 10000^(2i/C))          (Vaswani et al. 2017, §3.5)
+
+Reference: glassformer.nn.position.sinusoidal_table (computed as exp(-ln(10000)·2i/C)) and
+numpy_ref.sinusoidal_table (written as a plain power): the two agree only if both are right.
+An odd C has one more sine column than cosine columns.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from glassformer import numpy_ref
+from glassformer.exercises.spec import Case, Exercise, Function, Variant, numpy_twin
+from glassformer.nn.position import sinusoidal_table
+
+
+def reference(max_len, d_model):
+    return (sinusoidal_table(max_len, d_model, dtype=torch.float64),)  # (L, C)
+
+
+def twin(max_len, d_model):
+    return numpy_ref.sinusoidal_table(max_len, d_model)  # (L, C)
+
+
+# ------------------------------------------------------------------ known-wrong variants
+
+
+def _angles(max_len, d_model, exponent, first=0):
+    p = torch.arange(first, first + max_len, dtype=torch.float64)[:, None]  # (L, 1)
+    return p / 10000.0 ** (exponent / d_model)  # (L, n)
+
+
+def sin_cos_swapped(max_len, d_model):
+    angle = _angles(max_len, d_model, torch.arange(0, d_model, 2, dtype=torch.float64))
+    table = torch.zeros(max_len, d_model, dtype=torch.float64)
+    table[:, 0::2] = torch.cos(angle)  # cosine on the even features
+    table[:, 1::2] = torch.sin(angle[:, : d_model // 2])
+    return table
+
+
+def halves(max_len, d_model):
+    angle = _angles(max_len, d_model, torch.arange(0, d_model, 2, dtype=torch.float64))
+    return torch.cat([torch.sin(angle), torch.cos(angle[:, : d_model // 2])], dim=1)  # [sin … | cos …]
+
+
+def column_frequency(max_len, d_model):
+    angle = _angles(max_len, d_model, torch.arange(d_model, dtype=torch.float64))  # 10000^(j/C) for column j
+    table = torch.sin(angle)
+    table[:, 1::2] = torch.cos(angle[:, 1::2])
+    return table
+
+
+def starts_at_one(max_len, d_model):
+    angle = _angles(max_len, d_model, torch.arange(0, d_model, 2, dtype=torch.float64), first=1)
+    table = torch.zeros(max_len, d_model, dtype=torch.float64)
+    table[:, 0::2] = torch.sin(angle)
+    table[:, 1::2] = torch.cos(angle[:, : d_model // 2])
+    return table
+
+
+# -------------------------------------------------------------------------------- cases
+
+
+def make_cases(rng: np.random.Generator) -> list[Case]:
+    f = "sinusoidal_table"
+    cases = [
+        Case("sinusoidal.case.size", f, (8, 4), fields={"L": 8, "C": 4}),
+        Case("sinusoidal.case.max_len1", f, (1, 4)),
+        Case("sinusoidal.case.size", f, (5, 2), fields={"L": 5, "C": 2}),
+        Case("sinusoidal.case.odd", f, (6, 5), fields={"C": 5}),
+        Case("sinusoidal.case.odd", f, (3, 1), fields={"C": 1}),
+        Case("sinusoidal.case.size", f, (128, 64), fields={"L": 128, "C": 64}),
+    ]
+    for i in range(2):
+        L, C = int(rng.integers(1, 100)), int(rng.integers(1, 40))
+        cases.append(Case("sinusoidal.case.size", f, (L, C), fields={"L": L, "C": C}))
+    return cases
+
+
+EXERCISE = Exercise(
+    name="sinusoidal",
+    functions=(Function("sinusoidal_table", "(max_len: int, d_model: int) -> torch.Tensor",
+                        ("max_len", "d_model"), ("table",)),),
+    make_cases=make_cases,
+    reference={"sinusoidal_table": reference},
+    numpy_reference={"sinusoidal_table": numpy_twin(twin)},
+    variants=tuple(Variant(f.__name__, "sinusoidal_table", f) for f in (
+        sin_cos_swapped, halves, column_frequency, starts_at_one)),
+    allowed=("torch.arange(..., dtype=torch.float64)", "torch.sin", "torch.cos", "**", "torch.exp", "math.log",
+             "table[:, 0::2]"),
+    header="import math\n\nimport torch\n",
+    seed=108,
+    plugs_into="glassformer.nn.position.sinusoidal_table",
+)

@@ -1,0 +1,96 @@
+"""Exercise: a numerically stable softmax.
+
+    softmax(x)_i = exp(x_i - m) / Σ_j exp(x_j - m),   m = max_j x_j      (along `dim`)
+
+Reference: glassformer.nn.attention.attention_weights (softmax over the last axis; other axes
+are moved there and back) and numpy_ref.softmax. The cases that matter: logits near ±800
+(exp overflows float64 above ~709), rows far apart in scale (one global max underflows the
+others), -inf entries (masked), and a `dim` other than the last.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from glassformer import numpy_ref
+from glassformer.exercises.forbidden import SOFTMAX
+from glassformer.exercises.spec import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.nn.attention import attention_weights
+
+
+def reference(x, dim=-1):
+    return (attention_weights(x.movedim(dim, -1)).movedim(-1, dim),)  # x's shape
+
+
+def twin(x, dim=-1):
+    return np.moveaxis(numpy_ref.softmax(np.moveaxis(x, dim, -1)), -1, dim)  # x's shape
+
+
+# ------------------------------------------------------------------ known-wrong variants
+
+
+def global_max(x, dim=-1):
+    e = torch.exp(x - x.max())  # one shift for the whole tensor: rows far below it underflow to 0
+    return e / e.sum(dim=dim, keepdim=True)
+
+
+def no_shift(x, dim=-1):
+    e = torch.exp(x)  # exp(800) = inf, exp(-800) = 0
+    return e / e.sum(dim=dim, keepdim=True)
+
+
+def ignores_dim(x, dim=-1):
+    e = torch.exp(x - x.amax(dim=-1, keepdim=True))  # always the last axis
+    return e / e.sum(dim=-1, keepdim=True)
+
+
+def sum_other_axis(x, dim=-1):
+    e = torch.exp(x - x.amax(dim=dim, keepdim=True))
+    other = 0 if dim % x.dim() != 0 else -1
+    return e / e.sum(dim=other, keepdim=True)  # normalised along the wrong axis
+
+
+# -------------------------------------------------------------------------------- cases
+
+
+def make_cases(rng: np.random.Generator) -> list[Case]:
+    g = (0,)  # the gradient with respect to x is graded
+    masked = randn(rng, 3, 5)
+    masked[0, [1, 3]] = float("-inf")
+    masked[2, 0] = float("-inf")
+    apart = torch.stack([randn(rng, 5) + 800.0, randn(rng, 5) - 800.0, randn(rng, 5)])  # (3, 5)
+    cases = [
+        Case("case.basic", "softmax", (randn(rng, 3, 5), -1), g),
+        Case("case.batch1", "softmax", (randn(rng, 1, 4), -1), g),
+        Case("softmax.case.one_element", "softmax", (randn(rng, 3, 1), -1), g),
+        Case("case.large", "softmax", (randn(rng, 4, 6, scale=30.0) + 800.0, -1), g, {"scale": 800}),
+        Case("softmax.case.rows_apart", "softmax", (apart, -1), g),
+        Case("case.masked_entries", "softmax", (masked, -1), g),
+        Case("softmax.case.dim", "softmax", (randn(rng, 4, 3), 0), g, {"dim": 0}),
+        Case("softmax.case.dim", "softmax", (randn(rng, 2, 5, 3), 1), g, {"dim": 1}),
+        Case("case.noncontig", "softmax", (noncontiguous(randn(rng, 3, 4, 5)), -1), g),
+    ]
+    for i in range(4):
+        shape = tuple(int(n) for n in rng.integers(1, 6, size=int(rng.integers(1, 4))))
+        dim = int(rng.integers(-len(shape), len(shape)))
+        x = randn(rng, *shape, scale=float(rng.uniform(0.1, 10.0)))
+        cases.append(Case("case.random", "softmax", (x, dim), g, {"i": i + 1}))
+    return cases
+
+
+EXERCISE = Exercise(
+    name="softmax",
+    functions=(Function("softmax", "(x: torch.Tensor, dim: int = -1) -> torch.Tensor", ("x", "dim"),
+                        ("probabilities",)),),
+    make_cases=make_cases,
+    reference={"softmax": reference},
+    numpy_reference={"softmax": numpy_twin(twin)},
+    variants=(Variant("global_max", "softmax", global_max), Variant("no_shift", "softmax", no_shift),
+              Variant("ignores_dim", "softmax", ignores_dim),
+              Variant("sum_other_axis", "softmax", sum_other_axis)),
+    forbidden=(SOFTMAX,),
+    allowed=("torch.exp", "Tensor.amax(dim, keepdim=True)", "Tensor.sum(dim, keepdim=True)", "torch.logsumexp"),
+    header="import torch\n",
+    seed=101,
+)

@@ -1,0 +1,213 @@
+"""The explorer's engine: one model, fixed at start, and the answers the page asks for.
+
+    analyze    everything the panels show for one input: tokens, one attention head's matrix
+               and the layer × head thumbnails, the stream's norms, the logit lens, the
+               next-token bars (a regressor: its predictions)
+    trace      the shape trace (inspect/trace.py); it depends only on the input's length and the
+               language, so it is kept per (T, lang) and fetched only when one of them changes
+    attention  another head, layer or stage (and, on request, its thumbnails)
+    vectors    the per-token vectors (q, k, v) one head made for one token
+    next       the bars again, for new temperature / top-k / top-p
+    generate   n more tokens, the KV cache kept between requests (generation.py)
+
+Each answer is computed under one lock, in eval mode without gradients: hook functions are
+attached to the shared model for the length of a call (run_with_hooks), so two calls must not
+overlap. Requests are plain dicts checked by requests.py; answers are JSON-ready and rounded,
+holding only what a panel draws. Ablating a head multiplies its slice of the attention module's
+z hook (found by declaration, structure.py) by 0, in every computation of the request.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import torch
+
+from glassformer.explore import render
+from glassformer.explore.generation import Generations, step
+from glassformer.explore.lens import readout
+from glassformer.explore.nexttoken import bars, next_probs
+from glassformer.explore.requests import LIMITS, SPECS, RequestError, check_range, read
+from glassformer.explore.structure import find_structure
+from glassformer.inspect.trace import token_labels, trace
+
+MAX_TRACES = 256  # shape traces kept, one per (input length, language): a few KiB each
+
+
+class Explorer:
+    def __init__(self, model, tokenizer=None, source: str = "", limits=LIMITS) -> None:
+        self.model, self.tokenizer, self.source, self.limits = model.eval(), tokenizer, source, limits
+        if model.cfg.attention != "glass":  # the fused path forms no matrices to show
+            model.set_attention("glass")
+        self.structure = find_structure(model)
+        self.readout = readout(model)
+        self.reads_tokens = model.inputs == "tokens"
+        self.lock = threading.Lock()
+        self.generations = Generations()
+        self.traces: OrderedDict[tuple[int, str], dict] = OrderedDict()  # (T, lang) -> table
+
+    # ------------------------------------------------------------------ the one entry point
+    def handle(self, endpoint: str, body: dict) -> dict:
+        if endpoint not in SPECS:
+            raise RequestError(f"no endpoint {endpoint!r}; there are {sorted(SPECS)}.", 404, "not_found")
+        req = read(body, SPECS[endpoint])
+        with self.lock, torch.no_grad():
+            return getattr(self, endpoint)(req)
+
+    def info(self) -> dict:
+        return render.info(self)
+
+    # ------------------------------------------------------------------ inputs and runs
+    def _input(self, req: dict) -> tuple[torch.Tensor, list[int], list[dict]]:
+        """The request's input as the (1, T) or (1, T, d_in) batch the model reads (its last
+        max_len steps), the full id list (token models) and notes for the page."""
+        max_len, notes = self.model.cfg.max_len, []
+        if self.reads_tokens:
+            ids = render.encode(self, req)
+        else:
+            ids = render.numbers(self, req)
+        if not ids:
+            raise RequestError("the input is empty: type some text (or numbers, for a regressor).", 422, "empty")
+        steps = len(ids) if self.reads_tokens else len(ids) // self.model.cfg.d_in
+        if steps > max_len:
+            notes.append({"code": "cropped", "kept": max_len, "total": steps})
+        if self.reads_tokens:
+            return torch.tensor([ids[-max_len:]]), ids, notes  # (1, T)
+        x = torch.tensor(ids, dtype=torch.float32).reshape(1, steps, self.model.cfg.d_in)  # (1, T, d_in)
+        return x[:, -max_len:], [], notes  # (1, T, d_in)
+
+    def _ablation(self, req: dict) -> tuple[frozenset, dict]:
+        """Validated (layer, head) pairs and the z-hook functions that zero them."""
+        pairs = frozenset((check_range("layer", l, len(self.structure.layers), "attention layers"),
+                           check_range("head", h, self.model.cfg.n_heads, "heads")) for l, h in req["ablate"])
+        hooks = {}
+        for l in sorted({l for l, _ in pairs}):
+            z = self.structure.layers[l].z
+            if z is None:
+                raise RequestError(f"attention layer {l} declares no heads' output hook: it cannot be ablated.", 422)
+            keep = torch.ones(self.model.cfg.n_heads)  # (H,)
+            keep[[h for ll, h in pairs if ll == l]] = 0.0
+            hooks[z] = lambda t, name, keep=keep: t * keep[:, None, None]  # (B, H, T, D) · (H, 1, 1)
+        return pairs, hooks
+
+    def _run(self, x: torch.Tensor, hooks: dict, keep: list[str]) -> tuple[torch.Tensor, dict]:
+        """One forward with the ablation hooks attached, keeping the named activations of row 0.
+        (What is kept — matrices, vectors, the stream — never includes the ablated z hooks.)"""
+        cache: dict[str, torch.Tensor] = {}
+
+        def store(t: torch.Tensor, name: str) -> None:
+            cache[name] = t[0]
+
+        out = self.model.run_with_hooks(x, hooks={**{n: store for n in keep}, **hooks})  # (1, T, ·)
+        return out[0], cache  # (T, V) or (T, d_out)
+
+    def _view(self, req: dict) -> tuple[int, int, str]:
+        stages = self.structure.stages
+        if not stages:
+            raise RequestError("this model declares no attention matrices (no hook on B H T_q T_k).", 422)
+        stage = req["stage"] or stages[-1]  # default: the last matrix a layer makes (the softmax weights)
+        if stage not in stages:
+            raise RequestError(f"stage {stage!r} is not an attention stage of this model; it has {stages}.",
+                               422, "out_of_range", field="stage")
+        layer = check_range("layer", req["layer"], len(self.structure.layers), "attention layers")
+        return layer, check_range("head", req["head"], self.model.cfg.n_heads, "heads"), stage
+
+    def _shape(self, req: dict) -> tuple[float, int | None, float | None]:
+        top_k, top_p = req["top_k"] or None, req["top_p"] if req["top_p"] < 1 else None
+        return req["temperature"], top_k, top_p
+
+    def _bars(self, logits: torch.Tensor, x: torch.Tensor, req: dict, ablated: bool) -> dict:
+        """Next-token bars from the last position's logits (V,); with ablation, the intact model's too."""
+        shape = self._shape(req)
+        probs = next_probs(logits[None], *shape)[0]  # (V,)
+        base = None
+        if ablated:
+            base = next_probs(self.model(x)[0, -1][None], *shape)[0]  # (V,) the intact model
+        return bars(logits, probs, self.labels, base)
+
+    def labels(self, ids: list[int]) -> list[str]:
+        """Readable text of each token (whitespace made visible), or its id without a tokenizer."""
+        return token_labels(ids, self.tokenizer) if self.tokenizer is not None else [str(i) for i in ids]
+
+    # ------------------------------------------------------------------ endpoints
+    def analyze(self, req: dict) -> dict:
+        x, ids, notes = self._input(req)
+        layer, head, stage = self._view(req)
+        pairs, hooks = self._ablation(req)
+        keep = [n for lay in self.structure.layers for n in lay.matrices.values()] + self.structure.stream
+        out, cache = self._run(x, hooks, keep)  # (T, V) or (T, d_out)
+        answer = {"tokens": render.tokens(self, x), "ids": ids, "notes": notes,
+                  "ablated": sorted(map(list, pairs)),
+                  "attention": render.attention(self.structure, cache, layer, head, stage, grid=True),
+                  **render.stream(self, cache)}
+        if self.reads_tokens:
+            answer["next"] = self._bars(out[-1], x, req, bool(pairs))
+        else:
+            base = self.model(x)[0] if pairs else None  # (T, d_out) the intact model
+            answer["prediction"] = render.prediction(x, out, base)
+        return answer
+
+    def trace(self, req: dict) -> dict:
+        """The shape trace of this input's length: every hooked tensor's shape and axes, in the
+        order they fire (blocks after the first collapsed when they repeat it). No tokenizer is
+        given, so no row depends on the text itself and the table can be kept per (T, lang)."""
+        x, _, _ = self._input(req)
+        key = (x.size(1), req["lang"])
+        if key not in self.traces:
+            self.traces[key] = render.trace_table(trace(self.model, x, collapse=True, lang=req["lang"]))
+            while len(self.traces) > MAX_TRACES:
+                self.traces.popitem(last=False)
+        self.traces.move_to_end(key)
+        return self.traces[key]
+
+    def attention(self, req: dict) -> dict:
+        x, _, _ = self._input(req)
+        layer, head, stage = self._view(req)
+        _, hooks = self._ablation(req)
+        layers = self.structure.layers if req["grid"] else [self.structure.layers[layer]]
+        _, cache = self._run(x, hooks, [n for lay in layers for n in lay.matrices.values()])
+        return render.attention(self.structure, cache, layer, head, stage, grid=req["grid"])
+
+    def vectors(self, req: dict) -> dict:
+        x, _, _ = self._input(req)
+        layer, head, _ = self._view(req)
+        token = check_range("token", req["token"], x.size(1), "tokens in this input")
+        _, hooks = self._ablation(req)
+        names = self.structure.layers[layer].vectors
+        _, cache = self._run(x, hooks, names)
+        return {"layer": layer, "head": head, "token": token, "vectors": [
+            {**self.structure.describe[n][req["lang"]], "values": render.rounded(cache[n][head, token], 3)}
+            for n in names]}
+
+    def next(self, req: dict) -> dict:
+        self._needs_tokens("next-token probabilities")
+        x, _, _ = self._input(req)
+        pairs, hooks = self._ablation(req)
+        out, _ = self._run(x, hooks, [])  # (T, V)
+        return self._bars(out[-1], x, req, bool(pairs))
+
+    def generate(self, req: dict) -> dict:
+        self._needs_tokens("generation")
+        if not req["ids"]:
+            raise RequestError("generate needs 'ids': the token ids so far (from analyze), at least one.",
+                               422, "empty")
+        ids = render.encode(self, {"ids": req["ids"], "text": None})
+        pairs, hooks = self._ablation(req)
+        found = self.generations.resume(req["session"], ids, pairs)
+        resumed = found is not None
+        key, session = found or self.generations.start(self.model, ids, pairs, hooks, req["seed"])
+        new = [step(self.model, session, hooks, *self._shape(req)) for _ in range(req["n"])]
+        x = torch.tensor([session.ids[-self.model.cfg.max_len:]])  # (1, T) for the intact bars
+        return {"session": key, "resumed": resumed, "ids": list(session.ids),
+                "tokens": [{"id": i, "text": text} for i, text in zip(new, self.labels(new))],
+                "text": render.appended_text(self, ids, session.ids),
+                "cached": session.cache.length if session.cache is not None else 0,
+                "next": self._bars(session.logits[0], x, req, bool(pairs))}
+
+    def _needs_tokens(self, what: str) -> None:
+        if not self.reads_tokens:
+            raise RequestError(f"this model ({self.model.kind}) reads numbers and predicts numbers: "
+                               f"there is no {what}. Its predictions come with /api/analyze.", 422, "no_tokens")
+        if not self.model.samples:
+            raise RequestError(f"a {self.model.kind} model does not write text: no {what}.", 422, "no_tokens")

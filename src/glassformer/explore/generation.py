@@ -1,0 +1,85 @@
+"""Step-by-step generation for the page: one token per click, the keys and values kept between clicks.
+
+A click asks for n more tokens after the ids the page holds. The first click (or one whose ids or
+ablated heads differ from what a session has seen) prefills a KV cache with the context; every
+later click feeds only the newest token, exactly as `glassformer.sample.generate_ids` does:
+
+    prefill   ids[-max_len:] (T tokens)  -> cache holds T keys/values per layer, logits of the last
+    step      draw from those logits, append, feed the one new id -> cache holds T+1, new logits
+    full      when the cache holds max_len tokens, reset it and prefill the last max_len again
+              (absolute positions: sliding the window changes every key, nn/kv_cache.py)
+
+A model without a cache (an encoder sees the future, so its past changes) recomputes every step.
+Sessions are few and bounded (least recently used dropped first); the Explorer's lock guards them.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import torch
+
+from glassformer.explore.nexttoken import draw
+
+MAX_SESSIONS = 16  # each holds a KV cache: baby's is 4 layers × 2 × 64 × 128 floats, 256 KiB
+
+
+@dataclass
+class Session:
+    ids: list[int]  # every id so far (may exceed max_len; the model sees the last max_len)
+    ablate: frozenset  # the heads zeroed while this cache was filled
+    cache: object | None  # a KVCache, or None for a model without one
+    logits: torch.Tensor  # (1, V) the last position's logits: what the next token is drawn from
+    generator: torch.Generator
+
+
+class Generations:
+    """Open sessions by id, bounded, oldest dropped first."""
+
+    def __init__(self, limit: int = MAX_SESSIONS) -> None:
+        self.limit = limit
+        self.sessions: OrderedDict[str, Session] = OrderedDict()
+
+    def resume(self, key: str | None, ids: list[int], ablate: frozenset) -> tuple[str, Session] | None:
+        """The session `key` if it stands exactly where the page says it does, else None."""
+        s = self.sessions.get(key) if key else None
+        if s is None or s.ids != ids or s.ablate != ablate:
+            return None
+        self.sessions.move_to_end(key)
+        return key, s
+
+    def start(self, model, ids: list[int], ablate: frozenset, hooks: dict, seed: int) -> tuple[str, Session]:
+        cache = model.new_cache(1) if hasattr(model, "new_cache") else None
+        generator = torch.Generator().manual_seed(seed)
+        session = Session(list(ids), ablate, cache, torch.empty(0), generator)
+        session.logits = _forward(model, session, hooks, prefill=True)
+        key = secrets.token_hex(8)
+        self.sessions[key] = session
+        while len(self.sessions) > self.limit:
+            self.sessions.popitem(last=False)
+        return key, session
+
+
+def _forward(model, s: Session, hooks: dict, prefill: bool) -> torch.Tensor:
+    """Run the model on what it has not seen yet; return the last position's logits (1, V)."""
+    max_len = model.cfg.max_len
+    if s.cache is None or prefill or s.cache.length == max_len:
+        if s.cache is not None:
+            s.cache.reset()
+        context = torch.tensor([s.ids[-max_len:]])  # (1, T), T <= max_len
+    else:
+        context = torch.tensor([s.ids[-1:]])  # (1, 1): the older keys and values are cached
+    kwargs = {"cache": s.cache} if s.cache is not None else {}
+    logits = model.run_with_hooks(context, hooks=hooks, **kwargs)  # (1, T, V)
+    return logits[:, -1, :]  # (1, V)
+
+
+def step(model, s: Session, hooks: dict, temperature: float, top_k: int | None,
+         top_p: float | None) -> int:
+    """Draw one token from the session's logits, append it, and compute the logits after it."""
+    next_id = draw(s.logits, temperature, top_k, top_p, s.generator)  # (1, 1)
+    s.ids.append(int(next_id))
+    s.logits = _forward(model, s, hooks, prefill=False)  # (1, V)
+    return s.ids[-1]

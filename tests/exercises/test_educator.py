@@ -1,0 +1,94 @@
+"""Educator mode: a class graded into CSV + Markdown, and golden files a course can grade with."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import torch
+
+from glassformer.cli import main
+from glassformer.exercises import catalog, educator
+from glassformer.exercises.expected import prepare
+from glassformer.exercises.compare import first_problem
+
+NAMES = ["softmax", "causal_mask", "attention"]
+
+
+def test_grade_three_students_gives_the_expected_table(tmp_path, capsys):
+    subs = tmp_path / "submissions"
+    for student in ("alice", "bob", "carol"):
+        (subs / student).mkdir(parents=True)
+    for name in NAMES:  # alice: every reference solution
+        (subs / "alice" / f"{name}.py").write_text(catalog.get(name).solution_path.read_text())
+    softmax = catalog.get("softmax")  # bob: one known mistake, the rest right
+    no_shift = next(v for v in softmax.variants if v.id == "no_shift")
+    (subs / "bob" / "softmax.py").write_text(educator.variant_source(softmax, no_shift))
+    for name in NAMES[1:]:
+        (subs / "bob" / f"{name}.py").write_text(catalog.get(name).solution_path.read_text())
+    # carol: a crash, a missing file and a syntax error
+    (subs / "carol" / "softmax.py").write_text("def softmax(x, dim=-1):\n    return x / 0 + undefined\n")
+    (subs / "carol" / "attention.py").write_text("def scaled_dot_product_attention(q, k, v, mask=None)\n    pass\n")
+
+    out = tmp_path / "report" / "grades.csv"
+    assert main(["exercise", "grade", str(subs), "--out", str(out), "--exercises", ",".join(NAMES)]) == 0
+    printed = capsys.readouterr().out
+    rows = list(csv.DictReader(out.open()))
+    table = {(r["student"], r["exercise"]): (r["status"], r["mistake"]) for r in rows}
+    assert table == {
+        ("alice", "softmax"): ("passed", ""), ("alice", "causal_mask"): ("passed", ""),
+        ("alice", "attention"): ("passed", ""),
+        ("bob", "softmax"): ("failed", "no_shift"), ("bob", "causal_mask"): ("passed", ""),
+        ("bob", "attention"): ("passed", ""),
+        ("carol", "softmax"): ("crashed", ""), ("carol", "causal_mask"): ("missing", ""),
+        ("carol", "attention"): ("syntax", ""),
+    }
+    bob = next(r for r in rows if r["student"] == "bob" and r["exercise"] == "softmax")
+    assert int(bob["cases_passed"]) < int(bob["cases_total"]) == len(prepare("softmax").cases)
+    assert bob["detail"].startswith("You exponentiate without subtracting the max first")
+    md = out.with_suffix(".md").read_text()
+    assert "| student | softmax | causal_mask | attention | passed |" in md
+    assert "| alice | ✓ | ✓ | ✓ | 3/3 |" in md and "| bob | ✗ | ✓ | ✓ | 2/3 |" in md
+    assert "| carol | ! | · | S | 0/3 |" in md
+    assert "- softmax: 1/3" in md and "- causal_mask: 2/3" in md and "softmax · `no_shift` × 1" in md
+    assert f"Graded 3 students × 3 exercises: {out}" in printed
+
+
+def test_exported_golden_files_reload_and_match_the_references(tmp_path, capsys):
+    assert main(["exercise", "export-golden", "--out", str(tmp_path)]) == 0
+    assert "manifest.json" in capsys.readouterr().out
+    manifest = json.loads((tmp_path / "manifest.json").read_text())["exercises"]
+    assert [m["exercise"] for m in manifest] == list(catalog.ORDER)
+    for entry in manifest:
+        name = entry["exercise"]
+        ex, prep = catalog.get(name), prepare(name)
+        spec = json.loads((tmp_path / entry["json"]).read_text())
+        arrays = np.load(tmp_path / entry["npz"])
+        assert spec["tolerance"]["atol"] == ex.atol and len(spec["cases"]) == len(prep.cases) == entry["cases"]
+        for case, stored in zip(prep.cases, spec["cases"]):
+            args = educator.load_golden_args(stored, arrays)
+            assert [d["name"] for d in stored["inputs"]] == list(ex.function(case.fn).args)
+            torch_args = [_to_torch(a) for a in args]
+            outs = ex.reference[case.fn](*torch_args)
+            twin = ex.numpy_reference[case.fn](*torch_args)
+            for out, tw, d in zip(outs, twin, stored["outputs"]):
+                expected = torch.from_numpy(arrays[d["key"]])
+                assert list(expected.shape) == d["shape"]
+                assert first_problem(out.detach(), expected, ex.atol) is None, (name, stored["label"])
+                assert first_problem(tw, expected, ex.atol) is None, (name, stored["label"])
+            if case.grad:
+                grads = [arrays[g["key"]] for g in stored["gradients"]]
+                ref = prep.ref_grads[stored["index"]]
+                assert all(np.allclose(a, b.numpy(), atol=1e-12) for a, b in zip(grads, ref))
+    attention = json.loads((tmp_path / "attention.json").read_text())
+    noncontig = next(c for c in attention["cases"] if "non-contiguous" in c["label"])
+    assert noncontig["inputs"][0]["contiguous"] is False and noncontig["inputs"][3]["kind"] == "array"
+
+
+def _to_torch(value):
+    if isinstance(value, np.ndarray):
+        return torch.from_numpy(np.array(value))
+    if isinstance(value, dict):
+        return {k: _to_torch(v) for k, v in value.items()}
+    return value

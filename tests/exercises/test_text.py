@@ -1,0 +1,81 @@
+"""The two text tables: same keys, same {fields}, every key the exercises use is there."""
+
+from __future__ import annotations
+
+import re
+import string
+
+import pytest
+
+from glassformer.exercises import catalog, text, text_en, text_zh
+from glassformer.exercises.expected import prepare
+
+SYMBOLIC = {"causal_mask.case.T", "sampling.case.k", "sampling.case.p", "sinusoidal.case.size"}  # no words to translate
+
+
+def fields(s: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(s) if name is not None}
+
+
+def test_both_tables_have_the_same_keys_and_fields():
+    assert text_en.TEXT.keys() == text_zh.TEXT.keys()
+    for key in text_en.TEXT:
+        assert fields(text_en.TEXT[key]) == fields(text_zh.TEXT[key]), key
+        assert all(f.isidentifier() for f in fields(text_en.TEXT[key])), key  # no stray braces (Σ_{b,t})
+        if key not in SYMBOLIC:
+            assert re.search(r"[\u4e00-\u9fff]", text_zh.TEXT[key]), f"{key} is not translated"
+
+
+def used_keys() -> dict[str, set[str]]:
+    """Every key the exercises refer to, with the fields they pass."""
+    keys = {}
+    for name in catalog.ORDER:
+        ex = catalog.get(name)
+        for key in [f"{name}.title", f"{name}.todo", *(f"{name}.hint.{k}" for k in (1, 2, 3))]:
+            keys[key] = set()
+        keys.update({f"{name}.doc.{f.name}": set() for f in ex.functions})
+        keys.update({f"{name}.wrong.{v.id}": set() for v in ex.variants})
+        keys.update({k: set() for _, k in ex.error_hints})
+        keys.update({r.why: set() for r in ex.forbidden})
+        for case in prepare(name).cases:
+            keys[case.label] = keys.get(case.label, set()) | set(case.fields)
+    return keys
+
+
+def test_every_key_in_use_exists_and_gets_the_fields_it_needs():
+    for key, given in used_keys().items():
+        assert key in text_en.TEXT, key
+        assert fields(text_en.TEXT[key]) <= given, (key, fields(text_en.TEXT[key]), given)
+
+
+def test_every_variant_has_a_targeted_message_and_three_hints_per_exercise():
+    for name in catalog.ORDER:
+        for k in (1, 2, 3):
+            assert len(text.t("en", f"{name}.hint.{k}")) > 20
+        for v in catalog.get(name).variants:
+            assert len(text.t("zh", f"{name}.wrong.{v.id}")) > 10
+
+
+def test_the_language_comes_from_the_flag_then_the_environment(monkeypatch):
+    monkeypatch.delenv("GLASSFORMER_LANG", raising=False)
+    assert text.resolve_lang(None) == "en"
+    monkeypatch.setenv("GLASSFORMER_LANG", "zh_CN.UTF-8")
+    assert text.resolve_lang(None) == "zh" and text.resolve_lang("en") == "en"
+    monkeypatch.setenv("GLASSFORMER_LANG", "de")
+    with pytest.raises(ValueError, match="not one of"):
+        text.resolve_lang(None)
+
+
+def test_the_docs_list_every_exercise_in_order_with_its_functions_and_tolerance():
+    from pathlib import Path
+
+    docs = (Path(__file__).parents[2] / "docs" / "exercises.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d+) \| `(\w+)` \| (.+) \| (\S+) \|$", docs, re.M)
+    assert [(int(n), name) for n, name, _, _ in rows] == list(enumerate(catalog.ORDER, 1))
+    for _, name, written, atol in rows:
+        ex = catalog.get(name)
+        assert float(atol) == ex.atol, name
+        for f in ex.functions:
+            assert f"`{f.name}(" in written, (name, f.name)
+    n_variants = sum(len(catalog.get(name).variants) for name in catalog.ORDER)
+    assert f"({n_variants} in all)" in docs

@@ -1,0 +1,63 @@
+"""`glassformer train --use-mine DIR`: the learner's passing block and LayerNorm train the char
+model, and learn as ours do; anything not ready is refused with a message that says what to do."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import glassformer.exercises.solutions as solutions
+from glassformer.cli import main
+from glassformer.exercises.plug import REQUIRED
+
+SOLUTIONS = Path(solutions.__file__).parent
+TRAIN = ["train", "--preset", "baby", "--data", "builtin:seed", "--block_size=16", "--max_steps=20",
+         "--eval_interval=20", "--eval_iters=2", "--no-progress", "--sample-chars", "0", "--threads=1"]
+
+
+def mine(tmp_path) -> Path:
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    for name in REQUIRED:
+        shutil.copy(SOLUTIONS / f"{name}.py", folder / f"{name}.py")
+    return folder
+
+
+def val_loss(run: Path) -> float:
+    evals = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    return [r for r in evals if r["kind"] == "eval"][-1]["val_loss"]
+
+
+@pytest.mark.slow
+def test_the_reference_solutions_train_the_char_model_like_ours(tmp_path, capsys):
+    folder = mine(tmp_path)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    assert main([*TRAIN, *cache, "--out", str(tmp_path / "ours")]) == 0
+    assert main([*TRAIN, *cache, "--out", str(tmp_path / "theirs"), "--use-mine", str(folder)]) == 0
+    assert "your code from" in capsys.readouterr().out
+    ours, theirs = val_loss(tmp_path / "ours"), val_loss(tmp_path / "theirs")
+    assert abs(theirs - ours) <= 0.03 * ours  # within a few percent at the same step (here: equal to ~1e-4)
+
+
+def test_a_failing_or_missing_file_is_refused_with_the_fix(tmp_path, capsys):
+    folder = mine(tmp_path)
+    (folder / "feed_forward.py").unlink()
+    assert main([*TRAIN, "--out", str(tmp_path / "a"), "--use-mine", str(folder)]) == 2
+    assert "no feed_forward.py there" in capsys.readouterr().err
+    shutil.copy(SOLUTIONS / "feed_forward.py", folder)
+    text = (folder / "layer_norm.py").read_text()  # plant a bug: the mean is off by half
+    (folder / "layer_norm.py").write_text(text.replace("mean = x.mean(dim=-1, keepdim=True)",
+                                                       "mean = 1.5 * x.mean(dim=-1, keepdim=True)"))
+    assert main([*TRAIN, "--out", str(tmp_path / "b"), "--use-mine", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "layer_norm do not pass yet" in err and "glassformer exercise check layer_norm" in err
+
+
+def test_configurations_the_learner_cannot_compute_are_refused(tmp_path, capsys):
+    folder = mine(tmp_path)
+    assert main([*TRAIN, "--out", str(tmp_path / "c"), "--dropout=0.1", "--norm=post", "--use-mine", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "dropout=0.1" in err and "--dropout=0" in err and "norm='post'" in err

@@ -1,0 +1,116 @@
+"""Every notebook runs top to bottom in a fresh kernel with its small settings (FAST = True) and
+computes what it says it computes: the checks read the notebook's RESULTS and compare them with
+references computed here, independently. The English and the Chinese notebook of a pair run the
+same code on the same seeds, so their numbers must be equal.
+
+Files go into a temporary folder (OUT_DIR, the corpus cache, the kernel's working directory);
+nothing is written into the repository.
+"""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from glassformer.lessons import fruit
+from glassformer.lessons.published import PUBLISHED_FRUIT
+from notebook_runner import NOTEBOOKS, run_notebook
+
+TIMEOUT = 240  # seconds per cell, generous: a shared 2-core machine can be slow
+STEMS = ["01_attention_by_hand", "02_char_gpt", "03_inside_the_model", "04_sine_transformer"]
+RUNS: dict[str, tuple[dict, float]] = {}  # file name -> (RESULTS, CPU seconds): each notebook runs once
+REPO = NOTEBOOKS.parent
+LISTED: dict = {}  # the repository's top folder and notebooks/ before any notebook ran
+
+
+def listing() -> dict:
+    return {str(p): sorted(x.name for x in p.iterdir()) for p in (REPO, NOTEBOOKS)}
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    LISTED.update(listing())
+    return tmp_path_factory.mktemp("notebooks")
+
+
+def results(name: str, workdir) -> dict:
+    if name not in RUNS:
+        out = workdir / name / "out"
+        res, _, cpu = run_notebook(NOTEBOOKS / name, {"FAST": True, "OUT_DIR": str(out)}, workdir / name,
+                                   timeout=TIMEOUT, cache=workdir / "cache")
+        RUNS[name] = (res, cpu)
+    return RUNS[name][0]
+
+
+def check_01(r, out):
+    E, W_Q, W_K, W_V = (torch.tensor(a) for a in (fruit.E, fruit.W_Q, fruit.W_K, fruit.W_V))  # float64
+    weights = torch.softmax((E @ W_Q) @ (E @ W_K).T / math.sqrt(2), dim=-1)  # (3, 3), torch's own softmax
+    assert np.allclose(r["weights"], weights.numpy(), atol=1e-12, rtol=0)
+    assert np.allclose(r["output"], (weights @ (E @ W_V)).numpy(), atol=1e-12, rtol=0)
+    assert r["library_diff"] < 1e-12 and r["heads_checks"] is True
+    causal = np.array(r["causal_weights"])
+    assert np.allclose(causal.sum(1), 1) and np.all(np.triu(causal, 1) == 0) and causal[0, 0] == 1
+    printed_q = np.array(PUBLISHED_FRUIT["Q"][0])  # the tutorial's Q is right, its weights are not
+    assert r["published_gap"]["Q"] == np.abs((fruit.E @ fruit.W_Q) - printed_q).max() == 0
+    assert r["published_gap"]["weights"] > 0.05
+    assert r["dot_spread"] < 1e-12 and r["claim_gap"] > 0.5
+    assert r["pe_shape"] == [16, 8]  # the small settings were used
+
+
+def check_02(r, out):
+    assert r["data"] == "builtin:seed" and r["status"] == "done" and r["steps"] == 60
+    assert abs(r["initial_loss"] - r["ln_vocab"]) < 0.5  # an untrained model is about uniform
+    assert r["train_loss"] < r["initial_loss"] - 0.2  # and training lowered the loss
+    assert len(r["sample"]) == len(r["greedy"]) == 60 and r["same_after_reload"] is True
+    assert {"config.json", "tokenizer.json", "model.safetensors", "train_state.pt", "loss.png"} <= set(r["run_files"])
+    assert r["run_dir"] == str(out / "run")
+
+
+def check_03(r, out):
+    names = r["trace_rows"]
+    assert names[:3] == ["text", "pieces", "ids"] and names[-2:] == ["softmax(logits)", "loss"]
+    assert "blocks.1.attn.weights" in names and r["steps"] == 40
+    assert r["softmax_matches"] is True and r["row_sum_error"] < 1e-5 and r["masked_weight"] == 0
+    assert r["weights_shape"][:2] == [1, 4] and r["weights_shape"][2] == r["weights_shape"][3]
+    assert sorted(r["ablation"]) == [f"{l}.{h}" for l in range(2) for h in range(4)]
+    assert r["most_important"] == max(r["ablation"], key=r["ablation"].get)
+    assert list(r["grad_layers"]) == ["embed", "block 0", "block 1", "head"]
+    assert all(v > 0 for v in r["grad_layers"].values()) and r["model_unchanged"] is True
+    assert r["params_total"] == r["numel"] and r["params_match"] is True
+    assert r["attention_files"] == ["attention.png", "attention.html"]
+    assert (out / "attention" / "attention.html").is_file()
+
+
+def check_04(r, out):
+    assert r["epochs_run"] == 2 and r["forecast_shape"] == [64, 10]
+    assert 0.2 < r["baselines"]["zero"] < 0.8 and r["baselines"]["last value"] > 0  # E[sin²] = 1/2
+    assert math.isfinite(r["val_mse"]) and r["val_mse"] == min(r["val_mse_per_epoch"])
+    assert r["period"] <= 39 - 8 and all(0 <= k <= 39 for k in r["looks_at"].values())
+    assert np.allclose(r["attention_rows_sum"], 1, atol=1e-5)
+
+
+CHECKS = dict(zip(STEMS, (check_01, check_02, check_03, check_04)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["", ".zh"], ids=["en", "zh"])
+@pytest.mark.parametrize("stem", STEMS)
+def test_notebook_runs_and_computes(stem, lang, workdir):
+    name = f"{stem}{lang}.ipynb"
+    CHECKS[stem](results(name, workdir), workdir / name / "out")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stem", STEMS)
+def test_both_languages_compute_the_same_numbers(stem, workdir):
+    en, zh = results(f"{stem}.ipynb", workdir), results(f"{stem}.zh.ipynb", workdir)
+    differ = [k for k in en if k != "run_dir" and en[k] != zh[k]]
+    assert not differ, f"{stem}: the English and Chinese notebooks disagree on {differ}"
+
+
+@pytest.mark.slow
+def test_nothing_is_written_into_the_repository(workdir):
+    for stem in STEMS:
+        results(f"{stem}.ipynb", workdir)
+    assert listing() == LISTED

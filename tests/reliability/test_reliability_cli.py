@@ -1,0 +1,182 @@
+"""No traceback for an expected failure, anywhere a user can reach: every verb of `glassformer`,
+walked with bad input, ends with one or two lines on stderr and exit code 2 (usage) or 1 (failure);
+an unexpected exception is reported as a bug with its traceback saved to a file."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+
+import pytest
+from reliability_kit import assert_clean_failure, cli, python, subprocess_env
+
+import glassformer.cli.sample as sample_cli
+from glassformer.cli import build_parser, options
+from glassformer.config import get_preset
+from glassformer.errors import DamagedFile
+
+RANGED = {  # each range type of cli/options.py and values it must refuse
+    options.count: ["0", "-5", "2.5"], options.count_or_zero: ["-1"], options.seed: ["-1", str(2**64)],
+    options.probability: ["0", "1.5", "nan"], options.temperature: ["-0.1", "inf", "nan"],
+    options.positive: ["0", "-1e-3", "inf"], options.threads: ["-1", "100000"],
+}
+UNRANGED_OK: set[tuple[str, str]] = set()  # (verb, option) pairs allowed a bare int/float: none so far
+
+
+def leaf_parsers(parser=None, prefix=()):
+    """(command words, parser) of every command that runs something, e.g. (("data", "prepare"), p)."""
+    parser = parser or build_parser()
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        yield prefix, parser
+        return
+    for name, sub in subs[0].choices.items():
+        yield from leaf_parsers(sub, prefix + (name,))
+
+
+def words_for(parser, words) -> list[str]:
+    """The command words plus a placeholder for each required positional (a run directory ...)."""
+    positionals = [a for a in parser._actions if not a.option_strings and a.nargs in (None,)
+                   and not isinstance(a, argparse._SubParsersAction)]
+    return [*words, *("no-such-run" for _ in positionals)]
+
+
+COMMANDS = list(leaf_parsers())
+
+
+def test_the_walk_finds_every_verb():
+    names = {" ".join(w) for w, _ in COMMANDS}
+    assert {"data prepare", "train", "sample", "demo", "trace", "attention", "grads", "params",
+            "lesson fruit", "lesson hello-world", "lesson sine"} <= names
+
+
+@pytest.mark.parametrize("words, parser", COMMANDS, ids=[" ".join(w) for w, _ in COMMANDS])
+def test_every_number_a_verb_reads_has_a_range(words, parser):
+    bare = [a.option_strings[0] for a in parser._actions if a.type in (int, float)
+            and (" ".join(words), a.option_strings[0]) not in UNRANGED_OK]
+    assert not bare, (f"{' '.join(words)}: {bare} take a bare int/float; give each a range type from "
+                      f"glassformer/cli/options.py (count, probability, ...)")
+
+
+@pytest.mark.parametrize("words, parser", COMMANDS, ids=[" ".join(w) for w, _ in COMMANDS])
+def test_every_verb_refuses_bad_options_in_two_lines(words, parser):
+    base = words_for(parser, words)
+    cases = [[*base, "--no-such-option=1"]]
+    for action in parser._actions:
+        if not action.option_strings or action.nargs == 0:
+            continue
+        flag = action.option_strings[-1]
+        if action.type in RANGED:
+            cases += [[*base, f"{flag}={bad}"] for bad in RANGED[action.type]]
+        if action.type in (int, float, *RANGED):
+            cases.append([*base, flag, "abc"])
+        if action.choices:
+            cases.append([*base, flag, "no-such-choice"])
+        if action.type is options.utf8_text:
+            cases.append([*base, f"{flag}=\udcff"])  # what a non-UTF-8 terminal's bytes become
+    for argv in cases:
+        code, out, err = cli(argv)
+        assert_clean_failure(code, err, codes=(2,))
+
+
+def test_usage_errors_name_the_flag_and_the_range():
+    code, _, err = cli(["sample", "run", "--max-new-tokens", "-5"])
+    assert code == 2 and "argument --max-new-tokens: must be a whole number >= 1, got '-5'" in err
+    code, _, err = cli(["sample", "run", "--top-p", "1.5"])
+    assert code == 2 and "argument --top-p: must be a number in (0, 1], got '1.5'" in err
+    code, _, err = cli(["train", "--lr=nan"])
+    assert code == 2 and "--lr=nan: expected a finite number" in err
+    code, _, err = cli(["train", "--threads=100000"])
+    assert code == 2 and "threads must be from 0" in err
+
+
+def test_an_unexpected_exception_is_reported_as_a_bug_with_a_saved_traceback(monkeypatch, tmp_path):
+    def broken(args):
+        return 1 / 0
+
+    monkeypatch.setattr(sample_cli, "run_sample", broken)
+    code, _, err = cli(["sample", "run"])
+    assert_clean_failure(code, err, codes=(1,))
+    assert "internal error (ZeroDivisionError: division by zero)" in err and "This is a bug" in err
+    crash = err.split("The traceback is saved in ")[1].split(";")[0]
+    report = open(crash, encoding="utf-8").read()
+    assert crash.startswith(str(tmp_path)) and "command: glassformer sample run" in report
+    assert "Traceback (most recent call last)" in report and "ZeroDivisionError" in report
+
+
+@pytest.mark.parametrize("how", ["flag-after", "flag-before", "env"])
+def test_debug_shows_the_traceback(how, monkeypatch):
+    def damaged(args):
+        raise DamagedFile("x.json is damaged.")
+
+    monkeypatch.setattr(sample_cli, "run_sample", damaged)
+    argv = {"flag-after": ["sample", "run", "--debug"], "flag-before": ["--debug", "sample", "run"],
+            "env": ["sample", "run"]}[how]
+    if how == "env":
+        monkeypatch.setenv("GLASSFORMER_DEBUG", "1")
+    code, _, err = cli(argv)
+    assert code == 1 and "Traceback" in err and err.strip().endswith("glassformer sample: error: x.json is damaged.")
+
+
+def _raise(error):
+    def raising():
+        raise error
+    return raising
+
+
+@pytest.mark.parametrize("fail, code, message", [
+    (_raise(PermissionError(13, "Permission denied", "/data/out.txt")), 1, "/data/out.txt: permission denied; check"),
+    (_raise(OSError(28, "No space left on device", "/data/out.txt")), 1, "/data/out.txt: the disk is full; free"),
+    (_raise(RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to allocate 9 bytes")), 1,
+     "out of memory"),
+    (_raise(KeyboardInterrupt()), 130, "glassformer sample: interrupted."),
+    (lambda: get_preset("bbay"), 2, "error: unknown preset 'bbay'"),  # glassformer's own check: usage
+])
+def test_environment_failures_are_sentences_not_tracebacks(fail, code, message, monkeypatch):
+    def failing(args):
+        fail()
+
+    monkeypatch.setattr(sample_cli, "run_sample", failing)
+    got, _, err = cli(["sample", "run"])
+    assert got == code and message in err and "Traceback" not in err and len(err.strip().splitlines()) <= 2
+
+
+def test_a_value_error_from_inside_a_library_is_a_bug_not_a_usage_error(monkeypatch):
+    def failing(args):
+        import json
+
+        json.loads("{")  # a parser message that names no file: glassformer must wrap such calls
+
+    monkeypatch.setattr(sample_cli, "run_sample", failing)
+    code, _, err = cli(["sample", "run"])
+    assert code == 1 and "This is a bug" in err
+
+
+@pytest.mark.slow
+def test_exit_codes_reach_the_shell():
+    """The brief's example through a real process: `sample --max-new-tokens -5` exits 2, no traceback."""
+    done = subprocess.run([python(), "-m", "glassformer", "sample", "runs/x", "--max-new-tokens", "-5"],
+                          capture_output=True, text=True, env=subprocess_env(), timeout=120)
+    assert_clean_failure(done.returncode, done.stderr, codes=(2,))
+    assert done.stdout == ""
+
+
+def _verb_printing(text: str, times: int) -> str:
+    """A python program whose `glassformer sample` prints `text` `times` times."""
+    return ("import sys, glassformer.cli.sample as s\n"
+            f"def printing(args):\n    for _ in range({times}): print({text!r})\n"
+            "s.run_sample = printing\nfrom glassformer.cli import main\nsys.exit(main(['sample', 'run']))\n")
+
+
+@pytest.mark.slow
+def test_a_closed_pipe_ends_quietly_and_a_narrow_terminal_is_named():
+    """`glassformer ... | head -1`: the reader leaves; no message, no traceback, the shell's code 141.
+    A terminal that cannot show Chinese: one sentence saying so, not a UnicodeEncodeError."""
+    done = subprocess.run(f"{python()} -c \"$SCRIPT\" | head -1", shell=True, capture_output=True, text=True,
+                          env={**subprocess_env(), "SCRIPT": _verb_printing("x" * 100, 100000)}, timeout=120)
+    assert done.stdout == "x" * 100 + "\n" and done.stderr == ""
+    done = subprocess.run([python(), "-c", _verb_printing("你好", 1)], capture_output=True, timeout=120,
+                          env={**subprocess_env(), "PYTHONIOENCODING": "latin-1"})
+    assert_clean_failure(done.returncode, done.stderr.decode(), codes=(1,))
+    err = done.stderr.decode("utf-8", "replace")
+    assert "the terminal's encoding (iso8859-1) cannot show" in err and "PYTHONIOENCODING=utf-8" in err

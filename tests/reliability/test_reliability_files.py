@@ -1,0 +1,305 @@
+"""Every file the CLI reads, in every way it can be wrong, is a clear error that names the file, what
+is wrong with it and what to do: missing, a directory, unreadable, empty, of another format, damaged,
+in another text encoding. Each case runs through `main`, as a user would meet it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from reliability_kit import assert_clean_failure, cli, resume_argv, same_weights
+
+from glassformer.text.corpora import prepare
+
+GBK_CHINESE = "你好，世界。今天天气很好。\n".encode("gb18030")
+
+
+def sample(run, *extra):
+    return cli(["sample", str(run), "--prompt", "a", "--max-new-tokens", "3", "--seed", "0", *extra])
+
+
+def flip(path: Path, offset: int) -> None:
+    """Change one byte of a file (offset from the end when negative)."""
+    data = bytearray(path.read_bytes())
+    data[offset] ^= 0x55
+    path.write_bytes(bytes(data))
+
+
+def unreadable(monkeypatch, name: str) -> None:
+    """Reading any file called `name` fails as a permission problem does (tests may run as root,
+    where chmod 000 does not stop a read)."""
+    real_read, real_open = Path.read_bytes, Path.open
+
+    def read_bytes(self):
+        if self.name == name:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_read(self)
+
+    def open_(self, *args, **kwargs):  # a big file is read through open(), a chunk at a time
+        if self.name == name:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(Path, "open", open_)
+
+
+# ---- config.json ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("damage, code, message", [
+    (lambda p: p.unlink(), 2, "is not a run directory: it has no config.json"),
+    (lambda p: (p.unlink(), p.mkdir()), 2, "config.json is a directory, not a file"),
+    (lambda p: p.write_text(""), 1, "config.json is empty"),
+    (lambda p: p.write_text('{"model": {'), 1, "config.json is damaged: it is not valid JSON (Expecting"),
+    (lambda p: p.write_bytes(b'{"about": "' + GBK_CHINESE + b'"}'), 1, "it reads as GBK. Convert it"),
+    (lambda p: p.write_text("[1, 2]"), 1, 'config.json is damaged: it must be a JSON object with "model"'),
+    (lambda p: p.write_text(p.read_text().replace('"d_model": 16', '"d_model": [16]')), 1,
+     "config.json holds an invalid config: --d_model=[16]: expected a value of type int"),
+    (lambda p: p.write_text(p.read_text().replace('"kind": "gpt"', '"kind": "gtp"')), 1,
+     "kind='gtp' is not a model kind"),
+    (lambda p: p.write_text(p.read_text().replace('"n_heads": 2', '"n_heads": 3')), 1,
+     "d_model=16 is not divisible by n_heads=3"),
+], ids=["missing", "directory", "empty", "not-json", "gbk", "not-an-object", "wrong-type", "unknown-kind",
+        "invalid-value"])
+def test_config_json(run_copy, damage, code, message):
+    run, _ = run_copy
+    damage(run / "config.json")
+    got, _, err = sample(run)
+    assert_clean_failure(got, err, codes=(code,))
+    assert message in err
+
+
+def test_unreadable_config_json(run_copy, monkeypatch):
+    run, _ = run_copy
+    unreadable(monkeypatch, "config.json")
+    code, _, err = sample(run)
+    assert_clean_failure(code, err, codes=(1,))
+    assert "config.json cannot be read: permission denied. Check who owns it" in err
+
+
+def test_run_directory_that_is_a_file_or_missing(tmp_path):
+    (tmp_path / "file").write_text("x")
+    for path, message in ((tmp_path / "file", "is a file, not a run directory"),
+                          (tmp_path / "nope", "is not a run directory: it does not exist")):
+        code, _, err = sample(path)
+        assert_clean_failure(code, err, codes=(2,))
+        assert message in err
+
+
+# ---- tokenizer.json -------------------------------------------------------------------------------
+@pytest.mark.parametrize("damage, code, message", [
+    (lambda p: p.unlink(), 2, "tokenizer.json does not exist. It is written beside the ids"),
+    (lambda p: p.write_text("{"), 1, "tokenizer.json is damaged: it is not valid JSON"),
+    (lambda p: p.write_text('{"kind": "chars"}'), 1, "unknown tokenizer kind 'chars'"),
+    (lambda p: p.write_text('{"kind": "char", "chars": 7, "unk": false}'), 1,
+     "is damaged: it does not describe a char tokenizer (TypeError"),
+    (lambda p: p.write_text('{"kind": "char", "chars": ["a", "b"], "unk": false}'), 1,
+     "tokenizer.json has 2 tokens but the model in config.json has vocab_size="),
+], ids=["missing", "not-json", "unknown-kind", "wrong-fields", "other-vocabulary"])
+def test_tokenizer_json(run_copy, damage, code, message):
+    run, _ = run_copy
+    damage(run / "tokenizer.json")
+    got, _, err = sample(run)
+    assert_clean_failure(got, err, codes=(code,))
+    assert message in err
+
+
+# ---- model.safetensors and best.safetensors --------------------------------------------------------
+@pytest.mark.parametrize("name", ["model.safetensors", "best.safetensors"])
+@pytest.mark.parametrize("damage, message", [
+    (lambda p: flip(p, 20), "is damaged: it is not a readable safetensors file"),  # the JSON header
+    (lambda p: flip(p, -3), "is damaged: its weights differ from the sha256 recorded"),  # a weight's byte
+    (lambda p: p.write_bytes(p.read_bytes()[:1000]), "is damaged: it is not a readable safetensors file"),
+    (lambda p: p.write_bytes(b""), "is damaged: it is not a readable safetensors file"),
+    (lambda p: (p.unlink(), p.mkdir()), "(it is a directory)"),
+], ids=["header", "data", "truncated", "empty", "directory"])
+def test_weights(run_copy, name, damage, message):
+    run, _ = run_copy
+    damage(run / name)
+    code, _, err = sample(run, *(["--best"] if name.startswith("best") else []))
+    assert_clean_failure(code, err)
+    assert f"{name} " in err and message in err
+
+
+def test_missing_weights(run_copy):
+    run, _ = run_copy
+    (run / "best.safetensors").unlink()
+    code, _, err = sample(run, "--best")
+    assert_clean_failure(code, err, codes=(2,))
+    assert "best.safetensors does not exist" in err and "Drop --best" in err
+    (run / "model.safetensors").unlink()
+    code, _, err = sample(run)
+    assert_clean_failure(code, err, codes=(2,))
+    assert "has not saved a checkpoint yet" in err
+
+
+def test_weights_of_another_model_do_not_fit(run_copy):
+    run, _ = run_copy
+    config = json.loads((run / "config.json").read_text())
+    config["model"]["d_ff"] = 48
+    (run / "config.json").write_text(json.dumps(config))
+    code, _, err = sample(run)
+    assert_clean_failure(code, err, codes=(1,))
+    assert "model.safetensors does not fit this model (" in err and "was config.json edited" in err
+
+
+# ---- train_state.pt --------------------------------------------------------------------------------
+@pytest.mark.parametrize("damage, message", [
+    (lambda p: p.write_bytes(p.read_bytes()[:1000]), "train_state.pt is damaged: its sha256 differs"),
+    (lambda p: flip(p, 3000), "train_state.pt is damaged: its sha256 differs"),
+    (lambda p: p.unlink(), "has model.safetensors but no train_state.pt file"),
+    (lambda p: (p.unlink(), p.mkdir()), "has model.safetensors but no train_state.pt file"),
+], ids=["truncated", "flipped-byte", "missing", "directory"])
+def test_train_state(run_copy, damage, message):
+    run, cache = run_copy
+    damage(run / "train_state.pt")
+    code, _, err = cli(resume_argv(run, cache, "--max_steps=12"))
+    assert_clean_failure(code, err, codes=(1,))
+    assert message in err and "The weights still sample" in err
+    assert sample(run)[0] == 0  # ... and they do
+
+
+def test_train_state_from_another_step_is_named_as_such(run_copy, tmp_path):
+    run, cache = run_copy
+    older = tmp_path / "older"
+    shutil.copytree(run, older)
+    assert cli(resume_argv(run, cache, "--max_steps=12"))[0] == 0
+    shutil.copy(older / "train_state.pt", run / "train_state.pt")  # step 8's state beside step 12's weights
+    code, _, err = cli(resume_argv(run, cache, "--max_steps=16"))
+    assert_clean_failure(code, err, codes=(1,))
+    assert "model.safetensors is from step 12 but train_state.pt from step 8" in err
+
+
+def test_resuming_a_run_that_never_saved(tmp_path, run_copy):
+    run, cache = run_copy
+    for name in ("model.safetensors", "train_state.pt"):
+        (run / name).unlink()
+    code, _, err = cli(resume_argv(run, cache))
+    assert_clean_failure(code, err, codes=(2,))
+    assert "has no model.safetensors: no checkpoint was saved there yet" in err
+
+
+# ---- metrics.jsonl ---------------------------------------------------------------------------------
+def test_damaged_metrics_lines_are_dropped_with_a_note_and_the_run_goes_on(run_copy, tiny_run):
+    run, cache = run_copy
+    lines = (run / "metrics.jsonl").read_text().splitlines()
+    lines[1] = lines[1][:10] + "\x00garbage"
+    (run / "metrics.jsonl").write_text("\n".join(lines) + '\n{"kind": "log", "st')  # + a line cut short
+    code, _, err = cli(resume_argv(run, cache))
+    assert code == 0
+    assert f"metrics.jsonl: dropped 2 damaged line(s) (line 2, {len(lines) + 1})" in err
+    records = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    assert len(records) == len(lines) - 1
+
+
+def test_metrics_jsonl_that_is_a_directory(run_copy):
+    run, cache = run_copy
+    (run / "metrics.jsonl").unlink()
+    (run / "metrics.jsonl").mkdir()
+    code, _, err = cli(resume_argv(run, cache))
+    assert_clean_failure(code, err)
+    assert "metrics.jsonl is a directory, not a file" in err
+
+
+# ---- file: sources --------------------------------------------------------------------------------
+@pytest.mark.parametrize("content, code, message", [
+    (None, 2, "is not a readable file (no such file)"),
+    ("dir", 2, "is not a readable file (a directory)"),
+    (b"", 1, "is empty; there is nothing to learn from"),
+    (b" \n\t\n", 1, "is empty (only whitespace)"),
+    (GBK_CHINESE * 20, 1, "is not UTF-8 text (byte 0xc4 at offset 0 is not valid UTF-8); it reads as GBK. "
+                          "Convert it, then use the copy: iconv -f GBK -t UTF-8"),
+    ("hello world\n".encode("utf-16"), 1, "it reads as UTF-16"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", 1, "is not text: it holds NUL bytes"),
+], ids=["missing", "directory", "empty", "whitespace", "gbk", "utf-16", "binary"])
+def test_file_sources(tmp_path, content, code, message):
+    path = tmp_path / "corpus.txt"
+    if content == "dir":
+        path.mkdir()
+    elif content is not None:
+        path.write_bytes(content)
+    for argv in (["data", "prepare", f"file:{path}", "--cache-dir", str(tmp_path / "cache")],
+                 ["train", "--data", f"file:{path}", "--cache-dir", str(tmp_path / "cache"),
+                  "--out", str(tmp_path / "run")]):
+        got, _, err = cli(argv)
+        assert_clean_failure(got, err, codes=(code,))
+        assert message in err and str(path) in err
+    assert not (tmp_path / "run").exists()  # nothing was started
+
+
+def test_unreadable_file_source(tmp_path, monkeypatch):
+    path = tmp_path / "corpus.txt"
+    path.write_text("hello")
+    unreadable(monkeypatch, "corpus.txt")
+    code, _, err = cli(["data", "prepare", f"file:{path}", "--cache-dir", str(tmp_path)])
+    assert_clean_failure(code, err, codes=(1,))
+    assert "corpus.txt cannot be read: permission denied" in err
+
+
+def test_lesson_data_in_another_encoding(tmp_path):
+    path = tmp_path / "lines.txt"
+    path.write_bytes(GBK_CHINESE)
+    code, _, err = cli(["lesson", "hello-world", "--data", str(path), "--fast"])
+    assert_clean_failure(code, err, codes=(1,))
+    assert "iconv -f GBK -t UTF-8" in err
+
+
+# ---- prepared corpus files: a cache, rebuilt when damaged ------------------------------------------
+@pytest.mark.parametrize("damage", [
+    lambda d: flip(d / "train.bin", 5), lambda d: flip(d / "val.bin", -1), lambda d: (d / "val.bin").unlink(),
+    lambda d: (d / "train.bin").write_bytes(b""), lambda d: (d / "tokenizer.json").write_text("{"),
+    lambda d: (d / "meta.json").write_text("{"),
+], ids=["train-byte", "val-byte", "val-missing", "train-empty", "tokenizer", "meta"])
+def test_a_damaged_prepared_corpus_is_prepared_again(tmp_path, damage, capsys):
+    first = prepare("builtin:seed", tmp_path)
+    ids = (first.train.copy(), first.val.copy())
+    damage(first.dir)
+    again = prepare("builtin:seed", tmp_path)
+    assert not again.cached and (again.train == ids[0]).all() and (again.val == ids[1]).all()
+    assert prepare("builtin:seed", tmp_path).cached  # and is whole again
+
+
+def test_the_check_of_a_prepared_corpus_sees_ids_beyond_the_vocabulary(tmp_path, capsys):
+    first = prepare("builtin:seed", tmp_path)
+    meta = json.loads((first.dir / "meta.json").read_text())
+    del meta["ids_sha256"]  # as a cache written before the sha256 existed
+    (first.dir / "meta.json").write_text(json.dumps(meta))
+    data = bytearray((first.dir / "train.bin").read_bytes())
+    data[0:2] = (60000).to_bytes(2, "little")
+    (first.dir / "train.bin").write_bytes(bytes(data))
+    assert not prepare("builtin:seed", tmp_path).cached
+    assert "train.bin holds ids beyond the tokenizer's" in capsys.readouterr().err
+
+
+# ---- devices ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("device, message", [
+    ("cuda", "--device=cuda: this machine cannot use CUDA"),
+    ("cuda:3", "--device=cuda:3: this machine cannot use CUDA"),
+    ("mps", "--device=mps: this machine has no Apple GPU (MPS)"),
+    ("tpu", "--device='tpu' is not a device glassformer runs on"),
+])
+def test_a_missing_device_says_what_is_available(run_copy, tmp_path, device, message):
+    import torch
+
+    if torch.cuda.is_available() or torch.backends.mps.is_available():
+        pytest.skip("this machine has a GPU: the messages differ")
+    run, cache = run_copy
+    for argv in (["sample", str(run), f"--device={device}"],
+                 ["train", "--preset", "seed000", "--data", "builtin:seed", f"--device={device}",
+                  "--out", str(tmp_path / "new"), "--cache-dir", str(cache)],
+                 resume_argv(run, cache, f"--device={device}")):
+        code, _, err = cli(argv)
+        assert_clean_failure(code, err, codes=(2,))
+        assert message in err and ("this machine has: cpu" in err or "Available: cpu" in err)
+    assert not (tmp_path / "new").exists()
+
+
+def test_a_run_saved_on_a_gpu_resumes_on_the_cpu(run_copy, tiny_run):
+    run, cache = run_copy
+    config = json.loads((run / "config.json").read_text())
+    config["train"]["device"] = "cuda"
+    (run / "config.json").write_text(json.dumps(config))
+    code, _, err = cli(resume_argv(run, cache, "--device=cpu"))
+    assert code == 0, err
+    assert same_weights(run / "model.safetensors", tiny_run[0] / "model.safetensors")

@@ -1,0 +1,181 @@
+"""Byte-level BPE: the pre-tokenizer, hand-checked merges and ids, show_work, save/load, and the two
+backends (ours and the Hugging Face library) giving identical ids on any text."""
+
+import json
+
+import pytest
+import tokenizers as hf
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from glassformer.text import BPETokenizer, HFBPETokenizer, load_tokenizer
+from glassformer.text.bpe_hf import BYTE_TO_CHAR, spell
+from glassformer.text.bpe_train import merge_pair, train_bpe
+from glassformer.text.pretokenize import PATTERN, pretokenize, safe_cut
+
+ENGLISH = "To be, or not to be: that is the question. It's 1600, isn't it?\n"
+CHINESE = "床前明月光，疑是地上霜。举头望明月，低头思故乡。"
+EMOJI = "👍🏽 ok 🇨🇳 👨‍👩‍👧 done ✔"
+CONTROL = "a\x00b\x01\x1b[31mred\x1b[0m\x7f\t\r\n\x0b\x0c\u0085\u2028 end"
+SAMPLES = [ENGLISH, CHINESE, EMOJI, CONTROL, "", " ", "  \n\n  x  ", "it's IT'S we'll", "naïve café — ça"]
+CORPUS = (ENGLISH * 3 + CHINESE * 2 + EMOJI + CONTROL) * 2
+
+
+@pytest.fixture(scope="module")
+def pair():
+    """One set of merges learned from CORPUS, in both backends."""
+    ours = BPETokenizer.from_text(CORPUS, vocab_size=400)
+    return ours, HFBPETokenizer(ours.merges)
+
+
+def test_pretokenize_pieces():
+    assert pretokenize("It's 2 o'clock, 世界!  Bye\n") == \
+        ["It", "'s", " 2", " o", "'", "clock", ",", " 世界", "!", " ", " Bye", "\n"]
+    assert pretokenize("a\u00a0b 👍x") == ["a\u00a0b", " 👍x"]  # non-ASCII counts as a letter, spaces included
+    assert pretokenize("x\x00\x1b[0m") == ["x", "\x00\x1b[", "0", "m"]  # ASCII controls are punctuation
+    assert pretokenize("") == []
+
+
+@given(st.text(), st.text())
+def test_pretokenize_covers_the_text_and_cuts_safely(text, rest):
+    assert "".join(pretokenize(text)) == text
+    p = safe_cut(text)
+    assert pretokenize(text + rest) == pretokenize(text[:p]) + pretokenize(text[p:] + rest)
+
+
+def test_safe_cut_positions():
+    assert safe_cut("ab cd") == 2  # between a non-space and a space
+    assert safe_cut("ab  cd  ") == 6
+    assert safe_cut("abc") == 0 and safe_cut("  abc") == 0 and safe_cut("") == 0
+
+
+def test_merge_pair_left_to_right():
+    assert merge_pair([1, 1, 1], (1, 1), 9) == [9, 1]
+    assert merge_pair([1, 2, 1, 2, 3], (1, 2), 9) == [9, 9, 3]
+    assert merge_pair([2, 1], (1, 2), 9) == [2, 1]
+
+
+def test_train_by_hand():
+    # pieces "ab", " ab" x2, " abc"; pair counts (a,b)=4, (' ',a)=3, (b,c)=1
+    tok = BPETokenizer.from_text("ab ab ab abc", vocab_size=300)
+    assert tok.merges == [(97, 98), (32, 256)]  # then only (' ab', c) is left, seen once: stop
+    assert tok.vocab_size == 258 and tok.token_bytes[256:] == [b"ab", b" ab"]
+    assert tok.encode("ab abc") == [256, 257, 99]
+    assert tok.encode("ba") == [98, 97]  # never-learned pairs stay bytes
+
+
+def test_train_ties_go_to_smallest_ids_in_any_order():
+    counts = {" cd": 2, "ab": 1, " ab": 1}  # (32,99), (97,98), (99,100) all seen twice
+    merges = [(32, 99), (97, 98), (256, 100)]
+    assert train_bpe(counts, 300) == merges
+    assert train_bpe(dict(reversed(counts.items())), 300) == merges
+    assert train_bpe(counts, 257) == merges[:1]  # stops at the vocabulary size asked for
+
+
+def test_vocab_too_small():
+    with pytest.raises(ValueError, match="below 256.*256 or more"):
+        BPETokenizer.from_text("abc", vocab_size=100)
+
+
+@pytest.mark.parametrize("text", ["a" * 40 + " " + "a" * 7 + " aaa" * 9, "abababab ab aba bab " * 5, " " * 33 + "x"])
+def test_no_two_ids_share_bytes(text):
+    tok = BPETokenizer.from_text(text, vocab_size=400)  # the constructor refuses duplicates
+    assert len(set(tok.token_bytes)) == tok.vocab_size > 256
+    assert tok.decode(tok.encode(text)) == text
+
+
+def test_bad_merges_are_refused():
+    with pytest.raises(ValueError, match="does not exist yet"):
+        BPETokenizer([(256, 97)])
+    with pytest.raises(ValueError, match="same bytes"):
+        BPETokenizer([(97, 98), (97, 98)])
+
+
+@pytest.mark.parametrize("text", SAMPLES)
+def test_round_trip_and_backends_agree(pair, text):
+    ours, lib = pair
+    ids = ours.encode(text)
+    assert ours.decode(ids) == text
+    assert lib.encode(text) == ids  # the library's own pipeline
+    assert lib.encode_array(text).tolist() == ids  # distinct pieces through the library, gathered
+    assert lib.hf.decode(ids) == text  # and the library decodes our ids back too
+    assert all(0 <= i < ours.vocab_size for i in ids)
+
+
+def test_merges_shorten_the_text(pair):
+    ours, _ = pair
+    assert len(ours.encode(ENGLISH)) < len(ENGLISH.encode("utf-8")) * 0.6
+    assert ours.encode(" be") == [ours.token_bytes.index(b" be")]  # a frequent word became one token
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_backends_agree_on_any_text(pair, text):
+    ours, lib = pair
+    ids = ours.encode(text)
+    assert lib.encode(text) == ids
+    assert lib.encode_array(text).tolist() == ids
+    assert ours.decode(ids) == text
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(min_size=1, max_size=200), st.integers(256, 320))
+def test_backends_agree_when_trained_on_any_text(text, vocab_size):
+    ours = BPETokenizer.from_text(text * 3, vocab_size)
+    lib = HFBPETokenizer(ours.merges)
+    assert lib.encode(text) == ours.encode(text)
+    assert ours.decode(ours.encode(text)) == text
+
+
+def test_byte_table_matches_the_library():
+    assert set(BYTE_TO_CHAR) == set(hf.pre_tokenizers.ByteLevel.alphabet()) and len(set(BYTE_TO_CHAR)) == 256
+    assert (BYTE_TO_CHAR[ord(" ")], BYTE_TO_CHAR[ord("\n")], BYTE_TO_CHAR[ord("h")]) == ("Ġ", "Ċ", "h")
+    byte_level = hf.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    every_char = "".join(chr(c) for c in [*range(128), 0x80, 0x7FF, 0x800, 0xFFFF, 0x10000, 0x10FFFF])
+    (mapped, _), = byte_level.pre_tokenize_str(every_char)
+    assert mapped == "".join(BYTE_TO_CHAR[b] for b in every_char.encode("utf-8"))
+    assert spell(every_char) == mapped  # the fast spelling encode_array uses
+
+
+def test_decode_half_a_character():
+    tok = BPETokenizer([])
+    ids = tok.encode("中")
+    assert ids == [0xE4, 0xB8, 0xAD]
+    assert tok.decode(ids[:2] + tok.encode("a")) == "\ufffda"  # a cut character, not an exception
+    assert tok.token_text(0xE4) == "\\xe4"
+    with pytest.raises(ValueError, match="out of range"):
+        tok.decode([256])
+
+
+def test_show_work_by_hand():
+    tok = BPETokenizer.from_text("ab ab ab abc", vocab_size=300)
+    work = tok.show_work("ab abc")
+    assert work["pieces"] == ["ab", " abc"]
+    assert work["bytes"] == [[97, 98], [32, 97, 98, 99]]
+    assert [(m["piece"], m["pair"], m["new_id"], m["result"]) for m in work["merges"]] == [
+        (0, (97, 98), 256, [256]),
+        (1, (97, 98), 256, [32, 256, 99]),
+        (1, (32, 256), 257, [257, 99]),
+    ]
+    assert work["merges"][2]["as_text"] == (" ", "ab") and work["merges"][2]["rank"] == 1
+    assert work["ids"] == [256, 257, 99] and work["tokens"] == ["ab", " ab", "c"]
+    assert work["decoded"] == "ab abc" and work["vocab_size"] == 258 and work["pattern"] == PATTERN
+
+
+@pytest.mark.parametrize("cls", [BPETokenizer, HFBPETokenizer])
+def test_save_load(pair, cls, tmp_path):
+    tok = cls(pair[0].merges)
+    tok.save(tmp_path / "t.json")
+    data = json.loads((tmp_path / "t.json").read_text(encoding="utf-8"))
+    assert data["kind"] == cls.kind and data["merges"][0] == list(tok.merges[0])
+    assert data["tokens"]["256"] == tok.token_text(256)  # readable, for whoever opens the file
+    back = load_tokenizer(tmp_path / "t.json")
+    assert type(back) is cls and back.merges == tok.merges
+    assert back.encode(CORPUS) == tok.encode(CORPUS)
+
+
+def test_load_refuses_another_pattern(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"kind": "bpe", "pattern": r"\w+|\W", "merges": []}))
+    with pytest.raises(ValueError, match="different pre-tokenization pattern"):
+        load_tokenizer(path)

@@ -1,0 +1,146 @@
+"""The zh-poems source: its recipe on a small .deb the test builds, the checks around it, offline
+errors that say what to do, and (network permitting) the real package's exact bytes."""
+
+import hashlib
+import io
+import subprocess
+import tarfile
+
+import pytest
+
+from glassformer.text import chinese, corpora
+from glassformer.text.corpora import CorpusUnavailable, load_text, prepare, sha256_text
+
+ESC = "\x1b"
+TANG = (f"{ESC}[32m《静夜思》{ESC}[m\n{ESC}[33m作者：李白{ESC}[m\n床前明月光，疑是地上霜。\n%\n"
+        f"{ESC}[32m《春晓》{ESC}[m\n作者：孟浩然\n春眠不觉晓，处处闻啼鸟。\n\n%\n")
+SONG = f"题目:《如梦令》\n作者:李清照\n昨夜雨疏风骤，浓睡不消残酒。\n%   \n\n尾声<&>\n%\n"
+# The recipe by hand: colours gone, entries split at "%" lines (spaces allowed), blank-line joined.
+EXPECTED = ("《静夜思》\n作者：李白\n床前明月光，疑是地上霜。\n\n"
+            "《春晓》\n作者：孟浩然\n春眠不觉晓，处处闻啼鸟。\n\n"
+            "题目:《如梦令》\n作者:李清照\n昨夜雨疏风骤，浓睡不消残酒。\n\n"
+            "尾声<&>\n")
+
+
+def _tar_xz(files: dict[str, str]) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:xz") as tar:
+        for name, text in files.items():
+            data = text.encode("utf-8")
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def _ar(members: dict[str, bytes]) -> bytes:
+    out = b"!<arch>\n"
+    for name, data in members.items():
+        header = f"{name + '/':<16}{0:<12}{0:<6}{0:<6}{'100644':<8}{len(data):<10}`\n".encode("ascii")
+        assert len(header) == 60
+        out += header + data + (b"\n" if len(data) % 2 else b"")
+    return out
+
+
+def fake_deb(path, files=None):
+    files = files if files is not None else {"./usr/share/games/fortunes/song100": SONG,  # order in the
+                                             "./usr/share/games/fortunes/tang300": TANG,  # archive: not the recipe's
+                                             "./usr/share/doc/fortunes-zh/copyright": "GPL-3+"}
+    path.write_bytes(_ar({"debian-binary": b"2.0\n", "control.tar.xz": _tar_xz({"./control": "Package: x\n"}),
+                          "data.tar.xz": _tar_xz(files)}))
+    return path
+
+
+@pytest.fixture
+def cache_with_fake_deb(tmp_path, monkeypatch):
+    """A cache holding a fake package, with the expected checksums set to the fake's own."""
+    (tmp_path / "downloads").mkdir()
+    deb = fake_deb(tmp_path / "downloads" / chinese.DEB_FILE)
+    monkeypatch.setattr(chinese, "DEB_SHA256", hashlib.sha256(deb.read_bytes()).hexdigest())
+    monkeypatch.setattr(chinese, "ZH_POEMS_SHA256", sha256_text(EXPECTED))
+    return tmp_path
+
+
+def test_recipe_on_a_small_package(tmp_path):
+    assert chinese.build_text(fake_deb(tmp_path / "x.deb")) == EXPECTED
+
+
+def test_recipe_needs_both_files(tmp_path):
+    deb = fake_deb(tmp_path / "x.deb", {"./usr/share/games/fortunes/tang300": TANG})
+    with pytest.raises(ValueError, match="no usr/share/games/fortunes/song100"):
+        chinese.build_text(deb)
+
+
+def test_not_a_deb(tmp_path):
+    (tmp_path / "x.deb").write_bytes(b"PK\x03\x04 a zip")
+    with pytest.raises(ValueError, match="not a .deb"):
+        chinese.build_text(tmp_path / "x.deb")
+
+
+def test_named_source_loads_caches_and_prepares(cache_with_fake_deb, monkeypatch):
+    cache = cache_with_fake_deb
+    assert load_text("zh-poems", cache_dir=cache) == EXPECTED
+    assert (cache / "sources" / "zh-poems.txt").read_text(encoding="utf-8") == EXPECTED
+    (cache / "downloads" / chinese.DEB_FILE).unlink()  # the kept text is enough now: no package, no network
+    monkeypatch.setattr(chinese.subprocess, "run", lambda *a, **k: pytest.fail("network used on a warm cache"))
+    assert load_text("zh-poems", cache_dir=cache) == EXPECTED
+    data = prepare("zh-poems", cache_dir=cache)
+    assert data.meta["source"] == "zh-poems" and data.meta["chars"] == len(EXPECTED)
+    assert data.tokenizer.decode(list(data.train) + list(data.val)) == EXPECTED
+
+
+def test_a_changed_package_is_refused(cache_with_fake_deb, monkeypatch):
+    monkeypatch.setattr(chinese, "DEB_SHA256", "0" * 64)
+    with pytest.raises(CorpusUnavailable, match=r"has sha256 .* expected 0{64}.*delete it"):
+        load_text("zh-poems", cache_dir=cache_with_fake_deb)
+
+
+def test_a_changed_text_is_refused(cache_with_fake_deb, monkeypatch):
+    monkeypatch.setattr(chinese, "ZH_POEMS_SHA256", "f" * 64)
+    with pytest.raises(CorpusUnavailable, match=r"text built from .* expected f{64}.*file:PATH"):
+        load_text("zh-poems", cache_dir=cache_with_fake_deb)
+    assert not (cache_with_fake_deb / "sources" / "zh-poems.txt").exists()
+
+
+def test_offline_error_says_what_to_do(tmp_path, monkeypatch):
+    def no_network(cmd, **kwargs):
+        assert cmd == ["apt-get", "download", "fortunes-zh=2.98"]
+        return subprocess.CompletedProcess(cmd, 100, "", "E: Failed to fetch ... Temporary failure resolving")
+
+    monkeypatch.setattr(chinese.subprocess, "run", no_network)
+    with pytest.raises(CorpusUnavailable, match=r"Temporary failure resolving.*apt-get update.*"
+                                                r"fortunes-zh_2\.98_all\.deb.*file:PATH"):
+        load_text("zh-poems", cache_dir=tmp_path)
+    assert not list((tmp_path / "downloads").iterdir())  # no temp folder left behind
+
+
+def test_no_apt_get(tmp_path, monkeypatch):
+    def missing(cmd, **kwargs):
+        raise FileNotFoundError(cmd[0])
+
+    monkeypatch.setattr(chinese.subprocess, "run", missing)
+    with pytest.raises(CorpusUnavailable, match=r"not Debian or Ubuntu.*into .*downloads.*file:PATH"):
+        load_text("zh-poems", cache_dir=tmp_path)
+
+
+def test_unknown_source_lists_zh_poems():
+    with pytest.raises(ValueError, match="valid forms: shakespeare, file:PATH, builtin:seed, zh-poems"):
+        load_text("zh-poem")
+
+
+@pytest.mark.slow
+def test_real_package_bytes(tmp_path, monkeypatch):
+    cache = corpora.default_cache_dir()
+    if not ((cache / "sources" / "zh-poems.txt").exists() or (cache / "downloads" / chinese.DEB_FILE).exists()):
+        cache = tmp_path
+    try:
+        text = load_text("zh-poems", cache_dir=cache)
+    except CorpusUnavailable as e:
+        if cache == tmp_path and ("could not download" in str(e) or "does not have" in str(e)):
+            pytest.skip(f"cannot download {chinese.DEB_NAME} {chinese.DEB_VERSION} and no warm cache: {e}")
+        raise
+    assert sha256_text(text) == chinese.ZH_POEMS_SHA256
+    assert text.startswith("《感遇・其一》\n作者：张九龄\n") and "\x1b" not in text and "\n%" not in text
+    monkeypatch.setattr(chinese.subprocess, "run", lambda *a, **k: pytest.fail("network used on a warm cache"))
+    data = prepare("zh-poems", cache_dir=cache)
+    assert data.meta["chars"] == len(text) and data.tokenizer.vocab_size == len(set(text))

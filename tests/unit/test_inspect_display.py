@@ -1,0 +1,203 @@
+"""Rich displays: every view's HTML (what Jupyter shows) holds the computed values with all text
+escaped, loads nothing from anywhere, and the plain repr stays plain text for a terminal."""
+
+import base64
+import html
+import re
+
+import pytest
+import torch
+
+from glassformer.config import ModelConfig
+from glassformer.inspect import (AttentionView, GradientMonitor, attention_grid_png, attention_head_png,
+                                 attention_html, attention_view, gradient_flow, param_table, trace)
+from glassformer.inspect.params import ParamRow, ParamTable
+from glassformer.inspect.trace import as_batch
+from glassformer.models import GPT, SequenceRegressor
+from glassformer.text import CharTokenizer
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+TEXT = "<b>&ok</b>"  # a prompt whose tokens are markup: each must arrive as text, never as a tag
+TOK = CharTokenizer.from_text(TEXT + " http://x.y")
+CFG = dict(vocab_size=TOK.vocab_size, d_model=16, n_heads=2, d_ff=24, n_layers=2, max_len=16, dropout=0.0)
+
+
+def gpt(**kw):
+    torch.manual_seed(0)
+    return GPT(ModelConfig(**{**CFG, **kw})).eval()
+
+
+def ids(text=TEXT):
+    return torch.tensor(TOK.encode(text))  # (T,)
+
+
+def no_raw_markup_from(text_html: str, *tokens: str) -> bool:
+    """None of the tokens appears unescaped (as a tag) in the HTML."""
+    return not any(t in text_html for t in tokens)
+
+
+def test_trace_html_escapes_and_holds_the_numbers():
+    t = trace(gpt(), ids(), tokenizer=TOK)
+    page = t._repr_html_()
+    assert no_raw_markup_from(page, "<b>", "</b>") and "&lt;b&gt;&amp;ok" in page  # text row, escaped
+    rows = {r.name: r for r in t.rows}
+    for name in ("embed", "blocks.1.attn.weights", "logits"):
+        assert html.escape(rows[name].dims) in page and html.escape(rows[name].example) in page
+    assert html.escape(t.legend()) in page
+    assert repr(t) == t.to_text() == str(t) and "<table" not in repr(t)  # a terminal gets the aligned text
+
+
+def test_trace_html_in_chinese():
+    page = trace(gpt(), ids(), tokenizer=TOK, lang="zh")._repr_html_()
+    assert "阶段" in page and "注意力权重" in page
+
+
+def test_activation_cache_html_reads_the_declarations():
+    model = gpt()
+    _, cache = model.run_with_cache(ids()[None])
+    page = cache._repr_html_()
+    points = model.hook_points()
+    for name, t in cache.items():
+        d = points[name].describe()
+        assert f">{name}<" in page and html.escape(d["means"]) in page
+        assert f"{t.reshape(-1)[0].item():.3g}" in page  # the first value of every tensor
+    assert "(B=1, H=2, T_q=10, T_k=10)" in page  # the weights' axes named by their declaration
+    scores = cache["blocks.0.attn.scores"]  # (1, H, T, T): the future is -inf
+    finite = scores[torch.isfinite(scores)]
+    assert f"{finite.mean().item():.3g} ± {finite.std().item():.3g} (90 not finite)" in page  # 2 heads × 45 cells
+    cache.lang = "zh"
+    assert html.escape(points["blocks.0.attn.weights"].describe("zh")["means"]) in cache._repr_html_()
+    assert repr(cache).startswith(f"ActivationCache({len(cache)} tensors)\n") and "<" not in repr(cache)
+
+
+def test_activation_cache_html_escapes_a_strange_declaration():
+    model = gpt()
+    model.hook_points()["embed"].means = "<script>alert(1)</script>"
+    _, cache = model.run_with_cache(ids()[None], names=["embed"])
+    assert "<script>" not in cache._repr_html_() and "&lt;script&gt;" in cache._repr_html_()
+
+
+def test_param_table_html_marks_a_mismatch_and_escapes():
+    table = ParamTable([ParamRow("tok<embed>", 160, "V·C", 160, "one C-vector per token"),
+                        ParamRow("head", 170, "C·V + V", 176, "a bias")], {"V": 10, "C": 16})
+    page = table._repr_html_()
+    assert "tok&lt;embed&gt;" in page and "<embed>" not in page
+    assert "≠ formula!" in page and "#fde2e2" in page  # the wrong row stands out
+    assert "330" in page and "336" in page  # the totals, computed
+    real = param_table(gpt())
+    assert all(f"{r.count:,}" in real._repr_html_() for r in real.rows)
+    assert repr(real) == real.to_text() and "<" not in repr(real)
+
+
+def test_gradient_monitor_html_and_repr():
+    model = gpt()
+    empty = GradientMonitor(model)
+    assert "nothing checked yet" in empty._repr_html_() and "call loss.backward()" in repr(empty)
+    monitor = gradient_flow(model, ids())
+    page = monitor._repr_html_()
+    for r in monitor.rows:
+        assert f">{r.name}<" in page and f"{r.grad_norm:.2e}" in page
+    assert f"loss {monitor.loss:.4f}" in repr(monitor) and monitor.table() in repr(monitor)
+    assert "<" not in repr(monitor)
+
+
+def test_gradient_flow_leaves_the_model_as_it_was():
+    model = gpt(dropout=0.1).train()
+    before = {n: p.detach().clone() for n, p in model.named_parameters()}
+    rng = torch.get_rng_state()
+    monitor = gradient_flow(model, ids(), lr=1e-2)
+    assert model.training and torch.equal(torch.get_rng_state(), rng)
+    assert all(torch.equal(p, before[n]) and p.grad is None for n, p in model.named_parameters())
+    assert all(r.update_ratio is not None for r in monitor.rows if r.name.endswith("weight"))
+
+
+def test_gradient_flow_takes_the_shapes_a_user_has():
+    model = gpt()
+    one = gradient_flow(model, ids(), lr=None)  # (T,)
+    batch = gradient_flow(model, ids()[None], lr=None)  # (1, T)
+    listed = gradient_flow(model, TOK.encode(TEXT), lr=None)  # a list
+    assert one.loss == batch.loss == listed.loss
+    assert [r.grad_norm for r in one.rows] == [r.grad_norm for r in batch.rows]
+    regressor = SequenceRegressor(ModelConfig(d_model=16, n_heads=2, d_ff=24, n_layers=1, max_len=16))
+    wave = torch.sin(torch.arange(12.0))  # (T,) numbers
+    assert gradient_flow(regressor, wave).loss == gradient_flow(regressor, wave[:, None]).loss
+    with pytest.raises(ValueError, match="at least 2 steps"):
+        gradient_flow(model, ids()[:1])
+    wide = SequenceRegressor(ModelConfig(d_model=16, n_heads=2, d_ff=24, n_layers=1, max_len=16, d_out=3))
+    with pytest.raises(ValueError, match=r"pass targets= of shape \(1, 11, 3\)"):
+        gradient_flow(wide, wave)
+
+
+def test_attention_view_html_is_inline_escaped_and_offline():
+    model = gpt()
+    labels = ["</script>", "http://a.b", *list("xyzuvw")]
+    view = attention_view(model, ids("<b>&ok</b")[:8], labels=labels)
+    page = view._repr_html_()
+    image = re.search(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page).group(1)
+    assert base64.b64decode(image).startswith(PNG_SIGNATURE)
+    srcdoc = re.search(r'srcdoc="([^"]*)"', page).group(1)
+    assert html.unescape(srcdoc) == view.page()  # the interactive page, whole, inside the frame
+    assert "<script" not in page and "</script>" not in page  # scripts live only inside srcdoc, escaped
+    assert re.search(r"https?://", page) is None and 'sandbox="allow-scripts"' in page
+    W = view.weights  # (L, H, T, T)
+    assert W.shape == (2, 2, 8, 8) and torch.allclose(W.sum(-1), torch.ones(2, 2, 8))
+
+
+def test_attention_view_repr_shows_the_chosen_heads_numbers():
+    model = gpt()
+    view = attention_view(model, ids()[None], tokenizer=TOK, layer=1, head=1)
+    text = repr(view)
+    assert text.startswith("AttentionView: 2 layers × 2 heads, maps 10×10") and "<table" not in text
+    assert text.splitlines()[1].startswith("blocks.1.attn.weights, head 1")
+    last = text.splitlines()[-1].split()
+    assert last[1:] == [f"{v:.2f}" for v in view.weights[1, 1, -1].tolist()]  # the last query's row
+    assert text.splitlines()[3].split()[2:] == ["·"] * (len(ids()) - 1)  # the first query sees only itself
+    with pytest.raises(ValueError, match="layers 0..1, heads 0..1"):
+        attention_view(model, ids(), layer=2)
+
+
+def test_attention_view_of_numbers_and_its_files(tmp_path):
+    regressor = SequenceRegressor(ModelConfig(d_model=16, n_heads=2, d_ff=24, n_layers=1, max_len=16))
+    view = attention_view(regressor, torch.linspace(0, 1, 6))  # (T,) numbers
+    assert isinstance(view, AttentionView) and view.labels == ["0", "0.2", "0.4", "0.6", "0.8", "1"]
+    png, page = view.save(tmp_path)
+    assert png.read_bytes().startswith(PNG_SIGNATURE) and page.read_text(encoding="utf-8") == view.page()
+
+
+@pytest.mark.parametrize("shape", ["(T,)", "(1, T)", "list"])
+def test_attention_files_take_the_shapes_a_user_has(tmp_path, shape):
+    model = gpt()
+    x = {"(T,)": ids(), "(1, T)": ids()[None], "list": TOK.encode(TEXT)}[shape]
+    attention_grid_png(model, x, None, tmp_path / "grid.png")
+    attention_head_png(model, x, None, 1, 0, tmp_path / "head.png")
+    page = attention_html(model, x, None, tmp_path / "a.html").read_text(encoding="utf-8")
+    reference = attention_html(model, ids()[None], None, tmp_path / "ref.html").read_text(encoding="utf-8")
+    assert page == reference and (tmp_path / "grid.png").read_bytes().startswith(PNG_SIGNATURE)
+
+
+@pytest.mark.parametrize("given,expected", [((7,), (1, 7, 1)), ((7, 1), (1, 7, 1)), ((1, 7), (1, 7, 1)),
+                                            ((3, 7), (3, 7, 1)), ((1,), (1, 1, 1)), ((2, 7, 1), (2, 7, 1))])
+def test_numbers_come_as_a_batch_in_any_natural_shape(given, expected):
+    regressor = SequenceRegressor(ModelConfig(d_model=16, n_heads=2, d_ff=24, n_layers=1, max_len=16))
+    assert tuple(as_batch(regressor, torch.zeros(given)).shape) == expected
+
+
+def test_attention_view_of_an_encoder_decoder_draws_every_shape():
+    from glassformer.models import EncoderDecoder
+    from glassformer.train.pair_tasks import pair_source
+
+    data = pair_source("numbers:zh2num")
+    torch.manual_seed(0)
+    model = EncoderDecoder(ModelConfig(kind="seq2seq", vocab_size=data.tokenizer.vocab_size, d_model=16,
+                                       n_heads=2, d_ff=24, max_len=12, pad_id=0, n_layers=1)).eval()
+    src = data.ids("一千二百零五")  # a list: (S,)
+    tgt = torch.tensor([data.tokenizer.bos_id] + data.ids("1205"))  # (T,)
+    view = attention_view(model, (src, tgt), tokenizer=data.tokenizer, layer=2, head=1)
+    shapes = [tuple(m.weights.shape) for m in view.maps]  # encoder S×S, decoder T×T, cross T×S
+    assert shapes == [(2, len(src), len(src)), (2, len(tgt), len(tgt)), (2, len(tgt), len(src))]
+    page = view._repr_html_()
+    assert "data:image/png;base64," in page and "<iframe" not in page  # the page shows one square shape only
+    text = repr(view)
+    assert "decoder.0.cross.weights, head 1" in text and "一" in text.splitlines()[2]  # source tokens label the keys
+    with pytest.raises(ValueError, match=r"differ in shape .* view.maps\[i\].weights"):
+        view.weights

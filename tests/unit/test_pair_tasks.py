@@ -1,0 +1,88 @@
+"""Generated seq2seq tasks: the Chinese number grammar, held-out splits, teacher-forcing batches."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from glassformer.text.chinese_numbers import LIMIT, from_chinese, to_chinese
+from glassformer.train.pair_tasks import SOURCES, pair_source
+from glassformer.train.sources import IGNORE, PairBatches, pad_pairs
+
+EXAMPLES = {  # written out by hand, one per rule of the grammar
+    0: "零", 7: "七", 10: "十", 15: "十五", 20: "二十", 101: "一百零一", 110: "一百一十", 115: "一百一十五",
+    1005: "一千零五", 1050: "一千零五十", 1205: "一千二百零五", 1500: "一千五百", 9999: "九千九百九十九",
+    10005: "一万零五", 10500: "一万零五百", 11000: "一万一千", 100000: "十万", 100010: "十万零一十",
+    12345678: "一千二百三十四万五千六百七十八",
+}
+
+
+@pytest.mark.parametrize("n, words", list(EXAMPLES.items()))
+def test_chinese_number_words(n, words):
+    assert to_chinese(n) == words and from_chinese(words) == n
+
+
+def test_every_number_reads_back():
+    assert all(from_chinese(to_chinese(n)) == n for n in [*range(0, 20_000), *range(99_990, 100_020), LIMIT - 1])
+
+
+@pytest.mark.parametrize("text, message", [
+    ("一十五", "that would be '十五'"), ("五千零零五", "that would be '五千零五'"), ("零五", "that would be '五'"),
+    ("12", "'1' is neither a digit"), ("", "not a number written the standard way"),
+])
+def test_non_standard_words_are_refused(text, message):
+    with pytest.raises(ValueError, match=message):
+        from_chinese(text)
+
+
+def test_to_chinese_range():
+    with pytest.raises(ValueError, match="0 ≤ n < 100,000,000"):
+        to_chinese(10 ** 8)
+
+
+@pytest.mark.parametrize("spec", SOURCES)
+def test_held_out_pairs_share_no_source_with_training(spec):
+    data = pair_source(spec, n_pairs=2000, max_digits=5)
+    train, val, test = ({s for s, _ in getattr(data, split)} for split in ("train", "val", "test"))
+    assert not (train & test) and not (train & val) and not (val & test)
+    n = len(data.train) + len(data.val) + len(data.test)
+    assert len(test) == round(0.10 * n) and len(val) == round(0.05 * n)
+    for s, t in data.test[:50]:  # each pair is the task's answer, and the text survives the tokenizer
+        assert data.text(data.ids(s)) == s and data.text(data.ids(t)) == t
+    assert pair_source(spec, n_pairs=2000, max_digits=5).test == data.test  # the split is fixed by the seed
+
+
+def test_each_task_computes_its_answer():
+    answers = {"digits:copy": lambda s: s, "digits:reverse": lambda s: s[::-1],
+               "digits:sort": lambda s: "".join(sorted(s)), "numbers:zh2num": lambda s: str(from_chinese(s)),
+               "numbers:num2zh": lambda s: to_chinese(int(s))}
+    for spec, answer in answers.items():
+        data = pair_source(spec, n_pairs=500, max_digits=4)
+        assert all(t == answer(s) for s, t in data.train)
+
+
+def test_unknown_source_is_named():
+    with pytest.raises(ValueError, match=r"unknown pair source 'numbers:zh2en'.*numbers:zh2num"):
+        pair_source("numbers:zh2en")
+
+
+def test_teacher_forcing_batches():
+    pairs = [([5, 6, 7], [8]), ([5], [9, 10, 11])]
+    BOS, EOS, PAD = 2, 3, 0
+    src, tgt = pad_pairs(pairs, BOS, EOS, PAD)
+    assert src.tolist() == [[5, 6, 7], [5, 0, 0]]
+    assert tgt.tolist() == [[2, 8, 3, 0, 0], [2, 9, 10, 11, 3]]
+    source = PairBatches(pairs, pairs[:1], batch_size=2, bos_id=BOS, eos_id=EOS, pad_id=PAD)
+    (x_src, tgt_in), tgt_out = source.batch("train", torch.tensor([0, 1]))
+    assert torch.equal(x_src, src)
+    assert tgt_in.tolist() == [[2, 8, 3, 0], [2, 9, 10, 11]]  # the decoder reads [<BOS>, y₁ …]
+    assert tgt_out.tolist() == [[8, 3, IGNORE, IGNORE], [9, 10, 11, 3]]  # and is graded on [y₁ … <EOS>]
+    (short_src, short_in), _ = source.batch("val", torch.tensor([0]))
+    assert short_src.shape == (1, 3) and short_in.shape == (1, 2)  # a batch is cut to its longest row
+    first = [b[1].tolist() for b in source.eval_batches("val")]
+    assert first == [b[1].tolist() for b in source.eval_batches("val")]  # the same every evaluation
+
+
+def test_pair_batches_refuse_empty_pairs():
+    with pytest.raises(ValueError, match="non-empty source and target"):
+        PairBatches([([5], [])], [([5], [6])], 2, 2, 3, 0)

@@ -1,0 +1,129 @@
+"""The position-scheme extension point: the registry, NoPE, what happens past max_len, and that
+the views (parameter table, trace) show every scheme with no edit to glassformer.inspect."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import torch
+from helpers import randomize_
+
+from glassformer.config import ModelConfig
+from glassformer.inspect import activation_memory, param_table
+from glassformer.inspect.trace import trace
+from glassformer.models import GPT, Encoder, build_model
+from glassformer.nn.alibi import ALiBi
+from glassformer.nn.notation import LETTERS
+from glassformer.nn.position import POSITION_SCHEMES, position_scheme
+from glassformer.nn.rotary import RotaryPositions
+from glassformer.sample import context_window, past_max_len
+
+SCHEMES = ["learned", "sinusoidal", "none", "rotary", "alibi"]
+CFG = ModelConfig(vocab_size=13, d_model=16, n_heads=4, d_ff=24, n_layers=2, max_len=8)
+
+
+def gpt(position: str) -> GPT:
+    return randomize_(GPT(dataclasses.replace(CFG, position=position)).double()).eval()
+
+
+# ---- the registry ----------------------------------------------------------------------------------
+
+
+def test_every_scheme_is_registered_with_one_line_in_both_languages():
+    assert set(SCHEMES) <= set(POSITION_SCHEMES)
+    for name in SCHEMES:
+        s = position_scheme(name)
+        assert s.name == name and s.about and s.zh and "\n" not in s.about + s.zh
+    assert "NoPE" in position_scheme("none").about and "RoPE" in position_scheme("rotary").about
+
+
+def test_which_schemes_are_limited_by_a_table():
+    assert {n for n in SCHEMES if position_scheme(n).table} == {"learned", "sinusoidal"}
+    touch = {n: (position_scheme(n).stream is not None, position_scheme(n).attention is not None) for n in SCHEMES}
+    assert touch == {"learned": (True, False), "sinusoidal": (True, False), "none": (False, False),
+                     "rotary": (False, True), "alibi": (False, True)}
+
+
+def test_a_misspelled_scheme_names_the_nearest():
+    with pytest.raises(ValueError, match="'rotery' is not one of.*Did you mean 'rotary'"):
+        GPT(dataclasses.replace(CFG, position="rotery"))
+
+
+def test_each_model_gets_the_parts_its_scheme_names():
+    for name, stream, attn in [("none", None, type(None)), ("rotary", None, RotaryPositions),
+                               ("alibi", None, ALiBi)]:
+        m = gpt(name)
+        assert m.pos_embed is stream and all(isinstance(b.attn.positions, attn) for b in m.blocks)
+    assert gpt("learned").pos_embed is not None
+
+
+# ---- NoPE ------------------------------------------------------------------------------------------
+
+
+def test_nope_encoder_cannot_tell_order_permuting_the_input_permutes_the_output():
+    enc = randomize_(Encoder(dataclasses.replace(CFG, causal=False, position="none")).double()).eval()
+    ids, perm = torch.randint(0, 13, (2, 7)), torch.randperm(7)
+    assert torch.allclose(enc(ids[:, perm]), enc(ids)[:, perm], atol=1e-12)
+    for position in ("learned", "rotary", "alibi"):  # every other scheme does tell order
+        other = randomize_(Encoder(dataclasses.replace(CFG, causal=False, position=position)).double()).eval()
+        assert not torch.allclose(other(ids[:, perm]), other(ids)[:, perm], atol=1e-6), position
+
+
+def test_nope_gpt_still_tells_order_through_the_causal_mask():
+    m = gpt("none")
+    ids = torch.tensor([[1, 2, 3, 4, 5]])
+    swapped = torch.tensor([[2, 1, 3, 4, 5]])  # same tokens, first two swapped
+    assert (m(ids)[0, -1] - m(swapped)[0, -1]).abs().max() > 1e-6
+
+
+# ---- past max_len ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("position", SCHEMES)
+def test_only_table_schemes_refuse_sequences_longer_than_max_len(position):
+    m, ids = gpt(position), torch.randint(0, 13, (1, 3 * CFG.max_len))
+    if position_scheme(position).table:
+        with pytest.raises(ValueError, match="exceeds max_len 8"):
+            m(ids)
+    else:
+        assert torch.isfinite(m(ids)).all()
+
+
+@pytest.mark.parametrize("position", SCHEMES)
+def test_the_sampler_says_what_happens_past_max_len(position):
+    m = gpt(position)
+    line = past_max_len(m)
+    assert line.startswith(f"position={position}:") and "max_len=8" in line and "\n" not in line
+    if position_scheme(position).table:
+        assert "last 8 tokens" in line and context_window(m, 100) == 8
+    else:
+        assert "every token" in line and "grows" in line and context_window(m, 100) == 100
+
+
+# ---- the views, with no edit to inspect/ ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("position", SCHEMES)
+def test_parameter_table_counts_every_scheme_in_data_flow_order(position):
+    m = gpt(position)
+    table = param_table(m)
+    assert table.matches and table.total == sum(p.numel() for p in m.parameters()), table.to_text()
+    rows = [r.module for r in table.rows]
+    if position_scheme(position).attention:  # a 0-parameter row, between the projections it sits between
+        row = next(r for r in table.rows if r.module == "blocks.0.attn.positions")
+        assert row.count == row.expected == 0 and row.formula == "0" and row.note
+        assert rows.index("blocks.0.attn.qkv") < rows.index("blocks.0.attn.positions") < rows.index("blocks.0.attn.proj")
+
+
+@pytest.mark.parametrize("position", SCHEMES)
+def test_trace_shows_each_scheme_with_declared_axes(position):
+    m = gpt(position)
+    rows = {r.name: r for r in trace(m, torch.arange(5)).rows}
+    mine = {name: r for name, r in rows.items() if ".attn.positions." in name}
+    expected = {"rotary": {"q": (1, 4, 5, 4), "k": (1, 4, 5, 4)}, "alibi": {"bias": (4, 5, 5)}}.get(position, {})
+    assert {n.rsplit(".", 1)[1]: r.shape for n, r in mine.items() if n.startswith("blocks.0.")} == expected
+    points = m.hook_points()
+    for name, r in mine.items():
+        assert all(a in LETTERS for a in points[name].axes.split()) and "=" in r.dims  # axes matched the shape
+    assert activation_memory(m, B=2, T=5)["total_values"] > 0

@@ -2,8 +2,9 @@
 
 It is a third spelling of the model's function (after the glass path and the fused kernel), so it
 is checked like them: logits against the model's own forward in float64 (≤ 1e-10) for every norm
-placement, both MHA styles, with and without biases, every activation and stream position scheme;
-then greedy and seeded tokens against the uncached loop, with the window sliding.
+placement, both MHA styles, with and without biases, every activation and every position scheme
+(past max_len too, where a scheme without a table lets the cache grow); then greedy and seeded
+tokens against the uncached loop, with the window sliding.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ VARIANTS = {
     "gelu_tanh": {"activation": "gelu_tanh"},
     "sinusoidal": {"position": "sinusoidal"},
     "no positions": {"position": "none"},
+    "rotary": {"position": "rotary"},
+    "alibi": {"position": "alibi"},
     "fused attention": {"attention": "fused"},
 }
 
@@ -51,14 +54,31 @@ def test_one_token_steps_equal_the_full_forward(variant):
     assert (torch.cat(pieces, dim=1) - full).abs().max() <= 1e-10
 
 
-@pytest.mark.parametrize("variant", ["pre-norm", "post-norm", "nanoGPT-like", "heads style"])
+@pytest.mark.parametrize("variant", ["pre-norm", "post-norm", "nanoGPT-like", "heads style",
+                                     "rotary", "alibi", "no positions"])
 @pytest.mark.parametrize("prompt_len", [1, 5, MAX_LEN + 3])
 def test_greedy_tokens_identical_to_the_uncached_loop(variant, prompt_len):
     m = model(**VARIANTS[variant])
     prompt = torch.randint(0, 23, (2, prompt_len))
     runs = [torch.stack(list(generate_ids(m, prompt, 3 * MAX_LEN, temperature=0, use_cache=flag)), dim=1)
             for flag in (True, False)]  # 3·max_len: the window slides and the cache is rebuilt
-    assert torch.equal(*runs)
+    assert torch.equal(*runs)  # (without a position table nothing slides: the cache grows instead)
+
+
+@pytest.mark.parametrize("variant", ["rotary", "alibi", "no positions"])
+def test_past_max_len_without_a_table_the_step_equals_the_full_forward(variant):
+    """Rotary, ALiBi and none read every token: the cache grows past max_len, and each step's
+    logits still equal the model's forward over the whole text (positions beyond the training length)."""
+    m = model(torch.float64, **VARIANTS[variant])
+    step = decode_step(m)
+    T = 3 * MAX_LEN
+    ids = torch.randint(0, 23, (2, T))
+    with torch.no_grad():
+        full = m(ids)  # (2, T, V)
+        cache = m.new_cache(2)
+        pieces = [step(ids[:, :2], cache)] + [step(ids[:, t:t + 1], cache) for t in range(2, T)]
+    assert cache.length == T
+    assert (torch.cat(pieces, dim=1) - full).abs().max() <= 1e-10
 
 
 def test_seeded_sampling_identical_to_the_uncached_loop():
@@ -135,3 +155,11 @@ def test_batched_sample_texts_identical_to_uncached_and_to_streaming():
                       on_text=lambda i, piece: pieces[i].append(piece))
     assert fast == plain == streamed == ["".join(p) for p in pieces]
     assert len(set(fast)) > 1 and all(len(t) == 2 * MAX_LEN for t in fast)
+
+
+def test_every_registered_position_scheme_is_among_the_variants():
+    """A scheme added later (nn/position.py's registry) must be checked here too: add a variant."""
+    from glassformer.nn.position import POSITION_SCHEMES
+
+    covered = {v.get("position", ModelConfig.position) for v in VARIANTS.values()}
+    assert set(POSITION_SCHEMES) <= covered, f"add a variant for {sorted(set(POSITION_SCHEMES) - covered)}"

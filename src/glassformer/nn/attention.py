@@ -93,7 +93,8 @@ class HeadQKV(nn.Module):
 
 class AttentionHeads(nn.Module):
     """Steps 2 and 3 of multi-head attention, shared by self-attention (below) and cross-attention
-    (cross_attention.py), which differ only in step 1: where q, k and v come from.
+    (cross_attention.py), which differ only in step 1: where q, k and v come from. Both cut
+    their projections into heads the same way (`split_heads`).
 
         2) attend within each head    z = softmax(q·kᵀ/√D + bias, masked) · v          (B, H, T_q, D)
         3) merge the heads            (B, H, T_q, D) -> (B, T_q, H·D = C) -> proj -> (B, T_q, C)
@@ -102,6 +103,11 @@ class AttentionHeads(nn.Module):
     attention ("glass" | "fused"), and declares the hook points these steps fire, each with the
     axes of its own keys: hook_scores, hook_weights, hook_z, hook_merged, hook_out.
     """
+
+    def split_heads(self, t: torch.Tensor) -> torch.Tensor:
+        """(B, L, C) -> (B, H, L, D): feature block h·D..(h+1)·D belongs to head h."""
+        B, L, C = t.shape
+        return t.view(B, L, self.n_heads, self.d_head).transpose(1, 2)  # (B, H, L, D)
 
     def attend(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None,
                bias: torch.Tensor | None = None) -> torch.Tensor:
@@ -183,8 +189,7 @@ class MultiHeadAttention(AttentionHeads):
         B, T, C = x.shape
         if self.style == "packed":
             q, k, v = self.qkv(x).split(C, dim=-1)  # 3 × (B, T, C)
-            q, k, v = (t.view(B, T, self.n_heads, self.d_head).transpose(1, 2) for t in (q, k, v))
-            return q, k, v  # 3 × (B, H, T, D)
+            return self.split_heads(q), self.split_heads(k), self.split_heads(v)  # 3 × (B, H, T, D)
         per_head = [head(x) for head in self.heads]  # H × 3 × (B, T, D)
         q, k, v = (torch.stack(ts, dim=1) for ts in zip(*per_head))  # 3 × (B, H, T, D)
         return q, k, v

@@ -66,15 +66,10 @@ class CrossAttention(AttentionHeads):
                 linear_formula("kv", "C", "2C", self.bias, "keys and values from the source", C=C),
                 linear_formula("proj", "C", "C", self.bias, "merged heads -> residual", C=C)]
 
-    def heads(self, t: torch.Tensor) -> torch.Tensor:
-        """(B, L, C) -> (B, H, L, D): feature block h·D..(h+1)·D belongs to head h."""
-        B, L, C = t.shape
-        return t.view(B, L, self.n_heads, self.d_head).transpose(1, 2)  # (B, H, L, D)
-
     def source_kv(self, memory: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The encoder's output (B, S, C) -> keys and values (B, H, S, D): all that the source gives."""
         k, v = self.kv(memory).chunk(2, dim=-1)  # 2 × (B, S, C)
-        return self.hook_k(self.heads(k)), self.hook_v(self.heads(v))  # 2 × (B, H, S, D)
+        return self.hook_k(self.split_heads(k)), self.hook_v(self.split_heads(v))  # 2 × (B, H, S, D)
 
     def forward(self, x: torch.Tensor, memory: torch.Tensor, mask: torch.Tensor | None = None,
                 cache=None) -> torch.Tensor:
@@ -84,7 +79,7 @@ class CrossAttention(AttentionHeads):
         the memory once computed, so later decoding steps skip step 1's source half.
         """
         # 1) queries from the target stream; keys and values from the source (or the cache)
-        q = self.hook_q(self.heads(self.q(x)))  # (B, H, T, D)
+        q = self.hook_q(self.split_heads(self.q(x)))  # (B, H, T, D)
         if cache is not None and cache.source is not None:
             k, v = cache.source  # 2 × (B, H, S, D), computed at the first step
         else:

@@ -163,3 +163,17 @@ def test_every_registered_position_scheme_is_among_the_variants():
 
     covered = {v.get("position", ModelConfig.position) for v in VARIANTS.values()}
     assert set(POSITION_SCHEMES) <= covered, f"add a variant for {sorted(set(POSITION_SCHEMES) - covered)}"
+
+
+@pytest.mark.parametrize("position", ["rotary", "alibi", "learned"])
+def test_training_after_sampling_past_max_len_still_works(position):
+    """What a step grows and keeps (the rotary table, a KV cache that doubles) must stay ordinary
+    tensors: training samples mid-run, then takes the next step through them."""
+    from glassformer.nn.loss import next_token_loss
+
+    m = model(**VARIANTS.get(position, {"position": position}))
+    list(generate_ids(m, torch.randint(0, 23, (2, 3)), 3 * MAX_LEN, temperature=0))  # past max_len
+    m.train()
+    ids = torch.randint(0, 23, (2, MAX_LEN))
+    next_token_loss(m(ids), ids).backward()  # raised "Inference tensors cannot be saved for backward"
+    assert all(p.grad is not None for p in m.parameters() if p.requires_grad)

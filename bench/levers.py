@@ -19,8 +19,7 @@ printed are the median and the fastest ms per step and `before / variant` for ea
 
 Decoding (`baby` shape, max_len 512, batch 1, fused attention): ms per token of 200 one-token steps
 after a 16-token prefill, through the model's own forward, through models/decode.py's step, and
-through that step under torch.inference_mode instead of no_grad (cheaper per operation, but not
-used: what a step grows and keeps would become inference tensors, models/decode.py says why).
+through that step without torch.inference_mode (under no_grad, as the model runs).
 Not a test: the figures go to docs/performance.md.
 """
 
@@ -137,16 +136,9 @@ def decoding_variants(steps: int) -> dict:
         return run
 
     fast = DecodeStep(model)
-
-    def inference_mode(step):
-        def run(ids, cache):
-            with torch.inference_mode():
-                return step.one_token(ids, cache, cache.length)
-        return run
-
     return {"model forward": loop(lambda ids, cache: model(ids, cache=cache)),
             "decode step": loop(fast),
-            "decode step, inference_mode": loop(inference_mode(fast))}
+            "decode step, no_grad": loop(lambda ids, cache: fast.one_token(ids, cache, cache.length))}
 
 
 def main() -> None:

@@ -177,3 +177,18 @@ def test_training_after_sampling_past_max_len_still_works(position):
     ids = torch.randint(0, 23, (2, MAX_LEN))
     next_token_loss(m(ids), ids).backward()  # raised "Inference tensors cannot be saved for backward"
     assert all(p.grad is not None for p in m.parameters() if p.requires_grad)
+
+
+def test_a_cache_grown_by_the_step_takes_the_models_next_token():
+    """A cache that doubled during a fast step stays writable outside it: the model's own step (the
+    one a hook attached mid-generation gets) appends to it next."""
+    m = model(position="rotary")
+    step = decode_step(m)
+    ids = torch.randint(0, 23, (1, MAX_LEN + 4))
+    with torch.no_grad():
+        cache = m.new_cache(1)
+        step(ids[:, :2], cache)
+        for t in range(2, MAX_LEN + 3):
+            step(ids[:, t:t + 1], cache)  # past max_len: the buffers double inside the fast step
+        last = m(ids[:, -1:], cache=cache)  # (1, 1, V) written by the model, outside inference mode
+        assert torch.allclose(last[:, 0], m(ids)[:, -1], atol=1e-5)

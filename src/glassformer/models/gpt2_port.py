@@ -2,63 +2,148 @@
 
 GPT-2 is a GPT with GELU-tanh, pre-LN, learned positions, biases and a tied head. Its linear
 layers are `Conv1D` modules that store weights as (in, out), the transpose of nn.Linear's
-(out, in), so every matrix is transposed on the way in.
+(out, in), so every matrix is transposed on the way in and on the way out.
+
+Both directions, for a config (a transformers.GPT2Config or its config.json as a dict) and for
+weights (a state_dict); gpt2_files.py reads and writes whole Hugging Face directories with them.
+A GPT-2 setting glassformer would compute differently is refused with the field named, never
+approximated.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import torch
 
 from glassformer.config import ModelConfig
+from glassformer.errors import DamagedFile, UsageError
+
+# GPT2Config flags whose non-default values glassformer cannot compute: name -> the value that is refused
+CHANGES_THE_FUNCTION = {"scale_attn_weights": False, "scale_attn_by_inverse_layer_idx": True,
+                        "reorder_and_upcast_attn": True, "add_cross_attention": True}
+ACTIVATIONS = {"gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh", "gelu": "gelu", "relu": "relu"}
+ACTIVATION_OUT = {"gelu_tanh": "gelu_new", "gelu": "gelu", "relu": "relu"}
+ARCHITECTURES = ("GPT2LMHeadModel", "GPT2Model")  # what the weights may be: the LM, or its trunk alone
+REQUIRED = ("vocab_size", "n_embd", "n_head", "n_layer", "n_positions")
+IGNORED_BUFFERS = ("attn.bias", "attn.masked_bias")  # old checkpoints saved the causal mask; it is rebuilt
 
 
-def config_from_gpt2(hf_config) -> ModelConfig:
-    """A ModelConfig equal to a transformers.GPT2Config (dropout taken from resid_pdrop)."""
-    changes_the_function = {  # GPT2Config flags whose non-default values glassformer cannot compute
-        "scale_attn_weights": False, "scale_attn_by_inverse_layer_idx": True,
-        "reorder_and_upcast_attn": True, "add_cross_attention": True,
+def config_from_gpt2(hf_config, source: str = "GPT2Config") -> ModelConfig:
+    """A ModelConfig equal to a GPT2Config or its config.json dict (dropout taken from resid_pdrop).
+    `source` names it in the errors."""
+    get = hf_config.get if isinstance(hf_config, Mapping) else lambda k, d=None: getattr(hf_config, k, d)
+    if get("model_type", "gpt2") != "gpt2":
+        raise UsageError(f"{source} has model_type={get('model_type')!r}: only GPT-2 (model_type \"gpt2\") "
+                         f"can be imported.")
+    architectures = get("architectures") or []
+    if any(a not in ARCHITECTURES for a in architectures):
+        raise UsageError(f"{source} has architectures={architectures}: glassformer's GPT holds "
+                         f"{' or '.join(ARCHITECTURES)}, not another head.")
+    for flag, bad in CHANGES_THE_FUNCTION.items():
+        if get(flag, not bad) == bad:
+            raise UsageError(f"{source} has {flag}={bad}, which changes the attention glassformer computes; "
+                             "port only standard GPT-2 configs.")
+    if get("activation_function", "gelu_new") not in ACTIVATIONS:
+        raise UsageError(f"{source} has activation_function={get('activation_function')!r}, which has no "
+                         f"glassformer equivalent; supported: {sorted(ACTIVATIONS)}.")
+    missing = [k for k in REQUIRED if not isinstance(get(k), int)]
+    if missing:
+        raise DamagedFile(f"{source} lacks a whole number for {', '.join(missing)}: it does not describe a GPT-2.")
+    try:
+        return ModelConfig(
+            vocab_size=get("vocab_size"), d_model=get("n_embd"), n_heads=get("n_head"),
+            d_ff=get("n_inner") or 4 * get("n_embd"), n_layers=get("n_layer"),
+            max_len=get("n_positions"), dropout=get("resid_pdrop", 0.1), bias=True,
+            activation=ACTIVATIONS[get("activation_function", "gelu_new")], norm="pre", final_norm=True,
+            position="learned", causal=True, tie_weights=bool(get("tie_word_embeddings", True)), init="gpt2",
+            ln_eps=get("layer_norm_epsilon", 1e-5))
+    except (TypeError, ValueError) as e:
+        raise DamagedFile(f"{source} does not describe a GPT-2 glassformer can build: {e}") from None
+
+
+def gpt2_config(cfg: ModelConfig, special_ids: Mapping[str, int] | None = None) -> dict:
+    """A GPT-2 config.json for a glassformer GPT; UsageError naming the first field GPT-2 lacks.
+    special_ids: {"bos_token_id": .., "eos_token_id": ..} from the tokenizer."""
+    needs = {"kind": "gpt", "norm": "pre", "final_norm": True, "position": "learned", "causal": True,
+             "bias": True, "mha_style": "packed", "pad_id": None}
+    for field, value in needs.items():
+        if getattr(cfg, field) != value:
+            raise UsageError(f"this model has {field}={getattr(cfg, field)!r}; GPT-2 has {field}={value!r}, "
+                             f"so transformers' GPT2LMHeadModel cannot compute it.")
+    if cfg.activation not in ACTIVATION_OUT:
+        raise UsageError(f"this model has activation={cfg.activation!r}, which GPT-2 lacks; it has "
+                         f"{sorted(ACTIVATION_OUT)}.")
+    return {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "vocab_size": cfg.vocab_size,
+            "n_embd": cfg.d_model, "n_head": cfg.n_heads, "n_layer": cfg.n_layers, "n_inner": cfg.d_ff,
+            "n_positions": cfg.max_len, "activation_function": ACTIVATION_OUT[cfg.activation],
+            "layer_norm_epsilon": cfg.ln_eps, "resid_pdrop": cfg.dropout, "embd_pdrop": cfg.dropout,
+            "attn_pdrop": cfg.dropout, "tie_word_embeddings": cfg.tie_weights, "scale_attn_weights": True,
+            "scale_attn_by_inverse_layer_idx": False, "reorder_and_upcast_attn": False,
+            "add_cross_attention": False, "initializer_range": 0.02, "use_cache": True,
+            **(special_ids or {})}
+
+
+def _layer_names(i: int) -> dict[str, tuple[str, bool]]:
+    """glassformer name -> (GPT-2 name, stored transposed?) for block i."""
+    h, b = f"h.{i}.", f"blocks.{i}."
+    pairs = {
+        "ln1.weight": ("ln_1.weight", False), "ln1.bias": ("ln_1.bias", False),
+        "attn.qkv.weight": ("attn.c_attn.weight", True), "attn.qkv.bias": ("attn.c_attn.bias", False),
+        "attn.proj.weight": ("attn.c_proj.weight", True), "attn.proj.bias": ("attn.c_proj.bias", False),
+        "ln2.weight": ("ln_2.weight", False), "ln2.bias": ("ln_2.bias", False),
+        "ffn.fc1.weight": ("mlp.c_fc.weight", True), "ffn.fc1.bias": ("mlp.c_fc.bias", False),
+        "ffn.fc2.weight": ("mlp.c_proj.weight", True), "ffn.fc2.bias": ("mlp.c_proj.bias", False),
     }
-    for flag, bad in changes_the_function.items():
-        if getattr(hf_config, flag, not bad) == bad:
-            raise ValueError(f"GPT2Config has {flag}={bad}, which changes the attention "
-                             "glassformer computes; port only standard GPT-2 configs.")
-    act = {"gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh", "gelu": "gelu", "relu": "relu"}
-    if hf_config.activation_function not in act:
-        raise ValueError(f"GPT-2 activation {hf_config.activation_function!r} has no glassformer "
-                         f"equivalent; supported: {sorted(act)}.")
-    return ModelConfig(
-        vocab_size=hf_config.vocab_size, d_model=hf_config.n_embd, n_heads=hf_config.n_head,
-        d_ff=hf_config.n_inner or 4 * hf_config.n_embd, n_layers=hf_config.n_layer,
-        max_len=hf_config.n_positions, dropout=hf_config.resid_pdrop, bias=True,
-        activation=act[hf_config.activation_function], norm="pre", final_norm=True,
-        position="learned", causal=True, tie_weights=True, init="gpt2",
-        ln_eps=hf_config.layer_norm_epsilon,
-    )
+    return {b + ours: (h + theirs, t) for ours, (theirs, t) in pairs.items()}
 
 
-def state_dict_from_gpt2(hf_state: dict[str, torch.Tensor], n_layers: int) -> dict[str, torch.Tensor]:
-    """Map a GPT2LMHeadModel (or GPT2Model) state_dict onto glassformer GPT parameter names."""
-    src = {k.removeprefix("transformer."): v for k, v in hf_state.items()}
-    out = {
-        "tok_embed.table.weight": src["wte.weight"],  # (V, C)
-        "pos_embed.table.weight": src["wpe.weight"],  # (max_len, C)
-        "ln_final.weight": src["ln_f.weight"],
-        "ln_final.bias": src["ln_f.bias"],
-    }
+def _names(n_layers: int) -> dict[str, tuple[str, bool]]:
+    names = {"tok_embed.table.weight": ("wte.weight", False), "pos_embed.table.weight": ("wpe.weight", False),
+             "ln_final.weight": ("ln_f.weight", False), "ln_final.bias": ("ln_f.bias", False)}
     for i in range(n_layers):
-        h, b = f"h.{i}.", f"blocks.{i}."
-        pairs = {  # ours: (theirs, transpose?)
-            "ln1.weight": ("ln_1.weight", False), "ln1.bias": ("ln_1.bias", False),
-            "attn.qkv.weight": ("attn.c_attn.weight", True), "attn.qkv.bias": ("attn.c_attn.bias", False),
-            "attn.proj.weight": ("attn.c_proj.weight", True), "attn.proj.bias": ("attn.c_proj.bias", False),
-            "ln2.weight": ("ln_2.weight", False), "ln2.bias": ("ln_2.bias", False),
-            "ffn.fc1.weight": ("mlp.c_fc.weight", True), "ffn.fc1.bias": ("mlp.c_fc.bias", False),
-            "ffn.fc2.weight": ("mlp.c_proj.weight", True), "ffn.fc2.bias": ("mlp.c_proj.bias", False),
-        }
-        for ours, (theirs, transpose) in pairs.items():
-            w = src[h + theirs]
-            out[b + ours] = w.t().contiguous() if transpose else w
-    out["head.weight"] = out["tok_embed.table.weight"]  # tied
+        names.update(_layer_names(i))
+    return names
+
+
+def state_dict_from_gpt2(hf_state: dict[str, torch.Tensor], n_layers: int, tied: bool = True,
+                         source: str = "the GPT-2 weights") -> dict[str, torch.Tensor]:
+    """Map a GPT2LMHeadModel (or GPT2Model) state_dict onto glassformer GPT parameter names.
+    Every tensor is used or refused by name: a missing one, or one glassformer has no place for."""
+    src = {k.removeprefix("transformer."): v for k, v in hf_state.items()}
+    names = _names(n_layers)
+    missing = [theirs for theirs, _ in names.values() if theirs not in src]
+    if missing:
+        raise DamagedFile(f"{source} lack {', '.join(missing[:4])}{' ...' if len(missing) > 4 else ''}: "
+                          f"not a whole GPT-2 of {n_layers} layers.")
+    out = {ours: src[theirs].t().contiguous() if t else src[theirs] for ours, (theirs, t) in names.items()}
+    used = {theirs for theirs, _ in names.values()} | {"lm_head.weight"}
+    unused = [k for k in src if k not in used and not k.endswith(IGNORED_BUFFERS)]
+    if unused:
+        raise UsageError(f"{source} hold tensors glassformer's GPT has no place for: {', '.join(unused[:4])}"
+                         f"{' ...' if len(unused) > 4 else ''} (another head, or more layers than n_layer).")
+    head = src.get("lm_head.weight")
+    if tied:
+        if head is not None and not torch.equal(head, src["wte.weight"]):
+            raise UsageError(f"{source}: lm_head.weight differs from wte.weight, but tie_word_embeddings is true.")
+        out["head.weight"] = out["tok_embed.table.weight"]  # tied
+    else:
+        if head is None:
+            raise DamagedFile(f"{source} lack lm_head.weight, which tie_word_embeddings=false needs.")
+        out["head.weight"] = head  # (V, C)
+        out["head.bias"] = torch.zeros(head.size(0), dtype=head.dtype)  # (V,) GPT-2's head has none
+    return out
+
+
+def state_dict_to_gpt2(state: dict[str, torch.Tensor], cfg: ModelConfig) -> dict[str, torch.Tensor]:
+    """glassformer GPT weights under GPT2LMHeadModel's names (contiguous; the tied head once, as wte)."""
+    out = {"transformer." + theirs: state[ours].t().contiguous() if t else state[ours].contiguous()
+           for ours, (theirs, t) in _names(cfg.n_layers).items()}
+    if not cfg.tie_weights:
+        if "head.bias" in state and state["head.bias"].abs().max() > 0:
+            raise UsageError("this model's head has a non-zero bias; GPT-2's lm_head has none, so "
+                             "transformers cannot compute it.")
+        out["lm_head.weight"] = state["head.weight"].contiguous()  # (V, C)
     return out
 
 
@@ -68,5 +153,5 @@ def gpt_from_gpt2(hf_model):
 
     cfg = config_from_gpt2(hf_model.config)
     model = GPT(cfg).to(next(hf_model.parameters()).dtype)
-    model.load_state_dict(state_dict_from_gpt2(hf_model.state_dict(), cfg.n_layers))
+    model.load_state_dict(state_dict_from_gpt2(hf_model.state_dict(), cfg.n_layers, cfg.tie_weights))
     return model

@@ -5,6 +5,8 @@
 - byte-level BPE: ``pretokenize`` (pieces) → ``bpe_train`` (learn merges) → ``bpe`` (``BPETokenizer``,
   ours, shows its work) and ``bpe_hf`` (``HFBPETokenizer``, the same merges run by Hugging Face
   ``tokenizers``: same ids, faster). ``segment``: how ``WordTokenizer`` finds words.
+- ``gpt2_bpe``: ``GPT2BPETokenizer``, GPT-2's own vocabulary, merges and pattern (imported GPT-2s);
+  ``gpt2_files`` reads and writes them as Hugging Face keeps them.
 - ``corpora``: source specs (``shakespeare``, ``file:PATH``, ``builtin:seed``) → ``load_text`` /
   ``prepare`` (train/val id memmaps, content-addressed in the cache), with a tokenizer chosen in
   ``choice`` and big files read in chunks by ``stream``.
@@ -16,6 +18,7 @@ from .batches import get_batch
 from .bpe import BPETokenizer
 from .bpe_hf import HFBPETokenizer
 from .choice import choose_tokenizer
+from .gpt2_bpe import GPT2BPETokenizer
 from .corpora import (
     SEED_TEXT,
     SHAKESPEARE_SHA256,
@@ -33,6 +36,7 @@ __all__ = [
     "BPETokenizer",
     "CharTokenizer",
     "CorpusUnavailable",
+    "GPT2BPETokenizer",
     "HFBPETokenizer",
     "PreparedData",
     "SEED_TEXT",

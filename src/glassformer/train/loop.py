@@ -21,6 +21,12 @@ itself only queues work, so on a GPU the CPU runs ahead. Losses and gradient nor
 device in `pending` until then — which is also where a NaN is caught, before any checkpoint is
 written from poisoned weights.
 
+Several processes (torchrun): the trainer is told its World (distributed.py) and asks it at five
+places — the model wrapped for gradient averaging, no_sync on micro-batches before the last, the
+logged loss averaged over ranks, evaluation on rank 0 shared with all, each rank's dropout seed —
+and rank 0 alone writes the run's files. With one process (the default) each answer is the plain
+one and nothing changes.
+
 Determinism: torch.manual_seed (called before the model is built) fixes init and dropout (the
 global RNG state right after init is kept and restored when fit() starts, so other work in between
 cannot shift it); one torch.Generator seeded with cfg.seed draws every training batch; evaluations
@@ -43,6 +49,7 @@ from glassformer.nn.loss import LOSSES
 from glassformer.train.checkpoint import global_rng_state, set_global_rng_state
 from glassformer.train.compile import compile_or_eager
 from glassformer.train.diagnose import NonFiniteLoss, PendingSteps
+from glassformer.train.distributed import SINGLE
 from glassformer.train.interrupt import sigint_as_flag
 from glassformer.train.metrics import Progress, StepTimer
 from glassformer.train.optim import build_optimizer, clip_global_norm, grad_norms, set_lr
@@ -73,21 +80,24 @@ class Trainer:
     optimizer  default: AdamW with weight decay on matrices only (optim.py)
     lr_at      fn(step) -> learning rate; default: cfg's schedule (schedules.py)
     progress   "bar" (tqdm), "lines" (evaluation lines only) or "silent"
+    world      this process's place among torchrun's processes (distributed.current()); default: alone
     """
 
     def __init__(self, model: nn.Module, cfg, batches, run_dir=None, *, loss=None, evaluate="default",
-                 optimizer=None, lr_at=None, callbacks: list[Callback] = (), progress: str = "bar") -> None:
-        self.model, self.cfg, self.batches = model.to(cfg.device), cfg, batches
-        self.files = RunFiles(run_dir) if run_dir is not None else None
+                 optimizer=None, lr_at=None, callbacks: list[Callback] = (), progress: str = "bar",
+                 world=SINGLE) -> None:
+        self.model, self.cfg, self.batches, self.world = model.to(cfg.device), cfg, batches, world
+        self.files = world.run_files(run_dir) if run_dir is not None else None
         self.loss_fn = loss or LOSSES[model.loss]
-        self.evaluate = self.evaluate_loss if evaluate == "default" else evaluate
+        self.evaluate = world.shared(self.evaluate_loss if evaluate == "default" else evaluate)
         self.optimizer = optimizer or build_optimizer(model, cfg)
         self.lr_at = lr_at or (lambda step: schedule_lr(step, cfg))
         self.callbacks, self.progress_mode = list(callbacks), progress
         self.names, self.params = zip(*[(n, p) for n, p in model.named_parameters() if p.requires_grad])
         self.batch_generator = torch.Generator().manual_seed(cfg.seed)
         self.global_rng = global_rng_state()  # right after the seeded init; fit() starts from it
-        self.forward = compile_or_eager(model) if cfg.compile else model
+        self.parallel = world.wrap(model)  # the model, or DistributedDataParallel around it
+        self.forward = compile_or_eager(self.parallel) if cfg.compile else self.parallel
         self.pending = PendingSteps(self.names)  # losses and norms not yet read back from the device
         self.step, self.best_val = 0, math.inf
         self.last_eval: dict[str, float] = {}
@@ -100,8 +110,10 @@ class Trainer:
         return self.files.dir if self.files else None
 
     def resume(self) -> None:
-        """Continue from the checkpoint in run_dir: weights, optimizer, RNG streams, step."""
-        state = self.files.restore(self)
+        """Continue from the checkpoint in run_dir: weights, optimizer, RNG streams, step (rank 0 first:
+        it may finish a save a crash cut, which the other ranks then read)."""
+        with self.world.main_first():
+            state = self.files.restore(self)
         self.global_rng = global_rng_state()  # the checkpoint restored the saved streams
         self.step, self.best_val = state["step"], state["best_val"]
         self.last_eval = {k: state[k] for k in ("train_loss", "val_loss") if k in state}
@@ -150,13 +162,16 @@ class Trainer:
     def train_step(self) -> None:
         cfg = self.cfg
         set_lr(self.optimizer, self.lr_at(self.step))
+        self.world.seed_dropout(cfg.seed, self.step)
         loss_sum = torch.zeros((), device=cfg.device)  # ()
-        for _ in range(cfg.grad_accum):
+        for i in range(cfg.grad_accum):
             x, y = self.batches.train_batch(self.batch_generator)  # (B, T) ids, (B, T, d_in) numbers or a tuple
-            with self.autocast():
-                loss = self.loss_fn(self.run_model(x), y) / cfg.grad_accum  # ()
-            loss.backward()
+            with self.world.accumulating(self.parallel, last=i == cfg.grad_accum - 1):
+                with self.autocast():
+                    loss = self.loss_fn(self.run_model(x), y) / cfg.grad_accum  # ()
+                loss.backward()
             loss_sum += loss.detach()  # ()
+        loss_sum = self.world.mean(loss_sum)  # () the global batch's loss
         norms = grad_norms(self.params)  # (P,)
         total = clip_global_norm(self.params, norms, cfg.grad_clip)  # ()
         self.optimizer.step()
@@ -185,7 +200,7 @@ class Trainer:
             return
         losses, totals = self.pending.check(self.lr_at)  # raises NonFiniteLoss, naming the culprit
         n, seconds = len(losses), self.timer.lap()
-        tokens = n * self.cfg.batch_size * self.cfg.block_size * self.cfg.grad_accum
+        tokens = n * self.cfg.batch_size * self.cfg.block_size * self.cfg.grad_accum * self.world.size
         record = {"kind": "log", "step": self.step, "loss": sum(losses) / n, "lr": self.lr_at(self.step - 1),
                   "grad_norm": sum(totals) / n, "ms_per_step": 1000 * seconds / n,
                   "tokens_per_s": tokens / seconds, "time": self.timer.now()}

@@ -7,7 +7,9 @@
     loss.png            the curves so far
 
 The trainer calls `RunFiles` with what happened; it never opens a file itself. A trainer without a
-run directory (a lesson, a test, the lab) simply has none.
+run directory (a lesson, a test, the lab) simply has none. In a multi-process run (distributed.py)
+rank 0 has the RunFiles; the other ranks have ReadOnlyRunFiles: they read the checkpoint to resume
+from, and write nothing.
 
 A write that fails (a full disk, a directory made read-only) stops training with WriteFailed, whose
 message says which file failed and that the last good checkpoint is kept: every file is replaced
@@ -85,3 +87,23 @@ class RunFiles:
             raise WriteFailed(f"could not write {what} in {self.dir} ({reason}). The last good checkpoint, "
                               f"step {self.saved_step}, is kept; {remedy}, then continue with: "
                               f"glassformer train --resume {self.dir}") from e
+
+
+class ReadOnlyRunFiles(RunFiles):
+    """The run directory as the other ranks of a multi-process run see it: rank 0 writes every file,
+    so these writes do nothing; restoring reads the checkpoint rank 0 has already repaired (if a
+    crash had cut its save), without touching a file."""
+
+    def log(self, record: dict) -> None:
+        pass
+
+    def evaluation(self, record: dict, improved: bool, trainer) -> None:
+        self.saved_step = trainer.step  # rank 0 saved a checkpoint
+
+    def checkpoint(self, trainer) -> None:
+        self.saved_step = trainer.step
+
+    def restore(self, trainer) -> dict:
+        state = load_checkpoint(self.dir, trainer.model, trainer.optimizer, trainer.batch_generator, repair=False)
+        self.saved_step = state["step"]
+        return state

@@ -15,7 +15,9 @@ token pairs from a generated task such as `numbers:zh2num`) and which loss it is
 meaning of every weight) or the data.
 
 Only one process trains into a run directory at a time (lock.py): new_run and resume_run take the
-directory's lock and a second process is refused. Everything read back — config.json,
+directory's lock and a second process is refused. Under torchrun (distributed.py) that process is
+rank 0: it sets the directory up, then announces it, and the other ranks read it (`_follow`) and
+train beside it, writing nothing. Everything read back — config.json,
 tokenizer.json, the checkpoint — is validated, and a damaged file is an error naming it
 (docs/reliability.md).
 """
@@ -40,7 +42,7 @@ from glassformer.sample import sample
 from glassformer.text.corpora import PreparedData, prepare
 from glassformer.text.tokenizers import load_tokenizer
 from glassformer.threads import using_threads
-from glassformer.train import lock
+from glassformer.train import distributed, lock
 from glassformer.train.checkpoint import has_checkpoint
 from glassformer.train.loop import Trainer, TrainResult
 from glassformer.train.pair_tasks import SOURCES as PAIR_SOURCES
@@ -151,6 +153,8 @@ def new_run(preset: str = "baby", overrides=(), source: str | None = None, out=N
             sample_chars: int | None = None, text: dict | None = None) -> Run:
     """Prepare the data, write config.json (and tokenizer.json), build a freshly seeded model.
     `text`: the tokenizer and its options for a text corpus (see `open_data`); recorded in config.json."""
+    if not distributed.current().is_main:
+        return _follow(cache_dir)
     overrides = overrides if isinstance(overrides, dict) else parse_overrides(overrides)
     base = get_preset(preset)
     check_device(apply_overrides(base, overrides).train.device)  # a bad setting fails before any data work
@@ -187,6 +191,7 @@ def _start(run_dir, preset, p, source, text, data, progress, prompt, sample_char
         data.tokenizer.save(run_dir / "tokenizer.json")
     torch.manual_seed(p.train.seed)  # fixes the initial weights and, later, dropout
     model = build_model(p.model)
+    distributed.current().announce(run_dir, resumed=False)
     return _assemble(run_dir, config, data, model, p.train, progress, prompt, sample_chars, held)
 
 
@@ -195,6 +200,8 @@ def resume_run(run_dir, overrides=(), preset: str | None = None, source: str | N
                sample_chars: int | None = None) -> Run:
     """Reload a run's checkpoint. Overrides apply on top of its saved config (e.g. --max_steps=4000);
     with `preset`, on top of that preset instead. Model fields and the data source must not change."""
+    if not distributed.current().is_main:
+        return _follow(cache_dir)
     run_dir = Path(run_dir)
     config = read_config(run_dir)
     held = lock.acquire(run_dir)  # refuses if another process trains here
@@ -209,6 +216,10 @@ def resume_run(run_dir, overrides=(), preset: str | None = None, source: str | N
 def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, prompt, sample_chars, held) -> Run:
     """resume_run's reads and writes, under the directory's lock."""
     saved = Preset(model_config(config, run_dir), train_config(config, run_dir), str(config.get("about", "")))
+    if "source" not in config and isinstance(config.get("imported"), dict):
+        raise UsageError(f"{run_dir} holds a model imported from {config['imported'].get('from', 'elsewhere')}, "
+                         f"not a glassformer training run: there is no checkpoint of an optimizer to resume. "
+                         f"It samples and opens in every view; training it further is not supported yet.")
     if "source" not in config:
         raise DamagedFile(f"{run_dir / 'config.json'} does not say which data the run was trained on (no "
                           f"\"source\"), so it cannot be resumed. The weights still sample; to train "
@@ -251,21 +262,43 @@ def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, pro
         config = {**config, "train": to_dict(p.train)}
         write_text_atomic(run_dir / "config.json", json.dumps(config, indent=2) + "\n")
     torch.manual_seed(p.train.seed)  # init is overwritten by the checkpoint; RNG states come from it
+    distributed.current().announce(run_dir, resumed=True)
     run = _assemble(run_dir, config, data, build_saved(p.model, run_dir), p.train, progress, prompt, sample_chars,
                     held)
     run.trainer.resume()
     return run
 
 
+def _follow(cache_dir) -> Run:
+    """Ranks > 0 under torchrun: wait for rank 0 to set the run directory up, then read it as a resume
+    does (its config, data, tokenizer; the checkpoint, if rank 0 resumed one) and train beside it."""
+    world = distributed.current()
+    with world.together():  # rank 0 may stop before it announces (a bad option): then this one stops too
+        run_dir, resumed = world.hear()
+        config = read_config(run_dir)
+        model_cfg, train_cfg = model_config(config, run_dir), train_config(config, run_dir)
+        data = open_data(config["source"], model_class(model_cfg.kind).inputs, cache_dir, config.get("text"))
+        if data.tokenizer is not None:
+            data.tokenizer = load_tokenizer(run_dir / "tokenizer.json")
+        torch.manual_seed(train_cfg.seed)  # the same initial weights as rank 0 (DDP copies rank 0's anyway)
+        run = _assemble(run_dir, config, data, build_saved(model_cfg, run_dir), train_cfg, False, None, 0)
+        if resumed:
+            run.trainer.resume()
+    return run
+
+
 def _assemble(run_dir, config, data, model, train_cfg, progress, prompt, sample_chars, held=None) -> Run:
+    world = distributed.current()
     n = EVAL_SAMPLE_CHARS if sample_chars is None else sample_chars
     callbacks = []
     if n and model.samples and data.tokenizer is not None:
         callbacks.append(_eval_sampler(data.tokenizer, prompt, n, run_dir / "samples.txt"))
     if isinstance(data, PairData):
         callbacks.append(_eval_translator(data, run_dir / "samples.txt"))
-    trainer = Trainer(model, train_cfg, batches_for(data, train_cfg), run_dir, callbacks=callbacks,
-                      progress="bar" if progress else "lines")
+    train_cfg = world.for_rank(train_cfg)  # this process's GPU under torchrun
+    batches = world.share(batches_for(data, world.whole_batch(train_cfg)))  # its rows of the global batch
+    trainer = Trainer(model, train_cfg, batches, run_dir, callbacks=callbacks if world.is_main else [],
+                      progress=("bar" if progress else "lines") if world.is_main else "silent", world=world)
     run = Run(run_dir, config, data, model, trainer, held)
     if held is not None:
         weakref.finalize(run, lock.release, held)  # a Run that is dropped lets the directory go
@@ -315,9 +348,9 @@ def _encodable(tokenizer, text: str) -> bool:
 def train(run: Run) -> TrainResult:
     """Train a run to its max_steps, with the run's thread count (restored afterwards), holding the
     run directory's lock."""
-    held = lock.acquire(run.dir)
+    held = lock.acquire(run.dir) if run.trainer.world.is_main else None  # rank 0 holds it for the job
     try:
-        with using_threads(run.trainer.cfg.threads):
+        with using_threads(run.trainer.cfg.threads), run.trainer.world.together():
             return run.trainer.fit()
     finally:
         lock.release(held)

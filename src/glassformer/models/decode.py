@@ -17,9 +17,9 @@ is built at the start of each generation):
 - matrix products are called directly (`torch.mm` with the transposed weight, a view) rather than
   through `F.linear`, which adds two dispatches of its own at this size; without biases the
   residual addition rides on the product (`torch.addmm(x, h, Wᵀ)` = x + h Wᵀ, one call);
-- attention is F.scaled_dot_product_attention whichever path the model is set to: glass and
-  fused compute the same function (tests/reference/test_fused_path.py), and nobody is watching
-  the weights here (a hook would have handed the step to the model);
+- attention is the fused path's kernel (nn/fused_attention.py) whichever path the model is set
+  to: glass and fused compute the same function (tests/reference/test_fused_path.py), and nobody
+  is watching the weights here (a hook would have handed the step to the model);
 - it runs under torch.inference_mode, which skips autograd's per-operation bookkeeping that
   no_grad still pays (version counters, view tracking): 1.8× → 2.1× the model step in one
   side-by-side run of bench/levers.py. What a step grows and keeps (the rotary tables past
@@ -45,6 +45,7 @@ from torch import nn
 
 from glassformer.nn.block import Block
 from glassformer.nn.feedforward import ACTIVATION_FNS
+from glassformer.nn.fused_attention import fused_attention
 
 Step = Callable[[torch.Tensor, object], torch.Tensor]  # (ids (B, T), cache) -> logits (B, T, V)
 
@@ -113,7 +114,7 @@ class DecodeLayer:
         if self.positions is not None:
             bias = self.positions.score_bias(1, k.size(2), offset)  # (H, 1, L+1) or None
             bias = bias.to(q.dtype) if bias is not None else None
-        z = F.scaled_dot_product_attention(q, k, v, attn_mask=bias)  # (B, H, 1, D)
+        z = fused_attention(q, k, v, None, 0.0, bias)  # (B, H, 1, D): no mask, the one query sees every key
         return self._residual(x, z.view(B, H * D), self.w_proj_t, self.b_proj)  # (B, C)
 
     def ffn(self, h: torch.Tensor, x: torch.Tensor) -> torch.Tensor:

@@ -113,7 +113,6 @@ class DecodeLayer:
         k, v = cache.append(k, v)  # 2 × (B, H, L+1, D): every key so far, this one included
         if self.positions is not None:
             bias = self.positions.score_bias(1, k.size(2), offset)  # (H, 1, L+1) or None
-            bias = bias.to(q.dtype) if bias is not None else None
         z = fused_attention(q, k, v, None, 0.0, bias)  # (B, H, 1, D): no mask, the one query sees every key
         return self._residual(x, z.view(B, H * D), self.w_proj_t, self.b_proj)  # (B, C)
 

@@ -22,7 +22,7 @@ from glassformer.cli.options import Parser, normalize_argv
 from glassformer.threads import check_threads, using_threads
 
 # verb modules, in the order `glassformer --help` lists them
-VERB_MODULES = ["data", "train", "sample", "demo", "inspect", "lesson", "exercise", "explore", "interop"]
+VERB_MODULES = ["data", "train", "sample", "demo", "inspect", "lesson", "exercise", "explore", "interop", "lab"]
 
 
 def build_parser() -> Parser:

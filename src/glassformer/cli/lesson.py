@@ -1,4 +1,4 @@
-"""`glassformer lesson fruit|hello-world|sine|seq2seq`: run one of the lessons. Thin: each
+"""`glassformer lesson tiny|fruit|hello-world|sine|seq2seq`: run one of the lessons. Thin: each
 subcommand parses its options and calls the lesson's run(); everything else is in
 glassformer.lessons."""
 
@@ -24,10 +24,17 @@ def _training(p: argparse.ArgumentParser, fast_help: str) -> None:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    lesson = subparsers.add_parser("lesson", help="run a lesson: fruit, hello-world, sine or seq2seq",
+    lesson = subparsers.add_parser("lesson", help="run a lesson: tiny, fruit, hello-world, sine or seq2seq",
                                    description="Runnable lessons that re-create the tutorials' "
                                                "examples, with every number computed.")
-    which = lesson.add_subparsers(dest="lesson", metavar="{fruit,hello-world,sine,seq2seq}", required=True)
+    which = lesson.add_subparsers(dest="lesson", metavar="{tiny,fruit,hello-world,sine,seq2seq}", required=True)
+
+    tiny = which.add_parser("tiny", help="the first tutorial's TinyTransformer, trained as it describes")
+    _shared(tiny, "tiny")
+    _training(tiny, "100 training steps instead of 500 (what the tests run)")
+    tiny.add_argument("--lab", default="docs/lab",
+                      help="folder of `glassformer lab run` results whose verdicts to show (default docs/lab)")
+    tiny.set_defaults(func=run_tiny)
 
     fruit = which.add_parser("fruit", help="attention by hand on apple/banana/orange, heads, positions")
     _shared(fruit, "fruit")
@@ -65,6 +72,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     s2s.add_argument("--beam", type=count, default=4, help="beam width k (default 4)")
     s2s.add_argument("--alpha", type=non_negative, default=0.6, help="length penalty α (default 0.6)")
     s2s.set_defaults(func=run_seq2seq)
+
+
+def run_tiny(args: argparse.Namespace) -> int:
+    from glassformer.lessons import tiny
+
+    tiny.run(lang=args.lang, explain=args.explain, out=args.out, fast=args.fast, seed=args.seed,
+             threads=args.threads, lab=args.lab)
+    return 0
 
 
 def run_fruit(args: argparse.Namespace) -> int:

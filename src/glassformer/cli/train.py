@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from glassformer.cli.options import add_tokenizer_options, count_or_zero, tokenizer_options, utf8_text
+from glassformer.cli.options import add_tokenizer_options, count, count_or_zero, tokenizer_options, utf8_text
 from glassformer.config import PRESETS
 from glassformer.errors import UsageError
 from glassformer.exercises.plug import plug_in
@@ -44,6 +44,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="train with your own block and LayerNorm from `glassformer exercise` (they must pass)")
     p.add_argument("--debug-shapes", action="store_true",
                    help="print the shape of every named tensor of one forward pass before training")
+    p.add_argument("--attention-every", type=count, default=None, metavar="N",
+                   help="record attention maps of a fixed validation probe at step 0 and every N steps into "
+                        "the run (attention_log.json), then draw attention_steps.png and an offline "
+                        "attention_steps.html with a step slider")
+    p.add_argument("--attention-heads", default=None, metavar="L.H,...",
+                   help="with --attention-every: which heads, e.g. 0.1,3.2 (default: all)")
     p.set_defaults(func=run_train, accepts_overrides=True)
 
 
@@ -75,7 +81,17 @@ def run_train(args: argparse.Namespace) -> int:
         x, _ = next(run.trainer.batches.eval_batches("val"))  # a fixed batch: draws no training randomness
         x = tuple(t[:1] for t in x) if isinstance(x, tuple) else x[:1, :16].to(run.trainer.cfg.device)
         print_shapes_once(run.model, x, run.tokenizer)
+    if args.attention_every is not None:
+        _record_attention(run, args)
+    elif args.attention_heads is not None:
+        raise UsageError("--attention-heads chooses the heads --attention-every records; add --attention-every N.")
     result = train(run)
+    if args.attention_every is not None:
+        from glassformer.lab.attention_steps import render
+        from glassformer.train.attention_log import read_log
+
+        files = render(read_log(run.dir), run.dir)
+        print("attention across training: " + ", ".join(str(f) for f in files))
     if result.status == "nonfinite":
         print(f"glassformer train: stopped: {result.message}", file=sys.stderr)
         return EXIT_NONFINITE
@@ -90,3 +106,17 @@ def run_train(args: argparse.Namespace) -> int:
         print(f"sample it:     glassformer sample {run.dir} --prompt \"...\"")
     print(f"look inside:   glassformer trace --run {run.dir}")
     return 0
+
+
+def _record_attention(run, args: argparse.Namespace) -> None:
+    """Add the callback that keeps the chosen heads' maps (train/attention_log.py)."""
+    from glassformer.train.attention_log import FILE, AttentionLog, parse_heads, probe_for
+
+    if run.model.inputs not in ("tokens", "numbers"):
+        raise UsageError(f"--attention-every records the self-attention of one stack (gpt, encoder, regressor); "
+                         f"a {run.model.kind} model reads {run.model.inputs}. Drop --attention-every and look at "
+                         f"its maps after training: glassformer attention --run {run.dir}")
+    probe, labels = probe_for(run.data, run.trainer.cfg.block_size)
+    run.trainer.callbacks.append(AttentionLog(run.model, probe, labels, heads=parse_heads(args.attention_heads),
+                                              every=args.attention_every, path=run.dir / FILE,
+                                              start_step=run.trainer.step))

@@ -1,6 +1,8 @@
-"""Three runnable lessons that re-create the tutorials' examples with glassformer, print every
-step with numbers computed at run time, and say where the published figures differ.
+"""Runnable lessons that re-create the tutorials' examples with glassformer, print every step
+with numbers computed at run time, and say where the published figures differ.
 
+    tiny         the first tutorial's TinyTransformer: its tokenizer, windows, parameter count,
+                 training loop and sampling, and its claims linked to the lab  (seed 000)
     fruit        attention by hand in NumPy on apple/banana/orange, multi-head shapes,
                  sinusoidal positions                                 (seed 004, §2-3)
     hello_world  the one-layer word model, and the future leak of training it without a mask
@@ -11,6 +13,8 @@ step with numbers computed at run time, and say where the published figures diff
                  number words ↔ numerals: masks, teacher forcing, greedy and beam search
                                                                       (seed 002 §1, seed 004 §3)
 
-Run one with `glassformer lesson fruit|hello-world|sine|seq2seq`; each module's `run(...)` prints
-the lesson and returns what it computed.
+Run one with `glassformer lesson tiny|fruit|hello-world|sine|seq2seq`; each module's `run(...)`
+prints the lesson and returns what it computed.
 """
+
+LESSONS = ("tiny", "fruit", "hello-world", "sine", "seq2seq")

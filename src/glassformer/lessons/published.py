@@ -30,3 +30,9 @@ TUTORIAL_VOCAB = ("<PAD>", "<UNK>", "<BOS>", "<EOS>", "hello", "world", "how", "
 # --- seed 004, §5.3: its optimiser and LambdaLR settings (base lr and the warmup in steps).
 TUTORIAL_BASE_LR = 1e-3
 TUTORIAL_WARMUP = 4000
+
+# --- seed 000 (char-level TinyTransformer), §2.2: the text it trains on (its whole corpus).
+TUTORIAL_000_TEXT = "hello world this is a tiny transformer demo"
+
+# --- seed 000, §6.3: "this model of about 50 thousand parameters" (5 万参数级别), an estimate.
+PUBLISHED_000_PARAMS = 50_000

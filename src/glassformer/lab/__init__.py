@@ -1,0 +1,46 @@
+"""The lab: experiments that test the tutorials' claims by training the small models they are about.
+
+Each experiment is one file with the claim in our own words (and which tutorial makes it), its
+setup, a run that trains seeded models through glassformer's one trainer, and a verdict rule written
+as code before the run. `glassformer lab run NAME` writes report.md, PNG figures and results.json;
+`glassformer lab report` gathers every verdict into one index (Markdown and offline HTML).
+
+    length           positions past the training length: learned, sinusoidal, none (+ any scheme
+                     registered in nn/position.py)                               seeds 000, 004
+    layernorm        Pre-LN vs Post-LN over learning rates, depths and warmup        000, 004
+    scaling          the 1/√d in attention: score variance, saturation, training     000, 004
+    heads            1 to 16 heads at a fixed d_model                                 002, 004
+    ffn-width        d_ff from 0 (no FFN) to 8·d_model, loss against parameters       002, 004
+    mask-fill        -inf vs -1e9 vs the dtype's minimum, partly and fully masked rows 000, 004
+    causal-leak      a next-token model without a mask reads its answers              000
+    init             Xavier vs PyTorch's default vs GPT-2's (and a too-large one)      002
+    order            no positions: an encoder is permutation-equivariant, a decoder is not  000, 002
+    attention-steps  attention maps of the char model across training               002
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+
+MODULES = ("length", "layernorm", "scaling", "heads", "ffn_width", "mask_fill", "causal_leak",
+           "initialisation", "order", "attention_steps")
+
+
+def experiments() -> dict:
+    """name -> Experiment, in the order above (each module defines EXPERIMENT)."""
+    out = {}
+    for module in MODULES:
+        exp = importlib.import_module(f"glassformer.lab.{module}").EXPERIMENT
+        out[exp.name] = exp
+    return out
+
+
+def get_experiment(name: str):
+    known = experiments()
+    if name not in known:
+        near = difflib.get_close_matches(name, known, n=1)
+        hint = f" Did you mean {near[0]!r}?" if near else ""
+        raise ValueError(f"unknown experiment {name!r}; `glassformer lab list` shows them all: "
+                         f"{', '.join(known)}.{hint}")
+    return known[name]

@@ -1,0 +1,189 @@
+"""Experiment 10 — attention across training: do the heads start uniform and sharpen as they learn?
+
+Seed 002 (§3.2) describes attention weights that begin as an even spread and, with training,
+gather on a few positions. Here the char model (preset `baby` on Shakespeare) is trained for
+2000 steps while train/attention_log.AttentionLog (the callback `glassformer train
+--attention-every N` uses) records every head's map for one fixed 32-character probe at steps
+0, 100, 500 and 2000. Sharpness is the normalised entropy of each query's row,
+H(w_t) / ln(t + 1): 1 = even over the t + 1 keys it may see, 0 = all weight on one key.
+
+`render(log, folder)` turns any attention log into a PNG strip (heads × steps) and an offline
+HTML page with a step slider; `glassformer train --attention-every N` calls it on its run.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from glassformer.config import get_preset
+from glassformer.files import write_text_atomic
+from glassformer.inspect.trace import token_labels
+from glassformer.lab.common import corpus_for, eval_loss, lab_preset, row_entropy, train
+from glassformer.lab.runner import Claim, Experiment, Verdict, level, new_figure
+from glassformer.train.attention_log import AttentionLog
+
+FULL_STEPS, FAST_STEPS = (0, 100, 500, 2000), (0, 5, 20, 60)
+PROBE = 32  # characters in the probe
+
+
+def summarise(log: dict) -> dict:
+    """Per record: every head's mean normalised entropy and mean weight on the query itself."""
+    out = {"steps": [], "entropy": [], "self_weight": []}
+    for rec in log["records"]:
+        m = np.array(rec["maps"], dtype=np.float64)  # (heads, T, T), NaN where masked
+        out["steps"].append(rec["step"])
+        out["entropy"].append(row_entropy(m).mean(-1).tolist())  # (heads,)
+        out["self_weight"].append(np.nan_to_num(np.diagonal(m, axis1=-2, axis2=-1)).mean(-1).tolist())
+    return out
+
+
+def chosen(log: dict, per_layer: int = 1) -> list[int]:
+    """Indices (into log["heads"]) of the head of each layer whose last map is sharpest."""
+    ent = summarise(log)["entropy"][-1]
+    best: dict[int, int] = {}
+    for i, (layer, _) in enumerate(log["heads"]):
+        if layer not in best or ent[i] < ent[best[layer]]:
+            best[layer] = i
+    return [best[layer] for layer in sorted(best)][:8]
+
+
+def strip_png(log: dict, path: Path, heads: list[int] | None = None) -> Path:
+    """Heads as rows, recorded steps as columns; masked cells white."""
+    heads = chosen(log) if heads is None else heads
+    recs = log["records"]
+    fig, axes = new_figure(1.9 * len(recs) + 0.6, 1.9 * len(heads) + 0.5, len(heads), len(recs))
+    for r, i in enumerate(heads):
+        layer, head = log["heads"][i]
+        for c, rec in enumerate(recs):
+            ax = axes[r, c]
+            ax.imshow(np.ma.masked_invalid(np.array(rec["maps"][i], dtype=float)), cmap="viridis",
+                      vmin=0, vmax=1, interpolation="nearest")
+            ax.set_xticks([])
+            ax.set_yticks([])
+            if r == 0:
+                ax.set_title(f"step {rec['step']}", fontsize=9)
+            if c == 0:
+                ax.set_ylabel(f"layer {layer} · head {head}", fontsize=8)
+    fig.suptitle("attention weights (rows = query, columns = key; white = masked)", fontsize=9)
+    fig.savefig(path, dpi=80)
+    return path
+
+
+_SAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "/": "\\/"}  # as inspect/html.py does
+
+PAGE = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>glassformer attention across training</title>
+<style>
+body { font-family: "Noto Sans CJK SC", "DejaVu Sans", sans-serif; margin: 1.2em; color: #222; }
+td, th { width: 16px; height: 16px; padding: 0; font-size: 10px; font-weight: normal; }
+table { border-collapse: collapse; } td.m { background: #eee; } .note { color: #666; }
+input[type=range] { width: 320px; vertical-align: middle; }
+</style></head><body>
+<h2>Attention across training</h2>
+<p class="note">Move the slider to see one head's map at each recorded step (rows = query, columns
+= key, grey = masked). Normalised entropy 1 = weight spread evenly, 0 = all on one key.</p>
+<p><select id="head"></select> step <input id="step" type="range" min="0" value="0">
+<b id="label"></b> <span id="ent" class="note"></span></p>
+<table id="m"></table>
+<script>const DATA = __DATA__;</script>
+<script>
+const $ = (id) => document.getElementById(id);
+function viridis(x) {
+  const s = [[68,1,84],[59,82,139],[33,145,140],[94,201,98],[253,231,37]];
+  const p = Math.min(0.9999, Math.max(0, x)) * (s.length - 1), i = Math.floor(p), f = p - i;
+  const c = s[i].map((v, k) => Math.round(v + f * (s[i + 1][k] - v)));
+  return `rgb(${c[0]},${c[1]},${c[2]})`;
+}
+function draw() {
+  const h = +$("head").value, r = +$("step").value, rec = DATA.records[r], M = rec.maps[h];
+  $("label").textContent = "step " + rec.step;
+  $("ent").textContent = "mean normalised entropy " + DATA.entropy[r][h].toFixed(3);
+  const tb = $("m"); tb.innerHTML = "";
+  const top = tb.insertRow(); top.appendChild(document.createElement("th"));
+  DATA.tokens.forEach((t) => { const th = document.createElement("th"); th.textContent = t; top.appendChild(th); });
+  M.forEach((row, i) => {
+    const tr = tb.insertRow(), th = document.createElement("th");
+    th.textContent = DATA.tokens[i]; tr.appendChild(th);
+    row.forEach((w, j) => {
+      const td = tr.insertCell();
+      if (w === null) { td.className = "m"; return; }
+      td.style.background = viridis(w / 1000);
+      td.title = `${DATA.tokens[i]} \\u2192 ${DATA.tokens[j]}: ${(w / 1000).toFixed(3)}`;
+    });
+  });
+}
+DATA.heads.forEach((p, i) => $("head").add(new Option(`layer ${p[0]} · head ${p[1]}`, i)));
+$("step").max = DATA.records.length - 1;
+$("head").onchange = $("step").oninput = draw;
+draw();
+</script></body></html>
+"""
+
+
+def slider_html(log: dict, path: Path) -> Path:
+    """The offline page: data embedded as JSON (no network, no URL), a head menu and a step slider.
+    Weights are stored in thousandths (integers) to keep the page small; null = masked."""
+    records = [{"step": r["step"], "maps": [[[None if w is None else round(1000 * w) for w in row] for row in m]
+                                            for m in r["maps"]]} for r in log["records"]]
+    data = json.dumps({**log, "records": records, "entropy": summarise(log)["entropy"]}, ensure_ascii=False,
+                      separators=(",", ":"))
+    for ch, esc in _SAFE.items():
+        data = data.replace(ch, esc)
+    write_text_atomic(path, PAGE.replace("__DATA__", data))
+    return path
+
+
+def render(log: dict, folder: str | Path, name: str = "attention_steps") -> list[Path]:
+    folder = Path(folder)
+    return [strip_png(log, folder / f"{name}.png"), slider_html(log, folder / f"{name}.html")]
+
+
+def run(ctx) -> dict:
+    steps = FAST_STEPS if ctx.fast else FULL_STEPS
+    preset = lab_preset(block_size=PROBE, max_len=PROBE) if ctx.fast else get_preset("baby")
+    corpus = corpus_for(ctx, preset.train.block_size)
+    start = min(1000, len(corpus.val) - PROBE)  # a fixed stretch of validation text
+    probe = np.asarray(corpus.val[start: start + PROBE], dtype=np.int64)  # (PROBE,)
+    labels = token_labels(probe, corpus.tokenizer)
+    logs = []
+
+    def attach(model):
+        logs.append(AttentionLog(model, probe[None, :], labels, steps=steps))
+        return logs[-1]
+
+    ctx.log(f"training {'a tiny model' if ctx.fast else 'baby'} for {steps[-1]} steps")
+    fit = train(preset, corpus, 0, steps[-1], callbacks_for=lambda m: [attach(m)])
+    log = logs[0].as_dict()
+    strip_png(log, ctx.out / "attention_steps.png")
+    ctx.figures.append("attention_steps.png")
+    slider_html(log, ctx.out / "attention_steps.html")
+    s = summarise(log)
+    return {"steps": s["steps"], "heads": log["heads"], "entropy": s["entropy"], "self_weight": s["self_weight"],
+            "val_loss": eval_loss(fit.model, corpus, preset.train.block_size), "curve": fit.curve,
+            "preset": "seed000 (lab)" if ctx.fast else "baby", "probe": "".join(labels)}
+
+
+def verdicts(r: dict) -> dict:
+    first, last = np.array(r["entropy"][0]), np.array(r["entropy"][-1])
+    v = Verdict(level([bool(first.min() >= 0.9), bool(last.mean() <= first.mean() - 0.1)]), {
+        "first_min": f"{first.min():.3f}", "first_mean": f"{first.mean():.3f}", "last_mean": f"{last.mean():.3f}",
+        "last_min": f"{last.min():.3f}", "step": r["steps"][-1], "n": len(first)})
+    return {"attention-steps.sharpen": v}
+
+
+def tables(r: dict) -> list[str]:
+    lines = ["| layer.head | " + " | ".join(f"step {s}" for s in r["steps"]) + " |",
+             "|---|" + "---|" * len(r["steps"])]
+    for i, (layer, head) in enumerate(r["heads"]):
+        lines.append(f"| {layer}.{head} | " + " | ".join(f"{e[i]:.3f}" for e in r["entropy"]) + " |")
+    return ["Mean normalised entropy of each head's rows (1 = even spread, 0 = one key):", "", *lines, "",
+            f"Validation loss after {r['steps'][-1]} steps: {r['val_loss']:.3f}. "
+            f"Probe: `{r['probe']}`. The slider page is attention_steps.html beside this report."]
+
+
+EXPERIMENT = Experiment(
+    name="attention-steps", claims=(Claim("attention-steps.sharpen", "002", "§3.2"),),
+    run=run, verdicts=verdicts, tables=tables, seeds=1, budget_s=600)

@@ -1,0 +1,158 @@
+"""The lab's reports: one report.md per experiment, and one index (Markdown and offline HTML) of them.
+
+Everything is read back from the experiments' results.json files: the index shows what was
+measured, never a second copy of it. The HTML page has no script from anywhere, no font or style
+sheet from anywhere and no URL: its figures are the PNGs beside it, named by relative paths, so
+the folder opens offline as it is (and docs/lab/ reads the same on a code host).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+from glassformer.files import write_text_atomic
+from glassformer.lab.texts import TEXTS, text
+
+LANGS = tuple(TEXTS)
+
+
+def _took(record: dict, lang: str) -> str:
+    m = record["machine"]
+    load = "?" if m.get("load_1min") is None else f"{m['load_1min']:.2f}"
+    return text(lang, "report.took", seconds=record["seconds"], cpu_seconds=record.get("cpu_seconds", "?"),
+                cpu=m["cpu"], cores=m["cores"], threads=m["threads"], torch=m["torch"], load=load)
+
+
+def experiment_markdown(record: dict, tables: list[str]) -> str:
+    """report.md of one experiment: setup, each claim with its rule and verdict, numbers, figures."""
+    out = [f"# {record['title_en']}", f"*{record['title_zh']}*", ""]
+    out += [f"**{text('en', 'report.reproduce')} / {text('zh', 'report.reproduce')}:** `{record['command']}`", ""]
+    for lang in LANGS:
+        out.append(_took(record, lang))
+    out.append("")
+    out += [text(lang, "report.seeds", seeds=record["seeds"]) for lang in LANGS] + [""]
+    if record["fast"]:
+        out += [f"> {text(lang, 'report.fast')}" for lang in LANGS] + [""]
+    out += [f"## {text('en', 'report.setup')} / {text('zh', 'report.setup')}", ""]
+    out += [record["setup_en"], "", record["setup_zh"], ""]
+    out += [f"## {text('en', 'report.claims')} / {text('zh', 'report.claims')}", ""]
+    for i, c in enumerate(record["claims"], 1):
+        where = text("en", "report.tutorial", tutorial=c["tutorial"], where=c["where"])
+        verdict = " / ".join(text(lang, f"level.{c['level']}") for lang in LANGS)
+        out += [f"### {i}. {where} — **{verdict}**", ""]
+        for lang in LANGS:
+            out += [f"> {c[f'claim_{lang}']}", ">"]
+        out[-1] = ""
+        for lang in LANGS:
+            out += [f"- *{text(lang, 'report.rule')}:* {c[f'rule_{lang}']}"]
+        for lang in LANGS:
+            out += [f"- *{text(lang, 'report.measured')}:* {c[f'finding_{lang}']}"]
+        out.append("")
+    if tables:
+        out += [f"## {text('en', 'report.numbers')} / {text('zh', 'report.numbers')}", "", *tables, ""]
+    if record["figures"]:
+        out += [f"## {text('en', 'report.figures')} / {text('zh', 'report.figures')}", ""]
+        out += [f"![{name}]({name})" for name in record["figures"]] + [""]
+    return "\n".join(out)
+
+
+def read_records(root: str | Path) -> list[dict]:
+    """Every experiment's results.json under root, in the lab's order (others after, by name)."""
+    from glassformer.lab import experiments
+
+    order = list(experiments())
+    records = []
+    for path in sorted(Path(root).glob("*/results.json")):
+        records.append(json.loads(path.read_text(encoding="utf-8")))
+    return sorted(records, key=lambda r: (order.index(r["experiment"]) if r["experiment"] in order
+                                          else len(order), r["experiment"]))
+
+
+def index_markdown(records: list[dict]) -> str:
+    out = [f"# {text('en', 'report.index_title')}", f"*{text('zh', 'report.index_title')}*", "",
+           text("en", "report.index_intro"), "", text("zh", "report.index_intro"), ""]
+    out += ["| experiment | tutorial | claim | verdict | seeds · wall (CPU) time | reproduce |", "|---|---|---|---|---|---|"]
+    for r in records:
+        for c in r["claims"]:
+            claim = c["claim_en"].replace("|", "\\|") + "<br>" + c["claim_zh"].replace("|", "\\|")
+            verdict = f"**{text('en', 'level.' + c['level'])}** / {text('zh', 'level.' + c['level'])}"
+            mode = " (fast)" if r["fast"] else ""
+            cpu = f" ({r['cpu_seconds']:.0f} s)" if "cpu_seconds" in r else ""
+            out.append(f"| [{r['experiment']}]({r['experiment']}/report.md) | {c['tutorial']} {c['where']} | "
+                       f"{claim} | {verdict} | {r['seeds']} · {r['seconds']:.0f} s{cpu}{mode} | `{r['command']}` |")
+    out.append("")
+    for r in records:
+        out += [f"## [{r['title_en']}]({r['experiment']}/report.md)", f"*{r['title_zh']}*", ""]
+        for c in r["claims"]:
+            out += [f"- **{text('en', 'level.' + c['level'])}** ({c['tutorial']} {c['where']}): {c['finding_en']}",
+                    f"  <br>**{text('zh', 'level.' + c['level'])}**：{c['finding_zh']}"]
+        out += [""] + [f"![{name}]({r['experiment']}/{name})" for name in r["figures"]] + [""]
+    return "\n".join(out)
+
+
+CSS = """
+body { font-family: "Noto Sans CJK SC", "Microsoft YaHei", "PingFang SC", "DejaVu Sans", sans-serif;
+       max-width: 1100px; margin: 1.5em auto; padding: 0 1em; color: #222; line-height: 1.45; }
+.lang-zh .en, .lang-en .zh { display: none; }
+.verdict { font-weight: bold; padding: 0 0.4em; border-radius: 3px; }
+.holds { background: #d4edda; } .half-true { background: #fff3cd; } .fails { background: #f8d7da; }
+.claim { border-left: 3px solid #bbb; padding-left: 0.8em; margin: 0.6em 0; }
+code { background: #f3f3f3; padding: 0 0.3em; } img { max-width: 100%; border: 1px solid #ddd; margin: 0.4em 0; }
+.note { color: #666; font-size: 0.9em; }
+"""
+
+JS = """
+function setLang(l) { document.body.className = "lang-" + l; }
+document.getElementById("lang").onchange = (e) => setLang(e.target.value);
+setLang("en");
+"""
+
+
+def _both(key: str, **fields) -> str:
+    return "".join(f'<span class="{lang}">{html.escape(text(lang, key, **fields))}</span>' for lang in LANGS)
+
+
+def _pair(record_or_claim: dict, field: str) -> str:
+    return "".join(f'<span class="{lang}">{html.escape(str(record_or_claim[f"{field}_{lang}"]))}</span>'
+                   for lang in LANGS)
+
+
+def index_html(records: list[dict]) -> str:
+    """One offline page: a language switch, then each experiment with its claims, verdicts, figures."""
+    body = [f"<h1>{_both('report.index_title')}</h1>", f"<p>{_both('report.index_intro')}</p>"]
+    for r in records:
+        body.append(f'<h2>{_pair(r, "title")}</h2>')
+        body.append(f'<p class="note">{_pair(r, "setup")}</p>')
+        for c in r["claims"]:
+            body.append('<div class="claim">')
+            body.append(f'<p><span class="verdict {c["level"]}">{_both("level." + c["level"])}</span> '
+                        f'{_both("report.tutorial", tutorial=c["tutorial"], where=c["where"])}</p>')
+            body.append(f"<p><b>{_both('report.claim')}:</b> {_pair(c, 'claim')}</p>")
+            body.append(f"<p><b>{_both('report.rule')}:</b> {_pair(c, 'rule')}</p>")
+            body.append(f"<p><b>{_both('report.measured')}:</b> {_pair(c, 'finding')}</p></div>")
+        took = "".join(f'<span class="{lang}">{html.escape(_took(r, lang))}</span>' for lang in LANGS)
+        fast = f" {_both('report.fast')}" if r["fast"] else ""
+        body.append(f'<p class="note">{took}{fast}<br><code>{html.escape(r["command"])}</code> · '
+                    f'<a href="{html.escape(r["experiment"])}/report.md">report.md</a></p>')
+        for name in r["figures"]:
+            src = html.escape(f"{r['experiment']}/{name}")
+            body.append(f'<img src="{src}" alt="{html.escape(name)}">')
+    options = "".join(f'<option value="{lang}">{text(lang, "report.lang")}</option>' for lang in LANGS)
+    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>glassformer lab</title>"
+            f"<style>{CSS}</style></head>\n<body>\n<select id=\"lang\">{options}</select>\n"
+            + "\n".join(body) + f"\n<script>{JS}</script>\n</body></html>\n")
+
+
+def write_index(root: str | Path) -> tuple[Path, Path]:
+    """Write <root>/index.md and <root>/index.html from every results.json under root."""
+    root = Path(root)
+    records = read_records(root)
+    if not records:
+        raise FileNotFoundError(f"{root} holds no experiment results (no */results.json). Run one "
+                                f"first: glassformer lab run NAME --out {root}")
+    md, page = root / "index.md", root / "index.html"
+    write_text_atomic(md, index_markdown(records))
+    write_text_atomic(page, index_html(records))
+    return md, page

@@ -1,0 +1,190 @@
+"""The lab's runner: an experiment is a claim, a setup, a run and a verdict rule written as code.
+
+    Experiment(name, claims=(Claim(...), ...), run=run, verdicts=verdicts, tables=tables)
+
+`run(ctx)` trains and measures, writes its figures through `ctx.figure`, and returns plain numbers
+(a JSON-ready dict). `verdicts(results)` is the rule, fixed before any run: it reads only those
+numbers and returns one `Verdict` per claim (a level, and the measured figures its sentence is
+formatted with). Nothing here types a verdict in: the level comes out of the comparison.
+
+`run_experiment` times the run, writes `<out>/<name>/results.json` (numbers, verdicts in English
+and Chinese, figures, the command that reproduces it, the machine) and `report.md` beside it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shlex
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import torch
+
+from glassformer.files import write_text_atomic
+from glassformer.lab.report import experiment_markdown
+from glassformer.lab.texts import TEXTS, text
+from glassformer.threads import using_threads
+
+LEVELS = ("holds", "half-true", "fails")  # the three verdicts a rule can return
+DEFAULT_OUT = Path("out") / "lab"
+MAX_PNG_BYTES = 200_000  # figures are committed under docs/lab: keep each one small
+
+
+@dataclass(frozen=True)
+class Claim:
+    key: str  # text-table prefix: "<key>.claim", "<key>.rule", "<key>.finding"
+    tutorial: str  # "000", "002" or "004": which seed tutorial makes it
+    where: str  # its section there, e.g. "§3.2"
+
+
+@dataclass
+class Verdict:
+    level: str  # one of LEVELS
+    figures: dict = field(default_factory=dict)  # formatted into "<key>.finding"
+
+    def __post_init__(self) -> None:
+        if self.level not in LEVELS:
+            raise ValueError(f"verdict level {self.level!r} is not one of {LEVELS}")
+
+
+def level(parts: list[bool]) -> str:
+    """A claim made of several checkable parts: all true -> holds, none -> fails, else half-true."""
+    if all(parts):
+        return "holds"
+    return "fails" if not any(parts) else "half-true"
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str  # the CLI name: glassformer lab run NAME
+    claims: tuple[Claim, ...]
+    run: Callable[["Context"], dict]
+    verdicts: Callable[[dict], dict[str, Verdict]]  # claim key -> Verdict; reads numbers only
+    tables: Callable[[dict], list[str]] = lambda results: []  # Markdown lines for report.md
+    seeds: int = 1  # seeds of a full run (at least 3 where the differences are small)
+    budget_s: int = 600  # what a full run should take on one thread
+
+
+@dataclass
+class Context:
+    """What a run may use: where to write, how big to be, and a progress line printer."""
+
+    out: Path
+    fast: bool
+    seeds: int
+    data: str | None = None  # text source; None: the experiment's default for the mode
+    cache_dir: str | None = None
+    echo: Callable[[str], None] = print
+    figures: list[str] = field(default_factory=list)
+
+    def figure(self, fig, name: str) -> str:
+        """Save a matplotlib Figure as <out>/<name>.png (small), remember it, return the file name."""
+        path = self.out / f"{name}.png"
+        fig.savefig(path, dpi=90)
+        size = path.stat().st_size
+        if size > MAX_PNG_BYTES:
+            raise RuntimeError(f"{path} is {size:,} bytes; lab figures must stay under {MAX_PNG_BYTES:,}.")
+        self.figures.append(path.name)
+        return path.name
+
+    def log(self, message: str) -> None:
+        self.echo(f"  [{self.out.name}] {message}")
+
+
+def new_figure(width: float, height: float, rows: int = 1, cols: int = 1):
+    """A matplotlib Figure on the Agg canvas (never pyplot: no global backend, no window)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig, fig.subplots(rows, cols, squeeze=False)
+
+
+def machine() -> dict:
+    """Where a run happened: CPU model, cores, threads used, torch version, load when it started."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    return {"cpu": cpu, "cores": os.cpu_count(), "threads": torch.get_num_threads(),
+            "torch": torch.__version__, "python": platform.python_version(),
+            "system": platform.system(), "load_1min": load}
+
+
+def command(name: str, fast: bool, seeds: int, data: str | None, threads: int, out: Path) -> str:
+    parts = ["glassformer", "lab", "run", name, "--seeds", str(seeds), "--threads", str(threads)]
+    parts += ["--fast"] if fast else []
+    parts += ["--data", data] if data else []
+    parts += ["--out", str(out)]
+    return shlex.join(parts)
+
+
+def jsonable(value):
+    """Numbers from NumPy and torch as plain JSON (NaN and infinities as strings JSON can hold)."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, torch.Tensor):
+        return jsonable(value.tolist())
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if isinstance(value, (np.floating, float)):
+        value = float(value)
+        return value if np.isfinite(value) else str(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
+
+
+def run_experiment(experiment: Experiment, fast: bool = False, seeds: int | None = None,
+                   out: str | Path | None = None, data: str | None = None, cache_dir: str | None = None,
+                   threads: int = 1, echo: Callable[[str], None] = print) -> dict:
+    """Run one experiment, judge its claims by its rule, write results.json and report.md."""
+    seeds = (1 if fast else experiment.seeds) if seeds is None else seeds
+    if seeds < 1:
+        raise ValueError(f"--seeds must be at least 1, got {seeds}.")
+    root = Path(out) if out is not None else DEFAULT_OUT
+    folder = root / experiment.name
+    folder.mkdir(parents=True, exist_ok=True)
+    ctx = Context(folder, fast, seeds, data, cache_dir, echo)
+    with using_threads(threads):
+        where = machine()
+        start, cpu_start = time.perf_counter(), time.process_time()
+        results = experiment.run(ctx)
+        seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
+    verdicts = experiment.verdicts(results)
+    missing = {c.key for c in experiment.claims} - set(verdicts)
+    if missing:
+        raise RuntimeError(f"experiment {experiment.name} gave no verdict for {sorted(missing)}")
+    claims = []
+    for claim in experiment.claims:
+        v = verdicts[claim.key]
+        claims.append({
+            "key": claim.key, "tutorial": claim.tutorial, "where": claim.where, "level": v.level,
+            "figures": jsonable(v.figures),
+            **{f"{part}_{lang}": text(lang, f"{claim.key}.{part}", **v.figures if part == "finding" else {})
+               for part in ("claim", "rule", "finding") for lang in TEXTS},
+        })
+    record = {
+        "experiment": experiment.name, "title_en": text("en", f"{experiment.name}.title"),
+        "title_zh": text("zh", f"{experiment.name}.title"), "setup_en": text("en", f"{experiment.name}.setup"),
+        "setup_zh": text("zh", f"{experiment.name}.setup"), "fast": fast, "seeds": seeds,
+        "data": data, "seconds": round(seconds, 1), "cpu_seconds": round(cpu_seconds, 1), "machine": where,
+        "command": command(experiment.name, fast, seeds, data, threads, root),
+        "claims": claims, "figures": ctx.figures, "results": jsonable(results),
+    }
+    write_text_atomic(folder / "results.json", json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+    write_text_atomic(folder / "report.md", experiment_markdown(record, experiment.tables(results)))
+    return record

@@ -1,0 +1,45 @@
+"""docs/lab/ holds the full-mode results a reader sees without running anything: every experiment is
+there, at full size, and each stored verdict is what its rule gives on the stored numbers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from glassformer.lab import experiments
+
+DOCS_LAB = Path(__file__).resolve().parents[2] / "docs" / "lab"
+EXPERIMENTS = experiments()
+
+
+def record(name: str) -> dict:
+    path = DOCS_LAB / name / "results.json"
+    assert path.exists(), f"no committed results for {name}: glassformer lab run {name} --threads 1 --out docs/lab"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", list(EXPERIMENTS))
+def test_each_committed_result_is_full_mode_and_its_verdicts_follow_from_its_numbers(name):
+    r = record(name)
+    exp = EXPERIMENTS[name]
+    assert r["experiment"] == name and r["fast"] is False and r["seeds"] >= 1
+    assert r["command"].startswith(f"glassformer lab run {name} ") and "--fast" not in r["command"]
+    assert [c["key"] for c in r["claims"]] == [c.key for c in exp.claims]  # a claim added later needs a new run
+    verdicts = exp.verdicts(r["results"])  # the rule, applied again to the numbers that were stored
+    assert [verdicts[c["key"]].level for c in r["claims"]] == [c["level"] for c in r["claims"]]
+    for figure in r["figures"]:
+        assert (DOCS_LAB / name / figure).read_bytes()[:4] == b"\x89PNG"
+    assert r["machine"]["cores"] >= 1 and r["cpu_seconds"] > 0  # the report says how long, on what
+
+
+def test_the_index_lists_every_experiment_and_every_verdict():
+    index = (DOCS_LAB / "index.md").read_text(encoding="utf-8")
+    page = (DOCS_LAB / "index.html").read_text(encoding="utf-8")
+    for name in EXPERIMENTS:
+        r = record(name)
+        assert f"]({name}/report.md)" in index and f'href="{name}/report.md"' in page
+        for c in r["claims"]:
+            assert c["finding_en"] in index
+    assert "http" not in page  # offline: no script, font or style sheet from anywhere

@@ -1,0 +1,168 @@
+"""Every experiment in --fast mode (the lab's own offline text, seconds each), with assertions on
+what it computed — the properties that hold whatever the training noise, never only that it ran."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from glassformer.lab import get_experiment
+from glassformer.lab.runner import run_experiment
+from glassformer.nn.position import POSITION_SCHEMES
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def lab_out(tmp_path_factory):
+    return tmp_path_factory.mktemp("lab")
+
+
+def fast(name: str, out) -> dict:
+    before = torch.get_num_threads()
+    record = run_experiment(get_experiment(name), fast=True, out=out, echo=lambda s: None)
+    assert torch.get_num_threads() == before  # --threads is restored afterwards
+    saved = json.loads((out / name / "results.json").read_text(encoding="utf-8"))
+    assert saved["fast"] and saved["claims"] and all(c["level"] for c in saved["claims"])
+    for fig in saved["figures"]:
+        assert (out / name / fig).read_bytes()[:4] == b"\x89PNG" and (out / name / fig).stat().st_size < 200_000
+    return record
+
+
+def test_mask_fill_nan_in_the_naive_recipe_never_in_ours(lab_out):
+    r = fast("mask-fill", lab_out)["results"]
+    cells = 64 * 8
+    for dtype in ("float32", "bfloat16", "float16"):
+        assert r["naive"][dtype]["-inf"]["fully"]["nan"] == cells  # every weight of those rows
+        for row in ("partly", "fully"):
+            assert r["ours"][dtype][row]["nan"] == 0 and r["ours"][dtype][row]["hidden_mass"] == 0
+        assert r["naive"][dtype]["-inf"]["partly"]["hidden_nonzero"] == 0  # exactly 0, not "close to"
+    assert r["naive"]["float32"]["-1e9"]["fully"]["hidden_mass"] == pytest.approx(1.0)  # even spread
+    assert r["naive"]["float16"]["-1e9"]["fully"]["refused"]  # PyTorch will not store -1e9 in float16
+    assert r["stored_fill"]["float16"]["-1e9"] == "-inf"
+
+
+def test_length_has_per_position_losses_for_every_registered_scheme(lab_out):
+    r = fast("length", lab_out)["results"]
+    T, T_eval = r["T"], r["T_eval"]
+    assert set(POSITION_SCHEMES) <= set(r["variants"])
+    for label, v in r["variants"].items():
+        per = np.array(v["per_position"], dtype=float)  # (seeds, T_eval)
+        assert per.shape[1] == T_eval and np.isfinite(per[:, : v["reach"]]).all(), label
+        assert np.isnan(per[:, v["reach"]:]).all(), label
+    assert r["variants"]["learned"]["reach"] == T  # no table rows past max_len: reported, not crashed
+    assert r["variants"]["sinusoidal"]["reach"] == r["variants"]["none"]["reach"] == T_eval
+    for name in POSITION_SCHEMES:  # a scheme registered later (rotary, ALiBi) reaches one or the other
+        assert r["variants"][name]["reach"] in (T, T_eval), name
+    assert r["variants"]["learned (spare rows)"]["max_len"] == T_eval
+
+
+def test_order_equivariance_holds_for_the_encoder_only(lab_out):
+    r = fast("order", lab_out)["results"]
+    eq = r["equivariance"]
+    assert eq["encoder, no positions"] < 1e-6
+    assert eq["encoder, learned positions"] > 1e-3 and eq["causal decoder, no positions"] > 1e-3
+    assert r["schemes"]["none"]["val_loss"]["mean"] < r["unigram"]  # it learned something
+
+
+def test_scaling_variance_and_the_unscaled_wrapper(lab_out):
+    r = fast("scaling", lab_out)["results"]
+    for d, ways in r["numbers"].items():
+        assert ways["scaled"]["variance"] == pytest.approx(1.0, rel=0.1)
+        assert ways["unscaled"]["variance"] == pytest.approx(int(d), rel=0.1)
+        assert ways["unscaled"]["saturated"] >= ways["scaled"]["saturated"]
+    assert set(r["training"]) == {"D=64 scaled", "D=64 unscaled"}
+
+
+def test_unscaled_really_drops_the_square_root():
+    from glassformer.lab.common import lab_preset
+    from glassformer.lab.scaling import Unscaled
+    from glassformer.models import build_model
+
+    torch.manual_seed(0)
+    model = build_model(lab_preset(n_heads=2, vocab_size=20).model).eval()
+    ids = torch.randint(0, 20, (1, 8))
+    wrapped = Unscaled(model)
+    seen = {}
+    with torch.no_grad():
+        _, plain = model.run_with_cache(ids, names=["blocks.0.attn.q", "blocks.0.attn.k"])
+        logits = wrapped(ids)
+        model.run_with_hooks(ids, hooks={**wrapped.hooks,
+                                         "blocks.0.attn.weights": lambda t, name: seen.update({name: t})})
+        assert not torch.allclose(logits, model(ids))  # a different function ...
+    q, k = plain["blocks.0.attn.q"], plain["blocks.0.attn.k"]  # (1, H, T, D)
+    future = ~torch.tril(torch.ones(8, 8, dtype=torch.bool))
+    expected = torch.softmax((q @ k.transpose(-2, -1)).masked_fill(future, -math.inf), dim=-1)  # no 1/√D
+    assert torch.allclose(seen["blocks.0.attn.weights"], expected, atol=1e-6)  # ... and exactly this one
+    assert all(not hp.fns for hp in model.hook_points().values())  # nothing left attached
+
+
+def test_heads_keep_the_parameter_count_and_measure_entropy(lab_out):
+    r = fast("heads", lab_out)["results"]
+    for h, v in r["heads"].items():
+        assert v["D"] * int(h) == 64
+        assert 0.0 <= v["entropy"]["mean"] <= 1.0 and 0.0 <= v["self_weight"]["mean"] <= 1.0
+        assert 0.0 <= v["diagonal_share"]["mean"] + v["uniform_share"]["mean"] <= 2.0
+
+
+def test_ffn_width_zero_removes_the_ffn(lab_out):
+    r = fast("ffn-width", lab_out)["results"]
+    w = r["widths"]
+    params = [w[k]["params"] for k in sorted(w, key=int)]
+    assert params == sorted(params) and len(set(params)) == len(params)  # more width, more parameters
+    C = 64
+    assert w["64"]["params"] - w["0"]["params"] == 2 * (2 * (C * C + C) + 2 * C)  # 2 blocks: fc1, fc2, ln2
+    assert r["nonlinearity_at_C"] > 0.1  # an FFN of width C is not a linear map
+
+
+def test_no_ffn_block_adds_nothing():
+    from glassformer.lab.common import lab_preset
+    from glassformer.lab.ffn_width import remove_ffn
+    from glassformer.models import build_model
+
+    torch.manual_seed(0)
+    model = build_model(lab_preset(vocab_size=20, d_ff=1).model)
+    remove_ffn(model)
+    _, cache = model.run_with_cache(torch.randint(0, 20, (2, 8)))
+    assert torch.equal(cache["blocks.0.resid_mid"], cache["blocks.0.resid_post"])
+    assert "blocks.0.ffn.hidden" not in model.hook_points()
+
+
+def test_causal_leak_gradient_is_exactly_zero_with_the_mask(lab_out):
+    r = fast("causal-leak", lab_out)["results"]
+    assert r["text"]["causal"]["future_grad"]["mean"] == 0.0
+    assert r["text"]["none"]["future_grad"]["mean"] > 0.0
+    rt = r["random_tokens"]
+    assert rt["held_out"]["none"] < rt["held_out"]["causal"]
+    for mask in ("causal",):  # with the mask, honest and teacher-forced loss are the same computation
+        v = r["text"][mask]
+        assert v["honest"]["mean"] == pytest.approx(v["teacher_forced"]["mean"], abs=1e-4)
+
+
+def test_init_measures_every_start(lab_out):
+    r = fast("init", lab_out)["results"]
+    assert len(r["runs"]) == 8
+    large, xavier = r["runs"]["no LN / large"]["at_init"], r["runs"]["no LN / xavier"]["at_init"]
+    assert large["score_std"] > 100 * xavier["score_std"]
+    for v in r["runs"].values():
+        assert v["status"] and set(v["at_init"]["grad_norm"]) >= {"blocks.0", "blocks.1", "head"}
+
+
+def test_layernorm_sweep_is_complete(lab_out):
+    r = fast("layernorm", lab_out)["results"]
+    assert len(r["sweep"]) == 2 * len(r["warmups"]) * len(r["depths"]) * len(r["lrs"])
+    for norm in ("pre", "post"):
+        g = r["grad_at_init"][norm]
+        assert len(g) == max(r["depths"]) and all(x > 0 for x in g)
+
+
+def test_attention_steps_records_the_chosen_steps(lab_out):
+    r = fast("attention-steps", lab_out)["results"]
+    assert r["steps"] == [0, 5, 20, 60]
+    assert min(r["entropy"][0]) > 0.9  # untrained heads spread their weight almost evenly
+    page = (lab_out / "attention-steps" / "attention_steps.html").read_text(encoding="utf-8")
+    assert 'type="range"' in page and "http" not in page

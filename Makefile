@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.setup-done
 
-.PHONY: setup test demo bench clean
+.PHONY: setup test demo bench mutants clean
 
 setup: $(STAMP)
 
@@ -26,5 +26,15 @@ demo: setup
 bench: setup
 	$(PY) bench/peers.py $(BENCH_ARGS)
 
+# Mutation testing (docs/testing.md): hours on 2 cores, so never part of `make test`.
+#   make mutants                      every mutant of nn, models, train, sample, text, inspect
+#   make mutants GROUPS="train sample" only those groups
+#   make mutants SAMPLE=100           a seeded random sample of 100 mutants per group
+#   make mutants SAMPLE=10 SEED=1 EXCLUDE=mutants/sample-seed0.txt   a fresh sample, none from that list
+mutants: setup
+	$(PY) tests/mutation/groups.py run $(GROUPS) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(SEED),--seed $(SEED)) \
+		$(if $(EXCLUDE),--exclude $(EXCLUDE))
+	$(PY) tests/mutation/groups.py report $(if $(SAMPLE),--names mutants/sample-names.txt)
+
 clean:
-	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache
+	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache mutants

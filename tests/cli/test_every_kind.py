@@ -4,6 +4,7 @@ verb works with --run on a run of every model kind (one source of truth: the run
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -40,7 +41,11 @@ def test_every_preset_trains_from_the_cli(runs, preset):
     assert config["model"]["kind"] == get_preset(preset).model.kind  # the run records its kind
     evals = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in evals if r["kind"] == "eval"] == [0, 2]
-    assert all(r["val_loss"] > 0 for r in evals if r["kind"] == "eval")
+    vals = [r["val_loss"] for r in evals if r["kind"] == "eval"]
+    assert all(math.isfinite(v) and v > 0 for v in vals)
+    assert [r["best_val"] for r in evals if r["kind"] == "eval"] == [min(vals[:i + 1]) for i in range(len(vals))]
+    if get_preset(preset).model.kind != "regressor":  # untrained: about ln V nats, the uniform guess
+        assert abs(vals[0] - math.log(config["model"]["vocab_size"])) < 1.0
 
 
 @pytest.mark.slow

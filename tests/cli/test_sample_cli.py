@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from glassformer.cli import main
+from glassformer.sample import sample as lib_sample
+from glassformer.train.run import load_model
 
 
 @pytest.fixture(scope="module")
@@ -31,12 +35,21 @@ def test_prompt_then_continuation_same_seed_same_text(run_dir, capsys):
 
 
 def test_several_samples_and_greedy(run_dir, capsys):
+    """The CLI writes exactly what the library's sample() writes with the same settings: a CLI that
+    dropped --top-k, --top-p, --seed or --temperature on the way would print other text."""
+    model, tok, _ = load_model(run_dir)
     code, out = sample(run_dir, capsys, "--prompt", "a", "--num-samples", "3", "--seed", "0",
-                       "--max-new-tokens", "10", "--top-k", "5", "--top-p", "0.9")
-    assert code == 0 and [f"--- sample {i} of 3 ---" in out for i in (1, 2, 3)] == [True] * 3
-    _, g1 = sample(run_dir, capsys, "--prompt", "a", "--temperature", "0", "--seed", "1")
-    _, g2 = sample(run_dir, capsys, "--prompt", "a", "--temperature", "0", "--seed", "2")
-    assert g1 == g2  # greedy ignores the seed
+                       "--max-new-tokens", "10", "--top-k", "5", "--top-p", "0.9", "--temperature", "1.5")
+    assert code == 0
+    parts = re.split(r"--- sample (\d) of 3 ---\n", out)  # ["", "1", text, "2", text, "3", text]
+    assert parts[0] == "" and parts[1::2] == ["1", "2", "3"]
+    texts = [t.removesuffix("\n") for t in parts[2::2]]
+    assert texts == ["a" + t for t in lib_sample(model, tok, "a", 10, temperature=1.5, top_k=5, top_p=0.9,
+                                                 num_samples=3, seed=0)]
+    assert len(set(texts)) > 1 and all(len(t) == 11 for t in texts)
+    _, g1 = sample(run_dir, capsys, "--prompt", "a", "--temperature", "0", "--seed", "1", "--max-new-tokens", "20")
+    _, g2 = sample(run_dir, capsys, "--prompt", "a", "--temperature", "0", "--seed", "2", "--max-new-tokens", "20")
+    assert g1 == g2 == "a" + lib_sample(model, tok, "a", 20, temperature=0)[0] + "\n"  # greedy ignores the seed
 
 
 def test_stop_string_and_best_weights(run_dir, capsys):

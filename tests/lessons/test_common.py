@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import re
 import string
 
@@ -38,6 +40,7 @@ def test_train_epochs_stops_early_and_keeps_the_best_weights():
     torch.manual_seed(0)
     model = torch.nn.Linear(1, 1)
     x = torch.randn(8, 1)
+    twin = copy.deepcopy(model)
     scores = iter([3.0, 2.0, 2.5, 2.6, 1.0])  # best at epoch 1, then two worse epochs
     weights = []
 
@@ -51,7 +54,19 @@ def test_train_epochs_stops_early_and_keeps_the_best_weights():
     assert result.stopped_early and result.best_epoch == 1 and len(result.val) == 4
     assert torch.equal(model.weight, weights[1])  # the best epoch's weights, not the last
     assert result.steps == 4 * 3  # 8 samples in batches of 3 -> 3 steps an epoch
-    assert len(result.train) == 4 and all(t > 0 for t in result.train)
+    # each epoch's train loss is the mean over its 8 rows (batches of 3, 3, 2) of the loss each batch
+    # had when it was drawn: the same numbers as a plain SGD loop on a copy of the starting weights
+    sgd, expected = torch.optim.SGD(twin.parameters(), lr=0.1), []
+    for _ in range(4):
+        total = 0.0
+        for rows in (slice(0, 3), slice(3, 6), slice(6, 8)):
+            loss = ((twin(x[rows]) - 2 * x[rows]) ** 2).mean()
+            sgd.zero_grad()
+            loss.backward()
+            sgd.step()
+            total += loss.item() * len(x[rows])
+        expected.append(total / 8)
+    assert result.train == pytest.approx(expected, rel=1e-6)
 
 
 def test_threads_are_restored():

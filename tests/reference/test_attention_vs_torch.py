@@ -144,3 +144,12 @@ def test_heads_style_equals_packed_style(dtype):
     # same arithmetic in a different order: equal up to rounding (float64 1e-12, float32 1e-6)
     atol = 1e-12 if dtype == torch.float64 else 1e-6
     assert_matches(lambda x: heads(x, mask), lambda x: packed(x, mask), x, atol=atol)
+
+
+def test_attention_built_without_a_dropout_rate_drops_nothing_in_training_mode():
+    """The default dropout is 0: a MultiHeadAttention made without one gives the same output in
+    train() and eval() mode (bug guarded: a default rate that silently drops weights)."""
+    torch.manual_seed(0)
+    mha = MultiHeadAttention(8, 2)
+    x = torch.randn(2, 5, 8)  # (B, T, C)
+    assert torch.equal(mha.train()(x), mha.eval()(x))

@@ -60,8 +60,8 @@ def test_ported_head_is_tied_to_the_embedding():
     assert n_distinct == sum(p.numel() for p in hf.parameters())  # HF counts the tied matrix once too
 
 
-@pytest.mark.parametrize("variant", [{"scale_attn_weights": False}, {"scale_attn_by_inverse_layer_idx": True}],
-                         ids=str)
+@pytest.mark.parametrize("variant", [{"scale_attn_weights": False}, {"scale_attn_by_inverse_layer_idx": True},
+                                     {"reorder_and_upcast_attn": True}, {"add_cross_attention": True}], ids=str)
 def test_port_refuses_gpt2_variants_it_cannot_reproduce(variant):
     hf = small_gpt2(torch.float64, **variant)
     with pytest.raises(ValueError, match=next(iter(variant))):

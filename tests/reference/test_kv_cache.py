@@ -133,3 +133,16 @@ def test_models_without_a_cache_say_so():
     enc = Encoder(replace(model("glass").cfg, causal=False))
     with pytest.raises(ValueError, match="no KV cache"):
         next(generate_ids(enc, torch.zeros(1, 2, dtype=torch.long), 1, use_cache=True))
+
+
+def test_a_layer_cache_is_fixed_size_unless_told_to_grow():
+    from glassformer.nn.kv_cache import LayerCache
+
+    fixed = LayerCache(1, 2, 3, 4)  # the default: a table of positions caps the cache at max_len
+    fixed.append(torch.ones(1, 2, 3, 4), torch.ones(1, 2, 3, 4))
+    with pytest.raises(ValueError, match="KV cache is full: 3 cached \\+ 1 new > max_len 3"):
+        fixed.append(torch.ones(1, 2, 1, 4), torch.ones(1, 2, 1, 4))
+    growing = LayerCache(1, 2, 3, 4, grows=True)
+    growing.append(torch.ones(1, 2, 3, 4), torch.ones(1, 2, 3, 4))
+    k, v = growing.append(2 * torch.ones(1, 2, 1, 4), torch.zeros(1, 2, 1, 4))
+    assert k.shape == (1, 2, 4, 4) and k[0, 0, :, 0].tolist() == [1, 1, 1, 2] and growing.length == 4

@@ -49,6 +49,7 @@ def test_every_start_is_reachable():
 
 def test_too_short():
     data = np.arange(8, dtype=np.uint16)
-    get_batch(data, 2, 7, torch.Generator())  # exactly block_size + 1 tokens is enough
+    x, y = get_batch(data, 2, 7, torch.Generator())  # exactly block_size + 1 tokens is enough:
+    assert x.tolist() == [list(range(7))] * 2 and y.tolist() == [list(range(1, 8))] * 2  # one window fits
     with pytest.raises(ValueError, match="block_size \\+ 1 = 9"):
         get_batch(data, 2, 8, torch.Generator())

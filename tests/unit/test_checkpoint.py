@@ -111,3 +111,57 @@ def test_mismatched_pair_is_refused(tmp_path):
 def test_missing_checkpoint_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="no model.safetensors"):
         load_checkpoint(tmp_path, trained_pair()[0])
+
+
+def test_is_tied_finds_only_real_ties():
+    tied = GPT(get_preset("baby").model)  # head.weight is tok_embed.table.weight
+    untied = GPT(get_preset("seed000").model)
+    assert ckpt._is_tied(tied, "head.weight") and ckpt._is_tied(tied, "tok_embed.table.weight")
+    assert not ckpt._is_tied(untied, "head.weight") and not ckpt._is_tied(untied, "tok_embed.table.weight")
+    assert not ckpt._is_tied(tied, "no.such.weight")
+
+
+def test_a_train_state_of_another_format_is_refused_by_name(tmp_path):
+    """A state of another format (or not a dict) is refused with both formats named, never half-read.
+    (load_checkpoint checks the state's sha256 first: a rewritten file is refused as damaged there.)"""
+    model, opt = trained_pair()
+    save_checkpoint(tmp_path, model, opt, 3, torch.Generator(), {})
+    state = torch.load(tmp_path / "train_state.pt", weights_only=True)
+    torch.save({**state, "format": 0}, tmp_path / "old.pt")
+    with pytest.raises(ValueError, match=r"old.pt is not a glassformer training state of format 1 \(found 0\)"):
+        ckpt.read_state(tmp_path / "old.pt")
+    torch.save([1, 2], tmp_path / "list.pt")
+    with pytest.raises(ValueError, match=r"format 1 \(found 'list'\)"):
+        ckpt.read_state(tmp_path / "list.pt")
+    assert ckpt.read_state(tmp_path / "train_state.pt")["step"] == 3
+
+
+def test_weights_from_elsewhere_load_with_step_minus_one(tmp_path):
+    """A safetensors file written by another tool has no "step" in its metadata: -1 says unknown."""
+    from safetensors.torch import save_file
+
+    model, _ = trained_pair()
+    save_file(ckpt.weights_dict(model), str(tmp_path / "plain.safetensors"))  # no metadata at all
+    fresh = GPT(get_preset("seed000").model)
+    assert load_weights(tmp_path / "plain.safetensors", fresh) == -1
+    assert all(torch.equal(p, q) for p, q in zip(fresh.parameters(), model.parameters()))
+
+
+def test_weights_and_state_of_different_steps_are_refused_naming_both(tmp_path):
+    """A checkpoint from before the sha256s (weights without state_sha256) is matched by step only:
+    weights of step 5 beside a state of step 3 are two checkpoints, and the error says both steps."""
+    model, opt = trained_pair()
+    save_checkpoint(tmp_path, model, opt, 3, torch.Generator(), {})
+    save_weights(tmp_path / "model.safetensors", model, 5)  # no state_sha256 in its metadata
+    with pytest.raises(ValueError, match=r"model.safetensors is from step 5 but train_state.pt from step 3: "
+                                         r"they are not one checkpoint"):
+        load_checkpoint(tmp_path, model, opt)
+
+
+def test_weights_of_another_shape_are_refused_with_the_likely_cause(tmp_path):
+    small, _ = trained_pair()
+    save_weights(tmp_path / "w.safetensors", small, 1)
+    other = GPT(get_preset("seed000").model.__class__(**{**vars(get_preset("seed000").model), "d_model": 32}))
+    with pytest.raises(ValueError, match=r"w.safetensors does not fit this model \(.+\)\. The weights were saved "
+                                         r"for another configuration: was config.json edited"):
+        load_weights(tmp_path / "w.safetensors", other)

@@ -188,3 +188,33 @@ def test_html_script_runs(tmp_path):
     assert out.returncode == 0, out.stderr
     W, _ = attention_maps(model, torch.arange(4))
     assert out.stdout.strip() == f"c \u2192 a: {round(float(W[1, 1, 2, 0]), 4):.3f}|masked"
+
+
+def test_grid_grows_with_the_sequence(tmp_path):
+    """Each heatmap's side grows with T (1.6 + 0.09·T inches), so long prompts stay legible."""
+    model = gpt()
+    sizes = {}
+    for T in (3, 16):
+        ids = torch.arange(T) % 12
+        path = attention_grid_png(model, ids, [str(i) for i in range(T)], tmp_path / f"grid{T}.png")
+        sizes[T] = matplotlib.image.imread(path).shape[:2]  # (height, width)
+    (h3, w3), (h16, w16) = sizes[3], sizes[16]
+    assert w16 > w3 + 100 and h16 > h3 + 100
+
+
+def test_the_grid_hatches_masked_cells_and_makes_missing_folders(tmp_path):
+    """Every heatmap of a causal model shows its masked upper triangle as the grey hatched area;
+    a bidirectional encoder's grid has none. The output folder is created if it does not exist."""
+    causal = attention_grid_png(gpt(), torch.arange(8), None, tmp_path / "new" / "sub" / "causal.png")
+    plain = attention_grid_png(Encoder(ModelConfig(**{**CFG, "causal": False})).eval(), torch.arange(8), None,
+                               tmp_path / "enc.png")
+    assert causal.is_file() and grey_pixels(causal) > 20 * grey_pixels(plain) + 1000
+
+
+def test_font_warning_is_importable_lazily_and_other_names_are_not_invented():
+    import glassformer.inspect as inspect_pkg
+    from glassformer.inspect import fonts
+
+    assert inspect_pkg.FontWarning is fonts.FontWarning
+    with pytest.raises(AttributeError, match="has no attribute 'FontWarnings'"):
+        inspect_pkg.FontWarnings

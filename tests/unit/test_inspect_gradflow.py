@@ -46,7 +46,8 @@ def test_nan_and_exploding_gradients_are_named():
         rows = {r.name: r for r in monitor.check(step=7)}
     text = [str(w.message) for w in caught]
     assert any("'blocks.1.attn.qkv.weight' at step 7 has 1 NaN/inf" in m for m in text), text
-    assert any("'blocks.0.ffn.fc2.weight' at step 7 is exploding" in m for m in text), text
+    assert any("'blocks.0.ffn.fc2.weight' at step 7 is exploding" in m and
+               m.endswith(". Lower the learning rate or set grad_clip.") for m in text), text
     assert len(text) == 2  # nothing else was flagged
     assert rows["blocks.1.attn.qkv.weight"].status == "nan/inf"
     assert rows["blocks.0.ffn.fc2.weight"].status == "exploding"
@@ -96,9 +97,54 @@ def test_plot_and_table(tmp_path):
     monitor.check()
     png = monitor.plot(tmp_path / "g.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert min(matplotlib.image.imread(png).shape[:2]) >= 300
+    image = matplotlib.image.imread(png)
+    assert min(image.shape[:2]) >= 300 and image[..., :3].std() > 0.05  # decodes, and is not blank
+    with torch.no_grad():  # other gradients draw another picture: the plot shows the data
+        for p in model.parameters():
+            p.grad *= torch.logspace(-3, 3, p.numel()).reshape(p.shape)
+    monitor.check()
+    assert not torch.equal(torch.as_tensor(image),
+                           torch.as_tensor(matplotlib.image.imread(monitor.plot(tmp_path / "other.png"))))
     table = monitor.table().splitlines()
     assert len(table) == 2 + len(list(model.parameters()))
+    assert table[0].split() == ["parameter", "shape", "‖grad‖", "mean|g|", "upd/w", "status"]
+    assert set(table[1]) == {"-"} and len(table[1]) == len(table[0])
     assert table[2].startswith("pos_embed.table.weight") and table[2].endswith("ok")
     with pytest.raises(RuntimeError, match="before_step"):
         monitor.after_step()
+
+
+def test_layers_are_listed_in_data_flow_order_even_when_parameters_are_not():
+    """A regressor registers its blocks before its input projection; the table still starts at
+    the embedding and ends at the head."""
+    from glassformer.models import SequenceRegressor
+
+    model = SequenceRegressor(ModelConfig(d_model=16, n_heads=2, d_ff=32, n_layers=2, max_len=16,
+                                          position="sinusoidal"))  # the sine preset's shape
+    assert next(iter(model.named_parameters()))[0].startswith("blocks.")  # the premise
+    ((model(torch.randn(2, 5, 1)) - 1) ** 2).mean().backward()
+    monitor = GradientMonitor(model)
+    monitor.check()
+    assert list(monitor.layer_norms()) == ["embed", "block 0", "block 1", "head"]
+
+
+def test_a_module_used_both_before_and_after_the_blocks_splits_by_its_own_submodules():
+    """layers_of groups a parameter by its own module (name minus the last part), not its top-level
+    one: `io.inp` (used before the blocks) is "embed" and `io.out` (after) is "head", though both sit
+    in `io`. Bug guarded: grouping by the first part of the name, which made both "embed"."""
+    from glassformer.inspect.gradflow import layers_of
+
+    class Shell(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.io = torch.nn.ModuleDict({"inp": torch.nn.Linear(2, 4), "out": torch.nn.Linear(4, 1)})
+            self.blocks = torch.nn.ModuleList([torch.nn.Linear(4, 4)])
+
+        def example_input(self, B, T):
+            return torch.zeros(B, T, 2)
+
+        def forward(self, x):
+            return self.io["out"](self.blocks[0](self.io["inp"](x)))  # (B, T, 1)
+
+    assert layers_of(Shell()) == {"io.inp.weight": "embed", "io.inp.bias": "embed", "io.out.weight": "head",
+                                  "io.out.bias": "head", "blocks.0.weight": "block 0", "blocks.0.bias": "block 0"}

@@ -162,6 +162,48 @@ def test_token_labels_accept_the_batch_a_model_reads():
         token_labels(torch.zeros(2, 3, dtype=torch.long), tok)
 
 
+def test_collapse_keeps_a_block_that_differs_from_block_0_and_folds_the_others():
+    """Block 1 gets an extra hook point; blocks 2 and 3 are like block 0. Only they fold."""
+    model = GPT(ModelConfig(vocab_size=7, n_layers=4, **SMALL))
+    model.blocks[1].ffn.toy = Doubler()
+    original = model.blocks[1].ffn.forward
+    model.blocks[1].ffn.forward = lambda x: model.blocks[1].ffn.toy(original(x))
+    model.name_hook_points()
+    rows = trace(model, torch.tensor([1, 2, 3]), collapse=True).rows
+    names = [r.name for r in rows]
+    assert "blocks.1.ffn.toy.twice" in names and "blocks.1.attn.q" in names  # block 1 shown whole
+    assert "blocks.1.*" not in names and "blocks.2.*" in names and "blocks.3.*" in names
+    assert not any(n.startswith(("blocks.2.", "blocks.3.")) and not n.endswith("*") for n in names)
+    folded = next(r for r in rows if r.name == "blocks.2.*")
+    assert (folded.stage, folded.dims, folded.about) == ("block 2", "same shapes as blocks.0",
+                                                         "collapsed: identical to block 0")
+
+
+def test_as_batch_turns_what_a_user_has_into_the_batch_a_model_reads():
+    from glassformer.inspect.trace import as_batch
+
+    gpt = GPT(ModelConfig(vocab_size=7, n_layers=1, **SMALL))
+    reg = SequenceRegressor(ModelConfig(n_layers=1, d_in=2, **SMALL))
+    assert as_batch(gpt, [1, 2, 3]).tolist() == [[1, 2, 3]]  # (T,) -> (1, T)
+    assert as_batch(gpt, [[1, 2], [3, 4]]).shape == (2, 2)  # already a batch
+    numbers = as_batch(reg, [[1, 2], [3, 4], [5, 6]])  # (T, d_in) ints -> (1, T, d_in) floats
+    assert numbers.shape == (1, 3, 2) and numbers.dtype == torch.float32
+    assert trace(reg, [[1, 2], [3, 4], [5, 6]]).rows[0].dims == "(B=1, T=3, d_in=2)"
+
+
+def test_text_rows_and_the_plain_table_layout():
+    tok = CharTokenizer.from_text("hello world")
+    model = GPT(ModelConfig(vocab_size=tok.vocab_size, n_layers=1, **SMALL))
+    t = trace(model, torch.tensor([tok.encode("hello")]), tokenizer=tok)
+    assert [(r.stage, r.name) for r in t.rows[:3]] == [("raw text", "text"), ("tokens", "pieces"), ("token ids", "ids")]
+    assert [r.stage for r in trace(model, torch.tensor([tok.encode("hello")]), tokenizer=tok, lang="zh").rows[:3]] == [
+        "原始文本", "词元", "词元 id"]
+    lines = t.to_text().splitlines()
+    assert lines[0].split()[:5] == ["stage", "name", "shape", "dims", "example"]
+    assert set(lines[1]) == {"-", " "} and len(lines[1]) >= len(lines[0])  # one rule of dashes per column
+    assert lines[-1] == t.legend() and lines[-2] == ""
+
+
 def test_collapse_covers_every_stack_of_blocks():
     """A seq2seq model's encoder and decoder stacks collapse each to their own block 0."""
     from glassformer.config import get_preset
@@ -170,3 +212,15 @@ def test_collapse_covers_every_stack_of_blocks():
     model = build_model(get_preset("seq2seq").model)
     short = trace(model, model.example_input(1, 5), collapse=True)
     assert [r.name for r in short.rows if r.name.endswith(".*")] == ["encoder.1.*", "decoder.1.*"]
+
+
+def test_the_loss_row_of_a_regressor_names_its_loss_and_measures_it():
+    """A regressor's trace with targets ends with its loss, the mean squared error, in words and value
+    (bug guarded: a loss row whose description was looked up under the wrong key)."""
+    torch.manual_seed(0)
+    model = SequenceRegressor(ModelConfig(n_layers=1, d_in=2, d_out=3, position="sinusoidal", **SMALL))
+    x, y = torch.randn(1, 4, 2), torch.randn(1, 4, 3)
+    for lang, words in (("en", "mean squared error"), ("zh", "均方误差")):
+        row = trace(model, x, targets=y, lang=lang).rows[-1]
+        assert (row.name, row.about) == ("loss", words)
+        assert float(row.example) == pytest.approx(torch.nn.functional.mse_loss(model(x), y).item(), abs=1e-4)

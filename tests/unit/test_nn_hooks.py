@@ -91,3 +91,12 @@ def test_run_with_cache_returns_detached_activations_in_forward_order():
 def test_run_with_cache_with_a_predicate():
     _, cache = GPT(CFG).run_with_cache(ids(), names=lambda n: n.endswith("weights"))
     assert list(cache) == ["blocks.0.attn.weights", "blocks.1.attn.weights"]
+
+
+def test_activation_cache_summary_lists_every_tensor_with_its_shape():
+    from glassformer.nn.hooks import ActivationCache
+
+    cache = ActivationCache({"embed": torch.zeros(1, 3, 8), "logits": torch.zeros(1, 3, 5)})
+    assert cache.shapes() == {"embed": (1, 3, 8), "logits": (1, 3, 5)}
+    assert repr(cache).splitlines() == ["ActivationCache(2 tensors)", f"  {'embed':<28} (1, 3, 8)",
+                                        f"  {'logits':<28} (1, 3, 5)"]

@@ -86,3 +86,30 @@ def test_teacher_forcing_batches():
 def test_pair_batches_refuse_empty_pairs():
     with pytest.raises(ValueError, match="non-empty source and target"):
         PairBatches([([5], [])], [([5], [6])], 2, 2, 3, 0)
+
+
+def test_longest_counts_every_split_the_test_one_too():
+    """The longest pair sizes the model's max_len; a test pair longer than any training pair must
+    count (bug guarded: the test split left out, or subtracted)."""
+    from dataclasses import replace
+
+    data = pair_source("digits:copy", n_pairs=200, max_digits=3)
+    assert data.longest() == (max(len(s) for s, _ in data.train + data.val + data.test),
+                              max(len(t) for _, t in data.train + data.val + data.test))
+    longer = replace(data, test=[*data.test, ("1234567", "12")])
+    assert longer.longest() == (7, max(len(t) for _, t in data.train + data.val + data.test))
+
+
+def test_a_run_of_pairs_trains_on_the_train_split_and_evaluates_on_val():
+    """batches_for (train/run.py) gives a pair task's train and val splits to PairBatches, padded
+    with <BOS>/<EOS> around each target; the held-out test split is in neither."""
+    from glassformer.config import TrainConfig
+    from glassformer.train.run import batches_for
+
+    data = pair_source("digits:reverse", n_pairs=200, max_digits=3)
+    tok = data.tokenizer
+    source = batches_for(data, TrainConfig(batch_size=4, eval_iters=2))
+    for split in ("train", "val"):
+        src, tgt = pad_pairs(data.encoded(split), tok.bos_id, tok.eos_id, tok.pad_id)
+        assert torch.equal(source.data[split][0], src) and torch.equal(source.data[split][1], tgt)
+    assert source.eval_rows == 8 and source.batch_size == 4

@@ -126,4 +126,8 @@ def test_trace_shows_each_scheme_with_declared_axes(position):
     points = m.hook_points()
     for name, r in mine.items():
         assert all(a in LETTERS for a in points[name].axes.split()) and "=" in r.dims  # axes matched the shape
-    assert activation_memory(m, B=2, T=5)["total_values"] > 0
+    with torch.no_grad():  # what a real batch of 2 holds, hook by hook (a table like ALiBi's has no B)
+        _, held = m.eval().run_with_cache(torch.zeros(2, 5, dtype=torch.long))
+    memory = activation_memory(m, B=2, T=5)
+    assert {n: memory[n] for n in held} == {n: t.numel() for n, t in held.items()}
+    assert memory["total_values"] == sum(t.numel() for t in held.values())

@@ -8,8 +8,9 @@ import pytest
 import torch
 from torch import nn
 
-from glassformer.config import get_preset
+from glassformer.config import ModelConfig, get_preset
 from glassformer.models import GPT
+import glassformer.sample as sample_mod
 from glassformer.sample import generate_ids, sample, top_k_filter, top_p_filter
 from glassformer.text.tokenizers import CharTokenizer
 
@@ -155,6 +156,53 @@ def test_bad_arguments_are_explained():
         sample(model, tok, "z", 3)
 
 
+def test_top_p_of_one_keeps_every_token_even_when_the_cumsum_rounds_to_one_early():
+    """One logit so large that float32 rounds its probability to exactly 1: a filter that ran the
+    cumulative sum at p = 1 would find the mass "reached" and drop every other token."""
+    logits = torch.tensor([[30.0, 0.0, -1.0, 0.0]])
+    assert float(logits.softmax(-1)[0, 0]) == 1.0  # the premise: the rounding really happens
+    assert torch.equal(top_p_filter(logits, 1.0), logits)
+    assert torch.isfinite(top_p_filter(logits, 0.999)).sum() == 1  # below 1 the filter does cut
+
+
+def test_past_max_len_names_the_scheme_or_says_it_does_not_know():
+    gpt = GPT(ModelConfig(vocab_size=5, d_model=8, n_heads=2, d_ff=8, max_len=8))
+    assert "position=learned: a table of max_len=8" in sample_mod.past_max_len(gpt)
+    line = sample_mod.past_max_len(FixedLogits(torch.zeros(3)))  # a model whose cfg names no scheme
+    assert line == ("position=?: a table of max_len=8 positions; past it the model sees only the last 8 "
+                    "tokens (the window slides).")
+
+
+def test_debug_shapes_table_shows_the_prompt_text_once_per_model(capsys):
+    from glassformer.inspect.trace import print_shapes_once
+
+    torch.manual_seed(0)
+    tok = CharTokenizer(list("abcd"))
+    model = GPT(ModelConfig(vocab_size=4, d_model=8, n_heads=2, d_ff=8, n_layers=3, max_len=8))
+    ids = torch.tensor([tok.encode("abca"), tok.encode("dddd")])  # (2, 4): only the first row is shown
+    assert print_shapes_once(model, ids, tok) is True
+    out = capsys.readouterr().out
+    assert "'abca'" in out and "a b c a" in out  # the text and its tokens: the tokenizer was used
+    assert "(B=1, T=4)" in out  # one row
+    assert "blocks.1.*" in out and "blocks.2.*" in out and "blocks.1.attn.q" not in out  # collapsed
+    assert print_shapes_once(model, ids, tok) is False and capsys.readouterr().out == ""
+
+
+def test_zero_new_tokens_give_empty_continuations():
+    model, tok = Counter(), CharTokenizer(list("abcd"))
+    pieces = []
+    assert sample(model, tok, "ab", 0, num_samples=2, on_text=lambda i, p: pieces.append(p)) == ["", ""]
+    assert pieces == []
+
+
+def test_streaming_several_samples_tells_each_piece_whose_it_is():
+    model, tok = Counter(), CharTokenizer(list("abcd"))
+    pieces = []
+    texts = sample(model, tok, "a", 3, temperature=0, num_samples=2, on_text=lambda i, p: pieces.append((i, p)))
+    assert texts == ["bcd", "bcd"]
+    assert pieces == [(0, "b"), (1, "b"), (0, "c"), (1, "c"), (0, "d"), (1, "d")]
+
+
 def test_streaming_waits_for_a_character_split_across_tokens():
     """Byte-level BPE can put the bytes of one character in two tokens: the stream must not show the
     "\ufffd" of the first half, then the character; it shows the character once, whole."""
@@ -162,3 +210,21 @@ def test_streaming_waits_for_a_character_split_across_tokens():
 
     assert _held_back("ab\ufffd", None) == 1 and _held_back("ab", None) == 0
     assert _held_back("ab\ufffd\ufffd", "bx") == 2 + 1  # the replacement chars, then "b" may start "bx"
+
+
+def test_the_default_temperature_is_one_the_models_own_distribution():
+    """Bug guarded: a default temperature other than 1 (sampling, by default, from a sharper or
+    flatter distribution than the model's). Same seed: the default draws what temperature=1 draws,
+    and 40 draws at temperature 2 come out different."""
+    model, tok = FixedLogits(torch.tensor([0.1, 0.5, 0.05, 0.35]).log(), max_len=64), CharTokenizer(list("abcd"))
+    default = sample(model, tok, "a", 40, seed=3)
+    assert default == sample(model, tok, "a", 40, temperature=1.0, seed=3)
+    assert default != sample(model, tok, "a", 40, temperature=2.0, seed=3)
+
+
+def test_sample_takes_a_valid_top_k_and_passes_it_to_the_draw():
+    """top_k=1 keeps only the most likely token: the text is the greedy one at any temperature
+    (bugs guarded: a valid top_k refused, or top_k dropped on the way to generate_ids)."""
+    model, tok = FixedLogits(torch.tensor([0.1, 0.5, 0.05, 0.35]).log(), max_len=64), CharTokenizer(list("abcd"))
+    assert sample(model, tok, "a", 20, top_k=1, temperature=2.0, seed=0) == ["b" * 20]
+    assert sample(model, tok, "a", 20, top_k=4, seed=0) == sample(model, tok, "a", 20, seed=0)

@@ -79,6 +79,7 @@ def test_char_show_work():
     assert work["unknown"] == ["?"]
     assert work["decoded"] == "ca中<unk>"
     assert work["vocab_size"] == 5
+    assert work["text"] == "ca中?" and work["tokenizer"] == tok.kind
 
 
 @pytest.mark.parametrize(
@@ -156,6 +157,16 @@ def test_word_show_work():
     assert work["ids"] == [2, 4, 5, 1, 3]
     assert work["tokens"] == ["<BOS>", "i", "love", "<UNK>", "<EOS>"]
     assert work["decoded"] == "<BOS> i love <UNK> <EOS>"
+    assert work["text"] == "i love cats" and work["vocab_size"] == 7 and work["tokenizer"] == tok.kind
+    plain = tok.show_work("you i")  # without <BOS> the lookups start at the first id
+    assert plain["lookups"] == [("you", 6), ("i", 4)] and plain["ids"] == [6, 4]
+
+
+def test_word_tokenizer_from_dict_accepts_a_file_without_specials_and_refuses_others():
+    words = ["i", "love", "you"]
+    assert WordTokenizer.from_dict({"words": words}).encode("love you") == [5, 6]
+    with pytest.raises(ValueError, match=r"special tokens \['<PAD>'\] differ from \['<PAD>', '<UNK>'"):
+        WordTokenizer.from_dict({"specials": ["<PAD>"], "words": words})
 
 
 def test_word_jieba_finds_chinese_words():

@@ -44,3 +44,35 @@ def test_the_whole_forward_is_one_graph_for_the_compiler(attention):
                             attention=attention))
     explained = torch._dynamo.explain(model)(torch.randint(0, 7, (2, 5)))
     assert explained.graph_break_count == 0, [r.reason.splitlines()[0] for r in explained.break_reasons]
+
+
+def test_a_working_compiler_is_given_the_model_and_used_for_every_call(monkeypatch, capsys):
+    seen = []
+
+    def fake_compile(model):
+        seen.append(model)
+
+        def compiled(x):
+            seen.append(x)
+            return model(x) + 1.0  # recognisably the compiled path
+        return compiled
+
+    monkeypatch.setattr(compile_module.torch, "compile", fake_compile)
+    model, ids = tiny(), torch.randint(0, 7, (2, 5))
+    forward = compile_module.compile_or_eager(model)
+    assert seen == [model]
+    assert torch.equal(forward(ids), model(ids) + 1.0) and seen[1] is ids
+    assert torch.equal(forward(ids), model(ids) + 1.0) and len(seen) == 3  # later calls too
+    assert capsys.readouterr().err == ""
+
+
+def test_a_compiler_error_without_a_message_still_reads_well(monkeypatch, capsys):
+    def silent_failure(model):
+        def run(x):
+            raise RuntimeError()
+        return run
+
+    monkeypatch.setattr(compile_module.torch, "compile", silent_failure)
+    model, ids = tiny(), torch.randint(0, 7, (1, 3))
+    compile_module.compile_or_eager(model)(ids)
+    assert "torch.compile does not work here (RuntimeError: ); continuing without it" in capsys.readouterr().err

@@ -75,17 +75,17 @@ def plot_loss(records: list[dict], path: str | os.PathLike, title: str = "") -> 
     from matplotlib.figure import Figure
 
     logs = [r for r in records if r["kind"] == "log" and _numbers(r, "loss")]
-    evals = [r for r in records if r["kind"] == "eval" and _numbers(r, "train_loss", "val_loss")]
+    evals = [r for r in records if r["kind"] == "eval"]
     fig = Figure(figsize=(7, 4.2), dpi=110)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     if logs:
         ax.plot([r["step"] for r in logs], [r["loss"] for r in logs], color="tab:blue", alpha=0.3,
                 lw=1, label="train (batch, log interval mean)")
-    if evals:
-        steps = [r["step"] for r in evals]
-        ax.plot(steps, [r["train_loss"] for r in evals], "o-", color="tab:blue", ms=3, label="train (eval)")
-        ax.plot(steps, [r["val_loss"] for r in evals], "o-", color="tab:orange", ms=3, label="val (eval)")
+    for split, color in (("train", "tab:blue"), ("val", "tab:orange")):  # a source may have no val split
+        points = [(r["step"], r[f"{split}_loss"]) for r in evals if _numbers(r, f"{split}_loss")]
+        if points:
+            ax.plot(*zip(*points), "o-", color=color, ms=3, label=f"{split} (eval)")
     ax.set_xlabel("step")
     ax.set_ylabel("cross-entropy (nats / token)")
     ax.set_title(title)

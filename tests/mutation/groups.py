@@ -1,0 +1,157 @@
+"""Mutation testing by module group, and the kill rate per group (docs/testing.md).
+
+Run from the repository root with the project's Python (mutmut 3 is in the dev extra; the
+[tool.mutmut] table of pyproject.toml says what is mutated and which tests run):
+
+    python tests/mutation/groups.py run [GROUP ...]            every mutant of each group, in turn
+    python tests/mutation/groups.py run GROUP ... --sample 120   a seeded random sample per group
+    python tests/mutation/groups.py run --sample 10 --seed 1 --exclude FILE   a fresh sample, disjoint from FILE
+    python tests/mutation/groups.py report [--names FILE]      kill rate per group, survivors listed
+
+Groups: nn, models, train, sample, text, inspect (all of them when none is named).
+
+The kill rate counts a mutant as killed when a test failed (or it timed out); mutants that no
+selected test executes are counted separately ("no tests"), and so are the ones docs/testing.md
+lists as equivalent (the same program in every way a test could see), with the reason there.
+
+    rate = killed / (killed + survived + no tests - equivalent)
+
+A sample (--sample N) picks N mutants of each group with a fixed seed, so the same sample comes
+back every time (and a larger N extends a smaller one); mutants of the sample that already have a
+result are not run again, so an interrupted run resumes. The report then gives the rate of the
+sample and its 95% Wilson interval. To re-run mutants after adding tests, name them:
+`python -m mutmut run NAME ...` (PYTHONPATH unset), then report again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+GROUPS = {"nn": "glassformer.nn.", "models": "glassformer.models.", "train": "glassformer.train.",
+          "sample": "glassformer.sample.", "text": "glassformer.text.", "inspect": "glassformer.inspect."}
+STATUS = {1: "killed", 3: "killed", 0: "survived", 33: "no tests", 5: "no tests", None: "not checked",
+          36: "timeout", 24: "timeout", -24: "timeout", 152: "timeout", 255: "timeout"}
+DOC = Path("docs/testing.md")
+SAMPLE_FILE = Path("mutants/sample-names.txt")
+
+
+def group_of(name: str) -> str | None:
+    return next((g for g, prefix in GROUPS.items() if name.startswith(prefix)), None)
+
+
+def all_results() -> dict[str, int | None]:
+    """mutant name -> mutmut's exit code (None: not run yet), from mutants/**/*.meta."""
+    out = {}
+    for meta in Path("mutants/src").rglob("*.py.meta"):
+        out.update(json.loads(meta.read_text())["exit_code_by_key"])
+    return out
+
+
+def equivalent_names() -> set[str]:
+    """The mutants docs/testing.md lists as equivalent: `name` in the table's first column."""
+    if not DOC.exists():
+        return set()
+    return set(re.findall(r"^\| `(glassformer\.[^`]+__mutmut_\d+)`", DOC.read_text(encoding="utf-8"), re.M))
+
+
+def mutmut(*args: str) -> None:
+    for half_written in Path("mutants/src").rglob("*.py"):  # a run stopped while generating leaves these
+        if half_written.stat().st_size == 0:
+            half_written.unlink()  # mutmut makes it again (its results, in the .meta beside it, stay)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the mutants/ copy must win
+    env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    cmd = [sys.executable, "-m", "mutmut", *args]
+    print("$", " ".join(cmd[:6]), "..." if len(cmd) > 6 else "", flush=True)
+    subprocess.run(cmd, env=env, check=False)
+
+
+def run(groups: list[str], sample: int | None, seed: int, max_children: int, exclude: str | None = None) -> None:
+    if sample is None:
+        for g in groups:
+            mutmut("run", "--max-children", str(max_children), GROUPS[g] + "*")
+        return
+    if not all_results():  # generate the mutants (and the test stats) with one tiny run first
+        mutmut("run", "--max-children", "1", "glassformer.nn.notation.x_meaning__mutmut_1")
+    results = all_results()
+    left_out = set(Path(exclude).read_text().split()) if exclude else set()  # e.g. an earlier sample
+    chosen = []
+    for g in groups:  # a seeded shuffle per group: a larger --sample extends a smaller one
+        mine = sorted(n for n in results if group_of(n) == g and n not in left_out)
+        random.Random(f"{seed}-{g}").shuffle(mine)
+        chosen += sorted(mine[:sample])
+    SAMPLE_FILE.write_text("\n".join(chosen) + "\n")
+    todo = [n for n in chosen if results[n] is None]  # resumable: results already on disk are kept
+    print(f"{len(chosen)} mutants sampled (seed {seed}), listed in {SAMPLE_FILE}; {len(todo)} not run yet")
+    if todo:
+        mutmut("run", "--max-children", str(max_children), *todo)
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    mid, half = p + z * z / (2 * n), z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return (mid - half) / (1 + z * z / n), (mid + half) / (1 + z * z / n)
+
+
+def report(names_file: str | None) -> None:
+    results, equivalent = all_results(), equivalent_names()
+    if names_file:
+        wanted = set(Path(names_file).read_text().split())
+        results = {n: c for n, c in results.items() if n in wanted}
+    print(f"{'group':8} {'mutants':>7} {'killed':>6} {'survived':>8} {'no tests':>8} {'equiv.':>6} "
+          f"{'not run':>7}  kill rate (95% interval)")
+    survivors = []
+    for g in GROUPS:
+        mine = {n: STATUS.get(c, "other") for n, c in results.items() if group_of(n) == g}
+        if not mine:
+            continue
+        count = Counter(mine.values())
+        killed = count["killed"] + count["timeout"]
+        equiv = sum(1 for n, s in mine.items() if n in equivalent and s in ("survived", "no tests"))
+        alive = count["survived"] + count["no tests"] - equiv
+        n = killed + alive
+        lo, hi = wilson(killed, n)
+        rate = f"{100 * killed / n:5.1f}% ({100 * lo:.1f}-{100 * hi:.1f})" if n else "-"
+        print(f"{g:8} {len(mine):7} {killed:6} {count['survived']:8} {count['no tests']:8} {equiv:6} "
+              f"{count['not checked']:7}  {rate}")
+        survivors += [(s, n) for n, s in mine.items() if s in ("survived", "no tests") and n not in equivalent]
+    if survivors:
+        print(f"\n{len(survivors)} mutants alive and not listed as equivalent in {DOC}:")
+        for status, name in sorted(survivors, key=lambda t: t[1]):
+            print(f"  {status:9} {name}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="verb", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("groups", nargs="*", default=[], help=f"some of {', '.join(GROUPS)} (default: all)")
+    r.add_argument("--sample", type=int, default=None, help="mutants per group (seeded); default: all")
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--max-children", type=int, default=2)
+    r.add_argument("--exclude", default=None, help="a file of mutant names never to sample (a fresh sample "
+                                                  "after tests were written for an earlier one)")
+    p = sub.add_parser("report")
+    p.add_argument("--names", default=None, help="only these mutants (e.g. mutants/sample-names.txt)")
+    args = parser.parse_args()
+    unknown = [g for g in getattr(args, "groups", []) if g not in GROUPS]
+    if unknown:
+        parser.error(f"unknown group(s) {unknown}: choose from {list(GROUPS)}")
+    if args.verb == "run":
+        run(args.groups or list(GROUPS), args.sample, args.seed, args.max_children, args.exclude)
+    else:
+        report(args.names)
+
+
+if __name__ == "__main__":
+    main()

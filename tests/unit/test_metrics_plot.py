@@ -1,0 +1,97 @@
+"""metrics.jsonl and loss.png: what is written is what happened (train/metrics.py).
+
+The plot is checked twice: through the figure matplotlib drew (every line's data, colour and
+label, the axis labels, the title), and through the PNG's pixels (its size, the two curves'
+colours present, and different runs giving different images) — not only that the file decodes.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+from matplotlib.image import imread
+
+from glassformer.train.metrics import MetricsLog, plot_loss
+
+TAB_BLUE, TAB_ORANGE = (31, 119, 180), (255, 127, 14)
+
+
+def records(val=(3.0, 2.5, 2.4)) -> list[dict]:
+    logs = [{"kind": "log", "step": s, "loss": 4.0 - 0.1 * s} for s in range(1, 11)]
+    evals = [{"kind": "eval", "step": s, "train_loss": 3.5 - 0.1 * s, "val_loss": v}
+             for s, v in zip((0, 5, 10), val)]
+    return logs + evals
+
+
+@pytest.fixture
+def drawn(monkeypatch):
+    """Every Figure saved during the test, so its contents can be read back."""
+    figures = []
+    save = Figure.savefig
+
+    def keep(self, *args, **kwargs):
+        figures.append(self)
+        return save(self, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", keep)
+    return figures
+
+
+def test_the_figure_holds_the_logged_and_evaluated_losses(tmp_path, drawn):
+    plot_loss(records(), tmp_path / "loss.png", title="run-7")
+    (ax,) = drawn[0].axes
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    assert list(lines) == ["train (batch, log interval mean)", "train (eval)", "val (eval)"]
+    assert list(lines["train (batch, log interval mean)"].get_xdata()) == list(range(1, 11))
+    assert list(lines["train (batch, log interval mean)"].get_ydata()) == pytest.approx([4.0 - 0.1 * s for s in range(1, 11)])
+    assert list(lines["train (eval)"].get_xdata()) == [0, 5, 10]
+    assert list(lines["train (eval)"].get_ydata()) == pytest.approx([3.5, 3.0, 2.5])
+    assert list(lines["val (eval)"].get_ydata()) == [3.0, 2.5, 2.4]
+    assert lines["val (eval)"].get_color() == "tab:orange" and lines["train (eval)"].get_color() == "tab:blue"
+    assert ax.get_xlabel() == "step" and ax.get_ylabel() == "cross-entropy (nats / token)"
+    assert ax.get_title() == "run-7"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == list(lines)
+
+
+def test_a_run_without_a_val_split_plots_its_train_evaluations(tmp_path, drawn):
+    """A source without val data logs evaluations with train_loss only. Bug once seen: the eval
+    records were kept only when they had both losses, so such a run's plot lost its eval curve."""
+    evals = [r for r in records() if r["kind"] == "eval"]
+    plot_loss([{k: v for k, v in r.items() if k != "val_loss"} for r in evals], tmp_path / "loss.png")
+    (ax,) = drawn[0].axes
+    assert [line.get_label() for line in ax.get_lines()] == ["train (eval)"]
+    assert list(ax.get_lines()[0].get_ydata()) == pytest.approx([3.5, 3.0, 2.5])
+
+
+def color_pixels(path, rgb) -> int:
+    image = (imread(path)[..., :3] * 255).round()  # (H, W, 3)
+    return int((np.abs(image - np.array(rgb)) <= 2).all(-1).sum())
+
+
+def test_the_png_shows_both_curves_and_differs_between_runs(tmp_path):
+    plot_loss(records(), tmp_path / "a.png")
+    plot_loss(records(val=(3.0, 2.9, 2.95)), tmp_path / "b.png")
+    plot_loss([r for r in records() if r["kind"] == "log"], tmp_path / "logs_only.png")
+    a = imread(tmp_path / "a.png")
+    assert a.shape[:2] == (round(4.2 * 110), 7 * 110)  # figsize (7, 4.2) inches at 110 dpi
+    assert color_pixels(tmp_path / "a.png", TAB_ORANGE) > 100  # the val curve is drawn
+    assert color_pixels(tmp_path / "a.png", TAB_BLUE) > 100  # the train curve is drawn
+    assert not np.array_equal(a, imread(tmp_path / "b.png"))  # another run, another picture
+    assert color_pixels(tmp_path / "logs_only.png", TAB_ORANGE) == 0  # no evaluation, no val curve
+
+
+def test_metrics_log_appends_reads_and_truncates(tmp_path):
+    log = MetricsLog(tmp_path / "metrics.jsonl")
+    assert log.read() == []  # no file yet
+    for step in (1, 2, 3):
+        log.append({"kind": "log", "step": step, "loss": 1.0 / step})
+    assert (tmp_path / "metrics.jsonl").read_text().count("\n") == 3  # one JSON object a line
+    assert [r["step"] for r in log.read()] == [1, 2, 3]
+    log.truncate_after(2)
+    assert log.read() == [{"kind": "log", "step": 1, "loss": 1.0}, {"kind": "log", "step": 2, "loss": 0.5}]
+    assert [json.loads(line)["step"] for line in (tmp_path / "metrics.jsonl").read_text().splitlines()] == [1, 2]
+    log.truncate_after(2)  # nothing past step 2 is left: nothing changes
+    assert len(log.read()) == 2

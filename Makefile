@@ -22,8 +22,9 @@ test: setup
 demo: setup
 	$(VENV)/bin/glassformer demo
 
+# BENCH_ARGS: e.g. make bench BENCH_ARGS="--shapes baby --steps 5 --no-memory" (bench/peers.py --help)
 bench: setup
-	$(PY) bench/peers.py
+	$(PY) bench/peers.py $(BENCH_ARGS)
 
 # Mutation testing (docs/testing.md): hours on 2 cores, so never part of `make test`.
 #   make mutants                      every mutant of nn, models, train, sample, text, inspect

@@ -1,10 +1,12 @@
-"""The KV cache on its own: cached decoding vs the uncached loop, without other contenders.
+"""The KV cache on its own: cached decoding (model step and decode step) vs the uncached loop.
 
-    python bench/kv_cache.py [--reps 3]
+    python bench/kv_cache.py [--reps 3] [--threads 1]
 
 `baby` shape with max_len 512, fused attention, batch 1, greedy, 256 new tokens after a 16-token
-prompt. Prints, per repetition: one cached forward step alone, the cached sampling loop and the
-uncached one (ms per token), and their ratio.
+prompt. Prints, per repetition, in ms per token: one cached step alone through the model's forward
+and through the decode step (models/decode.py), then the sampler's loops — cached with the decode
+step (the default), cached through the model (a no-op hook attached makes the sampler hand each
+token to the model), uncached — and the uncached / cached ratio.
 """
 
 import argparse
@@ -15,36 +17,60 @@ import torch
 
 from glassformer.config import get_preset
 from glassformer.models import GPT
+from glassformer.models.decode import DecodeStep
 from glassformer.sample import generate_ids
 
 NEW = 256
 
 
+def per_token(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t0) * 1e3 / NEW
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
+    torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     model = GPT(replace(get_preset("baby").model, vocab_size=84, max_len=512, attention="fused")).eval()
     prompt = torch.randint(0, 84, (1, 16))  # (1, 16)
+    token = torch.zeros(1, 1, dtype=torch.long)  # (1, 1)
+    hook = model.hook_points()["logits"]
+
+    def steps(one_token):
+        def run():
+            with torch.no_grad():
+                cache = model.new_cache(1)
+                model(prompt, cache=cache)
+                for _ in range(NEW):
+                    one_token(token, cache)
+        return run
+
+    def loop(use_cache, model_step=False):
+        def run():
+            if model_step:
+                hook.fns.append(lambda t, name: None)
+            try:
+                list(generate_ids(model, prompt, NEW, temperature=0, use_cache=use_cache))
+            finally:
+                hook.fns.clear()
+        return run
+
     list(generate_ids(model, prompt, 20, temperature=0))  # warm-up
+    fast = DecodeStep(model)
     for _ in range(args.reps):
-        with torch.no_grad():
-            cache = model.new_cache(1)
-            model(prompt, cache=cache)
-            token = torch.zeros(1, 1, dtype=torch.long)  # (1, 1)
-            t0 = time.perf_counter()
-            for _ in range(NEW):
-                model(token, cache=cache)
-            step = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        list(generate_ids(model, prompt, NEW, temperature=0, use_cache=True))
-        cached = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        list(generate_ids(model, prompt, NEW, temperature=0, use_cache=False))
-        uncached = time.perf_counter() - t0
-        print(f"cached forward {step * 1e3 / NEW:.3f} ms/token   cached loop {cached * 1e3 / NEW:.3f}   "
-              f"uncached loop {uncached * 1e3 / NEW:.3f}   ratio {uncached / cached:.2f}×")
+        model_alone = per_token(steps(lambda ids, cache: model(ids, cache=cache)))
+        decode_alone = per_token(steps(fast))
+        cached = per_token(loop(True))
+        via_model = per_token(loop(True, model_step=True))
+        uncached = per_token(loop(False))
+        print(f"step alone: model {model_alone:.3f}, decode step {decode_alone:.3f}   loops: decode step "
+              f"{cached:.3f}, model step {via_model:.3f}, uncached {uncached:.3f}   "
+              f"uncached / decode step {uncached / cached:.2f}×")
 
 
 if __name__ == "__main__":

@@ -1,23 +1,35 @@
 """glassformer against its peers, in one process, contenders interleaved round-robin.
 
-    python bench/peers.py                 # the `baby` shape on this machine's CPU
-    python bench/peers.py --device cuda   # the same on a GPU
+    python bench/peers.py                        # baby and small shapes on this machine's CPU, 1 thread
+    python bench/peers.py --threads 2            # the same on two cores
+    python bench/peers.py --compile              # add the torch.compile contenders (minutes to compile)
+    python bench/peers.py --device cuda          # the same on a GPU
     make bench
 
-Training: forward + backward + AdamW step on the `baby` shape (4 layers, 4 heads, d_model 128,
-block 64, batch 12, vocab 84), every contender with the same plain torch.optim.AdamW, tokens/s
-as the median over the timed steps after warm-up. Machine drift hits everyone alike because
-each round runs one step of every contender.
+Training: forward + backward + optimizer step. Shapes: `baby` (4 layers, 4 heads, d_model 128, block
+64, batch 12) and `small` (6 layers, 6 heads, d_model 384, block 256, batch 4: the preset's 64 would
+make one step take seconds here), vocab 84. Each contender uses its library's default optimizer,
+which is the same kernel for all: glassformer's build_optimizer and the HF Trainer's default
+("adamw_torch_fused" since torch 2.8) are both torch.optim.AdamW(fused=True). HF is
+transformers.GPT2LMHeadModel built from a config of the same shape (random weights, no download,
+dropout 0 like ours). tokens/s is the median over the timed steps after warm-up; machine drift hits
+everyone alike because each round runs one step of every contender, the order reversed every
+other round.
 
-Sampling: 256 new tokens from a 16-token prompt, batch 1, greedy, with n_positions / max_len 512.
+Sampling (`baby` shape, max_len 512): 256 new tokens from a 16-token prompt, batch 1, greedy, with
+no cache, with the KV cache through the model's own forward (a hook attached makes the sampler
+use it), with the KV cache through the decode step (models/decode.py: the default), and HF's
+generate. Batched sampling: `sample(..., num_samples=16)` (one batch, as `glassformer sample
+--num-samples 16` runs) against 16 calls of `sample(..., num_samples=1)`, temperature 0.8.
 
-Peak memory: each contender's training (and sampling) is re-run in a child process and the rise
-of its peak resident set (CPU) or torch.cuda.max_memory_allocated (GPU) over a baseline taken
-after imports is reported; one process per contender is the only way to separate peaks.
+Achieved fraction of the machine: the fp32 matmul rate (a 1024×1024 product) is timed as one more
+entry of the same rounds, so it sees the same drift as the steps; model FLOP/s = tokens/s ×
+(6·N + 12·n_layers·C·T), N the parameters that take part in matrix products (all but the position
+table; the tied head counts once): Kaplan et al. 2020 / PaLM appendix B. The same FLOPs per token
+for every contender.
 
-Achieved fraction of the machine: the sustained fp32 matmul rate is measured in the same run,
-and each training contender's model FLOP/s = tokens/s × (6·N + 12·n_layers·C·T) (Kaplan et al.
-2020 / PaLM appendix B: 6 FLOPs per parameter per token for forward + backward, plus attention).
+Peak memory: each contender re-run alone in a child process; the rise of its peak resident set (CPU)
+or torch.cuda.max_memory_allocated (GPU) over a baseline taken after imports.
 """
 
 from __future__ import annotations
@@ -25,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import statistics
 import subprocess
 import sys
@@ -36,16 +49,22 @@ import torch
 from glassformer.config import get_preset
 from glassformer.models import GPT
 from glassformer.nn.loss import next_token_loss
+from glassformer.sample import generate_ids, sample
+from glassformer.text.tokenizers import CharTokenizer
+from glassformer.threads import DEFAULT_THREADS
+from glassformer.train.optim import build_optimizer
 
-VOCAB, PROMPT, NEW_TOKENS, SAMPLE_MAX_LEN = 84, 16, 256, 512
+VOCAB, PROMPT, NEW_TOKENS, SAMPLE_MAX_LEN, N_SAMPLES = 84, 16, 256, 512, 16
+SHAPES = {"baby": 12, "small": 4}  # shape (a preset) -> training batch
+MATMUL = "fp32 matmul 1024²"
 
 
-def model_config(max_len: int, attention: str):
-    return replace(get_preset("baby").model, vocab_size=VOCAB, max_len=max_len, attention=attention)
+def model_config(shape: str, max_len: int, attention: str):
+    return replace(get_preset(shape).model, vocab_size=VOCAB, max_len=max_len, attention=attention, dropout=0.0)
 
 
-def hf_gpt2(max_len: int, device: str):
-    """transformers' GPT-2 with the baby shape, random weights, no download."""
+def hf_gpt2(shape: str, max_len: int, device: str):
+    """transformers' GPT-2 with the shape of a preset, random weights, no download."""
     import logging
 
     from transformers import GPT2Config, GPT2LMHeadModel
@@ -53,31 +72,47 @@ def hf_gpt2(max_len: int, device: str):
 
     hf_logging.set_verbosity_error()
     logging.getLogger("transformers").setLevel(logging.ERROR)
-    shape = model_config(max_len, "glass")
-    cfg = GPT2Config(vocab_size=VOCAB, n_positions=max_len, n_embd=shape.d_model, n_layer=shape.n_layers,
-                     n_head=shape.n_heads, n_inner=shape.d_ff, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0,
+    c = model_config(shape, max_len, "glass")
+    cfg = GPT2Config(vocab_size=VOCAB, n_positions=max_len, n_embd=c.d_model, n_layer=c.n_layers,
+                     n_head=c.n_heads, n_inner=c.d_ff, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0,
                      bos_token_id=0, eos_token_id=0, pad_token_id=0)
     return GPT2LMHeadModel(cfg).to(device)
 
 
-def training_contenders(device: str, block: int, compile_too: bool) -> dict:
-    """name -> (model, logits_fn). All share one recipe: plain AdamW, the same batch."""
+def glass_model(shape: str, max_len: int, attention: str, device: str) -> GPT:
+    return GPT(model_config(shape, max_len, attention)).to(device)
+
+
+def our_optimizer(model: GPT, shape: str, device: str) -> torch.optim.Optimizer:
+    return build_optimizer(model, replace(get_preset(shape).train, device=device))
+
+
+def hf_optimizer(model, device: str) -> torch.optim.Optimizer:
+    return torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)  # HF Trainer's default
+
+
+def training_contenders(shape: str, device: str, compile_too: bool) -> dict:
+    """name -> (model, logits_fn, optimizer)."""
+    T = get_preset(shape).train.block_size
     out = {}
-    for name, attention in (("glass", "glass"), ("fused", "fused")):
-        m = GPT(model_config(block, attention)).to(device)
-        out[name] = (m, m)
+    for attention in ("glass", "fused"):
+        m = glass_model(shape, T, attention, device)
+        out[attention] = (m, m, our_optimizer(m, shape, device))
     if compile_too:
-        m = GPT(model_config(block, "fused")).to(device)
-        try:
-            compiled = torch.compile(m)
-            x = torch.randint(0, VOCAB, (2, block), device=device)
-            next_token_loss(compiled(x), x).backward()  # compile now, not inside the timing
-            out["fused+compile"] = (m, compiled)
-        except Exception as e:  # noqa: BLE001 - any compiler failure means "skip", said out loud
-            print(f"[skip] fused+compile: torch.compile does not work here ({type(e).__name__}: "
-                  f"{str(e).splitlines()[0][:120]})")
-    hf = hf_gpt2(block, device)
-    out["hf-gpt2"] = (hf, lambda x: hf(x).logits)
+        for attention in ("fused", "glass"):
+            m = glass_model(shape, T, attention, device)
+            try:
+                compiled = torch.compile(m)
+                x = torch.randint(0, VOCAB, (2, T), device=device)
+                t0 = time.perf_counter()
+                next_token_loss(compiled(x), x).backward()  # compile now, not inside the timing
+                print(f"[{shape}] compiled the {attention} model in {time.perf_counter() - t0:.0f} s")
+                out[f"{attention}+compile"] = (m, compiled, our_optimizer(m, shape, device))
+            except Exception as e:  # noqa: BLE001 - any compiler failure means "skip", said out loud
+                print(f"[skip] {attention}+compile: torch.compile does not work here ({type(e).__name__}: "
+                      f"{str(e).splitlines()[0][:120]})")
+    hf = hf_gpt2(shape, T, device)
+    out["hf-gpt2"] = (hf, lambda x: hf(x).logits, hf_optimizer(hf, device))
     return out
 
 
@@ -86,92 +121,121 @@ def sync(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def bench_training(device: str, steps: int, warmup: int, compile_too: bool) -> dict:
-    train = get_preset("baby").train
-    B, T = train.batch_size, train.block_size
-    contenders = training_contenders(device, T, compile_too)
-    opts = {n: torch.optim.AdamW(m.parameters(), lr=1e-3) for n, (m, _) in contenders.items()}
+def round_robin(contenders: dict, rounds: int, warmup: int, device: str) -> dict[str, list[float]]:
+    """Seconds per call of each contender, one call each per round, order reversed every other round."""
+    names, times = list(contenders), {n: [] for n in contenders}
+    for r in range(warmup + rounds):
+        for name in (names if r % 2 == 0 else names[::-1]):
+            sync(device)
+            t0 = time.perf_counter()
+            contenders[name]()
+            sync(device)
+            if r >= warmup:
+                times[name].append(time.perf_counter() - t0)
+    return times
+
+
+def flops_per_token(shape: str) -> int:
+    """6·N + 12·n_layers·C·T: N = parameters in matrix products (glassformer's count, no position table)."""
+    cfg = model_config(shape, get_preset(shape).train.block_size, "glass")
+    n = GPT(cfg).num_params(exclude_positions=True)
+    return 6 * n + 12 * cfg.n_layers * cfg.d_model * cfg.max_len
+
+
+def bench_training(shape: str, device: str, steps: int, warmup: int, compile_too: bool) -> dict:
+    B, T = SHAPES[shape], get_preset(shape).train.block_size
+    contenders = training_contenders(shape, device, compile_too)
     g = torch.Generator().manual_seed(0)
     x = torch.randint(0, VOCAB, (B, T), generator=g).to(device)  # (B, T)
     y = torch.randint(0, VOCAB, (B, T), generator=g).to(device)  # (B, T)
-    times = {n: [] for n in contenders}
-    for step in range(warmup + steps):
-        for name, (model, fn) in contenders.items():  # round-robin: drift hits all alike
-            sync(device)
-            t0 = time.perf_counter()
+
+    def step_of(fn, opt):
+        def step():
             loss = next_token_loss(fn(x), y)
-            opts[name].zero_grad(set_to_none=True)
+            opt.zero_grad(set_to_none=True)
             loss.backward()
-            opts[name].step()
-            sync(device)
-            if step >= warmup:
-                times[name].append(time.perf_counter() - t0)
-    rows = {}
-    for name, (model, _) in contenders.items():
-        n_params = sum(p.numel() for p in model.parameters())
-        ms = statistics.median(times[name]) * 1000
-        cfg = model_config(T, "glass")  # every contender has the baby shape
-        flops_per_token = 6 * n_params + 12 * cfg.n_layers * cfg.d_model * T
-        rows[name] = {"ms_per_step": ms, "tokens_per_s": B * T / (ms / 1000), "params": n_params,
-                      "flops_per_token": flops_per_token}
+            opt.step()
+        return step
+
+    a, b = torch.randn(1024, 1024, device=device), torch.randn(1024, 1024, device=device)
+    runs = {n: step_of(fn, opt) for n, (_, fn, opt) in contenders.items()}
+    runs[MATMUL] = lambda: a @ b  # the machine's matmul rate, timed in the same rounds (same drift)
+    times = round_robin(runs, steps, warmup, device)
+    rows = {MATMUL: {"gflops": 2 * 1024 ** 3 / statistics.median(times.pop(MATMUL)) / 1e9}}
+    for name, ts in times.items():
+        ms = statistics.median(ts) * 1000
+        rows[name] = {"ms_per_step": ms, "tokens_per_s": B * T / (ms / 1000),
+                      "ms_min": min(ts) * 1000, "ms_max": max(ts) * 1000}
     return rows
 
 
-@torch.no_grad()
-def greedy_glass(model, prompt: torch.Tensor, n: int, use_cache: bool) -> torch.Tensor:
-    """The sampler's own greedy loop (glassformer.sample), with or without its KV cache."""
-    from glassformer.sample import generate_ids
-
-    new = generate_ids(model, prompt, n, temperature=0.0, use_cache=use_cache)
+def greedy(model, prompt: torch.Tensor, n: int, use_cache: bool, model_step: bool = False) -> torch.Tensor:
+    """The sampler's own greedy loop (glassformer.sample). model_step: a no-op hook is attached, so
+    the sampler feeds each cached token through the model's forward instead of the decode step."""
+    hook = model.hook_points()["logits"]
+    if model_step:
+        hook.fns.append(lambda t, name: None)
+    try:
+        new = list(generate_ids(model, prompt, n, temperature=0.0, use_cache=use_cache))
+    finally:
+        if model_step:
+            hook.fns.pop()
     return torch.cat([prompt] + [t[:, None] for t in new], dim=1)  # (1, T0 + n)
 
 
 def bench_sampling(device: str, rounds: int) -> dict:
     torch.manual_seed(0)
-    glass = GPT(model_config(SAMPLE_MAX_LEN, "fused")).to(device).eval()
-    hf = hf_gpt2(SAMPLE_MAX_LEN, device).eval()
+    glass = glass_model("baby", SAMPLE_MAX_LEN, "fused", device).eval()
+    hf = hf_gpt2("baby", SAMPLE_MAX_LEN, device).eval()
     prompt = torch.randint(0, VOCAB, (1, PROMPT), generator=torch.Generator().manual_seed(1)).to(device)
+
+    def check(name, fn):
+        def run():
+            out = fn()
+            assert out.shape[1] == PROMPT + NEW_TOKENS, (name, out.shape)
+        return run
+
     contenders = {
-        "glass-no-cache": lambda: greedy_glass(glass, prompt, NEW_TOKENS, use_cache=False),
-        "glass-kv-cache": lambda: greedy_glass(glass, prompt, NEW_TOKENS, use_cache=True),
+        "no-cache": lambda: greedy(glass, prompt, NEW_TOKENS, use_cache=False),
+        "kv-cache, model step": lambda: greedy(glass, prompt, NEW_TOKENS, use_cache=True, model_step=True),
+        "kv-cache, decode step": lambda: greedy(glass, prompt, NEW_TOKENS, use_cache=True),
         "hf-generate": lambda: hf.generate(prompt, max_new_tokens=NEW_TOKENS, min_new_tokens=NEW_TOKENS,
                                            do_sample=False, use_cache=True, pad_token_id=0),
     }
-    times = {n: [] for n in contenders}
-    for r in range(rounds + 1):
-        for name, fn in contenders.items():
-            sync(device)
-            t0 = time.perf_counter()
-            out = fn()
-            sync(device)
-            assert out.shape[1] == PROMPT + NEW_TOKENS, (name, out.shape)
-            if r:  # round 0 is warm-up
-                times[name].append(time.perf_counter() - t0)
-    return {n: {"s_per_256": statistics.median(t), "tokens_per_s": NEW_TOKENS / statistics.median(t)}
+    times = round_robin({n: check(n, fn) for n, fn in contenders.items()}, rounds, 1, device)
+    return {n: {"s_per_256": statistics.median(t), "ms_per_token": 1000 * statistics.median(t) / NEW_TOKENS,
+                "tokens_per_s": NEW_TOKENS / statistics.median(t), "s_min": min(t), "s_max": max(t)}
             for n, t in times.items()}
 
 
-def matmul_gflops(device: str, n: int = 1024, reps: int = 20) -> float:
-    """Sustained fp32 matmul rate: median of `reps` n×n products."""
-    a, b = torch.randn(n, n, device=device), torch.randn(n, n, device=device)
-    for _ in range(3):
-        a @ b
-    ts = []
-    for _ in range(reps):
-        sync(device)
-        t0 = time.perf_counter()
-        a @ b
-        sync(device)
-        ts.append(time.perf_counter() - t0)
-    return 2 * n ** 3 / statistics.median(ts) / 1e9
+def bench_batched_sampling(device: str, rounds: int) -> dict:
+    """16 samples in one batch vs one by one, through sample() as the CLI calls it."""
+    torch.manual_seed(0)
+    model = glass_model("baby", SAMPLE_MAX_LEN, "glass", device).eval()
+    tokenizer = CharTokenizer([chr(32 + i) for i in range(VOCAB)])  # 84 printable characters
+    prompt = "ROMEO: O, SPEAK AGAIN"  # every character within the 84 (codes 32..115)
+
+    def batched():
+        texts = sample(model, tokenizer, prompt, NEW_TOKENS, temperature=0.8, num_samples=N_SAMPLES, seed=0)
+        assert len(texts) == N_SAMPLES and all(len(t) == NEW_TOKENS for t in texts)
+
+    def one_by_one():
+        for i in range(N_SAMPLES):
+            (text,) = sample(model, tokenizer, prompt, NEW_TOKENS, temperature=0.8, num_samples=1, seed=i)
+            assert len(text) == NEW_TOKENS
+
+    times = round_robin({"16 in one batch": batched, "16 one by one": one_by_one}, rounds, 1, device)
+    tokens = N_SAMPLES * NEW_TOKENS
+    return {n: {"s": statistics.median(t), "tokens_per_s": tokens / statistics.median(t),
+                "s_min": min(t), "s_max": max(t)} for n, t in times.items()}
 
 
-def peak_memory_child(kind: str, name: str, device: str) -> float:
+# ---- peak memory, one contender per child process ----------------------------------------------
+def peak_memory_child(kind: str, name: str, shape: str, device: str, threads: int) -> float:
     """Run one contender alone in a child process; return its peak memory rise in MiB."""
-    code = (
-        "import sys, resource, torch, json; sys.path.insert(0, 'bench'); import peers;"
-        f"print(json.dumps(peers._peak_in_this_process({kind!r}, {name!r}, {device!r})))"
-    )
+    code = ("import sys, json, torch; sys.path.insert(0, 'bench'); import peers;"
+            f"torch.set_num_threads({threads or torch.get_num_threads()});"
+            f"print(json.dumps(peers._peak_in_this_process({kind!r}, {name!r}, {shape!r}, {device!r})))")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.dirname(__file__)] + sys.path)}
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -196,7 +260,7 @@ def _reset_peak() -> None:
         pass
 
 
-def _peak_in_this_process(kind: str, name: str, device: str) -> float:
+def _peak_in_this_process(kind: str, name: str, shape: str, device: str) -> float:
     import transformers  # noqa: F401 - same baseline for every contender
 
     torch.manual_seed(0)
@@ -205,15 +269,13 @@ def _peak_in_this_process(kind: str, name: str, device: str) -> float:
     _reset_peak()
     base = _rss_mib()
     if kind == "train":
-        train = get_preset("baby").train
-        B, T = train.batch_size, train.block_size
+        B, T = SHAPES[shape], get_preset(shape).train.block_size
         if name == "hf-gpt2":
-            m = hf_gpt2(T, device)
-            fn = lambda x: m(x).logits  # noqa: E731
+            m = hf_gpt2(shape, T, device)
+            fn, opt = (lambda x: m(x).logits), hf_optimizer(m, device)
         else:
-            m = GPT(model_config(T, "glass" if name == "glass" else "fused")).to(device)
-            fn = torch.compile(m) if name == "fused+compile" else m
-        opt = torch.optim.AdamW(m.parameters(), lr=1e-3)
+            m = glass_model(shape, T, name.split("+")[0], device)
+            fn, opt = (torch.compile(m) if name.endswith("+compile") else m), our_optimizer(m, shape, device)
         x = torch.randint(0, VOCAB, (B, T), device=device)
         for _ in range(3):
             loss = next_token_loss(fn(x), x)
@@ -223,61 +285,120 @@ def _peak_in_this_process(kind: str, name: str, device: str) -> float:
     else:
         prompt = torch.randint(0, VOCAB, (1, PROMPT), device=device)
         if name == "hf-generate":
-            m = hf_gpt2(SAMPLE_MAX_LEN, device).eval()
+            m = hf_gpt2("baby", SAMPLE_MAX_LEN, device).eval()
             m.generate(prompt, max_new_tokens=NEW_TOKENS, do_sample=False, use_cache=True, pad_token_id=0)
         else:
-            m = GPT(model_config(SAMPLE_MAX_LEN, "fused")).to(device).eval()
-            greedy_glass(m, prompt, NEW_TOKENS, use_cache=(name == "glass-kv-cache"))
+            m = glass_model("baby", SAMPLE_MAX_LEN, "fused", device).eval()
+            greedy(m, prompt, NEW_TOKENS, use_cache=name != "no-cache", model_step=name.endswith("model step"))
     if device == "cuda":
         return torch.cuda.max_memory_allocated() / 2 ** 20
     return _rss_mib() - base
 
 
+# ---- report ----------------------------------------------------------------------------------------
+def _train(shape: str, name: str, key: str):
+    return lambda r: r["shapes"][shape]["training"][name][key]
+
+
+TARGETS = [  # (what, value from the results, bar, higher is better?)
+    ("fused training vs HF, baby", _train("baby", "fused", "vs_hf"), 1.4, True),
+    ("fused training vs HF, small", _train("small", "fused", "vs_hf"), 1.25, True),
+    ("fused model FLOP/s of matmul peak, baby", _train("baby", "fused", "fraction_of_peak"), 0.8, True),
+    ("fused model FLOP/s of matmul peak, small", _train("small", "fused", "fraction_of_peak"), 0.8, True),
+    ("glass / fused training, baby", _train("baby", "glass", "vs_fused"), 0.85, True),
+    ("glass / fused training, small", _train("small", "glass", "vs_fused"), 0.85, True),
+    ("decode step ms per token, batch 1", lambda r: r["sampling"]["kv-cache, decode step"]["ms_per_token"], 0.4, False),
+    ("decode step vs HF generate", lambda r: r["sampling"]["kv-cache, decode step"]["vs_hf"], 5.0, True),
+    ("16 samples in one batch vs one by one",
+     lambda r: r["batched_sampling"]["16 in one batch"]["vs_one_by_one"], 8.0, True),
+]
+
+
+def print_training(shape: str, res: dict) -> None:
+    B, T = SHAPES[shape], get_preset(shape).train.block_size
+    print(f"\ntraining, {shape} shape, B={B} T={T}, fp32 matmul {res['matmul_gflops']:.1f} GFLOP/s")
+    print(f"{'contender':<16}{'ms/step':>9}{'tokens/s':>11}{'vs HF':>8}{'% of matmul peak':>18}{'peak MiB':>10}")
+    for name, r in res["training"].items():
+        print(f"{name:<16}{r['ms_per_step']:>9.1f}{r['tokens_per_s']:>11.0f}{r['vs_hf']:>7.2f}×"
+              f"{100 * r['fraction_of_peak']:>17.1f}%{r.get('peak_mib', float('nan')):>10.1f}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    ap.add_argument("--threads", type=int, default=DEFAULT_THREADS,
+                    help=f"torch threads on a CPU (default {DEFAULT_THREADS} like the CLI, glassformer/threads.py; "
+                         "0 = torch's choice)")
+    ap.add_argument("--shapes", default="baby,small", help="comma-separated: baby, small")
     ap.add_argument("--steps", type=int, default=30, help="timed training steps per contender")
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--sample-rounds", type=int, default=3)
-    ap.add_argument("--no-compile", action="store_true", help="skip the torch.compile contender")
+    ap.add_argument("--compile", action="store_true", help="add the torch.compile contenders")
     ap.add_argument("--no-memory", action="store_true", help="skip the per-contender memory runs")
     ap.add_argument("--json", default="bench/peers.json")
     args = ap.parse_args()
     if args.device == "cuda" and not torch.cuda.is_available():
-        print("--device cuda: no CUDA device here.", file=sys.stderr)
+        print("--device cuda: torch sees no CUDA device here (torch.cuda.is_available() is False; this "
+              f"torch is {torch.__version__}). Run on a machine with a GPU and a CUDA build of torch, "
+              "or drop --device cuda.", file=sys.stderr)
         return 2
+    shapes = [s.strip() for s in args.shapes.split(",") if s.strip()]
+    unknown = [s for s in shapes if s not in SHAPES]
+    if unknown:
+        print(f"--shapes: unknown {unknown}; choose from {list(SHAPES)}", file=sys.stderr)
+        return 2
+    if args.threads:  # 0: torch's own choice (every core)
+        torch.set_num_threads(args.threads)
 
-    gflops = matmul_gflops(args.device)
-    train = bench_training(args.device, args.steps, args.warmup, not args.no_compile)
-    sample = bench_sampling(args.device, args.sample_rounds)
-    gflops = (gflops + matmul_gflops(args.device)) / 2  # before and after, averaged
-    if not args.no_memory:
-        for name in train:
-            train[name]["peak_mib"] = peak_memory_child("train", name, args.device)
-        for name in sample:
-            sample[name]["peak_mib"] = peak_memory_child("sample", name, args.device)
-
-    hf_t, hf_s = train["hf-gpt2"]["tokens_per_s"], sample["hf-generate"]["tokens_per_s"]
-    print(f"\nmachine: {args.device}, torch {torch.__version__}, {torch.get_num_threads()} threads, "
-          f"fp32 matmul {gflops:.1f} GFLOP/s (1024×1024, median)")
-    print(f"\ntraining, baby shape, B={get_preset('baby').train.batch_size} T={get_preset('baby').train.block_size}")
-    print(f"{'contender':<16}{'ms/step':>9}{'tokens/s':>11}{'vs HF':>8}{'% of matmul peak':>18}{'peak MiB':>10}")
-    for name, r in train.items():
-        r["vs_hf"] = r["tokens_per_s"] / hf_t
-        r["fraction_of_peak"] = r["tokens_per_s"] * r["flops_per_token"] / (gflops * 1e9)
-        print(f"{name:<16}{r['ms_per_step']:>9.1f}{r['tokens_per_s']:>11.0f}{r['vs_hf']:>7.2f}×"
-              f"{100 * r['fraction_of_peak']:>17.1f}%{r.get('peak_mib', float('nan')):>10.1f}")
-    print(f"\nsampling, {NEW_TOKENS} new tokens from a {PROMPT}-token prompt, batch 1, greedy, max_len {SAMPLE_MAX_LEN}")
-    print(f"{'contender':<16}{'s':>9}{'tokens/s':>11}{'vs HF':>8}{'peak MiB':>10}")
-    for name, r in sample.items():
-        r["vs_hf"] = r["tokens_per_s"] / hf_s
-        print(f"{name:<16}{r['s_per_256']:>9.3f}{r['tokens_per_s']:>11.0f}{r['vs_hf']:>7.2f}×"
-              f"{r.get('peak_mib', float('nan')):>10.1f}")
-    cache_speedup = sample["glass-kv-cache"]["tokens_per_s"] / sample["glass-no-cache"]["tokens_per_s"]
-    print(f"\nKV cache vs no cache: {cache_speedup:.2f}×")
     result = {"device": args.device, "torch": torch.__version__, "threads": torch.get_num_threads(),
-              "matmul_gflops": gflops, "training": train, "sampling": sample,
-              "kv_cache_speedup": cache_speedup}
+              "cpu": platform.processor() or platform.machine(), "shapes": {}}
+    if args.device == "cuda":
+        result["gpu"] = torch.cuda.get_device_name()
+    for shape in shapes:
+        train = bench_training(shape, args.device, args.steps, args.warmup, args.compile)
+        gflops = train.pop(MATMUL)["gflops"]
+        fpt = flops_per_token(shape)
+        for name, r in train.items():
+            r["vs_hf"] = r["tokens_per_s"] / train["hf-gpt2"]["tokens_per_s"]
+            r["vs_fused"] = r["tokens_per_s"] / train["fused"]["tokens_per_s"]
+            r["fraction_of_peak"] = r["tokens_per_s"] * fpt / (gflops * 1e9)
+            if not args.no_memory:
+                r["peak_mib"] = peak_memory_child("train", name, shape, args.device, args.threads)
+        result["shapes"][shape] = {"batch": SHAPES[shape], "block": get_preset(shape).train.block_size,
+                                   "matmul_gflops": gflops, "flops_per_token": fpt, "training": train}
+        print_training(shape, result["shapes"][shape])
+
+    samp = bench_sampling(args.device, args.sample_rounds)
+    for name, r in samp.items():
+        r["vs_hf"] = r["tokens_per_s"] / samp["hf-generate"]["tokens_per_s"]
+        if not args.no_memory:
+            r["peak_mib"] = peak_memory_child("sample", name, "baby", args.device, args.threads)
+    result["sampling"] = samp
+    print(f"\nsampling, baby shape, {NEW_TOKENS} new tokens from a {PROMPT}-token prompt, batch 1, greedy, "
+          f"max_len {SAMPLE_MAX_LEN}")
+    print(f"{'contender':<24}{'ms/token':>9}{'tokens/s':>11}{'vs HF':>8}{'peak MiB':>10}")
+    for name, r in samp.items():
+        print(f"{name:<24}{r['ms_per_token']:>9.3f}{r['tokens_per_s']:>11.0f}{r['vs_hf']:>7.2f}×"
+              f"{r.get('peak_mib', float('nan')):>10.1f}")
+
+    batched = bench_batched_sampling(args.device, args.sample_rounds)
+    for r in batched.values():
+        r["vs_one_by_one"] = r["tokens_per_s"] / batched["16 one by one"]["tokens_per_s"]
+    result["batched_sampling"] = batched
+    print(f"\nbatched sampling, {N_SAMPLES} samples × {NEW_TOKENS} tokens, temperature 0.8, through sample()")
+    for name, r in batched.items():
+        print(f"{name:<24}{r['s']:>8.2f} s{r['tokens_per_s']:>11.0f} tokens/s{r['vs_one_by_one']:>7.2f}×")
+
+    print("\ntargets")
+    result["targets"] = {}
+    for what, get, bar, higher in TARGETS:
+        try:
+            value = get(result)
+        except KeyError:
+            continue  # that shape or contender was not run
+        met = value >= bar if higher else value <= bar
+        result["targets"][what] = {"value": value, "bar": bar, "met": met}
+        print(f"  {what:<44}{value:>8.3f}  {'≥' if higher else '≤'} {bar:<5} {'met' if met else 'MISSED'}")
     with open(args.json, "w") as f:
         json.dump(result, f, indent=2)
     print(f"wrote {args.json}")

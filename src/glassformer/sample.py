@@ -25,6 +25,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from glassformer.messages import t
+from glassformer.models.decode import decode_step
 from glassformer.nn.position import position_scheme
 
 
@@ -88,6 +89,7 @@ def generate_ids(model: nn.Module, ids: torch.Tensor, max_new_tokens: int, tempe
     if use_cache and not hasattr(model, "new_cache"):
         raise ValueError(t("error.sample.no_cache", model=type(model).__name__))
     cache = model.new_cache(ids.size(0)) if use_cache is not False and hasattr(model, "new_cache") else None
+    step = decode_step(model)  # = model(ids, cache=cache), one new token in fewer ops (models/decode.py)
     was_training = model.training
     model.eval()  # no dropout while writing
     try:
@@ -104,7 +106,7 @@ def generate_ids(model: nn.Module, ids: torch.Tensor, max_new_tokens: int, tempe
             else:
                 context = ids[:, -1:]  # (B, 1): the older tokens' keys and values are cached
             # 2) run the model — THE model call of the loop
-            logits = model(context) if cache is None else model(context, cache=cache)  # (B, T, V)
+            logits = model(context) if cache is None else step(context, cache)  # (B, T, V)
             # 3) only the last position predicts the token that comes next
             logits = logits[:, -1, :]  # (B, V)
             if temperature == 0:
@@ -184,6 +186,8 @@ def sample(model: nn.Module, tokenizer, prompt: str, max_new_tokens: int = 300,
             if done[i]:
                 continue
             new_ids[i].append(token)
+            if not (stop or on_text):
+                continue  # nothing to look for or to show: decode once, at the end
             texts[i] = tokenizer.decode(new_ids[i])
             if stop and stop in texts[i]:
                 texts[i], done[i] = texts[i][: texts[i].index(stop)], True
@@ -193,6 +197,8 @@ def sample(model: nn.Module, tokenizer, prompt: str, max_new_tokens: int = 300,
             shown[i] = max(shown[i], ready)
         if all(done):
             break
+    if not (stop or on_text):
+        texts = [tokenizer.decode(ids_i) for ids_i in new_ids]
     if on_text:  # the end of the budget: whatever was held back is now certain
         for i in range(num_samples):
             if len(texts[i]) > shown[i]:

@@ -34,6 +34,18 @@ def test_the_models_own_error_is_not_blamed_on_the_compiler(monkeypatch, capsys)
     assert "torch.compile" not in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("attention", ["glass", "fused"])
+def test_the_whole_forward_is_one_graph_for_the_compiler(attention):
+    """No graph breaks: a value read back from a tensor (the glass path's dead-row check, the fused
+    path's causal-mask check) would split the compiled model at every layer and make it slower."""
+    import torch._dynamo
+
+    model = GPT(ModelConfig(vocab_size=7, d_model=8, n_heads=2, d_ff=16, n_layers=2, max_len=8,
+                            attention=attention))
+    explained = torch._dynamo.explain(model)(torch.randint(0, 7, (2, 5)))
+    assert explained.graph_break_count == 0, [r.reason.splitlines()[0] for r in explained.break_reasons]
+
+
 def test_a_working_compiler_is_given_the_model_and_used_for_every_call(monkeypatch, capsys):
     seen = []
 

@@ -31,13 +31,18 @@ from glassformer.nn.masks import check_mask
 
 def attention_scores(q: torch.Tensor, k: torch.Tensor, mask: torch.Tensor | None = None,
                      bias: torch.Tensor | None = None) -> torch.Tensor:
-    """Q Kᵀ / √D (+ bias), with masked positions set to -inf.  q (..., T_q, D), k (..., T_k, D)."""
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (..., T_q, T_k)
+    """Q Kᵀ / √D (+ bias), with masked positions set to -inf.  q (..., T_q, D), k (..., T_k, D).
+
+    q is divided by √D before the product, (Q/√D) Kᵀ = Q Kᵀ/√D: one pass over T_q·D numbers
+    instead of T_q·T_k, and the mask is written into the fresh scores in place (masked_fill_),
+    which keeps the glass path within reach of the fused kernel at block 256 (docs/performance.md).
+    """
+    scores = (q / math.sqrt(q.size(-1))) @ k.transpose(-2, -1)  # (..., T_q, T_k)
     if bias is not None:
         scores = scores + bias  # (..., T_q, T_k) + (H, T_q, T_k): a position scheme's bias
     if mask is not None:
         mask = check_mask(mask, scores)
-        scores = scores.masked_fill(~mask, float("-inf"))  # (..., T_q, T_k)
+        scores = scores.masked_fill_(~mask, float("-inf"))  # (..., T_q, T_k), -inf where hidden
     return scores
 
 
@@ -47,7 +52,9 @@ def attention_weights(scores: torch.Tensor, mask: torch.Tensor | None = None) ->
     on a GPU that check reads one bool back per layer, a sync the fused path does not make)."""
     if mask is not None:
         live = check_mask(mask, scores).any(dim=-1, keepdim=True)  # (..., T_q, 1): sees some key?
-        if not bool(live.all()):
+        # under torch.compile, take the dead-row branch always (same numbers for live rows): reading
+        # live.all() back would split the compiled graph in two at every layer
+        if torch.compiler.is_compiling() or not bool(live.all()):
             scores = scores.masked_fill(~live, 0.0)  # a dead row becomes uniform here ...
             return torch.softmax(scores, dim=-1).masked_fill(~live, 0.0)  # ... and zero here
     return torch.softmax(scores, dim=-1)  # (..., T_q, T_k), each row sums to 1

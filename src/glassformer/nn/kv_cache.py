@@ -65,11 +65,12 @@ class LayerCache:
     def _grow(self, capacity: int) -> None:
         """Move the cached keys and values into buffers with room for `capacity` positions."""
         B, H, _, D = self.k.shape
-        for name in ("k", "v"):
-            old = getattr(self, name)  # (B, H, L_max, D)
-            new = old.new_zeros(B, H, capacity, D)  # (B, H, capacity, D)
-            new[:, :, : self.length] = old[:, :, : self.length]
-            setattr(self, name, new)
+        with torch.inference_mode(False):  # ordinary buffers even when grown under inference_mode
+            for name in ("k", "v"):
+                old = getattr(self, name)  # (B, H, L_max, D)
+                new = old.new_zeros(B, H, capacity, D)  # (B, H, capacity, D)
+                new[:, :, : self.length] = old[:, :, : self.length]
+                setattr(self, name, new)
 
 
 class KVCache:

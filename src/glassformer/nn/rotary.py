@@ -71,9 +71,12 @@ class RotaryPositions(AttentionPositions):
         return [ParamFormula("", "0", {}, "rotation angles p·θ_i are computed, not learned")]
 
     def _fill(self, n: int, dtype: torch.dtype, device) -> None:
-        angles = rotary_angles(n, self.d_head, self.base)  # (n, D/2) float64
-        self.cos = angles.cos().to(dtype).to(device)  # (n, D/2), cast on the CPU, then moved
-        self.sin = angles.sin().to(dtype).to(device)  # (n, D/2)
+        # the tables outlive the call that grows them: even when sampling runs under inference_mode
+        # (models/decode.py) they must stay ordinary tensors, or the next training step fails
+        with torch.inference_mode(False):
+            angles = rotary_angles(n, self.d_head, self.base)  # (n, D/2) float64
+            self.cos = angles.cos().to(dtype).to(device)  # (n, D/2), cast on the CPU, then moved
+            self.sin = angles.sin().to(dtype).to(device)  # (n, D/2)
 
     def _apply(self, fn, recurse=True):
         # .double(), .to(device): recompute the tables from float64 instead of casting a rounded copy

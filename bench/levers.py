@@ -1,0 +1,166 @@
+"""Each speed lever alone: a ratio against the step without it, measured side by side in one process.
+
+    python bench/levers.py                          # baby shape, 1 thread, training + decoding
+    python bench/levers.py --shape small --threads 2
+    python bench/levers.py --compile                # adds torch.compile (minutes of compiling)
+
+Training: one forward + backward + optimizer step of the fused-attention model on the shape's batch;
+every variant starts from the same weights and sees the same batch. Variants run round-robin (one
+step each per round, the order reversed every other round) so the machine's drift hits all alike;
+printed are the median and the fastest ms per step and `before / variant` for each (> 1: it pays).
+
+    before           what the code did before this round of work: for-each AdamW, causal check by value
+    fused AdamW      torch.optim.AdamW(fused=True)                                     (kept)
+    no causal check  SDPA told is_causal=True directly, no (T, T) mask compared per layer
+    glass path       the written-out attention (hooks in place), with fused AdamW
+    glass, scores before   the glass path with attention_scores as it was: Q Kᵀ / √D over the
+                     (T_q, T_k) scores and an out-of-place masked copy (now: Q/√D first, mask in place)
+    + compile        torch.compile of the model (fused / glass), with fused AdamW
+
+Decoding (`baby` shape, max_len 512, batch 1, fused attention): ms per token of 200 one-token steps
+after a 16-token prefill, through the model's own forward, through models/decode.py's step, and
+through that step without torch.inference_mode (under no_grad, as the model runs).
+Not a test: the figures go to docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import math
+import statistics
+import time
+from dataclasses import replace
+
+import torch
+import torch.nn.functional as F
+
+import glassformer.nn.attention as attention_module
+from glassformer.config import get_preset
+from glassformer.models import GPT
+from glassformer.models.decode import DecodeStep
+from glassformer.nn.loss import next_token_loss
+from glassformer.nn.masks import check_mask
+
+VOCAB = 84
+
+
+def scores_before(q, k, mask=None, bias=None):
+    """attention_scores as it was: Q Kᵀ, then / √D over the (T_q, T_k) scores, then a masked copy."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (..., T_q, T_k)
+    if bias is not None:
+        scores = scores + bias
+    if mask is not None:
+        scores = scores.masked_fill(~check_mask(mask, scores), float("-inf"))  # (..., T_q, T_k)
+    return scores
+
+
+def training_variants(shape: str, batch: int | None, compile_too: bool) -> tuple[dict, int]:
+    preset = get_preset(shape)
+    B, T = batch or preset.train.batch_size, preset.train.block_size
+    torch.manual_seed(0)
+    base = GPT(replace(preset.model, vocab_size=VOCAB, dropout=0.0, attention="fused"))
+    g = torch.Generator().manual_seed(0)
+    x = torch.randint(0, VOCAB, (B, T), generator=g)  # (B, T)
+    y = torch.randint(0, VOCAB, (B, T), generator=g)  # (B, T)
+
+    def variant(attention="fused", fused_adamw=True, compiled=False, causal_by_shape=False, old_scores=False):
+        model = copy.deepcopy(base)
+        model.set_attention(attention)
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=fused_adamw, foreach=not fused_adamw)
+        forward = torch.compile(model) if compiled else model
+
+        def step():
+            original = attention_module.fused_attention, attention_module.attention_scores
+            if causal_by_shape:  # the kernel told directly: what a structural "causal" flag would give
+                attention_module.fused_attention = lambda q, k, v, mask, drop, bias: \
+                    F.scaled_dot_product_attention(q, k, v, dropout_p=drop, is_causal=True)
+            if old_scores:
+                attention_module.attention_scores = scores_before
+            try:
+                loss = next_token_loss(forward(x), y)
+            finally:
+                attention_module.fused_attention, attention_module.attention_scores = original
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+        return step
+
+    variants = {"before": variant(fused_adamw=False), "fused AdamW": variant(),
+                "no causal check": variant(causal_by_shape=True), "glass path": variant("glass"),
+                "glass, scores before": variant("glass", old_scores=True)}
+    if compile_too:
+        for attention in ("fused", "glass"):
+            step = variant(attention, compiled=True)
+            t0 = time.perf_counter()
+            step()  # compile now, not inside the timing
+            print(f"compiling the {attention} model took {time.perf_counter() - t0:.0f} s")
+            variants[f"{attention} + compile"] = step
+    return variants, B * T
+
+
+def round_robin(variants: dict, rounds: int, warmup: int) -> dict[str, list[float]]:
+    names, times = list(variants), {n: [] for n in variants}
+    for r in range(warmup + rounds):
+        for name in (names if r % 2 == 0 else names[::-1]):
+            t0 = time.perf_counter()
+            variants[name]()
+            if r >= warmup:
+                times[name].append(time.perf_counter() - t0)
+    return times
+
+
+def report(times: dict[str, list[float]], unit: str, scale: float) -> None:
+    """Median and fastest time of each; `before / this` for both (the fastest run is the one other
+    processes disturbed least: on a shared machine the two ratios bracket the lever's effect)."""
+    first = times[next(iter(times))]
+    for name, ts in times.items():
+        med, low = statistics.median(ts), min(ts)
+        print(f"  {name:<22}{med * scale:>9.3f} {unit} (min {low * scale:8.3f})   before / this: "
+              f"median {statistics.median(first) / med:5.2f}×, min {min(first) / low:5.2f}×")
+
+
+def decoding_variants(steps: int) -> dict:
+    torch.manual_seed(0)
+    model = GPT(replace(get_preset("baby").model, vocab_size=VOCAB, max_len=512, attention="fused")).eval()
+    prompt = torch.randint(0, VOCAB, (1, 16))  # (1, 16)
+    token = torch.zeros(1, 1, dtype=torch.long)  # (1, 1)
+
+    def loop(one_token):
+        def run():
+            with torch.no_grad():
+                cache = model.new_cache(1)
+                model(prompt, cache=cache)
+                for _ in range(steps):
+                    one_token(token, cache)
+        return run
+
+    fast = DecodeStep(model)
+    return {"model forward": loop(lambda ids, cache: model(ids, cache=cache)),
+            "decode step": loop(fast),
+            "decode step, no_grad": loop(lambda ids, cache: fast.one_token(ids, cache, cache.length))}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--shape", default="baby", choices=["baby", "small"])
+    ap.add_argument("--batch", type=int, default=None, help="default: baby 12, small 4")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--rounds", type=int, default=20)
+    ap.add_argument("--compile", action="store_true", help="add the torch.compile variants (slow to build)")
+    ap.add_argument("--no-decode", action="store_true")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    batch = args.batch or (4 if args.shape == "small" else None)
+    variants, tokens = training_variants(args.shape, batch, args.compile)
+    print(f"training, {args.shape} shape, {tokens} tokens a step, {args.threads} thread(s), "
+          f"median of {args.rounds} rounds")
+    report(round_robin(variants, args.rounds, warmup=3), "ms/step", 1e3)
+    if not args.no_decode:
+        steps = 200
+        print(f"decoding, baby shape, batch 1, {steps} one-token steps after a 16-token prefill")
+        report(round_robin(decoding_variants(steps), max(args.rounds // 2, 5), warmup=1), "ms/token", 1e3 / steps)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,180 @@
+"""The decode step: one new token through a GPT and its KV cache, in as few operations as possible.
+
+With a KV cache (nn/kv_cache.py) every sampling step after the prompt feeds one token per row.
+At batch 1 that is a 128-wide vector through four blocks: almost no arithmetic, and most of the
+time goes to the fixed cost of each operation PyTorch dispatches (a few µs each) and of each
+module call (~60 a step, hook points included). This file computes the same step the model
+computes, embedding ─► + position ─► blocks ─► final norm ─► head, as one flat function over the
+model's own weights (views of them, so it sees their current values; only mha_style="heads"
+stacks its per-head matrices into one copy, and the position table is read once, when the step
+is built at the start of each generation):
+
+- no module calls and no hook points: it runs only while no hook is attached, and hands the
+  step to the model itself otherwise, so a hook never silently misses a token;
+- the token-id check is skipped: the ids are the model's own picks, always in the vocabulary
+  (the prompt goes through the model, and is checked there);
+- Q, K and V come out of one matrix product and are split by a view;
+- matrix products are called directly (`torch.mm` with the transposed weight, a view) rather than
+  through `F.linear`, which adds two dispatches of its own at this size; without biases the
+  residual addition rides on the product (`torch.addmm(x, h, Wᵀ)` = x + h Wᵀ, one call);
+- attention is the fused path's kernel (nn/fused_attention.py) whichever path the model is set
+  to: glass and fused compute the same function (tests/reference/test_fused_path.py), and nobody
+  is watching the weights here (a hook would have handed the step to the model);
+- it runs under torch.inference_mode, which skips autograd's per-operation bookkeeping that
+  no_grad still pays (version counters, view tracking): 1.8× → 2.1× the model step in one
+  side-by-side run of bench/levers.py. What a step grows and keeps (the rotary tables past
+  max_len, a KV cache that doubles) is made with inference mode switched off
+  (nn/rotary.py, nn/kv_cache.py), so it stays an ordinary tensor that the next training step can
+  use; tests/reference/test_decode_step.py trains after sampling past max_len to keep it so.
+
+Everything a position scheme does inside attention (rotate q, k; bias the scores) and the cache
+itself are reached through their public methods (`rotate`, `score_bias`, `LayerCache.append`), so
+the step follows whatever those do. It is a third spelling of the model's function (glass path →
+fused kernel → this), so tests/reference/test_decode_step.py checks it against the model: logits
+within float tolerance and identical greedy and seeded tokens, for every norm placement, both
+MHA styles, with and without biases, every activation and every registered position scheme.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from glassformer.nn.block import Block
+from glassformer.nn.feedforward import ACTIVATION_FNS
+from glassformer.nn.fused_attention import fused_attention
+
+Step = Callable[[torch.Tensor, object], torch.Tensor]  # (ids (B, T), cache) -> logits (B, T, V)
+
+
+def _norm(ln: nn.Module) -> tuple | None:
+    """(weight, bias, eps) of a LayerNorm, None for the identity of norm='none'."""
+    if isinstance(ln, nn.LayerNorm):
+        return ln.weight, ln.bias, ln.eps
+    return None
+
+
+def _layer_norm(x: torch.Tensor, norm: tuple | None) -> torch.Tensor:
+    if norm is None:
+        return x
+    w, b, eps = norm
+    return F.layer_norm(x, w.shape, w, b, eps)  # (B, C)
+
+
+def _packed_qkv(attn: nn.Module) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """The (3C, C) Q/K/V matrix (and bias) in the packed layout [Q heads; K heads; V heads]."""
+    if attn.style == "packed":
+        return attn.qkv.weight, attn.qkv.bias
+    heads = attn.heads  # stack the per-head (D, C) matrices once: rows of head h at h·D..(h+1)·D
+    w = torch.cat([torch.cat([getattr(h, part).weight for h in heads]) for part in "qkv"])  # (3C, C)
+    if not attn.bias:
+        return w, None
+    return w, torch.cat([torch.cat([getattr(h, part).bias for h in heads]) for part in "qkv"])  # (3C,)
+
+
+class DecodeLayer:
+    """One Block's weights, arranged for a (B, C) stream of one token per row."""
+
+    def __init__(self, block: nn.Module) -> None:
+        attn, ffn = block.attn, block.ffn
+        self.post = block.norm == "post"
+        self.ln1, self.ln2 = _norm(block.ln1), _norm(block.ln2)
+        self.H, self.D = attn.n_heads, attn.d_head
+        w_qkv, self.b_qkv = _packed_qkv(attn)
+        self.w_qkv_t = w_qkv.t()  # (C, 3C), a view: h @ Wᵀ without F.linear's extra dispatches
+        self.w_proj_t, self.b_proj = attn.proj.weight.t(), attn.proj.bias  # (C, C)
+        self.w1_t, self.b1 = ffn.fc1.weight.t(), ffn.fc1.bias  # (C, F)
+        self.w2_t, self.b2 = ffn.fc2.weight.t(), ffn.fc2.bias  # (F, C)
+        self.act = ffn.act
+        self.positions = attn.positions  # rotary / ALiBi touch points, or None
+
+    @staticmethod
+    def _linear(x: torch.Tensor, w_t: torch.Tensor, b: torch.Tensor | None) -> torch.Tensor:
+        return torch.mm(x, w_t) if b is None else torch.addmm(b, x, w_t)  # (B, out)
+
+    @staticmethod
+    def _residual(x: torch.Tensor, h: torch.Tensor, w_t: torch.Tensor, b: torch.Tensor | None) -> torch.Tensor:
+        """x + h Wᵀ (+ b): without a bias the addition rides on the product, one call."""
+        if b is None:
+            return torch.addmm(x, h, w_t)  # (B, C)
+        return x + torch.addmm(b, h, w_t)  # (B, C)
+
+    def attention(self, h: torch.Tensor, cache, offset: int, x: torch.Tensor) -> torch.Tensor:
+        """h (B, C) normalised stream of the newest token -> x + attention output (B, C)."""
+        B, H, D = h.size(0), self.H, self.D
+        qkv = self._linear(h, self.w_qkv_t, self.b_qkv)  # (B, 3C)
+        q, k, v = qkv.view(B, 3, H, 1, D).unbind(1)  # 3 × (B, H, 1, D), views
+        bias = None
+        if self.positions is not None:
+            q, k = self.positions.rotate(q, k, offset)  # 2 × (B, H, 1, D)
+        k, v = cache.append(k, v)  # 2 × (B, H, L+1, D): every key so far, this one included
+        if self.positions is not None:
+            bias = self.positions.score_bias(1, k.size(2), offset)  # (H, 1, L+1) or None
+        z = fused_attention(q, k, v, None, 0.0, bias)  # (B, H, 1, D): no mask, the one query sees every key
+        return self._residual(x, z.view(B, H * D), self.w_proj_t, self.b_proj)  # (B, C)
+
+    def ffn(self, h: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        """h (B, C) normalised stream -> x + FFN(h) (B, C)."""
+        hidden = self.act(self._linear(h, self.w1_t, self.b1))  # (B, F)
+        return self._residual(x, hidden, self.w2_t, self.b2)  # (B, C)
+
+    def __call__(self, x: torch.Tensor, cache, offset: int) -> torch.Tensor:
+        """x (B, C) -> (B, C), as Block.forward computes it for one token."""
+        if self.post:  # x = LN₁(x + Attn(x));  x = LN₂(x + FFN(x))
+            x = _layer_norm(self.attention(x, cache, offset, x), self.ln1)  # (B, C)
+            return _layer_norm(self.ffn(x, x), self.ln2)  # (B, C)
+        x = self.attention(_layer_norm(x, self.ln1), cache, offset, x)  # (B, C) = x + Attn(LN₁(x))
+        return self.ffn(_layer_norm(x, self.ln2), x)  # (B, C) = x + FFN(LN₂(x))
+
+
+class DecodeStep:
+    """`step(ids, cache)` computes `model(ids, cache=cache)`; the one-token case the short way."""
+
+    def __init__(self, model: nn.Module) -> None:
+        self.model = model
+        self.hooks = list(model.hook_points().values())
+        self.layers = [DecodeLayer(block) for block in model.blocks]
+        self.embed = model.tok_embed.weight  # (V, C)
+        self.final = _norm(model.ln_final)
+        self.head_w_t, self.head_b = model.head.weight.t(), model.head.bias  # (C, V)
+        self.pos_table = None
+        if model.pos_embed is not None:
+            with torch.no_grad():  # the stream positions 0..max_len-1, read once: (L, C)
+                self.pos_table = model.pos_embed(model.cfg.max_len, 0)
+
+    def __call__(self, ids: torch.Tensor, cache) -> torch.Tensor:
+        offset = cache.length  # the new token's absolute position
+        if (ids.size(1) != 1 or self.model.training or any(h.fns for h in self.hooks)
+                or self.model.attention_mask(ids, offset) is not None):
+            return self.model(ids, cache=cache)  # prefill, dropout, hooks, an extra mask: the model
+        with torch.inference_mode():  # no autograd bookkeeping at all (cheaper than no_grad per op)
+            return self.one_token(ids, cache, offset)  # (B, 1, V)
+
+    def one_token(self, ids: torch.Tensor, cache, offset: int) -> torch.Tensor:
+        """ids (B, 1) of tokens at position `offset` -> logits (B, 1, V); fills the cache."""
+        x = self.embed.index_select(0, ids.view(-1))  # (B, C)
+        if self.pos_table is not None:
+            if offset < self.pos_table.size(0):
+                x = x + self.pos_table[offset]  # (B, C) + (C,)
+            else:  # past the table: the position module decides (it says what to do)
+                x = x + self.model.pos_embed(1, offset)[0]  # (B, C) + (C,)
+        for layer, layer_cache in zip(self.layers, cache.layers):
+            x = layer(x, layer_cache, offset)  # (B, C)
+        x = _layer_norm(x, self.final)  # (B, C)
+        logits = torch.mm(x, self.head_w_t)  # (B, V)
+        if self.head_b is not None:
+            logits = logits + self.head_b  # (B, V)
+        return logits[:, None]  # (B, 1, V): the model's layout
+
+
+def decode_step(model: nn.Module) -> Step:
+    """The fast step for a model whose layers this file knows (GPT and its Blocks), else the
+    model's own forward. Either way: step(ids (B, T), cache) -> logits (B, T, V)."""
+    known = (hasattr(model, "tok_embed") and hasattr(model, "new_cache") and hasattr(model, "hook_points")
+             and all(type(b) is Block and b.ffn.act in ACTIVATION_FNS.values() for b in model.blocks))
+    if not known:
+        return lambda ids, cache: model(ids, cache=cache)
+    return DecodeStep(model)

@@ -1,0 +1,194 @@
+"""The decode step (models/decode.py) computes what the model computes, one token at a time.
+
+It is a third spelling of the model's function (after the glass path and the fused kernel), so it
+is checked like them: logits against the model's own forward in float64 (≤ 1e-10) for every norm
+placement, both MHA styles, with and without biases, every activation and every position scheme
+(past max_len too, where a scheme without a table lets the cache grow); then greedy and seeded
+tokens against the uncached loop, with the window sliding.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from glassformer.config import ModelConfig
+from glassformer.models import GPT
+from glassformer.models.decode import DecodeStep, decode_step
+from glassformer.sample import generate_ids
+
+MAX_LEN = 12
+VARIANTS = {
+    "pre-norm": {},
+    "post-norm": {"norm": "post", "final_norm": False},
+    "no norm": {"norm": "none"},
+    "heads style": {"mha_style": "heads"},
+    "nanoGPT-like": {"bias": False, "activation": "gelu", "tie_weights": True},
+    "gelu_tanh": {"activation": "gelu_tanh"},
+    "sinusoidal": {"position": "sinusoidal"},
+    "no positions": {"position": "none"},
+    "rotary": {"position": "rotary"},
+    "alibi": {"position": "alibi"},
+    "fused attention": {"attention": "fused"},
+}
+
+
+def model(dtype=torch.float32, **kwargs) -> GPT:
+    torch.manual_seed(0)
+    cfg = ModelConfig(vocab_size=23, d_model=16, n_heads=4, d_ff=32, n_layers=2, max_len=MAX_LEN,
+                      dropout=0.1, **kwargs)
+    return GPT(cfg).to(dtype).eval()
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_one_token_steps_equal_the_full_forward(variant):
+    m = model(torch.float64, **VARIANTS[variant])
+    step = decode_step(m)
+    assert isinstance(step, DecodeStep)
+    ids = torch.randint(0, 23, (3, MAX_LEN))
+    with torch.no_grad():
+        full = m(ids)  # (3, T, V)
+        cache = m.new_cache(3)
+        pieces = [step(ids[:, :4], cache)] + [step(ids[:, t:t + 1], cache) for t in range(4, MAX_LEN)]
+    assert cache.length == MAX_LEN
+    assert (torch.cat(pieces, dim=1) - full).abs().max() <= 1e-10
+
+
+@pytest.mark.parametrize("variant", ["pre-norm", "post-norm", "nanoGPT-like", "heads style",
+                                     "rotary", "alibi", "no positions"])
+@pytest.mark.parametrize("prompt_len", [1, 5, MAX_LEN + 3])
+def test_greedy_tokens_identical_to_the_uncached_loop(variant, prompt_len):
+    m = model(**VARIANTS[variant])
+    prompt = torch.randint(0, 23, (2, prompt_len))
+    runs = [torch.stack(list(generate_ids(m, prompt, 3 * MAX_LEN, temperature=0, use_cache=flag)), dim=1)
+            for flag in (True, False)]  # 3·max_len: the window slides and the cache is rebuilt
+    assert torch.equal(*runs)  # (without a position table nothing slides: the cache grows instead)
+
+
+@pytest.mark.parametrize("variant", ["rotary", "alibi", "no positions"])
+def test_past_max_len_without_a_table_the_step_equals_the_full_forward(variant):
+    """Rotary, ALiBi and none read every token: the cache grows past max_len, and each step's
+    logits still equal the model's forward over the whole text (positions beyond the training length)."""
+    m = model(torch.float64, **VARIANTS[variant])
+    step = decode_step(m)
+    T = 3 * MAX_LEN
+    ids = torch.randint(0, 23, (2, T))
+    with torch.no_grad():
+        full = m(ids)  # (2, T, V)
+        cache = m.new_cache(2)
+        pieces = [step(ids[:, :2], cache)] + [step(ids[:, t:t + 1], cache) for t in range(2, T)]
+    assert cache.length == T
+    assert (torch.cat(pieces, dim=1) - full).abs().max() <= 1e-10
+
+
+def test_seeded_sampling_identical_to_the_uncached_loop():
+    m = model()
+    prompt = torch.zeros(4, 3, dtype=torch.long)  # four identical rows: only the draws tell them apart
+    runs = [torch.stack(list(generate_ids(m, prompt, 2 * MAX_LEN, temperature=0.9, top_k=7, top_p=0.95,
+                                          use_cache=flag, generator=torch.Generator().manual_seed(3))), dim=1)
+            for flag in (True, False)]
+    assert torch.equal(*runs)
+    assert len({tuple(row) for row in runs[0].tolist()}) > 1  # the draws really were random
+
+
+def test_float32_logits_match_the_model_step():
+    m = model(**VARIANTS["nanoGPT-like"])
+    step = decode_step(m)
+    ids = torch.randint(0, 23, (2, MAX_LEN))
+    with torch.no_grad():
+        ours, theirs = m.new_cache(2), m.new_cache(2)
+        step(ids[:, :3], ours), m(ids[:, :3], cache=theirs)
+        for t in range(3, MAX_LEN):
+            a, b = step(ids[:, t:t + 1], ours), m(ids[:, t:t + 1], cache=theirs)
+            assert a.shape == b.shape == (2, 1, 23)
+            assert (a - b).abs().max() <= 1e-5
+
+
+def test_a_hook_gets_every_token_because_the_step_hands_over_to_the_model():
+    m = model()
+    seen = []
+    prompt = torch.randint(0, 23, (1, 3))
+    m.hook_points()["blocks.0.attn.weights"].fns.append(  # attached for the whole loop
+        lambda t, name: seen.append(t.shape) or None)
+    try:
+        tokens = list(generate_ids(m, prompt, 5, temperature=0))
+    finally:
+        m.hook_points()["blocks.0.attn.weights"].fns.clear()
+    assert len(tokens) == 5
+    assert seen == [(1, 4, 3, 3)] + [(1, 4, 1, 3 + i) for i in range(1, 5)]  # prefill, then 4 steps
+
+
+def test_training_mode_and_prefill_go_through_the_model():
+    m = model()
+    step = decode_step(m)
+    calls = []
+    m.register_forward_hook(lambda mod, args, out: calls.append(args[0].shape))
+    with torch.no_grad():
+        cache = m.new_cache(1)
+        step(torch.zeros(1, 3, dtype=torch.long), cache)  # prefill: the model
+        step(torch.zeros(1, 1, dtype=torch.long), cache)  # one token: the short way
+        m.train()
+        step(torch.zeros(1, 1, dtype=torch.long), cache)  # dropout on: the model
+    assert calls == [(1, 3), (1, 1)]
+
+
+def test_models_it_does_not_know_get_their_own_forward():
+    from glassformer.models import Encoder
+
+    enc = Encoder(ModelConfig(vocab_size=23, d_model=16, n_heads=4, d_ff=32, n_layers=1, max_len=8,
+                              causal=False))
+    assert not isinstance(decode_step(enc), DecodeStep)
+
+
+def test_batched_sample_texts_identical_to_uncached_and_to_streaming():
+    """sample() of several rows in one batch: the decode step gives the texts of the uncached loop,
+    and decoding once at the end gives the text that streaming shows piece by piece."""
+    from glassformer.sample import sample
+    from glassformer.text.tokenizers import CharTokenizer
+
+    m = model()
+    tok = CharTokenizer([chr(97 + i) for i in range(23)])
+    fast = sample(m, tok, "abc", 2 * MAX_LEN, temperature=1.0, num_samples=5, seed=11)
+    plain = sample(m, tok, "abc", 2 * MAX_LEN, temperature=1.0, num_samples=5, seed=11, use_cache=False)
+    pieces = [[] for _ in range(5)]
+    streamed = sample(m, tok, "abc", 2 * MAX_LEN, temperature=1.0, num_samples=5, seed=11,
+                      on_text=lambda i, piece: pieces[i].append(piece))
+    assert fast == plain == streamed == ["".join(p) for p in pieces]
+    assert len(set(fast)) > 1 and all(len(t) == 2 * MAX_LEN for t in fast)
+
+
+def test_every_registered_position_scheme_is_among_the_variants():
+    """A scheme added later (nn/position.py's registry) must be checked here too: add a variant."""
+    from glassformer.nn.position import POSITION_SCHEMES
+
+    covered = {v.get("position", ModelConfig.position) for v in VARIANTS.values()}
+    assert set(POSITION_SCHEMES) <= covered, f"add a variant for {sorted(set(POSITION_SCHEMES) - covered)}"
+
+
+@pytest.mark.parametrize("position", ["rotary", "alibi", "learned"])
+def test_training_after_sampling_past_max_len_still_works(position):
+    """What a step grows and keeps (the rotary table, a KV cache that doubles) must stay ordinary
+    tensors: training samples mid-run, then takes the next step through them."""
+    from glassformer.nn.loss import next_token_loss
+
+    m = model(**VARIANTS.get(position, {"position": position}))
+    list(generate_ids(m, torch.randint(0, 23, (2, 3)), 3 * MAX_LEN, temperature=0))  # past max_len
+    m.train()
+    ids = torch.randint(0, 23, (2, MAX_LEN))
+    next_token_loss(m(ids), ids).backward()  # raised "Inference tensors cannot be saved for backward"
+    assert all(p.grad is not None for p in m.parameters() if p.requires_grad)
+
+
+def test_a_cache_grown_by_the_step_takes_the_models_next_token():
+    """A cache that doubled during a fast step stays writable outside it: the model's own step (the
+    one a hook attached mid-generation gets) appends to it next."""
+    m = model(position="rotary")
+    step = decode_step(m)
+    ids = torch.randint(0, 23, (1, MAX_LEN + 4))
+    with torch.no_grad():
+        cache = m.new_cache(1)
+        step(ids[:, :2], cache)
+        for t in range(2, MAX_LEN + 3):
+            step(ids[:, t:t + 1], cache)  # past max_len: the buffers double inside the fast step
+        last = m(ids[:, -1:], cache=cache)  # (1, 1, V) written by the model, outside inference mode
+        assert torch.allclose(last[:, 0], m(ids)[:, -1], atol=1e-5)

@@ -16,29 +16,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import tempfile
 import time
 from pathlib import Path
 
-import torch
 
+from glassformer.lab.runner import machine
 from glassformer.lessons import fruit, hello_world, sine
 
 PARTS = ("fruit", "hello-world", "sine-forecast", "sine-schedules", "sine-tutorial")
-
-
-def machine() -> dict:
-    cpu = platform.processor() or "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "torch": torch.__version__,
-            "python": platform.python_version(), "load_before": os.getloadavg()}
 
 
 def timed(fn, **kwargs) -> tuple[dict, float]:
@@ -91,7 +77,7 @@ def main() -> None:
         rows = bench(args.only, Path(tmp))
     info["load_after"] = os.getloadavg()
     print(f"machine: {info['cpu']}, {info['cores']} cores, torch {info['torch']}, Python {info['python']}")
-    print(f"load average before {info['load_before']}, after {info['load_after']}\n")
+    print(f"load average before {info['load_1min']}, after {info['load_after']}\n")
     for row in rows:
         print(f"### {row['run']}")
         for key, value in row.items():

@@ -75,9 +75,9 @@ def main() -> None:
     info = machine()
     with tempfile.TemporaryDirectory() as tmp:
         rows = bench(args.only, Path(tmp))
-    info["load_after"] = os.getloadavg()
+    info["load_after"] = os.getloadavg()[0]
     print(f"machine: {info['cpu']}, {info['cores']} cores, torch {info['torch']}, Python {info['python']}")
-    print(f"load average before {info['load_1min']}, after {info['load_after']}\n")
+    print(f"1-minute load average before {info['load_1min']:.1f}, after {info['load_after']:.1f}\n")
     for row in rows:
         print(f"### {row['run']}")
         for key, value in row.items():

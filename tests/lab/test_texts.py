@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import re
-import string
 
 from glassformer.lab import experiments, text_en, text_zh
-
-
-def fields(text: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+from helpers import assert_tables_match
 
 
 def test_english_and_chinese_tables_have_the_same_keys_and_fields():
-    assert text_en.TEXT.keys() == text_zh.TEXT.keys()
-    for key in text_en.TEXT:
-        assert fields(text_en.TEXT[key]) == fields(text_zh.TEXT[key]), key
-        assert re.search(r"[\u4e00-\u9fff]", text_zh.TEXT[key]), f"{key} is not translated"
+    assert_tables_match(text_en.TEXT, text_zh.TEXT)
 
 
 def test_every_experiment_and_claim_has_its_words():

@@ -10,6 +10,8 @@ Tolerances used across tests/reference: float64 with weights copied across, 1e-1
 
 from __future__ import annotations
 
+import re
+import string
 from typing import Callable
 
 import numpy as np
@@ -106,14 +108,12 @@ def randomize_(module: torch.nn.Module, std: float = 0.3) -> torch.nn.Module:
 
 def format_fields(text: str) -> set[str]:
     """The {names} a str.format template expects."""
-    import string
     return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
 
 
 def assert_tables_match(en: dict[str, str], zh: dict[str, str], untranslated: frozenset[str] = frozenset()) -> None:
     """An English and a Chinese text table: the same keys, the same {fields} per key, and Chinese in
     every zh entry (except keys with no words to translate)."""
-    import re
     assert en.keys() == zh.keys(), f"keys only in en: {en.keys() - zh.keys()}, only in zh: {zh.keys() - en.keys()}"
     for key in en:
         assert format_fields(en[key]) == format_fields(zh[key]), key

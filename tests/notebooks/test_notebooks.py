@@ -7,18 +7,23 @@ Files go into a temporary folder (OUT_DIR, the corpus cache, the kernel's workin
 nothing is written into the repository.
 """
 
+import importlib.util
+import json
 import math
 
 import numpy as np
 import pytest
 import torch
 
+from glassformer.lab.common import lab_preset
 from glassformer.lessons import fruit
 from glassformer.lessons.published import PUBLISHED_FRUIT
+from glassformer.models import build_model
 from notebook_runner import NOTEBOOKS, run_notebook
 
 TIMEOUT = 240  # seconds per cell, generous: a shared 2-core machine can be slow
-STEMS = ["01_attention_by_hand", "02_char_gpt", "03_inside_the_model", "04_sine_transformer"]
+STEMS = ["01_attention_by_hand", "02_char_gpt", "03_inside_the_model", "04_sine_transformer", "05_lab",
+         "06_exercises"]
 RUNS: dict[str, tuple[dict, float]] = {}  # file name -> (RESULTS, CPU seconds): each notebook runs once
 REPO = NOTEBOOKS.parent
 LISTED: dict = {}  # the repository's top folder and notebooks/ before any notebook ran
@@ -90,7 +95,76 @@ def check_04(r, out):
     assert np.allclose(r["attention_rows_sum"], 1, atol=1e-5)
 
 
-CHECKS = dict(zip(STEMS, (check_01, check_02, check_03, check_04)))
+def permutation_gap(kind: str, causal: bool, position: str, seed: int = 11, T: int = 12) -> float:
+    """max |f(x[π]) - f(x)[π]| in float64, with a seed, length and permutation of the test's own."""
+    cfg = lab_preset(kind=kind, causal=causal, position=position, vocab_size=30).model
+    torch.manual_seed(seed)
+    model = build_model(cfg).double().eval()
+    ids = torch.arange(T).unsqueeze(0) % cfg.vocab_size  # (1, T)
+    perm = torch.arange(T - 1, -1, -1)  # (T,) reversed order
+    with torch.no_grad():
+        return float((model(ids[:, perm]) - model(ids)[:, perm]).abs().max())
+
+
+def check_05(r, out):
+    # masking by hand, recomputed: a fully masked row with -inf is 0/0 = NaN in every cell, with
+    # -1e9 it is an even spread over the keys it must not see (weight 1 in all on hidden keys)
+    scores = torch.tensor([[0.3, -1.2, 2.0, 0.5], [1.0, 0.1, -0.4, 2.2]])  # (2, 4)
+    hidden = torch.tensor([[False, False, True, True], [True, True, True, True]])
+    inf = torch.softmax(scores.masked_fill(hidden, -math.inf), -1)  # (2, 4)
+    big = torch.softmax(scores.masked_fill(hidden, -1e9), -1)  # (2, 4)
+    assert r["by_hand"]["-inf"]["nan"] == int(inf.isnan().sum()) == 4
+    assert r["by_hand"]["-1e9"]["nan"] == int(big.isnan().sum()) == 0
+    assert r["by_hand"]["-1e9"]["hidden_weight_row1"] == float(big[1].sum()) == 1.0
+    assert r["by_hand"]["-inf"]["hidden_weight_row0"] == r["by_hand"]["-1e9"]["hidden_weight_row0"] == 0.0
+    # the lab's mask-fill (64 fully masked float32 rows of 8 keys): the same two facts at its size
+    rows = torch.randn(64, 8).masked_fill(torch.ones(64, 8, dtype=torch.bool), -math.inf)  # (64, 8)
+    assert r["mask_fill_nan"] == {"-inf": int(torch.softmax(rows, -1).isnan().sum()), "-1e9": 0} == {"-inf": 512, "-1e9": 0}
+    assert r["mask_fill_hidden_1e9"] == 1.0
+    # so -1e9 avoids NaN but puts weight on hidden keys: half of claim 004, and -inf zeroes partly masked rows
+    assert r["mask_fill_levels"] == {"mask-fill.1e9": "half-true", "mask-fill.inf": "holds"}
+    assert r["same_as_committed"] is True  # nothing trains there: the committed numbers are reproduced
+    # permutation-equivariance, recomputed with another seed, length and permutation
+    assert permutation_gap("encoder", False, "none") < 1e-12
+    assert permutation_gap("encoder", False, "learned") > 1e-3 and permutation_gap("gpt", True, "none") > 1e-3
+    for gaps in (r["gaps_by_hand"], r["gaps_lab"]):
+        assert gaps["encoder, no positions"] < 1e-12
+        assert gaps["encoder, learned positions"] > 1e-3 and gaps["causal decoder, no positions"] > 1e-3
+    assert r["order_fast"] is True and r["order_levels"]["order.set"] != "fails"  # its first part holds (above)
+    # every committed verdict, read here from the files themselves
+    committed = {c["key"]: c["level"] for path in (REPO / "docs" / "lab").glob("*/results.json")
+                 for c in json.loads(path.read_text(encoding="utf-8"))["claims"]}
+    assert r["committed"] == committed and r["table_rows"] == len(committed) > 10
+    assert r["experiments"][:2] == ["length", "layernorm"] and "mask-fill" in r["experiments"]
+    assert r["lab_files"] == ["mask_fill.png", "report.md", "results.json"]
+    assert json.loads((out / "lab" / "order" / "results.json").read_text(encoding="utf-8"))["fast"] is True
+
+
+def check_06(r, out):
+    assert r["start_exit"] == 0 and r["start_again_exit"] == 1  # start never overwrites
+    assert r["statuses"] == ["todo", "failed", "passed"]
+    assert r["wrong_mistake"] == "softmax.wrong.no_shift" and r["first_failing_problem"] == "nan"
+    assert 0 < r["wrong_cases_passed"] < r["right_cases"][1]
+    x = torch.tensor([800.0, 801.0], dtype=torch.float64)  # why no shift fails: exp(800) = inf, inf/inf = NaN
+    assert torch.isnan(torch.exp(x) / torch.exp(x).sum()).all()
+    assert {k: v["named"] for k, v in r["mistakes"].items()} == {k: f"softmax.wrong.{k}" for k in r["mistakes"]}
+    assert len(r["mistakes"]) >= 4 and all(v["status"] == "failed" for v in r["mistakes"].values())
+    assert r["right_cases"][0] == r["right_cases"][1] > 10
+    assert r["solution_exit"] == 0 and r["progress"] == "passed" and r["ever_passed"] is True
+    assert r["reference_status"] == {}  # skipped with the small settings
+    # the file the notebook graded as passing, loaded here and compared with torch's own softmax
+    spec = importlib.util.spec_from_file_location("learner_softmax", out / "exercises" / "softmax.py")
+    mine = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mine)
+    g = torch.Generator().manual_seed(5)
+    for x, dim in ((torch.randn(3, 4, 5, generator=g, dtype=torch.float64), 1),
+                   (torch.randn(2, 6, generator=g, dtype=torch.float64) * 50 + 800, -1)):
+        assert torch.allclose(mine.softmax(x, dim), torch.softmax(x, dim), atol=1e-12, rtol=0)
+    saved = json.loads((out / "exercises" / ".glassformer-progress.json").read_text(encoding="utf-8"))
+    assert saved["exercises"]["softmax"]["status"] == "passed"
+
+
+CHECKS = dict(zip(STEMS, (check_01, check_02, check_03, check_04, check_05, check_06)))
 
 
 @pytest.mark.slow

@@ -73,6 +73,7 @@ def test_attention_heads_without_every_is_an_error(tmp_path, capsys):
     code = main(["train", "--preset", "seed000", "--data", "builtin:seed", "--out", str(tmp_path / "r"),
                  "--cache-dir", str(tmp_path / "c"), "--no-progress", "--max_steps=2", "--attention-heads", "0.0"])
     assert code == 2 and "--attention-every" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists() and not (tmp_path / "c").exists()  # refused before anything was made
 
 
 def test_attention_every_refuses_zero_and_a_model_it_cannot_record(tmp_path, capsys):

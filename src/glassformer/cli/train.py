@@ -45,6 +45,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_train(args: argparse.Namespace) -> int:
     progress = not args.no_progress
+    if args.attention_heads is not None and args.attention_every is None:
+        raise UsageError(t("train.attention_heads_alone"))  # before a run directory is made
     if args.resume:
         if args.out:
             raise UsageError(t("train.resume_out"))
@@ -72,8 +74,6 @@ def run_train(args: argparse.Namespace) -> int:
         print_shapes_once(run.model, x, run.tokenizer)
     if args.attention_every is not None:
         _record_attention(run, args)
-    elif args.attention_heads is not None:
-        raise UsageError(t("train.attention_heads_alone"))
     result = train(run)
     if args.attention_every is not None:
         from glassformer.lab.attention_steps import render

@@ -23,6 +23,26 @@ from glassformer.sample import generate_ids
 NEW = 256
 
 
+def decoding_model(vocab: int) -> tuple[GPT, torch.Tensor, torch.Tensor]:
+    """The benchmarks' decoding setup: `baby` with max_len 512, fused attention, a seeded 16-token
+    prompt (1, 16) and one token id (1, 1) to feed back."""
+    torch.manual_seed(0)
+    model = GPT(replace(get_preset("baby").model, vocab_size=vocab, max_len=512, attention="fused")).eval()
+    prompt = torch.randint(0, vocab, (1, 16))  # (1, 16)
+    return model, prompt, torch.zeros(1, 1, dtype=torch.long)  # (1, 1)
+
+
+def cached_steps(model: GPT, prompt: torch.Tensor, token: torch.Tensor, n: int, one_token):
+    """A function that prefills the cache with the prompt, then runs `one_token(ids, cache)` n times."""
+    def run():
+        with torch.no_grad():
+            cache = model.new_cache(1)
+            model(prompt, cache=cache)
+            for _ in range(n):
+                one_token(token, cache)
+    return run
+
+
 def per_token(fn) -> float:
     t0 = time.perf_counter()
     fn()
@@ -35,20 +55,11 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    torch.manual_seed(0)
-    model = GPT(replace(get_preset("baby").model, vocab_size=84, max_len=512, attention="fused")).eval()
-    prompt = torch.randint(0, 84, (1, 16))  # (1, 16)
-    token = torch.zeros(1, 1, dtype=torch.long)  # (1, 1)
+    model, prompt, token = decoding_model(84)
     hook = model.hook_points()["logits"]
 
     def steps(one_token):
-        def run():
-            with torch.no_grad():
-                cache = model.new_cache(1)
-                model(prompt, cache=cache)
-                for _ in range(NEW):
-                    one_token(token, cache)
-        return run
+        return cached_steps(model, prompt, token, NEW, one_token)
 
     def loop(use_cache, model_step=False):
         def run():

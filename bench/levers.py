@@ -41,6 +41,7 @@ from glassformer.models import GPT
 from glassformer.models.decode import DecodeStep
 from glassformer.nn.loss import next_token_loss
 from glassformer.nn.masks import check_mask
+from kv_cache import cached_steps, decoding_model  # bench/: the script's own folder
 
 VOCAB = 84
 
@@ -121,19 +122,10 @@ def report(times: dict[str, list[float]], unit: str, scale: float) -> None:
 
 
 def decoding_variants(steps: int) -> dict:
-    torch.manual_seed(0)
-    model = GPT(replace(get_preset("baby").model, vocab_size=VOCAB, max_len=512, attention="fused")).eval()
-    prompt = torch.randint(0, VOCAB, (1, 16))  # (1, 16)
-    token = torch.zeros(1, 1, dtype=torch.long)  # (1, 1)
+    model, prompt, token = decoding_model(VOCAB)
 
     def loop(one_token):
-        def run():
-            with torch.no_grad():
-                cache = model.new_cache(1)
-                model(prompt, cache=cache)
-                for _ in range(steps):
-                    one_token(token, cache)
-        return run
+        return cached_steps(model, prompt, token, steps, one_token)
 
     fast = DecodeStep(model)
     return {"model forward": loop(lambda ids, cache: model(ids, cache=cache)),

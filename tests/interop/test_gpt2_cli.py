@@ -4,6 +4,7 @@ sample (greedy = transformers' greedy text), trace, attention, explore; errors i
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import torch
 from gpt2_kit import copy_dir, gpt2_dir, transformers
 
 from glassformer.cli import main
+from glassformer.errors import DamagedFile, UsageError
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "reliability"))
 from reliability_kit import assert_clean_failure, cli  # noqa: E402
@@ -89,3 +91,57 @@ def test_mistakes_are_one_clear_line(dirs, tmp_path):
         assert_clean_failure(code, err)
         assert says in err, (argv, err)
     assert json.loads((root / "run" / "config.json").read_text())["imported"]["format"] == "gpt2"  # untouched
+
+
+CHINESE = re.compile(r"[\u4e00-\u9fff]")
+
+
+def test_mistakes_speak_chinese_under_lang_zh(dirs, tmp_path):
+    """The same refusals under --lang zh: the same exit code, a Chinese sentence, the same names and
+    numbers, and no English sentence left over (the catalogue's zh entries, not the en ones)."""
+    root, _, _ = dirs
+    bad_tokenizer = copy_dir(root / "hf", tmp_path / "t")
+    (bad_tokenizer / "tokenizer_config.json").write_text(json.dumps({"add_prefix_space": True}), encoding="utf-8")
+    bad_merges = copy_dir(root / "hf", tmp_path / "m")
+    with (bad_merges / "merges.txt").open("a", encoding="utf-8") as f:
+        f.write("x y z\n")
+    no_weights = copy_dir(root / "hf", tmp_path / "w")
+    (no_weights / "model.safetensors").unlink()
+    cases = [  # (argv, what the Chinese line must still name, the English it must not say)
+        (["import", "gpt2", str(tmp_path / "missing"), "--out", str(tmp_path / "r")], "missing", "is not a directory"),
+        (["import", "gpt2", str(copy_dir(root / "hf", tmp_path / "v", {"model_type": "llama"})),
+          "--out", str(tmp_path / "r")], "model_type='llama'", "can be imported"),
+        (["import", "gpt2", str(root / "hf"), "--out", str(root / "run")], "model.safetensors", "already holds"),
+        (["import", "gpt2", str(bad_tokenizer), "--out", str(tmp_path / "r")], "add_prefix_space=true", "ids would"),
+        (["import", "gpt2", str(bad_merges), "--out", str(tmp_path / "r")], "'x y z'", "separated by one space"),
+        (["import", "gpt2", str(no_weights), "--out", str(tmp_path / "r")], "pytorch_model.bin", "save_pretrained"
+         " writes it"),
+        (["export", "gpt2", str(root / "run"), "--out", str(root / "hf")], "--out", "is not empty"),
+    ]
+    for argv, names, english in cases:
+        code_en, _, err_en = cli(argv)
+        code, _, err = cli(["--lang", "zh", *argv])
+        assert_clean_failure(code, err)
+        assert code == code_en and english in err_en, (argv, err_en)
+        message = err.split("错误：", 1)[1]
+        assert CHINESE.search(message) and names in message and english not in message, (argv, err)
+    assert not (tmp_path / "r").exists()  # nothing was written by a refusal, in either language
+
+
+def test_library_refusals_speak_chinese_too(dirs):
+    """gpt2_port's checks, called as a library under the environment's language."""
+    from glassformer import messages
+    from glassformer.config import ModelConfig
+    from glassformer.models.gpt2_port import gpt2_config, state_dict_from_gpt2
+
+    _, hf, _ = dirs
+    state = {k: v for k, v in hf.state_dict().items() if "h.0.ln_1" not in k}
+    with messages.speaking("zh"):
+        with pytest.raises(DamagedFile) as missing:
+            state_dict_from_gpt2(state, hf.config.n_layer)
+        with pytest.raises(UsageError) as field:
+            gpt2_config(ModelConfig(vocab_size=10, norm="post"))
+    assert str(missing.value).startswith("GPT-2 的权重 缺少 h.0.ln_1.weight, h.0.ln_1.bias：")
+    assert "norm='post'" in str(field.value) and "GPT2LMHeadModel 无法计算它" in str(field.value)
+    with pytest.raises(DamagedFile, match="^the GPT-2 weights lack h.0.ln_1.weight"):  # English, as before
+        state_dict_from_gpt2(state, hf.config.n_layer)

@@ -336,6 +336,76 @@ TEXT = {
     "export.done": "exported {run} -> {out}  (config.json, model.safetensors, vocab.json, merges.txt, "
                    "tokenizer_config.json)",
     "export.load_it": "load it:       GPT2LMHeadModel.from_pretrained({out})",
+    # ---- GPT-2 directories read and written (train/gpt2_runs.py, models/gpt2_files.py, gpt2_port.py,
+    # text/gpt2_files.py) -------------------------------------------------------------------------------
+    "fix.gpt2_model": "save_pretrained writes it; copy the model directory again.",
+    "fix.gpt2_tokenizer": "It comes with the model (save_pretrained writes it); copy it again from the model's source.",
+    "error.gpt2.has_checkpoint": "{out} already holds a checkpoint; importing would replace its weights. Choose "
+                                 "another --out DIR, or delete {weights} first.",
+    "error.gpt2.export_out_file": "--out {out} is a file; export writes a new directory. Choose another --out DIR.",
+    "error.gpt2.export_out_full": "--out {out} is not empty; export writes a new directory. Choose another --out DIR.",
+    "error.gpt2.not_dir": "{path} is not a directory: give the folder that holds the model's config.json, weights "
+                          "and tokenizer files.",
+    "error.gpt2.is_file": "{path} is not a directory (it is a file): give the folder that holds the model's "
+                          "config.json, weights and tokenizer files.",
+    "error.gpt2.not_object": "{path} is not a JSON object. {fix}",
+    "gpt2.weights_in": "the weights in {path}",
+    "gpt2.the_weights": "the GPT-2 weights",
+    "error.gpt2.vocab_differs": "{path} has vocab_size={vocab_size} but the tokenizer has {tokens} tokens; "
+                                "glassformer needs one id per embedding row. Import a model whose config and "
+                                "tokenizer agree.",
+    "error.gpt2.weights_fit": "the weights in {path} do not fit {config} ({detail}). {fix}",
+    "error.gpt2.no_shards": "{path} has no weight_map naming its shards. {fix}",
+    "error.gpt2.no_weights": "{path} has no weights: it needs one of {files}. {fix}",
+    "error.gpt2.shard_missing": "{path} does not exist, but the index names it. {fix}",
+    "error.gpt2.safetensors": "{path} is not a readable safetensors file ({detail}). {fix}",
+    "error.gpt2.bin_refused": "{path} was refused: {why}. Convert it to model.safetensors, or {fix}",
+    "gpt2.bin_pickle": "it holds objects other than tensors, which glassformer never unpickles (they could run code)",
+    "gpt2.bin_damaged": "it is damaged ({detail})",
+    "error.gpt2.bin_not_state": "{path} does not hold a state_dict ({{name: tensor}}). {fix}",
+    "error.gpt2.export_tokenizer": "this run's tokenizer is {kind!r}; transformers' GPT2Tokenizer holds only GPT-2's "
+                                   "own byte-level BPE ({gpt2!r}), which runs imported with `glassformer import "
+                                   "gpt2` have. (glassformer's 'bpe' cuts text with another pattern.)",
+    "error.gpt2.model_type": "{source} has model_type={found!r}: only GPT-2 (model_type \"gpt2\") can be imported.",
+    "error.gpt2.architectures": "{source} has architectures={found}: glassformer's GPT holds {known}, not another "
+                                "head.",
+    "gpt2.or": " or ",
+    "error.gpt2.attention_flag": "{source} has {flag}={bad}, which changes the attention glassformer computes; port "
+                                 "only standard GPT-2 configs.",
+    "error.gpt2.activation_in": "{source} has activation_function={found!r}, which has no glassformer equivalent; "
+                                "supported: {supported}.",
+    "error.gpt2.lacks_numbers": "{source} lacks a whole number for {missing}: it does not describe a GPT-2.",
+    "error.gpt2.cannot_build": "{source} does not describe a GPT-2 glassformer can build: {problem}",
+    "error.gpt2.field_out": "this model has {field}={found!r}; GPT-2 has {field}={want!r}, so transformers' "
+                            "GPT2LMHeadModel cannot compute it.",
+    "error.gpt2.activation_out": "this model has activation={found!r}, which GPT-2 lacks; it has {known}.",
+    "error.gpt2.tensors_missing": "{source} lack {names}{more}: not a whole GPT-2 of {n_layers} layers.",
+    "error.gpt2.tensors_unused": "{source} hold tensors glassformer's GPT has no place for: {names}{more} (another "
+                                 "head, or more layers than n_layer).",
+    "error.gpt2.head_untied": "{source}: lm_head.weight differs from wte.weight, but tie_word_embeddings is true.",
+    "error.gpt2.no_head": "{source} lack lm_head.weight, which tie_word_embeddings=false needs.",
+    "error.gpt2.head_bias": "this model's head has a non-zero bias; GPT-2's lm_head has none, so transformers cannot "
+                            "compute it.",
+    "error.gpt2.vocab_shape": "{path} is not a {{token: id}} object. {fix}",
+    "error.gpt2.no_tokenizer": "{path} has no GPT-2 tokenizer: it needs vocab.json and merges.txt (or the tokenizers "
+                               "library's tokenizer.json). {fix}",
+    "error.gpt2.tokenizer_invalid": "{path}: {problem}. {fix}",
+    "error.gpt2.tokenizer_option": "{path} has {option}=true ({what}), which glassformer's GPT-2 tokenizer does not "
+                                   "do; its ids would differ. Set it to false in that file, or import a model saved "
+                                   "without it.",
+    "gpt2.option.add_prefix_space": "a space is put before the text",
+    "gpt2.option.add_bos_token": "a <BOS> id is put before the text",
+    "error.gpt2.merge_line": "{path} line {n} is {line!r}, not two tokens separated by one space. {fix}",
+    "error.gpt2.special_unknown": "{path} names the special token {token!r}, which is neither in vocab.json nor in "
+                                  "added_tokens_decoder; glassformer cannot give it an id.",
+    "error.gpt2.added_shape": "{path}: an added token is not an object with a \"content\" string. {fix}",
+    "error.gpt2.added_flag": "{path}: the added token {token!r} has {flag}=true, which changes how text around it is "
+                             "cut; glassformer matches special tokens literally only.",
+    "error.gpt2.pipeline": "{path} has {field}={found}, not GPT-2's {want}: its ids would differ from GPT-2's "
+                           "byte-level BPE. Import a GPT-2 tokenizer.",
+    "error.gpt2.no_model_vocab": "{path} has no model.vocab object or model.merges list. {fix}",
+    "error.gpt2.id_twice": "{path}: id {id} is both {token!r} and the special token {special!r}. {fix}",
+    "error.gpt2.id_gaps": "{path}: the ids are not 0..{last} each used once (first gap: {gap}). {fix}",
     # ---- presets (config.py; their numbers are read from the preset itself) -----------------------------
     "preset.seed000": "first tutorial: {n_layers} layers, {n_heads} heads, d_model {d_model}, d_ff {d_ff}",
     "preset.baby": "nanoGPT's CPU recipe: {n_layers} layers, {n_heads} heads, d_model {d_model}, block {block_size}",

@@ -315,6 +315,69 @@ TEXT = {
     "export.done": "已导出 {run} -> {out}（config.json、model.safetensors、vocab.json、merges.txt、"
                    "tokenizer_config.json）",
     "export.load_it": "加载它：       GPT2LMHeadModel.from_pretrained({out})",
+    # ---- GPT-2 目录的读写（train/gpt2_runs.py、models/gpt2_files.py、gpt2_port.py、text/gpt2_files.py）----
+    "fix.gpt2_model": "它由 save_pretrained 写出；请重新复制整个模型目录。",
+    "fix.gpt2_tokenizer": "它随模型一起提供（由 save_pretrained 写出）；请从模型的来源重新复制。",
+    "error.gpt2.has_checkpoint": "{out} 里已经有检查点；导入会覆盖它的权重。请换一个 --out DIR，或先删除 {weights}。",
+    "error.gpt2.export_out_file": "--out {out} 是一个文件；导出要写一个新目录。请换一个 --out DIR。",
+    "error.gpt2.export_out_full": "--out {out} 不是空目录；导出要写一个新目录。请换一个 --out DIR。",
+    "error.gpt2.not_dir": "{path} 不是目录：请给出存放模型 config.json、权重和分词器文件的文件夹。",
+    "error.gpt2.is_file": "{path} 不是目录（它是一个文件）：请给出存放模型 config.json、权重和分词器文件的文件夹。",
+    "error.gpt2.not_object": "{path} 不是 JSON 对象。{fix}",
+    "gpt2.weights_in": "{path} 中的权重",
+    "gpt2.the_weights": "GPT-2 的权重",
+    "error.gpt2.vocab_differs": "{path} 写的是 vocab_size={vocab_size}，但分词器有 {tokens} 个词元；glassformer 需要"
+                                "嵌入表的每一行对应一个 id。请导入配置与分词器一致的模型。",
+    "error.gpt2.weights_fit": "{path} 中的权重与 {config} 不符（{detail}）。{fix}",
+    "error.gpt2.no_shards": "{path} 没有列出分片的 weight_map。{fix}",
+    "error.gpt2.no_weights": "{path} 里没有权重：需要 {files} 之一。{fix}",
+    "error.gpt2.shard_missing": "{path} 不存在，但索引文件列出了它。{fix}",
+    "error.gpt2.safetensors": "{path} 不是可读的 safetensors 文件（{detail}）。{fix}",
+    "error.gpt2.bin_refused": "{path} 被拒绝：{why}。请把它转换成 model.safetensors，或者：{fix}",
+    "gpt2.bin_pickle": "它含有张量以外的对象，glassformer 从不反序列化这类对象（它们可能执行代码）",
+    "gpt2.bin_damaged": "它已损坏（{detail}）",
+    "error.gpt2.bin_not_state": "{path} 里不是一个 state_dict（{{名字: 张量}}）。{fix}",
+    "error.gpt2.export_tokenizer": "这个运行的分词器是 {kind!r}；transformers 的 GPT2Tokenizer 只能容纳 GPT-2 自己的"
+                                   "字节级 BPE（{gpt2!r}），用 `glassformer import gpt2` 导入的运行才有它。"
+                                   "（glassformer 的 'bpe' 用另一种模式切分文本。）",
+    "error.gpt2.model_type": "{source} 写的是 model_type={found!r}：只能导入 GPT-2（model_type \"gpt2\"）。",
+    "error.gpt2.architectures": "{source} 写的是 architectures={found}：glassformer 的 GPT 只能容纳 {known}，"
+                                "不能是别的输出头。",
+    "gpt2.or": " 或 ",
+    "error.gpt2.attention_flag": "{source} 写的是 {flag}={bad}，这会改变 glassformer 计算的注意力；只能移植标准的 "
+                                 "GPT-2 配置。",
+    "error.gpt2.activation_in": "{source} 写的是 activation_function={found!r}，glassformer 没有对应的激活函数；"
+                                "支持的有：{supported}。",
+    "error.gpt2.lacks_numbers": "{source} 缺少 {missing} 的整数值：它描述的不是一个 GPT-2。",
+    "error.gpt2.cannot_build": "{source} 描述的不是 glassformer 能构建的 GPT-2：{problem}",
+    "error.gpt2.field_out": "这个模型的 {field}={found!r}；GPT-2 的是 {field}={want!r}，所以 transformers 的 "
+                            "GPT2LMHeadModel 无法计算它。",
+    "error.gpt2.activation_out": "这个模型的 activation={found!r}，GPT-2 没有它；GPT-2 有的是 {known}。",
+    "error.gpt2.tensors_missing": "{source} 缺少 {names}{more}：不是一个完整的 {n_layers} 层 GPT-2。",
+    "error.gpt2.tensors_unused": "{source} 含有 glassformer 的 GPT 放不下的张量：{names}{more}（另一种输出头，"
+                                 "或层数比 n_layer 多）。",
+    "error.gpt2.head_untied": "{source}：lm_head.weight 与 wte.weight 不同，但 tie_word_embeddings 为 true。",
+    "error.gpt2.no_head": "{source} 缺少 lm_head.weight，而 tie_word_embeddings=false 需要它。",
+    "error.gpt2.head_bias": "这个模型的输出头有非零偏置；GPT-2 的 lm_head 没有偏置，所以 transformers 无法计算它。",
+    "error.gpt2.vocab_shape": "{path} 不是 {{词元: id}} 形式的对象。{fix}",
+    "error.gpt2.no_tokenizer": "{path} 里没有 GPT-2 分词器：需要 vocab.json 和 merges.txt（或 tokenizers 库的 "
+                               "tokenizer.json）。{fix}",
+    "error.gpt2.tokenizer_invalid": "{path}：{problem}。{fix}",
+    "error.gpt2.tokenizer_option": "{path} 写的是 {option}=true（{what}），glassformer 的 GPT-2 分词器不这样做；"
+                                   "得到的 id 会不同。请在该文件里把它设为 false，或导入一个不带此选项保存的模型。",
+    "gpt2.option.add_prefix_space": "在文本前加一个空格",
+    "gpt2.option.add_bos_token": "在文本前加一个 <BOS> id",
+    "error.gpt2.merge_line": "{path} 第 {n} 行是 {line!r}，不是用一个空格隔开的两个词元。{fix}",
+    "error.gpt2.special_unknown": "{path} 提到了特殊词元 {token!r}，它既不在 vocab.json 里，也不在 "
+                                  "added_tokens_decoder 里；glassformer 无法给它分配 id。",
+    "error.gpt2.added_shape": "{path}：有一个新增词元不是带 \"content\" 字符串的对象。{fix}",
+    "error.gpt2.added_flag": "{path}：新增词元 {token!r} 写的是 {flag}=true，这会改变它周围文本的切分；glassformer "
+                             "只按字面匹配特殊词元。",
+    "error.gpt2.pipeline": "{path} 写的是 {field}={found}，不是 GPT-2 的 {want}：得到的 id 会与 GPT-2 的字节级 BPE "
+                           "不同。请导入一个 GPT-2 分词器。",
+    "error.gpt2.no_model_vocab": "{path} 没有 model.vocab 对象或 model.merges 列表。{fix}",
+    "error.gpt2.id_twice": "{path}：id {id} 既是 {token!r}，又是特殊词元 {special!r}。{fix}",
+    "error.gpt2.id_gaps": "{path}：id 不是 0..{last} 且各用一次（第一个空缺：{gap}）。{fix}",
     # ---- 预设（config.py；数字从预设本身读出）-----------------------------------------------------------
     "preset.seed000": "第一篇教程：{n_layers} 层，{n_heads} 个头，d_model {d_model}，d_ff {d_ff}",
     "preset.baby": "nanoGPT 的 CPU 配方：{n_layers} 层，{n_heads} 个头，d_model {d_model}，block {block_size}",

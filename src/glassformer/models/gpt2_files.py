@@ -22,12 +22,12 @@ from safetensors.torch import load_file, save_file
 
 from glassformer.errors import DamagedFile, NotFound, UsageError
 from glassformer.files import atomic_write, read_json, write_text_atomic
+from glassformer.messages import t
 from glassformer.models.gpt2_port import config_from_gpt2, gpt2_config, state_dict_from_gpt2, state_dict_to_gpt2
 from glassformer.models.kinds import build_model
 from glassformer.text.gpt2_bpe import ENDOFTEXT, GPT2BPETokenizer
 from glassformer.text.gpt2_files import read_tokenizer_dir, write_tokenizer_dir
 
-FIX = "save_pretrained writes it; copy the model directory again."
 WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
 
 
@@ -35,25 +35,24 @@ def read_gpt2_dir(path) -> tuple[torch.nn.Module, GPT2BPETokenizer, str]:
     """(glassformer GPT in eval mode, its tokenizer, the weights file's name) of a GPT-2 directory."""
     path = Path(path)
     if not path.is_dir():
-        raise NotFound(f"{path} is not a directory{' (it is a file)' if path.exists() else ''}: give the "
-                       f"folder that holds the model's config.json, weights and tokenizer files.")
-    config = read_json(path / "config.json", FIX)
+        raise NotFound(t("error.gpt2.is_file" if path.exists() else "error.gpt2.not_dir", path=path))
+    config = read_json(path / "config.json", t("fix.gpt2_model"))
     if not isinstance(config, dict):
-        raise DamagedFile(f"{path / 'config.json'} is not a JSON object. {FIX}")
+        raise DamagedFile(t("error.gpt2.not_object", path=path / "config.json", fix=t("fix.gpt2_model")))
     cfg = config_from_gpt2(config, source=str(path / "config.json"))
     weights_file, tensors = _read_weights(path)
-    state = state_dict_from_gpt2(tensors, cfg.n_layers, cfg.tie_weights, source=f"the weights in {weights_file}")
+    state = state_dict_from_gpt2(tensors, cfg.n_layers, cfg.tie_weights, source=t("gpt2.weights_in", path=weights_file))
     tokenizer = read_tokenizer_dir(path)
     if tokenizer.vocab_size != cfg.vocab_size:
-        raise UsageError(f"{path / 'config.json'} has vocab_size={cfg.vocab_size} but the tokenizer has "
-                         f"{tokenizer.vocab_size} tokens; glassformer needs one id per embedding row. Import a "
-                         f"model whose config and tokenizer agree.")
+        raise UsageError(t("error.gpt2.vocab_differs", path=path / "config.json", vocab_size=cfg.vocab_size,
+                           tokens=tokenizer.vocab_size))
     model = build_model(cfg)
     try:
         model.load_state_dict({k: v.float() for k, v in state.items()}, strict=True)
     except RuntimeError as e:  # a shape that does not fit the config
         first = str(e).strip().splitlines()[-1].strip()
-        raise DamagedFile(f"the weights in {weights_file} do not fit {path / 'config.json'} ({first}). {FIX}") from None
+        raise DamagedFile(t("error.gpt2.weights_fit", path=weights_file, config=path / "config.json", detail=first,
+                            fix=t("fix.gpt2_model"))) from None
     return model.eval(), tokenizer, weights_file.name
 
 
@@ -64,22 +63,23 @@ def _read_weights(path: Path) -> tuple[Path, dict[str, torch.Tensor]]:
         if not file.is_file():
             continue
         if name.endswith(".index.json"):
-            index = read_json(file, FIX)
+            index = read_json(file, t("fix.gpt2_model"))
             shards = sorted(set((index.get("weight_map") or {}).values())) if isinstance(index, dict) else []
             if not shards:
-                raise DamagedFile(f"{file} has no weight_map naming its shards. {FIX}")
+                raise DamagedFile(t("error.gpt2.no_shards", path=file, fix=t("fix.gpt2_model")))
             return file, {k: v for shard in shards for k, v in _safetensors(path / shard).items()}
         return file, _safetensors(file) if name.endswith(".safetensors") else _torch_bin(file)
-    raise NotFound(f"{path} has no weights: it needs one of {', '.join(WEIGHT_FILES)}. {FIX}")
+    raise NotFound(t("error.gpt2.no_weights", path=path, files=", ".join(WEIGHT_FILES), fix=t("fix.gpt2_model")))
 
 
 def _safetensors(file: Path) -> dict[str, torch.Tensor]:
     if not file.is_file():
-        raise NotFound(f"{file} does not exist, but the index names it. {FIX}")
+        raise NotFound(t("error.gpt2.shard_missing", path=file, fix=t("fix.gpt2_model")))
     try:
         return load_file(str(file))
     except (SafetensorError, OSError, ValueError, RuntimeError) as e:
-        raise DamagedFile(f"{file} is not a readable safetensors file ({str(e).splitlines()[0][:200]}). {FIX}") from None
+        raise DamagedFile(t("error.gpt2.safetensors", path=file, detail=str(e).splitlines()[0][:200],
+                            fix=t("fix.gpt2_model"))) from None
 
 
 def _torch_bin(file: Path) -> dict[str, torch.Tensor]:
@@ -89,11 +89,11 @@ def _torch_bin(file: Path) -> dict[str, torch.Tensor]:
             warnings.simplefilter("ignore")
             state = torch.load(file, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises many types for bad or hostile bytes; all mean "not usable"
-        why = "it holds objects other than tensors, which glassformer never unpickles (they could run code)" \
-            if "Weights only load failed" in str(e) else f"it is damaged ({str(e).splitlines()[0][:200]})"
-        raise DamagedFile(f"{file} was refused: {why}. Convert it to model.safetensors, or {FIX}") from None
+        why = t("gpt2.bin_pickle") if "Weights only load failed" in str(e) \
+            else t("gpt2.bin_damaged", detail=str(e).splitlines()[0][:200])
+        raise DamagedFile(t("error.gpt2.bin_refused", path=file, why=why, fix=t("fix.gpt2_model"))) from None
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
-        raise DamagedFile(f"{file} does not hold a state_dict ({{name: tensor}}). {FIX}")
+        raise DamagedFile(t("error.gpt2.bin_not_state", path=file, fix=t("fix.gpt2_model")))
     return state
 
 
@@ -102,9 +102,8 @@ def write_gpt2_dir(model: torch.nn.Module, tokenizer, path) -> None:
     and GPT2Tokenizer.from_pretrained(path). UsageError naming what GPT-2 cannot hold."""
     gpt2_config(model.cfg)  # refuses a model GPT-2 cannot compute, before any file is written
     if not isinstance(tokenizer, GPT2BPETokenizer):
-        raise UsageError(f"this run's tokenizer is {getattr(tokenizer, 'kind', None)!r}; transformers' GPT2Tokenizer holds only "
-                         f"GPT-2's own byte-level BPE ({GPT2BPETokenizer.kind!r}), which runs imported with "
-                         f"`glassformer import gpt2` have. (glassformer's 'bpe' cuts text with another pattern.)")
+        raise UsageError(t("error.gpt2.export_tokenizer", kind=getattr(tokenizer, "kind", None),
+                           gpt2=GPT2BPETokenizer.kind))
     eot = {f"{k}_token_id": tokenizer.id_of[ENDOFTEXT] for k in ("bos", "eos")} \
         if ENDOFTEXT in tokenizer.specials else {}
     config = gpt2_config(model.cfg, eot)

@@ -18,6 +18,7 @@ import torch
 
 from glassformer.config import ModelConfig
 from glassformer.errors import DamagedFile, UsageError
+from glassformer.messages import t
 
 # GPT2Config flags whose non-default values glassformer cannot compute: name -> the value that is refused
 CHANGES_THE_FUNCTION = {"scale_attn_weights": False, "scale_attn_by_inverse_layer_idx": True,
@@ -34,22 +35,20 @@ def config_from_gpt2(hf_config, source: str = "GPT2Config") -> ModelConfig:
     `source` names it in the errors."""
     get = hf_config.get if isinstance(hf_config, Mapping) else lambda k, d=None: getattr(hf_config, k, d)
     if get("model_type", "gpt2") != "gpt2":
-        raise UsageError(f"{source} has model_type={get('model_type')!r}: only GPT-2 (model_type \"gpt2\") "
-                         f"can be imported.")
+        raise UsageError(t("error.gpt2.model_type", source=source, found=get("model_type")))
     architectures = get("architectures") or []
     if any(a not in ARCHITECTURES for a in architectures):
-        raise UsageError(f"{source} has architectures={architectures}: glassformer's GPT holds "
-                         f"{' or '.join(ARCHITECTURES)}, not another head.")
+        raise UsageError(t("error.gpt2.architectures", source=source, found=architectures,
+                           known=t("gpt2.or").join(ARCHITECTURES)))
     for flag, bad in CHANGES_THE_FUNCTION.items():
         if get(flag, not bad) == bad:
-            raise UsageError(f"{source} has {flag}={bad}, which changes the attention glassformer computes; "
-                             "port only standard GPT-2 configs.")
+            raise UsageError(t("error.gpt2.attention_flag", source=source, flag=flag, bad=bad))
     if get("activation_function", "gelu_new") not in ACTIVATIONS:
-        raise UsageError(f"{source} has activation_function={get('activation_function')!r}, which has no "
-                         f"glassformer equivalent; supported: {sorted(ACTIVATIONS)}.")
+        raise UsageError(t("error.gpt2.activation_in", source=source, found=get("activation_function"),
+                           supported=sorted(ACTIVATIONS)))
     missing = [k for k in REQUIRED if not isinstance(get(k), int)]
     if missing:
-        raise DamagedFile(f"{source} lacks a whole number for {', '.join(missing)}: it does not describe a GPT-2.")
+        raise DamagedFile(t("error.gpt2.lacks_numbers", source=source, missing=", ".join(missing)))
     try:
         return ModelConfig(
             vocab_size=get("vocab_size"), d_model=get("n_embd"), n_heads=get("n_head"),
@@ -59,7 +58,7 @@ def config_from_gpt2(hf_config, source: str = "GPT2Config") -> ModelConfig:
             position="learned", causal=True, tie_weights=bool(get("tie_word_embeddings", True)), init="gpt2",
             ln_eps=get("layer_norm_epsilon", 1e-5))
     except (TypeError, ValueError) as e:
-        raise DamagedFile(f"{source} does not describe a GPT-2 glassformer can build: {e}") from None
+        raise DamagedFile(t("error.gpt2.cannot_build", source=source, problem=e)) from None
 
 
 def gpt2_config(cfg: ModelConfig, special_ids: Mapping[str, int] | None = None) -> dict:
@@ -69,11 +68,9 @@ def gpt2_config(cfg: ModelConfig, special_ids: Mapping[str, int] | None = None) 
              "bias": True, "mha_style": "packed", "pad_id": None}
     for field, value in needs.items():
         if getattr(cfg, field) != value:
-            raise UsageError(f"this model has {field}={getattr(cfg, field)!r}; GPT-2 has {field}={value!r}, "
-                             f"so transformers' GPT2LMHeadModel cannot compute it.")
+            raise UsageError(t("error.gpt2.field_out", field=field, found=getattr(cfg, field), want=value))
     if cfg.activation not in ACTIVATION_OUT:
-        raise UsageError(f"this model has activation={cfg.activation!r}, which GPT-2 lacks; it has "
-                         f"{sorted(ACTIVATION_OUT)}.")
+        raise UsageError(t("error.gpt2.activation_out", found=cfg.activation, known=sorted(ACTIVATION_OUT)))
     return {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "vocab_size": cfg.vocab_size,
             "n_embd": cfg.d_model, "n_head": cfg.n_heads, "n_layer": cfg.n_layers, "n_inner": cfg.d_ff,
             "n_positions": cfg.max_len, "activation_function": ACTIVATION_OUT[cfg.activation],
@@ -95,7 +92,7 @@ def _layer_names(i: int) -> dict[str, tuple[str, bool]]:
         "ffn.fc1.weight": ("mlp.c_fc.weight", True), "ffn.fc1.bias": ("mlp.c_fc.bias", False),
         "ffn.fc2.weight": ("mlp.c_proj.weight", True), "ffn.fc2.bias": ("mlp.c_proj.bias", False),
     }
-    return {b + ours: (h + theirs, t) for ours, (theirs, t) in pairs.items()}
+    return {b + ours: (h + theirs, transposed) for ours, (theirs, transposed) in pairs.items()}
 
 
 def _names(n_layers: int) -> dict[str, tuple[str, bool]]:
@@ -107,29 +104,32 @@ def _names(n_layers: int) -> dict[str, tuple[str, bool]]:
 
 
 def state_dict_from_gpt2(hf_state: dict[str, torch.Tensor], n_layers: int, tied: bool = True,
-                         source: str = "the GPT-2 weights") -> dict[str, torch.Tensor]:
+                         source: str | None = None) -> dict[str, torch.Tensor]:
     """Map a GPT2LMHeadModel (or GPT2Model) state_dict onto glassformer GPT parameter names.
-    Every tensor is used or refused by name: a missing one, or one glassformer has no place for."""
+    Every tensor is used or refused by name: a missing one, or one glassformer has no place for.
+    `source` names the weights in the errors (default: "the GPT-2 weights")."""
+    source = source or t("gpt2.the_weights")
     src = {k.removeprefix("transformer."): v for k, v in hf_state.items()}
     names = _names(n_layers)
     missing = [theirs for theirs, _ in names.values() if theirs not in src]
     if missing:
-        raise DamagedFile(f"{source} lack {', '.join(missing[:4])}{' ...' if len(missing) > 4 else ''}: "
-                          f"not a whole GPT-2 of {n_layers} layers.")
-    out = {ours: src[theirs].t().contiguous() if t else src[theirs] for ours, (theirs, t) in names.items()}
+        raise DamagedFile(t("error.gpt2.tensors_missing", source=source, names=", ".join(missing[:4]),
+                            more=" ..." if len(missing) > 4 else "", n_layers=n_layers))
+    out = {ours: src[theirs].t().contiguous() if transposed else src[theirs]
+           for ours, (theirs, transposed) in names.items()}
     used = {theirs for theirs, _ in names.values()} | {"lm_head.weight"}
     unused = [k for k in src if k not in used and not k.endswith(IGNORED_BUFFERS)]
     if unused:
-        raise UsageError(f"{source} hold tensors glassformer's GPT has no place for: {', '.join(unused[:4])}"
-                         f"{' ...' if len(unused) > 4 else ''} (another head, or more layers than n_layer).")
+        raise UsageError(t("error.gpt2.tensors_unused", source=source, names=", ".join(unused[:4]),
+                           more=" ..." if len(unused) > 4 else ""))
     head = src.get("lm_head.weight")
     if tied:
         if head is not None and not torch.equal(head, src["wte.weight"]):
-            raise UsageError(f"{source}: lm_head.weight differs from wte.weight, but tie_word_embeddings is true.")
+            raise UsageError(t("error.gpt2.head_untied", source=source))
         out["head.weight"] = out["tok_embed.table.weight"]  # tied
     else:
         if head is None:
-            raise DamagedFile(f"{source} lack lm_head.weight, which tie_word_embeddings=false needs.")
+            raise DamagedFile(t("error.gpt2.no_head", source=source))
         out["head.weight"] = head  # (V, C)
         out["head.bias"] = torch.zeros(head.size(0), dtype=head.dtype)  # (V,) GPT-2's head has none
     return out
@@ -137,12 +137,11 @@ def state_dict_from_gpt2(hf_state: dict[str, torch.Tensor], n_layers: int, tied:
 
 def state_dict_to_gpt2(state: dict[str, torch.Tensor], cfg: ModelConfig) -> dict[str, torch.Tensor]:
     """glassformer GPT weights under GPT2LMHeadModel's names (contiguous; the tied head once, as wte)."""
-    out = {"transformer." + theirs: state[ours].t().contiguous() if t else state[ours].contiguous()
-           for ours, (theirs, t) in _names(cfg.n_layers).items()}
+    out = {"transformer." + theirs: state[ours].t().contiguous() if transposed else state[ours].contiguous()
+           for ours, (theirs, transposed) in _names(cfg.n_layers).items()}
     if not cfg.tie_weights:
         if "head.bias" in state and state["head.bias"].abs().max() > 0:
-            raise UsageError("this model's head has a non-zero bias; GPT-2's lm_head has none, so "
-                             "transformers cannot compute it.")
+            raise UsageError(t("error.gpt2.head_bias"))
         out["lm_head.weight"] = state["head.weight"].contiguous()  # (V, C)
     return out
 

@@ -19,10 +19,10 @@ from pathlib import Path
 
 from glassformer.errors import DamagedFile, NotFound, UsageError
 from glassformer.files import read_json, read_text, write_text_atomic
+from glassformer.messages import t
 
 from .gpt2_bpe import ENDOFTEXT, GPT2BPETokenizer
 
-FIX = "It comes with the model (save_pretrained writes it); copy it again from the model's source."
 SPECIAL_KEYS = ("bos_token", "eos_token", "unk_token", "pad_token")
 
 
@@ -31,9 +31,9 @@ def read_tokenizer_dir(path) -> GPT2BPETokenizer:
     path = Path(path)
     config = _tokenizer_config(path)
     if (path / "vocab.json").is_file() and (path / "merges.txt").is_file():
-        vocab = read_json(path / "vocab.json", FIX)
+        vocab = read_json(path / "vocab.json", _fix())
         if not (isinstance(vocab, dict) and all(isinstance(i, int) for i in vocab.values())):
-            raise DamagedFile(f"{path / 'vocab.json'} is not a {{token: id}} object. {FIX}")
+            raise DamagedFile(t("error.gpt2.vocab_shape", path=path / "vocab.json", fix=_fix()))
         merges = _merge_lines(path / "merges.txt")
         added = _added_from_config(config, vocab, path / "tokenizer_config.json")
         where = path / "vocab.json"
@@ -41,39 +41,41 @@ def read_tokenizer_dir(path) -> GPT2BPETokenizer:
         vocab, merges, added = _from_tokenizer_json(path / "tokenizer.json")
         where = path / "tokenizer.json"
     else:
-        raise NotFound(f"{path} has no GPT-2 tokenizer: it needs vocab.json and merges.txt (or the "
-                       f"tokenizers library's tokenizer.json). {FIX}")
+        raise NotFound(t("error.gpt2.no_tokenizer", path=path, fix=_fix()))
     tokens = _tokens_in_id_order(vocab, added, where)
     try:
-        return GPT2BPETokenizer(tokens, merges, [t for t in added.values()])
+        return GPT2BPETokenizer(tokens, merges, list(added.values()))
     except ValueError as e:
-        raise DamagedFile(f"{where}: {e}. {FIX}") from None
+        raise DamagedFile(t("error.gpt2.tokenizer_invalid", path=where, problem=e, fix=_fix())) from None
+
+
+def _fix() -> str:
+    """How to get a tokenizer file back (the end of every message about a damaged one)."""
+    return t("fix.gpt2_tokenizer")
 
 
 def _tokenizer_config(path: Path) -> dict:
     """tokenizer_config.json (empty if absent), refusing options that change the ids."""
     file = path / "tokenizer_config.json"
-    config = read_json(file, FIX) if file.is_file() else {}
+    config = read_json(file, _fix()) if file.is_file() else {}
     if not isinstance(config, dict):
-        raise DamagedFile(f"{file} is not a JSON object. {FIX}")
-    for option, what in (("add_prefix_space", "a space is put before the text"),
-                         ("add_bos_token", "a <BOS> id is put before the text")):
+        raise DamagedFile(t("error.gpt2.not_object", path=file, fix=_fix()))
+    for option in ("add_prefix_space", "add_bos_token"):
         if config.get(option):
-            raise UsageError(f"{file} has {option}=true ({what}), which glassformer's GPT-2 tokenizer "
-                             f"does not do; its ids would differ. Set it to false in that file, or import "
-                             f"a model saved without it.")
+            raise UsageError(t("error.gpt2.tokenizer_option", path=file, option=option,
+                               what=t(f"gpt2.option.{option}")))
     return config
 
 
 def _merge_lines(file: Path) -> list[tuple[str, str]]:
     merges = []
-    for n, line in enumerate(read_text(file, FIX, allow_empty=True).split("\n"), 1):  # not splitlines: \x85 ...
+    for n, line in enumerate(read_text(file, _fix(), allow_empty=True).split("\n"), 1):  # not splitlines: \x85 ...
         line = line.removesuffix("\r")
         if not line or (n == 1 and line.startswith("#version")):
             continue
         pair = line.split(" ")
         if len(pair) != 2:
-            raise DamagedFile(f"{file} line {n} is {line!r}, not two tokens separated by one space. {FIX}")
+            raise DamagedFile(t("error.gpt2.merge_line", path=file, n=n, line=line, fix=_fix()))
         merges.append((pair[0], pair[1]))
     return merges
 
@@ -86,12 +88,11 @@ def _added_from_config(config: dict, vocab: dict[str, int], file: Path) -> dict[
         _plain_added_token(d, file)
         added[int(i)] = d["content"]
     named = [config.get(k) for k in SPECIAL_KEYS] if config else [ENDOFTEXT]
-    for token in [t.get("content") if isinstance(t, dict) else t for t in named]:
+    for token in [x.get("content") if isinstance(x, dict) else x for x in named]:
         if isinstance(token, str) and token not in added.values():
             if token not in vocab:
                 if config:
-                    raise UsageError(f"{file} names the special token {token!r}, which is neither in vocab.json "
-                                     f"nor in added_tokens_decoder; glassformer cannot give it an id.")
+                    raise UsageError(t("error.gpt2.special_unknown", path=file, token=token))
                 continue
             added[vocab[token]] = token
     return added
@@ -99,18 +100,17 @@ def _added_from_config(config: dict, vocab: dict[str, int], file: Path) -> dict[
 
 def _plain_added_token(d: dict, file: Path) -> None:
     if not isinstance(d, dict) or not isinstance(d.get("content"), str):
-        raise DamagedFile(f"{file}: an added token is not an object with a \"content\" string. {FIX}")
+        raise DamagedFile(t("error.gpt2.added_shape", path=file, fix=_fix()))
     for flag in ("lstrip", "rstrip", "single_word"):
         if d.get(flag):
-            raise UsageError(f"{file}: the added token {d['content']!r} has {flag}=true, which changes how "
-                             f"text around it is cut; glassformer matches special tokens literally only.")
+            raise UsageError(t("error.gpt2.added_flag", path=file, token=d["content"], flag=flag))
 
 
 def _from_tokenizer_json(file: Path):
     """vocab, merges and added tokens of the library's tokenizer.json, if it is GPT-2's pipeline."""
-    d = read_json(file, FIX)
+    d = read_json(file, _fix())
     if not isinstance(d, dict):
-        raise DamagedFile(f"{file} is not a JSON object. {FIX}")
+        raise DamagedFile(t("error.gpt2.not_object", path=file, fix=_fix()))
     model, pre = d.get("model") or {}, d.get("pre_tokenizer") or {}
     problems = {
         "model.type": (model.get("type"), "BPE"), "pre_tokenizer.type": (pre.get("type"), "ByteLevel"),
@@ -124,10 +124,10 @@ def _from_tokenizer_json(file: Path):
     }
     for field, (found, want) in problems.items():
         if found != want:
-            raise UsageError(f"{file} has {field}={json.dumps(found)}, not GPT-2's {json.dumps(want)}: its ids "
-                             f"would differ from GPT-2's byte-level BPE. Import a GPT-2 tokenizer.")
+            raise UsageError(t("error.gpt2.pipeline", path=file, field=field, found=json.dumps(found),
+                               want=json.dumps(want)))
     if not isinstance(model.get("vocab"), dict) or not isinstance(model.get("merges"), list):
-        raise DamagedFile(f"{file} has no model.vocab object or model.merges list. {FIX}")
+        raise DamagedFile(t("error.gpt2.no_model_vocab", path=file, fix=_fix()))
     merges = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in model["merges"]]
     added = {}
     for d_tok in d.get("added_tokens") or []:
@@ -138,21 +138,21 @@ def _from_tokenizer_json(file: Path):
 
 def _tokens_in_id_order(vocab: dict[str, int], added: dict[int, str], where: Path) -> list[str]:
     """id -> token, for ids 0..N-1 with no hole; an added token may sit in the vocabulary or after it."""
-    by_id = {i: t for t, i in vocab.items()}
-    for i, t in added.items():
-        if by_id.setdefault(i, t) != t:
-            raise DamagedFile(f"{where}: id {i} is both {by_id[i]!r} and the special token {t!r}. {FIX}")
+    by_id = {i: token for token, i in vocab.items()}
+    for i, special in added.items():
+        if by_id.setdefault(i, special) != special:
+            raise DamagedFile(t("error.gpt2.id_twice", path=where, id=i, token=by_id[i], special=special, fix=_fix()))
     holes = sorted(set(range(len(by_id))) - by_id.keys())
     if holes or len(by_id) != len(vocab) + len(added.keys() - set(vocab.values())):
-        raise DamagedFile(f"{where}: the ids are not 0..{len(by_id) - 1} each used once (first gap: "
-                          f"{holes[0] if holes else '?'}). {FIX}")
+        raise DamagedFile(t("error.gpt2.id_gaps", path=where, last=len(by_id) - 1, gap=holes[0] if holes else "?",
+                            fix=_fix()))
     return [by_id[i] for i in range(len(by_id))]
 
 
 def write_tokenizer_dir(tokenizer: GPT2BPETokenizer, path, max_len: int) -> None:
     """vocab.json, merges.txt and tokenizer_config.json: what GPT2Tokenizer.from_pretrained reads."""
     path = Path(path)
-    vocab = {t: i for i, t in enumerate(tokenizer.tokens)}
+    vocab = {token: i for i, token in enumerate(tokenizer.tokens)}
     write_text_atomic(path / "vocab.json", json.dumps(vocab, ensure_ascii=False) + "\n")
     write_text_atomic(path / "merges.txt", "#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in tokenizer.merges))
     eot = ENDOFTEXT if ENDOFTEXT in tokenizer.specials else None  # GPT-2's bos = eos = unk

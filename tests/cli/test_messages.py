@@ -238,6 +238,32 @@ def test_training_prints_its_frame_in_chinese_with_the_same_numbers(tmp_path, ca
     assert numbers(outs["en"]) == numbers(zh_out) and len(numbers(zh_out)) >= 8
 
 
+
+def test_the_params_and_grads_tables_speak_chinese_with_the_same_numbers(tmp_path, capsys):
+    """`params` and `grads` under --lang zh: Chinese headers (wide characters counted as two
+    columns, so the columns still line up), the same rows and numbers as in English."""
+    from glassformer.messages import columns
+
+    outs = {}
+    for verb in ("params", "grads"):
+        for lang in ("en", "zh"):
+            argv = ["--lang", lang, verb, "--preset", "seed000", "--out", str(tmp_path / lang), "--threads", "1"]
+            assert main(argv) == 0
+            outs[verb, lang] = capsys.readouterr().out.splitlines()
+    params_en, params_zh = outs["params", "en"], outs["params", "zh"]
+    head = params_zh[1]
+    assert head.split() == ["模块", "参数量", "公式", "=", "公式", "说明"] and params_en[1].split()[0] == "module"
+    rows = [i for i, line in enumerate(params_zh) if line.startswith("blocks.0.attn.qkv")]
+    assert rows and params_zh[rows[0]] == params_en[rows[0]]  # a row: the same cells
+    assert columns(head[:head.index("公式")]) == params_zh[rows[0]].index("C·3C")  # headers over their columns
+    assert any(line.startswith("合计") for line in params_zh) and any("符号：C=" in line for line in params_zh)
+    grads_en, grads_zh = outs["grads", "en"], outs["grads", "zh"]
+    head = grads_zh[1]
+    assert head.split() == ["参数", "形状", "‖梯度‖", "平均|g|", "更新/w", "状态"]
+    assert columns(head[:head.index("状态")]) == len(grads_zh[3]) - len("正常") and grads_zh[3].endswith("正常")
+    numbers = lambda lines: [re.findall(r"\d\.\d\de[-+]\d\d", line) for line in lines[3:]]  # noqa: E731
+    assert numbers(grads_en) == numbers(grads_zh) and sum(map(len, numbers(grads_zh))) > 30
+
 # ---- the catalogue is the only source ----------------------------------------------------------------
 # What glassformer says to a user goes through the catalogue. In cli/ that is every print, every
 # write, every argparse help/description and every exception; in the library modules below (the

@@ -44,7 +44,8 @@ MODELS = {
 def words(name: str) -> str:
     torch.manual_seed(0)
     model = build_model(MODELS[name])
-    parts = [param_table(model).to_text(), ""]
+    table = param_table(model)
+    parts = [table.to_text(lang="en"), "", table.to_text(lang="zh"), ""]  # the same rows, the headers in each language
     for lang in ("en", "zh"):
         t = trace(model, model.example_input(1, 3), lang=lang)
         parts += [" | ".join((r.stage, r.name, r.dims, r.about)) for r in t.rows]

@@ -12,6 +12,8 @@ from __future__ import annotations
 import html
 import math
 
+from glassformer.messages import t
+
 MONO = "font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; white-space: pre"
 TABLE = "border-collapse: collapse; font-size: 12px; margin: 0.4em 0"
 CELL = "padding: 2px 8px; border-bottom: 1px solid #e5e5e5; text-align: left; vertical-align: top"
@@ -51,32 +53,37 @@ def note(text: str) -> str:
 
 
 # ------------------------------------------------------------------ one function per view
-def trace_html(t) -> str:
+def trace_html(trace) -> str:
     """The trace table: stage, name, shape, named dims, first numbers, meaning; the letters below."""
-    return table(t.COLUMNS, t._cells(), mono=(1, 2, 3, 4)) + note(t.legend())
+    return table(trace.COLUMNS, trace._cells(), mono=(1, 2, 3, 4)) + note(trace.legend())
 
 
-def params_html(t) -> str:
+def params_html(p) -> str:
     """The parameter table: computed count beside the module's own formula; mismatches in red."""
     rows = [[r.module, f"{r.count:,}", r.formula, f"{r.expected:,}",
-             r.note + ("  ≠ formula!" if r.count != r.expected else "")] for r in t.rows]
-    styles = ["" if r.count == r.expected else "background: #fde2e2" for r in t.rows]
-    rows.append(["total", f"{t.total:,}", "", f"{t.expected_total:,}", ""])
+             r.note + ("  " + t("params.mismatch") if r.count != r.expected else "")] for r in p.rows]
+    styles = ["" if r.count == r.expected else "background: #fde2e2" for r in p.rows]
+    rows.append([t("params.total_row"), f"{p.total:,}", "", f"{p.expected_total:,}", ""])
     styles.append("font-weight: bold")
-    symbols = ", ".join(f"{k}={v}" for k, v in t.symbols.items())
-    return (table(("module", "params", "formula", "= formula", "note"), rows, mono=(0, 2), right=(1, 3),
-                  row_styles=styles) + note(f"symbols: {symbols}"))
+    symbols = ", ".join(f"{k}={v}" for k, v in p.symbols.items())
+    columns = [t(f"params.col.{c}") for c in ("module", "params", "formula", "expected", "note")]
+    return (table(columns, rows, mono=(0, 2), right=(1, 3), row_styles=styles)
+            + note(t("params.symbols", symbols=symbols)))
 
 
 STATUS_COLOUR = {"ok": "#2e7d32", "no grad": "#777", "vanishing": "#b26a00", "exploding": "#c62828",
                  "nan/inf": "#c62828"}
 
 
+def status_words(status: str) -> str:
+    """A gradient row's status ("no grad", "nan/inf" ...) in the process's language."""
+    return t("grads.status." + status.replace(" ", "_").replace("/", "_")) if status in STATUS_COLOUR else status
+
+
 def grads_html(monitor) -> str:
     """Gradient flow: one row per parameter with a bar for its gradient norm (log scale)."""
     if not monitor.rows:
-        return note("GradientMonitor: nothing checked yet. Call loss.backward(), then monitor.check() "
-                    "(or use inspect.gradient_flow(model, ids)).")
+        return note(t("grads.nothing_yet"))
     logs = [math.log10(r.grad_norm) for r in monitor.rows if r.grad_norm and math.isfinite(r.grad_norm)]
     low, high = (min(logs), max(logs)) if logs else (0.0, 1.0)
 
@@ -89,9 +96,8 @@ def grads_html(monitor) -> str:
 
     fmt = lambda v: "—" if v is None else f"{v:.2e}"  # noqa: E731
     rows = [[r.name, r.layer, str(r.shape), bar(r.grad_norm), fmt(r.grad_abs_mean), fmt(r.update_ratio),
-             Raw(f'<span style="color: {STATUS_COLOUR.get(r.status, "#000")}">{esc(r.status)}</span>')]
+             Raw(f'<span style="color: {STATUS_COLOUR.get(r.status, "#000")}">{esc(status_words(r.status))}</span>')]
             for r in monitor.rows]
     layers = ", ".join(f"{k} {v:.2e}" for k, v in monitor.layer_norms().items())
-    return (table(("parameter", "layer", "shape", "‖grad‖ (bar: log scale)", "mean|g|", "upd/w", "status"),
-                  rows, mono=(0, 2, 4, 5))
-            + note(f"gradient norm per layer (input side first): {layers}"))
+    columns = [t(f"grads.col.{c}") for c in ("parameter", "layer", "shape", "norm_bar", "mean", "ratio", "status")]
+    return table(columns, rows, mono=(0, 2, 4, 5)) + note(t("grads.per_layer", layers=layers))

@@ -32,9 +32,10 @@ from pathlib import Path
 
 import torch
 
-from glassformer.inspect.display import grads_html
+from glassformer.inspect.display import grads_html, status_words
 from glassformer.inspect.flow import first_use
 from glassformer.inspect.trace import as_batch
+from glassformer.messages import columns, in_language, pad, pad_left, t
 from glassformer.nn.loss import LOSSES
 
 
@@ -152,14 +153,18 @@ class GradientMonitor:
             f.write(json.dumps(line, allow_nan=True) + "\n")
         return path
 
-    def table(self) -> str:
-        """Aligned text table of the last check()."""
+    def table(self, lang: str | None = None) -> str:
+        """Aligned text table of the last check(); its words in `lang` ("en" or "zh"; default: the
+        process's language). The rows' `status` stays the English word (metrics.jsonl keeps it)."""
         fmt = lambda v: "—" if v is None else f"{v:.2e}"  # noqa: E731
-        head = f"{'parameter':<28} {'shape':<14} {'‖grad‖':>9} {'mean|g|':>9} {'upd/w':>9}  status"
-        lines = [head, "-" * len(head)]
-        for r in self.rows:
-            lines.append(f"{r.name:<28} {str(r.shape):<14} {fmt(r.grad_norm):>9} "
-                         f"{fmt(r.grad_abs_mean):>9} {fmt(r.update_ratio):>9}  {r.status}")
+        with in_language(lang):
+            c = {k: t(f"grads.col.{k}") for k in ("parameter", "shape", "norm", "mean", "ratio", "status")}
+            head = (f"{pad(c['parameter'], 28)} {pad(c['shape'], 14)} {pad_left(c['norm'], 9)} "
+                    f"{pad_left(c['mean'], 9)} {pad_left(c['ratio'], 9)}  {c['status']}")
+            lines = [head, "-" * columns(head)]
+            for r in self.rows:
+                lines.append(f"{r.name:<28} {str(r.shape):<14} {fmt(r.grad_norm):>9} "
+                             f"{fmt(r.grad_abs_mean):>9} {fmt(r.update_ratio):>9}  {status_words(r.status)}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:

@@ -30,6 +30,7 @@ import torch
 from glassformer.config import ModelConfig
 from glassformer.inspect.display import params_html
 from glassformer.inspect.flow import first_use
+from glassformer.messages import in_language, language, pad, pad_left, t
 from glassformer.nn.formula import ParamFormula
 from glassformer.nn.notation import LETTERS, meaning
 
@@ -60,18 +61,21 @@ class ParamTable:
     def matches(self) -> bool:
         return all(r.count == r.expected for r in self.rows)
 
-    def to_text(self) -> str:
+    def to_text(self, lang: str | None = None) -> str:
+        """Aligned plain-text table; its words in `lang` ("en" or "zh"; default: the process's language)."""
         w = max(len(r.module) for r in self.rows)
         f = max(len(r.formula) for r in self.rows)
-        lines = [f"{'module':<{w}}  {'params':>10}  {'formula':<{f}}  {'= formula':>10}  note",
-                 "-" * (w + f + 36)]
-        for r in self.rows:
-            mark = "" if r.count == r.expected else "  ≠ formula!"
-            lines.append(f"{r.module:<{w}}  {r.count:>10,}  {r.formula:<{f}}  {r.expected:>10,}  "
-                         f"{r.note}{mark}")
-        lines += ["-" * (w + f + 36), f"{'total':<{w}}  {self.total:>10,}  {'':<{f}}  "
-                  f"{self.expected_total:>10,}",
-                  "symbols: " + ", ".join(f"{k}={v} ({meaning(k)})" for k, v in self.symbols.items())]
+        with in_language(lang):
+            head = [t(f"params.col.{c}") for c in ("module", "params", "formula", "expected", "note")]
+            lines = [f"{pad(head[0], w)}  {pad_left(head[1], 10)}  {pad(head[2], f)}  {pad_left(head[3], 10)}  "
+                     f"{head[4]}", "-" * (w + f + 36)]
+            for r in self.rows:
+                mark = "" if r.count == r.expected else "  " + t("params.mismatch")
+                lines.append(f"{r.module:<{w}}  {r.count:>10,}  {r.formula:<{f}}  {r.expected:>10,}  "
+                             f"{r.note}{mark}")
+            symbols = ", ".join(f"{k}={v} ({meaning(k, language())})" for k, v in self.symbols.items())
+            lines += ["-" * (w + f + 36), f"{pad(t('params.total_row'), w)}  {self.total:>10,}  {'':<{f}}  "
+                      f"{self.expected_total:>10,}", t("params.symbols", symbols=symbols)]
         return "\n".join(lines)
 
     def __str__(self) -> str:

@@ -97,6 +97,16 @@ def pad(text: str, width: int) -> str:
     return text + " " * (width - columns(text))
 
 
+def pad_left(text: str, width: int) -> str:
+    """`text` right-aligned in `width` terminal columns (spaces before it)."""
+    return " " * (width - columns(text)) + text
+
+
+def in_language(lang: str | None):
+    """speaking(lang) for a view that takes a `lang=` argument; None keeps the process's language."""
+    return speaking(lang) if lang is not None else contextlib.nullcontext(language())
+
+
 def argparse_words(text: str) -> str:
     """argparse's own words ("usage: ", "invalid choice: ...") in the process's language: they go
     through gettext, and cli/options.py routes them here while a command line is parsed."""

@@ -277,7 +277,8 @@ CATALOGUED = ["config.py", "files.py", "threads.py", "devices.py", "sample.py", 
               "train/saved.py", "train/checkpoint.py", "train/run.py", "train/lock.py", "train/record.py",
               "train/diagnose.py", "train/interrupt.py", "train/attention_log.py", "explore/serve.py",
               "exercises/catalog.py", "lab/__init__.py", "lab/report.py",
-              "train/gpt2_runs.py", "models/gpt2_files.py", "models/gpt2_port.py", "text/gpt2_files.py"]
+              "train/gpt2_runs.py", "models/gpt2_files.py", "models/gpt2_port.py", "text/gpt2_files.py",
+              "inspect/params.py", "inspect/gradflow.py", "inspect/display.py"]
 SAYS = {"print", "error", "exit"}  # calls whose arguments reach the user; and .write to these:
 SCREENS = ("stdout", "stderr", "progress")  # (a file's .write is the file's content, e.g. samples.txt)
 HELP = {"help", "description", "epilog", "usage"}  # argparse keywords that do

@@ -98,20 +98,18 @@ class GradientMonitor:
         return self.rows
 
     def _status(self, name: str, g: torch.Tensor, norm: float, step: int | None) -> str:
-        at = f" at step {step}" if step is not None else ""
+        at = t("grads.at_step", step=step) if step is not None else ""
         bad = int((~torch.isfinite(g)).sum())
         if bad:
-            warnings.warn(f"gradient of {name!r}{at} has {bad} NaN/inf entries of {g.numel()}: "
-                          "check the loss for log(0) or 0/0, lower the learning rate, or clip "
-                          "gradients (grad_clip).", GradientWarning, stacklevel=3)
+            warnings.warn(t("grads.warn.nan", name=name, at=at, bad=bad, total=g.numel()), GradientWarning,
+                          stacklevel=3)
             return "nan/inf"
         if norm > self.explode:
-            warnings.warn(f"gradient of {name!r}{at} is exploding: norm {norm:.3g} > {self.explode:g}. "
-                          "Lower the learning rate or set grad_clip.", GradientWarning, stacklevel=3)
+            warnings.warn(t("grads.warn.exploding", name=name, at=at, norm=norm, limit=self.explode),
+                          GradientWarning, stacklevel=3)
             return "exploding"
         if norm < self.vanish:
-            warnings.warn(f"gradient of {name!r}{at} is vanishing: norm {norm:.3g} < {self.vanish:g}. "
-                          "Is the parameter used? Are activations saturated or dead (ReLU)?",
+            warnings.warn(t("grads.warn.vanishing", name=name, at=at, norm=norm, limit=self.vanish),
                           GradientWarning, stacklevel=3)
             return "vanishing"
         return "ok"
@@ -123,7 +121,7 @@ class GradientMonitor:
     def after_step(self) -> None:
         """Fill each row's update_ratio = ‖p_after - p_before‖ / ‖p_before‖ (None where p_before = 0)."""
         if not self._before:
-            raise RuntimeError("call before_step() before optimizer.step(), then after_step().")
+            raise RuntimeError(t("error.grads.order"))
         by_name = {r.name: r for r in self.rows}
         for name, p in self.model.named_parameters():
             before = self._before[name]
@@ -181,7 +179,7 @@ class GradientMonitor:
 
         layers = self.layer_norms()
         if not layers:
-            raise ValueError("no gradients to plot: call loss.backward() and check() first.")
+            raise ValueError(t("error.grads.nothing_to_plot"))
         names = list(layers)
         fig = Figure(figsize=(max(5.0, 1.1 * len(names) + 2), 4), layout="constrained")
         ax = fig.subplots()
@@ -218,8 +216,7 @@ def gradient_flow(model: torch.nn.Module, ids_or_x, targets=None, lr: float | No
     x = as_batch(model, ids_or_x)  # (B, T) ids or (B, T, d_in) numbers
     if targets is None:
         if x.size(1) < 2:
-            raise ValueError(f"gradient_flow needs at least 2 steps to predict the next one, got {x.size(1)}; "
-                             "pass a longer input, or targets=...")
+            raise ValueError(t("error.grads.too_short", T=x.size(1)))
         x, targets = x[:, :-1], x[:, 1:]  # (B, T-1): each step predicts the next
     params = dict(model.named_parameters())
     saved = {n: (p.detach().clone(), p.grad) for n, p in params.items()}
@@ -234,8 +231,8 @@ def gradient_flow(model: torch.nn.Module, ids_or_x, targets=None, lr: float | No
             want = out.shape[:-1] if model.loss == "next_token" else out.shape  # (B, T) ids or (B, T, d_out)
             targets = torch.as_tensor(targets)
             if targets.numel() != want.numel():
-                raise ValueError(f"targets of shape {tuple(targets.shape)} do not fit the model's output "
-                                 f"{tuple(out.shape)}: pass targets= of shape {tuple(want)}.")
+                raise ValueError(t("error.grads.targets", shape=tuple(targets.shape), out=tuple(out.shape),
+                                   want=tuple(want)))
             targets = targets.reshape(want)
             loss = LOSSES[model.loss](out, targets)  # ()
             loss.backward()

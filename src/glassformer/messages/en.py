@@ -218,6 +218,18 @@ TEXT = {
     "grads.per_layer": "gradient norm per layer (input side first): {layers}",
     "grads.nothing_yet": "GradientMonitor: nothing checked yet. Call loss.backward(), then monitor.check() (or use "
                          "inspect.gradient_flow(model, ids)).",
+    "grads.at_step": " at step {step}",
+    "grads.warn.nan": "gradient of {name!r}{at} has {bad} NaN/inf entries of {total}: check the loss for log(0) or 0/0, "
+                      "lower the learning rate, or clip gradients (grad_clip).",
+    "grads.warn.exploding": "gradient of {name!r}{at} is exploding: norm {norm:.3g} > {limit:g}. Lower the learning rate "
+                            "or set grad_clip.",
+    "grads.warn.vanishing": "gradient of {name!r}{at} is vanishing: norm {norm:.3g} < {limit:g}. Is the parameter used? "
+                            "Are activations saturated or dead (ReLU)?",
+    "error.grads.order": "call before_step() before optimizer.step(), then after_step().",
+    "error.grads.nothing_to_plot": "no gradients to plot: call loss.backward() and check() first.",
+    "error.grads.too_short": "gradient_flow needs at least 2 steps to predict the next one, got {T}; pass a longer "
+                             "input, or targets=...",
+    "error.grads.targets": "targets of shape {shape} do not fit the model's output {out}: pass targets= of shape {want}.",
     # ---- lesson (cli/lesson.py; what the lessons print is in lessons/text_*.py) ----------------------
     "help.lesson": "run a lesson: tiny, fruit, hello-world, sine or seq2seq",
     "help.lesson.about": "Runnable lessons that re-create the tutorials' examples, with every number computed.",

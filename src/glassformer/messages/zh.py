@@ -206,6 +206,16 @@ TEXT = {
     "grads.per_layer": "逐层梯度范数（从输入端开始）：{layers}",
     "grads.nothing_yet": "GradientMonitor：还没有检查过。先调用 loss.backward()，再调用 monitor.check()（或使用 "
                          "inspect.gradient_flow(model, ids)）。",
+    "grads.at_step": "（第 {step} 步）",
+    "grads.warn.nan": "{name!r}{at}的梯度有 {bad} 个 NaN/inf 元素（共 {total} 个）：检查损失里有没有 log(0) 或 0/0，"
+                      "降低学习率，或裁剪梯度（grad_clip）。",
+    "grads.warn.exploding": "{name!r}{at}的梯度在爆炸：范数 {norm:.3g} > {limit:g}。请降低学习率或设置 grad_clip。",
+    "grads.warn.vanishing": "{name!r}{at}的梯度在消失：范数 {norm:.3g} < {limit:g}。这个参数被用到了吗？激活是否饱和或"
+                            "死掉了（ReLU）？",
+    "error.grads.order": "请在 optimizer.step() 之前调用 before_step()，之后再调用 after_step()。",
+    "error.grads.nothing_to_plot": "没有可画的梯度：请先调用 loss.backward() 和 check()。",
+    "error.grads.too_short": "gradient_flow 至少需要 2 步才能预测下一步，收到的是 {T}；请给更长的输入，或传入 targets=...",
+    "error.grads.targets": "形状为 {shape} 的 targets 与模型的输出 {out} 不符：请传入形状为 {want} 的 targets=。",
     # ---- lesson（cli/lesson.py；课程讲解在 lessons/text_*.py）-----------------------------------------
     "help.lesson": "运行一节课：tiny、fruit、hello-world、sine 或 seq2seq",
     "help.lesson.about": "可运行的课程，重现教程里的例子，每个数字都现场算出。",

@@ -276,9 +276,9 @@ CATALOGUED = ["config.py", "files.py", "threads.py", "devices.py", "sample.py", 
               "text/corpora.py", "text/choice.py", "text/segment.py", "text/chinese.py",
               "train/saved.py", "train/checkpoint.py", "train/run.py", "train/lock.py", "train/record.py",
               "train/diagnose.py", "train/interrupt.py", "train/attention_log.py", "explore/serve.py",
-              "exercises/catalog.py", "lab/__init__.py", "lab/report.py",
-              "train/gpt2_runs.py", "models/gpt2_files.py", "models/gpt2_port.py", "text/gpt2_files.py",
-              "inspect/params.py", "inspect/gradflow.py", "inspect/display.py"]
+              "exercises/catalog.py", "train/gpt2_runs.py", "models/gpt2_files.py", "models/gpt2_port.py",
+              "text/gpt2_files.py", "inspect/params.py", "inspect/gradflow.py", "inspect/display.py",
+              *sorted(str(p.relative_to(PACKAGE)) for p in (PACKAGE / "lab").glob("*.py"))]  # the whole lab
 SAYS = {"print", "error", "exit"}  # calls whose arguments reach the user; and .write to these:
 SCREENS = ("stdout", "stderr", "progress")  # (a file's .write is the file's content, e.g. samples.txt)
 HELP = {"help", "description", "epilog", "usage"}  # argparse keywords that do
@@ -328,6 +328,7 @@ def test_the_cli_passes_no_literal_sentence_to_print_argparse_or_an_exception():
 
 
 def test_the_catalogued_library_modules_raise_and_print_only_catalogue_sentences():
+    assert len(CATALOGUED) > 40 and "lab/runner.py" in CATALOGUED
     assert [s for name in CATALOGUED for s in sentences(PACKAGE / name, helps=False)] == []
 
 

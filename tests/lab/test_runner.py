@@ -61,6 +61,22 @@ def test_a_missing_verdict_is_an_error(tmp_path):
         run_experiment(broken, out=tmp_path, echo=lambda s: None)
 
 
+def test_the_runner_s_refusals_speak_the_process_s_language(tmp_path):
+    from glassformer import messages
+    from glassformer.lab.texts import text
+
+    mask_fill = get_experiment("mask-fill")
+    with messages.speaking("zh"):
+        with pytest.raises(ValueError, match="^结论等级 'maybe' 不在"):
+            Verdict("maybe")
+        with pytest.raises(ValueError, match="^--seeds 至少为 1，收到的是 0。$"):
+            run_experiment(mask_fill, seeds=0, out=tmp_path, echo=lambda s: None)
+        with pytest.raises(ValueError, match="^--lang 'fr' 不在"):
+            text("fr", "level.holds")
+    with pytest.raises(ValueError, match="^--seeds must be at least 1, got 0.$"):
+        run_experiment(mask_fill, seeds=0, out=tmp_path, echo=lambda s: None)
+    assert not any(tmp_path.iterdir())  # refused before anything was written
+
 def test_index_lists_every_claim_offline(tmp_path):
     run_experiment(get_experiment("mask-fill"), out=tmp_path, echo=lambda s: None)
     md, page = write_index(tmp_path)

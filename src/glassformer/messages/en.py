@@ -351,6 +351,16 @@ TEXT = {
     "error.lab.unknown": "unknown experiment {name!r}; `glassformer lab list` shows them all: {known}.{hint}",
     "error.lab.no_results": "{root} holds no experiment results (no */results.json). Run one first: glassformer lab run "
                             "NAME --out {root}",
+    "error.lab.short_data": "--data {name}: its validation split has {tokens} tokens, but this experiment reads "
+                            "windows of {T}. Give a longer text (file:PATH, at least {chars} characters) or use "
+                            "shakespeare.",
+    "error.lab.seeds": "--seeds must be at least 1, got {seeds}.",
+    "error.lab.lang": "--lang {lang!r} is not one of {langs}.",
+    "error.lab.level": "verdict level {level!r} is not one of {levels}",
+    "error.lab.no_verdict": "experiment {name} gave no verdict for {keys}",
+    "error.lab.figure_size": "{path} is {size:,} bytes; lab figures must stay under {most:,}.",
+    "error.lab.no_sinusoidal": "the sinusoidal scheme is not registered: nothing to judge",
+    "error.lab.unscaled": "Unscaled needs attention='glass': the fused kernel forms no scores to hook.",
     # ---- import / export (cli/interop.py) ------------------------------------------------------------
     "help.import": "read a model saved by another library into a run directory",
     "help.import.gpt2": "a Hugging Face GPT-2 directory (config.json, weights, vocab.json, merges.txt) into a run",

@@ -330,6 +330,15 @@ TEXT = {
     "error.lab.unknown": "没有叫 {name!r} 的实验；`glassformer lab list` 会列出全部：{known}。{hint}",
     "error.lab.no_results": "{root} 里没有实验结果（没有 */results.json）。请先运行一个：glassformer lab run NAME --out "
                             "{root}",
+    "error.lab.short_data": "--data {name}：它的验证集只有 {tokens} 个词元，而这个实验读取长度为 {T} 的窗口。请给更长的"
+                            "文本（file:PATH，至少 {chars} 个字符），或使用 shakespeare。",
+    "error.lab.seeds": "--seeds 至少为 1，收到的是 {seeds}。",
+    "error.lab.lang": "--lang {lang!r} 不在 {langs} 之中。",
+    "error.lab.level": "结论等级 {level!r} 不在 {levels} 之中",
+    "error.lab.no_verdict": "实验 {name} 没有给出 {keys} 的结论",
+    "error.lab.figure_size": "{path} 有 {size:,} 字节；实验的图必须小于 {most:,} 字节。",
+    "error.lab.no_sinusoidal": "正弦位置编码方案没有注册：无从判断",
+    "error.lab.unscaled": "Unscaled 需要 attention='glass'：融合内核不产生可挂钩的注意力分数。",
     # ---- import / export（cli/interop.py）-----------------------------------------------------------
     "help.import": "把其他库保存的模型读进一个运行目录",
     "help.import.gpt2": "把 Hugging Face 的 GPT-2 目录（config.json、权重、vocab.json、merges.txt）读成一个运行",

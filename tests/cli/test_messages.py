@@ -41,6 +41,26 @@ def test_both_tables_have_the_same_keys_and_the_same_fields():
         assert all(name.isidentifier() for name, _, _ in fields(text)), key  # named fields only: no {0}, no {}
 
 
+def test_every_key_the_code_names_is_in_the_catalogue_with_exactly_its_fields():
+    """A t("key", ...) or say("key", ...) with a key the catalogue lacks, or a field it does not fill
+    (or one the sentence does not use), would fail only when that sentence is said: in an error path."""
+    calls = 0
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if not any(isinstance(n, ast.ImportFrom) and n.module == "glassformer.messages" for n in ast.walk(tree)):
+            continue
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("t", "say") and node.args
+                    and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                continue
+            key, where = node.args[0].value, f"{path.relative_to(PACKAGE)}:{node.lineno}"
+            assert key in en.TEXT, f"{where}: no key {key!r} in the catalogue"
+            if all(k.arg is not None for k in node.keywords):  # no **fields: the names can be checked
+                given = {k.arg for k in node.keywords} - {"file"}
+                assert {name for name, _, _ in fields(en.TEXT[key])} == given, f"{where}: {key} gets {given}"
+            calls += 1
+    assert calls > 400
+
 def test_every_chinese_entry_is_chinese():
     # a line with no words of its own ("# {source}; {what}") is Chinese by its punctuation
     assert not [key for key, text in zh.TEXT.items() if not CHINESE_OR_ITS_MARKS.search(text)]

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import shutil
+import subprocess
 
 import pytest
 import torch
 
 from glassformer.lab import get_experiment
 from glassformer.lab.report import write_index
-from glassformer.lab.runner import Claim, Experiment, Verdict, jsonable, level, run_experiment
+from glassformer.lab.runner import Claim, Experiment, Verdict, git_commit, jsonable, level, run_experiment
 
 
 def test_level_combines_parts():
@@ -97,3 +100,53 @@ def test_index_of_an_empty_folder_says_what_to_run(tmp_path):
 def test_unknown_experiment_names_the_nearest(tmp_path):
     with pytest.raises(ValueError, match="Did you mean 'heads'"):
         get_experiment("heeds")
+
+
+def _git(folder, *args):
+    subprocess.run(["git", "-c", "commit.gpgsign=false", "-C", str(folder), *args], check=True, capture_output=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                        "GIT_COMMITTER_EMAIL": "t@t"})
+    return subprocess.run(["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs the git program")
+def test_git_commit_names_the_checkout_that_holds_the_code_and_whether_it_was_changed(tmp_path):
+    repo = tmp_path / "repo"
+    package = repo / "src" / "pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("x = 1\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    head = _git(repo, "commit", "-qm", "one")
+    assert len(head) == 40 and git_commit(package) == {"commit": head, "dirty": False}
+    (package / "results.json").write_text("{}")  # an untracked file is not a change to the code
+    assert git_commit(package) == {"commit": head, "dirty": False}
+    (package / "__init__.py").write_text("x = 2\n")
+    assert git_commit(package) == {"commit": head, "dirty": True}
+
+
+def test_git_commit_is_none_outside_a_checkout_and_without_git(tmp_path, monkeypatch):
+    plain = tmp_path / "site-packages" / "pkg"
+    plain.mkdir(parents=True)
+    (plain / "__init__.py").write_text("")
+    assert git_commit(plain) is None  # an installed copy: no checkout
+    if shutil.which("git"):
+        _git(tmp_path, "init", "-q")  # now inside a repository, but not one of its tracked files (a venv)
+        assert git_commit(plain) is None
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))  # no git program at all
+    assert git_commit(plain) is None and git_commit() is None
+
+
+@pytest.mark.parametrize("code", [None, {"commit": "a" * 40, "dirty": True}])
+def test_results_and_report_record_the_commit_or_null(tmp_path, monkeypatch, code):
+    import glassformer.lab.runner as runner
+
+    monkeypatch.setattr(runner, "git_commit", lambda: code)
+    run_experiment(get_experiment("mask-fill"), out=tmp_path, echo=lambda s: None)
+    saved = json.loads((tmp_path / "mask-fill" / "results.json").read_text(encoding="utf-8"))
+    assert "git" in saved and saved["git"] == code  # null, not absent, when there is no commit
+    report = (tmp_path / "mask-fill" / "report.md").read_text(encoding="utf-8")
+    if code is None:
+        assert "no commit was recorded" in report and "没有记录提交" in report
+    else:
+        assert f"git commit {'a' * 40}, with uncommitted changes" in report and "未提交的改动" in report

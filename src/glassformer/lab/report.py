@@ -26,6 +26,13 @@ def _took(record: dict, lang: str) -> str:
                 cpu=m["cpu"], cores=m["cores"], threads=m["threads"], torch=m["torch"], load=load)
 
 
+def _code(record: dict, lang: str) -> str:
+    code = record.get("git")  # None: not run from a git checkout (or recorded before commits were)
+    if code is None:
+        return text(lang, "report.no_commit")
+    return text(lang, "report.commit_dirty" if code["dirty"] else "report.commit", commit=code["commit"])
+
+
 def experiment_markdown(record: dict, tables: list[str]) -> str:
     """report.md of one experiment: setup, each claim with its rule and verdict, numbers, figures."""
     out = [f"# {record['title_en']}", f"*{record['title_zh']}*", ""]
@@ -33,6 +40,7 @@ def experiment_markdown(record: dict, tables: list[str]) -> str:
     for lang in LANGS:
         out.append(_took(record, lang))
     out.append("")
+    out += [_code(record, lang) for lang in LANGS] + [""]
     out += [text(lang, "report.seeds", seeds=record["seeds"]) for lang in LANGS] + [""]
     if record["fast"]:
         out += [f"> {text(lang, 'report.fast')}" for lang in LANGS] + [""]

@@ -8,7 +8,8 @@ numbers and returns one `Verdict` per claim (a level, and the measured figures i
 formatted with). Nothing here types a verdict in: the level comes out of the comparison.
 
 `run_experiment` times the run, writes `<out>/<name>/results.json` (numbers, verdicts in English
-and Chinese, figures, the command that reproduces it, the machine) and `report.md` beside it.
+and Chinese, figures, the command that reproduces it, the machine, the git commit of the code) and
+`report.md` beside it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import json
 import os
 import platform
 import shlex
+import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,6 +125,26 @@ def machine() -> dict:
             "system": platform.system(), "load_1min": load}
 
 
+def git_commit(where: str | Path | None = None) -> dict | None:
+    """{"commit": sha, "dirty": bool} of the git checkout that holds glassformer's own source (or the
+    folder `where`), so a result names the code that produced it; "dirty": tracked files differ from
+    the commit (untracked files, such as results, do not count). None when the package is not a
+    tracked file of a checkout (an installed wheel, a copy, a venv inside some other repository), when
+    there is no git program, or when git fails: a missing commit never stops an experiment."""
+    where = Path(where) if where is not None else Path(__file__).resolve().parents[1]  # .../glassformer
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(where), *args], capture_output=True, text=True, timeout=30,
+                              check=True).stdout.strip()
+
+    try:
+        git("ls-files", "--error-unmatch", "__init__.py")  # tracked here: the checkout's code is this code
+        return {"commit": git("rev-parse", "HEAD"),
+                "dirty": bool(git("status", "--porcelain", "--untracked-files=no"))}
+    except (OSError, subprocess.SubprocessError):  # no git, not a checkout, not tracked, git failed
+        return None
+
+
 def command(name: str, fast: bool, seeds: int, data: str | None, threads: int, out: Path) -> str:
     parts = ["glassformer", "lab", "run", name, "--seeds", str(seeds), "--threads", str(threads)]
     parts += ["--fast"] if fast else []
@@ -161,7 +183,7 @@ def run_experiment(experiment: Experiment, fast: bool = False, seeds: int | None
     folder.mkdir(parents=True, exist_ok=True)
     ctx = Context(folder, fast, seeds, data, cache_dir, echo)
     with using_threads(threads):
-        where = machine()
+        where, code = machine(), git_commit()
         start, cpu_start = time.perf_counter(), time.process_time()
         results = experiment.run(ctx)
         seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
@@ -183,6 +205,7 @@ def run_experiment(experiment: Experiment, fast: bool = False, seeds: int | None
         "title_zh": text("zh", f"{experiment.name}.title"), "setup_en": text("en", f"{experiment.name}.setup"),
         "setup_zh": text("zh", f"{experiment.name}.setup"), "fast": fast, "seeds": seeds,
         "data": data, "seconds": round(seconds, 1), "cpu_seconds": round(cpu_seconds, 1), "machine": where,
+        "git": code,
         "command": command(experiment.name, fast, seeds, data, threads, root),
         "claims": claims, "figures": ctx.figures, "results": jsonable(results),
     }

@@ -145,3 +145,19 @@ def test_library_refusals_speak_chinese_too(dirs):
     assert "norm='post'" in str(field.value) and "GPT2LMHeadModel 无法计算它" in str(field.value)
     with pytest.raises(DamagedFile, match="^the GPT-2 weights lack h.0.ln_1.weight"):  # English, as before
         state_dict_from_gpt2(state, hf.config.n_layer)
+
+
+def test_resuming_an_imported_run_is_refused_with_the_way_to_train_it_and_nothing_changes(dirs):
+    """An imported GPT-2 has no optimizer state and no data: `train --resume` refuses in one line that
+    names the way to train it further (export, fine-tune, import), before anything is written, whatever
+    else the command line asked for (new data, changed settings, another language)."""
+    root, _, _ = dirs
+    run = root / "run"
+    before = {p.name: p.read_bytes() for p in run.iterdir()}
+    for extra in ([], ["--data", "builtin:seed", "--max_steps=5"], ["--lang", "zh"]):
+        code, out, err = cli(["train", "--resume", str(run), *extra])
+        assert_clean_failure(code, err, codes=(2,))
+        assert f"glassformer export gpt2 {run} --out DIR" in err and "glassformer import gpt2 DIR" in err, err
+        assert out == ""
+    assert "导入的模型" in err and "要继续训练它" in err
+    assert {p.name: p.read_bytes() for p in run.iterdir()} == before  # no lock, no config rewrite, no file lost

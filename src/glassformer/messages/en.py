@@ -587,9 +587,11 @@ TEXT = {
                            "resumed. The weights still sample; to train further, start a new run.",
     "error.run.other_source": "cannot resume {dir}: it was trained on source {saved!r}, not {source!r}. Start a new "
                               "run with --out to use other data.",
-    "error.run.imported": "{dir} holds a model imported from {origin}, not a glassformer training run: there is no "
-                          "checkpoint of an optimizer to resume. It samples and opens in every view; training it "
-                          "further is not supported yet.",
+    "error.run.imported": "{dir} holds a model imported from {origin}, not a glassformer training run: it has no "
+                          "optimizer state and no training data, so --resume cannot continue it (it samples and "
+                          "opens in every view; glassformer does not fine-tune an imported model yet). To train it "
+                          "further, export it (glassformer export {format} {dir} --out DIR), fine-tune DIR with "
+                          "transformers, and import the result (glassformer import {format} DIR --out NEW_RUN).",
     "run.elsewhere": "elsewhere",
     "error.run.source_gone": "cannot resume {dir}: its config.json names the data source {source!r}, which cannot "
                              "be opened: {problem}",

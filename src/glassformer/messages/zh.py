@@ -539,8 +539,10 @@ TEXT = {
                            "要继续训练，请开始一次新的运行。",
     "error.run.other_source": "无法继续 {dir}：它是在数据源 {saved!r} 上训练的，不是 {source!r}。要用别的数据，请用 "
                               "--out 开始一次新的运行。",
-    "error.run.imported": "{dir} 里是从 {origin} 导入的模型，不是 glassformer 的训练运行：没有可以续训的优化器检查点。"
-                          "它可以采样，也能在每个视图里打开；目前还不支持继续训练它。",
+    "error.run.imported": "{dir} 里是从 {origin} 导入的模型，不是 glassformer 的训练运行：它没有优化器状态，也没有训练"
+                          "数据，所以 --resume 无法继续它（它可以采样，也能在每个视图里打开；glassformer 目前还不能微调"
+                          "导入的模型）。要继续训练它，请先导出（glassformer export {format} {dir} --out DIR），用 "
+                          "transformers 微调 DIR，再把结果导入（glassformer import {format} DIR --out NEW_RUN）。",
     "run.elsewhere": "别处",
     "error.run.source_gone": "无法继续 {dir}：它的 config.json 写的数据源 {source!r} 打不开：{problem}",
     "error.run.saved_device": "{path} 写的是 device={device!r}，但是{problem} 用 --device=cpu 继续，就在 CPU 上接着训练。",

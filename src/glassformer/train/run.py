@@ -213,7 +213,7 @@ def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, pro
     """resume_run's reads and writes, under the directory's lock."""
     saved = Preset(model_config(config, run_dir), train_config(config, run_dir), str(config.get("about", "")))
     if "source" not in config and isinstance(config.get("imported"), dict):
-        raise UsageError(t("error.run.imported", dir=run_dir,
+        raise UsageError(t("error.run.imported", dir=run_dir, format=config["imported"].get("format") or "gpt2",
                            origin=config["imported"].get("from") or t("run.elsewhere")))
     if "source" not in config:
         raise DamagedFile(t("error.run.no_source", path=run_dir / "config.json"))

@@ -73,3 +73,18 @@ def test_markdown_escapes_pipes_and_newlines_inside_cells():
 
     md = Trace([TraceRow("bias", "alibi", (2, 3), "(H=2, T=3)", "[1]", "-m·|i - j|\nadded")]).to_markdown()
     assert md.splitlines()[2] == "| bias | alibi | (2, 3) | (H=2, T=3) | [1] | -m·\\|i - j\\| added |"
+
+
+def test_every_note_in_words_is_declared_in_chinese_too():
+    """A module's note that says something in words ("one C-vector per token") brings its Chinese
+    (ParamFormula(..., zh=...)); a symbolic one ("C -> F") reads the same in both tables."""
+    import re
+
+    notes = {}
+    for cfg in MODELS.values():
+        for row in param_table(build_model(cfg)).rows:
+            notes[row.note] = row.note_zh
+    worded = {note: zh for note, zh in notes.items() if re.search(r"\b[a-z]{3,}\b", note)}
+    assert len(worded) >= 15  # the models above reach every kind of note
+    assert not [note for note, zh in worded.items() if not re.search(r"[\u4e00-\u9fff]", zh)]
+    assert notes["C -> F"] == ""  # the rule can tell the two apart

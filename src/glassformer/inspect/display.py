@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import math
 
-from glassformer.messages import t
+from glassformer.messages import language, t
 
 MONO = "font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; white-space: pre"
 TABLE = "border-collapse: collapse; font-size: 12px; margin: 0.4em 0"
@@ -61,7 +61,7 @@ def trace_html(trace) -> str:
 def params_html(p) -> str:
     """The parameter table: computed count beside the module's own formula; mismatches in red."""
     rows = [[r.module, f"{r.count:,}", r.formula, f"{r.expected:,}",
-             r.note + ("  " + t("params.mismatch") if r.count != r.expected else "")] for r in p.rows]
+             r.note_in(language()) + ("  " + t("params.mismatch") if r.count != r.expected else "")] for r in p.rows]
     styles = ["" if r.count == r.expected else "background: #fde2e2" for r in p.rows]
     rows.append([t("params.total_row"), f"{p.total:,}", "", f"{p.expected_total:,}", ""])
     styles.append("font-weight: bold")

@@ -42,6 +42,11 @@ class ParamRow:
     formula: str  # e.g. "C·3C + 3C", as the module declares it
     expected: int  # the formula evaluated with the module's sizes
     note: str = ""
+    note_zh: str = ""  # the note in Chinese, where the module declares one
+
+    def note_in(self, lang: str) -> str:
+        """The note in `lang`; a note with no Chinese ("C -> F") is the same in both."""
+        return self.note_zh if lang == "zh" and self.note_zh else self.note
 
 
 @dataclass
@@ -72,7 +77,7 @@ class ParamTable:
             for r in self.rows:
                 mark = "" if r.count == r.expected else "  " + t("params.mismatch")
                 lines.append(f"{r.module:<{w}}  {r.count:>10,}  {r.formula:<{f}}  {r.expected:>10,}  "
-                             f"{r.note}{mark}")
+                             f"{r.note_in(language())}{mark}")
             symbols = ", ".join(f"{k}={v} ({meaning(k, language())})" for k, v in self.symbols.items())
             lines += ["-" * (w + f + 36), f"{pad(t('params.total_row'), w)}  {self.total:>10,}  {'':<{f}}  "
                       f"{self.expected_total:>10,}", t("params.symbols", symbols=symbols)]
@@ -131,12 +136,12 @@ def param_table(cfg_or_model, kind: str | None = None) -> ParamTable:
 
     rows, symbols = [], {}
     for path, part in sorted(declared_parts(model), key=lambda item: rank(item[0])):
-        rows.append(ParamRow(path, claim(path), part.formula, part.value(), part.note))
+        rows.append(ParamRow(path, claim(path), part.formula, part.value(), part.note, part.zh))
         symbols.update(part.symbols)
     for name, p in params.items():  # parameters no formula knows about
         if id(p) not in seen:
             seen.add(id(p))
-            rows.append(ParamRow(name.rsplit(".", 1)[0], p.numel(), "?", 0, "not in any formula"))
+            rows.append(ParamRow(name.rsplit(".", 1)[0], p.numel(), "?", 0, "not in any formula", "不在任何公式里"))
     return ParamTable(rows, {k: symbols[k] for k in sorted(symbols, key=_letter_order)})
 
 

@@ -55,7 +55,7 @@ class TransformerStack(HookedModel):
     def param_formulas(self) -> list[ParamFormula]:
         if self.use_final_norm:
             return [norm_formula("ln_final", self.cfg, True)]
-        return [ParamFormula("ln_final", "0", {}, "no final norm")]
+        return [ParamFormula("ln_final", "0", {}, "no final norm", zh="没有最终归一化")]
 
     def finish_init(self) -> None:
         """Call at the end of a subclass __init__: initialise weights, name the hook points."""

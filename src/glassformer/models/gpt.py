@@ -45,9 +45,11 @@ class TokenModel(TransformerStack):
     def param_formulas(self) -> list[ParamFormula]:
         C, V = self.cfg.d_model, self.cfg.vocab_size
         if self.cfg.tie_weights:
-            head = ParamFormula("head", "0", {}, "tied: reuses tok_embed's V·C matrix, 0 new parameters")
+            head = ParamFormula("head", "0", {}, "tied: reuses tok_embed's V·C matrix, 0 new parameters",
+                                zh="绑定：复用 tok_embed 的 V·C 矩阵，新增 0 个参数")
         else:
-            head = linear_formula("head", "C", "V", self.cfg.bias, "C -> one score per token", C=C, V=V)
+            head = linear_formula("head", "C", "V", self.cfg.bias, "C -> one score per token", zh="C -> 每个词元一个分数",
+                                  C=C, V=V)
         return [*super().param_formulas(), head]
 
     def example_input(self, B: int = 1, T: int = 4) -> torch.Tensor:

@@ -39,9 +39,9 @@ class SequenceRegressor(TransformerStack):
 
     def param_formulas(self) -> list[ParamFormula]:
         C, d_in, d_out, b = self.cfg.d_model, self.cfg.d_in, self.cfg.d_out, self.cfg.bias
-        return [linear_formula("in_proj", "d_in", "C", b, "numbers -> width C", C=C, d_in=d_in),
+        return [linear_formula("in_proj", "d_in", "C", b, "numbers -> width C", zh="数字 -> 宽度 C", C=C, d_in=d_in),
                 *super().param_formulas(),
-                linear_formula("out_proj", "C", "d_out", b, "width C -> numbers", C=C, d_out=d_out)]
+                linear_formula("out_proj", "C", "d_out", b, "width C -> numbers", zh="宽度 C -> 数字", C=C, d_out=d_out)]
 
     def example_input(self, B: int = 1, T: int = 4) -> torch.Tensor:
         steps = torch.arange(T, dtype=torch.float32)[None, :, None]  # (1, T, 1)

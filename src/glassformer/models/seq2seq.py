@@ -122,15 +122,22 @@ class EncoderDecoder(HookedModel):
 
     def param_formulas(self) -> list[ParamFormula]:
         C, V = self.cfg.d_model, self.cfg.vocab_size
-        src = ParamFormula("src_embed", "V·C", {"V": V, "C": C}, "one C-vector per token")
-        tgt = (ParamFormula("tgt_embed", "0", {}, "shared: reuses src_embed's V·C table") if self.cfg.share_embeddings
-               else ParamFormula("tgt_embed", "V·C", {"V": V, "C": C}, "one C-vector per target token"))
-        if self.cfg.tie_weights:
-            head = ParamFormula("head", "0", {}, "tied: reuses tgt_embed's V·C matrix, 0 new parameters")
+        src = ParamFormula("src_embed", "V·C", {"V": V, "C": C}, "one C-vector per token", zh="每个词元一个 C 维向量")
+        if self.cfg.share_embeddings:
+            tgt = ParamFormula("tgt_embed", "0", {}, "shared: reuses src_embed's V·C table",
+                               zh="共享：复用 src_embed 的 V·C 表")
         else:
-            head = linear_formula("head", "C", "V", self.cfg.bias, "C -> one score per token", C=C, V=V)
+            tgt = ParamFormula("tgt_embed", "V·C", {"V": V, "C": C}, "one C-vector per target token",
+                               zh="每个目标词元一个 C 维向量")
+        if self.cfg.tie_weights:
+            head = ParamFormula("head", "0", {}, "tied: reuses tgt_embed's V·C matrix, 0 new parameters",
+                                zh="绑定：复用 tgt_embed 的 V·C 矩阵，新增 0 个参数")
+        else:
+            head = linear_formula("head", "C", "V", self.cfg.bias, "C -> one score per token", zh="C -> 每个词元一个分数",
+                                  C=C, V=V)
         norms = [norm_formula(name, self.cfg, self.use_final_norm) if self.use_final_norm
-                 else ParamFormula(name, "0", {}, "no final norm") for name in ("enc_ln_final", "dec_ln_final")]
+                 else ParamFormula(name, "0", {}, "no final norm", zh="没有最终归一化")
+                 for name in ("enc_ln_final", "dec_ln_final")]
         return [src, tgt, *norms, head]
 
     def example_input(self, B: int = 1, T: int = 4) -> tuple[torch.Tensor, torch.Tensor]:

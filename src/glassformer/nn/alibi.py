@@ -56,7 +56,7 @@ class ALiBi(AttentionPositions):
                                    "-m_h·|i - j|：加到注意力分数上，键越远罚得越多", "ALiBi 偏置")
 
     def param_formulas(self) -> list[ParamFormula]:
-        return [ParamFormula("", "0", {}, "fixed slopes m_h: a buffer, not a parameter")]
+        return [ParamFormula("", "0", {}, "fixed slopes m_h: a buffer, not a parameter", zh="固定的斜率 m_h：是缓冲区，不是参数")]
 
     def _apply(self, fn, recurse=True):
         # .double(), .to(device): recompute the slopes from float64 instead of casting a rounded copy

@@ -178,11 +178,13 @@ class MultiHeadAttention(AttentionHeads):
     def param_formulas(self) -> list[ParamFormula]:
         C, D, H = self.proj.in_features, self.d_head, self.n_heads
         if self.style == "packed":
-            qkv = linear_formula("qkv", "C", "3C", self.bias, "Q, K, V for all heads at once", C=C)
+            qkv = linear_formula("qkv", "C", "3C", self.bias, "Q, K, V for all heads at once", zh="一次算出所有头的 Q、K、V", C=C)
         else:
             one = "C·D + D" if self.bias else "C·D"
-            qkv = ParamFormula("heads", f"H·3({one})", {"C": C, "D": D, "H": H}, "H heads × (q, k, v)")
-        return [qkv, linear_formula("proj", "C", "C", self.bias, "merged heads -> residual", C=C)]
+            qkv = ParamFormula("heads", f"H·3({one})", {"C": C, "D": D, "H": H}, "H heads × (q, k, v)",
+                               zh="H 个头 × (q, k, v)")
+        return [qkv, linear_formula("proj", "C", "C", self.bias, "merged heads -> residual", zh="合并各头 -> 残差流",
+                                    C=C)]
 
     def split_qkv(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """(B, T, C) -> q, k, v, each (B, H, T, D)."""

@@ -40,7 +40,7 @@ def norm_hook(stage: str, stage_zh: str, what: str, what_zh: str, active: bool) 
 def norm_formula(part: str, cfg: ModelConfig, active: bool) -> ParamFormula:
     if active:
         return layer_norm_formula(part, cfg.bias, cfg.d_model)
-    return ParamFormula(part, "0", {}, "norm='none': identity")
+    return ParamFormula(part, "0", {}, "norm='none': identity", zh="norm='none'：恒等映射")
 
 
 def self_attention(cfg: ModelConfig) -> MultiHeadAttention:

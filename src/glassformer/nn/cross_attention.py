@@ -62,9 +62,9 @@ class CrossAttention(AttentionHeads):
 
     def param_formulas(self) -> list[ParamFormula]:
         C = self.proj.in_features
-        return [linear_formula("q", "C", "C", self.bias, "queries from the target stream", C=C),
-                linear_formula("kv", "C", "2C", self.bias, "keys and values from the source", C=C),
-                linear_formula("proj", "C", "C", self.bias, "merged heads -> residual", C=C)]
+        return [linear_formula("q", "C", "C", self.bias, "queries from the target stream", zh="来自目标流的查询", C=C),
+                linear_formula("kv", "C", "2C", self.bias, "keys and values from the source", zh="来自源序列的键和值", C=C),
+                linear_formula("proj", "C", "C", self.bias, "merged heads -> residual", zh="合并各头 -> 残差流", C=C)]
 
     def source_kv(self, memory: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The encoder's output (B, S, C) -> keys and values (B, H, S, D): all that the source gives."""

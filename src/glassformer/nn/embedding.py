@@ -49,7 +49,7 @@ class TokenEmbedding(nn.Module):
 
     def param_formulas(self) -> list[ParamFormula]:
         V, C = self.table.weight.shape
-        return [ParamFormula("", "V·C", {"V": V, "C": C}, "one C-vector per token")]
+        return [ParamFormula("", "V·C", {"V": V, "C": C}, "one C-vector per token", zh="每个词元一个 C 维向量")]
 
     @property
     def weight(self) -> torch.Tensor:

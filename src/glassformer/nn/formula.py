@@ -30,16 +30,18 @@ class ParamFormula:
     part: str
     formula: str  # e.g. "C·3C + 3C"
     symbols: dict[str, int] = field(default_factory=dict)  # the values of its letters, e.g. {"C": 64}
-    note: str = ""
+    note: str = ""  # what the part is, in a few words (English)
+    zh: str = ""  # the note in Chinese (for a note in words; "C -> F" needs none)
 
     def value(self) -> int:
         return evaluate(self.formula, self.symbols)
 
 
-def linear_formula(part: str, n_in: str, n_out: str, bias: bool, note: str = "", **symbols: int) -> ParamFormula:
+def linear_formula(part: str, n_in: str, n_out: str, bias: bool, note: str = "", zh: str = "",
+                   **symbols: int) -> ParamFormula:
     """The count of an nn.Linear(n_in, n_out): a weight matrix, plus one bias per output if bias."""
     text = f"{n_in}·{n_out}" + (f" + {n_out}" if bias else "")
-    return ParamFormula(part, text, symbols, note)
+    return ParamFormula(part, text, symbols, note, zh)
 
 
 def layer_norm_formula(part: str, bias: bool, C: int, note: str = "") -> ParamFormula:

@@ -114,7 +114,7 @@ class LearnedPositions(nn.Module):
 
     def param_formulas(self) -> list[ParamFormula]:
         L, C = self.table.weight.shape
-        return [ParamFormula("", "L·C", {"L": L, "C": C}, "one C-vector per position")]
+        return [ParamFormula("", "L·C", {"L": L, "C": C}, "one C-vector per position", zh="每个位置一个 C 维向量")]
 
     def forward(self, T: int, offset: int = 0) -> torch.Tensor:
         check_length(offset + T, self.max_len)
@@ -131,7 +131,8 @@ class SinusoidalPositions(nn.Module):
         self.register_buffer("table", sinusoidal_table(max_len, d_model), persistent=False)
 
     def param_formulas(self) -> list[ParamFormula]:
-        return [ParamFormula("", "0", {}, "fixed sin/cos table: a buffer, not a parameter")]
+        return [ParamFormula("", "0", {}, "fixed sin/cos table: a buffer, not a parameter",
+                             zh="固定的 sin/cos 表：是缓冲区，不是参数")]
 
     def forward(self, T: int, offset: int = 0) -> torch.Tensor:
         check_length(offset + T, self.max_len)

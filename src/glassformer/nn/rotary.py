@@ -68,7 +68,8 @@ class RotaryPositions(AttentionPositions):
                                 "同样旋转后的键：q·k 只看两者之间的距离", "旋转位置编码")
 
     def param_formulas(self) -> list[ParamFormula]:
-        return [ParamFormula("", "0", {}, "rotation angles p·θ_i are computed, not learned")]
+        return [ParamFormula("", "0", {}, "rotation angles p·θ_i are computed, not learned",
+                             zh="旋转角 p·θ_i 是算出来的，不是学出来的")]
 
     def _fill(self, n: int, dtype: torch.dtype, device) -> None:
         # the tables outlive the call that grows them: even when sampling runs under inference_mode

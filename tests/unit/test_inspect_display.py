@@ -8,6 +8,7 @@ import re
 import pytest
 import torch
 
+from glassformer import messages
 from glassformer.config import ModelConfig
 from glassformer.inspect import (AttentionView, GradientMonitor, attention_grid_png, attention_head_png,
                                  attention_html, attention_view, gradient_flow, param_table, trace)
@@ -87,6 +88,10 @@ def test_param_table_html_marks_a_mismatch_and_escapes():
     real = param_table(gpt())
     assert all(f"{r.count:,}" in real._repr_html_() for r in real.rows)
     assert repr(real) == real.to_text() and "<" not in repr(real)
+    with messages.speaking("zh"):  # a notebook under GLASSFORMER_LANG=zh: headers, notes and marks in Chinese
+        page = table._repr_html_()
+        assert ">模块<" in page and "≠ 公式！" in page and ">合计<" in page and "formula" not in page
+        assert "每个词元一个 C 维向量" in real._repr_html_() and repr(real) == real.to_text(lang="zh")
 
 
 def test_gradient_monitor_html_and_repr():
@@ -99,6 +104,10 @@ def test_gradient_monitor_html_and_repr():
         assert f">{r.name}<" in page and f"{r.grad_norm:.2e}" in page
     assert f"loss {monitor.loss:.4f}" in repr(monitor) and monitor.table() in repr(monitor)
     assert "<" not in repr(monitor)
+    with messages.speaking("zh"):
+        page = monitor._repr_html_()
+        assert ">状态<" in page and ">正常<" in page and "status" not in page and "还没有检查过" in empty._repr_html_()
+        assert monitor.table().split()[:2] == ["参数", "形状"] and monitor.table(lang="en").startswith("parameter")
 
 
 def test_gradient_flow_leaves_the_model_as_it_was():

@@ -274,7 +274,8 @@ def test_the_params_and_grads_tables_speak_chinese_with_the_same_numbers(tmp_pat
     head = params_zh[1]
     assert head.split() == ["模块", "参数量", "公式", "=", "公式", "说明"] and params_en[1].split()[0] == "module"
     rows = [i for i, line in enumerate(params_zh) if line.startswith("blocks.0.attn.qkv")]
-    assert rows and params_zh[rows[0]] == params_en[rows[0]]  # a row: the same cells
+    row_en, row_zh = params_en[rows[0]], params_zh[rows[0]]  # a row: the same cells, the note in Chinese
+    assert row_zh == row_en.replace("Q, K, V for all heads at once", "一次算出所有头的 Q、K、V") != row_en
     assert columns(head[:head.index("公式")]) == params_zh[rows[0]].index("C·3C")  # headers over their columns
     assert any(line.startswith("合计") for line in params_zh) and any("符号：C=" in line for line in params_zh)
     grads_en, grads_zh = outs["grads", "en"], outs["grads", "zh"]

@@ -87,3 +87,4 @@ def test_cli_in_chinese_without_lab_results(tmp_path, capsys):
                  str(tmp_path / "none"), "--threads", "1"]) == 0
     out = capsys.readouterr().out
     assert "参数" in out and "glassformer lab run scaling" in out and "没有找到实验结果" in out
+    assert "合计" in out and "每个词元一个 C 维向量" in out  # the parameter table in Chinese too

@@ -84,7 +84,7 @@ def windows(nar: Narrator, tok: CharTokenizer, ids: np.ndarray) -> dict:
 def count_parameters(nar: Narrator, model) -> dict:
     nar.title("tiny.title.params")
     table = param_table(model)
-    for line in table.to_text().splitlines():
+    for line in table.to_text(lang=nar.lang).splitlines():
         nar.show("  " + line)
     total = model.num_params()
     pos_rows, used = model.cfg.max_len, max(PRESET.train.block_size, CROP)  # rows ever read

@@ -33,10 +33,11 @@ def decoding_model(vocab: int) -> tuple[GPT, torch.Tensor, torch.Tensor]:
 
 
 def cached_steps(model: GPT, prompt: torch.Tensor, token: torch.Tensor, n: int, one_token):
-    """A function that prefills the cache with the prompt, then runs `one_token(ids, cache)` n times."""
+    """A function that prefills the cache with the prompt (B, T0), then runs `one_token(ids, cache)` n
+    times with ids (B, 1)."""
     def run():
         with torch.no_grad():
-            cache = model.new_cache(1)
+            cache = model.new_cache(prompt.size(0))
             model(prompt, cache=cache)
             for _ in range(n):
                 one_token(token, cache)

@@ -3,6 +3,7 @@
     python bench/levers.py                          # baby shape, 1 thread, training + decoding
     python bench/levers.py --shape small --threads 2
     python bench/levers.py --compile                # adds torch.compile (minutes of compiling)
+    python bench/levers.py --no-train --compile     # the decoding variants only, the compiled step too
 
 Training: one forward + backward + optimizer step of the fused-attention model on the shape's batch;
 every variant starts from the same weights and sees the same batch. Variants run round-robin (one
@@ -17,9 +18,11 @@ printed are the median and the fastest ms per step and `before / variant` for ea
                      (T_q, T_k) scores and an out-of-place masked copy (now: Q/√D first, mask in place)
     + compile        torch.compile of the model (fused / glass), with fused AdamW
 
-Decoding (`baby` shape, max_len 512, batch 1, fused attention): ms per token of 200 one-token steps
-after a 16-token prefill, through the model's own forward, through models/decode.py's step, and
-through that step without torch.inference_mode (under no_grad, as the model runs).
+Decoding (`baby` shape, max_len 512, batch 1 and 16, fused attention): ms per step of 200 one-token
+steps after a 16-token prefill, through the model's own forward, through models/decode.py's step,
+through that step without torch.inference_mode (under no_grad, as the model runs), through the step
+with its weights as transposed views (as it was before it kept row-major copies), and with
+--compile through the step compiled by torch.compile (dynamic shapes: one graph for every length).
 Not a test: the figures go to docs/performance.md.
 """
 
@@ -121,16 +124,35 @@ def report(times: dict[str, list[float]], unit: str, scale: float) -> None:
               f"median {statistics.median(first) / med:5.2f}×, min {min(first) / low:5.2f}×")
 
 
-def decoding_variants(steps: int) -> dict:
+def with_weight_views(step: DecodeStep, model: GPT) -> DecodeStep:
+    """The decode step as it was: x Wᵀ against Wᵀ as a view of the weight, not a row-major copy."""
+    for layer, block in zip(step.layers, model.blocks):
+        layer.w_qkv_t, layer.w_proj_t = block.attn.qkv.weight.t(), block.attn.proj.weight.t()
+        layer.w1_t, layer.w2_t = block.ffn.fc1.weight.t(), block.ffn.fc2.weight.t()
+    step.head_w_t = model.head.weight.t()
+    return step
+
+
+def decoding_variants(steps: int, batch: int, compile_too: bool) -> dict:
     model, prompt, token = decoding_model(VOCAB)
+    prompt, token = prompt.expand(batch, -1), token.expand(batch, -1)  # (B, 16), (B, 1)
 
     def loop(one_token):
         return cached_steps(model, prompt, token, steps, one_token)
 
     fast = DecodeStep(model)
-    return {"model forward": loop(lambda ids, cache: model(ids, cache=cache)),
-            "decode step": loop(fast),
-            "decode step, no_grad": loop(lambda ids, cache: fast.one_token(ids, cache, cache.length))}
+    views = with_weight_views(DecodeStep(model), model)
+    out = {"model forward": loop(lambda ids, cache: model(ids, cache=cache)),
+           "decode step": loop(fast),
+           "decode step, no_grad": loop(lambda ids, cache: fast.one_token(ids, cache, cache.length)),
+           "decode step, Wᵀ views": loop(views)}
+    if compile_too:  # the step's own code, compiled once for every cache length
+        compiled = torch.compile(fast.one_token, dynamic=True)
+        t0 = time.perf_counter()
+        loop(lambda ids, cache: compiled(ids, cache, cache.length))()  # compile now, not while timed
+        print(f"compiled the decode step in {time.perf_counter() - t0:.0f} s")
+        out["decode step, compiled"] = loop(lambda ids, cache: compiled(ids, cache, cache.length))
+    return out
 
 
 def main() -> None:
@@ -141,17 +163,21 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--compile", action="store_true", help="add the torch.compile variants (slow to build)")
     ap.add_argument("--no-decode", action="store_true")
+    ap.add_argument("--no-train", action="store_true")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     batch = args.batch or (4 if args.shape == "small" else None)
-    variants, tokens = training_variants(args.shape, batch, args.compile)
-    print(f"training, {args.shape} shape, {tokens} tokens a step, {args.threads} thread(s), "
-          f"median of {args.rounds} rounds")
-    report(round_robin(variants, args.rounds, warmup=3), "ms/step", 1e3)
+    if not args.no_train:
+        variants, tokens = training_variants(args.shape, batch, args.compile)
+        print(f"training, {args.shape} shape, {tokens} tokens a step, {args.threads} thread(s), "
+              f"median of {args.rounds} rounds")
+        report(round_robin(variants, args.rounds, warmup=3), "ms/step", 1e3)
     if not args.no_decode:
         steps = 200
-        print(f"decoding, baby shape, batch 1, {steps} one-token steps after a 16-token prefill")
-        report(round_robin(decoding_variants(steps), max(args.rounds // 2, 5), warmup=1), "ms/token", 1e3 / steps)
+        for batch in (1, 16):
+            print(f"decoding, baby shape, batch {batch}, {steps} one-token steps after a 16-token prefill")
+            report(round_robin(decoding_variants(steps, batch, args.compile), max(args.rounds // 2, 5), warmup=1),
+                   "ms/step", 1e3 / steps)
 
 
 if __name__ == "__main__":

@@ -161,3 +161,15 @@ def test_resuming_an_imported_run_is_refused_with_the_way_to_train_it_and_nothin
         assert out == ""
     assert "导入的模型" in err and "要继续训练它" in err
     assert {p.name: p.read_bytes() for p in run.iterdir()} == before  # no lock, no config rewrite, no file lost
+
+
+def test_a_new_run_over_an_imported_one_gives_the_imported_advice_not_resume(dirs):
+    """`train --out IMPORTED_RUN` used to say "continue it with --resume", which then refused: two steps
+    to the right advice. It now names the way to train an imported model at once, and changes nothing."""
+    root, _, _ = dirs
+    run = root / "run"
+    before = {p.name: p.read_bytes() for p in run.iterdir()}
+    code, out, err = cli(["train", "--preset", "baby", "--data", "builtin:seed", "--out", str(run)])
+    assert_clean_failure(code, err, codes=(2,))
+    assert f"glassformer export gpt2 {run} --out DIR" in err and "Continue it with --resume" not in err, err
+    assert {p.name: p.read_bytes() for p in run.iterdir()} == before

@@ -35,7 +35,7 @@ import torch
 from glassformer.config import (ModelConfig, Preset, TrainConfig, apply_overrides, get_preset, parse_overrides,
                                 to_dict)
 from glassformer.devices import check_device
-from glassformer.errors import DamagedFile, UsageError
+from glassformer.errors import DamagedFile, GlassformerError, UsageError
 from glassformer.files import write_text_atomic
 from glassformer.messages import t
 from glassformer.models import build_model, model_class
@@ -168,6 +168,7 @@ def new_run(preset: str = "baby", overrides=(), source: str | None = None, out=N
     held = lock.acquire(run_dir)  # refuses if another process trains here
     try:
         if has_checkpoint(run_dir):
+            _refuse_imported(run_dir, _config_if_readable(run_dir))  # its own advice: --resume cannot help
             raise UsageError(t("error.run.has_checkpoint", dir=run_dir))
         return _start(run_dir, preset, p, source, text, data, progress, prompt, sample_chars, held)
     except BaseException:
@@ -209,12 +210,25 @@ def resume_run(run_dir, overrides=(), preset: str | None = None, source: str | N
         raise
 
 
+def _config_if_readable(run_dir: Path) -> dict | None:
+    """config.json when it is a well-formed run config, else None (the caller has a message of its own)."""
+    try:
+        return read_config(run_dir)
+    except (GlassformerError, OSError):
+        return None
+
+
+def _refuse_imported(run_dir: Path, config: dict | None) -> None:
+    """A model imported from elsewhere has no optimizer state and no data: say how to train it further."""
+    if config is not None and "source" not in config and isinstance(config.get("imported"), dict):
+        raise UsageError(t("error.run.imported", dir=run_dir, format=config["imported"].get("format") or "gpt2",
+                           origin=config["imported"].get("from") or t("run.elsewhere")))
+
+
 def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, prompt, sample_chars, held) -> Run:
     """resume_run's reads and writes, under the directory's lock."""
     saved = Preset(model_config(config, run_dir), train_config(config, run_dir), str(config.get("about", "")))
-    if "source" not in config and isinstance(config.get("imported"), dict):
-        raise UsageError(t("error.run.imported", dir=run_dir, format=config["imported"].get("format") or "gpt2",
-                           origin=config["imported"].get("from") or t("run.elsewhere")))
+    _refuse_imported(run_dir, config)
     if "source" not in config:
         raise DamagedFile(t("error.run.no_source", path=run_dir / "config.json"))
     if source is not None and source != config["source"]:

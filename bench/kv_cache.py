@@ -4,7 +4,8 @@
 
 `baby` shape with max_len 512, fused attention, batch 1, greedy, 256 new tokens after a 16-token
 prompt. Prints, per repetition, in ms per token: one cached step alone through the model's forward
-and through the decode step (models/decode.py), then the sampler's loops — cached with the decode
+and through the decode step (models/decode.py), the same decode step on a model 8 wide (the same
+calls with almost no arithmetic: what dispatching them costs), then the sampler's loops — cached with the decode
 step (the default), cached through the model (a no-op hook attached makes the sampler hand each
 token to the model), uncached — and the uncached / cached ratio.
 """
@@ -23,11 +24,12 @@ from glassformer.sample import generate_ids
 NEW = 256
 
 
-def decoding_model(vocab: int) -> tuple[GPT, torch.Tensor, torch.Tensor]:
+def decoding_model(vocab: int, **shape) -> tuple[GPT, torch.Tensor, torch.Tensor]:
     """The benchmarks' decoding setup: `baby` with max_len 512, fused attention, a seeded 16-token
-    prompt (1, 16) and one token id (1, 1) to feed back."""
+    prompt (1, 16) and one token id (1, 1) to feed back. `shape`: other model fields (d_model=8, ...)."""
     torch.manual_seed(0)
-    model = GPT(replace(get_preset("baby").model, vocab_size=vocab, max_len=512, attention="fused")).eval()
+    cfg = replace(get_preset("baby").model, vocab_size=vocab, max_len=512, attention="fused", **shape)
+    model = GPT(cfg).eval()
     prompt = torch.randint(0, vocab, (1, 16))  # (1, 16)
     return model, prompt, torch.zeros(1, 1, dtype=torch.long)  # (1, 1)
 
@@ -74,13 +76,18 @@ def main() -> None:
 
     list(generate_ids(model, prompt, 20, temperature=0))  # warm-up
     fast = DecodeStep(model)
+    # the dispatch floor: the same calls on a model 8 wide (1 head, d_ff 8), almost no arithmetic
+    narrow, _, _ = decoding_model(84, d_model=8, n_heads=1, d_ff=8)
+    narrow_step = DecodeStep(narrow)
     for _ in range(args.reps):
         model_alone = per_token(steps(lambda ids, cache: model(ids, cache=cache)))
         decode_alone = per_token(steps(fast))
+        floor = per_token(cached_steps(narrow, prompt, token, NEW, narrow_step))
         cached = per_token(loop(True))
         via_model = per_token(loop(True, model_step=True))
         uncached = per_token(loop(False))
-        print(f"step alone: model {model_alone:.3f}, decode step {decode_alone:.3f}   loops: decode step "
+        print(f"step alone: model {model_alone:.3f}, decode step {decode_alone:.3f} (8 wide: {floor:.3f})   "
+              f"loops: decode step "
               f"{cached:.3f}, model step {via_model:.3f}, uncached {uncached:.3f}   "
               f"uncached / decode step {uncached / cached:.2f}×")
 

@@ -3,7 +3,6 @@
 import json
 
 import pytest
-import torch
 
 from glassformer.cli import inspect as inspect_cli
 from glassformer.cli.options import Parser

@@ -85,9 +85,9 @@ def test_sampling_with_a_seed_is_identical_with_and_without_cache(position, prom
 @pytest.mark.parametrize("use_cache", [True, False])
 def test_what_the_model_reads_past_max_len(position, use_cache):
     """Table schemes read the last max_len tokens; the others read the whole text. Recorded at
-    the embedding hook: how many tokens each model call is given, and where the cache stands."""
+    the embedding hook: how many tokens each model call is given."""
     m = model("glass", position=position)
-    fed, cache_room = [], []
+    fed = []
     m._hooks["embed"].fns.append(lambda t, name: fed.append(t.size(1)))
     try:
         list(generate_ids(m, torch.randint(0, 23, (1, MAX_LEN - 2)), 2 * MAX_LEN, temperature=0,

@@ -14,7 +14,7 @@ from glassformer.text.corpora import CorpusUnavailable, load_text, prepare, sha2
 ESC = "\x1b"
 TANG = (f"{ESC}[32m《静夜思》{ESC}[m\n{ESC}[33m作者：李白{ESC}[m\n床前明月光，疑是地上霜。\n%\n"
         f"{ESC}[32m《春晓》{ESC}[m\n作者：孟浩然\n春眠不觉晓，处处闻啼鸟。\n\n%\n")
-SONG = f"题目:《如梦令》\n作者:李清照\n昨夜雨疏风骤，浓睡不消残酒。\n%   \n\n尾声<&>\n%\n"
+SONG = "题目:《如梦令》\n作者:李清照\n昨夜雨疏风骤，浓睡不消残酒。\n%   \n\n尾声<&>\n%\n"
 # The recipe by hand: colours gone, entries split at "%" lines (spaces allowed), blank-line joined.
 EXPECTED = ("《静夜思》\n作者：李白\n床前明月光，疑是地上霜。\n\n"
             "《春晓》\n作者：孟浩然\n春眠不觉晓，处处闻啼鸟。\n\n"

@@ -6,7 +6,6 @@ import math
 from dataclasses import replace
 
 import pytest
-import torch
 
 from glassformer.config import ModelConfig
 from glassformer.models import GPT

@@ -12,7 +12,7 @@ from helpers import randomize_
 from glassformer.config import ModelConfig
 from glassformer.inspect import activation_memory, param_table
 from glassformer.inspect.trace import trace
-from glassformer.models import GPT, Encoder, build_model
+from glassformer.models import GPT, Encoder
 from glassformer.nn.alibi import ALiBi
 from glassformer.nn.notation import LETTERS
 from glassformer.nn.position import POSITION_SCHEMES, position_scheme

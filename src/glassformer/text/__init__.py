@@ -29,7 +29,7 @@ from .corpora import (
     load_text,
     prepare,
 )
-from . import chinese  # registers the named source zh-poems with corpora.load_text
+from . import chinese  # noqa: F401 - registers the named source zh-poems with corpora.load_text
 from .tokenizers import CharTokenizer, Tokenizer, WordTokenizer, load_tokenizer
 
 __all__ = [

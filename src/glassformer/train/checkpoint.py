@@ -63,11 +63,11 @@ def weights_dict(model: nn.Module) -> dict[str, torch.Tensor]:
     name is dropped here and restored by load_state_dict(strict=False) + the tie itself.
     """
     out, seen = {}, set()
-    for name, t in model.state_dict().items():
-        key = (t.untyped_storage().data_ptr(), t.storage_offset(), tuple(t.shape))
+    for name, tensor in model.state_dict().items():
+        key = (tensor.untyped_storage().data_ptr(), tensor.storage_offset(), tuple(tensor.shape))
         if key not in seen:
             seen.add(key)
-            out[name] = t.detach().cpu().contiguous()
+            out[name] = tensor.detach().cpu().contiguous()
     return out
 
 

@@ -54,7 +54,6 @@ from glassformer.train.distributed import SINGLE
 from glassformer.train.interrupt import sigint_as_flag
 from glassformer.train.metrics import Progress, StepTimer, eval_line
 from glassformer.train.optim import build_optimizer, clip_global_norm, grad_norms, set_lr
-from glassformer.train.record import RunFiles
 from glassformer.train.schedules import lr_at as schedule_lr
 
 

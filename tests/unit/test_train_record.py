@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 import torch
+from matplotlib.image import imread
 from safetensors.torch import load_file
 
 from glassformer.config import ModelConfig, TrainConfig
@@ -70,7 +71,10 @@ def test_a_source_without_a_val_split_trains_plots_and_writes_no_best_file(tmp_p
     assert not (tmp_path / "best.safetensors").exists() and (tmp_path / "model.safetensors").exists()
     assert [sorted(r) for r in records(tmp_path) if r["kind"] == "eval"][0] == [
         "best_val", "kind", "lr", "step", "time", "train_loss"]
-    assert (tmp_path / "loss.png").stat().st_size > 0
+    image = (imread(tmp_path / "loss.png")[..., :3] * 255).round()  # (H, W, 3)
+    def pixels(rgb):
+        return int((np.abs(image - np.array(rgb)) <= 2).all(-1).sum())
+    assert pixels((31, 119, 180)) > 100 and pixels((255, 127, 14)) == 0  # a train curve (blue), no val (orange)
 
 
 class Crash(RuntimeError):

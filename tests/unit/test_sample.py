@@ -156,6 +156,38 @@ def test_bad_arguments_are_explained():
         sample(model, tok, "z", 3)
 
 
+@pytest.mark.parametrize("kwargs, message", [
+    ({"max_new_tokens": -1}, "max_new_tokens must be a whole number >= 0, got -1"),
+    ({"max_new_tokens": 2.0}, "max_new_tokens must be a whole number >= 0, got 2.0"),
+    ({"num_samples": 0}, "num_samples must be a whole number >= 1, got 0"),
+    ({"num_samples": 1.0}, "num_samples must be a whole number >= 1, got 1.0"),
+    ({"temperature": -0.5}, "temperature must be a finite number >= 0 (0 = greedy), got -0.5"),
+    ({"temperature": float("nan")}, "temperature must be a finite number >= 0 (0 = greedy), got nan"),
+    ({"temperature": float("inf")}, "temperature must be a finite number >= 0 (0 = greedy), got inf"),
+    ({"top_k": 0}, "top_k must be a whole number >= 1, got 0"),
+    ({"top_k": 2.0}, "top_k must be a whole number >= 1, got 2.0"),
+    ({"top_p": 0}, "top_p must be in (0, 1], got 0"),
+    ({"top_p": 1.5}, "top_p must be in (0, 1], got 1.5"),
+])
+def test_each_bad_argument_gets_its_own_whole_message(kwargs, message):
+    """Every argument check of `sample` says which argument, what it must be and what it got (the
+    bugs: a message key dropped or swapped, so the error names nothing or the wrong argument; a
+    check that lets a float count or a NaN temperature through)."""
+    args = {"max_new_tokens": 3, **kwargs}
+    with pytest.raises(ValueError) as caught:
+        sample(Counter(), CharTokenizer(list("abcd")), "a", **args)
+    assert str(caught.value) == message
+
+
+def test_the_edges_of_each_argument_are_accepted():
+    """The smallest valid value of each argument works (an off-by-one check would refuse it)."""
+    model, tok = Counter(), CharTokenizer(list("abcd"))
+    assert sample(model, tok, "a", 0) == [""]
+    assert sample(model, tok, "a", 2, num_samples=1, temperature=0) == ["bc"]
+    assert sample(model, tok, "a", 2, top_k=1, top_p=1) == ["bc"]  # top_k=1 draws the argmax
+    assert sample(model, tok, "a", 2, top_p=1e-9) == ["bc"]  # the most likely token is always kept
+
+
 def test_top_p_of_one_keeps_every_token_even_when_the_cumsum_rounds_to_one_early():
     """One logit so large that float32 rounds its probability to exactly 1: a filter that ran the
     cumulative sum at p = 1 would find the mass "reached" and drop every other token."""

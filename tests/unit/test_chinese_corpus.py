@@ -71,6 +71,21 @@ def test_recipe_needs_both_files(tmp_path):
         chinese.build_text(deb)
 
 
+def test_the_ar_walk_finds_data_tar_after_odd_sized_members_or_says_it_is_missing():
+    """The .deb's members are walked header by header: an odd-sized member is padded to even (a walk
+    that forgets the pad byte reads the next header one byte off), and the data member's exact bytes
+    come back; a .deb without one is refused with its own message (not a crash on the way)."""
+    members = {"debian-binary": b"2.0\n", "control.tar.xz": b"odd!!", "x" * 15: b"y",  # a name filling the field
+               "data.tar.zst": b"the data, 17 bytes"[:17]}
+    assert chinese._deb_data(_ar(members)) == b"the data, 17 byte"
+    with pytest.raises(ValueError) as caught:
+        chinese._deb_data(_ar({k: v for k, v in members.items() if not k.startswith("data")}))
+    assert str(caught.value) == "the .deb has no data.tar member"
+    with pytest.raises(ValueError) as caught:
+        chinese._deb_data(b"PK\x03\x04")
+    assert str(caught.value) == "not a .deb (ar) archive"
+
+
 def test_not_a_deb(tmp_path):
     (tmp_path / "x.deb").write_bytes(b"PK\x03\x04 a zip")
     with pytest.raises(ValueError, match="not a .deb"):

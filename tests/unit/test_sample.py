@@ -144,6 +144,18 @@ def test_streaming_without_stop_emits_every_token_and_flushes_held_text():
     assert "".join(pieces) == text  # "d" held back while it might start "dd", released after
 
 
+def test_text_held_back_when_the_budget_ends_is_flushed_to_its_own_sample():
+    """The budget ends on a "d" that might have started the stop string "dd": it was held back, and
+    is certain now, so each sample gets its last piece (bug guarded: the flush calling on_text
+    without the piece, or never)."""
+    model, tok = Counter(), CharTokenizer(list("abcd"))
+    pieces = []
+    texts = sample(model, tok, "a", 3, temperature=0, stop="dd", num_samples=2,
+                   on_text=lambda i, piece: pieces.append((i, piece)))
+    assert texts == ["bcd", "bcd"]
+    assert pieces == [(0, "b"), (1, "b"), (0, "c"), (1, "c"), (0, "d"), (1, "d")]  # "d" only at the end
+
+
 def test_bad_arguments_are_explained():
     model, tok = Counter(), CharTokenizer(list("abcd"))
     with pytest.raises(ValueError, match="temperature"):

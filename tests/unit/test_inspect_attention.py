@@ -211,6 +211,24 @@ def test_the_grid_hatches_masked_cells_and_makes_missing_folders(tmp_path):
     assert causal.is_file() and grey_pixels(causal) > 20 * grey_pixels(plain) + 1000
 
 
+def test_the_hatching_is_mid_grey_and_long_labels_stand_upright(tmp_path, monkeypatch):
+    """The masked area is hatched in mid-grey lines (0.55) over light grey, not in black lines that
+    read as data; column labels longer than two characters are turned 90° so they cannot overlap,
+    short ones stay level."""
+    from matplotlib.figure import Figure
+
+    figures, save = [], Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: (figures.append(self), save(self, *a, **k))[1])
+    path = attention_head_png(gpt(), torch.arange(6), None, 0, 0, tmp_path / "short.png")
+    rgb = (matplotlib.image.imread(path)[..., :3] * 255).round()  # (H, W, 3)
+    assert int((np.abs(rgb - 140) <= 1).all(-1).sum()) > 2000  # hatch lines, grey 0.55 = 140
+    attention_head_png(gpt(), torch.arange(6), ["word"] * 6, 0, 0, tmp_path / "long.png")
+    short_ax, long_ax = figures[0].axes[0], figures[1].axes[0]
+    assert {label.get_rotation() for label in short_ax.get_xticklabels()} == {0.0}
+    assert {label.get_rotation() for label in long_ax.get_xticklabels()} == {90.0}
+    assert {label.get_rotation() for label in long_ax.get_yticklabels()} == {0.0}  # rows stay level
+
+
 def test_font_warning_is_importable_lazily_and_other_names_are_not_invented():
     import glassformer.inspect as inspect_pkg
     from glassformer.inspect import fonts

@@ -1,0 +1,84 @@
+"""GPT-2 folders and the name mapping, without transformers (tests/interop compares with the real
+library; mutation testing runs only tests/unit and tests/reference): a tiny GPT and a hand-made
+byte-level tokenizer written as a GPT-2 folder and read back, and the refusals, word for word."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+import torch
+
+from glassformer.config import ModelConfig
+from glassformer.errors import DamagedFile, UsageError
+from glassformer.models import build_model
+from glassformer.models.gpt2_files import read_gpt2_dir, write_gpt2_dir
+from glassformer.models.gpt2_port import gpt2_config, state_dict_from_gpt2, state_dict_to_gpt2
+from glassformer.text.bpe_hf import BYTE_TO_CHAR
+from glassformer.text.gpt2_bpe import GPT2BPETokenizer
+
+EOT = "<|endoftext|>"
+CFG = ModelConfig(vocab_size=258, d_model=16, n_heads=2, d_ff=32, n_layers=2, max_len=16, activation="gelu_tanh")
+
+
+def tokenizer() -> GPT2BPETokenizer:
+    """The 256 byte tokens, one merge ("h", "e") and GPT-2's special token: ids 0..257."""
+    return GPT2BPETokenizer([BYTE_TO_CHAR[b] for b in range(256)] + ["he", EOT], [("h", "e")], [EOT])
+
+
+def gpt() -> torch.nn.Module:
+    torch.manual_seed(0)
+    model = build_model(CFG)
+    with torch.no_grad():
+        model.head.bias.zero_()  # GPT-2's lm_head has no bias
+    return model
+
+
+def test_the_special_token_is_one_id_matched_literally():
+    tok = tokenizer()
+    assert tok.encode("he<|endoftext|>h") == [256, 257, 104]
+    assert tok.encode("<|endoftext|><|endoftext|>") == [257, 257]
+    assert tok.decode([256, 257, 104]) == "he<|endoftext|>h"
+
+
+def test_a_gpt2_folder_round_trips_weights_and_tokenizer(tmp_path):
+    model, tok = gpt(), tokenizer()
+    write_gpt2_dir(model, tok, tmp_path)
+    back, tok_back, weights = read_gpt2_dir(tmp_path)
+    assert weights == "model.safetensors" and not back.training
+    mine, theirs = model.state_dict(), back.state_dict()
+    assert mine.keys() == theirs.keys() and all(torch.equal(mine[k], theirs[k]) for k in mine)
+    assert tok_back.encode("he<|endoftext|>h") == [256, 257, 104]
+
+
+def test_a_damaged_weights_file_is_named(tmp_path):
+    write_gpt2_dir(gpt(), tokenizer(), tmp_path)
+    (tmp_path / "model.safetensors").write_bytes(b"\x00garbage, not safetensors")
+    with pytest.raises(DamagedFile) as caught:
+        read_gpt2_dir(tmp_path)
+    assert str(caught.value).startswith(f"{tmp_path / 'model.safetensors'} is not a readable safetensors file (")
+
+
+def test_every_tensor_is_placed_or_refused_by_name():
+    """Old checkpoints' saved causal masks (attn.bias, attn.masked_bias) are ignored; a tensor with no
+    place (another layer, another head) is refused by name, never dropped silently."""
+    theirs = state_dict_to_gpt2(gpt().state_dict(), CFG)
+    ours = state_dict_from_gpt2({**theirs, "h.0.attn.bias": torch.ones(1), "h.1.attn.masked_bias": torch.ones(1)}, 2,
+                                tied=False)
+    mine = gpt().state_dict()
+    assert ours.keys() == mine.keys() and all(torch.equal(ours[k], mine[k]) for k in mine)
+    with pytest.raises(UsageError) as caught:
+        state_dict_from_gpt2({**theirs, "h.2.mlp.c_fc.weight": torch.ones(1)}, 2, tied=False, source="the weights")
+    assert str(caught.value) == ("the weights hold tensors glassformer's GPT has no place for: h.2.mlp.c_fc.weight "
+                                 "(another head, or more layers than n_layer).")
+
+
+@pytest.mark.parametrize("field, value", [("kind", "encoder"), ("norm", "post"), ("final_norm", False),
+                                          ("position", "rotary"), ("bias", False), ("mha_style", "heads"),
+                                          ("pad_id", 0)])
+def test_gpt2_config_names_the_first_field_gpt2_lacks(field, value):
+    assert gpt2_config(CFG)["n_layer"] == 2  # the shape GPT-2 has is accepted
+    with pytest.raises(UsageError) as caught:
+        gpt2_config(replace(CFG, **{field: value}))
+    assert str(caught.value) == (f"this model has {field}={value!r}; GPT-2 has {field}={getattr(CFG, field)!r}, "
+                                 "so transformers' GPT2LMHeadModel cannot compute it.")

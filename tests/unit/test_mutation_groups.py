@@ -56,3 +56,29 @@ def test_wilson_interval_against_worked_values():
     for (k, n), (lo, hi) in {(49, 58): (0.7306, 0.9162), (0, 10): (0.0, 0.2775), (10, 10): (0.7225, 1.0)}.items():
         got = groups.wilson(k, n)
         assert got == pytest.approx((lo, hi), abs=1e-4)
+
+
+def test_only_the_equivalent_table_is_read_as_equivalent(tmp_path, monkeypatch):
+    """Survivors left alone (another table) count against the rate; only the rows of the
+    "Equivalent mutants" table are left out of it, every name of a row's first cell (the bug: every
+    table's first name was read as equivalent, which raised the rate)."""
+    doc = tmp_path / "testing.md"
+    doc.write_text("""# Testing
+| mutant | why |
+|---|---|
+| `glassformer.a.x_f__mutmut_1` | a table before the section |
+
+### Equivalent mutants
+
+| mutant | why it is equivalent |
+|---|---|
+| `glassformer.sample.x_f__mutmut_2` | reason, naming `glassformer.sample.x_f__mutmut_9` in passing |
+| `glassformer.sample.x_g__mutmut_3`, `glassformer.sample.x_g__mutmut_4` | two alike |
+
+### Survivors not killed
+
+| `glassformer.sample.x_h__mutmut_5` | left alone |
+""", encoding="utf-8")
+    monkeypatch.setattr(groups, "DOC", doc)
+    assert groups.equivalent_names() == {"glassformer.sample.x_f__mutmut_2", "glassformer.sample.x_g__mutmut_3",
+                                         "glassformer.sample.x_g__mutmut_4"}

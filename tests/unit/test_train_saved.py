@@ -26,6 +26,7 @@ def finished(tmp_path_factory):
                               "--n_layers=1"], source="builtin:seed", out=tmp / "run", cache_dir=tmp / "cache",
                   progress=False, sample_chars=0)
     train(run)
+    assert not (run.dir / "samples.txt").exists()  # sample_chars=0: no text sampled at evaluations
     return run.dir
 
 
@@ -83,3 +84,20 @@ def test_resuming_an_imported_model_says_where_it_came_from(finished, tmp_path, 
         resume_run(run, [], cache_dir=tmp_path / "cache", progress=False)
     assert str(caught.value).startswith(f"{run} holds a model imported from {origin}, not a glassformer "
                                         "training run: there is no checkpoint of an optimizer to resume.")
+
+
+def test_a_tokenizer_of_another_size_is_refused_naming_both(finished):
+    """tokenizer.json and config.json from different runs: the ids would index the wrong rows."""
+    from dataclasses import replace
+
+    from glassformer.text.tokenizers import load_tokenizer
+    from glassformer.train.saved import check_vocab
+
+    config = json.loads((finished / "config.json").read_text(encoding="utf-8"))
+    cfg, tokenizer = model_config(config, finished), load_tokenizer(finished / "tokenizer.json")
+    check_vocab(finished, tokenizer, cfg)  # the run's own pair agrees
+    with pytest.raises(DamagedFile) as caught:
+        check_vocab(finished, tokenizer, replace(cfg, vocab_size=cfg.vocab_size + 3))
+    assert str(caught.value).startswith(f"{finished / 'tokenizer.json'} has {cfg.vocab_size} tokens but the model "
+                                        f"in config.json has vocab_size={cfg.vocab_size + 3}: they are not from "
+                                        "the same run.")

@@ -4,6 +4,8 @@ byte-level tokenizer written as a GPT-2 folder and read back, and the refusals, 
 
 from __future__ import annotations
 
+import io
+import json
 from dataclasses import replace
 
 import pytest
@@ -49,6 +51,43 @@ def test_a_gpt2_folder_round_trips_weights_and_tokenizer(tmp_path):
     mine, theirs = model.state_dict(), back.state_dict()
     assert mine.keys() == theirs.keys() and all(torch.equal(mine[k], theirs[k]) for k in mine)
     assert tok_back.encode("he<|endoftext|>h") == [256, 257, 104]
+    config = json.loads((tmp_path / "config.json").read_text(encoding="utf-8"))
+    assert config["bos_token_id"] == config["eos_token_id"] == 257  # <|endoftext|> bounds documents
+    plain = GPT2BPETokenizer([BYTE_TO_CHAR[b] for b in range(256)] + ["he"], [("h", "e")])
+    no_special = replace(CFG, vocab_size=257)
+    torch.manual_seed(0)
+    small = build_model(no_special)
+    with torch.no_grad():
+        small.head.bias.zero_()
+    write_gpt2_dir(small, plain, tmp_path / "plain")
+    config = json.loads((tmp_path / "plain" / "config.json").read_text(encoding="utf-8"))
+    assert "bos_token_id" not in config and "eos_token_id" not in config  # no such token: no such id
+
+
+def test_an_old_pytorch_model_bin_that_is_damaged_is_named(tmp_path):
+    """pytorch_model.bin is the old layout; bytes torch cannot read are refused with torch's own
+    first line, never unpickled."""
+    write_gpt2_dir(gpt(), tokenizer(), tmp_path)
+    (tmp_path / "model.safetensors").unlink()
+    whole = io.BytesIO()
+    torch.save(state_dict_to_gpt2(gpt().state_dict(), CFG), whole)
+    (tmp_path / "pytorch_model.bin").write_bytes(whole.getvalue()[:1000])  # cut short, as by a failed copy
+    with pytest.raises(DamagedFile) as caught:
+        read_gpt2_dir(tmp_path)
+    message = str(caught.value)
+    assert message.startswith(f"{tmp_path / 'pytorch_model.bin'} was refused: it is damaged (PytorchStreamReader "
+                              "failed reading zip archive")  # torch's first line, as torch said it
+    assert ". Convert it to model.safetensors, or " in message
+
+
+def test_a_config_of_another_model_type_is_refused(tmp_path):
+    write_gpt2_dir(gpt(), tokenizer(), tmp_path)
+    config = json.loads((tmp_path / "config.json").read_text(encoding="utf-8"))
+    (tmp_path / "config.json").write_text(json.dumps({**config, "model_type": "llama"}), encoding="utf-8")
+    with pytest.raises(UsageError) as caught:
+        read_gpt2_dir(tmp_path)
+    assert str(caught.value) == (f"{tmp_path / 'config.json'} has model_type='llama': only GPT-2 (model_type "
+                                 "\"gpt2\") can be imported.")
 
 
 def test_a_damaged_weights_file_is_named(tmp_path):

@@ -229,6 +229,22 @@ def test_the_hatching_is_mid_grey_and_long_labels_stand_upright(tmp_path, monkey
     assert {label.get_rotation() for label in long_ax.get_yticklabels()} == {0.0}  # rows stay level
 
 
+def test_the_numbers_are_written_in_the_visible_cells_only(tmp_path, monkeypatch):
+    """A small map writes each weight in its cell, to two places: every unmasked cell, and none of
+    the masked ones (whose weight is 0 and means "not allowed", not "no attention")."""
+    from matplotlib.figure import Figure
+
+    figures, save = [], Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: (figures.append(self), save(self, *a, **k))[1])
+    model = gpt()
+    attention_head_png(model, torch.arange(5), None, 1, 3, tmp_path / "h.png")
+    W, hidden = attention_maps(model, torch.arange(5))  # (L, H, T, T) each
+    written = sorted((round(t.get_position()[1]), round(t.get_position()[0]), t.get_text())
+                     for t in figures[0].axes[0].texts)
+    visible = sorted((i, j, f"{float(W[1, 3, i, j]):.2f}") for i in range(5) for j in range(5) if not hidden[1, 3, i, j])
+    assert written == visible and len(written) == 15  # the lower triangle with its diagonal
+
+
 def test_font_warning_is_importable_lazily_and_other_names_are_not_invented():
     import glassformer.inspect as inspect_pkg
     from glassformer.inspect import fonts

@@ -89,6 +89,22 @@ def test_param_table_html_marks_a_mismatch_and_escapes():
     assert repr(real) == real.to_text() and "<" not in repr(real)
 
 
+def test_param_table_html_aligns_the_numbers_right_and_sets_formulas_in_monospace():
+    """Counts and the formula's value line up on the right, so digits compare by place; the module
+    and the formula are code, in monospace; the note is prose, left-aligned."""
+    page = param_table(gpt())._repr_html_()
+    header = re.search(r"<thead><tr>(.*?)</tr></thead>", page).group(1)
+    first_row = re.search(r"<tbody><tr[^>]*>(.*?)</tr>", page).group(1)
+    for cells in (re.findall(r'<th style="([^"]*)"', header), re.findall(r'<td style="([^"]*)"', first_row)):
+        assert ["text-align: right" in c for c in cells] == [False, True, False, True, False]
+    assert ["monospace" in c for c in re.findall(r'<td style="([^"]*)"', first_row)] == [True, False, True, False, False]
+
+
+def test_a_one_layer_models_attention_view_has_a_title():
+    view = attention_view(gpt(n_layers=1), ids()[None], tokenizer=TOK)
+    assert repr(view).startswith("AttentionView: 1 layers × 2 heads, maps 10×10")
+
+
 def test_gradient_monitor_html_and_repr():
     model = gpt()
     empty = GradientMonitor(model)

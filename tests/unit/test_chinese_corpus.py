@@ -5,6 +5,7 @@ import hashlib
 import io
 import subprocess
 import tarfile
+from pathlib import Path
 
 import pytest
 
@@ -127,6 +128,30 @@ def test_offline_error_says_what_to_do(tmp_path, monkeypatch):
                                                 r"fortunes-zh_2\.98_all\.deb.*file:PATH"):
         load_text("zh-poems", cache_dir=tmp_path)
     assert not list((tmp_path / "downloads").iterdir())  # no temp folder left behind
+
+
+def test_apt_get_download_is_moved_into_the_cache(tmp_path, monkeypatch):
+    """The network path with apt-get faked: the package it downloads into its temporary folder is
+    moved into downloads/ and the text built from it; an apt-get that exits 0 but leaves no package
+    is refused with its last line (bug guarded: the downloaded file never looked for)."""
+    deb = fake_deb(tmp_path / "fake.deb").read_bytes()
+    monkeypatch.setattr(chinese, "DEB_SHA256", hashlib.sha256(deb).hexdigest())
+    monkeypatch.setattr(chinese, "ZH_POEMS_SHA256", sha256_text(EXPECTED))
+
+    def apt_get(cmd, cwd, **kwargs):
+        assert cmd == ["apt-get", "download", "fortunes-zh=2.98"]
+        (Path(cwd) / "fortunes-zh_2.98_all.deb").write_bytes(deb)
+        return subprocess.CompletedProcess(cmd, 0, "Get:1 fortunes-zh 2.98 [1,234 kB]", "")
+
+    monkeypatch.setattr(chinese.subprocess, "run", apt_get)
+    cache = tmp_path / "cache"
+    assert load_text("zh-poems", cache_dir=cache) == EXPECTED
+    assert sorted(p.name for p in (cache / "downloads").iterdir()) == [chinese.DEB_FILE]  # no temp folder left
+
+    monkeypatch.setattr(chinese.subprocess, "run",
+                        lambda cmd, cwd, **k: subprocess.CompletedProcess(cmd, 0, "W: nothing fetched", ""))
+    with pytest.raises(CorpusUnavailable, match=r"W: nothing fetched"):
+        load_text("zh-poems", cache_dir=tmp_path / "other")
 
 
 def test_no_apt_get(tmp_path, monkeypatch):

@@ -130,7 +130,7 @@ def test_offline_error_says_what_to_do(tmp_path, monkeypatch):
     assert not list((tmp_path / "downloads").iterdir())  # no temp folder left behind
 
 
-def test_apt_get_download_is_moved_into_the_cache(tmp_path, monkeypatch):
+def test_apt_get_download_is_moved_into_the_cache(tmp_path, monkeypatch, capsys):
     """The network path with apt-get faked: the package it downloads into its temporary folder is
     moved into downloads/ and the text built from it; an apt-get that exits 0 but leaves no package
     is refused with its last line (bug guarded: the downloaded file never looked for)."""
@@ -146,6 +146,8 @@ def test_apt_get_download_is_moved_into_the_cache(tmp_path, monkeypatch):
     monkeypatch.setattr(chinese.subprocess, "run", apt_get)
     cache = tmp_path / "cache"
     assert load_text("zh-poems", cache_dir=cache) == EXPECTED
+    said = capsys.readouterr().err  # the wait is announced: what is fetched, and where it goes
+    assert "fortunes-zh 2.98" in said and str(cache / "downloads") in said
     assert sorted(p.name for p in (cache / "downloads").iterdir()) == [chinese.DEB_FILE]  # no temp folder left
 
     monkeypatch.setattr(chinese.subprocess, "run",

@@ -94,10 +94,18 @@ def test_param_table_html_aligns_the_numbers_right_and_sets_formulas_in_monospac
     and the formula are code, in monospace; the note is prose, left-aligned."""
     page = param_table(gpt())._repr_html_()
     header = re.search(r"<thead><tr>(.*?)</tr></thead>", page).group(1)
+    assert re.findall(r"<th[^>]*>(.*?)</th>", header) == ["module", "params", "formula", "= formula", "note"]
     first_row = re.search(r"<tbody><tr[^>]*>(.*?)</tr>", page).group(1)
     for cells in (re.findall(r'<th style="([^"]*)"', header), re.findall(r'<td style="([^"]*)"', first_row)):
         assert ["text-align: right" in c for c in cells] == [False, True, False, True, False]
     assert ["monospace" in c for c in re.findall(r'<td style="([^"]*)"', first_row)] == [True, False, True, False, False]
+
+
+def test_attention_view_saves_into_a_folder_it_makes(tmp_path):
+    view = attention_view(gpt(), ids()[None], tokenizer=TOK)
+    files = view.save(tmp_path / "new" / "deeper")
+    assert [f.name for f in files] == ["attention.png", "attention.html"] and all(f.is_file() for f in files)
+    assert files[0].read_bytes().startswith(PNG_SIGNATURE) and files[1].read_text(encoding="utf-8") == view.page()
 
 
 def test_a_one_layer_models_attention_view_has_a_title():

@@ -156,6 +156,16 @@ def test_text_held_back_when_the_budget_ends_is_flushed_to_its_own_sample():
     assert pieces == [(0, "b"), (1, "b"), (0, "c"), (1, "c"), (0, "d"), (1, "d")]  # "d" only at the end
 
 
+@pytest.mark.parametrize("text, stop, held", [
+    ("xab", "abcd", 2), ("xabc", "abcd", 3), ("xa", "abcd", 1), ("abcd", "abcd", 0), ("xyz", "abcd", 0),
+    ("ab", "abcd", 2), ("a\ufffd", "abcd", 2), ("x\ufffd\ufffd", None, 2), ("xab", "", 0),
+])
+def test_held_back_is_the_longest_tail_that_could_start_the_stop_string(text, stop, held):
+    """Every tail length is tried, longest first, up to len(stop) - 1 (the whole stop string is cut,
+    not held); an unfinished character ("\ufffd", a byte of a split character) is held too."""
+    assert sample_mod._held_back(text, stop) == held
+
+
 def test_bad_arguments_are_explained():
     model, tok = Counter(), CharTokenizer(list("abcd"))
     with pytest.raises(ValueError, match="temperature"):

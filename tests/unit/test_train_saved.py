@@ -61,13 +61,15 @@ def test_missing_weights_name_the_file_and_what_to_do(finished, tmp_path):
 
 
 def test_an_unknown_model_kind_names_the_config_file(finished):
-    """Bug guarded: the error path built wrongly (a TypeError instead of the message)."""
+    """Bug guarded: the error path built wrongly (a TypeError instead of the message). Without a run
+    directory the file is named as it would be read: config.json in the current folder."""
     config = json.loads((finished / "config.json").read_text(encoding="utf-8"))
     config["model"]["kind"] = "nope"
-    with pytest.raises(DamagedFile) as caught:
-        model_config(config, finished)
-    assert str(caught.value).startswith(f"{finished / 'config.json'} holds an invalid config: kind='nope' is "
-                                        "not a model kind; choose one of ['encoder', 'gpt', 'regressor', 'seq2seq'].")
+    for run_dir, shown in ((finished, finished / "config.json"), (None, "config.json")):
+        with pytest.raises(DamagedFile) as caught:
+            model_config(config, run_dir)
+        assert str(caught.value).startswith(f"{shown} holds an invalid config: kind='nope' is not a model kind; "
+                                            "choose one of ['encoder', 'gpt', 'regressor', 'seq2seq'].")
 
 
 @pytest.mark.parametrize("imported, origin", [({"from": "gpt2 (Hugging Face)"}, "gpt2 (Hugging Face)"),

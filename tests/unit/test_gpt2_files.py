@@ -90,6 +90,35 @@ def test_a_config_of_another_model_type_is_refused(tmp_path):
                                  "\"gpt2\") can be imported.")
 
 
+def test_import_then_export_gives_back_the_same_folder_contents(tmp_path):
+    """`glassformer import gpt2` then `export gpt2`: a run in between, and the same weights, config
+    and tokenizer come out (the tokenizer also through the run's tokenizer.json and back)."""
+    from glassformer.text.tokenizers import load_tokenizer
+    from glassformer.train.gpt2_runs import export_gpt2, import_gpt2
+
+    write_gpt2_dir(gpt(), tokenizer(), tmp_path / "hf")
+    run = import_gpt2(tmp_path / "hf", tmp_path / "run")
+    saved = load_tokenizer(run / "tokenizer.json")  # GPT2BPETokenizer.from_dict(to_dict())
+    assert saved.specials == [EOT] and saved.encode("he<|endoftext|>h") == [256, 257, 104]
+    out = export_gpt2(run, tmp_path / "out")
+    before, after = read_gpt2_dir(tmp_path / "hf"), read_gpt2_dir(out)
+    assert all(torch.equal(a, b) for a, b in zip(before[0].state_dict().values(), after[0].state_dict().values()))
+    for name in ("config.json", "vocab.json", "merges.txt"):
+        assert (out / name).read_bytes() == (tmp_path / "hf" / name).read_bytes(), name
+
+
+def test_weights_of_another_shape_name_the_last_mismatch(tmp_path):
+    """torch lists every mismatched tensor, one per line after a heading; the message keeps its last
+    line (a real mismatch, never the heading)."""
+    write_gpt2_dir(gpt(), tokenizer(), tmp_path)
+    config = json.loads((tmp_path / "config.json").read_text(encoding="utf-8"))
+    (tmp_path / "config.json").write_text(json.dumps({**config, "n_inner": 48}), encoding="utf-8")
+    with pytest.raises(DamagedFile) as caught:
+        read_gpt2_dir(tmp_path)
+    assert str(caught.value).startswith(f"the weights in {tmp_path / 'model.safetensors'} do not fit "
+                                        f"{tmp_path / 'config.json'} (size mismatch for blocks.1.ffn.")
+
+
 def test_a_damaged_weights_file_is_named(tmp_path):
     write_gpt2_dir(gpt(), tokenizer(), tmp_path)
     (tmp_path / "model.safetensors").write_bytes(b"\x00garbage, not safetensors")

@@ -65,8 +65,12 @@ def test_activation_cache_html_reads_the_declarations():
     scores = cache["blocks.0.attn.scores"]  # (1, H, T, T): the future is -inf
     finite = scores[torch.isfinite(scores)]
     assert f"{finite.mean().item():.3g} ± {finite.std().item():.3g} (90 not finite)" in page  # 2 heads × 45 cells
+    assert re.findall(r"<th[^>]*>([^<]*)</th>", page) == ["name", "stage", "shape", "means", "first values",
+                                                         "mean ± std"]
     cache.lang = "zh"
     assert html.escape(points["blocks.0.attn.weights"].describe("zh")["means"]) in cache._repr_html_()
+    assert re.findall(r"<th[^>]*>([^<]*)</th>", cache._repr_html_()) == ["名称", "阶段", "形状", "含义", "前几个数",
+                                                                       "均值 ± 标准差"]
     assert repr(cache).startswith(f"ActivationCache({len(cache)} tensors)\n") and "<" not in repr(cache)
 
 

@@ -166,6 +166,12 @@ def test_held_back_is_the_longest_tail_that_could_start_the_stop_string(text, st
     assert sample_mod._held_back(text, stop) == held
 
 
+def test_use_cache_is_passed_through_to_the_loop():
+    """use_cache=True on a model without a KV cache is refused (the loop is told, not left to guess)."""
+    with pytest.raises(ValueError, match="Counter has no KV cache; sample with use_cache=False"):
+        sample(Counter(), CharTokenizer(list("abcd")), "a", 2, use_cache=True)
+
+
 def test_bad_arguments_are_explained():
     model, tok = Counter(), CharTokenizer(list("abcd"))
     with pytest.raises(ValueError, match="temperature"):

@@ -119,6 +119,52 @@ def test_weights_of_another_shape_name_the_last_mismatch(tmp_path):
                                         f"{tmp_path / 'config.json'} (size mismatch for blocks.1.ffn.")
 
 
+def test_sharded_weights_and_a_lone_tokenizer_json_are_read(tmp_path):
+    """A large model comes as shards named by model.safetensors.index.json, and a tokenizer may come
+    as tokenizer.json alone (no vocab.json / merges.txt): both read into the same model and ids."""
+    from safetensors.torch import load_file, save_file
+
+    write_gpt2_dir(gpt(), tokenizer(), tmp_path)
+    tensors = load_file(tmp_path / "model.safetensors")
+    names = sorted(tensors)
+    shards = {"model-1-of-2.safetensors": names[::2], "model-2-of-2.safetensors": names[1::2]}
+    for shard, part in shards.items():
+        save_file({k: tensors[k] for k in part}, tmp_path / shard)
+    (tmp_path / "model.safetensors.index.json").write_text(json.dumps(
+        {"weight_map": {k: shard for shard, part in shards.items() for k in part}}), encoding="utf-8")
+    (tmp_path / "model.safetensors").unlink()
+    tokenizer().hf.save(str(tmp_path / "tokenizer.json"))
+    (tmp_path / "vocab.json").unlink()
+    (tmp_path / "merges.txt").unlink()
+    model, tok, weights = read_gpt2_dir(tmp_path)
+    assert weights == "model.safetensors.index.json"
+    mine = gpt().state_dict()
+    assert all(torch.equal(model.state_dict()[k], mine[k]) for k in mine)
+    assert tok.encode("he<|endoftext|>h") == [256, 257, 104]
+
+
+def test_a_file_given_for_the_folder_is_named_as_a_file(tmp_path):
+    from glassformer.errors import NotFound
+
+    (tmp_path / "model.safetensors").write_bytes(b"")
+    for given, said in ((tmp_path / "model.safetensors", " (it is a file)"), (tmp_path / "nowhere", "")):
+        with pytest.raises(NotFound) as caught:
+            read_gpt2_dir(given)
+        assert str(caught.value).startswith(f"{given} is not a directory{said}: give the folder that holds")
+
+
+def test_a_gpt2config_object_missing_optional_fields_gets_their_defaults():
+    """transformers' GPT2Config is read by attribute: a field the object lacks takes its default, as
+    in a config.json dict (model_type "gpt2", no architectures list)."""
+    from types import SimpleNamespace
+
+    from glassformer.models.gpt2_port import config_from_gpt2
+
+    fields = {k: v for k, v in gpt2_config(CFG).items() if k not in ("model_type", "architectures")}
+    assert config_from_gpt2(SimpleNamespace(**fields)) == config_from_gpt2(fields)
+    assert config_from_gpt2(fields).n_layers == 2 and config_from_gpt2(fields).d_ff == 32
+
+
 def test_a_damaged_weights_file_is_named(tmp_path):
     write_gpt2_dir(gpt(), tokenizer(), tmp_path)
     (tmp_path / "model.safetensors").write_bytes(b"\x00garbage, not safetensors")

@@ -66,6 +66,14 @@ def test_recipe_on_a_small_package(tmp_path):
     assert chinese.build_text(fake_deb(tmp_path / "x.deb")) == EXPECTED
 
 
+def test_recipe_strips_only_newlines_around_entries(tmp_path):
+    """Entries lose the blank lines around them and nothing else: a poem may start or end with any
+    character (here X, and a full stop), which must survive."""
+    files = {"./usr/share/games/fortunes/tang300": "\nX始\n终。X\n\n%\n",
+             "./usr/share/games/fortunes/song100": "XX\n%\n"}
+    assert chinese.build_text(fake_deb(tmp_path / "x.deb", files)) == "X始\n终。X\n\nXX\n"
+
+
 def test_recipe_needs_both_files(tmp_path):
     deb = fake_deb(tmp_path / "x.deb", {"./usr/share/games/fortunes/tang300": TANG})
     with pytest.raises(ValueError, match="no usr/share/games/fortunes/song100"):

@@ -143,6 +143,24 @@ def test_sharded_weights_and_a_lone_tokenizer_json_are_read(tmp_path):
     assert tok.encode("he<|endoftext|>h") == [256, 257, 104]
 
 
+@pytest.mark.parametrize("path, value", [(("normalizer",), {"type": "NFC"}), (("model", "dropout"), 0.1),
+                                         (("pre_tokenizer", "add_prefix_space"), True)])
+def test_a_tokenizer_json_that_would_give_other_ids_is_refused_naming_the_field(tmp_path, path, value):
+    """tokenizer.json settings under which transformers' ids would differ from GPT-2's (a normalizer,
+    BPE dropout, a prefix space) are refused, naming the field and the value found."""
+    from glassformer.text.gpt2_files import read_tokenizer_dir
+
+    tokenizer().hf.save(str(tmp_path / "tokenizer.json"))
+    d = json.loads((tmp_path / "tokenizer.json").read_text(encoding="utf-8"))
+    read_tokenizer_dir(tmp_path)  # as saved: accepted
+    (d[path[0]] if len(path) == 2 else d)[path[-1]] = value
+    (tmp_path / "tokenizer.json").write_text(json.dumps(d), encoding="utf-8")
+    with pytest.raises(UsageError) as caught:
+        read_tokenizer_dir(tmp_path)
+    assert str(caught.value).startswith(f"{tmp_path / 'tokenizer.json'} has {'.'.join(path)}={json.dumps(value)}, "
+                                        "not GPT-2's ")
+
+
 def test_a_file_given_for_the_folder_is_named_as_a_file(tmp_path):
     from glassformer.errors import NotFound
 

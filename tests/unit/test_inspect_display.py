@@ -112,6 +112,14 @@ def test_attention_view_saves_into_a_folder_it_makes(tmp_path):
     assert files[0].read_bytes().startswith(PNG_SIGNATURE) and files[1].read_text(encoding="utf-8") == view.page()
 
 
+def test_a_table_caption_is_shown_above_and_escaped():
+    from glassformer.inspect.display import table
+
+    page = table(("a",), [["1"]], caption="<b>why</b>")
+    assert '<caption style="caption-side: top; text-align: left">&lt;b&gt;why&lt;/b&gt;</caption>' in page
+    assert "<caption" not in table(("a",), [["1"]])
+
+
 def test_a_one_layer_models_attention_view_has_a_title():
     view = attention_view(gpt(n_layers=1), ids()[None], tokenizer=TOK)
     assert repr(view).startswith("AttentionView: 1 layers × 2 heads, maps 10×10")

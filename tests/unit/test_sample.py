@@ -172,6 +172,14 @@ def test_use_cache_is_passed_through_to_the_loop():
         sample(Counter(), CharTokenizer(list("abcd")), "a", 2, use_cache=True)
 
 
+def test_generation_stops_once_every_sample_has_met_the_stop_string():
+    """The budget is 50 tokens, but "da" appears after 4: the model is not run again after that."""
+    model, calls = Counter(), []
+    model.register_forward_hook(lambda *args: calls.append(1))
+    assert sample(model, CharTokenizer(list("abcd")), "a", 50, temperature=0, stop="da", num_samples=2) == ["bc", "bc"]
+    assert len(calls) == 4  # b, c, d, a: the step that completed "da" is the last
+
+
 def test_bad_arguments_are_explained():
     model, tok = Counter(), CharTokenizer(list("abcd"))
     with pytest.raises(ValueError, match="temperature"):

@@ -31,6 +31,7 @@ bench: setup
 #   make mutants GROUPS="train sample" only those groups
 #   make mutants SAMPLE=100           a seeded random sample of 100 mutants per group
 #   make mutants SAMPLE=10 SEED=1 EXCLUDE=mutants/sample-seed0.txt   a fresh sample, none from that list
+#   make mutants SAMPLE=15 SEED=2 EXCLUDE="mutants/sample-seed0.txt mutants/sample-seed1.txt"   none from either
 mutants: setup
 	$(PY) tests/mutation/groups.py run $(GROUPS) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(SEED),--seed $(SEED)) \
 		$(if $(EXCLUDE),--exclude $(EXCLUDE))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from matplotlib.image import imread
 
 from glassformer.cli import main
 from glassformer.config import get_preset
@@ -64,7 +65,9 @@ def test_train_attention_every_writes_the_log_the_strip_and_the_page(tmp_path, c
     assert code == 0 and "attention_steps.html" in out
     log = read_log(run)
     assert [r["step"] for r in log["records"]] == [0, 4, 8] and log["heads"] == [[1, 2]]
-    assert (run / "attention_steps.png").read_bytes()[:4] == b"\x89PNG"
+    strip = imread(run / "attention_steps.png")[..., :3]  # (H, W, 3); one head as a row, three steps as columns
+    assert strip.shape[:2] == (round(80 * (1.9 + 0.5)), round(80 * (1.9 * 3 + 0.6)))  # 80 dpi
+    assert (strip.std(axis=-1) > 0.1).sum() > 1000  # coloured cells drawn, not a blank or grey page
     page = (run / "attention_steps.html").read_text(encoding="utf-8")
     assert 'type="range"' in page and "http" not in page and '"heads":[[1,2]]' in page
 

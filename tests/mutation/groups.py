@@ -5,7 +5,7 @@ Run from the repository root with the project's Python (mutmut 3 is in the dev e
 
     python tests/mutation/groups.py run [GROUP ...]            every mutant of each group, in turn
     python tests/mutation/groups.py run GROUP ... --sample 120   a seeded random sample per group
-    python tests/mutation/groups.py run --sample 10 --seed 1 --exclude FILE   a fresh sample, disjoint from FILE
+    python tests/mutation/groups.py run --sample 10 --seed 1 --exclude FILE [FILE ...]   a fresh sample, none from those files
     python tests/mutation/groups.py report [--names FILE]      kill rate per group, survivors listed
 
 Groups: nn, models, train, sample, text, inspect (all of them when none is named).
@@ -57,10 +57,16 @@ def all_results() -> dict[str, int | None]:
 
 
 def equivalent_names() -> set[str]:
-    """The mutants docs/testing.md lists as equivalent: `name` in the table's first column."""
+    """The mutants docs/testing.md lists as equivalent: the backquoted names in the first column of
+    the table under "### Equivalent mutants" (and no other table: survivors left alone are not
+    equivalent, and count against the rate)."""
     if not DOC.exists():
         return set()
-    return set(re.findall(r"^\| `(glassformer\.[^`]+__mutmut_\d+)`", DOC.read_text(encoding="utf-8"), re.M))
+    section = re.search(r"^### Equivalent mutants\n(.*?)(?=^#{1,3} |\Z)", DOC.read_text(encoding="utf-8"), re.M | re.S)
+    if section is None:
+        return set()
+    first_cells = re.findall(r"^\| ([^|]*)\|", section.group(1), re.M)
+    return {name for cell in first_cells for name in re.findall(r"`(glassformer\.[^`]+__mutmut_\d+)`", cell)}
 
 
 def mutmut(*args: str) -> None:
@@ -74,20 +80,41 @@ def mutmut(*args: str) -> None:
     subprocess.run(cmd, env=env, check=False)
 
 
-def run(groups: list[str], sample: int | None, seed: int, max_children: int, exclude: str | None = None) -> None:
+def excluded_names(files: list[str] | None) -> set[str]:
+    """Every mutant name in these files (one sample each, e.g. mutants/sample-seed0.txt)."""
+    names: set[str] = set()
+    for file in files or []:
+        if not Path(file).is_file():
+            raise SystemExit(f"--exclude {file}: no such file; give the names files of earlier samples "
+                             f"(e.g. mutants/sample-seed0.txt), one or more after --exclude")
+        names |= set(Path(file).read_text().split())
+    return names
+
+
+def choose(names: list[str], groups: list[str], sample: int, seed: int, left_out: set[str]) -> list[str]:
+    """`sample` names per group, none of `left_out`: a seeded shuffle per group, so a larger
+    sample extends a smaller one with the same seed."""
+    chosen = []
+    for g in groups:
+        mine = sorted(n for n in names if group_of(n) == g and n not in left_out)
+        random.Random(f"{seed}-{g}").shuffle(mine)
+        chosen += sorted(mine[:sample])
+    return chosen
+
+
+def run(groups: list[str], sample: int | None, seed: int, max_children: int,
+        exclude: list[str] | None = None) -> None:
     if sample is None:
+        if exclude:
+            raise SystemExit("--exclude only applies to a sample: add --sample N (mutants per group)")
         for g in groups:
             mutmut("run", "--max-children", str(max_children), GROUPS[g] + "*")
         return
+    left_out = excluded_names(exclude)  # earlier samples; a wrong file name stops here, before any long step
     if not all_results():  # generate the mutants (and the test stats) with one tiny run first
         mutmut("run", "--max-children", "1", "glassformer.nn.notation.x_meaning__mutmut_1")
     results = all_results()
-    left_out = set(Path(exclude).read_text().split()) if exclude else set()  # e.g. an earlier sample
-    chosen = []
-    for g in groups:  # a seeded shuffle per group: a larger --sample extends a smaller one
-        mine = sorted(n for n in results if group_of(n) == g and n not in left_out)
-        random.Random(f"{seed}-{g}").shuffle(mine)
-        chosen += sorted(mine[:sample])
+    chosen = choose(list(results), groups, sample, seed, left_out)
     SAMPLE_FILE.write_text("\n".join(chosen) + "\n")
     todo = [n for n in chosen if results[n] is None]  # resumable: results already on disk are kept
     print(f"{len(chosen)} mutants sampled (seed {seed}), listed in {SAMPLE_FILE}; {len(todo)} not run yet")
@@ -131,7 +158,7 @@ def report(names_file: str | None) -> None:
             print(f"  {status:9} {name}")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="verb", required=True)
     r = sub.add_parser("run")
@@ -139,11 +166,12 @@ def main() -> None:
     r.add_argument("--sample", type=int, default=None, help="mutants per group (seeded); default: all")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--max-children", type=int, default=2)
-    r.add_argument("--exclude", default=None, help="a file of mutant names never to sample (a fresh sample "
-                                                  "after tests were written for an earlier one)")
+    r.add_argument("--exclude", nargs="+", action="extend", default=[], metavar="FILE",
+                   help="files of mutant names never to sample (a fresh sample after tests were written "
+                        "for earlier ones): --exclude A B, or --exclude A --exclude B")
     p = sub.add_parser("report")
     p.add_argument("--names", default=None, help="only these mutants (e.g. mutants/sample-names.txt)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     unknown = [g for g in getattr(args, "groups", []) if g not in GROUPS]
     if unknown:
         parser.error(f"unknown group(s) {unknown}: choose from {list(GROUPS)}")

@@ -153,3 +153,16 @@ def test_attention_built_without_a_dropout_rate_drops_nothing_in_training_mode()
     mha = MultiHeadAttention(8, 2)
     x = torch.randn(2, 5, 8)  # (B, T, C)
     assert torch.equal(mha.train()(x), mha.eval()(x))
+
+
+@pytest.mark.parametrize("lead", [(), (3,), (2, 3)])
+def test_attention_scores_take_any_leading_axes(lead):
+    """attention_scores is documented for q (..., T_q, D), k (..., T_k, D): with no leading axis, one
+    (H), or two (B, H), it is q·kᵀ/√D, checked against einsum (bug guarded: a transpose that names
+    axis 2, which is the key axis only for 4-D tensors)."""
+    from glassformer.nn.attention import attention_scores
+
+    torch.manual_seed(0)
+    q, k = torch.randn(*lead, 4, 8, dtype=torch.float64), torch.randn(*lead, 6, 8, dtype=torch.float64)
+    expected = torch.einsum("...qd,...kd->...qk", q, k) / 8 ** 0.5  # (..., 4, 6)
+    assert_close("scores", attention_scores(q, k), expected, 1e-12)

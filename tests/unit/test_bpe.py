@@ -91,6 +91,26 @@ def test_bad_merges_are_refused():
         BPETokenizer([(97, 98), (97, 98)])
 
 
+@pytest.mark.parametrize("side", [0, 1])
+def test_merge_ids_are_checked_at_both_ends_of_the_range(side):
+    """Merge i may use any id 0..255+i on either side, and nothing outside. Guards an off-by-one at
+    either end (byte 0, a NUL, refused as a part; an id one past the newest accepted; -1 accepted,
+    which Python would silently read as the *last* token's bytes)."""
+    def merges_with(edge):  # merge 0 = (104, 105); merge 1 uses `edge` on one side, 120 on the other
+        second = (edge, 120) if side == 0 else (120, edge)
+        return [(104, 105), second]
+
+    for edge in (0, 256):  # the smallest id, and the newest one when merge 1 is learned
+        tok = BPETokenizer(merges_with(edge))
+        part = b"\x00" if edge == 0 else b"hi"
+        assert tok.token_bytes[257] == (part + b"x" if side == 0 else b"x" + part)
+        assert tok.vocab_size == 258
+    assert BPETokenizer(merges_with(256)).encode("hix" if side == 0 else "xhi") == [257]
+    for edge in (-1, 257):
+        with pytest.raises(ValueError, match=rf"merge 1 = .*does not exist yet \(ids so far: 0\.\.256\)"):
+            BPETokenizer(merges_with(edge))
+
+
 @pytest.mark.parametrize("text", SAMPLES)
 def test_round_trip_and_backends_agree(pair, text):
     ours, lib = pair

@@ -98,14 +98,42 @@ def test_stray_temp_files_are_never_loaded(tmp_path):
     assert load_checkpoint(tmp_path, trained_pair(seed=2)[0])["step"] == 4
 
 
+@pytest.mark.parametrize("repair", [True, False])
+def test_a_crash_between_the_two_renames_is_finished_or_read_from_the_temp_file(tmp_path, repair):
+    """A save renames the state into place, then the weights; a crash between them leaves the new
+    state in its temp file, which the new weights name by hash. Loading finds it among stray temp
+    files (repair: renamed into place; else read as is, for a reader that must not write)."""
+    model, opt = trained_pair()
+    save_checkpoint(tmp_path, model, opt, 6, torch.Generator(), {"best_val": 1.0})
+    (tmp_path / ".train_state.pt.aaa.tmp").write_bytes(b"junk from another crash")
+    (tmp_path / "train_state.pt").rename(tmp_path / ".train_state.pt.bbb.tmp")
+    state = load_checkpoint(tmp_path, trained_pair(seed=2)[0], repair=repair)
+    assert state["step"] == 6 and state["best_val"] == 1.0
+    assert (tmp_path / "train_state.pt").is_file() == repair
+    assert (tmp_path / ".train_state.pt.bbb.tmp").is_file() != repair
+
+
+def test_a_state_that_does_not_fit_the_optimizer_is_named_with_the_reason(tmp_path):
+    model, opt = trained_pair()
+    save_checkpoint(tmp_path, model, opt, 3, torch.Generator(), {})
+    other = trained_pair(preset="baby")[1]  # another model's optimizer: other parameter groups
+    with pytest.raises(ValueError) as caught:
+        load_checkpoint(tmp_path, model, other)
+    message = str(caught.value)
+    assert message.startswith(f"{tmp_path / 'train_state.pt'} does not fit this model and optimizer (")
+    assert "()" not in message.split(". The weights")[0]  # the reason, from the error, is in the brackets
+
+
 def test_mismatched_pair_is_refused(tmp_path):
     model, opt = trained_pair()
     (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
     save_checkpoint(tmp_path / "a", model, opt, 4, torch.Generator(), {})
     save_checkpoint(tmp_path / "b", model, opt, 8, torch.Generator(), {})
     shutil.copy(tmp_path / "b" / "model.safetensors", tmp_path / "a" / "model.safetensors")
-    with pytest.raises(ValueError, match="step 8 but train_state.pt from step 4"):
+    with pytest.raises(ValueError) as caught:
         load_checkpoint(tmp_path / "a", model)
+    assert str(caught.value).startswith(f"{tmp_path / 'a'}: model.safetensors is from step 8 but train_state.pt "
+                                        "from step 4: they are not ")  # which run, which files, which steps
 
 
 def test_missing_checkpoint_is_a_clear_error(tmp_path):

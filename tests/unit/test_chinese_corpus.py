@@ -5,6 +5,7 @@ import hashlib
 import io
 import subprocess
 import tarfile
+from pathlib import Path
 
 import pytest
 
@@ -65,10 +66,33 @@ def test_recipe_on_a_small_package(tmp_path):
     assert chinese.build_text(fake_deb(tmp_path / "x.deb")) == EXPECTED
 
 
+def test_recipe_strips_only_newlines_around_entries(tmp_path):
+    """Entries lose the blank lines around them and nothing else: a poem may start or end with any
+    character (here X, and a full stop), which must survive."""
+    files = {"./usr/share/games/fortunes/tang300": "\nX始\n终。X\n\n%\n",
+             "./usr/share/games/fortunes/song100": "XX\n%\n"}
+    assert chinese.build_text(fake_deb(tmp_path / "x.deb", files)) == "X始\n终。X\n\nXX\n"
+
+
 def test_recipe_needs_both_files(tmp_path):
     deb = fake_deb(tmp_path / "x.deb", {"./usr/share/games/fortunes/tang300": TANG})
     with pytest.raises(ValueError, match="no usr/share/games/fortunes/song100"):
         chinese.build_text(deb)
+
+
+def test_the_ar_walk_finds_data_tar_after_odd_sized_members_or_says_it_is_missing():
+    """The .deb's members are walked header by header: an odd-sized member is padded to even (a walk
+    that forgets the pad byte reads the next header one byte off), and the data member's exact bytes
+    come back; a .deb without one is refused with its own message (not a crash on the way)."""
+    members = {"debian-binary": b"2.0\n", "control.tar.xz": b"odd!!", "x" * 15: b"y",  # a name filling the field
+               "data.tar.zst": b"the data, 17 bytes"[:17]}
+    assert chinese._deb_data(_ar(members)) == b"the data, 17 byte"
+    with pytest.raises(ValueError) as caught:
+        chinese._deb_data(_ar({k: v for k, v in members.items() if not k.startswith("data")}))
+    assert str(caught.value) == "the .deb has no data.tar member"
+    with pytest.raises(ValueError) as caught:
+        chinese._deb_data(b"PK\x03\x04")
+    assert str(caught.value) == "not a .deb (ar) archive"
 
 
 def test_not_a_deb(tmp_path):
@@ -112,6 +136,32 @@ def test_offline_error_says_what_to_do(tmp_path, monkeypatch):
                                                 r"fortunes-zh_2\.98_all\.deb.*file:PATH"):
         load_text("zh-poems", cache_dir=tmp_path)
     assert not list((tmp_path / "downloads").iterdir())  # no temp folder left behind
+
+
+def test_apt_get_download_is_moved_into_the_cache(tmp_path, monkeypatch, capsys):
+    """The network path with apt-get faked: the package it downloads into its temporary folder is
+    moved into downloads/ and the text built from it; an apt-get that exits 0 but leaves no package
+    is refused with its last line (bug guarded: the downloaded file never looked for)."""
+    deb = fake_deb(tmp_path / "fake.deb").read_bytes()
+    monkeypatch.setattr(chinese, "DEB_SHA256", hashlib.sha256(deb).hexdigest())
+    monkeypatch.setattr(chinese, "ZH_POEMS_SHA256", sha256_text(EXPECTED))
+
+    def apt_get(cmd, cwd, **kwargs):
+        assert cmd == ["apt-get", "download", "fortunes-zh=2.98"]
+        (Path(cwd) / "fortunes-zh_2.98_all.deb").write_bytes(deb)
+        return subprocess.CompletedProcess(cmd, 0, "Get:1 fortunes-zh 2.98 [1,234 kB]", "")
+
+    monkeypatch.setattr(chinese.subprocess, "run", apt_get)
+    cache = tmp_path / "cache"
+    assert load_text("zh-poems", cache_dir=cache) == EXPECTED
+    said = capsys.readouterr().err  # the wait is announced: what is fetched, and where it goes
+    assert "fortunes-zh 2.98" in said and str(cache / "downloads") in said
+    assert sorted(p.name for p in (cache / "downloads").iterdir()) == [chinese.DEB_FILE]  # no temp folder left
+
+    monkeypatch.setattr(chinese.subprocess, "run",
+                        lambda cmd, cwd, **k: subprocess.CompletedProcess(cmd, 0, "W: nothing fetched", ""))
+    with pytest.raises(CorpusUnavailable, match=r"W: nothing fetched"):
+        load_text("zh-poems", cache_dir=tmp_path / "other")
 
 
 def test_no_apt_get(tmp_path, monkeypatch):

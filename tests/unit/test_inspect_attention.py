@@ -152,6 +152,26 @@ def test_without_a_cjk_font_labels_become_code_points(tmp_path, monkeypatch):
     check_png(path)
 
 
+def test_the_font_warning_lists_six_missing_characters_then_an_ellipsis(monkeypatch):
+    """Six missing characters are all named; a seventh adds " …" (an off-by-one would add it to six)."""
+    monkeypatch.setattr(fonts, "candidate_fonts", lambda: iter([fonts.default_font_path()]))
+    for text, ellipsis in (("你好世界再见", False), ("你好世界再见吧", True)):
+        with pytest.warns(FontWarning) as caught:
+            fonts.label_font([text])
+        message = str(caught[0].message)
+        assert message.count("(U+") == 6 and (" …;" in message) == ellipsis, message
+
+
+def test_fonts_on_disk_but_not_in_matplotlibs_cache_come_last_cjk_families_first(monkeypatch):
+    """A font installed after matplotlib built its cache is still tried: after every known font,
+    the on-disk files whose names hint at a CJK family first (Noto Sans CJK, WenQuanYi), then the rest."""
+    monkeypatch.setattr(fonts, "_system_fonts", lambda: ("/f/DejaVuSerif.ttf", "/f/NotoSansCJK-Regular.ttc",
+                                                         "/f/Zed.ttf", "/f/wqy-zenhei.ttc"))
+    listed = list(fonts.candidate_fonts())
+    assert listed[0] == fonts.default_font_path()
+    assert listed[-4:] == ["/f/NotoSansCJK-Regular.ttc", "/f/wqy-zenhei.ttc", "/f/DejaVuSerif.ttf", "/f/Zed.ttf"]
+
+
 def test_bad_layer_or_labels_are_explained(tmp_path):
     with pytest.raises(ValueError, match="layers 0..1, heads 0..3"):
         attention_head_png(gpt(), torch.arange(3), None, 2, 0, tmp_path / "x.png")
@@ -209,6 +229,40 @@ def test_the_grid_hatches_masked_cells_and_makes_missing_folders(tmp_path):
     plain = attention_grid_png(Encoder(ModelConfig(**{**CFG, "causal": False})).eval(), torch.arange(8), None,
                                tmp_path / "enc.png")
     assert causal.is_file() and grey_pixels(causal) > 20 * grey_pixels(plain) + 1000
+
+
+def test_the_hatching_is_mid_grey_and_long_labels_stand_upright(tmp_path, monkeypatch):
+    """The masked area is hatched in mid-grey lines (0.55) over light grey, not in black lines that
+    read as data; column labels longer than two characters are turned 90° so they cannot overlap,
+    short ones stay level."""
+    from matplotlib.figure import Figure
+
+    figures, save = [], Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: (figures.append(self), save(self, *a, **k))[1])
+    path = attention_head_png(gpt(), torch.arange(6), None, 0, 0, tmp_path / "short.png")
+    rgb = (matplotlib.image.imread(path)[..., :3] * 255).round()  # (H, W, 3)
+    assert int((np.abs(rgb - 140) <= 1).all(-1).sum()) > 2000  # hatch lines, grey 0.55 = 140
+    attention_head_png(gpt(), torch.arange(6), ["word"] * 6, 0, 0, tmp_path / "long.png")
+    short_ax, long_ax = figures[0].axes[0], figures[1].axes[0]
+    assert {label.get_rotation() for label in short_ax.get_xticklabels()} == {0.0}
+    assert {label.get_rotation() for label in long_ax.get_xticklabels()} == {90.0}
+    assert {label.get_rotation() for label in long_ax.get_yticklabels()} == {0.0}  # rows stay level
+
+
+def test_the_numbers_are_written_in_the_visible_cells_only(tmp_path, monkeypatch):
+    """A small map writes each weight in its cell, to two places: every unmasked cell, and none of
+    the masked ones (whose weight is 0 and means "not allowed", not "no attention")."""
+    from matplotlib.figure import Figure
+
+    figures, save = [], Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: (figures.append(self), save(self, *a, **k))[1])
+    model = gpt()
+    attention_head_png(model, torch.arange(5), None, 1, 3, tmp_path / "h.png")
+    W, hidden = attention_maps(model, torch.arange(5))  # (L, H, T, T) each
+    written = sorted((round(t.get_position()[1]), round(t.get_position()[0]), t.get_text())
+                     for t in figures[0].axes[0].texts)
+    visible = sorted((i, j, f"{float(W[1, 3, i, j]):.2f}") for i in range(5) for j in range(5) if not hidden[1, 3, i, j])
+    assert written == visible and len(written) == 15  # the lower triangle with its diagonal
 
 
 def test_font_warning_is_importable_lazily_and_other_names_are_not_invented():

@@ -66,8 +66,12 @@ def test_activation_cache_html_reads_the_declarations():
     scores = cache["blocks.0.attn.scores"]  # (1, H, T, T): the future is -inf
     finite = scores[torch.isfinite(scores)]
     assert f"{finite.mean().item():.3g} ± {finite.std().item():.3g} (90 not finite)" in page  # 2 heads × 45 cells
+    assert re.findall(r"<th[^>]*>([^<]*)</th>", page) == ["name", "stage", "shape", "means", "first values",
+                                                         "mean ± std"]
     cache.lang = "zh"
     assert html.escape(points["blocks.0.attn.weights"].describe("zh")["means"]) in cache._repr_html_()
+    assert re.findall(r"<th[^>]*>([^<]*)</th>", cache._repr_html_()) == ["名称", "阶段", "形状", "含义", "前几个数",
+                                                                       "均值 ± 标准差"]
     assert repr(cache).startswith(f"ActivationCache({len(cache)} tensors)\n") and "<" not in repr(cache)
 
 
@@ -92,6 +96,38 @@ def test_param_table_html_marks_a_mismatch_and_escapes():
         page = table._repr_html_()
         assert ">模块<" in page and "≠ 公式！" in page and ">合计<" in page and "formula" not in page
         assert "每个词元一个 C 维向量" in real._repr_html_() and repr(real) == real.to_text(lang="zh")
+
+
+def test_param_table_html_aligns_the_numbers_right_and_sets_formulas_in_monospace():
+    """Counts and the formula's value line up on the right, so digits compare by place; the module
+    and the formula are code, in monospace; the note is prose, left-aligned."""
+    page = param_table(gpt())._repr_html_()
+    header = re.search(r"<thead><tr>(.*?)</tr></thead>", page).group(1)
+    assert re.findall(r"<th[^>]*>(.*?)</th>", header) == ["module", "params", "formula", "= formula", "note"]
+    first_row = re.search(r"<tbody><tr[^>]*>(.*?)</tr>", page).group(1)
+    for cells in (re.findall(r'<th style="([^"]*)"', header), re.findall(r'<td style="([^"]*)"', first_row)):
+        assert ["text-align: right" in c for c in cells] == [False, True, False, True, False]
+    assert ["monospace" in c for c in re.findall(r'<td style="([^"]*)"', first_row)] == [True, False, True, False, False]
+
+
+def test_attention_view_saves_into_a_folder_it_makes(tmp_path):
+    view = attention_view(gpt(), ids()[None], tokenizer=TOK)
+    files = view.save(tmp_path / "new" / "deeper")
+    assert [f.name for f in files] == ["attention.png", "attention.html"] and all(f.is_file() for f in files)
+    assert files[0].read_bytes().startswith(PNG_SIGNATURE) and files[1].read_text(encoding="utf-8") == view.page()
+
+
+def test_a_table_caption_is_shown_above_and_escaped():
+    from glassformer.inspect.display import table
+
+    page = table(("a",), [["1"]], caption="<b>why</b>")
+    assert '<caption style="caption-side: top; text-align: left">&lt;b&gt;why&lt;/b&gt;</caption>' in page
+    assert "<caption" not in table(("a",), [["1"]])
+
+
+def test_a_one_layer_models_attention_view_has_a_title():
+    view = attention_view(gpt(n_layers=1), ids()[None], tokenizer=TOK)
+    assert repr(view).startswith("AttentionView: 1 layers × 2 heads, maps 10×10")
 
 
 def test_gradient_monitor_html_and_repr():

@@ -45,10 +45,13 @@ def test_nan_and_exploding_gradients_are_named():
     with pytest.warns(GradientWarning) as caught:
         rows = {r.name: r for r in monitor.check(step=7)}
     text = [str(w.message) for w in caught]
-    assert any("'blocks.1.attn.qkv.weight' at step 7 has 1 NaN/inf" in m for m in text), text
-    assert any("'blocks.0.ffn.fc2.weight' at step 7 is exploding" in m and
-               m.endswith(". Lower the learning rate or set grad_clip.") for m in text), text
-    assert len(text) == 2  # nothing else was flagged
+    n_qkv, fc2_norm = params["blocks.1.attn.qkv.weight"].numel(), params["blocks.0.ffn.fc2.weight"].grad.norm()
+    assert text == [  # the whole advice, word for word, in data-flow order (block 0 before block 1)
+        f"gradient of 'blocks.0.ffn.fc2.weight' at step 7 is exploding: norm {float(fc2_norm):.3g} > "
+        f"{monitor.explode:g}. Lower the learning rate or set grad_clip.",
+        f"gradient of 'blocks.1.attn.qkv.weight' at step 7 has 1 NaN/inf entries of {n_qkv}: check the loss "
+        "for log(0) or 0/0, lower the learning rate, or clip gradients (grad_clip).",
+    ]
     assert rows["blocks.1.attn.qkv.weight"].status == "nan/inf"
     assert rows["blocks.0.ffn.fc2.weight"].status == "exploding"
 
@@ -56,9 +59,14 @@ def test_nan_and_exploding_gradients_are_named():
 def test_vanishing_gradient_is_named():
     model = GPT(CFG)
     backward(model)
-    dict(model.named_parameters())["head.bias"].grad.mul_(1e-12)
-    with pytest.warns(GradientWarning, match="'head.bias' is vanishing"):
-        GradientMonitor(model).check()
+    bias = dict(model.named_parameters())["head.bias"]
+    bias.grad.mul_(1e-12)
+    monitor = GradientMonitor(model)
+    with pytest.warns(GradientWarning) as caught:
+        monitor.check()  # no step given: the message says no step
+    assert [str(w.message) for w in caught] == [
+        f"gradient of 'head.bias' is vanishing: norm {float(bias.grad.norm()):.3g} < {monitor.vanish:g}. "
+        "Is the parameter used? Are activations saturated or dead (ReLU)?"]
 
 
 def test_update_ratio_is_measured_around_the_step(tmp_path):

@@ -196,8 +196,11 @@ def test_text_rows_and_the_plain_table_layout():
     model = GPT(ModelConfig(vocab_size=tok.vocab_size, n_layers=1, **SMALL))
     t = trace(model, torch.tensor([tok.encode("hello")]), tokenizer=tok)
     assert [(r.stage, r.name) for r in t.rows[:3]] == [("raw text", "text"), ("tokens", "pieces"), ("token ids", "ids")]
-    assert [r.stage for r in trace(model, torch.tensor([tok.encode("hello")]), tokenizer=tok, lang="zh").rows[:3]] == [
-        "原始文本", "词元", "词元 id"]
+    zh = trace(model, torch.tensor([tok.encode("hello")]), tokenizer=tok, lang="zh").rows[:3]
+    assert [r.stage for r in zh] == ["原始文本", "词元", "词元 id"]
+    assert [r.about for r in t.rows[1:3]] == ["one label per token", "integer index of each token"]
+    assert [r.shape for r in t.rows[:3]] == [None, None, (1, 5)] and t.rows[2].dims == "(B=1, T=5)"
+    assert [r.about for r in zh[1:3]] == ["每个词元一个标签", "每个词元在词表中的整数编号"]
     lines = t.to_text().splitlines()
     assert lines[0].split()[:5] == ["stage", "name", "shape", "dims", "example"]
     assert set(lines[1]) == {"-", " "} and len(lines[1]) >= len(lines[0])  # one rule of dashes per column

@@ -95,3 +95,20 @@ def test_metrics_log_appends_reads_and_truncates(tmp_path):
     assert [json.loads(line)["step"] for line in (tmp_path / "metrics.jsonl").read_text().splitlines()] == [1, 2]
     log.truncate_after(2)  # nothing past step 2 is left: nothing changes
     assert len(log.read()) == 2
+
+
+def test_damaged_lines_are_skipped_and_counted_never_fatal(tmp_path):
+    """A run killed mid-append leaves a cut line; a disk error can leave bytes that are not UTF-8.
+    Both are reported by line number and skipped; the good records around them are kept (bug
+    guarded: decoding strictly, so one bad byte makes the whole log unreadable and the run stops)."""
+    path = tmp_path / "metrics.jsonl"
+    good = [{"kind": "log", "step": 1, "loss": 2.0}, {"kind": "eval", "step": 2, "val_loss": 1.5}]
+    path.write_bytes(json.dumps(good[0]).encode() + b"\n"
+                     + b'{"kind": "log", "step": 2, "loss": \xff\xfe}\n'  # 2: not UTF-8
+                     + b"\n"  # blank lines are neither records nor damage
+                     + b'{"kind": "log", "step": "3"}\n'  # 4: a step that is not a whole number
+                     + b'[1, 2]\n{"step": 5}\n'  # 5: not an object; 6: no kind
+                     + json.dumps(good[1]).encode() + b"\n"
+                     + b'{"kind": "log", "st')  # 8: cut short by a kill
+    assert MetricsLog(path).read_checked() == (good, [2, 4, 5, 6, 8])
+    assert MetricsLog(tmp_path / "none.jsonl").read_checked() == ([], [])

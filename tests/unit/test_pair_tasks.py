@@ -113,3 +113,17 @@ def test_a_run_of_pairs_trains_on_the_train_split_and_evaluates_on_val():
         src, tgt = pad_pairs(data.encoded(split), tok.bos_id, tok.eos_id, tok.pad_id)
         assert torch.equal(source.data[split][0], src) and torch.equal(source.data[split][1], tgt)
     assert source.eval_rows == 8 and source.batch_size == 4
+
+
+def test_a_run_of_waves_evaluates_on_its_own_val_waves():
+    """batches_for gives a sine run its train waves to draw from and its val waves to evaluate on
+    (bug guarded: no val split, so the run "evaluates" on nothing held out)."""
+    from glassformer.config import TrainConfig
+    from glassformer.train.run import batches_for
+    from glassformer.train.waves import wave_source
+
+    data = wave_source("sine")
+    source = batches_for(data, TrainConfig(batch_size=4, eval_iters=2))
+    assert torch.equal(source.inputs, data.x_train) and torch.equal(source.targets, data.y_train)
+    assert source.splits == ("train", "val") and source.eval_iters == 2
+    assert torch.equal(source.val[0], data.x_val) and torch.equal(source.val[1], data.y_val)

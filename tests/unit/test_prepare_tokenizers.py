@@ -49,6 +49,29 @@ def test_prepare_each_tokenizer(text_file, tmp_path, kwargs, prefix, cls):
     assert prepare(f"file:{text_file}", tmp_path, **kwargs).cached is True
 
 
+def test_a_file_source_is_read_in_chunks_never_whole(text_file, tmp_path, monkeypatch):
+    """prepare's memory stays bounded for a file: the text is never loaded as one string (bug
+    guarded: a file: source sent down the in-memory path, which works, gives the same ids, and holds
+    the whole file in memory). The vocabulary and encoding passes each read it in small chunks."""
+    from glassformer.text import corpora
+
+    def whole(*args, **kwargs):
+        raise AssertionError("a file: source was loaded whole")
+
+    sizes, read = [], stream.read_file
+
+    def spy(path, chunk_chars):
+        for chunk in read(path, chunk_chars):
+            sizes.append(len(chunk))
+            yield chunk
+
+    monkeypatch.setattr(corpora, "load_text", whole)
+    monkeypatch.setattr(stream, "read_file", spy)
+    data = prepare(f"file:{text_file}", tmp_path, tokenizer="bpe", vocab_size=300, chunk_chars=50)
+    assert data.meta["chars"] == len(TEXT) and sum(sizes) == 2 * len(TEXT)  # two passes over the file
+    assert max(sizes) <= 50
+
+
 @pytest.mark.parametrize("kwargs, prefix, cls", CHOICES)
 def test_streaming_gives_the_same_files(text_file, tmp_path, kwargs, prefix, cls):
     whole = prepare(f"file:{text_file}", tmp_path / "whole", **kwargs)

@@ -144,6 +144,42 @@ def test_streaming_without_stop_emits_every_token_and_flushes_held_text():
     assert "".join(pieces) == text  # "d" held back while it might start "dd", released after
 
 
+def test_text_held_back_when_the_budget_ends_is_flushed_to_its_own_sample():
+    """The budget ends on a "d" that might have started the stop string "dd": it was held back, and
+    is certain now, so each sample gets its last piece (bug guarded: the flush calling on_text
+    without the piece, or never)."""
+    model, tok = Counter(), CharTokenizer(list("abcd"))
+    pieces = []
+    texts = sample(model, tok, "a", 3, temperature=0, stop="dd", num_samples=2,
+                   on_text=lambda i, piece: pieces.append((i, piece)))
+    assert texts == ["bcd", "bcd"]
+    assert pieces == [(0, "b"), (1, "b"), (0, "c"), (1, "c"), (0, "d"), (1, "d")]  # "d" only at the end
+
+
+@pytest.mark.parametrize("text, stop, held", [
+    ("xab", "abcd", 2), ("xabc", "abcd", 3), ("xa", "abcd", 1), ("abcd", "abcd", 0), ("xyz", "abcd", 0),
+    ("ab", "abcd", 2), ("a\ufffd", "abcd", 2), ("x\ufffd\ufffd", None, 2), ("xab", "", 0),
+])
+def test_held_back_is_the_longest_tail_that_could_start_the_stop_string(text, stop, held):
+    """Every tail length is tried, longest first, up to len(stop) - 1 (the whole stop string is cut,
+    not held); an unfinished character ("\ufffd", a byte of a split character) is held too."""
+    assert sample_mod._held_back(text, stop) == held
+
+
+def test_use_cache_is_passed_through_to_the_loop():
+    """use_cache=True on a model without a KV cache is refused (the loop is told, not left to guess)."""
+    with pytest.raises(ValueError, match="Counter has no KV cache; sample with use_cache=False"):
+        sample(Counter(), CharTokenizer(list("abcd")), "a", 2, use_cache=True)
+
+
+def test_generation_stops_once_every_sample_has_met_the_stop_string():
+    """The budget is 50 tokens, but "da" appears after 4: the model is not run again after that."""
+    model, calls = Counter(), []
+    model.register_forward_hook(lambda *args: calls.append(1))
+    assert sample(model, CharTokenizer(list("abcd")), "a", 50, temperature=0, stop="da", num_samples=2) == ["bc", "bc"]
+    assert len(calls) == 4  # b, c, d, a: the step that completed "da" is the last
+
+
 def test_bad_arguments_are_explained():
     model, tok = Counter(), CharTokenizer(list("abcd"))
     with pytest.raises(ValueError, match="temperature"):
@@ -154,6 +190,38 @@ def test_bad_arguments_are_explained():
         sample(model, tok, "", 3)
     with pytest.raises(ValueError, match="not in the vocabulary"):
         sample(model, tok, "z", 3)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"max_new_tokens": -1}, "max_new_tokens must be a whole number >= 0, got -1"),
+    ({"max_new_tokens": 2.0}, "max_new_tokens must be a whole number >= 0, got 2.0"),
+    ({"num_samples": 0}, "num_samples must be a whole number >= 1, got 0"),
+    ({"num_samples": 1.0}, "num_samples must be a whole number >= 1, got 1.0"),
+    ({"temperature": -0.5}, "temperature must be a finite number >= 0 (0 = greedy), got -0.5"),
+    ({"temperature": float("nan")}, "temperature must be a finite number >= 0 (0 = greedy), got nan"),
+    ({"temperature": float("inf")}, "temperature must be a finite number >= 0 (0 = greedy), got inf"),
+    ({"top_k": 0}, "top_k must be a whole number >= 1, got 0"),
+    ({"top_k": 2.0}, "top_k must be a whole number >= 1, got 2.0"),
+    ({"top_p": 0}, "top_p must be in (0, 1], got 0"),
+    ({"top_p": 1.5}, "top_p must be in (0, 1], got 1.5"),
+])
+def test_each_bad_argument_gets_its_own_whole_message(kwargs, message):
+    """Every argument check of `sample` says which argument, what it must be and what it got (the
+    bugs: a message key dropped or swapped, so the error names nothing or the wrong argument; a
+    check that lets a float count or a NaN temperature through)."""
+    args = {"max_new_tokens": 3, **kwargs}
+    with pytest.raises(ValueError) as caught:
+        sample(Counter(), CharTokenizer(list("abcd")), "a", **args)
+    assert str(caught.value) == message
+
+
+def test_the_edges_of_each_argument_are_accepted():
+    """The smallest valid value of each argument works (an off-by-one check would refuse it)."""
+    model, tok = Counter(), CharTokenizer(list("abcd"))
+    assert sample(model, tok, "a", 0) == [""]
+    assert sample(model, tok, "a", 2, num_samples=1, temperature=0) == ["bc"]
+    assert sample(model, tok, "a", 2, top_k=1, top_p=1) == ["bc"]  # top_k=1 draws the argmax
+    assert sample(model, tok, "a", 2, top_p=1e-9) == ["bc"]  # the most likely token is always kept
 
 
 def test_top_p_of_one_keeps_every_token_even_when_the_cumsum_rounds_to_one_early():

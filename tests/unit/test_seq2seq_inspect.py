@@ -51,6 +51,28 @@ def test_trace_has_source_and_target_rows_in_data_flow_order():
     assert "S" in t.letters and rows["loss"].about == "下一个目标词元的标签平滑交叉熵"
 
 
+@pytest.mark.parametrize("lang, about", [("en", "label-smoothed cross-entropy of the next target tokens"),
+                                         ("zh", "下一个目标词元的标签平滑交叉熵")])
+def test_the_loss_row_says_which_loss_in_each_language(lang, about):
+    src, tgt = example()
+    y = torch.tensor([DATA.ids("1205") + [DATA.tokenizer.eos_id]])
+    loss_row = trace(model(), (src, tgt), DATA.tokenizer, targets=y, lang=lang).rows[-1]
+    assert loss_row.name == "loss" and loss_row.about == about
+
+
+def test_debug_shapes_prints_the_first_pair_of_a_batch_once(capsys):
+    """--debug-shapes on a seq2seq batch shows its first (source, target) pair: both tensors cut to
+    one row (the bug: the pair lost on the way, so the table never printed)."""
+    from glassformer.inspect.trace import print_shapes_once
+
+    src, tgt = example()
+    m = model()
+    assert print_shapes_once(m, (src.repeat(3, 1), tgt.repeat(3, 1)), DATA.tokenizer) is True
+    out = capsys.readouterr().out
+    assert "(B=1, S=6)" in out and "(B=1, T=5)" in out and "B=3" not in out
+    assert print_shapes_once(m, (src, tgt), DATA.tokenizer) is False and capsys.readouterr().out == ""
+
+
 def test_attention_maps_keep_each_shape_and_hide_source_padding():
     src, tgt = example(pad=2)  # two padding tokens after the source: S = 8
     maps = attention_map_list(model(), (src, tgt))

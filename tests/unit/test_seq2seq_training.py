@@ -78,3 +78,25 @@ def test_copy_task_reaches_99_percent_exact_match_on_held_out_strings():
                       weight_decay=0.0, eval_interval=300, log_interval=100, threads=1)
     Trainer(model, cfg, batches, evaluate=None, progress="silent").fit()
     assert exact_match(model, data, data.test) >= 0.99  # 300 strings never seen in training
+
+
+def test_a_seq2seq_run_shows_and_keeps_its_translations_at_each_evaluation(tmp_path, capsys):
+    """At each evaluation a pair run translates the first validation sources (greedy) and shows
+    them, marking each wrong one with what was expected; samples.txt keeps the very same lines
+    (bug guarded: the screen block lost, or different from the file)."""
+    from glassformer.train.run import new_run, train
+    from glassformer.translate import translate
+
+    run = new_run("seq2seq", ["--max_steps=2", "--eval_interval=2", "--eval_iters=1", "--d_model=16",
+                              "--batch_size=8", "--n_layers=1"], source="digits:reverse", out=tmp_path / "r",
+                  cache_dir=tmp_path / "c", progress=False, sample_chars=0)
+    train(run)
+    pairs = run.data.val[:4]
+    outputs = translate(run.model, run.data, [s for s, _ in pairs])  # the final model: step 2's lines
+    lines = [f"{s} → {o or '∅'}" + ("" if o == want else f"   (expected {want})")
+             for (s, want), o in zip(pairs, outputs)]
+    kept = (tmp_path / "r" / "samples.txt").read_text(encoding="utf-8")
+    assert kept.count("=== step ") == 2 and kept.endswith("=== step 2 ===\n" + "\n".join(lines) + "\n\n")
+    shown = capsys.readouterr().out
+    assert shown.count("--- translations at step ") == 2
+    assert "--- translations at step 2 ---\n" + "\n".join(lines) + "\n---" in shown

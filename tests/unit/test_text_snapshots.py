@@ -72,6 +72,7 @@ def test_markdown_escapes_pipes_and_newlines_inside_cells():
     from glassformer.inspect.trace import Trace, TraceRow
 
     md = Trace([TraceRow("bias", "alibi", (2, 3), "(H=2, T=3)", "[1]", "-m·|i - j|\nadded")]).to_markdown()
+    assert md.splitlines()[:2] == ["| stage | name | shape | dims | example | means |", "|---|---|---|---|---|---|"]
     assert md.splitlines()[2] == "| bias | alibi | (2, 3) | (H=2, T=3) | [1] | -m·\\|i - j\\| added |"
 
 

@@ -79,6 +79,11 @@ def test_sine_waves_follow_the_tutorials_recipe():
     np.testing.assert_allclose(s.period_steps(), 2 * math.pi / (s.freq * (2 * math.pi / 49)))
     again = waves.make(400, np.random.default_rng(3))
     assert np.array_equal(again.y, s.y)  # the seed decides everything
+    rng = np.random.default_rng(3)  # the recipe replayed draw by draw: start, freq, then the noise, added
+    start, freq = rng.uniform(0, 2 * math.pi, 400), rng.uniform(0.5, 2.0, 400)
+    np.testing.assert_array_equal(s.start, start)
+    np.testing.assert_array_equal(s.freq, freq)
+    np.testing.assert_allclose(noise, rng.normal(0, 0.01, (400, 50)), rtol=0, atol=1e-12)
 
 
 def test_forecast_windows_predict_the_next_ten_values():

@@ -15,6 +15,9 @@ from glassformer.train import lock
 def test_the_lock_file_goes_with_the_last_of_several_holders(tmp_path):
     path = lock.acquire(tmp_path)
     assert path.is_file()
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o644 & ~umask  # rw-r--r--: readable by all, never executable
     assert lock.acquire(tmp_path) == path and lock.acquire(tmp_path) == path  # three holders
     lock.release(path)
     lock.release(path)

@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 import torch
+from matplotlib.image import imread
 from safetensors.torch import load_file
 
 from glassformer.config import ModelConfig, TrainConfig
@@ -22,9 +23,9 @@ MODEL = ModelConfig(vocab_size=11, d_model=16, n_heads=2, d_ff=32, n_layers=1, m
 DATA = (np.arange(2000) % 11).astype(np.uint16)
 
 
-def trainer(run_dir, max_steps, eval_interval, **kw) -> Trainer:
+def trainer(run_dir, max_steps, eval_interval, grad_accum=1, **kw) -> Trainer:
     cfg = TrainConfig(batch_size=4, block_size=8, max_steps=max_steps, eval_interval=eval_interval,
-                      eval_iters=1, log_interval=1, lr=1e-2, seed=2)
+                      eval_iters=1, log_interval=1, lr=1e-2, seed=2, grad_accum=grad_accum)
     torch.manual_seed(0)
     model = build_model(MODEL)
     return Trainer(model, cfg, TextWindows(DATA, DATA, 4, 8, 1, cfg.seed), run_dir, progress="silent", **kw)
@@ -70,7 +71,10 @@ def test_a_source_without_a_val_split_trains_plots_and_writes_no_best_file(tmp_p
     assert not (tmp_path / "best.safetensors").exists() and (tmp_path / "model.safetensors").exists()
     assert [sorted(r) for r in records(tmp_path) if r["kind"] == "eval"][0] == [
         "best_val", "kind", "lr", "step", "time", "train_loss"]
-    assert (tmp_path / "loss.png").stat().st_size > 0
+    image = (imread(tmp_path / "loss.png")[..., :3] * 255).round()  # (H, W, 3)
+    def pixels(rgb):
+        return int((np.abs(image - np.array(rgb)) <= 2).all(-1).sum())
+    assert pixels((31, 119, 180)) > 100 and pixels((255, 127, 14)) == 0  # a train curve (blue), no val (orange)
 
 
 class Crash(RuntimeError):
@@ -108,11 +112,13 @@ def test_resume_forgets_metrics_written_after_the_checkpoint(tmp_path):
     assert [r["step"] for r in records(part_dir) if r["kind"] == "log"] == list(range(1, 31))
 
 
-def test_logged_throughput_counts_batch_times_block_tokens_per_step(tmp_path):
+@pytest.mark.parametrize("grad_accum", [1, 3])
+def test_logged_throughput_counts_batch_times_block_tokens_per_step(tmp_path, grad_accum):
     """tokens_per_s and ms_per_step come from one timed interval, so their product is the tokens of
-    one step, B·T = 4·8 = 32, whatever the clock says (bug guarded: B/T instead of B·T)."""
-    trainer(tmp_path, max_steps=3, eval_interval=10).fit()
+    one step, B·T·accumulated micro-batches = 4·8·accum, whatever the clock says (bugs guarded:
+    B/T instead of B·T; dividing by the accumulation instead of multiplying)."""
+    trainer(tmp_path, max_steps=3, eval_interval=10, grad_accum=grad_accum).fit()
     logs = [r for r in records(tmp_path) if r["kind"] == "log"]
     assert len(logs) == 3
     for r in logs:
-        assert r["tokens_per_s"] * r["ms_per_step"] / 1000 == pytest.approx(32)
+        assert r["tokens_per_s"] * r["ms_per_step"] / 1000 == pytest.approx(32 * grad_accum)

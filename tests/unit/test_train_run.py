@@ -81,6 +81,17 @@ def test_a_run_may_go_into_an_empty_folder_the_user_made(tmp_path):
     assert train(run).status == "done" and (tmp_path / "run" / "config.json").is_file()
 
 
+def test_a_start_that_never_saved_leaves_nothing_for_the_next_start(tmp_path):
+    """A first start killed before its first checkpoint leaves metrics, samples and a plot; the next
+    start in that folder removes all three (else the plot and the log mix two runs)."""
+    leftovers = ("metrics.jsonl", "samples.txt", "loss.png")
+    (tmp_path / "run").mkdir()
+    for name in leftovers:
+        (tmp_path / "run" / name).write_text("from a start that never saved")
+    make(tmp_path, QUICK)
+    assert not any((tmp_path / "run" / name).exists() for name in leftovers)
+
+
 def test_resuming_a_run_saved_for_a_missing_device_says_where_the_device_came_from(tmp_path):
     run = make(tmp_path, ["--max_steps=1", "--eval_interval=1", "--eval_iters=1", "--threads=1"])
     train(run)

@@ -1,0 +1,216 @@
+"""GPT-2 folders and the name mapping, without transformers (tests/interop compares with the real
+library; mutation testing runs only tests/unit and tests/reference): a tiny GPT and a hand-made
+byte-level tokenizer written as a GPT-2 folder and read back, and the refusals, word for word."""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import replace
+
+import pytest
+import torch
+
+from glassformer.config import ModelConfig
+from glassformer.errors import DamagedFile, UsageError
+from glassformer.models import build_model
+from glassformer.models.gpt2_files import read_gpt2_dir, write_gpt2_dir
+from glassformer.models.gpt2_port import gpt2_config, state_dict_from_gpt2, state_dict_to_gpt2
+from glassformer.text.bpe_hf import BYTE_TO_CHAR
+from glassformer.text.gpt2_bpe import GPT2BPETokenizer
+
+EOT = "<|endoftext|>"
+CFG = ModelConfig(vocab_size=258, d_model=16, n_heads=2, d_ff=32, n_layers=2, max_len=16, activation="gelu_tanh")
+
+
+def tokenizer() -> GPT2BPETokenizer:
+    """The 256 byte tokens, one merge ("h", "e") and GPT-2's special token: ids 0..257."""
+    return GPT2BPETokenizer([BYTE_TO_CHAR[b] for b in range(256)] + ["he", EOT], [("h", "e")], [EOT])
+
+
+def gpt() -> torch.nn.Module:
+    torch.manual_seed(0)
+    model = build_model(CFG)
+    with torch.no_grad():
+        model.head.bias.zero_()  # GPT-2's lm_head has no bias
+    return model
+
+
+def test_the_special_token_is_one_id_matched_literally():
+    tok = tokenizer()
+    assert tok.encode("he<|endoftext|>h") == [256, 257, 104]
+    assert tok.encode("<|endoftext|><|endoftext|>") == [257, 257]
+    assert tok.decode([256, 257, 104]) == "he<|endoftext|>h"
+
+
+def test_a_gpt2_folder_round_trips_weights_and_tokenizer(tmp_path):
+    model, tok = gpt(), tokenizer()
+    write_gpt2_dir(model, tok, tmp_path)
+    back, tok_back, weights = read_gpt2_dir(tmp_path)
+    assert weights == "model.safetensors" and not back.training
+    mine, theirs = model.state_dict(), back.state_dict()
+    assert mine.keys() == theirs.keys() and all(torch.equal(mine[k], theirs[k]) for k in mine)
+    assert tok_back.encode("he<|endoftext|>h") == [256, 257, 104]
+    config = json.loads((tmp_path / "config.json").read_text(encoding="utf-8"))
+    assert config["bos_token_id"] == config["eos_token_id"] == 257  # <|endoftext|> bounds documents
+    plain = GPT2BPETokenizer([BYTE_TO_CHAR[b] for b in range(256)] + ["he"], [("h", "e")])
+    no_special = replace(CFG, vocab_size=257)
+    torch.manual_seed(0)
+    small = build_model(no_special)
+    with torch.no_grad():
+        small.head.bias.zero_()
+    write_gpt2_dir(small, plain, tmp_path / "plain")
+    config = json.loads((tmp_path / "plain" / "config.json").read_text(encoding="utf-8"))
+    assert "bos_token_id" not in config and "eos_token_id" not in config  # no such token: no such id
+
+
+def test_an_old_pytorch_model_bin_that_is_damaged_is_named(tmp_path):
+    """pytorch_model.bin is the old layout; bytes torch cannot read are refused with torch's own
+    first line, never unpickled."""
+    write_gpt2_dir(gpt(), tokenizer(), tmp_path)
+    (tmp_path / "model.safetensors").unlink()
+    whole = io.BytesIO()
+    torch.save(state_dict_to_gpt2(gpt().state_dict(), CFG), whole)
+    (tmp_path / "pytorch_model.bin").write_bytes(whole.getvalue()[:1000])  # cut short, as by a failed copy
+    with pytest.raises(DamagedFile) as caught:
+        read_gpt2_dir(tmp_path)
+    message = str(caught.value)
+    assert message.startswith(f"{tmp_path / 'pytorch_model.bin'} was refused: it is damaged (PytorchStreamReader "
+                              "failed reading zip archive")  # torch's first line, as torch said it
+    assert ". Convert it to model.safetensors, or " in message
+
+
+def test_a_config_of_another_model_type_is_refused(tmp_path):
+    write_gpt2_dir(gpt(), tokenizer(), tmp_path)
+    config = json.loads((tmp_path / "config.json").read_text(encoding="utf-8"))
+    (tmp_path / "config.json").write_text(json.dumps({**config, "model_type": "llama"}), encoding="utf-8")
+    with pytest.raises(UsageError) as caught:
+        read_gpt2_dir(tmp_path)
+    assert str(caught.value) == (f"{tmp_path / 'config.json'} has model_type='llama': only GPT-2 (model_type "
+                                 "\"gpt2\") can be imported.")
+
+
+def test_import_then_export_gives_back_the_same_folder_contents(tmp_path):
+    """`glassformer import gpt2` then `export gpt2`: a run in between, and the same weights, config
+    and tokenizer come out (the tokenizer also through the run's tokenizer.json and back)."""
+    from glassformer.text.tokenizers import load_tokenizer
+    from glassformer.train.gpt2_runs import export_gpt2, import_gpt2
+
+    write_gpt2_dir(gpt(), tokenizer(), tmp_path / "hf")
+    run = import_gpt2(tmp_path / "hf", tmp_path / "run")
+    saved = load_tokenizer(run / "tokenizer.json")  # GPT2BPETokenizer.from_dict(to_dict())
+    assert saved.specials == [EOT] and saved.encode("he<|endoftext|>h") == [256, 257, 104]
+    out = export_gpt2(run, tmp_path / "out")
+    before, after = read_gpt2_dir(tmp_path / "hf"), read_gpt2_dir(out)
+    assert all(torch.equal(a, b) for a, b in zip(before[0].state_dict().values(), after[0].state_dict().values()))
+    for name in ("config.json", "vocab.json", "merges.txt"):
+        assert (out / name).read_bytes() == (tmp_path / "hf" / name).read_bytes(), name
+
+
+def test_weights_of_another_shape_name_the_last_mismatch(tmp_path):
+    """torch lists every mismatched tensor, one per line after a heading; the message keeps its last
+    line (a real mismatch, never the heading)."""
+    write_gpt2_dir(gpt(), tokenizer(), tmp_path)
+    config = json.loads((tmp_path / "config.json").read_text(encoding="utf-8"))
+    (tmp_path / "config.json").write_text(json.dumps({**config, "n_inner": 48}), encoding="utf-8")
+    with pytest.raises(DamagedFile) as caught:
+        read_gpt2_dir(tmp_path)
+    assert str(caught.value).startswith(f"the weights in {tmp_path / 'model.safetensors'} do not fit "
+                                        f"{tmp_path / 'config.json'} (size mismatch for blocks.1.ffn.")
+
+
+def test_sharded_weights_and_a_lone_tokenizer_json_are_read(tmp_path):
+    """A large model comes as shards named by model.safetensors.index.json, and a tokenizer may come
+    as tokenizer.json alone (no vocab.json / merges.txt): both read into the same model and ids."""
+    from safetensors.torch import load_file, save_file
+
+    write_gpt2_dir(gpt(), tokenizer(), tmp_path)
+    tensors = load_file(tmp_path / "model.safetensors")
+    names = sorted(tensors)
+    shards = {"model-1-of-2.safetensors": names[::2], "model-2-of-2.safetensors": names[1::2]}
+    for shard, part in shards.items():
+        save_file({k: tensors[k] for k in part}, tmp_path / shard)
+    (tmp_path / "model.safetensors.index.json").write_text(json.dumps(
+        {"weight_map": {k: shard for shard, part in shards.items() for k in part}}), encoding="utf-8")
+    (tmp_path / "model.safetensors").unlink()
+    tokenizer().hf.save(str(tmp_path / "tokenizer.json"))
+    (tmp_path / "vocab.json").unlink()
+    (tmp_path / "merges.txt").unlink()
+    model, tok, weights = read_gpt2_dir(tmp_path)
+    assert weights == "model.safetensors.index.json"
+    mine = gpt().state_dict()
+    assert all(torch.equal(model.state_dict()[k], mine[k]) for k in mine)
+    assert tok.encode("he<|endoftext|>h") == [256, 257, 104]
+
+
+@pytest.mark.parametrize("path, value", [(("normalizer",), {"type": "NFC"}), (("model", "dropout"), 0.1),
+                                         (("pre_tokenizer", "add_prefix_space"), True)])
+def test_a_tokenizer_json_that_would_give_other_ids_is_refused_naming_the_field(tmp_path, path, value):
+    """tokenizer.json settings under which transformers' ids would differ from GPT-2's (a normalizer,
+    BPE dropout, a prefix space) are refused, naming the field and the value found."""
+    from glassformer.text.gpt2_files import read_tokenizer_dir
+
+    tokenizer().hf.save(str(tmp_path / "tokenizer.json"))
+    d = json.loads((tmp_path / "tokenizer.json").read_text(encoding="utf-8"))
+    read_tokenizer_dir(tmp_path)  # as saved: accepted
+    (d[path[0]] if len(path) == 2 else d)[path[-1]] = value
+    (tmp_path / "tokenizer.json").write_text(json.dumps(d), encoding="utf-8")
+    with pytest.raises(UsageError) as caught:
+        read_tokenizer_dir(tmp_path)
+    assert str(caught.value).startswith(f"{tmp_path / 'tokenizer.json'} has {'.'.join(path)}={json.dumps(value)}, "
+                                        "not GPT-2's ")
+
+
+def test_a_file_given_for_the_folder_is_named_as_a_file(tmp_path):
+    from glassformer.errors import NotFound
+
+    (tmp_path / "model.safetensors").write_bytes(b"")
+    for given, said in ((tmp_path / "model.safetensors", " (it is a file)"), (tmp_path / "nowhere", "")):
+        with pytest.raises(NotFound) as caught:
+            read_gpt2_dir(given)
+        assert str(caught.value).startswith(f"{given} is not a directory{said}: give the folder that holds")
+
+
+def test_a_gpt2config_object_missing_optional_fields_gets_their_defaults():
+    """transformers' GPT2Config is read by attribute: a field the object lacks takes its default, as
+    in a config.json dict (model_type "gpt2", no architectures list)."""
+    from types import SimpleNamespace
+
+    from glassformer.models.gpt2_port import config_from_gpt2
+
+    fields = {k: v for k, v in gpt2_config(CFG).items() if k not in ("model_type", "architectures")}
+    assert config_from_gpt2(SimpleNamespace(**fields)) == config_from_gpt2(fields)
+    assert config_from_gpt2(fields).n_layers == 2 and config_from_gpt2(fields).d_ff == 32
+
+
+def test_a_damaged_weights_file_is_named(tmp_path):
+    write_gpt2_dir(gpt(), tokenizer(), tmp_path)
+    (tmp_path / "model.safetensors").write_bytes(b"\x00garbage, not safetensors")
+    with pytest.raises(DamagedFile) as caught:
+        read_gpt2_dir(tmp_path)
+    assert str(caught.value).startswith(f"{tmp_path / 'model.safetensors'} is not a readable safetensors file (")
+
+
+def test_every_tensor_is_placed_or_refused_by_name():
+    """Old checkpoints' saved causal masks (attn.bias, attn.masked_bias) are ignored; a tensor with no
+    place (another layer, another head) is refused by name, never dropped silently."""
+    theirs = state_dict_to_gpt2(gpt().state_dict(), CFG)
+    ours = state_dict_from_gpt2({**theirs, "h.0.attn.bias": torch.ones(1), "h.1.attn.masked_bias": torch.ones(1)}, 2,
+                                tied=False)
+    mine = gpt().state_dict()
+    assert ours.keys() == mine.keys() and all(torch.equal(ours[k], mine[k]) for k in mine)
+    with pytest.raises(UsageError) as caught:
+        state_dict_from_gpt2({**theirs, "h.2.mlp.c_fc.weight": torch.ones(1)}, 2, tied=False, source="the weights")
+    assert str(caught.value) == ("the weights hold tensors glassformer's GPT has no place for: h.2.mlp.c_fc.weight "
+                                 "(another head, or more layers than n_layer).")
+
+
+@pytest.mark.parametrize("field, value", [("kind", "encoder"), ("norm", "post"), ("final_norm", False),
+                                          ("position", "rotary"), ("bias", False), ("mha_style", "heads"),
+                                          ("pad_id", 0)])
+def test_gpt2_config_names_the_first_field_gpt2_lacks(field, value):
+    assert gpt2_config(CFG)["n_layer"] == 2  # the shape GPT-2 has is accepted
+    with pytest.raises(UsageError) as caught:
+        gpt2_config(replace(CFG, **{field: value}))
+    assert str(caught.value) == (f"this model has {field}={value!r}; GPT-2 has {field}={getattr(CFG, field)!r}, "
+                                 "so transformers' GPT2LMHeadModel cannot compute it.")

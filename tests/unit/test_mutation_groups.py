@@ -1,0 +1,84 @@
+"""tests/mutation/groups.py, the mutation-testing driver: how it draws a sample, leaves out earlier
+samples (one file or several), and computes the Wilson interval it reports."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+_SPEC = importlib.util.spec_from_file_location("groups", Path(__file__).parents[1] / "mutation" / "groups.py")
+groups = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(groups)
+
+NAMES = [f"glassformer.{g}.f.x_f__mutmut_{i}" for g in ("nn", "text") for i in range(1, 41)]
+
+
+def test_several_exclude_files_leave_out_every_name_in_any_of_them(tmp_path):
+    """A fresh sample must share no mutant with *any* earlier sample (the bug: only the last
+    --exclude file counted, so sample C could re-draw sample A's mutants, whose tests were written
+    for them, and read high)."""
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("\n".join(NAMES[:30]) + "\n")
+    b.write_text("\n".join(NAMES[40:75]) + "\n")
+    left_out = groups.excluded_names([str(a), str(b)])
+    assert left_out == set(NAMES[:30]) | set(NAMES[40:75])
+    chosen = groups.choose(NAMES, ["nn", "text"], 10, seed=2, left_out=left_out)
+    assert sorted(chosen) == sorted(set(NAMES[30:40]) | set(NAMES[75:]))  # all that is left: 10 + 5
+    chosen = groups.choose(NAMES, ["nn", "text"], 3, seed=2, left_out=left_out)
+    assert len(chosen) == 6 and not set(chosen) & left_out
+
+
+def test_both_spellings_of_exclude_reach_the_run(monkeypatch):
+    seen = {}
+    monkeypatch.setattr(groups, "run", lambda *args: seen.setdefault("exclude", args[-1]))
+    groups.main(["run", "--sample", "3", "--exclude", "a.txt", "b.txt", "--exclude", "c.txt"])
+    assert seen["exclude"] == ["a.txt", "b.txt", "c.txt"]
+
+
+def test_a_missing_exclude_file_is_named_before_anything_runs(monkeypatch, tmp_path):
+    monkeypatch.setattr(groups, "mutmut", lambda *a: pytest.fail("mutmut must not start"))
+    with pytest.raises(SystemExit, match=r"--exclude nowhere\.txt: no such file"):
+        groups.run(["nn"], 3, 0, 1, exclude=[str(tmp_path / "a.txt"), "nowhere.txt"][1:])
+    with pytest.raises(SystemExit, match="only applies to a sample"):
+        groups.run(["nn"], None, 0, 1, exclude=["a.txt"])
+
+
+def test_sample_grows_by_extension_and_seeds_differ():
+    small = groups.choose(NAMES, ["nn"], 5, seed=1, left_out=set())
+    large = groups.choose(NAMES, ["nn"], 12, seed=1, left_out=set())
+    assert set(small) < set(large)
+    assert set(groups.choose(NAMES, ["nn"], 12, seed=2, left_out=set())) != set(large)
+
+
+def test_wilson_interval_against_worked_values():
+    """The 95% Wilson score interval, checked against values worked by hand from its formula
+    (49/58: 0.7306-0.9162; 0/10: 0-0.2775; 10/10: 0.7225-1)."""
+    for (k, n), (lo, hi) in {(49, 58): (0.7306, 0.9162), (0, 10): (0.0, 0.2775), (10, 10): (0.7225, 1.0)}.items():
+        got = groups.wilson(k, n)
+        assert got == pytest.approx((lo, hi), abs=1e-4)
+
+
+def test_only_the_equivalent_table_is_read_as_equivalent(tmp_path, monkeypatch):
+    """Survivors left alone (another table) count against the rate; only the rows of the
+    "Equivalent mutants" table are left out of it, every name of a row's first cell (the bug: every
+    table's first name was read as equivalent, which raised the rate)."""
+    doc = tmp_path / "testing.md"
+    doc.write_text("""# Testing
+| mutant | why |
+|---|---|
+| `glassformer.a.x_f__mutmut_1` | a table before the section |
+
+### Equivalent mutants
+
+| mutant | why it is equivalent |
+|---|---|
+| `glassformer.sample.x_f__mutmut_2` | reason, naming `glassformer.sample.x_f__mutmut_9` in passing |
+| `glassformer.sample.x_g__mutmut_3`, `glassformer.sample.x_g__mutmut_4` | two alike |
+
+### Survivors not killed
+
+| `glassformer.sample.x_h__mutmut_5` | left alone |
+""", encoding="utf-8")
+    monkeypatch.setattr(groups, "DOC", doc)
+    assert groups.equivalent_names() == {"glassformer.sample.x_f__mutmut_2", "glassformer.sample.x_g__mutmut_3",
+                                         "glassformer.sample.x_g__mutmut_4"}

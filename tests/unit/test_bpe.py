@@ -107,7 +107,7 @@ def test_merge_ids_are_checked_at_both_ends_of_the_range(side):
         assert tok.vocab_size == 258
     assert BPETokenizer(merges_with(256)).encode("hix" if side == 0 else "xhi") == [257]
     for edge in (-1, 257):
-        with pytest.raises(ValueError, match=rf"merge 1 = .*does not exist yet \(ids so far: 0\.\.256\)"):
+        with pytest.raises(ValueError, match=r"merge 1 = .*does not exist yet \(ids so far: 0\.\.256\)"):
             BPETokenizer(merges_with(edge))
 
 

@@ -85,7 +85,8 @@ def test_resuming_an_imported_model_says_where_it_came_from(finished, tmp_path, 
     with pytest.raises(UsageError) as caught:
         resume_run(run, [], cache_dir=tmp_path / "cache", progress=False)
     assert str(caught.value).startswith(f"{run} holds a model imported from {origin}, not a glassformer "
-                                        "training run: there is no checkpoint of an optimizer to resume.")
+                                        "training run: it has no optimizer state and no training data")
+    assert f"glassformer export gpt2 {run} --out DIR" in str(caught.value)  # the way to train it further
 
 
 def test_a_tokenizer_of_another_size_is_refused_naming_both(finished):

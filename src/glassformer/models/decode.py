@@ -16,8 +16,9 @@ as transposed copies, the position table once; weights do not change while a tex
 - matrix products are called directly (`torch.mm`) rather than through `F.linear`, on a
   transposed copy of each weight made contiguous when the step is built: x Wᵀ against a (C, out)
   row-major matrix takes a faster kernel than against Wᵀ as a view or through `F.linear`
-  (measured 1.6–1.8× at 128 wide, batch 1; 1.2–1.3× at batch 16 and at GPT-2's 768; the copy is
-  the model's matrices once more, made once per generation); without biases the residual
+  (one product alone: 1.6–1.8× at 128 wide and batch 1, 1.2–1.3× at batch 16; the whole step:
+  1.01× at batch 1, 1.12× at batch 16, docs/performance.md; the copy is the model's matrices once
+  more, made once per generation); without biases the residual
   addition rides on the product (`torch.addmm(x, h, Wᵀ)` = x + h Wᵀ, one call);
 - attention is the fused path's kernel (nn/fused_attention.py) whichever path the model is set
   to: glass and fused compute the same function (tests/reference/test_fused_path.py), and nobody

@@ -130,14 +130,25 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return (mid - half) / (1 + z * z / n), (mid + half) / (1 + z * z / n)
 
 
+def weighted_rate(per_group: dict[str, tuple[int, int]], population: dict[str, int]) -> float:
+    """The stratified estimate of the population's kill rate: each group's rate (killed, counted)
+    weighted by its share of the population's mutants, over the groups the sample has. A sample of
+    N per group over-weights the small groups (sample.py: 290 mutants of 14,896) and under-weights
+    the large (train: 3,984); this weighs each group as often as it occurs."""
+    counted = {g: kn for g, kn in per_group.items() if kn[1]}
+    total = sum(population[g] for g in counted)
+    return sum(population[g] / total * killed / n for g, (killed, n) in counted.items())
+
+
 def report(names_file: str | None) -> None:
     results, equivalent = all_results(), equivalent_names()
+    population = Counter(group_of(n) for n in results)
     if names_file:
         wanted = set(Path(names_file).read_text().split())
         results = {n: c for n, c in results.items() if n in wanted}
     print(f"{'group':8} {'mutants':>7} {'killed':>6} {'survived':>8} {'no tests':>8} {'equiv.':>6} "
           f"{'not run':>7}  kill rate (95% interval)")
-    survivors = []
+    survivors, per_group = [], {}
     for g in GROUPS:
         mine = {n: STATUS.get(c, "other") for n, c in results.items() if group_of(n) == g}
         if not mine:
@@ -147,11 +158,17 @@ def report(names_file: str | None) -> None:
         equiv = sum(1 for n, s in mine.items() if n in equivalent and s in ("survived", "no tests"))
         alive = count["survived"] + count["no tests"] - equiv
         n = killed + alive
+        per_group[g] = (killed, n)
         lo, hi = wilson(killed, n)
         rate = f"{100 * killed / n:5.1f}% ({100 * lo:.1f}-{100 * hi:.1f})" if n else "-"
         print(f"{g:8} {len(mine):7} {killed:6} {count['survived']:8} {count['no tests']:8} {equiv:6} "
               f"{count['not checked']:7}  {rate}")
         survivors += [(s, n) for n, s in mine.items() if s in ("survived", "no tests") and n not in equivalent]
+    killed, n = (sum(kn[i] for kn in per_group.values()) for i in (0, 1))
+    if n:
+        lo, hi = wilson(killed, n)
+        print(f"{'all':8} {killed} / {n} = {100 * killed / n:.1f}% ({100 * lo:.1f}-{100 * hi:.1f}); weighted by "
+              f"each group's share of the population: {100 * weighted_rate(per_group, population):.1f}%")
     if survivors:
         print(f"\n{len(survivors)} mutants alive and not listed as equivalent in {DOC}:")
         for status, name in sorted(survivors, key=lambda t: t[1]):

@@ -314,6 +314,8 @@ def test_the_written_folder_holds_an_indented_config_and_float_weights_marked_pt
         assert set(f.keys()) == set(state_dict_to_gpt2(model.state_dict(), CFG))
     assert {p.name for p in (tmp_path / "a" / "b").iterdir()} >= {"config.json", "model.safetensors", "vocab.json",
                                                                    "merges.txt"}
+    tokenizer_config = json.loads((tmp_path / "a" / "b" / "tokenizer_config.json").read_text(encoding="utf-8"))
+    assert tokenizer_config["model_max_length"] == CFG.max_len == 16
 
 
 def test_a_tokenizer_gpt2_cannot_hold_is_named_before_any_file_is_written(tmp_path):
@@ -325,3 +327,45 @@ def test_a_tokenizer_gpt2_cannot_hold_is_named_before_any_file_is_written(tmp_pa
                                  "byte-level BPE ('gpt2-bpe'), which runs imported with `glassformer import gpt2` have. "
                                  "(glassformer's 'bpe' cuts text with another pattern.)")
     assert not (tmp_path / "out").exists()
+    with pytest.raises(UsageError) as caught:  # an object that is no tokenizer at all
+        write_gpt2_dir(gpt(), object(), tmp_path / "out")
+    assert str(caught.value).startswith("this run's tokenizer is None; transformers' GPT2Tokenizer holds only")
+
+
+def test_a_missing_or_broken_config_json_is_named_with_the_fix(tmp_path):
+    from glassformer.errors import NotFound
+
+    (folder(tmp_path) / "config.json").write_text("{bad", encoding="utf-8")
+    assert refusal(tmp_path) == (f"{tmp_path / 'config.json'} is damaged: it is not valid JSON (Expecting property "
+                                 f"name enclosed in double quotes at line 1, column 2). {FIX}")
+    (tmp_path / "config.json").unlink()
+    assert refusal(tmp_path, NotFound) == f"{tmp_path / 'config.json'} does not exist. {FIX}"
+
+
+def test_weights_that_do_not_fit_name_the_last_mismatch_whole(tmp_path):
+    config = json.loads((folder(tmp_path) / "config.json").read_text(encoding="utf-8"))
+    (tmp_path / "config.json").write_text(json.dumps({**config, "n_inner": 48}), encoding="utf-8")
+    assert refusal(tmp_path) == (
+        f"the weights in {tmp_path / 'model.safetensors'} do not fit {tmp_path / 'config.json'} (size mismatch for "
+        "blocks.1.ffn.fc2.weight: copying a param with shape torch.Size([16, 32]) from checkpoint, the shape in "
+        f"current model is torch.Size([16, 48]).). {FIX}")
+
+
+def test_a_tensor_missing_from_the_file_is_named_with_the_file(tmp_path):
+    from safetensors.torch import load_file, save_file
+
+    tensors = load_file(folder(tmp_path) / "model.safetensors")
+    del tensors["transformer.h.1.ln_2.bias"]
+    save_file(tensors, tmp_path / "model.safetensors")
+    assert refusal(tmp_path) == (f"the weights in {tmp_path / 'model.safetensors'} lack h.1.ln_2.bias: not a whole "
+                                 "GPT-2 of 2 layers.")
+
+
+def test_a_tied_gpt2_folder_round_trips_with_its_head_tied(tmp_path):
+    torch.manual_seed(0)
+    tied = build_model(replace(CFG, tie_weights=True))
+    write_gpt2_dir(tied, tokenizer(), tmp_path)
+    assert json.loads((tmp_path / "config.json").read_text(encoding="utf-8"))["tie_word_embeddings"] is True
+    back = read_gpt2_dir(tmp_path)[0]
+    assert back.cfg.tie_weights and back.head.weight is back.tok_embed.table.weight
+    assert torch.equal(back.head.weight, tied.head.weight)

@@ -320,3 +320,8 @@ def test_a_sample_that_met_its_stop_string_waits_while_the_others_go_on():
                    on_text=lambda i, piece: pieces.append((i, piece)))
     assert texts == ["", "bc"]
     assert pieces == [(1, "b"), (1, "c")]
+
+
+def test_by_default_one_sample_of_300_tokens_is_written():
+    model, tok = FixedLogits(torch.tensor([0.0, 50.0, 0.0, 0.0]), max_len=8), CharTokenizer(list("abcd"))
+    assert sample(model, tok, "a", seed=0) == ["b" * 300]

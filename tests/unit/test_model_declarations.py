@@ -204,3 +204,22 @@ def test_positions_continue_from_the_cache_and_dropout_is_applied_to_the_stream(
     dropping = build_model(replace(G, dropout=0.5)).train()
     _, seen = dropping.run_with_cache(ids)
     assert (seen["resid_pre"] == 0).any() and not (seen["embed"] == 0).any()
+
+
+@pytest.mark.parametrize("cfg", [*SHAPES.values(), replace(SHAPES["regressor"], bias=False),
+                                 replace(G, bias=False, tie_weights=False), replace(G, tie_weights=True)],
+                         ids=[*SHAPES, "regressor-no-bias", "gpt-no-bias", "gpt-tied"])
+def test_the_formulas_count_what_the_modules_hold(cfg):
+    """Each module holds what its formula says: a bias switched off, a tied head, a projection's
+    sizes (d_in, d_out) show in both the module and the formula."""
+    from glassformer.inspect.params import param_table
+
+    model = build_model(cfg)
+    table = param_table(model)
+    assert table.matches and table.total == model.num_params() == sum(p.numel() for p in model.parameters())
+    if cfg.kind == "regressor":
+        assert (model.in_proj.in_features, model.out_proj.out_features) == (3, 2)
+        assert (model.in_proj.bias is None) == (model.out_proj.bias is None) == (not cfg.bias)
+    else:
+        assert (model.head.bias is None) == (not cfg.bias or cfg.tie_weights)
+        assert (model.head.weight is model.tok_embed.table.weight) == cfg.tie_weights

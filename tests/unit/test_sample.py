@@ -325,3 +325,24 @@ def test_a_sample_that_met_its_stop_string_waits_while_the_others_go_on():
 def test_by_default_one_sample_of_300_tokens_is_written():
     model, tok = FixedLogits(torch.tensor([0.0, 50.0, 0.0, 0.0]), max_len=8), CharTokenizer(list("abcd"))
     assert sample(model, tok, "a", seed=0) == ["b" * 300]
+
+
+def test_a_token_that_writes_the_stop_string_twice_ends_the_text_at_the_first():
+    """A byte-level BPE token may hold several characters: "ll" written at once with stop "l" ends
+    the sample before the first "l", never between the two."""
+    from glassformer.text.bpe_hf import BYTE_TO_CHAR
+    from glassformer.text.gpt2_bpe import GPT2BPETokenizer
+
+    tok = GPT2BPETokenizer([BYTE_TO_CHAR[b] for b in range(256)] + ["ll"], [("l", "l")])
+    logits = torch.zeros(257)
+    logits[256] = 50.0  # always "ll"
+    model = FixedLogits(logits, max_len=8)
+    assert sample(model, tok, "a", 3, temperature=0, stop="l") == [""]
+    assert sample(model, tok, "a", 2, temperature=0, stop="al") == ["llll"]  # "al" never written
+
+
+def test_without_a_position_table_the_window_is_the_whole_text_and_never_empty():
+    model = GPT(ModelConfig(vocab_size=5, d_model=8, n_heads=2, d_ff=8, n_layers=1, max_len=4, position="rotary"))
+    assert [sample_mod.context_window(model, n) for n in (0, 1, 2, 9)] == [1, 1, 2, 9]
+    table = GPT(ModelConfig(vocab_size=5, d_model=8, n_heads=2, d_ff=8, n_layers=1, max_len=4))
+    assert [sample_mod.context_window(table, n) for n in (0, 1, 9)] == [4, 4, 4]

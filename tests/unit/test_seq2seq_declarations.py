@@ -189,3 +189,18 @@ def test_set_attention_checks_the_name_and_reaches_every_attention():
     assert [m.attention for m in model.modules() if hasattr(m, "attend")] == ["fused"] * 3  # self, self, cross
     with pytest.raises(ValueError, match="attention"):
         model.set_attention("flash")
+
+
+def test_gpt2_init_scales_every_residual_projection_by_the_depth():
+    """init="gpt2": N(0, 0.02) everywhere, N(0, 0.02/√(2·n_layers)) on the projections that write into
+    the residual stream (self- and cross-attention outputs, the FFN's second layer), biases 0."""
+    torch.manual_seed(0)
+    model = EncoderDecoder(replace(BASE, d_model=64, n_heads=4, d_ff=64, n_layers=2, init="gpt2"))
+    scaled = 0.02 / 2.0
+    for name, p in model.named_parameters():
+        if name.endswith(("attn.proj.weight", "cross.proj.weight", "ffn.fc2.weight")):
+            assert abs(p.std().item() - scaled) < 0.1 * scaled, name
+        elif name.endswith(("qkv.weight", "fc1.weight", "q.weight", "kv.weight", "embed.table.weight")):
+            assert abs(p.std().item() - 0.02) < 0.1 * 0.02, name
+        elif name.endswith("bias") and ".ln" not in name and "ln_final" not in name:
+            assert not p.any(), name

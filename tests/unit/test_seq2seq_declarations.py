@@ -165,6 +165,9 @@ def test_the_refusals_word_for_word():
         assert str(caught.value) == (f"seq2seq reads (src (B, S), tgt_in (B, T)) id tensors with the same B; got "
                                      f"{shapes}. Call model(src, tgt_in).")
     assert model(ids, ids[:, :2]).shape == (2, 2, 17)  # S and T may differ
+    assert model(ids, torch.ones(2, 4, dtype=torch.long)).shape == (2, 4, 17)  # and B need not equal T
+    with pytest.raises(ValueError, match=r"got \(2, 3\) and \(1, 2\)"):  # B differs, though B = T_tgt
+        model(ids, ids[:1, :2])
 
 
 def test_embeddings_are_scaled_by_root_c_and_positions_start_at_the_offset():
@@ -175,6 +178,8 @@ def test_embeddings_are_scaled_by_root_c_and_positions_start_at_the_offset():
     torch.testing.assert_close(cache["tgt_embed"], table * 12 ** 0.5, rtol=0, atol=0)
     positions = model.pos_embed(4, 0)  # (4, C)
     torch.testing.assert_close(cache["tgt_resid_pre"], table * 12 ** 0.5 + positions[:2], rtol=0, atol=1e-6)
+    source = model.src_embed(ids) * 12 ** 0.5 + positions[:2]  # the source starts at position 0 too
+    torch.testing.assert_close(cache["src_resid_pre"], source, rtol=0, atol=1e-6)
     x = model.embed(ids, model.tgt_embed, model.hook_tgt_embed, model.hook_tgt_pos, model.hook_tgt_resid_pre, 2)
     torch.testing.assert_close(x, table * 12 ** 0.5 + positions[2:], rtol=0, atol=1e-6)
     none = EncoderDecoder(replace(BASE, position="none")).eval()

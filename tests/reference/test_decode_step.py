@@ -231,3 +231,20 @@ def test_only_gpts_of_plain_blocks_and_known_activations_get_the_short_way():
         ids = torch.randint(0, 23, (2, 3))
         with torch.no_grad():
             assert torch.equal(step(ids, m.new_cache(2)), m(ids, cache=m.new_cache(2)))
+
+
+@pytest.mark.parametrize("variant", ["pre-norm", "post-norm"])
+def test_layer_norm_gains_and_shifts_are_used_not_only_their_initial_values(variant):
+    """A fresh LayerNorm has gain 1 and shift 0, which a step that dropped either would also
+    compute: here every parameter, the norms' included, is drawn at random first."""
+    m = model(torch.float64, **VARIANTS[variant])
+    with torch.no_grad():
+        for p in m.parameters():
+            p.copy_(torch.randn_like(p) * 0.5)
+    step = decode_step(m)
+    ids = torch.randint(0, 23, (2, 6))
+    with torch.no_grad():
+        full = m(ids)
+        cache = m.new_cache(2)
+        pieces = [step(ids[:, :3], cache)] + [step(ids[:, t:t + 1], cache) for t in range(3, 6)]
+    assert (torch.cat(pieces, dim=1) - full).abs().max() <= 1e-10

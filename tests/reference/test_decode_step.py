@@ -23,6 +23,7 @@ VARIANTS = {
     "post-norm": {"norm": "post", "final_norm": False},
     "no norm": {"norm": "none"},
     "heads style": {"mha_style": "heads"},
+    "heads style, no bias": {"mha_style": "heads", "bias": False},
     "nanoGPT-like": {"bias": False, "activation": "gelu", "tie_weights": True},
     "gelu_tanh": {"activation": "gelu_tanh"},
     "sinusoidal": {"position": "sinusoidal"},
@@ -192,3 +193,58 @@ def test_a_cache_grown_by_the_step_takes_the_models_next_token():
             step(ids[:, t:t + 1], cache)  # past max_len: the buffers double inside the fast step
         last = m(ids[:, -1:], cache=cache)  # (1, 1, V) written by the model, outside inference mode
         assert torch.allclose(last[:, 0], m(ids)[:, -1], atol=1e-5)
+
+
+def test_past_a_position_table_the_step_refuses_as_the_model_does():
+    """Learned positions have max_len rows: a token at position max_len gets the model's own error,
+    from the position module, never a wrong row."""
+    m = model(torch.float64)
+    step = decode_step(m)
+    ids = torch.randint(0, 23, (1, MAX_LEN))
+    with torch.no_grad():
+        cache = m.new_cache(1)
+        step(ids, cache)
+        with pytest.raises(ValueError) as theirs:
+            m(ids[:, :1], cache=cache)
+        with pytest.raises(ValueError) as ours:
+            step(ids[:, :1], cache)
+    assert str(ours.value) == str(theirs.value) and f"{MAX_LEN + 1}" in str(ours.value)
+
+
+def test_only_gpts_of_plain_blocks_and_known_activations_get_the_short_way():
+    """Blocks must all be plain Blocks with an activation decode.py knows; otherwise the model's own
+    forward, whose logits come back unchanged."""
+    from glassformer.nn.block import Block
+
+    assert isinstance(decode_step(model()), DecodeStep)
+    odd_activation = model()
+    odd_activation.blocks[1].ffn.act = torch.nn.functional.silu
+
+    class MyBlock(Block):
+        pass
+
+    odd_block = model()
+    odd_block.blocks[0].__class__ = MyBlock
+    for m in (odd_activation, odd_block):
+        step = decode_step(m)
+        assert not isinstance(step, DecodeStep)
+        ids = torch.randint(0, 23, (2, 3))
+        with torch.no_grad():
+            assert torch.equal(step(ids, m.new_cache(2)), m(ids, cache=m.new_cache(2)))
+
+
+@pytest.mark.parametrize("variant", ["pre-norm", "post-norm"])
+def test_layer_norm_gains_and_shifts_are_used_not_only_their_initial_values(variant):
+    """A fresh LayerNorm has gain 1 and shift 0, which a step that dropped either would also
+    compute: here every parameter, the norms' included, is drawn at random first."""
+    m = model(torch.float64, **VARIANTS[variant])
+    with torch.no_grad():
+        for p in m.parameters():
+            p.copy_(torch.randn_like(p) * 0.5)
+    step = decode_step(m)
+    ids = torch.randint(0, 23, (2, 6))
+    with torch.no_grad():
+        full = m(ids)
+        cache = m.new_cache(2)
+        pieces = [step(ids[:, :3], cache)] + [step(ids[:, t:t + 1], cache) for t in range(3, 6)]
+    assert (torch.cat(pieces, dim=1) - full).abs().max() <= 1e-10

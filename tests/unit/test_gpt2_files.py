@@ -13,6 +13,7 @@ import torch
 
 from glassformer.config import ModelConfig
 from glassformer.errors import DamagedFile, UsageError
+from glassformer.messages import speaking
 from glassformer.models import build_model
 from glassformer.models.gpt2_files import read_gpt2_dir, write_gpt2_dir
 from glassformer.models.gpt2_port import gpt2_config, state_dict_from_gpt2, state_dict_to_gpt2
@@ -214,3 +215,157 @@ def test_gpt2_config_names_the_first_field_gpt2_lacks(field, value):
         gpt2_config(replace(CFG, **{field: value}))
     assert str(caught.value) == (f"this model has {field}={value!r}; GPT-2 has {field}={getattr(CFG, field)!r}, "
                                  "so transformers' GPT2LMHeadModel cannot compute it.")
+
+
+FIX = "save_pretrained writes it; copy the model directory again."
+
+
+def folder(tmp_path):
+    write_gpt2_dir(gpt(), tokenizer(), tmp_path)
+    return tmp_path
+
+
+def refusal(path, error=DamagedFile) -> str:
+    with pytest.raises(error) as caught:
+        read_gpt2_dir(path)
+    return str(caught.value)
+
+
+def test_a_config_json_that_is_not_an_object_is_named(tmp_path):
+    (folder(tmp_path) / "config.json").write_text("[1, 2]", encoding="utf-8")
+    assert refusal(tmp_path) == f"{tmp_path / 'config.json'} is not a JSON object. {FIX}"
+    with speaking("zh"):
+        assert refusal(tmp_path).startswith(f"{tmp_path / 'config.json'} ")
+
+
+@pytest.mark.parametrize("index", [{}, {"weight_map": {}}, {"weight_map": None}, ["model-1.safetensors"]])
+def test_an_index_that_names_no_shards_is_named(tmp_path, index):
+    (folder(tmp_path) / "model.safetensors").unlink()
+    (tmp_path / "model.safetensors.index.json").write_text(json.dumps(index), encoding="utf-8")
+    assert refusal(tmp_path) == f"{tmp_path / 'model.safetensors.index.json'} has no weight_map naming its shards. {FIX}"
+
+
+def test_a_shard_the_index_names_but_that_is_not_there_is_named(tmp_path):
+    from glassformer.errors import NotFound
+
+    (folder(tmp_path) / "model.safetensors.index.json").write_text(
+        json.dumps({"weight_map": {"wte.weight": "gone.safetensors"}}), encoding="utf-8")
+    (tmp_path / "model.safetensors").unlink()
+    assert refusal(tmp_path, NotFound) == f"{tmp_path / 'gone.safetensors'} does not exist, but the index names it. {FIX}"
+
+
+def test_a_folder_without_weights_names_the_three_files_it_looks_for(tmp_path):
+    from glassformer.errors import NotFound
+
+    (folder(tmp_path) / "model.safetensors").unlink()
+    (tmp_path / "pytorch_model.bin").mkdir()  # a folder of that name is no weights file
+    assert refusal(tmp_path, NotFound) == (f"{tmp_path} has no weights: it needs one of model.safetensors, "
+                                           f"model.safetensors.index.json, pytorch_model.bin. {FIX}")
+
+
+def test_model_safetensors_is_read_first_and_a_whole_pytorch_model_bin_is_read(tmp_path):
+    folder(tmp_path)
+    bin_state = state_dict_to_gpt2(gpt().state_dict(), CFG)
+    torch.save({k: v.half() for k, v in bin_state.items()}, tmp_path / "pytorch_model.bin")
+    assert read_gpt2_dir(tmp_path)[2] == "model.safetensors"
+    (tmp_path / "model.safetensors").unlink()
+    model, _, weights = read_gpt2_dir(tmp_path)
+    assert weights == "pytorch_model.bin"
+    mine = gpt().state_dict()
+    assert all(v.dtype == torch.float32 for v in model.state_dict().values())  # half weights read as float
+    assert all(torch.equal(model.state_dict()[k], mine[k].half().float()) for k in mine)
+
+
+@pytest.mark.parametrize("content", [[1, 2], {"wte.weight": 3}])
+def test_a_pytorch_model_bin_that_is_no_state_dict_is_named(tmp_path, content):
+    (folder(tmp_path) / "model.safetensors").unlink()
+    torch.save(content, tmp_path / "pytorch_model.bin")
+    assert refusal(tmp_path) == (f"{tmp_path / 'pytorch_model.bin'} does not hold a state_dict ({{name: tensor}}). "
+                                 f"{FIX}")
+
+
+def test_a_pickle_that_holds_objects_is_refused_never_unpickled(tmp_path):
+    (folder(tmp_path) / "model.safetensors").unlink()
+    torch.save({"wte.weight": torch.zeros(1), "x": io.BytesIO(b"")}, tmp_path / "pytorch_model.bin")
+    assert refusal(tmp_path) == (f"{tmp_path / 'pytorch_model.bin'} was refused: it holds objects other than tensors, "
+                                 "which glassformer never unpickles (they could run code). Convert it to "
+                                 f"model.safetensors, or {FIX}")
+
+
+def test_a_config_and_tokenizer_of_different_sizes_are_named(tmp_path):
+    config = json.loads((folder(tmp_path) / "config.json").read_text(encoding="utf-8"))
+    (tmp_path / "config.json").write_text(json.dumps({**config, "vocab_size": 259}), encoding="utf-8")
+    assert refusal(tmp_path, UsageError) == (  # said before the weights are found not to fit
+        f"{tmp_path / 'config.json'} has vocab_size=259 but the tokenizer has 258 tokens; glassformer needs one "
+        "id per embedding row. Import a model whose config and tokenizer agree.")
+
+
+def test_the_written_folder_holds_an_indented_config_and_float_weights_marked_pt(tmp_path):
+    from safetensors import safe_open
+
+    model = gpt().double()
+    write_gpt2_dir(model, tokenizer(), tmp_path / "a" / "b")  # folders made
+    text = (tmp_path / "a" / "b" / "config.json").read_text(encoding="utf-8")
+    assert text == json.dumps(json.loads(text), indent=2) + "\n"
+    assert json.loads(text) == gpt2_config(CFG, {"bos_token_id": 257, "eos_token_id": 257})
+    with safe_open(str(tmp_path / "a" / "b" / "model.safetensors"), "pt") as f:
+        assert f.metadata() == {"format": "pt"}
+        assert {f.get_tensor(k).dtype for k in f.keys()} == {torch.float32}
+        assert set(f.keys()) == set(state_dict_to_gpt2(model.state_dict(), CFG))
+    assert {p.name for p in (tmp_path / "a" / "b").iterdir()} >= {"config.json", "model.safetensors", "vocab.json",
+                                                                   "merges.txt"}
+    tokenizer_config = json.loads((tmp_path / "a" / "b" / "tokenizer_config.json").read_text(encoding="utf-8"))
+    assert tokenizer_config["model_max_length"] == CFG.max_len == 16
+
+
+def test_a_tokenizer_gpt2_cannot_hold_is_named_before_any_file_is_written(tmp_path):
+    from glassformer.text.tokenizers import CharTokenizer
+
+    with pytest.raises(UsageError) as caught:
+        write_gpt2_dir(gpt(), CharTokenizer("ab"), tmp_path / "out")
+    assert str(caught.value) == ("this run's tokenizer is 'char'; transformers' GPT2Tokenizer holds only GPT-2's own "
+                                 "byte-level BPE ('gpt2-bpe'), which runs imported with `glassformer import gpt2` have. "
+                                 "(glassformer's 'bpe' cuts text with another pattern.)")
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(UsageError) as caught:  # an object that is no tokenizer at all
+        write_gpt2_dir(gpt(), object(), tmp_path / "out")
+    assert str(caught.value).startswith("this run's tokenizer is None; transformers' GPT2Tokenizer holds only")
+
+
+def test_a_missing_or_broken_config_json_is_named_with_the_fix(tmp_path):
+    from glassformer.errors import NotFound
+
+    (folder(tmp_path) / "config.json").write_text("{bad", encoding="utf-8")
+    assert refusal(tmp_path) == (f"{tmp_path / 'config.json'} is damaged: it is not valid JSON (Expecting property "
+                                 f"name enclosed in double quotes at line 1, column 2). {FIX}")
+    (tmp_path / "config.json").unlink()
+    assert refusal(tmp_path, NotFound) == f"{tmp_path / 'config.json'} does not exist. {FIX}"
+
+
+def test_weights_that_do_not_fit_name_the_last_mismatch_whole(tmp_path):
+    config = json.loads((folder(tmp_path) / "config.json").read_text(encoding="utf-8"))
+    (tmp_path / "config.json").write_text(json.dumps({**config, "n_inner": 48}), encoding="utf-8")
+    assert refusal(tmp_path) == (
+        f"the weights in {tmp_path / 'model.safetensors'} do not fit {tmp_path / 'config.json'} (size mismatch for "
+        "blocks.1.ffn.fc2.weight: copying a param with shape torch.Size([16, 32]) from checkpoint, the shape in "
+        f"current model is torch.Size([16, 48]).). {FIX}")
+
+
+def test_a_tensor_missing_from_the_file_is_named_with_the_file(tmp_path):
+    from safetensors.torch import load_file, save_file
+
+    tensors = load_file(folder(tmp_path) / "model.safetensors")
+    del tensors["transformer.h.1.ln_2.bias"]
+    save_file(tensors, tmp_path / "model.safetensors")
+    assert refusal(tmp_path) == (f"the weights in {tmp_path / 'model.safetensors'} lack h.1.ln_2.bias: not a whole "
+                                 "GPT-2 of 2 layers.")
+
+
+def test_a_tied_gpt2_folder_round_trips_with_its_head_tied(tmp_path):
+    torch.manual_seed(0)
+    tied = build_model(replace(CFG, tie_weights=True))
+    write_gpt2_dir(tied, tokenizer(), tmp_path)
+    assert json.loads((tmp_path / "config.json").read_text(encoding="utf-8"))["tie_word_embeddings"] is True
+    back = read_gpt2_dir(tmp_path)[0]
+    assert back.cfg.tie_weights and back.head.weight is back.tok_embed.table.weight
+    assert torch.equal(back.head.weight, tied.head.weight)

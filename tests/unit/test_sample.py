@@ -296,3 +296,53 @@ def test_sample_takes_a_valid_top_k_and_passes_it_to_the_draw():
     model, tok = FixedLogits(torch.tensor([0.1, 0.5, 0.05, 0.35]).log(), max_len=64), CharTokenizer(list("abcd"))
     assert sample(model, tok, "a", 20, top_k=1, temperature=2.0, seed=0) == ["b" * 20]
     assert sample(model, tok, "a", 20, top_k=4, seed=0) == sample(model, tok, "a", 20, seed=0)
+
+
+class Strides(nn.Module):
+    """Row r predicts (last id + strides[r]) mod V with certainty: rows of one prompt write differently."""
+
+    def __init__(self, strides, vocab_size=4, max_len=8):
+        super().__init__()
+        self.cfg = SimpleNamespace(max_len=max_len)
+        self.strides, self.V = torch.tensor(strides)[:, None], vocab_size
+        self.w = nn.Parameter(torch.zeros(()))
+
+    def forward(self, ids):
+        return 10.0 * nn.functional.one_hot((ids + self.strides) % self.V, self.V).float()  # (B, T, V)
+
+
+def test_a_sample_that_met_its_stop_string_waits_while_the_others_go_on():
+    """Row 0 writes "d" (the stop string) at once; row 1 writes b, c, then d. Row 0's later tokens are
+    skipped, and row 1 still gets every one of its own: its text and its pieces are "bc"."""
+    tok = CharTokenizer("abcd")
+    pieces = []
+    texts = sample(Strides([3, 1]), tok, "a", max_new_tokens=6, temperature=0, num_samples=2, stop="d",
+                   on_text=lambda i, piece: pieces.append((i, piece)))
+    assert texts == ["", "bc"]
+    assert pieces == [(1, "b"), (1, "c")]
+
+
+def test_by_default_one_sample_of_300_tokens_is_written():
+    model, tok = FixedLogits(torch.tensor([0.0, 50.0, 0.0, 0.0]), max_len=8), CharTokenizer(list("abcd"))
+    assert sample(model, tok, "a", seed=0) == ["b" * 300]
+
+
+def test_a_token_that_writes_the_stop_string_twice_ends_the_text_at_the_first():
+    """A byte-level BPE token may hold several characters: "ll" written at once with stop "l" ends
+    the sample before the first "l", never between the two."""
+    from glassformer.text.bpe_hf import BYTE_TO_CHAR
+    from glassformer.text.gpt2_bpe import GPT2BPETokenizer
+
+    tok = GPT2BPETokenizer([BYTE_TO_CHAR[b] for b in range(256)] + ["ll"], [("l", "l")])
+    logits = torch.zeros(257)
+    logits[256] = 50.0  # always "ll"
+    model = FixedLogits(logits, max_len=8)
+    assert sample(model, tok, "a", 3, temperature=0, stop="l") == [""]
+    assert sample(model, tok, "a", 2, temperature=0, stop="al") == ["llll"]  # "al" never written
+
+
+def test_without_a_position_table_the_window_is_the_whole_text_and_never_empty():
+    model = GPT(ModelConfig(vocab_size=5, d_model=8, n_heads=2, d_ff=8, n_layers=1, max_len=4, position="rotary"))
+    assert [sample_mod.context_window(model, n) for n in (0, 1, 2, 9)] == [1, 1, 2, 9]
+    table = GPT(ModelConfig(vocab_size=5, d_model=8, n_heads=2, d_ff=8, n_layers=1, max_len=4))
+    assert [sample_mod.context_window(table, n) for n in (0, 1, 9)] == [4, 4, 4]

@@ -1,0 +1,113 @@
+"""run.py's refusals word for word, in English and Chinese: tokenizer options for generated data, a
+pad_id set by hand, --out naming a file, and a resume whose config.json lost its source, names a source
+that cannot be opened, or whose data changed; a damaged config.json beside a checkpoint still gets the
+checkpoint's own advice."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from glassformer.config import get_preset
+from glassformer.errors import DamagedFile, UsageError
+from glassformer.messages import speaking
+from glassformer.train.run import new_run, open_data, resolve, resume_run, train
+
+QUICK = ["--max_steps=1", "--eval_interval=1", "--eval_iters=1", "--threads=1", "--batch_size=2", "--block_size=8"]
+
+
+def said(call, error=Exception):
+    """The message `call` raises, in English and in Chinese."""
+    out = []
+    for lang in ("en", "zh"):
+        with speaking(lang), pytest.raises(error) as e:
+            call()
+        out.append(str(e.value))
+    return tuple(out)
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("saved")
+    run = new_run("seed000", QUICK, source="builtin:seed", out=tmp / "run", cache_dir=tmp / "cache", progress=False,
+                  sample_chars=0)
+    train(run)
+    return tmp / "run", tmp / "cache"
+
+
+def copy_with(saved, tmp_path, change):
+    run_dir, cache = saved
+    shutil.copytree(run_dir, tmp_path / "run")
+    config = json.loads((tmp_path / "run" / "config.json").read_text())
+    change(config)
+    (tmp_path / "run" / "config.json").write_text(json.dumps(config))
+    return tmp_path / "run", cache
+
+
+def test_tokenizer_options_are_refused_for_a_model_that_reads_generated_numbers():
+    for inputs in ("numbers", "token pairs"):
+        assert said(lambda: open_data("sine", inputs, text={"tokenizer": "bpe"}), UsageError) == (
+            f"--tokenizer and its options choose how a text corpus is cut into tokens; this model reads {inputs}, "
+            f"from a generated source. Drop them.",
+            f"--tokenizer 及其选项决定怎样把文本语料切成词元；这个模型读的是 {inputs}，来自生成的数据源。请去掉它们。")
+
+
+def test_pad_id_comes_from_the_tokenizer_and_may_not_be_set():
+    data = open_data("numbers:zh2num", "token pairs")
+    pad = data.tokenizer.pad_id
+    preset = get_preset("seq2seq")
+    assert said(lambda: resolve(preset, {"pad_id": pad + 1}, data), ValueError) == (
+        f"pad_id comes from the tokenizer ({pad} here); do not set it.", f"pad_id 由分词器决定（这里是 {pad}）；不要设置它。")
+    assert resolve(preset, {"pad_id": pad}, data).model.pad_id == pad  # the same value is no conflict
+
+
+def test_out_naming_a_file_is_refused(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    assert said(lambda: new_run("seed000", QUICK, source="builtin:seed", out=tmp_path / "notes.txt",
+                                cache_dir=tmp_path / "cache", progress=False), UsageError) == (
+        f"--out {tmp_path / 'notes.txt'} is a file; a run needs a directory. Choose another --out DIR.",
+        f"--out {tmp_path / 'notes.txt'} 是一个文件；运行需要一个目录。请换一个 --out DIR。")
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_a_damaged_config_beside_a_checkpoint_still_says_resume_or_choose_another_directory(saved, tmp_path):
+    run_dir, cache = saved
+    shutil.copytree(run_dir, tmp_path / "run")
+    (tmp_path / "run" / "config.json").write_text("{")
+    d = tmp_path / "run"
+    assert said(lambda: new_run("seed000", QUICK, source="builtin:seed", out=d, cache_dir=cache, progress=False),
+                UsageError) == (
+        f"{d} already holds a checkpoint. Continue it with --resume {d}, or choose another directory with --out DIR.",
+        f"{d} 里已经有检查点。用 --resume {d} 继续它，或用 --out DIR 换一个目录。")
+    assert not (d / "train.lock").exists()  # the refused start let the directory go
+
+
+def test_a_resume_without_a_source_in_config_json_is_refused(saved, tmp_path):
+    d, cache = copy_with(saved, tmp_path, lambda c: c.pop("source"))
+    assert said(lambda: resume_run(d, cache_dir=cache, progress=False), DamagedFile) == (
+        f"{d / 'config.json'} does not say which data the run was trained on (no \"source\"), so it cannot be "
+        f"resumed. The weights still sample; to train further, start a new run.",
+        f"{d / 'config.json'} 没有写明这次运行用什么数据训练（没有 \"source\"），所以无法继续。权重仍可用于采样；"
+        f"要继续训练，请开始一次新的运行。")
+
+
+def test_a_resume_whose_source_cannot_be_opened_names_it_and_why(saved, tmp_path):
+    d, cache = copy_with(saved, tmp_path, lambda c: c.update(source="sine"))  # numbers, for a token model
+    with pytest.raises(ValueError) as why:
+        open_data("sine", "tokens", cache)
+    en, zh = said(lambda: resume_run(d, cache_dir=cache, progress=False), DamagedFile)
+    assert en == f"cannot resume {d}: its config.json names the data source 'sine', which cannot be opened: {why.value}"
+    assert zh.startswith(f"无法继续 {d}：它的 config.json 写的数据源 'sine' 打不开：")
+    with pytest.raises(DamagedFile) as e:
+        resume_run(d, cache_dir=cache, progress=False)
+    assert e.value.__cause__ is None and e.value.__suppress_context__
+
+
+def test_a_resume_on_changed_data_names_the_field_that_differs(saved, tmp_path):
+    d, cache = copy_with(saved, tmp_path, lambda c: c.update(text_sha256="0" * 64))
+    assert said(lambda: resume_run(d, cache_dir=cache, progress=False), ValueError) == (
+        f"cannot resume {d}: the data of 'builtin:seed' changed since the run started (text_sha256 differs).",
+        f"无法继续 {d}：'builtin:seed' 的数据自这次运行开始后变了（text_sha256 不同）。")
+    assert not (d / "train.lock").exists()

@@ -41,3 +41,27 @@ def test_a_run_holds_its_directory_until_it_is_dropped(tmp_path):
     del run
     gc.collect()
     assert not path.exists() and str(path) not in lock._held
+
+
+def test_config_json_is_written_whole_and_rank_0_announces_a_fresh_start(tmp_path, monkeypatch):
+    import json
+
+    from glassformer.config import get_preset
+    from glassformer.train import distributed
+
+    class Announcing(distributed.World):
+        heard: list = []
+
+        def announce(self, run_dir, resumed: bool) -> None:
+            self.heard.append((run_dir, resumed))
+    world = Announcing()
+    monkeypatch.setattr(distributed, "_world", world)
+    for name, text in (("plain", None), ("words", {"tokenizer": "word", "segment": "whitespace"})):
+        run = start(tmp_path, name, progress=False, sample_chars=0, text=text)
+        written = (run.dir / "config.json").read_text(encoding="utf-8")
+        assert written == json.dumps(run.config, indent=2) + "\n"  # two-space indent, one final newline
+        keys = ["preset", "about", "source", *(["text"] if text else []), "text_sha256", "model", "train"]
+        assert list(run.config) == keys and run.config["about"] == get_preset("seed000").about
+        assert run.config["preset"] == "seed000" and run.config["source"] == "builtin:seed"
+        assert run.config["train"]["max_steps"] == 1 and run.config["model"]["vocab_size"] == run.data.tokenizer.vocab_size
+        assert (run.dir / "tokenizer.json").is_file() and world.heard[-1] == (run.dir, False)

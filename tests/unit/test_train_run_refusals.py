@@ -111,3 +111,40 @@ def test_a_resume_on_changed_data_names_the_field_that_differs(saved, tmp_path):
         f"cannot resume {d}: the data of 'builtin:seed' changed since the run started (text_sha256 differs).",
         f"无法继续 {d}：'builtin:seed' 的数据自这次运行开始后变了（text_sha256 不同）。")
     assert not (d / "train.lock").exists()
+
+
+def test_a_resume_that_changes_the_model_names_each_field_saved_and_asked(saved, tmp_path):
+    d, cache = copy_with(saved, tmp_path, lambda c: None)
+    config = json.loads((d / "config.json").read_text())["model"]
+    dm, nl = config["d_model"], config["n_layers"]
+    assert said(lambda: resume_run(d, [f"--d_model={dm * 2}", f"--n_layers={nl + 1}"], cache_dir=cache,
+                                   progress=False), ValueError) == (
+        f"cannot resume {d}: the model config differs in d_model, n_layers (d_model: saved {dm}, asked {dm * 2}, "
+        f"n_layers: saved {nl}, asked {nl + 1}). These fields fix the shape and meaning of the saved weights; start a "
+        f"new run with --out to change them.",
+        f"无法继续 {d}：模型配置在 d_model, n_layers 上不同（d_model：保存的是 {dm}，要求的是 {dm * 2}, n_layers：保存的是 "
+        f"{nl}，要求的是 {nl + 1}）。这些字段决定了已保存权重的形状和含义；要改它们，请用 --out 开始一次新的运行。")
+
+
+def test_a_resume_with_new_training_settings_says_each_change_rewrites_config_and_announces_a_resume(
+        saved, tmp_path, capsys, monkeypatch):
+    from glassformer.train import distributed
+
+    class Announcing(distributed.World):
+        heard: list = []
+
+        def announce(self, run_dir, resumed: bool) -> None:
+            self.heard.append((run_dir, resumed))
+    monkeypatch.setattr(distributed, "_world", Announcing())
+    d, cache = copy_with(saved, tmp_path, lambda c: None)
+    before = json.loads((d / "config.json").read_text())
+    lr = before["train"]["lr"]
+    with speaking("zh"):
+        run = resume_run(d, ["--max_steps=5", f"--lr={lr * 2}"], cache_dir=cache, progress=False, sample_chars=0)
+    assert capsys.readouterr().out == f"以改动过的训练设置继续：max_steps 1 -> 5, lr {lr!r} -> {lr * 2!r}\n"
+    after = json.loads((d / "config.json").read_text())
+    assert after == {**before, "train": {**before["train"], "max_steps": 5, "lr": lr * 2}}
+    assert Announcing.heard == [(d, True)] and run.trainer.step == 1 and run.lock is not None
+    del run
+    run = resume_run(d, cache_dir=cache, progress=False, sample_chars=0)  # nothing changed: nothing said
+    assert capsys.readouterr().out == "" and json.loads((d / "config.json").read_text()) == after

@@ -148,3 +148,54 @@ def test_a_resume_with_new_training_settings_says_each_change_rewrites_config_an
     del run
     run = resume_run(d, cache_dir=cache, progress=False, sample_chars=0)  # nothing changed: nothing said
     assert capsys.readouterr().out == "" and json.loads((d / "config.json").read_text()) == after
+
+
+def test_a_source_for_another_kind_of_model_is_refused_with_the_preset_to_use():
+    numbers, pairs = "['sine', 'sine:forecast']", "['digits:copy', 'digits:reverse', 'digits:sort', 'numbers:num2zh', " \
+                                                  "'numbers:zh2num']"
+    cases = [
+        ("shakespeare", "numbers", f"this model reads numbers: --data must be one of {numbers}, not 'shakespeare'.",
+         f"这个模型读的是数字：--data 必须是 {numbers} 之一，而不是 'shakespeare'。"),
+        ("digits:copy", "numbers", f"this model reads numbers: --data must be one of {numbers}, not 'digits:copy'.",
+         f"这个模型读的是数字：--data 必须是 {numbers} 之一，而不是 'digits:copy'。"),
+        ("shakespeare", "token pairs", f"this model reads (source, target) pairs: --data must be one of {pairs}, not "
+                                       f"'shakespeare'.",
+         f"这个模型读的是（源序列，目标序列）对：--data 必须是 {pairs} 之一，而不是 'shakespeare'。"),
+        ("sine", "token pairs", "--data sine makes numbers, but this model reads token pairs; use --preset sine (a "
+                                "regressor).", "--data sine 生成的是数字，但这个模型读的是 token pairs；请用 --preset sine（回归模型）。"),
+        ("sine", "tokens", "--data sine makes numbers, but this model reads tokens; use --preset sine (a regressor).",
+         "--data sine 生成的是数字，但这个模型读的是 tokens；请用 --preset sine（回归模型）。"),
+        ("digits:copy", "tokens", "--data digits:copy makes (source, target) pairs, but this model reads tokens; use "
+                                  "--preset seq2seq (or --kind=seq2seq).",
+         "--data digits:copy 生成的是（源序列，目标序列）对，但这个模型读的是 tokens；请用 --preset seq2seq（或 --kind=seq2seq）。")]
+    for source, inputs, en, zh in cases:
+        assert said(lambda: open_data(source, inputs), ValueError) == (en, zh), (source, inputs)
+
+
+def test_what_the_data_fixes_may_not_be_set_and_must_fit_max_len(saved):
+    _, cache = saved
+    text = open_data("builtin:seed", "tokens", cache)
+    V = text.tokenizer.vocab_size
+    assert said(lambda: resolve(get_preset("seed000"), {"vocab_size": V + 1}, text), ValueError) == (
+        f"vocab_size comes from the tokenizer ({V} here); do not set it.", f"vocab_size 由分词器决定（这里是 {V}）；不要设置它。")
+    assert said(lambda: resolve(get_preset("seed000"), {"max_len": 8, "block_size": 9}, text), ValueError) == (
+        "block_size=9 is longer than max_len=8: the model has positions for only 8 tokens. Pass --max_len=9 or "
+        "--block_size=8.", "block_size=9 比 max_len=8 长：模型只有 8 个位置。请传 --max_len=9 或 --block_size=8。")
+    p = resolve(get_preset("seed000"), {"max_len": 8, "block_size": 8}, text)  # the edge fits
+    assert (p.model.max_len, p.train.block_size, p.model.vocab_size) == (8, 8, V)
+    waves = open_data("sine", "numbers")
+    T = waves.x_train.size(1)
+    assert said(lambda: resolve(get_preset("sine"), {"max_len": T - 1}, waves), ValueError) == (
+        f"the sine sequences' length={T} is longer than max_len={T - 1}: the model has positions for only {T - 1} "
+        f"tokens. Pass --max_len={T}.",
+        f"sine 序列的长度={T} 比 max_len={T - 1} 长：模型只有 {T - 1} 个位置。请传 --max_len={T}。")
+    assert resolve(get_preset("sine"), {"max_len": T}, waves).model.max_len == T
+    pairs = open_data("numbers:zh2num", "token pairs")
+    S, Tt = pairs.longest()
+    need = max(S, Tt + 1)
+    assert said(lambda: resolve(get_preset("seq2seq"), {"max_len": need - 1}, pairs), ValueError) == (
+        f"numbers:zh2num has sources of {S} and targets of {Tt} tokens (+1 for <BOS>/<EOS>), longer than "
+        f"max_len={need - 1}. Pass --max_len={need}.",
+        f"numbers:zh2num 的源序列有 {S} 个词元、目标序列有 {Tt} 个词元（<BOS>/<EOS> 还要 +1），比 max_len={need - 1} 长。"
+        f"请传 --max_len={need}。")
+    assert resolve(get_preset("seq2seq"), {"max_len": need}, pairs).model.pad_id == pairs.tokenizer.pad_id

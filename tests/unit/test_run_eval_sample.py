@@ -66,3 +66,27 @@ def test_a_vocabulary_without_a_newline_starts_from_its_first_token_or_the_given
     _eval_sampler(tok, "zy", 5, tmp_path / "b.txt")("eval", t0)
     text = sample(model, tok, "zy", 5, temperature=0.8, seed=11)[0]
     assert shown == [f"--- sample at step 0 ---\nzy{text}\n---"]
+
+
+def test_each_evaluation_of_a_seq2seq_run_translates_the_first_four_val_sources(tmp_path, monkeypatch):
+    from glassformer.train import run as run_module
+    from glassformer.train.run import _eval_translator
+    data = SimpleNamespace(val=[("一", "1"), ("二", "2"), ("三", "3"), ("四", "4"), ("五", "5")])
+    asked = []
+    monkeypatch.setattr(run_module, "translate", lambda model, d, sources: asked.append((model, d, sources)) or
+                        ["1", "", "33", "4"])
+    path = tmp_path / "samples.txt"
+    on_event = _eval_translator(data, path)
+    t3, shown = trainer("the model", 3)
+    on_event("step", t3)
+    assert asked == [] and shown == [] and not path.exists()
+    on_event("eval", t3)
+    assert asked == [("the model", data, ["一", "二", "三", "四"])]
+    lines = "一 → 1\n二 → ∅   (expected 2)\n三 → 33   (expected 3)\n四 → 4"
+    assert shown == [f"--- translations at step 3 ---\n{lines}\n---"]
+    t4, shown4 = trainer("the model", 4)
+    with speaking("zh"):
+        on_event("eval", t4)
+    lines_zh = "一 → 1\n二 → ∅   （应为 2）\n三 → 33   （应为 3）\n四 → 4"
+    assert shown4 == [f"--- 第 4 步的翻译 ---\n{lines_zh}\n---"]
+    assert path.read_text(encoding="utf-8") == f"=== step 3 ===\n{lines}\n\n=== step 4 ===\n{lines_zh}\n\n"

@@ -199,3 +199,21 @@ def test_what_the_data_fixes_may_not_be_set_and_must_fit_max_len(saved):
         f"numbers:zh2num 的源序列有 {S} 个词元、目标序列有 {Tt} 个词元（<BOS>/<EOS> 还要 +1），比 max_len={need - 1} 长。"
         f"请传 --max_len={need}。")
     assert resolve(get_preset("seq2seq"), {"max_len": need}, pairs).model.pad_id == pairs.tokenizer.pad_id
+
+
+def test_a_resume_on_another_source_or_a_missing_device_is_refused_whole(saved, tmp_path):
+    d, cache = copy_with(saved, tmp_path, lambda c: c["train"].update(device="cuda:99"))
+    assert said(lambda: resume_run(d, source="shakespeare", cache_dir=cache), ValueError) == (
+        f"cannot resume {d}: it was trained on source 'builtin:seed', not 'shakespeare'. Start a new run with --out to "
+        f"use other data.",
+        f"无法继续 {d}：它是在数据源 'builtin:seed' 上训练的，不是 'shakespeare'。要用别的数据，请用 --out 开始一次新的运行。")
+    from glassformer.devices import check_device
+    with pytest.raises(UsageError) as why:
+        check_device("cuda:99")
+    en, zh = said(lambda: resume_run(d, cache_dir=cache), UsageError)
+    assert en == (f"{d / 'config.json'} says device='cuda:99', but {why.value} Resume with --device=cpu to continue "
+                  f"on the CPU.")
+    assert zh.startswith(f"{d / 'config.json'} 写的是 device='cuda:99'，但是") and zh.endswith(
+        " 用 --device=cpu 继续，就在 CPU 上接着训练。")
+    run = resume_run(d, ["--device=cpu"], cache_dir=cache, progress=False, sample_chars=0)  # the way out works
+    assert run.trainer.cfg.device == "cpu" and run.trainer.step == 1

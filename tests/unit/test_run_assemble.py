@@ -65,3 +65,19 @@ def test_config_json_is_written_whole_and_rank_0_announces_a_fresh_start(tmp_pat
         assert run.config["preset"] == "seed000" and run.config["source"] == "builtin:seed"
         assert run.config["train"]["max_steps"] == 1 and run.config["model"]["vocab_size"] == run.data.tokenizer.vocab_size
         assert (run.dir / "tokenizer.json").is_file() and world.heard[-1] == (run.dir, False)
+
+
+def test_defaults_a_new_run_fills_in_the_folder_the_source_by_kind_and_text_options_given(tmp_path, monkeypatch):
+    import re
+
+    from glassformer.train import run as run_module
+    monkeypatch.setattr(run_module, "RUNS_DIR", tmp_path / "runs")
+    plain = new_run("seed000", QUICK, source="builtin:seed", cache_dir=tmp_path / "cache", progress=False,
+                    sample_chars=0, text={"tokenizer": "char", "vocab_size": None, "segment": None})
+    assert plain.dir.parent == tmp_path / "runs" and re.fullmatch(r"seed000-\d{8}-\d{6}", plain.dir.name)
+    assert plain.config["text"] == {"tokenizer": "char"}  # options left unset are not recorded
+    sine = new_run("sine", ["--max_steps=1", "--threads=1"], out=tmp_path / "sine", progress=False)
+    assert sine.config["source"] == "sine" and sine.data.tokenizer is None  # a regressor reads generated numbers
+    pairs = new_run("seed000", ["--kind=seq2seq", "--max_steps=1", "--threads=1"], out=tmp_path / "pairs",
+                    progress=False, sample_chars=0)
+    assert pairs.config["source"] == "numbers:zh2num" and pairs.config["model"]["kind"] == "seq2seq"

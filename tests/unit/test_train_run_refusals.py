@@ -146,7 +146,8 @@ def test_a_resume_with_new_training_settings_says_each_change_rewrites_config_an
     assert after == {**before, "train": {**before["train"], "max_steps": 5, "lr": lr * 2}}
     assert Announcing.heard == [(d, True)] and run.trainer.step == 1 and run.lock is not None
     del run
-    run = resume_run(d, cache_dir=cache, progress=False, sample_chars=0)  # nothing changed: nothing said
+    again = resume_run(d, cache_dir=cache, progress=False, sample_chars=0)  # nothing changed: nothing said
+    assert again.trainer.step == 1
     assert capsys.readouterr().out == "" and json.loads((d / "config.json").read_text()) == after
 
 

@@ -323,3 +323,51 @@ def test_assemble_wires_progress_callbacks_and_the_lock_by_what_the_run_asks(tmp
     quiet = new_run("sine", QUICK, source="sine", out=tmp_path / "a", progress=False)
     assert quiet.trainer.progress_mode == "lines"
     lock.release(quiet.lock)
+
+
+def test_new_run_defaults_the_source_by_what_the_model_reads_and_names_its_directory(tmp_path, monkeypatch):
+    from glassformer.train import lock
+
+    monkeypatch.setattr(run_mod, "RUNS_DIR", tmp_path / "runs")
+    monkeypatch.setattr(run_mod.time, "strftime", lambda fmt: "20260101-120000" if fmt == "%Y%m%d-%H%M%S" else "?")
+    run = new_run("sine", QUICK, progress=False, text={"tokenizer": None, "vocab_size": None})
+    assert run.dir == tmp_path / "runs" / "sine-20260101-120000"
+    config = json.loads((run.dir / "config.json").read_text())
+    assert config["source"] == "sine" and "text" not in config  # options left unset are not options
+    assert isinstance(run.data, WaveData) and run.lock == (run.dir / "train.lock").resolve()
+    lock.release(run.lock)
+
+
+def test_a_bad_device_is_refused_before_any_data_is_opened(tmp_path):
+    with pytest.raises(UsageError, match="cuda:99"):
+        new_run("sine", ["--device=cuda:99"], source="no-such-corpus", out=tmp_path / "r", progress=False)
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_refused_start_or_resume_lets_the_directory_go(sine_run, tmp_path):
+    from glassformer.train import lock
+
+    with pytest.raises(UsageError):
+        new_run("sine", QUICK, source="sine", out=sine_run, progress=False)
+    assert not (sine_run / "train.lock").exists()
+    with pytest.raises(ValueError):
+        resume_run(sine_run, source="sine:forecast", progress=False)
+    assert not (sine_run / "train.lock").exists()
+    held = lock.acquire(sine_run)  # nobody holds it: this process can take it
+    lock.release(held)
+
+
+def test_train_holds_the_lock_and_restores_the_thread_count(sine_run, tmp_path):
+    import torch
+
+    run_dir = copy_run(sine_run, tmp_path)
+    run = resume_run(run_dir, ["--max_steps=2", "--threads=1"], progress=False)
+    seen = []
+    run.trainer.callbacks.append(lambda e, t: seen.append((torch.get_num_threads(), (run_dir / "train.lock").exists())))
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        train(run)
+        assert seen and all(s == (1, True) for s in seen) and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)

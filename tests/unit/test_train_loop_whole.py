@@ -5,7 +5,6 @@ during evaluation, callbacks' events. A one-weight linear model keeps each test 
 from __future__ import annotations
 
 import json
-import math
 
 import pytest
 import torch

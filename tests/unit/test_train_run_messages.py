@@ -6,7 +6,6 @@ whole sentence a user reads, so a changed key, a dropped field or a swapped valu
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
@@ -47,7 +46,7 @@ def test_a_source_of_the_wrong_family_names_the_choices_and_the_preset_to_use():
     assert refusal(ValueError, open_data, "sine", "tokens") == (
         "--data sine makes numbers, but this model reads tokens; use --preset sine (a regressor).")
     assert refusal(ValueError, open_data, "digits:copy", "numbers") == (
-        f"this model reads numbers: --data must be one of ['sine', 'sine:forecast'], not 'digits:copy'.")
+        "this model reads numbers: --data must be one of ['sine', 'sine:forecast'], not 'digits:copy'.")
     assert refusal(ValueError, open_data, "digits:copy", "tokens") == (
         "--data digits:copy makes (source, target) pairs, but this model reads tokens; use --preset seq2seq "
         "(or --kind=seq2seq).")

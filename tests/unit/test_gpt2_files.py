@@ -369,3 +369,44 @@ def test_a_tied_gpt2_folder_round_trips_with_its_head_tied(tmp_path):
     back = read_gpt2_dir(tmp_path)[0]
     assert back.cfg.tie_weights and back.head.weight is back.tok_embed.table.weight
     assert torch.equal(back.head.weight, tied.head.weight)
+def test_an_imported_runs_config_and_every_refusal_of_import_and_export(tmp_path):
+    """import_gpt2's config.json field by field (no source, its origin, train settings cut to the
+    model's positions, step 0 weights, no lock left), and each --out it refuses, word for word."""
+    from glassformer.config import TrainConfig
+    from glassformer.errors import UsageError
+    from glassformer.train.checkpoint import read_weights
+    from glassformer.train.gpt2_runs import export_gpt2, import_gpt2
+
+    write_gpt2_dir(gpt(), tokenizer(), tmp_path / "hf")
+    run = import_gpt2(str(tmp_path / "hf"), str(tmp_path / "run"))
+    assert run == tmp_path / "run"
+    text = (run / "config.json").read_text()
+    config = json.loads(text)
+    hf = (tmp_path / "hf").resolve()
+    assert text.endswith("}\n") and '\n  "about"' in text
+    assert list(config) == ["about", "imported", "model", "train"]
+    assert config["about"] == f"GPT-2 imported from {hf}"
+    assert config["imported"]["format"] == "gpt2" and config["imported"]["from"] == str(hf)
+    assert config["imported"]["weights"] == read_gpt2_dir(tmp_path / "hf")[2]
+    assert config["model"]["d_model"] == 16 and config["train"]["block_size"] == min(TrainConfig().block_size, 16)
+    assert config["train"]["lr"] == TrainConfig().lr
+    assert read_weights(run / "model.safetensors")[2] == 0 and not (run / "train.lock").exists()
+    with pytest.raises(UsageError) as e:
+        import_gpt2(tmp_path / "hf", run)
+    assert str(e.value) == (f"{run} already holds a checkpoint; importing would replace its weights. Choose another "
+                            f"--out DIR, or delete {run / 'model.safetensors'} first.")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(UsageError) as e:
+        import_gpt2(tmp_path / "hf", tmp_path / "file")
+    assert str(e.value) == f"--out {tmp_path / 'file'} is a file; a run needs a directory. Choose another --out DIR."
+    with pytest.raises(UsageError) as e:
+        export_gpt2(run, tmp_path / "file")
+    assert str(e.value) == (f"--out {tmp_path / 'file'} is a file; export writes a new directory. Choose another "
+                            "--out DIR.")
+    with pytest.raises(UsageError) as e:
+        export_gpt2(run, tmp_path / "hf")
+    assert str(e.value) == f"--out {tmp_path / 'hf'} is not empty; export writes a new directory. Choose another --out DIR."
+    (tmp_path / "empty").mkdir()
+    assert export_gpt2(str(run), str(tmp_path / "empty")) == tmp_path / "empty"  # an empty folder is fine
+    with pytest.raises(Exception, match="best.safetensors"):
+        export_gpt2(run, tmp_path / "new", best=True)

@@ -112,3 +112,52 @@ def test_damaged_lines_are_skipped_and_counted_never_fatal(tmp_path):
                      + b'{"kind": "log", "st')  # 8: cut short by a kill
     assert MetricsLog(path).read_checked() == (good, [2, 4, 5, 6, 8])
     assert MetricsLog(tmp_path / "none.jsonl").read_checked() == ([], [])
+
+
+def test_the_figures_style_and_size_and_what_is_left_out(tmp_path, drawn):
+    """Every style setting of the plot: a faint thin batch curve, marked evaluation curves, a light
+    grid, a 7 × 4.2 inch figure at 110 dpi, the default title empty; log records without a numeric
+    loss, and evaluations without a split's loss, are left out rather than plotted as gaps."""
+    from matplotlib.colors import to_rgba
+
+    recs = records() + [{"kind": "log", "step": 11, "loss": None}, {"kind": "eval", "step": 12, "val_loss": "nan?"},
+                        {"kind": "other", "step": 13, "loss": 0.1, "train_loss": 0.1}]
+    plot_loss(recs, tmp_path / "loss.png")
+    fig = drawn[0]
+    assert tuple(fig.get_size_inches()) == pytest.approx((7, 4.2)) and fig.dpi == 110
+    (ax,) = fig.axes
+    batch, train_eval, val_eval = ax.get_lines()
+    assert batch.get_alpha() == 0.3 and batch.get_linewidth() == 1 and batch.get_marker() in ("None", None, "")
+    assert to_rgba(batch.get_color()) == to_rgba("tab:blue") and list(batch.get_xdata()) == list(range(1, 11))
+    for line in (train_eval, val_eval):
+        assert line.get_marker() == "o" and line.get_linestyle() == "-" and line.get_markersize() == 3
+        assert line.get_alpha() is None
+    assert list(train_eval.get_xdata()) == [0, 5, 10] and list(val_eval.get_xdata()) == [0, 5, 10]
+    assert ax.get_title() == ""
+    grid = ax.xaxis.get_gridlines()[0]
+    assert grid.get_visible() and grid.get_alpha() == 0.3
+    assert (tmp_path / "loss.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_each_record_is_one_json_line_appended_and_truncation_keeps_the_step_itself(tmp_path):
+    path = tmp_path / "metrics.jsonl"
+    log = MetricsLog(str(path))  # a str path is taken too
+    log.append({"kind": "log", "step": 1, "note": "步"})
+    log.append({"kind": "eval", "step": 2, "val_loss": 0.5})
+    assert path.read_text(encoding="utf-8") == ('{"kind": "log", "step": 1, "note": "\\u6b65"}\n'
+                                                '{"kind": "eval", "step": 2, "val_loss": 0.5}\n')
+    path.write_text(path.read_text() + "cut\n" + '{"kind": "log", "step": 3}\n')
+    assert log.read() == [{"kind": "log", "step": 1, "note": "步"}, {"kind": "eval", "step": 2, "val_loss": 0.5},
+                          {"kind": "log", "step": 3}]
+    assert log.truncate_after(2) == [3]  # the damaged line's number
+    assert path.read_text() == '{"kind": "log", "step": 1, "note": "\\u6b65"}\n{"kind": "eval", "step": 2, "val_loss": 0.5}\n'
+    assert log.truncate_after(1) == [] and log.read() == [{"kind": "log", "step": 1, "note": "步"}]
+
+
+def test_a_metrics_path_that_cannot_be_read_says_what_to_do(tmp_path):
+    from glassformer.errors import GlassformerError
+
+    (tmp_path / "metrics.jsonl").mkdir()
+    with pytest.raises(GlassformerError) as e:
+        MetricsLog(tmp_path / "metrics.jsonl").read()
+    assert "metrics.jsonl" in str(e.value) and str(e.value).endswith("It is the run's log; delete it to start a fresh one.")

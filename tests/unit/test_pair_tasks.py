@@ -127,3 +127,38 @@ def test_a_run_of_waves_evaluates_on_its_own_val_waves():
     assert torch.equal(source.inputs, data.x_train) and torch.equal(source.targets, data.y_train)
     assert source.splits == ("train", "val") and source.eval_iters == 2
     assert torch.equal(source.val[0], data.x_val) and torch.equal(source.val[1], data.y_val)
+
+
+def test_the_pair_vocabulary_the_digit_strings_and_the_refusals_whole():
+    import hashlib
+    import json
+
+    import numpy as np
+
+    from glassformer.train.pair_tasks import digit_strings, pair_tokenizer
+
+    tok = pair_tokenizer()
+    assert tok.vocab_size == 4 + 10 + 14 and (tok.pad_id, tok.bos_id, tok.eos_id) == (0, 2, 3)
+    assert tok.encode("0 九 万") == [4, 4 + 10 + 9, 4 + 10 + 13]
+    strings = digit_strings(60, 2, np.random.default_rng(1))
+    assert len(strings) == len(set(strings)) == 60 and {len(s) for s in strings} == {1, 2}
+    assert len(digit_strings(110, 2, np.random.default_rng(1))) == 110  # exactly the capacity: 10 + 100
+    with pytest.raises(ValueError) as e:
+        digit_strings(111, 2, np.random.default_rng(1))
+    assert str(e.value) == "only 110 digit strings have at most 2 digits; ask for fewer than 111 pairs or allow longer strings."
+    with pytest.raises(ValueError) as e:
+        pair_source("digits:shuffle")
+    assert str(e.value) == ("unknown pair source 'digits:shuffle'; choose one of ['digits:copy', 'digits:reverse', "
+                            "'digits:sort', 'numbers:zh2num', 'numbers:num2zh'].")
+    with pytest.raises(ValueError):
+        pair_source("numbers:copy")  # a task of the other family
+    data = pair_source("numbers:zh2num", limit=40)
+    assert len(data.train) + len(data.val) + len(data.test) == 40 and (len(data.val), len(data.test)) == (2, 4)
+    assert data.source == "numbers:zh2num" and data.ids("十二") == [4 + 10 + 10, 4 + 10 + 2]
+    assert data.text([2, 5, 6, 3, 0]) == "12"  # special tokens dropped
+    assert data.encoded("val") == [(data.ids(s), data.ids(t)) for s, t in data.val]
+    text = json.dumps([data.train, data.val, data.test], ensure_ascii=False)
+    assert data.identity == {"data_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
+    assert pair_source("numbers:zh2num", limit=40, seed=1).test != data.test  # the seed fixes the split
+    tiny = pair_source("numbers:num2zh", limit=3)
+    assert (len(tiny.val), len(tiny.test), len(tiny.train)) == (1, 1, 1)  # at least one pair held out each

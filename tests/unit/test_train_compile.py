@@ -76,3 +76,22 @@ def test_a_compiler_error_without_a_message_still_reads_well(monkeypatch, capsys
     model, ids = tiny(), torch.randint(0, 7, (1, 3))
     compile_module.compile_or_eager(model)(ids)
     assert "torch.compile does not work here (RuntimeError: ); continuing without it" in capsys.readouterr().err
+
+
+def test_the_fallback_message_whole_with_the_first_line_cut_at_200_characters(monkeypatch, capsys):
+    calls = []
+
+    def broken_compile(model):
+        def run(x):
+            calls.append("compiled")
+            raise ValueError("  " + "x" * 250 + "\nsecond line")
+        return run
+
+    monkeypatch.setattr(compile_module.torch, "compile", broken_compile)
+    model = torch.nn.Linear(2, 2)
+    forward = compile_module.compile_or_eager(model)
+    x = torch.ones(1, 2)
+    assert torch.equal(forward(x), model(x)) and torch.equal(forward(x), model(x))
+    assert calls == ["compiled"]  # tried once, then the plain model for good
+    assert capsys.readouterr().err == (f"torch.compile does not work here (ValueError: {'x' * 200}); continuing without "
+                                       "it (drop --compile=true to skip this message).\n")

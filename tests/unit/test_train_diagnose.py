@@ -41,3 +41,28 @@ def test_pending_steps_return_every_loss_and_remember_the_last_finite_step():
     with pytest.raises(NonFiniteLoss, match=r"loss became inf at step 3 \(lr 0\.25\).*first: embed\.weight.*at step 2"):
         pending.check(lambda s: lrs.append(s) or 0.25)
     assert lrs == [2]  # the lr that step 3 used: lr_at(step - 1)
+
+
+def test_the_whole_explanation_in_both_languages_with_and_without_a_finite_step_before():
+    from glassformer.messages import speaking
+
+    assert explain_nonfinite(NAMES, 1, math.inf, 0.5, torch.tensor([0.25, 4.0, 1234.5]), None) == (
+        "loss became inf at step 1 (lr 0.5); largest gradient head.weight (norm 1.23e+03). Try a lower lr, "
+        "grad_clip=1.0, or a longer warmup.")
+    with speaking("zh"):
+        assert explain_nonfinite(NAMES, 4, math.nan, 0.01, torch.tensor([math.nan, 1.0, 1.0]),
+                                 (3, torch.tensor([2.0, 1.0, 1.0]))) == (
+            "第 4 步损失变成了 nan（学习率 0.01）；3 个梯度范数中有 1 个不是有限数（第一个：embed.weight）；在最后一个有限的"
+            "第 3 步：最大的梯度 embed.weight（范数 2）。试试更低的学习率、grad_clip=1.0，或更长的预热。")
+
+
+def test_a_bad_step_after_good_ones_in_the_same_check_names_the_good_one_before_it():
+    pending = PendingSteps(NAMES)
+    pending.add(5, torch.tensor(1.0), torch.tensor([1.0, 7.0, 1.0]), torch.tensor(1.0))
+    pending.add(6, torch.tensor(math.nan), torch.tensor([1.0, 1.0, 8.0]), torch.tensor(1.0))
+    with pytest.raises(NonFiniteLoss) as e:
+        pending.check(lambda s: 0.1)
+    assert str(e.value) == ("loss became nan at step 6 (lr 0.1); largest gradient head.weight (norm 8); at step 5, the "
+                            "last finite one: largest gradient blocks.0.attn.qkv.weight (norm 7). Try a lower lr, "
+                            "grad_clip=1.0, or a longer warmup.")
+    assert isinstance(e.value, RuntimeError)

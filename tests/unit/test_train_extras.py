@@ -115,3 +115,21 @@ def test_noam_schedule_values_from_the_paper():
     assert noam(w - 1, d, w) == pytest.approx((d * w) ** -0.5)  # the peak, at s = warmup
     assert noam(4 * w - 1, d, w) == pytest.approx(0.5 * (d * w) ** -0.5)  # then 1/√s: four times on, half
     assert noam(99, d, w) == pytest.approx(100 * d ** -0.5 * w ** -1.5)  # linear during warmup
+
+
+def test_a_wave_sources_data_are_the_seeded_recipe_and_its_fingerprint_covers_all_four_tensors():
+    import hashlib
+
+    data = waves.wave_source("sine")
+    rng = np.random.default_rng(0)  # DATA_SEED: train first, then val, from one stream
+    train, val = waves.make(5000, rng), waves.make(1000, rng)
+    assert torch.equal(data.x_train[..., 0], torch.tensor(train.x, dtype=torch.float32))
+    assert torch.equal(data.y_val[..., 0], torch.tensor(val.y, dtype=torch.float32))
+    assert data.x_train.dtype == torch.float32 and data.source == "sine" and data.tokenizer is None
+    h = hashlib.sha256()
+    for t in (data.x_train, data.y_train, data.x_val, data.y_val):
+        h.update(t.numpy().tobytes())
+    assert data.identity == {"data_sha256": h.hexdigest()}
+    with pytest.raises(ValueError) as e:
+        waves.wave_source("cosine")
+    assert str(e.value) == "unknown numeric source 'cosine'; choose one of ['sine', 'sine:forecast']."

@@ -102,3 +102,38 @@ def test_fused_adamw_matches_adamw_written_out():
             for n, p in model.named_parameters():
                 assert (p - ref[n]).abs().max() <= 1e-6, (t, n)
                 p.copy_(ref[n])
+
+
+def test_the_optimizer_takes_every_setting_of_the_config_and_set_lr_moves_both_groups():
+    from types import SimpleNamespace
+
+    from glassformer.train.optim import set_lr
+
+    model = nn.Sequential(nn.Embedding(4, 3), nn.Linear(3, 2), nn.LayerNorm(2))
+    model[1].weight.requires_grad_(False)  # a frozen weight is in neither group
+    assert split_decay(model) == ([], ["0.weight", "1.bias", "2.weight", "2.bias"])
+    model[1].weight.requires_grad_(True)
+    cfg = SimpleNamespace(weight_decay=0.25, lr=0.003, beta1=0.8, beta2=0.95, device="cpu")
+    opt = build_optimizer(model, cfg)
+    decay, rest = opt.param_groups
+    assert [p is model[1].weight for p in decay["params"]] == [True] and decay["weight_decay"] == 0.25
+    assert len(rest["params"]) == 4 and rest["weight_decay"] == 0.0
+    for group in opt.param_groups:
+        assert group["lr"] == 0.003 and group["betas"] == (0.8, 0.95) and group["fused"] is True
+    assert isinstance(opt, torch.optim.AdamW)
+    set_lr(opt, 0.5)
+    assert [g["lr"] for g in opt.param_groups] == [0.5, 0.5]
+    meta = build_optimizer(model, SimpleNamespace(**{**vars(cfg), "device": "meta"}))
+    assert not meta.param_groups[0]["fused"]  # only the CPU and CUDA have the fused kernel
+
+
+def test_unused_parameters_count_as_norm_zero_and_clipping_skips_them():
+    a, b = nn.Parameter(torch.ones(2)), nn.Parameter(torch.ones(3))
+    a.grad = torch.tensor([3.0, 4.0])
+    norms = grad_norms([a, b])
+    assert norms.tolist() == [5.0, 0.0]
+    total = clip_global_norm([a, b], norms, 1.0)
+    assert total.item() == 5.0 and a.grad.tolist() == pytest.approx([0.6, 0.8]) and b.grad is None
+    a.grad = torch.tensor([0.3, 0.4])
+    assert clip_global_norm([a], grad_norms([a]), 1.0).item() == pytest.approx(0.5)
+    assert a.grad.tolist() == pytest.approx([0.3, 0.4])  # under the bound: untouched

@@ -111,17 +111,19 @@ def _apply_weights(model: nn.Module, tensors: dict[str, torch.Tensor], path) -> 
         missing, unexpected = model.load_state_dict(tensors, strict=False)
     except RuntimeError as e:  # a shape that differs from the model's
         raise DamagedFile(t("error.checkpoint.shape", path=path, detail=_first_line(e))) from None
-    tied = {n for n in missing if _is_tied(model, n)}
+    loaded = set(tensors)  # a tied name counts as restored only if its twin was in the file
+    tied = {n for n in missing if _is_tied(model, n, among=loaded)}
     if set(missing) - tied or unexpected:
         raise DamagedFile(t("error.checkpoint.names", path=path, missing=sorted(set(missing) - tied),
                             unexpected=sorted(unexpected)))
 
 
-def _is_tied(model: nn.Module, name: str) -> bool:
-    """Is parameter `name` the same tensor as another, differently named one (a tied weight)?"""
+def _is_tied(model: nn.Module, name: str, among: set[str] | None = None) -> bool:
+    """Is parameter `name` the same tensor as another, differently named one (a tied weight)?
+    among: only twins with these names count (the names a weights file holds)."""
     params = dict(model.named_parameters(remove_duplicate=False))
     p = params.get(name)
-    return p is not None and any(q is p for n, q in params.items() if n != name)
+    return p is not None and any(q is p for n, q in params.items() if n != name and (among is None or n in among))
 
 
 def read_state(path: str | os.PathLike) -> dict[str, Any]:

@@ -137,3 +137,14 @@ def test_grads_html_before_any_check_says_what_to_do_in_both_languages():
         assert grads_html(monitor()) == ('<div style="color: #555; font-size: 12px">GradientMonitor：还没有检查过。'
                                          "先调用 loss.backward()，再调用 monitor.check()（或使用 "
                                          "inspect.gradient_flow(model, ids)）。</div>")
+
+
+def test_grads_html_bars_span_8_to_100_px_even_when_norms_differ_by_less_than_ten_times():
+    page = grads_html(monitor(grad_row("a", "embed", 1.0, 1.0, 1.0, "ok"), grad_row("b", "embed", 2.0, 1.0, 1.0, "ok")))
+    assert bar(8, "1.00e+00") in page and bar(100, "2.00e+00") in page
+
+
+def test_grads_html_with_no_finite_norm_at_all_draws_no_bar():
+    page = grads_html(monitor(grad_row("a", "embed", None, None, None, "no grad"),
+                              grad_row("b", "embed", float("inf"), None, None, "nan/inf")))
+    assert td("—") in page and td("inf") in page and "<span style=\"display" not in page

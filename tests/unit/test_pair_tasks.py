@@ -141,6 +141,7 @@ def test_chinese_number_refusals_word_for_word():
         "1二": "'1二' is not Chinese number words: '1' is neither a digit (零一二三四五六七八九) nor a unit (十百千万).",
         "": "'' is not a number written the standard way.",
         "九千九千万": "'九千九千万' is not a number written the standard way.",
+        "五千五千万": "'五千五千万' is not a number written the standard way.",  # exactly 10⁸
         "一十万": "'一十万' is not a number written the standard way (that would be '十万').",
         "二十零": "'二十零' is not a number written the standard way (that would be '二十').",
     }

@@ -204,3 +204,27 @@ def test_every_choice_whole_and_each_refusal_word_for_word():
         with pytest.raises(ValueError) as caught:
             choose_tokenizer(**kwargs)
         assert str(caught.value) == message
+
+
+def test_the_hash_pass_counts_characters_cut_between_blocks_and_finds_a_bad_byte_in_a_later_block(tmp_path,
+                                                                                                   monkeypatch):
+    """With 3-byte blocks every multi-byte character is cut somewhere; the character count, the
+    sha256 and the offset of a bad byte (after a cut character) must not notice."""
+    monkeypatch.setattr(stream, "HASH_BLOCK", 3)
+    good = tmp_path / "good.txt"
+    data = "ab é世界\r\n👍".encode("utf-8")
+    good.write_bytes(data)
+    assert stream.file_sha256(good) == (hashlib.sha256(data).hexdigest(), 9)
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"ab\xc3\xa9\xffcd")  # é cut by the first block; 0xff at offset 4
+    with pytest.raises(ValueError) as caught:
+        stream.file_sha256(bad)
+    assert str(caught.value).startswith(f"{bad} is not UTF-8 text (byte 0xff at offset 4 is not valid UTF-8)")
+    bad.write_bytes(b"abcd\xe4\xb8")  # the file ends inside 世: the cut starts at offset 4
+    with pytest.raises(ValueError) as caught:
+        stream.file_sha256(bad)
+    assert str(caught.value).startswith(f"{bad} is not UTF-8 text (byte 0xe4 at offset 4 is not valid UTF-8)")
+    (tmp_path / "empty.txt").write_bytes(b"")
+    assert stream.file_sha256(tmp_path / "empty.txt") == (hashlib.sha256(b"").hexdigest(), 0)
+    assert list(stream.read_str("abcde", 2)) == ["ab", "cd", "e"] and list(stream.read_str("abc")) == ["abc"]
+    assert list(stream.read_file(good)) == [data.decode("utf-8")]

@@ -221,3 +221,52 @@ def test_a_package_that_verifies_but_cannot_be_read_and_each_checksum_refusal_wh
     assert str(caught.value) == f"cannot read {deb} (not a .deb (ar) archive); delete it to download it again"
     assert isinstance(caught.value.__cause__, ValueError)
     assert not (cache / "sources").exists()
+
+
+@pytest.mark.parametrize("code, saved, stdout, stderr, said", [
+    (100, False, "", "E: first\nW: detail\nE: second\n", "E: first / E: second"),
+    (100, False, "", "", "no output"),
+    (0, False, "Reading package lists\nnothing fetched\n", "", "nothing fetched"),
+    (1, True, "Get:1 fortunes-zh", "interrupted", "Get:1 fortunes-zh"),
+])
+def test_a_failed_apt_get_is_quoted_whole_with_what_to_do_instead(tmp_path, monkeypatch, capsys, code, saved,
+                                                                   stdout, stderr, said):
+    """apt-get's E: lines (all, joined), else its last line, else "no output"; a non-zero exit is a
+    failure even with a package saved; it runs in a temporary folder beside downloads/."""
+    calls = []
+
+    def apt_get(cmd, cwd, **kwargs):
+        calls.append((cwd, kwargs))
+        if saved:
+            fake_deb(Path(cwd) / "fortunes-zh_2.98_all.deb")
+        return subprocess.CompletedProcess(cmd, code, stdout, stderr)
+
+    monkeypatch.setattr(chinese.subprocess, "run", apt_get)
+    with pytest.raises(CorpusUnavailable) as caught:
+        load_text("zh-poems", cache_dir=tmp_path)
+    folder = tmp_path / "downloads"
+    instead = (f"Put fortunes-zh_2.98_all.deb (from any Debian mirror, pool/main/f/fortune-zh/) into {folder}, or "
+               "train on a local UTF-8 text with source 'file:PATH' (e.g. `glassformer data prepare "
+               "file:/path/to/poems.txt`).")
+    assert str(caught.value) == (f"could not download fortunes-zh=2.98 with apt-get (it said: {said}). If apt-get "
+                                 f"cannot find the package, run `apt-get update` first. {instead}")
+    ((cwd, kwargs),) = calls
+    assert kwargs == {"capture_output": True, "text": True}
+    assert Path(cwd).parent == folder and Path(cwd).name.startswith(".apt-")
+    assert capsys.readouterr().err == f"downloading fortunes-zh 2.98 (once) into {folder} ...\n"
+    assert list(folder.iterdir()) == []
+
+
+def test_no_apt_get_is_said_whole(tmp_path, monkeypatch):
+    def missing(cmd, **kwargs):
+        raise FileNotFoundError(cmd[0])
+
+    monkeypatch.setattr(chinese.subprocess, "run", missing)
+    with pytest.raises(CorpusUnavailable) as caught:
+        load_text("zh-poems", cache_dir=tmp_path / "c")
+    folder = tmp_path / "c" / "downloads"
+    assert str(caught.value) == (
+        "zh-poems is fetched with apt-get, which this system does not have (it is not Debian or Ubuntu). Put "
+        f"fortunes-zh_2.98_all.deb (from any Debian mirror, pool/main/f/fortune-zh/) into {folder}, or train on a "
+        "local UTF-8 text with source 'file:PATH' (e.g. `glassformer data prepare file:/path/to/poems.txt`).")
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__

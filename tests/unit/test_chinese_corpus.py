@@ -270,3 +270,20 @@ def test_no_apt_get_is_said_whole(tmp_path, monkeypatch):
         f"fortunes-zh_2.98_all.deb (from any Debian mirror, pool/main/f/fortune-zh/) into {folder}, or train on a "
         "local UTF-8 text with source 'file:PATH' (e.g. `glassformer data prepare file:/path/to/poems.txt`).")
     assert caught.value.__cause__ is None and caught.value.__suppress_context__
+
+
+def test_a_package_without_the_poems_names_both_files_in_order_and_skips_directories(tmp_path):
+    deb = fake_deb(tmp_path / "x.deb", {"./usr/share/doc/fortunes-zh/copyright": "GPL-3+"})
+    with pytest.raises(ValueError) as caught:
+        chinese.build_text(deb)
+    assert str(caught.value) == "the package has no usr/share/games/fortunes/tang300, usr/share/games/fortunes/song100"
+    files = {"usr/share/games/fortunes/tang300": "甲\n%\n", "./usr/share/games/fortunes/song100": "乙"}  # no ./ too
+    assert chinese.build_text(fake_deb(tmp_path / "y.deb", files)) == "甲\n\n乙\n"
+
+
+def test_a_cached_text_of_other_bytes_is_rebuilt_from_the_package(cache_with_fake_deb):
+    text = cache_with_fake_deb / "sources" / "zh-poems.txt"
+    text.parent.mkdir()
+    text.write_text("edited by hand", encoding="utf-8")
+    assert load_text("zh-poems", cache_dir=cache_with_fake_deb) == EXPECTED
+    assert text.read_bytes() == EXPECTED.encode("utf-8")

@@ -148,7 +148,12 @@ def test_word_tokenizer_refusals_whole():
     assert tok.pad([4, 4], 2) == [4, 4] and tok.pad([], 1) == [0]
 
 
-def test_word_show_work_dicts_and_repr_keep_the_segmenter():
+def test_word_show_work_dicts_and_repr_keep_the_segmenter(monkeypatch):
+    from types import SimpleNamespace
+
+    from glassformer.text import segment
+
+    monkeypatch.setattr(segment, "_jieba", lambda: SimpleNamespace(cut=str.split))  # loading jieba takes 2 s
     tok = WordTokenizer.from_chunks(["b a ", "c"])
     assert tok.segment == "whitespace" and tok.words == ["a", "b", "c"]
     assert WordTokenizer.from_text("x y").segment == "whitespace"

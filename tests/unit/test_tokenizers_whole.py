@@ -167,3 +167,18 @@ def test_word_show_work_dicts_and_repr_keep_the_segmenter(monkeypatch):
     assert repr(tok) == "WordTokenizer(vocab_size=7, segment='whitespace')"
     assert WordTokenizer.from_dict({"words": ["a"], "segment": "jieba"}).segment == "jieba"
     assert tok.decode([4, 3, 5], skip_special=True) == "a b" and tok.decode([4, 3, 5]) == "a <EOS> b"
+
+
+def test_only_a_class_that_names_its_own_kind_is_registered(monkeypatch):
+    monkeypatch.setattr(tokenizers, "TOKENIZER_KINDS", dict(tokenizers.TOKENIZER_KINDS))
+
+    class Tweaked(CharTokenizer):  # inherits kind "char": must not take CharTokenizer's place
+        pass
+
+    class Own(CharTokenizer):
+        kind = "test-own"
+
+    assert tokenizers.TOKENIZER_KINDS["char"] is CharTokenizer and tokenizers.TOKENIZER_KINDS["test-own"] is Own
+    assert Tweaked not in tokenizers.TOKENIZER_KINDS.values()
+    ids = WordTokenizer(["a"]).encode_array("a b a")  # the default encode_array
+    assert ids.dtype == np.int64 and ids.tolist() == [4, 1, 4]

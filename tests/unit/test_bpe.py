@@ -220,6 +220,7 @@ def test_show_work_to_dict_repr_and_refusals_whole():
     assert repr(tok) == "BPETokenizer(vocab_size=258)"
     assert repr(HFBPETokenizer([(97, 98)])) == "HFBPETokenizer(vocab_size=257)"
     assert tok.encode_array("ab").dtype == np.int64 and tok.encode_array("ab").tolist() == [256]
+    assert tok.encode_array("").dtype == np.int64  # no ids: still int64, not float64
     with pytest.raises(ValueError) as caught:
         BPETokenizer.from_dict({"pattern": "x", "merges": []})
     assert str(caught.value) == ("this BPE tokenizer was saved with a different pre-tokenization pattern; "

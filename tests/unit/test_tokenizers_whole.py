@@ -182,3 +182,4 @@ def test_only_a_class_that_names_its_own_kind_is_registered(monkeypatch):
     assert Tweaked not in tokenizers.TOKENIZER_KINDS.values()
     ids = WordTokenizer(["a"]).encode_array("a b a")  # the default encode_array
     assert ids.dtype == np.int64 and ids.tolist() == [4, 1, 4]
+    assert WordTokenizer(["a"]).encode_array("").dtype == np.int64  # no ids: still int64, not float64

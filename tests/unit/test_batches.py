@@ -53,3 +53,14 @@ def test_too_short():
     assert x.tolist() == [list(range(7))] * 2 and y.tolist() == [list(range(1, 8))] * 2  # one window fits
     with pytest.raises(ValueError, match="block_size \\+ 1 = 9"):
         get_batch(data, 2, 8, torch.Generator())
+
+
+def test_the_refusal_whole_and_the_tensors_contiguous_on_the_asked_device():
+    data = np.arange(8, dtype=np.uint16)
+    with pytest.raises(ValueError) as caught:
+        get_batch(data, 2, 8, torch.Generator())
+    assert str(caught.value) == ("data has 8 tokens but a window needs block_size + 1 = 9; use a longer corpus or a "
+                                 "smaller block_size")
+    x, y = get_batch(data, 3, 4, torch.Generator().manual_seed(0), device=torch.device("cpu"))
+    assert x.is_contiguous() and y.is_contiguous() and x.device.type == y.device.type == "cpu"
+    assert x.stride() == y.stride() == (4, 1)

@@ -3,6 +3,7 @@ backends (ours and the Hugging Face library) giving identical ids on any text.""
 
 import json
 
+import numpy as np
 import pytest
 import tokenizers as hf
 from hypothesis import given, settings
@@ -199,3 +200,77 @@ def test_load_refuses_another_pattern(tmp_path):
     path.write_text(json.dumps({"kind": "bpe", "pattern": r"\w+|\W", "merges": []}))
     with pytest.raises(ValueError, match="different pre-tokenization pattern"):
         load_tokenizer(path)
+
+
+def test_show_work_to_dict_repr_and_refusals_whole():
+    """show_work's every field and step (as worked by hand above), the saved dict, both reprs, and
+    the constructor's and from_dict's refusals word for word."""
+    tok = BPETokenizer([(97, 98), (32, 256)])
+    step = {"pair": (97, 98), "as_text": ("a", "b"), "rank": 0, "new_id": 256}
+    assert tok.show_work("ab abc") == {
+        "tokenizer": "bpe", "text": "ab abc", "pattern": PATTERN, "pieces": ["ab", " abc"],
+        "bytes": [[97, 98], [32, 97, 98, 99]],
+        "merges": [{"piece": 0, "piece_text": "ab", **step, "result": [256]},
+                   {"piece": 1, "piece_text": " abc", **step, "result": [32, 256, 99]},
+                   {"piece": 1, "piece_text": " abc", "pair": (32, 256), "as_text": (" ", "ab"), "rank": 1,
+                    "new_id": 257, "result": [257, 99]}],
+        "ids": [256, 257, 99], "tokens": ["ab", " ab", "c"], "decoded": "ab abc", "vocab_size": 258}
+    assert tok.to_dict() == {"pattern": PATTERN, "merges": [[97, 98], [32, 256]], "tokens": {"256": "ab", "257": " ab"}}
+    assert BPETokenizer.from_dict({"merges": [[97, 98]]}).merges == [(97, 98)]  # a file without its pattern
+    assert repr(tok) == "BPETokenizer(vocab_size=258)"
+    assert repr(HFBPETokenizer([(97, 98)])) == "HFBPETokenizer(vocab_size=257)"
+    assert tok.encode_array("ab").dtype == np.int64 and tok.encode_array("ab").tolist() == [256]
+    assert tok.encode_array("").dtype == np.int64  # no ids: still int64, not float64
+    with pytest.raises(ValueError) as caught:
+        BPETokenizer.from_dict({"pattern": "x", "merges": []})
+    assert str(caught.value) == ("this BPE tokenizer was saved with a different pre-tokenization pattern; "
+                                 "re-prepare the data with this version of glassformer")
+    with pytest.raises(ValueError) as caught:
+        BPETokenizer([(97, 98), (258, 97)])
+    assert str(caught.value) == ("merge 1 = (258, 97) uses an id that does not exist yet (ids so far: 0..256); "
+                                 "merges must be in learned order")
+    with pytest.raises(ValueError) as caught:
+        BPETokenizer([(97, 98), (97, 98)])
+    assert str(caught.value) == "two merges make the same bytes; a BPE vocabulary needs one id per token"
+
+
+def test_train_bpe_edges_and_its_refusal_whole():
+    """vocab_size 256 learns nothing; 255 is refused word for word; a pair seen twice in one piece
+    counts twice; counts move from merged pairs (aaaa: (a,a) three times, then (aa,aa) once)."""
+    assert train_bpe({"abab": 1}, 256) == []
+    assert train_bpe({"abab": 1}, 300) == [(97, 98)]  # (a,b) twice in one piece; then (ab,ab) once: stop
+    assert train_bpe({"aaaa": 2}, 300) == [(97, 97), (256, 256)]
+    assert train_bpe({"ab": 1, "abc": 1}, 300) == [(97, 98)]
+    # merging (a,b) in "xyab" takes (x,y) down to 1 and back to 2: it must not be forgotten at 1
+    assert train_bpe({"ab": 3, "xyab": 1, "xy": 1}, 300) == [(97, 98), (120, 121)]
+    with pytest.raises(ValueError) as caught:
+        train_bpe({"ab": 2}, 255)
+    assert str(caught.value) == ("vocab_size=255 is below 256: byte-level BPE starts from all 256 byte values; ask "
+                                 "for 256 or more (e.g. 512)")
+
+
+def test_the_byte_table_is_built_by_gpt2s_rule_when_called():
+    """_byte_to_char called now (not only at import, which mutation testing cannot see): bytes whose
+    Latin-1 character is printable (! to ~, ¡ to ¬, ® to ÿ) keep it; the other 68 bytes, in byte
+    order, become U+0100, U+0101, ... (so a space is Ġ = U+0120, byte 32 being the 33rd such byte)."""
+    from glassformer.text.bpe_hf import _byte_to_char
+
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    others = [b for b in range(256) if b not in printable]
+    expected = {**{b: chr(b) for b in printable}, **{b: chr(256 + n) for n, b in enumerate(others)}}
+    assert len(others) == 68 and _byte_to_char() == [expected[b] for b in range(256)] == BYTE_TO_CHAR
+
+
+def test_the_library_backend_arrays_and_its_own_decoder():
+    tok = HFBPETokenizer([(97, 98), (32, 256)])
+    ids = tok.encode_array("ab ab abab 中")
+    assert ids.dtype == np.int64 and ids.tolist() == tok.encode("ab ab abab 中") == [256, 257, 257, 256, 32, 0xE4,
+                                                                                      0xB8, 0xAD]
+    assert tok.encode_array("").dtype == np.int64 and tok.encode_array("").tolist() == []
+    assert tok.hf.decode(ids.tolist()) == "ab ab abab 中"  # the library's own pipeline, both ways
+
+
+def test_safe_cut_at_the_first_and_last_possible_places():
+    assert safe_cut("a b") == 1 and safe_cut("a ") == 1  # p = 1, the smallest cut there is
+    assert safe_cut("ab\n") == 2 and safe_cut(" ") == 0 and safe_cut("a") == 0
+    assert BPETokenizer.safe_cut("ab cd") == 2

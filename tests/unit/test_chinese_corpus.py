@@ -194,3 +194,96 @@ def test_real_package_bytes(tmp_path, monkeypatch):
     monkeypatch.setattr(chinese.subprocess, "run", lambda *a, **k: pytest.fail("network used on a warm cache"))
     data = prepare("zh-poems", cache_dir=cache)
     assert data.meta["chars"] == len(text) and data.tokenizer.vocab_size == len(set(text))
+
+
+def test_a_package_that_verifies_but_cannot_be_read_and_each_checksum_refusal_whole(cache_with_fake_deb,
+                                                                                      monkeypatch):
+    """The three refusals of a cached package, word for word: its own sha256, a package whose checksum
+    matches but whose archive is not a .deb (named, with the reader's reason), the text's sha256."""
+    cache = cache_with_fake_deb
+    deb = cache / "downloads" / chinese.DEB_FILE
+    got = hashlib.sha256(deb.read_bytes()).hexdigest()
+    monkeypatch.setattr(chinese, "DEB_SHA256", "0" * 64)
+    with pytest.raises(CorpusUnavailable) as caught:
+        load_text("zh-poems", cache_dir=cache)
+    assert str(caught.value) == (f"{deb} has sha256 {got}, expected {'0' * 64} (fortunes-zh 2.98); delete it to "
+                                 "download it again")
+    monkeypatch.setattr(chinese, "DEB_SHA256", got)
+    monkeypatch.setattr(chinese, "ZH_POEMS_SHA256", "f" * 64)
+    with pytest.raises(CorpusUnavailable) as caught:
+        load_text("zh-poems", cache_dir=cache)
+    assert str(caught.value) == (f"the zh-poems text built from {deb} has sha256 {sha256_text(EXPECTED)}, expected "
+                                 f"{'f' * 64}; delete that file to download it again, or pass file:PATH")
+    deb.write_bytes(b"PK\x03\x04 a zip, not a deb")
+    monkeypatch.setattr(chinese, "DEB_SHA256", hashlib.sha256(deb.read_bytes()).hexdigest())
+    with pytest.raises(CorpusUnavailable) as caught:
+        load_text("zh-poems", cache_dir=cache)
+    assert str(caught.value) == f"cannot read {deb} (not a .deb (ar) archive); delete it to download it again"
+    assert isinstance(caught.value.__cause__, ValueError)
+    assert not (cache / "sources").exists()
+
+
+@pytest.mark.parametrize("code, saved, stdout, stderr, said", [
+    (100, False, "", "E: first\nW: detail\nE: second\n", "E: first / E: second"),
+    (100, False, "", "", "no output"),
+    (0, False, "Reading package lists\nnothing fetched\n", "", "nothing fetched"),
+    (1, True, "Get:1 fortunes-zh", "interrupted", "Get:1 fortunes-zh"),
+])
+def test_a_failed_apt_get_is_quoted_whole_with_what_to_do_instead(tmp_path, monkeypatch, capsys, code, saved,
+                                                                   stdout, stderr, said):
+    """apt-get's E: lines (all, joined), else its last line, else "no output"; a non-zero exit is a
+    failure even with a package saved; it runs in a temporary folder beside downloads/."""
+    calls = []
+
+    def apt_get(cmd, cwd, **kwargs):
+        calls.append((cwd, kwargs))
+        if saved:
+            fake_deb(Path(cwd) / "fortunes-zh_2.98_all.deb")
+        return subprocess.CompletedProcess(cmd, code, stdout, stderr)
+
+    monkeypatch.setattr(chinese.subprocess, "run", apt_get)
+    with pytest.raises(CorpusUnavailable) as caught:
+        load_text("zh-poems", cache_dir=tmp_path)
+    folder = tmp_path / "downloads"
+    instead = (f"Put fortunes-zh_2.98_all.deb (from any Debian mirror, pool/main/f/fortune-zh/) into {folder}, or "
+               "train on a local UTF-8 text with source 'file:PATH' (e.g. `glassformer data prepare "
+               "file:/path/to/poems.txt`).")
+    assert str(caught.value) == (f"could not download fortunes-zh=2.98 with apt-get (it said: {said}). If apt-get "
+                                 f"cannot find the package, run `apt-get update` first. {instead}")
+    ((cwd, kwargs),) = calls
+    assert kwargs == {"capture_output": True, "text": True}
+    assert Path(cwd).parent == folder and Path(cwd).name.startswith(".apt-")
+    assert capsys.readouterr().err == f"downloading fortunes-zh 2.98 (once) into {folder} ...\n"
+    assert list(folder.iterdir()) == []
+
+
+def test_no_apt_get_is_said_whole(tmp_path, monkeypatch):
+    def missing(cmd, **kwargs):
+        raise FileNotFoundError(cmd[0])
+
+    monkeypatch.setattr(chinese.subprocess, "run", missing)
+    with pytest.raises(CorpusUnavailable) as caught:
+        load_text("zh-poems", cache_dir=tmp_path / "c")
+    folder = tmp_path / "c" / "downloads"
+    assert str(caught.value) == (
+        "zh-poems is fetched with apt-get, which this system does not have (it is not Debian or Ubuntu). Put "
+        f"fortunes-zh_2.98_all.deb (from any Debian mirror, pool/main/f/fortune-zh/) into {folder}, or train on a "
+        "local UTF-8 text with source 'file:PATH' (e.g. `glassformer data prepare file:/path/to/poems.txt`).")
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__
+
+
+def test_a_package_without_the_poems_names_both_files_in_order_and_skips_directories(tmp_path):
+    deb = fake_deb(tmp_path / "x.deb", {"./usr/share/doc/fortunes-zh/copyright": "GPL-3+"})
+    with pytest.raises(ValueError) as caught:
+        chinese.build_text(deb)
+    assert str(caught.value) == "the package has no usr/share/games/fortunes/tang300, usr/share/games/fortunes/song100"
+    files = {"usr/share/games/fortunes/tang300": "甲\n%\n", "./usr/share/games/fortunes/song100": "乙"}  # no ./ too
+    assert chinese.build_text(fake_deb(tmp_path / "y.deb", files)) == "甲\n\n乙\n"
+
+
+def test_a_cached_text_of_other_bytes_is_rebuilt_from_the_package(cache_with_fake_deb):
+    text = cache_with_fake_deb / "sources" / "zh-poems.txt"
+    text.parent.mkdir()
+    text.write_text("edited by hand", encoding="utf-8")
+    assert load_text("zh-poems", cache_dir=cache_with_fake_deb) == EXPECTED
+    assert text.read_bytes() == EXPECTED.encode("utf-8")

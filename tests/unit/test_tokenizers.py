@@ -1,6 +1,7 @@
 """Tokenizers: round trips in several scripts, the unseen-character error, <unk>, save/load, word specials."""
 
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -208,3 +209,16 @@ def test_safe_cuts():
     assert WordTokenizer.safe_cut("ab cd") == 3 and WordTokenizer.safe_cut("ab\ncd\r\n") == 7
     assert WordTokenizer.safe_cut("abc") == 0
     assert Tokenizer.safe_cut("ab cd") == 0  # the default never cuts: right for any tokenizer, just unbounded
+
+
+def test_segment_without_jieba_says_what_to_install_and_jieba_drops_space_pieces(monkeypatch):
+    from glassformer.text import segment
+
+    assert segment.split_words("我爱你 hello  world\n", "jieba") == ["我爱你", "hello", "world"]
+    assert segment.split_words(" a\tb ") == ["a", "b"]  # whitespace: the default
+    assert segment.safe_cut("a b") == 2 and segment.safe_cut(" ") == 1 and segment.safe_cut("") == 0
+    monkeypatch.setitem(sys.modules, "jieba", None)  # as if not installed: `import jieba` raises ImportError
+    with pytest.raises(ImportError) as caught:
+        segment.split_words("我爱你", "jieba")
+    assert str(caught.value) == "segment='jieba' needs the jieba package: pip install 'jieba>=0.42'"
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__

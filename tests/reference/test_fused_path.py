@@ -67,3 +67,15 @@ def test_whole_model_fused_equals_glass(model_cls, extra, position):
     ids = torch.randint(1, 17, (B, T))
     ids[0, -2:] = 0  # harmless for GPT (no pad_id), padding for the Encoder
     assert_matches(lambda: fused(ids), lambda: glass(ids), (), atol=1e-10, grad=False)
+
+
+def test_a_module_built_without_attention_is_on_the_glass_path_and_says_so():
+    """The default of `MultiHeadAttention(attention=...)` is the hand-written path, named "glass" exactly:
+    the name `set_attention`, the attention views and the explorer compare with (a default of "GLASS"
+    computes the same but is taken for another path by all of them: sample H, 30 Nov)."""
+    torch.manual_seed(0)
+    default, glass = MultiHeadAttention(8, 2), MultiHeadAttention(8, 2, attention="glass")
+    glass.load_state_dict(default.state_dict())
+    assert (default.attention, default.style) == ("glass", "packed")
+    x = torch.randn(2, 5, 8)  # (B, T, C)
+    assert torch.equal(default(x, causal_mask(5)), glass(x, causal_mask(5)))

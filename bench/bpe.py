@@ -40,7 +40,7 @@ def library_alone(tok: HFBPETokenizer, text: str) -> np.ndarray:
     while start < len(text):
         end = start + PART_CHARS
         cut = tok.safe_cut(text[start:end]) if end < len(text) else 0
-        parts.append(text[start:start + (cut or PART_CHARS)])
+        parts.append(text[start : start + (cut or PART_CHARS)])
         start += cut or PART_CHARS
     batch = tok.hf.encode_batch_fast(parts, add_special_tokens=False)
     return np.fromiter(chain.from_iterable(e.ids for e in batch), dtype=np.int64)  # (N,)
@@ -51,7 +51,7 @@ def pipeline_distinct(tok: HFBPETokenizer, text: str) -> np.ndarray:
     pieces = pretokenize(text)
     distinct = list(dict.fromkeys(pieces))
     encoded = tok.hf.encode_batch_fast(distinct, add_special_tokens=False)
-    ids_of = dict(zip(distinct, (e.ids for e in encoded)))
+    ids_of = dict(zip(distinct, (e.ids for e in encoded), strict=False))
     return np.fromiter(chain.from_iterable(map(ids_of.__getitem__, pieces)), dtype=np.int64)  # (N,)
 
 
@@ -71,8 +71,10 @@ def main() -> None:
     text = load_text("shakespeare", args.cache_dir)
     t0 = time.perf_counter()
     merges = BPETokenizer.from_text(text, args.vocab_size).merges
-    print(f"corpus      shakespeare, {len(text):,} chars; {len(pretokenize(text)):,} pieces, "
-          f"{len(set(pretokenize(text))):,} distinct")
+    print(
+        f"corpus      shakespeare, {len(text):,} chars; {len(pretokenize(text)):,} pieces, "
+        f"{len(set(pretokenize(text))):,} distinct"
+    )
     print(f"train       vocab_size {args.vocab_size} with our trainer: {time.perf_counter() - t0:.1f} s")
 
     contenders = {
@@ -94,19 +96,25 @@ def main() -> None:
         elif not np.array_equal(ids, reference):
             raise SystemExit(f"{name} returned different ids from ours: the benchmark is void")
         medians[name] = statistics.median(times)
-        print(f"{name:22s} median {medians[name]:6.2f} s  ({', '.join(f'{t:.2f}' for t in times)})  "
-              f"{len(text) / medians[name] / 1e6:5.2f} M chars/s  {medians['ours'] / medians[name]:5.1f}x ours")
+        print(
+            f"{name:22s} median {medians[name]:6.2f} s  ({', '.join(f'{t:.2f}' for t in times)})  "
+            f"{len(text) / medians[name] / 1e6:5.2f} M chars/s  {medians['ours'] / medians[name]:5.1f}x ours"
+        )
     print(f"tokens      {len(reference):,} (identical from all)")
     split = HFBPETokenizer(merges).hf.pre_tokenizer
-    for name, cut in {"pre-tokenize, ours (re)": lambda: pretokenize(text),
-                      "pre-tokenize, library": lambda: split.pre_tokenize_str(text)}.items():
+    for name, cut in {
+        "pre-tokenize, ours (re)": lambda: pretokenize(text),
+        "pre-tokenize, library": lambda: split.pre_tokenize_str(text),
+    }.items():
         times = []
         for _ in range(args.reps):
             start = time.perf_counter()
             pieces = cut()
             times.append(time.perf_counter() - start)
-        print(f"{name:22s} median {statistics.median(times):6.2f} s  ({len(pieces):,} pieces; part of the "
-              f"encoders' time, shown alone)")
+        print(
+            f"{name:22s} median {statistics.median(times):6.2f} s  ({len(pieces):,} pieces; part of the "
+            f"encoders' time, shown alone)"
+        )
     ratio = medians["ours"] / medians["hf, as shipped"]
     print(f"goal        hf as shipped >= {GOAL:.0f}x ours: {'met' if ratio >= GOAL else 'NOT met'} ({ratio:.1f}x)")
 

@@ -34,8 +34,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--out", default=f"runs/bench-charlm-{time.strftime('%Y%m%d-%H%M%S')}")
     args = parser.parse_args()
-    overrides = {"max_steps": MARKS[-1], "eval_interval": MARKS[0], "eval_iters": 200,
-                 "threads": args.threads}
+    overrides = {"max_steps": MARKS[-1], "eval_interval": MARKS[0], "eval_iters": 200, "threads": args.threads}
     run = new_run("baby", overrides, source="shakespeare", out=args.out, progress=False)
     check_reference_text()
     start = time.perf_counter()
@@ -53,7 +52,8 @@ def main() -> None:
         "median_tokens_per_s": round(statistics.median(r["tokens_per_s"] for r in logs)),
         "wall_s": round(wall, 1),
         "parameters": run.model.num_params(),
-        "torch": torch.__version__, "threads": torch.get_num_threads() if not args.threads else args.threads,
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads() if not args.threads else args.threads,
         "cpu": platform.processor() or platform.machine(),
         "run_dir": str(run.dir),
     }

@@ -26,8 +26,9 @@ from glassformer.train.optim import build_optimizer
 
 def module_at(commit: str, path: str = "src/glassformer/train/checkpoint.py"):
     """The module `path` as it was at `commit` (read with git show), imported under another name."""
-    source = subprocess.run(["git", "show", f"{commit}:{path}"], capture_output=True, text=True, check=True,
-                            cwd=Path(__file__).parent).stdout
+    source = subprocess.run(
+        ["git", "show", f"{commit}:{path}"], capture_output=True, text=True, check=True, cwd=Path(__file__).parent
+    ).stdout
     file = Path(tempfile.mkdtemp()) / "checkpoint_before.py"
     file.write_text(source)
     spec = importlib.util.spec_from_file_location("checkpoint_before", file)
@@ -66,11 +67,15 @@ def main() -> None:
             module.load_checkpoint(dirs[which], model, optimizer, generator)
             times[f"load {which}"].append(time.perf_counter() - start)
     ms = {k: 1000 * statistics.median(v) for k, v in times.items()}
-    print(f"{args.preset}: {sum(q.numel() for q in model.parameters()):,} parameters, median of {args.reps}"
-          + (", fsync off" if args.no_fsync else ""))
+    print(
+        f"{args.preset}: {sum(q.numel() for q in model.parameters()):,} parameters, median of {args.reps}"
+        + (", fsync off" if args.no_fsync else "")
+    )
     for what in ("save", "load"):
-        print(f"  {what}  before {ms[f'{what} before']:7.1f} ms   after {ms[f'{what} after']:7.1f} ms   "
-              f"x{ms[f'{what} after'] / ms[f'{what} before']:.2f}")
+        print(
+            f"  {what}  before {ms[f'{what} before']:7.1f} ms   after {ms[f'{what} after']:7.1f} ms   "
+            f"x{ms[f'{what} after'] / ms[f'{what} before']:.2f}"
+        )
 
 
 if __name__ == "__main__":

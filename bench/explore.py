@@ -120,12 +120,14 @@ def measure(ex: Explorer, conn: http.client.HTTPConnection, args) -> None:
             times["forward (T tokens)"].append(timed(lambda: ex.model(x)))
             cache = ex.model.new_cache(1)
             ex.model(x[:, : T // 2], cache=cache)
-            times["forward (1 token, cached)"].append(timed(lambda: ex.model(x[:, T // 2: T // 2 + 1], cache=cache)))
+            times["forward (1 token, cached)"].append(timed(lambda: ex.model(x[:, T // 2 : T // 2 + 1], cache=cache)))
     size = len(json.dumps(post("analyze", {"ids": ids})))
     fwd = statistics.median(times["forward (T tokens)"])
     step_fwd = statistics.median(times["forward (1 token, cached)"])
-    print(f"# {ex.source}; T = {T} tokens; {args.rounds} rounds; {args.threads} thread(s); "
-          f"analyze answer {size / 1024:.0f} KiB of JSON")
+    print(
+        f"# {ex.source}; T = {T} tokens; {args.rounds} rounds; {args.threads} thread(s); "
+        f"analyze answer {size / 1024:.0f} KiB of JSON"
+    )
     print(f"{'request':<28}{'median ms':>10}{'fastest ms':>11}{'/ forward':>10}  target")
     for name, ts in times.items():
         med = statistics.median(ts)
@@ -134,8 +136,10 @@ def measure(ex: Explorer, conn: http.client.HTTPConnection, args) -> None:
         verdict = "" if target is None else f"<= {target} ms: {'met' if med * 1000 <= target else 'MISSED'}"
         ratio = "" if name.startswith("forward") else f"{med / base:>9.1f}x"
         print(f"{name:<28}{med * 1000:>10.1f}{min(ts) * 1000:>11.1f}{ratio:>10}  {verdict}")
-    print("(/ forward: analyze and the views against one plain forward of T tokens; generate against one "
-          "cached single-token forward)")
+    print(
+        "(/ forward: analyze and the views against one plain forward of T tokens; generate against one "
+        "cached single-token forward)"
+    )
 
 
 if __name__ == "__main__":

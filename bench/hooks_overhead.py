@@ -96,22 +96,29 @@ def main() -> None:
     model = GPT(cfg).eval()
     bare_model = without_hooks(model)
     n_hooks = len(model.hook_names())
-    print(f"baby: {cfg.n_layers} layers, d_model {cfg.d_model}, {n_hooks} hook points, "
-          f"torch {torch.__version__}, threads={torch.get_num_threads()}, {args.rounds} rounds")
+    print(
+        f"baby: {cfg.n_layers} layers, d_model {cfg.d_model}, {n_hooks} hook points, "
+        f"torch {torch.__version__}, threads={torch.get_num_threads()}, {args.rounds} rounds"
+    )
     # The cost measured directly, immune to the noise of a busy machine: one idle hook call
     # against one identity call, times the hook points a forward passes through.
     point, x = HookPoint(), torch.zeros(1)
     idle, identity = per_call_ns(point, x), per_call_ns(lambda t: t, x)
     extra_ms = (idle - identity) * n_hooks / 1e6
-    print(f"direct: idle hook call {idle:.0f} ns, identity call {identity:.0f} ns; "
-          f"× {n_hooks} hook points = {extra_ms * 1e3:.1f} µs per forward")
+    print(
+        f"direct: idle hook call {idle:.0f} ns, identity call {identity:.0f} ns; "
+        f"× {n_hooks} hook points = {extra_ms * 1e3:.1f} µs per forward"
+    )
     train = get_preset("baby").train
     for B, T in ((train.batch_size, train.block_size), (1, 16)):
         ids = torch.randint(0, VOCAB, (B, T))
         (hooked, bare), (fast_hooked, fast_bare) = measure(model, bare_model, ids, args.rounds)
-        print(f"B={B:<3} T={T:<3} median: hooked {hooked * 1e3:8.3f} ms  bare {bare * 1e3:8.3f} ms  "
-              f"ratio {hooked / bare:.4f}   fastest: ratio {fast_hooked / fast_bare:.4f}   "
-              f"direct estimate {1 + extra_ms / (fast_bare * 1e3):.4f}")
+        print(
+            f"B={B:<3} T={T:<3} median: hooked {hooked * 1e3:8.3f} ms  bare {bare * 1e3:8.3f} ms  "
+            f"ratio {hooked / bare:.4f}   fastest: ratio {fast_hooked / fast_bare:.4f}   "
+            f"direct estimate {1 + extra_ms / (fast_bare * 1e3):.4f}"
+        )
+
 
 if __name__ == "__main__":
     main()

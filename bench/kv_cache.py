@@ -37,12 +37,14 @@ def decoding_model(vocab: int, **shape) -> tuple[GPT, torch.Tensor, torch.Tensor
 def cached_steps(model: GPT, prompt: torch.Tensor, token: torch.Tensor, n: int, one_token):
     """A function that prefills the cache with the prompt (B, T0), then runs `one_token(ids, cache)` n
     times with ids (B, 1)."""
+
     def run():
         with torch.no_grad():
             cache = model.new_cache(prompt.size(0))
             model(prompt, cache=cache)
             for _ in range(n):
                 one_token(token, cache)
+
     return run
 
 
@@ -72,6 +74,7 @@ def main() -> None:
                 list(generate_ids(model, prompt, NEW, temperature=0, use_cache=use_cache))
             finally:
                 hook.fns.clear()
+
         return run
 
     list(generate_ids(model, prompt, 20, temperature=0))  # warm-up
@@ -86,10 +89,12 @@ def main() -> None:
         cached = per_token(loop(True))
         via_model = per_token(loop(True, model_step=True))
         uncached = per_token(loop(False))
-        print(f"step alone: model {model_alone:.3f}, decode step {decode_alone:.3f} (8 wide: {floor:.3f})   "
-              f"loops: decode step "
-              f"{cached:.3f}, model step {via_model:.3f}, uncached {uncached:.3f}   "
-              f"uncached / decode step {uncached / cached:.2f}×")
+        print(
+            f"step alone: model {model_alone:.3f}, decode step {decode_alone:.3f} (8 wide: {floor:.3f})   "
+            f"loops: decode step "
+            f"{cached:.3f}, model step {via_model:.3f}, uncached {uncached:.3f}   "
+            f"uncached / decode step {uncached / cached:.2f}×"
+        )
 
 
 if __name__ == "__main__":

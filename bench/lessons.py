@@ -20,7 +20,6 @@ import tempfile
 import time
 from pathlib import Path
 
-
 from glassformer.lab.runner import machine
 from glassformer.lessons import fruit, hello_world, sine
 
@@ -41,11 +40,17 @@ def bench(parts, out: Path) -> list[dict]:
     if "hello-world" in parts:
         r, t = timed(hello_world.run, out=out / "hello")
         leak = r["leak"]
-        rows.append({"run": "glassformer lesson hello-world", "seconds": t,
-                     "final loss (none / causal)": [r["fits"][m].train[-1] for m in ("none", "causal")],
-                     "random-token held-out (none / causal)": [leak.held_out["none"], leak.held_out["causal"]],
-                     "chance ln S": leak.chance, "leak floor ln S / T": leak.leak_floor,
-                     "future gradient (none / causal)": [r["future_gradient"]["none"], r["future_gradient"]["causal"]]})
+        rows.append(
+            {
+                "run": "glassformer lesson hello-world",
+                "seconds": t,
+                "final loss (none / causal)": [r["fits"][m].train[-1] for m in ("none", "causal")],
+                "random-token held-out (none / causal)": [leak.held_out["none"], leak.held_out["causal"]],
+                "chance ln S": leak.chance,
+                "leak floor ln S / T": leak.leak_floor,
+                "future gradient (none / causal)": [r["future_gradient"]["none"], r["future_gradient"]["causal"]],
+            }
+        )
     schedules = []
     if "sine-forecast" in parts:
         schedules.append("noam")
@@ -54,16 +59,29 @@ def bench(parts, out: Path) -> list[dict]:
     for schedule in schedules:
         r, t = timed(sine.run, out=out / f"sine_{schedule}", schedule=schedule)
         fit = r["fit"]
-        rows.append({"run": f"glassformer lesson sine --schedule {schedule}", "seconds": t,
-                     "epochs run": len(fit.val), "best epoch": fit.best_epoch,
-                     "val forecast MSE": r["val_mse"], "baselines": r["baselines"],
-                     "fraction of last-value baseline": r["val_mse"] / r["baselines"]["last value"],
-                     "final train MSE": fit.train[-1]})
+        rows.append(
+            {
+                "run": f"glassformer lesson sine --schedule {schedule}",
+                "seconds": t,
+                "epochs run": len(fit.val),
+                "best epoch": fit.best_epoch,
+                "val forecast MSE": r["val_mse"],
+                "baselines": r["baselines"],
+                "fraction of last-value baseline": r["val_mse"] / r["baselines"]["last value"],
+                "final train MSE": fit.train[-1],
+            }
+        )
     if "sine-tutorial" in parts:
         r, t = timed(sine.run, out=out / "sine_tutorial", task="tutorial")
-        rows.append({"run": "glassformer lesson sine --task tutorial", "seconds": t,
-                     "val MSE": r["val_mse"], **{k: v for k, v in r["reference"].items()},
-                     "model / best possible": r["val_mse"] / r["reference"]["bayes_on_val"]})
+        rows.append(
+            {
+                "run": "glassformer lesson sine --task tutorial",
+                "seconds": t,
+                "val MSE": r["val_mse"],
+                **{k: v for k, v in r["reference"].items()},
+                "model / best possible": r["val_mse"] / r["reference"]["bayes_on_val"],
+            }
+        )
     return rows
 
 

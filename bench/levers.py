@@ -37,6 +37,7 @@ from dataclasses import replace
 
 import torch
 import torch.nn.functional as F
+from kv_cache import cached_steps, decoding_model  # bench/: the script's own folder
 
 import glassformer.nn.attention as attention_module
 from glassformer.config import get_preset
@@ -44,7 +45,6 @@ from glassformer.models import GPT
 from glassformer.models.decode import DecodeStep
 from glassformer.nn.loss import next_token_loss
 from glassformer.nn.masks import check_mask
-from kv_cache import cached_steps, decoding_model  # bench/: the script's own folder
 
 VOCAB = 84
 
@@ -77,8 +77,9 @@ def training_variants(shape: str, batch: int | None, compile_too: bool) -> tuple
         def step():
             original = attention_module.fused_attention, attention_module.attention_scores
             if causal_by_shape:  # the kernel told directly: what a structural "causal" flag would give
-                attention_module.fused_attention = lambda q, k, v, mask, drop, bias: \
-                    F.scaled_dot_product_attention(q, k, v, dropout_p=drop, is_causal=True)
+                attention_module.fused_attention = lambda q, k, v, mask, drop, bias: F.scaled_dot_product_attention(
+                    q, k, v, dropout_p=drop, is_causal=True
+                )
             if old_scores:
                 attention_module.attention_scores = scores_before
             try:
@@ -88,11 +89,16 @@ def training_variants(shape: str, batch: int | None, compile_too: bool) -> tuple
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
+
         return step
 
-    variants = {"before": variant(fused_adamw=False), "fused AdamW": variant(),
-                "no causal check": variant(causal_by_shape=True), "glass path": variant("glass"),
-                "glass, scores before": variant("glass", old_scores=True)}
+    variants = {
+        "before": variant(fused_adamw=False),
+        "fused AdamW": variant(),
+        "no causal check": variant(causal_by_shape=True),
+        "glass path": variant("glass"),
+        "glass, scores before": variant("glass", old_scores=True),
+    }
     if compile_too:
         for attention in ("fused", "glass"):
             step = variant(attention, compiled=True)
@@ -106,7 +112,7 @@ def training_variants(shape: str, batch: int | None, compile_too: bool) -> tuple
 def round_robin(variants: dict, rounds: int, warmup: int) -> dict[str, list[float]]:
     names, times = list(variants), {n: [] for n in variants}
     for r in range(warmup + rounds):
-        for name in (names if r % 2 == 0 else names[::-1]):
+        for name in names if r % 2 == 0 else names[::-1]:
             t0 = time.perf_counter()
             variants[name]()
             if r >= warmup:
@@ -120,13 +126,15 @@ def report(times: dict[str, list[float]], unit: str, scale: float) -> None:
     first = times[next(iter(times))]
     for name, ts in times.items():
         med, low = statistics.median(ts), min(ts)
-        print(f"  {name:<22}{med * scale:>9.3f} {unit} (min {low * scale:8.3f})   before / this: "
-              f"median {statistics.median(first) / med:5.2f}×, min {min(first) / low:5.2f}×")
+        print(
+            f"  {name:<22}{med * scale:>9.3f} {unit} (min {low * scale:8.3f})   before / this: "
+            f"median {statistics.median(first) / med:5.2f}×, min {min(first) / low:5.2f}×"
+        )
 
 
 def with_weight_views(step: DecodeStep, model: GPT) -> DecodeStep:
     """The decode step as it was: x Wᵀ against Wᵀ as a view of the weight, not a row-major copy."""
-    for layer, block in zip(step.layers, model.blocks):
+    for layer, block in zip(step.layers, model.blocks, strict=False):
         layer.w_qkv_t, layer.w_proj_t = block.attn.qkv.weight.t(), block.attn.proj.weight.t()
         layer.w1_t, layer.w2_t = block.ffn.fc1.weight.t(), block.ffn.fc2.weight.t()
     step.head_w_t = model.head.weight.t()
@@ -142,10 +150,12 @@ def decoding_variants(steps: int, batch: int, compile_too: bool) -> dict:
 
     fast = DecodeStep(model)
     views = with_weight_views(DecodeStep(model), model)
-    out = {"model forward": loop(lambda ids, cache: model(ids, cache=cache)),
-           "decode step": loop(fast),
-           "decode step, no_grad": loop(lambda ids, cache: fast.one_token(ids, cache, cache.length)),
-           "decode step, Wᵀ views": loop(views)}
+    out = {
+        "model forward": loop(lambda ids, cache: model(ids, cache=cache)),
+        "decode step": loop(fast),
+        "decode step, no_grad": loop(lambda ids, cache: fast.one_token(ids, cache, cache.length)),
+        "decode step, Wᵀ views": loop(views),
+    }
     if compile_too:  # the step's own code, compiled once for every cache length
         compiled = torch.compile(fast.one_token, dynamic=True)
         t0 = time.perf_counter()
@@ -169,15 +179,20 @@ def main() -> None:
     batch = args.batch or (4 if args.shape == "small" else None)
     if not args.no_train:
         variants, tokens = training_variants(args.shape, batch, args.compile)
-        print(f"training, {args.shape} shape, {tokens} tokens a step, {args.threads} thread(s), "
-              f"median of {args.rounds} rounds")
+        print(
+            f"training, {args.shape} shape, {tokens} tokens a step, {args.threads} thread(s), "
+            f"median of {args.rounds} rounds"
+        )
         report(round_robin(variants, args.rounds, warmup=3), "ms/step", 1e3)
     if not args.no_decode:
         steps = 200
         for batch in (1, 16):
             print(f"decoding, baby shape, batch {batch}, {steps} one-token steps after a 16-token prefill")
-            report(round_robin(decoding_variants(steps, batch, args.compile), max(args.rounds // 2, 5), warmup=1),
-                   "ms/step", 1e3 / steps)
+            report(
+                round_robin(decoding_variants(steps, batch, args.compile), max(args.rounds // 2, 5), warmup=1),
+                "ms/step",
+                1e3 / steps,
+            )
 
 
 if __name__ == "__main__":

@@ -73,9 +73,20 @@ def hf_gpt2(shape: str, max_len: int, device: str):
     hf_logging.set_verbosity_error()
     logging.getLogger("transformers").setLevel(logging.ERROR)
     c = model_config(shape, max_len, "glass")
-    cfg = GPT2Config(vocab_size=VOCAB, n_positions=max_len, n_embd=c.d_model, n_layer=c.n_layers,
-                     n_head=c.n_heads, n_inner=c.d_ff, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0,
-                     bos_token_id=0, eos_token_id=0, pad_token_id=0)
+    cfg = GPT2Config(
+        vocab_size=VOCAB,
+        n_positions=max_len,
+        n_embd=c.d_model,
+        n_layer=c.n_layers,
+        n_head=c.n_heads,
+        n_inner=c.d_ff,
+        resid_pdrop=0.0,
+        embd_pdrop=0.0,
+        attn_pdrop=0.0,
+        bos_token_id=0,
+        eos_token_id=0,
+        pad_token_id=0,
+    )
     return GPT2LMHeadModel(cfg).to(device)
 
 
@@ -109,8 +120,10 @@ def training_contenders(shape: str, device: str, compile_too: bool) -> dict:
                 print(f"[{shape}] compiled the {attention} model in {time.perf_counter() - t0:.0f} s")
                 out[f"{attention}+compile"] = (m, compiled, our_optimizer(m, shape, device))
             except Exception as e:  # noqa: BLE001 - any compiler failure means "skip", said out loud
-                print(f"[skip] {attention}+compile: torch.compile does not work here ({type(e).__name__}: "
-                      f"{str(e).splitlines()[0][:120]})")
+                print(
+                    f"[skip] {attention}+compile: torch.compile does not work here ({type(e).__name__}: "
+                    f"{str(e).splitlines()[0][:120]})"
+                )
     hf = hf_gpt2(shape, T, device)
     out["hf-gpt2"] = (hf, lambda x: hf(x).logits, hf_optimizer(hf, device))
     return out
@@ -125,7 +138,7 @@ def round_robin(contenders: dict, rounds: int, warmup: int, device: str) -> dict
     """Seconds per call of each contender, one call each per round, order reversed every other round."""
     names, times = list(contenders), {n: [] for n in contenders}
     for r in range(warmup + rounds):
-        for name in (names if r % 2 == 0 else names[::-1]):
+        for name in names if r % 2 == 0 else names[::-1]:
             sync(device)
             t0 = time.perf_counter()
             contenders[name]()
@@ -155,17 +168,22 @@ def bench_training(shape: str, device: str, steps: int, warmup: int, compile_too
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
+
         return step
 
     a, b = torch.randn(1024, 1024, device=device), torch.randn(1024, 1024, device=device)
     runs = {n: step_of(fn, opt) for n, (_, fn, opt) in contenders.items()}
     runs[MATMUL] = lambda: a @ b  # the machine's matmul rate, timed in the same rounds (same drift)
     times = round_robin(runs, steps, warmup, device)
-    rows = {MATMUL: {"gflops": 2 * 1024 ** 3 / statistics.median(times.pop(MATMUL)) / 1e9}}
+    rows = {MATMUL: {"gflops": 2 * 1024**3 / statistics.median(times.pop(MATMUL)) / 1e9}}
     for name, ts in times.items():
         ms = statistics.median(ts) * 1000
-        rows[name] = {"ms_per_step": ms, "tokens_per_s": B * T / (ms / 1000),
-                      "ms_min": min(ts) * 1000, "ms_max": max(ts) * 1000}
+        rows[name] = {
+            "ms_per_step": ms,
+            "tokens_per_s": B * T / (ms / 1000),
+            "ms_min": min(ts) * 1000,
+            "ms_max": max(ts) * 1000,
+        }
     return rows
 
 
@@ -193,19 +211,33 @@ def bench_sampling(device: str, rounds: int) -> dict:
         def run():
             out = fn()
             assert out.shape[1] == PROMPT + NEW_TOKENS, (name, out.shape)
+
         return run
 
     contenders = {
         "no-cache": lambda: greedy(glass, prompt, NEW_TOKENS, use_cache=False),
         "kv-cache, model step": lambda: greedy(glass, prompt, NEW_TOKENS, use_cache=True, model_step=True),
         "kv-cache, decode step": lambda: greedy(glass, prompt, NEW_TOKENS, use_cache=True),
-        "hf-generate": lambda: hf.generate(prompt, max_new_tokens=NEW_TOKENS, min_new_tokens=NEW_TOKENS,
-                                           do_sample=False, use_cache=True, pad_token_id=0),
+        "hf-generate": lambda: hf.generate(
+            prompt,
+            max_new_tokens=NEW_TOKENS,
+            min_new_tokens=NEW_TOKENS,
+            do_sample=False,
+            use_cache=True,
+            pad_token_id=0,
+        ),
     }
     times = round_robin({n: check(n, fn) for n, fn in contenders.items()}, rounds, 1, device)
-    return {n: {"s_per_256": statistics.median(t), "ms_per_token": 1000 * statistics.median(t) / NEW_TOKENS,
-                "tokens_per_s": NEW_TOKENS / statistics.median(t), "s_min": min(t), "s_max": max(t)}
-            for n, t in times.items()}
+    return {
+        n: {
+            "s_per_256": statistics.median(t),
+            "ms_per_token": 1000 * statistics.median(t) / NEW_TOKENS,
+            "tokens_per_s": NEW_TOKENS / statistics.median(t),
+            "s_min": min(t),
+            "s_max": max(t),
+        }
+        for n, t in times.items()
+    }
 
 
 def bench_batched_sampling(device: str, rounds: int) -> dict:
@@ -226,19 +258,28 @@ def bench_batched_sampling(device: str, rounds: int) -> dict:
 
     times = round_robin({"16 in one batch": batched, "16 one by one": one_by_one}, rounds, 1, device)
     tokens = N_SAMPLES * NEW_TOKENS
-    return {n: {"s": statistics.median(t), "tokens_per_s": tokens / statistics.median(t),
-                "s_min": min(t), "s_max": max(t)} for n, t in times.items()}
+    return {
+        n: {"s": statistics.median(t), "tokens_per_s": tokens / statistics.median(t), "s_min": min(t), "s_max": max(t)}
+        for n, t in times.items()
+    }
 
 
 # ---- peak memory, one contender per child process ----------------------------------------------
 def peak_memory_child(kind: str, name: str, shape: str, device: str, threads: int) -> float:
     """Run one contender alone in a child process; return its peak memory rise in MiB."""
-    code = ("import sys, json, torch; sys.path.insert(0, 'bench'); import peers;"
-            f"torch.set_num_threads({threads or torch.get_num_threads()});"
-            f"print(json.dumps(peers._peak_in_this_process({kind!r}, {name!r}, {shape!r}, {device!r})))")
+    code = (
+        "import sys, json, torch; sys.path.insert(0, 'bench'); import peers;"
+        f"torch.set_num_threads({threads or torch.get_num_threads()});"
+        f"print(json.dumps(peers._peak_in_this_process({kind!r}, {name!r}, {shape!r}, {device!r})))"
+    )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.dirname(__file__)] + sys.path)}
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    res = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+    )
     if res.returncode != 0:
         return float("nan")
     return float(res.stdout.strip().splitlines()[-1])
@@ -291,7 +332,7 @@ def _peak_in_this_process(kind: str, name: str, shape: str, device: str) -> floa
             m = glass_model("baby", SAMPLE_MAX_LEN, "fused", device).eval()
             greedy(m, prompt, NEW_TOKENS, use_cache=name != "no-cache", model_step=name.endswith("model step"))
     if device == "cuda":
-        return torch.cuda.max_memory_allocated() / 2 ** 20
+        return torch.cuda.max_memory_allocated() / 2**20
     return _rss_mib() - base
 
 
@@ -309,8 +350,12 @@ TARGETS = [  # (what, value from the results, bar, higher is better?)
     ("glass / fused training, small", _train("small", "glass", "vs_fused"), 0.85, True),
     ("decode step ms per token, batch 1", lambda r: r["sampling"]["kv-cache, decode step"]["ms_per_token"], 0.4, False),
     ("decode step vs HF generate", lambda r: r["sampling"]["kv-cache, decode step"]["vs_hf"], 5.0, True),
-    ("16 samples in one batch vs one by one",
-     lambda r: r["batched_sampling"]["16 in one batch"]["vs_one_by_one"], 8.0, True),
+    (
+        "16 samples in one batch vs one by one",
+        lambda r: r["batched_sampling"]["16 in one batch"]["vs_one_by_one"],
+        8.0,
+        True,
+    ),
 ]
 
 
@@ -319,16 +364,22 @@ def print_training(shape: str, res: dict) -> None:
     print(f"\ntraining, {shape} shape, B={B} T={T}, fp32 matmul {res['matmul_gflops']:.1f} GFLOP/s")
     print(f"{'contender':<16}{'ms/step':>9}{'tokens/s':>11}{'vs HF':>8}{'% of matmul peak':>18}{'peak MiB':>10}")
     for name, r in res["training"].items():
-        print(f"{name:<16}{r['ms_per_step']:>9.1f}{r['tokens_per_s']:>11.0f}{r['vs_hf']:>7.2f}×"
-              f"{100 * r['fraction_of_peak']:>17.1f}%{r.get('peak_mib', float('nan')):>10.1f}")
+        print(
+            f"{name:<16}{r['ms_per_step']:>9.1f}{r['tokens_per_s']:>11.0f}{r['vs_hf']:>7.2f}×"
+            f"{100 * r['fraction_of_peak']:>17.1f}%{r.get('peak_mib', float('nan')):>10.1f}"
+        )
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
-    ap.add_argument("--threads", type=int, default=DEFAULT_THREADS,
-                    help=f"torch threads on a CPU (default {DEFAULT_THREADS} like the CLI, glassformer/threads.py; "
-                         "0 = torch's choice)")
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=DEFAULT_THREADS,
+        help=f"torch threads on a CPU (default {DEFAULT_THREADS} like the CLI, glassformer/threads.py; "
+        "0 = torch's choice)",
+    )
     ap.add_argument("--shapes", default="baby,small", help="comma-separated: baby, small")
     ap.add_argument("--steps", type=int, default=30, help="timed training steps per contender")
     ap.add_argument("--warmup", type=int, default=5)
@@ -338,9 +389,12 @@ def main() -> int:
     ap.add_argument("--json", default="bench/peers.json")
     args = ap.parse_args()
     if args.device == "cuda" and not torch.cuda.is_available():
-        print("--device cuda: torch sees no CUDA device here (torch.cuda.is_available() is False; this "
-              f"torch is {torch.__version__}). Run on a machine with a GPU and a CUDA build of torch, "
-              "or drop --device cuda.", file=sys.stderr)
+        print(
+            "--device cuda: torch sees no CUDA device here (torch.cuda.is_available() is False; this "
+            f"torch is {torch.__version__}). Run on a machine with a GPU and a CUDA build of torch, "
+            "or drop --device cuda.",
+            file=sys.stderr,
+        )
         return 2
     shapes = [s.strip() for s in args.shapes.split(",") if s.strip()]
     unknown = [s for s in shapes if s not in SHAPES]
@@ -350,8 +404,13 @@ def main() -> int:
     if args.threads:  # 0: torch's own choice (every core)
         torch.set_num_threads(args.threads)
 
-    result = {"device": args.device, "torch": torch.__version__, "threads": torch.get_num_threads(),
-              "cpu": platform.processor() or platform.machine(), "shapes": {}}
+    result = {
+        "device": args.device,
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads(),
+        "cpu": platform.processor() or platform.machine(),
+        "shapes": {},
+    }
     if args.device == "cuda":
         result["gpu"] = torch.cuda.get_device_name()
     for shape in shapes:
@@ -364,8 +423,13 @@ def main() -> int:
             r["fraction_of_peak"] = r["tokens_per_s"] * fpt / (gflops * 1e9)
             if not args.no_memory:
                 r["peak_mib"] = peak_memory_child("train", name, shape, args.device, args.threads)
-        result["shapes"][shape] = {"batch": SHAPES[shape], "block": get_preset(shape).train.block_size,
-                                   "matmul_gflops": gflops, "flops_per_token": fpt, "training": train}
+        result["shapes"][shape] = {
+            "batch": SHAPES[shape],
+            "block": get_preset(shape).train.block_size,
+            "matmul_gflops": gflops,
+            "flops_per_token": fpt,
+            "training": train,
+        }
         print_training(shape, result["shapes"][shape])
 
     samp = bench_sampling(args.device, args.sample_rounds)
@@ -374,12 +438,16 @@ def main() -> int:
         if not args.no_memory:
             r["peak_mib"] = peak_memory_child("sample", name, "baby", args.device, args.threads)
     result["sampling"] = samp
-    print(f"\nsampling, baby shape, {NEW_TOKENS} new tokens from a {PROMPT}-token prompt, batch 1, greedy, "
-          f"max_len {SAMPLE_MAX_LEN}")
+    print(
+        f"\nsampling, baby shape, {NEW_TOKENS} new tokens from a {PROMPT}-token prompt, batch 1, greedy, "
+        f"max_len {SAMPLE_MAX_LEN}"
+    )
     print(f"{'contender':<24}{'ms/token':>9}{'tokens/s':>11}{'vs HF':>8}{'peak MiB':>10}")
     for name, r in samp.items():
-        print(f"{name:<24}{r['ms_per_token']:>9.3f}{r['tokens_per_s']:>11.0f}{r['vs_hf']:>7.2f}×"
-              f"{r.get('peak_mib', float('nan')):>10.1f}")
+        print(
+            f"{name:<24}{r['ms_per_token']:>9.3f}{r['tokens_per_s']:>11.0f}{r['vs_hf']:>7.2f}×"
+            f"{r.get('peak_mib', float('nan')):>10.1f}"
+        )
 
     batched = bench_batched_sampling(args.device, args.sample_rounds)
     for r in batched.values():

@@ -36,27 +36,33 @@ def main(paths: list[str]) -> int:
         for name in res["training"]:
             rows = [r["shapes"][shape]["training"][name] for r in runs]
             peak = [row["peak_mib"] for row in rows if row.get("peak_mib") == row.get("peak_mib") and "peak_mib" in row]
-            print(f"| {name} | {spread([r['ms_per_step'] for r in rows], '.1f')} "
-                  f"| {spread([r['tokens_per_s'] for r in rows], ',.0f')} "
-                  f"| {spread([r['vs_hf'] for r in rows], '.2f')}× "
-                  f"| {spread([100 * r['fraction_of_peak'] for r in rows], '.0f')}% "
-                  f"| {spread(peak, '.0f') if peak else '–'} |")
+            print(
+                f"| {name} | {spread([r['ms_per_step'] for r in rows], '.1f')} "
+                f"| {spread([r['tokens_per_s'] for r in rows], ',.0f')} "
+                f"| {spread([r['vs_hf'] for r in rows], '.2f')}× "
+                f"| {spread([100 * r['fraction_of_peak'] for r in rows], '.0f')}% "
+                f"| {spread(peak, '.0f') if peak else '–'} |"
+            )
     if "sampling" in first:
         print("\n| sampling contender | ms/token | tokens/s | vs HF |")
         print("|---|---:|---:|---:|")
         for name in first["sampling"]:
             rows = [r["sampling"][name] for r in runs]
-            print(f"| {name} | {spread([r['ms_per_token'] for r in rows], '.3f')} "
-                  f"| {spread([r['tokens_per_s'] for r in rows], ',.0f')} "
-                  f"| {spread([r['vs_hf'] for r in rows], '.2f')}× |")
+            print(
+                f"| {name} | {spread([r['ms_per_token'] for r in rows], '.3f')} "
+                f"| {spread([r['tokens_per_s'] for r in rows], ',.0f')} "
+                f"| {spread([r['vs_hf'] for r in rows], '.2f')}× |"
+            )
     if "batched_sampling" in first:
         print("\n| batched sampling | s | tokens/s | vs one by one |")
         print("|---|---:|---:|---:|")
         for name in first["batched_sampling"]:
             rows = [r["batched_sampling"][name] for r in runs]
-            print(f"| {name} | {spread([r['s'] for r in rows], '.2f')} "
-                  f"| {spread([r['tokens_per_s'] for r in rows], ',.0f')} "
-                  f"| {spread([r['vs_one_by_one'] for r in rows], '.2f')}× |")
+            print(
+                f"| {name} | {spread([r['s'] for r in rows], '.2f')} "
+                f"| {spread([r['tokens_per_s'] for r in rows], ',.0f')} "
+                f"| {spread([r['vs_one_by_one'] for r in rows], '.2f')}× |"
+            )
     print("\n| target | bar | median (range) | met in |")
     print("|---|---:|---:|---:|")
     for what, t in first.get("targets", {}).items():

@@ -42,7 +42,7 @@ def generate(path: Path, size_mb: int, seed: int = 0) -> int:
     with open(path, "wb") as f:
         while written < target:
             idx = rng.choice(len(words), size=400_000, p=zipf / zipf.sum())  # (400000,) word ids
-            lines = [" ".join(words[idx[i:i + 12]]) for i in range(0, len(idx), 12)]
+            lines = [" ".join(words[idx[i : i + 12]]) for i in range(0, len(idx), 12)]
             block = ("\n".join(lines) + "\n").encode("utf-8")[: target - written]
             block = block.decode("utf-8", errors="ignore").encode("utf-8")  # never end mid-character
             f.write(block)
@@ -77,7 +77,9 @@ def main() -> None:
         t0 = time.perf_counter()
         if not text.exists():
             generate(text, args.size_mb)
-        print(f"file        {text} ({text.stat().st_size / 2**20:,.0f} MB, written in {time.perf_counter() - t0:.0f} s)")
+        print(
+            f"file        {text} ({text.stat().st_size / 2**20:,.0f} MB, written in {time.perf_counter() - t0:.0f} s)"
+        )
         base_rss, base_s, base_cpu, _ = run_child("import glassformer.cli as c; c.build_parser()", [])
         print(f"baseline    {base_rss:,.0f} MB peak RSS to import the CLI ({base_s:.1f} s, cpu {base_cpu:.1f} s)")
         cache = work / "cache"
@@ -87,8 +89,10 @@ def main() -> None:
         if code != 0:
             sys.exit(f"prepare failed with exit code {code}")
         mb = text.stat().st_size / 2**20
-        print(f"prepare     {' '.join(args.prepare_args) or '--tokenizer char'}: peak RSS {rss:,.0f} MB, "
-              f"{seconds:.0f} s wall ({mb / seconds:.1f} MB/s), cpu {cpu:.0f} s ({mb / cpu:.1f} MB/s)")
+        print(
+            f"prepare     {' '.join(args.prepare_args) or '--tokenizer char'}: peak RSS {rss:,.0f} MB, "
+            f"{seconds:.0f} s wall ({mb / seconds:.1f} MB/s), cpu {cpu:.0f} s ({mb / cpu:.1f} MB/s)"
+        )
         print(f"load        {os.getloadavg()[0]:.1f} (1-minute load average at the end; {os.cpu_count()} cores)")
         print(f"limit       500 MB: {'met' if rss <= 500 else 'NOT met'}")
     finally:

@@ -34,10 +34,13 @@ def library(pattern: str):
 def main() -> None:
     t0 = time.perf_counter()
     ours_gpt2, lib_gpt2 = regex.compile(GPT2).findall, library(GPT2)
-    differ = [c for c in CODE_POINTS
-              if ours_gpt2(s := "a{0}a 1{0}1 ,{0}, {0} x{0} {0}{0}".format(chr(c))) != lib_gpt2(s)]
-    print(f"GPT-2 pattern: {len(differ):,} of {len(CODE_POINTS):,} code points split differently "
-          f"(Python regex {regex.__version__} vs tokenizers' Oniguruma) [{time.perf_counter() - t0:.0f} s]")
+    differ = [
+        c for c in CODE_POINTS if ours_gpt2(s := "a{0}a 1{0}1 ,{0}, {0} x{0} {0}{0}".format(chr(c))) != lib_gpt2(s)
+    ]
+    print(
+        f"GPT-2 pattern: {len(differ):,} of {len(CODE_POINTS):,} code points split differently "
+        f"(Python regex {regex.__version__} vs tokenizers' Oniguruma) [{time.perf_counter() - t0:.0f} s]"
+    )
     for cls in (r"\p{L}", r"\p{N}", r"\s"):
         python_says = regex.compile(cls).fullmatch
         removed = pre_tokenizers.Split(Regex(cls), behavior="removed")  # a matching character disappears

@@ -31,8 +31,7 @@ def assert_close(name: str, ours: torch.Tensor, ref: torch.Tensor, atol: float) 
     assert ours.dtype == ref.dtype, f"{name}: dtype {ours.dtype} != reference {ref.dtype}"
     ours, ref = ours.detach(), ref.detach()
     nan_o, nan_r = torch.isnan(ours), torch.isnan(ref)
-    assert torch.equal(nan_o, nan_r), (
-        f"{name}: {int((nan_o ^ nan_r).sum())} entries are NaN on one side only")
+    assert torch.equal(nan_o, nan_r), f"{name}: {int((nan_o ^ nan_r).sum())} entries are NaN on one side only"
     diff = torch.where((ours == ref) | nan_o, 0.0, (ours - ref).abs())  # equal infinities differ by 0
     worst = float(diff.max()) if diff.numel() else 0.0
     where = tuple(int(i) for i in np.unravel_index(int(diff.argmax()), diff.shape)) if diff.numel() else ()
@@ -52,14 +51,16 @@ def assert_matches(ours: Callable, reference: Callable, inputs, atol: float, gra
     inputs = _as_tuple(inputs)
 
     def run(fn):
-        xs = [x.detach().clone().requires_grad_(grad and x.is_floating_point()) if torch.is_tensor(x) else x
-              for x in inputs]
+        xs = [
+            x.detach().clone().requires_grad_(grad and x.is_floating_point()) if torch.is_tensor(x) else x
+            for x in inputs
+        ]
         return xs, _as_tuple(fn(*xs))
 
     xs_o, outs_o = run(ours)
     xs_r, outs_r = run(reference)
     assert len(outs_o) == len(outs_r), f"{len(outs_o)} outputs, reference has {len(outs_r)}"
-    worst = max(assert_close(f"output[{i}]", a, b, atol) for i, (a, b) in enumerate(zip(outs_o, outs_r)))
+    worst = max(assert_close(f"output[{i}]", a, b, atol) for i, (a, b) in enumerate(zip(outs_o, outs_r, strict=False)))
     if not grad:
         return worst
 
@@ -69,12 +70,13 @@ def assert_matches(ours: Callable, reference: Callable, inputs, atol: float, gra
     cotangents = [torch.randn(o.shape, generator=gen, dtype=o.dtype) for o in outs_o]
 
     def pull_back(xs, outs):
-        pairs = [(o, c) for o, c in zip(outs, cotangents) if o.requires_grad]
-        grads = torch.autograd.grad([o for o, _ in pairs], [xs[i] for i in diffable],
-                                    grad_outputs=[c for _, c in pairs], allow_unused=True)
-        return [torch.zeros_like(xs[i]) if g is None else g for i, g in zip(diffable, grads)]
+        pairs = [(o, c) for o, c in zip(outs, cotangents, strict=False) if o.requires_grad]
+        grads = torch.autograd.grad(
+            [o for o, _ in pairs], [xs[i] for i in diffable], grad_outputs=[c for _, c in pairs], allow_unused=True
+        )
+        return [torch.zeros_like(xs[i]) if g is None else g for i, g in zip(diffable, grads, strict=False)]
 
-    for i, g_o, g_r in zip(diffable, pull_back(xs_o, outs_o), pull_back(xs_r, outs_r)):
+    for i, g_o, g_r in zip(diffable, pull_back(xs_o, outs_o), pull_back(xs_r, outs_r), strict=False):
         worst = max(worst, assert_close(f"grad of input[{i}]", g_o, g_r, atol))
     return worst
 

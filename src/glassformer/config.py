@@ -74,9 +74,17 @@ class ModelConfig:
     d_out: int = 1  # SequenceRegressor: numbers per output step
 
     def __post_init__(self) -> None:
-        _positive(vocab_size=self.vocab_size, d_model=self.d_model, n_heads=self.n_heads,
-                  d_ff=self.d_ff, n_layers=self.n_layers, max_len=self.max_len,
-                  ln_eps=self.ln_eps, d_in=self.d_in, d_out=self.d_out)
+        _positive(
+            vocab_size=self.vocab_size,
+            d_model=self.d_model,
+            n_heads=self.n_heads,
+            d_ff=self.d_ff,
+            n_layers=self.n_layers,
+            max_len=self.max_len,
+            ln_eps=self.ln_eps,
+            d_in=self.d_in,
+            d_out=self.d_out,
+        )
         if self.d_model % self.n_heads != 0:
             divisors = [h for h in range(1, self.d_model + 1) if self.d_model % h == 0]
             nearest = min(divisors, key=lambda h: abs(h - self.n_heads))
@@ -124,9 +132,16 @@ class TrainConfig:
     threads: int = 1  # CPU threads for the run; 0 = torch's choice (every core). See threads.py
 
     def __post_init__(self) -> None:
-        _positive(batch_size=self.batch_size, block_size=self.block_size, max_steps=self.max_steps,
-                  lr=self.lr, grad_accum=self.grad_accum, eval_interval=self.eval_interval,
-                  eval_iters=self.eval_iters, log_interval=self.log_interval)
+        _positive(
+            batch_size=self.batch_size,
+            block_size=self.block_size,
+            max_steps=self.max_steps,
+            lr=self.lr,
+            grad_accum=self.grad_accum,
+            eval_interval=self.eval_interval,
+            eval_iters=self.eval_iters,
+            log_interval=self.log_interval,
+        )
         if not 0 <= self.threads <= MAX_THREADS:
             raise ValueError(t("error.config.threads", most=MAX_THREADS, value=self.threads))
         _choice("lr_schedule", self.lr_schedule, ("constant", "cosine"))
@@ -153,34 +168,101 @@ PRESETS: dict[str, Preset] = {
     ),
     # nanoGPT's shakespeare_char CPU recipe (nanoGPT ties the head to the token embedding).
     "baby": Preset(
-        ModelConfig(d_model=128, n_heads=4, d_ff=512, n_layers=4, max_len=64, dropout=0.0,
-                    bias=False, activation="gelu", init="gpt2", tie_weights=True),
-        TrainConfig(batch_size=12, block_size=64, max_steps=2000, lr=1e-3, min_lr=1e-4,
-                    lr_schedule="cosine", warmup_steps=100, beta1=0.9, beta2=0.99,
-                    weight_decay=0.1, grad_clip=1.0, eval_interval=250, eval_iters=20),
+        ModelConfig(
+            d_model=128,
+            n_heads=4,
+            d_ff=512,
+            n_layers=4,
+            max_len=64,
+            dropout=0.0,
+            bias=False,
+            activation="gelu",
+            init="gpt2",
+            tie_weights=True,
+        ),
+        TrainConfig(
+            batch_size=12,
+            block_size=64,
+            max_steps=2000,
+            lr=1e-3,
+            min_lr=1e-4,
+            lr_schedule="cosine",
+            warmup_steps=100,
+            beta1=0.9,
+            beta2=0.99,
+            weight_decay=0.1,
+            grad_clip=1.0,
+            eval_interval=250,
+            eval_iters=20,
+        ),
         about="nanoGPT's CPU recipe: 4 layers, 4 heads, d_model 128, block 64",
     ),
     # nanoGPT's shakespeare_char GPU recipe.
     "small": Preset(
-        ModelConfig(d_model=384, n_heads=6, d_ff=1536, n_layers=6, max_len=256, dropout=0.2,
-                    bias=False, activation="gelu", init="gpt2", tie_weights=True),
-        TrainConfig(batch_size=64, block_size=256, max_steps=5000, lr=1e-3, min_lr=1e-4,
-                    lr_schedule="cosine", warmup_steps=100, beta1=0.9, beta2=0.99,
-                    weight_decay=0.1, grad_clip=1.0, eval_interval=250, eval_iters=200),
+        ModelConfig(
+            d_model=384,
+            n_heads=6,
+            d_ff=1536,
+            n_layers=6,
+            max_len=256,
+            dropout=0.2,
+            bias=False,
+            activation="gelu",
+            init="gpt2",
+            tie_weights=True,
+        ),
+        TrainConfig(
+            batch_size=64,
+            block_size=256,
+            max_steps=5000,
+            lr=1e-3,
+            min_lr=1e-4,
+            lr_schedule="cosine",
+            warmup_steps=100,
+            beta1=0.9,
+            beta2=0.99,
+            weight_decay=0.1,
+            grad_clip=1.0,
+            eval_interval=250,
+            eval_iters=200,
+        ),
         about="nanoGPT's GPU recipe: 6 layers, 6 heads, d_model 384, block 256",
     ),
     # The second tutorial's one-layer word model: no LayerNorm, no dropout, Xavier init, no mask.
     "seed002": Preset(
-        ModelConfig(kind="encoder", vocab_size=20, d_model=128, n_heads=4, d_ff=512, n_layers=1,
-                    max_len=5, norm="none", final_norm=False, causal=False, init="xavier"),
+        ModelConfig(
+            kind="encoder",
+            vocab_size=20,
+            d_model=128,
+            n_heads=4,
+            d_ff=512,
+            n_layers=1,
+            max_len=5,
+            norm="none",
+            final_norm=False,
+            causal=False,
+            init="xavier",
+        ),
         TrainConfig(batch_size=16, block_size=4, max_steps=1400, lr=1e-3, weight_decay=0.0),
         about="second tutorial: 1 layer, 4 heads, d_model 128, d_ff 512, no LayerNorm",
     ),
     # The third tutorial's sine regressor: post-LN encoder, GELU, sinusoidal positions.
     "sine": Preset(
-        ModelConfig(kind="regressor", vocab_size=1, d_model=32, n_heads=4, d_ff=128, n_layers=2,
-                    max_len=64, dropout=0.1, activation="gelu", norm="post", final_norm=False,
-                    position="sinusoidal", causal=False),
+        ModelConfig(
+            kind="regressor",
+            vocab_size=1,
+            d_model=32,
+            n_heads=4,
+            d_ff=128,
+            n_layers=2,
+            max_len=64,
+            dropout=0.1,
+            activation="gelu",
+            norm="post",
+            final_norm=False,
+            position="sinusoidal",
+            causal=False,
+        ),
         TrainConfig(batch_size=32, block_size=50, max_steps=1000, lr=1e-3, grad_clip=1.0),
         about="third tutorial: 2 post-LN layers, 4 heads, d_model 32, GELU, sinusoidal PE",
     ),
@@ -188,11 +270,35 @@ PRESETS: dict[str, Preset] = {
     # one (V, C) matrix for both embeddings and the head; trained with label smoothing (the kind's
     # loss). vocab_size and pad_id are the pair tokenizer's (train/pair_tasks.py).
     "seq2seq": Preset(
-        ModelConfig(kind="seq2seq", vocab_size=28, d_model=64, n_heads=4, d_ff=128, n_layers=2, max_len=16,
-                    dropout=0.1, norm="post", final_norm=False, position="sinusoidal", share_embeddings=True,
-                    tie_weights=True, init="xavier", pad_id=0),
-        TrainConfig(batch_size=64, block_size=16, max_steps=1500, lr=1e-3, min_lr=1e-4, lr_schedule="cosine",
-                    warmup_steps=100, weight_decay=0.0, eval_interval=250, eval_iters=8),
+        ModelConfig(
+            kind="seq2seq",
+            vocab_size=28,
+            d_model=64,
+            n_heads=4,
+            d_ff=128,
+            n_layers=2,
+            max_len=16,
+            dropout=0.1,
+            norm="post",
+            final_norm=False,
+            position="sinusoidal",
+            share_embeddings=True,
+            tie_weights=True,
+            init="xavier",
+            pad_id=0,
+        ),
+        TrainConfig(
+            batch_size=64,
+            block_size=16,
+            max_steps=1500,
+            lr=1e-3,
+            min_lr=1e-4,
+            lr_schedule="cosine",
+            warmup_steps=100,
+            weight_decay=0.0,
+            eval_interval=250,
+            eval_iters=8,
+        ),
         about="the 2017 encoder-decoder, small: 2+2 post-LN layers, d_model 64, one shared embedding",
     ),
 }
@@ -260,9 +366,15 @@ def _check_type(value, kind: typing.Any, key: str):
         if value is None:
             return None
         kind = next(a for a in args if a is not type(None))
-    ok = isinstance(value, bool) if kind is bool else (
-        isinstance(value, (int, float)) and not isinstance(value, bool) if kind is float else
-        isinstance(value, kind) and not isinstance(value, bool))
+    ok = (
+        isinstance(value, bool)
+        if kind is bool
+        else (
+            isinstance(value, (int, float)) and not isinstance(value, bool)
+            if kind is float
+            else isinstance(value, kind) and not isinstance(value, bool)
+        )
+    )
     if not ok:
         raise ValueError(t("error.config.type", key=key, value=value, type=kind.__name__))
     return _finite(value, key) if kind is float else value
@@ -316,8 +428,7 @@ def apply_overrides(preset: Preset, overrides: dict[str, str] | list[str] | tupl
         value = _parse(text, hints[key], key) if isinstance(text, str) else _check_type(text, hints[key], key)
         (model_changes if key in model_keys else train_changes)[key] = value
     assert not (model_keys & train_keys), "ModelConfig and TrainConfig must not share field names"
-    return Preset(replace(preset.model, **model_changes), replace(preset.train, **train_changes),
-                  preset.about)
+    return Preset(replace(preset.model, **model_changes), replace(preset.train, **train_changes), preset.about)
 
 
 def to_dict(cfg) -> dict:

@@ -67,6 +67,7 @@ def atomic_write(path: str | os.PathLike, write: Callable[[str], None]) -> None:
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     """UTF-8 text, written atomically; newlines are kept exactly as given (no \\n -> \\r\\n)."""
+
     def write(tmp: str) -> None:
         with open(tmp, "w", encoding="utf-8", newline="") as f:
             f.write(text)
@@ -129,8 +130,9 @@ def read_json(path: str | os.PathLike, fix: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise DamagedFile(t("error.files.json", path=path, reason=e.msg, line=e.lineno, column=e.colno,
-                            fix=fix)) from None
+        raise DamagedFile(
+            t("error.files.json", path=path, reason=e.msg, line=e.lineno, column=e.colno, fix=fix)
+        ) from None
 
 
 def decode_utf8(data: bytes, path: str | os.PathLike) -> str:

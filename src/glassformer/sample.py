@@ -74,10 +74,16 @@ def past_max_len(model: nn.Module) -> str:
 
 
 @torch.no_grad()
-def generate_ids(model: nn.Module, ids: torch.Tensor, max_new_tokens: int, temperature: float = 1.0,
-                 top_k: int | None = None, top_p: float | None = None,
-                 generator: torch.Generator | None = None,
-                 use_cache: bool | None = None) -> Iterator[torch.Tensor]:
+def generate_ids(
+    model: nn.Module,
+    ids: torch.Tensor,
+    max_new_tokens: int,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    generator: torch.Generator | None = None,
+    use_cache: bool | None = None,
+) -> Iterator[torch.Tensor]:
     """Yield the next token id of every row, (B,), max_new_tokens times. ids: (B, T0) prompt ids.
 
     use_cache: keep the keys and values of earlier tokens (nn/kv_cache.py) so each step feeds
@@ -145,11 +151,20 @@ def _held_back(text: str, stop: str | None) -> int:
     return unfinished
 
 
-def sample(model: nn.Module, tokenizer, prompt: str, max_new_tokens: int = 300,
-           temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
-           num_samples: int = 1, seed: int | None = None, stop: str | None = None,
-           on_text: Callable[[int, str], None] | None = None,
-           use_cache: bool | None = None) -> list[str]:
+def sample(
+    model: nn.Module,
+    tokenizer,
+    prompt: str,
+    max_new_tokens: int = 300,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    num_samples: int = 1,
+    seed: int | None = None,
+    stop: str | None = None,
+    on_text: Callable[[int, str], None] | None = None,
+    use_cache: bool | None = None,
+) -> list[str]:
     """Write num_samples continuations of `prompt` (as one batch); return them, prompt excluded.
 
     seed: the same seed gives the same text (a private torch.Generator; the global RNG is untouched).
@@ -180,8 +195,7 @@ def sample(model: nn.Module, tokenizer, prompt: str, max_new_tokens: int = 300,
 
     new_ids = [[] for _ in range(num_samples)]
     texts, shown, done = [""] * num_samples, [0] * num_samples, [False] * num_samples
-    for next_ids in generate_ids(model, ids, max_new_tokens, temperature, top_k, top_p, generator,
-                                 use_cache):
+    for next_ids in generate_ids(model, ids, max_new_tokens, temperature, top_k, top_p, generator, use_cache):
         for i, token in enumerate(next_ids.tolist()):
             if done[i]:
                 continue
@@ -193,7 +207,7 @@ def sample(model: nn.Module, tokenizer, prompt: str, max_new_tokens: int = 300,
                 texts[i], done[i] = texts[i][: texts[i].index(stop)], True
             ready = len(texts[i]) if done[i] else len(texts[i]) - _held_back(texts[i], stop)
             if on_text and ready > shown[i]:
-                on_text(i, texts[i][shown[i]:ready])
+                on_text(i, texts[i][shown[i] : ready])
             shown[i] = max(shown[i], ready)
         if all(done):
             break
@@ -202,5 +216,5 @@ def sample(model: nn.Module, tokenizer, prompt: str, max_new_tokens: int = 300,
     if on_text:  # the end of the budget: whatever was held back is now certain
         for i in range(num_samples):
             if len(texts[i]) > shown[i]:
-                on_text(i, texts[i][shown[i]:])
+                on_text(i, texts[i][shown[i] :])
     return texts

@@ -85,8 +85,14 @@ def _max_new(model: nn.Module, max_new_tokens: int | None) -> int:
 
 
 @torch.no_grad()
-def greedy_decode(model: nn.Module, src: torch.Tensor, bos_id: int, eos_id: int,
-                  max_new_tokens: int | None = None, use_cache: bool | None = None) -> Decoded:
+def greedy_decode(
+    model: nn.Module,
+    src: torch.Tensor,
+    bos_id: int,
+    eos_id: int,
+    max_new_tokens: int | None = None,
+    use_cache: bool | None = None,
+) -> Decoded:
     """src (B, S) ids -> the most likely token at every step, until <EOS> or max_new_tokens."""
     was_training = model.training
     model.eval()  # no dropout while writing
@@ -115,9 +121,16 @@ def greedy_decode(model: nn.Module, src: torch.Tensor, bos_id: int, eos_id: int,
 
 
 @torch.no_grad()
-def beam_search(model: nn.Module, src: torch.Tensor, bos_id: int, eos_id: int, beam_width: int = 4,
-                length_penalty_alpha: float = 0.6, max_new_tokens: int | None = None,
-                use_cache: bool | None = None) -> Decoded:
+def beam_search(
+    model: nn.Module,
+    src: torch.Tensor,
+    bos_id: int,
+    eos_id: int,
+    beam_width: int = 4,
+    length_penalty_alpha: float = 0.6,
+    max_new_tokens: int | None = None,
+    use_cache: bool | None = None,
+) -> Decoded:
     """src (B, S) ids -> for each sentence, the best of `beam_width` hypotheses by
     log P / lp(length). A finished hypothesis (it wrote <EOS>) keeps its place in the beam,
     extended by <PAD> at no cost, and competes with the live ones on its normalised score."""
@@ -164,8 +177,7 @@ def beam_search(model: nn.Module, src: torch.Tensor, bos_id: int, eos_id: int, b
         best = beam_scores.argmax(dim=-1)  # (B,)
         beams = ids[:, 1:].view(B, k, -1)  # (B, k, L)
         pick = torch.arange(B, device=dev)
-        return Decoded(beams[pick, best], log_prob[pick, best], beam_scores[pick, best], beams, beam_scores,
-                       log_prob)
+        return Decoded(beams[pick, best], log_prob[pick, best], beam_scores[pick, best], beams, beam_scores, log_prob)
     finally:
         model.train(was_training)
 
@@ -176,8 +188,14 @@ def pad_rows(rows: list[list[int]], pad_id: int, device=None) -> torch.Tensor:
     return torch.tensor([r + [pad_id] * (L - len(r)) for r in rows], dtype=torch.long, device=device)  # (N, L)
 
 
-def translate(model: nn.Module, data, sources: list[str], beam_width: int = 1, length_penalty_alpha: float = 0.6,
-              batch_size: int = 256) -> list[str]:
+def translate(
+    model: nn.Module,
+    data,
+    sources: list[str],
+    beam_width: int = 1,
+    length_penalty_alpha: float = 0.6,
+    batch_size: int = 256,
+) -> list[str]:
     """Texts in, texts out. `data` turns text into ids and back (`ids`, `text`, `tokenizer`: a
     PairData, train/pair_tasks.py). beam_width 1: greedy search; more: beam search."""
     tok, device = data.tokenizer, next(model.parameters()).device
@@ -185,7 +203,7 @@ def translate(model: nn.Module, data, sources: list[str], beam_width: int = 1, l
         return []
     out = []
     for start in range(0, len(sources), batch_size):
-        src = pad_rows([data.ids(s) for s in sources[start: start + batch_size]], model.cfg.pad_id, device)
+        src = pad_rows([data.ids(s) for s in sources[start : start + batch_size]], model.cfg.pad_id, device)
         if beam_width == 1:
             found = greedy_decode(model, src, tok.bos_id, tok.eos_id)
         else:
@@ -198,8 +216,9 @@ def _end(row: list[int], eos_id: int) -> int:
     return row.index(eos_id) if eos_id in row else len(row)
 
 
-def exact_match(model: nn.Module, data, pairs: list[tuple[str, str]], beam_width: int = 1,
-                length_penalty_alpha: float = 0.6) -> float:
+def exact_match(
+    model: nn.Module, data, pairs: list[tuple[str, str]], beam_width: int = 1, length_penalty_alpha: float = 0.6
+) -> float:
     """The fraction of (source, target) pairs translated exactly right."""
     outputs = translate(model, data, [s for s, _ in pairs], beam_width, length_penalty_alpha)
-    return sum(o == t for o, (_, t) in zip(outputs, pairs)) / max(len(pairs), 1)
+    return sum(o == t for o, (_, t) in zip(outputs, pairs, strict=False)) / max(len(pairs), 1)

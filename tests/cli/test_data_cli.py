@@ -71,7 +71,9 @@ def test_prepare_with_each_tokenizer(tmp_path, capsys):
     base = ["data", "prepare", f"file:{path}", "--cache-dir", str(tmp_path / "cache")]
 
     code, out, _ = run(base + ["--tokenizer", "word", "--segment", "jieba"], capsys)
-    assert code == 0 and "tokenizer   word, vocab_size 15, segment jieba" in out  # 4 specials + 11 words and "word-jieba-" in out
+    assert (
+        code == 0 and "tokenizer   word, vocab_size 15, segment jieba" in out
+    )  # 4 specials + 11 words and "word-jieba-" in out
 
     code, out, _ = run(base + ["--tokenizer", "bpe", "--vocab-size", "270"], capsys)
     assert code == 0 and "tokenizer   bpe, vocab_size 270\n" in out and "/prepared/bpe-270-" in out
@@ -83,12 +85,15 @@ def test_prepare_with_each_tokenizer(tmp_path, capsys):
     assert code == 0 and "(asked for 5000: no pair was left that occurs twice)" in out
 
 
-@pytest.mark.parametrize("flags, message", [
-    (["--tokenizer", "bpe", "--vocab-size", "255"], "--vocab-size) is too small for byte-level BPE"),
-    (["--segment", "jieba"], "Use --tokenizer word --segment jieba"),
-    (["--tokenizer", "char", "--vocab-size", "512"], "applies only to tokenizer='bpe' (--tokenizer bpe)"),
-    (["--tokenizer", "word", "--backend", "hf"], "backend (--backend) applies only"),
-])
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--tokenizer", "bpe", "--vocab-size", "255"], "--vocab-size) is too small for byte-level BPE"),
+        (["--segment", "jieba"], "Use --tokenizer word --segment jieba"),
+        (["--tokenizer", "char", "--vocab-size", "512"], "applies only to tokenizer='bpe' (--tokenizer bpe)"),
+        (["--tokenizer", "word", "--backend", "hf"], "backend (--backend) applies only"),
+    ],
+)
 def test_bad_flag_combinations_are_error_codes(flags, message, tmp_path, capsys):
     code, out, err = run(["data", "prepare", "builtin:seed", "--cache-dir", str(tmp_path)] + flags, capsys)
     assert code == 2 and out == "" and message in err

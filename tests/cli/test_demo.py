@@ -6,8 +6,9 @@ import glassformer.train.run as run_module
 from glassformer.cli import demo, main
 from glassformer.text.corpora import CorpusUnavailable
 
-PLAY = ("ROMEO:\nBut soft, what light through yonder window breaks?\n"
-        "JULIET:\nO Romeo, Romeo, wherefore art thou Romeo?\n") * 12
+PLAY = (
+    "ROMEO:\nBut soft, what light through yonder window breaks?\nJULIET:\nO Romeo, Romeo, wherefore art thou Romeo?\n"
+) * 12
 
 
 def test_demo_trains_samples_and_says_where_everything_is(tmp_path, monkeypatch, capsys):

@@ -13,8 +13,7 @@ from glassformer.config import PRESETS, get_preset
 from glassformer.models import model_class
 
 # just enough to take two steps; long-context presets get a block the seed text can fill
-QUICK = ["--max_steps=2", "--eval_interval=2", "--eval_iters=1", "--batch_size=2", "--threads=1",
-         "--sample-chars", "8"]
+QUICK = ["--max_steps=2", "--eval_interval=2", "--eval_iters=1", "--batch_size=2", "--threads=1", "--sample-chars", "8"]
 SHORTER = {"small": ["--block_size=16"], "baby": ["--block_size=16"]}  # the seed text has ~18 val tokens
 
 
@@ -26,8 +25,21 @@ def runs(tmp_path_factory):
     for name in sorted(PRESETS):
         reads = model_class(get_preset(name).model.kind).inputs  # a text corpus only for token models
         data = ["--data", "builtin:seed"] if reads == "tokens" else []
-        code = main(["train", "--preset", name, *data, "--out", str(tmp / name), "--cache-dir", str(tmp / "cache"),
-                     "--no-progress", *QUICK, *SHORTER.get(name, [])])
+        code = main(
+            [
+                "train",
+                "--preset",
+                name,
+                *data,
+                "--out",
+                str(tmp / name),
+                "--cache-dir",
+                str(tmp / "cache"),
+                "--no-progress",
+                *QUICK,
+                *SHORTER.get(name, []),
+            ]
+        )
         made[name] = (code, tmp / name)
     return made
 
@@ -43,7 +55,7 @@ def test_every_preset_trains_from_the_cli(runs, preset):
     assert [r["step"] for r in evals if r["kind"] == "eval"] == [0, 2]
     vals = [r["val_loss"] for r in evals if r["kind"] == "eval"]
     assert all(math.isfinite(v) and v > 0 for v in vals)
-    assert [r["best_val"] for r in evals if r["kind"] == "eval"] == [min(vals[:i + 1]) for i in range(len(vals))]
+    assert [r["best_val"] for r in evals if r["kind"] == "eval"] == [min(vals[: i + 1]) for i in range(len(vals))]
     if get_preset(preset).model.kind != "regressor":  # untrained: about ln V nats, the uniform guess
         assert abs(vals[0] - math.log(config["model"]["vocab_size"])) < 1.0
 
@@ -55,7 +67,8 @@ def test_every_inspection_verb_reads_a_run_of_every_kind(runs, preset, verb, tmp
     _, run = runs[preset]
     kind = get_preset(preset).model.kind
     prompt = {"regressor": ["--prompt", "0 0.5 1 0.5 0"], "seq2seq": ["--prompt", "一千二百零五"]}.get(
-        kind, ["--prompt", "a tiny"])
+        kind, ["--prompt", "a tiny"]
+    )
     code = main([verb, "--run", str(run), *prompt, "--out", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 0
@@ -84,8 +97,22 @@ def test_train_help_offers_every_preset(capsys):
 
 def test_options_take_either_spelling_and_either_form(tmp_path, capsys):
     """`--max-steps 3`, `--max_steps=3` and `--max_steps 3` are one option."""
-    base = ["train", "--preset", "seed000", "--data", "builtin:seed", "--cache-dir", str(tmp_path / "c"),
-            "--no-progress", "--eval-iters", "1", "--threads", "1", "--sample-chars", "0"]
+    base = [
+        "train",
+        "--preset",
+        "seed000",
+        "--data",
+        "builtin:seed",
+        "--cache-dir",
+        str(tmp_path / "c"),
+        "--no-progress",
+        "--eval-iters",
+        "1",
+        "--threads",
+        "1",
+        "--sample-chars",
+        "0",
+    ]
     for i, form in enumerate((["--max-steps", "3"], ["--max_steps=3"], ["--max_steps", "3"])):
         assert main([*base, "--out", str(tmp_path / str(i)), *form]) == 0
         config = json.loads((tmp_path / str(i) / "config.json").read_text())

@@ -35,8 +35,21 @@ def test_trace_preset(tmp_path, capsys):
 
 
 def test_trace_overrides_markdown_and_collapse(tmp_path, capsys):
-    code, out = run(["trace", "--prompt", "abcdef", "--n_layers=3", "--d_model=32", "--format", "markdown",
-                     "--collapse", "--out", str(tmp_path)], capsys)
+    code, out = run(
+        [
+            "trace",
+            "--prompt",
+            "abcdef",
+            "--n_layers=3",
+            "--d_model=32",
+            "--format",
+            "markdown",
+            "--collapse",
+            "--out",
+            str(tmp_path),
+        ],
+        capsys,
+    )
     assert code == 0
     assert "| embedding | embed | (1, 5, 32) | (B=1, T=5, C=32) |" in out
     assert "blocks.2.*" in out and "blocks.2.attn.q" not in out
@@ -52,8 +65,9 @@ def test_trace_regressor(tmp_path, capsys):
 
 
 def test_attention(tmp_path, capsys):
-    code, out = run(["attention", "--prompt", "你好 hello", "--layer", "1", "--head", "3",
-                     "--out", str(tmp_path)], capsys)
+    code, out = run(
+        ["attention", "--prompt", "你好 hello", "--layer", "1", "--head", "3", "--out", str(tmp_path)], capsys
+    )
     assert code == 0
     assert "8 tokens: 你 好 ␣ h e l l o" in out
     for name in ("attention_grid.png", "attention_L1_H3.png", "attention.html"):
@@ -97,8 +111,7 @@ def test_trace_from_a_run_directory(tmp_path, capsys):
     preset.model.vocab_size, preset.model.n_layers = tok.vocab_size, 1
     run_dir = tmp_path / "run"
     run_dir.mkdir()
-    (run_dir / "config.json").write_text(json.dumps({"model": to_dict(preset.model),
-                                                     "train": to_dict(preset.train)}))
+    (run_dir / "config.json").write_text(json.dumps({"model": to_dict(preset.model), "train": to_dict(preset.train)}))
     tok.save(run_dir / "tokenizer.json")
     checkpoint.save_weights(run_dir / checkpoint.MODEL_FILE, GPT(preset.model), step=5)
     code, out = run(["trace", "--run", str(run_dir), "--prompt", "hello", "--out", str(tmp_path / "o")], capsys)

@@ -30,8 +30,9 @@ CHINESE_OR_ITS_MARKS = re.compile(r"[\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]") 
 # ---- the tables -----------------------------------------------------------------------------------
 def fields(text: str) -> set[tuple[str, str, str]]:
     """The {fields} of a format string: (name, conversion, format spec)."""
-    return {(name, conv or "", spec or "") for _, name, spec, conv in string.Formatter().parse(text)
-            if name is not None}
+    return {
+        (name, conv or "", spec or "") for _, name, spec, conv in string.Formatter().parse(text) if name is not None
+    }
 
 
 def test_both_tables_have_the_same_keys_and_the_same_fields():
@@ -50,8 +51,13 @@ def test_every_key_the_code_names_is_in_the_catalogue_with_exactly_its_fields():
         if not any(isinstance(n, ast.ImportFrom) and n.module == "glassformer.messages" for n in ast.walk(tree)):
             continue
         for node in ast.walk(tree):
-            if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("t", "say") and node.args
-                    and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            if not (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", None) in ("t", "say")
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
                 continue
             key, where = node.args[0].value, f"{path.relative_to(PACKAGE)}:{node.lineno}"
             assert key in en.TEXT, f"{where}: no key {key!r} in the catalogue"
@@ -60,6 +66,7 @@ def test_every_key_the_code_names_is_in_the_catalogue_with_exactly_its_fields():
                 assert {name for name, _, _ in fields(en.TEXT[key])} == given, f"{where}: {key} gets {given}"
             calls += 1
     assert calls > 400
+
 
 def test_every_chinese_entry_is_chinese():
     # a line with no words of its own ("# {source}; {what}") is Chinese by its punctuation
@@ -217,8 +224,11 @@ def test_a_bug_and_ctrl_c_speak_chinese_too(files, capsys, monkeypatch):
 
 
 def test_lang_is_read_anywhere_and_beats_the_environment(capsys, monkeypatch):
-    for argv in (["--lang", "zh", "train", "--bogus=1"], ["train", "--lang", "zh", "--bogus=1"],
-                 ["train", "--bogus=1", "--lang=zh"]):
+    for argv in (
+        ["--lang", "zh", "train", "--bogus=1"],
+        ["train", "--lang", "zh", "--bogus=1"],
+        ["train", "--bogus=1", "--lang=zh"],
+    ):
         assert main(argv) == 2 and "未知的配置键 --bogus" in capsys.readouterr().err
     monkeypatch.setenv("GLASSFORMER_LANG", "zh_CN.UTF-8")  # a locale name is understood
     assert main(["train", "--bogus=1"]) == 2 and "未知的配置键" in capsys.readouterr().err
@@ -245,9 +255,28 @@ def test_training_prints_its_frame_in_chinese_with_the_same_numbers(tmp_path, ca
     languages: every number of the Chinese run is the English run's (they come in as fields)."""
     outs = {}
     for lang in ("en", "zh"):
-        argv = ["--lang", lang, "train", "--preset", "seed000", "--data", "builtin:seed", "--max_steps=2",
-                "--eval_interval=1", "--eval_iters=1", "--d_model=16", "--d_ff=32", "--n_layers=1",
-                "--out", str(tmp_path / lang), "--no-progress", "--sample-chars", "0", "--threads", "1"]
+        argv = [
+            "--lang",
+            lang,
+            "train",
+            "--preset",
+            "seed000",
+            "--data",
+            "builtin:seed",
+            "--max_steps=2",
+            "--eval_interval=1",
+            "--eval_iters=1",
+            "--d_model=16",
+            "--d_ff=32",
+            "--n_layers=1",
+            "--out",
+            str(tmp_path / lang),
+            "--no-progress",
+            "--sample-chars",
+            "0",
+            "--threads",
+            "1",
+        ]
         assert main(argv) == 0
         outs[lang] = capsys.readouterr().out
     assert "step      1: train " in outs["en"] and "done: 2 steps, train loss" in outs["en"]
@@ -256,7 +285,6 @@ def test_training_prints_its_frame_in_chinese_with_the_same_numbers(tmp_path, ca
     assert "完成：2 步，训练损失" in zh_out and "看内部：" in zh_out
     numbers = lambda text: re.findall(r"\d+\.\d{4}", text)  # the losses
     assert numbers(outs["en"]) == numbers(zh_out) and len(numbers(zh_out)) >= 8
-
 
 
 def test_the_params_and_grads_tables_speak_chinese_with_the_same_numbers(tmp_path, capsys):
@@ -276,14 +304,15 @@ def test_the_params_and_grads_tables_speak_chinese_with_the_same_numbers(tmp_pat
     rows = [i for i, line in enumerate(params_zh) if line.startswith("blocks.0.attn.qkv")]
     row_en, row_zh = params_en[rows[0]], params_zh[rows[0]]  # a row: the same cells, the note in Chinese
     assert row_zh == row_en.replace("Q, K, V for all heads at once", "一次算出所有头的 Q、K、V") != row_en
-    assert columns(head[:head.index("公式")]) == params_zh[rows[0]].index("C·3C")  # headers over their columns
+    assert columns(head[: head.index("公式")]) == params_zh[rows[0]].index("C·3C")  # headers over their columns
     assert any(line.startswith("合计") for line in params_zh) and any("符号：C=" in line for line in params_zh)
     grads_en, grads_zh = outs["grads", "en"], outs["grads", "zh"]
     head = grads_zh[1]
     assert head.split() == ["参数", "形状", "‖梯度‖", "平均|g|", "更新/w", "状态"]
-    assert columns(head[:head.index("状态")]) == len(grads_zh[3]) - len("正常") and grads_zh[3].endswith("正常")
+    assert columns(head[: head.index("状态")]) == len(grads_zh[3]) - len("正常") and grads_zh[3].endswith("正常")
     numbers = lambda lines: [re.findall(r"\d\.\d\de[-+]\d\d", line) for line in lines[3:]]  # noqa: E731
     assert numbers(grads_en) == numbers(grads_zh) and sum(map(len, numbers(grads_zh))) > 30
+
 
 # ---- the catalogue is the only source ----------------------------------------------------------------
 # What glassformer says to a user goes through the catalogue. In cli/ that is every print, every
@@ -293,13 +322,37 @@ def test_the_params_and_grads_tables_speak_chinese_with_the_same_numbers(tmp_pat
 # t("inspect.wrote", files=path). Formats without words (f"{k} {v:.2e}", "\n") are fine, and what a
 # nested call returns (t(...), ", ".join(...)) is that call's business.
 CLI = sorted((PACKAGE / "cli").glob("*.py"))
-CATALOGUED = ["config.py", "files.py", "threads.py", "devices.py", "sample.py", "models/kinds.py", "nn/position.py",
-              "text/corpora.py", "text/choice.py", "text/segment.py", "text/chinese.py",
-              "train/saved.py", "train/checkpoint.py", "train/run.py", "train/lock.py", "train/record.py",
-              "train/diagnose.py", "train/interrupt.py", "train/attention_log.py", "explore/serve.py",
-              "exercises/catalog.py", "train/gpt2_runs.py", "models/gpt2_files.py", "models/gpt2_port.py",
-              "text/gpt2_files.py", "inspect/params.py", "inspect/gradflow.py", "inspect/display.py",
-              *sorted(str(p.relative_to(PACKAGE)) for p in (PACKAGE / "lab").glob("*.py"))]  # the whole lab
+CATALOGUED = [
+    "config.py",
+    "files.py",
+    "threads.py",
+    "devices.py",
+    "sample.py",
+    "models/kinds.py",
+    "nn/position.py",
+    "text/corpora.py",
+    "text/choice.py",
+    "text/segment.py",
+    "text/chinese.py",
+    "train/saved.py",
+    "train/checkpoint.py",
+    "train/run.py",
+    "train/lock.py",
+    "train/record.py",
+    "train/diagnose.py",
+    "train/interrupt.py",
+    "train/attention_log.py",
+    "explore/serve.py",
+    "exercises/catalog.py",
+    "train/gpt2_runs.py",
+    "models/gpt2_files.py",
+    "models/gpt2_port.py",
+    "text/gpt2_files.py",
+    "inspect/params.py",
+    "inspect/gradflow.py",
+    "inspect/display.py",
+    *sorted(str(p.relative_to(PACKAGE)) for p in (PACKAGE / "lab").glob("*.py")),
+]  # the whole lab
 SAYS = {"print", "error", "exit"}  # calls whose arguments reach the user; and .write to these:
 SCREENS = ("stdout", "stderr", "progress")  # (a file's .write is the file's content, e.g. samples.txt)
 HELP = {"help", "description", "epilog", "usage"}  # argparse keywords that do
@@ -335,11 +388,20 @@ def sentences(path: Path, helps: bool, root: Path = PACKAGE) -> list[str]:
         name = getattr(node.func, "id", None) or getattr(node.func, "attr", "")
         if name == "write" and isinstance(node.func, ast.Attribute) and ast.unparse(node.func.value).endswith(SCREENS):
             name = "print"
-        said = list(node.args) if name in SAYS or name.endswith(("Error", "Exception", "Unavailable")) or name in (
-            "NotFound", "DamagedFile", "WriteFailed", "RunLocked", "NonFiniteLoss") else []
+        said = (
+            list(node.args)
+            if name in SAYS
+            or name.endswith(("Error", "Exception", "Unavailable"))
+            or name in ("NotFound", "DamagedFile", "WriteFailed", "RunLocked", "NonFiniteLoss")
+            else []
+        )
         said += [k.value for k in node.keywords if helps and k.arg in HELP]
-        found += [f"{path.relative_to(root)}:{lit.lineno}: {lit.value!r}"
-                  for arg in said for lit in literals(arg) if WORD.search(lit.value)]
+        found += [
+            f"{path.relative_to(root)}:{lit.lineno}: {lit.value!r}"
+            for arg in said
+            for lit in literals(arg)
+            if WORD.search(lit.value)
+        ]
     return found
 
 
@@ -355,9 +417,11 @@ def test_the_catalogued_library_modules_raise_and_print_only_catalogue_sentences
 
 def test_the_rule_can_fail(tmp_path):
     planted = tmp_path / "verb.py"
-    planted.write_text('p.add_argument("--x", help="a literal help")\nprint(f"wrote {path}")\n'
-                       'raise ValueError("bad " + name)\nprint(t("key"), f"{k} {v:.2e}", "\\n")\n'
-                       'sys.stderr.write("note: slow")\nf.write(f"=== step {step} ===")\n')
+    planted.write_text(
+        'p.add_argument("--x", help="a literal help")\nprint(f"wrote {path}")\n'
+        'raise ValueError("bad " + name)\nprint(t("key"), f"{k} {v:.2e}", "\\n")\n'
+        'sys.stderr.write("note: slow")\nf.write(f"=== step {step} ===")\n'
+    )
     found = [s.split(": ", 1)[1] for s in sentences(planted, helps=True, root=tmp_path)]
     assert found == ["'a literal help'", "'wrote '", "'bad '", "'note: slow'"]
 

@@ -13,20 +13,51 @@ from glassformer.cli import main
 @pytest.mark.slow
 def test_baby_with_rotary_trains_and_samples_past_max_len(tmp_path, capsys):
     run = tmp_path / "run"
-    code = main(["train", "--preset", "baby", "--position=rotary", "--max_steps=4", "--block_size=8",
-                 "--eval_interval=4", "--eval_iters=1", "--threads=1", "--data", "builtin:seed",
-                 "--out", str(run), "--cache-dir", str(tmp_path / "cache"), "--no-progress"])
+    code = main(
+        [
+            "train",
+            "--preset",
+            "baby",
+            "--position=rotary",
+            "--max_steps=4",
+            "--block_size=8",
+            "--eval_interval=4",
+            "--eval_iters=1",
+            "--threads=1",
+            "--data",
+            "builtin:seed",
+            "--out",
+            str(run),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--no-progress",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0 and "done: 4 steps" in out
     assert json.loads((run / "config.json").read_text())["model"]["position"] == "rotary"
     max_len = json.loads((run / "config.json").read_text())["model"]["max_len"]
 
-    code = main(["sample", str(run), "--prompt", "the ", "--max-new-tokens", str(max_len + 20),
-                 "--seed", "3", "--threads", "1"])
+    code = main(
+        ["sample", str(run), "--prompt", "the ", "--max-new-tokens", str(max_len + 20), "--seed", "3", "--threads", "1"]
+    )
     captured = capsys.readouterr()
     assert code == 0
     assert f"position=rotary: no position table; past max_len={max_len}" in captured.err
     assert len(captured.out) == len("the ") + max_len + 20 + 1  # char tokens, + the final newline
-    code = main(["sample", str(run), "--prompt", "the ", "--max-new-tokens", str(max_len + 20),
-                 "--seed", "3", "--threads", "1", "--no-cache"])
+    code = main(
+        [
+            "sample",
+            str(run),
+            "--prompt",
+            "the ",
+            "--max-new-tokens",
+            str(max_len + 20),
+            "--seed",
+            "3",
+            "--threads",
+            "1",
+            "--no-cache",
+        ]
+    )
     assert code == 0 and capsys.readouterr().out == captured.out  # the cache grew; same text

@@ -14,9 +14,24 @@ from glassformer.train.run import load_model
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("sample_cli")
-    code = main(["train", "--preset", "seed000", "--data", "builtin:seed", "--out", str(tmp / "run"),
-                 "--cache-dir", str(tmp / "cache"), "--no-progress", "--max_steps=30",
-                 "--eval_interval=30", "--eval_iters=2", "--threads=1"])
+    code = main(
+        [
+            "train",
+            "--preset",
+            "seed000",
+            "--data",
+            "builtin:seed",
+            "--out",
+            str(tmp / "run"),
+            "--cache-dir",
+            str(tmp / "cache"),
+            "--no-progress",
+            "--max_steps=30",
+            "--eval_interval=30",
+            "--eval_iters=2",
+            "--threads=1",
+        ]
+    )
     assert code == 0
     return tmp / "run"
 
@@ -38,14 +53,31 @@ def test_several_samples_and_greedy(run_dir, capsys):
     """The CLI writes exactly what the library's sample() writes with the same settings: a CLI that
     dropped --top-k, --top-p, --seed or --temperature on the way would print other text."""
     model, tok, _ = load_model(run_dir)
-    code, out = sample(run_dir, capsys, "--prompt", "a", "--num-samples", "3", "--seed", "0",
-                       "--max-new-tokens", "10", "--top-k", "5", "--top-p", "0.9", "--temperature", "1.5")
+    code, out = sample(
+        run_dir,
+        capsys,
+        "--prompt",
+        "a",
+        "--num-samples",
+        "3",
+        "--seed",
+        "0",
+        "--max-new-tokens",
+        "10",
+        "--top-k",
+        "5",
+        "--top-p",
+        "0.9",
+        "--temperature",
+        "1.5",
+    )
     assert code == 0
     parts = re.split(r"--- sample (\d) of 3 ---\n", out)  # ["", "1", text, "2", text, "3", text]
     assert parts[0] == "" and parts[1::2] == ["1", "2", "3"]
     texts = [t.removesuffix("\n") for t in parts[2::2]]
-    assert texts == ["a" + t for t in lib_sample(model, tok, "a", 10, temperature=1.5, top_k=5, top_p=0.9,
-                                                 num_samples=3, seed=0)]
+    assert texts == [
+        "a" + t for t in lib_sample(model, tok, "a", 10, temperature=1.5, top_k=5, top_p=0.9, num_samples=3, seed=0)
+    ]
     assert len(set(texts)) > 1 and all(len(t) == 11 for t in texts)
     _, g1 = sample(run_dir, capsys, "--prompt", "a", "--temperature", "0", "--seed", "1", "--max-new-tokens", "20")
     _, g2 = sample(run_dir, capsys, "--prompt", "a", "--temperature", "0", "--seed", "2", "--max-new-tokens", "20")
@@ -54,9 +86,10 @@ def test_several_samples_and_greedy(run_dir, capsys):
 
 def test_stop_string_and_best_weights(run_dir, capsys):
     _, full = sample(run_dir, capsys, "--prompt", "a", "--seed", "3", "--max-new-tokens", "200", "--best")
-    stop = full[1:][full[1:].index(" ", 3):][:2]  # a two-character string that does occur
-    _, cut = sample(run_dir, capsys, "--prompt", "a", "--seed", "3", "--max-new-tokens", "200", "--best",
-                    "--stop", stop)
+    stop = full[1:][full[1:].index(" ", 3) :][:2]  # a two-character string that does occur
+    _, cut = sample(
+        run_dir, capsys, "--prompt", "a", "--seed", "3", "--max-new-tokens", "200", "--best", "--stop", stop
+    )
     assert cut == full[: 1 + full[1:].index(stop)] + "\n"
 
 
@@ -71,17 +104,29 @@ def test_attention_path_and_cache_switches_never_change_the_text(run_dir, capsys
     """Both attention paths, with and without the KV cache, write the same seeded text; the
     prompt runs past max_len (128) so the cache must rebuild its full window too."""
     prompt = "the tiny model " * 10  # 150 characters > max_len
-    outs = {(att, cache): sample(run_dir, capsys, "--prompt", prompt, "--seed", "3",
-                                 "--max-new-tokens", "30", "--attention", att,
-                                 *([] if cache else ["--no-cache"]))[1]
-            for att in ("glass", "fused") for cache in (True, False)}
+    outs = {
+        (att, cache): sample(
+            run_dir,
+            capsys,
+            "--prompt",
+            prompt,
+            "--seed",
+            "3",
+            "--max-new-tokens",
+            "30",
+            "--attention",
+            att,
+            *([] if cache else ["--no-cache"]),
+        )[1]
+        for att in ("glass", "fused")
+        for cache in (True, False)
+    }
     assert len(set(outs.values())) == 1 and len(next(iter(outs.values()))) == len(prompt) + 31
 
 
 def test_debug_shapes_prints_the_trace_once_and_leaves_the_text_alone(run_dir, capsys):
     _, plain = sample(run_dir, capsys, "--prompt", "the ", "--seed", "4", "--max-new-tokens", "12")
-    _, debug = sample(run_dir, capsys, "--prompt", "the ", "--seed", "4", "--max-new-tokens", "12",
-                      "--debug-shapes")
+    _, debug = sample(run_dir, capsys, "--prompt", "the ", "--seed", "4", "--max-new-tokens", "12", "--debug-shapes")
     assert "blocks.0.attn.weights" in debug and "(B=1, H=4, T_q=4, T_k=4)" in debug
     assert debug.endswith(plain)  # same seeded text after the table
 

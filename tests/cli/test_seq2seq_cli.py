@@ -12,15 +12,25 @@ from glassformer.cli import main
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models: one thread is fastest
 
-TINY = ["--max_steps=6", "--eval_interval=3", "--eval_iters=1", "--threads=1", "--d_model=16", "--d_ff=32",
-        "--n_heads=2", "--n_layers=1"]
+TINY = [
+    "--max_steps=6",
+    "--eval_interval=3",
+    "--eval_iters=1",
+    "--threads=1",
+    "--d_model=16",
+    "--d_ff=32",
+    "--n_heads=2",
+    "--n_layers=1",
+]
 
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
     out = tmp_path_factory.mktemp("s2s") / "run"
-    assert main(["train", "--preset", "seq2seq", "--data", "digits:reverse", "--out", str(out), "--no-progress",
-                 *TINY]) == 0
+    assert (
+        main(["train", "--preset", "seq2seq", "--data", "digits:reverse", "--out", str(out), "--no-progress", *TINY])
+        == 0
+    )
     return out
 
 
@@ -42,18 +52,23 @@ def test_inspect_verbs_read_the_run(run_dir, tmp_path, capsys):
     assert main(["trace", "--run", str(run_dir), "--prompt", "3141", "--out", str(tmp_path / "t")]) == 0
     out = capsys.readouterr().out
     assert "decoder.0.cross.weights" in out and "(B=1, S=4)" in out
-    assert main(["attention", "--run", str(run_dir), "--prompt", "3141", "--layer", "2",
-                 "--out", str(tmp_path / "a")]) == 0
+    assert (
+        main(["attention", "--run", str(run_dir), "--prompt", "3141", "--layer", "2", "--out", str(tmp_path / "a")])
+        == 0
+    )
     assert (tmp_path / "a" / "attention_L2_H0.png").exists()  # decoder.0.cross: T × S
     assert main(["params", "--preset", "seq2seq", "--out", str(tmp_path / "p")]) == 0
     assert "decoder.1.cross.kv" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--preset", "seq2seq", "--data", "shakespeare"], r"this model reads \(source, target\) pairs"),
-    (["--preset", "seed000", "--data", "numbers:zh2num"], "use --preset seq2seq"),
-    (["--preset", "seq2seq", "--max_len=4"], "sources of 7 and targets of 4 tokens.*Pass --max_len=7"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--preset", "seq2seq", "--data", "shakespeare"], r"this model reads \(source, target\) pairs"),
+        (["--preset", "seed000", "--data", "numbers:zh2num"], "use --preset seq2seq"),
+        (["--preset", "seq2seq", "--max_len=4"], "sources of 7 and targets of 4 tokens.*Pass --max_len=7"),
+    ],
+)
 def test_data_and_model_must_fit(tmp_path, capsys, argv, message):
     assert main(["train", *argv, "--out", str(tmp_path / "run"), "--max_steps=1"]) == 2
     assert re.search(message, capsys.readouterr().err)

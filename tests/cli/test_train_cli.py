@@ -14,8 +14,19 @@ TINY = ["--max_steps=20", "--eval_interval=10", "--eval_iters=2", "--threads=1"]
 
 
 def train(tmp_path, capsys, *extra, out="run"):
-    argv = ["train", "--preset", "seed000", "--data", "builtin:seed", "--out", str(tmp_path / out),
-            "--cache-dir", str(tmp_path / "cache"), "--no-progress", *extra]
+    argv = [
+        "train",
+        "--preset",
+        "seed000",
+        "--data",
+        "builtin:seed",
+        "--out",
+        str(tmp_path / out),
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--no-progress",
+        *extra,
+    ]
     code = main(argv)
     captured = capsys.readouterr()
     return code, captured.out, captured.err
@@ -25,8 +36,16 @@ def test_train_writes_a_complete_run_and_says_where(tmp_path, capsys):
     code, out, _ = train(tmp_path, capsys, *TINY, "--d_model=32", "--prompt=a ")
     run = tmp_path / "run"
     assert code == 0
-    for name in ("config.json", "tokenizer.json", "model.safetensors", "train_state.pt", "best.safetensors",
-                 "metrics.jsonl", "loss.png", "samples.txt"):
+    for name in (
+        "config.json",
+        "tokenizer.json",
+        "model.safetensors",
+        "train_state.pt",
+        "best.safetensors",
+        "metrics.jsonl",
+        "loss.png",
+        "samples.txt",
+    ):
         assert (run / name).exists(), name
     assert json.loads((run / "config.json").read_text())["model"]["d_model"] == 32
     evals = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
@@ -41,8 +60,17 @@ def test_train_refuses_to_overwrite_and_resume_continues(tmp_path, capsys):
     assert train(tmp_path, capsys, *TINY)[0] == 0
     code, _, err = train(tmp_path, capsys, *TINY)
     assert code == 2 and "already holds a checkpoint" in err and "--resume" in err
-    code = main(["train", "--resume", str(tmp_path / "run"), "--cache-dir", str(tmp_path / "cache"),
-                 "--no-progress", "--max_steps=30"])
+    code = main(
+        [
+            "train",
+            "--resume",
+            str(tmp_path / "run"),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--no-progress",
+            "--max_steps=30",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0 and "resuming" in out and "from step 20" in out and "done: 30 steps" in out
 
@@ -88,22 +116,37 @@ def test_debug_shapes_prints_the_table_and_keeps_the_losses(tmp_path, capsys):
     _, plain, _ = train(tmp_path, capsys, *TINY, out="plain")
     _, debug, _ = train(tmp_path, capsys, *TINY, "--debug-shapes", out="debug")
     assert "blocks.0.ffn.hidden" in debug and "(B=1, T=16, F=128)" in debug and "blocks.1.*" in debug
-    losses = [[json.loads(line).get("val_loss") for line in (tmp_path / d / "metrics.jsonl").open()]
-              for d in ("plain", "debug")]
+    losses = [
+        [json.loads(line).get("val_loss") for line in (tmp_path / d / "metrics.jsonl").open()]
+        for d in ("plain", "debug")
+    ]
     assert losses[0] == losses[1] and any(v is not None for v in losses[0])
 
 
 def test_train_with_a_bpe_tokenizer_records_it_and_resume_reads_it_back(tmp_path, capsys):
-    code, out, _ = train(tmp_path, capsys, "--tokenizer", "bpe", "--vocab-size", "300", "--block_size=8",
-                         "--max_steps=2", "--eval_interval=2", "--eval_iters=1", "--threads=1")
+    code, out, _ = train(
+        tmp_path,
+        capsys,
+        "--tokenizer",
+        "bpe",
+        "--vocab-size",
+        "300",
+        "--block_size=8",
+        "--max_steps=2",
+        "--eval_interval=2",
+        "--eval_iters=1",
+        "--threads=1",
+    )
     run = tmp_path / "run"
     assert code == 0 and "bpe tokens" in out
     config = json.loads((run / "config.json").read_text())
     assert config["text"] == {"tokenizer": "bpe", "vocab_size": 300}
     assert json.loads((run / "tokenizer.json").read_text())["kind"] == "bpe"
     assert config["model"]["vocab_size"] <= 300
-    assert main(["train", "--resume", str(run), "--max_steps=3", "--cache-dir", str(tmp_path / "cache"),
-                 "--no-progress"]) == 0
+    assert (
+        main(["train", "--resume", str(run), "--max_steps=3", "--cache-dir", str(tmp_path / "cache"), "--no-progress"])
+        == 0
+    )
     assert "done: 3 steps" in capsys.readouterr().out
     assert main(["train", "--resume", str(run), "--tokenizer", "char", "--cache-dir", str(tmp_path / "cache")]) == 2
     assert "drop --tokenizer" in capsys.readouterr().err

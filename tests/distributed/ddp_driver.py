@@ -9,5 +9,6 @@ from glassformer.cli import main
 run, cache, *options = sys.argv[1:]
 if main(["train", "--out", run, "--cache-dir", cache, *options, "--max_steps=10"]) != 0:
     sys.exit(1)
-sys.exit(main(["train", "--resume", run, "--cache-dir", cache, "--max_steps=20", "--no-progress",
-               "--sample-chars=12"]))  # rank 0 alone writes the step-20 sample
+sys.exit(
+    main(["train", "--resume", run, "--cache-dir", cache, "--max_steps=20", "--no-progress", "--sample-chars=12"])
+)  # rank 0 alone writes the step-20 sample

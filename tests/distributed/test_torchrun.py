@@ -23,8 +23,20 @@ from glassformer.sample import sample
 from glassformer.train.run import load_model
 
 SRC = str(Path(__file__).parents[2] / "src")
-OPTIONS = ["--preset", "seed000", "--data", "builtin:seed", "--no-progress", "--sample-chars=0", "--dropout=0",
-           "--grad_accum=2", "--eval_interval=10", "--eval_iters=2", "--log_interval=1", "--threads=1"]
+OPTIONS = [
+    "--preset",
+    "seed000",
+    "--data",
+    "builtin:seed",
+    "--no-progress",
+    "--sample-chars=0",
+    "--dropout=0",
+    "--grad_accum=2",
+    "--eval_interval=10",
+    "--eval_iters=2",
+    "--log_interval=1",
+    "--threads=1",
+]
 
 
 def records(run: Path) -> dict[tuple[str, int], dict]:
@@ -38,14 +50,36 @@ def records(run: Path) -> dict[tuple[str, int], dict]:
 def test_two_processes_train_as_one_with_their_global_batch(tmp_path):
     cache = tmp_path / "cache"
     assert main(["data", "prepare", "builtin:seed", "--cache-dir", str(cache)]) == 0  # once, before both read it
-    launch = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-              str(Path(__file__).with_name("ddp_driver.py")), str(tmp_path / "two"), str(cache), *OPTIONS,
-              "--batch_size=4"]
+    launch = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nproc_per_node=2",
+        str(Path(__file__).with_name("ddp_driver.py")),
+        str(tmp_path / "two"),
+        str(cache),
+        *OPTIONS,
+        "--batch_size=4",
+    ]
     env = {**os.environ, "PYTHONPATH": SRC, "OMP_NUM_THREADS": "1"}
     job = subprocess.Popen(launch, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:  # the one-process reference trains while torchrun imports torch
-        assert main(["train", "--out", str(tmp_path / "one"), "--cache-dir", str(cache), *OPTIONS,
-                     "--batch_size=8", "--max_steps=20"]) == 0
+        assert (
+            main(
+                [
+                    "train",
+                    "--out",
+                    str(tmp_path / "one"),
+                    "--cache-dir",
+                    str(cache),
+                    *OPTIONS,
+                    "--batch_size=8",
+                    "--max_steps=20",
+                ]
+            )
+            == 0
+        )
         out, err = job.communicate(timeout=300)
     finally:
         if job.poll() is None:
@@ -61,12 +95,22 @@ def test_two_processes_train_as_one_with_their_global_batch(tmp_path):
         for field in ("loss", "grad_norm", "train_loss", "val_loss"):
             if field in a:
                 assert b[field] == pytest.approx(a[field], abs=1e-5), (key, field, a[field], b[field])
-    assert two[("log", 1)]["tokens_per_s"] > 0 and json.loads((tmp_path / "two" / "config.json").read_text(
-        encoding="utf-8"))["train"]["batch_size"] == 4  # the config says per process, as given
+    assert (
+        two[("log", 1)]["tokens_per_s"] > 0
+        and json.loads((tmp_path / "two" / "config.json").read_text(encoding="utf-8"))["train"]["batch_size"] == 4
+    )  # the config says per process, as given
 
     files = {p.name for p in (tmp_path / "two").iterdir()}  # rank 0's files, nothing more (no lock left)
-    assert files == {"config.json", "tokenizer.json", "metrics.jsonl", "model.safetensors", "train_state.pt",
-                     "best.safetensors", "loss.png", "samples.txt"}
+    assert files == {
+        "config.json",
+        "tokenizer.json",
+        "metrics.jsonl",
+        "model.safetensors",
+        "train_state.pt",
+        "best.safetensors",
+        "loss.png",
+        "samples.txt",
+    }
     assert (tmp_path / "two" / "samples.txt").read_text(encoding="utf-8").count("=== step 20 ===") == 1
     weights = load_file(str(tmp_path / "two" / "model.safetensors"))
     assert not [k for k in weights if k.startswith("module.")]  # DDP's wrapper leaves no trace
@@ -75,5 +119,4 @@ def test_two_processes_train_as_one_with_their_global_batch(tmp_path):
 
     model, tokenizer, _ = load_model(tmp_path / "two")  # one process reads what two wrote
     text = sample(model, tokenizer, "the ", 20, temperature=0)[0]
-    assert len(text) == 20 and text == sample(load_model(tmp_path / "one")[0], tokenizer, "the ", 20,
-                                              temperature=0)[0]
+    assert len(text) == 20 and text == sample(load_model(tmp_path / "one")[0], tokenizer, "the ", 20, temperature=0)[0]

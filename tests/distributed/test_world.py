@@ -42,6 +42,7 @@ def test_dropout_seeds_differ_by_rank_and_step_and_repeat():
     def draw(rank, step):
         ProcessWorld(rank, rank, 2).seed_dropout(1337, step)
         return torch.rand(4)
+
     assert not torch.equal(draw(0, 3), draw(1, 3)) and not torch.equal(draw(0, 3), draw(0, 4))
     assert torch.equal(draw(1, 7), draw(1, 7))  # a resumed job computes the same seed again
 
@@ -50,6 +51,7 @@ def test_no_sync_on_every_micro_batch_but_the_last():
     class FakeDDP:
         def no_sync(self):
             return contextlib.nullcontext("kept local")
+
     world = ProcessWorld(0, 0, 2)
     with world.accumulating(FakeDDP(), last=False) as first, world.accumulating(FakeDDP(), last=True) as last:
         assert first == "kept local" and last is None

@@ -10,8 +10,8 @@ import torch
 
 from glassformer.cli import main
 from glassformer.exercises import catalog, educator
-from glassformer.exercises.expected import prepare
 from glassformer.exercises.compare import first_problem
+from glassformer.exercises.expected import prepare
 
 NAMES = ["softmax", "causal_mask", "attention"]
 
@@ -37,11 +37,14 @@ def test_grade_three_students_gives_the_expected_table(tmp_path, capsys):
     rows = list(csv.DictReader(out.open()))
     table = {(r["student"], r["exercise"]): (r["status"], r["mistake"]) for r in rows}
     assert table == {
-        ("alice", "softmax"): ("passed", ""), ("alice", "causal_mask"): ("passed", ""),
+        ("alice", "softmax"): ("passed", ""),
+        ("alice", "causal_mask"): ("passed", ""),
         ("alice", "attention"): ("passed", ""),
-        ("bob", "softmax"): ("failed", "no_shift"), ("bob", "causal_mask"): ("passed", ""),
+        ("bob", "softmax"): ("failed", "no_shift"),
+        ("bob", "causal_mask"): ("passed", ""),
         ("bob", "attention"): ("passed", ""),
-        ("carol", "softmax"): ("crashed", ""), ("carol", "causal_mask"): ("missing", ""),
+        ("carol", "softmax"): ("crashed", ""),
+        ("carol", "causal_mask"): ("missing", ""),
         ("carol", "attention"): ("syntax", ""),
     }
     bob = next(r for r in rows if r["student"] == "bob" and r["exercise"] == "softmax")
@@ -66,13 +69,13 @@ def test_exported_golden_files_reload_and_match_the_references(tmp_path, capsys)
         spec = json.loads((tmp_path / entry["json"]).read_text())
         arrays = np.load(tmp_path / entry["npz"])
         assert spec["tolerance"]["atol"] == ex.atol and len(spec["cases"]) == len(prep.cases) == entry["cases"]
-        for case, stored in zip(prep.cases, spec["cases"]):
+        for case, stored in zip(prep.cases, spec["cases"], strict=False):
             args = educator.load_golden_args(stored, arrays)
             assert [d["name"] for d in stored["inputs"]] == list(ex.function(case.fn).args)
             torch_args = [_to_torch(a) for a in args]
             outs = ex.reference[case.fn](*torch_args)
             twin = ex.numpy_reference[case.fn](*torch_args)
-            for out, tw, d in zip(outs, twin, stored["outputs"]):
+            for out, tw, d in zip(outs, twin, stored["outputs"], strict=False):
                 expected = torch.from_numpy(arrays[d["key"]])
                 assert list(expected.shape) == d["shape"]
                 assert first_problem(out.detach(), expected, ex.atol) is None, (name, stored["label"])
@@ -80,7 +83,7 @@ def test_exported_golden_files_reload_and_match_the_references(tmp_path, capsys)
             if case.grad:
                 grads = [arrays[g["key"]] for g in stored["gradients"]]
                 ref = prep.ref_grads[stored["index"]]
-                assert all(np.allclose(a, b.numpy(), atol=1e-12) for a, b in zip(grads, ref))
+                assert all(np.allclose(a, b.numpy(), atol=1e-12) for a, b in zip(grads, ref, strict=False))
     attention = json.loads((tmp_path / "attention.json").read_text())
     noncontig = next(c for c in attention["cases"] if "non-contiguous" in c["label"])
     assert noncontig["inputs"][0]["contiguous"] is False and noncontig["inputs"][3]["kind"] == "array"

@@ -17,7 +17,9 @@ def offences(tmp_path, source, rules, name="learner.py", **siblings):
 
 
 def test_calls_imports_and_lookups_by_name_are_refused(tmp_path):
-    found = offences(tmp_path, """
+    found = offences(
+        tmp_path,
+        """
         import torch
         import torch.nn.functional as F
         from torch.nn.functional import softmax as sm
@@ -27,63 +29,90 @@ def test_calls_imports_and_lookups_by_name_are_refused(tmp_path):
             c = getattr(F, "softmax")(x, dim)    # line 8
             d = vars(F)["log_softmax"](x, dim)   # line 9
             return a + b + c + d + sm(x, dim)
-        """, (SOFTMAX,))
+        """,
+        (SOFTMAX,),
+    )
     assert [(line, name) for _, line, name, _ in found] == [
-        (4, "from torch.nn.functional import softmax"), (6, "torch.softmax"), (7, "x.softmax"),
-        (8, "getattr(…, 'softmax')"), (9, "…['log_softmax']")]
+        (4, "from torch.nn.functional import softmax"),
+        (6, "torch.softmax"),
+        (7, "x.softmax"),
+        (8, "getattr(…, 'softmax')"),
+        (9, "…['log_softmax']"),
+    ]
     assert {why for *_, why in found} == {"forbid.softmax"}
 
 
 def test_comments_docstrings_and_other_names_are_fine(tmp_path):
-    assert offences(tmp_path, '''
+    assert (
+        offences(
+            tmp_path,
+            '''
         """Unlike F.scaled_dot_product_attention or nn.MultiheadAttention, we write it out."""
         import math
         import torch
         def scaled_dot_product_attention(q, k, v, mask=None):  # not torch.softmax, not nn.LayerNorm
             activation = "linear"
             return torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(q.size(-1)), -1) @ v, None
-        ''', (ATTENTION, LAYER_NORM)) == []
+        ''',
+            (ATTENTION, LAYER_NORM),
+        )
+        == []
+    )
 
 
 def test_glassformer_dynamic_code_and_star_imports_are_refused_everywhere(tmp_path):
-    found = offences(tmp_path, """
+    found = offences(
+        tmp_path,
+        """
         import glassformer.nn.attention
         from glassformer.numpy_ref import softmax
         from torch.nn.functional import *
         import importlib
         def f(x):
             return eval("x")
-        """, ())
+        """,
+        (),
+    )
     assert [(line, why) for _, line, _, why in found] == [
-        (2, "forbid.glassformer"), (3, "forbid.glassformer"), (4, "forbid.star"), (5, "forbid.dynamic"),
-        (7, "forbid.dynamic")]
+        (2, "forbid.glassformer"),
+        (3, "forbid.glassformer"),
+        (4, "forbid.star"),
+        (5, "forbid.dynamic"),
+        (7, "forbid.dynamic"),
+    ]
 
 
 def test_the_learners_own_files_may_be_imported_and_are_scanned_too(tmp_path):
-    found = offences(tmp_path, """
+    found = offences(
+        tmp_path,
+        """
         import attention
         from heads import split_heads
         def multi_head_attention(x, w_qkv, b_qkv, w_out, b_out, n_heads, mask=None):
             return attention.scaled_dot_product_attention(x, x, x, mask)[0]   # the learner's own
-        """, (ATTENTION,), name="multi_head_attention.py",
+        """,
+        (ATTENTION,),
+        name="multi_head_attention.py",
         attention="""
         import torch.nn.functional as F
         def scaled_dot_product_attention(q, k, v, mask=None):
             return F.scaled_dot_product_attention(q, k, v), None
         """,
-        heads="def split_heads(x, n_heads):\n    return x\n")
+        heads="def split_heads(x, n_heads):\n    return x\n",
+    )
     assert found == [("attention.py", 4, "F.scaled_dot_product_attention", "forbid.attention")]  # line 1 is blank
 
 
 def test_a_refused_file_is_never_run_and_the_report_says_why(tmp_path):
     path = tmp_path / "feed_forward.py"
-    path.write_text("import torch.nn as nn\n\ndef feed_forward(x, w1, b1, w2, b2, activation='relu'):\n"
-                    "    layer = nn.Linear(4, 8)\n    return layer(x)\n")
+    path.write_text(
+        "import torch.nn as nn\n\ndef feed_forward(x, w1, b1, w2, b2, activation='relu'):\n"
+        "    layer = nn.Linear(4, 8)\n    return layer(x)\n"
+    )
     rep = grader.check("feed_forward", path)
     assert rep.status == "forbidden" and rep.cases == []  # refused before any process started
     assert [(o.line, o.name) for o in rep.offences] == [(4, "nn.Linear")]
-    assert ("feed_forward.py line 4: nn.Linear — a built-in linear layer: write x @ W.T + b."
-            in report.render(rep, "en"))
+    assert "feed_forward.py line 4: nn.Linear — a built-in linear layer: write x @ W.T + b." in report.render(rep, "en")
     assert "第 4 行：nn.Linear" in report.render(rep, "zh")
 
 

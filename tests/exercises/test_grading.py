@@ -40,8 +40,9 @@ def test_every_exercise_has_the_named_edge_cases():
     for name in ("attention", "multi_head_attention", "block"):
         assert "case.dead_row" in labels[name], name
     assert "case.large" in labels["softmax"] and "case.large" in labels["loss"]
-    assert all(any(lab == "case.random" or lab.endswith(".size") or lab.endswith(".T") for lab in ls)
-               for ls in labels.values())
+    assert all(
+        any(lab == "case.random" or lab.endswith(".size") or lab.endswith(".T") for lab in ls) for ls in labels.values()
+    )
     assert sum(1 for ls in labels.values() if "case.batch1" in ls) >= 10
 
 
@@ -161,9 +162,13 @@ def test_a_hard_exit_is_reported_and_the_next_file_is_still_graded(graded):
 def test_syntax_errors_missing_files_and_missing_functions_need_no_process(tmp_path):
     bad = tmp_path / "softmax.py"
     bad.write_text("import torch\n\ndef softmax(x, dim=-1)\n    return x\n")
-    rep, missing, wrong_name = grader.check_many([("softmax", bad), ("attention", tmp_path / "attention.py"),
-                                                  ("causal_mask", _file(tmp_path, "causal_mask.py",
-                                                                        "def mask(T):\n    return T\n"))])
+    rep, missing, wrong_name = grader.check_many(
+        [
+            ("softmax", bad),
+            ("attention", tmp_path / "attention.py"),
+            ("causal_mask", _file(tmp_path, "causal_mask.py", "def mask(T):\n    return T\n")),
+        ]
+    )
     assert rep.status == "syntax" and rep.syntax["line"] == 3
     text = report.render(rep, "en")
     assert "Syntax error in softmax.py, line 3" in text and "def softmax(x, dim=-1)" in text and "^" in text
@@ -183,8 +188,8 @@ def test_the_twin_check_catches_gradients_that_disagree_with_the_finite_differen
 def test_cases_are_seeded_and_every_reference_is_nan_free():
     for name in catalog.ORDER:
         first, again = catalog.get(name).cases(), catalog.get(name).cases()
-        for a, b in zip(first, again):
-            for x, y in zip(a.args, b.args):
+        for a, b in zip(first, again, strict=False):
+            for x, y in zip(a.args, b.args, strict=False):
                 assert type(x) is type(y) and (not torch.is_tensor(x) or torch.equal(x, y))
         assert all(not torch.isnan(o.double()).any() for outs in prepare(name).ref for o in outs)
 

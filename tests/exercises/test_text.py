@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from helpers import assert_tables_match
+from helpers import format_fields as fields
 
 from glassformer.exercises import catalog, text, text_en, text_zh
 from glassformer.exercises.expected import prepare
-from helpers import assert_tables_match
-from helpers import format_fields as fields
 
 SYMBOLIC = {"causal_mask.case.T", "sampling.case.k", "sampling.case.p", "sinusoidal.case.size"}  # no words to translate
 

@@ -14,8 +14,21 @@ from glassformer.cli import main
 from glassformer.exercises.plug import REQUIRED
 
 SOLUTIONS = Path(solutions.__file__).parent
-TRAIN = ["train", "--preset", "baby", "--data", "builtin:seed", "--block_size=16", "--max_steps=20",
-         "--eval_interval=20", "--eval_iters=2", "--no-progress", "--sample-chars", "0", "--threads=1"]
+TRAIN = [
+    "train",
+    "--preset",
+    "baby",
+    "--data",
+    "builtin:seed",
+    "--block_size=16",
+    "--max_steps=20",
+    "--eval_interval=20",
+    "--eval_iters=2",
+    "--no-progress",
+    "--sample-chars",
+    "0",
+    "--threads=1",
+]
 
 
 def mine(tmp_path) -> Path:
@@ -49,8 +62,9 @@ def test_a_failing_or_missing_file_is_refused_with_the_fix(tmp_path, capsys):
     assert "no feed_forward.py there" in capsys.readouterr().err
     shutil.copy(SOLUTIONS / "feed_forward.py", folder)
     text = (folder / "layer_norm.py").read_text()  # plant a bug: the mean is off by half
-    (folder / "layer_norm.py").write_text(text.replace("mean = x.mean(dim=-1, keepdim=True)",
-                                                       "mean = 1.5 * x.mean(dim=-1, keepdim=True)"))
+    (folder / "layer_norm.py").write_text(
+        text.replace("mean = x.mean(dim=-1, keepdim=True)", "mean = 1.5 * x.mean(dim=-1, keepdim=True)")
+    )
     assert main([*TRAIN, "--out", str(tmp_path / "b"), "--use-mine", str(folder)]) == 2
     err = capsys.readouterr().err
     assert "layer_norm do not pass yet" in err and "glassformer exercise check layer_norm" in err

@@ -26,8 +26,13 @@ def test_model_info_reads_the_declarations(client, gpt):
     assert info["stages"][1]["zh"]["stage"] == "注意力权重" and info["stages"][1]["en"]["axes"] == "B H T_q T_k"
     assert [v["en"]["name"] for v in info["vectors"]] == ["blocks.0.attn.q", "blocks.0.attn.k", "blocks.0.attn.v"]
     stream = [p["name"] for p in info["stream"]]
-    assert stream == ["resid_pre", "blocks.0.resid_mid", "blocks.0.resid_post", "blocks.1.resid_mid",
-                      "blocks.1.resid_post"]
+    assert stream == [
+        "resid_pre",
+        "blocks.0.resid_mid",
+        "blocks.0.resid_post",
+        "blocks.1.resid_mid",
+        "blocks.1.resid_post",
+    ]
     assert info["params"] == sum(p.numel() for p in gpt.model.parameters())
     assert tokenizer().encode(info["example"])  # a first input the vocabulary can spell
 
@@ -127,7 +132,7 @@ def test_ablation_equals_zeroing_the_heads_columns_of_the_projection(client, gpt
     D = other.cfg.d_head
     with torch.no_grad():
         for layer, head in ((0, 1), (1, 3)):
-            other.blocks[layer].attn.proj.weight[:, head * D:(head + 1) * D] = 0
+            other.blocks[layer].attn.proj.weight[:, head * D : (head + 1) * D] = 0
         ablated = other(ids_of(PROMPT))[0, -1].softmax(-1)
         intact = gpt.model(ids_of(PROMPT))[0, -1].softmax(-1)
     assert a["ablated"] == [[0, 1], [1, 3]]
@@ -176,7 +181,9 @@ def test_regressor_page_data():
     assert len(a["lens"]["values"]) == len(a["stream"]["points"]) and "next" not in a
     assert a["tokens"][1]["text"] == "0.5"
     for endpoint in ("next", "generate"):
-        assert post(c, endpoint, {"ids": [1]} if endpoint == "generate" else {"text": "1 2"}, 422)["code"] == "no_tokens"
+        assert (
+            post(c, endpoint, {"ids": [1]} if endpoint == "generate" else {"text": "1 2"}, 422)["code"] == "no_tokens"
+        )
 
 
 def test_encoder_page_data_has_no_causal_mask():

@@ -57,8 +57,13 @@ def open_page(browser, url: str, requests: list, errors: list):
     page = browser.new_page(viewport={"width": 1100, "height": 900})
     page.on("request", lambda r: requests.append(r.url))
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" and not m.text.startswith(
-        "Failed to load resource: the server responded with a status of 4") else None)  # a refusal we asked for
+    page.on(
+        "console",
+        lambda m: errors.append(m.text)
+        if m.type == "error"
+        and not m.text.startswith("Failed to load resource: the server responded with a status of 4")
+        else None,
+    )  # a refusal we asked for
     page.set_default_timeout(30_000)  # generous: the machine may be busy
     page.goto(url)
     page.wait_for_selector("#tokens .tok")
@@ -96,9 +101,12 @@ def test_the_page_end_to_end(browser, tmp_path):
         page = open_page(browser, url, requests, errors)
         # type: the tokens and their ids appear
         page.fill("#text", prompt)
-        ids = tok.encode(prompt)[-model.cfg.max_len:]
-        wait_until(page, f"document.querySelectorAll('#tokens .tok').length === {len(ids)} && "
-                               f"document.querySelector('#tokens .tok .tok-text').textContent === {tok.decode(ids[:1])!r}")
+        ids = tok.encode(prompt)[-model.cfg.max_len :]
+        wait_until(
+            page,
+            f"document.querySelectorAll('#tokens .tok').length === {len(ids)} && "
+            f"document.querySelector('#tokens .tok .tok-text').textContent === {tok.decode(ids[:1])!r}",
+        )
         shown = page.evaluate("[...document.querySelectorAll('#tokens .tok-id')].map(e => +e.textContent)")
         assert shown == ids
 
@@ -136,7 +144,7 @@ def test_the_page_end_to_end(browser, tmp_path):
         other = copy.deepcopy(model)
         D = other.cfg.d_head
         with torch.no_grad():
-            other.blocks[0].attn.proj.weight[:, D:2 * D] = 0
+            other.blocks[0].attn.proj.weight[:, D : 2 * D] = 0
             ablated = other(torch.tensor([ids]))[0, -1]
         assert top_p(page) == pytest.approx(float((ablated / 0.3).softmax(-1).max()), abs=2e-4)
         assert "L0H1" in page.text_content("#ablated")
@@ -145,8 +153,12 @@ def test_the_page_end_to_end(browser, tmp_path):
         for _ in range(3):
             page.click("#step")
             wait_until(page, "!S.generating && !document.querySelector('#step').disabled")
-        expected = [int(t) for t in generate_ids(other, torch.tensor([tok.encode(prompt)]), 3, 0.3,
-                                                 generator=torch.Generator().manual_seed(0))]
+        expected = [
+            int(t)
+            for t in generate_ids(
+                other, torch.tensor([tok.encode(prompt)]), 3, 0.3, generator=torch.Generator().manual_seed(0)
+            )
+        ]
         assert page.input_value("#text") == prompt + tok.decode(expected)
         assert page.evaluate("S.ids.slice(-3)") == expected
         shots(tmp_path, page, "explore-next.png", "#next-panel")

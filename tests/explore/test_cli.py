@@ -41,12 +41,15 @@ def test_no_run_says_how_to_make_one(tmp_path, capsys, monkeypatch):
     assert "no trained run under runs/" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv,words", [
-    (["explore", "--host", "0.0.0.0"], r"--host 0.0.0.0 would let other machines.*--allow-remote"),
-    (["explore", "RUN", "--preset", "baby"], r"a RUN or --preset NAME, not both"),
-    (["explore", "RUN", "--n_layers=3"], r"overrides .* apply to a --preset"),
-    (["explore", "--preset", "nope"], r"unknown preset 'nope'"),
-])
+@pytest.mark.parametrize(
+    "argv,words",
+    [
+        (["explore", "--host", "0.0.0.0"], r"--host 0.0.0.0 would let other machines.*--allow-remote"),
+        (["explore", "RUN", "--preset", "baby"], r"a RUN or --preset NAME, not both"),
+        (["explore", "RUN", "--n_layers=3"], r"overrides .* apply to a --preset"),
+        (["explore", "--preset", "nope"], r"unknown preset 'nope'"),
+    ],
+)
 def test_refusals_are_one_line_errors(argv, words, capsys):
     assert main(argv) == 2
     assert re.search(words, capsys.readouterr().err)
@@ -103,8 +106,14 @@ def test_port_in_use_is_a_clear_error():
 def test_serves_a_run_until_ctrl_c(tmp_path):
     make_run(tmp_path / "runs" / "tiny")
     env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    proc = subprocess.Popen([sys.executable, "-m", "glassformer", "explore", "--port", "0"], cwd=tmp_path, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "glassformer", "explore", "--port", "0"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         lines = [proc.stdout.readline(), proc.stdout.readline()]
         url = re.search(r"open (http://127\.0\.0\.1:\d+/)", lines[1]).group(1)

@@ -15,8 +15,11 @@ from glassformer.explore.app import CSP, create_app
 
 
 def refused(client, endpoint: str, body, status: int, words: str, code: str | None = None, **kwargs) -> dict:
-    r = client.post(f"/api/{endpoint}", json=body, **kwargs) if isinstance(body, dict) \
+    r = (
+        client.post(f"/api/{endpoint}", json=body, **kwargs)
+        if isinstance(body, dict)
         else client.post(f"/api/{endpoint}", content=body, **kwargs)
+    )
     assert r.status_code == status, r.text
     answer = r.json()
     assert re.search(words, answer["error"]), answer["error"]
@@ -29,31 +32,34 @@ def refused(client, endpoint: str, body, status: int, words: str, code: str | No
 JSON = {"Content-Type": "application/json"}
 
 
-@pytest.mark.parametrize("endpoint,body,status,words,code", [
-    ("analyze", {"text": "the", "colour": 1}, 400, r"unknown field.*'colour'.*reads", "bad_request"),
-    ("analyze", {"text": "the", "layer": True}, 400, r"'layer' must be a whole number", None),
-    ("analyze", {"text": 5}, 400, r"'text' must be a string", None),
-    ("analyze", {"ids": [1, "2"]}, 400, r"'ids' must be a list of whole numbers", None),
-    ("analyze", {"text": "the", "ablate": [[0]]}, 400, r"\[layer, head\] pairs", None),
-    ("analyze", {"text": "the", "ids": [1]}, 400, r"exactly one of 'text'.*'ids'", None),
-    ("analyze", {}, 400, r"exactly one of", None),
-    ("analyze", {"text": ""}, 422, r"empty", "empty"),
-    ("analyze", {"text": "the", "layer": 2}, 422, r"layer=2 is out of range.*2 attention layers", "out_of_range"),
-    ("analyze", {"text": "the", "head": -1}, 400, r"'head' must be at least 0", None),
-    ("analyze", {"text": "the", "stage": "pattern"}, 422, r"stage 'pattern'.*\['scores', 'weights'\]", None),
-    ("analyze", {"text": "the", "ablate": [[0, 4]]}, 422, r"head=4 is out of range", None),
-    ("analyze", {"text": "the", "lang": "fr"}, 400, r"one of \['en', 'zh'\]", None),
-    ("analyze", {"ids": [0, 999]}, 422, r"\[999\] are outside the vocabulary", "out_of_range"),
-    ("analyze", {"text": "x" * (LIMITS.text_chars + 1)}, 413, r"'text' is too long.*at most 2000", "too_long"),
-    ("vectors", {"text": "the", "token": 3}, 422, r"token=3 is out of range.*3 tokens", None),
-    ("next", {"text": "the", "temperature": -0.5}, 400, r"between 0.0 and 5.0", None),
-    ("next", {"text": "the", "top_p": 0}, 400, r"'top_p' must be between", None),
-    ("next", {"text": "the", "top_k": 2.5}, 400, r"'top_k' must be a whole number", None),
-    ("generate", {"ids": [1], "n": 65}, 400, r"'n' must be between 1 and 64", None),
-    ("generate", {"text": "the"}, 400, r"unknown field.*'text'", None),
-    ("generate", {"ids": []}, 422, r"needs 'ids'", "empty"),
-    ("generate", {"ids": [1], "session": "s" * 65}, 413, r"'session' is too long", None),
-])
+@pytest.mark.parametrize(
+    "endpoint,body,status,words,code",
+    [
+        ("analyze", {"text": "the", "colour": 1}, 400, r"unknown field.*'colour'.*reads", "bad_request"),
+        ("analyze", {"text": "the", "layer": True}, 400, r"'layer' must be a whole number", None),
+        ("analyze", {"text": 5}, 400, r"'text' must be a string", None),
+        ("analyze", {"ids": [1, "2"]}, 400, r"'ids' must be a list of whole numbers", None),
+        ("analyze", {"text": "the", "ablate": [[0]]}, 400, r"\[layer, head\] pairs", None),
+        ("analyze", {"text": "the", "ids": [1]}, 400, r"exactly one of 'text'.*'ids'", None),
+        ("analyze", {}, 400, r"exactly one of", None),
+        ("analyze", {"text": ""}, 422, r"empty", "empty"),
+        ("analyze", {"text": "the", "layer": 2}, 422, r"layer=2 is out of range.*2 attention layers", "out_of_range"),
+        ("analyze", {"text": "the", "head": -1}, 400, r"'head' must be at least 0", None),
+        ("analyze", {"text": "the", "stage": "pattern"}, 422, r"stage 'pattern'.*\['scores', 'weights'\]", None),
+        ("analyze", {"text": "the", "ablate": [[0, 4]]}, 422, r"head=4 is out of range", None),
+        ("analyze", {"text": "the", "lang": "fr"}, 400, r"one of \['en', 'zh'\]", None),
+        ("analyze", {"ids": [0, 999]}, 422, r"\[999\] are outside the vocabulary", "out_of_range"),
+        ("analyze", {"text": "x" * (LIMITS.text_chars + 1)}, 413, r"'text' is too long.*at most 2000", "too_long"),
+        ("vectors", {"text": "the", "token": 3}, 422, r"token=3 is out of range.*3 tokens", None),
+        ("next", {"text": "the", "temperature": -0.5}, 400, r"between 0.0 and 5.0", None),
+        ("next", {"text": "the", "top_p": 0}, 400, r"'top_p' must be between", None),
+        ("next", {"text": "the", "top_k": 2.5}, 400, r"'top_k' must be a whole number", None),
+        ("generate", {"ids": [1], "n": 65}, 400, r"'n' must be between 1 and 64", None),
+        ("generate", {"text": "the"}, 400, r"unknown field.*'text'", None),
+        ("generate", {"ids": []}, 422, r"needs 'ids'", "empty"),
+        ("generate", {"ids": [1], "session": "s" * 65}, 413, r"'session' is too long", None),
+    ],
+)
 def test_bad_fields(client, endpoint, body, status, words, code):
     refused(client, endpoint, body, status, words, code)
 
@@ -68,8 +74,14 @@ def test_bodies_that_are_not_json_objects(client):
     refused(client, "analyze", b"[1, 2]", 400, r"must be a JSON object", headers=JSON)
     refused(client, "analyze", b'{"text": "the", "temperature": NaN}', 400, r"NaN, which is not JSON", headers=JSON)
     refused(client, "analyze", b"\xff\xfe", 400, r"not UTF-8", headers=JSON)
-    refused(client, "analyze", b'{"text": "the"}', 415, r"Content-Type: application/json.*'text/plain'",
-            headers={"Content-Type": "text/plain"})
+    refused(
+        client,
+        "analyze",
+        b'{"text": "the"}',
+        415,
+        r"Content-Type: application/json.*'text/plain'",
+        headers={"Content-Type": "text/plain"},
+    )
 
 
 def test_body_size_is_bounded(client):
@@ -81,6 +93,7 @@ def test_body_size_is_bounded(client):
         for _ in range(LIMITS.body_bytes // 1000 + 1):
             yield b"a" * 1000
         yield b'"}'
+
     refused(client, "analyze", chunks(), 413, rf"over {LIMITS.body_bytes} bytes", "too_large", headers=JSON)
 
 
@@ -109,7 +122,9 @@ def test_an_internal_error_is_json_and_the_server_stays_up(monkeypatch, capsys):
     monkeypatch.setattr(ex, "vectors", lambda req: 1 / 0)
     r = c.post("/api/vectors", json={"text": "the"})
     assert r.status_code == 500 and r.json() == {
-        "error": "internal error in vectors: ZeroDivisionError: division by zero", "code": "internal"}
+        "error": "internal error in vectors: ZeroDivisionError: division by zero",
+        "code": "internal",
+    }
     assert post(c, "next", {"text": "the"})["rows"]
 
 

@@ -58,7 +58,7 @@ def test_ablated_generation_uses_the_ablated_model_at_every_step(gpt, client):
     other = copy.deepcopy(gpt.model)
     D = other.cfg.d_head
     for head in (0, 2):
-        other.blocks[1].attn.proj.weight[:, head * D:(head + 1) * D] = 0
+        other.blocks[1].attn.proj.weight[:, head * D : (head + 1) * D] = 0
     assert [t["id"] for t in r["tokens"]] == reference(other, ids, 6, 3)
     resumed = post(client, "generate", {"ids": r["ids"], "n": 1, "seed": 3, "session": r["session"]})
     assert not resumed["resumed"]  # no ablation now: the cached keys were made without those heads

@@ -18,9 +18,11 @@ from helpers import randomize_
 transformers = pytest.importorskip("transformers")
 from tokenizers import ByteLevelBPETokenizer  # noqa: E402
 
-CORPUS = ("The cat sat on the mat. It's 12 o'clock, isn't it?  Hello, world!\n"
-          "我爱你。你好吗？今天天气很好。 The dog's 3 bones.\t\tTabs and   spaces.\n"
-          "Emoji 🙂👍🏽 and café, naïve, Œuvre — 1234567 numbers.\n") * 20
+CORPUS = (
+    "The cat sat on the mat. It's 12 o'clock, isn't it?  Hello, world!\n"
+    "我爱你。你好吗？今天天气很好。 The dog's 3 bones.\t\tTabs and   spaces.\n"
+    "Emoji 🙂👍🏽 and café, naïve, Œuvre — 1234567 numbers.\n"
+) * 20
 TEXTS = {  # what the tokenizer tests encode: each kind the brief names, and the edges between them
     "english": "The quick brown fox jumps over the lazy dog. It's 3 o'clock; we'll see, won't we?",
     "chinese": "我爱你。你好吗？今天天气很好，我们去公园散步吧！",
@@ -45,9 +47,19 @@ def vocab_size_of(folder: Path) -> int:
 
 
 def random_gpt2(vocab_size: int, dtype=torch.float32, **variant):
-    cfg = transformers.GPT2Config(vocab_size=vocab_size, n_positions=32, n_embd=24, n_layer=2, n_head=4,
-                                  resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, bos_token_id=0,
-                                  eos_token_id=0, **variant)
+    cfg = transformers.GPT2Config(
+        vocab_size=vocab_size,
+        n_positions=32,
+        n_embd=24,
+        n_layer=2,
+        n_head=4,
+        resid_pdrop=0.0,
+        embd_pdrop=0.0,
+        attn_pdrop=0.0,
+        bos_token_id=0,
+        eos_token_id=0,
+        **variant,
+    )
     torch.manual_seed(0)
     hf = transformers.GPT2LMHeadModel(cfg).to(dtype).eval()
     return randomize_(hf, std=0.2)  # no LayerNorm gain of 1 or bias of 0 can hide a mix-up

@@ -34,10 +34,23 @@ def dirs(tmp_path_factory):
 def test_sample_greedy_writes_transformers_greedy_text(dirs, capsys):
     root, hf, tok = dirs
     ids = torch.tensor([tok(PROMPT)["input_ids"]])  # (1, T0)
-    new = hf.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=12, min_new_tokens=12,
-                      do_sample=False, pad_token_id=0)[0, ids.size(1):]
-    code = main(["sample", str(root / "run"), "--prompt", PROMPT, "--temperature", "0", "--max-new-tokens", "12",
-                 "--threads", "1"])
+    new = hf.generate(
+        ids, attention_mask=torch.ones_like(ids), max_new_tokens=12, min_new_tokens=12, do_sample=False, pad_token_id=0
+    )[0, ids.size(1) :]
+    code = main(
+        [
+            "sample",
+            str(root / "run"),
+            "--prompt",
+            PROMPT,
+            "--temperature",
+            "0",
+            "--max-new-tokens",
+            "12",
+            "--threads",
+            "1",
+        ]
+    )
     assert code == 0
     assert capsys.readouterr().out == PROMPT + tok.decode(new) + "\n"
 
@@ -78,8 +91,16 @@ def test_mistakes_are_one_clear_line(dirs, tmp_path):
     root, _, _ = dirs
     cases = [
         (["import", "gpt2", str(tmp_path / "missing"), "--out", str(tmp_path / "r")], "is not a directory"),
-        (["import", "gpt2", str(copy_dir(root / "hf", tmp_path / "v", {"scale_attn_weights": False})),
-          "--out", str(tmp_path / "r")], "scale_attn_weights=False"),
+        (
+            [
+                "import",
+                "gpt2",
+                str(copy_dir(root / "hf", tmp_path / "v", {"scale_attn_weights": False})),
+                "--out",
+                str(tmp_path / "r"),
+            ],
+            "scale_attn_weights=False",
+        ),
         (["import", "gpt2", str(root / "hf"), "--out", str(root / "run")], "already holds a checkpoint"),
         (["export", "gpt2", str(root / "run"), "--out", str(root / "hf")], "is not empty"),
         (["export", "gpt2", str(tmp_path / "nothing"), "--out", str(tmp_path / "o")], "not a run directory"),
@@ -109,13 +130,25 @@ def test_mistakes_speak_chinese_under_lang_zh(dirs, tmp_path):
     (no_weights / "model.safetensors").unlink()
     cases = [  # (argv, what the Chinese line must still name, the English it must not say)
         (["import", "gpt2", str(tmp_path / "missing"), "--out", str(tmp_path / "r")], "missing", "is not a directory"),
-        (["import", "gpt2", str(copy_dir(root / "hf", tmp_path / "v", {"model_type": "llama"})),
-          "--out", str(tmp_path / "r")], "model_type='llama'", "can be imported"),
+        (
+            [
+                "import",
+                "gpt2",
+                str(copy_dir(root / "hf", tmp_path / "v", {"model_type": "llama"})),
+                "--out",
+                str(tmp_path / "r"),
+            ],
+            "model_type='llama'",
+            "can be imported",
+        ),
         (["import", "gpt2", str(root / "hf"), "--out", str(root / "run")], "model.safetensors", "already holds"),
         (["import", "gpt2", str(bad_tokenizer), "--out", str(tmp_path / "r")], "add_prefix_space=true", "ids would"),
         (["import", "gpt2", str(bad_merges), "--out", str(tmp_path / "r")], "'x y z'", "separated by one space"),
-        (["import", "gpt2", str(no_weights), "--out", str(tmp_path / "r")], "pytorch_model.bin", "save_pretrained"
-         " writes it"),
+        (
+            ["import", "gpt2", str(no_weights), "--out", str(tmp_path / "r")],
+            "pytorch_model.bin",
+            "save_pretrained writes it",
+        ),
         (["export", "gpt2", str(root / "run"), "--out", str(root / "hf")], "--out", "is not empty"),
     ]
     for argv, names, english in cases:

@@ -52,8 +52,9 @@ def test_greedy_tokens_equal_hf_generate(hf_dir, imported):
     assert prompt == hf_tok(PROMPT)["input_ids"]
     ids = torch.tensor([prompt])  # (1, T0)
     n = hf.config.n_positions - len(prompt)
-    theirs = hf.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=n, min_new_tokens=n,
-                         do_sample=False, pad_token_id=0)[0, len(prompt):].tolist()
+    theirs = hf.generate(
+        ids, attention_mask=torch.ones_like(ids), max_new_tokens=n, min_new_tokens=n, do_sample=False, pad_token_id=0
+    )[0, len(prompt) :].tolist()
     ours = [int(t) for t in generate_ids(model, ids, n, temperature=0)]
     assert ours == theirs and len(set(ours)) > 1  # (random weights that repeat one token would prove little)
 
@@ -130,6 +131,7 @@ def test_half_precision_weights_become_float32(tmp_path):
     hf = random_gpt2(vocab_size_of(folder), dtype=torch.bfloat16)
     hf.save_pretrained(folder)
     from safetensors.torch import load_file
+
     assert {t.dtype for t in load_file(folder / "model.safetensors").values()} == {torch.bfloat16}
     model, _, _ = load_model(import_gpt2(folder, tmp_path / "run"))
     assert {p.dtype for p in model.parameters()} == {torch.float32}
@@ -138,11 +140,18 @@ def test_half_precision_weights_become_float32(tmp_path):
         assert_close("logits", model(ids), hf.float()(ids).logits, ATOL[torch.float32])
 
 
-@pytest.mark.parametrize("field, value", [
-    ("scale_attn_weights", False), ("scale_attn_by_inverse_layer_idx", True), ("reorder_and_upcast_attn", True),
-    ("add_cross_attention", True), ("activation_function", "silu"), ("model_type", "gpt_neo"),
-    ("architectures", ["GPT2DoubleHeadsModel"]),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("scale_attn_weights", False),
+        ("scale_attn_by_inverse_layer_idx", True),
+        ("reorder_and_upcast_attn", True),
+        ("add_cross_attention", True),
+        ("activation_function", "silu"),
+        ("model_type", "gpt_neo"),
+        ("architectures", ["GPT2DoubleHeadsModel"]),
+    ],
+)
 def test_variants_it_cannot_reproduce_are_refused_naming_the_field(hf_dir, tmp_path, field, value):
     folder = copy_dir(hf_dir[0], tmp_path / "variant", {field: value})
     with pytest.raises(UsageError, match=field):
@@ -203,9 +212,16 @@ def test_a_fresh_interpreter_knows_the_tokenizer_kind(imported):
     from pathlib import Path
 
     src = str(Path(__file__).parents[2] / "src")
-    code = ("import sys; from glassformer.train.saved import load_model; "
-            "m, t, _ = load_model(sys.argv[1]); print(t.kind, t.encode('hi 你好'))")
-    done = subprocess.run([sys.executable, "-c", code, str(imported[0])], capture_output=True, text=True,
-                          env={"PYTHONPATH": src, "PATH": ""}, timeout=120)
+    code = (
+        "import sys; from glassformer.train.saved import load_model; "
+        "m, t, _ = load_model(sys.argv[1]); print(t.kind, t.encode('hi 你好'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(imported[0])],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": src, "PATH": ""},
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[0] == "gpt2-bpe" and str(imported[2].encode("hi 你好")) in done.stdout

@@ -92,10 +92,13 @@ def _rewrite(path, change):
     path.write_text(json.dumps(data), encoding="utf-8")
 
 
-@pytest.mark.parametrize("field, change", [
-    ("add_prefix_space", lambda d: d.update(add_prefix_space=True)),
-    ("add_bos_token", lambda d: d.update(add_bos_token=True)),
-])
+@pytest.mark.parametrize(
+    "field, change",
+    [
+        ("add_prefix_space", lambda d: d.update(add_prefix_space=True)),
+        ("add_bos_token", lambda d: d.update(add_bos_token=True)),
+    ],
+)
 def test_config_options_that_change_the_ids_are_refused(field, change, files, tmp_path):
     for name in ("vocab.json", "merges.txt"):
         (tmp_path / name).write_bytes((files / name).read_bytes())
@@ -105,11 +108,14 @@ def test_config_options_that_change_the_ids_are_refused(field, change, files, tm
         read_tokenizer_dir(tmp_path)
 
 
-@pytest.mark.parametrize("field, change", [
-    ("pre_tokenizer.add_prefix_space", lambda d: d["pre_tokenizer"].update(add_prefix_space=True)),
-    ("normalizer", lambda d: d.update(normalizer={"type": "NFC"})),
-    ("model.type", lambda d: d["model"].update(type="WordPiece")),
-])
+@pytest.mark.parametrize(
+    "field, change",
+    [
+        ("pre_tokenizer.add_prefix_space", lambda d: d["pre_tokenizer"].update(add_prefix_space=True)),
+        ("normalizer", lambda d: d.update(normalizer={"type": "NFC"})),
+        ("model.type", lambda d: d["model"].update(type="WordPiece")),
+    ],
+)
 def test_tokenizer_json_variants_are_refused(field, change, theirs, tmp_path):
     theirs.save_pretrained(tmp_path)
     _rewrite(tmp_path / "tokenizer.json", change)

@@ -53,7 +53,7 @@ def test_length_has_per_position_losses_for_every_registered_scheme(lab_out):
     for label, v in r["variants"].items():
         per = np.array(v["per_position"], dtype=float)  # (seeds, T_eval)
         assert per.shape[1] == T_eval and np.isfinite(per[:, : v["reach"]]).all(), label
-        assert np.isnan(per[:, v["reach"]:]).all(), label
+        assert np.isnan(per[:, v["reach"] :]).all(), label
     assert r["variants"]["learned"]["reach"] == T  # no table rows past max_len: reported, not crashed
     assert r["variants"]["sinusoidal"]["reach"] == r["variants"]["none"]["reach"] == T_eval
     for name in POSITION_SCHEMES:  # a scheme registered later (rotary, ALiBi) reaches one or the other
@@ -91,8 +91,9 @@ def test_unscaled_really_drops_the_square_root():
     with torch.no_grad():
         _, plain = model.run_with_cache(ids, names=["blocks.0.attn.q", "blocks.0.attn.k"])
         logits = wrapped(ids)
-        model.run_with_hooks(ids, hooks={**wrapped.hooks,
-                                         "blocks.0.attn.weights": lambda t, name: seen.update({name: t})})
+        model.run_with_hooks(
+            ids, hooks={**wrapped.hooks, "blocks.0.attn.weights": lambda t, name: seen.update({name: t})}
+        )
         assert not torch.allclose(logits, model(ids))  # a different function ...
     q, k = plain["blocks.0.attn.q"], plain["blocks.0.attn.k"]  # (1, H, T, D)
     future = ~torch.tril(torch.ones(8, 8, dtype=torch.bool))

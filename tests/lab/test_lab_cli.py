@@ -12,8 +12,18 @@ from glassformer.cli import main
 def test_list_names_every_experiment_in_both_languages(capsys):
     assert main(["lab", "list"]) == 0
     out = capsys.readouterr().out
-    for name in ("length", "layernorm", "scaling", "heads", "ffn-width", "mask-fill", "causal-leak", "init",
-                 "order", "attention-steps"):
+    for name in (
+        "length",
+        "layernorm",
+        "scaling",
+        "heads",
+        "ffn-width",
+        "mask-fill",
+        "causal-leak",
+        "init",
+        "order",
+        "attention-steps",
+    ):
         assert f"\n{name} " in "\n" + out, name
     assert main(["lab", "list", "--lang", "zh"]) == 0
     assert "正弦位置编码" in capsys.readouterr().out

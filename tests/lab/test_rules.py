@@ -15,11 +15,18 @@ def s(*values):
 def length_results(sin_far: float, wide_far: float, learned_reach: int = 64) -> dict:
     def bands(i, near, far):
         return {"in": s(i), "2x": s(near), "far": None if far is None else s(far), "ranges": {}}
-    return {"T": 64, "T_eval": 256, "unigram": 3.3, "variants": {
-        "learned": {"max_len": 64, "reach": learned_reach, "bands": bands(1.6, None, None)},
-        "sinusoidal": {"max_len": 64, "reach": 256, "bands": bands(1.6, 1.65, sin_far)},
-        "none": {"max_len": 64, "reach": 256, "bands": bands(1.6, 1.62, 1.63)},
-        length.WIDE: {"max_len": 256, "reach": 256, "bands": bands(1.6, 2.5, wide_far)}}}
+
+    return {
+        "T": 64,
+        "T_eval": 256,
+        "unigram": 3.3,
+        "variants": {
+            "learned": {"max_len": 64, "reach": learned_reach, "bands": bands(1.6, None, None)},
+            "sinusoidal": {"max_len": 64, "reach": 256, "bands": bands(1.6, 1.65, sin_far)},
+            "none": {"max_len": 64, "reach": 256, "bands": bands(1.6, 1.62, 1.63)},
+            length.WIDE: {"max_len": 256, "reach": 256, "bands": bands(1.6, 2.5, wide_far)},
+        },
+    }
 
 
 def test_length_rule():
@@ -40,8 +47,16 @@ def sweep(post_fails_at: float, warm_rescues: bool) -> dict:
                 for lr in (1e-3, 1e-2):
                     bad = norm == "post" and lr >= post_fails_at and not (warmup and warm_rescues)
                     loss = math.inf if bad else (2.0 if norm == "pre" else 2.1)
-                    cells.append({"norm": norm, "warmup": warmup, "depth": depth, "lr": lr,
-                                  "val_loss": s(loss), "failed": int(bad)})
+                    cells.append(
+                        {
+                            "norm": norm,
+                            "warmup": warmup,
+                            "depth": depth,
+                            "lr": lr,
+                            "val_loss": s(loss),
+                            "failed": int(bad),
+                        }
+                    )
     return {"sweep": cells, "depths": [2, 12], "lrs": [1e-3, 1e-2], "warmups": [0, 50]}
 
 
@@ -56,10 +71,25 @@ def test_layernorm_rule():
 
 def heads_results(loss16: float) -> dict:
     def row(D, loss, ent=0.8, gap=0.0, diag=0.0, uni=0.0):
-        return {"D": D, "val_loss": s(loss, loss + 0.01), "overfit_gap": s(gap), "entropy": s(ent),
-                "self_weight": s(0.1), "diagonal_share": s(diag), "uniform_share": s(uni)}
-    return {"heads": {"1": row(64, 1.9), "2": row(32, 2.0), "4": row(16, 2.0), "8": row(8, 2.0, ent=0.7, gap=0.05),
-                      "16": row(4, loss16, diag=0.4, uni=0.3)}}
+        return {
+            "D": D,
+            "val_loss": s(loss, loss + 0.01),
+            "overfit_gap": s(gap),
+            "entropy": s(ent),
+            "self_weight": s(0.1),
+            "diagonal_share": s(diag),
+            "uniform_share": s(uni),
+        }
+
+    return {
+        "heads": {
+            "1": row(64, 1.9),
+            "2": row(32, 2.0),
+            "4": row(16, 2.0),
+            "8": row(8, 2.0, ent=0.7, gap=0.05),
+            "16": row(4, loss16, diag=0.4, uni=0.3),
+        }
+    }
 
 
 def test_heads_rule():
@@ -71,8 +101,11 @@ def test_heads_rule():
 
 
 def test_ffn_rule():
-    w = {"0": {"params": 10, "val_loss": s(2.5, 2.6)}, "64": {"params": 20, "val_loss": s(2.2)},
-         "256": {"params": 40, "val_loss": s(2.0, 2.05)}}
+    w = {
+        "0": {"params": 10, "val_loss": s(2.5, 2.6)},
+        "64": {"params": 20, "val_loss": s(2.2)},
+        "256": {"params": 40, "val_loss": s(2.0, 2.05)},
+    }
     v = ffn_width.verdicts({"widths": w, "unigram": 3.3, "nonlinearity_at_C": 0.4})
     assert v["ffn-width.equal"].level == "fails" and v["ffn-width.removed"].level == "half-true"
     w["0"]["val_loss"] = s(3.25)
@@ -90,6 +123,7 @@ def test_attention_steps_rule():
 def test_causal_leak_rule():
     def text(forced, honest, grad):
         return {"teacher_forced": s(forced), "honest": s(honest), "future_grad": s(grad)}
+
     rt = {"symbols": 16, "chance": math.log(16), "held_out": {"none": 0.7, "causal": 2.8}}
     r = {"random_tokens": rt, "text": {"causal": text(2.0, 2.0, 0.0), "none": text(0.8, 3.0, 0.2)}}
     assert causal_leak.verdicts(r)["causal-leak.cheat"].level == "holds"

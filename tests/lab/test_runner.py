@@ -80,6 +80,7 @@ def test_the_runner_s_refusals_speak_the_process_s_language(tmp_path):
         run_experiment(mask_fill, seeds=0, out=tmp_path, echo=lambda s: None)
     assert not any(tmp_path.iterdir())  # refused before anything was written
 
+
 def test_index_lists_every_claim_offline(tmp_path):
     run_experiment(get_experiment("mask-fill"), out=tmp_path, echo=lambda s: None)
     md, page = write_index(tmp_path)
@@ -103,10 +104,21 @@ def test_unknown_experiment_names_the_nearest(tmp_path):
 
 
 def _git(folder, *args):
-    subprocess.run(["git", "-c", "commit.gpgsign=false", "-C", str(folder), *args], check=True, capture_output=True,
-                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-                        "GIT_COMMITTER_EMAIL": "t@t"})
-    return subprocess.run(["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    subprocess.run(
+        ["git", "-c", "commit.gpgsign=false", "-C", str(folder), *args],
+        check=True,
+        capture_output=True,
+        env={
+            **os.environ,
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@t",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@t",
+        },
+    )
+    return subprocess.run(
+        ["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs the git program")

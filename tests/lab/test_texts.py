@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-from glassformer.lab import experiments, text_en, text_zh
 from helpers import assert_tables_match
+
+from glassformer.lab import experiments, text_en, text_zh
 
 
 def test_english_and_chinese_tables_have_the_same_keys_and_fields():

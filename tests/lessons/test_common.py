@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import copy
-
 import re
 
 import pytest
 import torch
+from helpers import assert_tables_match
 
 from glassformer.cli import main
 from glassformer.lessons import text_en, text_zh
 from glassformer.lessons.common import FitResult, fmt, train_epochs
 from glassformer.threads import using_threads
-from helpers import assert_tables_match
 
 
 def test_english_and_chinese_tables_have_the_same_keys_and_fields():
@@ -41,8 +40,17 @@ def test_train_epochs_stops_early_and_keeps_the_best_weights():
         weights.append(model.weight.detach().clone())
         return next(scores)
 
-    result = train_epochs(model, x, 2 * x, lambda out, b: ((out - b) ** 2).mean(),
-                          torch.optim.SGD(model.parameters(), lr=0.1), 10, 3, evaluate=evaluate, patience=2)
+    result = train_epochs(
+        model,
+        x,
+        2 * x,
+        lambda out, b: ((out - b) ** 2).mean(),
+        torch.optim.SGD(model.parameters(), lr=0.1),
+        10,
+        3,
+        evaluate=evaluate,
+        patience=2,
+    )
     assert isinstance(result, FitResult)
     assert result.stopped_early and result.best_epoch == 1 and len(result.val) == 4
     assert torch.equal(model.weight, weights[1])  # the best epoch's weights, not the last

@@ -52,16 +52,27 @@ def test_published_figures_are_diagnosed_correctly(lesson):
     assert pub["V"]["transposed_rows"] == ["apple", "orange"]  # x·W_Vᵀ reproduces those two rows
     assert pub["scaled"]["inherited"] is True  # its scaling of its own Q·Kᵀ is right
     assert pub["Q·Kᵀ"]["inherited"] is False and pub["output"]["inherited"] is False
-    np.testing.assert_allclose(pub["output"]["from_own_inputs"][0],
-                               0.58 * np.array([10, -2]) + 0.12 * np.array([9, 7]) + 0.30 * np.array([12, 2]))
+    np.testing.assert_allclose(
+        pub["output"]["from_own_inputs"][0],
+        0.58 * np.array([10, -2]) + 0.12 * np.array([9, 7]) + 0.30 * np.array([12, 2]),
+    )
     assert "x·W_Vᵀ gives exactly [10.0, -2.0]" in lesson[1]
 
 
 def test_multi_head_shapes_come_from_the_library(lesson):
     heads = lesson[0]["heads"]
     assert list(heads["shapes"].values()) == [
-        (1, 3, 8), (1, 3, 8), (1, 3, 2, 4), (1, 2, 3, 4), (1, 2, 3, 3), (1, 2, 3, 3),
-        (1, 2, 3, 4), (1, 3, 2, 4), (1, 3, 8), (1, 3, 8)]
+        (1, 3, 8),
+        (1, 3, 8),
+        (1, 3, 2, 4),
+        (1, 2, 3, 4),
+        (1, 2, 3, 3),
+        (1, 2, 3, 3),
+        (1, 2, 3, 4),
+        (1, 3, 2, 4),
+        (1, 3, 8),
+        (1, 3, 8),
+    ]
     assert all(heads["checks"].values())
 
 

@@ -73,8 +73,12 @@ def test_random_tokens_reveal_the_leak(lesson):
 
 def test_files_are_valid_pngs(lesson):
     files = lesson[0]["files"]
-    assert [f.name for f in files] == ["loss.png", "random_token_leak.png",
-                                       "attention_mask_none.png", "attention_mask_causal.png"]
+    assert [f.name for f in files] == [
+        "loss.png",
+        "random_token_leak.png",
+        "attention_mask_none.png",
+        "attention_mask_causal.png",
+    ]
     for f in files:
         assert_valid_png(f)
 
@@ -104,12 +108,15 @@ def test_greetings_and_user_files(tmp_path):
     assert mine.lines == ["good day to you", "nice weather"] and mine.rows.shape == (2, 6)
 
 
-@pytest.mark.parametrize("content, message, code", [
-    (None, "no such file", 2),
-    (b"\n  \n", "no non-empty lines", 2),
-    (b"\xff\xfe\x00bad", "not UTF-8", 1),  # a file that cannot be read as text: a failure, not a usage error
-    (("word " * 30).encode(), "line 1 has 30 words", 2),
-])
+@pytest.mark.parametrize(
+    "content, message, code",
+    [
+        (None, "no such file", 2),
+        (b"\n  \n", "no non-empty lines", 2),
+        (b"\xff\xfe\x00bad", "not UTF-8", 1),  # a file that cannot be read as text: a failure, not a usage error
+        (("word " * 30).encode(), "line 1 has 30 words", 2),
+    ],
+)
 def test_bad_data_file_gives_a_clear_error(tmp_path, capsys, content, message, code):
     path = tmp_path / "data.txt"
     if content is not None:

@@ -33,7 +33,7 @@ def closed_form_floor(n_start=20000):
     start = (np.arange(n_start) + 0.5) * 2 * math.pi / n_start
     x = start[:, None] + np.linspace(0, 2 * math.pi, 50)[None, :]  # (S, 50)
     mean_sq = 0.5 - (np.sin(4 * x) - np.sin(x)) / (6 * x)  # E_f[sin²(f·x)]
-    return 0.01 ** 2 + float((mean_sq - closed_form_mean(x) ** 2).mean())
+    return 0.01**2 + float((mean_sq - closed_form_mean(x) ** 2).mean())
 
 
 def test_forecast_beats_both_naive_baselines(forecast):
@@ -68,7 +68,7 @@ def test_tutorial_floor_matches_an_independent_computation(tutorial):
     val = tutorial["val_set"]
     on_val = float(((val.y - closed_form_mean(val.x)) ** 2).mean())
     assert ref["bayes_on_val"] == pytest.approx(on_val, abs=5e-3)
-    assert ref["zero_on_val"] == pytest.approx(float((val.y ** 2).mean()))
+    assert ref["zero_on_val"] == pytest.approx(float((val.y**2).mean()))
     assert exact > 0.8 * ref["zero_on_val"]  # the floor is nowhere near zero
 
 
@@ -82,7 +82,7 @@ def test_tutorial_model_lands_near_the_floor(tutorial):
 def test_the_tutorials_schedule_is_the_noam_factor_times_its_base_lr():
     lr = sine_lr.lr_function("tutorial", 10_000, 32)
     for s in (0, 10, 3999, 9000):
-        by_hand = 1e-3 * min((s + 1) ** -0.5, (s + 1) * 4000 ** -1.5)  # its LambdaLR, written out
+        by_hand = 1e-3 * min((s + 1) ** -0.5, (s + 1) * 4000**-1.5)  # its LambdaLR, written out
         assert lr(s) == pytest.approx(by_hand)
     assert max(lr(s) for s in range(10_000)) < 0.01 * noam(3999, 32, 4000)
     with pytest.raises(ValueError, match="schedule"):

@@ -83,8 +83,24 @@ def test_files_are_valid_pngs(lesson):
 
 
 def test_cli_in_chinese_without_lab_results(tmp_path, capsys):
-    assert main(["lesson", "tiny", "--fast", "--lang", "zh", "--out", str(tmp_path), "--lab",
-                 str(tmp_path / "none"), "--threads", "1"]) == 0
+    assert (
+        main(
+            [
+                "lesson",
+                "tiny",
+                "--fast",
+                "--lang",
+                "zh",
+                "--out",
+                str(tmp_path),
+                "--lab",
+                str(tmp_path / "none"),
+                "--threads",
+                "1",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "参数" in out and "glassformer lab run scaling" in out and "没有找到实验结果" in out
     assert "合计" in out and "每个词元一个 C 维向量" in out  # the parameter table in Chinese too

@@ -36,10 +36,27 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-GROUPS = {"nn": "glassformer.nn.", "models": "glassformer.models.", "train": "glassformer.train.",
-          "sample": "glassformer.sample.", "text": "glassformer.text.", "inspect": "glassformer.inspect."}
-STATUS = {1: "killed", 3: "killed", 0: "survived", 33: "no tests", 5: "no tests", None: "not checked",
-          36: "timeout", 24: "timeout", -24: "timeout", 152: "timeout", 255: "timeout"}
+GROUPS = {
+    "nn": "glassformer.nn.",
+    "models": "glassformer.models.",
+    "train": "glassformer.train.",
+    "sample": "glassformer.sample.",
+    "text": "glassformer.text.",
+    "inspect": "glassformer.inspect.",
+}
+STATUS = {
+    1: "killed",
+    3: "killed",
+    0: "survived",
+    33: "no tests",
+    5: "no tests",
+    None: "not checked",
+    36: "timeout",
+    24: "timeout",
+    -24: "timeout",
+    152: "timeout",
+    255: "timeout",
+}
 DOC = Path("docs/testing.md")
 SAMPLE_FILE = Path("mutants/sample-names.txt")
 
@@ -85,8 +102,10 @@ def excluded_names(files: list[str] | None) -> set[str]:
     names: set[str] = set()
     for file in files or []:
         if not Path(file).is_file():
-            raise SystemExit(f"--exclude {file}: no such file; give the names files of earlier samples "
-                             f"(e.g. mutants/sample-seed0.txt), one or more after --exclude")
+            raise SystemExit(
+                f"--exclude {file}: no such file; give the names files of earlier samples "
+                f"(e.g. mutants/sample-seed0.txt), one or more after --exclude"
+            )
         names |= set(Path(file).read_text().split())
     return names
 
@@ -102,8 +121,7 @@ def choose(names: list[str], groups: list[str], sample: int, seed: int, left_out
     return chosen
 
 
-def run(groups: list[str], sample: int | None, seed: int, max_children: int,
-        exclude: list[str] | None = None) -> None:
+def run(groups: list[str], sample: int | None, seed: int, max_children: int, exclude: list[str] | None = None) -> None:
     if sample is None:
         if exclude:
             raise SystemExit("--exclude only applies to a sample: add --sample N (mutants per group)")
@@ -146,8 +164,10 @@ def report(names_file: str | None) -> None:
     if names_file:
         wanted = set(Path(names_file).read_text().split())
         results = {n: c for n, c in results.items() if n in wanted}
-    print(f"{'group':8} {'mutants':>7} {'killed':>6} {'survived':>8} {'no tests':>8} {'equiv.':>6} "
-          f"{'not run':>7}  kill rate (95% interval)")
+    print(
+        f"{'group':8} {'mutants':>7} {'killed':>6} {'survived':>8} {'no tests':>8} {'equiv.':>6} "
+        f"{'not run':>7}  kill rate (95% interval)"
+    )
     survivors, per_group = [], {}
     for g in GROUPS:
         mine = {n: STATUS.get(c, "other") for n, c in results.items() if group_of(n) == g}
@@ -161,14 +181,18 @@ def report(names_file: str | None) -> None:
         per_group[g] = (killed, n)
         lo, hi = wilson(killed, n)
         rate = f"{100 * killed / n:5.1f}% ({100 * lo:.1f}-{100 * hi:.1f})" if n else "-"
-        print(f"{g:8} {len(mine):7} {killed:6} {count['survived']:8} {count['no tests']:8} {equiv:6} "
-              f"{count['not checked']:7}  {rate}")
+        print(
+            f"{g:8} {len(mine):7} {killed:6} {count['survived']:8} {count['no tests']:8} {equiv:6} "
+            f"{count['not checked']:7}  {rate}"
+        )
         survivors += [(s, n) for n, s in mine.items() if s in ("survived", "no tests") and n not in equivalent]
     killed, n = (sum(kn[i] for kn in per_group.values()) for i in (0, 1))
     if n:
         lo, hi = wilson(killed, n)
-        print(f"{'all':8} {killed} / {n} = {100 * killed / n:.1f}% ({100 * lo:.1f}-{100 * hi:.1f}); weighted by "
-              f"each group's share of the population: {100 * weighted_rate(per_group, population):.1f}%")
+        print(
+            f"{'all':8} {killed} / {n} = {100 * killed / n:.1f}% ({100 * lo:.1f}-{100 * hi:.1f}); weighted by "
+            f"each group's share of the population: {100 * weighted_rate(per_group, population):.1f}%"
+        )
     if survivors:
         print(f"\n{len(survivors)} mutants alive and not listed as equivalent in {DOC}:")
         for status, name in sorted(survivors, key=lambda t: t[1]):
@@ -183,9 +207,15 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--sample", type=int, default=None, help="mutants per group (seeded); default: all")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--max-children", type=int, default=2)
-    r.add_argument("--exclude", nargs="+", action="extend", default=[], metavar="FILE",
-                   help="files of mutant names never to sample (a fresh sample after tests were written "
-                        "for earlier ones): --exclude A B, or --exclude A --exclude B")
+    r.add_argument(
+        "--exclude",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="FILE",
+        help="files of mutant names never to sample (a fresh sample after tests were written "
+        "for earlier ones): --exclude A B, or --exclude A --exclude B",
+    )
     p = sub.add_parser("report")
     p.add_argument("--names", default=None, help="only these mutants (e.g. mutants/sample-names.txt)")
     args = parser.parse_args(argv)

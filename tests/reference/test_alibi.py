@@ -62,8 +62,7 @@ def test_bias_is_symmetric_for_encoders_and_equals_twin_with_offsets():
     full = alibi(7, 7)  # (H, T, T)
     assert torch.equal(full, full.transpose(1, 2))  # |i - j|: the future costs what the past costs
     for T_q, T_k, offset in [(7, 7, 0), (1, 9, 8), (3, 12, 9)]:
-        assert_close("bias", alibi(T_q, T_k, offset),
-                     torch.from_numpy(ref.alibi_bias(5, T_q, T_k, offset)), 0.0)
+        assert_close("bias", alibi(T_q, T_k, offset), torch.from_numpy(ref.alibi_bias(5, T_q, T_k, offset)), 0.0)
 
 
 def test_the_model_adds_the_bias_to_its_scores():
@@ -107,8 +106,7 @@ def test_fused_equals_glass_attention_with_alibi(mask_name, dtype):
 
 @pytest.mark.parametrize("model_cls, extra", [(GPT, {}), (Encoder, {"causal": False, "pad_id": 0})])
 def test_alibi_changes_the_function_of_gpt_and_encoder(model_cls, extra):
-    cfg = ModelConfig(vocab_size=11, d_model=12, n_heads=3, d_ff=16, n_layers=1, max_len=6,
-                      position="alibi", **extra)
+    cfg = ModelConfig(vocab_size=11, d_model=12, n_heads=3, d_ff=16, n_layers=1, max_len=6, position="alibi", **extra)
     alibi = randomize_(model_cls(cfg).double()).eval()
     none = model_cls(dataclasses.replace(cfg, position="none")).double().eval()
     none.load_state_dict(alibi.state_dict())

@@ -48,13 +48,21 @@ MASKS = {
 def test_function_matches_sdpa(mask_name, dtype):
     q, k, v = (torch.randn(B, H, T, D, dtype=dtype) for _ in range(3))
     mask = MASKS[mask_name]()
-    assert_matches(lambda q, k, v: ours(q, k, v, mask), lambda q, k, v: sdpa(q, k, v, mask),
-                   (q, k, v), atol=ATOL[dtype])
+    assert_matches(
+        lambda q, k, v: ours(q, k, v, mask), lambda q, k, v: sdpa(q, k, v, mask), (q, k, v), atol=ATOL[dtype]
+    )
 
 
 @settings(max_examples=25, deadline=None)
-@given(b=st.integers(1, 3), h=st.integers(1, 4), t_q=st.integers(1, 7), t_k=st.integers(1, 7),
-       d=st.integers(1, 8), masked=st.booleans(), seed=st.integers(0, 2**16))
+@given(
+    b=st.integers(1, 3),
+    h=st.integers(1, 4),
+    t_q=st.integers(1, 7),
+    t_k=st.integers(1, 7),
+    d=st.integers(1, 8),
+    masked=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
 def test_function_matches_sdpa_random_shapes(b, h, t_q, t_k, d, masked, seed):
     gen = torch.Generator().manual_seed(seed)
     q = torch.randn(b, h, t_q, d, generator=gen, dtype=torch.float64)
@@ -63,8 +71,7 @@ def test_function_matches_sdpa_random_shapes(b, h, t_q, t_k, d, masked, seed):
     if masked:  # random (B, 1, T_q, T_k) mask with one guaranteed visible key per query
         mask = torch.rand(b, 1, t_q, t_k, generator=gen) < 0.5
         mask[..., torch.arange(t_q), torch.randint(0, t_k, (t_q,), generator=gen)] = True
-    assert_matches(lambda q, k, v: ours(q, k, v, mask), lambda q, k, v: sdpa(q, k, v, mask),
-                   (q, k, v), atol=1e-10)
+    assert_matches(lambda q, k, v: ours(q, k, v, mask), lambda q, k, v: sdpa(q, k, v, mask), (q, k, v), atol=1e-10)
 
 
 def test_fully_masked_rows_are_zero_where_sdpa_is_undefined():
@@ -164,5 +171,5 @@ def test_attention_scores_take_any_leading_axes(lead):
 
     torch.manual_seed(0)
     q, k = torch.randn(*lead, 4, 8, dtype=torch.float64), torch.randn(*lead, 6, 8, dtype=torch.float64)
-    expected = torch.einsum("...qd,...kd->...qk", q, k) / 8 ** 0.5  # (..., 4, 6)
+    expected = torch.einsum("...qd,...kd->...qk", q, k) / 8**0.5  # (..., 4, 6)
     assert_close("scores", attention_scores(q, k), expected, 1e-12)

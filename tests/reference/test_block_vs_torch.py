@@ -20,9 +20,17 @@ B, T = 2, 5
 
 def reference_layer(block: Block, cfg: ModelConfig, dtype) -> torch.nn.TransformerEncoderLayer:
     ref = torch.nn.TransformerEncoderLayer(
-        cfg.d_model, cfg.n_heads, dim_feedforward=cfg.d_ff, dropout=0.0, activation=cfg.activation,
-        layer_norm_eps=cfg.ln_eps, batch_first=True, norm_first=cfg.norm == "pre", bias=cfg.bias,
-        dtype=dtype)
+        cfg.d_model,
+        cfg.n_heads,
+        dim_feedforward=cfg.d_ff,
+        dropout=0.0,
+        activation=cfg.activation,
+        layer_norm_eps=cfg.ln_eps,
+        batch_first=True,
+        norm_first=cfg.norm == "pre",
+        bias=cfg.bias,
+        dtype=dtype,
+    )
     with torch.no_grad():
         ref.self_attn.in_proj_weight.copy_(block.attn.qkv.weight)
         if cfg.bias:

@@ -36,8 +36,7 @@ VARIANTS = {
 
 def model(dtype=torch.float32, **kwargs) -> GPT:
     torch.manual_seed(0)
-    cfg = ModelConfig(vocab_size=23, d_model=16, n_heads=4, d_ff=32, n_layers=2, max_len=MAX_LEN,
-                      dropout=0.1, **kwargs)
+    cfg = ModelConfig(vocab_size=23, d_model=16, n_heads=4, d_ff=32, n_layers=2, max_len=MAX_LEN, dropout=0.1, **kwargs)
     return GPT(cfg).to(dtype).eval()
 
 
@@ -50,19 +49,22 @@ def test_one_token_steps_equal_the_full_forward(variant):
     with torch.no_grad():
         full = m(ids)  # (3, T, V)
         cache = m.new_cache(3)
-        pieces = [step(ids[:, :4], cache)] + [step(ids[:, t:t + 1], cache) for t in range(4, MAX_LEN)]
+        pieces = [step(ids[:, :4], cache)] + [step(ids[:, t : t + 1], cache) for t in range(4, MAX_LEN)]
     assert cache.length == MAX_LEN
     assert (torch.cat(pieces, dim=1) - full).abs().max() <= 1e-10
 
 
-@pytest.mark.parametrize("variant", ["pre-norm", "post-norm", "nanoGPT-like", "heads style",
-                                     "rotary", "alibi", "no positions"])
+@pytest.mark.parametrize(
+    "variant", ["pre-norm", "post-norm", "nanoGPT-like", "heads style", "rotary", "alibi", "no positions"]
+)
 @pytest.mark.parametrize("prompt_len", [1, 5, MAX_LEN + 3])
 def test_greedy_tokens_identical_to_the_uncached_loop(variant, prompt_len):
     m = model(**VARIANTS[variant])
     prompt = torch.randint(0, 23, (2, prompt_len))
-    runs = [torch.stack(list(generate_ids(m, prompt, 3 * MAX_LEN, temperature=0, use_cache=flag)), dim=1)
-            for flag in (True, False)]  # 3·max_len: the window slides and the cache is rebuilt
+    runs = [
+        torch.stack(list(generate_ids(m, prompt, 3 * MAX_LEN, temperature=0, use_cache=flag)), dim=1)
+        for flag in (True, False)
+    ]  # 3·max_len: the window slides and the cache is rebuilt
     assert torch.equal(*runs)  # (without a position table nothing slides: the cache grows instead)
 
 
@@ -77,7 +79,7 @@ def test_past_max_len_without_a_table_the_step_equals_the_full_forward(variant):
     with torch.no_grad():
         full = m(ids)  # (2, T, V)
         cache = m.new_cache(2)
-        pieces = [step(ids[:, :2], cache)] + [step(ids[:, t:t + 1], cache) for t in range(2, T)]
+        pieces = [step(ids[:, :2], cache)] + [step(ids[:, t : t + 1], cache) for t in range(2, T)]
     assert cache.length == T
     assert (torch.cat(pieces, dim=1) - full).abs().max() <= 1e-10
 
@@ -85,9 +87,24 @@ def test_past_max_len_without_a_table_the_step_equals_the_full_forward(variant):
 def test_seeded_sampling_identical_to_the_uncached_loop():
     m = model()
     prompt = torch.zeros(4, 3, dtype=torch.long)  # four identical rows: only the draws tell them apart
-    runs = [torch.stack(list(generate_ids(m, prompt, 2 * MAX_LEN, temperature=0.9, top_k=7, top_p=0.95,
-                                          use_cache=flag, generator=torch.Generator().manual_seed(3))), dim=1)
-            for flag in (True, False)]
+    runs = [
+        torch.stack(
+            list(
+                generate_ids(
+                    m,
+                    prompt,
+                    2 * MAX_LEN,
+                    temperature=0.9,
+                    top_k=7,
+                    top_p=0.95,
+                    use_cache=flag,
+                    generator=torch.Generator().manual_seed(3),
+                )
+            ),
+            dim=1,
+        )
+        for flag in (True, False)
+    ]
     assert torch.equal(*runs)
     assert len({tuple(row) for row in runs[0].tolist()}) > 1  # the draws really were random
 
@@ -100,7 +117,7 @@ def test_float32_logits_match_the_model_step():
         ours, theirs = m.new_cache(2), m.new_cache(2)
         step(ids[:, :3], ours), m(ids[:, :3], cache=theirs)
         for t in range(3, MAX_LEN):
-            a, b = step(ids[:, t:t + 1], ours), m(ids[:, t:t + 1], cache=theirs)
+            a, b = step(ids[:, t : t + 1], ours), m(ids[:, t : t + 1], cache=theirs)
             assert a.shape == b.shape == (2, 1, 23)
             assert (a - b).abs().max() <= 1e-5
 
@@ -110,7 +127,8 @@ def test_a_hook_gets_every_token_because_the_step_hands_over_to_the_model():
     seen = []
     prompt = torch.randint(0, 23, (1, 3))
     m.hook_points()["blocks.0.attn.weights"].fns.append(  # attached for the whole loop
-        lambda t, name: seen.append(t.shape) or None)
+        lambda t, name: seen.append(t.shape) or None
+    )
     try:
         tokens = list(generate_ids(m, prompt, 5, temperature=0))
     finally:
@@ -136,8 +154,7 @@ def test_training_mode_and_prefill_go_through_the_model():
 def test_models_it_does_not_know_get_their_own_forward():
     from glassformer.models import Encoder
 
-    enc = Encoder(ModelConfig(vocab_size=23, d_model=16, n_heads=4, d_ff=32, n_layers=1, max_len=8,
-                              causal=False))
+    enc = Encoder(ModelConfig(vocab_size=23, d_model=16, n_heads=4, d_ff=32, n_layers=1, max_len=8, causal=False))
     assert not isinstance(decode_step(enc), DecodeStep)
 
 
@@ -152,8 +169,16 @@ def test_batched_sample_texts_identical_to_uncached_and_to_streaming():
     fast = sample(m, tok, "abc", 2 * MAX_LEN, temperature=1.0, num_samples=5, seed=11)
     plain = sample(m, tok, "abc", 2 * MAX_LEN, temperature=1.0, num_samples=5, seed=11, use_cache=False)
     pieces = [[] for _ in range(5)]
-    streamed = sample(m, tok, "abc", 2 * MAX_LEN, temperature=1.0, num_samples=5, seed=11,
-                      on_text=lambda i, piece: pieces[i].append(piece))
+    streamed = sample(
+        m,
+        tok,
+        "abc",
+        2 * MAX_LEN,
+        temperature=1.0,
+        num_samples=5,
+        seed=11,
+        on_text=lambda i, piece: pieces[i].append(piece),
+    )
     assert fast == plain == streamed == ["".join(p) for p in pieces]
     assert len(set(fast)) > 1 and all(len(t) == 2 * MAX_LEN for t in fast)
 
@@ -190,7 +215,7 @@ def test_a_cache_grown_by_the_step_takes_the_models_next_token():
         cache = m.new_cache(1)
         step(ids[:, :2], cache)
         for t in range(2, MAX_LEN + 3):
-            step(ids[:, t:t + 1], cache)  # past max_len: the buffers double inside the fast step
+            step(ids[:, t : t + 1], cache)  # past max_len: the buffers double inside the fast step
         last = m(ids[:, -1:], cache=cache)  # (1, 1, V) written by the model, outside inference mode
         assert torch.allclose(last[:, 0], m(ids)[:, -1], atol=1e-5)
 
@@ -246,5 +271,5 @@ def test_layer_norm_gains_and_shifts_are_used_not_only_their_initial_values(vari
     with torch.no_grad():
         full = m(ids)
         cache = m.new_cache(2)
-        pieces = [step(ids[:, :3], cache)] + [step(ids[:, t:t + 1], cache) for t in range(3, 6)]
+        pieces = [step(ids[:, :3], cache)] + [step(ids[:, t : t + 1], cache) for t in range(3, 6)]
     assert (torch.cat(pieces, dim=1) - full).abs().max() <= 1e-10

@@ -31,8 +31,12 @@ def masks():
     ids = torch.ones(B, T, dtype=torch.long)
     ids[0, 3:] = 0  # padding at the end of row 0
     ids[1, :] = 0  # row 1 is all padding: every query in it has no visible key
-    return {"none": None, "causal": causal_mask(T), "padding": padding_mask(ids, 0),
-            "causal 3-D": causal_mask(T).expand(B, T, T)}
+    return {
+        "none": None,
+        "causal": causal_mask(T),
+        "padding": padding_mask(ids, 0),
+        "causal 3-D": causal_mask(T).expand(B, T, T),
+    }
 
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
@@ -59,8 +63,7 @@ def test_fused_path_gives_zero_not_nan_on_fully_masked_rows():
 @pytest.mark.parametrize("position", ["learned", "sinusoidal", "none", "rotary", "alibi"])
 @pytest.mark.parametrize("model_cls, extra", [(GPT, {}), (Encoder, {"causal": False, "pad_id": 0})])
 def test_whole_model_fused_equals_glass(model_cls, extra, position):
-    cfg = ModelConfig(vocab_size=17, d_model=C, n_heads=H, d_ff=20, n_layers=2, max_len=T,
-                      position=position, **extra)
+    cfg = ModelConfig(vocab_size=17, d_model=C, n_heads=H, d_ff=20, n_layers=2, max_len=T, position=position, **extra)
     glass = randomize_(model_cls(cfg).double()).eval()
     fused = model_cls(dataclasses.replace(cfg, attention="fused")).double().eval()
     fused.load_state_dict(glass.state_dict())

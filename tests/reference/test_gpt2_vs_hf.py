@@ -16,9 +16,19 @@ from glassformer.models.gpt2_port import gpt_from_gpt2  # noqa: E402
 
 
 def small_gpt2(dtype, **variant) -> "transformers.GPT2LMHeadModel":
-    cfg = transformers.GPT2Config(vocab_size=37, n_positions=16, n_embd=24, n_layer=2, n_head=4,
-                                  resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0,
-                                  bos_token_id=0, eos_token_id=0, **variant)
+    cfg = transformers.GPT2Config(
+        vocab_size=37,
+        n_positions=16,
+        n_embd=24,
+        n_layer=2,
+        n_head=4,
+        resid_pdrop=0.0,
+        embd_pdrop=0.0,
+        attn_pdrop=0.0,
+        bos_token_id=0,
+        eos_token_id=0,
+        **variant,
+    )
     hf = transformers.GPT2LMHeadModel(cfg).to(dtype).eval()
     # LayerNorm gains of 1 and biases of 0 would hide a mix-up; give every weight a random value
     return randomize_(hf, std=0.2)
@@ -60,8 +70,16 @@ def test_ported_head_is_tied_to_the_embedding():
     assert n_distinct == sum(p.numel() for p in hf.parameters())  # HF counts the tied matrix once too
 
 
-@pytest.mark.parametrize("variant", [{"scale_attn_weights": False}, {"scale_attn_by_inverse_layer_idx": True},
-                                     {"reorder_and_upcast_attn": True}, {"add_cross_attention": True}], ids=str)
+@pytest.mark.parametrize(
+    "variant",
+    [
+        {"scale_attn_weights": False},
+        {"scale_attn_by_inverse_layer_idx": True},
+        {"reorder_and_upcast_attn": True},
+        {"add_cross_attention": True},
+    ],
+    ids=str,
+)
 def test_port_refuses_gpt2_variants_it_cannot_reproduce(variant):
     hf = small_gpt2(torch.float64, **variant)
     with pytest.raises(ValueError, match=next(iter(variant))):

@@ -25,8 +25,17 @@ NO_TABLE = ["rotary", "alibi", "none"]
 
 def model(attention: str, dtype=torch.float32, position: str = "learned") -> GPT:
     torch.manual_seed(0)
-    cfg = ModelConfig(vocab_size=23, d_model=16, n_heads=4, d_ff=32, n_layers=2, max_len=MAX_LEN,
-                      attention=attention, dropout=0.1, position=position)
+    cfg = ModelConfig(
+        vocab_size=23,
+        d_model=16,
+        n_heads=4,
+        d_ff=32,
+        n_layers=2,
+        max_len=MAX_LEN,
+        attention=attention,
+        dropout=0.1,
+        position=position,
+    )
     return GPT(cfg).to(dtype).eval()
 
 
@@ -39,7 +48,7 @@ def test_chunked_forward_with_cache_equals_full_forward(attention, position):
     full = m(ids)  # (3, T, V)
     cache = m.new_cache(3)
     pieces = [m(ids[:, :5], cache=cache), m(ids[:, 5:8], cache=cache)]
-    pieces += [m(ids[:, t:t + 1], cache=cache) for t in range(8, T)]
+    pieces += [m(ids[:, t : t + 1], cache=cache) for t in range(8, T)]
     assert cache.length == T
     assert (torch.cat(pieces, dim=1) - full).abs().max() <= 1e-10
 
@@ -55,18 +64,18 @@ def test_greedy_tokens_and_logits_identical_with_and_without_cache(attention, pr
     def record(flag):
         def hook(t, name):
             logits[flag].append(t[:, -1].clone())  # (B, V): the position that is sampled from
+
         return hook
 
     out = {}
     for flag in (True, False):
         m._hooks["logits"].fns.append(record(flag))
         try:  # 3·max_len new tokens: the window slides many times, or the text outgrows max_len
-            out[flag] = torch.stack(list(generate_ids(m, prompt, 3 * MAX_LEN, temperature=0,
-                                                      use_cache=flag)), dim=1)
+            out[flag] = torch.stack(list(generate_ids(m, prompt, 3 * MAX_LEN, temperature=0, use_cache=flag)), dim=1)
         finally:
             m._hooks["logits"].fns.clear()
     assert torch.equal(out[True], out[False])
-    diff = max((a - b).abs().max().item() for a, b in zip(logits[True], logits[False]))
+    diff = max((a - b).abs().max().item() for a, b in zip(logits[True], logits[False], strict=False))
     assert len(logits[True]) == 3 * MAX_LEN and diff <= 1e-5
 
 
@@ -75,9 +84,17 @@ def test_greedy_tokens_and_logits_identical_with_and_without_cache(attention, pr
 def test_sampling_with_a_seed_is_identical_with_and_without_cache(position, prompt_len):
     m = model("glass", position=position)
     prompt = torch.randint(0, 23, (2, prompt_len))
-    runs = [torch.stack(list(generate_ids(m, prompt, 30, temperature=1.0, top_k=5, use_cache=flag,
-                                          generator=torch.Generator().manual_seed(7))), dim=1)
-            for flag in (True, False)]
+    runs = [
+        torch.stack(
+            list(
+                generate_ids(
+                    m, prompt, 30, temperature=1.0, top_k=5, use_cache=flag, generator=torch.Generator().manual_seed(7)
+                )
+            ),
+            dim=1,
+        )
+        for flag in (True, False)
+    ]
     assert torch.equal(*runs)
 
 
@@ -90,8 +107,7 @@ def test_what_the_model_reads_past_max_len(position, use_cache):
     fed = []
     m._hooks["embed"].fns.append(lambda t, name: fed.append(t.size(1)))
     try:
-        list(generate_ids(m, torch.randint(0, 23, (1, MAX_LEN - 2)), 2 * MAX_LEN, temperature=0,
-                          use_cache=use_cache))
+        list(generate_ids(m, torch.randint(0, 23, (1, MAX_LEN - 2)), 2 * MAX_LEN, temperature=0, use_cache=use_cache))
     finally:
         m._hooks["embed"].fns.clear()
     text_len = [MAX_LEN - 2 + step for step in range(2 * MAX_LEN)]  # tokens before each step
@@ -111,7 +127,7 @@ def test_a_cache_without_a_table_grows_and_keeps_what_it_holds():
     m(ids[:, :MAX_LEN], cache=cache)
     first_keys = cache.layers[0].k[:, :, :MAX_LEN].clone()
     for t in range(MAX_LEN, 3 * MAX_LEN):
-        m(ids[:, t:t + 1], cache=cache)
+        m(ids[:, t : t + 1], cache=cache)
     layer = cache.layers[0]
     assert cache.length == 3 * MAX_LEN and layer.k.size(2) == 4 * MAX_LEN  # doubled twice: 12 -> 24 -> 48
     assert torch.equal(layer.k[:, :, :MAX_LEN], first_keys)

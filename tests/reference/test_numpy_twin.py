@@ -22,7 +22,8 @@ from glassformer.config import ModelConfig, get_preset
 from glassformer.models import GPT, Encoder, SequenceRegressor
 from glassformer.nn import attention as nn_attention
 from glassformer.nn.attention import MultiHeadAttention
-from glassformer.nn.block import Block, layer_norm as make_layer_norm
+from glassformer.nn.block import Block
+from glassformer.nn.block import layer_norm as make_layer_norm
 from glassformer.nn.embedding import TokenEmbedding
 from glassformer.nn.feedforward import FeedForward
 from glassformer.nn.kv_cache import LayerCache
@@ -74,14 +75,19 @@ def test_masks():
 def test_token_embedding():
     emb = TokenEmbedding(V, C).double()
     ids = torch.randint(0, V, (B, T))
-    assert_close("embedding", torch.from_numpy(ref.token_embedding(ids.numpy(), params_of(emb)["table.weight"])),
-                 emb(ids), 0.0)
+    assert_close(
+        "embedding", torch.from_numpy(ref.token_embedding(ids.numpy(), params_of(emb)["table.weight"])), emb(ids), 0.0
+    )
 
 
 @pytest.mark.parametrize("d_model", [8, 7])  # an odd width has one more sine than cosine column
 def test_sinusoidal_table(d_model):
-    assert_close("table", torch.from_numpy(ref.sinusoidal_table(50, d_model)),
-                 sinusoidal_table(50, d_model, torch.float64), 1e-12)
+    assert_close(
+        "table",
+        torch.from_numpy(ref.sinusoidal_table(50, d_model)),
+        sinusoidal_table(50, d_model, torch.float64),
+        1e-12,
+    )
 
 
 @pytest.mark.parametrize("masking", ["none", "causal", "causal+padding with dead rows"])
@@ -96,10 +102,14 @@ def test_attention_functions(masking):
     m = None if mask is None else mask.numpy()
     scores = nn_attention.attention_scores(q, k, mask)
     forward_only(lambda: scores, lambda: ref.attention_scores(q.numpy(), k.numpy(), m), ())
-    forward_only(lambda: nn_attention.attention_weights(scores, mask),
-                 lambda: ref.attention_weights(scores.numpy()), ())
-    forward_only(lambda: nn_attention.scaled_dot_product_attention(q, k, v, mask),
-                 lambda: ref.scaled_dot_product_attention(q.numpy(), k.numpy(), v.numpy(), m), ())
+    forward_only(
+        lambda: nn_attention.attention_weights(scores, mask), lambda: ref.attention_weights(scores.numpy()), ()
+    )
+    forward_only(
+        lambda: nn_attention.scaled_dot_product_attention(q, k, v, mask),
+        lambda: ref.scaled_dot_product_attention(q.numpy(), k.numpy(), v.numpy(), m),
+        (),
+    )
 
 
 def test_every_registered_scheme_has_a_twin():
@@ -128,8 +138,11 @@ def test_multi_head_attention_with_positions_and_a_cache_offset(position):
 def test_multi_head_attention(style, bias):
     mha = randomize_(MultiHeadAttention(C, H, bias=bias, style=style).double()).eval()
     p, mask = params_of(mha), causal_mask(T)
-    forward_only(lambda x: mha(x, mask), lambda x: ref.multi_head_attention(x, p, H, mask.numpy()),
-                 torch.randn(B, T, C, dtype=torch.float64))
+    forward_only(
+        lambda x: mha(x, mask),
+        lambda x: ref.multi_head_attention(x, p, H, mask.numpy()),
+        torch.randn(B, T, C, dtype=torch.float64),
+    )
 
 
 @pytest.mark.parametrize("activation", ["relu", "gelu", "gelu_tanh"])
@@ -154,8 +167,9 @@ def test_block(norm, activation):
     cfg = ModelConfig(d_model=C, n_heads=H, d_ff=FF, norm=norm, activation=activation)
     blk = randomize_(Block(cfg).double()).eval()
     p, mask = params_of(blk), causal_mask(T)
-    forward_only(lambda x: blk(x, mask), lambda x: ref.block(x, p, cfg, mask.numpy()),
-                 torch.randn(B, T, C, dtype=torch.float64))
+    forward_only(
+        lambda x: blk(x, mask), lambda x: ref.block(x, p, cfg, mask.numpy()), torch.randn(B, T, C, dtype=torch.float64)
+    )
 
 
 # ---- whole models --------------------------------------------------------------------------------
@@ -165,8 +179,8 @@ POSITIONS = ("learned", "sinusoidal", "none", "rotary", "alibi")
 GPT_CONFIGS = {  # every norm × position pair, activations and switches spread across them
     f"{norm}-{position}-{act}": dataclasses.replace(BASE, norm=norm, position=position, activation=act)
     for (norm, position), act in zip(
-        [(n, p) for n in ("pre", "post", "none") for p in POSITIONS],
-        ["relu", "gelu", "gelu_tanh"] * 5)
+        [(n, p) for n in ("pre", "post", "none") for p in POSITIONS], ["relu", "gelu", "gelu_tanh"] * 5, strict=False
+    )
 }
 GPT_CONFIGS["tied-nobias"] = dataclasses.replace(BASE, tie_weights=True, bias=False, activation="gelu")
 GPT_CONFIGS["heads-style"] = dataclasses.replace(BASE, mha_style="heads")
@@ -187,8 +201,9 @@ def test_gpt_forward(name):
 @pytest.mark.parametrize("position", POSITIONS)
 @pytest.mark.parametrize("causal", [False, True])
 def test_encoder_forward_with_padding(causal, position):
-    cfg = dataclasses.replace(BASE, causal=causal, pad_id=0, norm="post", position=position,
-                              activation="gelu", final_norm=False)
+    cfg = dataclasses.replace(
+        BASE, causal=causal, pad_id=0, norm="post", position=position, activation="gelu", final_norm=False
+    )
     model = randomize_(Encoder(cfg).double()).eval()
     ids = torch.randint(1, V, (3, 7))
     ids[0, 4:] = 0  # trailing padding
@@ -198,11 +213,11 @@ def test_encoder_forward_with_padding(causal, position):
     forward_only(lambda: model(ids), lambda: ref.encoder_forward(ids.numpy(), p, cfg), ())
 
 
-@pytest.mark.parametrize("causal, position", [(False, "sinusoidal"), (True, "sinusoidal"),
-                                              (False, "rotary"), (True, "alibi")])
+@pytest.mark.parametrize(
+    "causal, position", [(False, "sinusoidal"), (True, "sinusoidal"), (False, "rotary"), (True, "alibi")]
+)
 def test_regressor_forward(causal, position):
-    cfg = dataclasses.replace(BASE, causal=causal, d_in=2, d_out=3, position=position,
-                              norm="post", activation="gelu")
+    cfg = dataclasses.replace(BASE, causal=causal, d_in=2, d_out=3, position=position, norm="post", activation="gelu")
     model = randomize_(SequenceRegressor(cfg).double()).eval()
     p = params_of(model)
     forward_only(model, lambda x: ref.regressor_forward(x, p, cfg), torch.randn(B, 7, 2, dtype=torch.float64))

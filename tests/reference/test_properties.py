@@ -103,8 +103,9 @@ def test_sinusoidal_shift_is_a_rotation_per_frequency_pair():
     pe = sinusoidal_table(60, C, torch.float64)
     for i in range(C // 2):
         w = 1 / 10000 ** (2 * i / C)
-        rot = torch.tensor([[math.cos(k * w), -math.sin(k * w)],
-                            [math.sin(k * w), math.cos(k * w)]], dtype=torch.float64)
-        pairs = pe[:, 2 * i: 2 * i + 2]  # (L, 2): (sin pω, cos pω)
+        rot = torch.tensor(
+            [[math.cos(k * w), -math.sin(k * w)], [math.sin(k * w), math.cos(k * w)]], dtype=torch.float64
+        )
+        pairs = pe[:, 2 * i : 2 * i + 2]  # (L, 2): (sin pω, cos pω)
         # (sin(p+k)ω, cos(p+k)ω) = (sin pω, cos pω) @ R(kω): the same R for every p
         torch.testing.assert_close(pairs[:-k] @ rot, pairs[k:], atol=1e-12, rtol=0)

@@ -30,7 +30,7 @@ def rotation_matrix(distance: int, D: int, base: float = 10000.0) -> np.ndarray:
     for i in range(D // 2):
         a = distance * base ** (-2 * i / D)
         c, s = math.cos(a), math.sin(a)
-        R[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, -s], [s, c]]
+        R[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [[c, -s], [s, c]]
     return R
 
 
@@ -81,8 +81,7 @@ def test_positions_zero_leave_vectors_alone_and_norms_are_kept():
 def test_module_equals_numpy_twin_with_offsets():
     x = torch.randn(2, 3, 6, D, dtype=torch.float64)
     for offset in (0, 5, 999):
-        assert_matches(lambda x: ROPE(x, offset), numpy_fn(lambda x: ref.rotary(x, offset)), x,
-                       atol=1e-12, grad=False)
+        assert_matches(lambda x: ROPE(x, offset), numpy_fn(lambda x: ref.rotary(x, offset)), x, atol=1e-12, grad=False)
 
 
 def test_gradcheck_of_the_rotation():
@@ -112,8 +111,7 @@ def test_odd_head_width_is_refused_with_the_fix():
 
 
 def test_rotary_model_shows_unturned_and_turned_q_k_and_caches_turned_keys():
-    cfg = ModelConfig(vocab_size=11, d_model=12, n_heads=3, d_ff=16, n_layers=1, max_len=6,
-                      position="rotary")
+    cfg = ModelConfig(vocab_size=11, d_model=12, n_heads=3, d_ff=16, n_layers=1, max_len=6, position="rotary")
     model = randomize_(GPT(cfg).double()).eval()
     ids = torch.randint(0, 11, (2, 5))
     _, seen = model.run_with_cache(ids)
@@ -121,7 +119,9 @@ def test_rotary_model_shows_unturned_and_turned_q_k_and_caches_turned_keys():
     assert torch.equal(seen["blocks.0.attn.positions.q"], rope(seen["blocks.0.attn.q"], 0))
     assert torch.equal(seen["blocks.0.attn.positions.k"], rope(seen["blocks.0.attn.k"], 0))
     points = model.hook_points()
-    assert points["blocks.0.attn.positions.q"].axes == "B H T D" and "p·θ_i" in points["blocks.0.attn.positions.q"].means
+    assert (
+        points["blocks.0.attn.positions.q"].axes == "B H T D" and "p·θ_i" in points["blocks.0.attn.positions.q"].means
+    )
     cache = model.new_cache(2)
     model(ids, cache=cache)
     assert torch.equal(cache.layers[0].k[:, :, :5], seen["blocks.0.attn.positions.k"])

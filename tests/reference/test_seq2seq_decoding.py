@@ -19,8 +19,20 @@ V, PAD, BOS, EOS, MAX_LEN = 13, 0, 2, 3, 10
 
 def random_model(**changes) -> EncoderDecoder:
     torch.manual_seed(0)
-    cfg = ModelConfig(kind="seq2seq", vocab_size=V, d_model=16, n_heads=4, d_ff=32, n_layers=2, max_len=MAX_LEN,
-                      pad_id=PAD, dropout=0.1, position="sinusoidal", norm="post", **changes)
+    cfg = ModelConfig(
+        kind="seq2seq",
+        vocab_size=V,
+        d_model=16,
+        n_heads=4,
+        d_ff=32,
+        n_layers=2,
+        max_len=MAX_LEN,
+        pad_id=PAD,
+        dropout=0.1,
+        position="sinusoidal",
+        norm="post",
+        **changes,
+    )
     model = EncoderDecoder(cfg).double().eval()
     with torch.no_grad():
         model.head.bias[EOS] += 0.5  # some rows finish early, others run to max_len: both cases are met
@@ -40,7 +52,7 @@ def test_decoding_with_a_cache_equals_the_full_forward():
     full = model(src, tgt)  # (B, T, V)
     memory, cache = model.encode(src), model.new_cache(6)
     pieces = [model.decode(tgt[:, :4], memory, src, cache)]  # a prefill of 4 tokens, then one at a time
-    pieces += [model.decode(tgt[:, t:t + 1], memory, src, cache) for t in range(4, MAX_LEN)]
+    pieces += [model.decode(tgt[:, t : t + 1], memory, src, cache) for t in range(4, MAX_LEN)]
     assert cache.length == MAX_LEN
     assert all(layer.source[0].shape == (6, 4, 7, 4) for layer in cache.layers)  # (B, H, S, D), made once
     assert (torch.cat(pieces, dim=1) - full).abs().max() <= 1e-10
@@ -60,8 +72,10 @@ def test_greedy_cached_equals_uncached(attention):
 @pytest.mark.parametrize("alpha", [0.0, 0.6])
 def test_beam_search_cached_equals_uncached(alpha):
     model = random_model()
-    runs = {flag: beam_search(model, sources(), BOS, EOS, beam_width=3, length_penalty_alpha=alpha,
-                              use_cache=flag) for flag in (True, False)}
+    runs = {
+        flag: beam_search(model, sources(), BOS, EOS, beam_width=3, length_penalty_alpha=alpha, use_cache=flag)
+        for flag in (True, False)
+    }
     assert torch.equal(runs[True].beams, runs[False].beams)
     assert (runs[True].beam_scores - runs[False].beam_scores).abs().max() <= 1e-10
 
@@ -77,8 +91,7 @@ def test_beam_width_one_is_greedy_search():
 
 def test_a_wider_beam_never_finds_a_worse_score():
     model = random_model()
-    scores = [beam_search(model, sources(), BOS, EOS, beam_width=k, length_penalty_alpha=0.0).score
-              for k in (1, 4)]
+    scores = [beam_search(model, sources(), BOS, EOS, beam_width=k, length_penalty_alpha=0.0).score for k in (1, 4)]
     assert (scores[1] >= scores[0] - 1e-12).all() and (scores[1] > scores[0]).any()
 
 

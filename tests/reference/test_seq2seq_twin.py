@@ -62,8 +62,13 @@ def test_all_padding_source_reads_nothing():
 def test_self_attention_twin_still_matches_after_the_shared_steps_moved():
     mha = randomize_(MultiHeadAttention(C, H).double()).eval()
     p = params_of(mha)
-    assert_matches(lambda x: mha(x, causal_mask(T)), numpy_fn(lambda x: ref.multi_head_attention(
-        x, p, H, causal_mask(T).numpy())), rand(B, T, C), atol=1e-10, grad=False)
+    assert_matches(
+        lambda x: mha(x, causal_mask(T)),
+        numpy_fn(lambda x: ref.multi_head_attention(x, p, H, causal_mask(T).numpy())),
+        rand(B, T, C),
+        atol=1e-10,
+        grad=False,
+    )
 
 
 @pytest.mark.parametrize("norm, activation", [("pre", "gelu"), ("post", "relu"), ("none", "gelu_tanh")])
@@ -76,14 +81,16 @@ def test_decoder_block_twin(norm, activation):
     self_mask = combine_masks(causal_mask(T), padding_mask(tgt, PAD))
     source_mask = padding_mask(padded_source(), PAD)
     twin = numpy_fn(lambda x, m: ref.decoder_block(x, m, p, cfg, self_mask.numpy(), source_mask.numpy()))
-    assert_matches(lambda x, m: block(x, m, self_mask, source_mask), twin, (rand(B, T, C), rand(B, S, C)),
-                   atol=1e-10, grad=False)
+    assert_matches(
+        lambda x, m: block(x, m, self_mask, source_mask), twin, (rand(B, T, C), rand(B, S, C)), atol=1e-10, grad=False
+    )
 
 
 BASE = ModelConfig(kind="seq2seq", vocab_size=V, d_model=C, n_heads=H, d_ff=FF, n_layers=2, max_len=8, pad_id=PAD)
 TWIN_CONFIGS = {
-    "post-sinusoidal-shared-tied": dataclasses.replace(BASE, norm="post", position="sinusoidal",
-                                                       share_embeddings=True, tie_weights=True),
+    "post-sinusoidal-shared-tied": dataclasses.replace(
+        BASE, norm="post", position="sinusoidal", share_embeddings=True, tie_weights=True
+    ),
     "pre-learned-separate": dataclasses.replace(BASE, activation="gelu"),
     "none-nopos-nobias": dataclasses.replace(BASE, norm="none", position="none", bias=False),
     "unmasked-decoder": dataclasses.replace(BASE, causal=False, mha_style="heads"),
@@ -99,8 +106,13 @@ def test_encoder_decoder_twin(name):
     tgt = torch.randint(1, V, (B, T))
     tgt[0, 3:] = PAD
     p = params_of(model)
-    assert_matches(lambda: model(src, tgt), numpy_fn(lambda: ref.seq2seq_forward(src.numpy(), tgt.numpy(), p, cfg)),
-                   (), atol=1e-10, grad=False)
+    assert_matches(
+        lambda: model(src, tgt),
+        numpy_fn(lambda: ref.seq2seq_forward(src.numpy(), tgt.numpy(), p, cfg)),
+        (),
+        atol=1e-10,
+        grad=False,
+    )
 
 
 # ---- gradients against finite differences --------------------------------------------------------
@@ -110,8 +122,9 @@ def test_gradcheck_cross_attention_with_padding_and_a_dead_row():
     cross = CrossAttention(6, 2).double()
     src = torch.tensor([[3, 4, 0, 0], [0, 0, 0, 0]])  # second source: all padding
     mask = padding_mask(src, 0)
-    assert gradcheck(lambda x, m: cross(x, m, mask), (rand(2, 3, 6, grad=True), rand(2, 4, 6, grad=True)),
-                     fast_mode=True)
+    assert gradcheck(
+        lambda x, m: cross(x, m, mask), (rand(2, 3, 6, grad=True), rand(2, 4, 6, grad=True)), fast_mode=True
+    )
 
 
 def test_gradcheck_cross_attention_wrt_its_weights():
@@ -129,13 +142,27 @@ def test_gradcheck_cross_attention_wrt_its_weights():
 def test_gradcheck_decoder_block(norm):
     block = DecoderBlock(ModelConfig(d_model=6, n_heads=2, d_ff=8, norm=norm)).double()
     source_mask = padding_mask(torch.tensor([[3, 4, 0], [1, 2, 3]]), 0)
-    assert gradcheck(lambda x, m: block(x, m, causal_mask(4), source_mask),
-                     (rand(2, 4, 6, grad=True), rand(2, 3, 6, grad=True)), fast_mode=True)
+    assert gradcheck(
+        lambda x, m: block(x, m, causal_mask(4), source_mask),
+        (rand(2, 4, 6, grad=True), rand(2, 3, 6, grad=True)),
+        fast_mode=True,
+    )
 
 
 def test_gradcheck_encoder_decoder_wrt_both_embeddings():
-    cfg = ModelConfig(kind="seq2seq", vocab_size=7, d_model=6, n_heads=2, d_ff=8, n_layers=1, max_len=5,
-                      pad_id=0, share_embeddings=True, tie_weights=True, norm="post")
+    cfg = ModelConfig(
+        kind="seq2seq",
+        vocab_size=7,
+        d_model=6,
+        n_heads=2,
+        d_ff=8,
+        n_layers=1,
+        max_len=5,
+        pad_id=0,
+        share_embeddings=True,
+        tie_weights=True,
+        norm="post",
+    )
     model = EncoderDecoder(cfg).double()
     src, tgt = torch.tensor([[3, 4, 5, 0], [2, 6, 0, 0]]), torch.tensor([[1, 2, 3], [1, 4, 0]])
 

@@ -86,8 +86,17 @@ def test_cross_attention_matches_multihead_attention(bias, dtype):
 
 def reference_decoder_layer(block: DecoderBlock, cfg: ModelConfig, dtype) -> torch.nn.TransformerDecoderLayer:
     ref = torch.nn.TransformerDecoderLayer(
-        cfg.d_model, cfg.n_heads, dim_feedforward=cfg.d_ff, dropout=0.0, activation=cfg.activation,
-        layer_norm_eps=cfg.ln_eps, batch_first=True, norm_first=cfg.norm == "pre", bias=cfg.bias, dtype=dtype)
+        cfg.d_model,
+        cfg.n_heads,
+        dim_feedforward=cfg.d_ff,
+        dropout=0.0,
+        activation=cfg.activation,
+        layer_norm_eps=cfg.ln_eps,
+        batch_first=True,
+        norm_first=cfg.norm == "pre",
+        bias=cfg.bias,
+        dtype=dtype,
+    )
     copy_decoder_layer(ref, block, cfg.bias)
     return ref.eval()
 
@@ -128,35 +137,53 @@ def test_decoder_block_matches_transformer_decoder_layer(norm, activation, bias,
         source_mask = padding_mask(src, PAD)
         theirs.update(tgt_key_padding_mask=tgt == PAD, memory_key_padding_mask=src == PAD)
     x, memory = torch.randn(B, T, C, dtype=dtype), torch.randn(B, S, C, dtype=dtype)
-    assert_matches(lambda x, m: block(x, m, self_mask, source_mask), lambda x, m: ref(x, m, **theirs),
-                   (x, memory), atol=ATOL[dtype])
+    assert_matches(
+        lambda x, m: block(x, m, self_mask, source_mask),
+        lambda x, m: ref(x, m, **theirs),
+        (x, memory),
+        atol=ATOL[dtype],
+    )
 
 
 # ---- the whole model -----------------------------------------------------------------------------
 
 
 def reference_transformer(model: EncoderDecoder, cfg: ModelConfig, dtype) -> torch.nn.Transformer:
-    kw = dict(dim_feedforward=cfg.d_ff, dropout=0.0, activation=cfg.activation, layer_norm_eps=cfg.ln_eps,
-              batch_first=True, norm_first=cfg.norm == "pre", bias=cfg.bias, dtype=dtype)
+    kw = dict(
+        dim_feedforward=cfg.d_ff,
+        dropout=0.0,
+        activation=cfg.activation,
+        layer_norm_eps=cfg.ln_eps,
+        batch_first=True,
+        norm_first=cfg.norm == "pre",
+        bias=cfg.bias,
+        dtype=dtype,
+    )
     final = cfg.final_norm
 
     def norm():
         return torch.nn.LayerNorm(cfg.d_model, eps=cfg.ln_eps, bias=cfg.bias, dtype=dtype) if final else None
 
-    encoder = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(cfg.d_model, cfg.n_heads, **kw),
-                                          cfg.n_layers, norm=norm(), enable_nested_tensor=False)
-    decoder = torch.nn.TransformerDecoder(torch.nn.TransformerDecoderLayer(cfg.d_model, cfg.n_heads, **kw),
-                                          cfg.n_layers, norm=norm())
-    ref = torch.nn.Transformer(cfg.d_model, cfg.n_heads, custom_encoder=encoder, custom_decoder=decoder,
-                               batch_first=True, dtype=dtype)
-    for theirs, ours in zip(ref.encoder.layers, model.encoder):
+    encoder = torch.nn.TransformerEncoder(
+        torch.nn.TransformerEncoderLayer(cfg.d_model, cfg.n_heads, **kw),
+        cfg.n_layers,
+        norm=norm(),
+        enable_nested_tensor=False,
+    )
+    decoder = torch.nn.TransformerDecoder(
+        torch.nn.TransformerDecoderLayer(cfg.d_model, cfg.n_heads, **kw), cfg.n_layers, norm=norm()
+    )
+    ref = torch.nn.Transformer(
+        cfg.d_model, cfg.n_heads, custom_encoder=encoder, custom_decoder=decoder, batch_first=True, dtype=dtype
+    )
+    for theirs, ours in zip(ref.encoder.layers, model.encoder, strict=False):
         copy_in_proj(theirs.self_attn, [ours.attn.qkv.weight], [ours.attn.qkv.bias] if cfg.bias else None)
         copy_linear(theirs.self_attn.out_proj, ours.attn.proj.weight, ours.attn.proj.bias)
         copy_linear(theirs.linear1, ours.ffn.fc1.weight, ours.ffn.fc1.bias)
         copy_linear(theirs.linear2, ours.ffn.fc2.weight, ours.ffn.fc2.bias)
         copy_linear(theirs.norm1, ours.ln1.weight, ours.ln1.bias)
         copy_linear(theirs.norm2, ours.ln2.weight, ours.ln2.bias)
-    for theirs, ours in zip(ref.decoder.layers, model.decoder):
+    for theirs, ours in zip(ref.decoder.layers, model.decoder, strict=False):
         copy_decoder_layer(theirs, ours, cfg.bias)
     if final:
         copy_linear(ref.encoder.norm, model.enc_ln_final.weight, model.enc_ln_final.bias)
@@ -164,8 +191,9 @@ def reference_transformer(model: EncoderDecoder, cfg: ModelConfig, dtype) -> tor
     return ref.eval()
 
 
-BASE = ModelConfig(kind="seq2seq", vocab_size=V, d_model=C, n_heads=H, d_ff=FF, n_layers=2, max_len=8,
-                   pad_id=PAD, position="learned")
+BASE = ModelConfig(
+    kind="seq2seq", vocab_size=V, d_model=C, n_heads=H, d_ff=FF, n_layers=2, max_len=8, pad_id=PAD, position="learned"
+)
 MODELS = {
     "post-paper-sharing": dataclasses.replace(BASE, norm="post", share_embeddings=True, tie_weights=True),
     "post-no-final-norm": dataclasses.replace(BASE, norm="post", final_norm=False, activation="gelu"),
@@ -189,9 +217,14 @@ def test_encoder_decoder_matches_nn_transformer(name, dtype):
         def embed(ids, table):
             return table[ids] * math.sqrt(C) + positions[: ids.size(1)]  # (B, L, C)
 
-        h = ref(embed(src, src_table), embed(tgt, tgt_table), tgt_mask=~causal_mask(tgt.size(1)),
-                src_key_padding_mask=src == PAD, tgt_key_padding_mask=tgt == PAD,
-                memory_key_padding_mask=src == PAD)  # (B, T, C)
+        h = ref(
+            embed(src, src_table),
+            embed(tgt, tgt_table),
+            tgt_mask=~causal_mask(tgt.size(1)),
+            src_key_padding_mask=src == PAD,
+            tgt_key_padding_mask=tgt == PAD,
+            memory_key_padding_mask=src == PAD,
+        )  # (B, T, C)
         return F.linear(h, head_w, head_b)  # (B, T, V)
 
     assert_matches(model, theirs, (source_ids(), target_ids()), atol=ATOL[dtype], grad=False)

@@ -18,20 +18,40 @@ from glassformer.cli import main
 
 # a run of seconds: 1 layer, d_model 16, on the builtin one-line corpus; checkpoints every 4 steps
 TINY_MODEL = ["--d_model=16", "--n_heads=2", "--d_ff=32", "--n_layers=1"]
-TINY_TRAIN = ["--batch_size=4", "--block_size=8", "--eval_interval=4", "--eval_iters=1", "--log_interval=2",
-              "--threads=1"]
+TINY_TRAIN = [
+    "--batch_size=4",
+    "--block_size=8",
+    "--eval_interval=4",
+    "--eval_iters=1",
+    "--log_interval=2",
+    "--threads=1",
+]
 SRC = str(Path(glassformer.__file__).resolve().parents[1])  # the src/ directory these tests import
 
 
 def train_argv(out, cache, max_steps: int, *extra: str) -> list[str]:
-    return ["train", "--preset", "seed000", "--data", "builtin:seed", "--out", str(out), "--cache-dir",
-            str(cache), "--no-progress", "--sample-chars", "0", f"--max_steps={max_steps}",
-            *TINY_MODEL, *TINY_TRAIN, *extra]
+    return [
+        "train",
+        "--preset",
+        "seed000",
+        "--data",
+        "builtin:seed",
+        "--out",
+        str(out),
+        "--cache-dir",
+        str(cache),
+        "--no-progress",
+        "--sample-chars",
+        "0",
+        f"--max_steps={max_steps}",
+        *TINY_MODEL,
+        *TINY_TRAIN,
+        *extra,
+    ]
 
 
 def resume_argv(run, cache, *extra: str) -> list[str]:
-    return ["train", "--resume", str(run), "--cache-dir", str(cache), "--no-progress", "--sample-chars", "0",
-            *extra]
+    return ["train", "--resume", str(run), "--cache-dir", str(cache), "--no-progress", "--sample-chars", "0", *extra]
 
 
 def cli(argv: list[str]) -> tuple[int, str, str]:

@@ -16,9 +16,13 @@ from glassformer.config import get_preset
 from glassformer.errors import DamagedFile
 
 RANGED = {  # each range type of cli/options.py and values it must refuse
-    options.count: ["0", "-5", "2.5"], options.count_or_zero: ["-1"], options.seed: ["-1", str(2**64)],
-    options.probability: ["0", "1.5", "nan"], options.temperature: ["-0.1", "inf", "nan"],
-    options.positive: ["0", "-1e-3", "inf"], options.threads: ["-1", "100000"],
+    options.count: ["0", "-5", "2.5"],
+    options.count_or_zero: ["-1"],
+    options.seed: ["-1", str(2**64)],
+    options.probability: ["0", "1.5", "nan"],
+    options.temperature: ["-0.1", "inf", "nan"],
+    options.positive: ["0", "-1e-3", "inf"],
+    options.threads: ["-1", "100000"],
 }
 UNRANGED_OK: set[tuple[str, str]] = set()  # (verb, option) pairs allowed a bare int/float: none so far
 
@@ -36,8 +40,11 @@ def leaf_parsers(parser=None, prefix=()):
 
 def words_for(parser, words) -> list[str]:
     """The command words plus a placeholder for each required positional (a run directory ...)."""
-    positionals = [a for a in parser._actions if not a.option_strings and a.nargs in (None,)
-                   and not isinstance(a, argparse._SubParsersAction)]
+    positionals = [
+        a
+        for a in parser._actions
+        if not a.option_strings and a.nargs in (None,) and not isinstance(a, argparse._SubParsersAction)
+    ]
     return [*words, *("no-such-run" for _ in positionals)]
 
 
@@ -46,16 +53,32 @@ COMMANDS = list(leaf_parsers())
 
 def test_the_walk_finds_every_verb():
     names = {" ".join(w) for w, _ in COMMANDS}
-    assert {"data prepare", "train", "sample", "demo", "trace", "attention", "grads", "params",
-            "lesson fruit", "lesson hello-world", "lesson sine"} <= names
+    assert {
+        "data prepare",
+        "train",
+        "sample",
+        "demo",
+        "trace",
+        "attention",
+        "grads",
+        "params",
+        "lesson fruit",
+        "lesson hello-world",
+        "lesson sine",
+    } <= names
 
 
 @pytest.mark.parametrize("words, parser", COMMANDS, ids=[" ".join(w) for w, _ in COMMANDS])
 def test_every_number_a_verb_reads_has_a_range(words, parser):
-    bare = [a.option_strings[0] for a in parser._actions if a.type in (int, float)
-            and (" ".join(words), a.option_strings[0]) not in UNRANGED_OK]
-    assert not bare, (f"{' '.join(words)}: {bare} take a bare int/float; give each a range type from "
-                      f"glassformer/cli/options.py (count, probability, ...)")
+    bare = [
+        a.option_strings[0]
+        for a in parser._actions
+        if a.type in (int, float) and (" ".join(words), a.option_strings[0]) not in UNRANGED_OK
+    ]
+    assert not bare, (
+        f"{' '.join(words)}: {bare} take a bare int/float; give each a range type from "
+        f"glassformer/cli/options.py (count, probability, ...)"
+    )
 
 
 @pytest.mark.parametrize("words, parser", COMMANDS, ids=[" ".join(w) for w, _ in COMMANDS])
@@ -110,8 +133,11 @@ def test_debug_shows_the_traceback(how, monkeypatch):
         raise DamagedFile("x.json is damaged.")
 
     monkeypatch.setattr(sample_cli, "run_sample", damaged)
-    argv = {"flag-after": ["sample", "run", "--debug"], "flag-before": ["--debug", "sample", "run"],
-            "env": ["sample", "run"]}[how]
+    argv = {
+        "flag-after": ["sample", "run", "--debug"],
+        "flag-before": ["--debug", "sample", "run"],
+        "env": ["sample", "run"],
+    }[how]
     if how == "env":
         monkeypatch.setenv("GLASSFORMER_DEBUG", "1")
     code, _, err = cli(argv)
@@ -121,17 +147,28 @@ def test_debug_shows_the_traceback(how, monkeypatch):
 def _raise(error):
     def raising():
         raise error
+
     return raising
 
 
-@pytest.mark.parametrize("fail, code, message", [
-    (_raise(PermissionError(13, "Permission denied", "/data/out.txt")), 1, "/data/out.txt: permission denied; check"),
-    (_raise(OSError(28, "No space left on device", "/data/out.txt")), 1, "/data/out.txt: the disk is full; free"),
-    (_raise(RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to allocate 9 bytes")), 1,
-     "out of memory"),
-    (_raise(KeyboardInterrupt()), 130, "glassformer sample: interrupted."),
-    (lambda: get_preset("bbay"), 2, "error: unknown preset 'bbay'"),  # glassformer's own check: usage
-])
+@pytest.mark.parametrize(
+    "fail, code, message",
+    [
+        (
+            _raise(PermissionError(13, "Permission denied", "/data/out.txt")),
+            1,
+            "/data/out.txt: permission denied; check",
+        ),
+        (_raise(OSError(28, "No space left on device", "/data/out.txt")), 1, "/data/out.txt: the disk is full; free"),
+        (
+            _raise(RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to allocate 9 bytes")),
+            1,
+            "out of memory",
+        ),
+        (_raise(KeyboardInterrupt()), 130, "glassformer sample: interrupted."),
+        (lambda: get_preset("bbay"), 2, "error: unknown preset 'bbay'"),  # glassformer's own check: usage
+    ],
+)
 def test_environment_failures_are_sentences_not_tracebacks(fail, code, message, monkeypatch):
     def failing(args):
         fail()
@@ -155,28 +192,45 @@ def test_a_value_error_from_inside_a_library_is_a_bug_not_a_usage_error(monkeypa
 @pytest.mark.slow
 def test_exit_codes_reach_the_shell():
     """The brief's example through a real process: `sample --max-new-tokens -5` exits 2, no traceback."""
-    done = subprocess.run([python(), "-m", "glassformer", "sample", "runs/x", "--max-new-tokens", "-5"],
-                          capture_output=True, text=True, env=subprocess_env(), timeout=120)
+    done = subprocess.run(
+        [python(), "-m", "glassformer", "sample", "runs/x", "--max-new-tokens", "-5"],
+        capture_output=True,
+        text=True,
+        env=subprocess_env(),
+        timeout=120,
+    )
     assert_clean_failure(done.returncode, done.stderr, codes=(2,))
     assert done.stdout == ""
 
 
 def _verb_printing(text: str, times: int) -> str:
     """A python program whose `glassformer sample` prints `text` `times` times."""
-    return ("import sys, glassformer.cli.sample as s\n"
-            f"def printing(args):\n    for _ in range({times}): print({text!r})\n"
-            "s.run_sample = printing\nfrom glassformer.cli import main\nsys.exit(main(['sample', 'run']))\n")
+    return (
+        "import sys, glassformer.cli.sample as s\n"
+        f"def printing(args):\n    for _ in range({times}): print({text!r})\n"
+        "s.run_sample = printing\nfrom glassformer.cli import main\nsys.exit(main(['sample', 'run']))\n"
+    )
 
 
 @pytest.mark.slow
 def test_a_closed_pipe_ends_quietly_and_a_narrow_terminal_is_named():
     """`glassformer ... | head -1`: the reader leaves; no message, no traceback, the shell's code 141.
     A terminal that cannot show Chinese: one sentence saying so, not a UnicodeEncodeError."""
-    done = subprocess.run(f"{python()} -c \"$SCRIPT\" | head -1", shell=True, capture_output=True, text=True,
-                          env={**subprocess_env(), "SCRIPT": _verb_printing("x" * 100, 100000)}, timeout=120)
+    done = subprocess.run(
+        f'{python()} -c "$SCRIPT" | head -1',
+        shell=True,
+        capture_output=True,
+        text=True,
+        env={**subprocess_env(), "SCRIPT": _verb_printing("x" * 100, 100000)},
+        timeout=120,
+    )
     assert done.stdout == "x" * 100 + "\n" and done.stderr == ""
-    done = subprocess.run([python(), "-c", _verb_printing("你好", 1)], capture_output=True, timeout=120,
-                          env={**subprocess_env(), "PYTHONIOENCODING": "latin-1"})
+    done = subprocess.run(
+        [python(), "-c", _verb_printing("你好", 1)],
+        capture_output=True,
+        timeout=120,
+        env={**subprocess_env(), "PYTHONIOENCODING": "latin-1"},
+    )
     assert_clean_failure(done.returncode, done.stderr.decode(), codes=(1,))
     err = done.stderr.decode("utf-8", "replace")
     assert "the terminal's encoding (iso8859-1) cannot show" in err and "PYTHONIOENCODING=utf-8" in err

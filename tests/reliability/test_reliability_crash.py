@@ -15,8 +15,16 @@ from pathlib import Path
 
 import pytest
 import torch
-from reliability_kit import (assert_clean_failure, cli, losses, python, resume_argv, same_weights,
-                             subprocess_env, train_argv)
+from reliability_kit import (
+    assert_clean_failure,
+    cli,
+    losses,
+    python,
+    resume_argv,
+    same_weights,
+    subprocess_env,
+    train_argv,
+)
 
 import glassformer.train.checkpoint as checkpoint
 from glassformer.models import build_model
@@ -39,8 +47,13 @@ def reference(tmp_path_factory):
 
 
 def run_driver(mode: str, n: int, run: Path, cache: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([python(), DRIVER, mode, str(n), "--", *train_argv(run, cache, MAX_STEPS)],
-                          capture_output=True, text=True, env=subprocess_env(), timeout=300)
+    return subprocess.run(
+        [python(), DRIVER, mode, str(n), "--", *train_argv(run, cache, MAX_STEPS)],
+        capture_output=True,
+        text=True,
+        env=subprocess_env(),
+        timeout=300,
+    )
 
 
 def loadable_step(run: Path) -> int:
@@ -92,8 +105,12 @@ def test_sigkill_while_writing_a_checkpoint_keeps_the_previous_one(reference, tm
 def test_sigkill_at_a_random_moment(reference, tmp_path):
     """Killed from outside, at a moment nobody chose; the run may even have finished."""
     run = tmp_path / "run"
-    process = subprocess.Popen([python(), DRIVER, "none", "0", "--", *train_argv(run, reference[1], MAX_STEPS)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=subprocess_env())
+    process = subprocess.Popen(
+        [python(), DRIVER, "none", "0", "--", *train_argv(run, reference[1], MAX_STEPS)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=subprocess_env(),
+    )
     deadline = time.monotonic() + 120
     while not (run / checkpoint.MODEL_FILE).exists() and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -117,6 +134,7 @@ def _failing(monkeypatch, what: str, nth: int) -> None:
                     f.write(b"\x00" * 64)  # the disk filled up mid-write
                 raise OSError(errno.ENOSPC, "No space left on device")
             return real(*args, **kwargs)
+
         return write
 
     if what == "state":
@@ -141,8 +159,10 @@ def test_a_full_disk_keeps_the_last_checkpoint_and_says_so(what, nth, saved, ref
     code, _, err = cli(train_argv(run, cache, MAX_STEPS))
     monkeypatch.undo()
     assert_clean_failure(code, err, codes=(1,))
-    assert "(No space left on device). The last good checkpoint, step 4, is kept; free some disk space, " \
-           f"then continue with: glassformer train --resume {run}" in err
+    assert (
+        "(No space left on device). The last good checkpoint, step 4, is kept; free some disk space, "
+        f"then continue with: glassformer train --resume {run}" in err
+    )
     assert not list(run.glob(".*.tmp"))  # the failed temp file is gone, the old pair untouched
     assert loadable_step(run) == saved
     assert_resumes_exactly(run, cache, reference)
@@ -151,8 +171,13 @@ def test_a_full_disk_keeps_the_last_checkpoint_and_says_so(what, nth, saved, ref
 @pytest.mark.slow
 def test_a_second_trainer_is_refused_and_writes_nothing(reference, tmp_path):
     run, cache = tmp_path / "run", reference[1]
-    first = subprocess.Popen([python(), DRIVER, "hang", "6", "--", *train_argv(run, cache, MAX_STEPS)],
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=subprocess_env())
+    first = subprocess.Popen(
+        [python(), DRIVER, "hang", "6", "--", *train_argv(run, cache, MAX_STEPS)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=subprocess_env(),
+    )
     try:
         while (line := first.stdout.readline()) and line.strip() != "HANGING":
             pass

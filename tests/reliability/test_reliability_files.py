@@ -47,21 +47,43 @@ def unreadable(monkeypatch, name: str) -> None:
 
 
 # ---- config.json ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("damage, code, message", [
-    (lambda p: p.unlink(), 2, "is not a run directory: it has no config.json"),
-    (lambda p: (p.unlink(), p.mkdir()), 2, "config.json is a directory, not a file"),
-    (lambda p: p.write_text(""), 1, "config.json is empty"),
-    (lambda p: p.write_text('{"model": {'), 1, "config.json is damaged: it is not valid JSON (Expecting"),
-    (lambda p: p.write_bytes(b'{"about": "' + GBK_CHINESE + b'"}'), 1, "it reads as GBK. Convert it"),
-    (lambda p: p.write_text("[1, 2]"), 1, 'config.json is damaged: it must be a JSON object with "model"'),
-    (lambda p: p.write_text(p.read_text().replace('"d_model": 16', '"d_model": [16]')), 1,
-     "config.json holds an invalid config: --d_model=[16]: expected a value of type int"),
-    (lambda p: p.write_text(p.read_text().replace('"kind": "gpt"', '"kind": "gtp"')), 1,
-     "kind='gtp' is not a model kind"),
-    (lambda p: p.write_text(p.read_text().replace('"n_heads": 2', '"n_heads": 3')), 1,
-     "d_model=16 is not divisible by n_heads=3"),
-], ids=["missing", "directory", "empty", "not-json", "gbk", "not-an-object", "wrong-type", "unknown-kind",
-        "invalid-value"])
+@pytest.mark.parametrize(
+    "damage, code, message",
+    [
+        (lambda p: p.unlink(), 2, "is not a run directory: it has no config.json"),
+        (lambda p: (p.unlink(), p.mkdir()), 2, "config.json is a directory, not a file"),
+        (lambda p: p.write_text(""), 1, "config.json is empty"),
+        (lambda p: p.write_text('{"model": {'), 1, "config.json is damaged: it is not valid JSON (Expecting"),
+        (lambda p: p.write_bytes(b'{"about": "' + GBK_CHINESE + b'"}'), 1, "it reads as GBK. Convert it"),
+        (lambda p: p.write_text("[1, 2]"), 1, 'config.json is damaged: it must be a JSON object with "model"'),
+        (
+            lambda p: p.write_text(p.read_text().replace('"d_model": 16', '"d_model": [16]')),
+            1,
+            "config.json holds an invalid config: --d_model=[16]: expected a value of type int",
+        ),
+        (
+            lambda p: p.write_text(p.read_text().replace('"kind": "gpt"', '"kind": "gtp"')),
+            1,
+            "kind='gtp' is not a model kind",
+        ),
+        (
+            lambda p: p.write_text(p.read_text().replace('"n_heads": 2', '"n_heads": 3')),
+            1,
+            "d_model=16 is not divisible by n_heads=3",
+        ),
+    ],
+    ids=[
+        "missing",
+        "directory",
+        "empty",
+        "not-json",
+        "gbk",
+        "not-an-object",
+        "wrong-type",
+        "unknown-kind",
+        "invalid-value",
+    ],
+)
 def test_config_json(run_copy, damage, code, message):
     run, _ = run_copy
     damage(run / "config.json")
@@ -80,23 +102,35 @@ def test_unreadable_config_json(run_copy, monkeypatch):
 
 def test_run_directory_that_is_a_file_or_missing(tmp_path):
     (tmp_path / "file").write_text("x")
-    for path, message in ((tmp_path / "file", "is a file, not a run directory"),
-                          (tmp_path / "nope", "is not a run directory: it does not exist")):
+    for path, message in (
+        (tmp_path / "file", "is a file, not a run directory"),
+        (tmp_path / "nope", "is not a run directory: it does not exist"),
+    ):
         code, _, err = sample(path)
         assert_clean_failure(code, err, codes=(2,))
         assert message in err
 
 
 # ---- tokenizer.json -------------------------------------------------------------------------------
-@pytest.mark.parametrize("damage, code, message", [
-    (lambda p: p.unlink(), 2, "tokenizer.json does not exist. It is written beside the ids"),
-    (lambda p: p.write_text("{"), 1, "tokenizer.json is damaged: it is not valid JSON"),
-    (lambda p: p.write_text('{"kind": "chars"}'), 1, "unknown tokenizer kind 'chars'"),
-    (lambda p: p.write_text('{"kind": "char", "chars": 7, "unk": false}'), 1,
-     "is damaged: it does not describe a char tokenizer (TypeError"),
-    (lambda p: p.write_text('{"kind": "char", "chars": ["a", "b"], "unk": false}'), 1,
-     "tokenizer.json has 2 tokens but the model in config.json has vocab_size="),
-], ids=["missing", "not-json", "unknown-kind", "wrong-fields", "other-vocabulary"])
+@pytest.mark.parametrize(
+    "damage, code, message",
+    [
+        (lambda p: p.unlink(), 2, "tokenizer.json does not exist. It is written beside the ids"),
+        (lambda p: p.write_text("{"), 1, "tokenizer.json is damaged: it is not valid JSON"),
+        (lambda p: p.write_text('{"kind": "chars"}'), 1, "unknown tokenizer kind 'chars'"),
+        (
+            lambda p: p.write_text('{"kind": "char", "chars": 7, "unk": false}'),
+            1,
+            "is damaged: it does not describe a char tokenizer (TypeError",
+        ),
+        (
+            lambda p: p.write_text('{"kind": "char", "chars": ["a", "b"], "unk": false}'),
+            1,
+            "tokenizer.json has 2 tokens but the model in config.json has vocab_size=",
+        ),
+    ],
+    ids=["missing", "not-json", "unknown-kind", "wrong-fields", "other-vocabulary"],
+)
 def test_tokenizer_json(run_copy, damage, code, message):
     run, _ = run_copy
     damage(run / "tokenizer.json")
@@ -107,13 +141,17 @@ def test_tokenizer_json(run_copy, damage, code, message):
 
 # ---- model.safetensors and best.safetensors --------------------------------------------------------
 @pytest.mark.parametrize("name", ["model.safetensors", "best.safetensors"])
-@pytest.mark.parametrize("damage, message", [
-    (lambda p: flip(p, 20), "is damaged: it is not a readable safetensors file"),  # the JSON header
-    (lambda p: flip(p, -3), "is damaged: its weights differ from the sha256 recorded"),  # a weight's byte
-    (lambda p: p.write_bytes(p.read_bytes()[:1000]), "is damaged: it is not a readable safetensors file"),
-    (lambda p: p.write_bytes(b""), "is damaged: it is not a readable safetensors file"),
-    (lambda p: (p.unlink(), p.mkdir()), "(it is a directory)"),
-], ids=["header", "data", "truncated", "empty", "directory"])
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda p: flip(p, 20), "is damaged: it is not a readable safetensors file"),  # the JSON header
+        (lambda p: flip(p, -3), "is damaged: its weights differ from the sha256 recorded"),  # a weight's byte
+        (lambda p: p.write_bytes(p.read_bytes()[:1000]), "is damaged: it is not a readable safetensors file"),
+        (lambda p: p.write_bytes(b""), "is damaged: it is not a readable safetensors file"),
+        (lambda p: (p.unlink(), p.mkdir()), "(it is a directory)"),
+    ],
+    ids=["header", "data", "truncated", "empty", "directory"],
+)
 def test_weights(run_copy, name, damage, message):
     run, _ = run_copy
     damage(run / name)
@@ -145,12 +183,16 @@ def test_weights_of_another_model_do_not_fit(run_copy):
 
 
 # ---- train_state.pt --------------------------------------------------------------------------------
-@pytest.mark.parametrize("damage, message", [
-    (lambda p: p.write_bytes(p.read_bytes()[:1000]), "train_state.pt is damaged: its sha256 differs"),
-    (lambda p: flip(p, 3000), "train_state.pt is damaged: its sha256 differs"),
-    (lambda p: p.unlink(), "has model.safetensors but no train_state.pt file"),
-    (lambda p: (p.unlink(), p.mkdir()), "has model.safetensors but no train_state.pt file"),
-], ids=["truncated", "flipped-byte", "missing", "directory"])
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda p: p.write_bytes(p.read_bytes()[:1000]), "train_state.pt is damaged: its sha256 differs"),
+        (lambda p: flip(p, 3000), "train_state.pt is damaged: its sha256 differs"),
+        (lambda p: p.unlink(), "has model.safetensors but no train_state.pt file"),
+        (lambda p: (p.unlink(), p.mkdir()), "has model.safetensors but no train_state.pt file"),
+    ],
+    ids=["truncated", "flipped-byte", "missing", "directory"],
+)
 def test_train_state(run_copy, damage, message):
     run, cache = run_copy
     damage(run / "train_state.pt")
@@ -203,25 +245,34 @@ def test_metrics_jsonl_that_is_a_directory(run_copy):
 
 
 # ---- file: sources --------------------------------------------------------------------------------
-@pytest.mark.parametrize("content, code, message", [
-    (None, 2, "is not a readable file (no such file)"),
-    ("dir", 2, "is not a readable file (a directory)"),
-    (b"", 1, "is empty; there is nothing to learn from"),
-    (b" \n\t\n", 1, "is empty (only whitespace)"),
-    (GBK_CHINESE * 20, 1, "is not UTF-8 text (byte 0xc4 at offset 0 is not valid UTF-8); it reads as GBK. "
-                          "Convert it, then use the copy: iconv -f GBK -t UTF-8"),
-    ("hello world\n".encode("utf-16"), 1, "it reads as UTF-16"),
-    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", 1, "is not text: it holds NUL bytes"),
-], ids=["missing", "directory", "empty", "whitespace", "gbk", "utf-16", "binary"])
+@pytest.mark.parametrize(
+    "content, code, message",
+    [
+        (None, 2, "is not a readable file (no such file)"),
+        ("dir", 2, "is not a readable file (a directory)"),
+        (b"", 1, "is empty; there is nothing to learn from"),
+        (b" \n\t\n", 1, "is empty (only whitespace)"),
+        (
+            GBK_CHINESE * 20,
+            1,
+            "is not UTF-8 text (byte 0xc4 at offset 0 is not valid UTF-8); it reads as GBK. "
+            "Convert it, then use the copy: iconv -f GBK -t UTF-8",
+        ),
+        ("hello world\n".encode("utf-16"), 1, "it reads as UTF-16"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", 1, "is not text: it holds NUL bytes"),
+    ],
+    ids=["missing", "directory", "empty", "whitespace", "gbk", "utf-16", "binary"],
+)
 def test_file_sources(tmp_path, content, code, message):
     path = tmp_path / "corpus.txt"
     if content == "dir":
         path.mkdir()
     elif content is not None:
         path.write_bytes(content)
-    for argv in (["data", "prepare", f"file:{path}", "--cache-dir", str(tmp_path / "cache")],
-                 ["train", "--data", f"file:{path}", "--cache-dir", str(tmp_path / "cache"),
-                  "--out", str(tmp_path / "run")]):
+    for argv in (
+        ["data", "prepare", f"file:{path}", "--cache-dir", str(tmp_path / "cache")],
+        ["train", "--data", f"file:{path}", "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "run")],
+    ):
         got, _, err = cli(argv)
         assert_clean_failure(got, err, codes=(code,))
         assert message in err and str(path) in err
@@ -246,11 +297,18 @@ def test_lesson_data_in_another_encoding(tmp_path):
 
 
 # ---- prepared corpus files: a cache, rebuilt when damaged ------------------------------------------
-@pytest.mark.parametrize("damage", [
-    lambda d: flip(d / "train.bin", 5), lambda d: flip(d / "val.bin", -1), lambda d: (d / "val.bin").unlink(),
-    lambda d: (d / "train.bin").write_bytes(b""), lambda d: (d / "tokenizer.json").write_text("{"),
-    lambda d: (d / "meta.json").write_text("{"),
-], ids=["train-byte", "val-byte", "val-missing", "train-empty", "tokenizer", "meta"])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda d: flip(d / "train.bin", 5),
+        lambda d: flip(d / "val.bin", -1),
+        lambda d: (d / "val.bin").unlink(),
+        lambda d: (d / "train.bin").write_bytes(b""),
+        lambda d: (d / "tokenizer.json").write_text("{"),
+        lambda d: (d / "meta.json").write_text("{"),
+    ],
+    ids=["train-byte", "val-byte", "val-missing", "train-empty", "tokenizer", "meta"],
+)
 def test_a_damaged_prepared_corpus_is_prepared_again(tmp_path, damage, capsys):
     first = prepare("builtin:seed", tmp_path)
     ids = (first.train.copy(), first.val.copy())
@@ -273,22 +331,37 @@ def test_the_check_of_a_prepared_corpus_sees_ids_beyond_the_vocabulary(tmp_path,
 
 
 # ---- devices ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("device, message", [
-    ("cuda", "--device=cuda: this machine cannot use CUDA"),
-    ("cuda:3", "--device=cuda:3: this machine cannot use CUDA"),
-    ("mps", "--device=mps: this machine has no Apple GPU (MPS)"),
-    ("tpu", "--device='tpu' is not a device glassformer runs on"),
-])
+@pytest.mark.parametrize(
+    "device, message",
+    [
+        ("cuda", "--device=cuda: this machine cannot use CUDA"),
+        ("cuda:3", "--device=cuda:3: this machine cannot use CUDA"),
+        ("mps", "--device=mps: this machine has no Apple GPU (MPS)"),
+        ("tpu", "--device='tpu' is not a device glassformer runs on"),
+    ],
+)
 def test_a_missing_device_says_what_is_available(run_copy, tmp_path, device, message):
     import torch
 
     if torch.cuda.is_available() or torch.backends.mps.is_available():
         pytest.skip("this machine has a GPU: the messages differ")
     run, cache = run_copy
-    for argv in (["sample", str(run), f"--device={device}"],
-                 ["train", "--preset", "seed000", "--data", "builtin:seed", f"--device={device}",
-                  "--out", str(tmp_path / "new"), "--cache-dir", str(cache)],
-                 resume_argv(run, cache, f"--device={device}")):
+    for argv in (
+        ["sample", str(run), f"--device={device}"],
+        [
+            "train",
+            "--preset",
+            "seed000",
+            "--data",
+            "builtin:seed",
+            f"--device={device}",
+            "--out",
+            str(tmp_path / "new"),
+            "--cache-dir",
+            str(cache),
+        ],
+        resume_argv(run, cache, f"--device={device}"),
+    ):
         code, _, err = cli(argv)
         assert_clean_failure(code, err, codes=(2,))
         assert message in err and ("this machine has: cpu" in err or "Available: cpu" in err)

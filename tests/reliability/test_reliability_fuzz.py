@@ -18,8 +18,13 @@ from reliability_kit import assert_clean_failure, cli, resume_argv, weights
 from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides, get_preset, parse_overrides
 from glassformer.text.tokenizers import CharTokenizer, WordTokenizer, load_tokenizer
 
-FAST = settings(max_examples=25, deadline=None, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FAST = settings(
+    max_examples=25,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 ANY_CHAR = st.characters(exclude_categories=())  # every code point: surrogates and controls included
 ANY_TEXT = st.text(ANY_CHAR, max_size=40)
 
@@ -69,7 +74,7 @@ def test_word_tokenizer_round_trips_words(text):
 
 
 @FAST
-@given(st.lists(st.integers(min_value=-2**40, max_value=2**40), max_size=10))
+@given(st.lists(st.integers(min_value=-(2**40), max_value=2**40), max_size=10))
 def test_decoding_any_ids_is_text_or_a_range_error(ids):
     tok = CharTokenizer.from_text("abc")
     if all(0 <= i < tok.vocab_size for i in ids):
@@ -82,11 +87,16 @@ def test_decoding_any_ids_is_text_or_a_range_error(ids):
 # ---- --key=value overrides --------------------------------------------------------------------------
 FIELDS = sorted({*ModelConfig.__dataclass_fields__, *TrainConfig.__dataclass_fields__})
 KEY = st.one_of(st.sampled_from(FIELDS), st.text(ANY_CHAR, max_size=12))
-VALUE_TEXT = st.one_of(st.text(ANY_CHAR, max_size=12), st.integers().map(str),
-                       st.floats(allow_nan=True, allow_infinity=True).map(str),
-                       st.sampled_from(["true", "no", "none", "1e400", "-0", "nan", "inf", "1_000"]))
-TOKENS = st.lists(st.one_of(KEY.map(lambda k: f"--{k}"), VALUE_TEXT,
-                            st.tuples(KEY, VALUE_TEXT).map(lambda kv: f"--{kv[0]}={kv[1]}")), max_size=6)
+VALUE_TEXT = st.one_of(
+    st.text(ANY_CHAR, max_size=12),
+    st.integers().map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(str),
+    st.sampled_from(["true", "no", "none", "1e400", "-0", "nan", "inf", "1_000"]),
+)
+TOKENS = st.lists(
+    st.one_of(KEY.map(lambda k: f"--{k}"), VALUE_TEXT, st.tuples(KEY, VALUE_TEXT).map(lambda kv: f"--{kv[0]}={kv[1]}")),
+    max_size=6,
+)
 
 
 @FAST
@@ -105,8 +115,9 @@ def test_any_command_line_overrides_are_a_valid_config_or_a_value_error(tokens):
     _valid(preset)
 
 
-VALUE = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=8),
-                  st.lists(st.integers(), max_size=2))
+VALUE = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=8), st.lists(st.integers(), max_size=2)
+)
 
 
 @FAST
@@ -127,8 +138,10 @@ def _valid(preset: Preset) -> None:
     for cfg in (preset.model, preset.train):
         for name, f in cfg.__dataclass_fields__.items():
             value = getattr(cfg, name)
-            assert value is None or isinstance(value, {"int": int, "float": (int, float), "bool": bool,
-                                                       "str": str}.get(str(f.type).split(" ")[0], object))
+            assert value is None or isinstance(
+                value,
+                {"int": int, "float": (int, float), "bool": bool, "str": str}.get(str(f.type).split(" ")[0], object),
+            )
 
 
 # ---- prompts of any length --------------------------------------------------------------------------
@@ -148,14 +161,20 @@ def test_any_prompt_is_a_sample_or_a_clear_error(tiny_run, prompt):
 
 # ---- run directories with damaged bytes ----------------------------------------------------------
 READERS = {  # the file, and the commands that read it
-    "config.json": ("sample", "resume"), "tokenizer.json": ("sample",), "model.safetensors": ("sample",),
-    "best.safetensors": ("sample-best",), "train_state.pt": ("resume",), "metrics.jsonl": ("resume",),
+    "config.json": ("sample", "resume"),
+    "tokenizer.json": ("sample",),
+    "model.safetensors": ("sample",),
+    "best.safetensors": ("sample-best",),
+    "train_state.pt": ("resume",),
+    "metrics.jsonl": ("resume",),
 }
 CHECKSUMMED = {"model.safetensors", "best.safetensors", "train_state.pt"}
 DAMAGE = st.one_of(
     st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(0, 255)), min_size=1, max_size=3).map(
-        lambda changes: ("bytes", changes)),
-    st.floats(0, 1, exclude_max=True).map(lambda at: ("truncate", at)))
+        lambda changes: ("bytes", changes)
+    ),
+    st.floats(0, 1, exclude_max=True).map(lambda at: ("truncate", at)),
+)
 
 
 def damage(path: Path, how) -> bool:
@@ -173,8 +192,13 @@ def damage(path: Path, how) -> bool:
 
 
 @pytest.mark.parametrize("name", sorted(READERS))
-@settings(max_examples=8, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=8,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(how=DAMAGE)
 def test_random_damage_to_any_run_file_is_a_clear_error_never_a_traceback(name, tiny_run, how):
     source, cache = tiny_run
@@ -184,9 +208,11 @@ def test_random_damage_to_any_run_file_is_a_clear_error_never_a_traceback(name, 
         if not damage(run / name, how):
             return
         for reader in READERS[name]:
-            argv = {"sample": ["sample", str(run), "--prompt", "a", "--max-new-tokens", "2", "--seed", "0"],
-                    "sample-best": ["sample", str(run), "--best", "--prompt", "a", "--max-new-tokens", "2"],
-                    "resume": resume_argv(run, cache, "--max_steps=8")}[reader]
+            argv = {
+                "sample": ["sample", str(run), "--prompt", "a", "--max-new-tokens", "2", "--seed", "0"],
+                "sample-best": ["sample", str(run), "--best", "--prompt", "a", "--max-new-tokens", "2"],
+                "resume": resume_argv(run, cache, "--max_steps=8"),
+            }[reader]
             code, _, err = cli(argv)
             if code != 0:
                 assert_clean_failure(code, err)

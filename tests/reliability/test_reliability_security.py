@@ -52,8 +52,11 @@ def test_the_planted_pickle_would_run_if_unpickled(tmp_path):
 def test_a_planted_pickle_is_refused_without_running(tmp_path):
     marker, files = planted_files(tmp_path)
     for path in files:
-        with pytest.raises(DamagedFile, match="was refused: it holds objects other than tensors and plain "
-                                              "values, which glassformer never unpickles"):
+        with pytest.raises(
+            DamagedFile,
+            match="was refused: it holds objects other than tensors and plain "
+            "values, which glassformer never unpickles",
+        ):
             read_state(path)
     assert not marker.exists()
 
@@ -72,9 +75,12 @@ def test_a_planted_train_state_in_a_run_is_refused_by_the_cli(run_copy, tmp_path
 @functools.cache
 def _all_calls() -> list[tuple[Path, int, str, ast.Call]]:
     """Every call in glassformer's source: (file, line, callee as written, ast.Call)."""
-    return [(path.relative_to(PACKAGE), node.lineno, ast.unparse(node.func), node)
-            for path in sorted(PACKAGE.rglob("*.py"))
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, ast.Call)]
+    return [
+        (path.relative_to(PACKAGE), node.lineno, ast.unparse(node.func), node)
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+    ]
 
 
 def _calls(name: str):

@@ -12,13 +12,27 @@ PACKAGE = Path(glassformer.__file__).parent
 
 # lower number = lower layer; a module may import its own layer or any lower one
 LAYERS = {
-    "glassformer": 0, "glassformer.config": 0, "glassformer.files": 0, "glassformer.threads": 0,
-    "glassformer.errors": 0, "glassformer.devices": 0, "glassformer.messages": 0,
-    "glassformer.text": 1, "glassformer.nn": 1, "glassformer.numpy_ref": 1,
+    "glassformer": 0,
+    "glassformer.config": 0,
+    "glassformer.files": 0,
+    "glassformer.threads": 0,
+    "glassformer.errors": 0,
+    "glassformer.devices": 0,
+    "glassformer.messages": 0,
+    "glassformer.text": 1,
+    "glassformer.nn": 1,
+    "glassformer.numpy_ref": 1,
     "glassformer.models": 2,
-    "glassformer.train": 3, "glassformer.inspect": 3, "glassformer.sample": 3, "glassformer.translate": 3,
-    "glassformer.lessons": 4, "glassformer.lab": 4, "glassformer.exercises": 4, "glassformer.explore": 4,
-    "glassformer.cli": 5, "glassformer.__main__": 5,
+    "glassformer.train": 3,
+    "glassformer.inspect": 3,
+    "glassformer.sample": 3,
+    "glassformer.translate": 3,
+    "glassformer.lessons": 4,
+    "glassformer.lab": 4,
+    "glassformer.exercises": 4,
+    "glassformer.explore": 4,
+    "glassformer.cli": 5,
+    "glassformer.__main__": 5,
 }
 
 
@@ -44,13 +58,19 @@ def imports(path: Path, module: str) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+                base = ".".join(
+                    package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else [])
+                )
             if base.startswith("glassformer"):
                 # `from glassformer.nn import attention` imports the submodule if there is one
                 for a in node.names:
                     sub = f"{base}.{a.name}"
-                    found.add(sub if (PACKAGE.parent / (sub.replace(".", "/") + ".py")).exists()
-                              or (PACKAGE.parent / sub.replace(".", "/")).is_dir() else base)
+                    found.add(
+                        sub
+                        if (PACKAGE.parent / (sub.replace(".", "/") + ".py")).exists()
+                        or (PACKAGE.parent / sub.replace(".", "/")).is_dir()
+                        else base
+                    )
     return found
 
 
@@ -59,8 +79,12 @@ def graph() -> dict[str, set[str]]:
 
 
 def upward_imports(g: dict[str, set[str]]) -> list[str]:
-    return [f"{m} (layer {layer(m)}) imports {d} (layer {layer(d)})"
-            for m, deps in g.items() for d in deps if layer(d) > layer(m)]
+    return [
+        f"{m} (layer {layer(m)}) imports {d} (layer {layer(d)})"
+        for m, deps in g.items()
+        for d in deps
+        if layer(d) > layer(m)
+    ]
 
 
 def find_cycles(g: dict[str, set[str]]) -> list[str]:
@@ -71,7 +95,7 @@ def find_cycles(g: dict[str, set[str]]) -> list[str]:
         state[m] = 1
         for d in sorted(g.get(m, ())):
             if state.get(d) == 1:
-                cycles.append(" -> ".join(path[path.index(d):] + [d]))
+                cycles.append(" -> ".join(path[path.index(d) :] + [d]))
             elif d not in state:
                 visit(d, path + [d])
         state[m] = 2
@@ -95,7 +119,8 @@ def test_the_import_graph_has_no_cycles():
 def test_the_checks_can_fail():
     """A planted upward import and a planted cycle are both reported."""
     assert upward_imports({"glassformer.nn.attention": {"glassformer.train.loop"}}) == [
-        "glassformer.nn.attention (layer 1) imports glassformer.train.loop (layer 3)"]
+        "glassformer.nn.attention (layer 1) imports glassformer.train.loop (layer 3)"
+    ]
     cycle = {"glassformer.nn.a": {"glassformer.nn.b"}, "glassformer.nn.b": {"glassformer.nn.a"}}
     assert find_cycles(cycle) == ["glassformer.nn.a -> glassformer.nn.b -> glassformer.nn.a"]
     assert find_cycles({"glassformer.nn.a": {"glassformer.nn.b"}, "glassformer.nn.b": set()}) == []

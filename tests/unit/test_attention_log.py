@@ -24,11 +24,13 @@ def tiny_run(log_every: int | None):
     losses, logs = [], []
     callbacks = [lambda event, t: losses.append(t.last_loss.item()) if event == "step" else None]
     if log_every:
-        logs.append(AttentionLog(model, torch.arange(8)[None] % 12, list("abcdefgh"), heads=[(0, 1), (1, 3)],
-                                 every=log_every))
+        logs.append(
+            AttentionLog(model, torch.arange(8)[None] % 12, list("abcdefgh"), heads=[(0, 1), (1, 3)], every=log_every)
+        )
         callbacks.append(logs[0])
-    Trainer(model, p.train, TextWindows(data, data, 4, 8, 1, 0), evaluate=None, callbacks=callbacks,
-            progress="silent").fit()
+    Trainer(
+        model, p.train, TextWindows(data, data, 4, 8, 1, 0), evaluate=None, callbacks=callbacks, progress="silent"
+    ).fit()
     return losses, logs, model
 
 
@@ -58,9 +60,28 @@ def test_heads_are_parsed_and_checked():
 
 def test_train_attention_every_writes_the_log_the_strip_and_the_page(tmp_path, capsys):
     run = tmp_path / "run"
-    code = main(["train", "--preset", "seed000", "--data", "builtin:seed", "--out", str(run), "--cache-dir",
-                 str(tmp_path / "cache"), "--no-progress", "--max_steps=10", "--eval_interval=5", "--eval_iters=1",
-                 "--threads=1", "--attention-every", "4", "--attention-heads", "1.2"])
+    code = main(
+        [
+            "train",
+            "--preset",
+            "seed000",
+            "--data",
+            "builtin:seed",
+            "--out",
+            str(run),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--no-progress",
+            "--max_steps=10",
+            "--eval_interval=5",
+            "--eval_iters=1",
+            "--threads=1",
+            "--attention-every",
+            "4",
+            "--attention-heads",
+            "1.2",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0 and "attention_steps.html" in out
     log = read_log(run)
@@ -73,8 +94,23 @@ def test_train_attention_every_writes_the_log_the_strip_and_the_page(tmp_path, c
 
 
 def test_attention_heads_without_every_is_an_error(tmp_path, capsys):
-    code = main(["train", "--preset", "seed000", "--data", "builtin:seed", "--out", str(tmp_path / "r"),
-                 "--cache-dir", str(tmp_path / "c"), "--no-progress", "--max_steps=2", "--attention-heads", "0.0"])
+    code = main(
+        [
+            "train",
+            "--preset",
+            "seed000",
+            "--data",
+            "builtin:seed",
+            "--out",
+            str(tmp_path / "r"),
+            "--cache-dir",
+            str(tmp_path / "c"),
+            "--no-progress",
+            "--max_steps=2",
+            "--attention-heads",
+            "0.0",
+        ]
+    )
     assert code == 2 and "--attention-every" in capsys.readouterr().err
     assert not (tmp_path / "r").exists() and not (tmp_path / "c").exists()  # refused before anything was made
 
@@ -83,8 +119,20 @@ def test_attention_every_refuses_zero_and_a_model_it_cannot_record(tmp_path, cap
     with pytest.raises(SystemExit) as stop:  # the option's range type refuses 0 before anything runs
         main(["train", "--preset", "seed000", "--out", str(tmp_path / "z"), "--attention-every", "0"])
     assert stop.value.code == 2 and "--attention-every: must be a whole number >= 1" in capsys.readouterr().err
-    code = main(["train", "--preset", "seq2seq", "--out", str(tmp_path / "s"), "--no-progress", "--max_steps=1",
-                 "--threads=1", "--attention-every", "1"])
+    code = main(
+        [
+            "train",
+            "--preset",
+            "seq2seq",
+            "--out",
+            str(tmp_path / "s"),
+            "--no-progress",
+            "--max_steps=1",
+            "--threads=1",
+            "--attention-every",
+            "1",
+        ]
+    )
     assert code == 2 and "glassformer attention --run" in capsys.readouterr().err
 
 
@@ -100,6 +148,7 @@ def test_the_probe_is_the_first_validation_tokens_or_sequence_at_most_32_long():
 
     from glassformer.text.tokenizers import CharTokenizer
     from glassformer.train.attention_log import PROBE_LENGTH, probe_for
+
     waves = SimpleNamespace(tokenizer=None, x_val=torch.arange(3 * 40 * 2.0).reshape(3, 40, 2))  # numbers
     for T, n in ((5, 5), (31, 31), (32, 32), (40, 32)):
         x, labels = probe_for(waves, T)
@@ -114,9 +163,13 @@ def test_the_probe_is_the_first_validation_tokens_or_sequence_at_most_32_long():
 @pytest.mark.parametrize("text", ["0:1", "a.1", "0.b", "0.", ".1", "0.1,,1.0"])
 def test_a_heads_spec_that_is_not_layer_dot_head_pairs_is_refused_word_for_word(text):
     from glassformer.messages import speaking
+
     with pytest.raises(ValueError) as e:
         parse_heads(text)
-    assert str(e.value) == f"--attention-heads {text!r}: write LAYER.HEAD pairs separated by commas, e.g. 0.1,3.2 (or all)."
+    assert (
+        str(e.value)
+        == f"--attention-heads {text!r}: write LAYER.HEAD pairs separated by commas, e.g. 0.1,3.2 (or all)."
+    )
     with speaking("zh"), pytest.raises(ValueError) as e:
         parse_heads(text)
     assert str(e.value) == f"--attention-heads {text!r}：请写成用逗号分隔的 层.头 对，例如 0.1,3.2（或 all）。"
@@ -125,13 +178,21 @@ def test_a_heads_spec_that_is_not_layer_dot_head_pairs_is_refused_word_for_word(
 
 def test_each_refusal_of_attention_log_word_for_word():
     from glassformer.messages import speaking
+
     model, probe = seed_model(), torch.zeros(1, 4, dtype=torch.long)
-    cases = [({}, "AttentionLog needs every=N or steps=[...] to know when to record.",
-              "AttentionLog 需要 every=N 或 steps=[...] 才知道何时记录。"),
-             ({"every": 0}, "--attention-every must be at least 1, got 0.", "--attention-every 至少要是 1，收到的是 0。"),
-             ({"every": 1, "heads": [(1, 3), (2, 0), (0, 4), (-1, 0)]},
-              "--attention-heads names [(2, 0), (0, 4), (-1, 0)], outside this model: layers 0..1, heads 0..3.",
-              "--attention-heads 指定的 [(2, 0), (0, 4), (-1, 0)] 超出了这个模型：层编号 0..1，头编号 0..3。")]
+    cases = [
+        (
+            {},
+            "AttentionLog needs every=N or steps=[...] to know when to record.",
+            "AttentionLog 需要 every=N 或 steps=[...] 才知道何时记录。",
+        ),
+        ({"every": 0}, "--attention-every must be at least 1, got 0.", "--attention-every 至少要是 1，收到的是 0。"),
+        (
+            {"every": 1, "heads": [(1, 3), (2, 0), (0, 4), (-1, 0)]},
+            "--attention-heads names [(2, 0), (0, 4), (-1, 0)], outside this model: layers 0..1, heads 0..3.",
+            "--attention-heads 指定的 [(2, 0), (0, 4), (-1, 0)] 超出了这个模型：层编号 0..1，头编号 0..3。",
+        ),
+    ]
     for kwargs, en, zh in cases:
         for lang, expected in (("en", en), ("zh", zh)):
             with speaking(lang), pytest.raises(ValueError) as e:
@@ -144,6 +205,7 @@ def test_each_refusal_of_attention_log_word_for_word():
 
 def test_listed_steps_are_recorded_once_each_and_only_on_step_events():
     from types import SimpleNamespace
+
     model, probe = seed_model(), torch.arange(4)[None]
     log = AttentionLog(model, probe, list("abcd"), heads=[(1, 2)], steps=[4, 2, 2])
     assert log.steps == [2, 4] and log.records == []  # step 0 is not listed: nothing at the start
@@ -153,8 +215,11 @@ def test_listed_steps_are_recorded_once_each_and_only_on_step_events():
         log("step", SimpleNamespace(step=step, model=model))
     W, hidden = attention_maps(model, probe)
     expected = [[None if hidden[1, 2, i, j] else round(W[1, 2, i, j].item(), 3) for j in range(4)] for i in range(4)]
-    assert log.as_dict() == {"tokens": list("abcd"), "heads": [[1, 2]],
-                             "records": [{"step": 2, "maps": [expected]}, {"step": 4, "maps": [expected]}]}
+    assert log.as_dict() == {
+        "tokens": list("abcd"),
+        "heads": [[1, 2]],
+        "records": [{"step": 2, "maps": [expected]}, {"step": 4, "maps": [expected]}],
+    }
     assert expected[0][1] is None and expected[3][0] is not None  # causal: above the diagonal is hidden
 
 
@@ -163,6 +228,7 @@ def test_the_file_is_rewritten_whole_and_a_resumed_run_keeps_its_earlier_maps(tm
 
     from glassformer.messages import speaking
     from glassformer.train.attention_log import FILE
+
     model, probe, path = seed_model(), torch.arange(4)[None], tmp_path / FILE
     labels = ["你", "好", "\n", "a"]
     log = AttentionLog(model, probe, labels, heads=[(0, 0)], every=3, path=str(path))
@@ -176,8 +242,10 @@ def test_the_file_is_rewritten_whole_and_a_resumed_run_keeps_its_earlier_maps(tm
     fresh = AttentionLog(model, probe, labels, heads=[(0, 0)], every=3, path=path)  # start_step 0: a new run
     assert [r["step"] for r in fresh.records] == [0] and [r["step"] for r in read_log(path)["records"]] == [0]
     missing = tmp_path / "nowhere" / FILE
-    for lang, expected in (("en", f"{missing} does not exist: train with --attention-every N to record one."),
-                           ("zh", f"{missing} 不存在：请用 --attention-every N 训练来记录一份。")):
+    for lang, expected in (
+        ("en", f"{missing} does not exist: train with --attention-every N to record one."),
+        ("zh", f"{missing} 不存在：请用 --attention-every N 训练来记录一份。"),
+    ):
         with speaking(lang), pytest.raises(FileNotFoundError) as e:
             read_log(missing)
         assert str(e.value) == expected

@@ -25,7 +25,7 @@ def test_shapes_dtype_and_shift(memmap):
 def test_rows_are_windows_of_the_data(memmap):
     x, y = get_batch(memmap, batch_size=32, block_size=10, generator=torch.Generator().manual_seed(1))
     where = {int(v): i for i, v in enumerate(memmap)}  # value → its index (values are distinct)
-    for row_x, row_y in zip(x, y):
+    for row_x, row_y in zip(x, y, strict=False):
         s = where[int(row_x[0])]
         assert row_x.tolist() == memmap[s : s + 10].tolist()
         assert row_y.tolist() == memmap[s + 1 : s + 11].tolist()
@@ -59,8 +59,9 @@ def test_the_refusal_whole_and_the_tensors_contiguous_on_the_asked_device():
     data = np.arange(8, dtype=np.uint16)
     with pytest.raises(ValueError) as caught:
         get_batch(data, 2, 8, torch.Generator())
-    assert str(caught.value) == ("data has 8 tokens but a window needs block_size + 1 = 9; use a longer corpus or a "
-                                 "smaller block_size")
+    assert str(caught.value) == (
+        "data has 8 tokens but a window needs block_size + 1 = 9; use a longer corpus or a smaller block_size"
+    )
     x, y = get_batch(data, 3, 4, torch.Generator().manual_seed(0), device=torch.device("cpu"))
     assert x.is_contiguous() and y.is_contiguous() and x.device.type == y.device.type == "cpu"
     assert x.stride() == y.stride() == (4, 1)

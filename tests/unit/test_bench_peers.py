@@ -54,8 +54,9 @@ def test_flops_per_token_counts_the_matrices_not_the_position_table():
     assert peers.flops_per_token("baby") == 6 * n + 12 * L * C * T
 
 
-@pytest.mark.parametrize("argv, message", [(["--shapes", "tiny"], "unknown ['tiny']"),
-                                           (["--device", "cuda"], "no CUDA device")])
+@pytest.mark.parametrize(
+    "argv, message", [(["--shapes", "tiny"], "unknown ['tiny']"), (["--device", "cuda"], "no CUDA device")]
+)
 def test_bad_options_say_what_is_wrong(monkeypatch, capsys, argv, message):
     import torch
 

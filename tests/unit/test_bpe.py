@@ -30,8 +30,20 @@ def pair():
 
 
 def test_pretokenize_pieces():
-    assert pretokenize("It's 2 o'clock, 世界!  Bye\n") == \
-        ["It", "'s", " 2", " o", "'", "clock", ",", " 世界", "!", " ", " Bye", "\n"]
+    assert pretokenize("It's 2 o'clock, 世界!  Bye\n") == [
+        "It",
+        "'s",
+        " 2",
+        " o",
+        "'",
+        "clock",
+        ",",
+        " 世界",
+        "!",
+        " ",
+        " Bye",
+        "\n",
+    ]
     assert pretokenize("a\u00a0b 👍x") == ["a\u00a0b", " 👍x"]  # non-ASCII counts as a letter, spaces included
     assert pretokenize("x\x00\x1b[0m") == ["x", "\x00\x1b[", "0", "m"]  # ASCII controls are punctuation
     assert pretokenize("") == []
@@ -97,6 +109,7 @@ def test_merge_ids_are_checked_at_both_ends_of_the_range(side):
     """Merge i may use any id 0..255+i on either side, and nothing outside. Guards an off-by-one at
     either end (byte 0, a NUL, refused as a part; an id one past the newest accepted; -1 accepted,
     which Python would silently read as the *last* token's bytes)."""
+
     def merges_with(edge):  # merge 0 = (104, 105); merge 1 uses `edge` on one side, 120 on the other
         second = (edge, 120) if side == 0 else (120, edge)
         return [(104, 105), second]
@@ -153,7 +166,7 @@ def test_byte_table_matches_the_library():
     assert (BYTE_TO_CHAR[ord(" ")], BYTE_TO_CHAR[ord("\n")], BYTE_TO_CHAR[ord("h")]) == ("Ġ", "Ċ", "h")
     byte_level = hf.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
     every_char = "".join(chr(c) for c in [*range(128), 0x80, 0x7FF, 0x800, 0xFFFF, 0x10000, 0x10FFFF])
-    (mapped, _), = byte_level.pre_tokenize_str(every_char)
+    ((mapped, _),) = byte_level.pre_tokenize_str(every_char)
     assert mapped == "".join(BYTE_TO_CHAR[b] for b in every_char.encode("utf-8"))
     assert spell(every_char) == mapped  # the fast spelling encode_array uses
 
@@ -208,13 +221,29 @@ def test_show_work_to_dict_repr_and_refusals_whole():
     tok = BPETokenizer([(97, 98), (32, 256)])
     step = {"pair": (97, 98), "as_text": ("a", "b"), "rank": 0, "new_id": 256}
     assert tok.show_work("ab abc") == {
-        "tokenizer": "bpe", "text": "ab abc", "pattern": PATTERN, "pieces": ["ab", " abc"],
+        "tokenizer": "bpe",
+        "text": "ab abc",
+        "pattern": PATTERN,
+        "pieces": ["ab", " abc"],
         "bytes": [[97, 98], [32, 97, 98, 99]],
-        "merges": [{"piece": 0, "piece_text": "ab", **step, "result": [256]},
-                   {"piece": 1, "piece_text": " abc", **step, "result": [32, 256, 99]},
-                   {"piece": 1, "piece_text": " abc", "pair": (32, 256), "as_text": (" ", "ab"), "rank": 1,
-                    "new_id": 257, "result": [257, 99]}],
-        "ids": [256, 257, 99], "tokens": ["ab", " ab", "c"], "decoded": "ab abc", "vocab_size": 258}
+        "merges": [
+            {"piece": 0, "piece_text": "ab", **step, "result": [256]},
+            {"piece": 1, "piece_text": " abc", **step, "result": [32, 256, 99]},
+            {
+                "piece": 1,
+                "piece_text": " abc",
+                "pair": (32, 256),
+                "as_text": (" ", "ab"),
+                "rank": 1,
+                "new_id": 257,
+                "result": [257, 99],
+            },
+        ],
+        "ids": [256, 257, 99],
+        "tokens": ["ab", " ab", "c"],
+        "decoded": "ab abc",
+        "vocab_size": 258,
+    }
     assert tok.to_dict() == {"pattern": PATTERN, "merges": [[97, 98], [32, 256]], "tokens": {"256": "ab", "257": " ab"}}
     assert BPETokenizer.from_dict({"merges": [[97, 98]]}).merges == [(97, 98)]  # a file without its pattern
     assert repr(tok) == "BPETokenizer(vocab_size=258)"
@@ -223,12 +252,15 @@ def test_show_work_to_dict_repr_and_refusals_whole():
     assert tok.encode_array("").dtype == np.int64  # no ids: still int64, not float64
     with pytest.raises(ValueError) as caught:
         BPETokenizer.from_dict({"pattern": "x", "merges": []})
-    assert str(caught.value) == ("this BPE tokenizer was saved with a different pre-tokenization pattern; "
-                                 "re-prepare the data with this version of glassformer")
+    assert str(caught.value) == (
+        "this BPE tokenizer was saved with a different pre-tokenization pattern; "
+        "re-prepare the data with this version of glassformer"
+    )
     with pytest.raises(ValueError) as caught:
         BPETokenizer([(97, 98), (258, 97)])
-    assert str(caught.value) == ("merge 1 = (258, 97) uses an id that does not exist yet (ids so far: 0..256); "
-                                 "merges must be in learned order")
+    assert str(caught.value) == (
+        "merge 1 = (258, 97) uses an id that does not exist yet (ids so far: 0..256); merges must be in learned order"
+    )
     with pytest.raises(ValueError) as caught:
         BPETokenizer([(97, 98), (97, 98)])
     assert str(caught.value) == "two merges make the same bytes; a BPE vocabulary needs one id per token"
@@ -245,8 +277,9 @@ def test_train_bpe_edges_and_its_refusal_whole():
     assert train_bpe({"ab": 3, "xyab": 1, "xy": 1}, 300) == [(97, 98), (120, 121)]
     with pytest.raises(ValueError) as caught:
         train_bpe({"ab": 2}, 255)
-    assert str(caught.value) == ("vocab_size=255 is below 256: byte-level BPE starts from all 256 byte values; ask "
-                                 "for 256 or more (e.g. 512)")
+    assert str(caught.value) == (
+        "vocab_size=255 is below 256: byte-level BPE starts from all 256 byte values; ask for 256 or more (e.g. 512)"
+    )
 
 
 def test_the_byte_table_is_built_by_gpt2s_rule_when_called():
@@ -264,8 +297,16 @@ def test_the_byte_table_is_built_by_gpt2s_rule_when_called():
 def test_the_library_backend_arrays_and_its_own_decoder():
     tok = HFBPETokenizer([(97, 98), (32, 256)])
     ids = tok.encode_array("ab ab abab 中")
-    assert ids.dtype == np.int64 and ids.tolist() == tok.encode("ab ab abab 中") == [256, 257, 257, 256, 32, 0xE4,
-                                                                                      0xB8, 0xAD]
+    assert ids.dtype == np.int64 and ids.tolist() == tok.encode("ab ab abab 中") == [
+        256,
+        257,
+        257,
+        256,
+        32,
+        0xE4,
+        0xB8,
+        0xAD,
+    ]
     assert tok.encode_array("").dtype == np.int64 and tok.encode_array("").tolist() == []
     assert tok.hf.decode(ids.tolist()) == "ab ab abab 中"  # the library's own pipeline, both ways
 

@@ -13,7 +13,6 @@ from glassformer.models import GPT
 from glassformer.train.checkpoint import load_checkpoint, load_weights, save_checkpoint, save_weights
 from glassformer.train.optim import build_optimizer
 
-
 pytestmark = pytest.mark.usefixtures("one_thread")  # fixture in tests/conftest.py
 
 
@@ -43,12 +42,12 @@ def test_round_trip_restores_weights_optimizer_and_rng(tmp_path):
     other_gen = torch.Generator().manual_seed(99)
     state = load_checkpoint(tmp_path, other, other_opt, other_gen)
     assert state["step"] == 7 and state["best_val"] == 1.5
-    assert all(torch.equal(a, b) for a, b in zip(params(model).values(), params(other).values()))
+    assert all(torch.equal(a, b) for a, b in zip(params(model).values(), params(other).values(), strict=False))
     assert torch.equal(other_gen.get_state(), gen_state)
     assert torch.equal(torch.rand(3, generator=other_gen), expected_draw)
     exp_avg = [s["exp_avg"] for s in opt.state.values()]
     got = [s["exp_avg"] for s in other_opt.state.values()]
-    assert all(torch.equal(a, b) for a, b in zip(exp_avg, got))
+    assert all(torch.equal(a, b) for a, b in zip(exp_avg, got, strict=False))
     torch.load(tmp_path / "train_state.pt", weights_only=True)  # plain tensors and types only
 
 
@@ -132,8 +131,9 @@ def test_mismatched_pair_is_refused(tmp_path):
     shutil.copy(tmp_path / "b" / "model.safetensors", tmp_path / "a" / "model.safetensors")
     with pytest.raises(ValueError) as caught:
         load_checkpoint(tmp_path / "a", model)
-    assert str(caught.value).startswith(f"{tmp_path / 'a'}: model.safetensors is from step 8 but train_state.pt "
-                                        "from step 4: they are not ")  # which run, which files, which steps
+    assert str(caught.value).startswith(
+        f"{tmp_path / 'a'}: model.safetensors is from step 8 but train_state.pt from step 4: they are not "
+    )  # which run, which files, which steps
 
 
 def test_missing_checkpoint_is_a_clear_error(tmp_path):
@@ -172,7 +172,7 @@ def test_weights_from_elsewhere_load_with_step_minus_one(tmp_path):
     save_file(ckpt.weights_dict(model), str(tmp_path / "plain.safetensors"))  # no metadata at all
     fresh = GPT(get_preset("seed000").model)
     assert load_weights(tmp_path / "plain.safetensors", fresh) == -1
-    assert all(torch.equal(p, q) for p, q in zip(fresh.parameters(), model.parameters()))
+    assert all(torch.equal(p, q) for p, q in zip(fresh.parameters(), model.parameters(), strict=False))
 
 
 def test_weights_and_state_of_different_steps_are_refused_naming_both(tmp_path):
@@ -181,8 +181,11 @@ def test_weights_and_state_of_different_steps_are_refused_naming_both(tmp_path):
     model, opt = trained_pair()
     save_checkpoint(tmp_path, model, opt, 3, torch.Generator(), {})
     save_weights(tmp_path / "model.safetensors", model, 5)  # no state_sha256 in its metadata
-    with pytest.raises(ValueError, match=r"model.safetensors is from step 5 but train_state.pt from step 3: "
-                                         r"they are not one checkpoint"):
+    with pytest.raises(
+        ValueError,
+        match=r"model.safetensors is from step 5 but train_state.pt from step 3: "
+        r"they are not one checkpoint",
+    ):
         load_checkpoint(tmp_path, model, opt)
 
 
@@ -190,6 +193,9 @@ def test_weights_of_another_shape_are_refused_with_the_likely_cause(tmp_path):
     small, _ = trained_pair()
     save_weights(tmp_path / "w.safetensors", small, 1)
     other = GPT(get_preset("seed000").model.__class__(**{**vars(get_preset("seed000").model), "d_model": 32}))
-    with pytest.raises(ValueError, match=r"w.safetensors does not fit this model \(.+\)\. The weights were saved "
-                                         r"for another configuration: was config.json edited"):
+    with pytest.raises(
+        ValueError,
+        match=r"w.safetensors does not fit this model \(.+\)\. The weights were saved "
+        r"for another configuration: was config.json edited",
+    ):
         load_weights(tmp_path / "w.safetensors", other)

@@ -13,14 +13,18 @@ from glassformer.text import chinese, corpora
 from glassformer.text.corpora import CorpusUnavailable, load_text, prepare, sha256_text
 
 ESC = "\x1b"
-TANG = (f"{ESC}[32m《静夜思》{ESC}[m\n{ESC}[33m作者：李白{ESC}[m\n床前明月光，疑是地上霜。\n%\n"
-        f"{ESC}[32m《春晓》{ESC}[m\n作者：孟浩然\n春眠不觉晓，处处闻啼鸟。\n\n%\n")
+TANG = (
+    f"{ESC}[32m《静夜思》{ESC}[m\n{ESC}[33m作者：李白{ESC}[m\n床前明月光，疑是地上霜。\n%\n"
+    f"{ESC}[32m《春晓》{ESC}[m\n作者：孟浩然\n春眠不觉晓，处处闻啼鸟。\n\n%\n"
+)
 SONG = "题目:《如梦令》\n作者:李清照\n昨夜雨疏风骤，浓睡不消残酒。\n%   \n\n尾声<&>\n%\n"
 # The recipe by hand: colours gone, entries split at "%" lines (spaces allowed), blank-line joined.
-EXPECTED = ("《静夜思》\n作者：李白\n床前明月光，疑是地上霜。\n\n"
-            "《春晓》\n作者：孟浩然\n春眠不觉晓，处处闻啼鸟。\n\n"
-            "题目:《如梦令》\n作者:李清照\n昨夜雨疏风骤，浓睡不消残酒。\n\n"
-            "尾声<&>\n")
+EXPECTED = (
+    "《静夜思》\n作者：李白\n床前明月光，疑是地上霜。\n\n"
+    "《春晓》\n作者：孟浩然\n春眠不觉晓，处处闻啼鸟。\n\n"
+    "题目:《如梦令》\n作者:李清照\n昨夜雨疏风骤，浓睡不消残酒。\n\n"
+    "尾声<&>\n"
+)
 
 
 def _tar_xz(files: dict[str, str]) -> bytes:
@@ -44,11 +48,24 @@ def _ar(members: dict[str, bytes]) -> bytes:
 
 
 def fake_deb(path, files=None):
-    files = files if files is not None else {"./usr/share/games/fortunes/song100": SONG,  # order in the
-                                             "./usr/share/games/fortunes/tang300": TANG,  # archive: not the recipe's
-                                             "./usr/share/doc/fortunes-zh/copyright": "GPL-3+"}
-    path.write_bytes(_ar({"debian-binary": b"2.0\n", "control.tar.xz": _tar_xz({"./control": "Package: x\n"}),
-                          "data.tar.xz": _tar_xz(files)}))
+    files = (
+        files
+        if files is not None
+        else {
+            "./usr/share/games/fortunes/song100": SONG,  # order in the
+            "./usr/share/games/fortunes/tang300": TANG,  # archive: not the recipe's
+            "./usr/share/doc/fortunes-zh/copyright": "GPL-3+",
+        }
+    )
+    path.write_bytes(
+        _ar(
+            {
+                "debian-binary": b"2.0\n",
+                "control.tar.xz": _tar_xz({"./control": "Package: x\n"}),
+                "data.tar.xz": _tar_xz(files),
+            }
+        )
+    )
     return path
 
 
@@ -69,8 +86,10 @@ def test_recipe_on_a_small_package(tmp_path):
 def test_recipe_strips_only_newlines_around_entries(tmp_path):
     """Entries lose the blank lines around them and nothing else: a poem may start or end with any
     character (here X, and a full stop), which must survive."""
-    files = {"./usr/share/games/fortunes/tang300": "\nX始\n终。X\n\n%\n",
-             "./usr/share/games/fortunes/song100": "XX\n%\n"}
+    files = {
+        "./usr/share/games/fortunes/tang300": "\nX始\n终。X\n\n%\n",
+        "./usr/share/games/fortunes/song100": "XX\n%\n",
+    }
     assert chinese.build_text(fake_deb(tmp_path / "x.deb", files)) == "X始\n终。X\n\nXX\n"
 
 
@@ -84,8 +103,12 @@ def test_the_ar_walk_finds_data_tar_after_odd_sized_members_or_says_it_is_missin
     """The .deb's members are walked header by header: an odd-sized member is padded to even (a walk
     that forgets the pad byte reads the next header one byte off), and the data member's exact bytes
     come back; a .deb without one is refused with its own message (not a crash on the way)."""
-    members = {"debian-binary": b"2.0\n", "control.tar.xz": b"odd!!", "x" * 15: b"y",  # a name filling the field
-               "data.tar.zst": b"the data, 17 bytes"[:17]}
+    members = {
+        "debian-binary": b"2.0\n",
+        "control.tar.xz": b"odd!!",
+        "x" * 15: b"y",  # a name filling the field
+        "data.tar.zst": b"the data, 17 bytes"[:17],
+    }
     assert chinese._deb_data(_ar(members)) == b"the data, 17 byte"
     with pytest.raises(ValueError) as caught:
         chinese._deb_data(_ar({k: v for k, v in members.items() if not k.startswith("data")}))
@@ -132,8 +155,11 @@ def test_offline_error_says_what_to_do(tmp_path, monkeypatch):
         return subprocess.CompletedProcess(cmd, 100, "", "E: Failed to fetch ... Temporary failure resolving")
 
     monkeypatch.setattr(chinese.subprocess, "run", no_network)
-    with pytest.raises(CorpusUnavailable, match=r"Temporary failure resolving.*apt-get update.*"
-                                                r"fortunes-zh_2\.98_all\.deb.*file:PATH"):
+    with pytest.raises(
+        CorpusUnavailable,
+        match=r"Temporary failure resolving.*apt-get update.*"
+        r"fortunes-zh_2\.98_all\.deb.*file:PATH",
+    ):
         load_text("zh-poems", cache_dir=tmp_path)
     assert not list((tmp_path / "downloads").iterdir())  # no temp folder left behind
 
@@ -158,8 +184,9 @@ def test_apt_get_download_is_moved_into_the_cache(tmp_path, monkeypatch, capsys)
     assert "fortunes-zh 2.98" in said and str(cache / "downloads") in said
     assert sorted(p.name for p in (cache / "downloads").iterdir()) == [chinese.DEB_FILE]  # no temp folder left
 
-    monkeypatch.setattr(chinese.subprocess, "run",
-                        lambda cmd, cwd, **k: subprocess.CompletedProcess(cmd, 0, "W: nothing fetched", ""))
+    monkeypatch.setattr(
+        chinese.subprocess, "run", lambda cmd, cwd, **k: subprocess.CompletedProcess(cmd, 0, "W: nothing fetched", "")
+    )
     with pytest.raises(CorpusUnavailable, match=r"W: nothing fetched"):
         load_text("zh-poems", cache_dir=tmp_path / "other")
 
@@ -196,8 +223,7 @@ def test_real_package_bytes(tmp_path, monkeypatch):
     assert data.meta["chars"] == len(text) and data.tokenizer.vocab_size == len(set(text))
 
 
-def test_a_package_that_verifies_but_cannot_be_read_and_each_checksum_refusal_whole(cache_with_fake_deb,
-                                                                                      monkeypatch):
+def test_a_package_that_verifies_but_cannot_be_read_and_each_checksum_refusal_whole(cache_with_fake_deb, monkeypatch):
     """The three refusals of a cached package, word for word: its own sha256, a package whose checksum
     matches but whose archive is not a .deb (named, with the reader's reason), the text's sha256."""
     cache = cache_with_fake_deb
@@ -206,14 +232,17 @@ def test_a_package_that_verifies_but_cannot_be_read_and_each_checksum_refusal_wh
     monkeypatch.setattr(chinese, "DEB_SHA256", "0" * 64)
     with pytest.raises(CorpusUnavailable) as caught:
         load_text("zh-poems", cache_dir=cache)
-    assert str(caught.value) == (f"{deb} has sha256 {got}, expected {'0' * 64} (fortunes-zh 2.98); delete it to "
-                                 "download it again")
+    assert str(caught.value) == (
+        f"{deb} has sha256 {got}, expected {'0' * 64} (fortunes-zh 2.98); delete it to download it again"
+    )
     monkeypatch.setattr(chinese, "DEB_SHA256", got)
     monkeypatch.setattr(chinese, "ZH_POEMS_SHA256", "f" * 64)
     with pytest.raises(CorpusUnavailable) as caught:
         load_text("zh-poems", cache_dir=cache)
-    assert str(caught.value) == (f"the zh-poems text built from {deb} has sha256 {sha256_text(EXPECTED)}, expected "
-                                 f"{'f' * 64}; delete that file to download it again, or pass file:PATH")
+    assert str(caught.value) == (
+        f"the zh-poems text built from {deb} has sha256 {sha256_text(EXPECTED)}, expected "
+        f"{'f' * 64}; delete that file to download it again, or pass file:PATH"
+    )
     deb.write_bytes(b"PK\x03\x04 a zip, not a deb")
     monkeypatch.setattr(chinese, "DEB_SHA256", hashlib.sha256(deb.read_bytes()).hexdigest())
     with pytest.raises(CorpusUnavailable) as caught:
@@ -223,14 +252,18 @@ def test_a_package_that_verifies_but_cannot_be_read_and_each_checksum_refusal_wh
     assert not (cache / "sources").exists()
 
 
-@pytest.mark.parametrize("code, saved, stdout, stderr, said", [
-    (100, False, "", "E: first\nW: detail\nE: second\n", "E: first / E: second"),
-    (100, False, "", "", "no output"),
-    (0, False, "Reading package lists\nnothing fetched\n", "", "nothing fetched"),
-    (1, True, "Get:1 fortunes-zh", "interrupted", "Get:1 fortunes-zh"),
-])
-def test_a_failed_apt_get_is_quoted_whole_with_what_to_do_instead(tmp_path, monkeypatch, capsys, code, saved,
-                                                                   stdout, stderr, said):
+@pytest.mark.parametrize(
+    "code, saved, stdout, stderr, said",
+    [
+        (100, False, "", "E: first\nW: detail\nE: second\n", "E: first / E: second"),
+        (100, False, "", "", "no output"),
+        (0, False, "Reading package lists\nnothing fetched\n", "", "nothing fetched"),
+        (1, True, "Get:1 fortunes-zh", "interrupted", "Get:1 fortunes-zh"),
+    ],
+)
+def test_a_failed_apt_get_is_quoted_whole_with_what_to_do_instead(
+    tmp_path, monkeypatch, capsys, code, saved, stdout, stderr, said
+):
     """apt-get's E: lines (all, joined), else its last line, else "no output"; a non-zero exit is a
     failure even with a package saved; it runs in a temporary folder beside downloads/."""
     calls = []
@@ -245,11 +278,15 @@ def test_a_failed_apt_get_is_quoted_whole_with_what_to_do_instead(tmp_path, monk
     with pytest.raises(CorpusUnavailable) as caught:
         load_text("zh-poems", cache_dir=tmp_path)
     folder = tmp_path / "downloads"
-    instead = (f"Put fortunes-zh_2.98_all.deb (from any Debian mirror, pool/main/f/fortune-zh/) into {folder}, or "
-               "train on a local UTF-8 text with source 'file:PATH' (e.g. `glassformer data prepare "
-               "file:/path/to/poems.txt`).")
-    assert str(caught.value) == (f"could not download fortunes-zh=2.98 with apt-get (it said: {said}). If apt-get "
-                                 f"cannot find the package, run `apt-get update` first. {instead}")
+    instead = (
+        f"Put fortunes-zh_2.98_all.deb (from any Debian mirror, pool/main/f/fortune-zh/) into {folder}, or "
+        "train on a local UTF-8 text with source 'file:PATH' (e.g. `glassformer data prepare "
+        "file:/path/to/poems.txt`)."
+    )
+    assert str(caught.value) == (
+        f"could not download fortunes-zh=2.98 with apt-get (it said: {said}). If apt-get "
+        f"cannot find the package, run `apt-get update` first. {instead}"
+    )
     ((cwd, kwargs),) = calls
     assert kwargs == {"capture_output": True, "text": True}
     assert Path(cwd).parent == folder and Path(cwd).name.startswith(".apt-")
@@ -268,7 +305,8 @@ def test_no_apt_get_is_said_whole(tmp_path, monkeypatch):
     assert str(caught.value) == (
         "zh-poems is fetched with apt-get, which this system does not have (it is not Debian or Ubuntu). Put "
         f"fortunes-zh_2.98_all.deb (from any Debian mirror, pool/main/f/fortune-zh/) into {folder}, or train on a "
-        "local UTF-8 text with source 'file:PATH' (e.g. `glassformer data prepare file:/path/to/poems.txt`).")
+        "local UTF-8 text with source 'file:PATH' (e.g. `glassformer data prepare file:/path/to/poems.txt`)."
+    )
     assert caught.value.__cause__ is None and caught.value.__suppress_context__
 
 

@@ -30,17 +30,22 @@ def test_non_positive_sizes(name, value):
         ModelConfig(**{name: value})
 
 
-@pytest.mark.parametrize("field, typo, suggestion", [
-    ("activation", "gelu_tahn", "gelu_tanh"),
-    ("norm", "psot", "post"),
-    ("init", "xaiver", "xavier"),
-])
+@pytest.mark.parametrize(
+    "field, typo, suggestion",
+    [
+        ("activation", "gelu_tahn", "gelu_tanh"),
+        ("norm", "psot", "post"),
+        ("init", "xaiver", "xavier"),
+    ],
+)
 def test_unknown_choice_says_did_you_mean(field, typo, suggestion):
     with pytest.raises(ValueError, match=rf"{field}='{typo}' is not one of .*Did you mean '{suggestion}'\?"):
         ModelConfig(**{field: typo})
 
 
-@pytest.mark.parametrize("field, typo, suggestion", [("position", "sinusoid", "sinusoidal"), ("kind", "enocder", "encoder")])
+@pytest.mark.parametrize(
+    "field, typo, suggestion", [("position", "sinusoid", "sinusoidal"), ("kind", "enocder", "encoder")]
+)
 def test_unknown_registered_name_says_did_you_mean(field, typo, suggestion):
     """Position schemes and model kinds are registries (nn/position.py, models/kinds.py): a config
     may name any, and building the model checks the name, with the nearest suggestion."""
@@ -97,8 +102,10 @@ def test_unknown_preset():
 
 
 def test_overrides_parse_each_field_type():
-    p = apply_overrides(get_preset("baby"), ["--d_model=64", "--dropout=0.25", "--bias=true",
-                                             "--pad_id=none", "--lr=3e-4", "--activation=relu"])
+    p = apply_overrides(
+        get_preset("baby"),
+        ["--d_model=64", "--dropout=0.25", "--bias=true", "--pad_id=none", "--lr=3e-4", "--activation=relu"],
+    )
     assert (p.model.d_model, p.model.dropout, p.model.bias, p.model.pad_id) == (64, 0.25, True, None)
     assert (p.train.lr, p.model.activation) == (3e-4, "relu")
     assert apply_overrides(get_preset("baby"), {"pad_id": "0"}).model.pad_id == 0
@@ -109,9 +116,15 @@ def test_override_unknown_key_suggests_the_nearest():
         apply_overrides(get_preset("baby"), ["--n_layer=3"])
 
 
-@pytest.mark.parametrize("item, expected", [
-    ("--n_layers=two", "int"), ("--lr=fast", "float"), ("--bias=maybe", "bool"), ("--pad_id=x", "int"),
-])
+@pytest.mark.parametrize(
+    "item, expected",
+    [
+        ("--n_layers=two", "int"),
+        ("--lr=fast", "float"),
+        ("--bias=maybe", "bool"),
+        ("--pad_id=x", "int"),
+    ],
+)
 def test_override_bad_type(item, expected):
     key, text = item[2:].split("=")
     with pytest.raises(ValueError, match=re.escape(f"--{key}={text!r}: expected a value of type {expected}")):

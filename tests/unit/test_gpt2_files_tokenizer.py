@@ -55,10 +55,23 @@ def test_write_tokenizer_dir_writes_every_field_of_the_three_files(tmp_path):
     assert (path / "merges.txt").read_text(encoding="utf-8") == "#version: 0.2\nh e\nhe l\n"
     config = (path / "tokenizer_config.json").read_text(encoding="utf-8")
     assert json.loads(config) == {
-        "tokenizer_class": "GPT2Tokenizer", "add_prefix_space": False, "model_max_length": 64,
-        "bos_token": EOT, "eos_token": EOT, "unk_token": EOT,
-        "added_tokens_decoder": {"258": {"content": EOT, "special": True, "lstrip": False, "rstrip": False,
-                                         "single_word": False, "normalized": False}}}
+        "tokenizer_class": "GPT2Tokenizer",
+        "add_prefix_space": False,
+        "model_max_length": 64,
+        "bos_token": EOT,
+        "eos_token": EOT,
+        "unk_token": EOT,
+        "added_tokens_decoder": {
+            "258": {
+                "content": EOT,
+                "special": True,
+                "lstrip": False,
+                "rstrip": False,
+                "single_word": False,
+                "normalized": False,
+            }
+        },
+    }
     assert config.startswith('{\n  "tokenizer_class": "GPT2Tokenizer",\n') and config.endswith("}\n")
     assert "pad_token" not in config
 
@@ -92,8 +105,9 @@ def test_merges_txt_without_a_version_line_with_crlf_and_blank_lines_is_read_who
 def test_a_merges_line_that_is_not_a_pair_is_named_with_its_number(tmp_path):
     path = folder(tmp_path)
     (path / "merges.txt").write_text("#version: 0.2\nh e\nhe l x\n", encoding="utf-8")
-    assert refused(path, DamagedFile) == (f"{path / 'merges.txt'} line 3 is 'he l x', not two tokens separated by "
-                                          f"one space. {FIX}")
+    assert refused(path, DamagedFile) == (
+        f"{path / 'merges.txt'} line 3 is 'he l x', not two tokens separated by one space. {FIX}"
+    )
     (path / "merges.txt").write_text("h e\n#version: 0.2 x\n", encoding="utf-8")  # a version line only on line 1
     assert refused(path, DamagedFile).startswith(f"{path / 'merges.txt'} line 2 is '#version: 0.2 x', ")
 
@@ -111,8 +125,10 @@ def test_a_vocab_json_that_is_not_token_to_id_is_refused(tmp_path):
 def test_a_folder_without_both_vocab_and_merges_nor_tokenizer_json_is_not_found(tmp_path):
     path = folder(tmp_path)
     (path / "merges.txt").unlink()  # vocab.json alone is not enough
-    assert refused(path, NotFound) == (f"{path} has no GPT-2 tokenizer: it needs vocab.json and merges.txt (or "
-                                       f"the tokenizers library's tokenizer.json). {FIX}")
+    assert refused(path, NotFound) == (
+        f"{path} has no GPT-2 tokenizer: it needs vocab.json and merges.txt (or "
+        f"the tokenizers library's tokenizer.json). {FIX}"
+    )
     folder(tmp_path)
     (path / "vocab.json").unlink()
     assert refused(path, NotFound).startswith(f"{path} has no GPT-2 tokenizer")
@@ -121,8 +137,9 @@ def test_a_folder_without_both_vocab_and_merges_nor_tokenizer_json_is_not_found(
 def test_tables_the_encoder_cannot_run_are_refused_naming_the_file(tmp_path):
     path = folder(tmp_path)
     (path / "merges.txt").write_text("#version: 0.2\nh e\nl l\n", encoding="utf-8")  # "ll" is not a token
-    assert refused(path, DamagedFile) == (f"{path / 'vocab.json'}: merge 1 'l l' is not a pair of tokens whose "
-                                          f"join is a token. {FIX}")
+    assert refused(path, DamagedFile) == (
+        f"{path / 'vocab.json'}: merge 1 'l l' is not a pair of tokens whose join is a token. {FIX}"
+    )
 
 
 def test_tokenizer_config_options_that_change_the_ids_are_refused(tmp_path):
@@ -132,12 +149,15 @@ def test_tokenizer_config_options_that_change_the_ids_are_refused(tmp_path):
     assert refused(path, DamagedFile) == f"{config} is not a JSON object. {FIX}"
     config.write_text("{", encoding="utf-8")
     assert refused(path, DamagedFile).endswith(FIX)
-    for option, what in (("add_prefix_space", "a space is put before the text"),
-                         ("add_bos_token", "a <BOS> id is put before the text")):
+    for option, what in (
+        ("add_prefix_space", "a space is put before the text"),
+        ("add_bos_token", "a <BOS> id is put before the text"),
+    ):
         config.write_text(json.dumps({option: True}), encoding="utf-8")
         assert refused(path, UsageError) == (
             f"{config} has {option}=true ({what}), which glassformer's GPT-2 tokenizer does not do; its ids would "
-            "differ. Set it to false in that file, or import a model saved without it.")
+            "differ. Set it to false in that file, or import a model saved without it."
+        )
     config.write_text(json.dumps({"add_prefix_space": False, "add_bos_token": False}), encoding="utf-8")
     assert read_tokenizer_dir(path).specials == []  # a config names no special token: none
 
@@ -154,10 +174,16 @@ def test_special_tokens_come_from_the_config_or_default_to_endoftext(tmp_path):
 
     path = folder(tmp_path / "named")
     config = path / "tokenizer_config.json"
-    edit_json(config, lambda d: d.update(added_tokens_decoder={}, bos_token={"content": "x"}, eos_token="y",
-                                         unk_token=None, pad_token="<|nope|>"))
-    assert refused(path, UsageError) == (f"{config} names the special token '<|nope|>', which is neither in "
-                                         "vocab.json nor in added_tokens_decoder; glassformer cannot give it an id.")
+    edit_json(
+        config,
+        lambda d: d.update(
+            added_tokens_decoder={}, bos_token={"content": "x"}, eos_token="y", unk_token=None, pad_token="<|nope|>"
+        ),
+    )
+    assert refused(path, UsageError) == (
+        f"{config} names the special token '<|nope|>', which is neither in "
+        "vocab.json nor in added_tokens_decoder; glassformer cannot give it an id."
+    )
     edit_json(config, lambda d: d.update(pad_token=None))
     assert read_tokenizer_dir(path).specials == ["x", "y"]  # as named, from vocab.json's ids
 
@@ -167,13 +193,16 @@ def test_added_tokens_that_are_not_plain_literals_are_refused(tmp_path):
     config = path / "tokenizer_config.json"
     for bad in ("<|endoftext|>", {"content": 5}, {"special": True}):
         edit_json(config, lambda d: d.update(added_tokens_decoder={"258": bad}))
-        assert refused(path, DamagedFile) == (f"{config}: an added token is not an object with a \"content\" "
-                                              f"string. {FIX}")
+        assert refused(path, DamagedFile) == (
+            f'{config}: an added token is not an object with a "content" string. {FIX}'
+        )
     for flag in ("lstrip", "rstrip", "single_word"):
         edit_json(config, lambda d: d.update(added_tokens_decoder={"258": {"content": EOT, flag: True}}))
-        assert refused(path, UsageError) == (f"{config}: the added token '<|endoftext|>' has {flag}=true, which "
-                                             "changes how text around it is cut; glassformer matches special tokens "
-                                             "literally only.")
+        assert refused(path, UsageError) == (
+            f"{config}: the added token '<|endoftext|>' has {flag}=true, which "
+            "changes how text around it is cut; glassformer matches special tokens "
+            "literally only."
+        )
     edit_json(config, lambda d: d.update(added_tokens_decoder={"258": {"content": EOT, "lstrip": False}}))
     assert read_tokenizer_dir(path).specials == [EOT]
 
@@ -182,17 +211,20 @@ def test_ids_that_clash_or_leave_a_gap_are_refused(tmp_path):
     path = folder(tmp_path)
     config = path / "tokenizer_config.json"
     edit_json(config, lambda d: d.update(added_tokens_decoder={"5": {"content": EOT}}))
-    assert refused(path, DamagedFile) == (f"{path / 'vocab.json'}: id 5 is both 'ą' and the special token "
-                                          f"'<|endoftext|>'. {FIX}")
+    assert refused(path, DamagedFile) == (
+        f"{path / 'vocab.json'}: id 5 is both 'ą' and the special token '<|endoftext|>'. {FIX}"
+    )
     edit_json(config, lambda d: d.update(added_tokens_decoder={"260": {"content": EOT}}))
     edit_json(path / "vocab.json", lambda d: d.pop(EOT))
-    assert refused(path, DamagedFile) == (f"{path / 'vocab.json'}: the ids are not 0..258 each used once (first "
-                                          f"gap: 258). {FIX}")
+    assert refused(path, DamagedFile) == (
+        f"{path / 'vocab.json'}: the ids are not 0..258 each used once (first gap: 258). {FIX}"
+    )
     edit_json(config, lambda d: d.update(added_tokens_decoder={"258": {"content": EOT}}))
     assert read_tokenizer_dir(path).encode("<|endoftext|>") == [258]  # an added token after the vocabulary
     edit_json(path / "vocab.json", lambda d: d.update(extra=257))  # two tokens, one id: no hole, one id short
-    assert refused(path, DamagedFile) == (f"{path / 'vocab.json'}: the ids are not 0..258 each used once (first "
-                                          f"gap: ?). {FIX}")
+    assert refused(path, DamagedFile) == (
+        f"{path / 'vocab.json'}: the ids are not 0..258 each used once (first gap: ?). {FIX}"
+    )
 
 
 def tokenizer_json(tmp_path):
@@ -213,6 +245,7 @@ def test_a_lone_tokenizer_json_is_read_with_string_merges_and_missing_optional_f
         d["model"]["continuing_subword_prefix"] = d["model"]["end_of_word_suffix"] = None
         d["pre_tokenizer"].pop("use_regex")
         d.pop("normalizer")
+
     edit_json(path / "tokenizer.json", older)
     tok = read_tokenizer_dir(path)
     assert tok.merges == [("h", "e"), ("he", "l")] and tok.specials == [EOT]
@@ -221,24 +254,29 @@ def test_a_lone_tokenizer_json_is_read_with_string_merges_and_missing_optional_f
     assert read_tokenizer_dir(path).vocab_size == 259
 
 
-@pytest.mark.parametrize("where, key, value, found, want", [
-    ("model", "type", "WordPiece", '"WordPiece"', '"BPE"'),
-    ("pre_tokenizer", "type", "Whitespace", '"Whitespace"', '"ByteLevel"'),
-    ("pre_tokenizer", "add_prefix_space", True, "true", "false"),
-    ("pre_tokenizer", "use_regex", False, "false", "true"),
-    ("", "normalizer", {"type": "NFC"}, '{"type": "NFC"}', "null"),
-    ("model", "byte_fallback", True, "true", "false"),
-    ("model", "ignore_merges", True, "true", "false"),
-    ("model", "continuing_subword_prefix", "##", '"##"', '""'),
-    ("model", "end_of_word_suffix", "</w>", '"</w>"', '""'),
-    ("model", "dropout", 0.1, "0.1", "null"),
-])
+@pytest.mark.parametrize(
+    "where, key, value, found, want",
+    [
+        ("model", "type", "WordPiece", '"WordPiece"', '"BPE"'),
+        ("pre_tokenizer", "type", "Whitespace", '"Whitespace"', '"ByteLevel"'),
+        ("pre_tokenizer", "add_prefix_space", True, "true", "false"),
+        ("pre_tokenizer", "use_regex", False, "false", "true"),
+        ("", "normalizer", {"type": "NFC"}, '{"type": "NFC"}', "null"),
+        ("model", "byte_fallback", True, "true", "false"),
+        ("model", "ignore_merges", True, "true", "false"),
+        ("model", "continuing_subword_prefix", "##", '"##"', '""'),
+        ("model", "end_of_word_suffix", "</w>", '"</w>"', '""'),
+        ("model", "dropout", 0.1, "0.1", "null"),
+    ],
+)
 def test_each_tokenizer_json_setting_that_changes_the_ids_is_named_whole(tmp_path, where, key, value, found, want):
     path = tokenizer_json(tmp_path)
     edit_json(path / "tokenizer.json", lambda d: (d[where] if where else d).__setitem__(key, value))
     field = f"{where}.{key}" if where else key
-    assert refused(path, UsageError) == (f"{path / 'tokenizer.json'} has {field}={found}, not GPT-2's {want}: its "
-                                         "ids would differ from GPT-2's byte-level BPE. Import a GPT-2 tokenizer.")
+    assert refused(path, UsageError) == (
+        f"{path / 'tokenizer.json'} has {field}={found}, not GPT-2's {want}: its "
+        "ids would differ from GPT-2's byte-level BPE. Import a GPT-2 tokenizer."
+    )
 
 
 def test_a_tokenizer_json_without_its_tables_or_with_odd_added_tokens_is_refused(tmp_path):

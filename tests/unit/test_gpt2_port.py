@@ -13,87 +13,184 @@ import torch
 from glassformer.config import ModelConfig
 from glassformer.errors import DamagedFile, UsageError
 from glassformer.messages import speaking
-from glassformer.models.gpt2_port import (config_from_gpt2, gpt2_config, gpt_from_gpt2, state_dict_from_gpt2,
-                                          state_dict_to_gpt2)
+from glassformer.models.gpt2_port import (
+    config_from_gpt2,
+    gpt2_config,
+    gpt_from_gpt2,
+    state_dict_from_gpt2,
+    state_dict_to_gpt2,
+)
 
-CFG = ModelConfig(vocab_size=50, d_model=12, n_heads=3, d_ff=20, n_layers=2, max_len=9, activation="gelu",
-                  dropout=0.25, ln_eps=1e-6, tie_weights=False)
+CFG = ModelConfig(
+    vocab_size=50,
+    d_model=12,
+    n_heads=3,
+    d_ff=20,
+    n_layers=2,
+    max_len=9,
+    activation="gelu",
+    dropout=0.25,
+    ln_eps=1e-6,
+    tie_weights=False,
+)
 # a config.json where every number differs, so a field read from the wrong key shows
-FULL = {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "vocab_size": 50, "n_embd": 12, "n_head": 3,
-        "n_layer": 2, "n_inner": 20, "n_positions": 9, "activation_function": "gelu", "layer_norm_epsilon": 1e-6,
-        "resid_pdrop": 0.25, "embd_pdrop": 0.25, "attn_pdrop": 0.25, "tie_word_embeddings": False,
-        "scale_attn_weights": True, "scale_attn_by_inverse_layer_idx": False, "reorder_and_upcast_attn": False,
-        "add_cross_attention": False, "initializer_range": 0.02, "use_cache": True}
+FULL = {
+    "model_type": "gpt2",
+    "architectures": ["GPT2LMHeadModel"],
+    "vocab_size": 50,
+    "n_embd": 12,
+    "n_head": 3,
+    "n_layer": 2,
+    "n_inner": 20,
+    "n_positions": 9,
+    "activation_function": "gelu",
+    "layer_norm_epsilon": 1e-6,
+    "resid_pdrop": 0.25,
+    "embd_pdrop": 0.25,
+    "attn_pdrop": 0.25,
+    "tie_word_embeddings": False,
+    "scale_attn_weights": True,
+    "scale_attn_by_inverse_layer_idx": False,
+    "reorder_and_upcast_attn": False,
+    "add_cross_attention": False,
+    "initializer_range": 0.02,
+    "use_cache": True,
+}
 MINIMAL = {"vocab_size": 50, "n_embd": 12, "n_head": 3, "n_layer": 2, "n_positions": 9}
 
 
 def test_every_field_of_a_config_json_is_read():
     assert config_from_gpt2(FULL) == ModelConfig(
-        kind="gpt", vocab_size=50, d_model=12, n_heads=3, d_ff=20, n_layers=2, max_len=9, dropout=0.25, bias=True,
-        activation="gelu", norm="pre", final_norm=True, position="learned", causal=True, tie_weights=False,
-        init="gpt2", ln_eps=1e-6)
+        kind="gpt",
+        vocab_size=50,
+        d_model=12,
+        n_heads=3,
+        d_ff=20,
+        n_layers=2,
+        max_len=9,
+        dropout=0.25,
+        bias=True,
+        activation="gelu",
+        norm="pre",
+        final_norm=True,
+        position="learned",
+        causal=True,
+        tie_weights=False,
+        init="gpt2",
+        ln_eps=1e-6,
+    )
 
 
 def test_a_config_with_only_the_required_numbers_gets_gpt2s_defaults():
     """n_inner absent (or null) is 4·n_embd; dropout 0.1 from resid_pdrop; GELU-tanh; a tied head; eps 1e-5."""
-    want = ModelConfig(vocab_size=50, d_model=12, n_heads=3, d_ff=48, n_layers=2, max_len=9, dropout=0.1,
-                       activation="gelu_tanh", tie_weights=True, init="gpt2", ln_eps=1e-5)
+    want = ModelConfig(
+        vocab_size=50,
+        d_model=12,
+        n_heads=3,
+        d_ff=48,
+        n_layers=2,
+        max_len=9,
+        dropout=0.1,
+        activation="gelu_tanh",
+        tie_weights=True,
+        init="gpt2",
+        ln_eps=1e-5,
+    )
     assert config_from_gpt2(MINIMAL) == want
     assert config_from_gpt2({**MINIMAL, "n_inner": None}) == want
     assert config_from_gpt2(SimpleNamespace(**MINIMAL)) == want  # a GPT2Config object, read by attribute
 
 
-@pytest.mark.parametrize("theirs, ours", [("gelu_new", "gelu_tanh"), ("gelu_pytorch_tanh", "gelu_tanh"),
-                                          ("gelu", "gelu"), ("relu", "relu")])
+@pytest.mark.parametrize(
+    "theirs, ours", [("gelu_new", "gelu_tanh"), ("gelu_pytorch_tanh", "gelu_tanh"), ("gelu", "gelu"), ("relu", "relu")]
+)
 def test_each_gpt2_activation_maps_to_its_glassformer_name(theirs, ours):
     assert config_from_gpt2({**MINIMAL, "activation_function": theirs}).activation == ours
 
 
 def test_the_flags_are_accepted_at_their_standard_values_and_the_trunk_alone_is_accepted():
-    standard = {"scale_attn_weights": True, "scale_attn_by_inverse_layer_idx": False,
-                "reorder_and_upcast_attn": False, "add_cross_attention": False}
+    standard = {
+        "scale_attn_weights": True,
+        "scale_attn_by_inverse_layer_idx": False,
+        "reorder_and_upcast_attn": False,
+        "add_cross_attention": False,
+    }
     assert config_from_gpt2({**MINIMAL, **standard, "architectures": ["GPT2Model"]}).n_layers == 2
     assert config_from_gpt2({**MINIMAL, "architectures": []}).n_layers == 2
     assert config_from_gpt2({**MINIMAL, "tie_word_embeddings": 0}).tie_weights is False
 
 
 REFUSALS = [
-    ({"model_type": "bert"}, UsageError,
-     "S has model_type='bert': only GPT-2 (model_type \"gpt2\") can be imported.",
-     "S 写的是 model_type='bert'：只能导入 GPT-2（model_type \"gpt2\"）。"),
-    ({"architectures": ["GPT2LMHeadModel", "BertModel"]}, UsageError,
-     "S has architectures=['GPT2LMHeadModel', 'BertModel']: glassformer's GPT holds GPT2LMHeadModel or GPT2Model, "
-     "not another head.",
-     "S 写的是 architectures=['GPT2LMHeadModel', 'BertModel']：glassformer 的 GPT 只能容纳 GPT2LMHeadModel 或 "
-     "GPT2Model，不能是别的输出头。"),
-    ({"scale_attn_weights": False}, UsageError,
-     "S has scale_attn_weights=False, which changes the attention glassformer computes; port only standard GPT-2 "
-     "configs.",
-     "S 写的是 scale_attn_weights=False，这会改变 glassformer 计算的注意力；只能移植标准的 GPT-2 配置。"),
-    ({"scale_attn_by_inverse_layer_idx": True}, UsageError,
-     "S has scale_attn_by_inverse_layer_idx=True, which changes the attention glassformer computes; port only "
-     "standard GPT-2 configs.", None),
-    ({"reorder_and_upcast_attn": True}, UsageError,
-     "S has reorder_and_upcast_attn=True, which changes the attention glassformer computes; port only standard "
-     "GPT-2 configs.", None),
-    ({"add_cross_attention": True}, UsageError,
-     "S has add_cross_attention=True, which changes the attention glassformer computes; port only standard GPT-2 "
-     "configs.", None),
-    ({"activation_function": "swish"}, UsageError,
-     "S has activation_function='swish', which has no glassformer equivalent; supported: ['gelu', 'gelu_new', "
-     "'gelu_pytorch_tanh', 'relu'].",
-     "S 写的是 activation_function='swish'，glassformer 没有对应的激活函数；支持的有：['gelu', 'gelu_new', "
-     "'gelu_pytorch_tanh', 'relu']。"),
-    ({"n_head": None, "n_positions": "9", "n_embd": 12.0}, DamagedFile,
-     "S lacks a whole number for n_embd, n_head, n_positions: it does not describe a GPT-2.",
-     "S 缺少 n_embd, n_head, n_positions 的整数值：它描述的不是一个 GPT-2。"),
-    ({"n_embd": 13}, DamagedFile,
-     "S does not describe a GPT-2 glassformer can build: d_model=13 is not divisible by n_heads=3: each head gets "
-     "d_model // n_heads features. Use n_heads=1 (nearest divisor) or change d_model to a multiple of 3.",
-     "S 描述的不是 glassformer 能构建的 GPT-2：d_model=13 不能被 n_heads=3 整除：每个头分到 d_model // n_heads 个"
-     "特征。请用 n_heads=1（最接近的约数），或把 d_model 改成 3 的倍数。"),
-    ({"resid_pdrop": 1.5}, DamagedFile,
-     "S does not describe a GPT-2 glassformer can build: dropout must be in [0, 1), got dropout=1.5.", None),
+    (
+        {"model_type": "bert"},
+        UsageError,
+        "S has model_type='bert': only GPT-2 (model_type \"gpt2\") can be imported.",
+        "S 写的是 model_type='bert'：只能导入 GPT-2（model_type \"gpt2\"）。",
+    ),
+    (
+        {"architectures": ["GPT2LMHeadModel", "BertModel"]},
+        UsageError,
+        "S has architectures=['GPT2LMHeadModel', 'BertModel']: glassformer's GPT holds GPT2LMHeadModel or GPT2Model, "
+        "not another head.",
+        "S 写的是 architectures=['GPT2LMHeadModel', 'BertModel']：glassformer 的 GPT 只能容纳 GPT2LMHeadModel 或 "
+        "GPT2Model，不能是别的输出头。",
+    ),
+    (
+        {"scale_attn_weights": False},
+        UsageError,
+        "S has scale_attn_weights=False, which changes the attention glassformer computes; port only standard GPT-2 "
+        "configs.",
+        "S 写的是 scale_attn_weights=False，这会改变 glassformer 计算的注意力；只能移植标准的 GPT-2 配置。",
+    ),
+    (
+        {"scale_attn_by_inverse_layer_idx": True},
+        UsageError,
+        "S has scale_attn_by_inverse_layer_idx=True, which changes the attention glassformer computes; port only "
+        "standard GPT-2 configs.",
+        None,
+    ),
+    (
+        {"reorder_and_upcast_attn": True},
+        UsageError,
+        "S has reorder_and_upcast_attn=True, which changes the attention glassformer computes; port only standard "
+        "GPT-2 configs.",
+        None,
+    ),
+    (
+        {"add_cross_attention": True},
+        UsageError,
+        "S has add_cross_attention=True, which changes the attention glassformer computes; port only standard GPT-2 "
+        "configs.",
+        None,
+    ),
+    (
+        {"activation_function": "swish"},
+        UsageError,
+        "S has activation_function='swish', which has no glassformer equivalent; supported: ['gelu', 'gelu_new', "
+        "'gelu_pytorch_tanh', 'relu'].",
+        "S 写的是 activation_function='swish'，glassformer 没有对应的激活函数；支持的有：['gelu', 'gelu_new', "
+        "'gelu_pytorch_tanh', 'relu']。",
+    ),
+    (
+        {"n_head": None, "n_positions": "9", "n_embd": 12.0},
+        DamagedFile,
+        "S lacks a whole number for n_embd, n_head, n_positions: it does not describe a GPT-2.",
+        "S 缺少 n_embd, n_head, n_positions 的整数值：它描述的不是一个 GPT-2。",
+    ),
+    (
+        {"n_embd": 13},
+        DamagedFile,
+        "S does not describe a GPT-2 glassformer can build: d_model=13 is not divisible by n_heads=3: each head gets "
+        "d_model // n_heads features. Use n_heads=1 (nearest divisor) or change d_model to a multiple of 3.",
+        "S 描述的不是 glassformer 能构建的 GPT-2：d_model=13 不能被 n_heads=3 整除：每个头分到 d_model // n_heads 个"
+        "特征。请用 n_heads=1（最接近的约数），或把 d_model 改成 3 的倍数。",
+    ),
+    (
+        {"resid_pdrop": 1.5},
+        DamagedFile,
+        "S does not describe a GPT-2 glassformer can build: dropout must be in [0, 1), got dropout=1.5.",
+        None,
+    ),
 ]
 
 
@@ -113,20 +210,22 @@ def test_a_refusal_names_gpt2config_when_no_source_is_given():
 
 def test_gpt2_config_writes_every_field():
     assert gpt2_config(CFG) == FULL
-    assert gpt2_config(replace(CFG, activation="gelu_tanh", tie_weights=True),
-                       {"bos_token_id": 7, "eos_token_id": 8}) == {
-        **FULL, "activation_function": "gelu_new", "tie_word_embeddings": True, "bos_token_id": 7, "eos_token_id": 8}
+    assert gpt2_config(
+        replace(CFG, activation="gelu_tanh", tie_weights=True), {"bos_token_id": 7, "eos_token_id": 8}
+    ) == {**FULL, "activation_function": "gelu_new", "tie_word_embeddings": True, "bos_token_id": 7, "eos_token_id": 8}
     assert gpt2_config(replace(CFG, activation="relu"))["activation_function"] == "relu"
     assert config_from_gpt2(gpt2_config(CFG)) == replace(CFG, init="gpt2")  # the round trip
 
 
 def test_an_activation_gpt2_lacks_is_named_with_the_ones_it_has():
     """ModelConfig accepts only activations GPT-2 has today; a config object of a later activation is refused."""
-    fields = {f: getattr(CFG, f) for f in ("kind", "norm", "final_norm", "position", "causal", "bias", "mha_style",
-                                           "pad_id")}
-    for lang, want in (("en", "this model has activation='silu', which GPT-2 lacks; it has ['gelu', 'gelu_tanh', "
-                              "'relu']."),
-                       ("zh", None)):
+    fields = {
+        f: getattr(CFG, f) for f in ("kind", "norm", "final_norm", "position", "causal", "bias", "mha_style", "pad_id")
+    }
+    for lang, want in (
+        ("en", "this model has activation='silu', which GPT-2 lacks; it has ['gelu', 'gelu_tanh', 'relu']."),
+        ("zh", None),
+    ):
         with speaking(lang), pytest.raises(UsageError) as caught:
             gpt2_config(SimpleNamespace(**fields, activation="silu"))
         assert want is None or str(caught.value) == want
@@ -189,8 +288,9 @@ def test_a_head_bias_gpt2_cannot_hold_is_refused_and_a_zero_one_is_not():
     ours["head.bias"][3] = 0.5
     with pytest.raises(UsageError) as caught:
         state_dict_to_gpt2(ours, CFG)
-    assert str(caught.value) == ("this model's head has a non-zero bias; GPT-2's lm_head has none, so transformers "
-                                 "cannot compute it.")
+    assert str(caught.value) == (
+        "this model's head has a non-zero bias; GPT-2's lm_head has none, so transformers cannot compute it."
+    )
     ours["head.bias"][3] = -0.5  # the size counts, not the sign
     with pytest.raises(UsageError):
         state_dict_to_gpt2(ours, CFG)
@@ -207,10 +307,21 @@ def test_missing_tensors_are_named_four_at_most_then_dots():
     trunk = {k: v for k, v in theirs.items() if ".h.1." not in k}  # one layer of two
     with pytest.raises(DamagedFile) as caught:
         state_dict_from_gpt2(trunk, 2, tied=False)
-    assert str(caught.value) == ("the GPT-2 weights lack h.1.ln_1.weight, h.1.ln_1.bias, h.1.attn.c_attn.weight, "
-                                 "h.1.attn.c_attn.bias ...: not a whole GPT-2 of 2 layers.")
-    four = {k: v for k, v in theirs.items() if k not in {"transformer.h.1.ln_1.weight", "transformer.h.1.ln_1.bias",
-                                                         "transformer.h.1.ln_2.weight", "transformer.h.1.ln_2.bias"}}
+    assert str(caught.value) == (
+        "the GPT-2 weights lack h.1.ln_1.weight, h.1.ln_1.bias, h.1.attn.c_attn.weight, "
+        "h.1.attn.c_attn.bias ...: not a whole GPT-2 of 2 layers."
+    )
+    four = {
+        k: v
+        for k, v in theirs.items()
+        if k
+        not in {
+            "transformer.h.1.ln_1.weight",
+            "transformer.h.1.ln_1.bias",
+            "transformer.h.1.ln_2.weight",
+            "transformer.h.1.ln_2.bias",
+        }
+    }
     with speaking("zh"), pytest.raises(DamagedFile) as caught:
         state_dict_from_gpt2(four, 2, tied=False)
     assert str(caught.value).startswith("GPT-2 的权重") and "h.1.ln_2.bias" in str(caught.value)
@@ -222,8 +333,10 @@ def test_tensors_without_a_place_are_named_four_at_most_then_dots():
     extra = {f"h.9.x{i}": torch.ones(1) for i in range(5)}
     with pytest.raises(UsageError) as caught:
         state_dict_from_gpt2({**theirs, **extra}, 2, tied=False)
-    assert str(caught.value) == ("the GPT-2 weights hold tensors glassformer's GPT has no place for: h.9.x0, h.9.x1, "
-                                 "h.9.x2, h.9.x3 ... (another head, or more layers than n_layer).")
+    assert str(caught.value) == (
+        "the GPT-2 weights hold tensors glassformer's GPT has no place for: h.9.x0, h.9.x1, "
+        "h.9.x2, h.9.x3 ... (another head, or more layers than n_layer)."
+    )
     # a saved causal mask is ignored only at the end of a name
     with pytest.raises(UsageError, match="h.0.attn.bias.x"):
         state_dict_from_gpt2({**theirs, "h.0.attn.bias.x": torch.ones(1)}, 2, tied=False)
@@ -247,8 +360,9 @@ def test_gpt_from_gpt2_builds_the_model_in_the_weights_dtype():
     """A stand-in for a transformers GPT2LMHeadModel: its config, its parameters' dtype, its state_dict."""
     cfg = replace(CFG, tie_weights=True)
     theirs = {k: v.double() for k, v in state_dict_to_gpt2(state(tie=True), cfg).items()}
-    hf = SimpleNamespace(config=SimpleNamespace(**gpt2_config(cfg)), parameters=lambda: iter(theirs.values()),
-                         state_dict=lambda: theirs)
+    hf = SimpleNamespace(
+        config=SimpleNamespace(**gpt2_config(cfg)), parameters=lambda: iter(theirs.values()), state_dict=lambda: theirs
+    )
     model = gpt_from_gpt2(hf)
     assert model.cfg == replace(cfg, init="gpt2")
     assert next(model.parameters()).dtype == torch.float64

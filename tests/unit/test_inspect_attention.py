@@ -15,9 +15,15 @@ import pytest
 import torch
 
 from glassformer.config import ModelConfig
-from glassformer.inspect import (FontWarning, attention_grid_png, attention_head_png, attention_html,
-                                 attention_maps, token_labels)
-from glassformer.inspect import fonts
+from glassformer.inspect import (
+    FontWarning,
+    attention_grid_png,
+    attention_head_png,
+    attention_html,
+    attention_maps,
+    fonts,
+    token_labels,
+)
 from glassformer.models import GPT, Encoder
 from glassformer.text import CharTokenizer
 
@@ -58,7 +64,7 @@ def test_zero_ablating_a_head_equals_zeroing_its_output_columns(layer, head):
     with torch.no_grad():
         ablated = model.run_with_hooks(ids, hooks={f"blocks.{layer}.attn.z": ablate})
         surgery = copy.deepcopy(model)
-        surgery.blocks[layer].attn.proj.weight[:, head * D:(head + 1) * D] = 0.0
+        surgery.blocks[layer].attn.proj.weight[:, head * D : (head + 1) * D] = 0.0
         expected = surgery(ids)
         plain = model(ids)
     assert torch.equal(ablated, expected)
@@ -165,8 +171,11 @@ def test_the_font_warning_lists_six_missing_characters_then_an_ellipsis(monkeypa
 def test_fonts_on_disk_but_not_in_matplotlibs_cache_come_last_cjk_families_first(monkeypatch):
     """A font installed after matplotlib built its cache is still tried: after every known font,
     the on-disk files whose names hint at a CJK family first (Noto Sans CJK, WenQuanYi), then the rest."""
-    monkeypatch.setattr(fonts, "_system_fonts", lambda: ("/f/DejaVuSerif.ttf", "/f/NotoSansCJK-Regular.ttc",
-                                                         "/f/Zed.ttf", "/f/wqy-zenhei.ttc"))
+    monkeypatch.setattr(
+        fonts,
+        "_system_fonts",
+        lambda: ("/f/DejaVuSerif.ttf", "/f/NotoSansCJK-Regular.ttc", "/f/Zed.ttf", "/f/wqy-zenhei.ttc"),
+    )
     listed = list(fonts.candidate_fonts())
     assert listed[0] == fonts.default_font_path()
     assert listed[-4:] == ["/f/NotoSansCJK-Regular.ttc", "/f/wqy-zenhei.ttc", "/f/DejaVuSerif.ttf", "/f/Zed.ttf"]
@@ -200,8 +209,10 @@ def test_html_script_runs(tmp_path):
     model = gpt()
     html = attention_html(model, torch.arange(4), list("abcd"), tmp_path / "a.html").read_text(encoding="utf-8")
     scripts = re.findall(r"<script>(.*?)</script>", html, re.S)
-    drive = ('els.q.children[2].onmouseenter(); els.head.value="1"; els.layer.value="1"; draw();'
-             'console.log(els.matrix.children[3].children[1].title + "|" + els.matrix.children[1].children[2].className);')
+    drive = (
+        'els.q.children[2].onmouseenter(); els.head.value="1"; els.layer.value="1"; draw();'
+        'console.log(els.matrix.children[3].children[1].title + "|" + els.matrix.children[1].children[2].className);'
+    )
     js = tmp_path / "run.js"
     js.write_text(NODE_DOM + "\n".join(scripts) + "\n" + drive, encoding="utf-8")
     out = subprocess.run(["node", str(js)], capture_output=True, text=True, timeout=30)
@@ -226,8 +237,9 @@ def test_the_grid_hatches_masked_cells_and_makes_missing_folders(tmp_path):
     """Every heatmap of a causal model shows its masked upper triangle as the grey hatched area;
     a bidirectional encoder's grid has none. The output folder is created if it does not exist."""
     causal = attention_grid_png(gpt(), torch.arange(8), None, tmp_path / "new" / "sub" / "causal.png")
-    plain = attention_grid_png(Encoder(ModelConfig(**{**CFG, "causal": False})).eval(), torch.arange(8), None,
-                               tmp_path / "enc.png")
+    plain = attention_grid_png(
+        Encoder(ModelConfig(**{**CFG, "causal": False})).eval(), torch.arange(8), None, tmp_path / "enc.png"
+    )
     assert causal.is_file() and grey_pixels(causal) > 20 * grey_pixels(plain) + 1000
 
 
@@ -259,9 +271,12 @@ def test_the_numbers_are_written_in_the_visible_cells_only(tmp_path, monkeypatch
     model = gpt()
     attention_head_png(model, torch.arange(5), None, 1, 3, tmp_path / "h.png")
     W, hidden = attention_maps(model, torch.arange(5))  # (L, H, T, T) each
-    written = sorted((round(t.get_position()[1]), round(t.get_position()[0]), t.get_text())
-                     for t in figures[0].axes[0].texts)
-    visible = sorted((i, j, f"{float(W[1, 3, i, j]):.2f}") for i in range(5) for j in range(5) if not hidden[1, 3, i, j])
+    written = sorted(
+        (round(t.get_position()[1]), round(t.get_position()[0]), t.get_text()) for t in figures[0].axes[0].texts
+    )
+    visible = sorted(
+        (i, j, f"{float(W[1, 3, i, j]):.2f}") for i in range(5) for j in range(5) if not hidden[1, 3, i, j]
+    )
     assert written == visible and len(written) == 15  # the lower triangle with its diagonal
 
 

@@ -9,12 +9,15 @@ import torch
 
 from glassformer.inspect.attention_maps import AttentionMap, grid_figure, head_figure
 
-W = torch.tensor([[[1, 0, 0], [0.4, 0.6, 0], [0.1, 0.2, 0.7]],
-                  [[1, 0, 0], [0.5, 0.5, 0], [0.3, 0.3, 0.4]]])  # (H, T_q, T_k)
+W = torch.tensor(
+    [[[1, 0, 0], [0.4, 0.6, 0], [0.1, 0.2, 0.7]], [[1, 0, 0], [0.5, 0.5, 0], [0.3, 0.3, 0.4]]]
+)  # (H, T_q, T_k)
 CAUSAL = torch.triu(torch.ones(3, 3, dtype=torch.bool), 1).expand(2, 3, 3)  # (H, T_q, T_k)
 OPEN = torch.zeros(2, 3, 3, dtype=torch.bool)
-MAPS = [AttentionMap("blocks.0.attn.weights", "B H T_q T_k", W, CAUSAL),
-        AttentionMap("blocks.1.attn.weights", "B H T_q T_k", W.flip(0), OPEN)]
+MAPS = [
+    AttentionMap("blocks.0.attn.weights", "B H T_q T_k", W, CAUSAL),
+    AttentionMap("blocks.1.attn.weights", "B H T_q T_k", W.flip(0), OPEN),
+]
 NOTE = "grey hatched = masked (may not attend)"
 
 
@@ -35,12 +38,22 @@ def test_one_head_whole():
     assert im.get_clim() == (0.0, 1.0) and im.get_cmap().name.startswith("viridis")
     assert bar.get_ylabel() == "attention weight"
     cells = {(t.get_position(), t.get_text(), t.get_color()) for t in ax.texts}
-    assert cells == {((0, 0), "1.00", "black"), ((0, 1), "0.40", "white"), ((1, 1), "0.60", "black"),
-                     ((0, 2), "0.10", "white"), ((1, 2), "0.20", "white"), ((2, 2), "0.70", "black")}
+    assert cells == {
+        ((0, 0), "1.00", "black"),
+        ((0, 1), "0.40", "white"),
+        ((1, 1), "0.60", "black"),
+        ((0, 2), "0.10", "white"),
+        ((1, 2), "0.20", "white"),
+        ((2, 2), "0.70", "black"),
+    }
     assert [t.get_fontsize() for t in ax.texts] == pytest.approx([12 * 0.8] * 6)  # 300/3 capped at 12
     (patch,) = [p for p in ax.patches if p.get_hatch()]
     assert patch.get_hatch() == "///" and (patch.get_x(), patch.get_y(), patch.get_width(), patch.get_height()) == (
-        -0.5, -0.5, 3, 3)
+        -0.5,
+        -0.5,
+        3,
+        3,
+    )
     assert tuple(fig.get_size_inches()) == pytest.approx((6.8, 5.6))  # side max(5, 0.32·3) = 5
 
 
@@ -55,8 +68,7 @@ def test_an_unmasked_head_has_no_note_and_long_labels_turn_upright():
 def test_a_long_map_writes_no_numbers_and_thins_nothing_below_32():
     T = 17
     w = torch.full((1, T, T), 1 / T)
-    fig = head_figure([AttentionMap("x.weights", "B H T_q T_k", w, torch.zeros(1, T, T, dtype=torch.bool))],
-                      None, 0, 0)
+    fig = head_figure([AttentionMap("x.weights", "B H T_q T_k", w, torch.zeros(1, T, T, dtype=torch.bool))], None, 0, 0)
     ax = fig.axes[0]
     assert len(ax.texts) == 0 and ticks(ax.get_xticklabels()) == [str(i) for i in range(T)]
     assert tuple(fig.get_size_inches()) == pytest.approx((0.32 * T + 1.8, 0.32 * T + 0.6))
@@ -72,13 +84,28 @@ def test_a_head_outside_the_model_is_refused_with_the_ranges(layer, head):
 def test_the_grid_whole():
     fig = grid_figure(MAPS, ["a", "b", "c"])
     *axes, bar = fig.axes
-    assert [ax.get_title() for ax in axes] == ["blocks.0.attn · head 0", "blocks.0.attn · head 1",
-                                               "blocks.1.attn · head 0", "blocks.1.attn · head 1"]
+    assert [ax.get_title() for ax in axes] == [
+        "blocks.0.attn · head 0",
+        "blocks.0.attn · head 1",
+        "blocks.1.attn · head 0",
+        "blocks.1.attn · head 1",
+    ]
     assert fig._suptitle.get_text() == f"attention weights: rows = query (looking), columns = key (looked at); {NOTE}"
-    assert [ticks(ax.get_xticklabels()) for ax in axes] == [[""] * 3, [""] * 3, ["a", "b", "c"], ["a", "b", "c"]]  # bottom
-    assert [ticks(ax.get_yticklabels()) for ax in axes] == [["a", "b", "c"], [""] * 3, ["a", "b", "c"], [""] * 3]  # left
-    assert [np.allclose(ax.images[0].get_array().data, w.numpy()) for ax, w in zip(axes, [W[0], W[1], W[1], W[0]])] \
-        == [True] * 4
+    assert [ticks(ax.get_xticklabels()) for ax in axes] == [
+        [""] * 3,
+        [""] * 3,
+        ["a", "b", "c"],
+        ["a", "b", "c"],
+    ]  # bottom
+    assert [ticks(ax.get_yticklabels()) for ax in axes] == [
+        ["a", "b", "c"],
+        [""] * 3,
+        ["a", "b", "c"],
+        [""] * 3,
+    ]  # left
+    assert [np.allclose(ax.images[0].get_array().data, w.numpy()) for ax, w in zip(axes, [W[0], W[1], W[1], W[0]], strict=False)] == [
+        True
+    ] * 4
     assert all(ax.images[0].get_clim() == (0.0, 1.0) and not ax.texts for ax in axes)
     assert bar.get_ylabel() == "attention weight"
     side = 1.6 + 0.09 * 3
@@ -87,13 +114,18 @@ def test_the_grid_whole():
 
 
 def test_a_grid_of_unmasked_maps_of_several_shapes_labels_every_row():
-    cross = AttentionMap("dec.0.cross.weights", "B H T_q S", torch.full((2, 3, 4), 0.25),
-                         torch.zeros(2, 3, 4, dtype=torch.bool))
+    cross = AttentionMap(
+        "dec.0.cross.weights", "B H T_q S", torch.full((2, 3, 4), 0.25), torch.zeros(2, 3, 4, dtype=torch.bool)
+    )
     fig = grid_figure([MAPS[1], cross], {"S": list("wxyz"), "T": list("abc")})
     axes = fig.axes[:-1]
     assert fig._suptitle.get_text() == "attention weights: rows = query (looking), columns = key (looked at)"
-    assert [ticks(ax.get_xticklabels()) for ax in axes] == [["a", "b", "c"], ["a", "b", "c"], list("wxyz"),
-                                                             list("wxyz")]
+    assert [ticks(ax.get_xticklabels()) for ax in axes] == [
+        ["a", "b", "c"],
+        ["a", "b", "c"],
+        list("wxyz"),
+        list("wxyz"),
+    ]
     assert ticks(axes[2].get_yticklabels()) == ["a", "b", "c"]
 
 
@@ -139,7 +171,7 @@ def test_the_grid_lays_itself_out_so_no_map_covers_another():
     for box in boxes:
         assert page.x0 - 1 <= box.x0 and box.x1 <= page.x1 + 1 and page.y0 - 1 <= box.y0 and box.y1 <= page.y1 + 1
     for i, a in enumerate(boxes):
-        for b in boxes[i + 1:]:
+        for b in boxes[i + 1 :]:
             overlap_w = min(a.x1, b.x1) - max(a.x0, b.x0)
             overlap_h = min(a.y1, b.y1) - max(a.y0, b.y0)
             assert overlap_w <= 1 or overlap_h <= 1, (a, b)

@@ -12,61 +12,76 @@ import torch
 from glassformer.inspect.attention_maps import AttentionMap
 from glassformer.inspect.attention_view import AttentionView
 
-W = torch.tensor([[[1, 0, 0], [0.25, 0.75, 0], [0.1, 0.2, 0.7]],
-                  [[1, 0, 0], [0.5, 0.5, 0], [0.333, 0.333, 0.334]]])  # (H, T_q, T_k)
+W = torch.tensor(
+    [[[1, 0, 0], [0.25, 0.75, 0], [0.1, 0.2, 0.7]], [[1, 0, 0], [0.5, 0.5, 0], [0.333, 0.333, 0.334]]]
+)  # (H, T_q, T_k)
 CAUSAL = torch.triu(torch.ones(3, 3, dtype=torch.bool), 1).expand(2, 3, 3)  # (H, T_q, T_k)
-MAPS = [AttentionMap("blocks.0.attn.weights", "B H T_q T_k", W, CAUSAL),
-        AttentionMap("blocks.1.attn.weights", "B H T_q T_k", W.flip(0), CAUSAL)]
+MAPS = [
+    AttentionMap("blocks.0.attn.weights", "B H T_q T_k", W, CAUSAL),
+    AttentionMap("blocks.1.attn.weights", "B H T_q T_k", W.flip(0), CAUSAL),
+]
 TITLE = "AttentionView: 2 layers × 2 heads, maps 3×3; grey hatched = masked (may not attend)"
 
 
 def test_the_terminal_table_of_the_chosen_head_whole_wide_labels_counting_two_columns():
     view = AttentionView(MAPS, ["a", "你好", "c"], layer=1, head=1)  # layer 1 head 1 = W's head 0
-    assert repr(view) == "\n".join([
-        TITLE,
-        "blocks.1.attn.weights, head 1 (rows = query, columns = key; · = masked):",
-        "           a  你好     c",
-        "     a  1.00     ·     ·",
-        "  你好  0.25  0.75     ·",
-        "     c  0.10  0.20  0.70"])
+    assert repr(view) == "\n".join(
+        [
+            TITLE,
+            "blocks.1.attn.weights, head 1 (rows = query, columns = key; · = masked):",
+            "           a  你好     c",
+            "     a  1.00     ·     ·",
+            "  你好  0.25  0.75     ·",
+            "     c  0.10  0.20  0.70",
+        ]
+    )
 
 
 def test_without_a_choice_the_table_is_layer_0_head_0_and_a_long_label_widens_every_column():
     view = AttentionView(MAPS, ["a", "b", "longer"])
     lines = repr(view).splitlines()
     assert lines[1] == "blocks.0.attn.weights, head 0 (rows = query, columns = key; · = masked):"
-    assert lines[2:] == ["             a      b longer",  # every column 7 wide: the longest label + 1
-                         "      a   1.00      ·      ·",
-                         "      b   0.25   0.75      ·",
-                         " longer   0.10   0.20   0.70"]
+    assert lines[2:] == [
+        "             a      b longer",  # every column 7 wide: the longest label + 1
+        "      a   1.00      ·      ·",
+        "      b   0.25   0.75      ·",
+        " longer   0.10   0.20   0.70",
+    ]
 
 
 def test_more_than_12_tokens_are_cut_to_the_first_12_and_the_cut_is_said():
     T = 13
     w = torch.full((1, T, T), 1 / T)  # (H, T_q, T_k)
-    view = AttentionView([AttentionMap("enc.0.attn.weights", "B H T_q T_k", w, torch.zeros(1, T, T, dtype=torch.bool))],
-                         [str(i) for i in range(T)])
+    view = AttentionView(
+        [AttentionMap("enc.0.attn.weights", "B H T_q T_k", w, torch.zeros(1, T, T, dtype=torch.bool))],
+        [str(i) for i in range(T)],
+    )
     lines = repr(view).splitlines()
     assert lines[0] == "AttentionView: 1 layers × 1 heads, maps 13×13"  # nothing masked: no note
     assert lines[1] == "enc.0.attn.weights, head 0 (rows = query, columns = key; · = masked), the first 12 × 12:"
     assert len(lines) == 3 + 12 and lines[2].split() == [str(i) for i in range(12)]
     assert lines[3] == "     0" + "  0.08" * 12
-    exact = AttentionView([AttentionMap("x", "B H T_q T_k", w[:, :12, :12], torch.zeros(1, 12, 12, dtype=torch.bool))],
-                          [str(i) for i in range(12)])
+    exact = AttentionView(
+        [AttentionMap("x", "B H T_q T_k", w[:, :12, :12], torch.zeros(1, 12, 12, dtype=torch.bool))],
+        [str(i) for i in range(12)],
+    )
     assert repr(exact).splitlines()[1].endswith("· = masked):")  # 12 fit: no cut
 
 
 def test_maps_of_several_shapes_are_each_named_in_the_title_and_do_not_stack():
-    cross = AttentionMap("dec.0.cross.weights", "B H T_q S", torch.full((2, 3, 4), 0.25),
-                         torch.zeros(2, 3, 4, dtype=torch.bool))
+    cross = AttentionMap(
+        "dec.0.cross.weights", "B H T_q S", torch.full((2, 3, 4), 0.25), torch.zeros(2, 3, 4, dtype=torch.bool)
+    )
     view = AttentionView([MAPS[0], cross], {"S": list("wxyz"), "T": list("abc")})
     assert view._title() == TITLE.replace("maps 3×3", "maps 3×3, 3×4")
     assert not view.square and AttentionView(MAPS, list("abc")).square
     for field in ("weights", "masked"):
         with pytest.raises(ValueError) as e:
             getattr(view, field)
-        assert str(e.value) == ("this model's attention maps differ in shape (an encoder-decoder): "
-                                "read view.maps[i].weights, each (H, T_q, T_k).")
+        assert str(e.value) == (
+            "this model's attention maps differ in shape (an encoder-decoder): "
+            "read view.maps[i].weights, each (H, T_q, T_k)."
+        )
     lines = repr(AttentionView([MAPS[0], cross], {"S": list("wxyz"), "T": list("abc")}, layer=1)).splitlines()
     assert lines[2].split() == ["w", "x", "y", "z"] and [l.split()[0] for l in lines[3:]] == ["a", "b", "c"]
     page = view._repr_html_()
@@ -75,18 +90,30 @@ def test_maps_of_several_shapes_are_each_named_in_the_title_and_do_not_stack():
 
 def test_weights_and_masked_stack_layer_by_layer():
     view = AttentionView(MAPS, list("abc"))
-    assert torch.equal(view.weights, torch.stack([W, W.flip(0)])) and torch.equal(view.masked, torch.stack([CAUSAL] * 2))
+    assert torch.equal(view.weights, torch.stack([W, W.flip(0)])) and torch.equal(
+        view.masked, torch.stack([CAUSAL] * 2)
+    )
 
 
-@pytest.mark.parametrize("layer,head,title", [
-    (None, None, None), (1, None, "blocks.1.attn.weights, head 0"), (None, 1, "blocks.0.attn.weights, head 1"),
-    (1, 1, "blocks.1.attn.weights, head 1")])
+@pytest.mark.parametrize(
+    "layer,head,title",
+    [
+        (None, None, None),
+        (1, None, "blocks.1.attn.weights, head 0"),
+        (None, 1, "blocks.0.attn.weights, head 1"),
+        (1, 1, "blocks.1.attn.weights, head 1"),
+    ],
+)
 def test_the_figure_is_the_grid_or_the_one_head_chosen(layer, head, title):
     fig = AttentionView(MAPS, list("abc"), layer, head).figure()
     titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
     if title is None:
-        assert titles == ["blocks.0.attn · head 0", "blocks.0.attn · head 1", "blocks.1.attn · head 0",
-                          "blocks.1.attn · head 1"]
+        assert titles == [
+            "blocks.0.attn · head 0",
+            "blocks.0.attn · head 1",
+            "blocks.1.attn · head 0",
+            "blocks.1.attn · head 1",
+        ]
     else:
         assert titles == [f"{title} (each row sums to 1)\ngrey hatched = masked (may not attend)"]
 
@@ -100,17 +127,21 @@ def test_the_notebook_html_whole_around_the_picture_and_the_frame():
     page = view._repr_html_()
     image = re.search(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page).group(1)
     assert base64.b64decode(image) == view.png()
-    assert page == (f'<div><img alt="{html.escape(TITLE)}" style="max-width: 100%" src="data:image/png;base64,{image}">'
-                    "<details><summary>interactive view: pick a layer and head, hover a token</summary>"
-                    '<iframe sandbox="allow-scripts" style="width: 100%; height: 404px; border: 1px solid #ddd" '
-                    f'srcdoc="{html.escape(view.page(), quote=True)}"></iframe></details></div>')  # 260 + 48·3
+    assert page == (
+        f'<div><img alt="{html.escape(TITLE)}" style="max-width: 100%" src="data:image/png;base64,{image}">'
+        "<details><summary>interactive view: pick a layer and head, hover a token</summary>"
+        '<iframe sandbox="allow-scripts" style="width: 100%; height: 404px; border: 1px solid #ddd" '
+        f'srcdoc="{html.escape(view.page(), quote=True)}"></iframe></details></div>'
+    )  # 260 + 48·3
 
 
 @pytest.mark.parametrize("T,height", [(23, 1364), (24, 1400), (25, 1400)])
 def test_the_frame_grows_48_px_a_token_up_to_1400(T, height):
     w = torch.full((1, T, T), 1 / T)  # (H, T_q, T_k)
-    view = AttentionView([AttentionMap("a.weights", "B H T_q T_k", w, torch.zeros(1, T, T, dtype=torch.bool))],
-                         [str(i) for i in range(T)])
+    view = AttentionView(
+        [AttentionMap("a.weights", "B H T_q T_k", w, torch.zeros(1, T, T, dtype=torch.bool))],
+        [str(i) for i in range(T)],
+    )
     assert f"height: {height}px;" in view._repr_html_()
 
 
@@ -126,7 +157,8 @@ def test_png_is_drawn_at_the_dpi_asked_for_and_save_uses_110(tmp_path):
 
 
 def test_maps_of_several_shapes_save_only_the_picture(tmp_path):
-    cross = AttentionMap("dec.0.cross.weights", "B H T_q S", torch.full((2, 3, 4), 0.25),
-                         torch.zeros(2, 3, 4, dtype=torch.bool))
+    cross = AttentionMap(
+        "dec.0.cross.weights", "B H T_q S", torch.full((2, 3, 4), 0.25), torch.zeros(2, 3, 4, dtype=torch.bool)
+    )
     files = AttentionView([MAPS[0], cross], {"S": list("wxyz"), "T": list("abc")}).save(tmp_path)
     assert files == [tmp_path / "attention.png"] and sorted(p.name for p in tmp_path.iterdir()) == ["attention.png"]

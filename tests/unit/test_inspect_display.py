@@ -10,8 +10,17 @@ import torch
 
 from glassformer import messages
 from glassformer.config import ModelConfig
-from glassformer.inspect import (AttentionView, GradientMonitor, attention_grid_png, attention_head_png,
-                                 attention_html, attention_view, gradient_flow, param_table, trace)
+from glassformer.inspect import (
+    AttentionView,
+    GradientMonitor,
+    attention_grid_png,
+    attention_head_png,
+    attention_html,
+    attention_view,
+    gradient_flow,
+    param_table,
+    trace,
+)
 from glassformer.inspect.params import ParamRow, ParamTable
 from glassformer.inspect.trace import as_batch
 from glassformer.models import GPT, SequenceRegressor
@@ -66,12 +75,24 @@ def test_activation_cache_html_reads_the_declarations():
     scores = cache["blocks.0.attn.scores"]  # (1, H, T, T): the future is -inf
     finite = scores[torch.isfinite(scores)]
     assert f"{finite.mean().item():.3g} ± {finite.std().item():.3g} (90 not finite)" in page  # 2 heads × 45 cells
-    assert re.findall(r"<th[^>]*>([^<]*)</th>", page) == ["name", "stage", "shape", "means", "first values",
-                                                         "mean ± std"]
+    assert re.findall(r"<th[^>]*>([^<]*)</th>", page) == [
+        "name",
+        "stage",
+        "shape",
+        "means",
+        "first values",
+        "mean ± std",
+    ]
     cache.lang = "zh"
     assert html.escape(points["blocks.0.attn.weights"].describe("zh")["means"]) in cache._repr_html_()
-    assert re.findall(r"<th[^>]*>([^<]*)</th>", cache._repr_html_()) == ["名称", "阶段", "形状", "含义", "前几个数",
-                                                                       "均值 ± 标准差"]
+    assert re.findall(r"<th[^>]*>([^<]*)</th>", cache._repr_html_()) == [
+        "名称",
+        "阶段",
+        "形状",
+        "含义",
+        "前几个数",
+        "均值 ± 标准差",
+    ]
     assert repr(cache).startswith(f"ActivationCache({len(cache)} tensors)\n") and "<" not in repr(cache)
 
 
@@ -83,8 +104,13 @@ def test_activation_cache_html_escapes_a_strange_declaration():
 
 
 def test_param_table_html_marks_a_mismatch_and_escapes():
-    table = ParamTable([ParamRow("tok<embed>", 160, "V·C", 160, "one C-vector per token"),
-                        ParamRow("head", 170, "C·V + V", 176, "a bias")], {"V": 10, "C": 16})
+    table = ParamTable(
+        [
+            ParamRow("tok<embed>", 160, "V·C", 160, "one C-vector per token"),
+            ParamRow("head", 170, "C·V + V", 176, "a bias"),
+        ],
+        {"V": 10, "C": 16},
+    )
     page = table._repr_html_()
     assert "tok&lt;embed&gt;" in page and "<embed>" not in page
     assert "≠ formula!" in page and "#fde2e2" in page  # the wrong row stands out
@@ -107,7 +133,13 @@ def test_param_table_html_aligns_the_numbers_right_and_sets_formulas_in_monospac
     first_row = re.search(r"<tbody><tr[^>]*>(.*?)</tr>", page).group(1)
     for cells in (re.findall(r'<th style="([^"]*)"', header), re.findall(r'<td style="([^"]*)"', first_row)):
         assert ["text-align: right" in c for c in cells] == [False, True, False, True, False]
-    assert ["monospace" in c for c in re.findall(r'<td style="([^"]*)"', first_row)] == [True, False, True, False, False]
+    assert ["monospace" in c for c in re.findall(r'<td style="([^"]*)"', first_row)] == [
+        True,
+        False,
+        True,
+        False,
+        False,
+    ]
 
 
 def test_attention_view_saves_into_a_folder_it_makes(tmp_path):
@@ -220,8 +252,17 @@ def test_attention_files_take_the_shapes_a_user_has(tmp_path, shape):
     assert page == reference and (tmp_path / "grid.png").read_bytes().startswith(PNG_SIGNATURE)
 
 
-@pytest.mark.parametrize("given,expected", [((7,), (1, 7, 1)), ((7, 1), (1, 7, 1)), ((1, 7), (1, 7, 1)),
-                                            ((3, 7), (3, 7, 1)), ((1,), (1, 1, 1)), ((2, 7, 1), (2, 7, 1))])
+@pytest.mark.parametrize(
+    "given,expected",
+    [
+        ((7,), (1, 7, 1)),
+        ((7, 1), (1, 7, 1)),
+        ((1, 7), (1, 7, 1)),
+        ((3, 7), (3, 7, 1)),
+        ((1,), (1, 1, 1)),
+        ((2, 7, 1), (2, 7, 1)),
+    ],
+)
 def test_numbers_come_as_a_batch_in_any_natural_shape(given, expected):
     regressor = SequenceRegressor(ModelConfig(d_model=16, n_heads=2, d_ff=24, n_layers=1, max_len=16))
     assert tuple(as_batch(regressor, torch.zeros(given)).shape) == expected
@@ -233,8 +274,18 @@ def test_attention_view_of_an_encoder_decoder_draws_every_shape():
 
     data = pair_source("numbers:zh2num")
     torch.manual_seed(0)
-    model = EncoderDecoder(ModelConfig(kind="seq2seq", vocab_size=data.tokenizer.vocab_size, d_model=16,
-                                       n_heads=2, d_ff=24, max_len=12, pad_id=0, n_layers=1)).eval()
+    model = EncoderDecoder(
+        ModelConfig(
+            kind="seq2seq",
+            vocab_size=data.tokenizer.vocab_size,
+            d_model=16,
+            n_heads=2,
+            d_ff=24,
+            max_len=12,
+            pad_id=0,
+            n_layers=1,
+        )
+    ).eval()
     src = data.ids("一千二百零五")  # a list: (S,)
     tgt = torch.tensor([data.tokenizer.bos_id] + data.ids("1205"))  # (T,)
     view = attention_view(model, (src, tgt), tokenizer=data.tokenizer, layer=2, head=1)

@@ -66,7 +66,8 @@ def test_vanishing_gradient_is_named():
         monitor.check()  # no step given: the message says no step
     assert [str(w.message) for w in caught] == [
         f"gradient of 'head.bias' is vanishing: norm {float(bias.grad.norm()):.3g} < {monitor.vanish:g}. "
-        "Is the parameter used? Are activations saturated or dead (ReLU)?"]
+        "Is the parameter used? Are activations saturated or dead (ReLU)?"
+    ]
 
 
 def test_update_ratio_is_measured_around_the_step(tmp_path):
@@ -93,7 +94,7 @@ def test_update_ratio_is_measured_around_the_step(tmp_path):
     assert [line["step"] for line in lines] == [1, 2] and lines[0]["kind"] == "grad_flow"
     qkv = lines[0]["params"]["blocks.0.attn.qkv.weight"]
     assert qkv["grad_norm"] == pytest.approx(rows["blocks.0.attn.qkv.weight"].grad_norm)
-    layer = math.sqrt(sum(r.grad_norm ** 2 for r in rows.values() if r.layer == "block 1"))
+    layer = math.sqrt(sum(r.grad_norm**2 for r in rows.values() if r.layer == "block 1"))
     assert lines[0]["layers"]["block 1"] == pytest.approx(layer)
     assert list(lines[0]["layers"]) == ["embed", "block 0", "block 1", "head"]
 
@@ -111,8 +112,9 @@ def test_plot_and_table(tmp_path):
         for p in model.parameters():
             p.grad *= torch.logspace(-3, 3, p.numel()).reshape(p.shape)
     monitor.check()
-    assert not torch.equal(torch.as_tensor(image),
-                           torch.as_tensor(matplotlib.image.imread(monitor.plot(tmp_path / "other.png"))))
+    assert not torch.equal(
+        torch.as_tensor(image), torch.as_tensor(matplotlib.image.imread(monitor.plot(tmp_path / "other.png")))
+    )
     table = monitor.table().splitlines()
     assert len(table) == 2 + len(list(model.parameters()))
     assert table[0].split() == ["parameter", "shape", "‖grad‖", "mean|g|", "upd/w", "status"]
@@ -127,8 +129,9 @@ def test_layers_are_listed_in_data_flow_order_even_when_parameters_are_not():
     the embedding and ends at the head."""
     from glassformer.models import SequenceRegressor
 
-    model = SequenceRegressor(ModelConfig(d_model=16, n_heads=2, d_ff=32, n_layers=2, max_len=16,
-                                          position="sinusoidal"))  # the sine preset's shape
+    model = SequenceRegressor(
+        ModelConfig(d_model=16, n_heads=2, d_ff=32, n_layers=2, max_len=16, position="sinusoidal")
+    )  # the sine preset's shape
     assert next(iter(model.named_parameters()))[0].startswith("blocks.")  # the premise
     ((model(torch.randn(2, 5, 1)) - 1) ** 2).mean().backward()
     monitor = GradientMonitor(model)
@@ -154,5 +157,11 @@ def test_a_module_used_both_before_and_after_the_blocks_splits_by_its_own_submod
         def forward(self, x):
             return self.io["out"](self.blocks[0](self.io["inp"](x)))  # (B, T, 1)
 
-    assert layers_of(Shell()) == {"io.inp.weight": "embed", "io.inp.bias": "embed", "io.out.weight": "head",
-                                  "io.out.bias": "head", "blocks.0.weight": "block 0", "blocks.0.bias": "block 0"}
+    assert layers_of(Shell()) == {
+        "io.inp.weight": "embed",
+        "io.inp.bias": "embed",
+        "io.out.weight": "head",
+        "io.out.bias": "head",
+        "blocks.0.weight": "block 0",
+        "blocks.0.bias": "block 0",
+    }

@@ -16,8 +16,9 @@ from glassformer.config import ModelConfig
 from glassformer.inspect.gradflow import GradientMonitor, GradientWarning, gradient_flow
 from glassformer.models import GPT
 
-CFG = ModelConfig(vocab_size=5, d_model=4, n_heads=2, d_ff=6, n_layers=1, max_len=4, bias=False, norm="none",
-                  final_norm=False)  # 7 weight matrices, no bias, no norm
+CFG = ModelConfig(
+    vocab_size=5, d_model=4, n_heads=2, d_ff=6, n_layers=1, max_len=4, bias=False, norm="none", final_norm=False
+)  # 7 weight matrices, no bias, no norm
 
 
 def one_hot(p, value):
@@ -62,9 +63,10 @@ def test_every_field_of_every_row_and_the_status_at_both_thresholds():
         ("blocks.0.ffn.fc1.weight", "block 0", (6, 4), None, None, None, "no grad"),
         ("blocks.0.ffn.fc2.weight", "block 0", (4, 6), 0.25, pytest.approx(0.25 / 24), None, "vanishing"),
         ("tok_embed.table.weight", "embed", (5, 4), 3.0, pytest.approx(3.0 / 20), None, "exploding"),
-        ("head.weight", "head", (5, 4), 0.5, pytest.approx(0.5 / 20), None, "ok")]  # = vanish: not vanishing
+        ("head.weight", "head", (5, 4), 0.5, pytest.approx(0.5 / 20), None, "ok"),
+    ]  # = vanish: not vanishing
     assert got[1][:3] == ("blocks.0.attn.qkv.weight", "block 0", (12, 4)) and got[1][6] == "nan/inf"
-    for r, (name, p) in zip(rows, model.named_parameters()):
+    for r, (name, p) in zip(rows, model.named_parameters(), strict=False):
         assert r.weight_norm == pytest.approx(math.sqrt(sum(v * v for v in p.detach().reshape(-1).tolist())))
 
 
@@ -77,7 +79,8 @@ def test_the_warnings_word_for_word_with_and_without_a_step():
         "gradient of 'blocks.0.ffn.fc2.weight' at step 7 is vanishing: norm 0.25 < 0.5. Is the parameter used? "
         "Are activations saturated or dead (ReLU)?",
         "gradient of 'tok_embed.table.weight' at step 7 is exploding: norm 3 > 2. Lower the learning rate or set "
-        "grad_clip."]
+        "grad_clip.",
+    ]
     *_, caught = checked(step=None)
     assert str(caught[2].message).startswith("gradient of 'tok_embed.table.weight' is exploding")
     with messages.speaking("zh"):
@@ -86,7 +89,8 @@ def test_the_warnings_word_for_word_with_and_without_a_step():
         "'blocks.0.attn.qkv.weight'（第 3 步）的梯度有 1 个 NaN/inf 元素（共 48 个）：检查损失里有没有 log(0) 或 0/0，"
         "降低学习率，或裁剪梯度（grad_clip）。",
         "'blocks.0.ffn.fc2.weight'（第 3 步）的梯度在消失：范数 0.25 < 0.5。这个参数被用到了吗？激活是否饱和或死掉了（ReLU）？",
-        "'tok_embed.table.weight'（第 3 步）的梯度在爆炸：范数 3 > 2。请降低学习率或设置 grad_clip。"]
+        "'tok_embed.table.weight'（第 3 步）的梯度在爆炸：范数 3 > 2。请降低学习率或设置 grad_clip。",
+    ]
 
 
 def test_an_infinite_entry_counts_as_bad_too_and_default_thresholds_are_1e_8_and_1e3():
@@ -100,8 +104,12 @@ def test_an_infinite_entry_counts_as_bad_too_and_default_thresholds_are_1e_8_and
         warnings.simplefilter("always")
         rows = {r.name: r.status for r in GradientMonitor(model).check()}
     assert "has 2 NaN/inf entries of 48" in str(caught[0].message)
-    assert (rows["blocks.0.attn.qkv.weight"], rows["tok_embed.table.weight"], rows["head.weight"],
-            rows["blocks.0.ffn.fc2.weight"]) == ("nan/inf", "exploding", "vanishing", "ok")
+    assert (
+        rows["blocks.0.attn.qkv.weight"],
+        rows["tok_embed.table.weight"],
+        rows["head.weight"],
+        rows["blocks.0.ffn.fc2.weight"],
+    ) == ("nan/inf", "exploding", "vanishing", "ok")
     assert "norm 1e-09 < 1e-08" in str(caught[-1].message) and "norm 1e+03 > 1000" in str(caught[1].message)
 
 
@@ -147,26 +155,38 @@ def test_append_jsonl_writes_one_whole_line_per_call_into_new_folders(tmp_path):
     assert path == tmp_path / "run" / "m.jsonl"
     first, second = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     assert first["step"] == 4 and second["step"] is None and first["kind"] == "grad_flow"
-    assert first["layers"] == pytest.approx(monitor.layer_norms()) and list(first) == ["step", "kind", "layers",
-                                                                                        "params"]
-    assert first["params"]["head.weight"] == {"layer": "head", "grad_norm": 0.5, "grad_abs_mean": pytest.approx(0.025),
-                                              "weight_norm": pytest.approx(monitor.rows[-1].weight_norm),
-                                              "update_ratio": None, "status": "ok"}
+    assert first["layers"] == pytest.approx(monitor.layer_norms()) and list(first) == [
+        "step",
+        "kind",
+        "layers",
+        "params",
+    ]
+    assert first["params"]["head.weight"] == {
+        "layer": "head",
+        "grad_norm": 0.5,
+        "grad_abs_mean": pytest.approx(0.025),
+        "weight_norm": pytest.approx(monitor.rows[-1].weight_norm),
+        "update_ratio": None,
+        "status": "ok",
+    }
     assert list(first["params"]) == [r.name for r in monitor.rows]
 
 
 def test_the_table_and_repr_whole():
     _, monitor, _, _ = checked()
-    table = "\n".join([
-        "parameter                    shape             ‖grad‖   mean|g|     upd/w  status",
-        "-" * 81,
-        "pos_embed.table.weight       (4, 4)          1.00e+00  2.50e-01         —  ok",
-        "blocks.0.attn.qkv.weight     (12, 4)              nan       nan         —  nan/inf",
-        "blocks.0.attn.proj.weight    (4, 4)          2.00e+00  5.00e-01         —  ok",
-        "blocks.0.ffn.fc1.weight      (6, 4)                 —         —         —  no grad",
-        "blocks.0.ffn.fc2.weight      (4, 6)          2.50e-01  1.04e-02         —  vanishing",
-        "tok_embed.table.weight       (5, 4)          3.00e+00  1.50e-01         —  exploding",
-        "head.weight                  (5, 4)          5.00e-01  2.50e-02         —  ok"])
+    table = "\n".join(
+        [
+            "parameter                    shape             ‖grad‖   mean|g|     upd/w  status",
+            "-" * 81,
+            "pos_embed.table.weight       (4, 4)          1.00e+00  2.50e-01         —  ok",
+            "blocks.0.attn.qkv.weight     (12, 4)              nan       nan         —  nan/inf",
+            "blocks.0.attn.proj.weight    (4, 4)          2.00e+00  5.00e-01         —  ok",
+            "blocks.0.ffn.fc1.weight      (6, 4)                 —         —         —  no grad",
+            "blocks.0.ffn.fc2.weight      (4, 6)          2.50e-01  1.04e-02         —  vanishing",
+            "tok_embed.table.weight       (5, 4)          3.00e+00  1.50e-01         —  exploding",
+            "head.weight                  (5, 4)          5.00e-01  2.50e-02         —  ok",
+        ]
+    )
     assert monitor.table() == table
     assert repr(monitor) == "GradientMonitor(GPT, 7 parameters checked)\n" + table
     monitor.loss = 1.23456
@@ -174,8 +194,9 @@ def test_the_table_and_repr_whole():
     zh = monitor.table(lang="zh").splitlines()
     assert zh[0] == "参数                         形状              ‖梯度‖   平均|g|    更新/w  状态"
     assert zh[1] == "-" * 79 and zh[2].endswith("—  正常") and zh[3].endswith("—  NaN/无穷")
-    assert repr(GradientMonitor(GPT(CFG))) == ("GradientMonitor(GPT, 0 parameters checked): call loss.backward(), "
-                                               "then check()")
+    assert repr(GradientMonitor(GPT(CFG))) == (
+        "GradientMonitor(GPT, 0 parameters checked): call loss.backward(), then check()"
+    )
 
 
 @pytest.fixture
@@ -233,12 +254,14 @@ def test_gradient_flow_refuses_short_input_and_wrong_targets_word_for_word():
     model = GPT(CFG)
     with pytest.raises(ValueError) as e:
         gradient_flow(model, [1])
-    assert str(e.value) == ("gradient_flow needs at least 2 steps to predict the next one, got 1; pass a longer "
-                            "input, or targets=...")
+    assert str(e.value) == (
+        "gradient_flow needs at least 2 steps to predict the next one, got 1; pass a longer input, or targets=..."
+    )
     with pytest.raises(ValueError) as e:
         gradient_flow(model, [1, 2, 3], targets=[1, 2])
-    assert str(e.value) == ("targets of shape (2,) do not fit the model's output (1, 3, 5): pass targets= of "
-                            "shape (1, 3).")
+    assert str(e.value) == (
+        "targets of shape (2,) do not fit the model's output (1, 3, 5): pass targets= of shape (1, 3)."
+    )
 
 
 def test_gradient_flow_with_given_targets_and_no_step():

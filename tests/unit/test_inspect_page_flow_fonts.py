@@ -64,10 +64,25 @@ def test_attention_html_writes_the_page_of_that_model_and_those_labels_into_new_
 def test_first_use_is_the_forward_order_and_leaves_no_hook_and_the_mode_as_it_was():
     model = GPT(CFG).train()
     assert first_use(model) == {
-        "tok_embed": 0, "tok_embed.table": 1, "pos_embed": 2, "pos_embed.table": 3, "drop": 4, "blocks.0": 5,
-        "blocks.0.ln1": 6, "blocks.0.attn": 7, "blocks.0.attn.qkv": 8, "blocks.0.attn.proj": 9,
-        "blocks.0.attn.resid_dropout": 10, "blocks.0.ln2": 11, "blocks.0.ffn": 12, "blocks.0.ffn.fc1": 13,
-        "blocks.0.ffn.fc2": 14, "blocks.0.drop": 15, "ln_final": 16, "head": 17}
+        "tok_embed": 0,
+        "tok_embed.table": 1,
+        "pos_embed": 2,
+        "pos_embed.table": 3,
+        "drop": 4,
+        "blocks.0": 5,
+        "blocks.0.ln1": 6,
+        "blocks.0.attn": 7,
+        "blocks.0.attn.qkv": 8,
+        "blocks.0.attn.proj": 9,
+        "blocks.0.attn.resid_dropout": 10,
+        "blocks.0.ln2": 11,
+        "blocks.0.ffn": 12,
+        "blocks.0.ffn.fc1": 13,
+        "blocks.0.ffn.fc2": 14,
+        "blocks.0.drop": 15,
+        "ln_final": 16,
+        "head": 17,
+    }
     assert model.training and all(not m._forward_pre_hooks for m in model.modules())
     assert len(first_use(model.eval())) == 18 and not model.training
 
@@ -75,8 +90,9 @@ def test_first_use_is_the_forward_order_and_leaves_no_hook_and_the_mode_as_it_wa
 def test_first_use_runs_an_encoder_decoder_on_its_pair_of_inputs():
     from glassformer.models import build_model
 
-    model = build_model(ModelConfig(kind="seq2seq", vocab_size=9, d_model=4, n_heads=2, d_ff=6, max_len=6,
-                                    pad_id=0, n_layers=1))
+    model = build_model(
+        ModelConfig(kind="seq2seq", vocab_size=9, d_model=4, n_heads=2, d_ff=6, max_len=6, pad_id=0, n_layers=1)
+    )
     order = first_use(model)
     assert list(order)[:6] == ["src_embed", "src_embed.table", "pos_embed", "pos_embed.table", "drop", "encoder.0"]
     assert sorted(order.values()) == list(range(len(order)))  # 0, 1, 2 ... with no gap
@@ -104,7 +120,8 @@ def test_the_font_warning_whole_and_where_it_points(monkeypatch):
         "no installed font has glyphs for '你' (U+4F60), '好' (U+597D); labels show code points instead. "
         "To see the characters, install a CJK font, e.g. `apt-get install fonts-noto-cjk` or `apt-get install "
         "fonts-wqy-zenhei` on Debian/Ubuntu, then delete matplotlib's font cache (~/.cache/matplotlib) so it "
-        "is found.")
+        "is found."
+    )
     assert labels == ["aU+4F60", "U+597D"] and font.get_file() == fonts.default_font_path()
 
 
@@ -123,8 +140,12 @@ def test_escape_writes_four_hex_digits_at_least():
 
 def test_pick_font_takes_the_first_font_that_covers_everything_ignoring_spaces(monkeypatch):
     monkeypatch.setattr(fonts, "candidate_fonts", lambda: iter(["/none", "/latin", "/all", "/also-all"]))
-    maps = {"/none": frozenset(), "/latin": frozenset(map(ord, "ab")), "/all": frozenset(map(ord, "ab你")),
-            "/also-all": frozenset(map(ord, "ab你"))}
+    maps = {
+        "/none": frozenset(),
+        "/latin": frozenset(map(ord, "ab")),
+        "/all": frozenset(map(ord, "ab你")),
+        "/also-all": frozenset(map(ord, "ab你")),
+    }
     monkeypatch.setattr(fonts, "charmap", maps.get)
     assert fonts.pick_font("a b\t你\n") == ("/all", set())
     assert fonts.pick_font("") == ("/none", set())  # nothing needed: the first font will do

@@ -15,8 +15,10 @@ CONFIGS = {
     "no bias, tied, sinusoidal": (GPT, ModelConfig(**BASE, bias=False, tie_weights=True, position="sinusoidal")),
     "no norm, bidirectional": (Encoder, ModelConfig(**BASE, norm="none", final_norm=False, causal=False)),
     "per-head modules, no positions": (GPT, ModelConfig(**BASE, mha_style="heads", position="none")),
-    "post-norm regressor": (SequenceRegressor, ModelConfig(**{**BASE, "n_layers": 3}, norm="post",
-                                                         final_norm=False, d_in=2, d_out=3)),
+    "post-norm regressor": (
+        SequenceRegressor,
+        ModelConfig(**{**BASE, "n_layers": 3}, norm="post", final_norm=False, d_in=2, d_out=3),
+    ),
 }
 
 

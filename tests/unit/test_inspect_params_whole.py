@@ -8,8 +8,15 @@ import torch
 
 from glassformer import messages
 from glassformer.config import ModelConfig
-from glassformer.inspect.params import (ParamRow, ParamTable, _build, activation_memory, declared_parts,
-                                        flops_per_token, param_table)
+from glassformer.inspect.params import (
+    ParamRow,
+    ParamTable,
+    _build,
+    activation_memory,
+    declared_parts,
+    flops_per_token,
+    param_table,
+)
 from glassformer.models import GPT, Encoder
 
 CFG = ModelConfig(vocab_size=7, d_model=4, n_heads=2, d_ff=6, n_layers=1, max_len=5)
@@ -85,8 +92,10 @@ def test_a_parameter_no_formula_knows_gets_a_question_mark_row_in_both_languages
     model = GPT(CFG)
     model.blocks[0].extra = torch.nn.Linear(2, 1)  # 2 weights + 1 bias
     table = param_table(model)
-    assert table.rows[-2:] == [ParamRow("blocks.0.extra", 2, "?", 0, "not in any formula", "不在任何公式里"),
-                               ParamRow("blocks.0.extra", 1, "?", 0, "not in any formula", "不在任何公式里")]
+    assert table.rows[-2:] == [
+        ParamRow("blocks.0.extra", 2, "?", 0, "not in any formula", "不在任何公式里"),
+        ParamRow("blocks.0.extra", 1, "?", 0, "not in any formula", "不在任何公式里"),
+    ]
     assert (table.total, table.expected_total, table.matches) == (248, 245, False)  # one row per parameter
     lines = table.to_text().splitlines()
     assert lines[-4] == "blocks.0.extra               1  ?                   0  not in any formula  ≠ formula!"
@@ -106,9 +115,20 @@ def test_an_empty_table_totals_zero_and_matches():
 
 def test_declared_parts_walk_the_tree_once_and_name_full_paths():
     paths = [p for p, _ in declared_parts(GPT(CFG))]
-    assert sorted(paths) == sorted(["blocks.0.ln1", "blocks.0.attn.qkv", "blocks.0.attn.proj", "blocks.0.ln2",
-                                    "blocks.0.ffn.fc1", "blocks.0.ffn.fc2", "ln_final", "head", "pos_embed",
-                                    "tok_embed"])
+    assert sorted(paths) == sorted(
+        [
+            "blocks.0.ln1",
+            "blocks.0.attn.qkv",
+            "blocks.0.attn.proj",
+            "blocks.0.ln2",
+            "blocks.0.ffn.fc1",
+            "blocks.0.ffn.fc2",
+            "ln_final",
+            "head",
+            "pos_embed",
+            "tok_embed",
+        ]
+    )
     assert len(paths) == len(set(paths))  # a declared part's subtree is not walked again
 
 
@@ -126,12 +146,19 @@ def test_flop_terms_worked_out_by_hand():
     attention_full = 4·1·3·4 = 48, causal half = 24; head = 2·C·V = 56."""
     f = flops_per_token(CFG, 3)
     assert (f.T, f.non_embedding_params, f.params_term, f.attention_term, f.head_term, f.attention_full) == (
-        3, 162, 324, 24, 56, 48)
+        3,
+        162,
+        324,
+        24,
+        56,
+        48,
+    )
     assert (f.forward, f.training) == (324 + 24 + 56, 3 * (324 + 24 + 56))
     enc = flops_per_token(ModelConfig(**{**CFG.__dict__, "causal": False}), 3, kind="encoder")
     assert (enc.attention_term, enc.attention_full) == (48, 48)  # bidirectional: the whole square
-    reg = flops_per_token(ModelConfig(d_model=4, n_heads=2, d_ff=6, n_layers=1, max_len=5, d_in=2, d_out=3), 3,
-                          kind="regressor")
+    reg = flops_per_token(
+        ModelConfig(d_model=4, n_heads=2, d_ff=6, n_layers=1, max_len=5, d_in=2, d_out=3), 3, kind="regressor"
+    )
     assert reg.head_term == 2 * 4 * 3  # 2·C·d_out
 
 
@@ -141,11 +168,27 @@ def test_activation_memory_counts_every_hook_by_hand_and_scales_only_batched_axe
     model = GPT(CFG).train()
     mem = activation_memory(model, 2, 3, bytes_per_value=2)
     btc = 24
-    assert mem == {"embed": btc, "pos_embed": 12, "resid_pre": btc, "blocks.0.ln1": btc, "blocks.0.attn.q": btc,
-                   "blocks.0.attn.k": btc, "blocks.0.attn.v": btc, "blocks.0.attn.scores": 36,
-                   "blocks.0.attn.weights": 36, "blocks.0.attn.z": btc, "blocks.0.attn.merged": btc,
-                   "blocks.0.attn.out": btc, "blocks.0.resid_mid": btc, "blocks.0.ln2": btc,
-                   "blocks.0.ffn.hidden": 36, "blocks.0.resid_post": btc, "ln_final": btc, "logits": 42,
-                   "total_values": 474, "total_bytes": 948}
+    assert mem == {
+        "embed": btc,
+        "pos_embed": 12,
+        "resid_pre": btc,
+        "blocks.0.ln1": btc,
+        "blocks.0.attn.q": btc,
+        "blocks.0.attn.k": btc,
+        "blocks.0.attn.v": btc,
+        "blocks.0.attn.scores": 36,
+        "blocks.0.attn.weights": 36,
+        "blocks.0.attn.z": btc,
+        "blocks.0.attn.merged": btc,
+        "blocks.0.attn.out": btc,
+        "blocks.0.resid_mid": btc,
+        "blocks.0.ln2": btc,
+        "blocks.0.ffn.hidden": 36,
+        "blocks.0.resid_post": btc,
+        "ln_final": btc,
+        "logits": 42,
+        "total_values": 474,
+        "total_bytes": 948,
+    }
     assert model.training  # measured in eval mode, given back as it was
     assert activation_memory(CFG, 2, 3)["total_bytes"] == 4 * 474  # float32 by default

@@ -22,13 +22,20 @@ def hook_shapes(model, x):
     return cache.shapes()
 
 
-@pytest.mark.parametrize("make,x", [
-    (lambda: GPT(ModelConfig(vocab_size=11, n_layers=3, **SMALL)), torch.randint(0, 11, (2, 7))),
-    (lambda: Encoder(ModelConfig(vocab_size=11, n_layers=1, causal=False, norm="none", **SMALL)),
-     torch.randint(0, 11, (1, 5))),
-    (lambda: SequenceRegressor(ModelConfig(n_layers=2, norm="post", position="sinusoidal", **SMALL)),
-     torch.randn(1, 9, 1)),
-])
+@pytest.mark.parametrize(
+    "make,x",
+    [
+        (lambda: GPT(ModelConfig(vocab_size=11, n_layers=3, **SMALL)), torch.randint(0, 11, (2, 7))),
+        (
+            lambda: Encoder(ModelConfig(vocab_size=11, n_layers=1, causal=False, norm="none", **SMALL)),
+            torch.randint(0, 11, (1, 5)),
+        ),
+        (
+            lambda: SequenceRegressor(ModelConfig(n_layers=2, norm="post", position="sinusoidal", **SMALL)),
+            torch.randn(1, 9, 1),
+        ),
+    ],
+)
 def test_table_shapes_are_the_hook_shapes(make, x):
     model = make()
     t = trace(model, x)
@@ -52,10 +59,28 @@ def test_rows_follow_the_data_flow_and_add_softmax_and_loss():
     x, y = ids[:, :-1], ids[:, 1:]
     t = trace(model, x, tokenizer=tok, targets=y)
     names = [r.name for r in t.rows]
-    order = ["text", "pieces", "ids", "embed", "pos_embed", "resid_pre", "blocks.0.ln1",
-             "blocks.0.attn.q", "blocks.0.attn.scores", "blocks.0.attn.weights", "blocks.0.attn.z",
-             "blocks.0.attn.merged", "blocks.0.attn.out", "blocks.0.resid_mid", "blocks.0.ffn.hidden",
-             "blocks.1.resid_post", "ln_final", "logits", "softmax(logits)", "loss"]
+    order = [
+        "text",
+        "pieces",
+        "ids",
+        "embed",
+        "pos_embed",
+        "resid_pre",
+        "blocks.0.ln1",
+        "blocks.0.attn.q",
+        "blocks.0.attn.scores",
+        "blocks.0.attn.weights",
+        "blocks.0.attn.z",
+        "blocks.0.attn.merged",
+        "blocks.0.attn.out",
+        "blocks.0.resid_mid",
+        "blocks.0.ffn.hidden",
+        "blocks.1.resid_post",
+        "ln_final",
+        "logits",
+        "softmax(logits)",
+        "loss",
+    ]
     assert [n for n in names if n in order] == order
     rows = {r.name: r for r in t.rows}
     assert rows["text"].example == repr("hello w")
@@ -133,8 +158,9 @@ def test_a_new_hook_point_appears_in_the_trace_with_no_edit_to_inspect():
     row = next(r for r in t.rows if r.name == "blocks.0.ffn.toy.twice")
     assert (row.stage, row.dims, row.about) == ("toy stage", "(B=1, T=3, C=16)", "the stream, doubled")
     names = [r.name for r in t.rows]
-    assert names.index("blocks.0.ffn.hidden") < names.index("blocks.0.ffn.toy.twice") < names.index(
-        "blocks.0.resid_post")  # in the order it fired
+    assert (
+        names.index("blocks.0.ffn.hidden") < names.index("blocks.0.ffn.toy.twice") < names.index("blocks.0.resid_post")
+    )  # in the order it fired
     assert "the stream, doubled" in t.to_text() and "the stream, doubled" in t.to_markdown()
     zh = {r.name: r for r in trace(model, torch.tensor([1, 2, 3]), lang="zh").rows}
     assert (zh["blocks.0.ffn.toy.twice"].stage, zh["blocks.0.ffn.toy.twice"].about) == ("玩具阶段", "残差流乘以二")
@@ -144,8 +170,10 @@ def test_every_hook_declares_known_axes_that_match_its_tensor():
     """Each declaration's axes name every axis of the tensor it sees, with a letter the legend knows."""
     from glassformer.nn.notation import LETTERS
 
-    for make, x in [(lambda: GPT(ModelConfig(vocab_size=11, n_layers=2, **SMALL)), torch.randint(0, 11, (2, 7))),
-                    (lambda: SequenceRegressor(ModelConfig(n_layers=1, norm="post", **SMALL)), torch.randn(1, 9, 1))]:
+    for make, x in [
+        (lambda: GPT(ModelConfig(vocab_size=11, n_layers=2, **SMALL)), torch.randint(0, 11, (2, 7))),
+        (lambda: SequenceRegressor(ModelConfig(n_layers=1, norm="post", **SMALL)), torch.randn(1, 9, 1)),
+    ]:
         model = make()
         points = model.hook_points()
         for name, t in hook_shapes(model, x).items():
@@ -175,8 +203,11 @@ def test_collapse_keeps_a_block_that_differs_from_block_0_and_folds_the_others()
     assert "blocks.1.*" not in names and "blocks.2.*" in names and "blocks.3.*" in names
     assert not any(n.startswith(("blocks.2.", "blocks.3.")) and not n.endswith("*") for n in names)
     folded = next(r for r in rows if r.name == "blocks.2.*")
-    assert (folded.stage, folded.dims, folded.about) == ("block 2", "same shapes as blocks.0",
-                                                         "collapsed: identical to block 0")
+    assert (folded.stage, folded.dims, folded.about) == (
+        "block 2",
+        "same shapes as blocks.0",
+        "collapsed: identical to block 0",
+    )
 
 
 def test_as_batch_turns_what_a_user_has_into_the_batch_a_model_reads():

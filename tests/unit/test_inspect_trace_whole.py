@@ -10,8 +10,17 @@ import torch
 import torch.nn.functional as F
 
 from glassformer.config import ModelConfig
-from glassformer.inspect.trace import (Trace, TraceRow, _collapse, _dims, _example, as_batch, print_shapes_once,
-                                       token_labels, trace)
+from glassformer.inspect.trace import (
+    Trace,
+    TraceRow,
+    _collapse,
+    _dims,
+    _example,
+    as_batch,
+    print_shapes_once,
+    token_labels,
+    trace,
+)
 from glassformer.models import GPT, SequenceRegressor
 from glassformer.text import CharTokenizer
 
@@ -36,32 +45,50 @@ def test_the_rows_around_the_model_whole_in_english_with_numbers_from_torch():
     assert [fields(r) for r in t.rows[:3]] == [
         ("raw text", "text", None, "5 characters", "'ab c\\n'", "what the tokenizer was given"),
         ("tokens", "pieces", None, "5 pieces", "a b ␣ c ↵", "one label per token"),
-        ("token ids", "ids", (1, 5), "(B=1, T=5)", "[2, 3, 1, 4, 0]", "integer index of each token")]
+        ("token ids", "ids", (1, 5), "(B=1, T=5)", "[2, 3, 1, 4, 0]", "integer index of each token"),
+    ]
     with torch.no_grad():
         logits = model.eval()(ids[None])  # (1, T, V)
     probs = torch.softmax(logits, -1).reshape(-1)[:4]  # (4,)
     loss = F.cross_entropy(logits[0], targets)  # ()
     assert [fields(r) for r in t.rows[-2:]] == [
-        ("softmax", "softmax(logits)", (1, 5, 5), "(B=1, T=5, V=5)",
-         "[" + ", ".join(f"{p:.3f}" for p in probs.tolist()) + ", …]",
-         "softmax(logits): next-token probabilities (computed from logits)"),
-        ("loss", "loss", (), "() scalar", f"{loss.item():.4f}", "cross-entropy of the next tokens")]
+        (
+            "softmax",
+            "softmax(logits)",
+            (1, 5, 5),
+            "(B=1, T=5, V=5)",
+            "[" + ", ".join(f"{p:.3f}" for p in probs.tolist()) + ", …]",
+            "softmax(logits): next-token probabilities (computed from logits)",
+        ),
+        ("loss", "loss", (), "() scalar", f"{loss.item():.4f}", "cross-entropy of the next tokens"),
+    ]
     assert t.rows[-3].name == "logits" and t.lang == "en" and list(t.letters)[:3] == ["B", "T", "C"]
     _, cache = model.run_with_cache(ids[None])
     embed = cache["embed"]  # (1, T, C)
-    assert fields(t.rows[3]) == ("embedding", "embed", (1, 5, 4), "(B=1, T=5, C=4)",
-                                 "[" + ", ".join(f"{v:.3f}" for v in embed.reshape(-1)[:4].tolist()) + ", …]",
-                                 "token vectors looked up in the (V, C) table")
+    assert fields(t.rows[3]) == (
+        "embedding",
+        "embed",
+        (1, 5, 4),
+        "(B=1, T=5, C=4)",
+        "[" + ", ".join(f"{v:.3f}" for v in embed.reshape(-1)[:4].tolist()) + ", …]",
+        "token vectors looked up in the (V, C) table",
+    )
 
 
 def test_the_rows_around_the_model_in_chinese():
     t = trace(gpt(), TOK.encode(TEXT), tokenizer=TOK, targets=TOK.encode(NEXT), lang="zh")
     assert [(r.stage, r.dims, r.about) for r in t.rows[:3]] == [
-        ("原始文本", "5 个字符", "交给分词器的文本"), ("词元", "5 个", "每个词元一个标签"),
-        ("词元 id", "(B=1, T=5)", "每个词元在词表中的整数编号")]
+        ("原始文本", "5 个字符", "交给分词器的文本"),
+        ("词元", "5 个", "每个词元一个标签"),
+        ("词元 id", "(B=1, T=5)", "每个词元在词表中的整数编号"),
+    ]
     assert [(r.stage, r.about) for r in t.rows[-2:]] == [
-        ("softmax 概率", "softmax(logits)：下一个词的概率（由 logits 算出）"), ("损失", "下一个词的交叉熵")]
-    assert (t.rows[3].stage, t.rows[3].name) == ("嵌入", "embed") and t.rows[3].about != "token vectors looked up in the (V, C) table"
+        ("softmax 概率", "softmax(logits)：下一个词的概率（由 logits 算出）"),
+        ("损失", "下一个词的交叉熵"),
+    ]
+    assert (t.rows[3].stage, t.rows[3].name) == ("嵌入", "embed") and t.rows[
+        3
+    ].about != "token vectors looked up in the (V, C) table"
     assert t.letters["B"] == "批大小" and t.COLUMNS == ("阶段", "名称", "形状", "维度", "示例", "含义")
 
 
@@ -75,8 +102,14 @@ def test_a_regressor_reads_numbers_and_its_loss_is_the_mean_squared_error():
     model = SequenceRegressor(ModelConfig(d_model=4, n_heads=2, d_ff=6, n_layers=1, max_len=8))
     x, y = torch.arange(3.0), torch.tensor([0.5, -1.0, 2.0])
     t = trace(model, x, targets=y)
-    assert fields(t.rows[0]) == ("numbers in", "x", (1, 3, 1), "(B=1, T=3, d_in=1)", "[0.000, 1.000, 2.000]",
-                                 "the input sequence")
+    assert fields(t.rows[0]) == (
+        "numbers in",
+        "x",
+        (1, 3, 1),
+        "(B=1, T=3, d_in=1)",
+        "[0.000, 1.000, 2.000]",
+        "the input sequence",
+    )
     with torch.no_grad():
         mse = F.mse_loss(model.eval()(x[None, :, None]), y.reshape(1, 3, 1))
     assert fields(t.rows[-1]) == ("loss", "loss", (), "() scalar", f"{mse.item():.4f}", "mean squared error")
@@ -85,38 +118,66 @@ def test_a_regressor_reads_numbers_and_its_loss_is_the_mean_squared_error():
     assert (zh.rows[0].stage, zh.rows[0].about, zh.rows[-1].about) == ("数值输入", "输入序列", "均方误差")
 
 
-HAND = Trace([TraceRow("tokens", "pieces", None, "2 pieces", "a|b", "one\nlabel"),
-              TraceRow("词元 id", "ids", (1, 2), "(B=1, T=2)", "[0, 1]", "")],
-             {"B": "batch", "T": "sequence length"})
+HAND = Trace(
+    [
+        TraceRow("tokens", "pieces", None, "2 pieces", "a|b", "one\nlabel"),
+        TraceRow("词元 id", "ids", (1, 2), "(B=1, T=2)", "[0, 1]", ""),
+    ],
+    {"B": "batch", "T": "sequence length"},
+)
 
 
 def test_the_text_table_of_a_hand_made_trace_whole_cjk_counting_two_columns():
-    assert HAND.to_text() == "\n".join([
-        "stage    name    shape   dims        example  means",
-        "-------  ------  ------  ----------  -------  ---------",
-        "tokens   pieces          2 pieces    a|b      one\nlabel",
-        "词元 id  ids     (1, 2)  (B=1, T=2)  [0, 1]",
-        "",
-        "B = batch  T = sequence length"])
+    assert HAND.to_text() == "\n".join(
+        [
+            "stage    name    shape   dims        example  means",
+            "-------  ------  ------  ----------  -------  ---------",
+            "tokens   pieces          2 pieces    a|b      one\nlabel",
+            "词元 id  ids     (1, 2)  (B=1, T=2)  [0, 1]",
+            "",
+            "B = batch  T = sequence length",
+        ]
+    )
     assert str(HAND) == repr(HAND) == HAND.to_text()
 
 
 def test_the_markdown_of_a_hand_made_trace_whole():
-    assert HAND.to_markdown() == "\n".join([
-        "| stage | name | shape | dims | example | means |",
-        "|---|---|---|---|---|---|",
-        "| tokens | pieces |  | 2 pieces | a\\|b | one label |",
-        "| 词元 id | ids | (1, 2) | (B=1, T=2) | [0, 1] |  |",
-        "",
-        "B = batch  T = sequence length"])
+    assert HAND.to_markdown() == "\n".join(
+        [
+            "| stage | name | shape | dims | example | means |",
+            "|---|---|---|---|---|---|",
+            "| tokens | pieces |  | 2 pieces | a\\|b | one label |",
+            "| 词元 id | ids | (1, 2) | (B=1, T=2) | [0, 1] |  |",
+            "",
+            "B = batch  T = sequence length",
+        ]
+    )
 
 
 def test_the_json_of_a_hand_made_trace_whole():
     text = HAND.to_json()
-    assert json.loads(text) == {"rows": [
-        {"stage": "tokens", "name": "pieces", "shape": None, "dims": "2 pieces", "example": "a|b", "about": "one\nlabel"},
-        {"stage": "词元 id", "name": "ids", "shape": [1, 2], "dims": "(B=1, T=2)", "example": "[0, 1]", "about": ""}],
-        "letters": {"B": "batch", "T": "sequence length"}, "lang": "en"}
+    assert json.loads(text) == {
+        "rows": [
+            {
+                "stage": "tokens",
+                "name": "pieces",
+                "shape": None,
+                "dims": "2 pieces",
+                "example": "a|b",
+                "about": "one\nlabel",
+            },
+            {
+                "stage": "词元 id",
+                "name": "ids",
+                "shape": [1, 2],
+                "dims": "(B=1, T=2)",
+                "example": "[0, 1]",
+                "about": "",
+            },
+        ],
+        "letters": {"B": "batch", "T": "sequence length"},
+        "lang": "en",
+    }
     assert "词元" in text and text.startswith('{\n "rows": [\n  {\n   "stage"')  # readable: Chinese as is, indent 1
 
 
@@ -128,8 +189,10 @@ def test_token_labels_make_whitespace_visible_and_take_one_sequence_only():
     assert token_labels(tab.encode("\t"), tab) == ["⇥"]
     with pytest.raises(ValueError) as e:
         token_labels(torch.zeros(2, 3, dtype=torch.long))
-    assert str(e.value) == ("token_labels takes one sequence, (T,) or (1, T); got a batch of 2: pass ids[i] "
-                            "for the sequence you want labelled.")
+    assert str(e.value) == (
+        "token_labels takes one sequence, (T,) or (1, T); got a batch of 2: pass ids[i] "
+        "for the sequence you want labelled."
+    )
 
 
 def test_a_token_that_decodes_to_nothing_is_labelled_empty_set():
@@ -182,14 +245,39 @@ def row(name, shape=(1,)):
 
 
 def test_collapse_keeps_block_0_and_every_block_whose_shapes_differ_and_says_so_in_both_languages():
-    rows = [row("embed"), row("blocks.0.x"), row("blocks.0.y"), row("blocks.1.x"), row("blocks.1.y"),
-            row("blocks.2.x"), row("blocks.2.y", (2,)), row("encoder.0.x"), row("encoder.1.x"), row("head")]
+    rows = [
+        row("embed"),
+        row("blocks.0.x"),
+        row("blocks.0.y"),
+        row("blocks.1.x"),
+        row("blocks.1.y"),
+        row("blocks.2.x"),
+        row("blocks.2.y", (2,)),
+        row("encoder.0.x"),
+        row("encoder.1.x"),
+        row("head"),
+    ]
     out = _collapse(rows)
-    assert [r.name for r in out] == ["embed", "blocks.0.x", "blocks.0.y", "blocks.1.*", "blocks.2.x", "blocks.2.y",
-                                     "encoder.0.x", "encoder.1.*", "head"]
+    assert [r.name for r in out] == [
+        "embed",
+        "blocks.0.x",
+        "blocks.0.y",
+        "blocks.1.*",
+        "blocks.2.x",
+        "blocks.2.y",
+        "encoder.0.x",
+        "encoder.1.*",
+        "head",
+    ]
     summary = out[3]
-    assert fields(summary) == ("block 1", "blocks.1.*", None, "same shapes as blocks.0", "…",
-                               "collapsed: identical to block 0")
+    assert fields(summary) == (
+        "block 1",
+        "blocks.1.*",
+        None,
+        "same shapes as blocks.0",
+        "…",
+        "collapsed: identical to block 0",
+    )
     zh = _collapse(rows, "zh")[3]
     assert (zh.stage, zh.dims, zh.about) == ("第 1 块", "形状同 blocks.0", "已折叠：与第 0 块相同")
 
@@ -222,8 +310,11 @@ def test_an_encoder_decoder_traces_its_source_then_its_target_in_both_languages(
     from glassformer.models import build_model
 
     torch.manual_seed(0)
-    model = build_model(ModelConfig(kind="seq2seq", vocab_size=TOK.vocab_size, d_model=4, n_heads=2, d_ff=6,
-                                    max_len=6, pad_id=0, n_layers=1))
+    model = build_model(
+        ModelConfig(
+            kind="seq2seq", vocab_size=TOK.vocab_size, d_model=4, n_heads=2, d_ff=6, max_len=6, pad_id=0, n_layers=1
+        )
+    )
     t = trace(model, (TOK.encode("ab"), TOK.encode("c a")), tokenizer=TOK)
     assert [fields(r) for r in t.rows[:6]] == [
         ("raw text", "src text", None, "2 characters", "'ab'", "what the tokenizer was given"),
@@ -231,6 +322,7 @@ def test_an_encoder_decoder_traces_its_source_then_its_target_in_both_languages(
         ("token ids", "src ids", (1, 2), "(B=1, S=2)", "[2, 3]", "integer index of each token"),
         ("raw text", "tgt text", None, "3 characters", "'c a'", "what the tokenizer was given"),
         ("tokens", "tgt pieces", None, "3 pieces", "c ␣ a", "one label per token"),
-        ("token ids", "tgt ids", (1, 3), "(B=1, T=3)", "[4, 1, 2]", "integer index of each token")]
+        ("token ids", "tgt ids", (1, 3), "(B=1, T=3)", "[4, 1, 2]", "integer index of each token"),
+    ]
     zh = trace(model, (TOK.encode("ab"), TOK.encode("c a")), tokenizer=TOK, lang="zh")
     assert [r.stage for r in zh.rows[:3]] == ["原始文本", "词元", "词元 id"] and zh.letters["B"] == "批大小"

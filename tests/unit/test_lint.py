@@ -14,7 +14,23 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_no_pyflakes_findings_in_src_tests_and_bench():
-    result = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "F",
-                             "--output-format", "concise", "src", "tests", "bench"],
-                            cwd=ROOT, capture_output=True, text=True)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ruff",
+            "check",
+            "--no-cache",
+            "--select",
+            "F",
+            "--output-format",
+            "concise",
+            "src",
+            "tests",
+            "bench",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -11,7 +11,7 @@ from glassformer.nn.loss import LOSSES, mse_loss, next_token_loss
 def cross_entropy_by_hand(logits: torch.Tensor, targets: torch.Tensor, skip: int | None) -> float:
     """-1/N Σ log softmax(z)[y] over the positions whose target is not `skip`, one at a time."""
     total, n = 0.0, 0
-    for z, y in zip(logits.reshape(-1, logits.size(-1)).double(), targets.reshape(-1).tolist()):
+    for z, y in zip(logits.reshape(-1, logits.size(-1)).double(), targets.reshape(-1).tolist(), strict=False):
         if y == skip:
             continue
         log_p = z[y] - torch.log(torch.exp(z - z.max()).sum()) - z.max()  # log softmax, stable
@@ -24,7 +24,8 @@ def test_next_token_loss_is_the_mean_negative_log_likelihood():
     logits = 3 * torch.randn(2, 5, 7, generator=gen)  # (B, T, V)
     targets = torch.randint(0, 7, (2, 5), generator=gen)  # (B, T)
     assert float(next_token_loss(logits, targets)) == pytest.approx(
-        cross_entropy_by_hand(logits, targets, None), rel=1e-6)
+        cross_entropy_by_hand(logits, targets, None), rel=1e-6
+    )
     assert LOSSES["next_token"] is next_token_loss and LOSSES["mse"] is mse_loss
 
 

@@ -21,8 +21,7 @@ TAB_BLUE, TAB_ORANGE = (31, 119, 180), (255, 127, 14)
 
 def records(val=(3.0, 2.5, 2.4)) -> list[dict]:
     logs = [{"kind": "log", "step": s, "loss": 4.0 - 0.1 * s} for s in range(1, 11)]
-    evals = [{"kind": "eval", "step": s, "train_loss": 3.5 - 0.1 * s, "val_loss": v}
-             for s, v in zip((0, 5, 10), val)]
+    evals = [{"kind": "eval", "step": s, "train_loss": 3.5 - 0.1 * s, "val_loss": v} for s, v in zip((0, 5, 10), val, strict=False)]
     return logs + evals
 
 
@@ -46,7 +45,9 @@ def test_the_figure_holds_the_logged_and_evaluated_losses(tmp_path, drawn):
     lines = {line.get_label(): line for line in ax.get_lines()}
     assert list(lines) == ["train (batch, log interval mean)", "train (eval)", "val (eval)"]
     assert list(lines["train (batch, log interval mean)"].get_xdata()) == list(range(1, 11))
-    assert list(lines["train (batch, log interval mean)"].get_ydata()) == pytest.approx([4.0 - 0.1 * s for s in range(1, 11)])
+    assert list(lines["train (batch, log interval mean)"].get_ydata()) == pytest.approx(
+        [4.0 - 0.1 * s for s in range(1, 11)]
+    )
     assert list(lines["train (eval)"].get_xdata()) == [0, 5, 10]
     assert list(lines["train (eval)"].get_ydata()) == pytest.approx([3.5, 3.0, 2.5])
     assert list(lines["val (eval)"].get_ydata()) == [3.0, 2.5, 2.4]
@@ -103,13 +104,17 @@ def test_damaged_lines_are_skipped_and_counted_never_fatal(tmp_path):
     guarded: decoding strictly, so one bad byte makes the whole log unreadable and the run stops)."""
     path = tmp_path / "metrics.jsonl"
     good = [{"kind": "log", "step": 1, "loss": 2.0}, {"kind": "eval", "step": 2, "val_loss": 1.5}]
-    path.write_bytes(json.dumps(good[0]).encode() + b"\n"
-                     + b'{"kind": "log", "step": 2, "loss": \xff\xfe}\n'  # 2: not UTF-8
-                     + b"\n"  # blank lines are neither records nor damage
-                     + b'{"kind": "log", "step": "3"}\n'  # 4: a step that is not a whole number
-                     + b'[1, 2]\n{"step": 5}\n'  # 5: not an object; 6: no kind
-                     + json.dumps(good[1]).encode() + b"\n"
-                     + b'{"kind": "log", "st')  # 8: cut short by a kill
+    path.write_bytes(
+        json.dumps(good[0]).encode()
+        + b"\n"
+        + b'{"kind": "log", "step": 2, "loss": \xff\xfe}\n'  # 2: not UTF-8
+        + b"\n"  # blank lines are neither records nor damage
+        + b'{"kind": "log", "step": "3"}\n'  # 4: a step that is not a whole number
+        + b'[1, 2]\n{"step": 5}\n'  # 5: not an object; 6: no kind
+        + json.dumps(good[1]).encode()
+        + b"\n"
+        + b'{"kind": "log", "st'
+    )  # 8: cut short by a kill
     assert MetricsLog(path).read_checked() == (good, [2, 4, 5, 6, 8])
     assert MetricsLog(tmp_path / "none.jsonl").read_checked() == ([], [])
 
@@ -120,8 +125,11 @@ def test_the_figures_style_and_size_and_what_is_left_out(tmp_path, drawn):
     loss, and evaluations without a split's loss, are left out rather than plotted as gaps."""
     from matplotlib.colors import to_rgba
 
-    recs = records() + [{"kind": "log", "step": 11, "loss": None}, {"kind": "eval", "step": 12, "val_loss": "nan?"},
-                        {"kind": "other", "step": 13, "loss": 0.1, "train_loss": 0.1}]
+    recs = records() + [
+        {"kind": "log", "step": 11, "loss": None},
+        {"kind": "eval", "step": 12, "val_loss": "nan?"},
+        {"kind": "other", "step": 13, "loss": 0.1, "train_loss": 0.1},
+    ]
     plot_loss(recs, tmp_path / "loss.png")
     fig = drawn[0]
     assert tuple(fig.get_size_inches()) == pytest.approx((7, 4.2)) and fig.dpi == 110
@@ -144,13 +152,20 @@ def test_each_record_is_one_json_line_appended_and_truncation_keeps_the_step_its
     log = MetricsLog(str(path))  # a str path is taken too
     log.append({"kind": "log", "step": 1, "note": "步"})
     log.append({"kind": "eval", "step": 2, "val_loss": 0.5})
-    assert path.read_text(encoding="utf-8") == ('{"kind": "log", "step": 1, "note": "\\u6b65"}\n'
-                                                '{"kind": "eval", "step": 2, "val_loss": 0.5}\n')
+    assert path.read_text(encoding="utf-8") == (
+        '{"kind": "log", "step": 1, "note": "\\u6b65"}\n{"kind": "eval", "step": 2, "val_loss": 0.5}\n'
+    )
     path.write_text(path.read_text() + "cut\n" + '{"kind": "log", "step": 3}\n')
-    assert log.read() == [{"kind": "log", "step": 1, "note": "步"}, {"kind": "eval", "step": 2, "val_loss": 0.5},
-                          {"kind": "log", "step": 3}]
+    assert log.read() == [
+        {"kind": "log", "step": 1, "note": "步"},
+        {"kind": "eval", "step": 2, "val_loss": 0.5},
+        {"kind": "log", "step": 3},
+    ]
     assert log.truncate_after(2) == [3]  # the damaged line's number
-    assert path.read_text() == '{"kind": "log", "step": 1, "note": "\\u6b65"}\n{"kind": "eval", "step": 2, "val_loss": 0.5}\n'
+    assert (
+        path.read_text()
+        == '{"kind": "log", "step": 1, "note": "\\u6b65"}\n{"kind": "eval", "step": 2, "val_loss": 0.5}\n'
+    )
     assert log.truncate_after(1) == [] and log.read() == [{"kind": "log", "step": 1, "note": "步"}]
 
 
@@ -160,4 +175,6 @@ def test_a_metrics_path_that_cannot_be_read_says_what_to_do(tmp_path):
     (tmp_path / "metrics.jsonl").mkdir()
     with pytest.raises(GlassformerError) as e:
         MetricsLog(tmp_path / "metrics.jsonl").read()
-    assert "metrics.jsonl" in str(e.value) and str(e.value).endswith("It is the run's log; delete it to start a fresh one.")
+    assert "metrics.jsonl" in str(e.value) and str(e.value).endswith(
+        "It is the run's log; delete it to start a fresh one."
+    )

@@ -20,60 +20,174 @@ from glassformer.models.kinds import MODEL_KINDS, model_class, register_model_ki
 pytestmark = pytest.mark.usefixtures("one_thread")
 
 G = ModelConfig(vocab_size=11, d_model=8, n_heads=2, d_ff=12, n_layers=1, max_len=6)
-SHAPES = {"gpt": G, "rotary": replace(G, position="rotary", norm="none", tie_weights=True),
-          "encoder": replace(G, kind="encoder", causal=False, bias=False),
-          "regressor": replace(G, kind="regressor", d_in=3, d_out=2)}
+SHAPES = {
+    "gpt": G,
+    "rotary": replace(G, position="rotary", norm="none", tie_weights=True),
+    "encoder": replace(G, kind="encoder", causal=False, bias=False),
+    "regressor": replace(G, kind="regressor", d_in=3, d_out=2),
+}
 DECLARATIONS = {  # hook points (name, stage, stage zh, axes, means, zh); formulas (part, formula, symbols, note, zh)
     "gpt": (
         [
-            ('pos_embed', '+ position', '+ 位置', 'T C', 'position learned: a trained (max_len, C) table added to the stream (GPT-2); one vector per place, broadcast over B', '位置 learned：一张训练出来的 (max_len, C) 表，加到残差流上（GPT-2）；每个位置一个向量，对 B 广播'),
-            ('resid_pre', '+ position', '+ 位置', 'B T C', 'embedding + position: the residual stream enters block 0', '嵌入 + 位置：残差流进入第 0 块'),
-            ('ln_final', 'final LayerNorm', '最终层归一化', 'B T C', 'last normalisation before the head', '输出头之前的最后一次归一化'),
-            ('embed', 'embedding', '嵌入', 'B T C', 'token vectors looked up in the (V, C) table', '在 (V, C) 表中查到的词向量'),
-            ('logits', 'logits', 'logits', 'B T V', 'one score per vocabulary entry', '词表中每个词一个分数'),
+            (
+                "pos_embed",
+                "+ position",
+                "+ 位置",
+                "T C",
+                "position learned: a trained (max_len, C) table added to the stream (GPT-2); one vector per place, broadcast over B",
+                "位置 learned：一张训练出来的 (max_len, C) 表，加到残差流上（GPT-2）；每个位置一个向量，对 B 广播",
+            ),
+            (
+                "resid_pre",
+                "+ position",
+                "+ 位置",
+                "B T C",
+                "embedding + position: the residual stream enters block 0",
+                "嵌入 + 位置：残差流进入第 0 块",
+            ),
+            (
+                "ln_final",
+                "final LayerNorm",
+                "最终层归一化",
+                "B T C",
+                "last normalisation before the head",
+                "输出头之前的最后一次归一化",
+            ),
+            (
+                "embed",
+                "embedding",
+                "嵌入",
+                "B T C",
+                "token vectors looked up in the (V, C) table",
+                "在 (V, C) 表中查到的词向量",
+            ),
+            ("logits", "logits", "logits", "B T V", "one score per vocabulary entry", "词表中每个词一个分数"),
         ],
         [
-            ('ln_final', '2C', {'C': 8}, '', ''),
-            ('head', 'C·V + V', {'C': 8, 'V': 11}, 'C -> one score per token', 'C -> 每个词元一个分数'),
+            ("ln_final", "2C", {"C": 8}, "", ""),
+            ("head", "C·V + V", {"C": 8, "V": 11}, "C -> one score per token", "C -> 每个词元一个分数"),
         ],
     ),
     "rotary": (
         [
-            ('resid_pre', '+ position', '+ 位置', 'B T C', 'the embedding alone enters block 0 (position rotary: queries and keys turned by angles that grow with position: scores see distance only (RoPE, Su et al. 2021))', '只有嵌入进入第 0 块（位置 rotary：按位置把查询和键旋转相应角度：注意力分数只看相对距离（RoPE，Su 等 2021））'),
-            ('ln_final', 'final LayerNorm (identity)', '最终层归一化（恒等）', 'B T C', 'no normalisation in this config: the hook sees its input unchanged', '此配置没有归一化：这里看到的就是输入本身'),
-            ('embed', 'embedding', '嵌入', 'B T C', 'token vectors looked up in the (V, C) table', '在 (V, C) 表中查到的词向量'),
-            ('logits', 'logits', 'logits', 'B T V', 'one score per vocabulary entry', '词表中每个词一个分数'),
+            (
+                "resid_pre",
+                "+ position",
+                "+ 位置",
+                "B T C",
+                "the embedding alone enters block 0 (position rotary: queries and keys turned by angles that grow with position: scores see distance only (RoPE, Su et al. 2021))",
+                "只有嵌入进入第 0 块（位置 rotary：按位置把查询和键旋转相应角度：注意力分数只看相对距离（RoPE，Su 等 2021））",
+            ),
+            (
+                "ln_final",
+                "final LayerNorm (identity)",
+                "最终层归一化（恒等）",
+                "B T C",
+                "no normalisation in this config: the hook sees its input unchanged",
+                "此配置没有归一化：这里看到的就是输入本身",
+            ),
+            (
+                "embed",
+                "embedding",
+                "嵌入",
+                "B T C",
+                "token vectors looked up in the (V, C) table",
+                "在 (V, C) 表中查到的词向量",
+            ),
+            ("logits", "logits", "logits", "B T V", "one score per vocabulary entry", "词表中每个词一个分数"),
         ],
         [
-            ('ln_final', '0', {}, 'no final norm', '没有最终归一化'),
-            ('head', '0', {}, "tied: reuses tok_embed's V·C matrix, 0 new parameters", '绑定：复用 tok_embed 的 V·C 矩阵，新增 0 个参数'),
+            ("ln_final", "0", {}, "no final norm", "没有最终归一化"),
+            (
+                "head",
+                "0",
+                {},
+                "tied: reuses tok_embed's V·C matrix, 0 new parameters",
+                "绑定：复用 tok_embed 的 V·C 矩阵，新增 0 个参数",
+            ),
         ],
     ),
     "encoder": (
         [
-            ('pos_embed', '+ position', '+ 位置', 'T C', 'position learned: a trained (max_len, C) table added to the stream (GPT-2); one vector per place, broadcast over B', '位置 learned：一张训练出来的 (max_len, C) 表，加到残差流上（GPT-2）；每个位置一个向量，对 B 广播'),
-            ('resid_pre', '+ position', '+ 位置', 'B T C', 'embedding + position: the residual stream enters block 0', '嵌入 + 位置：残差流进入第 0 块'),
-            ('ln_final', 'final LayerNorm', '最终层归一化', 'B T C', 'last normalisation before the head', '输出头之前的最后一次归一化'),
-            ('embed', 'embedding', '嵌入', 'B T C', 'token vectors looked up in the (V, C) table', '在 (V, C) 表中查到的词向量'),
-            ('logits', 'logits', 'logits', 'B T V', 'one score per vocabulary entry', '词表中每个词一个分数'),
+            (
+                "pos_embed",
+                "+ position",
+                "+ 位置",
+                "T C",
+                "position learned: a trained (max_len, C) table added to the stream (GPT-2); one vector per place, broadcast over B",
+                "位置 learned：一张训练出来的 (max_len, C) 表，加到残差流上（GPT-2）；每个位置一个向量，对 B 广播",
+            ),
+            (
+                "resid_pre",
+                "+ position",
+                "+ 位置",
+                "B T C",
+                "embedding + position: the residual stream enters block 0",
+                "嵌入 + 位置：残差流进入第 0 块",
+            ),
+            (
+                "ln_final",
+                "final LayerNorm",
+                "最终层归一化",
+                "B T C",
+                "last normalisation before the head",
+                "输出头之前的最后一次归一化",
+            ),
+            (
+                "embed",
+                "embedding",
+                "嵌入",
+                "B T C",
+                "token vectors looked up in the (V, C) table",
+                "在 (V, C) 表中查到的词向量",
+            ),
+            ("logits", "logits", "logits", "B T V", "one score per vocabulary entry", "词表中每个词一个分数"),
         ],
         [
-            ('ln_final', 'C', {'C': 8}, '', ''),
-            ('head', 'C·V', {'C': 8, 'V': 11}, 'C -> one score per token', 'C -> 每个词元一个分数'),
+            ("ln_final", "C", {"C": 8}, "", ""),
+            ("head", "C·V", {"C": 8, "V": 11}, "C -> one score per token", "C -> 每个词元一个分数"),
         ],
     ),
     "regressor": (
         [
-            ('pos_embed', '+ position', '+ 位置', 'T C', 'position learned: a trained (max_len, C) table added to the stream (GPT-2); one vector per place, broadcast over B', '位置 learned：一张训练出来的 (max_len, C) 表，加到残差流上（GPT-2）；每个位置一个向量，对 B 广播'),
-            ('resid_pre', '+ position', '+ 位置', 'B T C', 'embedding + position: the residual stream enters block 0', '嵌入 + 位置：残差流进入第 0 块'),
-            ('ln_final', 'final LayerNorm', '最终层归一化', 'B T C', 'last normalisation before the head', '输出头之前的最后一次归一化'),
-            ('embed', 'embedding', '嵌入', 'B T C', "each step's numbers projected to width C", '每一步的数值投影到宽度 C'),
-            ('pred', 'prediction', '预测', 'B T d_out', "the regressor's numbers out", '回归模型输出的数值'),
+            (
+                "pos_embed",
+                "+ position",
+                "+ 位置",
+                "T C",
+                "position learned: a trained (max_len, C) table added to the stream (GPT-2); one vector per place, broadcast over B",
+                "位置 learned：一张训练出来的 (max_len, C) 表，加到残差流上（GPT-2）；每个位置一个向量，对 B 广播",
+            ),
+            (
+                "resid_pre",
+                "+ position",
+                "+ 位置",
+                "B T C",
+                "embedding + position: the residual stream enters block 0",
+                "嵌入 + 位置：残差流进入第 0 块",
+            ),
+            (
+                "ln_final",
+                "final LayerNorm",
+                "最终层归一化",
+                "B T C",
+                "last normalisation before the head",
+                "输出头之前的最后一次归一化",
+            ),
+            (
+                "embed",
+                "embedding",
+                "嵌入",
+                "B T C",
+                "each step's numbers projected to width C",
+                "每一步的数值投影到宽度 C",
+            ),
+            ("pred", "prediction", "预测", "B T d_out", "the regressor's numbers out", "回归模型输出的数值"),
         ],
         [
-            ('in_proj', 'd_in·C + C', {'C': 8, 'd_in': 3}, 'numbers -> width C', '数字 -> 宽度 C'),
-            ('ln_final', '2C', {'C': 8}, '', ''),
-            ('out_proj', 'C·d_out + d_out', {'C': 8, 'd_out': 2}, 'width C -> numbers', '宽度 C -> 数字'),
+            ("in_proj", "d_in·C + C", {"C": 8, "d_in": 3}, "numbers -> width C", "数字 -> 宽度 C"),
+            ("ln_final", "2C", {"C": 8}, "", ""),
+            ("out_proj", "C·d_out + d_out", {"C": 8, "d_out": 2}, "width C -> numbers", "宽度 C -> 数字"),
         ],
     ),
 }
@@ -96,13 +210,22 @@ def test_a_final_norm_switched_off_counts_nothing_and_its_hook_says_identity():
 
 
 def test_each_kind_says_what_it_reads_how_it_learns_and_what_it_outputs():
-    said = {name: (m.kind, m.inputs, m.loss, m.samples, m.n_outputs)
-            for name, m in ((n, build_model(c)) for n, c in SHAPES.items())}
-    assert said == {"gpt": ("gpt", "tokens", "next_token", True, 11), "rotary": ("gpt", "tokens", "next_token", True, 11),
-                    "encoder": ("encoder", "tokens", "next_token", True, 11),
-                    "regressor": ("regressor", "numbers", "mse", False, 2)}
+    said = {
+        name: (m.kind, m.inputs, m.loss, m.samples, m.n_outputs)
+        for name, m in ((n, build_model(c)) for n, c in SHAPES.items())
+    }
+    assert said == {
+        "gpt": ("gpt", "tokens", "next_token", True, 11),
+        "rotary": ("gpt", "tokens", "next_token", True, 11),
+        "encoder": ("encoder", "tokens", "next_token", True, 11),
+        "regressor": ("regressor", "numbers", "mse", False, 2),
+    }
     assert (TransformerStack.kind, TransformerStack.inputs, TransformerStack.loss, TransformerStack.samples) == (
-        "", "tokens", "next_token", False)
+        "",
+        "tokens",
+        "next_token",
+        False,
+    )
 
 
 def test_example_inputs_are_deterministic_and_shaped_for_the_kind():
@@ -122,14 +245,17 @@ def test_the_attention_mask_in_each_case():
     ids = torch.zeros(1, 3, dtype=torch.long)
     assert gpt.attention_mask(ids).tolist() == [[True, False, False], [True, True, False], [True, True, True]]
     assert gpt.attention_mask(ids[:, :1], offset=4) is None  # one new token sees all cached keys
-    assert gpt.attention_mask(ids[:, :2], offset=3).tolist() == [[True, True, True, True, False],
-                                                                [True, True, True, True, True]]
+    assert gpt.attention_mask(ids[:, :2], offset=3).tolist() == [
+        [True, True, True, True, False],
+        [True, True, True, True, True],
+    ]
     assert build_model(SHAPES["encoder"]).attention_mask(ids) is None  # bidirectional, no padding
     padded = build_model(replace(SHAPES["encoder"], pad_id=0))
     assert padded.attention_mask(torch.tensor([[3, 0]])).tolist() == [[[[True, False]]]]
     causal_padded = build_model(replace(SHAPES["encoder"], pad_id=0, causal=True))
-    assert causal_padded.attention_mask(torch.tensor([[3, 4, 0]])).tolist() == [[[
-        [True, False, False], [True, True, False], [True, True, False]]]]
+    assert causal_padded.attention_mask(torch.tensor([[3, 4, 0]])).tolist() == [
+        [[[True, False, False], [True, True, False], [True, True, False]]]
+    ]
 
 
 def test_the_refusals_word_for_word():
@@ -138,25 +264,43 @@ def test_the_refusals_word_for_word():
     assert str(caught.value) == "Encoder does not support a KV cache (its keys may see the future)."
     with pytest.raises(ValueError) as caught:
         build_model(replace(G, causal=False))
-    assert str(caught.value) == ("GPT is decoder-only and needs causal=True; use Encoder (kind='encoder', "
-                                 "--kind=encoder) for bidirectional attention.")
+    assert str(caught.value) == (
+        "GPT is decoder-only and needs causal=True; use Encoder (kind='encoder', "
+        "--kind=encoder) for bidirectional attention."
+    )
     regressor = build_model(SHAPES["regressor"])
-    for x, said in ((torch.zeros(2, 4, 3, dtype=torch.long), "(2, 4, 3) torch.int64"),
-                    (torch.zeros(2, 4), "(2, 4) torch.float32"), (torch.zeros(2, 4, 1), "(2, 4, 1) torch.float32")):
+    for x, said in (
+        (torch.zeros(2, 4, 3, dtype=torch.long), "(2, 4, 3) torch.int64"),
+        (torch.zeros(2, 4), "(2, 4) torch.float32"),
+        (torch.zeros(2, 4, 1), "(2, 4, 1) torch.float32"),
+    ):
         with pytest.raises(ValueError) as caught:
             regressor(x)
-        assert str(caught.value) == (f"SequenceRegressor expects floats of shape (B, T, 3), got {said}; use "
-                                     "x.unsqueeze(-1).float() for (B, T) numbers.")
+        assert str(caught.value) == (
+            f"SequenceRegressor expects floats of shape (B, T, 3), got {said}; use "
+            "x.unsqueeze(-1).float() for (B, T) numbers."
+        )
     assert regressor(torch.zeros(2, 4, 3, dtype=torch.float64).float()).shape == (2, 4, 2)
 
 
-@pytest.mark.parametrize("lang, asked, said", [
-    ("en", "gtp", "kind='gtp' is not a model kind; choose one of ['encoder', 'gpt', 'regressor', 'seq2seq']. "
-                  "Did you mean 'gpt'?"),
-    ("en", "zzzz", "kind='zzzz' is not a model kind; choose one of ['encoder', 'gpt', 'regressor', 'seq2seq']."),
-    ("zh", "gtp", "kind='gtp' 不是模型种类；请从 ['encoder', 'gpt', 'regressor', 'seq2seq'] 中选一个。你是想写 'gpt' 吗？"),
-    ("zh", "zzzz", "kind='zzzz' 不是模型种类；请从 ['encoder', 'gpt', 'regressor', 'seq2seq'] 中选一个。"),
-])
+@pytest.mark.parametrize(
+    "lang, asked, said",
+    [
+        (
+            "en",
+            "gtp",
+            "kind='gtp' is not a model kind; choose one of ['encoder', 'gpt', 'regressor', 'seq2seq']. "
+            "Did you mean 'gpt'?",
+        ),
+        ("en", "zzzz", "kind='zzzz' is not a model kind; choose one of ['encoder', 'gpt', 'regressor', 'seq2seq']."),
+        (
+            "zh",
+            "gtp",
+            "kind='gtp' 不是模型种类；请从 ['encoder', 'gpt', 'regressor', 'seq2seq'] 中选一个。你是想写 'gpt' 吗？",
+        ),
+        ("zh", "zzzz", "kind='zzzz' 不是模型种类；请从 ['encoder', 'gpt', 'regressor', 'seq2seq'] 中选一个。"),
+    ],
+)
 def test_an_unknown_kind_is_named_with_the_kinds_and_the_nearest(lang, asked, said):
     with speaking(lang), pytest.raises(ValueError) as caught:
         model_class(asked)
@@ -206,9 +350,16 @@ def test_positions_continue_from_the_cache_and_dropout_is_applied_to_the_stream(
     assert (seen["resid_pre"] == 0).any() and not (seen["embed"] == 0).any()
 
 
-@pytest.mark.parametrize("cfg", [*SHAPES.values(), replace(SHAPES["regressor"], bias=False),
-                                 replace(G, bias=False, tie_weights=False), replace(G, tie_weights=True)],
-                         ids=[*SHAPES, "regressor-no-bias", "gpt-no-bias", "gpt-tied"])
+@pytest.mark.parametrize(
+    "cfg",
+    [
+        *SHAPES.values(),
+        replace(SHAPES["regressor"], bias=False),
+        replace(G, bias=False, tie_weights=False),
+        replace(G, tie_weights=True),
+    ],
+    ids=[*SHAPES, "regressor-no-bias", "gpt-no-bias", "gpt-tied"],
+)
 def test_the_formulas_count_what_the_modules_hold(cfg):
     """Each module holds what its formula says: a bias switched off, a tied head, a projection's
     sizes (d_in, d_out) show in both the module and the formula."""

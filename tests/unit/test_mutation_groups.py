@@ -63,7 +63,8 @@ def test_only_the_equivalent_table_is_read_as_equivalent(tmp_path, monkeypatch):
     "Equivalent mutants" table are left out of it, every name of a row's first cell (the bug: every
     table's first name was read as equivalent, which raised the rate)."""
     doc = tmp_path / "testing.md"
-    doc.write_text("""# Testing
+    doc.write_text(
+        """# Testing
 | mutant | why |
 |---|---|
 | `glassformer.a.x_f__mutmut_1` | a table before the section |
@@ -78,18 +79,29 @@ def test_only_the_equivalent_table_is_read_as_equivalent(tmp_path, monkeypatch):
 ### Survivors not killed
 
 | `glassformer.sample.x_h__mutmut_5` | left alone |
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     monkeypatch.setattr(groups, "DOC", doc)
-    assert groups.equivalent_names() == {"glassformer.sample.x_f__mutmut_2", "glassformer.sample.x_g__mutmut_3",
-                                         "glassformer.sample.x_g__mutmut_4"}
+    assert groups.equivalent_names() == {
+        "glassformer.sample.x_f__mutmut_2",
+        "glassformer.sample.x_g__mutmut_3",
+        "glassformer.sample.x_g__mutmut_4",
+    }
 
 
 def test_weighted_rate_weighs_each_group_by_its_share_of_the_population():
     """Sample G's per-group counts with the population's group sizes, worked by hand:
     (2835·1 + 2098·1 + 3984·0.8 + 290·8/9 + 2913·0.9 + 2776·0.8) / 14896 = 0.887519.
     A group missing from the sample (or with nothing counted) leaves the weights of the others."""
-    per_group = {"nn": (10, 10), "models": (10, 10), "train": (8, 10), "sample": (8, 9), "text": (9, 10),
-                 "inspect": (8, 10)}
+    per_group = {
+        "nn": (10, 10),
+        "models": (10, 10),
+        "train": (8, 10),
+        "sample": (8, 9),
+        "text": (9, 10),
+        "inspect": (8, 10),
+    }
     population = {"nn": 2835, "models": 2098, "train": 3984, "sample": 290, "text": 2913, "inspect": 2776}
     assert groups.weighted_rate(per_group, population) == pytest.approx(0.887519, abs=1e-6)
     assert groups.weighted_rate({"nn": (5, 10), "text": (0, 0)}, population) == 0.5
@@ -99,9 +111,14 @@ def test_weighted_rate_weighs_each_group_by_its_share_of_the_population():
 def test_report_prints_the_overall_and_the_weighted_rate(tmp_path, monkeypatch, capsys):
     """The report's last table line: all groups together with their Wilson interval, and the
     weighted estimate (a sample of 2 nn mutants, both killed, and 2 text, one alive)."""
-    results = {"glassformer.nn.a.x__mutmut_1": 1, "glassformer.nn.a.x__mutmut_2": 1,
-               "glassformer.text.b.x__mutmut_1": 1, "glassformer.text.b.x__mutmut_2": 0,
-               "glassformer.text.b.x__mutmut_3": None, "glassformer.text.b.x__mutmut_4": None}
+    results = {
+        "glassformer.nn.a.x__mutmut_1": 1,
+        "glassformer.nn.a.x__mutmut_2": 1,
+        "glassformer.text.b.x__mutmut_1": 1,
+        "glassformer.text.b.x__mutmut_2": 0,
+        "glassformer.text.b.x__mutmut_3": None,
+        "glassformer.text.b.x__mutmut_4": None,
+    }
     monkeypatch.setattr(groups, "all_results", lambda: results)
     monkeypatch.setattr(groups, "equivalent_names", set)
     names = tmp_path / "names.txt"
@@ -110,5 +127,8 @@ def test_report_prints_the_overall_and_the_weighted_rate(tmp_path, monkeypatch, 
     out = capsys.readouterr().out
     lo, hi = groups.wilson(3, 4)
     # population: nn 2, text 4 -> (2·1 + 4·0.5) / 6
-    assert f"all      3 / 4 = 75.0% ({100 * lo:.1f}-{100 * hi:.1f}); weighted by each group's share of the population: 66.7%" in out
+    assert (
+        f"all      3 / 4 = 75.0% ({100 * lo:.1f}-{100 * hi:.1f}); weighted by each group's share of the population: 66.7%"
+        in out
+    )
     assert "survived  glassformer.text.b.x__mutmut_2" in out

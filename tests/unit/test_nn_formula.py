@@ -7,16 +7,19 @@ import pytest
 from glassformer.nn.formula import evaluate
 
 
-@pytest.mark.parametrize("formula,value", [
-    ("C·3C + 3C", 4 * 12 + 12),  # 3C means 3·C
-    ("H·3(C·D + D)", 2 * 3 * (4 * 2 + 2)),  # 3(…) means 3·(…)
-    ("(C + 1)F", 5 * 7),  # (…)F means (…)·F
-    ("(C + 1)(F - 1)", 5 * 6),
-    ("(C + 1)2", 10),
-    ("2d_in + 3d_out", 2 * 5 + 3 * 6),  # lower-case symbols after a number, too
-    ("(C + 1)d_out", 5 * 6),
-    ("V × C", 9 * 4),
-])
+@pytest.mark.parametrize(
+    "formula,value",
+    [
+        ("C·3C + 3C", 4 * 12 + 12),  # 3C means 3·C
+        ("H·3(C·D + D)", 2 * 3 * (4 * 2 + 2)),  # 3(…) means 3·(…)
+        ("(C + 1)F", 5 * 7),  # (…)F means (…)·F
+        ("(C + 1)(F - 1)", 5 * 6),
+        ("(C + 1)2", 10),
+        ("2d_in + 3d_out", 2 * 5 + 3 * 6),  # lower-case symbols after a number, too
+        ("(C + 1)d_out", 5 * 6),
+        ("V × C", 9 * 4),
+    ],
+)
 def test_implicit_products_and_symbols(formula, value):
     assert evaluate(formula, {"C": 4, "H": 2, "D": 2, "F": 7, "V": 9, "d_in": 5, "d_out": 6}) == value
 

@@ -11,8 +11,21 @@ from glassformer.config import ModelConfig
 from glassformer.models import GPT, SequenceRegressor
 
 CFG = ModelConfig(vocab_size=10, d_model=8, n_heads=2, d_ff=16, n_layers=2, max_len=6)
-PER_BLOCK = ["ln1", "attn.q", "attn.k", "attn.v", "attn.scores", "attn.weights", "attn.z",
-             "attn.merged", "attn.out", "resid_mid", "ln2", "ffn.hidden", "resid_post"]
+PER_BLOCK = [
+    "ln1",
+    "attn.q",
+    "attn.k",
+    "attn.v",
+    "attn.scores",
+    "attn.weights",
+    "attn.z",
+    "attn.merged",
+    "attn.out",
+    "resid_mid",
+    "ln2",
+    "ffn.hidden",
+    "resid_post",
+]
 
 
 def ids():
@@ -98,5 +111,8 @@ def test_activation_cache_summary_lists_every_tensor_with_its_shape():
 
     cache = ActivationCache({"embed": torch.zeros(1, 3, 8), "logits": torch.zeros(1, 3, 5)})
     assert cache.shapes() == {"embed": (1, 3, 8), "logits": (1, 3, 5)}
-    assert repr(cache).splitlines() == ["ActivationCache(2 tensors)", f"  {'embed':<28} (1, 3, 8)",
-                                        f"  {'logits':<28} (1, 3, 5)"]
+    assert repr(cache).splitlines() == [
+        "ActivationCache(2 tensors)",
+        f"  {'embed':<28} (1, 3, 8)",
+        f"  {'logits':<28} (1, 3, 5)",
+    ]

@@ -108,8 +108,10 @@ def test_positions_past_max_len_with_an_offset(table):
 def test_gpt_refuses_causal_false():
     with pytest.raises(ValueError) as caught:
         GPT(replace(CFG, causal=False))
-    assert str(caught.value) == ("GPT is decoder-only and needs causal=True; use Encoder (kind='encoder', "
-                                 "--kind=encoder) for bidirectional attention.")  # the whole way out, as typed
+    assert str(caught.value) == (
+        "GPT is decoder-only and needs causal=True; use Encoder (kind='encoder', "
+        "--kind=encoder) for bidirectional attention."
+    )  # the whole way out, as typed
 
 
 def test_regressor_input_checks():

@@ -10,9 +10,24 @@ from glassformer.train.pair_tasks import SOURCES, pair_source
 from glassformer.train.sources import IGNORE, PairBatches, pad_pairs
 
 EXAMPLES = {  # written out by hand, one per rule of the grammar
-    0: "零", 7: "七", 10: "十", 15: "十五", 20: "二十", 101: "一百零一", 110: "一百一十", 115: "一百一十五",
-    1005: "一千零五", 1050: "一千零五十", 1205: "一千二百零五", 1500: "一千五百", 9999: "九千九百九十九",
-    10005: "一万零五", 10500: "一万零五百", 11000: "一万一千", 100000: "十万", 100010: "十万零一十",
+    0: "零",
+    7: "七",
+    10: "十",
+    15: "十五",
+    20: "二十",
+    101: "一百零一",
+    110: "一百一十",
+    115: "一百一十五",
+    1005: "一千零五",
+    1050: "一千零五十",
+    1205: "一千二百零五",
+    1500: "一千五百",
+    9999: "九千九百九十九",
+    10005: "一万零五",
+    10500: "一万零五百",
+    11000: "一万一千",
+    100000: "十万",
+    100010: "十万零一十",
     12345678: "一千二百三十四万五千六百七十八",
 }
 
@@ -26,10 +41,16 @@ def test_every_number_reads_back():
     assert all(from_chinese(to_chinese(n)) == n for n in [*range(0, 20_000), *range(99_990, 100_020), LIMIT - 1])
 
 
-@pytest.mark.parametrize("text, message", [
-    ("一十五", "that would be '十五'"), ("五千零零五", "that would be '五千零五'"), ("零五", "that would be '五'"),
-    ("12", "'1' is neither a digit"), ("", "not a number written the standard way"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("一十五", "that would be '十五'"),
+        ("五千零零五", "that would be '五千零五'"),
+        ("零五", "that would be '五'"),
+        ("12", "'1' is neither a digit"),
+        ("", "not a number written the standard way"),
+    ],
+)
 def test_non_standard_words_are_refused(text, message):
     with pytest.raises(ValueError, match=message):
         from_chinese(text)
@@ -37,7 +58,7 @@ def test_non_standard_words_are_refused(text, message):
 
 def test_to_chinese_range():
     with pytest.raises(ValueError, match="0 ≤ n < 100,000,000"):
-        to_chinese(10 ** 8)
+        to_chinese(10**8)
 
 
 @pytest.mark.parametrize("spec", SOURCES)
@@ -53,9 +74,13 @@ def test_held_out_pairs_share_no_source_with_training(spec):
 
 
 def test_each_task_computes_its_answer():
-    answers = {"digits:copy": lambda s: s, "digits:reverse": lambda s: s[::-1],
-               "digits:sort": lambda s: "".join(sorted(s)), "numbers:zh2num": lambda s: str(from_chinese(s)),
-               "numbers:num2zh": lambda s: to_chinese(int(s))}
+    answers = {
+        "digits:copy": lambda s: s,
+        "digits:reverse": lambda s: s[::-1],
+        "digits:sort": lambda s: "".join(sorted(s)),
+        "numbers:zh2num": lambda s: str(from_chinese(s)),
+        "numbers:num2zh": lambda s: to_chinese(int(s)),
+    }
     for spec, answer in answers.items():
         data = pair_source(spec, n_pairs=500, max_digits=4)
         assert all(t == answer(s) for s, t in data.train)
@@ -94,8 +119,10 @@ def test_longest_counts_every_split_the_test_one_too():
     from dataclasses import replace
 
     data = pair_source("digits:copy", n_pairs=200, max_digits=3)
-    assert data.longest() == (max(len(s) for s, _ in data.train + data.val + data.test),
-                              max(len(t) for _, t in data.train + data.val + data.test))
+    assert data.longest() == (
+        max(len(s) for s, _ in data.train + data.val + data.test),
+        max(len(t) for _, t in data.train + data.val + data.test),
+    )
     longer = replace(data, test=[*data.test, ("1234567", "12")])
     assert longer.longest() == (7, max(len(t) for _, t in data.train + data.val + data.test))
 
@@ -145,11 +172,16 @@ def test_the_pair_vocabulary_the_digit_strings_and_the_refusals_whole():
     assert len(digit_strings(110, 2, np.random.default_rng(1))) == 110  # exactly the capacity: 10 + 100
     with pytest.raises(ValueError) as e:
         digit_strings(111, 2, np.random.default_rng(1))
-    assert str(e.value) == "only 110 digit strings have at most 2 digits; ask for fewer than 111 pairs or allow longer strings."
+    assert (
+        str(e.value)
+        == "only 110 digit strings have at most 2 digits; ask for fewer than 111 pairs or allow longer strings."
+    )
     with pytest.raises(ValueError) as e:
         pair_source("digits:shuffle")
-    assert str(e.value) == ("unknown pair source 'digits:shuffle'; choose one of ['digits:copy', 'digits:reverse', "
-                            "'digits:sort', 'numbers:zh2num', 'numbers:num2zh'].")
+    assert str(e.value) == (
+        "unknown pair source 'digits:shuffle'; choose one of ['digits:copy', 'digits:reverse', "
+        "'digits:sort', 'numbers:zh2num', 'numbers:num2zh']."
+    )
     with pytest.raises(ValueError):
         pair_source("numbers:copy")  # a task of the other family
     data = pair_source("numbers:zh2num", limit=40)

@@ -41,8 +41,13 @@ def test_every_scheme_is_registered_with_one_line_in_both_languages():
 def test_which_schemes_are_limited_by_a_table():
     assert {n for n in SCHEMES if position_scheme(n).table} == {"learned", "sinusoidal"}
     touch = {n: (position_scheme(n).stream is not None, position_scheme(n).attention is not None) for n in SCHEMES}
-    assert touch == {"learned": (True, False), "sinusoidal": (True, False), "none": (False, False),
-                     "rotary": (False, True), "alibi": (False, True)}
+    assert touch == {
+        "learned": (True, False),
+        "sinusoidal": (True, False),
+        "none": (False, False),
+        "rotary": (False, True),
+        "alibi": (False, True),
+    }
 
 
 def test_a_misspelled_scheme_names_the_nearest():
@@ -51,8 +56,7 @@ def test_a_misspelled_scheme_names_the_nearest():
 
 
 def test_each_model_gets_the_parts_its_scheme_names():
-    for name, stream, attn in [("none", None, type(None)), ("rotary", None, RotaryPositions),
-                               ("alibi", None, ALiBi)]:
+    for name, stream, attn in [("none", None, type(None)), ("rotary", None, RotaryPositions), ("alibi", None, ALiBi)]:
         m = gpt(name)
         assert m.pos_embed is stream and all(isinstance(b.attn.positions, attn) for b in m.blocks)
     assert gpt("learned").pos_embed is not None
@@ -113,7 +117,9 @@ def test_parameter_table_counts_every_scheme_in_data_flow_order(position):
     if position_scheme(position).attention:  # a 0-parameter row, between the projections it sits between
         row = next(r for r in table.rows if r.module == "blocks.0.attn.positions")
         assert row.count == row.expected == 0 and row.formula == "0" and row.note
-        assert rows.index("blocks.0.attn.qkv") < rows.index("blocks.0.attn.positions") < rows.index("blocks.0.attn.proj")
+        assert (
+            rows.index("blocks.0.attn.qkv") < rows.index("blocks.0.attn.positions") < rows.index("blocks.0.attn.proj")
+        )
 
 
 @pytest.mark.parametrize("position", SCHEMES)

@@ -8,14 +8,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from glassformer.text import (BPETokenizer, CharTokenizer, HFBPETokenizer, WordTokenizer, choose_tokenizer,
-                              load_text, prepare)
-from glassformer.text import stream
+from glassformer.text import (
+    BPETokenizer,
+    CharTokenizer,
+    HFBPETokenizer,
+    WordTokenizer,
+    choose_tokenizer,
+    load_text,
+    prepare,
+    stream,
+)
 
 # English, Chinese without spaces, CRLF line ends, emoji, a control character: every case a cut could break
-TEXT = ("The quick brown fox, it's said, jumps over 2 lazy dogs.\r\n"
-        "我爱你。你好吗？床前明月光，疑是地上霜。\n"
-        "  Emoji 👍🏽 and \x1b[1mbold\x1b[0m   text\t\tend.\n") * 12
+TEXT = (
+    "The quick brown fox, it's said, jumps over 2 lazy dogs.\r\n"
+    "我爱你。你好吗？床前明月光，疑是地上霜。\n"
+    "  Emoji 👍🏽 and \x1b[1mbold\x1b[0m   text\t\tend.\n"
+) * 12
 CHOICES = [  # (prepare keywords, directory prefix, tokenizer class)
     ({}, "char", CharTokenizer),
     ({"tokenizer": "word"}, "word-whitespace", WordTokenizer),
@@ -101,21 +110,40 @@ def test_bpe_backends_write_the_same_ids(text_file, tmp_path):
 def test_in_memory_sources_stream_too(tmp_path):
     a = prepare("builtin:seed", tmp_path / "a", tokenizer="bpe", vocab_size=280)
     b = prepare("builtin:seed", tmp_path / "b", tokenizer="bpe", vocab_size=280, chunk_chars=3)
-    assert np.array_equal(a.train, b.train) and a.tokenizer.decode(np.concatenate([a.train, a.val])) == \
-        load_text("builtin:seed")
+    assert np.array_equal(a.train, b.train) and a.tokenizer.decode(np.concatenate([a.train, a.val])) == load_text(
+        "builtin:seed"
+    )
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"tokenizer": "sentencepiece"}, r"unknown tokenizer='sentencepiece' \(--tokenizer\); choose one of char, word, bpe"),
-    ({"tokenizer": "bpe", "vocab_size": 100}, r"vocab_size=100 \(--vocab-size\) is too small.*256 byte values.*--vocab-size 256 or more"),
-    ({"tokenizer": "char", "vocab_size": 512}, r"vocab_size \(--vocab-size\) applies only to tokenizer='bpe'.*use --tokenizer bpe"),
-    ({"segment": "jieba"}, r"segment \(--segment\) applies only to tokenizer='word'.*--tokenizer word --segment jieba"),
-    ({"tokenizer": "bpe", "segment": "jieba"}, r"segment \(--segment\) applies only"),
-    ({"tokenizer": "word", "segment": "spaces"}, r"unknown segment='spaces' \(--segment\); choose one of whitespace, jieba"),
-    ({"backend": "hf"}, r"backend \(--backend\) applies only to tokenizer='bpe'"),
-    ({"tokenizer": "bpe", "backend": "rust"}, r"unknown backend='rust' \(--backend\); choose ours .* or hf"),
-    ({"tokenizer": "bpe", "vocab_size": "512"}, r"must be a whole number"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (
+            {"tokenizer": "sentencepiece"},
+            r"unknown tokenizer='sentencepiece' \(--tokenizer\); choose one of char, word, bpe",
+        ),
+        (
+            {"tokenizer": "bpe", "vocab_size": 100},
+            r"vocab_size=100 \(--vocab-size\) is too small.*256 byte values.*--vocab-size 256 or more",
+        ),
+        (
+            {"tokenizer": "char", "vocab_size": 512},
+            r"vocab_size \(--vocab-size\) applies only to tokenizer='bpe'.*use --tokenizer bpe",
+        ),
+        (
+            {"segment": "jieba"},
+            r"segment \(--segment\) applies only to tokenizer='word'.*--tokenizer word --segment jieba",
+        ),
+        ({"tokenizer": "bpe", "segment": "jieba"}, r"segment \(--segment\) applies only"),
+        (
+            {"tokenizer": "word", "segment": "spaces"},
+            r"unknown segment='spaces' \(--segment\); choose one of whitespace, jieba",
+        ),
+        ({"backend": "hf"}, r"backend \(--backend\) applies only to tokenizer='bpe'"),
+        ({"tokenizer": "bpe", "backend": "rust"}, r"unknown backend='rust' \(--backend\); choose ours .* or hf"),
+        ({"tokenizer": "bpe", "vocab_size": "512"}, r"must be a whole number"),
+    ],
+)
 def test_bad_choices_say_which_option_and_what_to_do(kwargs, message, tmp_path):
     with pytest.raises(ValueError, match=message):
         prepare("builtin:seed", tmp_path, **kwargs)
@@ -133,8 +161,11 @@ def test_file_hash_pass(text_file, tmp_path):
     assert sha == hashlib.sha256(TEXT.encode("utf-8")).hexdigest() and n_chars == len(TEXT)
     bad = tmp_path / "bad.txt"
     bad.write_bytes("héllo".encode("utf-8") + b"\xff rest")
-    with pytest.raises(ValueError, match=r"not UTF-8 text \(byte 0xff at offset 6 is not valid UTF-8\); it reads as CP1252\. "
-                                         r"Convert it, then use the copy: iconv -f CP1252 -t UTF-8"):
+    with pytest.raises(
+        ValueError,
+        match=r"not UTF-8 text \(byte 0xff at offset 6 is not valid UTF-8\); it reads as CP1252\. "
+        r"Convert it, then use the copy: iconv -f CP1252 -t UTF-8",
+    ):
         prepare(f"file:{bad}", tmp_path)
 
 
@@ -172,33 +203,48 @@ def test_every_choice_whole_and_each_refusal_word_for_word():
 
     assert choose_tokenizer() == TokenizerChoice(CharTokenizer, {}, "char")
     assert choose_tokenizer("word") == TokenizerChoice(WordTokenizer, {"segment": "whitespace"}, "word-whitespace")
-    assert choose_tokenizer("word", segment="jieba") == TokenizerChoice(WordTokenizer, {"segment": "jieba"},
-                                                                        "word-jieba")
+    assert choose_tokenizer("word", segment="jieba") == TokenizerChoice(
+        WordTokenizer, {"segment": "jieba"}, "word-jieba"
+    )
     assert choose_tokenizer("bpe") == TokenizerChoice(BPETokenizer, {"vocab_size": 512}, "bpe-512")
     assert choose_tokenizer("bpe", 256, backend="ours") == TokenizerChoice(BPETokenizer, {"vocab_size": 256}, "bpe-256")
-    assert choose_tokenizer("bpe", 300, backend="hf") == TokenizerChoice(HFBPETokenizer, {"vocab_size": 300},
-                                                                         "bpe-hf-300")
+    assert choose_tokenizer("bpe", 300, backend="hf") == TokenizerChoice(
+        HFBPETokenizer, {"vocab_size": 300}, "bpe-hf-300"
+    )
     assert choose_tokenizer("bpe", 257).build(["ab ab"]).merges == [(97, 98)]
     refusals = [
         ({"tokenizer": "Char"}, "unknown tokenizer='Char' (--tokenizer); choose one of char, word, bpe"),
-        ({"tokenizer": "word", "vocab_size": 512},
-         "vocab_size (--vocab-size) applies only to tokenizer='bpe' (--tokenizer bpe): a word vocabulary is every "
-         "distinct word of the text. Drop it, or use --tokenizer bpe"),
-        ({"tokenizer": "char", "segment": "jieba"},
-         "segment (--segment) applies only to tokenizer='word' (--tokenizer word), not 'char'. Use --tokenizer word "
-         "--segment jieba, or drop --segment"),
-        ({"tokenizer": "word", "backend": "hf"},
-         "backend (--backend) applies only to tokenizer='bpe' (--tokenizer bpe), not 'word'. Use --tokenizer bpe, or "
-         "drop --backend"),
-        ({"tokenizer": "word", "segment": "spaces"}, "unknown segment='spaces' (--segment); choose one of whitespace, "
-                                                     "jieba"),
-        ({"tokenizer": "bpe", "backend": "rust"}, "unknown backend='rust' (--backend); choose ours (Python, shows its "
-                                                  "work) or hf (the Hugging Face tokenizers library, same ids, faster)"),
+        (
+            {"tokenizer": "word", "vocab_size": 512},
+            "vocab_size (--vocab-size) applies only to tokenizer='bpe' (--tokenizer bpe): a word vocabulary is every "
+            "distinct word of the text. Drop it, or use --tokenizer bpe",
+        ),
+        (
+            {"tokenizer": "char", "segment": "jieba"},
+            "segment (--segment) applies only to tokenizer='word' (--tokenizer word), not 'char'. Use --tokenizer word "
+            "--segment jieba, or drop --segment",
+        ),
+        (
+            {"tokenizer": "word", "backend": "hf"},
+            "backend (--backend) applies only to tokenizer='bpe' (--tokenizer bpe), not 'word'. Use --tokenizer bpe, or "
+            "drop --backend",
+        ),
+        (
+            {"tokenizer": "word", "segment": "spaces"},
+            "unknown segment='spaces' (--segment); choose one of whitespace, jieba",
+        ),
+        (
+            {"tokenizer": "bpe", "backend": "rust"},
+            "unknown backend='rust' (--backend); choose ours (Python, shows its "
+            "work) or hf (the Hugging Face tokenizers library, same ids, faster)",
+        ),
         ({"tokenizer": "bpe", "vocab_size": True}, "vocab_size=True (--vocab-size) must be a whole number, e.g. 512"),
         ({"tokenizer": "bpe", "vocab_size": 300.0}, "vocab_size=300.0 (--vocab-size) must be a whole number, e.g. 512"),
-        ({"tokenizer": "bpe", "vocab_size": 255, "backend": "hf"},
-         "vocab_size=255 (--vocab-size) is too small for byte-level BPE: its vocabulary starts with all 256 byte "
-         "values, so it has at least 256 ids. Use --vocab-size 256 or more (e.g. 512)"),
+        (
+            {"tokenizer": "bpe", "vocab_size": 255, "backend": "hf"},
+            "vocab_size=255 (--vocab-size) is too small for byte-level BPE: its vocabulary starts with all 256 byte "
+            "values, so it has at least 256 ids. Use --vocab-size 256 or more (e.g. 512)",
+        ),
     ]
     for kwargs, message in refusals:
         with pytest.raises(ValueError) as caught:
@@ -206,8 +252,9 @@ def test_every_choice_whole_and_each_refusal_word_for_word():
         assert str(caught.value) == message
 
 
-def test_the_hash_pass_counts_characters_cut_between_blocks_and_finds_a_bad_byte_in_a_later_block(tmp_path,
-                                                                                                   monkeypatch):
+def test_the_hash_pass_counts_characters_cut_between_blocks_and_finds_a_bad_byte_in_a_later_block(
+    tmp_path, monkeypatch
+):
     """With 3-byte blocks every multi-byte character is cut somewhere; the character count, the
     sha256 and the offset of a bad byte (after a cut character) must not notice."""
     monkeypatch.setattr(stream, "HASH_BLOCK", 3)

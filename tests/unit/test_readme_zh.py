@@ -19,16 +19,28 @@ def test_the_quickstart_commands_come_first_and_readme_links_here():
 
 def test_the_glossary_has_the_key_terms():
     rows = [line for line in TEXT.splitlines() if line.startswith("| ")]
-    for zh, en in [("注意力", "attention"), ("残差", "residual"), ("层归一化", "LayerNorm"),
-                   ("位置编码", "positional encoding"), ("多头", "multi-head"), ("掩码", "mask"),
-                   ("前馈网络", "feed-forward"), ("词元", "token"), ("logits", "logits"), ("温度", "temperature")]:
+    for zh, en in [
+        ("注意力", "attention"),
+        ("残差", "residual"),
+        ("层归一化", "LayerNorm"),
+        ("位置编码", "positional encoding"),
+        ("多头", "multi-head"),
+        ("掩码", "mask"),
+        ("前馈网络", "feed-forward"),
+        ("词元", "token"),
+        ("logits", "logits"),
+        ("温度", "temperature"),
+    ]:
         assert any(zh in row and en in row for row in rows), f"no glossary row pairs {zh} with {en}"
 
 
 def test_every_file_link_and_notebook_named_exists():
     links = re.findall(r"\]\(([^)#]+)\)", TEXT)
-    paths = re.findall(r"`((?:src/glassformer|docs|notebooks)/[^`\s]+|(?:nn|text|train|models|lessons|inspect|"
-                       r"numpy_ref)/[\w./]+\.py)`", TEXT)
+    paths = re.findall(
+        r"`((?:src/glassformer|docs|notebooks)/[^`\s]+|(?:nn|text|train|models|lessons|inspect|"
+        r"numpy_ref)/[\w./]+\.py)`",
+        TEXT,
+    )
     assert links and paths
     for name in links:
         assert (ROOT / name).exists(), f"README.zh.md links {name}, which does not exist"
@@ -40,7 +52,11 @@ def test_every_file_link_and_notebook_named_exists():
 
 
 def test_every_command_named_is_a_verb():
-    verbs = {verb for action in build_parser()._actions if isinstance(action, argparse._SubParsersAction)
-             for verb in action.choices}
+    verbs = {
+        verb
+        for action in build_parser()._actions
+        if isinstance(action, argparse._SubParsersAction)
+        for verb in action.choices
+    }
     for verb in re.findall(r"`glassformer ([a-z-]+)", TEXT):
         assert verb in verbs or verb.replace("-", "_") in verbs, f"README.zh.md names `glassformer {verb}`"

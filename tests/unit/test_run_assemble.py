@@ -14,8 +14,7 @@ QUICK = ["--max_steps=1", "--eval_interval=1", "--eval_iters=1", "--threads=1", 
 
 
 def start(tmp_path, name, **kwargs):
-    return new_run("seed000", QUICK, source="builtin:seed", out=tmp_path / name, cache_dir=tmp_path / "cache",
-                   **kwargs)
+    return new_run("seed000", QUICK, source="builtin:seed", out=tmp_path / name, cache_dir=tmp_path / "cache", **kwargs)
 
 
 def test_rank_0_gets_a_sampler_with_the_runs_prompt_and_length_and_the_progress_it_asked_for(tmp_path):
@@ -26,7 +25,7 @@ def test_rank_0_gets_a_sampler_with_the_runs_prompt_and_length_and_the_progress_
     run.trainer.callbacks[0]("eval", run.trainer)
     kept = (run.dir / "samples.txt").read_text(encoding="utf-8")
     assert kept.startswith("=== step 0 ===\nab") and kept.endswith("\n\n")
-    text = kept[len("=== step 0 ===\n"):-2]
+    text = kept[len("=== step 0 ===\n") : -2]
     assert len(run.data.tokenizer.encode(text)) == 2 + 7 and shown == [f"--- sample at step 0 ---\n{text}\n---"]
     lines = start(tmp_path, "b", progress=False)  # default sample length: a sampler too
     assert lines.trainer.progress_mode == "lines" and len(lines.trainer.callbacks) == 1
@@ -54,6 +53,7 @@ def test_config_json_is_written_whole_and_rank_0_announces_a_fresh_start(tmp_pat
 
         def announce(self, run_dir, resumed: bool) -> None:
             self.heard.append((run_dir, resumed))
+
     world = Announcing()
     monkeypatch.setattr(distributed, "_world", world)
     for name, text in (("plain", None), ("words", {"tokenizer": "word", "segment": "whitespace"})):
@@ -63,7 +63,9 @@ def test_config_json_is_written_whole_and_rank_0_announces_a_fresh_start(tmp_pat
         keys = ["preset", "about", "source", *(["text"] if text else []), "text_sha256", "model", "train"]
         assert list(run.config) == keys and run.config["about"] == get_preset("seed000").about
         assert run.config["preset"] == "seed000" and run.config["source"] == "builtin:seed"
-        assert run.config["train"]["max_steps"] == 1 and run.config["model"]["vocab_size"] == run.data.tokenizer.vocab_size
+        assert (
+            run.config["train"]["max_steps"] == 1 and run.config["model"]["vocab_size"] == run.data.tokenizer.vocab_size
+        )
         assert (run.dir / "tokenizer.json").is_file() and world.heard[-1] == (run.dir, False)
 
 
@@ -71,13 +73,26 @@ def test_defaults_a_new_run_fills_in_the_folder_the_source_by_kind_and_text_opti
     import re
 
     from glassformer.train import run as run_module
+
     monkeypatch.setattr(run_module, "RUNS_DIR", tmp_path / "runs")
-    plain = new_run("seed000", QUICK, source="builtin:seed", cache_dir=tmp_path / "cache", progress=False,
-                    sample_chars=0, text={"tokenizer": "char", "vocab_size": None, "segment": None})
+    plain = new_run(
+        "seed000",
+        QUICK,
+        source="builtin:seed",
+        cache_dir=tmp_path / "cache",
+        progress=False,
+        sample_chars=0,
+        text={"tokenizer": "char", "vocab_size": None, "segment": None},
+    )
     assert plain.dir.parent == tmp_path / "runs" and re.fullmatch(r"seed000-\d{8}-\d{6}", plain.dir.name)
     assert plain.config["text"] == {"tokenizer": "char"}  # options left unset are not recorded
     sine = new_run("sine", ["--max_steps=1", "--threads=1"], out=tmp_path / "sine", progress=False)
     assert sine.config["source"] == "sine" and sine.data.tokenizer is None  # a regressor reads generated numbers
-    pairs = new_run("seed000", ["--kind=seq2seq", "--max_steps=1", "--threads=1"], out=tmp_path / "pairs",
-                    progress=False, sample_chars=0)
+    pairs = new_run(
+        "seed000",
+        ["--kind=seq2seq", "--max_steps=1", "--threads=1"],
+        out=tmp_path / "pairs",
+        progress=False,
+        sample_chars=0,
+    )
     assert pairs.config["source"] == "numbers:zh2num" and pairs.config["model"]["kind"] == "seq2seq"

@@ -18,8 +18,12 @@ def test_pairs_become_padded_bos_eos_batches_with_eval_iters_times_batch_size_ro
     for split in ("train", "val"):
         (s0, t0), (src, tgt) = data.encoded(split)[0], b.data[split]
         assert len(src) == len(data.encoded(split))
-        assert src[0, :len(s0)].tolist() == list(s0) and tgt[0, :len(t0) + 2].tolist() == [tok.bos_id, *t0, tok.eos_id]
-        assert (tgt[0, len(t0) + 2:] == tok.pad_id).all()
+        assert src[0, : len(s0)].tolist() == list(s0) and tgt[0, : len(t0) + 2].tolist() == [
+            tok.bos_id,
+            *t0,
+            tok.eos_id,
+        ]
+        assert (tgt[0, len(t0) + 2 :] == tok.pad_id).all()
 
 
 def test_numbers_become_shuffled_tensor_batches_with_their_own_val_split():

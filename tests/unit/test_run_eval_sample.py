@@ -29,8 +29,9 @@ def model_for(tok):
 
 def trainer(model, step, seed=11):
     shown = []
-    return SimpleNamespace(model=model, step=step, cfg=SimpleNamespace(seed=seed),
-                           progress=SimpleNamespace(write=shown.append)), shown
+    return SimpleNamespace(
+        model=model, step=step, cfg=SimpleNamespace(seed=seed), progress=SimpleNamespace(write=shown.append)
+    ), shown
 
 
 def test_each_evaluation_shows_and_keeps_a_seeded_sample(tmp_path):
@@ -61,7 +62,8 @@ def test_a_vocabulary_without_a_newline_starts_from_its_first_token_or_the_given
     t0, shown = trainer(model, 0)
     _eval_sampler(tok, None, 5, tmp_path / "a.txt")("eval", t0)
     assert shown[0].startswith("--- sample at step 0 ---\nx") and (tmp_path / "a.txt").read_text().startswith(
-        "=== step 0 ===\nx")
+        "=== step 0 ===\nx"
+    )
     t0, shown = trainer(model, 0)
     _eval_sampler(tok, "zy", 5, tmp_path / "b.txt")("eval", t0)
     text = sample(model, tok, "zy", 5, temperature=0.8, seed=11)[0]
@@ -71,10 +73,12 @@ def test_a_vocabulary_without_a_newline_starts_from_its_first_token_or_the_given
 def test_each_evaluation_of_a_seq2seq_run_translates_the_first_four_val_sources(tmp_path, monkeypatch):
     from glassformer.train import run as run_module
     from glassformer.train.run import _eval_translator
+
     data = SimpleNamespace(val=[("一", "1"), ("二", "2"), ("三", "3"), ("四", "4"), ("五", "5")])
     asked = []
-    monkeypatch.setattr(run_module, "translate", lambda model, d, sources: asked.append((model, d, sources)) or
-                        ["1", "", "33", "4"])
+    monkeypatch.setattr(
+        run_module, "translate", lambda model, d, sources: asked.append((model, d, sources)) or ["1", "", "33", "4"]
+    )
     path = tmp_path / "samples.txt"
     on_event = _eval_translator(data, path)
     t3, shown = trainer("the model", 3)

@@ -12,7 +12,8 @@ import pytest
 import torch
 
 from glassformer.messages import speaking
-from glassformer.train import distributed, run as run_module
+from glassformer.train import distributed
+from glassformer.train import run as run_module
 from glassformer.train.distributed import ProcessWorld, RankSlice
 from glassformer.train.record import ReadOnlyRunFiles
 from glassformer.train.run import new_run, resume_run, train
@@ -44,8 +45,16 @@ def files_of(run_dir: Path) -> dict[str, bytes]:
 def trained(tmp_path_factory):
     """Rank 0's run (one process), trained 2 steps: its initial weights, final weights, directory."""
     tmp = tmp_path_factory.mktemp("rank0")
-    run0 = new_run("seed000", QUICK, source="builtin:seed", out=tmp / "run", cache_dir=tmp / "cache",
-                   progress=False, sample_chars=0, text=WORDS)
+    run0 = new_run(
+        "seed000",
+        QUICK,
+        source="builtin:seed",
+        out=tmp / "run",
+        cache_dir=tmp / "cache",
+        progress=False,
+        sample_chars=0,
+        text=WORDS,
+    )
     initial = {k: v.clone() for k, v in run0.model.state_dict().items()}
     train(run0)
     return run0, initial
@@ -64,12 +73,20 @@ def follow(monkeypatch, tmp_path, run0, resumed: bool, entry):
 
 
 @pytest.mark.parametrize("entry", ["new_run", "resume_run"])
-def test_a_rank_above_0_reads_the_announced_run_and_starts_from_the_same_weights(trained, monkeypatch, tmp_path,
-                                                                                 entry):
+def test_a_rank_above_0_reads_the_announced_run_and_starts_from_the_same_weights(trained, monkeypatch, tmp_path, entry):
     run0, initial = trained
-    start = {"new_run": lambda cache: new_run("baby", ["--lr=9"], source="shakespeare", out=tmp_path / "ignored",
-                                              cache_dir=cache, progress=True, sample_chars=50),
-             "resume_run": lambda cache: resume_run(tmp_path / "ignored", ["--lr=9"], cache_dir=cache)}[entry]
+    start = {
+        "new_run": lambda cache: new_run(
+            "baby",
+            ["--lr=9"],
+            source="shakespeare",
+            out=tmp_path / "ignored",
+            cache_dir=cache,
+            progress=True,
+            sample_chars=50,
+        ),
+        "resume_run": lambda cache: resume_run(tmp_path / "ignored", ["--lr=9"], cache_dir=cache),
+    }[entry]
     run, world, loaded = follow(monkeypatch, tmp_path, run0, False, start)
     assert run.dir == run0.dir and run.lock is None and not (tmp_path / "ignored").exists()
     assert run.config == json.loads((run0.dir / "config.json").read_text())
@@ -90,8 +107,9 @@ def test_a_rank_above_0_reads_the_announced_run_and_starts_from_the_same_weights
 
 def test_a_rank_above_0_resumes_the_checkpoint_rank_0_resumed(trained, monkeypatch, tmp_path):
     run0, _ = trained
-    run, world, loaded = follow(monkeypatch, tmp_path, run0, True,
-                                lambda cache: new_run("seed000", source="builtin:seed", cache_dir=cache))
+    run, world, loaded = follow(
+        monkeypatch, tmp_path, run0, True, lambda cache: new_run("seed000", source="builtin:seed", cache_dir=cache)
+    )
     assert run.trainer.step == 2 and run.trainer.files.saved_step == 2 and world.barriers == 1  # after rank 0
     state, final = run.model.state_dict(), run0.model.state_dict()
     assert all(torch.equal(state[k], final[k]) for k in final)
@@ -120,6 +138,7 @@ def test_read_only_restore_reads_a_cut_save_from_its_temp_file_and_leaves_it(tra
     """A crash between a save's two renames: rank 0 repairs it; a rank above 0 reads it as it is."""
     run0, _ = trained
     import shutil
+
     shutil.copytree(run0.dir, tmp_path / "run")
     (tmp_path / "run" / "train_state.pt").rename(tmp_path / "run" / ".train_state.pt.bbb.tmp")
     with (tmp_path / "run" / "metrics.jsonl").open("a") as f:

@@ -8,9 +8,9 @@ import pytest
 import torch
 from torch import nn
 
+import glassformer.sample as sample_mod
 from glassformer.config import ModelConfig, get_preset
 from glassformer.models import GPT
-import glassformer.sample as sample_mod
 from glassformer.sample import generate_ids, sample, top_k_filter, top_p_filter
 from glassformer.text.tokenizers import CharTokenizer
 
@@ -66,12 +66,15 @@ def test_top_p_keeps_the_smallest_set_reaching_p():
     assert kept(1e-6) == [1]  # the most likely token always survives
 
 
-@pytest.mark.parametrize("top_k,top_p,allowed", [
-    (2, None, {1, 3}),
-    (None, 0.75, {1, 3, 4}),  # 0.4 + 0.3 = 0.7 < 0.75, so 0.15 is needed too
-    (3, 0.5, {1, 3}),  # top-3 renormalised: 0.47, 0.35, 0.18; 0.47 < 0.5 needs the second
-    (None, None, {0, 1, 2, 3, 4}),
-])
+@pytest.mark.parametrize(
+    "top_k,top_p,allowed",
+    [
+        (2, None, {1, 3}),
+        (None, 0.75, {1, 3, 4}),  # 0.4 + 0.3 = 0.7 < 0.75, so 0.15 is needed too
+        (3, 0.5, {1, 3}),  # top-3 renormalised: 0.47, 0.35, 0.18; 0.47 < 0.5 needs the second
+        (None, None, {0, 1, 2, 3, 4}),
+    ],
+)
 def test_only_allowed_ids_are_ever_sampled(top_k, top_p, allowed):
     model = FixedLogits(torch.tensor([0.1, 0.4, 0.05, 0.3, 0.15]).log())
     gen = torch.Generator().manual_seed(0)
@@ -128,8 +131,7 @@ def test_stop_string_cuts_and_streaming_never_shows_it():
     model = Counter()
     tok = CharTokenizer(list("abcd"))
     pieces = []
-    text = sample(model, tok, "a", 50, temperature=0, stop="da",
-                  on_text=lambda i, piece: pieces.append(piece))[0]
+    text = sample(model, tok, "a", 50, temperature=0, stop="da", on_text=lambda i, piece: pieces.append(piece))[0]
     assert text == "bc"  # generated "bcdab...", cut before the first "da"
     assert "".join(pieces) == "bc" and pieces == ["b", "c"]  # the "d" was held back, then dropped
 
@@ -138,8 +140,7 @@ def test_streaming_without_stop_emits_every_token_and_flushes_held_text():
     model = Counter()
     tok = CharTokenizer(list("abcd"))
     pieces = []
-    text = sample(model, tok, "a", 6, temperature=0, stop="dd",
-                  on_text=lambda i, piece: pieces.append(piece))[0]
+    text = sample(model, tok, "a", 6, temperature=0, stop="dd", on_text=lambda i, piece: pieces.append(piece))[0]
     assert text == "bcdabc"
     assert "".join(pieces) == text  # "d" held back while it might start "dd", released after
 
@@ -150,16 +151,27 @@ def test_text_held_back_when_the_budget_ends_is_flushed_to_its_own_sample():
     without the piece, or never)."""
     model, tok = Counter(), CharTokenizer(list("abcd"))
     pieces = []
-    texts = sample(model, tok, "a", 3, temperature=0, stop="dd", num_samples=2,
-                   on_text=lambda i, piece: pieces.append((i, piece)))
+    texts = sample(
+        model, tok, "a", 3, temperature=0, stop="dd", num_samples=2, on_text=lambda i, piece: pieces.append((i, piece))
+    )
     assert texts == ["bcd", "bcd"]
     assert pieces == [(0, "b"), (1, "b"), (0, "c"), (1, "c"), (0, "d"), (1, "d")]  # "d" only at the end
 
 
-@pytest.mark.parametrize("text, stop, held", [
-    ("xab", "abcd", 2), ("xabc", "abcd", 3), ("xa", "abcd", 1), ("abcd", "abcd", 0), ("xyz", "abcd", 0),
-    ("ab", "abcd", 2), ("a\ufffd", "abcd", 2), ("x\ufffd\ufffd", None, 2), ("xab", "", 0),
-])
+@pytest.mark.parametrize(
+    "text, stop, held",
+    [
+        ("xab", "abcd", 2),
+        ("xabc", "abcd", 3),
+        ("xa", "abcd", 1),
+        ("abcd", "abcd", 0),
+        ("xyz", "abcd", 0),
+        ("ab", "abcd", 2),
+        ("a\ufffd", "abcd", 2),
+        ("x\ufffd\ufffd", None, 2),
+        ("xab", "", 0),
+    ],
+)
 def test_held_back_is_the_longest_tail_that_could_start_the_stop_string(text, stop, held):
     """Every tail length is tried, longest first, up to len(stop) - 1 (the whole stop string is cut,
     not held); an unfinished character ("\ufffd", a byte of a split character) is held too."""
@@ -192,19 +204,22 @@ def test_bad_arguments_are_explained():
         sample(model, tok, "z", 3)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"max_new_tokens": -1}, "max_new_tokens must be a whole number >= 0, got -1"),
-    ({"max_new_tokens": 2.0}, "max_new_tokens must be a whole number >= 0, got 2.0"),
-    ({"num_samples": 0}, "num_samples must be a whole number >= 1, got 0"),
-    ({"num_samples": 1.0}, "num_samples must be a whole number >= 1, got 1.0"),
-    ({"temperature": -0.5}, "temperature must be a finite number >= 0 (0 = greedy), got -0.5"),
-    ({"temperature": float("nan")}, "temperature must be a finite number >= 0 (0 = greedy), got nan"),
-    ({"temperature": float("inf")}, "temperature must be a finite number >= 0 (0 = greedy), got inf"),
-    ({"top_k": 0}, "top_k must be a whole number >= 1, got 0"),
-    ({"top_k": 2.0}, "top_k must be a whole number >= 1, got 2.0"),
-    ({"top_p": 0}, "top_p must be in (0, 1], got 0"),
-    ({"top_p": 1.5}, "top_p must be in (0, 1], got 1.5"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"max_new_tokens": -1}, "max_new_tokens must be a whole number >= 0, got -1"),
+        ({"max_new_tokens": 2.0}, "max_new_tokens must be a whole number >= 0, got 2.0"),
+        ({"num_samples": 0}, "num_samples must be a whole number >= 1, got 0"),
+        ({"num_samples": 1.0}, "num_samples must be a whole number >= 1, got 1.0"),
+        ({"temperature": -0.5}, "temperature must be a finite number >= 0 (0 = greedy), got -0.5"),
+        ({"temperature": float("nan")}, "temperature must be a finite number >= 0 (0 = greedy), got nan"),
+        ({"temperature": float("inf")}, "temperature must be a finite number >= 0 (0 = greedy), got inf"),
+        ({"top_k": 0}, "top_k must be a whole number >= 1, got 0"),
+        ({"top_k": 2.0}, "top_k must be a whole number >= 1, got 2.0"),
+        ({"top_p": 0}, "top_p must be in (0, 1], got 0"),
+        ({"top_p": 1.5}, "top_p must be in (0, 1], got 1.5"),
+    ],
+)
 def test_each_bad_argument_gets_its_own_whole_message(kwargs, message):
     """Every argument check of `sample` says which argument, what it must be and what it got (the
     bugs: a message key dropped or swapped, so the error names nothing or the wrong argument; a
@@ -237,8 +252,9 @@ def test_past_max_len_names_the_scheme_or_says_it_does_not_know():
     gpt = GPT(ModelConfig(vocab_size=5, d_model=8, n_heads=2, d_ff=8, max_len=8))
     assert "position=learned: a table of max_len=8" in sample_mod.past_max_len(gpt)
     line = sample_mod.past_max_len(FixedLogits(torch.zeros(3)))  # a model whose cfg names no scheme
-    assert line == ("position=?: a table of max_len=8 positions; past it the model sees only the last 8 "
-                    "tokens (the window slides).")
+    assert line == (
+        "position=?: a table of max_len=8 positions; past it the model sees only the last 8 tokens (the window slides)."
+    )
 
 
 def test_debug_shapes_table_shows_the_prompt_text_once_per_model(capsys):
@@ -316,8 +332,16 @@ def test_a_sample_that_met_its_stop_string_waits_while_the_others_go_on():
     skipped, and row 1 still gets every one of its own: its text and its pieces are "bc"."""
     tok = CharTokenizer("abcd")
     pieces = []
-    texts = sample(Strides([3, 1]), tok, "a", max_new_tokens=6, temperature=0, num_samples=2, stop="d",
-                   on_text=lambda i, piece: pieces.append((i, piece)))
+    texts = sample(
+        Strides([3, 1]),
+        tok,
+        "a",
+        max_new_tokens=6,
+        temperature=0,
+        num_samples=2,
+        stop="d",
+        on_text=lambda i, piece: pieces.append((i, piece)),
+    )
     assert texts == ["", "bc"]
     assert pieces == [(1, "b"), (1, "c")]
 

@@ -55,8 +55,9 @@ def draw(n: int = N, seed: int = 0, **how) -> torch.Tensor:
 def chi2(counts: torch.Tensor, probs: torch.Tensor) -> float:
     """Pearson's statistic over the tokens with p > 0; a draw where p = 0 is an error."""
     allowed = probs > 0
-    assert counts[~allowed].sum() == 0, f"drew tokens {(~allowed & (counts > 0)).nonzero().flatten().tolist()} " \
-                                        f"that must never be drawn"
+    assert counts[~allowed].sum() == 0, (
+        f"drew tokens {(~allowed & (counts > 0)).nonzero().flatten().tolist()} that must never be drawn"
+    )
     expected = counts.sum() * probs[allowed]
     return float(((counts[allowed] - expected) ** 2 / expected).sum())
 
@@ -64,8 +65,10 @@ def chi2(counts: torch.Tensor, probs: torch.Tensor) -> float:
 def assert_follows(counts: torch.Tensor, probs: torch.Tensor) -> None:
     df = int((probs > 0).sum()) - 1
     stat = chi2(counts, probs)
-    assert stat < CHI2_999[df], f"χ² = {stat:.1f} >= {CHI2_999[df]} (df {df}): counts {counts.tolist()}, " \
-                                f"expected {(counts.sum() * probs).tolist()}"
+    assert stat < CHI2_999[df], (
+        f"χ² = {stat:.1f} >= {CHI2_999[df]} (df {df}): counts {counts.tolist()}, "
+        f"expected {(counts.sum() * probs).tolist()}"
+    )
 
 
 def renormalised(z: torch.Tensor, keep: list[int]) -> torch.Tensor:

@@ -19,36 +19,117 @@ BASE = ModelConfig(kind="seq2seq", vocab_size=17, d_model=12, n_heads=3, d_ff=20
 ONE_MATRIX = replace(BASE, norm="none", share_embeddings=True, tie_weights=True, position="sinusoidal")
 
 SHARED_POINTS = [  # (name, stage, stage in Chinese, axes, meaning, meaning in Chinese)
-    ("src_resid_pre", "+ position", "+ 位置", "B S C", "embedding + position: the source enters encoder block 0",
-     "嵌入 + 位置：源序列进入编码器第 0 块"),
-    ("tgt_embed", "embedding", "嵌入", "B T C", "target token vectors from the (V, C) table, ×√C = 3.46",
-     "目标词元在 (V, C) 表中的向量，×√C = 3.46"),
-    ("tgt_resid_pre", "+ position", "+ 位置", "B T C", "embedding + position: the target enters decoder block 0",
-     "嵌入 + 位置：目标序列进入解码器第 0 块"),
-    ("logits", "logits", "logits", "B T V", "one score per vocabulary entry, for each next target token",
-     "对每个下一个目标词元，词表中每个词一个分数"),
-    ("src_embed", "embedding", "嵌入", "B S C", "source token vectors from the (V, C) table, ×√C = 3.46",
-     "源词元在 (V, C) 表中的向量，×√C = 3.46"),
+    (
+        "src_resid_pre",
+        "+ position",
+        "+ 位置",
+        "B S C",
+        "embedding + position: the source enters encoder block 0",
+        "嵌入 + 位置：源序列进入编码器第 0 块",
+    ),
+    (
+        "tgt_embed",
+        "embedding",
+        "嵌入",
+        "B T C",
+        "target token vectors from the (V, C) table, ×√C = 3.46",
+        "目标词元在 (V, C) 表中的向量，×√C = 3.46",
+    ),
+    (
+        "tgt_resid_pre",
+        "+ position",
+        "+ 位置",
+        "B T C",
+        "embedding + position: the target enters decoder block 0",
+        "嵌入 + 位置：目标序列进入解码器第 0 块",
+    ),
+    (
+        "logits",
+        "logits",
+        "logits",
+        "B T V",
+        "one score per vocabulary entry, for each next target token",
+        "对每个下一个目标词元，词表中每个词一个分数",
+    ),
+    (
+        "src_embed",
+        "embedding",
+        "嵌入",
+        "B S C",
+        "source token vectors from the (V, C) table, ×√C = 3.46",
+        "源词元在 (V, C) 表中的向量，×√C = 3.46",
+    ),
 ]
 POINTS = {
-    "separate": SHARED_POINTS + [
-        ("src_pos", "+ position", "+ 位置", "S C", "position learned of each source token: a trained (max_len, C) "
-         "table added to the stream (GPT-2)", "每个源词元的位置 learned：一张训练出来的 (max_len, C) 表，加到残差流上（GPT-2）"),
-        ("memory", "memory", "编码器输出", "B S C", "normalised: the encoder's output, read by every cross-attention",
-         "归一化后：编码器的输出，每个交叉注意力都读它"),
-        ("tgt_pos", "+ position", "+ 位置", "T C", "position learned of each target token", "每个目标词元的位置 learned"),
-        ("dec_ln_final", "final LayerNorm", "最终层归一化", "B T C", "the decoder's last normalisation, fed to the head",
-         "解码器最后一次归一化，送入输出头"),
+    "separate": SHARED_POINTS
+    + [
+        (
+            "src_pos",
+            "+ position",
+            "+ 位置",
+            "S C",
+            "position learned of each source token: a trained (max_len, C) table added to the stream (GPT-2)",
+            "每个源词元的位置 learned：一张训练出来的 (max_len, C) 表，加到残差流上（GPT-2）",
+        ),
+        (
+            "memory",
+            "memory",
+            "编码器输出",
+            "B S C",
+            "normalised: the encoder's output, read by every cross-attention",
+            "归一化后：编码器的输出，每个交叉注意力都读它",
+        ),
+        (
+            "tgt_pos",
+            "+ position",
+            "+ 位置",
+            "T C",
+            "position learned of each target token",
+            "每个目标词元的位置 learned",
+        ),
+        (
+            "dec_ln_final",
+            "final LayerNorm",
+            "最终层归一化",
+            "B T C",
+            "the decoder's last normalisation, fed to the head",
+            "解码器最后一次归一化，送入输出头",
+        ),
     ],
-    "one matrix": SHARED_POINTS + [
-        ("src_pos", "+ position", "+ 位置", "S C", "position sinusoidal of each source token: fixed sin/cos waves "
-         "added to the stream (Vaswani et al. 2017)", "每个源词元的位置 sinusoidal：固定的正弦/余弦波，加到残差流上（Vaswani 等 2017）"),
-        ("memory", "memory", "编码器输出", "B S C", "the encoder's output, read by every cross-attention",
-         "编码器的输出，每个交叉注意力都读它"),
-        ("tgt_pos", "+ position", "+ 位置", "T C", "position sinusoidal of each target token",
-         "每个目标词元的位置 sinusoidal"),
-        ("dec_ln_final", "final LayerNorm (identity)", "最终层归一化（恒等）", "B T C",
-         "no normalisation in this config: the hook sees its input unchanged", "此配置没有归一化：这里看到的就是输入本身"),
+    "one matrix": SHARED_POINTS
+    + [
+        (
+            "src_pos",
+            "+ position",
+            "+ 位置",
+            "S C",
+            "position sinusoidal of each source token: fixed sin/cos waves added to the stream (Vaswani et al. 2017)",
+            "每个源词元的位置 sinusoidal：固定的正弦/余弦波，加到残差流上（Vaswani 等 2017）",
+        ),
+        (
+            "memory",
+            "memory",
+            "编码器输出",
+            "B S C",
+            "the encoder's output, read by every cross-attention",
+            "编码器的输出，每个交叉注意力都读它",
+        ),
+        (
+            "tgt_pos",
+            "+ position",
+            "+ 位置",
+            "T C",
+            "position sinusoidal of each target token",
+            "每个目标词元的位置 sinusoidal",
+        ),
+        (
+            "dec_ln_final",
+            "final LayerNorm (identity)",
+            "最终层归一化（恒等）",
+            "B T C",
+            "no normalisation in this config: the hook sees its input unchanged",
+            "此配置没有归一化：这里看到的就是输入本身",
+        ),
     ],
 }
 FORMULAS = {  # (part, formula, symbols, note, note in Chinese), in the order param_formulas gives them
@@ -64,7 +145,13 @@ FORMULAS = {  # (part, formula, symbols, note, note in Chinese), in the order pa
         ("tgt_embed", "0", {}, "shared: reuses src_embed's V·C table", "共享：复用 src_embed 的 V·C 表"),
         ("enc_ln_final", "0", {}, "no final norm", "没有最终归一化"),
         ("dec_ln_final", "0", {}, "no final norm", "没有最终归一化"),
-        ("head", "0", {}, "tied: reuses tgt_embed's V·C matrix, 0 new parameters", "绑定：复用 tgt_embed 的 V·C 矩阵，新增 0 个参数"),
+        (
+            "head",
+            "0",
+            {},
+            "tied: reuses tgt_embed's V·C matrix, 0 new parameters",
+            "绑定：复用 tgt_embed 的 V·C 矩阵，新增 0 个参数",
+        ),
     ],
 }
 CONFIGS = {"separate": BASE, "one matrix": ONE_MATRIX}
@@ -121,8 +208,10 @@ def test_each_mask_hides_exactly_what_it_promises():
     assert model.target_mask(tgt).tolist() == [[[[True, False, False], [True, True, False], [True, True, False]]]]
     # with a cache: one new token sees everything; several see the cached ones and the earlier new ones
     assert model.target_mask(torch.tensor([[1]]), offset=3) is None
-    assert model.target_mask(torch.tensor([[1, 2]]), offset=2).tolist() == [[True, True, True, False],
-                                                                            [True, True, True, True]]
+    assert model.target_mask(torch.tensor([[1, 2]]), offset=2).tolist() == [
+        [True, True, True, False],
+        [True, True, True, True],
+    ]
     free = EncoderDecoder(replace(BASE, causal=False))
     assert free.target_mask(torch.tensor([[1, 2]]), offset=2) is None
     assert free.target_mask(tgt).tolist() == [[[[True, True, False]]]]  # padding only
@@ -150,20 +239,29 @@ def test_a_new_cache_has_the_models_sizes_and_dtype():
 def test_the_refusals_word_for_word():
     with pytest.raises(ValueError) as caught:
         EncoderDecoder(replace(BASE, causal=False)).new_cache(1)
-    assert str(caught.value) == ("this decoder has no causal mask (causal=False): each new token changes the earlier "
-                                 "positions too, so their cached keys would be stale. Decode with use_cache=False.")
+    assert str(caught.value) == (
+        "this decoder has no causal mask (causal=False): each new token changes the earlier "
+        "positions too, so their cached keys would be stale. Decode with use_cache=False."
+    )
     with pytest.raises(ValueError) as caught:
         EncoderDecoder(replace(BASE, pad_id=None))
-    assert str(caught.value) == ("seq2seq needs pad_id: sentences of different lengths are padded, and both sides "
-                                 "mask the padding. Set pad_id to the tokenizer's <PAD> id (--pad_id=0).")
+    assert str(caught.value) == (
+        "seq2seq needs pad_id: sentences of different lengths are padded, and both sides "
+        "mask the padding. Set pad_id to the tokenizer's <PAD> id (--pad_id=0)."
+    )
     model = EncoderDecoder(BASE)
     ids = torch.ones(2, 3, dtype=torch.long)
-    for src, tgt, shapes in ((ids[0], ids, "(3,) and (2, 3)"), (ids, ids[0], "(2, 3) and (3,)"),
-                             (ids, ids[:1], "(2, 3) and (1, 3)")):
+    for src, tgt, shapes in (
+        (ids[0], ids, "(3,) and (2, 3)"),
+        (ids, ids[0], "(2, 3) and (3,)"),
+        (ids, ids[:1], "(2, 3) and (1, 3)"),
+    ):
         with pytest.raises(ValueError) as caught:
             model(src, tgt)
-        assert str(caught.value) == (f"seq2seq reads (src (B, S), tgt_in (B, T)) id tensors with the same B; got "
-                                     f"{shapes}. Call model(src, tgt_in).")
+        assert str(caught.value) == (
+            f"seq2seq reads (src (B, S), tgt_in (B, T)) id tensors with the same B; got "
+            f"{shapes}. Call model(src, tgt_in)."
+        )
     assert model(ids, ids[:, :2]).shape == (2, 2, 17)  # S and T may differ
     assert model(ids, torch.ones(2, 4, dtype=torch.long)).shape == (2, 4, 17)  # and B need not equal T
     with pytest.raises(ValueError, match=r"got \(2, 3\) and \(1, 2\)"):  # B differs, though B = T_tgt
@@ -175,16 +273,18 @@ def test_embeddings_are_scaled_by_root_c_and_positions_start_at_the_offset():
     ids = torch.tensor([[3, 4]])
     _, cache = model.run_with_cache(ids, ids)
     table = model.tgt_embed(ids)  # (1, 2, C)
-    torch.testing.assert_close(cache["tgt_embed"], table * 12 ** 0.5, rtol=0, atol=0)
+    torch.testing.assert_close(cache["tgt_embed"], table * 12**0.5, rtol=0, atol=0)
     positions = model.pos_embed(4, 0)  # (4, C)
-    torch.testing.assert_close(cache["tgt_resid_pre"], table * 12 ** 0.5 + positions[:2], rtol=0, atol=1e-6)
-    source = model.src_embed(ids) * 12 ** 0.5 + positions[:2]  # the source starts at position 0 too
+    torch.testing.assert_close(cache["tgt_resid_pre"], table * 12**0.5 + positions[:2], rtol=0, atol=1e-6)
+    source = model.src_embed(ids) * 12**0.5 + positions[:2]  # the source starts at position 0 too
     torch.testing.assert_close(cache["src_resid_pre"], source, rtol=0, atol=1e-6)
     x = model.embed(ids, model.tgt_embed, model.hook_tgt_embed, model.hook_tgt_pos, model.hook_tgt_resid_pre, 2)
-    torch.testing.assert_close(x, table * 12 ** 0.5 + positions[2:], rtol=0, atol=1e-6)
+    torch.testing.assert_close(x, table * 12**0.5 + positions[2:], rtol=0, atol=1e-6)
     none = EncoderDecoder(replace(BASE, position="none")).eval()
-    torch.testing.assert_close(none.embed(ids, none.src_embed, none.hook_src_embed, none.hook_src_pos,
-                                          none.hook_src_resid_pre), none.src_embed(ids) * 12 ** 0.5)
+    torch.testing.assert_close(
+        none.embed(ids, none.src_embed, none.hook_src_embed, none.hook_src_pos, none.hook_src_resid_pre),
+        none.src_embed(ids) * 12**0.5,
+    )
 
 
 def test_set_attention_checks_the_name_and_reaches_every_attention():

@@ -24,8 +24,16 @@ DATA = pair_source("numbers:zh2num")
 
 def model(**changes) -> EncoderDecoder:
     torch.manual_seed(0)
-    cfg = ModelConfig(kind="seq2seq", vocab_size=DATA.tokenizer.vocab_size, d_model=16, n_heads=2, d_ff=24,
-                      max_len=12, pad_id=0, **{"n_layers": 2, **changes})
+    cfg = ModelConfig(
+        kind="seq2seq",
+        vocab_size=DATA.tokenizer.vocab_size,
+        d_model=16,
+        n_heads=2,
+        d_ff=24,
+        max_len=12,
+        pad_id=0,
+        **{"n_layers": 2, **changes},
+    )
     return EncoderDecoder(cfg).eval()
 
 
@@ -41,9 +49,21 @@ def test_trace_has_source_and_target_rows_in_data_flow_order():
     t = trace(model(), (src, tgt), DATA.tokenizer, targets=y, lang="zh")
     rows = {r.name: r for r in t.rows}
     names = [r.name for r in t.rows]
-    order = ["src ids", "tgt ids", "src_embed", "encoder.0.attn.weights", "memory", "tgt_embed",
-             "decoder.0.attn.weights", "decoder.0.cross.k", "decoder.0.cross.weights", "decoder.1.cross.out",
-             "logits", "softmax(logits)", "loss"]
+    order = [
+        "src ids",
+        "tgt ids",
+        "src_embed",
+        "encoder.0.attn.weights",
+        "memory",
+        "tgt_embed",
+        "decoder.0.attn.weights",
+        "decoder.0.cross.k",
+        "decoder.0.cross.weights",
+        "decoder.1.cross.out",
+        "logits",
+        "softmax(logits)",
+        "loss",
+    ]
     assert [n for n in names if n in order] == order
     assert rows["src ids"].dims == "(B=1, S=6)" and rows["tgt pieces"].example == "<BOS> 1 2 0 5"
     assert rows["decoder.0.cross.weights"].dims == "(B=1, H=2, T_q=5, S=6)"
@@ -51,8 +71,10 @@ def test_trace_has_source_and_target_rows_in_data_flow_order():
     assert "S" in t.letters and rows["loss"].about == "下一个目标词元的标签平滑交叉熵"
 
 
-@pytest.mark.parametrize("lang, about", [("en", "label-smoothed cross-entropy of the next target tokens"),
-                                         ("zh", "下一个目标词元的标签平滑交叉熵")])
+@pytest.mark.parametrize(
+    "lang, about",
+    [("en", "label-smoothed cross-entropy of the next target tokens"), ("zh", "下一个目标词元的标签平滑交叉熵")],
+)
 def test_the_loss_row_says_which_loss_in_each_language(lang, about):
     src, tgt = example()
     y = torch.tensor([DATA.ids("1205") + [DATA.tokenizer.eos_id]])
@@ -77,9 +99,14 @@ def test_attention_maps_keep_each_shape_and_hide_source_padding():
     src, tgt = example(pad=2)  # two padding tokens after the source: S = 8
     maps = attention_map_list(model(), (src, tgt))
     shapes = {m.name: tuple(m.weights.shape) for m in maps}
-    assert shapes == {"encoder.0.attn.weights": (2, 8, 8), "encoder.1.attn.weights": (2, 8, 8),
-                      "decoder.0.attn.weights": (2, 5, 5), "decoder.0.cross.weights": (2, 5, 8),
-                      "decoder.1.attn.weights": (2, 5, 5), "decoder.1.cross.weights": (2, 5, 8)}
+    assert shapes == {
+        "encoder.0.attn.weights": (2, 8, 8),
+        "encoder.1.attn.weights": (2, 8, 8),
+        "decoder.0.attn.weights": (2, 5, 5),
+        "decoder.0.cross.weights": (2, 5, 8),
+        "decoder.1.attn.weights": (2, 5, 5),
+        "decoder.1.cross.weights": (2, 5, 8),
+    }
     cross = next(m for m in maps if m.name == "decoder.1.cross.weights")
     assert cross.hidden[:, :, 6:].all() and not cross.hidden[:, :, :6].any()  # padding keys only
     assert torch.allclose(cross.weights.sum(-1), torch.ones(2, 5))
@@ -90,7 +117,7 @@ def test_attention_maps_keep_each_shape_and_hide_source_padding():
 def test_fused_model_maps_are_recomputed_on_the_glass_path():
     src, tgt = example()
     glass, fused = model(), model(attention="fused")
-    for a, b in zip(attention_map_list(glass, (src, tgt)), attention_map_list(fused, (src, tgt))):
+    for a, b in zip(attention_map_list(glass, (src, tgt)), attention_map_list(fused, (src, tgt)), strict=False):
         assert a.name == b.name and torch.allclose(a.weights, b.weights, atol=1e-6)
     assert fused.cfg.attention == "fused"  # put back afterwards
 

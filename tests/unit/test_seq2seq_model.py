@@ -55,7 +55,12 @@ def test_parameter_count_formula_and_table(name):
 def test_the_preset_is_the_papers_arrangement():
     cfg = get_preset("seq2seq").model
     assert (cfg.kind, cfg.norm, cfg.position, cfg.share_embeddings, cfg.tie_weights) == (
-        "seq2seq", "post", "sinusoidal", True, True)
+        "seq2seq",
+        "post",
+        "sinusoidal",
+        True,
+        True,
+    )
     model = build_model(cfg)
     assert model.head.weight is model.tgt_embed.weight is model.src_embed.weight
 

@@ -26,8 +26,8 @@ def test_label_smoothing_equals_pytorchs(eps):
     ours = label_smoothed_loss(logits, targets, eps)
     theirs = F.cross_entropy(logits.reshape(-1, 11), targets.reshape(-1), ignore_index=IGNORE, label_smoothing=eps)
     assert abs(ours.item() - theirs.item()) <= 1e-12
-    g_ours, = torch.autograd.grad(ours, logits)
-    g_theirs, = torch.autograd.grad(theirs, logits)
+    (g_ours,) = torch.autograd.grad(ours, logits)
+    (g_theirs,) = torch.autograd.grad(theirs, logits)
     assert (g_ours - g_theirs).abs().max() <= 1e-12
     if eps == 0.0:
         assert abs(ours.item() - next_token_loss(logits, targets).item()) <= 1e-12
@@ -48,16 +48,31 @@ def test_label_smoothing_keeps_a_floor_and_checks_its_inputs():
 
 def tiny(vocab_size: int) -> torch.nn.Module:
     torch.manual_seed(0)
-    return build_model(ModelConfig(kind="seq2seq", vocab_size=vocab_size, d_model=32, n_heads=4, d_ff=64,
-                                   n_layers=1, max_len=12, pad_id=0, norm="post", position="sinusoidal",
-                                   share_embeddings=True, tie_weights=True, init="xavier"))
+    return build_model(
+        ModelConfig(
+            kind="seq2seq",
+            vocab_size=vocab_size,
+            d_model=32,
+            n_heads=4,
+            d_ff=64,
+            n_layers=1,
+            max_len=12,
+            pad_id=0,
+            norm="post",
+            position="sinusoidal",
+            share_embeddings=True,
+            tie_weights=True,
+            init="xavier",
+        )
+    )
 
 
 def test_the_trainer_passes_a_tuple_input_as_separate_arguments():
     data = pair_source("digits:reverse", n_pairs=400, max_digits=4)
     tok = data.tokenizer
-    batches = PairBatches(data.encoded("train"), data.encoded("val"), 16, tok.bos_id, tok.eos_id, tok.pad_id,
-                          eval_rows=64)
+    batches = PairBatches(
+        data.encoded("train"), data.encoded("val"), 16, tok.bos_id, tok.eos_id, tok.pad_id, eval_rows=64
+    )
     model = tiny(tok.vocab_size)
     seen = []
     model.register_forward_pre_hook(lambda module, args: seen.append(len(args)))
@@ -74,8 +89,18 @@ def test_copy_task_reaches_99_percent_exact_match_on_held_out_strings():
     tok = data.tokenizer
     batches = PairBatches(data.encoded("train"), data.encoded("val"), 64, tok.bos_id, tok.eos_id, tok.pad_id)
     model = tiny(tok.vocab_size)
-    cfg = TrainConfig(batch_size=64, max_steps=300, lr=3e-3, min_lr=1e-4, lr_schedule="cosine", warmup_steps=30,
-                      weight_decay=0.0, eval_interval=300, log_interval=100, threads=1)
+    cfg = TrainConfig(
+        batch_size=64,
+        max_steps=300,
+        lr=3e-3,
+        min_lr=1e-4,
+        lr_schedule="cosine",
+        warmup_steps=30,
+        weight_decay=0.0,
+        eval_interval=300,
+        log_interval=100,
+        threads=1,
+    )
     Trainer(model, cfg, batches, evaluate=None, progress="silent").fit()
     assert exact_match(model, data, data.test) >= 0.99  # 300 strings never seen in training
 
@@ -87,14 +112,21 @@ def test_a_seq2seq_run_shows_and_keeps_its_translations_at_each_evaluation(tmp_p
     from glassformer.train.run import new_run, train
     from glassformer.translate import translate
 
-    run = new_run("seq2seq", ["--max_steps=2", "--eval_interval=2", "--eval_iters=1", "--d_model=16",
-                              "--batch_size=8", "--n_layers=1"], source="digits:reverse", out=tmp_path / "r",
-                  cache_dir=tmp_path / "c", progress=False, sample_chars=0)
+    run = new_run(
+        "seq2seq",
+        ["--max_steps=2", "--eval_interval=2", "--eval_iters=1", "--d_model=16", "--batch_size=8", "--n_layers=1"],
+        source="digits:reverse",
+        out=tmp_path / "r",
+        cache_dir=tmp_path / "c",
+        progress=False,
+        sample_chars=0,
+    )
     train(run)
     pairs = run.data.val[:4]
     outputs = translate(run.model, run.data, [s for s, _ in pairs])  # the final model: step 2's lines
-    lines = [f"{s} → {o or '∅'}" + ("" if o == want else f"   (expected {want})")
-             for (s, want), o in zip(pairs, outputs)]
+    lines = [
+        f"{s} → {o or '∅'}" + ("" if o == want else f"   (expected {want})") for (s, want), o in zip(pairs, outputs, strict=False)
+    ]
     kept = (tmp_path / "r" / "samples.txt").read_text(encoding="utf-8")
     assert kept.count("=== step ") == 2 and kept.endswith("=== step 2 ===\n" + "\n".join(lines) + "\n\n")
     shown = capsys.readouterr().out

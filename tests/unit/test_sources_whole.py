@@ -24,7 +24,7 @@ def test_text_windows_from_config_and_evaluation_seeded_by_split():
         want = [get_batch(src.data[split], 2, 4, g) for _ in range(3)]
         got = list(src.eval_batches(split))
         assert len(got) == 3
-        for (x, y), (wx, wy) in zip(got, want):
+        for (x, y), (wx, wy) in zip(got, want, strict=False):
             assert torch.equal(x, wx) and torch.equal(y, wy)
     g1, g2 = torch.Generator().manual_seed(5), torch.Generator().manual_seed(5)
     x, y = src.train_batch(g1)
@@ -33,7 +33,10 @@ def test_text_windows_from_config_and_evaluation_seeded_by_split():
 
 
 def test_tensor_batches_refuse_empty_or_unequal_data_naming_both_lengths():
-    for inputs, targets, n, m in ((torch.zeros(3, 2), torch.zeros(2, 2), 3, 2), (torch.zeros(0, 2), torch.zeros(0, 2), 0, 0)):
+    for inputs, targets, n, m in (
+        (torch.zeros(3, 2), torch.zeros(2, 2), 3, 2),
+        (torch.zeros(0, 2), torch.zeros(0, 2), 0, 0),
+    ):
         with pytest.raises(ValueError) as e:
             TensorBatches(inputs, targets, 2)
         assert str(e.value) == (f"inputs ({n} rows) and targets ({m} rows) must be non-empty and the same length.")
@@ -93,7 +96,10 @@ def test_pair_batches_cut_each_batch_to_its_longest_row_and_ignore_padding():
     val = [([20], [21]), ([22, 23], [24]), ([25], [26, 27])]
     pb = PairBatches(train, val, 2, bos_id=2, eos_id=3, pad_id=0, eval_rows=3)
     assert pb.splits == ("train", "val") and pb.steps_per_epoch == 2 and pb.eval_rows == 3 and pb.device == "cpu"
-    assert PairBatches(train, val, 3, 2, 3, 0).steps_per_epoch == 2 and PairBatches(train, val, 3, 2, 3, 0).eval_rows == 512
+    assert (
+        PairBatches(train, val, 3, 2, 3, 0).steps_per_epoch == 2
+        and PairBatches(train, val, 3, 2, 3, 0).eval_rows == 512
+    )
     (s, t_in), t_out = pb.batch("train", torch.tensor([2]))  # one short row: cut to its own length
     assert s.tolist() == [[12]] and t_in.tolist() == [[2, 13]] and t_out.tolist() == [[13, 3]]
     (s, t_in), t_out = pb.batch("train", torch.tensor([0, 1]))

@@ -28,16 +28,27 @@ SNAPSHOTS = Path(__file__).parent / "snapshots"
 SMALL = dict(d_model=8, n_heads=2, d_ff=12, n_layers=2, max_len=6)
 MODELS = {
     "gpt": ModelConfig(vocab_size=5, **SMALL),
-    "gpt-heads-rotary-tied": ModelConfig(vocab_size=5, mha_style="heads", position="rotary", tie_weights=True,
-                                         bias=False, **SMALL),
+    "gpt-heads-rotary-tied": ModelConfig(
+        vocab_size=5, mha_style="heads", position="rotary", tie_weights=True, bias=False, **SMALL
+    ),
     "gpt-alibi-post-nofinal": ModelConfig(vocab_size=5, position="alibi", norm="post", final_norm=False, **SMALL),
     "gpt-nope-nonorm": ModelConfig(vocab_size=5, position="none", norm="none", **SMALL),
-    "encoder-sinusoidal": ModelConfig(kind="encoder", vocab_size=5, causal=False, position="sinusoidal",
-                                      pad_id=0, **SMALL),
+    "encoder-sinusoidal": ModelConfig(
+        kind="encoder", vocab_size=5, causal=False, position="sinusoidal", pad_id=0, **SMALL
+    ),
     "regressor": ModelConfig(kind="regressor", d_in=2, d_out=3, position="sinusoidal", **SMALL),
     "seq2seq": ModelConfig(kind="seq2seq", vocab_size=5, pad_id=0, **SMALL),  # encoder, decoder, cross-attention
-    "seq2seq-paper": ModelConfig(kind="seq2seq", vocab_size=5, pad_id=0, norm="post", final_norm=False,
-                                 position="sinusoidal", share_embeddings=True, tie_weights=True, **SMALL),
+    "seq2seq-paper": ModelConfig(
+        kind="seq2seq",
+        vocab_size=5,
+        pad_id=0,
+        norm="post",
+        final_norm=False,
+        position="sinusoidal",
+        share_embeddings=True,
+        tie_weights=True,
+        **SMALL,
+    ),
 }
 
 
@@ -51,8 +62,9 @@ def words(name: str) -> str:
         parts += [" | ".join((r.stage, r.name, r.dims, r.about)) for r in t.rows]
         parts += [t.legend(), ""]
     collapsed = trace(model, model.example_input(1, 3), collapse=True).rows  # blocks 1.. as one row each
-    parts += [" | ".join((r.stage, r.name, r.dims, r.about)) for r in collapsed
-              if r.name.split(".")[1:2] == ["1"]]  # blocks.1.*, or encoder.1.* and decoder.1.* of a seq2seq
+    parts += [
+        " | ".join((r.stage, r.name, r.dims, r.about)) for r in collapsed if r.name.split(".")[1:2] == ["1"]
+    ]  # blocks.1.*, or encoder.1.* and decoder.1.* of a seq2seq
     return "\n".join(parts)
 
 

@@ -197,8 +197,9 @@ def test_word_segment_saved_and_checked(tmp_path):
     assert json.loads((tmp_path / "t.json").read_text(encoding="utf-8"))["segment"] == "jieba"
     back = load_tokenizer(tmp_path / "t.json")
     assert back.segment == "jieba" and back.encode("我爱你。") == tok.encode("我爱你。")
-    (tmp_path / "old.json").write_text('{"kind": "word", "specials": ["<PAD>", "<UNK>", "<BOS>", "<EOS>"], '
-                                       '"words": ["a"]}')
+    (tmp_path / "old.json").write_text(
+        '{"kind": "word", "specials": ["<PAD>", "<UNK>", "<BOS>", "<EOS>"], "words": ["a"]}'
+    )
     assert load_tokenizer(tmp_path / "old.json").segment == "whitespace"  # files from before segment=
     with pytest.raises(ValueError, match="unknown segment='spaces'; choose one of whitespace, jieba"):
         WordTokenizer(["a"], segment="spaces")

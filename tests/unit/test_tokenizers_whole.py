@@ -19,11 +19,13 @@ FIX = "It is written beside the ids it made (a run directory, a prepared corpus)
 def test_save_writes_one_utf8_json_line_with_the_kind_first(tmp_path):
     CharTokenizer(["a", "世", "\ud7ff", "\ue000"]).save(tmp_path / "c.json")
     assert (tmp_path / "c.json").read_text(encoding="utf-8") == (
-        '{"kind": "char", "chars": ["a", "世", "\ud7ff", "\ue000"], "unk": false}\n')
+        '{"kind": "char", "chars": ["a", "世", "\ud7ff", "\ue000"], "unk": false}\n'
+    )
     WordTokenizer(["你好", "hi"], segment="jieba").save(tmp_path / "w.json")
     assert (tmp_path / "w.json").read_text(encoding="utf-8") == (
         '{"kind": "word", "specials": ["<PAD>", "<UNK>", "<BOS>", "<EOS>"], "segment": "jieba", '
-        '"words": ["你好", "hi"]}\n')
+        '"words": ["你好", "hi"]}\n'
+    )
 
 
 @pytest.mark.parametrize("surrogate", ["\ud800", "\udfff"])
@@ -45,10 +47,12 @@ def test_load_tokenizer_names_an_unknown_kind_and_a_damaged_description(tmp_path
         with pytest.raises(DamagedFile) as caught:
             load_tokenizer(path)
         assert str(caught.value) == f"{path}: unknown tokenizer kind {kind}; known kinds: ['char', 'word']. {FIX}"
-    for d, error in (({"chars": ["a"]}, "KeyError: 'unk'"),
-                     ({"chars": [], "unk": False}, "ValueError: a character vocabulary needs at least one character"),
-                     ({"chars": 5, "unk": False}, "TypeError: 'int' object is not iterable"),
-                     ({"chars": ["a"], "unk": False, "extra": 1}, None)):
+    for d, error in (
+        ({"chars": ["a"]}, "KeyError: 'unk'"),
+        ({"chars": [], "unk": False}, "ValueError: a character vocabulary needs at least one character"),
+        ({"chars": 5, "unk": False}, "TypeError: 'int' object is not iterable"),
+        ({"chars": ["a"], "unk": False, "extra": 1}, None),
+    ):
         path.write_text(json.dumps({"kind": "char", **d}), encoding="utf-8")
         if error is None:
             assert load_tokenizer(path).chars == ["a"]  # extra fields are ignored
@@ -65,12 +69,15 @@ def test_load_tokenizer_names_an_unknown_kind_and_a_damaged_description(tmp_path
     assert str(caught.value).endswith(FIX)
 
 
-@pytest.mark.parametrize("chars, message", [
-    ([], "a character vocabulary needs at least one character"),
-    (["a", "bc"], "chars must be distinct single characters"),
-    (["a", ""], "chars must be distinct single characters"),
-    (["a", "b", "a"], "chars must be distinct single characters"),
-])
+@pytest.mark.parametrize(
+    "chars, message",
+    [
+        ([], "a character vocabulary needs at least one character"),
+        (["a", "bc"], "chars must be distinct single characters"),
+        (["a", ""], "chars must be distinct single characters"),
+        (["a", "b", "a"], "chars must be distinct single characters"),
+    ],
+)
 def test_char_tokenizer_refuses_a_bad_character_list(chars, message):
     with pytest.raises(ValueError) as caught:
         CharTokenizer(chars)
@@ -89,12 +96,15 @@ def test_the_unseen_message_whole_at_twenty_and_twenty_one_characters():
     shown = ", ".join(repr(c) for c in twenty)
     assert unseen(tok, "a" + twenty + twenty) == (
         f"20 character(s) not in the vocabulary (2 chars): {shown}. Rebuild the vocabulary from text that contains "
-        "them (CharTokenizer.from_text), or build it with unk=True to map unseen characters to <unk>.")
-    assert unseen(tok, twenty + "z").startswith(f"21 character(s) not in the vocabulary (2 chars): {shown} and 1 "
-                                                "more. Rebuild")
+        "them (CharTokenizer.from_text), or build it with unk=True to map unseen characters to <unk>."
+    )
+    assert unseen(tok, twenty + "z").startswith(
+        f"21 character(s) not in the vocabulary (2 chars): {shown} and 1 more. Rebuild"
+    )
     # inside the code-point table (b), just past its end (d), far beyond it: all unseen
-    assert unseen(tok, "d\U0010ffffb").startswith("3 character(s) not in the vocabulary (2 chars): 'd', "
-                                                  "'\\U0010ffff', 'b'. ")  # repr escapes it
+    assert unseen(tok, "d\U0010ffffb").startswith(
+        "3 character(s) not in the vocabulary (2 chars): 'd', '\\U0010ffff', 'b'. "
+    )  # repr escapes it
 
 
 def test_unk_mode_maps_every_unseen_character_and_keeps_int64():
@@ -102,9 +112,17 @@ def test_unk_mode_maps_every_unseen_character_and_keeps_int64():
     assert tok.chars == ["a", "b", "c"] and tok.unk_id == 3
     ids = tok.encode_array("abdz\U0010ffffc")
     assert ids.dtype == np.int64 and ids.tolist() == [0, 1, 3, 3, 3, 2]
-    assert tok.show_work("ad") == {"tokenizer": "char", "text": "ad", "pieces": ["a", "d"], "code_points": [97, 100],
-                                   "ids": [0, 3], "lookups": [("a", 0), ("d", 3)], "unknown": ["d"],
-                                   "decoded": "a<unk>", "vocab_size": 4}
+    assert tok.show_work("ad") == {
+        "tokenizer": "char",
+        "text": "ad",
+        "pieces": ["a", "d"],
+        "code_points": [97, 100],
+        "ids": [0, 3],
+        "lookups": [("a", 0), ("d", 3)],
+        "unknown": ["d"],
+        "decoded": "a<unk>",
+        "vocab_size": 4,
+    }
     plain = CharTokenizer.from_text("ba")
     assert plain.unk_id is None and plain.show_work("ab")["unknown"] == []
     assert CharTokenizer.from_chunks(["ba"]).unk_id is None
@@ -159,11 +177,22 @@ def test_word_show_work_dicts_and_repr_keep_the_segmenter(monkeypatch):
     assert WordTokenizer.from_text("x y").segment == "whitespace"
     assert WordTokenizer.from_text("x y", segment="jieba").segment == "jieba"
     assert tok.show_work("a zz", add_eos=True) == {
-        "tokenizer": "word", "text": "a zz", "segment": "whitespace", "pieces": ["a", "zz"],
-        "lookups": [("a", 4), ("zz", 1)], "unknown": ["zz"], "ids": [4, 1, 3], "tokens": ["a", "<UNK>", "<EOS>"],
-        "decoded": "a <UNK> <EOS>", "vocab_size": 7}
-    assert tok.to_dict() == {"specials": ["<PAD>", "<UNK>", "<BOS>", "<EOS>"], "segment": "whitespace",
-                             "words": ["a", "b", "c"]}
+        "tokenizer": "word",
+        "text": "a zz",
+        "segment": "whitespace",
+        "pieces": ["a", "zz"],
+        "lookups": [("a", 4), ("zz", 1)],
+        "unknown": ["zz"],
+        "ids": [4, 1, 3],
+        "tokens": ["a", "<UNK>", "<EOS>"],
+        "decoded": "a <UNK> <EOS>",
+        "vocab_size": 7,
+    }
+    assert tok.to_dict() == {
+        "specials": ["<PAD>", "<UNK>", "<BOS>", "<EOS>"],
+        "segment": "whitespace",
+        "words": ["a", "b", "c"],
+    }
     assert repr(tok) == "WordTokenizer(vocab_size=7, segment='whitespace')"
     assert WordTokenizer.from_dict({"words": ["a"], "segment": "jieba"}).segment == "jieba"
     assert tok.decode([4, 3, 5], skip_special=True) == "a b" and tok.decode([4, 3, 5]) == "a <EOS> b"

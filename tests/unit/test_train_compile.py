@@ -16,6 +16,7 @@ def test_a_failing_compiler_falls_back_to_eager_with_a_message(monkeypatch, caps
     def broken_compile(model):
         def run(x):
             raise RuntimeError("no C compiler found\nlong traceback")
+
         return run
 
     monkeypatch.setattr(compile_module.torch, "compile", broken_compile)
@@ -40,8 +41,7 @@ def test_the_whole_forward_is_one_graph_for_the_compiler(attention):
     path's causal-mask check) would split the compiled model at every layer and make it slower."""
     import torch._dynamo
 
-    model = GPT(ModelConfig(vocab_size=7, d_model=8, n_heads=2, d_ff=16, n_layers=2, max_len=8,
-                            attention=attention))
+    model = GPT(ModelConfig(vocab_size=7, d_model=8, n_heads=2, d_ff=16, n_layers=2, max_len=8, attention=attention))
     explained = torch._dynamo.explain(model)(torch.randint(0, 7, (2, 5)))
     assert explained.graph_break_count == 0, [r.reason.splitlines()[0] for r in explained.break_reasons]
 
@@ -55,6 +55,7 @@ def test_a_working_compiler_is_given_the_model_and_used_for_every_call(monkeypat
         def compiled(x):
             seen.append(x)
             return model(x) + 1.0  # recognisably the compiled path
+
         return compiled
 
     monkeypatch.setattr(compile_module.torch, "compile", fake_compile)
@@ -70,6 +71,7 @@ def test_a_compiler_error_without_a_message_still_reads_well(monkeypatch, capsys
     def silent_failure(model):
         def run(x):
             raise RuntimeError()
+
         return run
 
     monkeypatch.setattr(compile_module.torch, "compile", silent_failure)
@@ -85,6 +87,7 @@ def test_the_fallback_message_whole_with_the_first_line_cut_at_200_characters(mo
         def run(x):
             calls.append("compiled")
             raise ValueError("  " + "x" * 250 + "\nsecond line")
+
         return run
 
     monkeypatch.setattr(compile_module.torch, "compile", broken_compile)
@@ -93,5 +96,7 @@ def test_the_fallback_message_whole_with_the_first_line_cut_at_200_characters(mo
     x = torch.ones(1, 2)
     assert torch.equal(forward(x), model(x)) and torch.equal(forward(x), model(x))
     assert calls == ["compiled"]  # tried once, then the plain model for good
-    assert capsys.readouterr().err == (f"torch.compile does not work here (ValueError: {'x' * 200}); continuing without "
-                                       "it (drop --compile=true to skip this message).\n")
+    assert capsys.readouterr().err == (
+        f"torch.compile does not work here (ValueError: {'x' * 200}); continuing without "
+        "it (drop --compile=true to skip this message).\n"
+    )

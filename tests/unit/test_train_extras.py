@@ -37,8 +37,15 @@ def fit_with(vals, patience, max_steps=20, run_dir=None):
         seen[len(seen)] = {n: p.detach().clone() for n, p in model.named_parameters()}  # weights at eval i
         return {"val_loss": next(scripted)}
 
-    result = Trainer(model, cfg, TextWindows(DATA, DATA, 2, 8, 1, 0), run_dir, evaluate=evaluate,
-                     callbacks=[stopper], progress="silent").fit()
+    result = Trainer(
+        model,
+        cfg,
+        TextWindows(DATA, DATA, 2, 8, 1, 0),
+        run_dir,
+        evaluate=evaluate,
+        callbacks=[stopper],
+        progress="silent",
+    ).fit()
     return model, stopper, result, seen
 
 
@@ -111,10 +118,10 @@ def test_wave_source_framings_shapes_and_a_fixed_data_seed():
 def test_noam_schedule_values_from_the_paper():
     """lr = d_model^-0.5 · min(s^-0.5, s · warmup^-1.5), s = step + 1 (Vaswani et al. 2017, eq. 3)."""
     d, w = 512, 4000
-    assert noam(0, d, w) == pytest.approx(d ** -0.5 * w ** -1.5)  # the first step: s = 1
+    assert noam(0, d, w) == pytest.approx(d**-0.5 * w**-1.5)  # the first step: s = 1
     assert noam(w - 1, d, w) == pytest.approx((d * w) ** -0.5)  # the peak, at s = warmup
     assert noam(4 * w - 1, d, w) == pytest.approx(0.5 * (d * w) ** -0.5)  # then 1/√s: four times on, half
-    assert noam(99, d, w) == pytest.approx(100 * d ** -0.5 * w ** -1.5)  # linear during warmup
+    assert noam(99, d, w) == pytest.approx(100 * d**-0.5 * w**-1.5)  # linear during warmup
 
 
 def test_a_wave_sources_data_are_the_seeded_recipe_and_its_fingerprint_covers_all_four_tensors():

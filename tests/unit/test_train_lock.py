@@ -47,9 +47,11 @@ def test_a_holder_that_has_not_written_its_name_yet_is_reported_with_question_ma
     try:
         with pytest.raises(lock.RunLocked) as err:
             lock.acquire(tmp_path)
-        assert (f"{tmp_path} is being trained by another process (pid ? on ?, since ?); two trainers would "
-                f"overwrite each other's checkpoints. Wait for it to finish, or stop it (kill PID); if no such "
-                f"process runs, delete {path.resolve()}.") == str(err.value)
+        assert (
+            f"{tmp_path} is being trained by another process (pid ? on ?, since ?); two trainers would "
+            f"overwrite each other's checkpoints. Wait for it to finish, or stop it (kill PID); if no such "
+            f"process runs, delete {path.resolve()}."
+        ) == str(err.value)
     finally:
         os.close(other)
 
@@ -86,13 +88,20 @@ def test_the_lock_file_says_who_holds_it_and_a_second_trainer_is_told_word_for_w
         held = lock._held.pop(str(path))  # as another process sees it
         try:
             for lang, expected in (
-                ("en", f"{tmp_path.resolve()} is being trained by another process (pid {info['pid']} on "
-                       f"{info['host']}, since {info['started']}); two trainers would overwrite each other's "
-                       f"checkpoints. Wait for it to finish, or stop it (kill {info['pid']}); if no such process "
-                       f"runs, delete {path}."),
-                ("zh", f"{tmp_path.resolve()} 正被另一个进程训练（{info['host']} 上的 pid {info['pid']}，开始于 "
-                       f"{info['started']}）；两个训练进程会互相覆盖检查点。请等它结束，或停止它（kill {info['pid']}）；"
-                       f"如果并没有这样的进程在运行，请删除 {path}。")):
+                (
+                    "en",
+                    f"{tmp_path.resolve()} is being trained by another process (pid {info['pid']} on "
+                    f"{info['host']}, since {info['started']}); two trainers would overwrite each other's "
+                    f"checkpoints. Wait for it to finish, or stop it (kill {info['pid']}); if no such process "
+                    f"runs, delete {path}.",
+                ),
+                (
+                    "zh",
+                    f"{tmp_path.resolve()} 正被另一个进程训练（{info['host']} 上的 pid {info['pid']}，开始于 "
+                    f"{info['started']}）；两个训练进程会互相覆盖检查点。请等它结束，或停止它（kill {info['pid']}）；"
+                    f"如果并没有这样的进程在运行，请删除 {path}。",
+                ),
+            ):
                 with speaking(lang), pytest.raises(lock.RunLocked) as err:
                     lock.acquire(tmp_path)
                 assert str(err.value) == expected
@@ -117,12 +126,17 @@ def test_a_lock_file_that_is_not_a_json_object_names_no_holder(tmp_path, content
 def test_a_filesystem_without_locks_trains_unlocked_and_says_so(tmp_path, monkeypatch, capsys):
     def no_locks(fd):
         raise OSError(errno.ENOLCK, "No locks available")
+
     monkeypatch.setattr(lock, "_try_lock", no_locks)
     fds = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
     for lang, expected in (
-        ("en", "note: cannot lock {path} (No locks available); nothing stops a second trainer from writing into "
-               "this directory at the same time.\n"),
-        ("zh", "注意：无法给 {path} 加锁（No locks available）；没有什么能阻止第二个训练进程同时写这个目录。\n")):
+        (
+            "en",
+            "note: cannot lock {path} (No locks available); nothing stops a second trainer from writing into "
+            "this directory at the same time.\n",
+        ),
+        ("zh", "注意：无法给 {path} 加锁（No locks available）；没有什么能阻止第二个训练进程同时写这个目录。\n"),
+    ):
         with speaking(lang):
             path = lock.acquire(tmp_path)
         assert capsys.readouterr() == ("", expected.format(path=path))
@@ -139,9 +153,13 @@ def test_a_lock_file_replaced_at_every_try_is_given_up_after_20(tmp_path, monkey
     fds = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
     path = (tmp_path / lock.LOCK_FILE).resolve()
     for lang, expected in (
-        ("en", f"could not lock {path}: it keeps being replaced. Is another trainer starting and stopping in "
-               f"{path.parent}?"),
-        ("zh", f"无法给 {path} 加锁：它不断被替换。是不是有另一个训练进程在 {path.parent} 里反复启动又停止？")):
+        (
+            "en",
+            f"could not lock {path}: it keeps being replaced. Is another trainer starting and stopping in "
+            f"{path.parent}?",
+        ),
+        ("zh", f"无法给 {path} 加锁：它不断被替换。是不是有另一个训练进程在 {path.parent} 里反复启动又停止？"),
+    ):
         tries.clear()
         with speaking(lang), pytest.raises(lock.RunLocked) as err:
             lock.acquire(tmp_path)
@@ -159,6 +177,7 @@ def test_on_windows_msvcrt_locks_one_byte_without_waiting(tmp_path, monkeypatch)
         calls.append((fd, mode, nbytes))
         if fd == 13:
             raise PermissionError(13, "Permission denied")
+
     monkeypatch.setitem(sys.modules, "msvcrt", SimpleNamespace(locking=locking, LK_NBLCK=2, LK_LOCK=1))
     monkeypatch.setattr(os, "name", "nt")
     try:

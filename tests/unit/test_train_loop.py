@@ -19,8 +19,15 @@ TINY = ["--max_steps=40", "--eval_interval=10", "--eval_iters=2", "--log_interva
 
 def make_run(tmp_path, name, overrides=TINY, **kw):
     kw.setdefault("sample_chars", 0)
-    return new_run("seed000", overrides, source="builtin:seed", out=tmp_path / name,
-                   cache_dir=tmp_path / "cache", progress=False, **kw)
+    return new_run(
+        "seed000",
+        overrides,
+        source="builtin:seed",
+        out=tmp_path / name,
+        cache_dir=tmp_path / "cache",
+        progress=False,
+        **kw,
+    )
 
 
 def step_losses(run_dir) -> dict[int, float]:
@@ -31,6 +38,7 @@ def stop_at(step):
     def callback(event, trainer):
         if event == "step" and trainer.step == step:
             raise KeyboardInterrupt
+
     return callback
 
 
@@ -79,8 +87,9 @@ def test_ctrl_c_signal_stops_after_the_step_and_saves(tmp_path):
 
 
 def test_nonfinite_loss_stops_names_step_lr_and_gradient_and_keeps_checkpoint(tmp_path):
-    run = make_run(tmp_path, "nan", ["--max_steps=40", "--eval_interval=20", "--eval_iters=2",
-                                     "--lr=1e10", "--threads=1"])
+    run = make_run(
+        tmp_path, "nan", ["--max_steps=40", "--eval_interval=20", "--eval_iters=2", "--lr=1e10", "--threads=1"]
+    )
     result = train(run)
     assert result.status == "nonfinite"
     msg = result.message
@@ -101,10 +110,24 @@ def test_nonfinite_loss_stops_names_step_lr_and_gradient_and_keeps_checkpoint(tm
 def test_grad_accum_averages_micro_batches(tmp_path):
     """Two micro-batches of 8 draw the same 16 windows as one batch of 16 when the generator is
     shared, so the first loss matches; the loss is the mean over micro-batches, not their sum."""
-    one = make_run(tmp_path, "one", ["--max_steps=1", "--eval_iters=1", "--log_interval=1", "--dropout=0",
-                                     "--batch_size=16", "--threads=1"])
-    two = make_run(tmp_path, "two", ["--max_steps=1", "--eval_iters=1", "--log_interval=1", "--dropout=0",
-                                     "--batch_size=8", "--grad_accum=2", "--threads=1"])
+    one = make_run(
+        tmp_path,
+        "one",
+        ["--max_steps=1", "--eval_iters=1", "--log_interval=1", "--dropout=0", "--batch_size=16", "--threads=1"],
+    )
+    two = make_run(
+        tmp_path,
+        "two",
+        [
+            "--max_steps=1",
+            "--eval_iters=1",
+            "--log_interval=1",
+            "--dropout=0",
+            "--batch_size=8",
+            "--grad_accum=2",
+            "--threads=1",
+        ],
+    )
     train(one), train(two)
     assert step_losses(two.dir)[1] == pytest.approx(step_losses(one.dir)[1], abs=1e-6)
 

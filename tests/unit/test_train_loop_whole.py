@@ -36,14 +36,39 @@ def records(run_dir):
 def test_a_run_logs_every_log_interval_and_evaluates_at_step_0_each_interval_and_the_end(tmp_path):
     model, cfg, batches = setup(max_steps=5, eval_interval=2, log_interval=2)
     events = []
-    trainer = Trainer(model, cfg, batches, tmp_path, loss=mse, progress="silent", lr_at=lambda s: 0.01 * (s + 1),
-                      callbacks=[lambda e, t: events.append((e, t.step))])
+    trainer = Trainer(
+        model,
+        cfg,
+        batches,
+        tmp_path,
+        loss=mse,
+        progress="silent",
+        lr_at=lambda s: 0.01 * (s + 1),
+        callbacks=[lambda e, t: events.append((e, t.step))],
+    )
     result = trainer.fit()
     recs = records(tmp_path)
-    assert [(r["kind"], r["step"]) for r in recs] == [("eval", 0), ("log", 2), ("eval", 2), ("log", 4), ("eval", 4),
-                                                      ("log", 5), ("eval", 5)]
-    assert events == [("eval", 0), ("step", 1), ("step", 2), ("eval", 2), ("step", 3), ("step", 4), ("eval", 4),
-                      ("step", 5), ("eval", 5), ("end", 5)]
+    assert [(r["kind"], r["step"]) for r in recs] == [
+        ("eval", 0),
+        ("log", 2),
+        ("eval", 2),
+        ("log", 4),
+        ("eval", 4),
+        ("log", 5),
+        ("eval", 5),
+    ]
+    assert events == [
+        ("eval", 0),
+        ("step", 1),
+        ("step", 2),
+        ("eval", 2),
+        ("step", 3),
+        ("step", 4),
+        ("eval", 4),
+        ("step", 5),
+        ("eval", 5),
+        ("end", 5),
+    ]
     log = recs[1]
     assert list(log) == ["kind", "step", "loss", "lr", "grad_norm", "ms_per_step", "tokens_per_s", "time"]
     assert log["lr"] == pytest.approx(0.02) and log["grad_norm"] > 0 and log["ms_per_step"] > 0
@@ -71,14 +96,17 @@ def test_the_losses_logged_are_the_mean_of_the_steps_since_the_last_log(tmp_path
     Trainer(model, cfg, batches, tmp_path, loss=loss, evaluate=None, progress="silent").fit()
     logs = [r for r in records(tmp_path) if r["kind"] == "log"]
     assert [r["step"] for r in logs] == [2, 4]
-    assert logs[0]["loss"] == pytest.approx((seen[0] + seen[1]) / 2) and logs[1]["loss"] == pytest.approx((seen[2] + seen[3]) / 2)
+    assert logs[0]["loss"] == pytest.approx((seen[0] + seen[1]) / 2) and logs[1]["loss"] == pytest.approx(
+        (seen[2] + seen[3]) / 2
+    )
 
 
 def test_without_a_run_directory_or_evaluation_nothing_is_written_and_step_0_is_not_evaluated(tmp_path):
     model, cfg, batches = setup()
     calls = []
-    trainer = Trainer(model, cfg, batches, loss=mse, progress="silent",
-                      evaluate=lambda: calls.append(1) or {"train_loss": 1.0})
+    trainer = Trainer(
+        model, cfg, batches, loss=mse, progress="silent", evaluate=lambda: calls.append(1) or {"train_loss": 1.0}
+    )
     result = trainer.fit()
     assert calls == [1, 1] and trainer.run_dir is None  # steps 2 and 4, no untrained evaluation
     assert result.best_val is None and result.train_loss == 1.0 and result.val_loss is None
@@ -122,8 +150,10 @@ def test_a_nonfinite_evaluation_names_the_step_losses_and_rate(tmp_path):
     values = iter([{"val_loss": 1.0}, {"val_loss": float("nan"), "train_loss": 0.5}])
     result = Trainer(model, cfg, batches, tmp_path, loss=mse, progress="silent", evaluate=lambda: next(values)).fit()
     assert result.status == "nonfinite" and result.step == 2
-    assert result.message == ("evaluation at step 2 gave {'val_loss': nan, 'train_loss': 0.5} (lr 0.1)\n"
-                              f"The last good checkpoint (step 0) in {tmp_path} is kept.")
+    assert result.message == (
+        "evaluation at step 2 gave {'val_loss': nan, 'train_loss': 0.5} (lr 0.1)\n"
+        f"The last good checkpoint (step 0) in {tmp_path} is kept."
+    )
     assert result.best_val == 1.0
     alone = Trainer(*setup()[:3], loss=mse, progress="silent", evaluate=lambda: {"val_loss": float("inf")}).fit()
     assert alone.message == "evaluation at step 2 gave {'val_loss': inf} (lr 0.1)\nNo checkpoint was written."
@@ -145,7 +175,10 @@ def test_ctrl_c_between_steps_saves_and_inside_a_step_keeps_the_last_save(tmp_pa
     trainer.in_step = True
     assert trainer.on_interrupt() == "Interrupted at step 0. No checkpoint was written."
     bare = Trainer(*setup()[:3], loss=mse, progress="silent")
-    assert bare.on_interrupt() == "Interrupted at step 0. No checkpoint was written." and bare.kept() == "No checkpoint was written."
+    assert (
+        bare.on_interrupt() == "Interrupted at step 0. No checkpoint was written."
+        and bare.kept() == "No checkpoint was written."
+    )
 
 
 def test_a_tuple_input_is_spread_over_the_models_arguments_and_bfloat16_autocasts():

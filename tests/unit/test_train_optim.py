@@ -12,7 +12,6 @@ from glassformer.config import get_preset
 from glassformer.models import GPT
 from glassformer.train.optim import build_optimizer, clip_global_norm, grad_norms, split_decay
 
-
 pytestmark = pytest.mark.usefixtures("one_thread")  # fixture in tests/conftest.py
 
 
@@ -56,7 +55,7 @@ def test_clip_matches_torch_clip_grad_norm():
     theirs = torch.nn.utils.clip_grad_norm_(pb, max_norm=0.5)
     assert ours > 0.5  # the case where clipping acts
     torch.testing.assert_close(ours, theirs)
-    for p, q in zip(pa, pb):
+    for p, q in zip(pa, pb, strict=False):
         torch.testing.assert_close(p.grad, q.grad)
     total_after = torch.linalg.vector_norm(grad_norms(pa))
     torch.testing.assert_close(total_after, torch.tensor(0.5), atol=1e-5, rtol=0)
@@ -96,7 +95,7 @@ def test_fused_adamw_matches_adamw_written_out():
             ref[n] = ref[n] * (1 - cfg.lr * wd)  # θ ← θ − lr·λ·θ (decoupled)
             m[n] = b1 * m[n] + (1 - b1) * g  # first moment
             v[n] = b2 * v[n] + (1 - b2) * g * g  # second moment
-            m_hat, v_hat = m[n] / (1 - b1 ** t), v[n] / (1 - b2 ** t)  # bias-corrected
+            m_hat, v_hat = m[n] / (1 - b1**t), v[n] / (1 - b2**t)  # bias-corrected
             ref[n] = ref[n] - cfg.lr * m_hat / (v_hat.sqrt() + eps)
         with torch.no_grad():  # keep the model on the reference's path: compare one step at a time
             for n, p in model.named_parameters():

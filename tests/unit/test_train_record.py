@@ -24,8 +24,17 @@ DATA = (np.arange(2000) % 11).astype(np.uint16)
 
 
 def trainer(run_dir, max_steps, eval_interval, grad_accum=1, **kw) -> Trainer:
-    cfg = TrainConfig(batch_size=4, block_size=8, max_steps=max_steps, eval_interval=eval_interval,
-                      eval_iters=1, log_interval=1, lr=1e-2, seed=2, grad_accum=grad_accum)
+    cfg = TrainConfig(
+        batch_size=4,
+        block_size=8,
+        max_steps=max_steps,
+        eval_interval=eval_interval,
+        eval_iters=1,
+        log_interval=1,
+        lr=1e-2,
+        seed=2,
+        grad_accum=grad_accum,
+    )
     torch.manual_seed(0)
     model = build_model(MODEL)
     return Trainer(model, cfg, TextWindows(DATA, DATA, 4, 8, 1, cfg.seed), run_dir, progress="silent", **kw)
@@ -47,8 +56,7 @@ def test_best_weights_are_those_of_the_lowest_validation_loss(tmp_path):
             snapshots[t.step] = {n: p.detach().clone() for n, p in t.model.named_parameters()}
             best_steps.append(load_weights(t.run_dir / "best.safetensors", build_model(MODEL)))
 
-    t = trainer(tmp_path, 8, 2, evaluate=lambda: {"train_loss": 1.0, "val_loss": next(val)},
-                callbacks=[at_eval])
+    t = trainer(tmp_path, 8, 2, evaluate=lambda: {"train_loss": 1.0, "val_loss": next(val)}, callbacks=[at_eval])
     result = t.fit()
     assert best_steps == [0, 2, 2, 6, 6]
     assert result.best_val == 2.0 and result.val_loss == 2.5
@@ -65,15 +73,24 @@ def test_a_source_without_a_val_split_trains_plots_and_writes_no_best_file(tmp_p
     x = torch.randint(0, 11, (12, 8))
     cfg = TrainConfig(batch_size=4, block_size=8, max_steps=4, eval_interval=2, log_interval=1)
     torch.manual_seed(0)
-    result = Trainer(build_model(MODEL), cfg, TensorBatches(x, x.roll(-1, dims=1), 4), tmp_path,
-                     progress="silent").fit()
+    result = Trainer(
+        build_model(MODEL), cfg, TensorBatches(x, x.roll(-1, dims=1), 4), tmp_path, progress="silent"
+    ).fit()
     assert result.status == "done" and result.val_loss is None and result.best_val is None
     assert not (tmp_path / "best.safetensors").exists() and (tmp_path / "model.safetensors").exists()
     assert [sorted(r) for r in records(tmp_path) if r["kind"] == "eval"][0] == [
-        "best_val", "kind", "lr", "step", "time", "train_loss"]
+        "best_val",
+        "kind",
+        "lr",
+        "step",
+        "time",
+        "train_loss",
+    ]
     image = (imread(tmp_path / "loss.png")[..., :3] * 255).round()  # (H, W, 3)
+
     def pixels(rgb):
         return int((np.abs(image - np.array(rgb)) <= 2).all(-1).sum())
+
     assert pixels((31, 119, 180)) > 100 and pixels((255, 127, 14)) == 0  # a train curve (blue), no val (orange)
 
 
@@ -85,6 +102,7 @@ def crash_at(step):
     def callback(event, t):
         if event == "step" and t.step == step:
             raise Crash(f"power cut at step {step}")
+
     return callback
 
 
@@ -106,8 +124,7 @@ def test_resume_forgets_metrics_written_after_the_checkpoint(tmp_path):
     assert max(r["step"] for r in records(part_dir)) == 20  # ... and are dropped on resume
     assert again.fit().status == "done"
 
-    strip = lambda rs: [{k: v for k, v in r.items() if k not in ("time", "ms_per_step", "tokens_per_s")}
-                        for r in rs]
+    strip = lambda rs: [{k: v for k, v in r.items() if k not in ("time", "ms_per_step", "tokens_per_s")} for r in rs]
     assert strip(records(part_dir)) == strip(records(whole_dir))  # steps 1..30 once, bit-equal losses
     assert [r["step"] for r in records(part_dir) if r["kind"] == "log"] == list(range(1, 31))
 

@@ -21,20 +21,27 @@ from glassformer.train.record import RunFiles
 def trainer_at(step: int, best_val=1.5, last_eval=None):
     torch.manual_seed(0)
     model = torch.nn.Linear(3, 2)
-    return SimpleNamespace(model=model, optimizer=torch.optim.AdamW(model.parameters()), step=step,
-                           batch_generator=torch.Generator().manual_seed(5), best_val=best_val,
-                           last_eval=last_eval or {"train_loss": 2.0, "val_loss": 1.5})
+    return SimpleNamespace(
+        model=model,
+        optimizer=torch.optim.AdamW(model.parameters()),
+        step=step,
+        batch_generator=torch.Generator().manual_seed(5),
+        best_val=best_val,
+        last_eval=last_eval or {"train_loss": 2.0, "val_loss": 1.5},
+    )
 
 
 def failing(*args, **kwargs):
     raise OSError(errno.ENOSPC, "No space left on device")
 
 
-CAUSES = [(errno.ENOSPC, "No space left on device", "free some disk space", "腾出一些磁盘空间"),
-          (errno.EACCES, "Permission denied", "make the directory writable", "让这个目录可写"),
-          (errno.EPERM, "Operation not permitted", "make the directory writable", "让这个目录可写"),
-          (errno.EROFS, "Read-only file system", "move the run to a writable disk", "把运行移到可写的磁盘上"),
-          (errno.EIO, "Input/output error", "fix the cause", "排除原因")]
+CAUSES = [
+    (errno.ENOSPC, "No space left on device", "free some disk space", "腾出一些磁盘空间"),
+    (errno.EACCES, "Permission denied", "make the directory writable", "让这个目录可写"),
+    (errno.EPERM, "Operation not permitted", "make the directory writable", "让这个目录可写"),
+    (errno.EROFS, "Read-only file system", "move the run to a writable disk", "把运行移到可写的磁盘上"),
+    (errno.EIO, "Input/output error", "fix the cause", "排除原因"),
+]
 
 
 @pytest.mark.parametrize("code, reason, remedy, remedy_zh", CAUSES)
@@ -43,6 +50,7 @@ def test_a_failed_write_says_what_which_cause_what_is_kept_and_what_to_do(tmp_pa
 
     def fail(*args):
         raise OSError(code, reason)
+
     files.metrics.append = fail
     messages = []
     for saved in (None, 4):
@@ -60,7 +68,8 @@ def test_a_failed_write_says_what_which_cause_what_is_kept_and_what_to_do(tmp_pa
         f"could not write metrics.jsonl in {d} ({reason}). The last good checkpoint, step 4, is kept; {remedy}, then "
         f"continue with: glassformer train --resume {d}",
         f"无法在 {d} 里写入 metrics.jsonl（{reason}）。上一个完好的检查点（第 4 步）保留着；请{remedy_zh}，"
-        f"然后这样继续：glassformer train --resume {d}"]
+        f"然后这样继续：glassformer train --resume {d}",
+    ]
 
 
 def test_an_oserror_without_a_strerror_is_said_as_it_prints(tmp_path):
@@ -68,14 +77,20 @@ def test_an_oserror_without_a_strerror_is_said_as_it_prints(tmp_path):
     files.metrics.append = lambda record: (_ for _ in ()).throw(OSError("quota exceeded for user 1000"))
     with pytest.raises(WriteFailed) as e:
         files.log({})
-    assert str(e.value) == (f"could not write metrics.jsonl in {tmp_path} (quota exceeded for user 1000); no checkpoint "
-                            f"had been saved yet. To retry, fix the cause, then start the run again.")
+    assert str(e.value) == (
+        f"could not write metrics.jsonl in {tmp_path} (quota exceeded for user 1000); no checkpoint "
+        f"had been saved yet. To retry, fix the cause, then start the run again."
+    )
 
 
-@pytest.mark.parametrize("target, what", [("save_weights", "best.safetensors"),
-                                          ("save_checkpoint", "the checkpoint of step 7 (model.safetensors and "
-                                                              "train_state.pt)"),
-                                          ("plot_loss", "loss.png")])
+@pytest.mark.parametrize(
+    "target, what",
+    [
+        ("save_weights", "best.safetensors"),
+        ("save_checkpoint", "the checkpoint of step 7 (model.safetensors and train_state.pt)"),
+        ("plot_loss", "loss.png"),
+    ],
+)
 def test_each_file_of_an_evaluation_is_named_when_its_write_fails(tmp_path, monkeypatch, target, what):
     monkeypatch.setattr(record, target, failing)
     with pytest.raises(WriteFailed) as e:
@@ -101,8 +116,9 @@ def test_an_evaluation_writes_its_line_the_best_weights_the_checkpoint_and_the_t
 
 
 @pytest.mark.parametrize("saved_step, kept_steps", [(0, []), (1, [0, 1]), (3, [0, 1, 2, 3])])
-def test_restore_keeps_the_metrics_up_to_the_checkpoint_and_removes_stray_temp_files(tmp_path, capsys, saved_step,
-                                                                                   kept_steps):
+def test_restore_keeps_the_metrics_up_to_the_checkpoint_and_removes_stray_temp_files(
+    tmp_path, capsys, saved_step, kept_steps
+):
     trainer = trainer_at(saved_step)
     save_checkpoint(tmp_path, trainer.model, trainer.optimizer, saved_step, trainer.batch_generator, {"best_val": 1.0})
     (tmp_path / "metrics.jsonl").write_text("".join(json.dumps({"kind": "log", "step": s}) + "\n" for s in range(6)))
@@ -122,9 +138,13 @@ def test_restore_names_the_damaged_lines_it_dropped(tmp_path, capsys):
     good = json.dumps({"kind": "log", "step": 1})
     path = tmp_path / "metrics.jsonl"
     for lang, expected in (
-        ("en", f"note: {path}: dropped 2 damaged line(s) (line 2, 4); a run killed while writing leaves its last "
-               f"line cut short.\n"),
-        ("zh", f"注意：{path}：丢弃了 2 行损坏的记录（第 2, 4 行）；写入时被杀掉的运行会留下被截断的最后一行。\n")):
+        (
+            "en",
+            f"note: {path}: dropped 2 damaged line(s) (line 2, 4); a run killed while writing leaves its last "
+            f"line cut short.\n",
+        ),
+        ("zh", f"注意：{path}：丢弃了 2 行损坏的记录（第 2, 4 行）；写入时被杀掉的运行会留下被截断的最后一行。\n"),
+    ):
         path.write_text(f"{good}\n{{cut\n{good}\n[1]\n")
         with speaking(lang):
             RunFiles(tmp_path).restore(trainer_at(0))

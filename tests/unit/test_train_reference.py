@@ -63,15 +63,17 @@ def two_groups(model: nn.Module, weight_decay: float) -> list[dict]:
     """Decay the weight matrices of Linear layers; not biases, LayerNorms or embeddings."""
     decay = {id(m.weight) for m in model.modules() if isinstance(m, nn.Linear)}
     params = list(model.parameters())
-    return [{"params": [p for p in params if id(p) in decay], "weight_decay": weight_decay},
-            {"params": [p for p in params if id(p) not in decay], "weight_decay": 0.0}]
+    return [
+        {"params": [p for p in params if id(p) in decay], "weight_decay": weight_decay},
+        {"params": [p for p in params if id(p) not in decay], "weight_decay": 0.0},
+    ]
 
 
 def draw_windows(data: np.ndarray, B: int, T: int, gen: torch.Generator):
     """B random windows: x = data[s : s+T], y = data[s+1 : s+T+1] (the next token of each)."""
     starts = torch.randint(0, len(data) - T, (B,), generator=gen).tolist()
-    x = torch.tensor(np.stack([data[s: s + T] for s in starts]).astype(np.int64))  # (B, T)
-    y = torch.tensor(np.stack([data[s + 1: s + T + 1] for s in starts]).astype(np.int64))  # (B, T)
+    x = torch.tensor(np.stack([data[s : s + T] for s in starts]).astype(np.int64))  # (B, T)
+    y = torch.tensor(np.stack([data[s + 1 : s + T + 1] for s in starts]).astype(np.int64))  # (B, T)
     return x, y
 
 
@@ -79,8 +81,7 @@ def reference_run(model: nn.Module, data: np.ndarray, cfg: TrainConfig, steps: i
     """Plain loop; returns per-step (loss, lr, global grad norm before clipping)."""
     # the fused kernel, as build_optimizer uses on the CPU: bit-equality checks the loop, not the
     # kernel (tests/unit/test_train_optim.py checks fused AdamW against the update rule written out)
-    opt = torch.optim.AdamW(two_groups(model, cfg.weight_decay), lr=cfg.lr, betas=(cfg.beta1, cfg.beta2),
-                            fused=True)
+    opt = torch.optim.AdamW(two_groups(model, cfg.weight_decay), lr=cfg.lr, betas=(cfg.beta1, cfg.beta2), fused=True)
     gen = torch.Generator().manual_seed(cfg.seed)
     out = []
     model.train()
@@ -129,8 +130,17 @@ def test_trainer_matches_the_reference_loop_step_by_step(tmp_path, name):
     clips; gradient accumulation without dividing the loss by grad_accum (the logged loss and
     norm double, and the clipped step differs); a schedule, parameter group, beta or weight decay
     that is not the one configured; batches drawn from another stream or not shifted by one."""
-    settings = dict(batch_size=8, block_size=8, max_steps=STEPS, seed=3, weight_decay=0.1,
-                    beta2=0.99, log_interval=1, eval_interval=STEPS, eval_iters=1)
+    settings = dict(
+        batch_size=8,
+        block_size=8,
+        max_steps=STEPS,
+        seed=3,
+        weight_decay=0.1,
+        beta2=0.99,
+        log_interval=1,
+        eval_interval=STEPS,
+        eval_iters=1,
+    )
     cfg = TrainConfig(**{**settings, **SCENARIOS[name]})
     data = corpus()
     torch.manual_seed(0)
@@ -140,11 +150,11 @@ def test_trainer_matches_the_reference_loop_step_by_step(tmp_path, name):
     ours = trainer_run(model, data, cfg, tmp_path)
     ref = reference_run(twin, data, cfg, STEPS)
 
-    for step, ((loss, lr, norm), (ref_loss, ref_lr, ref_norm)) in enumerate(zip(ours, ref), start=1):
+    for step, ((loss, lr, norm), (ref_loss, ref_lr, ref_norm)) in enumerate(zip(ours, ref, strict=False), start=1):
         assert loss == ref_loss, f"step {step}: loss {loss} vs reference {ref_loss}"
         assert lr == ref_lr, f"step {step}: lr {lr} vs reference {ref_lr}"
         assert norm == ref_norm, f"step {step}: grad norm {norm} vs reference {ref_norm}"
-    for (name, p), q in zip(model.named_parameters(), twin.parameters()):  # and the weights they end with
+    for (name, p), q in zip(model.named_parameters(), twin.parameters(), strict=False):  # and the weights they end with
         assert torch.equal(p, q), f"{name}: max diff {float((p - q).abs().max()):.3g}"
     losses = [r[0] for r in ref]
     assert losses[-1] < losses[0]  # the scenario really trains
@@ -170,7 +180,7 @@ def test_grad_accum_divides_the_loss_so_sgd_takes_the_same_step_as_one_big_batch
         sgd = torch.optim.SGD(model.parameters(), lr=0.5)
         (tmp_path / where).mkdir()
         Trainer(model, cfg, source, tmp_path / where, evaluate=None, optimizer=sgd, progress="silent").fit()
-    for p, q in zip(a.parameters(), b.parameters()):
+    for p, q in zip(a.parameters(), b.parameters(), strict=False):
         torch.testing.assert_close(p, q, atol=1e-5, rtol=1e-4)
     assert not torch.equal(a.head.weight, build_model(MODEL).head.weight)  # it did move
 
@@ -182,10 +192,19 @@ def test_schedule_values_from_the_formula():
 
     cfg = TrainConfig(lr=1.0, min_lr=0.1, lr_schedule="cosine", warmup_steps=4, max_steps=10)
     got = [lr_at(s, cfg) for s in range(12)]
-    want = [0.2, 0.4, 0.6, 0.8,  # (s + 1) / 5
-            1.0,  # the peak, at s = W
-            0.1 + 0.45 * (1 + math.cos(math.pi / 6)), 0.1 + 0.45 * (1 + math.cos(math.pi / 3)), 0.55,
-            0.1 + 0.45 * (1 + math.cos(2 * math.pi / 3)), 0.1 + 0.45 * (1 + math.cos(5 * math.pi / 6)),
-            0.1, 0.1]  # min_lr from max_steps on
+    want = [
+        0.2,
+        0.4,
+        0.6,
+        0.8,  # (s + 1) / 5
+        1.0,  # the peak, at s = W
+        0.1 + 0.45 * (1 + math.cos(math.pi / 6)),
+        0.1 + 0.45 * (1 + math.cos(math.pi / 3)),
+        0.55,
+        0.1 + 0.45 * (1 + math.cos(2 * math.pi / 3)),
+        0.1 + 0.45 * (1 + math.cos(5 * math.pi / 6)),
+        0.1,
+        0.1,
+    ]  # min_lr from max_steps on
     assert got == pytest.approx(want, abs=1e-12)
     assert lr_at(0, TrainConfig(lr=0.3)) == lr_at(99, TrainConfig(lr=0.3)) == 0.3

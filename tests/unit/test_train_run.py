@@ -13,8 +13,15 @@ QUICK = ["--max_steps=4", "--eval_interval=2", "--eval_iters=1", "--threads=1"]
 
 
 def make(tmp_path, overrides=QUICK, name="run", preset="seed000"):
-    return new_run(preset, overrides, source="builtin:seed", out=tmp_path / name,
-                   cache_dir=tmp_path / "cache", progress=False, sample_chars=0)
+    return new_run(
+        preset,
+        overrides,
+        source="builtin:seed",
+        out=tmp_path / name,
+        cache_dir=tmp_path / "cache",
+        progress=False,
+        sample_chars=0,
+    )
 
 
 def test_run_directory_holds_resolved_config_and_every_file(tmp_path):
@@ -45,7 +52,9 @@ def test_existing_checkpoint_is_never_overwritten(tmp_path):
 
 
 def test_block_size_longer_than_max_len_is_explained(tmp_path):
-    with pytest.raises(ValueError, match=r"block_size=200 is longer than max_len=128.*--max_len=200 or --block_size=128"):
+    with pytest.raises(
+        ValueError, match=r"block_size=200 is longer than max_len=128.*--max_len=200 or --block_size=128"
+    ):
         make(tmp_path, ["--block_size=200"])
 
 
@@ -68,8 +77,7 @@ def test_resume_may_change_training_but_not_the_model_or_data(tmp_path, capsys):
         resume_run(run.dir, source="shakespeare", cache_dir=tmp_path / "cache")
     with pytest.raises(ValueError, match="differs in"):  # another preset is another model
         resume_run(run.dir, preset="baby", cache_dir=tmp_path / "cache")
-    more = resume_run(run.dir, ["--max_steps=6"], cache_dir=tmp_path / "cache", progress=False,
-                      sample_chars=0)
+    more = resume_run(run.dir, ["--max_steps=6"], cache_dir=tmp_path / "cache", progress=False, sample_chars=0)
     assert "resuming with changed training settings: max_steps 4 -> 6" in capsys.readouterr().out
     assert train(more).step == 6
     assert json.loads((run.dir / "config.json").read_text())["train"]["max_steps"] == 6

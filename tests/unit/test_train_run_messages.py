@@ -29,8 +29,10 @@ def refusal(kind, call, *args, **kw) -> str:
 
 def test_tokenizer_options_for_a_generated_source_are_refused_in_both_languages():
     msg = refusal(UsageError, open_data, "sine", "numbers", None, {"tokenizer": "bpe"})
-    assert msg == ("--tokenizer and its options choose how a text corpus is cut into tokens; this model reads "
-                   "numbers, from a generated source. Drop them.")
+    assert msg == (
+        "--tokenizer and its options choose how a text corpus is cut into tokens; this model reads "
+        "numbers, from a generated source. Drop them."
+    )
     with speaking("zh"):
         zh = refusal(UsageError, open_data, "numbers:zh2num", "token pairs", None, {"vocab_size": 9})
     assert zh.startswith("--tokenizer 及其选项决定怎样把文本语料切成词元；这个模型读的是 token pairs，")
@@ -38,30 +40,41 @@ def test_tokenizer_options_for_a_generated_source_are_refused_in_both_languages(
 
 def test_a_source_of_the_wrong_family_names_the_choices_and_the_preset_to_use():
     assert refusal(ValueError, open_data, "shakespeare", "numbers") == (
-        "this model reads numbers: --data must be one of ['sine', 'sine:forecast'], not 'shakespeare'.")
+        "this model reads numbers: --data must be one of ['sine', 'sine:forecast'], not 'shakespeare'."
+    )
     assert refusal(ValueError, open_data, "sine", "token pairs") == (
-        "--data sine makes numbers, but this model reads token pairs; use --preset sine (a regressor).")
+        "--data sine makes numbers, but this model reads token pairs; use --preset sine (a regressor)."
+    )
     assert refusal(ValueError, open_data, "shakespeare", "token pairs") == (
-        f"this model reads (source, target) pairs: --data must be one of {PAIRS}, not 'shakespeare'.")
+        f"this model reads (source, target) pairs: --data must be one of {PAIRS}, not 'shakespeare'."
+    )
     assert refusal(ValueError, open_data, "sine", "tokens") == (
-        "--data sine makes numbers, but this model reads tokens; use --preset sine (a regressor).")
+        "--data sine makes numbers, but this model reads tokens; use --preset sine (a regressor)."
+    )
     assert refusal(ValueError, open_data, "digits:copy", "numbers") == (
-        "this model reads numbers: --data must be one of ['sine', 'sine:forecast'], not 'digits:copy'.")
+        "this model reads numbers: --data must be one of ['sine', 'sine:forecast'], not 'digits:copy'."
+    )
     assert refusal(ValueError, open_data, "digits:copy", "tokens") == (
         "--data digits:copy makes (source, target) pairs, but this model reads tokens; use --preset seq2seq "
-        "(or --kind=seq2seq).")
+        "(or --kind=seq2seq)."
+    )
     with speaking("zh"):
         assert refusal(ValueError, open_data, "sine", "tokens") == (
-            "--data sine 生成的是数字，但这个模型读的是 tokens；请用 --preset sine（回归模型）。")
+            "--data sine 生成的是数字，但这个模型读的是 tokens；请用 --preset sine（回归模型）。"
+        )
         assert refusal(ValueError, open_data, "digits:sort", "tokens") == (
-            "--data digits:sort 生成的是（源序列，目标序列）对，但这个模型读的是 tokens；请用 --preset seq2seq（或 --kind=seq2seq）。")
+            "--data digits:sort 生成的是（源序列，目标序列）对，但这个模型读的是 tokens；请用 --preset seq2seq（或 --kind=seq2seq）。"
+        )
         assert refusal(ValueError, open_data, "x", "token pairs") == (
-            f"这个模型读的是（源序列，目标序列）对：--data 必须是 {PAIRS} 之一，而不是 'x'。")
+            f"这个模型读的是（源序列，目标序列）对：--data 必须是 {PAIRS} 之一，而不是 'x'。"
+        )
 
 
 def test_generated_sources_open_as_their_own_data():
     waves = open_data("sine:forecast", "numbers")
-    assert isinstance(waves, WaveData) and waves.source == "sine:forecast" and tuple(waves.y_train.shape[1:]) == (40, 10)
+    assert (
+        isinstance(waves, WaveData) and waves.source == "sine:forecast" and tuple(waves.y_train.shape[1:]) == (40, 10)
+    )
     pairs = open_data("digits:reverse", "token pairs", None, {})
     assert isinstance(pairs, PairData) and pairs.source == "digits:reverse"
     assert identity(waves) == waves.identity and identity(pairs) == pairs.identity
@@ -95,20 +108,24 @@ def test_resolve_names_sequences_too_long_for_numbers_and_pairs_too_long_for_pai
     waves = wave_source("sine")
     assert refusal(ValueError, resolve, get_preset("sine"), ["--max_len=49"], waves) == (
         "the sine sequences' length=50 is longer than max_len=49: the model has positions for only 49 tokens. "
-        "Pass --max_len=50.")
+        "Pass --max_len=50."
+    )
     assert resolve(get_preset("sine"), ["--max_len=50"], waves).model.max_len == 50  # the edge fits
     pairs = pair_source("digits:copy", n_pairs=200, max_digits=3)  # sources and targets of 3 tokens
     assert refusal(ValueError, resolve, get_preset("seq2seq"), {"max_len": 3}, pairs) == (
         "digits:copy has sources of 3 and targets of 3 tokens (+1 for <BOS>/<EOS>), longer than max_len=3. "
-        "Pass --max_len=4.")
+        "Pass --max_len=4."
+    )
     p = resolve(get_preset("seq2seq"), {"max_len": 4}, pairs)  # the edge: target + 1 = max_len
     assert p.model.max_len == 4 and p.model.pad_id == pairs.tokenizer.pad_id
     assert p.model.vocab_size == pairs.tokenizer.vocab_size
     with speaking("zh"):
         assert refusal(ValueError, resolve, get_preset("seq2seq"), ["--pad_id=5"], pairs) == (
-            f"pad_id 由分词器决定（这里是 {pairs.tokenizer.pad_id}）；不要设置它。")
+            f"pad_id 由分词器决定（这里是 {pairs.tokenizer.pad_id}）；不要设置它。"
+        )
     assert refusal(ValueError, resolve, get_preset("seq2seq"), ["--vocab_size=30"], pairs) == (
-        f"vocab_size comes from the tokenizer ({pairs.tokenizer.vocab_size} here); do not set it.")
+        f"vocab_size comes from the tokenizer ({pairs.tokenizer.vocab_size} here); do not set it."
+    )
 
 
 def test_resolve_refuses_a_missing_device_before_any_training():
@@ -139,6 +156,7 @@ def sine_run(tmp_path_factory):
 
 def copy_run(src, tmp_path):
     import shutil
+
     dst = tmp_path / "copy"
     shutil.copytree(src, dst, ignore=shutil.ignore_patterns("*.lock", ".lock*"))
     return dst
@@ -151,14 +169,18 @@ def test_a_sine_runs_config_records_the_source_its_data_and_the_resolved_configs
     assert config["about"] == get_preset("sine").about
     assert config["data_sha256"] == wave_source("sine").identity["data_sha256"]
     assert config["model"]["kind"] == "regressor" and config["train"]["batch_size"] == 2
-    assert (sine_run / "config.json").read_text().endswith("}\n") and '\n  "preset"' in (sine_run / "config.json").read_text()
+    assert (sine_run / "config.json").read_text().endswith("}\n") and '\n  "preset"' in (
+        sine_run / "config.json"
+    ).read_text()
     assert not (sine_run / "tokenizer.json").exists() and not (sine_run / "samples.txt").exists()
 
 
 def test_a_second_start_into_a_saved_run_is_refused_with_the_resume_advice(sine_run):
     msg = refusal(UsageError, new_run, "sine", QUICK, source="sine", out=sine_run, progress=False)
-    assert msg == (f"{sine_run} already holds a checkpoint. Continue it with --resume {sine_run}, or choose "
-                   "another directory with --out DIR.")
+    assert msg == (
+        f"{sine_run} already holds a checkpoint. Continue it with --resume {sine_run}, or choose "
+        "another directory with --out DIR."
+    )
 
 
 def test_resume_without_a_source_in_config_is_a_damaged_file(sine_run, tmp_path):
@@ -167,8 +189,10 @@ def test_resume_without_a_source_in_config_is_a_damaged_file(sine_run, tmp_path)
     del config["source"]
     (run_dir / "config.json").write_text(json.dumps(config))
     msg = refusal(DamagedFile, resume_run, run_dir, progress=False)
-    assert msg == (f"{run_dir / 'config.json'} does not say which data the run was trained on (no \"source\"), so it "
-                   "cannot be resumed. The weights still sample; to train further, start a new run.")
+    assert msg == (
+        f'{run_dir / "config.json"} does not say which data the run was trained on (no "source"), so it '
+        "cannot be resumed. The weights still sample; to train further, start a new run."
+    )
 
 
 def test_resume_of_a_source_this_version_cannot_open_names_it(sine_run, tmp_path):
@@ -177,9 +201,11 @@ def test_resume_of_a_source_this_version_cannot_open_names_it(sine_run, tmp_path
     config["source"] = "sine:daily"
     (run_dir / "config.json").write_text(json.dumps(config))
     msg = refusal(DamagedFile, resume_run, run_dir, progress=False)
-    assert msg == (f"cannot resume {run_dir}: its config.json names the data source 'sine:daily', which cannot be "
-                   "opened: this model reads numbers: --data must be one of ['sine', 'sine:forecast'], not "
-                   "'sine:daily'.")
+    assert msg == (
+        f"cannot resume {run_dir}: its config.json names the data source 'sine:daily', which cannot be "
+        "opened: this model reads numbers: --data must be one of ['sine', 'sine:forecast'], not "
+        "'sine:daily'."
+    )
 
 
 def test_resume_with_changed_data_names_the_fingerprint_that_differs(sine_run, tmp_path):
@@ -197,14 +223,17 @@ def test_resume_with_another_source_and_another_model_word_for_word(sine_run, tm
     run_dir = copy_run(sine_run, tmp_path)
     assert refusal(ValueError, resume_run, run_dir, source="sine:forecast", progress=False) == (
         f"cannot resume {run_dir}: it was trained on source 'sine', not 'sine:forecast'. Start a new run with --out "
-        "to use other data.")
+        "to use other data."
+    )
     assert refusal(ValueError, resume_run, run_dir, ["--d_ff=64"], progress=False) == (
         f"cannot resume {run_dir}: the model config differs in d_ff (d_ff: saved 128, asked 64). These fields fix the "
-        "shape and meaning of the saved weights; start a new run with --out to change them.")
+        "shape and meaning of the saved weights; start a new run with --out to change them."
+    )
     assert refusal(ValueError, resume_run, run_dir, {"d_ff": 64, "n_heads": 2}, progress=False) == (
         f"cannot resume {run_dir}: the model config differs in n_heads, d_ff (n_heads: saved 4, asked 2, d_ff: saved "
         "128, asked 64). These fields fix the shape and meaning of the saved weights; start a new run with --out to "
-        "change them.")
+        "change them."
+    )
 
 
 def test_resume_with_changed_training_says_each_change_and_rewrites_the_train_config(sine_run, tmp_path, capsys):
@@ -214,7 +243,9 @@ def test_resume_with_changed_training_says_each_change_and_rewrites_the_train_co
     assert capsys.readouterr().out == "resuming with changed training settings: max_steps 1 -> 2, lr 0.001 -> 0.002\n"
     after = json.loads((run_dir / "config.json").read_text())
     assert after == {**before, "train": {**before["train"], "max_steps": 2, "lr": 0.002}}
-    assert (run_dir / "config.json").read_text().endswith("}\n") and '\n  "preset"' in (run_dir / "config.json").read_text()
+    assert (run_dir / "config.json").read_text().endswith("}\n") and '\n  "preset"' in (
+        run_dir / "config.json"
+    ).read_text()
     assert run.trainer.step == 1 and run.trainer.cfg.max_steps == 2 and run.lock is not None
     assert run.loss_plot == run_dir / "loss.png" and run.tokenizer is None
     result = train(run)
@@ -299,8 +330,14 @@ def test_the_eval_translator_lists_the_first_four_val_sources_with_what_was_expe
     assert calls == [] and not path.exists()
     callback("eval", trainer)
     assert calls == [("MODEL", pairs, [s for s, _ in first])]
-    lines = "\n".join([f"{first[0][0]} → {first[0][1]}", f"{first[1][0]} → ∅   (expected {first[1][1]})",
-                       f"{first[2][0]} → 9   (expected {first[2][1]})", f"{first[3][0]} → {first[3][1]}"])
+    lines = "\n".join(
+        [
+            f"{first[0][0]} → {first[0][1]}",
+            f"{first[1][0]} → ∅   (expected {first[1][1]})",
+            f"{first[2][0]} → 9   (expected {first[2][1]})",
+            f"{first[3][0]} → {first[3][1]}",
+        ]
+    )
     assert trainer.written == [f"--- translations at step 12 ---\n{lines}\n---"]
     callback("eval", trainer)
     assert path.read_text(encoding="utf-8") == f"=== step 12 ===\n{lines}\n\n" * 2

@@ -75,6 +75,7 @@ def test_rank_0_evaluates_and_every_rank_gets_its_numbers(wire):
     def evaluate():
         calls.append("evaluated")
         return {"val_loss": 1.25, "train_loss": 1.5}
+
     assert ProcessWorld(0, 0, 2).shared(evaluate)() == {"val_loss": 1.25, "train_loss": 1.5}
     assert calls == ["evaluated"] and wire.sent == {0: [{"val_loss": 1.25, "train_loss": 1.5}]}
     wire.rank = 1
@@ -114,11 +115,13 @@ def test_wrap_puts_the_model_in_ddp_with_this_ranks_gpu_and_no_buffer_sync(monke
     class OnGPU(torch.nn.Module):
         def parameters(self, recurse=True):
             return iter([SimpleNamespace(is_cuda=True)])
+
     gpu_model = OnGPU()
     ProcessWorld(3, 1, 4).wrap(gpu_model)
     assert made[-1] == (gpu_model, {"device_ids": [1], **NO_BUFFER_SYNC})  # LOCAL_RANK's GPU, not RANK's
     import inspect
-    (key, value), = NO_BUFFER_SYNC.items()
+
+    ((key, value),) = NO_BUFFER_SYNC.items()
     assert value is False and key in inspect.signature(torch.nn.parallel.DistributedDataParallel).parameters
 
 
@@ -132,9 +135,13 @@ def test_dropout_seed_of_a_rank_and_step_is_fixed_and_below_2_to_the_63():
     finally:
         torch.set_rng_state(state)
     # golden values: a resumed job (or another version) must draw the same masks at the same step
-    assert seeds == {(0, 0): 8403441185944864445, (1, 0): 2212336011653546302,
-                     (1, 7): 8159379736711338650, (3, 250): 4835305672422485288}
-    assert all(0 <= s < 2 ** 63 for s in seeds.values())
+    assert seeds == {
+        (0, 0): 8403441185944864445,
+        (1, 0): 2212336011653546302,
+        (1, 7): 8159379736711338650,
+        (3, 250): 4835305672422485288,
+    }
+    assert all(0 <= s < 2**63 for s in seeds.values())
 
 
 def test_share_gives_the_rank_its_slice_of_a_text_source_and_refuses_others():
@@ -150,8 +157,10 @@ def test_share_gives_the_rank_its_slice_of_a_text_source_and_refuses_others():
         assert [b[0].tolist() for b in part.eval_batches(split)] == [b[0].tolist() for b in source.eval_batches(split)]
     with pytest.raises(UsageError) as e:
         ProcessWorld(0, 0, 2).share(TensorBatches(torch.zeros(4, 2), torch.zeros(4, 2), 2))
-    assert str(e.value) == ("multi-process training splits windows of a text corpus (token models); TensorBatches "
-                            "(generated numbers or pairs) is small: train it in one process, without torchrun.")
+    assert str(e.value) == (
+        "multi-process training splits windows of a text corpus (token models); TensorBatches "
+        "(generated numbers or pairs) is small: train it in one process, without torchrun."
+    )
 
 
 def test_the_global_batch_is_an_int_times_the_world_size():
@@ -167,31 +176,43 @@ def test_each_rank_takes_the_gpu_of_its_local_rank(monkeypatch):
     assert ProcessWorld(0, 0, 4).for_rank(cuda).device == "cuda:0"
     with pytest.raises(UsageError) as e:
         ProcessWorld(2, 2, 4).for_rank(cuda)  # LOCAL_RANK 2 of GPUs 0 and 1
-    assert str(e.value) == ("--device=cuda: this machine has 2 GPU(s), but torchrun started a process with "
-                            "LOCAL_RANK 2. Pass --nproc_per_node at most the number of GPUs.")
+    assert str(e.value) == (
+        "--device=cuda: this machine has 2 GPU(s), but torchrun started a process with "
+        "LOCAL_RANK 2. Pass --nproc_per_node at most the number of GPUs."
+    )
     cpu = TrainConfig(device="cpu")
     assert ProcessWorld(1, 1, 2).for_rank(cpu) is cpu
     for device in ("cuda:0", "mps"):
         with pytest.raises(UsageError) as e:
             ProcessWorld(1, 1, 2).for_rank(TrainConfig(device=device))
-        assert str(e.value) == (f"--device={device} under torchrun: each process takes the GPU of its LOCAL_RANK "
-                                f"by itself. Pass --device=cuda (or --device=cpu).")
+        assert str(e.value) == (
+            f"--device={device} under torchrun: each process takes the GPU of its LOCAL_RANK "
+            f"by itself. Pass --device=cuda (or --device=cpu)."
+        )
 
 
 def test_a_collective_that_failed_because_a_peer_ended_names_this_rank():
     for lost in (dist.DistError("Connection reset"), RuntimeError("[../gloo/transport/tcp/pair.cc] closed")):
         with pytest.raises(GlassformerError) as e, ProcessWorld(2, 0, 3).together():
             raise lost
-        assert str(e.value) == ("another process of this torchrun job stopped (its own message says why); "
-                                "rank 2 stops too.") and e.value.__cause__ is None
+        assert (
+            str(e.value)
+            == ("another process of this torchrun job stopped (its own message says why); rank 2 stops too.")
+            and e.value.__cause__ is None
+        )
 
 
 @pytest.fixture
 def torchrun_env(monkeypatch, tmp_path):
     """torchrun's environment for rank 2 of 3 (LOCAL_RANK 1), a fake process group, 2 fake GPUs."""
     monkeypatch.chdir(tmp_path)
-    for key, value in {"WORLD_SIZE": "3", "RANK": "2", "LOCAL_RANK": "1", "MASTER_ADDR": "127.0.0.1",
-                       "MASTER_PORT": "29500"}.items():
+    for key, value in {
+        "WORLD_SIZE": "3",
+        "RANK": "2",
+        "LOCAL_RANK": "1",
+        "MASTER_ADDR": "127.0.0.1",
+        "MASTER_PORT": "29500",
+    }.items():
         monkeypatch.setenv(key, value)
     got = SimpleNamespace(backends=[], gpus=[], atexit=[])
     monkeypatch.setattr(dist, "init_process_group", lambda backend: got.backends.append(backend))
@@ -240,6 +261,8 @@ def test_missing_torchrun_variables_are_named(torchrun_env, monkeypatch):
     monkeypatch.delenv("MASTER_PORT")
     with pytest.raises(UsageError) as e:
         distributed.current()
-    assert str(e.value) == ("WORLD_SIZE=3 but MASTER_ADDR, MASTER_PORT not set: start several processes with "
-                            "torchrun (docs/scale.md), or unset WORLD_SIZE.")
+    assert str(e.value) == (
+        "WORLD_SIZE=3 but MASTER_ADDR, MASTER_PORT not set: start several processes with "
+        "torchrun (docs/scale.md), or unset WORLD_SIZE."
+    )
     assert torchrun_env.backends == []

@@ -15,8 +15,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``data`` command (and its ``prepare`` subcommand) to the top-level CLI."""
     data = subparsers.add_parser("data", help=t("help.data"))
     verbs = data.add_subparsers(dest="data_command", metavar="{prepare}", required=True)
-    prep = verbs.add_parser("prepare", help=t("help.data.prepare"),
-                            description=t("help.data.prepare.about", sources=", ".join([*VALID_FORMS, *NAMED_SOURCES])))
+    prep = verbs.add_parser(
+        "prepare",
+        help=t("help.data.prepare"),
+        description=t("help.data.prepare.about", sources=", ".join([*VALID_FORMS, *NAMED_SOURCES])),
+    )
     prep.add_argument("source", nargs="?", default=DEFAULT_SOURCE, help=t("help.default", default=DEFAULT_SOURCE))
     prep.add_argument("--cache-dir", help=t("help.cache_dir"))
     add_tokenizer_options(prep)

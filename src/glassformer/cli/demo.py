@@ -48,8 +48,14 @@ def run_demo(args: argparse.Namespace) -> int:
         say("demo.no_text", file=sys.stderr, error=e)
         return 1
     cfg = run.trainer.cfg
-    say("demo.training", params=run.model.num_params(), steps=cfg.max_steps, batch=cfg.batch_size,
-        block=cfg.block_size, dir=run.dir)
+    say(
+        "demo.training",
+        params=run.model.num_params(),
+        steps=cfg.max_steps,
+        batch=cfg.batch_size,
+        block=cfg.block_size,
+        dir=run.dir,
+    )
     start = time.perf_counter()
     result = train(run)
     minutes = (time.perf_counter() - start) / 60

@@ -25,8 +25,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     from glassformer.exercises.grader import TIMEOUT
 
     ex = subparsers.add_parser("exercise", help=t("help.exercise"), description=t("help.exercise.about"))
-    verbs = ex.add_subparsers(dest="exercise_verb", metavar="{list,start,check,hint,solution,grade,export-golden}",
-                              required=True)
+    verbs = ex.add_subparsers(
+        dest="exercise_verb", metavar="{list,start,check,hint,solution,grade,export-golden}", required=True
+    )
 
     def learner(name: str) -> argparse.ArgumentParser:
         p = verbs.add_parser(name, help=t(f"help.exercise.{name}"))

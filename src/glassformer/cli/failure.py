@@ -72,8 +72,15 @@ def report(error: BaseException, verb: str | None, debug: bool, argv: list[str])
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so exit's flush cannot fail again
         return EXIT_BROKEN_PIPE
     if isinstance(error, UnicodeEncodeError) and _same_codec(error.encoding, getattr(sys.stdout, "encoding", None)):
-        print(t("fail.encoding", who=who, encoding=getattr(sys.stdout, "encoding", "?"),
-                text=error.object[error.start:error.end]), file=sys.stderr)
+        print(
+            t(
+                "fail.encoding",
+                who=who,
+                encoding=getattr(sys.stdout, "encoding", "?"),
+                text=error.object[error.start : error.end],
+            ),
+            file=sys.stderr,
+        )
         return EXIT_FAILURE
     if isinstance(error, GlassformerError):
         print(t("fail.error", who=who, message=error), file=sys.stderr)
@@ -86,8 +93,9 @@ def report(error: BaseException, verb: str | None, debug: bool, argv: list[str])
         return EXIT_FAILURE
     if isinstance(error, OSError):
         what = t(OS_ERRORS[error.errno]) if error.errno in OS_ERRORS else t("os.other", reason=error.strerror or error)
-        print(t("fail.error", who=who, message=f"{error.filename}: {what}" if error.filename else what),
-              file=sys.stderr)
+        print(
+            t("fail.error", who=who, message=f"{error.filename}: {what}" if error.filename else what), file=sys.stderr
+        )
         return EXIT_FAILURE
     path = save_crash_report(error, argv)
     print(t("fail.bug", who=who, kind=type(error).__name__, detail=_first_line(error), path=path), file=sys.stderr)
@@ -97,10 +105,12 @@ def report(error: BaseException, verb: str | None, debug: bool, argv: list[str])
 def save_crash_report(error: BaseException, argv: list[str]) -> Path:
     """Write the command, versions and traceback to crash-<time>-<pid>.txt in the cache directory
     (or the system's temp directory if that is not writable); return its path."""
-    text = (f"glassformer {getattr(glassformer, '__version__', '?')} crash report\n"
-            f"command: glassformer {' '.join(argv)}\n"
-            f"python {platform.python_version()}, torch {torch.__version__}, {platform.platform()}\n\n"
-            + "".join(traceback.format_exception(error)))
+    text = (
+        f"glassformer {getattr(glassformer, '__version__', '?')} crash report\n"
+        f"command: glassformer {' '.join(argv)}\n"
+        f"python {platform.python_version()}, torch {torch.__version__}, {platform.platform()}\n\n"
+        + "".join(traceback.format_exception(error))
+    )
     name = f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
     for folder in (default_cache_dir(), Path(tempfile.gettempdir())):
         try:
@@ -116,7 +126,8 @@ def _own_check(error: BaseException) -> bool:
     """A plain ValueError (not a codec's) or FileNotFoundError (built from a message, not by the OS)
     that glassformer's code raised: its message was written for the user."""
     ours = (isinstance(error, ValueError) and not isinstance(error, UnicodeError)) or (
-        isinstance(error, FileNotFoundError) and error.errno is None)
+        isinstance(error, FileNotFoundError) and error.errno is None
+    )
     return ours and _raised_by_glassformer(error)
 
 
@@ -138,7 +149,8 @@ def _same_codec(a: str | None, b: str | None) -> bool:
 
 def _out_of_memory(error: BaseException) -> bool:
     return isinstance(error, (MemoryError, torch.OutOfMemoryError)) or (
-        isinstance(error, RuntimeError) and "can't allocate memory" in str(error))
+        isinstance(error, RuntimeError) and "can't allocate memory" in str(error)
+    )
 
 
 def _first_line(error: BaseException) -> str:

@@ -35,8 +35,9 @@ class Loaded:
 def register(subparsers: argparse._SubParsersAction) -> None:
     verbs = {"trace": run_trace, "attention": run_attention, "grads": run_grads, "params": run_params}
     for verb, handler in verbs.items():
-        p = subparsers.add_parser(verb, help=t(f"help.{verb}"),
-                                  description=t("help.inspect.about", verb=t(f"help.{verb}")))
+        p = subparsers.add_parser(
+            verb, help=t(f"help.{verb}"), description=t("help.inspect.about", verb=t(f"help.{verb}"))
+        )
         p.add_argument("--preset", default=DEFAULT_PRESET, help=t("help.inspect.preset", default=DEFAULT_PRESET))
         p.add_argument("--run", default=None, help=t("help.inspect.run"))
         p.add_argument("--prompt", default=None, type=utf8_text, help=t("help.inspect.prompt"))
@@ -47,8 +48,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         p.set_defaults(func=handler, accepts_overrides=True)
         if verb == "trace":
             p.add_argument("--collapse", action="store_true", help=t("help.trace.collapse"))
-            p.add_argument("--format", default="text", choices=["text", "markdown", "json"],
-                           help=t("help.trace.format"))
+            p.add_argument(
+                "--format", default="text", choices=["text", "markdown", "json"], help=t("help.trace.format")
+            )
         if verb == "attention":
             p.add_argument("--layer", type=count_or_zero, default=0, help=t("help.attention.layer"))
             p.add_argument("--head", type=count_or_zero, default=0, help=t("help.attention.head"))
@@ -84,8 +86,9 @@ def load(args, tokenizer: bool = True) -> Loaded:
         preset.model = replace(preset.model, vocab_size=tokenizer.vocab_size)
     torch.manual_seed(args.seed)
     model = build_model(preset.model).eval()
-    return Loaded(model, tokenizer, preset.train,
-                  t("inspect.source.preset", preset=args.preset, kind=model.kind, seed=args.seed))
+    return Loaded(
+        model, tokenizer, preset.train, t("inspect.source.preset", preset=args.preset, kind=model.kind, seed=args.seed)
+    )
 
 
 def inputs(args, loaded: Loaded):
@@ -150,8 +153,11 @@ def run_trace(args) -> int:
     say("inspect.header", source=loaded.source, what=what)
     print({"text": table.to_text, "markdown": table.to_markdown, "json": table.to_json}[args.format]())
     out = _out(args, "trace")
-    for name, text in (("trace.txt", table.to_text()), ("trace.md", table.to_markdown()),
-                       ("trace.json", table.to_json())):
+    for name, text in (
+        ("trace.txt", table.to_text()),
+        ("trace.md", table.to_markdown()),
+        ("trace.json", table.to_json()),
+    ):
         (out / name).write_text(text + "\n", encoding="utf-8")
     print()
     say("inspect.wrote", files=", ".join(str(out / name) for name in ("trace.txt", "trace.md", "trace.json")))
@@ -178,9 +184,12 @@ def run_attention(args) -> int:
     else:
         labels = token_labels(x[0], loaded.tokenizer)
         shown = t("attention.tokens", n=x.size(1), labels=" ".join(labels))
-    files = [attention_grid_png(loaded.model, x, labels, out / "attention_grid.png"),
-             attention_head_png(loaded.model, x, labels, args.layer, args.head,
-                                out / f"attention_L{args.layer}_H{args.head}.png")]
+    files = [
+        attention_grid_png(loaded.model, x, labels, out / "attention_grid.png"),
+        attention_head_png(
+            loaded.model, x, labels, args.layer, args.head, out / f"attention_L{args.layer}_H{args.head}.png"
+        ),
+    ]
     if isinstance(labels, list):  # the HTML viewer draws square maps only
         files.append(attention_html(loaded.model, x, labels, out / "attention.html"))
     say("inspect.header", source=loaded.source, what=shown)
@@ -236,16 +245,24 @@ def run_params(args) -> int:
     else:
         say("params.flops", T=T, n=fl.non_embedding_params)
         attn = t("params.flops.causal" if model.cfg.causal else "params.flops.bidirectional")
-        for what, value in (("2·N", fl.params_term), (t("params.flops.attention", formula=attn), fl.attention_term),
-                            (t("params.flops.head"), fl.head_term), (t("params.flops.forward"), fl.forward),
-                            (t("params.flops.training"), fl.training)):
+        for what, value in (
+            ("2·N", fl.params_term),
+            (t("params.flops.attention", formula=attn), fl.attention_term),
+            (t("params.flops.head"), fl.head_term),
+            (t("params.flops.forward"), fl.forward),
+            (t("params.flops.training"), fl.training),
+        ):
             print(f"  {pad(what, 44)} {value:>14,}")
     mem = activation_memory(model, B, T)
     print()
     say("params.memory", B=B, T=T, values=mem["total_values"], mib=mem["total_bytes"] / 2**20)
     out = _out(args, "params")
-    data = {"rows": [vars(r) for r in table.rows], "total": true_total, "flops": vars(fl) if fl else None,
-            "activation_memory": {"B": B, "T": T, **mem}}
+    data = {
+        "rows": [vars(r) for r in table.rows],
+        "total": true_total,
+        "flops": vars(fl) if fl else None,
+        "activation_memory": {"B": B, "T": T, **mem},
+    }
     (out / "params.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     say("inspect.wrote", files=out / "params.json")
     return 0

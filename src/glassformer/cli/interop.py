@@ -34,8 +34,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_import(args: argparse.Namespace) -> int:
     out = import_gpt2(args.source, args.out)
     model, tokenizer, _ = load_model(out)  # read back as every verb will
-    say("import.done", source=args.source, out=out, kind=model.kind, params=model.num_params(),
-        layers=model.cfg.n_layers, vocab=tokenizer.vocab_size, positions=model.cfg.max_len)
+    say(
+        "import.done",
+        source=args.source,
+        out=out,
+        kind=model.kind,
+        params=model.num_params(),
+        layers=model.cfg.n_layers,
+        vocab=tokenizer.vocab_size,
+        positions=model.cfg.max_len,
+    )
     say("train.sample_it", dir=out)
     say("import.look_inside", dir=out)
     return 0

@@ -70,14 +70,22 @@ def _run(args: argparse.Namespace) -> int:
     chosen = list(experiments().values()) if args.name == "all" else [get_experiment(args.name)]
     for exp in chosen:
         print(f"== {exp.name}: {text(args.lang, exp.name + '.title')}", flush=True)
-        record = run_experiment(exp, fast=args.fast, seeds=args.seeds, out=args.out, data=args.data,
-                                cache_dir=args.cache_dir, threads=args.threads,
-                                echo=lambda line: print(line, flush=True))
+        record = run_experiment(
+            exp,
+            fast=args.fast,
+            seeds=args.seeds,
+            out=args.out,
+            data=args.data,
+            cache_dir=args.cache_dir,
+            threads=args.threads,
+            echo=lambda line: print(line, flush=True),
+        )
         for c in record["claims"]:
-            print(f"  [{text(args.lang, 'level.' + c['level'])}] {c['tutorial']} {c['where']}: "
-                  f"{c['claim_' + args.lang]}")
+            print(
+                f"  [{text(args.lang, 'level.' + c['level'])}] {c['tutorial']} {c['where']}: {c['claim_' + args.lang]}"
+            )
             print(f"      {c['finding_' + args.lang]}")
-        folder = (args.out or DEFAULT_OUT)
+        folder = args.out or DEFAULT_OUT
         say("lab.wrote", seconds=record["seconds"], dir=f"{folder}/{exp.name}", figures=len(record["figures"]))
     return 0
 

@@ -1,8 +1,8 @@
 """How the command line speaks the user's language (glassformer/messages chooses the words):
 
-    language_requested(argv)   `--lang zh` / `--lang=zh` anywhere on the line, else GLASSFORMER_LANG
-    argparse_speaking()        argparse's own words ("usage:", "invalid choice") from the catalogue
-    HelpFormatter              help holding Chinese wrapped by terminal columns (a character takes two)
+language_requested(argv)   `--lang zh` / `--lang=zh` anywhere on the line, else GLASSFORMER_LANG
+argparse_speaking()        argparse's own words ("usage:", "invalid choice") from the catalogue
+HelpFormatter              help holding Chinese wrapped by terminal columns (a character takes two)
 """
 
 from __future__ import annotations

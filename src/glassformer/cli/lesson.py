@@ -54,44 +54,65 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _training(hello, "hello-world", epochs=hello_lesson.FAST_EPOCHS)
     hello.add_argument("--mask", choices=("none", "causal", "both"), default="both", help=t("help.lesson.mask"))
     hello.add_argument("--data", default="tutorial", help=t("help.lesson.hello.data"))
-    hello.add_argument("--epochs", type=count, default=hello_lesson.EPOCHS,
-                       help=t("help.lesson.hello.epochs", default=hello_lesson.EPOCHS))
+    hello.add_argument(
+        "--epochs",
+        type=count,
+        default=hello_lesson.EPOCHS,
+        help=t("help.lesson.hello.epochs", default=hello_lesson.EPOCHS),
+    )
     hello.set_defaults(func=run_hello)
 
     sine = which.add_parser("sine", help=t("help.lesson.sine"))
     _shared(sine, "sine")
     _training(sine, "sine", train=sine_lesson.FAST["n_train"], val=sine_lesson.FAST["n_val"])
-    sine.add_argument("--task", choices=("forecast", "tutorial"), default="forecast",
-                      help=t("help.lesson.sine.task"))
-    sine.add_argument("--schedule", choices=("noam", "cosine", "tutorial"), default="noam",
-                      help=t("help.lesson.sine.schedule"))
+    sine.add_argument("--task", choices=("forecast", "tutorial"), default="forecast", help=t("help.lesson.sine.task"))
+    sine.add_argument(
+        "--schedule", choices=("noam", "cosine", "tutorial"), default="noam", help=t("help.lesson.sine.schedule")
+    )
     sine.add_argument("--epochs", type=count, default=None, help=t("help.lesson.sine.epochs", **sine_lesson.TASKS))
-    sine.add_argument("--patience", type=count, default=SINE_PATIENCE,
-                      help=t("help.lesson.sine.patience", default=SINE_PATIENCE))
-    sine.add_argument("--train-size", type=count, default=None,
-                      help=t("help.lesson.sine.train_size", default=sine_data.N_TRAIN))
-    sine.add_argument("--val-size", type=count, default=None,
-                      help=t("help.lesson.sine.val_size", default=sine_data.N_VAL))
+    sine.add_argument(
+        "--patience", type=count, default=SINE_PATIENCE, help=t("help.lesson.sine.patience", default=SINE_PATIENCE)
+    )
+    sine.add_argument(
+        "--train-size", type=count, default=None, help=t("help.lesson.sine.train_size", default=sine_data.N_TRAIN)
+    )
+    sine.add_argument(
+        "--val-size", type=count, default=None, help=t("help.lesson.sine.val_size", default=sine_data.N_VAL)
+    )
     sine.set_defaults(func=run_sine)
 
     s2s = which.add_parser("seq2seq", help=t("help.lesson.seq2seq", example=f"{WORDS} ↔ {DIGITS}"))
     _shared(s2s, "seq2seq")
     _training(s2s, "seq2seq", steps=seq2seq_lesson.FAST_STEPS, seconds=SEQ2SEQ_FAST_SECONDS)
-    s2s.add_argument("--task", choices=("zh2num", "num2zh"), default="zh2num",
-                     help=t("help.lesson.seq2seq.task", words=WORDS, digits=DIGITS))
-    s2s.add_argument("--steps", type=count, default=None,
-                     help=t("help.lesson.seq2seq.steps", default=seq2seq_lesson.STEPS, fast=seq2seq_lesson.FAST_STEPS))
+    s2s.add_argument(
+        "--task",
+        choices=("zh2num", "num2zh"),
+        default="zh2num",
+        help=t("help.lesson.seq2seq.task", words=WORDS, digits=DIGITS),
+    )
+    s2s.add_argument(
+        "--steps",
+        type=count,
+        default=None,
+        help=t("help.lesson.seq2seq.steps", default=seq2seq_lesson.STEPS, fast=seq2seq_lesson.FAST_STEPS),
+    )
     s2s.add_argument("--beam", type=count, default=BEAM, help=t("help.lesson.seq2seq.beam", default=BEAM))
-    s2s.add_argument("--alpha", type=non_negative, default=ALPHA,
-                     help=t("help.lesson.seq2seq.alpha", default=ALPHA))
+    s2s.add_argument("--alpha", type=non_negative, default=ALPHA, help=t("help.lesson.seq2seq.alpha", default=ALPHA))
     s2s.set_defaults(func=run_seq2seq)
 
 
 def run_tiny(args: argparse.Namespace) -> int:
     from glassformer.lessons import tiny
 
-    tiny.run(lang=args.lang, explain=args.explain, out=args.out, fast=args.fast, seed=args.seed,
-             threads=args.threads, lab=args.lab)
+    tiny.run(
+        lang=args.lang,
+        explain=args.explain,
+        out=args.out,
+        fast=args.fast,
+        seed=args.seed,
+        threads=args.threads,
+        lab=args.lab,
+    )
     return 0
 
 
@@ -105,23 +126,53 @@ def run_fruit(args: argparse.Namespace) -> int:
 def run_hello(args: argparse.Namespace) -> int:
     from glassformer.lessons import hello_world
 
-    hello_world.run(lang=args.lang, explain=args.explain, out=args.out, mask=args.mask, data=args.data,
-                    epochs=args.epochs, fast=args.fast, seed=args.seed, threads=args.threads)
+    hello_world.run(
+        lang=args.lang,
+        explain=args.explain,
+        out=args.out,
+        mask=args.mask,
+        data=args.data,
+        epochs=args.epochs,
+        fast=args.fast,
+        seed=args.seed,
+        threads=args.threads,
+    )
     return 0
 
 
 def run_sine(args: argparse.Namespace) -> int:
     from glassformer.lessons import sine
 
-    sine.run(lang=args.lang, explain=args.explain, out=args.out, task=args.task, schedule=args.schedule,
-             epochs=args.epochs, patience=args.patience, fast=args.fast, seed=args.seed,
-             threads=args.threads, n_train=args.train_size, n_val=args.val_size)
+    sine.run(
+        lang=args.lang,
+        explain=args.explain,
+        out=args.out,
+        task=args.task,
+        schedule=args.schedule,
+        epochs=args.epochs,
+        patience=args.patience,
+        fast=args.fast,
+        seed=args.seed,
+        threads=args.threads,
+        n_train=args.train_size,
+        n_val=args.val_size,
+    )
     return 0
 
 
 def run_seq2seq(args: argparse.Namespace) -> int:
     from glassformer.lessons import seq2seq
 
-    seq2seq.run(lang=args.lang, explain=args.explain, out=args.out, task=args.task, steps=args.steps,
-                beam=args.beam, alpha=args.alpha, fast=args.fast, seed=args.seed, threads=args.threads)
+    seq2seq.run(
+        lang=args.lang,
+        explain=args.explain,
+        out=args.out,
+        task=args.task,
+        steps=args.steps,
+        beam=args.beam,
+        alpha=args.alpha,
+        fast=args.fast,
+        seed=args.seed,
+        threads=args.threads,
+    )
     return 0

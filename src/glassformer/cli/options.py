@@ -65,8 +65,9 @@ def normalize_argv(argv: list[str]) -> list[str]:
 
 def add_threads(parser: argparse.ArgumentParser) -> None:
     """The one `--threads` option (see glassformer/threads.py for the rule and its reason)."""
-    parser.add_argument("--threads", type=threads, default=DEFAULT_THREADS,
-                        help=t("help.threads", default=DEFAULT_THREADS))
+    parser.add_argument(
+        "--threads", type=threads, default=DEFAULT_THREADS, help=t("help.threads", default=DEFAULT_THREADS)
+    )
 
 
 # ---- ranges: argparse types ------------------------------------------------------------------------
@@ -148,14 +149,17 @@ def add_tokenizer_options(parser: argparse.ArgumentParser) -> None:
     from glassformer.text.segment import SEGMENTERS
 
     parser.add_argument("--tokenizer", choices=TOKENIZERS, default=None, help=t("help.tokenizer"))
-    parser.add_argument("--vocab-size", type=count,
-                        help=t("help.vocab_size", least=N_BYTES, default=DEFAULT_BPE_VOCAB))
+    parser.add_argument("--vocab-size", type=count, help=t("help.vocab_size", least=N_BYTES, default=DEFAULT_BPE_VOCAB))
     parser.add_argument("--segment", choices=SEGMENTERS, help=t("help.segment"))
     parser.add_argument("--backend", choices=BACKENDS, help=t("help.backend"))
 
 
 def tokenizer_options(args: argparse.Namespace) -> dict:
     """The options add_tokenizer_options read, as `prepare` takes them (only those given)."""
-    given = {"tokenizer": args.tokenizer, "vocab_size": args.vocab_size, "segment": args.segment,
-             "backend": args.backend}
+    given = {
+        "tokenizer": args.tokenizer,
+        "vocab_size": args.vocab_size,
+        "segment": args.segment,
+        "backend": args.backend,
+    }
     return {k: v for k, v in given.items() if v is not None}

@@ -21,10 +21,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("sample", help=t("help.sample"), description=t("help.sample.about"))
     p.add_argument("run", help=t("help.sample.run", example=RUN_EXAMPLE))
     p.add_argument("--prompt", default="\n", type=utf8_text, help=t("help.sample.prompt"))
-    p.add_argument("--max-new-tokens", type=count, default=MAX_NEW_TOKENS,
-                   help=t("help.sample.max_new_tokens", default=MAX_NEW_TOKENS))
-    p.add_argument("--temperature", type=temperature, default=TEMPERATURE,
-                   help=t("help.sample.temperature", default=TEMPERATURE))
+    p.add_argument(
+        "--max-new-tokens",
+        type=count,
+        default=MAX_NEW_TOKENS,
+        help=t("help.sample.max_new_tokens", default=MAX_NEW_TOKENS),
+    )
+    p.add_argument(
+        "--temperature", type=temperature, default=TEMPERATURE, help=t("help.sample.temperature", default=TEMPERATURE)
+    )
     p.add_argument("--top-k", type=count, default=None, help=t("help.sample.top_k"))
     p.add_argument("--top-p", type=probability, default=None, help=t("help.sample.top_p"))
     p.add_argument("--num-samples", type=count, default=1, help=t("help.sample.num_samples", default=1))
@@ -52,7 +57,7 @@ def run_sample(args: argparse.Namespace) -> int:
     if args.debug_shapes:
         from glassformer.inspect.trace import print_shapes_once
 
-        ids = torch.tensor([prompt_ids[-model.cfg.max_len:]], device=args.device)  # (1, T)
+        ids = torch.tensor([prompt_ids[-model.cfg.max_len :]], device=args.device)  # (1, T)
         print_shapes_once(model, ids, tokenizer)
     if len(prompt_ids) + args.max_new_tokens > model.cfg.max_len:
         print(past_max_len(model), file=sys.stderr)  # the text will outgrow max_len: say what happens
@@ -64,9 +69,20 @@ def run_sample(args: argparse.Namespace) -> int:
 
     if stream:
         sys.stdout.write(prompt)
-    texts = sample(model, tokenizer, prompt, args.max_new_tokens, args.temperature, args.top_k,
-                   args.top_p, args.num_samples, args.seed, stop, on_text if stream else None,
-                   use_cache=args.use_cache)
+    texts = sample(
+        model,
+        tokenizer,
+        prompt,
+        args.max_new_tokens,
+        args.temperature,
+        args.top_k,
+        args.top_p,
+        args.num_samples,
+        args.seed,
+        stop,
+        on_text if stream else None,
+        use_cache=args.use_cache,
+    )
     if stream:
         print()
     else:

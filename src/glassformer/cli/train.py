@@ -1,7 +1,7 @@
 """`glassformer train`: train any preset's model, any config field overridable as --key=value.
 
-    glassformer train --preset baby --d_model=256 --max_steps=300
-    glassformer train --resume runs/baby-20250101-120000 --max_steps=4000
+glassformer train --preset baby --d_model=256 --max_steps=300
+glassformer train --resume runs/baby-20250101-120000 --max_steps=4000
 """
 
 from __future__ import annotations
@@ -21,25 +21,38 @@ EXIT_NONFINITE, EXIT_INTERRUPTED = 1, 130  # 130 = 128 + SIGINT, the shell's cod
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("train", allow_abbrev=False, help=t("help.train", runs=RUNS_DIR),
-                              description=t("help.train.about", example="--d_model=256 --max-steps 300 --threads 1"))
-    p.add_argument("--preset", choices=sorted(PRESETS), default=None,
-                   help=t("help.train.preset", default=DEFAULT_PRESET, presets="; ".join(
-                       f"{name}: {preset_about(name)}" for name in sorted(PRESETS))))
+    p = subparsers.add_parser(
+        "train",
+        allow_abbrev=False,
+        help=t("help.train", runs=RUNS_DIR),
+        description=t("help.train.about", example="--d_model=256 --max-steps 300 --threads 1"),
+    )
+    p.add_argument(
+        "--preset",
+        choices=sorted(PRESETS),
+        default=None,
+        help=t(
+            "help.train.preset",
+            default=DEFAULT_PRESET,
+            presets="; ".join(f"{name}: {preset_about(name)}" for name in sorted(PRESETS)),
+        ),
+    )
     p.add_argument("--data", default=None, help=t("help.train.data"))
     p.add_argument("--out", default=None, help=t("help.train.out", runs=RUNS_DIR))
     p.add_argument("--resume", metavar="RUN", default=None, help=t("help.train.resume"))
     add_tokenizer_options(p)
     p.add_argument("--prompt", default=None, type=utf8_text, help=t("help.train.prompt"))
-    p.add_argument("--sample-chars", type=count_or_zero, default=None,
-                   help=t("help.train.sample_chars", default=EVAL_SAMPLE_CHARS))
+    p.add_argument(
+        "--sample-chars", type=count_or_zero, default=None, help=t("help.train.sample_chars", default=EVAL_SAMPLE_CHARS)
+    )
     p.add_argument("--cache-dir", default=None, help=t("help.train.cache_dir"))
     p.add_argument("--no-progress", action="store_true", help=t("help.train.no_progress"))
     p.add_argument("--use-mine", metavar="DIR", default=None, help=t("help.train.use_mine"))
     p.add_argument("--debug-shapes", action="store_true", help=t("help.train.debug_shapes"))
     p.add_argument("--attention-every", type=count, default=None, metavar="N", help=t("help.train.attention_every"))
-    p.add_argument("--attention-heads", default=None, metavar="L.H,...",
-                   help=t("help.train.attention_heads", example="0.1,3.2"))
+    p.add_argument(
+        "--attention-heads", default=None, metavar="L.H,...", help=t("help.train.attention_heads", example="0.1,3.2")
+    )
     p.set_defaults(func=run_train, accepts_overrides=True)
 
 
@@ -52,17 +65,38 @@ def run_train(args: argparse.Namespace) -> int:
             raise UsageError(t("train.resume_out"))
         if tokenizer_options(args):
             raise UsageError(t("train.resume_tokenizer"))
-        run = resume_run(args.resume, args.overrides, preset=args.preset, source=args.data,
-                         cache_dir=args.cache_dir, progress=progress, prompt=args.prompt,
-                         sample_chars=args.sample_chars)
+        run = resume_run(
+            args.resume,
+            args.overrides,
+            preset=args.preset,
+            source=args.data,
+            cache_dir=args.cache_dir,
+            progress=progress,
+            prompt=args.prompt,
+            sample_chars=args.sample_chars,
+        )
         say("train.resuming", dir=run.dir, step=run.trainer.step)
     else:
-        run = new_run(args.preset or DEFAULT_PRESET, args.overrides, source=args.data,
-                      out=args.out, cache_dir=args.cache_dir, progress=progress, prompt=args.prompt,
-                      sample_chars=args.sample_chars, text=tokenizer_options(args))
+        run = new_run(
+            args.preset or DEFAULT_PRESET,
+            args.overrides,
+            source=args.data,
+            out=args.out,
+            cache_dir=args.cache_dir,
+            progress=progress,
+            prompt=args.prompt,
+            sample_chars=args.sample_chars,
+            text=tokenizer_options(args),
+        )
         cut = t("train.tokens", kind=run.tokenizer.kind) if run.tokenizer is not None else ""
-        say("train.run_dir", dir=run.dir, kind=run.model.kind, params=run.model.num_params(),
-            source=run.config["source"], tokens=cut)
+        say(
+            "train.run_dir",
+            dir=run.dir,
+            kind=run.model.kind,
+            params=run.model.num_params(),
+            source=run.config["source"],
+            tokens=cut,
+        )
     if args.use_mine:
         plugged = plug_in(run.model, args.use_mine)
         say("train.use_mine", dir=args.use_mine, parts=", ".join(plugged))
@@ -103,6 +137,14 @@ def _record_attention(run, args: argparse.Namespace) -> None:
     if run.model.inputs not in ("tokens", "numbers"):
         raise UsageError(t("train.attention_one_stack", kind=run.model.kind, inputs=run.model.inputs, dir=run.dir))
     probe, labels = probe_for(run.data, run.trainer.cfg.block_size)
-    run.trainer.callbacks.append(AttentionLog(run.model, probe, labels, heads=parse_heads(args.attention_heads),
-                                              every=args.attention_every, path=run.dir / FILE,
-                                              start_step=run.trainer.step))
+    run.trainer.callbacks.append(
+        AttentionLog(
+            run.model,
+            probe,
+            labels,
+            heads=parse_heads(args.attention_heads),
+            every=args.attention_every,
+            path=run.dir / FILE,
+            start_step=run.trainer.step,
+        )
+    )

@@ -11,21 +11,21 @@ from glassformer.exercises.spec import Exercise
 from glassformer.messages import t
 
 ORDER = (
-    "softmax",               # the one nonlinearity attention needs
-    "attention_scores",      # Q·Kᵀ/√D
-    "causal_mask",           # who may attend to whom: no peeking at the future ...
-    "padding_mask",          # ... nor at padding
-    "attention",             # softmax(scores, masked)·V, NaN-free
-    "heads",                 # (B, T, C) <-> (B, H, T, D)
+    "softmax",  # the one nonlinearity attention needs
+    "attention_scores",  # Q·Kᵀ/√D
+    "causal_mask",  # who may attend to whom: no peeking at the future ...
+    "padding_mask",  # ... nor at padding
+    "attention",  # softmax(scores, masked)·V, NaN-free
+    "heads",  # (B, T, C) <-> (B, H, T, D)
     "multi_head_attention",  # project, split, attend, merge, project
-    "sinusoidal",            # + where each token sits
-    "layer_norm",            # the normalisation around each half of a block
-    "feed_forward",          # the per-token MLP
-    "block",                 # LN -> attention -> + -> LN -> FFN -> +
-    "loss",                  # next-token cross-entropy
-    "sampling",              # top-k / top-p before drawing the next token
-    "kv_cache",              # one decoding step that reuses the past keys and values
-    "fruit",                 # lesson 1's apple/banana/orange attention, by hand
+    "sinusoidal",  # + where each token sits
+    "layer_norm",  # the normalisation around each half of a block
+    "feed_forward",  # the per-token MLP
+    "block",  # LN -> attention -> + -> LN -> FFN -> +
+    "loss",  # next-token cross-entropy
+    "sampling",  # top-k / top-p before drawing the next token
+    "kv_cache",  # one decoding step that reuses the past keys and values
+    "fruit",  # lesson 1's apple/banana/orange attention, by hand
 )
 
 

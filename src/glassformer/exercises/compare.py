@@ -77,8 +77,7 @@ def first_problem(yours, ref: torch.Tensor, atol: float) -> Problem | None:
     if tuple(yours.shape) != tuple(ref.shape):
         return Problem("shape", yours=tuple(yours.shape), ref=tuple(ref.shape))
     if _kind(yours.dtype) != _kind(ref.dtype) or (ref.is_floating_point() and yours.dtype != ref.dtype):
-        return Problem("dtype", yours=str(yours.dtype).replace("torch.", ""),
-                       ref=str(ref.dtype).replace("torch.", ""))
+        return Problem("dtype", yours=str(yours.dtype).replace("torch.", ""), ref=str(ref.dtype).replace("torch.", ""))
     bad = _bad(yours, ref, atol, nan_equal=False)
     if not bool(bad.any()):
         return None

@@ -53,7 +53,7 @@ def diagnose(ex: Exercise, prep: Prepared, report, calls: list) -> tuple[str, di
 
 
 def _same(a, b, atol: float) -> bool:
-    return len(a) == len(b) and all(same_values(x, y, max(atol, 1e-9)) for x, y in zip(a, b))
+    return len(a) == len(b) and all(same_values(x, y, max(atol, 1e-9)) for x, y in zip(a, b, strict=False))
 
 
 def error_hint(name: str, error: dict) -> tuple[str, dict] | None:

@@ -26,32 +26,48 @@ from glassformer.exercises.expected import path_name, prepare
 from glassformer.exercises.spec import Exercise, Variant
 from glassformer.exercises.text import t
 
-STATUS_MARK = {"passed": "✓", "failed": "✗", "crashed": "!", "timeout": "⏱", "syntax": "S", "forbidden": "F",
-               "todo": "…", "missing": "·"}
+STATUS_MARK = {
+    "passed": "✓",
+    "failed": "✗",
+    "crashed": "!",
+    "timeout": "⏱",
+    "syntax": "S",
+    "forbidden": "F",
+    "todo": "…",
+    "missing": "·",
+}
 
 
-def grade(submissions: Path, out_csv: Path, lang: str, timeout: float = grader.TIMEOUT,
-          names: list[str] | None = None) -> tuple[list[dict], Path]:
+def grade(
+    submissions: Path, out_csv: Path, lang: str, timeout: float = grader.TIMEOUT, names: list[str] | None = None
+) -> tuple[list[dict], Path]:
     """Grade every student folder; write the CSV and the Markdown summary; return (rows, md path)."""
     submissions, out_csv = Path(submissions), Path(out_csv)
     students = sorted(p for p in submissions.iterdir() if p.is_dir() and not p.name.startswith("."))
     if not students:
-        raise ValueError(f"{submissions} holds no student folders (one folder per student, each with "
-                         "that student's exercise files, e.g. alice/softmax.py).")
+        raise ValueError(
+            f"{submissions} holds no student folders (one folder per student, each with "
+            "that student's exercise files, e.g. alice/softmax.py)."
+        )
     names = [catalog.get(n).name for n in names] if names else list(catalog.ORDER)
     items = [(n, s / f"{n}.py") for s in students for n in names]
     # one process per student: nothing a student's code does to its process (a changed default,
     # a patched function, a thread left running) can reach another student's grade
     reports = [r for s in students for r in grader.check_many([(n, s / f"{n}.py") for n in names], timeout)]
     rows = []
-    for (name, file), rep in zip(items, reports):
+    for (name, file), rep in zip(items, reports, strict=False):
         key = rep.diagnosis[0] if rep.diagnosis else ""
-        rows.append({
-            "student": file.parent.name, "exercise": name, "status": rep.status,
-            "cases_passed": rep.n_passed, "cases_total": len(rep.cases) or len(prepare(name).cases),
-            "mistake": key.rsplit(".", 1)[-1] if ".wrong." in key else key,
-            "detail": t(lang, key, **rep.diagnosis[1]) if rep.diagnosis else "",
-        })
+        rows.append(
+            {
+                "student": file.parent.name,
+                "exercise": name,
+                "status": rep.status,
+                "cases_passed": rep.n_passed,
+                "cases_total": len(rep.cases) or len(prepare(name).cases),
+                "mistake": key.rsplit(".", 1)[-1] if ".wrong." in key else key,
+                "detail": t(lang, key, **rep.diagnosis[1]) if rep.diagnosis else "",
+            }
+        )
     out_csv.parent.mkdir(parents=True, exist_ok=True)
     with open(out_csv, "w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -65,11 +81,25 @@ def grade(submissions: Path, out_csv: Path, lang: str, timeout: float = grader.T
 def summary(rows: list[dict], names: list[str], lang: str) -> str:
     students = list(dict.fromkeys(r["student"] for r in rows))
     by = {(r["student"], r["exercise"]): r for r in rows}
-    lines = [f"# {t(lang, 'msg.grade.title')}", "",
-             t(lang, "msg.grade.legend", marks=", ".join(f"{m} {t(lang, 'msg.status.' + s)}"
-                                                          for s, m in STATUS_MARK.items())), ""]
-    lines.append("| " + t(lang, "msg.grade.col.student") + " | " + " | ".join(names) + " | "
-                 + t(lang, "msg.grade.col.passed") + " |")
+    lines = [
+        f"# {t(lang, 'msg.grade.title')}",
+        "",
+        t(
+            lang,
+            "msg.grade.legend",
+            marks=", ".join(f"{m} {t(lang, 'msg.status.' + s)}" for s, m in STATUS_MARK.items()),
+        ),
+        "",
+    ]
+    lines.append(
+        "| "
+        + t(lang, "msg.grade.col.student")
+        + " | "
+        + " | ".join(names)
+        + " | "
+        + t(lang, "msg.grade.col.passed")
+        + " |"
+    )
     lines.append("|---" * (len(names) + 2) + "|")
     for s in students:
         marks = [STATUS_MARK[by[s, n]["status"]] for n in names]
@@ -100,26 +130,42 @@ def export_golden(out: Path, names: list[str] | None = None) -> list[Path]:
         arrays, cases = {}, []
         for i, case in enumerate(prep.cases):
             fn = ex.function(case.fn)
-            entry = {"index": i, "label": t("en", case.label, **case.fields), "function": fn.name,
-                     "inputs": [_store(arrays, f"case{i}/in/{a}", a, v) for a, v in zip(fn.args, case.args)],
-                     "outputs": [_store(arrays, f"case{i}/out/{k}", o, v) for k, (o, v) in
-                                 enumerate(zip(fn.outputs, prep.ref[i]))]}
+            entry = {
+                "index": i,
+                "label": t("en", case.label, **case.fields),
+                "function": fn.name,
+                "inputs": [_store(arrays, f"case{i}/in/{a}", a, v) for a, v in zip(fn.args, case.args, strict=False)],
+                "outputs": [
+                    _store(arrays, f"case{i}/out/{k}", o, v) for k, (o, v) in enumerate(zip(fn.outputs, prep.ref[i], strict=False))
+                ],
+            }
             if case.grad:
-                entry["cotangents"] = [None if c is None else _store(arrays, f"case{i}/cot/{k}", fn.outputs[k], c)
-                                       for k, c in enumerate(prep.cot[i])]
-                entry["gradients"] = [_store(arrays, f"case{i}/grad/{path_name(ex, case, p)}",
-                                             path_name(ex, case, p), g)
-                                      for p, g in zip(case.grad, prep.ref_grads[i])]
+                entry["cotangents"] = [
+                    None if c is None else _store(arrays, f"case{i}/cot/{k}", fn.outputs[k], c)
+                    for k, c in enumerate(prep.cot[i])
+                ]
+                entry["gradients"] = [
+                    _store(arrays, f"case{i}/grad/{path_name(ex, case, p)}", path_name(ex, case, p), g)
+                    for p, g in zip(case.grad, prep.ref_grads[i], strict=False)
+                ]
             cases.append(entry)
         np.savez_compressed(out / f"{name}.npz", **arrays)
-        spec = {"exercise": name, "number": catalog.number(name),
-                "functions": [{"name": f.name, "signature": f.signature, "args": list(f.args),
-                               "outputs": list(f.outputs)} for f in ex.functions],
-                "tolerance": {"atol": ex.atol, "rule": "|yours - expected| <= atol * (1 + |expected|); "
-                              "infinities must be equal; bool and int outputs exactly equal; no NaN"},
-                "gradients": "sum over outputs of <cotangent, output>, differentiated with respect to "
-                             "each listed input; compare with the same rule",
-                "cases": cases}
+        spec = {
+            "exercise": name,
+            "number": catalog.number(name),
+            "functions": [
+                {"name": f.name, "signature": f.signature, "args": list(f.args), "outputs": list(f.outputs)}
+                for f in ex.functions
+            ],
+            "tolerance": {
+                "atol": ex.atol,
+                "rule": "|yours - expected| <= atol * (1 + |expected|); "
+                "infinities must be equal; bool and int outputs exactly equal; no NaN",
+            },
+            "gradients": "sum over outputs of <cotangent, output>, differentiated with respect to "
+            "each listed input; compare with the same rule",
+            "cases": cases,
+        }
         (out / f"{name}.json").write_text(json.dumps(spec, indent=1, ensure_ascii=False), encoding="utf-8")
         manifest.append({"exercise": name, "npz": f"{name}.npz", "json": f"{name}.json", "cases": len(cases)})
         written += [out / f"{name}.npz", out / f"{name}.json"]
@@ -132,18 +178,24 @@ def _store(arrays: dict, key: str, name: str, value) -> dict:
     if value is None:
         return {"name": name, "kind": "none"}
     if isinstance(value, dict):
-        return {"name": name, "kind": "dict",
-                "items": [_store(arrays, f"{key}/{k}", k, v) for k, v in value.items()]}
+        return {"name": name, "kind": "dict", "items": [_store(arrays, f"{key}/{k}", k, v) for k, v in value.items()]}
     if hasattr(value, "detach"):
         a = value.detach().numpy()
         arrays[key] = np.array(a)  # a C-ordered copy (a 0-d loss stays 0-d)
-        return {"name": name, "kind": "array", "key": key, "shape": list(a.shape), "dtype": str(a.dtype),
-                "contiguous": bool(value.is_contiguous())}
+        return {
+            "name": name,
+            "kind": "array",
+            "key": key,
+            "shape": list(a.shape),
+            "dtype": str(a.dtype),
+            "contiguous": bool(value.is_contiguous()),
+        }
     return {"name": name, "kind": type(value).__name__, "value": value}
 
 
 def load_golden_args(spec_case: dict, arrays) -> list:
     """Rebuild a case's inputs from the exported files (what a course's own grader does)."""
+
     def value(d):
         if d["kind"] == "none":
             return None
@@ -166,8 +218,12 @@ def variant_source(ex: Exercise, variant: Variant) -> str:
     seen: set[str] = set()
     helpers = _helpers(variant.impl, seen)
     body = re.sub(r"^def \w+\(", f"def {variant.fn}(", inspect.getsource(variant.impl), count=1)
-    return (ex.solution_path.read_text(encoding="utf-8") + f"\n\n# --- a known mistake: {variant.id}\n\n"
-            + "".join(h + "\n\n" for h in helpers) + body)
+    return (
+        ex.solution_path.read_text(encoding="utf-8")
+        + f"\n\n# --- a known mistake: {variant.id}\n\n"
+        + "".join(h + "\n\n" for h in helpers)
+        + body
+    )
 
 
 def _helpers(fn, seen: set[str]) -> list[str]:

@@ -64,13 +64,11 @@ def _prepare(ex: Exercise) -> Prepared:
                 raise RuntimeError(f"internal: glassformer and its NumPy twin disagree on {name} case {i}")
         cot, grads = None, None
         if case.grad:
-            cot = [torch.randn(o.shape, generator=gen, dtype=o.dtype) if o.is_floating_point() else None
-                   for o in out]
+            cot = [torch.randn(o.shape, generator=gen, dtype=o.dtype) if o.is_floating_point() else None for o in out]
             leaves = [leaf(args, p) for p in case.grad]
-            pairs = [(o, c) for o, c in zip(out, cot) if c is not None and o.requires_grad]
-            grads = torch.autograd.grad([o for o, _ in pairs], leaves, [c for _, c in pairs],
-                                        allow_unused=True)
-            grads = [torch.zeros_like(x) if g is None else g for x, g in zip(leaves, grads)]
+            pairs = [(o, c) for o, c in zip(out, cot, strict=False) if c is not None and o.requires_grad]
+            grads = torch.autograd.grad([o for o, _ in pairs], leaves, [c for _, c in pairs], allow_unused=True)
+            grads = [torch.zeros_like(x) if g is None else g for x, g in zip(leaves, grads, strict=False)]
         prep.ref.append(tuple(o.detach() for o in out))
         prep.twin.append(tuple(twin))
         prep.cot.append(cot)

@@ -24,15 +24,39 @@ from glassformer.exercises.spec import Rule
 
 # rules the exercises share (each exercise picks its own)
 SOFTMAX = Rule(("softmax", "log_softmax", "softmin", "_softmax", "Softmax", "LogSoftmax"), "forbid.softmax")
-ATTENTION = Rule(("scaled_dot_product_attention", "MultiheadAttention", "multi_head_attention_forward",
-                  "Transformer", "TransformerEncoder", "TransformerEncoderLayer", "TransformerDecoder",
-                  "TransformerDecoderLayer", "flash_attention"), "forbid.attention")
-LAYER_NORM = Rule(("layer_norm", "LayerNorm", "native_layer_norm", "group_norm", "GroupNorm",
-                   "batch_norm", "instance_norm", "rms_norm", "RMSNorm"), "forbid.layer_norm")
+ATTENTION = Rule(
+    (
+        "scaled_dot_product_attention",
+        "MultiheadAttention",
+        "multi_head_attention_forward",
+        "Transformer",
+        "TransformerEncoder",
+        "TransformerEncoderLayer",
+        "TransformerDecoder",
+        "TransformerDecoderLayer",
+        "flash_attention",
+    ),
+    "forbid.attention",
+)
+LAYER_NORM = Rule(
+    (
+        "layer_norm",
+        "LayerNorm",
+        "native_layer_norm",
+        "group_norm",
+        "GroupNorm",
+        "batch_norm",
+        "instance_norm",
+        "rms_norm",
+        "RMSNorm",
+    ),
+    "forbid.layer_norm",
+)
 LINEAR = Rule(("Linear", "linear", "bilinear", "addmm", "Sequential"), "forbid.linear")
 GELU = Rule(("gelu", "GELU"), "forbid.gelu")
-LOSS = Rule(("cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss", "log_softmax", "LogSoftmax",
-             "kl_div"), "forbid.loss")
+LOSS = Rule(
+    ("cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss", "log_softmax", "LogSoftmax", "kl_div"), "forbid.loss"
+)
 
 # in every exercise: no glassformer import, no dynamic code, no star import from a library
 DYNAMIC = ("exec", "eval", "compile", "__import__")
@@ -88,8 +112,7 @@ class _Scanner(ast.NodeVisitor):
                 self.add(node, f"from {module} import {alias.name}", self.why[alias.name])
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        if node.attr in self.why and not (isinstance(node.value, ast.Name)
-                                          and node.value.id in self.sibling_aliases):
+        if node.attr in self.why and not (isinstance(node.value, ast.Name) and node.value.id in self.sibling_aliases):
             self.add(node, _dotted(node), self.why[node.attr])
         self.generic_visit(node)
 
@@ -98,8 +121,13 @@ class _Scanner(ast.NodeVisitor):
             self.add(node, node.id, "forbid.dynamic")
 
     def visit_Call(self, node: ast.Call) -> None:  # getattr(F, "softmax")
-        if (isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) >= 2
-                and isinstance(node.args[1], ast.Constant) and node.args[1].value in self.why):
+        if (
+            isinstance(node.func, ast.Name)
+            and node.func.id == "getattr"
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and node.args[1].value in self.why
+        ):
             self.add(node, f"getattr(…, {node.args[1].value!r})", self.why[node.args[1].value])
         self.generic_visit(node)
 

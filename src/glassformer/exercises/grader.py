@@ -90,8 +90,10 @@ def _check_many(items: list[tuple], timeout: float) -> list[Report]:
         reports.append(report)
         if report.status == "pending":
             prep = prepare(report.exercise)
-            calls = [{"fn": c.fn, "args": c.args, "grad": list(c.grad), "cot": cot or []}
-                     for c, cot in zip(prep.cases, prep.cot)]
+            calls = [
+                {"fn": c.fn, "args": c.args, "grad": list(c.grad), "cot": cot or []}
+                for c, cot in zip(prep.cases, prep.cot, strict=False)
+            ]
             jobs.append(Job(f"j{n}", Path(file), calls, limit))
     results = run_jobs(jobs, timeout) if jobs else {}
     for job in jobs:
@@ -112,8 +114,12 @@ def _static_checks(name: str, file: Path, timeout: float) -> Report:
         tree = ast.parse(source, filename=file.name)
     except SyntaxError as e:
         report.status = "syntax"
-        report.syntax = {"line": e.lineno or 0, "col": e.offset or 0, "message": e.msg,
-                         "code": (e.text or "").rstrip("\n")}
+        report.syntax = {
+            "line": e.lineno or 0,
+            "col": e.offset or 0,
+            "message": e.msg,
+            "code": (e.text or "").rstrip("\n"),
+        }
         return report
     report.offences = scan(file, catalog.get(name).forbidden, source)
     if report.offences:
@@ -143,7 +149,7 @@ def _grade(report: Report, result: JobResult) -> None:
         report.diagnosis = error_hint(report.exercise, payload["import_error"])
         return
     prep, ex = prepare(report.exercise), catalog.get(report.exercise)
-    for i, (case, call) in enumerate(zip(prep.cases, payload["calls"])):
+    for i, (case, call) in enumerate(zip(prep.cases, payload["calls"], strict=False)):
         report.cases.append(_grade_case(ex, prep, i, case, call))
     failing = [c for c in report.cases if not c.ok]
     if not failing:
@@ -168,7 +174,7 @@ def _grade_case(ex: Exercise, prep: Prepared, i: int, case: Case, call: dict) ->
     if len(outs) != len(ref):
         res.problem = Problem("count", yours=len(outs), ref=len(ref))
         return res
-    for k, (y, r, t) in enumerate(zip(outs, ref, twin)):
+    for k, (y, r, t) in enumerate(zip(outs, ref, twin, strict=False)):
         label = f" {k} ({fn.outputs[k]})" if len(ref) > 1 else ""  # "output 1 (keys)" / "output"
         for reference, attr in ((r, "err_ref"), (t, "err_twin")):
             problem = first_problem(y, reference, ex.atol)
@@ -192,7 +198,7 @@ def _grade_grads(ex: Exercise, prep: Prepared, i: int, case: Case, call: dict):
     names = [path_name(ex, case, p) for p in case.grad]
     if call["grads"] is None:
         return Problem("grad_missing", yours=call["grad_note"]), ""
-    for name, g, r in zip(names, call["grads"], prep.ref_grads[i]):
+    for name, g, r in zip(names, call["grads"], prep.ref_grads[i], strict=False):
         if g is None:
             return Problem("grad_missing", yours="unused"), name
         problem = first_problem(g, r, ex.atol)
@@ -212,7 +218,7 @@ def _twin_directional(ex: Exercise, case: Case, grads: list, cot: list) -> Probl
 
     def twin_at(sign: float) -> tuple:
         args = list(case.args)
-        for p, u in zip(case.grad, dirs):
+        for p, u in zip(case.grad, dirs, strict=False):
             if isinstance(p, int):
                 args[p] = args[p] + sign * FD_STEP * u
             else:
@@ -220,13 +226,11 @@ def _twin_directional(ex: Exercise, case: Case, grads: list, cot: list) -> Probl
         return ex.numpy_reference[case.fn](*args)
 
     plus, minus = twin_at(1.0), twin_at(-1.0)
-    slope = sum(float(((a - b) / (2 * FD_STEP) * c).sum()) for a, b, c in zip(plus, minus, cot) if c is not None)
-    yours = sum(float((g * u).sum()) for g, u in zip(grads, dirs))
+    slope = sum(float(((a - b) / (2 * FD_STEP) * c).sum()) for a, b, c in zip(plus, minus, cot, strict=False) if c is not None)
+    yours = sum(float((g * u).sum()) for g, u in zip(grads, dirs, strict=False))
     if abs(yours - slope) > FD_TOL * (1 + abs(slope)):
         return Problem("twin_slope", yours=yours, ref=slope, max_err=abs(yours - slope))
     return None
 
 
 # ------------------------------------------------------------------------------- diagnosis
-
-

@@ -34,13 +34,17 @@ def check_ready(folder: Path) -> None:
     """All of REQUIRED pass the grader; otherwise a clear error saying which and how to fix them."""
     missing = [name for name in REQUIRED if not (folder / f"{name}.py").is_file()]
     if missing:
-        raise ValueError(f"--use-mine {folder}: no {', '.join(f'{m}.py' for m in missing)} there. Write them "
-                         f"with `glassformer exercise start NAME --dir {folder}` and make them pass first.")
+        raise ValueError(
+            f"--use-mine {folder}: no {', '.join(f'{m}.py' for m in missing)} there. Write them "
+            f"with `glassformer exercise start NAME --dir {folder}` and make them pass first."
+        )
     reports = grader.check_many([(name, folder / f"{name}.py") for name in REQUIRED])
     failing = [r.exercise for r in reports if not r.passed]
     if failing:
-        raise ValueError(f"--use-mine {folder}: {', '.join(failing)} do not pass yet; run "
-                         f"`glassformer exercise check {failing[0]} --dir {folder}` to see why.")
+        raise ValueError(
+            f"--use-mine {folder}: {', '.join(failing)} do not pass yet; run "
+            f"`glassformer exercise check {failing[0]} --dir {folder}` to see why."
+        )
 
 
 def check_config(cfg) -> None:
@@ -48,8 +52,10 @@ def check_config(cfg) -> None:
     if cfg.dropout > 0:
         problems.append(f"dropout={cfg.dropout} (your functions have no dropout: pass --dropout=0)")
     if cfg.mha_style != "packed":
-        problems.append(f"mha_style={cfg.mha_style!r} (your multi-head attention reads one packed "
-                        "qkv matrix: pass --mha_style=packed)")
+        problems.append(
+            f"mha_style={cfg.mha_style!r} (your multi-head attention reads one packed "
+            "qkv matrix: pass --mha_style=packed)"
+        )
     if cfg.norm != "pre":
         problems.append(f"norm={cfg.norm!r} (your block is pre-LN: pass --norm=pre)")
     if problems:

@@ -53,8 +53,14 @@ def update(folder: Path, name: str, **changes) -> dict:
 def record_check(folder: Path, name: str, status: str, digest: str) -> dict:
     now = datetime.datetime.now().isoformat(timespec="seconds")
     previous = entry(folder, name)
-    return update(folder, name, status=status, digest=digest, checked=now,
-                  ever_passed=previous.get("ever_passed", False) or status == "passed")
+    return update(
+        folder,
+        name,
+        status=status,
+        digest=digest,
+        checked=now,
+        ever_passed=previous.get("ever_passed", False) or status == "passed",
+    )
 
 
 def digest_of(path: Path) -> str | None:

@@ -16,8 +16,9 @@ from glassformer.exercises.text import has, t
 
 
 def title_line(lang: str, name: str) -> str:
-    return t(lang, "msg.header", n=catalog.number(name), total=len(catalog.ORDER), name=name,
-             title=t(lang, f"{name}.title"))
+    return t(
+        lang, "msg.header", n=catalog.number(name), total=len(catalog.ORDER), name=name, title=t(lang, f"{name}.title")
+    )
 
 
 def case_label(lang: str, name: str, index: int) -> str:
@@ -90,9 +91,18 @@ def _failed(lang: str, report: Report) -> list[str]:
     first = report.first_failure()
     case = prep.cases[first.index]
     fn = ex.function(case.fn)
-    lines.append("  " + t(lang, "msg.case", label=case_label(lang, report.exercise, first.index),
-                          i=first.index + 1, n=len(report.cases), fn=fn.name))
-    inputs = ", ".join(describe_arg(name, value) for name, value in zip(fn.args, case.args))
+    lines.append(
+        "  "
+        + t(
+            lang,
+            "msg.case",
+            label=case_label(lang, report.exercise, first.index),
+            i=first.index + 1,
+            n=len(report.cases),
+            fn=fn.name,
+        )
+    )
+    inputs = ", ".join(describe_arg(name, value) for name, value in zip(fn.args, case.args, strict=False))
     lines.append("  " + t(lang, "msg.inputs", inputs=inputs))
     lines += ["  " + line for line in _problem_lines(lang, first, fn.outputs, ex.atol)]
     return lines
@@ -118,8 +128,15 @@ def _problem_lines(lang: str, res: CaseResult, outputs: tuple[str, ...], atol: f
     prefix = "msg.problem.grad_" if res.stage == "grad" else "msg.problem."
     lines = [t(lang, prefix + p.what, **fields)]
     if p.what in ("value", "nan"):
-        lines.append(t(lang, "msg.maxerr", ref=f"{p.max_err:.3g}", twin=f"{res.err_twin:.3g}" if res.stage == "output"
-                       else "—", atol=f"{atol:.0e}"))
+        lines.append(
+            t(
+                lang,
+                "msg.maxerr",
+                ref=f"{p.max_err:.3g}",
+                twin=f"{res.err_twin:.3g}" if res.stage == "output" else "—",
+                atol=f"{atol:.0e}",
+            )
+        )
     return lines
 
 
@@ -127,6 +144,13 @@ def _error_line(lang: str, error: dict) -> str:
     where = error.get("where")
     message = error["message"].strip().splitlines()[0][:300] if error["message"].strip() else ""
     if where:
-        return t(lang, "msg.error", type=error["type"], file=where["file"], line=where["line"],
-                 code=where["code"], message=message)
+        return t(
+            lang,
+            "msg.error",
+            type=error["type"],
+            file=where["file"],
+            line=where["line"],
+            code=where["code"],
+            message=message,
+        )
     return t(lang, "msg.error_nowhere", type=error["type"], message=message)

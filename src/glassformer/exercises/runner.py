@@ -59,8 +59,9 @@ def run_jobs(jobs: list[Job], timeout: float, startup_timeout: float = STARTUP_T
     return results
 
 
-def _one_child(jobs: list[Job], timeout: float, startup_timeout: float, tmp: Path, round_: int,
-               results: dict[str, JobResult]) -> int:
+def _one_child(
+    jobs: list[Job], timeout: float, startup_timeout: float, tmp: Path, round_: int, results: dict[str, JobResult]
+) -> int:
     """Run jobs in one child until all are done or one fails; return how many got a result."""
     jobs_file, out_dir = tmp / f"jobs{round_}.pt", tmp / f"out{round_}"
     out_dir.mkdir()
@@ -69,9 +70,13 @@ def _one_child(jobs: list[Job], timeout: float, startup_timeout: float, tmp: Pat
     with open(err_path, "wb") as err:
         proc = subprocess.Popen(
             [sys.executable, "-I", str(WORKER), str(jobs_file), str(out_dir)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err, cwd=tmp,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            cwd=tmp,
             env={**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"},
-            start_new_session=True)  # its own process group: killing it kills what it started
+            start_new_session=True,
+        )  # its own process group: killing it kills what it started
     lines: queue.Queue[str | None] = queue.Queue()
     threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True).start()
     try:

@@ -39,8 +39,12 @@ def overview(folder: Path, lang: str) -> tuple[str, int]:
         base, _, changed = status.partition("+")
         label = t(lang, f"msg.status.{base}") + (" · " + t(lang, "msg.status.changed") if changed else "")
         rows.append((str(i), name, label, t(lang, f"{name}.title"), base))
-    head = (t(lang, "msg.list.col.n"), t(lang, "msg.list.col.name"), t(lang, "msg.list.col.status"),
-            t(lang, "msg.list.col.title"))
+    head = (
+        t(lang, "msg.list.col.n"),
+        t(lang, "msg.list.col.name"),
+        t(lang, "msg.list.col.status"),
+        t(lang, "msg.list.col.title"),
+    )
     widths = [max(_width(r[k]) for r in rows + [head]) for k in range(3)]
     lines = [t(lang, "msg.list.folder", folder=folder), ""]
     for r in [head] + rows:
@@ -52,8 +56,9 @@ def overview(folder: Path, lang: str) -> tuple[str, int]:
         lines.append(t(lang, "msg.list.all_done", total=len(rows)))
     else:
         verb = "start" if status_of(folder, todo) == "not_started" else "check"
-        lines.append(t(lang, "msg.list.summary", passed=passed, total=len(rows),
-                       command=f"glassformer exercise {verb} {todo}"))
+        lines.append(
+            t(lang, "msg.list.summary", passed=passed, total=len(rows), command=f"glassformer exercise {verb} {todo}")
+        )
     return "\n".join(lines), 0
 
 
@@ -79,8 +84,7 @@ def check(name: str, folder: Path, file: Path | None, lang: str, timeout: float)
     path = Path(file) if file is not None else Path(folder) / f"{ex.name}.py"
     result = grader.check(ex.name, path, timeout)
     if result.status != "missing":
-        progress.record_check(path.parent if file is not None else Path(folder), ex.name, result.status,
-                              result.digest)
+        progress.record_check(path.parent if file is not None else Path(folder), ex.name, result.status, result.digest)
     return report.render(result, lang), 0 if result.passed else 1
 
 

@@ -17,8 +17,15 @@ from glassformer.exercises.text import t
 
 def render(ex: Exercise, lang: str) -> str:
     fns = ", ".join(f.name for f in ex.functions)
-    head = t(lang, "skel.header", n=catalog.number(ex.name), total=len(catalog.ORDER), name=ex.name,
-             title=t(lang, f"{ex.name}.title"), fns=fns)
+    head = t(
+        lang,
+        "skel.header",
+        n=catalog.number(ex.name),
+        total=len(catalog.ORDER),
+        name=ex.name,
+        title=t(lang, f"{ex.name}.title"),
+        fns=fns,
+    )
     parts = ['"""' + head + '\n"""\n', ex.header]
     for f in ex.functions:
         parts.append("\n" + _function(ex, f.name, f.signature, lang))
@@ -36,8 +43,10 @@ def _function(ex: Exercise, name: str, signature: str, lang: str) -> str:
         doc += ["", t(lang, "skel.plugs", target=ex.plugs_into)]
     body = "\n".join(("    " + line).rstrip() for line in doc)
     todo = "\n".join("    # " + line for line in t(lang, f"{ex.name}.todo").splitlines())
-    return (f"def {name}{signature}:\n    r\"\"\"{body.lstrip()}\n    \"\"\"\n"
-            f"{todo}\n    raise NotImplementedError(\"TODO: {name}\")\n")
+    return (
+        f'def {name}{signature}:\n    r"""{body.lstrip()}\n    """\n'
+        f'{todo}\n    raise NotImplementedError("TODO: {name}")\n'
+    )
 
 
 def start(name: str, folder: Path, lang: str) -> tuple[Path, bool]:

@@ -32,7 +32,8 @@ TEXT = {
         "Subtracting m changes nothing mathematically but keeps exp from overflowing\n"
         "(exp of anything above ~709 is inf in float64). Entries equal to -inf get probability 0.\n\n"
         "Shapes: x any shape, dim any axis (negative counts from the end) -> same shape as x,\n"
-        "summing to 1 along dim."),
+        "summing to 1 along dim."
+    ),
     "softmax.todo": "TODO: shift by the max along dim, exponentiate, divide by the sum along dim.",
     "softmax.hint.1": "Work along `dim` only: every reduction (max, sum) takes dim=dim and keepdim=True, so the result broadcasts back against x.",
     "softmax.hint.2": "Subtract the max of each slice along dim (x.amax(dim=dim, keepdim=True)), not one max for the whole tensor: rows far below the global max would all underflow to 0.",
@@ -52,7 +53,8 @@ TEXT = {
         "Dividing by √D keeps the scores' spread independent of the head width D, so the\n"
         "softmax that follows does not saturate.\n\n"
         "Shapes: q (..., T_q, D), k (..., T_k, D), any leading axes (B, or B and H)\n"
-        "-> (..., T_q, T_k); row i holds query i against every key."),
+        "-> (..., T_q, T_k); row i holds query i against every key."
+    ),
     "attention_scores.todo": "TODO: multiply q by the transpose of k's last two axes, divide by √D.",
     "attention_scores.hint.1": "The result must be (..., T_q, T_k): rows are queries, columns are keys. Which matrix product of q (T_q, D) and k (T_k, D) gives that?",
     "attention_scores.hint.2": "k.T reverses ALL axes of a batched tensor; to swap only the last two use k.transpose(-2, -1). D is q.size(-1).",
@@ -69,7 +71,8 @@ TEXT = {
         "    mask[i, j] = True  if j <= i   (key j is in query i's past, or is i itself)\n"
         "                 False if j >  i   (the future)\n\n"
         "glassformer's convention: a BOOLEAN mask, True = may attend.\n\n"
-        "Shapes: T int -> (T, T) bool."),
+        "Shapes: T int -> (T, T) bool."
+    ),
     "causal_mask.todo": "TODO: build the (T, T) boolean matrix that is True on and below the diagonal.",
     "causal_mask.hint.1": "Row = query position i, column = key position j. Which (i, j) are allowed? Draw it for T = 3.",
     "causal_mask.hint.2": "Compare a column of positions with a row of positions: torch.arange(T)[:, None] and torch.arange(T)[None, :] broadcast to (T, T).",
@@ -88,7 +91,8 @@ TEXT = {
         "The two axes of size 1 broadcast over heads and queries, so the same keys are hidden for\n"
         "every head and every query of sequence b. (A padding QUERY still gets an output; the loss\n"
         "ignores it.)\n\n"
-        "Shapes: ids (B, T) integers, pad_id int -> (B, 1, 1, T) bool, True = may attend."),
+        "Shapes: ids (B, T) integers, pad_id int -> (B, 1, 1, T) bool, True = may attend."
+    ),
     "padding_mask.todo": "TODO: compare ids with pad_id, then add the head and query axes.",
     "padding_mask.hint.1": "Which tokens may be looked at? The real ones: ids != pad_id, a (B, T) boolean.",
     "padding_mask.hint.2": "Scores are (B, H, T_q, T_k). The mask's last axis must be the KEY axis, with size-1 axes for H and T_q: (B, 1, 1, T).",
@@ -108,7 +112,8 @@ TEXT = {
         "A query row whose keys are ALL hidden must give all-zero weights and a zero output,\n"
         "never NaN (softmax of a row of -inf is 0/0; one NaN spoils the whole batch's loss).\n\n"
         "Shapes: q (..., T_q, D), k and v (..., T_k, D) -> (output (..., T_q, D),\n"
-        "weights (..., T_q, T_k)); each weights row sums to 1, or is all 0 when fully masked."),
+        "weights (..., T_q, T_k)); each weights row sums to 1, or is all 0 when fully masked."
+    ),
     "attention.todo": "TODO: scores, hide masked keys, softmax over the keys (dead rows -> 0), weights @ v; return both.",
     "attention.hint.1": "Three steps: scores = q·kᵀ/√D; weights = softmax over the LAST axis (the keys); output = weights @ v. Masking happens to the scores, before the softmax.",
     "attention.hint.2": "Hidden keys: scores.masked_fill(~mask, float('-inf')). A row with every key hidden: find it with mask.any(dim=-1, keepdim=True), put 0 in its scores before the softmax and 0 in its weights after.",
@@ -126,11 +131,13 @@ TEXT = {
         "    (B, T, C) -> (B, T, H, D) -> transpose(1, 2) -> (B, H, T, D)\n\n"
         "Features h·D .. (h+1)·D of a token belong to head h. After this each head is its own\n"
         "(T, D) matrix, so attention runs on all heads at once.\n\n"
-        "Shapes: x (B, T, C), n_heads H dividing C -> (B, H, T, D)."),
+        "Shapes: x (B, T, C), n_heads H dividing C -> (B, H, T, D)."
+    ),
     "heads.doc.merge_heads": (
         "The inverse of split_heads: put the heads' outputs side by side again.\n\n"
         "    (B, H, T, D) -> transpose(1, 2) -> (B, T, H, D) -> reshape -> (B, T, H·D)\n\n"
-        "Shapes: z (B, H, T, D) -> (B, T, C) with C = H·D."),
+        "Shapes: z (B, H, T, D) -> (B, T, C) with C = H·D."
+    ),
     "heads.todo": "TODO: reshape to separate the heads, and transpose so the head axis sits where it should.",
     "heads.hint.1": "A reshape never moves numbers, it only regroups them. (B, T, C) -> (B, T, H, D) is a pure regrouping; getting H in front of T needs a transpose.",
     "heads.hint.2": "After a transpose the tensor is not contiguous: .view() on it fails. Use .reshape() (or .contiguous().view()).",
@@ -149,7 +156,8 @@ TEXT = {
         "    3) merge the heads; out = merged·W_outᵀ + b_out\n\n"
         "Weights use PyTorch's (out, in) layout. A bias may be None. mask as in attention:\n"
         "bool, True = may attend; fully masked rows give 0, never NaN.\n\n"
-        "Shapes: x (B, T, C), w_qkv (3C, C), b_qkv (3C,), w_out (C, C), b_out (C,) -> (B, T, C)."),
+        "Shapes: x (B, T, C), w_qkv (3C, C), b_qkv (3C,), w_out (C, C), b_out (C,) -> (B, T, C)."
+    ),
     "multi_head_attention.todo": "TODO: project, split into q, k, v and heads, attend, merge, project.",
     "multi_head_attention.hint.1": "You have written every piece already: attention.py and heads.py. Import them (from attention import scaled_dot_product_attention) or copy them in.",
     "multi_head_attention.hint.2": "x @ w_qkv.T gives (B, T, 3C); .split(C, dim=-1) gives q, k, v (B, T, C) each; split each into heads. The scale is √D of one head, not √C.",
@@ -167,7 +175,8 @@ TEXT = {
         "    P[p, 2i+1] = cos(p / 10000^(2i/C))\n\n"
         "Each (sin, cos) pair turns at its own frequency; an odd C has one more sine column.\n"
         "Compute in float64.\n\n"
-        "Shapes: max_len L, d_model C -> (L, C) float64; row p is position p (starting at 0)."),
+        "Shapes: max_len L, d_model C -> (L, C) float64; row p is position p (starting at 0)."
+    ),
     "sinusoidal.todo": "TODO: positions as a column, frequencies as a row, their product = the angles; sin on even features, cos on odd.",
     "sinusoidal.hint.1": "i counts PAIRS of features: features 2i and 2i+1 share the frequency 1/10000^(2i/C). torch.arange(0, C, 2) lists the 2i.",
     "sinusoidal.hint.2": "angles = positions (L, 1) / 10000 ** (two_i / C) (1, ceil(C/2)) by broadcasting; then table[:, 0::2] = sin(angles), table[:, 1::2] = cos(angles[:, :C // 2]).",
@@ -186,7 +195,8 @@ TEXT = {
         "    LayerNorm(x) = γ · (x - mean) / √(var + ε) + β        (Ba, Kiros & Hinton 2016)\n\n"
         "mean and var over the LAST axis; var is the biased variance (divide by C, not C - 1):\n"
         "it describes these C numbers, it estimates nothing. ε goes inside the square root.\n\n"
-        "Shapes: x (..., C), weight γ (C,), bias β (C,) or None, eps float -> (..., C)."),
+        "Shapes: x (..., C), weight γ (C,), bias β (C,) or None, eps float -> (..., C)."
+    ),
     "layer_norm.todo": "TODO: mean and variance over the last axis, normalise, then weight and bias.",
     "layer_norm.hint.1": "Every statistic is per token: reduce over dim=-1 with keepdim=True, so it broadcasts back over the C features.",
     "layer_norm.hint.2": "var = ((x - mean) ** 2).mean(-1, keepdim=True), the biased variance. torch.var defaults to dividing by C - 1: pass unbiased=False if you use it. And ε goes under the root: √(var + ε).",
@@ -208,7 +218,8 @@ TEXT = {
         "act: 'relu' max(h, 0) | 'gelu' h·Φ(h) = h·½(1 + erf(h/√2)) (exact) |\n"
         "'gelu_tanh' ½h(1 + tanh(√(2/π)(h + 0.044715h³))) (GPT-2's approximation).\n"
         "Weights use PyTorch's (out, in) layout; a bias may be None.\n\n"
-        "Shapes: x (B, T, C), w1 (F, C), b1 (F,), w2 (C, F), b2 (C,) -> (B, T, C)."),
+        "Shapes: x (B, T, C), w1 (F, C), b1 (F,), w2 (C, F), b2 (C,) -> (B, T, C)."
+    ),
     "feed_forward.todo": "TODO: first affine map, activation, second affine map.",
     "feed_forward.hint.1": "W₁ is stored (out, in) = (F, C), so x (B, T, C) times W₁ᵀ (C, F) gives (B, T, F). Same for W₂.",
     "feed_forward.hint.2": "Write the three activations by hand: relu with torch.clamp(h, min=0), gelu with torch.erf, gelu_tanh with torch.tanh. 'gelu' is the exact one.",
@@ -233,7 +244,8 @@ TEXT = {
         "ln2.weight ln2.bias ffn.fc1.weight ffn.fc1.bias ffn.fc2.weight ffn.fc2.bias\n"
         "(without biases they are absent: use params.get(...)).\n\n"
         "Shapes: x (B, T, C) -> (B, T, C); mask as in attention; activation and eps as in\n"
-        "feed_forward and layer_norm."),
+        "feed_forward and layer_norm."
+    ),
     "block.todo": "TODO: the attention half with its residual, then the FFN half with its residual.",
     "block.hint.1": "Use your own layer_norm, multi_head_attention and feed_forward (import them from your files). The block only arranges them.",
     "block.hint.2": "Pre-LN: the LayerNorm is applied to what goes INTO each half, and the half's output is ADDED to the unnormalised x. Two different LayerNorms: ln1 before attention, ln2 before the FFN.",
@@ -253,7 +265,8 @@ TEXT = {
         "over the N positions whose target is not ignore_index. targets[b, t] is ALREADY the\n"
         "token after position t (the batch was shifted when it was made): do not shift again.\n"
         "Compute log softmax stably: log Σ exp(z) = m + log Σ exp(z - m).\n\n"
-        "Shapes: logits (B, T, V) float, targets (B, T) int -> a scalar (0-d tensor)."),
+        "Shapes: logits (B, T, V) float, targets (B, T) int -> a scalar (0-d tensor)."
+    ),
     "loss.todo": "TODO: flatten, drop ignored positions, log softmax, pick the targets' entries, average, negate.",
     "loss.hint.1": "Flatten: logits to (B·T, V), targets to (B·T,). Keep only the rows whose target != ignore_index (boolean indexing).",
     "loss.hint.2": "log softmax = z - (m + log Σ exp(z - m)) with m the row max. Then pick row n's entry at column targets[n]: log_probs[torch.arange(N), targets].",
@@ -274,14 +287,16 @@ TEXT = {
         "Keep the k largest logits of each row; every other logit becomes -inf, so after the\n"
         "softmax it has probability exactly 0.            (Fan et al. 2018)\n\n"
         "Logits tied with the k-th largest are all kept. k larger than V keeps everything.\n\n"
-        "Shapes: logits (B, V), k int >= 1 -> (B, V)."),
+        "Shapes: logits (B, V), k int >= 1 -> (B, V)."
+    ),
     "sampling.doc.top_p_filter": (
         "Nucleus filtering: keep the most likely tokens until their probability reaches p.\n"
         "                                                  (Holtzman et al. 2020)\n\n"
         "Sort by probability, descending. Token r (in that order) is kept when the tokens ranked\n"
         "above it hold less than p: the token that carries the total to p or beyond is KEPT, and\n"
         "the most likely token is always kept. p >= 1 keeps everything. Dropped logits -> -inf.\n\n"
-        "Shapes: logits (B, V), p float in (0, 1] -> (B, V), in the original vocabulary order."),
+        "Shapes: logits (B, V), p float in (0, 1] -> (B, V), in the original vocabulary order."
+    ),
     "sampling.todo": "TODO: see the docstring; return logits with the filtered entries set to -inf.",
     "sampling.hint.1": "top-k: torch.topk(logits, k).values[:, -1:] is the k-th largest per row, (B, 1). top-p: work in sorted order, then put the decision back in vocabulary order.",
     "sampling.hint.2": "top-p: probs = softmax of the sorted logits; mass_before = cumsum(probs) - probs is what the tokens ranked above hold. Drop where mass_before >= p. Undo the sort with scatter(-1, order, ...).",
@@ -305,7 +320,8 @@ TEXT = {
         "    out  = merge(softmax(q·keysᵀ/√D)·values)·W_outᵀ + b_out\n\n"
         "No mask: every cached key lies in the new token's past. L may be 0.\n\n"
         "Shapes: x_new (B, 1, C), k_cache and v_cache (B, H, L, D), weights as in\n"
-        "multi_head_attention -> (out (B, 1, C), keys (B, H, L+1, D), values (B, H, L+1, D))."),
+        "multi_head_attention -> (out (B, 1, C), keys (B, H, L+1, D), values (B, H, L+1, D))."
+    ),
     "kv_cache.todo": "TODO: project the new token, append its key and value to the caches, attend, merge, project.",
     "kv_cache.hint.1": "The only new work is for the new token: project x_new exactly as multi_head_attention projects x, giving q, k, v of shape (B, H, 1, D).",
     "kv_cache.hint.2": "Append along the time axis, dim=2: torch.cat([k_cache, k], dim=2). The single query attends to all L+1 keys; a causal mask would hide nothing here.",
@@ -325,7 +341,8 @@ TEXT = {
         "    Q = E·W_Q   K = E·W_K   V = E·W_V\n"
         "    weights = softmax over each row of (Q·Kᵀ / √d_k)        output = weights·V\n\n"
         "Shapes: E (T, d_model), W_Q and W_K (d_model, d_k), W_V (d_model, d_v)\n"
-        "-> (weights (T, T), output (T, d_v))."),
+        "-> (weights (T, T), output (T, d_v))."
+    ),
     "fruit.todo": "TODO: project, score, scale, softmax each row, mix the value rows.",
     "fruit.hint.1": "A word is a ROW of E, so a projection is E @ W (not W @ x, the column-vector habit).",
     "fruit.hint.2": "scores = Q @ K.T is (T, T): row i is word i's query against every key. Scale by √d_k, d_k = K's number of columns; softmax along each row (dim=-1).",
@@ -449,7 +466,8 @@ TEXT = {
         "Write {fns} below, by hand. Check your work with\n"
         "    glassformer exercise check {name}\n"
         "and ask for hints, one at a time, with\n"
-        "    glassformer exercise hint {name}"),
+        "    glassformer exercise hint {name}"
+    ),
     "skel.allowed": "Use:",
     "skel.forbidden": "Not allowed here:",
     "skel.never": "Never: importing glassformer (it is what you are graded against), exec/eval.",

@@ -26,7 +26,8 @@ TEXT = {
         "    softmax(x)_i = exp(x_i - m) / Σ_j exp(x_j - m),   m = max_j x_j\n\n"
         "减去 m 在数学上不改变结果，却能防止 exp 溢出（float64 中 exp 超过约 709 就是 inf）。\n"
         "等于 -inf 的元素概率为 0。\n\n"
-        "形状：x 任意形状，dim 任意一维（负数从末尾数起）-> 与 x 同形状，沿 dim 求和为 1。"),
+        "形状：x 任意形状，dim 任意一维（负数从末尾数起）-> 与 x 同形状，沿 dim 求和为 1。"
+    ),
     "softmax.todo": "TODO：沿 dim 减去最大值，取指数，再除以沿 dim 的和。",
     "softmax.hint.1": "只在 `dim` 这一维上操作：每次归约（max、sum）都传 dim=dim 和 keepdim=True，结果才能和 x 广播对齐。",
     "softmax.hint.2": "减去的是沿 dim 每一片自己的最大值（x.amax(dim=dim, keepdim=True)），而不是整个张量的一个最大值：远低于全局最大值的行会全部下溢成 0。",
@@ -45,7 +46,8 @@ TEXT = {
         "    scores = Q·Kᵀ / √D        （Vaswani 等 2017，公式 1）\n\n"
         "除以 √D 让分数的离散程度不随头宽 D 变化，后面的 softmax 就不会饱和。\n\n"
         "形状：q (..., T_q, D)，k (..., T_k, D)，前面可以有任意维（B，或 B 和 H）\n"
-        "-> (..., T_q, T_k)；第 i 行是第 i 个 query 对所有 key 的分数。"),
+        "-> (..., T_q, T_k)；第 i 行是第 i 个 query 对所有 key 的分数。"
+    ),
     "attention_scores.todo": "TODO：q 乘以 k 最后两维的转置，再除以 √D。",
     "attention_scores.hint.1": "结果必须是 (..., T_q, T_k)：行是 query，列是 key。q (T_q, D) 和 k (T_k, D) 怎样相乘才得到它？",
     "attention_scores.hint.2": "对带 batch 维的张量，k.T 会把所有维倒过来；只交换最后两维要用 k.transpose(-2, -1)。D 就是 q.size(-1)。",
@@ -62,7 +64,8 @@ TEXT = {
         "    mask[i, j] = True   当 j <= i（key j 在 query i 的过去，或就是 i 本身）\n"
         "                 False  当 j >  i（未来）\n\n"
         "glassformer 的约定：掩码是布尔型，True = 可以关注。\n\n"
-        "形状：T 整数 -> (T, T) bool。"),
+        "形状：T 整数 -> (T, T) bool。"
+    ),
     "causal_mask.todo": "TODO：构造 (T, T) 布尔矩阵，对角线及其下方为 True。",
     "causal_mask.hint.1": "行 = query 位置 i，列 = key 位置 j。哪些 (i, j) 是允许的？画出 T = 3 的情形。",
     "causal_mask.hint.2": "把一列位置和一行位置比较：torch.arange(T)[:, None] 与 torch.arange(T)[None, :] 会广播成 (T, T)。",
@@ -80,7 +83,8 @@ TEXT = {
         "    mask[b, 0, 0, j] = (ids[b, j] != pad_id)\n\n"
         "两个大小为 1 的维会在头和 query 上广播，所以序列 b 的每个头、每个 query 隐藏的都是同样的\n"
         "key。（padding 位置的 QUERY 仍然有输出；损失会忽略它。）\n\n"
-        "形状：ids (B, T) 整数，pad_id 整数 -> (B, 1, 1, T) bool，True = 可以关注。"),
+        "形状：ids (B, T) 整数，pad_id 整数 -> (B, 1, 1, T) bool，True = 可以关注。"
+    ),
     "padding_mask.todo": "TODO：把 ids 与 pad_id 比较，再加上头和 query 两个维度。",
     "padding_mask.hint.1": "哪些 token 可以被看？真实的那些：ids != pad_id，一个 (B, T) 的布尔张量。",
     "padding_mask.hint.2": "分数是 (B, H, T_q, T_k)。掩码的最后一维必须是 KEY 维，H 和 T_q 对应大小为 1 的维：(B, 1, 1, T)。",
@@ -100,7 +104,8 @@ TEXT = {
         "某个 query 行的 key 全被隐藏时，必须得到全零权重和零输出，绝不能是 NaN\n"
         "（对一行 -inf 做 softmax 是 0/0；一个 NaN 就会毁掉整个 batch 的损失）。\n\n"
         "形状：q (..., T_q, D)，k 和 v (..., T_k, D) -> (output (..., T_q, D),\n"
-        "weights (..., T_q, T_k))；weights 每行和为 1，整行被遮时全为 0。"),
+        "weights (..., T_q, T_k))；weights 每行和为 1，整行被遮时全为 0。"
+    ),
     "attention.todo": "TODO：算分数、遮住被隐藏的 key、对 key 做 softmax（整行被遮 -> 0）、weights @ v；两者都返回。",
     "attention.hint.1": "三步：scores = q·kᵀ/√D；weights = 在最后一维（key）上做 softmax；output = weights @ v。掩码作用在分数上，发生在 softmax 之前。",
     "attention.hint.2": "隐藏的 key：scores.masked_fill(~mask, float('-inf'))。所有 key 都被隐藏的行：用 mask.any(dim=-1, keepdim=True) 找出来，softmax 之前把它的分数置 0，之后把它的权重置 0。",
@@ -118,11 +123,13 @@ TEXT = {
         "    (B, T, C) -> (B, T, H, D) -> transpose(1, 2) -> (B, H, T, D)\n\n"
         "一个 token 的第 h·D .. (h+1)·D 个特征属于头 h。这样每个头都是独立的 (T, D) 矩阵，\n"
         "注意力可以一次对所有头计算。\n\n"
-        "形状：x (B, T, C)，n_heads H 整除 C -> (B, H, T, D)。"),
+        "形状：x (B, T, C)，n_heads H 整除 C -> (B, H, T, D)。"
+    ),
     "heads.doc.merge_heads": (
         "split_heads 的逆运算：把各头的输出重新并排放在一起。\n\n"
         "    (B, H, T, D) -> transpose(1, 2) -> (B, T, H, D) -> reshape -> (B, T, H·D)\n\n"
-        "形状：z (B, H, T, D) -> (B, T, C)，C = H·D。"),
+        "形状：z (B, H, T, D) -> (B, T, C)，C = H·D。"
+    ),
     "heads.todo": "TODO：用 reshape 分出头，再用 transpose 把头这一维放到该在的位置。",
     "heads.hint.1": "reshape 从不移动数字，只是重新分组。(B, T, C) -> (B, T, H, D) 是纯粹的重新分组；要让 H 排到 T 前面，需要 transpose。",
     "heads.hint.2": "transpose 之后张量不再连续：对它调用 .view() 会失败。请用 .reshape()（或 .contiguous().view()）。",
@@ -141,7 +148,8 @@ TEXT = {
         "    3) 合并各头；out = merged·W_outᵀ + b_out\n\n"
         "权重采用 PyTorch 的 (out, in) 布局，偏置可以是 None。mask 与注意力练习相同：\n"
         "bool，True = 可以关注；整行被遮得到 0，不能是 NaN。\n\n"
-        "形状：x (B, T, C)，w_qkv (3C, C)，b_qkv (3C,)，w_out (C, C)，b_out (C,) -> (B, T, C)。"),
+        "形状：x (B, T, C)，w_qkv (3C, C)，b_qkv (3C,)，w_out (C, C)，b_out (C,) -> (B, T, C)。"
+    ),
     "multi_head_attention.todo": "TODO：投影，拆成 q、k、v 和各个头，做注意力，合并，再投影。",
     "multi_head_attention.hint.1": "每一块你都已经写过了：attention.py 和 heads.py。导入它们（from attention import scaled_dot_product_attention）或者把代码抄进来。",
     "multi_head_attention.hint.2": "x @ w_qkv.T 得到 (B, T, 3C)；.split(C, dim=-1) 得到各为 (B, T, C) 的 q、k、v；再把它们各自拆成头。缩放用单个头的 √D，不是 √C。",
@@ -159,7 +167,8 @@ TEXT = {
         "    P[p, 2i+1] = cos(p / 10000^(2i/C))\n\n"
         "每一对 (sin, cos) 以自己的频率旋转；C 为奇数时正弦列比余弦列多一列。\n"
         "用 float64 计算。\n\n"
-        "形状：max_len L，d_model C -> (L, C) float64；第 p 行是位置 p（从 0 开始）。"),
+        "形状：max_len L，d_model C -> (L, C) float64；第 p 行是位置 p（从 0 开始）。"
+    ),
     "sinusoidal.todo": "TODO：位置排成一列，频率排成一行，相乘得到角度；偶数特征取 sin，奇数特征取 cos。",
     "sinusoidal.hint.1": "i 数的是特征的“对”：特征 2i 和 2i+1 共用频率 1/10000^(2i/C)。torch.arange(0, C, 2) 列出所有的 2i。",
     "sinusoidal.hint.2": "angles = 位置 (L, 1) / 10000 ** (two_i / C) (1, ceil(C/2))，靠广播得到；然后 table[:, 0::2] = sin(angles)，table[:, 1::2] = cos(angles[:, :C // 2])。",
@@ -178,7 +187,8 @@ TEXT = {
         "    LayerNorm(x) = γ · (x - mean) / √(var + ε) + β        （Ba、Kiros 与 Hinton 2016）\n\n"
         "mean 和 var 在最后一维上计算；var 是有偏方差（除以 C，不是 C - 1）：它描述的就是这 C 个数，\n"
         "不是在估计什么总体。ε 放在根号里面。\n\n"
-        "形状：x (..., C)，weight γ (C,)，bias β (C,) 或 None，eps 浮点数 -> (..., C)。"),
+        "形状：x (..., C)，weight γ (C,)，bias β (C,) 或 None，eps 浮点数 -> (..., C)。"
+    ),
     "layer_norm.todo": "TODO：在最后一维上求均值和方差，归一化，再乘 weight、加 bias。",
     "layer_norm.hint.1": "每个统计量都是按 token 算的：在 dim=-1 上归约并 keepdim=True，这样才能广播回 C 个特征。",
     "layer_norm.hint.2": "var = ((x - mean) ** 2).mean(-1, keepdim=True)，即有偏方差。torch.var 默认除以 C - 1：若用它，要传 unbiased=False。另外 ε 在根号里：√(var + ε)。",
@@ -200,7 +210,8 @@ TEXT = {
         "act：'relu' 即 max(h, 0) | 'gelu' 即 h·Φ(h) = h·½(1 + erf(h/√2))（精确版）|\n"
         "'gelu_tanh' 即 ½h(1 + tanh(√(2/π)(h + 0.044715h³)))（GPT-2 的近似）。\n"
         "权重采用 PyTorch 的 (out, in) 布局；偏置可以是 None。\n\n"
-        "形状：x (B, T, C)，w1 (F, C)，b1 (F,)，w2 (C, F)，b2 (C,) -> (B, T, C)。"),
+        "形状：x (B, T, C)，w1 (F, C)，b1 (F,)，w2 (C, F)，b2 (C,) -> (B, T, C)。"
+    ),
     "feed_forward.todo": "TODO：第一个仿射变换，激活函数，第二个仿射变换。",
     "feed_forward.hint.1": "W₁ 按 (out, in) = (F, C) 存放，所以 x (B, T, C) 乘 W₁ᵀ (C, F) 得到 (B, T, F)。W₂ 同理。",
     "feed_forward.hint.2": "三个激活函数都手写：relu 用 torch.clamp(h, min=0)，gelu 用 torch.erf，gelu_tanh 用 torch.tanh。'gelu' 指精确版。",
@@ -225,7 +236,8 @@ TEXT = {
         "ln2.weight ln2.bias ffn.fc1.weight ffn.fc1.bias ffn.fc2.weight ffn.fc2.bias\n"
         "（没有偏置时这些键不存在：用 params.get(...)）。\n\n"
         "形状：x (B, T, C) -> (B, T, C)；mask 同注意力练习；activation 和 eps 同 feed_forward\n"
-        "和 layer_norm 练习。"),
+        "和 layer_norm 练习。"
+    ),
     "block.todo": "TODO：注意力这一半及其残差，然后 FFN 这一半及其残差。",
     "block.hint.1": "用你自己的 layer_norm、multi_head_attention 和 feed_forward（从你的文件导入）。块只负责把它们排好。",
     "block.hint.2": "Pre-LN：LayerNorm 作用在进入每一半的输入上，这一半的输出加到未归一化的 x 上。两个不同的 LayerNorm：注意力前用 ln1，FFN 前用 ln2。",
@@ -245,7 +257,8 @@ TEXT = {
         "只对 target 不等于 ignore_index 的 N 个位置求平均。targets[b, t] 已经是位置 t 之后的那个\n"
         "token（构造 batch 时就错开了一位）：不要再错位一次。\n"
         "稳定地计算 log softmax：log Σ exp(z) = m + log Σ exp(z - m)。\n\n"
-        "形状：logits (B, T, V) 浮点，targets (B, T) 整数 -> 一个标量（0 维张量）。"),
+        "形状：logits (B, T, V) 浮点，targets (B, T) 整数 -> 一个标量（0 维张量）。"
+    ),
     "loss.todo": "TODO：展平，去掉被忽略的位置，log softmax，取出 target 对应的元素，求平均，取负。",
     "loss.hint.1": "展平：logits 变成 (B·T, V)，targets 变成 (B·T,)。只保留 target != ignore_index 的行（布尔索引）。",
     "loss.hint.2": "log softmax = z - (m + log Σ exp(z - m))，m 是每行的最大值。然后取第 n 行第 targets[n] 列的元素：log_probs[torch.arange(N), targets]。",
@@ -266,14 +279,16 @@ TEXT = {
         "每行只保留最大的 k 个 logit；其余全部变成 -inf，softmax 之后概率恰好为 0。\n"
         "                                                  （Fan 等 2018）\n\n"
         "与第 k 大的值相等的 logit 全部保留。k 大于 V 时全部保留。\n\n"
-        "形状：logits (B, V)，k 整数 >= 1 -> (B, V)。"),
+        "形状：logits (B, V)，k 整数 >= 1 -> (B, V)。"
+    ),
     "sampling.doc.top_p_filter": (
         "核采样过滤：按概率从大到小保留 token，直到它们的概率之和达到 p。\n"
         "                                                  （Holtzman 等 2020）\n\n"
         "按概率降序排序。排在第 r 位的 token，如果排在它前面的 token 概率之和仍小于 p，就保留：\n"
         "把总和推到 p 或以上的那个 token 要保留，概率最大的 token 总会保留。p >= 1 时全部保留。\n"
         "被丢掉的 logit -> -inf。\n\n"
-        "形状：logits (B, V)，p 为 (0, 1] 中的浮点数 -> (B, V)，保持原来的词表顺序。"),
+        "形状：logits (B, V)，p 为 (0, 1] 中的浮点数 -> (B, V)，保持原来的词表顺序。"
+    ),
     "sampling.todo": "TODO：见文档字符串；返回被过滤的元素置为 -inf 的 logits。",
     "sampling.hint.1": "top-k：torch.topk(logits, k).values[:, -1:] 就是每行第 k 大的值，(B, 1)。top-p：在排序后的顺序里做判断，再把结果放回词表顺序。",
     "sampling.hint.2": "top-p：probs = 排序后 logits 的 softmax；mass_before = cumsum(probs) - probs 是排在前面的 token 的概率之和。在 mass_before >= p 处丢掉。用 scatter(-1, order, ...) 撤销排序。",
@@ -297,7 +312,8 @@ TEXT = {
         "    out  = merge(softmax(q·keysᵀ/√D)·values)·W_outᵀ + b_out\n\n"
         "不需要掩码：每个缓存的 key 都在新 token 的过去。L 可以为 0。\n\n"
         "形状：x_new (B, 1, C)，k_cache 和 v_cache (B, H, L, D)，权重同 multi_head_attention\n"
-        "-> (out (B, 1, C)，keys (B, H, L+1, D)，values (B, H, L+1, D))。"),
+        "-> (out (B, 1, C)，keys (B, H, L+1, D)，values (B, H, L+1, D))。"
+    ),
     "kv_cache.todo": "TODO：投影新 token，把它的 key 和 value 接到缓存后面，做注意力，合并，投影。",
     "kv_cache.hint.1": "新的计算只针对新 token：像 multi_head_attention 投影 x 那样投影 x_new，得到形状为 (B, H, 1, D) 的 q、k、v。",
     "kv_cache.hint.2": "沿时间维 dim=2 拼接：torch.cat([k_cache, k], dim=2)。唯一的 query 关注全部 L+1 个 key；这里因果掩码什么也不用遮。",
@@ -317,7 +333,8 @@ TEXT = {
         "    Q = E·W_Q   K = E·W_K   V = E·W_V\n"
         "    weights = 对 (Q·Kᵀ / √d_k) 的每一行做 softmax        output = weights·V\n\n"
         "形状：E (T, d_model)，W_Q 和 W_K (d_model, d_k)，W_V (d_model, d_v)\n"
-        "-> (weights (T, T)，output (T, d_v))。"),
+        "-> (weights (T, T)，output (T, d_v))。"
+    ),
     "fruit.todo": "TODO：投影，打分，缩放，每行做 softmax，加权混合 value 行。",
     "fruit.hint.1": "一个词是 E 的一行，所以投影是 E @ W（而不是列向量习惯的 W @ x）。",
     "fruit.hint.2": "scores = Q @ K.T 是 (T, T)：第 i 行是词 i 的 query 对所有 key 的分数。用 √d_k 缩放（d_k 是 K 的列数）；沿每一行（dim=-1）做 softmax。",
@@ -441,7 +458,8 @@ TEXT = {
         "在下面亲手写出 {fns}。用这条命令检查：\n"
         "    glassformer exercise check {name}\n"
         "需要提示时，一次一条：\n"
-        "    glassformer exercise hint {name}"),
+        "    glassformer exercise hint {name}"
+    ),
     "skel.allowed": "可以用：",
     "skel.forbidden": "这里不允许：",
     "skel.never": "任何时候都不行：导入 glassformer（你的代码正是拿它来评分的）、exec/eval。",

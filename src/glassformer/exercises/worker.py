@@ -145,7 +145,7 @@ def _grads(out, leaves, cotangents, torch):
     if len(outs) != len(cotangents):
         return None, "count"
     pairs = []
-    for o, c in zip(outs, cotangents):
+    for o, c in zip(outs, cotangents, strict=False):
         if c is None:
             continue
         if not isinstance(o, torch.Tensor) or o.shape != c.shape:
@@ -155,8 +155,7 @@ def _grads(out, leaves, cotangents, torch):
     if not pairs:
         return None, "no_graph"
     try:
-        grads = torch.autograd.grad([o for o, _ in pairs], leaves, [c for _, c in pairs],
-                                    allow_unused=True)
+        grads = torch.autograd.grad([o for o, _ in pairs], leaves, [c for _, c in pairs], allow_unused=True)
     except Exception as e:  # noqa: BLE001 - e.g. an in-place change of a saved tensor
         return None, f"error: {type(e).__name__}: {str(e)[:TEXT_LIMIT]}"
     return [None if g is None else g.detach().clone() for g in grads], None
@@ -170,8 +169,7 @@ def _export(value, torch):
         return {"kind": "seq", "items": [_export(v, torch) for v in value]}
     if value is None or isinstance(value, (bool, int, float)):
         return {"kind": "scalar", "value": value}
-    return {"kind": "other", "type": f"{type(value).__module__}.{type(value).__qualname__}",
-            "repr": repr(value)[:200]}
+    return {"kind": "other", "type": f"{type(value).__module__}.{type(value).__qualname__}", "repr": repr(value)[:200]}
 
 
 def _error(e: BaseException, file: str) -> dict:
@@ -179,11 +177,9 @@ def _error(e: BaseException, file: str) -> dict:
     where = None
     for frame in traceback.extract_tb(e.__traceback__):
         if os.path.dirname(os.path.abspath(frame.filename)) == os.path.dirname(os.path.abspath(file)):
-            where = {"file": os.path.basename(frame.filename), "line": frame.lineno,
-                     "code": (frame.line or "").strip()}
+            where = {"file": os.path.basename(frame.filename), "line": frame.lineno, "code": (frame.line or "").strip()}
     if isinstance(e, SyntaxError) and where is None:
-        where = {"file": os.path.basename(e.filename or file), "line": e.lineno or 0,
-                 "code": (e.text or "").strip()}
+        where = {"file": os.path.basename(e.filename or file), "line": e.lineno or 0, "code": (e.text or "").strip()}
     return {"type": type(e).__name__, "message": str(e)[:TEXT_LIMIT], "where": where}
 
 

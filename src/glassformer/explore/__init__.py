@@ -1,14 +1,14 @@
 """The local web explorer: type text, watch your own model think (`glassformer explore`).
 
-    structure.py   what to show, read from the model's hook declarations (never by name)
-    explorer.py    Explorer: one model fixed at start; analyze / attention / vectors / next / generate
-    requests.py    what a request may say (limits, types); every refusal a RequestError (4xx)
-    render.py      tensors -> rounded JSON, only what a panel draws
-    lens.py        the logit lens and the stream's norms
-    nexttoken.py   the next-token bars, shaped as sampling shapes them
-    generation.py  step-by-step generation with a KV cache kept between clicks
-    app.py         the Starlette app: JSON API + the static page (static/), nothing from the network
-    serve.py       which model (a run, the latest run, or a preset), then uvicorn on 127.0.0.1
+structure.py   what to show, read from the model's hook declarations (never by name)
+explorer.py    Explorer: one model fixed at start; analyze / attention / vectors / next / generate
+requests.py    what a request may say (limits, types); every refusal a RequestError (4xx)
+render.py      tensors -> rounded JSON, only what a panel draws
+lens.py        the logit lens and the stream's norms
+nexttoken.py   the next-token bars, shaped as sampling shapes them
+generation.py  step-by-step generation with a KV cache kept between clicks
+app.py         the Starlette app: JSON API + the static page (static/), nothing from the network
+serve.py       which model (a run, the latest run, or a preset), then uvicorn on 127.0.0.1
 """
 
 from glassformer.explore.explorer import Explorer

@@ -37,18 +37,26 @@ from starlette.routing import Route
 from glassformer.explore.requests import SPECS, RequestError, parse_json
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
-MEDIA = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
-         ".css": "text/css; charset=utf-8", ".png": "image/png", ".svg": "image/svg+xml"}
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-       "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+MEDIA = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".png": "image/png",
+    ".svg": "image/svg+xml",
+}
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
 log = logging.getLogger("glassformer.explore")
 
 
 def static_files() -> dict[str, bytes]:
     """Every file of the page, by name, read once from the installed package."""
     folder = files("glassformer.explore") / "static"
-    return {f.name: f.read_bytes() for f in folder.iterdir()
-            if f.is_file() and "." + f.name.rpartition(".")[2] in MEDIA}
+    return {
+        f.name: f.read_bytes() for f in folder.iterdir() if f.is_file() and "." + f.name.rpartition(".")[2] in MEDIA
+    }
 
 
 def _error(message: str, status: int, code: str, **extra) -> JSONResponse:
@@ -65,10 +73,13 @@ class Guard:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         host = Headers(scope=scope).get("host", "")
-        name = host[1:host.find("]")] if host.startswith("[") else host.rpartition(":")[0] or host
+        name = host[1 : host.find("]")] if host.startswith("[") else host.rpartition(":")[0] or host
         if self.hosts is not None and name not in self.hosts:
-            answer = _error(f"this explorer answers requests addressed to {' or '.join(self.hosts)} only, "
-                            f"not to {host!r}.", 421, "wrong_host")
+            answer = _error(
+                f"this explorer answers requests addressed to {' or '.join(self.hosts)} only, not to {host!r}.",
+                421,
+                "wrong_host",
+            )
             return await answer(scope, receive, send)
 
         async def send_with_headers(message) -> None:
@@ -86,8 +97,11 @@ class Guard:
 async def _body(request: Request, limit: int) -> dict:
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != "application/json":
-        raise RequestError(f"send the request as JSON with Content-Type: application/json (got {kind or 'none'!r}).",
-                           415, "content_type")
+        raise RequestError(
+            f"send the request as JSON with Content-Type: application/json (got {kind or 'none'!r}).",
+            415,
+            "content_type",
+        )
     length = request.headers.get("content-length", "")
     if length.isdigit() and int(length) > limit:
         raise RequestError(f"the request body is {int(length)} bytes; at most {limit} are accepted.", 413, "too_large")
@@ -117,8 +131,7 @@ def create_app(explorer, hosts: tuple[str, ...] | None = LOCAL_HOSTS) -> Starlet
         return JSONResponse(explorer.info())
 
     async def static(request: Request, name: str, content: bytes) -> Response:
-        return Response(content, media_type=MEDIA["." + name.rpartition(".")[2]],
-                        headers={"Cache-Control": "no-cache"})
+        return Response(content, media_type=MEDIA["." + name.rpartition(".")[2]], headers={"Cache-Control": "no-cache"})
 
     async def http_error(request: Request, exc: HTTPException) -> Response:
         what = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
@@ -127,9 +140,12 @@ def create_app(explorer, hosts: tuple[str, ...] | None = LOCAL_HOSTS) -> Starlet
 
     pages = static_files()
     routes = [Route("/", functools.partial(static, name="index.html", content=pages["index.html"]))]
-    routes += [Route(f"/static/{name}", functools.partial(static, name=name, content=content))
-               for name, content in pages.items()]
+    routes += [
+        Route(f"/static/{name}", functools.partial(static, name=name, content=content))
+        for name, content in pages.items()
+    ]
     routes.append(Route("/api/model", model_info))
     routes += [Route(f"/api/{name}", functools.partial(api, endpoint=name), methods=["POST"]) for name in SPECS]
-    return Starlette(routes=routes, middleware=[Middleware(Guard, hosts=hosts)],
-                     exception_handlers={HTTPException: http_error})
+    return Starlette(
+        routes=routes, middleware=[Middleware(Guard, hosts=hosts)], exception_handlers={HTTPException: http_error}
+    )

@@ -79,8 +79,13 @@ class Explorer:
 
     def _ablation(self, req: dict) -> tuple[frozenset, dict]:
         """Validated (layer, head) pairs and the z-hook functions that zero them."""
-        pairs = frozenset((check_range("layer", l, len(self.structure.layers), "attention layers"),
-                           check_range("head", h, self.model.cfg.n_heads, "heads")) for l, h in req["ablate"])
+        pairs = frozenset(
+            (
+                check_range("layer", l, len(self.structure.layers), "attention layers"),
+                check_range("head", h, self.model.cfg.n_heads, "heads"),
+            )
+            for l, h in req["ablate"]
+        )
         hooks = {}
         for l in sorted({l for l, _ in pairs}):
             z = self.structure.layers[l].z
@@ -108,8 +113,12 @@ class Explorer:
             raise RequestError("this model declares no attention matrices (no hook on B H T_q T_k).", 422)
         stage = req["stage"] or stages[-1]  # default: the last matrix a layer makes (the softmax weights)
         if stage not in stages:
-            raise RequestError(f"stage {stage!r} is not an attention stage of this model; it has {stages}.",
-                               422, "out_of_range", field="stage")
+            raise RequestError(
+                f"stage {stage!r} is not an attention stage of this model; it has {stages}.",
+                422,
+                "out_of_range",
+                field="stage",
+            )
         layer = check_range("layer", req["layer"], len(self.structure.layers), "attention layers")
         return layer, check_range("head", req["head"], self.model.cfg.n_heads, "heads"), stage
 
@@ -137,10 +146,14 @@ class Explorer:
         pairs, hooks = self._ablation(req)
         keep = [n for lay in self.structure.layers for n in lay.matrices.values()] + self.structure.stream
         out, cache = self._run(x, hooks, keep)  # (T, V) or (T, d_out)
-        answer = {"tokens": render.tokens(self, x), "ids": ids, "notes": notes,
-                  "ablated": sorted(map(list, pairs)),
-                  "attention": render.attention(self.structure, cache, layer, head, stage, grid=True),
-                  **render.stream(self, cache)}
+        answer = {
+            "tokens": render.tokens(self, x),
+            "ids": ids,
+            "notes": notes,
+            "ablated": sorted(map(list, pairs)),
+            "attention": render.attention(self.structure, cache, layer, head, stage, grid=True),
+            **render.stream(self, cache),
+        }
         if self.reads_tokens:
             answer["next"] = self._bars(out[-1], x, req, bool(pairs))
         else:
@@ -176,9 +189,15 @@ class Explorer:
         _, hooks = self._ablation(req)
         names = self.structure.layers[layer].vectors
         _, cache = self._run(x, hooks, names)
-        return {"layer": layer, "head": head, "token": token, "vectors": [
-            {**self.structure.describe[n][req["lang"]], "values": render.rounded(cache[n][head, token], 3)}
-            for n in names]}
+        return {
+            "layer": layer,
+            "head": head,
+            "token": token,
+            "vectors": [
+                {**self.structure.describe[n][req["lang"]], "values": render.rounded(cache[n][head, token], 3)}
+                for n in names
+            ],
+        }
 
     def next(self, req: dict) -> dict:
         self._needs_tokens("next-token probabilities")
@@ -190,24 +209,31 @@ class Explorer:
     def generate(self, req: dict) -> dict:
         self._needs_tokens("generation")
         if not req["ids"]:
-            raise RequestError("generate needs 'ids': the token ids so far (from analyze), at least one.",
-                               422, "empty")
+            raise RequestError("generate needs 'ids': the token ids so far (from analyze), at least one.", 422, "empty")
         ids = render.encode(self, {"ids": req["ids"], "text": None})
         pairs, hooks = self._ablation(req)
         found = self.generations.resume(req["session"], ids, pairs)
         resumed = found is not None
         key, session = found or self.generations.start(self.model, ids, pairs, hooks, req["seed"])
         new = [step(self.model, session, hooks, *self._shape(req)) for _ in range(req["n"])]
-        x = torch.tensor([session.ids[-self.model.cfg.max_len:]])  # (1, T) for the intact bars
-        return {"session": key, "resumed": resumed, "ids": list(session.ids),
-                "tokens": [{"id": i, "text": text} for i, text in zip(new, self.labels(new))],
-                "text": render.appended_text(self, ids, session.ids),
-                "cached": session.cache.length if session.cache is not None else 0,
-                "next": self._bars(session.logits[0], x, req, bool(pairs))}
+        x = torch.tensor([session.ids[-self.model.cfg.max_len :]])  # (1, T) for the intact bars
+        return {
+            "session": key,
+            "resumed": resumed,
+            "ids": list(session.ids),
+            "tokens": [{"id": i, "text": text} for i, text in zip(new, self.labels(new), strict=False)],
+            "text": render.appended_text(self, ids, session.ids),
+            "cached": session.cache.length if session.cache is not None else 0,
+            "next": self._bars(session.logits[0], x, req, bool(pairs)),
+        }
 
     def _needs_tokens(self, what: str) -> None:
         if not self.reads_tokens:
-            raise RequestError(f"this model ({self.model.kind}) reads numbers and predicts numbers: "
-                               f"there is no {what}. Its predictions come with /api/analyze.", 422, "no_tokens")
+            raise RequestError(
+                f"this model ({self.model.kind}) reads numbers and predicts numbers: "
+                f"there is no {what}. Its predictions come with /api/analyze.",
+                422,
+                "no_tokens",
+            )
         if not self.model.samples:
             raise RequestError(f"a {self.model.kind} model does not write text: no {what}.", 422, "no_tokens")

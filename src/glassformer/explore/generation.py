@@ -76,8 +76,7 @@ def _forward(model, s: Session, hooks: dict, prefill: bool) -> torch.Tensor:
     return logits[:, -1, :]  # (1, V)
 
 
-def step(model, s: Session, hooks: dict, temperature: float, top_k: int | None,
-         top_p: float | None) -> int:
+def step(model, s: Session, hooks: dict, temperature: float, top_k: int | None, top_p: float | None) -> int:
     """Draw one token from the session's logits, append it, and compute the logits after it."""
     next_id = draw(s.logits, temperature, top_k, top_p, s.generator)  # (1, 1)
     s.ids.append(int(next_id))

@@ -17,8 +17,7 @@ from glassformer.sample import top_k_filter, top_p_filter
 N_BARS = 20  # bars the panel draws
 
 
-def next_probs(logits: torch.Tensor, temperature: float, top_k: int | None,
-               top_p: float | None) -> torch.Tensor:
+def next_probs(logits: torch.Tensor, temperature: float, top_k: int | None, top_p: float | None) -> torch.Tensor:
     """(B, V) last-position logits -> (B, V) the probabilities a sampling step uses."""
     if temperature == 0:
         best = logits.argmax(dim=-1, keepdim=True)  # (B, 1)
@@ -31,8 +30,9 @@ def next_probs(logits: torch.Tensor, temperature: float, top_k: int | None,
     return F.softmax(logits, dim=-1)  # (B, V), filtered tokens exactly 0
 
 
-def draw(logits: torch.Tensor, temperature: float, top_k: int | None, top_p: float | None,
-         generator: torch.Generator) -> torch.Tensor:
+def draw(
+    logits: torch.Tensor, temperature: float, top_k: int | None, top_p: float | None, generator: torch.Generator
+) -> torch.Tensor:
     """(B, V) -> (B, 1) next ids, as generate_ids picks them (argmax at τ = 0, else one draw)."""
     if temperature == 0:
         return logits.argmax(dim=-1, keepdim=True)  # (B, 1)
@@ -40,8 +40,7 @@ def draw(logits: torch.Tensor, temperature: float, top_k: int | None, top_p: flo
     return torch.multinomial(probs, num_samples=1, generator=generator)  # (B, 1)
 
 
-def bars(logits: torch.Tensor, probs: torch.Tensor, labels, base: torch.Tensor | None = None,
-         n: int = N_BARS) -> dict:
+def bars(logits: torch.Tensor, probs: torch.Tensor, labels, base: torch.Tensor | None = None, n: int = N_BARS) -> dict:
     """The panel's data for one position: the n tokens with the highest logits (the order no
     temperature or filter changes), each with its shaped probability `p`, the model's own
     `p_model` (τ = 1, nothing cut) and, when heads are ablated, `p_base` of the intact model.
@@ -51,9 +50,11 @@ def bars(logits: torch.Tensor, probs: torch.Tensor, labels, base: torch.Tensor |
     order = logits.topk(min(n, logits.numel())).indices  # (n,)
     p, own = probs[order].tolist(), logits.softmax(dim=-1)[order].tolist()
     ids = order.tolist()
-    rows = [{"id": i, "text": text, "p": round(a, 4), "p_model": round(b, 4), "kept": a > 0}
-            for i, text, a, b in zip(ids, labels(ids), p, own)]
+    rows = [
+        {"id": i, "text": text, "p": round(a, 4), "p_model": round(b, 4), "kept": a > 0}
+        for i, text, a, b in zip(ids, labels(ids), p, own, strict=False)
+    ]
     if base is not None:
-        for row, b in zip(rows, base[order].tolist()):
+        for row, b in zip(rows, base[order].tolist(), strict=False):
             row["p_base"] = round(b, 4)
     return {"rows": rows, "kept": int((probs > 0).sum()), "vocab": logits.numel()}

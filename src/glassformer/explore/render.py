@@ -22,8 +22,11 @@ MASKED = 255
 def rounded(t: torch.Tensor, digits: int = 4) -> list:
     """A tensor as nested lists of rounded floats (-inf, a masked cell, as None)."""
     t = torch.where(torch.isneginf(t), torch.nan, t)
-    return [[_num(v, digits) for v in row] for row in t.tolist()] if t.dim() == 2 else \
-        [_num(v, digits) for v in t.tolist()]
+    return (
+        [[_num(v, digits) for v in row] for row in t.tolist()]
+        if t.dim() == 2
+        else [_num(v, digits) for v in t.tolist()]
+    )
 
 
 def _num(v: float, digits: int):
@@ -40,8 +43,9 @@ def encode(ex, req: dict) -> list[int]:
         V = ex.model.cfg.vocab_size
         bad = [i for i in ids if not 0 <= i < V]
         if bad:
-            raise RequestError(f"token ids {bad[:10]} are outside the vocabulary (0 to {V - 1}).", 422,
-                               "out_of_range", field="ids")
+            raise RequestError(
+                f"token ids {bad[:10]} are outside the vocabulary (0 to {V - 1}).", 422, "out_of_range", field="ids"
+            )
         return list(ids)
     if ex.tokenizer is None:
         raise RequestError("this model has no tokenizer: send 'ids' instead of 'text'.", 422)
@@ -53,7 +57,10 @@ def encode(ex, req: dict) -> list[int]:
             f"{len(unknown)} character(s) are not in this model's vocabulary of "
             f"{ex.tokenizer.vocab_size} (learned from its training text): "
             f"{', '.join(map(repr, unknown[:20]))}. Type text made of characters it knows.",
-            422, "unknown_chars", chars=unknown[:20]) from None
+            422,
+            "unknown_chars",
+            chars=unknown[:20],
+        ) from None
 
 
 def _unknown(tokenizer, text: str) -> list[str]:
@@ -73,21 +80,23 @@ def numbers(ex, req: dict) -> list[float]:
     try:
         values = [float(v) for v in req["text"].replace(",", " ").split()]
     except ValueError:
-        raise RequestError(f"this model reads numbers: {req['text'][:40]!r} is not a list of numbers "
-                           "(write them like \"0 0.5 1 0.5\").", 422, "not_numbers") from None
+        raise RequestError(
+            f'this model reads numbers: {req["text"][:40]!r} is not a list of numbers (write them like "0 0.5 1 0.5").',
+            422,
+            "not_numbers",
+        ) from None
     if any(v != v or abs(v) == float("inf") for v in values):
         raise RequestError("numbers must be finite (no nan or inf).", 422, "not_numbers")
     d_in = ex.model.cfg.d_in
     if len(values) % d_in:
-        raise RequestError(f"this model reads {d_in} numbers per step: give a multiple of {d_in}.", 422,
-                           "not_numbers")
+        raise RequestError(f"this model reads {d_in} numbers per step: give a multiple of {d_in}.", 422, "not_numbers")
     return values
 
 
 def tokens(ex, x: torch.Tensor) -> list[dict]:
     if ex.reads_tokens:
         ids = x[0].tolist()
-        return [{"id": i, "text": t} for i, t in zip(ids, ex.labels(ids))]
+        return [{"id": i, "text": t} for i, t in zip(ids, ex.labels(ids), strict=False)]
     return [{"id": None, "text": ", ".join(f"{v:.3g}" for v in step)} for step in x[0].tolist()]
 
 
@@ -95,7 +104,7 @@ def appended_text(ex, before: list[int], after: list[int]) -> str:
     """The text the new tokens add to the page's text (a word tokenizer adds its spaces too)."""
     if ex.tokenizer is None:
         return ""
-    return ex.tokenizer.decode(after)[len(ex.tokenizer.decode(before)):]
+    return ex.tokenizer.decode(after)[len(ex.tokenizer.decode(before)) :]
 
 
 # ---------------------------------------------------------------------- panels
@@ -107,6 +116,7 @@ def trace_table(t) -> dict:
 
 def attention(structure, cache: dict, layer: int, head: int, stage: str, grid: bool) -> dict:
     """One head's (T, T) matrix at one stage, masked cells None; with grid, every head's thumbnail."""
+
     def masked(lay) -> torch.Tensor:  # (H, T, T) True where any of the layer's stages is -inf
         return torch.stack([torch.isneginf(cache[n]) for n in lay.matrices.values()]).any(dim=0)
 
@@ -131,8 +141,14 @@ def _thumbnails(maps: torch.Tensor, hidden: torch.Tensor, stage: str) -> dict:
         scaled = (finite - lo) / (hi - lo).clamp_min(1e-12)  # (L, H, T, T) in [0, 1]
     q = (scaled.clamp(0, 1) * (MASKED - 1)).round().to(torch.uint8).masked_fill(hidden, MASKED)
     L, H, T, _ = maps.shape
-    return {"stage": stage, "layers": L, "heads": H, "T": T, "scale": "absolute" if absolute else "per_head",
-            "data": base64.b64encode(q.numpy().tobytes()).decode("ascii")}
+    return {
+        "stage": stage,
+        "layers": L,
+        "heads": H,
+        "T": T,
+        "scale": "absolute" if absolute else "per_head",
+        "data": base64.b64encode(q.numpy().tobytes()).decode("ascii"),
+    }
 
 
 def stream(ex, cache: dict) -> dict:
@@ -144,10 +160,14 @@ def stream(ex, cache: dict) -> dict:
     if ex.reads_tokens:
         probs, ids = token_lens(out)  # (P, T, k) each
         seen = sorted(set(ids.flatten().tolist()))
-        names = dict(zip(seen, ex.labels(seen)))
-        answer["lens"] = {"points": points, "cells": [
-            [[[names[i], i, round(p, 3)] for i, p in zip(row_i, row_p)]
-             for row_i, row_p in zip(ids_p, probs_p)] for ids_p, probs_p in zip(ids.tolist(), probs.tolist())]}
+        names = dict(zip(seen, ex.labels(seen), strict=False))
+        answer["lens"] = {
+            "points": points,
+            "cells": [
+                [[[names[i], i, round(p, 3)] for i, p in zip(row_i, row_p, strict=False)] for row_i, row_p in zip(ids_p, probs_p, strict=False)]
+                for ids_p, probs_p in zip(ids.tolist(), probs.tolist(), strict=False)
+            ],
+        }
     else:
         answer["lens"] = {"points": points, "values": rounded(out[..., 0], 3)}
     return answer
@@ -155,8 +175,11 @@ def stream(ex, cache: dict) -> dict:
 
 def prediction(x: torch.Tensor, out: torch.Tensor, base: torch.Tensor | None) -> dict:
     """A regressor's inputs and outputs (first number of each step); the intact model's when ablated."""
-    return {"inputs": rounded(x[0, :, 0], 4), "values": rounded(out[:, 0], 4),
-            "base": rounded(base[:, 0], 4) if base is not None else None}
+    return {
+        "inputs": rounded(x[0, :, 0], 4),
+        "values": rounded(out[:, 0], 4),
+        "base": rounded(base[:, 0], 4) if base is not None else None,
+    }
 
 
 EXAMPLES = ("ROMEO:\nBut soft, what light", "to be or not to be", "hello world")
@@ -182,14 +205,35 @@ def info(ex) -> dict:
     cfg = m.cfg
     first = s.layers[0] if s.layers else None
     return {
-        "source": ex.source, "kind": m.kind, "inputs": m.inputs, "samples": bool(m.samples) and ex.reads_tokens,
-        "kv_cache": hasattr(m, "new_cache"), "params": sum(p.numel() for p in m.parameters()),
-        "config": {k: getattr(cfg, k) for k in ("n_layers", "n_heads", "d_model", "d_ff", "max_len",
-                                                 "vocab_size", "norm", "position", "causal", "d_in", "d_out")},
-        "layers": len(s.layers), "heads": cfg.n_heads, "d_head": cfg.d_head,
+        "source": ex.source,
+        "kind": m.kind,
+        "inputs": m.inputs,
+        "samples": bool(m.samples) and ex.reads_tokens,
+        "kv_cache": hasattr(m, "new_cache"),
+        "params": sum(p.numel() for p in m.parameters()),
+        "config": {
+            k: getattr(cfg, k)
+            for k in (
+                "n_layers",
+                "n_heads",
+                "d_model",
+                "d_ff",
+                "max_len",
+                "vocab_size",
+                "norm",
+                "position",
+                "causal",
+                "d_in",
+                "d_out",
+            )
+        },
+        "layers": len(s.layers),
+        "heads": cfg.n_heads,
+        "d_head": cfg.d_head,
         "stages": [{"stage": st, **s.describe[first.matrices[st]]} for st in s.stages] if first else [],
         "vectors": [s.describe[n] for n in first.vectors] if first else [],
         "stream": [{"name": n, **s.describe[n]} for n in s.stream],
-        "tokenizer": getattr(ex.tokenizer, "kind", None), "example": example(ex),
+        "tokenizer": getattr(ex.tokenizer, "kind", None),
+        "example": example(ex),
         "limits": vars(ex.limits),
     }

@@ -34,6 +34,7 @@ class RequestError(Exception):
 
 def parse_json(raw: bytes) -> dict:
     """The body as a JSON object (NaN and Infinity refused: they are not JSON)."""
+
     def refuse(constant: str):
         raise RequestError(f"the body contains {constant}, which is not JSON: send finite numbers.")
 
@@ -73,13 +74,16 @@ def _typed(name: str, value, f: Field):
         fail("true or false")
     if f.kind == "ints" and not (isinstance(value, list) and all(is_int(v) for v in value)):
         fail("a list of whole numbers")
-    if f.kind == "pairs" and not (isinstance(value, list) and all(
-            isinstance(p, list) and len(p) == 2 and all(is_int(v) for v in p) for p in value)):
+    if f.kind == "pairs" and not (
+        isinstance(value, list)
+        and all(isinstance(p, list) and len(p) == 2 and all(is_int(v) for v in p) for p in value)
+    ):
         fail("a list of [layer, head] pairs")
     if f.most is not None and f.kind in ("str", "ints", "pairs") and len(value) > f.most:
         unit = "characters" if f.kind == "str" else "entries"
-        raise RequestError(f"{name!r} is too long: {len(value)} {unit}, at most {f.most}.", 413, "too_long",
-                           field=name, most=f.most)
+        raise RequestError(
+            f"{name!r} is too long: {len(value)} {unit}, at most {f.most}.", 413, "too_long", field=name, most=f.most
+        )
     if f.choices and value not in f.choices:
         fail(f"one of {list(f.choices)}")
     if f.kind in ("int", "float") and ((f.lo is not None and value < f.lo) or (f.hi is not None and value > f.hi)):
@@ -93,22 +97,27 @@ def read(body: dict, spec: dict[str, Field]) -> dict:
     unknown = sorted(set(body) - set(spec))
     if unknown:
         raise RequestError(f"unknown field(s) {unknown}; this endpoint reads {sorted(spec)}.")
-    return {name: f.default if body.get(name) is None else _typed(name, body[name], f)
-            for name, f in spec.items()}
+    return {name: f.default if body.get(name) is None else _typed(name, body[name], f) for name, f in spec.items()}
 
 
 def check_range(name: str, value: int, size: int, what: str) -> int:
     if not 0 <= value < size:
-        raise RequestError(f"{name}={value} is out of range: this model has {size} {what} "
-                           f"(0 to {size - 1}).", 422, "out_of_range", field=name)
+        raise RequestError(
+            f"{name}={value} is out of range: this model has {size} {what} (0 to {size - 1}).",
+            422,
+            "out_of_range",
+            field=name,
+        )
     return value
 
 
 INPUT = {"text": Field("str", most=LIMITS.text_chars), "ids": Field("ints", most=LIMITS.ids)}
 ABLATE = {"ablate": Field("pairs", default=[], most=4096)}
-SHAPE = {"temperature": Field("float", 1.0, 0.0, LIMITS.temperature),
-         "top_k": Field("int", 0, 0),  # 0: no top-k cut
-         "top_p": Field("float", 1.0, 0.001, 1.0)}  # 1: no top-p cut; 0 would cut every token
+SHAPE = {
+    "temperature": Field("float", 1.0, 0.0, LIMITS.temperature),
+    "top_k": Field("int", 0, 0),  # 0: no top-k cut
+    "top_p": Field("float", 1.0, 0.001, 1.0),
+}  # 1: no top-p cut; 0 would cut every token
 VIEW = {"layer": Field("int", 0, 0), "head": Field("int", 0, 0), "stage": Field("str")}
 LANG = {"lang": Field("str", "en", choices=("en", "zh"))}
 
@@ -118,7 +127,12 @@ SPECS = {
     "attention": {**INPUT, **ABLATE, **VIEW, "grid": Field("bool", False)},
     "vectors": {**INPUT, **ABLATE, **VIEW, "token": Field("int", 0, 0), **LANG},
     "next": {**INPUT, **ABLATE, **SHAPE},
-    "generate": {"ids": Field("ints", most=LIMITS.ids), **ABLATE, **SHAPE,
-                 "n": Field("int", 1, 1, LIMITS.new_tokens), "seed": Field("int", 0, 0, 2**31 - 1),
-                 "session": Field("str", most=64)},
+    "generate": {
+        "ids": Field("ints", most=LIMITS.ids),
+        **ABLATE,
+        **SHAPE,
+        "n": Field("int", 1, 1, LIMITS.new_tokens),
+        "seed": Field("int", 0, 0, 2**31 - 1),
+        "session": Field("str", most=64),
+    },
 }

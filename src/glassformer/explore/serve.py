@@ -1,10 +1,10 @@
 """Which model the explorer opens, and the server that shows it.
 
-    open_run(path)        a trained run (any kind), via train.run.load_model
-    latest_run(runs/)     the run whose checkpoint was written last
-    open_preset(name)     a preset with random weights (token models get a character vocabulary
-                          that covers English and common Chinese, unseen characters -> <unk>)
-    serve(explorer, ...)  uvicorn on 127.0.0.1 until Ctrl-C; another host only when asked
+open_run(path)        a trained run (any kind), via train.run.load_model
+latest_run(runs/)     the run whose checkpoint was written last
+open_preset(name)     a preset with random weights (token models get a character vocabulary
+                      that covers English and common Chinese, unseen characters -> <unk>)
+serve(explorer, ...)  uvicorn on 127.0.0.1 until Ctrl-C; another host only when asked
 """
 
 from __future__ import annotations
@@ -29,16 +29,21 @@ from glassformer.train.run import RUNS_DIR, load_model
 
 # A preset's random model needs a vocabulary that lets a reader type: printable ASCII, newline,
 # and a few hundred frequent Chinese characters with common punctuation (others become <unk>).
-PRESET_CHARS = string.printable[:95] + "\n" + (
-    "的一是不了人我在有他这中大来上个国到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可里"
-    "后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从"
-    "动两长知民样现分将外但身些与高意进把法此实回二理美点月明其种声全工己话儿者向情部正名定女问力机给"
-    "等几很业最间新什打便位因重被走电四第门相次东政海口使教西再平真听世气信北少关并内加化由却代军产入"
-    "先山五太水万市眼体别处总才场师书比住员九笑性通目华报立马命张活难神数件安表原车白应路期叫死常提感"
-    "金何更反合放做系计或司利受光王果亲界及今京务制解各任至清物台象记边共风战干接它许八特觉望直服毛林"
-    "题建南度统色字请交爱让认算论百吃义科怎元社术结六功指思非流每青管夫连远资队跟带花快条院变联言权往"
-    "展该领传近留红治决周保达办运武半候七必城父强步完革深区即求品士转量空甚众技轻程告江语英基派满式李"
-    "息写呢识极令黄德收脸钱党倒未持音注意模型词向量训练字，。！？、：；“”（）《》")
+PRESET_CHARS = (
+    string.printable[:95]
+    + "\n"
+    + (
+        "的一是不了人我在有他这中大来上个国到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可里"
+        "后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从"
+        "动两长知民样现分将外但身些与高意进把法此实回二理美点月明其种声全工己话儿者向情部正名定女问力机给"
+        "等几很业最间新什打便位因重被走电四第门相次东政海口使教西再平真听世气信北少关并内加化由却代军产入"
+        "先山五太水万市眼体别处总才场师书比住员九笑性通目华报立马命张活难神数件安表原车白应路期叫死常提感"
+        "金何更反合放做系计或司利受光王果亲界及今京务制解各任至清物台象记边共风战干接它许八特觉望直服毛林"
+        "题建南度统色字请交爱让认算论百吃义科怎元社术结六功指思非流每青管夫连远资队跟带花快条院变联言权往"
+        "展该领传近留红治决周保达办运武半候七必城父强步完革深区即求品士转量空甚众技轻程告江语英基派满式李"
+        "息写呢识极令黄德收脸钱党倒未持音注意模型词向量训练字，。！？、：；“”（）《》"
+    )
+)
 
 
 def latest_run(runs_dir=RUNS_DIR) -> Path:
@@ -51,8 +56,9 @@ def latest_run(runs_dir=RUNS_DIR) -> Path:
 
 def open_run(run_dir) -> Explorer:
     model, tokenizer, config = load_model(run_dir)
-    return Explorer(model, tokenizer, t("explore.source.run", run=run_dir, kind=model.kind,
-                                        preset=config.get("preset", "?")))
+    return Explorer(
+        model, tokenizer, t("explore.source.run", run=run_dir, kind=model.kind, preset=config.get("preset", "?"))
+    )
 
 
 def open_preset(name: str, seed: int = 0, overrides=()) -> Explorer:
@@ -100,8 +106,9 @@ def url_of(sock: socket.socket) -> str:
 def make_server(explorer: Explorer, hosts):
     import uvicorn  # the server, only when serving
 
-    config = uvicorn.Config(create_app(explorer, hosts), log_level="warning", access_log=False,
-                            lifespan="off", timeout_graceful_shutdown=2)
+    config = uvicorn.Config(
+        create_app(explorer, hosts), log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
+    )
     return uvicorn.Server(config)
 
 

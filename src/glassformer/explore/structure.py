@@ -74,7 +74,7 @@ def find_structure(model) -> Structure:
         first = min(inside.index(n) for n in layer.matrices.values())
         last = max(inside.index(n) for n in layer.matrices.values())
         layer.vectors = [n for n in inside[:first] if points[n].axes == HEAD_AXES]
-        after = [n for n in inside[last + 1:] if points[n].axes == HEAD_AXES]
+        after = [n for n in inside[last + 1 :] if points[n].axes == HEAD_AXES]
         layer.z = after[0] if after else None
     stream = [n for n in order if points[n].axes == STREAM_AXES and points[n].stage in STREAM_STAGES]
     describe = {n: {lang: points[n].describe(lang) for lang in ("en", "zh")} for n in order}

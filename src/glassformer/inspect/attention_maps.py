@@ -89,8 +89,10 @@ def attention_maps(model, ids_or_x) -> tuple[torch.Tensor, torch.Tensor]:
     shapes = {tuple(m.weights.shape) for m in maps}
     if len(shapes) > 1:
         listed = ", ".join(f"{m.name} {m.axes}" for m in maps)
-        raise ValueError(f"this model's attention maps differ in shape ({listed}): they cannot be stacked; "
-                         "use attention_map_list(model, x).")
+        raise ValueError(
+            f"this model's attention maps differ in shape ({listed}): they cannot be stacked; "
+            "use attention_map_list(model, x)."
+        )
     return torch.stack([m.weights for m in maps]), torch.stack([m.hidden for m in maps])  # (L, H, T, T) each
 
 
@@ -99,8 +101,10 @@ def _axis_labels(labels, letter: str, n: int) -> list[str]:
     if isinstance(labels, dict):
         side = "S" if letter.startswith("S") else "T"
         if side not in labels:
-            raise ValueError(f"labels has no {side!r} entry for the axis {letter!r}: give "
-                             "{'S': source labels, 'T': target labels}.")
+            raise ValueError(
+                f"labels has no {side!r} entry for the axis {letter!r}: give "
+                "{'S': source labels, 'T': target labels}."
+            )
         labels = labels[side]
     return _labels(labels, n)
 
@@ -114,13 +118,23 @@ def _map_labels(m: AttentionMap, labels) -> tuple[list[str], list[str]]:
 def _labels(labels, T: int) -> list[str]:
     labels = [str(t) for t in range(T)] if labels is None else [str(s) for s in labels]
     if len(labels) != T:
-        raise ValueError(f"{len(labels)} labels for {T} tokens: give one label per token "
-                         "(or labels=None for positions).")
+        raise ValueError(
+            f"{len(labels)} labels for {T} tokens: give one label per token (or labels=None for positions)."
+        )
     return labels
 
 
-def _draw(ax, w: np.ndarray, hidden: np.ndarray, labels, font, fontsize: float,
-          xlabels: bool = True, ylabels: bool = True, values: bool = False):
+def _draw(
+    ax,
+    w: np.ndarray,
+    hidden: np.ndarray,
+    labels,
+    font,
+    fontsize: float,
+    xlabels: bool = True,
+    ylabels: bool = True,
+    values: bool = False,
+):
     """One heatmap (T_q, T_k): masked cells transparent over a hatched grey patch. labels: one
     list for both axes, or (row labels, column labels)."""
     from matplotlib import colormaps
@@ -129,22 +143,34 @@ def _draw(ax, w: np.ndarray, hidden: np.ndarray, labels, font, fontsize: float,
     rows, cols = labels if isinstance(labels, tuple) else (labels, labels)
     T_q, T_k = w.shape
     cmap = colormaps["viridis"].with_extremes(bad=(0, 0, 0, 0))  # masked -> see-through
-    ax.add_patch(Rectangle((-0.5, -0.5), T_k, T_q, facecolor="0.85", edgecolor="0.55",
-                           hatch="///", linewidth=0, zorder=0))
-    im = ax.imshow(np.ma.masked_array(w, hidden), cmap=cmap, vmin=0.0, vmax=1.0, zorder=1,
-                   interpolation="nearest")
+    ax.add_patch(
+        Rectangle((-0.5, -0.5), T_k, T_q, facecolor="0.85", edgecolor="0.55", hatch="///", linewidth=0, zorder=0)
+    )
+    im = ax.imshow(np.ma.masked_array(w, hidden), cmap=cmap, vmin=0.0, vmax=1.0, zorder=1, interpolation="nearest")
     xticks = list(range(0, T_k, max(1, T_k // 32)))  # thin the ticks of long sequences
     yticks = list(range(0, T_q, max(1, T_q // 32)))
-    ax.set_xticks(xticks, [cols[t] for t in xticks] if xlabels else [], fontproperties=font,
-                  fontsize=fontsize, rotation=90 if max(map(len, cols)) > 2 else 0)
-    ax.set_yticks(yticks, [rows[t] for t in yticks] if ylabels else [], fontproperties=font,
-                  fontsize=fontsize)
+    ax.set_xticks(
+        xticks,
+        [cols[t] for t in xticks] if xlabels else [],
+        fontproperties=font,
+        fontsize=fontsize,
+        rotation=90 if max(map(len, cols)) > 2 else 0,
+    )
+    ax.set_yticks(yticks, [rows[t] for t in yticks] if ylabels else [], fontproperties=font, fontsize=fontsize)
     if values:
         for i in range(T_q):
             for j in range(T_k):
                 if not hidden[i, j]:
-                    ax.text(j, i, f"{w[i, j]:.2f}", ha="center", va="center", fontsize=fontsize * 0.8,
-                            color="white" if w[i, j] < 0.6 else "black", zorder=2)
+                    ax.text(
+                        j,
+                        i,
+                        f"{w[i, j]:.2f}",
+                        ha="center",
+                        va="center",
+                        fontsize=fontsize * 0.8,
+                        color="white" if w[i, j] < 0.6 else "black",
+                        zorder=2,
+                    )
     return im
 
 
@@ -155,7 +181,7 @@ def _fonted(label_lists: list[list[str]]):
     font, flat = label_font([s for labels in label_lists for s in labels])
     out, start = [], 0
     for labels in label_lists:
-        out.append(flat[start: start + len(labels)])
+        out.append(flat[start : start + len(labels)])
         start += len(labels)
     return font, out
 
@@ -181,13 +207,20 @@ def grid_figure(maps: list[AttentionMap], labels):
     for i, m in enumerate(maps):
         for h in range(H):
             ax = axes[i, h]
-            im = _draw(ax, m.weights[h].numpy(), m.hidden[h].numpy(), (flat[2 * i], flat[2 * i + 1]), font,
-                       fontsize, xlabels=(i == L - 1 or mixed), ylabels=(h == 0))
+            im = _draw(
+                ax,
+                m.weights[h].numpy(),
+                m.hidden[h].numpy(),
+                (flat[2 * i], flat[2 * i + 1]),
+                font,
+                fontsize,
+                xlabels=(i == L - 1 or mixed),
+                ylabels=(h == 0),
+            )
             ax.set_title(f"{m.name.removesuffix('.weights')} · head {h}", fontsize=9)
     fig.colorbar(im, ax=axes.ravel().tolist(), label="attention weight", shrink=0.8)
     masked = f"; {MASKED_NOTE}" if any(m.hidden.any() for m in maps) else ""
-    fig.suptitle(f"attention weights: rows = query (looking), columns = key (looked at){masked}",
-                 fontsize=10)
+    fig.suptitle(f"attention weights: rows = query (looking), columns = key (looked at){masked}", fontsize=10)
     return fig
 
 
@@ -203,8 +236,7 @@ def head_figure(maps: list[AttentionMap], labels, layer: int, head: int):
 
     L, H = len(maps), maps[0].weights.size(0)
     if not (0 <= layer < L and 0 <= head < H):
-        raise ValueError(f"layer={layer}, head={head} is outside this model: layers 0..{L - 1}, "
-                         f"heads 0..{H - 1}.")
+        raise ValueError(f"layer={layer}, head={head} is outside this model: layers 0..{L - 1}, heads 0..{H - 1}.")
     m = maps[layer]
     font, (rows, cols) = _fonted(list(_map_labels(m, labels)))
     T = max(m.weights.shape[1:])
@@ -212,8 +244,7 @@ def head_figure(maps: list[AttentionMap], labels, layer: int, head: int):
     fig = Figure(figsize=(side + 1.8, side + 0.6), layout="constrained")
     ax = fig.subplots()
     fontsize = max(5.0, min(12.0, 300 / T))
-    im = _draw(ax, m.weights[head].numpy(), m.hidden[head].numpy(), (rows, cols), font, fontsize,
-               values=T <= 16)
+    im = _draw(ax, m.weights[head].numpy(), m.hidden[head].numpy(), (rows, cols), font, fontsize, values=T <= 16)
     ax.set_xlabel("key: the token looked at")
     ax.set_ylabel("query: the token looking")
     masked = f"\n{MASKED_NOTE}" if m.hidden[head].any() else ""

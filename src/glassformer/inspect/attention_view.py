@@ -24,8 +24,14 @@ from pathlib import Path
 
 import torch
 
-from glassformer.inspect.attention_maps import (MASKED_NOTE, AttentionMap, _map_labels, attention_map_list,
-                                                grid_figure, head_figure)
+from glassformer.inspect.attention_maps import (
+    MASKED_NOTE,
+    AttentionMap,
+    _map_labels,
+    attention_map_list,
+    grid_figure,
+    head_figure,
+)
 from glassformer.inspect.display import esc
 from glassformer.inspect.html import attention_page
 from glassformer.inspect.trace import _width, as_batch, token_labels
@@ -57,8 +63,10 @@ class AttentionView:
 
     def _stacked(self, field: str) -> torch.Tensor:
         if not self.square:
-            raise ValueError("this model's attention maps differ in shape (an encoder-decoder): "
-                             "read view.maps[i].weights, each (H, T_q, T_k).")
+            raise ValueError(
+                "this model's attention maps differ in shape (an encoder-decoder): "
+                "read view.maps[i].weights, each (H, T_q, T_k)."
+            )
         return torch.stack([getattr(m, field) for m in self.maps])  # (L, H, T_q, T_k)
 
     def figure(self):
@@ -92,9 +100,11 @@ class AttentionView:
         if self.square:
             T = self.maps[0].weights.size(-1)
             height = min(1400, 260 + 48 * T)  # the page's two views: token lines, then the matrix
-            html += (f'<details><summary>{esc("interactive view: pick a layer and head, hover a token")}'
-                     f'</summary><iframe sandbox="allow-scripts" style="width: 100%; height: {height}px; '
-                     f'border: 1px solid #ddd" srcdoc="{esc(self.page())}"></iframe></details>')
+            html += (
+                f"<details><summary>{esc('interactive view: pick a layer and head, hover a token')}"
+                f'</summary><iframe sandbox="allow-scripts" style="width: 100%; height: {height}px; '
+                f'border: 1px solid #ddd" srcdoc="{esc(self.page())}"></iframe></details>'
+            )
         return html + "</div>"
 
     def __repr__(self) -> str:  # a terminal: the chosen head's weights as numbers
@@ -105,8 +115,11 @@ class AttentionView:
         n_q, n_k = min(len(rows), SHOWN), min(len(cols), SHOWN)
         width = max(5, *(_width(s) for s in rows[:n_q] + cols[:n_k])) + 1
         cut = f", the first {n_q} × {n_k}:" if (n_q, n_k) != tuple(w.shape) else ":"
-        lines = [self._title(), f"{m.name}, head {head} (rows = query, columns = key; · = masked){cut}",
-                 " " * width + "".join(_right(s, width) for s in cols[:n_k])]
+        lines = [
+            self._title(),
+            f"{m.name}, head {head} (rows = query, columns = key; · = masked){cut}",
+            " " * width + "".join(_right(s, width) for s in cols[:n_k]),
+        ]
         for i in range(n_q):
             cells = ("·" if hidden[i, j] else f"{w[i, j].item():.2f}" for j in range(n_k))
             lines.append(_right(rows[i], width) + "".join(_right(c, width) for c in cells))
@@ -123,8 +136,9 @@ def _right(s: str, width: int) -> str:
     return " " * (width - _width(s)) + s  # wide (CJK) characters count as two columns
 
 
-def attention_view(model, ids_or_x, labels=None, tokenizer=None, layer: int | None = None,
-                   head: int | None = None) -> AttentionView:
+def attention_view(
+    model, ids_or_x, labels=None, tokenizer=None, layer: int | None = None, head: int | None = None
+) -> AttentionView:
     """Attention of the first sequence of `ids_or_x` — (T,) or (B, T) ids, numbers as (T,), (T, d_in)
     or (B, T, d_in), an encoder-decoder's (src, tgt_in) — labelled with `labels`, else the
     tokenizer's pieces, else positions (ids) or values (numbers). layer/head: the one head to draw

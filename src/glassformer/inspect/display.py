@@ -27,8 +27,11 @@ def esc(value) -> str:
 def table(columns, rows, mono=(), right=(), row_styles=None, caption: str = "") -> str:
     """An HTML table of text cells; `mono`/`right` are column indices drawn monospaced/right-aligned.
     Cells are escaped here, except those wrapped in `Raw` (already HTML, made by this module)."""
+
     def cell(tag: str, i: int, value) -> str:
-        style = CELL + ("; " + MONO if i in mono and tag == "td" else "") + ("; text-align: right" if i in right else "")
+        style = (
+            CELL + ("; " + MONO if i in mono and tag == "td" else "") + ("; text-align: right" if i in right else "")
+        )
         text = value.html if isinstance(value, Raw) else esc(value)
         return f'<{tag} style="{style}">{text}</{tag}>'
 
@@ -60,19 +63,33 @@ def trace_html(trace) -> str:
 
 def params_html(p) -> str:
     """The parameter table: computed count beside the module's own formula; mismatches in red."""
-    rows = [[r.module, f"{r.count:,}", r.formula, f"{r.expected:,}",
-             r.note_in(language()) + ("  " + t("params.mismatch") if r.count != r.expected else "")] for r in p.rows]
+    rows = [
+        [
+            r.module,
+            f"{r.count:,}",
+            r.formula,
+            f"{r.expected:,}",
+            r.note_in(language()) + ("  " + t("params.mismatch") if r.count != r.expected else ""),
+        ]
+        for r in p.rows
+    ]
     styles = ["" if r.count == r.expected else "background: #fde2e2" for r in p.rows]
     rows.append([t("params.total_row"), f"{p.total:,}", "", f"{p.expected_total:,}", ""])
     styles.append("font-weight: bold")
     symbols = ", ".join(f"{k}={v}" for k, v in p.symbols.items())
     columns = [t(f"params.col.{c}") for c in ("module", "params", "formula", "expected", "note")]
-    return (table(columns, rows, mono=(0, 2), right=(1, 3), row_styles=styles)
-            + note(t("params.symbols", symbols=symbols)))
+    return table(columns, rows, mono=(0, 2), right=(1, 3), row_styles=styles) + note(
+        t("params.symbols", symbols=symbols)
+    )
 
 
-STATUS_COLOUR = {"ok": "#2e7d32", "no grad": "#777", "vanishing": "#b26a00", "exploding": "#c62828",
-                 "nan/inf": "#c62828"}
+STATUS_COLOUR = {
+    "ok": "#2e7d32",
+    "no grad": "#777",
+    "vanishing": "#b26a00",
+    "exploding": "#c62828",
+    "nan/inf": "#c62828",
+}
 
 
 def status_words(status: str) -> str:
@@ -91,13 +108,24 @@ def grads_html(monitor) -> str:
         if not norm or not math.isfinite(norm):
             return Raw(esc("—" if norm is None else f"{norm:.2e}"))
         width = 8 + 92 * (math.log10(norm) - low) / max(high - low, 1e-9)  # 8..100 px
-        return Raw(f'<span style="display: inline-block; width: {width:.0f}px; height: 9px; '
-                   f'background: #4c72b0; margin-right: 6px"></span>{esc(f"{norm:.2e}")}')
+        return Raw(
+            f'<span style="display: inline-block; width: {width:.0f}px; height: 9px; '
+            f'background: #4c72b0; margin-right: 6px"></span>{esc(f"{norm:.2e}")}'
+        )
 
     fmt = lambda v: "—" if v is None else f"{v:.2e}"  # noqa: E731
-    rows = [[r.name, r.layer, str(r.shape), bar(r.grad_norm), fmt(r.grad_abs_mean), fmt(r.update_ratio),
-             Raw(f'<span style="color: {STATUS_COLOUR.get(r.status, "#000")}">{esc(status_words(r.status))}</span>')]
-            for r in monitor.rows]
+    rows = [
+        [
+            r.name,
+            r.layer,
+            str(r.shape),
+            bar(r.grad_norm),
+            fmt(r.grad_abs_mean),
+            fmt(r.update_ratio),
+            Raw(f'<span style="color: {STATUS_COLOUR.get(r.status, "#000")}">{esc(status_words(r.status))}</span>'),
+        ]
+        for r in monitor.rows
+    ]
     layers = ", ".join(f"{k} {v:.2e}" for k, v in monitor.layer_norms().items())
     columns = [t(f"grads.col.{c}") for c in ("parameter", "layer", "shape", "norm_bar", "mean", "ratio", "status")]
     return table(columns, rows, mono=(0, 2, 4, 5)) + note(t("grads.per_layer", layers=layers))

@@ -19,8 +19,11 @@ def first_use(model) -> dict[str, int]:
     def seen(path: str) -> None:
         order.setdefault(path, len(order))  # returns None: a pre-hook that returned a value would replace the input
 
-    handles = [m.register_forward_pre_hook(lambda mod, args, path=path: seen(path))
-               for path, m in model.named_modules() if path]
+    handles = [
+        m.register_forward_pre_hook(lambda mod, args, path=path: seen(path))
+        for path, m in model.named_modules()
+        if path
+    ]
     was_training = model.training
     try:
         with torch.no_grad():

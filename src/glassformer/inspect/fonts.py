@@ -22,13 +22,30 @@ import warnings
 from matplotlib import font_manager
 from matplotlib.font_manager import FontProperties
 
-CJK_FAMILY_HINTS = ("noto sans cjk", "noto serif cjk", "source han", "wenquanyi", "wqy",
-                    "droid sans fallback", "ar pl", "uming", "ukai", "noto sans sc", "noto sans tc",
-                    "sarasa", "microsoft yahei", "simhei", "pingfang", "hiragino")
+CJK_FAMILY_HINTS = (
+    "noto sans cjk",
+    "noto serif cjk",
+    "source han",
+    "wenquanyi",
+    "wqy",
+    "droid sans fallback",
+    "ar pl",
+    "uming",
+    "ukai",
+    "noto sans sc",
+    "noto sans tc",
+    "sarasa",
+    "microsoft yahei",
+    "simhei",
+    "pingfang",
+    "hiragino",
+)
 NOT_REAL_GLYPHS = ("last resort",)  # covers every code point, with a box for each
-INSTALL_HINT = ("install a CJK font, e.g. `apt-get install fonts-noto-cjk` or "
-                "`apt-get install fonts-wqy-zenhei` on Debian/Ubuntu, then delete matplotlib's "
-                "font cache (~/.cache/matplotlib) so it is found")
+INSTALL_HINT = (
+    "install a CJK font, e.g. `apt-get install fonts-noto-cjk` or "
+    "`apt-get install fonts-wqy-zenhei` on Debian/Ubuntu, then delete matplotlib's "
+    "font cache (~/.cache/matplotlib) so it is found"
+)
 
 
 class FontWarning(UserWarning):
@@ -58,15 +75,17 @@ def _system_fonts() -> tuple[str, ...]:
 def candidate_fonts():
     """Font files to try, best first: the default, known CJK families, every other font
     matplotlib knows, then font files on the system that its (possibly stale) cache lacks."""
-    fonts = [f for f in font_manager.fontManager.ttflist
-             if not any(bad in f.name.lower() for bad in NOT_REAL_GLYPHS)]
+    fonts = [f for f in font_manager.fontManager.ttflist if not any(bad in f.name.lower() for bad in NOT_REAL_GLYPHS)]
     cjk = [f.fname for f in fonts if any(h in f.name.lower() for h in CJK_FAMILY_HINTS)]
     known = list(dict.fromkeys([default_font_path(), *cjk, *(f.fname for f in fonts)]))
     yield from known
     # a font installed after matplotlib built its cache is not in ttflist; look on disk too
     on_disk = [p for p in _system_fonts() if p not in set(known)]
-    hinted = [p for p in on_disk if any(h.replace(" ", "") in p.lower().replace("-", "").replace("_", "")
-                                        for h in CJK_FAMILY_HINTS)]
+    hinted = [
+        p
+        for p in on_disk
+        if any(h.replace(" ", "") in p.lower().replace("-", "").replace("_", "") for h in CJK_FAMILY_HINTS)
+    ]
     yield from dict.fromkeys([*hinted, *on_disk])
 
 
@@ -94,8 +113,12 @@ def label_font(labels: list[str]) -> tuple[FontProperties, list[str]]:
     path, missing = pick_font("".join(labels))
     if missing:
         shown = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in sorted(missing)[:6])
-        warnings.warn(f"no installed font has glyphs for {shown}"
-                      f"{' …' if len(missing) > 6 else ''}; labels show code points instead. "
-                      f"To see the characters, {INSTALL_HINT}.", FontWarning, stacklevel=3)
+        warnings.warn(
+            f"no installed font has glyphs for {shown}"
+            f"{' …' if len(missing) > 6 else ''}; labels show code points instead. "
+            f"To see the characters, {INSTALL_HINT}.",
+            FontWarning,
+            stacklevel=3,
+        )
         labels = [escape(s, missing) for s in labels]
     return FontProperties(fname=path), labels

@@ -60,8 +60,7 @@ def layers_of(model: torch.nn.Module) -> dict[str, str]:
     the forward pass uses before the first block and "head" for what it uses after (measured by
     inspect/flow.py, so any model kind groups correctly)."""
     order = first_use(model)
-    first_block = min((i for path, i in order.items() if re.fullmatch(r"(.*\.)?blocks\.\d+", path)),
-                      default=len(order))
+    first_block = min((i for path, i in order.items() if re.fullmatch(r"(.*\.)?blocks\.\d+", path)), default=len(order))
     out = {}
     for name, _ in model.named_parameters():
         m = re.match(r"(.*?)blocks\.(\d+)\.", name)
@@ -69,8 +68,9 @@ def layers_of(model: torch.nn.Module) -> dict[str, str]:
             out[name] = f"{m.group(1).replace('.', ' ')}block {m.group(2)}"
             continue
         module = name.rsplit(".", 1)[0]
-        used = min((i for path, i in order.items() if path == module or path.startswith(module + ".")),
-                   default=len(order))
+        used = min(
+            (i for path, i in order.items() if path == module or path.startswith(module + ".")), default=len(order)
+        )
         out[name] = "embed" if used < first_block else "head"
     return out
 
@@ -101,16 +101,21 @@ class GradientMonitor:
         at = t("grads.at_step", step=step) if step is not None else ""
         bad = int((~torch.isfinite(g)).sum())
         if bad:
-            warnings.warn(t("grads.warn.nan", name=name, at=at, bad=bad, total=g.numel()), GradientWarning,
-                          stacklevel=3)
+            warnings.warn(
+                t("grads.warn.nan", name=name, at=at, bad=bad, total=g.numel()), GradientWarning, stacklevel=3
+            )
             return "nan/inf"
         if norm > self.explode:
-            warnings.warn(t("grads.warn.exploding", name=name, at=at, norm=norm, limit=self.explode),
-                          GradientWarning, stacklevel=3)
+            warnings.warn(
+                t("grads.warn.exploding", name=name, at=at, norm=norm, limit=self.explode),
+                GradientWarning,
+                stacklevel=3,
+            )
             return "exploding"
         if norm < self.vanish:
-            warnings.warn(t("grads.warn.vanishing", name=name, at=at, norm=norm, limit=self.vanish),
-                          GradientWarning, stacklevel=3)
+            warnings.warn(
+                t("grads.warn.vanishing", name=name, at=at, norm=norm, limit=self.vanish), GradientWarning, stacklevel=3
+            )
             return "vanishing"
         return "ok"
 
@@ -144,8 +149,7 @@ class GradientMonitor:
         """Append one JSON line {"step", "kind": "grad_flow", "params": {name: {...}}}."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        params = {r.name: {k: v for k, v in asdict(r).items() if k not in ("name", "shape")}
-                  for r in self.rows}
+        params = {r.name: {k: v for k, v in asdict(r).items() if k not in ("name", "shape")} for r in self.rows}
         line = {"step": step, "kind": "grad_flow", "layers": self.layer_norms(), "params": params}
         with path.open("a", encoding="utf-8") as f:
             f.write(json.dumps(line, allow_nan=True) + "\n")
@@ -157,12 +161,16 @@ class GradientMonitor:
         fmt = lambda v: "—" if v is None else f"{v:.2e}"  # noqa: E731
         with in_language(lang):
             c = {k: t(f"grads.col.{k}") for k in ("parameter", "shape", "norm", "mean", "ratio", "status")}
-            head = (f"{pad(c['parameter'], 28)} {pad(c['shape'], 14)} {pad_left(c['norm'], 9)} "
-                    f"{pad_left(c['mean'], 9)} {pad_left(c['ratio'], 9)}  {c['status']}")
+            head = (
+                f"{pad(c['parameter'], 28)} {pad(c['shape'], 14)} {pad_left(c['norm'], 9)} "
+                f"{pad_left(c['mean'], 9)} {pad_left(c['ratio'], 9)}  {c['status']}"
+            )
             lines = [head, "-" * columns(head)]
             for r in self.rows:
-                lines.append(f"{r.name:<28} {str(r.shape):<14} {fmt(r.grad_norm):>9} "
-                             f"{fmt(r.grad_abs_mean):>9} {fmt(r.update_ratio):>9}  {status_words(r.status)}")
+                lines.append(
+                    f"{r.name:<28} {str(r.shape):<14} {fmt(r.grad_norm):>9} "
+                    f"{fmt(r.grad_abs_mean):>9} {fmt(r.update_ratio):>9}  {status_words(r.status)}"
+                )
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -183,8 +191,9 @@ class GradientMonitor:
         names = list(layers)
         fig = Figure(figsize=(max(5.0, 1.1 * len(names) + 2), 4), layout="constrained")
         ax = fig.subplots()
-        ax.bar(range(len(names)), [max(layers[n], 1e-30) for n in names], color="#4c72b0",
-               alpha=0.6, label="layer ‖grad‖")
+        ax.bar(
+            range(len(names)), [max(layers[n], 1e-30) for n in names], color="#4c72b0", alpha=0.6, label="layer ‖grad‖"
+        )
         for r in self.rows:
             if r.grad_norm is not None and math.isfinite(r.grad_norm):
                 ax.plot(names.index(r.layer), max(r.grad_norm, 1e-30), "o", color="#dd8452", ms=3)
@@ -204,8 +213,9 @@ class GradientMonitor:
         return path
 
 
-def gradient_flow(model: torch.nn.Module, ids_or_x, targets=None, lr: float | None = 1e-3,
-                  vanish: float = 1e-8, explode: float = 1e3) -> GradientMonitor:
+def gradient_flow(
+    model: torch.nn.Module, ids_or_x, targets=None, lr: float | None = 1e-3, vanish: float = 1e-8, explode: float = 1e3
+) -> GradientMonitor:
     """One forward/backward of the model's own loss, checked by a GradientMonitor, and with `lr` one
     Adam step so the update/weight ratio is measured. The model is left exactly as it was: weights,
     gradients, train/eval mode and the random state are put back.
@@ -231,8 +241,9 @@ def gradient_flow(model: torch.nn.Module, ids_or_x, targets=None, lr: float | No
             want = out.shape[:-1] if model.loss == "next_token" else out.shape  # (B, T) ids or (B, T, d_out)
             targets = torch.as_tensor(targets)
             if targets.numel() != want.numel():
-                raise ValueError(t("error.grads.targets", shape=tuple(targets.shape), out=tuple(out.shape),
-                                   want=tuple(want)))
+                raise ValueError(
+                    t("error.grads.targets", shape=tuple(targets.shape), out=tuple(out.shape), want=tuple(want))
+                )
             targets = targets.reshape(want)
             loss = LOSSES[model.loss](out, targets)  # ()
             loss.backward()

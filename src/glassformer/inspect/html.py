@@ -129,9 +129,16 @@ def attention_html(model, ids, labels, path) -> Path:
 def attention_page(W, hidden, labels) -> str:
     """The viewer as one HTML string, from weights and masked cells (L, H, T, T). Masked cells are null."""
     labels = _labels(labels, W.shape[-1])
-    weights = [[[[None if hidden[l, h, i, j] else round(float(W[l, h, i, j]), 4)
-                  for j in range(W.shape[3])] for i in range(W.shape[2])]
-                for h in range(W.shape[1])] for l in range(W.shape[0])]
+    weights = [
+        [
+            [
+                [None if hidden[l, h, i, j] else round(float(W[l, h, i, j]), 4) for j in range(W.shape[3])]
+                for i in range(W.shape[2])
+            ]
+            for h in range(W.shape[1])
+        ]
+        for l in range(W.shape[0])
+    ]
     data = json.dumps({"tokens": labels, "weights": weights}, ensure_ascii=False)
     for ch, esc in _SAFE.items():
         data = data.replace(ch, esc)

@@ -72,15 +72,22 @@ class ParamTable:
         f = max(len(r.formula) for r in self.rows)
         with in_language(lang):
             head = [t(f"params.col.{c}") for c in ("module", "params", "formula", "expected", "note")]
-            lines = [f"{pad(head[0], w)}  {pad_left(head[1], 10)}  {pad(head[2], f)}  {pad_left(head[3], 10)}  "
-                     f"{head[4]}", "-" * (w + f + 36)]
+            lines = [
+                f"{pad(head[0], w)}  {pad_left(head[1], 10)}  {pad(head[2], f)}  {pad_left(head[3], 10)}  {head[4]}",
+                "-" * (w + f + 36),
+            ]
             for r in self.rows:
                 mark = "" if r.count == r.expected else "  " + t("params.mismatch")
-                lines.append(f"{r.module:<{w}}  {r.count:>10,}  {r.formula:<{f}}  {r.expected:>10,}  "
-                             f"{r.note_in(language())}{mark}")
+                lines.append(
+                    f"{r.module:<{w}}  {r.count:>10,}  {r.formula:<{f}}  {r.expected:>10,}  "
+                    f"{r.note_in(language())}{mark}"
+                )
             symbols = ", ".join(f"{k}={v} ({meaning(k, language())})" for k, v in self.symbols.items())
-            lines += ["-" * (w + f + 36), f"{pad(t('params.total_row'), w)}  {self.total:>10,}  {'':<{f}}  "
-                      f"{self.expected_total:>10,}", t("params.symbols", symbols=symbols)]
+            lines += [
+                "-" * (w + f + 36),
+                f"{pad(t('params.total_row'), w)}  {self.total:>10,}  {'':<{f}}  {self.expected_total:>10,}",
+                t("params.symbols", symbols=symbols),
+            ]
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -176,8 +183,9 @@ def flops_per_token(cfg_or_model, T: int, kind: str | None = None) -> FlopEstima
     return FlopEstimate(T, n, 2 * n, full // 2 if cfg.causal else full, 2 * head, full)
 
 
-def activation_memory(cfg_or_model, B: int, T: int, bytes_per_value: int = 4,
-                      kind: str | None = None) -> dict[str, int]:
+def activation_memory(
+    cfg_or_model, B: int, T: int, bytes_per_value: int = 4, kind: str | None = None
+) -> dict[str, int]:
     """Values held for one forward pass of B sequences of T tokens, counted per hook point:
     exactly what `run_with_cache` would keep. Autograd saves a similar but not identical set
     (e.g. dropout masks, pre-activation FFN inputs); the T² terms (scores, weights) are the

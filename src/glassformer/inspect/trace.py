@@ -27,6 +27,7 @@ from glassformer.inspect.display import trace_html
 from glassformer.nn.loss import LOSSES
 from glassformer.nn.notation import meaning
 
+
 @dataclass
 class TraceRow:
     stage: str
@@ -37,8 +38,10 @@ class TraceRow:
     about: str = ""  # what the tensor is: the hook point's declared meaning
 
 
-COLUMNS = {"en": ("stage", "name", "shape", "dims", "example", "means"),
-           "zh": ("阶段", "名称", "形状", "维度", "示例", "含义")}
+COLUMNS = {
+    "en": ("stage", "name", "shape", "dims", "example", "means"),
+    "zh": ("阶段", "名称", "形状", "维度", "示例", "含义"),
+}
 
 
 @dataclass
@@ -52,8 +55,10 @@ class Trace:
         return COLUMNS[self.lang]
 
     def _cells(self) -> list[list[str]]:
-        return [[r.stage, r.name, str(tuple(r.shape)) if r.shape is not None else "", r.dims,
-                 r.example, r.about] for r in self.rows]
+        return [
+            [r.stage, r.name, str(tuple(r.shape)) if r.shape is not None else "", r.dims, r.example, r.about]
+            for r in self.rows
+        ]
 
     def legend(self) -> str:
         return "  ".join(f"{k} = {v}" for k, v in self.letters.items())
@@ -62,7 +67,7 @@ class Trace:
         """Aligned plain-text table (wide CJK characters count as two columns)."""
         table = [list(self.COLUMNS)] + self._cells()
         widths = [max(_width(row[i]) for row in table) for i in range(len(self.COLUMNS))]
-        lines = ["  ".join(_pad(c, w) for c, w in zip(row, widths)).rstrip() for row in table]
+        lines = ["  ".join(_pad(c, w) for c, w in zip(row, widths, strict=False)).rstrip() for row in table]
         lines.insert(1, "  ".join("-" * w for w in widths))
         return "\n".join(lines + ["", self.legend()])
 
@@ -75,8 +80,7 @@ class Trace:
 
     def to_json(self) -> str:
         rows = [{**asdict(r), "shape": list(r.shape) if r.shape is not None else None} for r in self.rows]
-        return json.dumps({"rows": rows, "letters": self.letters, "lang": self.lang}, ensure_ascii=False,
-                          indent=1)
+        return json.dumps({"rows": rows, "letters": self.letters, "lang": self.lang}, ensure_ascii=False, indent=1)
 
     def __str__(self) -> str:
         return self.to_text()
@@ -104,8 +108,10 @@ def token_labels(ids, tokenizer=None) -> list[str]:
     ids = ids.tolist() if hasattr(ids, "tolist") else list(ids)
     if ids and isinstance(ids[0], list):  # a batch: only a batch of one has one set of labels
         if len(ids) != 1:
-            raise ValueError(f"token_labels takes one sequence, (T,) or (1, T); got a batch of "
-                             f"{len(ids)}: pass ids[i] for the sequence you want labelled.")
+            raise ValueError(
+                f"token_labels takes one sequence, (T,) or (1, T); got a batch of "
+                f"{len(ids)}: pass ids[i] for the sequence you want labelled."
+            )
         ids = ids[0]
     ids = [int(i) for i in ids]
     if tokenizer is None:
@@ -126,13 +132,14 @@ def _dims(letters: str, shape: tuple[int, ...], used: dict[str, str], lang: str)
         return "(" + ", ".join(str(s) for s in shape) + ")"
     for n in names:
         used.setdefault(n, meaning(n, lang))
-    return "(" + ", ".join(f"{n}={s}" for n, s in zip(names, shape)) + ")"
+    return "(" + ", ".join(f"{n}={s}" for n, s in zip(names, shape, strict=False)) + ")"
 
 
 def _row(hook, t: torch.Tensor, used: dict[str, str], lang: str) -> TraceRow:
     d = hook.describe(lang)
-    return TraceRow(d["stage"], d["name"], tuple(t.shape), _dims(d["axes"], tuple(t.shape), used, lang),
-                    _example(t), d["means"])
+    return TraceRow(
+        d["stage"], d["name"], tuple(t.shape), _dims(d["axes"], tuple(t.shape), used, lang), _example(t), d["means"]
+    )
 
 
 def as_batch(model, ids_or_x) -> torch.Tensor:
@@ -174,56 +181,99 @@ def trace(model, ids_or_x, tokenizer=None, targets=None, collapse: bool = False,
     used: dict[str, str] = {}
     zh = lang == "zh"
     if pair:  # the source's rows (axis S), then the target's
-        rows = [r for part, side in zip(x, ("src", "tgt"))
-                for r in _input_rows(part, tokenizer, False, used, lang, side)]
+        rows = [
+            r for part, side in zip(x, ("src", "tgt"), strict=False) for r in _input_rows(part, tokenizer, False, used, lang, side)
+        ]
     else:
         rows = _input_rows(x, tokenizer, numbers, used, lang)
     points = model.hook_points()
     rows += [_row(points[name], t, used, lang) for name, t in cache.items()]
     if model.loss in ("next_token", "label_smoothed"):  # scores become probabilities: shown, not hooked
         probs = F.softmax(out, dim=-1)  # (B, T, V)
-        rows.append(TraceRow("softmax" if not zh else "softmax 概率", "softmax(logits)", tuple(probs.shape),
-                             _dims("B T V", tuple(probs.shape), used, lang), _example(probs),
-                             "softmax(logits): next-token probabilities (computed from logits)" if not zh
-                             else "softmax(logits)：下一个词的概率（由 logits 算出）"))
+        rows.append(
+            TraceRow(
+                "softmax" if not zh else "softmax 概率",
+                "softmax(logits)",
+                tuple(probs.shape),
+                _dims("B T V", tuple(probs.shape), used, lang),
+                _example(probs),
+                "softmax(logits): next-token probabilities (computed from logits)"
+                if not zh
+                else "softmax(logits)：下一个词的概率（由 logits 算出）",
+            )
+        )
     if targets is not None:
         shape = out.shape if numbers else out.shape[:-1]
         targets = torch.as_tensor(targets).reshape(shape)  # (B, T, d_out) numbers or (B, T) ids
         loss = LOSSES[model.loss](out, targets)  # ()
-        what = {("mse", False): "mean squared error", ("mse", True): "均方误差",
-                ("next_token", False): "cross-entropy of the next tokens",
-                ("next_token", True): "下一个词的交叉熵",
-                ("label_smoothed", False): "label-smoothed cross-entropy of the next target tokens",
-                ("label_smoothed", True): "下一个目标词元的标签平滑交叉熵"}[model.loss, zh]
-        rows.append(TraceRow("loss" if not zh else "损失", "loss", tuple(loss.shape), "() scalar",
-                             f"{loss.item():.4f}", what))
+        what = {
+            ("mse", False): "mean squared error",
+            ("mse", True): "均方误差",
+            ("next_token", False): "cross-entropy of the next tokens",
+            ("next_token", True): "下一个词的交叉熵",
+            ("label_smoothed", False): "label-smoothed cross-entropy of the next target tokens",
+            ("label_smoothed", True): "下一个目标词元的标签平滑交叉熵",
+        }[model.loss, zh]
+        rows.append(
+            TraceRow("loss" if not zh else "损失", "loss", tuple(loss.shape), "() scalar", f"{loss.item():.4f}", what)
+        )
     if collapse:
         rows = _collapse(rows, lang)
     return Trace(rows, used, lang)
 
 
-def _input_rows(x: torch.Tensor, tokenizer, numbers: bool, used: dict[str, str], lang: str,
-                side: str = "") -> list[TraceRow]:
+def _input_rows(
+    x: torch.Tensor, tokenizer, numbers: bool, used: dict[str, str], lang: str, side: str = ""
+) -> list[TraceRow]:
     """The rows before the model: text, pieces, ids (side "src"/"tgt": an encoder-decoder's input)."""
     zh = lang == "zh"
     pre, axes = (side + " ", "B S" if side == "src" else "B T") if side else ("", "B T")
     if numbers:
         dims = _dims("B T d_in", tuple(x.shape), used, lang)
-        return [TraceRow("数值输入" if zh else "numbers in", "x", tuple(x.shape), dims, _example(x),
-                         "输入序列" if zh else "the input sequence")]
+        return [
+            TraceRow(
+                "数值输入" if zh else "numbers in",
+                "x",
+                tuple(x.shape),
+                dims,
+                _example(x),
+                "输入序列" if zh else "the input sequence",
+            )
+        ]
     rows = []
     if tokenizer is not None:
         text = tokenizer.decode(x[0].tolist())
-        rows.append(TraceRow("原始文本" if zh else "raw text", pre + "text", None,
-                             f"{len(text)} 个字符" if zh else f"{len(text)} characters", repr(text)[:40],
-                             "交给分词器的文本" if zh else "what the tokenizer was given"))
+        rows.append(
+            TraceRow(
+                "原始文本" if zh else "raw text",
+                pre + "text",
+                None,
+                f"{len(text)} 个字符" if zh else f"{len(text)} characters",
+                repr(text)[:40],
+                "交给分词器的文本" if zh else "what the tokenizer was given",
+            )
+        )
         pieces = token_labels(x[0], tokenizer)
-        rows.append(TraceRow("词元" if zh else "tokens", pre + "pieces", None,
-                             f"{len(pieces)} 个" if zh else f"{len(pieces)} pieces",
-                             " ".join(pieces)[:40], "每个词元一个标签" if zh else "one label per token"))
-    rows.append(TraceRow("词元 id" if zh else "token ids", pre + "ids", tuple(x.shape),
-                         _dims(axes, tuple(x.shape), used, lang), _example(x, 8),
-                         "每个词元在词表中的整数编号" if zh else "integer index of each token"))
+        rows.append(
+            TraceRow(
+                "词元" if zh else "tokens",
+                pre + "pieces",
+                None,
+                f"{len(pieces)} 个" if zh else f"{len(pieces)} pieces",
+                " ".join(pieces)[:40],
+                "每个词元一个标签" if zh else "one label per token",
+            )
+        )
+    rows.append(
+        TraceRow(
+            "词元 id" if zh else "token ids",
+            pre + "ids",
+            tuple(x.shape),
+            _dims(axes, tuple(x.shape), used, lang),
+            _example(x, 8),
+            "每个词元在词表中的整数编号" if zh else "integer index of each token",
+        )
+    )
     return rows
 
 
@@ -236,21 +286,28 @@ def _collapse(rows: list[TraceRow], lang: str = "en") -> list[TraceRow]:
     one to build the table."""
     where = [_BLOCK_ROW.match(r.name) for r in rows]
     patterns: dict[tuple[str, int], list] = {}
-    for r, m in zip(rows, where):
+    for r, m in zip(rows, where, strict=False):
         if m:
             patterns.setdefault((m.group(1), int(m.group(2))), []).append((m.group(3), r.shape))
     zh = lang == "zh"
     out, done = [], set()
-    for r, m in zip(rows, where):
+    for r, m in zip(rows, where, strict=False):
         key = (m.group(1), int(m.group(2))) if m else None
         if key is None or key[1] == 0 or patterns[key] != patterns.get((key[0], 0)):
             out.append(r)
         elif key not in done:
             done.add(key)
             stack, i = key
-            out.append(TraceRow(f"第 {i} 块" if zh else f"block {i}", f"{stack}.{i}.*", None,
-                                f"形状同 {stack}.0" if zh else f"same shapes as {stack}.0", "…",
-                                "已折叠：与第 0 块相同" if zh else "collapsed: identical to block 0"))
+            out.append(
+                TraceRow(
+                    f"第 {i} 块" if zh else f"block {i}",
+                    f"{stack}.{i}.*",
+                    None,
+                    f"形状同 {stack}.0" if zh else f"same shapes as {stack}.0",
+                    "…",
+                    "已折叠：与第 0 块相同" if zh else "collapsed: identical to block 0",
+                )
+            )
     return out
 
 

@@ -25,8 +25,18 @@ import importlib
 
 from glassformer.messages import t
 
-MODULES = ("length", "layernorm", "scaling", "heads", "ffn_width", "mask_fill", "causal_leak",
-           "initialisation", "order", "attention_steps")
+MODULES = (
+    "length",
+    "layernorm",
+    "scaling",
+    "heads",
+    "ffn_width",
+    "mask_fill",
+    "causal_leak",
+    "initialisation",
+    "order",
+    "attention_steps",
+)
 
 
 def experiments() -> dict:

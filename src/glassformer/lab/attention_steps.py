@@ -59,8 +59,13 @@ def strip_png(log: dict, path: Path, heads: list[int] | None = None) -> Path:
         layer, head = log["heads"][i]
         for c, rec in enumerate(recs):
             ax = axes[r, c]
-            ax.imshow(np.ma.masked_invalid(np.array(rec["maps"][i], dtype=float)), cmap="viridis",
-                      vmin=0, vmax=1, interpolation="nearest")
+            ax.imshow(
+                np.ma.masked_invalid(np.array(rec["maps"][i], dtype=float)),
+                cmap="viridis",
+                vmin=0,
+                vmax=1,
+                interpolation="nearest",
+            )
             ax.set_xticks([])
             ax.set_yticks([])
             if r == 0:
@@ -126,10 +131,16 @@ draw();
 def slider_html(log: dict, path: Path) -> Path:
     """The offline page: data embedded as JSON (no network, no URL), a head menu and a step slider.
     Weights are stored in thousandths (integers) to keep the page small; null = masked."""
-    records = [{"step": r["step"], "maps": [[[None if w is None else round(1000 * w) for w in row] for row in m]
-                                            for m in r["maps"]]} for r in log["records"]]
-    data = json.dumps({**log, "records": records, "entropy": summarise(log)["entropy"]}, ensure_ascii=False,
-                      separators=(",", ":"))
+    records = [
+        {
+            "step": r["step"],
+            "maps": [[[None if w is None else round(1000 * w) for w in row] for row in m] for m in r["maps"]],
+        }
+        for r in log["records"]
+    ]
+    data = json.dumps(
+        {**log, "records": records, "entropy": summarise(log)["entropy"]}, ensure_ascii=False, separators=(",", ":")
+    )
     for ch, esc in _SAFE.items():
         data = data.replace(ch, esc)
     write_text_atomic(path, PAGE.replace("__DATA__", data))
@@ -146,7 +157,7 @@ def run(ctx) -> dict:
     preset = lab_preset(block_size=PROBE, max_len=PROBE) if ctx.fast else get_preset("baby")
     corpus = corpus_for(ctx, preset.train.block_size)
     start = min(1000, len(corpus.val) - PROBE)  # a fixed stretch of validation text
-    probe = np.asarray(corpus.val[start: start + PROBE], dtype=np.int64)  # (PROBE,)
+    probe = np.asarray(corpus.val[start : start + PROBE], dtype=np.int64)  # (PROBE,)
     labels = token_labels(probe, corpus.tokenizer)
     logs = []
 
@@ -161,29 +172,54 @@ def run(ctx) -> dict:
     ctx.figures.append("attention_steps.png")
     slider_html(log, ctx.out / "attention_steps.html")
     s = summarise(log)
-    return {"steps": s["steps"], "heads": log["heads"], "entropy": s["entropy"], "self_weight": s["self_weight"],
-            "val_loss": eval_loss(fit.model, corpus, preset.train.block_size), "curve": fit.curve,
-            "preset": "seed000 (lab)" if ctx.fast else "baby", "probe": "".join(labels)}
+    return {
+        "steps": s["steps"],
+        "heads": log["heads"],
+        "entropy": s["entropy"],
+        "self_weight": s["self_weight"],
+        "val_loss": eval_loss(fit.model, corpus, preset.train.block_size),
+        "curve": fit.curve,
+        "preset": "seed000 (lab)" if ctx.fast else "baby",
+        "probe": "".join(labels),
+    }
 
 
 def verdicts(r: dict) -> dict:
     first, last = np.array(r["entropy"][0]), np.array(r["entropy"][-1])
-    v = Verdict(level([bool(first.min() >= 0.9), bool(last.mean() <= first.mean() - 0.1)]), {
-        "first_min": f"{first.min():.3f}", "first_mean": f"{first.mean():.3f}", "last_mean": f"{last.mean():.3f}",
-        "last_min": f"{last.min():.3f}", "step": r["steps"][-1], "n": len(first)})
+    v = Verdict(
+        level([bool(first.min() >= 0.9), bool(last.mean() <= first.mean() - 0.1)]),
+        {
+            "first_min": f"{first.min():.3f}",
+            "first_mean": f"{first.mean():.3f}",
+            "last_mean": f"{last.mean():.3f}",
+            "last_min": f"{last.min():.3f}",
+            "step": r["steps"][-1],
+            "n": len(first),
+        },
+    )
     return {"attention-steps.sharpen": v}
 
 
 def tables(r: dict) -> list[str]:
-    lines = ["| layer.head | " + " | ".join(f"step {s}" for s in r["steps"]) + " |",
-             "|---|" + "---|" * len(r["steps"])]
+    lines = ["| layer.head | " + " | ".join(f"step {s}" for s in r["steps"]) + " |", "|---|" + "---|" * len(r["steps"])]
     for i, (layer, head) in enumerate(r["heads"]):
         lines.append(f"| {layer}.{head} | " + " | ".join(f"{e[i]:.3f}" for e in r["entropy"]) + " |")
-    return ["Mean normalised entropy of each head's rows (1 = even spread, 0 = one key):", "", *lines, "",
-            f"Validation loss after {r['steps'][-1]} steps: {r['val_loss']:.3f}. "
-            f"Probe: `{r['probe']}`. The slider page is attention_steps.html beside this report."]
+    return [
+        "Mean normalised entropy of each head's rows (1 = even spread, 0 = one key):",
+        "",
+        *lines,
+        "",
+        f"Validation loss after {r['steps'][-1]} steps: {r['val_loss']:.3f}. "
+        f"Probe: `{r['probe']}`. The slider page is attention_steps.html beside this report.",
+    ]
 
 
 EXPERIMENT = Experiment(
-    name="attention-steps", claims=(Claim("attention-steps.sharpen", "002", "§3.2"),),
-    run=run, verdicts=verdicts, tables=tables, seeds=1, budget_s=600)
+    name="attention-steps",
+    claims=(Claim("attention-steps.sharpen", "002", "§3.2"),),
+    run=run,
+    verdicts=verdicts,
+    tables=tables,
+    seeds=1,
+    budget_s=600,
+)

@@ -44,10 +44,19 @@ def honest_loss(model, x: torch.Tensor, y: torch.Tensor) -> float:
 def run(ctx) -> dict:
     s = FAST if ctx.fast else FULL
     leak = random_token_leak(**s["leak"], seed=0)
-    out = {"random_tokens": {"symbols": leak.symbols, "length": leak.length, "chance": leak.chance,
-                             "leak_floor": leak.leak_floor, "held_out": leak.held_out,
-                             "per_position": leak.per_position},
-           "steps": s["steps"], "T": s["T"], "text": {}}
+    out = {
+        "random_tokens": {
+            "symbols": leak.symbols,
+            "length": leak.length,
+            "chance": leak.chance,
+            "leak_floor": leak.leak_floor,
+            "held_out": leak.held_out,
+            "per_position": leak.per_position,
+        },
+        "steps": s["steps"],
+        "T": s["T"],
+        "text": {},
+    }
     corpus = corpus_for(ctx, s["T"])
     x, y = fixed_windows(corpus.val, s["T"], s["windows"], seed=6)
     for mask, changes in MASKS.items():
@@ -77,9 +86,13 @@ def plot(ctx, out: dict) -> None:
     ax = axes[0, 1]
     masks = list(out["text"])
     for k, key in enumerate(("teacher_forced", "honest")):
-        ax.bar([i + 0.4 * k - 0.2 for i in range(len(masks))], [out["text"][m][key]["mean"] for m in masks],
-               0.4, yerr=[out["text"][m][key]["spread"] for m in masks],
-               label="whole window visible" if key == "teacher_forced" else "only tokens 0..t visible")
+        ax.bar(
+            [i + 0.4 * k - 0.2 for i in range(len(masks))],
+            [out["text"][m][key]["mean"] for m in masks],
+            0.4,
+            yerr=[out["text"][m][key]["spread"] for m in masks],
+            label="whole window visible" if key == "teacher_forced" else "only tokens 0..t visible",
+        )
     ax.set_xticks(range(len(masks)), [f"mask={m}" for m in masks])
     ax.set_ylabel("validation loss, char model (nats)")
     ax.legend(fontsize=7)
@@ -88,33 +101,63 @@ def plot(ctx, out: dict) -> None:
 
 def verdicts(r: dict) -> dict:
     rt, c, n = r["random_tokens"], r["text"]["causal"], r["text"]["none"]
-    copies = (rt["held_out"]["none"] < 0.5 * rt["chance"]
-              and abs(rt["held_out"]["causal"] - rt["chance"]) < 0.1 * rt["chance"])
-    cheats = (n["teacher_forced"]["mean"] < c["teacher_forced"]["mean"] - 0.5
-              and n["honest"]["mean"] > c["honest"]["mean"] + 0.5)
+    copies = (
+        rt["held_out"]["none"] < 0.5 * rt["chance"]
+        and abs(rt["held_out"]["causal"] - rt["chance"]) < 0.1 * rt["chance"]
+    )
+    cheats = (
+        n["teacher_forced"]["mean"] < c["teacher_forced"]["mean"] - 0.5
+        and n["honest"]["mean"] > c["honest"]["mean"] + 0.5
+    )
     reads = n["future_grad"]["mean"] > 0 and c["future_grad"]["mean"] == 0.0
-    return {"causal-leak.cheat": Verdict(level([copies, cheats, reads]), {
-        "S": rt["symbols"], "chance": f"{rt['chance']:.3f}", "none_rt": f"{rt['held_out']['none']:.3f}",
-        "causal_rt": f"{rt['held_out']['causal']:.3f}", "forced_none": pm(n["teacher_forced"]),
-        "forced_causal": pm(c["teacher_forced"]), "honest_none": pm(n["honest"]), "honest_causal": pm(c["honest"]),
-        "grad_none": f"{n['future_grad']['mean']:.3g}", "grad_causal": f"{c['future_grad']['mean']:.3g}"})}
+    return {
+        "causal-leak.cheat": Verdict(
+            level([copies, cheats, reads]),
+            {
+                "S": rt["symbols"],
+                "chance": f"{rt['chance']:.3f}",
+                "none_rt": f"{rt['held_out']['none']:.3f}",
+                "causal_rt": f"{rt['held_out']['causal']:.3f}",
+                "forced_none": pm(n["teacher_forced"]),
+                "forced_causal": pm(c["teacher_forced"]),
+                "honest_none": pm(n["honest"]),
+                "honest_causal": pm(c["honest"]),
+                "grad_none": f"{n['future_grad']['mean']:.3g}",
+                "grad_causal": f"{c['future_grad']['mean']:.3g}",
+            },
+        )
+    }
 
 
 def tables(r: dict) -> list[str]:
     rt = r["random_tokens"]
-    lines = [f"Random tokens ({rt['symbols']} symbols, {rt['length']} per row; chance ln S = {rt['chance']:.3f}, a "
-             f"perfect copier of the visible next tokens: {rt['leak_floor']:.3f}):", "",
-             "| mask | held-out loss | per position |", "|---|---|---|"]
+    lines = [
+        f"Random tokens ({rt['symbols']} symbols, {rt['length']} per row; chance ln S = {rt['chance']:.3f}, a "
+        f"perfect copier of the visible next tokens: {rt['leak_floor']:.3f}):",
+        "",
+        "| mask | held-out loss | per position |",
+        "|---|---|---|",
+    ]
     for mask, loss in rt["held_out"].items():
         lines.append(f"| {mask} | {loss:.3f} | {', '.join(f'{v:.3f}' for v in rt['per_position'][mask])} |")
-    lines += ["", f"Char model, windows of {r['T']}, {r['steps']} steps:", "",
-              "| mask | whole window visible | only tokens 0..t visible | largest ‖∂logits[t]/∂emb[j]‖, j > t |",
-              "|---|---|---|---|"]
+    lines += [
+        "",
+        f"Char model, windows of {r['T']}, {r['steps']} steps:",
+        "",
+        "| mask | whole window visible | only tokens 0..t visible | largest ‖∂logits[t]/∂emb[j]‖, j > t |",
+        "|---|---|---|---|",
+    ]
     for mask, v in r["text"].items():
         lines.append(f"| {mask} | {pm(v['teacher_forced'])} | {pm(v['honest'])} | {v['future_grad']['mean']:.3g} |")
     return lines
 
 
 EXPERIMENT = Experiment(
-    name="causal-leak", claims=(Claim("causal-leak.cheat", "000", "§3.3"),),
-    run=run, verdicts=verdicts, tables=tables, seeds=2, budget_s=300)
+    name="causal-leak",
+    claims=(Claim("causal-leak.cheat", "000", "§3.3"),),
+    run=run,
+    verdicts=verdicts,
+    tables=tables,
+    seeds=2,
+    budget_s=300,
+)

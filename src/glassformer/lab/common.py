@@ -33,8 +33,16 @@ from glassformer.train.loop import Trainer
 from glassformer.train.sources import TextWindows
 
 TOY = "toy"  # the lab's own offline text (see toy_text)
-LAB_DEFAULTS = {"dropout": 0.0, "max_len": 64, "block_size": 64, "batch_size": 16, "lr": 1e-3,
-                "eval_iters": 1, "log_interval": 10, "threads": 0}
+LAB_DEFAULTS = {
+    "dropout": 0.0,
+    "max_len": 64,
+    "block_size": 64,
+    "batch_size": 16,
+    "lr": 1e-3,
+    "eval_iters": 1,
+    "log_interval": 10,
+    "threads": 0,
+}
 
 
 def toy_text(n_chars: int = 60_000, seed: int = 0) -> str:
@@ -69,8 +77,7 @@ class Corpus:
         """Raise a clear error when a split is too short for windows of T tokens."""
         shortest = min(len(self.train), len(self.val))
         if shortest < T + 1:
-            raise ValueError(t("error.lab.short_data", name=self.name, tokens=len(self.val), T=T,
-                               chars=10 * (T + 1)))
+            raise ValueError(t("error.lab.short_data", name=self.name, tokens=len(self.val), T=T, chars=10 * (T + 1)))
 
     @torch.no_grad()
     def unigram_loss(self) -> float:
@@ -146,8 +153,18 @@ class LossCurve:
             self.total, self.n = 0.0, 0
 
 
-def train(preset: Preset, corpus: Corpus, seed: int, steps: int, *, modify=None, wrap=None, lr_at=None,
-          every: int = 10, callbacks_for=None) -> Fit:
+def train(
+    preset: Preset,
+    corpus: Corpus,
+    seed: int,
+    steps: int,
+    *,
+    modify=None,
+    wrap=None,
+    lr_at=None,
+    every: int = 10,
+    callbacks_for=None,
+) -> Fit:
     """Build the preset's model with `seed`, optionally change it (`modify(model)`, in place) or wrap
     it (`wrap(model) -> module`), and train it for `steps` steps on random windows of the corpus.
     callbacks_for(model) -> extra trainer callbacks, made once the model exists."""
@@ -160,8 +177,16 @@ def train(preset: Preset, corpus: Corpus, seed: int, steps: int, *, modify=None,
     cfg = p.train
     source = TextWindows(corpus.train, corpus.val, cfg.batch_size, cfg.block_size, cfg.eval_iters, seed)
     curve = LossCurve(every)
-    trainer = Trainer(net, cfg, source, evaluate=None, loss=next_token_loss, lr_at=lr_at,
-                      callbacks=[curve, *(callbacks_for(model) if callbacks_for else [])], progress="silent")
+    trainer = Trainer(
+        net,
+        cfg,
+        source,
+        evaluate=None,
+        loss=next_token_loss,
+        lr_at=lr_at,
+        callbacks=[curve, *(callbacks_for(model) if callbacks_for else [])],
+        progress="silent",
+    )
     start = time.perf_counter()
     result = trainer.fit()
     net.eval()
@@ -179,8 +204,8 @@ def position_losses(model, x: torch.Tensor, y: torch.Tensor, batch: int = 16) ->
     model.eval()
     total = torch.zeros(x.size(1), dtype=torch.float64)  # (T,)
     for i in range(0, len(x), batch):
-        logits = model(x[i: i + batch])  # (b, T, V)
-        ce = F.cross_entropy(logits.transpose(1, 2), y[i: i + batch], reduction="none")  # (b, T)
+        logits = model(x[i : i + batch])  # (b, T, V)
+        ce = F.cross_entropy(logits.transpose(1, 2), y[i : i + batch], reduction="none")  # (b, T)
         total += ce.double().sum(0)
     return (total / len(x)).numpy()
 
@@ -222,8 +247,7 @@ def spread(values) -> dict:
     finite = v[np.isfinite(v)]
     if not len(finite):
         return {"mean": math.inf, "spread": 0.0, "values": v.tolist()}
-    return {"mean": float(finite.mean()), "spread": float((finite.max() - finite.min()) / 2),
-            "values": v.tolist()}
+    return {"mean": float(finite.mean()), "spread": float((finite.max() - finite.min()) / 2), "values": v.tolist()}
 
 
 def below(a, b) -> bool:
@@ -242,4 +266,3 @@ def pm(s: dict, decimals: int = 3) -> str:
 
 def steps_for(ctx, full: int, fast: int) -> int:
     return fast if ctx.fast else full
-

@@ -52,8 +52,7 @@ def nonlinearity(width: int, seed: int = 0) -> float:
 def run(ctx) -> dict:
     s = FAST if ctx.fast else FULL
     corpus = corpus_for(ctx, s["T"])
-    out = {"steps": s["steps"], "unigram": corpus.unigram_loss(), "nonlinearity_at_C": nonlinearity(C),
-           "widths": {}}
+    out = {"steps": s["steps"], "unigram": corpus.unigram_loss(), "nonlinearity_at_C": nonlinearity(C), "widths": {}}
     for k in s["widths"]:
         losses, params = [], 0
         for seed in range(ctx.seeds):
@@ -72,11 +71,15 @@ def plot(ctx, out: dict) -> None:
     ax = axes[0, 0]
     w = out["widths"]
     xs = [w[k]["params"] for k in w]
-    ax.errorbar(xs, [w[k]["val_loss"]["mean"] for k in w], [w[k]["val_loss"]["spread"] for k in w], fmt="o-",
-                capsize=3)
-    for k, x in zip(w, xs):
-        ax.annotate("no FFN" if k == "0" else f"d_ff={k}", (x, w[k]["val_loss"]["mean"]), fontsize=8,
-                    xytext=(4, 6), textcoords="offset points")
+    ax.errorbar(xs, [w[k]["val_loss"]["mean"] for k in w], [w[k]["val_loss"]["spread"] for k in w], fmt="o-", capsize=3)
+    for k, x in zip(w, xs, strict=False):
+        ax.annotate(
+            "no FFN" if k == "0" else f"d_ff={k}",
+            (x, w[k]["val_loss"]["mean"]),
+            fontsize=8,
+            xytext=(4, 6),
+            textcoords="offset points",
+        )
     ax.axhline(out["unigram"], color="gray", ls=":", label="character frequencies only")
     ax.set_xlabel("parameters")
     ax.set_ylabel("validation loss (nats)")
@@ -88,13 +91,27 @@ def plot(ctx, out: dict) -> None:
 def verdicts(r: dict) -> dict:
     w, uni = r["widths"], r["unigram"]
     eq, none, wide = w[str(C)], w["0"], w[str(4 * C)] if str(4 * C) in w else w[max(w, key=int)]
-    v004 = Verdict(level([eq["val_loss"]["mean"] >= uni - 0.1, r["nonlinearity_at_C"] < 1e-6]), {
-        "C": C, "loss_eq": pm(eq["val_loss"]), "unigram": f"{uni:.3f}", "loss_wide": pm(wide["val_loss"]),
-        "nonlin": f"{r['nonlinearity_at_C']:.2f}"})
+    v004 = Verdict(
+        level([eq["val_loss"]["mean"] >= uni - 0.1, r["nonlinearity_at_C"] < 1e-6]),
+        {
+            "C": C,
+            "loss_eq": pm(eq["val_loss"]),
+            "unigram": f"{uni:.3f}",
+            "loss_wide": pm(wide["val_loss"]),
+            "nonlin": f"{r['nonlinearity_at_C']:.2f}",
+        },
+    )
     worse = min(none["val_loss"]["values"]) > max(wide["val_loss"]["values"])
-    v002 = Verdict(level([worse, none["val_loss"]["mean"] >= uni - 0.1]), {
-        "loss_none": pm(none["val_loss"]), "loss_wide": pm(wide["val_loss"]), "unigram": f"{uni:.3f}",
-        "params_none": f"{none['params']:,}", "params_wide": f"{wide['params']:,}"})
+    v002 = Verdict(
+        level([worse, none["val_loss"]["mean"] >= uni - 0.1]),
+        {
+            "loss_none": pm(none["val_loss"]),
+            "loss_wide": pm(wide["val_loss"]),
+            "unigram": f"{uni:.3f}",
+            "params_none": f"{none['params']:,}",
+            "params_wide": f"{wide['params']:,}",
+        },
+    )
     return {"ffn-width.equal": v004, "ffn-width.removed": v002}
 
 
@@ -102,10 +119,20 @@ def tables(r: dict) -> list[str]:
     lines = ["| d_ff | parameters | validation loss |", "|---|---|---|"]
     for k, v in r["widths"].items():
         lines.append(f"| {'0 (no FFN)' if k == '0' else k} | {v['params']:,} | {pm(v['val_loss'])} |")
-    return [*lines, "", f"Character frequencies alone: {r['unigram']:.3f}. An untrained FFN of width {C}: "
-            f"‖f(x+y) − f(x) − f(y) + f(0)‖ / ‖f(x+y)‖ = {r['nonlinearity_at_C']:.3f}."]
+    return [
+        *lines,
+        "",
+        f"Character frequencies alone: {r['unigram']:.3f}. An untrained FFN of width {C}: "
+        f"‖f(x+y) − f(x) − f(y) + f(0)‖ / ‖f(x+y)‖ = {r['nonlinearity_at_C']:.3f}.",
+    ]
 
 
 EXPERIMENT = Experiment(
-    name="ffn-width", claims=(Claim("ffn-width.equal", "004", "§4.2"), Claim("ffn-width.removed", "002", "§3.4")),
-    run=run, verdicts=verdicts, tables=tables, seeds=3, budget_s=420)
+    name="ffn-width",
+    claims=(Claim("ffn-width.equal", "004", "§4.2"), Claim("ffn-width.removed", "002", "§3.4")),
+    run=run,
+    verdicts=verdicts,
+    tables=tables,
+    seeds=3,
+    budget_s=420,
+)

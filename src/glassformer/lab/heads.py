@@ -16,8 +16,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from glassformer.lab.common import (corpus_for, eval_loss, fixed_windows, head_statistics, lab_preset, pm,
-                                    position_losses, spread, train)
+from glassformer.lab.common import (
+    corpus_for,
+    eval_loss,
+    fixed_windows,
+    head_statistics,
+    lab_preset,
+    pm,
+    position_losses,
+    spread,
+    train,
+)
 from glassformer.lab.runner import Claim, Experiment, Verdict, level, new_figure
 
 FULL = {"heads": (1, 2, 4, 8, 16), "steps": 500, "T": 64}
@@ -45,9 +54,14 @@ def run(ctx) -> dict:
             selfw.append(float(w.mean()))
             kinds.append({"diagonal": float((w > 0.5).mean()), "uniform": float((e > 0.9).mean())})
         out["heads"][str(H)] = {
-            "D": 64 // H, "val_loss": spread(val), "overfit_gap": spread(gap), "entropy": spread(ent),
-            "self_weight": spread(selfw), "diagonal_share": spread([k["diagonal"] for k in kinds]),
-            "uniform_share": spread([k["uniform"] for k in kinds])}
+            "D": 64 // H,
+            "val_loss": spread(val),
+            "overfit_gap": spread(gap),
+            "entropy": spread(ent),
+            "self_weight": spread(selfw),
+            "diagonal_share": spread([k["diagonal"] for k in kinds]),
+            "uniform_share": spread([k["uniform"] for k in kinds]),
+        }
     plot(ctx, out)
     return out
 
@@ -57,17 +71,31 @@ def plot(ctx, out: dict) -> None:
     Hs = [int(h) for h in out["heads"]]
     v = out["heads"]
     ax = axes[0, 0]
-    ax.errorbar(Hs, [v[str(h)]["val_loss"]["mean"] for h in Hs], [v[str(h)]["val_loss"]["spread"] for h in Hs],
-                fmt="o-", capsize=3)
+    ax.errorbar(
+        Hs,
+        [v[str(h)]["val_loss"]["mean"] for h in Hs],
+        [v[str(h)]["val_loss"]["spread"] for h in Hs],
+        fmt="o-",
+        capsize=3,
+    )
     ax.set_xscale("log", base=2)
     ax.set_xticks(Hs, [f"{h}\nD={64 // h}" for h in Hs])
     ax.set_ylabel("validation loss (nats)")
     ax.set_title("loss against heads (d_model 64)", fontsize=9)
     ax = axes[0, 1]
-    for key, label in (("entropy", "mean normalised entropy"), ("diagonal_share", "share of diagonal heads"),
-                       ("uniform_share", "share of near-uniform heads")):
-        ax.errorbar(Hs, [v[str(h)][key]["mean"] for h in Hs], [v[str(h)][key]["spread"] for h in Hs],
-                    fmt="o-", capsize=3, label=label)
+    for key, label in (
+        ("entropy", "mean normalised entropy"),
+        ("diagonal_share", "share of diagonal heads"),
+        ("uniform_share", "share of near-uniform heads"),
+    ):
+        ax.errorbar(
+            Hs,
+            [v[str(h)][key]["mean"] for h in Hs],
+            [v[str(h)][key]["spread"] for h in Hs],
+            fmt="o-",
+            capsize=3,
+            label=label,
+        )
     ax.set_xscale("log", base=2)
     ax.set_xticks(Hs, [str(h) for h in Hs])
     ax.set_xlabel("heads")
@@ -83,32 +111,62 @@ def verdicts(r: dict) -> dict:
     worse = min(v[most]["val_loss"]["values"]) > max(v[mid]["val_loss"]["values"])
     degenerate = v[most]["diagonal_share"]["mean"] + v[most]["uniform_share"]["mean"] > 0.5
     wide_ok = v[few]["val_loss"]["mean"] <= v[mid]["val_loss"]["mean"]
-    v004 = Verdict(level([worse, degenerate, wide_ok]), {
-        "most": most, "mid": mid, "few": few, "loss_most": pm(v[most]["val_loss"]), "loss_mid": pm(v[mid]["val_loss"]),
-        "loss_few": pm(v[few]["val_loss"]), "diag": f"{v[most]['diagonal_share']['mean']:.0%}",
-        "uniform": f"{v[most]['uniform_share']['mean']:.0%}", "D_few": v[few]["D"]})
+    v004 = Verdict(
+        level([worse, degenerate, wide_ok]),
+        {
+            "most": most,
+            "mid": mid,
+            "few": few,
+            "loss_most": pm(v[most]["val_loss"]),
+            "loss_mid": pm(v[mid]["val_loss"]),
+            "loss_few": pm(v[few]["val_loss"]),
+            "diag": f"{v[most]['diagonal_share']['mean']:.0%}",
+            "uniform": f"{v[most]['uniform_share']['mean']:.0%}",
+            "D_few": v[few]["D"],
+        },
+    )
     eight = "8" if "8" in v else most
     two = "2" if "2" in v else few
     sharper = v[eight]["entropy"]["mean"] < v[mid]["entropy"]["mean"]
     overfits = v[eight]["overfit_gap"]["mean"] > v[mid]["overfit_gap"]["mean"] + 0.02
     weak = min(v[two]["val_loss"]["values"]) > max(v[mid]["val_loss"]["values"])
-    v002 = Verdict(level([sharper, overfits, weak]), {
-        "eight": eight, "two": two, "mid": mid, "ent_eight": pm(v[eight]["entropy"]), "ent_mid": pm(v[mid]["entropy"]),
-        "gap_eight": pm(v[eight]["overfit_gap"]), "gap_mid": pm(v[mid]["overfit_gap"]),
-        "loss_two": pm(v[two]["val_loss"]), "loss_mid": pm(v[mid]["val_loss"])})
+    v002 = Verdict(
+        level([sharper, overfits, weak]),
+        {
+            "eight": eight,
+            "two": two,
+            "mid": mid,
+            "ent_eight": pm(v[eight]["entropy"]),
+            "ent_mid": pm(v[mid]["entropy"]),
+            "gap_eight": pm(v[eight]["overfit_gap"]),
+            "gap_mid": pm(v[mid]["overfit_gap"]),
+            "loss_two": pm(v[two]["val_loss"]),
+            "loss_mid": pm(v[mid]["val_loss"]),
+        },
+    )
     return {"heads.many": v004, "heads.sharp": v002}
 
 
 def tables(r: dict) -> list[str]:
-    lines = ["| heads | D | validation loss | val − train | mean entropy | self weight | diagonal heads "
-             "| near-uniform heads |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| heads | D | validation loss | val − train | mean entropy | self weight | diagonal heads "
+        "| near-uniform heads |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for h, v in r["heads"].items():
-        lines.append(f"| {h} | {v['D']} | {pm(v['val_loss'])} | {pm(v['overfit_gap'])} | {pm(v['entropy'])} | "
-                     f"{pm(v['self_weight'])} | {pm(v['diagonal_share'], 2)} | {pm(v['uniform_share'], 2)} |")
+        lines.append(
+            f"| {h} | {v['D']} | {pm(v['val_loss'])} | {pm(v['overfit_gap'])} | {pm(v['entropy'])} | "
+            f"{pm(v['self_weight'])} | {pm(v['diagonal_share'], 2)} | {pm(v['uniform_share'], 2)} |"
+        )
     return [*lines, "", f"d_model 64, 2 layers, {r['steps']} steps; entropy and self weight averaged over all heads."]
 
 
 EXPERIMENT = Experiment(
-    name="heads", claims=(Claim("heads.many", "004", "§3.1"), Claim("heads.sharp", "002", "§2.2")),
-    run=run, verdicts=verdicts, tables=tables, seeds=3, budget_s=420)
+    name="heads",
+    claims=(Claim("heads.many", "004", "§3.1"), Claim("heads.sharp", "002", "§2.2")),
+    run=run,
+    verdicts=verdicts,
+    tables=tables,
+    seeds=3,
+    budget_s=420,
+)

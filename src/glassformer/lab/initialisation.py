@@ -63,8 +63,12 @@ def at_init(init: str, arch: str, corpus, T: int, seed: int = 0) -> dict:
         part = ".".join(name.split(".")[:2]) if name.startswith("blocks.") else name.split(".")[0]
         g = 0.0 if p.grad is None else float(p.grad.norm()) ** 2
         parts[part] = parts.get(part, 0.0) + g
-    return {"grad_norm": {k: math.sqrt(v) for k, v in parts.items()}, "score_std": float(scores.std()),
-            "loss": float(next_token_loss(logits.detach(), y)), "finite": bool(torch.isfinite(logits).all())}
+    return {
+        "grad_norm": {k: math.sqrt(v) for k, v in parts.items()},
+        "score_std": float(scores.std()),
+        "loss": float(next_token_loss(logits.detach(), y)),
+        "finite": bool(torch.isfinite(logits).all()),
+    }
 
 
 def run(ctx) -> dict:
@@ -76,14 +80,24 @@ def run(ctx) -> dict:
             losses, curves, status = [], [], []
             for seed in range(ctx.seeds):
                 ctx.log(f"{arch}, init {init}, seed {seed}")
-                fit = train(preset_for(init, arch, s["T"]), corpus, seed, s["steps"],
-                            modify=make_large if init == "large" else None)
+                fit = train(
+                    preset_for(init, arch, s["T"]),
+                    corpus,
+                    seed,
+                    s["steps"],
+                    modify=make_large if init == "large" else None,
+                )
                 status.append(fit.status)
                 losses.append(eval_loss(fit.model, corpus, s["T"]) if fit.status == "done" else math.inf)
                 curves.append(fit.curve)
             out["runs"][f"{arch} / {init}"] = {
-                "arch": arch, "init": init, "val_loss": spread(losses), "status": status, "curves": curves,
-                "at_init": at_init(init, arch, corpus, s["T"])}
+                "arch": arch,
+                "init": init,
+                "val_loss": spread(losses),
+                "status": status,
+                "curves": curves,
+                "at_init": at_init(init, arch, corpus, s["T"]),
+            }
     plot(ctx, out)
     return out
 
@@ -122,30 +136,49 @@ def verdicts(r: dict) -> dict:
     large_nan = any(s != "done" for a in ARCHS for s in runs[f"{a} / large"]["status"])
     large_nan = large_nan or not all(runs[f"{a} / large"]["at_init"]["finite"] for a in ARCHS)
     small_stuck = all(runs[f"{a} / gpt2"]["val_loss"]["mean"] >= uni - 0.1 for a in ARCHS)
-    best = all(max(runs[f"{a} / xavier"]["val_loss"]["values"]) < min(runs[f"{a} / {i}"]["val_loss"]["values"])
-               for a in ARCHS for i in ("torch", "gpt2"))
-    fig = {f"{a}_{i}".replace(" ", "").replace("-", ""): pm(runs[f"{a} / {i}"]["val_loss"])
-           for a in ARCHS for i in INITS}
-    fig.update({"unigram": f"{uni:.3f}", "steps": r["steps"],
-                "nan_runs": sum(s != "done" for v in runs.values() for s in v["status"]),
-                "std_large": f"{runs['no LN / large']['at_init']['score_std']:.1f}",
-                "std_xavier": f"{runs['no LN / xavier']['at_init']['score_std']:.2f}"})
+    best = all(
+        max(runs[f"{a} / xavier"]["val_loss"]["values"]) < min(runs[f"{a} / {i}"]["val_loss"]["values"])
+        for a in ARCHS
+        for i in ("torch", "gpt2")
+    )
+    fig = {
+        f"{a}_{i}".replace(" ", "").replace("-", ""): pm(runs[f"{a} / {i}"]["val_loss"]) for a in ARCHS for i in INITS
+    }
+    fig.update(
+        {
+            "unigram": f"{uni:.3f}",
+            "steps": r["steps"],
+            "nan_runs": sum(s != "done" for v in runs.values() for s in v["status"]),
+            "std_large": f"{runs['no LN / large']['at_init']['score_std']:.1f}",
+            "std_xavier": f"{runs['no LN / xavier']['at_init']['score_std']:.2f}",
+        }
+    )
     return {"init.xavier": Verdict(level([large_nan, small_stuck, best]), fig)}
 
 
 def tables(r: dict) -> list[str]:
     marks = [s for s in (50, 100, 200, r["steps"]) if s <= r["steps"]]
-    lines = ["| architecture / init | " + " | ".join(f"training loss at step {s}" for s in marks)
-             + " | validation loss | NaN runs | score std at init | loss at init |",
-             "|---|" + "---|" * (len(marks) + 4)]
+    lines = [
+        "| architecture / init | "
+        + " | ".join(f"training loss at step {s}" for s in marks)
+        + " | validation loss | NaN runs | score std at init | loss at init |",
+        "|---|" + "---|" * (len(marks) + 4),
+    ]
     for name, v in r["runs"].items():
         a = v["at_init"]
         at = [pm(spread([dict(c).get(s, math.inf) for c in v["curves"]])) for s in marks]
-        lines.append(f"| {name} | " + " | ".join(at) + f" | {pm(v['val_loss'])} | "
-                     f"{sum(s != 'done' for s in v['status'])} | {a['score_std']:.3g} | {a['loss']:.3g} |")
+        lines.append(
+            f"| {name} | " + " | ".join(at) + f" | {pm(v['val_loss'])} | "
+            f"{sum(s != 'done' for s in v['status'])} | {a['score_std']:.3g} | {a['loss']:.3g} |"
+        )
     parts = list(next(iter(r["runs"].values()))["at_init"]["grad_norm"])
-    lines += ["", "Gradient norm of each part at initialisation (one fixed batch):", "",
-              "| architecture / init | " + " | ".join(parts) + " |", "|---|" + "---|" * len(parts)]
+    lines += [
+        "",
+        "Gradient norm of each part at initialisation (one fixed batch):",
+        "",
+        "| architecture / init | " + " | ".join(parts) + " |",
+        "|---|" + "---|" * len(parts),
+    ]
     for name, v in r["runs"].items():
         g = v["at_init"]["grad_norm"]
         lines.append(f"| {name} | " + " | ".join(f"{g.get(p, 0.0):.3g}" for p in parts) + " |")
@@ -153,5 +186,11 @@ def tables(r: dict) -> list[str]:
 
 
 EXPERIMENT = Experiment(
-    name="init", claims=(Claim("init.xavier", "002", "§4.2"),),
-    run=run, verdicts=verdicts, tables=tables, seeds=3, budget_s=480)
+    name="init",
+    claims=(Claim("init.xavier", "002", "§4.2"),),
+    run=run,
+    verdicts=verdicts,
+    tables=tables,
+    seeds=3,
+    budget_s=480,
+)

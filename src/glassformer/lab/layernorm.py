@@ -51,9 +51,15 @@ def run(ctx) -> dict:
     s = FAST if ctx.fast else FULL
     corpus = corpus_for(ctx, SHAPE["block_size"])
     unigram = corpus.unigram_loss()
-    out = {"steps": s["steps"], "unigram": unigram, "sweep": [], "depths": list(s["depths"]),
-           "lrs": list(s["lrs"]), "warmups": list(s["warmups"]),
-           "grad_at_init": {n: grad_norms_at_init(n, max(s["depths"]), corpus) for n in NORMS}}
+    out = {
+        "steps": s["steps"],
+        "unigram": unigram,
+        "sweep": [],
+        "depths": list(s["depths"]),
+        "lrs": list(s["lrs"]),
+        "warmups": list(s["warmups"]),
+        "grad_at_init": {n: grad_norms_at_init(n, max(s["depths"]), corpus) for n in NORMS},
+    }
     for norm in NORMS:
         for warmup in s["warmups"]:
             for depth in s["depths"]:
@@ -61,13 +67,23 @@ def run(ctx) -> dict:
                     losses = []
                     for seed in range(ctx.seeds):
                         ctx.log(f"{norm}-LN, depth {depth}, lr {lr:g}, warmup {warmup}, seed {seed}")
-                        fit = train(preset(norm, depth, lr=lr), corpus, seed, s["steps"],
-                                    lr_at=warmup_then_constant(lr, warmup))
-                        losses.append(eval_loss(fit.model, corpus, SHAPE["block_size"])
-                                      if fit.status == "done" else math.inf)
+                        fit = train(
+                            preset(norm, depth, lr=lr), corpus, seed, s["steps"], lr_at=warmup_then_constant(lr, warmup)
+                        )
+                        losses.append(
+                            eval_loss(fit.model, corpus, SHAPE["block_size"]) if fit.status == "done" else math.inf
+                        )
                     failed = sum(not (math.isfinite(v) and v < unigram) for v in losses)
-                    out["sweep"].append({"norm": norm, "warmup": warmup, "depth": depth, "lr": lr,
-                                         "val_loss": spread(losses), "failed": failed})
+                    out["sweep"].append(
+                        {
+                            "norm": norm,
+                            "warmup": warmup,
+                            "depth": depth,
+                            "lr": lr,
+                            "val_loss": spread(losses),
+                            "failed": failed,
+                        }
+                    )
     plot(ctx, out)
     return out
 
@@ -82,12 +98,18 @@ def plot(ctx, out: dict) -> None:
         ax = axes[0, col]
         top = out["unigram"] + 0.3  # failed runs are drawn as crosses on this line
         for norm, color in (("pre", "tab:blue"), ("post", "tab:red")):
-            for warmup, style in zip(out["warmups"], ("-", "--")):
+            for warmup, style in zip(out["warmups"], ("-", "--"), strict=False):
                 cells = [cell(out, norm, warmup, depth, lr) for lr in out["lrs"]]
-                ok = [(lr, c["val_loss"]["mean"]) for lr, c in zip(out["lrs"], cells) if not c["failed"]]
-                bad = [lr for lr, c in zip(out["lrs"], cells) if c["failed"]]
-                ax.plot([p[0] for p in ok], [p[1] for p in ok], style, marker="o", color=color,
-                        label=f"{norm}-LN, warmup {warmup}")
+                ok = [(lr, c["val_loss"]["mean"]) for lr, c in zip(out["lrs"], cells, strict=False) if not c["failed"]]
+                bad = [lr for lr, c in zip(out["lrs"], cells, strict=False) if c["failed"]]
+                ax.plot(
+                    [p[0] for p in ok],
+                    [p[1] for p in ok],
+                    style,
+                    marker="o",
+                    color=color,
+                    label=f"{norm}-LN, warmup {warmup}",
+                )
                 ax.plot(bad, [top] * len(bad), "x", color=color, ms=8 if warmup else 5)
         ax.axhline(out["unigram"], color="gray", ls=":", lw=0.8)
         ax.set_xscale("log")
@@ -118,29 +140,56 @@ def verdicts(r: dict) -> dict:
         return min((cell(r, norm, w0, depth, lr)["val_loss"] for lr in r["lrs"]), key=lambda v: v["mean"])
 
     steadier = all(max_stable("pre", d) >= max_stable("post", d) for d in r["depths"])
-    v000 = Verdict(level([fails["post"] > fails["pre"], steadier]), {
-        "fails_pre": fails["pre"], "fails_post": fails["post"], "cells": len(r["depths"]) * len(r["lrs"]),
-        "stable_pre": ", ".join(f"{max_stable('pre', d):g}" for d in r["depths"]),
-        "stable_post": ", ".join(f"{max_stable('post', d):g}" for d in r["depths"]),
-        "depths": ", ".join(map(str, r["depths"]))})
+    v000 = Verdict(
+        level([fails["post"] > fails["pre"], steadier]),
+        {
+            "fails_pre": fails["pre"],
+            "fails_post": fails["post"],
+            "cells": len(r["depths"]) * len(r["lrs"]),
+            "stable_pre": ", ".join(f"{max_stable('pre', d):g}" for d in r["depths"]),
+            "stable_post": ", ".join(f"{max_stable('post', d):g}" for d in r["depths"]),
+            "depths": ", ".join(map(str, r["depths"])),
+        },
+    )
     post_wins = [below(best("post", d)["values"], best("pre", d)["values"]) for d in r["depths"]]
-    v004 = Verdict(level(post_wins), {
-        "best_pre": ", ".join(pm(best("pre", d)) for d in r["depths"]),
-        "best_post": ", ".join(pm(best("post", d)) for d in r["depths"]),
-        "depths": ", ".join(map(str, r["depths"]))})
+    v004 = Verdict(
+        level(post_wins),
+        {
+            "best_pre": ", ".join(pm(best("pre", d)) for d in r["depths"]),
+            "best_post": ", ".join(pm(best("post", d)) for d in r["depths"]),
+            "depths": ", ".join(map(str, r["depths"])),
+        },
+    )
     w1 = max(r["warmups"])
-    rescued = {n: sum(cell(r, n, w0, d, lr)["failed"] > 0 and cell(r, n, w1, d, lr)["failed"] == 0
-                      for d in r["depths"] for lr in r["lrs"]) for n in NORMS}
+    rescued = {
+        n: sum(
+            cell(r, n, w0, d, lr)["failed"] > 0 and cell(r, n, w1, d, lr)["failed"] == 0
+            for d in r["depths"]
+            for lr in r["lrs"]
+        )
+        for n in NORMS
+    }
     fails_w = {n: sum(c["failed"] > 0 for c in r["sweep"] if c["norm"] == n and c["warmup"] == w1) for n in NORMS}
-    v_warm = Verdict(level([rescued["pre"] > 0, rescued["post"] > 0]), {
-        "warmup": w1, "rescued_pre": rescued["pre"], "rescued_post": rescued["post"], "fails_pre": fails["pre"],
-        "fails_post": fails["post"], "fails_pre_w": fails_w["pre"], "fails_post_w": fails_w["post"]})
+    v_warm = Verdict(
+        level([rescued["pre"] > 0, rescued["post"] > 0]),
+        {
+            "warmup": w1,
+            "rescued_pre": rescued["pre"],
+            "rescued_post": rescued["post"],
+            "fails_pre": fails["pre"],
+            "fails_post": fails["post"],
+            "fails_pre_w": fails_w["pre"],
+            "fails_post_w": fails_w["post"],
+        },
+    )
     return {"layernorm.post_unstable": v000, "layernorm.post_must": v004, "layernorm.warmup": v_warm}
 
 
 def tables(r: dict) -> list[str]:
-    lines = ["| order | warmup | depth | " + " | ".join(f"lr {lr:g}" for lr in r["lrs"]) + " |",
-             "|---|---|---|" + "---|" * len(r["lrs"])]
+    lines = [
+        "| order | warmup | depth | " + " | ".join(f"lr {lr:g}" for lr in r["lrs"]) + " |",
+        "|---|---|---|" + "---|" * len(r["lrs"]),
+    ]
     for norm in NORMS:
         for warmup in r["warmups"]:
             for depth in r["depths"]:
@@ -148,18 +197,34 @@ def tables(r: dict) -> list[str]:
                 for lr in r["lrs"]:
                     c = cell(r, norm, warmup, depth, lr)
                     m = c["val_loss"]["mean"]
-                    cells.append(("failed" if not math.isfinite(m) else f"{m:.3f}") +
-                                 (f" ({c['failed']} failed)" if c["failed"] and math.isfinite(m) else ""))
+                    cells.append(
+                        ("failed" if not math.isfinite(m) else f"{m:.3f}")
+                        + (f" ({c['failed']} failed)" if c["failed"] and math.isfinite(m) else "")
+                    )
                 lines.append(f"| {norm}-LN | {warmup} | {depth} | " + " | ".join(cells) + " |")
     g = r["grad_at_init"]
-    return [*lines, "", f"Validation loss after {r['steps']} steps (failed: non-finite, or no better than the "
-            f"character frequencies, {r['unigram']:.3f}).", "",
-            "Gradient norm per block at initialisation (block 0 first):", "",
-            *[f"- {n}-LN: " + ", ".join(f"{v:.3g}" for v in g[n]) for n in NORMS]]
+    return [
+        *lines,
+        "",
+        f"Validation loss after {r['steps']} steps (failed: non-finite, or no better than the "
+        f"character frequencies, {r['unigram']:.3f}).",
+        "",
+        "Gradient norm per block at initialisation (block 0 first):",
+        "",
+        *[f"- {n}-LN: " + ", ".join(f"{v:.3g}" for v in g[n]) for n in NORMS],
+    ]
 
 
 EXPERIMENT = Experiment(
     name="layernorm",
-    claims=(Claim("layernorm.post_unstable", "000", "§5.2"), Claim("layernorm.post_must", "004", "§4.1"),
-            Claim("layernorm.warmup", "004", "§5.3")),
-    run=run, verdicts=verdicts, tables=tables, seeds=2, budget_s=600)
+    claims=(
+        Claim("layernorm.post_unstable", "000", "§5.2"),
+        Claim("layernorm.post_must", "004", "§4.1"),
+        Claim("layernorm.warmup", "004", "§5.3"),
+    ),
+    run=run,
+    verdicts=verdicts,
+    tables=tables,
+    seeds=2,
+    budget_s=600,
+)

@@ -76,8 +76,13 @@ def run(ctx) -> dict:
                 per = position_losses(model, x, y)  # (T_eval,)
             runs.append(per)
         per = np.stack(runs)  # (seeds, T_eval)
-        out["variants"][label] = {"scheme": scheme, "max_len": max_len, "reach": reach,
-                                  "per_position": per.tolist(), "bands": bands(per, T, T_eval)}
+        out["variants"][label] = {
+            "scheme": scheme,
+            "max_len": max_len,
+            "reach": reach,
+            "per_position": per.tolist(),
+            "bands": bands(per, T, T_eval),
+        }
     plot(ctx, out)
     return out
 
@@ -110,8 +115,12 @@ def plot(ctx, out: dict) -> None:
     positions = np.arange(1, out["T_eval"] + 1)
     for label, v in out["variants"].items():
         mean = np.array(v["per_position"], dtype=float).mean(0)  # (T_eval,), NaN past its reach
-        ax.plot(positions, running_mean(mean, 5), lw=1.4, label=label + ("" if v["reach"] == out["T_eval"]
-                                                          else f" (no positions past {v['reach']})"))
+        ax.plot(
+            positions,
+            running_mean(mean, 5),
+            lw=1.4,
+            label=label + ("" if v["reach"] == out["T_eval"] else f" (no positions past {v['reach']})"),
+        )
     ax.axvline(out["T"], color="black", ls="--", lw=0.8)
     ax.axhline(out["unigram"], color="gray", ls=":", lw=0.8, label="character frequencies only")
     ax.set_xlabel(f"position (trained on 1..{out['T']})")
@@ -131,15 +140,33 @@ def verdicts(r: dict) -> dict:
     far = sin["far"]["mean"] <= sin["in"]["mean"] + tol
     beyond = {k: x["bands"]["far"]["mean"] for k, x in v.items() if x["bands"]["far"] is not None}
     best = min(beyond, key=beyond.get)
-    v_sin = Verdict(level([near, far]), {
-        "in": f"{sin['in']['mean']:.3f}", "near": f"{sin['2x']['mean']:.3f}", "far": f"{sin['far']['mean']:.3f}",
-        "half": r["T"] // 2 + 1, "T": r["T"], "T2": 2 * r["T"], "T_eval": r["T_eval"], "best": best,
-        "best_far": f"{beyond[best]:.3f}"})
+    v_sin = Verdict(
+        level([near, far]),
+        {
+            "in": f"{sin['in']['mean']:.3f}",
+            "near": f"{sin['2x']['mean']:.3f}",
+            "far": f"{sin['far']['mean']:.3f}",
+            "half": r["T"] // 2 + 1,
+            "T": r["T"],
+            "T2": 2 * r["T"],
+            "T_eval": r["T_eval"],
+            "best": best,
+            "best_far": f"{beyond[best]:.3f}",
+        },
+    )
     wide = v[WIDE]["bands"]
     cannot = v["learned"]["reach"] < r["T_eval"]
-    v_learned = Verdict(level([cannot, wide["far"]["mean"] >= wide["in"]["mean"] + collapse]), {
-        "max_len": v["learned"]["max_len"], "reach": v["learned"]["reach"], "in": f"{wide['in']['mean']:.3f}",
-        "far": f"{wide['far']['mean']:.3f}", "unigram": f"{r['unigram']:.3f}", "T_eval": r["T_eval"]})
+    v_learned = Verdict(
+        level([cannot, wide["far"]["mean"] >= wide["in"]["mean"] + collapse]),
+        {
+            "max_len": v["learned"]["max_len"],
+            "reach": v["learned"]["reach"],
+            "in": f"{wide['in']['mean']:.3f}",
+            "far": f"{wide['far']['mean']:.3f}",
+            "unigram": f"{r['unigram']:.3f}",
+            "T_eval": r["T_eval"],
+        },
+    )
     return {"length.sinusoidal": v_sin, "length.learned": v_learned}
 
 
@@ -151,13 +178,26 @@ def tables(r: dict) -> list[str]:
         cells = []
         for k in ranges:
             b = v["bands"][k]
-            cells.append(f"no positions past {v['reach']}" if b is None else
-                         f"{b['mean']:.3f}" + (f" ± {b['spread']:.3f}" if len(b["values"]) > 1 else ""))
+            cells.append(
+                f"no positions past {v['reach']}"
+                if b is None
+                else f"{b['mean']:.3f}" + (f" ± {b['spread']:.3f}" if len(b["values"]) > 1 else "")
+            )
         lines.append(f"| {label} | {v['max_len']} | " + " | ".join(cells) + " |")
-    return [*lines, "", f"Validation loss (nats) at each range of positions; trained for {r['steps']} steps on "
-            f"windows of {r['T']}. A model that knows only the character frequencies scores {r['unigram']:.3f}."]
+    return [
+        *lines,
+        "",
+        f"Validation loss (nats) at each range of positions; trained for {r['steps']} steps on "
+        f"windows of {r['T']}. A model that knows only the character frequencies scores {r['unigram']:.3f}.",
+    ]
 
 
 EXPERIMENT = Experiment(
-    name="length", claims=(Claim("length.sinusoidal", "004", "§3.2"), Claim("length.learned", "004", "§3.2")),
-    run=run, verdicts=verdicts, tables=tables, seeds=2, budget_s=600)
+    name="length",
+    claims=(Claim("length.sinusoidal", "004", "§3.2"), Claim("length.learned", "004", "§3.2")),
+    run=run,
+    verdicts=verdicts,
+    tables=tables,
+    seeds=2,
+    budget_s=600,
+)

@@ -37,7 +37,7 @@ def case_inputs(seed: int = 0):
     g = torch.Generator().manual_seed(seed)
     q, k = torch.randn(N, D, generator=g, dtype=torch.float64), torch.randn(T, D, generator=g, dtype=torch.float64)
     partly = torch.ones(N, T, dtype=torch.bool)
-    partly[:, T // 2:] = False  # the last half of the keys hidden
+    partly[:, T // 2 :] = False  # the last half of the keys hidden
     fully = torch.zeros(N, T, dtype=torch.bool)
     return q, k, {"partly": partly, "fully": fully}
 
@@ -68,10 +68,12 @@ def ours(q, k, mask) -> torch.Tensor:
 def measure(w: torch.Tensor, ref: torch.Tensor, mask: torch.Tensor) -> dict:
     w64 = w.double()
     ok = ~torch.isnan(w64)
-    return {"nan": int(torch.isnan(w64).sum()),
-            "hidden_mass": float(w64.masked_fill(mask | ~ok, 0.0).sum(-1).max()),  # weight on hidden keys
-            "hidden_nonzero": int((w64[~mask & ok] != 0).sum()),  # hidden weights not exactly 0
-            "max_diff": float((w64 - ref).abs()[ok].max()) if ok.any() else math.nan}
+    return {
+        "nan": int(torch.isnan(w64).sum()),
+        "hidden_mass": float(w64.masked_fill(mask | ~ok, 0.0).sum(-1).max()),  # weight on hidden keys
+        "hidden_nonzero": int((w64[~mask & ok] != 0).sum()),  # hidden weights not exactly 0
+        "max_diff": float((w64 - ref).abs()[ok].max()) if ok.any() else math.nan,
+    }
 
 
 def run(ctx) -> dict:
@@ -89,8 +91,10 @@ def run(ctx) -> dict:
             out["naive"][dname][fname] = {}
             for r in ROWS:
                 w, refused = naive(q, k, masks[r], fill)
-                out["naive"][dname][fname][r] = {**measure(w, reference(q64, k64, masks[r]), masks[r]),
-                                                  "refused": refused}
+                out["naive"][dname][fname][r] = {
+                    **measure(w, reference(q64, k64, masks[r]), masks[r]),
+                    "refused": refused,
+                }
     plot(ctx, out)
     return out
 
@@ -98,10 +102,15 @@ def run(ctx) -> dict:
 def plot(ctx, out: dict) -> None:
     fig, axes = new_figure(9.5, 3.4, 1, 2)
     labels = [f"{d}\n{f}" for d in DTYPES for f in (*FILLS, "ours")]
-    for ax, key, title in ((axes[0, 0], "nan", "NaN weights in a fully masked row"),
-                           (axes[0, 1], "hidden_mass", "weight on hidden keys, fully masked row")):
-        vals = [out["naive"][d][f]["fully"][key] if f != "ours" else out["ours"][d]["fully"][key]
-                for d in DTYPES for f in (*FILLS, "ours")]
+    for ax, key, title in (
+        (axes[0, 0], "nan", "NaN weights in a fully masked row"),
+        (axes[0, 1], "hidden_mass", "weight on hidden keys, fully masked row"),
+    ):
+        vals = [
+            out["naive"][d][f]["fully"][key] if f != "ours" else out["ours"][d]["fully"][key]
+            for d in DTYPES
+            for f in (*FILLS, "ours")
+        ]
         colors = ["tab:gray" if lab.endswith("ours") else "tab:red" for lab in labels]
         ax.bar(range(len(vals)), [v / (N * T) if key == "nan" else v for v in vals], color=colors)
         ax.set_xticks(range(len(vals)), labels, fontsize=6, rotation=90)
@@ -112,27 +121,43 @@ def plot(ctx, out: dict) -> None:
 
 def verdicts(r: dict) -> dict:
     n32, nbf, n16 = r["naive"]["float32"], r["naive"]["bfloat16"], r["naive"]["float16"]
-    partly_same = all(r["naive"][d]["-1e9"]["partly"]["max_diff"] <= r["ours"][d]["partly"]["max_diff"] + 1e-12
-                      for d in ("float32", "bfloat16"))
+    partly_same = all(
+        r["naive"][d]["-1e9"]["partly"]["max_diff"] <= r["ours"][d]["partly"]["max_diff"] + 1e-12
+        for d in ("float32", "bfloat16")
+    )
     nan_1e9 = n32["-1e9"]["fully"]["nan"] + nbf["-1e9"]["fully"]["nan"]
     hidden = max(n32["-1e9"]["fully"]["hidden_mass"], nbf["-1e9"]["fully"]["hidden_mass"])
     ours = [r["ours"][d][row] for d in DTYPES for row in ROWS]
-    v004 = Verdict(level([partly_same, nan_1e9 == 0, hidden == 0.0, n16["-1e9"]["fully"]["nan"] == 0]), {
-        "exp": f"{r['exp_of_fill_float32']:g}", "nan_inf": n32["-inf"]["fully"]["nan"], "cells": N * T,
-        "nan_1e9": nan_1e9, "hidden": f"{hidden:.3f}", "fp16_fill": r["stored_fill"]["float16"]["-1e9"],
-        "fp16_nan": n16["-1e9"]["fully"]["nan"], "fp16_refused": n16["-1e9"]["fully"]["refused"] or "-",
-        "ours_nan": sum(m["nan"] for m in ours), "ours_hidden": f"{max(m['hidden_mass'] for m in ours):g}"})
+    v004 = Verdict(
+        level([partly_same, nan_1e9 == 0, hidden == 0.0, n16["-1e9"]["fully"]["nan"] == 0]),
+        {
+            "exp": f"{r['exp_of_fill_float32']:g}",
+            "nan_inf": n32["-inf"]["fully"]["nan"],
+            "cells": N * T,
+            "nan_1e9": nan_1e9,
+            "hidden": f"{hidden:.3f}",
+            "fp16_fill": r["stored_fill"]["float16"]["-1e9"],
+            "fp16_nan": n16["-1e9"]["fully"]["nan"],
+            "fp16_refused": n16["-1e9"]["fully"]["refused"] or "-",
+            "ours_nan": sum(m["nan"] for m in ours),
+            "ours_hidden": f"{max(m['hidden_mass'] for m in ours):g}",
+        },
+    )
     partly = [r["naive"][d]["-inf"]["partly"] for d in DTYPES]
     nonzero = sum(m["hidden_nonzero"] for m in partly)
     nan_partly = sum(m["nan"] for m in partly)
-    v000 = Verdict(level([nonzero == 0 and nan_partly == 0]), {
-        "nonzero": nonzero, "nan_partly": nan_partly, "nan_inf": n32["-inf"]["fully"]["nan"], "cells": N * T})
+    v000 = Verdict(
+        level([nonzero == 0 and nan_partly == 0]),
+        {"nonzero": nonzero, "nan_partly": nan_partly, "nan_inf": n32["-inf"]["fully"]["nan"], "cells": N * T},
+    )
     return {"mask-fill.1e9": v004, "mask-fill.inf": v000}
 
 
 def tables(r: dict) -> list[str]:
-    lines = ["| dtype | fill (as stored) | row | NaN | max weight on hidden keys | max diff vs float64 |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| dtype | fill (as stored) | row | NaN | max weight on hidden keys | max diff vs float64 |",
+        "|---|---|---|---|---|---|",
+    ]
     for d in DTYPES:
         for f in (*FILLS, "ours"):
             for row in ROWS:
@@ -145,4 +170,9 @@ def tables(r: dict) -> list[str]:
 EXPERIMENT = Experiment(
     name="mask-fill",
     claims=(Claim("mask-fill.1e9", "004", "§3.3"), Claim("mask-fill.inf", "000", "§3.3")),
-    run=run, verdicts=verdicts, tables=tables, seeds=1, budget_s=5)
+    run=run,
+    verdicts=verdicts,
+    tables=tables,
+    seeds=1,
+    budget_s=5,
+)

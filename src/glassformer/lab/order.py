@@ -24,9 +24,11 @@ from glassformer.lab.common import corpus_for, eval_loss, fixed_windows, lab_pre
 from glassformer.lab.runner import Claim, Experiment, Verdict, level, new_figure
 from glassformer.models import build_model
 
-CASES = {"encoder, no positions": ("encoder", False, "none"),
-         "encoder, learned positions": ("encoder", False, "learned"),
-         "causal decoder, no positions": ("gpt", True, "none")}
+CASES = {
+    "encoder, no positions": ("encoder", False, "none"),
+    "encoder, learned positions": ("encoder", False, "learned"),
+    "causal decoder, no positions": ("gpt", True, "none"),
+}
 SCHEMES = ("none", "learned")
 FULL, FAST = {"steps": 800, "windows": 256}, {"steps": 60, "windows": 32}
 
@@ -90,8 +92,13 @@ def plot(ctx, out: dict) -> None:
     for i, key in enumerate(("val_loss", "shuffle_penalty")):
         means = [sch[s][key]["mean"] for s in SCHEMES]
         errs = [sch[s][key]["spread"] for s in SCHEMES]
-        ax.bar(np.arange(len(SCHEMES)) + 0.4 * i - 0.2, means, 0.4, yerr=errs,
-               label="validation loss" if i == 0 else "loss rise when the prefix is shuffled")
+        ax.bar(
+            np.arange(len(SCHEMES)) + 0.4 * i - 0.2,
+            means,
+            0.4,
+            yerr=errs,
+            label="validation loss" if i == 0 else "loss rise when the prefix is shuffled",
+        )
     ax.axhline(out["unigram"], color="gray", ls=":", label="character frequencies only")
     ax.axhline(out["bigram"], color="gray", ls="--", lw=0.8, label="bigram table (current character only)")
     ax.set_xticks(range(len(SCHEMES)), [f"causal, position={s}" for s in SCHEMES], fontsize=8)
@@ -105,28 +112,54 @@ def verdicts(r: dict) -> dict:
     none, learned = r["schemes"]["none"], r["schemes"]["learned"]
     set_fn = eq["encoder, no positions"] <= 1e-6
     blind = none["shuffle_penalty"]["mean"] <= 0.05
-    v000 = Verdict(level([set_fn, blind]), {
-        "enc": f"{eq['encoder, no positions']:.1e}", "enc_learned": f"{eq['encoder, learned positions']:.1e}",
-        "dec": f"{eq['causal decoder, no positions']:.1e}", "penalty": pm(none["shuffle_penalty"]),
-        "penalty_learned": pm(learned["shuffle_penalty"])})
-    v002 = Verdict(level([none["val_loss"]["mean"] >= r["unigram"] - 0.1]), {
-        "none": pm(none["val_loss"]), "learned": pm(learned["val_loss"]), "unigram": f"{r['unigram']:.3f}",
-        "bigram": f"{r['bigram']:.3f}", "steps": r["steps"]})
+    v000 = Verdict(
+        level([set_fn, blind]),
+        {
+            "enc": f"{eq['encoder, no positions']:.1e}",
+            "enc_learned": f"{eq['encoder, learned positions']:.1e}",
+            "dec": f"{eq['causal decoder, no positions']:.1e}",
+            "penalty": pm(none["shuffle_penalty"]),
+            "penalty_learned": pm(learned["shuffle_penalty"]),
+        },
+    )
+    v002 = Verdict(
+        level([none["val_loss"]["mean"] >= r["unigram"] - 0.1]),
+        {
+            "none": pm(none["val_loss"]),
+            "learned": pm(learned["val_loss"]),
+            "unigram": f"{r['unigram']:.3f}",
+            "bigram": f"{r['bigram']:.3f}",
+            "steps": r["steps"],
+        },
+    )
     return {"order.set": v000, "order.stuck": v002}
 
 
 def tables(r: dict) -> list[str]:
     lines = ["| model (random weights, float64) | max abs f(x[π]) − f(x)[π] |", "|---|---|"]
     lines += [f"| {name} | {gap:.3e} |" for name, gap in r["equivariance"].items()]
-    lines += ["", "| trained causal char model | validation loss | last-position loss rise, prefix shuffled |",
-              "|---|---|---|"]
+    lines += [
+        "",
+        "| trained causal char model | validation loss | last-position loss rise, prefix shuffled |",
+        "|---|---|---|",
+    ]
     for s, v in r["schemes"].items():
         lines.append(f"| position={s} | {pm(v['val_loss'])} | {pm(v['shuffle_penalty'])} |")
-    return [*lines, "", f"Character frequencies alone: {r['unigram']:.3f} nats; which character follows which "
-            f"(a bigram table, no context beyond the current character): {r['bigram']:.3f}; "
-            f"{r['steps']} training steps."]
+    return [
+        *lines,
+        "",
+        f"Character frequencies alone: {r['unigram']:.3f} nats; which character follows which "
+        f"(a bigram table, no context beyond the current character): {r['bigram']:.3f}; "
+        f"{r['steps']} training steps.",
+    ]
 
 
 EXPERIMENT = Experiment(
-    name="order", claims=(Claim("order.set", "000", "§4.1"), Claim("order.stuck", "002", "§3.1")),
-    run=run, verdicts=verdicts, tables=tables, seeds=3, budget_s=420)
+    name="order",
+    claims=(Claim("order.set", "000", "§4.1"), Claim("order.stuck", "002", "§3.1")),
+    run=run,
+    verdicts=verdicts,
+    tables=tables,
+    seeds=3,
+    budget_s=420,
+)

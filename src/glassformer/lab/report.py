@@ -22,8 +22,17 @@ LANGS = tuple(TEXTS)
 def _took(record: dict, lang: str) -> str:
     m = record["machine"]
     load = "?" if m.get("load_1min") is None else f"{m['load_1min']:.2f}"
-    return text(lang, "report.took", seconds=record["seconds"], cpu_seconds=record.get("cpu_seconds", "?"),
-                cpu=m["cpu"], cores=m["cores"], threads=m["threads"], torch=m["torch"], load=load)
+    return text(
+        lang,
+        "report.took",
+        seconds=record["seconds"],
+        cpu_seconds=record.get("cpu_seconds", "?"),
+        cpu=m["cpu"],
+        cores=m["cores"],
+        threads=m["threads"],
+        torch=m["torch"],
+        load=load,
+    )
 
 
 def _code(record: dict, lang: str) -> str:
@@ -75,28 +84,44 @@ def read_records(root: str | Path) -> list[dict]:
     records = []
     for path in sorted(Path(root).glob("*/results.json")):
         records.append(json.loads(path.read_text(encoding="utf-8")))
-    return sorted(records, key=lambda r: (order.index(r["experiment"]) if r["experiment"] in order
-                                          else len(order), r["experiment"]))
+    return sorted(
+        records,
+        key=lambda r: (order.index(r["experiment"]) if r["experiment"] in order else len(order), r["experiment"]),
+    )
 
 
 def index_markdown(records: list[dict]) -> str:
-    out = [f"# {text('en', 'report.index_title')}", f"*{text('zh', 'report.index_title')}*", "",
-           text("en", "report.index_intro"), "", text("zh", "report.index_intro"), ""]
-    out += ["| experiment | tutorial | claim | verdict | seeds · wall (CPU) time | reproduce |", "|---|---|---|---|---|---|"]
+    out = [
+        f"# {text('en', 'report.index_title')}",
+        f"*{text('zh', 'report.index_title')}*",
+        "",
+        text("en", "report.index_intro"),
+        "",
+        text("zh", "report.index_intro"),
+        "",
+    ]
+    out += [
+        "| experiment | tutorial | claim | verdict | seeds · wall (CPU) time | reproduce |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in records:
         for c in r["claims"]:
             claim = c["claim_en"].replace("|", "\\|") + "<br>" + c["claim_zh"].replace("|", "\\|")
             verdict = f"**{text('en', 'level.' + c['level'])}** / {text('zh', 'level.' + c['level'])}"
             mode = " (fast)" if r["fast"] else ""
             cpu = f" ({r['cpu_seconds']:.0f} s)" if "cpu_seconds" in r else ""
-            out.append(f"| [{r['experiment']}]({r['experiment']}/report.md) | {c['tutorial']} {c['where']} | "
-                       f"{claim} | {verdict} | {r['seeds']} · {r['seconds']:.0f} s{cpu}{mode} | `{r['command']}` |")
+            out.append(
+                f"| [{r['experiment']}]({r['experiment']}/report.md) | {c['tutorial']} {c['where']} | "
+                f"{claim} | {verdict} | {r['seeds']} · {r['seconds']:.0f} s{cpu}{mode} | `{r['command']}` |"
+            )
     out.append("")
     for r in records:
         out += [f"## [{r['title_en']}]({r['experiment']}/report.md)", f"*{r['title_zh']}*", ""]
         for c in r["claims"]:
-            out += [f"- **{text('en', 'level.' + c['level'])}** ({c['tutorial']} {c['where']}): {c['finding_en']}",
-                    f"  <br>**{text('zh', 'level.' + c['level'])}**：{c['finding_zh']}"]
+            out += [
+                f"- **{text('en', 'level.' + c['level'])}** ({c['tutorial']} {c['where']}): {c['finding_en']}",
+                f"  <br>**{text('zh', 'level.' + c['level'])}**：{c['finding_zh']}",
+            ]
         out += [""] + [f"![{name}]({r['experiment']}/{name})" for name in r["figures"]] + [""]
     return "\n".join(out)
 
@@ -124,34 +149,42 @@ def _both(key: str, **fields) -> str:
 
 
 def _pair(record_or_claim: dict, field: str) -> str:
-    return "".join(f'<span class="{lang}">{html.escape(str(record_or_claim[f"{field}_{lang}"]))}</span>'
-                   for lang in LANGS)
+    return "".join(
+        f'<span class="{lang}">{html.escape(str(record_or_claim[f"{field}_{lang}"]))}</span>' for lang in LANGS
+    )
 
 
 def index_html(records: list[dict]) -> str:
     """One offline page: a language switch, then each experiment with its claims, verdicts, figures."""
     body = [f"<h1>{_both('report.index_title')}</h1>", f"<p>{_both('report.index_intro')}</p>"]
     for r in records:
-        body.append(f'<h2>{_pair(r, "title")}</h2>')
+        body.append(f"<h2>{_pair(r, 'title')}</h2>")
         body.append(f'<p class="note">{_pair(r, "setup")}</p>')
         for c in r["claims"]:
             body.append('<div class="claim">')
-            body.append(f'<p><span class="verdict {c["level"]}">{_both("level." + c["level"])}</span> '
-                        f'{_both("report.tutorial", tutorial=c["tutorial"], where=c["where"])}</p>')
+            body.append(
+                f'<p><span class="verdict {c["level"]}">{_both("level." + c["level"])}</span> '
+                f"{_both('report.tutorial', tutorial=c['tutorial'], where=c['where'])}</p>"
+            )
             body.append(f"<p><b>{_both('report.claim')}:</b> {_pair(c, 'claim')}</p>")
             body.append(f"<p><b>{_both('report.rule')}:</b> {_pair(c, 'rule')}</p>")
             body.append(f"<p><b>{_both('report.measured')}:</b> {_pair(c, 'finding')}</p></div>")
         took = "".join(f'<span class="{lang}">{html.escape(_took(r, lang))}</span>' for lang in LANGS)
         fast = f" {_both('report.fast')}" if r["fast"] else ""
-        body.append(f'<p class="note">{took}{fast}<br><code>{html.escape(r["command"])}</code> · '
-                    f'<a href="{html.escape(r["experiment"])}/report.md">report.md</a></p>')
+        body.append(
+            f'<p class="note">{took}{fast}<br><code>{html.escape(r["command"])}</code> · '
+            f'<a href="{html.escape(r["experiment"])}/report.md">report.md</a></p>'
+        )
         for name in r["figures"]:
             src = html.escape(f"{r['experiment']}/{name}")
             body.append(f'<img src="{src}" alt="{html.escape(name)}">')
     options = "".join(f'<option value="{lang}">{text(lang, "report.lang")}</option>' for lang in LANGS)
-    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>glassformer lab</title>"
-            f"<style>{CSS}</style></head>\n<body>\n<select id=\"lang\">{options}</select>\n"
-            + "\n".join(body) + f"\n<script>{JS}</script>\n</body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>glassformer lab</title>'
+        f'<style>{CSS}</style></head>\n<body>\n<select id="lang">{options}</select>\n'
+        + "\n".join(body)
+        + f"\n<script>{JS}</script>\n</body></html>\n"
+    )
 
 
 def write_index(root: str | Path) -> tuple[Path, Path]:

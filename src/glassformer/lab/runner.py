@@ -120,9 +120,15 @@ def machine() -> dict:
     except OSError:
         pass
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    return {"cpu": cpu, "cores": os.cpu_count(), "threads": torch.get_num_threads(),
-            "torch": torch.__version__, "python": platform.python_version(),
-            "system": platform.system(), "load_1min": load}
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "system": platform.system(),
+        "load_1min": load,
+    }
 
 
 def git_commit(where: str | Path | None = None) -> dict | None:
@@ -134,13 +140,13 @@ def git_commit(where: str | Path | None = None) -> dict | None:
     where = Path(where) if where is not None else Path(__file__).resolve().parents[1]  # .../glassformer
 
     def git(*args: str) -> str:
-        return subprocess.run(["git", "-C", str(where), *args], capture_output=True, text=True, timeout=30,
-                              check=True).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", str(where), *args], capture_output=True, text=True, timeout=30, check=True
+        ).stdout.strip()
 
     try:
         git("ls-files", "--error-unmatch", "__init__.py")  # tracked here: the checkout's code is this code
-        return {"commit": git("rev-parse", "HEAD"),
-                "dirty": bool(git("status", "--porcelain", "--untracked-files=no"))}
+        return {"commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain", "--untracked-files=no"))}
     except (OSError, subprocess.SubprocessError):  # no git, not a checkout, not tracked, git failed
         return None
 
@@ -171,9 +177,16 @@ def jsonable(value):
     return value
 
 
-def run_experiment(experiment: Experiment, fast: bool = False, seeds: int | None = None,
-                   out: str | Path | None = None, data: str | None = None, cache_dir: str | None = None,
-                   threads: int = 1, echo: Callable[[str], None] = print) -> dict:
+def run_experiment(
+    experiment: Experiment,
+    fast: bool = False,
+    seeds: int | None = None,
+    out: str | Path | None = None,
+    data: str | None = None,
+    cache_dir: str | None = None,
+    threads: int = 1,
+    echo: Callable[[str], None] = print,
+) -> dict:
     """Run one experiment, judge its claims by its rule, write results.json and report.md."""
     seeds = (1 if fast else experiment.seeds) if seeds is None else seeds
     if seeds < 1:
@@ -194,20 +207,37 @@ def run_experiment(experiment: Experiment, fast: bool = False, seeds: int | None
     claims = []
     for claim in experiment.claims:
         v = verdicts[claim.key]
-        claims.append({
-            "key": claim.key, "tutorial": claim.tutorial, "where": claim.where, "level": v.level,
-            "figures": jsonable(v.figures),
-            **{f"{part}_{lang}": text(lang, f"{claim.key}.{part}", **v.figures if part == "finding" else {})
-               for part in ("claim", "rule", "finding") for lang in TEXTS},
-        })
+        claims.append(
+            {
+                "key": claim.key,
+                "tutorial": claim.tutorial,
+                "where": claim.where,
+                "level": v.level,
+                "figures": jsonable(v.figures),
+                **{
+                    f"{part}_{lang}": text(lang, f"{claim.key}.{part}", **v.figures if part == "finding" else {})
+                    for part in ("claim", "rule", "finding")
+                    for lang in TEXTS
+                },
+            }
+        )
     record = {
-        "experiment": experiment.name, "title_en": text("en", f"{experiment.name}.title"),
-        "title_zh": text("zh", f"{experiment.name}.title"), "setup_en": text("en", f"{experiment.name}.setup"),
-        "setup_zh": text("zh", f"{experiment.name}.setup"), "fast": fast, "seeds": seeds,
-        "data": data, "seconds": round(seconds, 1), "cpu_seconds": round(cpu_seconds, 1), "machine": where,
+        "experiment": experiment.name,
+        "title_en": text("en", f"{experiment.name}.title"),
+        "title_zh": text("zh", f"{experiment.name}.title"),
+        "setup_en": text("en", f"{experiment.name}.setup"),
+        "setup_zh": text("zh", f"{experiment.name}.setup"),
+        "fast": fast,
+        "seeds": seeds,
+        "data": data,
+        "seconds": round(seconds, 1),
+        "cpu_seconds": round(cpu_seconds, 1),
+        "machine": where,
         "git": code,
         "command": command(experiment.name, fast, seeds, data, threads, root),
-        "claims": claims, "figures": ctx.figures, "results": jsonable(results),
+        "claims": claims,
+        "figures": ctx.figures,
+        "results": jsonable(results),
     }
     write_text_atomic(folder / "results.json", json.dumps(record, indent=1, ensure_ascii=False) + "\n")
     write_text_atomic(folder / "report.md", experiment_markdown(record, experiment.tables(results)))

@@ -65,16 +65,26 @@ def score_statistics(D: int, scaled: bool, seed: int = 0) -> dict:
     grad = q.grad[:, 0].norm(dim=-1)  # (R,) ‖∂L/∂q‖ per row
     p = p.detach()
     entropy = -(p * p.clamp_min(1e-45).log()).sum(-1) / math.log(KEYS)  # (R,)
-    return {"variance": float(s.detach().double().var()), "entropy": float(entropy.mean()),
-            "saturated": float((p.max(-1).values > 0.9).float().mean()),
-            "grad_median": float(grad.median()), "grad_mean": float(grad.mean()),
-            "vanished": float((grad < 1e-3).float().mean()), "nonfinite": int((~torch.isfinite(p)).sum())}
+    return {
+        "variance": float(s.detach().double().var()),
+        "entropy": float(entropy.mean()),
+        "saturated": float((p.max(-1).values > 0.9).float().mean()),
+        "grad_median": float(grad.median()),
+        "grad_mean": float(grad.mean()),
+        "vanished": float((grad < 1e-3).float().mean()),
+        "nonfinite": int((~torch.isfinite(p)).sum()),
+    }
 
 
 def run(ctx) -> dict:
     s = FAST if ctx.fast else FULL
-    out = {"numbers": {str(D): {way: score_statistics(D, way == "scaled") for way in ("scaled", "unscaled")}
-                       for D in s["D"]}, "steps": s["steps"], "training": {}}
+    out = {
+        "numbers": {
+            str(D): {way: score_statistics(D, way == "scaled") for way in ("scaled", "unscaled")} for D in s["D"]
+        },
+        "steps": s["steps"],
+        "training": {},
+    }
     corpus = corpus_for(ctx, s["T"])
     for H in s["heads"]:
         preset = lab_preset(n_heads=H, block_size=s["T"], max_len=s["T"])
@@ -87,8 +97,13 @@ def run(ctx) -> dict:
                 status.append(fit.status)
                 losses.append(eval_loss(fit.model, corpus, s["T"]) if fit.status == "done" else math.inf)
                 curves.append(fit.curve)
-            out["training"][f"D={D} {way}"] = {"D": D, "way": way, "val_loss": spread(losses),
-                                               "status": status, "curves": curves}
+            out["training"][f"D={D} {way}"] = {
+                "D": D,
+                "way": way,
+                "val_loss": spread(losses),
+                "status": status,
+                "curves": curves,
+            }
     plot(ctx, out)
     return out
 
@@ -96,8 +111,10 @@ def run(ctx) -> dict:
 def plot(ctx, out: dict) -> None:
     fig, axes = new_figure(11, 3.3, 1, 3)
     Ds = [int(d) for d in out["numbers"]]
-    for ax, key, label in ((axes[0, 0], "variance", "variance of the scores"),
-                           (axes[0, 1], "grad_median", "median ‖∂L/∂q‖ (dashed: share of rows < 1e-3)")):
+    for ax, key, label in (
+        (axes[0, 0], "variance", "variance of the scores"),
+        (axes[0, 1], "grad_median", "median ‖∂L/∂q‖ (dashed: share of rows < 1e-3)"),
+    ):
         for way in ("scaled", "unscaled"):
             ax.plot(Ds, [out["numbers"][str(d)][way][key] for d in Ds], "o-", label=way)
         ax.set_xscale("log", base=2)
@@ -125,43 +142,67 @@ def verdicts(r: dict) -> dict:
     num = r["numbers"]
     Ds = sorted(int(d) for d in num)
     big, small, biggest_tr = str(max(Ds)), str(min(Ds)), max(v["D"] for v in r["training"].values())
-    var_ok = all(0.8 <= num[str(d)]["unscaled"]["variance"] / d <= 1.25 and
-                 0.8 <= num[str(d)]["scaled"]["variance"] <= 1.25 for d in Ds)
+    var_ok = all(
+        0.8 <= num[str(d)]["unscaled"]["variance"] / d <= 1.25 and 0.8 <= num[str(d)]["scaled"]["variance"] <= 1.25
+        for d in Ds
+    )
     saturates = num[big]["unscaled"]["saturated"] >= 0.5 and num[big]["scaled"]["saturated"] <= 0.05
-    tiny = (num[big]["unscaled"]["vanished"] >= 0.1
-            and num[big]["unscaled"]["grad_median"] < 0.5 * num[big]["scaled"]["grad_median"])
+    tiny = (
+        num[big]["unscaled"]["vanished"] >= 0.1
+        and num[big]["unscaled"]["grad_median"] < 0.5 * num[big]["scaled"]["grad_median"]
+    )
     sc, un = r["training"][f"D={biggest_tr} scaled"], r["training"][f"D={biggest_tr} unscaled"]
     trains_worse = max(sc["val_loss"]["values"]) < min(un["val_loss"]["values"])
-    v000 = Verdict(level([var_ok, saturates, tiny, trains_worse]), {
-        "D": big, "var_scaled": f"{num[big]['scaled']['variance']:.2f}",
-        "var_unscaled": f"{num[big]['unscaled']['variance']:.1f}",
-        "sat_scaled": f"{num[big]['scaled']['saturated']:.1%}",
-        "sat_unscaled": f"{num[big]['unscaled']['saturated']:.1%}",
-        "van_scaled": f"{num[big]['scaled']['vanished']:.1%}",
-        "van_unscaled": f"{num[big]['unscaled']['vanished']:.1%}",
-        "D_train": biggest_tr, "loss_scaled": pm(sc["val_loss"]), "loss_unscaled": pm(un["val_loss"]),
-        "diverged": sum(s != "done" for v in r["training"].values() for s in v["status"])})
+    v000 = Verdict(
+        level([var_ok, saturates, tiny, trains_worse]),
+        {
+            "D": big,
+            "var_scaled": f"{num[big]['scaled']['variance']:.2f}",
+            "var_unscaled": f"{num[big]['unscaled']['variance']:.1f}",
+            "sat_scaled": f"{num[big]['scaled']['saturated']:.1%}",
+            "sat_unscaled": f"{num[big]['unscaled']['saturated']:.1%}",
+            "van_scaled": f"{num[big]['scaled']['vanished']:.1%}",
+            "van_unscaled": f"{num[big]['unscaled']['vanished']:.1%}",
+            "D_train": biggest_tr,
+            "loss_scaled": pm(sc["val_loss"]),
+            "loss_unscaled": pm(un["val_loss"]),
+            "diverged": sum(s != "done" for v in r["training"].values() for s in v["status"]),
+        },
+    )
     nonfinite = sum(num[str(d)][w]["nonfinite"] for d in Ds for w in ("scaled", "unscaled"))
 
     def span(way: str) -> float:  # how far the median gradient moves across D (a ratio >= 1)
         m = [num[str(d)][way]["grad_median"] for d in Ds]
         return max(m) / min(m)
 
-    v004 = Verdict(level([nonfinite == 0, span("scaled") <= 2 and span("unscaled") >= 4]), {
-        "nonfinite": nonfinite, "small": small, "big": big, "span_scaled": f"{span('scaled'):.2f}",
-        "span_unscaled": f"{span('unscaled'):.1f}", "mean_unscaled": f"{num[big]['unscaled']['grad_mean']:.3f}",
-        "median_unscaled": f"{num[big]['unscaled']['grad_median']:.3f}",
-        "median_scaled": f"{num[big]['scaled']['grad_median']:.3f}"})
+    v004 = Verdict(
+        level([nonfinite == 0, span("scaled") <= 2 and span("unscaled") >= 4]),
+        {
+            "nonfinite": nonfinite,
+            "small": small,
+            "big": big,
+            "span_scaled": f"{span('scaled'):.2f}",
+            "span_unscaled": f"{span('unscaled'):.1f}",
+            "mean_unscaled": f"{num[big]['unscaled']['grad_mean']:.3f}",
+            "median_unscaled": f"{num[big]['unscaled']['grad_median']:.3f}",
+            "median_scaled": f"{num[big]['scaled']['grad_median']:.3f}",
+        },
+    )
     return {"scaling.variance": v000, "scaling.gradients": v004}
 
 
 def tables(r: dict) -> list[str]:
-    lines = ["| D | way | variance | normalised entropy | saturated rows | ‖∂L/∂q‖ median | mean | rows < 1e-3 "
-             "| non-finite |", "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| D | way | variance | normalised entropy | saturated rows | ‖∂L/∂q‖ median | mean | rows < 1e-3 "
+        "| non-finite |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for d, ways in r["numbers"].items():
         for way, m in ways.items():
-            lines.append(f"| {d} | {way} | {m['variance']:.3f} | {m['entropy']:.3f} | {m['saturated']:.1%} | "
-                         f"{m['grad_median']:.4f} | {m['grad_mean']:.4f} | {m['vanished']:.1%} | {m['nonfinite']} |")
+            lines.append(
+                f"| {d} | {way} | {m['variance']:.3f} | {m['entropy']:.3f} | {m['saturated']:.1%} | "
+                f"{m['grad_median']:.4f} | {m['grad_mean']:.4f} | {m['vanished']:.1%} | {m['nonfinite']} |"
+            )
     lines += ["", f"| char model ({r['steps']} steps) | validation loss | runs that diverged |", "|---|---|---|"]
     for name, v in r["training"].items():
         lines.append(f"| {name} | {pm(v['val_loss'])} | {sum(s != 'done' for s in v['status'])} |")
@@ -169,5 +210,11 @@ def tables(r: dict) -> list[str]:
 
 
 EXPERIMENT = Experiment(
-    name="scaling", claims=(Claim("scaling.variance", "000", "§3.2"), Claim("scaling.gradients", "004", "§2.3")),
-    run=run, verdicts=verdicts, tables=tables, seeds=3, budget_s=540)
+    name="scaling",
+    claims=(Claim("scaling.variance", "000", "§3.2"), Claim("scaling.gradients", "004", "§2.3")),
+    run=run,
+    verdicts=verdicts,
+    tables=tables,
+    seeds=3,
+    budget_s=540,
+)

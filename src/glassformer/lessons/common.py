@@ -72,7 +72,7 @@ def matrix_lines(name: str, a, rows: Iterable[str] | None = None, decimals: int 
         return lines + ["  " + fmt(a, decimals)]
     labels = list(rows) if rows is not None else [str(i) for i in range(a.shape[0])]
     width = max(len(s) for s in labels)
-    return lines + [f"  {lab:<{width}}  {fmt(row, decimals)}" for lab, row in zip(labels, a)]
+    return lines + [f"  {lab:<{width}}  {fmt(row, decimals)}" for lab, row in zip(labels, a, strict=False)]
 
 
 def out_dir(lesson: str, out: str | Path | None) -> Path:
@@ -134,11 +134,22 @@ class EpochRecorder:
                 self.on_epoch(len(r.train) - 1, r)
 
 
-def train_epochs(model: torch.nn.Module, inputs: torch.Tensor, targets: torch.Tensor, loss_fn: Callable,
-                 optimizer: torch.optim.Optimizer, epochs: int, batch_size: int, *, shuffle_seed: int | None = None,
-                 lr_at: Callable[[int], float] | None = None, grad_clip: float = 0.0,
-                 evaluate: Callable[[], float] | None = None, patience: int | None = None,
-                 on_epoch: Callable[[int, FitResult], None] | None = None) -> FitResult:
+def train_epochs(
+    model: torch.nn.Module,
+    inputs: torch.Tensor,
+    targets: torch.Tensor,
+    loss_fn: Callable,
+    optimizer: torch.optim.Optimizer,
+    epochs: int,
+    batch_size: int,
+    *,
+    shuffle_seed: int | None = None,
+    lr_at: Callable[[int], float] | None = None,
+    grad_clip: float = 0.0,
+    evaluate: Callable[[], float] | None = None,
+    patience: int | None = None,
+    on_epoch: Callable[[int, FitResult], None] | None = None,
+) -> FitResult:
     """Train for up to `epochs` passes over (inputs, targets) through glassformer's trainer.
 
     shuffle_seed  reshuffle the rows each epoch with a generator seeded so; None: rows in order
@@ -151,16 +162,30 @@ def train_epochs(model: torch.nn.Module, inputs: torch.Tensor, targets: torch.Te
     source = TensorBatches(inputs, targets, batch_size, shuffle=shuffle_seed is not None)
     steps = source.steps_per_epoch
     base_lr = optimizer.param_groups[0]["lr"]
-    cfg = TrainConfig(batch_size=batch_size, block_size=max(1, inputs.size(1)), max_steps=epochs * steps,
-                      lr=base_lr, grad_clip=grad_clip, eval_interval=steps, log_interval=steps,
-                      seed=shuffle_seed or 0, threads=0)
+    cfg = TrainConfig(
+        batch_size=batch_size,
+        block_size=max(1, inputs.size(1)),
+        max_steps=epochs * steps,
+        lr=base_lr,
+        grad_clip=grad_clip,
+        eval_interval=steps,
+        log_interval=steps,
+        seed=shuffle_seed or 0,
+        threads=0,
+    )
     result = FitResult()
     stopper = EarlyStopping(patience)
-    trainer = Trainer(model, cfg, source, loss=loss_fn, optimizer=optimizer,
-                      lr_at=lr_at or (lambda step: base_lr),
-                      evaluate=(lambda: {"val_loss": float(evaluate())}) if evaluate is not None else None,
-                      callbacks=[stopper, EpochRecorder(result, len(inputs), batch_size, on_epoch)],
-                      progress="silent")
+    trainer = Trainer(
+        model,
+        cfg,
+        source,
+        loss=loss_fn,
+        optimizer=optimizer,
+        lr_at=lr_at or (lambda step: base_lr),
+        evaluate=(lambda: {"val_loss": float(evaluate())}) if evaluate is not None else None,
+        callbacks=[stopper, EpochRecorder(result, len(inputs), batch_size, on_epoch)],
+        progress="silent",
+    )
     outcome = trainer.fit()
     if outcome.status == "nonfinite":
         raise FloatingPointError(outcome.message)

@@ -108,15 +108,20 @@ def save_heatmap(weights: np.ndarray, path: Path) -> Path:
     ax.set_ylabel("query")
     for i in range(3):
         for j in range(3):
-            ax.text(j, i, f"{weights[i, j]:.3f}", ha="center", va="center",
-                    color="white" if weights[i, j] < 0.6 else "black")
+            ax.text(
+                j,
+                i,
+                f"{weights[i, j]:.3f}",
+                ha="center",
+                va="center",
+                color="white" if weights[i, j] < 0.6 else "black",
+            )
     fig.colorbar(im, ax=ax)
     ax.set_title("softmax(Q·Kᵀ/√2)")
     return save_png(fig, path)
 
 
-def run(lang: str = "en", explain: bool = False, out: str | Path | None = None,
-        echo=print) -> dict:
+def run(lang: str = "en", explain: bool = False, out: str | Path | None = None, echo=print) -> dict:
     """Print the whole lesson; return every computed value (tests read them)."""
     from glassformer.lessons import fruit_published
 
@@ -128,10 +133,18 @@ def run(lang: str = "en", explain: bool = False, out: str | Path | None = None,
     verdicts = fruit_published.compare(nar, steps, PUBLISHED_FRUIT, PROJECTIONS, WORDS)
     heads = fruit_heads.run(nar)
     positions = fruit_positions.run(nar)
-    files = [save_heatmap(steps["weights"], folder / "fruit_attention.png"),
-             fruit_positions.save_table(positions["table"], folder / "positions.png")]
+    files = [
+        save_heatmap(steps["weights"], folder / "fruit_attention.png"),
+        fruit_positions.save_table(positions["table"], folder / "positions.png"),
+    ]
     nar.title("common.title.files")
     for f in files:
         nar.show(f"  {f}")
-    return {"steps": steps, "library_diff": diffs, "published": verdicts, "heads": heads,
-            "positions": positions, "files": files}
+    return {
+        "steps": steps,
+        "library_diff": diffs,
+        "published": verdicts,
+        "heads": heads,
+        "positions": positions,
+        "files": files,
+    }

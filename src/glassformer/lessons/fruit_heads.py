@@ -53,11 +53,16 @@ def run(nar: Narrator, seed: int = 0) -> dict:
         merged = z_t.reshape(B, T, H * D)  # (B, T, C)
         out = attn.proj(merged)  # (B, T, C)
     shapes = {
-        "input x": x.shape, "x·W_Q (one Linear for all heads)": q_proj.shape,
-        f"view(B, T, {H}, {D})": q_view.shape, "transpose(1, 2)": q_heads.shape,
-        "scores Q·Kᵀ/√d_k": scores.shape, "softmax weights": weights.shape,
-        "weights·V (z)": z.shape, "z.transpose(1, 2)": z_t.shape,
-        f"reshape(B, T, {H}·{D})": merged.shape, "output projection": out.shape,
+        "input x": x.shape,
+        "x·W_Q (one Linear for all heads)": q_proj.shape,
+        f"view(B, T, {H}, {D})": q_view.shape,
+        "transpose(1, 2)": q_heads.shape,
+        "scores Q·Kᵀ/√d_k": scores.shape,
+        "softmax weights": weights.shape,
+        "weights·V (z)": z.shape,
+        "z.transpose(1, 2)": z_t.shape,
+        f"reshape(B, T, {H}·{D})": merged.shape,
+        "output projection": out.shape,
     }
     nar.why("fruit.why.heads")
     width = max(map(len, shapes))

@@ -34,7 +34,7 @@ def rotation(k: int, omegas: np.ndarray) -> np.ndarray:
     R = np.zeros((2 * len(omegas), 2 * len(omegas)))  # (D, D)
     for i, w in enumerate(omegas):
         c, s = np.cos(k * w), np.sin(k * w)
-        R[2 * i: 2 * i + 2, 2 * i: 2 * i + 2] = [[c, -s], [s, c]]
+        R[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [[c, -s], [s, c]]
     return R
 
 
@@ -74,10 +74,24 @@ def run(nar: Narrator) -> dict:
     nar.show(f"  PE[2] − PE[7] = {fmt(d27, 4)}")
     lengths = (float(np.linalg.norm(d05)), float(np.linalg.norm(d27)))
     rotated_err = float(np.abs(d05 @ rotation(2, omegas) - d27).max())  # (8,) -> largest entry
-    nar.say("fruit.say.claim", gap=fmt(gap, 4), len1=fmt(lengths[0], 4), len2=fmt(lengths[1], 4),
-            ratio=f"{gap / lengths[0]:.0%}", err=f"{rotated_err:.1e}")
-    return {"table": pe, "omegas": omegas, "dots": dots, "dot_spread": spread, "rotation_error": rot_err,
-            "claim_gap": gap, "diff_lengths": lengths, "rotated_diff_error": rotated_err}
+    nar.say(
+        "fruit.say.claim",
+        gap=fmt(gap, 4),
+        len1=fmt(lengths[0], 4),
+        len2=fmt(lengths[1], 4),
+        ratio=f"{gap / lengths[0]:.0%}",
+        err=f"{rotated_err:.1e}",
+    )
+    return {
+        "table": pe,
+        "omegas": omegas,
+        "dots": dots,
+        "dot_spread": spread,
+        "rotation_error": rot_err,
+        "claim_gap": gap,
+        "diff_lengths": lengths,
+        "rotated_diff_error": rotated_err,
+    }
 
 
 def save_table(pe: np.ndarray, path: Path) -> Path:

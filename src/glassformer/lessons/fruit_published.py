@@ -30,7 +30,7 @@ def _chain(d_k: int) -> dict:
 
 
 def half_unit(decimals: int) -> float:
-    return 0.5 * 10.0 ** -decimals + 1e-9
+    return 0.5 * 10.0**-decimals + 1e-9
 
 
 def rounding_band(fn, inputs: dict, decimals: dict, rng: np.random.Generator, n: int = 512):
@@ -58,17 +58,25 @@ def compare(nar: Narrator, steps: dict, published: dict, projections: dict, word
     for name in published:
         true, tol = steps[name], half_unit(dec[name])
         wrong = [i for i in range(len(true)) if np.abs(pub[name][i] - true[i]).max() > tol]
-        v = {"published": pub[name], "true": true, "wrong_rows": [words[i] for i in wrong],
-             "max_diff": float(np.abs(pub[name] - true).max())}
+        v = {
+            "published": pub[name],
+            "true": true,
+            "wrong_rows": [words[i] for i in wrong],
+            "max_diff": float(np.abs(pub[name] - true).max()),
+        }
         if not wrong:
             nar.say("fruit.pub.agrees", name=name, diff=fmt(v["max_diff"], 3))
         if name in projections:
             transposed = steps["E"] @ projections[name].T  # (3, d): what x·Wᵀ gives
-            v["transposed_rows"] = [words[i] for i in wrong
-                                    if np.abs(pub[name][i] - transposed[i]).max() <= tol]
+            v["transposed_rows"] = [words[i] for i in wrong if np.abs(pub[name][i] - transposed[i]).max() <= tol]
         for i in wrong:
-            nar.say("fruit.pub.row", name=name, word=words[i], published=fmt(pub[name][i], dec[name]),
-                    true=fmt(true[i], max(dec[name], 1)))
+            nar.say(
+                "fruit.pub.row",
+                name=name,
+                word=words[i],
+                published=fmt(pub[name][i], dec[name]),
+                true=fmt(true[i], max(dec[name], 1)),
+            )
             if name in projections:
                 key = "fruit.pub.transposed" if words[i] in v["transposed_rows"] else "fruit.pub.slip"
                 nar.say(key, name=name, word=words[i], value=fmt(transposed[i], 1))
@@ -78,8 +86,7 @@ def compare(nar: Narrator, steps: dict, published: dict, projections: dict, word
             lo, hi = rounding_band(fn, {k: pub[k] for k in needs}, dec, rng)
             inherited = bool(np.all((pub[name] >= lo - tol) & (pub[name] <= hi + tol)))
             v.update(from_own_inputs=own, inherited=inherited)
-            nar.say("fruit.pub.inherited" if inherited else "fruit.pub.new_slip",
-                    name=name, inputs=", ".join(needs))
+            nar.say("fruit.pub.inherited" if inherited else "fruit.pub.new_slip", name=name, inputs=", ".join(needs))
             if not inherited:
                 label = nar.text("fruit.pub.own_label", name=name, inputs=", ".join(needs))
                 for line in matrix_lines(label, own, words, 3):
@@ -89,7 +96,7 @@ def compare(nar: Narrator, steps: dict, published: dict, projections: dict, word
     nar.say("fruit.pub.summary", ok=n_ok, total=len(verdicts))
     own_top = [words[int(r.argmax())] for r in pub["weights"]]  # (3,) the tutorial's favourites
     true_top = [words[int(r.argmax())] for r in steps["weights"]]
-    for w, a, b in zip(words, own_top, true_top):
+    for w, a, b in zip(words, own_top, true_top, strict=False):
         if a != b:
             nar.say("fruit.pub.favourite", word=w, published=a, true=b)
     return verdicts

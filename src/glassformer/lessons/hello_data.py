@@ -106,12 +106,16 @@ def read_lines(path: Path) -> list[str]:
     if not lines:
         raise ValueError(f"--data {path} has no non-empty lines; put one sentence per line.")
     if len(lines) > MAX_LINES:
-        raise ValueError(f"--data {path} has {len(lines)} lines; this lesson trains on at most "
-                         f"{MAX_LINES}. For larger text use `glassformer train`.")
+        raise ValueError(
+            f"--data {path} has {len(lines)} lines; this lesson trains on at most "
+            f"{MAX_LINES}. For larger text use `glassformer train`."
+        )
     for i, line in enumerate(lines, 1):
         if len(line.split()) > MAX_WORDS:
-            raise ValueError(f"--data {path}: line {i} has {len(line.split())} words; the lesson's "
-                             f"model reads at most {MAX_WORDS} per line. Split it into shorter lines.")
+            raise ValueError(
+                f"--data {path}: line {i} has {len(line.split())} words; the lesson's "
+                f"model reads at most {MAX_WORDS} per line. Split it into shorter lines."
+            )
     return lines
 
 

@@ -59,8 +59,15 @@ def per_position_loss(model: Encoder, seqs: torch.Tensor) -> torch.Tensor:
     return F.cross_entropy(logits.transpose(1, 2), seqs[:, 1:], reduction="none").mean(0)  # (T,)
 
 
-def random_token_leak(symbols: int = 16, length: int = 4, n_train: int = 2000, n_val: int = 500,
-                      epochs: int = 3, batch_size: int = 32, seed: int = 0) -> LeakResult:
+def random_token_leak(
+    symbols: int = 16,
+    length: int = 4,
+    n_train: int = 2000,
+    n_val: int = 500,
+    epochs: int = 3,
+    batch_size: int = 32,
+    seed: int = 0,
+) -> LeakResult:
     """Train the seed002 architecture on independent uniform tokens, unmasked and causal."""
     g = torch.Generator().manual_seed(seed)
     train = torch.randint(0, symbols, (n_train, length + 1), generator=g)  # (N, T+1)
@@ -68,11 +75,20 @@ def random_token_leak(symbols: int = 16, length: int = 4, n_train: int = 2000, n
     held_out, per_pos = {}, {}
     for mask in ("none", "causal"):
         torch.manual_seed(seed)
-        cfg = dataclasses.replace(get_preset("seed002").model, vocab_size=symbols,
-                                  max_len=length, causal=(mask == "causal"))
+        cfg = dataclasses.replace(
+            get_preset("seed002").model, vocab_size=symbols, max_len=length, causal=(mask == "causal")
+        )
         model = build_model(cfg)
-        train_epochs(model, train[:, :-1], train[:, 1:], next_token_loss,
-                     torch.optim.Adam(model.parameters(), lr=1e-3), epochs, batch_size, shuffle_seed=seed)
+        train_epochs(
+            model,
+            train[:, :-1],
+            train[:, 1:],
+            next_token_loss,
+            torch.optim.Adam(model.parameters(), lr=1e-3),
+            epochs,
+            batch_size,
+            shuffle_seed=seed,
+        )
         with torch.no_grad():
             losses = per_position_loss(model, val)  # (T,)
         held_out[mask], per_pos[mask] = losses.mean().item(), losses.tolist()

@@ -24,7 +24,7 @@ def loss_table(nar: Narrator, fits: dict, every: int) -> None:
 
 def _top(probs: torch.Tensor, tok, k: int = 3) -> list[tuple[str, float]]:
     p, i = probs.topk(k)
-    return [(tok.decode([int(j)]), float(q)) for q, j in zip(p, i)]
+    return [(tok.decode([int(j)]), float(q)) for q, j in zip(p, i, strict=False)]
 
 
 def predict_next(nar: Narrator, models: dict, data) -> dict:
@@ -38,8 +38,13 @@ def predict_next(nar: Narrator, models: dict, data) -> dict:
             probs = torch.softmax(model(ids)[0, -1], dim=-1)  # (V,)
         out[mask] = _top(probs, tok)
         best, p = out[mask][0]
-        nar.say("hello.say.predict", mask=mask, word=best, p=fmt(p, 4),
-                others=", ".join(f"{w} {fmt(q, 4)}" for w, q in out[mask][1:]))
+        nar.say(
+            "hello.say.predict",
+            mask=mask,
+            word=best,
+            p=fmt(p, 4),
+            others=", ".join(f"{w} {fmt(q, 4)}" for w, q in out[mask][1:]),
+        )
     return out
 
 
@@ -80,7 +85,7 @@ def last_query_attention(nar: Narrator, models: dict, data) -> dict:
         out[mask] = w
         nar.show(f"  mask={mask}")
         for h, row in enumerate(w):
-            nar.show(f"    head {h}: " + "  ".join(f"{lab} {fmt(x, 3)}" for lab, x in zip(labels, row)))
+            nar.show(f"    head {h}: " + "  ".join(f"{lab} {fmt(x, 3)}" for lab, x in zip(labels, row, strict=False)))
     return out
 
 
@@ -101,12 +106,16 @@ def gradient_table(nar: Narrator, jac: dict, labels: list[str]) -> dict:
 
 def leak_table(nar: Narrator, leak) -> None:
     nar.why("hello.why.random")
-    nar.say("hello.say.random_setup", S=leak.symbols, T=leak.length, chance=fmt(leak.chance, 4),
-            floor=fmt(leak.leak_floor, 4))
+    nar.say(
+        "hello.say.random_setup",
+        S=leak.symbols,
+        T=leak.length,
+        chance=fmt(leak.chance, 4),
+        floor=fmt(leak.leak_floor, 4),
+    )
     for mask, loss in leak.held_out.items():
         per = ", ".join(fmt(x, 3) for x in leak.per_position[mask])
-        nar.say("hello.say.random_result", mask=mask, loss=fmt(loss, 4),
-                ratio=f"{loss / leak.chance:.0%}", per=per)
+        nar.say("hello.say.random_result", mask=mask, loss=fmt(loss, 4), ratio=f"{loss / leak.chance:.0%}", per=per)
 
 
 def save_figures(folder: Path, fits: dict, models: dict, data, leak) -> list[Path]:

@@ -36,17 +36,24 @@ MASK_CHOICES = {"none": ("none",), "causal": ("causal",), "both": ("none", "caus
 def build_model(data: hello_data.WordData, mask: str, seed: int) -> Encoder:
     """The seed002 architecture sized to the data's vocabulary and row length."""
     torch.manual_seed(seed)
-    cfg = dataclasses.replace(PRESET.model, vocab_size=data.tokenizer.vocab_size,
-                              max_len=data.rows.size(1), causal=(mask == "causal"))
+    cfg = dataclasses.replace(
+        PRESET.model, vocab_size=data.tokenizer.vocab_size, max_len=data.rows.size(1), causal=(mask == "causal")
+    )
     return model_from_config(cfg)
 
 
 def train(model: Encoder, data: hello_data.WordData, epochs: int):
     """The tutorial's loop: batches in order (no shuffling), <PAD> targets ignored."""
     pad = data.tokenizer.pad_id
-    return train_epochs(model, data.inputs, data.targets,
-                        lambda logits, y: next_token_loss(logits, y, ignore_index=pad),
-                        torch.optim.Adam(model.parameters(), lr=LR), epochs, BATCH_SIZE)
+    return train_epochs(
+        model,
+        data.inputs,
+        data.targets,
+        lambda logits, y: next_token_loss(logits, y, ignore_index=pad),
+        torch.optim.Adam(model.parameters(), lr=LR),
+        epochs,
+        BATCH_SIZE,
+    )
 
 
 def explain_vocabulary(nar: Narrator, data: hello_data.WordData) -> dict:
@@ -59,9 +66,16 @@ def explain_vocabulary(nar: Narrator, data: hello_data.WordData) -> dict:
         their_stoi = {w: i for i, w in enumerate(TUTORIAL_VOCAB)}  # the tutorial's own dict: last id wins
         for w in dups:
             ids = [i for i, v in enumerate(TUTORIAL_VOCAB) if v == w]
-            nar.say("hello.say.duplicate", word=w, ids=ids, n=len(TUTORIAL_VOCAB), theirs=their_stoi[w],
-                    unused=", ".join(str(i) for i in ids if i != their_stoi[w]), ours=tok.encode(w)[0],
-                    size=tok.vocab_size)
+            nar.say(
+                "hello.say.duplicate",
+                word=w,
+                ids=ids,
+                n=len(TUTORIAL_VOCAB),
+                theirs=their_stoi[w],
+                unused=", ".join(str(i) for i in ids if i != their_stoi[w]),
+                ours=tok.encode(w)[0],
+                size=tok.vocab_size,
+            )
         info.update(tutorial_size=len(TUTORIAL_VOCAB), duplicates=dups)
     example = data.lines[0] + " " + "zebra"
     work = tok.show_work(example, add_bos=True, add_eos=True)
@@ -86,16 +100,31 @@ def count_parameters(nar: Narrator, model: Encoder, data: hello_data.WordData) -
     if data.name == "tutorial":
         tut_cfg = dataclasses.replace(model.cfg, vocab_size=len(TUTORIAL_VOCAB))
         theirs = model_from_config(tut_cfg).num_params()  # the tutorial's model, with its 20-row vocabulary
-        nar.say("hello.say.params", V=len(TUTORIAL_VOCAB), theirs=f"{theirs:,}",
-                published=f"{PUBLISHED_PARAM_COUNT:,}", diff=f"{theirs - PUBLISHED_PARAM_COUNT:+,}",
-                v_ours=model.cfg.vocab_size, ours=f"{ours:,}")
+        nar.say(
+            "hello.say.params",
+            V=len(TUTORIAL_VOCAB),
+            theirs=f"{theirs:,}",
+            published=f"{PUBLISHED_PARAM_COUNT:,}",
+            diff=f"{theirs - PUBLISHED_PARAM_COUNT:+,}",
+            v_ours=model.cfg.vocab_size,
+            ours=f"{ours:,}",
+        )
         counts.update(tutorial=theirs, published=PUBLISHED_PARAM_COUNT)
     return counts
 
 
-def run(lang: str = "en", explain: bool = False, out: str | Path | None = None, echo=print,
-        mask: str = "both", data: str = "tutorial", epochs: int = EPOCHS, fast: bool = False,
-        seed: int = 0, threads: int = 1) -> dict:
+def run(
+    lang: str = "en",
+    explain: bool = False,
+    out: str | Path | None = None,
+    echo=print,
+    mask: str = "both",
+    data: str = "tutorial",
+    epochs: int = EPOCHS,
+    fast: bool = False,
+    seed: int = 0,
+    threads: int = 1,
+) -> dict:
     """Print the whole lesson; return what it computed (tests read it).
 
     fast: at most 40 epochs and a smaller random-token experiment (what the tests run)."""
@@ -141,14 +170,23 @@ def _lesson(nar: Narrator, out, mask: str, data: str, epochs: int, fast: bool, s
     future = hello_report.gradient_table(nar, jac, words.tokenizer.decode(ids[0]).split())
 
     nar.title("hello.title.random")
-    leak = hello_leak.random_token_leak(n_train=1000 if fast else 2000, n_val=300 if fast else 500,
-                                        epochs=2 if fast else 3, seed=seed)
+    leak = hello_leak.random_token_leak(
+        n_train=1000 if fast else 2000, n_val=300 if fast else 500, epochs=2 if fast else 3, seed=seed
+    )
     hello_report.leak_table(nar, leak)
 
     files = hello_report.save_figures(folder, fits, models, words, leak)
     nar.title("common.title.files")
     for f in files:
         nar.show(f"  {f}")
-    return {"vocab": vocab, "params": params, "fits": fits, "predictions": predictions,
-            "attention": attention, "jacobian": jac, "future_gradient": future, "leak": leak,
-            "files": files}
+    return {
+        "vocab": vocab,
+        "params": params,
+        "fits": fits,
+        "predictions": predictions,
+        "attention": attention,
+        "jacobian": jac,
+        "future_gradient": future,
+        "leak": leak,
+        "files": files,
+    }

@@ -23,9 +23,28 @@ PUBLISHED_FRUIT = {
 PUBLISHED_PARAM_COUNT = 183220
 
 # --- seed 002, §4.1: its hand-written vocabulary, exactly as listed (note "you" appears twice).
-TUTORIAL_VOCAB = ("<PAD>", "<UNK>", "<BOS>", "<EOS>", "hello", "world", "how", "are", "you",
-                  "today", "fine", "thank", "you", "very", "much", "good", "morning", "afternoon",
-                  "evening", "night")
+TUTORIAL_VOCAB = (
+    "<PAD>",
+    "<UNK>",
+    "<BOS>",
+    "<EOS>",
+    "hello",
+    "world",
+    "how",
+    "are",
+    "you",
+    "today",
+    "fine",
+    "thank",
+    "you",
+    "very",
+    "much",
+    "good",
+    "morning",
+    "afternoon",
+    "evening",
+    "night",
+)
 
 # --- seed 004, §5.3: its optimiser and LambdaLR settings (base lr and the warmup in steps).
 TUTORIAL_BASE_LR = 1e-3

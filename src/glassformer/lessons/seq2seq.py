@@ -54,12 +54,22 @@ def build(data, seed: int, fast: bool, causal: bool = True):
 
 def fit(model, batches, steps: int, lr: float, seed: int, on_eval=None):
     """The one trainer, on teacher-forcing batches; `on_eval(step, losses)` after each evaluation."""
-    cfg = TrainConfig(batch_size=BATCH, max_steps=steps, lr=lr, min_lr=lr / 10, lr_schedule="cosine",
-                      warmup_steps=max(1, steps // 15), weight_decay=0.0, eval_interval=max(1, steps // 5),
-                      log_interval=max(1, steps // 5), seed=seed)
+    cfg = TrainConfig(
+        batch_size=BATCH,
+        max_steps=steps,
+        lr=lr,
+        min_lr=lr / 10,
+        lr_schedule="cosine",
+        warmup_steps=max(1, steps // 15),
+        weight_decay=0.0,
+        eval_interval=max(1, steps // 5),
+        log_interval=max(1, steps // 5),
+        seed=seed,
+    )
     callbacks = [lambda event, t: on_eval(t.step, t.last_eval) if event == "eval" else None] if on_eval else []
-    trainer = Trainer(model, cfg, batches, evaluate="default" if on_eval else None, callbacks=callbacks,
-                      progress="silent")
+    trainer = Trainer(
+        model, cfg, batches, evaluate="default" if on_eval else None, callbacks=callbacks, progress="silent"
+    )
     if on_eval:
         on_eval(0, trainer.evaluate_loss())
     result = trainer.fit()
@@ -68,9 +78,19 @@ def fit(model, batches, steps: int, lr: float, seed: int, on_eval=None):
     return model.eval()
 
 
-def run(lang: str = "en", explain: bool = False, out: str | Path | None = None, echo=print, task: str = "zh2num",
-        steps: int | None = None, beam: int = 4, alpha: float = 0.6, fast: bool = False, seed: int = 0,
-        threads: int = 1) -> dict:
+def run(
+    lang: str = "en",
+    explain: bool = False,
+    out: str | Path | None = None,
+    echo=print,
+    task: str = "zh2num",
+    steps: int | None = None,
+    beam: int = 4,
+    alpha: float = 0.6,
+    fast: bool = False,
+    seed: int = 0,
+    threads: int = 1,
+) -> dict:
     """Print the whole lesson; return what it computed (tests read it)."""
     if task not in TASKS:
         raise ValueError(f"--task {task!r} is not one of {list(TASKS)}.")
@@ -111,8 +131,12 @@ def _lesson(nar: Narrator, out, task, steps, beam, alpha, fast, seed) -> dict:
     start = time.perf_counter()
     fit(model, batches, steps, FAST_LR if fast else LR, seed, on_eval)
     seconds = time.perf_counter() - start
-    nar.say("s2s.say.trained", seconds=f"{seconds:.1f}", val=fmt(records[-1]["val_loss"], 4),
-            above=fmt(records[-1]["val_loss"] - floor, 4))
+    nar.say(
+        "s2s.say.trained",
+        seconds=f"{seconds:.1f}",
+        val=fmt(records[-1]["val_loss"], 4),
+        above=fmt(records[-1]["val_loss"] - floor, 4),
+    )
     result.update(records=records, floor=floor, seconds=seconds)
 
     alphas = [alpha] + ([] if fast else [a for a in (0.0, 2.0) if a != alpha])  # the chosen α first
@@ -120,8 +144,10 @@ def _lesson(nar: Narrator, out, task, steps, beam, alpha, fast, seed) -> dict:
     result["cross"] = explain_cross(nar, model, data, task)
     result["leak"] = without_the_mask(nar, model, data, batches, fast, seed)
 
-    files = [report.loss_png(records, floor, folder / "loss.png"),
-             *cross_figures(model, data, result["cross"], folder, grid=not fast)]
+    files = [
+        report.loss_png(records, floor, folder / "loss.png"),
+        *cross_figures(model, data, result["cross"], folder, grid=not fast),
+    ]
     nar.title("common.title.files")
     for f in files:
         nar.show(f"  {f}")
@@ -134,8 +160,9 @@ def explain_task(nar: Narrator, data, task: str) -> dict:
     train_sources = {s for s, _ in data.train}
     shared = sum(s in train_sources for s, _ in data.test)
     n = len(data.train) + len(data.val) + len(data.test)
-    nar.say("s2s.say.split", n=n, last=n - 1, train=len(data.train), val=len(data.val), test=len(data.test),
-            shared=shared)
+    nar.say(
+        "s2s.say.split", n=n, last=n - 1, train=len(data.train), val=len(data.val), test=len(data.test), shared=shared
+    )
     nar.why("s2s.why.split")
     for s, t in data.test[:4]:
         nar.show(f"  {s} → {t}")
@@ -146,8 +173,9 @@ def explain_task(nar: Narrator, data, task: str) -> dict:
 
 def explain_model(nar: Narrator, model, fast: bool) -> dict:
     cfg = model.cfg
-    nar.title("s2s.title.model", layers=cfg.n_layers, C=cfg.d_model, H=cfg.n_heads,
-              fast=nar.text("s2s.fast") if fast else "")
+    nar.title(
+        "s2s.title.model", layers=cfg.n_layers, C=cfg.d_model, H=cfg.n_heads, fast=nar.text("s2s.fast") if fast else ""
+    )
     groups: dict[str, int] = {}
     for row in param_table(model).rows:  # the modules' own formulas, checked against numel
         parts = row.module.split(".")
@@ -174,8 +202,13 @@ def explain_masks(nar: Narrator, model, data) -> dict:
     j = min(3, tgt.size(1) - 1)
     effects = report.mask_effects(model, src, tgt, j)
     nar.say("s2s.say.encoder_mask", moved=fmt(effects["encoder_first"], 4))
-    nar.say("s2s.say.decoder_mask", j=j, before=j - 1, zero=fmt(effects["decoder_before"], 4),
-            moved=fmt(effects["decoder_at"], 4))
+    nar.say(
+        "s2s.say.decoder_mask",
+        j=j,
+        before=j - 1,
+        zero=fmt(effects["decoder_before"], 4),
+        moved=fmt(effects["decoder_at"], 4),
+    )
     nar.say("s2s.say.cross_mask")
     return effects
 
@@ -194,13 +227,26 @@ def compare_searches(nar: Narrator, model, data, beam: int, alphas: list[float])
     if differ:
         beam_right = sum(found["beam"][alpha][i] == answers[i] for i in differ)
         greedy_right = sum(found["greedy"][i] == answers[i] for i in differ)
-        nar.say("s2s.say.differ", alpha=alpha, n=len(differ), total=len(answers), beam_right=beam_right,
-                greedy_right=greedy_right)
+        nar.say(
+            "s2s.say.differ",
+            alpha=alpha,
+            n=len(differ),
+            total=len(answers),
+            beam_right=beam_right,
+            greedy_right=greedy_right,
+        )
         i = differ[0]
         g, b = found["greedy_found"], found["beam_found"][alpha]
-        nar.say("s2s.say.example_differ", src=data.test[i][0], greedy=found["greedy"][i],
-                g_lp=fmt(g.log_prob[i], 3), beam=found["beam"][alpha][i], b_lp=fmt(b.log_prob[i], 3),
-                b_score=fmt(b.score[i], 3), answer=answers[i])
+        nar.say(
+            "s2s.say.example_differ",
+            src=data.test[i][0],
+            greedy=found["greedy"][i],
+            g_lp=fmt(g.log_prob[i], 3),
+            beam=found["beam"][alpha][i],
+            b_lp=fmt(b.log_prob[i], 3),
+            b_score=fmt(b.score[i], 3),
+            answer=answers[i],
+        )
     else:
         nar.say("s2s.say.agree", alpha=alpha, total=len(answers))
     b = found["beam_found"][alpha]  # what the k beams of one number hold at the end
@@ -214,8 +260,11 @@ def compare_searches(nar: Narrator, model, data, beam: int, alphas: list[float])
         nar.show(f"    {text}{' ' * pad} log P {log_p:>9.4f}   score {score:>9.4f}")
     wrong = [i for i, o in enumerate(found["greedy"]) if o != answers[i]]
     if wrong:
-        nar.say("s2s.say.errors", n=len(wrong), examples="; ".join(
-            f"{data.test[i][0]} → {found['greedy'][i] or '∅'} ({answers[i]})" for i in wrong[:4]))
+        nar.say(
+            "s2s.say.errors",
+            n=len(wrong),
+            examples="; ".join(f"{data.test[i][0]} → {found['greedy'][i] or '∅'} ({answers[i]})" for i in wrong[:4]),
+        )
     return {"accuracy": found["accuracy"], "differ": len(differ), "wrong": len(wrong)}
 
 
@@ -225,13 +274,19 @@ def explain_cross(nar: Narrator, model, data, task: str) -> dict:
     found = report.cross_alignment(model, data, data.test, task)
     H = model.cfg.n_heads
     nar.show(f"  {'':<26}" + "".join(f"{'head ' + str(h):>9}" for h in range(H)))
-    for name, row in zip(found["names"], found["mass"]):
+    for name, row in zip(found["names"], found["mass"], strict=False):
         nar.show(f"  {name:<26}" + "".join(f"{float(m):>9.3f}" for m in row))
     layer, head = found["best"]
     mass = float(found["mass"][layer, head])
     key = "s2s.say.cross_best" if mass >= 0.5 else "s2s.say.cross_weak"
-    nar.say(key, head=head, name=found["names"][layer], mass=fmt(mass, 3), uniform=fmt(found["uniform"], 3),
-            n=found["count"])
+    nar.say(
+        key,
+        head=head,
+        name=found["names"][layer],
+        mass=fmt(mass, 3),
+        uniform=fmt(found["uniform"], 3),
+        n=found["count"],
+    )
     return {**found, "best_mass": mass}
 
 
@@ -259,8 +314,10 @@ def without_the_mask(nar: Narrator, masked, data, batches, fast: bool, seed: int
     unmasked = fit(build(data, seed, fast, causal=False), batches, steps, FAST_LR if fast else LR, seed)
     out = {}
     for mask, model in (("causal", masked), ("none", unmasked)):
-        out[mask] = {"teacher_forced": report.teacher_forced_accuracy(model, batches),
-                     "exact": exact_match(model, data, data.test)}
+        out[mask] = {
+            "teacher_forced": report.teacher_forced_accuracy(model, batches),
+            "exact": exact_match(model, data, data.test),
+        }
         nar.say("s2s.say.leak", mask=mask, tf=f"{out[mask]['teacher_forced']:.1%}", exact=f"{out[mask]['exact']:.1%}")
     nar.say("s2s.say.leak_verdict", tf=f"{out['none']['teacher_forced']:.1%}", exact=f"{out['none']['exact']:.1%}")
     return out

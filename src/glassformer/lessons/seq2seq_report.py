@@ -31,8 +31,11 @@ def mask_effects(model, src: torch.Tensor, tgt_in: torch.Tensor, j: int) -> dict
     src2[:, -1], tgt2[:, j] = other(src[:, -1]), other(tgt_in[:, j])
     memory_moved = (model.encode(src)[:, 0] - model.encode(src2)[:, 0]).abs().max()
     before, after = model(src, tgt_in), model(src, tgt2)  # (B, T, V) each
-    return {"encoder_first": float(memory_moved), "decoder_before": float((before[:, :j] - after[:, :j]).abs().max()),
-            "decoder_at": float((before[:, j] - after[:, j]).abs().max())}
+    return {
+        "encoder_first": float(memory_moved),
+        "decoder_before": float((before[:, :j] - after[:, :j]).abs().max()),
+        "decoder_at": float((before[:, j] - after[:, j]).abs().max()),
+    }
 
 
 @torch.no_grad()
@@ -119,15 +122,17 @@ def searches(model, data, pairs, beam: int, alphas: list[float]) -> dict:
         found = beam_search(model, src, tok.bos_id, tok.eos_id, beam, alpha)
         out["beam"][alpha], out["beam_found"][alpha] = texts(found), found
     answers = [t for _, t in pairs]
-    out["accuracy"] = {"greedy": _share(out["greedy"], answers),
-                       **{f"beam α={a:g}": _share(out["beam"][a], answers) for a in alphas}}
+    out["accuracy"] = {
+        "greedy": _share(out["greedy"], answers),
+        **{f"beam α={a:g}": _share(out["beam"][a], answers) for a in alphas},
+    }
     main = out["beam"][alphas[0]]
-    out["differ"] = [i for i, (g, b) in enumerate(zip(out["greedy"], main)) if g != b]
+    out["differ"] = [i for i, (g, b) in enumerate(zip(out["greedy"], main, strict=False)) if g != b]
     return out
 
 
 def _share(outputs: list[str], answers: list[str]) -> float:
-    return sum(o == a for o, a in zip(outputs, answers)) / len(answers)
+    return sum(o == a for o, a in zip(outputs, answers, strict=False)) / len(answers)
 
 
 # ---- figures ------------------------------------------------------------------------------------

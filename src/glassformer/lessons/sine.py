@@ -46,8 +46,21 @@ def train(nar: Narrator, model, x, y, evaluate, epochs: int, schedule: str, pati
     optimizer = torch.optim.Adam(model.parameters(), lr=lr_at(0))
     nar.show(f"  {nar.text('common.epoch'):>6}  {'train MSE':>11}  {'val MSE':>11}  {'lr':>9}")
     row = lambda e, r: nar.show(f"  {e:>6}  {r.train[-1]:>11.6f}  {r.val[-1]:>11.6f}  {r.lr[-1]:>9.2e}")
-    return train_epochs(model, x, y, mse_loss, optimizer, epochs, BATCH_SIZE, shuffle_seed=seed, lr_at=lr_at,
-                        grad_clip=GRAD_CLIP, evaluate=evaluate, patience=patience, on_epoch=row)
+    return train_epochs(
+        model,
+        x,
+        y,
+        mse_loss,
+        optimizer,
+        epochs,
+        BATCH_SIZE,
+        shuffle_seed=seed,
+        lr_at=lr_at,
+        grad_clip=GRAD_CLIP,
+        evaluate=evaluate,
+        patience=patience,
+        on_epoch=row,
+    )
 
 
 def forecast_task(nar: Narrator, train_set, val_set, epochs, schedule, patience, seed, folder) -> dict:
@@ -58,7 +71,7 @@ def forecast_task(nar: Narrator, train_set, val_set, epochs, schedule, patience,
     model = build_model(cfg)
     x_tr, t_tr = data.forecast_windows(train_set.y)  # (N, 40, 1), (N, 40, 10)
     x_va, _ = data.forecast_windows(val_set.y)
-    future = data.as_tensor(val_set.y[:, data.OBSERVED:])  # (M, 10)
+    future = data.as_tensor(val_set.y[:, data.OBSERVED :])  # (M, 10)
     baselines = data.naive_baselines(val_set.y)
     for name, value in baselines.items():
         nar.say("sine.say.baseline", name=name, value=f"{value:.6f}")
@@ -66,43 +79,71 @@ def forecast_task(nar: Narrator, train_set, val_set, epochs, schedule, patience,
     evaluate = lambda: ((model(x_va)[:, -1] - future) ** 2).mean()  # position 39's 10 values
     result = train(nar, model, x_tr, t_tr, evaluate, epochs, schedule, patience, seed)
     best = result.val[result.best_epoch]
-    nar.say("sine.say.forecast_result", epoch=result.best_epoch, mse=f"{best:.6f}",
-            zero=f"{best / baselines['zero']:.2%}", last=f"{best / baselines['last value']:.2%}",
-            stopped=nar.text("sine.say.stopped" if result.stopped_early else "sine.say.ran_all"))
+    nar.say(
+        "sine.say.forecast_result",
+        epoch=result.best_epoch,
+        mse=f"{best:.6f}",
+        zero=f"{best / baselines['zero']:.2%}",
+        last=f"{best / baselines['last value']:.2%}",
+        stopped=nar.text("sine.say.stopped" if result.stopped_early else "sine.say.ran_all"),
+    )
     with torch.no_grad():
         forecasts = model(x_va)[:, -1].numpy()  # (M, 10)
     look = sine_report.attention_one_period_back(nar, model, val_set, folder / "attention_head.png")
-    files = [sine_report.loss_png(result, baselines, folder / "loss_curves.png"),
-             sine_report.forecast_png(val_set, forecasts, folder / "forecasts.png"),
-             look.pop("file")]
+    files = [
+        sine_report.loss_png(result, baselines, folder / "loss_curves.png"),
+        sine_report.forecast_png(val_set, forecasts, folder / "forecasts.png"),
+        look.pop("file"),
+    ]
     return {"fit": result, "val_mse": best, "baselines": baselines, "attention": look, "files": files}
 
 
-def tutorial_task(nar: Narrator, train_set, val_set, epochs, schedule, patience, seed, folder,
-                  rng, n_freq) -> dict:
+def tutorial_task(nar: Narrator, train_set, val_set, epochs, schedule, patience, seed, folder, rng, n_freq) -> dict:
     nar.title("sine.title.tutorial")
     nar.why("sine.why.tutorial")
     ref = data.tutorial_reference(val_set, rng, n_freq)
-    nar.say("sine.say.floor", floor=f"{ref['floor']:.5f}", se=f"{ref['floor_se']:.5f}",
-            bayes=f"{ref['bayes_on_val']:.5f}", zero=f"{ref['zero_on_val']:.5f}", k=n_freq)
+    nar.say(
+        "sine.say.floor",
+        floor=f"{ref['floor']:.5f}",
+        se=f"{ref['floor_se']:.5f}",
+        bayes=f"{ref['bayes_on_val']:.5f}",
+        zero=f"{ref['zero_on_val']:.5f}",
+        k=n_freq,
+    )
     torch.manual_seed(seed)
     model = build_model(PRESET.model)  # bidirectional, d_out 1: as in the tutorial
     x_tr, y_tr = data.as_tensor(train_set.x)[..., None], data.as_tensor(train_set.y)[..., None]  # (N, 50, 1)
     x_va, y_va = data.as_tensor(val_set.x)[..., None], data.as_tensor(val_set.y)[..., None]
     result = train(nar, model, x_tr, y_tr, lambda: mse_loss(model(x_va), y_va), epochs, schedule, patience, seed)
     best = result.val[result.best_epoch]
-    nar.say("sine.say.tutorial_result", mse=f"{best:.5f}", bayes=f"{ref['bayes_on_val']:.5f}",
-            ratio=f"{best / ref['bayes_on_val']:.3f}", zero=f"{ref['zero_on_val']:.5f}")
+    nar.say(
+        "sine.say.tutorial_result",
+        mse=f"{best:.5f}",
+        bayes=f"{ref['bayes_on_val']:.5f}",
+        ratio=f"{best / ref['bayes_on_val']:.3f}",
+        zero=f"{ref['zero_on_val']:.5f}",
+    )
     with torch.no_grad():
         pred = model(x_va[:1])[0, :, 0].numpy()  # (50,)
     files = [sine_report.tutorial_png(val_set, pred, rng, folder / "tutorial_task.png")]
     return {"fit": result, "val_mse": best, "reference": ref, "files": files}
 
 
-def run(lang: str = "en", explain: bool = False, out: str | Path | None = None, echo=print,
-        task: str = "forecast", schedule: str = "noam", epochs: int | None = None,
-        patience: int = 4, fast: bool = False, seed: int = 0, threads: int = 1,
-        n_train: int | None = None, n_val: int | None = None) -> dict:
+def run(
+    lang: str = "en",
+    explain: bool = False,
+    out: str | Path | None = None,
+    echo=print,
+    task: str = "forecast",
+    schedule: str = "noam",
+    epochs: int | None = None,
+    patience: int = 4,
+    fast: bool = False,
+    seed: int = 0,
+    threads: int = 1,
+    n_train: int | None = None,
+    n_val: int | None = None,
+) -> dict:
     """Print the whole lesson; return what it computed (tests read it)."""
     if task not in TASKS:
         raise ValueError(f"--task {task!r} is not one of {list(TASKS)}.")
@@ -118,8 +159,7 @@ def run(lang: str = "en", explain: bool = False, out: str | Path | None = None, 
         train_set, val_set = data.make(n_train, rng), data.make(n_val, rng)
         sine_report.describe_data(nar, train_set, val_set)
         total = n_batches(n_train, BATCH_SIZE) * epochs
-        lr_file = sine_report.schedules(nar, total, PRESET.model.d_model, schedule,
-                                        folder / "learning_rates.png")
+        lr_file = sine_report.schedules(nar, total, PRESET.model.d_model, schedule, folder / "learning_rates.png")
         args = (nar, train_set, val_set, epochs, schedule, patience, seed, folder)
         if task == "forecast":
             result = forecast_task(*args)

@@ -18,15 +18,29 @@ import math
 import numpy as np
 
 from glassformer.train.waves import (  # noqa: F401  (the generator lives with the trainer's sources)
-    FREQ_HIGH, FREQ_LOW, HORIZON, N_TRAIN, N_VAL, NOISE, OBSERVED, SEQ_LEN, STEP, SineSet, as_tensor,
-    forecast_windows, make)
+    FREQ_HIGH,
+    FREQ_LOW,
+    HORIZON,
+    N_TRAIN,
+    N_VAL,
+    NOISE,
+    OBSERVED,
+    SEQ_LEN,
+    STEP,
+    SineSet,
+    as_tensor,
+    forecast_windows,
+    make,
+)
 
 
 def naive_baselines(y: np.ndarray) -> dict[str, float]:
     """MSE over the 10 future values of predicting 0, and of repeating the last observed value."""
     future = y[:, OBSERVED:]  # (N, 10)
-    return {"zero": float((future ** 2).mean()),
-            "last value": float(((future - y[:, OBSERVED - 1: OBSERVED]) ** 2).mean())}
+    return {
+        "zero": float((future**2).mean()),
+        "last value": float(((future - y[:, OBSERVED - 1 : OBSERVED]) ** 2).mean()),
+    }
 
 
 # ------------------------------------------------------------------ the tutorial's task
@@ -35,7 +49,7 @@ def bayes_mean(x: np.ndarray, freqs: np.ndarray, chunk: int = 4096) -> np.ndarra
     flat = x.reshape(-1)  # (M,)
     out = np.empty_like(flat)  # (M,)
     for i in range(0, len(flat), chunk):
-        out[i: i + chunk] = np.sin(flat[i: i + chunk, None] * freqs[None, :]).mean(axis=1)  # (chunk,)
+        out[i : i + chunk] = np.sin(flat[i : i + chunk, None] * freqs[None, :]).mean(axis=1)  # (chunk,)
     return out.reshape(x.shape)
 
 
@@ -47,7 +61,7 @@ def bayes_floor(rng: np.random.Generator, n_points: int = 20000, n_freq: int = 5
     x = rng.uniform(0, 2 * math.pi, n_points) + STEP * rng.integers(0, SEQ_LEN, n_points)  # (P,)
     f = rng.uniform(FREQ_LOW, FREQ_HIGH, (n_points, n_freq))  # (P, K)
     var = np.sin(f * x[:, None]).var(axis=1, ddof=1)  # (P,)
-    return NOISE ** 2 + float(var.mean()), float(var.std(ddof=1) / math.sqrt(n_points))
+    return NOISE**2 + float(var.mean()), float(var.std(ddof=1) / math.sqrt(n_points))
 
 
 def tutorial_reference(val: SineSet, rng: np.random.Generator, n_freq: int = 2048) -> dict[str, float]:
@@ -55,6 +69,9 @@ def tutorial_reference(val: SineSet, rng: np.random.Generator, n_freq: int = 204
     floor, se = bayes_floor(rng)
     freqs = rng.uniform(FREQ_LOW, FREQ_HIGH, n_freq)  # (K,)
     best = bayes_mean(val.x, freqs)  # (N, 50): the Bayes predictor on the validation inputs
-    return {"floor": floor, "floor_se": se,
-            "bayes_on_val": float(((val.y - best) ** 2).mean()),
-            "zero_on_val": float((val.y ** 2).mean())}
+    return {
+        "floor": floor,
+        "floor_se": se,
+        "bayes_on_val": float(((val.y - best) ** 2).mean()),
+        "zero_on_val": float((val.y**2).mean()),
+    }

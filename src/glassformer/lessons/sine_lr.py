@@ -39,8 +39,7 @@ def lr_function(name: str, total_steps: int, d_model: int) -> Callable[[int], fl
 
 def curves(total_steps: int, d_model: int) -> dict[str, list[float]]:
     """Every schedule's learning rate at every step of the run (for the table and the PNG)."""
-    return {name: [lr_function(name, total_steps, d_model)(s) for s in range(total_steps)]
-            for name in SCHEDULES}
+    return {name: [lr_function(name, total_steps, d_model)(s) for s in range(total_steps)] for name in SCHEDULES}
 
 
 def report_steps(total_steps: int) -> list[int]:

@@ -68,17 +68,29 @@ def windows(nar: Narrator, tok: CharTokenizer, ids: np.ndarray) -> dict:
     """One window pair, and which characters can ever be a target under each sampler's bound."""
     nar.title("tiny.title.batches", T=PRESET.train.block_size)
     T, n = PRESET.train.block_size, len(ids)
-    x, y = ids[3: 3 + T], ids[4: 4 + T]
+    x, y = ids[3 : 3 + T], ids[4 : 4 + T]
     nar.show(f"  x = {tok.decode(x)!r}")
     nar.show(f"  y = {tok.decode(y)!r}")
     nar.why("tiny.why.shift")
     theirs = n - T - 1  # torch.randint(0, len(ids) - seq_len - 1): starts 0 .. n-T-2
     ours = n - T  # text/batches.get_batch: starts 0 .. n-T-1
     last_theirs, last_ours = theirs - 1 + T, ours - 1 + T  # index of the last character ever a target
-    nar.say("tiny.say.bound", starts=theirs, last=last_theirs, n_last=n - 1, char=tok.decode([int(ids[-1])]),
-            ours=ours, last_ours=last_ours)
-    return {"starts_tutorial": theirs, "starts_ours": ours, "last_target_tutorial": last_theirs,
-            "last_target_ours": last_ours, "n": n}
+    nar.say(
+        "tiny.say.bound",
+        starts=theirs,
+        last=last_theirs,
+        n_last=n - 1,
+        char=tok.decode([int(ids[-1])]),
+        ours=ours,
+        last_ours=last_ours,
+    )
+    return {
+        "starts_tutorial": theirs,
+        "starts_ours": ours,
+        "last_target_tutorial": last_theirs,
+        "last_target_ours": last_ours,
+        "n": n,
+    }
 
 
 def count_parameters(nar: Narrator, model) -> dict:
@@ -88,12 +100,26 @@ def count_parameters(nar: Narrator, model) -> dict:
         nar.show("  " + line)
     total = model.num_params()
     pos_rows, used = model.cfg.max_len, max(PRESET.train.block_size, CROP)  # rows ever read
-    nar.say("tiny.say.params", ours=f"{total:,}", published=f"{PUBLISHED_000_PARAMS:,}",
-            ratio=f"{total / PUBLISHED_000_PARAMS:.2f}")
-    nar.say("tiny.say.positions", rows=pos_rows, train_last=PRESET.train.block_size - 1, gen_last=CROP - 1,
-            idle=pos_rows - used, share=f"{(pos_rows - used) * model.cfg.d_model / total:.1%}")
-    return {"ours": total, "published": PUBLISHED_000_PARAMS, "formulas_match": table.matches,
-            "position_rows_used": used}
+    nar.say(
+        "tiny.say.params",
+        ours=f"{total:,}",
+        published=f"{PUBLISHED_000_PARAMS:,}",
+        ratio=f"{total / PUBLISHED_000_PARAMS:.2f}",
+    )
+    nar.say(
+        "tiny.say.positions",
+        rows=pos_rows,
+        train_last=PRESET.train.block_size - 1,
+        gen_last=CROP - 1,
+        idle=pos_rows - used,
+        share=f"{(pos_rows - used) * model.cfg.d_model / total:.1%}",
+    )
+    return {
+        "ours": total,
+        "published": PUBLISHED_000_PARAMS,
+        "formulas_match": table.matches,
+        "position_rows_used": used,
+    }
 
 
 def train(nar: Narrator, model, ids: np.ndarray, steps: int, seed: int) -> dict:
@@ -103,14 +129,26 @@ def train(nar: Narrator, model, ids: np.ndarray, steps: int, seed: int) -> dict:
     cfg = dataclasses.replace(PRESET.train, max_steps=steps, seed=seed, threads=0, eval_iters=1)
     losses: list[float] = []
     record = lambda event, t: losses.append(t.last_loss.item()) if event == "step" else None  # noqa: E731
-    Trainer(model, cfg, TextWindows(ids, ids, cfg.batch_size, cfg.block_size, 1, seed), evaluate=None,
-            optimizer=torch.optim.AdamW(model.parameters(), lr=cfg.lr), callbacks=[record], progress="silent").fit()
+    Trainer(
+        model,
+        cfg,
+        TextWindows(ids, ids, cfg.batch_size, cfg.block_size, 1, seed),
+        evaluate=None,
+        optimizer=torch.optim.AdamW(model.parameters(), lr=cfg.lr),
+        callbacks=[record],
+        progress="silent",
+    ).fit()
     model.eval()
     for step in range(0, steps, PRINT_EVERY):
         nar.show(f"  step {step}: loss {losses[step]:.4f}")
     tail = float(np.mean(losses[-PRINT_EVERY:]))
-    nar.say("tiny.say.loss", first=fmt(losses[0]), last=fmt(tail), n=min(PRINT_EVERY, steps),
-            uniform=fmt(np.log(model.cfg.vocab_size)))
+    nar.say(
+        "tiny.say.loss",
+        first=fmt(losses[0]),
+        last=fmt(tail),
+        n=min(PRINT_EVERY, steps),
+        uniform=fmt(np.log(model.cfg.vocab_size)),
+    )
     nar.why("tiny.why.printed")
     return {"losses": losses, "printed": {s: losses[s] for s in range(0, steps, PRINT_EVERY)}, "last_mean": tail}
 
@@ -161,14 +199,23 @@ def save_figures(folder: Path, losses: list[float], model, tok: CharTokenizer) -
     ax.set_xlabel("step")
     ax.set_ylabel("training loss of the batch (nats)")
     files = [save_png(fig, folder / "loss.png")]
-    ids = torch.tensor([tok.encode(TUTORIAL_000_TEXT[:PRESET.train.block_size])])  # (1, T)
-    files.append(attention_grid_png(model, ids, list(TUTORIAL_000_TEXT[:PRESET.train.block_size]),
-                                    folder / "attention.png"))
+    ids = torch.tensor([tok.encode(TUTORIAL_000_TEXT[: PRESET.train.block_size])])  # (1, T)
+    files.append(
+        attention_grid_png(model, ids, list(TUTORIAL_000_TEXT[: PRESET.train.block_size]), folder / "attention.png")
+    )
     return files
 
 
-def run(lang: str = "en", explain: bool = False, out: str | Path | None = None, echo=print,
-        fast: bool = False, seed: int = 0, threads: int = 1, lab: str | Path | None = "docs/lab") -> dict:
+def run(
+    lang: str = "en",
+    explain: bool = False,
+    out: str | Path | None = None,
+    echo=print,
+    fast: bool = False,
+    seed: int = 0,
+    threads: int = 1,
+    lab: str | Path | None = "docs/lab",
+) -> dict:
     """Print the whole lesson; return what it computed (tests read it).
     fast: 100 training steps instead of the tutorial's 500 (what the tests run)."""
     with using_threads(threads):
@@ -187,5 +234,13 @@ def run(lang: str = "en", explain: bool = False, out: str | Path | None = None, 
         nar.title("common.title.files")
         for f in files:
             nar.show(f"  {f}")
-    return {"vocab_size": tok.vocab_size, "ids": ids.tolist(), "batches": batches, "params": params,
-            "training": fit, "sample": text, "claims": claims, "files": files}
+    return {
+        "vocab_size": tok.vocab_size,
+        "ids": ids.tolist(),
+        "batches": batches,
+        "params": params,
+        "training": fit,
+        "sample": text,
+        "claims": claims,
+        "files": files,
+    }

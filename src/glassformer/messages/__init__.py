@@ -32,7 +32,7 @@ _chosen: list[str] = []  # the languages speaking() set, innermost last; empty: 
 
 
 def normalize(name: str) -> str:
-    """"zh_CN.UTF-8", "zh-Hans", "ZH" -> "zh" (the part before any _ - or .)."""
+    """ "zh_CN.UTF-8", "zh-Hans", "ZH" -> "zh" (the part before any _ - or .)."""
     return name.split(".")[0].split("_")[0].split("-")[0].lower()
 
 

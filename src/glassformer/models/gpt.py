@@ -30,10 +30,12 @@ class TokenModel(TransformerStack):
         super().__init__(cfg)
         self.tok_embed = TokenEmbedding(cfg.vocab_size, cfg.d_model)
         self.head = nn.Linear(cfg.d_model, cfg.vocab_size, bias=cfg.bias and not cfg.tie_weights)
-        self.hook_embed = HookPoint("embedding", "B T C", "token vectors looked up in the (V, C) table",
-                                    "在 (V, C) 表中查到的词向量", "嵌入")
-        self.hook_logits = HookPoint("logits", "B T V", "one score per vocabulary entry",
-                                     "词表中每个词一个分数", "logits")
+        self.hook_embed = HookPoint(
+            "embedding", "B T C", "token vectors looked up in the (V, C) table", "在 (V, C) 表中查到的词向量", "嵌入"
+        )
+        self.hook_logits = HookPoint(
+            "logits", "B T V", "one score per vocabulary entry", "词表中每个词一个分数", "logits"
+        )
         self.finish_init()
         if cfg.tie_weights:
             self.head.weight = self.tok_embed.table.weight  # one (V, C) matrix, two uses
@@ -45,11 +47,17 @@ class TokenModel(TransformerStack):
     def param_formulas(self) -> list[ParamFormula]:
         C, V = self.cfg.d_model, self.cfg.vocab_size
         if self.cfg.tie_weights:
-            head = ParamFormula("head", "0", {}, "tied: reuses tok_embed's V·C matrix, 0 new parameters",
-                                zh="绑定：复用 tok_embed 的 V·C 矩阵，新增 0 个参数")
+            head = ParamFormula(
+                "head",
+                "0",
+                {},
+                "tied: reuses tok_embed's V·C matrix, 0 new parameters",
+                zh="绑定：复用 tok_embed 的 V·C 矩阵，新增 0 个参数",
+            )
         else:
-            head = linear_formula("head", "C", "V", self.cfg.bias, "C -> one score per token", zh="C -> 每个词元一个分数",
-                                  C=C, V=V)
+            head = linear_formula(
+                "head", "C", "V", self.cfg.bias, "C -> one score per token", zh="C -> 每个词元一个分数", C=C, V=V
+            )
         return [*super().param_formulas(), head]
 
     def example_input(self, B: int = 1, T: int = 4) -> torch.Tensor:
@@ -69,8 +77,10 @@ class GPT(TokenModel):
 
     def __init__(self, cfg: ModelConfig) -> None:
         if not cfg.causal:
-            raise ValueError("GPT is decoder-only and needs causal=True; use Encoder (kind='encoder', "
-                             "--kind=encoder) for bidirectional attention.")
+            raise ValueError(
+                "GPT is decoder-only and needs causal=True; use Encoder (kind='encoder', "
+                "--kind=encoder) for bidirectional attention."
+            )
         super().__init__(cfg)
 
     def new_cache(self, batch_size: int) -> KVCache:

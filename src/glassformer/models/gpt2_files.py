@@ -44,15 +44,28 @@ def read_gpt2_dir(path) -> tuple[torch.nn.Module, GPT2BPETokenizer, str]:
     state = state_dict_from_gpt2(tensors, cfg.n_layers, cfg.tie_weights, source=t("gpt2.weights_in", path=weights_file))
     tokenizer = read_tokenizer_dir(path)
     if tokenizer.vocab_size != cfg.vocab_size:
-        raise UsageError(t("error.gpt2.vocab_differs", path=path / "config.json", vocab_size=cfg.vocab_size,
-                           tokens=tokenizer.vocab_size))
+        raise UsageError(
+            t(
+                "error.gpt2.vocab_differs",
+                path=path / "config.json",
+                vocab_size=cfg.vocab_size,
+                tokens=tokenizer.vocab_size,
+            )
+        )
     model = build_model(cfg)
     try:
         model.load_state_dict({k: v.float() for k, v in state.items()}, strict=True)
     except RuntimeError as e:  # a shape that does not fit the config
         first = str(e).strip().splitlines()[-1].strip()
-        raise DamagedFile(t("error.gpt2.weights_fit", path=weights_file, config=path / "config.json", detail=first,
-                            fix=t("fix.gpt2_model"))) from None
+        raise DamagedFile(
+            t(
+                "error.gpt2.weights_fit",
+                path=weights_file,
+                config=path / "config.json",
+                detail=first,
+                fix=t("fix.gpt2_model"),
+            )
+        ) from None
     return model.eval(), tokenizer, weights_file.name
 
 
@@ -78,8 +91,9 @@ def _safetensors(file: Path) -> dict[str, torch.Tensor]:
     try:
         return load_file(str(file))
     except (SafetensorError, OSError, ValueError, RuntimeError) as e:
-        raise DamagedFile(t("error.gpt2.safetensors", path=file, detail=str(e).splitlines()[0][:200],
-                            fix=t("fix.gpt2_model"))) from None
+        raise DamagedFile(
+            t("error.gpt2.safetensors", path=file, detail=str(e).splitlines()[0][:200], fix=t("fix.gpt2_model"))
+        ) from None
 
 
 def _torch_bin(file: Path) -> dict[str, torch.Tensor]:
@@ -89,8 +103,11 @@ def _torch_bin(file: Path) -> dict[str, torch.Tensor]:
             warnings.simplefilter("ignore")
             state = torch.load(file, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises many types for bad or hostile bytes; all mean "not usable"
-        why = t("gpt2.bin_pickle") if "Weights only load failed" in str(e) \
+        why = (
+            t("gpt2.bin_pickle")
+            if "Weights only load failed" in str(e)
             else t("gpt2.bin_damaged", detail=str(e).splitlines()[0][:200])
+        )
         raise DamagedFile(t("error.gpt2.bin_refused", path=file, why=why, fix=t("fix.gpt2_model"))) from None
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise DamagedFile(t("error.gpt2.bin_not_state", path=file, fix=t("fix.gpt2_model")))
@@ -102,15 +119,19 @@ def write_gpt2_dir(model: torch.nn.Module, tokenizer, path) -> None:
     and GPT2Tokenizer.from_pretrained(path). UsageError naming what GPT-2 cannot hold."""
     gpt2_config(model.cfg)  # refuses a model GPT-2 cannot compute, before any file is written
     if not isinstance(tokenizer, GPT2BPETokenizer):
-        raise UsageError(t("error.gpt2.export_tokenizer", kind=getattr(tokenizer, "kind", None),
-                           gpt2=GPT2BPETokenizer.kind))
-    eot = {f"{k}_token_id": tokenizer.id_of[ENDOFTEXT] for k in ("bos", "eos")} \
-        if ENDOFTEXT in tokenizer.specials else {}
+        raise UsageError(
+            t("error.gpt2.export_tokenizer", kind=getattr(tokenizer, "kind", None), gpt2=GPT2BPETokenizer.kind)
+        )
+    eot = (
+        {f"{k}_token_id": tokenizer.id_of[ENDOFTEXT] for k in ("bos", "eos")} if ENDOFTEXT in tokenizer.specials else {}
+    )
     config = gpt2_config(model.cfg, eot)
     tensors = state_dict_to_gpt2({k: v.detach().cpu() for k, v in model.state_dict().items()}, model.cfg)
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     write_text_atomic(path / "config.json", json.dumps(config, indent=2) + "\n")
-    atomic_write(path / "model.safetensors", lambda tmp: save_file(
-        {k: v.float().contiguous() for k, v in tensors.items()}, tmp, metadata={"format": "pt"}))
+    atomic_write(
+        path / "model.safetensors",
+        lambda tmp: save_file({k: v.float().contiguous() for k, v in tensors.items()}, tmp, metadata={"format": "pt"}),
+    )
     write_tokenizer_dir(tokenizer, path, model.cfg.max_len)

@@ -21,8 +21,12 @@ from glassformer.errors import DamagedFile, UsageError
 from glassformer.messages import t
 
 # GPT2Config flags whose non-default values glassformer cannot compute: name -> the value that is refused
-CHANGES_THE_FUNCTION = {"scale_attn_weights": False, "scale_attn_by_inverse_layer_idx": True,
-                        "reorder_and_upcast_attn": True, "add_cross_attention": True}
+CHANGES_THE_FUNCTION = {
+    "scale_attn_weights": False,
+    "scale_attn_by_inverse_layer_idx": True,
+    "reorder_and_upcast_attn": True,
+    "add_cross_attention": True,
+}
 ACTIVATIONS = {"gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh", "gelu": "gelu", "relu": "relu"}
 ACTIVATION_OUT = {"gelu_tanh": "gelu_new", "gelu": "gelu", "relu": "relu"}
 ARCHITECTURES = ("GPT2LMHeadModel", "GPT2Model")  # what the weights may be: the LM, or its trunk alone
@@ -38,25 +42,43 @@ def config_from_gpt2(hf_config, source: str = "GPT2Config") -> ModelConfig:
         raise UsageError(t("error.gpt2.model_type", source=source, found=get("model_type")))
     architectures = get("architectures") or []
     if any(a not in ARCHITECTURES for a in architectures):
-        raise UsageError(t("error.gpt2.architectures", source=source, found=architectures,
-                           known=t("gpt2.or").join(ARCHITECTURES)))
+        raise UsageError(
+            t("error.gpt2.architectures", source=source, found=architectures, known=t("gpt2.or").join(ARCHITECTURES))
+        )
     for flag, bad in CHANGES_THE_FUNCTION.items():
         if get(flag, not bad) == bad:
             raise UsageError(t("error.gpt2.attention_flag", source=source, flag=flag, bad=bad))
     if get("activation_function", "gelu_new") not in ACTIVATIONS:
-        raise UsageError(t("error.gpt2.activation_in", source=source, found=get("activation_function"),
-                           supported=sorted(ACTIVATIONS)))
+        raise UsageError(
+            t(
+                "error.gpt2.activation_in",
+                source=source,
+                found=get("activation_function"),
+                supported=sorted(ACTIVATIONS),
+            )
+        )
     missing = [k for k in REQUIRED if not isinstance(get(k), int)]
     if missing:
         raise DamagedFile(t("error.gpt2.lacks_numbers", source=source, missing=", ".join(missing)))
     try:
         return ModelConfig(
-            vocab_size=get("vocab_size"), d_model=get("n_embd"), n_heads=get("n_head"),
-            d_ff=get("n_inner") or 4 * get("n_embd"), n_layers=get("n_layer"),
-            max_len=get("n_positions"), dropout=get("resid_pdrop", 0.1), bias=True,
-            activation=ACTIVATIONS[get("activation_function", "gelu_new")], norm="pre", final_norm=True,
-            position="learned", causal=True, tie_weights=bool(get("tie_word_embeddings", True)), init="gpt2",
-            ln_eps=get("layer_norm_epsilon", 1e-5))
+            vocab_size=get("vocab_size"),
+            d_model=get("n_embd"),
+            n_heads=get("n_head"),
+            d_ff=get("n_inner") or 4 * get("n_embd"),
+            n_layers=get("n_layer"),
+            max_len=get("n_positions"),
+            dropout=get("resid_pdrop", 0.1),
+            bias=True,
+            activation=ACTIVATIONS[get("activation_function", "gelu_new")],
+            norm="pre",
+            final_norm=True,
+            position="learned",
+            causal=True,
+            tie_weights=bool(get("tie_word_embeddings", True)),
+            init="gpt2",
+            ln_eps=get("layer_norm_epsilon", 1e-5),
+        )
     except (TypeError, ValueError) as e:
         raise DamagedFile(t("error.gpt2.cannot_build", source=source, problem=e)) from None
 
@@ -64,47 +86,81 @@ def config_from_gpt2(hf_config, source: str = "GPT2Config") -> ModelConfig:
 def gpt2_config(cfg: ModelConfig, special_ids: Mapping[str, int] | None = None) -> dict:
     """A GPT-2 config.json for a glassformer GPT; UsageError naming the first field GPT-2 lacks.
     special_ids: {"bos_token_id": .., "eos_token_id": ..} from the tokenizer."""
-    needs = {"kind": "gpt", "norm": "pre", "final_norm": True, "position": "learned", "causal": True,
-             "bias": True, "mha_style": "packed", "pad_id": None}
+    needs = {
+        "kind": "gpt",
+        "norm": "pre",
+        "final_norm": True,
+        "position": "learned",
+        "causal": True,
+        "bias": True,
+        "mha_style": "packed",
+        "pad_id": None,
+    }
     for field, value in needs.items():
         if getattr(cfg, field) != value:
             raise UsageError(t("error.gpt2.field_out", field=field, found=getattr(cfg, field), want=value))
     if cfg.activation not in ACTIVATION_OUT:
         raise UsageError(t("error.gpt2.activation_out", found=cfg.activation, known=sorted(ACTIVATION_OUT)))
-    return {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "vocab_size": cfg.vocab_size,
-            "n_embd": cfg.d_model, "n_head": cfg.n_heads, "n_layer": cfg.n_layers, "n_inner": cfg.d_ff,
-            "n_positions": cfg.max_len, "activation_function": ACTIVATION_OUT[cfg.activation],
-            "layer_norm_epsilon": cfg.ln_eps, "resid_pdrop": cfg.dropout, "embd_pdrop": cfg.dropout,
-            "attn_pdrop": cfg.dropout, "tie_word_embeddings": cfg.tie_weights, "scale_attn_weights": True,
-            "scale_attn_by_inverse_layer_idx": False, "reorder_and_upcast_attn": False,
-            "add_cross_attention": False, "initializer_range": 0.02, "use_cache": True,
-            **(special_ids or {})}
+    return {
+        "model_type": "gpt2",
+        "architectures": ["GPT2LMHeadModel"],
+        "vocab_size": cfg.vocab_size,
+        "n_embd": cfg.d_model,
+        "n_head": cfg.n_heads,
+        "n_layer": cfg.n_layers,
+        "n_inner": cfg.d_ff,
+        "n_positions": cfg.max_len,
+        "activation_function": ACTIVATION_OUT[cfg.activation],
+        "layer_norm_epsilon": cfg.ln_eps,
+        "resid_pdrop": cfg.dropout,
+        "embd_pdrop": cfg.dropout,
+        "attn_pdrop": cfg.dropout,
+        "tie_word_embeddings": cfg.tie_weights,
+        "scale_attn_weights": True,
+        "scale_attn_by_inverse_layer_idx": False,
+        "reorder_and_upcast_attn": False,
+        "add_cross_attention": False,
+        "initializer_range": 0.02,
+        "use_cache": True,
+        **(special_ids or {}),
+    }
 
 
 def _layer_names(i: int) -> dict[str, tuple[str, bool]]:
     """glassformer name -> (GPT-2 name, stored transposed?) for block i."""
     h, b = f"h.{i}.", f"blocks.{i}."
     pairs = {
-        "ln1.weight": ("ln_1.weight", False), "ln1.bias": ("ln_1.bias", False),
-        "attn.qkv.weight": ("attn.c_attn.weight", True), "attn.qkv.bias": ("attn.c_attn.bias", False),
-        "attn.proj.weight": ("attn.c_proj.weight", True), "attn.proj.bias": ("attn.c_proj.bias", False),
-        "ln2.weight": ("ln_2.weight", False), "ln2.bias": ("ln_2.bias", False),
-        "ffn.fc1.weight": ("mlp.c_fc.weight", True), "ffn.fc1.bias": ("mlp.c_fc.bias", False),
-        "ffn.fc2.weight": ("mlp.c_proj.weight", True), "ffn.fc2.bias": ("mlp.c_proj.bias", False),
+        "ln1.weight": ("ln_1.weight", False),
+        "ln1.bias": ("ln_1.bias", False),
+        "attn.qkv.weight": ("attn.c_attn.weight", True),
+        "attn.qkv.bias": ("attn.c_attn.bias", False),
+        "attn.proj.weight": ("attn.c_proj.weight", True),
+        "attn.proj.bias": ("attn.c_proj.bias", False),
+        "ln2.weight": ("ln_2.weight", False),
+        "ln2.bias": ("ln_2.bias", False),
+        "ffn.fc1.weight": ("mlp.c_fc.weight", True),
+        "ffn.fc1.bias": ("mlp.c_fc.bias", False),
+        "ffn.fc2.weight": ("mlp.c_proj.weight", True),
+        "ffn.fc2.bias": ("mlp.c_proj.bias", False),
     }
     return {b + ours: (h + theirs, transposed) for ours, (theirs, transposed) in pairs.items()}
 
 
 def _names(n_layers: int) -> dict[str, tuple[str, bool]]:
-    names = {"tok_embed.table.weight": ("wte.weight", False), "pos_embed.table.weight": ("wpe.weight", False),
-             "ln_final.weight": ("ln_f.weight", False), "ln_final.bias": ("ln_f.bias", False)}
+    names = {
+        "tok_embed.table.weight": ("wte.weight", False),
+        "pos_embed.table.weight": ("wpe.weight", False),
+        "ln_final.weight": ("ln_f.weight", False),
+        "ln_final.bias": ("ln_f.bias", False),
+    }
     for i in range(n_layers):
         names.update(_layer_names(i))
     return names
 
 
-def state_dict_from_gpt2(hf_state: dict[str, torch.Tensor], n_layers: int, tied: bool = True,
-                         source: str | None = None) -> dict[str, torch.Tensor]:
+def state_dict_from_gpt2(
+    hf_state: dict[str, torch.Tensor], n_layers: int, tied: bool = True, source: str | None = None
+) -> dict[str, torch.Tensor]:
     """Map a GPT2LMHeadModel (or GPT2Model) state_dict onto glassformer GPT parameter names.
     Every tensor is used or refused by name: a missing one, or one glassformer has no place for.
     `source` names the weights in the errors (default: "the GPT-2 weights")."""
@@ -113,15 +169,30 @@ def state_dict_from_gpt2(hf_state: dict[str, torch.Tensor], n_layers: int, tied:
     names = _names(n_layers)
     missing = [theirs for theirs, _ in names.values() if theirs not in src]
     if missing:
-        raise DamagedFile(t("error.gpt2.tensors_missing", source=source, names=", ".join(missing[:4]),
-                            more=" ..." if len(missing) > 4 else "", n_layers=n_layers))
-    out = {ours: src[theirs].t().contiguous() if transposed else src[theirs]
-           for ours, (theirs, transposed) in names.items()}
+        raise DamagedFile(
+            t(
+                "error.gpt2.tensors_missing",
+                source=source,
+                names=", ".join(missing[:4]),
+                more=" ..." if len(missing) > 4 else "",
+                n_layers=n_layers,
+            )
+        )
+    out = {
+        ours: src[theirs].t().contiguous() if transposed else src[theirs]
+        for ours, (theirs, transposed) in names.items()
+    }
     used = {theirs for theirs, _ in names.values()} | {"lm_head.weight"}
     unused = [k for k in src if k not in used and not k.endswith(IGNORED_BUFFERS)]
     if unused:
-        raise UsageError(t("error.gpt2.tensors_unused", source=source, names=", ".join(unused[:4]),
-                           more=" ..." if len(unused) > 4 else ""))
+        raise UsageError(
+            t(
+                "error.gpt2.tensors_unused",
+                source=source,
+                names=", ".join(unused[:4]),
+                more=" ..." if len(unused) > 4 else "",
+            )
+        )
     head = src.get("lm_head.weight")
     if tied:
         if head is not None and not torch.equal(head, src["wte.weight"]):
@@ -137,8 +208,10 @@ def state_dict_from_gpt2(hf_state: dict[str, torch.Tensor], n_layers: int, tied:
 
 def state_dict_to_gpt2(state: dict[str, torch.Tensor], cfg: ModelConfig) -> dict[str, torch.Tensor]:
     """glassformer GPT weights under GPT2LMHeadModel's names (contiguous; the tied head once, as wte)."""
-    out = {"transformer." + theirs: state[ours].t().contiguous() if transposed else state[ours].contiguous()
-           for ours, (theirs, transposed) in _names(cfg.n_layers).items()}
+    out = {
+        "transformer." + theirs: state[ours].t().contiguous() if transposed else state[ours].contiguous()
+        for ours, (theirs, transposed) in _names(cfg.n_layers).items()
+    }
     if not cfg.tie_weights:
         if "head.bias" in state and state["head.bias"].abs().max() > 0:
             raise UsageError(t("error.gpt2.head_bias"))

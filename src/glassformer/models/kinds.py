@@ -26,10 +26,12 @@ MODEL_KINDS: dict[str, type[nn.Module]] = {}
 
 def register_model_kind(name: str):
     """Class decorator: `@register_model_kind("gpt")` makes build_model(kind="gpt") build this class."""
+
     def register(cls: type[nn.Module]) -> type[nn.Module]:
         cls.kind = name
         MODEL_KINDS[name] = cls
         return cls
+
     return register
 
 

@@ -27,10 +27,12 @@ class SequenceRegressor(TransformerStack):
         super().__init__(cfg)
         self.in_proj = nn.Linear(cfg.d_in, cfg.d_model, bias=cfg.bias)
         self.out_proj = nn.Linear(cfg.d_model, cfg.d_out, bias=cfg.bias)
-        self.hook_embed = HookPoint("embedding", "B T C", "each step's numbers projected to width C",
-                                    "每一步的数值投影到宽度 C", "嵌入")
-        self.hook_pred = HookPoint("prediction", "B T d_out", "the regressor's numbers out",
-                                   "回归模型输出的数值", "预测")
+        self.hook_embed = HookPoint(
+            "embedding", "B T C", "each step's numbers projected to width C", "每一步的数值投影到宽度 C", "嵌入"
+        )
+        self.hook_pred = HookPoint(
+            "prediction", "B T d_out", "the regressor's numbers out", "回归模型输出的数值", "预测"
+        )
         self.finish_init()
 
     @property
@@ -39,9 +41,11 @@ class SequenceRegressor(TransformerStack):
 
     def param_formulas(self) -> list[ParamFormula]:
         C, d_in, d_out, b = self.cfg.d_model, self.cfg.d_in, self.cfg.d_out, self.cfg.bias
-        return [linear_formula("in_proj", "d_in", "C", b, "numbers -> width C", zh="数字 -> 宽度 C", C=C, d_in=d_in),
-                *super().param_formulas(),
-                linear_formula("out_proj", "C", "d_out", b, "width C -> numbers", zh="宽度 C -> 数字", C=C, d_out=d_out)]
+        return [
+            linear_formula("in_proj", "d_in", "C", b, "numbers -> width C", zh="数字 -> 宽度 C", C=C, d_in=d_in),
+            *super().param_formulas(),
+            linear_formula("out_proj", "C", "d_out", b, "width C -> numbers", zh="宽度 C -> 数字", C=C, d_out=d_out),
+        ]
 
     def example_input(self, B: int = 1, T: int = 4) -> torch.Tensor:
         steps = torch.arange(T, dtype=torch.float32)[None, :, None]  # (1, T, 1)
@@ -49,7 +53,9 @@ class SequenceRegressor(TransformerStack):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if not x.dtype.is_floating_point or x.dim() != 3 or x.size(-1) != self.cfg.d_in:
-            raise ValueError(f"SequenceRegressor expects floats of shape (B, T, {self.cfg.d_in}), "
-                             f"got {tuple(x.shape)} {x.dtype}; use x.unsqueeze(-1).float() for (B, T) numbers.")
+            raise ValueError(
+                f"SequenceRegressor expects floats of shape (B, T, {self.cfg.d_in}), "
+                f"got {tuple(x.shape)} {x.dtype}; use x.unsqueeze(-1).float() for (B, T) numbers."
+            )
         h = self.trunk(self.in_proj(x), self.attention_mask(x))  # (B, T, C)
         return self.hook_pred(self.out_proj(h))  # (B, T, d_out)

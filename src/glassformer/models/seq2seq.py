@@ -64,8 +64,10 @@ class EncoderDecoder(HookedModel):
     def __init__(self, cfg: ModelConfig) -> None:
         super().__init__()
         if cfg.pad_id is None:
-            raise ValueError("seq2seq needs pad_id: sentences of different lengths are padded, and both "
-                             "sides mask the padding. Set pad_id to the tokenizer's <PAD> id (--pad_id=0).")
+            raise ValueError(
+                "seq2seq needs pad_id: sentences of different lengths are padded, and both "
+                "sides mask the padding. Set pad_id to the tokenizer's <PAD> id (--pad_id=0)."
+            )
         self.cfg = cfg
         self.use_final_norm = cfg.final_norm and cfg.norm != "none"
         scheme = position_scheme(cfg.position)
@@ -84,36 +86,81 @@ class EncoderDecoder(HookedModel):
         """The source side, and its hook points, in the order the data flows through them."""
         cfg, root = self.cfg, f"×√C = {math.sqrt(self.cfg.d_model):.3g}"
         self.src_embed = TokenEmbedding(cfg.vocab_size, cfg.d_model)
-        self.hook_src_embed = HookPoint("embedding", "B S C", f"source token vectors from the (V, C) table, {root}",
-                                        f"源词元在 (V, C) 表中的向量，{root}", "嵌入")
-        self.hook_src_pos = HookPoint("+ position", "S C", f"position {cfg.position} of each source token: "
-                                      f"{scheme.about}", f"每个源词元的位置 {cfg.position}：{scheme.zh}", "+ 位置")
-        self.hook_src_resid_pre = HookPoint("+ position", "B S C", "embedding + position: the source enters "
-                                            "encoder block 0", "嵌入 + 位置：源序列进入编码器第 0 块", "+ 位置")
+        self.hook_src_embed = HookPoint(
+            "embedding",
+            "B S C",
+            f"source token vectors from the (V, C) table, {root}",
+            f"源词元在 (V, C) 表中的向量，{root}",
+            "嵌入",
+        )
+        self.hook_src_pos = HookPoint(
+            "+ position",
+            "S C",
+            f"position {cfg.position} of each source token: {scheme.about}",
+            f"每个源词元的位置 {cfg.position}：{scheme.zh}",
+            "+ 位置",
+        )
+        self.hook_src_resid_pre = HookPoint(
+            "+ position",
+            "B S C",
+            "embedding + position: the source enters encoder block 0",
+            "嵌入 + 位置：源序列进入编码器第 0 块",
+            "+ 位置",
+        )
         self.encoder = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
         reads_the_source(self.encoder)
         self.enc_ln_final = layer_norm(cfg) if self.use_final_norm else nn.Identity()
         final, final_zh = ("normalised: ", "归一化后：") if self.use_final_norm else ("", "")
-        self.hook_memory = HookPoint("memory", "B S C", f"{final}the encoder's output, read by every cross-attention",
-                                     f"{final_zh}编码器的输出，每个交叉注意力都读它", "编码器输出")
+        self.hook_memory = HookPoint(
+            "memory",
+            "B S C",
+            f"{final}the encoder's output, read by every cross-attention",
+            f"{final_zh}编码器的输出，每个交叉注意力都读它",
+            "编码器输出",
+        )
 
     def build_decoder(self, scheme) -> None:
         """The target side and the head, and their hook points, in data-flow order."""
         cfg, root = self.cfg, f"×√C = {math.sqrt(self.cfg.d_model):.3g}"
         self.tgt_embed = TokenEmbedding(cfg.vocab_size, cfg.d_model)
-        self.hook_tgt_embed = HookPoint("embedding", "B T C", f"target token vectors from the (V, C) table, {root}",
-                                        f"目标词元在 (V, C) 表中的向量，{root}", "嵌入")
-        self.hook_tgt_pos = HookPoint("+ position", "T C", f"position {cfg.position} of each target token",
-                                      f"每个目标词元的位置 {cfg.position}", "+ 位置")
-        self.hook_tgt_resid_pre = HookPoint("+ position", "B T C", "embedding + position: the target enters "
-                                            "decoder block 0", "嵌入 + 位置：目标序列进入解码器第 0 块", "+ 位置")
+        self.hook_tgt_embed = HookPoint(
+            "embedding",
+            "B T C",
+            f"target token vectors from the (V, C) table, {root}",
+            f"目标词元在 (V, C) 表中的向量，{root}",
+            "嵌入",
+        )
+        self.hook_tgt_pos = HookPoint(
+            "+ position",
+            "T C",
+            f"position {cfg.position} of each target token",
+            f"每个目标词元的位置 {cfg.position}",
+            "+ 位置",
+        )
+        self.hook_tgt_resid_pre = HookPoint(
+            "+ position",
+            "B T C",
+            "embedding + position: the target enters decoder block 0",
+            "嵌入 + 位置：目标序列进入解码器第 0 块",
+            "+ 位置",
+        )
         self.decoder = nn.ModuleList(DecoderBlock(cfg) for _ in range(cfg.n_layers))
         self.dec_ln_final = layer_norm(cfg) if self.use_final_norm else nn.Identity()
-        self.hook_dec_ln_final = norm_hook("final LayerNorm", "最终层归一化", "the decoder's last normalisation, "
-                                           "fed to the head", "解码器最后一次归一化，送入输出头", self.use_final_norm)
+        self.hook_dec_ln_final = norm_hook(
+            "final LayerNorm",
+            "最终层归一化",
+            "the decoder's last normalisation, fed to the head",
+            "解码器最后一次归一化，送入输出头",
+            self.use_final_norm,
+        )
         self.head = nn.Linear(cfg.d_model, cfg.vocab_size, bias=cfg.bias and not cfg.tie_weights)
-        self.hook_logits = HookPoint("logits", "B T V", "one score per vocabulary entry, for each next target token",
-                                     "对每个下一个目标词元，词表中每个词一个分数", "logits")
+        self.hook_logits = HookPoint(
+            "logits",
+            "B T V",
+            "one score per vocabulary entry, for each next target token",
+            "对每个下一个目标词元，词表中每个词一个分数",
+            "logits",
+        )
 
     # ---- what every model kind says about itself --------------------------------------------------
     @property
@@ -124,20 +171,31 @@ class EncoderDecoder(HookedModel):
         C, V = self.cfg.d_model, self.cfg.vocab_size
         src = ParamFormula("src_embed", "V·C", {"V": V, "C": C}, "one C-vector per token", zh="每个词元一个 C 维向量")
         if self.cfg.share_embeddings:
-            tgt = ParamFormula("tgt_embed", "0", {}, "shared: reuses src_embed's V·C table",
-                               zh="共享：复用 src_embed 的 V·C 表")
+            tgt = ParamFormula(
+                "tgt_embed", "0", {}, "shared: reuses src_embed's V·C table", zh="共享：复用 src_embed 的 V·C 表"
+            )
         else:
-            tgt = ParamFormula("tgt_embed", "V·C", {"V": V, "C": C}, "one C-vector per target token",
-                               zh="每个目标词元一个 C 维向量")
+            tgt = ParamFormula(
+                "tgt_embed", "V·C", {"V": V, "C": C}, "one C-vector per target token", zh="每个目标词元一个 C 维向量"
+            )
         if self.cfg.tie_weights:
-            head = ParamFormula("head", "0", {}, "tied: reuses tgt_embed's V·C matrix, 0 new parameters",
-                                zh="绑定：复用 tgt_embed 的 V·C 矩阵，新增 0 个参数")
+            head = ParamFormula(
+                "head",
+                "0",
+                {},
+                "tied: reuses tgt_embed's V·C matrix, 0 new parameters",
+                zh="绑定：复用 tgt_embed 的 V·C 矩阵，新增 0 个参数",
+            )
         else:
-            head = linear_formula("head", "C", "V", self.cfg.bias, "C -> one score per token", zh="C -> 每个词元一个分数",
-                                  C=C, V=V)
-        norms = [norm_formula(name, self.cfg, self.use_final_norm) if self.use_final_norm
-                 else ParamFormula(name, "0", {}, "no final norm", zh="没有最终归一化")
-                 for name in ("enc_ln_final", "dec_ln_final")]
+            head = linear_formula(
+                "head", "C", "V", self.cfg.bias, "C -> one score per token", zh="C -> 每个词元一个分数", C=C, V=V
+            )
+        norms = [
+            norm_formula(name, self.cfg, self.use_final_norm)
+            if self.use_final_norm
+            else ParamFormula(name, "0", {}, "no final norm", zh="没有最终归一化")
+            for name in ("enc_ln_final", "dec_ln_final")
+        ]
         return [src, tgt, *norms, head]
 
     def example_input(self, B: int = 1, T: int = 4) -> tuple[torch.Tensor, torch.Tensor]:
@@ -160,9 +218,11 @@ class EncoderDecoder(HookedModel):
         """An empty decoder cache for writing `batch_size` targets (see nn/decoder_cache.py)."""
         p, cfg = next(self.parameters()), self.cfg
         if not cfg.causal:
-            raise ValueError("this decoder has no causal mask (causal=False): each new token changes the "
-                             "earlier positions too, so their cached keys would be stale. Decode with "
-                             "use_cache=False.")
+            raise ValueError(
+                "this decoder has no causal mask (causal=False): each new token changes the "
+                "earlier positions too, so their cached keys would be stale. Decode with "
+                "use_cache=False."
+            )
         return DecoderCache(cfg.n_layers, batch_size, cfg.n_heads, cfg.max_len, cfg.d_head, p.device, p.dtype)
 
     # ---- masks --------------------------------------------------------------------------------------
@@ -182,8 +242,9 @@ class EncoderDecoder(HookedModel):
         return combine_masks(causal, padding_mask(tgt, self.cfg.pad_id))  # (T, T) ∧ (B, 1, 1, T)
 
     # ---- the forward pass ---------------------------------------------------------------------------
-    def embed(self, ids: torch.Tensor, table: TokenEmbedding, hook_embed, hook_pos, hook_resid,
-              offset: int = 0) -> torch.Tensor:
+    def embed(
+        self, ids: torch.Tensor, table: TokenEmbedding, hook_embed, hook_pos, hook_resid, offset: int = 0
+    ) -> torch.Tensor:
         """ids (B, L) -> (B, L, C): token vectors × √C (+ positions offset..offset+L-1), dropout."""
         x = hook_embed(table(ids) * math.sqrt(self.cfg.d_model))  # (B, L, C)
         if self.pos_embed is not None:
@@ -198,14 +259,16 @@ class EncoderDecoder(HookedModel):
             x = block(x, mask)  # (B, S, C)
         return self.hook_memory(self.enc_ln_final(x))  # (B, S, C)
 
-    def decode(self, tgt: torch.Tensor, memory: torch.Tensor, src: torch.Tensor,
-               cache: DecoderCache | None = None) -> torch.Tensor:
+    def decode(
+        self, tgt: torch.Tensor, memory: torch.Tensor, src: torch.Tensor, cache: DecoderCache | None = None
+    ) -> torch.Tensor:
         """tgt (B, T) target ids so far, memory (B, S, C), src (B, S) for its padding -> (B, T, V).
         With a DecoderCache, tgt holds only the new tokens (usually one)."""
         offset = cache.length if cache is not None else 0  # position of the first new target token
         self_mask, source_mask = self.target_mask(tgt, offset), self.source_mask(src)
-        x = self.embed(tgt, self.tgt_embed, self.hook_tgt_embed, self.hook_tgt_pos, self.hook_tgt_resid_pre,
-                       offset)  # (B, T, C)
+        x = self.embed(
+            tgt, self.tgt_embed, self.hook_tgt_embed, self.hook_tgt_pos, self.hook_tgt_resid_pre, offset
+        )  # (B, T, C)
         for i, block in enumerate(self.decoder):
             x = block(x, memory, self_mask, source_mask, cache.layers[i] if cache is not None else None)  # (B, T, C)
         return self.hook_logits(self.head(self.hook_dec_ln_final(self.dec_ln_final(x))))  # (B, T, V)
@@ -214,6 +277,8 @@ class EncoderDecoder(HookedModel):
         """Teacher forcing: src (B, S) and tgt_in (B, T) ids -> (B, T, V) logits; position t
         predicts target token t+1 from the whole source and the target tokens 0..t."""
         if src.dim() != 2 or tgt.dim() != 2 or src.size(0) != tgt.size(0):
-            raise ValueError(f"seq2seq reads (src (B, S), tgt_in (B, T)) id tensors with the same B; got "
-                             f"{tuple(src.shape)} and {tuple(tgt.shape)}. Call model(src, tgt_in).")
+            raise ValueError(
+                f"seq2seq reads (src (B, S), tgt_in (B, T)) id tensors with the same B; got "
+                f"{tuple(src.shape)} and {tuple(tgt.shape)}. Call model(src, tgt_in)."
+            )
         return self.decode(tgt, self.encode(src), src)  # (B, T, V)

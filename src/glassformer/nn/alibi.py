@@ -49,14 +49,21 @@ class ALiBi(AttentionPositions):
     def __init__(self, n_heads: int) -> None:
         super().__init__()
         self.n_heads = n_heads
-        self.register_buffer("slopes", alibi_slopes(n_heads).to(torch.get_default_dtype()),
-                             persistent=False)  # (H,)
-        self.hook_bias = HookPoint("ALiBi bias", "H T_q T_k",
-                                   "-m_h·|i - j|: added to the scores, larger for keys farther away",
-                                   "-m_h·|i - j|：加到注意力分数上，键越远罚得越多", "ALiBi 偏置")
+        self.register_buffer("slopes", alibi_slopes(n_heads).to(torch.get_default_dtype()), persistent=False)  # (H,)
+        self.hook_bias = HookPoint(
+            "ALiBi bias",
+            "H T_q T_k",
+            "-m_h·|i - j|: added to the scores, larger for keys farther away",
+            "-m_h·|i - j|：加到注意力分数上，键越远罚得越多",
+            "ALiBi 偏置",
+        )
 
     def param_formulas(self) -> list[ParamFormula]:
-        return [ParamFormula("", "0", {}, "fixed slopes m_h: a buffer, not a parameter", zh="固定的斜率 m_h：是缓冲区，不是参数")]
+        return [
+            ParamFormula(
+                "", "0", {}, "fixed slopes m_h: a buffer, not a parameter", zh="固定的斜率 m_h：是缓冲区，不是参数"
+            )
+        ]
 
     def _apply(self, fn, recurse=True):
         # .double(), .to(device): recompute the slopes from float64 instead of casting a rounded copy
@@ -77,8 +84,11 @@ class ALiBi(AttentionPositions):
         return f"n_heads={self.n_heads}"
 
 
-register_position_scheme(PositionScheme(
-    "alibi", "no position vectors; each head subtracts slope·distance from its scores "
-             "(ALiBi, Press et al. 2022)",
-    "不加位置向量；每个头从注意力分数中减去 斜率·距离（ALiBi，Press 等 2022）",
-    attention=lambda cfg: ALiBi(cfg.n_heads)))
+register_position_scheme(
+    PositionScheme(
+        "alibi",
+        "no position vectors; each head subtracts slope·distance from its scores (ALiBi, Press et al. 2022)",
+        "不加位置向量；每个头从注意力分数中减去 斜率·距离（ALiBi，Press 等 2022）",
+        attention=lambda cfg: ALiBi(cfg.n_heads),
+    )
+)

@@ -29,8 +29,9 @@ from glassformer.nn.hooks import HookPoint
 from glassformer.nn.masks import check_mask
 
 
-def attention_scores(q: torch.Tensor, k: torch.Tensor, mask: torch.Tensor | None = None,
-                     bias: torch.Tensor | None = None) -> torch.Tensor:
+def attention_scores(
+    q: torch.Tensor, k: torch.Tensor, mask: torch.Tensor | None = None, bias: torch.Tensor | None = None
+) -> torch.Tensor:
     """Q Kᵀ / √D (+ bias), with masked positions set to -inf.  q (..., T_q, D), k (..., T_k, D).
 
     q is divided by √D before the product, (Q/√D) Kᵀ = Q Kᵀ/√D: one pass over T_q·D numbers
@@ -109,8 +110,14 @@ class AttentionHeads(nn.Module):
         B, L, C = t.shape
         return t.view(B, L, self.n_heads, self.d_head).transpose(1, 2)  # (B, H, L, D)
 
-    def attend(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None,
-               bias: torch.Tensor | None = None) -> torch.Tensor:
+    def attend(
+        self,
+        q: torch.Tensor,
+        k: torch.Tensor,
+        v: torch.Tensor,
+        mask: torch.Tensor | None,
+        bias: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         """q (B, H, T_q, D), k and v (B, H, T_k, D) -> z (B, H, T_q, D)."""
         drop = self.dropout if self.training else 0.0
         if self.attention == "fused":
@@ -146,8 +153,16 @@ class MultiHeadAttention(AttentionHeads):
     own position only, so it never changes).
     """
 
-    def __init__(self, d_model: int, n_heads: int, bias: bool = True, dropout: float = 0.0,
-                 style: str = "packed", attention: str = "glass", positions: nn.Module | None = None) -> None:
+    def __init__(
+        self,
+        d_model: int,
+        n_heads: int,
+        bias: bool = True,
+        dropout: float = 0.0,
+        style: str = "packed",
+        attention: str = "glass",
+        positions: nn.Module | None = None,
+    ) -> None:
         super().__init__()
         self.n_heads, self.d_head, self.bias = n_heads, d_model // n_heads, bias
         self.style, self.attention, self.dropout = style, attention, dropout
@@ -158,33 +173,58 @@ class MultiHeadAttention(AttentionHeads):
         self.positions = positions
         self.proj = nn.Linear(d_model, d_model, bias=bias)
         self.resid_dropout = nn.Dropout(dropout)
-        self.hook_q = HookPoint("Q/K/V split heads", "B H T D", "queries, already split into H heads of D",
-                                "查询 Q，已拆成 H 个宽 D 的头", "Q/K/V 拆分多头")
-        self.hook_k = HookPoint("Q/K/V split heads", "B H T D", "keys, split into heads",
-                                "键 K，已拆成多头", "Q/K/V 拆分多头")
-        self.hook_v = HookPoint("Q/K/V split heads", "B H T D", "values, split into heads",
-                                "值 V，已拆成多头", "Q/K/V 拆分多头")
-        self.hook_scores = HookPoint("scores", "B H T_q T_k", "Q·Kᵀ/√D, masked cells = -inf",
-                                     "Q·Kᵀ/√D，被遮挡的格子为 -inf", "注意力分数")
-        self.hook_weights = HookPoint("weights", "B H T_q T_k", "softmax over keys: each row sums to 1",
-                                      "对键做 softmax：每行之和为 1", "注意力权重")
-        self.hook_z = HookPoint("heads' outputs (z)", "B H T D", "weights · V, one D-wide result per head",
-                                "权重 · V：每个头一个宽 D 的结果", "各头输出 (z)")
-        self.hook_merged = HookPoint("merged heads", "B T C", "z with heads put side by side: H·D = C",
-                                     "把各头并排拼接：H·D = C", "合并多头")
-        self.hook_out = HookPoint("attn out", "B T C", "output projection of the merged heads",
-                                  "合并后的输出投影", "注意力输出")
+        self.hook_q = HookPoint(
+            "Q/K/V split heads",
+            "B H T D",
+            "queries, already split into H heads of D",
+            "查询 Q，已拆成 H 个宽 D 的头",
+            "Q/K/V 拆分多头",
+        )
+        self.hook_k = HookPoint(
+            "Q/K/V split heads", "B H T D", "keys, split into heads", "键 K，已拆成多头", "Q/K/V 拆分多头"
+        )
+        self.hook_v = HookPoint(
+            "Q/K/V split heads", "B H T D", "values, split into heads", "值 V，已拆成多头", "Q/K/V 拆分多头"
+        )
+        self.hook_scores = HookPoint(
+            "scores", "B H T_q T_k", "Q·Kᵀ/√D, masked cells = -inf", "Q·Kᵀ/√D，被遮挡的格子为 -inf", "注意力分数"
+        )
+        self.hook_weights = HookPoint(
+            "weights",
+            "B H T_q T_k",
+            "softmax over keys: each row sums to 1",
+            "对键做 softmax：每行之和为 1",
+            "注意力权重",
+        )
+        self.hook_z = HookPoint(
+            "heads' outputs (z)",
+            "B H T D",
+            "weights · V, one D-wide result per head",
+            "权重 · V：每个头一个宽 D 的结果",
+            "各头输出 (z)",
+        )
+        self.hook_merged = HookPoint(
+            "merged heads", "B T C", "z with heads put side by side: H·D = C", "把各头并排拼接：H·D = C", "合并多头"
+        )
+        self.hook_out = HookPoint(
+            "attn out", "B T C", "output projection of the merged heads", "合并后的输出投影", "注意力输出"
+        )
 
     def param_formulas(self) -> list[ParamFormula]:
         C, D, H = self.proj.in_features, self.d_head, self.n_heads
         if self.style == "packed":
-            qkv = linear_formula("qkv", "C", "3C", self.bias, "Q, K, V for all heads at once", zh="一次算出所有头的 Q、K、V", C=C)
+            qkv = linear_formula(
+                "qkv", "C", "3C", self.bias, "Q, K, V for all heads at once", zh="一次算出所有头的 Q、K、V", C=C
+            )
         else:
             one = "C·D + D" if self.bias else "C·D"
-            qkv = ParamFormula("heads", f"H·3({one})", {"C": C, "D": D, "H": H}, "H heads × (q, k, v)",
-                               zh="H 个头 × (q, k, v)")
-        return [qkv, linear_formula("proj", "C", "C", self.bias, "merged heads -> residual", zh="合并各头 -> 残差流",
-                                    C=C)]
+            qkv = ParamFormula(
+                "heads", f"H·3({one})", {"C": C, "D": D, "H": H}, "H heads × (q, k, v)", zh="H 个头 × (q, k, v)"
+            )
+        return [
+            qkv,
+            linear_formula("proj", "C", "C", self.bias, "merged heads -> residual", zh="合并各头 -> 残差流", C=C),
+        ]
 
     def split_qkv(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """(B, T, C) -> q, k, v, each (B, H, T, D)."""
@@ -193,7 +233,7 @@ class MultiHeadAttention(AttentionHeads):
             q, k, v = self.qkv(x).split(C, dim=-1)  # 3 × (B, T, C)
             return self.split_heads(q), self.split_heads(k), self.split_heads(v)  # 3 × (B, H, T, D)
         per_head = [head(x) for head in self.heads]  # H × 3 × (B, T, D)
-        q, k, v = (torch.stack(ts, dim=1) for ts in zip(*per_head))  # 3 × (B, H, T, D)
+        q, k, v = (torch.stack(ts, dim=1) for ts in zip(*per_head, strict=False))  # 3 × (B, H, T, D)
         return q, k, v
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None, cache=None) -> torch.Tensor:

@@ -32,9 +32,13 @@ def norm_hook(stage: str, stage_zh: str, what: str, what_zh: str, active: bool) 
     """The hook after a LayerNorm; where the config has none, it says so (same tensor as before)."""
     if active:
         return HookPoint(stage, "B T C", what, what_zh, stage_zh)
-    return HookPoint(stage + " (identity)", "B T C",
-                     "no normalisation in this config: the hook sees its input unchanged",
-                     "此配置没有归一化：这里看到的就是输入本身", stage_zh + "（恒等）")
+    return HookPoint(
+        stage + " (identity)",
+        "B T C",
+        "no normalisation in this config: the hook sees its input unchanged",
+        "此配置没有归一化：这里看到的就是输入本身",
+        stage_zh + "（恒等）",
+    )
 
 
 def norm_formula(part: str, cfg: ModelConfig, active: bool) -> ParamFormula:
@@ -46,8 +50,15 @@ def norm_formula(part: str, cfg: ModelConfig, active: bool) -> ParamFormula:
 def self_attention(cfg: ModelConfig) -> MultiHeadAttention:
     """A block's self-attention, with the in-attention part of the config's position scheme."""
     scheme = position_scheme(cfg.position)
-    return MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.bias, cfg.dropout, cfg.mha_style, cfg.attention,
-                              scheme.attention(cfg) if scheme.attention else None)
+    return MultiHeadAttention(
+        cfg.d_model,
+        cfg.n_heads,
+        cfg.bias,
+        cfg.dropout,
+        cfg.mha_style,
+        cfg.attention,
+        scheme.attention(cfg) if scheme.attention else None,
+    )
 
 
 class Block(nn.Module):
@@ -63,17 +74,29 @@ class Block(nn.Module):
         self.drop = nn.Dropout(cfg.dropout)  # on the FFN branch; attn drops its own output
         on, post = cfg.norm != "none", cfg.norm == "post"
         self.hook_ln1 = norm_hook(
-            "LayerNorm 1", "层归一化 1",
+            "LayerNorm 1",
+            "层归一化 1",
             "attention's residual sum, normalised (fed to the FFN)" if post else "normalised stream fed to attention",
-            "注意力残差和，归一化后（送入前馈网络）" if post else "归一化后送入注意力的残差流", on)
+            "注意力残差和，归一化后（送入前馈网络）" if post else "归一化后送入注意力的残差流",
+            on,
+        )
         self.hook_ln2 = norm_hook(
-            "LayerNorm 2", "层归一化 2",
+            "LayerNorm 2",
+            "层归一化 2",
             "the FFN's residual sum, normalised: the block's output" if post else "normalised stream fed to the FFN",
-            "前馈残差和，归一化后：本块的输出" if post else "归一化后送入前馈网络的残差流", on)
-        self.hook_resid_mid = HookPoint("residual", "B T C", "stream after adding attention",
-                                        "加上注意力之后的残差流", "残差")
-        self.hook_resid_post = HookPoint("residual", "B T C", "stream after adding the FFN: the block's output",
-                                         "加上前馈网络之后的残差流：本块的输出", "残差")
+            "前馈残差和，归一化后：本块的输出" if post else "归一化后送入前馈网络的残差流",
+            on,
+        )
+        self.hook_resid_mid = HookPoint(
+            "residual", "B T C", "stream after adding attention", "加上注意力之后的残差流", "残差"
+        )
+        self.hook_resid_post = HookPoint(
+            "residual",
+            "B T C",
+            "stream after adding the FFN: the block's output",
+            "加上前馈网络之后的残差流：本块的输出",
+            "残差",
+        )
 
     def param_formulas(self) -> list[ParamFormula]:
         on = self.norm != "none"

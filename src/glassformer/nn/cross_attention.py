@@ -31,8 +31,9 @@ from glassformer.nn.hooks import HookPoint
 class CrossAttention(AttentionHeads):
     """x (B, T, C) target stream, memory (B, S, C) encoder output -> (B, T, C)."""
 
-    def __init__(self, d_model: int, n_heads: int, bias: bool = True, dropout: float = 0.0,
-                 attention: str = "glass") -> None:
+    def __init__(
+        self, d_model: int, n_heads: int, bias: bool = True, dropout: float = 0.0, attention: str = "glass"
+    ) -> None:
         super().__init__()
         self.n_heads, self.d_head, self.bias = n_heads, d_model // n_heads, bias
         self.attention, self.dropout = attention, dropout
@@ -41,38 +42,75 @@ class CrossAttention(AttentionHeads):
         self.proj = nn.Linear(d_model, d_model, bias=bias)
         self.resid_dropout = nn.Dropout(dropout)
         stage, stage_zh = "Q/K/V split heads", "Q/K/V 拆分多头"
-        self.hook_q = HookPoint(stage, "B H T D", "queries from the target stream (the decoder), split into heads",
-                                "查询 Q：来自目标序列（解码器），已拆成多头", stage_zh)
-        self.hook_k = HookPoint(stage, "B H S D", "keys from the encoder's output: one per source token",
-                                "键 K：来自编码器的输出，每个源词元一个", stage_zh)
-        self.hook_v = HookPoint(stage, "B H S D", "values from the encoder's output: one per source token",
-                                "值 V：来自编码器的输出，每个源词元一个", stage_zh)
-        self.hook_scores = HookPoint("scores", "B H T_q S",
-                                     "Q·Kᵀ/√D of each target query against every source key; padding = -inf",
-                                     "每个目标查询与每个源键的 Q·Kᵀ/√D；填充位置为 -inf", "注意力分数")
-        self.hook_weights = HookPoint("weights", "B H T_q S",
-                                      "softmax over the source tokens: where each target token reads the source",
-                                      "对源词元做 softmax：每个目标词元从源序列的哪里读取", "注意力权重")
-        self.hook_z = HookPoint("heads' outputs (z)", "B H T D", "weights · V: what each head read from the source",
-                                "权重 · V：每个头从源序列读到的内容", "各头输出 (z)")
-        self.hook_merged = HookPoint("merged heads", "B T C", "z with heads put side by side: H·D = C",
-                                     "把各头并排拼接：H·D = C", "合并多头")
-        self.hook_out = HookPoint("cross-attn out", "B T C", "output projection: what the source adds to the stream",
-                                  "输出投影：源序列给残差流添加的内容", "交叉注意力输出")
+        self.hook_q = HookPoint(
+            stage,
+            "B H T D",
+            "queries from the target stream (the decoder), split into heads",
+            "查询 Q：来自目标序列（解码器），已拆成多头",
+            stage_zh,
+        )
+        self.hook_k = HookPoint(
+            stage,
+            "B H S D",
+            "keys from the encoder's output: one per source token",
+            "键 K：来自编码器的输出，每个源词元一个",
+            stage_zh,
+        )
+        self.hook_v = HookPoint(
+            stage,
+            "B H S D",
+            "values from the encoder's output: one per source token",
+            "值 V：来自编码器的输出，每个源词元一个",
+            stage_zh,
+        )
+        self.hook_scores = HookPoint(
+            "scores",
+            "B H T_q S",
+            "Q·Kᵀ/√D of each target query against every source key; padding = -inf",
+            "每个目标查询与每个源键的 Q·Kᵀ/√D；填充位置为 -inf",
+            "注意力分数",
+        )
+        self.hook_weights = HookPoint(
+            "weights",
+            "B H T_q S",
+            "softmax over the source tokens: where each target token reads the source",
+            "对源词元做 softmax：每个目标词元从源序列的哪里读取",
+            "注意力权重",
+        )
+        self.hook_z = HookPoint(
+            "heads' outputs (z)",
+            "B H T D",
+            "weights · V: what each head read from the source",
+            "权重 · V：每个头从源序列读到的内容",
+            "各头输出 (z)",
+        )
+        self.hook_merged = HookPoint(
+            "merged heads", "B T C", "z with heads put side by side: H·D = C", "把各头并排拼接：H·D = C", "合并多头"
+        )
+        self.hook_out = HookPoint(
+            "cross-attn out",
+            "B T C",
+            "output projection: what the source adds to the stream",
+            "输出投影：源序列给残差流添加的内容",
+            "交叉注意力输出",
+        )
 
     def param_formulas(self) -> list[ParamFormula]:
         C = self.proj.in_features
-        return [linear_formula("q", "C", "C", self.bias, "queries from the target stream", zh="来自目标流的查询", C=C),
-                linear_formula("kv", "C", "2C", self.bias, "keys and values from the source", zh="来自源序列的键和值", C=C),
-                linear_formula("proj", "C", "C", self.bias, "merged heads -> residual", zh="合并各头 -> 残差流", C=C)]
+        return [
+            linear_formula("q", "C", "C", self.bias, "queries from the target stream", zh="来自目标流的查询", C=C),
+            linear_formula("kv", "C", "2C", self.bias, "keys and values from the source", zh="来自源序列的键和值", C=C),
+            linear_formula("proj", "C", "C", self.bias, "merged heads -> residual", zh="合并各头 -> 残差流", C=C),
+        ]
 
     def source_kv(self, memory: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The encoder's output (B, S, C) -> keys and values (B, H, S, D): all that the source gives."""
         k, v = self.kv(memory).chunk(2, dim=-1)  # 2 × (B, S, C)
         return self.hook_k(self.split_heads(k)), self.hook_v(self.split_heads(v))  # 2 × (B, H, S, D)
 
-    def forward(self, x: torch.Tensor, memory: torch.Tensor, mask: torch.Tensor | None = None,
-                cache=None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, memory: torch.Tensor, mask: torch.Tensor | None = None, cache=None
+    ) -> torch.Tensor:
         """x (B, T, C), memory (B, S, C), mask (B, 1, 1, S) or None -> (B, T, C).
 
         cache: a DecoderLayerCache (decoder_cache.py). Its `source` holds the keys and values of

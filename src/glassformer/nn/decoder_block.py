@@ -29,10 +29,20 @@ from glassformer.nn.hooks import HookPoint
 def _norm_hook(i: int, before: str, before_zh: str, on: bool, post: bool) -> HookPoint:
     """The hook after LayerNorm i: pre-norm normalises what a sublayer reads, post-norm its sum."""
     if post:
-        return norm_hook(f"LayerNorm {i}", f"层归一化 {i}", f"the {before} sublayer's residual sum, normalised",
-                         f"{before_zh}子层的残差和，归一化后", on)
-    return norm_hook(f"LayerNorm {i}", f"层归一化 {i}", f"normalised stream fed to the {before}",
-                     f"归一化后送入{before_zh}的残差流", on)
+        return norm_hook(
+            f"LayerNorm {i}",
+            f"层归一化 {i}",
+            f"the {before} sublayer's residual sum, normalised",
+            f"{before_zh}子层的残差和，归一化后",
+            on,
+        )
+    return norm_hook(
+        f"LayerNorm {i}",
+        f"层归一化 {i}",
+        f"normalised stream fed to the {before}",
+        f"归一化后送入{before_zh}的残差流",
+        on,
+    )
 
 
 class DecoderBlock(nn.Module):
@@ -50,14 +60,21 @@ class DecoderBlock(nn.Module):
         self.drop = nn.Dropout(cfg.dropout)  # on the FFN branch; the attentions drop their own outputs
         on, post = cfg.norm != "none", cfg.norm == "post"
         self.hook_ln1 = _norm_hook(1, "self-attention", "自注意力", on, post)
-        self.hook_resid_self = HookPoint("residual", "B T C", "stream after adding masked self-attention",
-                                         "加上掩码自注意力之后的残差流", "残差")
+        self.hook_resid_self = HookPoint(
+            "residual", "B T C", "stream after adding masked self-attention", "加上掩码自注意力之后的残差流", "残差"
+        )
         self.hook_ln2 = _norm_hook(2, "cross-attention", "交叉注意力", on, post)
-        self.hook_resid_cross = HookPoint("residual", "B T C", "stream after adding cross-attention",
-                                          "加上交叉注意力之后的残差流", "残差")
+        self.hook_resid_cross = HookPoint(
+            "residual", "B T C", "stream after adding cross-attention", "加上交叉注意力之后的残差流", "残差"
+        )
         self.hook_ln3 = _norm_hook(3, "FFN", "前馈网络", on, post)
-        self.hook_resid_post = HookPoint("residual", "B T C", "stream after adding the FFN: the block's sum",
-                                         "加上前馈网络之后的残差流：本块的和", "残差")
+        self.hook_resid_post = HookPoint(
+            "residual",
+            "B T C",
+            "stream after adding the FFN: the block's sum",
+            "加上前馈网络之后的残差流：本块的和",
+            "残差",
+        )
 
     def param_formulas(self) -> list[ParamFormula]:
         on = self.norm != "none"
@@ -69,14 +86,23 @@ class DecoderBlock(nn.Module):
             return hook_ln(ln(hook_resid(x + f(x))))  # (B, T, C)
         return hook_resid(x + f(hook_ln(ln(x))))  # (B, T, C); ln is the identity for norm="none"
 
-    def forward(self, x: torch.Tensor, memory: torch.Tensor, self_mask: torch.Tensor | None = None,
-                source_mask: torch.Tensor | None = None, cache=None) -> torch.Tensor:
+    def forward(
+        self,
+        x: torch.Tensor,
+        memory: torch.Tensor,
+        self_mask: torch.Tensor | None = None,
+        source_mask: torch.Tensor | None = None,
+        cache=None,
+    ) -> torch.Tensor:
         """x (B, T, C), memory (B, S, C); self_mask (T, T)-like: causal ∧ target padding; source_mask
         (B, 1, 1, S): source padding. cache: a DecoderLayerCache (decoder_cache.py) or None."""
         own = cache.self_attn if cache is not None else None
-        x = self.sublayer(x, lambda h: self.attn(h, self_mask, own), self.ln1, self.hook_ln1,
-                          self.hook_resid_self)  # (B, T, C)
-        x = self.sublayer(x, lambda h: self.cross(h, memory, source_mask, cache), self.ln2, self.hook_ln2,
-                          self.hook_resid_cross)  # (B, T, C)
-        return self.sublayer(x, lambda h: self.drop(self.ffn(h)), self.ln3, self.hook_ln3,
-                             self.hook_resid_post)  # (B, T, C)
+        x = self.sublayer(
+            x, lambda h: self.attn(h, self_mask, own), self.ln1, self.hook_ln1, self.hook_resid_self
+        )  # (B, T, C)
+        x = self.sublayer(
+            x, lambda h: self.cross(h, memory, source_mask, cache), self.ln2, self.hook_ln2, self.hook_resid_cross
+        )  # (B, T, C)
+        return self.sublayer(
+            x, lambda h: self.drop(self.ffn(h)), self.ln3, self.hook_ln3, self.hook_resid_post
+        )  # (B, T, C)

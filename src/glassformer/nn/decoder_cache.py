@@ -36,8 +36,7 @@ class DecoderLayerCache:
 class DecoderCache:
     """One DecoderLayerCache per decoder block. `length` = target tokens already processed."""
 
-    def __init__(self, n_layers: int, B: int, n_heads: int, max_len: int, d_head: int,
-                 device=None, dtype=None) -> None:
+    def __init__(self, n_layers: int, B: int, n_heads: int, max_len: int, d_head: int, device=None, dtype=None) -> None:
         self.layers = [DecoderLayerCache(B, n_heads, max_len, d_head, device, dtype) for _ in range(n_layers)]
 
     @property

@@ -31,13 +31,20 @@ class FeedForward(nn.Module):
         self.fc1 = nn.Linear(d_model, d_ff, bias=bias)
         self.fc2 = nn.Linear(d_ff, d_model, bias=bias)
         self.act, self.bias = ACTIVATION_FNS[activation], bias
-        self.hook_hidden = HookPoint("FFN hidden", "B T F", "after the first Linear and the activation",
-                                     "第一个线性层和激活函数之后", "前馈隐藏层")
+        self.hook_hidden = HookPoint(
+            "FFN hidden",
+            "B T F",
+            "after the first Linear and the activation",
+            "第一个线性层和激活函数之后",
+            "前馈隐藏层",
+        )
 
     def param_formulas(self) -> list[ParamFormula]:
         C, F = self.fc1.in_features, self.fc1.out_features
-        return [linear_formula("fc1", "C", "F", self.bias, "C -> F", C=C, F=F),
-                linear_formula("fc2", "F", "C", self.bias, "F -> C", C=C, F=F)]
+        return [
+            linear_formula("fc1", "C", "F", self.bias, "C -> F", C=C, F=F),
+            linear_formula("fc2", "F", "C", self.bias, "F -> C", C=C, F=F),
+        ]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         hidden = self.hook_hidden(self.act(self.fc1(x)))  # (B, T, F)

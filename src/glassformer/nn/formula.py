@@ -37,8 +37,9 @@ class ParamFormula:
         return evaluate(self.formula, self.symbols)
 
 
-def linear_formula(part: str, n_in: str, n_out: str, bias: bool, note: str = "", zh: str = "",
-                   **symbols: int) -> ParamFormula:
+def linear_formula(
+    part: str, n_in: str, n_out: str, bias: bool, note: str = "", zh: str = "", **symbols: int
+) -> ParamFormula:
     """The count of an nn.Linear(n_in, n_out): a weight matrix, plus one bias per output if bias."""
     text = f"{n_in}·{n_out}" + (f" + {n_out}" if bias else "")
     return ParamFormula(part, text, symbols, note, zh)
@@ -67,12 +68,12 @@ def evaluate(formula: str, symbols: dict[str, int]) -> int:
             return node.value
         if isinstance(node, ast.Name):
             if node.id not in symbols:
-                raise ValueError(f"parameter formula {formula!r} uses {node.id!r}, but its module "
-                                 f"gives only {sorted(symbols)}.")
+                raise ValueError(
+                    f"parameter formula {formula!r} uses {node.id!r}, but its module gives only {sorted(symbols)}."
+                )
             return symbols[node.id]
         if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
             return _OPS[type(node.op)](walk(node.left), walk(node.right))
-        raise ValueError(f"parameter formula {formula!r} may only use whole numbers, letters, "
-                         f"+, -, · and parentheses.")
+        raise ValueError(f"parameter formula {formula!r} may only use whole numbers, letters, +, -, · and parentheses.")
 
     return walk(tree)

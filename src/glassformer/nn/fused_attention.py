@@ -14,16 +14,27 @@ import torch.nn.functional as F
 from glassformer.nn.masks import causal_mask, check_mask
 
 
-def fused_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
-                    mask: torch.Tensor | None = None, dropout: float = 0.0,
-                    bias: torch.Tensor | None = None) -> torch.Tensor:
+def fused_attention(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    mask: torch.Tensor | None = None,
+    dropout: float = 0.0,
+    bias: torch.Tensor | None = None,
+) -> torch.Tensor:
     """Same contract as attention.scaled_dot_product_attention (plus a position bias), output
     only.  -> (B, H, T_q, D)"""
     T_q, T_k = q.size(-2), k.size(-2)
     # (reading the mask's values would split a torch.compile graph at every layer, so a compiled
     # model passes the causal mask as a mask; the compiled kernel takes it at about the same speed)
-    if (bias is None and mask is not None and T_q == T_k and mask.shape == (T_q, T_k)
-            and not torch.compiler.is_compiling() and torch.equal(mask, causal_mask(T_q, mask.device))):
+    if (
+        bias is None
+        and mask is not None
+        and T_q == T_k
+        and mask.shape == (T_q, T_k)
+        and not torch.compiler.is_compiling()
+        and torch.equal(mask, causal_mask(T_q, mask.device))
+    ):
         # the plain causal mask: let the kernel skip the upper triangle instead of reading a mask
         return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout, is_causal=True)  # (B, H, T, D)
     if mask is not None:

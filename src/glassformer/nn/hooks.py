@@ -45,8 +45,12 @@ class HookPoint(nn.Module):
     def describe(self, lang: str = "en") -> dict[str, str]:
         """The declaration as plain data, in one language: name, stage, axes, means."""
         zh = lang == "zh"
-        return {"name": self.name, "stage": self.stage_zh if zh else self.stage, "axes": self.axes,
-                "means": self.zh if zh else self.means}
+        return {
+            "name": self.name,
+            "stage": self.stage_zh if zh else self.stage,
+            "axes": self.axes,
+            "means": self.zh if zh else self.means,
+        }
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         for fn in self.fns:
@@ -85,17 +89,26 @@ class ActivationCache(dict):
 
     def _repr_html_(self) -> str:  # Jupyter's rich display; every text is escaped
         zh = self.lang == "zh"
-        head = ("名称", "阶段", "形状", "含义", "前几个数", "均值 ± 标准差") if zh else \
-            ("name", "stage", "shape", "means", "first values", "mean ± std")
+        head = (
+            ("名称", "阶段", "形状", "含义", "前几个数", "均值 ± 标准差")
+            if zh
+            else ("name", "stage", "shape", "means", "first values", "mean ± std")
+        )
         rows = [_cache_row(name, t, self.points.get(name), self.lang) for name, t in self.items()]
         td = 'style="padding: 2px 8px; border-bottom: 1px solid #e5e5e5; text-align: left"'
         mono = td[:-1] + '; font-family: monospace"'
-        body = "".join("<tr>" + "".join(f"<td {mono if i in (0, 2, 4, 5) else td}>{html.escape(c)}</td>"
-                                        for i, c in enumerate(row)) + "</tr>" for row in rows)
+        body = "".join(
+            "<tr>"
+            + "".join(f"<td {mono if i in (0, 2, 4, 5) else td}>{html.escape(c)}</td>" for i, c in enumerate(row))
+            + "</tr>"
+            for row in rows
+        )
         title = html.escape(f"ActivationCache: {len(self)} {'个张量' if zh else 'tensors'}")
-        return (f'<table style="border-collapse: collapse; font-size: 12px"><caption style="text-align: left">'
-                f'{title}</caption><thead><tr>{"".join(f"<th {td}>{h}</th>" for h in head)}</tr></thead>'
-                f"<tbody>{body}</tbody></table>")
+        return (
+            f'<table style="border-collapse: collapse; font-size: 12px"><caption style="text-align: left">'
+            f"{title}</caption><thead><tr>{''.join(f'<th {td}>{h}</th>' for h in head)}</tr></thead>"
+            f"<tbody>{body}</tbody></table>"
+        )
 
 
 def _cache_row(name: str, t: torch.Tensor, point: HookPoint | None, lang: str) -> tuple[str, ...]:
@@ -103,7 +116,7 @@ def _cache_row(name: str, t: torch.Tensor, point: HookPoint | None, lang: str) -
     d = point.describe(lang) if point is not None else {"stage": "", "axes": "", "means": ""}
     axes = d["axes"].split()
     named = len(axes) == t.dim()  # an unexpected layout shows plain sizes rather than wrong letters
-    dims = ", ".join(f"{a}={n}" if named else str(n) for a, n in zip(axes if named else t.shape, t.shape))
+    dims = ", ".join(f"{a}={n}" if named else str(n) for a, n in zip(axes if named else t.shape, t.shape, strict=False))
     x = t.detach().float().reshape(-1)  # (numel,)
     first = ", ".join(f"{v:.3g}" for v in x[:4].tolist()) + (", …" if x.numel() > 4 else "")
     finite = x[torch.isfinite(x)]  # masked scores are -inf: the statistics are of the rest
@@ -125,7 +138,7 @@ class HookedModel(nn.Module):
         for path, module in self.named_modules():
             if isinstance(module, HookPoint):
                 parent, _, leaf = path.rpartition(".")
-                name = f"{parent}.{leaf[len('hook_'):]}" if parent else leaf[len("hook_"):]
+                name = f"{parent}.{leaf[len('hook_') :]}" if parent else leaf[len("hook_") :]
                 module.name = name
                 self._hooks[name] = module
 

@@ -43,8 +43,7 @@ class LayerCache:
     grows=False: at most `capacity` (= max_len) positions, then an error; grows=True: the buffers
     double when full (schemes without a position table)."""
 
-    def __init__(self, B: int, H: int, max_len: int, D: int, device=None, dtype=None,
-                 grows: bool = False) -> None:
+    def __init__(self, B: int, H: int, max_len: int, D: int, device=None, dtype=None, grows: bool = False) -> None:
         self.k = torch.zeros(B, H, max_len, D, device=device, dtype=dtype)  # (B, H, L_max, D)
         self.v = torch.zeros(B, H, max_len, D, device=device, dtype=dtype)  # (B, H, L_max, D)
         self.length, self.grows = 0, grows
@@ -54,8 +53,10 @@ class LayerCache:
         start, end = self.length, self.length + k.size(2)
         if end > self.k.size(2):
             if not self.grows:
-                raise ValueError(f"KV cache is full: {start} cached + {k.size(2)} new > max_len "
-                                 f"{self.k.size(2)}. Reset it and prefill the last max_len tokens.")
+                raise ValueError(
+                    f"KV cache is full: {start} cached + {k.size(2)} new > max_len "
+                    f"{self.k.size(2)}. Reset it and prefill the last max_len tokens."
+                )
             self._grow(max(end, 2 * self.k.size(2)))
         self.k[:, :, start:end] = k
         self.v[:, :, start:end] = v
@@ -76,8 +77,17 @@ class LayerCache:
 class KVCache:
     """One LayerCache per block. `length` = tokens already processed = next token's position."""
 
-    def __init__(self, n_layers: int, B: int, n_heads: int, max_len: int, d_head: int,
-                 device=None, dtype=None, grows: bool = False) -> None:
+    def __init__(
+        self,
+        n_layers: int,
+        B: int,
+        n_heads: int,
+        max_len: int,
+        d_head: int,
+        device=None,
+        dtype=None,
+        grows: bool = False,
+    ) -> None:
         self.layers = [LayerCache(B, n_heads, max_len, d_head, device, dtype, grows) for _ in range(n_layers)]
 
     @classmethod

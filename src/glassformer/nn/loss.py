@@ -21,17 +21,22 @@ import torch.nn.functional as F
 
 def next_token_loss(logits: torch.Tensor, targets: torch.Tensor, ignore_index: int = -100) -> torch.Tensor:
     if logits.shape[:-1] != targets.shape:
-        raise ValueError(f"logits {tuple(logits.shape)} and targets {tuple(targets.shape)} disagree: "
-                         "targets must be (B, T) for logits (B, T, V).")
+        raise ValueError(
+            f"logits {tuple(logits.shape)} and targets {tuple(targets.shape)} disagree: "
+            "targets must be (B, T) for logits (B, T, V)."
+        )
     V = logits.size(-1)
     return F.cross_entropy(logits.reshape(-1, V), targets.reshape(-1), ignore_index=ignore_index)  # ()
 
 
-def label_smoothed_loss(logits: torch.Tensor, targets: torch.Tensor, smoothing: float = 0.1,
-                        ignore_index: int = -100) -> torch.Tensor:
+def label_smoothed_loss(
+    logits: torch.Tensor, targets: torch.Tensor, smoothing: float = 0.1, ignore_index: int = -100
+) -> torch.Tensor:
     if logits.shape[:-1] != targets.shape:
-        raise ValueError(f"logits {tuple(logits.shape)} and targets {tuple(targets.shape)} disagree: "
-                         "targets must be (B, T) for logits (B, T, V).")
+        raise ValueError(
+            f"logits {tuple(logits.shape)} and targets {tuple(targets.shape)} disagree: "
+            "targets must be (B, T) for logits (B, T, V)."
+        )
     if not 0.0 <= smoothing < 1.0:
         raise ValueError(f"label smoothing must be in [0, 1), got {smoothing}.")
     log_p = F.log_softmax(logits, dim=-1)  # (B, T, V)
@@ -44,8 +49,10 @@ def label_smoothed_loss(logits: torch.Tensor, targets: torch.Tensor, smoothing: 
 
 def mse_loss(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     if pred.shape != target.shape:
-        raise ValueError(f"predictions {tuple(pred.shape)} and targets {tuple(target.shape)} disagree: "
-                         "a regressor's targets have the shape of its output (B, T, d_out).")
+        raise ValueError(
+            f"predictions {tuple(pred.shape)} and targets {tuple(target.shape)} disagree: "
+            "a regressor's targets have the shape of its output (B, T, d_out)."
+        )
     return ((pred - target) ** 2).mean()  # ()
 
 

@@ -131,30 +131,50 @@ class SinusoidalPositions(nn.Module):
         self.register_buffer("table", sinusoidal_table(max_len, d_model), persistent=False)
 
     def param_formulas(self) -> list[ParamFormula]:
-        return [ParamFormula("", "0", {}, "fixed sin/cos table: a buffer, not a parameter",
-                             zh="固定的 sin/cos 表：是缓冲区，不是参数")]
+        return [
+            ParamFormula(
+                "",
+                "0",
+                {},
+                "fixed sin/cos table: a buffer, not a parameter",
+                zh="固定的 sin/cos 表：是缓冲区，不是参数",
+            )
+        ]
 
     def forward(self, T: int, offset: int = 0) -> torch.Tensor:
         check_length(offset + T, self.max_len)
-        return self.table[offset: offset + T]  # (T, C)
+        return self.table[offset : offset + T]  # (T, C)
 
     def _apply(self, fn, recurse=True):
         # keep the table exact: converting the module to float64 recomputes it in float64
         out = super()._apply(fn, recurse)
         if self.table.dtype != torch.float32:
-            self.table = sinusoidal_table(self.max_len, self.table.size(1), self.table.dtype).to(
-                self.table.device)
+            self.table = sinusoidal_table(self.max_len, self.table.size(1), self.table.dtype).to(self.table.device)
         return out
 
 
-register_position_scheme(PositionScheme(
-    "learned", "a trained (max_len, C) table added to the stream (GPT-2)",
-    "一张训练出来的 (max_len, C) 表，加到残差流上（GPT-2）",
-    stream=lambda cfg: LearnedPositions(cfg.max_len, cfg.d_model), table=True))
-register_position_scheme(PositionScheme(
-    "sinusoidal", "fixed sin/cos waves added to the stream (Vaswani et al. 2017)",
-    "固定的正弦/余弦波，加到残差流上（Vaswani 等 2017）",
-    stream=lambda cfg: SinusoidalPositions(cfg.max_len, cfg.d_model), table=True))
-register_position_scheme(PositionScheme(
-    "none", "no position information (NoPE): only a causal mask can tell order",
-    "不提供位置信息（NoPE）：只有因果掩码能透露顺序"))
+register_position_scheme(
+    PositionScheme(
+        "learned",
+        "a trained (max_len, C) table added to the stream (GPT-2)",
+        "一张训练出来的 (max_len, C) 表，加到残差流上（GPT-2）",
+        stream=lambda cfg: LearnedPositions(cfg.max_len, cfg.d_model),
+        table=True,
+    )
+)
+register_position_scheme(
+    PositionScheme(
+        "sinusoidal",
+        "fixed sin/cos waves added to the stream (Vaswani et al. 2017)",
+        "固定的正弦/余弦波，加到残差流上（Vaswani 等 2017）",
+        stream=lambda cfg: SinusoidalPositions(cfg.max_len, cfg.d_model),
+        table=True,
+    )
+)
+register_position_scheme(
+    PositionScheme(
+        "none",
+        "no position information (NoPE): only a causal mask can tell order",
+        "不提供位置信息（NoPE）：只有因果掩码能透露顺序",
+    )
+)

@@ -53,23 +53,40 @@ class RotaryPositions(AttentionPositions):
         super().__init__()
         self.d_head, self.base = d_head, base
         if d_head % 2:
-            raise ValueError(f"position='rotary' turns pairs of features, so d_head must be even; "
-                             f"got d_head={d_head}. Choose d_model and n_heads so that "
-                             f"d_model // n_heads is even.")
+            raise ValueError(
+                f"position='rotary' turns pairs of features, so d_head must be even; "
+                f"got d_head={d_head}. Choose d_model and n_heads so that "
+                f"d_model // n_heads is even."
+            )
         # cos and sin of every angle for positions 0..max_len-1 up front; more when asked for
         self.register_buffer("cos", torch.empty(0), persistent=False)  # (n, D/2)
         self.register_buffer("sin", torch.empty(0), persistent=False)  # (n, D/2)
         self._fill(max_len, torch.get_default_dtype(), None)
-        self.hook_q = HookPoint("rotary (RoPE)", "B H T D",
-                                "queries turned by position: pair i of the query at p by angle p·θ_i",
-                                "按位置旋转后的查询：位置 p 的第 i 对特征转过角度 p·θ_i", "旋转位置编码")
-        self.hook_k = HookPoint("rotary (RoPE)", "B H T D",
-                                "keys turned the same way, so q·k sees only the distance between them",
-                                "同样旋转后的键：q·k 只看两者之间的距离", "旋转位置编码")
+        self.hook_q = HookPoint(
+            "rotary (RoPE)",
+            "B H T D",
+            "queries turned by position: pair i of the query at p by angle p·θ_i",
+            "按位置旋转后的查询：位置 p 的第 i 对特征转过角度 p·θ_i",
+            "旋转位置编码",
+        )
+        self.hook_k = HookPoint(
+            "rotary (RoPE)",
+            "B H T D",
+            "keys turned the same way, so q·k sees only the distance between them",
+            "同样旋转后的键：q·k 只看两者之间的距离",
+            "旋转位置编码",
+        )
 
     def param_formulas(self) -> list[ParamFormula]:
-        return [ParamFormula("", "0", {}, "rotation angles p·θ_i are computed, not learned",
-                             zh="旋转角 p·θ_i 是算出来的，不是学出来的")]
+        return [
+            ParamFormula(
+                "",
+                "0",
+                {},
+                "rotation angles p·θ_i are computed, not learned",
+                zh="旋转角 p·θ_i 是算出来的，不是学出来的",
+            )
+        ]
 
     def _fill(self, n: int, dtype: torch.dtype, device) -> None:
         # the tables outlive the call that grows them: even when sampling runs under inference_mode
@@ -107,8 +124,11 @@ class RotaryPositions(AttentionPositions):
         return f"d_head={self.d_head}, base={self.base:g}"
 
 
-register_position_scheme(PositionScheme(
-    "rotary", "queries and keys turned by angles that grow with position: scores see distance only "
-              "(RoPE, Su et al. 2021)",
-    "按位置把查询和键旋转相应角度：注意力分数只看相对距离（RoPE，Su 等 2021）",
-    attention=lambda cfg: RotaryPositions(cfg.d_head, cfg.max_len)))
+register_position_scheme(
+    PositionScheme(
+        "rotary",
+        "queries and keys turned by angles that grow with position: scores see distance only (RoPE, Su et al. 2021)",
+        "按位置把查询和键旋转相应角度：注意力分数只看相对距离（RoPE，Su 等 2021）",
+        attention=lambda cfg: RotaryPositions(cfg.d_head, cfg.max_len),
+    )
+)

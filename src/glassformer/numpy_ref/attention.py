@@ -25,8 +25,9 @@ def softmax(scores: np.ndarray) -> np.ndarray:
     return e / np.where(alive, total, 1.0)  # (..., T_q, T_k)
 
 
-def attention_scores(q: np.ndarray, k: np.ndarray, mask: np.ndarray | None = None,
-                     bias: np.ndarray | None = None) -> np.ndarray:
+def attention_scores(
+    q: np.ndarray, k: np.ndarray, mask: np.ndarray | None = None, bias: np.ndarray | None = None
+) -> np.ndarray:
     """Q Kᵀ / √D (+ a position bias) with hidden positions at -inf.
     q (..., T_q, D), k (..., T_k, D) -> (..., T_q, T_k)."""
     D = q.shape[-1]
@@ -88,8 +89,14 @@ class AttentionTouch:
         return None if self.scheme.bias is None else self.scheme.bias(self.cfg, T_q, T_k, offset)
 
 
-def attend_and_merge(q: np.ndarray, k: np.ndarray, v: np.ndarray, params: dict,
-                     mask: np.ndarray | None = None, bias: np.ndarray | None = None) -> np.ndarray:
+def attend_and_merge(
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    params: dict,
+    mask: np.ndarray | None = None,
+    bias: np.ndarray | None = None,
+) -> np.ndarray:
     """Steps 2 and 3, the same for self- and cross-attention: q (B, H, T_q, D), k and v
     (B, H, T_k, D) -> (B, T_q, C), with the module's output projection in params["proj.*"]."""
     B, H, T_q, D = q.shape
@@ -101,8 +108,9 @@ def attend_and_merge(q: np.ndarray, k: np.ndarray, v: np.ndarray, params: dict,
     return linear(merged, scope(params, "proj."))  # (B, T_q, C)
 
 
-def multi_head_attention(x: np.ndarray, params: dict, n_heads: int,
-                         mask: np.ndarray | None = None, positions: AttentionTouch | None = None) -> np.ndarray:
+def multi_head_attention(
+    x: np.ndarray, params: dict, n_heads: int, mask: np.ndarray | None = None, positions: AttentionTouch | None = None
+) -> np.ndarray:
     """x (B, T, C) -> (B, T, C), with the weights of one MultiHeadAttention (scoped to "attn.")."""
     T = x.shape[1]
     # 1) project to queries, keys and values, one set per head (rotated, if the scheme rotates)

@@ -14,8 +14,9 @@ from glassformer.numpy_ref.attention import attend_and_merge, split_heads
 from glassformer.numpy_ref.linear import linear, scope
 
 
-def cross_attention(x: np.ndarray, memory: np.ndarray, params: dict, n_heads: int,
-                    mask: np.ndarray | None = None) -> np.ndarray:
+def cross_attention(
+    x: np.ndarray, memory: np.ndarray, params: dict, n_heads: int, mask: np.ndarray | None = None
+) -> np.ndarray:
     """x (B, T, C), memory (B, S, C) -> (B, T, C), with the weights of one CrossAttention."""
     # 1) queries from the target stream, keys and values from the source
     q = split_heads(linear(x, scope(params, "q.")), n_heads)  # (B, H, T, D)

@@ -20,8 +20,14 @@ from glassformer.numpy_ref.linear import scope
 from glassformer.numpy_ref.position import NUMPY_POSITIONS
 
 
-def decoder_block(x: np.ndarray, memory: np.ndarray, params: dict, cfg: ModelConfig,
-                  self_mask: np.ndarray | None = None, source_mask: np.ndarray | None = None) -> np.ndarray:
+def decoder_block(
+    x: np.ndarray,
+    memory: np.ndarray,
+    params: dict,
+    cfg: ModelConfig,
+    self_mask: np.ndarray | None = None,
+    source_mask: np.ndarray | None = None,
+) -> np.ndarray:
     """x (B, T, C), memory (B, S, C) -> (B, T, C) with the weights of one DecoderBlock."""
     positions = AttentionTouch(NUMPY_POSITIONS[cfg.position], cfg)
     sublayers = [  # (the sublayer, its LayerNorm)

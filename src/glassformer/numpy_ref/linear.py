@@ -28,7 +28,7 @@ def state_to_numpy(state_dict) -> dict[str, np.ndarray]:
 
 def scope(params: dict[str, np.ndarray], prefix: str) -> dict[str, np.ndarray]:
     """The entries of `params` under `prefix`, with the prefix stripped."""
-    return {name[len(prefix):]: w for name, w in params.items() if name.startswith(prefix)}
+    return {name[len(prefix) :]: w for name, w in params.items() if name.startswith(prefix)}
 
 
 def linear(x: np.ndarray, params: dict[str, np.ndarray]) -> np.ndarray:

@@ -14,11 +14,11 @@
 - ``batches``: ``get_batch`` draws seeded random (x, y) windows for next-token training.
 """
 
+from . import chinese  # noqa: F401 - registers the named source zh-poems with corpora.load_text
 from .batches import get_batch
 from .bpe import BPETokenizer
 from .bpe_hf import HFBPETokenizer
 from .choice import choose_tokenizer
-from .gpt2_bpe import GPT2BPETokenizer
 from .corpora import (
     SEED_TEXT,
     SHAKESPEARE_SHA256,
@@ -29,7 +29,7 @@ from .corpora import (
     load_text,
     prepare,
 )
-from . import chinese  # noqa: F401 - registers the named source zh-poems with corpora.load_text
+from .gpt2_bpe import GPT2BPETokenizer
 from .tokenizers import CharTokenizer, Tokenizer, WordTokenizer, load_tokenizer
 
 __all__ = [

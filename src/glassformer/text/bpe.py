@@ -44,8 +44,10 @@ class BPETokenizer(Tokenizer):
         self.token_bytes = [bytes([b]) for b in range(N_BYTES)]  # id → the bytes it stands for
         for i, (a, b) in enumerate(self.merges):
             if not (0 <= a < N_BYTES + i and 0 <= b < N_BYTES + i):
-                raise ValueError(f"merge {i} = ({a}, {b}) uses an id that does not exist yet "
-                                 f"(ids so far: 0..{N_BYTES + i - 1}); merges must be in learned order")
+                raise ValueError(
+                    f"merge {i} = ({a}, {b}) uses an id that does not exist yet "
+                    f"(ids so far: 0..{N_BYTES + i - 1}); merges must be in learned order"
+                )
             self.token_bytes.append(self.token_bytes[a] + self.token_bytes[b])
         if len(set(self.token_bytes)) != len(self.token_bytes):
             raise ValueError("two merges make the same bytes; a BPE vocabulary needs one id per token")
@@ -70,13 +72,20 @@ class BPETokenizer(Tokenizer):
     def _merge_piece(self, ids: list[int], steps: list[dict[str, Any]] | None = None) -> list[int]:
         """Steps 3-4 on one piece's byte ids; with ``steps``, record each merge as it applies."""
         while len(ids) > 1:
-            rank, pair = min((self.ranks.get(p, NOT_LEARNED), p) for p in zip(ids, ids[1:]))  # 3)
+            rank, pair = min((self.ranks.get(p, NOT_LEARNED), p) for p in zip(ids, ids[1:], strict=False))  # 3)
             if rank == NOT_LEARNED:
                 break
             ids = merge_pair(ids, pair, N_BYTES + rank)  # 4)
             if steps is not None:
-                steps.append({"pair": pair, "as_text": (self.token_text(pair[0]), self.token_text(pair[1])),
-                              "rank": rank, "new_id": N_BYTES + rank, "result": ids})
+                steps.append(
+                    {
+                        "pair": pair,
+                        "as_text": (self.token_text(pair[0]), self.token_text(pair[1])),
+                        "rank": rank,
+                        "new_id": N_BYTES + rank,
+                        "result": ids,
+                    }
+                )
         return ids
 
     def encode(self, text: str) -> list[int]:
@@ -103,7 +112,7 @@ class BPETokenizer(Tokenizer):
         byte_ids = [list(p.encode("utf-8")) for p in pieces]  # 2)
         merges: list[dict[str, Any]] = []  # 3-4) one entry per merge, in the order they happen
         ids: list[int] = []
-        for n, (piece, start) in enumerate(zip(pieces, byte_ids)):
+        for n, (piece, start) in enumerate(zip(pieces, byte_ids, strict=False)):
             steps: list[dict[str, Any]] = []
             ids += self._merge_piece(start, steps)
             merges += [{"piece": n, "piece_text": piece, **step} for step in steps]
@@ -123,15 +132,20 @@ class BPETokenizer(Tokenizer):
     def to_dict(self) -> dict[str, Any]:
         """The merges (id pairs, learned order), the pre-tokenizer pattern, and each token's text for
         the reader (derived from the merges; not read back)."""
-        return {"pattern": PATTERN, "merges": [list(m) for m in self.merges],
-                "tokens": {str(i): self.token_text(i) for i in range(N_BYTES, self.vocab_size)}}
+        return {
+            "pattern": PATTERN,
+            "merges": [list(m) for m in self.merges],
+            "tokens": {str(i): self.token_text(i) for i in range(N_BYTES, self.vocab_size)},
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "BPETokenizer":
         """Rebuild from ``to_dict`` output; a file made with another pre-tokenizer pattern is refused."""
         if d.get("pattern", PATTERN) != PATTERN:
-            raise ValueError("this BPE tokenizer was saved with a different pre-tokenization pattern; "
-                             "re-prepare the data with this version of glassformer")
+            raise ValueError(
+                "this BPE tokenizer was saved with a different pre-tokenization pattern; "
+                "re-prepare the data with this version of glassformer"
+            )
         return cls([tuple(m) for m in d["merges"]])
 
     def __repr__(self) -> str:

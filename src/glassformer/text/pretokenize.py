@@ -34,14 +34,16 @@ LETTER = "A-Za-z\u0080-\U0010ffff"
 DIGIT = "0-9"
 
 # GPT-2's alternatives, in GPT-2's order; the first that matches at a position wins.
-PATTERN = "|".join([
-    "'(?:s|t|re|ve|m|ll|d)",  # English contractions: it|'s, we|'ll (GPT-2 matches them lower-case only)
-    f" ?[{LETTER}]+",  # a word, with the one space before it
-    f" ?[{DIGIT}]+",  # a number, with the one space before it
-    f" ?[^{SPACE}{LETTER}{DIGIT}]+",  # a run of punctuation, with the one space before it
-    f"[{SPACE}]+(?![^{SPACE}])",  # spaces up to the end, or all but the last one before a word
-    f"[{SPACE}]+",  # any other run of spaces
-])
+PATTERN = "|".join(
+    [
+        "'(?:s|t|re|ve|m|ll|d)",  # English contractions: it|'s, we|'ll (GPT-2 matches them lower-case only)
+        f" ?[{LETTER}]+",  # a word, with the one space before it
+        f" ?[{DIGIT}]+",  # a number, with the one space before it
+        f" ?[^{SPACE}{LETTER}{DIGIT}]+",  # a run of punctuation, with the one space before it
+        f"[{SPACE}]+(?![^{SPACE}])",  # spaces up to the end, or all but the last one before a word
+        f"[{SPACE}]+",  # any other run of spaces
+    ]
+)
 _PIECE = re.compile(PATTERN)
 
 

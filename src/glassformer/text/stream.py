@@ -66,7 +66,7 @@ def read_file(path: Path, chunk_chars: int = CHUNK_CHARS) -> Iterator[str]:
 def read_str(text: str, chunk_chars: int = CHUNK_CHARS) -> Iterator[str]:
     """Raw chunks of a text already in memory, so small sources go through the same passes."""
     for start in range(0, len(text), chunk_chars):
-        yield text[start:start + chunk_chars]
+        yield text[start : start + chunk_chars]
 
 
 def cut_chunks(raw: Iterable[str], safe_cut: Callable[[str], int]) -> Iterator[str]:

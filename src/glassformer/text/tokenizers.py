@@ -107,13 +107,15 @@ def load_tokenizer(path: str | os.PathLike) -> Tokenizer:
     data = read_json(path, t(TOKENIZER_FIX))
     kind = data.pop("kind", None) if isinstance(data, dict) else None
     if kind not in TOKENIZER_KINDS:
-        raise DamagedFile(t("error.tokenizer.kind", path=path, kind=kind, kinds=sorted(TOKENIZER_KINDS),
-                            fix=t(TOKENIZER_FIX)))
+        raise DamagedFile(
+            t("error.tokenizer.kind", path=path, kind=kind, kinds=sorted(TOKENIZER_KINDS), fix=t(TOKENIZER_FIX))
+        )
     try:
         return TOKENIZER_KINDS[kind].from_dict(data)
     except (KeyError, TypeError, ValueError, AttributeError) as e:
-        raise DamagedFile(t("error.tokenizer.damaged", path=path, kind=kind, error=type(e).__name__, detail=e,
-                            fix=t(TOKENIZER_FIX))) from None
+        raise DamagedFile(
+            t("error.tokenizer.damaged", path=path, kind=kind, error=type(e).__name__, detail=e, fix=t(TOKENIZER_FIX))
+        ) from None
 
 
 class CharTokenizer(Tokenizer):
@@ -189,8 +191,16 @@ class CharTokenizer(Tokenizer):
         uniq, first = np.unique(unseen_codes, return_index=True)
         shown = [repr(chr(c)) for c in uniq[np.argsort(first)][:20].tolist()]
         more = t("error.tokenizer.more", n=len(uniq) - 20) if len(uniq) > 20 else ""
-        return ValueError(t("error.tokenizer.unseen", n=len(uniq), vocab=len(self.chars), shown=", ".join(shown),
-                            more=more, unk=self.UNK))
+        return ValueError(
+            t(
+                "error.tokenizer.unseen",
+                n=len(uniq),
+                vocab=len(self.chars),
+                shown=", ".join(shown),
+                more=more,
+                unk=self.UNK,
+            )
+        )
 
     def encode(self, text: str) -> list[int]:
         """Text → one id per character."""
@@ -211,8 +221,8 @@ class CharTokenizer(Tokenizer):
             "pieces": pieces,
             "code_points": [ord(c) for c in pieces],  # 2) what the vectorised encoder searches for
             "ids": ids,  # 3) the vocabulary lookup, piece by piece
-            "lookups": list(zip(pieces, ids)),
-            "unknown": [p for p, i in zip(pieces, ids) if i == self.unk_id],
+            "lookups": list(zip(pieces, ids, strict=False)),
+            "unknown": [p for p, i in zip(pieces, ids, strict=False) if i == self.unk_id],
             "decoded": self.decode(ids),  # 4) and back
             "vocab_size": self.vocab_size,
         }
@@ -258,7 +268,7 @@ class WordTokenizer(Tokenizer):
         self.segment = seg.check_segment(segment)
         self._itos = list(dict.fromkeys([*self.SPECIALS, *words]))  # dedupe, first occurrence wins
         self._stoi = {w: i for i, w in enumerate(self._itos)}
-        self.words = self._itos[len(self.SPECIALS):]
+        self.words = self._itos[len(self.SPECIALS) :]
 
     @classmethod
     def from_text(cls, text: str, segment: str = "whitespace") -> "WordTokenizer":
@@ -308,7 +318,7 @@ class WordTokenizer(Tokenizer):
             "text": text,
             "segment": self.segment,
             "pieces": pieces,
-            "lookups": list(zip(pieces, word_ids)),
+            "lookups": list(zip(pieces, word_ids, strict=False)),
             "unknown": [w for w in pieces if w not in self._stoi],
             "ids": ids,  # 3) with <BOS>/<EOS> if asked for
             "tokens": [self._itos[i] for i in ids],  # what each id stands for

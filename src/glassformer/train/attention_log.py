@@ -59,8 +59,17 @@ def parse_heads(text: str | None) -> list[tuple[int, int]] | None:
 class AttentionLog:
     """Records the chosen heads' maps for one probe input at chosen steps (see the module doc)."""
 
-    def __init__(self, model, probe: torch.Tensor, labels: list[str], heads=None, every: int | None = None,
-                 steps=None, path: str | Path | None = None, start_step: int = 0) -> None:
+    def __init__(
+        self,
+        model,
+        probe: torch.Tensor,
+        labels: list[str],
+        heads=None,
+        every: int | None = None,
+        steps=None,
+        path: str | Path | None = None,
+        start_step: int = 0,
+    ) -> None:
         if every is None and steps is None:
             raise ValueError(t("error.attention_log.when"))
         if every is not None and every < 1:
@@ -76,8 +85,9 @@ class AttentionLog:
         self.path = Path(path) if path is not None else None
         self.records: list[dict] = []
         if self.path is not None and self.path.exists() and start_step > 0:  # a resumed run keeps its maps
-            self.records = [r for r in json.loads(self.path.read_text(encoding="utf-8"))["records"]
-                            if r["step"] <= start_step]
+            self.records = [
+                r for r in json.loads(self.path.read_text(encoding="utf-8"))["records"] if r["step"] <= start_step
+            ]
         elif self.due(start_step):
             self.record(model, start_step)
 

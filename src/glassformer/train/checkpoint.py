@@ -73,8 +73,7 @@ def weights_dict(model: nn.Module) -> dict[str, torch.Tensor]:
 
 def _write_weights(tmp: str, model: nn.Module, step: int, **metadata: str) -> None:
     tensors = weights_dict(model)
-    save_file(tensors, tmp, metadata={"step": str(step), "weights_sha256": weights_sha256(tensors, step),
-                                      **metadata})
+    save_file(tensors, tmp, metadata={"step": str(step), "weights_sha256": weights_sha256(tensors, step), **metadata})
 
 
 def save_weights(path: str | os.PathLike, model: nn.Module, step: int) -> None:
@@ -85,8 +84,7 @@ def read_weights(path: str | os.PathLike) -> tuple[dict[str, torch.Tensor], dict
     """(tensors on the CPU, metadata, step) of a weights file, each byte checked against its sha256."""
     path = Path(path)
     if not path.is_file():
-        raise NotFound(t("error.checkpoint.weights_dir" if path.is_dir() else "error.checkpoint.no_weights",
-                         path=path))
+        raise NotFound(t("error.checkpoint.weights_dir" if path.is_dir() else "error.checkpoint.no_weights", path=path))
     try:
         tensors = load_file(str(path))
         with safe_open(str(path), framework="pt") as f:
@@ -114,8 +112,9 @@ def _apply_weights(model: nn.Module, tensors: dict[str, torch.Tensor], path) -> 
     loaded = set(tensors)  # a tied name counts as restored only if its twin was in the file
     tied = {n for n in missing if _is_tied(model, n, among=loaded)}
     if set(missing) - tied or unexpected:
-        raise DamagedFile(t("error.checkpoint.names", path=path, missing=sorted(set(missing) - tied),
-                            unexpected=sorted(unexpected)))
+        raise DamagedFile(
+            t("error.checkpoint.names", path=path, missing=sorted(set(missing) - tied), unexpected=sorted(unexpected))
+        )
 
 
 def _is_tied(model: nn.Module, name: str, among: set[str] | None = None) -> bool:
@@ -157,18 +156,34 @@ def set_global_rng_state(state: dict[str, Any]) -> None:
         torch.cuda.set_rng_state_all(state["cuda"])
 
 
-def save_checkpoint(run_dir: str | os.PathLike, model: nn.Module, optimizer: torch.optim.Optimizer,
-                    step: int, batch_generator: torch.Generator, extra: dict[str, Any]) -> None:
+def save_checkpoint(
+    run_dir: str | os.PathLike,
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    step: int,
+    batch_generator: torch.Generator,
+    extra: dict[str, Any],
+) -> None:
     """Write model.safetensors and train_state.pt for `step` (the four steps of the module docstring).
     `extra`: plain values (best_val ...)."""
     run_dir = Path(run_dir)
-    state = {"format": STATE_FORMAT, "step": step, "optimizer": optimizer.state_dict(),
-             "rng": {**global_rng_state(), "batches": batch_generator.get_state()}, **extra}
+    state = {
+        "format": STATE_FORMAT,
+        "step": step,
+        "optimizer": optimizer.state_dict(),
+        "rng": {**global_rng_state(), "batches": batch_generator.get_state()},
+        **extra,
+    }
     state_tmp = write_temp(run_dir / STATE_FILE, lambda tmp: torch.save(state, tmp), sync=True)  # 1
     try:
         state_sha = sha256_file(state_tmp)
-        model_tmp = write_temp(run_dir / MODEL_FILE, sync=True, write=lambda tmp: _write_weights(  # 2
-            tmp, model, step, state_sha256=state_sha))
+        model_tmp = write_temp(
+            run_dir / MODEL_FILE,
+            sync=True,
+            write=lambda tmp: _write_weights(  # 2
+                tmp, model, step, state_sha256=state_sha
+            ),
+        )
     except BaseException:
         Path(state_tmp).unlink(missing_ok=True)
         raise
@@ -177,9 +192,13 @@ def save_checkpoint(run_dir: str | os.PathLike, model: nn.Module, optimizer: tor
     fsync_path(run_dir)  # the renames themselves reach the disk
 
 
-def load_checkpoint(run_dir: str | os.PathLike, model: nn.Module,
-                    optimizer: torch.optim.Optimizer | None = None,
-                    batch_generator: torch.Generator | None = None, repair: bool = True) -> dict[str, Any]:
+def load_checkpoint(
+    run_dir: str | os.PathLike,
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer | None = None,
+    batch_generator: torch.Generator | None = None,
+    repair: bool = True,
+) -> dict[str, Any]:
     """Restore weights (and, if given, optimizer and RNG streams); return train_state as a dict.
     repair: finish a save that a crash cut between its two renames (else read the temp file as is)."""
     run_dir = Path(run_dir)
@@ -189,8 +208,16 @@ def load_checkpoint(run_dir: str | os.PathLike, model: nn.Module,
     state_path = _state_for(run_dir, metadata.get("state_sha256"), step, repair)
     state = read_state(state_path)
     if state["step"] != step:
-        raise DamagedFile(t("error.checkpoint.mixed", dir=run_dir, weights=MODEL_FILE, step=step, state=STATE_FILE,
-                            other=state["step"]))
+        raise DamagedFile(
+            t(
+                "error.checkpoint.mixed",
+                dir=run_dir,
+                weights=MODEL_FILE,
+                step=step,
+                state=STATE_FILE,
+                other=state["step"],
+            )
+        )
     _apply_weights(model, tensors, run_dir / MODEL_FILE)
     try:
         if optimizer is not None:
@@ -222,8 +249,9 @@ def _state_for(run_dir: Path, sha: str | None, step: int, repair: bool) -> Path:
         except DamagedFile:
             other = None
         if other is not None and other != step:  # a pair mixed from two saves
-            raise DamagedFile(t("error.checkpoint.mixed", dir=run_dir, weights=MODEL_FILE, step=step,
-                                state=STATE_FILE, other=other))
+            raise DamagedFile(
+                t("error.checkpoint.mixed", dir=run_dir, weights=MODEL_FILE, step=step, state=STATE_FILE, other=other)
+            )
     if path.is_file():
         raise DamagedFile(t("error.checkpoint.state_sha", path=path, weights=MODEL_FILE, step=step, dir=run_dir))
     raise DamagedFile(t("error.checkpoint.no_state", dir=run_dir, weights=MODEL_FILE, state=STATE_FILE))

@@ -29,8 +29,11 @@ def compile_or_eager(model: nn.Module) -> Callable[[torch.Tensor], torch.Tensor]
         except Exception as e:  # noqa: BLE001 - decided just below: the compiler's fault or the model's
             out = model(x)  # raises the model's own error if the model is what fails
             first = (str(e).strip().splitlines() or [""])[0][:200]
-            print(f"torch.compile does not work here ({type(e).__name__}: {first}); "
-                  "continuing without it (drop --compile=true to skip this message).", file=sys.stderr)
+            print(
+                f"torch.compile does not work here ({type(e).__name__}: {first}); "
+                "continuing without it (drop --compile=true to skip this message).",
+                file=sys.stderr,
+            )
             state["fn"] = model
             return out
 

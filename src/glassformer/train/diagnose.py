@@ -33,15 +33,28 @@ def largest_gradient(names: tuple[str, ...], norms: torch.Tensor) -> str:
     return t("train.nonfinite.largest", name=names[i], norm=float(norms[i]))
 
 
-def explain_nonfinite(names: tuple[str, ...], step: int, loss: float, lr: float, norms: torch.Tensor,
-                      previous: tuple[int, torch.Tensor] | None) -> str:
+def explain_nonfinite(
+    names: tuple[str, ...],
+    step: int,
+    loss: float,
+    lr: float,
+    norms: torch.Tensor,
+    previous: tuple[int, torch.Tensor] | None,
+) -> str:
     """The message of a NonFiniteLoss: the bad step, and the last finite one if there was one."""
     before = ""
     if previous is not None:
         prev_step, prev = previous
         before = t("train.nonfinite.before", step=prev_step, gradient=largest_gradient(names, prev))
-    return t("train.nonfinite", loss=loss, step=step, lr=lr, gradient=largest_gradient(names, norms), before=before,
-             clip=ADVISED_CLIP)
+    return t(
+        "train.nonfinite",
+        loss=loss,
+        step=step,
+        lr=lr,
+        gradient=largest_gradient(names, norms),
+        before=before,
+        clip=ADVISED_CLIP,
+    )
 
 
 class PendingSteps:
@@ -62,10 +75,9 @@ class PendingSteps:
         """The one host sync: read the losses and global norms back; raise NonFiniteLoss on a bad one."""
         losses = torch.stack([loss for _, loss, _, _ in self.steps]).tolist()  # host sync
         totals = torch.stack([total for *_, total in self.steps]).tolist()
-        for (step, _, norms, _), loss in zip(self.steps, losses):
+        for (step, _, norms, _), loss in zip(self.steps, losses, strict=False):
             if not math.isfinite(loss):
-                raise NonFiniteLoss(explain_nonfinite(self.names, step, loss, lr_at(step - 1), norms,
-                                                      self.last_finite))
+                raise NonFiniteLoss(explain_nonfinite(self.names, step, loss, lr_at(step - 1), norms, self.last_finite))
             self.last_finite = (step, norms)
         self.steps = []
         return losses, totals

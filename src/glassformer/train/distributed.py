@@ -50,8 +50,11 @@ from glassformer.train.sources import TextWindows
 
 CPU = torch.device("cpu")  # where small Python objects travel (gloo), whatever device trains
 # torch 2.13 renamed broadcast_buffers=False to forward_sync_buffers=False (which still syncs once, at init)
-NO_BUFFER_SYNC = ({"forward_sync_buffers": False} if "forward_sync_buffers" in
-                  inspect.signature(DistributedDataParallel).parameters else {"broadcast_buffers": False})
+NO_BUFFER_SYNC = (
+    {"forward_sync_buffers": False}
+    if "forward_sync_buffers" in inspect.signature(DistributedDataParallel).parameters
+    else {"broadcast_buffers": False}
+)
 
 
 class World:
@@ -140,6 +143,7 @@ class ProcessWorld(World):
             box = [evaluate() if self.is_main else None]
             dist.broadcast_object_list(box, src=0, device=CPU)
             return box[0]
+
         return evaluate_on_rank_0
 
     def seed_dropout(self, seed: int, step: int) -> None:
@@ -153,9 +157,11 @@ class ProcessWorld(World):
 
     def share(self, source):
         if not isinstance(source, TextWindows):
-            raise UsageError(f"multi-process training splits windows of a text corpus (token models); "
-                             f"{type(source).__name__} (generated numbers or pairs) is small: train it in "
-                             f"one process, without torchrun.")
+            raise UsageError(
+                f"multi-process training splits windows of a text corpus (token models); "
+                f"{type(source).__name__} (generated numbers or pairs) is small: train it in "
+                f"one process, without torchrun."
+            )
         return RankSlice(source, self.rank, self.size)
 
     def whole_batch(self, cfg):
@@ -165,13 +171,17 @@ class ProcessWorld(World):
         """Each process trains on the GPU of its LOCAL_RANK (or on the CPU)."""
         if cfg.device == "cuda":
             if self.local_rank >= torch.cuda.device_count():
-                raise UsageError(f"--device=cuda: this machine has {torch.cuda.device_count()} GPU(s), but torchrun "
-                                 f"started a process with LOCAL_RANK {self.local_rank}. Pass --nproc_per_node at "
-                                 f"most the number of GPUs.")
+                raise UsageError(
+                    f"--device=cuda: this machine has {torch.cuda.device_count()} GPU(s), but torchrun "
+                    f"started a process with LOCAL_RANK {self.local_rank}. Pass --nproc_per_node at "
+                    f"most the number of GPUs."
+                )
             return replace(cfg, device=f"cuda:{self.local_rank}")
         if cfg.device != "cpu":
-            raise UsageError(f"--device={cfg.device} under torchrun: each process takes the GPU of its "
-                             f"LOCAL_RANK by itself. Pass --device=cuda (or --device=cpu).")
+            raise UsageError(
+                f"--device={cfg.device} under torchrun: each process takes the GPU of its "
+                f"LOCAL_RANK by itself. Pass --device=cuda (or --device=cpu)."
+            )
         return cfg
 
     @contextlib.contextmanager
@@ -191,8 +201,10 @@ class ProcessWorld(World):
             yield
         except RuntimeError as e:
             if isinstance(e, dist.DistError) or "gloo" in str(e):
-                raise GlassformerError(f"another process of this torchrun job stopped (its own message says "
-                                       f"why); rank {self.rank} stops too.") from None
+                raise GlassformerError(
+                    f"another process of this torchrun job stopped (its own message says "
+                    f"why); rank {self.rank} stops too."
+                ) from None
             raise
 
     def announce(self, run_dir, resumed: bool) -> None:
@@ -218,7 +230,7 @@ class RankSlice:
     def train_batch(self, generator: torch.Generator):
         x, y = self.source.train_batch(generator)  # (B·W, T) x2: the global batch
         B = x.size(0) // self.size
-        return x[self.rank * B:(self.rank + 1) * B], y[self.rank * B:(self.rank + 1) * B]  # (B, T) x2
+        return x[self.rank * B : (self.rank + 1) * B], y[self.rank * B : (self.rank + 1) * B]  # (B, T) x2
 
     def eval_batches(self, split: str):
         return self.source.eval_batches(split)  # rank 0 evaluates the whole global batches
@@ -238,8 +250,10 @@ def current() -> World:
 def _join() -> ProcessWorld:
     missing = [k for k in ("RANK", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT") if k not in os.environ]
     if missing:
-        raise UsageError(f"WORLD_SIZE={os.environ['WORLD_SIZE']} but {', '.join(missing)} not set: start "
-                         f"several processes with torchrun (docs/scale.md), or unset WORLD_SIZE.")
+        raise UsageError(
+            f"WORLD_SIZE={os.environ['WORLD_SIZE']} but {', '.join(missing)} not set: start "
+            f"several processes with torchrun (docs/scale.md), or unset WORLD_SIZE."
+        )
     rank, local_rank, size = (int(os.environ[k]) for k in ("RANK", "LOCAL_RANK", "WORLD_SIZE"))
     if local_rank < torch.cuda.device_count():  # (processes beyond the GPUs can still train on the CPU)
         torch.cuda.set_device(local_rank)

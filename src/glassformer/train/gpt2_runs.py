@@ -39,9 +39,12 @@ def import_gpt2(source, out) -> Path:
     held = lock.acquire(out)  # no trainer may write here meanwhile
     try:
         train = replace(TrainConfig(), block_size=min(TrainConfig().block_size, model.cfg.max_len))
-        config = {"about": f"GPT-2 imported from {source.resolve()}",
-                  "imported": {"format": "gpt2", "from": str(source.resolve()), "weights": weights},
-                  "model": to_dict(model.cfg), "train": to_dict(train)}
+        config = {
+            "about": f"GPT-2 imported from {source.resolve()}",
+            "imported": {"format": "gpt2", "from": str(source.resolve()), "weights": weights},
+            "model": to_dict(model.cfg),
+            "train": to_dict(train),
+        }
         tokenizer.save(out / "tokenizer.json")
         save_weights(out / MODEL_FILE, model, step=0)
         write_text_atomic(out / "config.json", json.dumps(config, indent=2) + "\n")  # last: the run is whole

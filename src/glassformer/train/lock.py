@@ -65,9 +65,17 @@ def _lock(path: Path) -> int | None:
         if not locked:
             holder = _holder(path)
             os.close(fd)
-            raise RunLocked(t("error.lock.held", dir=path.parent, pid=holder.get("pid", "?"),
-                              host=holder.get("host", "?"), started=holder.get("started", "?"),
-                              kill=holder.get("pid", "PID"), path=path))
+            raise RunLocked(
+                t(
+                    "error.lock.held",
+                    dir=path.parent,
+                    pid=holder.get("pid", "?"),
+                    host=holder.get("host", "?"),
+                    started=holder.get("started", "?"),
+                    kill=holder.get("pid", "PID"),
+                    path=path,
+                )
+            )
         if _still_there(fd, path):
             info = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.strftime("%Y-%m-%d %H:%M:%S")}
             os.ftruncate(fd, 0)

@@ -83,9 +83,21 @@ class Trainer:
     world      this process's place among torchrun's processes (distributed.current()); default: alone
     """
 
-    def __init__(self, model: nn.Module, cfg, batches, run_dir=None, *, loss=None, evaluate="default",
-                 optimizer=None, lr_at=None, callbacks: list[Callback] = (), progress: str = "bar",
-                 world=SINGLE) -> None:
+    def __init__(
+        self,
+        model: nn.Module,
+        cfg,
+        batches,
+        run_dir=None,
+        *,
+        loss=None,
+        evaluate="default",
+        optimizer=None,
+        lr_at=None,
+        callbacks: list[Callback] = (),
+        progress: str = "bar",
+        world=SINGLE,
+    ) -> None:
         self.model, self.cfg, self.batches, self.world = model.to(cfg.device), cfg, batches, world
         self.files = world.run_files(run_dir) if run_dir is not None else None
         self.loss_fn = loss or LOSSES[model.loss]
@@ -93,7 +105,7 @@ class Trainer:
         self.optimizer = optimizer or build_optimizer(model, cfg)
         self.lr_at = lr_at or (lambda step: schedule_lr(step, cfg))
         self.callbacks, self.progress_mode = list(callbacks), progress
-        self.names, self.params = zip(*[(n, p) for n, p in model.named_parameters() if p.requires_grad])
+        self.names, self.params = zip(*[(n, p) for n, p in model.named_parameters() if p.requires_grad], strict=False)
         self.batch_generator = torch.Generator().manual_seed(cfg.seed)
         self.global_rng = global_rng_state()  # right after the seeded init; fit() starts from it
         self.parallel = world.wrap(model)  # the model, or DistributedDataParallel around it
@@ -156,8 +168,14 @@ class Trainer:
             self.progress.close()
             self.global_rng = global_rng_state()  # a later fit() continues the streams
         self.emit("end")
-        return TrainResult(status, self.step, self.last_eval.get("train_loss"), self.last_eval.get("val_loss"),
-                           None if math.isinf(self.best_val) else self.best_val, message)
+        return TrainResult(
+            status,
+            self.step,
+            self.last_eval.get("train_loss"),
+            self.last_eval.get("val_loss"),
+            None if math.isinf(self.best_val) else self.best_val,
+            message,
+        )
 
     def train_step(self) -> None:
         cfg = self.cfg
@@ -201,9 +219,16 @@ class Trainer:
         losses, totals = self.pending.check(self.lr_at)  # raises NonFiniteLoss, naming the culprit
         n, seconds = len(losses), self.timer.lap()
         tokens = n * self.cfg.batch_size * self.cfg.block_size * self.cfg.grad_accum * self.world.size
-        record = {"kind": "log", "step": self.step, "loss": sum(losses) / n, "lr": self.lr_at(self.step - 1),
-                  "grad_norm": sum(totals) / n, "ms_per_step": 1000 * seconds / n,
-                  "tokens_per_s": tokens / seconds, "time": self.timer.now()}
+        record = {
+            "kind": "log",
+            "step": self.step,
+            "loss": sum(losses) / n,
+            "lr": self.lr_at(self.step - 1),
+            "grad_norm": sum(totals) / n,
+            "ms_per_step": 1000 * seconds / n,
+            "tokens_per_s": tokens / seconds,
+            "time": self.timer.now(),
+        }
         if self.files:
             self.files.log(record)
         self.progress.update(self.step, record["loss"], record["lr"], record["tokens_per_s"])
@@ -234,16 +259,26 @@ class Trainer:
             losses = {k: float(v) for k, v in self.evaluate().items()}
         self.model.train(was_training)
         if not all(map(math.isfinite, losses.values())):
-            raise NonFiniteLoss(t("train.eval_nonfinite", step=self.step, losses=losses,
-                                  lr=self.lr_at(max(self.step - 1, 0))))
+            raise NonFiniteLoss(
+                t("train.eval_nonfinite", step=self.step, losses=losses, lr=self.lr_at(max(self.step - 1, 0)))
+            )
         improved = losses.get("val_loss", math.inf) < self.best_val
         self.best_val = min(self.best_val, losses.get("val_loss", math.inf))
         self.last_eval = losses
         self.progress.write(eval_line(self.step, losses, improved))
         if self.files:
-            self.files.evaluation({"kind": "eval", "step": self.step, **losses, "best_val": self.best_val,
-                                   "lr": self.lr_at(max(self.step - 1, 0)), "time": self.timer.now()},
-                                  improved, self)
+            self.files.evaluation(
+                {
+                    "kind": "eval",
+                    "step": self.step,
+                    **losses,
+                    "best_val": self.best_val,
+                    "lr": self.lr_at(max(self.step - 1, 0)),
+                    "time": self.timer.now(),
+                },
+                improved,
+                self,
+            )
         self.emit("eval")
         self.timer.lap()  # ms/step measures training, not evaluation
 

@@ -41,8 +41,7 @@ class MetricsLog:
         leaves its last line cut short; damaged lines are skipped, never a reason to stop a run."""
         if not self.path.exists():
             return [], []
-        text = read_bytes(self.path, t("fix.metrics")).decode(
-            "utf-8", errors="replace")
+        text = read_bytes(self.path, t("fix.metrics")).decode("utf-8", errors="replace")
         records, bad = [], []
         for number, line in enumerate(text.splitlines(), 1):
             if not line.strip():
@@ -81,12 +80,18 @@ def plot_loss(records: list[dict], path: str | os.PathLike, title: str = "") -> 
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     if logs:
-        ax.plot([r["step"] for r in logs], [r["loss"] for r in logs], color="tab:blue", alpha=0.3,
-                lw=1, label="train (batch, log interval mean)")
+        ax.plot(
+            [r["step"] for r in logs],
+            [r["loss"] for r in logs],
+            color="tab:blue",
+            alpha=0.3,
+            lw=1,
+            label="train (batch, log interval mean)",
+        )
     for split, color in (("train", "tab:blue"), ("val", "tab:orange")):  # a source may have no val split
         points = [(r["step"], r[f"{split}_loss"]) for r in evals if _numbers(r, f"{split}_loss")]
         if points:
-            ax.plot(*zip(*points), "o-", color=color, ms=3, label=f"{split} (eval)")
+            ax.plot(*zip(*points, strict=False), "o-", color=color, ms=3, label=f"{split} (eval)")
     ax.set_xlabel("step")
     ax.set_ylabel("cross-entropy (nats / token)")
     ax.set_title(title)
@@ -105,6 +110,7 @@ def _numbers(record: dict, *keys: str) -> bool:
 def eval_line(step: int, losses: dict[str, float], improved: bool) -> str:
     """The line an evaluation prints: `step    500: train 1.2345  val 1.3456  (best)`, in the user's
     language (a split the catalogue does not name, e.g. a lesson's own, keeps its name)."""
+
     def split(key: str) -> str:
         name = key.removesuffix("_loss")
         return t(f"train.split.{name}") if has(f"train.split.{name}") else name
@@ -128,8 +134,9 @@ class Progress:
         if mode not in self.MODES:
             raise ValueError(f"progress={mode!r} is not one of {list(self.MODES)}.")
         self.mode = mode
-        self.bar = tqdm(total=total, initial=initial, unit="step", dynamic_ncols=True,
-                        disable=mode != "bar", leave=True)
+        self.bar = tqdm(
+            total=total, initial=initial, unit="step", dynamic_ncols=True, disable=mode != "bar", leave=True
+        )
 
     def update(self, step: int, loss: float, lr: float, tokens_per_s: float) -> None:
         self.bar.update(step - self.bar.n)

@@ -75,25 +75,26 @@ class PairData:
 def _split(items: list, rng: np.random.Generator) -> dict[str, list]:
     order = rng.permutation(len(items))
     n_val, n_test = (max(1, round(f * len(items))) for f in SPLIT.values())
-    val, test, train = order[:n_val], order[n_val: n_val + n_test], order[n_val + n_test:]
+    val, test, train = order[:n_val], order[n_val : n_val + n_test], order[n_val + n_test :]
     return {"train": [items[i] for i in train], "val": [items[i] for i in val], "test": [items[i] for i in test]}
 
 
 def digit_strings(n: int, max_digits: int, rng: np.random.Generator) -> list[str]:
     """n distinct digit strings, lengths uniform in 1 … max_digits (as far as there are enough)."""
     seen: dict[str, None] = {}
-    capacity = sum(10 ** k for k in range(1, max_digits + 1))
+    capacity = sum(10**k for k in range(1, max_digits + 1))
     if n > capacity:
-        raise ValueError(f"only {capacity:,} digit strings have at most {max_digits} digits; ask for fewer "
-                         f"than {n:,} pairs or allow longer strings.")
+        raise ValueError(
+            f"only {capacity:,} digit strings have at most {max_digits} digits; ask for fewer "
+            f"than {n:,} pairs or allow longer strings."
+        )
     while len(seen) < n:
         length = int(rng.integers(1, max_digits + 1))
         seen.setdefault("".join(map(str, rng.integers(0, 10, length))), None)
     return list(seen)
 
 
-def pair_source(spec: str, seed: int = 0, n_pairs: int = 20_000, max_digits: int = 8,
-                limit: int = 10_000) -> PairData:
+def pair_source(spec: str, seed: int = 0, n_pairs: int = 20_000, max_digits: int = 8, limit: int = 10_000) -> PairData:
     """The task `spec` names, with a fixed split. n_pairs and max_digits: digit tasks;
     limit: number tasks use the numbers 0 … limit-1."""
     family, _, task = spec.partition(":")

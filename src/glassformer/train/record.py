@@ -28,8 +28,12 @@ from glassformer.train.checkpoint import BEST_FILE, MODEL_FILE, load_checkpoint,
 from glassformer.train.metrics import MetricsLog, plot_loss
 
 # what the user can do about a failed write, by its cause: keys of the catalogue (glassformer/messages)
-REMEDIES = {errno.ENOSPC: "remedy.disk_full", errno.EACCES: "remedy.writable",
-            errno.EPERM: "remedy.writable", errno.EROFS: "remedy.read_only"}
+REMEDIES = {
+    errno.ENOSPC: "remedy.disk_full",
+    errno.EACCES: "remedy.writable",
+    errno.EPERM: "remedy.writable",
+    errno.EROFS: "remedy.read_only",
+}
 
 
 class RunFiles:
@@ -50,9 +54,16 @@ class RunFiles:
         self._write("loss.png", lambda: plot_loss(self.metrics.read(), self.dir / "loss.png", title=self.dir.name))
 
     def checkpoint(self, trainer) -> None:
-        self._write(f"the checkpoint of step {trainer.step} ({MODEL_FILE} and train_state.pt)", save_checkpoint,
-                    self.dir, trainer.model, trainer.optimizer, trainer.step, trainer.batch_generator,
-                    {"best_val": trainer.best_val, **trainer.last_eval})
+        self._write(
+            f"the checkpoint of step {trainer.step} ({MODEL_FILE} and train_state.pt)",
+            save_checkpoint,
+            self.dir,
+            trainer.model,
+            trainer.optimizer,
+            trainer.step,
+            trainer.batch_generator,
+            {"best_val": trainer.best_val, **trainer.last_eval},
+        )
         self.saved_step = trainer.step
 
     def restore(self, trainer) -> dict:
@@ -67,8 +78,10 @@ class RunFiles:
         last_kept = state["step"] if state["step"] > 0 else -1
         bad = self._write("metrics.jsonl", self.metrics.truncate_after, last_kept)
         if bad:
-            print(t("run.dropped_lines", path=self.metrics.path, n=len(bad), lines=", ".join(map(str, bad))),
-                  file=sys.stderr)
+            print(
+                t("run.dropped_lines", path=self.metrics.path, n=len(bad), lines=", ".join(map(str, bad))),
+                file=sys.stderr,
+            )
         return state
 
     def kept(self) -> str:
@@ -84,8 +97,9 @@ class RunFiles:
             reason, remedy = e.strerror or str(e), t(REMEDIES.get(e.errno, "remedy.other"))
             if self.saved_step is None:
                 raise WriteFailed(t("error.write.first", what=what, dir=self.dir, reason=reason, remedy=remedy)) from e
-            raise WriteFailed(t("error.write.kept", what=what, dir=self.dir, reason=reason, step=self.saved_step,
-                                remedy=remedy)) from e
+            raise WriteFailed(
+                t("error.write.kept", what=what, dir=self.dir, reason=reason, step=self.saved_step, remedy=remedy)
+            ) from e
 
 
 class ReadOnlyRunFiles(RunFiles):

@@ -32,8 +32,7 @@ from pathlib import Path
 
 import torch
 
-from glassformer.config import (ModelConfig, Preset, TrainConfig, apply_overrides, get_preset, parse_overrides,
-                                to_dict)
+from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides, get_preset, parse_overrides, to_dict
 from glassformer.devices import check_device
 from glassformer.errors import DamagedFile, GlassformerError, UsageError
 from glassformer.files import write_text_atomic
@@ -48,8 +47,14 @@ from glassformer.train.checkpoint import has_checkpoint
 from glassformer.train.loop import Trainer, TrainResult
 from glassformer.train.pair_tasks import SOURCES as PAIR_SOURCES
 from glassformer.train.pair_tasks import PairData, pair_source
-from glassformer.train.saved import build_saved, check_vocab, model_config, read_config, train_config
-from glassformer.train.saved import load_model  # noqa: F401  (callers import it from here)
+from glassformer.train.saved import (
+    build_saved,
+    check_vocab,
+    load_model,  # noqa: F401  (callers import it from here)
+    model_config,
+    read_config,
+    train_config,
+)
 from glassformer.train.sources import PairBatches, TensorBatches, TextWindows
 from glassformer.train.waves import FRAMINGS, WaveData, wave_source
 from glassformer.translate import translate
@@ -80,8 +85,10 @@ class Run:
 
 # generated sources, by the inputs they make: what they make and the preset to use (catalogue keys, said
 # in the user's language), their names, what makes them
-GENERATED = {"numbers": ("run.makes.numbers", FRAMINGS, wave_source, "run.use.numbers"),
-             "token pairs": ("run.makes.pairs", PAIR_SOURCES, pair_source, "run.use.pairs")}
+GENERATED = {
+    "numbers": ("run.makes.numbers", FRAMINGS, wave_source, "run.use.numbers"),
+    "token pairs": ("run.makes.pairs", PAIR_SOURCES, pair_source, "run.use.pairs"),
+}
 
 
 def open_data(source: str, inputs: str, cache_dir=None, text: dict | None = None) -> PreparedData | WaveData | PairData:
@@ -107,11 +114,26 @@ def identity(data) -> dict[str, str]:
 def batches_for(data, cfg: TrainConfig):
     if isinstance(data, PairData):
         tok = data.tokenizer
-        return PairBatches(data.encoded("train"), data.encoded("val"), cfg.batch_size, tok.bos_id, tok.eos_id,
-                           tok.pad_id, eval_rows=cfg.eval_iters * cfg.batch_size, device=cfg.device)
+        return PairBatches(
+            data.encoded("train"),
+            data.encoded("val"),
+            cfg.batch_size,
+            tok.bos_id,
+            tok.eos_id,
+            tok.pad_id,
+            eval_rows=cfg.eval_iters * cfg.batch_size,
+            device=cfg.device,
+        )
     if isinstance(data, WaveData):
-        return TensorBatches(data.x_train, data.y_train, cfg.batch_size, shuffle=True,
-                             val=(data.x_val, data.y_val), device=cfg.device, eval_iters=cfg.eval_iters)
+        return TensorBatches(
+            data.x_train,
+            data.y_train,
+            cfg.batch_size,
+            shuffle=True,
+            val=(data.x_val, data.y_val),
+            device=cfg.device,
+            eval_iters=cfg.eval_iters,
+        )
     return TextWindows.from_config(data.train, data.val, cfg)
 
 
@@ -140,14 +162,23 @@ def _fit_pairs(p: Preset, data: PairData) -> Preset:
     p = apply_overrides(p, {"pad_id": data.tokenizer.pad_id})
     S, T = data.longest()
     if max(S, T + 1) > p.model.max_len:  # the decoder reads <BOS> + target, and writes target + <EOS>
-        raise ValueError(t("error.run.pairs_too_long", source=data.source, S=S, T=T, max_len=p.model.max_len,
-                           need=max(S, T + 1)))
+        raise ValueError(
+            t("error.run.pairs_too_long", source=data.source, S=S, T=T, max_len=p.model.max_len, need=max(S, T + 1))
+        )
     return p
 
 
-def new_run(preset: str = "baby", overrides=(), source: str | None = None, out=None,
-            cache_dir=None, progress: bool = True, prompt: str | None = None,
-            sample_chars: int | None = None, text: dict | None = None) -> Run:
+def new_run(
+    preset: str = "baby",
+    overrides=(),
+    source: str | None = None,
+    out=None,
+    cache_dir=None,
+    progress: bool = True,
+    prompt: str | None = None,
+    sample_chars: int | None = None,
+    text: dict | None = None,
+) -> Run:
     """Prepare the data, write config.json (and tokenizer.json), build a freshly seeded model.
     `text`: the tokenizer and its options for a text corpus (see `open_data`); recorded in config.json."""
     if not distributed.current().is_main:
@@ -180,9 +211,15 @@ def _start(run_dir, preset, p, source, text, data, progress, prompt, sample_char
     """new_run's writes, under the directory's lock."""
     for leftover in ("metrics.jsonl", "samples.txt", "loss.png"):  # from a start that never saved
         (run_dir / leftover).unlink(missing_ok=True)
-    config = {"preset": preset, "about": p.about, "source": source, **({"text": text} if text else {}),
-              **identity(data),
-              "model": to_dict(p.model), "train": to_dict(p.train)}
+    config = {
+        "preset": preset,
+        "about": p.about,
+        "source": source,
+        **({"text": text} if text else {}),
+        **identity(data),
+        "model": to_dict(p.model),
+        "train": to_dict(p.train),
+    }
     write_text_atomic(run_dir / "config.json", json.dumps(config, indent=2) + "\n")
     if data.tokenizer is not None:
         data.tokenizer.save(run_dir / "tokenizer.json")
@@ -192,9 +229,16 @@ def _start(run_dir, preset, p, source, text, data, progress, prompt, sample_char
     return _assemble(run_dir, config, data, model, p.train, progress, prompt, sample_chars, held)
 
 
-def resume_run(run_dir, overrides=(), preset: str | None = None, source: str | None = None,
-               cache_dir=None, progress: bool = True, prompt: str | None = None,
-               sample_chars: int | None = None) -> Run:
+def resume_run(
+    run_dir,
+    overrides=(),
+    preset: str | None = None,
+    source: str | None = None,
+    cache_dir=None,
+    progress: bool = True,
+    prompt: str | None = None,
+    sample_chars: int | None = None,
+) -> Run:
     """Reload a run's checkpoint. Overrides apply on top of its saved config (e.g. --max_steps=4000);
     with `preset`, on top of that preset instead. Model fields and the data source must not change."""
     if not distributed.current().is_main:
@@ -203,8 +247,7 @@ def resume_run(run_dir, overrides=(), preset: str | None = None, source: str | N
     config = read_config(run_dir)
     held = lock.acquire(run_dir)  # refuses if another process trains here
     try:
-        return _resume(run_dir, config, overrides, preset, source, cache_dir, progress, prompt, sample_chars,
-                       held)
+        return _resume(run_dir, config, overrides, preset, source, cache_dir, progress, prompt, sample_chars, held)
     except BaseException:
         lock.release(held)
         raise
@@ -221,8 +264,14 @@ def _config_if_readable(run_dir: Path) -> dict | None:
 def _refuse_imported(run_dir: Path, config: dict | None) -> None:
     """A model imported from elsewhere has no optimizer state and no data: say how to train it further."""
     if config is not None and "source" not in config and isinstance(config.get("imported"), dict):
-        raise UsageError(t("error.run.imported", dir=run_dir, format=config["imported"].get("format") or "gpt2",
-                           origin=config["imported"].get("from") or t("run.elsewhere")))
+        raise UsageError(
+            t(
+                "error.run.imported",
+                dir=run_dir,
+                format=config["imported"].get("format") or "gpt2",
+                origin=config["imported"].get("from") or t("run.elsewhere"),
+            )
+        )
 
 
 def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, prompt, sample_chars, held) -> Run:
@@ -242,8 +291,9 @@ def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, pro
         try:
             check_device(saved.train.device)
         except UsageError as e:
-            raise UsageError(t("error.run.saved_device", path=run_dir / "config.json", device=saved.train.device,
-                               problem=e)) from None
+            raise UsageError(
+                t("error.run.saved_device", path=run_dir / "config.json", device=saved.train.device, problem=e)
+            ) from None
     for key, value in identity(data).items():
         if config.get(key) != value:
             raise ValueError(t("error.run.data_changed", dir=run_dir, source=config["source"], key=key))
@@ -253,19 +303,22 @@ def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, pro
     p = resolve(get_preset(preset) if preset else saved, overrides, data)
     differ = [f.name for f in fields(ModelConfig) if getattr(p.model, f.name) != getattr(saved.model, f.name)]
     if differ:
-        detail = ", ".join(t("error.run.differ_item", key=k, saved=getattr(saved.model, k), asked=getattr(p.model, k))
-                           for k in differ)
+        detail = ", ".join(
+            t("error.run.differ_item", key=k, saved=getattr(saved.model, k), asked=getattr(p.model, k)) for k in differ
+        )
         raise ValueError(t("error.run.model_differs", dir=run_dir, keys=", ".join(differ), detail=detail))
-    changed = {f.name: (getattr(saved.train, f.name), getattr(p.train, f.name)) for f in fields(TrainConfig)
-               if getattr(saved.train, f.name) != getattr(p.train, f.name)}
+    changed = {
+        f.name: (getattr(saved.train, f.name), getattr(p.train, f.name))
+        for f in fields(TrainConfig)
+        if getattr(saved.train, f.name) != getattr(p.train, f.name)
+    }
     if changed:
         print(t("run.changed_settings", changes=", ".join(f"{k} {a!r} -> {b!r}" for k, (a, b) in changed.items())))
         config = {**config, "train": to_dict(p.train)}
         write_text_atomic(run_dir / "config.json", json.dumps(config, indent=2) + "\n")
     torch.manual_seed(p.train.seed)  # init is overwritten by the checkpoint; RNG states come from it
     distributed.current().announce(run_dir, resumed=True)
-    run = _assemble(run_dir, config, data, build_saved(p.model, run_dir), p.train, progress, prompt, sample_chars,
-                    held)
+    run = _assemble(run_dir, config, data, build_saved(p.model, run_dir), p.train, progress, prompt, sample_chars, held)
     run.trainer.resume()
     return run
 
@@ -298,8 +351,15 @@ def _assemble(run_dir, config, data, model, train_cfg, progress, prompt, sample_
         callbacks.append(_eval_translator(data, run_dir / "samples.txt"))
     train_cfg = world.for_rank(train_cfg)  # this process's GPU under torchrun
     batches = world.share(batches_for(data, world.whole_batch(train_cfg)))  # its rows of the global batch
-    trainer = Trainer(model, train_cfg, batches, run_dir, callbacks=callbacks if world.is_main else [],
-                      progress=("bar" if progress else "lines") if world.is_main else "silent", world=world)
+    trainer = Trainer(
+        model,
+        train_cfg,
+        batches,
+        run_dir,
+        callbacks=callbacks if world.is_main else [],
+        progress=("bar" if progress else "lines") if world.is_main else "silent",
+        world=world,
+    )
     run = Run(run_dir, config, data, model, trainer, held)
     if held is not None:
         weakref.finalize(run, lock.release, held)  # a Run that is dropped lets the directory go
@@ -315,11 +375,13 @@ def _eval_sampler(tokenizer, prompt: str | None, n_chars: int, path: Path):
     def on_event(event: str, trainer: Trainer) -> None:
         if event != "eval":
             return
-        text = sample(trainer.model, tokenizer, prompt, n_chars,
-                      temperature=EVAL_SAMPLE_TEMPERATURE, seed=trainer.cfg.seed)[0]
+        text = sample(
+            trainer.model, tokenizer, prompt, n_chars, temperature=EVAL_SAMPLE_TEMPERATURE, seed=trainer.cfg.seed
+        )[0]
         trainer.progress.write(t("run.eval_sample", step=trainer.step, text=prompt + text))
         with open(path, "a", encoding="utf-8") as f:
             f.write(f"=== step {trainer.step} ===\n{prompt}{text}\n\n")
+
     return on_event
 
 
@@ -331,11 +393,14 @@ def _eval_translator(data: PairData, path: Path, n: int = 4):
         if event != "eval":
             return
         outputs = translate(trainer.model, data, [s for s, _ in pairs])
-        lines = "\n".join(f"{s} → {o or '∅'}" + ("" if o == want else t("run.expected", target=want))
-                          for (s, want), o in zip(pairs, outputs))
+        lines = "\n".join(
+            f"{s} → {o or '∅'}" + ("" if o == want else t("run.expected", target=want))
+            for (s, want), o in zip(pairs, outputs, strict=False)
+        )
         trainer.progress.write(t("run.eval_translations", step=trainer.step, lines=lines))
         with open(path, "a", encoding="utf-8") as f:
             f.write(f"=== step {trainer.step} ===\n{lines}\n\n")
+
     return on_event
 
 

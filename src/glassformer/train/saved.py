@@ -38,8 +38,12 @@ def read_config(run_dir) -> dict:
     if not path.exists():
         raise NotFound(t("error.run.no_config", dir=run_dir, example=RUN_EXAMPLE))
     config = read_json(path, t(CONFIG_FIX))
-    if not (isinstance(config, dict) and isinstance(config.get("model"), dict)
-            and isinstance(config.get("train"), dict) and isinstance(config.get("source", ""), str)):
+    if not (
+        isinstance(config, dict)
+        and isinstance(config.get("model"), dict)
+        and isinstance(config.get("train"), dict)
+        and isinstance(config.get("source", ""), str)
+    ):
         raise DamagedFile(t("error.run.config_shape", path=path, fix=t(CONFIG_FIX)))
     return config
 
@@ -55,8 +59,9 @@ def model_config(config: dict, run_dir=None) -> ModelConfig:
     try:
         model_class(cfg.kind)
     except ValueError as e:
-        raise DamagedFile(t("error.run.invalid_config", path=Path(run_dir or ".") / "config.json", problem=e,
-                            fix=t(CONFIG_FIX))) from None
+        raise DamagedFile(
+            t("error.run.invalid_config", path=Path(run_dir or ".") / "config.json", problem=e, fix=t(CONFIG_FIX))
+        ) from None
     return cfg
 
 
@@ -80,14 +85,21 @@ def build_saved(cfg: ModelConfig, run_dir) -> torch.nn.Module:
     try:
         return build_model(cfg)
     except ValueError as e:
-        raise DamagedFile(t("error.run.invalid_config", path=Path(run_dir) / "config.json", problem=e,
-                            fix=t(CONFIG_FIX))) from None
+        raise DamagedFile(
+            t("error.run.invalid_config", path=Path(run_dir) / "config.json", problem=e, fix=t(CONFIG_FIX))
+        ) from None
 
 
 def check_vocab(run_dir, tokenizer, cfg: ModelConfig) -> None:
     if tokenizer.vocab_size != cfg.vocab_size:
-        raise DamagedFile(t("error.run.vocab", path=Path(run_dir) / "tokenizer.json", tokens=tokenizer.vocab_size,
-                            vocab_size=cfg.vocab_size))
+        raise DamagedFile(
+            t(
+                "error.run.vocab",
+                path=Path(run_dir) / "tokenizer.json",
+                tokens=tokenizer.vocab_size,
+                vocab_size=cfg.vocab_size,
+            )
+        )
 
 
 def load_model(run_dir, best: bool = False, device: str = "cpu"):

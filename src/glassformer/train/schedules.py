@@ -30,7 +30,7 @@ def cosine(step: int, lr: float, min_lr: float, warmup: int, max_steps: int) -> 
 def noam(step: int, d_model: int, warmup: int) -> float:
     """The paper's schedule; `step` counts from 0 here (the formula's step is step + 1)."""
     s = step + 1
-    return d_model ** -0.5 * min(s ** -0.5, s * warmup ** -1.5)
+    return d_model**-0.5 * min(s**-0.5, s * warmup**-1.5)
 
 
 def lr_at(step: int, train_cfg) -> float:

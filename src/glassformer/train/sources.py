@@ -39,8 +39,9 @@ class TextWindows:
 
     splits = ("train", "val")
 
-    def __init__(self, train, val, batch_size: int, block_size: int, eval_iters: int, seed: int,
-                 device: str = "cpu") -> None:
+    def __init__(
+        self, train, val, batch_size: int, block_size: int, eval_iters: int, seed: int, device: str = "cpu"
+    ) -> None:
         self.data = {"train": train, "val": val}
         self.batch_size, self.block_size, self.eval_iters = batch_size, block_size, eval_iters
         self.seed, self.device = seed, device
@@ -64,11 +65,20 @@ class TensorBatches:
     last (possibly smaller) batch has been served. shuffle: a fresh order each epoch, drawn with
     the trainer's generator; else the rows in order, as stored."""
 
-    def __init__(self, inputs: torch.Tensor, targets: torch.Tensor, batch_size: int, shuffle: bool = False,
-                 val: Batch | None = None, device: str = "cpu", eval_iters: int | None = None) -> None:
+    def __init__(
+        self,
+        inputs: torch.Tensor,
+        targets: torch.Tensor,
+        batch_size: int,
+        shuffle: bool = False,
+        val: Batch | None = None,
+        device: str = "cpu",
+        eval_iters: int | None = None,
+    ) -> None:
         if len(inputs) != len(targets) or not len(inputs):
-            raise ValueError(f"inputs ({len(inputs)} rows) and targets ({len(targets)} rows) must be "
-                             "non-empty and the same length.")
+            raise ValueError(
+                f"inputs ({len(inputs)} rows) and targets ({len(targets)} rows) must be non-empty and the same length."
+            )
         self.inputs, self.targets = inputs.to(device), targets.to(device)
         self.val = tuple(t.to(device) for t in val) if val is not None else None
         self.splits = ("train", "val") if val is not None else ("train",)
@@ -86,7 +96,7 @@ class TensorBatches:
         if self.order is None or self.cursor >= n:  # a new epoch
             self.order = torch.randperm(n, generator=generator) if self.shuffle else torch.arange(n)  # (N,)
             self.cursor = 0
-        idx = self.order[self.cursor: self.cursor + self.batch_size]  # (b,)
+        idx = self.order[self.cursor : self.cursor + self.batch_size]  # (b,)
         self.cursor += self.batch_size
         return self.inputs[idx], self.targets[idx]
 
@@ -94,7 +104,7 @@ class TensorBatches:
         data = self.val if split == "val" else (self.inputs, self.targets)
         starts = range(0, len(data[0]), self.batch_size)
         for i in starts[: self.eval_iters]:  # the first rows: the same ones at every evaluation
-            yield data[0][i: i + self.batch_size], data[1][i: i + self.batch_size]
+            yield data[0][i : i + self.batch_size], data[1][i : i + self.batch_size]
 
 
 IGNORE = -100  # a target position with nothing to predict (padding): the losses skip it
@@ -124,15 +134,26 @@ class PairBatches:
     `eval_rows` pairs of each split, in order, the same ones every time.
     """
 
-    def __init__(self, train_pairs, val_pairs, batch_size: int, bos_id: int, eos_id: int, pad_id: int,
-                 eval_rows: int = 512, device: str = "cpu") -> None:
+    def __init__(
+        self,
+        train_pairs,
+        val_pairs,
+        batch_size: int,
+        bos_id: int,
+        eos_id: int,
+        pad_id: int,
+        eval_rows: int = 512,
+        device: str = "cpu",
+    ) -> None:
         if not train_pairs or not val_pairs:
             raise ValueError("PairBatches needs training and validation pairs; one of them is empty.")
         if any(not s or not t for s, t in list(train_pairs) + list(val_pairs)):
             raise ValueError("every pair needs a non-empty source and target (the decoder adds <BOS>/<EOS>).")
         self.pad_id, self.batch_size, self.device = pad_id, batch_size, device
-        self.data = {split: pad_pairs(pairs, bos_id, eos_id, pad_id) for split, pairs in
-                     (("train", train_pairs), ("val", val_pairs))}  # split -> (src (N, S), tgt (N, T+2))
+        self.data = {
+            split: pad_pairs(pairs, bos_id, eos_id, pad_id)
+            for split, pairs in (("train", train_pairs), ("val", val_pairs))
+        }  # split -> (src (N, S), tgt (N, T+2))
         self.splits = ("train", "val")
         self.eval_rows = eval_rows
         self.order: torch.Tensor | None = None
@@ -154,7 +175,7 @@ class PairBatches:
         if self.order is None or self.cursor >= n:  # a new epoch
             self.order = torch.randperm(n, generator=generator)  # (N,)
             self.cursor = 0
-        rows = self.order[self.cursor: self.cursor + self.batch_size]  # (b,)
+        rows = self.order[self.cursor : self.cursor + self.batch_size]  # (b,)
         self.cursor += self.batch_size
         return self.batch("train", rows)
 

@@ -63,8 +63,6 @@ def forecast_windows(y: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
     return as_tensor(y[:, :OBSERVED, None]), as_tensor(y[:, idx])  # (N, 40, 1), (N, 40, 10)
 
 
-
-
 FRAMINGS = {"sine": "tutorial", "sine:forecast": "forecast"}
 DATA_SEED = 0  # the waves of a `sine` run are the same whatever the training seed
 

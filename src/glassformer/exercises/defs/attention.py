@@ -104,40 +104,72 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
     cases = [
         Case("case.basic", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=4, T_k=4, D=3), None), g),
         Case("case.causal", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=5, T_k=5, D=4), causal_mask(5)), g),
-        Case("case.padding", "scaled_dot_product_attention",
-             (*_qkv(rng, 3, 2, T_q=5, T_k=5, D=4), _padding([5, 3, 1], 5)), g),
+        Case(
+            "case.padding",
+            "scaled_dot_product_attention",
+            (*_qkv(rng, 3, 2, T_q=5, T_k=5, D=4), _padding([5, 3, 1], 5)),
+            g,
+        ),
         Case("case.dead_row", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=4, T_k=4, D=3), dead), g),
         Case("case.t1", "scaled_dot_product_attention", (*_qkv(rng, 1, 1, T_q=1, T_k=1, D=4), causal_mask(1)), g),
-        Case("case.no_head_axis", "scaled_dot_product_attention",
-             (*_qkv(rng, 2, T_q=5, T_k=5, D=4), causal_mask(5)), g),
-        Case("case.large", "scaled_dot_product_attention",
-             (*_qkv(rng, 2, 2, T_q=4, T_k=4, D=4, scale=30.0), causal_mask(4)), g, {"scale": 30}),
-        Case("case.noncontig", "scaled_dot_product_attention",
-             (*(noncontiguous(t) for t in _qkv(rng, 2, 2, T_q=5, T_k=5, D=3)), causal_mask(5)), g),
-        Case("case.batch1", "scaled_dot_product_attention",
-             (*_qkv(rng, 1, 3, T_q=4, T_k=4, D=2), _padding([3], 4)), g),
+        Case(
+            "case.no_head_axis", "scaled_dot_product_attention", (*_qkv(rng, 2, T_q=5, T_k=5, D=4), causal_mask(5)), g
+        ),
+        Case(
+            "case.large",
+            "scaled_dot_product_attention",
+            (*_qkv(rng, 2, 2, T_q=4, T_k=4, D=4, scale=30.0), causal_mask(4)),
+            g,
+            {"scale": 30},
+        ),
+        Case(
+            "case.noncontig",
+            "scaled_dot_product_attention",
+            (*(noncontiguous(t) for t in _qkv(rng, 2, 2, T_q=5, T_k=5, D=3)), causal_mask(5)),
+            g,
+        ),
+        Case("case.batch1", "scaled_dot_product_attention", (*_qkv(rng, 1, 3, T_q=4, T_k=4, D=2), _padding([3], 4)), g),
         Case("case.cross", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=3, T_k=6, D=4), cross), g),
     ]
     for i in range(3):
         B, H, T, D = (int(n) for n in rng.integers(1, 6, size=4))
         mask = [None, causal_mask(T), torch.from_numpy(rng.random((B, 1, T, T)) < 0.5)][i]
-        cases.append(Case("case.random", "scaled_dot_product_attention",
-                          (*_qkv(rng, B, H, T_q=T, T_k=T, D=D), mask), g, {"i": i + 1}))
+        cases.append(
+            Case(
+                "case.random",
+                "scaled_dot_product_attention",
+                (*_qkv(rng, B, H, T_q=T, T_k=T, D=D), mask),
+                g,
+                {"i": i + 1},
+            )
+        )
     return cases
 
 
 EXERCISE = Exercise(
     name="attention",
-    functions=(Function("scaled_dot_product_attention", "(q, k, v, mask=None)", ("q", "k", "v", "mask"),
-                        ("output", "weights")),),
+    functions=(
+        Function(
+            "scaled_dot_product_attention", "(q, k, v, mask=None)", ("q", "k", "v", "mask"), ("output", "weights")
+        ),
+    ),
     make_cases=make_cases,
     reference={"scaled_dot_product_attention": reference},
     numpy_reference={"scaled_dot_product_attention": numpy_twin(twin)},
-    variants=tuple(Variant(f.__name__, "scaled_dot_product_attention", f) for f in (
-        nan_dead_rows, minus_big, inverted_mask, softmax_over_queries, scale_by_d, mask_after_softmax)),
+    variants=tuple(
+        Variant(f.__name__, "scaled_dot_product_attention", f)
+        for f in (nan_dead_rows, minus_big, inverted_mask, softmax_over_queries, scale_by_d, mask_after_softmax)
+    ),
     forbidden=(ATTENTION,),
-    allowed=("@ / torch.matmul", "Tensor.transpose(-2, -1)", "math.sqrt", "Tensor.masked_fill",
-             "torch.softmax", "from softmax import softmax", "Tensor.any(dim, keepdim=True)"),
+    allowed=(
+        "@ / torch.matmul",
+        "Tensor.transpose(-2, -1)",
+        "math.sqrt",
+        "Tensor.masked_fill",
+        "torch.softmax",
+        "from softmax import softmax",
+        "Tensor.any(dim, keepdim=True)",
+    ),
     seed=105,
     plugs_into="glassformer.nn.attention.scaled_dot_product_attention",
 )

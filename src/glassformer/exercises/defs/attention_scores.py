@@ -63,8 +63,7 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
         Case("case.one_head", "attention_scores", qk(2, 1, T_q=5, T_k=5, D=4), g),
         Case("case.batch1", "attention_scores", qk(1, 2, T_q=4, T_k=4, D=6), g),
         Case("case.large", "attention_scores", qk(2, 2, T_q=3, T_k=3, D=4, scale=100.0), g, {"scale": 100}),
-        Case("case.noncontig", "attention_scores",
-             tuple(noncontiguous(t) for t in qk(2, 2, T_q=5, T_k=5, D=3)), g),
+        Case("case.noncontig", "attention_scores", tuple(noncontiguous(t) for t in qk(2, 2, T_q=5, T_k=5, D=3)), g),
     ]
     for i in range(4):
         B, H, T_q, T_k, D = (int(n) for n in rng.integers(1, 7, size=5))
@@ -74,15 +73,18 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="attention_scores",
-    functions=(Function("attention_scores", "(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor",
-                        ("q", "k"), ("scores",)),),
+    functions=(
+        Function("attention_scores", "(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor", ("q", "k"), ("scores",)),
+    ),
     make_cases=make_cases,
     reference={"attention_scores": reference},
     numpy_reference={"attention_scores": numpy_twin(twin)},
-    variants=(Variant("scale_by_d", "attention_scores", scale_by_d),
-              Variant("no_scale", "attention_scores", no_scale),
-              Variant("keys_first", "attention_scores", keys_first),
-              Variant("scale_by_t", "attention_scores", scale_by_t)),
+    variants=(
+        Variant("scale_by_d", "attention_scores", scale_by_d),
+        Variant("no_scale", "attention_scores", no_scale),
+        Variant("keys_first", "attention_scores", keys_first),
+        Variant("scale_by_t", "attention_scores", scale_by_t),
+    ),
     forbidden=(ATTENTION,),
     allowed=("@ / torch.matmul", "Tensor.transpose(-2, -1)", "math.sqrt"),
     error_hints=((r"Expected size for first two dimensions of batch2", "attention_scores.err.T"),),

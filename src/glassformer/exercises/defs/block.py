@@ -28,8 +28,16 @@ from glassformer.nn.masks import causal_mask
 
 def config(x, params, n_heads, activation, eps) -> ModelConfig:
     C, F = x.shape[-1], params["ffn.fc1.weight"].shape[0]
-    return ModelConfig(d_model=C, n_heads=n_heads, d_ff=F, norm="pre", activation=activation,
-                       dropout=0.0, bias="ln1.bias" in params, ln_eps=eps)
+    return ModelConfig(
+        d_model=C,
+        n_heads=n_heads,
+        d_ff=F,
+        norm="pre",
+        activation=activation,
+        dropout=0.0,
+        bias="ln1.bias" in params,
+        ln_eps=eps,
+    )
 
 
 def reference(x, params, n_heads, mask=None, activation="relu", eps=1e-5):
@@ -52,12 +60,14 @@ def _halves(params, n_heads, mask, activation, eps):
         return _layer_norm(h, p[f"{which}.weight"], p.get(f"{which}.bias"), eps)
 
     def attn(h, m=mask):
-        return _multi_head_attention(h, p["attn.qkv.weight"], p.get("attn.qkv.bias"), p["attn.proj.weight"],
-                                     p.get("attn.proj.bias"), n_heads, m)
+        return _multi_head_attention(
+            h, p["attn.qkv.weight"], p.get("attn.qkv.bias"), p["attn.proj.weight"], p.get("attn.proj.bias"), n_heads, m
+        )
 
     def ffn(h):
-        return _feed_forward(h, p["ffn.fc1.weight"], p.get("ffn.fc1.bias"), p["ffn.fc2.weight"],
-                             p.get("ffn.fc2.bias"), activation)
+        return _feed_forward(
+            h, p["ffn.fc1.weight"], p.get("ffn.fc1.bias"), p["ffn.fc2.weight"], p.get("ffn.fc2.bias"), activation
+        )
 
     return ln, attn, ffn
 
@@ -106,12 +116,20 @@ def _params(rng, C, F, bias=True) -> dict:
     def w(o, i):
         return randn(rng, o, i, scale=1 / math.sqrt(i))
 
-    p = {"ln1.weight": 1 + randn(rng, C, scale=0.3), "ln1.bias": randn(rng, C, scale=0.3),
-         "attn.qkv.weight": w(3 * C, C), "attn.qkv.bias": randn(rng, 3 * C, scale=0.1),
-         "attn.proj.weight": w(C, C), "attn.proj.bias": randn(rng, C, scale=0.1),
-         "ln2.weight": 1 + randn(rng, C, scale=0.3), "ln2.bias": randn(rng, C, scale=0.3),
-         "ffn.fc1.weight": w(F, C), "ffn.fc1.bias": randn(rng, F, scale=0.1),
-         "ffn.fc2.weight": w(C, F), "ffn.fc2.bias": randn(rng, C, scale=0.1)}
+    p = {
+        "ln1.weight": 1 + randn(rng, C, scale=0.3),
+        "ln1.bias": randn(rng, C, scale=0.3),
+        "attn.qkv.weight": w(3 * C, C),
+        "attn.qkv.bias": randn(rng, 3 * C, scale=0.1),
+        "attn.proj.weight": w(C, C),
+        "attn.proj.bias": randn(rng, C, scale=0.1),
+        "ln2.weight": 1 + randn(rng, C, scale=0.3),
+        "ln2.bias": randn(rng, C, scale=0.3),
+        "ffn.fc1.weight": w(F, C),
+        "ffn.fc1.bias": randn(rng, F, scale=0.1),
+        "ffn.fc2.weight": w(C, F),
+        "ffn.fc2.bias": randn(rng, C, scale=0.1),
+    }
     return p if bias else {k: v for k, v in p.items() if not k.endswith(".bias")}
 
 
@@ -146,16 +164,27 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="block",
-    functions=(Function("block", '(x, params, n_heads, mask=None, activation="relu", eps=1e-5)',
-                        ("x", "params", "n_heads", "mask", "activation", "eps"), ("output",)),),
+    functions=(
+        Function(
+            "block",
+            '(x, params, n_heads, mask=None, activation="relu", eps=1e-5)',
+            ("x", "params", "n_heads", "mask", "activation", "eps"),
+            ("output",),
+        ),
+    ),
     make_cases=make_cases,
     reference={"block": reference},
     numpy_reference={"block": numpy_twin(twin)},
-    variants=tuple(Variant(f.__name__, "block", f) for f in (
-        post_ln, no_residual, ln_on_stream, same_ln, parallel, mask_ignored)),
+    variants=tuple(
+        Variant(f.__name__, "block", f) for f in (post_ln, no_residual, ln_on_stream, same_ln, parallel, mask_ignored)
+    ),
     forbidden=(ATTENTION,),
-    allowed=("from layer_norm import layer_norm", "from multi_head_attention import multi_head_attention",
-             "from feed_forward import feed_forward", "params.get(name)"),
+    allowed=(
+        "from layer_norm import layer_norm",
+        "from multi_head_attention import multi_head_attention",
+        "from feed_forward import feed_forward",
+        "params.get(name)",
+    ),
     seed=111,
     plugs_into="glassformer.nn.block.Block.forward (norm='pre')",
 )

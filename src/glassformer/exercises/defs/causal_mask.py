@@ -52,8 +52,11 @@ def additive(T):
 
 
 def make_cases(rng: np.random.Generator) -> list[Case]:
-    cases = [Case("case.t1", "causal_mask", (1,)), Case("causal_mask.case.T", "causal_mask", (2,), fields={"T": 2}),
-             Case("causal_mask.case.T", "causal_mask", (5,), fields={"T": 5})]
+    cases = [
+        Case("case.t1", "causal_mask", (1,)),
+        Case("causal_mask.case.T", "causal_mask", (2,), fields={"T": 2}),
+        Case("causal_mask.case.T", "causal_mask", (5,), fields={"T": 5}),
+    ]
     for T in sorted({int(t) for t in rng.integers(3, 40, size=3)}):
         cases.append(Case("causal_mask.case.T", "causal_mask", (T,), fields={"T": T}))
     return cases
@@ -65,9 +68,13 @@ EXERCISE = Exercise(
     make_cases=make_cases,
     reference={"causal_mask": reference},
     numpy_reference={"causal_mask": numpy_twin(twin)},
-    variants=(Variant("inverted", "causal_mask", inverted), Variant("upper", "causal_mask", upper),
-              Variant("strict", "causal_mask", strict), Variant("float_01", "causal_mask", float_01),
-              Variant("additive", "causal_mask", additive)),
+    variants=(
+        Variant("inverted", "causal_mask", inverted),
+        Variant("upper", "causal_mask", upper),
+        Variant("strict", "causal_mask", strict),
+        Variant("float_01", "causal_mask", float_01),
+        Variant("additive", "causal_mask", additive),
+    ),
     allowed=("torch.arange", "<=", "torch.tril", "torch.ones(..., dtype=torch.bool)"),
     header="import torch\n",
     seed=103,

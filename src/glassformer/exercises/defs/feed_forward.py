@@ -87,8 +87,13 @@ def _case(label, rng, B, T, C, F, activation, bias=True, contiguous=True, fields
     w1, w2 = randn(rng, F, C, scale=1 / math.sqrt(C)), randn(rng, C, F, scale=1 / math.sqrt(F))
     b1, b2 = (randn(rng, F, scale=0.3), randn(rng, C, scale=0.3)) if bias else (None, None)
     args = (x if contiguous else noncontiguous(x), w1, b1, w2, b2, activation)
-    return Case(label, "feed_forward", args, tuple(i for i in range(5) if args[i] is not None),
-                {"activation": activation, **(fields or {})})
+    return Case(
+        label,
+        "feed_forward",
+        args,
+        tuple(i for i in range(5) if args[i] is not None),
+        {"activation": activation, **(fields or {})},
+    )
 
 
 def make_cases(rng: np.random.Generator) -> list[Case]:
@@ -111,13 +116,21 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="feed_forward",
-    functions=(Function("feed_forward", '(x, w1, b1, w2, b2, activation="relu")',
-                        ("x", "w1", "b1", "w2", "b2", "activation"), ("output",)),),
+    functions=(
+        Function(
+            "feed_forward",
+            '(x, w1, b1, w2, b2, activation="relu")',
+            ("x", "w1", "b1", "w2", "b2", "activation"),
+            ("output",),
+        ),
+    ),
     make_cases=make_cases,
     reference={"feed_forward": reference},
     numpy_reference={"feed_forward": numpy_twin(twin)},
-    variants=tuple(Variant(f.__name__, "feed_forward", f) for f in (
-        no_activation, relu_always, tanh_for_exact, exact_for_tanh, sigmoid_gelu, act_on_output)),
+    variants=tuple(
+        Variant(f.__name__, "feed_forward", f)
+        for f in (no_activation, relu_always, tanh_for_exact, exact_for_tanh, sigmoid_gelu, act_on_output)
+    ),
     forbidden=(LINEAR, GELU),
     allowed=("x @ w.T", "torch.clamp", "torch.relu", "torch.erf", "torch.tanh", "math.sqrt", "math.pi"),
     seed=110,

@@ -74,13 +74,21 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
         Case("fruit.case.fruit", f, fruit, g),
         Case("fruit.case.reordered", f, (E[order], W["Q"], W["K"], W["V"]), g),
         Case("fruit.case.one_word", f, (E[:1], W["Q"], W["K"], W["V"]), g),
-        Case("fruit.case.shapes", f, (randn(rng, 5, 3), randn(rng, 3, 2), randn(rng, 3, 2), randn(rng, 3, 4)), g,
-             {"T": 5, "d_model": 3, "d_k": 2, "d_v": 4}),
+        Case(
+            "fruit.case.shapes",
+            f,
+            (randn(rng, 5, 3), randn(rng, 3, 2), randn(rng, 3, 2), randn(rng, 3, 4)),
+            g,
+            {"T": 5, "d_model": 3, "d_k": 2, "d_v": 4},
+        ),
     ]
     for i in range(2):
         T, d = int(rng.integers(2, 7)), int(rng.integers(2, 5))
-        cases.append(Case("case.random", f, (randn(rng, T, d, scale=3.0), *(randn(rng, d, d) for _ in range(3))), g,
-                          {"i": i + 1}))
+        cases.append(
+            Case(
+                "case.random", f, (randn(rng, T, d, scale=3.0), *(randn(rng, d, d) for _ in range(3))), g, {"i": i + 1}
+            )
+        )
     return cases
 
 
@@ -90,10 +98,18 @@ EXERCISE = Exercise(
     make_cases=make_cases,
     reference={"fruit_attention": reference},
     numpy_reference={"fruit_attention": numpy_twin(twin)},
-    variants=tuple(Variant(f.__name__, "fruit_attention", f) for f in (
-        column_convention, softmax_over_columns, no_scale, scale_by_d, weights_transposed)),
+    variants=tuple(
+        Variant(f.__name__, "fruit_attention", f)
+        for f in (column_convention, softmax_over_columns, no_scale, scale_by_d, weights_transposed)
+    ),
     forbidden=(ATTENTION,),
-    allowed=("@", "Tensor.T", "torch.exp", "Tensor.amax(dim=-1, keepdim=True)", "Tensor.sum(dim=-1, keepdim=True)",
-             "math.sqrt"),
+    allowed=(
+        "@",
+        "Tensor.T",
+        "torch.exp",
+        "Tensor.amax(dim=-1, keepdim=True)",
+        "Tensor.sum(dim=-1, keepdim=True)",
+        "math.sqrt",
+    ),
     seed=115,
 )

@@ -127,14 +127,21 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="kv_cache",
-    functions=(Function("decode_step", "(x_new, k_cache, v_cache, w_qkv, b_qkv, w_out, b_out, n_heads)",
-                        ("x_new", "k_cache", "v_cache", "w_qkv", "b_qkv", "w_out", "b_out", "n_heads"),
-                        ("output", "keys", "values")),),
+    functions=(
+        Function(
+            "decode_step",
+            "(x_new, k_cache, v_cache, w_qkv, b_qkv, w_out, b_out, n_heads)",
+            ("x_new", "k_cache", "v_cache", "w_qkv", "b_qkv", "w_out", "b_out", "n_heads"),
+            ("output", "keys", "values"),
+        ),
+    ),
     make_cases=make_cases,
     reference={"decode_step": reference},
     numpy_reference={"decode_step": numpy_twin(twin)},
-    variants=tuple(Variant(f.__name__, "decode_step", f) for f in (
-        forgot_new_key, only_new_token, stale_cache, causal_mask_on_step)),
+    variants=tuple(
+        Variant(f.__name__, "decode_step", f)
+        for f in (forgot_new_key, only_new_token, stale_cache, causal_mask_on_step)
+    ),
     forbidden=(ATTENTION,),
     allowed=("torch.cat(..., dim=2)", "@ / torch.matmul", "torch.softmax", "Tensor.reshape / transpose / split"),
     error_hints=((r"Sizes of tensors must match except in dimension", "kv_cache.err.cat"),),

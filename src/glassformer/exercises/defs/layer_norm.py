@@ -107,11 +107,17 @@ EXERCISE = Exercise(
     make_cases=make_cases,
     reference={"layer_norm": reference},
     numpy_reference={"layer_norm": numpy_twin(twin)},
-    variants=tuple(Variant(f.__name__, "layer_norm", f) for f in (
-        bessel, eps_outside, no_eps, wrong_axis, no_affine, var_from_squares)),
+    variants=tuple(
+        Variant(f.__name__, "layer_norm", f)
+        for f in (bessel, eps_outside, no_eps, wrong_axis, no_affine, var_from_squares)
+    ),
     forbidden=(LAYER_NORM,),
-    allowed=("Tensor.mean(dim=-1, keepdim=True)", "torch.sqrt", "torch.rsqrt",
-             "Tensor.var(dim=-1, keepdim=True, unbiased=False)"),
+    allowed=(
+        "Tensor.mean(dim=-1, keepdim=True)",
+        "torch.sqrt",
+        "torch.rsqrt",
+        "Tensor.var(dim=-1, keepdim=True, unbiased=False)",
+    ),
     atol=1e-9,
     header="import torch\n",
     seed=109,

@@ -108,23 +108,37 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
     ]
     for i in range(2):
         B, T, V = (int(n) for n in rng.integers(1, 9, size=3))
-        cases.append(Case("case.random", f, (randn(rng, B, T, V, scale=3.0), _targets(rng, B, T, V, 0.2), -100), g,
-                          {"i": i + 1}))
+        cases.append(
+            Case("case.random", f, (randn(rng, B, T, V, scale=3.0), _targets(rng, B, T, V, 0.2), -100), g, {"i": i + 1})
+        )
     return cases
 
 
 EXERCISE = Exercise(
     name="loss",
-    functions=(Function("next_token_loss", "(logits, targets, ignore_index=-100)",
-                        ("logits", "targets", "ignore_index"), ("loss",)),),
+    functions=(
+        Function(
+            "next_token_loss", "(logits, targets, ignore_index=-100)", ("logits", "targets", "ignore_index"), ("loss",)
+        ),
+    ),
     make_cases=make_cases,
     reference={"next_token_loss": reference},
     numpy_reference={"next_token_loss": numpy_twin(twin)},
-    variants=tuple(Variant(f.__name__, "next_token_loss", f) for f in (
-        sum_not_mean, counts_ignored, unstable, shifted_again, sign_flipped, softmax_over_time)),
+    variants=tuple(
+        Variant(f.__name__, "next_token_loss", f)
+        for f in (sum_not_mean, counts_ignored, unstable, shifted_again, sign_flipped, softmax_over_time)
+    ),
     forbidden=(LOSS,),
-    allowed=("Tensor.reshape", "z[keep]", "Tensor.amax", "torch.exp", "torch.log", "torch.logsumexp",
-             "log_probs[torch.arange(N), targets]", "Tensor.gather"),
+    allowed=(
+        "Tensor.reshape",
+        "z[keep]",
+        "Tensor.amax",
+        "torch.exp",
+        "torch.log",
+        "torch.logsumexp",
+        "log_probs[torch.arange(N), targets]",
+        "Tensor.gather",
+    ),
     error_hints=((r"out of bounds|index -?\d+ is out|Target -?\d+ is out", "loss.err.ignore"),),
     header="import torch\n",
     seed=112,

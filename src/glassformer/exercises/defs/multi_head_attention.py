@@ -119,16 +119,30 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="multi_head_attention",
-    functions=(Function("multi_head_attention", "(x, w_qkv, b_qkv, w_out, b_out, n_heads, mask=None)",
-                        ("x", "w_qkv", "b_qkv", "w_out", "b_out", "n_heads", "mask"), ("output",)),),
+    functions=(
+        Function(
+            "multi_head_attention",
+            "(x, w_qkv, b_qkv, w_out, b_out, n_heads, mask=None)",
+            ("x", "w_qkv", "b_qkv", "w_out", "b_out", "n_heads", "mask"),
+            ("output",),
+        ),
+    ),
     make_cases=make_cases,
     reference={"multi_head_attention": reference},
     numpy_reference={"multi_head_attention": numpy_twin(twin)},
-    variants=tuple(Variant(f.__name__, "multi_head_attention", f) for f in (
-        merge_no_transpose, split_no_transpose, scale_by_d_model, no_out_proj, qkv_per_head)),
+    variants=tuple(
+        Variant(f.__name__, "multi_head_attention", f)
+        for f in (merge_no_transpose, split_no_transpose, scale_by_d_model, no_out_proj, qkv_per_head)
+    ),
     forbidden=(ATTENTION,),
-    allowed=("@ / torch.matmul", "Tensor.split", "Tensor.reshape", "Tensor.transpose",
-             "from attention import scaled_dot_product_attention", "from heads import split_heads, merge_heads"),
+    allowed=(
+        "@ / torch.matmul",
+        "Tensor.split",
+        "Tensor.reshape",
+        "Tensor.transpose",
+        "from attention import scaled_dot_product_attention",
+        "from heads import split_heads, merge_heads",
+    ),
     seed=107,
     plugs_into="glassformer.nn.attention.MultiHeadAttention.forward (style='packed')",
 )

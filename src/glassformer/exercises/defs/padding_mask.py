@@ -76,13 +76,18 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="padding_mask",
-    functions=(Function("padding_mask", "(ids: torch.Tensor, pad_id: int) -> torch.Tensor",
-                        ("ids", "pad_id"), ("mask",)),),
+    functions=(
+        Function("padding_mask", "(ids: torch.Tensor, pad_id: int) -> torch.Tensor", ("ids", "pad_id"), ("mask",)),
+    ),
     make_cases=make_cases,
     reference={"padding_mask": reference},
     numpy_reference={"padding_mask": numpy_twin(twin)},
-    variants=(Variant("inverted", "padding_mask", inverted), Variant("flat", "padding_mask", flat),
-              Variant("query_axis", "padding_mask", query_axis), Variant("pad_is_zero", "padding_mask", pad_is_zero)),
+    variants=(
+        Variant("inverted", "padding_mask", inverted),
+        Variant("flat", "padding_mask", flat),
+        Variant("query_axis", "padding_mask", query_axis),
+        Variant("pad_is_zero", "padding_mask", pad_is_zero),
+    ),
     allowed=("!=", "t[:, None, None, :]", "Tensor.unsqueeze"),
     header="import torch\n",
     seed=104,

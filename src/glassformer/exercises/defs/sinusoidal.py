@@ -83,15 +83,26 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="sinusoidal",
-    functions=(Function("sinusoidal_table", "(max_len: int, d_model: int) -> torch.Tensor",
-                        ("max_len", "d_model"), ("table",)),),
+    functions=(
+        Function(
+            "sinusoidal_table", "(max_len: int, d_model: int) -> torch.Tensor", ("max_len", "d_model"), ("table",)
+        ),
+    ),
     make_cases=make_cases,
     reference={"sinusoidal_table": reference},
     numpy_reference={"sinusoidal_table": numpy_twin(twin)},
-    variants=tuple(Variant(f.__name__, "sinusoidal_table", f) for f in (
-        sin_cos_swapped, halves, column_frequency, starts_at_one)),
-    allowed=("torch.arange(..., dtype=torch.float64)", "torch.sin", "torch.cos", "**", "torch.exp", "math.log",
-             "table[:, 0::2]"),
+    variants=tuple(
+        Variant(f.__name__, "sinusoidal_table", f) for f in (sin_cos_swapped, halves, column_frequency, starts_at_one)
+    ),
+    allowed=(
+        "torch.arange(..., dtype=torch.float64)",
+        "torch.sin",
+        "torch.cos",
+        "**",
+        "torch.exp",
+        "math.log",
+        "table[:, 0::2]",
+    ),
     header="import math\n\nimport torch\n",
     seed=108,
     plugs_into="glassformer.nn.position.sinusoidal_table",

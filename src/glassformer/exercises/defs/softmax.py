@@ -81,14 +81,18 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="softmax",
-    functions=(Function("softmax", "(x: torch.Tensor, dim: int = -1) -> torch.Tensor", ("x", "dim"),
-                        ("probabilities",)),),
+    functions=(
+        Function("softmax", "(x: torch.Tensor, dim: int = -1) -> torch.Tensor", ("x", "dim"), ("probabilities",)),
+    ),
     make_cases=make_cases,
     reference={"softmax": reference},
     numpy_reference={"softmax": numpy_twin(twin)},
-    variants=(Variant("global_max", "softmax", global_max), Variant("no_shift", "softmax", no_shift),
-              Variant("ignores_dim", "softmax", ignores_dim),
-              Variant("sum_other_axis", "softmax", sum_other_axis)),
+    variants=(
+        Variant("global_max", "softmax", global_max),
+        Variant("no_shift", "softmax", no_shift),
+        Variant("ignores_dim", "softmax", ignores_dim),
+        Variant("sum_other_axis", "softmax", sum_other_axis),
+    ),
     forbidden=(SOFTMAX,),
     allowed=("torch.exp", "Tensor.amax(dim, keepdim=True)", "Tensor.sum(dim, keepdim=True)", "torch.logsumexp"),
     header="import torch\n",

@@ -18,11 +18,13 @@ def block(x, params, n_heads, mask=None, activation="relu", eps=1e-5):
     """
     p = params
     h = _layer_norm(x, p["ln1.weight"], p.get("ln1.bias"), eps)  # (B, T, C)
-    x = x + _multi_head_attention(h, p["attn.qkv.weight"], p.get("attn.qkv.bias"),
-                                  p["attn.proj.weight"], p.get("attn.proj.bias"), n_heads, mask)  # (B, T, C)
+    x = x + _multi_head_attention(
+        h, p["attn.qkv.weight"], p.get("attn.qkv.bias"), p["attn.proj.weight"], p.get("attn.proj.bias"), n_heads, mask
+    )  # (B, T, C)
     h = _layer_norm(x, p["ln2.weight"], p.get("ln2.bias"), eps)  # (B, T, C)
-    return x + _feed_forward(h, p["ffn.fc1.weight"], p.get("ffn.fc1.bias"),
-                             p["ffn.fc2.weight"], p.get("ffn.fc2.bias"), activation)  # (B, T, C)
+    return x + _feed_forward(
+        h, p["ffn.fc1.weight"], p.get("ffn.fc1.bias"), p["ffn.fc2.weight"], p.get("ffn.fc2.bias"), activation
+    )  # (B, T, C)
 
 
 def _layer_norm(x, weight, bias, eps):
@@ -35,8 +37,7 @@ def _layer_norm(x, weight, bias, eps):
 def _multi_head_attention(x, w_qkv, b_qkv, w_out, b_out, n_heads, mask):
     B, T, C = x.shape
     qkv = x @ w_qkv.T + (b_qkv if b_qkv is not None else 0.0)  # (B, T, 3C)
-    q, k, v = (t.reshape(B, T, n_heads, C // n_heads).transpose(1, 2)
-               for t in qkv.split(C, dim=-1))  # 3 × (B, H, T, D)
+    q, k, v = (t.reshape(B, T, n_heads, C // n_heads).transpose(1, 2) for t in qkv.split(C, dim=-1))  # 3 × (B, H, T, D)
     scores = q @ k.transpose(-2, -1) / math.sqrt(C // n_heads)  # (B, H, T, T)
     if mask is None:
         weights = torch.softmax(scores, dim=-1)  # (B, H, T, T)

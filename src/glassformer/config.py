@@ -20,6 +20,7 @@ import math
 import typing
 from dataclasses import dataclass, field, fields, replace
 
+from glassformer.errors import UsageError
 from glassformer.messages import has, t
 
 
@@ -28,13 +29,13 @@ def _choice(name: str, value: str, valid: tuple[str, ...]) -> None:
     if value not in valid:
         near = difflib.get_close_matches(str(value), valid, n=1)
         hint = t("error.config.did_you_mean", near=near[0]) if near else ""
-        raise ValueError(t("error.config.choice", name=name, value=value, valid=list(valid), hint=hint))
+        raise UsageError("error.config.choice", name=name, value=value, valid=list(valid), hint=hint)
 
 
 def _positive(**values: float) -> None:
     for name, value in values.items():
         if value <= 0:
-            raise ValueError(t("error.config.positive", name=name, value=value))
+            raise UsageError("error.config.positive", name=name, value=value)
 
 
 ACTIVATIONS = ("relu", "gelu", "gelu_tanh")
@@ -88,18 +89,18 @@ class ModelConfig:
         if self.d_model % self.n_heads != 0:
             divisors = [h for h in range(1, self.d_model + 1) if self.d_model % h == 0]
             nearest = min(divisors, key=lambda h: abs(h - self.n_heads))
-            raise ValueError(t("error.config.heads", d_model=self.d_model, n_heads=self.n_heads, nearest=nearest))
+            raise UsageError("error.config.heads", d_model=self.d_model, n_heads=self.n_heads, nearest=nearest)
         if not 0.0 <= self.dropout < 1.0:
-            raise ValueError(t("error.config.dropout", value=self.dropout))
+            raise UsageError("error.config.dropout", value=self.dropout)
         _choice("activation", self.activation, ACTIVATIONS)
         _choice("norm", self.norm, NORMS)
         _choice("init", self.init, INITS)
         _choice("attention", self.attention, ATTENTIONS)
         if self.mha_style == "fused":
-            raise ValueError(t("error.config.mha_fused"))
+            raise UsageError("error.config.mha_fused")
         _choice("mha_style", self.mha_style, MHA_STYLES)
         if self.pad_id is not None and not 0 <= self.pad_id < self.vocab_size:
-            raise ValueError(t("error.config.pad_id", pad_id=self.pad_id, vocab_size=self.vocab_size))
+            raise UsageError("error.config.pad_id", pad_id=self.pad_id, vocab_size=self.vocab_size)
 
     @property
     def d_head(self) -> int:
@@ -143,11 +144,11 @@ class TrainConfig:
             log_interval=self.log_interval,
         )
         if not 0 <= self.threads <= MAX_THREADS:
-            raise ValueError(t("error.config.threads", most=MAX_THREADS, value=self.threads))
+            raise UsageError("error.config.threads", most=MAX_THREADS, value=self.threads)
         _choice("lr_schedule", self.lr_schedule, ("constant", "cosine"))
         _choice("dtype", self.dtype, ("float32", "bfloat16"))
         if self.warmup_steps < 0 or self.grad_clip < 0 or self.min_lr < 0 or self.weight_decay < 0:
-            raise ValueError(t("error.config.non_negative"))
+            raise UsageError("error.config.non_negative")
 
 
 @dataclass
@@ -309,7 +310,7 @@ def get_preset(name: str) -> Preset:
     if name not in PRESETS:
         near = difflib.get_close_matches(name, PRESETS, n=1)
         hint = t("error.config.did_you_mean", near=near[0]) if near else ""
-        raise ValueError(t("error.config.preset", name=name, names=sorted(PRESETS), hint=hint))
+        raise UsageError("error.config.preset", name=name, names=sorted(PRESETS), hint=hint)
     p = PRESETS[name]
     return Preset(replace(p.model), replace(p.train), p.about)
 
@@ -344,7 +345,7 @@ def _parse(text: str, kind: typing.Any, key: str):
         else:
             return str(text)
     except ValueError:
-        raise ValueError(t("error.config.type", key=key, value=text, type=kind.__name__)) from None
+        raise UsageError("error.config.type", key=key, value=text, type=kind.__name__) from None
     return _finite(value, key)
 
 
@@ -355,7 +356,7 @@ def _finite(value: float, key: str) -> float:
     except OverflowError:  # an int too large for a float
         value = math.inf
     if not math.isfinite(value):
-        raise ValueError(t("error.config.finite", key=key, value=value))
+        raise UsageError("error.config.finite", key=key, value=value)
     return value
 
 
@@ -376,7 +377,7 @@ def _check_type(value, kind: typing.Any, key: str):
         )
     )
     if not ok:
-        raise ValueError(t("error.config.type", key=key, value=value, type=kind.__name__))
+        raise UsageError("error.config.type", key=key, value=value, type=kind.__name__)
     return _finite(value, key) if kind is float else value
 
 
@@ -392,7 +393,7 @@ def parse_overrides(argv: list[str] | tuple[str, ...]) -> dict[str, str]:
     while i < len(items):
         item = items[i]
         if not item.startswith("--") or len(item) == 2:
-            raise ValueError(t("error.config.override_form", item=item))
+            raise UsageError("error.config.override_form", item=item)
         body = item[2:]
         if "=" in body:
             key, text = body.split("=", 1)
@@ -400,7 +401,7 @@ def parse_overrides(argv: list[str] | tuple[str, ...]) -> dict[str, str]:
             key, text = body, items[i + 1]
             i += 1
         else:
-            raise ValueError(t("error.config.override_value", item=item, key=body))
+            raise UsageError("error.config.override_value", item=item, key=body)
         pairs[key.replace("-", "_")] = text
         i += 1
     return pairs
@@ -424,7 +425,7 @@ def apply_overrides(preset: Preset, overrides: dict[str, str] | list[str] | tupl
         if key not in hints:
             near = difflib.get_close_matches(key, list(hints), n=1)
             hint = t("error.config.did_you_mean_flag", near=near[0]) if near else ""
-            raise ValueError(t("error.config.unknown_key", key=key, hint=hint))
+            raise UsageError("error.config.unknown_key", key=key, hint=hint)
         value = _parse(text, hints[key], key) if isinstance(text, str) else _check_type(text, hints[key], key)
         (model_changes if key in model_keys else train_changes)[key] = value
     assert not (model_keys & train_keys), "ModelConfig and TrainConfig must not share field names"

@@ -33,14 +33,14 @@ def check_device(name: str, flag: str = "--device") -> str:
     except (RuntimeError, TypeError, ValueError):
         device = None
     if device is None or device.type not in KINDS:
-        raise UsageError(t("error.device.unknown", flag=flag, name=name, here=here))
+        raise UsageError("error.device.unknown", flag=flag, name=name, here=here)
     if device.type == "cuda":
         if not torch.cuda.is_available():
             why = t("error.device.no_cuda_build" if torch.version.cuda is None else "error.device.no_gpu")
-            raise DeviceUnavailable(t("error.device.no_cuda", flag=flag, name=name, why=why, here=here))
+            raise DeviceUnavailable("error.device.no_cuda", flag=flag, name=name, why=why, here=here)
         count = torch.cuda.device_count()
         if device.index is not None and device.index >= count:
-            raise DeviceUnavailable(t("error.device.index", flag=flag, name=name, count=count, here=here))
+            raise DeviceUnavailable("error.device.index", flag=flag, name=name, count=count, here=here)
     if device.type == "mps" and not torch.backends.mps.is_available():
-        raise DeviceUnavailable(t("error.device.no_mps", flag=flag, name=name, here=here))
+        raise DeviceUnavailable("error.device.no_mps", flag=flag, name=name, here=here)
     return name

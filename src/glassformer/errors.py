@@ -19,14 +19,46 @@ the CLI says so and saves the traceback to a file it names.
 
 from __future__ import annotations
 
+from glassformer.messages import has, in_language, language, t
+
 EXIT_FAILURE = 1  # the command was fine; something it needed was not (a damaged file, a full disk)
 EXIT_USAGE = 2  # the command line itself is wrong (argparse uses 2 as well)
 
 
 class GlassformerError(Exception):
-    """An expected failure, with a message that names the problem and the fix."""
+    """An expected failure, with a message that names the problem and the fix.
+
+    Raised as `UsageError("error.config.heads", d_model=64, n_heads=5, nearest=4)`: a catalogue key
+    and its fields (glassformer/messages). The sentence is made only when the error is shown, in
+    the language of that moment, so a library caller, a test and the CLI all read `.key` and
+    `.fields`, and only the boundary (CLI, page, notebook) turns them into words.
+    """
 
     exit_code = EXIT_FAILURE
+
+    def __init__(self, key: str, /, **fields) -> None:
+        super().__init__(key)
+        self.key, self.fields = key, fields
+        self.lang = language()  # the language of the moment it was raised: its fields were made in it
+
+    def __str__(self) -> str:
+        return self.words(self.lang)
+
+    def words(self, lang: str | None = None) -> str:
+        """The sentence in `lang` (default: the language it was raised in)."""
+        if not has(self.key):
+            return self.key  # not a key: an old-style sentence, already in words
+        with in_language(lang):
+            return t(self.key, **self.fields)
+
+    def __reduce__(self):  # pickled (a worker process's error) with its fields, not just its key
+        return _rebuild, (type(self), self.key, self.fields, self.lang)
+
+
+def _rebuild(cls: type, key: str, fields: dict, lang: str) -> GlassformerError:
+    error = cls(key, **fields)
+    error.lang = lang
+    return error
 
 
 class UsageError(GlassformerError, ValueError):
@@ -55,3 +87,13 @@ class WriteFailed(GlassformerError, OSError):
 
 class RunLocked(GlassformerError):
     """Another live process is training into this run directory."""
+
+
+class WrongType(GlassformerError, TypeError):
+    """A library call got a value of the wrong type (a string where a tensor belongs, ...)."""
+
+    exit_code = EXIT_USAGE
+
+
+class Unsupported(GlassformerError, RuntimeError):
+    """The request is well formed but this model, build or machine cannot do it."""

@@ -94,13 +94,13 @@ def reading(path: str | os.PathLike, fix: str):
     try:
         yield path
     except (FileNotFoundError, NotADirectoryError):
-        raise NotFound(t("error.files.missing", path=path, fix=fix)) from None
+        raise NotFound("error.files.missing", path=path, fix=fix) from None
     except IsADirectoryError:
-        raise NotFound(t("error.files.directory", path=path, fix=fix)) from None
+        raise NotFound("error.files.directory", path=path, fix=fix) from None
     except PermissionError:
-        raise DamagedFile(t("error.files.permission", path=path)) from None
+        raise DamagedFile("error.files.permission", path=path) from None
     except OSError as e:
-        raise DamagedFile(t("error.files.unreadable", path=path, reason=e.strerror or e, fix=fix)) from None
+        raise DamagedFile("error.files.unreadable", path=path, reason=e.strerror or e, fix=fix) from None
 
 
 def read_bytes(path: str | os.PathLike, fix: str) -> bytes:
@@ -120,7 +120,7 @@ def read_text(path: str | os.PathLike, fix: str, allow_empty: bool = False) -> s
     explaining a file in another encoding (which one it looks like, and the iconv line that converts it)."""
     data = read_bytes(path, fix)
     if not data.strip() and not allow_empty:
-        raise DamagedFile(t("error.files.blank" if data else "error.files.empty", path=path, fix=fix))
+        raise DamagedFile("error.files.blank" if data else "error.files.empty", path=path, fix=fix)
     return decode_utf8(data, path)
 
 
@@ -130,9 +130,7 @@ def read_json(path: str | os.PathLike, fix: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise DamagedFile(
-            t("error.files.json", path=path, reason=e.msg, line=e.lineno, column=e.colno, fix=fix)
-        ) from None
+        raise DamagedFile("error.files.json", path=path, reason=e.msg, line=e.lineno, column=e.colno, fix=fix) from None
 
 
 def decode_utf8(data: bytes, path: str | os.PathLike) -> str:
@@ -150,10 +148,10 @@ def not_utf8(path: str | os.PathLike, byte: int, offset: int, guess: str | None)
     path = Path(path)
     converted = path.with_name(f"{path.stem}-utf8{path.suffix}")
     if guess == "binary":
-        return DamagedFile(t("error.files.binary", path=path, where=where))
+        return DamagedFile("error.files.binary", path=path, where=where)
     if guess:
-        return DamagedFile(t("error.files.encoding", path=path, where=where, guess=guess, converted=converted))
-    return DamagedFile(t("error.files.no_encoding", path=path, where=where))
+        return DamagedFile("error.files.encoding", path=path, where=where, guess=guess, converted=converted)
+    return DamagedFile("error.files.no_encoding", path=path, where=where)
 
 
 def guess_encoding(data: bytes) -> str | None:

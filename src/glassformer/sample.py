@@ -24,6 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from glassformer.errors import UsageError
 from glassformer.messages import t
 from glassformer.models.decode import decode_step
 from glassformer.nn.position import position_scheme
@@ -93,7 +94,7 @@ def generate_ids(
     # the model sees the last `window` tokens: max_len, or, without a position table, all of them
     window = context_window(model, ids.size(1) + max_new_tokens)
     if use_cache and not hasattr(model, "new_cache"):
-        raise ValueError(t("error.sample.no_cache", model=type(model).__name__))
+        raise UsageError("error.sample.no_cache", model=type(model).__name__)
     cache = model.new_cache(ids.size(0)) if use_cache is not False and hasattr(model, "new_cache") else None
     step = decode_step(model)  # = model(ids, cache=cache), one new token in fewer ops (models/decode.py)
     was_training = model.training
@@ -173,18 +174,18 @@ def sample(
     caller can stream; text that might be the start of the stop string waits until it is not.
     """
     if not (isinstance(max_new_tokens, numbers.Integral) and max_new_tokens >= 0):
-        raise ValueError(t("error.sample.max_new_tokens", value=max_new_tokens))
+        raise UsageError("error.sample.max_new_tokens", value=max_new_tokens)
     if not (isinstance(num_samples, numbers.Integral) and num_samples >= 1):
-        raise ValueError(t("error.sample.num_samples", value=num_samples))
+        raise UsageError("error.sample.num_samples", value=num_samples)
     if not (temperature >= 0 and math.isfinite(temperature)):
-        raise ValueError(t("error.sample.temperature", value=temperature))
+        raise UsageError("error.sample.temperature", value=temperature)
     if top_k is not None and not (isinstance(top_k, numbers.Integral) and top_k >= 1):
-        raise ValueError(t("error.sample.top_k", value=top_k))
+        raise UsageError("error.sample.top_k", value=top_k)
     if top_p is not None and not 0 < top_p <= 1:
-        raise ValueError(t("error.sample.top_p", value=top_p))
+        raise UsageError("error.sample.top_p", value=top_p)
     prompt_ids = tokenizer.encode(prompt)
     if not prompt_ids:
-        raise ValueError(t("error.sample.empty_prompt"))
+        raise UsageError("error.sample.empty_prompt")
     device = next(model.parameters()).device
     generator = torch.Generator(device=device)
     if seed is None:

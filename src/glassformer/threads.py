@@ -17,14 +17,14 @@ import contextlib
 import torch
 
 from glassformer.config import MAX_THREADS
-from glassformer.messages import t
+from glassformer.errors import UsageError
 
 DEFAULT_THREADS = 1  # see the module docstring
 
 
 def check_threads(n: int) -> int:
     if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= MAX_THREADS:
-        raise ValueError(t("error.threads", most=MAX_THREADS, value=n))
+        raise UsageError("error.threads", most=MAX_THREADS, value=n)
     return n
 
 

@@ -16,11 +16,14 @@ from pathlib import Path
 import pytest
 
 import glassformer
+import glassformer.errors
 from glassformer import messages
 from glassformer.cli import build_parser, main
 from glassformer.cli.language import argparse_speaking
 from glassformer.config import PRESETS, preset_about
-from glassformer.messages import en, zh
+from glassformer.messages import TABLES, en, zh
+
+EN = TABLES["en"]  # en.py and every area's table
 
 PACKAGE = Path(glassformer.__file__).parent
 CHINESE = re.compile(r"[\u4e00-\u9fff]")
@@ -42,28 +45,35 @@ def test_both_tables_have_the_same_keys_and_the_same_fields():
         assert all(name.isidentifier() for name, _, _ in fields(text)), key  # named fields only: no {0}, no {}
 
 
+ERRORS = {name for name, value in vars(glassformer.errors).items() if isinstance(value, type)} | {"CorpusUnavailable"}
+
+
 def test_every_key_the_code_names_is_in_the_catalogue_with_exactly_its_fields():
-    """A t("key", ...) or say("key", ...) with a key the catalogue lacks, or a field it does not fill
-    (or one the sentence does not use), would fail only when that sentence is said: in an error path."""
+    """A t("key", ...), say("key", ...) or typed error `UsageError("key", ...)` with a key the catalogue
+    lacks, or a field it does not fill (or one the sentence does not use), would fail only when that
+    sentence is said: in an error path."""
     calls = 0
     for path in sorted(PACKAGE.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        if not any(isinstance(n, ast.ImportFrom) and n.module == "glassformer.messages" for n in ast.walk(tree)):
+        if not any(
+            isinstance(n, ast.ImportFrom) and n.module in ("glassformer.messages", "glassformer.errors")
+            for n in ast.walk(tree)
+        ):
             continue
         for node in ast.walk(tree):
             if not (
                 isinstance(node, ast.Call)
-                and getattr(node.func, "id", None) in ("t", "say")
+                and getattr(node.func, "id", None) in ("t", "say", *ERRORS)
                 and node.args
                 and isinstance(node.args[0], ast.Constant)
                 and isinstance(node.args[0].value, str)
             ):
                 continue
             key, where = node.args[0].value, f"{path.relative_to(PACKAGE)}:{node.lineno}"
-            assert key in en.TEXT, f"{where}: no key {key!r} in the catalogue"
+            assert key in EN, f"{where}: no key {key!r} in the catalogue"
             if all(k.arg is not None for k in node.keywords):  # no **fields: the names can be checked
                 given = {k.arg for k in node.keywords} - {"file"}
-                assert {name for name, _, _ in fields(en.TEXT[key])} == given, f"{where}: {key} gets {given}"
+                assert {name for name, _, _ in fields(EN[key])} == given, f"{where}: {key} gets {given}"
             calls += 1
     assert calls > 400
 
@@ -379,6 +389,19 @@ def literals(node: ast.AST):
             yield from literals(element)
 
 
+def names_a_key(node: ast.AST) -> bool:
+    """A typed error's first argument that is a catalogue key, not a sentence: "error.x", a choice of
+    two keys, or f"arg.index.{what}" (a key's prefix with its last part filled in)."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and messages.has(node.value)
+    if isinstance(node, ast.IfExp):
+        return names_a_key(node.body) and names_a_key(node.orelse)
+    if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+        prefix = node.values[0].value
+        return prefix.endswith(".") and any(key.startswith(prefix) for key in EN)
+    return False
+
+
 def sentences(path: Path, helps: bool, root: Path = PACKAGE) -> list[str]:
     """`file:line: 'literal'` for every literal sentence passed to a user-facing call in `path`."""
     found = []
@@ -389,7 +412,8 @@ def sentences(path: Path, helps: bool, root: Path = PACKAGE) -> list[str]:
         if name == "write" and isinstance(node.func, ast.Attribute) and ast.unparse(node.func.value).endswith(SCREENS):
             name = "print"
         said = (
-            list(node.args)
+            [a for a in node.args[:1] if not names_a_key(a)]
+            + list(node.args[1:])
             if name in SAYS
             or name.endswith(("Error", "Exception", "Unavailable"))
             or name in ("NotFound", "DamagedFile", "WriteFailed", "RunLocked", "NonFiniteLoss")

@@ -24,7 +24,7 @@ from glassformer.cli.failure import DEBUG_FLAG, debug_requested, report
 from glassformer.cli.language import argparse_speaking, language_requested
 from glassformer.cli.options import Parser, normalize_argv
 from glassformer.errors import UsageError
-from glassformer.messages import speaking, t
+from glassformer.messages import UnknownLanguage, speaking, t
 from glassformer.threads import check_threads, using_threads
 
 # verb modules, in the order `glassformer --help` lists them
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     argv, debug = debug_requested(argv)  # --debug may stand anywhere, before or after the verb
     try:
         argv, lang = language_requested(argv)  # so may --lang; else GLASSFORMER_LANG, else English
-    except UsageError as e:
+    except (UsageError, UnknownLanguage) as e:
         return report(e, None, debug, argv)
     with speaking(lang):
         return _run(argv, debug)

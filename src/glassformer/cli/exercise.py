@@ -16,6 +16,7 @@ import argparse
 from pathlib import Path
 
 from glassformer.cli.options import positive
+from glassformer.errors import UsageError
 from glassformer.messages import t
 
 DEFAULT_DIR = "exercises"
@@ -74,7 +75,7 @@ def _timeout(args) -> float:
     from glassformer.exercises.grader import TIMEOUT
 
     if args.timeout is not None and args.timeout <= 0:
-        raise ValueError(t("exercise.timeout", value=args.timeout))
+        raise UsageError("exercise.timeout", value=args.timeout)
     return args.timeout or TIMEOUT
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 
 from glassformer.cli.options import MAX_PORT, add_threads, port, seed
+from glassformer.errors import UsageError
 from glassformer.messages import t
 
 DEFAULT_PORT = 8321
@@ -31,11 +32,11 @@ def run_explore(args: argparse.Namespace) -> int:
     from glassformer.explore.serve import check_host, latest_run, open_preset, open_run, serve
 
     if args.run and args.preset:
-        raise ValueError(t("explore.run_and_preset"))
+        raise UsageError("explore.run_and_preset")
     if args.overrides and not args.preset:
-        raise ValueError(t("explore.overrides", overrides=args.overrides))
+        raise UsageError("explore.overrides", overrides=args.overrides)
     if not 0 <= args.port <= MAX_PORT:
-        raise ValueError(t("explore.port", most=MAX_PORT, port=args.port))
+        raise UsageError("explore.port", most=MAX_PORT, port=args.port)
     check_host(args.host, args.allow_remote)  # refuse before loading anything
     if args.preset:
         explorer = open_preset(args.preset, args.seed, args.overrides)

@@ -67,7 +67,7 @@ def load(args, tokenizer: bool = True) -> Loaded:
     A preset's kind decides the model (override it with --kind=encoder, say)."""
     if args.run:
         if args.overrides:
-            raise UsageError(t("inspect.run_overrides", overrides=" ".join(args.overrides)))
+            raise UsageError("inspect.run_overrides", overrides=" ".join(args.overrides))
         model, tokenizer, config = load_model(args.run)
         train = train_config(config, args.run)
         return Loaded(model, tokenizer, train, t("inspect.source.run", run=args.run, kind=model.kind))
@@ -102,7 +102,7 @@ def inputs(args, loaded: Loaded):
             try:
                 values = [float(v) for v in args.prompt.replace(",", " ").split()]
             except ValueError:
-                raise ValueError(t("inspect.numbers_prompt", example="0 0.5 1 0.5", prompt=args.prompt)) from None
+                raise UsageError("inspect.numbers_prompt", example="0 0.5 1 0.5", prompt=args.prompt) from None
         else:  # one period of a sine wave, 16 steps
             values = [math.sin(2 * math.pi * t / 16) for t in range(16)]
         x = torch.tensor(values[-max_len:]).reshape(1, -1, 1)  # (1, T, 1)
@@ -112,7 +112,7 @@ def inputs(args, loaded: Loaded):
             say("inspect.prompt_cropped", tokens=len(ids), max_len=max_len)
         x = torch.tensor([ids[-max_len:]])  # (1, T)
     if x.size(1) == 0:
-        raise ValueError(t("inspect.empty_prompt"))
+        raise UsageError("inspect.empty_prompt")
     return x
 
 
@@ -133,7 +133,7 @@ def _next_token_pair(x):
         src, tgt = x
         return (src, tgt[:, :-1]), tgt[:, 1:]
     if x.size(1) < 2:
-        raise ValueError(t("inspect.short_prompt", least=2))
+        raise UsageError("inspect.short_prompt", least=2)
     return x[:, :-1], x[:, 1:]
 
 

@@ -12,7 +12,7 @@ import contextlib
 import re
 
 from glassformer.errors import UsageError
-from glassformer.messages import LANGS, argparse_words, columns, language, resolve, t
+from glassformer.messages import LANGS, argparse_words, columns, language, resolve
 
 LANG_FLAG = "--lang"
 
@@ -25,7 +25,7 @@ def language_requested(argv: list[str]) -> tuple[list[str], str]:
         token = argv[i]
         if token == LANG_FLAG:
             if i + 1 == len(argv):
-                raise UsageError(t("cli.lang_no_value", langs=", ".join(LANGS)))
+                raise UsageError("cli.lang_no_value", langs=", ".join(LANGS))
             flag, i = argv[i + 1], i + 2
             continue
         if token.startswith(LANG_FLAG + "="):

@@ -138,7 +138,7 @@ def utf8_text(value: str) -> str:
 def index_within(flag: str, value: int, size: int, what: str) -> int:
     """A layer or head index the model has: 0 <= value < size (what: "layers" or "heads")."""
     if not 0 <= value < size:
-        raise UsageError(t(f"arg.index.{what}", flag=flag, value=value, size=size, last=size - 1))
+        raise UsageError(f"arg.index.{what}", flag=flag, value=value, size=size, last=size - 1)
     return value
 
 

@@ -8,6 +8,7 @@ import sys
 import torch
 
 from glassformer.cli.options import add_threads, count, probability, seed, temperature, utf8_text
+from glassformer.errors import UsageError
 from glassformer.messages import say, t
 from glassformer.sample import past_max_len, sample
 from glassformer.train.run import load_model
@@ -47,13 +48,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_sample(args: argparse.Namespace) -> int:
     model, tokenizer, _ = load_model(args.run, best=args.best, device=args.device)
     if not model.samples:
-        raise ValueError(t("sample.no_text", run=args.run, kind=model.kind))
+        raise UsageError("sample.no_text", run=args.run, kind=model.kind)
     if args.attention:
         model.set_attention(args.attention)
     prompt, stop = _unescape(args.prompt), _unescape(args.stop) if args.stop else None
     prompt_ids = tokenizer.encode(prompt)  # a prompt the tokenizer cannot read fails here, first
     if not prompt_ids:
-        raise ValueError(t("error.sample.empty_prompt"))
+        raise UsageError("error.sample.empty_prompt")
     if args.debug_shapes:
         from glassformer.inspect.trace import print_shapes_once
 

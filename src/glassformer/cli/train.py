@@ -59,12 +59,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_train(args: argparse.Namespace) -> int:
     progress = not args.no_progress
     if args.attention_heads is not None and args.attention_every is None:
-        raise UsageError(t("train.attention_heads_alone"))  # before a run directory is made
+        raise UsageError("train.attention_heads_alone")  # before a run directory is made
     if args.resume:
         if args.out:
-            raise UsageError(t("train.resume_out"))
+            raise UsageError("train.resume_out")
         if tokenizer_options(args):
-            raise UsageError(t("train.resume_tokenizer"))
+            raise UsageError("train.resume_tokenizer")
         run = resume_run(
             args.resume,
             args.overrides,
@@ -135,7 +135,7 @@ def _record_attention(run, args: argparse.Namespace) -> None:
     from glassformer.train.attention_log import FILE, AttentionLog, parse_heads, probe_for
 
     if run.model.inputs not in ("tokens", "numbers"):
-        raise UsageError(t("train.attention_one_stack", kind=run.model.kind, inputs=run.model.inputs, dir=run.dir))
+        raise UsageError("train.attention_one_stack", kind=run.model.kind, inputs=run.model.inputs, dir=run.dir)
     probe, labels = probe_for(run.data, run.trainer.cfg.block_size)
     run.trainer.callbacks.append(
         AttentionLog(

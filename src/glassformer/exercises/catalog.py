@@ -7,6 +7,7 @@ import difflib
 import functools
 import importlib
 
+from glassformer.errors import UsageError
 from glassformer.exercises.spec import Exercise
 from glassformer.messages import t
 
@@ -40,7 +41,7 @@ def get(name: str) -> Exercise:
     if key not in ORDER:
         near = difflib.get_close_matches(key, ORDER, n=1)
         hint = t("error.config.did_you_mean", near=near[0]) if near else ""
-        raise ValueError(t("error.exercise.unknown", name=name, hint=hint, n=len(ORDER)))
+        raise UsageError("error.exercise.unknown", name=name, hint=hint, n=len(ORDER))
     return all_exercises()[key]
 
 

@@ -136,7 +136,8 @@ def export_golden(out: Path, names: list[str] | None = None) -> list[Path]:
                 "function": fn.name,
                 "inputs": [_store(arrays, f"case{i}/in/{a}", a, v) for a, v in zip(fn.args, case.args, strict=False)],
                 "outputs": [
-                    _store(arrays, f"case{i}/out/{k}", o, v) for k, (o, v) in enumerate(zip(fn.outputs, prep.ref[i], strict=False))
+                    _store(arrays, f"case{i}/out/{k}", o, v)
+                    for k, (o, v) in enumerate(zip(fn.outputs, prep.ref[i], strict=False))
                 ],
             }
             if case.grad:

@@ -226,7 +226,9 @@ def _twin_directional(ex: Exercise, case: Case, grads: list, cot: list) -> Probl
         return ex.numpy_reference[case.fn](*args)
 
     plus, minus = twin_at(1.0), twin_at(-1.0)
-    slope = sum(float(((a - b) / (2 * FD_STEP) * c).sum()) for a, b, c in zip(plus, minus, cot, strict=False) if c is not None)
+    slope = sum(
+        float(((a - b) / (2 * FD_STEP) * c).sum()) for a, b, c in zip(plus, minus, cot, strict=False) if c is not None
+    )
     yours = sum(float((g * u).sum()) for g, u in zip(grads, dirs, strict=False))
     if abs(yours - slope) > FD_TOL * (1 + abs(slope)):
         return Problem("twin_slope", yours=yours, ref=slope, max_err=abs(yours - slope))

@@ -164,7 +164,10 @@ def stream(ex, cache: dict) -> dict:
         answer["lens"] = {
             "points": points,
             "cells": [
-                [[[names[i], i, round(p, 3)] for i, p in zip(row_i, row_p, strict=False)] for row_i, row_p in zip(ids_p, probs_p, strict=False)]
+                [
+                    [[names[i], i, round(p, 3)] for i, p in zip(row_i, row_p, strict=False)]
+                    for row_i, row_p in zip(ids_p, probs_p, strict=False)
+                ]
                 for ids_p, probs_p in zip(ids.tolist(), probs.tolist(), strict=False)
             ],
         }

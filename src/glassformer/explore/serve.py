@@ -19,6 +19,7 @@ from pathlib import Path
 import torch
 
 from glassformer.config import apply_overrides, get_preset
+from glassformer.errors import NotFound, UsageError
 from glassformer.explore.app import LOCAL_HOSTS, create_app
 from glassformer.explore.explorer import Explorer
 from glassformer.messages import say, t
@@ -50,7 +51,7 @@ def latest_run(runs_dir=RUNS_DIR) -> Path:
     """The run under `runs_dir` whose checkpoint is newest; a clear error when there is none."""
     runs = [p.parent for p in Path(runs_dir).glob(f"*/{MODEL_FILE}") if (p.parent / "config.json").exists()]
     if not runs:
-        raise FileNotFoundError(t("explore.no_run", runs_dir=runs_dir, weights=MODEL_FILE))
+        raise NotFound("explore.no_run", runs_dir=runs_dir, weights=MODEL_FILE)
     return max(runs, key=lambda r: (r / MODEL_FILE).stat().st_mtime)
 
 
@@ -83,7 +84,7 @@ def bind(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as e:
         sock.close()
-        raise ValueError(t("explore.cannot_listen", host=host, port=port, reason=e.strerror)) from None
+        raise UsageError("explore.cannot_listen", host=host, port=port, reason=e.strerror) from None
     sock.listen(64)
     return sock
 
@@ -93,7 +94,7 @@ def check_host(host: str, allow_remote: bool) -> tuple[str, ...] | None:
     if host in LOCAL_HOSTS:
         return LOCAL_HOSTS
     if not allow_remote:
-        raise ValueError(t("explore.remote_host", host=host, local=LOCAL_HOSTS[0]))
+        raise UsageError("explore.remote_host", host=host, local=LOCAL_HOSTS[0])
     return None
 
 

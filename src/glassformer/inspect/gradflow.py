@@ -32,6 +32,7 @@ from pathlib import Path
 
 import torch
 
+from glassformer.errors import Unsupported, UsageError
 from glassformer.inspect.display import grads_html, status_words
 from glassformer.inspect.flow import first_use
 from glassformer.inspect.trace import as_batch
@@ -126,7 +127,7 @@ class GradientMonitor:
     def after_step(self) -> None:
         """Fill each row's update_ratio = ‖p_after - p_before‖ / ‖p_before‖ (None where p_before = 0)."""
         if not self._before:
-            raise RuntimeError(t("error.grads.order"))
+            raise Unsupported("error.grads.order")
         by_name = {r.name: r for r in self.rows}
         for name, p in self.model.named_parameters():
             before = self._before[name]
@@ -187,7 +188,7 @@ class GradientMonitor:
 
         layers = self.layer_norms()
         if not layers:
-            raise ValueError(t("error.grads.nothing_to_plot"))
+            raise UsageError("error.grads.nothing_to_plot")
         names = list(layers)
         fig = Figure(figsize=(max(5.0, 1.1 * len(names) + 2), 4), layout="constrained")
         ax = fig.subplots()
@@ -226,7 +227,7 @@ def gradient_flow(
     x = as_batch(model, ids_or_x)  # (B, T) ids or (B, T, d_in) numbers
     if targets is None:
         if x.size(1) < 2:
-            raise ValueError(t("error.grads.too_short", T=x.size(1)))
+            raise UsageError("error.grads.too_short", T=x.size(1))
         x, targets = x[:, :-1], x[:, 1:]  # (B, T-1): each step predicts the next
     params = dict(model.named_parameters())
     saved = {n: (p.detach().clone(), p.grad) for n, p in params.items()}
@@ -241,8 +242,8 @@ def gradient_flow(
             want = out.shape[:-1] if model.loss == "next_token" else out.shape  # (B, T) ids or (B, T, d_out)
             targets = torch.as_tensor(targets)
             if targets.numel() != want.numel():
-                raise ValueError(
-                    t("error.grads.targets", shape=tuple(targets.shape), out=tuple(out.shape), want=tuple(want))
+                raise UsageError(
+                    "error.grads.targets", shape=tuple(targets.shape), out=tuple(out.shape), want=tuple(want)
                 )
             targets = targets.reshape(want)
             loss = LOSSES[model.loss](out, targets)  # ()

@@ -182,7 +182,9 @@ def trace(model, ids_or_x, tokenizer=None, targets=None, collapse: bool = False,
     zh = lang == "zh"
     if pair:  # the source's rows (axis S), then the target's
         rows = [
-            r for part, side in zip(x, ("src", "tgt"), strict=False) for r in _input_rows(part, tokenizer, False, used, lang, side)
+            r
+            for part, side in zip(x, ("src", "tgt"), strict=False)
+            for r in _input_rows(part, tokenizer, False, used, lang, side)
         ]
     else:
         rows = _input_rows(x, tokenizer, numbers, used, lang)

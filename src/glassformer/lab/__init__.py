@@ -23,6 +23,7 @@ from __future__ import annotations
 import difflib
 import importlib
 
+from glassformer.errors import UsageError
 from glassformer.messages import t
 
 MODULES = (
@@ -53,5 +54,5 @@ def get_experiment(name: str):
     if name not in known:
         near = difflib.get_close_matches(name, known, n=1)
         hint = t("lab.did_you_mean", name=near[0]) if near else ""
-        raise ValueError(t("error.lab.unknown", name=name, known=", ".join(known), hint=hint))
+        raise UsageError("error.lab.unknown", name=name, known=", ".join(known), hint=hint)
     return known[name]

@@ -23,7 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from glassformer.config import Preset, apply_overrides, get_preset
-from glassformer.messages import t
+from glassformer.errors import UsageError
 from glassformer.models import build_model
 from glassformer.nn.loss import next_token_loss
 from glassformer.text.batches import get_batch
@@ -77,7 +77,7 @@ class Corpus:
         """Raise a clear error when a split is too short for windows of T tokens."""
         shortest = min(len(self.train), len(self.val))
         if shortest < T + 1:
-            raise ValueError(t("error.lab.short_data", name=self.name, tokens=len(self.val), T=T, chars=10 * (T + 1)))
+            raise UsageError("error.lab.short_data", name=self.name, tokens=len(self.val), T=T, chars=10 * (T + 1))
 
     @torch.no_grad()
     def unigram_loss(self) -> float:

@@ -21,9 +21,9 @@ from dataclasses import replace
 
 import numpy as np
 
+from glassformer.errors import Unsupported
 from glassformer.lab.common import corpus_for, fixed_windows, lab_preset, position_losses, spread, train
 from glassformer.lab.runner import Claim, Experiment, Verdict, level, new_figure
-from glassformer.messages import t
 from glassformer.models import build_model
 from glassformer.nn.position import POSITION_SCHEMES
 
@@ -135,7 +135,7 @@ def verdicts(r: dict) -> dict:
     tol, collapse = 0.1, 0.5
     sin = v.get("sinusoidal", {}).get("bands")
     if sin is None:
-        raise RuntimeError(t("error.lab.no_sinusoidal"))
+        raise Unsupported("error.lab.no_sinusoidal")
     near = sin["2x"]["mean"] <= sin["in"]["mean"] + tol
     far = sin["far"]["mean"] <= sin["in"]["mean"] + tol
     beyond = {k: x["bands"]["far"]["mean"] for k, x in v.items() if x["bands"]["far"] is not None}

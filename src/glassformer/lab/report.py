@@ -12,9 +12,9 @@ import html
 import json
 from pathlib import Path
 
+from glassformer.errors import NotFound
 from glassformer.files import write_text_atomic
 from glassformer.lab.texts import TEXTS, text
-from glassformer.messages import t
 
 LANGS = tuple(TEXTS)
 
@@ -192,7 +192,7 @@ def write_index(root: str | Path) -> tuple[Path, Path]:
     root = Path(root)
     records = read_records(root)
     if not records:
-        raise FileNotFoundError(t("error.lab.no_results", root=root))
+        raise NotFound("error.lab.no_results", root=root)
     md, page = root / "index.md", root / "index.html"
     write_text_atomic(md, index_markdown(records))
     write_text_atomic(page, index_html(records))

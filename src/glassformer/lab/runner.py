@@ -27,10 +27,10 @@ from typing import Callable
 import numpy as np
 import torch
 
+from glassformer.errors import Unsupported, UsageError
 from glassformer.files import write_text_atomic
 from glassformer.lab.report import experiment_markdown
 from glassformer.lab.texts import TEXTS, text
-from glassformer.messages import t
 from glassformer.threads import using_threads
 
 LEVELS = ("holds", "half-true", "fails")  # the three verdicts a rule can return
@@ -52,7 +52,7 @@ class Verdict:
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:
-            raise ValueError(t("error.lab.level", level=self.level, levels=LEVELS))
+            raise UsageError("error.lab.level", level=self.level, levels=LEVELS)
 
 
 def level(parts: list[bool]) -> str:
@@ -91,7 +91,7 @@ class Context:
         fig.savefig(path, dpi=90)
         size = path.stat().st_size
         if size > MAX_PNG_BYTES:
-            raise RuntimeError(t("error.lab.figure_size", path=path, size=size, most=MAX_PNG_BYTES))
+            raise Unsupported("error.lab.figure_size", path=path, size=size, most=MAX_PNG_BYTES)
         self.figures.append(path.name)
         return path.name
 
@@ -190,7 +190,7 @@ def run_experiment(
     """Run one experiment, judge its claims by its rule, write results.json and report.md."""
     seeds = (1 if fast else experiment.seeds) if seeds is None else seeds
     if seeds < 1:
-        raise ValueError(t("error.lab.seeds", seeds=seeds))
+        raise UsageError("error.lab.seeds", seeds=seeds)
     root = Path(out) if out is not None else DEFAULT_OUT
     folder = root / experiment.name
     folder.mkdir(parents=True, exist_ok=True)
@@ -203,7 +203,7 @@ def run_experiment(
     verdicts = experiment.verdicts(results)
     missing = {c.key for c in experiment.claims} - set(verdicts)
     if missing:
-        raise RuntimeError(t("error.lab.no_verdict", name=experiment.name, keys=sorted(missing)))
+        raise Unsupported("error.lab.no_verdict", name=experiment.name, keys=sorted(missing))
     claims = []
     for claim in experiment.claims:
         v = verdicts[claim.key]

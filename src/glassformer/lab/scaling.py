@@ -25,9 +25,9 @@ import numpy as np
 import torch
 from torch import nn
 
+from glassformer.errors import UsageError
 from glassformer.lab.common import corpus_for, eval_loss, lab_preset, pm, spread, train
 from glassformer.lab.runner import Claim, Experiment, Verdict, level, new_figure
-from glassformer.messages import t
 
 FULL = {"D": (4, 8, 16, 32, 64, 128, 256, 512), "heads": (1, 4), "steps": 600, "T": 64}
 FAST = {"D": (4, 16, 64, 256), "heads": (1,), "steps": 40, "T": 32}
@@ -41,7 +41,7 @@ class Unscaled(nn.Module):
     def __init__(self, model: nn.Module) -> None:
         super().__init__()
         if model.cfg.attention != "glass":
-            raise ValueError(t("error.lab.unscaled"))
+            raise UsageError("error.lab.unscaled")
         self.model, self.factor = model, math.sqrt(model.cfg.d_head)
         self.hooks = {name: self.rescale for name, hp in model.hook_points().items() if hp.stage == "scores"}
 

@@ -6,8 +6,8 @@ back) both import it, and neither imports the other's tables.
 
 from __future__ import annotations
 
+from glassformer.errors import UsageError
 from glassformer.lab import text_en, text_zh
-from glassformer.messages import t
 
 TEXTS = {"en": text_en.TEXT, "zh": text_zh.TEXT}
 
@@ -15,5 +15,5 @@ TEXTS = {"en": text_en.TEXT, "zh": text_zh.TEXT}
 def text(lang: str, key: str, **fields) -> str:
     """One sentence of the lab's tables in `lang`, with computed figures formatted in."""
     if lang not in TEXTS:
-        raise ValueError(t("error.lab.lang", lang=lang, langs=sorted(TEXTS)))
+        raise UsageError("error.lab.lang", lang=lang, langs=sorted(TEXTS))
     return TEXTS[lang][key].format(**fields)

@@ -18,7 +18,9 @@ teaching texts (lessons/text_*.py, exercises/text_*.py); hook points declare the
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
+import pkgutil
 import sys
 import unicodedata
 
@@ -26,7 +28,26 @@ from glassformer.messages import en, zh
 
 LANGS = ("en", "zh")
 ENV = "GLASSFORMER_LANG"
-TABLES = {"en": en.TEXT, "zh": zh.TEXT}
+
+
+def _tables() -> dict[str, dict[str, str]]:
+    """One table per language: en.py / zh.py, then every area's `<area>_en.py` / `<area>_zh.py` in
+    this folder (lessons, lab, exercises, the glossary ...). A key is defined once: two areas that
+    define the same key are an error here, at import, not a sentence that silently wins."""
+    tables = {"en": dict(en.TEXT), "zh": dict(zh.TEXT)}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        area, _, lang = info.name.rpartition("_")
+        if not area or lang not in tables:
+            continue
+        table = importlib.import_module(f"{__name__}.{info.name}").TEXT
+        twice = sorted(set(table) & set(tables[lang]))
+        if twice:
+            raise ImportError(f"messages/{info.name}.py redefines {twice[:5]}: each key lives in one area")
+        tables[lang].update(table)
+    return tables
+
+
+TABLES = _tables()
 
 _chosen: list[str] = []  # the languages speaking() set, innermost last; empty: read the environment
 
@@ -36,17 +57,24 @@ def normalize(name: str) -> str:
     return name.split(".")[0].split("_")[0].split("-")[0].lower()
 
 
-def resolve(flag: str | None = None) -> str:
-    """--lang if given, else $GLASSFORMER_LANG, else "en"; an unknown language is a usage error
-    (said in GLASSFORMER_LANG's language if that one is known, else in English)."""
-    from glassformer.errors import UsageError
+class UnknownLanguage(ValueError):
+    """--lang or GLASSFORMER_LANG names a language there is no catalogue for (a usage error: exit 2).
+    Said in GLASSFORMER_LANG's language if that one is known, else in English."""
 
+    key = "lang.unknown"
+
+    def __init__(self, **fields) -> None:
+        fallback = normalize(os.environ.get(ENV) or "en")
+        self.fields, self.lang = fields, fallback if fallback in LANGS else "en"
+        super().__init__(TABLES[self.lang][self.key].format(**fields))
+
+
+def resolve(flag: str | None = None) -> str:
+    """--lang if given, else $GLASSFORMER_LANG, else "en"; an unknown language is refused."""
     asked = flag or os.environ.get(ENV) or "en"
     lang = normalize(asked)
     if lang not in LANGS:
-        fallback = normalize(os.environ.get(ENV) or "en")
-        table = TABLES[fallback if fallback in LANGS else "en"]
-        raise UsageError(table["lang.unknown"].format(lang=asked, langs=", ".join(LANGS), env=ENV))
+        raise UnknownLanguage(lang=asked, langs=", ".join(LANGS), env=ENV)
     return lang
 
 
@@ -79,7 +107,7 @@ def t(key: str, /, **fields) -> str:
 
 def has(key: str) -> bool:
     """Is `key` in the catalogue?"""
-    return key in en.TEXT
+    return key in TABLES["en"]
 
 
 def say(key: str, /, file=None, **fields) -> None:

@@ -35,22 +35,20 @@ def read_gpt2_dir(path) -> tuple[torch.nn.Module, GPT2BPETokenizer, str]:
     """(glassformer GPT in eval mode, its tokenizer, the weights file's name) of a GPT-2 directory."""
     path = Path(path)
     if not path.is_dir():
-        raise NotFound(t("error.gpt2.is_file" if path.exists() else "error.gpt2.not_dir", path=path))
+        raise NotFound("error.gpt2.is_file" if path.exists() else "error.gpt2.not_dir", path=path)
     config = read_json(path / "config.json", t("fix.gpt2_model"))
     if not isinstance(config, dict):
-        raise DamagedFile(t("error.gpt2.not_object", path=path / "config.json", fix=t("fix.gpt2_model")))
+        raise DamagedFile("error.gpt2.not_object", path=path / "config.json", fix=t("fix.gpt2_model"))
     cfg = config_from_gpt2(config, source=str(path / "config.json"))
     weights_file, tensors = _read_weights(path)
     state = state_dict_from_gpt2(tensors, cfg.n_layers, cfg.tie_weights, source=t("gpt2.weights_in", path=weights_file))
     tokenizer = read_tokenizer_dir(path)
     if tokenizer.vocab_size != cfg.vocab_size:
         raise UsageError(
-            t(
-                "error.gpt2.vocab_differs",
-                path=path / "config.json",
-                vocab_size=cfg.vocab_size,
-                tokens=tokenizer.vocab_size,
-            )
+            "error.gpt2.vocab_differs",
+            path=path / "config.json",
+            vocab_size=cfg.vocab_size,
+            tokens=tokenizer.vocab_size,
         )
     model = build_model(cfg)
     try:
@@ -58,13 +56,11 @@ def read_gpt2_dir(path) -> tuple[torch.nn.Module, GPT2BPETokenizer, str]:
     except RuntimeError as e:  # a shape that does not fit the config
         first = str(e).strip().splitlines()[-1].strip()
         raise DamagedFile(
-            t(
-                "error.gpt2.weights_fit",
-                path=weights_file,
-                config=path / "config.json",
-                detail=first,
-                fix=t("fix.gpt2_model"),
-            )
+            "error.gpt2.weights_fit",
+            path=weights_file,
+            config=path / "config.json",
+            detail=first,
+            fix=t("fix.gpt2_model"),
         ) from None
     return model.eval(), tokenizer, weights_file.name
 
@@ -79,20 +75,20 @@ def _read_weights(path: Path) -> tuple[Path, dict[str, torch.Tensor]]:
             index = read_json(file, t("fix.gpt2_model"))
             shards = sorted(set((index.get("weight_map") or {}).values())) if isinstance(index, dict) else []
             if not shards:
-                raise DamagedFile(t("error.gpt2.no_shards", path=file, fix=t("fix.gpt2_model")))
+                raise DamagedFile("error.gpt2.no_shards", path=file, fix=t("fix.gpt2_model"))
             return file, {k: v for shard in shards for k, v in _safetensors(path / shard).items()}
         return file, _safetensors(file) if name.endswith(".safetensors") else _torch_bin(file)
-    raise NotFound(t("error.gpt2.no_weights", path=path, files=", ".join(WEIGHT_FILES), fix=t("fix.gpt2_model")))
+    raise NotFound("error.gpt2.no_weights", path=path, files=", ".join(WEIGHT_FILES), fix=t("fix.gpt2_model"))
 
 
 def _safetensors(file: Path) -> dict[str, torch.Tensor]:
     if not file.is_file():
-        raise NotFound(t("error.gpt2.shard_missing", path=file, fix=t("fix.gpt2_model")))
+        raise NotFound("error.gpt2.shard_missing", path=file, fix=t("fix.gpt2_model"))
     try:
         return load_file(str(file))
     except (SafetensorError, OSError, ValueError, RuntimeError) as e:
         raise DamagedFile(
-            t("error.gpt2.safetensors", path=file, detail=str(e).splitlines()[0][:200], fix=t("fix.gpt2_model"))
+            "error.gpt2.safetensors", path=file, detail=str(e).splitlines()[0][:200], fix=t("fix.gpt2_model")
         ) from None
 
 
@@ -108,9 +104,9 @@ def _torch_bin(file: Path) -> dict[str, torch.Tensor]:
             if "Weights only load failed" in str(e)
             else t("gpt2.bin_damaged", detail=str(e).splitlines()[0][:200])
         )
-        raise DamagedFile(t("error.gpt2.bin_refused", path=file, why=why, fix=t("fix.gpt2_model"))) from None
+        raise DamagedFile("error.gpt2.bin_refused", path=file, why=why, fix=t("fix.gpt2_model")) from None
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
-        raise DamagedFile(t("error.gpt2.bin_not_state", path=file, fix=t("fix.gpt2_model")))
+        raise DamagedFile("error.gpt2.bin_not_state", path=file, fix=t("fix.gpt2_model"))
     return state
 
 
@@ -120,7 +116,7 @@ def write_gpt2_dir(model: torch.nn.Module, tokenizer, path) -> None:
     gpt2_config(model.cfg)  # refuses a model GPT-2 cannot compute, before any file is written
     if not isinstance(tokenizer, GPT2BPETokenizer):
         raise UsageError(
-            t("error.gpt2.export_tokenizer", kind=getattr(tokenizer, "kind", None), gpt2=GPT2BPETokenizer.kind)
+            "error.gpt2.export_tokenizer", kind=getattr(tokenizer, "kind", None), gpt2=GPT2BPETokenizer.kind
         )
     eot = (
         {f"{k}_token_id": tokenizer.id_of[ENDOFTEXT] for k in ("bos", "eos")} if ENDOFTEXT in tokenizer.specials else {}

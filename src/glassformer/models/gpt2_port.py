@@ -39,27 +39,25 @@ def config_from_gpt2(hf_config, source: str = "GPT2Config") -> ModelConfig:
     `source` names it in the errors."""
     get = hf_config.get if isinstance(hf_config, Mapping) else lambda k, d=None: getattr(hf_config, k, d)
     if get("model_type", "gpt2") != "gpt2":
-        raise UsageError(t("error.gpt2.model_type", source=source, found=get("model_type")))
+        raise UsageError("error.gpt2.model_type", source=source, found=get("model_type"))
     architectures = get("architectures") or []
     if any(a not in ARCHITECTURES for a in architectures):
         raise UsageError(
-            t("error.gpt2.architectures", source=source, found=architectures, known=t("gpt2.or").join(ARCHITECTURES))
+            "error.gpt2.architectures", source=source, found=architectures, known=t("gpt2.or").join(ARCHITECTURES)
         )
     for flag, bad in CHANGES_THE_FUNCTION.items():
         if get(flag, not bad) == bad:
-            raise UsageError(t("error.gpt2.attention_flag", source=source, flag=flag, bad=bad))
+            raise UsageError("error.gpt2.attention_flag", source=source, flag=flag, bad=bad)
     if get("activation_function", "gelu_new") not in ACTIVATIONS:
         raise UsageError(
-            t(
-                "error.gpt2.activation_in",
-                source=source,
-                found=get("activation_function"),
-                supported=sorted(ACTIVATIONS),
-            )
+            "error.gpt2.activation_in",
+            source=source,
+            found=get("activation_function"),
+            supported=sorted(ACTIVATIONS),
         )
     missing = [k for k in REQUIRED if not isinstance(get(k), int)]
     if missing:
-        raise DamagedFile(t("error.gpt2.lacks_numbers", source=source, missing=", ".join(missing)))
+        raise DamagedFile("error.gpt2.lacks_numbers", source=source, missing=", ".join(missing))
     try:
         return ModelConfig(
             vocab_size=get("vocab_size"),
@@ -80,7 +78,7 @@ def config_from_gpt2(hf_config, source: str = "GPT2Config") -> ModelConfig:
             ln_eps=get("layer_norm_epsilon", 1e-5),
         )
     except (TypeError, ValueError) as e:
-        raise DamagedFile(t("error.gpt2.cannot_build", source=source, problem=e)) from None
+        raise DamagedFile("error.gpt2.cannot_build", source=source, problem=e) from None
 
 
 def gpt2_config(cfg: ModelConfig, special_ids: Mapping[str, int] | None = None) -> dict:
@@ -98,9 +96,9 @@ def gpt2_config(cfg: ModelConfig, special_ids: Mapping[str, int] | None = None) 
     }
     for field, value in needs.items():
         if getattr(cfg, field) != value:
-            raise UsageError(t("error.gpt2.field_out", field=field, found=getattr(cfg, field), want=value))
+            raise UsageError("error.gpt2.field_out", field=field, found=getattr(cfg, field), want=value)
     if cfg.activation not in ACTIVATION_OUT:
-        raise UsageError(t("error.gpt2.activation_out", found=cfg.activation, known=sorted(ACTIVATION_OUT)))
+        raise UsageError("error.gpt2.activation_out", found=cfg.activation, known=sorted(ACTIVATION_OUT))
     return {
         "model_type": "gpt2",
         "architectures": ["GPT2LMHeadModel"],
@@ -170,13 +168,11 @@ def state_dict_from_gpt2(
     missing = [theirs for theirs, _ in names.values() if theirs not in src]
     if missing:
         raise DamagedFile(
-            t(
-                "error.gpt2.tensors_missing",
-                source=source,
-                names=", ".join(missing[:4]),
-                more=" ..." if len(missing) > 4 else "",
-                n_layers=n_layers,
-            )
+            "error.gpt2.tensors_missing",
+            source=source,
+            names=", ".join(missing[:4]),
+            more=" ..." if len(missing) > 4 else "",
+            n_layers=n_layers,
         )
     out = {
         ours: src[theirs].t().contiguous() if transposed else src[theirs]
@@ -186,21 +182,19 @@ def state_dict_from_gpt2(
     unused = [k for k in src if k not in used and not k.endswith(IGNORED_BUFFERS)]
     if unused:
         raise UsageError(
-            t(
-                "error.gpt2.tensors_unused",
-                source=source,
-                names=", ".join(unused[:4]),
-                more=" ..." if len(unused) > 4 else "",
-            )
+            "error.gpt2.tensors_unused",
+            source=source,
+            names=", ".join(unused[:4]),
+            more=" ..." if len(unused) > 4 else "",
         )
     head = src.get("lm_head.weight")
     if tied:
         if head is not None and not torch.equal(head, src["wte.weight"]):
-            raise UsageError(t("error.gpt2.head_untied", source=source))
+            raise UsageError("error.gpt2.head_untied", source=source)
         out["head.weight"] = out["tok_embed.table.weight"]  # tied
     else:
         if head is None:
-            raise DamagedFile(t("error.gpt2.no_head", source=source))
+            raise DamagedFile("error.gpt2.no_head", source=source)
         out["head.weight"] = head  # (V, C)
         out["head.bias"] = torch.zeros(head.size(0), dtype=head.dtype)  # (V,) GPT-2's head has none
     return out
@@ -214,7 +208,7 @@ def state_dict_to_gpt2(state: dict[str, torch.Tensor], cfg: ModelConfig) -> dict
     }
     if not cfg.tie_weights:
         if "head.bias" in state and state["head.bias"].abs().max() > 0:
-            raise UsageError(t("error.gpt2.head_bias"))
+            raise UsageError("error.gpt2.head_bias")
         out["lm_head.weight"] = state["head.weight"].contiguous()  # (V, C)
     return out
 

@@ -19,6 +19,7 @@ import difflib
 from torch import nn
 
 from glassformer.config import ModelConfig
+from glassformer.errors import UsageError
 from glassformer.messages import t
 
 MODEL_KINDS: dict[str, type[nn.Module]] = {}
@@ -39,7 +40,7 @@ def model_class(kind: str) -> type[nn.Module]:
     if kind not in MODEL_KINDS:
         near = difflib.get_close_matches(kind, MODEL_KINDS, n=1)
         hint = t("error.config.did_you_mean", near=near[0]) if near else ""
-        raise ValueError(t("error.model.kind", kind=kind, kinds=sorted(MODEL_KINDS), hint=hint))
+        raise UsageError("error.model.kind", kind=kind, kinds=sorted(MODEL_KINDS), hint=hint)
     return MODEL_KINDS[kind]
 
 

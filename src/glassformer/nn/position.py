@@ -41,6 +41,7 @@ import torch
 from torch import nn
 
 from glassformer.config import ModelConfig
+from glassformer.errors import UsageError
 from glassformer.messages import t
 from glassformer.nn.formula import ParamFormula
 
@@ -68,7 +69,7 @@ def position_scheme(name: str) -> PositionScheme:
     if name not in POSITION_SCHEMES:
         near = difflib.get_close_matches(name, POSITION_SCHEMES, n=1)
         hint = t("error.config.did_you_mean", near=near[0]) if near else ""
-        raise ValueError(t("error.position.unknown", name=name, names=sorted(POSITION_SCHEMES), hint=hint))
+        raise UsageError("error.position.unknown", name=name, names=sorted(POSITION_SCHEMES), hint=hint)
     return POSITION_SCHEMES[name]
 
 
@@ -90,7 +91,7 @@ class AttentionPositions(nn.Module):
 
 def check_length(T: int, max_len: int) -> None:
     if T > max_len:
-        raise ValueError(t("error.position.too_long", T=T, max_len=max_len))
+        raise UsageError("error.position.too_long", T=T, max_len=max_len)
 
 
 def sinusoidal_table(max_len: int, d_model: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:

@@ -33,6 +33,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from glassformer.errors import UsageError
 from glassformer.files import write_text_atomic
 from glassformer.messages import t
 
@@ -62,15 +63,15 @@ def load_zh_poems(cache: Path) -> str:
     got = hashlib.sha256(deb.read_bytes()).hexdigest()
     if got != DEB_SHA256:
         raise CorpusUnavailable(
-            t("error.zh_poems.deb_sha", deb=deb, got=got, want=DEB_SHA256, package=DEB_NAME, version=DEB_VERSION)
+            "error.zh_poems.deb_sha", deb=deb, got=got, want=DEB_SHA256, package=DEB_NAME, version=DEB_VERSION
         )
     try:
         text = build_text(deb)
     except (ValueError, tarfile.TarError, EOFError, OSError, UnicodeDecodeError) as e:
-        raise CorpusUnavailable(t("error.corpus.sdist", sdist=deb, problem=e)) from e
+        raise CorpusUnavailable("error.corpus.sdist", sdist=deb, problem=e) from e
     if sha256_text(text) != ZH_POEMS_SHA256:
         raise CorpusUnavailable(
-            t("error.zh_poems.sha", name=ZH_POEMS, deb=deb, got=sha256_text(text), want=ZH_POEMS_SHA256)
+            "error.zh_poems.sha", name=ZH_POEMS, deb=deb, got=sha256_text(text), want=ZH_POEMS_SHA256
         )
     text_path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(text_path, text)
@@ -84,7 +85,7 @@ def build_text(deb: Path) -> str:
         files = {m.name.removeprefix("./"): m for m in tar.getmembers() if m.isfile()}
         missing = [f for f in POEM_FILES if f not in files]
         if missing:
-            raise ValueError(t("error.zh_poems.no_files", files=", ".join(missing)))
+            raise UsageError("error.zh_poems.no_files", files=", ".join(missing))
         raws = [tar.extractfile(files[f]).read().decode("utf-8") for f in POEM_FILES]
     entries = [e.strip("\n") for raw in raws for e in ENTRY_BREAK.split(ANSI_COLOUR.sub("", raw))]
     return "\n\n".join(e for e in entries if e.strip()) + "\n"
@@ -94,7 +95,7 @@ def _deb_data(deb: bytes) -> bytes:
     """The data.tar.* member of a .deb, which is an `ar` archive: an 8-byte magic, then for each
     member a 60-byte header (name in bytes 0-16, decimal size in 48-58) and its bytes, padded to even."""
     if not deb.startswith(b"!<arch>\n"):
-        raise ValueError(t("error.zh_poems.not_deb"))
+        raise UsageError("error.zh_poems.not_deb")
     pos = 8
     while pos + 60 <= len(deb):
         name = deb[pos : pos + 16].decode("ascii").strip().rstrip("/")
@@ -102,7 +103,7 @@ def _deb_data(deb: bytes) -> bytes:
         if name.startswith("data.tar"):
             return deb[pos + 60 : pos + 60 + size]
         pos += 60 + size + size % 2
-    raise ValueError(t("error.zh_poems.no_data"))
+    raise UsageError("error.zh_poems.no_data")
 
 
 def _download_deb(dest: Path) -> None:
@@ -118,16 +119,14 @@ def _download_deb(dest: Path) -> None:
                 ["apt-get", "download", f"{DEB_NAME}={DEB_VERSION}"], cwd=tmp, capture_output=True, text=True
             )
         except FileNotFoundError:
-            raise CorpusUnavailable(t("error.zh_poems.no_apt", name=ZH_POEMS, instead=instead)) from None
+            raise CorpusUnavailable("error.zh_poems.no_apt", name=ZH_POEMS, instead=instead) from None
         got = sorted(Path(tmp).glob(f"{DEB_NAME}_*.deb"))
         if result.returncode != 0 or not got:
             raise CorpusUnavailable(
-                t(
-                    "error.zh_poems.apt_failed",
-                    package=f"{DEB_NAME}={DEB_VERSION}",
-                    said=tool_said(result, "E:"),
-                    instead=instead,
-                )
+                "error.zh_poems.apt_failed",
+                package=f"{DEB_NAME}={DEB_VERSION}",
+                said=tool_said(result, "E:"),
+                instead=instead,
             )
         os.replace(got[0], dest)  # same filesystem, so the package appears whole or not at all
 

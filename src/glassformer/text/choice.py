@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from glassformer.messages import t
+from glassformer.errors import UsageError
 
 from .bpe import BPETokenizer
 from .bpe_hf import HFBPETokenizer
@@ -48,28 +48,28 @@ def choose_tokenizer(
 ) -> TokenizerChoice:
     """Check a tokenizer choice (the arguments of ``prepare`` and the flags of ``data prepare``)."""
     if tokenizer not in TOKENIZERS:
-        raise ValueError(t("error.choice.tokenizer", tokenizer=tokenizer, choices=", ".join(TOKENIZERS)))
+        raise UsageError("error.choice.tokenizer", tokenizer=tokenizer, choices=", ".join(TOKENIZERS))
     if vocab_size is not None and tokenizer != "bpe":
-        raise ValueError(t("error.choice.vocab_size", tokenizer=tokenizer))
+        raise UsageError("error.choice.vocab_size", tokenizer=tokenizer)
     if segment is not None and tokenizer != "word":
-        raise ValueError(t("error.choice.segment", tokenizer=tokenizer, segment=segment))
+        raise UsageError("error.choice.segment", tokenizer=tokenizer, segment=segment)
     if backend is not None and tokenizer != "bpe":
-        raise ValueError(t("error.choice.backend", tokenizer=tokenizer))
+        raise UsageError("error.choice.backend", tokenizer=tokenizer)
 
     if tokenizer == "char":
         return TokenizerChoice(CharTokenizer, {}, "char")
     if tokenizer == "word":
         segment = segment or "whitespace"
         if segment not in SEGMENTERS:
-            raise ValueError(t("error.choice.unknown_segment", segment=segment, choices=", ".join(SEGMENTERS)))
+            raise UsageError("error.choice.unknown_segment", segment=segment, choices=", ".join(SEGMENTERS))
         return TokenizerChoice(WordTokenizer, {"segment": segment}, f"word-{segment}")
     backend = backend or "ours"
     if backend not in BACKENDS:
-        raise ValueError(t("error.choice.unknown_backend", backend=backend))
+        raise UsageError("error.choice.unknown_backend", backend=backend)
     vocab_size = DEFAULT_BPE_VOCAB if vocab_size is None else vocab_size
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
-        raise ValueError(t("error.choice.vocab_type", vocab_size=vocab_size, example=DEFAULT_BPE_VOCAB))
+        raise UsageError("error.choice.vocab_type", vocab_size=vocab_size, example=DEFAULT_BPE_VOCAB)
     if vocab_size < N_BYTES:
-        raise ValueError(t("error.choice.vocab_small", vocab_size=vocab_size, least=N_BYTES, example=DEFAULT_BPE_VOCAB))
+        raise UsageError("error.choice.vocab_small", vocab_size=vocab_size, least=N_BYTES, example=DEFAULT_BPE_VOCAB)
     cls = BPETokenizer if backend == "ours" else HFBPETokenizer
     return TokenizerChoice(cls, {"vocab_size": vocab_size}, f"{cls.kind}-{vocab_size}")

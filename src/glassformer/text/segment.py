@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import warnings
 
+from glassformer.errors import UsageError
 from glassformer.messages import t
 
 SEGMENTERS = ("whitespace", "jieba")
@@ -28,7 +29,7 @@ SEGMENTERS = ("whitespace", "jieba")
 def check_segment(segment: str) -> str:
     """Refuse an unknown segmenter by name, listing the known ones."""
     if segment not in SEGMENTERS:
-        raise ValueError(t("error.segment.unknown", segment=segment, choices=", ".join(SEGMENTERS)))
+        raise UsageError("error.segment.unknown", segment=segment, choices=", ".join(SEGMENTERS))
     return segment
 
 

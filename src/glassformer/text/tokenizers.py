@@ -108,13 +108,13 @@ def load_tokenizer(path: str | os.PathLike) -> Tokenizer:
     kind = data.pop("kind", None) if isinstance(data, dict) else None
     if kind not in TOKENIZER_KINDS:
         raise DamagedFile(
-            t("error.tokenizer.kind", path=path, kind=kind, kinds=sorted(TOKENIZER_KINDS), fix=t(TOKENIZER_FIX))
+            "error.tokenizer.kind", path=path, kind=kind, kinds=sorted(TOKENIZER_KINDS), fix=t(TOKENIZER_FIX)
         )
     try:
         return TOKENIZER_KINDS[kind].from_dict(data)
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise DamagedFile(
-            t("error.tokenizer.damaged", path=path, kind=kind, error=type(e).__name__, detail=e, fix=t(TOKENIZER_FIX))
+            "error.tokenizer.damaged", path=path, kind=kind, error=type(e).__name__, detail=e, fix=t(TOKENIZER_FIX)
         ) from None
 
 

@@ -23,10 +23,10 @@ from pathlib import Path
 
 import torch
 
+from glassformer.errors import NotFound, UsageError
 from glassformer.files import write_text_atomic
 from glassformer.inspect.attention_maps import attention_maps
 from glassformer.inspect.trace import token_labels
-from glassformer.messages import t
 
 FILE = "attention_log.json"
 PROBE_LENGTH = 32  # tokens in the probe: enough to see a pattern, small enough to keep every record
@@ -51,7 +51,7 @@ def parse_heads(text: str | None) -> list[tuple[int, int]] | None:
     for part in text.split(","):
         layer, dot, head = part.strip().partition(".")
         if not dot or not layer.isdigit() or not head.isdigit():
-            raise ValueError(t("error.attention_log.heads_spec", text=text, example="0.1,3.2"))
+            raise UsageError("error.attention_log.heads_spec", text=text, example="0.1,3.2")
         heads.append((int(layer), int(head)))
     return heads
 
@@ -71,15 +71,15 @@ class AttentionLog:
         start_step: int = 0,
     ) -> None:
         if every is None and steps is None:
-            raise ValueError(t("error.attention_log.when"))
+            raise UsageError("error.attention_log.when")
         if every is not None and every < 1:
-            raise ValueError(t("error.attention_log.every", every=every))
+            raise UsageError("error.attention_log.every", every=every)
         W, _ = attention_maps(model, probe)  # (L, H, T, T): also checks the probe fits the model
         L, H = W.shape[:2]
         self.heads = [(l, h) for l in range(L) for h in range(H)] if heads is None else list(heads)
         bad = [(l, h) for l, h in self.heads if not (0 <= l < L and 0 <= h < H)]
         if bad:
-            raise ValueError(t("error.attention_log.outside", bad=bad, last_layer=L - 1, last_head=H - 1))
+            raise UsageError("error.attention_log.outside", bad=bad, last_layer=L - 1, last_head=H - 1)
         self.probe, self.labels, self.every = probe, list(labels), every
         self.steps = None if steps is None else sorted(set(steps))
         self.path = Path(path) if path is not None else None
@@ -122,5 +122,5 @@ def read_log(path: str | Path) -> dict:
     if path.is_dir():
         path = path / FILE
     if not path.exists():
-        raise FileNotFoundError(t("error.attention_log.missing", path=path))
+        raise NotFound("error.attention_log.missing", path=path)
     return json.loads(path.read_text(encoding="utf-8"))

@@ -42,7 +42,6 @@ from torch import nn
 
 from glassformer.errors import DamagedFile, NotFound
 from glassformer.files import atomic_write, fsync_path, write_temp
-from glassformer.messages import t
 from glassformer.train.integrity import sha256_file, weights_sha256
 
 MODEL_FILE = "model.safetensors"
@@ -84,16 +83,16 @@ def read_weights(path: str | os.PathLike) -> tuple[dict[str, torch.Tensor], dict
     """(tensors on the CPU, metadata, step) of a weights file, each byte checked against its sha256."""
     path = Path(path)
     if not path.is_file():
-        raise NotFound(t("error.checkpoint.weights_dir" if path.is_dir() else "error.checkpoint.no_weights", path=path))
+        raise NotFound("error.checkpoint.weights_dir" if path.is_dir() else "error.checkpoint.no_weights", path=path)
     try:
         tensors = load_file(str(path))
         with safe_open(str(path), framework="pt") as f:
             metadata = f.metadata() or {}
         step = int(metadata.get("step", -1))
     except (SafetensorError, OSError, ValueError, RuntimeError) as e:
-        raise DamagedFile(t("error.checkpoint.weights_damaged", path=path, detail=_first_line(e))) from None
+        raise DamagedFile("error.checkpoint.weights_damaged", path=path, detail=_first_line(e)) from None
     if "weights_sha256" in metadata and weights_sha256(tensors, step) != metadata["weights_sha256"]:
-        raise DamagedFile(t("error.checkpoint.weights_sha", path=path))
+        raise DamagedFile("error.checkpoint.weights_sha", path=path)
     return tensors, metadata, step
 
 
@@ -108,12 +107,12 @@ def _apply_weights(model: nn.Module, tensors: dict[str, torch.Tensor], path) -> 
     try:
         missing, unexpected = model.load_state_dict(tensors, strict=False)
     except RuntimeError as e:  # a shape that differs from the model's
-        raise DamagedFile(t("error.checkpoint.shape", path=path, detail=_first_line(e))) from None
+        raise DamagedFile("error.checkpoint.shape", path=path, detail=_first_line(e)) from None
     loaded = set(tensors)  # a tied name counts as restored only if its twin was in the file
     tied = {n for n in missing if _is_tied(model, n, among=loaded)}
     if set(missing) - tied or unexpected:
         raise DamagedFile(
-            t("error.checkpoint.names", path=path, missing=sorted(set(missing) - tied), unexpected=sorted(unexpected))
+            "error.checkpoint.names", path=path, missing=sorted(set(missing) - tied), unexpected=sorted(unexpected)
         )
 
 
@@ -134,11 +133,11 @@ def read_state(path: str | os.PathLike) -> dict[str, Any]:
             state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises many types for bad bytes (zip, pickle, EOF): all mean damaged
         if "Weights only load failed" in str(e):
-            raise DamagedFile(t("error.checkpoint.pickle", path=path)) from None
-        raise DamagedFile(t("error.checkpoint.state_damaged", path=path, detail=_first_line(e))) from None
+            raise DamagedFile("error.checkpoint.pickle", path=path) from None
+        raise DamagedFile("error.checkpoint.state_damaged", path=path, detail=_first_line(e)) from None
     if not isinstance(state, dict) or state.get("format") != STATE_FORMAT or "step" not in state:
         found = state.get("format") if isinstance(state, dict) else type(state).__name__
-        raise DamagedFile(t("error.checkpoint.state_format", path=path, format=STATE_FORMAT, found=found))
+        raise DamagedFile("error.checkpoint.state_format", path=path, format=STATE_FORMAT, found=found)
     return state
 
 
@@ -203,20 +202,18 @@ def load_checkpoint(
     repair: finish a save that a crash cut between its two renames (else read the temp file as is)."""
     run_dir = Path(run_dir)
     if not (run_dir / MODEL_FILE).exists():
-        raise NotFound(t("error.checkpoint.none", dir=run_dir, weights=MODEL_FILE))
+        raise NotFound("error.checkpoint.none", dir=run_dir, weights=MODEL_FILE)
     tensors, metadata, step = read_weights(run_dir / MODEL_FILE)
     state_path = _state_for(run_dir, metadata.get("state_sha256"), step, repair)
     state = read_state(state_path)
     if state["step"] != step:
         raise DamagedFile(
-            t(
-                "error.checkpoint.mixed",
-                dir=run_dir,
-                weights=MODEL_FILE,
-                step=step,
-                state=STATE_FILE,
-                other=state["step"],
-            )
+            "error.checkpoint.mixed",
+            dir=run_dir,
+            weights=MODEL_FILE,
+            step=step,
+            state=STATE_FILE,
+            other=state["step"],
         )
     _apply_weights(model, tensors, run_dir / MODEL_FILE)
     try:
@@ -226,7 +223,7 @@ def load_checkpoint(
             set_global_rng_state(state["rng"])
             batch_generator.set_state(state["rng"]["batches"])
     except (KeyError, TypeError, ValueError, RuntimeError) as e:
-        raise DamagedFile(t("error.checkpoint.state_fit", path=state_path, detail=_first_line(e))) from None
+        raise DamagedFile("error.checkpoint.state_fit", path=state_path, detail=_first_line(e)) from None
     return state
 
 
@@ -250,11 +247,11 @@ def _state_for(run_dir: Path, sha: str | None, step: int, repair: bool) -> Path:
             other = None
         if other is not None and other != step:  # a pair mixed from two saves
             raise DamagedFile(
-                t("error.checkpoint.mixed", dir=run_dir, weights=MODEL_FILE, step=step, state=STATE_FILE, other=other)
+                "error.checkpoint.mixed", dir=run_dir, weights=MODEL_FILE, step=step, state=STATE_FILE, other=other
             )
     if path.is_file():
-        raise DamagedFile(t("error.checkpoint.state_sha", path=path, weights=MODEL_FILE, step=step, dir=run_dir))
-    raise DamagedFile(t("error.checkpoint.no_state", dir=run_dir, weights=MODEL_FILE, state=STATE_FILE))
+        raise DamagedFile("error.checkpoint.state_sha", path=path, weights=MODEL_FILE, step=step, dir=run_dir)
+    raise DamagedFile("error.checkpoint.no_state", dir=run_dir, weights=MODEL_FILE, state=STATE_FILE)
 
 
 def _first_line(e: BaseException) -> str:

@@ -20,7 +20,6 @@ from pathlib import Path
 from glassformer.config import TrainConfig, to_dict
 from glassformer.errors import UsageError
 from glassformer.files import write_text_atomic
-from glassformer.messages import t
 from glassformer.models.gpt2_files import read_gpt2_dir, write_gpt2_dir
 from glassformer.train import lock
 from glassformer.train.checkpoint import MODEL_FILE, has_checkpoint, save_weights
@@ -31,9 +30,9 @@ def import_gpt2(source, out) -> Path:
     """Read the GPT-2 in directory `source` into a new run directory `out`; return `out`."""
     source, out = Path(source), Path(out)
     if out.exists() and not out.is_dir():
-        raise UsageError(t("error.run.out_is_file", dir=out))
+        raise UsageError("error.run.out_is_file", dir=out)
     if out.is_dir() and has_checkpoint(out):
-        raise UsageError(t("error.gpt2.has_checkpoint", out=out, weights=out / MODEL_FILE))
+        raise UsageError("error.gpt2.has_checkpoint", out=out, weights=out / MODEL_FILE)
     model, tokenizer, weights = read_gpt2_dir(source)  # everything is checked before anything is written
     out.mkdir(parents=True, exist_ok=True)
     held = lock.acquire(out)  # no trainer may write here meanwhile
@@ -57,7 +56,7 @@ def export_gpt2(run_dir, out, best: bool = False) -> Path:
     """Write the GPT of run `run_dir` as a Hugging Face GPT-2 directory `out`; return `out`."""
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise UsageError(t("error.gpt2.export_out_file" if out.is_file() else "error.gpt2.export_out_full", out=out))
+        raise UsageError("error.gpt2.export_out_file" if out.is_file() else "error.gpt2.export_out_full", out=out)
     model, tokenizer, _ = load_model(run_dir, best=best)
     write_gpt2_dir(model, tokenizer, out)
     return out

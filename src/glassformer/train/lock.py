@@ -66,15 +66,13 @@ def _lock(path: Path) -> int | None:
             holder = _holder(path)
             os.close(fd)
             raise RunLocked(
-                t(
-                    "error.lock.held",
-                    dir=path.parent,
-                    pid=holder.get("pid", "?"),
-                    host=holder.get("host", "?"),
-                    started=holder.get("started", "?"),
-                    kill=holder.get("pid", "PID"),
-                    path=path,
-                )
+                "error.lock.held",
+                dir=path.parent,
+                pid=holder.get("pid", "?"),
+                host=holder.get("host", "?"),
+                started=holder.get("started", "?"),
+                kill=holder.get("pid", "PID"),
+                path=path,
             )
         if _still_there(fd, path):
             info = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.strftime("%Y-%m-%d %H:%M:%S")}
@@ -83,7 +81,7 @@ def _lock(path: Path) -> int | None:
             os.write(fd, (json.dumps(info) + "\n").encode())
             return fd
         os.close(fd)  # the holder removed the file after we opened it: lock the new one
-    raise RunLocked(t("error.lock.replaced", path=path, dir=path.parent))
+    raise RunLocked("error.lock.replaced", path=path, dir=path.parent)
 
 
 def _try_lock(fd: int) -> bool:

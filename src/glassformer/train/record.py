@@ -96,9 +96,9 @@ class RunFiles:
         except OSError as e:
             reason, remedy = e.strerror or str(e), t(REMEDIES.get(e.errno, "remedy.other"))
             if self.saved_step is None:
-                raise WriteFailed(t("error.write.first", what=what, dir=self.dir, reason=reason, remedy=remedy)) from e
+                raise WriteFailed("error.write.first", what=what, dir=self.dir, reason=reason, remedy=remedy) from e
             raise WriteFailed(
-                t("error.write.kept", what=what, dir=self.dir, reason=reason, step=self.saved_step, remedy=remedy)
+                "error.write.kept", what=what, dir=self.dir, reason=reason, step=self.saved_step, remedy=remedy
             ) from e
 
 

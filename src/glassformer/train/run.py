@@ -96,14 +96,14 @@ def open_data(source: str, inputs: str, cache_dir=None, text: dict | None = None
     generated (source, target) pairs. `text`: how to tokenize a text corpus, as `prepare` takes it
     ({"tokenizer": "bpe", "vocab_size": 512, ...}; empty: characters)."""
     if text and inputs != "tokens":
-        raise UsageError(t("error.run.tokenizer_options", inputs=inputs))
+        raise UsageError("error.run.tokenizer_options", inputs=inputs)
     for reads, (what, names, make, use) in GENERATED.items():
         if inputs == reads:
             if source not in names:
-                raise ValueError(t("error.run.wrong_source", what=t(what), names=sorted(names), source=source))
+                raise UsageError("error.run.wrong_source", what=t(what), names=sorted(names), source=source)
             return make(source)
         if source in names:
-            raise ValueError(t("error.run.source_for_other", source=source, what=t(what), inputs=inputs, use=t(use)))
+            raise UsageError("error.run.source_for_other", source=source, what=t(what), inputs=inputs, use=t(use))
     return prepare(source, cache_dir, **(text or {}))
 
 
@@ -143,14 +143,14 @@ def resolve(preset: Preset, overrides, data) -> Preset:
     p = apply_overrides(preset, overrides)
     if data.tokenizer is not None:
         if "vocab_size" in overrides:
-            raise ValueError(t("error.run.vocab_size_set", vocab_size=data.tokenizer.vocab_size))
+            raise UsageError("error.run.vocab_size_set", vocab_size=data.tokenizer.vocab_size)
         p = apply_overrides(p, {"vocab_size": data.tokenizer.vocab_size})
     if isinstance(data, PairData):
         return _fit_pairs(p, data)
     T = p.train.block_size if data.tokenizer is not None else data.x_train.size(1)
     if T > p.model.max_len:
         key = "error.run.block_too_long" if data.tokenizer is not None else "error.run.sequences_too_long"
-        raise ValueError(t(key, T=T, max_len=p.model.max_len, source=getattr(data, "source", "")))
+        raise UsageError(key, T=T, max_len=p.model.max_len, source=getattr(data, "source", ""))
     check_device(p.train.device)
     return p
 
@@ -158,12 +158,12 @@ def resolve(preset: Preset, overrides, data) -> Preset:
 def _fit_pairs(p: Preset, data: PairData) -> Preset:
     """An encoder-decoder's pad_id is the tokenizer's; its longest source and target must fit."""
     if p.model.pad_id not in (None, data.tokenizer.pad_id):
-        raise ValueError(t("error.run.pad_id_set", pad_id=data.tokenizer.pad_id))
+        raise UsageError("error.run.pad_id_set", pad_id=data.tokenizer.pad_id)
     p = apply_overrides(p, {"pad_id": data.tokenizer.pad_id})
     S, T = data.longest()
     if max(S, T + 1) > p.model.max_len:  # the decoder reads <BOS> + target, and writes target + <EOS>
-        raise ValueError(
-            t("error.run.pairs_too_long", source=data.source, S=S, T=T, max_len=p.model.max_len, need=max(S, T + 1))
+        raise UsageError(
+            "error.run.pairs_too_long", source=data.source, S=S, T=T, max_len=p.model.max_len, need=max(S, T + 1)
         )
     return p
 
@@ -194,13 +194,13 @@ def new_run(
     p = resolve(base, overrides, data)
     run_dir = Path(out) if out else RUNS_DIR / f"{preset}-{time.strftime('%Y%m%d-%H%M%S')}"
     if run_dir.exists() and not run_dir.is_dir():
-        raise UsageError(t("error.run.out_is_file", dir=run_dir))
+        raise UsageError("error.run.out_is_file", dir=run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     held = lock.acquire(run_dir)  # refuses if another process trains here
     try:
         if has_checkpoint(run_dir):
             _refuse_imported(run_dir, _config_if_readable(run_dir))  # its own advice: --resume cannot help
-            raise UsageError(t("error.run.has_checkpoint", dir=run_dir))
+            raise UsageError("error.run.has_checkpoint", dir=run_dir)
         return _start(run_dir, preset, p, source, text, data, progress, prompt, sample_chars, held)
     except BaseException:
         lock.release(held)
@@ -265,12 +265,10 @@ def _refuse_imported(run_dir: Path, config: dict | None) -> None:
     """A model imported from elsewhere has no optimizer state and no data: say how to train it further."""
     if config is not None and "source" not in config and isinstance(config.get("imported"), dict):
         raise UsageError(
-            t(
-                "error.run.imported",
-                dir=run_dir,
-                format=config["imported"].get("format") or "gpt2",
-                origin=config["imported"].get("from") or t("run.elsewhere"),
-            )
+            "error.run.imported",
+            dir=run_dir,
+            format=config["imported"].get("format") or "gpt2",
+            origin=config["imported"].get("from") or t("run.elsewhere"),
         )
 
 
@@ -279,24 +277,24 @@ def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, pro
     saved = Preset(model_config(config, run_dir), train_config(config, run_dir), str(config.get("about", "")))
     _refuse_imported(run_dir, config)
     if "source" not in config:
-        raise DamagedFile(t("error.run.no_source", path=run_dir / "config.json"))
+        raise DamagedFile("error.run.no_source", path=run_dir / "config.json")
     if source is not None and source != config["source"]:
-        raise ValueError(t("error.run.other_source", dir=run_dir, saved=config["source"], source=source))
+        raise UsageError("error.run.other_source", dir=run_dir, saved=config["source"], source=source)
     try:
         data = open_data(config["source"], model_class(saved.model.kind).inputs, cache_dir, config.get("text"))
     except ValueError as e:  # a source this version cannot read (files that moved raise NotFound)
-        raise DamagedFile(t("error.run.source_gone", dir=run_dir, source=config["source"], problem=e)) from None
+        raise DamagedFile("error.run.source_gone", dir=run_dir, source=config["source"], problem=e) from None
     overrides = overrides if isinstance(overrides, dict) else parse_overrides(overrides)
     if "device" not in overrides:  # a run saved on a GPU: say where the device came from
         try:
             check_device(saved.train.device)
         except UsageError as e:
             raise UsageError(
-                t("error.run.saved_device", path=run_dir / "config.json", device=saved.train.device, problem=e)
+                "error.run.saved_device", path=run_dir / "config.json", device=saved.train.device, problem=e
             ) from None
     for key, value in identity(data).items():
         if config.get(key) != value:
-            raise ValueError(t("error.run.data_changed", dir=run_dir, source=config["source"], key=key))
+            raise UsageError("error.run.data_changed", dir=run_dir, source=config["source"], key=key)
     if data.tokenizer is not None:
         data.tokenizer = load_tokenizer(run_dir / "tokenizer.json")
         check_vocab(run_dir, data.tokenizer, saved.model)
@@ -306,7 +304,7 @@ def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, pro
         detail = ", ".join(
             t("error.run.differ_item", key=k, saved=getattr(saved.model, k), asked=getattr(p.model, k)) for k in differ
         )
-        raise ValueError(t("error.run.model_differs", dir=run_dir, keys=", ".join(differ), detail=detail))
+        raise UsageError("error.run.model_differs", dir=run_dir, keys=", ".join(differ), detail=detail)
     changed = {
         f.name: (getattr(saved.train, f.name), getattr(p.train, f.name))
         for f in fields(TrainConfig)

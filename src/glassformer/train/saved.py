@@ -31,12 +31,12 @@ def read_config(run_dir) -> dict:
     """A run directory's config.json, checked to be one: a JSON object with model and train configs."""
     run_dir = Path(run_dir)
     if run_dir.exists() and not run_dir.is_dir():
-        raise NotFound(t("error.run.is_file", dir=run_dir, example=RUN_EXAMPLE))
+        raise NotFound("error.run.is_file", dir=run_dir, example=RUN_EXAMPLE)
     if not run_dir.exists():
-        raise NotFound(t("error.run.missing", dir=run_dir, example=RUN_EXAMPLE))
+        raise NotFound("error.run.missing", dir=run_dir, example=RUN_EXAMPLE)
     path = run_dir / "config.json"
     if not path.exists():
-        raise NotFound(t("error.run.no_config", dir=run_dir, example=RUN_EXAMPLE))
+        raise NotFound("error.run.no_config", dir=run_dir, example=RUN_EXAMPLE)
     config = read_json(path, t(CONFIG_FIX))
     if not (
         isinstance(config, dict)
@@ -44,7 +44,7 @@ def read_config(run_dir) -> dict:
         and isinstance(config.get("train"), dict)
         and isinstance(config.get("source", ""), str)
     ):
-        raise DamagedFile(t("error.run.config_shape", path=path, fix=t(CONFIG_FIX)))
+        raise DamagedFile("error.run.config_shape", path=path, fix=t(CONFIG_FIX))
     return config
 
 
@@ -60,7 +60,7 @@ def model_config(config: dict, run_dir=None) -> ModelConfig:
         model_class(cfg.kind)
     except ValueError as e:
         raise DamagedFile(
-            t("error.run.invalid_config", path=Path(run_dir or ".") / "config.json", problem=e, fix=t(CONFIG_FIX))
+            "error.run.invalid_config", path=Path(run_dir or ".") / "config.json", problem=e, fix=t(CONFIG_FIX)
         ) from None
     return cfg
 
@@ -77,7 +77,7 @@ def _checked(values: dict, run_dir) -> Preset:
         return apply_overrides(Preset(ModelConfig(), TrainConfig()), values)
     except ValueError as e:
         where = Path(run_dir) / "config.json" if run_dir is not None else "config.json"
-        raise DamagedFile(t("error.run.invalid_config", path=where, problem=e, fix=t(CONFIG_FIX))) from None
+        raise DamagedFile("error.run.invalid_config", path=where, problem=e, fix=t(CONFIG_FIX)) from None
 
 
 def build_saved(cfg: ModelConfig, run_dir) -> torch.nn.Module:
@@ -86,19 +86,17 @@ def build_saved(cfg: ModelConfig, run_dir) -> torch.nn.Module:
         return build_model(cfg)
     except ValueError as e:
         raise DamagedFile(
-            t("error.run.invalid_config", path=Path(run_dir) / "config.json", problem=e, fix=t(CONFIG_FIX))
+            "error.run.invalid_config", path=Path(run_dir) / "config.json", problem=e, fix=t(CONFIG_FIX)
         ) from None
 
 
 def check_vocab(run_dir, tokenizer, cfg: ModelConfig) -> None:
     if tokenizer.vocab_size != cfg.vocab_size:
         raise DamagedFile(
-            t(
-                "error.run.vocab",
-                path=Path(run_dir) / "tokenizer.json",
-                tokens=tokenizer.vocab_size,
-                vocab_size=cfg.vocab_size,
-            )
+            "error.run.vocab",
+            path=Path(run_dir) / "tokenizer.json",
+            tokens=tokenizer.vocab_size,
+            vocab_size=cfg.vocab_size,
         )
 
 
@@ -110,9 +108,9 @@ def load_model(run_dir, best: bool = False, device: str = "cpu"):
     cfg = model_config(config, run_dir)
     weights = run_dir / (BEST_FILE if best else MODEL_FILE)
     if not weights.exists() and best:
-        raise NotFound(t("error.run.no_best", path=weights))
+        raise NotFound("error.run.no_best", path=weights)
     if not weights.exists():
-        raise NotFound(t("error.run.no_weights", path=weights))
+        raise NotFound("error.run.no_weights", path=weights)
     model = build_saved(cfg, run_dir).to(check_device(device))
     load_weights(weights, model)
     model.eval()

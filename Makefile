@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.setup-done
 
-.PHONY: setup test demo bench mutants clean
+.PHONY: setup lint test demo bench mutants clean
 
 setup: $(STAMP)
 
@@ -15,6 +15,12 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e ".[dev]"
 	touch $(STAMP)
+
+# the formatter, ruff's rules and mypy (all configured in pyproject.toml); .pre-commit-config.yaml runs the same
+lint: setup
+	$(PY) -m ruff format --check src tests bench
+	$(PY) -m ruff check src tests bench
+	$(PY) -m mypy
 
 test: setup
 	$(PY) -m pytest

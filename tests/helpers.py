@@ -1,4 +1,4 @@
-"""`assert_matches`: the one check behind every reference test (DESIGN.md point 6).
+"""`assert_matches`: the one check behind every reference test (docs/architecture.md, "Tests").
 
 Run our implementation and an independent reference on the same inputs and compare what comes
 out (shape, dtype, largest absolute difference) and, when asked, the gradients with respect to

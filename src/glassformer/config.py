@@ -48,7 +48,7 @@ MAX_THREADS = 256  # more than any machine this runs on has cores; torch crashes
 
 @dataclass
 class ModelConfig:
-    """Every size and switch of a model. Field names follow DESIGN.md's vocabulary."""
+    """Every size and switch of a model. Field names follow docs/architecture.md's vocabulary."""
 
     kind: str = "gpt"  # which assembly build_model makes: gpt | encoder | regressor | seq2seq (models/kinds.py)
     vocab_size: int = 65  # tokens; the tokenizer decides the real value

@@ -1,6 +1,6 @@
 """attention="fused" (nn/fused_attention.py, PyTorch's kernel) computes what attention="glass" does.
 
-DESIGN.md point 4: a fast path is allowed only with a test that it agrees with the main one.
+docs/architecture.md: a fast path is allowed only with a test that it agrees with the main one.
 """
 
 from __future__ import annotations

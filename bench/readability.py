@@ -1,0 +1,142 @@
+"""How readable the source is, in the figures issue 24 asked for: source files and those under 40 lines,
+the places that hold user-facing words (text mechanisms), raises that carry literal English, and test
+assertions that pin a sentence's wording. Run from the repository root, or name one:
+
+    python bench/readability.py [ROOT] [--json]
+
+The counts are heuristics written down here, so a before/after comparison uses the same rules:
+- a *literal-English raise*: `raise X(...)` whose arguments hold a string literal with a word in it
+  (two or more letters) that is not a catalogue key; `argparse.ArgumentTypeError(t(...))` is not literal;
+- a *text mechanism*: a module outside glassformer/messages that defines a table of sentences
+  (a module-level dict named TEXT/TEXTS/TABLES or a `zh=`/`stage_zh=` keyword given a literal), and
+  every JavaScript file under explore/static that holds Chinese text; the catalogue itself counts once;
+- a *wording pin*: an `assert` in tests/ that compares with (==, !=, in) a string literal of three or more
+  words, or a `pytest.raises(..., match=...)` whose pattern has three or more words.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import sys
+from pathlib import Path
+
+WORD = re.compile(r"[A-Za-z]{2,}")
+CHINESE = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _strings(node: ast.AST):
+    for n in ast.walk(node):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str):
+            yield n.value
+
+
+def _keys(root: Path) -> set[str]:
+    sys.path.insert(0, str(root / "src"))
+    try:
+        from glassformer.messages import TABLES
+
+        return set(TABLES["en"])
+    finally:
+        sys.path.pop(0)
+
+
+def literal_raises(src: Path, keys: set[str]) -> list[str]:
+    found = []
+    for path in sorted(src.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)):
+                continue
+            call = node.exc
+            texts = []
+            for arg in [*call.args, *(k.value for k in call.keywords)]:
+                if isinstance(arg, ast.Call):  # t("key", ...) or another call: its result, not a literal
+                    continue
+                texts += [s for s in _strings(arg) if WORD.search(s) and s not in keys and not s.endswith(".")]
+                texts += [
+                    s
+                    for s in _strings(arg)
+                    if WORD.search(s) and s.endswith(".") and s not in keys and not any(k.startswith(s) for k in keys)
+                ]
+            if texts:
+                found.append(f"{path.relative_to(src)}:{node.lineno}")
+    return found
+
+
+def text_mechanisms(src: Path) -> list[str]:
+    places = ["messages/ (the catalogue)"]
+    for path in sorted(src.rglob("*.py")):
+        rel = path.relative_to(src)
+        if rel.parts[1] == "messages":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tables = [
+            t.id
+            for n in tree.body
+            if isinstance(n, ast.Assign)
+            for t in n.targets
+            if isinstance(t, ast.Name) and t.id in ("TEXT", "TEXTS", "TABLES") and isinstance(n.value, ast.Dict)
+        ]
+        inline = any(
+            isinstance(n, ast.keyword) and n.arg in ("zh", "stage_zh") and any(CHINESE.search(s) for s in _strings(n))
+            for n in ast.walk(tree)
+        )
+        if tables:  # a table of its own: one mechanism per folder that keeps one
+            places.append(f"{rel.parent}/ tables")
+        if inline:  # sentences given inline to a declaration (HookPoint(..., zh=...)): one mechanism
+            places.append("inline zh= arguments")
+    for js in sorted((src / "glassformer" / "explore" / "static").glob("*.js")):
+        if CHINESE.search(js.read_text(encoding="utf-8")):
+            places.append(str(js.relative_to(src)))
+    return sorted(set(places), key=places.index)
+
+
+def wording_pins(tests: Path) -> int:
+    n = 0
+    for path in sorted(tests.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Assert):
+                for cmp in (c for c in ast.walk(node.test) if isinstance(c, ast.Compare)):
+                    if any(len(WORD.findall(s)) >= 3 or len(CHINESE.findall(s)) >= 4 for s in _strings(cmp)):
+                        n += 1
+                        break
+            elif isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "raises":
+                for k in node.keywords:
+                    if k.arg == "match" and any(len(WORD.findall(s)) >= 3 for s in _strings(k.value)):
+                        n += 1
+    return n
+
+
+def measure(root: Path) -> dict:
+    src = root / "src"
+    files = sorted((src / "glassformer").rglob("*.py"))
+    lines = {f: len(f.read_text(encoding="utf-8").splitlines()) for f in files}
+    small = [f for f in files if lines[f] < 40 and f.name != "__init__.py"]
+    keys = _keys(root)
+    return {
+        "source_files": len(files),
+        "source_lines": sum(lines.values()),
+        "files_under_40_lines": len(small),
+        "text_mechanisms": text_mechanisms(src),
+        "literal_english_raises": literal_raises(src, keys),
+        "wording_pins_in_tests": wording_pins(root / "tests"),
+    }
+
+
+def main(argv: list[str]) -> None:
+    args = [a for a in argv if not a.startswith("--")]
+    root = Path(args[0] if args else ".").resolve()
+    m = measure(root)
+    if "--json" in argv:
+        print(json.dumps(m, indent=1))
+        return
+    for key, value in m.items():
+        print(f"{key:24} {len(value) if isinstance(value, list) else value}")
+        if isinstance(value, list) and (key == "text_mechanisms" or "--list" in argv):
+            for place in value:
+                print(f"{'':26}{place}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -15,7 +15,8 @@ Learns merges once with our trainer, then encodes the whole corpus (5.06M charac
                           of the shipped gain is the trick rather than the library)
 
 Then the two pre-tokenizers alone (the same pieces): Python's re on our pattern, and the library's
-Split + byte-level step as its pipeline runs them. Each is run --reps times in this one process, each time with a freshly built tokenizer (the library
+Split + byte-level step as its pipeline runs them. Each is run --reps times in this one process,
+each time with a freshly built tokenizer (the library
 keeps a cache of recent words); the median is reported and the ratio is ours / that. All of them must
 return identical ids, or the benchmark stops. The goal in issue 14 is the shipped hf >= 20x ours.
 """

@@ -120,7 +120,9 @@ def measure(ex: Explorer, conn: http.client.HTTPConnection, args) -> None:
             times["forward (T tokens)"].append(timed(lambda: ex.model(x)))
             cache = ex.model.new_cache(1)
             ex.model(x[:, : T // 2], cache=cache)
-            times["forward (1 token, cached)"].append(timed(lambda: ex.model(x[:, T // 2 : T // 2 + 1], cache=cache)))
+            times["forward (1 token, cached)"].append(
+                timed(lambda cache=cache: ex.model(x[:, T // 2 : T // 2 + 1], cache=cache))
+            )
     size = len(json.dumps(post("analyze", {"ids": ids})))
     fwd = statistics.median(times["forward (T tokens)"])
     step_fwd = statistics.median(times["forward (1 token, cached)"])

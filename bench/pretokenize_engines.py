@@ -44,7 +44,7 @@ def main() -> None:
     for cls in (r"\p{L}", r"\p{N}", r"\s"):
         python_says = regex.compile(cls).fullmatch
         removed = pre_tokenizers.Split(Regex(cls), behavior="removed")  # a matching character disappears
-        lib_says = lambda ch: not removed.pre_tokenize_str(ch)  # noqa: E731
+        lib_says = lambda ch, removed=removed: not removed.pre_tokenize_str(ch)  # noqa: E731
         only_python = sum(1 for c in differ if python_says(chr(c)) and not lib_says(chr(c)))
         only_lib = sum(1 for c in differ if lib_says(chr(c)) and not python_says(chr(c)))
         print(f"  {cls:6s} Python's tables only: {only_python:,}; the library's only: {only_lib:,}")

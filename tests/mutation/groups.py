@@ -5,7 +5,8 @@ Run from the repository root with the project's Python (mutmut 3 is in the dev e
 
     python tests/mutation/groups.py run [GROUP ...]            every mutant of each group, in turn
     python tests/mutation/groups.py run GROUP ... --sample 120   a seeded random sample per group
-    python tests/mutation/groups.py run --sample 10 --seed 1 --exclude FILE [FILE ...]   a fresh sample, none from those files
+    python tests/mutation/groups.py run --sample 10 --seed 1 --exclude FILE [FILE ...]
+                                                               a fresh sample, none from those files
     python tests/mutation/groups.py report [--names FILE]      kill rate per group, survivors listed
 
 Groups: nn, models, train, sample, text, inspect (all of them when none is named).

@@ -12,9 +12,9 @@ import torch
 from glassformer.config import TrainConfig
 from glassformer.errors import GlassformerError, UsageError
 from glassformer.train import distributed
+from glassformer.train.data import TensorBatches, TextWindows
 from glassformer.train.distributed import SINGLE, ProcessWorld, RankSlice
 from glassformer.train.record import ReadOnlyRunFiles, RunFiles
-from glassformer.train.sources import TensorBatches, TextWindows
 
 
 def test_one_process_gets_the_trivial_world(monkeypatch):

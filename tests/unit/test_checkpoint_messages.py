@@ -21,8 +21,9 @@ from glassformer.train.checkpoint import (
     read_weights,
     save_checkpoint,
     save_weights,
+    sha256_file,
+    weights_sha256,
 )
-from glassformer.train.integrity import sha256_file, weights_sha256
 
 
 class Tiny(nn.Module):

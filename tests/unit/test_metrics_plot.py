@@ -14,7 +14,7 @@ import pytest
 from matplotlib.figure import Figure
 from matplotlib.image import imread
 
-from glassformer.train.metrics import MetricsLog, plot_loss
+from glassformer.train.record import MetricsLog, plot_loss
 
 TAB_BLUE, TAB_ORANGE = (31, 119, 180), (255, 127, 14)
 

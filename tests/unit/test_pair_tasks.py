@@ -6,8 +6,7 @@ import pytest
 import torch
 
 from glassformer.text.chinese_numbers import LIMIT, from_chinese, to_chinese
-from glassformer.train.pair_tasks import SOURCES, pair_source
-from glassformer.train.sources import IGNORE, PairBatches, pad_pairs
+from glassformer.train.data import IGNORE, SOURCES, PairBatches, pad_pairs, pair_source
 
 EXAMPLES = {  # written out by hand, one per rule of the grammar
     0: "零",
@@ -146,8 +145,8 @@ def test_a_run_of_waves_evaluates_on_its_own_val_waves():
     """batches_for gives a sine run its train waves to draw from and its val waves to evaluate on
     (bug guarded: no val split, so the run "evaluates" on nothing held out)."""
     from glassformer.config import TrainConfig
+    from glassformer.train.data import wave_source
     from glassformer.train.run import batches_for
-    from glassformer.train.waves import wave_source
 
     data = wave_source("sine")
     source = batches_for(data, TrainConfig(batch_size=4, eval_iters=2))
@@ -162,7 +161,7 @@ def test_the_pair_vocabulary_the_digit_strings_and_the_refusals_whole():
 
     import numpy as np
 
-    from glassformer.train.pair_tasks import digit_strings, pair_tokenizer
+    from glassformer.train.data import digit_strings, pair_tokenizer
 
     tok = pair_tokenizer()
     assert tok.vocab_size == 4 + 10 + 14 and (tok.pad_id, tok.bos_id, tok.eos_id) == (0, 2, 3)

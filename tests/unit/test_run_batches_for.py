@@ -6,8 +6,8 @@ from __future__ import annotations
 import torch
 
 from glassformer.config import TrainConfig
+from glassformer.train.data import PairBatches, TensorBatches, TextWindows
 from glassformer.train.run import batches_for, open_data
-from glassformer.train.sources import PairBatches, TensorBatches, TextWindows
 
 
 def test_pairs_become_padded_bos_eos_batches_with_eval_iters_times_batch_size_rows():

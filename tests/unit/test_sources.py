@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from glassformer.train.sources import TensorBatches, TextWindows
+from glassformer.train.data import TensorBatches, TextWindows
 
 
 def rows_of(batch) -> list[int]:

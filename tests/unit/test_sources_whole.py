@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from glassformer.text.batches import get_batch
-from glassformer.train.sources import IGNORE, PairBatches, TensorBatches, TextWindows, pad_pairs
+from glassformer.train.data import IGNORE, PairBatches, TensorBatches, TextWindows, pad_pairs
 
 
 def test_text_windows_from_config_and_evaluation_seeded_by_split():

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-import glassformer.train.compile as compile_module
+import glassformer.train.loop as compile_module
 from glassformer.config import ModelConfig
 from glassformer.models import GPT
 

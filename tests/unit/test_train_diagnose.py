@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from glassformer.train.diagnose import NonFiniteLoss, PendingSteps, explain_nonfinite, largest_gradient
+from glassformer.train.loop import NonFiniteLoss, PendingSteps, explain_nonfinite, largest_gradient
 
 NAMES = ("embed.weight", "blocks.0.attn.qkv.weight", "head.weight")
 

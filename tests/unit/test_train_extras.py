@@ -11,11 +11,10 @@ import torch
 
 from glassformer.config import ModelConfig, TrainConfig
 from glassformer.models import build_model
-from glassformer.train import waves
-from glassformer.train.early_stop import EarlyStopping
-from glassformer.train.loop import Trainer
-from glassformer.train.schedules import noam
-from glassformer.train.sources import TextWindows
+from glassformer.train import data as waves
+from glassformer.train.data import TextWindows
+from glassformer.train.loop import EarlyStopping, Trainer
+from glassformer.train.optim import noam
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # fixture in tests/conftest.py
 

@@ -11,7 +11,7 @@ import torch
 from safetensors.torch import load_file
 
 from glassformer.train.checkpoint import load_checkpoint
-from glassformer.train.metrics import MetricsLog
+from glassformer.train.record import MetricsLog
 from glassformer.train.run import new_run, resume_run, train
 
 TINY = ["--max_steps=40", "--eval_interval=10", "--eval_iters=2", "--log_interval=1", "--threads=1"]

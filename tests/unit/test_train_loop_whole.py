@@ -11,8 +11,8 @@ import torch
 from torch import nn
 
 from glassformer.config import TrainConfig
+from glassformer.train.data import TensorBatches
 from glassformer.train.loop import Trainer, TrainResult
-from glassformer.train.sources import TensorBatches
 
 
 def mse(out, y):

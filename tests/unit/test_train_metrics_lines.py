@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from glassformer.messages import speaking
-from glassformer.train.metrics import Progress, StepTimer, eval_line
+from glassformer.train.record import Progress, StepTimer, eval_line
 
 
 def test_the_eval_line_names_each_split_in_the_users_language_and_marks_the_best():
@@ -53,7 +53,7 @@ def test_the_bar_counts_optimizer_steps_from_where_a_run_resumes(capsys):
 
 
 def test_the_step_timer_measures_each_lap_from_the_last(monkeypatch):
-    import glassformer.train.metrics as metrics
+    import glassformer.train.record as metrics
 
     clock = iter([10.0, 12.5, 13.0])
     monkeypatch.setattr(metrics.time, "perf_counter", lambda: next(clock))

@@ -14,8 +14,8 @@ from safetensors.torch import load_file
 from glassformer.config import ModelConfig, TrainConfig
 from glassformer.models import build_model
 from glassformer.train.checkpoint import load_weights
+from glassformer.train.data import TensorBatches, TextWindows
 from glassformer.train.loop import Trainer
-from glassformer.train.sources import TensorBatches, TextWindows
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # fixture in tests/conftest.py
 

@@ -28,8 +28,8 @@ from torch import nn
 
 from glassformer.config import ModelConfig, TrainConfig
 from glassformer.models import build_model
+from glassformer.train.data import TextWindows
 from glassformer.train.loop import Trainer
-from glassformer.train.sources import TextWindows
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # fixture in tests/conftest.py
 
@@ -188,7 +188,7 @@ def test_grad_accum_divides_the_loss_so_sgd_takes_the_same_step_as_one_big_batch
 def test_schedule_values_from_the_formula():
     """The numbers a learner can check by hand: warmup 4, lr 1, min_lr 0.1, 10 steps.
     Bug guarded: warmup starting at 0 (lr·s/W) — the first step would be wasted."""
-    from glassformer.train.schedules import lr_at
+    from glassformer.train.optim import lr_at
 
     cfg = TrainConfig(lr=1.0, min_lr=0.1, lr_schedule="cosine", warmup_steps=4, max_steps=10)
     got = [lr_at(s, cfg) for s in range(12)]

@@ -13,10 +13,8 @@ from glassformer.config import get_preset
 from glassformer.errors import DamagedFile, UsageError
 from glassformer.messages import speaking
 from glassformer.train import run as run_mod
-from glassformer.train.pair_tasks import PairData, pair_source
+from glassformer.train.data import PairBatches, PairData, TensorBatches, WaveData, pair_source, wave_source
 from glassformer.train.run import batches_for, identity, new_run, open_data, resolve, resume_run, train
-from glassformer.train.sources import PairBatches, TensorBatches
-from glassformer.train.waves import WaveData, wave_source
 
 PAIRS = "['digits:copy', 'digits:reverse', 'digits:sort', 'numbers:num2zh', 'numbers:zh2num']"
 

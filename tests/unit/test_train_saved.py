@@ -12,8 +12,8 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from glassformer.errors import DamagedFile, NotFound, UsageError
+from glassformer.train.checkpoint import model_config
 from glassformer.train.run import load_model, new_run, resume_run, train
-from glassformer.train.saved import model_config
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # fixture in tests/conftest.py
 
@@ -107,7 +107,7 @@ def test_a_tokenizer_of_another_size_is_refused_naming_both(finished):
     from dataclasses import replace
 
     from glassformer.text.tokenizers import load_tokenizer
-    from glassformer.train.saved import check_vocab
+    from glassformer.train.checkpoint import check_vocab
 
     config = json.loads((finished / "config.json").read_text(encoding="utf-8"))
     cfg, tokenizer = model_config(config, finished), load_tokenizer(finished / "tokenizer.json")

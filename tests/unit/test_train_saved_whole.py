@@ -14,8 +14,15 @@ from glassformer.errors import DamagedFile, NotFound
 from glassformer.messages import speaking
 from glassformer.models import build_model
 from glassformer.text.tokenizers import CharTokenizer
-from glassformer.train.checkpoint import save_weights
-from glassformer.train.saved import build_saved, check_vocab, load_model, model_config, read_config, train_config
+from glassformer.train.checkpoint import (
+    build_saved,
+    check_vocab,
+    load_model,
+    model_config,
+    read_config,
+    save_weights,
+    train_config,
+)
 
 FIX = "glassformer train writes it when a run starts; restore it from a copy, or start a new run."
 TINY = ModelConfig(kind="regressor", vocab_size=1, d_model=8, n_heads=2, d_ff=16, n_layers=1, max_len=8, causal=False)
@@ -115,7 +122,7 @@ def test_a_bad_model_or_train_value_names_the_config_file(tmp_path):
 
 
 def test_build_saved_names_the_config_of_a_model_that_cannot_be_built(tmp_path, monkeypatch):
-    import glassformer.train.saved as saved
+    import glassformer.train.checkpoint as saved
 
     def gone(cfg):
         raise ValueError("position='alibi2' is not a position scheme.")
@@ -173,7 +180,7 @@ def test_a_token_models_tokenizer_is_loaded_and_checked(tmp_path):
 
 
 def test_a_pair_models_tokenizer_is_loaded_too(tmp_path):
-    from glassformer.train.pair_tasks import pair_tokenizer
+    from glassformer.train.data import pair_tokenizer
 
     tok = pair_tokenizer()
     cfg = ModelConfig(

@@ -15,10 +15,9 @@ import pytest
 import torch
 from torch import nn
 
-from glassformer.train.early_stop import EarlyStopping
-from glassformer.train.integrity import sha256_file, weights_sha256
-from glassformer.train.interrupt import sigint_as_flag
-from glassformer.train.schedules import constant, cosine, lr_at
+from glassformer.train.checkpoint import sha256_file, weights_sha256
+from glassformer.train.loop import EarlyStopping, sigint_as_flag
+from glassformer.train.optim import constant, cosine, lr_at
 
 
 def test_cosine_warms_up_from_lr_over_w_plus_1_then_decays_to_min_lr_at_max_steps():

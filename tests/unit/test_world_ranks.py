@@ -21,8 +21,8 @@ import torch.distributed as dist
 from glassformer.config import TrainConfig
 from glassformer.errors import GlassformerError, UsageError
 from glassformer.train import distributed
+from glassformer.train.data import TensorBatches, TextWindows
 from glassformer.train.distributed import NO_BUFFER_SYNC, SINGLE, ProcessWorld, RankSlice
-from glassformer.train.sources import TensorBatches, TextWindows
 
 
 class Wire:

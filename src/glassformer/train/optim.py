@@ -1,13 +1,14 @@
 """The numbers of one optimizer step: the learning rate it uses, AdamW with two parameter groups, and
 global-norm gradient clipping.
 
-Learning-rate schedules, as plain functions of the step, so any of them can be printed:
-constant   lr
-cosine     linear warmup 0 -> lr over `warmup` steps, then cosine decay to `min_lr` at
-           `max_steps` (nanoGPT's get_lr; Loshchilov & Hutter 2017 without restarts)
-noam       d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)        (Vaswani et al. 2017, eq. 3)
-           This is already a learning rate (it peaks at (d_model·warmup)^-0.5); multiplying it by
-           a base lr, as a LambdaLR with base lr 1e-3 does, shrinks it a thousandfold.
+Learning-rate schedules are plain functions of the step, so any of them can be printed:
+
+    constant   lr
+    cosine     linear warmup 0 -> lr over `warmup` steps, then cosine decay to `min_lr` at
+               `max_steps` (nanoGPT's get_lr; Loshchilov & Hutter 2017 without restarts)
+    noam       d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)        (Vaswani et al. 2017, eq. 3)
+               This is already a learning rate (it peaks at (d_model·warmup)^-0.5); multiplying it by
+               a base lr, as a LambdaLR with base lr 1e-3 does, shrinks it a thousandfold.
 
 AdamW. Weight decay pulls every weight toward 0 a little each step (AdamW applies it decoupled from the
 gradient: θ ← θ - lr·λ·θ, Loshchilov & Hutter 2019). That is a useful prior for the matrices that mix

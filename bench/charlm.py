@@ -22,7 +22,7 @@ from pathlib import Path
 import torch
 
 from glassformer.text.corpora import default_cache_dir
-from glassformer.train.metrics import MetricsLog
+from glassformer.train.record import MetricsLog
 from glassformer.train.run import new_run, train
 
 REFERENCE_TEXT = Path(__file__).resolve().parents[2] / "shared" / "data" / "shakespeare.txt"

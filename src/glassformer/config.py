@@ -269,7 +269,7 @@ PRESETS: dict[str, Preset] = {
     ),
     # The 2017 paper's encoder-decoder, small: post-LN, sinusoidal positions, ReLU, no final norm,
     # one (V, C) matrix for both embeddings and the head; trained with label smoothing (the kind's
-    # loss). vocab_size and pad_id are the pair tokenizer's (train/pair_tasks.py).
+    # loss). vocab_size and pad_id are the pair tokenizer's (train/data.py).
     "seq2seq": Preset(
         ModelConfig(
             kind="seq2seq",

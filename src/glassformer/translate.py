@@ -197,7 +197,7 @@ def translate(
     batch_size: int = 256,
 ) -> list[str]:
     """Texts in, texts out. `data` turns text into ids and back (`ids`, `text`, `tokenizer`: a
-    PairData, train/pair_tasks.py). beam_width 1: greedy search; more: beam search."""
+    PairData, train/data.py). beam_width 1: greedy search; more: beam search."""
     tok, device = data.tokenizer, next(model.parameters()).device
     if not sources:
         return []

@@ -12,9 +12,9 @@ import torch
 from glassformer.config import TrainConfig
 from glassformer.errors import GlassformerError, UsageError
 from glassformer.train import distributed
+from glassformer.train.data import TensorBatches, TextWindows
 from glassformer.train.distributed import SINGLE, ProcessWorld, RankSlice
 from glassformer.train.record import ReadOnlyRunFiles, RunFiles
-from glassformer.train.sources import TensorBatches, TextWindows
 
 
 def test_one_process_gets_the_trivial_world(monkeypatch):
@@ -72,21 +72,25 @@ def test_ranks_take_their_own_gpu_and_files():
 
 
 def test_refusals_name_the_fix(monkeypatch):
-    with pytest.raises(UsageError, match="one process, without torchrun"):
+    with pytest.raises(UsageError) as e:
         ProcessWorld(0, 0, 2).share(TensorBatches(torch.zeros(4, 2), torch.zeros(4, 2), 2))
+    assert (e.value.key, e.value.fields) == ("error.world.source", {"source": "TensorBatches"})
     monkeypatch.setenv("WORLD_SIZE", "2")
     for name in ("RANK", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(distributed, "_world", None)
-    with pytest.raises(UsageError, match="RANK, LOCAL_RANK, MASTER_ADDR, MASTER_PORT not set: start several"):
+    with pytest.raises(UsageError) as e:
         distributed.current()
+    assert e.value.key == "error.world.env"
+    assert e.value.fields == {"size": "2", "missing": "RANK, LOCAL_RANK, MASTER_ADDR, MASTER_PORT"}
 
 
 def test_a_peer_that_ended_is_one_clear_line_not_a_bug():
     lost = RuntimeError("[gloo/transport/tcp/pair.cc:553] Connection closed by peer [127.0.0.1]:25749.")
-    with pytest.raises(GlassformerError, match="another process of this torchrun job stopped.*rank 1 stops too"):
+    with pytest.raises(GlassformerError) as e:
         with ProcessWorld(1, 1, 2).together():
             raise lost
+    assert (e.value.key, e.value.fields) == ("error.world.peer_stopped", {"rank": 1})
     with pytest.raises(RuntimeError, match="a bug of our own"):  # anything else is left as it is
         with ProcessWorld(1, 1, 2).together():
             raise RuntimeError("a bug of our own")

@@ -18,8 +18,8 @@ from helpers import ATOL, assert_close
 
 from glassformer.errors import DamagedFile, NotFound, UsageError
 from glassformer.sample import generate_ids
+from glassformer.train.checkpoint import load_model
 from glassformer.train.gpt2_runs import export_gpt2, import_gpt2
-from glassformer.train.saved import load_model
 
 PROMPT = "The cat sat on the mat. 你好 🙂"
 
@@ -213,7 +213,7 @@ def test_a_fresh_interpreter_knows_the_tokenizer_kind(imported):
 
     src = str(Path(__file__).parents[2] / "src")
     code = (
-        "import sys; from glassformer.train.saved import load_model; "
+        "import sys; from glassformer.train.checkpoint import load_model; "
         "m, t, _ = load_model(sys.argv[1]); print(t.kind, t.encode('hi 你好'))"
     )
     done = subprocess.run(

@@ -10,7 +10,7 @@ import pytest
 from lesson_checks import assert_valid_png
 
 from glassformer.lessons import sine, sine_data, sine_lr
-from glassformer.train.schedules import noam
+from glassformer.train.optim import noam
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,7 @@ from reliability_kit import (
 import glassformer.train.checkpoint as checkpoint
 from glassformer.models import build_model
 from glassformer.train import lock
-from glassformer.train.metrics import MetricsLog
+from glassformer.train.record import MetricsLog
 from glassformer.train.run import model_config, read_config
 
 DRIVER = str(Path(__file__).with_name("crash_driver.py"))

@@ -270,7 +270,7 @@ def test_numbers_come_as_a_batch_in_any_natural_shape(given, expected):
 
 def test_attention_view_of_an_encoder_decoder_draws_every_shape():
     from glassformer.models import EncoderDecoder
-    from glassformer.train.pair_tasks import pair_source
+    from glassformer.train.data import pair_source
 
     data = pair_source("numbers:zh2num")
     torch.manual_seed(0)

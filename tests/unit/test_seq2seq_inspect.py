@@ -12,7 +12,7 @@ from glassformer.config import ModelConfig
 from glassformer.inspect import attention_grid_png, attention_head_png, attention_map_list, attention_maps, trace
 from glassformer.inspect.params import activation_memory
 from glassformer.models import EncoderDecoder
-from glassformer.train.pair_tasks import pair_source
+from glassformer.train.data import pair_source
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "lessons"))
 from lesson_checks import assert_valid_png  # noqa: E402

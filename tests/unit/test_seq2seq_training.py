@@ -10,9 +10,8 @@ import torch.nn.functional as F
 from glassformer.config import ModelConfig, TrainConfig
 from glassformer.models import build_model
 from glassformer.nn.loss import LOSSES, label_smoothed_loss, next_token_loss
+from glassformer.train.data import IGNORE, PairBatches, pair_source
 from glassformer.train.loop import Trainer
-from glassformer.train.pair_tasks import pair_source
-from glassformer.train.sources import IGNORE, PairBatches
 from glassformer.translate import exact_match
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models: one thread is fastest

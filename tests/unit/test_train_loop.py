@@ -1,19 +1,60 @@
-"""The training loop: seeded determinism, bit-exact resume, NaN stop, Ctrl-C, and a golden loss."""
+"""The training loop (train/loop.py): seeded determinism, bit-exact resume, NaN stop, Ctrl-C and a golden
+loss; the Trainer's observable output whole (when it logs and evaluates, every field of the records it
+writes, the result of each way a fit ends, eval mode during evaluation, callbacks' events); the trainer
+against an independent training loop written out here; NaN diagnosis; Ctrl-C as a flag; the
+torch.compile fallback; early stopping.
+
+The reference loop shares nothing with glassformer/train: it uses torch's own `torch.optim.AdamW` over
+the same two parameter groups (decided here from module types), `torch.nn.utils.clip_grad_norm_`, the
+learning-rate schedule written out from its formula, and draws the same next-token windows from a
+generator seeded with the same seed. Both loops train copies of one model; the trainer's per-step
+losses, learning rates and gradient norms (read from its metrics.jsonl) and its final weights must
+equal the reference's bit for bit: both do the same float operations in the same order on the same
+CPU thread, so any difference is a different computation, not rounding. (Measured: every difference is
+exactly 0.0 in all five scenarios.) The scenarios are the ones whose bugs a golden loss alone did not
+catch: a constant rate, cosine with warmup (a warmup that starts at 0), clipping (a norm measured but
+never applied), and gradient accumulation (a loss that is not divided by the number of micro-batches).
+"""
 
 from __future__ import annotations
 
+import copy
+import json
 import math
 import os
 import signal
+import threading
 
+import numpy as np
 import pytest
 import torch
+import torch.nn.functional as F
 from safetensors.torch import load_file
+from torch import nn
 
+import glassformer.train.loop as compile_module
+from glassformer.config import ModelConfig, TrainConfig
+from glassformer.models import GPT, build_model
 from glassformer.train.checkpoint import load_checkpoint
-from glassformer.train.metrics import MetricsLog
+from glassformer.train.data import TensorBatches, TextWindows
+from glassformer.train.loop import (
+    EarlyStopping,
+    NonFiniteLoss,
+    PendingSteps,
+    Trainer,
+    TrainResult,
+    explain_nonfinite,
+    largest_gradient,
+    sigint_as_flag,
+)
+from glassformer.train.optim import lr_at
+from glassformer.train.record import MetricsLog
 from glassformer.train.run import new_run, resume_run, train
 
+pytestmark = pytest.mark.usefixtures("one_thread")  # fixture in tests/conftest.py
+
+
+# ---- the loop end to end: determinism, resume, NaN stop, Ctrl-C, the golden loss -----------------
 TINY = ["--max_steps=40", "--eval_interval=10", "--eval_iters=2", "--log_interval=1", "--threads=1"]
 
 
@@ -143,3 +184,681 @@ def test_golden_loss_seed000_50_steps(tmp_path):
     result = train(run)
     assert result.step == 50
     assert result.train_loss == pytest.approx(GOLDEN_TRAIN_LOSS_50, abs=1e-4)
+
+
+# ---- the Trainer's records, results and events, whole (a one-weight linear model) ----------------
+def mse(out, y):
+    return ((out - y) ** 2).mean()
+
+
+def setup(tmp_path=None, val=True, **cfg):
+    torch.manual_seed(0)
+    model = nn.Linear(1, 1)
+    x = torch.linspace(-1, 1, 8)[:, None]  # (8, 1)
+    batches = TensorBatches(x, 2 * x, 4, val=(x[:4], 2 * x[:4]) if val else None)
+    base = dict(max_steps=4, eval_interval=2, log_interval=1, batch_size=4, block_size=3, lr=0.1, threads=1)
+    cfg = TrainConfig(**{**base, **cfg})
+    return model, cfg, batches
+
+
+def records(run_dir):
+    return [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+
+
+def test_a_run_logs_every_log_interval_and_evaluates_at_step_0_each_interval_and_the_end(tmp_path):
+    model, cfg, batches = setup(max_steps=5, eval_interval=2, log_interval=2)
+    events = []
+    trainer = Trainer(
+        model,
+        cfg,
+        batches,
+        tmp_path,
+        loss=mse,
+        progress="silent",
+        lr_at=lambda s: 0.01 * (s + 1),
+        callbacks=[lambda e, t: events.append((e, t.step))],
+    )
+    result = trainer.fit()
+    recs = records(tmp_path)
+    assert [(r["kind"], r["step"]) for r in recs] == [
+        ("eval", 0),
+        ("log", 2),
+        ("eval", 2),
+        ("log", 4),
+        ("eval", 4),
+        ("log", 5),
+        ("eval", 5),
+    ]
+    assert events == [
+        ("eval", 0),
+        ("step", 1),
+        ("step", 2),
+        ("eval", 2),
+        ("step", 3),
+        ("step", 4),
+        ("eval", 4),
+        ("step", 5),
+        ("eval", 5),
+        ("end", 5),
+    ]
+    log = recs[1]
+    assert list(log) == ["kind", "step", "loss", "lr", "grad_norm", "ms_per_step", "tokens_per_s", "time"]
+    assert log["lr"] == pytest.approx(0.02) and log["grad_norm"] > 0 and log["ms_per_step"] > 0
+    assert log["tokens_per_s"] == pytest.approx(2 * 4 * 3 / (log["ms_per_step"] * 2 / 1000))
+    ev = recs[2]
+    assert list(ev) == ["kind", "step", "train_loss", "val_loss", "best_val", "lr", "time"]
+    assert ev["best_val"] == min(recs[0]["val_loss"], ev["val_loss"]) and ev["lr"] == pytest.approx(0.02)
+    assert recs[0]["lr"] == pytest.approx(0.01)  # step 0's rate is lr_at(0), not lr_at(-1)
+    assert trainer.optimizer.param_groups[0]["lr"] == pytest.approx(0.05)  # step 5 was taken at lr_at(4)
+    assert isinstance(result, TrainResult) and result.status == "done" and result.message == "" and result.step == 5
+    assert result.train_loss == recs[-1]["train_loss"] and result.val_loss == recs[-1]["val_loss"]
+    assert result.best_val == min(r["val_loss"] for r in recs if r["kind"] == "eval")
+    assert trainer.run_dir == tmp_path and (tmp_path / "model.safetensors").is_file()
+
+
+def test_the_losses_logged_are_the_mean_of_the_steps_since_the_last_log(tmp_path):
+    model, cfg, batches = setup(max_steps=4, eval_interval=4, log_interval=2)
+    seen = []
+
+    def loss(out, y):
+        value = mse(out, y)
+        seen.append(value.item())
+        return value
+
+    Trainer(model, cfg, batches, tmp_path, loss=loss, evaluate=None, progress="silent").fit()
+    logs = [r for r in records(tmp_path) if r["kind"] == "log"]
+    assert [r["step"] for r in logs] == [2, 4]
+    assert logs[0]["loss"] == pytest.approx((seen[0] + seen[1]) / 2) and logs[1]["loss"] == pytest.approx(
+        (seen[2] + seen[3]) / 2
+    )
+
+
+def test_without_a_run_directory_or_evaluation_nothing_is_written_and_step_0_is_not_evaluated(tmp_path):
+    model, cfg, batches = setup()
+    calls = []
+    trainer = Trainer(
+        model, cfg, batches, loss=mse, progress="silent", evaluate=lambda: calls.append(1) or {"train_loss": 1.0}
+    )
+    result = trainer.fit()
+    assert calls == [1, 1] and trainer.run_dir is None  # steps 2 and 4, no untrained evaluation
+    assert result.best_val is None and result.train_loss == 1.0 and result.val_loss is None
+    quiet = Trainer(*setup()[:3], tmp_path, loss=mse, evaluate=None, progress="silent")
+    assert quiet.fit().status == "done" and not (tmp_path / "model.safetensors").exists()
+
+
+def test_evaluation_runs_in_eval_mode_and_restores_training_mode(tmp_path):
+    model, cfg, batches = setup()
+    modes = []
+
+    def loss(out, y):
+        modes.append(model.training)
+        return mse(out, y)
+
+    trainer = Trainer(model, cfg, batches, loss=loss, progress="silent")
+    out = trainer.evaluate_loss()
+    assert set(out) == {"train_loss", "val_loss"} and modes == [False] * 3  # 2 train batches, 1 val batch
+    assert model.training  # as it was
+    model.eval()
+    trainer.evaluate_loss()
+    assert not model.training
+    want = mse(model(batches.val[0]), batches.val[1]).item()
+    assert out["val_loss"] == pytest.approx(want)
+
+
+def test_a_stop_request_ends_after_the_step_with_a_log_an_evaluation_and_its_reason(tmp_path):
+    model, cfg, batches = setup(max_steps=10, eval_interval=5, log_interval=5)
+
+    def stop_at_3(event, trainer):
+        if event == "step" and trainer.step == 3:
+            trainer.request_stop("patience ran out")
+
+    result = Trainer(model, cfg, batches, tmp_path, loss=mse, progress="silent", callbacks=[stop_at_3]).fit()
+    assert (result.status, result.step, result.message) == ("stopped", 3, "patience ran out")
+    assert [(r["kind"], r["step"]) for r in records(tmp_path)] == [("eval", 0), ("log", 3), ("eval", 3)]
+
+
+def test_a_nonfinite_evaluation_names_the_step_losses_and_rate(tmp_path):
+    model, cfg, batches = setup(max_steps=4, eval_interval=2)
+    values = iter([{"val_loss": 1.0}, {"val_loss": float("nan"), "train_loss": 0.5}])
+    result = Trainer(model, cfg, batches, tmp_path, loss=mse, progress="silent", evaluate=lambda: next(values)).fit()
+    assert result.status == "nonfinite" and result.step == 2
+    assert result.message == (
+        "evaluation at step 2 gave {'val_loss': nan, 'train_loss': 0.5} (lr 0.1)\n"
+        f"The last good checkpoint (step 0) in {tmp_path} is kept."
+    )
+    assert result.best_val == 1.0
+    alone = Trainer(*setup()[:3], loss=mse, progress="silent", evaluate=lambda: {"val_loss": float("inf")}).fit()
+    assert alone.message == "evaluation at step 2 gave {'val_loss': inf} (lr 0.1)\nNo checkpoint was written."
+
+
+def test_ctrl_c_between_steps_saves_and_inside_a_step_keeps_the_last_save(tmp_path):
+    model, cfg, batches = setup(max_steps=10, eval_interval=5)
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+
+    def interrupt_at_3(event, trainer):
+        if event == "step" and trainer.step == 3:
+            raise KeyboardInterrupt
+
+    result = Trainer(model, cfg, batches, tmp_path / "a", loss=mse, progress="silent", callbacks=[interrupt_at_3]).fit()
+    assert result.status == "interrupted" and result.step == 3
+    assert result.message == f"Interrupted at step 3; checkpoint saved in {tmp_path / 'a'}."
+    assert [r["step"] for r in records(tmp_path / "a") if r["kind"] == "log"] == [1, 2, 3]
+    trainer = Trainer(*setup(max_steps=10, eval_interval=5)[:3], tmp_path / "b", loss=mse, progress="silent")
+    trainer.in_step = True
+    assert trainer.on_interrupt() == "Interrupted at step 0. No checkpoint was written."
+    bare = Trainer(*setup()[:3], loss=mse, progress="silent")
+    assert (
+        bare.on_interrupt() == "Interrupted at step 0. No checkpoint was written."
+        and bare.kept() == "No checkpoint was written."
+    )
+
+
+def test_a_tuple_input_is_spread_over_the_models_arguments_and_bfloat16_autocasts():
+    class Two(nn.Module):
+        def forward(self, a, b):
+            return a + b
+
+    model, cfg, batches = setup()
+    trainer = Trainer(model, cfg, batches, loss=mse, progress="silent")
+    trainer.forward = Two()
+    assert torch.equal(trainer.run_model((torch.ones(2), torch.ones(2))), torch.full((2,), 2.0))
+    with trainer.autocast():
+        assert not torch.is_autocast_enabled("cpu")
+    bf = Trainer(*setup(dtype="bfloat16")[:3], loss=mse, progress="silent")
+    with bf.autocast():
+        assert torch.is_autocast_enabled("cpu") and torch.get_autocast_dtype("cpu") == torch.bfloat16
+
+
+def test_resume_restores_step_best_and_last_evaluation(tmp_path):
+    model, cfg, batches = setup(max_steps=2, eval_interval=2)
+    first = Trainer(model, cfg, batches, tmp_path, loss=mse, progress="silent").fit()
+    model2, cfg2, batches2 = setup(max_steps=4, eval_interval=2)
+    again = Trainer(model2, cfg2, batches2, tmp_path, loss=mse, progress="silent")
+    again.resume()
+    assert again.step == 2 and again.best_val == first.best_val
+    assert again.last_eval == {"train_loss": first.train_loss, "val_loss": first.val_loss}
+    assert again.fit().step == 4 and [r["step"] for r in records(tmp_path) if r["kind"] == "eval"] == [0, 2, 4]
+
+
+# ---- against a training loop written out here ----------------------------------------------------
+V, STEPS = 13, 12
+
+
+MODEL = ModelConfig(vocab_size=V, d_model=16, n_heads=2, d_ff=32, n_layers=2, max_len=16, dropout=0.0)
+
+
+def corpus(n: int = 3000, seed: int = 5) -> np.ndarray:
+    """A text with structure to learn (mostly counting up, some noise), as uint16 ids."""
+    rng = np.random.default_rng(seed)
+    ids = (np.arange(n) + (rng.random(n) < 0.2) * rng.integers(0, V, n)) % V
+    return ids.astype(np.uint16)
+
+
+# ---- the reference, written out from the definitions ---------------------------------------------
+def lr_formula(step: int, cfg: TrainConfig) -> float:
+    """Constant: lr. Cosine (nanoGPT's get_lr): linear warmup lr·(s+1)/(W+1) for s < W — so the
+    very first step already moves, at lr/(W+1) — then min_lr + ½(1 + cos(π·(s−W)/(N−W)))·(lr − min_lr),
+    and min_lr from step N on."""
+    if cfg.lr_schedule == "constant":
+        return cfg.lr
+    W, N = cfg.warmup_steps, cfg.max_steps
+    if step < W:
+        return cfg.lr * (step + 1) / (W + 1)
+    if step >= N:
+        return cfg.min_lr
+    return cfg.min_lr + 0.5 * (1 + math.cos(math.pi * (step - W) / (N - W))) * (cfg.lr - cfg.min_lr)
+
+
+def two_groups(model: nn.Module, weight_decay: float) -> list[dict]:
+    """Decay the weight matrices of Linear layers; not biases, LayerNorms or embeddings."""
+    decay = {id(m.weight) for m in model.modules() if isinstance(m, nn.Linear)}
+    params = list(model.parameters())
+    return [
+        {"params": [p for p in params if id(p) in decay], "weight_decay": weight_decay},
+        {"params": [p for p in params if id(p) not in decay], "weight_decay": 0.0},
+    ]
+
+
+def draw_windows(data: np.ndarray, B: int, T: int, gen: torch.Generator):
+    """B random windows: x = data[s : s+T], y = data[s+1 : s+T+1] (the next token of each)."""
+    starts = torch.randint(0, len(data) - T, (B,), generator=gen).tolist()
+    x = torch.tensor(np.stack([data[s : s + T] for s in starts]).astype(np.int64))  # (B, T)
+    y = torch.tensor(np.stack([data[s + 1 : s + T + 1] for s in starts]).astype(np.int64))  # (B, T)
+    return x, y
+
+
+def reference_run(model: nn.Module, data: np.ndarray, cfg: TrainConfig, steps: int):
+    """Plain loop; returns per-step (loss, lr, global grad norm before clipping)."""
+    # the fused kernel, as build_optimizer uses on the CPU: bit-equality checks the loop, not the
+    # kernel (tests/unit/test_train_optim.py checks fused AdamW against the update rule written out)
+    opt = torch.optim.AdamW(two_groups(model, cfg.weight_decay), lr=cfg.lr, betas=(cfg.beta1, cfg.beta2), fused=True)
+    gen = torch.Generator().manual_seed(cfg.seed)
+    out = []
+    model.train()
+    for step in range(steps):
+        lr = lr_formula(step, cfg)
+        for group in opt.param_groups:
+            group["lr"] = lr
+        loss_sum = torch.zeros(())
+        for _ in range(cfg.grad_accum):
+            x, y = draw_windows(data, cfg.batch_size, cfg.block_size, gen)
+            logits = model(x)  # (B, T, V)
+            loss = F.cross_entropy(logits.reshape(-1, V), y.reshape(-1)) / cfg.grad_accum
+            loss.backward()
+            loss_sum += loss.detach()
+        norm = torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip if cfg.grad_clip > 0 else math.inf)
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        out.append((float(loss_sum), lr, float(norm)))
+    return out
+
+
+def trainer_run(model: nn.Module, data: np.ndarray, cfg: TrainConfig, run_dir):
+    """glassformer's trainer, every step logged; returns the same triples from metrics.jsonl."""
+    source = TextWindows(data, data, cfg.batch_size, cfg.block_size, cfg.eval_iters, cfg.seed)
+    result = Trainer(model, cfg, source, run_dir, evaluate=None, progress="silent").fit()
+    assert result.status == "done" and result.step == cfg.max_steps
+    logs = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    logs = [r for r in logs if r["kind"] == "log"]
+    assert [r["step"] for r in logs] == list(range(1, cfg.max_steps + 1))
+    return [(r["loss"], r["lr"], r["grad_norm"]) for r in logs]
+
+
+SCENARIOS = {
+    "constant": dict(lr=1e-2),
+    "cosine-warmup": dict(lr=2e-2, min_lr=1e-3, lr_schedule="cosine", warmup_steps=4),
+    "clipped": dict(lr=1e-2, grad_clip=0.05),
+    "accumulated": dict(lr=1e-2, grad_accum=3, batch_size=4),
+    "accumulated-clipped": dict(lr=1e-2, grad_accum=2, batch_size=4, grad_clip=0.2),
+}
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_trainer_matches_the_reference_loop_step_by_step(tmp_path, name):
+    """Bugs this guards (each planted once and seen to fail here): a warmup that starts at lr 0
+    (step 0 would not move the weights); a trainer that measures the gradient norm but never
+    clips; gradient accumulation without dividing the loss by grad_accum (the logged loss and
+    norm double, and the clipped step differs); a schedule, parameter group, beta or weight decay
+    that is not the one configured; batches drawn from another stream or not shifted by one."""
+    settings = dict(
+        batch_size=8,
+        block_size=8,
+        max_steps=STEPS,
+        seed=3,
+        weight_decay=0.1,
+        beta2=0.99,
+        log_interval=1,
+        eval_interval=STEPS,
+        eval_iters=1,
+    )
+    cfg = TrainConfig(**{**settings, **SCENARIOS[name]})
+    data = corpus()
+    torch.manual_seed(0)
+    model = build_model(MODEL)
+    twin = copy.deepcopy(model)
+
+    ours = trainer_run(model, data, cfg, tmp_path)
+    ref = reference_run(twin, data, cfg, STEPS)
+
+    for step, ((loss, lr, norm), (ref_loss, ref_lr, ref_norm)) in enumerate(zip(ours, ref, strict=False), start=1):
+        assert loss == ref_loss, f"step {step}: loss {loss} vs reference {ref_loss}"
+        assert lr == ref_lr, f"step {step}: lr {lr} vs reference {ref_lr}"
+        assert norm == ref_norm, f"step {step}: grad norm {norm} vs reference {ref_norm}"
+    for (name, p), q in zip(model.named_parameters(), twin.parameters(), strict=False):  # and the weights they end with
+        assert torch.equal(p, q), f"{name}: max diff {float((p - q).abs().max()):.3g}"
+    losses = [r[0] for r in ref]
+    assert losses[-1] < losses[0]  # the scenario really trains
+    if cfg.grad_clip:
+        assert sum(n > cfg.grad_clip for _, _, n in ref) >= STEPS // 2  # clipping really acts
+    if cfg.lr_schedule == "cosine":
+        assert ref[0][1] == pytest.approx(cfg.lr / (cfg.warmup_steps + 1))  # warmup's first step moves
+
+
+def test_grad_accum_divides_the_loss_so_sgd_takes_the_same_step_as_one_big_batch(tmp_path):
+    """Bug guarded: accumulation that does not divide each micro-batch's loss by grad_accum. With
+    AdamW that bug is nearly invisible (Adam normalises the gradient's scale), with SGD it doubles
+    the step: k micro-batches of B/k rows must move the weights exactly as one batch of B rows.
+    The generator is shared, so both runs see the same windows in the same order."""
+    data = corpus()
+    settings = dict(block_size=8, max_steps=5, seed=11, log_interval=1, eval_interval=5, eval_iters=1)
+    torch.manual_seed(0)
+    a = build_model(MODEL)
+    b = copy.deepcopy(a)
+    for model, batch, accum, where in ((a, 8, 1, "one"), (b, 4, 2, "two")):
+        cfg = TrainConfig(batch_size=batch, grad_accum=accum, **settings)
+        source = TextWindows(data, data, batch, cfg.block_size, 1, cfg.seed)
+        sgd = torch.optim.SGD(model.parameters(), lr=0.5)
+        (tmp_path / where).mkdir()
+        Trainer(model, cfg, source, tmp_path / where, evaluate=None, optimizer=sgd, progress="silent").fit()
+    for p, q in zip(a.parameters(), b.parameters(), strict=False):
+        torch.testing.assert_close(p, q, atol=1e-5, rtol=1e-4)
+    assert not torch.equal(a.head.weight, build_model(MODEL).head.weight)  # it did move
+
+
+def test_schedule_values_from_the_formula():
+    """The numbers a learner can check by hand: warmup 4, lr 1, min_lr 0.1, 10 steps.
+    Bug guarded: warmup starting at 0 (lr·s/W) — the first step would be wasted."""
+
+    cfg = TrainConfig(lr=1.0, min_lr=0.1, lr_schedule="cosine", warmup_steps=4, max_steps=10)
+    got = [lr_at(s, cfg) for s in range(12)]
+    want = [
+        0.2,
+        0.4,
+        0.6,
+        0.8,  # (s + 1) / 5
+        1.0,  # the peak, at s = W
+        0.1 + 0.45 * (1 + math.cos(math.pi / 6)),
+        0.1 + 0.45 * (1 + math.cos(math.pi / 3)),
+        0.55,
+        0.1 + 0.45 * (1 + math.cos(2 * math.pi / 3)),
+        0.1 + 0.45 * (1 + math.cos(5 * math.pi / 6)),
+        0.1,
+        0.1,
+    ]  # min_lr from max_steps on
+    assert got == pytest.approx(want, abs=1e-12)
+    assert lr_at(0, TrainConfig(lr=0.3)) == lr_at(99, TrainConfig(lr=0.3)) == 0.3
+
+
+# ---- when a loss turns NaN: the message names the right parameter and step -----------------------
+NAMES = ("embed.weight", "blocks.0.attn.qkv.weight", "head.weight")
+
+
+def test_largest_gradient_names_the_largest_or_counts_the_bad_ones():
+    assert (
+        largest_gradient(NAMES, torch.tensor([0.5, 3.0, 1.0])) == "largest gradient blocks.0.attn.qkv.weight (norm 3)"
+    )
+    assert largest_gradient(NAMES, torch.tensor([1.0, math.inf, math.nan])) == (
+        "2 of 3 gradient norms are not finite (first: blocks.0.attn.qkv.weight)"
+    )
+    assert largest_gradient(NAMES, torch.tensor([math.nan, 1.0, 2.0])).endswith("(first: embed.weight)")
+
+
+def test_explanation_gives_the_step_lr_and_the_last_finite_step():
+    text = explain_nonfinite(
+        NAMES, 7, math.nan, 3e-3, torch.tensor([1.0, math.nan, 2.0]), (6, torch.tensor([1.0, 9.0, 2.0]))
+    )
+    assert text == (
+        "loss became nan at step 7 (lr 0.003); 1 of 3 gradient norms are not finite "
+        "(first: blocks.0.attn.qkv.weight); at step 6, the last finite one: largest gradient "
+        "blocks.0.attn.qkv.weight (norm 9). Try a lower lr, grad_clip=1.0, or a longer warmup."
+    )
+    assert "last finite" not in explain_nonfinite(NAMES, 1, math.inf, 1.0, torch.ones(3), None)
+
+
+def test_pending_steps_return_every_loss_and_remember_the_last_finite_step():
+    pending = PendingSteps(NAMES)
+    assert not pending
+    for step, loss in ((1, 2.0), (2, 1.5)):
+        pending.add(step, torch.tensor(loss), torch.tensor([1.0, float(step), 0.5]), torch.tensor(10.0 * step))
+    assert pending
+    assert pending.check(lambda s: 0.1) == ([2.0, 1.5], [10.0, 20.0])
+    assert not pending and pending.last_finite[0] == 2
+    pending.add(3, torch.tensor(math.inf), torch.tensor([math.inf, 1.0, 1.0]), torch.tensor(math.inf))
+    lrs = []
+    with pytest.raises(NonFiniteLoss, match=r"loss became inf at step 3 \(lr 0\.25\).*first: embed\.weight.*at step 2"):
+        pending.check(lambda s: lrs.append(s) or 0.25)
+    assert lrs == [2]  # the lr that step 3 used: lr_at(step - 1)
+
+
+def test_the_whole_explanation_in_both_languages_with_and_without_a_finite_step_before():
+    from glassformer.messages import speaking
+
+    assert explain_nonfinite(NAMES, 1, math.inf, 0.5, torch.tensor([0.25, 4.0, 1234.5]), None) == (
+        "loss became inf at step 1 (lr 0.5); largest gradient head.weight (norm 1.23e+03). Try a lower lr, "
+        "grad_clip=1.0, or a longer warmup."
+    )
+    with speaking("zh"):
+        assert explain_nonfinite(
+            NAMES, 4, math.nan, 0.01, torch.tensor([math.nan, 1.0, 1.0]), (3, torch.tensor([2.0, 1.0, 1.0]))
+        ) == (
+            "第 4 步损失变成了 nan（学习率 0.01）；3 个梯度范数中有 "
+            "1 个不是有限数（第一个：embed.weight）；在最后一个有限的"
+            "第 3 步：最大的梯度 embed.weight（范数 2）。试试更低的学习率、grad_clip=1.0，或更长的预热。"
+        )
+
+
+def test_a_bad_step_after_good_ones_in_the_same_check_names_the_good_one_before_it():
+    pending = PendingSteps(NAMES)
+    pending.add(5, torch.tensor(1.0), torch.tensor([1.0, 7.0, 1.0]), torch.tensor(1.0))
+    pending.add(6, torch.tensor(math.nan), torch.tensor([1.0, 1.0, 8.0]), torch.tensor(1.0))
+    with pytest.raises(NonFiniteLoss) as e:
+        pending.check(lambda s: 0.1)
+    assert str(e.value) == (
+        "loss became nan at step 6 (lr 0.1); largest gradient head.weight (norm 8); at step 5, the "
+        "last finite one: largest gradient blocks.0.attn.qkv.weight (norm 7). Try a lower lr, "
+        "grad_clip=1.0, or a longer warmup."
+    )
+    assert isinstance(e.value, RuntimeError)
+
+
+# ---- Ctrl-C as a flag ----------------------------------------------------------------------------
+def test_the_first_ctrl_c_becomes_a_flag_and_a_message_the_second_goes_to_the_previous_handler(capsys):
+    outer = []
+    original = signal.signal(signal.SIGINT, lambda signum, frame: outer.append(signum))
+    try:
+        previous = signal.getsignal(signal.SIGINT)
+        with sigint_as_flag() as interrupted:
+            assert not interrupted()
+            os.kill(os.getpid(), signal.SIGINT)
+            assert interrupted() and outer == []
+            assert capsys.readouterr().err == "\nCtrl-C: stopping after this step (press again to stop at once) ...\n"
+            os.kill(os.getpid(), signal.SIGINT)  # the handler put the previous one back
+            assert outer == [signal.SIGINT]
+        assert signal.getsignal(signal.SIGINT) is previous
+    finally:
+        signal.signal(signal.SIGINT, original)
+
+
+def test_outside_the_main_thread_ctrl_c_is_left_alone():
+    seen = []
+
+    def run():
+        with sigint_as_flag() as interrupted:
+            seen.append((interrupted(), signal.getsignal(signal.SIGINT)))
+
+    before = signal.getsignal(signal.SIGINT)
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert seen == [(False, before)]
+
+
+# ---- --compile=true: a compiler that fails on first use costs a message, never the run -----------
+def tiny():
+    return GPT(ModelConfig(vocab_size=7, d_model=8, n_heads=2, d_ff=16, n_layers=1, max_len=8))
+
+
+def test_a_failing_compiler_falls_back_to_eager_with_a_message(monkeypatch, capsys):
+    def broken_compile(model):
+        def run(x):
+            raise RuntimeError("no C compiler found\nlong traceback")
+
+        return run
+
+    monkeypatch.setattr(compile_module.torch, "compile", broken_compile)
+    model, ids = tiny(), torch.randint(0, 7, (2, 5))
+    forward = compile_module.compile_or_eager(model)
+    assert torch.equal(forward(ids), model(ids)) and torch.equal(forward(ids), model(ids))
+    err = capsys.readouterr().err
+    assert err.count("torch.compile does not work here (RuntimeError: no C compiler found)") == 1
+
+
+def test_the_models_own_error_is_not_blamed_on_the_compiler(monkeypatch, capsys):
+    monkeypatch.setattr(compile_module.torch, "compile", lambda model: model)
+    forward = compile_module.compile_or_eager(tiny())
+    with pytest.raises(ValueError, match="outside the vocabulary"):
+        forward(torch.full((1, 3), 99))
+    assert "torch.compile" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("attention", ["glass", "fused"])
+def test_the_whole_forward_is_one_graph_for_the_compiler(attention):
+    """No graph breaks: a value read back from a tensor (the glass path's dead-row check, the fused
+    path's causal-mask check) would split the compiled model at every layer and make it slower."""
+    import torch._dynamo
+
+    model = GPT(ModelConfig(vocab_size=7, d_model=8, n_heads=2, d_ff=16, n_layers=2, max_len=8, attention=attention))
+    explained = torch._dynamo.explain(model)(torch.randint(0, 7, (2, 5)))
+    assert explained.graph_break_count == 0, [r.reason.splitlines()[0] for r in explained.break_reasons]
+
+
+def test_a_working_compiler_is_given_the_model_and_used_for_every_call(monkeypatch, capsys):
+    seen = []
+
+    def fake_compile(model):
+        seen.append(model)
+
+        def compiled(x):
+            seen.append(x)
+            return model(x) + 1.0  # recognisably the compiled path
+
+        return compiled
+
+    monkeypatch.setattr(compile_module.torch, "compile", fake_compile)
+    model, ids = tiny(), torch.randint(0, 7, (2, 5))
+    forward = compile_module.compile_or_eager(model)
+    assert seen == [model]
+    assert torch.equal(forward(ids), model(ids) + 1.0) and seen[1] is ids
+    assert torch.equal(forward(ids), model(ids) + 1.0) and len(seen) == 3  # later calls too
+    assert capsys.readouterr().err == ""
+
+
+def test_a_compiler_error_without_a_message_still_reads_well(monkeypatch, capsys):
+    def silent_failure(model):
+        def run(x):
+            raise RuntimeError()
+
+        return run
+
+    monkeypatch.setattr(compile_module.torch, "compile", silent_failure)
+    model, ids = tiny(), torch.randint(0, 7, (1, 3))
+    compile_module.compile_or_eager(model)(ids)
+    assert "torch.compile does not work here (RuntimeError: ); continuing without it" in capsys.readouterr().err
+
+
+def test_the_fallback_message_whole_with_the_first_line_cut_at_200_characters(monkeypatch, capsys):
+    calls = []
+
+    def broken_compile(model):
+        def run(x):
+            calls.append("compiled")
+            raise ValueError("  " + "x" * 250 + "\nsecond line")
+
+        return run
+
+    monkeypatch.setattr(compile_module.torch, "compile", broken_compile)
+    model = torch.nn.Linear(2, 2)
+    forward = compile_module.compile_or_eager(model)
+    x = torch.ones(1, 2)
+    assert torch.equal(forward(x), model(x)) and torch.equal(forward(x), model(x))
+    assert calls == ["compiled"]  # tried once, then the plain model for good
+    assert capsys.readouterr().err == (
+        f"torch.compile does not work here (ValueError: {'x' * 200}); continuing without "
+        "it (drop --compile=true to skip this message).\n"
+    )
+
+
+# ---- early stopping, in a real fit ---------------------------------------------------------------
+STOP_MODEL = ModelConfig(vocab_size=7, d_model=8, n_heads=2, d_ff=16, n_layers=1, max_len=8)
+
+
+STOP_DATA = (np.arange(500) % 7).astype(np.uint16)
+
+
+def fit_with(vals, patience, max_steps=20, run_dir=None):
+    """Train with scripted validation losses, an evaluation every 2 steps (and one at step 0,
+    before training, when there is a run directory)."""
+    torch.manual_seed(0)
+    model = build_model(STOP_MODEL)
+    cfg = TrainConfig(batch_size=2, block_size=8, max_steps=max_steps, eval_interval=2, log_interval=2, lr=1e-2)
+    stopper = EarlyStopping(patience)
+    seen = {}
+    scripted = iter(vals)
+
+    def evaluate():
+        seen[len(seen)] = {n: p.detach().clone() for n, p in model.named_parameters()}  # weights at eval i
+        return {"val_loss": next(scripted)}
+
+    result = Trainer(
+        model,
+        cfg,
+        TextWindows(STOP_DATA, STOP_DATA, 2, 8, 1, 0),
+        run_dir,
+        evaluate=evaluate,
+        callbacks=[stopper],
+        progress="silent",
+    ).fit()
+    return model, stopper, result, seen
+
+
+def test_stops_after_patience_evaluations_without_improvement_and_restores_the_best(tmp_path):
+    # step 0's evaluation is the untrained model (not a candidate, however good), then steps 2..10
+    # give 3, 2, 2.5, 2.0 (a tie is no improvement), 2.6 -> stop after the third non-improvement
+    model, stopper, result, seen = fit_with([0.1, 3.0, 2.0, 2.5, 2.0, 2.6, 1.0, 1.0], patience=3, run_dir=tmp_path)
+    assert result.status == "stopped" and result.step == 10
+    assert "no better val_loss for 3 evaluations" in result.message
+    assert stopper.stopped and stopper.best == 2.0 and stopper.best_eval == 1
+    assert all(torch.equal(p, seen[2][n]) for n, p in model.named_parameters())  # the step-4 weights
+
+
+def test_without_patience_it_only_watches():
+    model, stopper, result, seen = fit_with([5.0, 3.0, 4.0, 4.0, 4.0], patience=None, max_steps=10)
+    assert result.status == "done" and result.step == 10 and not stopper.stopped
+    assert stopper.best == 3.0 and stopper.best_eval == 1
+    assert all(torch.equal(p, seen[4][n]) for n, p in model.named_parameters())  # the last weights stay
+
+
+def test_a_new_best_resets_the_count():
+    # five evaluations without improvement in all, but never three in a row since the last best
+    _, stopper, result, _ = fit_with([3.0, 4.0, 2.0, 4.0, 4.0, 1.0, 4.0, 4.0, 0.5, 4.0], patience=3)
+    assert result.status == "done" and result.step == 20 and not stopper.stopped
+    assert stopper.best == 0.5 and stopper.best_eval == 8
+
+
+# ---- early stopping's key, message and restore ---------------------------------------------------
+class FakeTrainer:
+    def __init__(self):
+        self.model, self.step, self.last_eval, self.stops = nn.Linear(1, 1, bias=False), 0, {}, []
+
+    def request_stop(self, reason):
+        self.stops.append(reason)
+
+    def evaluate(self, step, **losses):
+        self.step, self.last_eval = step, losses
+        self.model.weight.data.fill_(float(step))
+
+
+def test_early_stopping_watches_its_key_and_says_so_when_it_stops():
+    stop = EarlyStopping(patience=2, key="train_loss")
+    trainer = FakeTrainer()
+    trainer.evaluate(0, train_loss=0.1)  # the untrained evaluation is no candidate
+    stop("eval", trainer)
+    assert stop.best is None and stop.evals == 0
+    for step, loss in ((1, 3.0), (2, 2.0), (3, 2.0), (4, 2.5)):
+        trainer.evaluate(step, train_loss=loss, val_loss=0.0)
+        stop("eval", trainer)
+    assert stop.best == 2.0 and stop.best_eval == 1 and stop.evals == 4 and stop.stopped
+    assert trainer.stops == ["no better train_loss for 2 evaluations"]
+    stop("step", trainer)
+    assert trainer.model.weight.item() == 4.0
+    stop("end", trainer)
+    assert trainer.model.weight.item() == 2.0  # the best weights put back
+
+
+def test_early_stopping_with_patience_1_stops_at_the_first_evaluation_that_is_not_better():
+    stop = EarlyStopping(1)
+    trainer = FakeTrainer()
+    trainer.evaluate(1, val_loss=1.0)
+    stop("eval", trainer)
+    assert trainer.stops == []
+    trainer.evaluate(2, val_loss=1.0)
+    stop("eval", trainer)
+    assert trainer.stops == ["no better val_loss for 1 evaluations"]
+    watcher = EarlyStopping()
+    trainer = FakeTrainer()
+    trainer.evaluate(1, val_loss=1.0)
+    watcher("eval", trainer)
+    trainer.evaluate(2, val_loss=2.0)
+    watcher("eval", trainer)
+    watcher("end", trainer)
+    assert trainer.stops == [] and trainer.model.weight.item() == 2.0 and not watcher.stopped

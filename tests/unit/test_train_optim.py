@@ -1,20 +1,34 @@
-"""AdamW parameter groups and global-norm clipping."""
+"""The numbers of a step (train/optim.py): AdamW's parameter groups, global-norm clipping, and the
+learning-rate schedules (cosine at each edge, the config's choice, the paper's).
+"""
 
 from __future__ import annotations
 
 import copy
+import math
+from types import SimpleNamespace
 
 import pytest
 import torch
 from torch import nn
 
-from glassformer.config import get_preset
+from glassformer.config import ModelConfig, get_preset
 from glassformer.models import GPT
-from glassformer.train.optim import build_optimizer, clip_global_norm, grad_norms, split_decay
+from glassformer.train.optim import (
+    build_optimizer,
+    clip_global_norm,
+    constant,
+    cosine,
+    grad_norms,
+    lr_at,
+    noam,
+    split_decay,
+)
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # fixture in tests/conftest.py
 
 
+# ---- AdamW parameter groups and global-norm clipping ---------------------------------------------
 def test_decay_only_on_linear_weights():
     model = GPT(get_preset("seed000").model)  # biases on, learned positions, untied head
     decay, no_decay = split_decay(model)
@@ -71,7 +85,6 @@ def test_clip_zero_only_measures():
 def test_fused_adamw_matches_adamw_written_out():
     """build_optimizer uses the fused kernel on the CPU: ten steps of it against AdamW written out
     (Loshchilov & Hutter 2019), on copied weights and the same gradients."""
-    from glassformer.config import ModelConfig
     from glassformer.nn.loss import next_token_loss
 
     torch.manual_seed(0)
@@ -136,3 +149,33 @@ def test_unused_parameters_count_as_norm_zero_and_clipping_skips_them():
     a.grad = torch.tensor([0.3, 0.4])
     assert clip_global_norm([a], grad_norms([a]), 1.0).item() == pytest.approx(0.5)
     assert a.grad.tolist() == pytest.approx([0.3, 0.4])  # under the bound: untouched
+
+
+# ---- learning-rate schedules ---------------------------------------------------------------------
+def test_cosine_warms_up_from_lr_over_w_plus_1_then_decays_to_min_lr_at_max_steps():
+    lr, lo, w, n = 1.0, 0.1, 4, 14
+    assert [cosine(s, lr, lo, w, n) for s in range(w)] == pytest.approx([0.2, 0.4, 0.6, 0.8])
+    assert cosine(w, lr, lo, w, n) == pytest.approx(1.0)  # warmup done: the full rate
+    assert cosine(9, lr, lo, w, n) == pytest.approx(lo + 0.5 * (lr - lo))  # half way: the mean
+    assert cosine(11, lr, lo, w, n) == pytest.approx(lo + 0.5 * (1 + math.cos(math.pi * 0.7)) * (lr - lo))
+    assert cosine(n, lr, lo, w, n) == lo and cosine(n + 5, lr, lo, w, n) == lo
+    assert cosine(n - 1, lr, lo, w, n) > lo
+    assert cosine(3, lr, lo, 3, 3) == lo and cosine(2, lr, lo, 3, 3) == pytest.approx(0.75)
+    assert cosine(0, lr, lo, 0, 0) == lo  # nothing to decay over: no division by zero
+
+
+def test_lr_at_follows_the_configs_schedule():
+    cfg = SimpleNamespace(lr_schedule="cosine", lr=1.0, min_lr=0.1, warmup_steps=4, max_steps=14)
+    assert lr_at(0, cfg) == pytest.approx(0.2) and lr_at(14, cfg) == 0.1
+    flat = SimpleNamespace(lr_schedule="constant", lr=0.3, min_lr=0.1, warmup_steps=4, max_steps=14)
+    assert lr_at(0, flat) == 0.3 and lr_at(100, flat) == 0.3 and constant(7, 0.5) == 0.5
+
+
+# ---- the paper's schedule ------------------------------------------------------------------------
+def test_noam_schedule_values_from_the_paper():
+    """lr = d_model^-0.5 · min(s^-0.5, s · warmup^-1.5), s = step + 1 (Vaswani et al. 2017, eq. 3)."""
+    d, w = 512, 4000
+    assert noam(0, d, w) == pytest.approx(d**-0.5 * w**-1.5)  # the first step: s = 1
+    assert noam(w - 1, d, w) == pytest.approx((d * w) ** -0.5)  # the peak, at s = warmup
+    assert noam(4 * w - 1, d, w) == pytest.approx(0.5 * (d * w) ** -0.5)  # then 1/√s: four times on, half
+    assert noam(99, d, w) == pytest.approx(100 * d**-0.5 * w**-1.5)  # linear during warmup

@@ -1,25 +1,42 @@
-"""What a run directory keeps (train/record.py): best weights only when validation improves, and
-a resumed run's metrics without the lines a crashed run wrote after its checkpoint."""
+"""What a run directory receives while training (train/record.py): best weights only when validation
+improves, a resumed run's metrics without the lines a crashed run wrote after its checkpoint; which
+file each trainer event writes, what a failed write says (each cause's remedy, before and after the
+first checkpoint, in English and Chinese), and what restore keeps and says; metrics.jsonl and loss.png
+(the plot checked through the figure matplotlib drew and through the PNG's pixels); what a run prints
+while it trains (the evaluation line in both languages, the three progress modes, the step timer).
+"""
 
 from __future__ import annotations
 
+import errno
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import torch
+from matplotlib.figure import Figure
 from matplotlib.image import imread
 from safetensors.torch import load_file
+from torch import nn
 
 from glassformer.config import ModelConfig, TrainConfig
+from glassformer.errors import WriteFailed
+from glassformer.messages import speaking
 from glassformer.models import build_model
-from glassformer.train.checkpoint import load_weights
+from glassformer.train import record
+from glassformer.train.checkpoint import load_weights, read_state, read_weights, save_checkpoint
+from glassformer.train.data import TensorBatches, TextWindows
 from glassformer.train.loop import Trainer
-from glassformer.train.sources import TensorBatches, TextWindows
+from glassformer.train.record import MetricsLog, Progress, RunFiles, StepTimer, eval_line, plot_loss
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # fixture in tests/conftest.py
 
+
+# ---- best weights, and a resumed run's metrics ---------------------------------------------------
 MODEL = ModelConfig(vocab_size=11, d_model=16, n_heads=2, d_ff=32, n_layers=1, max_len=8, dropout=0.0)
+
+
 DATA = (np.arange(2000) % 11).astype(np.uint16)
 
 
@@ -124,7 +141,9 @@ def test_resume_forgets_metrics_written_after_the_checkpoint(tmp_path):
     assert max(r["step"] for r in records(part_dir)) == 20  # ... and are dropped on resume
     assert again.fit().status == "done"
 
-    strip = lambda rs: [{k: v for k, v in r.items() if k not in ("time", "ms_per_step", "tokens_per_s")} for r in rs]
+    def strip(rs):
+        return [{k: v for k, v in r.items() if k not in ("time", "ms_per_step", "tokens_per_s")} for r in rs]
+
     assert strip(records(part_dir)) == strip(records(whole_dir))  # steps 1..30 once, bit-equal losses
     assert [r["step"] for r in records(part_dir) if r["kind"] == "log"] == list(range(1, 31))
 
@@ -139,3 +158,493 @@ def test_logged_throughput_counts_batch_times_block_tokens_per_step(tmp_path, gr
     assert len(logs) == 3
     for r in logs:
         assert r["tokens_per_s"] * r["ms_per_step"] / 1000 == pytest.approx(32 * grad_accum)
+
+
+# ---- RunFiles whole: which file each event writes, a failed write's message ----------------------
+class FakeTrainer:
+    def __init__(self, step=3):
+        torch.manual_seed(0)
+        self.model = nn.Linear(2, 1)
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
+        self.step, self.best_val, self.last_eval = step, 0.5, {"train_loss": 0.4, "val_loss": 0.5}
+        self.batch_generator = torch.Generator().manual_seed(1)
+
+
+def failing(code, text):
+    def write(*args):
+        raise OSError(code, text)
+
+    return write
+
+
+@pytest.mark.parametrize(
+    "code, remedy",
+    [
+        (errno.ENOSPC, "free some disk space"),
+        (errno.EACCES, "make the directory writable"),
+        (errno.EPERM, "make the directory writable"),
+        (errno.EROFS, "move the run to a writable disk"),
+        (errno.EIO, "fix the cause"),
+    ],
+)
+def test_a_failed_write_says_what_failed_why_and_what_to_do_before_and_after_a_checkpoint(tmp_path, code, remedy):
+    files = RunFiles(str(tmp_path))
+    with pytest.raises(WriteFailed) as e:
+        files._write("metrics.jsonl", failing(code, "Some reason"))
+    assert str(e.value) == (
+        f"could not write metrics.jsonl in {tmp_path} (Some reason); no checkpoint had been saved "
+        f"yet. To retry, {remedy}, then start the run again."
+    )
+    assert isinstance(e.value.__cause__, OSError)
+    files.saved_step = 8
+    with pytest.raises(WriteFailed) as e:
+        files._write("loss.png", failing(code, "Some reason"))
+    assert str(e.value) == (
+        f"could not write loss.png in {tmp_path} (Some reason). The last good checkpoint, step 8, "
+        f"is kept; {remedy}, then continue with: glassformer train --resume {tmp_path}"
+    )
+
+
+def test_an_oserror_without_strerror_is_said_by_its_text(tmp_path):
+    with pytest.raises(WriteFailed) as e:
+        RunFiles(tmp_path)._write("x", _raise(OSError("plain text")))
+    assert "(plain text)" in str(e.value) and "fix the cause" in str(e.value)
+
+
+def _raise(error):
+    def write(*args):
+        raise error
+
+    return write
+
+
+def test_the_checkpoint_write_names_its_step_and_both_files(tmp_path, monkeypatch):
+    import glassformer.train.record as record
+
+    monkeypatch.setattr(record, "save_checkpoint", failing(errno.ENOSPC, "No space left on device"))
+    with pytest.raises(WriteFailed) as e:
+        RunFiles(tmp_path).checkpoint(FakeTrainer(step=12))
+    assert str(e.value).startswith(
+        f"could not write the checkpoint of step 12 (model.safetensors and train_state.pt) "
+        f"in {tmp_path} (No space left on device)"
+    )
+
+
+def test_an_evaluation_writes_its_line_the_checkpoint_the_plot_and_the_best_weights_only_when_improved(
+    tmp_path, monkeypatch
+):
+    import glassformer.train.record as record
+
+    titles = []
+    monkeypatch.setattr(record, "plot_loss", lambda recs, path, title="": titles.append((len(recs), path, title)))
+    files = RunFiles(tmp_path / "myrun")
+    (tmp_path / "myrun").mkdir()
+    trainer = FakeTrainer(step=3)
+    assert files.kept() == "No checkpoint was written."
+    files.evaluation({"kind": "eval", "step": 3, "val_loss": 0.5}, False, trainer)
+    assert not (tmp_path / "myrun" / "best.safetensors").exists()
+    assert (
+        files.saved_step == 3 and files.kept() == f"The last good checkpoint (step 3) in {tmp_path / 'myrun'} is kept."
+    )
+    state = read_state(tmp_path / "myrun" / "train_state.pt")
+    assert state["step"] == 3 and state["best_val"] == 0.5 and state["train_loss"] == 0.4 and state["val_loss"] == 0.5
+    assert titles == [(1, tmp_path / "myrun" / "loss.png", "myrun")]
+    trainer.step = 4
+    files.evaluation({"kind": "eval", "step": 4, "val_loss": 0.4}, True, trainer)
+    assert read_weights(tmp_path / "myrun" / "best.safetensors")[2] == 4
+    files.log({"kind": "log", "step": 5, "loss": 1.0})
+    lines = [json.loads(line) for line in (tmp_path / "myrun" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in lines] == [3, 4, 5] and titles[-1][0] == 2
+
+
+def test_restore_removes_stray_temp_files_and_metrics_after_the_checkpoint_and_says_which_lines_were_damaged(
+    tmp_path, capsys
+):
+    files = RunFiles(tmp_path)
+    trainer = FakeTrainer(step=2)
+    files.checkpoint(trainer)
+    (tmp_path / ".model.safetensors.x.tmp").write_bytes(b"half")
+    (tmp_path / "keep.tmp").write_bytes(b"not hidden: not ours")
+    (tmp_path / "metrics.jsonl").write_text(
+        '{"kind": "eval", "step": 0}\n{"kind": "log", "step": 2}\ncut\n{"kind": "log", "step": 3}\n{"kind"\n'
+    )
+    again = RunFiles(tmp_path)
+    state = again.restore(FakeTrainer(step=0))
+    assert state["step"] == 2 and again.saved_step == 2
+    assert not (tmp_path / ".model.safetensors.x.tmp").exists() and (tmp_path / "keep.tmp").exists()
+    assert (tmp_path / "metrics.jsonl").read_text() == '{"kind": "eval", "step": 0}\n{"kind": "log", "step": 2}\n'
+    assert capsys.readouterr().err == (
+        f"note: {tmp_path / 'metrics.jsonl'}: dropped 2 damaged line(s) (line 3, 5); a "
+        "run killed while writing leaves its last line cut short.\n"
+    )
+    again.restore(FakeTrainer())
+    assert capsys.readouterr().err == ""  # nothing damaged: nothing said
+
+
+def test_a_restore_at_step_0_keeps_no_step_0_record(tmp_path):
+    files = RunFiles(tmp_path)
+    files.checkpoint(FakeTrainer(step=0))
+    (tmp_path / "metrics.jsonl").write_text('{"kind": "eval", "step": 0}\n')
+    assert RunFiles(tmp_path).restore(FakeTrainer())["step"] == 0
+    assert (tmp_path / "metrics.jsonl").read_text() == ""  # fit() writes step 0's evaluation again
+
+
+# ---- RunFiles file by file, in English and Chinese -----------------------------------------------
+def trainer_at(step: int, best_val=1.5, last_eval=None):
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 2)
+    return SimpleNamespace(
+        model=model,
+        optimizer=torch.optim.AdamW(model.parameters()),
+        step=step,
+        batch_generator=torch.Generator().manual_seed(5),
+        best_val=best_val,
+        last_eval=last_eval or {"train_loss": 2.0, "val_loss": 1.5},
+    )
+
+
+def out_of_space(*args, **kwargs):
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+CAUSES = [
+    (errno.ENOSPC, "No space left on device", "free some disk space", "腾出一些磁盘空间"),
+    (errno.EACCES, "Permission denied", "make the directory writable", "让这个目录可写"),
+    (errno.EPERM, "Operation not permitted", "make the directory writable", "让这个目录可写"),
+    (errno.EROFS, "Read-only file system", "move the run to a writable disk", "把运行移到可写的磁盘上"),
+    (errno.EIO, "Input/output error", "fix the cause", "排除原因"),
+]
+
+
+@pytest.mark.parametrize("code, reason, remedy, remedy_zh", CAUSES)
+def test_a_failed_write_says_what_which_cause_what_is_kept_and_what_to_do(tmp_path, code, reason, remedy, remedy_zh):
+    files = RunFiles(tmp_path)
+
+    def fail(*args):
+        raise OSError(code, reason)
+
+    files.metrics.append = fail
+    messages = []
+    for saved in (None, 4):
+        files.saved_step = saved
+        for lang in ("en", "zh"):
+            with speaking(lang), pytest.raises(WriteFailed) as e:
+                files.log({"kind": "log", "step": 5})
+            assert isinstance(e.value.__cause__, OSError) and e.value.__cause__.errno == code
+            messages.append(str(e.value))
+    d = tmp_path
+    assert messages == [
+        f"could not write metrics.jsonl in {d} ({reason}); no checkpoint had been saved yet. To retry, {remedy}, then "
+        f"start the run again.",
+        f"无法在 {d} 里写入 metrics.jsonl（{reason}）；"
+        f"此前还没有保存过检查点。要重试，请{remedy_zh}，然后重新开始这次运行。",
+        f"could not write metrics.jsonl in {d} ({reason}). The last good checkpoint, step 4, is kept; {remedy}, then "
+        f"continue with: glassformer train --resume {d}",
+        f"无法在 {d} 里写入 metrics.jsonl（{reason}）。上一个完好的检查点（第 4 步）保留着；请{remedy_zh}，"
+        f"然后这样继续：glassformer train --resume {d}",
+    ]
+
+
+def test_an_oserror_without_a_strerror_is_said_as_it_prints(tmp_path):
+    files = RunFiles(tmp_path)
+    files.metrics.append = lambda record: (_ for _ in ()).throw(OSError("quota exceeded for user 1000"))
+    with pytest.raises(WriteFailed) as e:
+        files.log({})
+    assert str(e.value) == (
+        f"could not write metrics.jsonl in {tmp_path} (quota exceeded for user 1000); no checkpoint "
+        f"had been saved yet. To retry, fix the cause, then start the run again."
+    )
+
+
+@pytest.mark.parametrize(
+    "target, what",
+    [
+        ("save_weights", "best.safetensors"),
+        ("save_checkpoint", "the checkpoint of step 7 (model.safetensors and train_state.pt)"),
+        ("plot_loss", "loss.png"),
+    ],
+)
+def test_each_file_of_an_evaluation_is_named_when_its_write_fails(tmp_path, monkeypatch, target, what):
+    monkeypatch.setattr(record, target, out_of_space)
+    with pytest.raises(WriteFailed) as e:
+        RunFiles(tmp_path).evaluation({"kind": "eval", "step": 7, "val_loss": 1.0}, True, trainer_at(7))
+    assert str(e.value).startswith(f"could not write {what} in {tmp_path} (No space left on device)")
+
+
+def test_an_evaluation_writes_its_line_the_best_weights_the_checkpoint_and_the_titled_plot(tmp_path, monkeypatch):
+    plotted = []
+    monkeypatch.setattr(record, "plot_loss", lambda records, path, title="": plotted.append((records, path, title)))
+    files, trainer = RunFiles(tmp_path / "my-run"), trainer_at(7, best_val=0.75, last_eval={"val_loss": 0.75})
+    (tmp_path / "my-run").mkdir()
+    files.log({"kind": "log", "step": 6, "loss": 1.0})
+    files.evaluation({"kind": "eval", "step": 7, "val_loss": 0.75}, False, trainer)
+    assert not (tmp_path / "my-run" / "best.safetensors").exists() and files.saved_step == 7
+    files.evaluation({"kind": "eval", "step": 7, "val_loss": 0.75}, True, trainer)
+    assert (tmp_path / "my-run" / "best.safetensors").is_file()
+    lines = [json.loads(x) for x in (tmp_path / "my-run" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["kind"] for r in lines] == ["log", "eval", "eval"]
+    assert plotted[-1] == (lines, tmp_path / "my-run" / "loss.png", "my-run")
+    state = torch.load(tmp_path / "my-run" / "train_state.pt", weights_only=False)
+    assert state["step"] == 7 and state["best_val"] == 0.75 and state["val_loss"] == 0.75
+
+
+@pytest.mark.parametrize("saved_step, kept_steps", [(0, []), (1, [0, 1]), (3, [0, 1, 2, 3])])
+def test_restore_keeps_the_metrics_up_to_the_checkpoint_and_removes_stray_temp_files(
+    tmp_path, capsys, saved_step, kept_steps
+):
+    trainer = trainer_at(saved_step)
+    save_checkpoint(tmp_path, trainer.model, trainer.optimizer, saved_step, trainer.batch_generator, {"best_val": 1.0})
+    (tmp_path / "metrics.jsonl").write_text("".join(json.dumps({"kind": "log", "step": s}) + "\n" for s in range(6)))
+    (tmp_path / ".model.safetensors.x1.tmp").write_bytes(b"cut")
+    (tmp_path / "notes.tmp").write_text("the user's")  # not hidden: not ours
+    files = RunFiles(tmp_path)
+    state = files.restore(trainer_at(99))
+    assert state["step"] == saved_step == files.saved_step and state["best_val"] == 1.0
+    assert [json.loads(x)["step"] for x in (tmp_path / "metrics.jsonl").read_text().splitlines()] == kept_steps
+    assert not (tmp_path / ".model.safetensors.x1.tmp").exists() and (tmp_path / "notes.tmp").is_file()
+    assert capsys.readouterr().err == ""  # no damaged line: no note
+
+
+def test_restore_names_the_damaged_lines_it_dropped(tmp_path, capsys):
+    trainer = trainer_at(3)
+    save_checkpoint(tmp_path, trainer.model, trainer.optimizer, 3, trainer.batch_generator, {"best_val": 1.0})
+    good = json.dumps({"kind": "log", "step": 1})
+    path = tmp_path / "metrics.jsonl"
+    for lang, expected in (
+        (
+            "en",
+            f"note: {path}: dropped 2 damaged line(s) (line 2, 4); a run killed while writing leaves its last "
+            f"line cut short.\n",
+        ),
+        ("zh", f"注意：{path}：丢弃了 2 行损坏的记录（第 2, 4 行）；写入时被杀掉的运行会留下被截断的最后一行。\n"),
+    ):
+        path.write_text(f"{good}\n{{cut\n{good}\n[1]\n")
+        with speaking(lang):
+            RunFiles(tmp_path).restore(trainer_at(0))
+        assert capsys.readouterr() == ("", expected)
+        assert path.read_text() == f"{good}\n{good}\n"
+
+
+# ---- metrics.jsonl and loss.png ------------------------------------------------------------------
+TAB_BLUE, TAB_ORANGE = (31, 119, 180), (255, 127, 14)
+
+
+def plot_records(val=(3.0, 2.5, 2.4)) -> list[dict]:
+    logs = [{"kind": "log", "step": s, "loss": 4.0 - 0.1 * s} for s in range(1, 11)]
+    evals = [
+        {"kind": "eval", "step": s, "train_loss": 3.5 - 0.1 * s, "val_loss": v}
+        for s, v in zip((0, 5, 10), val, strict=False)
+    ]
+    return logs + evals
+
+
+@pytest.fixture
+def drawn(monkeypatch):
+    """Every Figure saved during the test, so its contents can be read back."""
+    figures = []
+    save = Figure.savefig
+
+    def keep(self, *args, **kwargs):
+        figures.append(self)
+        return save(self, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", keep)
+    return figures
+
+
+def test_the_figure_holds_the_logged_and_evaluated_losses(tmp_path, drawn):
+    plot_loss(plot_records(), tmp_path / "loss.png", title="run-7")
+    (ax,) = drawn[0].axes
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    assert list(lines) == ["train (batch, log interval mean)", "train (eval)", "val (eval)"]
+    assert list(lines["train (batch, log interval mean)"].get_xdata()) == list(range(1, 11))
+    assert list(lines["train (batch, log interval mean)"].get_ydata()) == pytest.approx(
+        [4.0 - 0.1 * s for s in range(1, 11)]
+    )
+    assert list(lines["train (eval)"].get_xdata()) == [0, 5, 10]
+    assert list(lines["train (eval)"].get_ydata()) == pytest.approx([3.5, 3.0, 2.5])
+    assert list(lines["val (eval)"].get_ydata()) == [3.0, 2.5, 2.4]
+    assert lines["val (eval)"].get_color() == "tab:orange" and lines["train (eval)"].get_color() == "tab:blue"
+    assert ax.get_xlabel() == "step" and ax.get_ylabel() == "cross-entropy (nats / token)"
+    assert ax.get_title() == "run-7"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == list(lines)
+
+
+def test_a_run_without_a_val_split_plots_its_train_evaluations(tmp_path, drawn):
+    """A source without val data logs evaluations with train_loss only. Bug once seen: the eval
+    records were kept only when they had both losses, so such a run's plot lost its eval curve."""
+    evals = [r for r in plot_records() if r["kind"] == "eval"]
+    plot_loss([{k: v for k, v in r.items() if k != "val_loss"} for r in evals], tmp_path / "loss.png")
+    (ax,) = drawn[0].axes
+    assert [line.get_label() for line in ax.get_lines()] == ["train (eval)"]
+    assert list(ax.get_lines()[0].get_ydata()) == pytest.approx([3.5, 3.0, 2.5])
+
+
+def color_pixels(path, rgb) -> int:
+    image = (imread(path)[..., :3] * 255).round()  # (H, W, 3)
+    return int((np.abs(image - np.array(rgb)) <= 2).all(-1).sum())
+
+
+def test_the_png_shows_both_curves_and_differs_between_runs(tmp_path):
+    plot_loss(plot_records(), tmp_path / "a.png")
+    plot_loss(plot_records(val=(3.0, 2.9, 2.95)), tmp_path / "b.png")
+    plot_loss([r for r in plot_records() if r["kind"] == "log"], tmp_path / "logs_only.png")
+    a = imread(tmp_path / "a.png")
+    assert a.shape[:2] == (round(4.2 * 110), 7 * 110)  # figsize (7, 4.2) inches at 110 dpi
+    assert color_pixels(tmp_path / "a.png", TAB_ORANGE) > 100  # the val curve is drawn
+    assert color_pixels(tmp_path / "a.png", TAB_BLUE) > 100  # the train curve is drawn
+    assert not np.array_equal(a, imread(tmp_path / "b.png"))  # another run, another picture
+    assert color_pixels(tmp_path / "logs_only.png", TAB_ORANGE) == 0  # no evaluation, no val curve
+
+
+def test_metrics_log_appends_reads_and_truncates(tmp_path):
+    log = MetricsLog(tmp_path / "metrics.jsonl")
+    assert log.read() == []  # no file yet
+    for step in (1, 2, 3):
+        log.append({"kind": "log", "step": step, "loss": 1.0 / step})
+    assert (tmp_path / "metrics.jsonl").read_text().count("\n") == 3  # one JSON object a line
+    assert [r["step"] for r in log.read()] == [1, 2, 3]
+    log.truncate_after(2)
+    assert log.read() == [{"kind": "log", "step": 1, "loss": 1.0}, {"kind": "log", "step": 2, "loss": 0.5}]
+    assert [json.loads(line)["step"] for line in (tmp_path / "metrics.jsonl").read_text().splitlines()] == [1, 2]
+    log.truncate_after(2)  # nothing past step 2 is left: nothing changes
+    assert len(log.read()) == 2
+
+
+def test_damaged_lines_are_skipped_and_counted_never_fatal(tmp_path):
+    """A run killed mid-append leaves a cut line; a disk error can leave bytes that are not UTF-8.
+    Both are reported by line number and skipped; the good records around them are kept (bug
+    guarded: decoding strictly, so one bad byte makes the whole log unreadable and the run stops)."""
+    path = tmp_path / "metrics.jsonl"
+    good = [{"kind": "log", "step": 1, "loss": 2.0}, {"kind": "eval", "step": 2, "val_loss": 1.5}]
+    path.write_bytes(
+        json.dumps(good[0]).encode()
+        + b"\n"
+        + b'{"kind": "log", "step": 2, "loss": \xff\xfe}\n'  # 2: not UTF-8
+        + b"\n"  # blank lines are neither records nor damage
+        + b'{"kind": "log", "step": "3"}\n'  # 4: a step that is not a whole number
+        + b'[1, 2]\n{"step": 5}\n'  # 5: not an object; 6: no kind
+        + json.dumps(good[1]).encode()
+        + b"\n"
+        + b'{"kind": "log", "st'
+    )  # 8: cut short by a kill
+    assert MetricsLog(path).read_checked() == (good, [2, 4, 5, 6, 8])
+    assert MetricsLog(tmp_path / "none.jsonl").read_checked() == ([], [])
+
+
+def test_the_figures_style_and_size_and_what_is_left_out(tmp_path, drawn):
+    """Every style setting of the plot: a faint thin batch curve, marked evaluation curves, a light
+    grid, a 7 × 4.2 inch figure at 110 dpi, the default title empty; log records without a numeric
+    loss, and evaluations without a split's loss, are left out rather than plotted as gaps."""
+    from matplotlib.colors import to_rgba
+
+    recs = plot_records() + [
+        {"kind": "log", "step": 11, "loss": None},
+        {"kind": "eval", "step": 12, "val_loss": "nan?"},
+        {"kind": "other", "step": 13, "loss": 0.1, "train_loss": 0.1},
+    ]
+    plot_loss(recs, tmp_path / "loss.png")
+    fig = drawn[0]
+    assert tuple(fig.get_size_inches()) == pytest.approx((7, 4.2)) and fig.dpi == 110
+    (ax,) = fig.axes
+    batch, train_eval, val_eval = ax.get_lines()
+    assert batch.get_alpha() == 0.3 and batch.get_linewidth() == 1 and batch.get_marker() in ("None", None, "")
+    assert to_rgba(batch.get_color()) == to_rgba("tab:blue") and list(batch.get_xdata()) == list(range(1, 11))
+    for line in (train_eval, val_eval):
+        assert line.get_marker() == "o" and line.get_linestyle() == "-" and line.get_markersize() == 3
+        assert line.get_alpha() is None
+    assert list(train_eval.get_xdata()) == [0, 5, 10] and list(val_eval.get_xdata()) == [0, 5, 10]
+    assert ax.get_title() == ""
+    grid = ax.xaxis.get_gridlines()[0]
+    assert grid.get_visible() and grid.get_alpha() == 0.3
+    assert (tmp_path / "loss.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_each_record_is_one_json_line_appended_and_truncation_keeps_the_step_itself(tmp_path):
+    path = tmp_path / "metrics.jsonl"
+    log = MetricsLog(str(path))  # a str path is taken too
+    log.append({"kind": "log", "step": 1, "note": "步"})
+    log.append({"kind": "eval", "step": 2, "val_loss": 0.5})
+    assert path.read_text(encoding="utf-8") == (
+        '{"kind": "log", "step": 1, "note": "\\u6b65"}\n{"kind": "eval", "step": 2, "val_loss": 0.5}\n'
+    )
+    path.write_text(path.read_text() + "cut\n" + '{"kind": "log", "step": 3}\n')
+    assert log.read() == [
+        {"kind": "log", "step": 1, "note": "步"},
+        {"kind": "eval", "step": 2, "val_loss": 0.5},
+        {"kind": "log", "step": 3},
+    ]
+    assert log.truncate_after(2) == [3]  # the damaged line's number
+    assert (
+        path.read_text()
+        == '{"kind": "log", "step": 1, "note": "\\u6b65"}\n{"kind": "eval", "step": 2, "val_loss": 0.5}\n'
+    )
+    assert log.truncate_after(1) == [] and log.read() == [{"kind": "log", "step": 1, "note": "步"}]
+
+
+def test_a_metrics_path_that_cannot_be_read_says_what_to_do(tmp_path):
+    from glassformer.errors import GlassformerError
+
+    (tmp_path / "metrics.jsonl").mkdir()
+    with pytest.raises(GlassformerError) as e:
+        MetricsLog(tmp_path / "metrics.jsonl").read()
+    assert "metrics.jsonl" in str(e.value) and str(e.value).endswith(
+        "It is the run's log; delete it to start a fresh one."
+    )
+
+
+# ---- what a run prints while it trains -----------------------------------------------------------
+def test_the_eval_line_names_each_split_in_the_users_language_and_marks_the_best():
+    losses = {"train_loss": 1.23456, "val_loss": 2.0}
+    assert eval_line(500, losses, False) == "step    500: train 1.2346  val 2.0000"
+    assert eval_line(7, losses, True) == "step      7: train 1.2346  val 2.0000  (best)"
+    assert eval_line(1234567, {"test_loss": 0.5}, False) == "step 1234567: test 0.5000"  # a split of its own
+    assert eval_line(3, {"val": 0.25}, False) == "step      3: val 0.2500"  # no _loss suffix: the key as is
+    with speaking("zh"):
+        assert eval_line(500, losses, False) == "第    500 步：训练 1.2346  验证 2.0000"
+        assert eval_line(5, losses, True) == "第      5 步：训练 1.2346  验证 2.0000  （最佳）"
+        assert eval_line(5, {"test_loss": 1.0}, False) == "第      5 步：test 1.0000"
+
+
+def test_progress_modes_print_where_each_says(capsys):
+    with pytest.raises(ValueError) as e:
+        Progress(10, 0, "loud")
+    assert (e.value.key, e.value.fields) == (
+        "error.progress.mode",
+        {"mode": "loud", "modes": ["bar", "lines", "silent"]},
+    )
+    lines = Progress(10, 0, "lines")
+    assert lines.mode == "lines" and lines.bar.disable
+    lines.write("hello")
+    lines.update(3, 1.5, 0.001, 1234.0)  # no bar: nothing printed
+    lines.close()
+    silent = Progress(10, 0, "silent")
+    silent.write("quiet")
+    silent.close()
+    captured = capsys.readouterr()
+    assert captured.out == "hello\n" and captured.err == ""
+    assert Progress(10, 0).mode == "bar"  # the default
+
+
+def test_the_bar_counts_optimizer_steps_from_where_a_run_resumes(capsys):
+    bar = Progress(10, 4, "bar")
+    assert not bar.bar.disable and bar.bar.total == 10 and bar.bar.n == 4 and bar.bar.unit == "step"
+    assert bar.bar.dynamic_ncols and bar.bar.leave
+    bar.update(6, 1.23456, 0.00012345, 12345.6)
+    assert bar.bar.n == 6
+    assert bar.bar.postfix == "loss=1.2346, lr=1.23e-04, tok_s=12,346"
+    bar.write("above the bar")
+    bar.close()
+    captured = capsys.readouterr()
+    assert "above the bar\n" in captured.out
+    assert "6/10" in captured.err and "loss=1.2346, lr=1.23e-04, tok_s=12,346" in captured.err
+
+
+def test_the_step_timer_measures_each_lap_from_the_last(monkeypatch):
+    import glassformer.train.record as metrics
+
+    clock = iter([10.0, 12.5, 13.0])
+    monkeypatch.setattr(metrics.time, "perf_counter", lambda: next(clock))
+    monkeypatch.setattr(metrics.time, "time", lambda: 1e9)
+    timer = StepTimer()
+    assert timer.lap() == 2.5 and timer.lap() == 0.5 and StepTimer.now() == 1e9

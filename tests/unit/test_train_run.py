@@ -1,14 +1,51 @@
-"""Building runs: resolved config on disk, refusing to overwrite, resume compatibility."""
+"""Run directories (train/run.py): the resolved config on disk, refusing to overwrite, resume
+compatibility; every refusal (en and zh) and what each generated source resolves to; what new_run
+assembles on rank 0 (the progress mode, the evaluation sampler and translator, the lock a Run holds and
+lets go); the sample written at each evaluation; _refuse_imported and train()'s frame around fit();
+the batch source each kind of data trains from; a rank above 0 under torchrun (run._follow, which reads
+the run rank 0 announced and writes nothing).
+"""
 
 from __future__ import annotations
 
+import gc
 import json
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
+import torch
 
-from glassformer.text.tokenizers import load_tokenizer
-from glassformer.train.run import load_model, new_run, resume_run, train
+from glassformer.config import TrainConfig, get_preset
+from glassformer.errors import DamagedFile, GlassformerError, UsageError
+from glassformer.messages import speaking
+from glassformer.models import build_model
+from glassformer.sample import sample
+from glassformer.text.tokenizers import CharTokenizer, load_tokenizer
+from glassformer.train import distributed, lock
+from glassformer.train import run as run_mod
+from glassformer.train import run as run_module
+from glassformer.train.data import PairBatches, PairData, TensorBatches, TextWindows, WaveData, pair_source, wave_source
+from glassformer.train.distributed import SINGLE, ProcessWorld, RankSlice
+from glassformer.train.record import ReadOnlyRunFiles
+from glassformer.train.run import (
+    EVAL_SAMPLE_CHARS,
+    EVAL_SAMPLE_TEMPERATURE,
+    _eval_sampler,
+    _refuse_imported,
+    batches_for,
+    identity,
+    load_model,
+    new_run,
+    open_data,
+    resolve,
+    resume_run,
+    train,
+)
 
+# ---- building and resuming runs ------------------------------------------------------------------
 QUICK = ["--max_steps=4", "--eval_interval=2", "--eval_iters=1", "--threads=1"]
 
 
@@ -36,7 +73,7 @@ def test_run_directory_holds_resolved_config_and_every_file(tmp_path):
         assert (run.dir / name).stat().st_size > 0, name
     from matplotlib.image import imread
 
-    plot = (imread(run.dir / "loss.png")[..., :3] * 255).round()  # (H, W, 3); test_metrics_plot checks more
+    plot = (imread(run.dir / "loss.png")[..., :3] * 255).round()  # (H, W, 3); test_train_record checks more
     assert plot.shape == (462, 770, 3) and (abs(plot - [255, 127, 14]) <= 2).all(-1).sum() > 50  # val curve
     records = [json.loads(line) for line in (run.dir / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in records if r["kind"] == "eval"] == [0, 2, 4]
@@ -108,3 +145,1091 @@ def test_resuming_a_run_saved_for_a_missing_device_says_where_the_device_came_fr
     (run.dir / "config.json").write_text(json.dumps(config))
     with pytest.raises(ValueError, match=r"run/config.json says device='cuda:99', but .+ Resume with --device=cpu"):
         resume_run(run.dir)
+
+
+# ---- refusals, and what each generated source resolves to ----------------------------------------
+PAIRS = "['digits:copy', 'digits:reverse', 'digits:sort', 'numbers:num2zh', 'numbers:zh2num']"
+
+
+def refusal(kind, call, *args, **kw) -> str:
+    with pytest.raises(kind) as e:
+        call(*args, **kw)
+    return str(e.value)
+
+
+def test_tokenizer_options_for_a_generated_source_are_refused_in_both_languages():
+    msg = refusal(UsageError, open_data, "sine", "numbers", None, {"tokenizer": "bpe"})
+    assert msg == (
+        "--tokenizer and its options choose how a text corpus is cut into tokens; this model reads "
+        "numbers, from a generated source. Drop them."
+    )
+    with speaking("zh"):
+        zh = refusal(UsageError, open_data, "numbers:zh2num", "token pairs", None, {"vocab_size": 9})
+    assert zh.startswith("--tokenizer 及其选项决定怎样把文本语料切成词元；这个模型读的是 token pairs，")
+
+
+def test_a_source_of_the_wrong_family_names_the_choices_and_the_preset_to_use():
+    assert refusal(ValueError, open_data, "shakespeare", "numbers") == (
+        "this model reads numbers: --data must be one of ['sine', 'sine:forecast'], not 'shakespeare'."
+    )
+    assert refusal(ValueError, open_data, "sine", "token pairs") == (
+        "--data sine makes numbers, but this model reads token pairs; use --preset sine (a regressor)."
+    )
+    assert refusal(ValueError, open_data, "shakespeare", "token pairs") == (
+        f"this model reads (source, target) pairs: --data must be one of {PAIRS}, not 'shakespeare'."
+    )
+    assert refusal(ValueError, open_data, "sine", "tokens") == (
+        "--data sine makes numbers, but this model reads tokens; use --preset sine (a regressor)."
+    )
+    assert refusal(ValueError, open_data, "digits:copy", "numbers") == (
+        "this model reads numbers: --data must be one of ['sine', 'sine:forecast'], not 'digits:copy'."
+    )
+    assert refusal(ValueError, open_data, "digits:copy", "tokens") == (
+        "--data digits:copy makes (source, target) pairs, but this model reads tokens; use --preset seq2seq "
+        "(or --kind=seq2seq)."
+    )
+    with speaking("zh"):
+        assert refusal(ValueError, open_data, "sine", "tokens") == (
+            "--data sine 生成的是数字，但这个模型读的是 tokens；请用 --preset sine（回归模型）。"
+        )
+        assert refusal(ValueError, open_data, "digits:sort", "tokens") == (
+            "--data digits:sort 生成的是（源序列，目标序列）对，但这个模型读的是 "
+            "tokens；请用 --preset seq2seq（或 --kind=seq2seq）。"
+        )
+        assert refusal(ValueError, open_data, "x", "token pairs") == (
+            f"这个模型读的是（源序列，目标序列）对：--data 必须是 {PAIRS} 之一，而不是 'x'。"
+        )
+
+
+def test_generated_sources_open_as_their_own_data():
+    waves = open_data("sine:forecast", "numbers")
+    assert (
+        isinstance(waves, WaveData) and waves.source == "sine:forecast" and tuple(waves.y_train.shape[1:]) == (40, 10)
+    )
+    pairs = open_data("digits:reverse", "token pairs", None, {})
+    assert isinstance(pairs, PairData) and pairs.source == "digits:reverse"
+    assert identity(waves) == waves.identity and identity(pairs) == pairs.identity
+    assert set(identity(pairs)) == {"data_sha256"}
+
+
+def test_batches_for_each_kind_of_data_take_the_train_configs_sizes():
+    from dataclasses import replace
+
+    import torch
+
+    cfg = replace(get_preset("sine").train, batch_size=3, eval_iters=2)
+    waves = wave_source("sine")
+    b = batches_for(waves, cfg)
+    assert isinstance(b, TensorBatches) and b.batch_size == 3 and b.eval_iters == 2 and b.shuffle
+    assert b.splits == ("train", "val") and torch.equal(b.val[0], waves.x_val) and torch.equal(b.val[1], waves.y_val)
+    assert torch.equal(b.inputs, waves.x_train) and torch.equal(b.targets, waves.y_train)
+    pairs = pair_source("digits:copy", n_pairs=200, max_digits=3)
+    pb = batches_for(pairs, cfg)
+    assert isinstance(pb, PairBatches) and pb.batch_size == 3 and pb.eval_rows == 6 and pb.device == "cpu"
+    tok = pairs.tokenizer
+    assert pb.pad_id == tok.pad_id
+    (src, tgt_in), tgt_out = pb.batch("val", torch.arange(1))  # [<BOS>] + target, target + [<EOS>]
+    want = pairs.encoded("val")[0]
+    assert src[0].tolist() == want[0] and tgt_in[0].tolist() == [tok.bos_id, *want[1]]
+    assert tgt_out[0].tolist() == [*want[1], tok.eos_id]
+    assert len(pb.data["train"][0]) == len(pairs.train) and len(pb.data["val"][0]) == len(pairs.val)
+
+
+def test_resolve_names_sequences_too_long_for_numbers_and_pairs_too_long_for_pairs():
+    waves = wave_source("sine")
+    assert refusal(ValueError, resolve, get_preset("sine"), ["--max_len=49"], waves) == (
+        "the sine sequences' length=50 is longer than max_len=49: the model has positions for only 49 tokens. "
+        "Pass --max_len=50."
+    )
+    assert resolve(get_preset("sine"), ["--max_len=50"], waves).model.max_len == 50  # the edge fits
+    pairs = pair_source("digits:copy", n_pairs=200, max_digits=3)  # sources and targets of 3 tokens
+    assert refusal(ValueError, resolve, get_preset("seq2seq"), {"max_len": 3}, pairs) == (
+        "digits:copy has sources of 3 and targets of 3 tokens (+1 for <BOS>/<EOS>), longer than max_len=3. "
+        "Pass --max_len=4."
+    )
+    p = resolve(get_preset("seq2seq"), {"max_len": 4}, pairs)  # the edge: target + 1 = max_len
+    assert p.model.max_len == 4 and p.model.pad_id == pairs.tokenizer.pad_id
+    assert p.model.vocab_size == pairs.tokenizer.vocab_size
+    with speaking("zh"):
+        assert refusal(ValueError, resolve, get_preset("seq2seq"), ["--pad_id=5"], pairs) == (
+            f"pad_id 由分词器决定（这里是 {pairs.tokenizer.pad_id}）；不要设置它。"
+        )
+    assert refusal(ValueError, resolve, get_preset("seq2seq"), ["--vocab_size=30"], pairs) == (
+        f"vocab_size comes from the tokenizer ({pairs.tokenizer.vocab_size} here); do not set it."
+    )
+
+
+def test_resolve_refuses_a_missing_device_before_any_training():
+    with pytest.raises(UsageError, match="cuda:99"):
+        resolve(get_preset("sine"), ["--device=cuda:99"], wave_source("sine"))
+
+
+QUICK_ONE = ["--max_steps=1", "--eval_interval=1", "--eval_iters=1", "--threads=1", "--batch_size=2"]
+
+
+def test_out_that_is_a_file_is_refused_before_anything_is_written(tmp_path):
+    out = tmp_path / "taken"
+    out.write_text("x")
+    msg = refusal(UsageError, new_run, "sine", QUICK_ONE, source="sine", out=out, progress=False)
+    assert msg == f"--out {out} is a file; a run needs a directory. Choose another --out DIR."
+    assert out.read_text() == "x"
+
+
+@pytest.fixture(scope="module")
+def sine_run(tmp_path_factory):
+    """A one-step sine run, trained and saved (about a second)."""
+    out = tmp_path_factory.mktemp("sine") / "run"
+    run = new_run("sine", QUICK_ONE, source="sine", out=out, progress=False)
+    train(run)
+    run.trainer = None
+    return out
+
+
+def copy_run(src, tmp_path):
+    import shutil
+
+    dst = tmp_path / "copy"
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("*.lock", ".lock*"))
+    return dst
+
+
+def test_a_sine_runs_config_records_the_source_its_data_and_the_resolved_configs(sine_run):
+    config = json.loads((sine_run / "config.json").read_text())
+    assert list(config) == ["preset", "about", "source", "data_sha256", "model", "train"]
+    assert config["preset"] == "sine" and config["source"] == "sine"
+    assert config["about"] == get_preset("sine").about
+    assert config["data_sha256"] == wave_source("sine").identity["data_sha256"]
+    assert config["model"]["kind"] == "regressor" and config["train"]["batch_size"] == 2
+    assert (sine_run / "config.json").read_text().endswith("}\n") and '\n  "preset"' in (
+        sine_run / "config.json"
+    ).read_text()
+    assert not (sine_run / "tokenizer.json").exists() and not (sine_run / "samples.txt").exists()
+
+
+def test_a_second_start_into_a_saved_run_is_refused_with_the_resume_advice(sine_run):
+    msg = refusal(UsageError, new_run, "sine", QUICK_ONE, source="sine", out=sine_run, progress=False)
+    assert msg == (
+        f"{sine_run} already holds a checkpoint. Continue it with --resume {sine_run}, or choose "
+        "another directory with --out DIR."
+    )
+
+
+def test_resume_without_a_source_in_config_is_a_damaged_file(sine_run, tmp_path):
+    run_dir = copy_run(sine_run, tmp_path)
+    config = json.loads((run_dir / "config.json").read_text())
+    del config["source"]
+    (run_dir / "config.json").write_text(json.dumps(config))
+    msg = refusal(DamagedFile, resume_run, run_dir, progress=False)
+    assert msg == (
+        f'{run_dir / "config.json"} does not say which data the run was trained on (no "source"), so it '
+        "cannot be resumed. The weights still sample; to train further, start a new run."
+    )
+
+
+def test_resume_of_a_source_this_version_cannot_open_names_it(sine_run, tmp_path):
+    run_dir = copy_run(sine_run, tmp_path)
+    config = json.loads((run_dir / "config.json").read_text())
+    config["source"] = "sine:daily"
+    (run_dir / "config.json").write_text(json.dumps(config))
+    msg = refusal(DamagedFile, resume_run, run_dir, progress=False)
+    assert msg == (
+        f"cannot resume {run_dir}: its config.json names the data source 'sine:daily', which cannot be "
+        "opened: this model reads numbers: --data must be one of ['sine', 'sine:forecast'], not "
+        "'sine:daily'."
+    )
+
+
+def test_resume_with_changed_data_names_the_fingerprint_that_differs(sine_run, tmp_path):
+    run_dir = copy_run(sine_run, tmp_path)
+    config = json.loads((run_dir / "config.json").read_text())
+    config["data_sha256"] = "0" * 64
+    (run_dir / "config.json").write_text(json.dumps(config))
+    msg = refusal(ValueError, resume_run, run_dir, progress=False)
+    assert msg == f"cannot resume {run_dir}: the data of 'sine' changed since the run started (data_sha256 differs)."
+    with speaking("zh"):
+        assert str(run_dir) in refusal(ValueError, resume_run, run_dir, progress=False)
+
+
+def test_resume_with_another_source_and_another_model_word_for_word(sine_run, tmp_path):
+    run_dir = copy_run(sine_run, tmp_path)
+    assert refusal(ValueError, resume_run, run_dir, source="sine:forecast", progress=False) == (
+        f"cannot resume {run_dir}: it was trained on source 'sine', not 'sine:forecast'. Start a new run with --out "
+        "to use other data."
+    )
+    assert refusal(ValueError, resume_run, run_dir, ["--d_ff=64"], progress=False) == (
+        f"cannot resume {run_dir}: the model config differs in d_ff (d_ff: saved 128, asked 64). These fields fix the "
+        "shape and meaning of the saved weights; start a new run with --out to change them."
+    )
+    assert refusal(ValueError, resume_run, run_dir, {"d_ff": 64, "n_heads": 2}, progress=False) == (
+        f"cannot resume {run_dir}: the model config differs in n_heads, d_ff (n_heads: saved 4, asked 2, d_ff: saved "
+        "128, asked 64). These fields fix the shape and meaning of the saved weights; start a new run with --out to "
+        "change them."
+    )
+
+
+def test_resume_with_changed_training_says_each_change_and_rewrites_the_train_config(sine_run, tmp_path, capsys):
+    run_dir = copy_run(sine_run, tmp_path)
+    before = json.loads((run_dir / "config.json").read_text())
+    run = resume_run(run_dir, ["--max_steps=2", "--lr=0.002"], progress=False)
+    assert capsys.readouterr().out == "resuming with changed training settings: max_steps 1 -> 2, lr 0.001 -> 0.002\n"
+    after = json.loads((run_dir / "config.json").read_text())
+    assert after == {**before, "train": {**before["train"], "max_steps": 2, "lr": 0.002}}
+    assert (run_dir / "config.json").read_text().endswith("}\n") and '\n  "preset"' in (
+        run_dir / "config.json"
+    ).read_text()
+    assert run.trainer.step == 1 and run.trainer.cfg.max_steps == 2 and run.lock is not None
+    assert run.loss_plot == run_dir / "loss.png" and run.tokenizer is None
+    result = train(run)
+    assert result.step == 2 and capsys.readouterr().out.startswith("step      2: train ")
+    again = resume_run(run_dir, ["--max_steps=2", "--lr=0.002"], progress=False)  # nothing changes now
+    assert capsys.readouterr().out == "" and again.trainer.step == 2
+
+
+class FakeTrainer:
+    """What the evaluation callbacks read of a trainer: its model, seed, step and progress display."""
+
+    def __init__(self, model, seed=3, step=7):
+        from types import SimpleNamespace
+
+        self.model, self.cfg, self.step, self.written = model, SimpleNamespace(seed=seed), step, []
+        self.progress = SimpleNamespace(write=self.written.append)
+
+
+def test_the_eval_sampler_shows_and_appends_a_seeded_sample_at_each_evaluation_only(tmp_path):
+    import torch
+
+    from glassformer.config import ModelConfig
+    from glassformer.models import build_model
+    from glassformer.sample import sample
+    from glassformer.text.tokenizers import CharTokenizer
+
+    tok = CharTokenizer.from_text("ab\ncd")
+    torch.manual_seed(0)
+    model = build_model(ModelConfig(vocab_size=tok.vocab_size, d_model=8, n_heads=2, d_ff=16, n_layers=1, max_len=16))
+    path = tmp_path / "samples.txt"
+    callback = run_mod._eval_sampler(tok, None, 5, path)  # no prompt: "\n", which this tokenizer encodes
+    trainer = FakeTrainer(model)
+    callback("step", trainer)
+    assert trainer.written == [] and not path.exists()
+    callback("eval", trainer)
+    text = sample(model, tok, "\n", 5, temperature=0.8, seed=3)[0]
+    assert len(text) == 5
+    assert trainer.written == [f"--- sample at step 7 ---\n\n{text}\n---"]
+    trainer.step = 9
+    callback("eval", trainer)
+    assert path.read_text(encoding="utf-8") == f"=== step 7 ===\n\n{text}\n\n=== step 9 ===\n\n{text}\n\n"
+    other = sample(model, tok, "\n", 5, temperature=0.8, seed=4)[0]
+    assert other != text  # so the seed passed through is seen
+    with speaking("zh"):
+        callback("eval", trainer)
+    assert trainer.written[-1] != trainer.written[0] and text in trainer.written[-1]
+
+
+def test_the_eval_sampler_starts_from_token_0_when_newline_cannot_be_encoded(tmp_path):
+    import torch
+
+    from glassformer.config import ModelConfig
+    from glassformer.models import build_model
+    from glassformer.text.tokenizers import CharTokenizer
+
+    tok = CharTokenizer.from_text("xyz")
+    assert not run_mod._encodable(tok, "\n") and run_mod._encodable(tok, "x") and not run_mod._encodable(tok, "")
+    torch.manual_seed(0)
+    model = build_model(ModelConfig(vocab_size=tok.vocab_size, d_model=8, n_heads=2, d_ff=16, n_layers=1, max_len=16))
+    path = tmp_path / "s.txt"
+    trainer = FakeTrainer(model, step=0)
+    run_mod._eval_sampler(tok, None, 3, path)("eval", trainer)
+    assert path.read_text().startswith(f"=== step 0 ===\n{tok.decode([0])}") and tok.decode([0]) == "x"
+    run_mod._eval_sampler(tok, "zz", 3, path)("eval", trainer)  # a prompt given is used as given
+    assert path.read_text().split("\n\n")[1].startswith("=== step 0 ===\nzz")
+
+
+def test_the_eval_translator_lists_the_first_four_val_sources_with_what_was_expected(tmp_path, monkeypatch):
+    pairs = pair_source("digits:copy", n_pairs=200, max_digits=3)
+    first = pairs.val[:4]
+    calls = []
+
+    def fake_translate(model, data, sources):
+        calls.append((model, data, sources))
+        return [first[0][1], "", "9", first[3][1]]
+
+    monkeypatch.setattr(run_mod, "translate", fake_translate)
+    path = tmp_path / "samples.txt"
+    callback = run_mod._eval_translator(pairs, path)
+    trainer = FakeTrainer("MODEL", step=12)
+    callback("train", trainer)
+    assert calls == [] and not path.exists()
+    callback("eval", trainer)
+    assert calls == [("MODEL", pairs, [s for s, _ in first])]
+    lines = "\n".join(
+        [
+            f"{first[0][0]} → {first[0][1]}",
+            f"{first[1][0]} → ∅   (expected {first[1][1]})",
+            f"{first[2][0]} → 9   (expected {first[2][1]})",
+            f"{first[3][0]} → {first[3][1]}",
+        ]
+    )
+    assert trainer.written == [f"--- translations at step 12 ---\n{lines}\n---"]
+    callback("eval", trainer)
+    assert path.read_text(encoding="utf-8") == f"=== step 12 ===\n{lines}\n\n" * 2
+
+
+def test_assemble_wires_progress_callbacks_and_the_lock_by_what_the_run_asks(tmp_path):
+    import gc
+
+    from glassformer.train import lock
+
+    run = new_run("sine", QUICK_ONE, source="sine", out=tmp_path / "a", progress=True)
+    assert run.trainer.progress_mode == "bar" and run.trainer.callbacks == []  # numbers: nothing to sample
+    assert run.trainer.world is not None and run.trainer.cfg.batch_size == 2 and run.trainer.files is not None
+    held = run.lock
+    assert held is not None and held.exists()
+    del run
+    gc.collect()
+    assert not held.exists()  # a dropped Run lets the directory go
+    quiet = new_run("sine", QUICK_ONE, source="sine", out=tmp_path / "a", progress=False)
+    assert quiet.trainer.progress_mode == "lines"
+    lock.release(quiet.lock)
+
+
+def test_new_run_defaults_the_source_by_what_the_model_reads_and_names_its_directory(tmp_path, monkeypatch):
+    from glassformer.train import lock
+
+    monkeypatch.setattr(run_mod, "RUNS_DIR", tmp_path / "runs")
+    monkeypatch.setattr(run_mod.time, "strftime", lambda fmt: "20260101-120000" if fmt == "%Y%m%d-%H%M%S" else "?")
+    run = new_run("sine", QUICK_ONE, progress=False, text={"tokenizer": None, "vocab_size": None})
+    assert run.dir == tmp_path / "runs" / "sine-20260101-120000"
+    config = json.loads((run.dir / "config.json").read_text())
+    assert config["source"] == "sine" and "text" not in config  # options left unset are not options
+    assert isinstance(run.data, WaveData) and run.lock == (run.dir / "train.lock").resolve()
+    lock.release(run.lock)
+
+
+def test_a_bad_device_is_refused_before_any_data_is_opened(tmp_path):
+    with pytest.raises(UsageError, match="cuda:99"):
+        new_run("sine", ["--device=cuda:99"], source="no-such-corpus", out=tmp_path / "r", progress=False)
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_refused_start_or_resume_lets_the_directory_go(sine_run, tmp_path):
+    from glassformer.train import lock
+
+    with pytest.raises(UsageError):
+        new_run("sine", QUICK_ONE, source="sine", out=sine_run, progress=False)
+    assert not (sine_run / "train.lock").exists()
+    with pytest.raises(ValueError):
+        resume_run(sine_run, source="sine:forecast", progress=False)
+    assert not (sine_run / "train.lock").exists()
+    held = lock.acquire(sine_run)  # nobody holds it: this process can take it
+    lock.release(held)
+
+
+def test_train_holds_the_lock_and_restores_the_thread_count(sine_run, tmp_path):
+    import torch
+
+    run_dir = copy_run(sine_run, tmp_path)
+    run = resume_run(run_dir, ["--max_steps=2", "--threads=1"], progress=False)
+    seen = []
+    run.trainer.callbacks.append(lambda e, t: seen.append((torch.get_num_threads(), (run_dir / "train.lock").exists())))
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        train(run)
+        assert seen and all(s == (1, True) for s in seen) and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
+# ---- more refusals: generated data, pad_id, --out, a resume whose data moved ---------------------
+QUICK_TINY = ["--max_steps=1", "--eval_interval=1", "--eval_iters=1", "--threads=1", "--batch_size=2", "--block_size=8"]
+
+
+def said(call, error=Exception):
+    """The message `call` raises, in English and in Chinese."""
+    out = []
+    for lang in ("en", "zh"):
+        with speaking(lang), pytest.raises(error) as e:
+            call()
+        out.append(str(e.value))
+    return tuple(out)
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("saved")
+    run = new_run(
+        "seed000",
+        QUICK_TINY,
+        source="builtin:seed",
+        out=tmp / "run",
+        cache_dir=tmp / "cache",
+        progress=False,
+        sample_chars=0,
+    )
+    train(run)
+    return tmp / "run", tmp / "cache"
+
+
+def copy_with(saved, tmp_path, change):
+    run_dir, cache = saved
+    shutil.copytree(run_dir, tmp_path / "run")
+    config = json.loads((tmp_path / "run" / "config.json").read_text())
+    change(config)
+    (tmp_path / "run" / "config.json").write_text(json.dumps(config))
+    return tmp_path / "run", cache
+
+
+def test_tokenizer_options_are_refused_for_a_model_that_reads_generated_numbers():
+    for inputs in ("numbers", "token pairs"):
+        assert said(lambda inputs=inputs: open_data("sine", inputs, text={"tokenizer": "bpe"}), UsageError) == (
+            f"--tokenizer and its options choose how a text corpus is cut into tokens; this model reads {inputs}, "
+            f"from a generated source. Drop them.",
+            f"--tokenizer 及其选项决定怎样把文本语料切成词元；这个模型读的是 {inputs}，来自生成的数据源。请去掉它们。",
+        )
+
+
+def test_pad_id_comes_from_the_tokenizer_and_may_not_be_set():
+    data = open_data("numbers:zh2num", "token pairs")
+    pad = data.tokenizer.pad_id
+    preset = get_preset("seq2seq")
+    assert said(lambda: resolve(preset, {"pad_id": pad + 1}, data), ValueError) == (
+        f"pad_id comes from the tokenizer ({pad} here); do not set it.",
+        f"pad_id 由分词器决定（这里是 {pad}）；不要设置它。",
+    )
+    assert resolve(preset, {"pad_id": pad}, data).model.pad_id == pad  # the same value is no conflict
+
+
+def test_out_naming_a_file_is_refused(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    assert said(
+        lambda: new_run(
+            "seed000",
+            QUICK_TINY,
+            source="builtin:seed",
+            out=tmp_path / "notes.txt",
+            cache_dir=tmp_path / "cache",
+            progress=False,
+        ),
+        UsageError,
+    ) == (
+        f"--out {tmp_path / 'notes.txt'} is a file; a run needs a directory. Choose another --out DIR.",
+        f"--out {tmp_path / 'notes.txt'} 是一个文件；运行需要一个目录。请换一个 --out DIR。",
+    )
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_a_damaged_config_beside_a_checkpoint_still_says_resume_or_choose_another_directory(saved, tmp_path):
+    run_dir, cache = saved
+    shutil.copytree(run_dir, tmp_path / "run")
+    (tmp_path / "run" / "config.json").write_text("{")
+    d = tmp_path / "run"
+    assert said(
+        lambda: new_run("seed000", QUICK_TINY, source="builtin:seed", out=d, cache_dir=cache, progress=False),
+        UsageError,
+    ) == (
+        f"{d} already holds a checkpoint. Continue it with --resume {d}, or choose another directory with --out DIR.",
+        f"{d} 里已经有检查点。用 --resume {d} 继续它，或用 --out DIR 换一个目录。",
+    )
+    assert not (d / "train.lock").exists()  # the refused start let the directory go
+
+
+def test_a_resume_without_a_source_in_config_json_is_refused(saved, tmp_path):
+    d, cache = copy_with(saved, tmp_path, lambda c: c.pop("source"))
+    assert said(lambda: resume_run(d, cache_dir=cache, progress=False), DamagedFile) == (
+        f'{d / "config.json"} does not say which data the run was trained on (no "source"), so it cannot be '
+        f"resumed. The weights still sample; to train further, start a new run.",
+        f'{d / "config.json"} 没有写明这次运行用什么数据训练（没有 "source"），所以无法继续。权重仍可用于采样；'
+        f"要继续训练，请开始一次新的运行。",
+    )
+
+
+def test_a_resume_whose_source_cannot_be_opened_names_it_and_why(saved, tmp_path):
+    d, cache = copy_with(saved, tmp_path, lambda c: c.update(source="sine"))  # numbers, for a token model
+    with pytest.raises(ValueError) as why:
+        open_data("sine", "tokens", cache)
+    en, zh = said(lambda: resume_run(d, cache_dir=cache, progress=False), DamagedFile)
+    assert en == f"cannot resume {d}: its config.json names the data source 'sine', which cannot be opened: {why.value}"
+    assert zh.startswith(f"无法继续 {d}：它的 config.json 写的数据源 'sine' 打不开：")
+    with pytest.raises(DamagedFile) as e:
+        resume_run(d, cache_dir=cache, progress=False)
+    assert e.value.__cause__ is None and e.value.__suppress_context__
+
+
+def test_a_resume_on_changed_data_names_the_field_that_differs(saved, tmp_path):
+    d, cache = copy_with(saved, tmp_path, lambda c: c.update(text_sha256="0" * 64))
+    assert said(lambda: resume_run(d, cache_dir=cache, progress=False), ValueError) == (
+        f"cannot resume {d}: the data of 'builtin:seed' changed since the run started (text_sha256 differs).",
+        f"无法继续 {d}：'builtin:seed' 的数据自这次运行开始后变了（text_sha256 不同）。",
+    )
+    assert not (d / "train.lock").exists()
+
+
+def test_a_resume_that_changes_the_model_names_each_field_saved_and_asked(saved, tmp_path):
+    d, cache = copy_with(saved, tmp_path, lambda c: None)
+    config = json.loads((d / "config.json").read_text())["model"]
+    dm, nl = config["d_model"], config["n_layers"]
+    assert said(
+        lambda: resume_run(d, [f"--d_model={dm * 2}", f"--n_layers={nl + 1}"], cache_dir=cache, progress=False),
+        ValueError,
+    ) == (
+        f"cannot resume {d}: the model config differs in d_model, n_layers (d_model: saved {dm}, asked {dm * 2}, "
+        f"n_layers: saved {nl}, asked {nl + 1}). These fields fix the shape and meaning of the saved weights; start a "
+        f"new run with --out to change them.",
+        f"无法继续 {d}：模型配置在 d_model, n_layers 上不同（d_model："
+        f"保存的是 {dm}，要求的是 {dm * 2}, n_layers：保存的是 "
+        f"{nl}，要求的是 {nl + 1}）。这些字段决定了已保存权重的形状和含义；要改它们，请用 --out 开始一次新的运行。",
+    )
+
+
+def test_a_resume_with_new_training_settings_says_each_change_rewrites_config_and_announces_a_resume(
+    saved, tmp_path, capsys, monkeypatch
+):
+    from glassformer.train import distributed
+
+    class Announcing(distributed.World):
+        heard: list = []
+
+        def announce(self, run_dir, resumed: bool) -> None:
+            self.heard.append((run_dir, resumed))
+
+    monkeypatch.setattr(distributed, "_world", Announcing())
+    d, cache = copy_with(saved, tmp_path, lambda c: None)
+    before = json.loads((d / "config.json").read_text())
+    lr = before["train"]["lr"]
+    with speaking("zh"):
+        run = resume_run(d, ["--max_steps=5", f"--lr={lr * 2}"], cache_dir=cache, progress=False, sample_chars=0)
+    assert capsys.readouterr().out == f"以改动过的训练设置继续：max_steps 1 -> 5, lr {lr!r} -> {lr * 2!r}\n"
+    after = json.loads((d / "config.json").read_text())
+    assert after == {**before, "train": {**before["train"], "max_steps": 5, "lr": lr * 2}}
+    assert Announcing.heard == [(d, True)] and run.trainer.step == 1 and run.lock is not None
+    del run
+    again = resume_run(d, cache_dir=cache, progress=False, sample_chars=0)  # nothing changed: nothing said
+    assert again.trainer.step == 1
+    assert capsys.readouterr().out == "" and json.loads((d / "config.json").read_text()) == after
+
+
+def test_a_source_for_another_kind_of_model_is_refused_with_the_preset_to_use():
+    numbers, pairs = (
+        "['sine', 'sine:forecast']",
+        "['digits:copy', 'digits:reverse', 'digits:sort', 'numbers:num2zh', 'numbers:zh2num']",
+    )
+    cases = [
+        (
+            "shakespeare",
+            "numbers",
+            f"this model reads numbers: --data must be one of {numbers}, not 'shakespeare'.",
+            f"这个模型读的是数字：--data 必须是 {numbers} 之一，而不是 'shakespeare'。",
+        ),
+        (
+            "digits:copy",
+            "numbers",
+            f"this model reads numbers: --data must be one of {numbers}, not 'digits:copy'.",
+            f"这个模型读的是数字：--data 必须是 {numbers} 之一，而不是 'digits:copy'。",
+        ),
+        (
+            "shakespeare",
+            "token pairs",
+            f"this model reads (source, target) pairs: --data must be one of {pairs}, not 'shakespeare'.",
+            f"这个模型读的是（源序列，目标序列）对：--data 必须是 {pairs} 之一，而不是 'shakespeare'。",
+        ),
+        (
+            "sine",
+            "token pairs",
+            "--data sine makes numbers, but this model reads token pairs; use --preset sine (a regressor).",
+            "--data sine 生成的是数字，但这个模型读的是 token pairs；请用 --preset sine（回归模型）。",
+        ),
+        (
+            "sine",
+            "tokens",
+            "--data sine makes numbers, but this model reads tokens; use --preset sine (a regressor).",
+            "--data sine 生成的是数字，但这个模型读的是 tokens；请用 --preset sine（回归模型）。",
+        ),
+        (
+            "digits:copy",
+            "tokens",
+            "--data digits:copy makes (source, target) pairs, but this model reads tokens; use "
+            "--preset seq2seq (or --kind=seq2seq).",
+            "--data digits:copy 生成的是（源序列，目标序列）对，但这个模型读的是 "
+            "tokens；请用 --preset seq2seq（或 --kind=seq2seq）。",
+        ),
+    ]
+    for source, inputs, en, zh in cases:
+        refused = said(lambda source=source, inputs=inputs: open_data(source, inputs), ValueError)
+        assert refused == (en, zh), (source, inputs)
+
+
+def test_what_the_data_fixes_may_not_be_set_and_must_fit_max_len(saved):
+    _, cache = saved
+    text = open_data("builtin:seed", "tokens", cache)
+    V = text.tokenizer.vocab_size
+    assert said(lambda: resolve(get_preset("seed000"), {"vocab_size": V + 1}, text), ValueError) == (
+        f"vocab_size comes from the tokenizer ({V} here); do not set it.",
+        f"vocab_size 由分词器决定（这里是 {V}）；不要设置它。",
+    )
+    assert said(lambda: resolve(get_preset("seed000"), {"max_len": 8, "block_size": 9}, text), ValueError) == (
+        "block_size=9 is longer than max_len=8: the model has positions for only 8 tokens. Pass --max_len=9 or "
+        "--block_size=8.",
+        "block_size=9 比 max_len=8 长：模型只有 8 个位置。请传 --max_len=9 或 --block_size=8。",
+    )
+    p = resolve(get_preset("seed000"), {"max_len": 8, "block_size": 8}, text)  # the edge fits
+    assert (p.model.max_len, p.train.block_size, p.model.vocab_size) == (8, 8, V)
+    waves = open_data("sine", "numbers")
+    T = waves.x_train.size(1)
+    assert said(lambda: resolve(get_preset("sine"), {"max_len": T - 1}, waves), ValueError) == (
+        f"the sine sequences' length={T} is longer than max_len={T - 1}: the model has positions for only {T - 1} "
+        f"tokens. Pass --max_len={T}.",
+        f"sine 序列的长度={T} 比 max_len={T - 1} 长：模型只有 {T - 1} 个位置。请传 --max_len={T}。",
+    )
+    assert resolve(get_preset("sine"), {"max_len": T}, waves).model.max_len == T
+    pairs = open_data("numbers:zh2num", "token pairs")
+    S, Tt = pairs.longest()
+    need = max(S, Tt + 1)
+    assert said(lambda: resolve(get_preset("seq2seq"), {"max_len": need - 1}, pairs), ValueError) == (
+        f"numbers:zh2num has sources of {S} and targets of {Tt} tokens (+1 for <BOS>/<EOS>), longer than "
+        f"max_len={need - 1}. Pass --max_len={need}.",
+        f"numbers:zh2num 的源序列有 {S} 个词元、目标序列有 {Tt} "
+        f"个词元（<BOS>/<EOS> 还要 +1），比 max_len={need - 1} 长。"
+        f"请传 --max_len={need}。",
+    )
+    assert resolve(get_preset("seq2seq"), {"max_len": need}, pairs).model.pad_id == pairs.tokenizer.pad_id
+
+
+def test_a_resume_on_another_source_or_a_missing_device_is_refused_whole(saved, tmp_path):
+    d, cache = copy_with(saved, tmp_path, lambda c: c["train"].update(device="cuda:99"))
+    assert said(lambda: resume_run(d, source="shakespeare", cache_dir=cache), ValueError) == (
+        f"cannot resume {d}: it was trained on source 'builtin:seed', not 'shakespeare'. Start a new run with --out to "
+        f"use other data.",
+        f"无法继续 {d}：它是在数据源 'builtin:seed' 上训练的，不是 "
+        "'shakespeare'。要用别的数据，请用 --out 开始一次新的运行。",
+    )
+    from glassformer.devices import check_device
+
+    with pytest.raises(UsageError) as why:
+        check_device("cuda:99")
+    en, zh = said(lambda: resume_run(d, cache_dir=cache), UsageError)
+    assert en == (
+        f"{d / 'config.json'} says device='cuda:99', but {why.value} Resume with --device=cpu to continue on the CPU."
+    )
+    assert zh.startswith(f"{d / 'config.json'} 写的是 device='cuda:99'，但是") and zh.endswith(
+        " 用 --device=cpu 继续，就在 CPU 上接着训练。"
+    )
+    run = resume_run(d, ["--device=cpu"], cache_dir=cache, progress=False, sample_chars=0)  # the way out works
+    assert run.trainer.cfg.device == "cpu" and run.trainer.step == 1
+
+
+# ---- what new_run assembles on rank 0 ------------------------------------------------------------
+def start(tmp_path, name, **kwargs):
+    return new_run(
+        "seed000", QUICK_TINY, source="builtin:seed", out=tmp_path / name, cache_dir=tmp_path / "cache", **kwargs
+    )
+
+
+def test_rank_0_gets_a_sampler_with_the_runs_prompt_and_length_and_the_progress_it_asked_for(tmp_path):
+    run = start(tmp_path, "a", progress=True, prompt="ab", sample_chars=7)
+    assert run.trainer.progress_mode == "bar" and len(run.trainer.callbacks) == 1
+    shown = []
+    run.trainer.progress = SimpleNamespace(write=shown.append)
+    run.trainer.callbacks[0]("eval", run.trainer)
+    kept = (run.dir / "samples.txt").read_text(encoding="utf-8")
+    assert kept.startswith("=== step 0 ===\nab") and kept.endswith("\n\n")
+    text = kept[len("=== step 0 ===\n") : -2]
+    assert len(run.data.tokenizer.encode(text)) == 2 + 7 and shown == [f"--- sample at step 0 ---\n{text}\n---"]
+    lines = start(tmp_path, "b", progress=False)  # default sample length: a sampler too
+    assert lines.trainer.progress_mode == "lines" and len(lines.trainer.callbacks) == 1
+    none = start(tmp_path, "c", progress=False, sample_chars=0)
+    assert none.trainer.callbacks == []
+
+
+def test_a_run_holds_its_directory_until_it_is_dropped(tmp_path):
+    run = start(tmp_path, "d", progress=False, sample_chars=0)
+    path = (tmp_path / "d" / lock.LOCK_FILE).resolve()
+    assert run.lock == path and path.is_file() and lock._held[str(path)][1] == 1
+    del run
+    gc.collect()
+    assert not path.exists() and str(path) not in lock._held
+
+
+def test_config_json_is_written_whole_and_rank_0_announces_a_fresh_start(tmp_path, monkeypatch):
+    import json
+
+    from glassformer.config import get_preset
+    from glassformer.train import distributed
+
+    class Announcing(distributed.World):
+        heard: list = []
+
+        def announce(self, run_dir, resumed: bool) -> None:
+            self.heard.append((run_dir, resumed))
+
+    world = Announcing()
+    monkeypatch.setattr(distributed, "_world", world)
+    for name, text in (("plain", None), ("words", {"tokenizer": "word", "segment": "whitespace"})):
+        run = start(tmp_path, name, progress=False, sample_chars=0, text=text)
+        written = (run.dir / "config.json").read_text(encoding="utf-8")
+        assert written == json.dumps(run.config, indent=2) + "\n"  # two-space indent, one final newline
+        keys = ["preset", "about", "source", *(["text"] if text else []), "text_sha256", "model", "train"]
+        assert list(run.config) == keys and run.config["about"] == get_preset("seed000").about
+        assert run.config["preset"] == "seed000" and run.config["source"] == "builtin:seed"
+        assert (
+            run.config["train"]["max_steps"] == 1 and run.config["model"]["vocab_size"] == run.data.tokenizer.vocab_size
+        )
+        assert (run.dir / "tokenizer.json").is_file() and world.heard[-1] == (run.dir, False)
+
+
+def test_defaults_a_new_run_fills_in_the_folder_the_source_by_kind_and_text_options_given(tmp_path, monkeypatch):
+    import re
+
+    from glassformer.train import run as run_module
+
+    monkeypatch.setattr(run_module, "RUNS_DIR", tmp_path / "runs")
+    plain = new_run(
+        "seed000",
+        QUICK_TINY,
+        source="builtin:seed",
+        cache_dir=tmp_path / "cache",
+        progress=False,
+        sample_chars=0,
+        text={"tokenizer": "char", "vocab_size": None, "segment": None},
+    )
+    assert plain.dir.parent == tmp_path / "runs" and re.fullmatch(r"seed000-\d{8}-\d{6}", plain.dir.name)
+    assert plain.config["text"] == {"tokenizer": "char"}  # options left unset are not recorded
+    sine = new_run("sine", ["--max_steps=1", "--threads=1"], out=tmp_path / "sine", progress=False)
+    assert sine.config["source"] == "sine" and sine.data.tokenizer is None  # a regressor reads generated numbers
+    pairs = new_run(
+        "seed000",
+        ["--kind=seq2seq", "--max_steps=1", "--threads=1"],
+        out=tmp_path / "pairs",
+        progress=False,
+        sample_chars=0,
+    )
+    assert pairs.config["source"] == "numbers:zh2num" and pairs.config["model"]["kind"] == "seq2seq"
+
+
+# ---- the sample a run writes at each evaluation --------------------------------------------------
+def model_for(tok):
+    torch.manual_seed(0)
+    cfg = get_preset("seed000").model
+    cfg.vocab_size = tok.vocab_size
+    model = build_model(cfg).eval()
+    with torch.no_grad():
+        for p in model.parameters():
+            p.mul_(4)  # logits far from uniform: another temperature draws other text
+    return model
+
+
+def trainer(model, step, seed=11):
+    shown = []
+    return SimpleNamespace(
+        model=model, step=step, cfg=SimpleNamespace(seed=seed), progress=SimpleNamespace(write=shown.append)
+    ), shown
+
+
+def test_each_evaluation_shows_and_keeps_a_seeded_sample(tmp_path):
+    assert (EVAL_SAMPLE_CHARS, EVAL_SAMPLE_TEMPERATURE) == (200, 0.8)
+    tok = CharTokenizer.from_text("ab c\nde")
+    model, path = model_for(tok), tmp_path / "samples.txt"
+    on_event = _eval_sampler(tok, None, 30, path)
+    t3, shown = trainer(model, 3)
+    on_event("step", t3)
+    assert shown == [] and not path.exists()  # only evaluations sample
+    expected = sample(model, tok, "\n", 30, temperature=0.8, seed=11)[0]
+    assert expected != sample(model, tok, "\n", 30, temperature=0.1, seed=11)[0]  # the temperature tells
+    on_event("eval", t3)
+    t5, shown5 = trainer(model, 5)
+    with speaking("zh"):
+        on_event("eval", t5)
+    assert shown == [f"--- sample at step 3 ---\n\n{expected}\n---"]
+    assert shown5 == [f"--- 第 5 步的样本 ---\n\n{expected}\n---"]
+    assert path.read_text(encoding="utf-8") == f"=== step 3 ===\n\n{expected}\n\n=== step 5 ===\n\n{expected}\n\n"
+    other, shown_other = trainer(model, 3, seed=12)
+    on_event("eval", other)
+    assert shown_other[0] != shown[0]  # the run's seed, not a fixed one
+
+
+def test_a_vocabulary_without_a_newline_starts_from_its_first_token_or_the_given_prompt(tmp_path):
+    tok = CharTokenizer.from_text("xyz")
+    model = model_for(tok)
+    t0, shown = trainer(model, 0)
+    _eval_sampler(tok, None, 5, tmp_path / "a.txt")("eval", t0)
+    assert shown[0].startswith("--- sample at step 0 ---\nx") and (tmp_path / "a.txt").read_text().startswith(
+        "=== step 0 ===\nx"
+    )
+    t0, shown = trainer(model, 0)
+    _eval_sampler(tok, "zy", 5, tmp_path / "b.txt")("eval", t0)
+    text = sample(model, tok, "zy", 5, temperature=0.8, seed=11)[0]
+    assert shown == [f"--- sample at step 0 ---\nzy{text}\n---"]
+
+
+def test_each_evaluation_of_a_seq2seq_run_translates_the_first_four_val_sources(tmp_path, monkeypatch):
+    from glassformer.train import run as run_module
+    from glassformer.train.run import _eval_translator
+
+    data = SimpleNamespace(val=[("一", "1"), ("二", "2"), ("三", "3"), ("四", "4"), ("五", "5")])
+    asked = []
+    monkeypatch.setattr(
+        run_module, "translate", lambda model, d, sources: asked.append((model, d, sources)) or ["1", "", "33", "4"]
+    )
+    path = tmp_path / "samples.txt"
+    on_event = _eval_translator(data, path)
+    t3, shown = trainer("the model", 3)
+    on_event("step", t3)
+    assert asked == [] and shown == [] and not path.exists()
+    on_event("eval", t3)
+    assert asked == [("the model", data, ["一", "二", "三", "四"])]
+    lines = "一 → 1\n二 → ∅   (expected 2)\n三 → 33   (expected 3)\n四 → 4"
+    assert shown == [f"--- translations at step 3 ---\n{lines}\n---"]
+    t4, shown4 = trainer("the model", 4)
+    with speaking("zh"):
+        on_event("eval", t4)
+    lines_zh = "一 → 1\n二 → ∅   （应为 2）\n三 → 33   （应为 3）\n四 → 4"
+    assert shown4 == [f"--- 第 4 步的翻译 ---\n{lines_zh}\n---"]
+    assert path.read_text(encoding="utf-8") == f"=== step 3 ===\n{lines}\n\n=== step 4 ===\n{lines_zh}\n\n"
+
+
+# ---- an imported model, and train()'s frame around fit() -----------------------------------------
+@pytest.mark.parametrize(
+    "imported, fmt, origin, origin_zh",
+    [
+        ({"from": "gpt2 (Hugging Face)", "format": "gpt2"}, "gpt2", "gpt2 (Hugging Face)", "gpt2 (Hugging Face)"),
+        ({}, "gpt2", "elsewhere", "别处"),
+        ({"format": "llama", "from": ""}, "llama", "elsewhere", "别处"),
+    ],
+)
+def test_an_imported_model_is_refused_with_how_to_train_it_further(tmp_path, imported, fmt, origin, origin_zh):
+    d, config = tmp_path / "imp", {"model": {}, "imported": imported}
+    with pytest.raises(UsageError) as e:
+        _refuse_imported(d, config)
+    assert str(e.value) == (
+        f"{d} holds a model imported from {origin}, not a glassformer training run: it has no optimizer state and no "
+        f"training data, so --resume cannot continue it (it samples and opens in every view; glassformer does not "
+        f"fine-tune an imported model yet). To train it further, export it (glassformer export {fmt} {d} --out DIR), "
+        f"fine-tune DIR with transformers, and import the result (glassformer import {fmt} DIR --out NEW_RUN)."
+    )
+    with speaking("zh"), pytest.raises(UsageError) as e:
+        _refuse_imported(d, config)
+    assert str(e.value) == (
+        f"{d} 里是从 {origin_zh} 导入的模型，不是 glassformer "
+        "的训练运行：它没有优化器状态，也没有训练数据，所以 --resume "
+        f"无法继续它（它可以采样，也能在每个视图里打开；glassformer 目前还不能微调导入的模型）。要继续训练它，请先导出"
+        f"（glassformer export {fmt} {d} --out DIR），用 transformers 微调 DIR，再把结果导入（glassformer import {fmt} "
+        f"DIR --out NEW_RUN）。"
+    )
+
+
+@pytest.mark.parametrize("config", [None, {"source": "x", "imported": {"from": "hub"}}, {"imported": "gpt2"}, {}])
+def test_a_training_run_or_an_unreadable_config_is_not_called_imported(tmp_path, config):
+    assert _refuse_imported(tmp_path, config) is None
+
+
+class SilentRank1(ProcessWorld):
+    def __init__(self):
+        super().__init__(1, 1, 2)
+
+
+@pytest.mark.parametrize("world, locked", [(SINGLE, True), (SilentRank1(), False)])
+def test_train_holds_the_lock_on_rank_0_only_and_uses_the_runs_threads(tmp_path, world, locked):
+    seen = []
+
+    def fit():
+        seen.append(((tmp_path / lock.LOCK_FILE).is_file(), torch.get_num_threads()))
+        return "result"
+
+    before = torch.get_num_threads()
+    threads = 2 if before != 2 else 3
+    run = SimpleNamespace(
+        dir=tmp_path, trainer=SimpleNamespace(world=world, cfg=SimpleNamespace(threads=threads), fit=fit)
+    )
+    assert train(run) == "result" and seen == [(locked, threads)]
+    assert not (tmp_path / lock.LOCK_FILE).exists() and torch.get_num_threads() == before
+
+
+def test_train_on_a_rank_whose_peer_ended_says_so_in_one_line_and_lets_the_lock_go(tmp_path):
+    def fit():
+        raise RuntimeError("[../gloo/transport/tcp/pair.cc:534] Connection closed by peer")
+
+    run = SimpleNamespace(
+        dir=tmp_path, trainer=SimpleNamespace(world=SilentRank1(), cfg=SimpleNamespace(threads=1), fit=fit)
+    )
+    with pytest.raises(GlassformerError) as e:
+        train(run)
+    assert (e.value.key, e.value.fields) == ("error.world.peer_stopped", {"rank": 1})
+    failing = SimpleNamespace(
+        dir=tmp_path, trainer=SimpleNamespace(world=SINGLE, cfg=SimpleNamespace(threads=1), fit=fit)
+    )
+    with pytest.raises(RuntimeError, match="closed by peer"):  # one process: left as it is
+        train(failing)
+    assert not (tmp_path / lock.LOCK_FILE).exists() and str((tmp_path / lock.LOCK_FILE).resolve()) not in lock._held
+
+
+# ---- the batch source each kind of data trains from ----------------------------------------------
+def test_pairs_become_padded_bos_eos_batches_with_eval_iters_times_batch_size_rows():
+    data = open_data("digits:copy", "token pairs")
+    tok = data.tokenizer
+    b = batches_for(data, TrainConfig(batch_size=3, eval_iters=2))
+    assert isinstance(b, PairBatches) and (b.batch_size, b.eval_rows, b.pad_id, b.device) == (3, 6, tok.pad_id, "cpu")
+    for split in ("train", "val"):
+        (s0, t0), (src, tgt) = data.encoded(split)[0], b.data[split]
+        assert len(src) == len(data.encoded(split))
+        assert src[0, : len(s0)].tolist() == list(s0) and tgt[0, : len(t0) + 2].tolist() == [
+            tok.bos_id,
+            *t0,
+            tok.eos_id,
+        ]
+        assert (tgt[0, len(t0) + 2 :] == tok.pad_id).all()
+
+
+def test_numbers_become_shuffled_tensor_batches_with_their_own_val_split():
+    data = open_data("sine", "numbers")
+    b = batches_for(data, TrainConfig(batch_size=5, eval_iters=3))
+    assert isinstance(b, TensorBatches) and (b.batch_size, b.shuffle, b.eval_iters) == (5, True, 3)
+    assert torch.equal(b.inputs, data.x_train) and torch.equal(b.targets, data.y_train)
+    assert torch.equal(b.val[0], data.x_val) and torch.equal(b.val[1], data.y_val) and b.splits == ("train", "val")
+
+
+def test_text_becomes_windows_of_the_configured_size(tmp_path):
+    data = open_data("builtin:seed", "tokens", tmp_path)
+    b = batches_for(data, TrainConfig(batch_size=4, block_size=6, eval_iters=2))
+    x, y = b.train_batch(torch.Generator().manual_seed(0))
+    assert isinstance(b, TextWindows) and x.shape == y.shape == (4, 6) and torch.equal(x[:, 1:], y[:, :-1])
+    assert len(list(b.eval_batches("val"))) == 2
+
+
+# ---- a rank above 0 under torchrun ---------------------------------------------------------------
+QUICK_RANKS = [
+    "--max_steps=2",
+    "--eval_interval=2",
+    "--eval_iters=1",
+    "--threads=1",
+    "--batch_size=4",
+    "--block_size=3",
+]
+
+
+WORDS = {"tokenizer": "word", "segment": "whitespace"}  # not the default: rank 1 must tokenize as rank 0 did
+
+
+class Rank1(ProcessWorld):
+    def __init__(self, run_dir, resumed: bool) -> None:
+        super().__init__(1, 1, 2)
+        self.announced, self.barriers = (Path(run_dir), resumed), 0
+
+    def hear(self):
+        return self.announced
+
+    def wrap(self, model):
+        return model
+
+    def _barrier(self) -> None:
+        self.barriers += 1
+
+
+def files_of(run_dir: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(run_dir.iterdir())}
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """Rank 0's run (one process), trained 2 steps: its initial weights, final weights, directory."""
+    tmp = tmp_path_factory.mktemp("rank0")
+    run0 = new_run(
+        "seed000",
+        QUICK_RANKS,
+        source="builtin:seed",
+        out=tmp / "run",
+        cache_dir=tmp / "cache",
+        progress=False,
+        sample_chars=0,
+        text=WORDS,
+    )
+    initial = {k: v.clone() for k, v in run0.model.state_dict().items()}
+    train(run0)
+    return run0, initial
+
+
+def follow(monkeypatch, tmp_path, run0, resumed: bool, entry):
+    world = Rank1(run0.dir, resumed)
+    monkeypatch.setattr(distributed, "_world", world)
+    loaded = []
+    real = run_module.load_tokenizer
+    monkeypatch.setattr(run_module, "load_tokenizer", lambda path: loaded.append(path) or real(path))
+    before = files_of(run0.dir)
+    run = entry(tmp_path / "cache1")
+    assert files_of(run0.dir) == before  # a rank above 0 writes nothing into the run
+    return run, world, loaded
+
+
+@pytest.mark.parametrize("entry", ["new_run", "resume_run"])
+def test_a_rank_above_0_reads_the_announced_run_and_starts_from_the_same_weights(trained, monkeypatch, tmp_path, entry):
+    run0, initial = trained
+    start = {
+        "new_run": lambda cache: new_run(
+            "baby",
+            ["--lr=9"],
+            source="shakespeare",
+            out=tmp_path / "ignored",
+            cache_dir=cache,
+            progress=True,
+            sample_chars=50,
+        ),
+        "resume_run": lambda cache: resume_run(tmp_path / "ignored", ["--lr=9"], cache_dir=cache),
+    }[entry]
+    run, world, loaded = follow(monkeypatch, tmp_path, run0, False, start)
+    assert run.dir == run0.dir and run.lock is None and not (tmp_path / "ignored").exists()
+    assert run.config == json.loads((run0.dir / "config.json").read_text())
+    assert run.config["text"] == WORDS and run.trainer.cfg == run0.trainer.cfg
+    assert np.array_equal(run.data.train, run0.data.train) and np.array_equal(run.data.val, run0.data.val)
+    assert (tmp_path / "cache1" / "prepared").is_dir()  # its own cache_dir, as given
+    assert loaded == [run0.dir / "tokenizer.json"] and run.data.tokenizer.vocab_size == run0.model.cfg.vocab_size
+    state = run.model.state_dict()
+    assert state.keys() == initial.keys() and all(torch.equal(state[k], initial[k]) for k in state)
+    trainer = run.trainer
+    assert trainer.world is world and trainer.step == 0 and world.barriers == 0
+    assert type(trainer.files) is ReadOnlyRunFiles and trainer.files.dir == run0.dir
+    assert trainer.callbacks == [] and trainer.progress_mode == "silent"
+    assert isinstance(trainer.batches, RankSlice) and (trainer.batches.rank, trainer.batches.size) == (1, 2)
+    x, _ = trainer.batches.train_batch(torch.Generator().manual_seed(0))  # (B, T): its half of 2·B windows
+    assert x.shape == (4, run0.trainer.cfg.block_size)
+
+
+def test_a_rank_above_0_resumes_the_checkpoint_rank_0_resumed(trained, monkeypatch, tmp_path):
+    run0, _ = trained
+    run, world, loaded = follow(
+        monkeypatch, tmp_path, run0, True, lambda cache: new_run("seed000", source="builtin:seed", cache_dir=cache)
+    )
+    assert run.trainer.step == 2 and run.trainer.files.saved_step == 2 and world.barriers == 1  # after rank 0
+    state, final = run.model.state_dict(), run0.model.state_dict()
+    assert all(torch.equal(state[k], final[k]) for k in final)
+    assert run.trainer.last_eval == run0.trainer.last_eval
+
+
+def test_read_only_files_record_steps_and_write_nothing(trained, tmp_path):
+    run0, _ = trained
+    files = ReadOnlyRunFiles(run0.dir)
+    before = files_of(run0.dir)
+    assert files.kept() == "No checkpoint was written."
+    with speaking("zh"):
+        assert files.kept() == "没有写入任何检查点。"
+    files.log({"kind": "log", "step": 9, "loss": 1.0})
+    files.evaluation({"kind": "eval", "step": 9}, True, run0.trainer)
+    assert files.saved_step == run0.trainer.step == 2
+    files.saved_step = None
+    files.checkpoint(run0.trainer)
+    assert files.saved_step == 2 and files_of(run0.dir) == before
+    assert files.kept() == f"The last good checkpoint (step 2) in {run0.dir} is kept."
+    with speaking("zh"):
+        assert files.kept() == f"{run0.dir} 里上一个完好的检查点（第 2 步）保留着。"
+
+
+def test_read_only_restore_reads_a_cut_save_from_its_temp_file_and_leaves_it(trained, tmp_path):
+    """A crash between a save's two renames: rank 0 repairs it; a rank above 0 reads it as it is."""
+    run0, _ = trained
+    import shutil
+
+    shutil.copytree(run0.dir, tmp_path / "run")
+    (tmp_path / "run" / "train_state.pt").rename(tmp_path / "run" / ".train_state.pt.bbb.tmp")
+    with (tmp_path / "run" / "metrics.jsonl").open("a") as f:
+        f.write(json.dumps({"kind": "log", "step": 3, "loss": 1.0}) + "\n")  # after the checkpoint
+    before = files_of(tmp_path / "run")
+    files = ReadOnlyRunFiles(tmp_path / "run")
+    state = files.restore(run0.trainer)
+    assert state["step"] == 2 and files.saved_step == 2 and files_of(tmp_path / "run") == before

@@ -74,7 +74,7 @@ def load(args, tokenizer: bool = True) -> Loaded:
     preset = apply_overrides(get_preset(args.preset), args.overrides or [])
     want_tokenizer, tokenizer = tokenizer, None
     if model_class(preset.model.kind).inputs == "token pairs":  # the pair tasks' one vocabulary
-        from glassformer.train.pair_tasks import pair_tokenizer
+        from glassformer.train.data import pair_tokenizer
 
         tokenizer = pair_tokenizer()
         preset.model = replace(preset.model, vocab_size=tokenizer.vocab_size, pad_id=tokenizer.pad_id)

@@ -8,8 +8,8 @@ import argparse
 
 from glassformer.cli.options import add_threads
 from glassformer.messages import say, t
+from glassformer.train.checkpoint import load_model
 from glassformer.train.gpt2_runs import export_gpt2, import_gpt2
-from glassformer.train.saved import load_model
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -11,8 +11,8 @@ from glassformer.cli.options import add_threads, count, probability, seed, tempe
 from glassformer.errors import UsageError
 from glassformer.messages import say, t
 from glassformer.sample import past_max_len, sample
+from glassformer.train.checkpoint import RUN_EXAMPLE
 from glassformer.train.run import load_model
-from glassformer.train.saved import RUN_EXAMPLE
 
 MAX_NEW_TOKENS = 300
 TEMPERATURE = 0.8  # a little sharper than the model's own distribution

@@ -29,8 +29,8 @@ from glassformer.nn.loss import next_token_loss
 from glassformer.text.batches import get_batch
 from glassformer.text.corpora import prepare
 from glassformer.text.tokenizers import CharTokenizer
+from glassformer.train.data import TextWindows
 from glassformer.train.loop import Trainer
-from glassformer.train.sources import TextWindows
 
 TOY = "toy"  # the lab's own offline text (see toy_text)
 LAB_DEFAULTS = {

@@ -16,9 +16,8 @@ import torch
 
 from glassformer.config import TrainConfig
 from glassformer.lessons import text_en, text_zh
-from glassformer.train.early_stop import EarlyStopping
-from glassformer.train.loop import Trainer
-from glassformer.train.sources import TensorBatches
+from glassformer.train.data import TensorBatches
+from glassformer.train.loop import EarlyStopping, Trainer
 
 TEXTS = {"en": text_en.TEXT, "zh": text_zh.TEXT}
 
@@ -157,7 +156,7 @@ def train_epochs(
     lr_at(step)   the learning rate of each step (default: the optimizer's own, constant)
     evaluate()    validation loss, computed under model.eval() and torch.no_grad() after each epoch
     patience      stop after this many epochs without a better validation loss, and put back
-                  the weights of the best epoch (early stopping, train/early_stop.py)
+                  the weights of the best epoch (early stopping, train/loop.py)
     """
     source = TensorBatches(inputs, targets, batch_size, shuffle=shuffle_seed is not None)
     steps = source.steps_per_epoch

@@ -1,6 +1,6 @@
 """Lesson 4 — the original Transformer: an encoder, a decoder, and the attention between them.
 
-Task (train/pair_tasks.py, made on the fly): Chinese number words to Arabic numerals,
+Task (train/data.py, made on the fly): Chinese number words to Arabic numerals,
 一千二百零五 → 1205 (--task zh2num), or back (--task num2zh), for the numbers 0 … 9999, of which
 10% are held out and never trained on. Model: the `seq2seq` preset, the 2017 paper's arrangement
 at a small size (post-LN, sinusoidal positions, one matrix for both embeddings and the head),
@@ -31,9 +31,8 @@ from glassformer.lessons import seq2seq_report as report
 from glassformer.lessons.common import Narrator, fmt, out_dir
 from glassformer.models import build_model
 from glassformer.threads import using_threads
+from glassformer.train.data import PairBatches, pad_pairs, pair_source
 from glassformer.train.loop import Trainer
-from glassformer.train.pair_tasks import pair_source
-from glassformer.train.sources import PairBatches, pad_pairs
 from glassformer.translate import exact_match
 
 PRESET = get_preset("seq2seq")

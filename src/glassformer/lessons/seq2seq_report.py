@@ -12,7 +12,7 @@ import torch
 
 from glassformer.lessons.common import save_png
 from glassformer.text.chinese_numbers import UNITS, to_chinese
-from glassformer.train.sources import IGNORE, pad_pairs
+from glassformer.train.data import IGNORE, pad_pairs
 from glassformer.translate import beam_search, greedy_decode, pad_rows
 
 

@@ -1,4 +1,4 @@
-"""Lesson 3's data: the sine waves of train/waves.py, and the numbers that say how well any model
+"""Lesson 3's data: the sine waves of train/data.py, and the numbers that say how well any model
 could possibly do on them.
 
     x = linspace(start, start + 2π, 50),  y = sin(freq · x) + N(0, 0.01²)
@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from glassformer.train.waves import (  # noqa: F401  (the generator lives with the trainer's sources)
+from glassformer.train.data import (  # noqa: F401  (the generator lives with the trainer's sources)
     FREQ_HIGH,
     FREQ_LOW,
     HORIZON,

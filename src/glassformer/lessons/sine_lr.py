@@ -1,4 +1,4 @@
-"""Lesson 3's learning-rate schedules, all from glassformer.train.schedules.
+"""Lesson 3's learning-rate schedules, all from glassformer.train.optim.
 
 The tutorial writes   Adam(lr=1e-3) + LambdaLR(lambda s: min((s+1)^-0.5, (s+1)·4000^-1.5)).
 LambdaLR multiplies the base lr by the lambda, so the learning rate actually used is
@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Callable
 
 from glassformer.lessons.published import TUTORIAL_BASE_LR, TUTORIAL_WARMUP
-from glassformer.train.schedules import cosine, noam
+from glassformer.train.optim import cosine, noam
 
 SCHEDULES = ("noam", "cosine", "tutorial")  # the first is the default
 WARMUP_STEPS = 400  # a few epochs of the lesson's run; Noam then peaks at (d_model · 400)^-0.5

@@ -11,7 +11,7 @@ from glassformer.lessons import sine_data as data
 from glassformer.lessons import sine_lr
 from glassformer.lessons.common import Narrator, save_png
 from glassformer.lessons.published import TUTORIAL_BASE_LR, TUTORIAL_WARMUP
-from glassformer.train.schedules import noam
+from glassformer.train.optim import noam
 
 
 def describe_data(nar: Narrator, train_set, val_set) -> None:

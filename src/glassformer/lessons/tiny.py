@@ -32,8 +32,8 @@ from glassformer.models import build_model
 from glassformer.sample import sample
 from glassformer.text.tokenizers import CharTokenizer
 from glassformer.threads import using_threads
+from glassformer.train.data import TextWindows
 from glassformer.train.loop import Trainer
-from glassformer.train.sources import TextWindows
 
 PRESET = get_preset("seed000")  # the tutorial's model and loop (seed 000, §6.1-6.2)
 STEPS, PRINT_EVERY = PRESET.train.max_steps, 100  # 500 steps; `if step % 100 == 0: print(...)` (§6.2)

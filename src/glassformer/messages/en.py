@@ -516,7 +516,7 @@ TEXT = {
     "error.files.no_encoding": "{path} is not UTF-8 text ({where}), and not UTF-16, GBK, Big5, Shift-JIS or CP1252 "
     "either. Save it as UTF-8 (an editor's Save As ... / Encoding), or convert it with "
     "iconv -f ENCODING -t UTF-8.",
-    # ---- run directories read back (train/saved.py) --------------------------------------------------
+    # ---- run directories read back (train/checkpoint.py) --------------------------------------------
     "fix.config": "glassformer train writes it when a run starts; restore it from a copy, or start a new run.",
     "error.run.is_file": "{dir} is a file, not a run directory. Give the directory glassformer train wrote, e.g. "
     "{example}.",
@@ -607,7 +607,7 @@ TEXT = {
     "run.eval_sample": "--- sample at step {step} ---\n{text}\n---",
     "run.expected": "   (expected {target})",
     "run.eval_translations": "--- translations at step {step} ---\n{lines}\n---",
-    # ---- while a run trains (train/loop.py, metrics.py, record.py, lock.py, interrupt.py) -------------
+    # ---- while a run trains (train/loop.py, record.py, lock.py) ----------------------------------------
     "train.eval": "step {step:>6}: {losses}",
     "train.eval_best": "step {step:>6}: {losses}  (best)",
     "train.split.train": "train",

@@ -476,7 +476,7 @@ TEXT = {
     "iconv -f {guess} -t UTF-8 {path} > {converted}",
     "error.files.no_encoding": "{path} 不是 UTF-8 文本（{where}），也不是 UTF-16、GBK、Big5、Shift-JIS 或 CP1252。"
     "请把它另存为 UTF-8（编辑器的“另存为……/编码”），或用 iconv -f ENCODING -t UTF-8 转换。",
-    # ---- 读回运行目录（train/saved.py）-----------------------------------------------------------------------
+    # ---- 读回运行目录（train/checkpoint.py）-----------------------------------------------------------------
     "fix.config": "它由 glassformer train 在运行开始时写入；请从副本恢复，或开始一次新的运行。",
     "error.run.is_file": "{dir} 是一个文件，不是运行目录。请给出 glassformer train 写出的目录，例如 {example}。",
     "error.run.missing": "{dir} 不是运行目录：它不存在。请给出 glassformer train 写出的目录，例如 {example}。",
@@ -553,7 +553,7 @@ TEXT = {
     "run.eval_sample": "--- 第 {step} 步的样本 ---\n{text}\n---",
     "run.expected": "   （应为 {target}）",
     "run.eval_translations": "--- 第 {step} 步的翻译 ---\n{lines}\n---",
-    # ---- 训练过程中（train/loop.py、metrics.py、record.py、lock.py、interrupt.py、diagnose.py）---------------
+    # ---- 训练过程中（train/loop.py、record.py、lock.py）---------------------------------------------------
     "train.eval": "第 {step:>6} 步：{losses}",
     "train.eval_best": "第 {step:>6} 步：{losses}  （最佳）",
     "train.split.train": "训练",

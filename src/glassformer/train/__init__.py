@@ -1,19 +1,17 @@
 """Training: one trainer for every model kind, and the runs it writes.
 
-loop.py        Trainer: the loop, read top to bottom; it takes a batch source and a loss
-sources.py     batch sources: windows of a token corpus, tensors held in memory
-waves.py       the generated sine-wave data (the third tutorial's), as a source
-optim.py       AdamW with decay on matrices only, global-norm clipping
-schedules.py   learning-rate schedules (constant, cosine with warmup, the paper's)
-checkpoint.py  model.safetensors + train_state.pt: crash-safe writes, checksummed reads, exact resume
-integrity.py   the sha256s that make a damaged checkpoint an error
-metrics.py     metrics.jsonl, loss.png, the progress display
-diagnose.py    what to say when a loss turns NaN
-early_stop.py  stop when validation stops improving, keep the best weights
-interrupt.py   Ctrl-C finishes the step, then stops cleanly
-compile.py     opt-in torch.compile that falls back to eager
-record.py      what a run directory receives while training (a failed write says what is kept)
-run.py         a run directory: preset + overrides + data -> model, trainer, files
-saved.py       a saved run read back and checked: config.json, its configs, the trained model
-lock.py        one trainer per run directory
+loop.py           Trainer: the loop, read top to bottom; it takes a batch source and a loss. Below it
+                  the guards of a long run: NaN diagnosis, Ctrl-C, the torch.compile fallback, early stopping
+optim.py          learning-rate schedules; AdamW with decay on matrices only; global-norm clipping
+data.py           batch sources (windows of a token corpus, tensors in memory, pairs for an
+                  encoder-decoder) and the data made on the fly: sine waves, seq2seq tasks
+checkpoint.py     model.safetensors + train_state.pt: crash-safe writes, checksummed reads, exact
+                  resume; a saved run read back (config.json, its configs, the trained model)
+record.py         what a run directory receives while training (a failed write says what is kept):
+                  metrics.jsonl, loss.png, the checkpoints; the progress display
+run.py            a run directory: preset + overrides + data -> model, trainer, files
+lock.py           one trainer per run directory
+distributed.py    several processes under torchrun, one trainer
+attention_log.py  a callback that records attention maps as training goes
+gpt2_runs.py      GPT-2 checkpoints in and out of run directories
 """

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import cast
 
 import torch
 
@@ -76,8 +77,8 @@ class AttentionLog:
             raise UsageError("error.attention_log.every", every=every)
         W, _ = attention_maps(model, probe)  # (L, H, T, T): also checks the probe fits the model
         L, H = W.shape[:2]
-        self.heads = [(l, h) for l in range(L) for h in range(H)] if heads is None else list(heads)
-        bad = [(l, h) for l, h in self.heads if not (0 <= l < L and 0 <= h < H)]
+        self.heads = [(layer, h) for layer in range(L) for h in range(H)] if heads is None else list(heads)
+        bad = [(layer, h) for layer, h in self.heads if not (0 <= layer < L and 0 <= h < H)]
         if bad:
             raise UsageError("error.attention_log.outside", bad=bad, last_layer=L - 1, last_head=H - 1)
         self.probe, self.labels, self.every = probe, list(labels), every
@@ -94,13 +95,13 @@ class AttentionLog:
     def due(self, step: int) -> bool:
         if self.steps is not None:
             return step in self.steps
-        return step % self.every == 0
+        return step % cast(int, self.every) == 0  # __init__ refused neither every nor steps
 
     def record(self, model, step: int) -> None:
         W, hidden = attention_maps(model, self.probe)  # (L, H, T, T) each, first sequence
         maps = []
-        for l, h in self.heads:
-            w = W[l, h].masked_fill(hidden[l, h], float("nan"))  # (T, T), masked cells NaN -> null
+        for layer, h in self.heads:
+            w = W[layer, h].masked_fill(hidden[layer, h], float("nan"))  # (T, T), masked cells NaN -> null
             maps.append([[None if v != v else round(v, 3) for v in row] for row in w.tolist()])
         self.records.append({"step": step, "maps": maps})
         self.save()

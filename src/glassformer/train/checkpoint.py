@@ -10,9 +10,9 @@ A checkpoint is two files in the run directory:
                         torch.save and read with torch.load(weights_only=True): only tensors and
                         plain Python types, never arbitrary pickled objects
 
-Reading checks both sha256s (integrity.py), so any changed byte in either file is an error that
-names the file — and a train_state.pt that is not the one the weights name is refused before
-torch.load opens it.
+Reading checks both sha256s (weights_sha256, sha256_file: below), so any changed byte in either
+file is an error that names the file — and a train_state.pt that is not the one the weights name
+is refused before torch.load opens it.
 
 Writing a pair (save_checkpoint) leaves a loadable checkpoint at every instant:
 
@@ -26,24 +26,34 @@ a stray ".*.tmp" file, which nothing loads by name and the next resume deletes).
 and 4 leaves the new weights beside the old state, while the new state sits complete in its temp
 file: the weights name it by sha256, so load_checkpoint finds it and finishes step 4 (roll forward).
 Checkpoints written before the sha256s existed load as before, checked by their steps only.
+
+Below the checkpoint, a saved run read back (`read_config`, `model_config`, `train_config`,
+`load_model`): config.json, the configs in it and the trained model, each checked.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import warnings
+from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import torch
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 from torch import nn
 
+from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides
+from glassformer.devices import check_device
 from glassformer.errors import DamagedFile, NotFound
-from glassformer.files import atomic_write, fsync_path, write_temp
-from glassformer.train.integrity import sha256_file, weights_sha256
+from glassformer.files import atomic_write, fsync_path, read_json, write_temp
+from glassformer.messages import t
+from glassformer.models import build_model, model_class
+from glassformer.text.tokenizers import load_tokenizer
 
+# ---- the checkpoint pair -------------------------------------------------------------------------
 MODEL_FILE = "model.safetensors"
 STATE_FILE = "train_state.pt"
 BEST_FILE = "best.safetensors"  # weights only, at the lowest val loss seen
@@ -143,7 +153,7 @@ def read_state(path: str | os.PathLike) -> dict[str, Any]:
 
 def global_rng_state() -> dict[str, Any]:
     """The global streams (dropout draws from them), as tensors so weights_only loading accepts them."""
-    state = {"torch": torch.get_rng_state()}
+    state: dict[str, Any] = {"torch": torch.get_rng_state()}
     if torch.cuda.is_available():
         state["cuda"] = torch.cuda.get_rng_state_all()
     return state
@@ -258,3 +268,140 @@ def _first_line(e: BaseException) -> str:
     """The first sentence of a library's message (torch's run to paragraphs)."""
     text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
     return text.split(". ")[0][:200]
+
+
+# ---- checksums: a damaged checkpoint is an error, not silently different numbers -----------------
+# A flipped byte in a weight, or in an optimizer moment, still loads: safetensors and torch.save check
+# their headers, not their data. So each checkpoint records sha256s when it is written and loading
+# recomputes them (read_weights, load_checkpoint above):
+#
+#     weights_sha256   over every tensor's name, dtype, shape and bytes, in name order, and the step
+#     state_sha256     over the bytes of train_state.pt, stored in the weights' metadata: it also ties
+#                      the pair together (the weights name the exact state written with them)
+#
+# Cost: one pass over the bytes, about 1 GB/s; the `baby` model's 3 MB take a few milliseconds.
+
+
+def weights_sha256(tensors: dict[str, torch.Tensor], step: int) -> str:
+    """sha256 of a weights dict (CPU tensors) and the step they were saved at."""
+    h = hashlib.sha256(f"step={step}\n".encode())
+    for name in sorted(tensors):
+        t = tensors[name].detach().cpu().contiguous()
+        h.update(f"{name}|{t.dtype}|{tuple(t.shape)}\n".encode())
+        h.update(cast(bytes, t.reshape(-1).view(torch.uint8).numpy()))  # the raw bytes (a buffer), whatever the dtype
+    return h.hexdigest()
+
+
+def sha256_file(path: str | os.PathLike, block: int = 1 << 20) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(block):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+# ---- a saved run read back ------------------------------------------------------------------------
+# Its config.json, the model and training configs in it, and its trained model — each checked, so a
+# damaged or edited file is an error that names it (docs/reliability.md) instead of a parser's
+# message or, worse, a model that silently differs from the one trained.
+#
+#     read_config(run_dir)            config.json as a dict, checked to hold model and train configs
+#     model_config / train_config     the dataclasses, every field type- and range-checked
+#     load_model(run_dir, best, device)   the trained model, its tokenizer and config (sample, inspect)
+
+CONFIG_FIX = "fix.config"  # the catalogue's sentence: where config.json comes from, what to do
+RUN_EXAMPLE = "runs/baby-20250101-120000"  # what a run directory's name looks like
+
+
+def read_config(run_dir) -> dict:
+    """A run directory's config.json, checked to be one: a JSON object with model and train configs."""
+    run_dir = Path(run_dir)
+    if run_dir.exists() and not run_dir.is_dir():
+        raise NotFound("error.run.is_file", dir=run_dir, example=RUN_EXAMPLE)
+    if not run_dir.exists():
+        raise NotFound("error.run.missing", dir=run_dir, example=RUN_EXAMPLE)
+    path = run_dir / "config.json"
+    if not path.exists():
+        raise NotFound("error.run.no_config", dir=run_dir, example=RUN_EXAMPLE)
+    config = read_json(path, t(CONFIG_FIX))
+    if not (
+        isinstance(config, dict)
+        and isinstance(config.get("model"), dict)
+        and isinstance(config.get("train"), dict)
+        and isinstance(config.get("source", ""), str)
+    ):
+        raise DamagedFile("error.run.config_shape", path=path, fix=t(CONFIG_FIX))
+    return config
+
+
+def model_config(config: dict, run_dir=None) -> ModelConfig:
+    """The ModelConfig a run's config.json holds, type-checked. Runs saved before a field existed get
+    its default (runs before `kind` were all GPTs); old spellings are translated."""
+    fields_now = {f.name for f in fields(ModelConfig)}
+    saved = {k: v for k, v in config["model"].items() if k in fields_now}
+    if saved.get("mha_style") == "fused":  # renamed: the packed Q/K/V projection
+        saved["mha_style"] = "packed"
+    cfg = _checked(saved, run_dir).model
+    try:
+        model_class(cfg.kind)
+    except ValueError as e:
+        raise DamagedFile(
+            "error.run.invalid_config", path=Path(run_dir or ".") / "config.json", problem=e, fix=t(CONFIG_FIX)
+        ) from None
+    return cfg
+
+
+def train_config(config: dict, run_dir=None) -> TrainConfig:
+    """The TrainConfig a run's config.json holds, type-checked (a field added later keeps its default)."""
+    known = {f.name for f in fields(TrainConfig)}
+    return _checked({k: v for k, v in config["train"].items() if k in known}, run_dir).train
+
+
+def _checked(values: dict, run_dir) -> Preset:
+    """Saved values on top of the defaults, with the types and ranges an override must have."""
+    try:
+        return apply_overrides(Preset(ModelConfig(), TrainConfig()), values)
+    except ValueError as e:
+        where = Path(run_dir) / "config.json" if run_dir is not None else "config.json"
+        raise DamagedFile("error.run.invalid_config", path=where, problem=e, fix=t(CONFIG_FIX)) from None
+
+
+def build_saved(cfg: ModelConfig, run_dir) -> torch.nn.Module:
+    """build_model for a saved config: a kind or position scheme that no longer exists names the file."""
+    try:
+        return build_model(cfg)
+    except ValueError as e:
+        raise DamagedFile(
+            "error.run.invalid_config", path=Path(run_dir) / "config.json", problem=e, fix=t(CONFIG_FIX)
+        ) from None
+
+
+def check_vocab(run_dir, tokenizer, cfg: ModelConfig) -> None:
+    if tokenizer.vocab_size != cfg.vocab_size:
+        raise DamagedFile(
+            "error.run.vocab",
+            path=Path(run_dir) / "tokenizer.json",
+            tokens=tokenizer.vocab_size,
+            vocab_size=cfg.vocab_size,
+        )
+
+
+def load_model(run_dir, best: bool = False, device: str = "cpu"):
+    """The trained model of a run (latest weights, or best.safetensors), its tokenizer (None for a
+    model that reads numbers) and config."""
+    run_dir = Path(run_dir)
+    config = read_config(run_dir)
+    cfg = model_config(config, run_dir)
+    weights = run_dir / (BEST_FILE if best else MODEL_FILE)
+    if not weights.exists() and best:
+        raise NotFound("error.run.no_best", path=weights)
+    if not weights.exists():
+        raise NotFound("error.run.no_weights", path=weights)
+    model = build_saved(cfg, run_dir).to(check_device(device))
+    load_weights(weights, model)
+    model.eval()
+    tokenizer = None
+    if model.inputs in ("tokens", "token pairs"):
+        tokenizer = load_tokenizer(run_dir / "tokenizer.json")
+        check_vocab(run_dir, tokenizer, cfg)
+    return model, tokenizer, config

@@ -39,14 +39,15 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, cast
 
 import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
 from glassformer.errors import GlassformerError, UsageError
+from glassformer.train.data import TextWindows
 from glassformer.train.record import ReadOnlyRunFiles, RunFiles
-from glassformer.train.sources import TextWindows
 
 CPU = torch.device("cpu")  # where small Python objects travel (gloo), whatever device trains
 # torch 2.13 renamed broadcast_buffers=False to forward_sync_buffers=False (which still syncs once, at init)
@@ -142,7 +143,7 @@ class ProcessWorld(World):
         def evaluate_on_rank_0() -> dict:
             box = [evaluate() if self.is_main else None]
             dist.broadcast_object_list(box, src=0, device=CPU)
-            return box[0]
+            return cast(dict, box[0])
 
         return evaluate_on_rank_0
 
@@ -157,11 +158,7 @@ class ProcessWorld(World):
 
     def share(self, source):
         if not isinstance(source, TextWindows):
-            raise UsageError(
-                f"multi-process training splits windows of a text corpus (token models); "
-                f"{type(source).__name__} (generated numbers or pairs) is small: train it in "
-                f"one process, without torchrun."
-            )
+            raise UsageError("error.world.source", source=type(source).__name__)
         return RankSlice(source, self.rank, self.size)
 
     def whole_batch(self, cfg):
@@ -171,17 +168,10 @@ class ProcessWorld(World):
         """Each process trains on the GPU of its LOCAL_RANK (or on the CPU)."""
         if cfg.device == "cuda":
             if self.local_rank >= torch.cuda.device_count():
-                raise UsageError(
-                    f"--device=cuda: this machine has {torch.cuda.device_count()} GPU(s), but torchrun "
-                    f"started a process with LOCAL_RANK {self.local_rank}. Pass --nproc_per_node at "
-                    f"most the number of GPUs."
-                )
+                raise UsageError("error.world.gpus", gpus=torch.cuda.device_count(), local_rank=self.local_rank)
             return replace(cfg, device=f"cuda:{self.local_rank}")
         if cfg.device != "cpu":
-            raise UsageError(
-                f"--device={cfg.device} under torchrun: each process takes the GPU of its "
-                f"LOCAL_RANK by itself. Pass --device=cuda (or --device=cpu)."
-            )
+            raise UsageError("error.world.device", device=cfg.device)
         return cfg
 
     @contextlib.contextmanager
@@ -201,10 +191,7 @@ class ProcessWorld(World):
             yield
         except RuntimeError as e:
             if isinstance(e, dist.DistError) or "gloo" in str(e):
-                raise GlassformerError(
-                    f"another process of this torchrun job stopped (its own message says "
-                    f"why); rank {self.rank} stops too."
-                ) from None
+                raise GlassformerError("error.world.peer_stopped", rank=self.rank) from None
             raise
 
     def announce(self, run_dir, resumed: bool) -> None:
@@ -213,7 +200,7 @@ class ProcessWorld(World):
 
     def hear(self) -> tuple[Path, bool]:
         """The other ranks: wait for rank 0's announcement; (run directory, resumed?)."""
-        box = [None, None]
+        box: list[Any] = [None, None]
         dist.broadcast_object_list(box, src=0, device=CPU)
         return Path(box[0]), box[1]
 
@@ -250,10 +237,7 @@ def current() -> World:
 def _join() -> ProcessWorld:
     missing = [k for k in ("RANK", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT") if k not in os.environ]
     if missing:
-        raise UsageError(
-            f"WORLD_SIZE={os.environ['WORLD_SIZE']} but {', '.join(missing)} not set: start "
-            f"several processes with torchrun (docs/scale.md), or unset WORLD_SIZE."
-        )
+        raise UsageError("error.world.env", size=os.environ["WORLD_SIZE"], missing=", ".join(missing))
     rank, local_rank, size = (int(os.environ[k]) for k in ("RANK", "LOCAL_RANK", "WORLD_SIZE"))
     if local_rank < torch.cuda.device_count():  # (processes beyond the GPUs can still train on the CPU)
         torch.cuda.set_device(local_rank)

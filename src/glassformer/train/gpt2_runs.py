@@ -22,8 +22,7 @@ from glassformer.errors import UsageError
 from glassformer.files import write_text_atomic
 from glassformer.models.gpt2_files import read_gpt2_dir, write_gpt2_dir
 from glassformer.train import lock
-from glassformer.train.checkpoint import MODEL_FILE, has_checkpoint, save_weights
-from glassformer.train.saved import load_model
+from glassformer.train.checkpoint import MODEL_FILE, has_checkpoint, load_model, save_weights
 
 
 def import_gpt2(source, out) -> Path:

@@ -36,10 +36,10 @@ def acquire(run_dir: str | os.PathLike) -> Path:
     return path
 
 
-def release(path: str | os.PathLike) -> None:
-    """Let go of one hold; the last one removes the file, then unlocks it."""
-    entry = _held.get(str(path))
-    if entry is None:
+def release(path: str | os.PathLike | None) -> None:
+    """Let go of one hold; the last one removes the file, then unlocks it. None: nothing was held."""
+    entry = _held.get(str(path)) if path is not None else None
+    if path is None or entry is None:
         return
     entry[1] -= 1
     if entry[1] == 0:
@@ -97,7 +97,7 @@ def _try_lock(fd: int) -> bool:
     import msvcrt
 
     try:
-        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]  # typeshed: Windows only
     except PermissionError:
         return False
     return True

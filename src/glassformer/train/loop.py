@@ -1,10 +1,10 @@
 """The training loop: one trainer for every model kind, every lesson and every run.
 
-It knows nothing about GPT. It takes a model, a TrainConfig, a batch source (sources.py) and a loss
+It knows nothing about GPT. It takes a model, a TrainConfig, a batch source (data.py) and a loss
 (next-token cross-entropy by default, mean squared error for a regressor: the model kind names it),
 and repeats one optimizer step:
 
-    lr = lr_at(step)                                          schedules.py (or the caller's function)
+    lr = lr_at(step)                                          optim.py (or the caller's function)
     repeat grad_accum times:  x, y = batch;  loss = loss_fn(model(x), y) / grad_accum;  backward
                               (x may be a tuple of tensors, passed as model(*x): a seq2seq
                               model reads (src, tgt_in))
@@ -12,9 +12,16 @@ and repeats one optimizer step:
     optimizer step (AdamW, decay on matrices only, unless the caller brings its own); zero the grads
 
 Around the step, small collaborators do the rest: the run directory's files — metrics,
-checkpoints, best weights, the loss plot (record.py) —, the progress display (metrics.py), NaN
-diagnosis (diagnose.py), and whatever callbacks the caller adds (early_stop.py, a lesson's epoch
+checkpoints, best weights, the loss plot — and the progress display (record.py); and, in this
+file, below the Trainer, the guards of a long run: NaN diagnosis, Ctrl-C, the torch.compile
+fallback, and early stopping, one callback among whatever the caller adds (a lesson's epoch
 table, the run's samples).
+
+    Trainer, TrainResult               the loop
+    PendingSteps, NonFiniteLoss        when a loss turns NaN or inf: where, and which gradient
+    sigint_as_flag                     Ctrl-C finishes the step, then stops cleanly
+    compile_or_eager                   opt-in torch.compile that falls back to eager
+    EarlyStopping                      stop when validation stops improving, keep the best weights
 
 Host syncs (.item(), .tolist()) happen only every log_interval steps and at evaluations: the step
 itself only queues work, so on a GPU the CPU runs ahead. Losses and gradient norms wait on the
@@ -30,17 +37,21 @@ one and nothing changes.
 Determinism: torch.manual_seed (called before the model is built) fixes init and dropout (the
 global RNG state right after init is kept and restored when fit() starts, so other work in between
 cannot shift it); one torch.Generator seeded with cfg.seed draws every training batch; evaluations
-draw their own batches (sources.py). All streams are saved in train_state.pt, so a resumed run
+draw their own batches (data.py). All streams are saved in train_state.pt, so a resumed run
 continues bit-for-bit (on CPU) as if it had never stopped.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import math
+import signal
+import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Sequence, cast
 
 import torch
 from torch import nn
@@ -48,15 +59,13 @@ from torch import nn
 from glassformer.messages import t
 from glassformer.nn.loss import LOSSES
 from glassformer.train.checkpoint import global_rng_state, set_global_rng_state
-from glassformer.train.compile import compile_or_eager
-from glassformer.train.diagnose import NonFiniteLoss, PendingSteps
 from glassformer.train.distributed import SINGLE
-from glassformer.train.interrupt import sigint_as_flag
-from glassformer.train.metrics import Progress, StepTimer, eval_line
 from glassformer.train.optim import build_optimizer, clip_global_norm, grad_norms, set_lr
-from glassformer.train.schedules import lr_at as schedule_lr
+from glassformer.train.optim import lr_at as schedule_lr
+from glassformer.train.record import Progress, RunFiles, StepTimer, eval_line
 
 
+# ---- the trainer ---------------------------------------------------------------------------------
 @dataclass
 class TrainResult:
     status: str  # "done" | "stopped" (a callback asked) | "interrupted" | "nonfinite"
@@ -68,6 +77,7 @@ class TrainResult:
 
 
 Callback = Callable[[str, "Trainer"], None]  # called with ("step" | "eval" | "end", trainer)
+LossFn = Callable[..., torch.Tensor]  # (output, target) -> scalar loss
 
 
 class Trainer:
@@ -78,7 +88,7 @@ class Trainer:
     evaluate   fn() -> {"train_loss": .., "val_loss": ..}; default: mean loss over the source's
                eval batches; None: never evaluate (nor checkpoint)
     optimizer  default: AdamW with weight decay on matrices only (optim.py)
-    lr_at      fn(step) -> learning rate; default: cfg's schedule (schedules.py)
+    lr_at      fn(step) -> learning rate; default: cfg's schedule (optim.py)
     progress   "bar" (tqdm), "lines" (evaluation lines only) or "silent"
     world      this process's place among torchrun's processes (distributed.current()); default: alone
     """
@@ -94,13 +104,13 @@ class Trainer:
         evaluate="default",
         optimizer=None,
         lr_at=None,
-        callbacks: list[Callback] = (),
+        callbacks: Sequence[Callback] = (),
         progress: str = "bar",
         world=SINGLE,
     ) -> None:
         self.model, self.cfg, self.batches, self.world = model.to(cfg.device), cfg, batches, world
         self.files = world.run_files(run_dir) if run_dir is not None else None
-        self.loss_fn = loss or LOSSES[model.loss]
+        self.loss_fn: LossFn = loss or cast(LossFn, LOSSES[cast(str, model.loss)])
         self.evaluate = world.shared(self.evaluate_loss if evaluate == "default" else evaluate)
         self.optimizer = optimizer or build_optimizer(model, cfg)
         self.lr_at = lr_at or (lambda step: schedule_lr(step, cfg))
@@ -125,7 +135,7 @@ class Trainer:
         """Continue from the checkpoint in run_dir: weights, optimizer, RNG streams, step (rank 0 first:
         it may finish a save a crash cut, which the other ranks then read)."""
         with self.world.main_first():
-            state = self.files.restore(self)
+            state = cast(RunFiles, self.files).restore(self)  # resume() needs a run directory
         self.global_rng = global_rng_state()  # the checkpoint restored the saved streams
         self.step, self.best_val = state["step"], state["best_val"]
         self.last_eval = {k: state[k] for k in ("train_loss", "val_loss") if k in state}
@@ -295,3 +305,163 @@ class Trainer:
             return t("train.interrupted_nonfinite", step=self.step, problem=e, kept=self.kept())
         self.files.checkpoint(self)
         return t("train.interrupted_saved", step=self.step, dir=self.run_dir)
+
+
+# ---- when a loss turns NaN or inf -----------------------------------------------------------------
+# Say where, with what learning rate, and which gradient was largest.
+#
+# The trainer does not read each step's loss back from the device (that would stall a GPU every
+# step). `PendingSteps` keeps the losses and every parameter's gradient norm of the steps not yet
+# checked (the norms cost nothing extra: the global norm for clipping is built from them), and
+# checks them all at the next log; when a loss is not finite it names the parameter that blew up,
+# at that step and at the last healthy one.
+
+ADVISED_CLIP = 1.0  # the grad_clip a non-finite loss's message suggests
+
+
+class NonFiniteLoss(RuntimeError):
+    """The loss became NaN or inf; the message names the step, the lr and the largest gradient."""
+
+
+def largest_gradient(names: tuple[str, ...], norms: torch.Tensor) -> str:
+    """One phrase: how many norms are not finite (and the first), or the largest and its norm."""
+    bad = ~torch.isfinite(norms)  # (P,)
+    if bad.any():
+        first = names[int(bad.nonzero()[0])]
+        return t("train.nonfinite.grads", bad=int(bad.sum()), total=len(norms), first=first)
+    i = int(norms.argmax())
+    return t("train.nonfinite.largest", name=names[i], norm=float(norms[i]))
+
+
+def explain_nonfinite(
+    names: tuple[str, ...],
+    step: int,
+    loss: float,
+    lr: float,
+    norms: torch.Tensor,
+    previous: tuple[int, torch.Tensor] | None,
+) -> str:
+    """The message of a NonFiniteLoss: the bad step, and the last finite one if there was one."""
+    before = ""
+    if previous is not None:
+        prev_step, prev = previous
+        before = t("train.nonfinite.before", step=prev_step, gradient=largest_gradient(names, prev))
+    return t(
+        "train.nonfinite",
+        loss=loss,
+        step=step,
+        lr=lr,
+        gradient=largest_gradient(names, norms),
+        before=before,
+        clip=ADVISED_CLIP,
+    )
+
+
+class PendingSteps:
+    """Losses and gradient norms of the steps since the last check, still on the device."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+        self.steps: list[tuple[int, torch.Tensor, torch.Tensor, torch.Tensor]] = []
+        self.last_finite: tuple[int, torch.Tensor] | None = None  # (step, grad norms) last known good
+
+    def add(self, step: int, loss: torch.Tensor, norms: torch.Tensor, total: torch.Tensor) -> None:
+        self.steps.append((step, loss, norms, total))
+
+    def __bool__(self) -> bool:
+        return bool(self.steps)
+
+    def check(self, lr_at: Callable[[int], float]) -> tuple[list[float], list[float]]:
+        """The one host sync: read the losses and global norms back; raise NonFiniteLoss on a bad one."""
+        losses = torch.stack([loss for _, loss, _, _ in self.steps]).tolist()  # host sync
+        totals = torch.stack([total for *_, total in self.steps]).tolist()
+        for (step, _, norms, _), loss in zip(self.steps, losses, strict=False):
+            if not math.isfinite(loss):
+                raise NonFiniteLoss(explain_nonfinite(self.names, step, loss, lr_at(step - 1), norms, self.last_finite))
+            self.last_finite = (step, norms)
+        self.steps = []
+        return losses, totals
+
+
+# ---- Ctrl-C during training: finish the step, then stop cleanly (and checkpoint, if there is a run) --
+@contextlib.contextmanager
+def sigint_as_flag():
+    """Turn the first Ctrl-C into a flag the loop checks between steps, so a checkpoint is never
+    taken from a half-applied optimizer step; a second Ctrl-C interrupts at once."""
+    hits: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: False  # signal handlers can only be set from the main thread
+        return
+
+    def handler(signum, frame):
+        hits.append(signum)
+        signal.signal(signal.SIGINT, previous)
+        print("\n" + t("train.ctrl_c"), file=sys.stderr)
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield lambda: bool(hits)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+# ---- opt-in torch.compile that never costs a user their run ------------------------------------------
+# `torch.compile` is lazy: it compiles at the first call, and that is where a missing C compiler,
+# an unsupported platform or a backend bug shows up. `compile_or_eager` makes that first call the
+# test: if the compiled model fails and the plain model succeeds on the same input, the failure was
+# the compiler's, so training says so once and goes on eagerly. Any later error is the model's and
+# propagates as usual.
+
+
+def compile_or_eager(model: nn.Module) -> Callable[[torch.Tensor], torch.Tensor]:
+    compiled = torch.compile(model)
+    fn: Callable[..., Any] = compiled  # the compiled model until its first call fails, then the plain one
+    tested = False
+
+    def forward(x: torch.Tensor) -> torch.Tensor:
+        nonlocal fn, tested
+        if tested:
+            return fn(x)
+        tested = True
+        try:
+            return compiled(x)
+        except Exception as e:  # noqa: BLE001 - decided just below: the compiler's fault or the model's
+            out = model(x)  # raises the model's own error if the model is what fails
+            first = (str(e).strip().splitlines() or [""])[0][:200]
+            print(t("train.compile_failed", error=type(e).__name__, first=first), file=sys.stderr)
+            fn = model
+            return out
+
+    return forward
+
+
+# ---- early stopping, as a trainer callback --------------------------------------------------------
+# Stop when validation stops improving, keep the best.
+#
+# After each evaluation the callback compares the validation loss with the best so far. It keeps a
+# copy of the best weights in memory; after `patience` evaluations without a better one it asks the
+# trainer to stop, and when training ends (stopped or not) it puts the best weights back.
+# The untrained evaluation at step 0 is not a candidate: early stopping chooses among trained models.
+
+
+class EarlyStopping:
+    def __init__(self, patience: int | None = None, key: str = "val_loss") -> None:
+        self.patience, self.key = patience, key
+        self.best: float | None = None
+        self.best_eval = -1  # index among the evaluations seen (0 = the first after training began)
+        self.evals = 0
+        self.state = None
+        self.stopped = False
+
+    def __call__(self, event: str, trainer) -> None:
+        if event == "eval" and trainer.step > 0:
+            value = trainer.last_eval[self.key]
+            if self.best is None or value < self.best:
+                self.best, self.best_eval = value, self.evals
+                self.state = copy.deepcopy(trainer.model.state_dict())
+            if self.patience is not None and self.evals - self.best_eval >= self.patience:
+                self.stopped = True
+                trainer.request_stop(t("train.early_stop", key=self.key, patience=self.patience))
+            self.evals += 1
+        elif event == "end" and self.state is not None and self.patience is not None:
+            trainer.model.load_state_dict(self.state)

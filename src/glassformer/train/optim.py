@@ -1,6 +1,16 @@
-"""The optimizer side of a step: AdamW with two parameter groups, and global-norm gradient clipping.
+"""The numbers of one optimizer step: the learning rate it uses, AdamW with two parameter groups, and
+global-norm gradient clipping.
 
-Weight decay pulls every weight toward 0 a little each step (AdamW applies it decoupled from the
+Learning-rate schedules are plain functions of the step, so any of them can be printed:
+
+    constant   lr
+    cosine     linear warmup 0 -> lr over `warmup` steps, then cosine decay to `min_lr` at
+               `max_steps` (nanoGPT's get_lr; Loshchilov & Hutter 2017 without restarts)
+    noam       d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)        (Vaswani et al. 2017, eq. 3)
+               This is already a learning rate (it peaks at (d_model·warmup)^-0.5); multiplying it by
+               a base lr, as a LambdaLR with base lr 1e-3 does, shrinks it a thousandfold.
+
+AdamW. Weight decay pulls every weight toward 0 a little each step (AdamW applies it decoupled from the
 gradient: θ ← θ - lr·λ·θ, Loshchilov & Hutter 2019). That is a useful prior for the matrices that mix
 features (Linear weights), but not for:
 
@@ -22,9 +32,13 @@ was largest — at no extra cost, since the global norm is built from them anywa
 
 from __future__ import annotations
 
+import math
+from typing import Sequence
+
 import torch
 from torch import nn
 
+# ---- AdamW with decay on matrices only; global-norm clipping -------------------------------------
 NO_DECAY_MODULES = (nn.Embedding, nn.LayerNorm)
 
 
@@ -35,7 +49,8 @@ def split_decay(model: nn.Module) -> tuple[list[str], list[str]]:
         for p in module.parameters(recurse=False):
             if isinstance(module, NO_DECAY_MODULES) or p.dim() < 2:
                 no_decay_ids.add(id(p))
-    decay, no_decay = [], []
+    decay: list[str] = []
+    no_decay: list[str] = []
     for name, p in model.named_parameters():  # shared parameters appear once, under their first name
         if p.requires_grad:
             (no_decay if id(p) in no_decay_ids else decay).append(name)
@@ -64,7 +79,7 @@ def set_lr(optimizer: torch.optim.Optimizer, lr: float) -> None:
         group["lr"] = lr
 
 
-def grad_norms(params: list[torch.Tensor]) -> torch.Tensor:
+def grad_norms(params: Sequence[torch.Tensor]) -> torch.Tensor:
     """‖g_p‖ for each parameter, as one (P,) tensor on the parameters' device (no host sync).
 
     A parameter without a gradient (unused in this step) counts as norm 0.
@@ -73,7 +88,7 @@ def grad_norms(params: list[torch.Tensor]) -> torch.Tensor:
     return torch.stack(norms)  # (P,)
 
 
-def clip_global_norm(params: list[torch.Tensor], norms: torch.Tensor, max_norm: float) -> torch.Tensor:
+def clip_global_norm(params: Sequence[torch.Tensor], norms: torch.Tensor, max_norm: float) -> torch.Tensor:
     """Scale all gradients so their global norm is at most max_norm; return the norm before clipping.
 
     norms are grad_norms(params). max_norm <= 0 only measures.
@@ -82,3 +97,31 @@ def clip_global_norm(params: list[torch.Tensor], norms: torch.Tensor, max_norm: 
     if max_norm > 0:
         torch.nn.utils.clip_grads_with_norm_([p for p in params if p.grad is not None], max_norm, total)
     return total
+
+
+# ---- learning-rate schedules ---------------------------------------------------------------------
+def constant(step: int, lr: float) -> float:
+    return lr
+
+
+def cosine(step: int, lr: float, min_lr: float, warmup: int, max_steps: int) -> float:
+    """Warmup then cosine; `step` counts from 0."""
+    if step < warmup:
+        return lr * (step + 1) / (warmup + 1)
+    if step >= max_steps:
+        return min_lr
+    progress = (step - warmup) / max(1, max_steps - warmup)  # 0 -> 1
+    return min_lr + 0.5 * (1.0 + math.cos(math.pi * progress)) * (lr - min_lr)
+
+
+def noam(step: int, d_model: int, warmup: int) -> float:
+    """The paper's schedule; `step` counts from 0 here (the formula's step is step + 1)."""
+    s = step + 1
+    return d_model**-0.5 * min(s**-0.5, s * warmup**-1.5)
+
+
+def lr_at(step: int, train_cfg) -> float:
+    """The learning rate a TrainConfig asks for at `step`."""
+    if train_cfg.lr_schedule == "cosine":
+        return cosine(step, train_cfg.lr, train_cfg.min_lr, train_cfg.warmup_steps, train_cfg.max_steps)
+    return constant(step, train_cfg.lr)

@@ -14,21 +14,37 @@ from, and write nothing.
 A write that fails (a full disk, a directory made read-only) stops training with WriteFailed, whose
 message says which file failed and that the last good checkpoint is kept: every file is replaced
 atomically (files.py, checkpoint.py), so a failed write never damages what was there before.
+
+What a run shows while it trains is here too: the progress bar and the evaluation lines (Progress,
+eval_line). metrics.jsonl holds one JSON object per line, two kinds:
+
+    {"kind": "log",  "step", "loss", "lr", "grad_norm", "ms_per_step", "tokens_per_s", "time"}
+    {"kind": "eval", "step", "train_loss", "val_loss", "best_val", "lr", "time"}
+
+"log" lines come every log_interval steps (loss averaged over those steps); "eval" lines every
+eval_interval. Any tool can read the file line by line while the run is still going.
 """
 
 from __future__ import annotations
 
 import errno
+import io
+import json
+import os
 import sys
+import time
 from pathlib import Path
 
-from glassformer.errors import WriteFailed
-from glassformer.messages import t
-from glassformer.train.checkpoint import BEST_FILE, MODEL_FILE, load_checkpoint, save_checkpoint, save_weights
-from glassformer.train.metrics import MetricsLog, plot_loss
+from tqdm import tqdm
 
+from glassformer.errors import UsageError, WriteFailed
+from glassformer.files import read_bytes, write_bytes_atomic, write_text_atomic
+from glassformer.messages import has, t
+from glassformer.train.checkpoint import BEST_FILE, MODEL_FILE, load_checkpoint, save_checkpoint, save_weights
+
+# ---- the run directory's files -------------------------------------------------------------------
 # what the user can do about a failed write, by its cause: keys of the catalogue (glassformer/messages)
-REMEDIES = {
+REMEDIES: dict[int | None, str] = {
     errno.ENOSPC: "remedy.disk_full",
     errno.EACCES: "remedy.writable",
     errno.EPERM: "remedy.writable",
@@ -120,3 +136,150 @@ class ReadOnlyRunFiles(RunFiles):
         state = load_checkpoint(self.dir, trainer.model, trainer.optimizer, trainer.batch_generator, repair=False)
         self.saved_step = state["step"]
         return state
+
+
+# ---- metrics.jsonl, loss.png and the progress display --------------------------------------------
+class MetricsLog:
+    """Append-only JSON lines. Each line is flushed at once, so a crash loses at most one record."""
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+
+    def append(self, record: dict) -> None:
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(record) + "\n")
+
+    def read(self) -> list[dict]:
+        return self.read_checked()[0]
+
+    def read_checked(self) -> tuple[list[dict], list[int]]:
+        """(records, numbers of the lines that are not records). A process killed while appending
+        leaves its last line cut short; damaged lines are skipped, never a reason to stop a run."""
+        if not self.path.exists():
+            return [], []
+        text = read_bytes(self.path, t("fix.metrics")).decode("utf-8", errors="replace")
+        records, bad = [], []
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                record = None
+            if isinstance(record, dict) and isinstance(record.get("step"), int) and "kind" in record:
+                records.append(record)
+            else:
+                bad.append(number)
+        return records, bad
+
+    def truncate_after(self, step: int) -> list[int]:
+        """Drop records past `step` (written after the checkpoint a resumed run starts from) and any
+        damaged line; return the numbers of the damaged lines dropped."""
+        records, bad = self.read_checked()
+        text = "".join(json.dumps(r) + "\n" for r in records if r["step"] <= step)
+        write_text_atomic(self.path, text)
+        return bad
+
+
+def plot_loss(records: list[dict], path: str | os.PathLike, title: str = "") -> None:
+    """Train and val loss against step, as a PNG (written atomically).
+
+    Uses matplotlib's Figure + Agg canvas directly, not pyplot: no global backend is changed and no
+    window can open, so this works on a headless machine and inside a notebook alike.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    logs = [r for r in records if r["kind"] == "log" and _numbers(r, "loss")]
+    evals = [r for r in records if r["kind"] == "eval"]
+    fig = Figure(figsize=(7, 4.2), dpi=110)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    if logs:
+        ax.plot(
+            [r["step"] for r in logs],
+            [r["loss"] for r in logs],
+            color="tab:blue",
+            alpha=0.3,
+            lw=1,
+            label="train (batch, log interval mean)",
+        )
+    for split, color in (("train", "tab:blue"), ("val", "tab:orange")):  # a source may have no val split
+        points = [(r["step"], r[f"{split}_loss"]) for r in evals if _numbers(r, f"{split}_loss")]
+        if points:
+            ax.plot(*zip(*points, strict=False), "o-", color=color, ms=3, label=f"{split} (eval)")
+    ax.set_xlabel("step")
+    ax.set_ylabel("cross-entropy (nats / token)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    write_bytes_atomic(path, buf.getvalue())
+
+
+def _numbers(record: dict, *keys: str) -> bool:
+    return all(isinstance(record.get(k), (int, float)) for k in keys)
+
+
+def eval_line(step: int, losses: dict[str, float], improved: bool) -> str:
+    """The line an evaluation prints: `step    500: train 1.2345  val 1.3456  (best)`, in the user's
+    language (a split the catalogue does not name, e.g. a lesson's own, keeps its name)."""
+
+    def split(key: str) -> str:
+        name = key.removesuffix("_loss")
+        return t(f"train.split.{name}") if has(f"train.split.{name}") else name
+
+    shown = "  ".join(f"{split(k)} {v:.4f}" for k, v in losses.items())
+    return t("train.eval_best" if improved else "train.eval", step=step, losses=shown)
+
+
+class Progress:
+    """What the user sees while a run trains, in one of three modes:
+
+    bar     a tqdm bar over optimizer steps (step/total, ETA, rate; loss/lr/tok/s from us); text
+            printed through `write` goes above the bar instead of breaking it
+    lines   no bar; the evaluation lines and messages are printed
+    silent  nothing (lessons print their own tables)
+    """
+
+    MODES = ("bar", "lines", "silent")
+
+    def __init__(self, total: int, initial: int, mode: str = "bar") -> None:
+        if mode not in self.MODES:
+            raise UsageError("error.progress.mode", mode=mode, modes=list(self.MODES))
+        self.mode = mode
+        self.bar = tqdm(
+            total=total, initial=initial, unit="step", dynamic_ncols=True, disable=mode != "bar", leave=True
+        )
+
+    def update(self, step: int, loss: float, lr: float, tokens_per_s: float) -> None:
+        self.bar.update(step - self.bar.n)
+        self.bar.set_postfix(loss=f"{loss:.4f}", lr=f"{lr:.2e}", tok_s=f"{tokens_per_s:,.0f}")
+
+    def write(self, text: str) -> None:
+        if self.mode == "bar":
+            self.bar.write(text)
+        elif self.mode == "lines":
+            print(text, flush=True)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+class StepTimer:
+    """Wall time between log records (ms/step, tokens/s), and the clock written into metrics."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+
+    def lap(self) -> float:
+        """Seconds since the last lap (or since the timer was made), and start a new lap."""
+        now = time.perf_counter()
+        seconds, self.start = now - self.start, now
+        return seconds
+
+    @staticmethod
+    def now() -> float:
+        return time.time()

@@ -10,9 +10,10 @@
 
 Every model kind trains here: the preset's `kind` picks the model (models.build_model), the kind
 says what it reads (tokens from a text corpus, numbers from a generated source such as `sine`, or
-token pairs from a generated task such as `numbers:zh2num`) and which loss it is trained with. `new_run` refuses a directory that already holds a checkpoint;
-`resume_run` continues one, and refuses overrides that would change the model (its fields fix the
-meaning of every weight) or the data.
+token pairs from a generated task such as `numbers:zh2num`) and which loss it is trained with.
+`new_run` refuses a directory that already holds a checkpoint; `resume_run` continues one, and
+refuses overrides that would change the model (its fields fix the meaning of every weight) or the
+data.
 
 Only one process trains into a run directory at a time (lock.py): new_run and resume_run take the
 directory's lock and a second process is refused. Under torchrun (distributed.py) that process is
@@ -29,6 +30,7 @@ import time
 import weakref
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any, Callable, Collection, cast
 
 import torch
 
@@ -43,20 +45,27 @@ from glassformer.text.corpora import PreparedData, prepare
 from glassformer.text.tokenizers import load_tokenizer
 from glassformer.threads import using_threads
 from glassformer.train import distributed, lock
-from glassformer.train.checkpoint import has_checkpoint
-from glassformer.train.loop import Trainer, TrainResult
-from glassformer.train.pair_tasks import SOURCES as PAIR_SOURCES
-from glassformer.train.pair_tasks import PairData, pair_source
-from glassformer.train.saved import (
+from glassformer.train.checkpoint import (
     build_saved,
     check_vocab,
+    has_checkpoint,
     load_model,  # noqa: F401  (callers import it from here)
     model_config,
     read_config,
     train_config,
 )
-from glassformer.train.sources import PairBatches, TensorBatches, TextWindows
-from glassformer.train.waves import FRAMINGS, WaveData, wave_source
+from glassformer.train.data import (
+    FRAMINGS,
+    PairBatches,
+    PairData,
+    TensorBatches,
+    TextWindows,
+    WaveData,
+    pair_source,
+    wave_source,
+)
+from glassformer.train.data import SOURCES as PAIR_SOURCES
+from glassformer.train.loop import Trainer, TrainResult
 from glassformer.translate import translate
 
 RUNS_DIR = Path("runs")
@@ -85,7 +94,7 @@ class Run:
 
 # generated sources, by the inputs they make: what they make and the preset to use (catalogue keys, said
 # in the user's language), their names, what makes them
-GENERATED = {
+GENERATED: dict[str, tuple[str, Collection[str], Callable[[str], WaveData | PairData], str]] = {
     "numbers": ("run.makes.numbers", FRAMINGS, wave_source, "run.use.numbers"),
     "token pairs": ("run.makes.pairs", PAIR_SOURCES, pair_source, "run.use.pairs"),
 }
@@ -105,6 +114,11 @@ def open_data(source: str, inputs: str, cache_dir=None, text: dict | None = None
         if source in names:
             raise UsageError("error.run.source_for_other", source=source, what=t(what), inputs=inputs, use=t(use))
     return prepare(source, cache_dir, **(text or {}))
+
+
+def _reads(kind: str) -> str:
+    """What a model kind reads: "tokens", "numbers" or "token pairs" (its class says)."""
+    return cast(Any, model_class(kind)).inputs
 
 
 def identity(data) -> dict[str, str]:
@@ -159,7 +173,7 @@ def _fit_pairs(p: Preset, data: PairData) -> Preset:
     """An encoder-decoder's pad_id is the tokenizer's; its longest source and target must fit."""
     if p.model.pad_id not in (None, data.tokenizer.pad_id):
         raise UsageError("error.run.pad_id_set", pad_id=data.tokenizer.pad_id)
-    p = apply_overrides(p, {"pad_id": data.tokenizer.pad_id})
+    p = apply_overrides(p, cast(dict, {"pad_id": data.tokenizer.pad_id}))  # a value, as well as the command line's text
     S, T = data.longest()
     if max(S, T + 1) > p.model.max_len:  # the decoder reads <BOS> + target, and writes target + <EOS>
         raise UsageError(
@@ -187,7 +201,7 @@ def new_run(
     base = get_preset(preset)
     check_device(apply_overrides(base, overrides).train.device)  # a bad setting fails before any data work
     kind = overrides.get("kind", base.model.kind)
-    inputs = model_class(kind).inputs
+    inputs = _reads(kind)
     source = source or DEFAULT_SOURCE[inputs]
     text = {k: v for k, v in (text or {}).items() if v is not None}
     data = open_data(source, inputs, cache_dir, text)
@@ -281,7 +295,7 @@ def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, pro
     if source is not None and source != config["source"]:
         raise UsageError("error.run.other_source", dir=run_dir, saved=config["source"], source=source)
     try:
-        data = open_data(config["source"], model_class(saved.model.kind).inputs, cache_dir, config.get("text"))
+        data = open_data(config["source"], _reads(saved.model.kind), cache_dir, config.get("text"))
     except ValueError as e:  # a source this version cannot read (files that moved raise NotFound)
         raise DamagedFile("error.run.source_gone", dir=run_dir, source=config["source"], problem=e) from None
     overrides = overrides if isinstance(overrides, dict) else parse_overrides(overrides)
@@ -324,12 +338,12 @@ def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, pro
 def _follow(cache_dir) -> Run:
     """Ranks > 0 under torchrun: wait for rank 0 to set the run directory up, then read it as a resume
     does (its config, data, tokenizer; the checkpoint, if rank 0 resumed one) and train beside it."""
-    world = distributed.current()
+    world = cast(distributed.ProcessWorld, distributed.current())  # a rank > 0: started by torchrun
     with world.together():  # rank 0 may stop before it announces (a bad option): then this one stops too
         run_dir, resumed = world.hear()
         config = read_config(run_dir)
         model_cfg, train_cfg = model_config(config, run_dir), train_config(config, run_dir)
-        data = open_data(config["source"], model_class(model_cfg.kind).inputs, cache_dir, config.get("text"))
+        data = open_data(config["source"], _reads(model_cfg.kind), cache_dir, config.get("text"))
         if data.tokenizer is not None:
             data.tokenizer = load_tokenizer(run_dir / "tokenizer.json")
         torch.manual_seed(train_cfg.seed)  # the same initial weights as rank 0 (DDP copies rank 0's anyway)

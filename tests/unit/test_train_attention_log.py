@@ -11,8 +11,8 @@ from glassformer.config import get_preset
 from glassformer.inspect.attention_maps import attention_maps
 from glassformer.models import build_model
 from glassformer.train.attention_log import AttentionLog, parse_heads, read_log
+from glassformer.train.data import TextWindows
 from glassformer.train.loop import Trainer
-from glassformer.train.sources import TextWindows
 
 
 def tiny_run(log_every: int | None):

@@ -1,0 +1,786 @@
+"""Checkpoints and saved runs read back (train/checkpoint.py): atomic writes, weights_only loading, never
+losing the last good one; each refusal, the two files' contents field by field, and which
+train_state.pt a checkpoint is read with; the checksums written out independently; what a finished run
+gives back (the weights asked for, latest or best) and every refusal of a run directory read back, with
+what each reader keeps, drops or translates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+
+import pytest
+import torch
+from safetensors import safe_open
+from safetensors.torch import load_file, save_file
+from torch import nn
+
+import glassformer.train.checkpoint as ckpt
+from glassformer.config import ModelConfig, TrainConfig, get_preset, to_dict
+from glassformer.errors import DamagedFile, NotFound, UsageError
+from glassformer.messages import speaking
+from glassformer.models import GPT, build_model
+from glassformer.text.tokenizers import CharTokenizer
+from glassformer.train.checkpoint import (
+    build_saved,
+    check_vocab,
+    has_checkpoint,
+    load_checkpoint,
+    load_model,
+    load_weights,
+    model_config,
+    read_config,
+    read_state,
+    read_weights,
+    save_checkpoint,
+    save_weights,
+    sha256_file,
+    train_config,
+    weights_sha256,
+)
+from glassformer.train.optim import build_optimizer
+from glassformer.train.run import new_run, resume_run, train
+
+pytestmark = pytest.mark.usefixtures("one_thread")  # fixture in tests/conftest.py
+
+
+# ---- atomic writes, weights_only loading, the last good checkpoint kept --------------------------
+def trained_pair(seed=0, preset="seed000"):
+    """A model and optimizer after one real step (so the optimizer has moments to save)."""
+    p = get_preset(preset)
+    torch.manual_seed(seed)
+    model = GPT(p.model)
+    opt = build_optimizer(model, p.train)
+    ids = torch.randint(0, p.model.vocab_size, (2, 9))
+    model(ids[:, :-1]).logsumexp(-1).mean().backward()
+    opt.step()
+    return model, opt
+
+
+def params(model):
+    return {n: p.detach().clone() for n, p in model.named_parameters()}
+
+
+def test_round_trip_restores_weights_optimizer_and_rng(tmp_path):
+    model, opt = trained_pair()
+    gen = torch.Generator().manual_seed(5)
+    gen_state = gen.get_state()
+    save_checkpoint(tmp_path, model, opt, 7, gen, {"best_val": 1.5})
+    expected_draw = torch.rand(3, generator=gen)
+    other, other_opt = trained_pair(seed=1)
+    other_gen = torch.Generator().manual_seed(99)
+    state = load_checkpoint(tmp_path, other, other_opt, other_gen)
+    assert state["step"] == 7 and state["best_val"] == 1.5
+    assert all(torch.equal(a, b) for a, b in zip(params(model).values(), params(other).values(), strict=False))
+    assert torch.equal(other_gen.get_state(), gen_state)
+    assert torch.equal(torch.rand(3, generator=other_gen), expected_draw)
+    exp_avg = [s["exp_avg"] for s in opt.state.values()]
+    got = [s["exp_avg"] for s in other_opt.state.values()]
+    assert all(torch.equal(a, b) for a, b in zip(exp_avg, got, strict=False))
+    torch.load(tmp_path / "train_state.pt", weights_only=True)  # plain tensors and types only
+
+
+def test_tied_weights_are_saved_once_and_stay_tied(tmp_path):
+    model, _ = trained_pair(preset="baby")  # baby ties head and embedding
+    save_weights(tmp_path / "w.safetensors", model, 3)
+    fresh = GPT(get_preset("baby").model)
+    assert load_weights(tmp_path / "w.safetensors", fresh) == 3
+    assert fresh.head.weight is fresh.tok_embed.table.weight
+    assert torch.equal(fresh.head.weight, model.head.weight)
+
+
+@pytest.mark.parametrize("failing", ["safetensors", "torch.save"])
+def test_a_write_that_dies_midway_keeps_the_previous_checkpoint(tmp_path, monkeypatch, failing):
+    model, opt = trained_pair()
+    gen = torch.Generator().manual_seed(0)
+    save_checkpoint(tmp_path, model, opt, 10, gen, {"best_val": 2.0})
+    good = params(model)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(1.0)  # the model moves on
+
+    def half_written(*args, **kwargs):
+        with open(args[1], "wb") as f:  # save_file(tensors, path) and torch.save(obj, path) alike
+            f.write(b"\x00" * 100)  # the temp file exists and holds garbage ...
+        raise OSError("disk full")  # ... when the write dies
+
+    if failing == "safetensors":
+        monkeypatch.setattr(ckpt, "save_file", half_written)
+    else:
+        monkeypatch.setattr(ckpt.torch, "save", half_written)
+    with pytest.raises(OSError, match="disk full"):
+        save_checkpoint(tmp_path, model, opt, 20, gen, {"best_val": 1.0})
+    monkeypatch.undo()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.safetensors", "train_state.pt"]
+    fresh, _ = trained_pair(seed=3)
+    state = load_checkpoint(tmp_path, fresh)
+    assert state["step"] == 10 and state["best_val"] == 2.0
+    assert all(torch.equal(good[n], p) for n, p in fresh.named_parameters())
+
+
+def test_stray_temp_files_are_never_loaded(tmp_path):
+    model, opt = trained_pair()
+    save_checkpoint(tmp_path, model, opt, 4, torch.Generator(), {"best_val": 2.0})
+    (tmp_path / ".model.safetensors.abc123.tmp").write_bytes(b"junk from a killed process")
+    (tmp_path / ".train_state.pt.def456.tmp").write_bytes(b"junk")
+    assert load_checkpoint(tmp_path, trained_pair(seed=2)[0])["step"] == 4
+
+
+@pytest.mark.parametrize("repair", [True, False])
+def test_a_crash_between_the_two_renames_is_finished_or_read_from_the_temp_file(tmp_path, repair):
+    """A save renames the state into place, then the weights; a crash between them leaves the new
+    state in its temp file, which the new weights name by hash. Loading finds it among stray temp
+    files (repair: renamed into place; else read as is, for a reader that must not write)."""
+    model, opt = trained_pair()
+    save_checkpoint(tmp_path, model, opt, 6, torch.Generator(), {"best_val": 1.0})
+    (tmp_path / ".train_state.pt.aaa.tmp").write_bytes(b"junk from another crash")
+    (tmp_path / "train_state.pt").rename(tmp_path / ".train_state.pt.bbb.tmp")
+    state = load_checkpoint(tmp_path, trained_pair(seed=2)[0], repair=repair)
+    assert state["step"] == 6 and state["best_val"] == 1.0
+    assert (tmp_path / "train_state.pt").is_file() == repair
+    assert (tmp_path / ".train_state.pt.bbb.tmp").is_file() != repair
+
+
+def test_a_state_that_does_not_fit_the_optimizer_is_named_with_the_reason(tmp_path):
+    model, opt = trained_pair()
+    save_checkpoint(tmp_path, model, opt, 3, torch.Generator(), {})
+    other = trained_pair(preset="baby")[1]  # another model's optimizer: other parameter groups
+    with pytest.raises(ValueError) as caught:
+        load_checkpoint(tmp_path, model, other)
+    message = str(caught.value)
+    assert message.startswith(f"{tmp_path / 'train_state.pt'} does not fit this model and optimizer (")
+    assert "()" not in message.split(". The weights")[0]  # the reason, from the error, is in the brackets
+
+
+def test_mismatched_pair_is_refused(tmp_path):
+    model, opt = trained_pair()
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    save_checkpoint(tmp_path / "a", model, opt, 4, torch.Generator(), {})
+    save_checkpoint(tmp_path / "b", model, opt, 8, torch.Generator(), {})
+    shutil.copy(tmp_path / "b" / "model.safetensors", tmp_path / "a" / "model.safetensors")
+    with pytest.raises(ValueError) as caught:
+        load_checkpoint(tmp_path / "a", model)
+    assert str(caught.value).startswith(
+        f"{tmp_path / 'a'}: model.safetensors is from step 8 but train_state.pt from step 4: they are not "
+    )  # which run, which files, which steps
+
+
+def test_missing_checkpoint_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no model.safetensors"):
+        load_checkpoint(tmp_path, trained_pair()[0])
+
+
+def test_is_tied_finds_only_real_ties():
+    tied = GPT(get_preset("baby").model)  # head.weight is tok_embed.table.weight
+    untied = GPT(get_preset("seed000").model)
+    assert ckpt._is_tied(tied, "head.weight") and ckpt._is_tied(tied, "tok_embed.table.weight")
+    assert not ckpt._is_tied(untied, "head.weight") and not ckpt._is_tied(untied, "tok_embed.table.weight")
+    assert not ckpt._is_tied(tied, "no.such.weight")
+
+
+def test_a_train_state_of_another_format_is_refused_by_name(tmp_path):
+    """A state of another format (or not a dict) is refused with both formats named, never half-read.
+    (load_checkpoint checks the state's sha256 first: a rewritten file is refused as damaged there.)"""
+    model, opt = trained_pair()
+    save_checkpoint(tmp_path, model, opt, 3, torch.Generator(), {})
+    state = torch.load(tmp_path / "train_state.pt", weights_only=True)
+    torch.save({**state, "format": 0}, tmp_path / "old.pt")
+    with pytest.raises(ValueError, match=r"old.pt is not a glassformer training state of format 1 \(found 0\)"):
+        ckpt.read_state(tmp_path / "old.pt")
+    torch.save([1, 2], tmp_path / "list.pt")
+    with pytest.raises(ValueError, match=r"format 1 \(found 'list'\)"):
+        ckpt.read_state(tmp_path / "list.pt")
+    assert ckpt.read_state(tmp_path / "train_state.pt")["step"] == 3
+
+
+def test_weights_from_elsewhere_load_with_step_minus_one(tmp_path):
+    """A safetensors file written by another tool has no "step" in its metadata: -1 says unknown."""
+    from safetensors.torch import save_file
+
+    model, _ = trained_pair()
+    save_file(ckpt.weights_dict(model), str(tmp_path / "plain.safetensors"))  # no metadata at all
+    fresh = GPT(get_preset("seed000").model)
+    assert load_weights(tmp_path / "plain.safetensors", fresh) == -1
+    assert all(torch.equal(p, q) for p, q in zip(fresh.parameters(), model.parameters(), strict=False))
+
+
+def test_weights_and_state_of_different_steps_are_refused_naming_both(tmp_path):
+    """A checkpoint from before the sha256s (weights without state_sha256) is matched by step only:
+    weights of step 5 beside a state of step 3 are two checkpoints, and the error says both steps."""
+    model, opt = trained_pair()
+    save_checkpoint(tmp_path, model, opt, 3, torch.Generator(), {})
+    save_weights(tmp_path / "model.safetensors", model, 5)  # no state_sha256 in its metadata
+    with pytest.raises(
+        ValueError,
+        match=r"model.safetensors is from step 5 but train_state.pt from step 3: "
+        r"they are not one checkpoint",
+    ):
+        load_checkpoint(tmp_path, model, opt)
+
+
+def test_weights_of_another_shape_are_refused_with_the_likely_cause(tmp_path):
+    small, _ = trained_pair()
+    save_weights(tmp_path / "w.safetensors", small, 1)
+    other = GPT(get_preset("seed000").model.__class__(**{**vars(get_preset("seed000").model), "d_model": 32}))
+    with pytest.raises(
+        ValueError,
+        match=r"w.safetensors does not fit this model \(.+\)\. The weights were saved "
+        r"for another configuration: was config.json edited",
+    ):
+        load_weights(tmp_path / "w.safetensors", other)
+
+
+# ---- each refusal, and the two files' contents field by field ------------------------------------
+class Tiny(nn.Module):
+    def __init__(self, tie=False):
+        super().__init__()
+        self.emb = nn.Embedding(3, 2)
+        self.head = nn.Linear(2, 3, bias=False)
+        if tie:
+            self.head.weight = self.emb.weight
+
+
+def pair(seed=0):
+    torch.manual_seed(seed)
+    model = Tiny()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    model.head(model.emb(torch.tensor([0, 1]))).sum().backward()
+    opt.step()
+    return model, opt
+
+
+def refusal(kind, call, *args, **kw) -> str:
+    with pytest.raises(kind) as e:
+        call(*args, **kw)
+    return str(e.value)
+
+
+def test_has_checkpoint_sees_either_file(tmp_path):
+    assert not has_checkpoint(tmp_path)
+    (tmp_path / "train_state.pt").write_bytes(b"")
+    assert has_checkpoint(str(tmp_path))
+    (tmp_path / "train_state.pt").unlink()
+    (tmp_path / "model.safetensors").write_bytes(b"")
+    assert has_checkpoint(tmp_path)
+
+
+def test_saved_weights_carry_their_step_and_sha256_and_load_back(tmp_path):
+    model, _ = pair()
+    save_weights(tmp_path / "w.safetensors", model, 5)
+    tensors, metadata, step = read_weights(str(tmp_path / "w.safetensors"))
+    assert step == 5 and set(tensors) == {"emb.weight", "head.weight"}
+    assert metadata == {"step": "5", "weights_sha256": weights_sha256(tensors, 5)}
+    fresh = pair(seed=1)[0]
+    assert load_weights(tmp_path / "w.safetensors", fresh) == 5
+    assert torch.equal(fresh.emb.weight, model.emb.weight) and torch.equal(fresh.head.weight, model.head.weight)
+
+
+def test_each_unreadable_weights_file_is_named_with_what_to_do(tmp_path):
+    path = tmp_path / "w.safetensors"
+    assert refusal(NotFound, read_weights, path) == f"{path} does not exist: there are no weights to load there."
+    path.mkdir()
+    assert refusal(NotFound, read_weights, path) == (
+        f"{path} does not exist (it is a directory): there are no weights to load there."
+    )
+    path.rmdir()
+    path.write_bytes(b"not a safetensors file at all")
+    msg = refusal(DamagedFile, read_weights, path)
+    assert msg.startswith(f"{path} is damaged: it is not a readable safetensors file (")
+    assert msg.endswith("). Its weights are lost; restore the file from a copy or train again.")
+    assert "()" not in msg and "\n" not in msg
+    model, _ = pair()
+    tensors = ckpt.weights_dict(model)
+    save_file(
+        {k: v + 1 for k, v in tensors.items()},
+        str(path),
+        metadata={"step": "2", "weights_sha256": weights_sha256(tensors, 2)},
+    )  # bytes changed since
+    assert refusal(DamagedFile, read_weights, path) == (
+        f"{path} is damaged: its weights differ from the sha256 recorded when it was written, so some bytes "
+        "changed on disk. Restore it from a copy or train again."
+    )
+    save_file(tensors, str(path), metadata={"step": "2", "weights_sha256": weights_sha256(tensors, 3)})  # other step
+    assert refusal(DamagedFile, read_weights, path).startswith(f"{path} is damaged: its weights differ")
+    save_file(tensors, str(path))  # from elsewhere: no metadata at all
+    assert read_weights(path)[1:] == ({}, -1)
+
+
+def test_weights_with_other_names_list_what_is_missing_and_unexpected(tmp_path):
+    model, _ = pair()
+    tensors = ckpt.weights_dict(model)
+    path = tmp_path / "w.safetensors"
+    save_file({"emb.weight": tensors["emb.weight"], "extra.bias": torch.zeros(1), "another": torch.zeros(1)}, str(path))
+    assert refusal(DamagedFile, load_weights, path, pair()[0]) == (
+        f"{path} does not fit this model: missing ['head.weight'], unexpected ['another', 'extra.bias']. Was "
+        "config.json edited, or the file copied from another run?"
+    )
+    tied = Tiny(tie=True)
+    save_weights(path, tied, 1)
+    assert set(read_weights(path)[0]) == {"emb.weight"}  # the tied head is saved once
+    assert load_weights(path, Tiny(tie=True)) == 1  # and its missing name is no refusal
+    assert refusal(DamagedFile, load_weights, path, Tiny()).startswith(
+        f"{path} does not fit this model: missing ['head.weight'], unexpected []. "
+    )
+
+
+def test_a_state_file_that_is_not_a_plain_state_is_named(tmp_path):
+    path = tmp_path / "train_state.pt"
+    torch.save({"format": 1, "step": 2, "thing": nn.Linear(1, 1)}, path)  # a module: a pickle weights_only refuses
+    assert refusal(DamagedFile, read_state, path) == (
+        f"{path} was refused: it holds objects other than tensors and plain values, which glassformer never "
+        "unpickles (they could run code). glassformer did not write it; delete it, and start a new run to train "
+        "further."
+    )
+    path.write_bytes(b"PK\x03\x04 cut")
+    msg = refusal(DamagedFile, read_state, path)
+    assert msg.startswith(f"{path} is damaged (") and msg.endswith(
+        "). The weights still sample; to train further, start a new run."
+    )
+    torch.save({"format": 1}, path)
+    assert refusal(DamagedFile, read_state, path) == (
+        f"{path} is not a glassformer training state of format 1 (found 1). The weights still sample; to train "
+        "further, start a new run."
+    )
+    torch.save({"format": 1, "step": 0}, path)
+    assert read_state(path) == {"format": 1, "step": 0}
+
+
+def test_a_saved_pair_holds_every_field_and_names_its_state_by_sha256(tmp_path):
+    model, opt = pair()
+    gen = torch.Generator().manual_seed(4)
+    torch.manual_seed(123)
+    rng = torch.get_rng_state()
+    save_checkpoint(str(tmp_path), model, opt, 9, gen, {"best_val": 0.5, "note": "x"})
+    assert sorted(os.listdir(tmp_path)) == ["model.safetensors", "train_state.pt"]  # no temp file left
+    state = read_state(tmp_path / "train_state.pt")
+    assert list(state) == ["format", "step", "optimizer", "rng", "best_val", "note"]
+    assert state["format"] == 1 and state["step"] == 9 and state["best_val"] == 0.5 and state["note"] == "x"
+    assert set(state["rng"]) == {"torch", "batches"} | ({"cuda"} if torch.cuda.is_available() else set())
+    assert torch.equal(state["rng"]["torch"], rng) and torch.equal(state["rng"]["batches"], gen.get_state())
+    assert state["optimizer"]["param_groups"][0]["momentum"] == 0.9
+    with safe_open(str(tmp_path / "model.safetensors"), framework="pt") as f:
+        metadata = f.metadata()
+    assert set(metadata) == {"step", "weights_sha256", "state_sha256"} and metadata["step"] == "9"
+    assert metadata["state_sha256"] == sha256_file(tmp_path / "train_state.pt")
+    for name in ("model.safetensors", "train_state.pt"):
+        assert oct(os.stat(tmp_path / name).st_mode & 0o777) == "0o644"
+    # loading restores weights, optimizer moments and both random streams
+    other, other_opt = pair(seed=7)
+    gen2 = torch.Generator().manual_seed(99)
+    torch.manual_seed(0)
+    loaded = load_checkpoint(tmp_path, other, other_opt, gen2)
+    assert loaded["step"] == 9 and torch.equal(other.emb.weight, model.emb.weight)
+    assert torch.equal(gen2.get_state(), gen.get_state()) and torch.equal(torch.get_rng_state(), rng)
+    assert torch.equal(
+        other_opt.state_dict()["state"][0]["momentum_buffer"], opt.state_dict()["state"][0]["momentum_buffer"]
+    )
+    before = torch.get_rng_state()
+    load_checkpoint(tmp_path, other)  # weights only: the streams are left alone
+    assert torch.equal(torch.get_rng_state(), before)
+
+
+def test_a_failed_weights_write_removes_the_states_temp_file_too(tmp_path, monkeypatch):
+    model, opt = pair()
+
+    def full_disk(*args, **kw):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(ckpt, "save_file", full_disk)
+    with pytest.raises(OSError, match="disk full"):
+        save_checkpoint(tmp_path, model, opt, 1, torch.Generator(), {})
+    assert os.listdir(tmp_path) == []
+
+
+def test_which_state_file_a_checkpoint_is_read_with(tmp_path):
+    model, opt = pair()
+    assert refusal(NotFound, load_checkpoint, tmp_path, model) == (
+        f"{tmp_path} has no model.safetensors: no checkpoint was saved there yet (training saves one at every "
+        "evaluation). Start the run again, without --resume."
+    )
+    save_checkpoint(tmp_path, model, opt, 4, torch.Generator(), {})
+    state_bytes = (tmp_path / "train_state.pt").read_bytes()
+    torch.save({"format": 1, "step": 4, "optimizer": opt.state_dict(), "rng": {}}, tmp_path / "train_state.pt")
+    assert refusal(DamagedFile, load_checkpoint, tmp_path, model) == (
+        f"{tmp_path / 'train_state.pt'} is damaged: its sha256 differs from the one model.safetensors (step 4) "
+        f"recorded for it. The weights still sample: glassformer sample {tmp_path}. To train further, start a new run."
+    )
+    (tmp_path / "train_state.pt").write_bytes(b"junk")  # unreadable and not the named one: the same refusal
+    assert "its sha256 differs from the one model.safetensors (step 4)" in refusal(
+        DamagedFile, load_checkpoint, tmp_path, model
+    )
+    (tmp_path / "train_state.pt").unlink()
+    assert refusal(DamagedFile, load_checkpoint, tmp_path, model) == (
+        f"{tmp_path} has model.safetensors but no train_state.pt file (the optimizer and random streams), so "
+        f"training cannot continue exactly. The weights still sample: glassformer sample {tmp_path}. To train "
+        "further, start a new run."
+    )
+    (tmp_path / ".train_state.pt.zz.tmp").write_bytes(state_bytes)  # the named state, left in its temp file
+    assert load_checkpoint(tmp_path, model)["step"] == 4 and (tmp_path / "train_state.pt").read_bytes() == state_bytes
+    assert not (tmp_path / ".train_state.pt.zz.tmp").exists()
+    torch.save({"format": 1, "step": 7}, tmp_path / "train_state.pt")
+    assert refusal(DamagedFile, load_checkpoint, tmp_path, model) == (
+        f"{tmp_path}: model.safetensors is from step 4 but train_state.pt from step 7: they are not one checkpoint. "
+        "The weights alone still sample; to train on, start a new run."
+    )
+
+
+def test_an_old_checkpoint_without_sha256s_is_checked_by_its_steps(tmp_path):
+    model, opt = pair()
+    save_file(ckpt.weights_dict(model), str(tmp_path / "model.safetensors"), metadata={"step": "3"})
+    torch.save(
+        {
+            "format": 1,
+            "step": 3,
+            "optimizer": opt.state_dict(),
+            "rng": {"torch": torch.get_rng_state(), "batches": torch.Generator().get_state()},
+        },
+        tmp_path / "train_state.pt",
+    )
+    assert load_checkpoint(tmp_path, pair(seed=2)[0], repair=False)["step"] == 3
+    torch.save({"format": 1, "step": 2}, tmp_path / "train_state.pt")
+    assert "model.safetensors is from step 3 but train_state.pt from step 2" in refusal(
+        DamagedFile, load_checkpoint, tmp_path, model
+    )
+
+
+def test_a_state_missing_its_random_streams_is_named_with_the_key(tmp_path):
+    model, opt = pair()
+    save_checkpoint(tmp_path, model, opt, 2, torch.Generator(), {})
+    state = read_state(tmp_path / "train_state.pt")
+    del state["rng"]["batches"]
+    torch.save(state, tmp_path / "train_state.pt")
+    save_file(ckpt.weights_dict(model), str(tmp_path / "model.safetensors"), metadata={"step": "2"})
+    assert refusal(DamagedFile, load_checkpoint, tmp_path, model, opt, torch.Generator()) == (
+        f"{tmp_path / 'train_state.pt'} does not fit this model and optimizer ('batches'). The weights still "
+        "sample; to train further, start a new run."
+    )
+
+
+def test_first_line_keeps_the_first_sentence_of_the_first_line_at_most_200_characters():
+    assert ckpt._first_line(ValueError("  bad header. More detail here.\nsecond line")) == "bad header"
+    assert ckpt._first_line(ValueError("")) == "ValueError" and ckpt._first_line(KeyError()) == "KeyError"
+    assert ckpt._first_line(ValueError("x" * 300)) == "x" * 200
+    assert ckpt._first_line(ValueError("a.b. c")) == "a.b"
+
+
+def test_a_file_without_the_tied_weight_is_refused_not_loaded_as_nothing(tmp_path):
+    """Bug found in this sweep: both names of a tied pair were excused as "tied" when missing, so a
+    file lacking the embedding (here: an empty one) loaded into a tied model silently, leaving its
+    random initial weights."""
+    path = tmp_path / "w.safetensors"
+    save_file({}, str(path), metadata={"step": "3"})
+    assert refusal(DamagedFile, load_weights, path, Tiny(tie=True)) == (
+        f"{path} does not fit this model: missing ['emb.weight', 'head.weight'], unexpected []. Was config.json "
+        "edited, or the file copied from another run?"
+    )
+    save_file({"head.weight": torch.ones(3, 2)}, str(path))  # either name of the pair restores both
+    model = Tiny(tie=True)
+    assert load_weights(path, model) == -1 and torch.equal(model.emb.weight, torch.ones(3, 2))
+    save_file({"head.weight": torch.ones(3, 2), "extra": torch.zeros(1)}, str(path))
+    assert refusal(DamagedFile, load_weights, path, Tiny(tie=True)).startswith(
+        f"{path} does not fit this model: missing [], unexpected ['extra']. "
+    )  # the tied twin is not missing
+
+
+# ---- the checksums, written out independently ----------------------------------------------------
+def test_weights_sha256_covers_step_names_dtypes_shapes_and_bytes_in_name_order():
+    a, b = torch.arange(6, dtype=torch.float32).reshape(2, 3), torch.tensor([1, 2], dtype=torch.int64)
+    h = hashlib.sha256(b"step=7\n")
+    for name, tensor in (("a", a), ("b", b)):
+        h.update(f"{name}|{tensor.dtype}|{tuple(tensor.shape)}\n".encode())
+        h.update(tensor.numpy().tobytes())
+    assert weights_sha256({"b": b, "a": a}, 7) == h.hexdigest()
+    assert weights_sha256({"a": a.t(), "b": b}, 7) == weights_sha256({"a": a.t().contiguous(), "b": b}, 7)
+    assert weights_sha256({"a": a, "b": b}, 8) != h.hexdigest()
+    assert weights_sha256({"a": a.reshape(3, 2), "b": b}, 7) != h.hexdigest()  # same bytes, other shape
+
+
+def test_sha256_file_reads_in_blocks_the_whole_file(tmp_path):
+    data = bytes(range(256)) * 10
+    (tmp_path / "f").write_bytes(data)
+    assert sha256_file(tmp_path / "f", block=7) == sha256_file(str(tmp_path / "f")) == hashlib.sha256(data).hexdigest()
+    (tmp_path / "e").write_bytes(b"")
+    assert sha256_file(tmp_path / "e") == hashlib.sha256(b"").hexdigest()
+
+
+# ---- what a finished run gives back --------------------------------------------------------------
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    """A run of 2 steps of a one-layer model (about 2 s), copied by each test that changes it."""
+    tmp = tmp_path_factory.mktemp("saved")
+    run = new_run(
+        "seed000",
+        ["--max_steps=2", "--eval_interval=2", "--eval_iters=1", "--d_model=16", "--n_layers=1"],
+        source="builtin:seed",
+        out=tmp / "run",
+        cache_dir=tmp / "cache",
+        progress=False,
+        sample_chars=0,
+    )
+    train(run)
+    assert not (run.dir / "samples.txt").exists()  # sample_chars=0: no text sampled at evaluations
+    return run.dir
+
+
+def copy_of(run_dir, tmp_path):
+    return shutil.copytree(run_dir, tmp_path / "run")
+
+
+def test_best_loads_best_safetensors_and_the_default_loads_the_latest(finished, tmp_path):
+    """Bug guarded: `best=True` ignored, so --best silently samples the latest weights."""
+    run = copy_of(finished, tmp_path)
+    latest = load_file(run / "model.safetensors")
+    best = {name: tensor + 1.0 for name, tensor in latest.items()}  # unmistakably other weights
+    save_file(best, run / "best.safetensors")
+    for wanted, flag in ((best, True), (latest, False)):
+        model, tokenizer, _ = load_model(run, best=flag)
+        state = model.state_dict()
+        assert all(torch.equal(state[name], wanted[name]) for name in wanted)
+        assert tokenizer is not None and tokenizer.vocab_size == model.cfg.vocab_size
+
+
+def test_missing_weights_name_the_file_and_what_to_do(finished, tmp_path):
+    run = copy_of(finished, tmp_path)
+    (run / "best.safetensors").unlink()
+    with pytest.raises(NotFound) as caught:
+        load_model(run, best=True)
+    assert str(caught.value) == (
+        f"{run / 'best.safetensors'} does not exist: it is written at the first "
+        "evaluation that lowers the validation loss. Drop --best to use the latest weights."
+    )
+    load_model(run)  # the latest weights are still there
+    (run / "model.safetensors").unlink()
+    with pytest.raises(NotFound, match=r"model\.safetensors does not exist: the run has not saved a checkpoint"):
+        load_model(run)
+
+
+def test_an_unknown_model_kind_names_the_config_file(finished):
+    """Bug guarded: the error path built wrongly (a TypeError instead of the message). Without a run
+    directory the file is named as it would be read: config.json in the current folder."""
+    config = json.loads((finished / "config.json").read_text(encoding="utf-8"))
+    config["model"]["kind"] = "nope"
+    for run_dir, shown in ((finished, finished / "config.json"), (None, "config.json")):
+        with pytest.raises(DamagedFile) as caught:
+            model_config(config, run_dir)
+        assert str(caught.value).startswith(
+            f"{shown} holds an invalid config: kind='nope' is not a model kind; "
+            "choose one of ['encoder', 'gpt', 'regressor', 'seq2seq']."
+        )
+
+
+@pytest.mark.parametrize(
+    "imported, origin", [({"from": "gpt2 (Hugging Face)"}, "gpt2 (Hugging Face)"), ({}, "elsewhere")]
+)
+def test_resuming_an_imported_model_says_where_it_came_from(finished, tmp_path, imported, origin):
+    """An imported model (a config with `imported` and no `source`) has no optimizer state to resume;
+    the refusal names where it came from, or "elsewhere" when the config does not say."""
+    run = copy_of(finished, tmp_path)
+    config = json.loads((run / "config.json").read_text(encoding="utf-8"))
+    del config["source"]
+    config["imported"] = imported
+    (run / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    with pytest.raises(UsageError) as caught:
+        resume_run(run, [], cache_dir=tmp_path / "cache", progress=False)
+    assert str(caught.value).startswith(
+        f"{run} holds a model imported from {origin}, not a glassformer "
+        "training run: it has no optimizer state and no training data"
+    )
+    assert f"glassformer export gpt2 {run} --out DIR" in str(caught.value)  # the way to train it further
+
+
+def test_a_tokenizer_of_another_size_is_refused_naming_both(finished):
+    """tokenizer.json and config.json from different runs: the ids would index the wrong rows."""
+    from dataclasses import replace
+
+    from glassformer.text.tokenizers import load_tokenizer
+    from glassformer.train.checkpoint import check_vocab
+
+    config = json.loads((finished / "config.json").read_text(encoding="utf-8"))
+    cfg, tokenizer = model_config(config, finished), load_tokenizer(finished / "tokenizer.json")
+    check_vocab(finished, tokenizer, cfg)  # the run's own pair agrees
+    with pytest.raises(DamagedFile) as caught:
+        check_vocab(finished, tokenizer, replace(cfg, vocab_size=cfg.vocab_size + 3))
+    assert str(caught.value).startswith(
+        f"{finished / 'tokenizer.json'} has {cfg.vocab_size} tokens but the model "
+        f"in config.json has vocab_size={cfg.vocab_size + 3}: they are not from "
+        "the same run."
+    )
+
+
+# ---- a run directory read back, whole (written by hand: no training) -----------------------------
+FIX = "glassformer train writes it when a run starts; restore it from a copy, or start a new run."
+
+
+TINY = ModelConfig(kind="regressor", vocab_size=1, d_model=8, n_heads=2, d_ff=16, n_layers=1, max_len=8, causal=False)
+
+
+def write_run(run_dir, model_cfg=TINY, weights=True, **extra):
+    run_dir.mkdir(parents=True, exist_ok=True)
+    config = {"source": "sine", "model": to_dict(model_cfg), "train": to_dict(TrainConfig(max_steps=3)), **extra}
+    (run_dir / "config.json").write_text(json.dumps(config))
+    torch.manual_seed(0)
+    model = build_model(model_cfg)
+    if weights:
+        save_weights(run_dir / "model.safetensors", model, 2)
+    return model
+
+
+def test_a_path_that_is_not_a_run_directory_is_named_with_an_example(tmp_path):
+    ex = "runs/baby-20250101-120000"
+    (tmp_path / "f").write_text("x")
+    assert refusal(NotFound, read_config, tmp_path / "f") == (
+        f"{tmp_path / 'f'} is a file, not a run directory. Give the directory glassformer train wrote, e.g. {ex}."
+    )
+    assert refusal(NotFound, read_config, str(tmp_path / "none")) == (
+        f"{tmp_path / 'none'} is not a run directory: it does not exist. Give the directory glassformer train wrote, "
+        f"e.g. {ex}."
+    )
+    assert refusal(NotFound, read_config, tmp_path) == (
+        f"{tmp_path} is not a run directory: it has no config.json. Give the directory glassformer train wrote, "
+        f"e.g. {ex}."
+    )
+    with speaking("zh"):
+        assert refusal(NotFound, read_config, tmp_path / "none") == (
+            f"{tmp_path / 'none'} 不是运行目录：它不存在。请给出 glassformer train 写出的目录，例如 {ex}。"
+        )
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        [1],
+        {"model": {}},
+        {"train": {}},
+        {"model": [], "train": {}},
+        {"model": {}, "train": 3},
+        {"model": {}, "train": {}, "source": 5},
+    ],
+)
+def test_a_config_of_the_wrong_shape_is_damaged(tmp_path, config):
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    assert refusal(DamagedFile, read_config, tmp_path) == (
+        f'{tmp_path / "config.json"} is damaged: it must be a JSON object with "model" and "train" objects (and a '
+        f'"source" string). {FIX}'
+    )
+
+
+def test_a_config_that_is_not_json_names_the_file_and_the_fix(tmp_path):
+    (tmp_path / "config.json").write_text("{not json")
+    msg = refusal(DamagedFile, read_config, tmp_path)
+    assert "config.json" in msg and msg.endswith(FIX)
+
+
+def test_a_minimal_config_reads_back_as_written(tmp_path):
+    (tmp_path / "config.json").write_text('{"model": {}, "train": {}}')
+    assert read_config(tmp_path) == {"model": {}, "train": {}}
+
+
+def test_model_config_keeps_its_fields_drops_others_and_translates_old_spellings():
+    saved = {**to_dict(TINY), "mha_style": "fused", "retired_field": 1, "lr": "not a model field"}
+    cfg = model_config({"model": saved})
+    assert cfg == ModelConfig(**{**to_dict(TINY), "mha_style": "packed"})
+    assert model_config({"model": {}}).kind == "gpt"  # runs saved before `kind` were all GPTs
+
+
+def test_a_bad_model_or_train_value_names_the_config_file(tmp_path):
+    assert refusal(DamagedFile, model_config, {"model": {"d_model": "wide"}}, tmp_path) == (
+        f"{tmp_path / 'config.json'} holds an invalid config: --d_model='wide': expected a value of type int. {FIX}"
+    )
+    assert refusal(DamagedFile, model_config, {"model": {"d_model": "wide"}}) == (
+        f"config.json holds an invalid config: --d_model='wide': expected a value of type int. {FIX}"
+    )
+    assert refusal(DamagedFile, model_config, {"model": {"kind": "nope"}}, tmp_path) == (
+        f"{tmp_path / 'config.json'} holds an invalid config: kind='nope' is not a model kind; choose one of "
+        f"['encoder', 'gpt', 'regressor', 'seq2seq']. {FIX}"
+    )
+    assert refusal(DamagedFile, model_config, {"model": {"kind": "nope"}}).startswith("config.json holds an invalid")
+    assert refusal(DamagedFile, train_config, {"train": {"lr": "fast"}}, tmp_path) == (
+        f"{tmp_path / 'config.json'} holds an invalid config: --lr='fast': expected a value of type float. {FIX}"
+    )
+    cfg = train_config({"train": {"max_steps": 7, "retired": True, "d_model": "not a train field"}})
+    assert cfg == TrainConfig(max_steps=7)
+
+
+def test_build_saved_names_the_config_of_a_model_that_cannot_be_built(tmp_path, monkeypatch):
+    import glassformer.train.checkpoint as saved
+
+    def gone(cfg):
+        raise ValueError("position='alibi2' is not a position scheme.")
+
+    monkeypatch.setattr(saved, "build_model", gone)
+    assert refusal(DamagedFile, build_saved, TINY, tmp_path) == (
+        f"{tmp_path / 'config.json'} holds an invalid config: position='alibi2' is not a position scheme. {FIX}"
+    )
+
+
+def test_check_vocab_names_both_sizes(tmp_path):
+    tok = CharTokenizer.from_text("abc")
+    check_vocab(tmp_path, tok, ModelConfig(vocab_size=3))
+    assert refusal(DamagedFile, check_vocab, str(tmp_path), tok, ModelConfig(vocab_size=4)) == (
+        f"{tmp_path / 'tokenizer.json'} has 3 tokens but the model in config.json has vocab_size=4: they are not from "
+        "the same run. Restore the run's own tokenizer.json."
+    )
+
+
+def test_load_model_reads_the_latest_or_the_best_weights_in_eval_mode(tmp_path):
+    model = write_run(tmp_path / "run")
+    loaded, tokenizer, config = load_model(str(tmp_path / "run"))
+    assert tokenizer is None and config == json.loads((tmp_path / "run" / "config.json").read_text())
+    assert not loaded.training and loaded.cfg == TINY
+    assert all(
+        torch.equal(a, b) for a, b in zip(loaded.state_dict().values(), model.state_dict().values(), strict=False)
+    )
+    assert next(loaded.parameters()).device.type == "cpu"
+    best = tmp_path / "run" / "best.safetensors"
+    assert refusal(NotFound, load_model, tmp_path / "run", best=True) == (
+        f"{best} does not exist: it is written at the first evaluation that lowers the validation loss. Drop --best "
+        "to use the latest weights."
+    )
+    torch.manual_seed(5)
+    save_weights(best, build_model(TINY), 1)
+    best_model = load_model(tmp_path / "run", best=True)[0]
+    assert not torch.equal(next(best_model.parameters()), next(loaded.parameters()))
+    write_run(tmp_path / "empty", weights=False)
+    assert refusal(NotFound, load_model, tmp_path / "empty") == (
+        f"{tmp_path / 'empty' / 'model.safetensors'} does not exist: the run has not saved a checkpoint yet (training "
+        "saves one at every evaluation)."
+    )
+    with pytest.raises(Exception, match="cuda:99"):
+        load_model(tmp_path / "run", device="cuda:99")
+
+
+def test_a_token_models_tokenizer_is_loaded_and_checked(tmp_path):
+    tok = CharTokenizer.from_text("abcd")
+    cfg = ModelConfig(vocab_size=4, d_model=8, n_heads=2, d_ff=16, n_layers=1, max_len=8)
+    write_run(tmp_path / "run", cfg)
+    tok.save(tmp_path / "run" / "tokenizer.json")
+    assert load_model(tmp_path / "run")[1].vocab_size == 4
+    CharTokenizer.from_text("abc").save(tmp_path / "run" / "tokenizer.json")
+    assert refusal(DamagedFile, load_model, tmp_path / "run").startswith(
+        f"{tmp_path / 'run' / 'tokenizer.json'} has 3 tokens but the model in config.json has vocab_size=4"
+    )
+
+
+def test_a_pair_models_tokenizer_is_loaded_too(tmp_path):
+    from glassformer.train.data import pair_tokenizer
+
+    tok = pair_tokenizer()
+    cfg = ModelConfig(
+        kind="seq2seq",
+        vocab_size=tok.vocab_size,
+        d_model=8,
+        n_heads=2,
+        d_ff=16,
+        n_layers=1,
+        max_len=8,
+        norm="post",
+        final_norm=False,
+        position="sinusoidal",
+        pad_id=tok.pad_id,
+    )
+    write_run(tmp_path / "run", cfg)
+    tok.save(tmp_path / "run" / "tokenizer.json")
+    assert load_model(tmp_path / "run")[1].vocab_size == tok.vocab_size

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from glassformer.exercises import catalog, educator, grader, skeleton
+from glassformer.exercises import catalog, educator, grading, session
 
 LOOP_TIMEOUT = 2.0  # seconds; the endless loop is stopped by it (the other jobs get the default)
 
@@ -127,7 +127,7 @@ def graded(tmp_path_factory):
             folder = root / "variants" / f"{name}-{v.id}"
             _write(folder, {f"{name}.py": educator.variant_source(ex, v)})
             items.append((("variant", name, v.id), name, folder / f"{name}.py"))
-        path, written = skeleton.start(name, root / "skeletons", "en")
+        path, written = session.write_skeleton(name, root / "skeletons", "en")
         assert written
         items.append((("skeleton", name), name, path))
     for key, (name, files) in SPECIAL.items():
@@ -174,5 +174,5 @@ def graded(tmp_path_factory):
         ("softmax", root / "loop" / "softmax.py", LOOP_TIMEOUT),
         ("softmax", solution),
     ]
-    reports = grader.check_many(tasks)
+    reports = grading.check_many(tasks)
     return {key: report for (key, _, _), report in zip(items, reports, strict=False)}

@@ -7,7 +7,13 @@ import json
 import re
 
 from glassformer.cli import main
-from glassformer.exercises import catalog, progress, skeleton, text
+from glassformer.exercises import catalog, session
+from glassformer.messages import speaking, t
+
+
+def words(lang: str, key: str) -> str:
+    with speaking(lang):
+        return t(key)
 
 
 def run(capsys, *argv) -> tuple[int, str]:
@@ -34,13 +40,15 @@ def test_every_skeleton_parses_with_the_graded_signature_in_both_languages():
     for lang in ("en", "zh"):
         for name in catalog.ORDER:
             ex = catalog.get(name)
-            tree = ast.parse(skeleton.render(ex, lang))
+            tree = ast.parse(session.skeleton_text(ex, lang))
             defs = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
             assert list(defs) == [f.name for f in ex.functions], name
             for f in ex.functions:
                 params = [a.arg for a in defs[f.name].args.args]
                 assert params == list(f.args), (name, params)
-                assert ast.get_docstring(defs[f.name]).startswith(text.t(lang, f"{name}.doc.{f.name}").split("\n")[0])
+                assert ast.get_docstring(defs[f.name]).startswith(
+                    words(lang, f"exercise.{name}.doc.{f.name}").split("\n")[0]
+                )
 
 
 def test_list_check_solution_and_hints_through_the_cli(tmp_path, capsys, monkeypatch):
@@ -74,7 +82,7 @@ def test_list_check_solution_and_hints_through_the_cli(tmp_path, capsys, monkeyp
     code, out = run(capsys, "solution", "causal_mask", "--dir", str(folder))
     assert code == 0 and "def causal_mask(T: int) -> torch.Tensor:" in out
 
-    state = json.loads((folder / progress.FILE).read_text())["exercises"]["causal_mask"]
+    state = json.loads((folder / session.FILE).read_text())["exercises"]["causal_mask"]
     assert state["status"] == "passed" and state["ever_passed"] and state["hints"] == 3
     listing = run(capsys, "list", "--dir", str(folder))[1]
     row = next(line for line in listing.splitlines() if "causal_mask" in line)
@@ -89,7 +97,7 @@ def test_give_up_shows_the_solution_and_is_recorded(tmp_path, capsys):
     folder.mkdir()
     code, out = run(capsys, "solution", "fruit", "--give-up", "--dir", str(folder))
     assert code == 0 and "def fruit_attention(E, W_Q, W_K, W_V):" in out
-    assert progress.entry(folder, "fruit") == {"gave_up": True}
+    assert session.entry(folder, "fruit") == {"gave_up": True}
 
 
 def test_an_unknown_exercise_or_language_is_a_clear_error(tmp_path, capsys, monkeypatch):

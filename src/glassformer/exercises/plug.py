@@ -25,7 +25,7 @@ import sys
 import types
 from pathlib import Path
 
-from glassformer.exercises import grader
+from glassformer.exercises import grading
 
 REQUIRED = ("attention", "multi_head_attention", "layer_norm", "feed_forward", "block")
 
@@ -38,7 +38,7 @@ def check_ready(folder: Path) -> None:
             f"--use-mine {folder}: no {', '.join(f'{m}.py' for m in missing)} there. Write them "
             f"with `glassformer exercise start NAME --dir {folder}` and make them pass first."
         )
-    reports = grader.check_many([(name, folder / f"{name}.py") for name in REQUIRED])
+    reports = grading.check_many([(name, folder / f"{name}.py") for name in REQUIRED])
     failing = [r.exercise for r in reports if not r.passed]
     if failing:
         raise ValueError(

@@ -17,8 +17,7 @@ import numpy as np
 import torch
 
 from glassformer import numpy_ref
-from glassformer.exercises.forbidden import ATTENTION
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.exercises.catalog import ATTENTION, Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
 from glassformer.nn.attention import scaled_dot_product_attention
 from glassformer.nn.masks import causal_mask
 
@@ -102,41 +101,56 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
     dead[0, 0] = torch.tril(torch.ones(4, 4, dtype=torch.bool), diagonal=-1)  # query 0 sees nothing
     # batch row 1 sees nothing at all (a sequence of padding only)
     cases = [
-        Case("case.basic", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=4, T_k=4, D=3), None), g),
-        Case("case.causal", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=5, T_k=5, D=4), causal_mask(5)), g),
+        Case("exercise.case.basic", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=4, T_k=4, D=3), None), g),
         Case(
-            "case.padding",
+            "exercise.case.causal",
+            "scaled_dot_product_attention",
+            (*_qkv(rng, 2, 2, T_q=5, T_k=5, D=4), causal_mask(5)),
+            g,
+        ),
+        Case(
+            "exercise.case.padding",
             "scaled_dot_product_attention",
             (*_qkv(rng, 3, 2, T_q=5, T_k=5, D=4), _padding([5, 3, 1], 5)),
             g,
         ),
-        Case("case.dead_row", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=4, T_k=4, D=3), dead), g),
-        Case("case.t1", "scaled_dot_product_attention", (*_qkv(rng, 1, 1, T_q=1, T_k=1, D=4), causal_mask(1)), g),
+        Case("exercise.case.dead_row", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=4, T_k=4, D=3), dead), g),
         Case(
-            "case.no_head_axis", "scaled_dot_product_attention", (*_qkv(rng, 2, T_q=5, T_k=5, D=4), causal_mask(5)), g
+            "exercise.case.t1", "scaled_dot_product_attention", (*_qkv(rng, 1, 1, T_q=1, T_k=1, D=4), causal_mask(1)), g
         ),
         Case(
-            "case.large",
+            "exercise.case.no_head_axis",
+            "scaled_dot_product_attention",
+            (*_qkv(rng, 2, T_q=5, T_k=5, D=4), causal_mask(5)),
+            g,
+        ),
+        Case(
+            "exercise.case.large",
             "scaled_dot_product_attention",
             (*_qkv(rng, 2, 2, T_q=4, T_k=4, D=4, scale=30.0), causal_mask(4)),
             g,
             {"scale": 30},
         ),
         Case(
-            "case.noncontig",
+            "exercise.case.noncontig",
             "scaled_dot_product_attention",
             (*(noncontiguous(t) for t in _qkv(rng, 2, 2, T_q=5, T_k=5, D=3)), causal_mask(5)),
             g,
         ),
-        Case("case.batch1", "scaled_dot_product_attention", (*_qkv(rng, 1, 3, T_q=4, T_k=4, D=2), _padding([3], 4)), g),
-        Case("case.cross", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=3, T_k=6, D=4), cross), g),
+        Case(
+            "exercise.case.batch1",
+            "scaled_dot_product_attention",
+            (*_qkv(rng, 1, 3, T_q=4, T_k=4, D=2), _padding([3], 4)),
+            g,
+        ),
+        Case("exercise.case.cross", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=3, T_k=6, D=4), cross), g),
     ]
     for i in range(3):
         B, H, T, D = (int(n) for n in rng.integers(1, 6, size=4))
         mask = [None, causal_mask(T), torch.from_numpy(rng.random((B, 1, T, T)) < 0.5)][i]
         cases.append(
             Case(
-                "case.random",
+                "exercise.case.random",
                 "scaled_dot_product_attention",
                 (*_qkv(rng, B, H, T_q=T, T_k=T, D=D), mask),
                 g,

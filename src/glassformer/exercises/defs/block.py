@@ -19,9 +19,8 @@ from torch.func import functional_call
 
 from glassformer import numpy_ref
 from glassformer.config import ModelConfig
-from glassformer.exercises.forbidden import ATTENTION
+from glassformer.exercises.catalog import ATTENTION, Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
 from glassformer.exercises.solutions.block import _feed_forward, _layer_norm, _multi_head_attention
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
 from glassformer.nn.block import Block
 from glassformer.nn.masks import causal_mask
 
@@ -144,21 +143,21 @@ def _case(label, rng, B, T, H, D, F, mask, activation="relu", eps=1e-5, bias=Tru
 def make_cases(rng: np.random.Generator) -> list[Case]:
     padding = (torch.arange(4)[None, :] < torch.tensor([4, 0])[:, None])[:, None, None, :]  # (2, 1, 1, 4)
     cases = [
-        _case("case.causal", rng, 2, 5, 2, 4, 16, causal_mask(5)),
-        _case("case.basic", rng, 2, 4, 2, 4, 16, None),
-        _case("case.one_head", rng, 2, 4, 1, 6, 12, causal_mask(4)),
-        _case("case.t1", rng, 2, 1, 2, 4, 8, causal_mask(1)),
-        _case("case.batch1", rng, 1, 5, 2, 3, 12, causal_mask(5)),
-        _case("block.case.gelu", rng, 2, 4, 2, 4, 16, causal_mask(4), activation="gelu"),
-        _case("layer_norm.case.eps", rng, 2, 4, 2, 4, 8, causal_mask(4), eps=1e-2, fields={"eps": 1e-2}),
-        _case("case.no_bias", rng, 2, 4, 2, 4, 8, causal_mask(4), bias=False),
-        _case("case.dead_row", rng, 2, 4, 2, 4, 8, padding),
-        _case("case.noncontig", rng, 2, 5, 2, 3, 8, causal_mask(5), contiguous=False),
+        _case("exercise.case.causal", rng, 2, 5, 2, 4, 16, causal_mask(5)),
+        _case("exercise.case.basic", rng, 2, 4, 2, 4, 16, None),
+        _case("exercise.case.one_head", rng, 2, 4, 1, 6, 12, causal_mask(4)),
+        _case("exercise.case.t1", rng, 2, 1, 2, 4, 8, causal_mask(1)),
+        _case("exercise.case.batch1", rng, 1, 5, 2, 3, 12, causal_mask(5)),
+        _case("exercise.block.case.gelu", rng, 2, 4, 2, 4, 16, causal_mask(4), activation="gelu"),
+        _case("exercise.layer_norm.case.eps", rng, 2, 4, 2, 4, 8, causal_mask(4), eps=1e-2, fields={"eps": 1e-2}),
+        _case("exercise.case.no_bias", rng, 2, 4, 2, 4, 8, causal_mask(4), bias=False),
+        _case("exercise.case.dead_row", rng, 2, 4, 2, 4, 8, padding),
+        _case("exercise.case.noncontig", rng, 2, 5, 2, 3, 8, causal_mask(5), contiguous=False),
     ]
     for i in range(2):
         B, T, H, D = (int(n) for n in rng.integers(1, 5, size=4))
         F = int(rng.integers(1, 20))
-        cases.append(_case("case.random", rng, B, T, H, D, F, causal_mask(T), fields={"i": i + 1}))
+        cases.append(_case("exercise.case.random", rng, B, T, H, D, F, causal_mask(T), fields={"i": i + 1}))
     return cases
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from glassformer import numpy_ref
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, numpy_twin
+from glassformer.exercises.catalog import Case, Exercise, Function, Variant, numpy_twin
 from glassformer.nn.masks import causal_mask
 
 
@@ -53,12 +53,12 @@ def additive(T):
 
 def make_cases(rng: np.random.Generator) -> list[Case]:
     cases = [
-        Case("case.t1", "causal_mask", (1,)),
-        Case("causal_mask.case.T", "causal_mask", (2,), fields={"T": 2}),
-        Case("causal_mask.case.T", "causal_mask", (5,), fields={"T": 5}),
+        Case("exercise.case.t1", "causal_mask", (1,)),
+        Case("exercise.causal_mask.case.T", "causal_mask", (2,), fields={"T": 2}),
+        Case("exercise.causal_mask.case.T", "causal_mask", (5,), fields={"T": 5}),
     ]
     for T in sorted({int(t) for t in rng.integers(3, 40, size=3)}):
-        cases.append(Case("causal_mask.case.T", "causal_mask", (T,), fields={"T": T}))
+        cases.append(Case("exercise.causal_mask.case.T", "causal_mask", (T,), fields={"T": T}))
     return cases
 
 

@@ -15,8 +15,17 @@ import torch
 from torch.func import functional_call
 
 from glassformer import numpy_ref
-from glassformer.exercises.forbidden import GELU, LINEAR
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.exercises.catalog import (
+    GELU,
+    LINEAR,
+    Case,
+    Exercise,
+    Function,
+    Variant,
+    noncontiguous,
+    numpy_twin,
+    randn,
+)
 from glassformer.nn.feedforward import FeedForward
 
 
@@ -98,19 +107,19 @@ def _case(label, rng, B, T, C, F, activation, bias=True, contiguous=True, fields
 
 def make_cases(rng: np.random.Generator) -> list[Case]:
     cases = [
-        _case("feed_forward.case.act", rng, 2, 5, 4, 8, "relu"),
-        _case("feed_forward.case.act", rng, 2, 4, 6, 12, "gelu"),
-        _case("feed_forward.case.act", rng, 2, 3, 4, 8, "gelu_tanh"),
-        _case("case.t1", rng, 2, 1, 4, 8, "gelu"),
-        _case("case.batch1", rng, 1, 4, 6, 10, "relu"),
-        _case("case.no_bias", rng, 2, 3, 4, 8, "relu", bias=False),
-        _case("feed_forward.case.narrow", rng, 2, 3, 6, 3, "gelu"),
-        _case("case.noncontig", rng, 2, 5, 5, 5, "gelu_tanh", contiguous=False),
+        _case("exercise.feed_forward.case.act", rng, 2, 5, 4, 8, "relu"),
+        _case("exercise.feed_forward.case.act", rng, 2, 4, 6, 12, "gelu"),
+        _case("exercise.feed_forward.case.act", rng, 2, 3, 4, 8, "gelu_tanh"),
+        _case("exercise.case.t1", rng, 2, 1, 4, 8, "gelu"),
+        _case("exercise.case.batch1", rng, 1, 4, 6, 10, "relu"),
+        _case("exercise.case.no_bias", rng, 2, 3, 4, 8, "relu", bias=False),
+        _case("exercise.feed_forward.case.narrow", rng, 2, 3, 6, 3, "gelu"),
+        _case("exercise.case.noncontig", rng, 2, 5, 5, 5, "gelu_tanh", contiguous=False),
     ]
     for i in range(2):
         B, T, C, F = (int(n) for n in rng.integers(1, 9, size=4))
         act = ("relu", "gelu", "gelu_tanh")[int(rng.integers(0, 3))]
-        cases.append(_case("case.random", rng, B, T, C, F, act, fields={"i": i + 1}))
+        cases.append(_case("exercise.case.random", rng, B, T, C, F, act, fields={"i": i + 1}))
     return cases
 
 

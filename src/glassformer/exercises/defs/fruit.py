@@ -17,8 +17,7 @@ import numpy as np
 import torch
 
 from glassformer import numpy_ref
-from glassformer.exercises.forbidden import ATTENTION
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, numpy_twin, randn
+from glassformer.exercises.catalog import ATTENTION, Case, Exercise, Function, Variant, numpy_twin, randn
 from glassformer.lessons import fruit as lesson
 from glassformer.nn.attention import scaled_dot_product_attention
 
@@ -71,11 +70,11 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
     fruit = (E, W["Q"], W["K"], W["V"])
     order = torch.tensor([2, 0, 1])
     cases = [
-        Case("fruit.case.fruit", f, fruit, g),
-        Case("fruit.case.reordered", f, (E[order], W["Q"], W["K"], W["V"]), g),
-        Case("fruit.case.one_word", f, (E[:1], W["Q"], W["K"], W["V"]), g),
+        Case("exercise.fruit.case.fruit", f, fruit, g),
+        Case("exercise.fruit.case.reordered", f, (E[order], W["Q"], W["K"], W["V"]), g),
+        Case("exercise.fruit.case.one_word", f, (E[:1], W["Q"], W["K"], W["V"]), g),
         Case(
-            "fruit.case.shapes",
+            "exercise.fruit.case.shapes",
             f,
             (randn(rng, 5, 3), randn(rng, 3, 2), randn(rng, 3, 2), randn(rng, 3, 4)),
             g,
@@ -86,7 +85,11 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
         T, d = int(rng.integers(2, 7)), int(rng.integers(2, 5))
         cases.append(
             Case(
-                "case.random", f, (randn(rng, T, d, scale=3.0), *(randn(rng, d, d) for _ in range(3))), g, {"i": i + 1}
+                "exercise.case.random",
+                f,
+                (randn(rng, T, d, scale=3.0), *(randn(rng, d, d) for _ in range(3))),
+                g,
+                {"i": i + 1},
             )
         )
     return cases

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.exercises.catalog import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
 from glassformer.nn.attention import MultiHeadAttention
 from glassformer.nn.hooks import HookedModel
 from glassformer.numpy_ref.attention import split_heads as np_split_heads
@@ -86,22 +86,22 @@ def merge_features_interleaved(z):
 def make_cases(rng: np.random.Generator) -> list[Case]:
     s, m = "split_heads", "merge_heads"
     cases = [
-        Case("case.basic", s, (randn(rng, 2, 5, 8), 2), (0,)),
-        Case("case.one_head", s, (randn(rng, 2, 4, 6), 1), (0,)),
-        Case("case.t1", s, (randn(rng, 2, 1, 8), 4), (0,)),
-        Case("case.batch1", s, (randn(rng, 1, 3, 6), 3), (0,)),
-        Case("heads.case.d1", s, (randn(rng, 2, 3, 4), 4), (0,)),
-        Case("case.noncontig", s, (noncontiguous(randn(rng, 2, 5, 8)), 2), (0,)),
-        Case("case.basic", m, (randn(rng, 2, 2, 5, 4),), (0,)),
-        Case("case.one_head", m, (randn(rng, 2, 1, 4, 6),), (0,)),
-        Case("case.t1", m, (randn(rng, 2, 4, 1, 2),), (0,)),
-        Case("case.batch1", m, (randn(rng, 1, 3, 4, 2),), (0,)),
-        Case("case.noncontig", m, (noncontiguous(randn(rng, 2, 2, 5, 3)),), (0,)),
+        Case("exercise.case.basic", s, (randn(rng, 2, 5, 8), 2), (0,)),
+        Case("exercise.case.one_head", s, (randn(rng, 2, 4, 6), 1), (0,)),
+        Case("exercise.case.t1", s, (randn(rng, 2, 1, 8), 4), (0,)),
+        Case("exercise.case.batch1", s, (randn(rng, 1, 3, 6), 3), (0,)),
+        Case("exercise.heads.case.d1", s, (randn(rng, 2, 3, 4), 4), (0,)),
+        Case("exercise.case.noncontig", s, (noncontiguous(randn(rng, 2, 5, 8)), 2), (0,)),
+        Case("exercise.case.basic", m, (randn(rng, 2, 2, 5, 4),), (0,)),
+        Case("exercise.case.one_head", m, (randn(rng, 2, 1, 4, 6),), (0,)),
+        Case("exercise.case.t1", m, (randn(rng, 2, 4, 1, 2),), (0,)),
+        Case("exercise.case.batch1", m, (randn(rng, 1, 3, 4, 2),), (0,)),
+        Case("exercise.case.noncontig", m, (noncontiguous(randn(rng, 2, 2, 5, 3)),), (0,)),
     ]
     for i in range(2):
         B, T, H, D = (int(n) for n in rng.integers(1, 6, size=4))
-        cases.append(Case("case.random", s, (randn(rng, B, T, H * D), H), (0,), {"i": i + 1}))
-        cases.append(Case("case.random", m, (randn(rng, B, H, T, D),), (0,), {"i": i + 1}))
+        cases.append(Case("exercise.case.random", s, (randn(rng, B, T, H * D), H), (0,), {"i": i + 1}))
+        cases.append(Case("exercise.case.random", m, (randn(rng, B, H, T, D),), (0,), {"i": i + 1}))
     return cases
 
 

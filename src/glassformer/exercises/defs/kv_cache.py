@@ -20,9 +20,8 @@ import torch
 from torch.func import functional_call
 
 from glassformer import numpy_ref
+from glassformer.exercises.catalog import ATTENTION, Case, Exercise, Function, Variant, numpy_twin, randn
 from glassformer.exercises.defs.multi_head_attention import weights_by_name
-from glassformer.exercises.forbidden import ATTENTION
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, numpy_twin, randn
 from glassformer.nn.attention import MultiHeadAttention
 from glassformer.nn.kv_cache import LayerCache
 from glassformer.numpy_ref.attention import project_qkv
@@ -111,17 +110,17 @@ def _case(label, rng, B, L, H, D, bias=True, buffer=False, fields=None):
 
 def make_cases(rng: np.random.Generator) -> list[Case]:
     cases = [
-        _case("case.basic", rng, 2, 4, 2, 4),
-        _case("kv_cache.case.empty", rng, 2, 0, 2, 4),
-        _case("kv_cache.case.one_cached", rng, 2, 1, 2, 3),
-        _case("case.one_head", rng, 2, 5, 1, 6),
-        _case("case.batch1", rng, 1, 6, 3, 2),
-        _case("case.no_bias", rng, 2, 3, 2, 4, bias=False),
-        _case("case.noncontig", rng, 2, 5, 2, 3, buffer=True),
+        _case("exercise.case.basic", rng, 2, 4, 2, 4),
+        _case("exercise.kv_cache.case.empty", rng, 2, 0, 2, 4),
+        _case("exercise.kv_cache.case.one_cached", rng, 2, 1, 2, 3),
+        _case("exercise.case.one_head", rng, 2, 5, 1, 6),
+        _case("exercise.case.batch1", rng, 1, 6, 3, 2),
+        _case("exercise.case.no_bias", rng, 2, 3, 2, 4, bias=False),
+        _case("exercise.case.noncontig", rng, 2, 5, 2, 3, buffer=True),
     ]
     for i in range(2):
         B, L, H, D = (int(n) for n in rng.integers(1, 7, size=4))
-        cases.append(_case("case.random", rng, B, L, H, D, fields={"i": i + 1}))
+        cases.append(_case("exercise.case.random", rng, B, L, H, D, fields={"i": i + 1}))
     return cases
 
 
@@ -144,7 +143,7 @@ EXERCISE = Exercise(
     ),
     forbidden=(ATTENTION,),
     allowed=("torch.cat(..., dim=2)", "@ / torch.matmul", "torch.softmax", "Tensor.reshape / transpose / split"),
-    error_hints=((r"Sizes of tensors must match except in dimension", "kv_cache.err.cat"),),
+    error_hints=((r"Sizes of tensors must match except in dimension", "exercise.kv_cache.err.cat"),),
     seed=114,
     plugs_into="glassformer.nn.attention.MultiHeadAttention.forward(x, mask, cache)",
 )

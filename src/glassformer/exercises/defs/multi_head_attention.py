@@ -17,9 +17,8 @@ import torch
 from torch.func import functional_call
 
 from glassformer import numpy_ref
-from glassformer.exercises.forbidden import ATTENTION
+from glassformer.exercises.catalog import ATTENTION, Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
 from glassformer.exercises.solutions.multi_head_attention import _attend, _merge_heads, _split_heads
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
 from glassformer.nn.attention import MultiHeadAttention
 from glassformer.nn.masks import causal_mask
 
@@ -102,18 +101,18 @@ def _case(label, rng, B, T, H, D, mask, fields=None, bias=True, contiguous=True)
 def make_cases(rng: np.random.Generator) -> list[Case]:
     padding = (torch.arange(4)[None, :] < torch.tensor([4, 2, 0])[:, None])[:, None, None, :]  # (3, 1, 1, 4)
     cases = [
-        _case("case.basic", rng, 2, 5, 2, 4, None),
-        _case("case.causal", rng, 2, 6, 3, 4, causal_mask(6)),
-        _case("case.one_head", rng, 2, 4, 1, 6, causal_mask(4)),
-        _case("case.t1", rng, 2, 1, 4, 2, causal_mask(1)),
-        _case("case.batch1", rng, 1, 5, 2, 4, causal_mask(5)),
-        _case("case.no_bias", rng, 2, 4, 2, 4, causal_mask(4), bias=False),
-        _case("case.dead_row", rng, 3, 4, 2, 4, padding),
-        _case("case.noncontig", rng, 2, 5, 2, 3, causal_mask(5), contiguous=False),
+        _case("exercise.case.basic", rng, 2, 5, 2, 4, None),
+        _case("exercise.case.causal", rng, 2, 6, 3, 4, causal_mask(6)),
+        _case("exercise.case.one_head", rng, 2, 4, 1, 6, causal_mask(4)),
+        _case("exercise.case.t1", rng, 2, 1, 4, 2, causal_mask(1)),
+        _case("exercise.case.batch1", rng, 1, 5, 2, 4, causal_mask(5)),
+        _case("exercise.case.no_bias", rng, 2, 4, 2, 4, causal_mask(4), bias=False),
+        _case("exercise.case.dead_row", rng, 3, 4, 2, 4, padding),
+        _case("exercise.case.noncontig", rng, 2, 5, 2, 3, causal_mask(5), contiguous=False),
     ]
     for i in range(3):
         B, T, H, D = (int(n) for n in rng.integers(1, 6, size=4))
-        cases.append(_case("case.random", rng, B, T, H, D, causal_mask(T) if i else None, {"i": i + 1}))
+        cases.append(_case("exercise.case.random", rng, B, T, H, D, causal_mask(T) if i else None, {"i": i + 1}))
     return cases
 
 

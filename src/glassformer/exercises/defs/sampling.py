@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from glassformer import numpy_ref
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, numpy_twin, randn
+from glassformer.exercises.catalog import Case, Exercise, Function, Variant, numpy_twin, randn
 from glassformer.sample import top_k_filter, top_p_filter
 
 
@@ -82,26 +82,26 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
     peaked = randn(rng, 2, 10)
     peaked[:, 3] += 12.0  # one token holds nearly all the probability
     cases = [
-        Case("sampling.case.k", k, (randn(rng, 2, 10), 3), fields={"k": 3}),
-        Case("sampling.case.ties", k, (ties, 2), fields={"k": 2}),
-        Case("sampling.case.k", k, (randn(rng, 3, 7), 1), fields={"k": 1}),
-        Case("sampling.case.k", k, (randn(rng, 2, 5), 5), fields={"k": 5}),
-        Case("sampling.case.k_large", k, (randn(rng, 2, 4), 9), fields={"k": 9}),
-        Case("case.batch1", k, (randn(rng, 1, 12), 4)),
-        Case("case.masked_entries", k, (masked, 6)),
-        Case("sampling.case.p", p, (randn(rng, 2, 10), 0.9), fields={"p": 0.9}),
-        Case("sampling.case.p", p, (randn(rng, 3, 8, scale=2.0), 0.5), fields={"p": 0.5}),
-        Case("sampling.case.p", p, (randn(rng, 2, 6), 0.01), fields={"p": 0.01}),
-        Case("sampling.case.p", p, (randn(rng, 2, 6), 1.0), fields={"p": 1.0}),
-        Case("sampling.case.peaked", p, (peaked, 0.9), fields={"p": 0.9}),
-        Case("case.batch1", p, (randn(rng, 1, 9), 0.7)),
-        Case("case.masked_entries", p, (masked, 0.8)),
+        Case("exercise.sampling.case.k", k, (randn(rng, 2, 10), 3), fields={"k": 3}),
+        Case("exercise.sampling.case.ties", k, (ties, 2), fields={"k": 2}),
+        Case("exercise.sampling.case.k", k, (randn(rng, 3, 7), 1), fields={"k": 1}),
+        Case("exercise.sampling.case.k", k, (randn(rng, 2, 5), 5), fields={"k": 5}),
+        Case("exercise.sampling.case.k_large", k, (randn(rng, 2, 4), 9), fields={"k": 9}),
+        Case("exercise.case.batch1", k, (randn(rng, 1, 12), 4)),
+        Case("exercise.case.masked_entries", k, (masked, 6)),
+        Case("exercise.sampling.case.p", p, (randn(rng, 2, 10), 0.9), fields={"p": 0.9}),
+        Case("exercise.sampling.case.p", p, (randn(rng, 3, 8, scale=2.0), 0.5), fields={"p": 0.5}),
+        Case("exercise.sampling.case.p", p, (randn(rng, 2, 6), 0.01), fields={"p": 0.01}),
+        Case("exercise.sampling.case.p", p, (randn(rng, 2, 6), 1.0), fields={"p": 1.0}),
+        Case("exercise.sampling.case.peaked", p, (peaked, 0.9), fields={"p": 0.9}),
+        Case("exercise.case.batch1", p, (randn(rng, 1, 9), 0.7)),
+        Case("exercise.case.masked_entries", p, (masked, 0.8)),
     ]
     for i in range(2):
         B, V = int(rng.integers(1, 5)), int(rng.integers(2, 30))
         top_k, top_p = int(rng.integers(1, V + 1)), float(rng.uniform(0.05, 0.95))
-        cases.append(Case("case.random", k, (randn(rng, B, V, scale=3.0), top_k), fields={"i": i + 1}))
-        cases.append(Case("case.random", p, (randn(rng, B, V, scale=3.0), top_p), fields={"i": i + 1}))
+        cases.append(Case("exercise.case.random", k, (randn(rng, B, V, scale=3.0), top_k), fields={"i": i + 1}))
+        cases.append(Case("exercise.case.random", p, (randn(rng, B, V, scale=3.0), top_p), fields={"i": i + 1}))
     return cases
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from glassformer import numpy_ref
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, numpy_twin
+from glassformer.exercises.catalog import Case, Exercise, Function, Variant, numpy_twin
 from glassformer.nn.position import sinusoidal_table
 
 
@@ -68,16 +68,16 @@ def starts_at_one(max_len, d_model):
 def make_cases(rng: np.random.Generator) -> list[Case]:
     f = "sinusoidal_table"
     cases = [
-        Case("sinusoidal.case.size", f, (8, 4), fields={"L": 8, "C": 4}),
-        Case("sinusoidal.case.max_len1", f, (1, 4)),
-        Case("sinusoidal.case.size", f, (5, 2), fields={"L": 5, "C": 2}),
-        Case("sinusoidal.case.odd", f, (6, 5), fields={"C": 5}),
-        Case("sinusoidal.case.odd", f, (3, 1), fields={"C": 1}),
-        Case("sinusoidal.case.size", f, (128, 64), fields={"L": 128, "C": 64}),
+        Case("exercise.sinusoidal.case.size", f, (8, 4), fields={"L": 8, "C": 4}),
+        Case("exercise.sinusoidal.case.max_len1", f, (1, 4)),
+        Case("exercise.sinusoidal.case.size", f, (5, 2), fields={"L": 5, "C": 2}),
+        Case("exercise.sinusoidal.case.odd", f, (6, 5), fields={"C": 5}),
+        Case("exercise.sinusoidal.case.odd", f, (3, 1), fields={"C": 1}),
+        Case("exercise.sinusoidal.case.size", f, (128, 64), fields={"L": 128, "C": 64}),
     ]
-    for i in range(2):
+    for _ in range(2):
         L, C = int(rng.integers(1, 100)), int(rng.integers(1, 40))
-        cases.append(Case("sinusoidal.case.size", f, (L, C), fields={"L": L, "C": C}))
+        cases.append(Case("exercise.sinusoidal.case.size", f, (L, C), fields={"L": L, "C": C}))
     return cases
 
 

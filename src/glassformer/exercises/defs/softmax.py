@@ -14,8 +14,7 @@ import numpy as np
 import torch
 
 from glassformer import numpy_ref
-from glassformer.exercises.forbidden import SOFTMAX
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.exercises.catalog import SOFTMAX, Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
 from glassformer.nn.attention import attention_weights
 
 
@@ -61,21 +60,21 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
     masked[2, 0] = float("-inf")
     apart = torch.stack([randn(rng, 5) + 800.0, randn(rng, 5) - 800.0, randn(rng, 5)])  # (3, 5)
     cases = [
-        Case("case.basic", "softmax", (randn(rng, 3, 5), -1), g),
-        Case("case.batch1", "softmax", (randn(rng, 1, 4), -1), g),
-        Case("softmax.case.one_element", "softmax", (randn(rng, 3, 1), -1), g),
-        Case("case.large", "softmax", (randn(rng, 4, 6, scale=30.0) + 800.0, -1), g, {"scale": 800}),
-        Case("softmax.case.rows_apart", "softmax", (apart, -1), g),
-        Case("case.masked_entries", "softmax", (masked, -1), g),
-        Case("softmax.case.dim", "softmax", (randn(rng, 4, 3), 0), g, {"dim": 0}),
-        Case("softmax.case.dim", "softmax", (randn(rng, 2, 5, 3), 1), g, {"dim": 1}),
-        Case("case.noncontig", "softmax", (noncontiguous(randn(rng, 3, 4, 5)), -1), g),
+        Case("exercise.case.basic", "softmax", (randn(rng, 3, 5), -1), g),
+        Case("exercise.case.batch1", "softmax", (randn(rng, 1, 4), -1), g),
+        Case("exercise.softmax.case.one_element", "softmax", (randn(rng, 3, 1), -1), g),
+        Case("exercise.case.large", "softmax", (randn(rng, 4, 6, scale=30.0) + 800.0, -1), g, {"scale": 800}),
+        Case("exercise.softmax.case.rows_apart", "softmax", (apart, -1), g),
+        Case("exercise.case.masked_entries", "softmax", (masked, -1), g),
+        Case("exercise.softmax.case.dim", "softmax", (randn(rng, 4, 3), 0), g, {"dim": 0}),
+        Case("exercise.softmax.case.dim", "softmax", (randn(rng, 2, 5, 3), 1), g, {"dim": 1}),
+        Case("exercise.case.noncontig", "softmax", (noncontiguous(randn(rng, 3, 4, 5)), -1), g),
     ]
     for i in range(4):
         shape = tuple(int(n) for n in rng.integers(1, 6, size=int(rng.integers(1, 4))))
         dim = int(rng.integers(-len(shape), len(shape)))
         x = randn(rng, *shape, scale=float(rng.uniform(0.1, 10.0)))
-        cases.append(Case("case.random", "softmax", (x, dim), g, {"i": i + 1}))
+        cases.append(Case("exercise.case.random", "softmax", (x, dim), g, {"i": i + 1}))
     return cases
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from glassformer.errors import NotFound
 from glassformer.exercises import catalog, grading
 from glassformer.exercises.catalog import Exercise, Variant, speaks
 from glassformer.exercises.grading import path_name, prepare
@@ -50,10 +51,7 @@ def grade(
     submissions, out_csv = Path(submissions), Path(out_csv)
     students = sorted(p for p in submissions.iterdir() if p.is_dir() and not p.name.startswith("."))
     if not students:
-        raise ValueError(
-            f"{submissions} holds no student folders (one folder per student, each with "
-            "that student's exercise files, e.g. alice/softmax.py)."
-        )
+        raise NotFound("error.exercise.no_students", folder=submissions)
     names = [catalog.get(n).name for n in names] if names else list(catalog.ORDER)
     items = [(n, s / f"{n}.py") for s in students for n in names]
     # one process per student: nothing a student's code does to its process (a changed default,

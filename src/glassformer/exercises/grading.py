@@ -48,6 +48,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from glassformer.errors import Unsupported
 from glassformer.exercises import catalog
 from glassformer.exercises.catalog import Case, Exercise, Rule, as_tuple, speaks
 from glassformer.exercises.sandbox import Job, JobResult, run_jobs
@@ -418,7 +419,7 @@ def _prepare(ex: Exercise) -> Prepared:
         twin = ex.numpy_reference[case.fn](*case.args)
         for o, tw in zip(out, twin, strict=True):
             if first_problem(o.detach(), tw, ex.atol) is not None or bool(torch.isnan(tw.double()).any()):
-                raise RuntimeError(f"internal: glassformer and its NumPy twin disagree on {name} case {i}")
+                raise Unsupported("error.exercise.twin_disagrees", name=name, case=i)
         cot, grads = None, None
         if case.grad:
             cot = [torch.randn(o.shape, generator=gen, dtype=o.dtype) if o.is_floating_point() else None for o in out]

@@ -917,4 +917,27 @@ TEXT = {
         "place of {target} (docs/exercises.md)."
     ),
     "exercise.skel.mirrors": "It computes what {target} computes in glassformer (docs/exercises.md).",
+    # -------- errors the exercises raise
+    "error.exercise.use_mine.missing": (
+        "--use-mine {folder}: no {files} there. Write them with `glassformer exercise start NAME --dir {folder}` "
+        "and make them pass first."
+    ),
+    "error.exercise.use_mine.failing": (
+        "--use-mine {folder}: {failing} do not pass yet; run `glassformer exercise check {first} --dir {folder}` "
+        "to see why."
+    ),
+    "error.exercise.use_mine.model": "--use-mine cannot compute this model: {problems}.",
+    "exercise.use_mine.dropout": "dropout={dropout} (your functions have no dropout: pass --dropout=0)",
+    "exercise.use_mine.mha_style": (
+        "mha_style='{style}' (your multi-head attention reads one packed qkv matrix: pass --mha_style=packed)"
+    ),
+    "exercise.use_mine.norm": "norm='{norm}' (your block is pre-LN: pass --norm=pre)",
+    "error.exercise.no_students": (
+        "{folder} holds no student folders (one folder per student, each with that student's exercise files, "
+        "e.g. alice/softmax.py)."
+    ),
+    "error.exercise.twin_disagrees": (
+        "internal: glassformer and its NumPy twin disagree on {name} case {case}: the exercise is broken, "
+        "not your code."
+    ),
 }

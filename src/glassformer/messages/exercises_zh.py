@@ -819,4 +819,25 @@ TEXT = {
         "（见 docs/exercises.md）。"
     ),
     "exercise.skel.mirrors": "它计算的正是 glassformer 中 {target} 所计算的（见 docs/exercises.md）。",
+    # -------- errors the exercises raise
+    "error.exercise.use_mine.missing": (
+        "--use-mine {folder}：那里没有 {files}。先用 `glassformer exercise start NAME --dir {folder}` "
+        "写好它们，并让它们通过检查。"
+    ),
+    "error.exercise.use_mine.failing": (
+        "--use-mine {folder}：{failing} 还没有通过；运行 `glassformer exercise check {first} --dir {folder}` 看看原因。"
+    ),
+    "error.exercise.use_mine.model": "--use-mine 无法计算这个模型：{problems}。",
+    "exercise.use_mine.dropout": "dropout={dropout}（你的函数没有 dropout：请传 --dropout=0）",
+    "exercise.use_mine.mha_style": (
+        "mha_style='{style}'（你的多头注意力读的是一个合并的 qkv 矩阵：请传 --mha_style=packed）"
+    ),
+    "exercise.use_mine.norm": "norm='{norm}'（你的块是 pre-LN：请传 --norm=pre）",
+    "error.exercise.no_students": (
+        "{folder} 里没有学生文件夹（每个学生一个文件夹，里面是该学生的练习文件，例如 alice/softmax.py）。"
+    ),
+    "error.exercise.twin_disagrees": (
+        "内部错误：glassformer 与它的 NumPy 孪生实现在 {name} 的第 {case} 个用例上不一致：坏的是练习本身，"
+        "不是你的代码。"
+    ),
 }

@@ -94,7 +94,7 @@ SPECIAL = {
         """
         },
     ),
-    "after_global_state": ("softmax", {"softmax.py": open(catalog.get("softmax").solution_path).read()}),
+    "after_global_state": ("softmax", {"softmax.py": catalog.get("softmax").solution}),
     "float32_mask": (
         "causal_mask",
         {
@@ -146,7 +146,7 @@ def graded(tmp_path_factory):
     attention = catalog.get("attention")
     wrong = next(v for v in attention.variants if v.id == "scale_by_d")
     for key, attention_source in (
-        ("right", attention.solution_path.read_text()),
+        ("right", attention.solution),
         ("wrong", educator.variant_source(attention, wrong)),
     ):
         _write(
@@ -154,7 +154,7 @@ def graded(tmp_path_factory):
             {
                 "multi_head_attention.py": mha,
                 "attention.py": attention_source,
-                "heads.py": catalog.get("heads").solution_path.read_text(),
+                "heads.py": catalog.get("heads").solution,
             },
         )
         items.append((("siblings", key), "multi_head_attention", root / "siblings" / key / "multi_head_attention.py"))

@@ -76,7 +76,7 @@ def test_list_check_solution_and_hints_through_the_cli(tmp_path, capsys, monkeyp
     code, out = run(capsys, "check", "causal_mask", "--dir", str(folder))
     assert code == 1 and "lets each query see itself and the FUTURE" in out
     assert "failing" in run(capsys, "list", "--dir", str(folder))[1]
-    path.write_text(catalog.get("causal_mask").solution_path.read_text())
+    path.write_text(catalog.get("causal_mask").solution)
     code, out = run(capsys, "check", "causal_mask", "--dir", str(folder))
     assert code == 0 and "✓ Passed: all 6 cases." in out and "Next: glassformer exercise start padding_mask" in out
     code, out = run(capsys, "solution", "causal_mask", "--dir", str(folder))

@@ -4,20 +4,17 @@ model, and learn as ours do; anything not ready is refused with a message that s
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-import glassformer.exercises.solutions as solutions
 from glassformer.cli import main
 from glassformer.config import ModelConfig
 from glassformer.errors import NotFound, UsageError
-from glassformer.exercises import plug
+from glassformer.exercises import catalog, plug
 from glassformer.exercises.plug import REQUIRED
 from glassformer.messages import t
 
-SOLUTIONS = Path(solutions.__file__).parent
 TRAIN = [
     "train",
     "--preset",
@@ -39,7 +36,7 @@ def mine(tmp_path) -> Path:
     folder = tmp_path / "mine"
     folder.mkdir()
     for name in REQUIRED:
-        shutil.copy(SOLUTIONS / f"{name}.py", folder / f"{name}.py")
+        (folder / f"{name}.py").write_text(catalog.get(name).solution, encoding="utf-8")
     return folder
 
 
@@ -66,7 +63,7 @@ def test_a_failing_or_missing_file_is_refused_with_the_fix(tmp_path, capsys):
     with pytest.raises(NotFound) as missing:
         plug.check_ready(folder)
     assert missing.value.key == "error.exercise.use_mine.missing" and missing.value.fields["files"] == "feed_forward.py"
-    shutil.copy(SOLUTIONS / "feed_forward.py", folder)
+    (folder / "feed_forward.py").write_text(catalog.get("feed_forward").solution, encoding="utf-8")
     text = (folder / "layer_norm.py").read_text()  # plant a bug: the mean is off by half
     (folder / "layer_norm.py").write_text(
         text.replace("mean = x.mean(dim=-1, keepdim=True)", "mean = 1.5 * x.mean(dim=-1, keepdim=True)")

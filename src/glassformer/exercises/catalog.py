@@ -25,10 +25,14 @@ Conventions
 
 from __future__ import annotations
 
+import atexit
 import difflib
 import functools
 import importlib
 import inspect
+import shutil
+import tempfile
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -39,7 +43,6 @@ import torch
 from glassformer.errors import UsageError
 from glassformer.messages import in_language, t
 
-SOLUTIONS = Path(__file__).parent / "solutions"
 ATOL = 1e-10  # float64 everywhere: a right answer differs from the reference by rounding only
 
 
@@ -98,10 +101,16 @@ class Exercise:
     header: str = "import math\n\nimport torch\n"  # the skeleton's imports
     seed: int = 0
     plugs_into: str = ""  # the glassformer part this function can replace (see docs/exercises.md)
+    solution: str = ""  # the reference solution: the text of a learner's file that passes
 
     @property
     def solution_path(self) -> Path:
-        return SOLUTIONS / f"{self.name}.py"
+        """The reference solution as a file, for what runs files (the grader's child process, a
+        notebook): written once per process into a temporary folder removed at exit."""
+        path = _solutions_folder() / f"{self.name}.py"
+        if not path.is_file():
+            path.write_text(self.solution, encoding="utf-8")
+        return path
 
     def function(self, name: str) -> Function:
         return next(f for f in self.functions if f.name == name)
@@ -241,3 +250,19 @@ def speaks(fn: Callable) -> Callable:
             return fn(*args, **kwargs)
 
     return in_lang
+
+
+@functools.cache
+def _solutions_folder() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="glassformer-solutions-"))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
+def solution_functions(source: str, *names: str) -> tuple[Callable, ...]:
+    """Functions of a reference solution's text (run here: it imports only torch and math), for
+    the known-wrong variants that reuse its helpers. They belong to no module of glassformer, so
+    `variant_source` does not copy them: the solution's text already holds them."""
+    namespace = types.ModuleType("glassformer_reference_solution")
+    exec(compile(source, "<reference solution>", "exec"), namespace.__dict__)  # noqa: S102 - our own text
+    return tuple(getattr(namespace, n) for n in names)

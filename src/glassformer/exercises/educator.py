@@ -222,12 +222,7 @@ def variant_source(ex: Exercise, variant: Variant) -> str:
     seen: set[str] = set()
     helpers = _helpers(variant.impl, seen)
     body = re.sub(r"^def \w+\(", f"def {variant.fn}(", inspect.getsource(variant.impl), count=1)
-    return (
-        ex.solution_path.read_text(encoding="utf-8")
-        + f"\n\n# --- a known mistake: {variant.id}\n\n"
-        + "".join(h + "\n\n" for h in helpers)
-        + body
-    )
+    return ex.solution + f"\n\n# --- a known mistake: {variant.id}\n\n" + "".join(h + "\n\n" for h in helpers) + body
 
 
 def _helpers(fn, seen: set[str]) -> list[str]:

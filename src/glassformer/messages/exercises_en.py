@@ -888,7 +888,7 @@ TEXT = {
         "The solution of {name} is shown once your check passes (glassformer exercise check {name}). To see it now "
         "anyway: glassformer exercise solution {name} --give-up"
     ),
-    "exercise.msg.solution.header": "# Reference solution of {name} (glassformer/exercises/solutions/{file})",
+    "exercise.msg.solution.header": "# Reference solution of {name} (SOLUTION in glassformer/exercises/{file})",
     "exercise.msg.grade.title": "Exercise grades",
     "exercise.msg.grade.legend": "Legend: {marks}",
     "exercise.msg.grade.col.student": "student",

@@ -790,7 +790,7 @@ TEXT = {
         "{name} 的参考答案要在你的检查通过后才显示（glassformer exercise check {name}）。如果现在就想看：glassformer "
         "exercise solution {name} --give-up"
     ),
-    "exercise.msg.solution.header": "# {name} 的参考答案（glassformer/exercises/solutions/{file}）",
+    "exercise.msg.solution.header": "# {name} 的参考答案（glassformer/exercises/{file} 中的 SOLUTION）",
     "exercise.msg.grade.title": "练习成绩",
     "exercise.msg.grade.legend": "图例：{marks}",
     "exercise.msg.grade.col.student": "学生",

@@ -17,6 +17,24 @@ from glassformer import numpy_ref
 from glassformer.exercises.catalog import ATTENTION, Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
 from glassformer.nn.attention import attention_scores
 
+# ------------------------------------------------------------------ the reference solution
+# A learner's file, exactly: only torch and math, no glassformer, nothing shared with another
+# exercise. `glassformer exercise solution NAME` prints it; the tests grade it with the grader
+# the learner meets, in the same separate process.
+
+SOLUTION = r'''"""Solution: the attention scores Q·Kᵀ/√D."""
+
+import math
+
+import torch
+
+
+def attention_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+    """q (..., T_q, D), k (..., T_k, D) -> (..., T_q, T_k): entry [i, j] = q_i·k_j / √D."""
+    D = q.size(-1)
+    return q @ k.transpose(-2, -1) / math.sqrt(D)  # (..., T_q, D) @ (..., D, T_k) -> (..., T_q, T_k)
+'''
+
 
 def reference(q, k):
     return (attention_scores(q, k),)  # (..., T_q, T_k)
@@ -77,6 +95,7 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="attention_scores",
+    solution=SOLUTION,
     functions=(
         Function("attention_scores", "(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor", ("q", "k"), ("scores",)),
     ),

@@ -16,6 +16,23 @@ from glassformer import numpy_ref
 from glassformer.exercises.catalog import Case, Exercise, Function, Variant, numpy_twin
 from glassformer.nn.masks import causal_mask
 
+# ------------------------------------------------------------------ the reference solution
+# A learner's file, exactly: only torch and math, no glassformer, nothing shared with another
+# exercise. `glassformer exercise solution NAME` prints it; the tests grade it with the grader
+# the learner meets, in the same separate process.
+
+SOLUTION = r'''"""Solution: the causal mask."""
+
+import torch
+
+
+def causal_mask(T: int) -> torch.Tensor:
+    """(T, T) bool, True = may attend: query i sees key j exactly when j <= i."""
+    i = torch.arange(T)[:, None]  # (T, 1) query positions
+    j = torch.arange(T)[None, :]  # (1, T) key positions
+    return j <= i  # (T, T)
+'''
+
 
 def reference(T):
     return (causal_mask(T),)  # (T, T) bool
@@ -64,6 +81,7 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="causal_mask",
+    solution=SOLUTION,
     functions=(Function("causal_mask", "(T: int) -> torch.Tensor", ("T",), ("mask",)),),
     make_cases=make_cases,
     reference={"causal_mask": reference},

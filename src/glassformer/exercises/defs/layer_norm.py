@@ -28,6 +28,29 @@ from glassformer.exercises.catalog import (
 )
 from glassformer.nn.block import layer_norm as make_layer_norm
 
+# ------------------------------------------------------------------ the reference solution
+# A learner's file, exactly: only torch and math, no glassformer, nothing shared with another
+# exercise. `glassformer exercise solution NAME` prints it; the tests grade it with the grader
+# the learner meets, in the same separate process.
+
+SOLUTION = r'''"""Solution: LayerNorm over the last axis."""
+
+import torch
+
+
+def layer_norm(x, weight, bias, eps=1e-5):
+    """x (..., C) -> (..., C):  γ · (x - mean) / √(var + ε) + β, per token, over its C features.
+
+    var is the biased variance (divide by C, not C - 1): it describes these C numbers, it does
+    not estimate a population. weight = γ (C,), bias = β (C,) or None.
+    """
+    mean = x.mean(dim=-1, keepdim=True)  # (..., 1)
+    centred = x - mean  # (..., C)
+    var = (centred**2).mean(dim=-1, keepdim=True)  # (..., 1)
+    y = centred / torch.sqrt(var + eps) * weight  # (..., C)
+    return y + bias if bias is not None else y  # (..., C)
+'''
+
 
 def reference(x, weight, bias, eps=1e-5):
     cfg = ModelConfig(d_model=x.size(-1), n_heads=1, ln_eps=eps, bias=bias is not None)
@@ -111,6 +134,7 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="layer_norm",
+    solution=SOLUTION,
     functions=(Function("layer_norm", "(x, weight, bias, eps=1e-5)", ("x", "weight", "bias", "eps"), ("output",)),),
     make_cases=make_cases,
     reference={"layer_norm": reference},

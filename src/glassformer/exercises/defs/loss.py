@@ -16,6 +16,35 @@ import torch
 from glassformer.exercises.catalog import LOSS, Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
 from glassformer.nn.loss import next_token_loss
 
+# ------------------------------------------------------------------ the reference solution
+# A learner's file, exactly: only torch and math, no glassformer, nothing shared with another
+# exercise. `glassformer exercise solution NAME` prints it; the tests grade it with the grader
+# the learner meets, in the same separate process.
+
+SOLUTION = r'''"""Solution: next-token cross-entropy, averaged over the targets that count."""
+
+import torch
+
+
+def next_token_loss(logits, targets, ignore_index=-100):
+    """logits (B, T, V), targets (B, T) int -> scalar:  -1/N Σ log softmax(logits[b, t])[targets[b, t]]
+
+    over the N positions whose target is not `ignore_index`. targets[b, t] is already the token
+    that follows position t (the batch was shifted when it was made): no shifting here.
+    """
+    V = logits.size(-1)
+    flat = logits.reshape(-1, V)  # (B·T, V)
+    tgt = targets.reshape(-1)  # (B·T,)
+    keep = tgt != ignore_index  # (B·T,) bool
+    flat, tgt = flat[keep], tgt[keep]  # (N, V), (N,)
+    # log softmax without overflow: log Σ exp(z) = m + log Σ exp(z - m)
+    m = flat.amax(dim=-1, keepdim=True)  # (N, 1)
+    log_norm = m + torch.log(torch.exp(flat - m).sum(dim=-1, keepdim=True))  # (N, 1)
+    log_probs = flat - log_norm  # (N, V)
+    picked = log_probs[torch.arange(tgt.numel()), tgt]  # (N,): log p(correct next token)
+    return -picked.mean()  # ()
+'''
+
 
 def reference(logits, targets, ignore_index=-100):
     return (next_token_loss(logits, targets, ignore_index),)  # ()
@@ -132,6 +161,7 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="loss",
+    solution=SOLUTION,
     functions=(
         Function(
             "next_token_loss", "(logits, targets, ignore_index=-100)", ("logits", "targets", "ignore_index"), ("loss",)

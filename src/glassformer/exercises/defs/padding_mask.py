@@ -16,6 +16,25 @@ from glassformer import numpy_ref
 from glassformer.exercises.catalog import Case, Exercise, Function, Variant, numpy_twin
 from glassformer.nn.masks import padding_mask
 
+# ------------------------------------------------------------------ the reference solution
+# A learner's file, exactly: only torch and math, no glassformer, nothing shared with another
+# exercise. `glassformer exercise solution NAME` prints it; the tests grade it with the grader
+# the learner meets, in the same separate process.
+
+SOLUTION = r'''"""Solution: the padding mask."""
+
+import torch
+
+
+def padding_mask(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
+    """ids (B, T) -> (B, 1, 1, T) bool: True where the KEY is a real token.
+
+    The two axes of size 1 broadcast over heads and queries: every query of every head is
+    stopped from looking at a padding key.
+    """
+    return (ids != pad_id)[:, None, None, :]  # (B, T) -> (B, 1, 1, T)
+'''
+
 
 def reference(ids, pad_id):
     return (padding_mask(ids, pad_id),)  # (B, 1, 1, T)
@@ -78,6 +97,7 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="padding_mask",
+    solution=SOLUTION,
     functions=(
         Function("padding_mask", "(ids: torch.Tensor, pad_id: int) -> torch.Tensor", ("ids", "pad_id"), ("mask",)),
     ),

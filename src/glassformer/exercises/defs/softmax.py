@@ -17,6 +17,27 @@ from glassformer import numpy_ref
 from glassformer.exercises.catalog import SOFTMAX, Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
 from glassformer.nn.attention import attention_weights
 
+# ------------------------------------------------------------------ the reference solution
+# A learner's file, exactly: only torch and math, no glassformer, nothing shared with another
+# exercise. `glassformer exercise solution NAME` prints it; the tests grade it with the grader
+# the learner meets, in the same separate process.
+
+SOLUTION = r'''"""Solution: a numerically stable softmax."""
+
+import torch
+
+
+def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    """softmax(x)_i = exp(x_i - m) / Σ_j exp(x_j - m), with m = max_j x_j along `dim`.
+
+    Subtracting m changes nothing mathematically (it cancels between numerator and denominator)
+    but keeps every exponent <= 0, so exp never overflows and the largest term is exactly 1.
+    """
+    m = x.amax(dim=dim, keepdim=True)  # x's shape with `dim` of size 1
+    e = torch.exp(x - m)  # x's shape, entries in (0, 1]; exactly 0 where x is -inf
+    return e / e.sum(dim=dim, keepdim=True)  # x's shape, sums to 1 along `dim`
+'''
+
 
 def reference(x, dim=-1):
     return (attention_weights(x.movedim(dim, -1)).movedim(-1, dim),)  # x's shape
@@ -80,6 +101,7 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="softmax",
+    solution=SOLUTION,
     functions=(
         Function("softmax", "(x: torch.Tensor, dim: int = -1) -> torch.Tensor", ("x", "dim"), ("probabilities",)),
     ),

@@ -135,7 +135,7 @@ def test_errors_are_reported_with_the_learners_line_and_a_hint_when_recognised(g
     error = said(
         "exercise.msg.error",
         type="NameError",
-        file="causal_mask.py",
+        path="causal_mask.py",
         line=2,
         code="return helper(T)  # NameError: no such helper",
         message="name 'helper' is not defined",
@@ -194,11 +194,11 @@ def test_syntax_errors_missing_files_and_missing_functions_need_no_process(tmp_p
     assert rep.status == "syntax" and rep.syntax["line"] == 3
     lines = grading.render(rep).splitlines()
     assert lines[2] == said(
-        "exercise.msg.syntax", file="softmax.py", **{k: rep.syntax[k] for k in ("line", "col", "message")}
+        "exercise.msg.syntax", path="softmax.py", **{k: rep.syntax[k] for k in ("line", "col", "message")}
     )
     assert lines[3:] == ["    def softmax(x, dim=-1)", "    " + " " * (rep.syntax["col"] - 1) + "^"]
     assert missing.status == "missing"
-    assert said("exercise.msg.missing", file=missing.file, name="attention") in grading.render(missing).splitlines()
+    assert said("exercise.msg.missing", path=missing.file, name="attention") in grading.render(missing).splitlines()
     assert wrong_name.status == "failed" and wrong_name.missing_functions == ["causal_mask"]
 
 

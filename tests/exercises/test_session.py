@@ -27,7 +27,7 @@ def test_start_writes_a_skeleton_and_never_overwrites(tmp_path, capsys):
     folder = tmp_path / "ex"
     code, out = run(capsys, "start", "layer_norm", "--dir", str(folder))
     path = folder / "layer_norm.py"
-    assert code == 0 and out.strip() == words("en", "exercise.msg.start.wrote", file=path, name="layer_norm")
+    assert code == 0 and out.strip() == words("en", "exercise.msg.start.wrote", path=path, name="layer_norm")
     source = path.read_text()
     assert "def layer_norm(x, weight, bias, eps=1e-5):" in source
     assert "γ · (x - mean) / √(var + ε) + β" in source and "Shapes: x (..., C)" in source  # the skeleton snapshot
@@ -38,7 +38,7 @@ def test_start_writes_a_skeleton_and_never_overwrites(tmp_path, capsys):
     path.write_text(source + "\n# my work\n")
     code, out = run(capsys, "start", "layer_norm", "--dir", str(folder))
     backup = folder / "layer_norm.old.py"
-    assert code == 1 and out.strip() == words("en", "exercise.msg.start.exists", file=path, backup=backup)
+    assert code == 1 and out.strip() == words("en", "exercise.msg.start.exists", path=path, backup=backup)
     assert path.read_text().endswith("# my work\n")
 
 

@@ -670,21 +670,21 @@ def case_label(name: str, index: int) -> str:
 @speaks
 def render(report: Report, lang: str | None = None) -> str:
     """The report as the learner reads it, in `lang` (None: the process's language)."""
-    lines = [title_line(report.exercise), "  " + t("exercise.msg.file", file=report.file)]
+    lines = [title_line(report.exercise), "  " + t("exercise.msg.file", path=report.file)]
     status = report.status
     if status == "missing":
-        lines.append(t("exercise.msg.missing", file=report.file, name=report.exercise))
+        lines.append(t("exercise.msg.missing", path=report.file, name=report.exercise))
     elif status == "syntax":
         s = report.syntax
         caret = " " * max(s["col"] - 1, 0) + "^"
         lines.append(
-            t("exercise.msg.syntax", file=report.file.name, line=s["line"], col=s["col"], message=s["message"])
+            t("exercise.msg.syntax", path=report.file.name, line=s["line"], col=s["col"], message=s["message"])
         )
         lines += ["    " + s["code"], "    " + caret]
     elif status == "forbidden":
         lines.append(t("exercise.msg.forbidden"))
         for o in report.offences:
-            lines.append("  " + t("exercise.msg.offence", file=o.file, line=o.line, name=o.name, why=t(o.why)))
+            lines.append("  " + t("exercise.msg.offence", path=o.file, line=o.line, name=o.name, why=t(o.why)))
     elif report.missing_functions:
         lines.append(t("exercise.msg.no_function", fns=", ".join(report.missing_functions)))
     elif status == "timeout":
@@ -790,7 +790,7 @@ def _error_line(error: dict) -> str:
         return t(
             "exercise.msg.error",
             type=error["type"],
-            file=where["file"],
+            path=where["file"],
             line=where["line"],
             code=where["code"],
             message=message,

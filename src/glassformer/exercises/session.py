@@ -102,9 +102,9 @@ def _pad(s: str, width: int) -> str:
 def start(name: str, folder: Path, lang: str | None = None) -> tuple[str, int]:
     path, written = write_skeleton(name, Path(folder), lang)
     if written:
-        return t("exercise.msg.start.wrote", file=path, name=catalog.get(name).name), 0
+        return t("exercise.msg.start.wrote", path=path, name=catalog.get(name).name), 0
     backup = path.with_name(path.stem + ".old.py")
-    return t("exercise.msg.start.exists", file=path, backup=backup), 1
+    return t("exercise.msg.start.exists", path=path, backup=backup), 1
 
 
 @speaks
@@ -148,7 +148,7 @@ def solution(name: str, folder: Path, lang: str | None = None, give_up: bool = F
     text = ex.solution
     if give_up and not record.get("ever_passed") and Path(folder).is_dir():
         update(folder, ex.name, gave_up=True)
-    return t("exercise.msg.solution.header", name=ex.name, file=f"defs/{ex.name}.py") + "\n\n" + text, 0
+    return t("exercise.msg.solution.header", name=ex.name, path=f"defs/{ex.name}.py") + "\n\n" + text, 0
 
 
 # --------------------------------------------------------------------------------------- skeletons

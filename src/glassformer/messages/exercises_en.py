@@ -803,11 +803,11 @@ TEXT = {
     "exercise.msg.grad_note.count": "wrong number of outputs",
     "exercise.msg.no_start": "The process that runs your code could not start: {stderr}",
     "exercise.msg.header": "Exercise {n}/{total} · {name} — {title}",
-    "exercise.msg.file": "file {file}",
-    "exercise.msg.missing": "✗ {file} does not exist. Start it with:  glassformer exercise start {name}",
-    "exercise.msg.syntax": "✗ Syntax error in {file}, line {line}, column {col}: {message}",
+    "exercise.msg.file": "file {path}",
+    "exercise.msg.missing": "✗ {path} does not exist. Start it with:  glassformer exercise start {name}",
+    "exercise.msg.syntax": "✗ Syntax error in {path}, line {line}, column {col}: {message}",
     "exercise.msg.forbidden": "✗ Refused: your code calls what this exercise asks you to write.",
-    "exercise.msg.offence": "{file} line {line}: {name} — {why}",
+    "exercise.msg.offence": "{path} line {line}: {name} — {why}",
     "exercise.msg.no_function": "✗ Your file defines no function {fns} (the name must match the skeleton's).",
     "exercise.msg.timeout": (
         "✗ Stopped after {seconds} s: your code did not finish (an endless loop? a huge tensor?). Nothing else was "
@@ -852,7 +852,7 @@ TEXT = {
     "exercise.msg.maxerr": (
         "largest error {ref} against glassformer.nn, {twin} against numpy_ref (tolerance {atol} · (1 + |reference|))"
     ),
-    "exercise.msg.error": "your code raised {type} in {file} line {line}:  {code}\n    {message}",
+    "exercise.msg.error": "your code raised {type} in {path} line {line}:  {code}\n    {message}",
     "exercise.msg.error_nowhere": "your code raised {type}: {message}",
     "exercise.msg.printed": "your code printed:",
     "exercise.msg.status.passed": "passing",
@@ -873,10 +873,10 @@ TEXT = {
     "exercise.msg.list.col.title": "what you write",
     "exercise.msg.list.summary": "{passed} of {total} passing. Next: {command}",
     "exercise.msg.list.all_done": "All {total} passing: every component of the model written by hand.",
-    "exercise.msg.start.wrote": "Wrote {file}. Fill in the TODO, then run:  glassformer exercise check {name}",
+    "exercise.msg.start.wrote": "Wrote {path}. Fill in the TODO, then run:  glassformer exercise check {name}",
     "exercise.msg.start.exists": (
-        "{file} already exists: nothing was written (your work is never overwritten). To start over, move it away "
-        "first, e.g.  mv {file} {backup}  and run start again."
+        "{path} already exists: nothing was written (your work is never overwritten). To start over, move it away "
+        "first, e.g.  mv {path} {backup}  and run start again."
     ),
     "exercise.msg.hint": "Hint {k} of {n} for {name}:",
     "exercise.msg.hint.more": "(run  glassformer exercise hint {name}  again for the next one; --all shows all)",
@@ -888,7 +888,7 @@ TEXT = {
         "The solution of {name} is shown once your check passes (glassformer exercise check {name}). To see it now "
         "anyway: glassformer exercise solution {name} --give-up"
     ),
-    "exercise.msg.solution.header": "# Reference solution of {name} (SOLUTION in glassformer/exercises/{file})",
+    "exercise.msg.solution.header": "# Reference solution of {name} (SOLUTION in glassformer/exercises/{path})",
     "exercise.msg.grade.title": "Exercise grades",
     "exercise.msg.grade.legend": "Legend: {marks}",
     "exercise.msg.grade.col.student": "student",

@@ -713,11 +713,11 @@ TEXT = {
     "exercise.msg.grad_note.count": "输出个数不对",
     "exercise.msg.no_start": "运行你代码的进程无法启动：{stderr}",
     "exercise.msg.header": "练习 {n}/{total} · {name} —— {title}",
-    "exercise.msg.file": "文件 {file}",
-    "exercise.msg.missing": "✗ {file} 不存在。用这条命令开始：  glassformer exercise start {name}",
-    "exercise.msg.syntax": "✗ {file} 第 {line} 行第 {col} 列有语法错误：{message}",
+    "exercise.msg.file": "文件 {path}",
+    "exercise.msg.missing": "✗ {path} 不存在。用这条命令开始：  glassformer exercise start {name}",
+    "exercise.msg.syntax": "✗ {path} 第 {line} 行第 {col} 列有语法错误：{message}",
     "exercise.msg.forbidden": "✗ 拒绝评分：你的代码调用了本练习要你亲手写的东西。",
-    "exercise.msg.offence": "{file} 第 {line} 行：{name} —— {why}",
+    "exercise.msg.offence": "{path} 第 {line} 行：{name} —— {why}",
     "exercise.msg.no_function": "✗ 你的文件里没有定义函数 {fns}（名字必须和骨架里的一致）。",
     "exercise.msg.timeout": (
         "✗ 运行 {seconds} 秒后被终止：你的代码没有结束（死循环？巨大的张量？）。其他一切都没有受影响；改好后再运行 "
@@ -754,7 +754,7 @@ TEXT = {
     "exercise.msg.maxerr": (
         "与 glassformer.nn 的最大误差 {ref}，与 numpy_ref 的最大误差 {twin}（容差 {atol} · (1 + |参考值|)）"
     ),
-    "exercise.msg.error": "你的代码在 {file} 第 {line} 行抛出 {type}：  {code}\n    {message}",
+    "exercise.msg.error": "你的代码在 {path} 第 {line} 行抛出 {type}：  {code}\n    {message}",
     "exercise.msg.error_nowhere": "你的代码抛出 {type}：{message}",
     "exercise.msg.printed": "你的代码打印了：",
     "exercise.msg.status.passed": "已通过",
@@ -775,9 +775,9 @@ TEXT = {
     "exercise.msg.list.col.title": "你要写的内容",
     "exercise.msg.list.summary": "已通过 {passed}/{total}。下一个：{command}",
     "exercise.msg.list.all_done": "全部 {total} 个都已通过：模型的每个组件都由你亲手写成。",
-    "exercise.msg.start.wrote": "已写入 {file}。填好 TODO，然后运行：  glassformer exercise check {name}",
+    "exercise.msg.start.wrote": "已写入 {path}。填好 TODO，然后运行：  glassformer exercise check {name}",
     "exercise.msg.start.exists": (
-        "{file} 已经存在：什么都没有写（你的代码永远不会被覆盖）。如果想重新开始，先把它挪走，例如  mv {file} {backup} "
+        "{path} 已经存在：什么都没有写（你的代码永远不会被覆盖）。如果想重新开始，先把它挪走，例如  mv {path} {backup} "
         " 再运行一次 start。"
     ),
     "exercise.msg.hint": "{name} 的提示 {k}/{n}：",
@@ -790,7 +790,7 @@ TEXT = {
         "{name} 的参考答案要在你的检查通过后才显示（glassformer exercise check {name}）。如果现在就想看：glassformer "
         "exercise solution {name} --give-up"
     ),
-    "exercise.msg.solution.header": "# {name} 的参考答案（glassformer/exercises/{file} 中的 SOLUTION）",
+    "exercise.msg.solution.header": "# {name} 的参考答案（glassformer/exercises/{path} 中的 SOLUTION）",
     "exercise.msg.grade.title": "练习成绩",
     "exercise.msg.grade.legend": "图例：{marks}",
     "exercise.msg.grade.col.student": "学生",

@@ -1,5 +1,6 @@
-"""Every bad request gets a JSON 4xx with a catalogue key and its fields (the sentence in the page's
-language), and the server keeps answering; the page's files come from a fixed table and load nothing from the network."""
+"""Every bad request gets a JSON 4xx with a catalogue key and its fields (the sentence in the
+page's language), and the server keeps answering; the page's files come from a fixed table and load
+nothing from the network."""
 
 from __future__ import annotations
 

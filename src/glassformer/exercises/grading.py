@@ -562,28 +562,23 @@ def _item(x: torch.Tensor, index: tuple[int, ...]):
     return v.item()
 
 
-def _describe(value) -> str:
+def _describe(value) -> str | tuple[str, int]:
+    """What the learner returned instead of a tensor: its type's name, or ("list", n), which the
+    report says in words when it is shown."""
     if isinstance(value, tuple) and len(value) == 2 and value[0] == "list":
-        return f"a list of {value[1]} values"
+        return value
     if isinstance(value, tuple) and len(value) == 2:
         return value[0]
     return type(value).__name__ if value is not None else "None"
 
 
-def describe_value(value) -> str:
-    """A learner's value for a message: `tensor (2, 3) float64`, `numpy.ndarray`, `None`."""
-    if isinstance(value, torch.Tensor):
-        return f"tensor {tuple(value.shape)} {str(value.dtype).replace('torch.', '')}"
-    return _describe(value)
-
-
 def describe_arg(name: str, value) -> str:
     """An input for a message: `x (2, 5) float64`, `x (2, 5) float64 non-contiguous`, `n_heads = 2`."""
     if isinstance(value, torch.Tensor):
-        layout = "" if value.is_contiguous() else " non-contiguous"
+        layout = "" if value.is_contiguous() else " " + t("exercise.msg.noncontiguous")
         return f"{name} {tuple(value.shape)} {str(value.dtype).replace('torch.', '')}{layout}"
     if isinstance(value, dict):
-        return f"{name} {{{len(value)} tensors}}"
+        return f"{name} " + t("exercise.msg.tensors", n=len(value))
     return f"{name} = {value!r}"
 
 
@@ -762,7 +757,8 @@ def _problem_lines(res: CaseResult, outputs: tuple[str, ...], atol: float) -> li
     if p.what == "count":
         return [t("exercise.msg.problem.count", yours=p.yours, ref=p.ref, names=", ".join(outputs))]
     if p.what == "type":
-        return [t("exercise.msg.problem.type", where=res.where, yours=p.yours)]  # already described
+        yours = t("exercise.msg.value.list", n=p.yours[1]) if isinstance(p.yours, tuple) else p.yours
+        return [t("exercise.msg.problem.type", where=res.where, yours=yours)]
     if p.what == "grad_missing":
         note = str(p.yours)
         detail = t(f"exercise.msg.grad_note.{note}") if has(f"exercise.msg.grad_note.{note}") else note

@@ -940,4 +940,7 @@ TEXT = {
         "internal: glassformer and its NumPy twin disagree on {name} case {case}: the exercise is broken, "
         "not your code."
     ),
+    "exercise.msg.value.list": "a list of {n} values",
+    "exercise.msg.noncontiguous": "non-contiguous",
+    "exercise.msg.tensors": "{{{n} tensors}}",
 }

@@ -840,4 +840,7 @@ TEXT = {
         "内部错误：glassformer 与它的 NumPy 孪生实现在 {name} 的第 {case} 个用例上不一致：坏的是练习本身，"
         "不是你的代码。"
     ),
+    "exercise.msg.value.list": "一个含 {n} 个值的列表",
+    "exercise.msg.noncontiguous": "非连续",
+    "exercise.msg.tensors": "{{{n} 个张量}}",
 }

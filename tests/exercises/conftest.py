@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from glassformer.exercises import catalog, educator, grader, skeleton
+from glassformer.exercises import catalog, educator, grading, session
 
 LOOP_TIMEOUT = 2.0  # seconds; the endless loop is stopped by it (the other jobs get the default)
 
@@ -94,7 +94,7 @@ SPECIAL = {
         """
         },
     ),
-    "after_global_state": ("softmax", {"softmax.py": open(catalog.get("softmax").solution_path).read()}),
+    "after_global_state": ("softmax", {"softmax.py": catalog.get("softmax").solution}),
     "float32_mask": (
         "causal_mask",
         {
@@ -127,7 +127,7 @@ def graded(tmp_path_factory):
             folder = root / "variants" / f"{name}-{v.id}"
             _write(folder, {f"{name}.py": educator.variant_source(ex, v)})
             items.append((("variant", name, v.id), name, folder / f"{name}.py"))
-        path, written = skeleton.start(name, root / "skeletons", "en")
+        path, written = session.write_skeleton(name, root / "skeletons", "en")
         assert written
         items.append((("skeleton", name), name, path))
     for key, (name, files) in SPECIAL.items():
@@ -146,7 +146,7 @@ def graded(tmp_path_factory):
     attention = catalog.get("attention")
     wrong = next(v for v in attention.variants if v.id == "scale_by_d")
     for key, attention_source in (
-        ("right", attention.solution_path.read_text()),
+        ("right", attention.solution),
         ("wrong", educator.variant_source(attention, wrong)),
     ):
         _write(
@@ -154,7 +154,7 @@ def graded(tmp_path_factory):
             {
                 "multi_head_attention.py": mha,
                 "attention.py": attention_source,
-                "heads.py": catalog.get("heads").solution_path.read_text(),
+                "heads.py": catalog.get("heads").solution,
             },
         )
         items.append((("siblings", key), "multi_head_attention", root / "siblings" / key / "multi_head_attention.py"))
@@ -174,5 +174,5 @@ def graded(tmp_path_factory):
         ("softmax", root / "loop" / "softmax.py", LOOP_TIMEOUT),
         ("softmax", solution),
     ]
-    reports = grader.check_many(tasks)
+    reports = grading.check_many(tasks)
     return {key: report for (key, _, _), report in zip(items, reports, strict=False)}

@@ -10,8 +10,7 @@ import torch
 
 from glassformer.cli import main
 from glassformer.exercises import catalog, educator
-from glassformer.exercises.compare import first_problem
-from glassformer.exercises.expected import prepare
+from glassformer.exercises.grading import first_problem, prepare
 
 NAMES = ["softmax", "causal_mask", "attention"]
 
@@ -21,12 +20,12 @@ def test_grade_three_students_gives_the_expected_table(tmp_path, capsys):
     for student in ("alice", "bob", "carol"):
         (subs / student).mkdir(parents=True)
     for name in NAMES:  # alice: every reference solution
-        (subs / "alice" / f"{name}.py").write_text(catalog.get(name).solution_path.read_text())
+        (subs / "alice" / f"{name}.py").write_text(catalog.get(name).solution)
     softmax = catalog.get("softmax")  # bob: one known mistake, the rest right
     no_shift = next(v for v in softmax.variants if v.id == "no_shift")
     (subs / "bob" / "softmax.py").write_text(educator.variant_source(softmax, no_shift))
     for name in NAMES[1:]:
-        (subs / "bob" / f"{name}.py").write_text(catalog.get(name).solution_path.read_text())
+        (subs / "bob" / f"{name}.py").write_text(catalog.get(name).solution)
     # carol: a crash, a missing file and a syntax error
     (subs / "carol" / "softmax.py").write_text("def softmax(x, dim=-1):\n    return x / 0 + undefined\n")
     (subs / "carol" / "attention.py").write_text("def scaled_dot_product_attention(q, k, v, mask=None)\n    pass\n")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import textwrap
 
-from glassformer.exercises import catalog, grader, report
-from glassformer.exercises.forbidden import ATTENTION, LAYER_NORM, LINEAR, SOFTMAX, scan
+from glassformer.exercises import catalog, grading
+from glassformer.exercises.catalog import ATTENTION, LAYER_NORM, LINEAR, SOFTMAX
+from glassformer.exercises.grading import scan
 
 
 def offences(tmp_path, source, rules, name="learner.py", **siblings):
@@ -39,7 +40,7 @@ def test_calls_imports_and_lookups_by_name_are_refused(tmp_path):
         (8, "getattr(…, 'softmax')"),
         (9, "…['log_softmax']"),
     ]
-    assert {why for *_, why in found} == {"forbid.softmax"}
+    assert {why for *_, why in found} == {"exercise.forbid.softmax"}
 
 
 def test_comments_docstrings_and_other_names_are_fine(tmp_path):
@@ -74,11 +75,11 @@ def test_glassformer_dynamic_code_and_star_imports_are_refused_everywhere(tmp_pa
         (),
     )
     assert [(line, why) for _, line, _, why in found] == [
-        (2, "forbid.glassformer"),
-        (3, "forbid.glassformer"),
-        (4, "forbid.star"),
-        (5, "forbid.dynamic"),
-        (7, "forbid.dynamic"),
+        (2, "exercise.forbid.glassformer"),
+        (3, "exercise.forbid.glassformer"),
+        (4, "exercise.forbid.star"),
+        (5, "exercise.forbid.dynamic"),
+        (7, "exercise.forbid.dynamic"),
     ]
 
 
@@ -100,7 +101,9 @@ def test_the_learners_own_files_may_be_imported_and_are_scanned_too(tmp_path):
         """,
         heads="def split_heads(x, n_heads):\n    return x\n",
     )
-    assert found == [("attention.py", 4, "F.scaled_dot_product_attention", "forbid.attention")]  # line 1 is blank
+    assert found == [
+        ("attention.py", 4, "F.scaled_dot_product_attention", "exercise.forbid.attention")
+    ]  # line 1 is blank
 
 
 def test_a_refused_file_is_never_run_and_the_report_says_why(tmp_path):
@@ -109,18 +112,20 @@ def test_a_refused_file_is_never_run_and_the_report_says_why(tmp_path):
         "import torch.nn as nn\n\ndef feed_forward(x, w1, b1, w2, b2, activation='relu'):\n"
         "    layer = nn.Linear(4, 8)\n    return layer(x)\n"
     )
-    rep = grader.check("feed_forward", path)
+    rep = grading.check("feed_forward", path)
     assert rep.status == "forbidden" and rep.cases == []  # refused before any process started
     assert [(o.line, o.name) for o in rep.offences] == [(4, "nn.Linear")]
-    assert "feed_forward.py line 4: nn.Linear — a built-in linear layer: write x @ W.T + b." in report.render(rep, "en")
-    assert "第 4 行：nn.Linear" in report.render(rep, "zh")
+    assert "feed_forward.py line 4: nn.Linear — a built-in linear layer: write x @ W.T + b." in grading.render(
+        rep, "en"
+    )
+    assert "第 4 行：nn.Linear" in grading.render(rep, "zh")
 
 
 def test_each_exercise_refuses_what_it_is_about():
     rules = {name: {r.why for r in catalog.get(name).forbidden} for name in catalog.ORDER}
-    assert rules["softmax"] == {"forbid.softmax"}
-    assert rules["layer_norm"] == {"forbid.layer_norm"}
+    assert rules["softmax"] == {"exercise.forbid.softmax"}
+    assert rules["layer_norm"] == {"exercise.forbid.layer_norm"}
     assert LINEAR.why in rules["feed_forward"]
     for name in ("attention_scores", "attention", "multi_head_attention", "block", "kv_cache", "fruit"):
-        assert "forbid.attention" in rules[name], name
-    assert "forbid.loss" in rules["loss"]
+        assert "exercise.forbid.attention" in rules[name], name
+    assert "exercise.forbid.loss" in rules["loss"]

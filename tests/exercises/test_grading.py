@@ -6,9 +6,16 @@ from __future__ import annotations
 import pytest
 import torch
 
-from glassformer.exercises import catalog, grader, report
-from glassformer.exercises.expected import prepare
-from glassformer.exercises.text import t
+from glassformer.exercises import catalog, grading
+from glassformer.exercises.grading import fmt_number, prepare
+from glassformer.messages import speaking, t
+
+
+def said(key: str, lang: str = "en", **fields) -> str:
+    """The catalogue's sentence `key` with `fields`: what the report must hold (keys, not wording)."""
+    with speaking(lang):
+        return t(key, **fields)
+
 
 ALL_VARIANTS = [(name, v.id) for name in catalog.ORDER for v in catalog.get(name).variants]
 
@@ -25,40 +32,43 @@ def test_there_are_at_least_14_exercises_in_data_flow_order():
 @pytest.mark.parametrize("name", catalog.ORDER)
 def test_the_reference_solution_passes(graded, name):
     rep = graded[("solution", name)]
-    assert rep.status == "passed", report.render(rep, "en")
+    assert rep.status == "passed", grading.render(rep, "en")
     assert rep.n_passed == len(rep.cases) == len(prepare(name).cases) >= 6
     atol = catalog.get(name).atol
     assert all(c.err_ref <= atol * 1e3 and c.err_twin <= atol * 1e3 for c in rep.cases)
-    text = report.render(rep, "en")
-    assert "✓ Passed: all" in text and "against glassformer.nn" in text and "against numpy_ref" in text
+    key = "exercise.msg.passed.grads" if any(c.grad for c in prepare(name).cases) else "exercise.msg.passed.outputs"
+    assert grading.render(rep).splitlines()[2] == said(key, n=len(rep.cases))
 
 
 def test_every_exercise_has_the_named_edge_cases():
     labels = {name: {c.label for c in prepare(name).cases} for name in catalog.ORDER}
     for name in ("attention_scores", "attention", "heads", "multi_head_attention", "layer_norm", "block"):
-        assert {"case.t1", "case.noncontig"} <= labels[name], name
+        assert {"exercise.case.t1", "exercise.case.noncontig"} <= labels[name], name
     for name in ("attention", "multi_head_attention", "block"):
-        assert "case.dead_row" in labels[name], name
-    assert "case.large" in labels["softmax"] and "case.large" in labels["loss"]
+        assert "exercise.case.dead_row" in labels[name], name
+    assert "exercise.case.large" in labels["softmax"] and "exercise.case.large" in labels["loss"]
     assert all(
-        any(lab == "case.random" or lab.endswith(".size") or lab.endswith(".T") for lab in ls) for ls in labels.values()
+        any(lab == "exercise.case.random" or lab.endswith(".size") or lab.endswith(".T") for lab in ls)
+        for ls in labels.values()
     )
-    assert sum(1 for ls in labels.values() if "case.batch1" in ls) >= 10
+    assert sum(1 for ls in labels.values() if "exercise.case.batch1" in ls) >= 10
 
 
 @pytest.mark.parametrize("name,variant", ALL_VARIANTS)
 def test_each_known_mistake_fails_with_its_own_message(graded, name, variant):
     rep = graded[("variant", name, variant)]
-    assert rep.status in ("failed", "crashed"), report.render(rep, "en")
+    assert rep.status in ("failed", "crashed"), grading.render(rep, "en")
     assert rep.n_passed < len(rep.cases)
-    assert rep.diagnosis == (f"{name}.wrong.{variant}", {})
+    assert rep.diagnosis == (f"exercise.{name}.wrong.{variant}", {})
     for lang in ("en", "zh"):
-        assert "→ " + t(lang, f"{name}.wrong.{variant}") in report.render(rep, lang)
+        with speaking(lang):
+            assert "→ " + t(f"exercise.{name}.wrong.{variant}") in grading.render(rep)
 
 
-def test_a_failure_report_shows_case_shapes_index_values_and_errors(graded):
+def test_a_failure_report_snapshot_in_english_and_chinese(graded):
+    """The deliberate wording checks of the report: what a learner reads, in both languages."""
     rep = graded[("variant", "softmax", "no_shift")]
-    text = report.render(rep, "en")
+    text = grading.render(rep, "en")
     first = rep.first_failure()
     assert first.problem.what == "nan" and first.problem.index == (0, 0)
     assert "first failing case: large values (around 800)" in text
@@ -67,10 +77,10 @@ def test_a_failure_report_shows_case_shapes_index_values_and_errors(graded):
     rep = graded[("variant", "attention_scores", "scale_by_d")]
     first = rep.first_failure()
     assert first.problem.what == "value" and first.problem.yours == pytest.approx(first.problem.ref / 2)
-    text = report.render(rep, "en")
+    text = grading.render(rep, "en")
     assert "inputs: q (2, 5, 4) float64, k (2, 5, 4) float64" in text
     assert f"first mismatch at index {first.problem.index}" in text
-    zh = report.render(rep, "zh")
+    zh = grading.render(rep, "zh")
     assert "第一个不一致的位置" in zh and "你除以的是 D" in zh
 
 
@@ -81,14 +91,16 @@ def test_a_mistake_can_show_as_a_wrong_shape_or_dtype(graded):
     assert (additive.what, additive.yours, additive.ref) == ("dtype", "float32", "bool")
     stale = graded[("variant", "kv_cache", "stale_cache")]
     assert stale.first_failure().where == " 1 (keys)"  # the output comes back right, the keys do not
-    assert "output 1 (keys): shape (2, 2, 4, 4), expected (2, 2, 5, 4)" in report.render(stale, "en")
+    shape = said("exercise.msg.problem.shape", where=" 1 (keys)", yours=(2, 2, 4, 4), ref=(2, 2, 5, 4))
+    assert "  " + shape in grading.render(stale).splitlines()
 
 
 @pytest.mark.parametrize("name", catalog.ORDER)
 def test_an_untouched_skeleton_is_not_finished_rather_than_crashed(graded, name):
     rep = graded[("skeleton", name)]
     assert rep.status == "todo" and rep.diagnosis is None
-    assert "NotImplementedError" in report.render(rep, "en")
+    fns = ", ".join(sorted({prepare(name).cases[c.index].fn for c in rep.cases if c.todo}))
+    assert said("exercise.msg.todo", fns=fns) in grading.render(rep).splitlines()
 
 
 def test_a_lost_graph_and_a_wrong_backward_are_gradient_failures(graded):
@@ -96,16 +108,20 @@ def test_a_lost_graph_and_a_wrong_backward_are_gradient_failures(graded):
     assert rep.status == "failed"
     first = rep.first_failure()
     assert first.stage == "grad" and first.problem.what == "grad_missing" and first.problem.yours == "no_graph"
-    assert rep.diagnosis == ("msg.why.grad_missing", {})
+    assert rep.diagnosis == ("exercise.msg.why.grad_missing", {})
     rep = graded[("special", "bad_backward")]
     first = rep.first_failure()
     assert rep.status == "failed" and first.stage == "grad" and first.problem.what == "value"
-    assert "gradient of x: first mismatch" in report.render(rep, "en")
+    p = first.problem
+    grad = said(
+        "exercise.msg.problem.grad_value", where="x", index=p.index, yours=fmt_number(p.yours), ref=fmt_number(p.ref)
+    )
+    assert "  " + grad in grading.render(rep).splitlines()
 
 
 def test_errors_are_reported_with_the_learners_line_and_a_hint_when_recognised(graded):
     rep = graded[("special", "view_after_transpose")]
-    assert rep.status == "crashed" and rep.diagnosis == ("err.view", {})
+    assert rep.status == "crashed" and rep.diagnosis == ("exercise.err.view", {})
     first = rep.first_failure()
     assert first.error["type"] == "RuntimeError" and first.error["where"]["file"] == "heads.py"
     assert "view size is not compatible" in first.error["message"]
@@ -113,17 +129,23 @@ def test_errors_are_reported_with_the_learners_line_and_a_hint_when_recognised(g
     # splitting one axis is always a valid view, even of a transposed x; joining H and D after
     # the transpose is not, in general (the first merge case)
     assert all(c.ok for c in rep.cases if cases[c.index].fn == "split_heads")
-    assert (cases[first.index].fn, cases[first.index].label) == ("merge_heads", "case.basic")
+    assert (cases[first.index].fn, cases[first.index].label) == ("merge_heads", "exercise.case.basic")
     rep = graded[("special", "exception")]
     assert rep.status == "crashed" and rep.n_passed == 0
-    text = report.render(rep, "en")
-    assert "your code raised NameError in causal_mask.py line 2:  return helper(T)" in text
-    assert "name 'helper' is not defined" in text
+    error = said(
+        "exercise.msg.error",
+        type="NameError",
+        path="causal_mask.py",
+        line=2,
+        code="return helper(T)  # NameError: no such helper",
+        message="name 'helper' is not defined",
+    )
+    assert "  " + error in grading.render(rep)
 
 
 def test_a_huge_allocation_fails_inside_the_learners_code(graded):
     rep = graded[("special", "memory")]
-    assert rep.status == "crashed" and rep.diagnosis == ("err.memory", {})
+    assert rep.status == "crashed" and rep.diagnosis == ("exercise.err.memory", {})
     assert rep.first_failure().error["where"]["line"] == 3
 
 
@@ -135,7 +157,7 @@ def test_one_files_global_changes_do_not_reach_the_next_file(graded):
 def test_a_float_mask_is_a_dtype_problem_with_its_message(graded):
     rep = graded[("special", "float32_mask")]
     assert rep.first_failure().problem.what == "dtype"
-    assert rep.diagnosis == ("causal_mask.wrong.float_01", {})  # float64 0/1 is the same mistake
+    assert rep.diagnosis == ("exercise.causal_mask.wrong.float_01", {})  # float64 0/1 is the same mistake
 
 
 def test_the_learners_own_files_are_imported_and_never_shared_between_folders(graded):
@@ -147,22 +169,22 @@ def test_the_learners_own_files_are_imported_and_never_shared_between_folders(gr
 def test_an_endless_loop_times_out_and_the_next_file_is_still_graded(graded):
     loop = graded[("loop",)]
     assert loop.status == "timeout" and loop.cases == []
-    assert "Stopped after 2 s" in report.render(loop, "en")
-    assert "运行 2 秒后被终止" in report.render(loop, "zh")
+    for lang in ("en", "zh"):
+        assert said("exercise.msg.timeout", lang, seconds="2", name="softmax") in grading.render(loop, lang)
     assert graded[("after",)].status == "passed"
 
 
 def test_a_hard_exit_is_reported_and_the_next_file_is_still_graded(graded):
     died = graded[("exit",)]
     assert died.status == "crashed" and died.exit_code == 7
-    assert "died (exit code 7)" in report.render(died, "en")
+    assert said("exercise.msg.died", code=7) in grading.render(died).splitlines()
     assert graded[("loop",)].status == "timeout" and graded[("after",)].status == "passed"
 
 
 def test_syntax_errors_missing_files_and_missing_functions_need_no_process(tmp_path):
     bad = tmp_path / "softmax.py"
     bad.write_text("import torch\n\ndef softmax(x, dim=-1)\n    return x\n")
-    rep, missing, wrong_name = grader.check_many(
+    rep, missing, wrong_name = grading.check_many(
         [
             ("softmax", bad),
             ("attention", tmp_path / "attention.py"),
@@ -170,18 +192,22 @@ def test_syntax_errors_missing_files_and_missing_functions_need_no_process(tmp_p
         ]
     )
     assert rep.status == "syntax" and rep.syntax["line"] == 3
-    text = report.render(rep, "en")
-    assert "Syntax error in softmax.py, line 3" in text and "def softmax(x, dim=-1)" in text and "^" in text
-    assert missing.status == "missing" and "glassformer exercise start attention" in report.render(missing, "en")
+    lines = grading.render(rep).splitlines()
+    assert lines[2] == said(
+        "exercise.msg.syntax", path="softmax.py", **{k: rep.syntax[k] for k in ("line", "col", "message")}
+    )
+    assert lines[3:] == ["    def softmax(x, dim=-1)", "    " + " " * (rep.syntax["col"] - 1) + "^"]
+    assert missing.status == "missing"
+    assert said("exercise.msg.missing", path=missing.file, name="attention") in grading.render(missing).splitlines()
     assert wrong_name.status == "failed" and wrong_name.missing_functions == ["causal_mask"]
 
 
 def test_the_twin_check_catches_gradients_that_disagree_with_the_finite_difference():
     ex, prep = catalog.get("layer_norm"), prepare("layer_norm")
     case = prep.cases[0]
-    assert grader._twin_directional(ex, case, prep.ref_grads[0], prep.cot[0]) is None
+    assert grading._twin_directional(ex, case, prep.ref_grads[0], prep.cot[0]) is None
     wrong = [g * 1.01 for g in prep.ref_grads[0]]
-    problem = grader._twin_directional(ex, case, wrong, prep.cot[0])
+    problem = grading._twin_directional(ex, case, wrong, prep.cot[0])
     assert problem is not None and problem.what == "twin_slope"
 
 

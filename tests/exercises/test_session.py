@@ -7,7 +7,15 @@ import json
 import re
 
 from glassformer.cli import main
-from glassformer.exercises import catalog, progress, skeleton, text
+from glassformer.exercises import catalog, session
+from glassformer.exercises.plug import REQUIRED
+from glassformer.messages import speaking, t
+
+
+def words(lang: str, key: str, **fields) -> str:
+    """The catalogue's sentence `key` with `fields` in `lang`: what the verbs must print."""
+    with speaking(lang):
+        return t(key, **fields)
 
 
 def run(capsys, *argv) -> tuple[int, str]:
@@ -19,14 +27,18 @@ def test_start_writes_a_skeleton_and_never_overwrites(tmp_path, capsys):
     folder = tmp_path / "ex"
     code, out = run(capsys, "start", "layer_norm", "--dir", str(folder))
     path = folder / "layer_norm.py"
-    assert code == 0 and f"Wrote {path}" in out
+    assert code == 0 and out.strip() == words("en", "exercise.msg.start.wrote", path=path, name="layer_norm")
     source = path.read_text()
     assert "def layer_norm(x, weight, bias, eps=1e-5):" in source
-    assert "γ · (x - mean) / √(var + ε) + β" in source and "Shapes: x (..., C)" in source
+    assert "γ · (x - mean) / √(var + ε) + β" in source and "Shapes: x (..., C)" in source  # the skeleton snapshot
     assert "Not allowed here: layer_norm, LayerNorm" in source and "raise NotImplementedError" in source
+    assert words(
+        "en", "exercise.skel.plugs", target=catalog.get("layer_norm").plugs_into, required=", ".join(REQUIRED)
+    ) in " ".join(line.strip() for line in source.splitlines())
     path.write_text(source + "\n# my work\n")
     code, out = run(capsys, "start", "layer_norm", "--dir", str(folder))
-    assert code == 1 and "already exists: nothing was written" in out and "layer_norm.old.py" in out
+    backup = folder / "layer_norm.old.py"
+    assert code == 1 and out.strip() == words("en", "exercise.msg.start.exists", path=path, backup=backup)
     assert path.read_text().endswith("# my work\n")
 
 
@@ -34,13 +46,15 @@ def test_every_skeleton_parses_with_the_graded_signature_in_both_languages():
     for lang in ("en", "zh"):
         for name in catalog.ORDER:
             ex = catalog.get(name)
-            tree = ast.parse(skeleton.render(ex, lang))
+            tree = ast.parse(session.skeleton_text(ex, lang))
             defs = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
             assert list(defs) == [f.name for f in ex.functions], name
             for f in ex.functions:
                 params = [a.arg for a in defs[f.name].args.args]
                 assert params == list(f.args), (name, params)
-                assert ast.get_docstring(defs[f.name]).startswith(text.t(lang, f"{name}.doc.{f.name}").split("\n")[0])
+                assert ast.get_docstring(defs[f.name]).startswith(
+                    words(lang, f"exercise.{name}.doc.{f.name}").split("\n")[0]
+                )
 
 
 def test_list_check_solution_and_hints_through_the_cli(tmp_path, capsys, monkeypatch):
@@ -48,17 +62,21 @@ def test_list_check_solution_and_hints_through_the_cli(tmp_path, capsys, monkeyp
     monkeypatch.setenv("GLASSFORMER_LANG", "zh")
     code, out = run(capsys, "list", "--dir", str(folder))
     assert code == 0 and re.search(r"^1 +softmax +未开始 +数值稳定的 softmax$", out, re.M)
-    assert "下一个：glassformer exercise start softmax" in out
+    total = len(catalog.ORDER)
+    command = "glassformer exercise start softmax"
+    assert words("zh", "exercise.msg.list.summary", passed=0, total=total, command=command) in out
     monkeypatch.delenv("GLASSFORMER_LANG")
 
     # the solution is refused before a passing check
     code, out = run(capsys, "solution", "causal_mask", "--dir", str(folder))
-    assert code == 1 and "--give-up" in out and "def causal_mask" not in out
+    assert code == 1 and out.strip() == words("en", "exercise.msg.solution.refused", name="causal_mask")
 
     # hints: one more per call, then none; --all shows all three
     hints = [run(capsys, "hint", "causal_mask", "--dir", str(folder))[1] for _ in range(4)]
-    assert "Hint 1 of 3" in hints[0] and "Hint 2 of 3" in hints[1] and "Hint 3 of 3" in hints[2]
-    assert "Hint 1" not in hints[1] and "j <= i" in hints[2] and "No more hints" in hints[3]
+    for k in (1, 2, 3):
+        head = words("en", "exercise.msg.hint", k=k, n=3, name="causal_mask")
+        assert hints[k - 1].splitlines()[:2] == [head, "  " + words("en", f"exercise.causal_mask.hint.{k}")]
+    assert hints[3].strip() == words("en", "exercise.msg.hint.none", name="causal_mask")
     assert run(capsys, "hint", "causal_mask", "--all", "--dir", str(folder))[1].count("Hint ") == 3
 
     # a wrong file fails (exit code 1), the right one passes and unlocks the solution
@@ -66,15 +84,18 @@ def test_list_check_solution_and_hints_through_the_cli(tmp_path, capsys, monkeyp
     path = folder / "causal_mask.py"
     path.write_text("import torch\n\ndef causal_mask(T):\n    return torch.triu(torch.ones(T, T, dtype=torch.bool))\n")
     code, out = run(capsys, "check", "causal_mask", "--dir", str(folder))
-    assert code == 1 and "lets each query see itself and the FUTURE" in out
+    assert code == 1 and "  → " + words("en", "exercise.causal_mask.wrong.upper") in out.splitlines()
     assert "failing" in run(capsys, "list", "--dir", str(folder))[1]
-    path.write_text(catalog.get("causal_mask").solution_path.read_text())
+    path.write_text(catalog.get("causal_mask").solution)
     code, out = run(capsys, "check", "causal_mask", "--dir", str(folder))
-    assert code == 0 and "✓ Passed: all 6 cases." in out and "Next: glassformer exercise start padding_mask" in out
+    assert code == 0 and words("en", "exercise.msg.passed.outputs", n=6) in out.splitlines()
+    assert (
+        "  " + words("en", "exercise.msg.next", command="glassformer exercise start padding_mask") in out.splitlines()
+    )
     code, out = run(capsys, "solution", "causal_mask", "--dir", str(folder))
     assert code == 0 and "def causal_mask(T: int) -> torch.Tensor:" in out
 
-    state = json.loads((folder / progress.FILE).read_text())["exercises"]["causal_mask"]
+    state = json.loads((folder / session.FILE).read_text())["exercises"]["causal_mask"]
     assert state["status"] == "passed" and state["ever_passed"] and state["hints"] == 3
     listing = run(capsys, "list", "--dir", str(folder))[1]
     row = next(line for line in listing.splitlines() if "causal_mask" in line)
@@ -89,7 +110,7 @@ def test_give_up_shows_the_solution_and_is_recorded(tmp_path, capsys):
     folder.mkdir()
     code, out = run(capsys, "solution", "fruit", "--give-up", "--dir", str(folder))
     assert code == 0 and "def fruit_attention(E, W_Q, W_K, W_V):" in out
-    assert progress.entry(folder, "fruit") == {"gave_up": True}
+    assert session.entry(folder, "fruit") == {"gave_up": True}
 
 
 def test_an_unknown_exercise_or_language_is_a_clear_error(tmp_path, capsys, monkeypatch):

@@ -1,23 +1,29 @@
-"""The two text tables: same keys, same {fields}, every key the exercises use is there."""
+"""The exercises' part of the one catalogue (messages/exercises_*.py): same keys, same {fields},
+every key the exercises use is there."""
 
 from __future__ import annotations
 
 import re
 
-import pytest
 from helpers import assert_tables_match
 from helpers import format_fields as fields
 
-from glassformer.exercises import catalog, text, text_en, text_zh
-from glassformer.exercises.expected import prepare
+from glassformer.exercises import catalog
+from glassformer.exercises.grading import prepare
+from glassformer.messages import exercises_en, exercises_zh, speaking, t
 
-SYMBOLIC = {"causal_mask.case.T", "sampling.case.k", "sampling.case.p", "sinusoidal.case.size"}  # no words to translate
+SYMBOLIC = {
+    "exercise.causal_mask.case.T",
+    "exercise.sampling.case.k",
+    "exercise.sampling.case.p",
+    "exercise.sinusoidal.case.size",
+}  # no words to translate
 
 
 def test_both_tables_have_the_same_keys_and_fields():
-    assert_tables_match(text_en.TEXT, text_zh.TEXT, untranslated=SYMBOLIC)
-    for key in text_en.TEXT:
-        assert all(f.isidentifier() for f in fields(text_en.TEXT[key])), key  # no stray braces (Σ_{b,t})
+    assert_tables_match(exercises_en.TEXT, exercises_zh.TEXT, untranslated=SYMBOLIC)
+    for key in exercises_en.TEXT:
+        assert all(f.isidentifier() for f in fields(exercises_en.TEXT[key])), key  # no stray braces (Σ_{b,t})
 
 
 def used_keys() -> dict[str, set[str]]:
@@ -25,10 +31,14 @@ def used_keys() -> dict[str, set[str]]:
     keys = {}
     for name in catalog.ORDER:
         ex = catalog.get(name)
-        for key in [f"{name}.title", f"{name}.todo", *(f"{name}.hint.{k}" for k in (1, 2, 3))]:
+        for key in [
+            f"exercise.{name}.title",
+            f"exercise.{name}.todo",
+            *(f"exercise.{name}.hint.{k}" for k in (1, 2, 3)),
+        ]:
             keys[key] = set()
-        keys.update({f"{name}.doc.{f.name}": set() for f in ex.functions})
-        keys.update({f"{name}.wrong.{v.id}": set() for v in ex.variants})
+        keys.update({f"exercise.{name}.doc.{f.name}": set() for f in ex.functions})
+        keys.update({f"exercise.{name}.wrong.{v.id}": set() for v in ex.variants})
         keys.update({k: set() for _, k in ex.error_hints})
         keys.update({r.why: set() for r in ex.forbidden})
         for case in prepare(name).cases:
@@ -38,26 +48,17 @@ def used_keys() -> dict[str, set[str]]:
 
 def test_every_key_in_use_exists_and_gets_the_fields_it_needs():
     for key, given in used_keys().items():
-        assert key in text_en.TEXT, key
-        assert fields(text_en.TEXT[key]) <= given, (key, fields(text_en.TEXT[key]), given)
+        assert key in exercises_en.TEXT, key
+        assert fields(exercises_en.TEXT[key]) <= given, (key, fields(exercises_en.TEXT[key]), given)
 
 
 def test_every_variant_has_a_targeted_message_and_three_hints_per_exercise():
     for name in catalog.ORDER:
         for k in (1, 2, 3):
-            assert len(text.t("en", f"{name}.hint.{k}")) > 20
-        for v in catalog.get(name).variants:
-            assert len(text.t("zh", f"{name}.wrong.{v.id}")) > 10
-
-
-def test_the_language_comes_from_the_flag_then_the_environment(monkeypatch):
-    monkeypatch.delenv("GLASSFORMER_LANG", raising=False)
-    assert text.resolve_lang(None) == "en"
-    monkeypatch.setenv("GLASSFORMER_LANG", "zh_CN.UTF-8")
-    assert text.resolve_lang(None) == "zh" and text.resolve_lang("en") == "en"
-    monkeypatch.setenv("GLASSFORMER_LANG", "de")
-    with pytest.raises(ValueError, match="not one of"):
-        text.resolve_lang(None)
+            assert len(t(f"exercise.{name}.hint.{k}")) > 20
+        with speaking("zh"):
+            for v in catalog.get(name).variants:
+                assert len(t(f"exercise.{name}.wrong.{v.id}")) > 10
 
 
 def test_the_docs_list_every_exercise_in_order_with_its_functions_and_tolerance():

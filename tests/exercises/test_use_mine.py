@@ -4,16 +4,17 @@ model, and learn as ours do; anything not ready is refused with a message that s
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-import glassformer.exercises.solutions as solutions
 from glassformer.cli import main
+from glassformer.config import ModelConfig
+from glassformer.errors import NotFound, UsageError
+from glassformer.exercises import catalog, plug
 from glassformer.exercises.plug import REQUIRED
+from glassformer.messages import t
 
-SOLUTIONS = Path(solutions.__file__).parent
 TRAIN = [
     "train",
     "--preset",
@@ -35,7 +36,7 @@ def mine(tmp_path) -> Path:
     folder = tmp_path / "mine"
     folder.mkdir()
     for name in REQUIRED:
-        shutil.copy(SOLUTIONS / f"{name}.py", folder / f"{name}.py")
+        (folder / f"{name}.py").write_text(catalog.get(name).solution, encoding="utf-8")
     return folder
 
 
@@ -59,19 +60,31 @@ def test_a_failing_or_missing_file_is_refused_with_the_fix(tmp_path, capsys):
     folder = mine(tmp_path)
     (folder / "feed_forward.py").unlink()
     assert main([*TRAIN, "--out", str(tmp_path / "a"), "--use-mine", str(folder)]) == 2
-    assert "no feed_forward.py there" in capsys.readouterr().err
-    shutil.copy(SOLUTIONS / "feed_forward.py", folder)
+    with pytest.raises(NotFound) as missing:
+        plug.check_ready(folder)
+    assert missing.value.key == "error.exercise.use_mine.missing" and missing.value.fields["files"] == "feed_forward.py"
+    (folder / "feed_forward.py").write_text(catalog.get("feed_forward").solution, encoding="utf-8")
     text = (folder / "layer_norm.py").read_text()  # plant a bug: the mean is off by half
     (folder / "layer_norm.py").write_text(
         text.replace("mean = x.mean(dim=-1, keepdim=True)", "mean = 1.5 * x.mean(dim=-1, keepdim=True)")
     )
-    assert main([*TRAIN, "--out", str(tmp_path / "b"), "--use-mine", str(folder)]) == 2
-    err = capsys.readouterr().err
-    assert "layer_norm do not pass yet" in err and "glassformer exercise check layer_norm" in err
+    with pytest.raises(UsageError) as failing:
+        plug.check_ready(folder)
+    assert failing.value.key == "error.exercise.use_mine.failing"
+    assert failing.value.fields == {"folder": folder, "failing": "layer_norm", "first": "layer_norm"}
 
 
 def test_configurations_the_learner_cannot_compute_are_refused(tmp_path, capsys):
     folder = mine(tmp_path)
     assert main([*TRAIN, "--out", str(tmp_path / "c"), "--dropout=0.1", "--norm=post", "--use-mine", str(folder)]) == 2
-    err = capsys.readouterr().err
-    assert "dropout=0.1" in err and "--dropout=0" in err and "norm='post'" in err
+    cfg = ModelConfig(dropout=0.1, norm="post", mha_style="heads")
+    with pytest.raises(UsageError) as refused:
+        plug.check_config(cfg)
+    assert refused.value.key == "error.exercise.use_mine.model"
+    assert refused.value.fields["problems"] == "; ".join(
+        [
+            t("exercise.use_mine.dropout", dropout=0.1),
+            t("exercise.use_mine.mha_style", style="heads"),
+            t("exercise.use_mine.norm", norm="post"),
+        ]
+    )

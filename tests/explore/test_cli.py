@@ -18,8 +18,10 @@ import pytest
 from explore_kit import make_explorer, make_run
 
 from glassformer.cli import main
+from glassformer.errors import NotFound, UsageError
 from glassformer.explore import serve as serve_module
 from glassformer.explore.serve import Background, latest_run, open_preset, open_run
+from glassformer.train.checkpoint import MODEL_FILE
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
@@ -34,8 +36,9 @@ def test_latest_run_is_the_newest_checkpoint(tmp_path):
 
 
 def test_no_run_says_how_to_make_one(tmp_path, capsys, monkeypatch):
-    with pytest.raises(FileNotFoundError, match=r"make demo.*--preset baby"):
+    with pytest.raises(NotFound) as none:
         latest_run(tmp_path)
+    assert none.value.key == "explore.no_run" and none.value.fields == {"runs_dir": tmp_path, "weights": MODEL_FILE}
     monkeypatch.chdir(tmp_path)  # `glassformer explore` with no RUN looks in ./runs
     assert main(["explore"]) == 2
     assert "no trained run under runs/" in capsys.readouterr().err
@@ -51,6 +54,7 @@ def test_no_run_says_how_to_make_one(tmp_path, capsys, monkeypatch):
     ],
 )
 def test_refusals_are_one_line_errors(argv, words, capsys):
+    """A deliberate snapshot of what the command line prints (the library's refusals are checked by key)."""
     assert main(argv) == 2
     assert re.search(words, capsys.readouterr().err)
 
@@ -96,8 +100,10 @@ def test_remote_host_prints_a_warning(monkeypatch, capsys):
 def test_port_in_use_is_a_clear_error():
     sock = serve_module.bind("127.0.0.1", 0)
     try:
-        with pytest.raises(ValueError, match=r"cannot listen on 127.0.0.1:\d+.*--port 0"):
+        with pytest.raises(UsageError) as busy:
             serve_module.bind("127.0.0.1", sock.getsockname()[1])
+        assert busy.value.key == "explore.cannot_listen"
+        assert busy.value.fields["port"] == sock.getsockname()[1] and busy.value.fields["host"] == "127.0.0.1"
     finally:
         sock.close()
 

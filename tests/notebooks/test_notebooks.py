@@ -143,11 +143,11 @@ def check_05(r, out):
 def check_06(r, out):
     assert r["start_exit"] == 0 and r["start_again_exit"] == 1  # start never overwrites
     assert r["statuses"] == ["todo", "failed", "passed"]
-    assert r["wrong_mistake"] == "softmax.wrong.no_shift" and r["first_failing_problem"] == "nan"
+    assert r["wrong_mistake"] == "exercise.softmax.wrong.no_shift" and r["first_failing_problem"] == "nan"
     assert 0 < r["wrong_cases_passed"] < r["right_cases"][1]
     x = torch.tensor([800.0, 801.0], dtype=torch.float64)  # why no shift fails: exp(800) = inf, inf/inf = NaN
     assert torch.isnan(torch.exp(x) / torch.exp(x).sum()).all()
-    assert {k: v["named"] for k, v in r["mistakes"].items()} == {k: f"softmax.wrong.{k}" for k in r["mistakes"]}
+    assert {k: v["named"] for k, v in r["mistakes"].items()} == {k: f"exercise.softmax.wrong.{k}" for k in r["mistakes"]}
     assert len(r["mistakes"]) >= 4 and all(v["status"] == "failed" for v in r["mistakes"].values())
     assert r["right_cases"][0] == r["right_cases"][1] > 10
     assert r["solution_exit"] == 0 and r["progress"] == "passed" and r["ever_passed"] is True

@@ -23,7 +23,7 @@ DEFAULT_DIR = "exercises"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from glassformer.exercises.grader import TIMEOUT
+    from glassformer.exercises.grading import TIMEOUT
 
     ex = subparsers.add_parser("exercise", help=t("help.exercise"), description=t("help.exercise.about"))
     verbs = ex.add_subparsers(
@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     def learner(name: str) -> argparse.ArgumentParser:
         p = verbs.add_parser(name, help=t(f"help.exercise.{name}"))
         p.add_argument("--dir", default=DEFAULT_DIR, help=t("help.exercise.dir", default=DEFAULT_DIR))
-        return p  # --lang (every parser has it): the language of skeletons and messages
+        return p  # --lang (every command has it): the language of skeletons and messages
 
     def named(name: str) -> argparse.ArgumentParser:
         p = learner(name)
@@ -65,14 +65,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_export)
 
 
-def _lang(args) -> str:
-    from glassformer.exercises.text import resolve_lang
-
-    return resolve_lang(args.lang)
-
-
 def _timeout(args) -> float:
-    from glassformer.exercises.grader import TIMEOUT
+    from glassformer.exercises.grading import TIMEOUT
 
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError("exercise.timeout", value=args.timeout)
@@ -87,52 +81,49 @@ def _out(result: tuple[str, int]) -> int:
 def run_list(args) -> int:
     from glassformer.exercises import session
 
-    return _out(session.overview(Path(args.dir), _lang(args)))
+    return _out(session.overview(Path(args.dir)))
 
 
 def run_start(args) -> int:
     from glassformer.exercises import session
 
-    return _out(session.start(args.name, Path(args.dir), _lang(args)))
+    return _out(session.start(args.name, Path(args.dir)))
 
 
 def run_check(args) -> int:
     from glassformer.exercises import session
 
     file = Path(args.file) if args.file else None
-    return _out(session.check(args.name, Path(args.dir), file, _lang(args), _timeout(args)))
+    return _out(session.check(args.name, Path(args.dir), file, timeout=_timeout(args)))
 
 
 def run_hint(args) -> int:
     from glassformer.exercises import session
 
-    return _out(session.hint(args.name, Path(args.dir), _lang(args), args.all))
+    return _out(session.hint(args.name, Path(args.dir), show_all=args.all))
 
 
 def run_solution(args) -> int:
     from glassformer.exercises import session
 
-    return _out(session.solution(args.name, Path(args.dir), _lang(args), args.give_up))
+    return _out(session.solution(args.name, Path(args.dir), give_up=args.give_up))
 
 
 def run_grade(args) -> int:
     from glassformer.exercises import educator
-    from glassformer.exercises.text import t
 
-    lang = _lang(args)
     names = args.exercises.split(",") if args.exercises else None
-    rows, md = educator.grade(Path(args.submissions), Path(args.out), lang, _timeout(args), names)
+    rows, md = educator.grade(Path(args.submissions), Path(args.out), timeout=_timeout(args), names=names)
     students = len({r["student"] for r in rows})
     print(md.read_text(encoding="utf-8"))
-    print(t(lang, "msg.grade.wrote", students=students, exercises=len(rows) // students, csv=args.out, md=md))
+    print(t("exercise.msg.grade.wrote", students=students, exercises=len(rows) // students, csv=args.out, md=md))
     return 0
 
 
 def run_export(args) -> int:
     from glassformer.exercises import educator
-    from glassformer.exercises.text import t
 
     names = args.exercises.split(",") if args.exercises else None
     files = educator.export_golden(Path(args.out), names)
-    print(t(_lang(args), "msg.export.wrote", n=len(files), folder=args.out))
+    print(t("exercise.msg.export.wrote", n=len(files), folder=args.out))
     return 0

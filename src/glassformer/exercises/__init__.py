@@ -2,28 +2,24 @@
 
 The exercises follow the data flow (catalog.ORDER): softmax, scores, masks, attention, heads,
 multi-head attention, positions, LayerNorm, FFN, a block, the loss, sampling filters, a KV-cache
-step, and the fruit example of lesson 1. For each one:
+step, and the fruit example of lesson 1. Each one is one file, defs/NAME.py: its definition
+(references, cases, forbidden calls), its reference solution and its known-wrong variants; its
+words are in the one catalogue (glassformer.messages, keys `exercise.NAME.*`).
 
-    defs/NAME.py        the definition: references, cases, known-wrong variants, forbidden calls
-    solutions/NAME.py   the reference solution, a learner-shaped file (`solution` prints it)
+The machinery, one module per job a newcomer can name:
 
-and the machinery, one concept a file:
+    catalog.py    what an exercise is made of (Exercise, Function, Case, Variant, Rule), the list
+    grading.py    check(): refuse shortcuts, run, compare, diagnose -> Report; render(Report)
+    sandbox.py    the learner's code in a child process with a time limit (this file is the child)
+    session.py    the learner's verbs (list, start, check, hint, solution), skeletons, progress
+    educator.py   the teacher's verbs (grade a class, export golden files, known-mistake files)
+    plug.py       `--use-mine`: train with the learner's own passing functions plugged in
 
-    spec.py       what an exercise is made of (Exercise, Function, Case, Variant, Rule)
-    forbidden.py  refusing shortcuts by reading the learner's syntax tree
-    runner.py     the learner's code in a child process with a time limit (worker.py is the child)
-    compare.py    values against references and variants: first mismatch, largest error
-    grader.py     check(): static checks, run, compare, diagnose -> Report
-    report.py     a Report as text in the learner's language (text.py, text_en.py, text_zh.py)
-    skeleton.py   the file `start` writes
-    progress.py   the learner's progress JSON
-    session.py    the learner's verbs; educator.py the teacher's (grade, export-golden)
-
-docs/exercises.md explains how to use it, how grading works and how a passing function will
-plug into the model (`--use-mine`, planned).
+docs/exercises.md explains how to use it, how grading works and how passing functions plug into
+the model (`glassformer train --use-mine DIR`).
 """
 
 from glassformer.exercises.catalog import ORDER, all_exercises, get
-from glassformer.exercises.grader import Report, check, check_many
+from glassformer.exercises.grading import Report, check, check_many
 
 __all__ = ["ORDER", "Report", "all_exercises", "check", "check_many", "get"]

@@ -21,10 +21,11 @@ from pathlib import Path
 
 import numpy as np
 
-from glassformer.exercises import catalog, grader
-from glassformer.exercises.expected import path_name, prepare
-from glassformer.exercises.spec import Exercise, Variant
-from glassformer.exercises.text import t
+from glassformer.errors import NotFound
+from glassformer.exercises import catalog, grading
+from glassformer.exercises.catalog import Exercise, Variant, speaks
+from glassformer.exercises.grading import path_name, prepare
+from glassformer.messages import in_language, t
 
 STATUS_MARK = {
     "passed": "✓",
@@ -38,22 +39,24 @@ STATUS_MARK = {
 }
 
 
+@speaks
 def grade(
-    submissions: Path, out_csv: Path, lang: str, timeout: float = grader.TIMEOUT, names: list[str] | None = None
+    submissions: Path,
+    out_csv: Path,
+    lang: str | None = None,
+    timeout: float = grading.TIMEOUT,
+    names: list[str] | None = None,
 ) -> tuple[list[dict], Path]:
     """Grade every student folder; write the CSV and the Markdown summary; return (rows, md path)."""
     submissions, out_csv = Path(submissions), Path(out_csv)
     students = sorted(p for p in submissions.iterdir() if p.is_dir() and not p.name.startswith("."))
     if not students:
-        raise ValueError(
-            f"{submissions} holds no student folders (one folder per student, each with "
-            "that student's exercise files, e.g. alice/softmax.py)."
-        )
+        raise NotFound("error.exercise.no_students", folder=submissions)
     names = [catalog.get(n).name for n in names] if names else list(catalog.ORDER)
     items = [(n, s / f"{n}.py") for s in students for n in names]
     # one process per student: nothing a student's code does to its process (a changed default,
     # a patched function, a thread left running) can reach another student's grade
-    reports = [r for s in students for r in grader.check_many([(n, s / f"{n}.py") for n in names], timeout)]
+    reports = [r for s in students for r in grading.check_many([(n, s / f"{n}.py") for n in names], timeout)]
     rows = []
     for (name, file), rep in zip(items, reports, strict=False):
         key = rep.diagnosis[0] if rep.diagnosis else ""
@@ -65,7 +68,7 @@ def grade(
                 "cases_passed": rep.n_passed,
                 "cases_total": len(rep.cases) or len(prepare(name).cases),
                 "mistake": key.rsplit(".", 1)[-1] if ".wrong." in key else key,
-                "detail": t(lang, key, **rep.diagnosis[1]) if rep.diagnosis else "",
+                "detail": t(key, **rep.diagnosis[1]) if rep.diagnosis else "",
             }
         )
     out_csv.parent.mkdir(parents=True, exist_ok=True)
@@ -78,26 +81,26 @@ def grade(
     return rows, md
 
 
-def summary(rows: list[dict], names: list[str], lang: str) -> str:
+@speaks
+def summary(rows: list[dict], names: list[str], lang: str | None = None) -> str:
     students = list(dict.fromkeys(r["student"] for r in rows))
     by = {(r["student"], r["exercise"]): r for r in rows}
     lines = [
-        f"# {t(lang, 'msg.grade.title')}",
+        f"# {t('exercise.msg.grade.title')}",
         "",
         t(
-            lang,
-            "msg.grade.legend",
-            marks=", ".join(f"{m} {t(lang, 'msg.status.' + s)}" for s, m in STATUS_MARK.items()),
+            "exercise.msg.grade.legend",
+            marks=", ".join(f"{m} {t('exercise.msg.status.' + s)}" for s, m in STATUS_MARK.items()),
         ),
         "",
     ]
     lines.append(
         "| "
-        + t(lang, "msg.grade.col.student")
+        + t("exercise.msg.grade.col.student")
         + " | "
         + " | ".join(names)
         + " | "
-        + t(lang, "msg.grade.col.passed")
+        + t("exercise.msg.grade.col.passed")
         + " |"
     )
     lines.append("|---" * (len(names) + 2) + "|")
@@ -105,13 +108,13 @@ def summary(rows: list[dict], names: list[str], lang: str) -> str:
         marks = [STATUS_MARK[by[s, n]["status"]] for n in names]
         passed = sum(by[s, n]["status"] == "passed" for n in names)
         lines.append(f"| {s} | " + " | ".join(marks) + f" | {passed}/{len(names)} |")
-    lines += ["", f"## {t(lang, 'msg.grade.per_exercise')}", ""]
+    lines += ["", f"## {t('exercise.msg.grade.per_exercise')}", ""]
     for n in names:
         passed = sum(by[s, n]["status"] == "passed" for s in students)
         lines.append(f"- {n}: {passed}/{len(students)}")
     mistakes = Counter((r["exercise"], r["mistake"], r["detail"]) for r in rows if r["mistake"])
     if mistakes:
-        lines += ["", f"## {t(lang, 'msg.grade.mistakes')}", ""]
+        lines += ["", f"## {t('exercise.msg.grade.mistakes')}", ""]
         for (n, mistake, detail), count in mistakes.most_common():
             lines.append(f"- {n} · `{mistake}` × {count}: {detail}")
     return "\n".join(lines) + "\n"
@@ -132,7 +135,7 @@ def export_golden(out: Path, names: list[str] | None = None) -> list[Path]:
             fn = ex.function(case.fn)
             entry = {
                 "index": i,
-                "label": t("en", case.label, **case.fields),
+                "label": _english(case.label, **case.fields),
                 "function": fn.name,
                 "inputs": [_store(arrays, f"case{i}/in/{a}", a, v) for a, v in zip(fn.args, case.args, strict=False)],
                 "outputs": [
@@ -219,12 +222,7 @@ def variant_source(ex: Exercise, variant: Variant) -> str:
     seen: set[str] = set()
     helpers = _helpers(variant.impl, seen)
     body = re.sub(r"^def \w+\(", f"def {variant.fn}(", inspect.getsource(variant.impl), count=1)
-    return (
-        ex.solution_path.read_text(encoding="utf-8")
-        + f"\n\n# --- a known mistake: {variant.id}\n\n"
-        + "".join(h + "\n\n" for h in helpers)
-        + body
-    )
+    return ex.solution + f"\n\n# --- a known mistake: {variant.id}\n\n" + "".join(h + "\n\n" for h in helpers) + body
 
 
 def _helpers(fn, seen: set[str]) -> list[str]:
@@ -234,3 +232,9 @@ def _helpers(fn, seen: set[str]) -> list[str]:
             seen.add(name)
             out += _helpers(value, seen) + [inspect.getsource(value)]
     return out
+
+
+def _english(key: str, **fields) -> str:
+    """The exported files are read by a course's own tools: their labels are in English."""
+    with in_language("en"):
+        return t(key, **fields)

@@ -25,7 +25,9 @@ import sys
 import types
 from pathlib import Path
 
-from glassformer.exercises import grader
+from glassformer.errors import NotFound, UsageError
+from glassformer.exercises import grading
+from glassformer.messages import t
 
 REQUIRED = ("attention", "multi_head_attention", "layer_norm", "feed_forward", "block")
 
@@ -34,32 +36,23 @@ def check_ready(folder: Path) -> None:
     """All of REQUIRED pass the grader; otherwise a clear error saying which and how to fix them."""
     missing = [name for name in REQUIRED if not (folder / f"{name}.py").is_file()]
     if missing:
-        raise ValueError(
-            f"--use-mine {folder}: no {', '.join(f'{m}.py' for m in missing)} there. Write them "
-            f"with `glassformer exercise start NAME --dir {folder}` and make them pass first."
-        )
-    reports = grader.check_many([(name, folder / f"{name}.py") for name in REQUIRED])
+        raise NotFound("error.exercise.use_mine.missing", folder=folder, files=", ".join(f"{m}.py" for m in missing))
+    reports = grading.check_many([(name, folder / f"{name}.py") for name in REQUIRED])
     failing = [r.exercise for r in reports if not r.passed]
     if failing:
-        raise ValueError(
-            f"--use-mine {folder}: {', '.join(failing)} do not pass yet; run "
-            f"`glassformer exercise check {failing[0]} --dir {folder}` to see why."
-        )
+        raise UsageError("error.exercise.use_mine.failing", folder=folder, failing=", ".join(failing), first=failing[0])
 
 
 def check_config(cfg) -> None:
     problems = []
     if cfg.dropout > 0:
-        problems.append(f"dropout={cfg.dropout} (your functions have no dropout: pass --dropout=0)")
+        problems.append(t("exercise.use_mine.dropout", dropout=cfg.dropout))
     if cfg.mha_style != "packed":
-        problems.append(
-            f"mha_style={cfg.mha_style!r} (your multi-head attention reads one packed "
-            "qkv matrix: pass --mha_style=packed)"
-        )
+        problems.append(t("exercise.use_mine.mha_style", style=cfg.mha_style))
     if cfg.norm != "pre":
-        problems.append(f"norm={cfg.norm!r} (your block is pre-LN: pass --norm=pre)")
+        problems.append(t("exercise.use_mine.norm", norm=cfg.norm))
     if problems:
-        raise ValueError("--use-mine cannot compute this model: " + "; ".join(problems) + ".")
+        raise UsageError("error.exercise.use_mine.model", problems="; ".join(problems))
 
 
 def load(folder: Path, name: str) -> types.ModuleType:

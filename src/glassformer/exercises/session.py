@@ -6,14 +6,35 @@ parses arguments and prints. The learner's folder holds their files and the prog
     check       grade a file and remember the result
     hint        the next of three hints (or all of them)
     solution    the reference solution, once a check passed (or when the learner gives up)
+
+Each takes `lang` (None: the process's language, which `glassformer --lang` sets).
+
+The skeleton holds, per function: the signature, a docstring with the math and the shape contract
+(in the learner's language), the operations to use and the ones refused here, a TODO, and `raise
+NotImplementedError` (the grader reports that as "not finished", not as a crash).
+
+The progress file, exercises/.glassformer-progress.json:
+
+    {"version": 1, "exercises": {"softmax": {"status": "passed", "digest": "…", "checked": "…",
+                                             "ever_passed": true, "hints": 2, "gave_up": false}}}
+
+`status` is the last check's result and `digest` the sha256 of the file it graded, so `list`
+can say when a file changed after its check. `ever_passed` unlocks the solution. Writes are
+atomic (a temporary file, then a rename), so an interrupted command never leaves half a file.
 """
 
 from __future__ import annotations
 
+import datetime
+import hashlib
+import json
+import os
+import tempfile
 from pathlib import Path
 
-from glassformer.exercises import catalog, grader, progress, report, skeleton
-from glassformer.exercises.text import t
+from glassformer.exercises import catalog, grading, plug
+from glassformer.exercises.catalog import Exercise, speaks
+from glassformer.messages import t
 
 N_HINTS = 3
 
@@ -22,42 +43,48 @@ def status_of(folder: Path, name: str) -> str:
     """passed | failed | crashed | timeout | syntax | forbidden | todo (last check), started (a
     file never checked), not_started (no file); "+changed" when the file changed since its check."""
     path = Path(folder) / f"{name}.py"
-    record = progress.entry(folder, name)
+    record = entry(folder, name)
     if not path.exists():
         return "not_started"
     if "status" not in record:
         return "started"
-    changed = record.get("digest") != progress.digest_of(path)
+    changed = record.get("digest") != digest_of(path)
     return record["status"] + ("+changed" if changed else "")
 
 
-def overview(folder: Path, lang: str) -> tuple[str, int]:
+@speaks
+def overview(folder: Path, lang: str | None = None) -> tuple[str, int]:
     folder = Path(folder)
     rows = []
     for i, name in enumerate(catalog.ORDER, 1):
         status = status_of(folder, name)
         base, _, changed = status.partition("+")
-        label = t(lang, f"msg.status.{base}") + (" · " + t(lang, "msg.status.changed") if changed else "")
-        rows.append((str(i), name, label, t(lang, f"{name}.title"), base))
+        label = t(f"exercise.msg.status.{base}") + (" · " + t("exercise.msg.status.changed") if changed else "")
+        rows.append((str(i), name, label, t(f"exercise.{name}.title"), base))
     head = (
-        t(lang, "msg.list.col.n"),
-        t(lang, "msg.list.col.name"),
-        t(lang, "msg.list.col.status"),
-        t(lang, "msg.list.col.title"),
+        t("exercise.msg.list.col.n"),
+        t("exercise.msg.list.col.name"),
+        t("exercise.msg.list.col.status"),
+        t("exercise.msg.list.col.title"),
     )
     widths = [max(_width(r[k]) for r in rows + [head]) for k in range(3)]
-    lines = [t(lang, "msg.list.folder", folder=folder), ""]
+    lines = [t("exercise.msg.list.folder", folder=folder), ""]
     for r in [head] + rows:
         lines.append("  ".join(_pad(r[k], widths[k]) for k in range(3)) + "  " + r[3])
     passed = sum(r[4] == "passed" for r in rows)
     todo = next((r[1] for r in rows if r[4] != "passed"), None)
     lines.append("")
     if todo is None:
-        lines.append(t(lang, "msg.list.all_done", total=len(rows)))
+        lines.append(t("exercise.msg.list.all_done", total=len(rows)))
     else:
         verb = "start" if status_of(folder, todo) == "not_started" else "check"
         lines.append(
-            t(lang, "msg.list.summary", passed=passed, total=len(rows), command=f"glassformer exercise {verb} {todo}")
+            t(
+                "exercise.msg.list.summary",
+                passed=passed,
+                total=len(rows),
+                command=f"glassformer exercise {verb} {todo}",
+            )
         )
     return "\n".join(lines), 0
 
@@ -71,48 +98,163 @@ def _pad(s: str, width: int) -> str:
     return s + " " * (width - _width(s))
 
 
-def start(name: str, folder: Path, lang: str) -> tuple[str, int]:
-    path, written = skeleton.start(name, Path(folder), lang)
+@speaks
+def start(name: str, folder: Path, lang: str | None = None) -> tuple[str, int]:
+    path, written = write_skeleton(name, Path(folder), lang)
     if written:
-        return t(lang, "msg.start.wrote", file=path, name=catalog.get(name).name), 0
+        return t("exercise.msg.start.wrote", path=path, name=catalog.get(name).name), 0
     backup = path.with_name(path.stem + ".old.py")
-    return t(lang, "msg.start.exists", file=path, backup=backup), 1
+    return t("exercise.msg.start.exists", path=path, backup=backup), 1
 
 
-def check(name: str, folder: Path, file: Path | None, lang: str, timeout: float) -> tuple[str, int]:
+@speaks
+def check(
+    name: str, folder: Path, file: Path | None, lang: str | None = None, timeout: float = grading.TIMEOUT
+) -> tuple[str, int]:
     ex = catalog.get(name)
     path = Path(file) if file is not None else Path(folder) / f"{ex.name}.py"
-    result = grader.check(ex.name, path, timeout)
+    result = grading.check(ex.name, path, timeout)
     if result.status != "missing":
-        progress.record_check(path.parent if file is not None else Path(folder), ex.name, result.status, result.digest)
-    return report.render(result, lang), 0 if result.passed else 1
+        record_check(path.parent if file is not None else Path(folder), ex.name, result.status, result.digest)
+    return grading.render(result, lang), 0 if result.passed else 1
 
 
-def hint(name: str, folder: Path, lang: str, show_all: bool = False) -> tuple[str, int]:
+@speaks
+def hint(name: str, folder: Path, lang: str | None = None, show_all: bool = False) -> tuple[str, int]:
     ex = catalog.get(name)
-    shown = progress.entry(folder, ex.name).get("hints", 0)
+    shown = entry(folder, ex.name).get("hints", 0)
     if show_all:
         upto = N_HINTS
     elif shown >= N_HINTS:
-        return t(lang, "msg.hint.none", name=ex.name), 0
+        return t("exercise.msg.hint.none", name=ex.name), 0
     else:
         upto = shown + 1
-    progress.update(folder, ex.name, hints=max(shown, upto))
+    update(folder, ex.name, hints=max(shown, upto))
     first = 1 if show_all else upto
     lines = []
     for k in range(first, upto + 1):
-        lines += [t(lang, "msg.hint", k=k, n=N_HINTS, name=ex.name), "  " + t(lang, f"{ex.name}.hint.{k}"), ""]
+        lines += [t("exercise.msg.hint", k=k, n=N_HINTS, name=ex.name), "  " + t(f"exercise.{ex.name}.hint.{k}"), ""]
     if upto < N_HINTS:
-        lines.append(t(lang, "msg.hint.more", name=ex.name))
+        lines.append(t("exercise.msg.hint.more", name=ex.name))
     return "\n".join(lines).rstrip(), 0
 
 
-def solution(name: str, folder: Path, lang: str, give_up: bool = False) -> tuple[str, int]:
+@speaks
+def solution(name: str, folder: Path, lang: str | None = None, give_up: bool = False) -> tuple[str, int]:
     ex = catalog.get(name)
-    record = progress.entry(folder, ex.name)
+    record = entry(folder, ex.name)
     if not record.get("ever_passed") and not give_up:
-        return t(lang, "msg.solution.refused", name=ex.name), 1
-    text = ex.solution_path.read_text(encoding="utf-8")
+        return t("exercise.msg.solution.refused", name=ex.name), 1
+    text = ex.solution
     if give_up and not record.get("ever_passed") and Path(folder).is_dir():
-        progress.update(folder, ex.name, gave_up=True)
-    return t(lang, "msg.solution.header", name=ex.name, file=ex.solution_path.name) + "\n\n" + text, 0
+        update(folder, ex.name, gave_up=True)
+    return t("exercise.msg.solution.header", name=ex.name, path=f"defs/{ex.name}.py") + "\n\n" + text, 0
+
+
+# --------------------------------------------------------------------------------------- skeletons
+
+
+@speaks
+def skeleton_text(ex: Exercise, lang: str | None = None) -> str:
+    fns = ", ".join(f.name for f in ex.functions)
+    head = t(
+        "exercise.skel.header",
+        n=catalog.number(ex.name),
+        total=len(catalog.ORDER),
+        name=ex.name,
+        title=t(f"exercise.{ex.name}.title"),
+        fns=fns,
+    )
+    parts = ['"""' + head + '\n"""\n', ex.header]
+    for f in ex.functions:
+        parts.append("\n" + _function(ex, f.name, f.signature))
+    return "\n".join(p.rstrip("\n") + "\n" for p in parts)
+
+
+def _function(ex: Exercise, name: str, signature: str) -> str:
+    doc = t(f"exercise.{ex.name}.doc.{name}").strip("\n").splitlines()
+    doc += ["", t("exercise.skel.allowed") + " " + "; ".join(ex.allowed)] if ex.allowed else []
+    refused = [n for rule in ex.forbidden for n in rule.names[:4]]
+    if refused:
+        doc += [t("exercise.skel.forbidden") + " " + ", ".join(refused) + " …"]
+    doc += [t("exercise.skel.never")]
+    if ex.plugs_into and ex.name in plug.REQUIRED:  # what `glassformer train --use-mine DIR` swaps in
+        doc += ["", t("exercise.skel.plugs", target=ex.plugs_into, required=", ".join(plug.REQUIRED))]
+    elif ex.plugs_into:
+        doc += ["", t("exercise.skel.mirrors", target=ex.plugs_into)]
+    body = "\n".join(("    " + line).rstrip() for line in doc)
+    todo = "\n".join("    # " + line for line in t(f"exercise.{ex.name}.todo").splitlines())
+    return (
+        f'def {name}{signature}:\n    r"""{body.lstrip()}\n    """\n'
+        f'{todo}\n    raise NotImplementedError("TODO: {name}")\n'
+    )
+
+
+@speaks
+def write_skeleton(name: str, folder: Path, lang: str | None = None) -> tuple[Path, bool]:
+    """Write the skeleton to folder/NAME.py unless a file is already there; (path, written)."""
+    ex = catalog.get(name)
+    path = Path(folder) / f"{ex.name}.py"
+    if path.exists():
+        return path, False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with open(path, "x", encoding="utf-8") as f:  # "x": fails rather than overwrite, even in a race
+            f.write(skeleton_text(ex, lang))
+    except FileExistsError:
+        return path, False
+    return path, True
+
+
+# ---------------------------------------------------------------------------------------- progress
+
+FILE = ".glassformer-progress.json"
+
+
+def load(folder: Path) -> dict:
+    path = Path(folder) / FILE
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {"version": 1, "exercises": {}}
+    if not isinstance(state, dict) or not isinstance(state.get("exercises"), dict):
+        return {"version": 1, "exercises": {}}
+    return state
+
+
+def entry(folder: Path, name: str) -> dict:
+    return load(folder)["exercises"].get(name, {})
+
+
+def update(folder: Path, name: str, **changes) -> dict:
+    """Merge `changes` into the exercise's entry and save; returns the new entry."""
+    folder = Path(folder)
+    state = load(folder)
+    record = {**state["exercises"].get(name, {}), **changes}
+    state["exercises"][name] = record
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".progress-", suffix=".json", dir=folder)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(state, f, indent=1, ensure_ascii=False, sort_keys=True)
+    os.replace(tmp, folder / FILE)
+    return record
+
+
+def record_check(folder: Path, name: str, status: str, digest: str) -> dict:
+    now = datetime.datetime.now().isoformat(timespec="seconds")
+    previous = entry(folder, name)
+    return update(
+        folder,
+        name,
+        status=status,
+        digest=digest,
+        checked=now,
+        ever_passed=previous.get("ever_passed", False) or status == "passed",
+    )
+
+
+def digest_of(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(Path(path).read_text(encoding="utf-8", errors="replace").encode()).hexdigest()
+    except OSError:
+        return None

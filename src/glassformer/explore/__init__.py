@@ -2,12 +2,14 @@
 
 structure.py   what to show, read from the model's hook declarations (never by name)
 explorer.py    Explorer: one model fixed at start; analyze / attention / vectors / next / generate
-requests.py    what a request may say (limits, types); every refusal a RequestError (4xx)
+requests.py    what a request may say (limits, types); every refusal a RequestError (4xx, a
+               catalogue key error.explore.* and its fields)
 render.py      tensors -> rounded JSON, only what a panel draws
 lens.py        the logit lens and the stream's norms
 nexttoken.py   the next-token bars, shaped as sampling shapes them
 generation.py  step-by-step generation with a KV cache kept between clicks
-app.py         the Starlette app: JSON API + the static page (static/), nothing from the network
+app.py         the Starlette app: JSON API + the static page (static/), nothing from the network;
+               the page's words come from the one catalogue (explore.page.*) via GET /api/words
 serve.py       which model (a run, the latest run, or a preset), then uvicorn on 127.0.0.1
 """
 

@@ -2,7 +2,12 @@
 
     GET  /                 the page (static/index.html); its scripts and styles under /static/
     GET  /api/model        what the page needs once (model, stages, stream points, limits)
+    GET  /api/words?lang=  the page's words in one language, from the one catalogue
+                           (glassformer.messages, keys explore.page.*), {fields} left for the page
     POST /api/analyze | attention | vectors | next | generate     JSON in, JSON out
+
+Every refusal is said in the language the page asks in (`?lang=zh` on any request; English
+otherwise): a RequestError carries a catalogue key, and its sentence is made here.
 
 Safety, all here:
 - the page's files are read from the package when the app is made and served from a fixed table
@@ -24,6 +29,7 @@ import functools
 import logging
 import traceback
 from importlib.resources import files
+from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -35,6 +41,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from glassformer.explore.requests import SPECS, RequestError, parse_json
+from glassformer.messages import LANGS, TABLES, normalize
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 MEDIA = {
@@ -59,8 +66,23 @@ def static_files() -> dict[str, bytes]:
     }
 
 
-def _error(message: str, status: int, code: str, **extra) -> JSONResponse:
-    return JSONResponse({"error": message, "code": code, **extra}, status_code=status)
+PAGE = "explore.page."  # the catalogue's keys for the page's words
+
+
+def page_words(lang: str) -> dict[str, str]:
+    """The page's words in `lang`, keyed without the prefix ("next.title": "Next token")."""
+    return {key[len(PAGE) :]: text for key, text in TABLES[lang].items() if key.startswith(PAGE)}
+
+
+def asked_language(scope) -> str:
+    """The language a request asks in: its ?lang= (en, zh, zh-CN ...), else English."""
+    asked = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("lang", ["en"])[0]
+    lang = normalize(asked)
+    return lang if lang in LANGS else "en"
+
+
+def _error(error: RequestError, lang: str) -> JSONResponse:
+    return JSONResponse(error.body(lang), status_code=error.status)
 
 
 class Guard:
@@ -75,11 +97,10 @@ class Guard:
         host = Headers(scope=scope).get("host", "")
         name = host[1 : host.find("]")] if host.startswith("[") else host.rpartition(":")[0] or host
         if self.hosts is not None and name not in self.hosts:
-            answer = _error(
-                f"this explorer answers requests addressed to {' or '.join(self.hosts)} only, not to {host!r}.",
-                421,
-                "wrong_host",
+            refusal = RequestError(
+                "error.explore.wrong_host", 421, "wrong_host", hosts=", ".join(self.hosts), host=host
             )
+            answer = _error(refusal, asked_language(scope))
             return await answer(scope, receive, send)
 
         async def send_with_headers(message) -> None:
@@ -97,19 +118,15 @@ class Guard:
 async def _body(request: Request, limit: int) -> dict:
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != "application/json":
-        raise RequestError(
-            f"send the request as JSON with Content-Type: application/json (got {kind or 'none'!r}).",
-            415,
-            "content_type",
-        )
+        raise RequestError("error.explore.body.content_type", 415, "content_type", got=repr(kind or "none"))
     length = request.headers.get("content-length", "")
     if length.isdigit() and int(length) > limit:
-        raise RequestError(f"the request body is {int(length)} bytes; at most {limit} are accepted.", 413, "too_large")
+        raise RequestError("error.explore.body.too_large", 413, "too_large", size=int(length), most=limit)
     raw = bytearray()
     async for chunk in request.stream():
         raw += chunk
         if len(raw) > limit:
-            raise RequestError(f"the request body is over {limit} bytes, the most accepted.", 413, "too_large")
+            raise RequestError("error.explore.body.over", 413, "too_large", most=limit)
     return parse_json(bytes(raw))
 
 
@@ -122,21 +139,34 @@ def create_app(explorer, hosts: tuple[str, ...] | None = LOCAL_HOSTS) -> Starlet
             body = await _body(request, limit)
             return JSONResponse(await run_in_threadpool(explorer.handle, endpoint, body))
         except RequestError as e:
-            return JSONResponse(e.body(), status_code=e.status)
+            return _error(e, asked_language(request.scope))
         except Exception as e:  # ours, not the request's: say so, log it, keep serving
             log.error("explore %s failed:\n%s", endpoint, traceback.format_exc())
-            return _error(f"internal error in {endpoint}: {type(e).__name__}: {e}", 500, "internal")
+            ours = RequestError("error.explore.internal", 500, "internal", endpoint=endpoint, error=_said(e))
+            return _error(ours, asked_language(request.scope))
 
     async def model_info(request: Request) -> Response:
         return JSONResponse(explorer.info())
+
+    async def words(request: Request) -> Response:
+        lang = asked_language(request.scope)
+        return JSONResponse({"lang": lang, "words": page_words(lang)})
 
     async def static(request: Request, name: str, content: bytes) -> Response:
         return Response(content, media_type=MEDIA["." + name.rpartition(".")[2]], headers={"Cache-Control": "no-cache"})
 
     async def http_error(request: Request, exc: HTTPException) -> Response:
         what = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        hint = " The API is GET /api/model and POST /api/" + " | ".join(sorted(SPECS)) + "."
-        return _error(f"{request.method} {request.url.path}: {exc.detail}.{hint}", exc.status_code, what)
+        refusal = RequestError(
+            "error.explore.http",
+            exc.status_code,
+            what,
+            method=request.method,
+            path=request.url.path,
+            detail=exc.detail,
+            endpoints=" | ".join(sorted(SPECS)),
+        )
+        return _error(refusal, asked_language(request.scope))
 
     pages = static_files()
     routes = [Route("/", functools.partial(static, name="index.html", content=pages["index.html"]))]
@@ -144,8 +174,13 @@ def create_app(explorer, hosts: tuple[str, ...] | None = LOCAL_HOSTS) -> Starlet
         Route(f"/static/{name}", functools.partial(static, name=name, content=content))
         for name, content in pages.items()
     ]
-    routes.append(Route("/api/model", model_info))
+    routes += [Route("/api/model", model_info), Route("/api/words", words)]
     routes += [Route(f"/api/{name}", functools.partial(api, endpoint=name), methods=["POST"]) for name in SPECS]
     return Starlette(
         routes=routes, middleware=[Middleware(Guard, hosts=hosts)], exception_handlers={HTTPException: http_error}
     )
+
+
+def _said(error: Exception) -> str:
+    """A bug's type and message, as the 500 answer quotes it (a typed error in its own words)."""
+    return f"{type(error).__name__}: {error}"

@@ -50,7 +50,9 @@ class Explorer:
     # ------------------------------------------------------------------ the one entry point
     def handle(self, endpoint: str, body: dict) -> dict:
         if endpoint not in SPECS:
-            raise RequestError(f"no endpoint {endpoint!r}; there are {sorted(SPECS)}.", 404, "not_found")
+            raise RequestError(
+                "error.explore.no_endpoint", 404, "not_found", endpoint=endpoint, endpoints=", ".join(SPECS)
+            )
         req = read(body, SPECS[endpoint])
         with self.lock, torch.no_grad():
             return getattr(self, endpoint)(req)
@@ -68,7 +70,7 @@ class Explorer:
         else:
             ids = render.numbers(self, req)
         if not ids:
-            raise RequestError("the input is empty: type some text (or numbers, for a regressor).", 422, "empty")
+            raise RequestError("error.explore.empty", 422, "empty")
         steps = len(ids) if self.reads_tokens else len(ids) // self.model.cfg.d_in
         if steps > max_len:
             notes.append({"code": "cropped", "kept": max_len, "total": steps})
@@ -81,18 +83,18 @@ class Explorer:
         """Validated (layer, head) pairs and the z-hook functions that zero them."""
         pairs = frozenset(
             (
-                check_range("layer", l, len(self.structure.layers), "attention layers"),
+                check_range("layer", layer, len(self.structure.layers), "layers"),
                 check_range("head", h, self.model.cfg.n_heads, "heads"),
             )
-            for l, h in req["ablate"]
+            for layer, h in req["ablate"]
         )
         hooks = {}
-        for l in sorted({l for l, _ in pairs}):
-            z = self.structure.layers[l].z
+        for layer in sorted({lay for lay, _ in pairs}):
+            z = self.structure.layers[layer].z
             if z is None:
-                raise RequestError(f"attention layer {l} declares no heads' output hook: it cannot be ablated.", 422)
+                raise RequestError("error.explore.no_z_hook", 422, layer=layer)
             keep = torch.ones(self.model.cfg.n_heads)  # (H,)
-            keep[[h for ll, h in pairs if ll == l]] = 0.0
+            keep[[h for lay, h in pairs if lay == layer]] = 0.0
             hooks[z] = lambda t, name, keep=keep: t * keep[:, None, None]  # (B, H, T, D) · (H, 1, 1)
         return pairs, hooks
 
@@ -110,16 +112,13 @@ class Explorer:
     def _view(self, req: dict) -> tuple[int, int, str]:
         stages = self.structure.stages
         if not stages:
-            raise RequestError("this model declares no attention matrices (no hook on B H T_q T_k).", 422)
+            raise RequestError("error.explore.no_stages", 422)
         stage = req["stage"] or stages[-1]  # default: the last matrix a layer makes (the softmax weights)
         if stage not in stages:
             raise RequestError(
-                f"stage {stage!r} is not an attention stage of this model; it has {stages}.",
-                422,
-                "out_of_range",
-                field="stage",
+                "error.explore.stage", 422, "out_of_range", field="stage", stage=stage, stages=", ".join(stages)
             )
-        layer = check_range("layer", req["layer"], len(self.structure.layers), "attention layers")
+        layer = check_range("layer", req["layer"], len(self.structure.layers), "layers")
         return layer, check_range("head", req["head"], self.model.cfg.n_heads, "heads"), stage
 
     def _shape(self, req: dict) -> tuple[float, int | None, float | None]:
@@ -185,7 +184,7 @@ class Explorer:
     def vectors(self, req: dict) -> dict:
         x, _, _ = self._input(req)
         layer, head, _ = self._view(req)
-        token = check_range("token", req["token"], x.size(1), "tokens in this input")
+        token = check_range("token", req["token"], x.size(1), "tokens")
         _, hooks = self._ablation(req)
         names = self.structure.layers[layer].vectors
         _, cache = self._run(x, hooks, names)
@@ -200,16 +199,16 @@ class Explorer:
         }
 
     def next(self, req: dict) -> dict:
-        self._needs_tokens("next-token probabilities")
+        self._needs_tokens("next")
         x, _, _ = self._input(req)
         pairs, hooks = self._ablation(req)
         out, _ = self._run(x, hooks, [])  # (T, V)
         return self._bars(out[-1], x, req, bool(pairs))
 
     def generate(self, req: dict) -> dict:
-        self._needs_tokens("generation")
+        self._needs_tokens("generate")
         if not req["ids"]:
-            raise RequestError("generate needs 'ids': the token ids so far (from analyze), at least one.", 422, "empty")
+            raise RequestError("error.explore.generate_empty", 422, "empty")
         ids = render.encode(self, {"ids": req["ids"], "text": None})
         pairs, hooks = self._ablation(req)
         found = self.generations.resume(req["session"], ids, pairs)
@@ -227,13 +226,9 @@ class Explorer:
             "next": self._bars(session.logits[0], x, req, bool(pairs)),
         }
 
-    def _needs_tokens(self, what: str) -> None:
+    def _needs_tokens(self, endpoint: str) -> None:
+        """next and generate need a model that reads and writes tokens."""
         if not self.reads_tokens:
-            raise RequestError(
-                f"this model ({self.model.kind}) reads numbers and predicts numbers: "
-                f"there is no {what}. Its predictions come with /api/analyze.",
-                422,
-                "no_tokens",
-            )
+            raise RequestError(f"error.explore.numbers_only.{endpoint}", 422, "no_tokens", kind=self.model.kind)
         if not self.model.samples:
-            raise RequestError(f"a {self.model.kind} model does not write text: no {what}.", 422, "no_tokens")
+            raise RequestError(f"error.explore.no_text.{endpoint}", 422, "no_tokens", kind=self.model.kind)

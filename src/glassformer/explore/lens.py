@@ -15,6 +15,8 @@ from typing import Callable
 import torch
 from torch import nn
 
+from glassformer.errors import Unsupported
+
 
 def readout(model) -> Callable[[torch.Tensor], torch.Tensor]:
     """(…, C) stream -> what the model outputs from it: its final norm (an identity when it has
@@ -22,10 +24,7 @@ def readout(model) -> Callable[[torch.Tensor], torch.Tensor]:
     C, n_out = model.cfg.d_model, model.n_outputs
     heads = [m for m in model.children() if isinstance(m, nn.Linear) and m.in_features == C and m.out_features == n_out]
     if not heads:
-        raise ValueError(
-            f"{type(model).__name__} has no Linear layer from d_model={C} to its "
-            f"{n_out} outputs among its top-level modules: the logit lens needs one."
-        )
+        raise Unsupported("error.explore.no_readout", model=type(model).__name__, d_model=C, n_out=n_out)
     head, final_norm = heads[-1], model.ln_final
     return lambda h: head(final_norm(h))
 

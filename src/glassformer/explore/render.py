@@ -14,9 +14,10 @@ import math
 import torch
 
 from glassformer.explore.lens import stream_norms, token_lens
-from glassformer.explore.requests import RequestError
+from glassformer.explore.requests import RequestError, shown
 
 MASKED = 255
+EXAMPLE_NUMBERS = "0 0.5 1 0.5"  # how a regressor's input is typed
 
 
 def rounded(t: torch.Tensor, digits: int = 4) -> list:
@@ -38,27 +39,28 @@ def encode(ex, req: dict) -> list[int]:
     """Token ids from exactly one of 'text' and 'ids'."""
     text, ids = req.get("text"), req.get("ids")
     if (text is None) == (ids is None):
-        raise RequestError("send exactly one of 'text' (what was typed) and 'ids' (token ids).")
+        raise RequestError("error.explore.text_or_ids")
     if ids is not None:
         V = ex.model.cfg.vocab_size
         bad = [i for i in ids if not 0 <= i < V]
         if bad:
             raise RequestError(
-                f"token ids {bad[:10]} are outside the vocabulary (0 to {V - 1}).", 422, "out_of_range", field="ids"
+                "error.explore.ids_outside", 422, "out_of_range", field="ids", ids=shown(bad[:10]), last=V - 1
             )
         return list(ids)
     if ex.tokenizer is None:
-        raise RequestError("this model has no tokenizer: send 'ids' instead of 'text'.", 422)
+        raise RequestError("error.explore.no_tokenizer", 422)
     try:
         return ex.tokenizer.encode(text)
     except ValueError:
         unknown = _unknown(ex.tokenizer, text)
         raise RequestError(
-            f"{len(unknown)} character(s) are not in this model's vocabulary of "
-            f"{ex.tokenizer.vocab_size} (learned from its training text): "
-            f"{', '.join(map(repr, unknown[:20]))}. Type text made of characters it knows.",
+            "error.explore.unknown_chars",
             422,
             "unknown_chars",
+            n=len(unknown),
+            vocab=ex.tokenizer.vocab_size,
+            shown=", ".join(map(repr, unknown[:20])),
             chars=unknown[:20],
         ) from None
 
@@ -76,20 +78,22 @@ def _unknown(tokenizer, text: str) -> list[str]:
 def numbers(ex, req: dict) -> list[float]:
     """A regressor's input: numbers typed as text ("0 0.5, 1"), d_in per step."""
     if req.get("ids") is not None or req.get("text") is None:
-        raise RequestError("this model reads numbers: send 'text' with numbers like \"0 0.5 1 0.5\".", 422)
+        raise RequestError("error.explore.numbers.send_text", 422, example=EXAMPLE_NUMBERS)
     try:
         values = [float(v) for v in req["text"].replace(",", " ").split()]
     except ValueError:
         raise RequestError(
-            f'this model reads numbers: {req["text"][:40]!r} is not a list of numbers (write them like "0 0.5 1 0.5").',
+            "error.explore.numbers.not_numbers",
             422,
             "not_numbers",
+            text=repr(req["text"][:40]),
+            example=EXAMPLE_NUMBERS,
         ) from None
     if any(v != v or abs(v) == float("inf") for v in values):
-        raise RequestError("numbers must be finite (no nan or inf).", 422, "not_numbers")
+        raise RequestError("error.explore.numbers.finite", 422, "not_numbers")
     d_in = ex.model.cfg.d_in
     if len(values) % d_in:
-        raise RequestError(f"this model reads {d_in} numbers per step: give a multiple of {d_in}.", 422, "not_numbers")
+        raise RequestError("error.explore.numbers.per_step", 422, "not_numbers", d_in=d_in)
     return values
 
 

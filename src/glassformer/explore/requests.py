@@ -1,12 +1,15 @@
 """What a request may say, checked before any tensor is made. Every mistake becomes a RequestError:
-a 4xx status, one sentence naming the field and what it accepts, and a `code` the page can
-translate. Nothing in a request names a file: the model was fixed when the server started.
+a 4xx status, a catalogue key with its fields (error.explore.*: the sentence names the field and
+what it accepts, in the language the page asked in) and a `code` the page can act on. Nothing in
+a request names a file: the model was fixed when the server started.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+
+from glassformer.errors import GlassformerError
 
 
 @dataclass(frozen=True)
@@ -21,31 +24,48 @@ class Limits:
 LIMITS = Limits()
 
 
-class RequestError(Exception):
-    """A request the explorer refuses: `status` 4xx, a message that says how to fix it."""
+class RequestError(GlassformerError):
+    """A request the explorer refuses: `status` 4xx, a `code` the page can act on, and a catalogue
+    key with its fields; the sentence, which says how to fix it, is made in the page's language."""
 
-    def __init__(self, message: str, status: int = 400, code: str = "bad_request", **extra) -> None:
-        super().__init__(message)
-        self.status, self.code, self.extra = status, code, extra
+    def __init__(self, key: str, /, status: int = 400, code: str = "bad_request", **fields) -> None:
+        super().__init__(key, **fields)
+        self.status, self.code = status, code
 
-    def body(self) -> dict:
-        return {"error": str(self), "code": self.code, **self.extra}
+    def body(self, lang: str | None = None) -> dict:
+        """The JSON answer: the sentence in `lang`, the code, the key and its fields (the page reads
+        `chars`, `most`, `field` from them)."""
+        return {"error": self.words(lang), "code": self.code, "key": self.key, **self.fields}
+
+    def __reduce__(self):  # never pickled across processes, but keep GlassformerError's contract
+        return _rebuild, (self.key, self.status, self.code, self.fields, self.lang)
+
+
+def _rebuild(key: str, status: int, code: str, fields: dict, lang: str) -> RequestError:
+    error = RequestError(key, status, code, **fields)
+    error.lang = lang
+    return error
+
+
+def shown(value) -> str:
+    """A request's value as the refusal quotes it: its JSON, cut at 60 characters."""
+    return json.dumps(value, ensure_ascii=False)[:60]
 
 
 def parse_json(raw: bytes) -> dict:
     """The body as a JSON object (NaN and Infinity refused: they are not JSON)."""
 
     def refuse(constant: str):
-        raise RequestError(f"the body contains {constant}, which is not JSON: send finite numbers.")
+        raise RequestError("error.explore.body.constant", constant=constant)
 
     try:
         body = json.loads(raw.decode("utf-8"), parse_constant=refuse)
     except UnicodeDecodeError:
-        raise RequestError("the body is not UTF-8 text.") from None
+        raise RequestError("error.explore.body.not_utf8") from None
     except json.JSONDecodeError as e:
-        raise RequestError(f"the body is not valid JSON ({e.msg} at character {e.pos}).") from None
+        raise RequestError("error.explore.body.not_json", reason=e.msg, pos=e.pos) from None
     if not isinstance(body, dict):
-        raise RequestError(f"the body must be a JSON object ({{...}}), not a {type(body).__name__}.")
+        raise RequestError("error.explore.body.not_object", kind=type(body).__name__)
     return body
 
 
@@ -60,34 +80,36 @@ class Field:
 
 
 def _typed(name: str, value, f: Field):
-    def fail(what: str):
-        raise RequestError(f"{name!r} must be {what}, got {json.dumps(value)[:60]}.")
+    def fail(what: str, **fields):
+        raise RequestError(f"error.explore.field.{what}", field=name, got=shown(value), **fields)
 
     is_int = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
     if f.kind == "int" and not is_int(value):
-        fail("a whole number")
+        fail("int")
     if f.kind == "float" and (isinstance(value, bool) or not isinstance(value, (int, float))):
-        fail("a number")
+        fail("float")
     if f.kind == "str" and not isinstance(value, str):
-        fail("a string")
+        fail("str")
     if f.kind == "bool" and not isinstance(value, bool):
-        fail("true or false")
+        fail("bool")
     if f.kind == "ints" and not (isinstance(value, list) and all(is_int(v) for v in value)):
-        fail("a list of whole numbers")
+        fail("ints")
     if f.kind == "pairs" and not (
         isinstance(value, list)
         and all(isinstance(p, list) and len(p) == 2 and all(is_int(v) for v in p) for p in value)
     ):
-        fail("a list of [layer, head] pairs")
+        fail("pairs")
     if f.most is not None and f.kind in ("str", "ints", "pairs") and len(value) > f.most:
-        unit = "characters" if f.kind == "str" else "entries"
+        unit = "str" if f.kind == "str" else "list"
         raise RequestError(
-            f"{name!r} is too long: {len(value)} {unit}, at most {f.most}.", 413, "too_long", field=name, most=f.most
+            f"error.explore.field.too_long.{unit}", 413, "too_long", field=name, length=len(value), most=f.most
         )
     if f.choices and value not in f.choices:
-        fail(f"one of {list(f.choices)}")
+        fail("choice", choices=shown(list(f.choices)))
     if f.kind in ("int", "float") and ((f.lo is not None and value < f.lo) or (f.hi is not None and value > f.hi)):
-        fail(f"at least {f.lo}" if f.hi is None else f"between {f.lo} and {f.hi}")
+        if f.hi is None:
+            fail("at_least", lo=f.lo)
+        fail("between", lo=f.lo, hi=f.hi)
     return value
 
 
@@ -96,17 +118,15 @@ def read(body: dict, spec: dict[str, Field]) -> dict:
     known ones (a misspelt option would otherwise be silently ignored)."""
     unknown = sorted(set(body) - set(spec))
     if unknown:
-        raise RequestError(f"unknown field(s) {unknown}; this endpoint reads {sorted(spec)}.")
+        raise RequestError("error.explore.field.unknown", unknown=shown(unknown), known=", ".join(sorted(spec)))
     return {name: f.default if body.get(name) is None else _typed(name, body[name], f) for name, f in spec.items()}
 
 
 def check_range(name: str, value: int, size: int, what: str) -> int:
+    """`value` in 0..size-1, else a refusal; `what` (layers | heads | tokens) names the sentence."""
     if not 0 <= value < size:
         raise RequestError(
-            f"{name}={value} is out of range: this model has {size} {what} (0 to {size - 1}).",
-            422,
-            "out_of_range",
-            field=name,
+            f"error.explore.range.{what}", 422, "out_of_range", field=name, value=value, size=size, last=size - 1
         )
     return value
 

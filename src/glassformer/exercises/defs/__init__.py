@@ -1,7 +1,12 @@
-"""One exercise definition per file, named like the exercise (catalog.ORDER lists them).
+"""One file per exercise, named like the exercise (catalog.ORDER lists them), holding all of it:
 
-Each file builds `EXERCISE = Exercise(...)` from four parts: the references (glassformer.nn
-and the NumPy twin), the known-wrong variants (each a small function making one usual mistake),
-the cases (named edge cases first, then random ones from the exercise's seeded generator), and
-the rules of what the learner may not call.
+    SOLUTION     the reference solution: the text of a learner's file that passes (torch and
+                 math only), printed by `glassformer exercise solution NAME`
+    references   glassformer.nn's answer and the NumPy twin's
+    variants     small functions with the learner's signature, each making one usual mistake
+    cases        named edge cases first, then random ones from the exercise's seeded generator
+    EXERCISE     the Exercise these make, with the shortcuts the learner may not call
+
+Its words (title, docstrings, hints, the message for each known mistake, case names) are in the
+one catalogue, keyed `exercise.NAME.*` (messages/exercises_en.py, exercises_zh.py).
 """

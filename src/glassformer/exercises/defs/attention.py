@@ -17,10 +17,40 @@ import numpy as np
 import torch
 
 from glassformer import numpy_ref
-from glassformer.exercises.forbidden import ATTENTION
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.exercises.catalog import ATTENTION, Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
 from glassformer.nn.attention import scaled_dot_product_attention
 from glassformer.nn.masks import causal_mask
+
+# ------------------------------------------------------------------ the reference solution
+# A learner's file, exactly: only torch and math, no glassformer, nothing shared with another
+# exercise. `glassformer exercise solution NAME` prints it; the tests grade it with the grader
+# the learner meets, in the same separate process.
+
+SOLUTION = r'''"""Solution: scaled dot-product attention that stays NaN-free when a query row sees no key."""
+
+import math
+
+import torch
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    """softmax(Q·Kᵀ/√D, hidden keys at -inf)·V.  q (..., T_q, D), k and v (..., T_k, D);
+    mask bool, True = may attend, broadcastable to (..., T_q, T_k).
+    Returns (output (..., T_q, D), weights (..., T_q, T_k))."""
+    D = q.size(-1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(D)  # (..., T_q, T_k)
+    if mask is None:
+        weights = torch.softmax(scores, dim=-1)  # (..., T_q, T_k)
+        return weights @ v, weights  # (..., T_q, D), (..., T_q, T_k)
+    scores = scores.masked_fill(~mask, float("-inf"))  # hidden keys can get no weight
+    alive = mask.any(dim=-1, keepdim=True)  # (..., T_q or 1, 1): does the row see any key?
+    # a row with every key hidden would be softmax(all -inf) = 0/0 = NaN: give it zeros
+    # before the softmax (so no NaN is ever made, not even in the backward pass) ...
+    scores = scores.masked_fill(~alive, 0.0)  # (..., T_q, T_k)
+    # ... and zero weights after it, so that row's output is 0
+    weights = torch.softmax(scores, dim=-1).masked_fill(~alive, 0.0)  # (..., T_q, T_k)
+    return weights @ v, weights  # (..., T_q, D), (..., T_q, T_k)
+'''
 
 
 def reference(q, k, v, mask=None):
@@ -102,41 +132,56 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
     dead[0, 0] = torch.tril(torch.ones(4, 4, dtype=torch.bool), diagonal=-1)  # query 0 sees nothing
     # batch row 1 sees nothing at all (a sequence of padding only)
     cases = [
-        Case("case.basic", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=4, T_k=4, D=3), None), g),
-        Case("case.causal", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=5, T_k=5, D=4), causal_mask(5)), g),
+        Case("exercise.case.basic", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=4, T_k=4, D=3), None), g),
         Case(
-            "case.padding",
+            "exercise.case.causal",
+            "scaled_dot_product_attention",
+            (*_qkv(rng, 2, 2, T_q=5, T_k=5, D=4), causal_mask(5)),
+            g,
+        ),
+        Case(
+            "exercise.case.padding",
             "scaled_dot_product_attention",
             (*_qkv(rng, 3, 2, T_q=5, T_k=5, D=4), _padding([5, 3, 1], 5)),
             g,
         ),
-        Case("case.dead_row", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=4, T_k=4, D=3), dead), g),
-        Case("case.t1", "scaled_dot_product_attention", (*_qkv(rng, 1, 1, T_q=1, T_k=1, D=4), causal_mask(1)), g),
+        Case("exercise.case.dead_row", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=4, T_k=4, D=3), dead), g),
         Case(
-            "case.no_head_axis", "scaled_dot_product_attention", (*_qkv(rng, 2, T_q=5, T_k=5, D=4), causal_mask(5)), g
+            "exercise.case.t1", "scaled_dot_product_attention", (*_qkv(rng, 1, 1, T_q=1, T_k=1, D=4), causal_mask(1)), g
         ),
         Case(
-            "case.large",
+            "exercise.case.no_head_axis",
+            "scaled_dot_product_attention",
+            (*_qkv(rng, 2, T_q=5, T_k=5, D=4), causal_mask(5)),
+            g,
+        ),
+        Case(
+            "exercise.case.large",
             "scaled_dot_product_attention",
             (*_qkv(rng, 2, 2, T_q=4, T_k=4, D=4, scale=30.0), causal_mask(4)),
             g,
             {"scale": 30},
         ),
         Case(
-            "case.noncontig",
+            "exercise.case.noncontig",
             "scaled_dot_product_attention",
             (*(noncontiguous(t) for t in _qkv(rng, 2, 2, T_q=5, T_k=5, D=3)), causal_mask(5)),
             g,
         ),
-        Case("case.batch1", "scaled_dot_product_attention", (*_qkv(rng, 1, 3, T_q=4, T_k=4, D=2), _padding([3], 4)), g),
-        Case("case.cross", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=3, T_k=6, D=4), cross), g),
+        Case(
+            "exercise.case.batch1",
+            "scaled_dot_product_attention",
+            (*_qkv(rng, 1, 3, T_q=4, T_k=4, D=2), _padding([3], 4)),
+            g,
+        ),
+        Case("exercise.case.cross", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=3, T_k=6, D=4), cross), g),
     ]
     for i in range(3):
         B, H, T, D = (int(n) for n in rng.integers(1, 6, size=4))
         mask = [None, causal_mask(T), torch.from_numpy(rng.random((B, 1, T, T)) < 0.5)][i]
         cases.append(
             Case(
-                "case.random",
+                "exercise.case.random",
                 "scaled_dot_product_attention",
                 (*_qkv(rng, B, H, T_q=T, T_k=T, D=D), mask),
                 g,
@@ -148,6 +193,7 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="attention",
+    solution=SOLUTION,
     functions=(
         Function(
             "scaled_dot_product_attention", "(q, k, v, mask=None)", ("q", "k", "v", "mask"), ("output", "weights")

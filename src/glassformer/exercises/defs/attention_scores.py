@@ -14,9 +14,26 @@ import math
 import numpy as np
 
 from glassformer import numpy_ref
-from glassformer.exercises.forbidden import ATTENTION
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.exercises.catalog import ATTENTION, Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
 from glassformer.nn.attention import attention_scores
+
+# ------------------------------------------------------------------ the reference solution
+# A learner's file, exactly: only torch and math, no glassformer, nothing shared with another
+# exercise. `glassformer exercise solution NAME` prints it; the tests grade it with the grader
+# the learner meets, in the same separate process.
+
+SOLUTION = r'''"""Solution: the attention scores Q·Kᵀ/√D."""
+
+import math
+
+import torch
+
+
+def attention_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+    """q (..., T_q, D), k (..., T_k, D) -> (..., T_q, T_k): entry [i, j] = q_i·k_j / √D."""
+    D = q.size(-1)
+    return q @ k.transpose(-2, -1) / math.sqrt(D)  # (..., T_q, D) @ (..., D, T_k) -> (..., T_q, T_k)
+'''
 
 
 def reference(q, k):
@@ -56,23 +73,29 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
         return randn(rng, *lead, T_q, D, scale=scale), randn(rng, *lead, T_k, D, scale=scale)
 
     cases = [
-        Case("case.basic", "attention_scores", qk(2, T_q=5, T_k=5, D=4), g),
-        Case("case.heads", "attention_scores", qk(2, 3, T_q=6, T_k=6, D=4), g),
-        Case("case.cross", "attention_scores", qk(2, 2, T_q=3, T_k=7, D=5), g),
-        Case("case.t1", "attention_scores", qk(1, 1, T_q=1, T_k=1, D=8), g),
-        Case("case.one_head", "attention_scores", qk(2, 1, T_q=5, T_k=5, D=4), g),
-        Case("case.batch1", "attention_scores", qk(1, 2, T_q=4, T_k=4, D=6), g),
-        Case("case.large", "attention_scores", qk(2, 2, T_q=3, T_k=3, D=4, scale=100.0), g, {"scale": 100}),
-        Case("case.noncontig", "attention_scores", tuple(noncontiguous(t) for t in qk(2, 2, T_q=5, T_k=5, D=3)), g),
+        Case("exercise.case.basic", "attention_scores", qk(2, T_q=5, T_k=5, D=4), g),
+        Case("exercise.case.heads", "attention_scores", qk(2, 3, T_q=6, T_k=6, D=4), g),
+        Case("exercise.case.cross", "attention_scores", qk(2, 2, T_q=3, T_k=7, D=5), g),
+        Case("exercise.case.t1", "attention_scores", qk(1, 1, T_q=1, T_k=1, D=8), g),
+        Case("exercise.case.one_head", "attention_scores", qk(2, 1, T_q=5, T_k=5, D=4), g),
+        Case("exercise.case.batch1", "attention_scores", qk(1, 2, T_q=4, T_k=4, D=6), g),
+        Case("exercise.case.large", "attention_scores", qk(2, 2, T_q=3, T_k=3, D=4, scale=100.0), g, {"scale": 100}),
+        Case(
+            "exercise.case.noncontig",
+            "attention_scores",
+            tuple(noncontiguous(t) for t in qk(2, 2, T_q=5, T_k=5, D=3)),
+            g,
+        ),
     ]
     for i in range(4):
         B, H, T_q, T_k, D = (int(n) for n in rng.integers(1, 7, size=5))
-        cases.append(Case("case.random", "attention_scores", qk(B, H, T_q=T_q, T_k=T_k, D=D), g, {"i": i + 1}))
+        cases.append(Case("exercise.case.random", "attention_scores", qk(B, H, T_q=T_q, T_k=T_k, D=D), g, {"i": i + 1}))
     return cases
 
 
 EXERCISE = Exercise(
     name="attention_scores",
+    solution=SOLUTION,
     functions=(
         Function("attention_scores", "(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor", ("q", "k"), ("scores",)),
     ),
@@ -87,6 +110,6 @@ EXERCISE = Exercise(
     ),
     forbidden=(ATTENTION,),
     allowed=("@ / torch.matmul", "Tensor.transpose(-2, -1)", "math.sqrt"),
-    error_hints=((r"Expected size for first two dimensions of batch2", "attention_scores.err.T"),),
+    error_hints=((r"Expected size for first two dimensions of batch2", "exercise.attention_scores.err.T"),),
     seed=102,
 )

@@ -19,11 +19,92 @@ from torch.func import functional_call
 
 from glassformer import numpy_ref
 from glassformer.config import ModelConfig
-from glassformer.exercises.forbidden import ATTENTION
-from glassformer.exercises.solutions.block import _feed_forward, _layer_norm, _multi_head_attention
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.exercises.catalog import (
+    ATTENTION,
+    Case,
+    Exercise,
+    Function,
+    Variant,
+    noncontiguous,
+    numpy_twin,
+    randn,
+    solution_functions,
+)
 from glassformer.nn.block import Block
 from glassformer.nn.masks import causal_mask
+
+# ------------------------------------------------------------------ the reference solution
+# A learner's file, exactly: only torch and math, no glassformer, nothing shared with another
+# exercise. `glassformer exercise solution NAME` prints it; the tests grade it with the grader
+# the learner meets, in the same separate process.
+
+SOLUTION = r'''"""Solution: one pre-LN Transformer block (GPT-2's arrangement)."""
+
+import math
+
+import torch
+
+
+def block(x, params, n_heads, mask=None, activation="relu", eps=1e-5):
+    """x (B, T, C) -> (B, T, C):
+
+        x = x + Attn(LN₁(x))        the attention half reads a normalised copy of the stream
+        x = x + FFN(LN₂(x))         so does the FFN half; the stream itself is never normalised
+
+    params: the block's weights by name, as a glassformer Block's state_dict names them:
+    ln1.weight, ln1.bias, attn.qkv.weight, attn.qkv.bias, attn.proj.weight, attn.proj.bias,
+    ln2.weight, ln2.bias, ffn.fc1.weight, ffn.fc1.bias, ffn.fc2.weight, ffn.fc2.bias
+    (a bias may be missing or None).
+    """
+    p = params
+    h = _layer_norm(x, p["ln1.weight"], p.get("ln1.bias"), eps)  # (B, T, C)
+    x = x + _multi_head_attention(
+        h, p["attn.qkv.weight"], p.get("attn.qkv.bias"), p["attn.proj.weight"], p.get("attn.proj.bias"), n_heads, mask
+    )  # (B, T, C)
+    h = _layer_norm(x, p["ln2.weight"], p.get("ln2.bias"), eps)  # (B, T, C)
+    return x + _feed_forward(
+        h, p["ffn.fc1.weight"], p.get("ffn.fc1.bias"), p["ffn.fc2.weight"], p.get("ffn.fc2.bias"), activation
+    )  # (B, T, C)
+
+
+def _layer_norm(x, weight, bias, eps):
+    mean = x.mean(dim=-1, keepdim=True)  # (B, T, 1)
+    var = ((x - mean) ** 2).mean(dim=-1, keepdim=True)  # (B, T, 1)
+    y = (x - mean) / torch.sqrt(var + eps) * weight  # (B, T, C)
+    return y + bias if bias is not None else y
+
+
+def _multi_head_attention(x, w_qkv, b_qkv, w_out, b_out, n_heads, mask):
+    B, T, C = x.shape
+    qkv = x @ w_qkv.T + (b_qkv if b_qkv is not None else 0.0)  # (B, T, 3C)
+    q, k, v = (t.reshape(B, T, n_heads, C // n_heads).transpose(1, 2) for t in qkv.split(C, dim=-1))  # 3 × (B, H, T, D)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(C // n_heads)  # (B, H, T, T)
+    if mask is None:
+        weights = torch.softmax(scores, dim=-1)  # (B, H, T, T)
+    else:
+        alive = mask.any(dim=-1, keepdim=True)  # rows that see at least one key
+        scores = scores.masked_fill(~mask, float("-inf")).masked_fill(~alive, 0.0)
+        weights = torch.softmax(scores, dim=-1).masked_fill(~alive, 0.0)  # (B, H, T, T)
+    merged = (weights @ v).transpose(1, 2).reshape(B, T, C)  # (B, T, C)
+    return merged @ w_out.T + (b_out if b_out is not None else 0.0)  # (B, T, C)
+
+
+def _feed_forward(x, w1, b1, w2, b2, activation):
+    h = x @ w1.T + (b1 if b1 is not None else 0.0)  # (B, T, F)
+    if activation == "relu":
+        h = torch.clamp(h, min=0.0)
+    elif activation == "gelu":
+        h = h * 0.5 * (1.0 + torch.erf(h / math.sqrt(2.0)))
+    elif activation == "gelu_tanh":
+        h = 0.5 * h * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (h + 0.044715 * h**3)))
+    else:
+        raise ValueError(f"unknown activation {activation!r}")
+    return h @ w2.T + (b2 if b2 is not None else 0.0)  # (B, T, C)
+'''
+
+_feed_forward, _layer_norm, _multi_head_attention = solution_functions(
+    SOLUTION, "_feed_forward", "_layer_norm", "_multi_head_attention"
+)  # the variants reuse them
 
 
 def config(x, params, n_heads, activation, eps) -> ModelConfig:
@@ -144,26 +225,27 @@ def _case(label, rng, B, T, H, D, F, mask, activation="relu", eps=1e-5, bias=Tru
 def make_cases(rng: np.random.Generator) -> list[Case]:
     padding = (torch.arange(4)[None, :] < torch.tensor([4, 0])[:, None])[:, None, None, :]  # (2, 1, 1, 4)
     cases = [
-        _case("case.causal", rng, 2, 5, 2, 4, 16, causal_mask(5)),
-        _case("case.basic", rng, 2, 4, 2, 4, 16, None),
-        _case("case.one_head", rng, 2, 4, 1, 6, 12, causal_mask(4)),
-        _case("case.t1", rng, 2, 1, 2, 4, 8, causal_mask(1)),
-        _case("case.batch1", rng, 1, 5, 2, 3, 12, causal_mask(5)),
-        _case("block.case.gelu", rng, 2, 4, 2, 4, 16, causal_mask(4), activation="gelu"),
-        _case("layer_norm.case.eps", rng, 2, 4, 2, 4, 8, causal_mask(4), eps=1e-2, fields={"eps": 1e-2}),
-        _case("case.no_bias", rng, 2, 4, 2, 4, 8, causal_mask(4), bias=False),
-        _case("case.dead_row", rng, 2, 4, 2, 4, 8, padding),
-        _case("case.noncontig", rng, 2, 5, 2, 3, 8, causal_mask(5), contiguous=False),
+        _case("exercise.case.causal", rng, 2, 5, 2, 4, 16, causal_mask(5)),
+        _case("exercise.case.basic", rng, 2, 4, 2, 4, 16, None),
+        _case("exercise.case.one_head", rng, 2, 4, 1, 6, 12, causal_mask(4)),
+        _case("exercise.case.t1", rng, 2, 1, 2, 4, 8, causal_mask(1)),
+        _case("exercise.case.batch1", rng, 1, 5, 2, 3, 12, causal_mask(5)),
+        _case("exercise.block.case.gelu", rng, 2, 4, 2, 4, 16, causal_mask(4), activation="gelu"),
+        _case("exercise.layer_norm.case.eps", rng, 2, 4, 2, 4, 8, causal_mask(4), eps=1e-2, fields={"eps": 1e-2}),
+        _case("exercise.case.no_bias", rng, 2, 4, 2, 4, 8, causal_mask(4), bias=False),
+        _case("exercise.case.dead_row", rng, 2, 4, 2, 4, 8, padding),
+        _case("exercise.case.noncontig", rng, 2, 5, 2, 3, 8, causal_mask(5), contiguous=False),
     ]
     for i in range(2):
         B, T, H, D = (int(n) for n in rng.integers(1, 5, size=4))
         F = int(rng.integers(1, 20))
-        cases.append(_case("case.random", rng, B, T, H, D, F, causal_mask(T), fields={"i": i + 1}))
+        cases.append(_case("exercise.case.random", rng, B, T, H, D, F, causal_mask(T), fields={"i": i + 1}))
     return cases
 
 
 EXERCISE = Exercise(
     name="block",
+    solution=SOLUTION,
     functions=(
         Function(
             "block",

@@ -13,8 +13,25 @@ import numpy as np
 import torch
 
 from glassformer import numpy_ref
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, numpy_twin
+from glassformer.exercises.catalog import Case, Exercise, Function, Variant, numpy_twin
 from glassformer.nn.masks import causal_mask
+
+# ------------------------------------------------------------------ the reference solution
+# A learner's file, exactly: only torch and math, no glassformer, nothing shared with another
+# exercise. `glassformer exercise solution NAME` prints it; the tests grade it with the grader
+# the learner meets, in the same separate process.
+
+SOLUTION = r'''"""Solution: the causal mask."""
+
+import torch
+
+
+def causal_mask(T: int) -> torch.Tensor:
+    """(T, T) bool, True = may attend: query i sees key j exactly when j <= i."""
+    i = torch.arange(T)[:, None]  # (T, 1) query positions
+    j = torch.arange(T)[None, :]  # (1, T) key positions
+    return j <= i  # (T, T)
+'''
 
 
 def reference(T):
@@ -53,17 +70,18 @@ def additive(T):
 
 def make_cases(rng: np.random.Generator) -> list[Case]:
     cases = [
-        Case("case.t1", "causal_mask", (1,)),
-        Case("causal_mask.case.T", "causal_mask", (2,), fields={"T": 2}),
-        Case("causal_mask.case.T", "causal_mask", (5,), fields={"T": 5}),
+        Case("exercise.case.t1", "causal_mask", (1,)),
+        Case("exercise.causal_mask.case.T", "causal_mask", (2,), fields={"T": 2}),
+        Case("exercise.causal_mask.case.T", "causal_mask", (5,), fields={"T": 5}),
     ]
     for T in sorted({int(t) for t in rng.integers(3, 40, size=3)}):
-        cases.append(Case("causal_mask.case.T", "causal_mask", (T,), fields={"T": T}))
+        cases.append(Case("exercise.causal_mask.case.T", "causal_mask", (T,), fields={"T": T}))
     return cases
 
 
 EXERCISE = Exercise(
     name="causal_mask",
+    solution=SOLUTION,
     functions=(Function("causal_mask", "(T: int) -> torch.Tensor", ("T",), ("mask",)),),
     make_cases=make_cases,
     reference={"causal_mask": reference},

@@ -15,9 +15,54 @@ import torch
 from torch.func import functional_call
 
 from glassformer import numpy_ref
-from glassformer.exercises.forbidden import GELU, LINEAR
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.exercises.catalog import (
+    GELU,
+    LINEAR,
+    Case,
+    Exercise,
+    Function,
+    Variant,
+    noncontiguous,
+    numpy_twin,
+    randn,
+)
 from glassformer.nn.feedforward import FeedForward
+
+# ------------------------------------------------------------------ the reference solution
+# A learner's file, exactly: only torch and math, no glassformer, nothing shared with another
+# exercise. `glassformer exercise solution NAME` prints it; the tests grade it with the grader
+# the learner meets, in the same separate process.
+
+SOLUTION = r'''"""Solution: the position-wise feed-forward network."""
+
+import math
+
+import torch
+
+
+def feed_forward(x, w1, b1, w2, b2, activation="relu"):
+    """x (B, T, C) -> (B, T, C):  act(x·W₁ᵀ + b₁)·W₂ᵀ + b₂.
+
+    w1 (F, C), b1 (F,) or None, w2 (C, F), b2 (C,) or None: PyTorch's (out, in) layout.
+    activation: "relu", "gelu" (exact, x·Φ(x)) or "gelu_tanh" (GPT-2's approximation).
+    """
+    h = x @ w1.T  # (B, T, F)
+    if b1 is not None:
+        h = h + b1  # (B, T, F)
+    h = _activate(h, activation)  # (B, T, F)
+    y = h @ w2.T  # (B, T, C)
+    return y + b2 if b2 is not None else y  # (B, T, C)
+
+
+def _activate(h, activation):
+    if activation == "relu":
+        return torch.clamp(h, min=0.0)
+    if activation == "gelu":  # x·Φ(x), Φ the standard normal CDF
+        return h * 0.5 * (1.0 + torch.erf(h / math.sqrt(2.0)))
+    if activation == "gelu_tanh":
+        return 0.5 * h * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (h + 0.044715 * h**3)))
+    raise ValueError(f"unknown activation {activation!r}")
+'''
 
 
 def _named(w1, b1, w2, b2) -> dict:
@@ -98,24 +143,25 @@ def _case(label, rng, B, T, C, F, activation, bias=True, contiguous=True, fields
 
 def make_cases(rng: np.random.Generator) -> list[Case]:
     cases = [
-        _case("feed_forward.case.act", rng, 2, 5, 4, 8, "relu"),
-        _case("feed_forward.case.act", rng, 2, 4, 6, 12, "gelu"),
-        _case("feed_forward.case.act", rng, 2, 3, 4, 8, "gelu_tanh"),
-        _case("case.t1", rng, 2, 1, 4, 8, "gelu"),
-        _case("case.batch1", rng, 1, 4, 6, 10, "relu"),
-        _case("case.no_bias", rng, 2, 3, 4, 8, "relu", bias=False),
-        _case("feed_forward.case.narrow", rng, 2, 3, 6, 3, "gelu"),
-        _case("case.noncontig", rng, 2, 5, 5, 5, "gelu_tanh", contiguous=False),
+        _case("exercise.feed_forward.case.act", rng, 2, 5, 4, 8, "relu"),
+        _case("exercise.feed_forward.case.act", rng, 2, 4, 6, 12, "gelu"),
+        _case("exercise.feed_forward.case.act", rng, 2, 3, 4, 8, "gelu_tanh"),
+        _case("exercise.case.t1", rng, 2, 1, 4, 8, "gelu"),
+        _case("exercise.case.batch1", rng, 1, 4, 6, 10, "relu"),
+        _case("exercise.case.no_bias", rng, 2, 3, 4, 8, "relu", bias=False),
+        _case("exercise.feed_forward.case.narrow", rng, 2, 3, 6, 3, "gelu"),
+        _case("exercise.case.noncontig", rng, 2, 5, 5, 5, "gelu_tanh", contiguous=False),
     ]
     for i in range(2):
         B, T, C, F = (int(n) for n in rng.integers(1, 9, size=4))
         act = ("relu", "gelu", "gelu_tanh")[int(rng.integers(0, 3))]
-        cases.append(_case("case.random", rng, B, T, C, F, act, fields={"i": i + 1}))
+        cases.append(_case("exercise.case.random", rng, B, T, C, F, act, fields={"i": i + 1}))
     return cases
 
 
 EXERCISE = Exercise(
     name="feed_forward",
+    solution=SOLUTION,
     functions=(
         Function(
             "feed_forward",

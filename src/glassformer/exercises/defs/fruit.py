@@ -17,10 +17,34 @@ import numpy as np
 import torch
 
 from glassformer import numpy_ref
-from glassformer.exercises.forbidden import ATTENTION
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, numpy_twin, randn
+from glassformer.exercises.catalog import ATTENTION, Case, Exercise, Function, Variant, numpy_twin, randn
 from glassformer.lessons import fruit as lesson
 from glassformer.nn.attention import scaled_dot_product_attention
+
+# ------------------------------------------------------------------ the reference solution
+# A learner's file, exactly: only torch and math, no glassformer, nothing shared with another
+# exercise. `glassformer exercise solution NAME` prints it; the tests grade it with the grader
+# the learner meets, in the same separate process.
+
+SOLUTION = r'''"""Solution: attention by hand on the fruit example (row vectors: a word is a row of E)."""
+
+import math
+
+import torch
+
+
+def fruit_attention(E, W_Q, W_K, W_V):
+    """E (T, d_model), W_Q and W_K (d_model, d_k), W_V (d_model, d_v).
+    Returns (weights (T, T), output (T, d_v)):
+
+        Q = E·W_Q   K = E·W_K   V = E·W_V   weights = softmax_rows(Q·Kᵀ / √d_k)   output = weights·V
+    """
+    Q, K, V = E @ W_Q, E @ W_K, E @ W_V  # (T, d_k), (T, d_k), (T, d_v)
+    scores = Q @ K.T / math.sqrt(K.size(-1))  # (T, T): row i = word i's query against every key
+    e = torch.exp(scores - scores.amax(dim=-1, keepdim=True))  # (T, T), largest entry per row is 1
+    weights = e / e.sum(dim=-1, keepdim=True)  # (T, T), every row sums to 1
+    return weights, weights @ V  # (T, T), (T, d_v)
+'''
 
 
 def reference(E, W_Q, W_K, W_V):
@@ -71,11 +95,11 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
     fruit = (E, W["Q"], W["K"], W["V"])
     order = torch.tensor([2, 0, 1])
     cases = [
-        Case("fruit.case.fruit", f, fruit, g),
-        Case("fruit.case.reordered", f, (E[order], W["Q"], W["K"], W["V"]), g),
-        Case("fruit.case.one_word", f, (E[:1], W["Q"], W["K"], W["V"]), g),
+        Case("exercise.fruit.case.fruit", f, fruit, g),
+        Case("exercise.fruit.case.reordered", f, (E[order], W["Q"], W["K"], W["V"]), g),
+        Case("exercise.fruit.case.one_word", f, (E[:1], W["Q"], W["K"], W["V"]), g),
         Case(
-            "fruit.case.shapes",
+            "exercise.fruit.case.shapes",
             f,
             (randn(rng, 5, 3), randn(rng, 3, 2), randn(rng, 3, 2), randn(rng, 3, 4)),
             g,
@@ -86,7 +110,11 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
         T, d = int(rng.integers(2, 7)), int(rng.integers(2, 5))
         cases.append(
             Case(
-                "case.random", f, (randn(rng, T, d, scale=3.0), *(randn(rng, d, d) for _ in range(3))), g, {"i": i + 1}
+                "exercise.case.random",
+                f,
+                (randn(rng, T, d, scale=3.0), *(randn(rng, d, d) for _ in range(3))),
+                g,
+                {"i": i + 1},
             )
         )
     return cases
@@ -94,6 +122,7 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="fruit",
+    solution=SOLUTION,
     functions=(Function("fruit_attention", "(E, W_Q, W_K, W_V)", ("E", "W_Q", "W_K", "W_V"), ("weights", "output")),),
     make_cases=make_cases,
     reference={"fruit_attention": reference},

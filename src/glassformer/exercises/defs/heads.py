@@ -15,10 +15,34 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.exercises.catalog import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
 from glassformer.nn.attention import MultiHeadAttention
 from glassformer.nn.hooks import HookedModel
 from glassformer.numpy_ref.attention import split_heads as np_split_heads
+
+# ------------------------------------------------------------------ the reference solution
+# A learner's file, exactly: only torch and math, no glassformer, nothing shared with another
+# exercise. `glassformer exercise solution NAME` prints it; the tests grade it with the grader
+# the learner meets, in the same separate process.
+
+SOLUTION = r'''"""Solution: split the model width into heads, and put the heads back side by side."""
+
+import torch
+
+
+def split_heads(x: torch.Tensor, n_heads: int) -> torch.Tensor:
+    """(B, T, C) -> (B, H, T, D), D = C // H: features h·D .. (h+1)·D belong to head h."""
+    B, T, C = x.shape
+    x = x.reshape(B, T, n_heads, C // n_heads)  # (B, T, H, D): cut each token's features into H blocks
+    return x.transpose(1, 2)  # (B, H, T, D): the head axis in front, so each head is its own (T, D) matrix
+
+
+def merge_heads(z: torch.Tensor) -> torch.Tensor:
+    """(B, H, T, D) -> (B, T, H·D): the exact inverse of split_heads."""
+    B, H, T, D = z.shape
+    z = z.transpose(1, 2)  # (B, T, H, D): tokens first again (no longer contiguous)
+    return z.reshape(B, T, H * D)  # (B, T, C); reshape copies when it must, view would fail here
+'''
 
 
 class _Attention(HookedModel):
@@ -86,27 +110,28 @@ def merge_features_interleaved(z):
 def make_cases(rng: np.random.Generator) -> list[Case]:
     s, m = "split_heads", "merge_heads"
     cases = [
-        Case("case.basic", s, (randn(rng, 2, 5, 8), 2), (0,)),
-        Case("case.one_head", s, (randn(rng, 2, 4, 6), 1), (0,)),
-        Case("case.t1", s, (randn(rng, 2, 1, 8), 4), (0,)),
-        Case("case.batch1", s, (randn(rng, 1, 3, 6), 3), (0,)),
-        Case("heads.case.d1", s, (randn(rng, 2, 3, 4), 4), (0,)),
-        Case("case.noncontig", s, (noncontiguous(randn(rng, 2, 5, 8)), 2), (0,)),
-        Case("case.basic", m, (randn(rng, 2, 2, 5, 4),), (0,)),
-        Case("case.one_head", m, (randn(rng, 2, 1, 4, 6),), (0,)),
-        Case("case.t1", m, (randn(rng, 2, 4, 1, 2),), (0,)),
-        Case("case.batch1", m, (randn(rng, 1, 3, 4, 2),), (0,)),
-        Case("case.noncontig", m, (noncontiguous(randn(rng, 2, 2, 5, 3)),), (0,)),
+        Case("exercise.case.basic", s, (randn(rng, 2, 5, 8), 2), (0,)),
+        Case("exercise.case.one_head", s, (randn(rng, 2, 4, 6), 1), (0,)),
+        Case("exercise.case.t1", s, (randn(rng, 2, 1, 8), 4), (0,)),
+        Case("exercise.case.batch1", s, (randn(rng, 1, 3, 6), 3), (0,)),
+        Case("exercise.heads.case.d1", s, (randn(rng, 2, 3, 4), 4), (0,)),
+        Case("exercise.case.noncontig", s, (noncontiguous(randn(rng, 2, 5, 8)), 2), (0,)),
+        Case("exercise.case.basic", m, (randn(rng, 2, 2, 5, 4),), (0,)),
+        Case("exercise.case.one_head", m, (randn(rng, 2, 1, 4, 6),), (0,)),
+        Case("exercise.case.t1", m, (randn(rng, 2, 4, 1, 2),), (0,)),
+        Case("exercise.case.batch1", m, (randn(rng, 1, 3, 4, 2),), (0,)),
+        Case("exercise.case.noncontig", m, (noncontiguous(randn(rng, 2, 2, 5, 3)),), (0,)),
     ]
     for i in range(2):
         B, T, H, D = (int(n) for n in rng.integers(1, 6, size=4))
-        cases.append(Case("case.random", s, (randn(rng, B, T, H * D), H), (0,), {"i": i + 1}))
-        cases.append(Case("case.random", m, (randn(rng, B, H, T, D),), (0,), {"i": i + 1}))
+        cases.append(Case("exercise.case.random", s, (randn(rng, B, T, H * D), H), (0,), {"i": i + 1}))
+        cases.append(Case("exercise.case.random", m, (randn(rng, B, H, T, D),), (0,), {"i": i + 1}))
     return cases
 
 
 EXERCISE = Exercise(
     name="heads",
+    solution=SOLUTION,
     functions=(
         Function("split_heads", "(x: torch.Tensor, n_heads: int) -> torch.Tensor", ("x", "n_heads"), ("heads",)),
         Function("merge_heads", "(z: torch.Tensor) -> torch.Tensor", ("z",), ("merged",)),

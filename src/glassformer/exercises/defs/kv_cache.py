@@ -20,13 +20,47 @@ import torch
 from torch.func import functional_call
 
 from glassformer import numpy_ref
+from glassformer.exercises.catalog import ATTENTION, Case, Exercise, Function, Variant, numpy_twin, randn
 from glassformer.exercises.defs.multi_head_attention import weights_by_name
-from glassformer.exercises.forbidden import ATTENTION
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, numpy_twin, randn
 from glassformer.nn.attention import MultiHeadAttention
 from glassformer.nn.kv_cache import LayerCache
 from glassformer.numpy_ref.attention import project_qkv
 from glassformer.numpy_ref.linear import linear, scope
+
+# ------------------------------------------------------------------ the reference solution
+# A learner's file, exactly: only torch and math, no glassformer, nothing shared with another
+# exercise. `glassformer exercise solution NAME` prints it; the tests grade it with the grader
+# the learner meets, in the same separate process.
+
+SOLUTION = r'''"""Solution: one decoding step of multi-head attention with a key/value cache."""
+
+import math
+
+import torch
+
+
+def decode_step(x_new, k_cache, v_cache, w_qkv, b_qkv, w_out, b_out, n_heads):
+    """Attention output for ONE new token, reusing the keys and values of the L earlier ones.
+
+    x_new (B, 1, C); k_cache, v_cache (B, H, L, D) (L may be 0); weights as in
+    multi_head_attention: w_qkv (3C, C), b_qkv (3C,) or None, w_out (C, C), b_out (C,) or None.
+    Returns (output (B, 1, C), keys (B, H, L+1, D), values (B, H, L+1, D)).
+    """
+    B, T, C = x_new.shape
+    D = C // n_heads
+    # 1) project only the new token
+    qkv = x_new @ w_qkv.T + (b_qkv if b_qkv is not None else 0.0)  # (B, 1, 3C)
+    q, k, v = (t.reshape(B, T, n_heads, D).transpose(1, 2) for t in qkv.split(C, dim=-1))  # 3 × (B, H, 1, D)
+    # 2) append its key and value after the cached ones (the time axis is dim 2)
+    keys = torch.cat([k_cache, k], dim=2)  # (B, H, L+1, D)
+    values = torch.cat([v_cache, v], dim=2)  # (B, H, L+1, D)
+    # 3) the new query may see every key: all of them are in its past (or itself), so no mask
+    scores = q @ keys.transpose(-2, -1) / math.sqrt(D)  # (B, H, 1, L+1)
+    z = torch.softmax(scores, dim=-1) @ values  # (B, H, 1, D)
+    # 4) merge the heads and project, as in the full forward pass
+    out = z.transpose(1, 2).reshape(B, T, C) @ w_out.T + (b_out if b_out is not None else 0.0)  # (B, 1, C)
+    return out, keys, values
+'''
 
 
 def reference(x_new, k_cache, v_cache, w_qkv, b_qkv, w_out, b_out, n_heads):
@@ -111,22 +145,23 @@ def _case(label, rng, B, L, H, D, bias=True, buffer=False, fields=None):
 
 def make_cases(rng: np.random.Generator) -> list[Case]:
     cases = [
-        _case("case.basic", rng, 2, 4, 2, 4),
-        _case("kv_cache.case.empty", rng, 2, 0, 2, 4),
-        _case("kv_cache.case.one_cached", rng, 2, 1, 2, 3),
-        _case("case.one_head", rng, 2, 5, 1, 6),
-        _case("case.batch1", rng, 1, 6, 3, 2),
-        _case("case.no_bias", rng, 2, 3, 2, 4, bias=False),
-        _case("case.noncontig", rng, 2, 5, 2, 3, buffer=True),
+        _case("exercise.case.basic", rng, 2, 4, 2, 4),
+        _case("exercise.kv_cache.case.empty", rng, 2, 0, 2, 4),
+        _case("exercise.kv_cache.case.one_cached", rng, 2, 1, 2, 3),
+        _case("exercise.case.one_head", rng, 2, 5, 1, 6),
+        _case("exercise.case.batch1", rng, 1, 6, 3, 2),
+        _case("exercise.case.no_bias", rng, 2, 3, 2, 4, bias=False),
+        _case("exercise.case.noncontig", rng, 2, 5, 2, 3, buffer=True),
     ]
     for i in range(2):
         B, L, H, D = (int(n) for n in rng.integers(1, 7, size=4))
-        cases.append(_case("case.random", rng, B, L, H, D, fields={"i": i + 1}))
+        cases.append(_case("exercise.case.random", rng, B, L, H, D, fields={"i": i + 1}))
     return cases
 
 
 EXERCISE = Exercise(
     name="kv_cache",
+    solution=SOLUTION,
     functions=(
         Function(
             "decode_step",
@@ -144,7 +179,7 @@ EXERCISE = Exercise(
     ),
     forbidden=(ATTENTION,),
     allowed=("torch.cat(..., dim=2)", "@ / torch.matmul", "torch.softmax", "Tensor.reshape / transpose / split"),
-    error_hints=((r"Sizes of tensors must match except in dimension", "kv_cache.err.cat"),),
+    error_hints=((r"Sizes of tensors must match except in dimension", "exercise.kv_cache.err.cat"),),
     seed=114,
     plugs_into="glassformer.nn.attention.MultiHeadAttention.forward(x, mask, cache)",
 )

@@ -16,9 +16,40 @@ from torch.func import functional_call
 
 from glassformer import numpy_ref
 from glassformer.config import ModelConfig
-from glassformer.exercises.forbidden import LAYER_NORM
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.exercises.catalog import (
+    LAYER_NORM,
+    Case,
+    Exercise,
+    Function,
+    Variant,
+    noncontiguous,
+    numpy_twin,
+    randn,
+)
 from glassformer.nn.block import layer_norm as make_layer_norm
+
+# ------------------------------------------------------------------ the reference solution
+# A learner's file, exactly: only torch and math, no glassformer, nothing shared with another
+# exercise. `glassformer exercise solution NAME` prints it; the tests grade it with the grader
+# the learner meets, in the same separate process.
+
+SOLUTION = r'''"""Solution: LayerNorm over the last axis."""
+
+import torch
+
+
+def layer_norm(x, weight, bias, eps=1e-5):
+    """x (..., C) -> (..., C):  γ · (x - mean) / √(var + ε) + β, per token, over its C features.
+
+    var is the biased variance (divide by C, not C - 1): it describes these C numbers, it does
+    not estimate a population. weight = γ (C,), bias = β (C,) or None.
+    """
+    mean = x.mean(dim=-1, keepdim=True)  # (..., 1)
+    centred = x - mean  # (..., C)
+    var = (centred**2).mean(dim=-1, keepdim=True)  # (..., 1)
+    y = centred / torch.sqrt(var + eps) * weight  # (..., C)
+    return y + bias if bias is not None else y  # (..., C)
+'''
 
 
 def reference(x, weight, bias, eps=1e-5):
@@ -87,22 +118,23 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
         return Case(label, "layer_norm", (x, w, b, eps), (0, 1, 2) if bias else (0, 1), fields or {})
 
     return [
-        case("case.basic", randn(rng, 2, 4, 8)),
-        case("case.batch1", randn(rng, 1, 3, 6)),
-        case("case.t1", randn(rng, 2, 1, 8)),
-        case("case.no_bias", randn(rng, 2, 3, 5), bias=False),
-        case("layer_norm.case.tiny_var", 1.0 + randn(rng, 2, 3, 8, scale=1e-4)),
-        case("layer_norm.case.offset", 1e6 + randn(rng, 2, 3, 8)),
-        case("layer_norm.case.eps", randn(rng, 2, 3, 6, scale=0.05), eps=1e-2, fields={"eps": 1e-2}),
-        case("case.no_batch_axis", randn(rng, 5, 7)),
-        case("case.noncontig", noncontiguous(randn(rng, 2, 6, 6))),
-        case("case.random", randn(rng, 3, 5, 9, scale=3.0), fields={"i": 1}),
-        case("case.random", randn(rng, 1, 7, 2, scale=0.5), fields={"i": 2}),
+        case("exercise.case.basic", randn(rng, 2, 4, 8)),
+        case("exercise.case.batch1", randn(rng, 1, 3, 6)),
+        case("exercise.case.t1", randn(rng, 2, 1, 8)),
+        case("exercise.case.no_bias", randn(rng, 2, 3, 5), bias=False),
+        case("exercise.layer_norm.case.tiny_var", 1.0 + randn(rng, 2, 3, 8, scale=1e-4)),
+        case("exercise.layer_norm.case.offset", 1e6 + randn(rng, 2, 3, 8)),
+        case("exercise.layer_norm.case.eps", randn(rng, 2, 3, 6, scale=0.05), eps=1e-2, fields={"eps": 1e-2}),
+        case("exercise.case.no_batch_axis", randn(rng, 5, 7)),
+        case("exercise.case.noncontig", noncontiguous(randn(rng, 2, 6, 6))),
+        case("exercise.case.random", randn(rng, 3, 5, 9, scale=3.0), fields={"i": 1}),
+        case("exercise.case.random", randn(rng, 1, 7, 2, scale=0.5), fields={"i": 2}),
     ]
 
 
 EXERCISE = Exercise(
     name="layer_norm",
+    solution=SOLUTION,
     functions=(Function("layer_norm", "(x, weight, bias, eps=1e-5)", ("x", "weight", "bias", "eps"), ("output",)),),
     make_cases=make_cases,
     reference={"layer_norm": reference},

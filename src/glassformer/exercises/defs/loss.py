@@ -13,9 +13,37 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from glassformer.exercises.forbidden import LOSS
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.exercises.catalog import LOSS, Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
 from glassformer.nn.loss import next_token_loss
+
+# ------------------------------------------------------------------ the reference solution
+# A learner's file, exactly: only torch and math, no glassformer, nothing shared with another
+# exercise. `glassformer exercise solution NAME` prints it; the tests grade it with the grader
+# the learner meets, in the same separate process.
+
+SOLUTION = r'''"""Solution: next-token cross-entropy, averaged over the targets that count."""
+
+import torch
+
+
+def next_token_loss(logits, targets, ignore_index=-100):
+    """logits (B, T, V), targets (B, T) int -> scalar:  -1/N Σ log softmax(logits[b, t])[targets[b, t]]
+
+    over the N positions whose target is not `ignore_index`. targets[b, t] is already the token
+    that follows position t (the batch was shifted when it was made): no shifting here.
+    """
+    V = logits.size(-1)
+    flat = logits.reshape(-1, V)  # (B·T, V)
+    tgt = targets.reshape(-1)  # (B·T,)
+    keep = tgt != ignore_index  # (B·T,) bool
+    flat, tgt = flat[keep], tgt[keep]  # (N, V), (N,)
+    # log softmax without overflow: log Σ exp(z) = m + log Σ exp(z - m)
+    m = flat.amax(dim=-1, keepdim=True)  # (N, 1)
+    log_norm = m + torch.log(torch.exp(flat - m).sum(dim=-1, keepdim=True))  # (N, 1)
+    log_probs = flat - log_norm  # (N, V)
+    picked = log_probs[torch.arange(tgt.numel()), tgt]  # (N,): log p(correct next token)
+    return -picked.mean()  # ()
+'''
 
 
 def reference(logits, targets, ignore_index=-100):
@@ -97,25 +125,43 @@ def _targets(rng, B, T, V, ignored=0.0, ignore_index=-100):
 def make_cases(rng: np.random.Generator) -> list[Case]:
     f, g = "next_token_loss", (0,)
     cases = [
-        Case("case.basic", f, (randn(rng, 2, 5, 7), _targets(rng, 2, 5, 7), -100), g),
-        Case("loss.case.ignored", f, (randn(rng, 3, 6, 5), _targets(rng, 3, 6, 5, 0.4), -100), g),
-        Case("loss.case.ignore_index", f, (randn(rng, 2, 4, 6), _targets(rng, 2, 4, 6, 0.3, ignore_index=0), 0), g),
-        Case("case.t1", f, (randn(rng, 2, 1, 5), _targets(rng, 2, 1, 5), -100), g),
-        Case("case.batch1", f, (randn(rng, 1, 4, 6), _targets(rng, 1, 4, 6), -100), g),
-        Case("case.large", f, (randn(rng, 2, 3, 8, scale=1000.0), _targets(rng, 2, 3, 8), -100), g, {"scale": 1000}),
-        Case("loss.case.v2", f, (randn(rng, 2, 4, 2), _targets(rng, 2, 4, 2), -100), g),
-        Case("case.noncontig", f, (noncontiguous(randn(rng, 2, 6, 6)), _targets(rng, 2, 6, 6, 0.2), -100), g),
+        Case("exercise.case.basic", f, (randn(rng, 2, 5, 7), _targets(rng, 2, 5, 7), -100), g),
+        Case("exercise.loss.case.ignored", f, (randn(rng, 3, 6, 5), _targets(rng, 3, 6, 5, 0.4), -100), g),
+        Case(
+            "exercise.loss.case.ignore_index",
+            f,
+            (randn(rng, 2, 4, 6), _targets(rng, 2, 4, 6, 0.3, ignore_index=0), 0),
+            g,
+        ),
+        Case("exercise.case.t1", f, (randn(rng, 2, 1, 5), _targets(rng, 2, 1, 5), -100), g),
+        Case("exercise.case.batch1", f, (randn(rng, 1, 4, 6), _targets(rng, 1, 4, 6), -100), g),
+        Case(
+            "exercise.case.large",
+            f,
+            (randn(rng, 2, 3, 8, scale=1000.0), _targets(rng, 2, 3, 8), -100),
+            g,
+            {"scale": 1000},
+        ),
+        Case("exercise.loss.case.v2", f, (randn(rng, 2, 4, 2), _targets(rng, 2, 4, 2), -100), g),
+        Case("exercise.case.noncontig", f, (noncontiguous(randn(rng, 2, 6, 6)), _targets(rng, 2, 6, 6, 0.2), -100), g),
     ]
     for i in range(2):
         B, T, V = (int(n) for n in rng.integers(1, 9, size=3))
         cases.append(
-            Case("case.random", f, (randn(rng, B, T, V, scale=3.0), _targets(rng, B, T, V, 0.2), -100), g, {"i": i + 1})
+            Case(
+                "exercise.case.random",
+                f,
+                (randn(rng, B, T, V, scale=3.0), _targets(rng, B, T, V, 0.2), -100),
+                g,
+                {"i": i + 1},
+            )
         )
     return cases
 
 
 EXERCISE = Exercise(
     name="loss",
+    solution=SOLUTION,
     functions=(
         Function(
             "next_token_loss", "(logits, targets, ignore_index=-100)", ("logits", "targets", "ignore_index"), ("loss",)
@@ -139,7 +185,7 @@ EXERCISE = Exercise(
         "log_probs[torch.arange(N), targets]",
         "Tensor.gather",
     ),
-    error_hints=((r"out of bounds|index -?\d+ is out|Target -?\d+ is out", "loss.err.ignore"),),
+    error_hints=((r"out of bounds|index -?\d+ is out|Target -?\d+ is out", "exercise.loss.err.ignore"),),
     header="import torch\n",
     seed=112,
     plugs_into="glassformer.nn.loss.next_token_loss",

@@ -17,11 +17,75 @@ import torch
 from torch.func import functional_call
 
 from glassformer import numpy_ref
-from glassformer.exercises.forbidden import ATTENTION
-from glassformer.exercises.solutions.multi_head_attention import _attend, _merge_heads, _split_heads
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.exercises.catalog import (
+    ATTENTION,
+    Case,
+    Exercise,
+    Function,
+    Variant,
+    noncontiguous,
+    numpy_twin,
+    randn,
+    solution_functions,
+)
 from glassformer.nn.attention import MultiHeadAttention
 from glassformer.nn.masks import causal_mask
+
+# ------------------------------------------------------------------ the reference solution
+# A learner's file, exactly: only torch and math, no glassformer, nothing shared with another
+# exercise. `glassformer exercise solution NAME` prints it; the tests grade it with the grader
+# the learner meets, in the same separate process.
+
+SOLUTION = r'''"""Solution: multi-head self-attention with one packed Q/K/V projection."""
+
+import math
+
+import torch
+
+
+def multi_head_attention(x, w_qkv, b_qkv, w_out, b_out, n_heads, mask=None):
+    """x (B, T, C) -> (B, T, C).
+
+    w_qkv (3C, C), b_qkv (3C,) or None: the rows are [queries | keys | values] (PyTorch's
+    (out, in) layout, so the projection is x @ w_qkv.T). w_out (C, C), b_out (C,) or None.
+    """
+    B, T, C = x.shape
+    # 1) project once for all heads, then cut into q, k, v and into heads
+    qkv = x @ w_qkv.T  # (B, T, 3C)
+    if b_qkv is not None:
+        qkv = qkv + b_qkv  # (B, T, 3C)
+    q, k, v = qkv.split(C, dim=-1)  # 3 × (B, T, C)
+    q, k, v = (_split_heads(t, n_heads) for t in (q, k, v))  # 3 × (B, H, T, D)
+    # 2) attend within each head
+    z = _attend(q, k, v, mask)  # (B, H, T, D)
+    # 3) heads side by side again, then the output projection mixes them
+    out = _merge_heads(z) @ w_out.T  # (B, T, C)
+    return out + b_out if b_out is not None else out  # (B, T, C)
+
+
+def _split_heads(t, n_heads):
+    B, T, C = t.shape
+    return t.reshape(B, T, n_heads, C // n_heads).transpose(1, 2)  # (B, H, T, D)
+
+
+def _merge_heads(z):
+    B, H, T, D = z.shape
+    return z.transpose(1, 2).reshape(B, T, H * D)  # (B, T, C)
+
+
+def _attend(q, k, v, mask):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (B, H, T, T)
+    if mask is None:
+        return torch.softmax(scores, dim=-1) @ v  # (B, H, T, D)
+    alive = mask.any(dim=-1, keepdim=True)  # rows that see at least one key
+    scores = scores.masked_fill(~mask, float("-inf")).masked_fill(~alive, 0.0)  # (B, H, T, T)
+    weights = torch.softmax(scores, dim=-1).masked_fill(~alive, 0.0)  # (B, H, T, T)
+    return weights @ v  # (B, H, T, D)
+'''
+
+_attend, _merge_heads, _split_heads = solution_functions(
+    SOLUTION, "_attend", "_merge_heads", "_split_heads"
+)  # the variants reuse them
 
 
 def weights_by_name(w_qkv, b_qkv, w_out, b_out) -> dict:
@@ -102,23 +166,24 @@ def _case(label, rng, B, T, H, D, mask, fields=None, bias=True, contiguous=True)
 def make_cases(rng: np.random.Generator) -> list[Case]:
     padding = (torch.arange(4)[None, :] < torch.tensor([4, 2, 0])[:, None])[:, None, None, :]  # (3, 1, 1, 4)
     cases = [
-        _case("case.basic", rng, 2, 5, 2, 4, None),
-        _case("case.causal", rng, 2, 6, 3, 4, causal_mask(6)),
-        _case("case.one_head", rng, 2, 4, 1, 6, causal_mask(4)),
-        _case("case.t1", rng, 2, 1, 4, 2, causal_mask(1)),
-        _case("case.batch1", rng, 1, 5, 2, 4, causal_mask(5)),
-        _case("case.no_bias", rng, 2, 4, 2, 4, causal_mask(4), bias=False),
-        _case("case.dead_row", rng, 3, 4, 2, 4, padding),
-        _case("case.noncontig", rng, 2, 5, 2, 3, causal_mask(5), contiguous=False),
+        _case("exercise.case.basic", rng, 2, 5, 2, 4, None),
+        _case("exercise.case.causal", rng, 2, 6, 3, 4, causal_mask(6)),
+        _case("exercise.case.one_head", rng, 2, 4, 1, 6, causal_mask(4)),
+        _case("exercise.case.t1", rng, 2, 1, 4, 2, causal_mask(1)),
+        _case("exercise.case.batch1", rng, 1, 5, 2, 4, causal_mask(5)),
+        _case("exercise.case.no_bias", rng, 2, 4, 2, 4, causal_mask(4), bias=False),
+        _case("exercise.case.dead_row", rng, 3, 4, 2, 4, padding),
+        _case("exercise.case.noncontig", rng, 2, 5, 2, 3, causal_mask(5), contiguous=False),
     ]
     for i in range(3):
         B, T, H, D = (int(n) for n in rng.integers(1, 6, size=4))
-        cases.append(_case("case.random", rng, B, T, H, D, causal_mask(T) if i else None, {"i": i + 1}))
+        cases.append(_case("exercise.case.random", rng, B, T, H, D, causal_mask(T) if i else None, {"i": i + 1}))
     return cases
 
 
 EXERCISE = Exercise(
     name="multi_head_attention",
+    solution=SOLUTION,
     functions=(
         Function(
             "multi_head_attention",

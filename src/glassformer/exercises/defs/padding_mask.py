@@ -13,8 +13,27 @@ import numpy as np
 import torch
 
 from glassformer import numpy_ref
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, numpy_twin
+from glassformer.exercises.catalog import Case, Exercise, Function, Variant, numpy_twin
 from glassformer.nn.masks import padding_mask
+
+# ------------------------------------------------------------------ the reference solution
+# A learner's file, exactly: only torch and math, no glassformer, nothing shared with another
+# exercise. `glassformer exercise solution NAME` prints it; the tests grade it with the grader
+# the learner meets, in the same separate process.
+
+SOLUTION = r'''"""Solution: the padding mask."""
+
+import torch
+
+
+def padding_mask(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
+    """ids (B, T) -> (B, 1, 1, T) bool: True where the KEY is a real token.
+
+    The two axes of size 1 broadcast over heads and queries: every query of every head is
+    stopped from looking at a padding key.
+    """
+    return (ids != pad_id)[:, None, None, :]  # (B, T) -> (B, 1, 1, T)
+'''
 
 
 def reference(ids, pad_id):
@@ -58,24 +77,27 @@ def _ids(rng, B, T, pad_id, lengths):
 
 def make_cases(rng: np.random.Generator) -> list[Case]:
     cases = [
-        Case("case.basic", "padding_mask", (_ids(rng, 3, 6, 0, [6, 4, 2]), 0)),
-        Case("padding_mask.case.pad_id", "padding_mask", (_ids(rng, 2, 5, 3, [3, 5]), 3), fields={"pad_id": 3}),
-        Case("case.batch1", "padding_mask", (_ids(rng, 1, 4, 0, [2]), 0)),
-        Case("case.t1", "padding_mask", (_ids(rng, 2, 1, 0, [1, 1]), 0)),
-        Case("padding_mask.case.no_padding", "padding_mask", (_ids(rng, 2, 5, 0, [5, 5]), 0)),
-        Case("padding_mask.case.all_padding", "padding_mask", (_ids(rng, 3, 4, 1, [4, 0, 2]), 1)),
+        Case("exercise.case.basic", "padding_mask", (_ids(rng, 3, 6, 0, [6, 4, 2]), 0)),
+        Case(
+            "exercise.padding_mask.case.pad_id", "padding_mask", (_ids(rng, 2, 5, 3, [3, 5]), 3), fields={"pad_id": 3}
+        ),
+        Case("exercise.case.batch1", "padding_mask", (_ids(rng, 1, 4, 0, [2]), 0)),
+        Case("exercise.case.t1", "padding_mask", (_ids(rng, 2, 1, 0, [1, 1]), 0)),
+        Case("exercise.padding_mask.case.no_padding", "padding_mask", (_ids(rng, 2, 5, 0, [5, 5]), 0)),
+        Case("exercise.padding_mask.case.all_padding", "padding_mask", (_ids(rng, 3, 4, 1, [4, 0, 2]), 1)),
     ]
     for i in range(3):
         B, T = (int(n) for n in rng.integers(1, 8, size=2))
         pad_id = int(rng.integers(0, 20))
         lengths = [int(n) for n in rng.integers(0, T + 1, size=B)]
         ids = _ids(rng, B, T, pad_id, lengths)
-        cases.append(Case("case.random", "padding_mask", (ids, pad_id), fields={"i": i + 1}))
+        cases.append(Case("exercise.case.random", "padding_mask", (ids, pad_id), fields={"i": i + 1}))
     return cases
 
 
 EXERCISE = Exercise(
     name="padding_mask",
+    solution=SOLUTION,
     functions=(
         Function("padding_mask", "(ids: torch.Tensor, pad_id: int) -> torch.Tensor", ("ids", "pad_id"), ("mask",)),
     ),

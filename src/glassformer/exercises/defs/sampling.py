@@ -13,8 +13,39 @@ import numpy as np
 import torch
 
 from glassformer import numpy_ref
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, numpy_twin, randn
+from glassformer.exercises.catalog import Case, Exercise, Function, Variant, numpy_twin, randn
 from glassformer.sample import top_k_filter, top_p_filter
+
+# ------------------------------------------------------------------ the reference solution
+# A learner's file, exactly: only torch and math, no glassformer, nothing shared with another
+# exercise. `glassformer exercise solution NAME` prints it; the tests grade it with the grader
+# the learner meets, in the same separate process.
+
+SOLUTION = r'''"""Solution: top-k and top-p (nucleus) filtering of next-token logits."""
+
+import torch
+
+
+def top_k_filter(logits: torch.Tensor, k: int) -> torch.Tensor:
+    """(B, V) -> (B, V): every logit below the k-th largest of its row becomes -inf.
+    Logits tied with the k-th largest are kept, so a row may keep more than k."""
+    k = min(k, logits.size(-1))
+    kth = torch.topk(logits, k, dim=-1).values[:, -1:]  # (B, 1): the k-th largest per row
+    return logits.masked_fill(logits < kth, float("-inf"))  # (B, V)
+
+
+def top_p_filter(logits: torch.Tensor, p: float) -> torch.Tensor:
+    """(B, V) -> (B, V): keep the most likely tokens until their probability reaches p, -inf for
+    the rest. The token that carries the total over p is kept; so is the most likely token."""
+    if p >= 1:
+        return logits
+    sorted_logits, order = torch.sort(logits, dim=-1, descending=True)  # (B, V), (B, V)
+    probs = torch.softmax(sorted_logits, dim=-1)  # (B, V), most likely first
+    mass_before = torch.cumsum(probs, dim=-1) - probs  # (B, V): probability ranked above each token
+    drop_sorted = mass_before >= p  # (B, V): the tokens above already reach p without this one
+    drop = torch.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)  # (B, V) vocabulary order
+    return logits.masked_fill(drop, float("-inf"))  # (B, V)
+'''
 
 
 def top_k_reference(logits, k):
@@ -82,31 +113,32 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
     peaked = randn(rng, 2, 10)
     peaked[:, 3] += 12.0  # one token holds nearly all the probability
     cases = [
-        Case("sampling.case.k", k, (randn(rng, 2, 10), 3), fields={"k": 3}),
-        Case("sampling.case.ties", k, (ties, 2), fields={"k": 2}),
-        Case("sampling.case.k", k, (randn(rng, 3, 7), 1), fields={"k": 1}),
-        Case("sampling.case.k", k, (randn(rng, 2, 5), 5), fields={"k": 5}),
-        Case("sampling.case.k_large", k, (randn(rng, 2, 4), 9), fields={"k": 9}),
-        Case("case.batch1", k, (randn(rng, 1, 12), 4)),
-        Case("case.masked_entries", k, (masked, 6)),
-        Case("sampling.case.p", p, (randn(rng, 2, 10), 0.9), fields={"p": 0.9}),
-        Case("sampling.case.p", p, (randn(rng, 3, 8, scale=2.0), 0.5), fields={"p": 0.5}),
-        Case("sampling.case.p", p, (randn(rng, 2, 6), 0.01), fields={"p": 0.01}),
-        Case("sampling.case.p", p, (randn(rng, 2, 6), 1.0), fields={"p": 1.0}),
-        Case("sampling.case.peaked", p, (peaked, 0.9), fields={"p": 0.9}),
-        Case("case.batch1", p, (randn(rng, 1, 9), 0.7)),
-        Case("case.masked_entries", p, (masked, 0.8)),
+        Case("exercise.sampling.case.k", k, (randn(rng, 2, 10), 3), fields={"k": 3}),
+        Case("exercise.sampling.case.ties", k, (ties, 2), fields={"k": 2}),
+        Case("exercise.sampling.case.k", k, (randn(rng, 3, 7), 1), fields={"k": 1}),
+        Case("exercise.sampling.case.k", k, (randn(rng, 2, 5), 5), fields={"k": 5}),
+        Case("exercise.sampling.case.k_large", k, (randn(rng, 2, 4), 9), fields={"k": 9}),
+        Case("exercise.case.batch1", k, (randn(rng, 1, 12), 4)),
+        Case("exercise.case.masked_entries", k, (masked, 6)),
+        Case("exercise.sampling.case.p", p, (randn(rng, 2, 10), 0.9), fields={"p": 0.9}),
+        Case("exercise.sampling.case.p", p, (randn(rng, 3, 8, scale=2.0), 0.5), fields={"p": 0.5}),
+        Case("exercise.sampling.case.p", p, (randn(rng, 2, 6), 0.01), fields={"p": 0.01}),
+        Case("exercise.sampling.case.p", p, (randn(rng, 2, 6), 1.0), fields={"p": 1.0}),
+        Case("exercise.sampling.case.peaked", p, (peaked, 0.9), fields={"p": 0.9}),
+        Case("exercise.case.batch1", p, (randn(rng, 1, 9), 0.7)),
+        Case("exercise.case.masked_entries", p, (masked, 0.8)),
     ]
     for i in range(2):
         B, V = int(rng.integers(1, 5)), int(rng.integers(2, 30))
         top_k, top_p = int(rng.integers(1, V + 1)), float(rng.uniform(0.05, 0.95))
-        cases.append(Case("case.random", k, (randn(rng, B, V, scale=3.0), top_k), fields={"i": i + 1}))
-        cases.append(Case("case.random", p, (randn(rng, B, V, scale=3.0), top_p), fields={"i": i + 1}))
+        cases.append(Case("exercise.case.random", k, (randn(rng, B, V, scale=3.0), top_k), fields={"i": i + 1}))
+        cases.append(Case("exercise.case.random", p, (randn(rng, B, V, scale=3.0), top_p), fields={"i": i + 1}))
     return cases
 
 
 EXERCISE = Exercise(
     name="sampling",
+    solution=SOLUTION,
     functions=(
         Function("top_k_filter", "(logits: torch.Tensor, k: int) -> torch.Tensor", ("logits", "k"), ("logits",)),
         Function("top_p_filter", "(logits: torch.Tensor, p: float) -> torch.Tensor", ("logits", "p"), ("logits",)),

@@ -14,8 +14,29 @@ import numpy as np
 import torch
 
 from glassformer import numpy_ref
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, numpy_twin
+from glassformer.exercises.catalog import Case, Exercise, Function, Variant, numpy_twin
 from glassformer.nn.position import sinusoidal_table
+
+# ------------------------------------------------------------------ the reference solution
+# A learner's file, exactly: only torch and math, no glassformer, nothing shared with another
+# exercise. `glassformer exercise solution NAME` prints it; the tests grade it with the grader
+# the learner meets, in the same separate process.
+
+SOLUTION = r'''"""Solution: the sinusoidal position table of "Attention Is All You Need" (§3.5)."""
+
+import torch
+
+
+def sinusoidal_table(max_len: int, d_model: int) -> torch.Tensor:
+    """(max_len, d_model) float64:  P[p, 2i] = sin(p / 10000^(2i/C)),  P[p, 2i+1] = cos(same angle)."""
+    p = torch.arange(max_len, dtype=torch.float64)[:, None]  # (L, 1) positions
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # (ceil(C/2),) even feature indices
+    angle = p / 10000.0 ** (two_i / d_model)  # (L, ceil(C/2)): the angle p·ω_i
+    table = torch.zeros(max_len, d_model, dtype=torch.float64)  # (L, C)
+    table[:, 0::2] = torch.sin(angle)  # even features
+    table[:, 1::2] = torch.cos(angle[:, : d_model // 2])  # odd features (one fewer when C is odd)
+    return table
+'''
 
 
 def reference(max_len, d_model):
@@ -68,21 +89,22 @@ def starts_at_one(max_len, d_model):
 def make_cases(rng: np.random.Generator) -> list[Case]:
     f = "sinusoidal_table"
     cases = [
-        Case("sinusoidal.case.size", f, (8, 4), fields={"L": 8, "C": 4}),
-        Case("sinusoidal.case.max_len1", f, (1, 4)),
-        Case("sinusoidal.case.size", f, (5, 2), fields={"L": 5, "C": 2}),
-        Case("sinusoidal.case.odd", f, (6, 5), fields={"C": 5}),
-        Case("sinusoidal.case.odd", f, (3, 1), fields={"C": 1}),
-        Case("sinusoidal.case.size", f, (128, 64), fields={"L": 128, "C": 64}),
+        Case("exercise.sinusoidal.case.size", f, (8, 4), fields={"L": 8, "C": 4}),
+        Case("exercise.sinusoidal.case.max_len1", f, (1, 4)),
+        Case("exercise.sinusoidal.case.size", f, (5, 2), fields={"L": 5, "C": 2}),
+        Case("exercise.sinusoidal.case.odd", f, (6, 5), fields={"C": 5}),
+        Case("exercise.sinusoidal.case.odd", f, (3, 1), fields={"C": 1}),
+        Case("exercise.sinusoidal.case.size", f, (128, 64), fields={"L": 128, "C": 64}),
     ]
-    for i in range(2):
+    for _ in range(2):
         L, C = int(rng.integers(1, 100)), int(rng.integers(1, 40))
-        cases.append(Case("sinusoidal.case.size", f, (L, C), fields={"L": L, "C": C}))
+        cases.append(Case("exercise.sinusoidal.case.size", f, (L, C), fields={"L": L, "C": C}))
     return cases
 
 
 EXERCISE = Exercise(
     name="sinusoidal",
+    solution=SOLUTION,
     functions=(
         Function(
             "sinusoidal_table", "(max_len: int, d_model: int) -> torch.Tensor", ("max_len", "d_model"), ("table",)

@@ -14,9 +14,29 @@ import numpy as np
 import torch
 
 from glassformer import numpy_ref
-from glassformer.exercises.forbidden import SOFTMAX
-from glassformer.exercises.spec import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.exercises.catalog import SOFTMAX, Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
 from glassformer.nn.attention import attention_weights
+
+# ------------------------------------------------------------------ the reference solution
+# A learner's file, exactly: only torch and math, no glassformer, nothing shared with another
+# exercise. `glassformer exercise solution NAME` prints it; the tests grade it with the grader
+# the learner meets, in the same separate process.
+
+SOLUTION = r'''"""Solution: a numerically stable softmax."""
+
+import torch
+
+
+def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    """softmax(x)_i = exp(x_i - m) / Σ_j exp(x_j - m), with m = max_j x_j along `dim`.
+
+    Subtracting m changes nothing mathematically (it cancels between numerator and denominator)
+    but keeps every exponent <= 0, so exp never overflows and the largest term is exactly 1.
+    """
+    m = x.amax(dim=dim, keepdim=True)  # x's shape with `dim` of size 1
+    e = torch.exp(x - m)  # x's shape, entries in (0, 1]; exactly 0 where x is -inf
+    return e / e.sum(dim=dim, keepdim=True)  # x's shape, sums to 1 along `dim`
+'''
 
 
 def reference(x, dim=-1):
@@ -61,26 +81,27 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
     masked[2, 0] = float("-inf")
     apart = torch.stack([randn(rng, 5) + 800.0, randn(rng, 5) - 800.0, randn(rng, 5)])  # (3, 5)
     cases = [
-        Case("case.basic", "softmax", (randn(rng, 3, 5), -1), g),
-        Case("case.batch1", "softmax", (randn(rng, 1, 4), -1), g),
-        Case("softmax.case.one_element", "softmax", (randn(rng, 3, 1), -1), g),
-        Case("case.large", "softmax", (randn(rng, 4, 6, scale=30.0) + 800.0, -1), g, {"scale": 800}),
-        Case("softmax.case.rows_apart", "softmax", (apart, -1), g),
-        Case("case.masked_entries", "softmax", (masked, -1), g),
-        Case("softmax.case.dim", "softmax", (randn(rng, 4, 3), 0), g, {"dim": 0}),
-        Case("softmax.case.dim", "softmax", (randn(rng, 2, 5, 3), 1), g, {"dim": 1}),
-        Case("case.noncontig", "softmax", (noncontiguous(randn(rng, 3, 4, 5)), -1), g),
+        Case("exercise.case.basic", "softmax", (randn(rng, 3, 5), -1), g),
+        Case("exercise.case.batch1", "softmax", (randn(rng, 1, 4), -1), g),
+        Case("exercise.softmax.case.one_element", "softmax", (randn(rng, 3, 1), -1), g),
+        Case("exercise.case.large", "softmax", (randn(rng, 4, 6, scale=30.0) + 800.0, -1), g, {"scale": 800}),
+        Case("exercise.softmax.case.rows_apart", "softmax", (apart, -1), g),
+        Case("exercise.case.masked_entries", "softmax", (masked, -1), g),
+        Case("exercise.softmax.case.dim", "softmax", (randn(rng, 4, 3), 0), g, {"dim": 0}),
+        Case("exercise.softmax.case.dim", "softmax", (randn(rng, 2, 5, 3), 1), g, {"dim": 1}),
+        Case("exercise.case.noncontig", "softmax", (noncontiguous(randn(rng, 3, 4, 5)), -1), g),
     ]
     for i in range(4):
         shape = tuple(int(n) for n in rng.integers(1, 6, size=int(rng.integers(1, 4))))
         dim = int(rng.integers(-len(shape), len(shape)))
         x = randn(rng, *shape, scale=float(rng.uniform(0.1, 10.0)))
-        cases.append(Case("case.random", "softmax", (x, dim), g, {"i": i + 1}))
+        cases.append(Case("exercise.case.random", "softmax", (x, dim), g, {"i": i + 1}))
     return cases
 
 
 EXERCISE = Exercise(
     name="softmax",
+    solution=SOLUTION,
     functions=(
         Function("softmax", "(x: torch.Tensor, dim: int = -1) -> torch.Tensor", ("x", "dim"), ("probabilities",)),
     ),

@@ -13,7 +13,7 @@ async function api(name, body) {
   const mine = S.seq[name];
   let res;
   try {
-    res = await fetch("/api/" + name, {method: body ? "POST" : "GET", body: body ? JSON.stringify(body) : undefined,
+    res = await fetch("/api/" + name + "?lang=" + LANG, {method: body ? "POST" : "GET", body: body ? JSON.stringify(body) : undefined,
       headers: body ? {"Content-Type": "application/json"} : {}});
   } catch (e) {
     throw {network: String(e)};
@@ -26,12 +26,8 @@ async function api(name, body) {
 function showError(e) {
   const m = $("message");
   if (!e) { m.textContent = ""; m.className = ""; return; }
-  let text = e.network ? t("err.network", {msg: e.network}) : e.error;
-  if (e.code === "unknown_chars") text = t("err.unknown_chars", {chars: e.chars.map((c) => `“${c}”`).join(" ")});
-  if (e.code === "empty") text = t("err.empty");
-  if (e.code === "too_long") text = t("err.too_long", {most: e.most});
-  if (e.code === "not_numbers") text = t("err.not_numbers");
-  m.textContent = text; m.className = "error";
+  // the server's refusal is already in the page's language (every request carries ?lang=)
+  m.textContent = e.network ? t("err.network", {msg: e.network}) : e.error; m.className = "error";
 }
 
 const input = () => (S.useIds ? {ids: S.ids} : {text: $("text").value});
@@ -176,14 +172,19 @@ function wire() {
   $("lang-zh").onclick = () => setLang("zh");
 }
 
-function setLang(lang) {
-  LANG = lang; translatePage(); renderModelLine(S.info); renderStatus();
+async function setLang(lang) {
+  try {
+    await loadWords(lang);
+  } catch (e) { showError({network: String(e)}); return; }
+  translatePage(); renderModelLine(S.info); renderStatus();
   analyze();
 }
 
 async function start() {
-  wire(); translatePage();
+  wire();
   try {
+    await loadWords(new URLSearchParams(location.search).get("lang") === "zh" ? "zh" : "en");
+    translatePage();
     S.info = await api("model");
   } catch (e) { showError(e); return; }
   S.view.stage = (S.info.stages.at(-1) || {}).stage;  // the last matrix a layer makes: its weights
@@ -195,7 +196,7 @@ async function start() {
   }
   $("top-k").max = S.info.config.vocab_size;
   $("text").value = S.info.example;
-  setLang(new URLSearchParams(location.search).get("lang") === "zh" ? "zh" : "en");
+  setLang(LANG);
 }
 
 start();

@@ -1,138 +1,22 @@
-// Every label and explanation of the page, one table per language. What the model says about
-// itself (stage names, what a tensor means) comes from its hook declarations, in both languages.
+// The page's words come from glassformer's one catalogue (glassformer.messages, keys explore.page.*):
+// GET /api/words?lang=xx answers them for one language, and t() fills their {fields} the way
+// Python's format does. No sentence is written here. What the model says about itself (stage
+// names, what a tensor means) comes from its hook declarations, in both languages.
 "use strict";
 
-const TEXT = {
-  en: {
-    "app.explore": "explore",
-    "model.line": "{source} · {layers} layers × {heads} heads · d_model {d_model} · {params} parameters",
-    "input.title": "Your text",
-    "input.help": "Type anything: every panel follows as you type. Each box is one token — its text, and below it its id in the vocabulary. Hover a token to see where the chosen head makes it look; click it for its Q, K, V vectors.",
-    "input.help_numbers": "Type numbers separated by spaces, one per step. Each box is one step the model reads.",
-    "note.cropped": "The model has {kept} positions: it sees the last {kept} of your {total} tokens.",
-    "err.unknown_chars": "Not in this model's vocabulary: {chars}. It knows only the characters of its training text.",
-    "err.empty": "Type something to begin.",
-    "err.too_long": "Too long: at most {most}.",
-    "err.not_numbers": "This model reads numbers: write them like 0 0.5 1 0.5.",
-    "err.network": "The explorer did not answer ({msg}). Is `glassformer explore` still running?",
-    "next.title": "Next token",
-    "next.help": "The 20 tokens with the highest scores after the last token. Bar: probability after temperature, top-k and top-p — what sampling draws from. Thin mark: the model's own probability (temperature 1, nothing cut). Hatched: cut by top-k or top-p.",
-    "next.temperature": "temperature",
-    "next.top_k": "top-k (0 = off)",
-    "next.top_p": "top-p",
-    "next.kept": "{kept} of {vocab} tokens can be drawn.",
-    "next.base": "Grey mark: the intact model, before any head was zeroed.",
-    "next.cut": "cut",
-    "next.tip": "id {id}: p {p} · model {m}",
-    "next.tip_base": " · intact {b}",
-    "gen.step": "+1 token",
-    "gen.run": "Run",
-    "gen.stop": "Stop",
-    "gen.seed": "seed",
-    "gen.status": "Generated {n} token(s). KV cache: {cached} positions{how}.",
-    "gen.resumed": ", kept from the step before (only the new token was computed)",
-    "gen.fresh": ", filled from the whole text",
-    "gen.no_cache": "This model has no KV cache (its tokens see the future), so each step recomputes everything.",
-    "pred.title": "Prediction",
-    "pred.help": "Blue: the numbers you typed. Orange: what the model outputs at each step. Dashed: the intact model, when heads are zeroed.",
-    "attn.title": "Attention",
-    "attn.stage": "stage",
-    "attn.layer": "layer",
-    "attn.head": "head",
-    "attn.grid_help": "Every layer (rows) × head (columns) at this stage. Click a map to open it below. \"zero\" ablates a head — its output z is multiplied by 0 — and every panel shows the model without it.",
-    "attn.zero": "zero",
-    "attn.ablated": "Zeroed: {list}.",
-    "attn.none": "No head is zeroed.",
-    "attn.clear": "restore all",
-    "attn.matrix_help": "Rows: the token that looks (query). Columns: the token looked at (key). Grey hatching: masked, it may not look there. Hover a cell.",
-    "attn.cell": "query {q} “{qt}” → key {k} “{kt}”: {v}",
-    "attn.masked": "masked",
-    "attn.scale.absolute": "colour: 0 (dark) to 1 (bright)",
-    "attn.scale.per_head": "colour: each head from its own lowest (dark) to highest (bright) value",
-    "attn.layer_n": "layer {n}",
-    "attn.head_n": "head {n}",
-    "vec.title": "Q, K, V of one token",
-    "vec.help": "Click a token. Each square is one number of the chosen head's vector for that token (blue < 0 < red); hover for the value.",
-    "vec.of": "token {i} “{t}”, layer {l}, head {h}",
-    "stream.title": "Residual stream and logit lens",
-    "stream.help": "The length ‖x‖ of each token's vector in the residual stream, at every point the model declares as the stream: entering block 0, then after each attention and each feed-forward. Orange: the chosen token. Grey: the mean over tokens.",
-    "stream.point": "stream point",
-    "stream.norm": "‖x‖",
-    "lens.title": "Logit lens",
-    "lens.help": "What the model would predict if it stopped at each point: its final norm and head applied to the stream there. Each cell is the most likely next token at that position; darker = more sure. Hover for the top 3.",
-    "lens.help_numbers": "What the model would output if it stopped at each point: its final norm and output layer applied to the stream there.",
-    "trace.title": "Shape trace",
-    "trace.help": "Every named tensor of one forward pass on this input, in the order it was made, with the meaning of each axis.",
-  },
-  zh: {
-    "app.explore": "探索",
-    "model.line": "{source} · {layers} 层 × {heads} 头 · d_model {d_model} · {params} 个参数",
-    "input.title": "输入文本",
-    "input.help": "随意输入，所有面板随之更新。每个方框是一个词元：上面是它的文字，下面是它在词表中的 id。把鼠标移到词元上，看所选的头让它看向哪里；点击词元，看它的 Q、K、V 向量。",
-    "input.help_numbers": "输入用空格分隔的数，每步一个。每个方框是模型读入的一步。",
-    "note.cropped": "模型只有 {kept} 个位置：它看到的是你这 {total} 个词元中的最后 {kept} 个。",
-    "err.unknown_chars": "不在模型的词表中：{chars}。模型只认识训练文本里出现过的字符。",
-    "err.empty": "输入一些内容开始吧。",
-    "err.too_long": "太长了：最多 {most}。",
-    "err.not_numbers": "这个模型读的是数：请写成 0 0.5 1 0.5 这样。",
-    "err.network": "探索服务器没有回应（{msg}）。`glassformer explore` 还在运行吗？",
-    "next.title": "下一个词元",
-    "next.help": "最后一个词元之后得分最高的 20 个词元。条形：经过温度、top-k、top-p 之后的概率——采样就从这里抽。细线：模型自己的概率（温度 1，不截断）。斜线：被 top-k 或 top-p 截掉。",
-    "next.temperature": "温度",
-    "next.top_k": "top-k（0 = 不用）",
-    "next.top_p": "top-p",
-    "next.kept": "{vocab} 个词元中有 {kept} 个可能被抽到。",
-    "next.base": "灰线：置零任何头之前的完整模型。",
-    "next.cut": "截掉",
-    "next.tip": "id {id}：p {p} · 模型 {m}",
-    "next.tip_base": " · 完整模型 {b}",
-    "gen.step": "+1 个词元",
-    "gen.run": "连续生成",
-    "gen.stop": "停止",
-    "gen.seed": "随机种子",
-    "gen.status": "已生成 {n} 个词元。KV 缓存：{cached} 个位置{how}。",
-    "gen.resumed": "，沿用上一步的缓存（只计算了新词元）",
-    "gen.fresh": "，由整段文本重新填入",
-    "gen.no_cache": "这个模型没有 KV 缓存（它的词元能看到后文），所以每一步都要全部重算。",
-    "pred.title": "预测",
-    "pred.help": "蓝色：你输入的数。橙色：模型在每一步输出的数。虚线：置零某些头之前的完整模型。",
-    "attn.title": "注意力",
-    "attn.stage": "阶段",
-    "attn.layer": "层",
-    "attn.head": "头",
-    "attn.grid_help": "所有层（行）× 头（列）在这一阶段的图。点击一张图，在下方放大。“置零”会消融一个头——把它的输出 z 乘以 0——所有面板随之显示没有它的模型。",
-    "attn.zero": "置零",
-    "attn.ablated": "已置零：{list}。",
-    "attn.none": "没有头被置零。",
-    "attn.clear": "全部恢复",
-    "attn.matrix_help": "行：发出注视的词元（query）。列：被注视的词元（key）。灰色斜线：被遮挡，不允许看。把鼠标移到格子上。",
-    "attn.cell": "query {q}“{qt}”→ key {k}“{kt}”：{v}",
-    "attn.masked": "被遮挡",
-    "attn.scale.absolute": "颜色：0（暗）到 1（亮）",
-    "attn.scale.per_head": "颜色：每个头从它自己的最小值（暗）到最大值（亮）",
-    "attn.layer_n": "第 {n} 层",
-    "attn.head_n": "第 {n} 头",
-    "vec.title": "一个词元的 Q、K、V",
-    "vec.help": "点击一个词元。每个小方块是所选的头为这个词元算出的向量中的一个数（蓝 < 0 < 红）；悬停可看数值。",
-    "vec.of": "词元 {i}“{t}”，第 {l} 层，第 {h} 头",
-    "stream.title": "残差流与 logit lens",
-    "stream.help": "每个词元在残差流中的向量长度 ‖x‖，取自模型声明为残差流的每一处：进入第 0 块时，以及每次注意力、每次前馈之后。橙色：所选词元。灰色：所有词元的平均。",
-    "stream.point": "残差流位置",
-    "stream.norm": "‖x‖",
-    "lens.title": "Logit lens（逐层预测）",
-    "lens.help": "如果模型在这里停下会预测什么：把它的最终归一化和输出头用在这一处的残差流上。每格是该位置最可能的下一个词元；颜色越深越确定。悬停可看前三名。",
-    "lens.help_numbers": "如果模型在这里停下会输出什么：把它的最终归一化和输出层用在这一处的残差流上。",
-    "trace.title": "形状追踪",
-    "trace.help": "在这段输入上做一次前向计算时，每个有名字的张量，按产生的先后排列，并说明每个维度的含义。",
-  },
-};
-
 let LANG = "en";
+let WORDS = {};
+
+// the page's words in `lang`, from the server; LANG follows what the server answered
+async function loadWords(lang) {
+  const res = await fetch("/api/words?lang=" + encodeURIComponent(lang));
+  const json = await res.json();
+  LANG = json.lang; WORDS = json.words;
+}
 
 // t("key", {name: value}) -> the text in the current language, {name} filled in
 function t(key, vars) {
-  const table = TEXT[LANG] || TEXT.en;
-  let s = key in table ? table[key] : (TEXT.en[key] || key);
+  let s = key in WORDS ? WORDS[key] : key;
   for (const [k, v] of Object.entries(vars || {})) s = s.split("{" + k + "}").join(String(v));
   return s;
 }

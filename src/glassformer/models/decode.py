@@ -46,8 +46,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from glassformer.nn.attention import MultiHeadAttention
 from glassformer.nn.block import Block
-from glassformer.nn.feedforward import ACTIVATION_FNS
+from glassformer.nn.embedding import TokenEmbedding
+from glassformer.nn.feedforward import ACTIVATION_FNS, FeedForward
 from glassformer.nn.fused_attention import fused_attention
 
 Step = Callable[[torch.Tensor, object], torch.Tensor]  # (ids (B, T), cache) -> logits (B, T, V)
@@ -182,15 +184,47 @@ class DecodeStep:
         return logits[:, None]  # (B, 1, V): the model's layout
 
 
-def decode_step(model: nn.Module) -> Step:
-    """The fast step for a model whose layers this file knows (GPT and its Blocks), else the
-    model's own forward. Either way: step(ids (B, T), cache) -> logits (B, T, V)."""
-    known = (
-        hasattr(model, "tok_embed")
-        and hasattr(model, "new_cache")
-        and hasattr(model, "hook_points")
-        and all(type(b) is Block and b.ffn.act in ACTIVATION_FNS.values() for b in model.blocks)
+def mirrored() -> dict[type, tuple[str, ...]]:
+    """The classes whose methods this step copies, and those methods: the step is the model's
+    function only while the model's own classes run exactly these."""
+    from glassformer.models.gpt import GPT  # models/gpt.py imports nothing from here; import late anyway
+
+    return {
+        GPT: ("forward", "trunk", "attention_mask"),
+        Block: ("forward",),
+        MultiHeadAttention: ("forward", "split_qkv", "split_heads", "attend", "merge"),
+        FeedForward: ("forward",),
+        TokenEmbedding: ("forward",),
+    }
+
+
+def mirrors(model: nn.Module) -> bool:
+    """True when `model` computes what DecodeStep computes: a GPT, or a subclass that overrides
+    none of the methods the step copies, built of exactly the parts the step copies (a Block,
+    MultiHeadAttention, FeedForward or TokenEmbedding subclass is never assumed to be one), with
+    plain norms, head and a known activation. A subclass that changes its forward
+    (docs/architecture.md's ScaledGPT) gets its own forward for every token (issue 24, bug 1)."""
+    copied = mirrored()
+    gpt = next(iter(copied))
+    if not isinstance(model, gpt) or any(name in vars(model) for name in copied[gpt]):
+        return False  # not a GPT, or a method replaced on the instance itself
+    if any(getattr(type(model), name) is not getattr(gpt, name) for name in copied[gpt]):
+        return False  # a subclass with its own forward (or trunk, or mask)
+    blocks = list(model.blocks)
+    parts = [model.tok_embed, *blocks, *(b.attn for b in blocks), *(b.ffn for b in blocks)]
+    if any(type(part) not in copied or any(n in vars(part) for n in copied[type(part)]) for part in parts):
+        return False
+    norms = [model.ln_final, *(ln for b in blocks for ln in (b.ln1, b.ln2))]
+    return (
+        all(type(ln) in (nn.LayerNorm, nn.Identity) for ln in norms)
+        and type(model.head) is nn.Linear
+        and all(b.ffn.act in ACTIVATION_FNS.values() for b in blocks)
     )
-    if not known:
+
+
+def decode_step(model: nn.Module) -> Step:
+    """The fast step for a model whose function it mirrors (`mirrors`), else the model's own
+    forward. Either way: step(ids (B, T), cache) -> logits (B, T, V)."""
+    if not mirrors(model):
         return lambda ids, cache: model(ids, cache=cache)
     return DecodeStep(model)

@@ -99,3 +99,23 @@ def test_encoder_padding_keys_are_ignored():
     # same real tokens, more padding after them: the real positions' logits are unchanged
     b = torch.tensor([[5, 6, 7, 0, 0, 0, 0]])
     torch.testing.assert_close(model(b)[:, :3], out[:, :3], atol=1e-6, rtol=0)
+
+
+def test_one_causal_mask_serves_every_model_and_every_cache_offset():
+    """nn/masks.causal_mask is the only place a causal mask is built: the GPT's and the seq2seq
+    decoder's masks are it, with and without tokens already cached."""
+    from glassformer.models import EncoderDecoder
+    from glassformer.nn.masks import causal_mask
+
+    assert torch.equal(
+        causal_mask(3, offset=2), torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 0], [1, 1, 1, 1, 1]]).bool()
+    )
+    assert torch.equal(causal_mask(4), torch.tril(torch.ones(4, 4, dtype=torch.bool)))
+    cfg = ModelConfig(vocab_size=11, d_model=8, n_heads=2, d_ff=16, n_layers=1, max_len=8)
+    gpt, s2s = GPT(cfg), EncoderDecoder(replace(cfg, kind="seq2seq", pad_id=0))
+    ids = torch.ones(2, 3, dtype=torch.long)
+    for offset in (0, 2):
+        assert torch.equal(gpt.attention_mask(ids, offset), causal_mask(3, offset=offset))
+    assert torch.equal(s2s.target_mask(ids, 2), causal_mask(3, offset=2))
+    assert torch.equal(s2s.target_mask(ids)[0, 0], causal_mask(3))  # (no padding in these ids)
+    assert gpt.attention_mask(ids[:, :1], 5) is None and s2s.target_mask(ids[:, :1], 5) is None

@@ -83,14 +83,9 @@ class TransformerStack(HookedModel):
         0..offset+i: a (T, offset+T) lower-triangular band.
         """
         T = ids_or_x.size(1)
-        if not self.cfg.causal:
-            return None
-        if offset == 0:
-            return causal_mask(T, ids_or_x.device)  # (T, T)
-        if T == 1:
-            return None  # one new query may see every cached key and itself
-        full = torch.ones(T, offset + T, dtype=torch.bool, device=ids_or_x.device)
-        return torch.tril(full, diagonal=offset)  # (T, L+T)
+        if not self.cfg.causal or (offset and T == 1):
+            return None  # no mask, or one new query that may see every cached key and itself
+        return causal_mask(T, ids_or_x.device, offset)  # (T, L+T)
 
     def trunk(self, x: torch.Tensor, mask: torch.Tensor | None, cache=None) -> torch.Tensor:
         """(B, T, C) embedded inputs -> (B, T, C) final hidden states. `cache`: a KVCache."""

@@ -41,7 +41,7 @@ from glassformer.nn.embedding import TokenEmbedding
 from glassformer.nn.formula import ParamFormula, linear_formula
 from glassformer.nn.hooks import HookedModel, HookPoint
 from glassformer.nn.init import init_weights
-from glassformer.nn.masks import combine_masks, padding_mask
+from glassformer.nn.masks import causal_mask, combine_masks, padding_mask
 from glassformer.nn.position import position_scheme
 
 SOURCE_AXES = {"T": "S", "T_q": "S", "T_k": "S"}  # in the encoder, every sequence axis is the source's
@@ -234,11 +234,9 @@ class EncoderDecoder(HookedModel):
         """Decoder self-attention: query i (at position offset+i) may see target keys 0..offset+i.
         With a cache (offset > 0) there is no padding to hide: decoding never pads what it writes."""
         T = tgt.size(1)
+        causal = causal_mask(T, tgt.device, offset) if self.cfg.causal else None  # (T, L+T)
         if offset:
-            if not self.cfg.causal or T == 1:
-                return None  # one new query may see every cached key and itself
-            return torch.tril(torch.ones(T, offset + T, dtype=torch.bool, device=tgt.device), diagonal=offset)
-        causal = torch.tril(torch.ones(T, T, dtype=torch.bool, device=tgt.device)) if self.cfg.causal else None
+            return None if T == 1 else causal  # one new query may see every cached key and itself
         return combine_masks(causal, padding_mask(tgt, self.cfg.pad_id))  # (T, T) ∧ (B, 1, 1, T)
 
     # ---- the forward pass ---------------------------------------------------------------------------

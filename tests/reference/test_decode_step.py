@@ -286,9 +286,8 @@ def _overridden(part: str) -> GPT:
     """A GPT with one method the decode step copies changed in a subclass (the model's own class or
     one of its parts'): the step must hand every token to the model's own forward."""
     from glassformer.nn.attention import MultiHeadAttention
-    from glassformer.nn.block import Block
+    from glassformer.nn.block import Block, FeedForward
     from glassformer.nn.embedding import TokenEmbedding
-    from glassformer.nn.feedforward import FeedForward
 
     if part == "GPT.forward":
         torch.manual_seed(0)

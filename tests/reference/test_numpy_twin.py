@@ -22,10 +22,9 @@ from glassformer.config import ModelConfig, get_preset
 from glassformer.models import GPT, Encoder, SequenceRegressor
 from glassformer.nn import attention as nn_attention
 from glassformer.nn.attention import MultiHeadAttention
-from glassformer.nn.block import Block
+from glassformer.nn.block import Block, FeedForward
 from glassformer.nn.block import layer_norm as make_layer_norm
 from glassformer.nn.embedding import TokenEmbedding
-from glassformer.nn.feedforward import FeedForward
 from glassformer.nn.kv_cache import LayerCache
 from glassformer.nn.masks import causal_mask, combine_masks, padding_mask
 from glassformer.nn.position import POSITION_SCHEMES, sinusoidal_table

@@ -11,7 +11,7 @@ import torch
 from glassformer.config import ModelConfig
 from glassformer.models import GPT, Encoder, SequenceRegressor
 from glassformer.nn.attention import MultiHeadAttention, attention_scores, scaled_dot_product_attention
-from glassformer.nn.feedforward import FeedForward
+from glassformer.nn.block import FeedForward
 from glassformer.nn.init import init_weights
 from glassformer.nn.loss import next_token_loss
 from glassformer.nn.masks import causal_mask, combine_masks, padding_mask

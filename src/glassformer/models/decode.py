@@ -47,9 +47,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from glassformer.nn.attention import MultiHeadAttention
-from glassformer.nn.block import Block
+from glassformer.nn.block import ACTIVATION_FNS, Block, FeedForward
 from glassformer.nn.embedding import TokenEmbedding
-from glassformer.nn.feedforward import ACTIVATION_FNS, FeedForward
 from glassformer.nn.fused_attention import fused_attention
 
 Step = Callable[[torch.Tensor, object], torch.Tensor]  # (ids (B, T), cache) -> logits (B, T, V)
@@ -190,7 +189,7 @@ def mirrored() -> dict[type, tuple[str, ...]]:
     from glassformer.models.gpt import GPT  # models/gpt.py imports nothing from here; import late anyway
 
     return {
-        GPT: ("forward", "trunk", "attention_mask"),
+        GPT: ("forward", "attention_mask", "embed", "unembed"),
         Block: ("forward",),
         MultiHeadAttention: ("forward", "split_qkv", "split_heads", "attend", "merge"),
         FeedForward: ("forward",),
@@ -209,7 +208,7 @@ def mirrors(model: nn.Module) -> bool:
     if not isinstance(model, gpt) or any(name in vars(model) for name in copied[gpt]):
         return False  # not a GPT, or a method replaced on the instance itself
     if any(getattr(type(model), name) is not getattr(gpt, name) for name in copied[gpt]):
-        return False  # a subclass with its own forward (or trunk, or mask)
+        return False  # a subclass with its own forward (or mask, or ends)
     blocks = list(model.blocks)
     parts = [model.tok_embed, *blocks, *(b.attn for b in blocks), *(b.ffn for b in blocks)]
     if any(type(part) not in copied or any(n in vars(part) for n in copied[type(part)]) for part in parts):

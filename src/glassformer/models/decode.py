@@ -40,7 +40,7 @@ MHA styles, with and without biases, every activation and every registered posit
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, cast
 
 import torch
 import torch.nn.functional as F
@@ -50,6 +50,9 @@ from glassformer.nn.attention import MultiHeadAttention
 from glassformer.nn.block import ACTIVATION_FNS, Block, FeedForward
 from glassformer.nn.embedding import TokenEmbedding
 from glassformer.nn.fused_attention import fused_attention
+
+if TYPE_CHECKING:
+    from glassformer.models.gpt import GPT
 
 Step = Callable[[torch.Tensor, object], torch.Tensor]  # (ids (B, T), cache) -> logits (B, T, V)
 
@@ -73,7 +76,7 @@ def _t(w: torch.Tensor) -> torch.Tensor:
     return w.detach().t().contiguous()  # (in, out)
 
 
-def _packed_qkv(attn: nn.Module) -> tuple[torch.Tensor, torch.Tensor | None]:
+def _packed_qkv(attn: MultiHeadAttention) -> tuple[torch.Tensor, torch.Tensor | None]:
     """The (3C, C) Q/K/V matrix (and bias) in the packed layout [Q heads; K heads; V heads]."""
     if attn.style == "packed":
         return attn.qkv.weight, attn.qkv.bias
@@ -87,7 +90,7 @@ def _packed_qkv(attn: nn.Module) -> tuple[torch.Tensor, torch.Tensor | None]:
 class DecodeLayer:
     """One Block's weights, arranged for a (B, C) stream of one token per row."""
 
-    def __init__(self, block: nn.Module) -> None:
+    def __init__(self, block: Block) -> None:
         attn, ffn = block.attn, block.ffn
         self.post = block.norm == "post"
         self.ln1, self.ln2 = _norm(block.ln1), _norm(block.ln2)
@@ -142,14 +145,15 @@ class DecodeLayer:
 class DecodeStep:
     """`step(ids, cache)` computes `model(ids, cache=cache)`; the one-token case the short way."""
 
-    def __init__(self, model: nn.Module) -> None:
+    def __init__(self, model: GPT) -> None:
         self.model = model
         self.hooks = list(model.hook_points().values())
-        self.layers = [DecodeLayer(block) for block in model.blocks]
+        self.layers = [DecodeLayer(cast(Block, block)) for block in model.blocks]
         self.embed = model.tok_embed.weight  # (V, C)
         self.final = _norm(model.ln_final)
         self.head_w_t, self.head_b = _t(model.head.weight), model.head.bias  # (C, V)
-        self.pos_table = None
+        self.pos_table: torch.Tensor | None = None
+        self.pos_embed = model.pos_embed  # past the table, the position module decides
         if model.pos_embed is not None:
             with torch.no_grad():  # the stream positions 0..max_len-1, read once: (L, C)
                 self.pos_table = model.pos_embed(model.cfg.max_len, 0)
@@ -173,7 +177,8 @@ class DecodeStep:
             if offset < self.pos_table.size(0):
                 x = x + self.pos_table[offset]  # (B, C) + (C,)
             else:  # past the table: the position module decides (it says what to do)
-                x = x + self.model.pos_embed(1, offset)[0]  # (B, C) + (C,)
+                assert self.pos_embed is not None  # a table comes from a position module
+                x = x + self.pos_embed(1, offset)[0]  # (B, C) + (C,)
         for layer, layer_cache in zip(self.layers, cache.layers, strict=False):
             x = layer(x, layer_cache, offset)  # (B, C)
         x = _layer_norm(x, self.final)  # (B, C)
@@ -209,7 +214,7 @@ def mirrors(model: nn.Module) -> bool:
         return False  # not a GPT, or a method replaced on the instance itself
     if any(getattr(type(model), name) is not getattr(gpt, name) for name in copied[gpt]):
         return False  # a subclass with its own forward (or mask, or ends)
-    blocks = list(model.blocks)
+    blocks = [cast(Block, b) for b in cast("GPT", model).blocks]
     parts = [model.tok_embed, *blocks, *(b.attn for b in blocks), *(b.ffn for b in blocks)]
     if any(type(part) not in copied or any(n in vars(part) for n in copied[type(part)]) for part in parts):
         return False
@@ -226,4 +231,4 @@ def decode_step(model: nn.Module) -> Step:
     forward. Either way: step(ids (B, T), cache) -> logits (B, T, V)."""
     if not mirrors(model):
         return lambda ids, cache: model(ids, cache=cache)
-    return DecodeStep(model)
+    return DecodeStep(cast("GPT", model))

@@ -18,6 +18,7 @@ tie_weights is set, and has a bias only when biases are on and the weights are n
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import cast
 
 import torch
 from torch import nn
@@ -42,6 +43,11 @@ class Transformer(HookedModel):
     inputs = "tokens"  # "tokens" (B, T) ids | "numbers" (B, T, d_in) floats
     loss = "next_token"  # a key of nn.loss.LOSSES
     samples = False  # writes text token by token?
+    pos_embed: nn.Module | None  # touch point 1 of the position scheme, or None
+    blocks: nn.ModuleList  # n_layers × Block
+    ln_final: nn.Module  # nn.LayerNorm, or nn.Identity without a final norm
+    tok_embed: TokenEmbedding  # the token ends (build_ends)
+    head: nn.Linear
 
     def __init__(self, cfg: ModelConfig) -> None:
         super().__init__()
@@ -160,7 +166,7 @@ class Transformer(HookedModel):
         """Switch every block between the glass and the fused attention path (same weights)."""
         self.cfg = replace(self.cfg, attention=attention)  # validates the name
         for block in self.blocks:
-            block.attn.attention = attention
+            cast(Block, block).attn.attention = attention
 
     def num_params(self, exclude_positions: bool = False) -> int:
         n = sum(p.numel() for p in self.parameters())

@@ -29,6 +29,7 @@ from glassformer.nn.formula import ParamFormula, linear_formula
 from glassformer.nn.fused_attention import fused_attention
 from glassformer.nn.hooks import HookPoint
 from glassformer.nn.masks import check_mask
+from glassformer.nn.position import AttentionPositions
 
 
 def _unchanged(t: torch.Tensor) -> torch.Tensor:
@@ -174,6 +175,12 @@ class MultiHeadAttention(AttentionHeads):
     own position only, so it never changes).
     """
 
+    style: str  # "packed" | "heads"
+    bias: bool
+    qkv: nn.Linear  # style "packed"
+    heads: nn.ModuleList  # style "heads": H × HeadQKV
+    positions: AttentionPositions | None
+
     def __init__(
         self,
         d_model: int,
@@ -182,7 +189,7 @@ class MultiHeadAttention(AttentionHeads):
         dropout: float = 0.0,
         style: str = "packed",
         attention: str = "glass",
-        positions: nn.Module | None = None,
+        positions: AttentionPositions | None = None,
     ) -> None:
         super().__init__()
         self.n_heads, self.d_head, self.bias = n_heads, d_model // n_heads, bias

@@ -13,6 +13,8 @@ the attention and FFN modules carry their own (attn.q ... attn.out, ffn.hidden).
 
 from __future__ import annotations
 
+from typing import Callable
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -64,7 +66,7 @@ def self_attention(cfg: ModelConfig) -> MultiHeadAttention:
     )
 
 
-ACTIVATION_FNS = {
+ACTIVATION_FNS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "relu": F.relu,
     "gelu": F.gelu,
     "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
@@ -73,6 +75,10 @@ ACTIVATION_FNS = {
 
 class FeedForward(nn.Module):
     """(B, T, C) -> (B, T, F) -> (B, T, C)."""
+
+    fc1: nn.Linear
+    fc2: nn.Linear
+    act: Callable[[torch.Tensor], torch.Tensor]
 
     def __init__(self, d_model: int, d_ff: int, activation: str = "relu", bias: bool = True) -> None:
         super().__init__()
@@ -103,6 +109,11 @@ class FeedForward(nn.Module):
 
 class Block(nn.Module):
     """(B, T, C) -> (B, T, C)."""
+
+    ln1: nn.Module  # nn.LayerNorm, or nn.Identity for norm="none"
+    attn: MultiHeadAttention
+    ln2: nn.Module
+    ffn: FeedForward
 
     def __init__(self, cfg: ModelConfig) -> None:
         super().__init__()

@@ -131,7 +131,7 @@ def test_train_with_a_bpe_tokenizer_records_it_and_resume_reads_it_back(tmp_path
         "bpe",
         "--vocab-size",
         "300",
-        "--block_size=8",
+        "--seq_len=8",
         "--max_steps=2",
         "--eval_interval=2",
         "--eval_iters=1",

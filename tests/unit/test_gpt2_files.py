@@ -433,7 +433,7 @@ def test_an_imported_runs_config_and_every_refusal_of_import_and_export(tmp_path
     assert config["about"] == f"GPT-2 imported from {hf}"
     assert config["imported"]["format"] == "gpt2" and config["imported"]["from"] == str(hf)
     assert config["imported"]["weights"] == read_gpt2_dir(tmp_path / "hf")[2]
-    assert config["model"]["d_model"] == 16 and config["train"]["block_size"] == min(TrainConfig().block_size, 16)
+    assert config["model"]["d_model"] == 16 and config["train"]["seq_len"] == min(TrainConfig().seq_len, 16)
     assert config["train"]["lr"] == TrainConfig().lr
     assert read_weights(run / "model.safetensors")[2] == 0 and not (run / "train.lock").exists()
     with pytest.raises(UsageError) as e:

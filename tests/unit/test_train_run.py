@@ -88,11 +88,11 @@ def test_existing_checkpoint_is_never_overwritten(tmp_path):
         make(tmp_path)
 
 
-def test_block_size_longer_than_max_len_is_explained(tmp_path):
+def test_seq_len_longer_than_max_len_is_explained(tmp_path):
     with pytest.raises(
-        ValueError, match=r"block_size=200 is longer than max_len=128.*--max_len=200 or --block_size=128"
+        ValueError, match=r"seq_len=200 is longer than max_len=128.*--max_len=200 or --seq_len=128"
     ):
-        make(tmp_path, ["--block_size=200"])
+        make(tmp_path, ["--seq_len=200"])
 
 
 def test_vocab_size_comes_from_the_tokenizer(tmp_path):
@@ -541,7 +541,7 @@ def test_train_holds_the_lock_and_restores_the_thread_count(sine_run, tmp_path):
 
 
 # ---- more refusals: generated data, pad_id, --out, a resume whose data moved ---------------------
-QUICK_TINY = ["--max_steps=1", "--eval_interval=1", "--eval_iters=1", "--threads=1", "--batch_size=2", "--block_size=8"]
+QUICK_TINY = ["--max_steps=1", "--eval_interval=1", "--eval_iters=1", "--threads=1", "--batch_size=2", "--seq_len=8"]
 
 
 def said(call, error=Exception):
@@ -766,13 +766,13 @@ def test_what_the_data_fixes_may_not_be_set_and_must_fit_max_len(saved):
         f"vocab_size comes from the tokenizer ({V} here); do not set it.",
         f"vocab_size 由分词器决定（这里是 {V}）；不要设置它。",
     )
-    assert said(lambda: resolve(get_preset("seed000"), {"max_len": 8, "block_size": 9}, text), ValueError) == (
-        "block_size=9 is longer than max_len=8: the model has positions for only 8 tokens. Pass --max_len=9 or "
-        "--block_size=8.",
-        "block_size=9 比 max_len=8 长：模型只有 8 个位置。请传 --max_len=9 或 --block_size=8。",
+    assert said(lambda: resolve(get_preset("seed000"), {"max_len": 8, "seq_len": 9}, text), ValueError) == (
+        "seq_len=9 is longer than max_len=8: the model has positions for only 8 tokens. Pass --max_len=9 or "
+        "--seq_len=8.",
+        "seq_len=9 比 max_len=8 长：模型只有 8 个位置。请传 --max_len=9 或 --seq_len=8。",
     )
-    p = resolve(get_preset("seed000"), {"max_len": 8, "block_size": 8}, text)  # the edge fits
-    assert (p.model.max_len, p.train.block_size, p.model.vocab_size) == (8, 8, V)
+    p = resolve(get_preset("seed000"), {"max_len": 8, "seq_len": 8}, text)  # the edge fits
+    assert (p.model.max_len, p.train.seq_len, p.model.vocab_size) == (8, 8, V)
     waves = open_data("sine", "numbers")
     T = waves.x_train.size(1)
     assert said(lambda: resolve(get_preset("sine"), {"max_len": T - 1}, waves), ValueError) == (
@@ -1088,7 +1088,7 @@ def test_numbers_become_shuffled_tensor_batches_with_their_own_val_split():
 
 def test_text_becomes_windows_of_the_configured_size(tmp_path):
     data = open_data("builtin:seed", "tokens", tmp_path)
-    b = batches_for(data, TrainConfig(batch_size=4, block_size=6, eval_iters=2))
+    b = batches_for(data, TrainConfig(batch_size=4, seq_len=6, eval_iters=2))
     x, y = b.train_batch(torch.Generator().manual_seed(0))
     assert isinstance(b, TextWindows) and x.shape == y.shape == (4, 6) and torch.equal(x[:, 1:], y[:, :-1])
     assert len(list(b.eval_batches("val"))) == 2
@@ -1101,7 +1101,7 @@ QUICK_RANKS = [
     "--eval_iters=1",
     "--threads=1",
     "--batch_size=4",
-    "--block_size=3",
+    "--seq_len=3",
 ]
 
 
@@ -1188,7 +1188,7 @@ def test_a_rank_above_0_reads_the_announced_run_and_starts_from_the_same_weights
     assert trainer.callbacks == [] and trainer.progress_mode == "silent"
     assert isinstance(trainer.batches, RankSlice) and (trainer.batches.rank, trainer.batches.size) == (1, 2)
     x, _ = trainer.batches.train_batch(torch.Generator().manual_seed(0))  # (B, T): its half of 2·B windows
-    assert x.shape == (4, run0.trainer.cfg.block_size)
+    assert x.shape == (4, run0.trainer.cfg.seq_len)
 
 
 def test_a_rank_above_0_resumes_the_checkpoint_rank_0_resumed(trained, monkeypatch, tmp_path):

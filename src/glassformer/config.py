@@ -135,7 +135,10 @@ def reads(kind: str) -> tuple[str, ...]:
 
 def _own_fields(cfg: ModelConfig) -> tuple[str, ...]:
     """Set every kind-specific field that cfg's kind does not read to its "none" value, refusing one
-    set to anything else (left at its default it is no choice of the user's); return those it reads."""
+    set to anything else (left at its default it is no choice of the user's); return those it reads.
+    A kind without a KIND_FIELDS entry is left to its class: nothing is changed, nothing checked."""
+    if cfg.kind not in KIND_FIELDS:
+        return ()
     own = reads(cfg.kind)
     for name, none in UNREAD.items():
         value = getattr(cfg, name)

@@ -89,9 +89,7 @@ def test_existing_checkpoint_is_never_overwritten(tmp_path):
 
 
 def test_seq_len_longer_than_max_len_is_explained(tmp_path):
-    with pytest.raises(
-        ValueError, match=r"seq_len=200 is longer than max_len=128.*--max_len=200 or --seq_len=128"
-    ):
+    with pytest.raises(ValueError, match=r"seq_len=200 is longer than max_len=128.*--max_len=200 or --seq_len=128"):
         make(tmp_path, ["--seq_len=200"])
 
 
@@ -312,6 +310,23 @@ def test_a_second_start_into_a_saved_run_is_refused_with_the_resume_advice(sine_
         f"{sine_run} already holds a checkpoint. Continue it with --resume {sine_run}, or choose "
         "another directory with --out DIR."
     )
+
+
+def test_a_run_saved_by_an_earlier_version_still_loads_and_resumes(sine_run, tmp_path):
+    """config.json as earlier versions wrote it: the sine preset's vocab_size=1 (there only to pass a
+    check), every kind's fields at their old defaults, and the training window called block_size."""
+    run_dir = copy_run(sine_run, tmp_path)
+    config = json.loads((run_dir / "config.json").read_text())
+    config["model"].update(vocab_size=1, tie_weights=False, share_embeddings=False, pad_id=None, d_in=1, d_out=1)
+    config["train"]["block_size"] = config["train"].pop("seq_len")
+    (run_dir / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    model, tokenizer, _ = load_model(run_dir)
+    assert (model.cfg.kind, model.cfg.vocab_size, model.cfg.d_in, tokenizer) == ("regressor", 0, 1, None)
+    run = resume_run(run_dir, ["--max_steps=2"], progress=False)
+    assert (run.trainer.cfg.seq_len, run.trainer.cfg.max_steps) == (get_preset("sine").train.seq_len, 2)
+    assert train(run).step == 2
+    rewritten = json.loads((run_dir / "config.json").read_text())["train"]  # resume wrote the changed settings
+    assert "block_size" not in rewritten and rewritten["seq_len"] == get_preset("sine").train.seq_len
 
 
 def test_resume_without_a_source_in_config_is_a_damaged_file(sine_run, tmp_path):

@@ -24,7 +24,7 @@ SHAPES = {
     "gpt": G,
     "rotary": replace(G, position="rotary", norm="none", tie_weights=True),
     "encoder": replace(G, kind="encoder", causal=False, bias=False),
-    "regressor": replace(G, kind="regressor", d_in=3, d_out=2),
+    "regressor": replace(G, kind="regressor", vocab_size=0, d_in=3, d_out=2),
 }
 DECLARATIONS = {  # hook points (name, stage, stage zh, axes, means, zh); formulas (part, formula, symbols, note, zh)
     "gpt": (

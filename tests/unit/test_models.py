@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 import torch
 
-from glassformer.config import ModelConfig, get_preset
+from glassformer.config import ModelConfig, get_preset, with_kind
 from glassformer.models import GPT, MODEL_KINDS, Encoder, SequenceRegressor
 
 BASE = ModelConfig(vocab_size=23, d_model=12, n_heads=3, d_ff=20, n_layers=2, max_len=9)
@@ -41,22 +41,22 @@ CONFIGS = {
     "sinusoidal": replace(BASE, position="sinusoidal"),
     "no-position": replace(BASE, position="none"),
     "heads-style": replace(BASE, mha_style="heads"),
-    "regressor-io": replace(BASE, d_in=3, d_out=2),  # only the regressor reads d_in, d_out
+    "regressor-io": replace(BASE, kind="regressor", vocab_size=0, d_in=3, d_out=2),  # only the regressor reads them
 }
 
 
 @pytest.mark.parametrize("kind", ["gpt", "encoder", "regressor"])
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_num_params_matches_the_formula(name, kind):
-    cfg = CONFIGS[name]
+    cfg = with_kind(CONFIGS[name], kind)
     model = MODEL_KINDS[kind](cfg)
     assert model.num_params() == expected_params(cfg, kind)
 
 
 @pytest.mark.parametrize("name", sorted(["seed000", "baby", "seed002", "sine"]))
 def test_num_params_of_the_presets(name):
-    cfg = get_preset(name).model
     kind = "regressor" if name == "sine" else "encoder"
+    cfg = with_kind(get_preset(name).model, kind)
     assert MODEL_KINDS[kind](cfg).num_params() == expected_params(cfg, kind)
 
 
@@ -78,7 +78,9 @@ def test_output_shapes():
     ids = torch.randint(0, 23, (2, 7))
     assert GPT(BASE)(ids).shape == (2, 7, 23)
     assert Encoder(replace(BASE, causal=False))(ids).shape == (2, 7, 23)
-    assert SequenceRegressor(replace(BASE, d_in=3, d_out=2))(torch.randn(2, 7, 3)).shape == (2, 7, 2)
+    assert SequenceRegressor(replace(BASE, kind="regressor", vocab_size=0, d_in=3, d_out=2))(
+        torch.randn(2, 7, 3)
+    ).shape == (2, 7, 2)
 
 
 def test_encoder_is_bidirectional_and_gpt_is_not():
@@ -93,7 +95,7 @@ def test_encoder_is_bidirectional_and_gpt_is_not():
 
 def test_encoder_padding_keys_are_ignored():
     """With pad_id set, what sits in padded slots never reaches the real tokens."""
-    model = Encoder(replace(BASE, causal=False, pad_id=0)).eval()
+    model = Encoder(replace(BASE, kind="encoder", causal=False, pad_id=0)).eval()
     a = torch.tensor([[5, 6, 7, 0, 0]])
     out = model(a)
     # same real tokens, more padding after them: the real positions' logits are unchanged

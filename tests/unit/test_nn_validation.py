@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 import torch
 
-from glassformer.config import ModelConfig
+from glassformer.config import ModelConfig, with_kind
 from glassformer.models import GPT, Encoder, SequenceRegressor
 from glassformer.nn.attention import MultiHeadAttention, attention_scores, scaled_dot_product_attention
 from glassformer.nn.block import FeedForward
@@ -115,7 +115,7 @@ def test_gpt_refuses_causal_false():
 
 
 def test_regressor_input_checks():
-    model = SequenceRegressor(replace(CFG, d_in=2))
+    model = SequenceRegressor(with_kind(CFG, "regressor", d_in=2))
     msg = re.escape("SequenceRegressor expects floats of shape (B, T, 2), got (1, 4) torch.float32")
     with pytest.raises(ValueError, match=msg):
         model(torch.zeros(1, 4))

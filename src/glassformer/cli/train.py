@@ -136,7 +136,7 @@ def _record_attention(run, args: argparse.Namespace) -> None:
 
     if run.model.inputs not in ("tokens", "numbers"):
         raise UsageError("train.attention_one_stack", kind=run.model.kind, inputs=run.model.inputs, dir=run.dir)
-    probe, labels = probe_for(run.data, run.trainer.cfg.block_size)
+    probe, labels = probe_for(run.data, run.trainer.cfg.seq_len)
     run.trainer.callbacks.append(
         AttentionLog(
             run.model,

@@ -154,8 +154,8 @@ def render(log: dict, folder: str | Path, name: str = "attention_steps") -> list
 
 def run(ctx) -> dict:
     steps = FAST_STEPS if ctx.fast else FULL_STEPS
-    preset = lab_preset(block_size=PROBE, max_len=PROBE) if ctx.fast else get_preset("baby")
-    corpus = corpus_for(ctx, preset.train.block_size)
+    preset = lab_preset(seq_len=PROBE, max_len=PROBE) if ctx.fast else get_preset("baby")
+    corpus = corpus_for(ctx, preset.train.seq_len)
     start = min(1000, len(corpus.val) - PROBE)  # a fixed stretch of validation text
     probe = np.asarray(corpus.val[start : start + PROBE], dtype=np.int64)  # (PROBE,)
     labels = token_labels(probe, corpus.tokenizer)
@@ -177,7 +177,7 @@ def run(ctx) -> dict:
         "heads": log["heads"],
         "entropy": s["entropy"],
         "self_weight": s["self_weight"],
-        "val_loss": eval_loss(fit.model, corpus, preset.train.block_size),
+        "val_loss": eval_loss(fit.model, corpus, preset.train.seq_len),
         "curve": fit.curve,
         "preset": "seed000 (lab)" if ctx.fast else "baby",
         "probe": "".join(labels),

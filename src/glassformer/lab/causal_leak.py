@@ -63,7 +63,7 @@ def run(ctx) -> dict:
         forced, honest, future = [], [], []
         for seed in range(ctx.seeds):
             ctx.log(f"char model, mask={mask}, seed {seed}")
-            fit = train(lab_preset(**changes, block_size=s["T"], max_len=s["T"]), corpus, seed, s["steps"])
+            fit = train(lab_preset(**changes, seq_len=s["T"], max_len=s["T"]), corpus, seed, s["steps"])
             forced.append(float(position_losses(fit.model, x, y).mean()))
             honest.append(honest_loss(fit.model, x, y))
             J = embedding_jacobian_norms(fit.model, x[:1, :JACOBIAN_T])  # (8, 8): one backward per logit

@@ -57,7 +57,7 @@ def run(ctx) -> dict:
         losses, params = [], 0
         for seed in range(ctx.seeds):
             ctx.log(f"d_ff = {k * C}, seed {seed}")
-            preset = lab_preset(d_ff=max(1, k * C), block_size=s["T"], max_len=s["T"])
+            preset = lab_preset(d_ff=max(1, k * C), seq_len=s["T"], max_len=s["T"])
             fit = train(preset, corpus, seed, s["steps"], modify=remove_ffn if k == 0 else None)
             losses.append(eval_loss(fit.model, corpus, s["T"]))
             params = sum(p.numel() for p in fit.model.parameters())

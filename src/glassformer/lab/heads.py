@@ -43,7 +43,7 @@ def run(ctx) -> dict:
         val, gap, ent, selfw, kinds = [], [], [], [], []
         for seed in range(ctx.seeds):
             ctx.log(f"{H} head(s) of D = {64 // H}, seed {seed}")
-            fit = train(lab_preset(n_heads=H, block_size=s["T"], max_len=s["T"]), corpus, seed, s["steps"])
+            fit = train(lab_preset(n_heads=H, seq_len=s["T"], max_len=s["T"]), corpus, seed, s["steps"])
             v = eval_loss(fit.model, corpus, s["T"])
             tr = float(position_losses(fit.model, train_x, train_y).mean())
             stats = head_statistics(fit.model, x)

@@ -43,7 +43,7 @@ def make_large(model) -> None:
 
 
 def preset_for(init: str, arch: str, T: int, **extra):
-    return lab_preset(init="torch" if init == "large" else init, block_size=T, max_len=T, **ARCHS[arch], **extra)
+    return lab_preset(init="torch" if init == "large" else init, seq_len=T, max_len=T, **ARCHS[arch], **extra)
 
 
 def at_init(init: str, arch: str, corpus, T: int, seed: int = 0) -> dict:

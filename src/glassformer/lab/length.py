@@ -66,7 +66,7 @@ def run(ctx) -> dict:
         runs, reach = [], T_eval
         for seed in range(ctx.seeds):
             ctx.log(f"{label}, seed {seed}: {s['steps']} steps at T={T}")
-            fit = train(lab_preset(position=scheme, max_len=max_len, block_size=T), corpus, seed, s["steps"])
+            fit = train(lab_preset(position=scheme, max_len=max_len, seq_len=T), corpus, seed, s["steps"])
             model = fit.model if max_len >= T_eval else extend(fit.model, T_eval)
             if model is None:  # no positions past max_len: evaluate the positions it has
                 reach = max_len

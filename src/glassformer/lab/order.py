@@ -60,7 +60,7 @@ def shuffle_penalty(model, x: torch.Tensor, y: torch.Tensor, seed: int = 0) -> d
 def run(ctx) -> dict:
     s = FAST if ctx.fast else FULL
     out = {"equivariance": {name: equivariance_gap(*case) for name, case in CASES.items()}, "steps": s["steps"]}
-    T = lab_preset().train.block_size if not ctx.fast else 32
+    T = lab_preset().train.seq_len if not ctx.fast else 32
     corpus = corpus_for(ctx, T)
     x, y = fixed_windows(corpus.val, T, s["windows"], seed=1)
     out["unigram"], out["bigram"] = corpus.unigram_loss(), corpus.bigram_loss()
@@ -69,7 +69,7 @@ def run(ctx) -> dict:
         losses, penalties = [], []
         for seed in range(ctx.seeds):
             ctx.log(f"causal decoder, position={scheme}, seed {seed}")
-            fit = train(lab_preset(position=scheme, block_size=T, max_len=T), corpus, seed, s["steps"])
+            fit = train(lab_preset(position=scheme, seq_len=T, max_len=T), corpus, seed, s["steps"])
             losses.append(eval_loss(fit.model, corpus, T))
             penalties.append(shuffle_penalty(fit.model, x, y)["penalty"])
         out["schemes"][scheme] = {"val_loss": spread(losses), "shuffle_penalty": spread(penalties)}

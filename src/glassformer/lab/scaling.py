@@ -87,7 +87,7 @@ def run(ctx) -> dict:
     }
     corpus = corpus_for(ctx, s["T"])
     for H in s["heads"]:
-        preset = lab_preset(n_heads=H, block_size=s["T"], max_len=s["T"])
+        preset = lab_preset(n_heads=H, seq_len=s["T"], max_len=s["T"])
         D = preset.model.d_head
         for way in ("scaled", "unscaled"):
             losses, curves, status = [], [], []

@@ -163,7 +163,7 @@ def train_epochs(
     base_lr = optimizer.param_groups[0]["lr"]
     cfg = TrainConfig(
         batch_size=batch_size,
-        block_size=max(1, inputs.size(1)),
+        seq_len=max(1, inputs.size(1)),
         max_steps=epochs * steps,
         lr=base_lr,
         grad_clip=grad_clip,

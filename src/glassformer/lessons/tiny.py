@@ -66,8 +66,8 @@ def tokenizer_and_ids(nar: Narrator) -> tuple[CharTokenizer, np.ndarray]:
 
 def windows(nar: Narrator, tok: CharTokenizer, ids: np.ndarray) -> dict:
     """One window pair, and which characters can ever be a target under each sampler's bound."""
-    nar.title("tiny.title.batches", T=PRESET.train.block_size)
-    T, n = PRESET.train.block_size, len(ids)
+    nar.title("tiny.title.batches", T=PRESET.train.seq_len)
+    T, n = PRESET.train.seq_len, len(ids)
     x, y = ids[3 : 3 + T], ids[4 : 4 + T]
     nar.show(f"  x = {tok.decode(x)!r}")
     nar.show(f"  y = {tok.decode(y)!r}")
@@ -99,7 +99,7 @@ def count_parameters(nar: Narrator, model) -> dict:
     for line in table.to_text(lang=nar.lang).splitlines():
         nar.show("  " + line)
     total = model.num_params()
-    pos_rows, used = model.cfg.max_len, max(PRESET.train.block_size, CROP)  # rows ever read
+    pos_rows, used = model.cfg.max_len, max(PRESET.train.seq_len, CROP)  # rows ever read
     nar.say(
         "tiny.say.params",
         ours=f"{total:,}",
@@ -109,7 +109,7 @@ def count_parameters(nar: Narrator, model) -> dict:
     nar.say(
         "tiny.say.positions",
         rows=pos_rows,
-        train_last=PRESET.train.block_size - 1,
+        train_last=PRESET.train.seq_len - 1,
         gen_last=CROP - 1,
         idle=pos_rows - used,
         share=f"{(pos_rows - used) * model.cfg.d_model / total:.1%}",
@@ -132,7 +132,7 @@ def train(nar: Narrator, model, ids: np.ndarray, steps: int, seed: int) -> dict:
     Trainer(
         model,
         cfg,
-        TextWindows(ids, ids, cfg.batch_size, cfg.block_size, 1, seed),
+        TextWindows(ids, ids, cfg.batch_size, cfg.seq_len, 1, seed),
         evaluate=None,
         optimizer=torch.optim.AdamW(model.parameters(), lr=cfg.lr),
         callbacks=[record],
@@ -199,9 +199,9 @@ def save_figures(folder: Path, losses: list[float], model, tok: CharTokenizer) -
     ax.set_xlabel("step")
     ax.set_ylabel("training loss of the batch (nats)")
     files = [save_png(fig, folder / "loss.png")]
-    ids = torch.tensor([tok.encode(TUTORIAL_000_TEXT[: PRESET.train.block_size])])  # (1, T)
+    ids = torch.tensor([tok.encode(TUTORIAL_000_TEXT[: PRESET.train.seq_len])])  # (1, T)
     files.append(
-        attention_grid_png(model, ids, list(TUTORIAL_000_TEXT[: PRESET.train.block_size]), folder / "attention.png")
+        attention_grid_png(model, ids, list(TUTORIAL_000_TEXT[: PRESET.train.seq_len]), folder / "attention.png")
     )
     return files
 

@@ -36,7 +36,6 @@ from __future__ import annotations
 import hashlib
 import os
 import warnings
-from dataclasses import fields
 from pathlib import Path
 from typing import Any, cast
 
@@ -45,7 +44,7 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 from torch import nn
 
-from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides
+from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides, saved_fields
 from glassformer.devices import check_device
 from glassformer.errors import DamagedFile, NotFound
 from glassformer.files import atomic_write, fsync_path, read_json, write_temp
@@ -336,12 +335,8 @@ def read_config(run_dir) -> dict:
 
 def model_config(config: dict, run_dir=None) -> ModelConfig:
     """The ModelConfig a run's config.json holds, type-checked. Runs saved before a field existed get
-    its default (runs before `kind` were all GPTs); old spellings are translated."""
-    fields_now = {f.name for f in fields(ModelConfig)}
-    saved = {k: v for k, v in config["model"].items() if k in fields_now}
-    if saved.get("mha_style") == "fused":  # renamed: the packed Q/K/V projection
-        saved["mha_style"] = "packed"
-    cfg = _checked(saved, run_dir).model
+    its default (runs before `kind` were all GPTs); old spellings are translated (config.saved_fields)."""
+    cfg = _checked(saved_fields("model", config["model"]), run_dir).model
     try:
         model_class(cfg.kind)
     except ValueError as e:
@@ -352,9 +347,9 @@ def model_config(config: dict, run_dir=None) -> ModelConfig:
 
 
 def train_config(config: dict, run_dir=None) -> TrainConfig:
-    """The TrainConfig a run's config.json holds, type-checked (a field added later keeps its default)."""
-    known = {f.name for f in fields(TrainConfig)}
-    return _checked({k: v for k, v in config["train"].items() if k in known}, run_dir).train
+    """The TrainConfig a run's config.json holds, type-checked (a field added later keeps its default,
+    an old spelling is translated: block_size is seq_len)."""
+    return _checked(saved_fields("train", config["train"]), run_dir).train
 
 
 def _checked(values: dict, run_dir) -> Preset:

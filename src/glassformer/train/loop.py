@@ -228,7 +228,7 @@ class Trainer:
             return
         losses, totals = self.pending.check(self.lr_at)  # raises NonFiniteLoss, naming the culprit
         n, seconds = len(losses), self.timer.lap()
-        tokens = n * self.cfg.batch_size * self.cfg.block_size * self.cfg.grad_accum * self.world.size
+        tokens = n * self.cfg.batch_size * self.cfg.seq_len * self.cfg.grad_accum * self.world.size
         record = {
             "kind": "log",
             "step": self.step,

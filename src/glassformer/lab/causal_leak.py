@@ -3,7 +3,7 @@
 Seed 000 (§3.3): a decoder must hide the future during training, or it learns to cheat. (Seed 002
 trains its next-token model without a mask; `glassformer lesson hello-world` shows that on its
 own data.) The measurements are the hello-world lesson's own, shared, not copied
-(lessons/hello_leak.py):
+(lessons/hello_world.py):
 
 1. Random tokens: nothing about the next token can be learned from the past, so the best honest
    held-out loss is ln S. Unmasked, positions 0..T-2 copy their target from the input.
@@ -22,7 +22,7 @@ import torch.nn.functional as F
 
 from glassformer.lab.common import corpus_for, fixed_windows, lab_preset, pm, position_losses, spread, train
 from glassformer.lab.runner import Claim, Experiment, Verdict, level, new_figure
-from glassformer.lessons.hello_leak import embedding_jacobian_norms, random_token_leak
+from glassformer.lessons.hello_world import embedding_jacobian_norms, random_token_leak
 
 JACOBIAN_T = 8  # tokens of the window whose Jacobian is taken (it costs T·V backward passes)
 MASKS = {"causal": {"kind": "gpt", "causal": True}, "none": {"kind": "encoder", "causal": False}}

@@ -7,12 +7,12 @@ init: the `seed002` preset) trained with cross-entropy (ignore <PAD>), Adam 1e-3
 batch 16. The tutorial trains next-token prediction *without* a causal mask; this lesson trains
 both ways side by side (--mask none|causal|both) and then shows the leak. The file reads:
 
-    data          the tutorial's sentence, built-in greetings, or the user's lines   load_data
-    model         the seed002 architecture, trained as the tutorial does            build_model, train
-    the leak      random tokens and gradients that show what the mask hides          random_token_leak,
-                                                                                     embedding_jacobian_norms
-    printing      loss tables, predictions, attention rows, gradient tables, PNGs
-    run           the whole lesson
+    data       the tutorial's sentence, built-in greetings or the user's lines   load_data
+    model      the seed002 architecture, trained as the tutorial does           build_model, train
+    the leak   what the mask hides, shown by random tokens and by gradients     random_token_leak,
+                                                                                embedding_jacobian_norms
+    printing   loss tables, predictions, attention rows, gradient tables, PNGs
+    run        the whole lesson
 
 Run it:  glassformer lesson hello-world [--mask both] [--data tutorial|greetings|FILE]
 """

@@ -361,7 +361,8 @@ CATALOGUED = [
     "inspect/gradflow.py",
     "inspect/display.py",
     *sorted(str(p.relative_to(PACKAGE)) for p in (PACKAGE / "lab").glob("*.py")),
-]  # the whole lab
+    *sorted(str(p.relative_to(PACKAGE)) for p in (PACKAGE / "lessons").glob("*.py")),
+]  # the whole lab and every lesson
 SAYS = {"print", "error", "exit"}  # calls whose arguments reach the user; and .write to these:
 SCREENS = ("stdout", "stderr", "progress")  # (a file's .write is the file's content, e.g. samples.txt)
 HELP = {"help", "description", "epilog", "usage"}  # argparse keywords that do

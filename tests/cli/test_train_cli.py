@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import signal
 
 import glassformer.train.loop as loop
 import glassformer.train.run as run_module
@@ -108,9 +109,9 @@ def test_ctrl_c_saves_and_prints_how_to_resume(tmp_path, capsys, monkeypatch):
     @contextlib.contextmanager
     def ctrl_c_after_five_steps():
         calls = []
-        yield lambda: calls.append(1) or len(calls) >= 5  # the loop asks once per step
+        yield lambda: signal.SIGINT if calls.append(1) or len(calls) >= 5 else 0  # the loop asks once per step
 
-    monkeypatch.setattr(loop, "sigint_as_flag", ctrl_c_after_five_steps)
+    monkeypatch.setattr(loop, "stop_signals_as_flag", ctrl_c_after_five_steps)
     code, out, _ = train(tmp_path, capsys, *TINY)
     assert code == 130
     assert f"Interrupted at step 5; checkpoint saved in {tmp_path / 'run'}" in out

@@ -45,7 +45,7 @@ from glassformer.train.loop import (
     TrainResult,
     explain_nonfinite,
     largest_gradient,
-    sigint_as_flag,
+    stop_signals_as_flag,
 )
 from glassformer.train.optim import lr_at
 from glassformer.train.record import MetricsLog
@@ -637,7 +637,7 @@ def test_the_first_ctrl_c_becomes_a_flag_and_a_message_the_second_goes_to_the_pr
     original = signal.signal(signal.SIGINT, lambda signum, frame: outer.append(signum))
     try:
         previous = signal.getsignal(signal.SIGINT)
-        with sigint_as_flag() as interrupted:
+        with stop_signals_as_flag() as interrupted:
             assert not interrupted()
             os.kill(os.getpid(), signal.SIGINT)
             assert interrupted() and outer == []
@@ -649,11 +649,30 @@ def test_the_first_ctrl_c_becomes_a_flag_and_a_message_the_second_goes_to_the_pr
         signal.signal(signal.SIGINT, original)
 
 
+def test_the_first_sigterm_becomes_a_flag_and_the_second_goes_to_the_previous_handler(capsys):
+    outer = []
+    originals = {
+        s: signal.signal(s, lambda signum, frame: outer.append(signum)) for s in (signal.SIGINT, signal.SIGTERM)
+    }
+    try:
+        with stop_signals_as_flag() as interrupted:
+            assert interrupted() == 0
+            os.kill(os.getpid(), signal.SIGTERM)
+            assert interrupted() == signal.SIGTERM and outer == []
+            assert "SIGTERM: stopping after this step" in capsys.readouterr().err
+            os.kill(os.getpid(), signal.SIGINT)  # a second signal of either kind: the previous handlers are back
+            os.kill(os.getpid(), signal.SIGTERM)
+            assert outer == [signal.SIGINT, signal.SIGTERM] and interrupted() == signal.SIGTERM
+    finally:
+        for s, handler in originals.items():
+            signal.signal(s, handler)
+
+
 def test_outside_the_main_thread_ctrl_c_is_left_alone():
     seen = []
 
     def run():
-        with sigint_as_flag() as interrupted:
+        with stop_signals_as_flag() as interrupted:
             seen.append((interrupted(), signal.getsignal(signal.SIGINT)))
 
     before = signal.getsignal(signal.SIGINT)

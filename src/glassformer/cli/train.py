@@ -121,7 +121,7 @@ def run_train(args: argparse.Namespace) -> int:
     if result.status == "interrupted":
         print(result.message)
         say("train.resume_with", dir=run.dir)
-        return EXIT_INTERRUPTED
+        return 128 + result.signal if result.signal else EXIT_INTERRUPTED  # 143 after SIGTERM
     say("train.done", steps=result.step, train=result.train_loss, val=result.val_loss, best=result.best_val)
     say("train.run_dir_plot", dir=run.dir, plot=run.loss_plot)
     if run.model.samples:

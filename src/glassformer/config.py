@@ -53,7 +53,7 @@ MAX_THREADS = 256  # more than any machine this runs on has cores; torch crashes
 
 # The fields only some kinds read, by kind; every other ModelConfig field is every kind's. A kind
 # registered elsewhere adds its own entry (KIND_FIELDS["mine"] = ("vocab_size",)); a kind without one
-# is taken to read them all.
+# is taken to read them all, and its class checks them.
 KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "gpt": ("vocab_size", "tie_weights"),
     "encoder": ("vocab_size", "tie_weights", "pad_id"),

@@ -201,7 +201,14 @@ def test_gpt_forward(name):
 @pytest.mark.parametrize("causal", [False, True])
 def test_encoder_forward_with_padding(causal, position):
     cfg = dataclasses.replace(
-        BASE, causal=causal, pad_id=0, norm="post", position=position, activation="gelu", final_norm=False
+        BASE,
+        kind="encoder",
+        causal=causal,
+        pad_id=0,
+        norm="post",
+        position=position,
+        activation="gelu",
+        final_norm=False,
     )
     model = randomize_(Encoder(cfg).double()).eval()
     ids = torch.randint(1, V, (3, 7))
@@ -216,7 +223,17 @@ def test_encoder_forward_with_padding(causal, position):
     "causal, position", [(False, "sinusoidal"), (True, "sinusoidal"), (False, "rotary"), (True, "alibi")]
 )
 def test_regressor_forward(causal, position):
-    cfg = dataclasses.replace(BASE, causal=causal, d_in=2, d_out=3, position=position, norm="post", activation="gelu")
+    cfg = dataclasses.replace(
+        BASE,
+        kind="regressor",
+        vocab_size=0,
+        causal=causal,
+        d_in=2,
+        d_out=3,
+        position=position,
+        norm="post",
+        activation="gelu",
+    )
     model = randomize_(SequenceRegressor(cfg).double()).eval()
     p = params_of(model)
     forward_only(model, lambda x: ref.regressor_forward(x, p, cfg), torch.randn(B, 7, 2, dtype=torch.float64))

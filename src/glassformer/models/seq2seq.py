@@ -33,6 +33,7 @@ import torch
 from torch import nn
 
 from glassformer.config import ModelConfig
+from glassformer.errors import UsageError
 from glassformer.models.kinds import register_model_kind
 from glassformer.nn.attention import AttentionHeads
 from glassformer.nn.block import Block, layer_norm, norm_formula, norm_hook
@@ -65,10 +66,7 @@ class EncoderDecoder(HookedModel):
     def __init__(self, cfg: ModelConfig) -> None:
         super().__init__()
         if cfg.pad_id is None:
-            raise ValueError(
-                "seq2seq needs pad_id: sentences of different lengths are padded, and both "
-                "sides mask the padding. Set pad_id to the tokenizer's <PAD> id (--pad_id=0)."
-            )
+            raise UsageError("error.seq2seq.pad_id")
         self.cfg, self.pad_id = cfg, cfg.pad_id  # pad_id: an int from here on
         self.use_final_norm = cfg.final_norm and cfg.norm != "none"
         scheme = position_scheme(cfg.position)
@@ -219,11 +217,7 @@ class EncoderDecoder(HookedModel):
         """An empty decoder cache for writing `batch_size` targets (see nn/decoder_cache.py)."""
         p, cfg = next(self.parameters()), self.cfg
         if not cfg.causal:
-            raise ValueError(
-                "this decoder has no causal mask (causal=False): each new token changes the "
-                "earlier positions too, so their cached keys would be stale. Decode with "
-                "use_cache=False."
-            )
+            raise UsageError("error.seq2seq.cache_not_causal")
         return DecoderCache(cfg.n_layers, batch_size, cfg.n_heads, cfg.max_len, cfg.d_head, p.device, p.dtype)
 
     # ---- masks --------------------------------------------------------------------------------------
@@ -276,8 +270,5 @@ class EncoderDecoder(HookedModel):
         """Teacher forcing: src (B, S) and tgt_in (B, T) ids -> (B, T, V) logits; position t
         predicts target token t+1 from the whole source and the target tokens 0..t."""
         if src.dim() != 2 or tgt.dim() != 2 or src.size(0) != tgt.size(0):
-            raise ValueError(
-                f"seq2seq reads (src (B, S), tgt_in (B, T)) id tensors with the same B; got "
-                f"{tuple(src.shape)} and {tuple(tgt.shape)}. Call model(src, tgt_in)."
-            )
+            raise UsageError("error.seq2seq.inputs", src=tuple(src.shape), tgt=tuple(tgt.shape))
         return self.decode(tgt, self.encode(src), src)  # (B, T, V)

@@ -20,6 +20,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from glassformer.config import ModelConfig
+from glassformer.errors import UsageError
 from glassformer.nn.attention import MultiHeadAttention
 from glassformer.nn.formula import ParamFormula, layer_norm_formula, linear_formula
 from glassformer.nn.hooks import HookPoint
@@ -83,7 +84,7 @@ class FeedForward(nn.Module):
     def __init__(self, d_model: int, d_ff: int, activation: str = "relu", bias: bool = True) -> None:
         super().__init__()
         if activation not in ACTIVATION_FNS:
-            raise ValueError(f"activation={activation!r} is not one of {list(ACTIVATION_FNS)}.")
+            raise UsageError("error.ffn.activation", activation=activation, names=list(ACTIVATION_FNS))
         self.fc1 = nn.Linear(d_model, d_ff, bias=bias)
         self.fc2 = nn.Linear(d_ff, d_model, bias=bias)
         self.act, self.bias = ACTIVATION_FNS[activation], bias

@@ -23,40 +23,28 @@ import math
 import torch
 from torch import nn
 
-from glassformer.errors import UsageError
+from glassformer.errors import UsageError, WrongType
+from glassformer.messages import t
 from glassformer.nn.formula import ParamFormula
 
 
 def check_token_ids(ids: torch.Tensor, vocab_size: int) -> None:
     """Raise a ValueError naming the problem if ids are not valid indices into the vocabulary."""
     if not isinstance(ids, torch.Tensor):
-        raise TypeError(
-            f"token ids must be a torch.Tensor of integers, got {type(ids).__name__}; "
-            "wrap them with torch.tensor(ids, dtype=torch.long)."
-        )
+        raise WrongType("error.ids.type", type=type(ids).__name__)
     if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
-        raise ValueError(
-            f"token ids must be integers (torch.long), got dtype {ids.dtype}; "
-            "convert with ids.long() — or, for numbers, use SequenceRegressor."
-        )
+        raise UsageError("error.ids.dtype", dtype=ids.dtype)
     if ids.dim() != 2:
-        raise ValueError(
-            f"token ids must have shape (B, T), got {tuple(ids.shape)}; add a batch axis with ids.unsqueeze(0)."
-        )
+        raise UsageError("error.ids.shape", shape=tuple(ids.shape))
     if not ids.numel():
         return
     lo, hi = torch.aminmax(ids)  # one pass over the ids
     if ids.device.type != "cpu":  # reading lo/hi would stall the GPU every step: assert on-device
-        msg = f"token ids outside the vocabulary [0, {vocab_size}): encode with the model's tokenizer"
-        torch._assert_async((lo >= 0) & (hi < vocab_size), msg)
+        torch._assert_async((lo >= 0) & (hi < vocab_size), t("model.ids_outside_on_device", vocab_size=vocab_size))
         return
     if int(lo) < 0 or int(hi) >= vocab_size:
         bad = ids[(ids < 0) | (ids >= vocab_size)].unique()[:10].tolist()
-        raise ValueError(
-            f"token ids {bad} are outside the vocabulary [0, {vocab_size}): "
-            "encode with the model's own tokenizer, or build the model with a "
-            "larger vocab_size."
-        )
+        raise UsageError("error.ids.outside", bad=bad, vocab_size=vocab_size)
 
 
 class TokenEmbedding(nn.Module):

@@ -21,6 +21,8 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from glassformer.errors import UsageError
+
 
 @dataclass(frozen=True)
 class ParamFormula:
@@ -61,19 +63,17 @@ def evaluate(formula: str, symbols: dict[str, int]) -> int:
     try:
         tree = ast.parse(text, mode="eval").body
     except SyntaxError:
-        raise ValueError(f"parameter formula {formula!r} is not algebra glassformer can read.") from None
+        raise UsageError("error.formula.syntax", formula=formula) from None
 
     def walk(node: ast.AST) -> int:
         if isinstance(node, ast.Constant) and isinstance(node.value, int):
             return node.value
         if isinstance(node, ast.Name):
             if node.id not in symbols:
-                raise ValueError(
-                    f"parameter formula {formula!r} uses {node.id!r}, but its module gives only {sorted(symbols)}."
-                )
+                raise UsageError("error.formula.letter", formula=formula, letter=node.id, letters=sorted(symbols))
             return symbols[node.id]
         if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
             return _OPS[type(node.op)](walk(node.left), walk(node.right))
-        raise ValueError(f"parameter formula {formula!r} may only use whole numbers, letters, +, -, · and parentheses.")
+        raise UsageError("error.formula.operator", formula=formula)
 
     return walk(tree)

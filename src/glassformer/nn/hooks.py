@@ -28,6 +28,9 @@ from typing import Callable
 import torch
 from torch import nn
 
+from glassformer.errors import UsageError
+from glassformer.messages import t
+
 # fn(tensor, name) -> tensor to use instead, or None to keep the original
 HookFn = Callable[[torch.Tensor, str], "torch.Tensor | None"]
 
@@ -57,10 +60,7 @@ class HookPoint(nn.Module):
             out = fn(x, self.name)
             if out is not None:
                 if out.shape != x.shape:
-                    raise ValueError(
-                        f"hook on {self.name!r} returned shape {tuple(out.shape)}, "
-                        f"expected {tuple(x.shape)}: a hook may change values, not shapes."
-                    )
+                    raise UsageError("error.hook.shape", name=self.name, got=tuple(out.shape), want=tuple(x.shape))
                 x = out
         return x
 
@@ -160,8 +160,8 @@ class HookedModel(nn.Module):
         unknown = [n for n in names if n not in self._hooks]
         if unknown:
             near = {n: difflib.get_close_matches(n, self._hooks, n=1) for n in unknown}
-            hints = ", ".join(f"{n!r}" + (f" (did you mean {m[0]!r}?)" if m else "") for n, m in near.items())
-            raise ValueError(f"unknown hook point(s) {hints}; model.hook_names() lists them all.")
+            hints = ", ".join(repr(n) + (t("hook.did_you_mean", near=m[0]) if m else "") for n, m in near.items())
+            raise UsageError("error.hook.unknown", hints=hints)
         return list(names)
 
     def run_with_hooks(self, *inputs, hooks: dict[str, HookFn], **kwargs):

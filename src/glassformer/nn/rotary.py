@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import torch
 
+from glassformer.errors import UsageError
 from glassformer.nn.formula import ParamFormula
 from glassformer.nn.hooks import HookPoint
 from glassformer.nn.position import AttentionPositions, PositionScheme, register_position_scheme
@@ -53,11 +54,7 @@ class RotaryPositions(AttentionPositions):
         super().__init__()
         self.d_head, self.base = d_head, base
         if d_head % 2:
-            raise ValueError(
-                f"position='rotary' turns pairs of features, so d_head must be even; "
-                f"got d_head={d_head}. Choose d_model and n_heads so that "
-                f"d_model // n_heads is even."
-            )
+            raise UsageError("error.rotary.odd_head", d_head=d_head)
         # cos and sin of every angle for positions 0..max_len-1 up front; more when asked for
         self.register_buffer("cos", torch.empty(0), persistent=False)  # (n, D/2)
         self.register_buffer("sin", torch.empty(0), persistent=False)  # (n, D/2)

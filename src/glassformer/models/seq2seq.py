@@ -41,7 +41,7 @@ from glassformer.nn.decoder_block import DecoderBlock
 from glassformer.nn.decoder_cache import DecoderCache
 from glassformer.nn.embedding import TokenEmbedding
 from glassformer.nn.formula import ParamFormula, linear_formula
-from glassformer.nn.hooks import HookedModel, HookPoint
+from glassformer.nn.hooks import HookedModel, HookPoint, hook
 from glassformer.nn.init import init_weights
 from glassformer.nn.masks import causal_mask, combine_masks, padding_mask
 from glassformer.nn.position import position_scheme
@@ -52,9 +52,9 @@ SOURCE_AXES = {"T": "S", "T_q": "S", "T_k": "S"}  # in the encoder, every sequen
 def reads_the_source(module: nn.Module) -> None:
     """The encoder's blocks are the encoder-only model's Block: say in their hook points' axes that
     the sequence they run over is the source (S), so views label it with the source's tokens."""
-    for hook in module.modules():
-        if isinstance(hook, HookPoint):
-            hook.axes = " ".join(SOURCE_AXES.get(a, a) for a in hook.axes.split())
+    for point in module.modules():
+        if isinstance(point, HookPoint):
+            point.axes = " ".join(SOURCE_AXES.get(a, a) for a in point.axes.split())
 
 
 @register_model_kind("seq2seq")
@@ -83,83 +83,28 @@ class EncoderDecoder(HookedModel):
 
     def build_encoder(self, scheme) -> None:
         """The source side, and its hook points, in the order the data flows through them."""
-        cfg, root = self.cfg, f"×√C = {math.sqrt(self.cfg.d_model):.3g}"
+        cfg, root, about = self.cfg, math.sqrt(self.cfg.d_model), {"en": scheme.about, "zh": scheme.zh}
         self.src_embed = TokenEmbedding(cfg.vocab_size, cfg.d_model)
-        self.hook_src_embed = HookPoint(
-            "embedding",
-            "B S C",
-            f"source token vectors from the (V, C) table, {root}",
-            f"源词元在 (V, C) 表中的向量，{root}",
-            "嵌入",
-        )
-        self.hook_src_pos = HookPoint(
-            "+ position",
-            "S C",
-            f"position {cfg.position} of each source token: {scheme.about}",
-            f"每个源词元的位置 {cfg.position}：{scheme.zh}",
-            "+ 位置",
-        )
-        self.hook_src_resid_pre = HookPoint(
-            "+ position",
-            "B S C",
-            "embedding + position: the source enters encoder block 0",
-            "嵌入 + 位置：源序列进入编码器第 0 块",
-            "+ 位置",
-        )
+        self.hook_src_embed = hook("embedding", "B S C", "src_embed", root=root)
+        self.hook_src_pos = hook("position", "S C", "src_pos", position=cfg.position, about=about)
+        self.hook_src_resid_pre = hook("position", "B S C", "src_resid_pre")
         self.encoder = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
         reads_the_source(self.encoder)
         self.enc_ln_final = layer_norm(cfg) if self.use_final_norm else nn.Identity()
-        final, final_zh = ("normalised: ", "归一化后：") if self.use_final_norm else ("", "")
-        self.hook_memory = HookPoint(
-            "memory",
-            "B S C",
-            f"{final}the encoder's output, read by every cross-attention",
-            f"{final_zh}编码器的输出，每个交叉注意力都读它",
-            "编码器输出",
-        )
+        self.hook_memory = hook("memory", "B S C", "memory.normalised" if self.use_final_norm else "memory")
 
     def build_decoder(self, scheme) -> None:
         """The target side and the head, and their hook points, in data-flow order."""
-        cfg, root = self.cfg, f"×√C = {math.sqrt(self.cfg.d_model):.3g}"
+        cfg, root = self.cfg, math.sqrt(self.cfg.d_model)
         self.tgt_embed = TokenEmbedding(cfg.vocab_size, cfg.d_model)
-        self.hook_tgt_embed = HookPoint(
-            "embedding",
-            "B T C",
-            f"target token vectors from the (V, C) table, {root}",
-            f"目标词元在 (V, C) 表中的向量，{root}",
-            "嵌入",
-        )
-        self.hook_tgt_pos = HookPoint(
-            "+ position",
-            "T C",
-            f"position {cfg.position} of each target token",
-            f"每个目标词元的位置 {cfg.position}",
-            "+ 位置",
-        )
-        self.hook_tgt_resid_pre = HookPoint(
-            "+ position",
-            "B T C",
-            "embedding + position: the target enters decoder block 0",
-            "嵌入 + 位置：目标序列进入解码器第 0 块",
-            "+ 位置",
-        )
+        self.hook_tgt_embed = hook("embedding", "B T C", "tgt_embed", root=root)
+        self.hook_tgt_pos = hook("position", "T C", "tgt_pos", position=cfg.position)
+        self.hook_tgt_resid_pre = hook("position", "B T C", "tgt_resid_pre")
         self.decoder = nn.ModuleList(DecoderBlock(cfg) for _ in range(cfg.n_layers))
         self.dec_ln_final = layer_norm(cfg) if self.use_final_norm else nn.Identity()
-        self.hook_dec_ln_final = norm_hook(
-            "final LayerNorm",
-            "最终层归一化",
-            "the decoder's last normalisation, fed to the head",
-            "解码器最后一次归一化，送入输出头",
-            self.use_final_norm,
-        )
+        self.hook_dec_ln_final = norm_hook("final_norm", "dec_final_norm", self.use_final_norm)
         self.head = nn.Linear(cfg.d_model, cfg.vocab_size, bias=cfg.bias and not cfg.tie_weights)
-        self.hook_logits = HookPoint(
-            "logits",
-            "B T V",
-            "one score per vocabulary entry, for each next target token",
-            "对每个下一个目标词元，词表中每个词一个分数",
-            "logits",
-        )
+        self.hook_logits = hook("logits", "B T V", "dec_logits")
 
     # ---- what every model kind says about itself --------------------------------------------------
     @property

@@ -35,7 +35,7 @@ import torch
 
 from glassformer.errors import UsageError
 from glassformer.nn.formula import ParamFormula
-from glassformer.nn.hooks import HookPoint
+from glassformer.nn.hooks import hook
 from glassformer.nn.position import AttentionPositions, PositionScheme, register_position_scheme
 
 
@@ -59,20 +59,8 @@ class RotaryPositions(AttentionPositions):
         self.register_buffer("cos", torch.empty(0), persistent=False)  # (n, D/2)
         self.register_buffer("sin", torch.empty(0), persistent=False)  # (n, D/2)
         self._fill(max_len, torch.get_default_dtype(), None)
-        self.hook_q = HookPoint(
-            "rotary (RoPE)",
-            "B H T D",
-            "queries turned by position: pair i of the query at p by angle p·θ_i",
-            "按位置旋转后的查询：位置 p 的第 i 对特征转过角度 p·θ_i",
-            "旋转位置编码",
-        )
-        self.hook_k = HookPoint(
-            "rotary (RoPE)",
-            "B H T D",
-            "keys turned the same way, so q·k sees only the distance between them",
-            "同样旋转后的键：q·k 只看两者之间的距离",
-            "旋转位置编码",
-        )
+        self.hook_q = hook("rotary", "B H T D", "rotary.q")
+        self.hook_k = hook("rotary", "B H T D", "rotary.k")
 
     def param_formulas(self) -> list[ParamFormula]:
         return [

@@ -28,7 +28,7 @@ from glassformer.errors import UsageError
 from glassformer.models.kinds import register_model_kind
 from glassformer.nn.block import Block, layer_norm, norm_formula, norm_hook
 from glassformer.nn.embedding import LearnedPositions, TokenEmbedding
-from glassformer.nn.formula import ParamFormula, linear_formula
+from glassformer.nn.formula import ParamFormula, counted, linear_formula
 from glassformer.nn.hooks import HookedModel, hook
 from glassformer.nn.init import init_weights
 from glassformer.nn.kv_cache import KVCache
@@ -123,24 +123,16 @@ class Transformer(HookedModel):
     def param_formulas(self) -> list[ParamFormula]:
         C, V = self.cfg.d_model, self.cfg.vocab_size
         if self.cfg.tie_weights:
-            head = ParamFormula(
-                "head",
-                "0",
-                {},
-                "tied: reuses tok_embed's V·C matrix, 0 new parameters",
-                zh="绑定：复用 tok_embed 的 V·C 矩阵，新增 0 个参数",
-            )
+            head = counted("head", "0", note="tied_head", table="tok_embed")
         else:
-            head = linear_formula(
-                "head", "C", "V", self.cfg.bias, "C -> one score per token", zh="C -> 每个词元一个分数", C=C, V=V
-            )
+            head = linear_formula("head", "C", "V", self.cfg.bias, "head", C=C, V=V)
         return [self.final_norm_formula(), head]
 
     # ---- what every kind shares --------------------------------------------------------------------
     def final_norm_formula(self) -> ParamFormula:
         if self.use_final_norm:
             return norm_formula("ln_final", self.cfg, True)
-        return ParamFormula("ln_final", "0", {}, "no final norm", zh="没有最终归一化")
+        return counted("ln_final", "0", note="no_final_norm")
 
     def set_attention(self, attention: str) -> None:
         """Switch every block between the glass and the fused attention path (same weights)."""

@@ -56,7 +56,7 @@ class SequenceRegressor(Transformer):
     def param_formulas(self) -> list[ParamFormula]:
         C, d_in, d_out, b = self.cfg.d_model, self.cfg.d_in, self.cfg.d_out, self.cfg.bias
         return [
-            linear_formula("in_proj", "d_in", "C", b, "numbers -> width C", zh="数字 -> 宽度 C", C=C, d_in=d_in),
+            linear_formula("in_proj", "d_in", "C", b, "in_proj", C=C, d_in=d_in),
             self.final_norm_formula(),
-            linear_formula("out_proj", "C", "d_out", b, "width C -> numbers", zh="宽度 C -> 数字", C=C, d_out=d_out),
+            linear_formula("out_proj", "C", "d_out", b, "out_proj", C=C, d_out=d_out),
         ]

@@ -40,7 +40,7 @@ from glassformer.nn.block import Block, layer_norm, norm_formula, norm_hook
 from glassformer.nn.decoder_block import DecoderBlock
 from glassformer.nn.decoder_cache import DecoderCache
 from glassformer.nn.embedding import TokenEmbedding
-from glassformer.nn.formula import ParamFormula, linear_formula
+from glassformer.nn.formula import ParamFormula, counted, linear_formula
 from glassformer.nn.hooks import HookedModel, HookPoint, hook
 from glassformer.nn.init import init_weights
 from glassformer.nn.masks import causal_mask, combine_masks, padding_mask
@@ -113,31 +113,17 @@ class EncoderDecoder(HookedModel):
 
     def param_formulas(self) -> list[ParamFormula]:
         C, V = self.cfg.d_model, self.cfg.vocab_size
-        src = ParamFormula("src_embed", "V·C", {"V": V, "C": C}, "one C-vector per token", zh="每个词元一个 C 维向量")
+        src = counted("src_embed", "V·C", {"V": V, "C": C}, "token_table")
         if self.cfg.share_embeddings:
-            tgt = ParamFormula(
-                "tgt_embed", "0", {}, "shared: reuses src_embed's V·C table", zh="共享：复用 src_embed 的 V·C 表"
-            )
+            tgt = counted("tgt_embed", "0", note="shared_table")
         else:
-            tgt = ParamFormula(
-                "tgt_embed", "V·C", {"V": V, "C": C}, "one C-vector per target token", zh="每个目标词元一个 C 维向量"
-            )
+            tgt = counted("tgt_embed", "V·C", {"V": V, "C": C}, "tgt_table")
         if self.cfg.tie_weights:
-            head = ParamFormula(
-                "head",
-                "0",
-                {},
-                "tied: reuses tgt_embed's V·C matrix, 0 new parameters",
-                zh="绑定：复用 tgt_embed 的 V·C 矩阵，新增 0 个参数",
-            )
+            head = counted("head", "0", note="tied_head", table="tgt_embed")
         else:
-            head = linear_formula(
-                "head", "C", "V", self.cfg.bias, "C -> one score per token", zh="C -> 每个词元一个分数", C=C, V=V
-            )
+            head = linear_formula("head", "C", "V", self.cfg.bias, "head", C=C, V=V)
         norms = [
-            norm_formula(name, self.cfg, self.use_final_norm)
-            if self.use_final_norm
-            else ParamFormula(name, "0", {}, "no final norm", zh="没有最终归一化")
+            norm_formula(name, self.cfg, True) if self.use_final_norm else counted(name, "0", note="no_final_norm")
             for name in ("enc_ln_final", "dec_ln_final")
         ]
         return [src, tgt, *norms, head]

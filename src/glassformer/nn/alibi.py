@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import torch
 
-from glassformer.nn.formula import ParamFormula
+from glassformer.nn.formula import ParamFormula, counted
 from glassformer.nn.hooks import hook
 from glassformer.nn.position import AttentionPositions, PositionScheme, register_position_scheme
 
@@ -53,11 +53,7 @@ class ALiBi(AttentionPositions):
         self.hook_bias = hook("alibi", "H T_q T_k", "alibi")
 
     def param_formulas(self) -> list[ParamFormula]:
-        return [
-            ParamFormula(
-                "", "0", {}, "fixed slopes m_h: a buffer, not a parameter", zh="固定的斜率 m_h：是缓冲区，不是参数"
-            )
-        ]
+        return [counted("", "0", note="alibi")]
 
     def _apply(self, fn, recurse=True):
         # .double(), .to(device): recompute the slopes from float64 instead of casting a rounded copy

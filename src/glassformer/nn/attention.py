@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from glassformer.nn.formula import ParamFormula, linear_formula
+from glassformer.nn.formula import ParamFormula, counted, linear_formula
 from glassformer.nn.fused_attention import fused_attention
 from glassformer.nn.hooks import HookPoint, hook
 from glassformer.nn.masks import check_mask
@@ -213,17 +213,13 @@ class MultiHeadAttention(AttentionHeads):
     def param_formulas(self) -> list[ParamFormula]:
         C, D, H = self.proj.in_features, self.d_head, self.n_heads
         if self.style == "packed":
-            qkv = linear_formula(
-                "qkv", "C", "3C", self.bias, "Q, K, V for all heads at once", zh="一次算出所有头的 Q、K、V", C=C
-            )
+            qkv = linear_formula("qkv", "C", "3C", self.bias, "qkv", C=C)
         else:
             one = "C·D + D" if self.bias else "C·D"
-            qkv = ParamFormula(
-                "heads", f"H·3({one})", {"C": C, "D": D, "H": H}, "H heads × (q, k, v)", zh="H 个头 × (q, k, v)"
-            )
+            qkv = counted("heads", f"H·3({one})", {"C": C, "D": D, "H": H}, "heads")
         return [
             qkv,
-            linear_formula("proj", "C", "C", self.bias, "merged heads -> residual", zh="合并各头 -> 残差流", C=C),
+            linear_formula("proj", "C", "C", self.bias, "proj", C=C),
         ]
 
     def split_qkv(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

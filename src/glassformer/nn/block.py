@@ -22,7 +22,7 @@ from torch import nn
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
 from glassformer.nn.attention import MultiHeadAttention
-from glassformer.nn.formula import ParamFormula, layer_norm_formula, linear_formula
+from glassformer.nn.formula import ParamFormula, counted, layer_norm_formula, linear_formula
 from glassformer.nn.hooks import HookPoint, Term, hook
 from glassformer.nn.position import position_scheme
 
@@ -44,7 +44,7 @@ def norm_hook(stage: str, means: str, active: bool, **fields) -> HookPoint:
 def norm_formula(part: str, cfg: ModelConfig, active: bool) -> ParamFormula:
     if active:
         return layer_norm_formula(part, cfg.bias, cfg.d_model)
-    return ParamFormula(part, "0", {}, "norm='none': identity", zh="norm='none'：恒等映射")
+    return counted(part, "0", note="identity_norm")
 
 
 def self_attention(cfg: ModelConfig) -> MultiHeadAttention:
@@ -87,8 +87,8 @@ class FeedForward(nn.Module):
     def param_formulas(self) -> list[ParamFormula]:
         C, F = self.fc1.in_features, self.fc1.out_features
         return [
-            linear_formula("fc1", "C", "F", self.bias, "C -> F", C=C, F=F),
-            linear_formula("fc2", "F", "C", self.bias, "F -> C", C=C, F=F),
+            linear_formula("fc1", "C", "F", self.bias, symbolic="C -> F", C=C, F=F),
+            linear_formula("fc2", "F", "C", self.bias, symbolic="F -> C", C=C, F=F),
         ]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

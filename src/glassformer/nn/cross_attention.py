@@ -53,9 +53,9 @@ class CrossAttention(AttentionHeads):
     def param_formulas(self) -> list[ParamFormula]:
         C = self.proj.in_features
         return [
-            linear_formula("q", "C", "C", self.bias, "queries from the target stream", zh="来自目标流的查询", C=C),
-            linear_formula("kv", "C", "2C", self.bias, "keys and values from the source", zh="来自源序列的键和值", C=C),
-            linear_formula("proj", "C", "C", self.bias, "merged heads -> residual", zh="合并各头 -> 残差流", C=C),
+            linear_formula("q", "C", "C", self.bias, "cross_q", C=C),
+            linear_formula("kv", "C", "2C", self.bias, "cross_kv", C=C),
+            linear_formula("proj", "C", "C", self.bias, "proj", C=C),
         ]
 
     def source_kv(self, memory: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

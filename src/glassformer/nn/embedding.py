@@ -25,7 +25,7 @@ from torch import nn
 
 from glassformer.errors import UsageError, WrongType
 from glassformer.messages import t
-from glassformer.nn.formula import ParamFormula
+from glassformer.nn.formula import ParamFormula, counted
 
 
 def check_token_ids(ids: torch.Tensor, vocab_size: int) -> None:
@@ -57,7 +57,7 @@ class TokenEmbedding(nn.Module):
 
     def param_formulas(self) -> list[ParamFormula]:
         V, C = self.table.weight.shape
-        return [ParamFormula("", "V·C", {"V": V, "C": C}, "one C-vector per token", zh="每个词元一个 C 维向量")]
+        return [counted("", "V·C", {"V": V, "C": C}, "token_table")]
 
     @property
     def weight(self) -> torch.Tensor:
@@ -95,7 +95,7 @@ class LearnedPositions(nn.Module):
 
     def param_formulas(self) -> list[ParamFormula]:
         L, C = self.table.weight.shape
-        return [ParamFormula("", "L·C", {"L": L, "C": C}, "one C-vector per position", zh="每个位置一个 C 维向量")]
+        return [counted("", "L·C", {"L": L, "C": C}, "position_table")]
 
     def forward(self, T: int, offset: int = 0) -> torch.Tensor:
         check_length(offset + T, self.max_len)
@@ -112,15 +112,7 @@ class SinusoidalPositions(nn.Module):
         self.register_buffer("table", sinusoidal_table(max_len, d_model), persistent=False)
 
     def param_formulas(self) -> list[ParamFormula]:
-        return [
-            ParamFormula(
-                "",
-                "0",
-                {},
-                "fixed sin/cos table: a buffer, not a parameter",
-                zh="固定的 sin/cos 表：是缓冲区，不是参数",
-            )
-        ]
+        return [counted("", "0", note="sinusoidal")]
 
     def forward(self, T: int, offset: int = 0) -> torch.Tensor:
         check_length(offset + T, self.max_len)

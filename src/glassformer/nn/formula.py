@@ -3,8 +3,10 @@
 A module with parameters says how many it has, in the letters of nn/notation.py, beside its code:
 
     def param_formulas(self):
-        return [linear_formula("qkv", "C", "3C", self.bias, C=self.d_model, note="Q, K, V at once"),
-                linear_formula("proj", "C", "C", self.bias, C=self.d_model)]
+        return [linear_formula("qkv", "C", "3C", self.bias, "qkv", C=self.d_model),
+                linear_formula("proj", "C", "C", self.bias, "proj", C=self.d_model)]
+
+The notes, in words, are glossary entries (`formula.qkv` in messages/glossary_en.py, glossary_zh.py).
 
 The parameter table (inspect/params.py) walks the module tree, evaluates each formula with the
 module's own sizes, and checks it against the parameters' real `numel`. The tutorials print wrong
@@ -22,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from glassformer.errors import UsageError
+from glassformer.messages import TABLES
 
 
 @dataclass(frozen=True)
@@ -39,12 +42,23 @@ class ParamFormula:
         return evaluate(self.formula, self.symbols)
 
 
+def counted(part: str, formula: str, symbols: dict[str, int] | None = None, note: str = "", **fields) -> ParamFormula:
+    """A ParamFormula whose note is the glossary's `formula.<note>` (messages/glossary_*.py), in
+    English and Chinese; no note: "". `fields` fill the note's {fields}."""
+    en, zh = (TABLES[lang][f"formula.{note}"].format(**fields) if note else "" for lang in ("en", "zh"))
+    return ParamFormula(part, formula, symbols or {}, en, zh)
+
+
 def linear_formula(
-    part: str, n_in: str, n_out: str, bias: bool, note: str = "", zh: str = "", **symbols: int
+    part: str, n_in: str, n_out: str, bias: bool, note: str = "", symbolic: str = "", **symbols: int
 ) -> ParamFormula:
-    """The count of an nn.Linear(n_in, n_out): a weight matrix, plus one bias per output if bias."""
+    """The count of an nn.Linear(n_in, n_out): a weight matrix, plus one bias per output if bias.
+    `note`: a glossary key (`formula.<note>`); `symbolic`: a note in letters only ("C -> F"), the
+    same in every language."""
     text = f"{n_in}·{n_out}" + (f" + {n_out}" if bias else "")
-    return ParamFormula(part, text, symbols, note, zh)
+    if symbolic:
+        return ParamFormula(part, text, symbols, symbolic)
+    return counted(part, text, symbols, note)
 
 
 def layer_norm_formula(part: str, bias: bool, C: int, note: str = "") -> ParamFormula:

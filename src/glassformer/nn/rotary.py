@@ -34,7 +34,7 @@ from __future__ import annotations
 import torch
 
 from glassformer.errors import UsageError
-from glassformer.nn.formula import ParamFormula
+from glassformer.nn.formula import ParamFormula, counted
 from glassformer.nn.hooks import hook
 from glassformer.nn.position import AttentionPositions, PositionScheme, register_position_scheme
 
@@ -63,15 +63,7 @@ class RotaryPositions(AttentionPositions):
         self.hook_k = hook("rotary", "B H T D", "rotary.k")
 
     def param_formulas(self) -> list[ParamFormula]:
-        return [
-            ParamFormula(
-                "",
-                "0",
-                {},
-                "rotation angles p·θ_i are computed, not learned",
-                zh="旋转角 p·θ_i 是算出来的，不是学出来的",
-            )
-        ]
+        return [counted("", "0", note="rotary")]
 
     def _fill(self, n: int, dtype: torch.dtype, device) -> None:
         # the tables outlive the call that grows them: even when sampling runs under inference_mode

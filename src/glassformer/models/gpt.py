@@ -28,8 +28,8 @@ from glassformer.errors import UsageError
 from glassformer.models.kinds import register_model_kind
 from glassformer.nn.block import Block, layer_norm, norm_formula, norm_hook
 from glassformer.nn.embedding import LearnedPositions, TokenEmbedding
-from glassformer.nn.formula import ParamFormula, linear_formula
-from glassformer.nn.hooks import HookedModel, HookPoint
+from glassformer.nn.formula import ParamFormula, counted, linear_formula
+from glassformer.nn.hooks import HookedModel, hook
 from glassformer.nn.init import init_weights
 from glassformer.nn.kv_cache import KVCache
 from glassformer.nn.masks import causal_mask
@@ -58,28 +58,12 @@ class Transformer(HookedModel):
         self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
         self.use_final_norm = cfg.final_norm and cfg.norm != "none"
         self.ln_final = layer_norm(cfg) if self.use_final_norm else nn.Identity()
+        about = {"en": scheme.about, "zh": scheme.zh}
         if self.pos_embed is not None:  # touch point 1: the scheme adds a vector to the stream
-            self.hook_pos_embed = HookPoint(
-                "+ position",
-                "T C",
-                f"position {cfg.position}: {scheme.about}; one vector per place, broadcast over B",
-                f"位置 {cfg.position}：{scheme.zh}；每个位置一个向量，对 B 广播",
-                "+ 位置",
-            )
-            resid_pre = ("embedding + position: the residual stream enters block 0", "嵌入 + 位置：残差流进入第 0 块")
-        else:
-            resid_pre = (
-                f"the embedding alone enters block 0 (position {cfg.position}: {scheme.about})",
-                f"只有嵌入进入第 0 块（位置 {cfg.position}：{scheme.zh}）",
-            )
-        self.hook_resid_pre = HookPoint("+ position", "B T C", *resid_pre, "+ 位置")
-        self.hook_ln_final = norm_hook(
-            "final LayerNorm",
-            "最终层归一化",
-            "last normalisation before the head",
-            "输出头之前的最后一次归一化",
-            self.use_final_norm,
-        )
+            self.hook_pos_embed = hook("position", "T C", "position", position=cfg.position, about=about)
+        resid_pre = "resid_pre" if self.pos_embed is not None else "resid_pre.no_stream"
+        self.hook_resid_pre = hook("position", "B T C", resid_pre, position=cfg.position, about=about)
+        self.hook_ln_final = norm_hook("final_norm", "final_norm", self.use_final_norm)
         self.build_ends(cfg)
         init_weights(self, cfg.init, cfg.n_layers)
         self.name_hook_points()
@@ -112,12 +96,8 @@ class Transformer(HookedModel):
         """The modules before the first block and after the last, with their hook points."""
         self.tok_embed = TokenEmbedding(cfg.vocab_size, cfg.d_model)
         self.head = nn.Linear(cfg.d_model, cfg.vocab_size, bias=cfg.bias and not cfg.tie_weights)
-        self.hook_embed = HookPoint(
-            "embedding", "B T C", "token vectors looked up in the (V, C) table", "在 (V, C) 表中查到的词向量", "嵌入"
-        )
-        self.hook_logits = HookPoint(
-            "logits", "B T V", "one score per vocabulary entry", "词表中每个词一个分数", "logits"
-        )
+        self.hook_embed = hook("embedding", "B T C", "embedding")
+        self.hook_logits = hook("logits", "B T V", "logits")
 
     def tie_ends(self, cfg: ModelConfig) -> None:
         """After initialisation: the head reuses the embedding table when tie_weights is set."""
@@ -143,24 +123,16 @@ class Transformer(HookedModel):
     def param_formulas(self) -> list[ParamFormula]:
         C, V = self.cfg.d_model, self.cfg.vocab_size
         if self.cfg.tie_weights:
-            head = ParamFormula(
-                "head",
-                "0",
-                {},
-                "tied: reuses tok_embed's V·C matrix, 0 new parameters",
-                zh="绑定：复用 tok_embed 的 V·C 矩阵，新增 0 个参数",
-            )
+            head = counted("head", "0", note="tied_head", table="tok_embed")
         else:
-            head = linear_formula(
-                "head", "C", "V", self.cfg.bias, "C -> one score per token", zh="C -> 每个词元一个分数", C=C, V=V
-            )
+            head = linear_formula("head", "C", "V", self.cfg.bias, "head", C=C, V=V)
         return [self.final_norm_formula(), head]
 
     # ---- what every kind shares --------------------------------------------------------------------
     def final_norm_formula(self) -> ParamFormula:
         if self.use_final_norm:
             return norm_formula("ln_final", self.cfg, True)
-        return ParamFormula("ln_final", "0", {}, "no final norm", zh="没有最终归一化")
+        return counted("ln_final", "0", note="no_final_norm")
 
     def set_attention(self, attention: str) -> None:
         """Switch every block between the glass and the fused attention path (same weights)."""

@@ -16,7 +16,7 @@ from glassformer.errors import UsageError
 from glassformer.models.gpt import Transformer
 from glassformer.models.kinds import register_model_kind
 from glassformer.nn.formula import ParamFormula, linear_formula
-from glassformer.nn.hooks import HookPoint
+from glassformer.nn.hooks import hook
 
 
 @register_model_kind("regressor")
@@ -29,12 +29,8 @@ class SequenceRegressor(Transformer):
     def build_ends(self, cfg: ModelConfig) -> None:
         self.in_proj = nn.Linear(cfg.d_in, cfg.d_model, bias=cfg.bias)
         self.out_proj = nn.Linear(cfg.d_model, cfg.d_out, bias=cfg.bias)
-        self.hook_embed = HookPoint(
-            "embedding", "B T C", "each step's numbers projected to width C", "每一步的数值投影到宽度 C", "嵌入"
-        )
-        self.hook_pred = HookPoint(
-            "prediction", "B T d_out", "the regressor's numbers out", "回归模型输出的数值", "预测"
-        )
+        self.hook_embed = hook("embedding", "B T C", "embedding.numbers")
+        self.hook_pred = hook("prediction", "B T d_out", "prediction")
 
     def tie_ends(self, cfg: ModelConfig) -> None:
         """Nothing to tie: numbers in and out share no table."""
@@ -60,7 +56,7 @@ class SequenceRegressor(Transformer):
     def param_formulas(self) -> list[ParamFormula]:
         C, d_in, d_out, b = self.cfg.d_model, self.cfg.d_in, self.cfg.d_out, self.cfg.bias
         return [
-            linear_formula("in_proj", "d_in", "C", b, "numbers -> width C", zh="数字 -> 宽度 C", C=C, d_in=d_in),
+            linear_formula("in_proj", "d_in", "C", b, "in_proj", C=C, d_in=d_in),
             self.final_norm_formula(),
-            linear_formula("out_proj", "C", "d_out", b, "width C -> numbers", zh="宽度 C -> 数字", C=C, d_out=d_out),
+            linear_formula("out_proj", "C", "d_out", b, "out_proj", C=C, d_out=d_out),
         ]

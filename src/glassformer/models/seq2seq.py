@@ -33,14 +33,15 @@ import torch
 from torch import nn
 
 from glassformer.config import ModelConfig
+from glassformer.errors import UsageError
 from glassformer.models.kinds import register_model_kind
 from glassformer.nn.attention import AttentionHeads
 from glassformer.nn.block import Block, layer_norm, norm_formula, norm_hook
 from glassformer.nn.decoder_block import DecoderBlock
 from glassformer.nn.decoder_cache import DecoderCache
 from glassformer.nn.embedding import TokenEmbedding
-from glassformer.nn.formula import ParamFormula, linear_formula
-from glassformer.nn.hooks import HookedModel, HookPoint
+from glassformer.nn.formula import ParamFormula, counted, linear_formula
+from glassformer.nn.hooks import HookedModel, HookPoint, hook
 from glassformer.nn.init import init_weights
 from glassformer.nn.masks import causal_mask, combine_masks, padding_mask
 from glassformer.nn.position import position_scheme
@@ -51,9 +52,9 @@ SOURCE_AXES = {"T": "S", "T_q": "S", "T_k": "S"}  # in the encoder, every sequen
 def reads_the_source(module: nn.Module) -> None:
     """The encoder's blocks are the encoder-only model's Block: say in their hook points' axes that
     the sequence they run over is the source (S), so views label it with the source's tokens."""
-    for hook in module.modules():
-        if isinstance(hook, HookPoint):
-            hook.axes = " ".join(SOURCE_AXES.get(a, a) for a in hook.axes.split())
+    for point in module.modules():
+        if isinstance(point, HookPoint):
+            point.axes = " ".join(SOURCE_AXES.get(a, a) for a in point.axes.split())
 
 
 @register_model_kind("seq2seq")
@@ -65,10 +66,7 @@ class EncoderDecoder(HookedModel):
     def __init__(self, cfg: ModelConfig) -> None:
         super().__init__()
         if cfg.pad_id is None:
-            raise ValueError(
-                "seq2seq needs pad_id: sentences of different lengths are padded, and both "
-                "sides mask the padding. Set pad_id to the tokenizer's <PAD> id (--pad_id=0)."
-            )
+            raise UsageError("error.seq2seq.pad_id")
         self.cfg, self.pad_id = cfg, cfg.pad_id  # pad_id: an int from here on
         self.use_final_norm = cfg.final_norm and cfg.norm != "none"
         scheme = position_scheme(cfg.position)
@@ -85,83 +83,28 @@ class EncoderDecoder(HookedModel):
 
     def build_encoder(self, scheme) -> None:
         """The source side, and its hook points, in the order the data flows through them."""
-        cfg, root = self.cfg, f"×√C = {math.sqrt(self.cfg.d_model):.3g}"
+        cfg, root, about = self.cfg, math.sqrt(self.cfg.d_model), {"en": scheme.about, "zh": scheme.zh}
         self.src_embed = TokenEmbedding(cfg.vocab_size, cfg.d_model)
-        self.hook_src_embed = HookPoint(
-            "embedding",
-            "B S C",
-            f"source token vectors from the (V, C) table, {root}",
-            f"源词元在 (V, C) 表中的向量，{root}",
-            "嵌入",
-        )
-        self.hook_src_pos = HookPoint(
-            "+ position",
-            "S C",
-            f"position {cfg.position} of each source token: {scheme.about}",
-            f"每个源词元的位置 {cfg.position}：{scheme.zh}",
-            "+ 位置",
-        )
-        self.hook_src_resid_pre = HookPoint(
-            "+ position",
-            "B S C",
-            "embedding + position: the source enters encoder block 0",
-            "嵌入 + 位置：源序列进入编码器第 0 块",
-            "+ 位置",
-        )
+        self.hook_src_embed = hook("embedding", "B S C", "src_embed", root=root)
+        self.hook_src_pos = hook("position", "S C", "src_pos", position=cfg.position, about=about)
+        self.hook_src_resid_pre = hook("position", "B S C", "src_resid_pre")
         self.encoder = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
         reads_the_source(self.encoder)
         self.enc_ln_final = layer_norm(cfg) if self.use_final_norm else nn.Identity()
-        final, final_zh = ("normalised: ", "归一化后：") if self.use_final_norm else ("", "")
-        self.hook_memory = HookPoint(
-            "memory",
-            "B S C",
-            f"{final}the encoder's output, read by every cross-attention",
-            f"{final_zh}编码器的输出，每个交叉注意力都读它",
-            "编码器输出",
-        )
+        self.hook_memory = hook("memory", "B S C", "memory.normalised" if self.use_final_norm else "memory")
 
     def build_decoder(self, scheme) -> None:
         """The target side and the head, and their hook points, in data-flow order."""
-        cfg, root = self.cfg, f"×√C = {math.sqrt(self.cfg.d_model):.3g}"
+        cfg, root = self.cfg, math.sqrt(self.cfg.d_model)
         self.tgt_embed = TokenEmbedding(cfg.vocab_size, cfg.d_model)
-        self.hook_tgt_embed = HookPoint(
-            "embedding",
-            "B T C",
-            f"target token vectors from the (V, C) table, {root}",
-            f"目标词元在 (V, C) 表中的向量，{root}",
-            "嵌入",
-        )
-        self.hook_tgt_pos = HookPoint(
-            "+ position",
-            "T C",
-            f"position {cfg.position} of each target token",
-            f"每个目标词元的位置 {cfg.position}",
-            "+ 位置",
-        )
-        self.hook_tgt_resid_pre = HookPoint(
-            "+ position",
-            "B T C",
-            "embedding + position: the target enters decoder block 0",
-            "嵌入 + 位置：目标序列进入解码器第 0 块",
-            "+ 位置",
-        )
+        self.hook_tgt_embed = hook("embedding", "B T C", "tgt_embed", root=root)
+        self.hook_tgt_pos = hook("position", "T C", "tgt_pos", position=cfg.position)
+        self.hook_tgt_resid_pre = hook("position", "B T C", "tgt_resid_pre")
         self.decoder = nn.ModuleList(DecoderBlock(cfg) for _ in range(cfg.n_layers))
         self.dec_ln_final = layer_norm(cfg) if self.use_final_norm else nn.Identity()
-        self.hook_dec_ln_final = norm_hook(
-            "final LayerNorm",
-            "最终层归一化",
-            "the decoder's last normalisation, fed to the head",
-            "解码器最后一次归一化，送入输出头",
-            self.use_final_norm,
-        )
+        self.hook_dec_ln_final = norm_hook("final_norm", "dec_final_norm", self.use_final_norm)
         self.head = nn.Linear(cfg.d_model, cfg.vocab_size, bias=cfg.bias and not cfg.tie_weights)
-        self.hook_logits = HookPoint(
-            "logits",
-            "B T V",
-            "one score per vocabulary entry, for each next target token",
-            "对每个下一个目标词元，词表中每个词一个分数",
-            "logits",
-        )
+        self.hook_logits = hook("logits", "B T V", "dec_logits")
 
     # ---- what every model kind says about itself --------------------------------------------------
     @property
@@ -170,31 +113,17 @@ class EncoderDecoder(HookedModel):
 
     def param_formulas(self) -> list[ParamFormula]:
         C, V = self.cfg.d_model, self.cfg.vocab_size
-        src = ParamFormula("src_embed", "V·C", {"V": V, "C": C}, "one C-vector per token", zh="每个词元一个 C 维向量")
+        src = counted("src_embed", "V·C", {"V": V, "C": C}, "token_table")
         if self.cfg.share_embeddings:
-            tgt = ParamFormula(
-                "tgt_embed", "0", {}, "shared: reuses src_embed's V·C table", zh="共享：复用 src_embed 的 V·C 表"
-            )
+            tgt = counted("tgt_embed", "0", note="shared_table")
         else:
-            tgt = ParamFormula(
-                "tgt_embed", "V·C", {"V": V, "C": C}, "one C-vector per target token", zh="每个目标词元一个 C 维向量"
-            )
+            tgt = counted("tgt_embed", "V·C", {"V": V, "C": C}, "tgt_table")
         if self.cfg.tie_weights:
-            head = ParamFormula(
-                "head",
-                "0",
-                {},
-                "tied: reuses tgt_embed's V·C matrix, 0 new parameters",
-                zh="绑定：复用 tgt_embed 的 V·C 矩阵，新增 0 个参数",
-            )
+            head = counted("head", "0", note="tied_head", table="tgt_embed")
         else:
-            head = linear_formula(
-                "head", "C", "V", self.cfg.bias, "C -> one score per token", zh="C -> 每个词元一个分数", C=C, V=V
-            )
+            head = linear_formula("head", "C", "V", self.cfg.bias, "head", C=C, V=V)
         norms = [
-            norm_formula(name, self.cfg, self.use_final_norm)
-            if self.use_final_norm
-            else ParamFormula(name, "0", {}, "no final norm", zh="没有最终归一化")
+            norm_formula(name, self.cfg, True) if self.use_final_norm else counted(name, "0", note="no_final_norm")
             for name in ("enc_ln_final", "dec_ln_final")
         ]
         return [src, tgt, *norms, head]
@@ -219,11 +148,7 @@ class EncoderDecoder(HookedModel):
         """An empty decoder cache for writing `batch_size` targets (see nn/decoder_cache.py)."""
         p, cfg = next(self.parameters()), self.cfg
         if not cfg.causal:
-            raise ValueError(
-                "this decoder has no causal mask (causal=False): each new token changes the "
-                "earlier positions too, so their cached keys would be stale. Decode with "
-                "use_cache=False."
-            )
+            raise UsageError("error.seq2seq.cache_not_causal")
         return DecoderCache(cfg.n_layers, batch_size, cfg.n_heads, cfg.max_len, cfg.d_head, p.device, p.dtype)
 
     # ---- masks --------------------------------------------------------------------------------------
@@ -276,8 +201,5 @@ class EncoderDecoder(HookedModel):
         """Teacher forcing: src (B, S) and tgt_in (B, T) ids -> (B, T, V) logits; position t
         predicts target token t+1 from the whole source and the target tokens 0..t."""
         if src.dim() != 2 or tgt.dim() != 2 or src.size(0) != tgt.size(0):
-            raise ValueError(
-                f"seq2seq reads (src (B, S), tgt_in (B, T)) id tensors with the same B; got "
-                f"{tuple(src.shape)} and {tuple(tgt.shape)}. Call model(src, tgt_in)."
-            )
+            raise UsageError("error.seq2seq.inputs", src=tuple(src.shape), tgt=tuple(tgt.shape))
         return self.decode(tgt, self.encode(src), src)  # (B, T, V)

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import torch
 
-from glassformer.nn.formula import ParamFormula
-from glassformer.nn.hooks import HookPoint
+from glassformer.nn.formula import ParamFormula, counted
+from glassformer.nn.hooks import hook
 from glassformer.nn.position import AttentionPositions, PositionScheme, register_position_scheme
 
 
@@ -50,20 +50,10 @@ class ALiBi(AttentionPositions):
         super().__init__()
         self.n_heads = n_heads
         self.register_buffer("slopes", alibi_slopes(n_heads).to(torch.get_default_dtype()), persistent=False)  # (H,)
-        self.hook_bias = HookPoint(
-            "ALiBi bias",
-            "H T_q T_k",
-            "-m_h·|i - j|: added to the scores, larger for keys farther away",
-            "-m_h·|i - j|：加到注意力分数上，键越远罚得越多",
-            "ALiBi 偏置",
-        )
+        self.hook_bias = hook("alibi", "H T_q T_k", "alibi")
 
     def param_formulas(self) -> list[ParamFormula]:
-        return [
-            ParamFormula(
-                "", "0", {}, "fixed slopes m_h: a buffer, not a parameter", zh="固定的斜率 m_h：是缓冲区，不是参数"
-            )
-        ]
+        return [counted("", "0", note="alibi")]
 
     def _apply(self, fn, recurse=True):
         # .double(), .to(device): recompute the slopes from float64 instead of casting a rounded copy

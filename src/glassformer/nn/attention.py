@@ -25,9 +25,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from glassformer.nn.formula import ParamFormula, linear_formula
+from glassformer.nn.formula import ParamFormula, counted, linear_formula
 from glassformer.nn.fused_attention import fused_attention
-from glassformer.nn.hooks import HookPoint
+from glassformer.nn.hooks import HookPoint, hook
 from glassformer.nn.masks import check_mask
 from glassformer.nn.position import AttentionPositions
 
@@ -201,57 +201,25 @@ class MultiHeadAttention(AttentionHeads):
         self.positions = positions
         self.proj = nn.Linear(d_model, d_model, bias=bias)
         self.resid_dropout = nn.Dropout(dropout)
-        self.hook_q = HookPoint(
-            "Q/K/V split heads",
-            "B H T D",
-            "queries, already split into H heads of D",
-            "查询 Q，已拆成 H 个宽 D 的头",
-            "Q/K/V 拆分多头",
-        )
-        self.hook_k = HookPoint(
-            "Q/K/V split heads", "B H T D", "keys, split into heads", "键 K，已拆成多头", "Q/K/V 拆分多头"
-        )
-        self.hook_v = HookPoint(
-            "Q/K/V split heads", "B H T D", "values, split into heads", "值 V，已拆成多头", "Q/K/V 拆分多头"
-        )
-        self.hook_scores = HookPoint(
-            "scores", "B H T_q T_k", "Q·Kᵀ/√D, masked cells = -inf", "Q·Kᵀ/√D，被遮挡的格子为 -inf", "注意力分数"
-        )
-        self.hook_weights = HookPoint(
-            "weights",
-            "B H T_q T_k",
-            "softmax over keys: each row sums to 1",
-            "对键做 softmax：每行之和为 1",
-            "注意力权重",
-        )
-        self.hook_z = HookPoint(
-            "heads' outputs (z)",
-            "B H T D",
-            "weights · V, one D-wide result per head",
-            "权重 · V：每个头一个宽 D 的结果",
-            "各头输出 (z)",
-        )
-        self.hook_merged = HookPoint(
-            "merged heads", "B T C", "z with heads put side by side: H·D = C", "把各头并排拼接：H·D = C", "合并多头"
-        )
-        self.hook_out = HookPoint(
-            "attn out", "B T C", "output projection of the merged heads", "合并后的输出投影", "注意力输出"
-        )
+        self.hook_q = hook("qkv", "B H T D", "attn.q")
+        self.hook_k = hook("qkv", "B H T D", "attn.k")
+        self.hook_v = hook("qkv", "B H T D", "attn.v")
+        self.hook_scores = hook("scores", "B H T_q T_k", "attn.scores")
+        self.hook_weights = hook("weights", "B H T_q T_k", "attn.weights")
+        self.hook_z = hook("z", "B H T D", "attn.z")
+        self.hook_merged = hook("merged", "B T C", "merged")
+        self.hook_out = hook("attn_out", "B T C", "attn.out")
 
     def param_formulas(self) -> list[ParamFormula]:
         C, D, H = self.proj.in_features, self.d_head, self.n_heads
         if self.style == "packed":
-            qkv = linear_formula(
-                "qkv", "C", "3C", self.bias, "Q, K, V for all heads at once", zh="一次算出所有头的 Q、K、V", C=C
-            )
+            qkv = linear_formula("qkv", "C", "3C", self.bias, "qkv", C=C)
         else:
             one = "C·D + D" if self.bias else "C·D"
-            qkv = ParamFormula(
-                "heads", f"H·3({one})", {"C": C, "D": D, "H": H}, "H heads × (q, k, v)", zh="H 个头 × (q, k, v)"
-            )
+            qkv = counted("heads", f"H·3({one})", {"C": C, "D": D, "H": H}, "heads")
         return [
             qkv,
-            linear_formula("proj", "C", "C", self.bias, "merged heads -> residual", zh="合并各头 -> 残差流", C=C),
+            linear_formula("proj", "C", "C", self.bias, "proj", C=C),
         ]
 
     def split_qkv(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

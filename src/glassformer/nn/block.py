@@ -20,9 +20,10 @@ import torch.nn.functional as F
 from torch import nn
 
 from glassformer.config import ModelConfig
+from glassformer.errors import UsageError
 from glassformer.nn.attention import MultiHeadAttention
-from glassformer.nn.formula import ParamFormula, layer_norm_formula, linear_formula
-from glassformer.nn.hooks import HookPoint
+from glassformer.nn.formula import ParamFormula, counted, layer_norm_formula, linear_formula
+from glassformer.nn.hooks import HookPoint, Term, hook
 from glassformer.nn.position import position_scheme
 
 
@@ -33,23 +34,17 @@ def layer_norm(cfg: ModelConfig) -> nn.Module:
     return nn.LayerNorm(cfg.d_model, eps=cfg.ln_eps, bias=cfg.bias)
 
 
-def norm_hook(stage: str, stage_zh: str, what: str, what_zh: str, active: bool) -> HookPoint:
+def norm_hook(stage: str, means: str, active: bool, **fields) -> HookPoint:
     """The hook after a LayerNorm; where the config has none, it says so (same tensor as before)."""
     if active:
-        return HookPoint(stage, "B T C", what, what_zh, stage_zh)
-    return HookPoint(
-        stage + " (identity)",
-        "B T C",
-        "no normalisation in this config: the hook sees its input unchanged",
-        "此配置没有归一化：这里看到的就是输入本身",
-        stage_zh + "（恒等）",
-    )
+        return hook(stage, "B T C", means, **fields)
+    return hook("identity", "B T C", "identity", stage=Term(f"stage.{stage}", **fields))
 
 
 def norm_formula(part: str, cfg: ModelConfig, active: bool) -> ParamFormula:
     if active:
         return layer_norm_formula(part, cfg.bias, cfg.d_model)
-    return ParamFormula(part, "0", {}, "norm='none': identity", zh="norm='none'：恒等映射")
+    return counted(part, "0", note="identity_norm")
 
 
 def self_attention(cfg: ModelConfig) -> MultiHeadAttention:
@@ -83,23 +78,17 @@ class FeedForward(nn.Module):
     def __init__(self, d_model: int, d_ff: int, activation: str = "relu", bias: bool = True) -> None:
         super().__init__()
         if activation not in ACTIVATION_FNS:
-            raise ValueError(f"activation={activation!r} is not one of {list(ACTIVATION_FNS)}.")
+            raise UsageError("error.ffn.activation", activation=activation, names=list(ACTIVATION_FNS))
         self.fc1 = nn.Linear(d_model, d_ff, bias=bias)
         self.fc2 = nn.Linear(d_ff, d_model, bias=bias)
         self.act, self.bias = ACTIVATION_FNS[activation], bias
-        self.hook_hidden = HookPoint(
-            "FFN hidden",
-            "B T F",
-            "after the first Linear and the activation",
-            "第一个线性层和激活函数之后",
-            "前馈隐藏层",
-        )
+        self.hook_hidden = hook("ffn_hidden", "B T F", "ffn_hidden")
 
     def param_formulas(self) -> list[ParamFormula]:
         C, F = self.fc1.in_features, self.fc1.out_features
         return [
-            linear_formula("fc1", "C", "F", self.bias, "C -> F", C=C, F=F),
-            linear_formula("fc2", "F", "C", self.bias, "F -> C", C=C, F=F),
+            linear_formula("fc1", "C", "F", self.bias, symbolic="C -> F", C=C, F=F),
+            linear_formula("fc2", "F", "C", self.bias, symbolic="F -> C", C=C, F=F),
         ]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -123,31 +112,11 @@ class Block(nn.Module):
         self.ln2 = layer_norm(cfg)
         self.ffn = FeedForward(cfg.d_model, cfg.d_ff, cfg.activation, cfg.bias)
         self.drop = nn.Dropout(cfg.dropout)  # on the FFN branch; attn drops its own output
-        on, post = cfg.norm != "none", cfg.norm == "post"
-        self.hook_ln1 = norm_hook(
-            "LayerNorm 1",
-            "层归一化 1",
-            "attention's residual sum, normalised (fed to the FFN)" if post else "normalised stream fed to attention",
-            "注意力残差和，归一化后（送入前馈网络）" if post else "归一化后送入注意力的残差流",
-            on,
-        )
-        self.hook_ln2 = norm_hook(
-            "LayerNorm 2",
-            "层归一化 2",
-            "the FFN's residual sum, normalised: the block's output" if post else "normalised stream fed to the FFN",
-            "前馈残差和，归一化后：本块的输出" if post else "归一化后送入前馈网络的残差流",
-            on,
-        )
-        self.hook_resid_mid = HookPoint(
-            "residual", "B T C", "stream after adding attention", "加上注意力之后的残差流", "残差"
-        )
-        self.hook_resid_post = HookPoint(
-            "residual",
-            "B T C",
-            "stream after adding the FFN: the block's output",
-            "加上前馈网络之后的残差流：本块的输出",
-            "残差",
-        )
+        on, placement = cfg.norm != "none", "post" if cfg.norm == "post" else "pre"
+        self.hook_ln1 = norm_hook("layer_norm", f"ln1.{placement}", on, i=1)
+        self.hook_ln2 = norm_hook("layer_norm", f"ln2.{placement}", on, i=2)
+        self.hook_resid_mid = hook("residual", "B T C", "resid_mid")
+        self.hook_resid_post = hook("residual", "B T C", "resid_post")
 
     def param_formulas(self) -> list[ParamFormula]:
         on = self.norm != "none"

@@ -25,7 +25,7 @@ from torch import nn
 
 from glassformer.nn.attention import AttentionHeads
 from glassformer.nn.formula import ParamFormula, linear_formula
-from glassformer.nn.hooks import HookPoint
+from glassformer.nn.hooks import hook
 
 
 class CrossAttention(AttentionHeads):
@@ -41,66 +41,21 @@ class CrossAttention(AttentionHeads):
         self.kv = nn.Linear(d_model, 2 * d_model, bias=bias)
         self.proj = nn.Linear(d_model, d_model, bias=bias)
         self.resid_dropout = nn.Dropout(dropout)
-        stage, stage_zh = "Q/K/V split heads", "Q/K/V 拆分多头"
-        self.hook_q = HookPoint(
-            stage,
-            "B H T D",
-            "queries from the target stream (the decoder), split into heads",
-            "查询 Q：来自目标序列（解码器），已拆成多头",
-            stage_zh,
-        )
-        self.hook_k = HookPoint(
-            stage,
-            "B H S D",
-            "keys from the encoder's output: one per source token",
-            "键 K：来自编码器的输出，每个源词元一个",
-            stage_zh,
-        )
-        self.hook_v = HookPoint(
-            stage,
-            "B H S D",
-            "values from the encoder's output: one per source token",
-            "值 V：来自编码器的输出，每个源词元一个",
-            stage_zh,
-        )
-        self.hook_scores = HookPoint(
-            "scores",
-            "B H T_q S",
-            "Q·Kᵀ/√D of each target query against every source key; padding = -inf",
-            "每个目标查询与每个源键的 Q·Kᵀ/√D；填充位置为 -inf",
-            "注意力分数",
-        )
-        self.hook_weights = HookPoint(
-            "weights",
-            "B H T_q S",
-            "softmax over the source tokens: where each target token reads the source",
-            "对源词元做 softmax：每个目标词元从源序列的哪里读取",
-            "注意力权重",
-        )
-        self.hook_z = HookPoint(
-            "heads' outputs (z)",
-            "B H T D",
-            "weights · V: what each head read from the source",
-            "权重 · V：每个头从源序列读到的内容",
-            "各头输出 (z)",
-        )
-        self.hook_merged = HookPoint(
-            "merged heads", "B T C", "z with heads put side by side: H·D = C", "把各头并排拼接：H·D = C", "合并多头"
-        )
-        self.hook_out = HookPoint(
-            "cross-attn out",
-            "B T C",
-            "output projection: what the source adds to the stream",
-            "输出投影：源序列给残差流添加的内容",
-            "交叉注意力输出",
-        )
+        self.hook_q = hook("qkv", "B H T D", "cross.q")
+        self.hook_k = hook("qkv", "B H S D", "cross.k")
+        self.hook_v = hook("qkv", "B H S D", "cross.v")
+        self.hook_scores = hook("scores", "B H T_q S", "cross.scores")
+        self.hook_weights = hook("weights", "B H T_q S", "cross.weights")
+        self.hook_z = hook("z", "B H T D", "cross.z")
+        self.hook_merged = hook("merged", "B T C", "merged")
+        self.hook_out = hook("cross_out", "B T C", "cross.out")
 
     def param_formulas(self) -> list[ParamFormula]:
         C = self.proj.in_features
         return [
-            linear_formula("q", "C", "C", self.bias, "queries from the target stream", zh="来自目标流的查询", C=C),
-            linear_formula("kv", "C", "2C", self.bias, "keys and values from the source", zh="来自源序列的键和值", C=C),
-            linear_formula("proj", "C", "C", self.bias, "merged heads -> residual", zh="合并各头 -> 残差流", C=C),
+            linear_formula("q", "C", "C", self.bias, "cross_q", C=C),
+            linear_formula("kv", "C", "2C", self.bias, "cross_kv", C=C),
+            linear_formula("proj", "C", "C", self.bias, "proj", C=C),
         ]
 
     def source_kv(self, memory: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

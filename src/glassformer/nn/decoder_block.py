@@ -22,26 +22,7 @@ from glassformer.config import ModelConfig
 from glassformer.nn.block import FeedForward, layer_norm, norm_formula, norm_hook, self_attention
 from glassformer.nn.cross_attention import CrossAttention
 from glassformer.nn.formula import ParamFormula
-from glassformer.nn.hooks import HookPoint
-
-
-def _norm_hook(i: int, before: str, before_zh: str, on: bool, post: bool) -> HookPoint:
-    """The hook after LayerNorm i: pre-norm normalises what a sublayer reads, post-norm its sum."""
-    if post:
-        return norm_hook(
-            f"LayerNorm {i}",
-            f"层归一化 {i}",
-            f"the {before} sublayer's residual sum, normalised",
-            f"{before_zh}子层的残差和，归一化后",
-            on,
-        )
-    return norm_hook(
-        f"LayerNorm {i}",
-        f"层归一化 {i}",
-        f"normalised stream fed to the {before}",
-        f"归一化后送入{before_zh}的残差流",
-        on,
-    )
+from glassformer.nn.hooks import HookPoint, Term, hook
 
 
 class DecoderBlock(nn.Module):
@@ -57,23 +38,14 @@ class DecoderBlock(nn.Module):
         self.ln3 = layer_norm(cfg)
         self.ffn = FeedForward(cfg.d_model, cfg.d_ff, cfg.activation, cfg.bias)
         self.drop = nn.Dropout(cfg.dropout)  # on the FFN branch; the attentions drop their own outputs
-        on, post = cfg.norm != "none", cfg.norm == "post"
-        self.hook_ln1 = _norm_hook(1, "self-attention", "自注意力", on, post)
-        self.hook_resid_self = HookPoint(
-            "residual", "B T C", "stream after adding masked self-attention", "加上掩码自注意力之后的残差流", "残差"
-        )
-        self.hook_ln2 = _norm_hook(2, "cross-attention", "交叉注意力", on, post)
-        self.hook_resid_cross = HookPoint(
-            "residual", "B T C", "stream after adding cross-attention", "加上交叉注意力之后的残差流", "残差"
-        )
-        self.hook_ln3 = _norm_hook(3, "FFN", "前馈网络", on, post)
-        self.hook_resid_post = HookPoint(
-            "residual",
-            "B T C",
-            "stream after adding the FFN: the block's sum",
-            "加上前馈网络之后的残差流：本块的和",
-            "残差",
-        )
+        on, placement = cfg.norm != "none", "post" if cfg.norm == "post" else "pre"
+        ln = f"dec_ln.{placement}"  # pre-norm normalises what a sublayer reads, post-norm its sum
+        self.hook_ln1 = norm_hook("layer_norm", ln, on, i=1, sublayer=Term("sublayer.self_attention"))
+        self.hook_resid_self = hook("residual", "B T C", "resid_self")
+        self.hook_ln2 = norm_hook("layer_norm", ln, on, i=2, sublayer=Term("sublayer.cross_attention"))
+        self.hook_resid_cross = hook("residual", "B T C", "resid_cross")
+        self.hook_ln3 = norm_hook("layer_norm", ln, on, i=3, sublayer=Term("sublayer.ffn"))
+        self.hook_resid_post = hook("residual", "B T C", "dec_resid_post")
 
     def param_formulas(self) -> list[ParamFormula]:
         on = self.norm != "none"

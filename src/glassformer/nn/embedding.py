@@ -23,40 +23,28 @@ import math
 import torch
 from torch import nn
 
-from glassformer.errors import UsageError
-from glassformer.nn.formula import ParamFormula
+from glassformer.errors import UsageError, WrongType
+from glassformer.messages import t
+from glassformer.nn.formula import ParamFormula, counted
 
 
 def check_token_ids(ids: torch.Tensor, vocab_size: int) -> None:
     """Raise a ValueError naming the problem if ids are not valid indices into the vocabulary."""
     if not isinstance(ids, torch.Tensor):
-        raise TypeError(
-            f"token ids must be a torch.Tensor of integers, got {type(ids).__name__}; "
-            "wrap them with torch.tensor(ids, dtype=torch.long)."
-        )
+        raise WrongType("error.ids.type", type=type(ids).__name__)
     if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
-        raise ValueError(
-            f"token ids must be integers (torch.long), got dtype {ids.dtype}; "
-            "convert with ids.long() — or, for numbers, use SequenceRegressor."
-        )
+        raise UsageError("error.ids.dtype", dtype=ids.dtype)
     if ids.dim() != 2:
-        raise ValueError(
-            f"token ids must have shape (B, T), got {tuple(ids.shape)}; add a batch axis with ids.unsqueeze(0)."
-        )
+        raise UsageError("error.ids.shape", shape=tuple(ids.shape))
     if not ids.numel():
         return
     lo, hi = torch.aminmax(ids)  # one pass over the ids
     if ids.device.type != "cpu":  # reading lo/hi would stall the GPU every step: assert on-device
-        msg = f"token ids outside the vocabulary [0, {vocab_size}): encode with the model's tokenizer"
-        torch._assert_async((lo >= 0) & (hi < vocab_size), msg)
+        torch._assert_async((lo >= 0) & (hi < vocab_size), t("model.ids_outside_on_device", vocab_size=vocab_size))
         return
     if int(lo) < 0 or int(hi) >= vocab_size:
         bad = ids[(ids < 0) | (ids >= vocab_size)].unique()[:10].tolist()
-        raise ValueError(
-            f"token ids {bad} are outside the vocabulary [0, {vocab_size}): "
-            "encode with the model's own tokenizer, or build the model with a "
-            "larger vocab_size."
-        )
+        raise UsageError("error.ids.outside", bad=bad, vocab_size=vocab_size)
 
 
 class TokenEmbedding(nn.Module):
@@ -69,7 +57,7 @@ class TokenEmbedding(nn.Module):
 
     def param_formulas(self) -> list[ParamFormula]:
         V, C = self.table.weight.shape
-        return [ParamFormula("", "V·C", {"V": V, "C": C}, "one C-vector per token", zh="每个词元一个 C 维向量")]
+        return [counted("", "V·C", {"V": V, "C": C}, "token_table")]
 
     @property
     def weight(self) -> torch.Tensor:
@@ -107,7 +95,7 @@ class LearnedPositions(nn.Module):
 
     def param_formulas(self) -> list[ParamFormula]:
         L, C = self.table.weight.shape
-        return [ParamFormula("", "L·C", {"L": L, "C": C}, "one C-vector per position", zh="每个位置一个 C 维向量")]
+        return [counted("", "L·C", {"L": L, "C": C}, "position_table")]
 
     def forward(self, T: int, offset: int = 0) -> torch.Tensor:
         check_length(offset + T, self.max_len)
@@ -124,15 +112,7 @@ class SinusoidalPositions(nn.Module):
         self.register_buffer("table", sinusoidal_table(max_len, d_model), persistent=False)
 
     def param_formulas(self) -> list[ParamFormula]:
-        return [
-            ParamFormula(
-                "",
-                "0",
-                {},
-                "fixed sin/cos table: a buffer, not a parameter",
-                zh="固定的 sin/cos 表：是缓冲区，不是参数",
-            )
-        ]
+        return [counted("", "0", note="sinusoidal")]
 
     def forward(self, T: int, offset: int = 0) -> torch.Tensor:
         check_length(offset + T, self.max_len)

@@ -3,8 +3,10 @@
 A module with parameters says how many it has, in the letters of nn/notation.py, beside its code:
 
     def param_formulas(self):
-        return [linear_formula("qkv", "C", "3C", self.bias, C=self.d_model, note="Q, K, V at once"),
-                linear_formula("proj", "C", "C", self.bias, C=self.d_model)]
+        return [linear_formula("qkv", "C", "3C", self.bias, "qkv", C=self.d_model),
+                linear_formula("proj", "C", "C", self.bias, "proj", C=self.d_model)]
+
+The notes, in words, are glossary entries (`formula.qkv` in messages/glossary_en.py, glossary_zh.py).
 
 The parameter table (inspect/params.py) walks the module tree, evaluates each formula with the
 module's own sizes, and checks it against the parameters' real `numel`. The tutorials print wrong
@@ -20,6 +22,9 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+
+from glassformer.errors import UsageError
+from glassformer.messages import TABLES
 
 
 @dataclass(frozen=True)
@@ -37,12 +42,23 @@ class ParamFormula:
         return evaluate(self.formula, self.symbols)
 
 
+def counted(part: str, formula: str, symbols: dict[str, int] | None = None, note: str = "", **fields) -> ParamFormula:
+    """A ParamFormula whose note is the glossary's `formula.<note>` (messages/glossary_*.py), in
+    English and Chinese; no note: "". `fields` fill the note's {fields}."""
+    en, zh = (TABLES[lang][f"formula.{note}"].format(**fields) if note else "" for lang in ("en", "zh"))
+    return ParamFormula(part, formula, symbols or {}, en, zh)
+
+
 def linear_formula(
-    part: str, n_in: str, n_out: str, bias: bool, note: str = "", zh: str = "", **symbols: int
+    part: str, n_in: str, n_out: str, bias: bool, note: str = "", symbolic: str = "", **symbols: int
 ) -> ParamFormula:
-    """The count of an nn.Linear(n_in, n_out): a weight matrix, plus one bias per output if bias."""
+    """The count of an nn.Linear(n_in, n_out): a weight matrix, plus one bias per output if bias.
+    `note`: a glossary key (`formula.<note>`); `symbolic`: a note in letters only ("C -> F"), the
+    same in every language."""
     text = f"{n_in}·{n_out}" + (f" + {n_out}" if bias else "")
-    return ParamFormula(part, text, symbols, note, zh)
+    if symbolic:
+        return ParamFormula(part, text, symbols, symbolic)
+    return counted(part, text, symbols, note)
 
 
 def layer_norm_formula(part: str, bias: bool, C: int, note: str = "") -> ParamFormula:
@@ -61,19 +77,17 @@ def evaluate(formula: str, symbols: dict[str, int]) -> int:
     try:
         tree = ast.parse(text, mode="eval").body
     except SyntaxError:
-        raise ValueError(f"parameter formula {formula!r} is not algebra glassformer can read.") from None
+        raise UsageError("error.formula.syntax", formula=formula) from None
 
     def walk(node: ast.AST) -> int:
         if isinstance(node, ast.Constant) and isinstance(node.value, int):
             return node.value
         if isinstance(node, ast.Name):
             if node.id not in symbols:
-                raise ValueError(
-                    f"parameter formula {formula!r} uses {node.id!r}, but its module gives only {sorted(symbols)}."
-                )
+                raise UsageError("error.formula.letter", formula=formula, letter=node.id, letters=sorted(symbols))
             return symbols[node.id]
         if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
             return _OPS[type(node.op)](walk(node.left), walk(node.right))
-        raise ValueError(f"parameter formula {formula!r} may only use whole numbers, letters, +, -, · and parentheses.")
+        raise UsageError("error.formula.operator", formula=formula)
 
     return walk(tree)

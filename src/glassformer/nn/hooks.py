@@ -1,15 +1,15 @@
 """Hook points: named identity functions that also say what the tensor passing through them is.
 
-A module declares a `HookPoint` where it makes a tensor worth a name, and says there, once, what
-that tensor is:
+A module declares a hook point where it makes a tensor worth a name, in one line:
 
-    self.hook_weights = HookPoint("weights", "B H T_q T_k",
-                                  "softmax over the keys: each row sums to 1",
-                                  "对键做 softmax：每行之和为 1", stage_zh="注意力权重")
+    self.hook_weights = hook("weights", "B H T_q T_k", "attn.weights")
 
-`stage` is the step of the data flow it belongs to (the trace table's first column), `axes`
-names each axis of the tensor with the letters of nn/notation.py, and the meaning comes in
-English and Chinese. Every view — the trace table, attention maps, gradient flow, the web
+the step of the data flow it belongs to (the trace table's first column), the letters of its
+axes (nn/notation.py), and what the tensor is. The last two are keys of the glossary
+(messages/glossary_en.py, glossary_zh.py: one entry per stage, one per concept), which holds the
+words in English and Chinese; the declaration carries them worded, as `stage`, `means`, `zh`,
+`stage_zh`. (`HookPoint(stage, axes, means, zh, stage_zh)` with the words themselves still
+works, for a module outside the model code.) Every view — the trace table, attention maps, gradient flow, the web
 explorer, the lab — walks `model.hook_points()` and reads these declarations, so a new hook point
 shows up everywhere with no edit elsewhere.
 
@@ -27,6 +27,9 @@ from typing import Callable
 
 import torch
 from torch import nn
+
+from glassformer.errors import UsageError
+from glassformer.messages import TABLES, t
 
 # fn(tensor, name) -> tensor to use instead, or None to keep the original
 HookFn = Callable[[torch.Tensor, str], "torch.Tensor | None"]
@@ -57,10 +60,7 @@ class HookPoint(nn.Module):
             out = fn(x, self.name)
             if out is not None:
                 if out.shape != x.shape:
-                    raise ValueError(
-                        f"hook on {self.name!r} returned shape {tuple(out.shape)}, "
-                        f"expected {tuple(x.shape)}: a hook may change values, not shapes."
-                    )
+                    raise UsageError("error.hook.shape", name=self.name, got=tuple(out.shape), want=tuple(x.shape))
                 x = out
         return x
 
@@ -70,6 +70,42 @@ class HookPoint(nn.Module):
 
     def extra_repr(self) -> str:
         return f"{self.name!r}, {self.axes!r}"
+
+
+class Term:
+    """A glossary entry used as a field of another (`stage.identity` of `stage.layer_norm`), worded
+    in the same language as the sentence it goes into."""
+
+    def __init__(self, key: str, **fields) -> None:
+        self.key, self.fields = key, fields
+
+    def words(self, lang: str) -> str:
+        return _say(self.key, lang, self.fields)
+
+
+def _say(key: str, lang: str, fields: dict) -> str:
+    """The glossary entry `key` in `lang`, its fields filled in; a field that is a Term or an
+    {"en": ..., "zh": ...} pair is worded in the same language."""
+
+    def field(v):
+        if isinstance(v, Term):
+            return v.words(lang)
+        return v[lang] if isinstance(v, dict) and set(v) == {"en", "zh"} else v
+
+    return TABLES[lang][key].format(**{k: field(v) for k, v in fields.items()})
+
+
+def hook(stage: str, axes: str, means: str, /, **fields) -> HookPoint:
+    """A hook point declared in the glossary's words (messages/glossary_*.py): its stage
+    `stage.<stage>`, the letters of its axes, and what its tensor is, `means.<means>`."""
+    stage_key, means_key = f"stage.{stage}", f"means.{means}"
+    return HookPoint(
+        _say(stage_key, "en", fields),
+        axes,
+        _say(means_key, "en", fields),
+        _say(means_key, "zh", fields),
+        _say(stage_key, "zh", fields),
+    )
 
 
 class ActivationCache(dict):
@@ -160,8 +196,8 @@ class HookedModel(nn.Module):
         unknown = [n for n in names if n not in self._hooks]
         if unknown:
             near = {n: difflib.get_close_matches(n, self._hooks, n=1) for n in unknown}
-            hints = ", ".join(f"{n!r}" + (f" (did you mean {m[0]!r}?)" if m else "") for n, m in near.items())
-            raise ValueError(f"unknown hook point(s) {hints}; model.hook_names() lists them all.")
+            hints = ", ".join(repr(n) + (t("hook.did_you_mean", near=m[0]) if m else "") for n, m in near.items())
+            raise UsageError("error.hook.unknown", hints=hints)
         return list(names)
 
     def run_with_hooks(self, *inputs, hooks: dict[str, HookFn], **kwargs):

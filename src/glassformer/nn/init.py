@@ -14,6 +14,8 @@ import math
 
 from torch import nn
 
+from glassformer.errors import UsageError
+
 RESIDUAL_PROJECTIONS = ("attn.proj.weight", "cross.proj.weight", "ffn.fc2.weight")
 
 
@@ -37,4 +39,4 @@ def init_weights(model: nn.Module, scheme: str, n_layers: int) -> None:
             if name.endswith(RESIDUAL_PROJECTIONS):
                 nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * n_layers))
         return
-    raise ValueError(f"init={scheme!r} is not one of ['torch', 'xavier', 'gpt2'].")
+    raise UsageError("error.init.scheme", scheme=scheme, names=["torch", "xavier", "gpt2"])

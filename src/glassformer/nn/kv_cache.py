@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import torch
 
+from glassformer.errors import UsageError
 from glassformer.nn.position import position_scheme
 
 
@@ -53,10 +54,7 @@ class LayerCache:
         start, end = self.length, self.length + k.size(2)
         if end > self.k.size(2):
             if not self.grows:
-                raise ValueError(
-                    f"KV cache is full: {start} cached + {k.size(2)} new > max_len "
-                    f"{self.k.size(2)}. Reset it and prefill the last max_len tokens."
-                )
+                raise UsageError("error.kv_cache.full", cached=start, new=k.size(2), max_len=self.k.size(2))
             self._grow(max(end, 2 * self.k.size(2)))
         self.k[:, :, start:end] = k
         self.v[:, :, start:end] = v

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import torch
 
+from glassformer.errors import UsageError
+
 
 def check_mask(mask: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
     """Validate a boolean mask against attention scores (B, H, T_q, T_k) and return it in a
     broadcastable layout; a 3-D mask (B, T_q, T_k) gets a head axis."""
     if mask.dtype != torch.bool:
-        raise ValueError(
-            f"attention mask must be boolean (True = may attend), got dtype {mask.dtype}. "
-            "Convert a 0/1 mask with mask.bool(); an additive float mask with (mask == 0)."
-        )
+        raise UsageError("error.mask.dtype", dtype=mask.dtype)
     if mask.dim() == 3 and scores.dim() == 4:
         mask = mask.unsqueeze(1)  # (B, T_q, T_k) -> (B, 1, T_q, T_k): same mask for every head
     try:
@@ -25,12 +24,7 @@ def check_mask(mask: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
     except RuntimeError:
         shape = None
     if shape != scores.shape:
-        raise ValueError(
-            f"attention mask of shape {tuple(mask.shape)} cannot broadcast to the scores' shape "
-            f"{tuple(scores.shape)} (B, H, T_q, T_k). Give it one of the shapes (T_q, T_k), "
-            "(B, T_q, T_k), (B, 1, T_q, T_k), (B, H, T_q, T_k) or (B, 1, 1, T_k), with T_q and "
-            "T_k equal to the query and key lengths."
-        )
+        raise UsageError("error.mask.shape", mask=tuple(mask.shape), scores=tuple(scores.shape))
     return mask
 
 
@@ -50,7 +44,7 @@ def padding_mask(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
     key_padding_mask implements).
     """
     if ids.dim() != 2:
-        raise ValueError(f"padding_mask expects token ids of shape (B, T), got {tuple(ids.shape)}.")
+        raise UsageError("error.mask.padding_ids", shape=tuple(ids.shape))
     return (ids != pad_id)[:, None, None, :]  # (B, 1, 1, T)
 
 
@@ -70,8 +64,5 @@ def combine_masks(*masks: torch.Tensor | None) -> torch.Tensor | None:
         try:
             out = out & m  # broadcasts
         except RuntimeError:
-            raise ValueError(
-                f"cannot combine masks of shapes {tuple(out.shape)} and {tuple(m.shape)}: "
-                "they do not broadcast. Give each mask the layout (B or 1, H or 1, T_q or 1, T_k)."
-            ) from None
+            raise UsageError("error.mask.combine", a=tuple(out.shape), b=tuple(m.shape)) from None
     return out

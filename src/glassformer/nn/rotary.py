@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import torch
 
-from glassformer.nn.formula import ParamFormula
-from glassformer.nn.hooks import HookPoint
+from glassformer.errors import UsageError
+from glassformer.nn.formula import ParamFormula, counted
+from glassformer.nn.hooks import hook
 from glassformer.nn.position import AttentionPositions, PositionScheme, register_position_scheme
 
 
@@ -53,40 +54,16 @@ class RotaryPositions(AttentionPositions):
         super().__init__()
         self.d_head, self.base = d_head, base
         if d_head % 2:
-            raise ValueError(
-                f"position='rotary' turns pairs of features, so d_head must be even; "
-                f"got d_head={d_head}. Choose d_model and n_heads so that "
-                f"d_model // n_heads is even."
-            )
+            raise UsageError("error.rotary.odd_head", d_head=d_head)
         # cos and sin of every angle for positions 0..max_len-1 up front; more when asked for
         self.register_buffer("cos", torch.empty(0), persistent=False)  # (n, D/2)
         self.register_buffer("sin", torch.empty(0), persistent=False)  # (n, D/2)
         self._fill(max_len, torch.get_default_dtype(), None)
-        self.hook_q = HookPoint(
-            "rotary (RoPE)",
-            "B H T D",
-            "queries turned by position: pair i of the query at p by angle p·θ_i",
-            "按位置旋转后的查询：位置 p 的第 i 对特征转过角度 p·θ_i",
-            "旋转位置编码",
-        )
-        self.hook_k = HookPoint(
-            "rotary (RoPE)",
-            "B H T D",
-            "keys turned the same way, so q·k sees only the distance between them",
-            "同样旋转后的键：q·k 只看两者之间的距离",
-            "旋转位置编码",
-        )
+        self.hook_q = hook("rotary", "B H T D", "rotary.q")
+        self.hook_k = hook("rotary", "B H T D", "rotary.k")
 
     def param_formulas(self) -> list[ParamFormula]:
-        return [
-            ParamFormula(
-                "",
-                "0",
-                {},
-                "rotation angles p·θ_i are computed, not learned",
-                zh="旋转角 p·θ_i 是算出来的，不是学出来的",
-            )
-        ]
+        return [counted("", "0", note="rotary")]
 
     def _fill(self, n: int, dtype: torch.dtype, device) -> None:
         # the tables outlive the call that grows them: even when sampling runs under inference_mode

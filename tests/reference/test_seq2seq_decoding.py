@@ -161,3 +161,31 @@ def test_length_penalty_on_a_hand_made_case():
     assert penalised.log_prob.item() == pytest.approx(longer)
     assert penalised.score.item() == pytest.approx(longer / (7 / 6))
     assert hand_made(alpha=1.0, k=1).ids[0, :1].tolist() == [EOS]  # width 1 cannot look past the first token
+
+
+# ---- the length limit: a model that never writes <EOS> ----------------------------------------------
+
+
+def never_ends() -> EncoderDecoder:
+    model = random_model()
+    with torch.no_grad():
+        model.head.bias[EOS] = float("-inf")  # <EOS> is never the argmax, nor in any beam
+    return model
+
+
+@pytest.mark.parametrize("max_new", [None, 4, MAX_LEN])  # None: the default, the model's max_len
+@pytest.mark.parametrize("use_cache", [True, False])
+@pytest.mark.parametrize("search", ["greedy", "beam"])
+def test_a_model_that_never_ends_writes_exactly_the_allowed_number_of_tokens(search, use_cache, max_new):
+    """Issue 29: an off-by-one in the limit (stopping at max_len - 1) passed every decoding test;
+    only the wording of a refusal caught it. Every row must run to the limit: max_len tokens by
+    default (the last step reads <BOS> + max_len - 1 tokens, all the decoder can read), or
+    max_new_tokens."""
+    model, src = never_ends(), sources()
+    if search == "greedy":
+        found = greedy_decode(model, src, BOS, EOS, max_new_tokens=max_new, use_cache=use_cache)
+    else:
+        found = beam_search(model, src, BOS, EOS, beam_width=3, max_new_tokens=max_new, use_cache=use_cache)
+        assert found.beams.shape == (6, 3, MAX_LEN if max_new is None else max_new)
+    assert found.ids.shape == (6, MAX_LEN if max_new is None else max_new)
+    assert not ((found.ids == EOS) | (found.ids == PAD) | (found.ids == BOS)).any()  # words only, to the end

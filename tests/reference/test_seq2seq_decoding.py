@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from glassformer.config import ModelConfig
+from glassformer.errors import UsageError
 from glassformer.models import EncoderDecoder
 from glassformer.translate import beam_search, greedy_decode, length_penalty
 
@@ -106,12 +107,21 @@ def test_an_unmasked_decoder_is_decoded_without_a_cache():
 
 def test_beam_search_refuses_bad_settings():
     model = random_model()
-    with pytest.raises(ValueError, match=r"beam_width must be in 1 … 11"):
+    with pytest.raises(UsageError) as e:
         beam_search(model, sources(), BOS, EOS, beam_width=12)
-    with pytest.raises(ValueError, match="length penalty α must be >= 0"):
+    assert (e.value.key, e.value.fields) == ("error.translate.beam_width", {"low": 1, "high": V - 2, "value": 12})
+    with pytest.raises(UsageError) as e:
         beam_search(model, sources(), BOS, EOS, length_penalty_alpha=-1)
-    with pytest.raises(ValueError, match=r"max_new_tokens must be in 1 … 10"):
-        greedy_decode(model, sources(), BOS, EOS, max_new_tokens=11)
+    assert (e.value.key, e.value.fields) == ("error.translate.length_penalty", {"low": 0, "value": -1})
+    for search in (greedy_decode, beam_search):
+        for n in (0, MAX_LEN + 1):
+            with pytest.raises(UsageError) as e:
+                search(model, sources(), BOS, EOS, max_new_tokens=n)
+            assert (e.value.key, e.value.fields) == (
+                "error.translate.max_new_tokens",
+                {"low": 1, "high": MAX_LEN, "value": n},
+            )
+    assert isinstance(e.value, ValueError)  # a caller's `except ValueError` still catches it
 
 
 # ---- a hand-made model: the next token depends only on the last one, with chosen probabilities ------

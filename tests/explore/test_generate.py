@@ -105,3 +105,12 @@ def test_past_max_len_the_explorer_draws_from_the_logits_sample_draws_from(posit
     assert session.ids[len(prompt) :] == tokens[:-1]
     diff = max((a - b).abs().max().item() for a, b in zip(ours, theirs, strict=True))
     assert diff <= 1e-5, f"{position}: the explorer's logits differ from sample's by {diff:.3g}"
+
+
+def test_the_page_shapes_and_draws_with_samples_own_functions():
+    """One sampling rule: nexttoken.py re-exports sample.py's steps rather than repeating them."""
+    from glassformer import sample
+    from glassformer.explore import generation, nexttoken
+
+    assert nexttoken.next_probs is sample.next_probs and nexttoken.draw is sample.draw
+    assert generation.next_logits is sample.next_logits and generation.draw is sample.draw

@@ -110,7 +110,7 @@ def main() -> None:
         f"× {n_hooks} hook points = {extra_ms * 1e3:.1f} µs per forward"
     )
     train = get_preset("baby").train
-    for B, T in ((train.batch_size, train.block_size), (1, 16)):
+    for B, T in ((train.batch_size, train.seq_len), (1, 16)):
         ids = torch.randint(0, VOCAB, (B, T))
         (hooked, bare), (fast_hooked, fast_bare) = measure(model, bare_model, ids, args.rounds)
         print(

@@ -61,7 +61,7 @@ def scores_before(q, k, mask=None, bias=None):
 
 def training_variants(shape: str, batch: int | None, compile_too: bool) -> tuple[dict, int]:
     preset = get_preset(shape)
-    B, T = batch or preset.train.batch_size, preset.train.block_size
+    B, T = batch or preset.train.batch_size, preset.train.seq_len
     torch.manual_seed(0)
     base = GPT(replace(preset.model, vocab_size=VOCAB, dropout=0.0, attention="fused"))
     g = torch.Generator().manual_seed(0)

@@ -104,7 +104,7 @@ def hf_optimizer(model, device: str) -> torch.optim.Optimizer:
 
 def training_contenders(shape: str, device: str, compile_too: bool) -> dict:
     """name -> (model, logits_fn, optimizer)."""
-    T = get_preset(shape).train.block_size
+    T = get_preset(shape).train.seq_len
     out = {}
     for attention in ("glass", "fused"):
         m = glass_model(shape, T, attention, device)
@@ -150,13 +150,13 @@ def round_robin(contenders: dict, rounds: int, warmup: int, device: str) -> dict
 
 def flops_per_token(shape: str) -> int:
     """6·N + 12·n_layers·C·T: N = parameters in matrix products (glassformer's count, no position table)."""
-    cfg = model_config(shape, get_preset(shape).train.block_size, "glass")
+    cfg = model_config(shape, get_preset(shape).train.seq_len, "glass")
     n = GPT(cfg).num_params(exclude_positions=True)
     return 6 * n + 12 * cfg.n_layers * cfg.d_model * cfg.max_len
 
 
 def bench_training(shape: str, device: str, steps: int, warmup: int, compile_too: bool) -> dict:
-    B, T = SHAPES[shape], get_preset(shape).train.block_size
+    B, T = SHAPES[shape], get_preset(shape).train.seq_len
     contenders = training_contenders(shape, device, compile_too)
     g = torch.Generator().manual_seed(0)
     x = torch.randint(0, VOCAB, (B, T), generator=g).to(device)  # (B, T)
@@ -310,7 +310,7 @@ def _peak_in_this_process(kind: str, name: str, shape: str, device: str) -> floa
     _reset_peak()
     base = _rss_mib()
     if kind == "train":
-        B, T = SHAPES[shape], get_preset(shape).train.block_size
+        B, T = SHAPES[shape], get_preset(shape).train.seq_len
         if name == "hf-gpt2":
             m = hf_gpt2(shape, T, device)
             fn, opt = (lambda x: m(x).logits), hf_optimizer(m, device)
@@ -360,7 +360,7 @@ TARGETS = [  # (what, value from the results, bar, higher is better?)
 
 
 def print_training(shape: str, res: dict) -> None:
-    B, T = SHAPES[shape], get_preset(shape).train.block_size
+    B, T = SHAPES[shape], get_preset(shape).train.seq_len
     print(f"\ntraining, {shape} shape, B={B} T={T}, fp32 matmul {res['matmul_gflops']:.1f} GFLOP/s")
     print(f"{'contender':<16}{'ms/step':>9}{'tokens/s':>11}{'vs HF':>8}{'% of matmul peak':>18}{'peak MiB':>10}")
     for name, r in res["training"].items():
@@ -425,7 +425,7 @@ def main() -> int:
                 r["peak_mib"] = peak_memory_child("train", name, shape, args.device, args.threads)
         result["shapes"][shape] = {
             "batch": SHAPES[shape],
-            "block": get_preset(shape).train.block_size,
+            "block": get_preset(shape).train.seq_len,
             "matmul_gflops": gflops,
             "flops_per_token": fpt,
             "training": train,

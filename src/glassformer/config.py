@@ -10,6 +10,12 @@ one place, `parse_overrides` (`--key value`, `--key=value`, `-` or `_` in the ke
 Names of pluggable parts (`kind`, `position`) are checked by their registries when the model is
 built (models/kinds.py, nn/position.py), so adding one never means editing this file.
 Every message here is a key of the catalogue (glassformer/messages), said in the user's language.
+
+A few fields belong to some kinds only (KIND_FIELDS: a vocabulary for the token kinds, numbers per
+step for the regressor, ...). A kind that does not read such a field holds its "none" value there
+(0 for a size, False for a switch, None for pad_id: `vocab_size=0` is "not a token model"), and a
+value set for it is refused, naming the kinds that read it. Two lengths, two names: `max_len` is the
+model's (positions it can address), `seq_len` the run's (tokens in one training sequence, T).
 """
 
 from __future__ import annotations
@@ -21,11 +27,11 @@ import typing
 from dataclasses import dataclass, field, fields, replace
 
 from glassformer.errors import UsageError
-from glassformer.messages import has, t
+from glassformer.messages import has, in_language, t
 
 
 def _choice(name: str, value: str, valid: tuple[str, ...]) -> None:
-    """Raise a ValueError naming the bad value and the nearest valid choice."""
+    """Refuse a value that is not a valid choice, naming the nearest one."""
     if value not in valid:
         near = difflib.get_close_matches(str(value), valid, n=1)
         hint = t("error.config.did_you_mean", near=near[0]) if near else ""
@@ -45,13 +51,26 @@ ATTENTIONS = ("glass", "fused")  # the attention computation: written out, or Py
 MHA_STYLES = ("packed", "heads")  # how Q, K, V are projected: one packed Linear, or one module a head
 MAX_THREADS = 256  # more than any machine this runs on has cores; torch crashes on absurd counts
 
+# The fields only some kinds read, by kind; every other ModelConfig field is every kind's. A kind
+# registered elsewhere adds its own entry (KIND_FIELDS["mine"] = ("vocab_size",)); a kind without one
+# is taken to read them all, and its class checks them.
+KIND_FIELDS: dict[str, tuple[str, ...]] = {
+    "gpt": ("vocab_size", "tie_weights"),
+    "encoder": ("vocab_size", "tie_weights", "pad_id"),
+    "seq2seq": ("vocab_size", "tie_weights", "pad_id", "share_embeddings"),
+    "regressor": ("d_in", "d_out"),
+}
+UNREAD = {"vocab_size": 0, "d_in": 0, "d_out": 0, "tie_weights": False, "share_embeddings": False, "pad_id": None}
+# Old spellings: refused in what a user types, translated when a run saved with them is read back.
+RENAMED = {"block_size": "seq_len"}  # TrainConfig: the tokens of one training sequence (T)
+
 
 @dataclass
 class ModelConfig:
     """Every size and switch of a model. Field names follow docs/architecture.md's vocabulary."""
 
     kind: str = "gpt"  # which assembly build_model makes: gpt | encoder | regressor | seq2seq (models/kinds.py)
-    vocab_size: int = 65  # tokens; the tokenizer decides the real value
+    vocab_size: int = 65  # token kinds: tokens (the tokenizer decides); 0 for a kind without a vocabulary
     d_model: int = 64  # width of the residual stream (C)
     n_heads: int = 4  # H; d_head = d_model // n_heads
     d_ff: int = 128  # FFN hidden width; 4·d_model is the GPT habit, the tutorials use 2·
@@ -64,27 +83,26 @@ class ModelConfig:
     final_norm: bool = True  # LayerNorm before the head (GPT-2 has one; post-LN stacks usually not)
     position: str = "learned"  # a registered scheme: learned | sinusoidal | rotary | alibi | none (nn/position.py)
     causal: bool = True  # decoder (True) or bidirectional encoder (False); seq2seq: its decoder's mask
-    tie_weights: bool = False  # share token embedding and output head (GPT-2 does; seq2seq: the target's)
-    share_embeddings: bool = False  # seq2seq: one (V, C) table for source and target tokens (one vocabulary)
+    tie_weights: bool = False  # token kinds: share token embedding and output head (GPT-2 does; seq2seq: the target's)
+    share_embeddings: bool = False  # seq2seq only: one (V, C) table for source and target tokens (one vocabulary)
     init: str = "torch"  # torch defaults | xavier (2nd tutorial) | gpt2 (normal 0.02, scaled residuals)
     attention: str = "glass"  # glass: hand-written, weights visible | fused: F.scaled_dot_product_attention
     mha_style: str = "packed"  # packed: one Linear makes Q, K, V | heads: a ModuleList of single heads
     ln_eps: float = 1e-5  # LayerNorm epsilon (PyTorch and GPT-2 both use 1e-5)
-    pad_id: int | None = None  # when set, keys equal to pad_id are masked out (Encoder; seq2seq needs it)
-    d_in: int = 1  # SequenceRegressor: numbers per input step
-    d_out: int = 1  # SequenceRegressor: numbers per output step
+    pad_id: int | None = None  # encoder, seq2seq: keys equal to pad_id are masked out (seq2seq needs it)
+    d_in: int = 1  # regressor only: numbers per input step; 0 for the other kinds
+    d_out: int = 1  # regressor only: numbers per output step; 0 for the other kinds
 
     def __post_init__(self) -> None:
+        own = _own_fields(self)
         _positive(
-            vocab_size=self.vocab_size,
+            **{name: getattr(self, name) for name in ("vocab_size", "d_in", "d_out") if name in own},
             d_model=self.d_model,
             n_heads=self.n_heads,
             d_ff=self.d_ff,
             n_layers=self.n_layers,
             max_len=self.max_len,
             ln_eps=self.ln_eps,
-            d_in=self.d_in,
-            d_out=self.d_out,
         )
         if self.d_model % self.n_heads != 0:
             divisors = [h for h in range(1, self.d_model + 1) if self.d_model % h == 0]
@@ -99,7 +117,7 @@ class ModelConfig:
         if self.mha_style == "fused":
             raise UsageError("error.config.mha_fused")
         _choice("mha_style", self.mha_style, MHA_STYLES)
-        if self.pad_id is not None and not 0 <= self.pad_id < self.vocab_size:
+        if self.pad_id is not None and "vocab_size" in own and not 0 <= self.pad_id < self.vocab_size:
             raise UsageError("error.config.pad_id", pad_id=self.pad_id, vocab_size=self.vocab_size)
 
     @property
@@ -107,12 +125,64 @@ class ModelConfig:
         return self.d_model // self.n_heads
 
 
+DEFAULTS = {f.name: f.default for f in fields(ModelConfig) if f.name in UNREAD}
+
+
+def reads(kind: str) -> tuple[str, ...]:
+    """The kind-specific fields (UNREAD's) that `kind` reads: its KIND_FIELDS entry, or all of them."""
+    return KIND_FIELDS.get(kind, tuple(UNREAD))
+
+
+def _own_fields(cfg: ModelConfig) -> tuple[str, ...]:
+    """Set every kind-specific field that cfg's kind does not read to its "none" value, refusing one
+    set to anything else (left at its default it is no choice of the user's); return those it reads.
+    A kind without a KIND_FIELDS entry is left to its class: nothing is changed, nothing checked."""
+    if cfg.kind not in KIND_FIELDS:
+        return ()
+    own = reads(cfg.kind)
+    for name, none in UNREAD.items():
+        value = getattr(cfg, name)
+        if name in own:
+            continue
+        if value not in (none, DEFAULTS[name]):
+            users = [kind for kind, names in KIND_FIELDS.items() if name in names]
+            raise UsageError("error.config.not_read", field=name, value=value, kind=cfg.kind, kinds=users)
+        setattr(cfg, name, none)
+    return own
+
+
+def with_kind(cfg: ModelConfig, kind: str, **changes) -> ModelConfig:
+    """cfg as a model of another kind (and `changes`): a field only the old kind read is dropped, one
+    only the new kind reads starts at its default. A field named in `changes` is the caller's choice."""
+    now, then = reads(kind), reads(cfg.kind)
+    for name in UNREAD:
+        if name not in changes and (name in now) != (name in then):
+            changes[name] = DEFAULTS[name] if name in now else UNREAD[name]
+    return replace(cfg, kind=kind, **changes)
+
+
+def saved_fields(section: str, values: dict) -> dict:
+    """A `model` or `train` section of a run's config.json as this version spells it: a field added
+    later is left out (it keeps its default), a renamed field takes its new name, a field its kind
+    never read is dropped (earlier versions kept every field; the sine preset saved vocab_size=1)."""
+    config = ModelConfig if section == "model" else TrainConfig
+    known = {f.name for f in fields(config)}
+    values = {RENAMED.get(k, k): v for k, v in values.items() if RENAMED.get(k, k) in known}
+    if section == "model":
+        kind = values.get("kind", "gpt")  # runs saved before `kind` were all GPTs
+        if isinstance(kind, str):  # (a kind that is no name is refused by the check that follows)
+            values = {k: v for k, v in values.items() if k not in UNREAD or k in reads(kind)}
+        if values.get("mha_style") == "fused":  # renamed: the packed Q/K/V projection
+            values["mha_style"] = "packed"
+    return values
+
+
 @dataclass
 class TrainConfig:
     """Everything about a training run that is not the model."""
 
     batch_size: int = 16  # sequences per step (B)
-    block_size: int = 16  # tokens per training sequence (T); must be <= max_len
+    seq_len: int = 16  # tokens per training sequence (T); must be <= the model's max_len
     max_steps: int = 500  # optimizer steps
     lr: float = 1e-3  # peak learning rate
     min_lr: float = 1e-4  # floor of the cosine decay
@@ -135,7 +205,7 @@ class TrainConfig:
     def __post_init__(self) -> None:
         _positive(
             batch_size=self.batch_size,
-            block_size=self.block_size,
+            seq_len=self.seq_len,
             max_steps=self.max_steps,
             lr=self.lr,
             grad_accum=self.grad_accum,
@@ -153,19 +223,24 @@ class TrainConfig:
 
 @dataclass
 class Preset:
-    """A named starting point: a model and the run that trains it."""
+    """A named starting point: a model and the run that trains it. `about` is its one line in English
+    (config.json records it): for a preset of PRESETS, the catalogue's `preset.<name>`, with its numbers."""
 
     model: ModelConfig
     train: TrainConfig = field(default_factory=TrainConfig)
     about: str = ""
 
 
+def to_dict(cfg) -> dict:
+    """A JSON-ready dict of a config (or preset)."""
+    return dataclasses.asdict(cfg)
+
+
 PRESETS: dict[str, Preset] = {
     # The first tutorial's own TinyTransformer and loop (char-level, pre-LN, learned positions).
     "seed000": Preset(
         ModelConfig(d_model=64, n_heads=4, d_ff=128, n_layers=2, max_len=128, dropout=0.1),
-        TrainConfig(batch_size=16, block_size=16, max_steps=500, lr=1e-3, eval_interval=100),
-        about="first tutorial: 2 layers, 4 heads, d_model 64, d_ff 128",
+        TrainConfig(batch_size=16, seq_len=16, max_steps=500, lr=1e-3, eval_interval=100),
     ),
     # nanoGPT's shakespeare_char CPU recipe (nanoGPT ties the head to the token embedding).
     "baby": Preset(
@@ -183,7 +258,7 @@ PRESETS: dict[str, Preset] = {
         ),
         TrainConfig(
             batch_size=12,
-            block_size=64,
+            seq_len=64,
             max_steps=2000,
             lr=1e-3,
             min_lr=1e-4,
@@ -196,7 +271,6 @@ PRESETS: dict[str, Preset] = {
             eval_interval=250,
             eval_iters=20,
         ),
-        about="nanoGPT's CPU recipe: 4 layers, 4 heads, d_model 128, block 64",
     ),
     # nanoGPT's shakespeare_char GPU recipe.
     "small": Preset(
@@ -214,7 +288,7 @@ PRESETS: dict[str, Preset] = {
         ),
         TrainConfig(
             batch_size=64,
-            block_size=256,
+            seq_len=256,
             max_steps=5000,
             lr=1e-3,
             min_lr=1e-4,
@@ -227,7 +301,6 @@ PRESETS: dict[str, Preset] = {
             eval_interval=250,
             eval_iters=200,
         ),
-        about="nanoGPT's GPU recipe: 6 layers, 6 heads, d_model 384, block 256",
     ),
     # The second tutorial's one-layer word model: no LayerNorm, no dropout, Xavier init, no mask.
     "seed002": Preset(
@@ -244,14 +317,12 @@ PRESETS: dict[str, Preset] = {
             causal=False,
             init="xavier",
         ),
-        TrainConfig(batch_size=16, block_size=4, max_steps=1400, lr=1e-3, weight_decay=0.0),
-        about="second tutorial: 1 layer, 4 heads, d_model 128, d_ff 512, no LayerNorm",
+        TrainConfig(batch_size=16, seq_len=4, max_steps=1400, lr=1e-3, weight_decay=0.0),
     ),
     # The third tutorial's sine regressor: post-LN encoder, GELU, sinusoidal positions.
     "sine": Preset(
         ModelConfig(
             kind="regressor",
-            vocab_size=1,
             d_model=32,
             n_heads=4,
             d_ff=128,
@@ -264,8 +335,7 @@ PRESETS: dict[str, Preset] = {
             position="sinusoidal",
             causal=False,
         ),
-        TrainConfig(batch_size=32, block_size=50, max_steps=1000, lr=1e-3, grad_clip=1.0),
-        about="third tutorial: 2 post-LN layers, 4 heads, d_model 32, GELU, sinusoidal PE",
+        TrainConfig(batch_size=32, seq_len=50, max_steps=1000, lr=1e-3, grad_clip=1.0),
     ),
     # The 2017 paper's encoder-decoder, small: post-LN, sinusoidal positions, ReLU, no final norm,
     # one (V, C) matrix for both embeddings and the head; trained with label smoothing (the kind's
@@ -290,7 +360,7 @@ PRESETS: dict[str, Preset] = {
         ),
         TrainConfig(
             batch_size=64,
-            block_size=16,
+            seq_len=16,
             max_steps=1500,
             lr=1e-3,
             min_lr=1e-4,
@@ -300,9 +370,22 @@ PRESETS: dict[str, Preset] = {
             eval_interval=250,
             eval_iters=8,
         ),
-        about="the 2017 encoder-decoder, small: 2+2 post-LN layers, d_model 64, one shared embedding",
     ),
 }
+
+
+def preset_about(name: str, lang: str | None = None) -> str:
+    """A preset's one-line description in `lang` (default: the user's language), its numbers read
+    from the preset; a preset registered elsewhere, without a catalogue key, has its own `about`."""
+    p = PRESETS[name]
+    if not has(f"preset.{name}"):
+        return p.about
+    with in_language(lang):
+        return t(f"preset.{name}", **to_dict(p.model), **to_dict(p.train))
+
+
+for _name in PRESETS:  # the words live in the catalogue only; config.json's English line is made from them
+    PRESETS[_name].about = preset_about(_name, "en")
 
 
 def get_preset(name: str) -> Preset:
@@ -313,15 +396,6 @@ def get_preset(name: str) -> Preset:
         raise UsageError("error.config.preset", name=name, names=sorted(PRESETS), hint=hint)
     p = PRESETS[name]
     return Preset(replace(p.model), replace(p.train), p.about)
-
-
-def preset_about(name: str) -> str:
-    """A preset's one-line description in the user's language, its numbers read from the preset
-    (the English one is `about`, which config.json keeps; a test checks the two agree)."""
-    p = PRESETS[name]
-    if not has(f"preset.{name}"):  # a preset registered elsewhere, with its own words
-        return p.about
-    return t(f"preset.{name}", **to_dict(p.model), **to_dict(p.train))
 
 
 def _parse(text: str, kind: typing.Any, key: str):
@@ -411,8 +485,9 @@ def apply_overrides(preset: Preset, overrides: dict[str, str] | list[str] | tupl
     """Apply overrides (a command-line list for `parse_overrides`, or a {key: value} dict) to a
     preset's model and train configs.
 
-    Each key must name a field of ModelConfig or TrainConfig; text values are parsed to the field's
-    type, other values must already have it; the configs are re-validated.
+    Each key must name a field of ModelConfig or TrainConfig (an old spelling is refused, naming the
+    new); text values are parsed to the field's type, other values must already have it; the configs
+    are re-validated. A new `kind` drops the fields only the old kind read (see `with_kind`).
     """
     if not isinstance(overrides, dict):
         overrides = parse_overrides(overrides)
@@ -422,6 +497,8 @@ def apply_overrides(preset: Preset, overrides: dict[str, str] | list[str] | tupl
     model_changes, train_changes = {}, {}
     for key, text in overrides.items():
         key = key.replace("-", "_")
+        if key in RENAMED:
+            raise UsageError("error.config.renamed", key=key, new=RENAMED[key], value=text)
         if key not in hints:
             near = difflib.get_close_matches(key, list(hints), n=1)
             hint = t("error.config.did_you_mean_flag", near=near[0]) if near else ""
@@ -429,9 +506,5 @@ def apply_overrides(preset: Preset, overrides: dict[str, str] | list[str] | tupl
         value = _parse(text, hints[key], key) if isinstance(text, str) else _check_type(text, hints[key], key)
         (model_changes if key in model_keys else train_changes)[key] = value
     assert not (model_keys & train_keys), "ModelConfig and TrainConfig must not share field names"
-    return Preset(replace(preset.model, **model_changes), replace(preset.train, **train_changes), preset.about)
-
-
-def to_dict(cfg) -> dict:
-    """A JSON-ready dict of a config (or preset)."""
-    return dataclasses.asdict(cfg)
+    model = with_kind(preset.model, model_changes.pop("kind", preset.model.kind), **model_changes)
+    return Preset(model, replace(preset.train, **train_changes), preset.about)

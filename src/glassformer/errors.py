@@ -8,6 +8,7 @@ at the raise site (so a later Chinese catalogue translates sentences, never stit
     ├── NotFound                a file or run directory the user named is not there: exit code 2
     ├── DamagedFile             a file is there but cannot be used: damaged, wrong format, wrong encoding
     ├── WriteFailed             a file could not be written (disk full, no permission); nothing was lost
+    │   └── DiskFull            the disk holding the run is full: how much is free, how much a checkpoint needs; exit 2
     └── RunLocked               another process is training into the same run directory
 
 Each class also derives from the builtin exception a caller would have caught before
@@ -83,6 +84,13 @@ class DamagedFile(GlassformerError, ValueError):
 
 class WriteFailed(GlassformerError, OSError):
     """A file could not be written; the message says what was kept (the previous checkpoint ...)."""
+
+
+class DiskFull(WriteFailed):
+    """The disk a run is written to is full. Exit code 2, as for a usage error: nothing about the run
+    is wrong, the command needs space the user has to make (the message says how much)."""
+
+    exit_code = EXIT_USAGE
 
 
 class RunLocked(GlassformerError):

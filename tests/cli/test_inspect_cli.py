@@ -7,6 +7,7 @@ import pytest
 from glassformer.cli import inspect as inspect_cli
 from glassformer.cli.options import Parser
 from glassformer.config import get_preset, to_dict
+from glassformer.errors import UsageError
 from glassformer.models import GPT, Encoder
 
 
@@ -99,6 +100,17 @@ def test_params_seed002_prints_the_true_count(tmp_path, capsys):
     assert "attention 4·n_layers·T·C (bidirectional)" in out and "training ≈ 3 × forward" in out
     data = json.loads((tmp_path / "params.json").read_text())
     assert data["total"] == true and data["activation_memory"]["B"] == get_preset("seed002").train.batch_size
+
+
+def test_params_reads_t_from_seq_len_and_refuses_its_old_name(tmp_path, capsys):
+    code, _ = run(
+        ["params", "--preset", "baby", "--seq-len", "32", "--batch-size", "2", "--out", str(tmp_path)], capsys
+    )
+    memory = json.loads((tmp_path / "params.json").read_text())["activation_memory"]
+    assert code == 0 and (memory["B"], memory["T"]) == (2, 32)
+    with pytest.raises(UsageError) as caught:
+        run(["params", "--preset", "baby", "--block-size", "32"], capsys)
+    assert (caught.value.key, caught.value.fields["new"]) == ("error.config.renamed", "seq_len")
 
 
 def test_trace_from_a_run_directory(tmp_path, capsys):

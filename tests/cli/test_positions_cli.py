@@ -20,7 +20,7 @@ def test_baby_with_rotary_trains_and_samples_past_max_len(tmp_path, capsys):
             "baby",
             "--position=rotary",
             "--max_steps=4",
-            "--block_size=8",
+            "--seq_len=8",
             "--eval_interval=4",
             "--eval_iters=1",
             "--threads=1",

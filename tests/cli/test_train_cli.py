@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import signal
 
 import glassformer.train.loop as loop
 import glassformer.train.run as run_module
@@ -82,6 +83,12 @@ def test_bad_override_is_a_clean_error(tmp_path, capsys):
     assert code == 2 and "expected a value of type int" in err
 
 
+def test_the_old_name_of_seq_len_is_refused_naming_the_new(tmp_path, capsys):
+    code, _, err = train(tmp_path, capsys, "--block-size", "8")
+    assert code == 2 and "--seq_len=8" in err
+    assert not (tmp_path / "run").exists()
+
+
 def test_nan_stops_with_nonzero_exit_and_a_diagnosis(tmp_path, capsys):
     code, _, err = train(tmp_path, capsys, "--max_steps=30", "--eval_iters=2", "--lr=1e10", "--threads=1")
     assert code == 1
@@ -102,9 +109,9 @@ def test_ctrl_c_saves_and_prints_how_to_resume(tmp_path, capsys, monkeypatch):
     @contextlib.contextmanager
     def ctrl_c_after_five_steps():
         calls = []
-        yield lambda: calls.append(1) or len(calls) >= 5  # the loop asks once per step
+        yield lambda: signal.SIGINT if calls.append(1) or len(calls) >= 5 else 0  # the loop asks once per step
 
-    monkeypatch.setattr(loop, "sigint_as_flag", ctrl_c_after_five_steps)
+    monkeypatch.setattr(loop, "stop_signals_as_flag", ctrl_c_after_five_steps)
     code, out, _ = train(tmp_path, capsys, *TINY)
     assert code == 130
     assert f"Interrupted at step 5; checkpoint saved in {tmp_path / 'run'}" in out
@@ -131,7 +138,7 @@ def test_train_with_a_bpe_tokenizer_records_it_and_resume_reads_it_back(tmp_path
         "bpe",
         "--vocab-size",
         "300",
-        "--block_size=8",
+        "--seq_len=8",
         "--max_steps=2",
         "--eval_interval=2",
         "--eval_iters=1",

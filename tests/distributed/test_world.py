@@ -31,7 +31,7 @@ def test_one_process_gets_the_trivial_world(monkeypatch):
 
 def test_rank_slices_are_disjoint_and_tile_the_global_batch():
     ids = torch.arange(10_000)
-    whole = TextWindows(ids, ids, batch_size=8, block_size=5, eval_iters=1, seed=0)
+    whole = TextWindows(ids, ids, batch_size=8, seq_len=5, eval_iters=1, seed=0)
     x_all, y_all = whole.train_batch(torch.Generator().manual_seed(3))  # (8, 5) x2
     parts = [RankSlice(whole, r, 4).train_batch(torch.Generator().manual_seed(3)) for r in range(4)]
     assert [p[0].shape for p in parts] == [torch.Size([2, 5])] * 4

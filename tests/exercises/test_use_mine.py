@@ -21,7 +21,7 @@ TRAIN = [
     "baby",
     "--data",
     "builtin:seed",
-    "--block_size=16",
+    "--seq_len=16",
     "--max_steps=20",
     "--eval_interval=20",
     "--eval_iters=2",

@@ -26,7 +26,7 @@ def tiny_model(kind: str = "gpt", seed: int = 0, **changes):
     cfg = {
         "gpt": ModelConfig(kind="gpt", vocab_size=tokenizer().vocab_size, **TINY),
         "encoder": ModelConfig(kind="encoder", vocab_size=tokenizer().vocab_size, causal=False, **TINY),
-        "regressor": ModelConfig(kind="regressor", vocab_size=1, position="sinusoidal", **TINY),
+        "regressor": ModelConfig(kind="regressor", position="sinusoidal", **TINY),
     }[kind]
     for key, value in changes.items():
         setattr(cfg, key, value)

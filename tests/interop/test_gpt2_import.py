@@ -63,7 +63,7 @@ def test_the_run_holds_what_every_verb_reads(imported):
     run, model, tokenizer = imported
     config = json.loads((run / "config.json").read_text(encoding="utf-8"))
     assert config["model"]["kind"] == "gpt" and config["imported"]["format"] == "gpt2"
-    assert config["train"]["block_size"] <= config["model"]["max_len"]
+    assert config["train"]["seq_len"] <= config["model"]["max_len"]
     assert tokenizer.kind == "gpt2-bpe" and tokenizer.vocab_size == model.cfg.vocab_size
     assert model.head.weight is model.tok_embed.weight  # GPT-2's head stays tied
     for text in TEXTS.values():

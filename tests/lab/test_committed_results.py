@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from glassformer.lab import experiments
+from glassformer.lab.report import LANGS, text
 
 DOCS_LAB = Path(__file__).resolve().parents[2] / "docs" / "lab"
 EXPERIMENTS = experiments()
@@ -32,6 +33,20 @@ def test_each_committed_result_is_full_mode_and_its_verdicts_follow_from_its_num
     for figure in r["figures"]:
         assert (DOCS_LAB / name / figure).read_bytes()[:4] == b"\x89PNG"
     assert r["machine"]["cores"] >= 1 and r["cpu_seconds"] > 0  # the report says how long, on what
+
+
+@pytest.mark.parametrize("name", list(EXPERIMENTS))
+def test_the_catalogue_words_each_committed_result_as_it_was_stored(name):
+    """Each stored sentence is the catalogue's, with the experiment's constants (titles, setups, rule
+    thresholds) and the stored figures (findings) as its fields: the words moved, no figure changed."""
+    r, exp = record(name), EXPERIMENTS[name]
+    for lang in LANGS:
+        assert r[f"title_{lang}"] == text(lang, f"lab.{name}.title")
+        assert r[f"setup_{lang}"] == text(lang, f"lab.{name}.setup", **exp.setup_fields)
+        for claim, c in zip(exp.claims, r["claims"], strict=True):
+            assert c[f"claim_{lang}"] == text(lang, f"lab.{claim.key}.claim")
+            assert c[f"rule_{lang}"] == text(lang, f"lab.{claim.key}.rule", **claim.limits)
+            assert c[f"finding_{lang}"] == text(lang, f"lab.{claim.key}.finding", **{**claim.limits, **c["figures"]})
 
 
 def test_the_index_lists_every_experiment_and_every_verdict():

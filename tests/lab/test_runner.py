@@ -11,8 +11,10 @@ import subprocess
 import pytest
 import torch
 
+from glassformer import messages
+from glassformer.errors import NotFound, Unsupported, UsageError
 from glassformer.lab import get_experiment
-from glassformer.lab.report import write_index
+from glassformer.lab.report import LANGS, text, write_index
 from glassformer.lab.runner import Claim, Experiment, Verdict, git_commit, jsonable, level, run_experiment
 
 
@@ -21,8 +23,9 @@ def test_level_combines_parts():
     assert level([True, False]) == "half-true"
     assert level([False, False]) == "fails"
     assert level([False]) == "fails"
-    with pytest.raises(ValueError, match="not one of"):
+    with pytest.raises(UsageError) as e:
         Verdict("maybe")
+    assert e.value.key == "error.lab.level" and e.value.fields["level"] == "maybe"
 
 
 def test_jsonable_keeps_numbers_and_names_non_finite_ones():
@@ -52,7 +55,8 @@ def test_run_writes_results_report_and_the_verdicts_the_rule_returns(tmp_path):
     assert saved["command"].startswith("glassformer lab run mask-fill") and saved["seconds"] >= 0
     assert {"cpu", "cores", "threads", "torch"} <= set(saved["machine"])
     report = (folder / "report.md").read_text(encoding="utf-8")
-    assert "**fails / 不成立**" in report and "**holds / 成立**" in report
+    for verdict in ("fails", "holds"):
+        assert "**" + " / ".join(text(lang, f"lab.level.{verdict}") for lang in LANGS) + "**" in report
     for name in saved["figures"]:
         assert f"![{name}]({name})" in report and (folder / name).stat().st_size < 200_000
 
@@ -60,47 +64,50 @@ def test_run_writes_results_report_and_the_verdicts_the_rule_returns(tmp_path):
 def test_a_missing_verdict_is_an_error(tmp_path):
     real = get_experiment("mask-fill")
     broken = Experiment("mask-fill", real.claims, real.run, lambda r: {}, real.tables)
-    with pytest.raises(RuntimeError, match="no verdict"):
+    real_keys = [c.key for c in real.claims]
+    with pytest.raises(Unsupported) as e:
         run_experiment(broken, out=tmp_path, echo=lambda s: None)
+    assert e.value.key == "error.lab.no_verdict" and e.value.fields == {"name": "mask-fill", "keys": sorted(real_keys)}
 
 
-def test_the_runner_s_refusals_speak_the_process_s_language(tmp_path):
-    from glassformer import messages
-    from glassformer.lab.texts import text
-
+def test_the_runner_s_refusals_are_typed_and_speak_the_process_s_language(tmp_path):
     mask_fill = get_experiment("mask-fill")
     with messages.speaking("zh"):
-        with pytest.raises(ValueError, match="^结论等级 'maybe' 不在"):
-            Verdict("maybe")
-        with pytest.raises(ValueError, match="^--seeds 至少为 1，收到的是 0。$"):
+        with pytest.raises(UsageError) as e:
             run_experiment(mask_fill, seeds=0, out=tmp_path, echo=lambda s: None)
-        with pytest.raises(ValueError, match="^--lang 'fr' 不在"):
-            text("fr", "level.holds")
-    with pytest.raises(ValueError, match="^--seeds must be at least 1, got 0.$"):
-        run_experiment(mask_fill, seeds=0, out=tmp_path, echo=lambda s: None)
+        assert (e.value.key, e.value.fields) == ("error.lab.seeds", {"seeds": 0})
+        assert str(e.value) == messages.t("error.lab.seeds", seeds=0)  # worded in Chinese, as raised
+        with pytest.raises(UsageError) as e:
+            text("fr", "lab.level.holds")
+        assert e.value.key == "error.lab.lang" and e.value.fields["lang"] == "fr"
+    with messages.speaking("en"):
+        assert e.value.words() != str(e.value)  # the same error, worded at the boundary in English
     assert not any(tmp_path.iterdir())  # refused before anything was written
 
 
 def test_index_lists_every_claim_offline(tmp_path):
     run_experiment(get_experiment("mask-fill"), out=tmp_path, echo=lambda s: None)
     md, page = write_index(tmp_path)
-    text, html = md.read_text(encoding="utf-8"), page.read_text(encoding="utf-8")
-    assert "mask-fill/report.md" in text and "mask-fill/mask_fill.png" in text
-    assert text.count("| [mask-fill](mask-fill/report.md) |") == 2  # one row per claim
-    assert "glassformer lab run mask-fill" in text and "glassformer lab run mask-fill" in html
+    index, html = md.read_text(encoding="utf-8"), page.read_text(encoding="utf-8")
+    assert "mask-fill/report.md" in index and "mask-fill/mask_fill.png" in index
+    assert index.count("| [mask-fill](mask-fill/report.md) |") == 2  # one row per claim
+    assert "glassformer lab run mask-fill" in index and "glassformer lab run mask-fill" in html
     for needle in ("http", "//cdn", "<link", "@import", "url("):
         assert needle not in html.lower(), needle
-    assert 'src="mask-fill/mask_fill.png"' in html and "成立" in html and "half-true" in html
+    assert 'src="mask-fill/mask_fill.png"' in html
+    assert text("zh", "lab.level.holds") in html and text("en", "lab.level.half-true") in html
 
 
 def test_index_of_an_empty_folder_says_what_to_run(tmp_path):
-    with pytest.raises(FileNotFoundError, match="glassformer lab run NAME"):
+    with pytest.raises(NotFound) as e:
         write_index(tmp_path)
+    assert e.value.key == "error.lab.no_results" and e.value.fields == {"root": tmp_path}
 
 
 def test_unknown_experiment_names_the_nearest(tmp_path):
-    with pytest.raises(ValueError, match="Did you mean 'heads'"):
+    with pytest.raises(UsageError) as e:
         get_experiment("heeds")
+    assert e.value.key == "error.lab.unknown" and e.value.fields["hint"] == messages.t("lab.did_you_mean", name="heads")
 
 
 def _git(folder, *args):
@@ -158,7 +165,8 @@ def test_results_and_report_record_the_commit_or_null(tmp_path, monkeypatch, cod
     saved = json.loads((tmp_path / "mask-fill" / "results.json").read_text(encoding="utf-8"))
     assert "git" in saved and saved["git"] == code  # null, not absent, when there is no commit
     report = (tmp_path / "mask-fill" / "report.md").read_text(encoding="utf-8")
-    if code is None:
-        assert "no commit was recorded" in report and "没有记录提交" in report
-    else:
-        assert f"git commit {'a' * 40}, with uncommitted changes" in report and "未提交的改动" in report
+    for lang in LANGS:
+        if code is None:
+            assert text(lang, "lab.report.no_commit") in report
+        else:
+            assert text(lang, "lab.report.commit_dirty", commit="a" * 40) in report

@@ -1,38 +1,69 @@
-"""The lab's two text tables: same keys, same {fields}, every claim fully worded, no result typed in."""
+"""The lab's words in the catalogue (messages/lab_*.py): the same keys and {fields} in English and
+Chinese, every claim fully worded, no measured figure and no rule threshold typed into a sentence."""
 
 from __future__ import annotations
 
 import re
 
+import pytest
 from helpers import assert_tables_match
 
-from glassformer.lab import experiments, text_en, text_zh
+from glassformer.lab import experiments, order
+from glassformer.lab.report import text
+from glassformer.lab.runner import Claim, figure
+from glassformer.messages import TABLES
+
+LAB = {lang: {k: v for k, v in TABLES[lang].items() if k.startswith("lab.") and k.count(".") > 1} for lang in TABLES}
+EXPERIMENTS = experiments()
 
 
-def test_english_and_chinese_tables_have_the_same_keys_and_fields():
-    assert_tables_match(text_en.TEXT, text_zh.TEXT)
+def test_english_and_chinese_have_the_same_lab_keys_and_fields():
+    assert len(LAB["en"]) > 90
+    assert_tables_match(LAB["en"], LAB["zh"])
 
 
 def test_every_experiment_and_claim_has_its_words():
-    for name, exp in experiments().items():
-        assert f"{name}.title" in text_en.TEXT and f"{name}.setup" in text_en.TEXT, name
+    for name, exp in EXPERIMENTS.items():
+        assert f"lab.{name}.title" in LAB["en"] and f"lab.{name}.setup" in LAB["en"], name
         assert exp.claims, f"{name} tests no claim"
         for claim in exp.claims:
             assert claim.tutorial in ("000", "002", "004"), claim
             assert claim.key.startswith(name + "."), f"{claim.key} should start with {name}."
             for part in ("claim", "rule", "finding"):
-                assert f"{claim.key}.{part}" in text_en.TEXT, f"{claim.key}.{part}"
-    known = {f"{c.key}.{p}" for e in experiments().values() for c in e.claims for p in ("claim", "rule", "finding")}
-    known |= {f"{n}.{p}" for n in experiments() for p in ("title", "setup")}
-    stray = [k for k in text_en.TEXT if not k.startswith(("level.", "report.")) and k not in known]
+                assert f"lab.{claim.key}.{part}" in LAB["en"], f"{claim.key}.{part}"
+    known = {f"lab.{c.key}.{p}" for e in EXPERIMENTS.values() for c in e.claims for p in ("claim", "rule", "finding")}
+    known |= {f"lab.{n}.{p}" for n in EXPERIMENTS for p in ("title", "setup")}
+    stray = [k for k in LAB["en"] if not k.startswith(("lab.level.", "lab.report.")) and k not in known]
     assert not stray, f"keys no experiment uses: {stray}"
 
 
-def test_measured_figures_come_in_through_fields():
-    """A finding or claim holds no decimal fraction: every measured number is a {field}. (Rules
-    state their thresholds in words and numbers: those are the rule, not a result.)"""
-    for table in (text_en.TEXT, text_zh.TEXT):
-        for key, text in table.items():
-            if key.endswith((".finding", ".claim")):
-                stripped = re.sub(r"\{[^}]*\}", "", text)
-                assert not re.search(r"\d\.\d", stripped), f"{key}: {text!r}"
+FIGURE = re.compile(r"\d\.\d|\d[eE]-?\d|\d\s*%|\d+(\.\d+)?\s*nats")  # 0.1, 1e-6, 5%, 0.5 nats
+
+
+def test_no_figure_is_typed_into_a_claim_finding_or_rule():
+    """Measured numbers come in as the verdict's fields, a rule's thresholds as its claim's limits:
+    the sentence and the code that judges share one constant."""
+    for table in LAB.values():
+        for key, words in table.items():
+            if key.endswith((".finding", ".claim", ".rule")) or key in ("lab.heads.setup", "lab.scaling.setup"):
+                bare = re.sub(r"\{[^}]*\}", "", words).replace("-1e9", "")  # -1e9: the fill under test, a name
+                assert not FIGURE.search(bare), f"{key}: {words!r}"
+
+
+def test_each_rule_and_setup_is_given_exactly_the_fields_its_sentence_names():
+    for name, exp in EXPERIMENTS.items():
+        for lang in LAB:
+            text(lang, f"lab.{name}.setup", **exp.setup_fields)  # a missing field raises KeyError
+            for claim in exp.claims:
+                named = set(re.findall(r"\{(\w+)", LAB[lang][f"lab.{claim.key}.rule"]))
+                assert named == set(claim.limits), claim.key
+
+
+def test_a_rule_states_the_threshold_the_code_applies(monkeypatch):
+    assert figure(1e-6) == "1e-6" and figure(0.05) == "0.05" and figure(1.25) == "1.25" and figure(4) == "4"
+    rule = text("en", "lab.order.set.rule", **order.EXPERIMENT.claims[0].limits)
+    assert f"at most {figure(order.EQUIVARIANT)})" in rule and f"{figure(order.BLIND)} nats" in rule
+    moved = Claim("order.set", "000", "§4.1", limits={"equivariant": figure(1e-9), "blind": figure(0.2)})
+    assert "1e-9" in text("zh", "lab.order.set.rule", **moved.limits)  # the figure comes from the constant
+    with pytest.raises(KeyError):
+        text("en", "lab.order.set.rule")  # a rule cannot be worded without its thresholds

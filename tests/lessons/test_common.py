@@ -1,4 +1,5 @@
-"""The lessons' shared parts: the two commentary tables, the epoch loop, the CLI verb."""
+"""The lessons' shared parts: their words in the catalogue, the epoch loop, the CLI verb, and one
+deliberate snapshot of what a learner reads in English and in Chinese."""
 
 from __future__ import annotations
 
@@ -10,19 +11,25 @@ import torch
 from helpers import assert_tables_match
 
 from glassformer.cli import main
-from glassformer.lessons import text_en, text_zh
-from glassformer.lessons.common import FitResult, fmt, train_epochs
+from glassformer.lessons import fruit
+from glassformer.lessons.common import FitResult, Narrator, fmt, train_epochs
+from glassformer.messages import TABLES, UnknownLanguage, speaking, t
 from glassformer.threads import using_threads
 
+LESSON_KEYS = {
+    lang: {k: v for k, v in TABLES[lang].items() if k.startswith(("lesson.", "error.lesson."))} for lang in TABLES
+}
 
-def test_english_and_chinese_tables_have_the_same_keys_and_fields():
-    assert_tables_match(text_en.TEXT, text_zh.TEXT)
+
+def test_english_and_chinese_have_the_same_lesson_keys_and_fields():
+    assert len(LESSON_KEYS["en"]) > 140
+    assert_tables_match(LESSON_KEYS["en"], LESSON_KEYS["zh"])
 
 
 def test_no_measured_figure_is_typed_into_the_commentary():
     """Results come in through {fields}: the tables hold no decimal fractions or 1e-3-style figures
     (integers such as section numbers or the tutorial's seed id are words, not results)."""
-    for table in (text_en.TEXT, text_zh.TEXT):
+    for table in LESSON_KEYS.values():
         for key, text in table.items():
             stripped = re.sub(r"\{[^}]*\}", "", text)
             assert not re.search(r"\d\.\d|\d[eE]-?\d", stripped), f"{key}: {text!r}"
@@ -88,8 +95,43 @@ def test_fmt_is_fixed_and_readable():
 def test_cli_runs_fruit_in_chinese(tmp_path, capsys):
     assert main(["lesson", "fruit", "--lang", "zh", "--explain", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "手算注意力" in out and "x·W_Vᵀ" in out
+    with speaking("zh"):
+        assert "== " + t("lesson.fruit.title.by_hand") + " ==" in out and t("lesson.fruit.why.embed") in out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fruit_attention.png", "positions.png"]
+
+
+SNAPSHOT = {  # the deliberate snapshot: the first heading and the verdict lines a learner reads in fruit
+    "en": [
+        "",
+        "== 1. Attention by hand (NumPy, row vectors: x·W) ==",
+        "apple gives its largest weight to banana (0.9913).",
+        "banana gives its largest weight to orange (0.9810).",
+        "orange gives its largest weight to banana (1.0000).",
+        "1 of 7 printed steps agree with the computation.",
+    ],
+    "zh": [
+        "",
+        "== 1. 手算注意力（NumPy，行向量约定：x·W） ==",
+        "apple 把最大的权重给了 banana（0.9913）。",
+        "banana 把最大的权重给了 orange（0.9810）。",
+        "orange 把最大的权重给了 banana（1.0000）。",
+        "教程印出的 7 个步骤中，有 1 个与计算一致。",
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_what_a_learner_reads_in_each_language(tmp_path, lang):
+    lines = []
+    fruit.run(lang=lang, out=tmp_path, echo=lines.append)
+    picked = lines[0].split("\n") + [line for line in lines if line in SNAPSHOT[lang][2:]]
+    assert picked == SNAPSHOT[lang]
+
+
+def test_an_unknown_language_is_refused_by_the_catalogue():
+    with pytest.raises(UnknownLanguage) as e:
+        Narrator("fr")
+    assert e.value.key == "lang.unknown" and e.value.fields["lang"] == "fr"
 
 
 def test_cli_rejects_an_unknown_schedule(capsys):

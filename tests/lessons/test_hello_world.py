@@ -9,8 +9,10 @@ import torch
 from lesson_checks import assert_valid_png
 
 from glassformer.cli import main
-from glassformer.lessons import hello_data, hello_leak, hello_world
-from glassformer.lessons.published import PUBLISHED_PARAM_COUNT
+from glassformer.errors import DamagedFile, NotFound, UsageError
+from glassformer.lessons import hello_world
+from glassformer.lessons.hello_world import PUBLISHED_PARAM_COUNT
+from glassformer.messages import t
 
 
 @pytest.fixture(scope="module")
@@ -30,11 +32,20 @@ def test_parameter_counts(lesson):
     assert params["tutorial"] == tutorial_param_count(V=20)
     assert params["ours"] == tutorial_param_count(V=19)  # "you" listed twice: 19 distinct entries
     assert params["tutorial"] != PUBLISHED_PARAM_COUNT
-    assert f"{params['tutorial'] - PUBLISHED_PARAM_COUNT:+,}" in lesson[1]
+    said = t(
+        "lesson.hello.say.params",
+        V=20,
+        theirs=f"{params['tutorial']:,}",
+        published=f"{PUBLISHED_PARAM_COUNT:,}",
+        diff=f"{params['tutorial'] - PUBLISHED_PARAM_COUNT:+,}",
+        v_ours=19,
+        ours=f"{params['ours']:,}",
+    )
+    assert said in lesson[1]
 
 
 def test_tutorial_data_and_vocabulary():
-    data = hello_data.tutorial_data()
+    data = hello_world.tutorial_data()
     tok = data.tokenizer
     assert tok.vocab_size == 19 and tok.encode("you") == [8]
     assert data.rows.shape == (100, 5)
@@ -85,46 +96,61 @@ def test_files_are_valid_pngs(lesson):
 
 def test_embedding_jacobian_matches_finite_differences():
     torch.manual_seed(0)
-    data = hello_data.tutorial_data()
+    data = hello_world.tutorial_data()
     model = hello_world.build_model(data, "none", seed=0).double()
     ids = data.inputs[:1]
-    J = hello_leak.embedding_jacobian_norms(model, ids)  # (T, T)
+    J = hello_world.embedding_jacobian_norms(model, ids)  # (T, T)
     _, cache = model.run_with_cache(ids, names=["embed"])
     e, eps, t, j = cache["embed"].clone(), 1e-6, 1, 3
     bump = torch.zeros_like(e)
     direction = torch.randn(e.shape[-1], dtype=e.dtype)
     bump[0, j] = eps * direction / direction.norm()
-    run = lambda emb: model.run_with_hooks(ids, hooks={"embed": lambda x, n: emb})[0, t]
+
+    def run(emb):
+        return model.run_with_hooks(ids, hooks={"embed": lambda x, n: emb})[0, t]
+
     fd = ((run(e + bump) - run(e - bump)) / (2 * eps)).norm()
     assert 0 < fd <= J[t, j] * (1 + 1e-6)  # a directional derivative is bounded by the full norm
 
 
 def test_greetings_and_user_files(tmp_path):
-    g = hello_data.load("greetings")
+    g = hello_world.load_data("greetings")
     assert 30 <= len(g.lines) <= 60 and g.rows.size(1) == max(len(s.split()) for s in g.lines) + 2
     good = tmp_path / "mine.txt"
     good.write_text("good day to you\n\n  nice   weather  \n", encoding="utf-8")
-    mine = hello_data.load(str(good))
+    mine = hello_world.load_data(str(good))
     assert mine.lines == ["good day to you", "nice weather"] and mine.rows.shape == (2, 6)
 
 
 @pytest.mark.parametrize(
-    "content, message, code",
+    "content, error, key, fields, code",
     [
-        (None, "no such file", 2),
-        (b"\n  \n", "no non-empty lines", 2),
-        (b"\xff\xfe\x00bad", "not UTF-8", 1),  # a file that cannot be read as text: a failure, not a usage error
-        (("word " * 30).encode(), "line 1 has 30 words", 2),
+        (None, NotFound, "error.lesson.data_missing", {}, 2),
+        (b"\n  \n", UsageError, "error.lesson.data_empty", {}, 2),
+        (b"\xff\xfe\x00bad", DamagedFile, None, {}, 1),  # a file that cannot be read as text: a failure
+        (("word " * 30).encode(), UsageError, "error.lesson.data_words", {"line": 1, "words": 30, "most": 24}, 2),
     ],
 )
-def test_bad_data_file_gives_a_clear_error(tmp_path, capsys, content, message, code):
+def test_bad_data_file_gives_a_clear_error(tmp_path, capsys, content, error, key, fields, code):
     path = tmp_path / "data.txt"
     if content is not None:
         path.write_bytes(content)
+    with pytest.raises(error) as e:
+        hello_world.load_data(str(path))
+    assert key is None or e.value.key == key
+    assert e.value.fields["path"] == path and fields.items() <= e.value.fields.items()
     rc = main(["lesson", "hello-world", "--data", str(path), "--out", str(tmp_path / "out")])
-    assert rc == code
-    assert message in capsys.readouterr().err
+    assert rc == code and str(e.value) in capsys.readouterr().err  # the CLI words the same error
     assert not (tmp_path / "out").exists()  # nothing written for a run that could not start
+
+
+def test_bad_options_are_typed_errors():
+    with pytest.raises(UsageError) as e:
+        hello_world.run(mask="half", echo=lambda s: None)
+    assert e.value.key == "error.lesson.choice" and e.value.fields["option"] == "mask"
+    with pytest.raises(UsageError) as e:
+        hello_world.run(epochs=0, echo=lambda s: None)
+    assert e.value.key == "error.lesson.at_least" and e.value.fields == {"option": "epochs", "least": 1, "value": 0}
 
 
 def test_greetings_the_unmasked_model_reads_its_answers(tmp_path):

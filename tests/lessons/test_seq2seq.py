@@ -8,7 +8,7 @@ from lesson_checks import assert_valid_png
 
 from glassformer.cli import main
 from glassformer.lessons import seq2seq
-from glassformer.lessons.seq2seq_report import digit_spans, smoothing_floor
+from glassformer.lessons.seq2seq import digit_spans, smoothing_floor
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models: one thread is fastest
 

@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 from lesson_checks import assert_valid_png
 
-from glassformer.lessons import sine, sine_data, sine_lr
+from glassformer.errors import UsageError
+from glassformer.lessons import sine
+from glassformer.train.data import forecast_windows, make
 from glassformer.train.optim import noam
 
 
@@ -80,22 +82,24 @@ def test_tutorial_model_lands_near_the_floor(tutorial):
 
 
 def test_the_tutorials_schedule_is_the_noam_factor_times_its_base_lr():
-    lr = sine_lr.lr_function("tutorial", 10_000, 32)
+    lr = sine.lr_function("tutorial", 10_000, 32)
     for s in (0, 10, 3999, 9000):
         by_hand = 1e-3 * min((s + 1) ** -0.5, (s + 1) * 4000**-1.5)  # its LambdaLR, written out
         assert lr(s) == pytest.approx(by_hand)
     assert max(lr(s) for s in range(10_000)) < 0.01 * noam(3999, 32, 4000)
-    with pytest.raises(ValueError, match="schedule"):
-        sine_lr.lr_function("linear", 10, 32)
+    with pytest.raises(UsageError) as e:
+        sine.lr_function("linear", 10, 32)
+    assert e.value.key == "error.lesson.choice" and e.value.fields["option"] == "schedule"
+    assert e.value.fields["choices"] == list(sine.SCHEDULES)
 
 
 def test_data_matches_the_tutorials_recipe():
     rng = np.random.default_rng(1)
-    s = sine_data.make(300, rng)
+    s = make(300, rng)
     np.testing.assert_allclose(s.x[0], np.linspace(s.start[0], s.start[0] + 2 * math.pi, 50))
     noise = s.y - np.sin(s.freq[:, None] * s.x)
     assert abs(noise.std() - 0.01) < 1e-3 and s.freq.min() >= 0.5 and s.freq.max() <= 2.0
-    x, t = sine_data.forecast_windows(s.y)
+    x, t = forecast_windows(s.y)
     assert x.shape == (300, 40, 1) and t.shape == (300, 40, 10)
     np.testing.assert_allclose(t[:, 39].numpy(), s.y[:, 40:].astype(np.float32))
     np.testing.assert_allclose(t[:, 5, 0].numpy(), s.y[:, 6].astype(np.float32))

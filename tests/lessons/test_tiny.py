@@ -9,7 +9,8 @@ from glassformer.cli import main
 from glassformer.lab import experiments
 from glassformer.lab.runner import run_experiment
 from glassformer.lessons import tiny
-from glassformer.lessons.published import PUBLISHED_000_PARAMS, TUTORIAL_000_TEXT
+from glassformer.lessons.tiny import PUBLISHED_000_PARAMS, TUTORIAL_000_TEXT
+from glassformer.messages import speaking, t
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +68,7 @@ def test_training_learns_and_sampling_writes(lesson):
 
 def test_every_claim_links_to_a_lab_experiment_and_shows_a_verdict_at_hand(lesson):
     known = experiments()
-    for where, phrase, name, claim in tiny.LAB_LINKS:
+    for _where, _phrase, name, claim in tiny.LAB_LINKS:
         assert name in known, name
         assert claim is None or claim in {c.key for c in known[name].claims}, claim
     rows = {r["experiment"]: r for r in lesson[0]["claims"]}
@@ -102,5 +103,7 @@ def test_cli_in_chinese_without_lab_results(tmp_path, capsys):
         == 0
     )
     out = capsys.readouterr().out
-    assert "参数" in out and "glassformer lab run scaling" in out and "没有找到实验结果" in out
+    with speaking("zh"):
+        assert t("lesson.tiny.title.params") in out and t("lesson.tiny.say.no_lab", lab="docs/lab") in out
+    assert "glassformer lab run scaling" in out
     assert "合计" in out and "每个词元一个 C 维向量" in out  # the parameter table in Chinese too

@@ -17,7 +17,7 @@ import torch
 
 from glassformer.lab.common import lab_preset
 from glassformer.lessons import fruit
-from glassformer.lessons.published import PUBLISHED_FRUIT
+from glassformer.lessons.fruit import PUBLISHED_FRUIT
 from glassformer.models import build_model
 from notebook_runner import NOTEBOOKS, run_notebook
 

@@ -104,7 +104,7 @@ def test_fused_equals_glass_attention_with_alibi(mask_name, dtype):
     assert_matches(lambda x: fused(x, mask), lambda x: glass(x, mask), torch.randn(2, 6, 12, dtype=dtype), atol=atol)
 
 
-@pytest.mark.parametrize("model_cls, extra", [(GPT, {}), (Encoder, {"causal": False, "pad_id": 0})])
+@pytest.mark.parametrize("model_cls, extra", [(GPT, {}), (Encoder, {"kind": "encoder", "causal": False, "pad_id": 0})])
 def test_alibi_changes_the_function_of_gpt_and_encoder(model_cls, extra):
     cfg = ModelConfig(vocab_size=11, d_model=12, n_heads=3, d_ff=16, n_layers=1, max_len=6, position="alibi", **extra)
     alibi = randomize_(model_cls(cfg).double()).eval()

@@ -69,7 +69,7 @@ def test_compiled_gpt_equals_eager(attention, position):
 @pytest.mark.parametrize("attention", ["glass", "fused"])
 def test_compiled_encoder_with_padding_and_a_dead_row_equals_eager(attention):
     """A row of nothing but padding: every query in it sees no key (the dead-row branch)."""
-    eager, other = pair(Encoder, attention=attention, causal=False, pad_id=0)
+    eager, other = pair(Encoder, kind="encoder", attention=attention, causal=False, pad_id=0)
     ids = torch.randint(1, V, (B, T))
     ids[0, -3:] = 0  # padding at the end of row 0
     ids[1, :] = 0  # row 1 is all padding

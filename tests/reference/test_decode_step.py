@@ -274,3 +274,76 @@ def test_layer_norm_gains_and_shifts_are_used_not_only_their_initial_values(vari
         cache = m.new_cache(2)
         pieces = [step(ids[:, :3], cache)] + [step(ids[:, t : t + 1], cache) for t in range(3, 6)]
     assert (torch.cat(pieces, dim=1) - full).abs().max() <= 1e-10
+
+
+class ScaledGPT(GPT):
+    """docs/architecture.md's example: a GPT whose forward divides the logits by √C."""
+
+    def forward(self, ids, cache=None):
+        return super().forward(ids, cache) / self.cfg.d_model**0.5  # (B, T, V)
+
+
+def _overridden(part: str) -> GPT:
+    """A GPT with one method the decode step copies changed in a subclass (the model's own class or
+    one of its parts'): the step must hand every token to the model's own forward."""
+    from glassformer.nn.attention import MultiHeadAttention
+    from glassformer.nn.block import Block, FeedForward
+    from glassformer.nn.embedding import TokenEmbedding
+
+    if part == "GPT.forward":
+        torch.manual_seed(0)
+        return ScaledGPT(model().cfg).eval()
+    m = model()
+    owner = {"Block": Block, "MultiHeadAttention": MultiHeadAttention, "FeedForward": FeedForward}
+    owner["TokenEmbedding"] = TokenEmbedding
+    name, method = part.split(".")
+    base = owner[name]
+
+    def doubled(self, *args, **kwargs):
+        return 2 * getattr(base, method)(self, *args, **kwargs)
+
+    sub = type(f"My{name}", (base,), {method: doubled})
+    for module in m.modules():
+        if type(module) is base:
+            module.__class__ = sub
+    return m
+
+
+OVERRIDES = [
+    "GPT.forward",
+    "Block.forward",
+    "MultiHeadAttention.forward",
+    "MultiHeadAttention.attend",
+    "FeedForward.forward",
+    "TokenEmbedding.forward",
+]
+
+
+@pytest.mark.parametrize("part", OVERRIDES)
+def test_a_model_whose_forward_differs_from_the_step_gets_its_own_forward(part):
+    """Issue 24, bug 1: the step was used whenever a model looked like a GPT, so ScaledGPT's prompt
+    went through its own forward and every later token through the flat step (logits 4× too large)."""
+    m = _overridden(part)
+    ids = torch.randint(0, 23, (2, MAX_LEN))
+    with torch.no_grad():
+        full = m(ids)  # (2, T, V): the model's own function, uncached
+        step, cache = decode_step(m), m.new_cache(2)
+        pieces = [step(ids[:, :3], cache)] + [step(ids[:, t : t + 1], cache) for t in range(3, MAX_LEN)]
+    assert (torch.cat(pieces, dim=1) - full).abs().max() <= 1e-5
+
+
+def test_scaled_gpt_samples_what_its_own_uncached_forward_samples():
+    m = _overridden("GPT.forward")
+    prompt = torch.zeros(3, 2, dtype=torch.long)
+    runs = [
+        torch.stack(
+            list(
+                generate_ids(
+                    m, prompt, MAX_LEN, temperature=1.0, generator=torch.Generator().manual_seed(5), use_cache=c
+                )
+            ),
+            dim=1,
+        )
+        for c in (True, False)
+    ]
+    assert torch.equal(*runs)

@@ -62,7 +62,7 @@ def test_fused_path_gives_zero_not_nan_on_fully_masked_rows():
 
 
 @pytest.mark.parametrize("position", sorted(POSITION_SCHEMES))
-@pytest.mark.parametrize("model_cls, extra", [(GPT, {}), (Encoder, {"causal": False, "pad_id": 0})])
+@pytest.mark.parametrize("model_cls, extra", [(GPT, {}), (Encoder, {"kind": "encoder", "causal": False, "pad_id": 0})])
 def test_whole_model_fused_equals_glass(model_cls, extra, position):
     cfg = ModelConfig(vocab_size=17, d_model=C, n_heads=H, d_ff=20, n_layers=2, max_len=T, position=position, **extra)
     glass = randomize_(model_cls(cfg).double()).eval()

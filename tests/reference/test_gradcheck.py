@@ -12,7 +12,7 @@ import pytest
 import torch
 from torch.autograd import gradcheck
 
-from glassformer.config import ModelConfig
+from glassformer.config import ModelConfig, with_kind
 from glassformer.models import GPT, Encoder, SequenceRegressor
 from glassformer.nn.attention import MultiHeadAttention, scaled_dot_product_attention
 from glassformer.nn.block import Block
@@ -69,9 +69,9 @@ def test_gpt_wrt_a_weight():
 
 
 def test_encoder_with_padding_and_regressor():
-    enc = Encoder(dataclasses.replace(CFG, causal=False, pad_id=0, norm="post")).double()
+    enc = Encoder(dataclasses.replace(CFG, kind="encoder", causal=False, pad_id=0, norm="post")).double()
     ids = torch.tensor([[3, 4, 0, 0], [0, 0, 0, 0]])  # second row: all padding
     logits_from = lambda e: enc.run_with_hooks(ids, hooks={"embed": lambda t, n: e})  # noqa: E731
     assert gradcheck(logits_from, (rand(2, 4, 6),), fast_mode=True)
-    reg = SequenceRegressor(dataclasses.replace(CFG, position="sinusoidal", causal=False)).double()
+    reg = SequenceRegressor(with_kind(CFG, "regressor", position="sinusoidal", causal=False)).double()
     assert gradcheck(reg, (rand(2, 4, 1),), fast_mode=True)

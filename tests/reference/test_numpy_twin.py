@@ -22,10 +22,9 @@ from glassformer.config import ModelConfig, get_preset
 from glassformer.models import GPT, Encoder, SequenceRegressor
 from glassformer.nn import attention as nn_attention
 from glassformer.nn.attention import MultiHeadAttention
-from glassformer.nn.block import Block
+from glassformer.nn.block import Block, FeedForward
 from glassformer.nn.block import layer_norm as make_layer_norm
 from glassformer.nn.embedding import TokenEmbedding
-from glassformer.nn.feedforward import FeedForward
 from glassformer.nn.kv_cache import LayerCache
 from glassformer.nn.masks import causal_mask, combine_masks, padding_mask
 from glassformer.nn.position import POSITION_SCHEMES, sinusoidal_table
@@ -203,7 +202,14 @@ def test_gpt_forward(name):
 @pytest.mark.parametrize("causal", [False, True])
 def test_encoder_forward_with_padding(causal, position):
     cfg = dataclasses.replace(
-        BASE, causal=causal, pad_id=0, norm="post", position=position, activation="gelu", final_norm=False
+        BASE,
+        kind="encoder",
+        causal=causal,
+        pad_id=0,
+        norm="post",
+        position=position,
+        activation="gelu",
+        final_norm=False,
     )
     model = randomize_(Encoder(cfg).double()).eval()
     ids = torch.randint(1, V, (3, 7))
@@ -218,7 +224,17 @@ def test_encoder_forward_with_padding(causal, position):
     "causal, position", [(False, "sinusoidal"), (True, "sinusoidal"), (False, "rotary"), (True, "alibi")]
 )
 def test_regressor_forward(causal, position):
-    cfg = dataclasses.replace(BASE, causal=causal, d_in=2, d_out=3, position=position, norm="post", activation="gelu")
+    cfg = dataclasses.replace(
+        BASE,
+        kind="regressor",
+        vocab_size=0,
+        causal=causal,
+        d_in=2,
+        d_out=3,
+        position=position,
+        norm="post",
+        activation="gelu",
+    )
     model = randomize_(SequenceRegressor(cfg).double()).eval()
     p = params_of(model)
     forward_only(model, lambda x: ref.regressor_forward(x, p, cfg), torch.randn(B, 7, 2, dtype=torch.float64))

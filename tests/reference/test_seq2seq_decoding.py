@@ -134,7 +134,7 @@ class MarkovModel(torch.nn.Module):
 
     def __init__(self) -> None:
         super().__init__()
-        self.cfg = ModelConfig(vocab_size=5, d_model=4, n_heads=1, max_len=6, pad_id=PAD)
+        self.cfg = ModelConfig(kind="seq2seq", vocab_size=5, d_model=4, n_heads=1, max_len=6, pad_id=PAD)
         table = torch.full((5, 5), 1e-30, dtype=torch.float64)
         table[BOS, EOS], table[BOS, A] = 0.52, 0.48
         table[A, EOS], table[A, A] = 0.98, 0.02

@@ -8,6 +8,8 @@ it is in glassformer itself):
                      training state is (the one instant the pair on disk disagrees)
     temp-write       SIGKILL halfway through writing the N-th checkpoint's training state
     hang             after optimizer step N, print HANGING and sleep (a trainer that holds the lock)
+    slow             after every optimizer step, print STEP <step> and wait 0.5 s (time to send a signal)
+    fill             after optimizer step N, fill the run directory's disk to its last few KB
     none             no fault
 """
 
@@ -41,6 +43,29 @@ def plant(mode: str, n: int) -> None:
             if self.step == n:
                 print("HANGING", flush=True)
                 time.sleep(600)
+
+        loop.Trainer.train_step = train_step
+    elif mode == "slow":
+        real_step = loop.Trainer.train_step
+
+        def train_step(self):
+            real_step(self)
+            print(f"STEP {self.step}", flush=True)
+            time.sleep(0.5)
+
+        loop.Trainer.train_step = train_step
+    elif mode == "fill":
+        real_step = loop.Trainer.train_step
+
+        def train_step(self):
+            real_step(self)
+            if self.step == n:
+                with open(self.run_dir / "filler", "wb", buffering=0) as f:
+                    try:
+                        while True:
+                            f.write(b"\x00" * 4096)
+                    except OSError:
+                        pass  # the disk is full: exactly what this mode wants
 
         loop.Trainer.train_step = train_step
     elif mode == "between-renames":

@@ -20,7 +20,7 @@ from glassformer.cli import main
 TINY_MODEL = ["--d_model=16", "--n_heads=2", "--d_ff=32", "--n_layers=1"]
 TINY_TRAIN = [
     "--batch_size=4",
-    "--block_size=8",
+    "--seq_len=8",
     "--eval_interval=4",
     "--eval_iters=1",
     "--log_interval=2",

@@ -7,7 +7,10 @@ checkpoint and says so; a second trainer in the same directory is refused and wr
 from __future__ import annotations
 
 import errno
+import os
 import random
+import re
+import shutil
 import signal
 import subprocess
 import time
@@ -152,17 +155,32 @@ def _failing(monkeypatch, what: str, nth: int) -> None:
         monkeypatch.setattr(MetricsLog, "append", fail_on_nth(MetricsLog.append))
 
 
+def disk_full_line(err: str, run: Path, kept: int) -> tuple[float, float]:
+    """(MB free, MB a checkpoint needs) read from the one line a full disk gets (a deliberate snapshot
+    of its English wording: the test of what the user reads)."""
+    found = re.search(
+        rf"the disk holding {re.escape(str(run))} is full: ([0-9.]+) MB free, a checkpoint needs about ([0-9.]+) MB\. "
+        rf"The last good checkpoint, step {kept}, is kept; free some space, then continue with: "
+        rf"glassformer train --resume {re.escape(str(run))}$",
+        err.strip(),
+    )
+    assert found, err
+    return float(found[1]), float(found[2])
+
+
+def pair_mb(run: Path) -> float:
+    return sum((run / f).stat().st_size for f in (checkpoint.MODEL_FILE, checkpoint.STATE_FILE)) / 1e6
+
+
 @pytest.mark.parametrize("what, nth, saved", [("state", 3, 4), ("weights", 3, 4), ("metrics", 7, 4)])
 def test_a_full_disk_keeps_the_last_checkpoint_and_says_so(what, nth, saved, reference, tmp_path, monkeypatch):
     run, cache = tmp_path / "run", reference[1]
     _failing(monkeypatch, what, nth)
     code, _, err = cli(train_argv(run, cache, MAX_STEPS))
     monkeypatch.undo()
-    assert_clean_failure(code, err, codes=(1,))
-    assert (
-        "(No space left on device). The last good checkpoint, step 4, is kept; free some disk space, "
-        f"then continue with: glassformer train --resume {run}" in err
-    )
+    assert_clean_failure(code, err, codes=(2,))
+    _, need = disk_full_line(err, run, kept=4)
+    assert 0.5 * pair_mb(run) <= need <= 2 * pair_mb(run) + 0.1  # about one checkpoint pair
     assert not list(run.glob(".*.tmp"))  # the failed temp file is gone, the old pair untouched
     assert loadable_step(run) == saved
     assert_resumes_exactly(run, cache, reference)
@@ -204,3 +222,81 @@ def test_a_stale_lock_file_is_taken_over(tmp_path):
     assert (tmp_path / lock.LOCK_FILE).exists()
     lock.release(held)
     assert not (tmp_path / lock.LOCK_FILE).exists()
+
+
+# ---- SIGTERM (kill, a scheduler, a container stop): saves and says how to resume, as Ctrl-C does ----
+def slow_driver(run: Path, cache: Path) -> subprocess.Popen:
+    """A trainer that prints STEP n after each step and waits half a second (time to send a signal)."""
+    return subprocess.Popen(
+        [python(), DRIVER, "slow", "0", "--", *train_argv(run, cache, MAX_STEPS)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=subprocess_env(),
+    )
+
+
+def signal_at_step(process: subprocess.Popen, step: int, times: int) -> tuple[str, str]:
+    while (line := process.stdout.readline()) and line.strip() != f"STEP {step}":
+        pass
+    assert line.strip() == f"STEP {step}", "the trainer ended before the step"
+    for _ in range(times):
+        process.send_signal(signal.SIGTERM)
+        time.sleep(0.05)
+    out, err = process.communicate(timeout=120)
+    return out, err
+
+
+def test_sigterm_saves_and_says_how_to_resume(reference, tmp_path):
+    run, cache = tmp_path / "run", reference[1]
+    process = slow_driver(run, cache)
+    out, err = signal_at_step(process, 6, times=1)
+    assert process.returncode == 128 + signal.SIGTERM  # 143: what a shell shows for a terminated job
+    assert "SIGTERM: stopping after this step" in err and "Traceback" not in err
+    assert f"Interrupted at step 6; checkpoint saved in {run}." in out  # the step it was in, finished
+    assert f"Resume with: glassformer train --resume {run}" in out
+    assert loadable_step(run) == 6
+    assert_resumes_exactly(run, cache, reference)
+
+
+def test_a_second_sigterm_stops_at_once_and_keeps_the_last_checkpoint(reference, tmp_path):
+    run, cache = tmp_path / "run", reference[1]
+    process = slow_driver(run, cache)
+    out, _ = signal_at_step(process, 6, times=2)
+    assert process.returncode == -signal.SIGTERM  # the default action: ended at once, nothing saved
+    assert "Interrupted" not in out
+    assert loadable_step(run) == 4  # the last evaluation's checkpoint, untouched
+    assert_resumes_exactly(run, cache, reference)
+
+
+# ---- a real full disk: a small tmpfs mounted for the test ------------------------------------------
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 4 MB tmpfs at tmp_path/disk (root only: CI runs as root; skipped with the reason elsewhere)."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    if shutil.which("mount") is None or os.name != "posix":
+        pytest.skip("no mount command: a tmpfs cannot be mounted here")
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)], capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        pytest.skip(f"a tmpfs cannot be mounted here (root is needed): {done.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_a_full_disk_is_one_line_exit_2_and_the_previous_checkpoint_is_intact(reference, small_disk):
+    run, cache = small_disk / "run", reference[1]
+    done = run_driver("fill", 6, run, cache)  # after step 6 the disk has only its last few KB
+    assert_clean_failure(done.returncode, done.stderr, codes=(2,))
+    assert len(done.stderr.strip().splitlines()) == 1
+    free, need = disk_full_line(done.stderr, run, kept=4)
+    assert free < need and free <= 0.1  # what the disk had left, in MB
+    assert 0.5 * pair_mb(run) <= need <= 2 * pair_mb(run) + 0.1
+    assert not list(run.glob(".*.tmp"))
+    assert loadable_step(run) == 4  # the previous checkpoint, whole
+    (run / "filler").unlink()  # space made: the run continues exactly as if it had never stopped
+    assert_resumes_exactly(run, cache, reference)

@@ -16,14 +16,14 @@ def memmap(tmp_path):
 
 
 def test_shapes_dtype_and_shift(memmap):
-    x, y = get_batch(memmap, batch_size=8, block_size=16, generator=torch.Generator().manual_seed(0))
+    x, y = get_batch(memmap, batch_size=8, seq_len=16, generator=torch.Generator().manual_seed(0))
     assert x.shape == y.shape == (8, 16)
     assert x.dtype == y.dtype == torch.int64
     assert torch.equal(y[:, :-1], x[:, 1:])
 
 
 def test_rows_are_windows_of_the_data(memmap):
-    x, y = get_batch(memmap, batch_size=32, block_size=10, generator=torch.Generator().manual_seed(1))
+    x, y = get_batch(memmap, batch_size=32, seq_len=10, generator=torch.Generator().manual_seed(1))
     where = {int(v): i for i, v in enumerate(memmap)}  # value → its index (values are distinct)
     for row_x, row_y in zip(x, y, strict=False):
         s = where[int(row_x[0])]
@@ -41,7 +41,7 @@ def test_same_seed_same_batch_and_generator_advances(memmap):
 
 
 def test_every_start_is_reachable():
-    data = np.arange(6, dtype=np.uint16)  # block_size 4 → starts 0 and 1 only; 1 needs the last token
+    data = np.arange(6, dtype=np.uint16)  # seq_len 4 → starts 0 and 1 only; 1 needs the last token
     x, y = get_batch(data, 200, 4, torch.Generator().manual_seed(0))
     assert sorted(set(x[:, 0].tolist())) == [0, 1]
     assert int(y.max()) == 5
@@ -49,9 +49,9 @@ def test_every_start_is_reachable():
 
 def test_too_short():
     data = np.arange(8, dtype=np.uint16)
-    x, y = get_batch(data, 2, 7, torch.Generator())  # exactly block_size + 1 tokens is enough:
+    x, y = get_batch(data, 2, 7, torch.Generator())  # exactly seq_len + 1 tokens is enough:
     assert x.tolist() == [list(range(7))] * 2 and y.tolist() == [list(range(1, 8))] * 2  # one window fits
-    with pytest.raises(ValueError, match="block_size \\+ 1 = 9"):
+    with pytest.raises(ValueError, match="seq_len \\+ 1 = 9"):
         get_batch(data, 2, 8, torch.Generator())
 
 
@@ -60,7 +60,7 @@ def test_the_refusal_whole_and_the_tensors_contiguous_on_the_asked_device():
     with pytest.raises(ValueError) as caught:
         get_batch(data, 2, 8, torch.Generator())
     assert str(caught.value) == (
-        "data has 8 tokens but a window needs block_size + 1 = 9; use a longer corpus or a smaller block_size"
+        "data has 8 tokens but a window needs seq_len + 1 = 9; use a longer corpus or a smaller seq_len"
     )
     x, y = get_batch(data, 3, 4, torch.Generator().manual_seed(0), device=torch.device("cpu"))
     assert x.is_contiguous() and y.is_contiguous() and x.device.type == y.device.type == "cpu"

@@ -46,7 +46,7 @@ def test_flops_per_token_counts_the_matrices_not_the_position_table():
 
     cfg = get_preset("baby").model
     C, F, L, V = cfg.d_model, cfg.d_ff, cfg.n_layers, peers.VOCAB
-    T, b = get_preset("baby").train.block_size, int(cfg.bias)
+    T, b = get_preset("baby").train.seq_len, int(cfg.bias)
     norm = C + b * C  # LayerNorm gain (and shift)
     per_layer = 4 * C * C + 2 * C * F + b * (3 * C + C + F + C) + 2 * norm  # qkv, proj, fc1, fc2, norms
     head = 0 if cfg.tie_weights else C * V + b * V

@@ -105,7 +105,9 @@ def test_import_then_export_gives_back_the_same_folder_contents(tmp_path):
     assert saved.specials == [EOT] and saved.encode("he<|endoftext|>h") == [256, 257, 104]
     out = export_gpt2(run, tmp_path / "out")
     before, after = read_gpt2_dir(tmp_path / "hf"), read_gpt2_dir(out)
-    assert all(torch.equal(a, b) for a, b in zip(before[0].state_dict().values(), after[0].state_dict().values(), strict=False))
+    assert all(
+        torch.equal(a, b) for a, b in zip(before[0].state_dict().values(), after[0].state_dict().values(), strict=False)
+    )
     for name in ("config.json", "vocab.json", "merges.txt"):
         assert (out / name).read_bytes() == (tmp_path / "hf" / name).read_bytes(), name
 
@@ -226,7 +228,6 @@ def test_every_tensor_is_placed_or_refused_by_name():
         ("position", "rotary"),
         ("bias", False),
         ("mha_style", "heads"),
-        ("pad_id", 0),
     ],
 )
 def test_gpt2_config_names_the_first_field_gpt2_lacks(field, value):
@@ -433,7 +434,7 @@ def test_an_imported_runs_config_and_every_refusal_of_import_and_export(tmp_path
     assert config["about"] == f"GPT-2 imported from {hf}"
     assert config["imported"]["format"] == "gpt2" and config["imported"]["from"] == str(hf)
     assert config["imported"]["weights"] == read_gpt2_dir(tmp_path / "hf")[2]
-    assert config["model"]["d_model"] == 16 and config["train"]["block_size"] == min(TrainConfig().block_size, 16)
+    assert config["model"]["d_model"] == 16 and config["train"]["seq_len"] == min(TrainConfig().seq_len, 16)
     assert config["train"]["lr"] == TrainConfig().lr
     assert read_weights(run / "model.safetensors")[2] == 0 and not (run / "train.lock").exists()
     with pytest.raises(UsageError) as e:

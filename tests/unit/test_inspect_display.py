@@ -195,12 +195,14 @@ def test_gradient_flow_takes_the_shapes_a_user_has():
     listed = gradient_flow(model, TOK.encode(TEXT), lr=None)  # a list
     assert one.loss == batch.loss == listed.loss
     assert [r.grad_norm for r in one.rows] == [r.grad_norm for r in batch.rows]
-    regressor = SequenceRegressor(ModelConfig(d_model=16, n_heads=2, d_ff=24, n_layers=1, max_len=16))
+    regressor = SequenceRegressor(ModelConfig(kind="regressor", d_model=16, n_heads=2, d_ff=24, n_layers=1, max_len=16))
     wave = torch.sin(torch.arange(12.0))  # (T,) numbers
     assert gradient_flow(regressor, wave).loss == gradient_flow(regressor, wave[:, None]).loss
     with pytest.raises(ValueError, match="at least 2 steps"):
         gradient_flow(model, ids()[:1])
-    wide = SequenceRegressor(ModelConfig(d_model=16, n_heads=2, d_ff=24, n_layers=1, max_len=16, d_out=3))
+    wide = SequenceRegressor(
+        ModelConfig(kind="regressor", d_model=16, n_heads=2, d_ff=24, n_layers=1, max_len=16, d_out=3)
+    )
     with pytest.raises(ValueError, match=r"pass targets= of shape \(1, 11, 3\)"):
         gradient_flow(wide, wave)
 
@@ -234,7 +236,7 @@ def test_attention_view_repr_shows_the_chosen_heads_numbers():
 
 
 def test_attention_view_of_numbers_and_its_files(tmp_path):
-    regressor = SequenceRegressor(ModelConfig(d_model=16, n_heads=2, d_ff=24, n_layers=1, max_len=16))
+    regressor = SequenceRegressor(ModelConfig(kind="regressor", d_model=16, n_heads=2, d_ff=24, n_layers=1, max_len=16))
     view = attention_view(regressor, torch.linspace(0, 1, 6))  # (T,) numbers
     assert isinstance(view, AttentionView) and view.labels == ["0", "0.2", "0.4", "0.6", "0.8", "1"]
     png, page = view.save(tmp_path)
@@ -264,7 +266,7 @@ def test_attention_files_take_the_shapes_a_user_has(tmp_path, shape):
     ],
 )
 def test_numbers_come_as_a_batch_in_any_natural_shape(given, expected):
-    regressor = SequenceRegressor(ModelConfig(d_model=16, n_heads=2, d_ff=24, n_layers=1, max_len=16))
+    regressor = SequenceRegressor(ModelConfig(kind="regressor", d_model=16, n_heads=2, d_ff=24, n_layers=1, max_len=16))
     assert tuple(as_batch(regressor, torch.zeros(given)).shape) == expected
 
 

@@ -130,7 +130,7 @@ def test_layers_are_listed_in_data_flow_order_even_when_parameters_are_not():
     from glassformer.models import SequenceRegressor
 
     model = SequenceRegressor(
-        ModelConfig(d_model=16, n_heads=2, d_ff=32, n_layers=2, max_len=16, position="sinusoidal")
+        ModelConfig(kind="regressor", d_model=16, n_heads=2, d_ff=32, n_layers=2, max_len=16, position="sinusoidal")
     )  # the sine preset's shape
     assert next(iter(model.named_parameters()))[0].startswith("blocks.")  # the premise
     ((model(torch.randn(2, 5, 1)) - 1) ** 2).mean().backward()

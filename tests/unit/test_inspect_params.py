@@ -17,7 +17,9 @@ CONFIGS = {
     "per-head modules, no positions": (GPT, ModelConfig(**BASE, mha_style="heads", position="none")),
     "post-norm regressor": (
         SequenceRegressor,
-        ModelConfig(**{**BASE, "n_layers": 3}, norm="post", final_norm=False, d_in=2, d_out=3),
+        ModelConfig(
+            **{**BASE, "n_layers": 3, "vocab_size": 0}, kind="regressor", norm="post", final_norm=False, d_in=2, d_out=3
+        ),
     ),
 }
 

@@ -157,7 +157,9 @@ def test_flop_terms_worked_out_by_hand():
     enc = flops_per_token(ModelConfig(**{**CFG.__dict__, "causal": False}), 3, kind="encoder")
     assert (enc.attention_term, enc.attention_full) == (48, 48)  # bidirectional: the whole square
     reg = flops_per_token(
-        ModelConfig(d_model=4, n_heads=2, d_ff=6, n_layers=1, max_len=5, d_in=2, d_out=3), 3, kind="regressor"
+        ModelConfig(kind="regressor", d_model=4, n_heads=2, d_ff=6, n_layers=1, max_len=5, d_in=2, d_out=3),
+        3,
+        kind="regressor",
     )
     assert reg.head_term == 2 * 4 * 3  # 2·C·d_out
 

@@ -31,7 +31,9 @@ def hook_shapes(model, x):
             torch.randint(0, 11, (1, 5)),
         ),
         (
-            lambda: SequenceRegressor(ModelConfig(n_layers=2, norm="post", position="sinusoidal", **SMALL)),
+            lambda: SequenceRegressor(
+                ModelConfig(kind="regressor", n_layers=2, norm="post", position="sinusoidal", **SMALL)
+            ),
             torch.randn(1, 9, 1),
         ),
     ],
@@ -172,7 +174,10 @@ def test_every_hook_declares_known_axes_that_match_its_tensor():
 
     for make, x in [
         (lambda: GPT(ModelConfig(vocab_size=11, n_layers=2, **SMALL)), torch.randint(0, 11, (2, 7))),
-        (lambda: SequenceRegressor(ModelConfig(n_layers=1, norm="post", **SMALL)), torch.randn(1, 9, 1)),
+        (
+            lambda: SequenceRegressor(ModelConfig(kind="regressor", n_layers=1, norm="post", **SMALL)),
+            torch.randn(1, 9, 1),
+        ),
     ]:
         model = make()
         points = model.hook_points()
@@ -214,7 +219,7 @@ def test_as_batch_turns_what_a_user_has_into_the_batch_a_model_reads():
     from glassformer.inspect.trace import as_batch
 
     gpt = GPT(ModelConfig(vocab_size=7, n_layers=1, **SMALL))
-    reg = SequenceRegressor(ModelConfig(n_layers=1, d_in=2, **SMALL))
+    reg = SequenceRegressor(ModelConfig(kind="regressor", n_layers=1, d_in=2, **SMALL))
     assert as_batch(gpt, [1, 2, 3]).tolist() == [[1, 2, 3]]  # (T,) -> (1, T)
     assert as_batch(gpt, [[1, 2], [3, 4]]).shape == (2, 2)  # already a batch
     numbers = as_batch(reg, [[1, 2], [3, 4], [5, 6]])  # (T, d_in) ints -> (1, T, d_in) floats
@@ -252,7 +257,9 @@ def test_the_loss_row_of_a_regressor_names_its_loss_and_measures_it():
     """A regressor's trace with targets ends with its loss, the mean squared error, in words and value
     (bug guarded: a loss row whose description was looked up under the wrong key)."""
     torch.manual_seed(0)
-    model = SequenceRegressor(ModelConfig(n_layers=1, d_in=2, d_out=3, position="sinusoidal", **SMALL))
+    model = SequenceRegressor(
+        ModelConfig(kind="regressor", n_layers=1, d_in=2, d_out=3, position="sinusoidal", **SMALL)
+    )
     x, y = torch.randn(1, 4, 2), torch.randn(1, 4, 3)
     for lang, words in (("en", "mean squared error"), ("zh", "均方误差")):
         row = trace(model, x, targets=y, lang=lang).rows[-1]

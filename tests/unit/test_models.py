@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 import torch
 
-from glassformer.config import ModelConfig, get_preset
+from glassformer.config import ModelConfig, get_preset, with_kind
 from glassformer.models import GPT, MODEL_KINDS, Encoder, SequenceRegressor
 
 BASE = ModelConfig(vocab_size=23, d_model=12, n_heads=3, d_ff=20, n_layers=2, max_len=9)
@@ -41,22 +41,22 @@ CONFIGS = {
     "sinusoidal": replace(BASE, position="sinusoidal"),
     "no-position": replace(BASE, position="none"),
     "heads-style": replace(BASE, mha_style="heads"),
-    "regressor-io": replace(BASE, d_in=3, d_out=2),  # only the regressor reads d_in, d_out
+    "regressor-io": replace(BASE, kind="regressor", vocab_size=0, d_in=3, d_out=2),  # only the regressor reads them
 }
 
 
 @pytest.mark.parametrize("kind", ["gpt", "encoder", "regressor"])
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_num_params_matches_the_formula(name, kind):
-    cfg = CONFIGS[name]
+    cfg = with_kind(CONFIGS[name], kind)
     model = MODEL_KINDS[kind](cfg)
     assert model.num_params() == expected_params(cfg, kind)
 
 
 @pytest.mark.parametrize("name", sorted(["seed000", "baby", "seed002", "sine"]))
 def test_num_params_of_the_presets(name):
-    cfg = get_preset(name).model
     kind = "regressor" if name == "sine" else "encoder"
+    cfg = with_kind(get_preset(name).model, kind)
     assert MODEL_KINDS[kind](cfg).num_params() == expected_params(cfg, kind)
 
 
@@ -78,7 +78,9 @@ def test_output_shapes():
     ids = torch.randint(0, 23, (2, 7))
     assert GPT(BASE)(ids).shape == (2, 7, 23)
     assert Encoder(replace(BASE, causal=False))(ids).shape == (2, 7, 23)
-    assert SequenceRegressor(replace(BASE, d_in=3, d_out=2))(torch.randn(2, 7, 3)).shape == (2, 7, 2)
+    assert SequenceRegressor(replace(BASE, kind="regressor", vocab_size=0, d_in=3, d_out=2))(
+        torch.randn(2, 7, 3)
+    ).shape == (2, 7, 2)
 
 
 def test_encoder_is_bidirectional_and_gpt_is_not():
@@ -93,9 +95,29 @@ def test_encoder_is_bidirectional_and_gpt_is_not():
 
 def test_encoder_padding_keys_are_ignored():
     """With pad_id set, what sits in padded slots never reaches the real tokens."""
-    model = Encoder(replace(BASE, causal=False, pad_id=0)).eval()
+    model = Encoder(replace(BASE, kind="encoder", causal=False, pad_id=0)).eval()
     a = torch.tensor([[5, 6, 7, 0, 0]])
     out = model(a)
     # same real tokens, more padding after them: the real positions' logits are unchanged
     b = torch.tensor([[5, 6, 7, 0, 0, 0, 0]])
     torch.testing.assert_close(model(b)[:, :3], out[:, :3], atol=1e-6, rtol=0)
+
+
+def test_one_causal_mask_serves_every_model_and_every_cache_offset():
+    """nn/masks.causal_mask is the only place a causal mask is built: the GPT's and the seq2seq
+    decoder's masks are it, with and without tokens already cached."""
+    from glassformer.models import EncoderDecoder
+    from glassformer.nn.masks import causal_mask
+
+    assert torch.equal(
+        causal_mask(3, offset=2), torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 0], [1, 1, 1, 1, 1]]).bool()
+    )
+    assert torch.equal(causal_mask(4), torch.tril(torch.ones(4, 4, dtype=torch.bool)))
+    cfg = ModelConfig(vocab_size=11, d_model=8, n_heads=2, d_ff=16, n_layers=1, max_len=8)
+    gpt, s2s = GPT(cfg), EncoderDecoder(replace(cfg, kind="seq2seq", pad_id=0))
+    ids = torch.ones(2, 3, dtype=torch.long)
+    for offset in (0, 2):
+        assert torch.equal(gpt.attention_mask(ids, offset), causal_mask(3, offset=offset))
+    assert torch.equal(s2s.target_mask(ids, 2), causal_mask(3, offset=2))
+    assert torch.equal(s2s.target_mask(ids)[0, 0], causal_mask(3))  # (no padding in these ids)
+    assert gpt.attention_mask(ids[:, :1], 5) is None and s2s.target_mask(ids[:, :1], 5) is None

@@ -8,10 +8,10 @@ from dataclasses import replace
 import pytest
 import torch
 
-from glassformer.config import ModelConfig
+from glassformer.config import ModelConfig, with_kind
 from glassformer.models import GPT, Encoder, SequenceRegressor
 from glassformer.nn.attention import MultiHeadAttention, attention_scores, scaled_dot_product_attention
-from glassformer.nn.feedforward import FeedForward
+from glassformer.nn.block import FeedForward
 from glassformer.nn.init import init_weights
 from glassformer.nn.loss import next_token_loss
 from glassformer.nn.masks import causal_mask, combine_masks, padding_mask
@@ -115,7 +115,7 @@ def test_gpt_refuses_causal_false():
 
 
 def test_regressor_input_checks():
-    model = SequenceRegressor(replace(CFG, d_in=2))
+    model = SequenceRegressor(with_kind(CFG, "regressor", d_in=2))
     msg = re.escape("SequenceRegressor expects floats of shape (B, T, 2), got (1, 4) torch.float32")
     with pytest.raises(ValueError, match=msg):
         model(torch.zeros(1, 4))

@@ -18,7 +18,7 @@ from glassformer.train.loop import Trainer
 def tiny_run(log_every: int | None):
     torch.manual_seed(0)
     p = get_preset("seed000")
-    p.model.vocab_size, p.train.max_steps, p.train.block_size = 12, 12, 8
+    p.model.vocab_size, p.train.max_steps, p.train.seq_len = 12, 12, 8
     model = build_model(p.model)
     data = (torch.arange(400) % 12).numpy()
     losses, logs = [], []

@@ -614,7 +614,7 @@ def test_a_tokenizer_of_another_size_is_refused_naming_both(finished):
 FIX = "glassformer train writes it when a run starts; restore it from a copy, or start a new run."
 
 
-TINY = ModelConfig(kind="regressor", vocab_size=1, d_model=8, n_heads=2, d_ff=16, n_layers=1, max_len=8, causal=False)
+TINY = ModelConfig(kind="regressor", d_model=8, n_heads=2, d_ff=16, n_layers=1, max_len=8, causal=False)
 
 
 def write_run(run_dir, model_cfg=TINY, weights=True, **extra):

@@ -65,7 +65,7 @@ def test_evaluation_batches_are_the_first_rows_every_time_and_val_is_its_own_spl
 
 def test_text_windows_evaluate_on_fixed_batches_and_train_on_the_trainers_stream():
     train, val = np.arange(200, dtype=np.uint16), np.arange(1000, 1100, dtype=np.uint16)
-    src = TextWindows(train, val, batch_size=3, block_size=5, eval_iters=2, seed=7)
+    src = TextWindows(train, val, batch_size=3, seq_len=5, eval_iters=2, seed=7)
     first = [b[0].tolist() for b in src.eval_batches("val")]
     assert len(first) == 2 and first == [b[0].tolist() for b in src.eval_batches("val")]  # same every time
     assert all(1000 <= v < 1100 for b in first for row in b for v in row)  # from val only
@@ -77,9 +77,9 @@ def test_text_windows_evaluate_on_fixed_batches_and_train_on_the_trainers_stream
 # ---- every batch source's output whole -----------------------------------------------------------
 def test_text_windows_from_config_and_evaluation_seeded_by_split():
     train, val = np.arange(300, dtype=np.uint16), np.arange(1000, 1300, dtype=np.uint16)
-    cfg = SimpleNamespace(batch_size=2, block_size=4, eval_iters=3, seed=11, device="cpu")
+    cfg = SimpleNamespace(batch_size=2, seq_len=4, eval_iters=3, seed=11, device="cpu")
     src = TextWindows.from_config(train, val, cfg)
-    assert (src.batch_size, src.block_size, src.eval_iters, src.seed, src.device) == (2, 4, 3, 11, "cpu")
+    assert (src.batch_size, src.seq_len, src.eval_iters, src.seed, src.device) == (2, 4, 3, 11, "cpu")
     assert src.splits == ("train", "val") and src.data["train"] is train and src.data["val"] is val
     for split, offset in (("train", 1), ("val", 2)):  # seed + 1, seed + 2: each split its own fixed stream
         g = torch.Generator().manual_seed(11 + offset)

@@ -146,7 +146,7 @@ def test_dropout_seed_of_a_rank_and_step_is_fixed_and_below_2_to_the_63():
 
 def test_share_gives_the_rank_its_slice_of_a_text_source_and_refuses_others():
     ids = torch.arange(1000)
-    source = TextWindows(ids, ids, batch_size=6, block_size=4, eval_iters=1, seed=0)
+    source = TextWindows(ids, ids, batch_size=6, seq_len=4, eval_iters=1, seed=0)
     part = ProcessWorld(2, 0, 3).share(source)
     assert isinstance(part, RankSlice) and (part.source, part.rank, part.size) == (source, 2, 3)
     assert part.splits == source.splits == ("train", "val")

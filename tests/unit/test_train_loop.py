@@ -45,7 +45,7 @@ from glassformer.train.loop import (
     TrainResult,
     explain_nonfinite,
     largest_gradient,
-    sigint_as_flag,
+    stop_signals_as_flag,
 )
 from glassformer.train.optim import lr_at
 from glassformer.train.record import MetricsLog
@@ -196,7 +196,7 @@ def setup(tmp_path=None, val=True, **cfg):
     model = nn.Linear(1, 1)
     x = torch.linspace(-1, 1, 8)[:, None]  # (8, 1)
     batches = TensorBatches(x, 2 * x, 4, val=(x[:4], 2 * x[:4]) if val else None)
-    base = dict(max_steps=4, eval_interval=2, log_interval=1, batch_size=4, block_size=3, lr=0.1, threads=1)
+    base = dict(max_steps=4, eval_interval=2, log_interval=1, batch_size=4, seq_len=3, lr=0.1, threads=1)
     cfg = TrainConfig(**{**base, **cfg})
     return model, cfg, batches
 
@@ -441,7 +441,7 @@ def reference_run(model: nn.Module, data: np.ndarray, cfg: TrainConfig, steps: i
             group["lr"] = lr
         loss_sum = torch.zeros(())
         for _ in range(cfg.grad_accum):
-            x, y = draw_windows(data, cfg.batch_size, cfg.block_size, gen)
+            x, y = draw_windows(data, cfg.batch_size, cfg.seq_len, gen)
             logits = model(x)  # (B, T, V)
             loss = F.cross_entropy(logits.reshape(-1, V), y.reshape(-1)) / cfg.grad_accum
             loss.backward()
@@ -455,7 +455,7 @@ def reference_run(model: nn.Module, data: np.ndarray, cfg: TrainConfig, steps: i
 
 def trainer_run(model: nn.Module, data: np.ndarray, cfg: TrainConfig, run_dir):
     """glassformer's trainer, every step logged; returns the same triples from metrics.jsonl."""
-    source = TextWindows(data, data, cfg.batch_size, cfg.block_size, cfg.eval_iters, cfg.seed)
+    source = TextWindows(data, data, cfg.batch_size, cfg.seq_len, cfg.eval_iters, cfg.seed)
     result = Trainer(model, cfg, source, run_dir, evaluate=None, progress="silent").fit()
     assert result.status == "done" and result.step == cfg.max_steps
     logs = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
@@ -482,7 +482,7 @@ def test_trainer_matches_the_reference_loop_step_by_step(tmp_path, name):
     that is not the one configured; batches drawn from another stream or not shifted by one."""
     settings = dict(
         batch_size=8,
-        block_size=8,
+        seq_len=8,
         max_steps=STEPS,
         seed=3,
         weight_decay=0.1,
@@ -520,13 +520,13 @@ def test_grad_accum_divides_the_loss_so_sgd_takes_the_same_step_as_one_big_batch
     the step: k micro-batches of B/k rows must move the weights exactly as one batch of B rows.
     The generator is shared, so both runs see the same windows in the same order."""
     data = corpus()
-    settings = dict(block_size=8, max_steps=5, seed=11, log_interval=1, eval_interval=5, eval_iters=1)
+    settings = dict(seq_len=8, max_steps=5, seed=11, log_interval=1, eval_interval=5, eval_iters=1)
     torch.manual_seed(0)
     a = build_model(MODEL)
     b = copy.deepcopy(a)
     for model, batch, accum, where in ((a, 8, 1, "one"), (b, 4, 2, "two")):
         cfg = TrainConfig(batch_size=batch, grad_accum=accum, **settings)
-        source = TextWindows(data, data, batch, cfg.block_size, 1, cfg.seed)
+        source = TextWindows(data, data, batch, cfg.seq_len, 1, cfg.seed)
         sgd = torch.optim.SGD(model.parameters(), lr=0.5)
         (tmp_path / where).mkdir()
         Trainer(model, cfg, source, tmp_path / where, evaluate=None, optimizer=sgd, progress="silent").fit()
@@ -637,7 +637,7 @@ def test_the_first_ctrl_c_becomes_a_flag_and_a_message_the_second_goes_to_the_pr
     original = signal.signal(signal.SIGINT, lambda signum, frame: outer.append(signum))
     try:
         previous = signal.getsignal(signal.SIGINT)
-        with sigint_as_flag() as interrupted:
+        with stop_signals_as_flag() as interrupted:
             assert not interrupted()
             os.kill(os.getpid(), signal.SIGINT)
             assert interrupted() and outer == []
@@ -649,11 +649,30 @@ def test_the_first_ctrl_c_becomes_a_flag_and_a_message_the_second_goes_to_the_pr
         signal.signal(signal.SIGINT, original)
 
 
+def test_the_first_sigterm_becomes_a_flag_and_the_second_goes_to_the_previous_handler(capsys):
+    outer = []
+    originals = {
+        s: signal.signal(s, lambda signum, frame: outer.append(signum)) for s in (signal.SIGINT, signal.SIGTERM)
+    }
+    try:
+        with stop_signals_as_flag() as interrupted:
+            assert interrupted() == 0
+            os.kill(os.getpid(), signal.SIGTERM)
+            assert interrupted() == signal.SIGTERM and outer == []
+            assert "SIGTERM: stopping after this step" in capsys.readouterr().err
+            os.kill(os.getpid(), signal.SIGINT)  # a second signal of either kind: the previous handlers are back
+            os.kill(os.getpid(), signal.SIGTERM)
+            assert outer == [signal.SIGINT, signal.SIGTERM] and interrupted() == signal.SIGTERM
+    finally:
+        for s, handler in originals.items():
+            signal.signal(s, handler)
+
+
 def test_outside_the_main_thread_ctrl_c_is_left_alone():
     seen = []
 
     def run():
-        with sigint_as_flag() as interrupted:
+        with stop_signals_as_flag() as interrupted:
             seen.append((interrupted(), signal.getsignal(signal.SIGINT)))
 
     before = signal.getsignal(signal.SIGINT)
@@ -770,7 +789,7 @@ def fit_with(vals, patience, max_steps=20, run_dir=None):
     before training, when there is a run directory)."""
     torch.manual_seed(0)
     model = build_model(STOP_MODEL)
-    cfg = TrainConfig(batch_size=2, block_size=8, max_steps=max_steps, eval_interval=2, log_interval=2, lr=1e-2)
+    cfg = TrainConfig(batch_size=2, seq_len=8, max_steps=max_steps, eval_interval=2, log_interval=2, lr=1e-2)
     stopper = EarlyStopping(patience)
     seen = {}
     scripted = iter(vals)

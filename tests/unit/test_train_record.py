@@ -43,7 +43,7 @@ DATA = (np.arange(2000) % 11).astype(np.uint16)
 def trainer(run_dir, max_steps, eval_interval, grad_accum=1, **kw) -> Trainer:
     cfg = TrainConfig(
         batch_size=4,
-        block_size=8,
+        seq_len=8,
         max_steps=max_steps,
         eval_interval=eval_interval,
         eval_iters=1,
@@ -88,7 +88,7 @@ def test_a_source_without_a_val_split_trains_plots_and_writes_no_best_file(tmp_p
     and plots (the plot once raised KeyError 'val_loss'), and no best.safetensors is written, since
     nothing measures "best"."""
     x = torch.randint(0, 11, (12, 8))
-    cfg = TrainConfig(batch_size=4, block_size=8, max_steps=4, eval_interval=2, log_interval=1)
+    cfg = TrainConfig(batch_size=4, seq_len=8, max_steps=4, eval_interval=2, log_interval=1)
     torch.manual_seed(0)
     result = Trainer(
         build_model(MODEL), cfg, TensorBatches(x, x.roll(-1, dims=1), 4), tmp_path, progress="silent"

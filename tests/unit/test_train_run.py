@@ -88,11 +88,9 @@ def test_existing_checkpoint_is_never_overwritten(tmp_path):
         make(tmp_path)
 
 
-def test_block_size_longer_than_max_len_is_explained(tmp_path):
-    with pytest.raises(
-        ValueError, match=r"block_size=200 is longer than max_len=128.*--max_len=200 or --block_size=128"
-    ):
-        make(tmp_path, ["--block_size=200"])
+def test_seq_len_longer_than_max_len_is_explained(tmp_path):
+    with pytest.raises(ValueError, match=r"seq_len=200 is longer than max_len=128.*--max_len=200 or --seq_len=128"):
+        make(tmp_path, ["--seq_len=200"])
 
 
 def test_vocab_size_comes_from_the_tokenizer(tmp_path):
@@ -312,6 +310,23 @@ def test_a_second_start_into_a_saved_run_is_refused_with_the_resume_advice(sine_
         f"{sine_run} already holds a checkpoint. Continue it with --resume {sine_run}, or choose "
         "another directory with --out DIR."
     )
+
+
+def test_a_run_saved_by_an_earlier_version_still_loads_and_resumes(sine_run, tmp_path):
+    """config.json as earlier versions wrote it: the sine preset's vocab_size=1 (there only to pass a
+    check), every kind's fields at their old defaults, and the training window called block_size."""
+    run_dir = copy_run(sine_run, tmp_path)
+    config = json.loads((run_dir / "config.json").read_text())
+    config["model"].update(vocab_size=1, tie_weights=False, share_embeddings=False, pad_id=None, d_in=1, d_out=1)
+    config["train"]["block_size"] = config["train"].pop("seq_len")
+    (run_dir / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    model, tokenizer, _ = load_model(run_dir)
+    assert (model.cfg.kind, model.cfg.vocab_size, model.cfg.d_in, tokenizer) == ("regressor", 0, 1, None)
+    run = resume_run(run_dir, ["--max_steps=2"], progress=False)
+    assert (run.trainer.cfg.seq_len, run.trainer.cfg.max_steps) == (get_preset("sine").train.seq_len, 2)
+    assert train(run).step == 2
+    rewritten = json.loads((run_dir / "config.json").read_text())["train"]  # resume wrote the changed settings
+    assert "block_size" not in rewritten and rewritten["seq_len"] == get_preset("sine").train.seq_len
 
 
 def test_resume_without_a_source_in_config_is_a_damaged_file(sine_run, tmp_path):
@@ -541,7 +556,7 @@ def test_train_holds_the_lock_and_restores_the_thread_count(sine_run, tmp_path):
 
 
 # ---- more refusals: generated data, pad_id, --out, a resume whose data moved ---------------------
-QUICK_TINY = ["--max_steps=1", "--eval_interval=1", "--eval_iters=1", "--threads=1", "--batch_size=2", "--block_size=8"]
+QUICK_TINY = ["--max_steps=1", "--eval_interval=1", "--eval_iters=1", "--threads=1", "--batch_size=2", "--seq_len=8"]
 
 
 def said(call, error=Exception):
@@ -766,13 +781,13 @@ def test_what_the_data_fixes_may_not_be_set_and_must_fit_max_len(saved):
         f"vocab_size comes from the tokenizer ({V} here); do not set it.",
         f"vocab_size 由分词器决定（这里是 {V}）；不要设置它。",
     )
-    assert said(lambda: resolve(get_preset("seed000"), {"max_len": 8, "block_size": 9}, text), ValueError) == (
-        "block_size=9 is longer than max_len=8: the model has positions for only 8 tokens. Pass --max_len=9 or "
-        "--block_size=8.",
-        "block_size=9 比 max_len=8 长：模型只有 8 个位置。请传 --max_len=9 或 --block_size=8。",
+    assert said(lambda: resolve(get_preset("seed000"), {"max_len": 8, "seq_len": 9}, text), ValueError) == (
+        "seq_len=9 is longer than max_len=8: the model has positions for only 8 tokens. Pass --max_len=9 or "
+        "--seq_len=8.",
+        "seq_len=9 比 max_len=8 长：模型只有 8 个位置。请传 --max_len=9 或 --seq_len=8。",
     )
-    p = resolve(get_preset("seed000"), {"max_len": 8, "block_size": 8}, text)  # the edge fits
-    assert (p.model.max_len, p.train.block_size, p.model.vocab_size) == (8, 8, V)
+    p = resolve(get_preset("seed000"), {"max_len": 8, "seq_len": 8}, text)  # the edge fits
+    assert (p.model.max_len, p.train.seq_len, p.model.vocab_size) == (8, 8, V)
     waves = open_data("sine", "numbers")
     T = waves.x_train.size(1)
     assert said(lambda: resolve(get_preset("sine"), {"max_len": T - 1}, waves), ValueError) == (
@@ -1088,7 +1103,7 @@ def test_numbers_become_shuffled_tensor_batches_with_their_own_val_split():
 
 def test_text_becomes_windows_of_the_configured_size(tmp_path):
     data = open_data("builtin:seed", "tokens", tmp_path)
-    b = batches_for(data, TrainConfig(batch_size=4, block_size=6, eval_iters=2))
+    b = batches_for(data, TrainConfig(batch_size=4, seq_len=6, eval_iters=2))
     x, y = b.train_batch(torch.Generator().manual_seed(0))
     assert isinstance(b, TextWindows) and x.shape == y.shape == (4, 6) and torch.equal(x[:, 1:], y[:, :-1])
     assert len(list(b.eval_batches("val"))) == 2
@@ -1101,7 +1116,7 @@ QUICK_RANKS = [
     "--eval_iters=1",
     "--threads=1",
     "--batch_size=4",
-    "--block_size=3",
+    "--seq_len=3",
 ]
 
 
@@ -1188,7 +1203,7 @@ def test_a_rank_above_0_reads_the_announced_run_and_starts_from_the_same_weights
     assert trainer.callbacks == [] and trainer.progress_mode == "silent"
     assert isinstance(trainer.batches, RankSlice) and (trainer.batches.rank, trainer.batches.size) == (1, 2)
     x, _ = trainer.batches.train_batch(torch.Generator().manual_seed(0))  # (B, T): its half of 2·B windows
-    assert x.shape == (4, run0.trainer.cfg.block_size)
+    assert x.shape == (4, run0.trainer.cfg.seq_len)
 
 
 def test_a_rank_above_0_resumes_the_checkpoint_rank_0_resumed(trained, monkeypatch, tmp_path):

@@ -53,7 +53,7 @@ def run_demo(args: argparse.Namespace) -> int:
         params=run.model.num_params(),
         steps=cfg.max_steps,
         batch=cfg.batch_size,
-        block=cfg.block_size,
+        block=cfg.seq_len,
         dir=run.dir,
     )
     start = time.perf_counter()

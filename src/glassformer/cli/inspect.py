@@ -59,7 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             p.add_argument("--explode", type=positive, default=1e3, help=t("help.grads.explode"))
         if verb == "params":
             p.add_argument("--batch-size", type=count, default=None, help=t("help.params.batch_size"))
-            p.add_argument("--block-size", type=count, default=None, help=t("help.params.block_size"))
+            p.add_argument("--seq-len", type=count, default=None, help=t("help.params.seq_len"))
 
 
 def load(args, tokenizer: bool = True) -> Loaded:
@@ -231,7 +231,7 @@ def run_params(args) -> int:
     loaded = load(args, tokenizer=False)
     model = loaded.model
     B = args.batch_size or loaded.train.batch_size
-    T = min(args.block_size or loaded.train.block_size, model.cfg.max_len)
+    T = min(args.seq_len or loaded.train.seq_len, model.cfg.max_len)
     table = param_table(model)
     true_total = sum(p.numel() for p in model.parameters())
     print(f"# {loaded.source}")

@@ -43,12 +43,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_list(args: argparse.Namespace) -> int:
     from glassformer.lab import experiments
-    from glassformer.lab.texts import text
 
     for name, exp in experiments().items():
-        print(f"{name:<16} {text(args.lang, name + '.title')}")
+        print(f"{name:<16} {t(f'lab.{name}.title')}")
         for c in exp.claims:
-            print(f"  {c.tutorial} {c.where:<6} {text(args.lang, c.key + '.claim')}")
+            print(f"  {c.tutorial} {c.where:<6} {t(f'lab.{c.key}.claim')}")
     return 0
 
 
@@ -65,11 +64,10 @@ def run_run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from glassformer.lab import experiments, get_experiment
     from glassformer.lab.runner import DEFAULT_OUT, run_experiment
-    from glassformer.lab.texts import text
 
     chosen = list(experiments().values()) if args.name == "all" else [get_experiment(args.name)]
     for exp in chosen:
-        print(f"== {exp.name}: {text(args.lang, exp.name + '.title')}", flush=True)
+        print(f"== {exp.name}: {t(f'lab.{exp.name}.title')}", flush=True)
         record = run_experiment(
             exp,
             fast=args.fast,
@@ -81,9 +79,7 @@ def _run(args: argparse.Namespace) -> int:
             echo=lambda line: print(line, flush=True),
         )
         for c in record["claims"]:
-            print(
-                f"  [{text(args.lang, 'level.' + c['level'])}] {c['tutorial']} {c['where']}: {c['claim_' + args.lang]}"
-            )
+            print(f"  [{t('lab.level.' + c['level'])}] {c['tutorial']} {c['where']}: {c['claim_' + args.lang]}")
             print(f"      {c['finding_' + args.lang]}")
         folder = args.out or DEFAULT_OUT
         say("lab.wrote", seconds=record["seconds"], dir=f"{folder}/{exp.name}", figures=len(record["figures"]))

@@ -10,7 +10,6 @@ from glassformer.cli.options import add_threads, count, non_negative, seed
 from glassformer.lessons import hello_world as hello_lesson
 from glassformer.lessons import seq2seq as seq2seq_lesson
 from glassformer.lessons import sine as sine_lesson
-from glassformer.lessons import sine_data
 from glassformer.lessons import tiny as tiny_lesson
 from glassformer.messages import t
 
@@ -74,10 +73,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--patience", type=count, default=SINE_PATIENCE, help=t("help.lesson.sine.patience", default=SINE_PATIENCE)
     )
     sine.add_argument(
-        "--train-size", type=count, default=None, help=t("help.lesson.sine.train_size", default=sine_data.N_TRAIN)
+        "--train-size", type=count, default=None, help=t("help.lesson.sine.train_size", default=sine_lesson.N_TRAIN)
     )
     sine.add_argument(
-        "--val-size", type=count, default=None, help=t("help.lesson.sine.val_size", default=sine_data.N_VAL)
+        "--val-size", type=count, default=None, help=t("help.lesson.sine.val_size", default=sine_lesson.N_VAL)
     )
     sine.set_defaults(func=run_sine)
 

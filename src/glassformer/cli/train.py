@@ -121,7 +121,7 @@ def run_train(args: argparse.Namespace) -> int:
     if result.status == "interrupted":
         print(result.message)
         say("train.resume_with", dir=run.dir)
-        return EXIT_INTERRUPTED
+        return 128 + result.signal if result.signal else EXIT_INTERRUPTED  # 143 after SIGTERM
     say("train.done", steps=result.step, train=result.train_loss, val=result.val_loss, best=result.best_val)
     say("train.run_dir_plot", dir=run.dir, plot=run.loss_plot)
     if run.model.samples:
@@ -136,7 +136,7 @@ def _record_attention(run, args: argparse.Namespace) -> None:
 
     if run.model.inputs not in ("tokens", "numbers"):
         raise UsageError("train.attention_one_stack", kind=run.model.kind, inputs=run.model.inputs, dir=run.dir)
-    probe, labels = probe_for(run.data, run.trainer.cfg.block_size)
+    probe, labels = probe_for(run.data, run.trainer.cfg.seq_len)
     run.trainer.callbacks.append(
         AttentionLog(
             run.model,

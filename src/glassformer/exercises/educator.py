@@ -36,6 +36,7 @@ STATUS_MARK = {
     "forbidden": "F",
     "todo": "…",
     "missing": "·",
+    "encoding": "E",
 }
 
 
@@ -57,6 +58,7 @@ def grade(
     # one process per student: nothing a student's code does to its process (a changed default,
     # a patched function, a thread left running) can reach another student's grade
     reports = [r for s in students for r in grading.check_many([(n, s / f"{n}.py") for n in names], timeout)]
+    ran = [r.sandbox for r in reports if r.sandbox is not None]
     rows = []
     for (name, file), rep in zip(items, reports, strict=False):
         key = rep.diagnosis[0] if rep.diagnosis else ""
@@ -77,16 +79,26 @@ def grade(
         writer.writeheader()
         writer.writerows(rows)
     md = out_csv.with_suffix(".md")
-    md.write_text(summary(rows, names, lang), encoding="utf-8")
+    md.write_text(summary(rows, names, lang, sandbox=_weakest(ran)), encoding="utf-8")
     return rows, md
 
 
+def _weakest(sandboxes: list[dict]) -> dict | None:
+    """The confinement the whole class was graded in: off if any student's code ran without it."""
+    if not sandboxes:
+        return None
+    return next((s for s in sandboxes if not s["on"]), sandboxes[0])
+
+
 @speaks
-def summary(rows: list[dict], names: list[str], lang: str | None = None) -> str:
+def summary(rows: list[dict], names: list[str], lang: str | None = None, sandbox: dict | None = None) -> str:
+    """The Markdown report; `sandbox`: the confinement the students' code ran in (it says so, on or off)."""
     students = list(dict.fromkeys(r["student"] for r in rows))
     by = {(r["student"], r["exercise"]): r for r in rows}
     lines = [
         f"# {t('exercise.msg.grade.title')}",
+        "",
+        grading.sandbox_line(sandbox),
         "",
         t(
             "exercise.msg.grade.legend",

@@ -8,7 +8,9 @@ In the order a file goes through it:
   forbidden shortcuts   found by walking the learner's syntax tree (never by running it)
   expected values       each exercise's cases with glassformer.nn's and the NumPy twin's outputs,
                         computed once per process (`prepare`)
-  running               the learner's calls in a child process with a time limit (sandbox.py)
+  reading               the file's bytes, which must be UTF-8 (anything else is refused, naming the byte)
+  running               the learner's calls in a confined child process with a time limit (sandbox.py);
+                        the report says whether the confinement was on
   comparing             values against the references: first mismatch, largest error
   diagnosing            a known-wrong variant the learner's outputs equal, or a hint
   the report            in the learner's language (the catalogue's `exercise.msg.*` keys)
@@ -48,7 +50,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from glassformer.errors import Unsupported
+from glassformer.errors import DamagedFile, Unsupported
 from glassformer.exercises import catalog
 from glassformer.exercises.catalog import Case, Exercise, Rule, as_tuple, speaks
 from glassformer.exercises.sandbox import Job, JobResult, run_jobs
@@ -75,7 +77,7 @@ class CaseResult:
 class Report:
     exercise: str
     file: Path
-    status: str  # passed failed crashed timeout syntax forbidden todo missing
+    status: str  # passed failed crashed timeout syntax forbidden todo missing encoding
     cases: list[CaseResult] = field(default_factory=list)
     syntax: dict | None = None
     offences: list[Offence] = field(default_factory=list)
@@ -86,6 +88,8 @@ class Report:
     exit_code: int | None = None
     timeout: float = TIMEOUT
     digest: str = ""  # sha256 of the graded source, so progress can tell a changed file
+    sandbox: dict | None = None  # the confinement the code ran in (sandbox.describe); None: it never ran
+    refusal: DamagedFile | None = None  # why the file was not read (status "encoding"): a key and its fields
 
     @property
     def passed(self) -> bool:
@@ -122,8 +126,10 @@ def _check_many(items: list[tuple], timeout: float) -> list[Report]:
                 {"fn": c.fn, "args": c.args, "grad": list(c.grad), "cot": cot or []}
                 for c, cot in zip(prep.cases, prep.cot, strict=False)
             ]
-            jobs.append(Job(f"j{n}", Path(file), calls, limit))
-    results = run_jobs(jobs, timeout) if jobs else {}
+            rules = [(rule.names, rule.why) for rule in catalog.get(name).forbidden]
+            jobs.append(Job(f"j{n}", Path(file), calls, limit, rules))
+    # the reference solutions' folder is not for the learner's code to read (unless it is being graded)
+    results = run_jobs(jobs, timeout, deny=(catalog._solutions_folder(),)) if jobs else {}
     for job in jobs:
         report = reports[int(job.id[1:])]
         _grade(report, results[job.id])
@@ -136,7 +142,11 @@ def _static_checks(name: str, file: Path, timeout: float) -> Report:
     if not file.is_file():
         report.status = "missing"
         return report
-    source = file.read_text(encoding="utf-8", errors="replace")
+    try:
+        source = read_source(file)
+    except DamagedFile as e:
+        report.status, report.refusal = "encoding", e
+        return report
     report.digest = hashlib.sha256(source.encode()).hexdigest()
     try:
         tree = ast.parse(source, filename=file.name)
@@ -149,7 +159,11 @@ def _static_checks(name: str, file: Path, timeout: float) -> Report:
             "code": (e.text or "").rstrip("\n"),
         }
         return report
-    report.offences = scan(file, catalog.get(name).forbidden, source)
+    try:
+        report.offences = scan(file, catalog.get(name).forbidden, source)
+    except DamagedFile as e:  # a sibling the file imports is not UTF-8
+        report.status, report.refusal = "encoding", e
+        return report
     if report.offences:
         report.status = "forbidden"
         return report
@@ -162,7 +176,43 @@ def _static_checks(name: str, file: Path, timeout: float) -> Report:
     return report
 
 
+def read_source(path: Path) -> str:
+    """A learner's file as text; DamagedFile("error.exercise.encoding") when it is not UTF-8, with
+    where the first bad byte is and what the bytes look like (Latin-1, UTF-16, ...)."""
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise DamagedFile(
+            "error.exercise.encoding",
+            path=path,
+            line=line,
+            col=col,
+            byte=f"0x{data[e.start]:02x}",
+            guess=_guess_encoding(data),
+        ) from None
+
+
+def _guess_encoding(data: bytes) -> str:
+    """What a file that is not UTF-8 most likely is: what an editor saved it as."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or data[1:2] == b"\x00":
+        return "UTF-16"
+    try:
+        data.decode("cp1252")
+        return "Latin-1 / Windows-1252"
+    except UnicodeDecodeError:
+        return "Latin-1"
+
+
 def _grade(report: Report, result: JobResult) -> None:
+    report.sandbox = result.sandbox
+    if result.status == "done" and result.payload.get("forbidden"):  # refused at run time: see sandbox.Gate
+        report.status = "forbidden"
+        report.offences = [Offence(h["file"], h["line"], h["name"], h["why"]) for h in result.payload["forbidden"]]
+        report.stdout = result.payload["stdout"]
+        return
     if result.status != "done":
         report.status = {"timeout": "timeout"}.get(result.status, "crashed")
         report.exit_code, report.stdout = result.exit_code, result.stderr
@@ -369,8 +419,8 @@ def scan(path: Path, rules: tuple[Rule, ...], source: str | None = None) -> list
             continue
         seen.add(file)
         try:
-            tree = ast.parse(text if text is not None else file.read_text(encoding="utf-8"))
-        except (SyntaxError, OSError, UnicodeDecodeError):
+            tree = ast.parse(text if text is not None else read_source(file))  # DamagedFile: not UTF-8
+        except (SyntaxError, OSError):
             continue
         scanner = _Scanner(file.name, rules, siblings | {path.stem})
         scanner.visit(tree)
@@ -667,8 +717,12 @@ def render(report: Report, lang: str | None = None) -> str:
     """The report as the learner reads it, in `lang` (None: the process's language)."""
     lines = [title_line(report.exercise), "  " + t("exercise.msg.file", path=report.file)]
     status = report.status
+    if report.sandbox is not None and not report.sandbox["on"]:
+        lines.append("  " + sandbox_line(report.sandbox))
     if status == "missing":
         lines.append(t("exercise.msg.missing", path=report.file, name=report.exercise))
+    elif status == "encoding":
+        lines.append(t(report.refusal.key, **report.refusal.fields))
     elif status == "syntax":
         s = report.syntax
         caret = " " * max(s["col"] - 1, 0) + "^"
@@ -706,6 +760,16 @@ def render(report: Report, lang: str | None = None) -> str:
         lines.append("  " + t("exercise.msg.printed"))
         lines += ["    | " + line for line in printed]
     return "\n".join(lines)
+
+
+def sandbox_line(sandbox: dict | None) -> str:
+    """One line: the confinement graded code ran in, or that it ran without one and why."""
+    if sandbox is None:
+        return t("exercise.msg.sandbox.unknown")
+    if sandbox["on"]:
+        return t("exercise.msg.sandbox.on", layers=", ".join(sandbox["layers"]))
+    missing = ", ".join(t(f"exercise.msg.sandbox.part.{m}") for m in sandbox["missing"])
+    return t("exercise.msg.sandbox.off", reason=sandbox["reason"] or missing, missing=missing)
 
 
 def _passed(report: Report) -> list[str]:

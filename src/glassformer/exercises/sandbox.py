@@ -1,34 +1,63 @@
-"""Run learners' code in a separate process with a time limit, and never hang or die with it.
+"""Run learners' code in a separate, confined process with a time limit, and never hang or die with it.
 
-The parent (`run_jobs`) starts one child, this very file run as a script,
+Graded code is untrusted code: a student's file may delete files, start processes that outlive
+the grading, kill the grader, open the network or read the reference solution. So the parent
+(`run_jobs`, the process that reports) starts a SUPERVISOR, this very file run as a script,
 
-    python -I sandbox.py JOBS_FILE OUT_DIR
+    python -I sandbox.py JOBS_FILE OUT_DIR CONFINE_JSON
 
-with nothing of glassformer importable (-I: no PYTHONPATH, no current directory on sys.path):
-the child half of this file imports only the standard library and torch. torch is imported
-once, then each job imports one learner file and makes its calls. The parent watches the
-child's protocol lines (on a private copy of stdout; the learner's own prints are captured):
+in its own session, and the supervisor forks the WORKER that imports the learner's files:
 
+    reporter (run_jobs) ── supervisor (own session) ── worker (own session; learner code runs here)
+
+On Linux, before the fork, the supervisor enters a new user, network and PID namespace (no
+privileges needed: unshare(2)), so the worker is process 1 of its own PID namespace, sees no
+network interface but a loopback that is down, and cannot name any process outside (a kill of
+its parent's pid reaches nothing: its parent is pid 0 in there). When the worker ends, or is
+killed, the kernel kills every process left in its namespace: a child started in a new session
+cannot outlive the grading. The worker dies with the supervisor (PR_SET_PDEATHSIG), and the
+supervisor is a subreaper that kills whatever is left of its tree at the end (the same guarantee
+where namespaces are unavailable). After importing torch the worker confines itself with Landlock
+(the kernel's unprivileged file-system sandbox, ABI >= 1, Linux >= 5.13): it can read only the
+Python installation, the system's libraries and the learner's folders, write only its scratch
+and output folders, not connect or bind TCP (ABI >= 4), and not signal any process outside
+itself (ABI >= 6). glassformer's own package and the reference solutions are outside what it may
+read; an import gate and an audit hook refuse them by every import route as well, and a torch
+function mode refuses the exercise's forbidden operations however they are reached (an alias,
+getattr(torch, "soft" + "max"), torch.ops.aten._softmax, a C method). docs/exercises.md says what
+each layer guarantees and where (which OS, kernel) it does not hold.
+
+The worker says what confinement it got (`SANDBOX {...}`: on or off, the layers, what is
+missing); the report says it on every run, and when it is off, says so (never silently).
+GLASSFORMER_SANDBOX=off turns the confinement off on purpose (it is then reported as off).
+
+The protocol, on a private copy of stdout (the learner's own prints are captured):
+
+    SANDBOX {json}   the confinement in force
     READY            torch is imported and the jobs are loaded
     START <id>       job <id> begins: import the learner's file, then make each call
     DONE <id>        <OUT_DIR>/<id>.pt holds the job's result (see run_job)
 
-    a job that does not finish within `timeout` seconds  -> "timeout": the child is killed
-    a child that exits in the middle of a job            -> "died", with its exit code
-    a job that finishes                                  -> "done", with the child's result
+    a job that does not finish within `timeout` seconds  -> "timeout": the process tree is killed
+    a worker that exits in the middle of a job           -> "died", with its exit code
+    a job that finishes                                  -> "done", with the worker's result
 
-After a timeout or a death the remaining jobs go to a fresh child, so one student's infinite
-loop costs that student one job and nobody else anything. Whatever the learner's code does
-(loop for ever, crash, call sys.exit, print), the parent stays in charge.
+After a timeout or a death the remaining jobs go to a fresh supervisor and worker, so one
+student's infinite loop costs that student one job and nobody else anything. Whatever the
+learner's code does (loop for ever, crash, call sys.exit, kill its parent, print), the reporting
+process stays in charge.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib.abc
 import importlib.util
 import io
+import json
 import os
 import queue
+import secrets
 import signal
 import subprocess
 import sys
@@ -36,13 +65,17 @@ import tempfile
 import threading
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 # -------------------------------------------------------------------------------- the parent
 
 CHILD = Path(__file__)  # this file, run as a script
+PACKAGE = CHILD.resolve().parents[1]  # glassformer's own package: never readable by the worker
 STARTUP_TIMEOUT = 120.0  # seconds for the child to import torch and load the jobs (a busy machine)
+GRACE = 5.0  # seconds the supervisor has to kill its tree when asked, before it is killed itself
+ENV_OFF = "GLASSFORMER_SANDBOX"  # =off: no confinement (reported as off)
+TOKEN = "GLASSFORMER_SANDBOX_TOKEN"  # marks every process of one grading round, for the final sweep
 
 
 @dataclass
@@ -51,6 +84,7 @@ class Job:
     file: Path
     calls: list[dict]  # {"fn": name, "args": tuple, "grad": [index | (index, key)], "cot": [tensor | None]}
     timeout: float | None = None  # seconds for this job; None: run_jobs' timeout
+    forbidden: list[tuple[tuple[str, ...], str]] = field(default_factory=list)  # (names, why key) per rule
 
 
 @dataclass
@@ -59,70 +93,112 @@ class JobResult:
     payload: dict | None = None  # the worker's result when done
     exit_code: int | None = None
     stderr: str = ""  # the end of what the child wrote to stderr
+    sandbox: dict | None = None  # the confinement the worker had: {"on", "layers", "missing"}
 
 
-def run_jobs(jobs: list[Job], timeout: float, startup_timeout: float = STARTUP_TIMEOUT) -> dict[str, JobResult]:
-    """Every job's result, by id. `timeout` is per job, counted from the job's START."""
+def run_jobs(
+    jobs: list[Job], timeout: float, startup_timeout: float = STARTUP_TIMEOUT, deny: tuple = ()
+) -> dict[str, JobResult]:
+    """Every job's result, by id. `timeout` is per job, counted from the job's START. `deny`: more
+    folders the worker may not read (the reference solutions), besides glassformer's package."""
     results: dict[str, JobResult] = {}
     pending = list(jobs)
     with tempfile.TemporaryDirectory(prefix="glassformer-ex-") as tmp:
         round_ = 0
         while pending:
             round_ += 1
-            ran = _one_child(pending, timeout, startup_timeout, Path(tmp), round_, results)
+            ran = _one_child(pending, timeout, startup_timeout, Path(tmp), round_, results, deny)
             pending = pending[ran:]
     return results
 
 
 def _one_child(
-    jobs: list[Job], timeout: float, startup_timeout: float, tmp: Path, round_: int, results: dict[str, JobResult]
+    jobs: list[Job],
+    timeout: float,
+    startup_timeout: float,
+    tmp: Path,
+    round_: int,
+    results: dict[str, JobResult],
+    deny: tuple,
 ) -> int:
-    """Run jobs in one child until all are done or one fails; return how many got a result."""
+    """Run jobs in one supervised worker until all are done or one fails; return how many got a result."""
     import torch  # only when grading: the parent's import of this module stays light
 
-    jobs_file, out_dir = tmp / f"jobs{round_}.pt", tmp / f"out{round_}"
+    jobs_file, out_dir, scratch = tmp / f"jobs{round_}.pt", tmp / f"out{round_}", tmp / f"scratch{round_}"
     out_dir.mkdir()
-    torch.save([{"id": j.id, "file": str(Path(j.file).resolve()), "calls": j.calls} for j in jobs], jobs_file)
+    scratch.mkdir()
+    torch.save(
+        [
+            {"id": j.id, "file": str(Path(j.file).resolve()), "calls": j.calls, "forbidden": list(j.forbidden)}
+            for j in jobs
+        ],
+        jobs_file,
+    )
+    folders = sorted({str(Path(j.file).resolve().parent) for j in jobs})
+    denied = [str(PACKAGE)] + [str(Path(d).resolve()) for d in deny if str(Path(d).resolve()) not in folders]
+    confine = {
+        "off": os.environ.get(ENV_OFF, "").lower() in ("0", "off", "no", "false"),
+        "read": folders,
+        "write": [str(out_dir), str(scratch)],
+        "deny": denied,
+    }
+    token = secrets.token_hex(8)
     err_path = tmp / f"stderr{round_}.txt"
     with open(err_path, "wb") as err:
         proc = subprocess.Popen(
-            [sys.executable, "-I", str(CHILD), str(jobs_file), str(out_dir)],
+            [sys.executable, "-I", str(CHILD), str(jobs_file), str(out_dir), json.dumps(confine)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=err,
-            cwd=tmp,
-            env={**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"},
+            cwd=scratch,
+            env={
+                **os.environ,
+                "OMP_NUM_THREADS": "1",
+                "MKL_NUM_THREADS": "1",
+                "TMPDIR": str(scratch),
+                TOKEN: token,
+            },
             start_new_session=True,
-        )  # its own process group: killing it kills what it started
+        )  # its own session: nothing the learner's code signals by group reaches this process
     lines: queue.Queue[str | None] = queue.Queue()
-    threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True).start()
+    told: dict = {}
+    threading.Thread(target=_pump, args=(proc.stdout, lines, told), daemon=True).start()
     try:
         if _expect(lines, "READY", startup_timeout) is not True:
-            _kill(proc)
+            _kill(proc, token)
             for job in jobs:
-                results[job.id] = JobResult("no_start", exit_code=proc.poll(), stderr=_tail(err_path))
+                results[job.id] = JobResult(
+                    "no_start", exit_code=proc.poll(), stderr=_tail(err_path), sandbox=told.get("sandbox")
+                )
             return len(jobs)
         for n, job in enumerate(jobs):
             started = _expect(lines, f"START {job.id}", startup_timeout)
             finished = _expect(lines, f"DONE {job.id}", job.timeout or timeout) if started is True else started
+            sandbox = told.get("sandbox")
             if finished is True:
-                results[job.id] = JobResult("done", torch.load(out_dir / f"{job.id}.pt", weights_only=True))
+                payload = torch.load(out_dir / f"{job.id}.pt", weights_only=True)
+                results[job.id] = JobResult("done", payload, sandbox=sandbox)
                 continue
             if finished == "timeout":
-                _kill(proc)
-                results[job.id] = JobResult("timeout", stderr=_tail(err_path))
-            else:  # the child ended in the middle of this job
-                results[job.id] = JobResult("died", exit_code=_wait(proc), stderr=_tail(err_path))
+                _kill(proc, token)
+                results[job.id] = JobResult("timeout", stderr=_tail(err_path), sandbox=sandbox)
+            else:  # the worker ended in the middle of this job
+                results[job.id] = JobResult("died", exit_code=_wait(proc), stderr=_tail(err_path), sandbox=sandbox)
             return n + 1
         return len(jobs)
     finally:
-        _kill(proc)
+        _kill(proc, token)
         proc.stdout.close()
 
 
-def _pump(stream, lines: queue.Queue) -> None:
+def _pump(stream, lines: queue.Queue, told: dict) -> None:
     for raw in stream:
-        lines.put(raw.decode("utf-8", "replace").strip())
+        line = raw.decode("utf-8", "replace").strip()
+        if line.startswith("SANDBOX "):
+            with contextlib.suppress(ValueError):
+                told["sandbox"] = json.loads(line[len("SANDBOX ") :])
+            continue
+        lines.put(line)
     lines.put(None)  # end of stream: the child is gone
 
 
@@ -144,13 +220,36 @@ def _expect(lines: queue.Queue, wanted: str, within: float) -> bool | str:
             return True
 
 
-def _kill(proc: subprocess.Popen) -> None:
+def _kill(proc: subprocess.Popen, token: str) -> None:
+    """Ask the supervisor to kill its tree (SIGTERM), then kill its group; then sweep whatever still
+    carries this round's token (a process the learner's code started, where no namespace holds it)."""
     if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            proc.terminate()
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError, AttributeError):
-            proc.kill()
+            proc.wait(timeout=GRACE)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError, AttributeError):
+                proc.kill()
     _wait(proc)
+    _sweep(token)
+
+
+def _sweep(token: str) -> None:
+    if not os.path.isdir("/proc"):
+        return
+    marker = f"{TOKEN}={token}".encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if marker in f.read().split(b"\0"):
+                    os.kill(int(entry), signal.SIGKILL)
+        except OSError:
+            continue
 
 
 def _wait(proc: subprocess.Popen) -> int | None:
@@ -167,13 +266,228 @@ def _tail(path: Path, limit: int = 1500) -> str:
         return ""
 
 
-# --------------------------------------------------------------------------------------- the child
+# ----------------------------------------------------------------------- the supervisor (Linux)
+# Everything below runs in the child processes and imports only the standard library (and torch,
+# in the worker). The supervisor must not start a thread before unshare(2): it imports nothing heavy.
+
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
+PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 1, 38, 36
+
+
+def _libc():
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def enter_namespaces() -> list[str]:
+    """A new user + network + PID namespace for this process's children (as root without a user
+    namespace when that is refused); returns the layers entered."""
+    libc = _libc()
+    uid, gid = os.getuid(), os.getgid()
+    for flags, layers in (
+        (CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWPID, ["user namespace", "network namespace", "pid namespace"]),
+        (CLONE_NEWNET | CLONE_NEWPID, ["network namespace", "pid namespace"]),
+        (CLONE_NEWUSER | CLONE_NEWNET, ["user namespace", "network namespace"]),
+    ):
+        if libc.unshare(flags) != 0:
+            continue
+        if flags & CLONE_NEWUSER:
+            try:  # the same uid and gid inside: files keep their owners
+                for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+                    with open(f"/proc/self/{name}", "w") as f:
+                        f.write(text)
+            except OSError:
+                pass  # unmapped: the worker runs as "nobody" inside, which confines it further
+        return layers
+    return []
+
+
+def supervise(jobs_path: str, out_dir: str, confine: dict) -> None:
+    """Fork the worker into the namespaces, wait for it, kill what is left, exit as it exited."""
+    layers = [] if confine["off"] else enter_namespaces()
+    libc = _libc()
+    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # orphans of the learner's code come back to us
+    me = os.getpid()
+    worker = os.fork()
+    if worker == 0:
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the worker never outlives its supervisor
+        if "pid namespace" not in layers and os.getppid() != me:
+            os._exit(1)  # the supervisor died before the line above
+        os.setsid()  # its own session: a signal to "my group" stays inside
+        code = 0
+        try:
+            work(jobs_path, out_dir, confine, layers)
+        except BaseException:  # noqa: BLE001 - the worker's own failure: say it on stderr, exit 1
+            traceback.print_exc()
+            code = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+    def on_term(signum, frame):
+        kill_tree(me)
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, on_term)
+    while True:
+        pid, status = os.waitpid(-1, 0)  # reaps the orphans handed to us, too
+        if pid == worker:
+            break
+    kill_tree(me)
+    if os.WIFSIGNALED(status):
+        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+        os.kill(me, os.WTERMSIG(status))  # die as the worker died: the reporter reads the same code
+    os._exit(os.WEXITSTATUS(status))
+
+
+def kill_tree(root: int) -> None:
+    """SIGKILL every descendant of `root` (read from /proc; orphans were reparented to it), until none."""
+    for _ in range(50):
+        children: dict[int, list[int]] = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+        found, todo = [], list(children.get(root, []))
+        while todo:
+            pid = todo.pop()
+            found.append(pid)
+            todo += children.get(pid, [])
+        if not found:
+            return
+        for pid in found:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.01)
+        with contextlib.suppress(ChildProcessError):
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+
+
+# ------------------------------------------------------------------------------ Landlock (Linux)
+SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446  # the same on every architecture
+FS_EXECUTE, FS_WRITE_FILE, FS_READ_FILE, FS_READ_DIR = 1, 2, 4, 8
+FS_ABI1 = (1 << 13) - 1  # execute ... make_sym: every right of ABI 1
+FS_REFER, FS_TRUNCATE, FS_IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
+NET_ALL, SCOPE_ALL = 3, 3  # bind + connect TCP (ABI 4); abstract unix sockets + signals (ABI 6)
+READ_ROOTS = ("/usr", "/lib", "/lib32", "/lib64", "/bin", "/sbin", "/etc")  # the system's programs and libraries
+DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version, 0 where there is none (not Linux, too old, disabled)."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    import ctypes
+
+    libc = _libc()
+    libc.syscall.restype = ctypes.c_long
+    abi = libc.syscall(ctypes.c_long(SYS_CREATE_RULESET), None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+    return max(int(abi), 0)
+
+
+def landlock(read: list[str], write: list[str], deny: list[str]) -> tuple[int, list[str]]:
+    """Confine this thread (and everything it starts) to reading `read` (minus `deny`), writing
+    `write`; no TCP, no signals out (where the ABI has them). Returns (ABI, layers)."""
+    import ctypes
+
+    abi = landlock_abi()
+    if abi < 1:
+        return 0, []
+    fs = FS_ABI1 | (FS_REFER if abi >= 2 else 0) | (FS_TRUNCATE if abi >= 3 else 0) | (FS_IOCTL_DEV if abi >= 5 else 0)
+
+    class Ruleset(ctypes.Structure):
+        _fields_ = [("fs", ctypes.c_uint64), ("net", ctypes.c_uint64), ("scoped", ctypes.c_uint64)]
+
+    class PathBeneath(ctypes.Structure):
+        _pack_ = 1
+        _fields_ = [("allowed", ctypes.c_uint64), ("fd", ctypes.c_int32)]
+
+    libc = _libc()
+    libc.syscall.restype = ctypes.c_long
+    attr = Ruleset(fs, NET_ALL if abi >= 4 else 0, SCOPE_ALL if abi >= 6 else 0)
+    size = 8 if abi < 4 else 16 if abi < 6 else 24
+    ruleset = libc.syscall(ctypes.c_long(SYS_CREATE_RULESET), ctypes.byref(attr), ctypes.c_size_t(size), 0)
+    if ruleset < 0:
+        return 0, []
+    file_rights = FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | (FS_TRUNCATE if abi >= 3 else 0)
+
+    def allow(path: str, rights: int) -> None:
+        try:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            return
+        try:
+            if not os.path.isdir(path):
+                rights &= file_rights
+            rule = PathBeneath(rights, fd)
+            libc.syscall(ctypes.c_long(SYS_ADD_RULE), ruleset, 1, ctypes.byref(rule), 0)
+        finally:
+            os.close(fd)
+
+    denied = [os.path.realpath(d) for d in deny]
+    for root in _readable(read, denied):
+        allow(root, FS_EXECUTE | FS_READ_FILE | FS_READ_DIR)
+    for path in write:
+        allow(path, fs)
+    for device in DEVICES:
+        allow(device, FS_READ_FILE | (FS_WRITE_FILE | (FS_TRUNCATE if abi >= 3 else 0) if device == "/dev/null" else 0))
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or libc.syscall(ctypes.c_long(SYS_RESTRICT_SELF), ruleset, 0):
+        os.close(ruleset)
+        return 0, []
+    os.close(ruleset)
+    layers = [f"landlock abi {abi}: files"]
+    layers += ["landlock: no tcp"] if abi >= 4 else []
+    layers += ["landlock: no signals out"] if abi >= 6 else []
+    return abi, layers
+
+
+def _readable(read: list[str], denied: list[str]) -> list[str]:
+    """The folders the worker may read, each a whole tree; a tree that holds a denied folder is
+    split into its entries, so the denied one (glassformer inside site-packages) stays out."""
+    roots = [*READ_ROOTS, sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable)]
+    roots += [p for p in sys.path if p and os.path.isdir(p)] + list(read)
+    out: list[str] = []
+
+    def add(path: str) -> None:
+        path = os.path.realpath(path)
+        if any(path == d or path.startswith(d + os.sep) for d in denied):
+            return
+        if any(d.startswith(path + os.sep) for d in denied):
+            with contextlib.suppress(OSError):
+                for entry in os.listdir(path):
+                    add(os.path.join(path, entry))
+            return
+        out.append(path)
+
+    for root in roots:
+        if os.path.exists(root):
+            add(root)
+    return sorted(set(out))
+
+
+# --------------------------------------------------------------------------------------- the worker
 
 TEXT_LIMIT = 2000  # characters of captured output or error text kept per job
 MEMORY_HEADROOM = 2 << 30  # bytes of address space the learner's code may add to torch's own
+GLASSFORMER = "exercise.forbid.glassformer"  # the rule's text key: glassformer is what the answer is graded against
 
 
-def main(jobs_path: str, out_dir: str) -> None:
+def main(jobs_path: str, out_dir: str, confine_json: str = "") -> None:
+    confine = json.loads(confine_json) if confine_json else {"off": True, "read": [], "write": [], "deny": []}
+    if sys.platform.startswith("linux"):
+        supervise(jobs_path, out_dir, confine)
+    else:  # elsewhere: the worker is this process, in its own session (the parent started it so)
+        work(jobs_path, out_dir, confine, [])
+
+
+def work(jobs_path: str, out_dir: str, confine: dict, layers: list[str]) -> None:
     protocol = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)  # what anything writes to fd 1 from now on lands in stderr, not in the protocol
     sys.dont_write_bytecode = True  # no __pycache__ in the learner's folder
@@ -181,14 +495,45 @@ def main(jobs_path: str, out_dir: str) -> None:
 
     jobs = torch.load(jobs_path, weights_only=True)
     _limit_memory()
+    gate = Gate(confine["deny"])
+    gate.install()
+    if not confine["off"]:
+        abi, fenced = landlock(confine["read"], confine["write"], confine["deny"])
+        layers = layers + fenced
+    print("SANDBOX " + json.dumps(describe(confine, layers)), file=protocol)
     print("READY", file=protocol)
     for job in jobs:
         print(f"START {job['id']}", file=protocol)
         _reset(torch)
-        result = run_job(job, torch)
+        result = run_job(job, torch, gate)
         torch.save(result, os.path.join(out_dir, f"{job['id']}.pt"))
         print(f"DONE {job['id']}", file=protocol)
     print("BYE", file=protocol)
+
+
+def describe(confine: dict, layers: list[str]) -> dict:
+    """On when the files are fenced and the network is cut; the layers in force and those missing."""
+    files = any(layer.startswith("landlock abi") for layer in layers)
+    network = "network namespace" in layers or "landlock: no tcp" in layers
+    wanted = {
+        "files": files,
+        "network": network,
+        "processes": "pid namespace" in layers or "landlock: no signals out" in layers,
+    }
+    if confine["off"]:
+        reason = f"{ENV_OFF}=off"
+    elif not sys.platform.startswith("linux"):
+        reason = sys.platform
+    elif not files:
+        reason = "no landlock"
+    else:
+        reason = ""
+    return {
+        "on": files and network,
+        "layers": layers,
+        "missing": [k for k, v in wanted.items() if not v],
+        "reason": reason,
+    }
 
 
 def _limit_memory() -> None:
@@ -207,6 +552,84 @@ def _limit_memory() -> None:
         pass
 
 
+# ---- what the learner's code may not reach, at run time -------------------------------------------
+class Forbidden(PermissionError):
+    """Raised in the learner's code where it reaches what a rule refuses (the report names the rule)."""
+
+
+class Gate(importlib.abc.MetaPathFinder):
+    """glassformer's modules and the reference solutions, refused by every route: the first finder
+    on sys.meta_path (import, importlib, pkgutil.resolve_name, runpy.run_module) refuses the names,
+    and an audit hook (which cannot be removed) refuses opening any file in a denied folder
+    (runpy.run_path, open, io.open_code). sys.path loses the entries glassformer came from.
+    Each refusal is recorded for the job running (`hits`), even if the learner's code catches it."""
+
+    def __init__(self, deny: list[str]) -> None:
+        self.deny = [os.path.realpath(d) for d in deny]
+        self.hits: list[dict] | None = None  # the running job's, while a learner's code runs
+        self.folder = ""
+
+    def install(self) -> None:
+        for name in [n for n in sys.modules if n == "glassformer" or n.startswith("glassformer.")]:
+            del sys.modules[name]
+        sys.path[:] = [p for p in sys.path if not self._holds_denied(p)]
+        sys.meta_path.insert(0, self)
+        sys.addaudithook(self._audit)
+
+    def _holds_denied(self, entry: str) -> bool:
+        real = os.path.realpath(entry or ".")
+        return any(os.path.dirname(d) == real or d == real for d in self.deny)
+
+    def denied(self, path) -> bool:
+        if not isinstance(path, (str, bytes, os.PathLike)):
+            return False
+        real = os.path.realpath(os.fsdecode(path))
+        if real == os.path.realpath(__file__):
+            return False  # this file: what a traceback through the worker's own frames reads
+        return any(real == d or real.startswith(d + os.sep) for d in self.deny)
+
+    def refuse(self, name: str, why: str = GLASSFORMER) -> Forbidden:
+        if self.hits is not None:
+            self.hits.append({"name": name, "why": why, **_learner_line(self.folder)})
+        return Forbidden(f"{name}: refused by the grader ({why})")
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "glassformer" or name.startswith("glassformer."):
+            raise self.refuse(f"import {name}")
+        return None  # everything else: the next finder's business
+
+    def _audit(self, event: str, args: tuple) -> None:
+        if event in ("open", "os.listdir", "os.scandir", "exec") and args and self.denied(args[0]):
+            raise self.refuse(f"open {os.path.basename(os.fsdecode(args[0]))}")
+
+
+def _learner_line(folder: str) -> dict:
+    """The last line of the learner's own files on the stack: where the refused call was made."""
+    where = {"file": "", "line": 0}
+    for frame in traceback.extract_stack():
+        if folder and os.path.dirname(os.path.abspath(frame.filename)) == folder:
+            where = {"file": os.path.basename(frame.filename), "line": frame.lineno or 0}
+    return where
+
+
+def forbidden_mode(torch, rules: list, gate: Gate):
+    """A torch function mode that refuses the exercise's forbidden operations by their name, however
+    they are reached: torch.softmax, F.softmax, x.softmax, an alias, getattr(torch, "soft" + "max"),
+    torch._C.TensorBase.softmax, torch.ops.aten._softmax.default, a module that calls one."""
+    from torch.overrides import TorchFunctionMode
+
+    why = {name: key for names, key in rules for name in names}
+
+    class Refuse(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            name = getattr(func, "__name__", "").split(".")[0]
+            if name in why:
+                raise gate.refuse(name, why[name])
+            return func(*args, **(kwargs or {}))
+
+    return Refuse() if why else contextlib.nullcontext()
+
+
 def _reset(torch) -> None:
     """The process-wide modes a previous file may have changed (they matter to the next one)."""
     torch.set_default_dtype(torch.float32)
@@ -215,14 +638,18 @@ def _reset(torch) -> None:
     torch.manual_seed(0)
 
 
-def run_job(job: dict, torch) -> dict:
-    """{"import_error": error | None, "missing": [fn names], "calls": [call results], "stdout": str}"""
+def run_job(job: dict, torch, gate: Gate | None = None) -> dict:
+    """{"import_error": error | None, "missing": [fn names], "calls": [call results], "stdout": str,
+    "forbidden": [{"name", "why", "file", "line"}: what a rule refused at run time]}"""
     folder = os.path.dirname(os.path.abspath(job["file"]))
     sys.path.insert(0, folder)  # so the learner's file can import the learner's other files
     captured = io.StringIO()
-    result = {"import_error": None, "missing": [], "calls": [], "stdout": ""}
+    result = {"import_error": None, "missing": [], "calls": [], "stdout": "", "forbidden": []}
+    if gate is not None:
+        gate.hits, gate.folder = result["forbidden"], folder
+    refuse = forbidden_mode(torch, job.get("forbidden", []), gate) if gate is not None else contextlib.nullcontext()
     try:
-        with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
+        with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured), refuse:
             try:
                 module = _import(job["file"], f"_learner_{job['id']}")
             except BaseException as e:  # noqa: BLE001 - SyntaxError, SystemExit, anything
@@ -238,6 +665,8 @@ def run_job(job: dict, torch) -> dict:
                     continue
                 result["calls"].append(_call(fn, call, job["file"], torch))
     finally:
+        if gate is not None:
+            gate.hits = None
         sys.path.remove(folder)
         _forget_modules_from(folder)  # the next job may be another student's, with its own attention.py
         result["stdout"] = captured.getvalue()[-TEXT_LIMIT:]
@@ -330,4 +759,4 @@ def _error(e: BaseException, file: str) -> dict:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(*sys.argv[1:4])

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from glassformer.config import ModelConfig
+from glassformer.config import ModelConfig, with_kind
 from glassformer.inspect.display import params_html
 from glassformer.inspect.flow import first_use
 from glassformer.messages import in_language, language, pad, pad_left, t
@@ -102,11 +102,9 @@ class ParamTable:
 def _build(cfg_or_model, kind: str | None):
     """The model itself, or one built from a config (`kind`, when given, replaces cfg.kind)."""
     if isinstance(cfg_or_model, ModelConfig):
-        from dataclasses import replace
-
         from glassformer.models import build_model
 
-        return build_model(replace(cfg_or_model, kind=kind) if kind else cfg_or_model)
+        return build_model(with_kind(cfg_or_model, kind) if kind else cfg_or_model)
     return cfg_or_model
 
 

@@ -3,7 +3,7 @@
 Seed 000 (§3.3): a decoder must hide the future during training, or it learns to cheat. (Seed 002
 trains its next-token model without a mask; `glassformer lesson hello-world` shows that on its
 own data.) The measurements are the hello-world lesson's own, shared, not copied
-(lessons/hello_leak.py):
+(lessons/hello_world.py):
 
 1. Random tokens: nothing about the next token can be learned from the past, so the best honest
    held-out loss is ln S. Unmasked, positions 0..T-2 copy their target from the input.
@@ -21,13 +21,15 @@ import torch
 import torch.nn.functional as F
 
 from glassformer.lab.common import corpus_for, fixed_windows, lab_preset, pm, position_losses, spread, train
-from glassformer.lab.runner import Claim, Experiment, Verdict, level, new_figure
-from glassformer.lessons.hello_leak import embedding_jacobian_norms, random_token_leak
+from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
+from glassformer.lessons.hello_world import embedding_jacobian_norms, random_token_leak
 
 JACOBIAN_T = 8  # tokens of the window whose Jacobian is taken (it costs T·V backward passes)
 MASKS = {"causal": {"kind": "gpt", "causal": True}, "none": {"kind": "encoder", "causal": False}}
 FULL = {"steps": 600, "T": 32, "windows": 64, "leak": {"n_train": 2000, "n_val": 500, "epochs": 3}}
 FAST = {"steps": 40, "T": 16, "windows": 16, "leak": {"n_train": 600, "n_val": 200, "epochs": 2}}
+CHANCE_SHARE = 0.1  # the causal model stays within this share of chance on random tokens
+MARGIN = 0.5  # nats: "beats" / "loses to" the causal model on text by more than this
 
 
 @torch.no_grad()
@@ -63,7 +65,7 @@ def run(ctx) -> dict:
         forced, honest, future = [], [], []
         for seed in range(ctx.seeds):
             ctx.log(f"char model, mask={mask}, seed {seed}")
-            fit = train(lab_preset(**changes, block_size=s["T"], max_len=s["T"]), corpus, seed, s["steps"])
+            fit = train(lab_preset(**changes, seq_len=s["T"], max_len=s["T"]), corpus, seed, s["steps"])
             forced.append(float(position_losses(fit.model, x, y).mean()))
             honest.append(honest_loss(fit.model, x, y))
             J = embedding_jacobian_norms(fit.model, x[:1, :JACOBIAN_T])  # (8, 8): one backward per logit
@@ -103,11 +105,11 @@ def verdicts(r: dict) -> dict:
     rt, c, n = r["random_tokens"], r["text"]["causal"], r["text"]["none"]
     copies = (
         rt["held_out"]["none"] < 0.5 * rt["chance"]
-        and abs(rt["held_out"]["causal"] - rt["chance"]) < 0.1 * rt["chance"]
+        and abs(rt["held_out"]["causal"] - rt["chance"]) < CHANCE_SHARE * rt["chance"]
     )
     cheats = (
-        n["teacher_forced"]["mean"] < c["teacher_forced"]["mean"] - 0.5
-        and n["honest"]["mean"] > c["honest"]["mean"] + 0.5
+        n["teacher_forced"]["mean"] < c["teacher_forced"]["mean"] - MARGIN
+        and n["honest"]["mean"] > c["honest"]["mean"] + MARGIN
     )
     reads = n["future_grad"]["mean"] > 0 and c["future_grad"]["mean"] == 0.0
     return {
@@ -154,7 +156,11 @@ def tables(r: dict) -> list[str]:
 
 EXPERIMENT = Experiment(
     name="causal-leak",
-    claims=(Claim("causal-leak.cheat", "000", "§3.3"),),
+    claims=(
+        Claim(
+            "causal-leak.cheat", "000", "§3.3", limits={"chance_share": f"{CHANCE_SHARE:.0%}", "margin": figure(MARGIN)}
+        ),
+    ),
     run=run,
     verdicts=verdicts,
     tables=tables,

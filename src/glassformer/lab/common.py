@@ -36,7 +36,7 @@ TOY = "toy"  # the lab's own offline text (see toy_text)
 LAB_DEFAULTS = {
     "dropout": 0.0,
     "max_len": 64,
-    "block_size": 64,
+    "seq_len": 64,
     "batch_size": 16,
     "lr": 1e-3,
     "eval_iters": 1,
@@ -175,7 +175,7 @@ def train(
         modify(model)
     net = wrap(model) if wrap is not None else model
     cfg = p.train
-    source = TextWindows(corpus.train, corpus.val, cfg.batch_size, cfg.block_size, cfg.eval_iters, seed)
+    source = TextWindows(corpus.train, corpus.val, cfg.batch_size, cfg.seq_len, cfg.eval_iters, seed)
     curve = LossCurve(every)
     trainer = Trainer(
         net,

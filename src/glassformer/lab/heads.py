@@ -27,10 +27,12 @@ from glassformer.lab.common import (
     spread,
     train,
 )
-from glassformer.lab.runner import Claim, Experiment, Verdict, level, new_figure
+from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
 
 FULL = {"heads": (1, 2, 4, 8, 16), "steps": 500, "T": 64}
 FAST = {"heads": (1, 4, 16), "steps": 30, "T": 32}
+DIAGONAL, UNIFORM = 0.5, 0.9  # a head is "diagonal" above this self weight, "near-uniform" above this entropy
+OVERFIT = 0.02  # nats: "overfits more" = a validation-minus-training gap wider by more than this
 
 
 def run(ctx) -> dict:
@@ -43,7 +45,7 @@ def run(ctx) -> dict:
         val, gap, ent, selfw, kinds = [], [], [], [], []
         for seed in range(ctx.seeds):
             ctx.log(f"{H} head(s) of D = {64 // H}, seed {seed}")
-            fit = train(lab_preset(n_heads=H, block_size=s["T"], max_len=s["T"]), corpus, seed, s["steps"])
+            fit = train(lab_preset(n_heads=H, seq_len=s["T"], max_len=s["T"]), corpus, seed, s["steps"])
             v = eval_loss(fit.model, corpus, s["T"])
             tr = float(position_losses(fit.model, train_x, train_y).mean())
             stats = head_statistics(fit.model, x)
@@ -52,7 +54,7 @@ def run(ctx) -> dict:
             gap.append(v - tr)
             ent.append(float(e.mean()))
             selfw.append(float(w.mean()))
-            kinds.append({"diagonal": float((w > 0.5).mean()), "uniform": float((e > 0.9).mean())})
+            kinds.append({"diagonal": float((w > DIAGONAL).mean()), "uniform": float((e > UNIFORM).mean())})
         out["heads"][str(H)] = {
             "D": 64 // H,
             "val_loss": spread(val),
@@ -128,7 +130,7 @@ def verdicts(r: dict) -> dict:
     eight = "8" if "8" in v else most
     two = "2" if "2" in v else few
     sharper = v[eight]["entropy"]["mean"] < v[mid]["entropy"]["mean"]
-    overfits = v[eight]["overfit_gap"]["mean"] > v[mid]["overfit_gap"]["mean"] + 0.02
+    overfits = v[eight]["overfit_gap"]["mean"] > v[mid]["overfit_gap"]["mean"] + OVERFIT
     weak = min(v[two]["val_loss"]["values"]) > max(v[mid]["val_loss"]["values"])
     v002 = Verdict(
         level([sharper, overfits, weak]),
@@ -163,7 +165,11 @@ def tables(r: dict) -> list[str]:
 
 EXPERIMENT = Experiment(
     name="heads",
-    claims=(Claim("heads.many", "004", "§3.1"), Claim("heads.sharp", "002", "§2.2")),
+    claims=(
+        Claim("heads.many", "004", "§3.1"),
+        Claim("heads.sharp", "002", "§2.2", limits={"overfit": figure(OVERFIT)}),
+    ),
+    setup_fields={"diagonal": figure(DIAGONAL), "uniform": figure(UNIFORM)},
     run=run,
     verdicts=verdicts,
     tables=tables,

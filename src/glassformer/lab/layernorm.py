@@ -26,7 +26,7 @@ from glassformer.nn.loss import next_token_loss
 
 FULL = {"depths": (2, 6, 12), "lrs": (1e-3, 3e-3, 1e-2, 3e-2), "warmups": (0, 50), "steps": 200}
 FAST = {"depths": (2, 4), "lrs": (1e-3, 1e-2), "warmups": (0, 5), "steps": 15}
-SHAPE = {"d_model": 32, "n_heads": 2, "d_ff": 64, "block_size": 32, "max_len": 32}
+SHAPE = {"d_model": 32, "n_heads": 2, "d_ff": 64, "seq_len": 32, "max_len": 32}
 NORMS = ("pre", "post")
 
 
@@ -42,14 +42,14 @@ def grad_norms_at_init(norm: str, depth: int, corpus, seed: int = 0) -> list[flo
     """‖∂loss/∂θ‖ of each block's parameters for a fresh model on one fixed batch."""
     torch.manual_seed(seed)
     model = build_model(preset(norm, depth, vocab_size=corpus.vocab_size).model)
-    x, y = fixed_windows(corpus.train, SHAPE["block_size"], 16, seed=5)
+    x, y = fixed_windows(corpus.train, SHAPE["seq_len"], 16, seed=5)
     next_token_loss(model(x), y).backward()
     return [math.sqrt(sum(float(p.grad.norm()) ** 2 for p in block.parameters())) for block in model.blocks]
 
 
 def run(ctx) -> dict:
     s = FAST if ctx.fast else FULL
-    corpus = corpus_for(ctx, SHAPE["block_size"])
+    corpus = corpus_for(ctx, SHAPE["seq_len"])
     unigram = corpus.unigram_loss()
     out = {
         "steps": s["steps"],
@@ -71,7 +71,7 @@ def run(ctx) -> dict:
                             preset(norm, depth, lr=lr), corpus, seed, s["steps"], lr_at=warmup_then_constant(lr, warmup)
                         )
                         losses.append(
-                            eval_loss(fit.model, corpus, SHAPE["block_size"]) if fit.status == "done" else math.inf
+                            eval_loss(fit.model, corpus, SHAPE["seq_len"]) if fit.status == "done" else math.inf
                         )
                     failed = sum(not (math.isfinite(v) and v < unigram) for v in losses)
                     out["sweep"].append(

@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 
 from glassformer.lab.common import corpus_for, eval_loss, fixed_windows, lab_preset, pm, spread, train
-from glassformer.lab.runner import Claim, Experiment, Verdict, level, new_figure
+from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
 from glassformer.models import build_model
 
 CASES = {
@@ -31,6 +31,9 @@ CASES = {
 }
 SCHEMES = ("none", "learned")
 FULL, FAST = {"steps": 800, "windows": 256}, {"steps": 60, "windows": 32}
+EQUIVARIANT = 1e-6  # largest |f(x[π]) - f(x)[π]| of a permutation-equivariant model (rounding only)
+BLIND = 0.05  # nats: the most a shuffled prefix may raise the last loss of a model blind to order
+STUCK = 0.1  # nats: "stuck" = ends no more than this below knowing only character frequencies
 
 
 def equivariance_gap(kind: str, causal: bool, position: str, seed: int = 0, T: int = 32) -> float:
@@ -60,7 +63,7 @@ def shuffle_penalty(model, x: torch.Tensor, y: torch.Tensor, seed: int = 0) -> d
 def run(ctx) -> dict:
     s = FAST if ctx.fast else FULL
     out = {"equivariance": {name: equivariance_gap(*case) for name, case in CASES.items()}, "steps": s["steps"]}
-    T = lab_preset().train.block_size if not ctx.fast else 32
+    T = lab_preset().train.seq_len if not ctx.fast else 32
     corpus = corpus_for(ctx, T)
     x, y = fixed_windows(corpus.val, T, s["windows"], seed=1)
     out["unigram"], out["bigram"] = corpus.unigram_loss(), corpus.bigram_loss()
@@ -69,7 +72,7 @@ def run(ctx) -> dict:
         losses, penalties = [], []
         for seed in range(ctx.seeds):
             ctx.log(f"causal decoder, position={scheme}, seed {seed}")
-            fit = train(lab_preset(position=scheme, block_size=T, max_len=T), corpus, seed, s["steps"])
+            fit = train(lab_preset(position=scheme, seq_len=T, max_len=T), corpus, seed, s["steps"])
             losses.append(eval_loss(fit.model, corpus, T))
             penalties.append(shuffle_penalty(fit.model, x, y)["penalty"])
         out["schemes"][scheme] = {"val_loss": spread(losses), "shuffle_penalty": spread(penalties)}
@@ -84,7 +87,7 @@ def plot(ctx, out: dict) -> None:
     ax = axes[0, 0]
     ax.bar(range(len(names)), gaps, color=["tab:green", "tab:red", "tab:red"])
     ax.set_yscale("log")
-    ax.axhline(1e-6, color="black", ls="--", lw=0.8)
+    ax.axhline(EQUIVARIANT, color="black", ls="--", lw=0.8)
     ax.set_xticks(range(len(names)), [n.replace(", ", "\n") for n in names], fontsize=7)
     ax.set_title("max |f(x[π]) − f(x)[π]|, float64", fontsize=9)
     ax = axes[0, 1]
@@ -110,8 +113,8 @@ def plot(ctx, out: dict) -> None:
 def verdicts(r: dict) -> dict:
     eq = r["equivariance"]
     none, learned = r["schemes"]["none"], r["schemes"]["learned"]
-    set_fn = eq["encoder, no positions"] <= 1e-6
-    blind = none["shuffle_penalty"]["mean"] <= 0.05
+    set_fn = eq["encoder, no positions"] <= EQUIVARIANT
+    blind = none["shuffle_penalty"]["mean"] <= BLIND
     v000 = Verdict(
         level([set_fn, blind]),
         {
@@ -123,7 +126,7 @@ def verdicts(r: dict) -> dict:
         },
     )
     v002 = Verdict(
-        level([none["val_loss"]["mean"] >= r["unigram"] - 0.1]),
+        level([none["val_loss"]["mean"] >= r["unigram"] - STUCK]),
         {
             "none": pm(none["val_loss"]),
             "learned": pm(learned["val_loss"]),
@@ -156,7 +159,10 @@ def tables(r: dict) -> list[str]:
 
 EXPERIMENT = Experiment(
     name="order",
-    claims=(Claim("order.set", "000", "§4.1"), Claim("order.stuck", "002", "§3.1")),
+    claims=(
+        Claim("order.set", "000", "§4.1", limits={"equivariant": figure(EQUIVARIANT), "blind": figure(BLIND)}),
+        Claim("order.stuck", "002", "§3.1", limits={"stuck": figure(STUCK)}),
+    ),
     run=run,
     verdicts=verdicts,
     tables=tables,

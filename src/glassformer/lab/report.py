@@ -12,11 +12,19 @@ import html
 import json
 from pathlib import Path
 
-from glassformer.errors import NotFound
+from glassformer import messages
+from glassformer.errors import NotFound, UsageError
 from glassformer.files import write_text_atomic
-from glassformer.lab.texts import TEXTS, text
 
-LANGS = tuple(TEXTS)
+LANGS = messages.LANGS  # a report holds every language side by side
+
+
+def text(lang: str, key: str, **fields) -> str:
+    """The catalogue's sentence `key` in `lang` (a `lab.*` key), with its {fields} filled in."""
+    if lang not in LANGS:
+        raise UsageError("error.lab.lang", lang=lang, langs=sorted(LANGS))
+    with messages.in_language(lang):
+        return messages.t(key, **fields)
 
 
 def _took(record: dict, lang: str) -> str:
@@ -24,7 +32,7 @@ def _took(record: dict, lang: str) -> str:
     load = "?" if m.get("load_1min") is None else f"{m['load_1min']:.2f}"
     return text(
         lang,
-        "report.took",
+        "lab.report.took",
         seconds=record["seconds"],
         cpu_seconds=record.get("cpu_seconds", "?"),
         cpu=m["cpu"],
@@ -38,40 +46,43 @@ def _took(record: dict, lang: str) -> str:
 def _code(record: dict, lang: str) -> str:
     code = record.get("git")  # None: not run from a git checkout (or recorded before commits were)
     if code is None:
-        return text(lang, "report.no_commit")
-    return text(lang, "report.commit_dirty" if code["dirty"] else "report.commit", commit=code["commit"])
+        return text(lang, "lab.report.no_commit")
+    return text(lang, "lab.report.commit_dirty" if code["dirty"] else "lab.report.commit", commit=code["commit"])
 
 
 def experiment_markdown(record: dict, tables: list[str]) -> str:
-    """report.md of one experiment: setup, each claim with its rule and verdict, numbers, figures."""
+    """lab.report.md of one experiment: setup, each claim with its rule and verdict, numbers, figures."""
     out = [f"# {record['title_en']}", f"*{record['title_zh']}*", ""]
-    out += [f"**{text('en', 'report.reproduce')} / {text('zh', 'report.reproduce')}:** `{record['command']}`", ""]
+    out += [
+        f"**{text('en', 'lab.report.reproduce')} / {text('zh', 'lab.report.reproduce')}:** `{record['command']}`",
+        "",
+    ]
     for lang in LANGS:
         out.append(_took(record, lang))
     out.append("")
     out += [_code(record, lang) for lang in LANGS] + [""]
-    out += [text(lang, "report.seeds", seeds=record["seeds"]) for lang in LANGS] + [""]
+    out += [text(lang, "lab.report.seeds", seeds=record["seeds"]) for lang in LANGS] + [""]
     if record["fast"]:
-        out += [f"> {text(lang, 'report.fast')}" for lang in LANGS] + [""]
-    out += [f"## {text('en', 'report.setup')} / {text('zh', 'report.setup')}", ""]
+        out += [f"> {text(lang, 'lab.report.fast')}" for lang in LANGS] + [""]
+    out += [f"## {text('en', 'lab.report.setup')} / {text('zh', 'lab.report.setup')}", ""]
     out += [record["setup_en"], "", record["setup_zh"], ""]
-    out += [f"## {text('en', 'report.claims')} / {text('zh', 'report.claims')}", ""]
+    out += [f"## {text('en', 'lab.report.claims')} / {text('zh', 'lab.report.claims')}", ""]
     for i, c in enumerate(record["claims"], 1):
-        where = text("en", "report.tutorial", tutorial=c["tutorial"], where=c["where"])
-        verdict = " / ".join(text(lang, f"level.{c['level']}") for lang in LANGS)
+        where = text("en", "lab.report.tutorial", tutorial=c["tutorial"], where=c["where"])
+        verdict = " / ".join(text(lang, f"lab.level.{c['level']}") for lang in LANGS)
         out += [f"### {i}. {where} — **{verdict}**", ""]
         for lang in LANGS:
             out += [f"> {c[f'claim_{lang}']}", ">"]
         out[-1] = ""
         for lang in LANGS:
-            out += [f"- *{text(lang, 'report.rule')}:* {c[f'rule_{lang}']}"]
+            out += [f"- *{text(lang, 'lab.report.rule')}:* {c[f'rule_{lang}']}"]
         for lang in LANGS:
-            out += [f"- *{text(lang, 'report.measured')}:* {c[f'finding_{lang}']}"]
+            out += [f"- *{text(lang, 'lab.report.measured')}:* {c[f'finding_{lang}']}"]
         out.append("")
     if tables:
-        out += [f"## {text('en', 'report.numbers')} / {text('zh', 'report.numbers')}", "", *tables, ""]
+        out += [f"## {text('en', 'lab.report.numbers')} / {text('zh', 'lab.report.numbers')}", "", *tables, ""]
     if record["figures"]:
-        out += [f"## {text('en', 'report.figures')} / {text('zh', 'report.figures')}", ""]
+        out += [f"## {text('en', 'lab.report.figures')} / {text('zh', 'lab.report.figures')}", ""]
         out += [f"![{name}]({name})" for name in record["figures"]] + [""]
     return "\n".join(out)
 
@@ -92,12 +103,12 @@ def read_records(root: str | Path) -> list[dict]:
 
 def index_markdown(records: list[dict]) -> str:
     out = [
-        f"# {text('en', 'report.index_title')}",
-        f"*{text('zh', 'report.index_title')}*",
+        f"# {text('en', 'lab.report.index_title')}",
+        f"*{text('zh', 'lab.report.index_title')}*",
         "",
-        text("en", "report.index_intro"),
+        text("en", "lab.report.index_intro"),
         "",
-        text("zh", "report.index_intro"),
+        text("zh", "lab.report.index_intro"),
         "",
     ]
     out += [
@@ -107,7 +118,7 @@ def index_markdown(records: list[dict]) -> str:
     for r in records:
         for c in r["claims"]:
             claim = c["claim_en"].replace("|", "\\|") + "<br>" + c["claim_zh"].replace("|", "\\|")
-            verdict = f"**{text('en', 'level.' + c['level'])}** / {text('zh', 'level.' + c['level'])}"
+            verdict = f"**{text('en', 'lab.level.' + c['level'])}** / {text('zh', 'lab.level.' + c['level'])}"
             mode = " (fast)" if r["fast"] else ""
             cpu = f" ({r['cpu_seconds']:.0f} s)" if "cpu_seconds" in r else ""
             out.append(
@@ -119,8 +130,8 @@ def index_markdown(records: list[dict]) -> str:
         out += [f"## [{r['title_en']}]({r['experiment']}/report.md)", f"*{r['title_zh']}*", ""]
         for c in r["claims"]:
             out += [
-                f"- **{text('en', 'level.' + c['level'])}** ({c['tutorial']} {c['where']}): {c['finding_en']}",
-                f"  <br>**{text('zh', 'level.' + c['level'])}**：{c['finding_zh']}",
+                f"- **{text('en', 'lab.level.' + c['level'])}** ({c['tutorial']} {c['where']}): {c['finding_en']}",
+                f"  <br>**{text('zh', 'lab.level.' + c['level'])}**：{c['finding_zh']}",
             ]
         out += [""] + [f"![{name}]({r['experiment']}/{name})" for name in r["figures"]] + [""]
     return "\n".join(out)
@@ -156,21 +167,21 @@ def _pair(record_or_claim: dict, field: str) -> str:
 
 def index_html(records: list[dict]) -> str:
     """One offline page: a language switch, then each experiment with its claims, verdicts, figures."""
-    body = [f"<h1>{_both('report.index_title')}</h1>", f"<p>{_both('report.index_intro')}</p>"]
+    body = [f"<h1>{_both('lab.report.index_title')}</h1>", f"<p>{_both('lab.report.index_intro')}</p>"]
     for r in records:
         body.append(f"<h2>{_pair(r, 'title')}</h2>")
         body.append(f'<p class="note">{_pair(r, "setup")}</p>')
         for c in r["claims"]:
             body.append('<div class="claim">')
             body.append(
-                f'<p><span class="verdict {c["level"]}">{_both("level." + c["level"])}</span> '
-                f"{_both('report.tutorial', tutorial=c['tutorial'], where=c['where'])}</p>"
+                f'<p><span class="verdict {c["level"]}">{_both("lab.level." + c["level"])}</span> '
+                f"{_both('lab.report.tutorial', tutorial=c['tutorial'], where=c['where'])}</p>"
             )
-            body.append(f"<p><b>{_both('report.claim')}:</b> {_pair(c, 'claim')}</p>")
-            body.append(f"<p><b>{_both('report.rule')}:</b> {_pair(c, 'rule')}</p>")
-            body.append(f"<p><b>{_both('report.measured')}:</b> {_pair(c, 'finding')}</p></div>")
+            body.append(f"<p><b>{_both('lab.report.claim')}:</b> {_pair(c, 'claim')}</p>")
+            body.append(f"<p><b>{_both('lab.report.rule')}:</b> {_pair(c, 'rule')}</p>")
+            body.append(f"<p><b>{_both('lab.report.measured')}:</b> {_pair(c, 'finding')}</p></div>")
         took = "".join(f'<span class="{lang}">{html.escape(_took(r, lang))}</span>' for lang in LANGS)
-        fast = f" {_both('report.fast')}" if r["fast"] else ""
+        fast = f" {_both('lab.report.fast')}" if r["fast"] else ""
         body.append(
             f'<p class="note">{took}{fast}<br><code>{html.escape(r["command"])}</code> · '
             f'<a href="{html.escape(r["experiment"])}/report.md">report.md</a></p>'
@@ -178,7 +189,7 @@ def index_html(records: list[dict]) -> str:
         for name in r["figures"]:
             src = html.escape(f"{r['experiment']}/{name}")
             body.append(f'<img src="{src}" alt="{html.escape(name)}">')
-    options = "".join(f'<option value="{lang}">{text(lang, "report.lang")}</option>' for lang in LANGS)
+    options = "".join(f'<option value="{lang}">{text(lang, "lab.report.lang")}</option>' for lang in LANGS)
     return (
         '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>glassformer lab</title>'
         f'<style>{CSS}</style></head>\n<body>\n<select id="lang">{options}</select>\n'

@@ -2,6 +2,11 @@
 
     Experiment(name, claims=(Claim(...), ...), run=run, verdicts=verdicts, tables=tables)
 
+Its words are the catalogue's (glassformer/messages/lab_*.py): lab.NAME.title and .setup, and per
+claim lab.CLAIM.claim, .rule and .finding. A rule's thresholds are the experiment's own constants,
+handed to its sentence as fields (`Claim(..., limits={"stuck": figure(STUCK)})`), so the sentence
+and the code that judges cannot disagree on a figure.
+
 `run(ctx)` trains and measures, writes its figures through `ctx.figure`, and returns plain numbers
 (a JSON-ready dict). `verdicts(results)` is the rule, fixed before any run: it reads only those
 numbers and returns one `Verdict` per claim (a level, and the measured figures its sentence is
@@ -29,8 +34,7 @@ import torch
 
 from glassformer.errors import Unsupported, UsageError
 from glassformer.files import write_text_atomic
-from glassformer.lab.report import experiment_markdown
-from glassformer.lab.texts import TEXTS, text
+from glassformer.lab.report import LANGS, experiment_markdown, text
 from glassformer.threads import using_threads
 
 LEVELS = ("holds", "half-true", "fails")  # the three verdicts a rule can return
@@ -38,11 +42,21 @@ DEFAULT_OUT = Path("out") / "lab"
 MAX_PNG_BYTES = 200_000  # figures are committed under docs/lab: keep each one small
 
 
+def figure(x: float) -> str:
+    """A threshold as a rule's sentence writes it: 0.1, 1.25, 1e-6 (not 1e-06 or 0.000001)."""
+    if x and abs(x) < 1e-2:
+        mantissa, exponent = f"{x:.0e}".split("e")
+        return f"{mantissa}e{int(exponent)}"
+    return f"{x:g}"
+
+
 @dataclass(frozen=True)
 class Claim:
-    key: str  # text-table prefix: "<key>.claim", "<key>.rule", "<key>.finding"
+    key: str  # "<experiment>.<claim>": its sentences are lab.<key>.claim, .rule and .finding
     tutorial: str  # "000", "002" or "004": which seed tutorial makes it
     where: str  # its section there, e.g. "§3.2"
+    # the rule's thresholds (the experiment's constants), fields of its .rule and .finding sentences
+    limits: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -69,6 +83,7 @@ class Experiment:
     run: Callable[["Context"], dict]
     verdicts: Callable[[dict], dict[str, Verdict]]  # claim key -> Verdict; reads numbers only
     tables: Callable[[dict], list[str]] = lambda results: []  # Markdown lines for report.md
+    setup_fields: dict = field(default_factory=dict)  # constants its lab.NAME.setup sentence states
     seeds: int = 1  # seeds of a full run (at least 3 where the differences are small)
     budget_s: int = 600  # what a full run should take on one thread
 
@@ -215,18 +230,20 @@ def run_experiment(
                 "level": v.level,
                 "figures": jsonable(v.figures),
                 **{
-                    f"{part}_{lang}": text(lang, f"{claim.key}.{part}", **v.figures if part == "finding" else {})
-                    for part in ("claim", "rule", "finding")
-                    for lang in TEXTS
+                    f"{part}_{lang}": text(lang, f"lab.{claim.key}.{part}", **fields)
+                    for part, fields in (
+                        ("claim", {}),
+                        ("rule", claim.limits),
+                        ("finding", {**claim.limits, **v.figures}),
+                    )
+                    for lang in LANGS
                 },
             }
         )
     record = {
         "experiment": experiment.name,
-        "title_en": text("en", f"{experiment.name}.title"),
-        "title_zh": text("zh", f"{experiment.name}.title"),
-        "setup_en": text("en", f"{experiment.name}.setup"),
-        "setup_zh": text("zh", f"{experiment.name}.setup"),
+        **{f"title_{lang}": text(lang, f"lab.{experiment.name}.title") for lang in LANGS},
+        **{f"setup_{lang}": text(lang, f"lab.{experiment.name}.setup", **experiment.setup_fields) for lang in LANGS},
         "fast": fast,
         "seeds": seeds,
         "data": data,

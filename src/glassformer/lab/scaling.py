@@ -27,11 +27,18 @@ from torch import nn
 
 from glassformer.errors import UsageError
 from glassformer.lab.common import corpus_for, eval_loss, lab_preset, pm, spread, train
-from glassformer.lab.runner import Claim, Experiment, Verdict, level, new_figure
+from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
 
 FULL = {"D": (4, 8, 16, 32, 64, 128, 256, 512), "heads": (1, 4), "steps": 600, "T": 64}
 FAST = {"D": (4, 16, 64, 256), "heads": (1,), "steps": 40, "T": 32}
 KEYS, ROWS = 64, 2048
+SATURATED, VANISHED = (
+    0.9,
+    1e-3,
+)  # a row saturates when its largest weight is above this; a gradient below it has vanished
+VAR_LOW, VAR_HIGH = 0.8, 1.25  # the rule: the score variance is D (or 1) within these factors
+SATURATED_SCALED, VANISHED_SHARE = 0.05, 0.1  # at most this share of scaled rows saturate; at least this many vanish
+STEADY, MOVES = 2, 4  # across D the median gradient moves by at most STEADY scaled, by MOVES or more unscaled
 
 
 class Unscaled(nn.Module):
@@ -68,10 +75,10 @@ def score_statistics(D: int, scaled: bool, seed: int = 0) -> dict:
     return {
         "variance": float(s.detach().double().var()),
         "entropy": float(entropy.mean()),
-        "saturated": float((p.max(-1).values > 0.9).float().mean()),
+        "saturated": float((p.max(-1).values > SATURATED).float().mean()),
         "grad_median": float(grad.median()),
         "grad_mean": float(grad.mean()),
-        "vanished": float((grad < 1e-3).float().mean()),
+        "vanished": float((grad < VANISHED).float().mean()),
         "nonfinite": int((~torch.isfinite(p)).sum()),
     }
 
@@ -87,7 +94,7 @@ def run(ctx) -> dict:
     }
     corpus = corpus_for(ctx, s["T"])
     for H in s["heads"]:
-        preset = lab_preset(n_heads=H, block_size=s["T"], max_len=s["T"])
+        preset = lab_preset(n_heads=H, seq_len=s["T"], max_len=s["T"])
         D = preset.model.d_head
         for way in ("scaled", "unscaled"):
             losses, curves, status = [], [], []
@@ -143,12 +150,13 @@ def verdicts(r: dict) -> dict:
     Ds = sorted(int(d) for d in num)
     big, small, biggest_tr = str(max(Ds)), str(min(Ds)), max(v["D"] for v in r["training"].values())
     var_ok = all(
-        0.8 <= num[str(d)]["unscaled"]["variance"] / d <= 1.25 and 0.8 <= num[str(d)]["scaled"]["variance"] <= 1.25
+        VAR_LOW <= num[str(d)]["unscaled"]["variance"] / d <= VAR_HIGH
+        and VAR_LOW <= num[str(d)]["scaled"]["variance"] <= VAR_HIGH
         for d in Ds
     )
-    saturates = num[big]["unscaled"]["saturated"] >= 0.5 and num[big]["scaled"]["saturated"] <= 0.05
+    saturates = num[big]["unscaled"]["saturated"] >= 0.5 and num[big]["scaled"]["saturated"] <= SATURATED_SCALED
     tiny = (
-        num[big]["unscaled"]["vanished"] >= 0.1
+        num[big]["unscaled"]["vanished"] >= VANISHED_SHARE
         and num[big]["unscaled"]["grad_median"] < 0.5 * num[big]["scaled"]["grad_median"]
     )
     sc, un = r["training"][f"D={biggest_tr} scaled"], r["training"][f"D={biggest_tr} unscaled"]
@@ -176,7 +184,7 @@ def verdicts(r: dict) -> dict:
         return max(m) / min(m)
 
     v004 = Verdict(
-        level([nonfinite == 0, span("scaled") <= 2 and span("unscaled") >= 4]),
+        level([nonfinite == 0, span("scaled") <= STEADY and span("unscaled") >= MOVES]),
         {
             "nonfinite": nonfinite,
             "small": small,
@@ -211,7 +219,22 @@ def tables(r: dict) -> list[str]:
 
 EXPERIMENT = Experiment(
     name="scaling",
-    claims=(Claim("scaling.variance", "000", "§3.2"), Claim("scaling.gradients", "004", "§2.3")),
+    claims=(
+        Claim(
+            "scaling.variance",
+            "000",
+            "§3.2",
+            limits={
+                "var_low": figure(VAR_LOW),
+                "var_high": figure(VAR_HIGH),
+                "saturated_scaled": f"{SATURATED_SCALED:.0%}",
+                "vanished_share": f"{VANISHED_SHARE:.0%}",
+                "vanished": figure(VANISHED),
+            },
+        ),
+        Claim("scaling.gradients", "004", "§2.3", limits={"steady": figure(STEADY), "moves": figure(MOVES)}),
+    ),
+    setup_fields={"saturated": figure(SATURATED)},
     run=run,
     verdicts=verdicts,
     tables=tables,

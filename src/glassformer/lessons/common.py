@@ -1,7 +1,8 @@
-"""What the lessons share: a narrator that speaks English or Chinese, number formatting, an
-output folder, PNG saving, and `train_epochs`: the tutorials' way of training (epoch after epoch
-over a small dataset held in memory), run by glassformer's one trainer (train/loop.py) with a
-callback that keeps the per-epoch table the lessons print.
+"""What the lessons share: a narrator that speaks the user's language (its sentences are the
+catalogue's `lesson.*` keys, glassformer/messages/lessons_*.py), number formatting, an output
+folder, PNG saving, and `train_epochs`: the tutorials' way of training (epoch after epoch over a
+small dataset held in memory), run by glassformer's one trainer (train/loop.py) with a callback
+that keeps the per-epoch table the lessons print.
 """
 
 from __future__ import annotations
@@ -15,29 +16,28 @@ import numpy as np
 import torch
 
 from glassformer.config import TrainConfig
-from glassformer.lessons import text_en, text_zh
+from glassformer.messages import in_language, language, resolve, t
 from glassformer.train.data import TensorBatches
 from glassformer.train.loop import EarlyStopping, Trainer
 
-TEXTS = {"en": text_en.TEXT, "zh": text_zh.TEXT}
-
 
 class Narrator:
-    """Prints a lesson. Words come from the text tables (one key per sentence, `--lang` picks the
-    table); numbers are always computed by the caller and passed in as format arguments.
+    """Prints a lesson. Words come from the catalogue (one `lesson.*` key per sentence, in the
+    language of `lang`: --lang, else the user's); numbers are always computed by the caller and
+    passed in as fields.
 
     title(key)   a section heading          say(key)   a sentence that frames a result
     why(key)     one-sentence commentary, printed only with --explain
     show(text)   a raw line (numbers, shapes) that needs no translation
     """
 
-    def __init__(self, lang: str = "en", explain: bool = False, echo: Callable[[str], None] = print):
-        if lang not in TEXTS:
-            raise ValueError(f"--lang {lang!r} is not one of {sorted(TEXTS)}.")
-        self.lang, self.explain, self.echo = lang, explain, echo
+    def __init__(self, lang: str | None = None, explain: bool = False, echo: Callable[[str], None] = print):
+        self.lang = resolve(lang) if lang is not None else language()  # an unknown language is refused
+        self.explain, self.echo = explain, echo
 
     def text(self, key: str, **kw) -> str:
-        return TEXTS[self.lang][key].format(**kw)
+        with in_language(self.lang):
+            return t(key, **kw)
 
     def title(self, key: str, **kw) -> None:
         self.echo("\n== " + self.text(key, **kw) + " ==")
@@ -163,7 +163,7 @@ def train_epochs(
     base_lr = optimizer.param_groups[0]["lr"]
     cfg = TrainConfig(
         batch_size=batch_size,
-        block_size=max(1, inputs.size(1)),
+        seq_len=max(1, inputs.size(1)),
         max_steps=epochs * steps,
         lr=base_lr,
         grad_clip=grad_clip,

@@ -12,11 +12,16 @@ trained through glassformer's one trainer with teacher forcing and label smoothi
     3 which mask each attention needs       7 the decoder without its mask: it reads the answer
     4 teacher forcing and label smoothing
 
+The file reads: the model and its training, the measurements (what each mask hides, what
+cross-attention reads, greedy against beam search: everything through the model's outputs and its
+named hook points, `decoder.{i}.cross.weights`), then the lesson's steps in order, and `run`.
+
 Run it:  glassformer lesson seq2seq [--task zh2num|num2zh] [--steps N] [--beam 4] [--alpha 0.6]
 """
 
 from __future__ import annotations
 
+import math
 import time
 import unicodedata
 from dataclasses import replace
@@ -25,15 +30,16 @@ from pathlib import Path
 import torch
 
 from glassformer.config import TrainConfig, get_preset
+from glassformer.errors import UsageError
 from glassformer.inspect.attention_maps import attention_grid_png, attention_head_png
 from glassformer.inspect.params import param_table
-from glassformer.lessons import seq2seq_report as report
-from glassformer.lessons.common import Narrator, fmt, out_dir
+from glassformer.lessons.common import Narrator, fmt, out_dir, save_png
 from glassformer.models import build_model
+from glassformer.text.chinese_numbers import UNITS, to_chinese
 from glassformer.threads import using_threads
-from glassformer.train.data import PairBatches, pad_pairs, pair_source
+from glassformer.train.data import IGNORE, PairBatches, pad_pairs, pair_source
 from glassformer.train.loop import Trainer
-from glassformer.translate import exact_match
+from glassformer.translate import beam_search, exact_match, greedy_decode, pad_rows
 
 PRESET = get_preset("seq2seq")
 TASKS = ("zh2num", "num2zh")
@@ -44,6 +50,7 @@ LEAK_STEPS = {False: 400, True: 200}  # the unmasked decoder learns to copy quic
 BATCH = PRESET.train.batch_size
 
 
+# --- the model and its training ----------------------------------------------------------------------
 def build(data, seed: int, fast: bool, causal: bool = True):
     torch.manual_seed(seed)
     tok = data.tokenizer
@@ -77,103 +84,173 @@ def fit(model, batches, steps: int, lr: float, seed: int, on_eval=None):
     return model.eval()
 
 
-def run(
-    lang: str = "en",
-    explain: bool = False,
-    out: str | Path | None = None,
-    echo=print,
-    task: str = "zh2num",
-    steps: int | None = None,
-    beam: int = 4,
-    alpha: float = 0.6,
-    fast: bool = False,
-    seed: int = 0,
-    threads: int = 1,
-) -> dict:
-    """Print the whole lesson; return what it computed (tests read it)."""
-    if task not in TASKS:
-        raise ValueError(f"--task {task!r} is not one of {list(TASKS)}.")
-    if steps is not None and steps < 1:
-        raise ValueError(f"--steps must be at least 1, got {steps}.")
-    if beam < 1 or alpha < 0:
-        raise ValueError(f"--beam must be >= 1 and --alpha >= 0, got {beam} and {alpha}.")
-    with using_threads(threads):
-        return _lesson(Narrator(lang, explain, echo), out, task, steps, beam, alpha, fast, seed)
+# --- measurements ------------------------------------------------------------------------------------
+@torch.no_grad()
+def mask_effects(model, src: torch.Tensor, tgt_in: torch.Tensor, j: int) -> dict[str, float]:
+    """Change source token -1 and target token j (one new id each); how much moves, and where.
+
+    encoder:  |Δ memory| at source position 0 (it may read the whole source)
+    decoder:  |Δ logits| at target positions < j (they must not read token j) and at j
+    """
+    model.eval()
+    vocab = model.cfg.vocab_size
+    other = lambda t: torch.where(t + 1 < vocab, t + 1, torch.full_like(t, 4))  # noqa: E731 another real id
+    src2, tgt2 = src.clone(), tgt_in.clone()
+    src2[:, -1], tgt2[:, j] = other(src[:, -1]), other(tgt_in[:, j])
+    memory_moved = (model.encode(src)[:, 0] - model.encode(src2)[:, 0]).abs().max()
+    before, after = model(src, tgt_in), model(src, tgt2)  # (B, T, V) each
+    return {
+        "encoder_first": float(memory_moved),
+        "decoder_before": float((before[:, :j] - after[:, :j]).abs().max()),
+        "decoder_at": float((before[:, j] - after[:, j]).abs().max()),
+    }
 
 
-def _lesson(nar: Narrator, out, task, steps, beam, alpha, fast, seed) -> dict:
-    data = pair_source(f"numbers:{task}", seed=seed)
-    folder = out_dir("seq2seq", out)
+@torch.no_grad()
+def teacher_forced_accuracy(model, batches, split: str = "val") -> float:
+    """The share of target tokens predicted right when the decoder reads the true previous ones."""
+    model.eval()
+    right = total = 0
+    for (src, tgt_in), tgt_out in batches.eval_batches(split):
+        guess = model(src, tgt_in).argmax(-1)  # (B, T)
+        keep = tgt_out != IGNORE
+        right += int((guess == tgt_out)[keep].sum())
+        total += int(keep.sum())
+    return right / total
+
+
+def smoothing_floor(eps: float, V: int) -> float:
+    """The least label-smoothed loss any model can reach: the entropy of the smoothed target
+    q = (1-ε)·one-hot + ε/V, reached only by predicting q itself."""
+    top, rest = 1 - eps + eps / V, eps / V
+    return -(top * math.log(top) + (V - 1) * rest * math.log(rest)) if eps > 0 else 0.0
+
+
+# cross-attention: which words does the decoder read while it writes a digit?
+def digit_spans(n: int) -> dict[int, list[int]]:
+    """For n < 10 000: digit index in str(n) -> the indices of the words of to_chinese(n) that say
+    it (digit word and unit: 二百; a leading 十 alone says the tens' 1). Zeros are not said."""
+    words, digits, spans, i = to_chinese(n), str(n), {}, 0
+    while i < len(words):
+        if words[i] == "零":
+            i += 1
+            continue
+        if words[i] in UNITS:  # 十 at the start: one ten
+            power, span = UNITS[words[i]], [i]
+        elif i + 1 < len(words) and words[i + 1] in UNITS:
+            power, span = UNITS[words[i + 1]], [i, i + 1]
+        else:
+            power, span = 1, [i]
+        spans[len(digits) - 1 - round(math.log10(power))] = span
+        i += len(span)
+    return spans
+
+
+@torch.no_grad()
+def cross_alignment(model, data, pairs, task: str) -> dict:
+    """Mean cross-attention weight on the source words of the symbol being written, per (layer,
+    head), over every non-zero digit of the pairs; and what uniform attention would give."""
+    model.eval()
     tok = data.tokenizer
-    batches = PairBatches(data.encoded("train"), data.encoded("val"), BATCH, tok.bos_id, tok.eos_id, tok.pad_id)
-    result = {"split": explain_task(nar, data, task)}
-
-    model = build(data, seed, fast)
-    result["params"] = explain_model(nar, model, fast)
-    result["masks"] = explain_masks(nar, model, data)
-
-    steps = steps or (FAST_STEPS if fast else STEPS)
-    nar.title("s2s.title.train", steps=steps, batch=BATCH)
-    nar.why("s2s.why.teacher")
-    (src, tgt_in), tgt_out = batches.batch("train", torch.tensor([0]))
-    for name, ids in (("src", src), ("tgt_in", tgt_in), ("tgt_out", tgt_out)):
-        nar.show(f"  {name:<8} {tok.decode(ids[0])}")
-    floor = report.smoothing_floor(EPS, tok.vocab_size)
-    nar.say("s2s.say.floor", eps=EPS, V=tok.vocab_size, floor=fmt(floor, 4))
-    records = []
-    nar.show(f"  {'step':>6}  {'train loss':>10}  {'val loss':>10}")
-
-    def on_eval(step, losses):
-        records.append({"step": step, **losses})
-        nar.show(f"  {step:>6}  {losses['train_loss']:>10.4f}  {losses['val_loss']:>10.4f}")
-
-    start = time.perf_counter()
-    fit(model, batches, steps, FAST_LR if fast else LR, seed, on_eval)
-    seconds = time.perf_counter() - start
-    nar.say(
-        "s2s.say.trained",
-        seconds=f"{seconds:.1f}",
-        val=fmt(records[-1]["val_loss"], 4),
-        above=fmt(records[-1]["val_loss"] - floor, 4),
-    )
-    result.update(records=records, floor=floor, seconds=seconds)
-
-    alphas = [alpha] + ([] if fast else [a for a in (0.0, 2.0) if a != alpha])  # the chosen α first
-    result["search"] = compare_searches(nar, model, data, beam, alphas)
-    result["cross"] = explain_cross(nar, model, data, task)
-    result["leak"] = without_the_mask(nar, model, data, batches, fast, seed)
-
-    files = [
-        report.loss_png(records, floor, folder / "loss.png"),
-        *cross_figures(model, data, result["cross"], folder, grid=not fast),
-    ]
-    nar.title("common.title.files")
-    for f in files:
-        nar.show(f"  {f}")
-    result["files"] = files
-    return result
+    encoded = [(data.ids(s), data.ids(t)) for s, t in pairs]
+    src, tgt = pad_pairs(encoded, tok.bos_id, tok.eos_id, tok.pad_id)  # (N, S), (N, T+2)
+    names = [n for n in model.hook_names() if n.endswith("cross.weights")]
+    _, cache = model.run_with_cache(src, tgt[:, :-1], names=names)
+    mass = torch.zeros(len(names), model.cfg.n_heads)  # (layers, H)
+    uniform, count = 0.0, 0
+    for b, (s, t) in enumerate(pairs):
+        number = int(t) if task == "zh2num" else int(s)
+        if number >= 10_000:  # digit_spans knows one group of four digits
+            continue
+        for digit, words in digit_spans(number).items():
+            rows_cols = [(digit, words)] if task == "zh2num" else [(w, [digit]) for w in words]
+            for row, cols in rows_cols:  # row t of the map is where symbol t of the target is written
+                for layer, name in enumerate(names):
+                    mass[layer] += cache[name][b, :, row, cols].sum(-1)  # (H,)
+                uniform += len(cols) / len(s)
+                count += 1
+    mass /= count
+    best = divmod(int(mass.argmax()), model.cfg.n_heads)
+    return {"mass": mass, "uniform": uniform / count, "best": best, "names": names, "count": count}
 
 
+# greedy and beam search
+@torch.no_grad()
+def searches(model, data, pairs, beam: int, alphas: list[float]) -> dict:
+    """Exact match of greedy search and of beam search at each α, and the pairs where they differ."""
+    tok = data.tokenizer
+    src = pad_rows([data.ids(s) for s, _ in pairs], tok.pad_id)  # (N, S)
+
+    def texts(found):
+        return [data.text(row[: row.index(tok.eos_id)] if tok.eos_id in row else row) for row in found.ids.tolist()]
+
+    greedy = greedy_decode(model, src, tok.bos_id, tok.eos_id)
+    out = {"greedy": texts(greedy), "greedy_found": greedy, "beam": {}, "beam_found": {}}
+    for alpha in alphas:
+        found = beam_search(model, src, tok.bos_id, tok.eos_id, beam, alpha)
+        out["beam"][alpha], out["beam_found"][alpha] = texts(found), found
+    answers = [t for _, t in pairs]
+    out["accuracy"] = {
+        "greedy": _share(out["greedy"], answers),
+        **{f"beam α={a:g}": _share(out["beam"][a], answers) for a in alphas},
+    }
+    main = out["beam"][alphas[0]]
+    out["differ"] = [i for i, (g, b) in enumerate(zip(out["greedy"], main, strict=False)) if g != b]
+    return out
+
+
+def _share(outputs: list[str], answers: list[str]) -> float:
+    return sum(o == a for o, a in zip(outputs, answers, strict=False)) / len(answers)
+
+
+# figures
+def loss_png(records: list[dict], floor: float, path: Path) -> Path:
+    """Train and validation loss at each evaluation, and the label-smoothing floor."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6.4, 3.8), layout="constrained")
+    ax = fig.subplots()
+    steps = [r["step"] for r in records]
+    for key, style in (("train_loss", "-o"), ("val_loss", "-s")):
+        ax.plot(steps, [r[key] for r in records], style, label=key.replace("_", " "), markersize=3)
+    ax.axhline(floor, color="0.4", linestyle="--", linewidth=1, label=f"label-smoothing floor {floor:.3f}")
+    ax.set_xlabel("step")
+    ax.set_ylabel("label-smoothed cross-entropy")
+    ax.legend()
+    return save_png(fig, path)
+
+
+# --- the lesson's steps ------------------------------------------------------------------------------
 def explain_task(nar: Narrator, data, task: str) -> dict:
-    nar.title("s2s.title.task", what=nar.text(f"s2s.task.{task}"))
+    nar.title("lesson.s2s.title.task", what=nar.text(f"lesson.s2s.task.{task}"))
     train_sources = {s for s, _ in data.train}
     shared = sum(s in train_sources for s, _ in data.test)
     n = len(data.train) + len(data.val) + len(data.test)
     nar.say(
-        "s2s.say.split", n=n, last=n - 1, train=len(data.train), val=len(data.val), test=len(data.test), shared=shared
+        "lesson.s2s.say.split",
+        n=n,
+        last=n - 1,
+        train=len(data.train),
+        val=len(data.val),
+        test=len(data.test),
+        shared=shared,
     )
-    nar.why("s2s.why.split")
+    nar.why("lesson.s2s.why.split")
     for s, t in data.test[:4]:
         nar.show(f"  {s} → {t}")
     tok = data.tokenizer
-    nar.say("s2s.say.vocab", V=tok.vocab_size, chars="".join(tok.decode([i]) for i in range(4, tok.vocab_size)))
+    nar.say("lesson.s2s.say.vocab", V=tok.vocab_size, chars="".join(tok.decode([i]) for i in range(4, tok.vocab_size)))
     return {"train": len(data.train), "val": len(data.val), "test": len(data.test), "shared": shared}
 
 
 def explain_model(nar: Narrator, model, fast: bool) -> dict:
     cfg = model.cfg
     nar.title(
-        "s2s.title.model", layers=cfg.n_layers, C=cfg.d_model, H=cfg.n_heads, fast=nar.text("s2s.fast") if fast else ""
+        "lesson.s2s.title.model",
+        layers=cfg.n_layers,
+        C=cfg.d_model,
+        H=cfg.n_heads,
+        fast=nar.text("lesson.s2s.fast") if fast else "",
     )
     groups: dict[str, int] = {}
     for row in param_table(model).rows:  # the modules' own formulas, checked against numel
@@ -186,37 +263,37 @@ def explain_model(nar: Narrator, model, fast: bool) -> dict:
     total = model.num_params()
     cross = sum(n for g, n in groups.items() if g.endswith("cross"))
     nar.show(f"  {'total':<22} {total:>8,}")
-    nar.say("s2s.say.sharing", n=f"{model.src_embed.weight.numel():,}", cross=f"{cross:,}", total=f"{total:,}")
-    nar.why("s2s.why.cross")
+    nar.say("lesson.s2s.say.sharing", n=f"{model.src_embed.weight.numel():,}", cross=f"{cross:,}", total=f"{total:,}")
+    nar.why("lesson.s2s.why.cross")
     return {"groups": groups, "total": total, "cross": cross}
 
 
 def explain_masks(nar: Narrator, model, data) -> dict:
-    nar.title("s2s.title.masks")
+    nar.title("lesson.s2s.title.masks")
     tok = data.tokenizer
     longest = max(len(s) for s, _ in data.val), max(len(t) for _, t in data.val)
     pairs = [(s, t) for s, t in data.val if (len(s), len(t)) == longest][:8]  # no padding anywhere
     src, tgt = pad_pairs([(data.ids(s), data.ids(t)) for s, t in pairs], tok.bos_id, tok.eos_id, tok.pad_id)
     tgt = tgt[:, :-1]  # (8, T): what the decoder reads, [<BOS>, y₁ …]
     j = min(3, tgt.size(1) - 1)
-    effects = report.mask_effects(model, src, tgt, j)
-    nar.say("s2s.say.encoder_mask", moved=fmt(effects["encoder_first"], 4))
+    effects = mask_effects(model, src, tgt, j)
+    nar.say("lesson.s2s.say.encoder_mask", moved=fmt(effects["encoder_first"], 4))
     nar.say(
-        "s2s.say.decoder_mask",
+        "lesson.s2s.say.decoder_mask",
         j=j,
         before=j - 1,
         zero=fmt(effects["decoder_before"], 4),
         moved=fmt(effects["decoder_at"], 4),
     )
-    nar.say("s2s.say.cross_mask")
+    nar.say("lesson.s2s.say.cross_mask")
     return effects
 
 
 def compare_searches(nar: Narrator, model, data, beam: int, alphas: list[float]) -> dict:
     tok = data.tokenizer
-    nar.title("s2s.title.search", n=len(data.test))
-    nar.why("s2s.why.search", k=beam)
-    found = report.searches(model, data, data.test, beam, alphas)
+    nar.title("lesson.s2s.title.search", n=len(data.test))
+    nar.why("lesson.s2s.why.search", k=beam)
+    found = searches(model, data, data.test, beam, alphas)
     for name, acc in found["accuracy"].items():
         label = name if name == "greedy" else f"beam k={beam} {name.removeprefix('beam ')}"
         nar.show(f"  {label:<20} {acc:.1%}")
@@ -227,7 +304,7 @@ def compare_searches(nar: Narrator, model, data, beam: int, alphas: list[float])
         beam_right = sum(found["beam"][alpha][i] == answers[i] for i in differ)
         greedy_right = sum(found["greedy"][i] == answers[i] for i in differ)
         nar.say(
-            "s2s.say.differ",
+            "lesson.s2s.say.differ",
             alpha=alpha,
             n=len(differ),
             total=len(answers),
@@ -237,7 +314,7 @@ def compare_searches(nar: Narrator, model, data, beam: int, alphas: list[float])
         i = differ[0]
         g, b = found["greedy_found"], found["beam_found"][alpha]
         nar.say(
-            "s2s.say.example_differ",
+            "lesson.s2s.say.example_differ",
             src=data.test[i][0],
             greedy=found["greedy"][i],
             g_lp=fmt(g.log_prob[i], 3),
@@ -247,9 +324,9 @@ def compare_searches(nar: Narrator, model, data, beam: int, alphas: list[float])
             answer=answers[i],
         )
     else:
-        nar.say("s2s.say.agree", alpha=alpha, total=len(answers))
+        nar.say("lesson.s2s.say.agree", alpha=alpha, total=len(answers))
     b = found["beam_found"][alpha]  # what the k beams of one number hold at the end
-    nar.say("s2s.say.beams", src=data.test[0][0], k=beam)
+    nar.say("lesson.s2s.say.beams", src=data.test[0][0], k=beam)
     for j in range(b.beams.size(1)):
         ids = b.beams[0, j].tolist()
         text = data.text(ids[: ids.index(tok.eos_id)] if tok.eos_id in ids else ids)
@@ -260,7 +337,7 @@ def compare_searches(nar: Narrator, model, data, beam: int, alphas: list[float])
     wrong = [i for i, o in enumerate(found["greedy"]) if o != answers[i]]
     if wrong:
         nar.say(
-            "s2s.say.errors",
+            "lesson.s2s.say.errors",
             n=len(wrong),
             examples="; ".join(f"{data.test[i][0]} → {found['greedy'][i] or '∅'} ({answers[i]})" for i in wrong[:4]),
         )
@@ -268,16 +345,16 @@ def compare_searches(nar: Narrator, model, data, beam: int, alphas: list[float])
 
 
 def explain_cross(nar: Narrator, model, data, task: str) -> dict:
-    nar.title("s2s.title.cross")
-    nar.why(f"s2s.why.cross_{task}")
-    found = report.cross_alignment(model, data, data.test, task)
+    nar.title("lesson.s2s.title.cross")
+    nar.why(f"lesson.s2s.why.cross_{task}")
+    found = cross_alignment(model, data, data.test, task)
     H = model.cfg.n_heads
     nar.show(f"  {'':<26}" + "".join(f"{'head ' + str(h):>9}" for h in range(H)))
     for name, row in zip(found["names"], found["mass"], strict=False):
         nar.show(f"  {name:<26}" + "".join(f"{float(m):>9.3f}" for m in row))
     layer, head = found["best"]
     mass = float(found["mass"][layer, head])
-    key = "s2s.say.cross_best" if mass >= 0.5 else "s2s.say.cross_weak"
+    key = "lesson.s2s.say.cross_best" if mass >= 0.5 else "lesson.s2s.say.cross_weak"
     nar.say(
         key,
         head=head,
@@ -308,15 +385,97 @@ def cross_figures(model, data, cross: dict, folder: Path, grid: bool) -> list[Pa
 
 def without_the_mask(nar: Narrator, masked, data, batches, fast: bool, seed: int) -> dict:
     steps = LEAK_STEPS[fast]
-    nar.title("s2s.title.leak", steps=steps)
-    nar.why("s2s.why.leak")
+    nar.title("lesson.s2s.title.leak", steps=steps)
+    nar.why("lesson.s2s.why.leak")
     unmasked = fit(build(data, seed, fast, causal=False), batches, steps, FAST_LR if fast else LR, seed)
     out = {}
     for mask, model in (("causal", masked), ("none", unmasked)):
         out[mask] = {
-            "teacher_forced": report.teacher_forced_accuracy(model, batches),
+            "teacher_forced": teacher_forced_accuracy(model, batches),
             "exact": exact_match(model, data, data.test),
         }
-        nar.say("s2s.say.leak", mask=mask, tf=f"{out[mask]['teacher_forced']:.1%}", exact=f"{out[mask]['exact']:.1%}")
-    nar.say("s2s.say.leak_verdict", tf=f"{out['none']['teacher_forced']:.1%}", exact=f"{out['none']['exact']:.1%}")
+        nar.say(
+            "lesson.s2s.say.leak", mask=mask, tf=f"{out[mask]['teacher_forced']:.1%}", exact=f"{out[mask]['exact']:.1%}"
+        )
+    nar.say(
+        "lesson.s2s.say.leak_verdict", tf=f"{out['none']['teacher_forced']:.1%}", exact=f"{out['none']['exact']:.1%}"
+    )
     return out
+
+
+# --- the lesson --------------------------------------------------------------------------------------
+def run(
+    lang: str | None = None,
+    explain: bool = False,
+    out: str | Path | None = None,
+    echo=print,
+    task: str = "zh2num",
+    steps: int | None = None,
+    beam: int = 4,
+    alpha: float = 0.6,
+    fast: bool = False,
+    seed: int = 0,
+    threads: int = 1,
+) -> dict:
+    """Print the whole lesson; return what it computed (tests read it)."""
+    if task not in TASKS:
+        raise UsageError("error.lesson.choice", option="task", value=task, choices=list(TASKS))
+    if steps is not None and steps < 1:
+        raise UsageError("error.lesson.at_least", option="steps", least=1, value=steps)
+    if beam < 1 or alpha < 0:
+        raise UsageError("error.lesson.beam", least_beam=1, least_alpha=0, beam=beam, alpha=alpha)
+    with using_threads(threads):
+        return _lesson(Narrator(lang, explain, echo), out, task, steps, beam, alpha, fast, seed)
+
+
+def _lesson(nar: Narrator, out, task, steps, beam, alpha, fast, seed) -> dict:
+    data = pair_source(f"numbers:{task}", seed=seed)
+    folder = out_dir("seq2seq", out)
+    tok = data.tokenizer
+    batches = PairBatches(data.encoded("train"), data.encoded("val"), BATCH, tok.bos_id, tok.eos_id, tok.pad_id)
+    result = {"split": explain_task(nar, data, task)}
+
+    model = build(data, seed, fast)
+    result["params"] = explain_model(nar, model, fast)
+    result["masks"] = explain_masks(nar, model, data)
+
+    steps = steps or (FAST_STEPS if fast else STEPS)
+    nar.title("lesson.s2s.title.train", steps=steps, batch=BATCH)
+    nar.why("lesson.s2s.why.teacher")
+    (src, tgt_in), tgt_out = batches.batch("train", torch.tensor([0]))
+    for name, ids in (("src", src), ("tgt_in", tgt_in), ("tgt_out", tgt_out)):
+        nar.show(f"  {name:<8} {tok.decode(ids[0])}")
+    floor = smoothing_floor(EPS, tok.vocab_size)
+    nar.say("lesson.s2s.say.floor", eps=EPS, V=tok.vocab_size, floor=fmt(floor, 4))
+    records = []
+    nar.show(f"  {'step':>6}  {'train loss':>10}  {'val loss':>10}")
+
+    def on_eval(step, losses):
+        records.append({"step": step, **losses})
+        nar.show(f"  {step:>6}  {losses['train_loss']:>10.4f}  {losses['val_loss']:>10.4f}")
+
+    start = time.perf_counter()
+    fit(model, batches, steps, FAST_LR if fast else LR, seed, on_eval)
+    seconds = time.perf_counter() - start
+    nar.say(
+        "lesson.s2s.say.trained",
+        seconds=f"{seconds:.1f}",
+        val=fmt(records[-1]["val_loss"], 4),
+        above=fmt(records[-1]["val_loss"] - floor, 4),
+    )
+    result.update(records=records, floor=floor, seconds=seconds)
+
+    alphas = [alpha] + ([] if fast else [a for a in (0.0, 2.0) if a != alpha])  # the chosen α first
+    result["search"] = compare_searches(nar, model, data, beam, alphas)
+    result["cross"] = explain_cross(nar, model, data, task)
+    result["leak"] = without_the_mask(nar, model, data, batches, fast, seed)
+
+    files = [
+        loss_png(records, floor, folder / "loss.png"),
+        *cross_figures(model, data, result["cross"], folder, grid=not fast),
+    ]
+    nar.title("lesson.common.title.files")
+    for f in files:
+        nar.show(f"  {f}")
+    result["files"] = files
+    return result

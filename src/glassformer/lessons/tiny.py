@@ -27,7 +27,6 @@ import torch
 from glassformer.config import get_preset
 from glassformer.inspect.params import param_table
 from glassformer.lessons.common import Narrator, fmt, out_dir, save_png
-from glassformer.lessons.published import PUBLISHED_000_PARAMS, TUTORIAL_000_TEXT
 from glassformer.models import build_model
 from glassformer.sample import sample
 from glassformer.text.tokenizers import CharTokenizer
@@ -35,48 +34,52 @@ from glassformer.threads import using_threads
 from glassformer.train.data import TextWindows
 from glassformer.train.loop import Trainer
 
+# --- the tutorial's figures (seed 000), kept only to be compared with what the lesson computes
+TUTORIAL_000_TEXT = "hello world this is a tiny transformer demo"  # §2.2: the text it trains on (its whole corpus)
+PUBLISHED_000_PARAMS = 50_000  # §6.3: "this model of about 50 thousand parameters" (5 万参数级别), an estimate
+
 PRESET = get_preset("seed000")  # the tutorial's model and loop (seed 000, §6.1-6.2)
 STEPS, PRINT_EVERY = PRESET.train.max_steps, 100  # 500 steps; `if step % 100 == 0: print(...)` (§6.2)
 PROMPT, MAX_NEW, TEMPERATURE, CROP = "hello", 50, 0.8, 32  # its generate(): §6.4
 FAST_STEPS = 100
 # (tutorial section, lesson phrase key, lab experiment, lab claim key or None for the whole experiment)
 LAB_LINKS = (
-    ("§3.2", "tiny.link.scaling", "scaling", "scaling.variance"),
-    ("§3.3", "tiny.link.mask", "causal-leak", "causal-leak.cheat"),
-    ("§3.3", "tiny.link.inf", "mask-fill", "mask-fill.inf"),
-    ("§4.1", "tiny.link.set", "order", "order.set"),
-    ("§4.2", "tiny.link.sinusoidal", "length", "length.sinusoidal"),
-    ("§4.3", "tiny.link.heads", "heads", None),
-    ("§5.2", "tiny.link.preln", "layernorm", "layernorm.post_unstable"),
-    ("§5.3", "tiny.link.ffn", "ffn-width", None),
+    ("§3.2", "lesson.tiny.link.scaling", "scaling", "scaling.variance"),
+    ("§3.3", "lesson.tiny.link.mask", "causal-leak", "causal-leak.cheat"),
+    ("§3.3", "lesson.tiny.link.inf", "mask-fill", "mask-fill.inf"),
+    ("§4.1", "lesson.tiny.link.set", "order", "order.set"),
+    ("§4.2", "lesson.tiny.link.sinusoidal", "length", "length.sinusoidal"),
+    ("§4.3", "lesson.tiny.link.heads", "heads", None),
+    ("§5.2", "lesson.tiny.link.preln", "layernorm", "layernorm.post_unstable"),
+    ("§5.3", "lesson.tiny.link.ffn", "ffn-width", None),
 )
 
 
 def tokenizer_and_ids(nar: Narrator) -> tuple[CharTokenizer, np.ndarray]:
-    nar.title("tiny.title.tokenizer")
+    nar.title("lesson.tiny.title.tokenizer")
     tok = CharTokenizer.from_text(TUTORIAL_000_TEXT)
     ids = tok.encode_array(TUTORIAL_000_TEXT)  # (N,)
-    nar.why("tiny.why.chars")
+    nar.why("lesson.tiny.why.chars")
     nar.show("  " + " ".join(f"{i}:{c!r}" for i, c in enumerate(tok.chars)))
     nar.show(f"  ids[:20] = {ids[:20].tolist()}")
     nar.show(f"  vocab_size: {tok.vocab_size}")
-    nar.say("tiny.say.text", n=len(ids), V=tok.vocab_size)
+    nar.say("lesson.tiny.say.text", n=len(ids), V=tok.vocab_size)
     return tok, ids
 
 
 def windows(nar: Narrator, tok: CharTokenizer, ids: np.ndarray) -> dict:
     """One window pair, and which characters can ever be a target under each sampler's bound."""
-    nar.title("tiny.title.batches", T=PRESET.train.block_size)
-    T, n = PRESET.train.block_size, len(ids)
+    nar.title("lesson.tiny.title.batches", T=PRESET.train.seq_len)
+    T, n = PRESET.train.seq_len, len(ids)
     x, y = ids[3 : 3 + T], ids[4 : 4 + T]
     nar.show(f"  x = {tok.decode(x)!r}")
     nar.show(f"  y = {tok.decode(y)!r}")
-    nar.why("tiny.why.shift")
+    nar.why("lesson.tiny.why.shift")
     theirs = n - T - 1  # torch.randint(0, len(ids) - seq_len - 1): starts 0 .. n-T-2
     ours = n - T  # text/batches.get_batch: starts 0 .. n-T-1
     last_theirs, last_ours = theirs - 1 + T, ours - 1 + T  # index of the last character ever a target
     nar.say(
-        "tiny.say.bound",
+        "lesson.tiny.say.bound",
         starts=theirs,
         last=last_theirs,
         n_last=n - 1,
@@ -94,22 +97,22 @@ def windows(nar: Narrator, tok: CharTokenizer, ids: np.ndarray) -> dict:
 
 
 def count_parameters(nar: Narrator, model) -> dict:
-    nar.title("tiny.title.params")
+    nar.title("lesson.tiny.title.params")
     table = param_table(model)
     for line in table.to_text(lang=nar.lang).splitlines():
         nar.show("  " + line)
     total = model.num_params()
-    pos_rows, used = model.cfg.max_len, max(PRESET.train.block_size, CROP)  # rows ever read
+    pos_rows, used = model.cfg.max_len, max(PRESET.train.seq_len, CROP)  # rows ever read
     nar.say(
-        "tiny.say.params",
+        "lesson.tiny.say.params",
         ours=f"{total:,}",
         published=f"{PUBLISHED_000_PARAMS:,}",
         ratio=f"{total / PUBLISHED_000_PARAMS:.2f}",
     )
     nar.say(
-        "tiny.say.positions",
+        "lesson.tiny.say.positions",
         rows=pos_rows,
-        train_last=PRESET.train.block_size - 1,
+        train_last=PRESET.train.seq_len - 1,
         gen_last=CROP - 1,
         idle=pos_rows - used,
         share=f"{(pos_rows - used) * model.cfg.d_model / total:.1%}",
@@ -125,14 +128,14 @@ def count_parameters(nar: Narrator, model) -> dict:
 def train(nar: Narrator, model, ids: np.ndarray, steps: int, seed: int) -> dict:
     """The tutorial's loop through glassformer's trainer: its AdamW (decay on every parameter, as
     torch.optim.AdamW does by default), random windows, the loss of the batch at each print."""
-    nar.title("tiny.title.train", steps=steps, batch=PRESET.train.batch_size, lr=f"{PRESET.train.lr:g}")
+    nar.title("lesson.tiny.title.train", steps=steps, batch=PRESET.train.batch_size, lr=f"{PRESET.train.lr:g}")
     cfg = dataclasses.replace(PRESET.train, max_steps=steps, seed=seed, threads=0, eval_iters=1)
     losses: list[float] = []
     record = lambda event, t: losses.append(t.last_loss.item()) if event == "step" else None  # noqa: E731
     Trainer(
         model,
         cfg,
-        TextWindows(ids, ids, cfg.batch_size, cfg.block_size, 1, seed),
+        TextWindows(ids, ids, cfg.batch_size, cfg.seq_len, 1, seed),
         evaluate=None,
         optimizer=torch.optim.AdamW(model.parameters(), lr=cfg.lr),
         callbacks=[record],
@@ -143,31 +146,31 @@ def train(nar: Narrator, model, ids: np.ndarray, steps: int, seed: int) -> dict:
         nar.show(f"  step {step}: loss {losses[step]:.4f}")
     tail = float(np.mean(losses[-PRINT_EVERY:]))
     nar.say(
-        "tiny.say.loss",
+        "lesson.tiny.say.loss",
         first=fmt(losses[0]),
         last=fmt(tail),
         n=min(PRINT_EVERY, steps),
         uniform=fmt(np.log(model.cfg.vocab_size)),
     )
-    nar.why("tiny.why.printed")
+    nar.why("lesson.tiny.why.printed")
     return {"losses": losses, "printed": {s: losses[s] for s in range(0, steps, PRINT_EVERY)}, "last_mean": tail}
 
 
 def generate(nar: Narrator, model, tok: CharTokenizer, seed: int) -> dict:
-    nar.title("tiny.title.generate", prompt=PROMPT, n=MAX_NEW, temperature=TEMPERATURE)
+    nar.title("lesson.tiny.title.generate", prompt=PROMPT, n=MAX_NEW, temperature=TEMPERATURE)
     text = sample(model, tok, PROMPT, MAX_NEW, temperature=TEMPERATURE, seed=seed)[0]
     nar.show(f"  {PROMPT + text!r}")
     words = set(TUTORIAL_000_TEXT.split())
     found = [w for w in (PROMPT + text).split() if w in words]
     cropped = max(0, len(PROMPT) + MAX_NEW - CROP)
-    nar.say("tiny.say.words", found=len(found), total=len((PROMPT + text).split()), words=" ".join(found) or "-")
-    nar.say("tiny.say.crop", crop=CROP, max_len=model.cfg.max_len, cropped=cropped)
+    nar.say("lesson.tiny.say.words", found=len(found), total=len((PROMPT + text).split()), words=" ".join(found) or "-")
+    nar.say("lesson.tiny.say.crop", crop=CROP, max_len=model.cfg.max_len, cropped=cropped)
     return {"text": text, "known_words": found, "steps_with_cropped_context": cropped}
 
 
 def lab_verdicts(nar: Narrator, lab: Path | None) -> list[dict]:
     """Each claim of the tutorial, the lab experiment that tests it, and its verdict if at hand."""
-    nar.title("tiny.title.claims")
+    nar.title("lesson.tiny.title.claims")
     rows = []
     for where, phrase, name, claim in LAB_LINKS:
         row = {"where": where, "experiment": name, "claim": claim, "level": None}
@@ -182,9 +185,9 @@ def lab_verdicts(nar: Narrator, lab: Path | None) -> list[dict]:
         nar.show(f"  {where}  {nar.text(phrase)}")
         nar.show(f"         glassformer lab run {name}" + (f"   [{row['level']}]" if row["level"] else ""))
         if row.get("finding"):
-            nar.why("tiny.why.finding", finding=row["finding"])
+            nar.why("lesson.tiny.why.finding", finding=row["finding"])
     if lab is None or not any(r["level"] for r in rows):
-        nar.say("tiny.say.no_lab", lab=str(lab) if lab is not None else "docs/lab")
+        nar.say("lesson.tiny.say.no_lab", lab=str(lab) if lab is not None else "docs/lab")
     return rows
 
 
@@ -199,15 +202,15 @@ def save_figures(folder: Path, losses: list[float], model, tok: CharTokenizer) -
     ax.set_xlabel("step")
     ax.set_ylabel("training loss of the batch (nats)")
     files = [save_png(fig, folder / "loss.png")]
-    ids = torch.tensor([tok.encode(TUTORIAL_000_TEXT[: PRESET.train.block_size])])  # (1, T)
+    ids = torch.tensor([tok.encode(TUTORIAL_000_TEXT[: PRESET.train.seq_len])])  # (1, T)
     files.append(
-        attention_grid_png(model, ids, list(TUTORIAL_000_TEXT[: PRESET.train.block_size]), folder / "attention.png")
+        attention_grid_png(model, ids, list(TUTORIAL_000_TEXT[: PRESET.train.seq_len]), folder / "attention.png")
     )
     return files
 
 
 def run(
-    lang: str = "en",
+    lang: str | None = None,
     explain: bool = False,
     out: str | Path | None = None,
     echo=print,
@@ -231,7 +234,7 @@ def run(
         lab_dir = Path(lab) if lab is not None else None
         claims = lab_verdicts(nar, lab_dir if lab_dir is not None and lab_dir.is_dir() else None)
         files = save_figures(folder, fit["losses"], model, tok)
-        nar.title("common.title.files")
+        nar.title("lesson.common.title.files")
         for f in files:
             nar.show(f"  {f}")
     return {

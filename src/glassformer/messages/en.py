@@ -43,7 +43,7 @@ TEXT = {
     "fail.encoding": "{who}: error: the terminal's encoding ({encoding}) cannot show {text!r}. Use a UTF-8 "
     "terminal (export LANG=C.UTF-8) or set PYTHONIOENCODING=utf-8.",
     "fail.memory": "{who}: error: out of memory ({detail}). The model, batch or sequence is too large for this "
-    "machine; make it smaller (--batch_size, --block_size, --d_model, --n_layers).",
+    "machine; make it smaller (--batch_size, --seq_len, --d_model, --n_layers).",
     "fail.bug": "{who}: internal error ({kind}: {detail}). This is a bug in glassformer, not in what you "
     "typed.\nThe traceback is saved in {path}; please include that file when you report it (--debug "
     "prints it here).",
@@ -162,7 +162,7 @@ TEXT = {
     "help.grads.vanish": "flag gradient norms below this",
     "help.grads.explode": "flag gradient norms above this",
     "help.params.batch_size": "B for activation memory",
-    "help.params.block_size": "T for FLOPs and memory",
+    "help.params.seq_len": "T for FLOPs and memory",
     "inspect.run_overrides": "{overrides}: overrides change a --preset; the model of a --run is fixed by its "
     "checkpoint. Drop them, or drop --run.",
     "inspect.source.run": "run {run} ({kind})",
@@ -453,37 +453,6 @@ TEXT = {
     "error.gpt2.no_model_vocab": "{path} has no model.vocab object or model.merges list. {fix}",
     "error.gpt2.id_twice": "{path}: id {id} is both {token!r} and the special token {special!r}. {fix}",
     "error.gpt2.id_gaps": "{path}: the ids are not 0..{last} each used once (first gap: {gap}). {fix}",
-    # ---- presets (config.py; their numbers are read from the preset itself) -----------------------------
-    "preset.seed000": "first tutorial: {n_layers} layers, {n_heads} heads, d_model {d_model}, d_ff {d_ff}",
-    "preset.baby": "nanoGPT's CPU recipe: {n_layers} layers, {n_heads} heads, d_model {d_model}, block {block_size}",
-    "preset.small": "nanoGPT's GPU recipe: {n_layers} layers, {n_heads} heads, d_model {d_model}, block {block_size}",
-    "preset.seed002": "second tutorial: {n_layers} layer, {n_heads} heads, d_model {d_model}, d_ff {d_ff}, no "
-    "LayerNorm",
-    "preset.sine": "third tutorial: {n_layers} post-LN layers, {n_heads} heads, d_model {d_model}, GELU, sinusoidal PE",
-    "preset.seq2seq": "the 2017 encoder-decoder, small: {n_layers}+{n_layers} post-LN layers, d_model {d_model}, one "
-    "shared embedding",
-    # ---- configs and overrides (config.py) ------------------------------------------------------------
-    "error.config.did_you_mean": " Did you mean {near!r}?",
-    "error.config.did_you_mean_flag": " Did you mean --{near}?",
-    "error.config.choice": "{name}={value!r} is not one of {valid}.{hint}",
-    "error.config.positive": "{name} must be positive, got {name}={value}.",
-    "error.config.heads": "d_model={d_model} is not divisible by n_heads={n_heads}: each head gets d_model // "
-    "n_heads features. Use n_heads={nearest} (nearest divisor) or change d_model to a "
-    "multiple of {n_heads}.",
-    "error.config.dropout": "dropout must be in [0, 1), got dropout={value}.",
-    "error.config.mha_fused": "mha_style='fused' was renamed: use mha_style='packed' (one Linear makes Q, K and V "
-    "for every head). 'fused' now only names PyTorch's attention kernel "
-    "(attention='fused').",
-    "error.config.pad_id": "pad_id={pad_id} is outside the vocabulary [0, {vocab_size}).",
-    "error.config.threads": "threads must be from 0 (torch's choice) to {most}, got threads={value}.",
-    "error.config.non_negative": "warmup_steps, grad_clip, min_lr and weight_decay must be >= 0.",
-    "error.config.preset": "unknown preset {name!r}; choose one of {names}.{hint}",
-    "error.config.type": "--{key}={value!r}: expected a value of type {type}.",
-    "error.config.finite": "--{key}={value!r}: expected a finite number.",
-    "error.config.override_form": "override {item!r} must look like --key=value or --key value.",
-    "error.config.override_value": "override {item!r} must look like --key=value or --key value; it has no value "
-    "(write --{key}=VALUE or --{key} VALUE).",
-    "error.config.unknown_key": "unknown config key --{key}.{hint}",
     "error.model.kind": "kind={kind!r} is not a model kind; choose one of {kinds}.{hint}",
     "error.position.unknown": "position={name!r} is not one of {names}.{hint}",
     "error.position.too_long": "sequence length T={T} exceeds max_len {max_len}: the model has positions for at most "
@@ -573,8 +542,8 @@ TEXT = {
     "run.use.numbers": "--preset sine (a regressor)",
     "run.use.pairs": "--preset seq2seq (or --kind=seq2seq)",
     "error.run.vocab_size_set": "vocab_size comes from the tokenizer ({vocab_size} here); do not set it.",
-    "error.run.block_too_long": "block_size={T} is longer than max_len={max_len}: the model has positions for only "
-    "{max_len} tokens. Pass --max_len={T} or --block_size={max_len}.",
+    "error.run.seq_len_too_long": "seq_len={T} is longer than max_len={max_len}: the model has positions for only "
+    "{max_len} tokens. Pass --max_len={T} or --seq_len={max_len}.",
     "error.run.sequences_too_long": "the {source} sequences' length={T} is longer than max_len={max_len}: the model "
     "has positions for only {max_len} tokens. Pass --max_len={T}.",
     "error.run.pad_id_set": "pad_id comes from the tokenizer ({pad_id} here); do not set it.",

@@ -865,6 +865,18 @@ TEXT = {
     "exercise.msg.status.started": "started, not checked yet",
     "exercise.msg.status.not_started": "not started",
     "exercise.msg.status.missing": "missing",
+    "exercise.msg.status.encoding": "refused (not UTF-8)",
+    "exercise.msg.sandbox.on": "sandbox: on ({layers})",
+    "exercise.msg.sandbox.off": "⚠ sandbox: OFF ({reason}): this code ran with your own rights, so it could read and "
+    "change your files, use the network and start processes (not confined: {missing}). Grade files you did not "
+    "write only where the sandbox is on (docs/exercises.md says where).",
+    "exercise.msg.sandbox.unknown": "sandbox: no graded code was run",
+    "exercise.msg.sandbox.part.files": "files",
+    "exercise.msg.sandbox.part.network": "network",
+    "exercise.msg.sandbox.part.processes": "processes",
+    "error.exercise.encoding": "{path} is not UTF-8: line {line}, column {col} holds the byte {byte}, which UTF-8 "
+    "does not allow (the file looks like {guess}). Save it as UTF-8 in your editor (VS Code: click the encoding in "
+    "the status bar, then Save with Encoding, UTF-8), then check again.",
     "exercise.msg.status.changed": "edited since",
     "exercise.msg.list.folder": "Exercises, in data-flow order (your folder: {folder})",
     "exercise.msg.list.col.n": "#",

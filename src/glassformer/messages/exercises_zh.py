@@ -767,6 +767,17 @@ TEXT = {
     "exercise.msg.status.started": "已开始，尚未检查",
     "exercise.msg.status.not_started": "未开始",
     "exercise.msg.status.missing": "缺失",
+    "exercise.msg.status.encoding": "拒收（不是 UTF-8）",
+    "exercise.msg.sandbox.on": "沙箱：开启（{layers}）",
+    "exercise.msg.sandbox.off": "⚠ 沙箱：关闭（{reason}）：这段代码以你自己的权限运行，可以读写你的文件、使用网络、"
+    "启动进程（未隔离：{missing}）。不是你自己写的文件，只在沙箱开启的地方评分（见 docs/exercises.md）。",
+    "exercise.msg.sandbox.unknown": "沙箱：没有运行被评分的代码",
+    "exercise.msg.sandbox.part.files": "文件",
+    "exercise.msg.sandbox.part.network": "网络",
+    "exercise.msg.sandbox.part.processes": "进程",
+    "error.exercise.encoding": "{path} 不是 UTF-8：第 {line} 行第 {col} 列是字节 {byte}，UTF-8 里不允许它出现"
+    "（这个文件看起来是 {guess}）。在编辑器里把它另存为 UTF-8（VS Code：点状态栏里的编码，选“通过编码保存”，"
+    "再选 UTF-8），然后再检查一次。",
     "exercise.msg.status.changed": "检查后有修改",
     "exercise.msg.list.folder": "练习列表，按数据流顺序（你的文件夹：{folder}）",
     "exercise.msg.list.col.n": "序号",

@@ -7,6 +7,7 @@ TEXT = {
     "train.compile_failed": "torch.compile does not work here ({error}: {first}); continuing without it "
     "(drop --compile=true to skip this message).",
     "train.early_stop": "no better {key} for {patience} evaluations",
+    "train.sigterm": "SIGTERM: stopping after this step and saving a checkpoint (send it again to stop at once) ...",
     # ---- batch sources and generated data (train/data.py) ---------------------------------------------
     "error.data.rows": "inputs ({inputs} rows) and targets ({targets} rows) must be non-empty and the same length.",
     "error.data.no_pairs": "PairBatches needs training and validation pairs; one of them is empty.",
@@ -16,6 +17,11 @@ TEXT = {
     "than {n:,} pairs or allow longer strings.",
     "error.data.pair_source": "unknown pair source {source!r}; choose one of {choices}.",
     # ---- the progress display (train/record.py) -------------------------------------------------------
+    "error.write.disk_full": "the disk holding {dir} is full: {free:.1f} MB free, a checkpoint needs about "
+    "{need:.1f} MB. The last good checkpoint, step {step}, is kept; free some space, then continue with: "
+    "glassformer train --resume {dir}",
+    "error.write.disk_full_first": "the disk holding {dir} is full: {free:.1f} MB free, a checkpoint needs about "
+    "{need:.1f} MB; no checkpoint had been saved yet. Free some space, then start the run again.",
     "error.progress.mode": "progress={mode!r} is not one of {modes}.",
     # ---- several processes under torchrun (train/distributed.py) --------------------------------------
     "error.world.source": "multi-process training splits windows of a text corpus (token models); {source} "

@@ -5,6 +5,7 @@ TEXT = {
     "train.compile_failed": "torch.compile 在这里用不了（{error}：{first}）；不用它继续训练"
     "（去掉 --compile=true 就不会再看到这条消息）。",
     "train.early_stop": "连续 {patience} 次评估 {key} 都没有变好",
+    "train.sigterm": "SIGTERM：这一步做完就停，并保存检查点（再发一次立即停止）……",
     # ---- 批次来源与生成的数据（train/data.py）----------------------------------------------------------------
     "error.data.rows": "inputs（{inputs} 行）和 targets（{targets} 行）必须非空且行数相同。",
     "error.data.no_pairs": "PairBatches 需要训练对和验证对；其中之一是空的。",
@@ -14,6 +15,10 @@ TEXT = {
     "或允许更长的数字串。",
     "error.data.pair_source": "未知的序列对数据源 {source!r}；请从 {choices} 中选一个。",
     # ---- 进度显示（train/record.py）---------------------------------------------------------------------
+    "error.write.disk_full": "存放 {dir} 的磁盘满了：还剩 {free:.1f} MB，一个检查点大约需要 {need:.1f} MB。"
+    "上一个完好的检查点（第 {step} 步）保留着；腾出空间后用 glassformer train --resume {dir} 继续。",
+    "error.write.disk_full_first": "存放 {dir} 的磁盘满了：还剩 {free:.1f} MB，一个检查点大约需要 {need:.1f} MB；"
+    "还没有保存过检查点。腾出空间后重新开始训练。",
     "error.progress.mode": "progress={mode!r} 不在 {modes} 之中。",
     # ---- torchrun 下的多个进程（train/distributed.py）------------------------------------------------------
     "error.world.source": "多进程训练切分的是文本语料的窗口（词元模型）；{source}（生成的数值或序列对）很小："

@@ -41,7 +41,7 @@ TEXT = {
     "fail.encoding": "{who}：错误：终端的编码（{encoding}）显示不了 {text!r}。请使用 UTF-8 终端（export "
     "LANG=C.UTF-8），或设置 PYTHONIOENCODING=utf-8。",
     "fail.memory": "{who}：错误：内存不足（{detail}）。模型、批或序列对这台机器来说太大了；请调小（--batch_size、"
-    "--block_size、--d_model、--n_layers）。",
+    "--seq_len、--d_model、--n_layers）。",
     "fail.bug": "{who}：内部错误（{kind}: {detail}）。这是 glassformer 的 bug，不是你输入的问题。\n调用栈已保存到 "
     "{path}；报告问题时请附上这个文件（加 --debug 会把它直接打印出来）。",
     "fail.crash_nowhere": "（无处可存：缓存目录和临时目录都不可写）",
@@ -152,7 +152,7 @@ TEXT = {
     "help.grads.vanish": "梯度范数低于此值时标出",
     "help.grads.explode": "梯度范数高于此值时标出",
     "help.params.batch_size": "计算激活内存用的 B",
-    "help.params.block_size": "计算 FLOPs 和内存用的 T",
+    "help.params.seq_len": "计算 FLOPs 和内存用的 T",
     "inspect.run_overrides": "{overrides}：覆盖项只改 --preset；--run 的模型由它的检查点决定。请去掉覆盖项，"
     "或去掉 --run。",
     "inspect.source.run": "运行 {run}（{kind}）",
@@ -421,33 +421,6 @@ TEXT = {
     "error.gpt2.no_model_vocab": "{path} 没有 model.vocab 对象或 model.merges 列表。{fix}",
     "error.gpt2.id_twice": "{path}：id {id} 既是 {token!r}，又是特殊词元 {special!r}。{fix}",
     "error.gpt2.id_gaps": "{path}：id 不是 0..{last} 且各用一次（第一个空缺：{gap}）。{fix}",
-    # ---- 预设（config.py；数字从预设本身读出）-----------------------------------------------------------
-    "preset.seed000": "第一篇教程：{n_layers} 层，{n_heads} 个头，d_model {d_model}，d_ff {d_ff}",
-    "preset.baby": "nanoGPT 的 CPU 配方：{n_layers} 层，{n_heads} 个头，d_model {d_model}，block {block_size}",
-    "preset.small": "nanoGPT 的 GPU 配方：{n_layers} 层，{n_heads} 个头，d_model {d_model}，block {block_size}",
-    "preset.seed002": "第二篇教程：{n_layers} 层，{n_heads} 个头，d_model {d_model}，d_ff {d_ff}，没有 LayerNorm",
-    "preset.sine": "第三篇教程：{n_layers} 层后归一化，{n_heads} 个头，d_model {d_model}，GELU，正弦位置编码",
-    "preset.seq2seq": "2017 年的编码器-解码器，小号：{n_layers}+{n_layers} 层后归一化，d_model {d_model}，共用一个嵌入",
-    # ---- 配置与覆盖项（config.py）-------------------------------------------------------------------------
-    "error.config.did_you_mean": "你是想写 {near!r} 吗？",
-    "error.config.did_you_mean_flag": "你是想写 --{near} 吗？",
-    "error.config.choice": "{name}={value!r} 不在 {valid} 之中。{hint}",
-    "error.config.positive": "{name} 必须为正数，收到的是 {name}={value}。",
-    "error.config.heads": "d_model={d_model} 不能被 n_heads={n_heads} 整除：每个头分到 d_model // n_heads 个特征。"
-    "请用 n_heads={nearest}（最接近的约数），或把 d_model 改成 {n_heads} 的倍数。",
-    "error.config.dropout": "dropout 必须在 [0, 1) 之内，收到的是 dropout={value}。",
-    "error.config.mha_fused": "mha_style='fused' 已改名：请用 mha_style='packed'（一个 Linear 为所有头生成 Q、K、V）。"
-    "'fused' 现在只指 PyTorch 的注意力内核（attention='fused'）。",
-    "error.config.pad_id": "pad_id={pad_id} 超出了词表范围 [0, {vocab_size})。",
-    "error.config.threads": "threads 必须在 0（由 torch 决定）到 {most} 之间，收到的是 threads={value}。",
-    "error.config.non_negative": "warmup_steps、grad_clip、min_lr 和 weight_decay 必须 >= 0。",
-    "error.config.preset": "未知的预设 {name!r}；请从 {names} 中选一个。{hint}",
-    "error.config.type": "--{key}={value!r}：需要 {type} 类型的值。",
-    "error.config.finite": "--{key}={value!r}：需要一个有限数。",
-    "error.config.override_form": "覆盖项 {item!r} 应写成 --key=value 或 --key value。",
-    "error.config.override_value": "覆盖项 {item!r} 应写成 --key=value 或 --key value；它没有值（写成 "
-    "--{key}=VALUE 或 --{key} VALUE）。",
-    "error.config.unknown_key": "未知的配置键 --{key}。{hint}",
     "error.model.kind": "kind={kind!r} 不是模型种类；请从 {kinds} 中选一个。{hint}",
     "error.position.unknown": "position={name!r} 不在 {names} 之中。{hint}",
     "error.position.too_long": "序列长度 T={T} 超过了 max_len {max_len}：模型最多只有 {max_len} 个位置。请把输入截成最后 "
@@ -525,8 +498,8 @@ TEXT = {
     "run.use.numbers": "--preset sine（回归模型）",
     "run.use.pairs": "--preset seq2seq（或 --kind=seq2seq）",
     "error.run.vocab_size_set": "vocab_size 由分词器决定（这里是 {vocab_size}）；不要设置它。",
-    "error.run.block_too_long": "block_size={T} 比 max_len={max_len} 长：模型只有 {max_len} 个位置。请传 "
-    "--max_len={T} 或 --block_size={max_len}。",
+    "error.run.seq_len_too_long": "seq_len={T} 比 max_len={max_len} 长：模型只有 {max_len} 个位置。请传 "
+    "--max_len={T} 或 --seq_len={max_len}。",
     "error.run.sequences_too_long": "{source} 序列的长度={T} 比 max_len={max_len} 长：模型只有 {max_len} 个位置。请传 "
     "--max_len={T}。",
     "error.run.pad_id_set": "pad_id 由分词器决定（这里是 {pad_id}）；不要设置它。",

@@ -40,15 +40,19 @@ MHA styles, with and without biases, every activation and every registered posit
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, cast
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from glassformer.nn.block import Block
-from glassformer.nn.feedforward import ACTIVATION_FNS
+from glassformer.nn.attention import MultiHeadAttention
+from glassformer.nn.block import ACTIVATION_FNS, Block, FeedForward
+from glassformer.nn.embedding import TokenEmbedding
 from glassformer.nn.fused_attention import fused_attention
+
+if TYPE_CHECKING:
+    from glassformer.models.gpt import GPT
 
 Step = Callable[[torch.Tensor, object], torch.Tensor]  # (ids (B, T), cache) -> logits (B, T, V)
 
@@ -72,7 +76,7 @@ def _t(w: torch.Tensor) -> torch.Tensor:
     return w.detach().t().contiguous()  # (in, out)
 
 
-def _packed_qkv(attn: nn.Module) -> tuple[torch.Tensor, torch.Tensor | None]:
+def _packed_qkv(attn: MultiHeadAttention) -> tuple[torch.Tensor, torch.Tensor | None]:
     """The (3C, C) Q/K/V matrix (and bias) in the packed layout [Q heads; K heads; V heads]."""
     if attn.style == "packed":
         return attn.qkv.weight, attn.qkv.bias
@@ -86,7 +90,7 @@ def _packed_qkv(attn: nn.Module) -> tuple[torch.Tensor, torch.Tensor | None]:
 class DecodeLayer:
     """One Block's weights, arranged for a (B, C) stream of one token per row."""
 
-    def __init__(self, block: nn.Module) -> None:
+    def __init__(self, block: Block) -> None:
         attn, ffn = block.attn, block.ffn
         self.post = block.norm == "post"
         self.ln1, self.ln2 = _norm(block.ln1), _norm(block.ln2)
@@ -141,14 +145,15 @@ class DecodeLayer:
 class DecodeStep:
     """`step(ids, cache)` computes `model(ids, cache=cache)`; the one-token case the short way."""
 
-    def __init__(self, model: nn.Module) -> None:
+    def __init__(self, model: GPT) -> None:
         self.model = model
         self.hooks = list(model.hook_points().values())
-        self.layers = [DecodeLayer(block) for block in model.blocks]
+        self.layers = [DecodeLayer(cast(Block, block)) for block in model.blocks]
         self.embed = model.tok_embed.weight  # (V, C)
         self.final = _norm(model.ln_final)
         self.head_w_t, self.head_b = _t(model.head.weight), model.head.bias  # (C, V)
-        self.pos_table = None
+        self.pos_table: torch.Tensor | None = None
+        self.pos_embed = model.pos_embed  # past the table, the position module decides
         if model.pos_embed is not None:
             with torch.no_grad():  # the stream positions 0..max_len-1, read once: (L, C)
                 self.pos_table = model.pos_embed(model.cfg.max_len, 0)
@@ -172,7 +177,8 @@ class DecodeStep:
             if offset < self.pos_table.size(0):
                 x = x + self.pos_table[offset]  # (B, C) + (C,)
             else:  # past the table: the position module decides (it says what to do)
-                x = x + self.model.pos_embed(1, offset)[0]  # (B, C) + (C,)
+                assert self.pos_embed is not None  # a table comes from a position module
+                x = x + self.pos_embed(1, offset)[0]  # (B, C) + (C,)
         for layer, layer_cache in zip(self.layers, cache.layers, strict=False):
             x = layer(x, layer_cache, offset)  # (B, C)
         x = _layer_norm(x, self.final)  # (B, C)
@@ -182,15 +188,47 @@ class DecodeStep:
         return logits[:, None]  # (B, 1, V): the model's layout
 
 
-def decode_step(model: nn.Module) -> Step:
-    """The fast step for a model whose layers this file knows (GPT and its Blocks), else the
-    model's own forward. Either way: step(ids (B, T), cache) -> logits (B, T, V)."""
-    known = (
-        hasattr(model, "tok_embed")
-        and hasattr(model, "new_cache")
-        and hasattr(model, "hook_points")
-        and all(type(b) is Block and b.ffn.act in ACTIVATION_FNS.values() for b in model.blocks)
+def mirrored() -> dict[type, tuple[str, ...]]:
+    """The classes whose methods this step copies, and those methods: the step is the model's
+    function only while the model's own classes run exactly these."""
+    from glassformer.models.gpt import GPT  # models/gpt.py imports nothing from here; import late anyway
+
+    return {
+        GPT: ("forward", "attention_mask", "embed", "unembed"),
+        Block: ("forward",),
+        MultiHeadAttention: ("forward", "split_qkv", "split_heads", "attend", "merge"),
+        FeedForward: ("forward",),
+        TokenEmbedding: ("forward",),
+    }
+
+
+def mirrors(model: nn.Module) -> bool:
+    """True when `model` computes what DecodeStep computes: a GPT, or a subclass that overrides
+    none of the methods the step copies, built of exactly the parts the step copies (a Block,
+    MultiHeadAttention, FeedForward or TokenEmbedding subclass is never assumed to be one), with
+    plain norms, head and a known activation. A subclass that changes its forward
+    (docs/architecture.md's ScaledGPT) gets its own forward for every token (issue 24, bug 1)."""
+    copied = mirrored()
+    gpt = next(iter(copied))
+    if not isinstance(model, gpt) or any(name in vars(model) for name in copied[gpt]):
+        return False  # not a GPT, or a method replaced on the instance itself
+    if any(getattr(type(model), name) is not getattr(gpt, name) for name in copied[gpt]):
+        return False  # a subclass with its own forward (or mask, or ends)
+    blocks = [cast(Block, b) for b in cast("GPT", model).blocks]
+    parts = [model.tok_embed, *blocks, *(b.attn for b in blocks), *(b.ffn for b in blocks)]
+    if any(type(part) not in copied or any(n in vars(part) for n in copied[type(part)]) for part in parts):
+        return False
+    norms = [model.ln_final, *(ln for b in blocks for ln in (b.ln1, b.ln2))]
+    return (
+        all(type(ln) in (nn.LayerNorm, nn.Identity) for ln in norms)
+        and type(model.head) is nn.Linear
+        and all(b.ffn.act in ACTIVATION_FNS.values() for b in blocks)
     )
-    if not known:
+
+
+def decode_step(model: nn.Module) -> Step:
+    """The fast step for a model whose function it mirrors (`mirrors`), else the model's own
+    forward. Either way: step(ids (B, T), cache) -> logits (B, T, V)."""
+    if not mirrors(model):
         return lambda ids, cache: model(ids, cache=cache)
-    return DecodeStep(model)
+    return DecodeStep(cast("GPT", model))

@@ -1,7 +1,15 @@
-"""GPT: a decoder-only language model (and TokenModel, what it shares with the Encoder).
+"""GPT, top to bottom: the decoder-only language model, and the Transformer every kind shares.
 
-    ids (B, T) ─► token embedding (B, T, C) ─► + positions ─► causal blocks ─► LN ─► head ─► logits (B, T, V)
+    ids (B, T) ─► embed (B, T, C) ─► + position ─► dropout ─► [Block] × n_layers ─► final LN ─► head ─► (B, T, V)
 
+The parts, in the order the data meets them: `nn/embedding.py` (token vectors, the position table),
+`nn/attention.py` (scaled dot-product attention, written out, and the heads around it), `nn/block.py`
+(LayerNorm, attention, FFN and the residual stream); this file puts them together and adds the head.
+
+`Transformer` is the shared base, and every kind is one level below it: GPT (here), Encoder
+(models/encoder.py: the same, bidirectional, with padding), SequenceRegressor (models/regressor.py:
+numbers instead of token ids). Its ends — how inputs become vectors and what the head predicts — are
+the token ones by default; a kind over other inputs overrides the five methods of "the ends" below.
 The first tutorial's TinyTransformer is `build_model(get_preset("seed000").model)`; GPT-2 is
 `GPT(config_from_gpt2(...))` (models/gpt2_port.py). The head shares the embedding matrix when
 tie_weights is set, and has a bias only when biases are on and the weights are not tied.
@@ -9,25 +17,99 @@ tie_weights is set, and has a bias only when biases are on and the weights are n
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import cast
+
 import torch
 from torch import nn
 
 from glassformer.config import ModelConfig
-from glassformer.models.base import TransformerStack
+from glassformer.errors import UsageError
 from glassformer.models.kinds import register_model_kind
-from glassformer.nn.embedding import TokenEmbedding
+from glassformer.nn.block import Block, layer_norm, norm_formula, norm_hook
+from glassformer.nn.embedding import LearnedPositions, TokenEmbedding
 from glassformer.nn.formula import ParamFormula, linear_formula
-from glassformer.nn.hooks import HookPoint
+from glassformer.nn.hooks import HookedModel, HookPoint
+from glassformer.nn.init import init_weights
 from glassformer.nn.kv_cache import KVCache
+from glassformer.nn.masks import causal_mask
+from glassformer.nn.position import position_scheme
 
 
-class TokenModel(TransformerStack):
-    """Token ids in, a distribution over the vocabulary out, at every position."""
+class Transformer(HookedModel):
+    """inputs ─► embed ─► + position ─► blocks ─► final norm ─► head, for every kind but seq2seq."""
 
-    inputs, loss, samples = "tokens", "next_token", True
+    kind = ""  # set by @register_model_kind
+    inputs = "tokens"  # "tokens" (B, T) ids | "numbers" (B, T, d_in) floats
+    loss = "next_token"  # a key of nn.loss.LOSSES
+    samples = False  # writes text token by token?
+    pos_embed: nn.Module | None  # touch point 1 of the position scheme, or None
+    blocks: nn.ModuleList  # n_layers × Block
+    ln_final: nn.Module  # nn.LayerNorm, or nn.Identity without a final norm
+    tok_embed: TokenEmbedding  # the token ends (build_ends)
+    head: nn.Linear
 
     def __init__(self, cfg: ModelConfig) -> None:
-        super().__init__(cfg)
+        super().__init__()
+        self.cfg = cfg
+        scheme = position_scheme(cfg.position)
+        self.pos_embed = scheme.stream(cfg) if scheme.stream else None  # None: in attention, or nowhere
+        self.drop = nn.Dropout(cfg.dropout)
+        self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
+        self.use_final_norm = cfg.final_norm and cfg.norm != "none"
+        self.ln_final = layer_norm(cfg) if self.use_final_norm else nn.Identity()
+        if self.pos_embed is not None:  # touch point 1: the scheme adds a vector to the stream
+            self.hook_pos_embed = HookPoint(
+                "+ position",
+                "T C",
+                f"position {cfg.position}: {scheme.about}; one vector per place, broadcast over B",
+                f"位置 {cfg.position}：{scheme.zh}；每个位置一个向量，对 B 广播",
+                "+ 位置",
+            )
+            resid_pre = ("embedding + position: the residual stream enters block 0", "嵌入 + 位置：残差流进入第 0 块")
+        else:
+            resid_pre = (
+                f"the embedding alone enters block 0 (position {cfg.position}: {scheme.about})",
+                f"只有嵌入进入第 0 块（位置 {cfg.position}：{scheme.zh}）",
+            )
+        self.hook_resid_pre = HookPoint("+ position", "B T C", *resid_pre, "+ 位置")
+        self.hook_ln_final = norm_hook(
+            "final LayerNorm",
+            "最终层归一化",
+            "last normalisation before the head",
+            "输出头之前的最后一次归一化",
+            self.use_final_norm,
+        )
+        self.build_ends(cfg)
+        init_weights(self, cfg.init, cfg.n_layers)
+        self.name_hook_points()
+        self.tie_ends(cfg)
+
+    # ---- the forward pass, in data-flow order ------------------------------------------------------
+    def forward(self, inputs: torch.Tensor, cache: KVCache | None = None) -> torch.Tensor:
+        """(B, T) token ids (or the kind's inputs) -> (B, T, n_outputs). With a KVCache (nn/kv_cache.py),
+        `inputs` are only the new tokens, sitting at positions cache.length onwards."""
+        offset = cache.length if cache is not None else 0
+        x = self.embed(inputs)  # (B, T, C)
+        mask = self.attention_mask(inputs, offset)  # (T, L+T), (B, 1, T, T) or None
+        if self.pos_embed is not None:
+            x = x + self.hook_pos_embed(self.pos_embed(x.size(1), offset))  # (B, T, C) + (T, C)
+        x = self.hook_resid_pre(self.drop(x))  # (B, T, C)
+        for i, block in enumerate(self.blocks):
+            x = block(x, mask, cache.layers[i] if cache is not None else None)  # (B, T, C)
+        return self.unembed(self.hook_ln_final(self.ln_final(x)))  # (B, T, n_outputs)
+
+    def attention_mask(self, inputs: torch.Tensor, offset: int = 0) -> torch.Tensor | None:
+        """The mask every block uses: causal if configured (nn/masks.causal_mask). A kind may add
+        padding (models/encoder.py). With `offset` tokens cached, query i sits at offset+i."""
+        T = inputs.size(1)
+        if not self.cfg.causal or (offset and T == 1):
+            return None  # no mask, or one new query that may see every cached key and itself
+        return causal_mask(T, inputs.device, offset)  # (T, L+T)
+
+    # ---- the ends: token ids in, one score per vocabulary entry out (a kind may replace them) ------
+    def build_ends(self, cfg: ModelConfig) -> None:
+        """The modules before the first block and after the last, with their hook points."""
         self.tok_embed = TokenEmbedding(cfg.vocab_size, cfg.d_model)
         self.head = nn.Linear(cfg.d_model, cfg.vocab_size, bias=cfg.bias and not cfg.tie_weights)
         self.hook_embed = HookPoint(
@@ -36,13 +118,27 @@ class TokenModel(TransformerStack):
         self.hook_logits = HookPoint(
             "logits", "B T V", "one score per vocabulary entry", "词表中每个词一个分数", "logits"
         )
-        self.finish_init()
+
+    def tie_ends(self, cfg: ModelConfig) -> None:
+        """After initialisation: the head reuses the embedding table when tie_weights is set."""
         if cfg.tie_weights:
             self.head.weight = self.tok_embed.table.weight  # one (V, C) matrix, two uses
+
+    def embed(self, ids: torch.Tensor) -> torch.Tensor:
+        """(B, T) token ids -> (B, T, C) vectors."""
+        return self.hook_embed(self.tok_embed(ids))  # (B, T, C)
+
+    def unembed(self, h: torch.Tensor) -> torch.Tensor:
+        """(B, T, C) final hidden states -> (B, T, V) logits."""
+        return self.hook_logits(self.head(h))  # (B, T, V)
 
     @property
     def n_outputs(self) -> int:
         return self.cfg.vocab_size
+
+    def example_input(self, B: int = 1, T: int = 4) -> torch.Tensor:
+        """A deterministic input of the right kind and shape (draws no random numbers)."""
+        return torch.arange(B * T).reshape(B, T) % self.cfg.vocab_size  # (B, T)
 
     def param_formulas(self) -> list[ParamFormula]:
         C, V = self.cfg.d_model, self.cfg.vocab_size
@@ -58,31 +154,42 @@ class TokenModel(TransformerStack):
             head = linear_formula(
                 "head", "C", "V", self.cfg.bias, "C -> one score per token", zh="C -> 每个词元一个分数", C=C, V=V
             )
-        return [*super().param_formulas(), head]
+        return [self.final_norm_formula(), head]
 
-    def example_input(self, B: int = 1, T: int = 4) -> torch.Tensor:
-        return torch.arange(B * T).reshape(B, T) % self.cfg.vocab_size  # (B, T)
+    # ---- what every kind shares --------------------------------------------------------------------
+    def final_norm_formula(self) -> ParamFormula:
+        if self.use_final_norm:
+            return norm_formula("ln_final", self.cfg, True)
+        return ParamFormula("ln_final", "0", {}, "no final norm", zh="没有最终归一化")
 
-    def forward(self, ids: torch.Tensor, cache=None) -> torch.Tensor:
-        """(B, T) token ids -> (B, T, V) logits. With a KVCache, ids are only the new tokens."""
-        offset = cache.length if cache is not None else 0
-        x = self.tok_embed(ids)  # (B, T, C)
-        h = self.trunk(x, self.attention_mask(ids, offset), cache)  # (B, T, C)
-        return self.hook_logits(self.head(h))  # (B, T, V)
+    def set_attention(self, attention: str) -> None:
+        """Switch every block between the glass and the fused attention path (same weights)."""
+        self.cfg = replace(self.cfg, attention=attention)  # validates the name
+        for block in self.blocks:
+            cast(Block, block).attn.attention = attention
+
+    def num_params(self, exclude_positions: bool = False) -> int:
+        n = sum(p.numel() for p in self.parameters())
+        if exclude_positions and isinstance(self.pos_embed, LearnedPositions):
+            n -= self.pos_embed.table.weight.numel()
+        return n
 
 
 @register_model_kind("gpt")
-class GPT(TokenModel):
+class GPT(Transformer):
     """Decoder-only: every block is causal, so position t only ever sees tokens 0..t."""
+
+    inputs, loss, samples = "tokens", "next_token", True
 
     def __init__(self, cfg: ModelConfig) -> None:
         if not cfg.causal:
-            raise ValueError(
-                "GPT is decoder-only and needs causal=True; use Encoder (kind='encoder', "
-                "--kind=encoder) for bidirectional attention."
-            )
+            raise UsageError("error.model.gpt_not_causal")
         super().__init__(cfg)
 
     def new_cache(self, batch_size: int) -> KVCache:
         """An empty KV cache for sampling `batch_size` sequences (see nn/kv_cache.py)."""
         return KVCache.for_model(self, batch_size)
+
+
+TransformerStack = Transformer  # the base's former name
+TokenModel = Transformer  # the token ends, once a class of their own between GPT and the base

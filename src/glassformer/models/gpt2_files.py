@@ -23,15 +23,15 @@ from safetensors.torch import load_file, save_file
 from glassformer.errors import DamagedFile, NotFound, UsageError
 from glassformer.files import atomic_write, read_json, write_text_atomic
 from glassformer.messages import t
+from glassformer.models.gpt import GPT
 from glassformer.models.gpt2_port import config_from_gpt2, gpt2_config, state_dict_from_gpt2, state_dict_to_gpt2
-from glassformer.models.kinds import build_model
 from glassformer.text.gpt2_bpe import ENDOFTEXT, GPT2BPETokenizer
 from glassformer.text.gpt2_files import read_tokenizer_dir, write_tokenizer_dir
 
 WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
 
 
-def read_gpt2_dir(path) -> tuple[torch.nn.Module, GPT2BPETokenizer, str]:
+def read_gpt2_dir(path) -> tuple[GPT, GPT2BPETokenizer, str]:
     """(glassformer GPT in eval mode, its tokenizer, the weights file's name) of a GPT-2 directory."""
     path = Path(path)
     if not path.is_dir():
@@ -50,7 +50,7 @@ def read_gpt2_dir(path) -> tuple[torch.nn.Module, GPT2BPETokenizer, str]:
             vocab_size=cfg.vocab_size,
             tokens=tokenizer.vocab_size,
         )
-    model = build_model(cfg)
+    model = GPT(cfg)  # config_from_gpt2 makes kind "gpt"
     try:
         model.load_state_dict({k: v.float() for k, v in state.items()}, strict=True)
     except RuntimeError as e:  # a shape that does not fit the config
@@ -110,7 +110,7 @@ def _torch_bin(file: Path) -> dict[str, torch.Tensor]:
     return state
 
 
-def write_gpt2_dir(model: torch.nn.Module, tokenizer, path) -> None:
+def write_gpt2_dir(model: GPT, tokenizer, path) -> None:
     """config.json, model.safetensors and the tokenizer files, for GPT2LMHeadModel.from_pretrained(path)
     and GPT2Tokenizer.from_pretrained(path). UsageError naming what GPT-2 cannot hold."""
     gpt2_config(model.cfg)  # refuses a model GPT-2 cannot compute, before any file is written

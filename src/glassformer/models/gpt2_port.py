@@ -13,6 +13,7 @@ approximated.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import cast
 
 import torch
 
@@ -58,14 +59,15 @@ def config_from_gpt2(hf_config, source: str = "GPT2Config") -> ModelConfig:
     missing = [k for k in REQUIRED if not isinstance(get(k), int)]
     if missing:
         raise DamagedFile("error.gpt2.lacks_numbers", source=source, missing=", ".join(missing))
+    n = {k: cast(int, get(k)) for k in REQUIRED}  # whole numbers: checked just above
     try:
         return ModelConfig(
-            vocab_size=get("vocab_size"),
-            d_model=get("n_embd"),
-            n_heads=get("n_head"),
-            d_ff=get("n_inner") or 4 * get("n_embd"),
-            n_layers=get("n_layer"),
-            max_len=get("n_positions"),
+            vocab_size=n["vocab_size"],
+            d_model=n["n_embd"],
+            n_heads=n["n_head"],
+            d_ff=get("n_inner") or 4 * n["n_embd"],
+            n_layers=n["n_layer"],
+            max_len=n["n_positions"],
             dropout=get("resid_pdrop", 0.1),
             bias=True,
             activation=ACTIVATIONS[get("activation_function", "gelu_new")],

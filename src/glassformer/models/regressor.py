@@ -2,7 +2,8 @@
 
     x (B, T, d_in) ─► Linear(d_in, C) ─► + positions ─► blocks ─► Linear(C, d_out) ─► (B, T, d_out)
 
-There is no vocabulary: each step's numbers are embedded by a Linear layer instead of a table.
+There is no vocabulary: each step's numbers are embedded by a Linear layer instead of a table, so
+this kind replaces the Transformer's token ends (models/gpt.py) with its own.
 """
 
 from __future__ import annotations
@@ -11,20 +12,21 @@ import torch
 from torch import nn
 
 from glassformer.config import ModelConfig
-from glassformer.models.base import TransformerStack
+from glassformer.errors import UsageError
+from glassformer.models.gpt import Transformer
 from glassformer.models.kinds import register_model_kind
 from glassformer.nn.formula import ParamFormula, linear_formula
 from glassformer.nn.hooks import HookPoint
 
 
 @register_model_kind("regressor")
-class SequenceRegressor(TransformerStack):
+class SequenceRegressor(Transformer):
     """(B, T, d_in) floats -> (B, T, d_out) floats."""
 
     inputs, loss, samples = "numbers", "mse", False
 
-    def __init__(self, cfg: ModelConfig) -> None:
-        super().__init__(cfg)
+    # ---- the ends: numbers in, numbers out -----------------------------------------------------
+    def build_ends(self, cfg: ModelConfig) -> None:
         self.in_proj = nn.Linear(cfg.d_in, cfg.d_model, bias=cfg.bias)
         self.out_proj = nn.Linear(cfg.d_model, cfg.d_out, bias=cfg.bias)
         self.hook_embed = HookPoint(
@@ -33,29 +35,32 @@ class SequenceRegressor(TransformerStack):
         self.hook_pred = HookPoint(
             "prediction", "B T d_out", "the regressor's numbers out", "回归模型输出的数值", "预测"
         )
-        self.finish_init()
+
+    def tie_ends(self, cfg: ModelConfig) -> None:
+        """Nothing to tie: numbers in and out share no table."""
+
+    def embed(self, x: torch.Tensor) -> torch.Tensor:
+        """(B, T, d_in) numbers -> (B, T, C)."""
+        if not x.dtype.is_floating_point or x.dim() != 3 or x.size(-1) != self.cfg.d_in:
+            raise UsageError("error.model.regressor_input", d_in=self.cfg.d_in, shape=tuple(x.shape), dtype=x.dtype)
+        return self.hook_embed(self.in_proj(x))  # (B, T, C)
+
+    def unembed(self, h: torch.Tensor) -> torch.Tensor:
+        """(B, T, C) -> (B, T, d_out) numbers."""
+        return self.hook_pred(self.out_proj(h))  # (B, T, d_out)
 
     @property
     def n_outputs(self) -> int:
         return self.cfg.d_out
 
-    def param_formulas(self) -> list[ParamFormula]:
-        C, d_in, d_out, b = self.cfg.d_model, self.cfg.d_in, self.cfg.d_out, self.cfg.bias
-        return [
-            linear_formula("in_proj", "d_in", "C", b, "numbers -> width C", zh="数字 -> 宽度 C", C=C, d_in=d_in),
-            *super().param_formulas(),
-            linear_formula("out_proj", "C", "d_out", b, "width C -> numbers", zh="宽度 C -> 数字", C=C, d_out=d_out),
-        ]
-
     def example_input(self, B: int = 1, T: int = 4) -> torch.Tensor:
         steps = torch.arange(T, dtype=torch.float32)[None, :, None]  # (1, T, 1)
         return torch.sin(steps / 2).expand(B, T, self.cfg.d_in).contiguous()  # (B, T, d_in)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if not x.dtype.is_floating_point or x.dim() != 3 or x.size(-1) != self.cfg.d_in:
-            raise ValueError(
-                f"SequenceRegressor expects floats of shape (B, T, {self.cfg.d_in}), "
-                f"got {tuple(x.shape)} {x.dtype}; use x.unsqueeze(-1).float() for (B, T) numbers."
-            )
-        h = self.trunk(self.in_proj(x), self.attention_mask(x))  # (B, T, C)
-        return self.hook_pred(self.out_proj(h))  # (B, T, d_out)
+    def param_formulas(self) -> list[ParamFormula]:
+        C, d_in, d_out, b = self.cfg.d_model, self.cfg.d_in, self.cfg.d_out, self.cfg.bias
+        return [
+            linear_formula("in_proj", "d_in", "C", b, "numbers -> width C", zh="数字 -> 宽度 C", C=C, d_in=d_in),
+            self.final_norm_formula(),
+            linear_formula("out_proj", "C", "d_out", b, "width C -> numbers", zh="宽度 C -> 数字", C=C, d_out=d_out),
+        ]

@@ -34,6 +34,7 @@ from torch import nn
 
 from glassformer.config import ModelConfig
 from glassformer.models.kinds import register_model_kind
+from glassformer.nn.attention import AttentionHeads
 from glassformer.nn.block import Block, layer_norm, norm_formula, norm_hook
 from glassformer.nn.decoder_block import DecoderBlock
 from glassformer.nn.decoder_cache import DecoderCache
@@ -41,7 +42,7 @@ from glassformer.nn.embedding import TokenEmbedding
 from glassformer.nn.formula import ParamFormula, linear_formula
 from glassformer.nn.hooks import HookedModel, HookPoint
 from glassformer.nn.init import init_weights
-from glassformer.nn.masks import combine_masks, padding_mask
+from glassformer.nn.masks import causal_mask, combine_masks, padding_mask
 from glassformer.nn.position import position_scheme
 
 SOURCE_AXES = {"T": "S", "T_q": "S", "T_k": "S"}  # in the encoder, every sequence axis is the source's
@@ -68,7 +69,7 @@ class EncoderDecoder(HookedModel):
                 "seq2seq needs pad_id: sentences of different lengths are padded, and both "
                 "sides mask the padding. Set pad_id to the tokenizer's <PAD> id (--pad_id=0)."
             )
-        self.cfg = cfg
+        self.cfg, self.pad_id = cfg, cfg.pad_id  # pad_id: an int from here on
         self.use_final_norm = cfg.final_norm and cfg.norm != "none"
         scheme = position_scheme(cfg.position)
         self.pos_embed = scheme.stream(cfg) if scheme.stream else None  # one scheme, both sides
@@ -201,7 +202,7 @@ class EncoderDecoder(HookedModel):
     def example_input(self, B: int = 1, T: int = 4) -> tuple[torch.Tensor, torch.Tensor]:
         """(src, tgt_in), both (B, T): deterministic ids, none of them <PAD>."""
         ids = torch.arange(B * T).reshape(B, T) % self.cfg.vocab_size  # (B, T)
-        ids = ids.masked_fill(ids == self.cfg.pad_id, (self.cfg.pad_id + 1) % self.cfg.vocab_size)  # (B, T)
+        ids = ids.masked_fill(ids == self.pad_id, (self.pad_id + 1) % self.cfg.vocab_size)  # (B, T)
         return ids, ids.flip(-1)
 
     def num_params(self) -> int:
@@ -211,7 +212,7 @@ class EncoderDecoder(HookedModel):
         """Switch every attention (self and cross) between the glass and the fused path."""
         self.cfg = replace(self.cfg, attention=attention)  # validates the name
         for module in self.modules():
-            if hasattr(module, "attend"):
+            if isinstance(module, AttentionHeads):
                 module.attention = attention
 
     def new_cache(self, batch_size: int) -> DecoderCache:
@@ -228,18 +229,16 @@ class EncoderDecoder(HookedModel):
     # ---- masks --------------------------------------------------------------------------------------
     def source_mask(self, src: torch.Tensor) -> torch.Tensor:
         """(B, 1, 1, S): no query, in the encoder or in cross-attention, reads source padding."""
-        return padding_mask(src, self.cfg.pad_id)  # (B, 1, 1, S)
+        return padding_mask(src, self.pad_id)  # (B, 1, 1, S)
 
     def target_mask(self, tgt: torch.Tensor, offset: int = 0) -> torch.Tensor | None:
         """Decoder self-attention: query i (at position offset+i) may see target keys 0..offset+i.
         With a cache (offset > 0) there is no padding to hide: decoding never pads what it writes."""
         T = tgt.size(1)
+        causal = causal_mask(T, tgt.device, offset) if self.cfg.causal else None  # (T, L+T)
         if offset:
-            if not self.cfg.causal or T == 1:
-                return None  # one new query may see every cached key and itself
-            return torch.tril(torch.ones(T, offset + T, dtype=torch.bool, device=tgt.device), diagonal=offset)
-        causal = torch.tril(torch.ones(T, T, dtype=torch.bool, device=tgt.device)) if self.cfg.causal else None
-        return combine_masks(causal, padding_mask(tgt, self.cfg.pad_id))  # (T, T) ∧ (B, 1, 1, T)
+            return None if T == 1 else causal  # one new query may see every cached key and itself
+        return combine_masks(causal, padding_mask(tgt, self.pad_id))  # (T, T) ∧ (B, 1, 1, T)
 
     # ---- the forward pass ---------------------------------------------------------------------------
     def embed(

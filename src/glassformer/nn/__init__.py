@@ -1,16 +1,16 @@
 """The hand-written parts of a Transformer, one concept a file, in data-flow order.
 
-    embedding.py        token ids -> vectors
-    position.py         where each token sits: the position-scheme extension point (learned,
-                        sinusoidal, none), with its three touch points
+    embedding.py        token ids -> vectors, and the learned / sinusoidal position tables
+    position.py         where each token sits: the position-scheme extension point, its three
+                        touch points and the registry (learned, sinusoidal, none)
     rotary.py           position "rotary" (RoPE): queries and keys turned by position
     alibi.py            position "alibi": a linear distance penalty on the attention scores
     masks.py            who may attend to whom (causal, padding)
     attention.py        scaled dot-product attention, multi-head attention
     fused_attention.py  the one separated fast path (PyTorch's fused kernel)
     kv_cache.py         keys and values kept between sampling steps
-    feedforward.py      the per-position MLP
-    block.py            residual + LayerNorm around attention and FFN (pre, post or no norm)
+    block.py            the per-position MLP (FFN), and residual + LayerNorm around attention
+                        and FFN (pre, post or no norm)
     init.py             initialisation schemes
     loss.py             next-token cross-entropy, mean squared error
     hooks.py            named points that say what their tensor is, where activations are read or replaced
@@ -32,9 +32,8 @@ from glassformer.nn.attention import (
     attention_weights,
     scaled_dot_product_attention,
 )
-from glassformer.nn.block import Block
+from glassformer.nn.block import Block, FeedForward
 from glassformer.nn.embedding import TokenEmbedding
-from glassformer.nn.feedforward import FeedForward
 from glassformer.nn.hooks import HookPoint
 from glassformer.nn.masks import causal_mask, combine_masks, padding_mask
 from glassformer.nn.position import (

@@ -2,8 +2,9 @@
 
     Attention(Q, K, V) = softmax(Q Kᵀ / √D  + bias, masked) V        (Vaswani et al. 2017, eq. 1)
 
-The function is split into its two halves, `attention_scores` and `attention_weights`, so the
-modules can put a hook point between every step and a reader can see each step on its own.
+`scaled_dot_product_attention` is the function the model runs (the glass path): its two halves,
+`attention_scores` and `attention_weights`, are functions of their own so a reader can see each
+step, and the modules hand it their hook points for the scores and the weights.
 `AttentionHeads` holds what every multi-head attention does once it has q, k and v (attend,
 merge heads, project): `MultiHeadAttention` here (self-attention) and `CrossAttention`
 (cross_attention.py: queries from the decoder, keys and values from the encoder) build on it.
@@ -18,6 +19,7 @@ for such rows depending on version and backend; torch 2.13 on CPU returns 0.)
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import torch
 import torch.nn.functional as F
@@ -27,6 +29,11 @@ from glassformer.nn.formula import ParamFormula, linear_formula
 from glassformer.nn.fused_attention import fused_attention
 from glassformer.nn.hooks import HookPoint
 from glassformer.nn.masks import check_mask
+from glassformer.nn.position import AttentionPositions
+
+
+def _unchanged(t: torch.Tensor) -> torch.Tensor:
+    return t
 
 
 def attention_scores(
@@ -67,15 +74,21 @@ def scaled_dot_product_attention(
     v: torch.Tensor,
     mask: torch.Tensor | None = None,
     dropout: float = 0.0,
+    bias: torch.Tensor | None = None,
+    hook_scores: Callable[[torch.Tensor], torch.Tensor] = _unchanged,
+    hook_weights: Callable[[torch.Tensor], torch.Tensor] = _unchanged,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """softmax(Q Kᵀ / √D) V for q (..., T_q, D), k and v (..., T_k, D); returns (output, weights).
+    """softmax(Q Kᵀ / √D + bias) V for q (..., T_q, D), k and v (..., T_k, D); returns (output, weights).
 
-    `mask` is boolean, True = may attend, any shape broadcastable to (..., T_q, T_k).
-    `dropout` is applied to the weights used for the output; the returned weights are the
-    pre-dropout ones (what the model "looks at").
+    The glass path of every attention module is this function. `mask` is boolean, True = may
+    attend, any shape broadcastable to (..., T_q, T_k); `bias` (H, T_q, T_k) is a position scheme's
+    (ALiBi). `dropout` is applied to the weights used for the output; the returned weights are the
+    pre-dropout ones (what the model "looks at"). `hook_scores`, `hook_weights`: the modules' hook
+    points, called on the scores and the weights (each may read or replace its tensor).
     """
-    weights = attention_weights(attention_scores(q, k, mask), mask)  # (..., T_q, T_k)
-    dropped = F.dropout(weights, p=dropout) if dropout > 0 else weights
+    scores = hook_scores(attention_scores(q, k, mask, bias))  # (..., T_q, T_k)
+    weights = hook_weights(attention_weights(scores, mask))  # (..., T_q, T_k)
+    dropped = F.dropout(weights, p=dropout) if dropout > 0 else weights  # (..., T_q, T_k)
     return dropped @ v, weights  # (..., T_q, D), (..., T_q, T_k)
 
 
@@ -100,10 +113,22 @@ class AttentionHeads(nn.Module):
         2) attend within each head    z = softmax(q·kᵀ/√D + bias, masked) · v          (B, H, T_q, D)
         3) merge the heads            (B, H, T_q, D) -> (B, T_q, H·D = C) -> proj -> (B, T_q, C)
 
-    A subclass owns `proj` (C -> C), `resid_dropout`, the settings n_heads, d_head, dropout and
-    attention ("glass" | "fused"), and declares the hook points these steps fire, each with the
-    axes of its own keys: hook_scores, hook_weights, hook_z, hook_merged, hook_out.
+    A subclass builds what is declared here (after its own step-1 projections, so weights are
+    drawn in the order the data uses them): the settings, `proj` (C -> C), `resid_dropout`, and the
+    hook points these steps fire, each with the axes of its own keys.
     """
+
+    n_heads: int
+    d_head: int
+    dropout: float
+    attention: str  # "glass" | "fused"
+    proj: nn.Linear
+    resid_dropout: nn.Dropout
+    hook_scores: HookPoint
+    hook_weights: HookPoint
+    hook_z: HookPoint
+    hook_merged: HookPoint
+    hook_out: HookPoint
 
     def split_heads(self, t: torch.Tensor) -> torch.Tensor:
         """(B, L, C) -> (B, H, L, D): feature block h·D..(h+1)·D belongs to head h."""
@@ -120,12 +145,9 @@ class AttentionHeads(nn.Module):
     ) -> torch.Tensor:
         """q (B, H, T_q, D), k and v (B, H, T_k, D) -> z (B, H, T_q, D)."""
         drop = self.dropout if self.training else 0.0
-        if self.attention == "fused":
-            z = fused_attention(q, k, v, mask, drop, bias)  # (B, H, T_q, D)
-        else:
-            scores = self.hook_scores(attention_scores(q, k, mask, bias))  # (B, H, T_q, T_k)
-            weights = self.hook_weights(attention_weights(scores, mask))  # (B, H, T_q, T_k)
-            z = (F.dropout(weights, drop) if drop > 0 else weights) @ v  # (B, H, T_q, D)
+        if self.attention == "fused":  # the one separated fast path: no (T_q, T_k) matrix, no hooks inside
+            return self.hook_z(fused_attention(q, k, v, mask, drop, bias))  # (B, H, T_q, D)
+        z, _ = scaled_dot_product_attention(q, k, v, mask, drop, bias, self.hook_scores, self.hook_weights)
         return self.hook_z(z)  # (B, H, T_q, D)
 
     def merge(self, z: torch.Tensor) -> torch.Tensor:
@@ -153,6 +175,12 @@ class MultiHeadAttention(AttentionHeads):
     own position only, so it never changes).
     """
 
+    style: str  # "packed" | "heads"
+    bias: bool
+    qkv: nn.Linear  # style "packed"
+    heads: nn.ModuleList  # style "heads": H × HeadQKV
+    positions: AttentionPositions | None
+
     def __init__(
         self,
         d_model: int,
@@ -161,7 +189,7 @@ class MultiHeadAttention(AttentionHeads):
         dropout: float = 0.0,
         style: str = "packed",
         attention: str = "glass",
-        positions: nn.Module | None = None,
+        positions: AttentionPositions | None = None,
     ) -> None:
         super().__init__()
         self.n_heads, self.d_head, self.bias = n_heads, d_model // n_heads, bias

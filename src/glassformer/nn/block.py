@@ -1,5 +1,8 @@
 """One Transformer block: attention then FFN, each wrapped in a residual connection + LayerNorm.
 
+    FFN(x) = W₂ · act(W₁ x + b₁) + b₂          W₁: C -> F, W₂: F -> C      (Vaswani et al. §3.3)
+    act is ReLU (the paper), GELU (BERT), or GELU with the tanh approximation (GPT-2).
+
     norm="pre"   x = x + Drop(Attn(LN₁(x)));   x = x + Drop(FFN(LN₂(x)))     (GPT-2, most LLMs)
     norm="post"  x = LN₁(x + Drop(Attn(x)));   x = LN₂(x + Drop(FFN(x)))     (the 2017 paper)
     norm="none"  x = x + Attn(x);              x = x + FFN(x)                (2nd tutorial)
@@ -10,13 +13,15 @@ the attention and FFN modules carry their own (attn.q ... attn.out, ffn.hidden).
 
 from __future__ import annotations
 
+from typing import Callable
+
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from glassformer.config import ModelConfig
 from glassformer.nn.attention import MultiHeadAttention
-from glassformer.nn.feedforward import FeedForward
-from glassformer.nn.formula import ParamFormula, layer_norm_formula
+from glassformer.nn.formula import ParamFormula, layer_norm_formula, linear_formula
 from glassformer.nn.hooks import HookPoint
 from glassformer.nn.position import position_scheme
 
@@ -61,8 +66,54 @@ def self_attention(cfg: ModelConfig) -> MultiHeadAttention:
     )
 
 
+ACTIVATION_FNS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+    "relu": F.relu,
+    "gelu": F.gelu,
+    "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+}
+
+
+class FeedForward(nn.Module):
+    """(B, T, C) -> (B, T, F) -> (B, T, C)."""
+
+    fc1: nn.Linear
+    fc2: nn.Linear
+    act: Callable[[torch.Tensor], torch.Tensor]
+
+    def __init__(self, d_model: int, d_ff: int, activation: str = "relu", bias: bool = True) -> None:
+        super().__init__()
+        if activation not in ACTIVATION_FNS:
+            raise ValueError(f"activation={activation!r} is not one of {list(ACTIVATION_FNS)}.")
+        self.fc1 = nn.Linear(d_model, d_ff, bias=bias)
+        self.fc2 = nn.Linear(d_ff, d_model, bias=bias)
+        self.act, self.bias = ACTIVATION_FNS[activation], bias
+        self.hook_hidden = HookPoint(
+            "FFN hidden",
+            "B T F",
+            "after the first Linear and the activation",
+            "第一个线性层和激活函数之后",
+            "前馈隐藏层",
+        )
+
+    def param_formulas(self) -> list[ParamFormula]:
+        C, F = self.fc1.in_features, self.fc1.out_features
+        return [
+            linear_formula("fc1", "C", "F", self.bias, "C -> F", C=C, F=F),
+            linear_formula("fc2", "F", "C", self.bias, "F -> C", C=C, F=F),
+        ]
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        hidden = self.hook_hidden(self.act(self.fc1(x)))  # (B, T, F)
+        return self.fc2(hidden)  # (B, T, C)
+
+
 class Block(nn.Module):
     """(B, T, C) -> (B, T, C)."""
+
+    ln1: nn.Module  # nn.LayerNorm, or nn.Identity for norm="none"
+    attn: MultiHeadAttention
+    ln2: nn.Module
+    ffn: FeedForward
 
     def __init__(self, cfg: ModelConfig) -> None:
         super().__init__()

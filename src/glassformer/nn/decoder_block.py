@@ -19,9 +19,8 @@ import torch
 from torch import nn
 
 from glassformer.config import ModelConfig
-from glassformer.nn.block import layer_norm, norm_formula, norm_hook, self_attention
+from glassformer.nn.block import FeedForward, layer_norm, norm_formula, norm_hook, self_attention
 from glassformer.nn.cross_attention import CrossAttention
-from glassformer.nn.feedforward import FeedForward
 from glassformer.nn.formula import ParamFormula
 from glassformer.nn.hooks import HookPoint
 

@@ -30,7 +30,8 @@ class DecoderLayerCache:
         self.self_attn.k = self.self_attn.k.index_select(0, rows)  # (B, H, L_max, D)
         self.self_attn.v = self.self_attn.v.index_select(0, rows)  # (B, H, L_max, D)
         if self.source is not None:
-            self.source = tuple(t.index_select(0, rows) for t in self.source)  # 2 × (B, H, S, D)
+            k, v = self.source
+            self.source = (k.index_select(0, rows), v.index_select(0, rows))  # 2 × (B, H, S, D)
 
 
 class DecoderCache:

@@ -34,9 +34,12 @@ def check_mask(mask: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
     return mask
 
 
-def causal_mask(T: int, device: torch.device | str | None = None) -> torch.Tensor:
-    """Lower-triangular (T, T) mask: position t may attend to positions 0..t, never the future."""
-    return torch.tril(torch.ones(T, T, dtype=torch.bool, device=device))  # (T, T)
+def causal_mask(T: int, device: torch.device | str | None = None, offset: int = 0) -> torch.Tensor:
+    """Lower-triangular mask: query i, at position offset+i, may attend to keys 0..offset+i, never
+    the future. `offset` = tokens already in a KV cache: (T, offset+T); without one, (T, T).
+    The one place a causal mask is built (models and decoders all ask here)."""
+    full = torch.ones(T, offset + T, dtype=torch.bool, device=device)  # (T, L+T)
+    return torch.tril(full, diagonal=offset)  # (T, L+T)
 
 
 def padding_mask(ids: torch.Tensor, pad_id: int) -> torch.Tensor:

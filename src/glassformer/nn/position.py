@@ -18,12 +18,8 @@ builds one `AttentionPositions` per attention layer. `table=True` says the schem
 0..max_len-1 only, so the sampler crops to the last max_len tokens; the others read any length.
 docs/positions.md explains every scheme and shows, file by file, how to add one.
 
-Learned:     P is an (max_len, C) table trained like any weight (GPT-2).
-Sinusoidal:  P[p, 2i]   = sin(p / 10000^(2i/C))
-             P[p, 2i+1] = cos(p / 10000^(2i/C))            (Vaswani et al. 2017, §3.5)
-  For every frequency, (P[p, 2i], P[p, 2i+1]) is a point on a circle at angle p·ω_i, so
-  P[p+k] is P[p] rotated by k·ω_i in each pair, and P[p]·P[p+k] = Σ cos(k·ω_i) depends on k only.
-Both tables refuse T > max_len with a message saying what to do.
+Learned and sinusoidal tables live with the token embedding (nn/embedding.py), the other end of the
+stream's input.
 None (NoPE):  nothing. A causal model can still infer order, since token t sees exactly t+1 tokens
   (Haviv et al. 2022, "Transformer Language Models without Positional Encodings Still Learn
   Positional Information"; Kazemnejad et al. 2023 compare it with the others); a bidirectional
@@ -33,7 +29,6 @@ None (NoPE):  nothing. A causal model can still infer order, since token t sees 
 from __future__ import annotations
 
 import difflib
-import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -43,7 +38,7 @@ from torch import nn
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
 from glassformer.messages import t
-from glassformer.nn.formula import ParamFormula
+from glassformer.nn.embedding import LearnedPositions, SinusoidalPositions, check_length, sinusoidal_table
 
 
 @dataclass(frozen=True)
@@ -89,71 +84,6 @@ class AttentionPositions(nn.Module):
         return None
 
 
-def check_length(T: int, max_len: int) -> None:
-    if T > max_len:
-        raise UsageError("error.position.too_long", T=T, max_len=max_len)
-
-
-def sinusoidal_table(max_len: int, d_model: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    """The (max_len, C) sinusoidal table of the paper, computed in float64 then cast."""
-    pos = torch.arange(max_len, dtype=torch.float64)[:, None]  # (L, 1)
-    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # (ceil(C/2),)
-    omega = torch.exp(-math.log(10000.0) * two_i / d_model)  # (ceil(C/2),) = 1 / 10000^(2i/C)
-    table = torch.zeros(max_len, d_model, dtype=torch.float64)  # (L, C)
-    table[:, 0::2] = torch.sin(pos * omega)  # even features
-    table[:, 1::2] = torch.cos(pos * omega[: d_model // 2])  # odd features (C may be odd)
-    return table.to(dtype)  # (L, C)
-
-
-class LearnedPositions(nn.Module):
-    """A trained (max_len, C) table, indexed by position."""
-
-    def __init__(self, max_len: int, d_model: int) -> None:
-        super().__init__()
-        self.max_len = max_len
-        self.table = nn.Embedding(max_len, d_model)
-
-    def param_formulas(self) -> list[ParamFormula]:
-        L, C = self.table.weight.shape
-        return [ParamFormula("", "L·C", {"L": L, "C": C}, "one C-vector per position", zh="每个位置一个 C 维向量")]
-
-    def forward(self, T: int, offset: int = 0) -> torch.Tensor:
-        check_length(offset + T, self.max_len)
-        pos = torch.arange(offset, offset + T, device=self.table.weight.device)  # (T,)
-        return self.table(pos)  # (T, C)
-
-
-class SinusoidalPositions(nn.Module):
-    """The fixed table above, kept as a non-persistent buffer (recomputed, never checkpointed)."""
-
-    def __init__(self, max_len: int, d_model: int) -> None:
-        super().__init__()
-        self.max_len = max_len
-        self.register_buffer("table", sinusoidal_table(max_len, d_model), persistent=False)
-
-    def param_formulas(self) -> list[ParamFormula]:
-        return [
-            ParamFormula(
-                "",
-                "0",
-                {},
-                "fixed sin/cos table: a buffer, not a parameter",
-                zh="固定的 sin/cos 表：是缓冲区，不是参数",
-            )
-        ]
-
-    def forward(self, T: int, offset: int = 0) -> torch.Tensor:
-        check_length(offset + T, self.max_len)
-        return self.table[offset : offset + T]  # (T, C)
-
-    def _apply(self, fn, recurse=True):
-        # keep the table exact: converting the module to float64 recomputes it in float64
-        out = super()._apply(fn, recurse)
-        if self.table.dtype != torch.float32:
-            self.table = sinusoidal_table(self.max_len, self.table.size(1), self.table.dtype).to(self.table.device)
-        return out
-
-
 register_position_scheme(
     PositionScheme(
         "learned",
@@ -179,3 +109,15 @@ register_position_scheme(
         "不提供位置信息（NoPE）：只有因果掩码能透露顺序",
     )
 )
+
+__all__ = [
+    "POSITION_SCHEMES",
+    "AttentionPositions",
+    "LearnedPositions",
+    "PositionScheme",
+    "SinusoidalPositions",
+    "check_length",
+    "position_scheme",
+    "register_position_scheme",
+    "sinusoidal_table",
+]

@@ -13,11 +13,11 @@ import torch
 def get_batch(
     data: np.ndarray,
     batch_size: int,
-    block_size: int,
+    seq_len: int,
     generator: torch.Generator,
     device: str | torch.device = "cpu",
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Draw ``batch_size`` random windows of ``block_size`` tokens from ``data`` (e.g. a prepared memmap).
+    """Draw ``batch_size`` random windows of ``seq_len`` tokens from ``data`` (e.g. a prepared memmap).
 
     Why this shape of code: the start offsets come from a torch.Generator (a CPU one), so a seed fixes
     the batches exactly and the caller's checkpoint can save and restore that generator's state; the
@@ -27,15 +27,15 @@ def get_batch(
     Returns x, y: int64 tensors of shape (B, T) with y[:, t] == x[:, t + 1] for t < T - 1.
     """
     n = len(data)
-    if n < block_size + 1:
+    if n < seq_len + 1:
         raise ValueError(
-            f"data has {n} tokens but a window needs block_size + 1 = {block_size + 1}; "
-            f"use a longer corpus or a smaller block_size"
+            f"data has {n} tokens but a window needs seq_len + 1 = {seq_len + 1}; "
+            f"use a longer corpus or a smaller seq_len"
         )
     # 1) random start offsets; the largest start still leaves room for the shifted target
-    starts = torch.randint(0, n - block_size, (batch_size,), generator=generator)  # (B,)
+    starts = torch.randint(0, n - seq_len, (batch_size,), generator=generator)  # (B,)
     # 2) one index matrix: row b is s_b, s_b+1, ..., s_b+T
-    index = starts.numpy()[:, None] + np.arange(block_size + 1)  # (B, T+1)
+    index = starts.numpy()[:, None] + np.arange(seq_len + 1)  # (B, T+1)
     # 3) one gather from the (possibly on-disk) array, widened to int64 for nn.Embedding / cross_entropy
     windows = torch.from_numpy(np.asarray(data[index], dtype=np.int64))  # (B, T+1) int64
     # 4) input and target are the same window, offset by one

@@ -33,10 +33,13 @@ Below the checkpoint, a saved run read back (`read_config`, `model_config`, `tra
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import os
+import re
+import shutil
 import warnings
-from dataclasses import fields
 from pathlib import Path
 from typing import Any, cast
 
@@ -45,7 +48,7 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 from torch import nn
 
-from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides
+from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides, saved_fields
 from glassformer.devices import check_device
 from glassformer.errors import DamagedFile, NotFound
 from glassformer.files import atomic_write, fsync_path, read_json, write_temp
@@ -82,7 +85,26 @@ def weights_dict(model: nn.Module) -> dict[str, torch.Tensor]:
 
 def _write_weights(tmp: str, model: nn.Module, step: int, **metadata: str) -> None:
     tensors = weights_dict(model)
-    save_file(tensors, tmp, metadata={"step": str(step), "weights_sha256": weights_sha256(tensors, step), **metadata})
+    with _os_errors(tmp):
+        save_file(
+            tensors, tmp, metadata={"step": str(step), "weights_sha256": weights_sha256(tensors, step), **metadata}
+        )
+
+
+@contextlib.contextmanager
+def _os_errors(path: str):
+    """A failed write as the OSError it is: safetensors and torch.save report a full disk as their own
+    error types ("I/O error: No space left on device (os error 28)", "file write failed"), which
+    would otherwise read as a bug in glassformer instead of a disk to free."""
+    try:
+        yield
+    except (SafetensorError, RuntimeError) as e:
+        code = re.search(r"os error (\d+)", str(e))
+        if code:
+            raise OSError(int(code[1]), os.strerror(int(code[1])), path) from e
+        if re.search(r"write failed|failed writing", str(e)) and shutil.disk_usage(Path(path).parent).free < 1 << 20:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path) from e
+        raise
 
 
 def save_weights(path: str | os.PathLike, model: nn.Module, step: int) -> None:
@@ -183,7 +205,7 @@ def save_checkpoint(
         "rng": {**global_rng_state(), "batches": batch_generator.get_state()},
         **extra,
     }
-    state_tmp = write_temp(run_dir / STATE_FILE, lambda tmp: torch.save(state, tmp), sync=True)  # 1
+    state_tmp = write_temp(run_dir / STATE_FILE, lambda tmp: _save_state(state, tmp), sync=True)  # 1
     try:
         state_sha = sha256_file(state_tmp)
         model_tmp = write_temp(
@@ -199,6 +221,27 @@ def save_checkpoint(
     os.replace(model_tmp, run_dir / MODEL_FILE)  # 3
     os.replace(state_tmp, run_dir / STATE_FILE)  # 4
     fsync_path(run_dir)  # the renames themselves reach the disk
+
+
+def checkpoint_bytes(model: nn.Module, optimizer: torch.optim.Optimizer) -> int:
+    """About how many bytes one checkpoint pair takes: the weights plus every tensor of the optimizer's
+    state (AdamW: two moments per parameter), plus a little for headers and plain values. Both files
+    of the new pair are written before the old pair is replaced, so this much must be free."""
+    weights = sum(t.numel() * t.element_size() for t in weights_dict(model).values())
+    moments = sum(
+        v.numel() * v.element_size()
+        for s in optimizer.state.values()
+        for v in s.values()
+        if isinstance(v, torch.Tensor)
+    )
+    if not optimizer.state:  # before the first step: the moments are not there yet, but will be
+        moments = 2 * weights
+    return weights + moments + (64 << 10)
+
+
+def _save_state(state: dict[str, Any], tmp: str) -> None:
+    with _os_errors(tmp):
+        torch.save(state, tmp)
 
 
 def load_checkpoint(
@@ -336,12 +379,8 @@ def read_config(run_dir) -> dict:
 
 def model_config(config: dict, run_dir=None) -> ModelConfig:
     """The ModelConfig a run's config.json holds, type-checked. Runs saved before a field existed get
-    its default (runs before `kind` were all GPTs); old spellings are translated."""
-    fields_now = {f.name for f in fields(ModelConfig)}
-    saved = {k: v for k, v in config["model"].items() if k in fields_now}
-    if saved.get("mha_style") == "fused":  # renamed: the packed Q/K/V projection
-        saved["mha_style"] = "packed"
-    cfg = _checked(saved, run_dir).model
+    its default (runs before `kind` were all GPTs); old spellings are translated (config.saved_fields)."""
+    cfg = _checked(saved_fields("model", config["model"]), run_dir).model
     try:
         model_class(cfg.kind)
     except ValueError as e:
@@ -352,9 +391,9 @@ def model_config(config: dict, run_dir=None) -> ModelConfig:
 
 
 def train_config(config: dict, run_dir=None) -> TrainConfig:
-    """The TrainConfig a run's config.json holds, type-checked (a field added later keeps its default)."""
-    known = {f.name for f in fields(TrainConfig)}
-    return _checked({k: v for k, v in config["train"].items() if k in known}, run_dir).train
+    """The TrainConfig a run's config.json holds, type-checked (a field added later keeps its default,
+    an old spelling is translated: block_size is seq_len)."""
+    return _checked(saved_fields("train", config["train"]), run_dir).train
 
 
 def _checked(values: dict, run_dir) -> Preset:

@@ -49,29 +49,29 @@ class BatchSource(Protocol):
 
 
 class TextWindows:
-    """Windows of block_size tokens from two flat id arrays (train, val)."""
+    """Windows of seq_len tokens from two flat id arrays (train, val)."""
 
     splits = ("train", "val")
 
     def __init__(
-        self, train, val, batch_size: int, block_size: int, eval_iters: int, seed: int, device: str = "cpu"
+        self, train, val, batch_size: int, seq_len: int, eval_iters: int, seed: int, device: str = "cpu"
     ) -> None:
         self.data = {"train": train, "val": val}
-        self.batch_size, self.block_size, self.eval_iters = batch_size, block_size, eval_iters
+        self.batch_size, self.seq_len, self.eval_iters = batch_size, seq_len, eval_iters
         self.seed, self.device = seed, device
 
     @classmethod
     def from_config(cls, train, val, cfg) -> "TextWindows":
-        return cls(train, val, cfg.batch_size, cfg.block_size, cfg.eval_iters, cfg.seed, cfg.device)
+        return cls(train, val, cfg.batch_size, cfg.seq_len, cfg.eval_iters, cfg.seed, cfg.device)
 
     def train_batch(self, generator: torch.Generator) -> Batch:
-        return get_batch(self.data["train"], self.batch_size, self.block_size, generator, self.device)  # (B, T) x2
+        return get_batch(self.data["train"], self.batch_size, self.seq_len, generator, self.device)  # (B, T) x2
 
     def eval_batches(self, split: str) -> Iterator[Batch]:
         offset = self.splits.index(split) + 1
         generator = torch.Generator().manual_seed(self.seed + offset)  # same batches at every evaluation
         for _ in range(self.eval_iters):
-            yield get_batch(self.data[split], self.batch_size, self.block_size, generator, self.device)
+            yield get_batch(self.data[split], self.batch_size, self.seq_len, generator, self.device)
 
 
 class TensorBatches:

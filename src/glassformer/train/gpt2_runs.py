@@ -8,7 +8,7 @@
 
 An imported run has no training data, so its config.json holds no "source": it samples and opens
 in every view, and `train --resume` says it cannot continue it. Its "train" settings are the
-defaults (block_size cut to the model's positions), there only because every run has them.
+defaults (seq_len cut to the model's positions), there only because every run has them.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def import_gpt2(source, out) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     held = lock.acquire(out)  # no trainer may write here meanwhile
     try:
-        train = replace(TrainConfig(), block_size=min(TrainConfig().block_size, model.cfg.max_len))
+        train = replace(TrainConfig(), seq_len=min(TrainConfig().seq_len, model.cfg.max_len))
         config = {
             "about": f"GPT-2 imported from {source.resolve()}",
             "imported": {"format": "gpt2", "from": str(source.resolve()), "weights": weights},

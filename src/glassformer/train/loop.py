@@ -19,7 +19,7 @@ table, the run's samples).
 
     Trainer, TrainResult               the loop
     PendingSteps, NonFiniteLoss        when a loss turns NaN or inf: where, and which gradient
-    sigint_as_flag                     Ctrl-C finishes the step, then stops cleanly
+    stop_signals_as_flag               Ctrl-C or SIGTERM finishes the step, then stops cleanly
     compile_or_eager                   opt-in torch.compile that falls back to eager
     EarlyStopping                      stop when validation stops improving, keep the best weights
 
@@ -74,6 +74,7 @@ class TrainResult:
     val_loss: float | None
     best_val: float | None
     message: str = ""
+    signal: int = 0  # the signal that interrupted the run (SIGINT: Ctrl-C, SIGTERM: kill, a scheduler)
 
 
 Callback = Callable[[str, "Trainer"], None]  # called with ("step" | "eval" | "end", trainer)
@@ -151,16 +152,16 @@ class Trainer:
         self.timer = StepTimer()
         self.model.train()
         set_global_rng_state(self.global_rng)  # whatever ran since __init__ cannot change dropout
-        status, message = "done", ""
+        status, message, stopped_by = "done", "", 0
         try:
-            with sigint_as_flag() as interrupted:
+            with stop_signals_as_flag() as interrupted:
                 if self.step == 0 and self.files is not None:
                     self.evaluate_and_save()  # the untrained loss (≈ ln V) starts the run's curve
                 while self.step < cfg.max_steps and not self.stop_reason:
                     self.in_step = True
                     self.train_step()
                     self.in_step = False
-                    if interrupted():
+                    if stopped_by := interrupted():
                         raise KeyboardInterrupt
                     self.emit("step")
                     at_eval = self.step == cfg.max_steps or self.step % cfg.eval_interval == 0
@@ -174,6 +175,7 @@ class Trainer:
             status, message = "nonfinite", f"{e}\n{self.kept()}"
         except KeyboardInterrupt:
             status, message = "interrupted", self.on_interrupt()
+            stopped_by = stopped_by or signal.SIGINT  # a Ctrl-C that went straight through (a second one)
         finally:
             self.progress.close()
             self.global_rng = global_rng_state()  # a later fit() continues the streams
@@ -185,6 +187,7 @@ class Trainer:
             self.last_eval.get("val_loss"),
             None if math.isinf(self.best_val) else self.best_val,
             message,
+            int(stopped_by) if status == "interrupted" else 0,
         )
 
     def train_step(self) -> None:
@@ -228,7 +231,7 @@ class Trainer:
             return
         losses, totals = self.pending.check(self.lr_at)  # raises NonFiniteLoss, naming the culprit
         n, seconds = len(losses), self.timer.lap()
-        tokens = n * self.cfg.batch_size * self.cfg.block_size * self.cfg.grad_accum * self.world.size
+        tokens = n * self.cfg.batch_size * self.cfg.seq_len * self.cfg.grad_accum * self.world.size
         record = {
             "kind": "log",
             "step": self.step,
@@ -296,7 +299,7 @@ class Trainer:
         return self.files.kept() if self.files else t("run.kept_none")
 
     def on_interrupt(self) -> str:
-        """Ctrl-C: save where we are if the state is whole (between steps), else keep the last save."""
+        """Ctrl-C or SIGTERM: save where we are if the state is whole (between steps), else keep the last save."""
         if self.in_step or self.files is None:
             return t("train.interrupted", step=self.step, kept=self.kept())
         try:
@@ -383,26 +386,36 @@ class PendingSteps:
         return losses, totals
 
 
-# ---- Ctrl-C during training: finish the step, then stop cleanly (and checkpoint, if there is a run) --
+# ---- Ctrl-C or SIGTERM during training: finish the step, then stop cleanly (and checkpoint) -------
+STOP_SIGNALS = {signal.SIGINT: "train.ctrl_c", signal.SIGTERM: "train.sigterm"}  # and what each says
+
+
 @contextlib.contextmanager
-def sigint_as_flag():
-    """Turn the first Ctrl-C into a flag the loop checks between steps, so a checkpoint is never
-    taken from a half-applied optimizer step; a second Ctrl-C interrupts at once."""
+def stop_signals_as_flag():
+    """Turn the first Ctrl-C (SIGINT) or SIGTERM (what `kill`, a batch scheduler or a container stop
+    sends) into a flag the loop checks between steps, so a checkpoint is never taken from a
+    half-applied optimizer step; a second signal of either kind goes to the handler that was there
+    before (Ctrl-C: KeyboardInterrupt at once; SIGTERM: the process ends at once).
+    Yields a function: the number of the signal received, 0 while none was."""
     hits: list[int] = []
     if threading.current_thread() is not threading.main_thread():
-        yield lambda: False  # signal handlers can only be set from the main thread
+        yield lambda: 0  # signal handlers can only be set from the main thread
         return
 
     def handler(signum, frame):
         hits.append(signum)
-        signal.signal(signal.SIGINT, previous)
-        print("\n" + t("train.ctrl_c"), file=sys.stderr)
+        restore()
+        print("\n" + t(STOP_SIGNALS[signum]), file=sys.stderr)
 
-    previous = signal.signal(signal.SIGINT, handler)
+    def restore():
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+
+    previous = {signum: signal.signal(signum, handler) for signum in STOP_SIGNALS}
     try:
-        yield lambda: bool(hits)
+        yield lambda: hits[0] if hits else 0
     finally:
-        signal.signal(signal.SIGINT, previous)
+        restore()
 
 
 # ---- opt-in torch.compile that never costs a user their run ------------------------------------------

@@ -13,7 +13,8 @@ from, and write nothing.
 
 A write that fails (a full disk, a directory made read-only) stops training with WriteFailed, whose
 message says which file failed and that the last good checkpoint is kept: every file is replaced
-atomically (files.py, checkpoint.py), so a failed write never damages what was there before.
+atomically (files.py, checkpoint.py), so a failed write never damages what was there before. A full
+disk is DiskFull (exit 2), one line: how many MB are free and about how many a checkpoint needs.
 
 What a run shows while it trains is here too: the progress bar and the evaluation lines (Progress,
 eval_line). metrics.jsonl holds one JSON object per line, two kinds:
@@ -31,16 +32,24 @@ import errno
 import io
 import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
 
 from tqdm import tqdm
 
-from glassformer.errors import UsageError, WriteFailed
+from glassformer.errors import DiskFull, UsageError, WriteFailed
 from glassformer.files import read_bytes, write_bytes_atomic, write_text_atomic
 from glassformer.messages import has, t
-from glassformer.train.checkpoint import BEST_FILE, MODEL_FILE, load_checkpoint, save_checkpoint, save_weights
+from glassformer.train.checkpoint import (
+    BEST_FILE,
+    MODEL_FILE,
+    checkpoint_bytes,
+    load_checkpoint,
+    save_checkpoint,
+    save_weights,
+)
 
 # ---- the run directory's files -------------------------------------------------------------------
 # what the user can do about a failed write, by its cause: keys of the catalogue (glassformer/messages)
@@ -57,12 +66,14 @@ class RunFiles:
         self.dir = Path(run_dir)
         self.metrics = MetricsLog(self.dir / "metrics.jsonl")
         self.saved_step: int | None = None  # the step of the checkpoint on disk, if any
+        self.trainer = None  # the trainer writing here (its model and optimizer size a checkpoint)
 
     def log(self, record: dict) -> None:
         self._write("metrics.jsonl", self.metrics.append, record)
 
     def evaluation(self, record: dict, improved: bool, trainer) -> None:
         """An evaluation's line, the best weights if they improved, a checkpoint, the plot."""
+        self.trainer = trainer
         self._write("metrics.jsonl", self.metrics.append, record)
         if improved:
             self._write(BEST_FILE, save_weights, self.dir / BEST_FILE, trainer.model, trainer.step)
@@ -86,6 +97,7 @@ class RunFiles:
         """Load the checkpoint into the trainer's model, optimizer and generators; forget any
         metrics a crashed run wrote after it, and the temp files a killed save left. Returns
         train_state as a dict."""
+        self.trainer = trainer
         state = load_checkpoint(self.dir, trainer.model, trainer.optimizer, trainer.batch_generator)
         self.saved_step = state["step"]
         for stray in self.dir.glob(".*.tmp"):  # half-written by a killed process; never loaded by name
@@ -110,12 +122,22 @@ class RunFiles:
         try:
             return write(*args)
         except OSError as e:
+            if e.errno == errno.ENOSPC:
+                raise self._disk_full() from e
             reason, remedy = e.strerror or str(e), t(REMEDIES.get(e.errno, "remedy.other"))
             if self.saved_step is None:
                 raise WriteFailed("error.write.first", what=what, dir=self.dir, reason=reason, remedy=remedy) from e
             raise WriteFailed(
                 "error.write.kept", what=what, dir=self.dir, reason=reason, step=self.saved_step, remedy=remedy
             ) from e
+
+    def _disk_full(self) -> DiskFull:
+        """The one line a full disk gets: MB free on the run's disk, MB a checkpoint needs."""
+        free = shutil.disk_usage(self.dir).free / 1e6
+        need = checkpoint_bytes(self.trainer.model, self.trainer.optimizer) / 1e6 if self.trainer else 0.0
+        if self.saved_step is None:
+            return DiskFull("error.write.disk_full_first", dir=self.dir, free=free, need=need)
+        return DiskFull("error.write.disk_full", dir=self.dir, free=free, need=need, step=self.saved_step)
 
 
 class ReadOnlyRunFiles(RunFiles):

@@ -161,9 +161,9 @@ def resolve(preset: Preset, overrides, data) -> Preset:
         p = apply_overrides(p, {"vocab_size": data.tokenizer.vocab_size})
     if isinstance(data, PairData):
         return _fit_pairs(p, data)
-    T = p.train.block_size if data.tokenizer is not None else data.x_train.size(1)
+    T = p.train.seq_len if data.tokenizer is not None else data.x_train.size(1)
     if T > p.model.max_len:
-        key = "error.run.block_too_long" if data.tokenizer is not None else "error.run.sequences_too_long"
+        key = "error.run.seq_len_too_long" if data.tokenizer is not None else "error.run.sequences_too_long"
         raise UsageError(key, T=T, max_len=p.model.max_len, source=getattr(data, "source", ""))
     check_device(p.train.device)
     return p

@@ -1,0 +1,378 @@
+"""The lab's words in English (glassformer lab ...; src/glassformer/lab): one entry per sentence.
+
+lab_zh.py holds the same keys with the same {fields} (a test checks). Per experiment NAME:
+lab.NAME.title, lab.NAME.setup; per claim: lab.CLAIM.claim (the tutorial's claim, in our words),
+lab.CLAIM.rule (the verdict rule the code applies, fixed before the run: its thresholds are fields
+filled from the experiment's constants) and lab.CLAIM.finding (what was measured). Shared:
+lab.level.* (the three verdicts) and lab.report.* (the reports' headings). No figure is typed in.
+"""
+
+TEXT = {
+    "lab.level.holds": "holds",
+    "lab.level.half-true": "half-true",
+    "lab.level.fails": "fails",
+    "lab.report.lang": "English",
+    "lab.report.index_title": "glassformer lab: the tutorials' claims, tested",
+    "lab.report.index_intro": (
+        "Each experiment trains or computes the small thing a claim is about, on a CPU, and applies a verdict rule "
+        "that was written as code before the run. Numbers, rules and figures are in each experiment's report."
+    ),
+    "lab.report.commit": "Code: git commit {commit}.",
+    "lab.report.commit_dirty": (
+        "Code: git commit {commit}, with uncommitted changes to tracked files: the code that ran differs from that "
+        "commit."
+    ),
+    "lab.report.no_commit": "Code: not run from a git checkout, so no commit was recorded.",
+    "lab.report.setup": "Setup",
+    "lab.report.claims": "Claims and verdicts",
+    "lab.report.claim": "Claim",
+    "lab.report.tutorial": "tutorial {tutorial} {where}",
+    "lab.report.rule": "Rule (code, fixed before the run)",
+    "lab.report.measured": "Measured",
+    "lab.report.verdict": "Verdict",
+    "lab.report.numbers": "Numbers",
+    "lab.report.figures": "Figures",
+    "lab.report.reproduce": "Reproduce",
+    "lab.report.took": (
+        "Took {seconds} s of wall time and {cpu_seconds} s of CPU time on {cpu} ({cores} cores, {threads} thread(s), "
+        "torch {torch}; load average {load} at the start: the machine was shared, so the CPU time is the steadier "
+        "figure)."
+    ),
+    "lab.report.fast": (
+        "Fast mode: smoke-test sizes. The numbers show that the code runs and what it measures, not what the full run "
+        "finds."
+    ),
+    "lab.report.seeds": "Seeds: {seeds}; where several, figures are mean ± half the range over seeds.",
+    "lab.report.experiment": "Experiment",
+    # ------------------------------------------------------------------ mask-fill
+    "lab.mask-fill.title": "Mask fill value: -inf, -1e9 or the dtype's minimum",
+    "lab.mask-fill.setup": (
+        "Random queries and keys (8 keys, width 16, 64 query rows), attention rows with half the keys hidden (partly "
+        "masked) or all of them (fully masked), in float32, bfloat16 and float16. The tutorials' recipe (fill the "
+        "hidden scores, then softmax) against glassformer's mask-aware softmax; the reference is a float64 softmax "
+        "over the visible keys, and zeros for a row that sees nothing."
+    ),
+    "lab.mask-fill.1e9.claim": (
+        "Masked scores should be filled with -1e9 rather than -inf: exp(-1e9) is already 0 in float32, and -inf can "
+        "produce NaN, which is why practitioners use -1e9."
+    ),
+    "lab.mask-fill.1e9.rule": (
+        "Holds only if all four are true: on partly masked rows -1e9 gives the same weights as the mask-aware softmax "
+        "(float32 and bfloat16); a fully masked row gives no NaN with -1e9 (float32 and bfloat16); that row puts no "
+        "weight on hidden keys; float16 can use -1e9 without NaN. All false: fails; otherwise half-true."
+    ),
+    "lab.mask-fill.1e9.finding": (
+        "exp(-1e9) in float32 = {exp}. With -inf, {nan_inf} of {cells} weights of the fully masked rows are NaN. With "
+        "-1e9 in float32 and bfloat16: {nan_1e9} NaN, and a fully masked row puts up to {hidden} of its weight on keys "
+        "it must not see (an even spread). float16 and -1e9: masked_fill answers “{fp16_refused}”; cast first, -1e9 "
+        "becomes {fp16_fill} and gives {fp16_nan} NaN. glassformer's mask-aware softmax: {ours_nan} NaN in any dtype, "
+        "{ours_hidden} weight on hidden keys."
+    ),
+    "lab.mask-fill.inf.claim": "A -inf score makes the softmax weight of a masked position approach 0.",
+    "lab.mask-fill.inf.rule": (
+        "Holds if, on partly masked rows, every hidden weight is exactly 0 and no weight is NaN, in float32, bfloat16 "
+        "and float16."
+    ),
+    "lab.mask-fill.inf.finding": (
+        "Partly masked rows with -inf, all three dtypes: {nonzero} hidden weights that are not exactly 0, {nan_partly} "
+        "NaN. Fully masked rows with the plain recipe: {nan_inf} NaN out of {cells}; glassformer's softmax checks the "
+        "mask and gives such a row zeros."
+    ),
+    # ------------------------------------------------------------------ attention-steps
+    "lab.attention-steps.title": "Attention across training: uniform at first, sharper later?",
+    "lab.attention-steps.setup": (
+        "The char model (preset baby: 4 layers, 4 heads, d_model 128) trained on Shakespeare; every head's attention "
+        "map for one fixed 32-character stretch of validation text recorded at chosen steps with the trainer callback "
+        "that glassformer train --attention-every uses. Sharpness: each query row's entropy divided by the log of the "
+        "number of keys it may see (1 = even spread, 0 = one key), averaged over the row's queries."
+    ),
+    "lab.attention-steps.sharpen.claim": (
+        "At the start of training the attention weights are spread evenly; as training goes on they gather on a few "
+        "positions."
+    ),
+    "lab.attention-steps.sharpen.rule": (
+        "Two parts: at step 0 every head's mean normalised entropy is at least {even} (near even); at the last step "
+        "the mean over heads is at least {sharper} lower than at step 0. Both: holds; one: half-true; neither: fails."
+    ),
+    "lab.attention-steps.sharpen.finding": (
+        "At step 0 the {n} heads' normalised entropy is {first_mean} on average (lowest {first_min}); after {step} "
+        "steps it is {last_mean} on average (lowest {last_min})."
+    ),
+    # ------------------------------------------------------------------ length
+    "lab.length.title": "Positions past the training length",
+    "lab.length.setup": (
+        "Char models (the first tutorial's TinyTransformer without dropout) trained on windows of 64 characters with "
+        "every registered position scheme, then asked to read windows of 256: the validation loss at each position "
+        "1..256. A learned table is built two ways: with max_len 64 (as one would), and with 256 rows of which only "
+        "the first 64 are ever trained. The first tutorial makes the same point about sinusoidal positions (seed 000, "
+        "section 4.2)."
+    ),
+    "lab.length.sinusoidal.claim": (
+        "Sinusoidal positions let a model generalise to sequence lengths it never saw in training, because the "
+        "encoding of relative positions is built into the sine waves."
+    ),
+    "lab.length.sinusoidal.rule": (
+        "Two parts: the sinusoidal model's mean loss at positions T+1..2T, and at 2T+1..{T_eval}, is at most {tol} "
+        "nats above its loss at positions T/2+1..T (already trained, long context). Both: holds; one: half-true; "
+        "neither: fails."
+    ),
+    "lab.length.sinusoidal.finding": (
+        "Sinusoidal: {in} nats at positions {half} to {T}, {near} up to position {T2}, {far} from there to {T_eval}. "
+        "Best scheme beyond {T2}: {best} ({best_far})."
+    ),
+    "lab.length.learned.claim": (
+        "A learned position table (an embedding of max_len rows) must collapse when it meets sequences longer than it "
+        "was trained on."
+    ),
+    "lab.length.learned.rule": (
+        "Two parts: a learned table built for the training length cannot address longer inputs at all; and a table "
+        "with rows to spare ({T_eval}, only the first {T} trained) loses at least {collapse} nats at positions "
+        "2T+1..{T_eval} against T/2+1..T. Both: holds; one: half-true; neither: fails."
+    ),
+    "lab.length.learned.finding": (
+        "Built with max_len = {max_len}, the learned model has positions 1 to {reach} of the {T_eval} it is asked to "
+        "read: the rest is reported, not run. With spare rows, the never-trained rows take the loss from {in} to {far} "
+        "nats (character frequencies alone: {unigram})."
+    ),
+    # ------------------------------------------------------------------ order
+    "lab.order.title": "Order without positions",
+    "lab.order.setup": (
+        "First with random weights in float64: for a random permutation of 32 tokens, how far f(shuffled input) is "
+        "from the shuffled f(input), for an encoder without positions, an encoder with learned positions, and a causal "
+        "decoder without positions. Then causal char models trained with and without positions: their validation loss, "
+        "and how much the loss at the last position rises when the tokens before it are shuffled (the last token and "
+        "its target stay)."
+    ),
+    "lab.order.set.claim": (
+        "Self-attention is a set operation: without position information, shuffling the input only shuffles the "
+        "output, so the model cannot tell word order."
+    ),
+    "lab.order.set.rule": (
+        "Two parts: the encoder without positions is permutation-equivariant (largest difference at most {equivariant}"
+        "); and a trained causal decoder without positions is blind to order (shuffling its prefix raises the last "
+        "position's loss by at most {blind} nats). Both: holds; one: half-true; neither: fails."
+    ),
+    "lab.order.set.finding": (
+        "Largest difference f(x[π]) − f(x)[π]: encoder without positions {enc}; with learned positions {enc_learned}; "
+        "causal decoder without positions {dec} (a causal mask tells each token how many tokens came before it). "
+        "Trained: shuffling the prefix changes the no-position decoder's last-position loss by {penalty} nats (with "
+        "learned positions: {penalty_learned})."
+    ),
+    "lab.order.stuck.claim": (
+        "Remove the position embedding and the model cannot learn grammar: its loss stays where it started."
+    ),
+    "lab.order.stuck.rule": (
+        "Holds if the causal model without positions ends no more than {stuck} nats below the loss of knowing only "
+        "character frequencies; fails otherwise."
+    ),
+    "lab.order.stuck.finding": (
+        "After {steps} steps the causal model without positions reaches {none} nats, against {learned} with learned "
+        "positions, {bigram} for a table of which character follows which (no context beyond the current character) "
+        "and {unigram} for character frequencies alone."
+    ),
+    # ------------------------------------------------------------------ scaling
+    "lab.scaling.title": "The 1/√D in attention: numbers or gradients?",
+    "lab.scaling.setup": (
+        "Queries and keys with independent standard-normal entries, 64 keys per row, D from 4 to 512, scores with and "
+        "without the division by √D: their variance, the softmax's normalised entropy, the share of saturated rows "
+        "(largest weight above {saturated}), any non-finite weight in float32, and the gradient that reaches the query "
+        "when a fixed random gradient flows back through the softmax (its median, and the share of rows where it has "
+        "all but vanished). Then the char model with one head (D = 64) and four heads (D = 16) trained both ways; the "
+        "unscaled variant is a wrapper that hooks the attention scores and multiplies them by √D, so the model's own "
+        "code is unchanged."
+    ),
+    "lab.scaling.variance.claim": (
+        "Without dividing by √D, dot products grow with D, the softmax saturates and gradients become tiny; the "
+        "division keeps the score variance stable, and it matters a lot for training stability."
+    ),
+    "lab.scaling.variance.rule": (
+        "Four parts: the score variance is D (within a factor {var_low} to {var_high}) without scaling and 1 with it, "
+        "at every D; at the largest D at least half of the unscaled rows saturate and at most {saturated_scaled} of "
+        "the scaled ones; at the largest D at least {vanished_share} of the unscaled rows get a gradient below "
+        "{vanished} and the unscaled median gradient is under half the scaled one; in training, every seed of the "
+        "largest-D model without scaling ends above every seed with it. All: holds; none: fails; otherwise half-true."
+    ),
+    "lab.scaling.variance.finding": (
+        "At D = {D}: score variance {var_scaled} with 1/√D and {var_unscaled} without; saturated rows {sat_scaled} and "
+        "{sat_unscaled}; rows whose query gradient is below {vanished}: {van_scaled} and {van_unscaled}. "
+        "Char model with D = {D_train}: validation loss {loss_scaled} scaled, {loss_unscaled} unscaled; "
+        "runs that diverged: {diverged}."
+    ),
+    "lab.scaling.gradients.claim": (
+        "The scaling is not for numerical stability; it is for keeping the gradients under control."
+    ),
+    "lab.scaling.gradients.rule": (
+        "Two parts: no float32 softmax weight is non-finite at any D, scaled or not (the numbers themselves are safe); "
+        "and across D the median query gradient stays within a factor {steady} with scaling but moves by a factor "
+        "{moves} or more without it. Both: holds; one: half-true; neither: fails."
+    ),
+    "lab.scaling.gradients.finding": (
+        "Non-finite weights in float32: {nonfinite}. From D = {small} to D = {big} the median query gradient moves by "
+        "a factor {span_scaled} with 1/√D and {span_unscaled} without. At D = {big} without scaling: mean "
+        "{mean_unscaled}, median {median_unscaled} (with scaling, median {median_scaled})."
+    ),
+    # ------------------------------------------------------------------ heads
+    "lab.heads.title": "Many narrow heads or a few wide ones",
+    "lab.heads.setup": (
+        "The char model at d_model 64 with 1, 2, 4, 8 and 16 heads (head width D = 64 down to 4; the parameter count "
+        "does not change with the number of heads). Measured: validation loss, validation minus training loss "
+        "(overfitting), and per head, read from the attention-weight hook points on fixed validation windows, the mean "
+        "normalised entropy of its rows and the mean weight a query gives itself. A head is counted as diagonal when "
+        "that self weight is above {diagonal}, as near-uniform when its entropy is above {uniform}."
+    ),
+    "lab.heads.many.claim": (
+        "Too many heads hurt: with 16 heads a small model did worse than with 4, because each head's width became too "
+        "small; more than half the heads only attend to their own position and the others spread evenly. Keep each "
+        "head at least 64 wide."
+    ),
+    "lab.heads.many.rule": (
+        "Three parts: every seed of the most-heads model ends above every seed of the 4-head model; in the most-heads "
+        "model, diagonal plus near-uniform heads make up more than half; the model with one head of width 64 does at "
+        "least as well as 4 heads on average. All: holds; none: fails; otherwise half-true."
+    ),
+    "lab.heads.many.finding": (
+        "Validation loss: {loss_few} with {few} head (D = {D_few}), {loss_mid} with {mid}, {loss_most} with {most}. "
+        "Among the {most} heads: {diag} diagonal, {uniform} near-uniform."
+    ),
+    "lab.heads.sharp.claim": (
+        "With 8 heads the attention scores become too sharp and the model overfits its training data; with 2 heads it "
+        "is too weak to capture several relations at once; 4 is the sweet spot."
+    ),
+    "lab.heads.sharp.rule": (
+        "Three parts: 8 heads have a lower mean entropy than 4 (sharper); 8 heads' validation-minus-training gap "
+        "exceeds 4 heads' by more than {overfit} nats (overfitting); every seed with 2 heads ends above every seed "
+        "with 4. All: holds; none: fails; otherwise half-true."
+    ),
+    "lab.heads.sharp.finding": (
+        "Mean normalised entropy: {ent_eight} with {eight} heads, {ent_mid} with {mid}. Validation minus training "
+        "loss: {gap_eight} with {eight}, {gap_mid} with {mid}. Validation loss with {two} heads: {loss_two}; with {mid}"
+        ": {loss_mid}."
+    ),
+    # ------------------------------------------------------------------ ffn-width
+    "lab.ffn-width.title": "How wide must the feed-forward network be, and can it go?",
+    "lab.ffn-width.setup": (
+        "The char model (d_model C = 64) with d_ff = 0 (no FFN), C, 2C, 4C and 8C; validation loss against the number "
+        "of parameters. For d_ff = 0 the model is built normally and each block's FFN is then replaced by a module "
+        "that adds nothing (and the second LayerNorm, which in a pre-LN block only feeds the FFN, by an identity), so "
+        "the core needs no switch for it. Also computed: whether an FFN of width C is a linear map, from f(x + y) − "
+        "f(x) − f(y) + f(0), which is zero for every x and y exactly when it is."
+    ),
+    "lab.ffn-width.equal.claim": (
+        "With d_ff equal to d_model the FFN degenerates into a single linear map and the model does not converge at "
+        "all."
+    ),
+    "lab.ffn-width.equal.rule": (
+        "Two parts: the model with d_ff = C ends no more than {stuck} nats below the loss of knowing only character "
+        "frequencies (it did not converge); and the FFN of width C is linear (relative residual below {linear}). Both: "
+        "holds; one: half-true; neither: fails."
+    ),
+    "lab.ffn-width.equal.finding": (
+        "d_ff = {C}: validation loss {loss_eq} (character frequencies alone: {unigram}; d_ff = 4C: {loss_wide}). The "
+        "width-C FFN's relative residual from linearity: {nonlin}."
+    ),
+    "lab.ffn-width.removed.claim": (
+        "Remove the FFN and the loss stays stuck far above the full model's: the FFN is what lets a Transformer think."
+    ),
+    "lab.ffn-width.removed.rule": (
+        "Two parts: every seed without an FFN ends above every seed with d_ff = 4C; and without an FFN the loss stays "
+        "within {stuck} nats of character frequencies alone (stuck). Both: holds; one: half-true; neither: fails."
+    ),
+    "lab.ffn-width.removed.finding": (
+        "Without an FFN: {loss_none} ({params_none} parameters); with d_ff = 4C: {loss_wide} ({params_wide} "
+        "parameters); character frequencies alone: {unigram}."
+    ),
+    # ------------------------------------------------------------------ init
+    "lab.init.title": "Initialisation: Xavier, PyTorch's default, GPT-2's, and a too-large one",
+    "lab.init.setup": (
+        "The char model (pre-LN) and the same model without any LayerNorm (the second tutorial's block), each started "
+        "four ways: PyTorch's defaults, Xavier-uniform (the tutorial's), GPT-2's N(0, 0.02) with scaled residual "
+        "projections, and every matrix drawn from N(0, 1) (deliberately too large; applied after building). Training "
+        "loss at fixed steps, final validation loss, runs that blew up, and at initialisation on one fixed batch: the "
+        "gradient norm of each part and the spread of the attention scores."
+    ),
+    "lab.init.xavier.claim": (
+        "Xavier initialisation is what makes the model train: weights that start too large make Q·Kᵀ explode and the "
+        "softmax give NaN, weights that start too small make the gradients vanish and the loss stay put."
+    ),
+    "lab.init.xavier.rule": (
+        "Three parts: the too-large start produces a NaN (a non-finite loss in training, or non-finite logits at "
+        "initialisation); GPT-2's small start ends within {stuck} nats of character frequencies alone on both "
+        "architectures (stuck); and every Xavier seed ends below every seed of both PyTorch's default and GPT-2's, on "
+        "both architectures. All: holds; none: fails; otherwise half-true."
+    ),
+    "lab.init.xavier.finding": (
+        "Validation loss after {steps} steps, pre-LN: PyTorch {preLN_torch}, Xavier {preLN_xavier}, GPT-2 {preLN_gpt2}"
+        ", N(0, 1) {preLN_large}; without LayerNorm: {noLN_torch}, {noLN_xavier}, {noLN_gpt2}, {noLN_large}. Runs "
+        "whose loss turned NaN: {nan_runs}. Attention-score spread at initialisation without LayerNorm: {std_large} "
+        "with N(0, 1), {std_xavier} with Xavier. Character frequencies alone: {unigram}."
+    ),
+    # ------------------------------------------------------------------ layernorm
+    "lab.layernorm.title": "Pre-LN or Post-LN, and what warmup buys",
+    "lab.layernorm.setup": (
+        "Small char models (d_model 32, 2 heads, d_ff 64, windows of 32) at depths 2, 6 and 12, with the LayerNorm "
+        "before each sublayer (Pre-LN) or after each residual addition (Post-LN, no final norm), over a sweep of "
+        "learning rates, with and without a linear warmup (constant learning rate otherwise), trained through the same "
+        "trainer for the same number of steps. A run fails when its loss turns non-finite or it ends no better than "
+        "knowing the character frequencies. Also: the gradient norm of each block at initialisation, deepest model, "
+        "one fixed batch."
+    ),
+    "lab.layernorm.post_unstable.claim": (
+        "Post-LN is more sensitive to the learning rate and diverges easily; Pre-LN trains more stably."
+    ),
+    "lab.layernorm.post_unstable.rule": (
+        "Two parts, without warmup: Post-LN fails in more (depth, learning rate) settings than Pre-LN; and at every "
+        "depth the largest learning rate at which Pre-LN trains is at least Post-LN's. Both: holds; one: half-true; "
+        "neither: fails."
+    ),
+    "lab.layernorm.post_unstable.finding": (
+        "Without warmup, failed settings out of {cells}: Pre-LN {fails_pre}, Post-LN {fails_post}. Largest learning "
+        "rate that trains at depths {depths}: Pre-LN {stable_pre}; Post-LN {stable_post}."
+    ),
+    "lab.layernorm.post_must.claim": (
+        "The LayerNorm must come after the residual addition (Post-LN): normalising before adding lets the addition "
+        "undo the normalisation, so the order cannot be reversed."
+    ),
+    "lab.layernorm.post_must.rule": (
+        "One part per depth: at the learning rate where each order does best (no warmup), every Post-LN seed ends "
+        "below every Pre-LN seed. All depths: holds; none: fails; otherwise half-true."
+    ),
+    "lab.layernorm.post_must.finding": (
+        "Best validation loss over the learning rates at depths {depths}: Pre-LN {best_pre}; Post-LN {best_post}."
+    ),
+    "lab.layernorm.warmup.claim": (
+        "Warmup is required: without it the loss oscillates and diverges, because LayerNorm and attention make early "
+        "gradients unstable."
+    ),
+    "lab.layernorm.warmup.rule": (
+        "Two parts: some setting fails without warmup and trains with it, for Pre-LN; and the same for Post-LN. Both: "
+        "holds; one: half-true; neither: fails."
+    ),
+    "lab.layernorm.warmup.finding": (
+        "Settings a {warmup}-step warmup rescues: Pre-LN {rescued_pre}, Post-LN {rescued_post}. Failed settings "
+        "without and with warmup: Pre-LN {fails_pre} and {fails_pre_w}; Post-LN {fails_post} and {fails_post_w}."
+    ),
+    # ------------------------------------------------------------------ causal-leak
+    "lab.causal-leak.title": "The causal leak: without a mask, a next-token model reads its answers",
+    "lab.causal-leak.setup": (
+        "The hello-world lesson's measurements, shared with it: the second tutorial's one-layer model trained on "
+        "independent random tokens with and without a causal mask (chance = ln S is the best an honest model can do), "
+        "and the dependence of each position's prediction on later tokens. Then char models with a causal mask and "
+        "without one (an encoder trained on the same next-token targets): validation loss with the whole window "
+        "visible, as in training, and with only tokens 0..t visible at position t, as in generation."
+    ),
+    "lab.causal-leak.cheat.claim": (
+        "A decoder must hide future tokens during training; without the causal mask it learns to cheat by reading them."
+    ),
+    "lab.causal-leak.cheat.rule": (
+        "Three parts: on random tokens the unmasked model's held-out loss is below half of chance while the causal one "
+        "stays within {chance_share} of chance; on text the unmasked model beats the causal one by more than {margin} "
+        "nats when it sees the whole window and loses to it by more than {margin} nats when it sees only the past; and "
+        "its predictions depend on later tokens (a non-zero gradient) while the causal model's dependence is exactly "
+        "0. All: holds; none: fails; otherwise half-true."
+    ),
+    "lab.causal-leak.cheat.finding": (
+        "Random tokens ({S} symbols, chance {chance}): held-out loss {none_rt} without a mask, {causal_rt} with one. "
+        "Text, whole window visible: {forced_none} without, {forced_causal} with; only the past visible: {honest_none} "
+        "without, {honest_causal} with. Largest dependence on a later token: {grad_none} without, {grad_causal} with."
+    ),
+}

@@ -1,0 +1,307 @@
+"""实验室的中文文字：与 lab_en.py 键相同、{字段} 相同；测得的数字与判定规则的阈值一律通过字段传入。"""
+
+TEXT = {
+    "lab.level.holds": "成立",
+    "lab.level.half-true": "半对",
+    "lab.level.fails": "不成立",
+    "lab.report.lang": "中文",
+    "lab.report.index_title": "glassformer 实验室：逐条检验教程中的说法",
+    "lab.report.index_intro": (
+        "每个实验都在 CPU 上训练或计算说法所涉及的小模型，并套用一条在运行之前就以代码写定的判定规则。数字、规则和图见"
+        "各实验的报告。"
+    ),
+    "lab.report.commit": "代码：git 提交 {commit}。",
+    "lab.report.commit_dirty": "代码：git 提交 {commit}，但受跟踪的文件有未提交的改动：运行的代码与该提交不同。",
+    "lab.report.no_commit": "代码：不是在 git 检出目录里运行的，所以没有记录提交。",
+    "lab.report.setup": "设置",
+    "lab.report.claims": "说法与结论",
+    "lab.report.claim": "说法",
+    "lab.report.tutorial": "教程 {tutorial} {where}",
+    "lab.report.rule": "判定规则（代码，运行前写定）",
+    "lab.report.measured": "测得",
+    "lab.report.verdict": "结论",
+    "lab.report.numbers": "数字",
+    "lab.report.figures": "图",
+    "lab.report.reproduce": "复现",
+    "lab.report.took": (
+        "墙钟用时 {seconds} 秒，CPU 用时 {cpu_seconds} 秒，机器 {cpu}（{cores} 核，{threads} 个线程，torch {torch}；开"
+        "始时平均负载 {load}：机器是多人共用的，CPU 用时更可靠）。"
+    ),
+    "lab.report.fast": "快速模式：冒烟测试的规模。这些数字只说明代码能跑、测的是什么，不代表完整运行的结论。",
+    "lab.report.seeds": "随机种子数：{seeds}；多个种子时，数字为均值 ± 各种子的半极差。",
+    "lab.report.experiment": "实验",
+    # ------------------------------------------------------------------ mask-fill
+    "lab.mask-fill.title": "掩码填充值：-inf、-1e9 还是该数据类型的最小值",
+    "lab.mask-fill.setup": (
+        "随机的查询和键（8 个键，宽 16，64 行查询），注意力行分两种：遮住一半键（部分遮挡）或全部遮住（全遮挡），分别在"
+        " float32、bfloat16 和 float16 下计算。比较教程的做法（先填充被遮的分数，再 softmax）与 glassformer 按掩码处理"
+        "的 softmax；参考答案是 float64 下只对可见键做的 softmax，看不到任何键的行取全零。"
+    ),
+    "lab.mask-fill.1e9.claim": (
+        "被遮挡的分数应填 -1e9 而不是 -inf：float32 下 exp(-1e9) 已经是 0，而 -inf 可能产生 NaN，所以业界用 -1e9。"
+    ),
+    "lab.mask-fill.1e9.rule": (
+        "四条全部为真才算成立：部分遮挡的行上，-1e9 与按掩码处理的 softmax 权重相同（float32 和 bfloat16）；全遮挡的行"
+        "用 -1e9 不出现 NaN（float32 和 bfloat16）；该行不给被遮的键任何权重；float16 可以用 -1e9 且不出 NaN。全为假："
+        "不成立；否则半对。"
+    ),
+    "lab.mask-fill.1e9.finding": (
+        "float32 下 exp(-1e9) = {exp}。用 -inf 时，全遮挡行的 {cells} 个权重中有 {nan_inf} 个是 NaN。float32 和 "
+        "bfloat16 下用 -1e9：NaN 为 {nan_1e9} 个，而全遮挡的行会把最多 {hidden} 的权重放在本不该看到的键上（平均分配）"
+        "。float16 配 -1e9：masked_fill 的回答是“{fp16_refused}”；先强制转换的话，-1e9 变成 {fp16_fill}，得到 "
+        "{fp16_nan} 个 NaN。glassformer 按掩码处理的 softmax：任何数据类型下 {ours_nan} 个 NaN，被遮键上的权重为 "
+        "{ours_hidden}。"
+    ),
+    "lab.mask-fill.inf.claim": "分数为 -inf 时，被遮位置的 softmax 权重趋近于 0。",
+    "lab.mask-fill.inf.rule": (
+        "在 float32、bfloat16 和 float16 下，部分遮挡的行中每个被遮权重都恰好为 0 且没有 NaN，则成立。"
+    ),
+    "lab.mask-fill.inf.finding": (
+        "部分遮挡的行用 -inf，三种数据类型合计：不恰好为 0 的被遮权重 {nonzero} 个，NaN {nan_partly} 个。全遮挡的行用普"
+        "通做法：{cells} 个权重中 {nan_inf} 个 NaN；glassformer 的 softmax 会检查掩码，让这种行取全零。"
+    ),
+    # ------------------------------------------------------------------ attention-steps
+    "lab.attention-steps.title": "训练过程中的注意力：一开始均匀，之后变尖锐？",
+    "lab.attention-steps.setup": (
+        "字符模型（baby 预设：4 层、4 个头、d_model 128）在莎士比亚文本上训练；用 glassformer train --attention-every "
+        "所用的同一个训练回调，在选定的步数记录每个头对一段固定的 32 个字符验证文本的注意力图。尖锐程度：每个查询行的熵"
+        "除以它能看到的键数的对数（1 = 平均分布，0 = 全部集中在一个键上），再对该行的查询取平均。"
+    ),
+    "lab.attention-steps.sharpen.claim": (
+        "训练刚开始时注意力权重是均匀分布的；随着训练进行，权重会集中到少数几个位置上。"
+    ),
+    "lab.attention-steps.sharpen.rule": (
+        "两部分：第 0 步时每个头的平均归一化熵都不低于 {even}（接近均匀）；最后一步各头的平均值比第 0 步至少低 "
+        "{sharper}。两条都满足：成立；满足一条：半对；都不满足：不成立。"
+    ),
+    "lab.attention-steps.sharpen.finding": (
+        "第 0 步时 {n} 个头的归一化熵平均为 {first_mean}（最低 {first_min}）；训练 {step} 步后平均为 {last_mean}（最低 "
+        "{last_min}）。"
+    ),
+    # ------------------------------------------------------------------ length
+    "lab.length.title": "超出训练长度的位置",
+    "lab.length.setup": (
+        "字符模型（第一篇教程的 TinyTransformer，去掉 dropout）用每个已注册的位置方案在 64 个字符的窗口上训练，然后读 "
+        "256 个字符的窗口：报告位置 1..256 上各自的验证损失。可学习位置表按两种方式构建：max_len 为 64（通常的做法）；"
+        "以及 256 行、但只有前 64 行被训练过。第一篇教程对正弦位置也有同样的说法（seed 000 第 4.2 节）。"
+    ),
+    "lab.length.sinusoidal.claim": (
+        "正弦位置编码让模型能泛化到训练时没见过的序列长度，因为相对位置关系被编码进了正弦波里。"
+    ),
+    "lab.length.sinusoidal.rule": (
+        "两部分：正弦模型在位置 T+1..2T、以及 2T+1..{T_eval} 上的平均损失，都不比它在位置 T/2+1..T（训练过、上下文已较"
+        "长）上的损失高出 {tol} nats 以上。两条都满足：成立；一条：半对；都不满足：不成立。"
+    ),
+    "lab.length.sinusoidal.finding": (
+        "正弦：位置 {half} 到 {T} 为 {in} nats，到位置 {T2} 为 {near}，从那里到 {T_eval} 为 {far}。{T2} 之后最好的方案"
+        "：{best}（{best_far}）。"
+    ),
+    "lab.length.learned.claim": "可学习的位置表（max_len 行的嵌入）遇到比训练时更长的序列时必然崩溃。",
+    "lab.length.learned.rule": (
+        "两部分：按训练长度构建的可学习位置表根本无法处理更长的输入；有富余行的表（{T_eval} 行，只训练前 {T} 行）在位置"
+        " 2T+1..{T_eval} 上的损失比在 T/2+1..T 上至少高 {collapse} nats。两条都满足：成立；一条：半对；都不满足：不成立"
+        "。"
+    ),
+    "lab.length.learned.finding": (
+        "按 max_len = {max_len} 构建时，可学习位置模型在要读的 {T_eval} 个位置中只有 1 到 {reach}：其余位置如实报告，不"
+        "运行。有富余行时，从未训练过的那些行让损失从 {in} 变成 {far} nats（只靠字符频率：{unigram}）。"
+    ),
+    # ------------------------------------------------------------------ order
+    "lab.order.title": "没有位置信息时的顺序",
+    "lab.order.setup": (
+        "先用 float64 下的随机权重：对 32 个词元做随机置换，比较 f(打乱后的输入) 与打乱后的 f(输入) 相差多少，分别针对"
+        "没有位置的编码器、有可学习位置的编码器，以及没有位置的因果解码器。然后训练有位置和没有位置的因果字符模型：比较"
+        "验证损失，以及把最后一个位置之前的词元打乱后（最后一个词元及其目标不动），最后位置的损失上升了多少。"
+    ),
+    "lab.order.set.claim": "自注意力是集合运算：没有位置信息时，打乱输入只会让输出同样被打乱，模型分辨不出词序。",
+    "lab.order.set.rule": (
+        "两部分：没有位置的编码器是置换等变的（最大差不超过 {equivariant}）；训练后的无位置因果解码器对顺序无感（打乱前"
+        "缀后，最后位置的损失上升不超过 {blind} nats）。两条都满足：成立；一条：半对；都不满足：不成立。"
+    ),
+    "lab.order.set.finding": (
+        "f(x[π]) − f(x)[π] 的最大差：没有位置的编码器 {enc}；有可学习位置 {enc_learned}；没有位置的因果解码器 {dec}（因"
+        "果掩码本身就告诉每个词元它前面有几个词元）。训练后：打乱前缀使无位置解码器最后位置的损失变化 {penalty} nats（"
+        "有可学习位置时：{penalty_learned}）。"
+    ),
+    "lab.order.stuck.claim": "去掉位置嵌入后，模型学不会语法：损失停在起点不动。",
+    "lab.order.stuck.rule": (
+        "如果没有位置的因果模型最终损失比“只知道字符频率”的损失低不到 {stuck} nats，则成立；否则不成立。"
+    ),
+    "lab.order.stuck.finding": (
+        "训练 {steps} 步后，没有位置的因果模型达到 {none} nats；有可学习位置时为 {learned}，只看当前字符的二元统计表（"
+        "哪个字符后面跟哪个）为 {bigram}，只靠字符频率为 {unigram}。"
+    ),
+    # ------------------------------------------------------------------ scaling
+    "lab.scaling.title": "注意力中的 1/√D：为了数值，还是为了梯度？",
+    "lab.scaling.setup": (
+        "查询和键的每个分量独立服从标准正态分布，每行 64 个键，D 从 4 到 512，分数分别除以和不除以 √D：比较分数的方差、"
+        "softmax 的归一化熵、饱和行的比例（最大权重超过 {saturated}）、float32 下是否出现非有限的权重，以及固定的随机梯"
+        "度反向穿过 softmax 后到达查询的梯度（中位数，以及梯度几乎消失的行所占比例）。然后用一个头（D = 64）和四个头（D"
+        " = 16）的字符模型分别按两种方式训练；不缩放的版本是一个包装器，用钩子把注意力分数乘以 √D，模型自身的代码不变。"
+    ),
+    "lab.scaling.variance.claim": (
+        "不除以 √D 时，点积随 D 增大，softmax 进入饱和区，梯度变得非常小；除以 √D 让分数方差保持稳定，对训练稳定性影响"
+        "很大。"
+    ),
+    "lab.scaling.variance.rule": (
+        "四部分：在每个 D 上，不缩放时分数方差为 D（在 {var_low} 到 {var_high} 倍之间），缩放时为 1；在最大的 D 上，不"
+        "缩放时至少一半的行饱和，缩放时至多 {saturated_scaled}；在最大的 D 上，不缩放时至少 {vanished_share} 的行梯度低"
+        "于 {vanished}，且不缩放的梯度中位数不到缩放时的一半；训练中，最大 D 的模型不缩放时每个种子的结果都比缩放时的每"
+        "个种子差。全部满足：成立；都不满足：不成立；否则半对。"
+    ),
+    "lab.scaling.variance.finding": (
+        "D = {D} 时：分数方差除以 √D 为 {var_scaled}，不除为 {var_unscaled}；饱和行分别为 {sat_scaled} 和 "
+        "{sat_unscaled}；查询梯度低于 {vanished} 的行分别为 {van_scaled} 和 {van_unscaled}。"
+        "D = {D_train} 的字符模型：验证损失缩放时 {loss_scaled}，不缩放时 {loss_unscaled}；发散的运行：{diverged}。"
+    ),
+    "lab.scaling.gradients.claim": "缩放不是为了数值稳定，而是为了控制梯度。",
+    "lab.scaling.gradients.rule": (
+        "两部分：无论是否缩放，任何 D 下 float32 的 softmax 权重都没有非有限值（数值本身是安全的）；随着 D 变化，缩放时"
+        "查询梯度的中位数变化不超过 {steady} 倍，不缩放时变化 {moves} 倍以上。两条都满足：成立；一条：半对；都不满足："
+        "不成立。"
+    ),
+    "lab.scaling.gradients.finding": (
+        "float32 下非有限的权重：{nonfinite} 个。从 D = {small} 到 D = {big}，查询梯度的中位数在除以 √D 时变化 "
+        "{span_scaled} 倍，不除时变化 {span_unscaled} 倍。D = {big} 不缩放时：均值 {mean_unscaled}，中位数 "
+        "{median_unscaled}（缩放时中位数 {median_scaled}）。"
+    ),
+    # ------------------------------------------------------------------ heads
+    "lab.heads.title": "多个窄头还是少数宽头",
+    "lab.heads.setup": (
+        "d_model 为 64 的字符模型，分别用 1、2、4、8、16 个头（每个头的宽度 D 从 64 降到 4；参数量不随头数变化）。测量"
+        "：验证损失、验证减训练损失（过拟合程度），以及每个头在固定验证窗口上、从注意力权重钩子读出的行平均归一化熵和查"
+        "询给自己的平均权重。自身权重超过 {diagonal} 的头记为“对角”头，熵超过 {uniform} 的头记为“接近均匀”。"
+    ),
+    "lab.heads.many.claim": (
+        "头太多有害：小模型用 16 个头比 4 个头效果更差，因为每个头的宽度太小；超过一半的头只关注自身位置，其余的头几乎"
+        "均匀分布。每个头的宽度应至少为 64。"
+    ),
+    "lab.heads.many.rule": (
+        "三部分：头数最多的模型每个种子的损失都高于 4 头模型的每个种子；头数最多的模型中，对角头加接近均匀的头超过一半"
+        "；宽度 64 的单头模型平均表现不差于 4 头。全部满足：成立；都不满足：不成立；否则半对。"
+    ),
+    "lab.heads.many.finding": (
+        "验证损失：{few} 个头（D = {D_few}）为 {loss_few}，{mid} 个头为 {loss_mid}，{most} 个头为 {loss_most}。在 "
+        "{most} 个头中：对角头占 {diag}，接近均匀的占 {uniform}。"
+    ),
+    "lab.heads.sharp.claim": (
+        "用 8 个头时注意力分数过于尖锐，模型容易过拟合训练数据；2 个头又太弱，无法同时捕捉多种关系；4 个头正好。"
+    ),
+    "lab.heads.sharp.rule": (
+        "三部分：8 个头的平均熵低于 4 个头（更尖锐）；8 个头的“验证减训练”差距比 4 个头大 {overfit} nats 以上（过拟合）"
+        "；2 个头每个种子的损失都高于 4 个头的每个种子。全部满足：成立；都不满足：不成立；否则半对。"
+    ),
+    "lab.heads.sharp.finding": (
+        "平均归一化熵：{eight} 个头为 {ent_eight}，{mid} 个头为 {ent_mid}。验证减训练损失：{eight} 个头为 {gap_eight}，"
+        "{mid} 个头为 {gap_mid}。{two} 个头的验证损失：{loss_two}；{mid} 个头：{loss_mid}。"
+    ),
+    # ------------------------------------------------------------------ ffn-width
+    "lab.ffn-width.title": "前馈网络要多宽，能不能去掉",
+    "lab.ffn-width.setup": (
+        "字符模型（d_model C = 64）分别取 d_ff = 0（没有前馈网络）、C、2C、4C 和 8C；验证损失对参数量作图。d_ff = 0 的"
+        "做法：照常构建模型，再把每个块的前馈网络换成一个什么都不加的模块（并把只给前馈网络供数的第二个 LayerNorm 换成"
+        "恒等映射），因此核心代码不需要为此加开关。另外直接计算：宽度为 C 的前馈网络是否是线性映射，看 f(x + y) − f(x) "
+        "− f(y) + f(0)，它对所有 x、y 都为零当且仅当映射是线性的。"
+    ),
+    "lab.ffn-width.equal.claim": "d_ff 等于 d_model 时，前馈网络退化为单个线性映射，模型完全不收敛。",
+    "lab.ffn-width.equal.rule": (
+        "两部分：d_ff = C 的模型最终损失比“只知道字符频率”低不到 {stuck} nats（没有收敛）；宽度为 C 的前馈网络是线性的"
+        "（相对残差小于 {linear}）。两条都满足：成立；一条：半对；都不满足：不成立。"
+    ),
+    "lab.ffn-width.equal.finding": (
+        "d_ff = {C}：验证损失 {loss_eq}（只靠字符频率：{unigram}；d_ff = 4C：{loss_wide}）。宽度 C 的前馈网络偏离线性的"
+        "相对残差：{nonlin}。"
+    ),
+    "lab.ffn-width.removed.claim": (
+        "去掉前馈网络后，损失卡在远高于完整模型的位置：前馈网络才是 Transformer 能“思考”的基础。"
+    ),
+    "lab.ffn-width.removed.rule": (
+        "两部分：没有前馈网络时每个种子的损失都高于 d_ff = 4C 的每个种子；没有前馈网络时损失与“只知道字符频率”相差不到 "
+        "{stuck} nats（卡住）。两条都满足：成立；一条：半对；都不满足：不成立。"
+    ),
+    "lab.ffn-width.removed.finding": (
+        "没有前馈网络：{loss_none}（{params_none} 个参数）；d_ff = 4C：{loss_wide}（{params_wide} 个参数）；只靠字符频"
+        "率：{unigram}。"
+    ),
+    # ------------------------------------------------------------------ init
+    "lab.init.title": "初始化：Xavier、PyTorch 默认、GPT-2 的，以及一个过大的",
+    "lab.init.setup": (
+        "字符模型（pre-LN）以及去掉所有 LayerNorm 的同一模型（第二篇教程的块），各用四种方式初始化：PyTorch 默认、"
+        "Xavier 均匀分布（教程的做法）、GPT-2 的 N(0, 0.02) 加缩放的残差投影，以及所有矩阵取自 N(0, 1)（故意过大；在构"
+        "建后施加）。测量固定步数时的训练损失、最终验证损失、崩溃的运行，以及在初始化时用一个固定批次测得的各部分梯度范"
+        "数和注意力分数的离散程度。"
+    ),
+    "lab.init.xavier.claim": (
+        "Xavier 初始化是模型能训练起来的关键：权重初始过大会让 Q·Kᵀ 爆炸、softmax 得到 NaN；初始过小会让梯度消失、损失"
+        "纹丝不动。"
+    ),
+    "lab.init.xavier.rule": (
+        "三部分：过大的初始化产生 NaN（训练中损失变为非有限值，或初始化时 logits 非有限）；GPT-2 的小初始化在两种结构上"
+        "最终都与“只知道字符频率”相差不到 {stuck} nats（卡住）；在两种结构上，Xavier 的每个种子都低于 PyTorch 默认和 "
+        "GPT-2 初始化的每个种子。全部满足：成立；都不满足：不成立；否则半对。"
+    ),
+    "lab.init.xavier.finding": (
+        "训练 {steps} 步后的验证损失，pre-LN：PyTorch {preLN_torch}，Xavier {preLN_xavier}，GPT-2 {preLN_gpt2}，N(0, 1)"
+        " {preLN_large}；没有 LayerNorm：{noLN_torch}、{noLN_xavier}、{noLN_gpt2}、{noLN_large}。损失变成 NaN 的运行："
+        "{nan_runs}。没有 LayerNorm 时初始化时的注意力分数标准差：N(0, 1) 为 {std_large}，Xavier 为 {std_xavier}。只靠"
+        "字符频率：{unigram}。"
+    ),
+    # ------------------------------------------------------------------ layernorm
+    "lab.layernorm.title": "Pre-LN 还是 Post-LN，以及预热（warmup）的作用",
+    "lab.layernorm.setup": (
+        "小型字符模型（d_model 32，2 个头，d_ff 64，窗口 32）在深度 2、6、12 下，LayerNorm 放在每个子层之前（Pre-LN）或"
+        "每次残差相加之后（Post-LN，无最终归一化），扫描一组学习率，分别带和不带线性预热（其余时间学习率恒定），用同一"
+        "个训练器训练相同步数。损失变成非有限值，或最终不比“只知道字符频率”更好，即记为失败。另外：最深模型在初始化时、"
+        "一个固定批次上各块的梯度范数。"
+    ),
+    "lab.layernorm.post_unstable.claim": "Post-LN 对学习率更敏感，稍不注意就发散；Pre-LN 训练更稳定。",
+    "lab.layernorm.post_unstable.rule": (
+        "两部分（不预热）：Post-LN 失败的（深度，学习率）组合比 Pre-LN 多；并且在每个深度上，Pre-LN 能训练的最大学习率"
+        "不低于 Post-LN。两条都满足：成立；一条：半对；都不满足：不成立。"
+    ),
+    "lab.layernorm.post_unstable.finding": (
+        "不预热时，{cells} 个组合中失败的：Pre-LN {fails_pre} 个，Post-LN {fails_post} 个。深度 {depths} 下能训练的最大"
+        "学习率：Pre-LN {stable_pre}；Post-LN {stable_post}。"
+    ),
+    "lab.layernorm.post_must.claim": (
+        "LayerNorm 必须放在残差相加之后（Post-LN）：先归一化再相加，相加会破坏归一化的效果，所以顺序不可颠倒。"
+    ),
+    "lab.layernorm.post_must.rule": (
+        "每个深度一条：在各自表现最好的学习率下（不预热），Post-LN 的每个种子都低于 Pre-LN 的每个种子。所有深度都满足："
+        "成立；都不满足：不成立；否则半对。"
+    ),
+    "lab.layernorm.post_must.finding": (
+        "深度 {depths} 下各学习率中最好的验证损失：Pre-LN {best_pre}；Post-LN {best_post}。"
+    ),
+    "lab.layernorm.warmup.claim": (
+        "预热是必须的：不预热时损失会剧烈震荡甚至发散，因为 LayerNorm 和注意力让早期的梯度很不稳定。"
+    ),
+    "lab.layernorm.warmup.rule": (
+        "两部分：对 Pre-LN，存在不预热失败、预热后能训练的组合；对 Post-LN 同样。两条都满足：成立；一条：半对；都不满足"
+        "：不成立。"
+    ),
+    "lab.layernorm.warmup.finding": (
+        "{warmup} 步预热挽救的组合：Pre-LN {rescued_pre} 个，Post-LN {rescued_post} 个。不预热和预热时失败的组合："
+        "Pre-LN {fails_pre} 和 {fails_pre_w} 个；Post-LN {fails_post} 和 {fails_post_w} 个。"
+    ),
+    # ------------------------------------------------------------------ causal-leak
+    "lab.causal-leak.title": "因果泄漏：没有掩码时，下一个词元预测模型会偷看答案",
+    "lab.causal-leak.setup": (
+        "与 hello-world 课程共用同一套测量代码：第二篇教程的单层模型在相互独立的随机词元上分别带和不带因果掩码训练（诚"
+        "实的模型最好只能达到随机水平 ln S），以及每个位置的预测对后续词元的依赖程度。然后是带因果掩码和不带掩码的字符"
+        "模型（后者是用同样的下一个词元目标训练的编码器）：整个窗口都可见时（与训练时相同）的验证损失，以及位置 t 只能"
+        "看到 0..t 时（与生成时相同）的验证损失。"
+    ),
+    "lab.causal-leak.cheat.claim": "解码器训练时必须遮住未来的词元；没有因果掩码，它会学会作弊，直接读取答案。",
+    "lab.causal-leak.cheat.rule": (
+        "三部分：在随机词元上，无掩码模型的留出损失低于随机水平的一半，而因果模型保持在随机水平的 {chance_share} 以内；"
+        "在文本上，无掩码模型在看得到整个窗口时比因果模型好 {margin} nats 以上，只看得到过去时比因果模型差 {margin} "
+        "nats 以上；它的预测依赖后续词元（梯度非零），而因果模型的依赖恰好为 0。全部满足：成立；都不满足：不成立；否则"
+        "半对。"
+    ),
+    "lab.causal-leak.cheat.finding": (
+        "随机词元（{S} 个符号，随机水平 {chance}）：留出损失无掩码 {none_rt}，有掩码 {causal_rt}。文本，整个窗口可见："
+        "无掩码 {forced_none}，有掩码 {forced_causal}；只看得到过去：无掩码 {honest_none}，有掩码 {honest_causal}。对后"
+        "续词元的最大依赖：无掩码 {grad_none}，有掩码 {grad_causal}。"
+    ),
+}

@@ -1,8 +1,10 @@
 """Sampling: how a trained language model writes, one token at a time.
 
 The whole idea is the loop in `generate_ids`: feed the text so far, read the distribution over the
-next token at the last position, pick one, append it, repeat. Everything else here shapes that
-distribution (temperature, top-k, top-p) or turns ids back into text (streaming, stop strings).
+next token at the last position (`next_logits`), pick one (`draw`), append it, repeat. Everything
+else here shapes that distribution (temperature, top-k, top-p: `next_probs`) or turns ids back into
+text (streaming, stop strings). The explorer's step-by-step generation (explore/generation.py) and
+its next-token bars (explore/nexttoken.py) call these same functions: there is one sampling rule.
 
     p_i = softmax(z_i / τ)       τ → 0: always the argmax (greedy); τ = 1: the model's own distribution
     top-k: keep the k largest z_i             (Fan et al. 2018)
@@ -11,7 +13,8 @@ distribution (temperature, top-k, top-p) or turns ids back into text (streaming,
 Past max_len, the position scheme decides (`context_window`): a scheme with a table of positions
 (learned, sinusoidal) shows the model only the last max_len tokens, a window that slides; one
 without (rotary, alibi, none) shows it every token, and the KV cache grows (nn/kv_cache.py says
-why). `past_max_len` says which, in one line, for the CLI.
+why). `visible` is that rule, `next_logits` applies it with or without a cache, and
+`past_max_len` says which, in one line, for the CLI.
 """
 
 from __future__ import annotations
@@ -66,12 +69,87 @@ def context_window(model: nn.Module, n_tokens: int) -> int:
     return model.cfg.max_len if _has_table(model) else max(n_tokens, 1)
 
 
+def visible(model: nn.Module, ids: torch.Tensor) -> torch.Tensor:
+    """ids (B, T) -> (B, T'): the tokens the model reads to predict the next one (the last max_len
+    with a position table, every one without)."""
+    return ids[:, -context_window(model, ids.size(1)) :]  # (B, T'), T' <= T
+
+
 def past_max_len(model: nn.Module) -> str:
     """One line saying what sampling does once the text is longer than max_len."""
     name, L = getattr(model.cfg, "position", "?"), model.cfg.max_len
     if _has_table(model):
         return t("sample.window_slides", name=name, max_len=L)
     return t("sample.cache_grows", name=name, max_len=L)
+
+
+Run = Callable[[torch.Tensor, object], torch.Tensor]  # (context (B, T), cache or None) -> logits (B, T, V)
+
+
+def open_cache(model: nn.Module, batch_size: int, use_cache: bool | None = None):
+    """A KV cache for batch_size rows (nn/kv_cache.py), or None. use_cache None: whenever the model
+    offers one (`model.new_cache`); True: refuse a model that does not; False: never."""
+    if use_cache and not hasattr(model, "new_cache"):
+        raise UsageError("error.sample.no_cache", model=type(model).__name__)
+    return model.new_cache(batch_size) if use_cache is not False and hasattr(model, "new_cache") else None
+
+
+def next_logits(model: nn.Module, ids: torch.Tensor, cache=None, run: Run | None = None) -> torch.Tensor:
+    """ids (B, T) the text so far -> (B, V) the logits of the token that comes next.
+
+    THE rule of what the model is given, for sampling, the explorer and everyone else:
+    the model reads `visible(model, ids)`. With a cache — which then holds what earlier calls on
+    this same text, one token shorter, computed — only the newest token is fed, except
+      - at the first call (the cache is empty): the prefill, every visible token;
+      - with a position table, once the cache holds max_len tokens: the window slides, which
+        moves every token to a new position, so the cache is reset and the last max_len tokens
+        are prefilled again (nn/kv_cache.py says why). Without a table the cache just grows.
+    run(context, cache) computes the logits (B, T, V); default: the model's own forward.
+    """
+    if cache is None:
+        context = visible(model, ids)  # (B, T'): the whole visible text, every step
+    elif cache.length == 0 or (_has_table(model) and cache.length >= model.cfg.max_len):
+        cache.reset()
+        context = visible(model, ids)  # (B, T'): prefill
+    else:
+        context = ids[:, -1:]  # (B, 1): the older tokens' keys and values are cached
+    if run is not None:
+        logits = run(context, cache)  # (B, T', V) — THE model call
+    else:
+        logits = model(context) if cache is None else model(context, cache=cache)  # (B, T', V)
+    return logits[:, -1, :]  # (B, V): only the last position predicts the token that comes next
+
+
+def next_probs(logits: torch.Tensor, temperature: float, top_k: int | None, top_p: float | None) -> torch.Tensor:
+    """(B, V) last-position logits -> (B, V) the probabilities a sampling step draws from."""
+    if temperature == 0:
+        # greedy: temperature 0 is the limit τ → 0, all mass on the argmax
+        best = logits.argmax(dim=-1, keepdim=True)  # (B, 1)
+        return torch.zeros_like(logits).scatter(-1, best, 1.0)  # (B, V) one-hot
+    # temperature: τ < 1 sharpens the distribution, τ > 1 flattens it
+    logits = logits / temperature  # (B, V)
+    # top-k and top-p cut the unlikely tail, so one bad draw cannot derail the text
+    if top_k is not None:
+        logits = top_k_filter(logits, top_k)  # (B, V)
+    if top_p is not None:
+        logits = top_p_filter(logits, top_p)  # (B, V)
+    # softmax turns scores into probabilities (filtered tokens get exactly 0)
+    return F.softmax(logits, dim=-1)  # (B, V)
+
+
+def draw(
+    logits: torch.Tensor,
+    temperature: float,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    generator: torch.Generator | None = None,
+) -> torch.Tensor:
+    """(B, V) last-position logits -> (B, 1) next ids: the argmax at τ = 0, else one draw per row
+    from `next_probs`."""
+    if temperature == 0:
+        return logits.argmax(dim=-1, keepdim=True)  # (B, 1): no randomness consumed
+    probs = next_probs(logits, temperature, top_k, top_p)  # (B, V)
+    return torch.multinomial(probs, num_samples=1, generator=generator)  # (B, 1)
 
 
 @torch.no_grad()
@@ -91,47 +169,17 @@ def generate_ids(
     only the newest token. None = whenever the model offers one (`model.new_cache`). The tokens
     are the same either way; tests/reference/test_kv_cache.py checks it.
     """
-    # the model sees the last `window` tokens: max_len, or, without a position table, all of them
-    window = context_window(model, ids.size(1) + max_new_tokens)
-    if use_cache and not hasattr(model, "new_cache"):
-        raise UsageError("error.sample.no_cache", model=type(model).__name__)
-    cache = model.new_cache(ids.size(0)) if use_cache is not False and hasattr(model, "new_cache") else None
-    step = decode_step(model)  # = model(ids, cache=cache), one new token in fewer ops (models/decode.py)
+    cache = open_cache(model, ids.size(0), use_cache)
+    run = decode_step(model) if cache is not None else None  # = model(ids, cache=cache), in fewer ops
     was_training = model.training
     model.eval()  # no dropout while writing
     try:
         for _ in range(max_new_tokens):
-            # 1) crop: a table of positions covers at most max_len tokens, so the model sees the
-            #    last ones (without a table the window holds the whole text and nothing is cut)
-            if cache is None:
-                context = ids[:, -window:]  # (B, T), T <= window
-            elif cache.length == 0 or cache.length == window:
-                # prefill: the prompt, or — once the window is full — the last max_len tokens
-                # again, because sliding changes every position (see nn/kv_cache.py)
-                cache.reset()
-                context = ids[:, -window:]  # (B, T), T <= window
-            else:
-                context = ids[:, -1:]  # (B, 1): the older tokens' keys and values are cached
-            # 2) run the model — THE model call of the loop
-            logits = model(context) if cache is None else step(context, cache)  # (B, T, V)
-            # 3) only the last position predicts the token that comes next
-            logits = logits[:, -1, :]  # (B, V)
-            if temperature == 0:
-                # 4') greedy: temperature 0 is the limit τ → 0, all mass on the argmax
-                next_id = logits.argmax(dim=-1, keepdim=True)  # (B, 1)
-            else:
-                # 4) temperature: τ < 1 sharpens the distribution, τ > 1 flattens it
-                logits = logits / temperature  # (B, V)
-                # 5) top-k and top-p cut the unlikely tail, so one bad draw cannot derail the text
-                if top_k is not None:
-                    logits = top_k_filter(logits, top_k)  # (B, V)
-                if top_p is not None:
-                    logits = top_p_filter(logits, top_p)  # (B, V)
-                # 6) softmax turns scores into probabilities (filtered tokens get exactly 0)
-                probs = F.softmax(logits, dim=-1)  # (B, V)
-                # 7) draw one token per row from those probabilities
-                next_id = torch.multinomial(probs, num_samples=1, generator=generator)  # (B, 1)
-            # 8) append it: the new token is part of the context of the next step
+            # 1) the logits of the next token, the model given what it may see (next_logits)
+            logits = next_logits(model, ids, cache, run)  # (B, V)
+            # 2) shape them and pick one per row: temperature, top-k, top-p, softmax, draw
+            next_id = draw(logits, temperature, top_k, top_p, generator)  # (B, 1)
+            # 3) append it: the new token is part of the context of the next step
             ids = torch.cat([ids, next_id], dim=1)  # (B, T0 + steps)
             yield next_id[:, 0]  # (B,)
     finally:

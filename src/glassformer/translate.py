@@ -32,6 +32,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from glassformer.errors import UsageError
+
 
 @dataclass
 class Decoded:
@@ -80,7 +82,7 @@ def _max_new(model: nn.Module, max_new_tokens: int | None) -> int:
     limit = model.cfg.max_len  # the decoder reads at most max_len tokens: <BOS> + max_len - 1 written
     n = limit if max_new_tokens is None else max_new_tokens
     if not 1 <= n <= limit:
-        raise ValueError(f"max_new_tokens must be in 1 … {limit} (the model's max_len), got {n}.")
+        raise UsageError("error.translate.max_new_tokens", low=1, high=limit, value=n)
     return n
 
 
@@ -136,9 +138,9 @@ def beam_search(
     extended by <PAD> at no cost, and competes with the live ones on its normalised score."""
     V, k = model.cfg.vocab_size, beam_width
     if not 1 <= k <= V - 2:
-        raise ValueError(f"beam_width must be in 1 … {V - 2} (the vocabulary minus <PAD> and <BOS>), got {k}.")
+        raise UsageError("error.translate.beam_width", low=1, high=V - 2, value=k)
     if length_penalty_alpha < 0:
-        raise ValueError(f"the length penalty α must be >= 0, got {length_penalty_alpha}.")
+        raise UsageError("error.translate.length_penalty", low=0, value=length_penalty_alpha)
     was_training = model.training
     model.eval()
     try:

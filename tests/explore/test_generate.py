@@ -7,9 +7,10 @@ import copy
 
 import pytest
 import torch
-from explore_kit import client_for, make_explorer, post, tokenizer
+from explore_kit import client_for, make_explorer, post, tiny_model, tokenizer
 
-from glassformer.explore.generation import MAX_SESSIONS
+from glassformer.explore.generation import MAX_SESSIONS, Generations, step
+from glassformer.nn.position import POSITION_SCHEMES
 from glassformer.sample import generate_ids
 
 PROMPT = "the quick brown"  # 15 tokens: max_len is 16, so the cache fills after one token
@@ -80,3 +81,36 @@ def test_encoder_generates_without_a_cache():
     ids = tokenizer().encode("lazy")
     r = post(client_for(ex), "generate", {"ids": ids, "n": 4, "seed": 5})
     assert r["cached"] == 0 and [t["id"] for t in r["tokens"]] == reference(ex.model, ids, 4, 5)
+
+
+@pytest.mark.parametrize("position", sorted(POSITION_SCHEMES))
+def test_past_max_len_the_explorer_draws_from_the_logits_sample_draws_from(position):
+    """Issue 24, bug 2: the explorer cropped and reset its cache at max_len for every scheme, while
+    sample keeps the whole text for a scheme without a position table (rotary, ALiBi, none): past
+    max_len its logits differed from sample's (here by 0.14 ALiBi, 0.19 rotary and none). Both now ask
+    sample.next_logits."""
+    model = tiny_model("gpt", position=position)  # max_len 16
+    prompt, n = tokenizer().encode("the quick"), 30  # 9 tokens, 30 more: far past max_len
+    theirs = []  # the logits sample's loop reads at every step, recorded at the logits hook point
+    model._hooks["logits"].fns.append(lambda t, name: theirs.append(t[0, -1].clone()))
+    try:
+        tokens = reference(model, prompt, n, 0, temperature=0)
+    finally:
+        model._hooks["logits"].fns.clear()
+    _, session = Generations().start(model, prompt, frozenset(), {}, 0)
+    ours = [session.logits[0]]
+    for _ in range(n - 1):
+        step(model, session, {}, 0, None, None)
+        ours.append(session.logits[0])
+    assert session.ids[len(prompt) :] == tokens[:-1]
+    diff = max((a - b).abs().max().item() for a, b in zip(ours, theirs, strict=True))
+    assert diff <= 1e-5, f"{position}: the explorer's logits differ from sample's by {diff:.3g}"
+
+
+def test_the_page_shapes_and_draws_with_samples_own_functions():
+    """One sampling rule: nexttoken.py re-exports sample.py's steps rather than repeating them."""
+    from glassformer import sample
+    from glassformer.explore import generation, nexttoken
+
+    assert nexttoken.next_probs is sample.next_probs and nexttoken.draw is sample.draw
+    assert generation.next_logits is sample.next_logits and generation.draw is sample.draw

@@ -15,6 +15,7 @@ import torch
 from glassformer.config import ModelConfig
 from glassformer.models import GPT
 from glassformer.models.decode import DecodeStep, decode_step
+from glassformer.nn.position import POSITION_SCHEMES, position_scheme
 from glassformer.sample import generate_ids
 
 MAX_LEN = 12
@@ -68,7 +69,9 @@ def test_greedy_tokens_identical_to_the_uncached_loop(variant, prompt_len):
     assert torch.equal(*runs)  # (without a position table nothing slides: the cache grows instead)
 
 
-@pytest.mark.parametrize("variant", ["rotary", "alibi", "no positions"])
+@pytest.mark.parametrize(
+    "variant", [v for v, kw in VARIANTS.items() if not position_scheme(kw.get("position", ModelConfig.position)).table]
+)
 def test_past_max_len_without_a_table_the_step_equals_the_full_forward(variant):
     """Rotary, ALiBi and none read every token: the cache grows past max_len, and each step's
     logits still equal the model's forward over the whole text (positions beyond the training length)."""
@@ -185,13 +188,11 @@ def test_batched_sample_texts_identical_to_uncached_and_to_streaming():
 
 def test_every_registered_position_scheme_is_among_the_variants():
     """A scheme added later (nn/position.py's registry) must be checked here too: add a variant."""
-    from glassformer.nn.position import POSITION_SCHEMES
-
     covered = {v.get("position", ModelConfig.position) for v in VARIANTS.values()}
     assert set(POSITION_SCHEMES) <= covered, f"add a variant for {sorted(set(POSITION_SCHEMES) - covered)}"
 
 
-@pytest.mark.parametrize("position", ["rotary", "alibi", "learned"])
+@pytest.mark.parametrize("position", sorted(POSITION_SCHEMES))
 def test_training_after_sampling_past_max_len_still_works(position):
     """What a step grows and keeps (the rotary table, a KV cache that doubles) must stay ordinary
     tensors: training samples mid-run, then takes the next step through them."""

@@ -15,6 +15,7 @@ from glassformer.config import ModelConfig
 from glassformer.models import GPT, Encoder
 from glassformer.nn.attention import MultiHeadAttention
 from glassformer.nn.masks import causal_mask, padding_mask
+from glassformer.nn.position import POSITION_SCHEMES
 
 B, T, C, H = 2, 6, 12, 3
 
@@ -60,7 +61,7 @@ def test_fused_path_gives_zero_not_nan_on_fully_masked_rows():
     assert torch.equal(out[1], fused.proj.bias.expand(T, C))
 
 
-@pytest.mark.parametrize("position", ["learned", "sinusoidal", "none", "rotary", "alibi"])
+@pytest.mark.parametrize("position", sorted(POSITION_SCHEMES))
 @pytest.mark.parametrize("model_cls, extra", [(GPT, {}), (Encoder, {"kind": "encoder", "causal": False, "pad_id": 0})])
 def test_whole_model_fused_equals_glass(model_cls, extra, position):
     cfg = ModelConfig(vocab_size=17, d_model=C, n_heads=H, d_ff=20, n_layers=2, max_len=T, position=position, **extra)

@@ -14,13 +14,14 @@ import torch
 from glassformer.config import ModelConfig
 from glassformer.models import GPT
 from glassformer.nn.kv_cache import KVCache
+from glassformer.nn.position import POSITION_SCHEMES, position_scheme
 from glassformer.sample import generate_ids
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models: one thread is fastest
 
 MAX_LEN = 12
-POSITIONS = ["learned", "sinusoidal", "rotary", "alibi", "none"]
-NO_TABLE = ["rotary", "alibi", "none"]
+POSITIONS = sorted(POSITION_SCHEMES)  # every registered scheme
+NO_TABLE = [name for name in POSITIONS if not position_scheme(name).table]
 
 
 def model(attention: str, dtype=torch.float32, position: str = "learned") -> GPT:

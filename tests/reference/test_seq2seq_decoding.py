@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from glassformer.config import ModelConfig
+from glassformer.errors import UsageError
 from glassformer.models import EncoderDecoder
 from glassformer.translate import beam_search, greedy_decode, length_penalty
 
@@ -106,12 +107,21 @@ def test_an_unmasked_decoder_is_decoded_without_a_cache():
 
 def test_beam_search_refuses_bad_settings():
     model = random_model()
-    with pytest.raises(ValueError, match=r"beam_width must be in 1 … 11"):
+    with pytest.raises(UsageError) as e:
         beam_search(model, sources(), BOS, EOS, beam_width=12)
-    with pytest.raises(ValueError, match="length penalty α must be >= 0"):
+    assert (e.value.key, e.value.fields) == ("error.translate.beam_width", {"low": 1, "high": V - 2, "value": 12})
+    with pytest.raises(UsageError) as e:
         beam_search(model, sources(), BOS, EOS, length_penalty_alpha=-1)
-    with pytest.raises(ValueError, match=r"max_new_tokens must be in 1 … 10"):
-        greedy_decode(model, sources(), BOS, EOS, max_new_tokens=11)
+    assert (e.value.key, e.value.fields) == ("error.translate.length_penalty", {"low": 0, "value": -1})
+    for search in (greedy_decode, beam_search):
+        for n in (0, MAX_LEN + 1):
+            with pytest.raises(UsageError) as e:
+                search(model, sources(), BOS, EOS, max_new_tokens=n)
+            assert (e.value.key, e.value.fields) == (
+                "error.translate.max_new_tokens",
+                {"low": 1, "high": MAX_LEN, "value": n},
+            )
+    assert isinstance(e.value, ValueError)  # a caller's `except ValueError` still catches it
 
 
 # ---- a hand-made model: the next token depends only on the last one, with chosen probabilities ------
@@ -161,3 +171,31 @@ def test_length_penalty_on_a_hand_made_case():
     assert penalised.log_prob.item() == pytest.approx(longer)
     assert penalised.score.item() == pytest.approx(longer / (7 / 6))
     assert hand_made(alpha=1.0, k=1).ids[0, :1].tolist() == [EOS]  # width 1 cannot look past the first token
+
+
+# ---- the length limit: a model that never writes <EOS> ----------------------------------------------
+
+
+def never_ends() -> EncoderDecoder:
+    model = random_model()
+    with torch.no_grad():
+        model.head.bias[EOS] = float("-inf")  # <EOS> is never the argmax, nor in any beam
+    return model
+
+
+@pytest.mark.parametrize("max_new", [None, 4, MAX_LEN])  # None: the default, the model's max_len
+@pytest.mark.parametrize("use_cache", [True, False])
+@pytest.mark.parametrize("search", ["greedy", "beam"])
+def test_a_model_that_never_ends_writes_exactly_the_allowed_number_of_tokens(search, use_cache, max_new):
+    """Issue 29: an off-by-one in the limit (stopping at max_len - 1) passed every decoding test;
+    only the wording of a refusal caught it. Every row must run to the limit: max_len tokens by
+    default (the last step reads <BOS> + max_len - 1 tokens, all the decoder can read), or
+    max_new_tokens."""
+    model, src = never_ends(), sources()
+    if search == "greedy":
+        found = greedy_decode(model, src, BOS, EOS, max_new_tokens=max_new, use_cache=use_cache)
+    else:
+        found = beam_search(model, src, BOS, EOS, beam_width=3, max_new_tokens=max_new, use_cache=use_cache)
+        assert found.beams.shape == (6, 3, MAX_LEN if max_new is None else max_new)
+    assert found.ids.shape == (6, MAX_LEN if max_new is None else max_new)
+    assert not ((found.ids == EOS) | (found.ids == PAD) | (found.ids == BOS)).any()  # words only, to the end

@@ -58,7 +58,10 @@ def test_top_k_keeps_exactly_the_k_largest():
 def test_top_p_keeps_the_smallest_set_reaching_p():
     probs = torch.tensor([[0.1, 0.5, 0.05, 0.35]])
     logits = probs.log()
-    kept = lambda p: torch.isfinite(top_p_filter(logits, p))[0].nonzero().flatten().tolist()
+
+    def kept(p):
+        return torch.isfinite(top_p_filter(logits, p))[0].nonzero().flatten().tolist()
+
     assert kept(0.4) == [1]  # 0.5 alone reaches 0.4
     assert kept(0.6) == [1, 3]  # 0.5 + 0.35
     assert kept(0.9) == [0, 1, 3]  # + 0.1 = 0.95
@@ -370,3 +373,16 @@ def test_without_a_position_table_the_window_is_the_whole_text_and_never_empty()
     assert [sample_mod.context_window(model, n) for n in (0, 1, 2, 9)] == [1, 1, 2, 9]
     table = GPT(ModelConfig(vocab_size=5, d_model=8, n_heads=2, d_ff=8, n_layers=1, max_len=4))
     assert [sample_mod.context_window(table, n) for n in (0, 1, 9)] == [4, 4, 4]
+
+
+@pytest.mark.parametrize("use_cache", [True, False])
+@pytest.mark.parametrize("position", ["learned", "rotary"])  # a window that slides; a text read whole
+def test_generate_ids_writes_exactly_max_new_tokens(position, use_cache):
+    """Issue 29's blind spot on the sampling side: no end token, so the budget alone ends the loop;
+    an off-by-one there (or at the window's edge, max_len) shows as a count one short or long."""
+    torch.manual_seed(0)
+    cfg = ModelConfig(vocab_size=5, d_model=8, n_heads=2, d_ff=8, n_layers=1, max_len=4, position=position)
+    model, prompt = GPT(cfg), torch.tensor([[1, 2], [3, 4]])
+    for n in (1, 2, 3, 4, 9):  # up to, at and past max_len
+        out = list(generate_ids(model, prompt, n, temperature=0, use_cache=use_cache))
+        assert len(out) == n and all(t.shape == (2,) for t in out)

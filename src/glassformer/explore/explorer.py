@@ -31,6 +31,7 @@ from glassformer.explore.nexttoken import bars, next_probs
 from glassformer.explore.requests import LIMITS, SPECS, RequestError, check_range, read
 from glassformer.explore.structure import find_structure
 from glassformer.inspect.trace import token_labels, trace
+from glassformer.sample import visible
 
 MAX_TRACES = 256  # shape traces kept, one per (input length, language): a few KiB each
 
@@ -215,7 +216,7 @@ class Explorer:
         resumed = found is not None
         key, session = found or self.generations.start(self.model, ids, pairs, hooks, req["seed"])
         new = [step(self.model, session, hooks, *self._shape(req)) for _ in range(req["n"])]
-        x = torch.tensor([session.ids[-self.model.cfg.max_len :]])  # (1, T) for the intact bars
+        x = visible(self.model, torch.tensor([session.ids]))  # (1, T) what the intact model reads next
         return {
             "session": key,
             "resumed": resumed,

@@ -2,12 +2,13 @@
 
 A click asks for n more tokens after the ids the page holds. The first click (or one whose ids or
 ablated heads differ from what a session has seen) prefills a KV cache with the context; every
-later click feeds only the newest token, exactly as `glassformer.sample.generate_ids` does:
-
-    prefill   ids[-max_len:] (T tokens)  -> cache holds T keys/values per layer, logits of the last
-    step      draw from those logits, append, feed the one new id -> cache holds T+1, new logits
-    full      when the cache holds max_len tokens, reset it and prefill the last max_len again
-              (absolute positions: sliding the window changes every key, nn/kv_cache.py)
+later click feeds only the newest token. What the model is given at each step is not decided
+here: `glassformer.sample.next_logits` decides it, for `generate_ids` and for the page alike
+(prefill what the model may see; then one token a step; with a position table, reset and prefill
+the last max_len again once the cache is full; without one, keep every token and let the cache
+grow), and `glassformer.sample.draw` picks the token. So a click writes exactly what
+`generate_ids` writes, past max_len too (tests/explore/test_generate.py, for every registered
+position scheme).
 
 A model without a cache (an encoder sees the future, so its past changes) recomputes every step.
 Sessions are few and bounded (least recently used dropped first); the Explorer's lock guards them.
@@ -21,14 +22,14 @@ from dataclasses import dataclass
 
 import torch
 
-from glassformer.explore.nexttoken import draw
+from glassformer.sample import draw, next_logits, open_cache
 
 MAX_SESSIONS = 16  # each holds a KV cache: baby's is 4 layers × 2 × 64 × 128 floats, 256 KiB
 
 
 @dataclass
 class Session:
-    ids: list[int]  # every id so far (may exceed max_len; the model sees the last max_len)
+    ids: list[int]  # every id so far (may exceed max_len; sample.visible says what the model sees)
     ablate: frozenset  # the heads zeroed while this cache was filled
     cache: object | None  # a KVCache, or None for a model without one
     logits: torch.Tensor  # (1, V) the last position's logits: what the next token is drawn from
@@ -51,10 +52,10 @@ class Generations:
         return key, s
 
     def start(self, model, ids: list[int], ablate: frozenset, hooks: dict, seed: int) -> tuple[str, Session]:
-        cache = model.new_cache(1) if hasattr(model, "new_cache") else None
+        cache = open_cache(model, 1)
         generator = torch.Generator().manual_seed(seed)
         session = Session(list(ids), ablate, cache, torch.empty(0), generator)
-        session.logits = _forward(model, session, hooks, prefill=True)
+        session.logits = _forward(model, session, hooks)  # an empty cache: the prefill
         key = secrets.token_hex(8)
         self.sessions[key] = session
         while len(self.sessions) > self.limit:
@@ -62,23 +63,19 @@ class Generations:
         return key, session
 
 
-def _forward(model, s: Session, hooks: dict, prefill: bool) -> torch.Tensor:
-    """Run the model on what it has not seen yet; return the last position's logits (1, V)."""
-    max_len = model.cfg.max_len
-    if s.cache is None or prefill or s.cache.length == max_len:
-        if s.cache is not None:
-            s.cache.reset()
-        context = torch.tensor([s.ids[-max_len:]])  # (1, T), T <= max_len
-    else:
-        context = torch.tensor([s.ids[-1:]])  # (1, 1): the older keys and values are cached
-    kwargs = {"cache": s.cache} if s.cache is not None else {}
-    logits = model.run_with_hooks(context, hooks=hooks, **kwargs)  # (1, T, V)
-    return logits[:, -1, :]  # (1, V)
+def _forward(model, s: Session, hooks: dict) -> torch.Tensor:
+    """The next token's logits (1, V) after the session's ids, the ablation hooks attached."""
+
+    def run(context: torch.Tensor, cache) -> torch.Tensor:
+        kwargs = {"cache": cache} if cache is not None else {}
+        return model.run_with_hooks(context, hooks=hooks, **kwargs)  # (1, T, V)
+
+    return next_logits(model, torch.tensor([s.ids]), s.cache, run)  # (1, V)
 
 
 def step(model, s: Session, hooks: dict, temperature: float, top_k: int | None, top_p: float | None) -> int:
     """Draw one token from the session's logits, append it, and compute the logits after it."""
     next_id = draw(s.logits, temperature, top_k, top_p, s.generator)  # (1, 1)
     s.ids.append(int(next_id))
-    s.logits = _forward(model, s, hooks, prefill=False)  # (1, V)
+    s.logits = _forward(model, s, hooks)  # (1, V)
     return s.ids[-1]

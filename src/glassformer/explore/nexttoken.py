@@ -2,42 +2,20 @@
 
     p_i = softmax(filter(z / τ))        τ = 0: all mass on the argmax (greedy)
 
-The steps and their order are those of `glassformer.sample.generate_ids` (temperature, then
-top-k, then top-p, then softmax), with its own filters, so the bars show the very distribution a
-generation step draws from, and a seeded step here draws the same token as `generate_ids`.
+The shaping is not written here: `next_probs` and `draw` are `glassformer.sample`'s own (re-exported
+below), the very functions `generate_ids` calls, so the bars show the distribution a generation
+step draws from, and a seeded step here draws the same token as `generate_ids`.
 """
 
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 
-from glassformer.sample import top_k_filter, top_p_filter
+from glassformer.sample import draw, next_probs
+
+__all__ = ["N_BARS", "bars", "draw", "next_probs"]
 
 N_BARS = 20  # bars the panel draws
-
-
-def next_probs(logits: torch.Tensor, temperature: float, top_k: int | None, top_p: float | None) -> torch.Tensor:
-    """(B, V) last-position logits -> (B, V) the probabilities a sampling step uses."""
-    if temperature == 0:
-        best = logits.argmax(dim=-1, keepdim=True)  # (B, 1)
-        return torch.zeros_like(logits).scatter(-1, best, 1.0)  # (B, V) one-hot: greedy
-    logits = logits / temperature  # (B, V)
-    if top_k is not None:
-        logits = top_k_filter(logits, top_k)  # (B, V)
-    if top_p is not None:
-        logits = top_p_filter(logits, top_p)  # (B, V)
-    return F.softmax(logits, dim=-1)  # (B, V), filtered tokens exactly 0
-
-
-def draw(
-    logits: torch.Tensor, temperature: float, top_k: int | None, top_p: float | None, generator: torch.Generator
-) -> torch.Tensor:
-    """(B, V) -> (B, 1) next ids, as generate_ids picks them (argmax at τ = 0, else one draw)."""
-    if temperature == 0:
-        return logits.argmax(dim=-1, keepdim=True)  # (B, 1)
-    probs = next_probs(logits, temperature, top_k, top_p)  # (B, V)
-    return torch.multinomial(probs, num_samples=1, generator=generator)  # (B, 1)
 
 
 def bars(logits: torch.Tensor, probs: torch.Tensor, labels, base: torch.Tensor | None = None, n: int = N_BARS) -> dict:

@@ -42,7 +42,7 @@ def toy_experiment(levels: dict[str, str]) -> Experiment:
         base = real.verdicts(results)
         return {k: Verdict(levels[k], base[k].figures) for k in levels}
 
-    return Experiment("mask-fill", claims, real.run, verdicts, real.tables)
+    return Experiment("mask-fill", claims, real.run, verdicts, real.tables, setup_fields=real.setup_fields)
 
 
 def test_run_writes_results_report_and_the_verdicts_the_rule_returns(tmp_path):

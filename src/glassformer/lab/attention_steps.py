@@ -220,6 +220,12 @@ EXPERIMENT = Experiment(
     claims=(
         Claim("attention-steps.sharpen", "002", "§3.2", limits={"even": figure(EVEN), "sharper": figure(SHARPER)}),
     ),
+    setup_fields={
+        "layers": get_preset("baby").model.n_layers,
+        "heads": get_preset("baby").model.n_heads,
+        "d_model": get_preset("baby").model.d_model,
+        "probe": PROBE,
+    },
     run=run,
     verdicts=verdicts,
     tables=tables,

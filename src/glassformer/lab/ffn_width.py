@@ -135,6 +135,7 @@ EXPERIMENT = Experiment(
         Claim("ffn-width.equal", "004", "§4.2", limits={"stuck": figure(STUCK), "linear": figure(LINEAR)}),
         Claim("ffn-width.removed", "002", "§3.4", limits={"stuck": figure(STUCK)}),
     ),
+    setup_fields={"C": C},
     run=run,
     verdicts=verdicts,
     tables=tables,

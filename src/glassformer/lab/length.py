@@ -203,6 +203,7 @@ EXPERIMENT = Experiment(
             limits={"T_eval": FULL["T_eval"], "T": FULL["T"], "collapse": figure(COLLAPSE)},
         ),
     ),
+    setup_fields={"T": FULL["T"], "T_eval": FULL["T_eval"]},
     run=run,
     verdicts=verdicts,
     tables=tables,

@@ -170,6 +170,7 @@ def tables(r: dict) -> list[str]:
 EXPERIMENT = Experiment(
     name="mask-fill",
     claims=(Claim("mask-fill.1e9", "004", "§3.3"), Claim("mask-fill.inf", "000", "§3.3")),
+    setup_fields={"keys": T, "width": D, "rows": N},
     run=run,
     verdicts=verdicts,
     tables=tables,

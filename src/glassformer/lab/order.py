@@ -31,12 +31,13 @@ CASES = {
 }
 SCHEMES = ("none", "learned")
 FULL, FAST = {"steps": 800, "windows": 256}, {"steps": 60, "windows": 32}
+PERMUTED = 32  # tokens of the random sequences whose permutation is checked
 EQUIVARIANT = 1e-6  # largest |f(x[π]) - f(x)[π]| of a permutation-equivariant model (rounding only)
 BLIND = 0.05  # nats: the most a shuffled prefix may raise the last loss of a model blind to order
 STUCK = 0.1  # nats: "stuck" = ends no more than this below knowing only character frequencies
 
 
-def equivariance_gap(kind: str, causal: bool, position: str, seed: int = 0, T: int = 32) -> float:
+def equivariance_gap(kind: str, causal: bool, position: str, seed: int = 0, T: int = PERMUTED) -> float:
     """max |f(x[π]) - f(x)[π]| over two random sequences, in float64."""
     cfg = lab_preset(kind=kind, causal=causal, position=position, vocab_size=50).model
     torch.manual_seed(seed)
@@ -163,6 +164,7 @@ EXPERIMENT = Experiment(
         Claim("order.set", "000", "§4.1", limits={"equivariant": figure(EQUIVARIANT), "blind": figure(BLIND)}),
         Claim("order.stuck", "002", "§3.1", limits={"stuck": figure(STUCK)}),
     ),
+    setup_fields={"T": PERMUTED},
     run=run,
     verdicts=verdicts,
     tables=tables,

@@ -32,10 +32,8 @@ from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, ne
 FULL = {"D": (4, 8, 16, 32, 64, 128, 256, 512), "heads": (1, 4), "steps": 600, "T": 64}
 FAST = {"D": (4, 16, 64, 256), "heads": (1,), "steps": 40, "T": 32}
 KEYS, ROWS = 64, 2048
-SATURATED, VANISHED = (
-    0.9,
-    1e-3,
-)  # a row saturates when its largest weight is above this; a gradient below it has vanished
+SATURATED = 0.9  # a row saturates when its largest weight is above this
+VANISHED = 1e-3  # a query gradient below this has all but vanished
 VAR_LOW, VAR_HIGH = 0.8, 1.25  # the rule: the score variance is D (or 1) within these factors
 SATURATED_SCALED, VANISHED_SHARE = 0.05, 0.1  # at most this share of scaled rows saturate; at least this many vanish
 STEADY, MOVES = 2, 4  # across D the median gradient moves by at most STEADY scaled, by MOVES or more unscaled
@@ -234,7 +232,14 @@ EXPERIMENT = Experiment(
         ),
         Claim("scaling.gradients", "004", "§2.3", limits={"steady": figure(STEADY), "moves": figure(MOVES)}),
     ),
-    setup_fields={"saturated": figure(SATURATED)},
+    setup_fields={
+        "saturated": figure(SATURATED),
+        "keys": KEYS,
+        "D_min": min(FULL["D"]),
+        "D_max": max(FULL["D"]),
+        "D_one": lab_preset(n_heads=1).model.d_head,
+        "D_four": lab_preset(n_heads=4).model.d_head,
+    },
     run=run,
     verdicts=verdicts,
     tables=tables,

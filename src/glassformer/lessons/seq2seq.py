@@ -48,6 +48,7 @@ FAST = dict(d_model=32, d_ff=64, n_layers=1, dropout=0.0)  # --fast: a smaller m
 STEPS, FAST_STEPS, LR, FAST_LR = PRESET.train.max_steps, 300, PRESET.train.lr, 3e-3
 LEAK_STEPS = {False: 400, True: 200}  # the unmasked decoder learns to copy quickly
 BATCH = PRESET.train.batch_size
+ALIGNED = 0.5  # a head aligns when half its weight is on the source words of the symbol being written
 
 
 # --- the model and its training ----------------------------------------------------------------------
@@ -354,7 +355,7 @@ def explain_cross(nar: Narrator, model, data, task: str) -> dict:
         nar.show(f"  {name:<26}" + "".join(f"{float(m):>9.3f}" for m in row))
     layer, head = found["best"]
     mass = float(found["mass"][layer, head])
-    key = "lesson.s2s.say.cross_best" if mass >= 0.5 else "lesson.s2s.say.cross_weak"
+    key = "lesson.s2s.say.cross_best" if mass >= ALIGNED else "lesson.s2s.say.cross_weak"
     nar.say(
         key,
         head=head,

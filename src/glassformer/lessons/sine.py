@@ -67,6 +67,7 @@ PRESET = get_preset("sine")  # model and training settings of the tutorial (seed
 BATCH_SIZE, GRAD_CLIP = PRESET.train.batch_size, PRESET.train.grad_clip
 TASKS = {"forecast": 30, "tutorial": 10}  # task -> default epochs
 FAST = {"n_train": 1000, "n_val": 200, "forecast": 6, "tutorial": 3}  # --fast sizes (the tests)
+WINDOW, RECENT = 2, 5  # where the forecast looks: keys within ±WINDOW of one period back; the last RECENT values
 
 
 # --- what any model could do -------------------------------------------------------------------------
@@ -192,7 +193,7 @@ def train(nar: Narrator, model, x, y, evaluate, epochs: int, schedule: str, pati
 
 def forecast_task(nar: Narrator, train_set, val_set, epochs, schedule, patience, seed, folder) -> dict:
     nar.title("lesson.sine.title.forecast", seen=OBSERVED, horizon=HORIZON)
-    nar.why("lesson.sine.why.forecast")
+    nar.why("lesson.sine.why.forecast", horizon=HORIZON)
     cfg = dataclasses.replace(PRESET.model, causal=True, d_out=HORIZON)
     torch.manual_seed(seed)
     model = build_model(cfg)
@@ -230,7 +231,7 @@ def forecast_task(nar: Narrator, train_set, val_set, epochs, schedule, patience,
 
 def tutorial_task(nar: Narrator, train_set, val_set, epochs, schedule, patience, seed, folder, rng, n_freq) -> dict:
     nar.title("lesson.sine.title.tutorial")
-    nar.why("lesson.sine.why.tutorial")
+    nar.why("lesson.sine.why.tutorial", T=SEQ_LEN)
     ref = tutorial_reference(val_set, rng, n_freq)
     nar.say(
         "lesson.sine.say.floor",
@@ -317,8 +318,8 @@ def attention_one_period_back(nar: Narrator, model, val_set, path: Path) -> dict
     x = as_tensor(val_set.y[i : i + 1, :OBSERVED, None])  # (1, 40, 1)
     W, _ = attention_maps(model, x)  # (L, H, T, T)
     nar.title("lesson.sine.title.attention", i=i, period=f"{period:.1f}", back=f"{back:.1f}", q=q)
-    near = slice(int(round(back)) - 2, int(round(back)) + 3)  # 5 keys around one period back
-    uniform = 5 / (q + 1)
+    near = slice(int(round(back)) - WINDOW, int(round(back)) + WINDOW + 1)  # the keys around one period back
+    uniform = (2 * WINDOW + 1) / (q + 1)
     rows = {}
     for layer in range(W.shape[0]):
         for head in range(W.shape[1]):
@@ -326,7 +327,7 @@ def attention_one_period_back(nar: Narrator, model, val_set, path: Path) -> dict
             rows[(layer, head)] = {
                 "top": int(w.argmax()),
                 "near_period": float(w[near].sum()),
-                "last5": float(w[q - 4 : q + 1].sum()),
+                "last5": float(w[q - RECENT + 1 : q + 1].sum()),
             }
             r = rows[(layer, head)]
             nar.say(
@@ -336,15 +337,18 @@ def attention_one_period_back(nar: Narrator, model, val_set, path: Path) -> dict
                 top=r["top"],
                 near=f"{r['near_period']:.1%}",
                 last5=f"{r['last5']:.1%}",
+                window=WINDOW,
+                recent=RECENT,
             )
     best = max(rows, key=lambda k: rows[k]["near_period"])
-    looks_back = [k for k, r in rows.items() if abs(r["top"] - back) <= 2]
+    looks_back = [k for k, r in rows.items() if abs(r["top"] - back) <= WINDOW]
     nar.say(
         "lesson.sine.say.period_verdict" if looks_back else "lesson.sine.say.period_no",
         heads=", ".join(f"{layer}.{head}" for layer, head in looks_back),
         uniform=f"{uniform:.1%}",
         best=f"{best[0]}.{best[1]}",
         mass=f"{rows[best]['near_period']:.1%}",
+        window=WINDOW,
     )
     file = attention_head_png(model, x, None, best[0], best[1], path)
     return {"sequence": i, "period": period, "heads": rows, "looks_back": looks_back, "shown_head": best, "file": file}

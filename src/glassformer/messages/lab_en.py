@@ -47,10 +47,10 @@ TEXT = {
     # ------------------------------------------------------------------ mask-fill
     "lab.mask-fill.title": "Mask fill value: -inf, -1e9 or the dtype's minimum",
     "lab.mask-fill.setup": (
-        "Random queries and keys (8 keys, width 16, 64 query rows), attention rows with half the keys hidden (partly "
-        "masked) or all of them (fully masked), in float32, bfloat16 and float16. The tutorials' recipe (fill the "
-        "hidden scores, then softmax) against glassformer's mask-aware softmax; the reference is a float64 softmax "
-        "over the visible keys, and zeros for a row that sees nothing."
+        "Random queries and keys ({keys} keys, width {width}, {rows} query rows), attention rows with half the keys "
+        "hidden (partly masked) or all of them (fully masked), in float32, bfloat16 and float16. The tutorials' recipe "
+        "(fill the hidden scores, then softmax) against glassformer's mask-aware softmax; the reference is a float64 "
+        "softmax over the visible keys, and zeros for a row that sees nothing."
     ),
     "lab.mask-fill.1e9.claim": (
         "Masked scores should be filled with -1e9 rather than -inf: exp(-1e9) is already 0 in float32, and -inf can "
@@ -81,10 +81,11 @@ TEXT = {
     # ------------------------------------------------------------------ attention-steps
     "lab.attention-steps.title": "Attention across training: uniform at first, sharper later?",
     "lab.attention-steps.setup": (
-        "The char model (preset baby: 4 layers, 4 heads, d_model 128) trained on Shakespeare; every head's attention "
-        "map for one fixed 32-character stretch of validation text recorded at chosen steps with the trainer callback "
-        "that glassformer train --attention-every uses. Sharpness: each query row's entropy divided by the log of the "
-        "number of keys it may see (1 = even spread, 0 = one key), averaged over the row's queries."
+        "The char model (preset baby: {layers} layers, {heads} heads, d_model {d_model}) trained on Shakespeare; every "
+        "head's attention map for one fixed {probe}-character stretch of validation text recorded at chosen steps with "
+        "the trainer callback that glassformer train --attention-every uses. Sharpness: each query row's entropy "
+        "divided by the log of the number of keys it may see (1 = even spread, 0 = one key), averaged over the row's "
+        "queries."
     ),
     "lab.attention-steps.sharpen.claim": (
         "At the start of training the attention weights are spread evenly; as training goes on they gather on a few "
@@ -101,11 +102,11 @@ TEXT = {
     # ------------------------------------------------------------------ length
     "lab.length.title": "Positions past the training length",
     "lab.length.setup": (
-        "Char models (the first tutorial's TinyTransformer without dropout) trained on windows of 64 characters with "
-        "every registered position scheme, then asked to read windows of 256: the validation loss at each position "
-        "1..256. A learned table is built two ways: with max_len 64 (as one would), and with 256 rows of which only "
-        "the first 64 are ever trained. The first tutorial makes the same point about sinusoidal positions (seed 000, "
-        "section 4.2)."
+        "Char models (the first tutorial's TinyTransformer without dropout) trained on windows of {T} characters with "
+        "every registered position scheme, then asked to read windows of {T_eval}: the validation loss at each "
+        "position 1..{T_eval}. A learned table is built two ways: with max_len {T} (as one would), and with {T_eval} "
+        "rows of which only the first {T} are ever trained. The first tutorial makes the same point about sinusoidal "
+        "positions (seed 000, section 4.2)."
     ),
     "lab.length.sinusoidal.claim": (
         "Sinusoidal positions let a model generalise to sequence lengths it never saw in training, because the "
@@ -137,7 +138,7 @@ TEXT = {
     # ------------------------------------------------------------------ order
     "lab.order.title": "Order without positions",
     "lab.order.setup": (
-        "First with random weights in float64: for a random permutation of 32 tokens, how far f(shuffled input) is "
+        "First with random weights in float64: for a random permutation of {T} tokens, how far f(shuffled input) is "
         "from the shuffled f(input), for an encoder without positions, an encoder with learned positions, and a causal "
         "decoder without positions. Then causal char models trained with and without positions: their validation loss, "
         "and how much the loss at the last position rises when the tokens before it are shuffled (the last token and "
@@ -173,13 +174,13 @@ TEXT = {
     # ------------------------------------------------------------------ scaling
     "lab.scaling.title": "The 1/√D in attention: numbers or gradients?",
     "lab.scaling.setup": (
-        "Queries and keys with independent standard-normal entries, 64 keys per row, D from 4 to 512, scores with and "
-        "without the division by √D: their variance, the softmax's normalised entropy, the share of saturated rows "
-        "(largest weight above {saturated}), any non-finite weight in float32, and the gradient that reaches the query "
-        "when a fixed random gradient flows back through the softmax (its median, and the share of rows where it has "
-        "all but vanished). Then the char model with one head (D = 64) and four heads (D = 16) trained both ways; the "
-        "unscaled variant is a wrapper that hooks the attention scores and multiplies them by √D, so the model's own "
-        "code is unchanged."
+        "Queries and keys with independent standard-normal entries, {keys} keys per row, D from {D_min} to {D_max}, "
+        "scores with and without the division by √D: their variance, the softmax's normalised entropy, the share of "
+        "saturated rows (largest weight above {saturated}), any non-finite weight in float32, and the gradient that "
+        "reaches the query when a fixed random gradient flows back through the softmax (its median, and the share of "
+        "rows where it has all but vanished). Then the char model with one head (D = {D_one}) and four heads (D = "
+        "{D_four}) trained both ways; the unscaled variant is a wrapper that hooks the attention scores and multiplies "
+        "them by √D, so the model's own code is unchanged."
     ),
     "lab.scaling.variance.claim": (
         "Without dividing by √D, dot products grow with D, the softmax saturates and gradients become tiny; the "
@@ -214,11 +215,11 @@ TEXT = {
     # ------------------------------------------------------------------ heads
     "lab.heads.title": "Many narrow heads or a few wide ones",
     "lab.heads.setup": (
-        "The char model at d_model 64 with 1, 2, 4, 8 and 16 heads (head width D = 64 down to 4; the parameter count "
-        "does not change with the number of heads). Measured: validation loss, validation minus training loss "
-        "(overfitting), and per head, read from the attention-weight hook points on fixed validation windows, the mean "
-        "normalised entropy of its rows and the mean weight a query gives itself. A head is counted as diagonal when "
-        "that self weight is above {diagonal}, as near-uniform when its entropy is above {uniform}."
+        "The char model at d_model {d_model} with 1, 2, 4, 8 and 16 heads (head width D = {D_max} down to {D_min}; the "
+        "parameter count does not change with the number of heads). Measured: validation loss, validation minus "
+        "training loss (overfitting), and per head, read from the attention-weight hook points on fixed validation "
+        "windows, the mean normalised entropy of its rows and the mean weight a query gives itself. A head is counted "
+        "as diagonal when that self weight is above {diagonal}, as near-uniform when its entropy is above {uniform}."
     ),
     "lab.heads.many.claim": (
         "Too many heads hurt: with 16 heads a small model did worse than with 4, because each head's width became too "
@@ -251,7 +252,7 @@ TEXT = {
     # ------------------------------------------------------------------ ffn-width
     "lab.ffn-width.title": "How wide must the feed-forward network be, and can it go?",
     "lab.ffn-width.setup": (
-        "The char model (d_model C = 64) with d_ff = 0 (no FFN), C, 2C, 4C and 8C; validation loss against the number "
+        "The char model (d_model C = {C}) with d_ff = 0 (no FFN), C, 2C, 4C and 8C; validation loss against the number "
         "of parameters. For d_ff = 0 the model is built normally and each block's FFN is then replaced by a module "
         "that adds nothing (and the second LayerNorm, which in a pre-LN block only feeds the FFN, by an identity), so "
         "the core needs no switch for it. Also computed: whether an FFN of width C is a linear map, from f(x + y) − "
@@ -309,12 +310,12 @@ TEXT = {
     # ------------------------------------------------------------------ layernorm
     "lab.layernorm.title": "Pre-LN or Post-LN, and what warmup buys",
     "lab.layernorm.setup": (
-        "Small char models (d_model 32, 2 heads, d_ff 64, windows of 32) at depths 2, 6 and 12, with the LayerNorm "
-        "before each sublayer (Pre-LN) or after each residual addition (Post-LN, no final norm), over a sweep of "
-        "learning rates, with and without a linear warmup (constant learning rate otherwise), trained through the same "
-        "trainer for the same number of steps. A run fails when its loss turns non-finite or it ends no better than "
-        "knowing the character frequencies. Also: the gradient norm of each block at initialisation, deepest model, "
-        "one fixed batch."
+        "Small char models (d_model {d_model}, {n_heads} heads, d_ff {d_ff}, windows of {block_size}) at depths 2, 6 "
+        "and 12, with the LayerNorm before each sublayer (Pre-LN) or after each residual addition (Post-LN, no final "
+        "norm), over a sweep of learning rates, with and without a linear warmup (constant learning rate otherwise), "
+        "trained through the same trainer for the same number of steps. A run fails when its loss turns non-finite or "
+        "it ends no better than knowing the character frequencies. Also: the gradient norm of each block at "
+        "initialisation, deepest model, one fixed batch."
     ),
     "lab.layernorm.post_unstable.claim": (
         "Post-LN is more sensitive to the learning rate and diverges easily; Pre-LN trains more stably."

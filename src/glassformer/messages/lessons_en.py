@@ -151,8 +151,8 @@ TEXT = {
     ),
     "lesson.sine.title.forecast": "3. Forecasting: read {seen} values, predict the next {horizon}",
     "lesson.sine.why.forecast": (
-        "Direct multi-step forecasting with a causal mask: position t sees y[0..t] and outputs y[t+1..t+10], so every "
-        "prefix is a training example and the forecast is one forward pass."
+        "Direct multi-step forecasting with a causal mask: position t sees y[0..t] and outputs y[t+1..t+{horizon}], so "
+        "every prefix is a training example and the forecast is one forward pass."
     ),
     "lesson.sine.say.baseline": '  baseline "{name}" on the validation forecasts: MSE {value}',
     "lesson.sine.say.val_is_forecast": (
@@ -170,21 +170,22 @@ TEXT = {
         "before position {q} is {back}"
     ),
     "lesson.sine.say.head": (
-        "  layer {layer} head {head}: strongest key {top}; weight within ±2 of one period back {near}; on the last 5 "
-        "values {last5}"
+        "  layer {layer} head {head}: strongest key {top}; weight within ±{window} of one period back {near}; on the "
+        "last {recent} values {last5}"
     ),
     "lesson.sine.say.period_verdict": (
-        "Heads whose strongest key is within 2 samples of one period back: {heads} (uniform attention would put "
+        "Heads whose strongest key is within {window} samples of one period back: {heads} (uniform attention would put "
         "{uniform} in such a window). The heatmap shows head {best}."
     ),
     "lesson.sine.say.period_no": (
-        "No head's strongest key is within 2 samples of one period back; the most weight any head puts there is {mass} "
-        "(head {best}), against {uniform} for uniform attention. Nothing forces it to look there: a noiseless sine is "
-        "determined by three consecutive samples (y[t+1] = 2·cos(ω)·y[t] − y[t−1]). The heatmap shows head {best}."
+        "No head's strongest key is within {window} samples of one period back; the most weight any head puts there is "
+        "{mass} (head {best}), against {uniform} for uniform attention. Nothing forces it to look there: a noiseless "
+        "sine is determined by three consecutive samples (y[t+1] = 2·cos(ω)·y[t] − y[t−1]). The heatmap shows head "
+        "{best}."
     ),
     "lesson.sine.title.tutorial": "3. The tutorial's task: read x, predict y = sin(freq·x)",
     "lesson.sine.why.tutorial": (
-        "The model only sees the 50 x values; they fix the start, not the frequency, which is random and never given. "
+        "The model only sees the {T} x values; they fix the start, not the frequency, which is random and never given. "
         "So no model can do better than E[y | x] = E_freq[sin(freq·x)]."
     ),
     "lesson.sine.say.floor": (

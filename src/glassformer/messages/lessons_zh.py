@@ -114,8 +114,8 @@ TEXT = {
     ),
     "lesson.sine.title.forecast": "3. 预测：读 {seen} 个值，预测接下来的 {horizon} 个",
     "lesson.sine.why.forecast": (
-        "带因果掩码的直接多步预测：位置 t 只看 y[0..t]，输出 y[t+1..t+10]；这样每个前缀都是一条训练样本，预测只需一次前"
-        "向计算。"
+        "带因果掩码的直接多步预测：位置 t 只看 y[0..t]，输出 y[t+1..t+{horizon}]；这样每个前缀都是一条训练样本，预测只"
+        "需一次前向计算。"
     ),
     "lesson.sine.say.baseline": "  基线“{name}”在验证集预测上的 MSE：{value}",
     "lesson.sine.say.val_is_forecast": (
@@ -131,22 +131,22 @@ TEXT = {
         "4. 预测时模型在看哪里？验证序列 #{i}：一个周期 = {period} 个点，所以位置 {q} 往前一个周期是 {back}"
     ),
     "lesson.sine.say.head": (
-        "  第 {layer} 层第 {head} 个头：权重最大的 key 是 {top}；往前一个周期 ±2 范围内的权重 {near}；最近 5 个值上的权"
-        "重 {last5}"
+        "  第 {layer} 层第 {head} 个头：权重最大的 key 是 {top}；往前一个周期 ±{window} 范围内的权重 {near}；最近 "
+        "{recent} 个值上的权重 {last5}"
     ),
     "lesson.sine.say.period_verdict": (
-        "权重最大的 key 落在往前一个周期 ±2 以内的头：{heads}（均匀注意力在这样的窗口里只有 {uniform}）。热力图画的是头"
-        " {best}。"
+        "权重最大的 key 落在往前一个周期 ±{window} 以内的头：{heads}（均匀注意力在这样的窗口里只有 {uniform}）。热力图"
+        "画的是头 {best}。"
     ),
     "lesson.sine.say.period_no": (
-        "没有哪个头的最大权重落在往前一个周期 ±2 以内；任何一个头放在那里的权重最多只有 {mass}（头 {best}），均匀注意力"
-        "则是 {uniform}。模型也没有必要往回看一个周期：无噪声的正弦由三个连续采样点就能确定（y[t+1] = 2·cos(ω)·y[t] − y"
-        "[t−1]）。热力图画的是头 {best}。"
+        "没有哪个头的最大权重落在往前一个周期 ±{window} 以内；任何一个头放在那里的权重最多只有 {mass}（头 {best}），均"
+        "匀注意力则是 {uniform}。模型也没有必要往回看一个周期：无噪声的正弦由三个连续采样点就能确定（y[t+1] = 2·cos(ω)·"
+        "y[t] − y[t−1]）。热力图画的是头 {best}。"
     ),
     "lesson.sine.title.tutorial": "3. 教程的任务：读入 x，预测 y = sin(freq·x)",
     "lesson.sine.why.tutorial": (
-        "模型只看到 50 个 x 值；它们确定了起点，却确定不了频率——频率是随机的，而且从不告诉模型。所以任何模型都不可能比 "
-        "E[y | x] = E_freq[sin(freq·x)] 做得更好。"
+        "模型只看到 {T} 个 x 值；它们确定了起点，却确定不了频率——频率是随机的，而且从不告诉模型。所以任何模型都不可能比"
+        " E[y | x] = E_freq[sin(freq·x)] 做得更好。"
     ),
     "lesson.sine.say.floor": (
         "贝叶斯下限 σ² + E[Var_freq sin(freq·x)]：{floor} ± {se}（蒙特卡洛估计）。在这份验证集上，最优预测 E[y | x]（"

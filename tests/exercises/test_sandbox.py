@@ -8,7 +8,6 @@ are skipped with the reason, and the report's warning is what is tested."""
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -39,7 +38,10 @@ HOSTILE = {
     "network": "import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=2)\n" + SOLUTION,
     "getattr_torch": "import torch\ndef softmax(x, dim=-1):\n    return getattr(torch, 'soft' + 'max')(x, dim)\n",
     "getattr_tensor": "def softmax(x, dim=-1):\n    return getattr(x, 'soft' + 'max')(dim)\n",
-    "aten": "import torch\ndef softmax(x, dim=-1):\n    return getattr(torch.ops.aten, '_soft' + 'max').default(x, dim, False)\n",
+    "aten": (
+        "import torch\ndef softmax(x, dim=-1):\n"
+        "    return getattr(torch.ops.aten, '_soft' + 'max').default(x, dim, False)\n"
+    ),
     "resolve_name": (
         "import pkgutil, sys\nsys.path.insert(0, {src!r})\n"
         "softmax = pkgutil.resolve_name('glassformer.nn.functional:softmax')\n"
@@ -123,14 +125,7 @@ def test_a_file_outside_the_folder_cannot_be_deleted_or_written(confined):
 
 def test_a_child_in_a_new_session_does_not_outlive_the_grading(confined):
     assert confined["reports"]["survivor"].status == "passed"  # its own grading went on
-    survivors = []
-    for entry in os.listdir("/proc"):
-        try:
-            if MARK.encode() in Path(f"/proc/{entry}/cmdline").read_bytes():
-                survivors.append(entry)
-        except OSError:
-            continue
-    assert survivors == []
+    assert survivors(MARK) == []
 
 
 def test_killing_the_parent_or_another_process_reaches_nothing_outside(confined):
@@ -200,9 +195,25 @@ def test_a_latin1_sibling_is_refused_too(tmp_path):
     assert report.status == "encoding" and report.refusal.fields["path"] == tmp_path / "attention.py"
 
 
-def test_with_the_sandbox_off_every_report_says_so(tmp_path, monkeypatch):
+def survivors(mark: str) -> list[str]:
+    """The processes whose command line holds `mark`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            if mark.encode() in Path(f"/proc/{entry}/cmdline").read_bytes():
+                found.append(entry)
+        except OSError:
+            continue
+    return found
+
+
+def test_with_the_sandbox_off_every_report_says_so_and_children_are_still_killed(tmp_path, monkeypatch):
     monkeypatch.setenv(sandbox.ENV_OFF, "off")
-    report = grading.check("causal_mask", catalog.get("causal_mask").solution_path)
+    mark = MARK + "-off"
+    (tmp_path / "softmax.py").write_text(HOSTILE["survivor"].format(mark=mark), encoding="utf-8")
+    report, child = grading.check_many(
+        [("causal_mask", catalog.get("causal_mask").solution_path), ("softmax", tmp_path / "softmax.py")]
+    )
     assert report.passed and report.sandbox["on"] is False and report.sandbox["reason"] == "GLASSFORMER_SANDBOX=off"
     assert report.sandbox["missing"] == ["files", "network", "processes"]
     assert grading.sandbox_line(report.sandbox) in grading.render(report)
@@ -210,6 +221,8 @@ def test_with_the_sandbox_off_every_report_says_so(tmp_path, monkeypatch):
     assert grading.sandbox_line(report.sandbox) == t(
         "exercise.msg.sandbox.off", reason=sandbox.ENV_OFF + "=off", missing=missing
     )
+    # without namespaces the supervisor still kills its tree: orphans are handed to it (a subreaper)
+    assert child.passed and survivors(mark) == []
 
 
 def test_the_teachers_report_states_whether_the_sandbox_was_on(tmp_path):

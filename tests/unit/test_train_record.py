@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import json
+import shutil
 from types import SimpleNamespace
 
 import numpy as np
@@ -21,11 +22,11 @@ from safetensors.torch import load_file
 from torch import nn
 
 from glassformer.config import ModelConfig, TrainConfig
-from glassformer.errors import WriteFailed
+from glassformer.errors import DiskFull, WriteFailed
 from glassformer.messages import speaking
 from glassformer.models import build_model
 from glassformer.train import record
-from glassformer.train.checkpoint import load_weights, read_state, read_weights, save_checkpoint
+from glassformer.train.checkpoint import checkpoint_bytes, load_weights, read_state, read_weights, save_checkpoint
 from glassformer.train.data import TensorBatches, TextWindows
 from glassformer.train.loop import Trainer
 from glassformer.train.record import MetricsLog, Progress, RunFiles, StepTimer, eval_line, plot_loss
@@ -180,7 +181,6 @@ def failing(code, text):
 @pytest.mark.parametrize(
     "code, remedy",
     [
-        (errno.ENOSPC, "free some disk space"),
         (errno.EACCES, "make the directory writable"),
         (errno.EPERM, "make the directory writable"),
         (errno.EROFS, "move the run to a writable disk"),
@@ -205,6 +205,23 @@ def test_a_failed_write_says_what_failed_why_and_what_to_do_before_and_after_a_c
     )
 
 
+def test_a_full_disk_is_disk_full_with_the_mb_free_and_the_mb_a_checkpoint_needs(tmp_path):
+    files = RunFiles(tmp_path)
+    files.trainer = SimpleNamespace(model=torch.nn.Linear(1000, 100), optimizer=None)
+    files.trainer.optimizer = torch.optim.AdamW(files.trainer.model.parameters())
+    need = checkpoint_bytes(files.trainer.model, files.trainer.optimizer) / 1e6
+    assert need == pytest.approx((100_100 * 4 * 3 + (64 << 10)) / 1e6)  # weights + two moments + headers
+    for saved, key in ((None, "error.write.disk_full_first"), (8, "error.write.disk_full")):
+        files.saved_step = saved
+        with pytest.raises(DiskFull) as e:
+            files._write("metrics.jsonl", failing(errno.ENOSPC, "No space left on device"))
+        free = e.value.fields["free"]
+        assert e.value.key == key and e.value.exit_code == 2 and isinstance(e.value, WriteFailed)
+        assert e.value.fields == {"dir": tmp_path, "free": free, "need": need, **({"step": 8} if saved else {})}
+        assert free == pytest.approx(shutil.disk_usage(tmp_path).free / 1e6, rel=0.01)
+        assert len(str(e.value).splitlines()) == 1
+
+
 def test_an_oserror_without_strerror_is_said_by_its_text(tmp_path):
     with pytest.raises(WriteFailed) as e:
         RunFiles(tmp_path)._write("x", _raise(OSError("plain text")))
@@ -221,12 +238,12 @@ def _raise(error):
 def test_the_checkpoint_write_names_its_step_and_both_files(tmp_path, monkeypatch):
     import glassformer.train.record as record
 
-    monkeypatch.setattr(record, "save_checkpoint", failing(errno.ENOSPC, "No space left on device"))
+    monkeypatch.setattr(record, "save_checkpoint", failing(errno.EIO, "Input/output error"))
     with pytest.raises(WriteFailed) as e:
         RunFiles(tmp_path).checkpoint(FakeTrainer(step=12))
     assert str(e.value).startswith(
         f"could not write the checkpoint of step 12 (model.safetensors and train_state.pt) "
-        f"in {tmp_path} (No space left on device)"
+        f"in {tmp_path} (Input/output error)"
     )
 
 
@@ -303,12 +320,11 @@ def trainer_at(step: int, best_val=1.5, last_eval=None):
     )
 
 
-def out_of_space(*args, **kwargs):
-    raise OSError(errno.ENOSPC, "No space left on device")
+def io_error(*args, **kwargs):  # a full disk is DiskFull, which speaks of the disk, not the file
+    raise OSError(errno.EIO, "Input/output error")
 
 
-CAUSES = [
-    (errno.ENOSPC, "No space left on device", "free some disk space", "腾出一些磁盘空间"),
+CAUSES = [  # a full disk is DiskFull: below
     (errno.EACCES, "Permission denied", "make the directory writable", "让这个目录可写"),
     (errno.EPERM, "Operation not permitted", "make the directory writable", "让这个目录可写"),
     (errno.EROFS, "Read-only file system", "move the run to a writable disk", "把运行移到可写的磁盘上"),
@@ -365,10 +381,10 @@ def test_an_oserror_without_a_strerror_is_said_as_it_prints(tmp_path):
     ],
 )
 def test_each_file_of_an_evaluation_is_named_when_its_write_fails(tmp_path, monkeypatch, target, what):
-    monkeypatch.setattr(record, target, out_of_space)
+    monkeypatch.setattr(record, target, io_error)
     with pytest.raises(WriteFailed) as e:
         RunFiles(tmp_path).evaluation({"kind": "eval", "step": 7, "val_loss": 1.0}, True, trainer_at(7))
-    assert str(e.value).startswith(f"could not write {what} in {tmp_path} (No space left on device)")
+    assert str(e.value).startswith(f"could not write {what} in {tmp_path} (Input/output error)")
 
 
 def test_an_evaluation_writes_its_line_the_best_weights_the_checkpoint_and_the_titled_plot(tmp_path, monkeypatch):

@@ -282,25 +282,35 @@ def _libc():
 
 def enter_namespaces() -> list[str]:
     """A new user + network + PID namespace for this process's children (as root without a user
-    namespace when that is refused); returns the layers entered."""
+    namespace when that is refused); returns the layers entered. Each way is tried first in a
+    forked probe, so a system that lets unshare(2) succeed but then refuses the uid map (Ubuntu's
+    AppArmor restriction of user namespaces) never leaves the supervisor in a half-made namespace."""
     libc = _libc()
-    uid, gid = os.getuid(), os.getgid()
     for flags, layers in (
         (CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWPID, ["user namespace", "network namespace", "pid namespace"]),
         (CLONE_NEWNET | CLONE_NEWPID, ["network namespace", "pid namespace"]),
         (CLONE_NEWUSER | CLONE_NEWNET, ["user namespace", "network namespace"]),
     ):
-        if libc.unshare(flags) != 0:
-            continue
-        if flags & CLONE_NEWUSER:
-            try:  # the same uid and gid inside: files keep their owners
-                for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
-                    with open(f"/proc/self/{name}", "w") as f:
-                        f.write(text)
-            except OSError:
-                pass  # unmapped: the worker runs as "nobody" inside, which confines it further
-        return layers
+        probe = os.fork()
+        if probe == 0:
+            os._exit(0 if _unshare(libc, flags) else 1)
+        if os.waitpid(probe, 0)[1] == 0 and _unshare(libc, flags):
+            return layers
     return []
+
+
+def _unshare(libc, flags: int) -> bool:
+    uid, gid = os.getuid(), os.getgid()
+    if libc.unshare(flags) != 0:
+        return False
+    if flags & CLONE_NEWUSER:
+        try:  # the same uid and gid inside: files keep their owners
+            for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+                with open(f"/proc/self/{name}", "w") as f:
+                    f.write(text)
+        except OSError:
+            return False
+    return True
 
 
 def supervise(jobs_path: str, out_dir: str, confine: dict) -> None:

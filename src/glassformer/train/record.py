@@ -81,6 +81,7 @@ class RunFiles:
         self._write("loss.png", lambda: plot_loss(self.metrics.read(), self.dir / "loss.png", title=self.dir.name))
 
     def checkpoint(self, trainer) -> None:
+        self.trainer = trainer
         self._write(
             f"the checkpoint of step {trainer.step} ({MODEL_FILE} and train_state.pt)",
             save_checkpoint,

@@ -1,0 +1,250 @@
+"""Graded code is untrusted: each hostile submission a student could hand in is planted here and
+shown to be contained or refused (sandbox.py, docs/exercises.md). One `check_many` grades them all
+(one worker, restarted after a death), so the whole module costs a few worker starts.
+
+On Linux with Landlock (kernel >= 5.13) the sandbox must be on; elsewhere the containment tests
+are skipped with the reason, and the report's warning is what is tested."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from glassformer.exercises import catalog, educator, grading, sandbox
+from glassformer.messages import t
+
+SOLUTION = catalog.get("softmax").solution
+SRC = str(Path(grading.__file__).resolve().parents[2])  # the src/ folder glassformer is imported from
+DEFS = str(Path(grading.__file__).resolve().parent / "defs" / "softmax.py")  # the reference solution, in the package
+MARK = "glassformer-survivor-%d" % os.getpid()  # in the surviving child's command line: found if it survived
+
+HOSTILE = {
+    # name: source of a softmax.py (formatted with the paths below)
+    "delete_outside": "import os\nos.remove({target!r})\n" + SOLUTION,
+    "write_outside": "open({outside!r}, 'w').write('planted')\n" + SOLUTION,
+    "survivor": (
+        "import subprocess, sys\n"
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)', {mark!r}], start_new_session=True)\n"
+        + SOLUTION
+    ),
+    "kill_parent": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n" + SOLUTION,
+    "kill_bystander": "import os, signal\nos.kill({bystander}, signal.SIGKILL)\n" + SOLUTION,
+    "network": "import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=2)\n" + SOLUTION,
+    "getattr_torch": "import torch\ndef softmax(x, dim=-1):\n    return getattr(torch, 'soft' + 'max')(x, dim)\n",
+    "getattr_tensor": "def softmax(x, dim=-1):\n    return getattr(x, 'soft' + 'max')(dim)\n",
+    "aten": (
+        "import torch\ndef softmax(x, dim=-1):\n"
+        "    return getattr(torch.ops.aten, '_soft' + 'max').default(x, dim, False)\n"
+    ),
+    "resolve_name": (
+        "import pkgutil, sys\nsys.path.insert(0, {src!r})\n"
+        "softmax = pkgutil.resolve_name('glassformer.nn.functional:softmax')\n"
+    ),
+    "run_path_defs": "import runpy\nsoftmax = runpy.run_path({defs!r})['soft' + 'max']\n",
+    "run_path_solutions": "import runpy\nsoftmax = runpy.run_path({solution!r})['soft' + 'max']\n",
+    "read_solution": "SOURCE = open({solution!r}).read()\n" + SOLUTION,
+    "after": SOLUTION,  # last: a plain correct file, graded after all of the above
+}
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory):
+    """{name: Report} for every hostile file, with the things they aimed at."""
+    root = tmp_path_factory.mktemp("hostile")
+    target = root / "teacher" / "grades.csv"  # a file of the teacher's, outside every student's folder
+    target.parent.mkdir()
+    target.write_text("alice,10\n")
+    bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])  # e.g. the teacher's editor
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.setblocking(False)
+    fields = {
+        "target": str(target),
+        "outside": str(root / "teacher" / "planted.txt"),
+        "mark": MARK,
+        "bystander": bystander.pid,
+        "port": listener.getsockname()[1],
+        "src": SRC,
+        "defs": DEFS,
+        "solution": str(catalog.get("softmax").solution_path),  # the solutions' folder, not the graded one
+    }
+    items = []
+    for name, source in HOSTILE.items():
+        folder = root / name
+        folder.mkdir()
+        (folder / "softmax.py").write_text(source.format(**fields), encoding="utf-8")
+        items.append(("softmax", folder / "softmax.py"))
+    started = time.monotonic()
+    reports = dict(zip(HOSTILE, grading.check_many(items), strict=True))
+    seconds = time.monotonic() - started
+    try:
+        listener.accept()
+        connected = True
+    except BlockingIOError:
+        connected = False
+    alive = bystander.poll() is None
+    bystander.kill()
+    bystander.wait()
+    listener.close()
+    yield {
+        "reports": reports,
+        "target": target,
+        "root": root,
+        "connected": connected,
+        "bystander_alive": alive,
+        "seconds": seconds,
+    }
+
+
+@pytest.fixture
+def confined(planted):
+    if sandbox.landlock_abi() < 1:
+        pytest.skip(f"no Landlock on this system ({sys.platform}, {os.uname().release}): the sandbox is off here")
+    return planted
+
+
+def test_the_sandbox_is_on_for_every_file_that_ran(confined):
+    for name, report in confined["reports"].items():
+        assert report.sandbox is not None and report.sandbox["on"], (name, report.sandbox)
+        assert report.sandbox["missing"] == []
+        assert {"network namespace", "pid namespace"} <= set(report.sandbox["layers"])
+
+
+def test_a_file_outside_the_folder_cannot_be_deleted_or_written(confined):
+    assert confined["target"].read_text() == "alice,10\n"
+    assert not (confined["target"].parent / "planted.txt").exists()
+    for name in ("delete_outside", "write_outside"):
+        report = confined["reports"][name]
+        assert report.status == "crashed" and report.import_error["type"] == "PermissionError", name
+
+
+def test_a_child_in_a_new_session_does_not_outlive_the_grading(confined):
+    assert confined["reports"]["survivor"].status == "passed"  # its own grading went on
+    assert survivors(MARK) == []
+
+
+def test_killing_the_parent_or_another_process_reaches_nothing_outside(confined):
+    reports = confined["reports"]
+    # the worker's parent is outside its PID namespace: there it is pid 0, a kill reaches nobody
+    assert reports["kill_parent"].status in ("passed", "crashed")
+    assert reports["kill_bystander"].status in ("passed", "crashed")
+    assert confined["bystander_alive"]
+    assert reports["after"].status == "passed"  # and the grader went on to the next file
+
+
+def test_no_network(confined):
+    report = confined["reports"]["network"]
+    assert report.status == "crashed" and report.import_error["type"] in ("OSError", "PermissionError")
+    assert not confined["connected"]
+
+
+@pytest.mark.parametrize(
+    "name, reached, why",
+    [
+        ("getattr_torch", "softmax", "exercise.forbid.softmax"),
+        ("getattr_tensor", "softmax", "exercise.forbid.softmax"),
+        ("aten", "_softmax", "exercise.forbid.softmax"),
+        ("resolve_name", "import glassformer", "exercise.forbid.glassformer"),
+        ("run_path_defs", "open softmax.py", "exercise.forbid.glassformer"),
+        ("run_path_solutions", "open softmax.py", "exercise.forbid.glassformer"),
+        ("read_solution", "open softmax.py", "exercise.forbid.glassformer"),
+    ],
+)
+def test_the_dynamic_cheats_are_refused_with_the_rules_message(planted, name, reached, why):
+    report = planted["reports"][name]
+    assert report.status == "forbidden", (report.status, report.import_error, report.stdout)
+    first = report.offences[0]
+    assert (first.file, first.name, first.why) == ("softmax.py", reached, why)
+    assert first.line > 0
+    text = grading.render(report, "en")
+    assert t(why) in text  # the rule's own sentence, as for a literal call
+
+
+def test_the_static_rules_do_not_see_these_cheats(planted, tmp_path):
+    """What the run-time guard adds: none of the files above is refused by reading its syntax tree."""
+    for name in ("getattr_torch", "getattr_tensor", "aten", "resolve_name", "run_path_defs"):
+        assert grading.scan(planted["root"] / name / "softmax.py", catalog.get("softmax").forbidden) == [], name
+
+
+def test_a_latin1_file_is_refused_naming_the_byte(tmp_path):
+    path = tmp_path / "softmax.py"
+    path.write_bytes("# written by Zoë in a Latin-1 editor\n".encode("latin-1") + SOLUTION.encode())
+    report = grading.check("softmax", path)
+    assert report.status == "encoding" and report.sandbox is None  # never run
+    assert report.refusal.key == "error.exercise.encoding"
+    assert report.refusal.fields == {
+        "path": path,
+        "line": 1,
+        "col": 16,
+        "byte": "0xeb",
+        "guess": "Latin-1 / Windows-1252",
+    }
+    assert t("error.exercise.encoding", **report.refusal.fields) in grading.render(report, "en")
+    assert grading.read_source(catalog.get("softmax").solution_path) == SOLUTION  # UTF-8 reads as before
+
+
+def test_a_latin1_sibling_is_refused_too(tmp_path):
+    (tmp_path / "attention.py").write_bytes("# déjà\n".encode("latin-1"))
+    (tmp_path / "multi_head_attention.py").write_text("from attention import scaled_dot_product_attention\n")
+    report = grading.check("multi_head_attention", tmp_path / "multi_head_attention.py")
+    assert report.status == "encoding" and report.refusal.fields["path"] == tmp_path / "attention.py"
+
+
+def survivors(mark: str) -> list[str]:
+    """The processes whose command line holds `mark`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            if mark.encode() in Path(f"/proc/{entry}/cmdline").read_bytes():
+                found.append(entry)
+        except OSError:
+            continue
+    return found
+
+
+def test_with_the_sandbox_off_every_report_says_so_and_children_are_still_killed(tmp_path, monkeypatch):
+    monkeypatch.setenv(sandbox.ENV_OFF, "off")
+    mark = MARK + "-off"
+    (tmp_path / "softmax.py").write_text(HOSTILE["survivor"].format(mark=mark), encoding="utf-8")
+    report, child = grading.check_many(
+        [("causal_mask", catalog.get("causal_mask").solution_path), ("softmax", tmp_path / "softmax.py")]
+    )
+    assert report.passed and report.sandbox["on"] is False and report.sandbox["reason"] == "GLASSFORMER_SANDBOX=off"
+    assert report.sandbox["missing"] == ["files", "network", "processes"]
+    assert grading.sandbox_line(report.sandbox) in grading.render(report)
+    missing = ", ".join(t(f"exercise.msg.sandbox.part.{m}") for m in report.sandbox["missing"])
+    assert grading.sandbox_line(report.sandbox) == t(
+        "exercise.msg.sandbox.off", reason=sandbox.ENV_OFF + "=off", missing=missing
+    )
+    # without namespaces the supervisor still kills its tree: orphans are handed to it (a subreaper)
+    assert child.passed and survivors(mark) == []
+
+
+def test_the_teachers_report_states_whether_the_sandbox_was_on(tmp_path):
+    student = tmp_path / "submissions" / "ada"
+    student.mkdir(parents=True)
+    (student / "causal_mask.py").write_text(catalog.get("causal_mask").solution, encoding="utf-8")
+    rows, md = educator.grade(tmp_path / "submissions", tmp_path / "out.csv", lang="en", names=["causal_mask"])
+    text = md.read_text(encoding="utf-8")
+    on = sandbox.landlock_abi() >= 1
+    assert ("sandbox: on (" in text) == on and ("sandbox: OFF" in text) == (not on)
+    assert rows[0]["status"] == "passed"
+
+
+def test_landlock_splits_a_readable_tree_around_a_denied_folder(tmp_path):
+    """A glassformer installed inside site-packages stays unreadable: its tree is split around it."""
+    site = tmp_path / "site-packages"
+    for name in ("torch", "numpy", "glassformer"):
+        (site / name).mkdir(parents=True)
+    readable = sandbox._readable([str(site)], [str(site / "glassformer")])
+    assert str(site / "torch") in readable and str(site / "numpy") in readable
+    assert str(site) not in readable and str(site / "glassformer") not in readable
+
+
+def test_the_hostile_round_stays_quick(planted):
+    assert planted["seconds"] < 60  # a few worker starts (each imports torch), not a minute of waiting

@@ -30,11 +30,11 @@ from typing import Any
 
 import numpy as np
 
+import glassformer.text.stream as stream
 from glassformer.errors import DamagedFile, GlassformerError, NotFound, UsageError
 from glassformer.files import decode_utf8, read_bytes, read_head, write_text_atomic
 from glassformer.messages import t
 
-from . import stream
 from .choice import choose_tokenizer
 from .tokenizers import Tokenizer, load_tokenizer
 

@@ -22,11 +22,10 @@ from typing import Any, ClassVar, Iterable
 
 import numpy as np
 
+import glassformer.text.segment as seg
 from glassformer.errors import DamagedFile
 from glassformer.files import read_json, write_text_atomic
 from glassformer.messages import t
-
-from . import segment as seg
 
 # kind -> class; filled in by Tokenizer.__init_subclass__ so new tokenizers register themselves.
 TOKENIZER_KINDS: dict[str, type["Tokenizer"]] = {}

@@ -8,7 +8,10 @@ at the raise site (so a later Chinese catalogue translates sentences, never stit
     ├── NotFound                a file or run directory the user named is not there: exit code 2
     ├── DamagedFile             a file is there but cannot be used: damaged, wrong format, wrong encoding
     ├── WriteFailed             a file could not be written (disk full, no permission); nothing was lost
-    └── RunLocked               another process is training into the same run directory
+    ├── RunLocked               another process is training into the same run directory
+    ├── WrongType               a library call got a value of the wrong type
+    ├── Unsupported             well formed, but this model, build or machine cannot do it
+    └── NoAttribute             a package's face has no such name (an AttributeError)
 
 Each class also derives from the builtin exception a caller would have caught before
 (`ValueError`, `FileNotFoundError`, `OSError`), so `except ValueError` keeps working.
@@ -97,3 +100,7 @@ class WrongType(GlassformerError, TypeError):
 
 class Unsupported(GlassformerError, RuntimeError):
     """The request is well formed but this model, build or machine cannot do it."""
+
+
+class NoAttribute(GlassformerError, AttributeError):
+    """A package's face was asked for a name it does not have (its module `__getattr__` says so)."""

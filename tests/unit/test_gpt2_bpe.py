@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from glassformer.text.bpe_hf import BYTE_TO_CHAR
+from glassformer.errors import DamagedFile, UsageError
+from glassformer.text.bpe import BYTE_TO_CHAR
 from glassformer.text.gpt2_bpe import GPT2BPETokenizer
 
 EOT = "<|endoftext|>"
@@ -101,49 +102,38 @@ def test_to_dict_and_from_dict_keep_the_three_tables():
     assert (back.tokens, back.merges, back.specials) == (tok.tokens, tok.merges, tok.specials)
     bare = GPT2BPETokenizer.from_dict({"tokens": BYTES + ["he"], "merges": ["h e"]})  # no pretokenizer, no specials
     assert bare.merges == [("h", "e")] and bare.specials == [] and bare.vocab_size == 257
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(DamagedFile) as caught:
         GPT2BPETokenizer.from_dict({**d, "pretokenizer": "bpe"})
-    assert str(caught.value) == "pretokenizer 'bpe' is not GPT-2's"
+    assert (caught.value.key, caught.value.fields) == ("error.gpt2.pretokenizer", {"found": "bpe"})
     assert repr(tok) == "GPT2BPETokenizer(vocab_size=259, specials=['<|endoftext|>'])"
 
 
 @pytest.mark.parametrize(
-    "tokens, merges, specials, message",
+    "tokens, merges, specials, key, fields",
     [
-        (BYTES + ["he", "he"], [], [], "token 'he' has two ids; every token needs exactly one"),
-        (
-            BYTES[2:],
-            [],
-            [],
-            "the vocabulary lacks 2 of the 256 byte tokens (first: 0x00 ('Ā')), so some text could "
-            "not be encoded; a byte-level vocabulary holds them all",
-        ),
-        (
-            BYTES[:-1],
-            [],
-            [],
-            "the vocabulary lacks 1 of the 256 byte tokens (first: 0xff ('ÿ')), so some text could "
-            "not be encoded; a byte-level vocabulary holds them all",
-        ),
-        (BYTES + ["<x>"], [], ["<x>", "<z>", "<y>"], "special tokens ['<y>', '<z>'] are not in the vocabulary"),
-        (BYTES + [""], [], [""], "special tokens [] are not in the vocabulary"),
-        (BYTES + ["a b"], [], [], "token 'a b' is not spelled in GPT-2's byte alphabet (nor a special token)"),
-        (BYTES + ["he"], [("h", "e"), ("h", "e")], [], "merge 1 'h e' is listed twice"),
-        (BYTES + ["he"], [("h", "e", "l")], [], "merge 0 'h e l' is not a pair of tokens whose join is a token"),
-        (BYTES + ["zzh"], [("zz", "h")], [], "merge 0 'zz h' is not a pair of tokens whose join is a token"),
+        (BYTES + ["he", "he"], [], [], "error.gpt2.token_twice", {"token": "he"}),
+        (BYTES[2:], [], [], "error.gpt2.bytes_missing", {"n": 2, "n_bytes": 256, "first": "0x00 ('Ā')"}),
+        (BYTES[:-1], [], [], "error.gpt2.bytes_missing", {"n": 1, "n_bytes": 256, "first": "0xff ('ÿ')"}),
+        (BYTES + ["<x>"], [], ["<x>", "<z>", "<y>"], "error.gpt2.specials_absent", {"tokens": ["<y>", "<z>"]}),
+        (BYTES + [""], [], [""], "error.gpt2.specials_absent", {"tokens": []}),
+        (BYTES + ["a b"], [], [], "error.gpt2.not_byte_alphabet", {"token": "a b"}),
+        (BYTES + ["he"], [("h", "e"), ("h", "e")], [], "error.gpt2.merge_twice", {"rank": 1, "merge": "h e"}),
+        (BYTES + ["he"], [("h", "e", "l")], [], "error.gpt2.merge_bad", {"rank": 0, "merge": "h e l"}),
+        (BYTES + ["zzh"], [("zz", "h")], [], "error.gpt2.merge_bad", {"rank": 0, "merge": "zz h"}),
         (
             BYTES + ["he", EOT, EOT + "h"],
             [("h", "e"), (EOT, "h")],
             [EOT],
-            "merge 1 '<|endoftext|> h' is not a pair of tokens whose join is a token",
+            "error.gpt2.merge_bad",
+            {"rank": 1, "merge": "<|endoftext|> h"},
         ),
-        (BYTES + ["he"], [("h", "e"), ("l", "l")], [], "merge 1 'l l' is not a pair of tokens whose join is a token"),
+        (BYTES + ["he"], [("h", "e"), ("l", "l")], [], "error.gpt2.merge_bad", {"rank": 1, "merge": "l l"}),
     ],
 )
-def test_tables_the_encoder_could_not_run_are_refused_naming_the_first_bad_entry(tokens, merges, specials, message):
-    with pytest.raises(ValueError) as caught:
+def test_tables_the_encoder_could_not_run_are_refused_naming_the_first_bad_entry(tokens, merges, specials, key, fields):
+    with pytest.raises(UsageError) as caught:
         GPT2BPETokenizer(tokens, merges, specials)
-    assert str(caught.value) == message
+    assert (caught.value.key, caught.value.fields) == (key, fields)
 
 
 def test_tables_at_the_edges_of_the_checks_are_accepted():

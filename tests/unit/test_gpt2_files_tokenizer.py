@@ -1,4 +1,4 @@
-"""text/gpt2_files.py without transformers: a GPT-2 tokenizer folder written, read back, and every
+"""text/gpt2_bpe.py without transformers: a GPT-2 tokenizer folder written, read back, and every
 refusal of a folder that would give other ids than GPT-2's, word for word (file and field named).
 
 The folders are made by hand from a tiny byte-level tokenizer (the 256 byte tokens, two merges and
@@ -11,9 +11,8 @@ import json
 import pytest
 
 from glassformer.errors import DamagedFile, NotFound, UsageError
-from glassformer.text.bpe_hf import BYTE_TO_CHAR
-from glassformer.text.gpt2_bpe import GPT2BPETokenizer
-from glassformer.text.gpt2_files import read_tokenizer_dir, write_tokenizer_dir
+from glassformer.text.bpe import BYTE_TO_CHAR
+from glassformer.text.gpt2_bpe import GPT2BPETokenizer, read_tokenizer_dir, write_tokenizer_dir
 
 EOT = "<|endoftext|>"
 FIX = "It comes with the model (save_pretrained writes it); copy it again from the model's source."
@@ -137,9 +136,12 @@ def test_a_folder_without_both_vocab_and_merges_nor_tokenizer_json_is_not_found(
 def test_tables_the_encoder_cannot_run_are_refused_naming_the_file(tmp_path):
     path = folder(tmp_path)
     (path / "merges.txt").write_text("#version: 0.2\nh e\nl l\n", encoding="utf-8")  # "ll" is not a token
-    assert refused(path, DamagedFile) == (
-        f"{path / 'vocab.json'}: merge 1 'l l' is not a pair of tokens whose join is a token. {FIX}"
-    )
+    with pytest.raises(DamagedFile) as caught:
+        read_tokenizer_dir(path)
+    assert caught.value.key == "error.gpt2.tokenizer_invalid" and caught.value.fields["path"] == path / "vocab.json"
+    problem = caught.value.fields["problem"]  # the table's own refusal, worded with the file's
+    assert (problem.key, problem.fields) == ("error.gpt2.merge_bad", {"rank": 1, "merge": "l l"})
+    assert str(caught.value) == f"{path / 'vocab.json'}: {problem} {FIX}"  # one sentence after another
 
 
 def test_tokenizer_config_options_that_change_the_ids_are_refused(tmp_path):

@@ -14,9 +14,9 @@ from glassformer.text import (
     HFBPETokenizer,
     WordTokenizer,
     choose_tokenizer,
+    corpora,
     load_text,
     prepare,
-    stream,
 )
 
 # English, Chinese without spaces, CRLF line ends, emoji, a control character: every case a cut could break
@@ -62,12 +62,11 @@ def test_a_file_source_is_read_in_chunks_never_whole(text_file, tmp_path, monkey
     """prepare's memory stays bounded for a file: the text is never loaded as one string (bug
     guarded: a file: source sent down the in-memory path, which works, gives the same ids, and holds
     the whole file in memory). The vocabulary and encoding passes each read it in small chunks."""
-    from glassformer.text import corpora
 
     def whole(*args, **kwargs):
         raise AssertionError("a file: source was loaded whole")
 
-    sizes, read = [], stream.read_file
+    sizes, read = [], corpora.read_file
 
     def spy(path, chunk_chars):
         for chunk in read(path, chunk_chars):
@@ -75,7 +74,7 @@ def test_a_file_source_is_read_in_chunks_never_whole(text_file, tmp_path, monkey
             yield chunk
 
     monkeypatch.setattr(corpora, "load_text", whole)
-    monkeypatch.setattr(stream, "read_file", spy)
+    monkeypatch.setattr(corpora, "read_file", spy)
     data = prepare(f"file:{text_file}", tmp_path, tokenizer="bpe", vocab_size=300, chunk_chars=50)
     assert data.meta["chars"] == len(TEXT) and sum(sizes) == 2 * len(TEXT)  # two passes over the file
     assert max(sizes) <= 50
@@ -157,7 +156,7 @@ def test_choice_names():
 
 
 def test_file_hash_pass(text_file, tmp_path):
-    sha, n_chars = stream.file_sha256(text_file)
+    sha, n_chars = corpora.file_sha256(text_file)
     assert sha == hashlib.sha256(TEXT.encode("utf-8")).hexdigest() and n_chars == len(TEXT)
     bad = tmp_path / "bad.txt"
     bad.write_bytes("héllo".encode("utf-8") + b"\xff rest")
@@ -171,14 +170,14 @@ def test_file_hash_pass(text_file, tmp_path):
 
 def test_cut_chunks_carries_the_rest():
     raw = ["ab c", "d ef", "ghij", "k"]
-    chunks = list(stream.cut_chunks(raw, WordTokenizer.safe_cut))
+    chunks = list(corpora.cut_chunks(raw, WordTokenizer.safe_cut))
     assert chunks == ["ab ", "cd ", "efghijk"]  # no space after "ef": carried until the end
-    assert list(stream.cut_chunks(["abc", "def"], CharTokenizer.safe_cut)) == ["abc", "def"]
-    assert list(stream.cut_chunks([], CharTokenizer.safe_cut)) == []
+    assert list(corpora.cut_chunks(["abc", "def"], CharTokenizer.safe_cut)) == ["abc", "def"]
+    assert list(corpora.cut_chunks([], CharTokenizer.safe_cut)) == []
 
 
 def test_read_file_keeps_line_ends_and_whole_characters(text_file):
-    chunks = list(stream.read_file(text_file, chunk_chars=3))
+    chunks = list(corpora.read_file(text_file, chunk_chars=3))
     assert "".join(chunks) == TEXT and all(len(c) == 3 for c in chunks[:-1])  # characters, not bytes
 
 
@@ -187,7 +186,7 @@ def test_read_file_keeps_line_ends_and_whole_characters(text_file):
 def test_chunked_encoding_equals_whole(text, size):
     bpe = BPETokenizer.from_text(TEXT, 300)
     for tok in (bpe, WordTokenizer.from_text(TEXT), WordTokenizer.from_text(TEXT, segment="jieba")):
-        chunks = list(stream.cut_chunks(stream.read_str(text, size), tok.safe_cut))
+        chunks = list(corpora.cut_chunks(corpora.read_str(text, size), tok.safe_cut))
         assert "".join(chunks) == text
         assert [i for c in chunks for i in tok.encode(c)] == tok.encode(text)
 
@@ -199,7 +198,7 @@ def test_meta_is_json_with_options(text_file, tmp_path):
 
 
 def test_every_choice_whole_and_each_refusal_word_for_word():
-    from glassformer.text.choice import TokenizerChoice
+    from glassformer.text.corpora import TokenizerChoice
 
     assert choose_tokenizer() == TokenizerChoice(CharTokenizer, {}, "char")
     assert choose_tokenizer("word") == TokenizerChoice(WordTokenizer, {"segment": "whitespace"}, "word-whitespace")
@@ -257,21 +256,21 @@ def test_the_hash_pass_counts_characters_cut_between_blocks_and_finds_a_bad_byte
 ):
     """With 3-byte blocks every multi-byte character is cut somewhere; the character count, the
     sha256 and the offset of a bad byte (after a cut character) must not notice."""
-    monkeypatch.setattr(stream, "HASH_BLOCK", 3)
+    monkeypatch.setattr(corpora, "HASH_BLOCK", 3)
     good = tmp_path / "good.txt"
     data = "ab é世界\r\n👍".encode("utf-8")
     good.write_bytes(data)
-    assert stream.file_sha256(good) == (hashlib.sha256(data).hexdigest(), 9)
+    assert corpora.file_sha256(good) == (hashlib.sha256(data).hexdigest(), 9)
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"ab\xc3\xa9\xffcd")  # é cut by the first block; 0xff at offset 4
     with pytest.raises(ValueError) as caught:
-        stream.file_sha256(bad)
+        corpora.file_sha256(bad)
     assert str(caught.value).startswith(f"{bad} is not UTF-8 text (byte 0xff at offset 4 is not valid UTF-8)")
     bad.write_bytes(b"abcd\xe4\xb8")  # the file ends inside 世: the cut starts at offset 4
     with pytest.raises(ValueError) as caught:
-        stream.file_sha256(bad)
+        corpora.file_sha256(bad)
     assert str(caught.value).startswith(f"{bad} is not UTF-8 text (byte 0xe4 at offset 4 is not valid UTF-8)")
     (tmp_path / "empty.txt").write_bytes(b"")
-    assert stream.file_sha256(tmp_path / "empty.txt") == (hashlib.sha256(b"").hexdigest(), 0)
-    assert list(stream.read_str("abcde", 2)) == ["ab", "cd", "e"] and list(stream.read_str("abc")) == ["abc"]
-    assert list(stream.read_file(good)) == [data.decode("utf-8")]
+    assert corpora.file_sha256(tmp_path / "empty.txt") == (hashlib.sha256(b"").hexdigest(), 0)
+    assert list(corpora.read_str("abcde", 2)) == ["ab", "cd", "e"] and list(corpora.read_str("abc")) == ["abc"]
+    assert list(corpora.read_file(good)) == [data.decode("utf-8")]

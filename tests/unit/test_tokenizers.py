@@ -213,13 +213,15 @@ def test_safe_cuts():
 
 
 def test_segment_without_jieba_says_what_to_install_and_jieba_drops_space_pieces(monkeypatch):
-    from glassformer.text import segment
-
-    assert segment.split_words("我爱你 hello  world\n", "jieba") == ["我爱你", "hello", "world"]
-    assert segment.split_words(" a\tb ") == ["a", "b"]  # whitespace: the default
-    assert segment.safe_cut("a b") == 2 and segment.safe_cut(" ") == 1 and segment.safe_cut("") == 0
+    assert tokenizers.split_words("我爱你 hello  world\n", "jieba") == ["我爱你", "hello", "world"]
+    assert tokenizers.split_words(" a\tb ") == ["a", "b"]  # whitespace: the default
+    assert (
+        tokenizers.safe_word_cut("a b") == 2
+        and tokenizers.safe_word_cut(" ") == 1
+        and tokenizers.safe_word_cut("") == 0
+    )
     monkeypatch.setitem(sys.modules, "jieba", None)  # as if not installed: `import jieba` raises ImportError
     with pytest.raises(ImportError) as caught:
-        segment.split_words("我爱你", "jieba")
+        tokenizers.split_words("我爱你", "jieba")
     assert str(caught.value) == "segment='jieba' needs the jieba package: pip install 'jieba>=0.42'"
     assert caught.value.__cause__ is None and caught.value.__suppress_context__

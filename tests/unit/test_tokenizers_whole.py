@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from glassformer.errors import DamagedFile
+from glassformer.errors import DamagedFile, UsageError, WrongType
 from glassformer.text import tokenizers
 from glassformer.text.tokenizers import CharTokenizer, WordTokenizer, load_tokenizer
 
@@ -49,7 +49,7 @@ def test_load_tokenizer_names_an_unknown_kind_and_a_damaged_description(tmp_path
         assert str(caught.value) == f"{path}: unknown tokenizer kind {kind}; known kinds: ['char', 'word']. {FIX}"
     for d, error in (
         ({"chars": ["a"]}, "KeyError: 'unk'"),
-        ({"chars": [], "unk": False}, "ValueError: a character vocabulary needs at least one character"),
+        ({"chars": [], "unk": False}, "UsageError: a character vocabulary needs at least one character."),
         ({"chars": 5, "unk": False}, "TypeError: 'int' object is not iterable"),
         ({"chars": ["a"], "unk": False, "extra": 1}, None),
     ):
@@ -70,18 +70,18 @@ def test_load_tokenizer_names_an_unknown_kind_and_a_damaged_description(tmp_path
 
 
 @pytest.mark.parametrize(
-    "chars, message",
+    "chars, key",
     [
-        ([], "a character vocabulary needs at least one character"),
-        (["a", "bc"], "chars must be distinct single characters"),
-        (["a", ""], "chars must be distinct single characters"),
-        (["a", "b", "a"], "chars must be distinct single characters"),
+        ([], "error.tokenizer.no_chars"),
+        (["a", "bc"], "error.tokenizer.chars"),
+        (["a", ""], "error.tokenizer.chars"),
+        (["a", "b", "a"], "error.tokenizer.chars"),
     ],
 )
-def test_char_tokenizer_refuses_a_bad_character_list(chars, message):
-    with pytest.raises(ValueError) as caught:
+def test_char_tokenizer_refuses_a_bad_character_list(chars, key):
+    with pytest.raises(UsageError) as caught:
         CharTokenizer(chars)
-    assert str(caught.value) == message
+    assert caught.value.key == key and caught.value.fields == {}
 
 
 def unseen(tok, text) -> str:
@@ -140,38 +140,39 @@ def test_char_dicts_and_repr():
 def test_ids_out_of_range_are_named_at_both_ends():
     tok = CharTokenizer(["a", "b"])
     assert tok.decode([0, 1]) == "ab"
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(UsageError) as caught:
         tok.decode([2, -1, 0, 2])
-    assert str(caught.value) == "ids out of range for vocab_size=2: [-1, 2]"
-    with pytest.raises(ValueError) as caught:
+    assert (caught.value.key, caught.value.fields) == ("error.tokenizer.id_range", {"vocab_size": 2, "ids": [-1, 2]})
+    with pytest.raises(UsageError) as caught:
         tok.decode(list(range(-25, 0)))
-    assert str(caught.value) == f"ids out of range for vocab_size=2: {list(range(-25, -5))}"
+    assert caught.value.fields == {"vocab_size": 2, "ids": list(range(-25, -5))}  # the first 20
 
 
 def test_word_tokenizer_refusals_whole():
-    with pytest.raises(TypeError) as caught:
+    with pytest.raises(TypeError) as caught:  # WrongType is a TypeError
         WordTokenizer("i love you")
-    assert str(caught.value) == "pass a list of words, or use WordTokenizer.from_text(text)"
+    assert isinstance(caught.value, WrongType) and caught.value.key == "error.tokenizer.words_str"
     for bad in ("two words", "", "tab\there"):
         with pytest.raises(ValueError) as caught:
             WordTokenizer(["ok", bad])
-        assert str(caught.value) == f"a word must be non-empty and contain no whitespace, got {bad!r}"
-    with pytest.raises(ValueError) as caught:
+        assert (caught.value.key, caught.value.fields) == ("error.tokenizer.word", {"word": bad})
+    with pytest.raises(DamagedFile) as caught:
         WordTokenizer.from_dict({"specials": ["<PAD>"], "words": ["a"]})
-    assert str(caught.value) == "special tokens ['<PAD>'] differ from ['<PAD>', '<UNK>', '<BOS>', '<EOS>']"
+    assert (caught.value.key, caught.value.fields) == (
+        "error.tokenizer.specials",
+        {"found": ["<PAD>"], "want": ["<PAD>", "<UNK>", "<BOS>", "<EOS>"]},
+    )
     tok = WordTokenizer(["i"])
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(UsageError) as caught:
         tok.pad([4, 4, 4], 2)
-    assert str(caught.value) == "sequence has 3 ids, longer than length=2; truncate it first"
+    assert (caught.value.key, caught.value.fields) == ("error.tokenizer.pad", {"n": 3, "length": 2})
     assert tok.pad([4, 4], 2) == [4, 4] and tok.pad([], 1) == [0]
 
 
 def test_word_show_work_dicts_and_repr_keep_the_segmenter(monkeypatch):
     from types import SimpleNamespace
 
-    from glassformer.text import segment
-
-    monkeypatch.setattr(segment, "_jieba", lambda: SimpleNamespace(cut=str.split))  # loading jieba takes 2 s
+    monkeypatch.setattr(tokenizers, "_jieba", lambda: SimpleNamespace(cut=str.split))  # loading jieba takes 2 s
     tok = WordTokenizer.from_chunks(["b a ", "c"])
     assert tok.segment == "whitespace" and tok.words == ["a", "b", "c"]
     assert WordTokenizer.from_text("x y").segment == "whitespace"

@@ -13,6 +13,7 @@ display.py         the HTML every view shows in a notebook (`_repr_html_`), all 
 fonts.py           a font that can draw the labels (Chinese included), or U+XXXX escapes
 """
 
+from glassformer.errors import NoAttribute
 from glassformer.inspect.attention_maps import (
     attention_grid_png,
     attention_head_png,
@@ -31,7 +32,7 @@ def __getattr__(name):  # FontWarning lives with the font search, which imports 
         from glassformer.inspect.fonts import FontWarning
 
         return FontWarning
-    raise AttributeError(f"module 'glassformer.inspect' has no attribute {name!r}")
+    raise NoAttribute("error.module.no_attribute", module=__name__, name=name)
 
 
 __all__ = [

@@ -11,7 +11,7 @@ from pathlib import Path
 import torch
 
 from glassformer.lessons.common import save_png
-from glassformer.text.chinese_numbers import UNITS, to_chinese
+from glassformer.text.chinese import UNITS, to_chinese
 from glassformer.train.data import IGNORE, pad_pairs
 from glassformer.translate import beam_search, greedy_decode, pad_rows
 

@@ -384,7 +384,7 @@ TEXT = {
     "tokenizer_config.json)",
     "export.load_it": "load it:       GPT2LMHeadModel.from_pretrained({out})",
     # ---- GPT-2 directories read and written (train/gpt2_runs.py, models/gpt2_files.py, gpt2_port.py,
-    # text/gpt2_files.py) -------------------------------------------------------------------------------
+    # text/gpt2_bpe.py) -------------------------------------------------------------------------------
     "fix.gpt2_model": "save_pretrained writes it; copy the model directory again.",
     "fix.gpt2_tokenizer": "It comes with the model (save_pretrained writes it); copy it again from the model's source.",
     "error.gpt2.has_checkpoint": "{out} already holds a checkpoint; importing would replace its weights. Choose "
@@ -436,7 +436,7 @@ TEXT = {
     "error.gpt2.vocab_shape": "{path} is not a {{token: id}} object. {fix}",
     "error.gpt2.no_tokenizer": "{path} has no GPT-2 tokenizer: it needs vocab.json and merges.txt (or the tokenizers "
     "library's tokenizer.json). {fix}",
-    "error.gpt2.tokenizer_invalid": "{path}: {problem}. {fix}",
+    "error.gpt2.tokenizer_invalid": "{path}: {problem} {fix}",
     "error.gpt2.tokenizer_option": "{path} has {option}=true ({what}), which glassformer's GPT-2 tokenizer does not "
     "do; its ids would differ. Set it to false in that file, or import a model saved "
     "without it.",

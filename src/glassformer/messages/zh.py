@@ -358,7 +358,7 @@ TEXT = {
     "export.done": "已导出 {run} -> {out}（config.json、model.safetensors、vocab.json、merges.txt、"
     "tokenizer_config.json）",
     "export.load_it": "加载它：       GPT2LMHeadModel.from_pretrained({out})",
-    # ---- GPT-2 目录的读写（train/gpt2_runs.py、models/gpt2_files.py、gpt2_port.py、text/gpt2_files.py）----
+    # ---- GPT-2 目录的读写（train/gpt2_runs.py、models/gpt2_files.py、gpt2_port.py、text/gpt2_bpe.py）----
     "fix.gpt2_model": "它由 save_pretrained 写出；请重新复制整个模型目录。",
     "fix.gpt2_tokenizer": "它随模型一起提供（由 save_pretrained 写出）；请从模型的来源重新复制。",
     "error.gpt2.has_checkpoint": "{out} 里已经有检查点；导入会覆盖它的权重。请换一个 --out DIR，或先删除 {weights}。",
@@ -405,7 +405,7 @@ TEXT = {
     "error.gpt2.vocab_shape": "{path} 不是 {{词元: id}} 形式的对象。{fix}",
     "error.gpt2.no_tokenizer": "{path} 里没有 GPT-2 分词器：需要 vocab.json 和 merges.txt（或 tokenizers 库的 "
     "tokenizer.json）。{fix}",
-    "error.gpt2.tokenizer_invalid": "{path}：{problem}。{fix}",
+    "error.gpt2.tokenizer_invalid": "{path}：{problem}{fix}",
     "error.gpt2.tokenizer_option": "{path} 写的是 {option}=true（{what}），glassformer 的 GPT-2 分词器不这样做；"
     "得到的 id 会不同。请在该文件里把它设为 false，或导入一个不带此选项保存的模型。",
     "gpt2.option.add_prefix_space": "在文本前加一个空格",

@@ -166,7 +166,8 @@ def test_tokenizer_config_options_that_change_the_ids_are_refused(tmp_path):
 
 def test_special_tokens_come_from_the_config_or_default_to_endoftext(tmp_path):
     """Without tokenizer_config.json, <|endoftext|> is special when vocab.json has it (GPT2Tokenizer's
-    default) and nothing when it does not; a config's special token must have an id."""
+    default) and nothing when it does not; a special token the config names and the vocabulary lacks is
+    added after it with the next id, in transformers' order (bos, eos, unk, pad, extras), and said."""
     path = folder(tmp_path)
     (path / "tokenizer_config.json").unlink()
     tok = read_tokenizer_dir(path)
@@ -182,12 +183,17 @@ def test_special_tokens_come_from_the_config_or_default_to_endoftext(tmp_path):
             added_tokens_decoder={}, bos_token={"content": "x"}, eos_token="y", unk_token=None, pad_token="<|nope|>"
         ),
     )
-    assert refused(path, UsageError) == (
-        f"{config} names the special token '<|nope|>', which is neither in "
-        "vocab.json nor in added_tokens_decoder; glassformer cannot give it an id."
-    )
-    edit_json(config, lambda d: d.update(pad_token=None))
-    assert read_tokenizer_dir(path).specials == ["x", "y"]  # as named, from vocab.json's ids
+    notes = []
+    tok = read_tokenizer_dir(path, note=lambda key, **fields: notes.append((key, fields)))
+    assert tok.specials == ["x", "y", "<|nope|>"] and tok.vocab_size == 260 and tok.encode("<|nope|>") == [259]
+    assert notes == [("gpt2.added_tokens", {"path": config, "tokens": "'<|nope|>'", "first": 259, "last": 259})]
+    edit_json(config, lambda d: d.update(extra_special_tokens={"sep": "<s>"}, additional_special_tokens=["<a>"]))
+    assert read_tokenizer_dir(path, note=lambda *a, **k: None).specials == ["x", "y", "<|nope|>", "<s>"]
+    edit_json(config, lambda d: d.update(extra_special_tokens=None))  # the older key, when the newer is absent
+    assert read_tokenizer_dir(path, note=lambda *a, **k: None).specials == ["x", "y", "<|nope|>", "<a>"]
+    edit_json(config, lambda d: d.update(pad_token=None, additional_special_tokens=None))
+    notes.clear()
+    assert read_tokenizer_dir(path, note=notes.append).specials == ["x", "y"] and notes == []  # from vocab.json
 
 
 def test_added_tokens_that_are_not_plain_literals_are_refused(tmp_path):
@@ -297,7 +303,7 @@ def test_a_tokenizer_json_without_its_tables_or_with_odd_added_tokens_is_refused
     edit_json(file, lambda d: d["added_tokens"][0].update(rstrip=False, id="5"))
     assert refused(path, DamagedFile).startswith(f"{file}: id 5 is both 'ą' and the special token ")
     edit_json(file, lambda d: d.update(added_tokens=None))
-    assert read_tokenizer_dir(path).specials == []
+    assert read_tokenizer_dir(path).specials == [EOT]  # no config: GPT2Tokenizer's default, as the vocabulary has it
     file.write_text(original, encoding="utf-8")
     edit_json(file, lambda d: d["model"]["vocab"].pop("hel"))
     assert refused(path, DamagedFile).startswith(f"{file}: ")

@@ -443,8 +443,6 @@ TEXT = {
     "gpt2.option.add_prefix_space": "a space is put before the text",
     "gpt2.option.add_bos_token": "a <BOS> id is put before the text",
     "error.gpt2.merge_line": "{path} line {n} is {line!r}, not two tokens separated by one space. {fix}",
-    "error.gpt2.special_unknown": "{path} names the special token {token!r}, which is neither in vocab.json nor in "
-    "added_tokens_decoder; glassformer cannot give it an id.",
     "error.gpt2.added_shape": '{path}: an added token is not an object with a "content" string. {fix}',
     "error.gpt2.added_flag": "{path}: the added token {token!r} has {flag}=true, which changes how text around it is "
     "cut; glassformer matches special tokens literally only.",

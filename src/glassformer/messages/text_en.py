@@ -29,8 +29,8 @@ TEXT = {
     "error.gpt2.not_byte_alphabet": "token {token!r} is not spelled in GPT-2's byte alphabet (nor a special token).",
     "error.gpt2.merge_twice": "merge {rank} {merge!r} is listed twice.",
     "error.gpt2.merge_bad": "merge {rank} {merge!r} is not a pair of tokens whose join is a token.",
-    "gpt2.added_tokens": "{path}: transformers adds {tokens} after vocab.json (ids {first}..{last}), as named in "
-    "tokenizer_config.json; they are imported the same way.",
+    "gpt2.added_tokens": "note: {path} names {tokens} as special, and the vocabulary lacks them: transformers "
+    "adds them after it with the next ids ({first}..{last}), and so does this import.",
     # ---- Chinese number words (text/chinese.py) ---------------------------------------------------------------
     "error.zh_number.range": "to_chinese takes a whole number 0 ≤ n < {limit:,}, got {n!r}.",
     "error.zh_number.char": "{text!r} is not Chinese number words: {ch!r} is neither a digit ({digits}) nor a unit "

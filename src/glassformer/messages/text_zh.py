@@ -25,8 +25,8 @@ TEXT = {
     "error.gpt2.not_byte_alphabet": "词元 {token!r} 不是用 GPT-2 的字节字母表拼写的（也不是特殊词元）。",
     "error.gpt2.merge_twice": "第 {rank} 条合并 {merge!r} 出现了两次。",
     "error.gpt2.merge_bad": "第 {rank} 条合并 {merge!r} 不是两个词元、且二者拼接后也是词元的一对。",
-    "gpt2.added_tokens": "{path}：transformers 按 tokenizer_config.json 的指定，在 vocab.json 之后加入 {tokens}"
-    "（id {first}..{last}）；导入时同样加入。",
+    "gpt2.added_tokens": "注意：{path} 把 {tokens} 列为特殊词元，而词表里没有它们：transformers 把它们接在词表之后，"
+    "用接下来的 id（{first}..{last}），这次导入也一样。",
     # ---- 中文数字（text/chinese.py）--------------------------------------------------------------------------
     "error.zh_number.range": "to_chinese 只接受 0 ≤ n < {limit:,} 的整数，收到的是 {n!r}。",
     "error.zh_number.char": "{text!r} 不是中文数字：{ch!r} 既不是数字（{digits}）也不是单位（{units}）。",

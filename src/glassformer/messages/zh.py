@@ -411,8 +411,6 @@ TEXT = {
     "gpt2.option.add_prefix_space": "在文本前加一个空格",
     "gpt2.option.add_bos_token": "在文本前加一个 <BOS> id",
     "error.gpt2.merge_line": "{path} 第 {n} 行是 {line!r}，不是用一个空格隔开的两个词元。{fix}",
-    "error.gpt2.special_unknown": "{path} 提到了特殊词元 {token!r}，它既不在 vocab.json 里，也不在 "
-    "added_tokens_decoder 里；glassformer 无法给它分配 id。",
     "error.gpt2.added_shape": '{path}：有一个新增词元不是带 "content" 字符串的对象。{fix}',
     "error.gpt2.added_flag": "{path}：新增词元 {token!r} 写的是 {flag}=true，这会改变它周围文本的切分；glassformer "
     "只按字面匹配特殊词元。",

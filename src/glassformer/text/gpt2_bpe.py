@@ -36,8 +36,9 @@ The tables come from, and go back to, the files Hugging Face keeps them in:
     tokenizer_config.json  the special tokens (bos/eos/unk, added_tokens_decoder) and options
     tokenizer.json         the `tokenizers` library's one-file form (what transformers 5 saves)
 
-``read_tokenizer_dir`` takes vocab.json + merges.txt when they are there, else tokenizer.json, and
-reads them the way transformers does. Anything that would make transformers' tokenizer give other
+``read_tokenizer_dir`` reads them the way transformers does: tokenizer.json when there is one, else
+vocab.json + merges.txt, and the special tokens tokenizer_config.json names, a missing one added with
+the next id (it says so). Anything that would make transformers' tokenizer give other
 ids than GPT2BPETokenizer is refused with the file and the field named (add_prefix_space, a
 normalizer, a non-byte-level model ...). ``write_tokenizer_dir`` writes vocab.json, merges.txt and
 tokenizer_config.json, which GPT2Tokenizer.from_pretrained(DIR) reads.
@@ -47,14 +48,15 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import tokenizers as hf  # the Hugging Face library, not glassformer.text.tokenizers
 
 from glassformer.errors import DamagedFile, NotFound, UsageError
 from glassformer.files import read_json, read_text, write_text_atomic
-from glassformer.messages import t
+from glassformer.messages import say, t
 
 from .bpe import BYTE_TO_CHAR, merge_pair
 from .tokenizers import Tokenizer
@@ -204,23 +206,41 @@ def _check_tables(tokens: list[str], id_of: dict[str, int], merges: list[tuple],
 SPECIAL_KEYS = ("bos_token", "eos_token", "unk_token", "pad_token")
 
 
-def read_tokenizer_dir(path) -> GPT2BPETokenizer:
-    """The GPT-2 tokenizer of a Hugging Face model directory."""
+def read_tokenizer_dir(path, note: Callable[..., None] | None = None) -> GPT2BPETokenizer:
+    """The GPT-2 tokenizer of a Hugging Face model directory, read as transformers reads it.
+
+    1. the tables: tokenizer.json when there is one, whatever else is there (transformers builds its
+       tokenizer from that file first), else vocab.json + merges.txt;
+    2. the added tokens: tokenizer.json's ``added_tokens``, then tokenizer_config.json's
+       ``added_tokens_decoder``;
+    3. the special tokens tokenizer_config.json names (bos, eos, unk, pad, then the extra ones): one the
+       vocabulary has becomes special there; one it lacks is added after it with the next id, as
+       transformers adds it (a tokenizer trained without <|endoftext|> and saved by GPT2TokenizerFast
+       names it that way). ``note(key, **fields)`` is told what was added (default: a line on stderr).
+    """
     path = Path(path)
     config = _tokenizer_config(path)
-    vocab_file = path / "vocab.json"
-    if vocab_file.is_file() and (path / "merges.txt").is_file():
+    config_file, json_file, vocab_file = path / "tokenizer_config.json", path / "tokenizer.json", path / "vocab.json"
+    if json_file.is_file():  # 1)
+        vocab, merges, added = _from_tokenizer_json(json_file)  # 2) its added_tokens
+        where = json_file
+    elif vocab_file.is_file() and (path / "merges.txt").is_file():
         vocab = read_json(vocab_file, _fix())
         if not (isinstance(vocab, dict) and all(isinstance(i, int) for i in vocab.values())):
             raise DamagedFile("error.gpt2.vocab_shape", path=vocab_file, fix=_fix())
-        merges = _merge_lines(path / "merges.txt")
-        added = _added_from_config(config, vocab, path / "tokenizer_config.json")
-        where = vocab_file
-    elif (path / "tokenizer.json").is_file():
-        vocab, merges, added = _from_tokenizer_json(path / "tokenizer.json")
-        where = path / "tokenizer.json"
+        merges, added, where = _merge_lines(path / "merges.txt"), {}, vocab_file
     else:
         raise NotFound("error.gpt2.no_tokenizer", path=path, fix=_fix())
+    for i, d in (config.get("added_tokens_decoder") or {}).items():  # 2)
+        _plain_added_token(d, config_file)
+        if added.setdefault(int(i), d["content"]) != d["content"]:
+            raise DamagedFile(
+                "error.gpt2.id_twice", path=config_file, id=i, token=added[int(i)], special=d["content"], fix=_fix()
+            )
+    appended = _named_specials(config, vocab, added)  # 3)
+    if appended:
+        tokens = ", ".join(map(repr, appended.values()))
+        (note or _note)("gpt2.added_tokens", path=config_file, tokens=tokens, first=min(appended), last=max(appended))
     tokens = _tokens_in_id_order(vocab, added, where)
     try:
         return GPT2BPETokenizer(tokens, merges, list(added.values()))
@@ -258,22 +278,35 @@ def _merge_lines(file: Path) -> list[tuple[str, str]]:
     return merges
 
 
-def _added_from_config(config: dict, vocab: dict[str, int], file: Path) -> dict[int, str]:
-    """{id: special token} from tokenizer_config.json; without one, GPT-2's <|endoftext|> (if in vocab.json:
-    GPT2Tokenizer's default bos/eos/unk token)."""
-    added = {}
-    for i, d in (config.get("added_tokens_decoder") or {}).items():
-        _plain_added_token(d, file)
-        added[int(i)] = d["content"]
-    named = [config.get(k) for k in SPECIAL_KEYS] if config else [ENDOFTEXT]
+def _named_specials(config: dict, vocab: dict[str, int], added: dict[int, str]) -> dict[int, str]:
+    """Step 3 of read_tokenizer_dir, into ``added``; returns {id: token} of the tokens it appended.
+
+    The order is transformers': bos, eos, unk, pad, then ``extra_special_tokens`` (a list, or a dict's
+    values; else the older ``additional_special_tokens``). Without a tokenizer_config.json: GPT-2's
+    <|endoftext|> if the vocabulary has it (GPT2Tokenizer's default bos/eos/unk), nothing appended."""
+    if not config:
+        named = [ENDOFTEXT] if ENDOFTEXT in vocab else []
+    else:
+        extra = config.get("extra_special_tokens")
+        extra = config.get("additional_special_tokens") if extra is None else extra
+        extra = list(extra.values()) if isinstance(extra, dict) else extra if isinstance(extra, list) else []
+        named = [config.get(k) for k in SPECIAL_KEYS] + extra
+    appended: dict[int, str] = {}
+    next_id = max([*vocab.values(), *added, -1]) + 1
     for token in [x.get("content") if isinstance(x, dict) else x for x in named]:
-        if isinstance(token, str) and token not in added.values():
-            if token not in vocab:
-                if config:
-                    raise UsageError("error.gpt2.special_unknown", path=file, token=token)
-                continue
+        if not isinstance(token, str) or token in added.values():
+            continue
+        if token in vocab:
             added[vocab[token]] = token
-    return added
+        else:
+            added[next_id] = appended[next_id] = token
+            next_id += 1
+    return appended
+
+
+def _note(key: str, **fields) -> None:
+    """What an import did that the user did not write down: one line on stderr."""
+    say(key, file=sys.stderr, **fields)
 
 
 def _plain_added_token(d: dict, file: Path) -> None:

@@ -7,8 +7,8 @@ html.py            attention_html: a self-contained interactive viewer (no netwo
 attention_view.py  attention_view -> AttentionView: both at once, shown inline in a notebook
 gradflow.py        GradientMonitor: per-parameter gradient norms, update ratios, warnings;
                    gradient_flow(model, ids): one measured look, the model left as it was
-params.py          param_table (the modules' own formulas vs numel), flops_per_token, activation_memory
-flow.py            the order a forward pass uses the modules in (the data flow, measured)
+params.py          param_table (the modules' own formulas vs numel), flops_per_token, activation_memory;
+                   first_use: the order a forward pass uses the modules in (the data flow, measured)
 display.py         the HTML every view shows in a notebook (`_repr_html_`), all text escaped
 fonts.py           a font that can draw the labels (Chinese included), or U+XXXX escapes
 """

@@ -640,7 +640,7 @@ TEXT = {
     "train.nonfinite.before": "; at step {step}, the last finite one: {gradient}",
     "train.nonfinite": "loss became {loss} at step {step} (lr {lr:.3g}); {gradient}{before}. Try a lower lr, "
     "grad_clip={clip}, or a longer warmup.",
-    # ---- data sources and tokenizers (text/corpora.py, choice.py, tokenizers.py) ---------------------
+    # ---- data sources and tokenizers (text/corpora.py, tokenizers.py) ----------------------------------
     "fix.text_file": "Give the path of a UTF-8 text file, e.g. file:./my_text.txt.",
     "fix.tokenizer": "It is written beside the ids it made (a run directory, a prepared corpus); restore it from a "
     "copy.",

@@ -582,7 +582,7 @@ TEXT = {
     "train.nonfinite.before": "；在最后一个有限的第 {step} 步：{gradient}",
     "train.nonfinite": "第 {step} 步损失变成了 {loss}（学习率 {lr:.3g}）；{gradient}{before}。试试更低的学习率、"
     "grad_clip={clip}，或更长的预热。",
-    # ---- 数据来源与分词器（text/corpora.py、choice.py、tokenizers.py）-----------------------------------------
+    # ---- 数据来源与分词器（text/corpora.py、tokenizers.py）-----------------------------------------
     "fix.text_file": "请给出一个 UTF-8 文本文件的路径，例如 file:./my_text.txt。",
     "fix.tokenizer": "它写在由它产生的 id 旁边（运行目录、准备好的语料）；请从副本恢复。",
     "error.corpus.unknown": "未知的语料来源 {source!r}；可用的形式：{forms}",

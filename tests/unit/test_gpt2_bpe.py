@@ -439,3 +439,22 @@ def test_a_tokenizer_json_without_its_tables_or_with_odd_added_tokens_is_refused
     file.write_text(original, encoding="utf-8")
     edit_json(file, lambda d: d["model"]["vocab"].pop("hel"))
     assert refused(path, DamagedFile).startswith(f"{file}: ")
+
+
+def test_a_config_that_gives_an_added_id_another_token_than_tokenizer_json_is_refused(tmp_path):
+    """tokenizer.json's added_tokens, then tokenizer_config.json's added_tokens_decoder: one id, one token."""
+    path = tokenizer_json(tmp_path)
+    config = path / "tokenizer_config.json"
+    entry = {"content": EOT, "special": True}
+    config.write_text(json.dumps({"added_tokens_decoder": {"258": entry}}), encoding="utf-8")
+    assert read_tokenizer_dir(path).specials == [EOT]  # the same token at the same id: agreed
+    config.write_text(json.dumps({"added_tokens_decoder": {"258": {**entry, "content": "<x>"}}}), encoding="utf-8")
+    with pytest.raises(DamagedFile) as caught:
+        read_tokenizer_dir(path)
+    assert caught.value.key == "error.gpt2.id_twice"
+    assert {k: caught.value.fields[k] for k in ("path", "id", "token", "special")} == {
+        "path": config,
+        "id": "258",
+        "token": EOT,
+        "special": "<x>",
+    }

@@ -232,10 +232,10 @@ def read_tokenizer_dir(path, note: Callable[..., None] | None = None) -> GPT2BPE
     else:
         raise NotFound("error.gpt2.no_tokenizer", path=path, fix=_fix())
     for i, d in (config.get("added_tokens_decoder") or {}).items():  # 2)
-        _plain_added_token(d, config_file)
-        if added.setdefault(int(i), d["content"]) != d["content"]:
+        special = _plain_added_token(d, config_file)
+        if added.setdefault(int(i), special) != special:
             raise DamagedFile(
-                "error.gpt2.id_twice", path=config_file, id=i, token=added[int(i)], special=d["content"], fix=_fix()
+                "error.gpt2.id_twice", path=config_file, id=i, token=added[int(i)], special=special, fix=_fix()
             )
     appended = _named_specials(config, vocab, added)  # 3)
     if appended:
@@ -309,13 +309,15 @@ def _note(key: str, **fields) -> None:
     say(key, file=sys.stderr, **fields)
 
 
-def _plain_added_token(d: dict, file: Path) -> None:
+def _plain_added_token(d: dict, file: Path) -> str:
+    """The token of an added-token entry, refusing one that is not a plain literal."""
     if not isinstance(d, dict) or not isinstance(d.get("content"), str):
         raise DamagedFile("error.gpt2.added_shape", path=file, fix=_fix())
     token = d["content"]
     for flag in ("lstrip", "rstrip", "single_word"):
         if d.get(flag):
             raise UsageError("error.gpt2.added_flag", path=file, token=token, flag=flag)
+    return token
 
 
 def _from_tokenizer_json(file: Path):

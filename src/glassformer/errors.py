@@ -11,6 +11,7 @@ at the raise site (so a later Chinese catalogue translates sentences, never stit
     ├── RunLocked               another process is training into the same run directory
     ├── WrongType               a library call got a value of the wrong type
     ├── Unsupported             well formed, but this model, build or machine cannot do it
+    ├── MissingPackage          an optional package a feature needs is not installed (an ImportError)
     └── NoAttribute             a package's face has no such name (an AttributeError)
 
 Each class also derives from the builtin exception a caller would have caught before
@@ -100,6 +101,10 @@ class WrongType(GlassformerError, TypeError):
 
 class Unsupported(GlassformerError, RuntimeError):
     """The request is well formed but this model, build or machine cannot do it."""
+
+
+class MissingPackage(GlassformerError, ImportError):
+    """An optional package a feature needs is not installed (the message names the pip requirement)."""
 
 
 class NoAttribute(GlassformerError, AttributeError):

@@ -229,7 +229,7 @@ def test_segment_without_jieba_says_what_to_install_and_jieba_drops_space_pieces
     monkeypatch.setitem(sys.modules, "jieba", None)  # as if not installed: `import jieba` raises ImportError
     with pytest.raises(ImportError) as caught:
         tokenizers.split_words("我爱你", "jieba")
-    assert str(caught.value) == "segment='jieba' needs the jieba package: pip install 'jieba>=0.42'"
+    assert (caught.value.key, caught.value.fields) == ("error.segment.no_jieba", {"requirement": "jieba>=0.42"})
     assert caught.value.__cause__ is None and caught.value.__suppress_context__
 
 

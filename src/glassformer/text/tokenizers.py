@@ -39,7 +39,7 @@ from typing import Any, ClassVar, Iterable
 
 import numpy as np
 
-from glassformer.errors import DamagedFile, UsageError, WrongType
+from glassformer.errors import DamagedFile, MissingPackage, UsageError, WrongType
 from glassformer.files import read_json, write_text_atomic
 from glassformer.messages import t
 
@@ -289,7 +289,7 @@ def _jieba():
             warnings.simplefilter("ignore", UserWarning)
             import jieba
     except ImportError:
-        raise ImportError(t("error.segment.no_jieba", requirement="jieba>=0.42")) from None
+        raise MissingPackage("error.segment.no_jieba", requirement="jieba>=0.42") from None
     jieba.setLogLevel(logging.WARNING)  # no "Building prefix dict ..." lines on stderr
     return jieba
 

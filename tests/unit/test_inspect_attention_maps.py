@@ -152,42 +152,6 @@ def test_urls_in_the_labels_are_inert(tmp_path):
     assert re.search(r"https?://", html, re.IGNORECASE) is None and html.count("</script>") == 2
 
 
-def test_without_a_cjk_font_labels_become_code_points(tmp_path, monkeypatch):
-    monkeypatch.setattr(fonts, "candidate_fonts", lambda: iter([fonts.default_font_path()]))
-    with pytest.warns(FontWarning, match=r"U\+4F60.*fonts-noto-cjk"):
-        _, labels = fonts.label_font(["你", "a", "好!"])
-    assert labels == ["U+4F60", "a", "U+597D!"]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        path = attention_head_png(gpt(), torch.arange(3), ["你", "a", "好"], 0, 0, tmp_path / "f.png")
-    assert any(issubclass(w.category, FontWarning) for w in caught)
-    assert not any("missing from" in str(w.message) for w in caught)
-    check_png(path)
-
-
-def test_the_font_warning_lists_six_missing_characters_then_an_ellipsis(monkeypatch):
-    """Six missing characters are all named; a seventh adds " …" (an off-by-one would add it to six)."""
-    monkeypatch.setattr(fonts, "candidate_fonts", lambda: iter([fonts.default_font_path()]))
-    for text, ellipsis in (("你好世界再见", False), ("你好世界再见吧", True)):
-        with pytest.warns(FontWarning) as caught:
-            fonts.label_font([text])
-        message = str(caught[0].message)
-        assert message.count("(U+") == 6 and (" …;" in message) == ellipsis, message
-
-
-def test_fonts_on_disk_but_not_in_matplotlibs_cache_come_last_cjk_families_first(monkeypatch):
-    """A font installed after matplotlib built its cache is still tried: after every known font,
-    the on-disk files whose names hint at a CJK family first (Noto Sans CJK, WenQuanYi), then the rest."""
-    monkeypatch.setattr(
-        fonts,
-        "_system_fonts",
-        lambda: ("/f/DejaVuSerif.ttf", "/f/NotoSansCJK-Regular.ttc", "/f/Zed.ttf", "/f/wqy-zenhei.ttc"),
-    )
-    listed = list(fonts.candidate_fonts())
-    assert listed[0] == fonts.default_font_path()
-    assert listed[-4:] == ["/f/NotoSansCJK-Regular.ttc", "/f/wqy-zenhei.ttc", "/f/DejaVuSerif.ttf", "/f/Zed.ttf"]
-
-
 def test_bad_layer_or_labels_are_explained(tmp_path):
     with pytest.raises(ValueError, match="layers 0..1, heads 0..3"):
         attention_head_png(gpt(), torch.arange(3), None, 2, 0, tmp_path / "x.png")
@@ -471,3 +435,16 @@ def test_the_grid_lays_itself_out_so_no_map_covers_another():
             overlap_w = min(a.x1, b.x1) - max(a.x0, b.x0)
             overlap_h = min(a.y1, b.y1) - max(a.y0, b.y0)
             assert overlap_w <= 1 or overlap_h <= 1, (a, b)
+
+
+def test_without_a_cjk_font_labels_become_code_points(tmp_path, monkeypatch):
+    monkeypatch.setattr(fonts, "candidate_fonts", lambda: iter([fonts.default_font_path()]))
+    with pytest.warns(FontWarning, match=r"U\+4F60.*fonts-noto-cjk"):
+        _, labels = fonts.label_font(["你", "a", "好!"])
+    assert labels == ["U+4F60", "a", "U+597D!"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        path = attention_head_png(gpt(), torch.arange(3), ["你", "a", "好"], 0, 0, tmp_path / "f.png")
+    assert any(issubclass(w.category, FontWarning) for w in caught)
+    assert not any("missing from" in str(w.message) for w in caught)
+    check_png(path)

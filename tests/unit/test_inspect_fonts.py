@@ -5,6 +5,7 @@ import warnings
 import pytest
 
 from glassformer.inspect import fonts
+from glassformer.inspect.fonts import FontWarning
 
 
 def draw(labels):
@@ -74,3 +75,26 @@ def test_candidate_fonts_start_with_the_default_never_repeat_and_skip_last_resor
     listed = list(fonts.candidate_fonts())
     assert listed[0] == fonts.default_font_path() and len(listed) == len(set(listed))
     assert not any("lastresort" in p.lower().replace(" ", "") for p in listed)
+
+
+def test_the_font_warning_lists_six_missing_characters_then_an_ellipsis(monkeypatch):
+    """Six missing characters are all named; a seventh adds " …" (an off-by-one would add it to six)."""
+    monkeypatch.setattr(fonts, "candidate_fonts", lambda: iter([fonts.default_font_path()]))
+    for text, ellipsis in (("你好世界再见", False), ("你好世界再见吧", True)):
+        with pytest.warns(FontWarning) as caught:
+            fonts.label_font([text])
+        message = str(caught[0].message)
+        assert message.count("(U+") == 6 and (" …;" in message) == ellipsis, message
+
+
+def test_fonts_on_disk_but_not_in_matplotlibs_cache_come_last_cjk_families_first(monkeypatch):
+    """A font installed after matplotlib built its cache is still tried: after every known font,
+    the on-disk files whose names hint at a CJK family first (Noto Sans CJK, WenQuanYi), then the rest."""
+    monkeypatch.setattr(
+        fonts,
+        "_system_fonts",
+        lambda: ("/f/DejaVuSerif.ttf", "/f/NotoSansCJK-Regular.ttc", "/f/Zed.ttf", "/f/wqy-zenhei.ttc"),
+    )
+    listed = list(fonts.candidate_fonts())
+    assert listed[0] == fonts.default_font_path()
+    assert listed[-4:] == ["/f/NotoSansCJK-Regular.ttc", "/f/wqy-zenhei.ttc", "/f/DejaVuSerif.ttf", "/f/Zed.ttf"]

@@ -29,7 +29,7 @@ from itertools import chain
 import numpy as np
 
 from glassformer.text import BPETokenizer, HFBPETokenizer, load_text
-from glassformer.text.pretokenize import pretokenize
+from glassformer.text.bpe import pretokenize
 
 PART_CHARS = 1 << 16
 GOAL = 20.0

@@ -8,7 +8,7 @@ the Oniguruma inside Hugging Face ``tokenizers`` (``pre_tokenizers.Split(..., "i
 1. GPT-2's pattern: each of the 1,112,064 code points c (all but surrogates) is pre-tokenized inside
    "a{c}a 1{c}1 ,{c}, {c} x{c} {c}{c}" by both engines; the code points where the pieces differ are
    counted, and which classes (\\p{L}, \\p{N}, \\s) each engine gives them.
-2. Ours (glassformer.text.pretokenize.PATTERN): all code points joined into one string with each of
+2. Ours (glassformer.text.bpe.PATTERN): all code points joined into one string with each of
    seven separators, pre-tokenized by both engines; the piece lists must be identical.
 
 This is why pretokenize.py defines its classes by literal ranges instead of \\p{L}.
@@ -20,7 +20,7 @@ import time
 import regex
 from tokenizers import Regex, pre_tokenizers
 
-from glassformer.text.pretokenize import PATTERN
+from glassformer.text.bpe import PATTERN
 
 GPT2 = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 CODE_POINTS = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]

@@ -9,7 +9,11 @@ at the raise site (so a later Chinese catalogue translates sentences, never stit
     ├── DamagedFile             a file is there but cannot be used: damaged, wrong format, wrong encoding
     ├── WriteFailed             a file could not be written (disk full, no permission); nothing was lost
     │   └── DiskFull            the disk holding the run is full: how much is free, how much a checkpoint needs; exit 2
-    └── RunLocked               another process is training into the same run directory
+    ├── RunLocked               another process is training into the same run directory
+    ├── WrongType               a library call got a value of the wrong type
+    ├── Unsupported             well formed, but this model, build or machine cannot do it
+    ├── MissingPackage          an optional package a feature needs is not installed (an ImportError)
+    └── NoAttribute             a package's face has no such name (an AttributeError)
 
 Each class also derives from the builtin exception a caller would have caught before
 (`ValueError`, `FileNotFoundError`, `OSError`), so `except ValueError` keeps working.
@@ -105,3 +109,11 @@ class WrongType(GlassformerError, TypeError):
 
 class Unsupported(GlassformerError, RuntimeError):
     """The request is well formed but this model, build or machine cannot do it."""
+
+
+class MissingPackage(GlassformerError, ImportError):
+    """An optional package a feature needs is not installed (the message names the pip requirement)."""
+
+
+class NoAttribute(GlassformerError, AttributeError):
+    """A package's face was asked for a name it does not have (its module `__getattr__` says so)."""

@@ -339,10 +339,6 @@ CATALOGUED = [
     "sample.py",
     "models/kinds.py",
     "nn/position.py",
-    "text/corpora.py",
-    "text/choice.py",
-    "text/segment.py",
-    "text/chinese.py",
     "train/checkpoint.py",
     "train/run.py",
     "train/lock.py",
@@ -356,13 +352,13 @@ CATALOGUED = [
     "train/gpt2_runs.py",
     "models/gpt2_files.py",
     "models/gpt2_port.py",
-    "text/gpt2_files.py",
-    "inspect/params.py",
-    "inspect/gradflow.py",
-    "inspect/display.py",
-    *sorted(str(p.relative_to(PACKAGE)) for p in (PACKAGE / "lab").glob("*.py")),
-    *sorted(str(p.relative_to(PACKAGE)) for p in (PACKAGE / "lessons").glob("*.py")),
-]  # the whole lab and every lesson
+    "errors.py",
+    *sorted(
+        str(p.relative_to(PACKAGE))
+        for area in ("lab", "lessons", "text", "inspect", "cli")
+        for p in (PACKAGE / area).glob("*.py")
+    ),
+]  # the whole lab, every lesson, the text stage, views and command line
 SAYS = {"print", "error", "exit"}  # calls whose arguments reach the user; and .write to these:
 SCREENS = ("stdout", "stderr", "progress")  # (a file's .write is the file's content, e.g. samples.txt)
 HELP = {"help", "description", "epilog", "usage"}  # argparse keywords that do
@@ -412,8 +408,7 @@ def sentences(path: Path, helps: bool, root: Path = PACKAGE) -> list[str]:
         if name == "write" and isinstance(node.func, ast.Attribute) and ast.unparse(node.func.value).endswith(SCREENS):
             name = "print"
         said = (
-            [a for a in node.args[:1] if not names_a_key(a)]
-            + list(node.args[1:])
+            [a for a in node.args[:1] if not names_a_key(a)] + list(node.args[1:])
             if name in SAYS
             or name.endswith(("Error", "Exception", "Unavailable"))
             or name in ("NotFound", "DamagedFile", "WriteFailed", "RunLocked", "NonFiniteLoss")

@@ -82,3 +82,32 @@ def copy_dir(src: Path, dst: Path, config_changes: dict | None = None) -> Path:
         config.update(config_changes)
         (dst / "config.json").write_text(json.dumps(config), encoding="utf-8")
     return dst
+
+
+def fast_tokenizer_dir(folder: Path, files: str = "tokenizer.json"):
+    """The directory of issue 29: a byte-level BPE built with the `tokenizers` library and trained
+    WITHOUT <|endoftext|>, wrapped in GPT2TokenizerFast(tokenizer_object=...) (whose bos/eos/unk
+    default to <|endoftext|>) and saved by save_pretrained beside a random GPT2LMHeadModel of
+    vocab_size=len(tokenizer). tokenizer_config.json names <|endoftext|>, the vocabulary lacks it:
+    transformers adds it with the next id. `files`: what holds the tables, as saved ("tokenizer.json",
+    transformers 5's form), or "vocab.json" (vocab.json + merges.txt written by the library's model,
+    tokenizer.json removed: transformers then reads those). Returns (folder, HF model, HF tokenizer),
+    both loaded back from the folder."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    bpe = Tokenizer(models.BPE())
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    alphabet = pre_tokenizers.ByteLevel.alphabet()
+    bpe.train_from_iterator(
+        [CORPUS], trainers.BpeTrainer(vocab_size=400, initial_alphabet=alphabet, show_progress=False)
+    )
+    fast = transformers.GPT2TokenizerFast(tokenizer_object=bpe)
+    folder.mkdir(parents=True, exist_ok=True)
+    fast.save_pretrained(folder)
+    random_gpt2(len(fast)).save_pretrained(folder)
+    if files == "vocab.json":
+        bpe.model.save(str(folder))  # vocab.json, merges.txt
+        (folder / "tokenizer.json").unlink()
+    hf = transformers.GPT2LMHeadModel.from_pretrained(folder).eval()
+    return folder, hf, transformers.AutoTokenizer.from_pretrained(folder)

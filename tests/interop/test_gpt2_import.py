@@ -13,11 +13,21 @@ import json
 
 import pytest
 import torch
-from gpt2_kit import TEXTS, copy_dir, gpt2_dir, random_gpt2, train_tokenizer, transformers, vocab_size_of
+from gpt2_kit import (
+    TEXTS,
+    copy_dir,
+    fast_tokenizer_dir,
+    gpt2_dir,
+    random_gpt2,
+    train_tokenizer,
+    transformers,
+    vocab_size_of,
+)
 from helpers import ATOL, assert_close
 
 from glassformer.errors import DamagedFile, NotFound, UsageError
 from glassformer.sample import generate_ids
+from glassformer.text.gpt2_bpe import read_tokenizer_dir
 from glassformer.train.checkpoint import load_model
 from glassformer.train.gpt2_runs import export_gpt2, import_gpt2
 
@@ -225,3 +235,56 @@ def test_a_fresh_interpreter_knows_the_tokenizer_kind(imported):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[0] == "gpt2-bpe" and str(imported[2].encode("hi 你好")) in done.stdout
+
+
+@pytest.mark.parametrize("files", ["tokenizer.json", "vocab.json"])
+def test_a_tokenizer_whose_endoftext_transformers_adds_imports_and_generates_as_transformers_does(
+    tmp_path, files, capsys
+):
+    """Issue 29: transformers loads this directory and generates from it (its <|endoftext|>, named by
+    tokenizer_config.json and absent from the vocabulary, becomes an added token with the next id);
+    the import reads it the same way, says what it added, and writes the same greedy text."""
+    folder, hf, hf_tok = fast_tokenizer_dir(tmp_path / "hf", files)
+    n_vocab = hf.config.vocab_size - 1  # the vocabulary the library learned; <|endoftext|> comes after it
+    assert hf_tok.convert_tokens_to_ids("<|endoftext|>") == n_vocab == len(hf_tok) - 1
+    notes = []
+    read_tokenizer_dir(folder, note=lambda key, **fields: notes.append((key, fields)))
+    run = import_gpt2(folder, tmp_path / "run")
+    said = capsys.readouterr().err
+    if files == "vocab.json":  # the import adds it, as transformers does, and says so
+        fields = {
+            "path": folder / "tokenizer_config.json",
+            "tokens": "'<|endoftext|>'",
+            "first": n_vocab,
+            "last": n_vocab,
+        }
+        assert notes == [("gpt2.added_tokens", fields)] and "'<|endoftext|>'" in said
+    else:  # save_pretrained wrote it into tokenizer.json's added_tokens: nothing to add
+        assert notes == [] and "<|endoftext|>" not in said
+    model, tokenizer, _ = load_model(run)
+    text = "The cat sat<|endoftext|>It's 12 o'clock"
+    prompt = tokenizer.encode(text)
+    assert prompt == hf_tok(text)["input_ids"] and n_vocab in prompt
+    ids = torch.tensor([prompt])  # (1, T0)
+    n = hf.config.n_positions - len(prompt)
+    theirs = hf.generate(
+        ids, attention_mask=torch.ones_like(ids), max_new_tokens=n, min_new_tokens=n, do_sample=False, pad_token_id=0
+    )[0]
+    ours = [int(t) for t in generate_ids(model, ids, n, temperature=0)]
+    assert ours == theirs[len(prompt) :].tolist() and len(set(ours)) > 1
+    assert tokenizer.decode(prompt + ours) == hf_tok.decode(theirs)  # the same text, greedy
+
+
+def test_tokenizer_json_is_read_before_vocab_json_as_transformers_reads_it(tmp_path):
+    """With tokenizer.json beside vocab.json + merges.txt, transformers builds its tokenizer from
+    tokenizer.json alone; so does the import (merges.txt cut to one merge here: it must not be used)."""
+    folder, _, _ = fast_tokenizer_dir(tmp_path / "hf")
+    from tokenizers import Tokenizer
+
+    Tokenizer.from_file(str(folder / "tokenizer.json")).model.save(str(folder))
+    merges = (folder / "merges.txt").read_text(encoding="utf-8").split("\n")
+    (folder / "merges.txt").write_text("\n".join(merges[:2]) + "\n", encoding="utf-8")
+    hf_tok = transformers.AutoTokenizer.from_pretrained(folder)
+    ours = read_tokenizer_dir(folder, note=lambda *a, **k: None)
+    for text in TEXTS.values():
+        assert ours.encode(text) == hf_tok(text)["input_ids"]

@@ -1,7 +1,7 @@
 """GPT-2's byte-level BPE (text/gpt2_bpe.py) against transformers' GPT2Tokenizer, on the same files.
 
 The reference is transformers' own GPT-2 tokenizer loaded from vocab.json + merges.txt; ours reads
-the same files (text/gpt2_files.py). Ids must be equal on English, Chinese, emoji, whitespace runs,
+the same files (read_tokenizer_dir, write_tokenizer_dir). Ids must be equal on English, Chinese, emoji, whitespace runs,
 the special token and random Unicode; our written-out encoder (show_work) must agree with both.
 """
 
@@ -15,9 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from glassformer.errors import DamagedFile, UsageError
-from glassformer.text.bpe_hf import BYTE_TO_CHAR
-from glassformer.text.gpt2_bpe import GPT2BPETokenizer
-from glassformer.text.gpt2_files import read_tokenizer_dir, write_tokenizer_dir
+from glassformer.text.bpe import BYTE_TO_CHAR
+from glassformer.text.gpt2_bpe import GPT2BPETokenizer, read_tokenizer_dir, write_tokenizer_dir
 from glassformer.text.tokenizers import load_tokenizer
 
 

@@ -36,8 +36,8 @@ LAYERS = {
 }
 
 
-def module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+def module_name(path: Path, root: Path = PACKAGE) -> str:
+    parts = path.relative_to(root.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -48,34 +48,49 @@ def layer(module: str) -> int:
     return LAYERS[module]
 
 
-def imports(path: Path, module: str) -> set[str]:
-    """Every glassformer module `path` imports, as written (absolute, relative resolved)."""
+def _ancestors(name: str) -> set[str]:
+    parts = name.split(".")
+    return {".".join(parts[:i]) for i in range(1, len(parts))}
+
+
+def imports(path: Path, module: str, root: Path = PACKAGE) -> set[str]:
+    """Every module of the package that importing `path` runs, as Python runs it (relative imports
+    resolved). Three kinds of edge:
+
+    - the module named: `import a.b`, `from a.b import x`, `from . import x`;
+    - a package named in `from P import x` is an edge to P's __init__ even when x is a submodule
+      (`from . import stream` inside P reads P's namespace while P's __init__ may still be running);
+    - the packages above a named module, whose __init__ files run first (`from a.b.c import x` runs
+      a/b/__init__.py), except the packages that hold `path` itself: those are already running.
+    """
+    top = root.name
+    own = _ancestors(module) | ({module} if path.name == "__init__.py" else set())
     package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
-    found = set()
+
+    def is_module(name: str) -> bool:
+        file = root.parent / name.replace(".", "/")
+        return file.with_suffix(".py").exists() or (file / "__init__.py").exists()
+
+    found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        named = []
         if isinstance(node, ast.Import):
-            found |= {a.name for a in node.names if a.name.startswith("glassformer")}
+            named = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(
-                    package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else [])
-                )
-            if base.startswith("glassformer"):
-                # `from glassformer.nn import attention` imports the submodule if there is one
-                for a in node.names:
-                    sub = f"{base}.{a.name}"
-                    found.add(
-                        sub
-                        if (PACKAGE.parent / (sub.replace(".", "/") + ".py")).exists()
-                        or (PACKAGE.parent / sub.replace(".", "/")).is_dir()
-                        else base
-                    )
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            named = [base, *(f"{base}.{a.name}" for a in node.names if is_module(f"{base}.{a.name}"))]
+        for name in named:
+            if name == top or name.startswith(top + "."):
+                found |= {name, *(a for a in _ancestors(name) if a not in own)}
+    found.discard(module)
     return found
 
 
-def graph() -> dict[str, set[str]]:
-    return {module_name(p): imports(p, module_name(p)) for p in PACKAGE.rglob("*.py")}
+def graph(root: Path = PACKAGE) -> dict[str, set[str]]:
+    return {module_name(p, root): imports(p, module_name(p, root), root) for p in root.rglob("*.py")}
 
 
 def upward_imports(g: dict[str, set[str]]) -> list[str]:
@@ -124,3 +139,21 @@ def test_the_checks_can_fail():
     cycle = {"glassformer.nn.a": {"glassformer.nn.b"}, "glassformer.nn.b": {"glassformer.nn.a"}}
     assert find_cycles(cycle) == ["glassformer.nn.a -> glassformer.nn.b -> glassformer.nn.a"]
     assert find_cycles({"glassformer.nn.a": {"glassformer.nn.b"}, "glassformer.nn.b": set()}) == []
+
+
+def test_a_cycle_through_a_package_init_is_seen(tmp_path):
+    """The cycle of issue 29: a module reads its own package (`from . import x`, `from pkg import y`)
+    while that package's __init__ imports the module. Every edge of it runs through __init__.py."""
+    pkg = tmp_path / "demo"
+    (pkg / "text").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "text" / "__init__.py").write_text("from .corpora import load\n")
+    (pkg / "text" / "stream.py").write_text("X = 1\n")
+    (pkg / "text" / "corpora.py").write_text("from . import stream\n\ndef load():\n    return stream.X\n")
+    assert find_cycles(graph(pkg)) == ["demo.text -> demo.text.corpora -> demo.text"]
+    # the same module importing the submodule by its own name reads no package namespace: no cycle
+    (pkg / "text" / "corpora.py").write_text("from .stream import X\n\ndef load():\n    return X\n")
+    assert find_cycles(graph(pkg)) == []
+    # a module outside the package runs the package's __init__ first: an edge to demo.text
+    (pkg / "cli.py").write_text("from demo.text.stream import X\n")
+    assert graph(pkg)["demo.cli"] == {"demo.text", "demo.text.stream"}

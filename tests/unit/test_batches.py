@@ -57,11 +57,9 @@ def test_too_short():
 
 def test_the_refusal_whole_and_the_tensors_contiguous_on_the_asked_device():
     data = np.arange(8, dtype=np.uint16)
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(ValueError) as caught:  # a UsageError
         get_batch(data, 2, 8, torch.Generator())
-    assert str(caught.value) == (
-        "data has 8 tokens but a window needs seq_len + 1 = 9; use a longer corpus or a smaller seq_len"
-    )
+    assert (caught.value.key, caught.value.fields) == ("error.batch.short", {"n": 8, "need": 9})
     x, y = get_batch(data, 3, 4, torch.Generator().manual_seed(0), device=torch.device("cpu"))
     assert x.is_contiguous() and y.is_contiguous() and x.device.type == y.device.type == "cpu"
     assert x.stride() == y.stride() == (4, 1)

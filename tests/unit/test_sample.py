@@ -357,7 +357,7 @@ def test_by_default_one_sample_of_300_tokens_is_written():
 def test_a_token_that_writes_the_stop_string_twice_ends_the_text_at_the_first():
     """A byte-level BPE token may hold several characters: "ll" written at once with stop "l" ends
     the sample before the first "l", never between the two."""
-    from glassformer.text.bpe_hf import BYTE_TO_CHAR
+    from glassformer.text.bpe import BYTE_TO_CHAR
     from glassformer.text.gpt2_bpe import GPT2BPETokenizer
 
     tok = GPT2BPETokenizer([BYTE_TO_CHAR[b] for b in range(256)] + ["ll"], [("l", "l")])

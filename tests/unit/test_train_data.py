@@ -16,7 +16,7 @@ import torch
 import glassformer.train.data as train_data
 from glassformer.config import TrainConfig
 from glassformer.text.batches import get_batch
-from glassformer.text.chinese_numbers import LIMIT, from_chinese, to_chinese
+from glassformer.text.chinese import LIMIT, from_chinese, to_chinese
 from glassformer.train.data import IGNORE, SOURCES, PairBatches, TensorBatches, TextWindows, pad_pairs, pair_source
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # fixture in tests/conftest.py
@@ -435,24 +435,23 @@ def test_the_pair_vocabulary_the_digit_strings_and_the_refusals_whole():
     assert (len(tiny.val), len(tiny.test), len(tiny.train)) == (1, 1, 1)  # at least one pair held out each
 
 
-def test_chinese_number_refusals_word_for_word():
-    """Both functions' messages whole, at the edges: n = −1 and 10⁸, a float; a non-digit; empty
-    text; a number ≥ 10⁸ (no 'that would be', it has no standard form); a non-standard spelling."""
+def test_chinese_number_refusals_by_key_and_fields():
+    """Both functions' refusals at the edges: n = −1 and 10⁸, a float; a non-digit; empty text; a
+    number ≥ 10⁸ (no standard form to offer: form, not form_as); a non-standard spelling."""
     assert to_chinese(LIMIT - 1) == "九千九百九十九万九千九百九十九"
     for bad in (-1, LIMIT, 1.0):
-        with pytest.raises(ValueError) as caught:
+        with pytest.raises(ValueError) as caught:  # a UsageError
             to_chinese(bad)
-        assert str(caught.value) == f"to_chinese takes a whole number 0 ≤ n < 100,000,000, got {bad!r}."
+        assert (caught.value.key, caught.value.fields) == ("error.zh_number.range", {"limit": LIMIT, "n": bad})
     cases = {
-        "1二": "'1二' is not Chinese number words: '1' is neither a "
-        "digit (零一二三四五六七八九) nor a unit (十百千万).",
-        "": "'' is not a number written the standard way.",
-        "九千九千万": "'九千九千万' is not a number written the standard way.",
-        "五千五千万": "'五千五千万' is not a number written the standard way.",  # exactly 10⁸
-        "一十万": "'一十万' is not a number written the standard way (that would be '十万').",
-        "二十零": "'二十零' is not a number written the standard way (that would be '二十').",
+        "1二": ("error.zh_number.char", {"ch": "1", "digits": "零一二三四五六七八九", "units": "十百千万"}),
+        "": ("error.zh_number.form", {}),
+        "九千九千万": ("error.zh_number.form", {}),
+        "五千五千万": ("error.zh_number.form", {}),  # exactly 10⁸
+        "一十万": ("error.zh_number.form_as", {"standard": "十万"}),
+        "二十零": ("error.zh_number.form_as", {"standard": "二十"}),
     }
-    for text, message in cases.items():
+    for text, (key, fields) in cases.items():
         with pytest.raises(ValueError) as caught:
             from_chinese(text)
-        assert str(caught.value) == message
+        assert (caught.value.key, caught.value.fields) == (key, {"text": text, **fields})

@@ -144,9 +144,9 @@ def index_within(flag: str, value: int, size: int, what: str) -> int:
 
 def add_tokenizer_options(parser: argparse.ArgumentParser) -> None:
     """How a text corpus is cut into tokens: the same four options on `data prepare` and `train`."""
-    from glassformer.text.bpe_train import N_BYTES
-    from glassformer.text.choice import BACKENDS, DEFAULT_BPE_VOCAB, TOKENIZERS
-    from glassformer.text.segment import SEGMENTERS
+    from glassformer.text.bpe import N_BYTES
+    from glassformer.text.corpora import BACKENDS, DEFAULT_BPE_VOCAB, TOKENIZERS
+    from glassformer.text.tokenizers import SEGMENTERS
 
     parser.add_argument("--tokenizer", choices=TOKENIZERS, default=None, help=t("help.tokenizer"))
     parser.add_argument("--vocab-size", type=count, help=t("help.vocab_size", least=N_BYTES, default=DEFAULT_BPE_VOCAB))

@@ -21,8 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
+import glassformer.exercises.catalog as catalog
+import glassformer.exercises.grading as grading
 from glassformer.errors import NotFound
-from glassformer.exercises import catalog, grading
 from glassformer.exercises.catalog import Exercise, Variant, speaks
 from glassformer.exercises.grading import path_name, prepare
 from glassformer.messages import in_language, t

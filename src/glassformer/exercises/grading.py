@@ -50,8 +50,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+import glassformer.exercises.catalog as catalog
 from glassformer.errors import DamagedFile, Unsupported
-from glassformer.exercises import catalog
 from glassformer.exercises.catalog import Case, Exercise, Rule, as_tuple, speaks
 from glassformer.exercises.sandbox import Job, JobResult, run_jobs
 from glassformer.messages import has, t

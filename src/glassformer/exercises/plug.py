@@ -25,8 +25,8 @@ import sys
 import types
 from pathlib import Path
 
+import glassformer.exercises.grading as grading
 from glassformer.errors import NotFound, UsageError
-from glassformer.exercises import grading
 from glassformer.messages import t
 
 REQUIRED = ("attention", "multi_head_attention", "layer_norm", "feed_forward", "block")

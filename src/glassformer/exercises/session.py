@@ -32,7 +32,9 @@ import os
 import tempfile
 from pathlib import Path
 
-from glassformer.exercises import catalog, grading, plug
+import glassformer.exercises.catalog as catalog
+import glassformer.exercises.grading as grading
+import glassformer.exercises.plug as plug
 from glassformer.exercises.catalog import Exercise, speaks
 from glassformer.messages import t
 

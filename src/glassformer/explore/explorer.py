@@ -24,7 +24,7 @@ from collections import OrderedDict
 
 import torch
 
-from glassformer.explore import render
+import glassformer.explore.render as render
 from glassformer.explore.generation import Generations, step
 from glassformer.explore.lens import readout
 from glassformer.explore.nexttoken import bars, next_probs

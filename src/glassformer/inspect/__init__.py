@@ -7,12 +7,13 @@ html.py            attention_html: a self-contained interactive viewer (no netwo
 attention_view.py  attention_view -> AttentionView: both at once, shown inline in a notebook
 gradflow.py        GradientMonitor: per-parameter gradient norms, update ratios, warnings;
                    gradient_flow(model, ids): one measured look, the model left as it was
-params.py          param_table (the modules' own formulas vs numel), flops_per_token, activation_memory
-flow.py            the order a forward pass uses the modules in (the data flow, measured)
+params.py          param_table (the modules' own formulas vs numel), flops_per_token, activation_memory;
+                   first_use: the order a forward pass uses the modules in (the data flow, measured)
 display.py         the HTML every view shows in a notebook (`_repr_html_`), all text escaped
 fonts.py           a font that can draw the labels (Chinese included), or U+XXXX escapes
 """
 
+from glassformer.errors import NoAttribute
 from glassformer.inspect.attention_maps import (
     attention_grid_png,
     attention_head_png,
@@ -31,7 +32,7 @@ def __getattr__(name):  # FontWarning lives with the font search, which imports 
         from glassformer.inspect.fonts import FontWarning
 
         return FontWarning
-    raise AttributeError(f"module 'glassformer.inspect' has no attribute {name!r}")
+    raise NoAttribute("error.module.no_attribute", module=__name__, name=name)
 
 
 __all__ = [

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from glassformer.errors import UsageError
 from glassformer.inspect.trace import as_batch
 
 MASKED_NOTE = "grey hatched = masked (may not attend)"
@@ -89,11 +90,15 @@ def attention_maps(model, ids_or_x) -> tuple[torch.Tensor, torch.Tensor]:
     shapes = {tuple(m.weights.shape) for m in maps}
     if len(shapes) > 1:
         listed = ", ".join(f"{m.name} {m.axes}" for m in maps)
-        raise ValueError(
-            f"this model's attention maps differ in shape ({listed}): they cannot be stacked; "
-            "use attention_map_list(model, x)."
-        )
+        raise UsageError("error.inspect.maps_shape", shapes=listed)
     return torch.stack([m.weights for m in maps]), torch.stack([m.hidden for m in maps])  # (L, H, T, T) each
+
+
+def check_head(maps: list[AttentionMap], layer: int | None, head: int | None) -> None:
+    """Refuse a layer or head the model does not have, naming the ranges it does (None counts as 0)."""
+    L, H = len(maps), maps[0].weights.size(0)
+    if not (0 <= (layer or 0) < L and 0 <= (head or 0) < H):
+        raise UsageError("error.inspect.head_range", layer=layer, head=head, last_layer=L - 1, last_head=H - 1)
 
 
 def _axis_labels(labels, letter: str, n: int) -> list[str]:
@@ -101,10 +106,7 @@ def _axis_labels(labels, letter: str, n: int) -> list[str]:
     if isinstance(labels, dict):
         side = "S" if letter.startswith("S") else "T"
         if side not in labels:
-            raise ValueError(
-                f"labels has no {side!r} entry for the axis {letter!r}: give "
-                "{'S': source labels, 'T': target labels}."
-            )
+            raise UsageError("error.inspect.labels_side", side=side, axis=letter)
         labels = labels[side]
     return _labels(labels, n)
 
@@ -118,9 +120,7 @@ def _map_labels(m: AttentionMap, labels) -> tuple[list[str], list[str]]:
 def _labels(labels, T: int) -> list[str]:
     labels = [str(t) for t in range(T)] if labels is None else [str(s) for s in labels]
     if len(labels) != T:
-        raise ValueError(
-            f"{len(labels)} labels for {T} tokens: give one label per token (or labels=None for positions)."
-        )
+        raise UsageError("error.inspect.labels_count", n=len(labels), tokens=T)
     return labels
 
 
@@ -234,9 +234,7 @@ def head_figure(maps: list[AttentionMap], labels, layer: int, head: int):
     """One head of the `layer`-th map as a matplotlib Figure."""
     from matplotlib.figure import Figure
 
-    L, H = len(maps), maps[0].weights.size(0)
-    if not (0 <= layer < L and 0 <= head < H):
-        raise ValueError(f"layer={layer}, head={head} is outside this model: layers 0..{L - 1}, heads 0..{H - 1}.")
+    check_head(maps, layer, head)
     m = maps[layer]
     font, (rows, cols) = _fonted(list(_map_labels(m, labels)))
     T = max(m.weights.shape[1:])

@@ -24,11 +24,13 @@ from pathlib import Path
 
 import torch
 
+from glassformer.errors import UsageError
 from glassformer.inspect.attention_maps import (
     MASKED_NOTE,
     AttentionMap,
     _map_labels,
     attention_map_list,
+    check_head,
     grid_figure,
     head_figure,
 )
@@ -63,10 +65,7 @@ class AttentionView:
 
     def _stacked(self, field: str) -> torch.Tensor:
         if not self.square:
-            raise ValueError(
-                "this model's attention maps differ in shape (an encoder-decoder): "
-                "read view.maps[i].weights, each (H, T_q, T_k)."
-            )
+            raise UsageError("error.inspect.view_shape")
         return torch.stack([getattr(m, field) for m in self.maps])  # (L, H, T_q, T_k)
 
     def figure(self):
@@ -146,9 +145,7 @@ def attention_view(
     x = as_batch(model, ids_or_x)  # (B, T) ids, (B, T, d_in) numbers, or a tuple of (B, ·) ids
     x = tuple(part[:1] for part in x) if isinstance(x, tuple) else x[:1]  # the first sequence
     maps = attention_map_list(model, x)
-    L, H = len(maps), maps[0].weights.size(0)
-    if not (0 <= (layer or 0) < L and 0 <= (head or 0) < H):
-        raise ValueError(f"layer={layer}, head={head} is outside this model: layers 0..{L - 1}, heads 0..{H - 1}.")
+    check_head(maps, layer, head)
     if labels is None:
         if isinstance(x, tuple):  # source and target, each by its own tokens
             labels = {"S": token_labels(x[0][0], tokenizer), "T": token_labels(x[1][0], tokenizer)}

@@ -34,7 +34,7 @@ import torch
 
 from glassformer.errors import Unsupported, UsageError
 from glassformer.inspect.display import grads_html, status_words
-from glassformer.inspect.flow import first_use
+from glassformer.inspect.params import first_use
 from glassformer.inspect.trace import as_batch
 from glassformer.messages import columns, in_language, pad, pad_left, t
 from glassformer.nn.loss import LOSSES
@@ -59,7 +59,7 @@ class GradRow:
 def layers_of(model: torch.nn.Module) -> dict[str, str]:
     """Parameter name -> the layer it belongs to: "block i" inside blocks.i, else "embed" for what
     the forward pass uses before the first block and "head" for what it uses after (measured by
-    inspect/flow.py, so any model kind groups correctly)."""
+    inspect/params.py, so any model kind groups correctly)."""
     order = first_use(model)
     first_block = min((i for path, i in order.items() if re.fullmatch(r"(.*\.)?blocks\.\d+", path)), default=len(order))
     out = {}

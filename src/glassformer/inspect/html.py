@@ -132,12 +132,12 @@ def attention_page(W, hidden, labels) -> str:
     weights = [
         [
             [
-                [None if hidden[l, h, i, j] else round(float(W[l, h, i, j]), 4) for j in range(W.shape[3])]
+                [None if hidden[k, h, i, j] else round(float(W[k, h, i, j]), 4) for j in range(W.shape[3])]
                 for i in range(W.shape[2])
             ]
             for h in range(W.shape[1])
         ]
-        for l in range(W.shape[0])
+        for k in range(W.shape[0])
     ]
     data = json.dumps({"tokens": labels, "weights": weights}, ensure_ascii=False)
     for ch, esc in _SAFE.items():

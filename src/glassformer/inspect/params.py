@@ -1,5 +1,11 @@
 """Where the parameters are, what a forward pass costs, and how much memory activations take.
 
+Data-flow order (``first_use``): views list things "in data-flow order" (token embedding before
+positions before blocks before the head) without a table that says what that order is: they run the
+model once on its own example input and note when each module is first called. Module registration
+order is no substitute: GPT builds its token embedding after its blocks (so initial weights stay
+reproducible), but uses it first.
+
 Parameter table: one row per part that a module declares a formula for (nn/formula.py), in the
 order the forward pass uses them; the count is COMPUTED from the model's real parameters and,
 beside it, the module's own closed-form formula is evaluated from its sizes. A row whose two
@@ -29,10 +35,33 @@ import torch
 
 from glassformer.config import ModelConfig, with_kind
 from glassformer.inspect.display import params_html
-from glassformer.inspect.flow import first_use
 from glassformer.messages import in_language, language, pad, pad_left, t
 from glassformer.nn.formula import ParamFormula
 from glassformer.nn.notation import LETTERS, meaning
+
+
+def first_use(model) -> dict[str, int]:
+    """Module path -> when the forward pass first called it (0, 1, 2 ...)."""
+    order: dict[str, int] = {}
+
+    def seen(path: str) -> None:
+        order.setdefault(path, len(order))  # returns None: a pre-hook that returned a value would replace the input
+
+    handles = [
+        m.register_forward_pre_hook(lambda mod, args, path=path: seen(path))
+        for path, m in model.named_modules()
+        if path
+    ]
+    was_training = model.training
+    try:
+        with torch.no_grad():
+            x = model.example_input(1, 2)  # a tensor, or a tuple of tensors (an encoder-decoder's)
+            model.eval()(*x) if isinstance(x, tuple) else model.eval()(x)
+    finally:
+        model.train(was_training)
+        for h in handles:
+            h.remove()
+    return order
 
 
 @dataclass

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 import torch
 import torch.nn.functional as F
 
+from glassformer.errors import UsageError
 from glassformer.inspect.display import trace_html
 from glassformer.nn.loss import LOSSES
 from glassformer.nn.notation import meaning
@@ -108,10 +109,7 @@ def token_labels(ids, tokenizer=None) -> list[str]:
     ids = ids.tolist() if hasattr(ids, "tolist") else list(ids)
     if ids and isinstance(ids[0], list):  # a batch: only a batch of one has one set of labels
         if len(ids) != 1:
-            raise ValueError(
-                f"token_labels takes one sequence, (T,) or (1, T); got a batch of "
-                f"{len(ids)}: pass ids[i] for the sequence you want labelled."
-            )
+            raise UsageError("error.inspect.labels_batch", n=len(ids))
         ids = ids[0]
     ids = [int(i) for i in ids]
     if tokenizer is None:

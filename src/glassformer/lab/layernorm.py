@@ -222,7 +222,7 @@ EXPERIMENT = Experiment(
         Claim("layernorm.post_must", "004", "§4.1"),
         Claim("layernorm.warmup", "004", "§5.3"),
     ),
-    setup_fields={k: SHAPE[k] for k in ("d_model", "n_heads", "d_ff", "block_size")},
+    setup_fields={k: SHAPE[k] for k in ("d_model", "n_heads", "d_ff", "seq_len")},
     run=run,
     verdicts=verdicts,
     tables=tables,

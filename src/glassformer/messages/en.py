@@ -384,7 +384,7 @@ TEXT = {
     "tokenizer_config.json)",
     "export.load_it": "load it:       GPT2LMHeadModel.from_pretrained({out})",
     # ---- GPT-2 directories read and written (train/gpt2_runs.py, models/gpt2_files.py, gpt2_port.py,
-    # text/gpt2_files.py) -------------------------------------------------------------------------------
+    # text/gpt2_bpe.py) -------------------------------------------------------------------------------
     "fix.gpt2_model": "save_pretrained writes it; copy the model directory again.",
     "fix.gpt2_tokenizer": "It comes with the model (save_pretrained writes it); copy it again from the model's source.",
     "error.gpt2.has_checkpoint": "{out} already holds a checkpoint; importing would replace its weights. Choose "
@@ -436,15 +436,13 @@ TEXT = {
     "error.gpt2.vocab_shape": "{path} is not a {{token: id}} object. {fix}",
     "error.gpt2.no_tokenizer": "{path} has no GPT-2 tokenizer: it needs vocab.json and merges.txt (or the tokenizers "
     "library's tokenizer.json). {fix}",
-    "error.gpt2.tokenizer_invalid": "{path}: {problem}. {fix}",
+    "error.gpt2.tokenizer_invalid": "{path}: {problem} {fix}",
     "error.gpt2.tokenizer_option": "{path} has {option}=true ({what}), which glassformer's GPT-2 tokenizer does not "
     "do; its ids would differ. Set it to false in that file, or import a model saved "
     "without it.",
     "gpt2.option.add_prefix_space": "a space is put before the text",
     "gpt2.option.add_bos_token": "a <BOS> id is put before the text",
     "error.gpt2.merge_line": "{path} line {n} is {line!r}, not two tokens separated by one space. {fix}",
-    "error.gpt2.special_unknown": "{path} names the special token {token!r}, which is neither in vocab.json nor in "
-    "added_tokens_decoder; glassformer cannot give it an id.",
     "error.gpt2.added_shape": '{path}: an added token is not an object with a "content" string. {fix}',
     "error.gpt2.added_flag": "{path}: the added token {token!r} has {flag}=true, which changes how text around it is "
     "cut; glassformer matches special tokens literally only.",
@@ -611,7 +609,7 @@ TEXT = {
     "train.nonfinite.before": "; at step {step}, the last finite one: {gradient}",
     "train.nonfinite": "loss became {loss} at step {step} (lr {lr:.3g}); {gradient}{before}. Try a lower lr, "
     "grad_clip={clip}, or a longer warmup.",
-    # ---- data sources and tokenizers (text/corpora.py, choice.py, tokenizers.py) ---------------------
+    # ---- data sources and tokenizers (text/corpora.py, tokenizers.py) ----------------------------------
     "fix.text_file": "Give the path of a UTF-8 text file, e.g. file:./my_text.txt.",
     "fix.tokenizer": "It is written beside the ids it made (a run directory, a prepared corpus); restore it from a "
     "copy.",

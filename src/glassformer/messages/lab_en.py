@@ -310,7 +310,7 @@ TEXT = {
     # ------------------------------------------------------------------ layernorm
     "lab.layernorm.title": "Pre-LN or Post-LN, and what warmup buys",
     "lab.layernorm.setup": (
-        "Small char models (d_model {d_model}, {n_heads} heads, d_ff {d_ff}, windows of {block_size}) at depths 2, 6 "
+        "Small char models (d_model {d_model}, {n_heads} heads, d_ff {d_ff}, windows of {seq_len}) at depths 2, 6 "
         "and 12, with the LayerNorm before each sublayer (Pre-LN) or after each residual addition (Post-LN, no final "
         "norm), over a sweep of learning rates, with and without a linear warmup (constant learning rate otherwise), "
         "trained through the same trainer for the same number of steps. A run fails when its loss turns non-finite or "

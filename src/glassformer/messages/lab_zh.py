@@ -253,7 +253,7 @@ TEXT = {
     # ------------------------------------------------------------------ layernorm
     "lab.layernorm.title": "Pre-LN 还是 Post-LN，以及预热（warmup）的作用",
     "lab.layernorm.setup": (
-        "小型字符模型（d_model {d_model}，{n_heads} 个头，d_ff {d_ff}，窗口 {block_size}）在深度 2、6、12 下，LayerNorm"
+        "小型字符模型（d_model {d_model}，{n_heads} 个头，d_ff {d_ff}，窗口 {seq_len}）在深度 2、6、12 下，LayerNorm"
         " 放在每个子层之前（Pre-LN）或每次残差相加之后（Post-LN，无最终归一化），扫描一组学习率，分别带和不带线性预热（"
         "其余时间学习率恒定），用同一个训练器训练相同步数。损失变成非有限值，或最终不比“只知道字符频率”更好，即记为失败"
         "。另外：最深模型在初始化时、一个固定批次上各块的梯度范数。"

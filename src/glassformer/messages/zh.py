@@ -358,7 +358,7 @@ TEXT = {
     "export.done": "已导出 {run} -> {out}（config.json、model.safetensors、vocab.json、merges.txt、"
     "tokenizer_config.json）",
     "export.load_it": "加载它：       GPT2LMHeadModel.from_pretrained({out})",
-    # ---- GPT-2 目录的读写（train/gpt2_runs.py、models/gpt2_files.py、gpt2_port.py、text/gpt2_files.py）----
+    # ---- GPT-2 目录的读写（train/gpt2_runs.py、models/gpt2_files.py、gpt2_port.py、text/gpt2_bpe.py）----
     "fix.gpt2_model": "它由 save_pretrained 写出；请重新复制整个模型目录。",
     "fix.gpt2_tokenizer": "它随模型一起提供（由 save_pretrained 写出）；请从模型的来源重新复制。",
     "error.gpt2.has_checkpoint": "{out} 里已经有检查点；导入会覆盖它的权重。请换一个 --out DIR，或先删除 {weights}。",
@@ -405,14 +405,12 @@ TEXT = {
     "error.gpt2.vocab_shape": "{path} 不是 {{词元: id}} 形式的对象。{fix}",
     "error.gpt2.no_tokenizer": "{path} 里没有 GPT-2 分词器：需要 vocab.json 和 merges.txt（或 tokenizers 库的 "
     "tokenizer.json）。{fix}",
-    "error.gpt2.tokenizer_invalid": "{path}：{problem}。{fix}",
+    "error.gpt2.tokenizer_invalid": "{path}：{problem}{fix}",
     "error.gpt2.tokenizer_option": "{path} 写的是 {option}=true（{what}），glassformer 的 GPT-2 分词器不这样做；"
     "得到的 id 会不同。请在该文件里把它设为 false，或导入一个不带此选项保存的模型。",
     "gpt2.option.add_prefix_space": "在文本前加一个空格",
     "gpt2.option.add_bos_token": "在文本前加一个 <BOS> id",
     "error.gpt2.merge_line": "{path} 第 {n} 行是 {line!r}，不是用一个空格隔开的两个词元。{fix}",
-    "error.gpt2.special_unknown": "{path} 提到了特殊词元 {token!r}，它既不在 vocab.json 里，也不在 "
-    "added_tokens_decoder 里；glassformer 无法给它分配 id。",
     "error.gpt2.added_shape": '{path}：有一个新增词元不是带 "content" 字符串的对象。{fix}',
     "error.gpt2.added_flag": "{path}：新增词元 {token!r} 写的是 {flag}=true，这会改变它周围文本的切分；glassformer "
     "只按字面匹配特殊词元。",
@@ -557,7 +555,7 @@ TEXT = {
     "train.nonfinite.before": "；在最后一个有限的第 {step} 步：{gradient}",
     "train.nonfinite": "第 {step} 步损失变成了 {loss}（学习率 {lr:.3g}）；{gradient}{before}。试试更低的学习率、"
     "grad_clip={clip}，或更长的预热。",
-    # ---- 数据来源与分词器（text/corpora.py、choice.py、tokenizers.py）-----------------------------------------
+    # ---- 数据来源与分词器（text/corpora.py、tokenizers.py）-----------------------------------------
     "fix.text_file": "请给出一个 UTF-8 文本文件的路径，例如 file:./my_text.txt。",
     "fix.tokenizer": "它写在由它产生的 id 旁边（运行目录、准备好的语料）；请从副本恢复。",
     "error.corpus.unknown": "未知的语料来源 {source!r}；可用的形式：{forms}",

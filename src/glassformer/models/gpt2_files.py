@@ -3,7 +3,7 @@
     config.json                                   the GPT2Config           ┐ gpt2_port.py maps the
     model.safetensors  (or model.safetensors.index.json + shards,          │ names and refuses what
                         or pytorch_model.bin, opened with weights_only)    ┘ glassformer cannot compute
-    vocab.json + merges.txt (or tokenizer.json)   the tokenizer            text/gpt2_files.py
+    vocab.json + merges.txt (or tokenizer.json)   the tokenizer            text/gpt2_bpe.py
 
 Nothing is fetched: the directory is one `save_pretrained` wrote (or a download of one). Weights of
 any floating dtype become float32, glassformer's. `read_gpt2_dir` returns the model and tokenizer;
@@ -25,8 +25,7 @@ from glassformer.files import atomic_write, read_json, write_text_atomic
 from glassformer.messages import t
 from glassformer.models.gpt import GPT
 from glassformer.models.gpt2_port import config_from_gpt2, gpt2_config, state_dict_from_gpt2, state_dict_to_gpt2
-from glassformer.text.gpt2_bpe import ENDOFTEXT, GPT2BPETokenizer
-from glassformer.text.gpt2_files import read_tokenizer_dir, write_tokenizer_dir
+from glassformer.text.gpt2_bpe import ENDOFTEXT, GPT2BPETokenizer, read_tokenizer_dir, write_tokenizer_dir
 
 WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
 

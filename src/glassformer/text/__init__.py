@@ -1,35 +1,35 @@
 """The text stage: text ─► tokenizer ─► ids on disk ─► batches.
 
-- ``tokenizers``: ``CharTokenizer`` (any Unicode), ``WordTokenizer`` (whitespace or jieba words +
-  specials), one ``Tokenizer`` interface, ``load_tokenizer`` for saved ones.
-- byte-level BPE: ``pretokenize`` (pieces) → ``bpe_train`` (learn merges) → ``bpe`` (``BPETokenizer``,
-  ours, shows its work) and ``bpe_hf`` (``HFBPETokenizer``, the same merges run by Hugging Face
-  ``tokenizers``: same ids, faster). ``segment``: how ``WordTokenizer`` finds words.
-- ``gpt2_bpe``: ``GPT2BPETokenizer``, GPT-2's own vocabulary, merges and pattern (imported GPT-2s);
-  ``gpt2_files`` reads and writes them as Hugging Face keeps them.
+- ``tokenizers``: one ``Tokenizer`` interface, ``CharTokenizer`` (any Unicode), ``WordTokenizer``
+  (whitespace or jieba words + specials, the segmenters beside it), ``load_tokenizer`` for saved ones.
+- ``bpe``: byte-level BPE start to end: pieces (``pretokenize``) → merges (``train_bpe``) →
+  ``BPETokenizer`` (ours, shows its work) and ``HFBPETokenizer`` (the same merges run by Hugging Face
+  ``tokenizers``: same ids, faster).
+- ``gpt2_bpe``: ``GPT2BPETokenizer``, GPT-2's own vocabulary, merges and pattern (imported GPT-2s),
+  read from and written to a Hugging Face directory the way transformers reads it.
 - ``corpora``: source specs (``shakespeare``, ``file:PATH``, ``builtin:seed``) → ``load_text`` /
-  ``prepare`` (train/val id memmaps, content-addressed in the cache), with a tokenizer chosen in
-  ``choice`` and big files read in chunks by ``stream``.
-- ``chinese``: the named source ``zh-poems`` (classical Chinese poems, a Debian package's text).
+  ``prepare`` (train/val id memmaps, content-addressed in the cache), with a tokenizer chosen by
+  ``choose_tokenizer`` and big files read in chunks.
+- ``chinese``: the named source ``zh-poems`` (classical Chinese poems, a Debian package's text) and
+  Chinese number words (``to_chinese`` / ``from_chinese``).
 - ``batches``: ``get_batch`` draws seeded random (x, y) windows for next-token training.
 """
 
-from . import chinese  # noqa: F401 - registers the named source zh-poems with corpora.load_text
 from .batches import get_batch
-from .bpe import BPETokenizer
-from .bpe_hf import HFBPETokenizer
-from .choice import choose_tokenizer
+from .bpe import BPETokenizer, HFBPETokenizer
+from .chinese import from_chinese, to_chinese  # importing chinese registers zh-poems with load_text
 from .corpora import (
     SEED_TEXT,
     SHAKESPEARE_SHA256,
     VALID_FORMS,
     CorpusUnavailable,
     PreparedData,
+    choose_tokenizer,
     default_cache_dir,
     load_text,
     prepare,
 )
-from .gpt2_bpe import GPT2BPETokenizer
+from .gpt2_bpe import GPT2BPETokenizer, read_tokenizer_dir, write_tokenizer_dir
 from .tokenizers import CharTokenizer, Tokenizer, WordTokenizer, load_tokenizer
 
 __all__ = [
@@ -46,8 +46,12 @@ __all__ = [
     "WordTokenizer",
     "choose_tokenizer",
     "default_cache_dir",
+    "from_chinese",
     "get_batch",
     "load_text",
     "load_tokenizer",
     "prepare",
+    "read_tokenizer_dir",
+    "to_chinese",
+    "write_tokenizer_dir",
 ]

@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from glassformer.errors import UsageError
+
 
 def get_batch(
     data: np.ndarray,
@@ -28,10 +30,7 @@ def get_batch(
     """
     n = len(data)
     if n < seq_len + 1:
-        raise ValueError(
-            f"data has {n} tokens but a window needs seq_len + 1 = {seq_len + 1}; "
-            f"use a longer corpus or a smaller seq_len"
-        )
+        raise UsageError("error.batch.short", n=n, need=seq_len + 1)
     # 1) random start offsets; the largest start still leaves room for the shifted target
     starts = torch.randint(0, n - seq_len, (batch_size,), generator=generator)  # (B,)
     # 2) one index matrix: row b is s_b, s_b+1, ..., s_b+T

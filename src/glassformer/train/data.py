@@ -33,7 +33,7 @@ import torch
 
 from glassformer.errors import UsageError
 from glassformer.text.batches import get_batch
-from glassformer.text.chinese_numbers import to_chinese
+from glassformer.text.chinese import to_chinese
 from glassformer.text.tokenizers import WordTokenizer
 
 # ---- batch sources -------------------------------------------------------------------------------
@@ -301,7 +301,7 @@ def wave_source(source: str) -> WaveData:
 #     digits:copy      31415        ->  31415
 #     digits:reverse   31415        ->  51413
 #     digits:sort      31415        ->  11345
-#     numbers:zh2num   一千二百零五  ->  1205          (text/chinese_numbers.py has the grammar)
+#     numbers:zh2num   一千二百零五  ->  1205          (text/chinese.py has the grammar)
 #     numbers:num2zh   1205         ->  一千二百零五
 #
 # Every task uses one vocabulary (the ten digits, the Chinese number characters, and <PAD> <UNK>

@@ -1,0 +1,100 @@
+"""The label fonts (fonts.py): which font draws the labels, the warning word for word, and where it points."""
+
+import warnings
+
+import pytest
+
+from glassformer.inspect import fonts
+from glassformer.inspect.fonts import FontWarning
+
+
+def draw(labels):
+    return fonts.label_font(labels)  # stacklevel=3: the warning points at draw's caller, not at fonts.py
+
+
+def frames_added_by_mutmut() -> bool:
+    """mutmut's trampolines add two frames under every function, so stacklevel points elsewhere there."""
+    return hasattr(fonts.label_font, "__wrapped__")  # functools.wraps marks the trampoline
+
+
+def test_the_font_warning_whole_and_where_it_points(monkeypatch):
+    monkeypatch.setattr(fonts, "candidate_fonts", lambda: iter([fonts.default_font_path()]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        font, labels = draw(["a你", "好"])
+    (w,) = caught
+    assert w.category is fonts.FontWarning and w.filename != fonts.__file__
+    assert w.filename == __file__ or frames_added_by_mutmut()
+    assert str(w.message) == (
+        "no installed font has glyphs for '你' (U+4F60), '好' (U+597D); labels show code points instead. "
+        "To see the characters, install a CJK font, e.g. `apt-get install fonts-noto-cjk` or `apt-get install "
+        "fonts-wqy-zenhei` on Debian/Ubuntu, then delete matplotlib's font cache (~/.cache/matplotlib) so it "
+        "is found."
+    )
+    assert labels == ["aU+4F60", "U+597D"] and font.get_file() == fonts.default_font_path()
+
+
+def test_six_missing_characters_have_no_ellipsis_seven_do(monkeypatch):
+    monkeypatch.setattr(fonts, "candidate_fonts", lambda: iter([fonts.default_font_path()]))
+    for n, tail in ((6, " (U+4E05); labels"), (7, " (U+4E05) …; labels")):
+        with pytest.warns(fonts.FontWarning) as record:
+            fonts.label_font(["".join(chr(0x4E00 + i) for i in range(n))])
+        assert tail in str(record[0].message)
+
+
+def test_escape_writes_four_hex_digits_at_least():
+    assert fonts.escape("a\x07你b", {"\x07", "你"}) == "aU+0007U+4F60b"
+    assert fonts.escape("abc", set()) == "abc"
+
+
+def test_pick_font_takes_the_first_font_that_covers_everything_ignoring_spaces(monkeypatch):
+    monkeypatch.setattr(fonts, "candidate_fonts", lambda: iter(["/none", "/latin", "/all", "/also-all"]))
+    maps = {
+        "/none": frozenset(),
+        "/latin": frozenset(map(ord, "ab")),
+        "/all": frozenset(map(ord, "ab你")),
+        "/also-all": frozenset(map(ord, "ab你")),
+    }
+    monkeypatch.setattr(fonts, "charmap", maps.get)
+    assert fonts.pick_font("a b\t你\n") == ("/all", set())
+    assert fonts.pick_font("") == ("/none", set())  # nothing needed: the first font will do
+    monkeypatch.setattr(fonts, "candidate_fonts", lambda: iter(["/none", "/latin"]))
+    assert fonts.pick_font("ab你") == ("/latin", {"你"})  # the best one, and what it lacks
+    monkeypatch.setattr(fonts, "candidate_fonts", lambda: iter([]))
+    assert fonts.pick_font("a") == (fonts.default_font_path(), {"a"})
+
+
+def test_an_unreadable_font_file_has_no_glyphs(tmp_path):
+    bad = tmp_path / "broken.ttf"
+    bad.write_bytes(b"not a font")
+    assert fonts.charmap(str(bad)) == frozenset()
+    assert ord("A") in fonts.charmap(fonts.default_font_path())
+
+
+def test_candidate_fonts_start_with_the_default_never_repeat_and_skip_last_resort():
+    listed = list(fonts.candidate_fonts())
+    assert listed[0] == fonts.default_font_path() and len(listed) == len(set(listed))
+    assert not any("lastresort" in p.lower().replace(" ", "") for p in listed)
+
+
+def test_the_font_warning_lists_six_missing_characters_then_an_ellipsis(monkeypatch):
+    """Six missing characters are all named; a seventh adds " …" (an off-by-one would add it to six)."""
+    monkeypatch.setattr(fonts, "candidate_fonts", lambda: iter([fonts.default_font_path()]))
+    for text, ellipsis in (("你好世界再见", False), ("你好世界再见吧", True)):
+        with pytest.warns(FontWarning) as caught:
+            fonts.label_font([text])
+        message = str(caught[0].message)
+        assert message.count("(U+") == 6 and (" …;" in message) == ellipsis, message
+
+
+def test_fonts_on_disk_but_not_in_matplotlibs_cache_come_last_cjk_families_first(monkeypatch):
+    """A font installed after matplotlib built its cache is still tried: after every known font,
+    the on-disk files whose names hint at a CJK family first (Noto Sans CJK, WenQuanYi), then the rest."""
+    monkeypatch.setattr(
+        fonts,
+        "_system_fonts",
+        lambda: ("/f/DejaVuSerif.ttf", "/f/NotoSansCJK-Regular.ttc", "/f/Zed.ttf", "/f/wqy-zenhei.ttc"),
+    )
+    listed = list(fonts.candidate_fonts())
+    assert listed[0] == fonts.default_font_path()
+    assert listed[-4:] == ["/f/NotoSansCJK-Regular.ttc", "/f/wqy-zenhei.ttc", "/f/DejaVuSerif.ttf", "/f/Zed.ttf"]

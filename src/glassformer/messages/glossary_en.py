@@ -102,4 +102,12 @@ TEXT = {
     "formula.out_proj": "width C -> numbers",
     "formula.shared_table": "shared: reuses src_embed's V·C table",
     "formula.tgt_table": "one C-vector per target token",
+    # ---- position schemes, one line each (nn/position.py: PositionScheme) -------------------------------
+    "position.learned": "a trained (max_len, C) table added to the stream (GPT-2)",
+    "position.sinusoidal": "fixed sin/cos waves added to the stream (Vaswani et al. 2017)",
+    "position.none": "no position information (NoPE): only a causal mask can tell order",
+    "position.rotary": "queries and keys turned by angles that grow with position: scores see distance only "
+    "(RoPE, Su et al. 2021)",
+    "position.alibi": "no position vectors; each head subtracts slope·distance from its scores "
+    "(ALiBi, Press et al. 2022)",
 }

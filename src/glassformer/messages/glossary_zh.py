@@ -94,4 +94,10 @@ TEXT = {
     "formula.out_proj": "宽度 C -> 数字",
     "formula.shared_table": "共享：复用 src_embed 的 V·C 表",
     "formula.tgt_table": "每个目标词元一个 C 维向量",
+    # ---- 位置方案，各一行 -------------------------------------------------------------------------------
+    "position.learned": "一张训练出来的 (max_len, C) 表，加到残差流上（GPT-2）",
+    "position.sinusoidal": "固定的正弦/余弦波，加到残差流上（Vaswani 等 2017）",
+    "position.none": "不提供位置信息（NoPE）：只有因果掩码能透露顺序",
+    "position.rotary": "按位置把查询和键旋转相应角度：注意力分数只看相对距离（RoPE，Su 等 2021）",
+    "position.alibi": "不加位置向量；每个头从注意力分数中减去 斜率·距离（ALiBi，Press 等 2022）",
 }

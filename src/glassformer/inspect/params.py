@@ -32,7 +32,7 @@ from glassformer.inspect.display import params_html
 from glassformer.inspect.flow import first_use
 from glassformer.messages import in_language, language, pad, pad_left, t
 from glassformer.nn.formula import ParamFormula
-from glassformer.nn.notation import LETTERS, meaning
+from glassformer.nn.hooks import LETTERS, meaning
 
 
 @dataclass

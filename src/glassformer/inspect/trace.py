@@ -24,8 +24,8 @@ import torch
 import torch.nn.functional as F
 
 from glassformer.inspect.display import trace_html
+from glassformer.nn.hooks import meaning
 from glassformer.nn.loss import LOSSES
-from glassformer.nn.notation import meaning
 
 
 @dataclass

@@ -110,4 +110,18 @@ TEXT = {
     "(RoPE, Su et al. 2021)",
     "position.alibi": "no position vectors; each head subtracts slope·distance from its scores "
     "(ALiBi, Press et al. 2022)",
+    # ---- the letters of shapes, hook axes and parameter formulas (nn/hooks.py: LETTERS) ------------------
+    "letter.B": "batch",
+    "letter.T": "sequence length",
+    "letter.T_q": "queries",
+    "letter.T_k": "keys",
+    "letter.S": "source length",
+    "letter.C": "d_model",
+    "letter.H": "heads",
+    "letter.D": "d_head",
+    "letter.F": "d_ff",
+    "letter.V": "vocab_size",
+    "letter.L": "max_len",
+    "letter.d_in": "numbers per input step",
+    "letter.d_out": "numbers per output step",
 }

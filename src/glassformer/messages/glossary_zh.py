@@ -100,4 +100,18 @@ TEXT = {
     "position.none": "不提供位置信息（NoPE）：只有因果掩码能透露顺序",
     "position.rotary": "按位置把查询和键旋转相应角度：注意力分数只看相对距离（RoPE，Su 等 2021）",
     "position.alibi": "不加位置向量；每个头从注意力分数中减去 斜率·距离（ALiBi，Press 等 2022）",
+    # ---- 形状、钩子轴和参数公式用的字母 -------------------------------------------------------------------
+    "letter.B": "批大小",
+    "letter.T": "序列长度",
+    "letter.T_q": "查询数",
+    "letter.T_k": "键数",
+    "letter.S": "源序列长度",
+    "letter.C": "模型宽度 d_model",
+    "letter.H": "头数",
+    "letter.D": "每头宽度 d_head",
+    "letter.F": "前馈隐藏宽度 d_ff",
+    "letter.V": "词表大小",
+    "letter.L": "最大长度 max_len",
+    "letter.d_in": "每步输入的数值个数",
+    "letter.d_out": "每步输出的数值个数",
 }

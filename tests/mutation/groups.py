@@ -131,7 +131,7 @@ def run(groups: list[str], sample: int | None, seed: int, max_children: int, exc
         return
     left_out = excluded_names(exclude)  # earlier samples; a wrong file name stops here, before any long step
     if not all_results():  # generate the mutants (and the test stats) with one tiny run first
-        mutmut("run", "--max-children", "1", "glassformer.nn.notation.x_meaning__mutmut_1")
+        mutmut("run", "--max-children", "1", "glassformer.nn.hooks.x_meaning__mutmut_1")
     results = all_results()
     chosen = choose(list(results), groups, sample, seed, left_out)
     SAMPLE_FILE.write_text("\n".join(chosen) + "\n")

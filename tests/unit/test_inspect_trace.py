@@ -187,7 +187,7 @@ def test_a_new_hook_point_appears_in_the_trace_with_no_edit_to_inspect():
 
 def test_every_hook_declares_known_axes_that_match_its_tensor():
     """Each declaration's axes name every axis of the tensor it sees, with a letter the legend knows."""
-    from glassformer.nn.notation import LETTERS
+    from glassformer.nn.hooks import LETTERS
 
     for make, x in [
         (lambda: GPT(ModelConfig(vocab_size=11, n_layers=2, **SMALL)), torch.randint(0, 11, (2, 7))),

@@ -37,7 +37,7 @@ from glassformer.config import ModelConfig, with_kind
 from glassformer.inspect.display import params_html
 from glassformer.messages import in_language, language, pad, pad_left, t
 from glassformer.nn.formula import ParamFormula
-from glassformer.nn.notation import LETTERS, meaning
+from glassformer.nn.hooks import LETTERS, meaning
 
 
 def first_use(model) -> dict[str, int]:

@@ -25,8 +25,8 @@ import torch.nn.functional as F
 
 from glassformer.errors import UsageError
 from glassformer.inspect.display import trace_html
+from glassformer.nn.hooks import meaning
 from glassformer.nn.loss import LOSSES
-from glassformer.nn.notation import meaning
 
 
 @dataclass

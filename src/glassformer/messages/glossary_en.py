@@ -102,4 +102,26 @@ TEXT = {
     "formula.out_proj": "width C -> numbers",
     "formula.shared_table": "shared: reuses src_embed's V·C table",
     "formula.tgt_table": "one C-vector per target token",
+    # ---- position schemes, one line each (nn/position.py: PositionScheme) -------------------------------
+    "position.learned": "a trained (max_len, C) table added to the stream (GPT-2)",
+    "position.sinusoidal": "fixed sin/cos waves added to the stream (Vaswani et al. 2017)",
+    "position.none": "no position information (NoPE): only a causal mask can tell order",
+    "position.rotary": "queries and keys turned by angles that grow with position: scores see distance only "
+    "(RoPE, Su et al. 2021)",
+    "position.alibi": "no position vectors; each head subtracts slope·distance from its scores "
+    "(ALiBi, Press et al. 2022)",
+    # ---- the letters of shapes, hook axes and parameter formulas (nn/hooks.py: LETTERS) ------------------
+    "letter.B": "batch",
+    "letter.T": "sequence length",
+    "letter.T_q": "queries",
+    "letter.T_k": "keys",
+    "letter.S": "source length",
+    "letter.C": "d_model",
+    "letter.H": "heads",
+    "letter.D": "d_head",
+    "letter.F": "d_ff",
+    "letter.V": "vocab_size",
+    "letter.L": "max_len",
+    "letter.d_in": "numbers per input step",
+    "letter.d_out": "numbers per output step",
 }

@@ -13,9 +13,9 @@
                         and FFN (pre, post or no norm)
     init.py             initialisation schemes
     loss.py             next-token cross-entropy, mean squared error
-    hooks.py            named points that say what their tensor is, where activations are read or replaced
+    hooks.py            named points that say what their tensor is, where activations are read or
+                        replaced; the letters below, as data (LETTERS)
     formula.py          parameter counts as formulas, declared beside each module
-    notation.py         the letters below, as data
 
 Shape notation, used in every shape comment, hook declaration and parameter formula:
     B  batch size            T  sequence length (T_q, T_k when queries and keys differ)

@@ -77,8 +77,6 @@ class ALiBi(AttentionPositions):
 register_position_scheme(
     PositionScheme(
         "alibi",
-        "no position vectors; each head subtracts slope·distance from its scores (ALiBi, Press et al. 2022)",
-        "不加位置向量；每个头从注意力分数中减去 斜率·距离（ALiBi，Press 等 2022）",
         attention=lambda cfg: ALiBi(cfg.n_heads),
     )
 )

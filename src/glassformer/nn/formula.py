@@ -1,6 +1,6 @@
 """Parameter counts as formulas, declared by the module that owns the parameters.
 
-A module with parameters says how many it has, in the letters of nn/notation.py, beside its code:
+A module with parameters says how many it has, in the letters of nn/hooks.py (LETTERS), beside its code:
 
     def param_formulas(self):
         return [linear_formula("qkv", "C", "3C", self.bias, "qkv", C=self.d_model),

@@ -5,7 +5,7 @@ A module declares a hook point where it makes a tensor worth a name, in one line
     self.hook_weights = hook("weights", "B H T_q T_k", "attn.weights")
 
 the step of the data flow it belongs to (the trace table's first column), the letters of its
-axes (nn/notation.py), and what the tensor is. The last two are keys of the glossary
+axes (LETTERS, below), and what the tensor is. The last two are keys of the glossary
 (messages/glossary_en.py, glossary_zh.py: one entry per stage, one per concept), which holds the
 words in English and Chinese; the declaration carries them worded, as `stage`, `means`, `zh`,
 `stage_zh`. (`HookPoint(stage, axes, means, zh, stage_zh)` with the words themselves still
@@ -30,6 +30,21 @@ from torch import nn
 
 from glassformer.errors import UsageError
 from glassformer.messages import TABLES, t
+
+# The letters every shape comment, hook declaration and parameter formula uses (nn/__init__.py states
+# them in prose), in the order the views list them; what each stands for is the glossary's
+# `letter.<L>`. A new letter is added here and there once; one missing still works, unexplained.
+LETTERS: dict[str, tuple[str, str]] = {
+    L: (TABLES["en"][f"letter.{L}"], TABLES["zh"][f"letter.{L}"])
+    for L in ("B", "T", "T_q", "T_k", "S", "C", "H", "D", "F", "V", "L", "d_in", "d_out")
+}
+
+
+def meaning(letter: str, lang: str = "en") -> str:
+    """What a letter stands for, or "?" for a letter nobody has explained yet."""
+    en, zh = LETTERS.get(letter, ("?", "?"))
+    return zh if lang == "zh" else en
+
 
 # fn(tensor, name) -> tensor to use instead, or None to keep the original
 HookFn = Callable[[torch.Tensor, str], "torch.Tensor | None"]

@@ -9,8 +9,11 @@ first token it sees (`offset`), so with a KV cache, token t is still treated as 
 
 A scheme is registered once, by name, in the file that defines it:
 
-    register_position_scheme(PositionScheme("learned", "a trained (max_len, C) table", ...,
-                                            stream=lambda cfg: LearnedPositions(cfg.max_len, cfg.d_model)))
+    register_position_scheme(PositionScheme("learned", stream=lambda cfg: LearnedPositions(cfg.max_len, cfg.d_model),
+                                            table=True))
+
+with its one-line description in the glossary (`position.learned` in messages/glossary_en.py and
+glossary_zh.py), or given as `about=` and `zh=` by a scheme registered outside the package.
 
 and `ModelConfig.position` names it. The model asks `position_scheme(cfg.position)` for its parts:
 `stream(cfg)` builds the module added to the stream (forward(T, offset) -> (T, C)); `attention(cfg)`
@@ -37,18 +40,23 @@ from torch import nn
 
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
-from glassformer.messages import t
+from glassformer.messages import TABLES, t
 from glassformer.nn.embedding import LearnedPositions, SinusoidalPositions, check_length, sinusoidal_table
 
 
 @dataclass(frozen=True)
 class PositionScheme:
     name: str
-    about: str  # one line, English
-    zh: str  # the same line, 中文
+    about: str = ""  # one line, English; "": the glossary's `position.<name>` (messages/glossary_*.py)
+    zh: str = ""  # the same line, in Chinese
     stream: Callable[[ModelConfig], nn.Module] | None = None  # touch point 1
     attention: Callable[[ModelConfig], "AttentionPositions"] | None = None  # touch points 2 and 3
     table: bool = False  # True: it knows positions 0..max_len-1 only (a table), so T <= max_len
+
+    def __post_init__(self) -> None:
+        for field, lang in (("about", "en"), ("zh", "zh")):
+            if not getattr(self, field):
+                object.__setattr__(self, field, TABLES[lang].get(f"position.{self.name}", ""))
 
 
 POSITION_SCHEMES: dict[str, PositionScheme] = {}
@@ -87,8 +95,6 @@ class AttentionPositions(nn.Module):
 register_position_scheme(
     PositionScheme(
         "learned",
-        "a trained (max_len, C) table added to the stream (GPT-2)",
-        "一张训练出来的 (max_len, C) 表，加到残差流上（GPT-2）",
         stream=lambda cfg: LearnedPositions(cfg.max_len, cfg.d_model),
         table=True,
     )
@@ -96,8 +102,6 @@ register_position_scheme(
 register_position_scheme(
     PositionScheme(
         "sinusoidal",
-        "fixed sin/cos waves added to the stream (Vaswani et al. 2017)",
-        "固定的正弦/余弦波，加到残差流上（Vaswani 等 2017）",
         stream=lambda cfg: SinusoidalPositions(cfg.max_len, cfg.d_model),
         table=True,
     )
@@ -105,8 +109,6 @@ register_position_scheme(
 register_position_scheme(
     PositionScheme(
         "none",
-        "no position information (NoPE): only a causal mask can tell order",
-        "不提供位置信息（NoPE）：只有因果掩码能透露顺序",
     )
 )
 

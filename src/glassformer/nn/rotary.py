@@ -104,8 +104,6 @@ class RotaryPositions(AttentionPositions):
 register_position_scheme(
     PositionScheme(
         "rotary",
-        "queries and keys turned by angles that grow with position: scores see distance only (RoPE, Su et al. 2021)",
-        "按位置把查询和键旋转相应角度：注意力分数只看相对距离（RoPE，Su 等 2021）",
         attention=lambda cfg: RotaryPositions(cfg.d_head, cfg.max_len),
     )
 )

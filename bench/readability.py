@@ -5,8 +5,10 @@ assertions that pin a sentence's wording. Run from the repository root, or name 
     python bench/readability.py [ROOT] [--json]
 
 The counts are heuristics written down here, so a before/after comparison uses the same rules:
-- a *literal-English raise*: `raise X(...)` whose arguments hold a string literal with a word in it
-  (two or more letters) that is not a catalogue key; `argparse.ArgumentTypeError(t(...))` is not literal;
+- a *literal-English raise*: `raise X(...)` whose arguments hold a string literal of two or more words
+  (runs of two or more letters, with a space between) that is not a catalogue key; a one-word value
+  (a field such as option="mask" or code="not_found") is data, not a sentence;
+  `argparse.ArgumentTypeError(t(...))` is not literal;
 - a *text mechanism*: a module outside glassformer/messages that defines a table of sentences
   (a module-level dict named TEXT/TEXTS/TABLES or a `zh=`/`stage_zh=` keyword given a literal), and
   every JavaScript file under explore/static that holds Chinese text; the catalogue itself counts once;
@@ -42,6 +44,11 @@ def _keys(root: Path) -> set[str]:
         sys.path.pop(0)
 
 
+def _prose(s: str) -> bool:
+    """Two or more words with a space between: a sentence or its piece, not an identifier or a key."""
+    return len(WORD.findall(s)) >= 2 and " " in s.strip()
+
+
 def literal_raises(src: Path, keys: set[str]) -> list[str]:
     found = []
     for path in sorted(src.rglob("*.py")):
@@ -53,11 +60,11 @@ def literal_raises(src: Path, keys: set[str]) -> list[str]:
             for arg in [*call.args, *(k.value for k in call.keywords)]:
                 if isinstance(arg, ast.Call):  # t("key", ...) or another call: its result, not a literal
                     continue
-                texts += [s for s in _strings(arg) if WORD.search(s) and s not in keys and not s.endswith(".")]
+                texts += [s for s in _strings(arg) if _prose(s) and s not in keys and not s.endswith(".")]
                 texts += [
                     s
                     for s in _strings(arg)
-                    if WORD.search(s) and s.endswith(".") and s not in keys and not any(k.startswith(s) for k in keys)
+                    if _prose(s) and s.endswith(".") and s not in keys and not any(k.startswith(s) for k in keys)
                 ]
             if texts:
                 found.append(f"{path.relative_to(src)}:{node.lineno}")

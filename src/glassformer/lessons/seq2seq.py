@@ -35,7 +35,7 @@ from glassformer.inspect.attention_maps import attention_grid_png, attention_hea
 from glassformer.inspect.params import param_table
 from glassformer.lessons.common import Narrator, fmt, out_dir, save_png
 from glassformer.models import build_model
-from glassformer.text.chinese_numbers import UNITS, to_chinese
+from glassformer.text.chinese import UNITS, to_chinese
 from glassformer.threads import using_threads
 from glassformer.train.data import IGNORE, PairBatches, pad_pairs, pair_source
 from glassformer.train.loop import Trainer

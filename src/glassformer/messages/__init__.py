@@ -92,7 +92,7 @@ def language() -> str:
 def speaking(lang: str):
     """Speak `lang` inside the block (the CLI wraps one command in it), then the previous language."""
     if lang not in LANGS:
-        raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
+        raise UnknownLanguage(lang=lang, langs=", ".join(LANGS), env=ENV)
     _chosen.append(lang)
     try:
         yield lang

@@ -44,7 +44,7 @@ def model(attention: str, dtype=torch.float32, position: str = "learned") -> GPT
 @pytest.mark.parametrize("attention", ["glass", "fused"])
 def test_chunked_forward_with_cache_equals_full_forward(attention, position):
     m = model(attention, torch.float64, position)
-    T = MAX_LEN if position in ("learned", "sinusoidal") else 2 * MAX_LEN + 3  # no table: go past max_len
+    T = MAX_LEN if position_scheme(position).table else 2 * MAX_LEN + 3  # no table: go past max_len
     ids = torch.randint(0, 23, (3, T))
     full = m(ids)  # (3, T, V)
     cache = m.new_cache(3)

@@ -49,8 +49,27 @@ HOSTILE = {
     "run_path_defs": "import runpy\nsoftmax = runpy.run_path({defs!r})['soft' + 'max']\n",
     "run_path_solutions": "import runpy\nsoftmax = runpy.run_path({solution!r})['soft' + 'max']\n",
     "read_solution": "SOURCE = open({solution!r}).read()\n" + SOLUTION,
+    "run_path_installed": "import runpy\nsoftmax = runpy.run_path({installed!r})['soft' + 'max']\n",
     "after": SOLUTION,  # last: a plain correct file, graded after all of the above
 }
+
+
+def installed_defs() -> str:
+    """The reference solution in the glassformer that `python -I` imports by itself (an editable
+    install's .pth: maybe another checkout than the one under test), else the one under test."""
+    found = subprocess.run(
+        [
+            sys.executable,
+            "-I",
+            "-c",
+            "import importlib.util as u; s = u.find_spec('glassformer'); print(s and s.origin)",
+        ],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    if found in ("", "None"):
+        return DEFS
+    return str(Path(found).parent / "exercises" / "defs" / "softmax.py")
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +91,7 @@ def planted(tmp_path_factory):
         "src": SRC,
         "defs": DEFS,
         "solution": str(catalog.get("softmax").solution_path),  # the solutions' folder, not the graded one
+        "installed": installed_defs(),
     }
     items = []
     for name, source in HOSTILE.items():
@@ -153,6 +173,7 @@ def test_no_network(confined):
         ("run_path_defs", "open softmax.py", "exercise.forbid.glassformer"),
         ("run_path_solutions", "open softmax.py", "exercise.forbid.glassformer"),
         ("read_solution", "open softmax.py", "exercise.forbid.glassformer"),
+        ("run_path_installed", "open softmax.py", "exercise.forbid.glassformer"),
     ],
 )
 def test_the_dynamic_cheats_are_refused_with_the_rules_message(planted, name, reached, why):
@@ -244,6 +265,13 @@ def test_landlock_splits_a_readable_tree_around_a_denied_folder(tmp_path):
     readable = sandbox._readable([str(site)], [str(site / "glassformer")])
     assert str(site / "torch") in readable and str(site / "numpy") in readable
     assert str(site) not in readable and str(site / "glassformer") not in readable
+
+
+def test_sys_path_loses_a_source_checkout_but_keeps_site_packages(tmp_path):
+    site, src = tmp_path / "lib" / "site-packages", tmp_path / "src"
+    assert sandbox.Gate([str(src / "glassformer")])._holds_denied(str(src))
+    assert not sandbox.Gate([str(site / "glassformer")])._holds_denied(str(site))  # torch lives there too
+    assert not sandbox.Gate([str(src / "glassformer")])._holds_denied(str(site))
 
 
 def test_the_hostile_round_stays_quick(planted):

@@ -508,7 +508,7 @@ def work(jobs_path: str, out_dir: str, confine: dict, layers: list[str]) -> None
     gate = Gate(confine["deny"])
     gate.install()
     if not confine["off"]:
-        abi, fenced = landlock(confine["read"], confine["write"], confine["deny"])
+        abi, fenced = landlock(confine["read"], confine["write"], gate.deny)
         layers = layers + fenced
     print("SANDBOX " + json.dumps(describe(confine, layers)), file=protocol)
     print("READY", file=protocol)
@@ -580,6 +580,9 @@ class Gate(importlib.abc.MetaPathFinder):
         self.folder = ""
 
     def install(self) -> None:
+        spec = importlib.util.find_spec("glassformer")  # any other copy this Python would import (a .pth, a checkout)
+        for location in (spec.submodule_search_locations or []) if spec is not None else []:
+            self.deny.append(os.path.realpath(location))
         for name in [n for n in sys.modules if n == "glassformer" or n.startswith("glassformer.")]:
             del sys.modules[name]
         sys.path[:] = [p for p in sys.path if not self._holds_denied(p)]
@@ -587,7 +590,12 @@ class Gate(importlib.abc.MetaPathFinder):
         sys.addaudithook(self._audit)
 
     def _holds_denied(self, entry: str) -> bool:
+        """A sys.path entry that serves glassformer only (a source checkout's src/): dropped. An
+        installation's site-packages stays (torch is there): the finder and the audit hook refuse
+        glassformer inside it, and Landlock splits its tree around it."""
         real = os.path.realpath(entry or ".")
+        if os.path.basename(real) in ("site-packages", "dist-packages"):
+            return False
         return any(os.path.dirname(d) == real or d == real for d in self.deny)
 
     def denied(self, path) -> bool:

@@ -124,6 +124,7 @@ def test_attribution_equals_exact_patching_on_a_linear_model(point, by):
     torch.testing.assert_close(approx.values, exact.values, rtol=0, atol=1e-8)
     report = agreement(exact, approx, top_k=3)
     assert report.overlap == 3 and report.missed == [] and report.spearman > 0.999
+    assert report.cells == exact.values.numel() and str(report.overlap) in report.words()
 
 
 def test_attribution_on_a_nonlinear_model_is_an_estimate_and_reported():

@@ -16,6 +16,7 @@ import torch
 from glassformer.causal.metrics import Metric
 from glassformer.causal.patching import PatchGrid, grid_points, point_axes
 from glassformer.errors import UsageError
+from glassformer.messages import t
 
 
 def attribution_patching(
@@ -69,6 +70,12 @@ class Agreement:
     top_k: int
     overlap: int  # cells in both top-k sets (by |effect|)
     missed: list[tuple[int, ...]]  # exact top-k cells the attribution's top-k lacks, largest first
+    cells: int = 0  # cells in the grid
+
+    def words(self) -> str:
+        """The report in one line, in the process's language."""
+        return t("causal.agreement", cells=self.cells, rho=self.spearman, k=self.top_k, overlap=self.overlap,
+                 missed=self.missed)  # fmt: skip
 
 
 def ranks(x: torch.Tensor) -> torch.Tensor:
@@ -97,4 +104,4 @@ def agreement(exact: PatchGrid, approx: PatchGrid, top_k: int = 5) -> Agreement:
     top_e = e.flatten().abs().topk(top_k).indices.tolist()
     top_a = set(a.flatten().abs().topk(top_k).indices.tolist())
     missed = [tuple(int(i) for i in torch.unravel_index(torch.tensor(c), e.shape)) for c in top_e if c not in top_a]
-    return Agreement(spearman(e, a), top_k, top_k - len(missed), missed)
+    return Agreement(spearman(e, a), top_k, top_k - len(missed), missed, n)

@@ -16,10 +16,7 @@ TEXT = {
     "the final norm; norm={norm!r} normalises the stream inside every block. Use a pre-norm or no-norm model.",
     "error.causal.budget": "max_bytes={max_bytes} is below one patched row ({row} bytes); give at least {row}.",
     "error.causal.top_k": "top_k must be between 1 and the {n} cells of the grid, got {k}.",
-    "error.causal.seq_len": "Repeated sequences of half-length {n} need 2·{n} + {bos} positions but the model "
-    "addresses {max_len}; use n ≤ {largest}.",
     "error.causal.bad_kind": "No head detector {kind!r}; choose from {kinds}.",
     "causal.agreement": "attribution vs exact patching on {cells} cells: Spearman ρ = {rho:.3f}, "
     "top-{k} overlap {overlap}/{k}; missed: {missed}",
-    "causal.dla_row": "{name:<24} {value:+.4f}",
 }

@@ -14,10 +14,7 @@ TEXT = {
     "都对残差流做归一化。请使用前置归一化或无归一化的模型。",
     "error.causal.budget": "max_bytes={max_bytes} 小于修补一行所需的 {row} 字节；请至少给 {row}。",
     "error.causal.top_k": "top_k 必须在 1 到网格的 {n} 个格子之间，现在是 {k}。",
-    "error.causal.seq_len": "半长为 {n} 的重复序列需要 2·{n} + {bos} 个位置，但模型只能处理 {max_len} 个；"
-    "请用 n ≤ {largest}。",
     "error.causal.bad_kind": "没有名为 {kind!r} 的注意力头检测器；请从 {kinds} 中选择。",
     "causal.agreement": "归因修补与精确修补在 {cells} 个格子上的比较：Spearman ρ = {rho:.3f}，"
     "前 {k} 名重合 {overlap}/{k}；漏掉的：{missed}",
-    "causal.dla_row": "{name:<24} {value:+.4f}",
 }

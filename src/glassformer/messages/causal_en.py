@@ -1,0 +1,22 @@
+"""The words of glassformer/causal (activation and attribution patching, direct logit attribution,
+head detectors): the typed errors it raises and the lines of its reports."""
+
+TEXT = {
+    "error.causal.no_point": "No hook point named {point!r} or blocks.<i>.{point} in this model; "
+    "model.hook_names() lists them (e.g. {example!r}).",
+    "error.causal.no_batch_axis": "Hook point {name!r} has axes {axes!r}, without a batch axis B: each row of a "
+    "batched patch needs its own copy; patch a point with B (e.g. resid_pre) instead.",
+    "error.causal.bad_axis": "Cannot patch {name!r} by {by}: its axes are {axes!r}; choose from {choices}.",
+    "error.causal.lengths": "The clean and corrupted inputs must have the same shape, got {clean} and {corrupt}; "
+    "make the prompts the same number of tokens.",
+    "error.causal.no_hook": "This model has no hook point {name!r}, which {method} needs; {fix}",
+    "error.causal.fused": "attention='fused' shows no attention weights; run model.set_attention('glass') first "
+    "(same weights).",
+    "error.causal.norm_post": "Direct logit attribution needs the residual stream to be a sum of its parts up to "
+    "the final norm; norm={norm!r} normalises the stream inside every block. Use a pre-norm or no-norm model.",
+    "error.causal.budget": "max_bytes={max_bytes} is below one patched row ({row} bytes); give at least {row}.",
+    "error.causal.top_k": "top_k must be between 1 and the {n} cells of the grid, got {k}.",
+    "error.causal.bad_kind": "No head detector {kind!r}; choose from {kinds}.",
+    "causal.agreement": "attribution vs exact patching on {cells} cells: Spearman ρ = {rho:.3f}, "
+    "top-{k} overlap {overlap}/{k}; missed: {missed}",
+}

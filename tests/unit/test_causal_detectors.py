@@ -1,0 +1,39 @@
+"""Head detectors: patterns from tokens, scores from the attention-weight hook points."""
+
+import pytest
+import torch
+
+from glassformer.causal.detectors import head_scores, pattern, repeated_tokens
+from glassformer.config import ModelConfig
+from glassformer.errors import Unsupported, UsageError
+from glassformer.models.kinds import build_model
+
+
+def test_patterns_on_a_repeated_sequence():
+    tokens = torch.tensor([5, 1, 7, 5, 1, 7])  # (T,)
+    assert pattern(tokens, "previous_token")[4].tolist() == [0, 0, 0, 1, 0, 0]
+    assert pattern(tokens, "duplicate_token")[4].tolist() == [0, 1, 0, 0, 0, 0]
+    assert pattern(tokens, "induction")[4].tolist() == [0, 0, 1, 0, 0, 0]
+    assert pattern(tokens, "induction")[:3].sum() == 0  # the first half has no earlier copy
+    with pytest.raises(UsageError) as e:
+        pattern(tokens, "copy")
+    assert e.value.key == "error.causal.bad_kind"
+
+
+def test_scores_read_the_attention_weights():
+    torch.manual_seed(0)
+    model = build_model(ModelConfig(vocab_size=20, d_model=16, n_heads=4, d_ff=32, n_layers=2, max_len=32)).double()
+    tokens = repeated_tokens(20, 8, batch=3)  # (3, 16)
+    assert torch.equal(tokens[:, :8], tokens[:, 8:])
+    scores = head_scores(model, tokens, "previous_token")  # (L, H)
+    _, cache = model.run_with_cache(tokens)
+    w = cache["blocks.1.attn.weights"][:, 2]  # (B, T, T)
+    expected = w.diagonal(offset=-1, dim1=-2, dim2=-1).sum(-1) / w.sum((-1, -2))  # (B,)
+    assert scores.shape == (2, 4) and abs(scores[1, 2].item() - expected.mean().item()) < 1e-12
+
+
+def test_fused_attention_is_refused():
+    model = build_model(ModelConfig(vocab_size=20, d_model=16, n_heads=4, d_ff=32, n_layers=2, attention="fused"))
+    with pytest.raises(Unsupported) as e:
+        head_scores(model, repeated_tokens(20, 4), "induction")
+    assert e.value.key == "error.causal.fused"

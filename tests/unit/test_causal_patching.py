@@ -1,0 +1,138 @@
+"""Activation and attribution patching (glassformer/causal): the peer-free checks."""
+
+import pytest
+import torch
+
+from glassformer.causal import activation_patching, agreement, attribution_patching, logit_diff, token_prob
+from glassformer.causal.patching import cells_of, patch_rows, point_axes
+from glassformer.config import ModelConfig
+from glassformer.errors import UsageError
+from glassformer.models.kinds import build_model
+
+
+def model_of(**kw):
+    torch.manual_seed(0)
+    cfg = dict(vocab_size=11, d_model=16, n_heads=4, d_ff=32, n_layers=2, max_len=16)
+    return build_model(ModelConfig(**{**cfg, **kw})).double().eval()
+
+
+CLEAN = torch.tensor([[1, 2, 3, 4, 5, 6]])  # (1, T)
+CORRUPT = torch.tensor([[1, 7, 3, 4, 8, 6]])  # (1, T)
+METRIC = logit_diff(2, 9)
+
+
+def slow_grid(model, point, by):
+    """One forward per cell: the reference the batched grid must equal."""
+    names = [n for n in model.hook_names() if n.endswith("." + point) and n.startswith("blocks.")] or [point]
+    _, cache = model.run_with_cache(CLEAN)
+    rows = []
+    for n in names:
+        axes = point_axes(model, n, by)
+        for c in cells_of(tuple(cache[n].shape), axes, by):
+            hook = {n: lambda t, _n, n=n, axes=axes, c=c: patch_rows(t, cache[n], axes, by, [0], [c])}
+            rows.append(METRIC(model.run_with_hooks(CORRUPT, hooks=hook)).item())
+    return torch.tensor(rows, dtype=torch.float64)  # (L·cells,)
+
+
+@pytest.mark.parametrize(
+    "point,by", [("resid_pre", ("T",)), ("resid_post", ("T",)), ("attn.z", ("H", "T")), ("attn.z", ("H",))]
+)
+def test_batched_grid_equals_one_cell_at_a_time(point, by):
+    model = model_of()
+    grid = activation_patching(model, CLEAN, CORRUPT, METRIC, point, by, max_bytes=3 * 40_000)
+    assert grid.axes == ("layer", *by)
+    torch.testing.assert_close(grid.values.flatten(), slow_grid(model, point, by), rtol=0, atol=1e-12)
+
+
+def test_grid_shape_and_axes_named_from_the_declaration():
+    grid = activation_patching(model_of(), CLEAN, CORRUPT, METRIC, "attn.z", ("T", "H"))
+    assert grid.axes == ("layer", "T", "H") and grid.values.shape == (2, 6, 4)
+    assert grid.names == ["blocks.0.attn.z", "blocks.1.attn.z"]
+
+
+def test_patching_a_whole_layer_output_reproduces_the_clean_run():
+    model = model_of()
+    clean_logits, cache = model.run_with_cache(CLEAN)
+    for n in ["resid_pre", "blocks.0.resid_post", "blocks.1.resid_post"]:
+        logits = model.run_with_hooks(
+            CORRUPT, hooks={n: lambda t, _n, n=n: patch_rows(t, cache[n], ["B"], (), [0], [()])}
+        )
+        assert torch.equal(logits, clean_logits)
+    grid = activation_patching(model, CLEAN, CORRUPT, METRIC, "resid_post", ())
+    torch.testing.assert_close(grid.normalised(), torch.ones(2, dtype=torch.float64), rtol=0, atol=1e-12)
+
+
+def test_patching_nothing_gives_the_corrupted_run():
+    model = model_of()
+    _, cache = model.run_with_cache(CLEAN)
+    n = "blocks.0.resid_post"
+    logits = model.run_with_hooks(
+        CORRUPT, hooks={n: lambda t, _n: patch_rows(t, cache[n], ["B", "T", "C"], ("T",), [], [])}
+    )
+    assert torch.equal(logits, model(CORRUPT))
+    grid = activation_patching(model, CLEAN, CORRUPT, METRIC, "resid_post", ("T",))
+    unchanged = [0]  # position 0 is the same token in both prompts: patching it changes nothing
+    assert grid.normalised()[0, unchanged].abs().max() < 1e-12
+
+
+def test_clean_is_one_and_corrupt_zero_and_prob_metric():
+    model = model_of()
+    grid = activation_patching(model, CLEAN, CORRUPT, token_prob(2), "resid_post", ("T",))
+    assert 0 < grid.clean < 1 and 0 < grid.corrupt < 1
+    assert abs(grid.normalised()[-1, -1].item() - 1) < 1e-12  # the last position of the last layer is everything
+
+
+def test_bad_input_is_refused_with_keys():
+    model = model_of()
+    with pytest.raises(UsageError) as e:
+        activation_patching(model, CLEAN, CORRUPT[:, :5], METRIC)
+    assert e.value.key == "error.causal.lengths"
+    with pytest.raises(UsageError) as e:
+        activation_patching(model, CLEAN, CORRUPT, METRIC, "attn.nothing")
+    assert e.value.key == "error.causal.no_point"
+    with pytest.raises(UsageError) as e:
+        activation_patching(model, CLEAN, CORRUPT, METRIC, "resid_post", ("H",))
+    assert e.value.key == "error.causal.bad_axis" and e.value.fields["choices"] == ["T", "C"]
+    with pytest.raises(UsageError) as e:
+        activation_patching(model, CLEAN, CORRUPT, METRIC, "pos_embed", ())
+    assert e.value.key == "error.causal.no_batch_axis"
+    with pytest.raises(UsageError) as e:
+        activation_patching(model, CLEAN, CORRUPT, METRIC, max_bytes=10)
+    assert e.value.key == "error.causal.budget"
+
+
+def made_linear():
+    """Norm-free, queries and keys zero (attention weights constant) and every ReLU input positive
+    (ReLU the identity there): the logit difference is affine in every activation."""
+    model = model_of(norm="none")
+    with torch.no_grad():
+        for block in model.blocks:
+            block.attn.qkv.weight[:32] = 0
+            block.attn.qkv.bias[:32] = 0
+            block.ffn.fc1.bias.fill_(1e3)
+    return model
+
+
+@pytest.mark.parametrize(
+    "point,by", [("resid_pre", ("T",)), ("resid_mid", ("T",)), ("attn.z", ("H", "T")), ("ffn.hidden", ("T",))]
+)
+def test_attribution_equals_exact_patching_on_a_linear_model(point, by):
+    model = made_linear()
+    exact = activation_patching(model, CLEAN, CORRUPT, METRIC, point, by)
+    approx = attribution_patching(model, CLEAN, CORRUPT, METRIC, point, by)
+    assert approx.axes == exact.axes and approx.clean == exact.clean
+    torch.testing.assert_close(approx.values, exact.values, rtol=0, atol=1e-8)
+    report = agreement(exact, approx, top_k=3)
+    assert report.overlap == 3 and report.missed == [] and report.spearman > 0.999
+    assert report.cells == exact.values.numel() and str(report.overlap) in report.words()
+
+
+def test_attribution_on_a_nonlinear_model_is_an_estimate_and_reported():
+    model = model_of()
+    exact = activation_patching(model, CLEAN, CORRUPT, METRIC, "attn.z", ("H", "T"))
+    approx = attribution_patching(model, CLEAN, CORRUPT, METRIC, "attn.z", ("H", "T"))
+    report = agreement(exact, approx, top_k=5)
+    assert -1 <= report.spearman <= 1 and report.overlap + len(report.missed) == 5
+    with pytest.raises(UsageError) as e:
+        agreement(exact, approx, top_k=0)
+    assert e.value.key == "error.causal.top_k"

@@ -22,7 +22,7 @@ lint: setup
 	$(PY) -m ruff check src tests bench
 	$(PY) -m mypy
 
-test: setup
+test: lint
 	$(PY) -m pytest
 
 demo: setup

@@ -292,7 +292,10 @@ def test_training_prints_its_frame_in_chinese_with_the_same_numbers(tmp_path, ca
     zh_out = outs["zh"]
     assert "运行目录" in zh_out and "第      1 步：训练 " in zh_out and "（最佳）" in zh_out
     assert "完成：2 步，训练损失" in zh_out and "看内部：" in zh_out
-    numbers = lambda text: re.findall(r"\d+\.\d{4}", text)  # the losses
+
+    def numbers(text):  # the losses
+        return re.findall(r"\d+\.\d{4}", text)
+
     assert numbers(outs["en"]) == numbers(zh_out) and len(numbers(zh_out)) >= 8
 
 

@@ -81,7 +81,9 @@ def test_positions_zero_leave_vectors_alone_and_norms_are_kept():
 def test_module_equals_numpy_twin_with_offsets():
     x = torch.randn(2, 3, 6, D, dtype=torch.float64)
     for offset in (0, 5, 999):
-        assert_matches(lambda x: ROPE(x, offset), numpy_fn(lambda x: ref.rotary(x, offset)), x, atol=1e-12, grad=False)
+        torch_fn = lambda x, offset=offset: ROPE(x, offset)  # noqa: E731  (offset bound now)
+        twin_fn = numpy_fn(lambda x, offset=offset: ref.rotary(x, offset))
+        assert_matches(torch_fn, twin_fn, x, atol=1e-12, grad=False)
 
 
 def test_gradcheck_of_the_rotation():

@@ -822,7 +822,7 @@ def test_every_choice_whole_and_each_refusal_word_for_word():
         ),
         (
             {"tokenizer": "word", "backend": "hf"},
-            "backend (--backend) applies only to tokenizer='bpe' (--tokenizer bpe), not 'word'. Use --tokenizer bpe, or "
+            "backend (--backend) applies only to tokenizer='bpe' (--tokenizer bpe), not 'word'. Use --tokenizer bpe, or "  # noqa: E501
             "drop --backend",
         ),
         (

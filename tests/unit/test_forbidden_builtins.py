@@ -24,7 +24,7 @@ FORBIDDEN = {
     "nn.Transformer*": rf"\bnn{DOT}Transformer\w*|\bTransformer(Encoder|Decoder)(Layer)?\b",
     "F.scaled_dot_product_attention": rf"\bF{DOT}scaled_dot_product_attention\b",
     "torch.nn.functional.scaled_dot_product_attention": rf"\bfunctional{DOT}scaled_dot_product_attention\b",
-    "from torch.nn.functional import scaled_dot_product_attention": rf"from\s+torch{DOT}nn{DOT}functional\s+import\s[^\n]*\bscaled_dot_product_attention\b",
+    "from torch.nn.functional import scaled_dot_product_attention": rf"from\s+torch{DOT}nn{DOT}functional\s+import\s[^\n]*\bscaled_dot_product_attention\b",  # noqa: E501
     "multi_head_attention_forward": r"\bmulti_head_attention_forward\b",
 }
 

@@ -22,7 +22,7 @@ from glassformer.text.gpt2_bpe import GPT2BPETokenizer, read_tokenizer_dir, writ
 
 EOT = "<|endoftext|>"
 BYTES = [BYTE_TO_CHAR[b] for b in range(256)]
-H, E, L, O, SPACE = 104, 101, 108, 111, 32
+H, E, L, O, SPACE = 104, 101, 108, 111, 32  # noqa: E741  (the letters of "hello")
 
 
 def tokenizer(specials=(EOT,)) -> GPT2BPETokenizer:
@@ -332,12 +332,12 @@ def test_added_tokens_that_are_not_plain_literals_are_refused(tmp_path):
     path = folder(tmp_path)
     config = path / "tokenizer_config.json"
     for bad in ("<|endoftext|>", {"content": 5}, {"special": True}):
-        edit_json(config, lambda d: d.update(added_tokens_decoder={"258": bad}))
+        edit_json(config, lambda d, bad=bad: d.update(added_tokens_decoder={"258": bad}))
         assert refused(path, DamagedFile) == (
             f'{config}: an added token is not an object with a "content" string. {FIX}'
         )
     for flag in ("lstrip", "rstrip", "single_word"):
-        edit_json(config, lambda d: d.update(added_tokens_decoder={"258": {"content": EOT, flag: True}}))
+        edit_json(config, lambda d, flag=flag: d.update(added_tokens_decoder={"258": {"content": EOT, flag: True}}))
         assert refused(path, UsageError) == (
             f"{config}: the added token '<|endoftext|>' has {flag}=true, which "
             "changes how text around it is cut; glassformer matches special tokens "
@@ -427,7 +427,7 @@ def test_a_tokenizer_json_without_its_tables_or_with_odd_added_tokens_is_refused
     assert refused(path, DamagedFile) == f"{file} is not a JSON object. {FIX}"
     for key, value in (("vocab", ["a"]), ("merges", {"h": "e"})):
         file.write_text(original, encoding="utf-8")
-        edit_json(file, lambda d: d["model"].__setitem__(key, value))
+        edit_json(file, lambda d, key=key, value=value: d["model"].__setitem__(key, value))
         assert refused(path, DamagedFile) == f"{file} has no model.vocab object or model.merges list. {FIX}"
     file.write_text(original, encoding="utf-8")
     edit_json(file, lambda d: d["added_tokens"][0].__setitem__("rstrip", True))

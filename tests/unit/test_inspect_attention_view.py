@@ -80,7 +80,7 @@ def test_maps_of_several_shapes_are_each_named_in_the_title_and_do_not_stack():
             getattr(view, field)
         assert e.value.key == "error.inspect.view_shape" and e.value.fields == {}
     lines = repr(AttentionView([MAPS[0], cross], {"S": list("wxyz"), "T": list("abc")}, layer=1)).splitlines()
-    assert lines[2].split() == ["w", "x", "y", "z"] and [l.split()[0] for l in lines[3:]] == ["a", "b", "c"]
+    assert lines[2].split() == ["w", "x", "y", "z"] and [row.split()[0] for row in lines[3:]] == ["a", "b", "c"]
     page = view._repr_html_()
     assert "<iframe" not in page and page.endswith('"></div>')
 

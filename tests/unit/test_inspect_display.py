@@ -306,7 +306,7 @@ def test_attention_view_of_an_encoder_decoder_draws_every_shape():
     text = repr(view)
     assert "decoder.0.cross.weights, head 1" in text and "一" in text.splitlines()[2]  # source tokens label the keys
     with pytest.raises(ValueError, match=r"differ in shape .* view.maps\[i\].weights"):
-        view.weights
+        _ = view.weights
 
 
 CELL = "padding: 2px 8px; border-bottom: 1px solid #e5e5e5; text-align: left; vertical-align: top"
@@ -476,7 +476,7 @@ def test_grads_html_with_one_finite_norm_draws_the_shortest_bar_and_speaks_chine
     assert bar(8, "2.00e+00") in page and status("#777", "无梯度") in page
     assert th("‖梯度‖（条形：对数刻度）") in page and th("状态") in page
     assert page.endswith(
-        '<div style="color: #555; font-size: 12px">逐层梯度范数（从输入端开始）：embed 5.00e-01, blocks.0 1.20e+01</div>'
+        '<div style="color: #555; font-size: 12px">逐层梯度范数（从输入端开始）：embed 5.00e-01, blocks.0 1.20e+01</div>'  # noqa: E501
     )  # the note translated too
 
 

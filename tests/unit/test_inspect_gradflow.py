@@ -226,7 +226,7 @@ def test_every_field_of_every_row_and_the_status_at_both_thresholds():
         ("head.weight", "head", (5, 4), 0.5, pytest.approx(0.5 / 20), None, "ok"),
     ]  # = vanish: not vanishing
     assert got[1][:3] == ("blocks.0.attn.qkv.weight", "block 0", (12, 4)) and got[1][6] == "nan/inf"
-    for r, (name, p) in zip(rows, model.named_parameters(), strict=False):
+    for r, (_name, p) in zip(rows, model.named_parameters(), strict=False):
         assert r.weight_norm == pytest.approx(math.sqrt(sum(v * v for v in p.detach().reshape(-1).tolist())))
 
 
@@ -248,7 +248,7 @@ def test_the_warnings_word_for_word_with_and_without_a_step():
     assert [str(w.message) for w in caught] == [
         "'blocks.0.attn.qkv.weight'（第 3 步）的梯度有 1 个 NaN/inf 元素（共 48 个）：检查损失里有没有 log(0) 或 0/0，"
         "降低学习率，或裁剪梯度（grad_clip）。",
-        "'blocks.0.ffn.fc2.weight'（第 3 步）的梯度在消失：范数 0.25 < 0.5。这个参数被用到了吗？激活是否饱和或死掉了（ReLU）？",
+        "'blocks.0.ffn.fc2.weight'（第 3 步）的梯度在消失：范数 0.25 < 0.5。这个参数被用到了吗？激活是否饱和或死掉了（ReLU）？",  # noqa: E501
         "'tok_embed.table.weight'（第 3 步）的梯度在爆炸：范数 3 > 2。请降低学习率或设置 grad_clip。",
     ]
 

@@ -34,7 +34,7 @@ DECLARATIONS = {  # hook points (name, stage, stage zh, axes, means, zh); formul
                 "+ position",
                 "+ 位置",
                 "T C",
-                "position learned: a trained (max_len, C) table added to the stream (GPT-2); one vector per place, broadcast over B",
+                "position learned: a trained (max_len, C) table added to the stream (GPT-2); one vector per place, broadcast over B",  # noqa: E501
                 "位置 learned：一张训练出来的 (max_len, C) 表，加到残差流上（GPT-2）；每个位置一个向量，对 B 广播",
             ),
             (
@@ -75,8 +75,8 @@ DECLARATIONS = {  # hook points (name, stage, stage zh, axes, means, zh); formul
                 "+ position",
                 "+ 位置",
                 "B T C",
-                "the embedding alone enters block 0 (position rotary: queries and keys turned by angles that grow with position: scores see distance only (RoPE, Su et al. 2021))",
-                "只有嵌入进入第 0 块（位置 rotary：按位置把查询和键旋转相应角度：注意力分数只看相对距离（RoPE，Su 等 2021））",
+                "the embedding alone enters block 0 (position rotary: queries and keys turned by angles that grow with position: scores see distance only (RoPE, Su et al. 2021))",  # noqa: E501
+                "只有嵌入进入第 0 块（位置 rotary：按位置把查询和键旋转相应角度：注意力分数只看相对距离（RoPE，Su 等 2021））",  # noqa: E501
             ),
             (
                 "ln_final",
@@ -114,7 +114,7 @@ DECLARATIONS = {  # hook points (name, stage, stage zh, axes, means, zh); formul
                 "+ position",
                 "+ 位置",
                 "T C",
-                "position learned: a trained (max_len, C) table added to the stream (GPT-2); one vector per place, broadcast over B",
+                "position learned: a trained (max_len, C) table added to the stream (GPT-2); one vector per place, broadcast over B",  # noqa: E501
                 "位置 learned：一张训练出来的 (max_len, C) 表，加到残差流上（GPT-2）；每个位置一个向量，对 B 广播",
             ),
             (
@@ -155,7 +155,7 @@ DECLARATIONS = {  # hook points (name, stage, stage zh, axes, means, zh); formul
                 "+ position",
                 "+ 位置",
                 "T C",
-                "position learned: a trained (max_len, C) table added to the stream (GPT-2); one vector per place, broadcast over B",
+                "position learned: a trained (max_len, C) table added to the stream (GPT-2); one vector per place, broadcast over B",  # noqa: E501
                 "位置 learned：一张训练出来的 (max_len, C) 表，加到残差流上（GPT-2）；每个位置一个向量，对 B 广播",
             ),
             (

@@ -128,7 +128,7 @@ def test_report_prints_the_overall_and_the_weighted_rate(tmp_path, monkeypatch, 
     lo, hi = groups.wilson(3, 4)
     # population: nn 2, text 4 -> (2·1 + 4·0.5) / 6
     assert (
-        f"all      3 / 4 = 75.0% ({100 * lo:.1f}-{100 * hi:.1f}); weighted by each group's share of the population: 66.7%"
+        f"all      3 / 4 = 75.0% ({100 * lo:.1f}-{100 * hi:.1f}); weighted by each group's share of the population: 66.7%"  # noqa: E501
         in out
     )
     assert "survived  glassformer.text.b.x__mutmut_2" in out

@@ -124,7 +124,8 @@ def test_a_seq2seq_run_shows_and_keeps_its_translations_at_each_evaluation(tmp_p
     pairs = run.data.val[:4]
     outputs = translate(run.model, run.data, [s for s, _ in pairs])  # the final model: step 2's lines
     lines = [
-        f"{s} → {o or '∅'}" + ("" if o == want else f"   (expected {want})") for (s, want), o in zip(pairs, outputs, strict=False)
+        f"{s} → {o or '∅'}" + ("" if o == want else f"   (expected {want})")
+        for (s, want), o in zip(pairs, outputs, strict=False)
     ]
     kept = (tmp_path / "r" / "samples.txt").read_text(encoding="utf-8")
     assert kept.count("=== step ") == 2 and kept.endswith("=== step 2 ===\n" + "\n".join(lines) + "\n\n")

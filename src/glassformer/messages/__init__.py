@@ -10,9 +10,10 @@ environment variable GLASSFORMER_LANG (zh, zh_CN.UTF-8 ...); English otherwise. 
 sets it with `speaking(lang)` for the length of one command; a library caller who never sets it
 gets GLASSFORMER_LANG's choice, read at each message (so a test can change it).
 
-What lives here: command-line help, the progress and summary lines of the verbs, and the error
-messages the library raises for the mistakes a user makes. The lessons and exercises keep their own
-teaching texts (lessons/text_*.py, exercises/text_*.py); hook points declare their own meanings.
+What lives here: every sentence a user reads. en.py and zh.py hold the command line's help, progress
+and summary lines and the errors the library raises; the area files beside them (<area>_en.py,
+<area>_zh.py: lessons, lab, exercises, explore, glossary, model, text, train, config, sampling,
+causal ...) hold each part's words, merged into one table per language below.
 """
 
 from __future__ import annotations

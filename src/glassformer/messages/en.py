@@ -87,7 +87,7 @@ TEXT = {
     "demo.loss_curve": "loss curve     {path}",
     "demo.attention": "attention      {path}",
     "demo.more": 'more text      glassformer sample {dir} --prompt "JULIET:" --seed 1',
-    # ---- exercise (cli/exercise.py; what it prints is in exercises/text_*.py) -------------------------
+    # ---- exercise (cli/exercise.py; what it prints is in exercises_en.py) -----------------------------
     "help.exercise": "write each component by hand; glassformer grades it",
     "help.exercise.about": "手撕 mode: write each part of a Transformer yourself, in data-flow order; glassformer "
     "grades it against its own parts and the NumPy twin, in float64, and names the usual "
@@ -219,18 +219,22 @@ TEXT = {
     "grads.nothing_yet": "GradientMonitor: nothing checked yet. Call loss.backward(), then monitor.check() (or use "
     "inspect.gradient_flow(model, ids)).",
     "grads.at_step": " at step {step}",
-    "grads.warn.nan": "gradient of {name!r}{at} has {bad} NaN/inf entries of {total}: check the loss for log(0) or 0/0, "
+    "grads.warn.nan": "gradient of {name!r}{at} has {bad} NaN/inf entries of {total}: check the loss for log(0) "
+    "or 0/0, "
     "lower the learning rate, or clip gradients (grad_clip).",
-    "grads.warn.exploding": "gradient of {name!r}{at} is exploding: norm {norm:.3g} > {limit:g}. Lower the learning rate "
+    "grads.warn.exploding": "gradient of {name!r}{at} is exploding: norm {norm:.3g} > {limit:g}. Lower the learning "
+    "rate "
     "or set grad_clip.",
-    "grads.warn.vanishing": "gradient of {name!r}{at} is vanishing: norm {norm:.3g} < {limit:g}. Is the parameter used? "
+    "grads.warn.vanishing": "gradient of {name!r}{at} is vanishing: norm {norm:.3g} < {limit:g}. Is the parameter "
+    "used? "
     "Are activations saturated or dead (ReLU)?",
     "error.grads.order": "call before_step() before optimizer.step(), then after_step().",
     "error.grads.nothing_to_plot": "no gradients to plot: call loss.backward() and check() first.",
     "error.grads.too_short": "gradient_flow needs at least 2 steps to predict the next one, got {T}; pass a longer "
     "input, or targets=...",
-    "error.grads.targets": "targets of shape {shape} do not fit the model's output {out}: pass targets= of shape {want}.",
-    # ---- lesson (cli/lesson.py; what the lessons print is in lessons/text_*.py) ----------------------
+    "error.grads.targets": "targets of shape {shape} do not fit the model's output {out}: pass targets= of shape "
+    "{want}.",
+    # ---- lesson (cli/lesson.py; what the lessons print is in lessons_en.py) --------------------------
     "help.lesson": "run a lesson: tiny, fruit, hello-world, sine or seq2seq",
     "help.lesson.about": "Runnable lessons that re-create the tutorials' examples, with every number computed.",
     "help.lesson.tiny": "the first tutorial's TinyTransformer, trained as it describes",
@@ -349,7 +353,8 @@ TEXT = {
     "lab.index": "wrote {md} and {page}",
     "lab.did_you_mean": " Did you mean {name!r}?",
     "error.lab.unknown": "unknown experiment {name!r}; `glassformer lab list` shows them all: {known}.{hint}",
-    "error.lab.no_results": "{root} holds no experiment results (no */results.json). Run one first: glassformer lab run "
+    "error.lab.no_results": "{root} holds no experiment results (no */results.json). Run one first: glassformer "
+    "lab run "
     "NAME --out {root}",
     "error.lab.short_data": "--data {name}: its validation split has {tokens} tokens, but this experiment reads "
     "windows of {T}. Give a longer text (file:PATH, at least {chars} characters) or use "
@@ -631,7 +636,8 @@ TEXT = {
     "it again",
     "error.zh_poems.sha": "the {name} text built from {deb} has sha256 {got}, expected {want}; delete that file to "
     "download it again, or pass file:PATH",
-    "error.zh_poems.instead": "Put {deb} (from any Debian mirror, pool/main/f/fortune-zh/) into {folder}, or train on a "
+    "error.zh_poems.instead": "Put {deb} (from any Debian mirror, pool/main/f/fortune-zh/) into {folder}, or train "
+    "on a "
     "local UTF-8 text with source 'file:PATH' (e.g. `glassformer data prepare "
     "file:/path/to/poems.txt`).",
     "error.zh_poems.no_apt": "{name} is fetched with apt-get, which this system does not have (it is not Debian or "

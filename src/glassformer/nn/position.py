@@ -80,7 +80,7 @@ class AttentionPositions(nn.Module):
     """The in-attention part of a scheme. Subclasses override one or both touch points.
 
     Do the work in `forward` and call `self(...)` from the touch point (nn/rotary.py, nn/alibi.py):
-    views that order modules by first use (inspect/flow.py) then see the scheme where it acts.
+    views that order modules by first use (inspect/params.py) then see the scheme where it acts.
     """
 
     def rotate(self, q: torch.Tensor, k: torch.Tensor, offset: int) -> tuple[torch.Tensor, torch.Tensor]:

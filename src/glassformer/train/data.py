@@ -206,7 +206,7 @@ class PairBatches:
 #
 # Two framings of the same waves:
 #     tutorial   read the 50 x values, predict the 50 y values (the tutorial's; ill-posed: freq is
-#                never shown, so the error has a floor far above 0 — lessons/sine_data.py computes it)
+#                never shown, so the error has a floor far above 0 — lessons/sine.py computes it)
 #     forecast   read the first 40 noisy y values, predict the next 10 at every position (causal)
 #
 # `wave_source(spec, ...)` turns the source names "sine" (tutorial framing) and "sine:forecast"

@@ -20,7 +20,7 @@ import torch
 
 from glassformer.config import TrainConfig, get_preset
 from glassformer.errors import DamagedFile, GlassformerError, UsageError
-from glassformer.messages import speaking
+from glassformer.messages import speaking, t
 from glassformer.models import build_model
 from glassformer.sample import sample
 from glassformer.text.tokenizers import CharTokenizer, load_tokenizer
@@ -84,36 +84,44 @@ def test_run_directory_holds_resolved_config_and_every_file(tmp_path):
 
 def test_existing_checkpoint_is_never_overwritten(tmp_path):
     train(make(tmp_path))
-    with pytest.raises(ValueError, match=r"already holds a checkpoint.*--resume .*run.*--out"):
-        make(tmp_path)
+    assert keyed(ValueError, make, tmp_path) == ("error.run.has_checkpoint", {"dir": tmp_path / "run"})
 
 
 def test_seq_len_longer_than_max_len_is_explained(tmp_path):
-    with pytest.raises(ValueError, match=r"seq_len=200 is longer than max_len=128.*--max_len=200 or --seq_len=128"):
-        make(tmp_path, ["--seq_len=200"])
+    assert keyed(ValueError, make, tmp_path, ["--seq_len=200"]) == (
+        "error.run.seq_len_too_long",
+        {"T": 200, "max_len": 128, "source": ""},
+    )
 
 
 def test_vocab_size_comes_from_the_tokenizer(tmp_path):
-    with pytest.raises(ValueError, match="vocab_size comes from the tokenizer"):
-        make(tmp_path, ["--vocab_size=100"])
+    key, fields = keyed(ValueError, make, tmp_path, ["--vocab_size=100"])
+    assert key == "error.run.vocab_size_set" and set(fields) == {"vocab_size"}
 
 
 def test_unknown_override_is_rejected(tmp_path):
-    with pytest.raises(ValueError, match="unknown config key --d_modle.*--d_model"):
-        make(tmp_path, ["--d_modle=32"])
+    assert keyed(ValueError, make, tmp_path, ["--d_modle=32"]) == (
+        "error.config.unknown_key",
+        {"key": "d_modle", "hint": t("error.config.did_you_mean_flag", near="d_model")},
+    )
 
 
 def test_resume_may_change_training_but_not_the_model_or_data(tmp_path, capsys):
     run = make(tmp_path)
     train(run)
-    with pytest.raises(ValueError, match=r"differs in d_model, n_layers \(d_model: saved 64, asked 32"):
-        resume_run(run.dir, ["--d_model=32", "--n_layers=3"], cache_dir=tmp_path / "cache", progress=False)
-    with pytest.raises(ValueError, match="trained on source 'builtin:seed', not 'shakespeare'"):
-        resume_run(run.dir, source="shakespeare", cache_dir=tmp_path / "cache")
+    key, fields = keyed(
+        ValueError, resume_run, run.dir, ["--d_model=32", "--n_layers=3"], cache_dir=tmp_path / "cache", progress=False
+    )
+    assert (key, fields["keys"]) == ("error.run.model_differs", "d_model, n_layers")
+    assert fields["detail"].startswith(t("error.run.differ_item", key="d_model", saved=64, asked=32))
+    assert keyed(ValueError, resume_run, run.dir, source="shakespeare", cache_dir=tmp_path / "cache") == (
+        "error.run.other_source",
+        {"dir": run.dir, "saved": "builtin:seed", "source": "shakespeare"},
+    )
     with pytest.raises(ValueError, match="differs in"):  # another preset is another model
         resume_run(run.dir, preset="baby", cache_dir=tmp_path / "cache")
     more = resume_run(run.dir, ["--max_steps=6"], cache_dir=tmp_path / "cache", progress=False, sample_chars=0)
-    assert "resuming with changed training settings: max_steps 4 -> 6" in capsys.readouterr().out
+    assert t("run.changed_settings", changes="max_steps 4 -> 6") in capsys.readouterr().out
     assert train(more).step == 6
     assert json.loads((run.dir / "config.json").read_text())["train"]["max_steps"] == 6
 
@@ -141,8 +149,9 @@ def test_resuming_a_run_saved_for_a_missing_device_says_where_the_device_came_fr
     config = json.loads((run.dir / "config.json").read_text())
     config["train"]["device"] = "cuda:99"  # no machine has a hundredth GPU
     (run.dir / "config.json").write_text(json.dumps(config))
-    with pytest.raises(ValueError, match=r"run/config.json says device='cuda:99', but .+ Resume with --device=cpu"):
-        resume_run(run.dir)
+    key, fields = keyed(ValueError, resume_run, run.dir)
+    assert (key, fields["path"], fields["device"]) == ("error.run.saved_device", run.dir / "config.json", "cuda:99")
+    assert fields["problem"].key == "error.device.no_cuda"
 
 
 # ---- refusals, and what each generated source resolves to ----------------------------------------
@@ -155,48 +164,53 @@ def refusal(kind, call, *args, **kw) -> str:
     return str(e.value)
 
 
+def keyed(kind, call, *args, **kw) -> tuple[str, dict]:
+    """The key and fields of the error `call` raises: what a test pins (the words are the catalogue's)."""
+    with pytest.raises(kind) as e:
+        call(*args, **kw)
+    return e.value.key, e.value.fields
+
+
 def test_tokenizer_options_for_a_generated_source_are_refused_in_both_languages():
-    msg = refusal(UsageError, open_data, "sine", "numbers", None, {"tokenizer": "bpe"})
-    assert msg == (
-        "--tokenizer and its options choose how a text corpus is cut into tokens; this model reads "
-        "numbers, from a generated source. Drop them."
+    assert keyed(UsageError, open_data, "sine", "numbers", None, {"tokenizer": "bpe"}) == (
+        "error.run.tokenizer_options",
+        {"inputs": "numbers"},
     )
     with speaking("zh"):
-        zh = refusal(UsageError, open_data, "numbers:zh2num", "token pairs", None, {"vocab_size": 9})
-    assert zh.startswith("--tokenizer 及其选项决定怎样把文本语料切成词元；这个模型读的是 token pairs，")
+        zh = keyed(UsageError, open_data, "numbers:zh2num", "token pairs", None, {"vocab_size": 9})
+    assert zh == ("error.run.tokenizer_options", {"inputs": "token pairs"})
 
 
 def test_a_source_of_the_wrong_family_names_the_choices_and_the_preset_to_use():
-    assert refusal(ValueError, open_data, "shakespeare", "numbers") == (
-        "this model reads numbers: --data must be one of ['sine', 'sine:forecast'], not 'shakespeare'."
-    )
-    assert refusal(ValueError, open_data, "sine", "token pairs") == (
-        "--data sine makes numbers, but this model reads token pairs; use --preset sine (a regressor)."
-    )
-    assert refusal(ValueError, open_data, "shakespeare", "token pairs") == (
-        f"this model reads (source, target) pairs: --data must be one of {PAIRS}, not 'shakespeare'."
-    )
-    assert refusal(ValueError, open_data, "sine", "tokens") == (
-        "--data sine makes numbers, but this model reads tokens; use --preset sine (a regressor)."
-    )
-    assert refusal(ValueError, open_data, "digits:copy", "numbers") == (
-        "this model reads numbers: --data must be one of ['sine', 'sine:forecast'], not 'digits:copy'."
-    )
-    assert refusal(ValueError, open_data, "digits:copy", "tokens") == (
-        "--data digits:copy makes (source, target) pairs, but this model reads tokens; use --preset seq2seq "
-        "(or --kind=seq2seq)."
-    )
-    with speaking("zh"):
-        assert refusal(ValueError, open_data, "sine", "tokens") == (
-            "--data sine 生成的是数字，但这个模型读的是 tokens；请用 --preset sine（回归模型）。"
-        )
-        assert refusal(ValueError, open_data, "digits:sort", "tokens") == (
-            "--data digits:sort 生成的是（源序列，目标序列）对，但这个模型读的是 "
-            "tokens；请用 --preset seq2seq（或 --kind=seq2seq）。"
-        )
-        assert refusal(ValueError, open_data, "x", "token pairs") == (
-            f"这个模型读的是（源序列，目标序列）对：--data 必须是 {PAIRS} 之一，而不是 'x'。"
-        )
+    numbers, pairs = ["sine", "sine:forecast"], sorted(eval(PAIRS))
+
+    def wrong(source, what, names):
+        return ("error.run.wrong_source", {"what": t(what), "names": names, "source": source})
+
+    def other(source, what, inputs, use):
+        return ("error.run.source_for_other", {"source": source, "what": t(what), "inputs": inputs, "use": t(use)})
+
+    for lang in ("en", "zh"):  # `what` and `use` are worded when raised, in the language of that moment
+        with speaking(lang):
+            assert keyed(ValueError, open_data, "shakespeare", "numbers") == wrong(
+                "shakespeare", "run.makes.numbers", numbers
+            )
+            assert keyed(ValueError, open_data, "sine", "token pairs") == other(
+                "sine", "run.makes.numbers", "token pairs", "run.use.numbers"
+            )
+            assert keyed(ValueError, open_data, "shakespeare", "token pairs") == wrong(
+                "shakespeare", "run.makes.pairs", pairs
+            )
+            assert keyed(ValueError, open_data, "sine", "tokens") == other(
+                "sine", "run.makes.numbers", "tokens", "run.use.numbers"
+            )
+            assert keyed(ValueError, open_data, "digits:copy", "numbers") == wrong(
+                "digits:copy", "run.makes.numbers", numbers
+            )
+            assert keyed(ValueError, open_data, "digits:sort", "tokens") == other(
+                "digits:sort", "run.makes.pairs", "tokens", "run.use.pairs"
+            )
+            assert keyed(ValueError, open_data, "x", "token pairs") == wrong("x", "run.makes.pairs", pairs)
 
 
 def test_generated_sources_open_as_their_own_data():
@@ -235,25 +249,27 @@ def test_batches_for_each_kind_of_data_take_the_train_configs_sizes():
 
 def test_resolve_names_sequences_too_long_for_numbers_and_pairs_too_long_for_pairs():
     waves = wave_source("sine")
-    assert refusal(ValueError, resolve, get_preset("sine"), ["--max_len=49"], waves) == (
-        "the sine sequences' length=50 is longer than max_len=49: the model has positions for only 49 tokens. "
-        "Pass --max_len=50."
+    assert keyed(ValueError, resolve, get_preset("sine"), ["--max_len=49"], waves) == (
+        "error.run.sequences_too_long",
+        {"T": 50, "max_len": 49, "source": "sine"},
     )
     assert resolve(get_preset("sine"), ["--max_len=50"], waves).model.max_len == 50  # the edge fits
     pairs = pair_source("digits:copy", n_pairs=200, max_digits=3)  # sources and targets of 3 tokens
-    assert refusal(ValueError, resolve, get_preset("seq2seq"), {"max_len": 3}, pairs) == (
-        "digits:copy has sources of 3 and targets of 3 tokens (+1 for <BOS>/<EOS>), longer than max_len=3. "
-        "Pass --max_len=4."
+    assert keyed(ValueError, resolve, get_preset("seq2seq"), {"max_len": 3}, pairs) == (
+        "error.run.pairs_too_long",
+        {"source": "digits:copy", "S": 3, "T": 3, "max_len": 3, "need": 4},
     )
     p = resolve(get_preset("seq2seq"), {"max_len": 4}, pairs)  # the edge: target + 1 = max_len
     assert p.model.max_len == 4 and p.model.pad_id == pairs.tokenizer.pad_id
     assert p.model.vocab_size == pairs.tokenizer.vocab_size
     with speaking("zh"):
-        assert refusal(ValueError, resolve, get_preset("seq2seq"), ["--pad_id=5"], pairs) == (
-            f"pad_id 由分词器决定（这里是 {pairs.tokenizer.pad_id}）；不要设置它。"
+        assert keyed(ValueError, resolve, get_preset("seq2seq"), ["--pad_id=5"], pairs) == (
+            "error.run.pad_id_set",
+            {"pad_id": pairs.tokenizer.pad_id},
         )
-    assert refusal(ValueError, resolve, get_preset("seq2seq"), ["--vocab_size=30"], pairs) == (
-        f"vocab_size comes from the tokenizer ({pairs.tokenizer.vocab_size} here); do not set it."
+    assert keyed(ValueError, resolve, get_preset("seq2seq"), ["--vocab_size=30"], pairs) == (
+        "error.run.vocab_size_set",
+        {"vocab_size": pairs.tokenizer.vocab_size},
     )
 
 
@@ -268,8 +284,8 @@ QUICK_ONE = ["--max_steps=1", "--eval_interval=1", "--eval_iters=1", "--threads=
 def test_out_that_is_a_file_is_refused_before_anything_is_written(tmp_path):
     out = tmp_path / "taken"
     out.write_text("x")
-    msg = refusal(UsageError, new_run, "sine", QUICK_ONE, source="sine", out=out, progress=False)
-    assert msg == f"--out {out} is a file; a run needs a directory. Choose another --out DIR."
+    refused = keyed(UsageError, new_run, "sine", QUICK_ONE, source="sine", out=out, progress=False)
+    assert refused == ("error.run.out_is_file", {"dir": out})
     assert out.read_text() == "x"
 
 
@@ -305,11 +321,8 @@ def test_a_sine_runs_config_records_the_source_its_data_and_the_resolved_configs
 
 
 def test_a_second_start_into_a_saved_run_is_refused_with_the_resume_advice(sine_run):
-    msg = refusal(UsageError, new_run, "sine", QUICK_ONE, source="sine", out=sine_run, progress=False)
-    assert msg == (
-        f"{sine_run} already holds a checkpoint. Continue it with --resume {sine_run}, or choose "
-        "another directory with --out DIR."
-    )
+    refused = keyed(UsageError, new_run, "sine", QUICK_ONE, source="sine", out=sine_run, progress=False)
+    assert refused == ("error.run.has_checkpoint", {"dir": sine_run})
 
 
 def test_a_run_saved_by_an_earlier_version_still_loads_and_resumes(sine_run, tmp_path):
@@ -334,10 +347,9 @@ def test_resume_without_a_source_in_config_is_a_damaged_file(sine_run, tmp_path)
     config = json.loads((run_dir / "config.json").read_text())
     del config["source"]
     (run_dir / "config.json").write_text(json.dumps(config))
-    msg = refusal(DamagedFile, resume_run, run_dir, progress=False)
-    assert msg == (
-        f'{run_dir / "config.json"} does not say which data the run was trained on (no "source"), so it '
-        "cannot be resumed. The weights still sample; to train further, start a new run."
+    assert keyed(DamagedFile, resume_run, run_dir, progress=False) == (
+        "error.run.no_source",
+        {"path": run_dir / "config.json"},
     )
 
 
@@ -346,11 +358,11 @@ def test_resume_of_a_source_this_version_cannot_open_names_it(sine_run, tmp_path
     config = json.loads((run_dir / "config.json").read_text())
     config["source"] = "sine:daily"
     (run_dir / "config.json").write_text(json.dumps(config))
-    msg = refusal(DamagedFile, resume_run, run_dir, progress=False)
-    assert msg == (
-        f"cannot resume {run_dir}: its config.json names the data source 'sine:daily', which cannot be "
-        "opened: this model reads numbers: --data must be one of ['sine', 'sine:forecast'], not "
-        "'sine:daily'."
+    key, fields = keyed(DamagedFile, resume_run, run_dir, progress=False)
+    assert (key, fields["dir"], fields["source"]) == ("error.run.source_gone", run_dir, "sine:daily")
+    assert (fields["problem"].key, fields["problem"].fields) == (
+        "error.run.wrong_source",
+        {"what": t("run.makes.numbers"), "names": ["sine", "sine:forecast"], "source": "sine:daily"},
     )
 
 
@@ -359,26 +371,29 @@ def test_resume_with_changed_data_names_the_fingerprint_that_differs(sine_run, t
     config = json.loads((run_dir / "config.json").read_text())
     config["data_sha256"] = "0" * 64
     (run_dir / "config.json").write_text(json.dumps(config))
-    msg = refusal(ValueError, resume_run, run_dir, progress=False)
-    assert msg == f"cannot resume {run_dir}: the data of 'sine' changed since the run started (data_sha256 differs)."
+    changed = ("error.run.data_changed", {"dir": run_dir, "source": "sine", "key": "data_sha256"})
+    assert keyed(ValueError, resume_run, run_dir, progress=False) == changed
     with speaking("zh"):
         assert str(run_dir) in refusal(ValueError, resume_run, run_dir, progress=False)
 
 
 def test_resume_with_another_source_and_another_model_word_for_word(sine_run, tmp_path):
     run_dir = copy_run(sine_run, tmp_path)
-    assert refusal(ValueError, resume_run, run_dir, source="sine:forecast", progress=False) == (
-        f"cannot resume {run_dir}: it was trained on source 'sine', not 'sine:forecast'. Start a new run with --out "
-        "to use other data."
+    assert keyed(ValueError, resume_run, run_dir, source="sine:forecast", progress=False) == (
+        "error.run.other_source",
+        {"dir": run_dir, "saved": "sine", "source": "sine:forecast"},
     )
-    assert refusal(ValueError, resume_run, run_dir, ["--d_ff=64"], progress=False) == (
-        f"cannot resume {run_dir}: the model config differs in d_ff (d_ff: saved 128, asked 64). These fields fix the "
-        "shape and meaning of the saved weights; start a new run with --out to change them."
+
+    def item(key, saved, asked):
+        return t("error.run.differ_item", key=key, saved=saved, asked=asked)
+
+    assert keyed(ValueError, resume_run, run_dir, ["--d_ff=64"], progress=False) == (
+        "error.run.model_differs",
+        {"dir": run_dir, "keys": "d_ff", "detail": item("d_ff", 128, 64)},
     )
-    assert refusal(ValueError, resume_run, run_dir, {"d_ff": 64, "n_heads": 2}, progress=False) == (
-        f"cannot resume {run_dir}: the model config differs in n_heads, d_ff (n_heads: saved 4, asked 2, d_ff: saved "
-        "128, asked 64). These fields fix the shape and meaning of the saved weights; start a new run with --out to "
-        "change them."
+    assert keyed(ValueError, resume_run, run_dir, {"d_ff": 64, "n_heads": 2}, progress=False) == (
+        "error.run.model_differs",
+        {"dir": run_dir, "keys": "n_heads, d_ff", "detail": f"{item('n_heads', 4, 2)}, {item('d_ff', 128, 64)}"},
     )
 
 
@@ -386,7 +401,7 @@ def test_resume_with_changed_training_says_each_change_and_rewrites_the_train_co
     run_dir = copy_run(sine_run, tmp_path)
     before = json.loads((run_dir / "config.json").read_text())
     run = resume_run(run_dir, ["--max_steps=2", "--lr=0.002"], progress=False)
-    assert capsys.readouterr().out == "resuming with changed training settings: max_steps 1 -> 2, lr 0.001 -> 0.002\n"
+    assert capsys.readouterr().out == t("run.changed_settings", changes="max_steps 1 -> 2, lr 0.001 -> 0.002") + "\n"
     after = json.loads((run_dir / "config.json").read_text())
     assert after == {**before, "train": {**before["train"], "max_steps": 2, "lr": 0.002}}
     assert (run_dir / "config.json").read_text().endswith("}\n") and '\n  "preset"' in (
@@ -638,6 +653,7 @@ def test_a_damaged_config_beside_a_checkpoint_still_says_resume_or_choose_anothe
     shutil.copytree(run_dir, tmp_path / "run")
     (tmp_path / "run" / "config.json").write_text("{")
     d = tmp_path / "run"
+    # deliberate snapshot: what a learner reads
     assert said(
         lambda: new_run("seed000", QUICK_TINY, source="builtin:seed", out=d, cache_dir=cache, progress=False),
         UsageError,

@@ -574,6 +574,12 @@ def test_train_holds_the_lock_and_restores_the_thread_count(sine_run, tmp_path):
 QUICK_TINY = ["--max_steps=1", "--eval_interval=1", "--eval_iters=1", "--threads=1", "--batch_size=2", "--seq_len=8"]
 
 
+def zh(key, **fields) -> str:
+    """A catalogue sentence in Chinese (a test compares with it: key and fields, not wording)."""
+    with speaking("zh"):
+        return t(key, **fields)
+
+
 def said(call, error=Exception):
     """The message `call` raises, in English and in Chinese."""
     out = []
@@ -611,10 +617,9 @@ def copy_with(saved, tmp_path, change):
 
 def test_tokenizer_options_are_refused_for_a_model_that_reads_generated_numbers():
     for inputs in ("numbers", "token pairs"):
-        assert said(lambda inputs=inputs: open_data("sine", inputs, text={"tokenizer": "bpe"}), UsageError) == (
-            f"--tokenizer and its options choose how a text corpus is cut into tokens; this model reads {inputs}, "
-            f"from a generated source. Drop them.",
-            f"--tokenizer 及其选项决定怎样把文本语料切成词元；这个模型读的是 {inputs}，来自生成的数据源。请去掉它们。",
+        assert keyed(UsageError, open_data, "sine", inputs, text={"tokenizer": "bpe"}) == (
+            "error.run.tokenizer_options",
+            {"inputs": inputs},
         )
 
 
@@ -622,10 +627,7 @@ def test_pad_id_comes_from_the_tokenizer_and_may_not_be_set():
     data = open_data("numbers:zh2num", "token pairs")
     pad = data.tokenizer.pad_id
     preset = get_preset("seq2seq")
-    assert said(lambda: resolve(preset, {"pad_id": pad + 1}, data), ValueError) == (
-        f"pad_id comes from the tokenizer ({pad} here); do not set it.",
-        f"pad_id 由分词器决定（这里是 {pad}）；不要设置它。",
-    )
+    assert keyed(ValueError, resolve, preset, {"pad_id": pad + 1}, data) == ("error.run.pad_id_set", {"pad_id": pad})
     assert resolve(preset, {"pad_id": pad}, data).model.pad_id == pad  # the same value is no conflict
 
 
@@ -642,8 +644,8 @@ def test_out_naming_a_file_is_refused(tmp_path):
         ),
         UsageError,
     ) == (
-        f"--out {tmp_path / 'notes.txt'} is a file; a run needs a directory. Choose another --out DIR.",
-        f"--out {tmp_path / 'notes.txt'} 是一个文件；运行需要一个目录。请换一个 --out DIR。",
+        t("error.run.out_is_file", dir=tmp_path / "notes.txt"),
+        zh("error.run.out_is_file", dir=tmp_path / "notes.txt"),
     )
     assert (tmp_path / "notes.txt").read_text() == "mine"
 
@@ -666,11 +668,9 @@ def test_a_damaged_config_beside_a_checkpoint_still_says_resume_or_choose_anothe
 
 def test_a_resume_without_a_source_in_config_json_is_refused(saved, tmp_path):
     d, cache = copy_with(saved, tmp_path, lambda c: c.pop("source"))
-    assert said(lambda: resume_run(d, cache_dir=cache, progress=False), DamagedFile) == (
-        f'{d / "config.json"} does not say which data the run was trained on (no "source"), so it cannot be '
-        f"resumed. The weights still sample; to train further, start a new run.",
-        f'{d / "config.json"} 没有写明这次运行用什么数据训练（没有 "source"），所以无法继续。权重仍可用于采样；'
-        f"要继续训练，请开始一次新的运行。",
+    assert keyed(DamagedFile, resume_run, d, cache_dir=cache, progress=False) == (
+        "error.run.no_source",
+        {"path": d / "config.json"},
     )
 
 
@@ -688,9 +688,9 @@ def test_a_resume_whose_source_cannot_be_opened_names_it_and_why(saved, tmp_path
 
 def test_a_resume_on_changed_data_names_the_field_that_differs(saved, tmp_path):
     d, cache = copy_with(saved, tmp_path, lambda c: c.update(text_sha256="0" * 64))
-    assert said(lambda: resume_run(d, cache_dir=cache, progress=False), ValueError) == (
-        f"cannot resume {d}: the data of 'builtin:seed' changed since the run started (text_sha256 differs).",
-        f"无法继续 {d}：'builtin:seed' 的数据自这次运行开始后变了（text_sha256 不同）。",
+    assert keyed(ValueError, resume_run, d, cache_dir=cache, progress=False) == (
+        "error.run.data_changed",
+        {"dir": d, "source": "builtin:seed", "key": "text_sha256"},
     )
     assert not (d / "train.lock").exists()
 
@@ -729,7 +729,10 @@ def test_a_resume_with_new_training_settings_says_each_change_rewrites_config_an
     lr = before["train"]["lr"]
     with speaking("zh"):
         run = resume_run(d, ["--max_steps=5", f"--lr={lr * 2}"], cache_dir=cache, progress=False, sample_chars=0)
-    assert capsys.readouterr().out == f"以改动过的训练设置继续：max_steps 1 -> 5, lr {lr!r} -> {lr * 2!r}\n"
+    assert (
+        capsys.readouterr().out
+        == zh("run.changed_settings", changes=f"max_steps 1 -> 5, lr {lr!r} -> {lr * 2!r}") + "\n"
+    )
     after = json.loads((d / "config.json").read_text())
     assert after == {**before, "train": {**before["train"], "max_steps": 5, "lr": lr * 2}}
     assert Announcing.heard == [(d, True)] and run.trainer.step == 1 and run.lock is not None
@@ -793,45 +796,38 @@ def test_what_the_data_fixes_may_not_be_set_and_must_fit_max_len(saved):
     _, cache = saved
     text = open_data("builtin:seed", "tokens", cache)
     V = text.tokenizer.vocab_size
-    assert said(lambda: resolve(get_preset("seed000"), {"vocab_size": V + 1}, text), ValueError) == (
-        f"vocab_size comes from the tokenizer ({V} here); do not set it.",
-        f"vocab_size 由分词器决定（这里是 {V}）；不要设置它。",
+    assert keyed(ValueError, resolve, get_preset("seed000"), {"vocab_size": V + 1}, text) == (
+        "error.run.vocab_size_set",
+        {"vocab_size": V},
     )
-    assert said(lambda: resolve(get_preset("seed000"), {"max_len": 8, "seq_len": 9}, text), ValueError) == (
-        "seq_len=9 is longer than max_len=8: the model has positions for only 8 tokens. Pass --max_len=9 or "
-        "--seq_len=8.",
-        "seq_len=9 比 max_len=8 长：模型只有 8 个位置。请传 --max_len=9 或 --seq_len=8。",
+    assert keyed(ValueError, resolve, get_preset("seed000"), {"max_len": 8, "seq_len": 9}, text) == (
+        "error.run.seq_len_too_long",
+        {"T": 9, "max_len": 8, "source": ""},
     )
     p = resolve(get_preset("seed000"), {"max_len": 8, "seq_len": 8}, text)  # the edge fits
     assert (p.model.max_len, p.train.seq_len, p.model.vocab_size) == (8, 8, V)
     waves = open_data("sine", "numbers")
     T = waves.x_train.size(1)
-    assert said(lambda: resolve(get_preset("sine"), {"max_len": T - 1}, waves), ValueError) == (
-        f"the sine sequences' length={T} is longer than max_len={T - 1}: the model has positions for only {T - 1} "
-        f"tokens. Pass --max_len={T}.",
-        f"sine 序列的长度={T} 比 max_len={T - 1} 长：模型只有 {T - 1} 个位置。请传 --max_len={T}。",
+    assert keyed(ValueError, resolve, get_preset("sine"), {"max_len": T - 1}, waves) == (
+        "error.run.sequences_too_long",
+        {"T": T, "max_len": T - 1, "source": "sine"},
     )
     assert resolve(get_preset("sine"), {"max_len": T}, waves).model.max_len == T
     pairs = open_data("numbers:zh2num", "token pairs")
     S, Tt = pairs.longest()
     need = max(S, Tt + 1)
-    assert said(lambda: resolve(get_preset("seq2seq"), {"max_len": need - 1}, pairs), ValueError) == (
-        f"numbers:zh2num has sources of {S} and targets of {Tt} tokens (+1 for <BOS>/<EOS>), longer than "
-        f"max_len={need - 1}. Pass --max_len={need}.",
-        f"numbers:zh2num 的源序列有 {S} 个词元、目标序列有 {Tt} "
-        f"个词元（<BOS>/<EOS> 还要 +1），比 max_len={need - 1} 长。"
-        f"请传 --max_len={need}。",
+    assert keyed(ValueError, resolve, get_preset("seq2seq"), {"max_len": need - 1}, pairs) == (
+        "error.run.pairs_too_long",
+        {"source": "numbers:zh2num", "S": S, "T": Tt, "max_len": need - 1, "need": need},
     )
     assert resolve(get_preset("seq2seq"), {"max_len": need}, pairs).model.pad_id == pairs.tokenizer.pad_id
 
 
 def test_a_resume_on_another_source_or_a_missing_device_is_refused_whole(saved, tmp_path):
     d, cache = copy_with(saved, tmp_path, lambda c: c["train"].update(device="cuda:99"))
-    assert said(lambda: resume_run(d, source="shakespeare", cache_dir=cache), ValueError) == (
-        f"cannot resume {d}: it was trained on source 'builtin:seed', not 'shakespeare'. Start a new run with --out to "
-        f"use other data.",
-        f"无法继续 {d}：它是在数据源 'builtin:seed' 上训练的，不是 "
-        "'shakespeare'。要用别的数据，请用 --out 开始一次新的运行。",
+    assert keyed(ValueError, resume_run, d, source="shakespeare", cache_dir=cache) == (
+        "error.run.other_source",
+        {"dir": d, "saved": "builtin:seed", "source": "shakespeare"},
     )
     from glassformer.devices import check_device
 

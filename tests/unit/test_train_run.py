@@ -1026,21 +1026,10 @@ def test_an_imported_model_is_refused_with_how_to_train_it_further(tmp_path, imp
     d, config = tmp_path / "imp", {"model": {}, "imported": imported}
     with pytest.raises(UsageError) as e:
         _refuse_imported(d, config)
-    assert str(e.value) == (
-        f"{d} holds a model imported from {origin}, not a glassformer training run: it has no optimizer state and no "
-        f"training data, so --resume cannot continue it (it samples and opens in every view; glassformer does not "
-        f"fine-tune an imported model yet). To train it further, export it (glassformer export {fmt} {d} --out DIR), "
-        f"fine-tune DIR with transformers, and import the result (glassformer import {fmt} DIR --out NEW_RUN)."
-    )
+    assert (e.value.key, e.value.fields) == ("error.run.imported", {"dir": d, "format": fmt, "origin": origin})
     with speaking("zh"), pytest.raises(UsageError) as e:
         _refuse_imported(d, config)
-    assert str(e.value) == (
-        f"{d} 里是从 {origin_zh} 导入的模型，不是 glassformer "
-        "的训练运行：它没有优化器状态，也没有训练数据，所以 --resume "
-        f"无法继续它（它可以采样，也能在每个视图里打开；glassformer 目前还不能微调导入的模型）。要继续训练它，请先导出"
-        f"（glassformer export {fmt} {d} --out DIR），用 transformers 微调 DIR，再把结果导入（glassformer import {fmt} "
-        f"DIR --out NEW_RUN）。"
-    )
+    assert (e.value.key, e.value.fields) == ("error.run.imported", {"dir": d, "format": fmt, "origin": origin_zh})
 
 
 @pytest.mark.parametrize("config", [None, {"source": "x", "imported": {"from": "hub"}}, {"imported": "gpt2"}, {}])
@@ -1233,18 +1222,18 @@ def test_read_only_files_record_steps_and_write_nothing(trained, tmp_path):
     run0, _ = trained
     files = ReadOnlyRunFiles(run0.dir)
     before = files_of(run0.dir)
-    assert files.kept() == "No checkpoint was written."
+    assert files.kept() == t("run.kept_none")
     with speaking("zh"):
-        assert files.kept() == "没有写入任何检查点。"
+        assert files.kept() == t("run.kept_none")
     files.log({"kind": "log", "step": 9, "loss": 1.0})
     files.evaluation({"kind": "eval", "step": 9}, True, run0.trainer)
     assert files.saved_step == run0.trainer.step == 2
     files.saved_step = None
     files.checkpoint(run0.trainer)
     assert files.saved_step == 2 and files_of(run0.dir) == before
-    assert files.kept() == f"The last good checkpoint (step 2) in {run0.dir} is kept."
+    assert files.kept() == t("run.kept", step=2, dir=run0.dir)
     with speaking("zh"):
-        assert files.kept() == f"{run0.dir} 里上一个完好的检查点（第 2 步）保留着。"
+        assert files.kept() == t("run.kept", step=2, dir=run0.dir)
 
 
 def test_read_only_restore_reads_a_cut_save_from_its_temp_file_and_leaves_it(trained, tmp_path):

@@ -20,7 +20,7 @@ import torch
 
 from glassformer.config import TrainConfig, get_preset
 from glassformer.errors import DamagedFile, GlassformerError, UsageError
-from glassformer.messages import speaking
+from glassformer.messages import speaking, t
 from glassformer.models import build_model
 from glassformer.sample import sample
 from glassformer.text.tokenizers import CharTokenizer, load_tokenizer
@@ -84,36 +84,44 @@ def test_run_directory_holds_resolved_config_and_every_file(tmp_path):
 
 def test_existing_checkpoint_is_never_overwritten(tmp_path):
     train(make(tmp_path))
-    with pytest.raises(ValueError, match=r"already holds a checkpoint.*--resume .*run.*--out"):
-        make(tmp_path)
+    assert keyed(ValueError, make, tmp_path) == ("error.run.has_checkpoint", {"dir": tmp_path / "run"})
 
 
 def test_seq_len_longer_than_max_len_is_explained(tmp_path):
-    with pytest.raises(ValueError, match=r"seq_len=200 is longer than max_len=128.*--max_len=200 or --seq_len=128"):
-        make(tmp_path, ["--seq_len=200"])
+    assert keyed(ValueError, make, tmp_path, ["--seq_len=200"]) == (
+        "error.run.seq_len_too_long",
+        {"T": 200, "max_len": 128, "source": ""},
+    )
 
 
 def test_vocab_size_comes_from_the_tokenizer(tmp_path):
-    with pytest.raises(ValueError, match="vocab_size comes from the tokenizer"):
-        make(tmp_path, ["--vocab_size=100"])
+    key, fields = keyed(ValueError, make, tmp_path, ["--vocab_size=100"])
+    assert key == "error.run.vocab_size_set" and set(fields) == {"vocab_size"}
 
 
 def test_unknown_override_is_rejected(tmp_path):
-    with pytest.raises(ValueError, match="unknown config key --d_modle.*--d_model"):
-        make(tmp_path, ["--d_modle=32"])
+    assert keyed(ValueError, make, tmp_path, ["--d_modle=32"]) == (
+        "error.config.unknown_key",
+        {"key": "d_modle", "hint": t("error.config.did_you_mean_flag", near="d_model")},
+    )
 
 
 def test_resume_may_change_training_but_not_the_model_or_data(tmp_path, capsys):
     run = make(tmp_path)
     train(run)
-    with pytest.raises(ValueError, match=r"differs in d_model, n_layers \(d_model: saved 64, asked 32"):
-        resume_run(run.dir, ["--d_model=32", "--n_layers=3"], cache_dir=tmp_path / "cache", progress=False)
-    with pytest.raises(ValueError, match="trained on source 'builtin:seed', not 'shakespeare'"):
-        resume_run(run.dir, source="shakespeare", cache_dir=tmp_path / "cache")
+    key, fields = keyed(
+        ValueError, resume_run, run.dir, ["--d_model=32", "--n_layers=3"], cache_dir=tmp_path / "cache", progress=False
+    )
+    assert (key, fields["keys"]) == ("error.run.model_differs", "d_model, n_layers")
+    assert fields["detail"].startswith(t("error.run.differ_item", key="d_model", saved=64, asked=32))
+    assert keyed(ValueError, resume_run, run.dir, source="shakespeare", cache_dir=tmp_path / "cache") == (
+        "error.run.other_source",
+        {"dir": run.dir, "saved": "builtin:seed", "source": "shakespeare"},
+    )
     with pytest.raises(ValueError, match="differs in"):  # another preset is another model
         resume_run(run.dir, preset="baby", cache_dir=tmp_path / "cache")
     more = resume_run(run.dir, ["--max_steps=6"], cache_dir=tmp_path / "cache", progress=False, sample_chars=0)
-    assert "resuming with changed training settings: max_steps 4 -> 6" in capsys.readouterr().out
+    assert t("run.changed_settings", changes="max_steps 4 -> 6") in capsys.readouterr().out
     assert train(more).step == 6
     assert json.loads((run.dir / "config.json").read_text())["train"]["max_steps"] == 6
 
@@ -141,8 +149,9 @@ def test_resuming_a_run_saved_for_a_missing_device_says_where_the_device_came_fr
     config = json.loads((run.dir / "config.json").read_text())
     config["train"]["device"] = "cuda:99"  # no machine has a hundredth GPU
     (run.dir / "config.json").write_text(json.dumps(config))
-    with pytest.raises(ValueError, match=r"run/config.json says device='cuda:99', but .+ Resume with --device=cpu"):
-        resume_run(run.dir)
+    key, fields = keyed(ValueError, resume_run, run.dir)
+    assert (key, fields["path"], fields["device"]) == ("error.run.saved_device", run.dir / "config.json", "cuda:99")
+    assert fields["problem"].key == "error.device.no_cuda"
 
 
 # ---- refusals, and what each generated source resolves to ----------------------------------------
@@ -155,48 +164,53 @@ def refusal(kind, call, *args, **kw) -> str:
     return str(e.value)
 
 
+def keyed(kind, call, *args, **kw) -> tuple[str, dict]:
+    """The key and fields of the error `call` raises: what a test pins (the words are the catalogue's)."""
+    with pytest.raises(kind) as e:
+        call(*args, **kw)
+    return e.value.key, e.value.fields
+
+
 def test_tokenizer_options_for_a_generated_source_are_refused_in_both_languages():
-    msg = refusal(UsageError, open_data, "sine", "numbers", None, {"tokenizer": "bpe"})
-    assert msg == (
-        "--tokenizer and its options choose how a text corpus is cut into tokens; this model reads "
-        "numbers, from a generated source. Drop them."
+    assert keyed(UsageError, open_data, "sine", "numbers", None, {"tokenizer": "bpe"}) == (
+        "error.run.tokenizer_options",
+        {"inputs": "numbers"},
     )
     with speaking("zh"):
-        zh = refusal(UsageError, open_data, "numbers:zh2num", "token pairs", None, {"vocab_size": 9})
-    assert zh.startswith("--tokenizer 及其选项决定怎样把文本语料切成词元；这个模型读的是 token pairs，")
+        zh = keyed(UsageError, open_data, "numbers:zh2num", "token pairs", None, {"vocab_size": 9})
+    assert zh == ("error.run.tokenizer_options", {"inputs": "token pairs"})
 
 
 def test_a_source_of_the_wrong_family_names_the_choices_and_the_preset_to_use():
-    assert refusal(ValueError, open_data, "shakespeare", "numbers") == (
-        "this model reads numbers: --data must be one of ['sine', 'sine:forecast'], not 'shakespeare'."
-    )
-    assert refusal(ValueError, open_data, "sine", "token pairs") == (
-        "--data sine makes numbers, but this model reads token pairs; use --preset sine (a regressor)."
-    )
-    assert refusal(ValueError, open_data, "shakespeare", "token pairs") == (
-        f"this model reads (source, target) pairs: --data must be one of {PAIRS}, not 'shakespeare'."
-    )
-    assert refusal(ValueError, open_data, "sine", "tokens") == (
-        "--data sine makes numbers, but this model reads tokens; use --preset sine (a regressor)."
-    )
-    assert refusal(ValueError, open_data, "digits:copy", "numbers") == (
-        "this model reads numbers: --data must be one of ['sine', 'sine:forecast'], not 'digits:copy'."
-    )
-    assert refusal(ValueError, open_data, "digits:copy", "tokens") == (
-        "--data digits:copy makes (source, target) pairs, but this model reads tokens; use --preset seq2seq "
-        "(or --kind=seq2seq)."
-    )
-    with speaking("zh"):
-        assert refusal(ValueError, open_data, "sine", "tokens") == (
-            "--data sine 生成的是数字，但这个模型读的是 tokens；请用 --preset sine（回归模型）。"
-        )
-        assert refusal(ValueError, open_data, "digits:sort", "tokens") == (
-            "--data digits:sort 生成的是（源序列，目标序列）对，但这个模型读的是 "
-            "tokens；请用 --preset seq2seq（或 --kind=seq2seq）。"
-        )
-        assert refusal(ValueError, open_data, "x", "token pairs") == (
-            f"这个模型读的是（源序列，目标序列）对：--data 必须是 {PAIRS} 之一，而不是 'x'。"
-        )
+    numbers, pairs = ["sine", "sine:forecast"], sorted(eval(PAIRS))
+
+    def wrong(source, what, names):
+        return ("error.run.wrong_source", {"what": t(what), "names": names, "source": source})
+
+    def other(source, what, inputs, use):
+        return ("error.run.source_for_other", {"source": source, "what": t(what), "inputs": inputs, "use": t(use)})
+
+    for lang in ("en", "zh"):  # `what` and `use` are worded when raised, in the language of that moment
+        with speaking(lang):
+            assert keyed(ValueError, open_data, "shakespeare", "numbers") == wrong(
+                "shakespeare", "run.makes.numbers", numbers
+            )
+            assert keyed(ValueError, open_data, "sine", "token pairs") == other(
+                "sine", "run.makes.numbers", "token pairs", "run.use.numbers"
+            )
+            assert keyed(ValueError, open_data, "shakespeare", "token pairs") == wrong(
+                "shakespeare", "run.makes.pairs", pairs
+            )
+            assert keyed(ValueError, open_data, "sine", "tokens") == other(
+                "sine", "run.makes.numbers", "tokens", "run.use.numbers"
+            )
+            assert keyed(ValueError, open_data, "digits:copy", "numbers") == wrong(
+                "digits:copy", "run.makes.numbers", numbers
+            )
+            assert keyed(ValueError, open_data, "digits:sort", "tokens") == other(
+                "digits:sort", "run.makes.pairs", "tokens", "run.use.pairs"
+            )
+            assert keyed(ValueError, open_data, "x", "token pairs") == wrong("x", "run.makes.pairs", pairs)
 
 
 def test_generated_sources_open_as_their_own_data():
@@ -235,25 +249,27 @@ def test_batches_for_each_kind_of_data_take_the_train_configs_sizes():
 
 def test_resolve_names_sequences_too_long_for_numbers_and_pairs_too_long_for_pairs():
     waves = wave_source("sine")
-    assert refusal(ValueError, resolve, get_preset("sine"), ["--max_len=49"], waves) == (
-        "the sine sequences' length=50 is longer than max_len=49: the model has positions for only 49 tokens. "
-        "Pass --max_len=50."
+    assert keyed(ValueError, resolve, get_preset("sine"), ["--max_len=49"], waves) == (
+        "error.run.sequences_too_long",
+        {"T": 50, "max_len": 49, "source": "sine"},
     )
     assert resolve(get_preset("sine"), ["--max_len=50"], waves).model.max_len == 50  # the edge fits
     pairs = pair_source("digits:copy", n_pairs=200, max_digits=3)  # sources and targets of 3 tokens
-    assert refusal(ValueError, resolve, get_preset("seq2seq"), {"max_len": 3}, pairs) == (
-        "digits:copy has sources of 3 and targets of 3 tokens (+1 for <BOS>/<EOS>), longer than max_len=3. "
-        "Pass --max_len=4."
+    assert keyed(ValueError, resolve, get_preset("seq2seq"), {"max_len": 3}, pairs) == (
+        "error.run.pairs_too_long",
+        {"source": "digits:copy", "S": 3, "T": 3, "max_len": 3, "need": 4},
     )
     p = resolve(get_preset("seq2seq"), {"max_len": 4}, pairs)  # the edge: target + 1 = max_len
     assert p.model.max_len == 4 and p.model.pad_id == pairs.tokenizer.pad_id
     assert p.model.vocab_size == pairs.tokenizer.vocab_size
     with speaking("zh"):
-        assert refusal(ValueError, resolve, get_preset("seq2seq"), ["--pad_id=5"], pairs) == (
-            f"pad_id 由分词器决定（这里是 {pairs.tokenizer.pad_id}）；不要设置它。"
+        assert keyed(ValueError, resolve, get_preset("seq2seq"), ["--pad_id=5"], pairs) == (
+            "error.run.pad_id_set",
+            {"pad_id": pairs.tokenizer.pad_id},
         )
-    assert refusal(ValueError, resolve, get_preset("seq2seq"), ["--vocab_size=30"], pairs) == (
-        f"vocab_size comes from the tokenizer ({pairs.tokenizer.vocab_size} here); do not set it."
+    assert keyed(ValueError, resolve, get_preset("seq2seq"), ["--vocab_size=30"], pairs) == (
+        "error.run.vocab_size_set",
+        {"vocab_size": pairs.tokenizer.vocab_size},
     )
 
 
@@ -268,8 +284,8 @@ QUICK_ONE = ["--max_steps=1", "--eval_interval=1", "--eval_iters=1", "--threads=
 def test_out_that_is_a_file_is_refused_before_anything_is_written(tmp_path):
     out = tmp_path / "taken"
     out.write_text("x")
-    msg = refusal(UsageError, new_run, "sine", QUICK_ONE, source="sine", out=out, progress=False)
-    assert msg == f"--out {out} is a file; a run needs a directory. Choose another --out DIR."
+    refused = keyed(UsageError, new_run, "sine", QUICK_ONE, source="sine", out=out, progress=False)
+    assert refused == ("error.run.out_is_file", {"dir": out})
     assert out.read_text() == "x"
 
 
@@ -305,11 +321,8 @@ def test_a_sine_runs_config_records_the_source_its_data_and_the_resolved_configs
 
 
 def test_a_second_start_into_a_saved_run_is_refused_with_the_resume_advice(sine_run):
-    msg = refusal(UsageError, new_run, "sine", QUICK_ONE, source="sine", out=sine_run, progress=False)
-    assert msg == (
-        f"{sine_run} already holds a checkpoint. Continue it with --resume {sine_run}, or choose "
-        "another directory with --out DIR."
-    )
+    refused = keyed(UsageError, new_run, "sine", QUICK_ONE, source="sine", out=sine_run, progress=False)
+    assert refused == ("error.run.has_checkpoint", {"dir": sine_run})
 
 
 def test_a_run_saved_by_an_earlier_version_still_loads_and_resumes(sine_run, tmp_path):
@@ -334,10 +347,9 @@ def test_resume_without_a_source_in_config_is_a_damaged_file(sine_run, tmp_path)
     config = json.loads((run_dir / "config.json").read_text())
     del config["source"]
     (run_dir / "config.json").write_text(json.dumps(config))
-    msg = refusal(DamagedFile, resume_run, run_dir, progress=False)
-    assert msg == (
-        f'{run_dir / "config.json"} does not say which data the run was trained on (no "source"), so it '
-        "cannot be resumed. The weights still sample; to train further, start a new run."
+    assert keyed(DamagedFile, resume_run, run_dir, progress=False) == (
+        "error.run.no_source",
+        {"path": run_dir / "config.json"},
     )
 
 
@@ -346,11 +358,11 @@ def test_resume_of_a_source_this_version_cannot_open_names_it(sine_run, tmp_path
     config = json.loads((run_dir / "config.json").read_text())
     config["source"] = "sine:daily"
     (run_dir / "config.json").write_text(json.dumps(config))
-    msg = refusal(DamagedFile, resume_run, run_dir, progress=False)
-    assert msg == (
-        f"cannot resume {run_dir}: its config.json names the data source 'sine:daily', which cannot be "
-        "opened: this model reads numbers: --data must be one of ['sine', 'sine:forecast'], not "
-        "'sine:daily'."
+    key, fields = keyed(DamagedFile, resume_run, run_dir, progress=False)
+    assert (key, fields["dir"], fields["source"]) == ("error.run.source_gone", run_dir, "sine:daily")
+    assert (fields["problem"].key, fields["problem"].fields) == (
+        "error.run.wrong_source",
+        {"what": t("run.makes.numbers"), "names": ["sine", "sine:forecast"], "source": "sine:daily"},
     )
 
 
@@ -359,26 +371,29 @@ def test_resume_with_changed_data_names_the_fingerprint_that_differs(sine_run, t
     config = json.loads((run_dir / "config.json").read_text())
     config["data_sha256"] = "0" * 64
     (run_dir / "config.json").write_text(json.dumps(config))
-    msg = refusal(ValueError, resume_run, run_dir, progress=False)
-    assert msg == f"cannot resume {run_dir}: the data of 'sine' changed since the run started (data_sha256 differs)."
+    changed = ("error.run.data_changed", {"dir": run_dir, "source": "sine", "key": "data_sha256"})
+    assert keyed(ValueError, resume_run, run_dir, progress=False) == changed
     with speaking("zh"):
         assert str(run_dir) in refusal(ValueError, resume_run, run_dir, progress=False)
 
 
 def test_resume_with_another_source_and_another_model_word_for_word(sine_run, tmp_path):
     run_dir = copy_run(sine_run, tmp_path)
-    assert refusal(ValueError, resume_run, run_dir, source="sine:forecast", progress=False) == (
-        f"cannot resume {run_dir}: it was trained on source 'sine', not 'sine:forecast'. Start a new run with --out "
-        "to use other data."
+    assert keyed(ValueError, resume_run, run_dir, source="sine:forecast", progress=False) == (
+        "error.run.other_source",
+        {"dir": run_dir, "saved": "sine", "source": "sine:forecast"},
     )
-    assert refusal(ValueError, resume_run, run_dir, ["--d_ff=64"], progress=False) == (
-        f"cannot resume {run_dir}: the model config differs in d_ff (d_ff: saved 128, asked 64). These fields fix the "
-        "shape and meaning of the saved weights; start a new run with --out to change them."
+
+    def item(key, saved, asked):
+        return t("error.run.differ_item", key=key, saved=saved, asked=asked)
+
+    assert keyed(ValueError, resume_run, run_dir, ["--d_ff=64"], progress=False) == (
+        "error.run.model_differs",
+        {"dir": run_dir, "keys": "d_ff", "detail": item("d_ff", 128, 64)},
     )
-    assert refusal(ValueError, resume_run, run_dir, {"d_ff": 64, "n_heads": 2}, progress=False) == (
-        f"cannot resume {run_dir}: the model config differs in n_heads, d_ff (n_heads: saved 4, asked 2, d_ff: saved "
-        "128, asked 64). These fields fix the shape and meaning of the saved weights; start a new run with --out to "
-        "change them."
+    assert keyed(ValueError, resume_run, run_dir, {"d_ff": 64, "n_heads": 2}, progress=False) == (
+        "error.run.model_differs",
+        {"dir": run_dir, "keys": "n_heads, d_ff", "detail": f"{item('n_heads', 4, 2)}, {item('d_ff', 128, 64)}"},
     )
 
 
@@ -386,7 +401,7 @@ def test_resume_with_changed_training_says_each_change_and_rewrites_the_train_co
     run_dir = copy_run(sine_run, tmp_path)
     before = json.loads((run_dir / "config.json").read_text())
     run = resume_run(run_dir, ["--max_steps=2", "--lr=0.002"], progress=False)
-    assert capsys.readouterr().out == "resuming with changed training settings: max_steps 1 -> 2, lr 0.001 -> 0.002\n"
+    assert capsys.readouterr().out == t("run.changed_settings", changes="max_steps 1 -> 2, lr 0.001 -> 0.002") + "\n"
     after = json.loads((run_dir / "config.json").read_text())
     assert after == {**before, "train": {**before["train"], "max_steps": 2, "lr": 0.002}}
     assert (run_dir / "config.json").read_text().endswith("}\n") and '\n  "preset"' in (
@@ -559,6 +574,12 @@ def test_train_holds_the_lock_and_restores_the_thread_count(sine_run, tmp_path):
 QUICK_TINY = ["--max_steps=1", "--eval_interval=1", "--eval_iters=1", "--threads=1", "--batch_size=2", "--seq_len=8"]
 
 
+def zh(key, **fields) -> str:
+    """A catalogue sentence in Chinese (a test compares with it: key and fields, not wording)."""
+    with speaking("zh"):
+        return t(key, **fields)
+
+
 def said(call, error=Exception):
     """The message `call` raises, in English and in Chinese."""
     out = []
@@ -596,10 +617,9 @@ def copy_with(saved, tmp_path, change):
 
 def test_tokenizer_options_are_refused_for_a_model_that_reads_generated_numbers():
     for inputs in ("numbers", "token pairs"):
-        assert said(lambda inputs=inputs: open_data("sine", inputs, text={"tokenizer": "bpe"}), UsageError) == (
-            f"--tokenizer and its options choose how a text corpus is cut into tokens; this model reads {inputs}, "
-            f"from a generated source. Drop them.",
-            f"--tokenizer 及其选项决定怎样把文本语料切成词元；这个模型读的是 {inputs}，来自生成的数据源。请去掉它们。",
+        assert keyed(UsageError, open_data, "sine", inputs, text={"tokenizer": "bpe"}) == (
+            "error.run.tokenizer_options",
+            {"inputs": inputs},
         )
 
 
@@ -607,10 +627,7 @@ def test_pad_id_comes_from_the_tokenizer_and_may_not_be_set():
     data = open_data("numbers:zh2num", "token pairs")
     pad = data.tokenizer.pad_id
     preset = get_preset("seq2seq")
-    assert said(lambda: resolve(preset, {"pad_id": pad + 1}, data), ValueError) == (
-        f"pad_id comes from the tokenizer ({pad} here); do not set it.",
-        f"pad_id 由分词器决定（这里是 {pad}）；不要设置它。",
-    )
+    assert keyed(ValueError, resolve, preset, {"pad_id": pad + 1}, data) == ("error.run.pad_id_set", {"pad_id": pad})
     assert resolve(preset, {"pad_id": pad}, data).model.pad_id == pad  # the same value is no conflict
 
 
@@ -627,8 +644,8 @@ def test_out_naming_a_file_is_refused(tmp_path):
         ),
         UsageError,
     ) == (
-        f"--out {tmp_path / 'notes.txt'} is a file; a run needs a directory. Choose another --out DIR.",
-        f"--out {tmp_path / 'notes.txt'} 是一个文件；运行需要一个目录。请换一个 --out DIR。",
+        t("error.run.out_is_file", dir=tmp_path / "notes.txt"),
+        zh("error.run.out_is_file", dir=tmp_path / "notes.txt"),
     )
     assert (tmp_path / "notes.txt").read_text() == "mine"
 
@@ -638,6 +655,7 @@ def test_a_damaged_config_beside_a_checkpoint_still_says_resume_or_choose_anothe
     shutil.copytree(run_dir, tmp_path / "run")
     (tmp_path / "run" / "config.json").write_text("{")
     d = tmp_path / "run"
+    # deliberate snapshot: what a learner reads
     assert said(
         lambda: new_run("seed000", QUICK_TINY, source="builtin:seed", out=d, cache_dir=cache, progress=False),
         UsageError,
@@ -650,11 +668,9 @@ def test_a_damaged_config_beside_a_checkpoint_still_says_resume_or_choose_anothe
 
 def test_a_resume_without_a_source_in_config_json_is_refused(saved, tmp_path):
     d, cache = copy_with(saved, tmp_path, lambda c: c.pop("source"))
-    assert said(lambda: resume_run(d, cache_dir=cache, progress=False), DamagedFile) == (
-        f'{d / "config.json"} does not say which data the run was trained on (no "source"), so it cannot be '
-        f"resumed. The weights still sample; to train further, start a new run.",
-        f'{d / "config.json"} 没有写明这次运行用什么数据训练（没有 "source"），所以无法继续。权重仍可用于采样；'
-        f"要继续训练，请开始一次新的运行。",
+    assert keyed(DamagedFile, resume_run, d, cache_dir=cache, progress=False) == (
+        "error.run.no_source",
+        {"path": d / "config.json"},
     )
 
 
@@ -672,9 +688,9 @@ def test_a_resume_whose_source_cannot_be_opened_names_it_and_why(saved, tmp_path
 
 def test_a_resume_on_changed_data_names_the_field_that_differs(saved, tmp_path):
     d, cache = copy_with(saved, tmp_path, lambda c: c.update(text_sha256="0" * 64))
-    assert said(lambda: resume_run(d, cache_dir=cache, progress=False), ValueError) == (
-        f"cannot resume {d}: the data of 'builtin:seed' changed since the run started (text_sha256 differs).",
-        f"无法继续 {d}：'builtin:seed' 的数据自这次运行开始后变了（text_sha256 不同）。",
+    assert keyed(ValueError, resume_run, d, cache_dir=cache, progress=False) == (
+        "error.run.data_changed",
+        {"dir": d, "source": "builtin:seed", "key": "text_sha256"},
     )
     assert not (d / "train.lock").exists()
 
@@ -713,7 +729,10 @@ def test_a_resume_with_new_training_settings_says_each_change_rewrites_config_an
     lr = before["train"]["lr"]
     with speaking("zh"):
         run = resume_run(d, ["--max_steps=5", f"--lr={lr * 2}"], cache_dir=cache, progress=False, sample_chars=0)
-    assert capsys.readouterr().out == f"以改动过的训练设置继续：max_steps 1 -> 5, lr {lr!r} -> {lr * 2!r}\n"
+    assert (
+        capsys.readouterr().out
+        == zh("run.changed_settings", changes=f"max_steps 1 -> 5, lr {lr!r} -> {lr * 2!r}") + "\n"
+    )
     after = json.loads((d / "config.json").read_text())
     assert after == {**before, "train": {**before["train"], "max_steps": 5, "lr": lr * 2}}
     assert Announcing.heard == [(d, True)] and run.trainer.step == 1 and run.lock is not None
@@ -777,45 +796,38 @@ def test_what_the_data_fixes_may_not_be_set_and_must_fit_max_len(saved):
     _, cache = saved
     text = open_data("builtin:seed", "tokens", cache)
     V = text.tokenizer.vocab_size
-    assert said(lambda: resolve(get_preset("seed000"), {"vocab_size": V + 1}, text), ValueError) == (
-        f"vocab_size comes from the tokenizer ({V} here); do not set it.",
-        f"vocab_size 由分词器决定（这里是 {V}）；不要设置它。",
+    assert keyed(ValueError, resolve, get_preset("seed000"), {"vocab_size": V + 1}, text) == (
+        "error.run.vocab_size_set",
+        {"vocab_size": V},
     )
-    assert said(lambda: resolve(get_preset("seed000"), {"max_len": 8, "seq_len": 9}, text), ValueError) == (
-        "seq_len=9 is longer than max_len=8: the model has positions for only 8 tokens. Pass --max_len=9 or "
-        "--seq_len=8.",
-        "seq_len=9 比 max_len=8 长：模型只有 8 个位置。请传 --max_len=9 或 --seq_len=8。",
+    assert keyed(ValueError, resolve, get_preset("seed000"), {"max_len": 8, "seq_len": 9}, text) == (
+        "error.run.seq_len_too_long",
+        {"T": 9, "max_len": 8, "source": ""},
     )
     p = resolve(get_preset("seed000"), {"max_len": 8, "seq_len": 8}, text)  # the edge fits
     assert (p.model.max_len, p.train.seq_len, p.model.vocab_size) == (8, 8, V)
     waves = open_data("sine", "numbers")
     T = waves.x_train.size(1)
-    assert said(lambda: resolve(get_preset("sine"), {"max_len": T - 1}, waves), ValueError) == (
-        f"the sine sequences' length={T} is longer than max_len={T - 1}: the model has positions for only {T - 1} "
-        f"tokens. Pass --max_len={T}.",
-        f"sine 序列的长度={T} 比 max_len={T - 1} 长：模型只有 {T - 1} 个位置。请传 --max_len={T}。",
+    assert keyed(ValueError, resolve, get_preset("sine"), {"max_len": T - 1}, waves) == (
+        "error.run.sequences_too_long",
+        {"T": T, "max_len": T - 1, "source": "sine"},
     )
     assert resolve(get_preset("sine"), {"max_len": T}, waves).model.max_len == T
     pairs = open_data("numbers:zh2num", "token pairs")
     S, Tt = pairs.longest()
     need = max(S, Tt + 1)
-    assert said(lambda: resolve(get_preset("seq2seq"), {"max_len": need - 1}, pairs), ValueError) == (
-        f"numbers:zh2num has sources of {S} and targets of {Tt} tokens (+1 for <BOS>/<EOS>), longer than "
-        f"max_len={need - 1}. Pass --max_len={need}.",
-        f"numbers:zh2num 的源序列有 {S} 个词元、目标序列有 {Tt} "
-        f"个词元（<BOS>/<EOS> 还要 +1），比 max_len={need - 1} 长。"
-        f"请传 --max_len={need}。",
+    assert keyed(ValueError, resolve, get_preset("seq2seq"), {"max_len": need - 1}, pairs) == (
+        "error.run.pairs_too_long",
+        {"source": "numbers:zh2num", "S": S, "T": Tt, "max_len": need - 1, "need": need},
     )
     assert resolve(get_preset("seq2seq"), {"max_len": need}, pairs).model.pad_id == pairs.tokenizer.pad_id
 
 
 def test_a_resume_on_another_source_or_a_missing_device_is_refused_whole(saved, tmp_path):
     d, cache = copy_with(saved, tmp_path, lambda c: c["train"].update(device="cuda:99"))
-    assert said(lambda: resume_run(d, source="shakespeare", cache_dir=cache), ValueError) == (
-        f"cannot resume {d}: it was trained on source 'builtin:seed', not 'shakespeare'. Start a new run with --out to "
-        f"use other data.",
-        f"无法继续 {d}：它是在数据源 'builtin:seed' 上训练的，不是 "
-        "'shakespeare'。要用别的数据，请用 --out 开始一次新的运行。",
+    assert keyed(ValueError, resume_run, d, source="shakespeare", cache_dir=cache) == (
+        "error.run.other_source",
+        {"dir": d, "saved": "builtin:seed", "source": "shakespeare"},
     )
     from glassformer.devices import check_device
 
@@ -1014,21 +1026,10 @@ def test_an_imported_model_is_refused_with_how_to_train_it_further(tmp_path, imp
     d, config = tmp_path / "imp", {"model": {}, "imported": imported}
     with pytest.raises(UsageError) as e:
         _refuse_imported(d, config)
-    assert str(e.value) == (
-        f"{d} holds a model imported from {origin}, not a glassformer training run: it has no optimizer state and no "
-        f"training data, so --resume cannot continue it (it samples and opens in every view; glassformer does not "
-        f"fine-tune an imported model yet). To train it further, export it (glassformer export {fmt} {d} --out DIR), "
-        f"fine-tune DIR with transformers, and import the result (glassformer import {fmt} DIR --out NEW_RUN)."
-    )
+    assert (e.value.key, e.value.fields) == ("error.run.imported", {"dir": d, "format": fmt, "origin": origin})
     with speaking("zh"), pytest.raises(UsageError) as e:
         _refuse_imported(d, config)
-    assert str(e.value) == (
-        f"{d} 里是从 {origin_zh} 导入的模型，不是 glassformer "
-        "的训练运行：它没有优化器状态，也没有训练数据，所以 --resume "
-        f"无法继续它（它可以采样，也能在每个视图里打开；glassformer 目前还不能微调导入的模型）。要继续训练它，请先导出"
-        f"（glassformer export {fmt} {d} --out DIR），用 transformers 微调 DIR，再把结果导入（glassformer import {fmt} "
-        f"DIR --out NEW_RUN）。"
-    )
+    assert (e.value.key, e.value.fields) == ("error.run.imported", {"dir": d, "format": fmt, "origin": origin_zh})
 
 
 @pytest.mark.parametrize("config", [None, {"source": "x", "imported": {"from": "hub"}}, {"imported": "gpt2"}, {}])
@@ -1221,18 +1222,18 @@ def test_read_only_files_record_steps_and_write_nothing(trained, tmp_path):
     run0, _ = trained
     files = ReadOnlyRunFiles(run0.dir)
     before = files_of(run0.dir)
-    assert files.kept() == "No checkpoint was written."
+    assert files.kept() == t("run.kept_none")
     with speaking("zh"):
-        assert files.kept() == "没有写入任何检查点。"
+        assert files.kept() == t("run.kept_none")
     files.log({"kind": "log", "step": 9, "loss": 1.0})
     files.evaluation({"kind": "eval", "step": 9}, True, run0.trainer)
     assert files.saved_step == run0.trainer.step == 2
     files.saved_step = None
     files.checkpoint(run0.trainer)
     assert files.saved_step == 2 and files_of(run0.dir) == before
-    assert files.kept() == f"The last good checkpoint (step 2) in {run0.dir} is kept."
+    assert files.kept() == t("run.kept", step=2, dir=run0.dir)
     with speaking("zh"):
-        assert files.kept() == f"{run0.dir} 里上一个完好的检查点（第 2 步）保留着。"
+        assert files.kept() == t("run.kept", step=2, dir=run0.dir)
 
 
 def test_read_only_restore_reads_a_cut_save_from_its_temp_file_and_leaves_it(trained, tmp_path):

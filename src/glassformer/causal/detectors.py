@@ -19,6 +19,7 @@ import re
 import torch
 
 from glassformer.errors import Unsupported, UsageError
+from glassformer.messages import t
 
 KINDS = ("previous_token", "duplicate_token", "induction")
 
@@ -48,7 +49,9 @@ def repeated_tokens(vocab_size: int, n: int, batch: int = 1, seed: int = 0) -> t
 def weights_points(model) -> list[str]:
     names = [n for n in model.hook_names() if re.fullmatch(r"blocks\.\d+\.attn\.weights", n)]
     if not names:
-        raise Unsupported("error.causal.no_hook", name="blocks.<i>.attn.weights", method="head detectors", fix="")
+        raise Unsupported(
+            "error.causal.no_hook", name="blocks.<i>.attn.weights", method=t("causal.method.detectors"), fix=""
+        )
     if getattr(model.cfg, "attention", "glass") == "fused":
         raise Unsupported("error.causal.fused")
     return names

@@ -9,6 +9,7 @@ TEXT = {
     "error.causal.bad_axis": "Cannot patch {name!r} by {by}: its axes are {axes!r}; choose from {choices}.",
     "error.causal.lengths": "The clean and corrupted inputs must have the same shape, got {clean} and {corrupt}; "
     "make the prompts the same number of tokens.",
+    "causal.method.detectors": "the head detectors",
     "error.causal.no_hook": "This model has no hook point {name!r}, which {method} needs; {fix}",
     "error.causal.fused": "attention='fused' shows no attention weights; run model.set_attention('glass') first "
     "(same weights).",

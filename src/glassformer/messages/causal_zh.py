@@ -8,6 +8,7 @@ TEXT = {
     "error.causal.bad_axis": "无法按 {by} 修补 {name!r}：它的轴是 {axes!r}；请从 {choices} 中选择。",
     "error.causal.lengths": "干净输入和被破坏的输入形状必须相同，现在是 {clean} 和 {corrupt}；"
     "请让两个提示的词元数相同。",
+    "causal.method.detectors": "头检测器",
     "error.causal.no_hook": "此模型没有 {method} 需要的钩子点 {name!r}；{fix}",
     "error.causal.fused": "attention='fused' 不显示注意力权重；请先运行 model.set_attention('glass')（权重不变）。",
     "error.causal.norm_post": "直接 logit 归因要求残差流在最终归一化之前是各部分之和；norm={norm!r} 在每个块内"

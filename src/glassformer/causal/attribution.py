@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import torch
 
 from glassformer.causal.metrics import Metric
-from glassformer.causal.patching import PatchGrid, grid_points, point_axes
+from glassformer.causal.patching import PatchGrid, prepare
 from glassformer.errors import UsageError
 from glassformer.messages import t
 
@@ -28,12 +28,7 @@ def attribution_patching(
     by: tuple[str, ...] = ("T",),
 ) -> PatchGrid:
     """The estimated grid, same axes and normalisation as activation_patching's."""
-    clean, corrupt = clean.reshape(-1, clean.shape[-1]), corrupt.reshape(-1, corrupt.shape[-1])  # (B, T)
-    if clean.shape != corrupt.shape:
-        raise UsageError("error.causal.lengths", clean=tuple(clean.shape), corrupt=tuple(corrupt.shape))
-    by = tuple(by)
-    names = grid_points(model, point)
-    decl = {n: point_axes(model, n, by) for n in names}
+    clean, corrupt, by, names, decl = prepare(model, clean, corrupt, point, by)
     with torch.no_grad():
         clean_logits, cache = model.run_with_cache(clean, names=names)  # (B, T, V)
         m_clean = metric(clean_logits).mean().item()

@@ -99,6 +99,17 @@ def row_bytes(cache) -> int:
     return sum(t.numel() * t.element_size() for t in cache.values())
 
 
+def prepare(model, clean: torch.Tensor, corrupt: torch.Tensor, point: str, by) -> tuple:
+    """What every grid starts from: both prompts as (B, T) of one shape, the grid's axes, the hook
+    points of `point` (one per layer) and each point's declared axes."""
+    clean, corrupt = clean.reshape(-1, clean.shape[-1]), corrupt.reshape(-1, corrupt.shape[-1])  # (B, T)
+    if clean.shape != corrupt.shape:
+        raise UsageError("error.causal.lengths", clean=tuple(clean.shape), corrupt=tuple(corrupt.shape))
+    by = tuple(by)
+    names = grid_points(model, point)
+    return clean, corrupt, by, names, {n: point_axes(model, n, by) for n in names}
+
+
 def activation_patching(
     model,
     clean: torch.Tensor,
@@ -109,12 +120,7 @@ def activation_patching(
     max_bytes: int = MAX_BYTES,
 ) -> PatchGrid:
     """The exact patching grid of `point` by `by` (see the module docstring); inputs (B, T) or (T,)."""
-    clean, corrupt = clean.reshape(-1, clean.shape[-1]), corrupt.reshape(-1, corrupt.shape[-1])  # (B, T)
-    if clean.shape != corrupt.shape:
-        raise UsageError("error.causal.lengths", clean=tuple(clean.shape), corrupt=tuple(corrupt.shape))
-    by = tuple(by)
-    names = grid_points(model, point)
-    decl = {n: point_axes(model, n, by) for n in names}
+    clean, corrupt, by, names, decl = prepare(model, clean, corrupt, point, by)
     with torch.no_grad():
         clean_logits, cache = model.run_with_cache(clean)  # (B, T, V)
         corrupt_logits = model(corrupt)  # (B, T, V)

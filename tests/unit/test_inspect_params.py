@@ -111,13 +111,13 @@ module                  params  formula     = formula  note
 ---------------------------------------------------------------
 tok_embed                   28  V·C                28  one C-vector per token
 pos_embed                   20  L·C                20  one C-vector per position
-blocks.0.ln1                 8  2C                  8
+blocks.0.ln1                 8  2C                  8  
 blocks.0.attn.qkv           60  C·3C + 3C          60  Q, K, V for all heads at once
 blocks.0.attn.proj          20  C·C + C            20  merged heads -> residual
-blocks.0.ln2                 8  2C                  8
+blocks.0.ln2                 8  2C                  8  
 blocks.0.ffn.fc1            30  C·F + F            30  C -> F
 blocks.0.ffn.fc2            28  F·C + C            28  F -> C
-ln_final                     8  2C                  8
+ln_final                     8  2C                  8  
 head                        35  C·V + V            35  C -> one score per token
 ---------------------------------------------------------------
 total                      245                    245
@@ -128,13 +128,13 @@ ZH = """\
 ---------------------------------------------------------------
 tok_embed                   28  V·C                28  每个词元一个 C 维向量
 pos_embed                   20  L·C                20  每个位置一个 C 维向量
-blocks.0.ln1                 8  2C                  8
+blocks.0.ln1                 8  2C                  8  
 blocks.0.attn.qkv           60  C·3C + 3C          60  一次算出所有头的 Q、K、V
 blocks.0.attn.proj          20  C·C + C            20  合并各头 -> 残差流
-blocks.0.ln2                 8  2C                  8
+blocks.0.ln2                 8  2C                  8  
 blocks.0.ffn.fc1            30  C·F + F            30  C -> F
 blocks.0.ffn.fc2            28  F·C + C            28  F -> C
-ln_final                     8  2C                  8
+ln_final                     8  2C                  8  
 head                        35  C·V + V            35  C -> 每个词元一个分数
 ---------------------------------------------------------------
 合计                       245                    245
@@ -242,7 +242,9 @@ def test_flop_terms_worked_out_by_hand():
     enc = flops_per_token(ModelConfig(**{**CFG.__dict__, "causal": False}), 3, kind="encoder")
     assert (enc.attention_term, enc.attention_full) == (48, 48)  # bidirectional: the whole square
     reg = flops_per_token(
-        ModelConfig(d_model=4, n_heads=2, d_ff=6, n_layers=1, max_len=5, d_in=2, d_out=3), 3, kind="regressor"
+        ModelConfig(kind="regressor", d_model=4, n_heads=2, d_ff=6, n_layers=1, max_len=5, d_in=2, d_out=3),
+        3,
+        kind="regressor",
     )
     assert reg.head_term == 2 * 4 * 3  # 2·C·d_out
 

@@ -359,7 +359,7 @@ def test_without_a_tokenizer_there_is_no_text_row_and_without_targets_no_loss():
 
 def test_a_regressor_reads_numbers_and_its_loss_is_the_mean_squared_error():
     torch.manual_seed(0)
-    model = SequenceRegressor(ModelConfig(d_model=4, n_heads=2, d_ff=6, n_layers=1, max_len=8))
+    model = SequenceRegressor(ModelConfig(kind="regressor", d_model=4, n_heads=2, d_ff=6, n_layers=1, max_len=8))
     x, y = torch.arange(3.0), torch.tensor([0.5, -1.0, 2.0])
     t = trace(model, x, targets=y)
     assert fields(t.rows[0]) == (
@@ -484,7 +484,9 @@ def test_dims_name_each_size_and_fall_back_to_plain_sizes_for_an_unexpected_layo
 
 
 def regressor(d_in=1):
-    return SequenceRegressor(ModelConfig(d_model=4, n_heads=2, d_ff=6, n_layers=1, max_len=8, d_in=d_in))
+    return SequenceRegressor(
+        ModelConfig(kind="regressor", d_model=4, n_heads=2, d_ff=6, n_layers=1, max_len=8, d_in=d_in)
+    )
 
 
 def test_as_batch_for_ids_numbers_and_pairs():

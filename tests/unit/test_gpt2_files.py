@@ -13,7 +13,7 @@ import torch
 
 from glassformer.config import ModelConfig
 from glassformer.errors import DamagedFile, UsageError
-from glassformer.messages import speaking
+from glassformer.messages import speaking, t
 from glassformer.models import build_model
 from glassformer.models.gpt2_files import read_gpt2_dir, write_gpt2_dir
 from glassformer.models.gpt2_port import gpt2_config, state_dict_from_gpt2, state_dict_to_gpt2
@@ -73,23 +73,22 @@ def test_an_old_pytorch_model_bin_that_is_damaged_is_named(tmp_path):
     whole = io.BytesIO()
     torch.save(state_dict_to_gpt2(gpt().state_dict(), CFG), whole)
     (tmp_path / "pytorch_model.bin").write_bytes(whole.getvalue()[:1000])  # cut short, as by a failed copy
-    with pytest.raises(DamagedFile) as caught:
-        read_gpt2_dir(tmp_path)
-    message = str(caught.value)
-    assert message.startswith(
-        f"{tmp_path / 'pytorch_model.bin'} was refused: it is damaged (PytorchStreamReader failed reading zip archive"
-    )  # torch's first line, as torch said it
-    assert ". Convert it to model.safetensors, or " in message
+    with pytest.raises(Exception) as torch_said:
+        torch.load(tmp_path / "pytorch_model.bin", weights_only=True)
+    first = str(torch_said.value).splitlines()[0][:200]  # torch's first line, as torch said it
+    assert keyed(tmp_path) == (
+        "error.gpt2.bin_refused",
+        {"path": tmp_path / "pytorch_model.bin", "why": t("gpt2.bin_damaged", detail=first), "fix": t(FIX)},
+    )
 
 
 def test_a_config_of_another_model_type_is_refused(tmp_path):
     write_gpt2_dir(gpt(), tokenizer(), tmp_path)
     config = json.loads((tmp_path / "config.json").read_text(encoding="utf-8"))
     (tmp_path / "config.json").write_text(json.dumps({**config, "model_type": "llama"}), encoding="utf-8")
-    with pytest.raises(UsageError) as caught:
-        read_gpt2_dir(tmp_path)
-    assert str(caught.value) == (
-        f"{tmp_path / 'config.json'} has model_type='llama': only GPT-2 (model_type \"gpt2\") can be imported."
+    assert keyed(tmp_path, UsageError) == (
+        "error.gpt2.model_type",
+        {"source": str(tmp_path / "config.json"), "found": "llama"},
     )
 
 
@@ -213,9 +212,9 @@ def test_every_tensor_is_placed_or_refused_by_name():
     assert ours.keys() == mine.keys() and all(torch.equal(ours[k], mine[k]) for k in mine)
     with pytest.raises(UsageError) as caught:
         state_dict_from_gpt2({**theirs, "h.2.mlp.c_fc.weight": torch.ones(1)}, 2, tied=False, source="the weights")
-    assert str(caught.value) == (
-        "the weights hold tensors glassformer's GPT has no place for: h.2.mlp.c_fc.weight "
-        "(another head, or more layers than n_layer)."
+    assert (caught.value.key, caught.value.fields) == (
+        "error.gpt2.tensors_unused",
+        {"source": "the weights", "names": "h.2.mlp.c_fc.weight", "more": ""},
     )
 
 
@@ -234,13 +233,13 @@ def test_gpt2_config_names_the_first_field_gpt2_lacks(field, value):
     assert gpt2_config(CFG)["n_layer"] == 2  # the shape GPT-2 has is accepted
     with pytest.raises(UsageError) as caught:
         gpt2_config(replace(CFG, **{field: value}))
-    assert str(caught.value) == (
-        f"this model has {field}={value!r}; GPT-2 has {field}={getattr(CFG, field)!r}, "
-        "so transformers' GPT2LMHeadModel cannot compute it."
+    assert (caught.value.key, caught.value.fields) == (
+        "error.gpt2.field_out",
+        {"field": field, "found": value, "want": getattr(CFG, field)},
     )
 
 
-FIX = "save_pretrained writes it; copy the model directory again."
+FIX = "fix.gpt2_model"  # the catalogue's sentence a folder refusal ends with
 
 
 def folder(tmp_path):
@@ -254,10 +253,21 @@ def refusal(path, error=DamagedFile) -> str:
     return str(caught.value)
 
 
+def keyed(path, error=DamagedFile) -> tuple[str, dict]:
+    """The key and fields of read_gpt2_dir's refusal: what a test pins (the words are the catalogue's)."""
+    with pytest.raises(error) as caught:
+        read_gpt2_dir(path)
+    return caught.value.key, caught.value.fields
+
+
 def test_a_config_json_that_is_not_an_object_is_named(tmp_path):
     (folder(tmp_path) / "config.json").write_text("[1, 2]", encoding="utf-8")
-    assert refusal(tmp_path) == f"{tmp_path / 'config.json'} is not a JSON object. {FIX}"
-    with speaking("zh"):
+    assert keyed(tmp_path) == ("error.gpt2.not_object", {"path": tmp_path / "config.json", "fix": t(FIX)})
+    # deliberate snapshot: what a learner reads
+    assert refusal(tmp_path) == (
+        f"{tmp_path / 'config.json'} is not a JSON object. save_pretrained writes it; copy the model directory again."
+    )
+    with speaking("zh"):  # deliberate snapshot: what a learner reads
         assert refusal(tmp_path).startswith(f"{tmp_path / 'config.json'} ")
 
 
@@ -265,8 +275,9 @@ def test_a_config_json_that_is_not_an_object_is_named(tmp_path):
 def test_an_index_that_names_no_shards_is_named(tmp_path, index):
     (folder(tmp_path) / "model.safetensors").unlink()
     (tmp_path / "model.safetensors.index.json").write_text(json.dumps(index), encoding="utf-8")
-    assert (
-        refusal(tmp_path) == f"{tmp_path / 'model.safetensors.index.json'} has no weight_map naming its shards. {FIX}"
+    assert keyed(tmp_path) == (
+        "error.gpt2.no_shards",
+        {"path": tmp_path / "model.safetensors.index.json", "fix": t(FIX)},
     )
 
 
@@ -277,8 +288,9 @@ def test_a_shard_the_index_names_but_that_is_not_there_is_named(tmp_path):
         json.dumps({"weight_map": {"wte.weight": "gone.safetensors"}}), encoding="utf-8"
     )
     (tmp_path / "model.safetensors").unlink()
-    assert (
-        refusal(tmp_path, NotFound) == f"{tmp_path / 'gone.safetensors'} does not exist, but the index names it. {FIX}"
+    assert keyed(tmp_path, NotFound) == (
+        "error.gpt2.shard_missing",
+        {"path": tmp_path / "gone.safetensors", "fix": t(FIX)},
     )
 
 
@@ -287,9 +299,13 @@ def test_a_folder_without_weights_names_the_three_files_it_looks_for(tmp_path):
 
     (folder(tmp_path) / "model.safetensors").unlink()
     (tmp_path / "pytorch_model.bin").mkdir()  # a folder of that name is no weights file
-    assert refusal(tmp_path, NotFound) == (
-        f"{tmp_path} has no weights: it needs one of model.safetensors, "
-        f"model.safetensors.index.json, pytorch_model.bin. {FIX}"
+    assert keyed(tmp_path, NotFound) == (
+        "error.gpt2.no_weights",
+        {
+            "path": tmp_path,
+            "files": "model.safetensors, model.safetensors.index.json, pytorch_model.bin",
+            "fix": t(FIX),
+        },
     )
 
 
@@ -310,27 +326,24 @@ def test_model_safetensors_is_read_first_and_a_whole_pytorch_model_bin_is_read(t
 def test_a_pytorch_model_bin_that_is_no_state_dict_is_named(tmp_path, content):
     (folder(tmp_path) / "model.safetensors").unlink()
     torch.save(content, tmp_path / "pytorch_model.bin")
-    assert refusal(tmp_path) == (
-        f"{tmp_path / 'pytorch_model.bin'} does not hold a state_dict ({{name: tensor}}). {FIX}"
-    )
+    assert keyed(tmp_path) == ("error.gpt2.bin_not_state", {"path": tmp_path / "pytorch_model.bin", "fix": t(FIX)})
 
 
 def test_a_pickle_that_holds_objects_is_refused_never_unpickled(tmp_path):
     (folder(tmp_path) / "model.safetensors").unlink()
     torch.save({"wte.weight": torch.zeros(1), "x": io.BytesIO(b"")}, tmp_path / "pytorch_model.bin")
-    assert refusal(tmp_path) == (
-        f"{tmp_path / 'pytorch_model.bin'} was refused: it holds objects other than tensors, "
-        "which glassformer never unpickles (they could run code). Convert it to "
-        f"model.safetensors, or {FIX}"
+    assert keyed(tmp_path) == (
+        "error.gpt2.bin_refused",
+        {"path": tmp_path / "pytorch_model.bin", "why": t("gpt2.bin_pickle"), "fix": t(FIX)},
     )
 
 
 def test_a_config_and_tokenizer_of_different_sizes_are_named(tmp_path):
     config = json.loads((folder(tmp_path) / "config.json").read_text(encoding="utf-8"))
     (tmp_path / "config.json").write_text(json.dumps({**config, "vocab_size": 259}), encoding="utf-8")
-    assert refusal(tmp_path, UsageError) == (  # said before the weights are found not to fit
-        f"{tmp_path / 'config.json'} has vocab_size=259 but the tokenizer has 258 tokens; glassformer needs one "
-        "id per embedding row. Import a model whose config and tokenizer agree."
+    assert keyed(tmp_path, UsageError) == (  # said before the weights are found not to fit
+        "error.gpt2.vocab_differs",
+        {"path": tmp_path / "config.json", "vocab_size": 259, "tokens": 258},
     )
 
 
@@ -361,10 +374,9 @@ def test_a_tokenizer_gpt2_cannot_hold_is_named_before_any_file_is_written(tmp_pa
 
     with pytest.raises(UsageError) as caught:
         write_gpt2_dir(gpt(), CharTokenizer("ab"), tmp_path / "out")
-    assert str(caught.value) == (
-        "this run's tokenizer is 'char'; transformers' GPT2Tokenizer holds only GPT-2's own "
-        "byte-level BPE ('gpt2-bpe'), which runs imported with `glassformer import gpt2` have. "
-        "(glassformer's 'bpe' cuts text with another pattern.)"
+    assert (caught.value.key, caught.value.fields) == (
+        "error.gpt2.export_tokenizer",
+        {"kind": "char", "gpt2": "gpt2-bpe"},
     )
     assert not (tmp_path / "out").exists()
     with pytest.raises(UsageError) as caught:  # an object that is no tokenizer at all
@@ -376,21 +388,28 @@ def test_a_missing_or_broken_config_json_is_named_with_the_fix(tmp_path):
     from glassformer.errors import NotFound
 
     (folder(tmp_path) / "config.json").write_text("{bad", encoding="utf-8")
-    assert refusal(tmp_path) == (
-        f"{tmp_path / 'config.json'} is damaged: it is not valid JSON (Expecting property "
-        f"name enclosed in double quotes at line 1, column 2). {FIX}"
+    with pytest.raises(json.JSONDecodeError) as parser:
+        json.loads("{bad")
+    assert keyed(tmp_path) == (
+        "error.files.json",
+        {"path": tmp_path / "config.json", "reason": parser.value.msg, "line": 1, "column": 2, "fix": t(FIX)},
     )
     (tmp_path / "config.json").unlink()
-    assert refusal(tmp_path, NotFound) == f"{tmp_path / 'config.json'} does not exist. {FIX}"
+    assert keyed(tmp_path, NotFound) == ("error.files.missing", {"path": tmp_path / "config.json", "fix": t(FIX)})
 
 
 def test_weights_that_do_not_fit_name_the_last_mismatch_whole(tmp_path):
     config = json.loads((folder(tmp_path) / "config.json").read_text(encoding="utf-8"))
     (tmp_path / "config.json").write_text(json.dumps({**config, "n_inner": 48}), encoding="utf-8")
-    assert refusal(tmp_path) == (
-        f"the weights in {tmp_path / 'model.safetensors'} do not fit {tmp_path / 'config.json'} (size mismatch for "
-        "blocks.1.ffn.fc2.weight: copying a param with shape torch.Size([16, 32]) from checkpoint, the shape in "
-        f"current model is torch.Size([16, 48]).). {FIX}"
+    key, fields = keyed(tmp_path)
+    assert (key, fields["path"], fields["config"]) == (
+        "error.gpt2.weights_fit",
+        tmp_path / "model.safetensors",
+        tmp_path / "config.json",
+    )
+    assert fields["detail"] == (  # torch's whole line, the last mismatch
+        "size mismatch for blocks.1.ffn.fc2.weight: copying a param with shape torch.Size([16, 32]) from checkpoint, "
+        "the shape in current model is torch.Size([16, 48])."
     )
 
 
@@ -400,8 +419,14 @@ def test_a_tensor_missing_from_the_file_is_named_with_the_file(tmp_path):
     tensors = load_file(folder(tmp_path) / "model.safetensors")
     del tensors["transformer.h.1.ln_2.bias"]
     save_file(tensors, tmp_path / "model.safetensors")
-    assert refusal(tmp_path) == (
-        f"the weights in {tmp_path / 'model.safetensors'} lack h.1.ln_2.bias: not a whole GPT-2 of 2 layers."
+    assert keyed(tmp_path) == (
+        "error.gpt2.tensors_missing",
+        {
+            "source": t("gpt2.weights_in", path=tmp_path / "model.safetensors"),
+            "names": "h.1.ln_2.bias",
+            "more": "",
+            "n_layers": 2,
+        },
     )
 
 
@@ -439,25 +464,20 @@ def test_an_imported_runs_config_and_every_refusal_of_import_and_export(tmp_path
     assert read_weights(run / "model.safetensors")[2] == 0 and not (run / "train.lock").exists()
     with pytest.raises(UsageError) as e:
         import_gpt2(tmp_path / "hf", run)
-    assert str(e.value) == (
-        f"{run} already holds a checkpoint; importing would replace its weights. Choose another "
-        f"--out DIR, or delete {run / 'model.safetensors'} first."
+    assert (e.value.key, e.value.fields) == (
+        "error.gpt2.has_checkpoint",
+        {"out": run, "weights": run / "model.safetensors"},
     )
     (tmp_path / "file").write_text("x")
     with pytest.raises(UsageError) as e:
         import_gpt2(tmp_path / "hf", tmp_path / "file")
-    assert str(e.value) == f"--out {tmp_path / 'file'} is a file; a run needs a directory. Choose another --out DIR."
+    assert (e.value.key, e.value.fields) == ("error.run.out_is_file", {"dir": tmp_path / "file"})
     with pytest.raises(UsageError) as e:
         export_gpt2(run, tmp_path / "file")
-    assert str(e.value) == (
-        f"--out {tmp_path / 'file'} is a file; export writes a new directory. Choose another --out DIR."
-    )
+    assert (e.value.key, e.value.fields) == ("error.gpt2.export_out_file", {"out": tmp_path / "file"})
     with pytest.raises(UsageError) as e:
         export_gpt2(run, tmp_path / "hf")
-    assert (
-        str(e.value)
-        == f"--out {tmp_path / 'hf'} is not empty; export writes a new directory. Choose another --out DIR."
-    )
+    assert (e.value.key, e.value.fields) == ("error.gpt2.export_out_full", {"out": tmp_path / "hf"})
     (tmp_path / "empty").mkdir()
     assert export_gpt2(str(run), str(tmp_path / "empty")) == tmp_path / "empty"  # an empty folder is fine
     with pytest.raises(Exception, match="best.safetensors"):

@@ -34,6 +34,8 @@ from torch import nn
 
 import glassformer.train.loop as compile_module
 from glassformer.config import ModelConfig, TrainConfig
+from glassformer.errors import UsageError
+from glassformer.messages import t
 from glassformer.models import GPT, build_model
 from glassformer.train.checkpoint import load_checkpoint
 from glassformer.train.data import TensorBatches, TextWindows
@@ -322,13 +324,13 @@ def test_a_nonfinite_evaluation_names_the_step_losses_and_rate(tmp_path):
     values = iter([{"val_loss": 1.0}, {"val_loss": float("nan"), "train_loss": 0.5}])
     result = Trainer(model, cfg, batches, tmp_path, loss=mse, progress="silent", evaluate=lambda: next(values)).fit()
     assert result.status == "nonfinite" and result.step == 2
-    assert result.message == (
-        "evaluation at step 2 gave {'val_loss': nan, 'train_loss': 0.5} (lr 0.1)\n"
-        f"The last good checkpoint (step 0) in {tmp_path} is kept."
-    )
+    bad = {"val_loss": math.nan, "train_loss": 0.5}
+    said = t("train.eval_nonfinite", step=2, losses=bad, lr=0.1)
+    assert result.message == said + "\n" + t("run.kept", step=0, dir=tmp_path)
     assert result.best_val == 1.0
     alone = Trainer(*setup()[:3], loss=mse, progress="silent", evaluate=lambda: {"val_loss": float("inf")}).fit()
-    assert alone.message == "evaluation at step 2 gave {'val_loss': inf} (lr 0.1)\nNo checkpoint was written."
+    said = t("train.eval_nonfinite", step=2, losses={"val_loss": math.inf}, lr=0.1)
+    assert alone.message == said + "\n" + t("run.kept_none")
 
 
 def test_ctrl_c_between_steps_saves_and_inside_a_step_keeps_the_last_save(tmp_path):
@@ -341,16 +343,14 @@ def test_ctrl_c_between_steps_saves_and_inside_a_step_keeps_the_last_save(tmp_pa
 
     result = Trainer(model, cfg, batches, tmp_path / "a", loss=mse, progress="silent", callbacks=[interrupt_at_3]).fit()
     assert result.status == "interrupted" and result.step == 3
-    assert result.message == f"Interrupted at step 3; checkpoint saved in {tmp_path / 'a'}."
+    assert result.message == t("train.interrupted_saved", step=3, dir=tmp_path / "a")
     assert [r["step"] for r in records(tmp_path / "a") if r["kind"] == "log"] == [1, 2, 3]
     trainer = Trainer(*setup(max_steps=10, eval_interval=5)[:3], tmp_path / "b", loss=mse, progress="silent")
     trainer.in_step = True
-    assert trainer.on_interrupt() == "Interrupted at step 0. No checkpoint was written."
+    none_kept = t("train.interrupted", step=0, kept=t("run.kept_none"))
+    assert trainer.on_interrupt() == none_kept
     bare = Trainer(*setup()[:3], loss=mse, progress="silent")
-    assert (
-        bare.on_interrupt() == "Interrupted at step 0. No checkpoint was written."
-        and bare.kept() == "No checkpoint was written."
-    )
+    assert bare.on_interrupt() == none_kept and bare.kept() == t("run.kept_none")
 
 
 def test_a_tuple_input_is_spread_over_the_models_arguments_and_bfloat16_autocasts():
@@ -563,24 +563,33 @@ def test_schedule_values_from_the_formula():
 NAMES = ("embed.weight", "blocks.0.attn.qkv.weight", "head.weight")
 
 
+def nonfinite(loss, step, lr, gradient, before="") -> str:
+    """A NonFiniteLoss's message from its parts (the words are the catalogue's)."""
+    return t("train.nonfinite", loss=loss, step=step, lr=lr, gradient=gradient, before=before, clip=1.0)
+
+
 def test_largest_gradient_names_the_largest_or_counts_the_bad_ones():
-    assert (
-        largest_gradient(NAMES, torch.tensor([0.5, 3.0, 1.0])) == "largest gradient blocks.0.attn.qkv.weight (norm 3)"
+    assert largest_gradient(NAMES, torch.tensor([0.5, 3.0, 1.0])) == t(
+        "train.nonfinite.largest", name="blocks.0.attn.qkv.weight", norm=3.0
     )
-    assert largest_gradient(NAMES, torch.tensor([1.0, math.inf, math.nan])) == (
-        "2 of 3 gradient norms are not finite (first: blocks.0.attn.qkv.weight)"
+    assert largest_gradient(NAMES, torch.tensor([1.0, math.inf, math.nan])) == t(
+        "train.nonfinite.grads", bad=2, total=3, first="blocks.0.attn.qkv.weight"
     )
-    assert largest_gradient(NAMES, torch.tensor([math.nan, 1.0, 2.0])).endswith("(first: embed.weight)")
+    assert largest_gradient(NAMES, torch.tensor([math.nan, 1.0, 2.0])) == t(
+        "train.nonfinite.grads", bad=1, total=3, first="embed.weight"
+    )
 
 
 def test_explanation_gives_the_step_lr_and_the_last_finite_step():
     text = explain_nonfinite(
         NAMES, 7, math.nan, 3e-3, torch.tensor([1.0, math.nan, 2.0]), (6, torch.tensor([1.0, 9.0, 2.0]))
     )
-    assert text == (
-        "loss became nan at step 7 (lr 0.003); 1 of 3 gradient norms are not finite "
-        "(first: blocks.0.attn.qkv.weight); at step 6, the last finite one: largest gradient "
-        "blocks.0.attn.qkv.weight (norm 9). Try a lower lr, grad_clip=1.0, or a longer warmup."
+    assert text == nonfinite(
+        math.nan,
+        7,
+        3e-3,
+        t("train.nonfinite.grads", bad=1, total=3, first="blocks.0.attn.qkv.weight"),
+        t("train.nonfinite.before", step=6, gradient=t("train.nonfinite.largest", name=NAMES[1], norm=9.0)),
     )
     assert "last finite" not in explain_nonfinite(NAMES, 1, math.inf, 1.0, torch.ones(3), None)
 
@@ -595,19 +604,27 @@ def test_pending_steps_return_every_loss_and_remember_the_last_finite_step():
     assert not pending and pending.last_finite[0] == 2
     pending.add(3, torch.tensor(math.inf), torch.tensor([math.inf, 1.0, 1.0]), torch.tensor(math.inf))
     lrs = []
-    with pytest.raises(NonFiniteLoss, match=r"loss became inf at step 3 \(lr 0\.25\).*first: embed\.weight.*at step 2"):
+    with pytest.raises(NonFiniteLoss) as e:
         pending.check(lambda s: lrs.append(s) or 0.25)
+    assert str(e.value) == nonfinite(
+        math.inf,
+        3,
+        0.25,
+        t("train.nonfinite.grads", bad=1, total=3, first="embed.weight"),
+        t("train.nonfinite.before", step=2, gradient=t("train.nonfinite.largest", name=NAMES[1], norm=2.0)),
+    )
     assert lrs == [2]  # the lr that step 3 used: lr_at(step - 1)
 
 
 def test_the_whole_explanation_in_both_languages_with_and_without_a_finite_step_before():
     from glassformer.messages import speaking
 
+    # deliberate snapshot: what a learner reads
     assert explain_nonfinite(NAMES, 1, math.inf, 0.5, torch.tensor([0.25, 4.0, 1234.5]), None) == (
         "loss became inf at step 1 (lr 0.5); largest gradient head.weight (norm 1.23e+03). Try a lower lr, "
         "grad_clip=1.0, or a longer warmup."
     )
-    with speaking("zh"):
+    with speaking("zh"):  # deliberate snapshot: what a learner reads
         assert explain_nonfinite(
             NAMES, 4, math.nan, 0.01, torch.tensor([math.nan, 1.0, 1.0]), (3, torch.tensor([2.0, 1.0, 1.0]))
         ) == (
@@ -623,10 +640,12 @@ def test_a_bad_step_after_good_ones_in_the_same_check_names_the_good_one_before_
     pending.add(6, torch.tensor(math.nan), torch.tensor([1.0, 1.0, 8.0]), torch.tensor(1.0))
     with pytest.raises(NonFiniteLoss) as e:
         pending.check(lambda s: 0.1)
-    assert str(e.value) == (
-        "loss became nan at step 6 (lr 0.1); largest gradient head.weight (norm 8); at step 5, the "
-        "last finite one: largest gradient blocks.0.attn.qkv.weight (norm 7). Try a lower lr, "
-        "grad_clip=1.0, or a longer warmup."
+    assert str(e.value) == nonfinite(
+        math.nan,
+        6,
+        0.1,
+        t("train.nonfinite.largest", name="head.weight", norm=8.0),
+        t("train.nonfinite.before", step=5, gradient=t("train.nonfinite.largest", name=NAMES[1], norm=7.0)),
     )
     assert isinstance(e.value, RuntimeError)
 
@@ -641,7 +660,7 @@ def test_the_first_ctrl_c_becomes_a_flag_and_a_message_the_second_goes_to_the_pr
             assert not interrupted()
             os.kill(os.getpid(), signal.SIGINT)
             assert interrupted() and outer == []
-            assert capsys.readouterr().err == "\nCtrl-C: stopping after this step (press again to stop at once) ...\n"
+            assert capsys.readouterr().err == "\n" + t("train.ctrl_c") + "\n"
             os.kill(os.getpid(), signal.SIGINT)  # the handler put the previous one back
             assert outer == [signal.SIGINT]
         assert signal.getsignal(signal.SIGINT) is previous
@@ -659,7 +678,7 @@ def test_the_first_sigterm_becomes_a_flag_and_the_second_goes_to_the_previous_ha
             assert interrupted() == 0
             os.kill(os.getpid(), signal.SIGTERM)
             assert interrupted() == signal.SIGTERM and outer == []
-            assert "SIGTERM: stopping after this step" in capsys.readouterr().err
+            assert capsys.readouterr().err == "\n" + t("train.sigterm") + "\n"
             os.kill(os.getpid(), signal.SIGINT)  # a second signal of either kind: the previous handlers are back
             os.kill(os.getpid(), signal.SIGTERM)
             assert outer == [signal.SIGINT, signal.SIGTERM] and interrupted() == signal.SIGTERM
@@ -699,14 +718,15 @@ def test_a_failing_compiler_falls_back_to_eager_with_a_message(monkeypatch, caps
     forward = compile_module.compile_or_eager(model)
     assert torch.equal(forward(ids), model(ids)) and torch.equal(forward(ids), model(ids))
     err = capsys.readouterr().err
-    assert err.count("torch.compile does not work here (RuntimeError: no C compiler found)") == 1
+    assert err == t("train.compile_failed", error="RuntimeError", first="no C compiler found") + "\n"  # once
 
 
 def test_the_models_own_error_is_not_blamed_on_the_compiler(monkeypatch, capsys):
     monkeypatch.setattr(compile_module.torch, "compile", lambda model: model)
     forward = compile_module.compile_or_eager(tiny())
-    with pytest.raises(ValueError, match="outside the vocabulary"):
+    with pytest.raises(UsageError) as e:
         forward(torch.full((1, 3), 99))
+    assert (e.value.key, e.value.fields) == ("error.ids.outside", {"bad": [99], "vocab_size": 7})
     assert "torch.compile" not in capsys.readouterr().err
 
 
@@ -752,7 +772,7 @@ def test_a_compiler_error_without_a_message_still_reads_well(monkeypatch, capsys
     monkeypatch.setattr(compile_module.torch, "compile", silent_failure)
     model, ids = tiny(), torch.randint(0, 7, (1, 3))
     compile_module.compile_or_eager(model)(ids)
-    assert "torch.compile does not work here (RuntimeError: ); continuing without it" in capsys.readouterr().err
+    assert capsys.readouterr().err == t("train.compile_failed", error="RuntimeError", first="") + "\n"
 
 
 def test_the_fallback_message_whole_with_the_first_line_cut_at_200_characters(monkeypatch, capsys):
@@ -771,10 +791,7 @@ def test_the_fallback_message_whole_with_the_first_line_cut_at_200_characters(mo
     x = torch.ones(1, 2)
     assert torch.equal(forward(x), model(x)) and torch.equal(forward(x), model(x))
     assert calls == ["compiled"]  # tried once, then the plain model for good
-    assert capsys.readouterr().err == (
-        f"torch.compile does not work here (ValueError: {'x' * 200}); continuing without "
-        "it (drop --compile=true to skip this message).\n"
-    )
+    assert capsys.readouterr().err == t("train.compile_failed", error="ValueError", first="x" * 200) + "\n"
 
 
 # ---- early stopping, in a real fit ---------------------------------------------------------------
@@ -815,7 +832,7 @@ def test_stops_after_patience_evaluations_without_improvement_and_restores_the_b
     # give 3, 2, 2.5, 2.0 (a tie is no improvement), 2.6 -> stop after the third non-improvement
     model, stopper, result, seen = fit_with([0.1, 3.0, 2.0, 2.5, 2.0, 2.6, 1.0, 1.0], patience=3, run_dir=tmp_path)
     assert result.status == "stopped" and result.step == 10
-    assert "no better val_loss for 3 evaluations" in result.message
+    assert result.message == t("train.early_stop", key="val_loss", patience=3)
     assert stopper.stopped and stopper.best == 2.0 and stopper.best_eval == 1
     assert all(torch.equal(p, seen[2][n]) for n, p in model.named_parameters())  # the step-4 weights
 
@@ -857,7 +874,7 @@ def test_early_stopping_watches_its_key_and_says_so_when_it_stops():
         trainer.evaluate(step, train_loss=loss, val_loss=0.0)
         stop("eval", trainer)
     assert stop.best == 2.0 and stop.best_eval == 1 and stop.evals == 4 and stop.stopped
-    assert trainer.stops == ["no better train_loss for 2 evaluations"]
+    assert trainer.stops == [t("train.early_stop", key="train_loss", patience=2)]
     stop("step", trainer)
     assert trainer.model.weight.item() == 4.0
     stop("end", trainer)
@@ -872,7 +889,7 @@ def test_early_stopping_with_patience_1_stops_at_the_first_evaluation_that_is_no
     assert trainer.stops == []
     trainer.evaluate(2, val_loss=1.0)
     stop("eval", trainer)
-    assert trainer.stops == ["no better val_loss for 1 evaluations"]
+    assert trainer.stops == [t("train.early_stop", key="val_loss", patience=1)]
     watcher = EarlyStopping()
     trainer = FakeTrainer()
     trainer.evaluate(1, val_loss=1.0)

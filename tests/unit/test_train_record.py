@@ -23,7 +23,7 @@ from torch import nn
 
 from glassformer.config import ModelConfig, TrainConfig
 from glassformer.errors import DiskFull, WriteFailed
-from glassformer.messages import speaking
+from glassformer.messages import speaking, t
 from glassformer.models import build_model
 from glassformer.train import record
 from glassformer.train.checkpoint import checkpoint_bytes, load_weights, read_state, read_weights, save_checkpoint
@@ -171,6 +171,13 @@ class FakeTrainer:
         self.batch_generator = torch.Generator().manual_seed(1)
 
 
+def keyed(kind, call, *args, **kw) -> tuple[str, dict]:
+    """The key and fields of the error `call` raises: what a test pins (the words are the catalogue's)."""
+    with pytest.raises(kind) as e:
+        call(*args, **kw)
+    return e.value.key, e.value.fields
+
+
 def failing(code, text):
     def write(*args):
         raise OSError(code, text)
@@ -181,27 +188,25 @@ def failing(code, text):
 @pytest.mark.parametrize(
     "code, remedy",
     [
-        (errno.EACCES, "make the directory writable"),
-        (errno.EPERM, "make the directory writable"),
-        (errno.EROFS, "move the run to a writable disk"),
-        (errno.EIO, "fix the cause"),
+        (errno.EACCES, "remedy.writable"),
+        (errno.EPERM, "remedy.writable"),
+        (errno.EROFS, "remedy.read_only"),
+        (errno.EIO, "remedy.other"),
     ],
 )
 def test_a_failed_write_says_what_failed_why_and_what_to_do_before_and_after_a_checkpoint(tmp_path, code, remedy):
     files = RunFiles(str(tmp_path))
     with pytest.raises(WriteFailed) as e:
         files._write("metrics.jsonl", failing(code, "Some reason"))
-    assert str(e.value) == (
-        f"could not write metrics.jsonl in {tmp_path} (Some reason); no checkpoint had been saved "
-        f"yet. To retry, {remedy}, then start the run again."
+    assert (e.value.key, e.value.fields) == (
+        "error.write.first",
+        {"what": "metrics.jsonl", "dir": tmp_path, "reason": "Some reason", "remedy": t(remedy)},
     )
     assert isinstance(e.value.__cause__, OSError)
     files.saved_step = 8
-    with pytest.raises(WriteFailed) as e:
-        files._write("loss.png", failing(code, "Some reason"))
-    assert str(e.value) == (
-        f"could not write loss.png in {tmp_path} (Some reason). The last good checkpoint, step 8, "
-        f"is kept; {remedy}, then continue with: glassformer train --resume {tmp_path}"
+    assert keyed(WriteFailed, files._write, "loss.png", failing(code, "Some reason")) == (
+        "error.write.kept",
+        {"what": "loss.png", "dir": tmp_path, "reason": "Some reason", "step": 8, "remedy": t(remedy)},
     )
 
 
@@ -223,9 +228,10 @@ def test_a_full_disk_is_disk_full_with_the_mb_free_and_the_mb_a_checkpoint_needs
 
 
 def test_an_oserror_without_strerror_is_said_by_its_text(tmp_path):
-    with pytest.raises(WriteFailed) as e:
-        RunFiles(tmp_path)._write("x", _raise(OSError("plain text")))
-    assert "(plain text)" in str(e.value) and "fix the cause" in str(e.value)
+    assert keyed(WriteFailed, RunFiles(tmp_path)._write, "x", _raise(OSError("plain text"))) == (
+        "error.write.first",
+        {"what": "x", "dir": tmp_path, "reason": "plain text", "remedy": t("remedy.other")},
+    )
 
 
 def _raise(error):
@@ -257,12 +263,10 @@ def test_an_evaluation_writes_its_line_the_checkpoint_the_plot_and_the_best_weig
     files = RunFiles(tmp_path / "myrun")
     (tmp_path / "myrun").mkdir()
     trainer = FakeTrainer(step=3)
-    assert files.kept() == "No checkpoint was written."
+    assert files.kept() == t("run.kept_none")
     files.evaluation({"kind": "eval", "step": 3, "val_loss": 0.5}, False, trainer)
     assert not (tmp_path / "myrun" / "best.safetensors").exists()
-    assert (
-        files.saved_step == 3 and files.kept() == f"The last good checkpoint (step 3) in {tmp_path / 'myrun'} is kept."
-    )
+    assert files.saved_step == 3 and files.kept() == t("run.kept", step=3, dir=tmp_path / "myrun")
     state = read_state(tmp_path / "myrun" / "train_state.pt")
     assert state["step"] == 3 and state["best_val"] == 0.5 and state["train_loss"] == 0.4 and state["val_loss"] == 0.5
     assert titles == [(1, tmp_path / "myrun" / "loss.png", "myrun")]
@@ -290,10 +294,7 @@ def test_restore_removes_stray_temp_files_and_metrics_after_the_checkpoint_and_s
     assert state["step"] == 2 and again.saved_step == 2
     assert not (tmp_path / ".model.safetensors.x.tmp").exists() and (tmp_path / "keep.tmp").exists()
     assert (tmp_path / "metrics.jsonl").read_text() == '{"kind": "eval", "step": 0}\n{"kind": "log", "step": 2}\n'
-    assert capsys.readouterr().err == (
-        f"note: {tmp_path / 'metrics.jsonl'}: dropped 2 damaged line(s) (line 3, 5); a "
-        "run killed while writing leaves its last line cut short.\n"
-    )
+    assert capsys.readouterr().err == t("run.dropped_lines", path=tmp_path / "metrics.jsonl", n=2, lines="3, 5") + "\n"
     again.restore(FakeTrainer())
     assert capsys.readouterr().err == ""  # nothing damaged: nothing said
 
@@ -349,6 +350,7 @@ def test_a_failed_write_says_what_which_cause_what_is_kept_and_what_to_do(tmp_pa
             assert isinstance(e.value.__cause__, OSError) and e.value.__cause__.errno == code
             messages.append(str(e.value))
     d = tmp_path
+    # deliberate snapshot: what a learner reads
     assert messages == [
         f"could not write metrics.jsonl in {d} ({reason}); no checkpoint had been saved yet. To retry, {remedy}, then "
         f"start the run again.",
@@ -364,11 +366,14 @@ def test_a_failed_write_says_what_which_cause_what_is_kept_and_what_to_do(tmp_pa
 def test_an_oserror_without_a_strerror_is_said_as_it_prints(tmp_path):
     files = RunFiles(tmp_path)
     files.metrics.append = lambda record: (_ for _ in ()).throw(OSError("quota exceeded for user 1000"))
-    with pytest.raises(WriteFailed) as e:
-        files.log({})
-    assert str(e.value) == (
-        f"could not write metrics.jsonl in {tmp_path} (quota exceeded for user 1000); no checkpoint "
-        f"had been saved yet. To retry, fix the cause, then start the run again."
+    assert keyed(WriteFailed, files.log, {}) == (
+        "error.write.first",
+        {
+            "what": "metrics.jsonl",
+            "dir": tmp_path,
+            "reason": "quota exceeded for user 1000",
+            "remedy": t("remedy.other"),
+        },
     )
 
 
@@ -612,14 +617,14 @@ def test_a_metrics_path_that_cannot_be_read_says_what_to_do(tmp_path):
 # ---- what a run prints while it trains -----------------------------------------------------------
 def test_the_eval_line_names_each_split_in_the_users_language_and_marks_the_best():
     losses = {"train_loss": 1.23456, "val_loss": 2.0}
-    assert eval_line(500, losses, False) == "step    500: train 1.2346  val 2.0000"
-    assert eval_line(7, losses, True) == "step      7: train 1.2346  val 2.0000  (best)"
-    assert eval_line(1234567, {"test_loss": 0.5}, False) == "step 1234567: test 0.5000"  # a split of its own
-    assert eval_line(3, {"val": 0.25}, False) == "step      3: val 0.2500"  # no _loss suffix: the key as is
-    with speaking("zh"):
-        assert eval_line(500, losses, False) == "第    500 步：训练 1.2346  验证 2.0000"
-        assert eval_line(5, losses, True) == "第      5 步：训练 1.2346  验证 2.0000  （最佳）"
-        assert eval_line(5, {"test_loss": 1.0}, False) == "第      5 步：test 1.0000"
+    for lang in ("en", "zh"):
+        with speaking(lang):
+            train, val = t("train.split.train"), t("train.split.val")
+            assert eval_line(500, losses, False) == t("train.eval", step=500, losses=f"{train} 1.2346  {val} 2.0000")
+            assert eval_line(7, losses, True) == t("train.eval_best", step=7, losses=f"{train} 1.2346  {val} 2.0000")
+            assert eval_line(1234567, {"test_loss": 0.5}, False) == t("train.eval", step=1234567, losses="test 0.5000")
+            assert eval_line(3, {"val": 0.25}, False) == t("train.eval", step=3, losses=f"{val} 0.2500")  # key as is
+    assert t("train.eval", step=5, losses="x") == "step      5: x"  # the step is right-aligned in 6 columns
 
 
 def test_progress_modes_print_where_each_says(capsys):

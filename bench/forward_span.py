@@ -7,7 +7,9 @@ sys.settrace over one forward of the preset's GPT (no hooks attached, eval mode,
 `max_len` tokens): every Python function of src/glassformer that runs is counted once, as a
 distinct (file, function), with the lines of its source (decorators, docstring and comments
 included). Printed: the files and their whole length (what a reader opens), the functions and
-their lines (what runs), and the class chain of the model up to nn.Module.
+their lines (what runs), and the class chain of the model up to nn.Module. The files are also
+counted without INFRASTRUCTURE (nn/hooks.py: every hook point's identity call runs in the forward,
+but it is the views' tap, not a step of the model): both figures are printed.
 Not a test: the figures go to docs/architecture.md.
 """
 
@@ -26,6 +28,7 @@ from glassformer.config import get_preset
 from glassformer.models import build_model
 
 ROOT = Path(glassformer.__file__).resolve().parent
+INFRASTRUCTURE = {"nn/hooks.py"}  # run by the forward, but not the model's own steps
 
 
 def span(model: torch.nn.Module, ids: torch.Tensor) -> dict[tuple[str, str], int]:
@@ -68,8 +71,11 @@ def main() -> None:
     files = sorted({f for f, _ in seen})
     chain = [c.__name__ for c in type(model).__mro__ if c.__module__.startswith("glassformer")]
     print(f"one {type(model).__name__} forward, preset {args.preset}, attention {args.attention}:")
-    file_lines = sum(len((ROOT / f).read_text(encoding="utf-8").splitlines()) for f in files)
-    print(f"  files {len(files)} ({file_lines} lines), functions {len(seen)} ({sum(seen.values())} lines)")
+    length = {f: len((ROOT / f).read_text(encoding="utf-8").splitlines()) for f in files}
+    print(f"  files {len(files)} ({sum(length.values())} lines), functions {len(seen)} ({sum(seen.values())} lines)")
+    model_files = [f for f in files if f not in INFRASTRUCTURE]
+    left_out = ", ".join(sorted(set(files) & INFRASTRUCTURE)) or "nothing"
+    print(f"  model files {len(model_files)} ({sum(length[f] for f in model_files)} lines), without {left_out}")
     print(f"  class chain: {' -> '.join(chain)} -> nn.Module  ({len(chain)} glassformer classes)")
     for f in files:
         fns = {fn: n for (ff, fn), n in seen.items() if ff == f}

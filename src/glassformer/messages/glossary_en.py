@@ -9,6 +9,14 @@ notes of parameter formulas `formula.<id>`. The same keys, in Chinese: glossary_
 """
 
 TEXT = {
+    # ---- ActivationCache's table in Jupyter (nn/hooks.py) ----
+    "cache.title": "ActivationCache: {n} tensors",
+    "cache.column.name": "name",
+    "cache.column.stage": "stage",
+    "cache.column.shape": "shape",
+    "cache.column.means": "means",
+    "cache.column.first": "first values",
+    "cache.column.spread": "mean ± std",
     # ---- stages: the first column of the trace table ------------------------------------------------
     "stage.embedding": "embedding",
     "stage.position": "+ position",

@@ -1,6 +1,14 @@
 """词汇表：模型的每个阶段、每个张量是什么，按概念分键，中文（英文见 glossary_en.py）。"""
 
 TEXT = {
+    # ---- ActivationCache 在 Jupyter 里的表格（nn/hooks.py）----
+    "cache.title": "ActivationCache: {n} 个张量",
+    "cache.column.name": "名称",
+    "cache.column.stage": "阶段",
+    "cache.column.shape": "形状",
+    "cache.column.means": "含义",
+    "cache.column.first": "前几个数",
+    "cache.column.spread": "均值 ± 标准差",
     # ---- 阶段 ----------------------------------------------------------------------------------------
     "stage.embedding": "嵌入",
     "stage.position": "+ 位置",

@@ -139,12 +139,8 @@ class ActivationCache(dict):
         return f"ActivationCache({len(self)} tensors)\n{rows}"
 
     def _repr_html_(self) -> str:  # Jupyter's rich display; every text is escaped
-        zh = self.lang == "zh"
-        head = (
-            ("名称", "阶段", "形状", "含义", "前几个数", "均值 ± 标准差")
-            if zh
-            else ("name", "stage", "shape", "means", "first values", "mean ± std")
-        )
+        words = TABLES[self.lang]
+        head = [words[f"cache.column.{c}"] for c in ("name", "stage", "shape", "means", "first", "spread")]
         rows = [_cache_row(name, t, self.points.get(name), self.lang) for name, t in self.items()]
         td = 'style="padding: 2px 8px; border-bottom: 1px solid #e5e5e5; text-align: left"'
         mono = td[:-1] + '; font-family: monospace"'
@@ -154,7 +150,7 @@ class ActivationCache(dict):
             + "</tr>"
             for row in rows
         )
-        title = html.escape(f"ActivationCache: {len(self)} {'个张量' if zh else 'tensors'}")
+        title = html.escape(words["cache.title"].format(n=len(self)))
         return (
             f'<table style="border-collapse: collapse; font-size: 12px"><caption style="text-align: left">'
             f"{title}</caption><thead><tr>{''.join(f'<th {td}>{h}</th>' for h in head)}</tr></thead>"

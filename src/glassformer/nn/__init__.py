@@ -34,6 +34,7 @@ from glassformer.nn.attention import (
 )
 from glassformer.nn.block import Block, FeedForward
 from glassformer.nn.embedding import TokenEmbedding
+from glassformer.nn.fused_attention import fused_attention  # registers attention "fused"
 from glassformer.nn.hooks import HookPoint
 from glassformer.nn.masks import causal_mask, combine_masks, padding_mask
 from glassformer.nn.position import (
@@ -65,6 +66,7 @@ __all__ = [
     "attention_weights",
     "causal_mask",
     "combine_masks",
+    "fused_attention",
     "padding_mask",
     "position_scheme",
     "register_position_scheme",

@@ -26,10 +26,14 @@ import torch.nn.functional as F
 from torch import nn
 
 from glassformer.nn.formula import ParamFormula, counted, linear_formula
-from glassformer.nn.fused_attention import fused_attention
 from glassformer.nn.hooks import HookPoint, hook
 from glassformer.nn.masks import check_mask
 from glassformer.nn.position import AttentionPositions
+
+FAST_PATHS: dict[str, Callable[..., torch.Tensor]] = {}
+"""attention name -> kernel, for every path but the glass one: nn/fused_attention.py registers "fused"
+(it reads this file's masks, so this file does not import it). Contract: scaled_dot_product_attention's
+arguments (q, k, v, mask, dropout, bias), its output only (no weights, no hooks inside)."""
 
 
 def _unchanged(t: torch.Tensor) -> torch.Tensor:
@@ -145,8 +149,8 @@ class AttentionHeads(nn.Module):
     ) -> torch.Tensor:
         """q (B, H, T_q, D), k and v (B, H, T_k, D) -> z (B, H, T_q, D)."""
         drop = self.dropout if self.training else 0.0
-        if self.attention == "fused":  # the one separated fast path: no (T_q, T_k) matrix, no hooks inside
-            return self.hook_z(fused_attention(q, k, v, mask, drop, bias))  # (B, H, T_q, D)
+        if self.attention != "glass":  # the one separated fast path: no (T_q, T_k) matrix, no hooks inside
+            return self.hook_z(FAST_PATHS[self.attention](q, k, v, mask, drop, bias))  # (B, H, T_q, D)
         z, _ = scaled_dot_product_attention(q, k, v, mask, drop, bias, self.hook_scores, self.hook_weights)
         return self.hook_z(z)  # (B, H, T_q, D)
 

@@ -3,7 +3,8 @@
 This is the ONE place in the model code where a built-in attention is allowed. It computes the
 same function as the hand-written path in attention.py (tests/reference/test_fused_path.py
 proves it) but never materialises the (B, H, T, T) weights, so hooks on `scores` and `weights`
-do not fire here: use attention="glass" to see them.
+do not fire here: use attention="glass" to see them. It registers itself as attention "fused" in
+attention.py's FAST_PATHS (it reads attention.py's masks, so attention.py cannot import it).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from glassformer.nn.attention import FAST_PATHS
 from glassformer.nn.masks import causal_mask, check_mask
 
 
@@ -48,3 +50,6 @@ def fused_attention(
         # rows with every key masked: SDPA gives NaN, the glass path gives 0 — match the glass path
         out = out.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)  # (B, H, T, D)
     return out
+
+
+FAST_PATHS["fused"] = fused_attention  # attention="fused" (nn/attention.py reads it there)

@@ -43,8 +43,8 @@ import glassformer.nn.attention as attention_module
 from glassformer.config import get_preset
 from glassformer.models import GPT
 from glassformer.models.decode import DecodeStep
+from glassformer.nn.attention import check_mask
 from glassformer.nn.loss import next_token_loss
-from glassformer.nn.masks import check_mask
 
 VOCAB = 84
 

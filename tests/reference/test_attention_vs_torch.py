@@ -13,8 +13,13 @@ from helpers import ATOL, assert_close, assert_matches, copy_linear, randomize_
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from glassformer.nn.attention import MultiHeadAttention, scaled_dot_product_attention
-from glassformer.nn.masks import causal_mask, combine_masks, padding_mask
+from glassformer.nn.attention import (
+    MultiHeadAttention,
+    causal_mask,
+    combine_masks,
+    padding_mask,
+    scaled_dot_product_attention,
+)
 
 B, H, T, D = 2, 3, 5, 4
 

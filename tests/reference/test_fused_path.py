@@ -13,8 +13,7 @@ from helpers import ATOL, assert_matches, randomize_
 
 from glassformer.config import ModelConfig
 from glassformer.models import GPT, Encoder
-from glassformer.nn.attention import MultiHeadAttention
-from glassformer.nn.masks import causal_mask, padding_mask
+from glassformer.nn.attention import MultiHeadAttention, causal_mask, padding_mask
 from glassformer.nn.position import POSITION_SCHEMES
 
 B, T, C, H = 2, 6, 12, 3

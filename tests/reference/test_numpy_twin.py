@@ -21,12 +21,11 @@ from glassformer import numpy_ref as ref
 from glassformer.config import ModelConfig, get_preset
 from glassformer.models import GPT, Encoder, SequenceRegressor
 from glassformer.nn import attention as nn_attention
-from glassformer.nn.attention import MultiHeadAttention
+from glassformer.nn.attention import MultiHeadAttention, causal_mask, combine_masks, padding_mask
 from glassformer.nn.block import Block, FeedForward
 from glassformer.nn.block import layer_norm as make_layer_norm
 from glassformer.nn.embedding import TokenEmbedding
 from glassformer.nn.kv_cache import LayerCache
-from glassformer.nn.masks import causal_mask, combine_masks, padding_mask
 from glassformer.nn.position import POSITION_SCHEMES, sinusoidal_table
 from glassformer.numpy_ref.attention import AttentionTouch
 

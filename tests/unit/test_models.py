@@ -104,10 +104,10 @@ def test_encoder_padding_keys_are_ignored():
 
 
 def test_one_causal_mask_serves_every_model_and_every_cache_offset():
-    """nn/masks.causal_mask is the only place a causal mask is built: the GPT's and the seq2seq
+    """nn/attention.causal_mask is the only place a causal mask is built: the GPT's and the seq2seq
     decoder's masks are it, with and without tokens already cached."""
     from glassformer.models import EncoderDecoder
-    from glassformer.nn.masks import causal_mask
+    from glassformer.nn.attention import causal_mask
 
     assert torch.equal(
         causal_mask(3, offset=2), torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 0], [1, 1, 1, 1, 1]]).bool()

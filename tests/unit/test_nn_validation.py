@@ -10,11 +10,17 @@ import torch
 
 from glassformer.config import ModelConfig, with_kind
 from glassformer.models import GPT, Encoder, SequenceRegressor
-from glassformer.nn.attention import MultiHeadAttention, attention_scores, scaled_dot_product_attention
+from glassformer.nn.attention import (
+    MultiHeadAttention,
+    attention_scores,
+    causal_mask,
+    combine_masks,
+    padding_mask,
+    scaled_dot_product_attention,
+)
 from glassformer.nn.block import FeedForward
 from glassformer.nn.init import init_weights
 from glassformer.nn.loss import next_token_loss
-from glassformer.nn.masks import causal_mask, combine_masks, padding_mask
 from glassformer.nn.position import LearnedPositions, SinusoidalPositions
 
 CFG = ModelConfig(vocab_size=10, d_model=8, n_heads=2, d_ff=16, n_layers=1, max_len=6)

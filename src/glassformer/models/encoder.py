@@ -13,7 +13,7 @@ import torch
 from glassformer.errors import UsageError
 from glassformer.models.gpt import Transformer
 from glassformer.models.kinds import register_model_kind
-from glassformer.nn.masks import combine_masks, padding_mask
+from glassformer.nn.attention import combine_masks, padding_mask
 
 
 @register_model_kind("encoder")

@@ -26,13 +26,13 @@ from torch import nn
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
 from glassformer.models.kinds import register_model_kind
+from glassformer.nn.attention import causal_mask
 from glassformer.nn.block import Block, layer_norm, norm_formula, norm_hook
 from glassformer.nn.embedding import LearnedPositions, TokenEmbedding
 from glassformer.nn.formula import ParamFormula, counted, linear_formula
 from glassformer.nn.hooks import HookedModel, hook
 from glassformer.nn.init import init_weights
 from glassformer.nn.kv_cache import KVCache
-from glassformer.nn.masks import causal_mask
 from glassformer.nn.position import position_scheme
 
 
@@ -84,7 +84,7 @@ class Transformer(HookedModel):
         return self.unembed(self.hook_ln_final(self.ln_final(x)))  # (B, T, n_outputs)
 
     def attention_mask(self, inputs: torch.Tensor, offset: int = 0) -> torch.Tensor | None:
-        """The mask every block uses: causal if configured (nn/masks.causal_mask). A kind may add
+        """The mask every block uses: causal if configured (nn/attention.causal_mask). A kind may add
         padding (models/encoder.py). With `offset` tokens cached, query i sits at offset+i."""
         T = inputs.size(1)
         if not self.cfg.causal or (offset and T == 1):

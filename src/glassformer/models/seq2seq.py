@@ -35,7 +35,7 @@ from torch import nn
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
 from glassformer.models.kinds import register_model_kind
-from glassformer.nn.attention import AttentionHeads
+from glassformer.nn.attention import AttentionHeads, causal_mask, combine_masks, padding_mask
 from glassformer.nn.block import Block, layer_norm, norm_formula, norm_hook
 from glassformer.nn.decoder_block import DecoderBlock
 from glassformer.nn.decoder_cache import DecoderCache
@@ -43,7 +43,6 @@ from glassformer.nn.embedding import TokenEmbedding
 from glassformer.nn.formula import ParamFormula, counted, linear_formula
 from glassformer.nn.hooks import HookedModel, HookPoint, hook
 from glassformer.nn.init import init_weights
-from glassformer.nn.masks import causal_mask, combine_masks, padding_mask
 from glassformer.nn.position import position_scheme
 
 SOURCE_AXES = {"T": "S", "T_q": "S", "T_k": "S"}  # in the encoder, every sequence axis is the source's

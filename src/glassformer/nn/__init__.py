@@ -5,8 +5,8 @@
                         touch points and the registry (learned, sinusoidal, none)
     rotary.py           position "rotary" (RoPE): queries and keys turned by position
     alibi.py            position "alibi": a linear distance penalty on the attention scores
-    masks.py            who may attend to whom (causal, padding)
-    attention.py        scaled dot-product attention, multi-head attention
+    attention.py        who may attend to whom (causal, padding masks), scaled dot-product
+                        attention, multi-head attention
     fused_attention.py  the one separated fast path (PyTorch's fused kernel)
     kv_cache.py         keys and values kept between sampling steps
     block.py            the per-position MLP (FFN), and residual + LayerNorm around attention
@@ -30,13 +30,15 @@ from glassformer.nn.attention import (
     MultiHeadAttention,
     attention_scores,
     attention_weights,
+    causal_mask,
+    combine_masks,
+    padding_mask,
     scaled_dot_product_attention,
 )
 from glassformer.nn.block import Block, FeedForward
 from glassformer.nn.embedding import TokenEmbedding
 from glassformer.nn.fused_attention import fused_attention  # registers attention "fused"
 from glassformer.nn.hooks import HookPoint
-from glassformer.nn.masks import causal_mask, combine_masks, padding_mask
 from glassformer.nn.position import (
     POSITION_SCHEMES,
     AttentionPositions,

@@ -12,8 +12,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from glassformer.nn.attention import FAST_PATHS
-from glassformer.nn.masks import causal_mask, check_mask
+from glassformer.nn.attention import FAST_PATHS, causal_mask, check_mask
 
 
 def fused_attention(

@@ -1,4 +1,4 @@
-"""Masks, NumPy edition. Same convention as glassformer.nn.masks: bool, True = may attend."""
+"""Masks, NumPy edition. Same convention as glassformer.nn.attention: bool, True = may attend."""
 
 from __future__ import annotations
 

@@ -18,8 +18,7 @@ import torch
 
 from glassformer import numpy_ref
 from glassformer.exercises.catalog import ATTENTION, Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
-from glassformer.nn.attention import scaled_dot_product_attention
-from glassformer.nn.masks import causal_mask
+from glassformer.nn.attention import causal_mask, scaled_dot_product_attention
 
 # ------------------------------------------------------------------ the reference solution
 # A learner's file, exactly: only torch and math, no glassformer, nothing shared with another

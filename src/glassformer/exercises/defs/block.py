@@ -30,8 +30,8 @@ from glassformer.exercises.catalog import (
     randn,
     solution_functions,
 )
+from glassformer.nn.attention import causal_mask
 from glassformer.nn.block import Block
-from glassformer.nn.masks import causal_mask
 
 # ------------------------------------------------------------------ the reference solution
 # A learner's file, exactly: only torch and math, no glassformer, nothing shared with another

@@ -2,7 +2,7 @@
 
     mask[i, j] = (j <= i)        (T, T) bool, True = may attend
 
-Reference: glassformer.nn.masks.causal_mask and numpy_ref.causal_mask. glassformer's masks are
+Reference: glassformer.nn.attention.causal_mask and numpy_ref.causal_mask. glassformer's masks are
 boolean with True = may attend everywhere; an additive float mask (0 / -inf) or a 0/1 float
 mask is a different convention, and the report says so.
 """
@@ -14,7 +14,7 @@ import torch
 
 from glassformer import numpy_ref
 from glassformer.exercises.catalog import Case, Exercise, Function, Variant, numpy_twin
-from glassformer.nn.masks import causal_mask
+from glassformer.nn.attention import causal_mask
 
 # ------------------------------------------------------------------ the reference solution
 # A learner's file, exactly: only torch and math, no glassformer, nothing shared with another

@@ -28,8 +28,7 @@ from glassformer.exercises.catalog import (
     randn,
     solution_functions,
 )
-from glassformer.nn.attention import MultiHeadAttention
-from glassformer.nn.masks import causal_mask
+from glassformer.nn.attention import MultiHeadAttention, causal_mask
 
 # ------------------------------------------------------------------ the reference solution
 # A learner's file, exactly: only torch and math, no glassformer, nothing shared with another

@@ -12,8 +12,8 @@ import torch
 from helpers import ATOL, assert_matches, copy_linear, randomize_
 
 from glassformer.config import ModelConfig
+from glassformer.models.gpt import Block
 from glassformer.nn.attention import causal_mask, combine_masks, padding_mask
-from glassformer.nn.block import Block
 
 B, T = 2, 5
 

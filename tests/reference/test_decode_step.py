@@ -240,7 +240,7 @@ def test_past_a_position_table_the_step_refuses_as_the_model_does():
 def test_only_gpts_of_plain_blocks_and_known_activations_get_the_short_way():
     """Blocks must all be plain Blocks with an activation decode.py knows; otherwise the model's own
     forward, whose logits come back unchanged."""
-    from glassformer.nn.block import Block
+    from glassformer.models.gpt import Block
 
     assert isinstance(decode_step(model()), DecodeStep)
     odd_activation = model()
@@ -286,8 +286,8 @@ class ScaledGPT(GPT):
 def _overridden(part: str) -> GPT:
     """A GPT with one method the decode step copies changed in a subclass (the model's own class or
     one of its parts'): the step must hand every token to the model's own forward."""
+    from glassformer.models.gpt import Block, FeedForward
     from glassformer.nn.attention import MultiHeadAttention
-    from glassformer.nn.block import Block, FeedForward
     from glassformer.nn.embedding import TokenEmbedding
 
     if part == "GPT.forward":

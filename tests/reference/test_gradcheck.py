@@ -14,8 +14,8 @@ from torch.autograd import gradcheck
 
 from glassformer.config import ModelConfig, with_kind
 from glassformer.models import GPT, Encoder, SequenceRegressor
+from glassformer.models.gpt import Block
 from glassformer.nn.attention import MultiHeadAttention, causal_mask, scaled_dot_product_attention
-from glassformer.nn.block import Block
 
 CFG = ModelConfig(vocab_size=7, d_model=6, n_heads=2, d_ff=8, n_layers=2, max_len=5)
 

@@ -20,10 +20,10 @@ from helpers import assert_close, assert_matches, numpy_fn, randomize_
 from glassformer import numpy_ref as ref
 from glassformer.config import ModelConfig, get_preset
 from glassformer.models import GPT, Encoder, SequenceRegressor
+from glassformer.models.gpt import Block, FeedForward
+from glassformer.models.gpt import layer_norm as make_layer_norm
 from glassformer.nn import attention as nn_attention
 from glassformer.nn.attention import MultiHeadAttention, causal_mask, combine_masks, padding_mask
-from glassformer.nn.block import Block, FeedForward
-from glassformer.nn.block import layer_norm as make_layer_norm
 from glassformer.nn.embedding import TokenEmbedding
 from glassformer.nn.kv_cache import LayerCache
 from glassformer.nn.position import POSITION_SCHEMES, sinusoidal_table

@@ -10,6 +10,7 @@ import torch
 
 from glassformer.config import ModelConfig, with_kind
 from glassformer.models import GPT, Encoder, SequenceRegressor
+from glassformer.models.gpt import FeedForward
 from glassformer.nn.attention import (
     MultiHeadAttention,
     attention_scores,
@@ -18,7 +19,6 @@ from glassformer.nn.attention import (
     padding_mask,
     scaled_dot_product_attention,
 )
-from glassformer.nn.block import FeedForward
 from glassformer.nn.init import init_weights
 from glassformer.nn.loss import next_token_loss
 from glassformer.nn.position import LearnedPositions, SinusoidalPositions

@@ -19,7 +19,7 @@ from torch import nn
 
 from glassformer.lab.common import corpus_for, eval_loss, lab_preset, pm, spread, train
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
-from glassformer.nn.block import FeedForward
+from glassformer.models.gpt import FeedForward
 
 FULL, FAST = {"steps": 600, "T": 64, "widths": (0, 1, 2, 4, 8)}, {"steps": 40, "T": 32, "widths": (0, 1, 4)}
 C = 64

@@ -6,7 +6,7 @@ residual addition, the order cannot be reversed. Seed 004 (§5.3): warmup is req
 the loss oscillates and diverges.
 
 A learning-rate sweep on small char models (d_model 32, 2 heads, d_ff 64, windows of 32), depths
-2, 6 and 12, both orders (nn/block.py: norm="pre" | "post"; Post-LN stacks without a final norm,
+2, 6 and 12, both orders (models/gpt.py: norm="pre" | "post"; Post-LN stacks without a final norm,
 as usual), with and without a linear warmup, constant learning rate otherwise. A run "fails" when
 its loss turns non-finite or its final validation loss is no better than knowing the character
 frequencies. Also the gradient norm of each block at initialisation, depth 12, on one fixed batch

@@ -46,8 +46,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from glassformer.models.gpt import ACTIVATION_FNS, Block, FeedForward
 from glassformer.nn.attention import MultiHeadAttention
-from glassformer.nn.block import ACTIVATION_FNS, Block, FeedForward
 from glassformer.nn.embedding import TokenEmbedding
 from glassformer.nn.fused_attention import fused_attention
 

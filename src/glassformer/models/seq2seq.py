@@ -34,14 +34,14 @@ from torch import nn
 
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
+from glassformer.models.gpt import Block, FeedForward, layer_norm, norm_formula, norm_hook, self_attention
 from glassformer.models.kinds import register_model_kind
 from glassformer.nn.attention import AttentionHeads, causal_mask, combine_masks, padding_mask
-from glassformer.nn.block import Block, layer_norm, norm_formula, norm_hook
-from glassformer.nn.decoder_block import DecoderBlock
+from glassformer.nn.cross_attention import CrossAttention
 from glassformer.nn.decoder_cache import DecoderCache
 from glassformer.nn.embedding import TokenEmbedding
 from glassformer.nn.formula import ParamFormula, counted, linear_formula
-from glassformer.nn.hooks import HookedModel, HookPoint, hook
+from glassformer.nn.hooks import HookedModel, HookPoint, Term, hook
 from glassformer.nn.init import init_weights
 from glassformer.nn.position import position_scheme
 
@@ -54,6 +54,74 @@ def reads_the_source(module: nn.Module) -> None:
     for point in module.modules():
         if isinstance(point, HookPoint):
             point.axes = " ".join(SOURCE_AXES.get(a, a) for a in point.axes.split())
+
+
+class DecoderBlock(nn.Module):
+    """(B, T, C) target stream and (B, S, C) encoder output -> (B, T, C). Three sublayers, each in a
+    residual connection:
+
+        1) masked self-attention   the target tokens look at each other, never at later ones
+        2) cross-attention         each target token reads the encoder's output (nn/cross_attention.py)
+        3) feed-forward            the per-position MLP
+
+        norm="pre"   x = x + f(LN(x))         for f = self-attn, cross-attn, FFN in turn
+        norm="post"  x = LN(x + f(x))         (the 2017 paper; PyTorch's nn.TransformerDecoderLayer)
+        norm="none"  x = x + f(x)
+
+    Hook points: ln1, resid_self (stream after self-attention), ln2, resid_cross (after
+    cross-attention), ln3, resid_post (block output); the three modules carry their own
+    (attn.*, cross.*, ffn.hidden). The LayerNorm helpers are the encoder block's (models/gpt.py).
+    """
+
+    def __init__(self, cfg: ModelConfig) -> None:
+        super().__init__()
+        self.cfg, self.norm = cfg, cfg.norm
+        self.ln1 = layer_norm(cfg)
+        self.attn = self_attention(cfg)
+        self.ln2 = layer_norm(cfg)
+        self.cross = CrossAttention(cfg.d_model, cfg.n_heads, cfg.bias, cfg.dropout, cfg.attention)
+        self.ln3 = layer_norm(cfg)
+        self.ffn = FeedForward(cfg.d_model, cfg.d_ff, cfg.activation, cfg.bias)
+        self.drop = nn.Dropout(cfg.dropout)  # on the FFN branch; the attentions drop their own outputs
+        on, placement = cfg.norm != "none", "post" if cfg.norm == "post" else "pre"
+        ln = f"dec_ln.{placement}"  # pre-norm normalises what a sublayer reads, post-norm its sum
+        self.hook_ln1 = norm_hook("layer_norm", ln, on, i=1, sublayer=Term("sublayer.self_attention"))
+        self.hook_resid_self = hook("residual", "B T C", "resid_self")
+        self.hook_ln2 = norm_hook("layer_norm", ln, on, i=2, sublayer=Term("sublayer.cross_attention"))
+        self.hook_resid_cross = hook("residual", "B T C", "resid_cross")
+        self.hook_ln3 = norm_hook("layer_norm", ln, on, i=3, sublayer=Term("sublayer.ffn"))
+        self.hook_resid_post = hook("residual", "B T C", "dec_resid_post")
+
+    def param_formulas(self) -> list[ParamFormula]:
+        on = self.norm != "none"
+        return [norm_formula(f"ln{i}", self.cfg, on) for i in (1, 2, 3)]
+
+    def sublayer(self, x: torch.Tensor, f, ln: nn.Module, hook_ln: HookPoint, hook_resid: HookPoint) -> torch.Tensor:
+        """One residual sublayer around f: pre-norm x + f(LN(x)), post-norm LN(x + f(x))."""
+        if self.norm == "post":
+            return hook_ln(ln(hook_resid(x + f(x))))  # (B, T, C)
+        return hook_resid(x + f(hook_ln(ln(x))))  # (B, T, C); ln is the identity for norm="none"
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        memory: torch.Tensor,
+        self_mask: torch.Tensor | None = None,
+        source_mask: torch.Tensor | None = None,
+        cache=None,
+    ) -> torch.Tensor:
+        """x (B, T, C), memory (B, S, C); self_mask (T, T)-like: causal ∧ target padding; source_mask
+        (B, 1, 1, S): source padding. cache: a DecoderLayerCache (decoder_cache.py) or None."""
+        own = cache.self_attn if cache is not None else None
+        x = self.sublayer(
+            x, lambda h: self.attn(h, self_mask, own), self.ln1, self.hook_ln1, self.hook_resid_self
+        )  # (B, T, C)
+        x = self.sublayer(
+            x, lambda h: self.cross(h, memory, source_mask, cache), self.ln2, self.hook_ln2, self.hook_resid_cross
+        )  # (B, T, C)
+        return self.sublayer(
+            x, lambda h: self.drop(self.ffn(h)), self.ln3, self.hook_ln3, self.hook_resid_post
+        )  # (B, T, C)
 
 
 @register_model_kind("seq2seq")

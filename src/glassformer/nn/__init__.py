@@ -1,4 +1,5 @@
-"""The hand-written parts of a Transformer, one concept a file, in data-flow order.
+"""The hand-written parts of a Transformer, one concept a file, in data-flow order. The block that
+puts attention and the FFN together, and the models, are in glassformer.models (models/gpt.py).
 
     embedding.py        token ids -> vectors, and the learned / sinusoidal position tables
     position.py         where each token sits: the position-scheme extension point, its three
@@ -9,8 +10,6 @@
                         attention, multi-head attention
     fused_attention.py  the one separated fast path (PyTorch's fused kernel)
     kv_cache.py         keys and values kept between sampling steps
-    block.py            the per-position MLP (FFN), and residual + LayerNorm around attention
-                        and FFN (pre, post or no norm)
     init.py             initialisation schemes
     loss.py             next-token cross-entropy, mean squared error
     hooks.py            named points that say what their tensor is, where activations are read or
@@ -35,7 +34,6 @@ from glassformer.nn.attention import (
     padding_mask,
     scaled_dot_product_attention,
 )
-from glassformer.nn.block import Block, FeedForward
 from glassformer.nn.embedding import TokenEmbedding
 from glassformer.nn.fused_attention import fused_attention  # registers attention "fused"
 from glassformer.nn.hooks import HookPoint
@@ -54,8 +52,6 @@ from glassformer.nn.rotary import RotaryPositions, rotary_angles  # registers po
 __all__ = [
     "ALiBi",
     "AttentionPositions",
-    "Block",
-    "FeedForward",
     "HeadQKV",
     "HookPoint",
     "LearnedPositions",

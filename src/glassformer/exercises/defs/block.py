@@ -5,7 +5,7 @@
 
 `params` holds the block's weights under the names a glassformer Block's state_dict uses, so a
 passing block can run with a trained model's weights as they are. Reference:
-glassformer.nn.block.Block (norm="pre", the case's weights put in with functional_call) and
+glassformer.models.gpt.Block (norm="pre", the case's weights put in with functional_call) and
 numpy_ref.block.
 """
 
@@ -30,8 +30,8 @@ from glassformer.exercises.catalog import (
     randn,
     solution_functions,
 )
+from glassformer.models.gpt import Block
 from glassformer.nn.attention import causal_mask
-from glassformer.nn.block import Block
 
 # ------------------------------------------------------------------ the reference solution
 # A learner's file, exactly: only torch and math, no glassformer, nothing shared with another
@@ -268,5 +268,5 @@ EXERCISE = Exercise(
         "params.get(name)",
     ),
     seed=111,
-    plugs_into="glassformer.nn.block.Block.forward (norm='pre')",
+    plugs_into="glassformer.models.gpt.Block.forward (norm='pre')",
 )

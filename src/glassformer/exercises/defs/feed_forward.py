@@ -3,7 +3,7 @@
     FFN(x) = act(x·W₁ᵀ + b₁)·W₂ᵀ + b₂        W₁ (F, C), W₂ (C, F): PyTorch's (out, in) layout
     act: relu(h) = max(h, 0) | gelu(h) = h·Φ(h) = h·½(1 + erf(h/√2)) | gelu_tanh (GPT-2's approximation)
 
-Reference: glassformer.nn.block.FeedForward and numpy_ref.feed_forward.
+Reference: glassformer.models.gpt.FeedForward and numpy_ref.feed_forward.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from glassformer.exercises.catalog import (
     numpy_twin,
     randn,
 )
-from glassformer.nn.block import FeedForward
+from glassformer.models.gpt import FeedForward
 
 # ------------------------------------------------------------------ the reference solution
 # A learner's file, exactly: only torch and math, no glassformer, nothing shared with another
@@ -180,5 +180,5 @@ EXERCISE = Exercise(
     forbidden=(LINEAR, GELU),
     allowed=("x @ w.T", "torch.clamp", "torch.relu", "torch.erf", "torch.tanh", "math.sqrt", "math.pi"),
     seed=110,
-    plugs_into="glassformer.nn.block.FeedForward.forward",
+    plugs_into="glassformer.models.gpt.FeedForward.forward",
 )

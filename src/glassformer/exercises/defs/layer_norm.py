@@ -3,7 +3,7 @@
     LayerNorm(x) = γ · (x - mean) / √(var + ε) + β,   mean and var over the last axis (C),
                    var the biased variance: divide by C              (Ba, Kiros & Hinton 2016)
 
-Reference: glassformer.nn.block.layer_norm (the nn.LayerNorm glassformer's blocks use) and
+Reference: glassformer.models.gpt.layer_norm (the nn.LayerNorm glassformer's blocks use) and
 numpy_ref.layer_norm. The cases include rows whose variance is far below ε (where the place of
 ε shows) and rows far from zero (where mean(x²) - mean² loses every digit).
 """
@@ -26,7 +26,7 @@ from glassformer.exercises.catalog import (
     numpy_twin,
     randn,
 )
-from glassformer.nn.block import layer_norm as make_layer_norm
+from glassformer.models.gpt import layer_norm as make_layer_norm
 
 # ------------------------------------------------------------------ the reference solution
 # A learner's file, exactly: only torch and math, no glassformer, nothing shared with another
@@ -153,5 +153,5 @@ EXERCISE = Exercise(
     atol=1e-9,
     header="import torch\n",
     seed=109,
-    plugs_into="nn.LayerNorm.forward (glassformer.nn.block.layer_norm)",
+    plugs_into="nn.LayerNorm.forward (glassformer.models.gpt.layer_norm)",
 )

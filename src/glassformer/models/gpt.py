@@ -31,7 +31,7 @@ tie_weights is set, and has a bias only when biases are on and the weights are n
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable, cast
+from typing import Callable
 
 import torch
 import torch.nn.functional as F
@@ -40,7 +40,7 @@ from torch import nn
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
 from glassformer.models.kinds import register_model_kind
-from glassformer.nn.attention import MultiHeadAttention, causal_mask
+from glassformer.nn.attention import AttentionHeads, MultiHeadAttention, causal_mask
 from glassformer.nn.embedding import LearnedPositions, TokenEmbedding
 from glassformer.nn.formula import ParamFormula, counted, layer_norm_formula, linear_formula
 from glassformer.nn.hooks import HookedModel, HookPoint, Term, hook
@@ -156,15 +156,26 @@ class Block(nn.Module):
 
 
 class Transformer(HookedModel):
-    """inputs ─► embed ─► + position ─► blocks ─► final norm ─► head, for every kind but seq2seq."""
+    """inputs ─► embed ─► + position ─► blocks ─► final norm ─► head: the shape every kind shares.
+
+    The base builds, in the order the data uses them (weights are drawn in that order): the position
+    scheme's stream module and the dropout after it, then `build`: the kind's stack of blocks and its
+    ends; then it initialises the weights, names the hook points and ties the ends. The default
+    `build` is one stack of Blocks with token ends: GPT, Encoder and SequenceRegressor keep it (the
+    regressor replaces the ends); EncoderDecoder (models/seq2seq.py) builds two stacks, each read
+    with the same pieces: `add_position`, `final_norm`, `unembed`.
+    """
 
     kind = ""  # set by @register_model_kind
-    inputs = "tokens"  # "tokens" (B, T) ids | "numbers" (B, T, d_in) floats
+    inputs = "tokens"  # "tokens" (B, T) ids | "numbers" (B, T, d_in) floats | "token pairs" (seq2seq)
     loss = "next_token"  # a key of nn.loss.LOSSES
     samples = False  # writes text token by token?
     pos_embed: nn.Module | None  # touch point 1 of the position scheme, or None
+    use_final_norm: bool  # a LayerNorm after the last block (cfg.final_norm, and the config has norms)
+    # what the default build makes (one stack, token ends); a kind that builds otherwise declares its own
     blocks: nn.ModuleList  # n_layers × Block
     ln_final: nn.Module  # nn.LayerNorm, or nn.Identity without a final norm
+    hook_pos_embed: HookPoint | None  # None where the scheme adds nothing to the stream
     tok_embed: TokenEmbedding  # the token ends (build_ends)
     head: nn.Linear
 
@@ -174,19 +185,24 @@ class Transformer(HookedModel):
         scheme = position_scheme(cfg.position)
         self.pos_embed = scheme.stream(cfg) if scheme.stream else None  # None: in attention, or nowhere
         self.drop = nn.Dropout(cfg.dropout)
-        self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
         self.use_final_norm = cfg.final_norm and cfg.norm != "none"
-        self.ln_final = layer_norm(cfg) if self.use_final_norm else nn.Identity()
-        about = {"en": scheme.about, "zh": scheme.zh}
+        self.build(cfg, {"en": scheme.about, "zh": scheme.zh})
+        init_weights(self, cfg.init, cfg.n_layers)
+        self.name_hook_points()
+        self.tie_ends(cfg)
+
+    def build(self, cfg: ModelConfig, about: dict[str, str]) -> None:
+        """One stack of n_layers Blocks, the final norm and the ends, with their hook points.
+        `about`: the position scheme's one-line description, in English and Chinese."""
+        self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
+        self.ln_final = self.final_norm()
+        self.hook_pos_embed = None
         if self.pos_embed is not None:  # touch point 1: the scheme adds a vector to the stream
             self.hook_pos_embed = hook("position", "T C", "position", position=cfg.position, about=about)
         resid_pre = "resid_pre" if self.pos_embed is not None else "resid_pre.no_stream"
         self.hook_resid_pre = hook("position", "B T C", resid_pre, position=cfg.position, about=about)
         self.hook_ln_final = norm_hook("final_norm", "final_norm", self.use_final_norm)
         self.build_ends(cfg)
-        init_weights(self, cfg.init, cfg.n_layers)
-        self.name_hook_points()
-        self.tie_ends(cfg)
 
     # ---- the forward pass, in data-flow order ------------------------------------------------------
     def forward(self, inputs: torch.Tensor, cache: KVCache | None = None) -> torch.Tensor:
@@ -195,9 +211,7 @@ class Transformer(HookedModel):
         offset = cache.length if cache is not None else 0
         x = self.embed(inputs)  # (B, T, C)
         mask = self.attention_mask(inputs, offset)  # (T, L+T), (B, 1, T, T) or None
-        if self.pos_embed is not None:
-            x = x + self.hook_pos_embed(self.pos_embed(x.size(1), offset))  # (B, T, C) + (T, C)
-        x = self.hook_resid_pre(self.drop(x))  # (B, T, C)
+        x = self.add_position(x, offset, self.hook_pos_embed, self.hook_resid_pre)  # (B, T, C)
         for i, block in enumerate(self.blocks):
             x = block(x, mask, cache.layers[i] if cache is not None else None)  # (B, T, C)
         return self.unembed(self.hook_ln_final(self.ln_final(x)))  # (B, T, n_outputs)
@@ -210,11 +224,22 @@ class Transformer(HookedModel):
             return None  # no mask, or one new query that may see every cached key and itself
         return causal_mask(T, inputs.device, offset)  # (T, L+T)
 
+    def add_position(
+        self, x: torch.Tensor, offset: int, hook_pos: HookPoint | None, hook_resid: HookPoint
+    ) -> torch.Tensor:
+        """(B, T, C) vectors of tokens at positions offset.. -> + the stream scheme's (T, C) vectors
+        (if it has any) -> dropout: what the first block reads. hook_pos is the point declared with
+        pos_embed (None where there is none), hook_resid the stream's first point."""
+        if self.pos_embed is not None:
+            assert hook_pos is not None, "a stream position module comes with its hook point (build)"
+            x = x + hook_pos(self.pos_embed(x.size(1), offset))  # (B, T, C) + (T, C)
+        return hook_resid(self.drop(x))  # (B, T, C)
+
     # ---- the ends: token ids in, one score per vocabulary entry out (a kind may replace them) ------
     def build_ends(self, cfg: ModelConfig) -> None:
         """The modules before the first block and after the last, with their hook points."""
         self.tok_embed = TokenEmbedding(cfg.vocab_size, cfg.d_model)
-        self.head = nn.Linear(cfg.d_model, cfg.vocab_size, bias=cfg.bias and not cfg.tie_weights)
+        self.head = self.token_head()
         self.hook_embed = hook("embedding", "B T C", "embedding")
         self.hook_logits = hook("logits", "B T V", "logits")
 
@@ -240,24 +265,35 @@ class Transformer(HookedModel):
         return torch.arange(B * T).reshape(B, T) % self.cfg.vocab_size  # (B, T)
 
     def param_formulas(self) -> list[ParamFormula]:
-        C, V = self.cfg.d_model, self.cfg.vocab_size
-        if self.cfg.tie_weights:
-            head = counted("head", "0", note="tied_head", table="tok_embed")
-        else:
-            head = linear_formula("head", "C", "V", self.cfg.bias, "head", C=C, V=V)
-        return [self.final_norm_formula(), head]
+        return [self.final_norm_formula("ln_final"), self.head_formula("tok_embed")]
 
     # ---- what every kind shares --------------------------------------------------------------------
-    def final_norm_formula(self) -> ParamFormula:
+    def final_norm(self) -> nn.Module:
+        """The LayerNorm after a stack's last block, or the identity where there is none."""
+        return layer_norm(self.cfg) if self.use_final_norm else nn.Identity()
+
+    def final_norm_formula(self, part: str) -> ParamFormula:
         if self.use_final_norm:
-            return norm_formula("ln_final", self.cfg, True)
-        return counted("ln_final", "0", note="no_final_norm")
+            return norm_formula(part, self.cfg, True)
+        return counted(part, "0", note="no_final_norm")
+
+    def token_head(self) -> nn.Linear:
+        """C -> V scores; a bias only when biases are on and the weights are not tied to a table."""
+        return nn.Linear(self.cfg.d_model, self.cfg.vocab_size, bias=self.cfg.bias and not self.cfg.tie_weights)
+
+    def head_formula(self, table: str) -> ParamFormula:
+        """The head's count: 0 when it is the embedding `table` (tie_weights), else a Linear's."""
+        if self.cfg.tie_weights:
+            return counted("head", "0", note="tied_head", table=table)
+        C, V = self.cfg.d_model, self.cfg.vocab_size
+        return linear_formula("head", "C", "V", self.cfg.bias, "head", C=C, V=V)
 
     def set_attention(self, attention: str) -> None:
-        """Switch every block between the glass and the fused attention path (same weights)."""
+        """Switch every attention (self and cross) between the glass and the fused path (same weights)."""
         self.cfg = replace(self.cfg, attention=attention)  # validates the name
-        for block in self.blocks:
-            cast(Block, block).attn.attention = attention
+        for module in self.modules():
+            if isinstance(module, AttentionHeads):
+                module.attention = attention
 
     def num_params(self, exclude_positions: bool = False) -> int:
         n = sum(p.numel() for p in self.parameters())

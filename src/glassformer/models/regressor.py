@@ -57,6 +57,6 @@ class SequenceRegressor(Transformer):
         C, d_in, d_out, b = self.cfg.d_model, self.cfg.d_in, self.cfg.d_out, self.cfg.bias
         return [
             linear_formula("in_proj", "d_in", "C", b, "in_proj", C=C, d_in=d_in),
-            self.final_norm_formula(),
+            self.final_norm_formula("ln_final"),
             linear_formula("out_proj", "C", "d_out", b, "out_proj", C=C, d_out=d_out),
         ]

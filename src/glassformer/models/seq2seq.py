@@ -27,23 +27,20 @@ n_layers blocks each. The encoder's hook points name the source length S where a
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import torch
 from torch import nn
 
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
-from glassformer.models.gpt import Block, FeedForward, layer_norm, norm_formula, norm_hook, self_attention
+from glassformer.models.gpt import Block, FeedForward, Transformer, layer_norm, norm_formula, norm_hook, self_attention
 from glassformer.models.kinds import register_model_kind
-from glassformer.nn.attention import AttentionHeads, causal_mask, combine_masks, padding_mask
+from glassformer.nn.attention import combine_masks, padding_mask
 from glassformer.nn.cross_attention import CrossAttention
 from glassformer.nn.decoder_cache import DecoderCache
 from glassformer.nn.embedding import TokenEmbedding
-from glassformer.nn.formula import ParamFormula, counted, linear_formula
-from glassformer.nn.hooks import HookedModel, HookPoint, Term, hook
-from glassformer.nn.init import init_weights
-from glassformer.nn.position import position_scheme
+from glassformer.nn.formula import ParamFormula, counted
+from glassformer.nn.hooks import HookPoint, Term, hook
 
 SOURCE_AXES = {"T": "S", "T_q": "S", "T_k": "S"}  # in the encoder, every sequence axis is the source's
 
@@ -125,127 +122,62 @@ class DecoderBlock(nn.Module):
 
 
 @register_model_kind("seq2seq")
-class EncoderDecoder(HookedModel):
-    """(src (B, S), tgt_in (B, T)) token ids -> (B, T, V) logits for the next target tokens."""
+class EncoderDecoder(Transformer):
+    """(src (B, S), tgt_in (B, T)) token ids -> (B, T, V) logits for the next target tokens.
+
+    The Transformer's shape twice: the base builds the position module and the dropout both sides
+    share, and each side is read with the base's pieces (`add_position`, `final_norm`; the decoder's
+    end is the base's `unembed`). `build` makes the two stacks instead of one."""
 
     inputs, loss, samples = "token pairs", "label_smoothed", False
+    pad_id: int
+    src_embed: TokenEmbedding
+    encoder: nn.ModuleList  # n_layers × Block, reading the source
+    enc_ln_final: nn.Module  # nn.LayerNorm, or nn.Identity without a final norm
+    tgt_embed: TokenEmbedding
+    decoder: nn.ModuleList  # n_layers × DecoderBlock
+    dec_ln_final: nn.Module
 
     def __init__(self, cfg: ModelConfig) -> None:
-        super().__init__()
         if cfg.pad_id is None:
             raise UsageError("error.seq2seq.pad_id")
-        self.cfg, self.pad_id = cfg, cfg.pad_id  # pad_id: an int from here on
-        self.use_final_norm = cfg.final_norm and cfg.norm != "none"
-        scheme = position_scheme(cfg.position)
-        self.pos_embed = scheme.stream(cfg) if scheme.stream else None  # one scheme, both sides
-        self.drop = nn.Dropout(cfg.dropout)
-        self.build_encoder(scheme)
-        self.build_decoder(scheme)
-        init_weights(self, cfg.init, cfg.n_layers)
-        self.name_hook_points()
-        if cfg.share_embeddings:
-            self.tgt_embed.table.weight = self.src_embed.table.weight  # one (V, C) table, both sides
-        if cfg.tie_weights:
-            self.head.weight = self.tgt_embed.table.weight  # the head scores with the target table
+        super().__init__(cfg)
+        self.pad_id = cfg.pad_id  # an int from here on
 
-    def build_encoder(self, scheme) -> None:
-        """The source side, and its hook points, in the order the data flows through them."""
-        cfg, root, about = self.cfg, math.sqrt(self.cfg.d_model), {"en": scheme.about, "zh": scheme.zh}
+    def build(self, cfg: ModelConfig, about: dict[str, str]) -> None:
+        """Both sides, and their hook points, in the order the data flows through them."""
+        root = math.sqrt(cfg.d_model)
+        # the source side
         self.src_embed = TokenEmbedding(cfg.vocab_size, cfg.d_model)
         self.hook_src_embed = hook("embedding", "B S C", "src_embed", root=root)
         self.hook_src_pos = hook("position", "S C", "src_pos", position=cfg.position, about=about)
         self.hook_src_resid_pre = hook("position", "B S C", "src_resid_pre")
         self.encoder = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
         reads_the_source(self.encoder)
-        self.enc_ln_final = layer_norm(cfg) if self.use_final_norm else nn.Identity()
+        self.enc_ln_final = self.final_norm()
         self.hook_memory = hook("memory", "B S C", "memory.normalised" if self.use_final_norm else "memory")
-
-    def build_decoder(self, scheme) -> None:
-        """The target side and the head, and their hook points, in data-flow order."""
-        cfg, root = self.cfg, math.sqrt(self.cfg.d_model)
+        # the target side and the head
         self.tgt_embed = TokenEmbedding(cfg.vocab_size, cfg.d_model)
         self.hook_tgt_embed = hook("embedding", "B T C", "tgt_embed", root=root)
         self.hook_tgt_pos = hook("position", "T C", "tgt_pos", position=cfg.position)
         self.hook_tgt_resid_pre = hook("position", "B T C", "tgt_resid_pre")
         self.decoder = nn.ModuleList(DecoderBlock(cfg) for _ in range(cfg.n_layers))
-        self.dec_ln_final = layer_norm(cfg) if self.use_final_norm else nn.Identity()
+        self.dec_ln_final = self.final_norm()
         self.hook_dec_ln_final = norm_hook("final_norm", "dec_final_norm", self.use_final_norm)
-        self.head = nn.Linear(cfg.d_model, cfg.vocab_size, bias=cfg.bias and not cfg.tie_weights)
+        self.head = self.token_head()
         self.hook_logits = hook("logits", "B T V", "dec_logits")
 
-    # ---- what every model kind says about itself --------------------------------------------------
-    @property
-    def n_outputs(self) -> int:
-        return self.cfg.vocab_size
+    def tie_ends(self, cfg: ModelConfig) -> None:
+        if cfg.share_embeddings:
+            self.tgt_embed.table.weight = self.src_embed.table.weight  # one (V, C) table, both sides
+        if cfg.tie_weights:
+            self.head.weight = self.tgt_embed.table.weight  # the head scores with the target table
 
-    def param_formulas(self) -> list[ParamFormula]:
-        C, V = self.cfg.d_model, self.cfg.vocab_size
-        src = counted("src_embed", "V·C", {"V": V, "C": C}, "token_table")
-        if self.cfg.share_embeddings:
-            tgt = counted("tgt_embed", "0", note="shared_table")
-        else:
-            tgt = counted("tgt_embed", "V·C", {"V": V, "C": C}, "tgt_table")
-        if self.cfg.tie_weights:
-            head = counted("head", "0", note="tied_head", table="tgt_embed")
-        else:
-            head = linear_formula("head", "C", "V", self.cfg.bias, "head", C=C, V=V)
-        norms = [
-            norm_formula(name, self.cfg, True) if self.use_final_norm else counted(name, "0", note="no_final_norm")
-            for name in ("enc_ln_final", "dec_ln_final")
-        ]
-        return [src, tgt, *norms, head]
-
-    def example_input(self, B: int = 1, T: int = 4) -> tuple[torch.Tensor, torch.Tensor]:
-        """(src, tgt_in), both (B, T): deterministic ids, none of them <PAD>."""
-        ids = torch.arange(B * T).reshape(B, T) % self.cfg.vocab_size  # (B, T)
-        ids = ids.masked_fill(ids == self.pad_id, (self.pad_id + 1) % self.cfg.vocab_size)  # (B, T)
-        return ids, ids.flip(-1)
-
-    def num_params(self) -> int:
-        return sum(p.numel() for p in self.parameters())
-
-    def set_attention(self, attention: str) -> None:
-        """Switch every attention (self and cross) between the glass and the fused path."""
-        self.cfg = replace(self.cfg, attention=attention)  # validates the name
-        for module in self.modules():
-            if isinstance(module, AttentionHeads):
-                module.attention = attention
-
-    def new_cache(self, batch_size: int) -> DecoderCache:
-        """An empty decoder cache for writing `batch_size` targets (see nn/decoder_cache.py)."""
-        p, cfg = next(self.parameters()), self.cfg
-        if not cfg.causal:
-            raise UsageError("error.seq2seq.cache_not_causal")
-        return DecoderCache(cfg.n_layers, batch_size, cfg.n_heads, cfg.max_len, cfg.d_head, p.device, p.dtype)
-
-    # ---- masks --------------------------------------------------------------------------------------
-    def source_mask(self, src: torch.Tensor) -> torch.Tensor:
-        """(B, 1, 1, S): no query, in the encoder or in cross-attention, reads source padding."""
-        return padding_mask(src, self.pad_id)  # (B, 1, 1, S)
-
-    def target_mask(self, tgt: torch.Tensor, offset: int = 0) -> torch.Tensor | None:
-        """Decoder self-attention: query i (at position offset+i) may see target keys 0..offset+i.
-        With a cache (offset > 0) there is no padding to hide: decoding never pads what it writes."""
-        T = tgt.size(1)
-        causal = causal_mask(T, tgt.device, offset) if self.cfg.causal else None  # (T, L+T)
-        if offset:
-            return None if T == 1 else causal  # one new query may see every cached key and itself
-        return combine_masks(causal, padding_mask(tgt, self.pad_id))  # (T, T) ∧ (B, 1, 1, T)
-
-    # ---- the forward pass ---------------------------------------------------------------------------
-    def embed(
-        self, ids: torch.Tensor, table: TokenEmbedding, hook_embed, hook_pos, hook_resid, offset: int = 0
-    ) -> torch.Tensor:
-        """ids (B, L) -> (B, L, C): token vectors × √C (+ positions offset..offset+L-1), dropout."""
-        x = hook_embed(table(ids) * math.sqrt(self.cfg.d_model))  # (B, L, C)
-        if self.pos_embed is not None:
-            x = x + hook_pos(self.pos_embed(ids.size(1), offset))  # (B, L, C) + (L, C)
-        return hook_resid(self.drop(x))  # (B, L, C)
-
+    # ---- the forward pass, in data-flow order ------------------------------------------------------
     def encode(self, src: torch.Tensor) -> torch.Tensor:
         """src (B, S) ids -> memory (B, S, C): the encoder's reading of the whole source."""
         mask = self.source_mask(src)  # (B, 1, 1, S)
-        x = self.embed(src, self.src_embed, self.hook_src_embed, self.hook_src_pos, self.hook_src_resid_pre)
+        x = self.add_position(self.embed(src, "src"), 0, self.hook_src_pos, self.hook_src_resid_pre)  # (B, S, C)
         for block in self.encoder:
             x = block(x, mask)  # (B, S, C)
         return self.hook_memory(self.enc_ln_final(x))  # (B, S, C)
@@ -257,16 +189,60 @@ class EncoderDecoder(HookedModel):
         With a DecoderCache, tgt holds only the new tokens (usually one)."""
         offset = cache.length if cache is not None else 0  # position of the first new target token
         self_mask, source_mask = self.target_mask(tgt, offset), self.source_mask(src)
-        x = self.embed(
-            tgt, self.tgt_embed, self.hook_tgt_embed, self.hook_tgt_pos, self.hook_tgt_resid_pre, offset
-        )  # (B, T, C)
+        x = self.add_position(self.embed(tgt), offset, self.hook_tgt_pos, self.hook_tgt_resid_pre)  # (B, T, C)
         for i, block in enumerate(self.decoder):
             x = block(x, memory, self_mask, source_mask, cache.layers[i] if cache is not None else None)  # (B, T, C)
-        return self.hook_logits(self.head(self.hook_dec_ln_final(self.dec_ln_final(x))))  # (B, T, V)
+        return self.unembed(self.hook_dec_ln_final(self.dec_ln_final(x)))  # (B, T, V)
 
-    def forward(self, src: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
+    # a pair of inputs where the one-stack kinds take (inputs, cache): the override says so to mypy
+    def forward(self, src: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
         """Teacher forcing: src (B, S) and tgt_in (B, T) ids -> (B, T, V) logits; position t
-        predicts target token t+1 from the whole source and the target tokens 0..t."""
+        predicts target token t+1 from the whole source and the target tokens 0..t. (Two inputs,
+        where the one-stack kinds take (inputs, cache): a cached decoder step is `decode`.)"""
         if src.dim() != 2 or tgt.dim() != 2 or src.size(0) != tgt.size(0):
             raise UsageError("error.seq2seq.inputs", src=tuple(src.shape), tgt=tuple(tgt.shape))
         return self.decode(tgt, self.encode(src), src)  # (B, T, V)
+
+    def embed(self, ids: torch.Tensor, side: str = "tgt") -> torch.Tensor:
+        """ids (B, L) of one side ("src" | "tgt") -> (B, L, C): its token vectors × √C (§3.4)."""
+        if side == "src":
+            return self.hook_src_embed(self.src_embed(ids) * math.sqrt(self.cfg.d_model))  # (B, S, C)
+        return self.hook_tgt_embed(self.tgt_embed(ids) * math.sqrt(self.cfg.d_model))  # (B, T, C)
+
+    # ---- masks --------------------------------------------------------------------------------------
+    def source_mask(self, src: torch.Tensor) -> torch.Tensor:
+        """(B, 1, 1, S): no query, in the encoder or in cross-attention, reads source padding."""
+        return padding_mask(src, self.pad_id)  # (B, 1, 1, S)
+
+    def target_mask(self, tgt: torch.Tensor, offset: int = 0) -> torch.Tensor | None:
+        """Decoder self-attention: the base's causal mask (query i, at position offset+i, may see target
+        keys 0..offset+i) and target padding. With a cache (offset > 0) there is no padding to hide:
+        decoding never pads what it writes."""
+        causal = self.attention_mask(tgt, offset)  # (T, L+T) or None
+        if offset:
+            return causal
+        return combine_masks(causal, padding_mask(tgt, self.pad_id))  # (T, T) ∧ (B, 1, 1, T)
+
+    # ---- what every model kind says about itself --------------------------------------------------
+    def param_formulas(self) -> list[ParamFormula]:
+        C, V = self.cfg.d_model, self.cfg.vocab_size
+        src = counted("src_embed", "V·C", {"V": V, "C": C}, "token_table")
+        if self.cfg.share_embeddings:
+            tgt = counted("tgt_embed", "0", note="shared_table")
+        else:
+            tgt = counted("tgt_embed", "V·C", {"V": V, "C": C}, "tgt_table")
+        norms = [self.final_norm_formula(name) for name in ("enc_ln_final", "dec_ln_final")]
+        return [src, tgt, *norms, self.head_formula("tgt_embed")]
+
+    def example_input(self, B: int = 1, T: int = 4) -> tuple[torch.Tensor, torch.Tensor]:  # type: ignore[override]
+        """(src, tgt_in), both (B, T): deterministic ids, none of them <PAD>."""
+        ids = torch.arange(B * T).reshape(B, T) % self.cfg.vocab_size  # (B, T)
+        ids = ids.masked_fill(ids == self.pad_id, (self.pad_id + 1) % self.cfg.vocab_size)  # (B, T)
+        return ids, ids.flip(-1)
+
+    def new_cache(self, batch_size: int) -> DecoderCache:
+        """An empty decoder cache for writing `batch_size` targets (see nn/decoder_cache.py)."""
+        p, cfg = next(self.parameters()), self.cfg
+        if not cfg.causal:
+            raise UsageError("error.seq2seq.cache_not_causal")
+        return DecoderCache(cfg.n_layers, batch_size, cfg.n_heads, cfg.max_len, cfg.d_head, p.device, p.dtype)

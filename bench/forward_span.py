@@ -1,16 +1,18 @@
-"""How much code one GPT forward runs through: files, functions and their lines (issue 24 item 1).
+"""How much code one model forward runs through: files, functions and their lines (issue 24 item 1).
 
-    PYTHONPATH=src python bench/forward_span.py                 # the default preset (baby), glass path
+    PYTHONPATH=src python bench/forward_span.py                 # the default preset (baby, a GPT), glass path
     PYTHONPATH=src python bench/forward_span.py --preset seed000 --attention fused -v
+    PYTHONPATH=src python bench/forward_span.py --preset seq2seq   # any kind: encoder (seed002), regressor (sine)
 
-sys.settrace over one forward of the preset's GPT (no hooks attached, eval mode, one row of
-`max_len` tokens): every Python function of src/glassformer that runs is counted once, as a
-distinct (file, function), with the lines of its source (decorators, docstring and comments
-included). Printed: the files and their whole length (what a reader opens), the functions and
-their lines (what runs), and the class chain of the model up to nn.Module. The files are also
-counted without INFRASTRUCTURE (nn/hooks.py: every hook point's identity call runs in the forward,
-but it is the views' tap, not a step of the model): both figures are printed.
-Not a test: the figures go to docs/architecture.md.
+sys.settrace over one forward of the preset's model (no hooks attached, eval mode, one row of
+`max_len` positions from the model's own `example_input`): every Python function of src/glassformer
+that runs is counted once, as a distinct (file, function), with the lines of its source
+(decorators, docstring and comments included). Printed: the files and their whole length (what a
+reader opens), the functions and their lines (what runs), and the class chain of the model up to
+nn.Module. The files are also counted without INFRASTRUCTURE (nn/hooks.py: every hook point's
+identity call runs in the forward, but it is the views' tap, not a step of the model): both figures
+are printed. The figures go to docs/architecture.md; tests/unit/test_architecture.py keeps the
+GPT's three files.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ ROOT = Path(glassformer.__file__).resolve().parent
 INFRASTRUCTURE = {"nn/hooks.py"}  # run by the forward, but not the model's own steps
 
 
-def span(model: torch.nn.Module, ids: torch.Tensor) -> dict[tuple[str, str], int]:
+def span(model: torch.nn.Module, ids: tuple[torch.Tensor, ...]) -> dict[tuple[str, str], int]:
     """(file relative to src/glassformer, qualified function) -> its number of source lines."""
     seen: dict[tuple[str, str], int] = {}
 
@@ -51,7 +53,7 @@ def span(model: torch.nn.Module, ids: torch.Tensor) -> dict[tuple[str, str], int
     with torch.no_grad():
         sys.settrace(tracer)
         try:
-            model(ids)
+            model(*ids)
         finally:
             sys.settrace(None)
     return seen
@@ -65,8 +67,9 @@ def main() -> None:
     args = ap.parse_args()
     cfg = replace(get_preset(args.preset).model, attention=args.attention, dropout=0.0)
     model = build_model(cfg).eval()
-    ids = torch.zeros(1, cfg.max_len, dtype=torch.long)
-    model(ids)  # once untraced: first-call work (lazy imports, caches) is not the forward
+    inputs = model.example_input(1, cfg.max_len)
+    ids = inputs if isinstance(inputs, tuple) else (inputs,)
+    model(*ids)  # once untraced: first-call work (lazy imports, caches) is not the forward
     seen = span(model, ids)
     files = sorted({f for f, _ in seen})
     chain = [c.__name__ for c in type(model).__mro__ if c.__module__.startswith("glassformer")]

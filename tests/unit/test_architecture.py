@@ -157,3 +157,38 @@ def test_a_cycle_through_a_package_init_is_seen(tmp_path):
     # a module outside the package runs the package's __init__ first: an edge to demo.text
     (pkg / "cli.py").write_text("from demo.text.stream import X\n")
     assert graph(pkg)["demo.cli"] == {"demo.text", "demo.text.stream"}
+
+
+def test_every_kind_is_one_level_below_the_shared_base():
+    """Issue 24: a reader climbs at most one class to the shared base. The EncoderDecoder sat on
+    HookedModel with its own embedding, positions and final norms; now every kind's chain inside
+    glassformer is kind -> Transformer -> HookedModel."""
+    from glassformer.models import MODEL_KINDS
+    from glassformer.models.gpt import Transformer
+    from glassformer.nn.hooks import HookedModel
+
+    for kind in ("gpt", "encoder", "regressor", "seq2seq"):
+        cls = MODEL_KINDS[kind]
+        chain = [c for c in cls.__mro__ if c.__module__.startswith("glassformer")]
+        assert chain == [cls, Transformer, HookedModel], kind
+
+
+def test_one_gpt_forward_reads_three_model_files():
+    """Issue 24: one GPT forward (bench/forward_span.py's count, glass path) runs the model's own code
+    in three files, in data-flow order: embedding and positions, masks and attention, block and model."""
+    import sys
+    from dataclasses import replace
+
+    from glassformer.config import get_preset
+    from glassformer.models import build_model
+
+    sys.path.insert(0, str(PACKAGE.parents[1] / "bench"))
+    try:
+        import forward_span
+    finally:
+        sys.path.pop(0)
+    model = build_model(replace(get_preset("baby").model, dropout=0.0)).eval()
+    ids = model.example_input(1, 8)
+    model(ids)  # first-call work (lazy imports) is not the forward
+    files = {f for f, _ in forward_span.span(model, (ids,))} - forward_span.INFRASTRUCTURE
+    assert files == {"nn/embedding.py", "nn/attention.py", "models/gpt.py"}

@@ -1,31 +1,20 @@
-"""GPT, top to bottom: the decoder-only language model, and the Transformer every kind shares.
+"""GPT, top to bottom: the block, the Transformer every kind shares, and the decoder-only model.
 
-    ids (B, T) ─► embed (B, T, C) ─► + position ─► dropout ─► [Block] × n_layers ─► final LN ─► head ─► (B, T, V)
+    ids (B, T) ─► embed ─► + position ─► dropout ─► [Block] × n_layers ─► final LN ─► head ─► (B, T, V)
 
-The parts, in the order the data meets them: `nn/embedding.py` (token vectors, the position table),
-`nn/attention.py` (who may attend to whom, scaled dot-product attention written out, the heads around
-it); then this file: the block (LayerNorm, attention, FFN and the residual stream), the stack of
-blocks, the final norm and the head.
+A GPT forward reads three files, in the order the data meets them: `nn/embedding.py` (token vectors,
+the position tables), `nn/attention.py` (the masks, attention written out, the heads), then this one:
 
-The block: attention then FFN, each wrapped in a residual connection + LayerNorm.
-
-    FFN(x) = W₂ · act(W₁ x + b₁) + b₂          W₁: C -> F, W₂: F -> C      (Vaswani et al. §3.3)
-    act is ReLU (the paper), GELU (BERT), or GELU with the tanh approximation (GPT-2).
-
+    FFN(x) = W₂ · act(W₁ x + b₁) + b₂   W₁: C -> F, W₂: F -> C, act ReLU | GELU | GELU-tanh  (Vaswani §3.3)
     norm="pre"   x = x + Drop(Attn(LN₁(x)));   x = x + Drop(FFN(LN₂(x)))     (GPT-2, most LLMs)
     norm="post"  x = LN₁(x + Drop(Attn(x)));   x = LN₂(x + Drop(FFN(x)))     (the 2017 paper)
     norm="none"  x = x + Attn(x);              x = x + FFN(x)                (2nd tutorial)
 
-Block's hook points: ln1, resid_mid (stream after the attention half), ln2, resid_post (block
-output); the attention and FFN modules carry their own (attn.q ... attn.out, ffn.hidden).
-
-`Transformer` is the shared base, and every kind is one level below it: GPT (here), Encoder
-(models/encoder.py: the same, bidirectional, with padding), SequenceRegressor (models/regressor.py:
-numbers instead of token ids). Its ends — how inputs become vectors and what the head predicts — are
-the token ones by default; a kind over other inputs overrides the five methods of "the ends" below.
-The first tutorial's TinyTransformer is `build_model(get_preset("seed000").model)`; GPT-2 is
-`GPT(config_from_gpt2(...))` (models/gpt2_port.py). The head shares the embedding matrix when
-tie_weights is set, and has a bias only when biases are on and the weights are not tied.
+`Transformer` is the shared base and every kind is one level below it: GPT (here), Encoder
+(models/encoder.py: bidirectional, with padding), SequenceRegressor (models/regressor.py: numbers in
+and out, its own "ends"), EncoderDecoder (models/seq2seq.py: two stacks). The first tutorial's
+TinyTransformer is `build_model(get_preset("seed000").model)`; GPT-2 is `GPT(config_from_gpt2(...))`
+(models/gpt2_port.py).
 """
 
 from __future__ import annotations
@@ -119,7 +108,8 @@ class FeedForward(nn.Module):
 
 
 class Block(nn.Module):
-    """(B, T, C) -> (B, T, C)."""
+    """(B, T, C) -> (B, T, C). Hook points: ln1, resid_mid (the stream after the attention half), ln2,
+    resid_post (the block's output); attention and FFN carry their own (attn.q ... attn.out, ffn.hidden)."""
 
     ln1: nn.Module  # nn.LayerNorm, or nn.Identity for norm="none"
     attn: MultiHeadAttention

@@ -22,6 +22,9 @@ and the paper's (a shared word-piece vocabulary). Then three (V, C) matrices may
 Embeddings are multiplied by √C (§3.4), so they are not drowned by the positions. One position
 scheme serves both sides (cfg.position; the paper's is "sinusoidal"). Encoder and decoder have
 n_layers blocks each. The encoder's hook points name the source length S where a decoder's say T.
+
+EncoderDecoder is one level below the Transformer base (models/gpt.py), as every kind is: its
+encoder blocks are the GPT's Block, and the DecoderBlock below adds cross-attention between them.
 """
 
 from __future__ import annotations

@@ -221,7 +221,7 @@ class Transformer(HookedModel):
         (if it has any) -> dropout: what the first block reads. hook_pos is the point declared with
         pos_embed (None where there is none), hook_resid the stream's first point."""
         if self.pos_embed is not None:
-            assert hook_pos is not None, "a stream position module comes with its hook point (build)"
+            assert hook_pos is not None  # declared with pos_embed (build): an invariant, not a user error
             x = x + hook_pos(self.pos_embed(x.size(1), offset))  # (B, T, C) + (T, C)
         return hook_resid(self.drop(x))  # (B, T, C)
 

@@ -278,11 +278,11 @@ def test_embeddings_are_scaled_by_root_c_and_positions_start_at_the_offset():
     torch.testing.assert_close(cache["tgt_resid_pre"], table * 12**0.5 + positions[:2], rtol=0, atol=1e-6)
     source = model.src_embed(ids) * 12**0.5 + positions[:2]  # the source starts at position 0 too
     torch.testing.assert_close(cache["src_resid_pre"], source, rtol=0, atol=1e-6)
-    x = model.embed(ids, model.tgt_embed, model.hook_tgt_embed, model.hook_tgt_pos, model.hook_tgt_resid_pre, 2)
+    x = model.add_position(model.embed(ids), 2, model.hook_tgt_pos, model.hook_tgt_resid_pre)  # the base's step
     torch.testing.assert_close(x, table * 12**0.5 + positions[2:], rtol=0, atol=1e-6)
     none = EncoderDecoder(replace(BASE, position="none")).eval()
     torch.testing.assert_close(
-        none.embed(ids, none.src_embed, none.hook_src_embed, none.hook_src_pos, none.hook_src_resid_pre),
+        none.add_position(none.embed(ids, "src"), 0, none.hook_src_pos, none.hook_src_resid_pre),
         none.src_embed(ids) * 12**0.5,
     )
 

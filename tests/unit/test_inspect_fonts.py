@@ -121,3 +121,15 @@ def test_the_shipped_font_covers_gb2312_the_chinese_catalogue_and_the_explorers_
     assert missing == set()
     assert "SIL OPEN FONT LICENSE Version 1.1" in LICENSE.read_text(encoding="utf-8")
     assert CJK_FONT.stat().st_size < 2_500_000  # a subset, not the 19 MB collection
+
+
+def test_chinese_beside_a_symbol_only_the_default_has_draws_from_both_fonts_without_a_warning():
+    """"你 ↵": the shipped font has 你 but not ↵ (DejaVu has ↵ but not 你): a family list of both,
+    matplotlib taking each glyph from the first that has it, and no label escaped."""
+    from glassformer.fonts import CJK_FONT, FAMILY
+
+    assert ord("↵") not in fonts.charmap(str(CJK_FONT)) and ord("↵") in fonts.charmap(fonts.default_font_path())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        font, labels = fonts.label_font(["你", "↵", "好"])
+    assert font.get_family() == ["DejaVu Sans", FAMILY] and labels == ["你", "↵", "好"]

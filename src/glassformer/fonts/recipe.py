@@ -39,6 +39,7 @@ RANGES = (
     (0xA0, 0xFF),  # Latin-1
     (0x2000, 0x206F),  # general punctuation (… — ‘ ’ “ ”)
     (0x2190, 0x21FF),  # arrows
+    (0x2300, 0x243F),  # technical symbols, control pictures (␣ ⏎)
     (0x2500, 0x259F),  # box drawing and blocks (▁ ▏ █)
     (0x3000, 0x303F),  # CJK punctuation (、。《》「」)
     (0xFF00, 0xFFEF),  # full-width forms (，！？：；)

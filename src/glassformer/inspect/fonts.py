@@ -24,6 +24,8 @@ import warnings
 from matplotlib import font_manager
 from matplotlib.font_manager import FontProperties
 
+from glassformer.fonts import FAMILY, use_in_matplotlib
+
 CJK_FAMILY_HINTS = (
     "noto sans cjk",
     "noto serif cjk",
@@ -70,8 +72,6 @@ def charmap(path: str) -> frozenset[int]:
 
 def shipped_font() -> str:
     """The Chinese font in the package, registered with matplotlib as the sans-serif fallback."""
-    from glassformer.fonts import use_in_matplotlib
-
     return use_in_matplotlib()
 
 
@@ -123,6 +123,10 @@ def escape(label: str, missing: set[str]) -> str:
 def label_font(labels: list[str]) -> tuple[FontProperties, list[str]]:
     """A FontProperties for drawing `labels`, and the labels themselves (escaped where needed)."""
     path, missing = pick_font("".join(labels))
+    if missing and not {c for c in missing if ord(c) not in charmap(default_font_path())}:
+        # "你 ␣ ↵": the shipped font has the Chinese, the default the symbols; matplotlib draws each
+        # glyph from the first font of the family list that has it
+        return FontProperties(family=[FontProperties(fname=default_font_path()).get_name(), FAMILY]), labels
     if missing:
         shown = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in sorted(missing)[:6])
         warning = FontWarning(

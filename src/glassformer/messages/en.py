@@ -134,6 +134,7 @@ TEXT = {
     "`glassformer explore RUN`, or explore random weights with `glassformer explore --preset "
     "baby`.",
     "explore.source.run": "run {run} ({kind}, preset {preset})",
+    "explore.source.imported": "run {run} ({kind}, imported GPT-2 weights)",
     "explore.source.preset": "preset {preset} ({kind}), random weights, seed {seed}",
     "explore.cannot_listen": "cannot listen on {host}:{port} ({reason}). Choose another --port, or --port 0 for "
     "any free one.",

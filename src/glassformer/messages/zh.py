@@ -125,6 +125,7 @@ TEXT = {
     "训练一个（在莎士比亚语料上训练 `baby`，几分钟），用 `glassformer explore RUN` 指定一个，或用 "
     "`glassformer explore --preset baby` 探索随机权重。",
     "explore.source.run": "运行 {run}（{kind}，预设 {preset}）",
+    "explore.source.imported": "运行 {run}（{kind}，导入的 GPT-2 权重）",
     "explore.source.preset": "预设 {preset}（{kind}），随机权重，种子 {seed}",
     "explore.cannot_listen": "无法在 {host}:{port} 上监听（{reason}）。请换一个 --port，或用 --port 0 任选一个"
     "空闲端口。",

@@ -183,7 +183,7 @@ async function setLang(lang) {
 async function start() {
   wire();
   try {
-    await loadWords(new URLSearchParams(location.search).get("lang") === "zh" ? "zh" : "en");
+    await loadWords(new URLSearchParams(location.search).get("lang") || "en");  // the server answers en or zh
     translatePage();
     S.info = await api("model");
   } catch (e) { showError(e); return; }

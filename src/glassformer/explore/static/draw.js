@@ -40,7 +40,7 @@ function hatch(g) {  // grey diagonal hatching: a cell the mask forbids
 // One (T, T) matrix with token labels on both axes. Returns the geometry, for hit testing.
 function drawMatrix(canvas, matrix, labels, focus) {
   const T = labels.length, cell = Math.max(7, Math.min(22, Math.floor(560 / Math.max(T, 1))));
-  const g = canvas.getContext("2d"), font = `${Math.min(13, cell)}px sans-serif`;
+  const g = canvas.getContext("2d"), font = `${Math.min(13, cell)}px sans-serif, "Glassformer CJK"`;
   g.font = font;  // room for the longest label, on the left and (turned) on top
   const margin = Math.ceil(Math.min(120, Math.max(16, ...labels.map((s) => g.measureText(s).width))) + 8);
   canvas.width = margin + T * cell + 4; canvas.height = margin + T * cell + 4;

@@ -70,7 +70,10 @@ def test_a_port_out_of_range_is_a_usage_error(capsys):
 
 def test_open_run_and_preset_models():
     ex = open_preset("seed000", seed=3, overrides=["--n_layers=1"])
-    assert ex.model.cfg.n_layers == 1 and ex.source == ("explore.source.preset", {"preset": "seed000", "kind": "gpt", "seed": 3})
+    assert ex.model.cfg.n_layers == 1 and ex.source == (
+        "explore.source.preset",
+        {"preset": "seed000", "kind": "gpt", "seed": 3},
+    )
     a = ex.handle("analyze", {"text": "你好 world 😀"})  # unseen characters become <unk>, not an error
     assert a["tokens"][-1]["text"] == "<unk>" and a["tokens"][0]["text"] == "你"
     sine = open_preset("sine")
@@ -81,7 +84,10 @@ def test_a_run_of_each_kind_opens(tmp_path):
     for kind in ("gpt", "encoder", "regressor"):
         model = make_run(tmp_path / kind, kind)
         ex = open_run(tmp_path / kind)
-        assert ex.model.kind == kind and ex.source == ("explore.source.run", {"run": str(tmp_path / kind), "kind": kind, "preset": "tiny"})
+        assert ex.model.kind == kind and ex.source == (
+            "explore.source.run",
+            {"run": str(tmp_path / kind), "kind": kind, "preset": "tiny"},
+        )
         first = next(iter(ex.model.state_dict()))
         assert ex.model.state_dict()[first].equal(model.state_dict()[first])
 

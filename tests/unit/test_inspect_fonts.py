@@ -124,7 +124,7 @@ def test_the_shipped_font_covers_gb2312_the_chinese_catalogue_and_the_explorers_
 
 
 def test_chinese_beside_a_symbol_only_the_default_has_draws_from_both_fonts_without_a_warning():
-    """"你 ↵": the shipped font has 你 but not ↵ (DejaVu has ↵ but not 你): a family list of both,
+    """ "你 ↵": the shipped font has 你 but not ↵ (DejaVu has ↵ but not 你): a family list of both,
     matplotlib taking each glyph from the first that has it, and no label escaped."""
     from glassformer.fonts import CJK_FONT, FAMILY
 

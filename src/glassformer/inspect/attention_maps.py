@@ -266,7 +266,6 @@ def grid_figure(maps: list[AttentionMap], labels):
     return fig
 
 
-
 def attention_head_png(model, ids, labels, layer: int, head: int, path) -> Path:
     """One large PNG for a chosen head of the `layer`-th attention (in build order), the weight
     written in each cell when the map is small."""

@@ -26,13 +26,13 @@ import torch
 
 from glassformer.errors import UsageError
 from glassformer.inspect.attention_maps import (
-    masked_note,
     AttentionMap,
     _map_labels,
     attention_map_list,
     check_head,
     grid_figure,
     head_figure,
+    masked_note,
 )
 from glassformer.inspect.display import esc
 from glassformer.inspect.html import attention_page

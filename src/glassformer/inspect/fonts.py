@@ -129,9 +129,7 @@ def label_font(labels: list[str]) -> tuple[FontProperties, list[str]]:
         return FontProperties(family=[FontProperties(fname=default_font_path()).get_name(), FAMILY]), labels
     if missing:
         shown = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in sorted(missing)[:6])
-        warning = FontWarning(
-            "inspect.font.missing", chars=shown + (" …" if len(missing) > 6 else ""), install=INSTALL
-        )
+        warning = FontWarning("inspect.font.missing", chars=shown + (" …" if len(missing) > 6 else ""), install=INSTALL)
         warnings.warn(warning, stacklevel=3)
         labels = [escape(s, missing) for s in labels]
     return FontProperties(fname=path), labels

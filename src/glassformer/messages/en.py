@@ -581,6 +581,7 @@ TEXT = {
     "run.expected": "   (expected {target})",
     "run.eval_translations": "--- translations at step {step} ---\n{lines}\n---",
     # ---- while a run trains (train/loop.py, record.py, lock.py) ----------------------------------------
+    "train.progress_line": "step {step}/{total}: loss {loss:.4f}  lr {lr:.2e}  {tokens_per_s:,.0f} tok/s",
     "train.eval": "step {step:>6}: {losses}",
     "train.eval_best": "step {step:>6}: {losses}  (best)",
     "train.split.train": "train",

@@ -538,6 +538,7 @@ TEXT = {
     "run.expected": "   （应为 {target}）",
     "run.eval_translations": "--- 第 {step} 步的翻译 ---\n{lines}\n---",
     # ---- 训练过程中（train/loop.py、record.py、lock.py）---------------------------------------------------
+    "train.progress_line": "第 {step}/{total} 步：损失 {loss:.4f}  学习率 {lr:.2e}  每秒 {tokens_per_s:,.0f} 个词元",
     "train.eval": "第 {step:>6} 步：{losses}",
     "train.eval_best": "第 {step:>6} 步：{losses}  （最佳）",
     "train.split.train": "训练",

@@ -235,6 +235,15 @@ def test_a_chinese_run_opens_in_chinese_with_the_served_font_on_a_machine_withou
         for where in ("#tokens .tok-text", "#lang-zh", "#text", "#input-panel h2"):  # buttons and boxes too
             family = page.evaluate(f"getComputedStyle(document.querySelector({where!r})).fontFamily")
             assert page.evaluate(GLYPHS, ["春眠", family]) == served, where
+        # item 10: the residual chart's turned axis labels lie inside the chart, none cut off
+        wait_until(page, "document.querySelectorAll('#norms text').length > 3")
+        outside = page.evaluate("""(() => {
+          const box = document.getElementById("norms").getBoundingClientRect();
+          return [...document.querySelectorAll("#norms text")].map((e) => [e.textContent, e.getBoundingClientRect()])
+            .filter(([, r]) => r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5
+                               || r.bottom > box.bottom + 0.5).map(([name]) => name);
+        })()""")
+        assert outside == []
         shots(tmp_path, page, "explore_zh.png")
     assert not errors, errors
     assert all(r.startswith(url) for r in requests), requests

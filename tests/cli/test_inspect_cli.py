@@ -128,3 +128,54 @@ def test_trace_from_a_run_directory(tmp_path, capsys):
     checkpoint.save_weights(run_dir / checkpoint.MODEL_FILE, GPT(preset.model), step=5)
     code, out = run(["trace", "--run", str(run_dir), "--prompt", "hello", "--out", str(tmp_path / "o")], capsys)
     assert code == 0 and f"run {run_dir}" in out and "blocks.0.attn.z" in out and "blocks.1." not in out
+
+
+def test_a_chinese_runs_attention_pictures_draw_with_the_shipped_font_in_chinese(tmp_path, monkeypatch):
+    """Issue 27, items 1 and 8: `glassformer attention --run <zh run> --lang zh` on a machine with no
+    CJK font draws every label, title and axis with the package's own font (no code point, no
+    missing-glyph warning), and the words are the Chinese catalogue's."""
+    import importlib
+    import warnings
+
+    from glassformer.cli import main
+    from glassformer.fonts import CJK_FONT
+    from glassformer.inspect import fonts
+    from glassformer.messages import speaking, t
+    from glassformer.text import CharTokenizer
+    from glassformer.train import checkpoint
+
+    poem = "春眠不觉晓，处处闻啼鸟。"
+    tok = CharTokenizer.from_text(poem)
+    preset = get_preset("seed000")
+    preset.model.vocab_size, preset.model.n_layers = tok.vocab_size, 1
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "config.json").write_text(json.dumps({"model": to_dict(preset.model), "train": to_dict(preset.train)}))
+    tok.save(run_dir / "tokenizer.json")
+    checkpoint.save_weights(run_dir / checkpoint.MODEL_FILE, GPT(preset.model), step=5)
+    picked, figures = [], []
+    attention_maps = importlib.import_module("glassformer.inspect.attention_maps")  # the package's name is a function
+    real_label_font, real_head = fonts.label_font, attention_maps.head_figure
+
+    def spy_font(labels):
+        font, shown = real_label_font(labels)
+        picked.append((font.get_file(), shown == labels))
+        return font, shown
+
+    def spy_head(*a, **k):
+        figures.append(real_head(*a, **k))
+        return figures[-1]
+
+    monkeypatch.setattr(fonts, "label_font", spy_font)
+    monkeypatch.setattr(attention_maps, "head_figure", spy_head)
+    argv = ["attention", "--run", str(run_dir), "--prompt", poem, "--layer", "0", "--head", "0"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert main([*argv, "--out", str(tmp_path / "o"), "--lang", "zh"]) == 0
+    assert not any("missing from" in str(w.message) for w in caught)  # matplotlib's missing-glyph warning
+    assert not any(issubclass(w.category, fonts.FontWarning) for w in caught)
+    assert picked and all(p == (str(CJK_FONT), True) for p in picked)  # the shipped font, no label escaped
+    (ax,) = [a for a in figures[0].axes if a.images]
+    with speaking("zh"):
+        assert ax.get_xlabel() == t("pictures.attn.key_axis") and ax.get_ylabel() == t("pictures.attn.query_axis")
+    assert (tmp_path / "o" / "attention_L0_H0.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

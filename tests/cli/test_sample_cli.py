@@ -139,3 +139,38 @@ def test_stderr_says_what_happens_past_max_len(run_dir, capsys):
     assert "only the last 128 tokens" in err
     assert main(["sample", str(run_dir), "--threads", "1", "--prompt", "a", "--max-new-tokens", "3"]) == 0
     assert "position=" not in capsys.readouterr().err
+
+
+def test_a_note_on_stderr_comes_after_what_stdout_already_held_when_both_go_to_one_pipe():
+    """Issue 27, item 9: stdout is block-buffered in a pipe, stderr is not, so with `2>&1` a note
+    (the one about positions, a download, an error) could land before or inside text printed
+    earlier. messages.note writes stdout out first."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    code = "import sys; from glassformer.messages import note; sys.stdout.write('text\\nfor'); note('N'); print('more')"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env={**{k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}, "PYTHONPATH": src},
+        text=True,
+        timeout=120,
+    )
+    assert done.stdout == "text\nforN\nmore\n"  # in the order written (old: "N\ntext\nformore")
+
+
+def test_the_sample_verbs_position_note_is_a_note_and_the_sample_starts_on_a_line_of_its_own(
+    run_dir, capsys, monkeypatch
+):
+    import glassformer.cli.sample as sample_cli
+    from glassformer.sample import past_max_len
+
+    noted = []
+    monkeypatch.setattr(sample_cli, "note", lambda text: noted.append(text))
+    code, out = sample(run_dir, capsys, "--prompt", "the ", "--seed", "4", "--max-new-tokens", "300")
+    model, _, _ = load_model(run_dir)
+    assert code == 0 and noted == [past_max_len(model)] and out.startswith("the ") and out.endswith("\n")

@@ -191,3 +191,59 @@ def test_the_regressor_page(browser, tmp_path):
         wait_until(page, "document.querySelector('#message').textContent.includes('reads numbers')")
         page.close()
     assert errors == [] and all(u.startswith(url) for u in requests)
+
+
+GLYPHS = """(([text, family]) => {  // the pixels of `text` drawn in `family` (after the page's fonts loaded)
+  const c = document.createElement("canvas"); c.width = 200; c.height = 60;
+  const g = c.getContext("2d"); g.font = "40px " + family; g.fillText(text, 0, 45);
+  return Array.from(g.getImageData(0, 0, 200, 60).data).join(",");
+})"""
+
+
+def test_a_chinese_run_opens_in_chinese_with_the_served_font_on_a_machine_without_one(browser, tmp_path):
+    """Issue 27, items 1 and 2: on this machine no system font has Chinese (fc-list shows no CJK
+    font), so Chinese used to be tofu. `?lang=zh` (what `explore --lang zh` prints) opens the page in
+    Chinese, on a Chinese example, and the characters are drawn with the font the explorer serves:
+    the page's font draws them pixel for pixel as "Glassformer CJK" does, and unlike a font without
+    them (the tofu boxes of a missing glyph)."""
+    from explore_kit import tiny_model
+
+    from glassformer.explore import Explorer
+    from glassformer.messages import speaking, t
+    from glassformer.text import CharTokenizer
+
+    poem = "春眠不觉晓，处处闻啼鸟。"
+    tok = CharTokenizer.from_text(poem)
+    ex = Explorer(
+        tiny_model("gpt", vocab_size=tok.vocab_size),
+        tok,
+        ("explore.source.preset", {"preset": "p", "kind": "gpt", "seed": 0}),
+    )
+    requests, errors = [], []
+    with Background(ex) as url:
+        page = open_page(browser, url + "?lang=zh", requests, errors)
+        wait_until(
+            page, "[...document.fonts].some((f) => f.family.includes('Glassformer CJK') && f.status === 'loaded')"
+        )
+        with speaking("zh"):
+            assert page.inner_text("#input-panel h2") == t("explore.page.input.title")
+            assert t("explore.source.preset", preset="p", kind="gpt", seed=0) in page.inner_text("#model-line")
+        assert page.evaluate("document.documentElement.lang") == "zh-CN"
+        assert page.input_value("#text") == poem  # a Chinese model opens on Chinese
+        served = page.evaluate(GLYPHS, ["春眠", '"Glassformer CJK"'])
+        assert served != page.evaluate(GLYPHS, ["春眠", '"DejaVu Sans"'])  # no CJK glyphs there: boxes
+        for where in ("#tokens .tok-text", "#lang-zh", "#text", "#input-panel h2"):  # buttons and boxes too
+            family = page.evaluate(f"getComputedStyle(document.querySelector({where!r})).fontFamily")
+            assert page.evaluate(GLYPHS, ["春眠", family]) == served, where
+        # item 10: the residual chart's turned axis labels lie inside the chart, none cut off
+        wait_until(page, "document.querySelectorAll('#norms text').length > 3")
+        outside = page.evaluate("""(() => {
+          const box = document.getElementById("norms").getBoundingClientRect();
+          return [...document.querySelectorAll("#norms text")].map((e) => [e.textContent, e.getBoundingClientRect()])
+            .filter(([, r]) => r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5
+                               || r.bottom > box.bottom + 0.5).map(([name]) => name);
+        })()""")
+        assert outside == []
+        shots(tmp_path, page, "explore_zh.png")
+    assert not errors, errors
+    assert all(r.startswith(url) for r in requests), requests

@@ -15,10 +15,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from explore_kit import make_explorer, make_run
+from explore_kit import make_explorer, make_run, tiny_model
 
 from glassformer.cli import main
 from glassformer.errors import NotFound, UsageError
+from glassformer.explore import Explorer
 from glassformer.explore import serve as serve_module
 from glassformer.explore.serve import Background, latest_run, open_preset, open_run
 from glassformer.train.checkpoint import MODEL_FILE
@@ -69,7 +70,10 @@ def test_a_port_out_of_range_is_a_usage_error(capsys):
 
 def test_open_run_and_preset_models():
     ex = open_preset("seed000", seed=3, overrides=["--n_layers=1"])
-    assert ex.model.cfg.n_layers == 1 and "random weights, seed 3" in ex.source
+    assert ex.model.cfg.n_layers == 1 and ex.source == (
+        "explore.source.preset",
+        {"preset": "seed000", "kind": "gpt", "seed": 3},
+    )
     a = ex.handle("analyze", {"text": "你好 world 😀"})  # unseen characters become <unk>, not an error
     assert a["tokens"][-1]["text"] == "<unk>" and a["tokens"][0]["text"] == "你"
     sine = open_preset("sine")
@@ -80,7 +84,10 @@ def test_a_run_of_each_kind_opens(tmp_path):
     for kind in ("gpt", "encoder", "regressor"):
         model = make_run(tmp_path / kind, kind)
         ex = open_run(tmp_path / kind)
-        assert ex.model.kind == kind and f"run {tmp_path / kind} ({kind}" in ex.source
+        assert ex.model.kind == kind and ex.source == (
+            "explore.source.run",
+            {"run": str(tmp_path / kind), "kind": kind, "preset": "tiny"},
+        )
         first = next(iter(ex.model.state_dict()))
         assert ex.model.state_dict()[first].equal(model.state_dict()[first])
 
@@ -147,3 +154,53 @@ def test_connections_send_at_once():
         sockets = [c.transport.get_extra_info("socket") for c in bg.server.server_state.connections]
         assert sockets and all(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) for s in sockets)
         conn.close()
+
+
+def test_the_page_speaks_the_commands_language_and_a_run_opens_on_its_own_text(tmp_path, monkeypatch, capsys):
+    """Issue 27, item 2: `explore --lang zh` printed an English address (the page's language came
+    only from ?lang=zh) and a Chinese run opened on an empty box (every example was English)."""
+    from glassformer.messages import speaking, t
+
+    class Quick:
+        def run(self, sockets):
+            pass
+
+    model = make_run(tmp_path / "zh")
+    config = json.loads((tmp_path / "zh" / "config.json").read_text(encoding="utf-8"))
+    config["example"] = "你好，世界！"  # as new_run keeps it: the first line of its training text
+    (tmp_path / "zh" / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    monkeypatch.setattr(serve_module, "make_server", lambda explorer, hosts: Quick())
+    ex = open_run(tmp_path / "zh")
+    with speaking("zh"):
+        serve_module.serve(ex, "127.0.0.1", 0)
+        info = ex.info()
+    out = capsys.readouterr().out
+    fields = {"run": str(tmp_path / "zh"), "kind": "gpt", "preset": "tiny"}
+    with speaking("zh"):
+        assert t("explore.source.run", **fields) in out
+    assert re.search(r"http://127\.0\.0\.1:\d+/\?lang=zh", out)  # the address opens the page in Chinese
+    assert info["example"] == "你好，世界！" and model.kind == "gpt"
+    with speaking("en"):
+        english = t("explore.source.run", **fields)
+    with speaking("zh"):
+        chinese = t("explore.source.run", **fields)
+    assert info["sources"] == {"en": english, "zh": chinese} and info["source"] == chinese  # the header: one language
+    assert serve_module.page_address("http://127.0.0.1:1/", "en") == "http://127.0.0.1:1/"
+
+
+def test_a_chinese_run_without_a_kept_example_opens_on_chinese_and_an_imported_run_says_so(tmp_path):
+    from glassformer.explore import render
+    from glassformer.text import CharTokenizer
+
+    tok = CharTokenizer.from_text("春眠不觉晓，处处闻啼鸟。")
+    ex = Explorer(tiny_model("gpt", vocab_size=tok.vocab_size), tok, "zh")
+    assert render.example(ex) == "春眠不觉晓，处处闻啼鸟。"  # English examples cannot be spelled: a Chinese one can
+    make_run(tmp_path / "imported")
+    config = json.loads((tmp_path / "imported" / "config.json").read_text(encoding="utf-8"))
+    del config["preset"]
+    config["imported"] = {"format": "gpt2", "from": "/x", "weights": "model.safetensors"}
+    (tmp_path / "imported" / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    assert open_run(tmp_path / "imported").source == (
+        "explore.source.imported",
+        {"run": str(tmp_path / "imported"), "kind": "gpt"},
+    )

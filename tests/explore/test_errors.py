@@ -156,8 +156,11 @@ def test_the_page_is_local_only(client):
         served = client.get(f"/static/{name}")
         assert served.status_code == 200 and served.content == (static / name).read_bytes()
         text = served.text.replace("http://www.w3.org/2000/svg", "")  # an SVG namespace name, never fetched
-        assert not re.search(r"(https?:)?//[a-z0-9]|@import|url\(", text, re.I), name
+        assert not re.search(r"(https?:)?//[a-z0-9]|@import|url\((?!\"/static/)", text, re.I), name  # only ours
         assert not re.search(r"<style|style=|<script>|\son[a-z]+=\"", text), name  # CSP: no inline code or style
+    font = client.get("/static/GlassformerCJK-Regular.otf")  # the one url( the styles name: the Chinese font
+    assert font.status_code == 200 and font.headers["content-type"] == "font/otf"
+    assert font.content == (files("glassformer.fonts") / "GlassformerCJK-Regular.otf").read_bytes()
 
 
 def test_pyproject_ships_every_static_file():
@@ -191,3 +194,12 @@ def test_the_page_s_words_come_from_the_catalogue_in_both_languages(client):
     assert used - {"attn.scale.", "note."} <= set(en["words"]), used - set(en["words"])
     for name in ("i18n.js", "app.js", "panels.js", "draw.js"):
         assert not re.search(r'^\s+"[a-z_.]+":\s*"', (static / name).read_text(encoding="utf-8"), re.M), name
+
+
+def test_pyproject_ships_the_chinese_font_and_its_licence():
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    data = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    assert data["glassformer.fonts"] == ["*.otf", "OFL.txt"]

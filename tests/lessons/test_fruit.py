@@ -109,3 +109,29 @@ def test_chinese_commentary_prints_the_same_numbers(tmp_path):
         return [line for line in lines if line.startswith("  apple")]
 
     assert numbers(zh) == numbers(en)
+
+
+def test_the_projections_are_printed_so_the_example_can_be_redone_by_hand(lesson):
+    """Issue 27, item 10: the lesson named for its W_Q, W_K, W_V never printed them."""
+    from glassformer.lessons.common import matrix_lines
+
+    text = lesson[1]
+    for name, W in fruit.PROJECTIONS.items():
+        block = "\n".join(matrix_lines(f"W_{name}", W, None, 1))
+        assert block in text, name
+    assert text.index("W_V  shape (2, 2)") < text.index("Q = E·W_Q")  # before the first product that uses them
+
+
+def test_under_zh_the_lessons_own_labels_are_chinese_too(tmp_path):
+    """Issue 27, item 10: the table labels printed with nar.show ("shape", "weights = exp / row sum",
+    "input x", "rows p, columns k", "the first 2×2 block") stayed English under --lang zh."""
+    from glassformer.messages import speaking
+
+    zh = []
+    fruit.run(lang="zh", out=tmp_path, echo=zh.append)
+    text = "\n".join(zh)
+    english = ("shape (", "row sum", "input x", "rows p, columns k", "first 2×2 block", "output projection")
+    assert [word for word in english if word in text] == []
+    with speaking("zh"):
+        for key in ("lesson.common.shape", "lesson.fruit.show.weights", "lesson.fruit.shape.input"):
+            assert t(key) in text, key

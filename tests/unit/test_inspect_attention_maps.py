@@ -321,13 +321,34 @@ def test_an_unmasked_head_has_no_note_and_long_labels_turn_upright():
     assert len(ax.texts) == 9  # every cell visible, every cell written
 
 
-def test_a_long_map_writes_no_numbers_and_thins_nothing_below_32():
-    T = 17
+def test_a_long_map_thins_nothing_below_32_and_writes_no_numbers_above():
+    T = 33
     w = torch.full((1, T, T), 1 / T)
     fig = head_figure([AttentionMap("x.weights", "B H T_q T_k", w, torch.zeros(1, T, T, dtype=torch.bool))], None, 0, 0)
     ax = fig.axes[0]
     assert len(ax.texts) == 0 and ticks(ax.get_xticklabels()) == [str(i) for i in range(T)]
     assert tuple(fig.get_size_inches()) == pytest.approx((0.32 * T + 1.8, 0.32 * T + 0.6))
+
+
+@pytest.mark.parametrize("T", [8, 16, 20, 32])
+def test_cell_numbers_are_written_only_where_each_fits_inside_its_own_cell(T):
+    """Issue 27: at ~16 tokens the numbers ran into each other (a fixed 9.6 pt "0.06" in an 18 pt
+    cell). Now each number is sized to its cell as laid out, or left out: every written number's
+    drawn box lies inside its cell, so no two overlap."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    w = torch.full((1, T, T), 1 / T)
+    fig = head_figure([AttentionMap("x.weights", "B H T_q T_k", w, torch.zeros(1, T, T, dtype=torch.bool))], None, 0, 0)
+    FigureCanvasAgg(fig).draw()
+    ax, renderer = fig.axes[0], fig.canvas.get_renderer()
+    assert len(ax.texts) in (0, T * T)
+    for text in ax.texts:
+        box = text.get_window_extent(renderer)
+        j, i = text.get_position()
+        (x0, y0), (x1, y1) = ax.transData.transform([(j - 0.5, i + 0.5), (j + 0.5, i - 0.5)])  # y grows down
+        assert x0 <= box.x0 and box.x1 <= x1 and y0 <= box.y0 and box.y1 <= y1, (T, text.get_text())
+        assert text.get_fontsize() >= 5.0
+    assert T > 16 or len(ax.texts) == T * T  # up to 16 tokens the numbers are there
 
 
 @pytest.mark.parametrize("layer,head", [(2, 0), (0, 2), (-1, 0), (0, -1)])
@@ -439,8 +460,9 @@ def test_the_grid_lays_itself_out_so_no_map_covers_another():
 
 def test_without_a_cjk_font_labels_become_code_points(tmp_path, monkeypatch):
     monkeypatch.setattr(fonts, "candidate_fonts", lambda: iter([fonts.default_font_path()]))
-    with pytest.warns(FontWarning, match=r"U\+4F60.*fonts-noto-cjk"):
+    with pytest.warns(FontWarning) as caught:
         _, labels = fonts.label_font(["你", "a", "好!"])
+    assert caught[0].message.key == "inspect.font.missing" and "U+4F60" in caught[0].message.fields["chars"]
     assert labels == ["U+4F60", "a", "U+597D!"]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -6,6 +6,7 @@ import pytest
 
 from glassformer.inspect import fonts
 from glassformer.inspect.fonts import FontWarning
+from glassformer.messages import t
 
 
 def draw(labels):
@@ -25,21 +26,20 @@ def test_the_font_warning_whole_and_where_it_points(monkeypatch):
     (w,) = caught
     assert w.category is fonts.FontWarning and w.filename != fonts.__file__
     assert w.filename == __file__ or frames_added_by_mutmut()
-    assert str(w.message) == (
-        "no installed font has glyphs for '你' (U+4F60), '好' (U+597D); labels show code points instead. "
-        "To see the characters, install a CJK font, e.g. `apt-get install fonts-noto-cjk` or `apt-get install "
-        "fonts-wqy-zenhei` on Debian/Ubuntu, then delete matplotlib's font cache (~/.cache/matplotlib) so it "
-        "is found."
+    assert (w.message.key, w.message.fields) == (
+        "inspect.font.missing",
+        {"chars": "'你' (U+4F60), '好' (U+597D)", "install": "apt-get install fonts-noto-cjk"},
     )
+    assert str(w.message) == t("inspect.font.missing", **w.message.fields)
     assert labels == ["aU+4F60", "U+597D"] and font.get_file() == fonts.default_font_path()
 
 
 def test_six_missing_characters_have_no_ellipsis_seven_do(monkeypatch):
     monkeypatch.setattr(fonts, "candidate_fonts", lambda: iter([fonts.default_font_path()]))
-    for n, tail in ((6, " (U+4E05); labels"), (7, " (U+4E05) …; labels")):
+    for n, tail in ((6, " (U+4E05)"), (7, " (U+4E05) …")):
         with pytest.warns(fonts.FontWarning) as record:
             fonts.label_font(["".join(chr(0x4E00 + i) for i in range(n))])
-        assert tail in str(record[0].message)
+        assert record[0].message.fields["chars"].endswith(tail)
 
 
 def test_escape_writes_four_hex_digits_at_least():
@@ -83,8 +83,8 @@ def test_the_font_warning_lists_six_missing_characters_then_an_ellipsis(monkeypa
     for text, ellipsis in (("你好世界再见", False), ("你好世界再见吧", True)):
         with pytest.warns(FontWarning) as caught:
             fonts.label_font([text])
-        message = str(caught[0].message)
-        assert message.count("(U+") == 6 and (" …;" in message) == ellipsis, message
+        chars = caught[0].message.fields["chars"]
+        assert chars.count("(U+") == 6 and chars.endswith(" …") == ellipsis, chars
 
 
 def test_fonts_on_disk_but_not_in_matplotlibs_cache_come_last_cjk_families_first(monkeypatch):
@@ -98,3 +98,38 @@ def test_fonts_on_disk_but_not_in_matplotlibs_cache_come_last_cjk_families_first
     listed = list(fonts.candidate_fonts())
     assert listed[0] == fonts.default_font_path()
     assert listed[-4:] == ["/f/NotoSansCJK-Regular.ttc", "/f/wqy-zenhei.ttc", "/f/DejaVuSerif.ttf", "/f/Zed.ttf"]
+
+
+def test_the_shipped_chinese_font_is_tried_right_after_the_default_and_draws_chinese():
+    """Issue 27: on a machine with no CJK font (this one: `fc-list | grep -i cjk` is empty) Chinese
+    labels became U+XXXX. The package's own font (glassformer/fonts) is the second candidate, so
+    Chinese is drawn with it whatever is installed."""
+    from glassformer.fonts import CJK_FONT
+
+    assert list(fonts.candidate_fonts())[1] == str(CJK_FONT)
+    assert fonts.pick_font("注意力权重：行 = 查询") == (str(CJK_FONT), set())
+
+
+def test_the_shipped_font_covers_gb2312_the_chinese_catalogue_and_the_explorers_characters():
+    from glassformer.explore.serve import PRESET_CHARS
+    from glassformer.fonts import CJK_FONT, LICENSE, recipe
+    from glassformer.messages import TABLES
+
+    have = fonts.charmap(str(CJK_FONT)) | fonts.charmap(fonts.default_font_path())  # ᵀ ₁ ✗: DejaVu's, not Noto CJK's
+    needed = recipe.gb2312() | set("".join(TABLES["zh"].values())) | set(PRESET_CHARS)
+    missing = {c for c in needed if not c.isspace() and ord(c) not in have}
+    assert missing == set()
+    assert "SIL OPEN FONT LICENSE Version 1.1" in LICENSE.read_text(encoding="utf-8")
+    assert CJK_FONT.stat().st_size < 2_500_000  # a subset, not the 19 MB collection
+
+
+def test_chinese_beside_a_symbol_only_the_default_has_draws_from_both_fonts_without_a_warning():
+    """ "你 ↵": the shipped font has 你 but not ↵ (DejaVu has ↵ but not 你): a family list of both,
+    matplotlib taking each glyph from the first that has it, and no label escaped."""
+    from glassformer.fonts import CJK_FONT, FAMILY
+
+    assert ord("↵") not in fonts.charmap(str(CJK_FONT)) and ord("↵") in fonts.charmap(fonts.default_font_path())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        font, labels = fonts.label_font(["你", "↵", "好"])
+    assert font.get_family() == ["DejaVu Sans", FAMILY] and labels == ["你", "↵", "好"]

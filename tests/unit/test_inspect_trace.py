@@ -585,3 +585,14 @@ def test_an_encoder_decoder_traces_its_source_then_its_target_in_both_languages(
     ]
     zh = trace(model, (TOK.encode("ab"), TOK.encode("c a")), tokenizer=TOK, lang="zh")
     assert [r.stage for r in zh.rows[:3]] == ["原始文本", "词元", "词元 id"] and zh.letters["B"] == "批大小"
+
+
+def test_a_byte_token_that_cuts_a_character_is_labelled_by_its_bytes_not_a_replacement_mark():
+    """Issue 27, item 10: an imported GPT-2 run showed its byte tokens as "�" in the explorer (and
+    in every label). A byte-level BPE id below 256 is one raw byte: 你 is e4 bd a0."""
+    from glassformer.text.bpe import BPETokenizer
+
+    tok = BPETokenizer.from_text("hello world", vocab_size=260)
+    assert tok.decode([0xE4]) == "\ufffd"  # what the label used to be
+    assert token_labels([0xE4, 0xBD, ord("h"), ord(" ")], tok) == ["\\xe4", "\\xbd", "h", "␣"]
+    assert token_labels(tok.encode("你"), tok) == ["\\xe4", "\\xbd", "\\xa0"]

@@ -644,10 +644,11 @@ def test_progress_modes_print_where_each_says(capsys):
     silent.close()
     captured = capsys.readouterr()
     assert captured.out == "hello\n" and captured.err == ""
-    assert Progress(10, 0).mode == "bar"  # the default
+    assert Progress(10, 0).mode == "lines" and Progress(10, 0).plain  # the default, "bar", off a terminal
 
 
-def test_the_bar_counts_optimizer_steps_from_where_a_run_resumes(capsys):
+def test_the_bar_counts_optimizer_steps_from_where_a_run_resumes(capsys, monkeypatch):
+    monkeypatch.setattr(record, "_on_terminal", lambda stream: True)  # the bar is drawn on a terminal only
     bar = Progress(10, 4, "bar")
     assert not bar.bar.disable and bar.bar.total == 10 and bar.bar.n == 4 and bar.bar.unit == "step"
     assert bar.bar.dynamic_ncols and bar.bar.leave
@@ -669,3 +670,23 @@ def test_the_step_timer_measures_each_lap_from_the_last(monkeypatch):
     monkeypatch.setattr(metrics.time, "time", lambda: 1e9)
     timer = StepTimer()
     assert timer.lap() == 2.5 and timer.lap() == 0.5 and StepTimer.now() == 1e9
+
+
+def test_off_a_terminal_the_bar_becomes_one_plain_line_per_log_interval(capsys, monkeypatch):
+    """Issue 27, item 9: piped into a file, tqdm's carriage returns filled the log. Where stderr is
+    not a terminal (here: pytest's capture) each update is one line on stdout, an evaluation line
+    its own line, and stderr gets nothing."""
+    progress = Progress(300, 0, "bar")
+    assert progress.plain and progress.mode == "lines"
+    progress.update(50, 2.5, 3e-4, 12345.0)
+    progress.write(eval_line(50, {"train": 2.4, "val": 2.6}, True))
+    progress.close()
+    out, err = capsys.readouterr()
+    fields = {"step": 50, "total": 300, "loss": 2.5, "lr": 3e-4, "tokens_per_s": 12345.0}
+    assert out.splitlines() == [t("train.progress_line", **fields), eval_line(50, {"train": 2.4, "val": 2.6}, True)]
+    assert "\r" not in err and err == ""
+    monkeypatch.setattr(record, "_on_terminal", lambda stream: True)  # on a terminal: the bar, as before
+    on_tty = Progress(300, 0, "bar")
+    assert not on_tty.plain and on_tty.mode == "bar"
+    on_tty.close()
+    assert not Progress(300, 0, "lines").plain  # --no-progress: evaluation lines only, as before

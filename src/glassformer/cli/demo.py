@@ -15,7 +15,7 @@ import torch
 from glassformer.cli.options import add_threads, count, seed
 from glassformer.inspect.attention_maps import attention_grid_png
 from glassformer.inspect.trace import token_labels
-from glassformer.messages import say, t
+from glassformer.messages import note, say, t
 from glassformer.sample import sample
 from glassformer.text.corpora import CorpusUnavailable
 from glassformer.train.run import new_run, train
@@ -60,7 +60,7 @@ def run_demo(args: argparse.Namespace) -> int:
     result = train(run)
     minutes = (time.perf_counter() - start) / 60
     if result.status != "done":
-        print(result.message, file=sys.stderr)
+        note(result.message)
         return 1
     _show(run, result, minutes)  # the dispatcher runs this verb with --threads, like the training
     return 0

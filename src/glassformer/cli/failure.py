@@ -32,7 +32,7 @@ import torch
 
 import glassformer
 from glassformer.errors import EXIT_FAILURE, EXIT_USAGE, GlassformerError
-from glassformer.messages import t
+from glassformer.messages import note, t
 from glassformer.text.corpora import default_cache_dir
 
 DEBUG_ENV = "GLASSFORMER_DEBUG"
@@ -66,7 +66,7 @@ def report(error: BaseException, verb: str | None, debug: bool, argv: list[str])
     if debug:
         traceback.print_exception(error, file=sys.stderr)
     if isinstance(error, KeyboardInterrupt):
-        print(t("fail.interrupted", who=who), file=sys.stderr)
+        note(t("fail.interrupted", who=who))
         return EXIT_INTERRUPTED
     if isinstance(error, BrokenPipeError):  # the reader went away (`glassformer sample ... | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so exit's flush cannot fail again
@@ -83,13 +83,13 @@ def report(error: BaseException, verb: str | None, debug: bool, argv: list[str])
         )
         return EXIT_FAILURE
     if isinstance(error, GlassformerError):
-        print(t("fail.error", who=who, message=error), file=sys.stderr)
+        note(t("fail.error", who=who, message=error))
         return error.exit_code
     if _own_check(error):  # a ValueError or a path-not-found raised, with its message, by glassformer's code
-        print(t("fail.error", who=who, message=error), file=sys.stderr)
+        note(t("fail.error", who=who, message=error))
         return EXIT_USAGE
     if _out_of_memory(error):
-        print(t("fail.memory", who=who, detail=_first_line(error)), file=sys.stderr)
+        note(t("fail.memory", who=who, detail=_first_line(error)))
         return EXIT_FAILURE
     if isinstance(error, OSError):
         what = t(OS_ERRORS[error.errno]) if error.errno in OS_ERRORS else t("os.other", reason=error.strerror or error)
@@ -98,7 +98,7 @@ def report(error: BaseException, verb: str | None, debug: bool, argv: list[str])
         )
         return EXIT_FAILURE
     path = save_crash_report(error, argv)
-    print(t("fail.bug", who=who, kind=type(error).__name__, detail=_first_line(error), path=path), file=sys.stderr)
+    note(t("fail.bug", who=who, kind=type(error).__name__, detail=_first_line(error), path=path))
     return EXIT_FAILURE
 
 

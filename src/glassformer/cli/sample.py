@@ -9,7 +9,7 @@ import torch
 
 from glassformer.cli.options import add_threads, count, probability, seed, temperature, utf8_text
 from glassformer.errors import UsageError
-from glassformer.messages import say, t
+from glassformer.messages import note, say, t
 from glassformer.sample import past_max_len, sample
 from glassformer.train.checkpoint import RUN_EXAMPLE
 from glassformer.train.run import load_model
@@ -61,7 +61,7 @@ def run_sample(args: argparse.Namespace) -> int:
         ids = torch.tensor([prompt_ids[-model.cfg.max_len :]], device=args.device)  # (1, T)
         print_shapes_once(model, ids, tokenizer)
     if len(prompt_ids) + args.max_new_tokens > model.cfg.max_len:
-        print(past_max_len(model), file=sys.stderr)  # the text will outgrow max_len: say what happens
+        note(past_max_len(model))  # the text will outgrow max_len: say what happens
     stream = args.num_samples == 1
 
     def on_text(i: int, piece: str) -> None:

@@ -1,6 +1,6 @@
 """The web app: a JSON API over an Explorer and one static page, nothing else.
 
-    GET  /                 the page (static/index.html); its scripts and styles under /static/
+    GET  /                 the page (static/index.html); its scripts, styles and Chinese font under /static/
     GET  /api/model        what the page needs once (model, stages, stream points, limits)
     GET  /api/words?lang=  the page's words in one language, from the one catalogue
                            (glassformer.messages, keys explore.page.*), {fields} left for the page
@@ -50,6 +50,7 @@ MEDIA = {
     ".css": "text/css; charset=utf-8",
     ".png": "image/png",
     ".svg": "image/svg+xml",
+    ".otf": "font/otf",
 }
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -59,11 +60,15 @@ log = logging.getLogger("glassformer.explore")
 
 
 def static_files() -> dict[str, bytes]:
-    """Every file of the page, by name, read once from the installed package."""
+    """Every file of the page, by name, read once from the installed package, and the Chinese
+    font the page's styles name (glassformer.fonts: Chinese shows on a machine without a CJK font)."""
+    from glassformer.fonts import CJK_FONT
+
     folder = files("glassformer.explore") / "static"
-    return {
+    pages = {
         f.name: f.read_bytes() for f in folder.iterdir() if f.is_file() and "." + f.name.rpartition(".")[2] in MEDIA
     }
+    return {**pages, CJK_FONT.name: CJK_FONT.read_bytes()}
 
 
 PAGE = "explore.page."  # the catalogue's keys for the page's words

@@ -31,14 +31,18 @@ from glassformer.explore.nexttoken import bars, next_probs
 from glassformer.explore.requests import LIMITS, SPECS, RequestError, check_range, read
 from glassformer.explore.structure import find_structure
 from glassformer.inspect.trace import token_labels, trace
+from glassformer.messages import TABLES
 from glassformer.sample import visible
 
 MAX_TRACES = 256  # shape traces kept, one per (input length, language): a few KiB each
 
 
 class Explorer:
-    def __init__(self, model, tokenizer=None, source: str = "", limits=LIMITS) -> None:
+    def __init__(self, model, tokenizer=None, source="", limits=LIMITS, example: str | None = None) -> None:
+        """source: what the page's header names, a plain string or (catalogue key, fields) said in
+        each language the page asks for; example: the first input (a run's own training text)."""
         self.model, self.tokenizer, self.source, self.limits = model.eval(), tokenizer, source, limits
+        self.example = example
         if model.cfg.attention != "glass":  # the fused path forms no matrices to show
             model.set_attention("glass")
         self.structure = find_structure(model)
@@ -60,6 +64,13 @@ class Explorer:
 
     def info(self) -> dict:
         return render.info(self)
+
+    def source_text(self, lang: str) -> str:
+        """The header's name of the model in `lang`."""
+        if isinstance(self.source, tuple):
+            key, fields = self.source
+            return TABLES[lang][key].format(**fields)
+        return self.source
 
     # ------------------------------------------------------------------ inputs and runs
     def _input(self, req: dict) -> tuple[torch.Tensor, list[int], list[dict]]:

@@ -15,6 +15,7 @@ import torch
 
 from glassformer.explore.lens import stream_norms, token_lens
 from glassformer.explore.requests import RequestError, shown
+from glassformer.messages import LANGS, language
 
 MASKED = 255
 EXAMPLE_NUMBERS = "0 0.5 1 0.5"  # how a regressor's input is typed
@@ -189,15 +190,23 @@ def prediction(x: torch.Tensor, out: torch.Tensor, base: torch.Tensor | None) ->
     }
 
 
-EXAMPLES = ("ROMEO:\nBut soft, what light", "to be or not to be", "hello world")
+EXAMPLES = (
+    "ROMEO:\nBut soft, what light",
+    "to be or not to be",
+    "hello world",
+    "床前明月光，疑是地上霜。",
+    "春眠不觉晓，处处闻啼鸟。",
+    "你好，世界",
+)
 
 
 def example(ex) -> str:
-    """A first input the page can show: a sentence the vocabulary spells exactly (no <unk>), or
-    a sine wave; else nothing (the page then asks the reader to type)."""
+    """A first input the page can show: the run's own training text (kept in its config.json),
+    else a sentence the vocabulary spells exactly (no <unk>; English first, then Chinese), or a
+    sine wave; else nothing (the page then asks the reader to type)."""
     if not ex.reads_tokens:
         return " ".join(f"{math.sin(2 * math.pi * t / 16):.2f}" for t in range(16))
-    for text in EXAMPLES:
+    for text in ((ex.example,) if ex.example else ()) + EXAMPLES:
         try:
             if ex.tokenizer is not None and ex.tokenizer.decode(ex.tokenizer.encode(text)).split() == text.split():
                 return text
@@ -212,7 +221,8 @@ def info(ex) -> dict:
     cfg = m.cfg
     first = s.layers[0] if s.layers else None
     return {
-        "source": ex.source,
+        "source": ex.source_text(language()),
+        "sources": {lang: ex.source_text(lang) for lang in LANGS},  # the header, in each language
         "kind": m.kind,
         "inputs": m.inputs,
         "samples": bool(m.samples) and ex.reads_tokens,

@@ -22,7 +22,7 @@ from glassformer.config import apply_overrides, get_preset
 from glassformer.errors import NotFound, UsageError
 from glassformer.explore.app import LOCAL_HOSTS, create_app
 from glassformer.explore.explorer import Explorer
-from glassformer.messages import say, t
+from glassformer.messages import language, say
 from glassformer.models import build_model, model_class
 from glassformer.text import CharTokenizer
 from glassformer.train.checkpoint import MODEL_FILE
@@ -56,10 +56,15 @@ def latest_run(runs_dir=RUNS_DIR) -> Path:
 
 
 def open_run(run_dir) -> Explorer:
+    """A trained run, named in the page's language; it opens on its own training text when
+    config.json keeps an example of it (runs made since issue 27)."""
     model, tokenizer, config = load_model(run_dir)
-    return Explorer(
-        model, tokenizer, t("explore.source.run", run=run_dir, kind=model.kind, preset=config.get("preset", "?"))
-    )
+    if isinstance(config.get("imported"), dict):  # imported GPT-2 files: no preset, say where from
+        source = ("explore.source.imported", {"run": str(run_dir), "kind": model.kind})
+    else:
+        source = ("explore.source.run", {"run": str(run_dir), "kind": model.kind, "preset": config.get("preset", "?")})
+    example = config.get("example") if isinstance(config.get("example"), str) else None
+    return Explorer(model, tokenizer, source, example=example)
 
 
 def open_preset(name: str, seed: int = 0, overrides=()) -> Explorer:
@@ -70,7 +75,7 @@ def open_preset(name: str, seed: int = 0, overrides=()) -> Explorer:
         preset.model = replace(preset.model, vocab_size=tokenizer.vocab_size, pad_id=None)
     torch.manual_seed(seed)
     model = build_model(preset.model)
-    return Explorer(model, tokenizer, t("explore.source.preset", preset=name, kind=model.kind, seed=seed))
+    return Explorer(model, tokenizer, ("explore.source.preset", {"preset": name, "kind": model.kind, "seed": seed}))
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -113,14 +118,20 @@ def make_server(explorer: Explorer, hosts):
     return uvicorn.Server(config)
 
 
+def page_address(url: str, lang: str) -> str:
+    """The page's address in a language: English is the page's default, any other says ?lang=."""
+    return url if lang == "en" else f"{url}?lang={lang}"
+
+
 def serve(explorer: Explorer, host: str = "127.0.0.1", port: int = 8321, allow_remote: bool = False) -> None:
-    """Serve until Ctrl-C (uvicorn finishes the requests in flight, then returns)."""
+    """Serve until Ctrl-C (uvicorn finishes the requests in flight, then returns). The address
+    printed opens the page in the command's language (`--lang zh` or GLASSFORMER_LANG=zh)."""
     hosts = check_host(host, allow_remote)
     if hosts is None:
         say("explore.open_to_all", file=sys.stderr, host=host)
     sock = bind(host, port)
     server = make_server(explorer, hosts)
-    say("explore.serving", source=explorer.source, url=url_of(sock))
+    say("explore.serving", source=explorer.source_text(language()), url=page_address(url_of(sock), language()))
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:

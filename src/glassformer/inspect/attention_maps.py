@@ -28,8 +28,15 @@ import torch
 
 from glassformer.errors import UsageError
 from glassformer.inspect.trace import as_batch
+from glassformer.messages import t
 
-MASKED_NOTE = "grey hatched = masked (may not attend)"
+MIN_VALUE_POINTS = 5.0  # a cell's number is written only where it fits at this size or larger
+MAX_VALUE_CELLS = 32  # ... and only for maps up to 32 × 32 (beyond that the colours say it)
+
+
+def masked_note() -> str:
+    """The legend of the hatched cells, in the user's language."""
+    return t("pictures.attn.masked")
 
 
 @contextlib.contextmanager
@@ -133,7 +140,6 @@ def _draw(
     fontsize: float,
     xlabels: bool = True,
     ylabels: bool = True,
-    values: bool = False,
 ):
     """One heatmap (T_q, T_k): masked cells transparent over a hatched grey patch. labels: one
     list for both axes, or (row labels, column labels)."""
@@ -157,28 +163,57 @@ def _draw(
         rotation=90 if max(map(len, cols)) > 2 else 0,
     )
     ax.set_yticks(yticks, [rows[t] for t in yticks] if ylabels else [], fontproperties=font, fontsize=fontsize)
-    if values:
-        for i in range(T_q):
-            for j in range(T_k):
-                if not hidden[i, j]:
-                    ax.text(
-                        j,
-                        i,
-                        f"{w[i, j]:.2f}",
-                        ha="center",
-                        va="center",
-                        fontsize=fontsize * 0.8,
-                        color="white" if w[i, j] < 0.6 else "black",
-                        zorder=2,
-                    )
     return im
 
 
-def _fonted(label_lists: list[list[str]]):
-    """One font for every label, and the label lists (escaped where the font lacks a glyph)."""
+def value_fontsize(ax, T_k: int, T_q: int, wanted: float) -> float | None:
+    """The largest size up to `wanted` at which "0.00" fits inside one cell of `ax` as laid out
+    (read from the drawn figure), or None when even MIN_VALUE_POINTS would not fit."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.textpath import TextPath
+
+    fig = ax.figure
+    if fig.canvas is None or not hasattr(fig.canvas, "get_renderer"):
+        FigureCanvasAgg(fig)
+    fig.canvas.draw()  # the constrained layout places the axes: their size is known from here
+    box = ax.get_window_extent()  # pixels
+    points_per_pixel = 72.0 / fig.dpi
+    cell_w, cell_h = box.width / T_k * points_per_pixel, box.height / T_q * points_per_pixel
+    extent = TextPath((0, 0), "0.00", size=1.0).get_extents()  # the text's size at 1 pt
+    fit = min(0.85 * cell_w / extent.width, 0.7 * cell_h / max(extent.height, 0.5))
+    size = min(wanted, fit)
+    return size if size >= MIN_VALUE_POINTS else None
+
+
+def _write_values(ax, w: np.ndarray, hidden: np.ndarray, wanted: float) -> None:
+    """Each visible cell's weight, written where it fits (never overlapping its neighbours)."""
+    T_q, T_k = w.shape
+    if max(T_q, T_k) > MAX_VALUE_CELLS:
+        return
+    size = value_fontsize(ax, T_k, T_q, wanted)
+    if size is None:
+        return
+    for i in range(T_q):
+        for j in range(T_k):
+            if not hidden[i, j]:
+                ax.text(
+                    j,
+                    i,
+                    f"{w[i, j]:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=size,
+                    color="white" if w[i, j] < 0.6 else "black",
+                    zorder=2,
+                )
+
+
+def _fonted(label_lists: list[list[str]], words: tuple[str, ...] = ()):
+    """One font for every label and the picture's own words (titles, axes, in the user's language),
+    and the label lists (escaped where the font lacks a glyph)."""
     from glassformer.inspect.fonts import label_font
 
-    font, flat = label_font([s for labels in label_lists for s in labels])
+    font, flat = label_font([s for labels in label_lists for s in labels] + list(words))  # one font for all
     out, start = [], 0
     for labels in label_lists:
         out.append(flat[start : start + len(labels)])
@@ -197,7 +232,13 @@ def grid_figure(maps: list[AttentionMap], labels):
     from matplotlib.figure import Figure
 
     L, H = len(maps), maps[0].weights.size(0)
-    font, flat = _fonted([axis for m in maps for axis in _map_labels(m, labels)])
+    masked = f"; {masked_note()}" if any(m.hidden.any() for m in maps) else ""
+    words = (
+        t("pictures.attn.grid_title", masked=masked),
+        t("pictures.attn.colorbar"),
+        *(t("pictures.attn.cell_title", name=m.name.removesuffix(".weights"), head=0) for m in maps),
+    )
+    font, flat = _fonted([axis for m in maps for axis in _map_labels(m, labels)], words)
     T = max(max(m.weights.shape[1:]) for m in maps)
     side = 1.6 + 0.09 * T
     fig = Figure(figsize=(side * H + 1.5, side * L + 0.8), layout="constrained")
@@ -217,10 +258,11 @@ def grid_figure(maps: list[AttentionMap], labels):
                 xlabels=(i == L - 1 or mixed),
                 ylabels=(h == 0),
             )
-            ax.set_title(f"{m.name.removesuffix('.weights')} · head {h}", fontsize=9)
-    fig.colorbar(im, ax=axes.ravel().tolist(), label="attention weight", shrink=0.8)
-    masked = f"; {MASKED_NOTE}" if any(m.hidden.any() for m in maps) else ""
-    fig.suptitle(f"attention weights: rows = query (looking), columns = key (looked at){masked}", fontsize=10)
+            cell_title = t("pictures.attn.cell_title", name=m.name.removesuffix(".weights"), head=h)
+            ax.set_title(cell_title, fontproperties=font, fontsize=9)
+    bar = fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.8)
+    bar.set_label(t("pictures.attn.colorbar"), fontproperties=font)
+    fig.suptitle(t("pictures.attn.grid_title", masked=masked), fontproperties=font, fontsize=10)
     return fig
 
 
@@ -236,18 +278,23 @@ def head_figure(maps: list[AttentionMap], labels, layer: int, head: int):
 
     check_head(maps, layer, head)
     m = maps[layer]
-    font, (rows, cols) = _fonted(list(_map_labels(m, labels)))
+    masked = f"\n{masked_note()}" if m.hidden[head].any() else ""
+    title = t("pictures.attn.head_title", name=m.name, head=head, masked=masked)
+    words = (title, t("pictures.attn.key_axis"), t("pictures.attn.query_axis"), t("pictures.attn.colorbar"))
+    font, (rows, cols) = _fonted(list(_map_labels(m, labels)), words)
     T = max(m.weights.shape[1:])
     side = max(5.0, 0.32 * T)
     fig = Figure(figsize=(side + 1.8, side + 0.6), layout="constrained")
     ax = fig.subplots()
     fontsize = max(5.0, min(12.0, 300 / T))
-    im = _draw(ax, m.weights[head].numpy(), m.hidden[head].numpy(), (rows, cols), font, fontsize, values=T <= 16)
-    ax.set_xlabel("key: the token looked at")
-    ax.set_ylabel("query: the token looking")
-    masked = f"\n{MASKED_NOTE}" if m.hidden[head].any() else ""
-    ax.set_title(f"{m.name}, head {head} (each row sums to 1){masked}", fontsize=10)
-    fig.colorbar(im, ax=ax, label="attention weight", shrink=0.8)
+    ax.set_xlabel(t("pictures.attn.key_axis"), fontproperties=font)
+    ax.set_ylabel(t("pictures.attn.query_axis"), fontproperties=font)
+    ax.set_title(title, fontproperties=font, fontsize=10)
+    w, hidden = m.weights[head].numpy(), m.hidden[head].numpy()
+    im = _draw(ax, w, hidden, (rows, cols), font, fontsize)
+    bar = fig.colorbar(im, ax=ax, shrink=0.8)
+    bar.set_label(t("pictures.attn.colorbar"), fontproperties=font)
+    _write_values(ax, w, hidden, fontsize * 0.8)  # after the layout is complete: the cells' size is final
     return fig
 
 

@@ -26,13 +26,13 @@ import torch
 
 from glassformer.errors import UsageError
 from glassformer.inspect.attention_maps import (
-    MASKED_NOTE,
     AttentionMap,
     _map_labels,
     attention_map_list,
     check_head,
     grid_figure,
     head_figure,
+    masked_note,
 )
 from glassformer.inspect.display import esc
 from glassformer.inspect.html import attention_page
@@ -127,7 +127,7 @@ class AttentionView:
     def _title(self) -> str:
         H = self.maps[0].weights.size(0)
         shapes = sorted({"×".join(map(str, m.weights.shape[1:])) for m in self.maps})
-        masked = f"; {MASKED_NOTE}" if any(m.hidden.any() for m in self.maps) else ""
+        masked = f"; {masked_note()}" if any(m.hidden.any() for m in self.maps) else ""
         return f"AttentionView: {len(self.maps)} layers × {H} heads, maps {', '.join(shapes)}{masked}"
 
 

@@ -6,12 +6,14 @@ Chinese. Given a Chinese label it draws empty boxes ("tofu"), or silently falls 
 character map covers every character of the labels:
 
     1. the default font, if it covers them (most English text)
-    2. fonts with a known CJK family name (Noto Sans CJK, WenQuanYi, Droid Sans Fallback, AR PL …)
-    3. any other font matplotlib knows about
+    2. the Chinese font glassformer ships (glassformer.fonts: a subset of Noto Sans CJK SC with
+       every GB 2312 character), so Chinese draws on a machine with no CJK font installed
+    3. installed fonts with a known CJK family name (Noto Sans CJK, WenQuanYi, AR PL …)
+    4. any other font matplotlib knows about
 
-and when none covers everything we keep the best one and replace each missing character with
-its code point ("你" -> "U+4F60"), with a FontWarning that names the package to install.
-On Debian/Ubuntu: `apt-get install fonts-noto-cjk` (or the smaller `fonts-wqy-zenhei`).
+and when none covers everything (a rare character outside the shipped subset, and no system CJK
+font) we keep the best one and replace each missing character with its code point ("你" ->
+"U+4F60"), with a FontWarning, in the user's language, that names the package to install.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import warnings
 
 from matplotlib import font_manager
 from matplotlib.font_manager import FontProperties
+
+from glassformer.fonts import FAMILY, use_in_matplotlib
 
 CJK_FAMILY_HINTS = (
     "noto sans cjk",
@@ -41,15 +45,18 @@ CJK_FAMILY_HINTS = (
     "hiragino",
 )
 NOT_REAL_GLYPHS = ("last resort",)  # covers every code point, with a box for each
-INSTALL_HINT = (
-    "install a CJK font, e.g. `apt-get install fonts-noto-cjk` or "
-    "`apt-get install fonts-wqy-zenhei` on Debian/Ubuntu, then delete matplotlib's "
-    "font cache (~/.cache/matplotlib) so it is found"
-)
+INSTALL = "apt-get install fonts-noto-cjk"  # the one-line fix the warning names (Debian/Ubuntu)
 
 
 class FontWarning(UserWarning):
-    """No installed font can draw some characters of the labels; they are shown as U+XXXX."""
+    """No installed font can draw some characters of the labels; they are shown as U+XXXX.
+    Carries the catalogue key and its fields (tests compare those, not the words)."""
+
+    def __init__(self, key: str, **fields) -> None:
+        from glassformer.messages import t
+
+        self.key, self.fields = key, fields
+        super().__init__(t(key, **fields))
 
 
 @functools.lru_cache(maxsize=None)
@@ -61,6 +68,11 @@ def charmap(path: str) -> frozenset[int]:
         return frozenset(FT2Font(path).get_charmap())
     except (OSError, RuntimeError, ValueError):  # unreadable or exotic font file
         return frozenset()
+
+
+def shipped_font() -> str:
+    """The Chinese font in the package, registered with matplotlib as the sans-serif fallback."""
+    return use_in_matplotlib()
 
 
 def default_font_path() -> str:
@@ -77,7 +89,7 @@ def candidate_fonts():
     matplotlib knows, then font files on the system that its (possibly stale) cache lacks."""
     fonts = [f for f in font_manager.fontManager.ttflist if not any(bad in f.name.lower() for bad in NOT_REAL_GLYPHS)]
     cjk = [f.fname for f in fonts if any(h in f.name.lower() for h in CJK_FAMILY_HINTS)]
-    known = list(dict.fromkeys([default_font_path(), *cjk, *(f.fname for f in fonts)]))
+    known = list(dict.fromkeys([default_font_path(), shipped_font(), *cjk, *(f.fname for f in fonts)]))
     yield from known
     # a font installed after matplotlib built its cache is not in ttflist; look on disk too
     on_disk = [p for p in _system_fonts() if p not in set(known)]
@@ -111,14 +123,13 @@ def escape(label: str, missing: set[str]) -> str:
 def label_font(labels: list[str]) -> tuple[FontProperties, list[str]]:
     """A FontProperties for drawing `labels`, and the labels themselves (escaped where needed)."""
     path, missing = pick_font("".join(labels))
+    if missing and not {c for c in missing if ord(c) not in charmap(default_font_path())}:
+        # "你 ␣ ↵": the shipped font has the Chinese, the default the symbols; matplotlib draws each
+        # glyph from the first font of the family list that has it
+        return FontProperties(family=[FontProperties(fname=default_font_path()).get_name(), FAMILY]), labels
     if missing:
         shown = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in sorted(missing)[:6])
-        warnings.warn(
-            f"no installed font has glyphs for {shown}"
-            f"{' …' if len(missing) > 6 else ''}; labels show code points instead. "
-            f"To see the characters, {INSTALL_HINT}.",
-            FontWarning,
-            stacklevel=3,
-        )
+        warning = FontWarning("inspect.font.missing", chars=shown + (" …" if len(missing) > 6 else ""), install=INSTALL)
+        warnings.warn(warning, stacklevel=3)
         labels = [escape(s, missing) for s in labels]
     return FontProperties(fname=path), labels

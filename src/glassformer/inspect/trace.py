@@ -105,7 +105,9 @@ VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥"}
 
 def token_labels(ids, tokenizer=None) -> list[str]:
     """One readable label per token of an id sequence — (T,), or the (1, T) batch a model reads —
-    its text (whitespace made visible) or, without a tokenizer, its position."""
+    its text (whitespace made visible) or, without a tokenizer, its position. A byte-level BPE
+    token that holds part of a character (a Chinese character may be cut between tokens) shows its bytes ("\\xe4"),
+    not "�": the tokenizer's token_text says what the id stands for."""
     ids = ids.tolist() if hasattr(ids, "tolist") else list(ids)
     if ids and isinstance(ids[0], list):  # a batch: only a batch of one has one set of labels
         if len(ids) != 1:
@@ -114,7 +116,8 @@ def token_labels(ids, tokenizer=None) -> list[str]:
     ids = [int(i) for i in ids]
     if tokenizer is None:
         return [str(t) for t in range(len(ids))]
-    return ["".join(VISIBLE.get(c, c) for c in tokenizer.decode([i])) or "∅" for i in ids]
+    text = getattr(tokenizer, "token_text", None) or (lambda i: tokenizer.decode([i]))
+    return ["".join(VISIBLE.get(c, c) for c in text(i)) or "∅" for i in ids]
 
 
 def _example(t: torch.Tensor, n: int = 4) -> str:

@@ -29,6 +29,7 @@ class Narrator:
     title(key)   a section heading          say(key)   a sentence that frames a result
     why(key)     one-sentence commentary, printed only with --explain
     show(text)   a raw line (numbers, shapes) that needs no translation
+    matrix(...)  a labelled matrix (matrix_lines), its "shape" word in the lesson's language
     """
 
     def __init__(self, lang: str | None = None, explain: bool = False, echo: Callable[[str], None] = print):
@@ -52,6 +53,10 @@ class Narrator:
     def show(self, line: str = "") -> None:
         self.echo(line)
 
+    def matrix(self, name: str, a, rows: Iterable[str] | None = None, decimals: int = 4) -> None:
+        for line in matrix_lines(name, a, rows, decimals, shape=self.text("lesson.common.shape")):
+            self.echo(line)
+
 
 def fmt(a, decimals: int = 4, sci: bool = False) -> str:
     """A number or array as text with a fixed number of decimals (or in scientific notation),
@@ -63,10 +68,10 @@ def fmt(a, decimals: int = 4, sci: bool = False) -> str:
     return "[" + ", ".join(fmt(x, decimals, sci) for x in a) + "]"
 
 
-def matrix_lines(name: str, a, rows: Iterable[str] | None = None, decimals: int = 4) -> list[str]:
-    """`name (shape)` and then one labelled line per row."""
+def matrix_lines(name: str, a, rows: Iterable[str] | None = None, decimals: int = 4, shape: str = "shape") -> list[str]:
+    """`name  shape (…)` and then one labelled line per row."""
     a = np.asarray(a, dtype=np.float64)
-    lines = [f"{name}  shape {tuple(a.shape)}"]
+    lines = [f"{name}  {shape} {tuple(a.shape)}"]
     if a.ndim == 1:
         return lines + ["  " + fmt(a, decimals)]
     labels = list(rows) if rows is not None else [str(i) for i in range(a.shape[0])]

@@ -27,7 +27,8 @@ import numpy as np
 import torch
 
 from glassformer import numpy_ref
-from glassformer.lessons.common import Narrator, fmt, matrix_lines, out_dir, save_png
+from glassformer.lessons.common import Narrator, fmt, out_dir, save_png
+from glassformer.messages import columns, pad
 from glassformer.nn.attention import MultiHeadAttention, scaled_dot_product_attention
 from glassformer.nn.hooks import HookedModel
 from glassformer.nn.position import sinusoidal_table
@@ -71,29 +72,26 @@ def attention_by_hand(E: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_V: np.n
 def print_steps(nar: Narrator, s: dict) -> None:
     nar.title("lesson.fruit.title.by_hand")
     nar.why("lesson.fruit.why.embed")
-    for line in matrix_lines("E", s["E"], WORDS, 1):
-        nar.show(line)
+    nar.matrix("E", s["E"], WORDS, 1)
+    nar.say("lesson.fruit.say.projections")  # the three matrices, so every step can be redone by hand
+    for name, W in PROJECTIONS.items():
+        nar.matrix(f"W_{name}", W, None, 1)
     for name in PROJECTIONS:
         nar.why(f"lesson.fruit.why.{name}")
-        for line in matrix_lines(f"{name} = E·W_{name}   (3, 2)·(2, 2) →", s[name], WORDS, 1):
-            nar.show(line)
+        nar.matrix(f"{name} = E·W_{name}   (3, 2)·(2, 2) →", s[name], WORDS, 1)
     nar.why("lesson.fruit.why.scores")
-    for line in matrix_lines("Q·Kᵀ   (3, 2)·(2, 3) →", s["Q·Kᵀ"], WORDS, 1):
-        nar.show(line)
+    nar.matrix("Q·Kᵀ   (3, 2)·(2, 3) →", s["Q·Kᵀ"], WORDS, 1)
     nar.why("lesson.fruit.why.scale", d_k=s["K"].shape[1], root=fmt(np.sqrt(s["K"].shape[1])))
-    for line in matrix_lines(f"Q·Kᵀ / √{s['K'].shape[1]}", s["scaled"], WORDS, 3):
-        nar.show(line)
+    nar.matrix(f"Q·Kᵀ / √{s['K'].shape[1]}", s["scaled"], WORDS, 3)
     nar.why("lesson.fruit.why.softmax")
     for i, w in enumerate(WORDS):
         nar.show(f"  {w:<7} exp = {fmt(s['exp'][i], 4, sci=True)}   sum = {fmt(s['row sums'][i], 4, sci=True)}")
     shifted = np.exp(s["scaled"] - s["scaled"].max(axis=1, keepdims=True))  # (3, 3)
     same = np.abs(shifted / shifted.sum(axis=1, keepdims=True) - s["weights"]).max()  # ()
     nar.say("lesson.fruit.say.shift", diff=f"{same:.1e}")
-    for line in matrix_lines("weights = exp / row sum", s["weights"], WORDS, 4):
-        nar.show(line)
+    nar.matrix(nar.text("lesson.fruit.show.weights"), s["weights"], WORDS, 4)
     nar.why("lesson.fruit.why.output")
-    for line in matrix_lines("output = weights·V   (3, 3)·(3, 2) →", s["output"], WORDS, 4):
-        nar.show(line)
+    nar.matrix(nar.text("lesson.fruit.show.output"), s["output"], WORDS, 4)
     for i, w in enumerate(WORDS):
         j = int(s["weights"][i].argmax())
         nar.say("lesson.fruit.say.attends", word=w, other=WORDS[j], weight=f"{s['weights'][i, j]:.4f}")
@@ -227,8 +225,7 @@ def compare_with_published(nar: Narrator, steps: dict, published: dict, projecti
             )
             if not inherited:
                 label = nar.text("lesson.fruit.pub.own_label", name=name, inputs=", ".join(needs))
-                for line in matrix_lines(label, own, words, 3):
-                    nar.show(line)
+                nar.matrix(label, own, words, 3)
         verdicts[name] = v
     n_ok = sum(not v["wrong_rows"] for v in verdicts.values())
     nar.say("lesson.fruit.pub.summary", ok=n_ok, total=len(verdicts))
@@ -286,21 +283,21 @@ def multi_head_shapes(nar: Narrator, seed: int = 0) -> dict:
         merged = z_t.reshape(B, T, H * D)  # (B, T, C)
         out = attn.proj(merged)  # (B, T, C)
     shapes = {
-        "input x": x.shape,
-        "x·W_Q (one Linear for all heads)": q_proj.shape,
+        nar.text("lesson.fruit.shape.input"): x.shape,
+        nar.text("lesson.fruit.shape.q_proj"): q_proj.shape,
         f"view(B, T, {H}, {D})": q_view.shape,
         "transpose(1, 2)": q_heads.shape,
-        "scores Q·Kᵀ/√d_k": scores.shape,
-        "softmax weights": weights.shape,
-        "weights·V (z)": z.shape,
+        nar.text("lesson.fruit.shape.scores"): scores.shape,
+        nar.text("lesson.fruit.shape.weights"): weights.shape,
+        nar.text("lesson.fruit.shape.z"): z.shape,
         "z.transpose(1, 2)": z_t.shape,
         f"reshape(B, T, {H}·{D})": merged.shape,
-        "output projection": out.shape,
+        nar.text("lesson.fruit.shape.out"): out.shape,
     }
     nar.why("lesson.fruit.why.heads")
-    width = max(map(len, shapes))
+    width = max(map(columns, shapes))
     for name, shape in shapes.items():
-        nar.show(f"  {name:<{width}}  {tuple(shape)}")
+        nar.show(f"  {pad(name, width)}  {tuple(shape)}")
     checks = {
         "transpose(1, 2) == cache['attn.q']": torch.equal(q_heads, cache["attn.q"]),
         "split_qkv(x)[0] == cache['attn.q']": torch.equal(attn.split_qkv(x)[0], cache["attn.q"]),
@@ -344,8 +341,7 @@ def rotation(k: int, omegas: np.ndarray) -> np.ndarray:
 def sinusoidal_positions(nar: Narrator) -> dict:
     nar.title("lesson.fruit.title.positions", n=N_POS, d=D)
     pe = sinusoidal_table(N_POS, D, dtype=torch.float64).numpy()  # (10, 8)
-    for line in matrix_lines("PE", pe, [f"p={p}" for p in range(N_POS)], 3):
-        nar.show(line)
+    nar.matrix("PE", pe, [f"p={p}" for p in range(N_POS)], 3)
     omegas = frequencies(pe)  # (4,)
     nar.say("lesson.fruit.say.omegas", omegas=fmt(omegas, 5))
 
@@ -353,8 +349,7 @@ def sinusoidal_positions(nar: Narrator) -> dict:
     nar.why("lesson.fruit.why.dots")
     P, K = 5, 5  # rows p = 0..4, offsets k = 0..4 (p + k stays inside the 10 positions)
     dots = np.array([[pe[p] @ pe[p + k] for k in range(K)] for p in range(P)])  # (P, K)
-    for line in matrix_lines("PE[p]·PE[p+k]   rows p, columns k", dots, [f"p={p}" for p in range(P)], 4):
-        nar.show(line)
+    nar.matrix(nar.text("lesson.fruit.show.dots"), dots, [f"p={p}" for p in range(P)], 4)
     theory = np.array([np.cos(k * omegas).sum() for k in range(K)])  # (K,) Σ cos(k·ω_i)
     spread = float((dots.max(axis=0) - dots.min(axis=0)).max())
     nar.say("lesson.fruit.say.dot_spread", spread=f"{spread:.1e}", theory=fmt(theory, 4))
@@ -363,8 +358,7 @@ def sinusoidal_positions(nar: Narrator) -> dict:
     k = 3
     R = rotation(k, omegas)  # (8, 8)
     nar.why("lesson.fruit.why.rotation")
-    for line in matrix_lines(f"R_{k} for ω_0 = {omegas[0]:.4f} (the first 2×2 block)", R[:2, :2], None, 4):
-        nar.show(line)
+    nar.matrix(nar.text("lesson.fruit.show.rotation", k=k, omega=f"{omegas[0]:.4f}"), R[:2, :2], None, 4)
     nar.show(f"  PE[2][:2]·R = {fmt(pe[2, :2] @ R[:2, :2], 4)}   PE[5][:2] = {fmt(pe[5, :2], 4)}")
     rot_err = float(np.abs(pe[: N_POS - k] @ R - pe[k:]).max())  # (N_POS - k, D) -> largest entry
     nar.say("lesson.fruit.say.rotation", k=k, err=f"{rot_err:.1e}", n=N_POS - k)

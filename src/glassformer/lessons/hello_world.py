@@ -32,6 +32,7 @@ from glassformer.config import get_preset
 from glassformer.errors import NotFound, UsageError
 from glassformer.files import read_text
 from glassformer.lessons.common import Narrator, fmt, n_batches, out_dir, save_png, train_epochs
+from glassformer.messages import pad, pad_left
 from glassformer.models import Encoder
 from glassformer.models import build_model as model_from_config
 from glassformer.nn.loss import next_token_loss
@@ -337,7 +338,7 @@ def count_parameters(nar: Narrator, model: Encoder, data: WordData) -> dict:
         n = groups[group]
         nar.show(f"  {group:<14} {n:>8,}")
     ours = model.num_params()
-    nar.show(f"  {'total':<14} {ours:>8,}")
+    nar.show(f"  {pad(nar.text('lesson.common.total'), 14)} {ours:>8,}")
     counts = {"ours": ours, "groups": groups}
     if data.name == "tutorial":
         tut_cfg = dataclasses.replace(model.cfg, vocab_size=len(TUTORIAL_VOCAB))
@@ -359,7 +360,7 @@ def loss_table(nar: Narrator, fits: dict, every: int) -> None:
     masks = list(fits)
     epochs = len(next(iter(fits.values())).train)
     shown = sorted(set(range(0, epochs, every)) | {epochs - 1})
-    nar.show(f"  {nar.text('lesson.common.epoch'):>6}  " + "  ".join(f"{'mask=' + m:>12}" for m in masks))
+    nar.show(f"  {pad_left(nar.text('lesson.common.epoch'), 6)}  " + "  ".join(f"{'mask=' + m:>12}" for m in masks))
     for e in shown:
         nar.show(f"  {e:>6}  " + "  ".join(f"{fits[m].train[e]:>12.6f}" for m in masks))
 
@@ -427,7 +428,10 @@ def last_query_attention(nar: Narrator, models: dict, data) -> dict:
         out[mask] = w
         nar.show(f"  mask={mask}")
         for h, row in enumerate(w):
-            nar.show(f"    head {h}: " + "  ".join(f"{lab} {fmt(x, 3)}" for lab, x in zip(labels, row, strict=False)))
+            nar.show(
+                f"    {nar.text('lesson.common.head', h=h)}: "
+                + "  ".join(f"{lab} {fmt(x, 3)}" for lab, x in zip(labels, row, strict=False))
+            )
     return out
 
 

@@ -34,6 +34,7 @@ from glassformer.errors import UsageError
 from glassformer.inspect.attention_maps import attention_grid_png, attention_head_png
 from glassformer.inspect.params import param_table
 from glassformer.lessons.common import Narrator, fmt, out_dir, save_png
+from glassformer.messages import pad, pad_left
 from glassformer.models import build_model
 from glassformer.text.chinese import UNITS, to_chinese
 from glassformer.threads import using_threads
@@ -263,7 +264,7 @@ def explain_model(nar: Narrator, model, fast: bool) -> dict:
             nar.show(f"  {group:<22} {n:>8,}")
     total = model.num_params()
     cross = sum(n for g, n in groups.items() if g.endswith("cross"))
-    nar.show(f"  {'total':<22} {total:>8,}")
+    nar.show(f"  {pad(nar.text('lesson.common.total'), 22)} {total:>8,}")
     nar.say("lesson.s2s.say.sharing", n=f"{model.src_embed.weight.numel():,}", cross=f"{cross:,}", total=f"{total:,}")
     nar.why("lesson.s2s.why.cross")
     return {"groups": groups, "total": total, "cross": cross}
@@ -350,7 +351,7 @@ def explain_cross(nar: Narrator, model, data, task: str) -> dict:
     nar.why(f"lesson.s2s.why.cross_{task}")
     found = cross_alignment(model, data, data.test, task)
     H = model.cfg.n_heads
-    nar.show(f"  {'':<26}" + "".join(f"{'head ' + str(h):>9}" for h in range(H)))
+    nar.show(f"  {'':<26}" + "".join(pad_left(nar.text("lesson.common.head", h=h), 9) for h in range(H)))
     for name, row in zip(found["names"], found["mass"], strict=False):
         nar.show(f"  {name:<26}" + "".join(f"{float(m):>9.3f}" for m in row))
     layer, head = found["best"]
@@ -449,7 +450,8 @@ def _lesson(nar: Narrator, out, task, steps, beam, alpha, fast, seed) -> dict:
     floor = smoothing_floor(EPS, tok.vocab_size)
     nar.say("lesson.s2s.say.floor", eps=EPS, V=tok.vocab_size, floor=fmt(floor, 4))
     records = []
-    nar.show(f"  {'step':>6}  {'train loss':>10}  {'val loss':>10}")
+    words = ("lesson.common.step", "lesson.common.train_loss", "lesson.common.val_loss")
+    nar.show("  " + "  ".join(pad_left(nar.text(key), width) for key, width in zip(words, (6, 10, 10), strict=True)))
 
     def on_eval(step, losses):
         records.append({"step": step, **losses})

@@ -38,6 +38,7 @@ import torch
 from glassformer.config import get_preset
 from glassformer.errors import UsageError
 from glassformer.lessons.common import Narrator, n_batches, out_dir, save_png, seed_all, train_epochs
+from glassformer.messages import pad_left
 from glassformer.models import build_model
 from glassformer.nn.loss import mse_loss
 from glassformer.threads import using_threads
@@ -169,7 +170,8 @@ def train(nar: Narrator, model, x, y, evaluate, epochs: int, schedule: str, pati
     total = n_batches(len(x), BATCH_SIZE) * epochs
     lr_at = lr_function(schedule, total, model.cfg.d_model)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr_at(0))
-    nar.show(f"  {nar.text('lesson.common.epoch'):>6}  {'train MSE':>11}  {'val MSE':>11}  {'lr':>9}")
+    words = ("lesson.common.epoch", "lesson.common.train_mse", "lesson.common.val_mse", "lesson.common.lr")
+    nar.show("  " + "  ".join(pad_left(nar.text(key), width) for key, width in zip(words, (6, 11, 11, 9), strict=True)))
 
     def row(e: int, r) -> None:
         nar.show(f"  {e:>6}  {r.train[-1]:>11.6f}  {r.val[-1]:>11.6f}  {r.lr[-1]:>9.2e}")
@@ -279,7 +281,7 @@ def print_schedules(nar: Narrator, total: int, d_model: int, chosen: str, path: 
     nar.title("lesson.sine.title.lr", total=total)
     curves = lr_curves(total, d_model)
     steps = report_steps(total)
-    nar.show(f"  {'step':>6}  " + "  ".join(f"{name:>10}" for name in curves))
+    nar.show(f"  {pad_left(nar.text('lesson.common.step'), 6)}  " + "  ".join(f"{name:>10}" for name in curves))
     for s in steps:
         nar.show(f"  {s:>6}  " + "  ".join(f"{curves[name][s]:>10.2e}" for name in curves))
     for name, lrs in curves.items():

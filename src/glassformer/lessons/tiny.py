@@ -143,7 +143,7 @@ def train(nar: Narrator, model, ids: np.ndarray, steps: int, seed: int) -> dict:
     ).fit()
     model.eval()
     for step in range(0, steps, PRINT_EVERY):
-        nar.show(f"  step {step}: loss {losses[step]:.4f}")
+        nar.say("lesson.tiny.say.step_loss", step=step, loss=f"{losses[step]:.4f}")
     tail = float(np.mean(losses[-PRINT_EVERY:]))
     nar.say(
         "lesson.tiny.say.loss",

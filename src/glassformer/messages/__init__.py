@@ -113,7 +113,20 @@ def has(key: str) -> bool:
 
 def say(key: str, /, file=None, **fields) -> None:
     """print(t(key, **fields)) to stdout, or to `file` (sys.stderr for notes and errors), flushed."""
-    print(t(key, **fields), file=file if file is not None else sys.stdout, flush=True)
+    if file is not None and file is not sys.stdout:
+        note(t(key, **fields), file)
+    else:
+        print(t(key, **fields), flush=True)
+
+
+def note(text: str, file=None) -> None:
+    """A note or an error on stderr (or `file`), on a line of its own: what stdout holds is written
+    out first, so with `2>&1` the note never lands inside text already printed (a sample, a table)."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):  # a closed or broken stdout: the note still goes out
+        pass
+    print(text, file=file if file is not None else sys.stderr, flush=True)
 
 
 def columns(text: str) -> int:

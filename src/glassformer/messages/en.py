@@ -134,6 +134,7 @@ TEXT = {
     "`glassformer explore RUN`, or explore random weights with `glassformer explore --preset "
     "baby`.",
     "explore.source.run": "run {run} ({kind}, preset {preset})",
+    "explore.source.imported": "run {run} ({kind}, imported GPT-2 weights)",
     "explore.source.preset": "preset {preset} ({kind}), random weights, seed {seed}",
     "explore.cannot_listen": "cannot listen on {host}:{port} ({reason}). Choose another --port, or --port 0 for "
     "any free one.",
@@ -580,6 +581,7 @@ TEXT = {
     "run.expected": "   (expected {target})",
     "run.eval_translations": "--- translations at step {step} ---\n{lines}\n---",
     # ---- while a run trains (train/loop.py, record.py, lock.py) ----------------------------------------
+    "train.progress_line": "step {step}/{total}: loss {loss:.4f}  lr {lr:.2e}  {tokens_per_s:,.0f} tok/s",
     "train.eval": "step {step:>6}: {losses}",
     "train.eval_best": "step {step:>6}: {losses}  (best)",
     "train.split.train": "train",

@@ -125,6 +125,7 @@ TEXT = {
     "训练一个（在莎士比亚语料上训练 `baby`，几分钟），用 `glassformer explore RUN` 指定一个，或用 "
     "`glassformer explore --preset baby` 探索随机权重。",
     "explore.source.run": "运行 {run}（{kind}，预设 {preset}）",
+    "explore.source.imported": "运行 {run}（{kind}，导入的 GPT-2 权重）",
     "explore.source.preset": "预设 {preset}（{kind}），随机权重，种子 {seed}",
     "explore.cannot_listen": "无法在 {host}:{port} 上监听（{reason}）。请换一个 --port，或用 --port 0 任选一个"
     "空闲端口。",
@@ -537,6 +538,7 @@ TEXT = {
     "run.expected": "   （应为 {target}）",
     "run.eval_translations": "--- 第 {step} 步的翻译 ---\n{lines}\n---",
     # ---- 训练过程中（train/loop.py、record.py、lock.py）---------------------------------------------------
+    "train.progress_line": "第 {step}/{total} 步：损失 {loss:.4f}  学习率 {lr:.2e}  每秒 {tokens_per_s:,.0f} 个词元",
     "train.eval": "第 {step:>6} 步：{losses}",
     "train.eval_best": "第 {step:>6} 步：{losses}  （最佳）",
     "train.split.train": "训练",

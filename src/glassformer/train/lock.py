@@ -15,12 +15,11 @@ from __future__ import annotations
 import json
 import os
 import socket
-import sys
 import time
 from pathlib import Path
 
 from glassformer.errors import RunLocked
-from glassformer.messages import t
+from glassformer.messages import note, t
 
 LOCK_FILE = "train.lock"
 _held: dict[str, list] = {}  # lock path -> [file descriptor, how many holders in this process]
@@ -60,7 +59,7 @@ def _lock(path: Path) -> int | None:
             locked = _try_lock(fd)
         except OSError as e:  # a filesystem without locks (some network mounts): go on, unlocked
             os.close(fd)
-            print(t("run.no_lock", path=path, reason=e.strerror), file=sys.stderr)
+            note(t("run.no_lock", path=path, reason=e.strerror))
             return None
         if not locked:
             holder = _holder(path)

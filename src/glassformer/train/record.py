@@ -262,7 +262,9 @@ class Progress:
     """What the user sees while a run trains, in one of three modes:
 
     bar     a tqdm bar over optimizer steps (step/total, ETA, rate; loss/lr/tok/s from us); text
-            printed through `write` goes above the bar instead of breaking it
+            printed through `write` goes above the bar instead of breaking it. Only on a terminal:
+            when stderr (where the bar draws) is a pipe or a file, a bar's carriage returns would
+            fill it, so instead each log interval prints one plain line ("step 50/300: loss ...")
     lines   no bar; the evaluation lines and messages are printed
     silent  nothing (lessons print their own tables)
     """
@@ -272,12 +274,18 @@ class Progress:
     def __init__(self, total: int, initial: int, mode: str = "bar") -> None:
         if mode not in self.MODES:
             raise UsageError("error.progress.mode", mode=mode, modes=list(self.MODES))
-        self.mode = mode
+        self.plain = mode == "bar" and not _on_terminal(sys.stderr)  # a bar, but not on a terminal
+        self.mode, self.total = ("lines" if self.plain else mode), total
         self.bar = tqdm(
-            total=total, initial=initial, unit="step", dynamic_ncols=True, disable=mode != "bar", leave=True
+            total=total, initial=initial, unit="step", dynamic_ncols=True, disable=self.mode != "bar", leave=True
         )
 
     def update(self, step: int, loss: float, lr: float, tokens_per_s: float) -> None:
+        if self.plain:
+            self.write(
+                t("train.progress_line", step=step, total=self.total, loss=loss, lr=lr, tokens_per_s=tokens_per_s)
+            )
+            return
         self.bar.update(step - self.bar.n)
         self.bar.set_postfix(loss=f"{loss:.4f}", lr=f"{lr:.2e}", tok_s=f"{tokens_per_s:,.0f}")
 
@@ -289,6 +297,13 @@ class Progress:
 
     def close(self) -> None:
         self.bar.close()
+
+
+def _on_terminal(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a closed or unusual stream: not a terminal
+        return False
 
 
 class StepTimer:

@@ -121,6 +121,19 @@ def _reads(kind: str) -> str:
     return cast(Any, model_class(kind)).inputs
 
 
+EXAMPLE_TOKENS = 48  # how much of its own training text a run keeps as the explorer's first input
+
+
+def example_text(data) -> dict[str, str]:
+    """{"example": the first line of the training text (at most EXAMPLE_TOKENS tokens)} for a text
+    corpus, so the explorer opens a run on its own kind of text (a Chinese run on Chinese)."""
+    if not isinstance(data, PreparedData) or len(data.train) == 0:
+        return {}
+    text = data.tokenizer.decode([int(i) for i in data.train[:EXAMPLE_TOKENS]])
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return {"example": max(lines, key=len)} if lines else {}
+
+
 def identity(data) -> dict[str, str]:
     return data.identity if isinstance(data, (WaveData, PairData)) else {"text_sha256": data.meta["text_sha256"]}
 
@@ -231,6 +244,7 @@ def _start(run_dir, preset, p, source, text, data, progress, prompt, sample_char
         "source": source,
         **({"text": text} if text else {}),
         **identity(data),
+        **example_text(data),
         "model": to_dict(p.model),
         "train": to_dict(p.train),
     }

@@ -182,8 +182,11 @@ async function setLang(lang) {
 
 async function start() {
   wire();
+  try {  // the served Chinese font first, so no Chinese is laid out before it can be drawn
+    await document.fonts.load('16px "Glassformer CJK"', "中文");
+  } catch (e) { /* without it the system's fonts draw what they can */ }
   try {
-    await loadWords(new URLSearchParams(location.search).get("lang") === "zh" ? "zh" : "en");
+    await loadWords(new URLSearchParams(location.search).get("lang") || "en");  // the server answers en or zh
     translatePage();
     S.info = await api("model");
   } catch (e) { showError(e); return; }

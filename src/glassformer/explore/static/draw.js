@@ -40,7 +40,7 @@ function hatch(g) {  // grey diagonal hatching: a cell the mask forbids
 // One (T, T) matrix with token labels on both axes. Returns the geometry, for hit testing.
 function drawMatrix(canvas, matrix, labels, focus) {
   const T = labels.length, cell = Math.max(7, Math.min(22, Math.floor(560 / Math.max(T, 1))));
-  const g = canvas.getContext("2d"), font = `${Math.min(13, cell)}px sans-serif`;
+  const g = canvas.getContext("2d"), font = `${Math.min(13, cell)}px sans-serif, "Glassformer CJK"`;
   g.font = font;  // room for the longest label, on the left and (turned) on top
   const margin = Math.ceil(Math.min(120, Math.max(16, ...labels.map((s) => g.measureText(s).width))) + 8);
   canvas.width = margin + T * cell + 4; canvas.height = margin + T * cell + 4;
@@ -99,7 +99,9 @@ function decodeBytes(b64) {
 // A line chart: series [{values, color, dash, width, dots}], x labels under the points.
 function lineChart(svg, series, xLabels, yLabel) {
   while (svg.firstChild) svg.removeChild(svg.firstChild);
-  const W = +svg.getAttribute("width"), H = +svg.getAttribute("height"), L = 44, R = 10, Tp = 10, B = 44;
+  svg.dataset.w = svg.dataset.w || svg.getAttribute("width");  // the chart's own size, before fitLabels grew it
+  svg.dataset.h = svg.dataset.h || svg.getAttribute("height");
+  const W = +svg.dataset.w, H = +svg.dataset.h, L = 44, R = 10, Tp = 10, B = 44;
   const all = series.flatMap((s) => s.values.filter((v) => v !== null && v !== undefined));
   if (!all.length) return;
   let lo = Math.min(0, ...all), hi = Math.max(...all); if (hi === lo) hi = lo + 1;
@@ -130,6 +132,17 @@ function lineChart(svg, series, xLabels, yLabel) {
       if (v !== null) svg.appendChild(svgEl("circle", {cx: x(i), cy: y(v), r: 2.5, fill: s.color}));
     });
   }
+  fitLabels(svg, W, H);
+}
+
+// Grow an SVG's canvas to hold everything drawn in it (long turned axis labels ran past its edges
+// and were cut off): the drawing keeps its scale, the canvas gains the margins it needs.
+function fitLabels(svg, W, H) {
+  const box = svg.getBBox();  // every child, its transform (the turned labels) applied
+  const x0 = Math.min(0, Math.floor(box.x) - 2), y0 = Math.min(0, Math.floor(box.y) - 2);
+  const x1 = Math.max(W, Math.ceil(box.x + box.width) + 2), y1 = Math.max(H, Math.ceil(box.y + box.height) + 2);
+  svg.setAttribute("viewBox", `${x0} ${y0} ${x1 - x0} ${y1 - y0}`);
+  svg.setAttribute("width", x1 - x0); svg.setAttribute("height", y1 - y0);
 }
 
 // A vector as a strip of squares, blue < 0 < red, each with its value as a tooltip.

@@ -6,7 +6,8 @@ const pct = (p) => (100 * p).toFixed(p >= 0.1 ? 1 : 2) + "%";
 
 function renderModelLine(info) {
   const c = info.config;
-  $("model-line").textContent = t("model.line", {source: info.source, layers: info.layers, heads: info.heads,
+  const source = (info.sources || {})[LANG] || info.source;  // the header in one language: the page's
+  $("model-line").textContent = t("model.line", {source, layers: info.layers, heads: info.heads,
     d_model: c.d_model, params: info.params.toLocaleString()});
 }
 

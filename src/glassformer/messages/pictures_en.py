@@ -1,0 +1,16 @@
+"""The words drawn in glassformer's pictures (attention PNGs) and the font warning, in English:
+the same keys and {fields} as pictures_zh.py."""
+
+TEXT = {
+    "inspect.font.missing": (
+        "no font here has glyphs for {chars}; labels show code points instead. "
+        "To see them, install a CJK font (Debian/Ubuntu: `{install}`), then delete ~/.cache/matplotlib."
+    ),
+    "pictures.attn.masked": "grey hatched = masked (may not attend)",
+    "pictures.attn.cell_title": "{name} · head {head}",
+    "pictures.attn.colorbar": "attention weight",
+    "pictures.attn.grid_title": "attention weights: rows = query (looking), columns = key (looked at){masked}",
+    "pictures.attn.key_axis": "key: the token looked at",
+    "pictures.attn.query_axis": "query: the token looking",
+    "pictures.attn.head_title": "{name}, head {head} (each row sums to 1){masked}",
+}

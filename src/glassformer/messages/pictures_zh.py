@@ -1,0 +1,15 @@
+"""The words drawn in glassformer's pictures, in Chinese: the same keys and {fields} as pictures_en.py."""
+
+TEXT = {
+    "inspect.font.missing": (
+        "这台机器上没有字体能画出 {chars}；标签改用码位显示。"
+        "要看到这些字，请安装中文字体（Debian/Ubuntu：`{install}`），再删掉 ~/.cache/matplotlib。"
+    ),
+    "pictures.attn.masked": "灰色斜线 = 被掩码遮住（不可关注）",
+    "pictures.attn.cell_title": "{name} · 头 {head}",
+    "pictures.attn.colorbar": "注意力权重",
+    "pictures.attn.grid_title": "注意力权重：行 = 查询（在看的词元），列 = 键（被看的词元）{masked}",
+    "pictures.attn.key_axis": "键：被看的词元",
+    "pictures.attn.query_axis": "查询：在看的词元",
+    "pictures.attn.head_title": "{name}，头 {head}（每行之和为 1）{masked}",
+}

@@ -121,3 +121,17 @@ def assert_tables_match(en: dict[str, str], zh: dict[str, str], untranslated: fr
         assert format_fields(en[key]) == format_fields(zh[key]), key
         if key not in untranslated:
             assert re.search(r"[\u4e00-\u9fff]", zh[key]), f"{key} is not translated"
+
+
+def keyed(kind: type[BaseException], call: Callable, *args, **kw) -> tuple[str, dict]:
+    """The catalogue key and fields of the typed error (glassformer.errors) that `call(*args, **kw)`
+    raises: what a test pins, so the words stay the catalogue's. A field that holds an error (a
+    config's problem) is given as its own (key, fields)."""
+    import pytest
+
+    from glassformer.errors import GlassformerError
+
+    with pytest.raises(kind) as e:
+        call(*args, **kw)
+    fields = {k: (v.key, v.fields) if isinstance(v, GlassformerError) else v for k, v in e.value.fields.items()}
+    return e.value.key, fields

@@ -25,8 +25,12 @@ def test_there_are_at_least_14_exercises_in_data_flow_order():
     assert catalog.ORDER.index("softmax") < catalog.ORDER.index("attention") < catalog.ORDER.index("block")
     assert catalog.ORDER.index("layer_norm") < catalog.ORDER.index("block") < catalog.ORDER.index("loss")
     assert catalog.get("multi-head-attention").name == "multi_head_attention"  # hyphens accepted
-    with pytest.raises(ValueError, match="Did you mean 'softmax'"):
+    with pytest.raises(ValueError) as e:
         catalog.get("softmx")
+    assert (e.value.key, e.value.fields) == (
+        "error.exercise.unknown",
+        {"name": "softmx", "hint": t("error.config.did_you_mean", near="softmax"), "n": len(catalog.ORDER)},
+    )
 
 
 @pytest.mark.parametrize("name", catalog.ORDER)

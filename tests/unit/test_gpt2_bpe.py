@@ -15,8 +15,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import keyed
 
 from glassformer.errors import DamagedFile, NotFound, UsageError
+from glassformer.messages import t
 from glassformer.text.bpe import BYTE_TO_CHAR
 from glassformer.text.gpt2_bpe import GPT2BPETokenizer, read_tokenizer_dir, write_tokenizer_dir
 
@@ -176,6 +178,18 @@ def refused(path, kind) -> str:
     return str(caught.value)
 
 
+def refusal(path, kind) -> tuple[str, dict]:
+    """The key and fields of read_tokenizer_dir's refusal of `path`, an error of exactly `kind`."""
+    key, fields = keyed(kind, read_tokenizer_dir, path)
+    refused(path, kind)  # exactly that class, not a subclass
+    return key, fields
+
+
+def fixed(**fields) -> dict:
+    """The fields of a refusal that ends with how to get the file back."""
+    return {**fields, "fix": t("fix.gpt2_tokenizer")}
+
+
 def test_write_tokenizer_dir_writes_every_field_of_the_three_files(tmp_path):
     """What GPT2Tokenizer.from_pretrained reads, whole: vocab.json in id order (non-ASCII kept as is),
     merges.txt with its version line, and the config with GPT-2's bos = eos = unk."""
@@ -240,29 +254,29 @@ def test_a_merges_line_that_is_not_a_pair_is_named_with_its_number(tmp_path):
         f"{path / 'merges.txt'} line 3 is 'he l x', not two tokens separated by one space. {FIX}"
     )
     (path / "merges.txt").write_text("h e\n#version: 0.2 x\n", encoding="utf-8")  # a version line only on line 1
-    assert refused(path, DamagedFile).startswith(f"{path / 'merges.txt'} line 2 is '#version: 0.2 x', ")
+    assert refusal(path, DamagedFile) == (
+        "error.gpt2.merge_line",
+        fixed(path=path / "merges.txt", n=2, line="#version: 0.2 x"),
+    )
 
 
 def test_a_vocab_json_that_is_not_token_to_id_is_refused(tmp_path):
     path = folder(tmp_path)
     for bad in ([["a", 0]], {"a": "0"}):
         (path / "vocab.json").write_text(json.dumps(bad), encoding="utf-8")
-        assert refused(path, DamagedFile) == f"{path / 'vocab.json'} is not a {{token: id}} object. {FIX}"
+        assert refusal(path, DamagedFile) == ("error.gpt2.vocab_shape", fixed(path=path / "vocab.json"))
     (path / "vocab.json").write_text("{", encoding="utf-8")
-    message = refused(path, DamagedFile)
-    assert message.startswith(str(path / "vocab.json")) and message.endswith(FIX)
+    key, fields = refusal(path, DamagedFile)
+    assert (key, fields["path"], fields["fix"]) == ("error.files.json", path / "vocab.json", t("fix.gpt2_tokenizer"))
 
 
 def test_a_folder_without_both_vocab_and_merges_nor_tokenizer_json_is_not_found(tmp_path):
     path = folder(tmp_path)
     (path / "merges.txt").unlink()  # vocab.json alone is not enough
-    assert refused(path, NotFound) == (
-        f"{path} has no GPT-2 tokenizer: it needs vocab.json and merges.txt (or "
-        f"the tokenizers library's tokenizer.json). {FIX}"
-    )
+    assert refusal(path, NotFound) == ("error.gpt2.no_tokenizer", fixed(path=path))
     folder(tmp_path)
     (path / "vocab.json").unlink()
-    assert refused(path, NotFound).startswith(f"{path} has no GPT-2 tokenizer")
+    assert refusal(path, NotFound) == ("error.gpt2.no_tokenizer", fixed(path=path))
 
 
 def test_tables_the_encoder_cannot_run_are_refused_naming_the_file(tmp_path):
@@ -273,24 +287,21 @@ def test_tables_the_encoder_cannot_run_are_refused_naming_the_file(tmp_path):
     assert caught.value.key == "error.gpt2.tokenizer_invalid" and caught.value.fields["path"] == path / "vocab.json"
     problem = caught.value.fields["problem"]  # the table's own refusal, worded with the file's
     assert (problem.key, problem.fields) == ("error.gpt2.merge_bad", {"rank": 1, "merge": "l l"})
-    assert str(caught.value) == f"{path / 'vocab.json'}: {problem} {FIX}"  # one sentence after another
+    assert caught.value.fields["fix"] == t("fix.gpt2_tokenizer")
 
 
 def test_tokenizer_config_options_that_change_the_ids_are_refused(tmp_path):
     path = folder(tmp_path)
     config = path / "tokenizer_config.json"
     config.write_text("[]", encoding="utf-8")
-    assert refused(path, DamagedFile) == f"{config} is not a JSON object. {FIX}"
+    assert refusal(path, DamagedFile) == ("error.gpt2.not_object", fixed(path=config))
     config.write_text("{", encoding="utf-8")
-    assert refused(path, DamagedFile).endswith(FIX)
-    for option, what in (
-        ("add_prefix_space", "a space is put before the text"),
-        ("add_bos_token", "a <BOS> id is put before the text"),
-    ):
+    assert refusal(path, DamagedFile)[1]["fix"] == t("fix.gpt2_tokenizer")
+    for option in ("add_prefix_space", "add_bos_token"):
         config.write_text(json.dumps({option: True}), encoding="utf-8")
-        assert refused(path, UsageError) == (
-            f"{config} has {option}=true ({what}), which glassformer's GPT-2 tokenizer does not do; its ids would "
-            "differ. Set it to false in that file, or import a model saved without it."
+        assert refusal(path, UsageError) == (
+            "error.gpt2.tokenizer_option",
+            {"path": config, "option": option, "what": t(f"gpt2.option.{option}")},
         )
     config.write_text(json.dumps({"add_prefix_space": False, "add_bos_token": False}), encoding="utf-8")
     assert read_tokenizer_dir(path).specials == []  # a config names no special token: none
@@ -333,16 +344,10 @@ def test_added_tokens_that_are_not_plain_literals_are_refused(tmp_path):
     config = path / "tokenizer_config.json"
     for bad in ("<|endoftext|>", {"content": 5}, {"special": True}):
         edit_json(config, lambda d, bad=bad: d.update(added_tokens_decoder={"258": bad}))
-        assert refused(path, DamagedFile) == (
-            f'{config}: an added token is not an object with a "content" string. {FIX}'
-        )
+        assert refusal(path, DamagedFile) == ("error.gpt2.added_shape", fixed(path=config))
     for flag in ("lstrip", "rstrip", "single_word"):
         edit_json(config, lambda d, flag=flag: d.update(added_tokens_decoder={"258": {"content": EOT, flag: True}}))
-        assert refused(path, UsageError) == (
-            f"{config}: the added token '<|endoftext|>' has {flag}=true, which "
-            "changes how text around it is cut; glassformer matches special tokens "
-            "literally only."
-        )
+        assert refusal(path, UsageError) == ("error.gpt2.added_flag", {"path": config, "token": EOT, "flag": flag})
     edit_json(config, lambda d: d.update(added_tokens_decoder={"258": {"content": EOT, "lstrip": False}}))
     assert read_tokenizer_dir(path).specials == [EOT]
 
@@ -351,20 +356,17 @@ def test_ids_that_clash_or_leave_a_gap_are_refused(tmp_path):
     path = folder(tmp_path)
     config = path / "tokenizer_config.json"
     edit_json(config, lambda d: d.update(added_tokens_decoder={"5": {"content": EOT}}))
-    assert refused(path, DamagedFile) == (
-        f"{path / 'vocab.json'}: id 5 is both 'ą' and the special token '<|endoftext|>'. {FIX}"
+    assert refusal(path, DamagedFile) == (
+        "error.gpt2.id_twice",
+        fixed(path=path / "vocab.json", id=5, token="ą", special=EOT),
     )
     edit_json(config, lambda d: d.update(added_tokens_decoder={"260": {"content": EOT}}))
     edit_json(path / "vocab.json", lambda d: d.pop(EOT))
-    assert refused(path, DamagedFile) == (
-        f"{path / 'vocab.json'}: the ids are not 0..258 each used once (first gap: 258). {FIX}"
-    )
+    assert refusal(path, DamagedFile) == ("error.gpt2.id_gaps", fixed(path=path / "vocab.json", last=258, gap=258))
     edit_json(config, lambda d: d.update(added_tokens_decoder={"258": {"content": EOT}}))
     assert read_tokenizer_dir(path).encode("<|endoftext|>") == [258]  # an added token after the vocabulary
     edit_json(path / "vocab.json", lambda d: d.update(extra=257))  # two tokens, one id: no hole, one id short
-    assert refused(path, DamagedFile) == (
-        f"{path / 'vocab.json'}: the ids are not 0..258 each used once (first gap: ?). {FIX}"
-    )
+    assert refusal(path, DamagedFile) == ("error.gpt2.id_gaps", fixed(path=path / "vocab.json", last=258, gap="?"))
 
 
 def tokenizer_json(tmp_path):
@@ -413,9 +415,9 @@ def test_each_tokenizer_json_setting_that_changes_the_ids_is_named_whole(tmp_pat
     path = tokenizer_json(tmp_path)
     edit_json(path / "tokenizer.json", lambda d: (d[where] if where else d).__setitem__(key, value))
     field = f"{where}.{key}" if where else key
-    assert refused(path, UsageError) == (
-        f"{path / 'tokenizer.json'} has {field}={found}, not GPT-2's {want}: its "
-        "ids would differ from GPT-2's byte-level BPE. Import a GPT-2 tokenizer."
+    assert refusal(path, UsageError) == (
+        "error.gpt2.pipeline",
+        {"path": path / "tokenizer.json", "field": field, "found": found, "want": want},
     )
 
 
@@ -424,16 +426,16 @@ def test_a_tokenizer_json_without_its_tables_or_with_odd_added_tokens_is_refused
     file = path / "tokenizer.json"
     original = file.read_text(encoding="utf-8")
     file.write_text("[1]", encoding="utf-8")
-    assert refused(path, DamagedFile) == f"{file} is not a JSON object. {FIX}"
+    assert refusal(path, DamagedFile) == ("error.gpt2.not_object", fixed(path=file))
     for key, value in (("vocab", ["a"]), ("merges", {"h": "e"})):
         file.write_text(original, encoding="utf-8")
         edit_json(file, lambda d, key=key, value=value: d["model"].__setitem__(key, value))
-        assert refused(path, DamagedFile) == f"{file} has no model.vocab object or model.merges list. {FIX}"
+        assert refusal(path, DamagedFile) == ("error.gpt2.no_model_vocab", fixed(path=file))
     file.write_text(original, encoding="utf-8")
     edit_json(file, lambda d: d["added_tokens"][0].__setitem__("rstrip", True))
-    assert refused(path, UsageError).startswith(f"{file}: the added token '<|endoftext|>' has rstrip=true, ")
+    assert refusal(path, UsageError) == ("error.gpt2.added_flag", {"path": file, "token": EOT, "flag": "rstrip"})
     edit_json(file, lambda d: d["added_tokens"][0].update(rstrip=False, id="5"))
-    assert refused(path, DamagedFile).startswith(f"{file}: id 5 is both 'ą' and the special token ")
+    assert refusal(path, DamagedFile) == ("error.gpt2.id_twice", fixed(path=file, id=5, token="ą", special=EOT))
     edit_json(file, lambda d: d.update(added_tokens=None))
     assert read_tokenizer_dir(path).specials == [EOT]  # no config: GPT2Tokenizer's default, as the vocabulary has it
     file.write_text(original, encoding="utf-8")

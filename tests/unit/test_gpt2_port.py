@@ -12,7 +12,7 @@ import torch
 
 from glassformer.config import ModelConfig
 from glassformer.errors import DamagedFile, UsageError
-from glassformer.messages import speaking
+from glassformer.messages import speaking, t
 from glassformer.models.gpt2_port import (
     config_from_gpt2,
     gpt2_config,
@@ -205,7 +205,10 @@ def test_each_config_refusal_word_for_word_in_both_languages(change, error, en, 
 def test_a_refusal_names_gpt2config_when_no_source_is_given():
     with pytest.raises(UsageError) as caught:
         config_from_gpt2(SimpleNamespace(**MINIMAL, model_type="bert"))
-    assert str(caught.value) == "GPT2Config has model_type='bert': only GPT-2 (model_type \"gpt2\") can be imported."
+    assert (caught.value.key, caught.value.fields) == (
+        "error.gpt2.model_type",
+        {"source": "GPT2Config", "found": "bert"},
+    )
 
 
 def test_gpt2_config_writes_every_field():
@@ -222,14 +225,12 @@ def test_an_activation_gpt2_lacks_is_named_with_the_ones_it_has():
     fields = {
         f: getattr(CFG, f) for f in ("kind", "norm", "final_norm", "position", "causal", "bias", "mha_style", "pad_id")
     }
-    for lang, want in (
-        ("en", "this model has activation='silu', which GPT-2 lacks; it has ['gelu', 'gelu_tanh', 'relu']."),
-        ("zh", None),
-    ):
-        with speaking(lang), pytest.raises(UsageError) as caught:
-            gpt2_config(SimpleNamespace(**fields, activation="silu"))
-        assert want is None or str(caught.value) == want
-        assert "'silu'" in str(caught.value) and "['gelu', 'gelu_tanh', 'relu']" in str(caught.value)
+    with pytest.raises(UsageError) as caught:
+        gpt2_config(SimpleNamespace(**fields, activation="silu"))
+    assert (caught.value.key, caught.value.fields) == (
+        "error.gpt2.activation_out",
+        {"found": "silu", "known": ["gelu", "gelu_tanh", "relu"]},
+    )
 
 
 def state(tie: bool = False, n_layers: int = 2) -> dict[str, torch.Tensor]:
@@ -288,9 +289,7 @@ def test_a_head_bias_gpt2_cannot_hold_is_refused_and_a_zero_one_is_not():
     ours["head.bias"][3] = 0.5
     with pytest.raises(UsageError) as caught:
         state_dict_to_gpt2(ours, CFG)
-    assert str(caught.value) == (
-        "this model's head has a non-zero bias; GPT-2's lm_head has none, so transformers cannot compute it."
-    )
+    assert (caught.value.key, caught.value.fields) == ("error.gpt2.head_bias", {})
     ours["head.bias"][3] = -0.5  # the size counts, not the sign
     with pytest.raises(UsageError):
         state_dict_to_gpt2(ours, CFG)
@@ -303,13 +302,18 @@ def test_missing_tensors_are_named_four_at_most_then_dots():
     few = {k: v for k, v in theirs.items() if k != "transformer.h.1.ln_1.bias"}
     with pytest.raises(DamagedFile) as caught:
         state_dict_from_gpt2(few, 2, tied=False, source="W")
-    assert str(caught.value) == "W lack h.1.ln_1.bias: not a whole GPT-2 of 2 layers."
+    missing = "error.gpt2.tensors_missing"
+    assert (caught.value.key, caught.value.fields) == (
+        missing,
+        {"source": "W", "names": "h.1.ln_1.bias", "more": "", "n_layers": 2},
+    )
     trunk = {k: v for k, v in theirs.items() if ".h.1." not in k}  # one layer of two
     with pytest.raises(DamagedFile) as caught:
         state_dict_from_gpt2(trunk, 2, tied=False)
-    assert str(caught.value) == (
-        "the GPT-2 weights lack h.1.ln_1.weight, h.1.ln_1.bias, h.1.attn.c_attn.weight, "
-        "h.1.attn.c_attn.bias ...: not a whole GPT-2 of 2 layers."
+    first_four = ["h.1.ln_1.weight", "h.1.ln_1.bias", "h.1.attn.c_attn.weight", "h.1.attn.c_attn.bias"]
+    assert (caught.value.key, caught.value.fields) == (
+        missing,
+        {"source": t("gpt2.the_weights"), "names": ", ".join(first_four), "more": " ...", "n_layers": 2},
     )
     four = {
         k: v
@@ -324,8 +328,10 @@ def test_missing_tensors_are_named_four_at_most_then_dots():
     }
     with speaking("zh"), pytest.raises(DamagedFile) as caught:
         state_dict_from_gpt2(four, 2, tied=False)
-    assert str(caught.value).startswith("GPT-2 的权重") and "h.1.ln_2.bias" in str(caught.value)
-    assert "..." not in str(caught.value)
+    with speaking("zh"):
+        the_weights = t("gpt2.the_weights")  # named in the language of the moment it was raised
+    assert caught.value.fields["source"] == the_weights != t("gpt2.the_weights")
+    assert caught.value.fields["names"].split(", ")[-1] == "h.1.ln_2.bias" and caught.value.fields["more"] == ""
 
 
 def test_tensors_without_a_place_are_named_four_at_most_then_dots():
@@ -333,27 +339,23 @@ def test_tensors_without_a_place_are_named_four_at_most_then_dots():
     extra = {f"h.9.x{i}": torch.ones(1) for i in range(5)}
     with pytest.raises(UsageError) as caught:
         state_dict_from_gpt2({**theirs, **extra}, 2, tied=False)
-    assert str(caught.value) == (
-        "the GPT-2 weights hold tensors glassformer's GPT has no place for: h.9.x0, h.9.x1, "
-        "h.9.x2, h.9.x3 ... (another head, or more layers than n_layer)."
-    )
+    unused = {"source": t("gpt2.the_weights"), "names": "h.9.x0, h.9.x1, h.9.x2, h.9.x3", "more": " ..."}
+    assert (caught.value.key, caught.value.fields) == ("error.gpt2.tensors_unused", unused)
     # a saved causal mask is ignored only at the end of a name
-    with pytest.raises(UsageError, match="h.0.attn.bias.x"):
+    with pytest.raises(UsageError) as caught:
         state_dict_from_gpt2({**theirs, "h.0.attn.bias.x": torch.ones(1)}, 2, tied=False)
+    assert caught.value.fields == {**unused, "names": "h.0.attn.bias.x", "more": ""}
 
 
 def test_the_head_refusals_name_the_weights():
     theirs = state_dict_to_gpt2(state(), CFG)
     with pytest.raises(UsageError) as caught:
         state_dict_from_gpt2(theirs, 2, tied=True, source="W")
-    assert str(caught.value) == "W: lm_head.weight differs from wte.weight, but tie_word_embeddings is true."
+    assert (caught.value.key, caught.value.fields) == ("error.gpt2.head_untied", {"source": "W"})
     no_head = {k: v for k, v in theirs.items() if k != "lm_head.weight"}
     with pytest.raises(DamagedFile) as caught:
         state_dict_from_gpt2(no_head, 2, tied=False)
-    assert str(caught.value) == "the GPT-2 weights lack lm_head.weight, which tie_word_embeddings=false needs."
-    with speaking("zh"), pytest.raises(DamagedFile) as caught:
-        state_dict_from_gpt2(no_head, 2, tied=False)
-    assert str(caught.value).startswith("GPT-2 的权重") and "lm_head.weight" in str(caught.value)
+    assert (caught.value.key, caught.value.fields) == ("error.gpt2.no_head", {"source": t("gpt2.the_weights")})
 
 
 def test_gpt_from_gpt2_builds_the_model_in_the_weights_dtype():

@@ -13,11 +13,14 @@ import warnings
 import matplotlib.image
 import pytest
 import torch
+from helpers import keyed
 from matplotlib.figure import Figure
 
 from glassformer import messages
 from glassformer.config import ModelConfig
+from glassformer.errors import Unsupported, UsageError
 from glassformer.inspect.gradflow import GradientMonitor, GradientWarning, gradient_flow
+from glassformer.messages import t
 from glassformer.models import GPT
 from glassformer.nn.loss import next_token_loss
 
@@ -55,11 +58,10 @@ def test_nan_and_exploding_gradients_are_named():
         rows = {r.name: r for r in monitor.check(step=7)}
     text = [str(w.message) for w in caught]
     n_qkv, fc2_norm = params["blocks.1.attn.qkv.weight"].numel(), params["blocks.0.ffn.fc2.weight"].grad.norm()
-    assert text == [  # the whole advice, word for word, in data-flow order (block 0 before block 1)
-        f"gradient of 'blocks.0.ffn.fc2.weight' at step 7 is exploding: norm {float(fc2_norm):.3g} > "
-        f"{monitor.explode:g}. Lower the learning rate or set grad_clip.",
-        f"gradient of 'blocks.1.attn.qkv.weight' at step 7 has 1 NaN/inf entries of {n_qkv}: check the loss "
-        "for log(0) or 0/0, lower the learning rate, or clip gradients (grad_clip).",
+    at = t("grads.at_step", step=7)
+    assert text == [  # the catalogue's advice with these fields, in data-flow order (block 0 before block 1)
+        t("grads.warn.exploding", name="blocks.0.ffn.fc2.weight", at=at, norm=float(fc2_norm), limit=monitor.explode),
+        t("grads.warn.nan", name="blocks.1.attn.qkv.weight", at=at, bad=1, total=n_qkv),
     ]
     assert rows["blocks.1.attn.qkv.weight"].status == "nan/inf"
     assert rows["blocks.0.ffn.fc2.weight"].status == "exploding"
@@ -74,8 +76,7 @@ def test_vanishing_gradient_is_named():
     with pytest.warns(GradientWarning) as caught:
         monitor.check()  # no step given: the message says no step
     assert [str(w.message) for w in caught] == [
-        f"gradient of 'head.bias' is vanishing: norm {float(bias.grad.norm()):.3g} < {monitor.vanish:g}. "
-        "Is the parameter used? Are activations saturated or dead (ReLU)?"
+        t("grads.warn.vanishing", name="head.bias", at="", norm=float(bias.grad.norm()), limit=monitor.vanish)
     ]
 
 
@@ -263,14 +264,17 @@ def test_an_infinite_entry_counts_as_bad_too_and_default_thresholds_are_1e_8_and
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         rows = {r.name: r.status for r in GradientMonitor(model).check()}
-    assert "has 2 NaN/inf entries of 48" in str(caught[0].message)
+    assert str(caught[0].message) == t("grads.warn.nan", name="blocks.0.attn.qkv.weight", at="", bad=2, total=48)
     assert (
         rows["blocks.0.attn.qkv.weight"],
         rows["tok_embed.table.weight"],
         rows["head.weight"],
         rows["blocks.0.ffn.fc2.weight"],
     ) == ("nan/inf", "exploding", "vanishing", "ok")
-    assert "norm 1e-09 < 1e-08" in str(caught[-1].message) and "norm 1e+03 > 1000" in str(caught[1].message)
+    assert [str(w.message) for w in caught[1:]] == [
+        t("grads.warn.exploding", name="tok_embed.table.weight", at="", norm=1001.0, limit=1e3),
+        t("grads.warn.vanishing", name="head.weight", at="", norm=1e-9, limit=1e-8),
+    ]
 
 
 def test_update_ratio_is_the_measured_step_over_the_weight_and_none_for_a_zero_weight():
@@ -287,16 +291,18 @@ def test_update_ratio_is_the_measured_step_over_the_weight_and_none_for_a_zero_w
     ratio = {r.name: r.update_ratio for r in rows}
     assert ratio["pos_embed.table.weight"] == pytest.approx(0.4 / before.norm().item())
     assert ratio["head.weight"] is None and ratio["blocks.0.attn.proj.weight"] == 0.0
-    with pytest.raises(RuntimeError) as e:
-        monitor.after_step()  # the memory of the weights is used once
-    assert str(e.value) == "call before_step() before optimizer.step(), then after_step()."
+    assert keyed(RuntimeError, monitor.after_step) == ("error.grads.order", {})  # the weights' memory is used once
 
 
 def test_after_step_without_before_step_says_the_order_in_both_languages():
     monitor = GradientMonitor(GPT(SMALL_CFG))
-    with messages.speaking("zh"), pytest.raises(RuntimeError) as e:
+    with messages.speaking("zh"), pytest.raises(Unsupported) as e:
         monitor.after_step()
-    assert str(e.value) == "请在 optimizer.step() 之前调用 before_step()，之后再调用 after_step()。"
+    assert e.value.key == "error.grads.order" and e.value.lang == "zh"
+    with messages.speaking("zh"):
+        assert str(e.value) == t("error.grads.order")  # the words of the language it was raised in
+    with messages.speaking("en"):
+        assert str(e.value) == e.value.words("zh") != e.value.words("en")
 
 
 def test_layer_norms_are_the_root_sum_of_squares_in_data_flow_order():
@@ -406,21 +412,15 @@ def test_thresholds_far_from_the_data_are_not_drawn_and_many_layers_tilt_their_n
     assert not [line for line in ax.lines if line.get_linestyle() == ":"]
     assert [t.get_text() for t in ax.get_xticklabels()][1:3] == ["block 0", "block 1"]
     assert all(t.get_rotation() == 30 for t in ax.get_xticklabels())  # 8 names
-    with pytest.raises(ValueError, match="no gradients to plot: call loss.backward\\(\\) and check\\(\\) first."):
-        GradientMonitor(model).plot(tmp_path / "none.png")
+    assert keyed(ValueError, GradientMonitor(model).plot, tmp_path / "none.png") == ("error.grads.nothing_to_plot", {})
 
 
-def test_gradient_flow_refuses_short_input_and_wrong_targets_word_for_word():
+def test_gradient_flow_refuses_short_input_and_wrong_targets_by_key_and_fields():
     model = GPT(SMALL_CFG)
-    with pytest.raises(ValueError) as e:
-        gradient_flow(model, [1])
-    assert str(e.value) == (
-        "gradient_flow needs at least 2 steps to predict the next one, got 1; pass a longer input, or targets=..."
-    )
-    with pytest.raises(ValueError) as e:
-        gradient_flow(model, [1, 2, 3], targets=[1, 2])
-    assert str(e.value) == (
-        "targets of shape (2,) do not fit the model's output (1, 3, 5): pass targets= of shape (1, 3)."
+    assert keyed(UsageError, gradient_flow, model, [1]) == ("error.grads.too_short", {"T": 1})
+    assert keyed(ValueError, gradient_flow, model, [1, 2, 3], targets=[1, 2]) == (
+        "error.grads.targets",
+        {"shape": (2,), "out": (1, 3, 5), "want": (1, 3)},
     )
 
 

@@ -1,8 +1,9 @@
 """Tokenizers: round trips in several scripts, the unseen-character error, <unk>, save/load, word specials.
 
 tokenizers.py's outputs whole: the saved file's exact text (UTF-8, or \\u escapes around a lone
-surrogate), each refusal of load_tokenizer and of the constructors word for word, the unseen-character
-message at its edges (20 shown, the 21st counted), the code-point table's edge, reprs and dicts.
+surrogate), each refusal of load_tokenizer and of the constructors by catalogue key and fields, the
+unseen-character message at its edges (20 shown, the 21st counted; in words once, en and zh), the
+code-point table's edge, reprs and dicts.
 """
 
 import json
@@ -11,10 +12,12 @@ import sys
 import numpy as np
 import pytest
 import torch
+from helpers import keyed
 from hypothesis import given
 from hypothesis import strategies as st
 
 from glassformer.errors import DamagedFile, UsageError, WrongType
+from glassformer.messages import speaking, t
 from glassformer.text import tokenizers
 from glassformer.text.tokenizers import CharTokenizer, Tokenizer, WordTokenizer, load_tokenizer
 
@@ -45,18 +48,18 @@ def test_char_decode_accepts_arrays_and_tensors():
     ids = tok.encode(CHINESE)
     assert tok.decode(np.array(ids, dtype=np.uint16)) == CHINESE
     assert tok.decode(torch.tensor(ids)) == CHINESE
-    with pytest.raises(ValueError, match="out of range"):
-        tok.decode([0, -1])  # a negative id must not wrap around to the last character
+    assert keyed(ValueError, tok.decode, [0, -1]) == (  # a negative id must not wrap around to the last character
+        "error.tokenizer.id_range",
+        {"vocab_size": tok.vocab_size, "ids": [-1]},
+    )
 
 
 def test_unseen_characters_error_names_them():
     tok = CharTokenizer.from_text("hello world")
-    with pytest.raises(ValueError) as err:
-        tok.encode("hello 世界! hello 世界!")
-    msg = str(err.value)
-    assert "3 character(s) not in the vocabulary" in msg
-    assert "'世', '界', '!'" in msg  # repr'd, deduplicated, in order of first appearance
-    assert "from_text" in msg and "unk=True" in msg  # says how to fix it
+    assert keyed(ValueError, tok.encode, "hello 世界! hello 世界!") == (
+        "error.tokenizer.unseen",
+        {"n": 3, "vocab": 8, "shown": "'世', '界', '!'", "more": "", "unk": "<unk>"},
+    )  # repr'd, deduplicated, in order of first appearance; the sentence (below) says how to fix it
 
 
 def test_unseen_error_shows_at_most_20():
@@ -108,8 +111,11 @@ def test_save_load_round_trip(tok, tmp_path):
 def test_load_unknown_kind(tmp_path):
     path = tmp_path / "t.json"
     path.write_text('{"kind": "sentencepiece"}')
-    with pytest.raises(ValueError, match="unknown tokenizer kind 'sentencepiece'.*char.*word"):
-        load_tokenizer(path)
+    assert keyed(ValueError, load_tokenizer, path) == (
+        "error.tokenizer.kind",
+        {"path": path, "kind": "sentencepiece", "kinds": sorted(tokenizers.TOKENIZER_KINDS), "fix": t(FIX)},
+    )
+    assert {"char", "word"} <= set(tokenizers.TOKENIZER_KINDS)
 
 
 def test_new_kind_drops_in(tmp_path, monkeypatch):
@@ -142,8 +148,7 @@ def test_word_unknown_and_pad():
     padded = tok.pad(tok.encode("i love", add_bos=True), 6)
     assert padded == [2, 4, 5, 0, 0, 0]
     assert tok.decode(padded, skip_special=True) == "i love"
-    with pytest.raises(ValueError, match="longer than length=2"):
-        tok.pad([4, 5, 6], 2)
+    assert keyed(ValueError, tok.pad, [4, 5, 6], 2) == ("error.tokenizer.pad", {"n": 3, "length": 2})
 
 
 def test_word_from_text_and_bad_words():
@@ -151,8 +156,7 @@ def test_word_from_text_and_bad_words():
     assert tok.words == ["cat", "mat", "on", "sat", "the"]
     with pytest.raises(TypeError):
         WordTokenizer("i love you")  # a str would become a vocabulary of characters
-    with pytest.raises(ValueError, match="whitespace"):
-        WordTokenizer(["two words"])
+    assert keyed(ValueError, WordTokenizer, ["two words"]) == ("error.tokenizer.word", {"word": "two words"})
 
 
 def test_word_show_work():
@@ -172,8 +176,10 @@ def test_word_show_work():
 def test_word_tokenizer_from_dict_accepts_a_file_without_specials_and_refuses_others():
     words = ["i", "love", "you"]
     assert WordTokenizer.from_dict({"words": words}).encode("love you") == [5, 6]
-    with pytest.raises(ValueError, match=r"special tokens \['<PAD>'\] differ from \['<PAD>', '<UNK>'"):
-        WordTokenizer.from_dict({"specials": ["<PAD>"], "words": words})
+    assert keyed(ValueError, WordTokenizer.from_dict, {"specials": ["<PAD>"], "words": words}) == (
+        "error.tokenizer.specials",
+        {"found": ["<PAD>"], "want": ["<PAD>", "<UNK>", "<BOS>", "<EOS>"]},
+    )
 
 
 def test_word_jieba_finds_chinese_words():
@@ -207,8 +213,10 @@ def test_word_segment_saved_and_checked(tmp_path):
         '{"kind": "word", "specials": ["<PAD>", "<UNK>", "<BOS>", "<EOS>"], "words": ["a"]}'
     )
     assert load_tokenizer(tmp_path / "old.json").segment == "whitespace"  # files from before segment=
-    with pytest.raises(ValueError, match="unknown segment='spaces'; choose one of whitespace, jieba"):
-        WordTokenizer(["a"], segment="spaces")
+    assert keyed(ValueError, WordTokenizer, ["a"], segment="spaces") == (
+        "error.segment.unknown",
+        {"segment": "spaces", "choices": "whitespace, jieba"},
+    )
 
 
 def test_safe_cuts():
@@ -233,7 +241,7 @@ def test_segment_without_jieba_says_what_to_install_and_jieba_drops_space_pieces
     assert caught.value.__cause__ is None and caught.value.__suppress_context__
 
 
-FIX = "It is written beside the ids it made (a run directory, a prepared corpus); restore it from a copy."
+FIX = "fix.tokenizer"  # the catalogue's sentence every refusal of a tokenizer file ends with
 
 
 def test_save_writes_one_utf8_json_line_with_the_kind_first(tmp_path):
@@ -262,31 +270,49 @@ def test_a_lone_surrogate_is_saved_as_an_escape_and_read_back(tmp_path, surrogat
 def test_load_tokenizer_names_an_unknown_kind_and_a_damaged_description(tmp_path, monkeypatch):
     monkeypatch.setattr(tokenizers, "TOKENIZER_KINDS", {"word": WordTokenizer, "char": CharTokenizer})
     path = tmp_path / "t.json"
-    for text, kind in (('{"kind": "sentencepiece"}', "'sentencepiece'"), ("[1, 2]", "None"), ("{}", "None")):
+    fix = t(FIX)
+    for text, kind in (('{"kind": "sentencepiece"}', "sentencepiece"), ("[1, 2]", None), ("{}", None)):
         path.write_text(text, encoding="utf-8")
-        with pytest.raises(DamagedFile) as caught:
-            load_tokenizer(path)
-        assert str(caught.value) == f"{path}: unknown tokenizer kind {kind}; known kinds: ['char', 'word']. {FIX}"
-    for d, error in (
-        ({"chars": ["a"]}, "KeyError: 'unk'"),
-        ({"chars": [], "unk": False}, "UsageError: a character vocabulary needs at least one character."),
-        ({"chars": 5, "unk": False}, "TypeError: 'int' object is not iterable"),
-        ({"chars": ["a"], "unk": False, "extra": 1}, None),
-    ):
-        path.write_text(json.dumps({"kind": "char", **d}), encoding="utf-8")
-        if error is None:
-            assert load_tokenizer(path).chars == ["a"]  # extra fields are ignored
-            continue
-        with pytest.raises(DamagedFile) as caught:
-            load_tokenizer(path)
-        assert str(caught.value) == f"{path} is damaged: it does not describe a char tokenizer ({error}). {FIX}"
-    path.write_text(json.dumps({"kind": "word", "specials": None, "words": ["a"]}), encoding="utf-8")
-    with pytest.raises(DamagedFile, match=r"does not describe a word tokenizer \(TypeError: "):
-        load_tokenizer(path)
+        assert keyed(DamagedFile, load_tokenizer, path) == (
+            "error.tokenizer.kind",
+            {"path": path, "kind": kind, "kinds": ["char", "word"], "fix": fix},
+        )
+
+    def damaged(d: dict) -> tuple:
+        """The refusal's key and fields; its `detail` (what the class raised) as its type, or for one of
+        ours as its own (key, fields)."""
+        path.write_text(json.dumps(d), encoding="utf-8")
+        key, fields = keyed(DamagedFile, load_tokenizer, path)
+        detail = fields.pop("detail")
+        assert fields.pop("path") == path and fields.pop("fix") == fix
+        return key, fields, detail if isinstance(detail, tuple) else type(detail)
+
+    char = {"kind": "char"}
+    assert damaged({"kind": "char", "chars": ["a"]}) == (
+        "error.tokenizer.damaged",
+        {**char, "error": "KeyError"},
+        KeyError,
+    )
+    assert damaged({"kind": "char", "chars": [], "unk": False}) == (
+        "error.tokenizer.damaged",
+        {**char, "error": "UsageError"},
+        ("error.tokenizer.no_chars", {}),
+    )
+    assert damaged({"kind": "char", "chars": 5, "unk": False}) == (
+        "error.tokenizer.damaged",
+        {**char, "error": "TypeError"},
+        TypeError,
+    )
+    path.write_text(json.dumps({"kind": "char", "chars": ["a"], "unk": False, "extra": 1}), encoding="utf-8")
+    assert load_tokenizer(path).chars == ["a"]  # extra fields are ignored
+    assert damaged({"kind": "word", "specials": None, "words": ["a"]}) == (
+        "error.tokenizer.damaged",
+        {"kind": "word", "error": "TypeError"},
+        TypeError,
+    )
     path.write_text("", encoding="utf-8")
-    with pytest.raises(DamagedFile) as caught:
-        load_tokenizer(path)
-    assert str(caught.value).endswith(FIX)
+    key, fields = keyed(DamagedFile, load_tokenizer, path)
+    assert (key, fields["path"], fields["fix"]) == ("error.files.empty", path, fix)
 
 
 @pytest.mark.parametrize(
@@ -311,6 +337,7 @@ def unseen(tok, text) -> str:
 
 
 def test_the_unseen_message_whole_at_twenty_and_twenty_one_characters():
+    """The file's one snapshot of the words (en and zh); every other refusal is pinned by key and fields."""
     tok = CharTokenizer(["a", "c"])
     twenty = "".join(chr(0x4E00 + i) for i in range(20))
     shown = ", ".join(repr(c) for c in twenty)
@@ -318,12 +345,19 @@ def test_the_unseen_message_whole_at_twenty_and_twenty_one_characters():
         f"20 character(s) not in the vocabulary (2 chars): {shown}. Rebuild the vocabulary from text that contains "
         "them (CharTokenizer.from_text), or build it with unk=True to map unseen characters to <unk>."
     )
-    assert unseen(tok, twenty + "z").startswith(
-        f"21 character(s) not in the vocabulary (2 chars): {shown} and 1 more. Rebuild"
+    with speaking("zh"):
+        assert unseen(tok, "a" + twenty + twenty) == t(
+            "error.tokenizer.unseen", n=20, vocab=2, shown=shown, more="", unk="<unk>"
+        ) and unseen(tok, "a" + twenty).startswith(f"有 20 个字符不在词表里（词表共 2 个字符）：{shown}。")
+    unseen_fields = {"vocab": 2, "unk": "<unk>"}
+    assert keyed(ValueError, tok.encode, twenty + "z") == (
+        "error.tokenizer.unseen",
+        {**unseen_fields, "n": 21, "shown": shown, "more": t("error.tokenizer.more", n=1)},
     )
     # inside the code-point table (b), just past its end (d), far beyond it: all unseen
-    assert unseen(tok, "d\U0010ffffb").startswith(
-        "3 character(s) not in the vocabulary (2 chars): 'd', '\\U0010ffff', 'b'. "
+    assert keyed(ValueError, tok.encode, "d\U0010ffffb") == (
+        "error.tokenizer.unseen",
+        {**unseen_fields, "n": 3, "shown": "'d', '\\U0010ffff', 'b'", "more": ""},
     )  # repr escapes it
 
 

@@ -23,4 +23,12 @@ TEXT = {
     "error.causal.bad_via": "路径修补只能经由 {choices} 进入接收头；现在是 {via}。",
     "error.causal.bad_receiver": "接收头是 (层, 头) 对，要求 1 <= 层 < {layers}（发送头必须在它下面），"
     "0 <= 头 < {heads}；现在是 {receivers}。",
+    "error.causal.bad_ablation": "没有名为 {how!r} 的消融方式；请从 {choices} 中选择。",
+    "causal.planted.row": "{method}：找到 {found}；精确率 {precision:.2f}，召回率 {recall:.2f}",
+    "causal.planted.method.patching": "激活修补（按头修补 attn.z）",
+    "causal.planted.method.attribution": "归因修补（按头估计 attn.z）",
+    "causal.planted.method.detectors": "注意力头检测器（得分 >= 阈值）",
+    "causal.planted.method.checked": "头检测器 + 消融检验",
+    "causal.planted.method.dla": "直接 logit 归因（按头）",
+    "causal.planted.method.path": "路径修补：进入 1.2 键的发送头",
 }

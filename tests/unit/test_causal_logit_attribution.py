@@ -38,3 +38,32 @@ def test_post_norm_is_refused():
     with pytest.raises(Unsupported) as e:
         logit_attribution(model_of(norm="post"), IDS, 3, 7)
     assert e.value.key == "error.causal.norm_post" and e.value.fields == {"norm": "post"}
+
+
+@pytest.mark.parametrize("kw", [{}, {"bias": False}, {"position": "rotary"}, {"norm": "none"}])
+def test_per_head_parts_sum_to_the_layer_and_to_the_logit_difference(kw):
+    model = model_of(**kw)
+    layers = logit_attribution(model, IDS, answer=3, wrong=7)
+    dla = logit_attribution(model, IDS, answer=3, wrong=7, heads=True)
+    assert abs(sum(dla.parts.values()) + dla.bias - dla.logit_diff) < 1e-10
+    grid = dla.head_grid()  # (L, H)
+    assert grid.shape == (3, 4) and grid[1, 2].item() == dla.parts["blocks.1.attn.2"]
+    for i in range(3):
+        bias = dla.parts.get(f"blocks.{i}.attn.bias", 0.0)
+        assert abs(grid[i].sum().item() + bias - layers.parts[f"blocks.{i}.attn"]) < 1e-12
+        assert dla.parts[f"blocks.{i}.ffn"] == pytest.approx(layers.parts[f"blocks.{i}.ffn"], abs=1e-14)
+    assert ("blocks.0.attn.bias" in dla.parts) == (kw.get("bias") is not False)
+
+
+def test_a_head_s_part_is_its_result_read_through_the_frozen_norm():
+    model = model_of()
+    dla = logit_attribution(model, IDS, answer=3, wrong=7, heads=True)
+    _, cache = model.run_with_cache(IDS[None])
+    c = cache["blocks.2.attn.result"][0, -1, 1]  # (C,)
+    x = cache["blocks.2.resid_post"][0, -1]  # (C,)
+    direction = (model.head.weight[3] - model.head.weight[7]) * model.ln_final.weight  # (C,)
+    expected = direction @ (c - c.mean()) / (x.var(unbiased=False) + model.ln_final.eps).sqrt()
+    assert abs(dla.parts["blocks.2.attn.1"] - expected.item()) < 1e-12
+    with pytest.raises(Unsupported) as e:
+        logit_attribution(model, IDS, 3, 7).head_grid()
+    assert e.value.key == "error.causal.no_head_parts"

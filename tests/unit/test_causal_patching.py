@@ -114,7 +114,15 @@ def made_linear():
 
 
 @pytest.mark.parametrize(
-    "point,by", [("resid_pre", ("T",)), ("resid_mid", ("T",)), ("attn.z", ("H", "T")), ("ffn.hidden", ("T",))]
+    "point,by",
+    [
+        ("resid_pre", ("T",)),
+        ("resid_mid", ("T",)),
+        ("attn.z", ("H", "T")),
+        ("attn.result", ("H", "T")),
+        ("ffn.hidden", ("T",)),
+        ("ffn.out", ("T",)),
+    ],
 )
 def test_attribution_equals_exact_patching_on_a_linear_model(point, by):
     model = made_linear()

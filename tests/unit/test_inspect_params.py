@@ -267,18 +267,20 @@ def test_activation_memory_counts_every_hook_by_hand_and_scales_only_batched_axe
         "blocks.0.attn.weights": 36,
         "blocks.0.attn.z": btc,
         "blocks.0.attn.merged": btc,
+        "blocks.0.attn.result": 48,  # (B, T, H, C)
         "blocks.0.attn.out": btc,
         "blocks.0.resid_mid": btc,
         "blocks.0.ln2": btc,
         "blocks.0.ffn.hidden": 36,
+        "blocks.0.ffn.out": btc,
         "blocks.0.resid_post": btc,
         "ln_final": btc,
         "logits": 42,
-        "total_values": 474,
-        "total_bytes": 948,
+        "total_values": 546,
+        "total_bytes": 1092,
     }
     assert model.training  # measured in eval mode, given back as it was
-    assert activation_memory(CFG, 2, 3)["total_bytes"] == 4 * 474  # float32 by default
+    assert activation_memory(CFG, 2, 3)["total_bytes"] == 4 * 546  # float32 by default
 
 
 # ---- first_use: the data-flow order the table is in ------------------------------------------------------------

@@ -20,10 +20,12 @@ PER_BLOCK = [
     "attn.weights",
     "attn.z",
     "attn.merged",
+    "attn.result",
     "attn.out",
     "resid_mid",
     "ln2",
     "ffn.hidden",
+    "ffn.out",
     "resid_post",
 ]
 

@@ -1,23 +1,28 @@
-"""Causal methods on any model with hook points (nn/hooks.py): activation patching and attribution
-patching. This package sits between the model and the views; it reads the model only through
-`hook_points()` and `run_with_hooks`, so every kind that declares the hooks works."""
+"""Causal methods on any model with hook points (nn/hooks.py): activation patching, attribution
+patching, path patching, direct logit attribution and head detectors. This package sits between
+the model and the views; it reads the model only through `hook_points()` and `run_with_hooks`
+(and the final norm and head for the logit direction), so every kind that declares the hooks works."""
 
 from glassformer.causal.attribution import Agreement, agreement, attribution_patching
-from glassformer.causal.detectors import head_scores, pattern, repeated_tokens
+from glassformer.causal.detectors import AblationCheck, ablation_check, head_scores, pattern, repeated_tokens
 from glassformer.causal.logit_attribution import LogitAttribution, logit_attribution
 from glassformer.causal.metrics import logit_diff, token_loss, token_prob
 from glassformer.causal.patching import PatchGrid, activation_patching
+from glassformer.causal.path_patching import path_patching
 
 __all__ = [
+    "AblationCheck",
     "Agreement",
     "LogitAttribution",
     "PatchGrid",
+    "ablation_check",
     "activation_patching",
     "agreement",
     "attribution_patching",
     "head_scores",
     "logit_attribution",
     "logit_diff",
+    "path_patching",
     "pattern",
     "repeated_tokens",
     "token_loss",

@@ -35,8 +35,9 @@ def attribution_patching(
     acts: dict[str, torch.Tensor] = {}
 
     def keep(t: torch.Tensor, name: str) -> torch.Tensor:
-        if not t.requires_grad:  # frozen weights: the first point becomes the leaf the others hang from
-            t = t.detach().requires_grad_(True)
+        # a fresh tensor the forward goes on from (attn.result feeds attn.out only when replaced);
+        # with frozen weights the first point becomes the leaf the others hang from
+        t = t.view_as(t) if t.requires_grad else t.detach().requires_grad_(True)
         acts[name] = t
         return t
 

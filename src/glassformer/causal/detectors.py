@@ -9,15 +9,19 @@ From the tokens of one sequence, a (T, T) 0/1 pattern of the cells that kind att
 A head's score is the share of its attention weight on those cells (attention · pattern summed,
 over attention summed: the `"mul"` measure of TransformerLens's head_detector), averaged over the
 sequences of the batch. Read from the hook points blocks.<i>.attn.weights (B, H, T, T).
-On repeated random sequences [r, r] an induction head scores near 1, a random head near 1/T.
+On repeated random sequences [r, r] a perfect previous-token head scores near 1, a perfect
+induction head near 1/2 (only the repeated half's rows have a cell to look at), a random head near
+1/T. `ablation_check` is the causal test of what a detector claims.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import torch
 
+from glassformer.causal.patching import MAX_BYTES, grid_points, row_bytes
 from glassformer.errors import Unsupported, UsageError
 from glassformer.messages import t
 
@@ -70,3 +74,81 @@ def head_scores(model, tokens: torch.Tensor, kind: str) -> torch.Tensor:
         p = pats.to(w.dtype)[:, None]  # (B, 1, T, T)
         rows.append(((w * p).sum((-1, -2)) / w.sum((-1, -2))).mean(0))  # (H,)
     return torch.stack(rows)  # (L, H)
+
+
+@dataclass
+class AblationCheck:
+    """What ablating each head does to the next-token loss on repeated sequences [r, r]: a head
+    the detectors call previous-token or induction should raise the loss on the repeated half
+    (where copying from the first half is possible) and not on the first half (where it is not)."""
+
+    heads: list[tuple[int, int]]  # (layer, head), one per row of the tensors below
+    first: torch.Tensor  # (N,) mean loss on the first half with that head ablated
+    repeated: torch.Tensor  # (N,) mean loss on the repeated half with that head ablated
+    base_first: float  # the same without ablation
+    base_repeated: float
+    how: str  # "zero" | "mean"
+
+    def raised(self) -> torch.Tensor:
+        """(N,) how much each ablation raises the repeated half's loss more than the first half's."""
+        return (self.repeated - self.base_repeated) - (self.first - self.base_first)  # (N,)
+
+    def matters(self, margin: float = 0.1) -> list[tuple[int, int]]:
+        """The heads whose ablation raises the repeated half's loss by `margin` nats more than the first half's."""
+        return [h for h, r in zip(self.heads, self.raised().tolist(), strict=True) if r > margin]
+
+
+def half_losses(logits: torch.Tensor, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """logits (N, T, V) of rows each of tokens (B, T = 2n) -> mean next-token loss on the first half
+    (positions 0..n−2 predicting 1..n−1) and on the repeated half (n..2n−2 predicting n+1..2n−1), (N,) each."""
+    B, T = tokens.shape
+    n = T // 2
+    target = tokens.repeat(logits.shape[0] // B, 1)  # (N, T)
+    loss = -logits[:, :-1].log_softmax(-1).gather(-1, target[:, 1:, None])[..., 0]  # (N, T−1)
+    return loss[:, : n - 1].mean(1), loss[:, n:].mean(1)  # (N,), (N,)
+
+
+def ablation_check(
+    model, tokens: torch.Tensor, heads: list[tuple[int, int]], how: str = "zero", max_bytes: int = MAX_BYTES
+) -> AblationCheck:
+    """Ablate each head (its attn.z set to zero, or to its mean over the B sequences at each position)
+    on tokens (B, 2n) of repeated sequences, and measure both halves' loss. Batched: one row per head."""
+    if how not in ("zero", "mean"):
+        raise UsageError("error.causal.bad_ablation", how=how, choices=["zero", "mean"])
+    tokens = tokens.reshape(-1, tokens.shape[-1])  # (B, T)
+    names = grid_points(model, "attn.z")
+    with torch.no_grad():
+        logits, cache = model.run_with_cache(tokens)  # (B, T, V)
+        base_first, base_repeated = half_losses(logits, tokens)  # (B,), (B,)
+        per_row = row_bytes(cache)
+        if max_bytes < per_row:
+            raise UsageError("error.causal.budget", max_bytes=max_bytes, row=per_row)
+        R = max(1, min(len(heads), max_bytes // per_row))  # rows of one batched forward
+        first, repeated = [], []
+        for start in range(0, len(heads), R):
+            chunk = heads[start : start + R]
+            hooks = {}
+            for layer in sorted({lh[0] for lh in chunk}):
+                rows = [(i, h) for i, (lh, h) in enumerate(chunk) if lh == layer]
+                hooks[names[layer]] = _ablate(cache[names[layer]], rows, how)
+            out = model.run_with_hooks(tokens.repeat(len(chunk), 1), hooks=hooks)  # (R·B, T, V)
+            f, r = half_losses(out, tokens)  # (R·B,), (R·B,)
+            first.append(f.view(len(chunk), -1).mean(1))  # (R,)
+            repeated.append(r.view(len(chunk), -1).mean(1))  # (R,)
+    return AblationCheck(
+        list(heads), torch.cat(first), torch.cat(repeated), base_first.mean().item(), base_repeated.mean().item(), how
+    )
+
+
+def _ablate(z_clean: torch.Tensor, rows: list[tuple[int, int]], how: str):
+    """A hook on attn.z (R·B, H, T, D): row r's head h zeroed, or set to its mean over the batch."""
+    mean = z_clean.mean(0)  # (H, T, D)
+
+    def hook(z: torch.Tensor, _name: str) -> torch.Tensor:
+        out = z.clone()  # (R·B, H, T, D)
+        view = out.view(-1, *z_clean.shape)  # (R, B, H, T, D)
+        for r, h in rows:
+            view[r, :, h] = 0.0 if how == "zero" else mean[h]  # (B, T, D)
+        return out
+
+    return hook

@@ -2,13 +2,18 @@
 
 In a pre-norm (or norm-free) model the final stream is a sum of parts, each read from a hook point:
 
-    x = embed + pos_embed + Σ_l attn_l + Σ_l ffn_l        attn_l = blocks.l.attn.out,
-                                                          ffn_l = blocks.l.resid_post − blocks.l.resid_mid
+    x = embed + pos_embed + Σ_l attn_l + Σ_l ffn_l        attn_l = blocks.l.attn.out, ffn_l = blocks.l.ffn.out
+    attn_l = Σ_h result_lh + b_O,l                        result_lh = blocks.l.attn.result[..., h, :]
+
+With `heads=True` each attention layer is split into its heads and its out-projection bias
+(read as attn.out − Σ_h result, so from the hooks alone; kept only when the config has biases).
 
 The logit difference reads x through the final LayerNorm and the head. The norm is made linear by
 freezing its scale from the clean run: σ = sqrt(var(x) + eps) of the whole stream at that position,
 so each part c contributes  (W_U[answer] − W_U[wrong]) · γ ⊙ (c − mean(c)) / σ, and the parts sum
 to the logit difference minus the constant `bias` = (W_U[a] − W_U[w]) · β + (b_U[a] − b_U[w]).
+(TransformerLens's `apply_ln_to_stack` does the same centring and division by the cached scale but
+leaves γ to be folded into W_U: its numbers equal these on a model processed with fold_ln=True.)
 
 The head and the norm's γ, β are weights, which no hook shows: `readout` is the one place that
 reads them, from the model's `head` and `ln_final` (the ends every Transformer kind has).
@@ -16,11 +21,13 @@ reads them, from the model's `head` and `ln_final` (the ends every Transformer k
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import torch
 
 from glassformer.errors import Unsupported
+from glassformer.messages import t
 
 
 @dataclass
@@ -29,6 +36,20 @@ class LogitAttribution:
     bias: float  # the norm's β and the head's bias, projected: not any component's
     logit_diff: float  # the model's own, at that position
     scale: float  # σ of the final norm, frozen from this run (1.0 without a final norm)
+
+    def head_grid(self) -> torch.Tensor:
+        """(L, H) the heads' shares, from parts named blocks.<l>.attn.<h> (logit_attribution(heads=True))."""
+        cells = [
+            (int(m[1]), int(m[2]), v)
+            for k, v in self.parts.items()
+            if (m := re.fullmatch(r"blocks\.(\d+)\.attn\.(\d+)", k))
+        ]
+        if not cells:
+            raise Unsupported("error.causal.no_head_parts")
+        grid = torch.zeros(max(c[0] for c in cells) + 1, max(c[1] for c in cells) + 1, dtype=torch.float64)  # (L, H)
+        for layer, head, v in cells:
+            grid[layer, head] = v
+        return grid
 
 
 def readout(model) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None, torch.Tensor | None, float]:
@@ -39,41 +60,54 @@ def readout(model) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | No
     return head.weight, head.bias, norm.weight, norm.bias, norm.eps
 
 
-def logit_attribution(model, ids: torch.Tensor, answer: int, wrong: int, pos: int = -1) -> LogitAttribution:
-    """Decompose the logit difference answer − wrong at `pos` of one prompt ids (T,) or (1, T)."""
-    if model.cfg.norm == "post":
-        raise Unsupported("error.causal.norm_post", norm=model.cfg.norm)
-    ids = ids.reshape(1, -1)  # (1, T)
-    with torch.no_grad():
-        logits, cache = model.run_with_cache(ids)  # (1, T, V)
+def stream_parts(model, cache, pos: int, heads: bool) -> dict[str, torch.Tensor]:
+    """The parts of the final stream at `pos` of the first sequence, each (C,), in stream order."""
     names = model.hook_names()
+    needed = "attn.result" if heads else "ffn.out"
+    if not any(n.endswith(needed) for n in names):
+        raise Unsupported("error.causal.no_hook", name=f"blocks.<i>.{needed}", method=t("causal.method.dla"), fix="")
     parts: dict[str, torch.Tensor] = {"embed": cache["embed"][0, pos]}  # (C,)
     if "pos_embed" in cache:
         parts["pos_embed"] = cache["pos_embed"][pos]  # (C,)
     layers = sorted({int(n.split(".")[1]) for n in names if n.startswith("blocks.")})
     for i in layers:
-        parts[f"blocks.{i}.attn"] = cache[f"blocks.{i}.attn.out"][0, pos]  # (C,)
-        mid, post = cache[f"blocks.{i}.resid_mid"][0, pos], cache[f"blocks.{i}.resid_post"][0, pos]  # 2 × (C,)
-        parts[f"blocks.{i}.ffn"] = post - mid  # (C,)
+        out = cache[f"blocks.{i}.attn.out"][0, pos]  # (C,)
+        if heads:
+            result = cache[f"blocks.{i}.attn.result"][0, pos]  # (H, C)
+            parts.update({f"blocks.{i}.attn.{h}": result[h] for h in range(result.shape[0])})  # H × (C,)
+            if model.cfg.bias:
+                parts[f"blocks.{i}.attn.bias"] = out - result.sum(0)  # (C,): b_O, as the hooks show it
+        else:
+            parts[f"blocks.{i}.attn"] = out  # (C,)
+        parts[f"blocks.{i}.ffn"] = cache[f"blocks.{i}.ffn.out"][0, pos]  # (C,)
+    return parts
+
+
+def logit_attribution(
+    model, ids: torch.Tensor, answer: int, wrong: int, pos: int = -1, heads: bool = False
+) -> LogitAttribution:
+    """Decompose the logit difference answer − wrong at `pos` of one prompt ids (T,) or (1, T);
+    `heads=True` splits every attention layer into its heads (and its bias)."""
+    if model.cfg.norm == "post":
+        raise Unsupported("error.causal.norm_post", norm=model.cfg.norm)
+    ids = ids.reshape(1, -1)  # (1, T)
+    with torch.no_grad():
+        logits, cache = model.run_with_cache(ids)  # (1, T, V)
+    parts = stream_parts(model, cache, pos, heads)
     W, b, gamma, beta, eps = readout(model)
     direction = W[answer] - W[wrong]  # (C,)
     bias = b[answer] - b[wrong] if b is not None else torch.zeros((), dtype=W.dtype)  # ()
-    x = cache[f"blocks.{layers[-1]}.resid_post"][0, pos]  # (C,): the stream the final norm reads
-    if gamma is not None:
-        scale = (x.var(unbiased=False) + eps).sqrt()  # (): frozen from this run
-
-        def read(c: torch.Tensor) -> torch.Tensor:
-            return (direction * gamma) @ (c - c.mean()) / scale  # ()
-
-        if beta is not None:
-            bias = bias + direction @ beta  # ()
-    else:
-        scale = torch.ones((), dtype=W.dtype)  # ()
-
-        def read(c: torch.Tensor) -> torch.Tensor:
-            return direction @ c  # ()
-
+    last = max(int(n.split(".")[1]) for n in cache if n.startswith("blocks."))
+    x = cache[f"blocks.{last}.resid_post"][0, pos]  # (C,): the stream the final norm reads
+    stack = torch.stack(list(parts.values()))  # (P, C)
     with torch.no_grad():
-        shares = {name: read(c).item() for name, c in parts.items()}
+        if gamma is not None:
+            scale = (x.var(unbiased=False) + eps).sqrt()  # (): frozen from this run
+            shares = (stack - stack.mean(-1, keepdim=True)) / scale @ (direction * gamma)  # (P,)
+            if beta is not None:
+                bias = bias + direction @ beta  # ()
+        else:
+            scale = torch.ones((), dtype=W.dtype)  # ()
+            shares = stack @ direction  # (P,)
         diff = (logits[0, pos, answer] - logits[0, pos, wrong]).item()
-    return LogitAttribution(shares, float(bias.detach()), diff, float(scale))
+    return LogitAttribution(dict(zip(parts, shares.tolist(), strict=True)), float(bias.detach()), diff, float(scale))

@@ -20,4 +20,17 @@ TEXT = {
     "error.causal.bad_kind": "No head detector {kind!r}; choose from {kinds}.",
     "causal.agreement": "attribution vs exact patching on {cells} cells: Spearman ρ = {rho:.3f}, "
     "top-{k} overlap {overlap}/{k}; missed: {missed}",
+    "causal.method.dla": "direct logit attribution",
+    "error.causal.no_head_parts": "This attribution has no per-head parts; call logit_attribution(..., heads=True).",
+    "error.causal.bad_via": "Path patching goes into a receiver through {choices}; got {via}.",
+    "error.causal.bad_receiver": "Receivers are (layer, head) pairs with 1 <= layer < {layers} (a sender must sit "
+    "below) and 0 <= head < {heads}; got {receivers}.",
+    "error.causal.bad_ablation": "No ablation {how!r}; choose from {choices}.",
+    "causal.planted.row": "{method}: found {found}; precision {precision:.2f}, recall {recall:.2f}",
+    "causal.planted.method.patching": "activation patching (attn.z by head)",
+    "causal.planted.method.attribution": "attribution patching (attn.z by head)",
+    "causal.planted.method.detectors": "head detectors (score >= threshold)",
+    "causal.planted.method.checked": "head detectors + ablation check",
+    "causal.planted.method.dla": "direct logit attribution (per head)",
+    "causal.planted.method.path": "path patching into 1.2's keys (senders)",
 }

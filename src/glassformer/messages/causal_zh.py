@@ -18,4 +18,17 @@ TEXT = {
     "error.causal.bad_kind": "没有名为 {kind!r} 的注意力头检测器；请从 {kinds} 中选择。",
     "causal.agreement": "归因修补与精确修补在 {cells} 个格子上的比较：Spearman ρ = {rho:.3f}，"
     "前 {k} 名重合 {overlap}/{k}；漏掉的：{missed}",
+    "causal.method.dla": "直接 logit 归因",
+    "error.causal.no_head_parts": "这个归因结果没有按头拆分的部分；请调用 logit_attribution(..., heads=True)。",
+    "error.causal.bad_via": "路径修补只能经由 {choices} 进入接收头；现在是 {via}。",
+    "error.causal.bad_receiver": "接收头是 (层, 头) 对，要求 1 <= 层 < {layers}（发送头必须在它下面），"
+    "0 <= 头 < {heads}；现在是 {receivers}。",
+    "error.causal.bad_ablation": "没有名为 {how!r} 的消融方式；请从 {choices} 中选择。",
+    "causal.planted.row": "{method}：找到 {found}；精确率 {precision:.2f}，召回率 {recall:.2f}",
+    "causal.planted.method.patching": "激活修补（按头修补 attn.z）",
+    "causal.planted.method.attribution": "归因修补（按头估计 attn.z）",
+    "causal.planted.method.detectors": "注意力头检测器（得分 >= 阈值）",
+    "causal.planted.method.checked": "头检测器 + 消融检验",
+    "causal.planted.method.dla": "直接 logit 归因（按头）",
+    "causal.planted.method.path": "路径修补：进入 1.2 键的发送头",
 }

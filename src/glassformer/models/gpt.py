@@ -94,6 +94,7 @@ class FeedForward(nn.Module):
         self.fc2 = nn.Linear(d_ff, d_model, bias=bias)
         self.act, self.bias = ACTIVATION_FNS[activation], bias
         self.hook_hidden = hook("ffn_hidden", "B T F", "ffn_hidden")
+        self.hook_out = hook("ffn_out", "B T C", "ffn_out")
 
     def param_formulas(self) -> list[ParamFormula]:
         C, F = self.fc1.in_features, self.fc1.out_features
@@ -104,12 +105,12 @@ class FeedForward(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         hidden = self.hook_hidden(self.act(self.fc1(x)))  # (B, T, F)
-        return self.fc2(hidden)  # (B, T, C)
+        return self.hook_out(self.fc2(hidden))  # (B, T, C)
 
 
 class Block(nn.Module):
     """(B, T, C) -> (B, T, C). Hook points: ln1, resid_mid (the stream after the attention half), ln2,
-    resid_post (the block's output); attention and FFN carry their own (attn.q ... attn.out, ffn.hidden)."""
+    resid_post (the block's output); attention and FFN carry their own (attn.q ... attn.result, attn.out, ffn.hidden, ffn.out)."""
 
     ln1: nn.Module  # nn.LayerNorm, or nn.Identity for norm="none"
     attn: MultiHeadAttention

@@ -194,6 +194,7 @@ class AttentionHeads(nn.Module):
     hook_weights: HookPoint
     hook_z: HookPoint
     hook_merged: HookPoint
+    hook_result: HookPoint
     hook_out: HookPoint
 
     def split_heads(self, t: torch.Tensor) -> torch.Tensor:
@@ -220,7 +221,14 @@ class AttentionHeads(nn.Module):
         """z (B, H, T_q, D) -> heads side by side (B, T_q, C) -> output projection (B, T_q, C)."""
         B, H, T, D = z.shape
         merged = self.hook_merged(z.transpose(1, 2).reshape(B, T, H * D))  # (B, T_q, C)
-        return self.hook_out(self.resid_dropout(self.proj(merged)))  # (B, T_q, C)
+        out = self.proj(merged)  # (B, T_q, C)
+        if self.hook_result.fns:  # each head's share of out, made only for a listener (TL's hook_result)
+            W_O = self.proj.weight.view(-1, H, D)  # (C, H, D): the columns that read head h
+            result = torch.einsum("bthd,chd->bthc", merged.view(B, T, H, D), W_O)  # (B, T_q, H, C)
+            seen = self.hook_result(result)  # (B, T_q, H, C)
+            if seen is not result:  # replaced (a patch, an ablation, a gradient leaf): out = Σ_h seen + b,
+                out = out + (seen - result).sum(2)  # (B, T_q, C) written as a change, so an unchanged copy is exact
+        return self.hook_out(self.resid_dropout(out))  # (B, T_q, C)
 
 
 class MultiHeadAttention(AttentionHeads):
@@ -274,6 +282,7 @@ class MultiHeadAttention(AttentionHeads):
         self.hook_weights = hook("weights", "B H T_q T_k", "attn.weights")
         self.hook_z = hook("z", "B H T D", "attn.z")
         self.hook_merged = hook("merged", "B T C", "merged")
+        self.hook_result = hook("result", "B T H C", "attn.result")
         self.hook_out = hook("attn_out", "B T C", "attn.out")
 
     def param_formulas(self) -> list[ParamFormula]:

@@ -48,6 +48,7 @@ class CrossAttention(AttentionHeads):
         self.hook_weights = hook("weights", "B H T_q S", "cross.weights")
         self.hook_z = hook("z", "B H T D", "cross.z")
         self.hook_merged = hook("merged", "B T C", "merged")
+        self.hook_result = hook("result", "B T H C", "cross.result")
         self.hook_out = hook("cross_out", "B T C", "cross.out")
 
     def param_formulas(self) -> list[ParamFormula]:

@@ -1,0 +1,138 @@
+"""Ground truth: a model whose circuit is known by construction, and each method scored on finding it.
+
+`planted_induction_model` sets every weight by hand. Two layers, attention only (the FFNs are zero),
+no norms, no biases; the residual stream of width 5·16 is cut into five 16-wide subspaces:
+
+    TOK   the current token, one-hot (the embedding)      POS   the position, one-hot (learned table)
+    PREV  the previous token, written by head 0.1          OUT   the answer, written by head 1.2, read by the head
+    JUNK  written by every other head, read by nobody
+
+- head 0.1, previous-token: query position i, key position j score α·[j = i − 1]; it copies TOK of
+  j into PREV;
+- head 1.2, induction: query TOK (token t at i), key PREV (token before j), score β·[t_{j−1} = t_i]
+  (key 0, which sees only itself in layer 0, is held down); it copies TOK of j into OUT, so at
+  i it predicts the token after the earlier copy of t_i;
+- head 1.0 is a decoy: it attends like a previous-token head but writes only JUNK; the other heads
+  have random queries, keys and values and write only JUNK. None of them can change the output.
+
+On [r, r] (r a random sequence without repeats) the repeated half is predicted almost surely, the
+first half not at all. `find_planted` runs each method and scores the heads it finds against the
+planted ones ({0.1, 1.2}) with precision and recall.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from glassformer.causal.attribution import attribution_patching
+from glassformer.causal.detectors import KINDS, ablation_check, head_scores
+from glassformer.causal.logit_attribution import logit_attribution
+from glassformer.causal.metrics import logit_diff
+from glassformer.causal.patching import activation_patching
+from glassformer.causal.path_patching import path_patching
+from glassformer.config import ModelConfig
+from glassformer.messages import t
+from glassformer.models.kinds import build_model
+
+W = 16  # width of each subspace: the vocabulary, the positions and each head's D
+TOK, POS, PREV, OUT, JUNK = (slice(i * W, (i + 1) * W) for i in range(5))
+PREVIOUS, INDUCTION, DECOY = (0, 1), (1, 2), (1, 0)
+PLANTED = [PREVIOUS, INDUCTION]
+
+
+def planted_induction_model(alpha: float = 40.0, gamma: float = 8.0, seed: int = 0):
+    """The hand-set model above (float64, eval): vocabulary 16, 16 positions, 2 layers × 5 heads of 16."""
+    cfg = ModelConfig(vocab_size=W, d_model=5 * W, n_heads=5, d_ff=4, n_layers=2, max_len=W, bias=False, norm="none")
+    model = build_model(cfg).double().eval()
+    g = torch.Generator().manual_seed(seed)
+    eye, C = torch.eye(W, dtype=torch.float64), 5 * W  # (W, W)
+    shift = torch.diag(torch.ones(W - 1, dtype=torch.float64), -1)  # (W, W): row d reads position d − 1
+    with torch.no_grad():
+        for p in model.parameters():
+            p.zero_()
+        model.tok_embed.table.weight[:, TOK] = eye  # (V, W)
+        model.pos_embed.table.weight[:, POS] = eye  # (L, W)
+        model.head.weight[:, OUT] = gamma * eye  # (V, W)
+        for layer, block in enumerate(model.blocks):
+            qkv, proj = block.attn.qkv.weight, block.attn.proj.weight  # (3C, C), (C, C)
+            for h in range(5):
+                q, k, v = (slice(part * C + h * W, part * C + (h + 1) * W) for part in range(3))
+                cols = slice(h * W, (h + 1) * W)
+                if (layer, h) in (PREVIOUS, DECOY):  # q·k = α when the key sits just before the query
+                    qkv[q, POS], qkv[k, POS], qkv[v, TOK] = alpha * eye, shift, eye
+                    proj[PREV if (layer, h) == PREVIOUS else JUNK, cols] = eye
+                elif (layer, h) == INDUCTION:  # q·k = α when the key's previous token is the query's token
+                    qkv[q, TOK], qkv[k, PREV], qkv[v, TOK] = alpha * eye, eye, eye
+                    qkv[k, POS.start] = -2.0  # key 0 (its PREV holds its own token): held down
+                    proj[OUT, cols] = eye
+                else:  # a distractor: random everything, writing where nobody reads
+                    qkv[q] = 0.3 * torch.randn(W, C, generator=g, dtype=torch.float64)
+                    qkv[k] = 0.3 * torch.randn(W, C, generator=g, dtype=torch.float64)
+                    qkv[v] = torch.randn(W, C, generator=g, dtype=torch.float64)
+                    proj[JUNK, cols] = torch.randn(W, W, generator=g, dtype=torch.float64)
+    return model
+
+
+def planted_prompts(seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    """clean [r, r] and corrupted [r', r] (1, 16): r and r' two halves of a random permutation of the
+    16 tokens, so no token repeats within a half and the corrupted first half shares none with r."""
+    perm = torch.randperm(W, generator=torch.Generator().manual_seed(seed))  # (W,)
+    r, r2 = perm[: W // 2], perm[W // 2 :]  # (n,), (n,)
+    return torch.cat([r, r])[None], torch.cat([r2, r])[None]  # (1, 2n), (1, 2n)
+
+
+@dataclass
+class Found:
+    """The heads one method picks out, scored against the planted ones."""
+
+    method: str
+    found: list[tuple[int, int]]
+    truth: list[tuple[int, int]]
+
+    @property
+    def precision(self) -> float:
+        return len(set(self.found) & set(self.truth)) / len(self.found) if self.found else 0.0
+
+    @property
+    def recall(self) -> float:
+        return len(set(self.found) & set(self.truth)) / len(self.truth)
+
+    def words(self) -> str:
+        found = ", ".join(f"{a}.{b}" for a, b in self.found) or "-"
+        return t("causal.planted.row", method=self.method, found=found, precision=self.precision, recall=self.recall)
+
+
+def strongest(grid: torch.Tensor, share: float = 0.5) -> list[tuple[int, int]]:
+    """The cells of an (L, H) grid whose |value| is at least `share` of the largest."""
+    a = grid.abs()  # (L, H)
+    return [(int(i), int(j)) for i, j in (a >= share * a.max()).nonzero().tolist()] if a.max() > 0 else []
+
+
+def find_planted(model=None, seed: int = 0, threshold: float = 0.3) -> list[Found]:
+    """Each method's heads on the planted model. Grids (activation and attribution patching of
+    attn.z by head, DLA per head) keep the heads with at least half the largest |effect|; detectors
+    keep heads scoring ≥ `threshold` on any kind (a share of attention, so an absolute bound);
+    the causal check then keeps those whose zero-ablation raises the repeated half's loss; path
+    patching into the induction head's keys is scored against the one sender planted there."""
+    model = model if model is not None else planted_induction_model()
+    clean, corrupt = planted_prompts(seed)
+    n = clean.shape[1] // 2
+    metric = logit_diff(int(clean[0, -1]), int(corrupt[0, n - 1]), pos=-2)  # predict r[n−1] at 2n−2
+    exact = activation_patching(model, clean, corrupt, metric, "attn.z", ("H",)).normalised()  # (L, H)
+    approx = attribution_patching(model, clean, corrupt, metric, "attn.z", ("H",)).normalised()  # (L, H)
+    repeated = torch.cat([planted_prompts(seed + 1 + i)[0] for i in range(8)])  # (8, 2n): eight more [r, r]
+    scores = torch.stack([head_scores(model, repeated, kind) for kind in KINDS]).amax(0)  # (L, H)
+    detected = [(int(i), int(j)) for i, j in (scores >= threshold).nonzero().tolist()]
+    checked = ablation_check(model, repeated, detected).matters() if detected else []
+    dla = logit_attribution(model, clean, int(clean[0, -1]), int(corrupt[0, n - 1]), pos=-2, heads=True).head_grid()
+    senders = path_patching(model, clean, corrupt, metric, [INDUCTION], "k").normalised()  # (1, H)
+    return [
+        Found(t("causal.planted.method.patching"), strongest(exact), PLANTED),
+        Found(t("causal.planted.method.attribution"), strongest(approx), PLANTED),
+        Found(t("causal.planted.method.detectors"), detected, PLANTED),
+        Found(t("causal.planted.method.checked"), checked, PLANTED),
+        Found(t("causal.planted.method.dla"), strongest(dla), PLANTED),
+        Found(t("causal.planted.method.path"), strongest(senders), [PREVIOUS]),
+    ]

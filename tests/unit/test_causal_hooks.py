@@ -1,0 +1,80 @@
+"""The hooks the causal tools read: each head's result (B, T, H, C) and the FFN's output (B, T, C)."""
+
+import pytest
+import torch
+
+from glassformer.config import ModelConfig
+from glassformer.models.kinds import build_model
+
+IDS = torch.tensor([[1, 2, 3, 4, 5, 6], [6, 5, 4, 3, 2, 1]])  # (B, T)
+
+
+def model_of(**kw):
+    torch.manual_seed(0)
+    cfg = dict(vocab_size=11, d_model=16, n_heads=4, d_ff=32, n_layers=2, max_len=16)
+    return build_model(ModelConfig(**{**cfg, **kw})).double().eval()
+
+
+@pytest.mark.parametrize("kw", [{}, {"bias": False}, {"mha_style": "heads"}, {"position": "rotary"}])
+def test_head_results_sum_to_attn_out(kw):
+    model = model_of(**kw)
+    plain = model(IDS)  # (B, T, V)
+    logits, cache = model.run_with_cache(IDS)
+    assert torch.equal(logits, plain)  # a listener that only reads leaves the forward bit for bit
+    for i, block in enumerate(model.blocks):
+        result, z = cache[f"blocks.{i}.attn.result"], cache[f"blocks.{i}.attn.z"]  # (B, T, H, C), (B, H, T, D)
+        assert result.shape == (2, 6, 4, 16)
+        b = block.attn.proj.bias if block.attn.proj.bias is not None else 0
+        torch.testing.assert_close(result.sum(2) + b, cache[f"blocks.{i}.attn.out"], rtol=0, atol=1e-12)
+        W = block.attn.proj.weight  # (C, C)
+        for h in range(4):  # head h: its z through its own D columns of W_O
+            torch.testing.assert_close(result[:, :, h], z[:, h] @ W[:, h * 4 : (h + 1) * 4].T, rtol=0, atol=1e-12)
+        post, mid = cache[f"blocks.{i}.resid_post"], cache[f"blocks.{i}.resid_mid"]  # 2 × (B, T, C)
+        torch.testing.assert_close(cache[f"blocks.{i}.ffn.out"], post - mid, rtol=0, atol=1e-12)
+
+
+def test_a_replaced_result_is_what_attn_out_sums():
+    model = model_of()
+    seen = {}
+
+    def store(t, name):
+        seen[name] = t.detach()
+
+    copy = {n: (lambda t, _n: t.clone()) for n in model.hook_names()}
+    assert torch.equal(model.run_with_hooks(IDS, hooks=copy), model(IDS))  # an unchanged copy changes nothing
+    doubled = {"blocks.0.attn.result": lambda t, _n: 2 * t, "blocks.0.attn.out": store}
+    model.run_with_hooks(IDS, hooks=doubled)
+    _, cache = model.run_with_cache(IDS, names=["blocks.0.attn.result"])
+    summed = cache["blocks.0.attn.result"].sum(2) + model.blocks[0].attn.proj.bias  # (B, T, C)
+    twice = 2 * cache["blocks.0.attn.result"].sum(2) + model.blocks[0].attn.proj.bias  # (B, T, C)
+    torch.testing.assert_close(seen["blocks.0.attn.out"], twice, rtol=0, atol=1e-12)
+    # zeroing one head's result removes exactly its share
+    zero = {"blocks.0.attn.result": lambda t, _n: t.index_fill(2, torch.tensor([1]), 0.0), "blocks.0.attn.out": store}
+    model.run_with_hooks(IDS, hooks=zero)
+    without = summed - cache["blocks.0.attn.result"][:, :, 1]  # (B, T, C)
+    torch.testing.assert_close(seen["blocks.0.attn.out"], without, rtol=0, atol=1e-12)
+
+
+def test_the_result_is_not_made_when_nobody_listens(monkeypatch):
+    model = model_of()
+    calls = []
+    einsum = torch.einsum
+    monkeypatch.setattr(torch, "einsum", lambda *a: calls.append(a[0]) or einsum(*a))
+    model.run_with_cache(IDS, names=lambda n: not n.endswith("attn.result"))
+    assert calls == []
+    model.run_with_cache(IDS, names=["blocks.1.attn.result"])
+    assert calls == ["bthd,chd->bthc"]  # one layer listened, one result made
+
+
+def test_cross_attention_results_sum_to_cross_out():
+    torch.manual_seed(0)
+    cfg = ModelConfig(kind="seq2seq", vocab_size=11, d_model=16, n_heads=4, d_ff=32, n_layers=1, max_len=16, pad_id=0)
+    model = build_model(cfg).double().eval()
+    src, tgt = torch.tensor([[3, 4, 5, 6]]), torch.tensor([[1, 7, 8]])  # (1, S), (1, T)
+    _, cache = model.run_with_cache(src, tgt)
+    names = [n for n in cache if n.endswith("cross.result")]
+    assert names
+    for n in names:
+        bias = model.get_submodule(n.rsplit(".", 1)[0]).proj.bias  # (C,)
+        out = cache[n.replace("result", "out")]  # (B, T, C)
+        torch.testing.assert_close(cache[n].sum(2) + bias, out, rtol=0, atol=1e-12)

@@ -170,21 +170,13 @@ def patch_view(model, tokenizer, clean, corrupt, answer: int, wrong: int, by: st
     )
 
 
-def zero_ablation_loss(model, tokens: torch.Tensor, start: int) -> tuple[float, torch.Tensor]:
-    """Loss on the next tokens from position `start` on: unablated, and (L, H) with each head's z
-    zeroed — one batched forward per layer, a row per head (the patching module's own row copy)."""
+def head_ablation(model, x: torch.Tensor, metric) -> tuple[float, torch.Tensor]:
+    """metric(logits) (N, T, V) -> (N,), averaged over x's B rows: unablated, and (L, H) with each
+    head's z zeroed — one batched forward per layer, a row per head (the patching module's own copy)."""
     L, H = model.cfg.n_layers, model.cfg.n_heads
-    B, T = tokens.shape
-    x, y = tokens[:, :-1], tokens[:, 1:]  # (B, T−1), (B, T−1)
-
-    def loss_of(logits: torch.Tensor, rows: int) -> torch.Tensor:
-        lp = logits[:, start - 1 :].log_softmax(-1)  # (R·B, T−start, V)
-        target = y[:, start - 1 :].repeat(rows, 1)  # (R·B, T−start)
-        nll = -lp.gather(-1, target[..., None])[..., 0]  # (R·B, T−start)
-        return nll.view(rows, -1).mean(1)  # (R,)
-
+    B = x.shape[0]
     with torch.no_grad():
-        base = float(loss_of(model(x), 1))
+        base = float(metric(model(x)).mean())
         out = torch.zeros(L, H)  # (L, H)
         for layer in range(L):
             name = f"blocks.{layer}.attn.z"
@@ -194,9 +186,22 @@ def zero_ablation_loss(model, tokens: torch.Tensor, start: int) -> tuple[float, 
                 zeros = torch.zeros_like(a[:B])  # (B, H, T, D)
                 return _patch_rows(a, zeros, axes, ("H",), list(range(H)), [(h,) for h in range(H)])
 
-            logits = model.run_with_hooks(x.repeat(H, 1), hooks={name: hook})  # (H·B, T−1, V)
-            out[layer] = loss_of(logits, H)  # (H,)
+            logits = model.run_with_hooks(x.repeat(H, 1), hooks={name: hook})  # (H·B, T, V)
+            out[layer] = metric(logits).view(H, B).mean(1)  # (H,)
     return base, out
+
+
+def zero_ablation_loss(model, tokens: torch.Tensor, start: int) -> tuple[float, torch.Tensor]:
+    """Loss on the next tokens from position `start` on: unablated, and (L, H) with each head zeroed."""
+    B = tokens.shape[0]
+    x, y = tokens[:, :-1], tokens[:, 1:]  # (B, T−1), (B, T−1)
+
+    def loss(logits: torch.Tensor) -> torch.Tensor:
+        lp = logits[:, start - 1 :].log_softmax(-1)  # (R·B, T−start, V)
+        target = y[:, start - 1 :].repeat(logits.shape[0] // B, 1)  # (R·B, T−start)
+        return -lp.gather(-1, target[..., None])[..., 0].mean(1)  # (R·B,)
+
+    return head_ablation(model, x, loss)
 
 
 def heads_view(model, n: int, batch: int, seed: int) -> Grid:

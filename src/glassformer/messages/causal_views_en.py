@@ -54,4 +54,25 @@ TEXT = {
     "cview.attr.bias": "bias (norm β, head bias)",
     "cview.attr.sum": "the parts and bias sum to {total:.6f}; the model's logit difference {answer!r} − "
     "{wrong!r} is {diff:.6f} (final norm's scale frozen at {scale:.4f}).",
+    # ---- the explorer's causal panel (explore/causal.py, static/causal.js)
+    "error.explore.causal.lengths": "The corrupted text has {corrupt} tokens and the text {clean}; patching "
+    "copies position by position, so make them the same number of tokens.",
+    "error.explore.causal.no_corrupt": "Type a corrupted text first: a patch copies from the text into it.",
+    "explore.page.causal.title": "What matters: activation patching",
+    "explore.page.causal.help": "Type a corrupted text of the same number of tokens (change one detail). Each "
+    "cell copies one activation from the text's run into the corrupted run: 1 = the answer comes back, "
+    "0 = nothing changes. Click a cell to see the next-token bars with that one patch.",
+    "explore.page.causal.corrupt": "corrupted text",
+    "explore.page.causal.positions": "layer × position (the residual stream after each block)",
+    "explore.page.causal.heads": "layer × head (each head's output at every position)",
+    "explore.page.causal.status": "answer {a} (the text's top token) against {w} (the corrupted run's); "
+    "logit difference: text {clean}, corrupted {corrupt}",
+    "explore.page.causal.none": "No corrupted text: under each head, how much zeroing it changes the "
+    "log-probability of {a}.",
+    "explore.page.causal.patched": "patched {what}: logit difference {d} (text {clean}, corrupted {corrupt}); "
+    "grey marks: the corrupted run",
+    "explore.page.causal.what.position": "layer {l} at position {i} ({tok})",
+    "explore.page.causal.what.head": "layer {l}, head {h}",
+    "explore.page.causal.thumb.patch": "patch {v}",
+    "explore.page.causal.thumb.ablation": "zeroed Δlog p {v}",
 }

@@ -51,4 +51,23 @@ TEXT = {
     "cview.attr.bias": "偏置（归一化 β、输出头偏置）",
     "cview.attr.sum": "各部分与偏置之和为 {total:.6f}；模型的 logit 差 {answer!r} − {wrong!r} 为 {diff:.6f}"
     "（最终归一化的尺度冻结为 {scale:.4f}）。",
+    # ---- 探索页的因果面板
+    "error.explore.causal.lengths": "被破坏的文本有 {corrupt} 个词元，原文有 {clean} 个；修补按位置逐一复制，"
+    "请让两者的词元数相同。",
+    "error.explore.causal.no_corrupt": "请先输入被破坏的文本：修补从原文复制到它里面。",
+    "explore.page.causal.title": "什么真正起作用：激活修补",
+    "explore.page.causal.help": "输入一个词元数相同的被破坏文本（只改一处）。每个格子把原文运行中的一个激活复制到"
+    "被破坏的运行里：1 = 答案回来了，0 = 没有变化。点击格子，查看只做这一处修补时的下一个词元概率条。",
+    "explore.page.causal.corrupt": "被破坏的文本",
+    "explore.page.causal.positions": "层 × 位置（每个块之后的残差流）",
+    "explore.page.causal.heads": "层 × 头（每个头在所有位置的输出）",
+    "explore.page.causal.status": "答案 {a}（原文的首选词元）对比 {w}（被破坏运行的首选）；"
+    "logit 差：原文 {clean}，被破坏 {corrupt}",
+    "explore.page.causal.none": "没有被破坏的文本：每个头下面显示把它置零后 {a} 的对数概率变化多少。",
+    "explore.page.causal.patched": "已修补 {what}：logit 差 {d}（原文 {clean}，被破坏 {corrupt}）；"
+    "灰色标记：被破坏的运行",
+    "explore.page.causal.what.position": "第 {l} 层、位置 {i}（{tok}）",
+    "explore.page.causal.what.head": "第 {l} 层、第 {h} 个头",
+    "explore.page.causal.thumb.patch": "修补 {v}",
+    "explore.page.causal.thumb.ablation": "置零 Δlog p {v}",
 }

@@ -31,10 +31,10 @@ def assigned(source: str) -> list[str]:
             for t in node.targets if isinstance(t, ast.Name)]
 
 
-def test_there_are_six_notebooks_in_two_languages():
+def test_there_are_seven_notebooks_in_two_languages():
     assert [p.name for p in ENGLISH] == ["01_attention_by_hand.ipynb", "02_char_gpt.ipynb",
                                          "03_inside_the_model.ipynb", "04_sine_transformer.ipynb",
-                                         "05_lab.ipynb", "06_exercises.ipynb"]
+                                         "05_lab.ipynb", "06_exercises.ipynb", "07_causal.ipynb"]
     assert sorted(PATHS) == sorted(ENGLISH + [chinese_twin(p) for p in ENGLISH])
 
 

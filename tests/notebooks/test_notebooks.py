@@ -23,7 +23,7 @@ from notebook_runner import NOTEBOOKS, run_notebook
 
 TIMEOUT = 240  # seconds per cell, generous: a shared 2-core machine can be slow
 STEMS = ["01_attention_by_hand", "02_char_gpt", "03_inside_the_model", "04_sine_transformer", "05_lab",
-         "06_exercises"]
+         "06_exercises", "07_causal"]
 RUNS: dict[str, tuple[dict, float]] = {}  # file name -> (RESULTS, CPU seconds): each notebook runs once
 REPO = NOTEBOOKS.parent
 LISTED: dict = {}  # the repository's top folder and notebooks/ before any notebook ran
@@ -164,7 +164,27 @@ def check_06(r, out):
     assert saved["exercises"]["softmax"]["status"] == "passed"
 
 
-CHECKS = dict(zip(STEMS, (check_01, check_02, check_03, check_04, check_05, check_06)))
+def check_07(r, out):
+    assert r["steps"] == 400  # the small settings were used
+    assert r["repeat_loss"] < r["other_loss"] - 1.0  # the model completes repeats, and only those
+    prev, ind = r["scores"]["previous_token"], r["scores"]["induction"]
+    (pl, ph), (il, ih) = r["prev_head"], r["induction_head"]
+    assert pl == 0 and il == 1  # the circuit: a previous-token head feeding an induction head
+    assert prev[pl][ph] == max(v for row in prev for v in row) > 0.4
+    assert ind[il][ih] == max(v for row in ind for v in row) > 0.3  # a head without the job: about 1/16
+    assert r["ablation_rise"][pl][ph] > 0.1 and r["ablation_rise"][il][ih] > 0.1  # and both matter
+    assert r["patch_head"][0] == 1 and max(max(row) for row in r["patch_heads"]) > 0.3
+    clean, corrupt = r["clean"][0], r["corrupt"][0]
+    assert [i for i, (a, b) in enumerate(zip(clean, corrupt)) if a != b] == [4]
+    assert clean[4] == r["answer"] and corrupt[4] == r["wrong"] and clean[-1] == clean[3]  # ... A B ... A
+    last = r["patch_stream"][-1]  # the last block's stream: only the last position carries the answer
+    assert abs(last[-1] - 1) < 1e-4 and all(abs(v) < 1e-4 for v in last[:-1])
+    assert abs(sum(r["dla_parts"].values()) + r["dla_bias"] - r["dla_diff"]) < 1e-4
+    assert max(r["dla_parts"], key=r["dla_parts"].get) == "blocks.1.attn"  # layer 1's attention writes it
+    assert -1 <= r["spearman"] <= 1 and 0 <= r["overlap"] <= 3
+
+
+CHECKS = dict(zip(STEMS, (check_01, check_02, check_03, check_04, check_05, check_06, check_07)))
 
 
 @pytest.mark.slow

@@ -238,6 +238,18 @@ class Explorer:
             "next": self._bars(session.logits[0], x, req, bool(pairs)),
         }
 
+    def patching(self, req: dict) -> dict:
+        """The causal panel's grids (explore/causal.py)."""
+        from glassformer.explore.causal import patching
+
+        return patching(self, req)
+
+    def patch_cell(self, req: dict) -> dict:
+        """The bars with one activation patched from the clean run (explore/causal.py)."""
+        from glassformer.explore.causal import patch_cell
+
+        return patch_cell(self, req)
+
     def _needs_tokens(self, endpoint: str) -> None:
         """next and generate need a model that reads and writes tokens."""
         if not self.reads_tokens:

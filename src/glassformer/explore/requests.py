@@ -147,6 +147,15 @@ SPECS = {
     "attention": {**INPUT, **ABLATE, **VIEW, "grid": Field("bool", False)},
     "vectors": {**INPUT, **ABLATE, **VIEW, "token": Field("int", 0, 0), **LANG},
     "next": {**INPUT, **ABLATE, **SHAPE},
+    "patching": {"text": Field("str", most=LIMITS.text_chars), "corrupt": Field("str", "", most=LIMITS.text_chars)},
+    "patch_cell": {
+        "text": Field("str", most=LIMITS.text_chars),
+        "corrupt": Field("str", "", most=LIMITS.text_chars),
+        "kind": Field("str", "position", choices=("position", "head")),
+        "layer": Field("int", 0, 0),
+        "index": Field("int", 0, 0),
+        **SHAPE,
+    },
     "generate": {
         "ids": Field("ints", most=LIMITS.ids),
         **ABLATE,

@@ -1,0 +1,335 @@
+"""The user-facing side of glassformer.causal: checked inputs, the grids the `patch`, `heads` and
+`attribute` verbs and the explorer's panel show, and their PNG, offline HTML, text table and JSON.
+
+Every call into glassformer.causal is in the first section ("the library, in one place"), so a
+change of its API is adapted here once. The rest only reads the small dataclasses it returns.
+
+What each view computes (the methods themselves: docs/causal.md):
+
+    patch --by position   resid_post of every block patched one position at a time    (layer, T)
+    patch --by layer      each block's whole attention output, then its whole FFN     (2, layer)
+    patch --by head       each head's z (its output before W_O) at every position     (layer, H)
+    heads                 the three detector scores of every head on repeated random tokens, and the
+                          causal check: each head zero-ablated, the loss on the repeated half
+    attribute             the final stream split into its parts, each projected on answer − wrong
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import torch
+
+from glassformer.errors import UsageError
+from glassformer.messages import t
+
+BY = ("position", "layer", "head")
+DETECTORS = ("previous_token", "duplicate_token", "induction")
+
+
+# ------------------------------------------------------------------ the library, in one place
+def _patch_grids(model, clean: torch.Tensor, corrupt: torch.Tensor, answer: int, wrong: int, by: str):
+    """[(row label prefix, PatchGrid)] for one `by`; every grid normalised clean = 1, corrupt = 0."""
+    from glassformer.causal import activation_patching, logit_diff
+
+    metric = logit_diff(answer, wrong)
+    if by == "position":
+        return [("resid_post", activation_patching(model, clean, corrupt, metric, "resid_post", by=("T",)))]
+    if by == "head":
+        return [("attn.z", activation_patching(model, clean, corrupt, metric, "attn.z", by=("H",)))]
+    return [
+        ("attn.out", activation_patching(model, clean, corrupt, metric, "attn.out", by=())),
+        ("ffn.hidden", activation_patching(model, clean, corrupt, metric, "ffn.hidden", by=())),
+    ]
+
+
+def _detector_scores(model, tokens: torch.Tensor) -> torch.Tensor:
+    """(3, L, H): previous-token, duplicate-token and induction score of every head."""
+    from glassformer.causal import head_scores
+
+    return torch.stack([head_scores(model, tokens, kind) for kind in DETECTORS])  # (3, L, H)
+
+
+def _repeated(vocab_size: int, n: int, batch: int, seed: int) -> torch.Tensor:
+    from glassformer.causal import repeated_tokens
+
+    return repeated_tokens(vocab_size, n, batch, seed)  # (batch, 2n)
+
+
+def _logit_attribution(model, ids: torch.Tensor, answer: int, wrong: int):
+    from glassformer.causal import logit_attribution
+
+    return logit_attribution(model, ids, answer, wrong)
+
+
+def _patch_rows(act, source, axes, by, rows, cells):
+    """Row r of `act` takes `source`'s values at cells[r] (glassformer.causal.patching's own copy)."""
+    from glassformer.causal.patching import patch_rows
+
+    return patch_rows(act, source, axes, by, rows, cells)
+
+
+# ------------------------------------------------------------------ checked inputs
+def check_model(model, verb: str) -> None:
+    """These views read a model that predicts tokens from tokens, with the hooks of a Transformer
+    block (attn.z, attn.weights, resid_post) and the final norm's readout. Others are refused."""
+    names = set(model.hook_names()) if hasattr(model, "hook_names") else set()
+    needed = ("blocks.0.attn.z", "blocks.0.attn.weights", "blocks.0.resid_post", "logits")
+    if getattr(model, "inputs", None) != "tokens" or not all(n in names for n in needed):
+        raise UsageError("cview.kind", verb=verb, kind=getattr(model, "kind", type(model).__name__),
+                         inputs=getattr(model, "inputs", "?"))  # fmt: skip
+    if getattr(model.cfg, "attention", "glass") == "fused":
+        model.set_attention("glass")  # same weights; the detectors need the weights shown
+    if verb == "attribute" and model.cfg.norm == "post":
+        raise UsageError("cview.post_norm", norm=model.cfg.norm)
+
+
+def encode(tokenizer, text: str, flag: str, max_len: int) -> list[int]:
+    ids = tokenizer.encode(text)
+    if not ids:
+        raise UsageError("cview.empty", flag=flag)
+    if len(ids) > max_len:
+        raise UsageError("cview.too_long", flag=flag, n=len(ids), max_len=max_len)
+    return ids
+
+
+def one_token(tokenizer, text: str, flag: str) -> int:
+    """The id of `text`, which must be exactly one token."""
+    from glassformer.inspect.trace import token_labels
+
+    ids = tokenizer.encode(text)
+    if len(ids) != 1:
+        raise UsageError("cview.not_one_token", flag=flag, text=text, n=len(ids),
+                         tokens=" ".join(token_labels(ids, tokenizer)))  # fmt: skip
+    return ids[0]
+
+
+def prompt_pair(tokenizer, clean: str, corrupt: str, max_len: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Both prompts as (1, T), refused unless they have the same number of tokens."""
+    from glassformer.inspect.trace import token_labels
+
+    a, b = encode(tokenizer, clean, "--clean", max_len), encode(tokenizer, corrupt, "--corrupt", max_len)
+    if len(a) != len(b):
+        raise UsageError("cview.lengths", clean=len(a), corrupt=len(b),
+                         clean_tokens=" ".join(token_labels(a, tokenizer)),
+                         corrupt_tokens=" ".join(token_labels(b, tokenizer)))  # fmt: skip
+    return torch.tensor([a]), torch.tensor([b])  # (1, T), (1, T)
+
+
+# ------------------------------------------------------------------ the views' numbers
+@dataclass
+class Grid:
+    """A 2-D table of numbers with its row and column labels (what every view draws)."""
+
+    title: str
+    rows: list[str]
+    columns: list[str]
+    values: list[list[float]]  # (rows, columns)
+    notes: list[str] = field(default_factory=list)
+    extra: dict = field(default_factory=dict)  # figures a test or the JSON reads (clean, corrupt ...)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False, indent=1)
+
+
+def patch_view(model, tokenizer, clean, corrupt, answer: int, wrong: int, by: str) -> Grid:
+    """The normalised patching grid of `by` (clean = 1, corrupted = 0) as a Grid."""
+    from glassformer.inspect.trace import token_labels
+
+    grids = _patch_grids(model, clean, corrupt, answer, wrong, by)
+    first = grids[0][1]
+    layers = [f"L{i}" for i in range(len(first.names))]
+    if by == "position":
+        rows, columns = [f"{n}" for n in first.names], token_labels(clean, tokenizer)
+        values = first.normalised()  # (L, T)
+    elif by == "head":
+        rows, columns = (
+            [f"blocks.{i}.attn" for i in range(len(first.names))],
+            [f"H{h}" for h in range(model.cfg.n_heads)],
+        )
+        values = first.normalised()  # (L, H)
+    else:
+        rows, columns = [t("cview.part.attn"), t("cview.part.ffn")], layers
+        values = torch.stack([g.normalised() for _, g in grids])  # (2, L)
+    return Grid(
+        t(f"cview.patch.title.{by}"),
+        rows,
+        columns,
+        [[round(float(v), 6) for v in row] for row in values.tolist()],
+        [t("cview.patch.scale", clean=first.clean, corrupt=first.corrupt)],
+        {
+            "by": by,
+            "clean": first.clean,
+            "corrupt": first.corrupt,
+            "answer": answer,
+            "wrong": wrong,
+            "points": [n for _, g in grids for n in g.names],
+        },  # fmt: skip
+    )
+
+
+def head_ablation(model, x: torch.Tensor, metric) -> tuple[float, torch.Tensor]:
+    """metric(logits) (N, T, V) -> (N,), averaged over x's B rows: unablated, and (L, H) with each
+    head's z zeroed — one batched forward per layer, a row per head (the patching module's own copy)."""
+    L, H = model.cfg.n_layers, model.cfg.n_heads
+    B = x.shape[0]
+    with torch.no_grad():
+        base = float(metric(model(x)).mean())
+        out = torch.zeros(L, H)  # (L, H)
+        for layer in range(L):
+            name = f"blocks.{layer}.attn.z"
+            axes = model.hook_points()[name].axes.split()
+
+            def hook(a: torch.Tensor, name: str, axes=axes) -> torch.Tensor:
+                zeros = torch.zeros_like(a[:B])  # (B, H, T, D)
+                return _patch_rows(a, zeros, axes, ("H",), list(range(H)), [(h,) for h in range(H)])
+
+            logits = model.run_with_hooks(x.repeat(H, 1), hooks={name: hook})  # (H·B, T, V)
+            out[layer] = metric(logits).view(H, B).mean(1)  # (H,)
+    return base, out
+
+
+def zero_ablation_loss(model, tokens: torch.Tensor, start: int) -> tuple[float, torch.Tensor]:
+    """Loss on the next tokens from position `start` on: unablated, and (L, H) with each head zeroed."""
+    B = tokens.shape[0]
+    x, y = tokens[:, :-1], tokens[:, 1:]  # (B, T−1), (B, T−1)
+
+    def loss(logits: torch.Tensor) -> torch.Tensor:
+        lp = logits[:, start - 1 :].log_softmax(-1)  # (R·B, T−start, V)
+        target = y[:, start - 1 :].repeat(logits.shape[0] // B, 1)  # (R·B, T−start)
+        return -lp.gather(-1, target[..., None])[..., 0].mean(1)  # (R·B,)
+
+    return head_ablation(model, x, loss)
+
+
+def heads_view(model, n: int, batch: int, seed: int) -> Grid:
+    """One row per head: its three detector scores, and the causal check: how much zero-ablating
+    it raises the loss on the repeated half of the sequences the detectors read."""
+    n = max(2, min(n, model.cfg.max_len // 2))
+    tokens = _repeated(model.cfg.vocab_size, n, batch, seed)  # (batch, 2n)
+    scores = _detector_scores(model, tokens)  # (3, L, H)
+    base, ablated = zero_ablation_loss(model, tokens, n)  # (), (L, H)
+    rise = ablated - base  # (L, H)
+    L, H = rise.shape
+    rows, values = [], []
+    for layer in range(L):
+        for h in range(H):
+            rows.append(f"L{layer}H{h}")
+            values.append([round(float(scores[k, layer, h]), 6) for k in range(3)] + [round(float(rise[layer, h]), 6)])
+    flat = scores[2].flatten()  # (L·H,)
+    top = int(flat.argmax())
+    others = torch.cat([rise.flatten()[:top], rise.flatten()[top + 1 :]])  # (L·H − 1,)
+    median = float(others.median()) if others.numel() else 0.0
+    check = {"top": rows[top], "score": float(flat[top]), "rise": float(rise.flatten()[top]), "median_rise": median,
+             "base_loss": base, "n": n, "batch": batch, "seed": seed}  # fmt: skip
+    notes = [
+        t("cview.heads.data", batch=batch, n=n, seed=seed),
+        t(
+            "cview.heads.check", head=check["top"], score=check["score"], rise=check["rise"], median=median, base=base
+        ),  # fmt: skip
+    ]
+    columns = [t(f"cview.heads.col.{k}") for k in (*DETECTORS, "ablation")]
+    return Grid(t("cview.heads.title"), rows, columns, values, notes, check)
+
+
+def attribution_view(model, tokenizer, ids: torch.Tensor, answer: int, wrong: int | None) -> Grid:
+    """The direct logit attribution of answer − wrong at the last position; without `wrong`, the
+    model's most likely token other than the answer stands in for it."""
+    from glassformer.inspect.trace import token_labels
+
+    if wrong is None:
+        with torch.no_grad():
+            last = model(ids)[0, -1].clone()  # (V,)
+        last[answer] = -float("inf")
+        wrong = int(last.argmax())
+    la = _logit_attribution(model, ids, answer, wrong)
+    rows = [*la.parts, t("cview.attr.bias")]
+    values = [[round(v, 6)] for v in la.parts.values()] + [[round(la.bias, 6)]]
+    total = sum(la.parts.values()) + la.bias
+    a, w = token_labels([answer, wrong], tokenizer)
+    notes = [t("cview.attr.sum", total=total, diff=la.logit_diff, scale=la.scale, answer=a, wrong=w)]
+    return Grid(t("cview.attr.title", answer=a, wrong=w), rows, [t("cview.attr.col")], values, notes,
+                {"answer": answer, "wrong": wrong, "logit_diff": la.logit_diff, "bias": la.bias,
+                 "scale": la.scale, "sum": total})  # fmt: skip
+
+
+# ------------------------------------------------------------------ drawing
+def text_table(grid: Grid) -> str:
+    """The grid as aligned text (terminal columns counted, so Chinese labels line up)."""
+    from glassformer.messages import pad, pad_left
+
+    first = max([len(r) for r in grid.rows] + [1]) + 2
+    width = max([len(c) for c in grid.columns] + [7]) + 1
+    lines = [grid.title, pad("", first) + "".join(pad_left(c, width) for c in grid.columns)]
+    for r, vals in zip(grid.rows, grid.values, strict=True):
+        lines.append(pad(r, first) + "".join(pad_left(f"{v:.3f}", width) for v in vals))
+    return "\n".join(lines + grid.notes)
+
+
+def grid_png(grid: Grid, path) -> Path:
+    """A heatmap of the grid, values written in the cells, a diverging colour centred on 0."""
+    from matplotlib.figure import Figure
+
+    from glassformer.inspect.attention_maps import _fonted, _save
+
+    font, (rows, cols, (title,)) = _fonted([grid.rows, grid.columns, [grid.title]])
+    values = torch.tensor(grid.values, dtype=torch.float64)  # (R, C)
+    R, C = values.shape
+    fig = Figure(figsize=(1.8 + 0.55 * C + 0.08 * max(map(len, rows)), 1.2 + 0.42 * R), layout="constrained")
+    ax = fig.subplots()
+    bound = max(1.0, float(values.abs().max())) if values.numel() else 1.0
+    im = ax.imshow(values.numpy(), cmap="RdBu_r", vmin=-bound, vmax=bound, aspect="auto", interpolation="nearest")
+    ax.set_xticks(range(C), cols, fontproperties=font, fontsize=8, rotation=90 if max(map(len, cols)) > 3 else 0)
+    ax.set_yticks(range(R), rows, fontproperties=font, fontsize=8)
+    if R * C <= 400:
+        for i in range(R):
+            for j in range(C):
+                v = float(values[i, j])
+                ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=6,
+                        color="white" if abs(v) > 0.6 * bound else "black")  # fmt: skip
+    ax.set_title(title, fontproperties=font, fontsize=9)
+    fig.colorbar(im, ax=ax, shrink=0.8)
+    return _save(fig, path)
+
+
+def _colour(v: float, bound: float) -> str:
+    """Blue (negative) — white (0) — red (positive), as the PNG's colour map runs."""
+    x = max(-1.0, min(1.0, v / bound))
+    a, b = (255, int(255 * (1 - x))) if x > 0 else (int(255 * (1 + x)), 255)
+    return f"rgb({a},{min(a, b)},{b})"
+
+
+def grid_html(grid: Grid, path) -> Path:
+    """The grid as one offline HTML page: a table with coloured cells; no script, no URL."""
+    from glassformer.inspect.display import esc
+
+    bound = max([1.0] + [abs(v) for row in grid.values for v in row])
+    head = "".join(f"<th>{esc(c)}</th>" for c in grid.columns)
+    body = "".join(
+        f"<tr><th>{esc(r)}</th>"
+        + "".join(f'<td style="background:{_colour(v, bound)}" title="{v:.6f}">{v:.3f}</td>' for v in vals)
+        + "</tr>"
+        for r, vals in zip(grid.rows, grid.values, strict=True)
+    )
+    notes = "".join(f"<p>{esc(n)}</p>" for n in grid.notes)
+    page = (
+        '<!doctype html><html><head><meta charset="utf-8"><title>' + esc(grid.title) + "</title><style>"
+        'body{font-family:"Noto Sans CJK SC","WenQuanYi Zen Hei","Microsoft YaHei",sans-serif;margin:1.2em}'
+        "table{border-collapse:collapse;font-size:12px}td,th{padding:3px 6px;text-align:right;"
+        "border:1px solid #eee;white-space:pre}</style></head><body>"
+        f"<h3>{esc(grid.title)}</h3><table><thead><tr><th></th>{head}</tr></thead><tbody>{body}</tbody></table>"
+        f"{notes}</body></html>"
+    )
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(page, encoding="utf-8")
+    return path
+
+
+def write_all(grid: Grid, out: Path, stem: str) -> list[Path]:
+    """PNG, HTML and JSON of the grid under `out`; returns the paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{stem}.json").write_text(grid.to_json() + "\n", encoding="utf-8")
+    return [grid_png(grid, out / f"{stem}.png"), grid_html(grid, out / f"{stem}.html"), out / f"{stem}.json"]

@@ -110,7 +110,8 @@ class FeedForward(nn.Module):
 
 class Block(nn.Module):
     """(B, T, C) -> (B, T, C). Hook points: ln1, resid_mid (the stream after the attention half), ln2,
-    resid_post (the block's output); attention and FFN carry their own (attn.q ... attn.result, attn.out, ffn.hidden, ffn.out)."""
+    resid_post (the block's output); attention and FFN carry their own (attn.q ... attn.result, attn.out,
+    ffn.hidden, ffn.out)."""
 
     ln1: nn.Module  # nn.LayerNorm, or nn.Identity for norm="none"
     attn: MultiHeadAttention

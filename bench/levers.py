@@ -242,6 +242,8 @@ def decoding_variants(steps: int, batch: int, compile_too: bool) -> dict:
         "decode step, no_grad": loop(lambda ids, cache: fast.one_token(ids, cache, cache.length)),
         "decode step, Wᵀ views": loop(views),
     }
+    half = copy.deepcopy(model).to(torch.bfloat16)  # the model and its cache in bfloat16, the same flat step
+    out["decode step, bf16 weights"] = cached_steps(half, prompt, token, steps, DecodeStep(half))
     if compile_too:  # the step's own code, compiled once for every cache length
         compiled = torch.compile(fast.one_token, dynamic=True)
         t0 = time.perf_counter()

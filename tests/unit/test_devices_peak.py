@@ -128,3 +128,4 @@ def test_train_s_summary_says_the_fraction_of_the_saved_peak(no_peaks, tmp_path,
         how=t("bench.peak_saved"),
     )
     assert line in out
+    assert t("bench.bf16_hint", ratio=9.0) in out  # float32 chosen on a machine whose bf16 pays: say so

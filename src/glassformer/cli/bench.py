@@ -71,3 +71,5 @@ def say_train_speed(run, start_step: int) -> None:
         peak=peak.flops(dtype) / 1e9,
         how=t("bench.peak_saved" if careful else "bench.peak_quick"),
     )
+    if dtype == "float32" and cfg.dtype == "float32" and peak.bf16_pays:
+        say("bench.bf16_hint", ratio=peak.bf16_speedup)

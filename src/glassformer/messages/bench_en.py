@@ -21,6 +21,8 @@ TEXT = {
     "bench.machine.saved": "kept in {path} (train's summary divides by these figures)",
     "bench.train_speed": "speed: {tokens_per_s:,.0f} tokens/s, {gflops:.1f} GFLOP/s of model arithmetic = "
     "{mfu:.0%} of this machine's {dtype} matrix-product peak ({peak:.1f} GFLOP/s, {how})",
+    "bench.bf16_hint": "this machine's bfloat16 products are {ratio:.1f}× faster: --dtype=auto (or "
+    "--dtype=bfloat16) trains with them (docs/performance.md: the losses stay within 0.1%)",
     "bench.peak_saved": "measured by `glassformer bench machine`",
     "bench.peak_quick": "a quick probe; `glassformer bench machine` measures it carefully",
 }

@@ -19,6 +19,8 @@ TEXT = {
     "bench.machine.saved": "已保存到 {path}（train 的总结以这些数字为分母）",
     "bench.train_speed": "速度：每秒 {tokens_per_s:,.0f} 个词元，模型运算 {gflops:.1f} GFLOP/s = 本机 {dtype} "
     "矩阵乘法峰值（{peak:.1f} GFLOP/s，{how}）的 {mfu:.0%}",
+    "bench.bf16_hint": "这台机器的 bfloat16 乘法快 {ratio:.1f} 倍：用 --dtype=auto（或 --dtype=bfloat16）训练即可用上"
+    "（docs/performance.md：损失相差不到 0.1%）",
     "bench.peak_saved": "由 `glassformer bench machine` 测得",
     "bench.peak_quick": "快速探测；`glassformer bench machine` 会仔细测量",
 }

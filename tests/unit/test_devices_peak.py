@@ -129,3 +129,16 @@ def test_train_s_summary_says_the_fraction_of_the_saved_peak(no_peaks, tmp_path,
     )
     assert line in out
     assert t("bench.bf16_hint", ratio=9.0) in out  # float32 chosen on a machine whose bf16 pays: say so
+
+
+@pytest.mark.parametrize(("bf16", "autocasts"), [(6e9, True), (1.1e9, False)])
+def test_the_trainer_autocasts_under_dtype_auto_only_where_bf16_pays(no_peaks, monkeypatch, bf16, autocasts):
+    from types import SimpleNamespace
+
+    from glassformer.config import TrainConfig
+    from glassformer.train.loop import Trainer
+
+    monkeypatch.setattr(devices, "measure_machine", lambda *a, **k: MachinePeak("cpu", 1, 1e9, bf16, 1e9))
+    trainer = SimpleNamespace(cfg=TrainConfig(dtype="auto"))
+    with Trainer.autocast(trainer):
+        assert torch.is_autocast_enabled("cpu") == autocasts

@@ -62,13 +62,14 @@ def say_train_speed(run, start_step: int) -> None:
     with using_threads(cfg.threads):  # the peak at the run's own thread count
         peak, careful = machine_peak(cfg.device)
     dtype = resolve_dtype(cfg.dtype, cfg.device)
+    ranks = run.trainer.world.size  # tokens/s counts every process's tokens; each has its own peak
     say(
         "bench.train_speed",
         tokens_per_s=tokens_per_s,
         gflops=model_flops / 1e9,
-        mfu=model_flops / peak.flops(dtype),
+        mfu=model_flops / (ranks * peak.flops(dtype)),
         dtype=dtype,
-        peak=peak.flops(dtype) / 1e9,
+        peak=ranks * peak.flops(dtype) / 1e9,
         how=t("bench.peak_saved" if careful else "bench.peak_quick"),
     )
     if dtype == "float32" and cfg.dtype == "float32" and peak.bf16_pays:

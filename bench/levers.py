@@ -4,6 +4,7 @@
     python bench/levers.py --shape small --threads 2
     python bench/levers.py --compile                # adds torch.compile (minutes of compiling)
     python bench/levers.py --no-train --compile     # the decoding variants only, the compiled step too
+    python bench/levers.py --dtype [--shape small] [--compile]   # the bfloat16 levers, each alone
 
 Training: one forward + backward + optimizer step of the fused-attention model on the shape's batch;
 every variant starts from the same weights and sees the same batch. Variants run round-robin (one
@@ -17,6 +18,11 @@ printed are the median and the fastest ms per step and `before / variant` for ea
     glass, scores before   the glass path with attention_scores as it was: Q Kᵀ / √D over the
                      (T_q, T_k) scores and an out-of-place masked copy (now: Q/√D first, mask in place)
     + compile        torch.compile of the model (fused / glass), with fused AdamW
+
+--dtype: the bfloat16 levers against the float32 step (fused attention, fused AdamW): autocast as
+`--dtype=bfloat16` does it; autocast with every weight cast to bf16 once per step (functional_call);
+bf16 parameters with float32 master weights and AdamW state; the glass path under autocast (the
+fused kernel's bf16 path is the autocast row); with --compile, torch.compile of float32 and autocast.
 
 Decoding (`baby` shape, max_len 512, batch 1 and 16, fused attention): ms per step of 200 one-token
 steps after a 16-token prefill, through the model's own forward, through models/decode.py's step,

@@ -4,6 +4,8 @@
     python bench/peers.py --threads 2            # the same on two cores
     python bench/peers.py --compile              # add the torch.compile contenders (minutes to compile)
     python bench/peers.py --device cuda          # the same on a GPU
+    python bench/peers.py --nanogpt DIR          # adds nanoGPT's model.py from a clone of karpathy/nanoGPT
+    python bench/peers.py --dry-run              # every part once, tiny: checks the script (gpu_check.sh)
     make bench
 
 Training: forward + backward + optimizer step. Shapes: `baby` (4 layers, 4 heads, d_model 128, block
@@ -22,11 +24,14 @@ use it), with the KV cache through the decode step (models/decode.py: the defaul
 generate. Batched sampling: `sample(..., num_samples=16)` (one batch, as `glassformer sample
 --num-samples 16` runs) against 16 calls of `sample(..., num_samples=1)`, temperature 0.8.
 
-Achieved fraction of the machine: the fp32 matmul rate (a 1024×1024 product) is timed as one more
-entry of the same rounds, so it sees the same drift as the steps; model FLOP/s = tokens/s ×
-(6·N + 12·n_layers·C·T), N the parameters that take part in matrix products (all but the position
-table; the tied head counts once): Kaplan et al. 2020 / PaLM appendix B. The same FLOPs per token
-for every contender.
+Contenders "glass bf16" and "fused bf16" are the same models under autocast to bfloat16 (what
+`--dtype=bfloat16` does). Achieved fraction of the machine (MFU): the fp32 and bf16 matmul rates
+(1024² products, glassformer.devices.matmul_call) are timed as entries of the same rounds, so they
+see the same drift as the steps; model FLOP/s = tokens/s × glassformer.devices.flops_per_token
+(6·N + 12·n_layers·C·T, N the parameters in matrix products: Kaplan et al. 2020 / PaLM appendix B),
+the same FLOPs per token for every contender, divided by the peak of the contender's dtype. Batch-1
+decoding: the bytes a step must read (every weight once, the KV cache to its mean position) ×
+tokens/s over the bandwidth of a 64 MiB copy timed in the same rounds.
 
 Peak memory: each contender re-run alone in a child process; the rise of its peak resident set (CPU)
 or torch.cuda.max_memory_allocated (GPU) over a baseline taken after imports.

@@ -4,6 +4,7 @@
     python bench/levers.py --shape small --threads 2
     python bench/levers.py --compile                # adds torch.compile (minutes of compiling)
     python bench/levers.py --no-train --compile     # the decoding variants only, the compiled step too
+    python bench/levers.py --dtype [--shape small] [--compile]   # the bfloat16 levers, each alone
 
 Training: one forward + backward + optimizer step of the fused-attention model on the shape's batch;
 every variant starts from the same weights and sees the same batch. Variants run round-robin (one
@@ -17,6 +18,11 @@ printed are the median and the fastest ms per step and `before / variant` for ea
     glass, scores before   the glass path with attention_scores as it was: Q Kᵀ / √D over the
                      (T_q, T_k) scores and an out-of-place masked copy (now: Q/√D first, mask in place)
     + compile        torch.compile of the model (fused / glass), with fused AdamW
+
+--dtype: the bfloat16 levers against the float32 step (fused attention, fused AdamW): autocast as
+`--dtype=bfloat16` does it; autocast with every weight cast to bf16 once per step (functional_call);
+bf16 parameters with float32 master weights and AdamW state; the glass path under autocast (the
+fused kernel's bf16 path is the autocast row); with --compile, torch.compile of float32 and autocast.
 
 Decoding (`baby` shape, max_len 512, batch 1 and 16, fused attention): ms per step of 200 one-token
 steps after a 16-token prefill, through the model's own forward, through models/decode.py's step,
@@ -109,6 +115,92 @@ def training_variants(shape: str, batch: int | None, compile_too: bool) -> tuple
     return variants, B * T
 
 
+def dtype_variants(shape: str, batch: int | None, compile_too: bool) -> tuple[dict, int]:
+    """The bfloat16 levers, each alone against the float32 step (fused attention, fused AdamW)."""
+    preset = get_preset(shape)
+    B, T = batch or preset.train.batch_size, preset.train.seq_len
+    torch.manual_seed(0)
+    base = GPT(replace(preset.model, vocab_size=VOCAB, dropout=0.0, attention="fused"))
+    g = torch.Generator().manual_seed(0)
+    x = torch.randint(0, VOCAB, (B, T), generator=g)  # (B, T)
+    y = torch.randint(0, VOCAB, (B, T), generator=g)  # (B, T)
+    bf16 = torch.bfloat16
+
+    def autocast_step(attention="fused", compiled=False, weights_once=False):
+        model = copy.deepcopy(base)
+        model.set_attention(attention)
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
+        forward = torch.compile(model) if compiled else model
+        names = [n for n, _ in model.named_parameters()]
+
+        def step():
+            with torch.autocast("cpu", dtype=bf16):
+                if weights_once:  # every weight cast to bf16 once here; autocast then has nothing to cast
+                    params = {n: p.to(bf16) for n, p in model.named_parameters()}
+                    logits = torch.func.functional_call(model, params, (x,))  # (B, T, V)
+                else:
+                    logits = forward(x)  # (B, T, V)
+            loss = next_token_loss(logits.float(), y)  # ()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+
+        del names
+        return step
+
+    def master_step():
+        """bf16 parameters for the arithmetic, float32 master weights and AdamW state."""
+        master = copy.deepcopy(base)
+        model = copy.deepcopy(base).to(bf16)
+        opt = torch.optim.AdamW(master.parameters(), lr=1e-3, fused=True)
+        pairs = list(zip(master.parameters(), model.parameters(), strict=True))
+
+        def step():
+            loss = next_token_loss(model(x).float(), y)  # ()
+            for _, p in pairs:
+                p.grad = None
+            loss.backward()
+            for m, p in pairs:
+                m.grad = p.grad.float()
+            opt.step()
+            with torch.no_grad():
+                torch._foreach_copy_([p for _, p in pairs], [m for m, _ in pairs])
+
+        return step
+
+    variants = {
+        "float32": variant_float32(base, x, y),
+        "autocast": autocast_step(),
+        "autocast, weights once": autocast_step(weights_once=True),
+        "bf16 params + fp32 master": master_step(),
+        "glass + autocast": autocast_step("glass"),
+    }
+    if compile_too:
+        for name, step in (
+            ("float32 + compile", variant_float32(base, x, y, compiled=True)),
+            ("autocast + compile", autocast_step(compiled=True)),
+        ):
+            t0 = time.perf_counter()
+            step()  # compile now, not inside the timing
+            print(f"compiling {name} took {time.perf_counter() - t0:.0f} s")
+            variants[name] = step
+    return variants, B * T
+
+
+def variant_float32(base: GPT, x: torch.Tensor, y: torch.Tensor, compiled: bool = False):
+    model = copy.deepcopy(base)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
+    forward = torch.compile(model) if compiled else model
+
+    def step():
+        loss = next_token_loss(forward(x), y)  # ()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    return step
+
+
 def round_robin(variants: dict, rounds: int, warmup: int) -> dict[str, list[float]]:
     names, times = list(variants), {n: [] for n in variants}
     for r in range(warmup + rounds):
@@ -156,6 +248,8 @@ def decoding_variants(steps: int, batch: int, compile_too: bool) -> dict:
         "decode step, no_grad": loop(lambda ids, cache: fast.one_token(ids, cache, cache.length)),
         "decode step, Wᵀ views": loop(views),
     }
+    half = copy.deepcopy(model).to(torch.bfloat16)  # the model and its cache in bfloat16, the same flat step
+    out["decode step, bf16 weights"] = cached_steps(half, prompt, token, steps, DecodeStep(half))
     if compile_too:  # the step's own code, compiled once for every cache length
         compiled = torch.compile(fast.one_token, dynamic=True)
         t0 = time.perf_counter()
@@ -174,9 +268,15 @@ def main() -> None:
     ap.add_argument("--compile", action="store_true", help="add the torch.compile variants (slow to build)")
     ap.add_argument("--no-decode", action="store_true")
     ap.add_argument("--no-train", action="store_true")
+    ap.add_argument("--dtype", action="store_true", help="the bfloat16 levers (against the float32 step)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     batch = args.batch or (4 if args.shape == "small" else None)
+    if args.dtype:
+        variants, tokens = dtype_variants(args.shape, batch, args.compile)
+        print(f"bfloat16 training levers, {args.shape} shape, {tokens} tokens a step, {args.threads} thread(s)")
+        report(round_robin(variants, args.rounds, warmup=3), "ms/step", 1e3)
+        return
     if not args.no_train:
         variants, tokens = training_variants(args.shape, batch, args.compile)
         print(

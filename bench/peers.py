@@ -4,6 +4,8 @@
     python bench/peers.py --threads 2            # the same on two cores
     python bench/peers.py --compile              # add the torch.compile contenders (minutes to compile)
     python bench/peers.py --device cuda          # the same on a GPU
+    python bench/peers.py --nanogpt DIR          # adds nanoGPT's model.py from a clone of karpathy/nanoGPT
+    python bench/peers.py --dry-run              # every part once, tiny: checks the script (gpu_check.sh)
     make bench
 
 Training: forward + backward + optimizer step. Shapes: `baby` (4 layers, 4 heads, d_model 128, block
@@ -22,11 +24,14 @@ use it), with the KV cache through the decode step (models/decode.py: the defaul
 generate. Batched sampling: `sample(..., num_samples=16)` (one batch, as `glassformer sample
 --num-samples 16` runs) against 16 calls of `sample(..., num_samples=1)`, temperature 0.8.
 
-Achieved fraction of the machine: the fp32 matmul rate (a 1024×1024 product) is timed as one more
-entry of the same rounds, so it sees the same drift as the steps; model FLOP/s = tokens/s ×
-(6·N + 12·n_layers·C·T), N the parameters that take part in matrix products (all but the position
-table; the tied head counts once): Kaplan et al. 2020 / PaLM appendix B. The same FLOPs per token
-for every contender.
+Contenders "glass bf16" and "fused bf16" are the same models under autocast to bfloat16 (what
+`--dtype=bfloat16` does). Achieved fraction of the machine (MFU): the fp32 and bf16 matmul rates
+(1024² products, glassformer.devices.matmul_call) are timed as entries of the same rounds, so they
+see the same drift as the steps; model FLOP/s = tokens/s × glassformer.devices.flops_per_token
+(6·N + 12·n_layers·C·T, N the parameters in matrix products: Kaplan et al. 2020 / PaLM appendix B),
+the same FLOPs per token for every contender, divided by the peak of the contender's dtype. Batch-1
+decoding: the bytes a step must read (every weight once, the KV cache to its mean position) ×
+tokens/s over the bandwidth of a 64 MiB copy timed in the same rounds.
 
 Peak memory: each contender re-run alone in a child process; the rise of its peak resident set (CPU)
 or torch.cuda.max_memory_allocated (GPU) over a baseline taken after imports.
@@ -47,6 +52,7 @@ from dataclasses import replace
 import torch
 
 from glassformer.config import get_preset
+from glassformer.devices import copy_call, decode_bytes_per_token, matmul_call, model_flops_per_token
 from glassformer.models import GPT
 from glassformer.nn.loss import next_token_loss
 from glassformer.sample import generate_ids, sample
@@ -56,7 +62,8 @@ from glassformer.train.optim import build_optimizer
 
 VOCAB, PROMPT, NEW_TOKENS, SAMPLE_MAX_LEN, N_SAMPLES = 84, 16, 256, 512, 16
 SHAPES = {"baby": 12, "small": 4}  # shape (a preset) -> training batch
-MATMUL = "fp32 matmul 1024²"
+PEAKS = {"float32": "fp32 matmul 1024²", "bfloat16": "bf16 matmul 1024²"}  # entries timed in the rounds
+COPY = "64 MiB copy"
 
 
 def model_config(shape: str, max_len: int, attention: str):
@@ -90,6 +97,31 @@ def hf_gpt2(shape: str, max_len: int, device: str):
     return GPT2LMHeadModel(cfg).to(device)
 
 
+def nanogpt_model(path: str, shape: str, max_len: int, device: str):
+    """nanoGPT's model.py (a clone of github.com/karpathy/nanoGPT named by --nanogpt), the preset's
+    shape, its own init; returned with its own optimizer (configure_optimizers: on a CPU the for-each
+    AdamW of its CPU recipe). Imported from the clone at run time, never copied here."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("nanogpt_model", os.path.join(path, "model.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    c = model_config(shape, max_len, "fused")
+    cfg = module.GPTConfig(
+        block_size=max_len,
+        vocab_size=VOCAB,
+        n_layer=c.n_layers,
+        n_head=c.n_heads,
+        n_embd=c.d_model,
+        dropout=0.0,
+        bias=c.bias,
+    )
+    model = module.GPT(cfg).to(device)
+    train = get_preset(shape).train
+    opt = model.configure_optimizers(train.weight_decay, 1e-3, (train.beta1, train.beta2), torch.device(device).type)
+    return model, opt
+
+
 def glass_model(shape: str, max_len: int, attention: str, device: str) -> GPT:
     return GPT(model_config(shape, max_len, attention)).to(device)
 
@@ -102,13 +134,26 @@ def hf_optimizer(model, device: str) -> torch.optim.Optimizer:
     return torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)  # HF Trainer's default
 
 
-def training_contenders(shape: str, device: str, compile_too: bool) -> dict:
-    """name -> (model, logits_fn, optimizer)."""
+def bf16(fn, device: str):
+    """fn under autocast to bfloat16 (what `--dtype=bfloat16` does in train/loop.py); logits in float32."""
+
+    def run(x):
+        with torch.autocast(torch.device(device).type, dtype=torch.bfloat16):
+            return fn(x).float()  # (B, T, V)
+
+    return run
+
+
+def training_contenders(shape: str, device: str, compile_too: bool, nanogpt: str | None = None) -> dict:
+    """name -> (model, logits_fn, optimizer, dtype)."""
     T = get_preset(shape).train.seq_len
     out = {}
     for attention in ("glass", "fused"):
         m = glass_model(shape, T, attention, device)
-        out[attention] = (m, m, our_optimizer(m, shape, device))
+        out[attention] = (m, m, our_optimizer(m, shape, device), "float32")
+    for attention in ("glass", "fused"):
+        m = glass_model(shape, T, attention, device)
+        out[f"{attention} bf16"] = (m, bf16(m, device), our_optimizer(m, shape, device), "bfloat16")
     if compile_too:
         for attention in ("fused", "glass"):
             m = glass_model(shape, T, attention, device)
@@ -118,14 +163,17 @@ def training_contenders(shape: str, device: str, compile_too: bool) -> dict:
                 t0 = time.perf_counter()
                 next_token_loss(compiled(x), x).backward()  # compile now, not inside the timing
                 print(f"[{shape}] compiled the {attention} model in {time.perf_counter() - t0:.0f} s")
-                out[f"{attention}+compile"] = (m, compiled, our_optimizer(m, shape, device))
+                out[f"{attention}+compile"] = (m, compiled, our_optimizer(m, shape, device), "float32")
             except Exception as e:  # noqa: BLE001 - any compiler failure means "skip", said out loud
                 print(
                     f"[skip] {attention}+compile: torch.compile does not work here ({type(e).__name__}: "
                     f"{str(e).splitlines()[0][:120]})"
                 )
+    if nanogpt:
+        ng, ng_opt = nanogpt_model(nanogpt, shape, T, device)
+        out["nanogpt"] = (ng, lambda x: ng(x, x)[0], ng_opt, "float32")  # with targets: logits at every position
     hf = hf_gpt2(shape, T, device)
-    out["hf-gpt2"] = (hf, lambda x: hf(x).logits, hf_optimizer(hf, device))
+    out["hf-gpt2"] = (hf, lambda x: hf(x).logits, hf_optimizer(hf, device), "float32")
     return out
 
 
@@ -149,15 +197,17 @@ def round_robin(contenders: dict, rounds: int, warmup: int, device: str) -> dict
 
 
 def flops_per_token(shape: str) -> int:
-    """6·N + 12·n_layers·C·T: N = parameters in matrix products (glassformer's count, no position table)."""
-    cfg = model_config(shape, get_preset(shape).train.seq_len, "glass")
-    n = GPT(cfg).num_params(exclude_positions=True)
-    return 6 * n + 12 * cfg.n_layers * cfg.d_model * cfg.max_len
+    """Model FLOPs per training token, the same for every contender: glassformer.devices.flops_per_token
+    (6·N + 12·L·C·T) of the preset's model."""
+    T = get_preset(shape).train.seq_len
+    return model_flops_per_token(GPT(model_config(shape, T, "glass")), T)
 
 
-def bench_training(shape: str, device: str, steps: int, warmup: int, compile_too: bool) -> dict:
+def bench_training(
+    shape: str, device: str, steps: int, warmup: int, compile_too: bool, nanogpt: str | None = None
+) -> dict:
     B, T = SHAPES[shape], get_preset(shape).train.seq_len
-    contenders = training_contenders(shape, device, compile_too)
+    contenders = training_contenders(shape, device, compile_too, nanogpt)
     g = torch.Generator().manual_seed(0)
     x = torch.randint(0, VOCAB, (B, T), generator=g).to(device)  # (B, T)
     y = torch.randint(0, VOCAB, (B, T), generator=g).to(device)  # (B, T)
@@ -171,11 +221,12 @@ def bench_training(shape: str, device: str, steps: int, warmup: int, compile_too
 
         return step
 
-    a, b = torch.randn(1024, 1024, device=device), torch.randn(1024, 1024, device=device)
-    runs = {n: step_of(fn, opt) for n, (_, fn, opt) in contenders.items()}
-    runs[MATMUL] = lambda: a @ b  # the machine's matmul rate, timed in the same rounds (same drift)
+    runs = {n: step_of(fn, opt) for n, (_, fn, opt, _) in contenders.items()}
+    flops = {}
+    for dtype, entry in PEAKS.items():  # the machine's rates, timed in the same rounds (same drift)
+        runs[entry], flops[entry] = matmul_call(getattr(torch, dtype), device)
     times = round_robin(runs, steps, warmup, device)
-    rows = {MATMUL: {"gflops": 2 * 1024**3 / statistics.median(times.pop(MATMUL)) / 1e9}}
+    rows = {entry: {"gflops": flops[entry] / statistics.median(times.pop(entry)) / 1e9} for entry in PEAKS.values()}
     for name, ts in times.items():
         ms = statistics.median(ts) * 1000
         rows[name] = {
@@ -183,6 +234,7 @@ def bench_training(shape: str, device: str, steps: int, warmup: int, compile_too
             "tokens_per_s": B * T / (ms / 1000),
             "ms_min": min(ts) * 1000,
             "ms_max": max(ts) * 1000,
+            "dtype": contenders[name][3],
         }
     return rows
 
@@ -227,17 +279,28 @@ def bench_sampling(device: str, rounds: int) -> dict:
             pad_token_id=0,
         ),
     }
-    times = round_robin({n: check(n, fn) for n, fn in contenders.items()}, rounds, 1, device)
-    return {
+    runs = {n: check(n, fn) for n, fn in contenders.items()}
+    runs[COPY], moved = copy_call(device)  # the memory bandwidth, timed in the same rounds
+    times = round_robin(runs, rounds, 1, device)
+    bandwidth = moved / statistics.median(times.pop(COPY))  # bytes/s
+    # bytes a batch-1 step must read: every weight once, and the KV cache up to its position (K and V,
+    # every layer, the average position of the generation), all float32
+    c = glass.cfg
+    kv = 2 * c.n_layers * c.d_model * 4 * (PROMPT + NEW_TOKENS / 2)
+    per_token = decode_bytes_per_token(glass) + kv
+    out = {
         n: {
             "s_per_256": statistics.median(t),
             "ms_per_token": 1000 * statistics.median(t) / NEW_TOKENS,
             "tokens_per_s": NEW_TOKENS / statistics.median(t),
             "s_min": min(t),
             "s_max": max(t),
+            "bandwidth_utilisation": per_token * NEW_TOKENS / statistics.median(t) / bandwidth,
         }
         for n, t in times.items()
     }
+    out["memory"] = {"bandwidth_gbs": bandwidth / 1e9, "bytes_per_token": per_token}
+    return out
 
 
 def bench_batched_sampling(device: str, rounds: int) -> dict:
@@ -342,6 +405,12 @@ def _train(shape: str, name: str, key: str):
 
 
 TARGETS = [  # (what, value from the results, bar, higher is better?)
+    ("fused bf16 training vs nanoGPT fp32, baby", _train("baby", "fused bf16", "vs_nanogpt"), 1.15, True),
+    ("fused bf16 training vs nanoGPT fp32, small", _train("small", "fused bf16", "vs_nanogpt"), 2.0, True),
+    ("fused bf16 MFU (of the bf16 peak), small", _train("small", "fused bf16", "fraction_of_peak"), 0.5, True),
+    ("glass bf16 training vs nanoGPT fp32, baby", _train("baby", "glass bf16", "vs_nanogpt"), 1.15, True),
+    ("glass bf16 training vs nanoGPT fp32, small", _train("small", "glass bf16", "vs_nanogpt"), 2.0, True),
+    ("glass bf16 MFU (of the bf16 peak), small", _train("small", "glass bf16", "fraction_of_peak"), 0.5, True),
     ("fused training vs HF, baby", _train("baby", "fused", "vs_hf"), 1.4, True),
     ("fused training vs HF, small", _train("small", "fused", "vs_hf"), 1.25, True),
     ("fused model FLOP/s of matmul peak, baby", _train("baby", "fused", "fraction_of_peak"), 0.8, True),
@@ -361,12 +430,19 @@ TARGETS = [  # (what, value from the results, bar, higher is better?)
 
 def print_training(shape: str, res: dict) -> None:
     B, T = SHAPES[shape], get_preset(shape).train.seq_len
-    print(f"\ntraining, {shape} shape, B={B} T={T}, fp32 matmul {res['matmul_gflops']:.1f} GFLOP/s")
-    print(f"{'contender':<16}{'ms/step':>9}{'tokens/s':>11}{'vs HF':>8}{'% of matmul peak':>18}{'peak MiB':>10}")
+    print(
+        f"\ntraining, {shape} shape, B={B} T={T}, {res['flops_per_token']:,} FLOPs/token; matmul peak: fp32 "
+        f"{res['matmul_gflops']:.1f}, bf16 {res['bf16_matmul_gflops']:.1f} GFLOP/s"
+    )
+    print(
+        f"{'contender':<16}{'ms/step':>9}{'tokens/s':>11}{'vs HF':>8}{'vs nanoGPT':>11}{'GFLOP/s':>9}"
+        f"{'MFU':>7} {'of':<9}{'peak MiB':>9}"
+    )
     for name, r in res["training"].items():
         print(
             f"{name:<16}{r['ms_per_step']:>9.1f}{r['tokens_per_s']:>11.0f}{r['vs_hf']:>7.2f}×"
-            f"{100 * r['fraction_of_peak']:>17.1f}%{r.get('peak_mib', float('nan')):>10.1f}"
+            f"{r.get('vs_nanogpt', float('nan')):>10.2f}×{r['model_gflops']:>9.1f}"
+            f"{100 * r['fraction_of_peak']:>6.1f}% {r['dtype']:<9}{r.get('peak_mib', float('nan')):>9.1f}"
         )
 
 
@@ -387,7 +463,16 @@ def main() -> int:
     ap.add_argument("--compile", action="store_true", help="add the torch.compile contenders")
     ap.add_argument("--no-memory", action="store_true", help="skip the per-contender memory runs")
     ap.add_argument("--json", default="bench/peers.json")
+    ap.add_argument("--nanogpt", default=None, metavar="DIR", help="a clone of karpathy/nanoGPT: adds its model.py")
+    ap.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="every part once, tiny (1 step, 8 tokens, baby): checks the script, not the speed",
+    )
     args = ap.parse_args()
+    if args.dry_run:
+        global NEW_TOKENS
+        NEW_TOKENS, args.steps, args.warmup, args.sample_rounds, args.no_memory = 8, 1, 0, 1, True
     if args.device == "cuda" and not torch.cuda.is_available():
         print(
             "--device cuda: torch sees no CUDA device here (torch.cuda.is_available() is False; this "
@@ -414,39 +499,45 @@ def main() -> int:
     if args.device == "cuda":
         result["gpu"] = torch.cuda.get_device_name()
     for shape in shapes:
-        train = bench_training(shape, args.device, args.steps, args.warmup, args.compile)
-        gflops = train.pop(MATMUL)["gflops"]
+        train = bench_training(shape, args.device, args.steps, args.warmup, args.compile, args.nanogpt)
+        peaks = {dtype: train.pop(entry)["gflops"] for dtype, entry in PEAKS.items()}
         fpt = flops_per_token(shape)
         for name, r in train.items():
             r["vs_hf"] = r["tokens_per_s"] / train["hf-gpt2"]["tokens_per_s"]
             r["vs_fused"] = r["tokens_per_s"] / train["fused"]["tokens_per_s"]
-            r["fraction_of_peak"] = r["tokens_per_s"] * fpt / (gflops * 1e9)
-            if not args.no_memory:
+            if "nanogpt" in train:
+                r["vs_nanogpt"] = r["tokens_per_s"] / train["nanogpt"]["tokens_per_s"]
+            r["model_gflops"] = r["tokens_per_s"] * fpt / 1e9
+            r["fraction_of_peak"] = r["model_gflops"] / peaks[r["dtype"]]  # MFU against the matching peak
+            if not args.no_memory and name in ("glass", "fused", "glass+compile", "fused+compile", "hf-gpt2"):
                 r["peak_mib"] = peak_memory_child("train", name, shape, args.device, args.threads)
         result["shapes"][shape] = {
             "batch": SHAPES[shape],
             "block": get_preset(shape).train.seq_len,
-            "matmul_gflops": gflops,
+            "matmul_gflops": peaks["float32"],
+            "bf16_matmul_gflops": peaks["bfloat16"],
             "flops_per_token": fpt,
             "training": train,
         }
         print_training(shape, result["shapes"][shape])
 
     samp = bench_sampling(args.device, args.sample_rounds)
+    memory = samp.pop("memory")
     for name, r in samp.items():
         r["vs_hf"] = r["tokens_per_s"] / samp["hf-generate"]["tokens_per_s"]
         if not args.no_memory:
             r["peak_mib"] = peak_memory_child("sample", name, "baby", args.device, args.threads)
-    result["sampling"] = samp
+    result["sampling"], result["decode_memory"] = samp, memory
     print(
         f"\nsampling, baby shape, {NEW_TOKENS} new tokens from a {PROMPT}-token prompt, batch 1, greedy, "
-        f"max_len {SAMPLE_MAX_LEN}"
+        f"max_len {SAMPLE_MAX_LEN}; memory bandwidth {memory['bandwidth_gbs']:.1f} GB/s, "
+        f"{memory['bytes_per_token'] / 2**20:.2f} MiB read per token at least"
     )
-    print(f"{'contender':<24}{'ms/token':>9}{'tokens/s':>11}{'vs HF':>8}{'peak MiB':>10}")
+    print(f"{'contender':<24}{'ms/token':>9}{'tokens/s':>11}{'vs HF':>8}{'of bandwidth':>13}{'peak MiB':>10}")
     for name, r in samp.items():
         print(
             f"{name:<24}{r['ms_per_token']:>9.3f}{r['tokens_per_s']:>11.0f}{r['vs_hf']:>7.2f}×"
-            f"{r.get('peak_mib', float('nan')):>10.1f}"
+            f"{100 * r['bandwidth_utilisation']:>12.1f}%{r.get('peak_mib', float('nan')):>10.1f}"
         )
 
     batched = bench_batched_sampling(args.device, args.sample_rounds)

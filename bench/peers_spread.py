@@ -31,8 +31,8 @@ def main(paths: list[str]) -> int:
     for shape, res in first.get("shapes", {}).items():
         rates = [r["shapes"][shape]["matmul_gflops"] for r in runs]
         print(f"\n{shape} (B {res['batch']}, T {res['block']}), fp32 matmul {spread(rates, '.0f')} GFLOP/s")
-        print("| contender | ms/step | tokens/s | vs HF | % of matmul peak | peak MiB |")
-        print("|---|---:|---:|---:|---:|---:|")
+        print("| contender | ms/step | tokens/s | vs HF | vs nanoGPT | MFU (of its dtype's peak) | peak MiB |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
         for name in res["training"]:
             rows = [r["shapes"][shape]["training"][name] for r in runs]
             peak = [row["peak_mib"] for row in rows if row.get("peak_mib") == row.get("peak_mib") and "peak_mib" in row]
@@ -40,7 +40,8 @@ def main(paths: list[str]) -> int:
                 f"| {name} | {spread([r['ms_per_step'] for r in rows], '.1f')} "
                 f"| {spread([r['tokens_per_s'] for r in rows], ',.0f')} "
                 f"| {spread([r['vs_hf'] for r in rows], '.2f')}× "
-                f"| {spread([100 * r['fraction_of_peak'] for r in rows], '.0f')}% "
+                f"| {spread([r['vs_nanogpt'] for r in rows], '.2f') + '×' if 'vs_nanogpt' in rows[0] else '–'} "
+                f"| {spread([100 * r['fraction_of_peak'] for r in rows], '.0f')}% {rows[0].get('dtype', 'float32')} "
                 f"| {spread(peak, '.0f') if peak else '–'} |"
             )
     if "sampling" in first:
@@ -53,6 +54,10 @@ def main(paths: list[str]) -> int:
                 f"| {spread([r['tokens_per_s'] for r in rows], ',.0f')} "
                 f"| {spread([r['vs_hf'] for r in rows], '.2f')}× |"
             )
+        if "decode_memory" in first:
+            bw = [r["decode_memory"]["bandwidth_gbs"] for r in runs]
+            use = [r["sampling"]["kv-cache, decode step"]["bandwidth_utilisation"] * 100 for r in runs]
+            print(f"\nbandwidth {spread(bw, '.1f')} GB/s; the decode step reads at {spread(use, '.0f')}% of it")
     if "batched_sampling" in first:
         print("\n| batched sampling | s | tokens/s | vs one by one |")
         print("|---|---:|---:|---:|")

@@ -198,7 +198,7 @@ class TrainConfig:
     seed: int = 1337  # one seed for init, batches and dropout
     device: str = "cpu"  # cpu | cuda | mps
     compile: bool = False  # opt-in torch.compile
-    dtype: str = "float32"  # float32 | bfloat16 (autocast, opt-in)
+    dtype: str = "float32"  # float32 | bfloat16 (autocast) | auto: bfloat16 where its products are fast (devices.py)
     log_interval: int = 10  # steps between progress/metrics updates: the loop's only host syncs
     threads: int = 1  # CPU threads for the run; 0 = torch's choice (every core). See threads.py
 
@@ -216,7 +216,7 @@ class TrainConfig:
         if not 0 <= self.threads <= MAX_THREADS:
             raise UsageError("error.config.threads", most=MAX_THREADS, value=self.threads)
         _choice("lr_schedule", self.lr_schedule, ("constant", "cosine"))
-        _choice("dtype", self.dtype, ("float32", "bfloat16"))
+        _choice("dtype", self.dtype, ("float32", "bfloat16", "auto"))
         if self.warmup_steps < 0 or self.grad_clip < 0 or self.min_lr < 0 or self.weight_decay < 0:
             raise UsageError("error.config.non_negative")
 

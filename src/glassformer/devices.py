@@ -7,9 +7,17 @@ glassformer runs on three kinds of device: cpu, cuda (cuda:N for the N-th GPU) a
 
 from __future__ import annotations
 
+import contextlib
+import json
+import platform
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
 import torch
 
 from glassformer.errors import DeviceUnavailable, UsageError
+from glassformer.files import write_text_atomic
 from glassformer.messages import t
 
 KINDS = ("cpu", "cuda", "mps")
@@ -44,3 +52,209 @@ def check_device(name: str, flag: str = "--device") -> str:
     if device.type == "mps" and not torch.backends.mps.is_available():
         raise DeviceUnavailable("error.device.no_mps", flag=flag, name=name, here=here)
     return name
+
+
+# ---- the machine's own speed of light -------------------------------------------------------------
+# A model's speed means little alone: 10,000 tokens/s is fast on a laptop core and slow on a GPU.
+# What a learner can judge is the fraction of what this machine can do at all: the model's
+# arithmetic per second over the machine's matrix-product rate (MFU, "model FLOP utilisation", for
+# training) or the bytes a decoding step must read over the memory bandwidth (for batch-1 decoding,
+# where every weight is read once per token and the arithmetic is tiny). Both peaks are measured
+# here, on this machine, in this process, at its thread setting: no datasheet figure.
+
+PROBE_SIZE = 1024  # the side of the square matrices timed (1024²: big enough to reach the peak)
+STREAM_MIB = 64  # the buffer copied to time memory bandwidth (far beyond any CPU cache)
+FAST_BF16 = 1.5  # bf16 products at least this much faster than float32: "this device's bf16 pays"
+
+
+def _sync(device: str) -> None:
+    if torch.device(device).type == "cuda":
+        torch.cuda.synchronize()
+
+
+def _best_seconds(fn, device: str, budget_s: float, at_least: int = 3) -> float:
+    """The fastest of repeated calls of fn within about budget_s (at least `at_least` calls after one
+    warm-up): the fastest call is the one the machine's other work disturbed least."""
+    fn()
+    _sync(device)
+    best, spent, calls = float("inf"), 0.0, 0
+    while calls < at_least or spent < budget_s:
+        start = time.perf_counter()
+        fn()
+        _sync(device)
+        took = time.perf_counter() - start
+        best, spent, calls = min(best, took), spent + took, calls + 1
+    return best
+
+
+def matmul_call(dtype: torch.dtype, device: str = "cpu", size: int = PROBE_SIZE):
+    """(a function computing one (size × size) @ (size × size) product in `dtype`, its FLOPs: 2·size³).
+    A benchmark times the function inside its own rounds, beside what it measures."""
+    g = torch.Generator().manual_seed(0)
+    a = torch.randn(size, size, generator=g).to(device=device, dtype=dtype)  # (S, S)
+    b = torch.randn(size, size, generator=g).to(device=device, dtype=dtype)  # (S, S)
+    out = torch.empty(size, size, device=device, dtype=dtype)  # (S, S)
+    return (lambda: torch.mm(a, b, out=out)), 2 * size**3
+
+
+def matmul_flops(dtype: torch.dtype, device: str = "cpu", size: int = PROBE_SIZE, budget_s: float = 0.2) -> float:
+    """FLOP/s of one (size × size) product in `dtype`, the fastest call within about budget_s."""
+    fn, flops = matmul_call(dtype, device, size)
+    return flops / _best_seconds(fn, device, budget_s)
+
+
+def copy_call(device: str = "cpu", mib: int = STREAM_MIB):
+    """(a function copying a `mib` MiB float32 buffer, the bytes it moves: read once, written once)."""
+    src = torch.ones(mib * 2**20 // 4, device=device)  # (n,)
+    dst = torch.empty_like(src)  # (n,)
+    return (lambda: dst.copy_(src)), 2 * src.numel() * 4
+
+
+def memory_bandwidth(device: str = "cpu", mib: int = STREAM_MIB, budget_s: float = 0.2) -> float:
+    """Bytes/s of a large copy, the fastest call within about budget_s."""
+    fn, moved = copy_call(device, mib)
+    return moved / _best_seconds(fn, device, budget_s)
+
+
+@dataclass(frozen=True)
+class MachinePeak:
+    """This machine's measured rates, at the thread count they were measured with."""
+
+    device: str
+    threads: int
+    float32_flops: float  # FLOP/s of a float32 matrix product
+    bfloat16_flops: float  # FLOP/s of a bfloat16 matrix product
+    bandwidth: float  # bytes/s of a large copy (read + write)
+
+    @property
+    def bf16_speedup(self) -> float:
+        return self.bfloat16_flops / self.float32_flops
+
+    @property
+    def bf16_pays(self) -> bool:
+        """Whether this device's bf16 products are fast (matrix units: AMX, AVX-512 BF16, tensor cores)."""
+        return self.bf16_speedup >= FAST_BF16
+
+    def flops(self, dtype: str) -> float:
+        """The peak that matches a run's arithmetic: its dtype's product rate."""
+        return self.bfloat16_flops if dtype == "bfloat16" else self.float32_flops
+
+
+def measure_machine(device: str = "cpu", budget_s: float = 0.2, size: int = PROBE_SIZE) -> MachinePeak:
+    """Time float32 and bfloat16 products and a large copy on `device`, about budget_s each."""
+    return MachinePeak(
+        device=device,
+        threads=torch.get_num_threads(),
+        float32_flops=matmul_flops(torch.float32, device, size, budget_s),
+        bfloat16_flops=matmul_flops(torch.bfloat16, device, size, budget_s),
+        bandwidth=memory_bandwidth(device, budget_s=budget_s),
+    )
+
+
+def machine_name(device: str = "cpu") -> str:
+    """What this machine's peak belongs to: the CPU's model name (or the GPU's), with torch's version."""
+    if torch.device(device).type == "cuda":
+        name = torch.cuda.get_device_name(torch.device(device))
+    else:
+        name = platform.processor() or platform.machine()
+        with contextlib.suppress(OSError), open("/proc/cpuinfo") as f:
+            name = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), name)
+    return f"{name} | torch {torch.__version__}"
+
+
+def peak_file() -> Path:
+    """Where `glassformer bench machine` keeps its careful measurement: beside the data cache."""
+    from glassformer.text.corpora import default_cache_dir
+
+    return default_cache_dir() / "machine.json"
+
+
+def _peak_key(device: str, threads: int) -> str:
+    return f"{machine_name(device)} | {torch.device(device).type} | {threads} threads"
+
+
+def save_peak(peak: MachinePeak) -> Path:
+    """Keep a careful measurement for later runs on this machine (keyed by machine, device, threads)."""
+    path = peak_file()
+    known = _read_peaks(path)
+    known[_peak_key(peak.device, peak.threads)] = asdict(peak)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(path, json.dumps(known, indent=1))
+    return path
+
+
+def _read_peaks(path: Path) -> dict:
+    try:
+        known = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return known if isinstance(known, dict) else {}
+
+
+_PEAKS: dict[tuple[str, int], tuple[MachinePeak, bool]] = {}
+
+
+def machine_peak(device: str = "cpu") -> tuple[MachinePeak, bool]:
+    """This machine's peak for `device` at the current thread count, and whether it is the careful
+    one: the measurement `glassformer bench machine` saved (peak_file), else a quick probe of a few
+    products (~0.1 s on a quiet CPU, once per process): what `train` divides by for its summary line.
+    A benchmark that wants a careful figure calls measure_machine inside its own rounds."""
+    threads = torch.get_num_threads()
+    key = (device, threads)
+    if key not in _PEAKS:
+        saved = _read_peaks(peak_file()).get(_peak_key(device, threads))
+        try:
+            _PEAKS[key] = (MachinePeak(**saved), True)
+        except TypeError:  # none saved (None), or written by another version: measure now
+            _PEAKS[key] = (measure_machine(device, budget_s=0.02, size=512), False)
+    return _PEAKS[key]
+
+
+# ---- a model's arithmetic -------------------------------------------------------------------------
+def flops_per_token(matmul_params: int, n_layers: int, d_model: int, context: int) -> int:
+    """Training FLOPs per token of one optimizer step: 6·N + 12·L·C·T.
+
+    N: the parameters that take part in matrix products (all but a learned position table, which is
+    only looked up; a head tied to the token table counts once). Each such weight costs 2 FLOPs per
+    token forward (a multiply and an add) and 4 backward (the gradients of input and weight): 6·N.
+    Attention adds products that have no weight: Q Kᵀ and weights @ V are each 2·T·C FLOPs per token
+    per layer forward, so 4·L·C·T forward and 12·L·C·T with the backward. T is the full context, as
+    Kaplan et al. 2020 and PaLM (appendix B) count it: a causal mask halves the useful work but the
+    kernels compute (or skip) it differently, and one convention for every contender is what matters.
+    Norms, softmax, biases and the optimizer are left out (a few per cent at these sizes)."""
+    return 6 * matmul_params + 12 * n_layers * d_model * context
+
+
+def matmul_params(model: torch.nn.Module) -> int:
+    """N of flops_per_token: the parameters of a glassformer token model that take part in matrix
+    products. Left out: a learned position table and an untied token table (both only looked up);
+    a token table tied to the head is the head's weight, a product, and counts once."""
+    n = model.num_params(exclude_positions=True)
+    table = getattr(getattr(model, "tok_embed", None), "table", None)
+    head = getattr(model, "head", None)
+    if table is not None and (head is None or head.weight is not table.weight):
+        n -= table.weight.numel()
+    return n
+
+
+def model_flops_per_token(model: torch.nn.Module, context: int) -> int:
+    """flops_per_token for a glassformer model built from a ModelConfig (model.cfg)."""
+    return flops_per_token(matmul_params(model), model.cfg.n_layers, model.cfg.d_model, context)
+
+
+def decode_bytes_per_token(model: torch.nn.Module, bytes_per_number: int = 4) -> int:
+    """The least a batch-1 decoding step must read: every weight once (the KV cache read is added by
+    the caller, it grows with the position). The bandwidth limit of decoding is bandwidth / this."""
+    return matmul_params(model) * bytes_per_number
+
+
+# ---- which arithmetic a run uses ------------------------------------------------------------------
+DTYPES = ("float32", "bfloat16", "auto")
+
+
+def resolve_dtype(dtype: str, device: str = "cpu") -> str:
+    """--dtype=auto: bfloat16 where this device's bf16 products are fast (machine_peak), else float32.
+    float32 and bfloat16 are themselves."""
+    if dtype != "auto":
+        return dtype
+    return "bfloat16" if machine_peak(device)[0].bf16_pays else "float32"

@@ -40,6 +40,7 @@ VERB_MODULES = [
     "explore",
     "interop",
     "lab",
+    "bench",
 ]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from glassformer.cli.bench import say_train_speed
 from glassformer.cli.options import add_tokenizer_options, count, count_or_zero, tokenizer_options, utf8_text
 from glassformer.config import PRESETS, preset_about
 from glassformer.errors import UsageError
@@ -108,6 +109,7 @@ def run_train(args: argparse.Namespace) -> int:
         print_shapes_once(run.model, x, run.tokenizer)
     if args.attention_every is not None:
         _record_attention(run, args)
+    start_step = run.trainer.step
     result = train(run)
     if args.attention_every is not None:
         from glassformer.lab.attention_steps import render
@@ -123,6 +125,7 @@ def run_train(args: argparse.Namespace) -> int:
         say("train.resume_with", dir=run.dir)
         return 128 + result.signal if result.signal else EXIT_INTERRUPTED  # 143 after SIGTERM
     say("train.done", steps=result.step, train=result.train_loss, val=result.val_loss, best=result.best_val)
+    say_train_speed(run, start_step)
     say("train.run_dir_plot", dir=run.dir, plot=run.loss_plot)
     if run.model.samples:
         say("train.sample_it", dir=run.dir)

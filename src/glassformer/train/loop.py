@@ -56,6 +56,7 @@ from typing import Any, Callable, Sequence, cast
 import torch
 from torch import nn
 
+from glassformer.devices import resolve_dtype
 from glassformer.messages import t
 from glassformer.nn.loss import LOSSES
 from glassformer.train.checkpoint import global_rng_state, set_global_rng_state
@@ -221,7 +222,7 @@ class Trainer:
             callback(event, self)
 
     def autocast(self):
-        if self.cfg.dtype == "bfloat16":
+        if resolve_dtype(self.cfg.dtype, self.cfg.device) == "bfloat16":  # auto: the machine's probe decides
             return torch.autocast(torch.device(self.cfg.device).type, dtype=torch.bfloat16)
         return contextlib.nullcontext()
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import torch
 
 from glassformer.errors import DeviceUnavailable, UsageError
-from glassformer.files import write_text_atomic
+from glassformer.files import default_cache_dir, write_text_atomic
 from glassformer.messages import t
 
 KINDS = ("cpu", "cuda", "mps")
@@ -164,8 +164,6 @@ def machine_name(device: str = "cpu") -> str:
 
 def peak_file() -> Path:
     """Where `glassformer bench machine` keeps its careful measurement: beside the data cache."""
-    from glassformer.text.corpora import default_cache_dir
-
     return default_cache_dir() / "machine.json"
 
 

@@ -169,3 +169,8 @@ def guess_encoding(data: bytes) -> str | None:
             if len(head) < len(data) and e.start >= len(head) - 4:
                 return name
     return None
+
+
+def default_cache_dir() -> Path:
+    """Where downloads and prepared data live: $GLASSFORMER_CACHE, else ~/.cache/glassformer."""
+    return Path(os.environ.get("GLASSFORMER_CACHE") or Path.home() / ".cache" / "glassformer")

@@ -59,7 +59,15 @@ from typing import Any, Callable, Iterable, Iterator
 import numpy as np
 
 from glassformer.errors import DamagedFile, GlassformerError, NotFound, UsageError
-from glassformer.files import decode_utf8, guess_encoding, not_utf8, read_bytes, read_head, write_text_atomic
+from glassformer.files import (
+    decode_utf8,
+    default_cache_dir,
+    guess_encoding,
+    not_utf8,
+    read_bytes,
+    read_head,
+    write_text_atomic,
+)
 from glassformer.messages import note, t
 
 from .bpe import N_BYTES, BPETokenizer, HFBPETokenizer
@@ -85,11 +93,6 @@ PREPARED_FORMAT = 1  # bump when the prepared-directory layout changes, so old c
 
 class CorpusUnavailable(GlassformerError, RuntimeError):
     """The corpus could not be fetched or did not verify; the message says what to do instead."""
-
-
-def default_cache_dir() -> Path:
-    """Where downloads and prepared data live: $GLASSFORMER_CACHE, else ~/.cache/glassformer."""
-    return Path(os.environ.get("GLASSFORMER_CACHE") or Path.home() / ".cache" / "glassformer")
 
 
 def sha256_text(text: str) -> str:

@@ -99,8 +99,12 @@ def test_bench_machine_prints_and_keeps_the_figures(no_peaks, monkeypatch, capsy
 
 
 def test_bench_machine_refuses_a_bad_budget(no_peaks, capsys):
-    assert main(["bench", "machine", "--budget", "0"]) == 2
-    assert "--budget 0.0" in capsys.readouterr().err
+    from glassformer.messages import t
+
+    assert main(["bench", "machine", "--budget", "0"]) == 2  # argparse's range type: above 0
+    assert t("arg.positive", value="0") in capsys.readouterr().err
+    assert main(["bench", "machine", "--budget", "61", "--no-save"]) == 2  # the verb's own cap: 60 s
+    assert t("bench.budget", value=61.0, most=60) in capsys.readouterr().err
 
 
 def test_train_s_summary_says_the_fraction_of_the_saved_peak(no_peaks, tmp_path, capsys):

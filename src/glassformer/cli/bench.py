@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from glassformer.cli.options import add_threads
+from glassformer.cli.options import add_threads, positive
 from glassformer.devices import check_device, measure_machine, save_peak
 from glassformer.errors import UsageError
 from glassformer.messages import say, t
@@ -22,7 +22,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     what = p.add_subparsers(dest="bench_what", metavar="WHAT")
     m = what.add_parser("machine", help=t("help.bench.machine"), description=t("help.bench.machine"))
     m.add_argument("--device", default="cpu", help=t("help.bench.device"))
-    m.add_argument("--budget", type=float, default=DEFAULT_BUDGET, help=t("help.bench.budget", default=DEFAULT_BUDGET))
+    m.add_argument(
+        "--budget", type=positive, default=DEFAULT_BUDGET, help=t("help.bench.budget", default=DEFAULT_BUDGET)
+    )
     m.add_argument("--no-save", action="store_true", help=t("help.bench.no_save"))
     add_threads(m)
     m.set_defaults(func=run_machine)

@@ -101,8 +101,9 @@ def test_bench_machine_prints_and_keeps_the_figures(no_peaks, monkeypatch, capsy
 def test_bench_machine_refuses_a_bad_budget(no_peaks, capsys):
     from glassformer.messages import t
 
-    assert main(["bench", "machine", "--budget", "0"]) == 2  # argparse's range type: above 0
-    assert t("arg.positive", value="0") in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:  # argparse's range type: above 0
+        main(["bench", "machine", "--budget", "0"])
+    assert refused.value.code == 2 and t("arg.positive", value="0") in capsys.readouterr().err
     assert main(["bench", "machine", "--budget", "61", "--no-save"]) == 2  # the verb's own cap: 60 s
     assert t("bench.budget", value=61.0, most=60) in capsys.readouterr().err
 

@@ -28,7 +28,19 @@ from glassformer.messages import UnknownLanguage, speaking, t
 from glassformer.threads import check_threads, using_threads
 
 # verb modules, in the order `glassformer --help` lists them
-VERB_MODULES = ["data", "train", "sample", "demo", "inspect", "lesson", "exercise", "explore", "interop", "lab"]
+VERB_MODULES = [
+    "data",
+    "train",
+    "sample",
+    "demo",
+    "inspect",
+    "lesson",
+    "exercise",
+    "explore",
+    "interop",
+    "lab",
+    "notebooks",
+]
 
 
 def build_parser() -> Parser:

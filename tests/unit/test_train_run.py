@@ -894,7 +894,7 @@ def test_config_json_is_written_whole_and_rank_0_announces_a_fresh_start(tmp_pat
         run = start(tmp_path, name, progress=False, sample_chars=0, text=text)
         written = (run.dir / "config.json").read_text(encoding="utf-8")
         assert written == json.dumps(run.config, indent=2) + "\n"  # two-space indent, one final newline
-        keys = ["preset", "about", "source", *(["text"] if text else []), "text_sha256", "model", "train"]
+        keys = ["preset", "about", "source", *(["text"] if text else []), "text_sha256", "example", "model", "train"]
         assert list(run.config) == keys and run.config["about"] == get_preset("seed000").about
         assert run.config["preset"] == "seed000" and run.config["source"] == "builtin:seed"
         assert (

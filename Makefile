@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.setup-done
 
-.PHONY: setup lint test demo bench mutants clean
+.PHONY: setup lint test demo notebooks bench mutants clean
 
 setup: $(STAMP)
 
@@ -27,6 +27,11 @@ test: lint
 
 demo: setup
 	$(VENV)/bin/glassformer demo
+
+# the notebooks in JupyterLab (the [notebooks] extra); they open in place, in notebooks/
+notebooks: setup
+	$(PY) -m pip install -q -e ".[notebooks]"
+	$(VENV)/bin/glassformer notebooks --dir notebooks
 
 # BENCH_ARGS: e.g. make bench BENCH_ARGS="--shapes baby --steps 5 --no-memory" (bench/peers.py --help)
 bench: setup

@@ -338,7 +338,10 @@ def test_cell_numbers_are_written_only_where_each_fits_inside_its_own_cell(T):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     w = torch.full((1, T, T), 1 / T)
-    fig = head_figure([AttentionMap("x.weights", "B H T_q T_k", w, torch.zeros(1, T, T, dtype=torch.bool))], None, 0, 0)
+    labels = [f"token{i:02d}" for i in range(T)]  # long labels take room: the cells shrink
+    fig = head_figure(
+        [AttentionMap("x.weights", "B H T_q T_k", w, torch.zeros(1, T, T, dtype=torch.bool))], labels, 0, 0
+    )
     FigureCanvasAgg(fig).draw()
     ax, renderer = fig.axes[0], fig.canvas.get_renderer()
     assert len(ax.texts) in (0, T * T)

@@ -1251,3 +1251,22 @@ def test_read_only_restore_reads_a_cut_save_from_its_temp_file_and_leaves_it(tra
     files = ReadOnlyRunFiles(tmp_path / "run")
     state = files.restore(run0.trainer)
     assert state["step"] == 2 and files.saved_step == 2 and files_of(tmp_path / "run") == before
+
+
+def test_a_new_run_keeps_the_first_line_of_its_training_text_for_the_explorer(tmp_path):
+    """Issue 27, item 2: a Chinese run opened the explorer on an empty box. config.json keeps an
+    example of the run's own text (its longest line among the first EXAMPLE_TOKENS tokens)."""
+    from glassformer.explore.serve import open_run
+
+    poems = tmp_path / "poems.txt"
+    poems.write_text(("春眠不觉晓\n处处闻啼鸟。夜来风雨声\n花落知多少。\n" * 40), encoding="utf-8")
+    run = new_run(
+        "seed000", QUICK, source=f"file:{poems}", out=tmp_path / "zh", cache_dir=tmp_path / "cache", progress=False
+    )
+    config = json.loads((run.dir / "config.json").read_text(encoding="utf-8"))
+    assert config["example"] == "处处闻啼鸟。夜来风雨声"
+    train(run)  # 4 steps: weights for the explorer to open
+    assert open_run(run.dir).info()["example"] == "处处闻啼鸟。夜来风雨声"  # the page opens on it
+    assert "example" not in json.loads(
+        (new_run("sine", QUICK_ONE, source="sine", out=tmp_path / "s", progress=False).dir / "config.json").read_text()
+    )  # numbers: no text to keep

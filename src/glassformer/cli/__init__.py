@@ -41,6 +41,7 @@ VERB_MODULES = [
     "interop",
     "lab",
     "bench",
+    "notebooks",
 ]
 
 

@@ -236,6 +236,20 @@ TEXT = {
     "error.grads.targets": "targets of shape {shape} do not fit the model's output {out}: pass targets= of shape "
     "{want}.",
     # ---- lesson (cli/lesson.py; what the lessons print is in lessons_en.py) --------------------------
+    "help.notebooks": "copy the notebooks (English and Chinese) into a folder and open them in JupyterLab",
+    "help.notebooks.about": (
+        "Copies the six notebooks the package ships (each in English and Chinese) into --dir, keeping any "
+        'already there, then opens the folder in JupyterLab (the optional extra: pip install "glassformer[notebooks]").'
+    ),
+    "help.notebooks.dir": "the folder to copy them into (default: {default})",
+    "help.notebooks.no_open": "only copy them; do not start JupyterLab",
+    "notebooks.copied": "notebooks in {dir}: {copied} copied, {kept} already there (kept as they are)",
+    "notebooks.opening": "opening {dir} in JupyterLab (Ctrl-C stops it)",
+    "notebooks.no_jupyter": (
+        "JupyterLab is not installed: {install} (or `make notebooks` in a checkout), then run this again; "
+        "the notebooks are in {dir}"
+    ),
+    "notebooks.none_shipped": "this installation has no notebooks in {folder}: reinstall glassformer",
     "help.lesson": "run a lesson: tiny, fruit, hello-world, sine or seq2seq",
     "help.lesson.about": "Runnable lessons that re-create the tutorials' examples, with every number computed.",
     "help.lesson.tiny": "the first tutorial's TinyTransformer, trained as it describes",

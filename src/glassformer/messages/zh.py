@@ -219,6 +219,19 @@ TEXT = {
     "targets=...",
     "error.grads.targets": "形状为 {shape} 的 targets 与模型的输出 {out} 不符：请传入形状为 {want} 的 targets=。",
     # ---- lesson（cli/lesson.py；课程讲解在 lessons_zh.py）---------------------------------------------
+    "help.notebooks": "把笔记本（中英文各一份）复制到一个文件夹，并用 JupyterLab 打开",
+    "help.notebooks.about": (
+        "把随包附带的六个笔记本（每个都有中文版和英文版）复制到 --dir，已有的文件保持不动，"
+        '然后用 JupyterLab 打开这个文件夹（可选依赖：pip install "glassformer[notebooks]"）。'
+    ),
+    "help.notebooks.dir": "复制到哪个文件夹（默认：{default}）",
+    "help.notebooks.no_open": "只复制，不启动 JupyterLab",
+    "notebooks.copied": "{dir} 里的笔记本：复制了 {copied} 个，已有 {kept} 个（保持不动）",
+    "notebooks.opening": "正在用 JupyterLab 打开 {dir}（按 Ctrl-C 停止）",
+    "notebooks.no_jupyter": (
+        "没有安装 JupyterLab：{install}（在仓库里也可以 `make notebooks`），然后再运行一次；笔记本在 {dir}"
+    ),
+    "notebooks.none_shipped": "这次安装的 {folder} 里没有笔记本：请重新安装 glassformer",
     "help.lesson": "运行一节课：tiny、fruit、hello-world、sine 或 seq2seq",
     "help.lesson.about": "可运行的课程，重现教程里的例子，每个数字都现场算出。",
     "help.lesson.tiny": "第一篇教程的 TinyTransformer，按教程所写的方式训练",

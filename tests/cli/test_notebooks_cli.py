@@ -1,0 +1,57 @@
+"""`glassformer notebooks`: the shipped notebooks copied out (never over a user's edits) and
+opened in JupyterLab, or the one line that installs it. JupyterLab itself is never needed here."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import glassformer.cli.notebooks as notebooks_cli
+from glassformer.cli import main
+
+REPO_NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+
+
+def test_the_package_ships_every_notebook_of_the_repository():
+    """Issue 27, item 6: a pip user had no notebooks. They are package data (glassformer/notebooks)."""
+    names = [f.name for f in notebooks_cli.shipped()]
+    assert names == sorted(p.name for p in REPO_NOTEBOOKS.iterdir() if p.suffix == ".ipynb" or p.name == "README.md")
+    assert len([n for n in names if n.endswith(".zh.ipynb")]) == 6
+
+
+def test_copies_keeps_what_is_there_and_opens_jupyterlab(tmp_path, monkeypatch, capsys):
+    calls = []
+    monkeypatch.setattr(notebooks_cli, "has_jupyterlab", lambda: True)
+    monkeypatch.setattr(notebooks_cli.subprocess, "call", lambda argv: calls.append(argv) or 0)
+    dest = tmp_path / "nb"
+    dest.mkdir()
+    (dest / "01_attention_by_hand.ipynb").write_text("my edits", encoding="utf-8")
+    assert main(["notebooks", "--dir", str(dest)]) == 0
+    assert (dest / "01_attention_by_hand.ipynb").read_text(encoding="utf-8") == "my edits"  # never overwritten
+    assert (dest / "02_char_gpt.zh.ipynb").read_bytes() == (REPO_NOTEBOOKS / "02_char_gpt.zh.ipynb").read_bytes()
+    assert calls == [[sys.executable, "-m", "jupyterlab", str(dest)]]
+    out = capsys.readouterr().out
+    assert notebooks_cli.t("notebooks.copied", copied=12, kept=1, dir=dest) in out
+
+
+def test_without_jupyterlab_it_says_the_one_line_that_installs_it(tmp_path, monkeypatch, capsys):
+    said = []
+    monkeypatch.setattr(notebooks_cli, "has_jupyterlab", lambda: False)
+    monkeypatch.setattr(notebooks_cli, "say", lambda key, file=None, **fields: said.append((key, fields)))
+    monkeypatch.setattr(notebooks_cli.subprocess, "call", lambda argv: (_ for _ in ()).throw(AssertionError(argv)))
+    assert main(["notebooks", "--dir", str(tmp_path / "nb")]) == 1
+    assert said[-1] == (
+        "notebooks.no_jupyter",
+        {"install": 'pip install "glassformer[notebooks]"', "dir": tmp_path / "nb"},
+    )
+    assert main(["notebooks", "--dir", str(tmp_path / "nb2"), "--no-open"]) == 0  # copy only: no JupyterLab needed
+
+
+def test_the_extra_and_the_make_target_exist():
+    import tomllib
+
+    root = REPO_NOTEBOOKS.parent
+    project = tomllib.loads((root / "pyproject.toml").read_text())
+    assert project["project"]["optional-dependencies"]["notebooks"] == ["jupyterlab>=4"]
+    assert "notebooks/*.ipynb" in project["tool"]["setuptools"]["package-data"]["glassformer"]
+    assert "glassformer notebooks --dir notebooks" in (root / "Makefile").read_text()

@@ -35,7 +35,7 @@ from glassformer.models import build_model
 from glassformer.nn.loss import next_token_loss
 from glassformer.train.loop import Trainer
 
-FULL = {"L": 64, "V": 64, "d_model": 64, "heads": 4, "steps": 2000, "every": 50, "batch": 32, "probe": 64}
+FULL = {"L": 64, "V": 64, "d_model": 64, "heads": 4, "steps": 3000, "every": 50, "batch": 32, "probe": 64}
 FAST = {"L": 16, "V": 16, "d_model": 32, "heads": 2, "steps": 60, "every": 20, "batch": 8, "probe": 8}
 PAPER_CONTEXT, PAPER_EARLY, PAPER_LATE = 512, 50, 500  # Olsson et al.'s ICL score: tokens 500 and 50 of 512
 LEARNED = -1.0  # nats: an ICL score at or below this counts as in-context learning

@@ -235,8 +235,8 @@ def verdicts(r: dict) -> dict:
     v_grok = Verdict(
         "holds" if all(delayed) else ("half-true" if any(jumped) else "fails"),
         {
-            "fit": ", ".join(str(f) for f in fits),
-            "jump": ", ".join("never" if j is None else str(j) for j in jumps),
+            "fit_steps": ", ".join(str(f) for f in fits),
+            "jump_steps": ", ".join("never" if j is None else str(j) for j in jumps),
             "steps": r["steps"],
             "p": r["p"],
             "seeds": len(dec),

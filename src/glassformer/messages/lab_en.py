@@ -402,15 +402,15 @@ TEXT = {
         "fit; half-true if some seed jumps, but not that late in every seed; fails if none jumps within the budget."
     ),
     "lab.grokking.delay.finding": (
-        "p = {p}, {seeds} seed(s): training accuracy ≥ 0.99 at step(s) {fit}; test accuracy ≥ 0.95 at step(s) {jump} "
-        "(budget {steps} steps)."
+        "p = {p}, {seeds} seed(s): training accuracy ≥ {fit} at step(s) {fit_steps}; test accuracy ≥ {jump} at "
+        "step(s) {jump_steps} (budget {steps} steps)."
     ),
     "lab.grokking.delay.paper": (
         "A delayed jump in held-out accuracy long after training accuracy saturates (Power et al., abstract; Nanda et "
         "al., §1 and §3). The step counts of their runs: not found in the paper text available to this run (only the "
         "abstracts and Nanda et al.'s introduction could be read)."
     ),
-    "lab.grokking.delay.ours": "train fit at step {fit}, test jump at step {jump} (p = {p})",
+    "lab.grokking.delay.ours": "train fit at step {fit_steps}, test jump at step {jump_steps} (p = {p})",
     "lab.grokking.decay.claim": (
         "Without weight decay the jump does not come: the model stays a memoriser within the same budget."
     ),

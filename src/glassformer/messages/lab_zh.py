@@ -309,7 +309,7 @@ TEXT = {
         "续词元的最大依赖：无掩码 {grad_none}，有掩码 {grad_causal}。"
     ),
     # ------------------------------------------------------------------ 复现账本（重跑已发表的结果）
-    "lab.report.paper": "{who}，{where}（{paper}）",
+    "lab.report.paper": "{who}，{where}（论文：{paper}）",
     "lab.report.paper_says": "论文",
     "lab.report.ours": "我们",
     "lab.report.not_found": "本次运行能读到的论文文本中没有找到",
@@ -332,14 +332,14 @@ TEXT = {
         "。"
     ),
     "lab.grokking.delay.finding": (
-        "p = {p}，{seeds} 个种子：训练准确率在第 {fit} 步达到 0.99；测试准确率在第 {jump} 步达到 0.95（预算 {steps} 步"
-        "）。"
+        "p = {p}，{seeds} 个种子：训练准确率在第 {fit_steps} 步达到 {fit}；测试准确率在第 {jump_steps} 步达到 {jump}"
+        "（预算 {steps} 步）。"
     ),
     "lab.grokking.delay.paper": (
         "训练准确率饱和很久之后，留出准确率才延迟跃升（Power 等，摘要；Nanda 等，§1 与 §3）。他们运行的具体步数："
         "本次运行能读到的论文文本中没有找到（只读到了摘要和 Nanda 等的引言）。"
     ),
-    "lab.grokking.delay.ours": "训练拟合于第 {fit} 步，测试跃升于第 {jump} 步（p = {p}）",
+    "lab.grokking.delay.ours": "训练拟合于第 {fit_steps} 步，测试跃升于第 {jump_steps} 步（p = {p}）",
     "lab.grokking.decay.claim": "没有权重衰减就不会跃升：在同样的预算内模型始终只是在死记硬背。",
     "lab.grokking.decay.rule": (
         "两部分，权重衰减为 0、步数相同：每个种子都拟合了训练数对（准确率 ≥ {fit}）；每个种子的最终测试准确率都低于 "

@@ -96,8 +96,9 @@ def test_repeats_copy_a_segment_at_a_varying_distance():
 
 
 def test_the_icl_score_is_late_minus_early():
-    per = np.arange(63, dtype=float)  # the loss of token i+2 at index i
-    assert induction.icl_score(per, 64) == (62 - 2) - (6 - 2)
+    per = np.zeros(63)  # per[i]: the loss of token i+2 (1-based)
+    per[62 - 2], per[6 - 2] = 5.0, 1.0  # tokens 62 and 6 of 64
+    assert induction.icl_score(per, 64) == 4.0
 
 
 def test_knocking_out_a_head_zeroes_exactly_that_head():

@@ -27,13 +27,14 @@ def test_every_experiment_and_claim_has_its_words():
         assert f"lab.{name}.title" in LAB["en"] and f"lab.{name}.setup" in LAB["en"], name
         assert exp.claims, f"{name} tests no claim"
         for claim in exp.claims:
-            assert claim.tutorial in ("000", "002", "004"), claim
+            assert claim.tutorial in ("000", "002", "004") or claim.paper, claim  # a tutorial, or a ledger paper
             assert claim.key.startswith(name + "."), f"{claim.key} should start with {name}."
-            for part in ("claim", "rule", "finding"):
+            for part in ("claim", "rule", "finding") + (("paper", "ours") if claim.paper else ()):
                 assert f"lab.{claim.key}.{part}" in LAB["en"], f"{claim.key}.{part}"
-    known = {f"lab.{c.key}.{p}" for e in EXPERIMENTS.values() for c in e.claims for p in ("claim", "rule", "finding")}
+    parts = ("claim", "rule", "finding", "paper", "ours")
+    known = {f"lab.{c.key}.{p}" for e in EXPERIMENTS.values() for c in e.claims for p in parts}
     known |= {f"lab.{n}.{p}" for n in EXPERIMENTS for p in ("title", "setup")}
-    stray = [k for k in LAB["en"] if not k.startswith(("lab.level.", "lab.report.")) and k not in known]
+    stray = [k for k in LAB["en"] if not k.startswith(("lab.level.", "lab.report.", "lab.ledger.")) and k not in known]
     assert not stray, f"keys no experiment uses: {stray}"
 
 
@@ -45,7 +46,10 @@ def test_no_figure_is_typed_into_a_claim_finding_or_rule():
     the sentence and the code that judges share one constant."""
     for table in LAB.values():
         for key, words in table.items():
-            if key.endswith((".finding", ".claim", ".rule")) or key in ("lab.heads.setup", "lab.scaling.setup"):
+            if key.endswith((".finding", ".claim", ".rule", ".ours")) or key in (
+                "lab.heads.setup",
+                "lab.scaling.setup",
+            ):
                 bare = re.sub(r"\{[^}]*\}", "", words).replace("-1e9", "")  # -1e9: the fill under test, a name
                 assert not FIGURE.search(bare), f"{key}: {words!r}"
 

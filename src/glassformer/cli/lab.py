@@ -4,6 +4,7 @@
     glassformer lab run length --threads 1        a full run: out/lab/length/{report.md, *.png, results.json}
     glassformer lab run all --fast                every experiment at smoke-test size (seconds each)
     glassformer lab report                        out/lab/index.md and index.html from the results there
+    glassformer lab ledger                        the reproduction ledger of docs/lab (or --out DIR)
 
 Thin: the experiments, their verdict rules and the reports are in glassformer.lab. What this verb
 says is in the catalogue (glassformer/messages); the claims and verdicts are the lab's own texts,
@@ -18,10 +19,12 @@ import sys
 from glassformer.cli.options import add_threads, count
 from glassformer.messages import say, t
 
+LEDGER_DIR = "docs/lab"  # the committed results, where the ledger's entries are
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     lab = subparsers.add_parser("lab", help=t("help.lab"), description=t("help.lab.about"))
-    which = lab.add_subparsers(dest="lab_command", metavar="{list,run,report}", required=True)
+    which = lab.add_subparsers(dest="lab_command", metavar="{list,run,report,ledger}", required=True)
 
     ls = which.add_parser("list", help=t("help.lab.list"))
     ls.set_defaults(func=run_list)
@@ -39,6 +42,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rep = which.add_parser("report", help=t("help.lab.report"))
     rep.add_argument("--out", default=None, help=t("help.lab.report.out"))
     rep.set_defaults(func=run_report)
+
+    led = which.add_parser("ledger", help=t("help.lab.ledger"))
+    led.add_argument("--out", default=LEDGER_DIR, help=t("help.lab.ledger.out"))
+    led.set_defaults(func=run_ledger)
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -92,4 +99,15 @@ def run_report(args: argparse.Namespace) -> int:
 
     md, page = write_index(args.out or DEFAULT_OUT)
     say("lab.index", md=md, page=page)
+    return 0
+
+
+def run_ledger(args: argparse.Namespace) -> int:
+    from glassformer.errors import NotFound
+    from glassformer.lab.report import ledger_rows, ledger_text, read_records
+
+    records = read_records(args.out)
+    if not ledger_rows(records):
+        raise NotFound("error.lab.no_ledger", root=args.out)
+    print(ledger_text(records, args.lang))
     return 0

@@ -16,6 +16,13 @@ as code before the run. `glassformer lab run NAME` writes report.md, PNG figures
     init             Xavier vs PyTorch's default vs GPT-2's (and a too-large one)      002
     order            no positions: an encoder is permutation-equivariant, a decoder is not  000, 002
     attention-steps  attention maps of the char model across training               002
+
+The ledger: published small-Transformer results re-run on a CPU, the paper's number beside ours.
+
+    grokking         a + b mod p: the late jump, weight decay, the embedding's Fourier spectrum
+                     (Power et al. 2022; Nanda et al. 2023)
+    induction        attention-only models of 1 and 2 layers: the ICL score's jump, the induction
+                     and previous-token heads, the score without the induction head (Olsson et al. 2022)
 """
 
 from __future__ import annotations
@@ -37,6 +44,8 @@ MODULES = (
     "initialisation",
     "order",
     "attention_steps",
+    "grokking",
+    "induction",
 )
 
 

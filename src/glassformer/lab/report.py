@@ -50,6 +50,13 @@ def _code(record: dict, lang: str) -> str:
     return text(lang, "lab.report.commit_dirty" if code["dirty"] else "lab.report.commit", commit=code["commit"])
 
 
+def source(claim: dict, lang: str) -> str:
+    """Where a claim comes from: "tutorial 004 §3.2", or a ledger entry's paper and its section."""
+    if claim.get("paper"):
+        return text(lang, "lab.report.paper", who=claim["tutorial"], where=claim["where"], paper=claim["paper"])
+    return text(lang, "lab.report.tutorial", tutorial=claim["tutorial"], where=claim["where"])
+
+
 def experiment_markdown(record: dict, tables: list[str]) -> str:
     """lab.report.md of one experiment: setup, each claim with its rule and verdict, numbers, figures."""
     out = [f"# {record['title_en']}", f"*{record['title_zh']}*", ""]
@@ -68,7 +75,7 @@ def experiment_markdown(record: dict, tables: list[str]) -> str:
     out += [record["setup_en"], "", record["setup_zh"], ""]
     out += [f"## {text('en', 'lab.report.claims')} / {text('zh', 'lab.report.claims')}", ""]
     for i, c in enumerate(record["claims"], 1):
-        where = text("en", "lab.report.tutorial", tutorial=c["tutorial"], where=c["where"])
+        where = source(c, "en")
         verdict = " / ".join(text(lang, f"lab.level.{c['level']}") for lang in LANGS)
         out += [f"### {i}. {where} — **{verdict}**", ""]
         for lang in LANGS:
@@ -78,6 +85,11 @@ def experiment_markdown(record: dict, tables: list[str]) -> str:
             out += [f"- *{text(lang, 'lab.report.rule')}:* {c[f'rule_{lang}']}"]
         for lang in LANGS:
             out += [f"- *{text(lang, 'lab.report.measured')}:* {c[f'finding_{lang}']}"]
+        if c.get("paper"):  # a ledger entry: the paper's number beside ours
+            for lang in LANGS:
+                out += [f"- *{text(lang, 'lab.report.paper_says')}:* {c[f'paper_{lang}']}"]
+            for lang in LANGS:
+                out += [f"- *{text(lang, 'lab.report.ours')}:* {c[f'ours_{lang}']}"]
         out.append("")
     if tables:
         out += [f"## {text('en', 'lab.report.numbers')} / {text('zh', 'lab.report.numbers')}", "", *tables, ""]
@@ -101,6 +113,73 @@ def read_records(root: str | Path) -> list[dict]:
     )
 
 
+def ledger_rows(records: list[dict]) -> list[dict]:
+    """One row per claim of a ledger entry (a claim with a paper): where it comes from, the claim,
+    the paper's number, ours, the verdict and the run's time, every sentence in every language."""
+    rows = []
+    for r in records:
+        for c in r["claims"]:
+            if not c.get("paper"):
+                continue
+            rows.append(
+                {
+                    "experiment": r["experiment"],
+                    "level": c["level"],
+                    "cpu_seconds": r.get("cpu_seconds"),
+                    "seconds": r["seconds"],
+                    "fast": r["fast"],
+                    **{f"source_{lang}": source(c, lang) for lang in LANGS},
+                    **{f"{part}_{lang}": c[f"{part}_{lang}"] for part in ("claim", "paper", "ours") for lang in LANGS},
+                }
+            )
+    return rows
+
+
+def _cell(s: str) -> str:
+    return s.replace("|", "\\|")
+
+
+def ledger_markdown(records: list[dict]) -> str:
+    """docs/lab/ledger.md: one row per ledger claim, both languages in each cell, linking to the report."""
+    rows = ledger_rows(records)
+    out = [f"# {text('en', 'lab.ledger.title')}", f"*{text('zh', 'lab.ledger.title')}*", ""]
+    out += [text("en", "lab.ledger.intro"), "", text("zh", "lab.ledger.intro"), ""]
+    cols = ("entry", "source", "claim", "paper", "ours", "verdict", "cpu")
+    out.append(
+        "| "
+        + " | ".join(f"{text('en', f'lab.ledger.col.{k}')} / {text('zh', f'lab.ledger.col.{k}')}" for k in cols)
+        + " |"
+    )
+    out.append("|" + "---|" * len(cols))
+    for row in rows:
+        both = {
+            k: "<br>".join(_cell(row[f"{k}_{lang}"]) for lang in LANGS) for k in ("source", "claim", "paper", "ours")
+        }
+        verdict = " / ".join(text(lang, f"lab.level.{row['level']}") for lang in LANGS)
+        took = text("en", "lab.ledger.took", cpu=f"{row['cpu_seconds']:.0f}", wall=f"{row['seconds']:.0f}")
+        fast = " (fast)" if row["fast"] else ""
+        out.append(
+            f"| [{row['experiment']}]({row['experiment']}/report.md) | {both['source']} | {both['claim']} | "
+            f"{both['paper']} | {both['ours']} | **{verdict}** | {took}{fast} |"
+        )
+    return "\n".join(out) + "\n"
+
+
+def ledger_text(records: list[dict], lang: str) -> str:
+    """The ledger for a terminal, in one language: a block per row."""
+    rows = ledger_rows(records)
+    out = [text(lang, "lab.ledger.title"), ""]
+    for row in rows:
+        took = text(lang, "lab.ledger.took", cpu=f"{row['cpu_seconds']:.0f}", wall=f"{row['seconds']:.0f}")
+        out.append(
+            f"[{text(lang, 'lab.level.' + row['level'])}] {row['experiment']} · {row[f'source_{lang}']} · {took}"
+        )
+        for part in ("claim", "paper", "ours"):
+            out.append(f"    {text(lang, f'lab.ledger.col.{part}')}: {row[f'{part}_{lang}']}")
+        out.append("")
+    return "\n".join(out)
+
+
 def index_markdown(records: list[dict]) -> str:
     out = [
         f"# {text('en', 'lab.report.index_title')}",
@@ -111,6 +190,8 @@ def index_markdown(records: list[dict]) -> str:
         text("zh", "lab.report.index_intro"),
         "",
     ]
+    if ledger_rows(records):
+        out += [f"[{text('en', 'lab.ledger.title')}](ledger.md) · [{text('zh', 'lab.ledger.title')}](ledger.md)", ""]
     out += [
         "| experiment | tutorial | claim | verdict | seeds · wall (CPU) time | reproduce |",
         "|---|---|---|---|---|---|",
@@ -146,6 +227,8 @@ body { font-family: "Noto Sans CJK SC", "Microsoft YaHei", "PingFang SC", "DejaV
 .claim { border-left: 3px solid #bbb; padding-left: 0.8em; margin: 0.6em 0; }
 code { background: #f3f3f3; padding: 0 0.3em; } img { max-width: 100%; border: 1px solid #ddd; margin: 0.4em 0; }
 .note { color: #666; font-size: 0.9em; }
+table { border-collapse: collapse; font-size: 0.9em; }
+td, th { border: 1px solid #ccc; padding: 0.3em; vertical-align: top; }
 """
 
 JS = """
@@ -168,6 +251,18 @@ def _pair(record_or_claim: dict, field: str) -> str:
 def index_html(records: list[dict]) -> str:
     """One offline page: a language switch, then each experiment with its claims, verdicts, figures."""
     body = [f"<h1>{_both('lab.report.index_title')}</h1>", f"<p>{_both('lab.report.index_intro')}</p>"]
+    rows = ledger_rows(records)
+    if rows:  # the ledger first: published results re-run, the paper's number beside ours
+        cols = ("entry", "source", "claim", "paper", "ours", "verdict", "cpu")
+        body.append(f"<h2>{_both('lab.ledger.title')}</h2><p>{_both('lab.ledger.intro')}</p><table><tr>")
+        body.append("".join(f"<th>{_both(f'lab.ledger.col.{k}')}</th>" for k in cols) + "</tr>")
+        for row in rows:
+            cells = [f'<a href="{html.escape(row["experiment"])}/report.md">{html.escape(row["experiment"])}</a>']
+            cells += [_pair(row, k) for k in ("source", "claim", "paper", "ours")]
+            cells.append(f'<span class="verdict {row["level"]}">{_both("lab.level." + row["level"])}</span>')
+            cells.append(_both("lab.ledger.took", cpu=f"{row['cpu_seconds']:.0f}", wall=f"{row['seconds']:.0f}"))
+            body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        body.append("</table>")
     for r in records:
         body.append(f"<h2>{_pair(r, 'title')}</h2>")
         body.append(f'<p class="note">{_pair(r, "setup")}</p>')
@@ -175,11 +270,16 @@ def index_html(records: list[dict]) -> str:
             body.append('<div class="claim">')
             body.append(
                 f'<p><span class="verdict {c["level"]}">{_both("lab.level." + c["level"])}</span> '
-                f"{_both('lab.report.tutorial', tutorial=c['tutorial'], where=c['where'])}</p>"
+                + "".join(f'<span class="{lang}">{html.escape(source(c, lang))}</span>' for lang in LANGS)
+                + "</p>"
             )
             body.append(f"<p><b>{_both('lab.report.claim')}:</b> {_pair(c, 'claim')}</p>")
             body.append(f"<p><b>{_both('lab.report.rule')}:</b> {_pair(c, 'rule')}</p>")
-            body.append(f"<p><b>{_both('lab.report.measured')}:</b> {_pair(c, 'finding')}</p></div>")
+            body.append(f"<p><b>{_both('lab.report.measured')}:</b> {_pair(c, 'finding')}</p>")
+            if c.get("paper"):
+                body.append(f"<p><b>{_both('lab.report.paper_says')}:</b> {_pair(c, 'paper')}</p>")
+                body.append(f"<p><b>{_both('lab.report.ours')}:</b> {_pair(c, 'ours')}</p>")
+            body.append("</div>")
         took = "".join(f'<span class="{lang}">{html.escape(_took(r, lang))}</span>' for lang in LANGS)
         fast = f" {_both('lab.report.fast')}" if r["fast"] else ""
         body.append(
@@ -207,4 +307,6 @@ def write_index(root: str | Path) -> tuple[Path, Path]:
     md, page = root / "index.md", root / "index.html"
     write_text_atomic(md, index_markdown(records))
     write_text_atomic(page, index_html(records))
+    if ledger_rows(records):
+        write_text_atomic(root / "ledger.md", ledger_markdown(records))
     return md, page

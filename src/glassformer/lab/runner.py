@@ -53,10 +53,14 @@ def figure(x: float) -> str:
 @dataclass(frozen=True)
 class Claim:
     key: str  # "<experiment>.<claim>": its sentences are lab.<key>.claim, .rule and .finding
-    tutorial: str  # "000", "002" or "004": which seed tutorial makes it
+    tutorial: str  # "000", "002" or "004": which seed tutorial makes it (a ledger entry: the paper's authors)
     where: str  # its section there, e.g. "§3.2"
     # the rule's thresholds (the experiment's constants), fields of its .rule and .finding sentences
     limits: dict = field(default_factory=dict)
+    # a ledger entry (a published result re-run): the paper's identifier, e.g. "arXiv 2301.05217". Its
+    # claim then has two more sentences: lab.<key>.paper (the paper's number and where it is printed)
+    # and lab.<key>.ours (our number, from the verdict's figures), the ledger's two middle columns.
+    paper: str = ""
 
 
 @dataclass
@@ -222,20 +226,20 @@ def run_experiment(
     claims = []
     for claim in experiment.claims:
         v = verdicts[claim.key]
+        parts = [("claim", {}), ("rule", claim.limits), ("finding", {**claim.limits, **v.figures})]
+        if claim.paper:  # a ledger entry: what the paper prints beside what we measured
+            parts += [("paper", {}), ("ours", {**claim.limits, **v.figures})]
         claims.append(
             {
                 "key": claim.key,
                 "tutorial": claim.tutorial,
                 "where": claim.where,
+                **({"paper": claim.paper} if claim.paper else {}),
                 "level": v.level,
                 "figures": jsonable(v.figures),
                 **{
                     f"{part}_{lang}": text(lang, f"lab.{claim.key}.{part}", **fields)
-                    for part, fields in (
-                        ("claim", {}),
-                        ("rule", claim.limits),
-                        ("finding", {**claim.limits, **v.figures}),
-                    )
+                    for part, fields in parts
                     for lang in LANGS
                 },
             }

@@ -365,6 +365,9 @@ TEXT = {
     "lab.no_corpus": "{error}. A full run reads Shakespeare; without it, use --fast (the lab's own text) or --data "
     "file:PATH.",
     "lab.wrote": "  {seconds:.1f} s; wrote {dir}/report.md, results.json, {figures} figure(s)",
+    "help.lab.ledger": "the reproduction ledger: published results re-run, the paper's number beside ours",
+    "help.lab.ledger.out": "the folder of results to read (default docs/lab, the committed ones)",
+    "error.lab.no_ledger": "no ledger entry among the results in {root}: run one (glassformer lab run grokking) first.",
     "lab.index": "wrote {md} and {page}",
     "lab.did_you_mean": " Did you mean {name!r}?",
     "error.lab.unknown": "unknown experiment {name!r}; `glassformer lab list` shows them all: {known}.{hint}",

@@ -376,4 +376,154 @@ TEXT = {
         "Text, whole window visible: {forced_none} without, {forced_causal} with; only the past visible: {honest_none} "
         "without, {honest_causal} with. Largest dependence on a later token: {grad_none} without, {grad_causal} with."
     ),
+    # ------------------------------------------------------------------ the ledger (published results re-run)
+    "lab.report.paper": "{who}, {where} ({paper})",
+    "lab.report.paper_says": "The paper",
+    "lab.report.ours": "Ours",
+    "lab.report.not_found": "not found in the paper text available to this run",
+    # ------------------------------------------------------------------ grokking
+    "lab.grokking.title": "Grokking on modular addition (ledger: Power et al. 2022; Nanda et al. 2023)",
+    "lab.grokking.setup": (
+        "a + b mod {p} as three tokens [a, b, =], only the answer at = is a target; {fraction}% of the pairs train, "
+        "the rest test. A one-layer transformer after Nanda et al., scaled down to fit a CPU: 4 heads, d_model "
+        "{d_model}, ReLU MLP of 4·d_model, no LayerNorm, learned positions. Full-batch AdamW (lr 1e-3, betas 0.9 and "
+        "0.98, 10 warmup steps) for {steps} steps, weight decay {wd} on every weight, and the same run with weight "
+        "decay 0 (one seed). p and the training fraction differ from the p = 113 and 30% of Nanda et al.'s own "
+        "write-up of the work (the paper's setup section could not be read here): at p = 53, 30% did not jump within "
+        "6000 steps in a trial run, and longer runs do not fit the budget."
+    ),
+    "lab.grokking.delay.claim": (
+        "Trained on a fraction of the addition table, the model fits its training pairs early and only much later "
+        "does its accuracy on the held-out pairs jump (grokking)."
+    ),
+    "lab.grokking.delay.rule": (
+        "With weight decay, per seed: the first recorded step with training accuracy ≥ {fit} and the first with test "
+        "accuracy ≥ {jump}. Holds if every seed reaches the test jump at least {delay} times later than the training "
+        "fit; half-true if some seed jumps, but not that late in every seed; fails if none jumps within the budget."
+    ),
+    "lab.grokking.delay.finding": (
+        "p = {p}, {seeds} seed(s): training accuracy ≥ {fit} at step(s) {fit_steps}; test accuracy ≥ {jump} at "
+        "step(s) {jump_steps} (budget {steps} steps)."
+    ),
+    "lab.grokking.delay.paper": (
+        "A delayed jump in held-out accuracy long after training accuracy saturates (Power et al., abstract; Nanda et "
+        "al., §1 and §3). The step counts of their runs: not found in the paper text available to this run (only the "
+        "abstracts and Nanda et al.'s introduction could be read)."
+    ),
+    "lab.grokking.delay.ours": "train fit at step {fit_steps}, test jump at step {jump_steps} (p = {p})",
+    "lab.grokking.decay.claim": (
+        "Without weight decay the jump does not come: the model stays a memoriser within the same budget."
+    ),
+    "lab.grokking.decay.rule": (
+        "Two parts, weight decay 0, same steps: every seed fits its training pairs (accuracy ≥ {fit}); and every "
+        "seed's final test accuracy stays below {no_jump}. Both: holds; one: half-true; neither: fails."
+    ),
+    "lab.grokking.decay.finding": "Weight decay 0: final test accuracy {final} after {steps} steps.",
+    "lab.grokking.decay.paper": (
+        "Weight decay is named as the intervention that most improves the data efficiency of generalisation (Power et "
+        "al., abstract). Its numbers for weight decay 0 on our task: not found in the paper text available to this run."
+    ),
+    "lab.grokking.decay.ours": "final test accuracy {final} without weight decay",
+    "lab.grokking.fourier.claim": (
+        "The trained embedding is sparse in the Fourier basis over the residues: a few key frequencies carry it."
+    ),
+    "lab.grokking.fourier.rule": (
+        "The embedding's non-constant Fourier energy per frequency, as a share; a key frequency holds at least "
+        "{key_share} times an even share. Two parts, every seed with weight decay: at most {few} key frequencies; "
+        "together at least {concentrated} of the energy. Both: holds; one: half-true; neither: fails."
+    ),
+    "lab.grokking.fourier.finding": (
+        "Weight decay: {counts} key frequencies of {K} (k = {keys}), holding {share} of the energy. Without weight "
+        "decay: {control} key frequencies; at initialisation: {init}."
+    ),
+    "lab.grokking.fourier.paper": (
+        "The embedding is sparse in the Fourier basis, built on a handful of key frequencies (Nanda et al., §4.1, the "
+        "abstract's Fourier multiplication algorithm). Their count of key frequencies: not found in the paper text "
+        "available to this run."
+    ),
+    "lab.grokking.fourier.ours": "{counts} key frequencies of {K}, holding {share} of the energy",
+    # ------------------------------------------------------------------ induction
+    "lab.induction.title": "Induction heads and the in-context-learning phase change (ledger: Olsson et al. 2022)",
+    "lab.induction.setup": (
+        "Attention-only models (the lab's block without its FFN) of one and two layers, {heads} heads, d_model "
+        "{d_model}, trained for {steps} steps on sequences of {L} tokens (vocabulary {V}) that are a random segment "
+        "followed by itself, a fresh draw every batch. ICL score: the loss of token {late} minus the loss of token "
+        "{early}, the paper's tokens 500 and 50 of a 512-token context scaled to {L}. Induction and previous-token "
+        "scores of every head from glassformer's causal detectors, on fixed repeated sequences, as training goes. "
+        "Ablation: the strongest induction head's output set to zero through its hook point. Scaled down from the "
+        "paper's models (12 heads per layer, natural text) to fit a CPU."
+    ),
+    "lab.induction.phase.claim": (
+        "In-context learning appears abruptly during training in attention-only models of two layers, and not in "
+        "models of one layer."
+    ),
+    "lab.induction.phase.rule": (
+        "Two parts: every two-layer seed ends with an ICL score at or below {learned} nats, at least {half} of its "
+        "total change falling within {window}% of the training steps; every one-layer seed ends above {none} nats. "
+        "Both: holds; one: half-true; neither: fails."
+    ),
+    "lab.induction.phase.finding": (
+        "Two layers: final ICL score {two} nats, share of the change within one window {share}, half the change by "
+        "step {half}. One layer: {one} nats ({steps} steps)."
+    ),
+    "lab.induction.phase.paper": (
+        "ICL score defined as the loss of the 500th token minus the average loss of the 50th token (the definition as "
+        "quoted from the paper by a secondary page; the stored copy of the paper's page could not be searched that "
+        "deep). The size of the change in the paper's small models: not found in the paper text available to this run."
+    ),
+    "lab.induction.phase.ours": "2 layers: {two} nats (share in one window {share}); 1 layer: {one} nats",
+    "lab.induction.heads.claim": (
+        "The induction heads (and the previous-token heads they read from) form at the same time as the "
+        "in-context-learning change."
+    ),
+    "lab.induction.heads.rule": (
+        "In every two-layer seed: the step where the best second-layer head's induction score first reaches "
+        "{induction}, and the step where the best first-layer head's previous-token score does, both lie within "
+        "{together}% of the training steps of the step where the ICL score has made half its change. All seeds: "
+        "holds; some, or heads formed but not at that time: half-true; no induction head: fails."
+    ),
+    "lab.induction.heads.finding": (
+        "Half the ICL change at step {half}; induction head at step {induction} (final score {ind_score}); "
+        "previous-token head at step {previous} (final score {prev_score})."
+    ),
+    "lab.induction.heads.paper": (
+        "Induction heads form at the same point in training as the sudden increase in in-context learning (abstract "
+        "and Argument 1). Their step counts: not found in the paper text available to this run."
+    ),
+    "lab.induction.heads.ours": (
+        "ICL half-change at step {half}; induction head at {induction}; previous-token head at {previous}"
+    ),
+    "lab.induction.ablation.claim": (
+        "Knocking out the induction head takes the in-context learning away (in small attention-only models)."
+    ),
+    "lab.induction.ablation.rule": (
+        "Two parts, every two-layer seed: zeroing the strongest induction head's output removes at least {collapse}% "
+        "of the ICL score; zeroing the weakest head of the same layer removes at most {control}%. Both: holds; one: "
+        "half-true; neither: fails."
+    ),
+    "lab.induction.ablation.finding": (
+        "Head {heads}: ICL score {icl} nats intact, {without} without it, {control} without the weakest head of its "
+        "layer."
+    ),
+    "lab.induction.ablation.paper": (
+        "For small attention-only models, ablating induction heads removes most in-context learning: strong, causal "
+        "evidence (abstract, Argument 3). The numbers: not found in the paper text available to this run."
+    ),
+    "lab.induction.ablation.ours": (
+        "ICL {icl} → {without} nats without the induction head ({control} without the weakest)"
+    ),
+    "lab.ledger.title": "The reproduction ledger: published small-Transformer results re-run on a CPU",
+    "lab.ledger.intro": (
+        "One row per claim of a published result, scaled down to a laptop CPU: the paper's number (and where it is "
+        "printed) beside ours, and a verdict from a rule written as code before the run. Where the paper's number "
+        "could not be found in the paper text available, the row says so instead of quoting one."
+    ),
+    "lab.ledger.col.entry": "entry",
+    "lab.ledger.col.source": "paper",
+    "lab.ledger.col.claim": "claim",
+    "lab.ledger.col.paper": "the paper's number",
+    "lab.ledger.col.ours": "ours",
+    "lab.ledger.col.verdict": "verdict",
+    "lab.ledger.col.cpu": "CPU time",
+    "lab.ledger.took": "{cpu} s CPU ({wall} s wall)",
 }

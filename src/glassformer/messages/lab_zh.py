@@ -308,4 +308,135 @@ TEXT = {
         "无掩码 {forced_none}，有掩码 {forced_causal}；只看得到过去：无掩码 {honest_none}，有掩码 {honest_causal}。对后"
         "续词元的最大依赖：无掩码 {grad_none}，有掩码 {grad_causal}。"
     ),
+    # ------------------------------------------------------------------ 复现账本（重跑已发表的结果）
+    "lab.report.paper": "{who}，{where}（论文：{paper}）",
+    "lab.report.paper_says": "论文",
+    "lab.report.ours": "我们",
+    "lab.report.not_found": "本次运行能读到的论文文本中没有找到",
+    # ------------------------------------------------------------------ grokking
+    "lab.grokking.title": "模加法上的顿悟（grokking）（账本：Power 等 2022；Nanda 等 2023）",
+    "lab.grokking.setup": (
+        "a + b mod {p}，输入为三个词元 [a, b, =]，只有 = 处的答案是目标；{fraction}% 的数对用于训练，其余用于测试。"
+        "模型仿照 Nanda 等的单层 Transformer 并按 CPU 预算缩小：4 个头，d_model {d_model}，ReLU MLP 宽 4·d_model，"
+        "无 LayerNorm，可学习位置。全批量 AdamW（lr 1e-3，betas 0.9 和 0.98，预热 10 步）训练 {steps} 步，所有权重"
+        "的权重衰减为 {wd}，另跑一次权重衰减为 0 的对照（一个种子）。p 和训练比例与 Nanda 等自己介绍这项工作的文章中的 "
+        "p = 113、30% 不同（论文的设置一节在这里读不到）：试跑中 p = 53、30% 在 6000 步内没有跃升，更长的运行放不进预"
+        "算。"
+    ),
+    "lab.grokking.delay.claim": (
+        "只用加法表的一部分训练时，模型很早就拟合了训练数对，要到很久以后它在留出数对上的准确率才突然跃升（顿悟）。"
+    ),
+    "lab.grokking.delay.rule": (
+        "有权重衰减时，对每个种子：训练准确率首次 ≥ {fit} 的记录步数，以及测试准确率首次 ≥ {jump} 的步数。每个种子"
+        "的测试跃升都至少比训练拟合晚 {delay} 倍：成立；有种子跃升但并非每个都这么晚：半对；预算内没有种子跃升：不成立"
+        "。"
+    ),
+    "lab.grokking.delay.finding": (
+        "p = {p}，{seeds} 个种子：训练准确率在第 {fit_steps} 步达到 {fit}；测试准确率在第 {jump_steps} 步达到 {jump}"
+        "（预算 {steps} 步）。"
+    ),
+    "lab.grokking.delay.paper": (
+        "训练准确率饱和很久之后，留出准确率才延迟跃升（Power 等，摘要；Nanda 等，§1 与 §3）。他们运行的具体步数："
+        "本次运行能读到的论文文本中没有找到（只读到了摘要和 Nanda 等的引言）。"
+    ),
+    "lab.grokking.delay.ours": "训练拟合于第 {fit_steps} 步，测试跃升于第 {jump_steps} 步（p = {p}）",
+    "lab.grokking.decay.claim": "没有权重衰减就不会跃升：在同样的预算内模型始终只是在死记硬背。",
+    "lab.grokking.decay.rule": (
+        "两部分，权重衰减为 0、步数相同：每个种子都拟合了训练数对（准确率 ≥ {fit}）；每个种子的最终测试准确率都低于 "
+        "{no_jump}。两者都满足：成立；满足其一：半对；都不满足：不成立。"
+    ),
+    "lab.grokking.decay.finding": "权重衰减为 0：{steps} 步后最终测试准确率为 {final}。",
+    "lab.grokking.decay.paper": (
+        "权重衰减被认为是最能提高泛化的数据效率的干预（Power 等，摘要）。他们关于我们这个任务在权重衰减为 0 时的数字："
+        "本次运行能读到的论文文本中没有找到。"
+    ),
+    "lab.grokking.decay.ours": "无权重衰减时最终测试准确率 {final}",
+    "lab.grokking.fourier.claim": "训练后的嵌入在余数的傅里叶基下是稀疏的：少数几个关键频率撑起了它。",
+    "lab.grokking.fourier.rule": (
+        "嵌入在每个频率上的非常数傅里叶能量占比；关键频率的占比至少是均匀分布时的 {key_share} 倍。两部分，有权重衰减的"
+        "每个种子：关键频率至多 {few} 个；它们合起来至少占能量的 {concentrated}。两者都满足：成立；满足其一：半对；都"
+        "不满足：不成立。"
+    ),
+    "lab.grokking.fourier.finding": (
+        "有权重衰减：{K} 个频率中有 {counts} 个关键频率（k = {keys}），占能量的 {share}。无权重衰减：{control} 个关键"
+        "频率；"
+        "初始化时：{init} 个。"
+    ),
+    "lab.grokking.fourier.paper": (
+        "嵌入在傅里叶基下是稀疏的，由少数几个关键频率构成（Nanda 等，§4.1，摘要中的傅里叶乘法算法）。他们数出的关键频率"
+        "个数：本次运行能读到的论文文本中没有找到。"
+    ),
+    "lab.grokking.fourier.ours": "{K} 个频率中有 {counts} 个关键频率，占能量的 {share}",
+    # ------------------------------------------------------------------ induction
+    "lab.induction.title": "归纳头与上下文学习的相变（账本：Olsson 等 2022）",
+    "lab.induction.setup": (
+        "只有注意力的模型（实验室的块去掉 FFN），一层和两层，{heads} 个头，d_model {d_model}，在长 {L} 个词元（词表 {V}"
+        "）"
+        "的序列上训练 {steps} 步；每条序列是一段随机片段接着它自己，每个批次重新抽取。ICL 分数：第 {late} 个词元的损失"
+        "减去第 {early} 个词元的损失，即论文在 512 词元上下文中的第 500 和第 50 个词元按 {L} 缩放。训练过程中用 "
+        "glassformer 的因果检测器在固定的重复序列上给每个头打归纳分和前一词元分。消融：通过钩子点把最强归纳头的输出置"
+        "零。"
+        "模型比论文小（论文每层 12 个头、用自然文本），以便放进 CPU 预算。"
+    ),
+    "lab.induction.phase.claim": "两层只有注意力的模型在训练中会突然获得上下文学习能力，一层模型不会。",
+    "lab.induction.phase.rule": (
+        "两部分：每个两层种子的最终 ICL 分数不高于 {learned} nats，且其总变化至少 {half} 落在 {window}% 的训练步数之内"
+        "；"
+        "每个一层种子的最终分数高于 {none} nats。两者都满足：成立；满足其一：半对；都不满足：不成立。"
+    ),
+    "lab.induction.phase.finding": (
+        "两层：最终 ICL 分数 {two} nats，一个窗口内的变化占比 {share}，第 {half} 步完成一半变化。"
+        "一层：{one} nats（{steps} 步）。"
+    ),
+    "lab.induction.phase.paper": (
+        "ICL 分数定义为第 500 个词元的损失减去第 50 个词元的平均损失（该定义来自一个二手页面对论文的引述；论文页面的存"
+        "档"
+        "无法检索到那么深）。论文小模型中变化的大小：本次运行能读到的论文文本中没有找到。"
+    ),
+    "lab.induction.phase.ours": "两层：{two} nats（一个窗口内占比 {share}）；一层：{one} nats",
+    "lab.induction.heads.claim": "归纳头（以及它们读取的前一词元头）与上下文学习的变化同时形成。",
+    "lab.induction.heads.rule": (
+        "每个两层种子中：第二层最佳头的归纳分首次达到 {induction} 的步数，以及第一层最佳头的前一词元分首次达到该值的步"
+        "数，"
+        "都在 ICL 分数完成一半变化的步数前后 {together}% 训练步数之内。所有种子都满足：成立；部分满足，或头形成了但时"
+        "间不对："
+        "半对；没有归纳头：不成立。"
+    ),
+    "lab.induction.heads.finding": (
+        "ICL 在第 {half} 步完成一半变化；归纳头出现在第 {induction} 步（最终分数 {ind_score}）；前一词元头出现在第 "
+        "{previous} 步（最终分数 {prev_score}）。"
+    ),
+    "lab.induction.heads.paper": (
+        "归纳头在训练中与上下文学习的突然提升同时形成（摘要与论据 1）。具体步数：本次运行能读到的论文文本中没有找到。"
+    ),
+    "lab.induction.heads.ours": (
+        "ICL 于第 {half} 步完成一半变化；归纳头于第 {induction} 步；前一词元头于第 {previous} 步"
+    ),
+    "lab.induction.ablation.claim": "（在小的只有注意力的模型中）敲除归纳头，上下文学习能力就没了。",
+    "lab.induction.ablation.rule": (
+        "两部分，每个两层种子：把最强归纳头的输出置零至少去掉 {collapse}% 的 ICL 分数；把同一层最弱的头置零至多去掉 "
+        "{control}%。两者都满足：成立；满足其一：半对；都不满足：不成立。"
+    ),
+    "lab.induction.ablation.finding": (
+        "头 {heads}：完好时 ICL 分数 {icl} nats，去掉它后 {without}，去掉同层最弱的头后 {control}。"
+    ),
+    "lab.induction.ablation.paper": (
+        "对小的只有注意力的模型，消融归纳头会去掉大部分上下文学习：强有力的因果证据（摘要，论据 3）。具体数字：本次运行"
+        "能读到的论文文本中没有找到。"
+    ),
+    "lab.induction.ablation.ours": "ICL {icl} → 去掉归纳头后 {without} nats（去掉最弱的头后 {control}）",
+    "lab.ledger.title": "复现账本：在 CPU 上重跑已发表的小 Transformer 结果",
+    "lab.ledger.intro": (
+        "每行是一个已发表结果中的一条说法，按笔记本 CPU 缩小规模：论文的数字（及其出处）和我们的数字并列，判定来自一条"
+        "在运行"
+        "之前就以代码写定的规则。能读到的论文文本中找不到论文数字时，该行如实说明，而不是引用一个数。"
+    ),
+    "lab.ledger.col.entry": "条目",
+    "lab.ledger.col.source": "论文",
+    "lab.ledger.col.claim": "说法",
+    "lab.ledger.col.paper": "论文的数字",
+    "lab.ledger.col.ours": "我们的数字",
+    "lab.ledger.col.verdict": "判定",
+    "lab.ledger.col.cpu": "CPU 时间",
+    "lab.ledger.took": "CPU {cpu} 秒（墙钟 {wall} 秒）",
 }

@@ -1,0 +1,397 @@
+"""Ledger entry — induction heads and the in-context-learning phase change (Olsson et al. 2022).
+
+The claim, from the paper: in small attention-only transformers of two or more layers, in-context
+learning (the loss late in the context falling below the loss early in it) appears abruptly during
+training, at the same time as induction heads form (a head in the second layer that attends to
+the token after an earlier copy of the current token, fed by a previous-token head in the first);
+one-layer models show no such change; and knocking out the induction head takes the in-context
+learning away.
+
+Setup: attention-only models (the lab's char-model block with its FFN removed, as in ffn-width) of
+one and two layers, trained on sequences of L tokens that are a random segment of L/2 tokens
+followed by itself (causal.detectors.repeated_tokens, a fresh draw every batch). Every `every`
+steps, on one fixed batch of such sequences:
+
+    ICL score      the loss at the LATE-th token minus the loss at the EARLY-th token: Olsson et
+                   al.'s 500th and 50th tokens of a 512-token context, scaled to L (see icl_tokens)
+    detectors      every head's previous-token and induction score (causal.detectors.head_scores)
+
+After training, the two-layer model's strongest induction head is knocked out (its output z set
+to zero through the hook point blocks.<i>.attn.z) and the ICL score measured again; the control
+knocks out the head of that layer with the weakest induction score instead.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from glassformer.causal.detectors import head_scores, repeated_tokens
+from glassformer.config import apply_overrides
+from glassformer.lab.common import lab_preset, position_losses, spread
+from glassformer.lab.ffn_width import remove_ffn
+from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
+from glassformer.models import build_model
+from glassformer.nn.loss import next_token_loss
+from glassformer.train.loop import Trainer
+
+FULL = {"L": 64, "V": 64, "d_model": 64, "heads": 4, "steps": 3000, "every": 50, "batch": 32, "probe": 64}
+FAST = {"L": 16, "V": 16, "d_model": 32, "heads": 2, "steps": 60, "every": 20, "batch": 8, "probe": 8}
+PAPER_CONTEXT, PAPER_EARLY, PAPER_LATE = 512, 50, 500  # Olsson et al.'s ICL score: tokens 500 and 50 of 512
+LEARNED = -1.0  # nats: an ICL score at or below this counts as in-context learning
+NONE_1L = -0.3  # nats: a one-layer model "has none" if its final score stays above this
+WINDOW = 0.2  # the abrupt change: at least HALF of the total change happens within WINDOW of the steps
+HALF = 0.5
+INDUCTION = 0.5  # a head "is" an induction (previous-token) head once its score reaches this
+TOGETHER = 0.1  # "at the same time": the heads form within TOGETHER of the steps of the ICL change
+COLLAPSE = 0.5  # ablating the induction head must remove at least this share of the ICL score ...
+CONTROL = 0.25  # ... while ablating the weakest head removes at most this share
+
+
+def icl_tokens(L: int) -> tuple[int, int]:
+    """The early and late token (1-based, as the paper counts) of a context of L tokens: the paper's
+    50th and 500th of 512, scaled to L."""
+    return max(2, round(PAPER_EARLY * L / PAPER_CONTEXT)), round(PAPER_LATE * L / PAPER_CONTEXT)
+
+
+class Repeats:
+    """A batch source of repeated random segments at a varying distance: each row of L tokens is k
+    random tokens (k drawn from 0..L/2), a random segment of n = (L-k)//2 tokens twice over
+    (causal.detectors.repeated_tokens), and one random token if L-k is odd. The distance between the
+    copies (n) changes from row to row, so no head can find the copy by position alone.
+    x, y = the row without its last / first token (B, L-1) each."""
+
+    splits = ("train",)
+
+    def __init__(self, V: int, L: int, batch: int) -> None:
+        self.V, self.L, self.batch = V, L, batch
+
+    def sample(self, seed: int, batch: int) -> tuple[torch.Tensor, torch.Tensor]:
+        g = torch.Generator().manual_seed(seed)
+        rows = torch.randint(0, self.V, (batch, self.L), generator=g)  # (B, L): prefix and filler
+        for i, k in enumerate(torch.randint(0, self.L // 2 + 1, (batch,), generator=g).tolist()):
+            n = (self.L - k) // 2
+            rows[i, k : k + 2 * n] = repeated_tokens(self.V, n, 1, seed=seed * 1000 + i)[0]  # (2n,)
+        return rows[:, :-1], rows[:, 1:]  # (B, L-1) x2
+
+    def train_batch(self, generator: torch.Generator):
+        seed = int(torch.randint(0, 2**20, (1,), generator=generator))
+        return self.sample(seed, self.batch)
+
+    def eval_batches(self, split: str):
+        yield self.sample(10**6, self.batch)
+
+
+def icl_score(per_position: np.ndarray, L: int) -> float:
+    """Loss of the LATE-th token minus loss of the EARLY-th token. per_position[i] is the loss of
+    predicting token i+2 (1-based) from tokens 1..i+1."""
+    early, late = icl_tokens(L)
+    return float(per_position[late - 2] - per_position[early - 2])
+
+
+def knocked_out(model, layer: int, head: int):
+    """A forward function for the model with one head's output z set to zero."""
+
+    def zero(z: torch.Tensor, name: str) -> torch.Tensor:
+        z = z.clone()  # (B, H, T, D)
+        z[:, head] = 0.0
+        return z
+
+    class Ablated(torch.nn.Module):
+        def forward(self, x):
+            return model.run_with_hooks(x, hooks={f"blocks.{layer}.attn.z": zero})  # (B, T, V)
+
+    return Ablated()
+
+
+class Watch:
+    """Trainer callback: every `every` steps the ICL score and every head's detector scores, on one
+    fixed batch of repeated segments."""
+
+    def __init__(self, model, every: int, x: torch.Tensor, y: torch.Tensor, probe: torch.Tensor, L: int) -> None:
+        self.model, self.every, self.x, self.y, self.probe, self.L = model, every, x, y, probe, L
+        self.rows: list[dict] = []
+
+    def record(self, step: int, loss: float | None) -> None:
+        per = position_losses(self.model, self.x, self.y)  # (L-1,)
+        prev = head_scores(self.model, self.probe, "previous_token")  # (layers, H)
+        ind = head_scores(self.model, self.probe, "induction")  # (layers, H)
+        self.model.train()
+        self.rows.append(
+            {
+                "step": step,
+                "loss": loss,
+                "eval_loss": float(per.mean()),
+                "icl": icl_score(per, self.L),
+                "previous_token": prev.tolist(),
+                "induction": ind.tolist(),
+            }
+        )
+
+    def __call__(self, event: str, trainer) -> None:
+        if event == "step" and trainer.step % self.every == 0:
+            self.record(trainer.step, trainer.last_loss.item())
+
+
+def fit(s: dict, layers: int, seed: int) -> dict:
+    cfg = apply_overrides(
+        lab_preset(
+            n_layers=layers,
+            n_heads=s["heads"],
+            d_model=s["d_model"],
+            d_ff=1,
+            max_len=s["L"],
+            seq_len=s["L"] - 1,
+            batch_size=s["batch"],
+            log_interval=s["steps"],
+            eval_interval=s["steps"],
+        ),
+        {"vocab_size": s["V"], "max_steps": s["steps"], "seed": seed},
+    )
+    torch.manual_seed(seed)
+    model = build_model(cfg.model)
+    remove_ffn(model)  # attention only
+    source = Repeats(s["V"], s["L"], s["batch"])
+    x, y = source.sample(12345, 4 * s["batch"])  # the fixed evaluation batch: (N, L-1) x2
+    probe = repeated_tokens(s["V"], s["L"] // 2, s["probe"], seed=999)  # (P, L) for the detectors
+    watch = Watch(model, s["every"], x, y, probe, s["L"])
+    watch.record(0, None)
+    trainer = Trainer(
+        model, cfg.train, source, evaluate=None, loss=next_token_loss, callbacks=[watch], progress="silent"
+    )
+    result = trainer.fit()
+    out = {"status": result.status, "curve": watch.rows}
+    if layers >= 2:
+        out["ablation"] = ablation(model, watch.rows[-1], x, y, s["L"])
+    return out
+
+
+def ablation(model, last: dict, x: torch.Tensor, y: torch.Tensor, L: int) -> dict:
+    ind = np.array(last["induction"])  # (layers, H)
+    layer, head = np.unravel_index(int(ind.argmax()), ind.shape)
+    weakest = int(ind[layer].argmin())
+    base = icl_score(position_losses(model, x, y), L)
+    top = icl_score(position_losses(knocked_out(model, int(layer), int(head)), x, y), L)
+    ctl = icl_score(position_losses(knocked_out(model, int(layer), weakest), x, y), L)
+    return {
+        "layer": int(layer),
+        "head": int(head),
+        "control_head": weakest,
+        "icl": base,
+        "icl_without_induction": top,
+        "icl_without_control": ctl,
+    }
+
+
+def onset(curve: list[dict], value, at: float) -> int | None:
+    """The first recorded step at which value(row) <= at (None: never)."""
+    return next((r["step"] for r in curve if value(r) <= at), None)
+
+
+def summary(curve: list[dict], steps: int) -> dict:
+    """The ICL change of one run: final score, the step where it passes half its total change, and
+    the largest share of that change within any window of WINDOW·steps."""
+    icl = np.array([r["icl"] for r in curve])
+    at = np.array([r["step"] for r in curve])
+    total = icl[-1] - icl[0]
+    half = onset(curve, lambda r: r["icl"], icl[0] + HALF * total) if total < 0 else None
+    width = WINDOW * steps
+    best = 0.0
+    for i in range(len(at)):
+        j = np.searchsorted(at, at[i] + width, side="right") - 1
+        best = max(best, float(icl[i] - icl[i : j + 1].min()) if j > i else 0.0)  # drop within the window
+    share = best / -total if total < 0 else 0.0
+    top = lambda kind, layer: lambda r: -max(r[kind][layer]) if layer < len(r[kind]) else 0.0  # noqa: E731
+    n = len(curve[0]["induction"])
+    return {
+        "final_icl": float(icl[-1]),
+        "half_step": half,
+        "window_share": min(share, 1.0),
+        "induction_step": onset(curve, top("induction", n - 1), -INDUCTION) if n > 1 else None,
+        "previous_step": onset(curve, top("previous_token", 0), -INDUCTION) if n > 1 else None,
+        "final_induction": max(curve[-1]["induction"][-1]),
+        "final_previous": max(curve[-1]["previous_token"][0]),
+    }
+
+
+def run(ctx) -> dict:
+    s = FAST if ctx.fast else FULL
+    early, late = icl_tokens(s["L"])
+    out = {**s, "early": early, "late": late, "runs": {"1": [], "2": []}}
+    for seed in range(ctx.seeds):
+        for layers in (1, 2):
+            ctx.log(f"{layers} layer(s), attention only, seed {seed}: {s['steps']} steps")
+            r = fit(s, layers, seed)
+            r["summary"] = summary(r["curve"], s["steps"])
+            out["runs"][str(layers)].append(r)
+    plot(ctx, out)
+    return out
+
+
+def plot(ctx, out: dict) -> None:
+    fig, axes = new_figure(8.5, 6.5, rows=3)
+    for layers, color in (("1", "tab:gray"), ("2", "tab:blue")):
+        c = out["runs"][layers][0]["curve"]
+        steps = [r["step"] for r in c]
+        axes[0, 0].plot(steps, [r["eval_loss"] for r in c], color=color, label=f"{layers} layer(s)")
+        axes[1, 0].plot(steps, [r["icl"] for r in c], color=color, label=f"{layers} layer(s)")
+        if layers == "2":
+            axes[2, 0].plot(
+                steps, [max(r["induction"][1]) for r in c], color="tab:red", label="best induction head, layer 1"
+            )
+            axes[2, 0].plot(
+                steps,
+                [max(r["previous_token"][0]) for r in c],
+                color="tab:orange",
+                label="best previous-token head, layer 0",
+            )
+        else:
+            axes[2, 0].plot(
+                steps, [max(r["induction"][0]) for r in c], color=color, label="1 layer: best induction head"
+            )
+    axes[0, 0].set_ylabel("loss (nats)")
+    axes[1, 0].set_ylabel(f"ICL score: token {out['late']} − token {out['early']}")
+    axes[2, 0].set_ylabel("detector score")
+    axes[2, 0].set_xlabel("training step (seed 0)")
+    for ax in axes[:, 0]:
+        ax.legend(fontsize=7)
+    axes[0, 0].set_title(
+        f"attention-only models on repeated random segments ({out['L']} tokens, vocabulary {out['V']})"
+    )
+    ctx.figure(fig, "induction")
+
+
+def verdicts(r: dict) -> dict:
+    one = [x["summary"] for x in r["runs"]["1"]]
+    two = [x["summary"] for x in r["runs"]["2"]]
+    steps = r["steps"]
+    abrupt = [t["final_icl"] <= LEARNED and t["window_share"] >= HALF for t in two]
+    none = [o["final_icl"] > NONE_1L for o in one]
+    v_phase = Verdict(
+        level([all(abrupt), all(none)]),
+        {
+            "two": ", ".join(f"{t['final_icl']:.2f}" for t in two),
+            "share": ", ".join(f"{t['window_share']:.2f}" for t in two),
+            "half": ", ".join(str(t["half_step"]) for t in two),
+            "one": ", ".join(f"{o['final_icl']:.2f}" for o in one),
+            "steps": steps,
+        },
+    )
+    near = [
+        t["half_step"] is not None
+        and t["induction_step"] is not None
+        and t["previous_step"] is not None
+        and abs(t["induction_step"] - t["half_step"]) <= TOGETHER * steps
+        and abs(t["previous_step"] - t["half_step"]) <= TOGETHER * steps
+        for t in two
+    ]
+    v_heads = Verdict(
+        "holds" if all(near) else ("half-true" if any(near) or any(t["induction_step"] for t in two) else "fails"),
+        {
+            "half": ", ".join(str(t["half_step"]) for t in two),
+            "induction": ", ".join(str(t["induction_step"]) for t in two),
+            "previous": ", ".join(str(t["previous_step"]) for t in two),
+            "ind_score": ", ".join(f"{t['final_induction']:.2f}" for t in two),
+            "prev_score": ", ".join(f"{t['final_previous']:.2f}" for t in two),
+        },
+    )
+    abl = [x["ablation"] for x in r["runs"]["2"]]
+
+    def removed(a: dict, key: str) -> float:
+        return 1.0 - a[key] / a["icl"] if a["icl"] < 0 else 0.0
+
+    v_ablate = Verdict(
+        level(
+            [
+                min(removed(a, "icl_without_induction") for a in abl) >= COLLAPSE,
+                max(removed(a, "icl_without_control") for a in abl) <= CONTROL,
+            ]
+        ),
+        {
+            "heads": ", ".join(f"L{a['layer']}H{a['head']}" for a in abl),
+            "icl": ", ".join(f"{a['icl']:.2f}" for a in abl),
+            "without": ", ".join(f"{a['icl_without_induction']:.2f}" for a in abl),
+            "control": ", ".join(f"{a['icl_without_control']:.2f}" for a in abl),
+        },
+    )
+    return {"induction.phase": v_phase, "induction.heads": v_heads, "induction.ablation": v_ablate}
+
+
+def tables(r: dict) -> list[str]:
+    lines = [
+        "| layers | seed | final ICL score | step of half the change | share of the change within "
+        f"{int(WINDOW * 100)}% of the steps | induction head ≥ {INDUCTION} at | previous-token head ≥ {INDUCTION} at |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for layers in ("1", "2"):
+        for seed, x in enumerate(r["runs"][layers]):
+            t = x["summary"]
+            lines.append(
+                f"| {layers} | {seed} | {t['final_icl']:.3f} | {t['half_step']} | {t['window_share']:.2f} | "
+                f"{t['induction_step']} | {t['previous_step']} |"
+            )
+    lines += [
+        "",
+        "| seed | knocked-out head | ICL score | without the induction head | without the weakest head |",
+        "|---|---|---|---|---|",
+    ]
+    for seed, x in enumerate(r["runs"]["2"]):
+        a = x["ablation"]
+        lines.append(
+            f"| {seed} | L{a['layer']}H{a['head']} (control H{a['control_head']}) | {a['icl']:.3f} | "
+            f"{a['icl_without_induction']:.3f} | {a['icl_without_control']:.3f} |"
+        )
+    final = spread([x["summary"]["final_icl"] for x in r["runs"]["2"]])
+    return [
+        *lines,
+        "",
+        f"ICL score = loss of token {r['late']} − loss of token {r['early']} of {r['L']} (nats); a uniform guess over "
+        f"{r['V']} tokens scores {np.log(r['V']):.3f} nats at every position. Two layers, final: {final['mean']:.3f}.",
+    ]
+
+
+EXPERIMENT = Experiment(
+    name="induction",
+    claims=(
+        Claim(
+            "induction.phase",
+            "Olsson et al. 2022",
+            "Argument 1",
+            limits={
+                "learned": figure(LEARNED),
+                "none": figure(NONE_1L),
+                "window": int(WINDOW * 100),
+                "half": figure(HALF),
+            },
+            paper="transformer-circuits.pub/2022/in-context-learning-and-induction-heads",
+        ),
+        Claim(
+            "induction.heads",
+            "Olsson et al. 2022",
+            "Argument 1",
+            limits={"induction": figure(INDUCTION), "together": int(TOGETHER * 100)},
+            paper="transformer-circuits.pub/2022/in-context-learning-and-induction-heads",
+        ),
+        Claim(
+            "induction.ablation",
+            "Olsson et al. 2022",
+            "Argument 3",
+            limits={"collapse": int(COLLAPSE * 100), "control": int(CONTROL * 100)},
+            paper="transformer-circuits.pub/2022/in-context-learning-and-induction-heads",
+        ),
+    ),
+    setup_fields={
+        "L": FULL["L"],
+        "V": FULL["V"],
+        "d_model": FULL["d_model"],
+        "heads": FULL["heads"],
+        "steps": FULL["steps"],
+        "early": icl_tokens(FULL["L"])[0],
+        "late": icl_tokens(FULL["L"])[1],
+    },
+    run=run,
+    verdicts=verdicts,
+    tables=tables,
+    seeds=2,
+    budget_s=900,
+)

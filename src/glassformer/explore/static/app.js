@@ -183,7 +183,7 @@ async function setLang(lang) {
 async function start() {
   wire();
   try {  // the served Chinese font first, so no Chinese is laid out before it can be drawn
-    await document.fonts.load('16px "Glassformer CJK"', "中文");
+    await document.fonts.load('16px "Glassformer CJK"', "\u4e2d\u6587");  // two hanzi: the browser fetches the CJK face
   } catch (e) { /* without it the system's fonts draw what they can */ }
   try {
     await loadWords(new URLSearchParams(location.search).get("lang") || "en");  // the server answers en or zh

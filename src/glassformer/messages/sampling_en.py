@@ -1,5 +1,6 @@
-"""The words of writing with a model that came with its own area: the typed errors of translate.py's
-greedy and beam search. (sample.py's errors and lines are in en.py.)"""
+"""The words of writing with a model, as the library says them: sample.py's typed errors and its two notes
+on what the model reads past max_len; translate.py's typed errors of greedy and beam search. (The `sample`
+command's help and printed lines are with the rest of the command line's, in en.py.)"""
 
 TEXT = {
     # ---- sampling (sample.py) ---------------------------------------------------------------------------

@@ -108,9 +108,9 @@ def test_past_max_len_the_explorer_draws_from_the_logits_sample_draws_from(posit
 
 
 def test_the_page_shapes_and_draws_with_samples_own_functions():
-    """One sampling rule: nexttoken.py re-exports sample.py's steps rather than repeating them."""
+    """One sampling rule: generation.py re-exports sample.py's steps rather than repeating them."""
     from glassformer import sample
-    from glassformer.explore import generation, nexttoken
+    from glassformer.explore import generation
 
-    assert nexttoken.next_probs is sample.next_probs and nexttoken.draw is sample.draw
-    assert generation.next_logits is sample.next_logits and generation.draw is sample.draw
+    assert generation.next_probs is sample.next_probs and generation.draw is sample.draw
+    assert generation.next_logits is sample.next_logits

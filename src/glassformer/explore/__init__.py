@@ -6,8 +6,8 @@ requests.py    what a request may say (limits, types); every refusal a RequestEr
                catalogue key error.explore.* and its fields)
 render.py      tensors -> rounded JSON, only what a panel draws
 lens.py        the logit lens and the stream's norms
-nexttoken.py   the next-token bars, shaped as sampling shapes them
-generation.py  step-by-step generation with a KV cache kept between clicks
+generation.py  the next token: its bars, shaped as sampling shapes them, and step-by-step
+               generation with a KV cache kept between clicks
 app.py         the Starlette app: JSON API + the static page (static/), nothing from the network;
                the page's words come from the one catalogue (explore.page.*) via GET /api/words
 serve.py       which model (a run, the latest run, or a preset), then uvicorn on 127.0.0.1

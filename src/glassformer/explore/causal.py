@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import torch
 
-from glassformer.explore.nexttoken import bars, next_probs
+from glassformer.explore.generation import bars, next_probs
 from glassformer.explore.render import encode
 from glassformer.explore.requests import RequestError, check_range
 from glassformer.inspect import causal_views as views

@@ -25,9 +25,8 @@ from collections import OrderedDict
 import torch
 
 import glassformer.explore.render as render
-from glassformer.explore.generation import Generations, step
+from glassformer.explore.generation import Generations, bars, next_probs, step
 from glassformer.explore.lens import readout
-from glassformer.explore.nexttoken import bars, next_probs
 from glassformer.explore.requests import LIMITS, SPECS, RequestError, check_range, read
 from glassformer.explore.structure import find_structure
 from glassformer.inspect.trace import token_labels, trace

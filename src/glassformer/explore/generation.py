@@ -1,4 +1,11 @@
-"""Step-by-step generation for the page: one token per click, the keys and values kept between clicks.
+"""The next token, for the page: the distribution it is drawn from, as bars, and step-by-step
+generation, one token per click, the keys and values kept between clicks.
+
+    p_i = softmax(filter(z / τ))        τ = 0: all mass on the argmax (greedy)
+
+Neither the shaping nor the drawing is written here: `next_probs` and `draw` are `glassformer.sample`'s
+own (re-exported), the very functions `generate_ids` calls, so the bars show the distribution a
+generation step draws from, and a seeded step here draws the same token as `generate_ids`.
 
 A click asks for n more tokens after the ids the page holds. The first click (or one whose ids or
 ablated heads differ from what a session has seen) prefills a KV cache with the context; every
@@ -6,9 +13,8 @@ later click feeds only the newest token. What the model is given at each step is
 here: `glassformer.sample.next_logits` decides it, for `generate_ids` and for the page alike
 (prefill what the model may see; then one token a step; with a position table, reset and prefill
 the last max_len again once the cache is full; without one, keep every token and let the cache
-grow), and `glassformer.sample.draw` picks the token. So a click writes exactly what
-`generate_ids` writes, past max_len too (tests/explore/test_generate.py, for every registered
-position scheme).
+grow), and `draw` picks the token. So a click writes exactly what `generate_ids` writes, past
+max_len too (tests/explore/test_generate.py, for every registered position scheme).
 
 A model without a cache (an encoder sees the future, so its past changes) recomputes every step.
 Sessions are few and bounded (least recently used dropped first); the Explorer's lock guards them.
@@ -22,7 +28,32 @@ from dataclasses import dataclass
 
 import torch
 
-from glassformer.sample import draw, next_logits, open_cache
+from glassformer.sample import draw, next_logits, next_probs, open_cache
+
+__all__ = ["MAX_SESSIONS", "N_BARS", "Generations", "Session", "bars", "draw", "next_probs", "step"]
+
+N_BARS = 20  # bars the panel draws
+
+
+def bars(logits: torch.Tensor, probs: torch.Tensor, labels, base: torch.Tensor | None = None, n: int = N_BARS) -> dict:
+    """The panel's data for one position: the n tokens with the highest logits (the order no
+    temperature or filter changes), each with its shaped probability `p`, the model's own
+    `p_model` (τ = 1, nothing cut) and, when heads are ablated, `p_base` of the intact model.
+
+    logits, probs, base: (V,). labels(ids) -> the tokens' texts.
+    """
+    order = logits.topk(min(n, logits.numel())).indices  # (n,)
+    p, own = probs[order].tolist(), logits.softmax(dim=-1)[order].tolist()
+    ids = order.tolist()
+    rows = [
+        {"id": i, "text": text, "p": round(a, 4), "p_model": round(b, 4), "kept": a > 0}
+        for i, text, a, b in zip(ids, labels(ids), p, own, strict=False)
+    ]
+    if base is not None:
+        for row, b in zip(rows, base[order].tolist(), strict=False):
+            row["p_base"] = round(b, 4)
+    return {"rows": rows, "kept": int((probs > 0).sum()), "vocab": logits.numel()}
+
 
 MAX_SESSIONS = 16  # each holds a KV cache: baby's is 4 layers × 2 × 64 × 128 floats, 256 KiB
 

@@ -689,17 +689,5 @@ TEXT = {
     "error.tokenizer.unseen": "{n} character(s) not in the vocabulary ({vocab} chars): {shown}{more}. Rebuild the "
     "vocabulary from text that contains them (CharTokenizer.from_text), or build it with "
     "unk=True to map unseen characters to {unk}.",
-    # ---- sampling (sample.py) ---------------------------------------------------------------------------
-    "error.sample.no_cache": "{model} has no KV cache; sample with use_cache=False.",
-    "error.sample.max_new_tokens": "max_new_tokens must be a whole number >= 0, got {value!r}",
-    "error.sample.num_samples": "num_samples must be a whole number >= 1, got {value!r}",
-    "error.sample.temperature": "temperature must be a finite number >= 0 (0 = greedy), got {value}",
-    "error.sample.top_k": "top_k must be a whole number >= 1, got {value!r}",
-    "error.sample.top_p": "top_p must be in (0, 1], got {value}",
-    "error.sample.empty_prompt": "the prompt is empty: give the model at least one token to continue",
-    "sample.window_slides": "position={name}: a table of max_len={max_len} positions; past it the model sees only the "
-    "last {max_len} tokens (the window slides).",
-    "sample.cache_grows": "position={name}: no position table; past max_len={max_len} the model keeps reading every "
-    "token, at distances it never trained on (the KV cache grows).",
     # ---- end
 }

@@ -643,18 +643,6 @@ TEXT = {
     "error.tokenizer.more": "，另有 {n} 个",
     "error.tokenizer.unseen": "有 {n} 个字符不在词表里（词表共 {vocab} 个字符）：{shown}{more}。请用包含这些字符的文本"
     "重建词表（CharTokenizer.from_text），或建词表时设 unk=True，把没见过的字符映射为 {unk}。",
-    # ---- 采样（sample.py）--------------------------------------------------------------------------------------
-    "error.sample.no_cache": "{model} 没有 KV 缓存；请用 use_cache=False 采样。",
-    "error.sample.max_new_tokens": "max_new_tokens 必须是 >= 0 的整数，收到的是 {value!r}",
-    "error.sample.num_samples": "num_samples 必须是 >= 1 的整数，收到的是 {value!r}",
-    "error.sample.temperature": "temperature 必须是 >= 0 的有限数（0 表示贪心），收到的是 {value}",
-    "error.sample.top_k": "top_k 必须是 >= 1 的整数，收到的是 {value!r}",
-    "error.sample.top_p": "top_p 必须在 (0, 1] 之内，收到的是 {value}",
-    "error.sample.empty_prompt": "提示词是空的：至少给模型一个词元让它续写",
-    "sample.window_slides": "position={name}：一张 max_len={max_len} 个位置的表；超出之后模型只看最后 {max_len} 个词元"
-    "（窗口滑动）。",
-    "sample.cache_grows": "position={name}：没有位置表；超过 max_len={max_len} 之后模型仍读入每个词元，距离是它训练时"
-    "没见过的（KV 缓存不断变大）。",
 }
 
 ARGPARSE = {

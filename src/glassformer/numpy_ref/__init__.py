@@ -9,13 +9,12 @@ the same `ModelConfig` explicitly. tests/reference compares the two to ~1e-10.
 Files mirror glassformer.nn and glassformer.models:
 
     linear.py      y = x Wᵀ + b, and `scope` to pick one module's weights out of a state dict
-    embedding.py   ids -> rows of the embedding table
-    position.py    learned table lookup, the sinusoidal formula; NUMPY_POSITIONS, every scheme's twin
-    rotary.py      RoPE, as multiplication by unit complex numbers
-    alibi.py       ALiBi slopes (the paper's recursion) and its score bias
-    masks.py       causal and padding masks (bool, True = may attend)
-    attention.py   softmax, scores, weights, single- and multi-head attention
-    cross_attention.py  queries from the target, keys and values from the source
+    position.py    how tokens and their positions get in: ids -> embedding rows, the learned
+                   table, the sinusoidal formula, RoPE as unit complex numbers, ALiBi's slopes
+                   (the paper's recursion) and score bias; NUMPY_POSITIONS, every scheme's twin
+    attention.py   causal and padding masks (bool, True = may attend), softmax, scores, weights,
+                   single- and multi-head attention, cross-attention (queries from the target,
+                   keys and values from the source)
     feedforward.py ReLU, exact GELU (erf), GELU-tanh, the two-layer MLP
     block.py       LayerNorm and one block (pre, post or no norm)
     decoder_block.py  masked self-attention, cross-attention, FFN
@@ -25,24 +24,30 @@ Files mirror glassformer.nn and glassformer.models:
 Shapes use the same letters as glassformer.nn: B, T, C, H, D, F, V.
 """
 
-from glassformer.numpy_ref.alibi import alibi_bias, alibi_slopes  # importing it registers "alibi"
 from glassformer.numpy_ref.attention import (
     attention_scores,
     attention_weights,
+    causal_mask,
+    cross_attention,
     multi_head_attention,
+    padding_mask,
     scaled_dot_product_attention,
     softmax,
 )
 from glassformer.numpy_ref.block import block, layer_norm
-from glassformer.numpy_ref.cross_attention import cross_attention
 from glassformer.numpy_ref.decoder_block import decoder_block
-from glassformer.numpy_ref.embedding import token_embedding
 from glassformer.numpy_ref.feedforward import ACTIVATIONS, feed_forward, gelu, gelu_tanh, relu
 from glassformer.numpy_ref.linear import linear, scope, state_to_numpy
-from glassformer.numpy_ref.masks import causal_mask, padding_mask
 from glassformer.numpy_ref.models import encoder_forward, gpt_forward, regressor_forward, trunk
-from glassformer.numpy_ref.position import NUMPY_POSITIONS, learned_positions, sinusoidal_table
-from glassformer.numpy_ref.rotary import rotary  # importing it registers "rotary" in NUMPY_POSITIONS
+from glassformer.numpy_ref.position import (
+    NUMPY_POSITIONS,
+    alibi_bias,
+    alibi_slopes,
+    learned_positions,
+    rotary,
+    sinusoidal_table,
+    token_embedding,
+)
 from glassformer.numpy_ref.seq2seq import seq2seq_forward
 
 __all__ = [

@@ -1,10 +1,21 @@
-"""Scaled dot-product attention and multi-head attention, NumPy edition.
+"""Attention, NumPy edition: who may attend to whom, scaled dot-product attention, multi-head
+self-attention and cross-attention (the twin of glassformer.nn's attention.py and cross_attention.py).
 
     Attention(Q, K, V) = softmax(Q Kᵀ / √D  masked) V        (Vaswani et al. 2017, eq. 1)
 
-Masks are boolean, True = may attend, broadcastable to the scores (..., T_q, T_k). A query row
-whose keys are all masked gets all-zero weights and a zero output (the convention of
-glassformer.nn.attention), never NaN.
+Masks are boolean, True = may attend (the convention of glassformer.nn.attention), broadcastable
+to the scores (..., T_q, T_k). A query row whose keys are all masked gets all-zero weights and a
+zero output, never NaN.
+
+Self-attention takes q, k and v from the one stream x (B, T, C). Cross-attention takes the queries
+from the target stream x (B, T, C) and keys and values from the source m (B, S, C), the encoder's
+output; its weights are (B, H, T, S):
+
+    CrossAttention(x, m) = softmax((x W_Q)(m W_K)ᵀ / √D, source padding masked) (m W_V)
+
+with "q.*" (C -> C), "kv.*" (C -> 2C, keys first, then values), "proj.*" (C -> C). The two differ
+in step 1 only (where q, k and v come from, and self-attention's position touch points); steps 2
+and 3 are `attend_and_merge`.
 """
 
 from __future__ import annotations
@@ -12,6 +23,18 @@ from __future__ import annotations
 import numpy as np
 
 from glassformer.numpy_ref.linear import linear, scope
+
+
+def causal_mask(T: int) -> np.ndarray:
+    """(T, T): query i may see key j exactly when j <= i."""
+    i = np.arange(T)[:, None]  # (T, 1) query positions
+    j = np.arange(T)[None, :]  # (1, T) key positions
+    return j <= i  # (T, T)
+
+
+def padding_mask(ids: np.ndarray, pad_id: int) -> np.ndarray:
+    """(B, 1, 1, T): no query may look at a padding key."""
+    return (np.asarray(ids) != pad_id)[:, None, None, :]  # (B, 1, 1, T)
 
 
 def softmax(scores: np.ndarray) -> np.ndarray:
@@ -120,3 +143,15 @@ def multi_head_attention(
         q, k = positions.rotate(q, k)  # 2 × (B, H, T, D)
         bias = positions.bias(T, T)  # (H, T, T) or None
     return attend_and_merge(q, k, v, params, mask, bias)  # (B, T, C)
+
+
+def cross_attention(
+    x: np.ndarray, memory: np.ndarray, params: dict, n_heads: int, mask: np.ndarray | None = None
+) -> np.ndarray:
+    """x (B, T, C), memory (B, S, C) -> (B, T, C), with the weights of one CrossAttention."""
+    # 1) queries from the target stream, keys and values from the source
+    q = split_heads(linear(x, scope(params, "q.")), n_heads)  # (B, H, T, D)
+    k, v = np.split(linear(memory, scope(params, "kv.")), 2, axis=-1)  # 2 × (B, S, C)
+    k, v = split_heads(k, n_heads), split_heads(v, n_heads)  # 2 × (B, H, S, D)
+    # 2) and 3) as in self-attention
+    return attend_and_merge(q, k, v, params, mask)  # (B, T, C)

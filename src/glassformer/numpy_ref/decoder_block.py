@@ -12,9 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from glassformer.config import ModelConfig
-from glassformer.numpy_ref.attention import AttentionTouch, multi_head_attention
+from glassformer.numpy_ref.attention import AttentionTouch, cross_attention, multi_head_attention
 from glassformer.numpy_ref.block import layer_norm
-from glassformer.numpy_ref.cross_attention import cross_attention
 from glassformer.numpy_ref.feedforward import feed_forward
 from glassformer.numpy_ref.linear import scope
 from glassformer.numpy_ref.position import NUMPY_POSITIONS

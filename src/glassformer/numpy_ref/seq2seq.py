@@ -12,12 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from glassformer.config import ModelConfig
+from glassformer.numpy_ref.attention import causal_mask, padding_mask
 from glassformer.numpy_ref.block import block, layer_norm
 from glassformer.numpy_ref.decoder_block import decoder_block
-from glassformer.numpy_ref.embedding import token_embedding
 from glassformer.numpy_ref.linear import linear, scope
-from glassformer.numpy_ref.masks import causal_mask, padding_mask
-from glassformer.numpy_ref.position import NUMPY_POSITIONS
+from glassformer.numpy_ref.position import NUMPY_POSITIONS, token_embedding
 
 
 def _embed(ids: np.ndarray, table: np.ndarray, params: dict, cfg: ModelConfig) -> np.ndarray:

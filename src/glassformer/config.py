@@ -49,6 +49,7 @@ NORMS = ("pre", "post", "none")
 INITS = ("torch", "xavier", "gpt2")
 ATTENTIONS = ("glass", "fused")  # the attention computation: written out, or PyTorch's fused kernel
 MHA_STYLES = ("packed", "heads")  # how Q, K, V are projected: one packed Linear, or one module a head
+MAX_SEED = 2**63 - 1  # the largest seed every torch generator takes (as --seed's range: cli/options.py)
 MAX_THREADS = 256  # more than any machine this runs on has cores; torch crashes on absurd counts
 
 # The fields only some kinds read, by kind; every other ModelConfig field is every kind's. A kind
@@ -188,6 +189,7 @@ class TrainConfig:
     min_lr: float = 1e-4  # floor of the cosine decay
     lr_schedule: str = "constant"  # constant | cosine (linear warmup, cosine decay to min_lr)
     warmup_steps: int = 0  # linear warmup from 0 to lr
+    decay_steps: int = 0  # cosine: the step its decay ends at, then min_lr (0: max_steps; a resume keeps it)
     beta1: float = 0.9  # AdamW betas
     beta2: float = 0.999
     weight_decay: float = 0.01  # AdamW decay; never applied to biases, LayerNorm or embeddings
@@ -217,8 +219,16 @@ class TrainConfig:
             raise UsageError("error.config.threads", most=MAX_THREADS, value=self.threads)
         _choice("lr_schedule", self.lr_schedule, ("constant", "cosine"))
         _choice("dtype", self.dtype, ("float32", "bfloat16"))
-        if self.warmup_steps < 0 or self.grad_clip < 0 or self.min_lr < 0 or self.weight_decay < 0:
-            raise UsageError("error.config.non_negative")
+        for name in ("warmup_steps", "decay_steps", "grad_clip", "min_lr", "weight_decay"):
+            if getattr(self, name) < 0:
+                raise UsageError("error.config.non_negative", name=name, value=getattr(self, name))
+        if self.lr_schedule == "cosine" and self.min_lr > self.lr:  # it would climb from lr up to min_lr
+            raise UsageError("error.config.min_lr", min_lr=self.min_lr, lr=self.lr)
+        for name in ("beta1", "beta2"):  # AdamW divides by 1 - beta**step: beta = 1 divides by zero
+            if not 0 <= getattr(self, name) < 1:
+                raise UsageError("error.config.beta", name=name, value=getattr(self, name))
+        if not 0 <= self.seed <= MAX_SEED:
+            raise UsageError("error.config.seed", value=self.seed, most=MAX_SEED)
 
 
 @dataclass

@@ -401,7 +401,12 @@ def test_resume_with_changed_training_says_each_change_and_rewrites_the_train_co
     run_dir = copy_run(sine_run, tmp_path)
     before = json.loads((run_dir / "config.json").read_text())
     run = resume_run(run_dir, ["--max_steps=2", "--lr=0.002"], progress=False)
-    assert capsys.readouterr().out == t("run.changed_settings", changes="max_steps 1 -> 2, lr 0.001 -> 0.002") + "\n"
+    assert capsys.readouterr().out == (
+        t("run.changed_settings", changes="max_steps 1 -> 2, lr 0.001 -> 0.002")
+        + "\n"
+        + t("run.lr_resume", before=0.001, after=0.002, step=1, next=2, end="")
+        + "\n"
+    )
     after = json.loads((run_dir / "config.json").read_text())
     assert after == {**before, "train": {**before["train"], "max_steps": 2, "lr": 0.002}}
     assert (run_dir / "config.json").read_text().endswith("}\n") and '\n  "preset"' in (
@@ -731,7 +736,10 @@ def test_a_resume_with_new_training_settings_says_each_change_rewrites_config_an
         run = resume_run(d, ["--max_steps=5", f"--lr={lr * 2}"], cache_dir=cache, progress=False, sample_chars=0)
     assert (
         capsys.readouterr().out
-        == zh("run.changed_settings", changes=f"max_steps 1 -> 5, lr {lr!r} -> {lr * 2!r}") + "\n"
+        == zh("run.changed_settings", changes=f"max_steps 1 -> 5, lr {lr!r} -> {lr * 2!r}")
+        + "\n"
+        + zh("run.lr_resume", before=lr, after=lr * 2, step=1, next=2, end="")
+        + "\n"
     )
     after = json.loads((d / "config.json").read_text())
     assert after == {**before, "train": {**before["train"], "max_steps": 5, "lr": lr * 2}}
@@ -1249,3 +1257,45 @@ def test_read_only_restore_reads_a_cut_save_from_its_temp_file_and_leaves_it(tra
     files = ReadOnlyRunFiles(tmp_path / "run")
     state = files.restore(run0.trainer)
     assert state["step"] == 2 and files.saved_step == 2 and files_of(tmp_path / "run") == before
+
+
+# ---- the schedule of a resumed run (run.keep_horizon) ------------------------------------------------
+COSINE = [*QUICK, "--lr_schedule=cosine", "--lr=0.01", "--min_lr=0.001"]
+
+
+@pytest.mark.parametrize("stretch", [False, True])
+def test_a_resumed_cosine_keeps_its_horizon_unless_stretched(tmp_path, capsys, stretch):
+    """Resuming a 4-step cosine run to 8 steps: by default the cosine still ends at step 4 and steps
+    5-8 train at min_lr; --stretch-schedule moves the end to step 8 (the lr rises again). Either way
+    the lr of the last step and of the next one is printed."""
+    run = make(tmp_path, COSINE)
+    train(run)
+    last = run.trainer.lr_at(3)
+    del run
+    more = resume_run(
+        tmp_path / "run",
+        ["--max_steps=8"],
+        cache_dir=tmp_path / "cache",
+        progress=False,
+        sample_chars=0,
+        stretch=stretch,
+    )
+    out = capsys.readouterr().out
+    cfg = more.trainer.cfg
+    assert (cfg.max_steps, cfg.decay_steps) == ((8, 0) if stretch else (8, 4))
+    saved = json.loads((tmp_path / "run" / "config.json").read_text())["train"]
+    assert saved["decay_steps"] == cfg.decay_steps  # a later resume keeps the same horizon
+    nxt = more.trainer.lr_at(4)
+    assert nxt > last if stretch else nxt == pytest.approx(0.001)
+    if not stretch:  # after the horizon the lr stays at min_lr
+        assert [more.trainer.lr_at(s) for s in range(4, 8)] == pytest.approx([0.001] * 4)
+    end = t("run.lr_horizon", horizon=8 if stretch else 4, min_lr=0.001)
+    assert t("run.lr_resume", before=last, after=nxt, step=4, next=5, end=end) in out
+    assert train(more).step == 8
+
+
+def test_stretch_schedule_without_resume_is_refused_before_anything_is_made(tmp_path):
+    from glassformer.cli import main
+
+    code = main(["train", "--stretch-schedule", "--out", str(tmp_path / "r"), "--max_steps=2"])
+    assert code == 2 and not (tmp_path / "r").exists()

@@ -40,6 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--data", default=None, help=t("help.train.data"))
     p.add_argument("--out", default=None, help=t("help.train.out", runs=RUNS_DIR))
     p.add_argument("--resume", metavar="RUN", default=None, help=t("help.train.resume"))
+    p.add_argument("--stretch-schedule", action="store_true", help=t("help.train.stretch_schedule"))
     add_tokenizer_options(p)
     p.add_argument("--prompt", default=None, type=utf8_text, help=t("help.train.prompt"))
     p.add_argument(
@@ -60,6 +61,8 @@ def run_train(args: argparse.Namespace) -> int:
     progress = not args.no_progress
     if args.attention_heads is not None and args.attention_every is None:
         raise UsageError("train.attention_heads_alone")  # before a run directory is made
+    if args.stretch_schedule and not args.resume:
+        raise UsageError("train.stretch_alone")
     if args.resume:
         if args.out:
             raise UsageError("train.resume_out")
@@ -74,6 +77,7 @@ def run_train(args: argparse.Namespace) -> int:
             progress=progress,
             prompt=args.prompt,
             sample_chars=args.sample_chars,
+            stretch=args.stretch_schedule,
         )
         say("train.resuming", dir=run.dir, step=run.trainer.step)
     else:

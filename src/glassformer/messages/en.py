@@ -297,6 +297,9 @@ TEXT = {
     "(default), numbers:num2zh, digits:copy|reverse|sort",
     "help.train.out": "run directory (default: {runs}/<preset>-<time>)",
     "help.train.resume": "continue the run in this directory",
+    "help.train.stretch_schedule": "with --resume and a cosine lr_schedule: move the cosine's end to the new "
+    "--max-steps (the learning rate rises back up the curve). Without it a resumed run keeps the end it started "
+    "with and trains on at min_lr after it",
     "help.train.prompt": "prompt of the sample printed at each evaluation",
     "help.train.sample_chars": "length of that sample (default {default}; 0: no samples while training)",
     "help.train.cache_dir": "data cache (default: $GLASSFORMER_CACHE or ~/.cache/glassformer)",
@@ -324,6 +327,7 @@ TEXT = {
     "train.resume_tokenizer": "--resume reads the run's text the way it was cut into tokens before; drop "
     "--tokenizer, --vocab-size, --segment and --backend.",
     "train.resuming": "resuming {dir} from step {step}",
+    "train.stretch_alone": "--stretch-schedule only changes a resumed run's schedule: use it with --resume RUN.",
     "train.tokens": ", {kind} tokens",
     "train.run_dir": "run directory {dir}  ({kind}, {params:,} parameters, data {source}{tokens})",
     "train.use_mine": "your code from {dir} computes: {parts}",
@@ -576,6 +580,9 @@ TEXT = {
     "the shape and meaning of the saved weights; start a new run with --out to change "
     "them.",
     "run.changed_settings": "resuming with changed training settings: {changes}",
+    "run.lr_resume": "learning rate: {before:.3g} at step {step} (the last before this resume), {after:.3g} at step "
+    "{next} (the next){end}",
+    "run.lr_horizon": "; the cosine ends at step {horizon}, then stays at min_lr {min_lr:.3g}",
     "run.eval_sample": "--- sample at step {step} ---\n{text}\n---",
     "run.expected": "   (expected {target})",
     "run.eval_translations": "--- translations at step {step} ---\n{lines}\n---",

@@ -278,6 +278,8 @@ TEXT = {
     "digits:copy|reverse|sort",
     "help.train.out": "运行目录（默认：{runs}/<预设>-<时间>）",
     "help.train.resume": "继续这个目录里的运行",
+    "help.train.stretch_schedule": "与 --resume 和余弦 lr_schedule 一起用：把余弦的终点移到新的 "
+    "--max-steps（学习率会沿曲线回升）。不加它，继续的运行保留开始时的终点，过了终点就以 min_lr 训练",
     "help.train.prompt": "每次评估时打印的样本所用的提示词",
     "help.train.sample_chars": "该样本的长度（默认 {default}；0：训练时不采样）",
     "help.train.cache_dir": "数据缓存（默认：$GLASSFORMER_CACHE 或 ~/.cache/glassformer）",
@@ -304,6 +306,7 @@ TEXT = {
     "train.resume_tokenizer": "--resume 按运行当初的方式把文本切成词元；请去掉 --tokenizer、--vocab-size、"
     "--segment 和 --backend。",
     "train.resuming": "从第 {step} 步继续 {dir}",
+    "train.stretch_alone": "--stretch-schedule 只改变继续的运行的调度：请与 --resume RUN 一起用。",
     "train.tokens": "，{kind} 词元",
     "train.run_dir": "运行目录 {dir}  （{kind}，{params:,} 个参数，数据 {source}{tokens}）",
     "train.use_mine": "来自 {dir} 的你的代码负责计算：{parts}",
@@ -533,6 +536,9 @@ TEXT = {
     "error.run.model_differs": "无法继续 {dir}：模型配置在 {keys} 上不同（{detail}）。这些字段决定了已保存权重的形状和"
     "含义；要改它们，请用 --out 开始一次新的运行。",
     "run.changed_settings": "以改动过的训练设置继续：{changes}",
+    "run.lr_resume": "学习率：第 {step} 步（这次继续之前的最后一步）为 {before:.3g}，"
+    "第 {next} 步（下一步）为 {after:.3g}{end}",
+    "run.lr_horizon": "；余弦衰减在第 {horizon} 步结束，之后保持 min_lr {min_lr:.3g}",
     "run.eval_sample": "--- 第 {step} 步的样本 ---\n{text}\n---",
     "run.expected": "   （应为 {target}）",
     "run.eval_translations": "--- 第 {step} 步的翻译 ---\n{lines}\n---",

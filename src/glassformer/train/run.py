@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import time
 import weakref
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Callable, Collection, cast
 
@@ -66,6 +66,7 @@ from glassformer.train.data import (
 )
 from glassformer.train.data import SOURCES as PAIR_SOURCES
 from glassformer.train.loop import Trainer, TrainResult
+from glassformer.train.optim import horizon, lr_at
 from glassformer.translate import translate
 
 RUNS_DIR = Path("runs")
@@ -252,16 +253,21 @@ def resume_run(
     progress: bool = True,
     prompt: str | None = None,
     sample_chars: int | None = None,
+    stretch: bool = False,
 ) -> Run:
     """Reload a run's checkpoint. Overrides apply on top of its saved config (e.g. --max_steps=4000);
-    with `preset`, on top of that preset instead. Model fields and the data source must not change."""
+    with `preset`, on top of that preset instead. Model fields and the data source must not change.
+    A cosine schedule keeps its horizon unless `stretch` (keep_horizon); when a training setting
+    changes, the learning rate of the last step and of the next one is printed."""
     if not distributed.current().is_main:
         return _follow(cache_dir)
     run_dir = Path(run_dir)
     config = read_config(run_dir)
     held = lock.acquire(run_dir)  # refuses if another process trains here
     try:
-        return _resume(run_dir, config, overrides, preset, source, cache_dir, progress, prompt, sample_chars, held)
+        return _resume(
+            run_dir, config, overrides, preset, source, cache_dir, progress, prompt, sample_chars, held, stretch
+        )
     except BaseException:
         lock.release(held)
         raise
@@ -286,7 +292,9 @@ def _refuse_imported(run_dir: Path, config: dict | None) -> None:
         )
 
 
-def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, prompt, sample_chars, held) -> Run:
+def _resume(
+    run_dir, config, overrides, preset, source, cache_dir, progress, prompt, sample_chars, held, stretch
+) -> Run:
     """resume_run's reads and writes, under the directory's lock."""
     saved = Preset(model_config(config, run_dir), train_config(config, run_dir), str(config.get("about", "")))
     _refuse_imported(run_dir, config)
@@ -319,6 +327,7 @@ def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, pro
             t("error.run.differ_item", key=k, saved=getattr(saved.model, k), asked=getattr(p.model, k)) for k in differ
         )
         raise UsageError("error.run.model_differs", dir=run_dir, keys=", ".join(differ), detail=detail)
+    p = Preset(p.model, keep_horizon(saved.train, p.train, overrides, stretch), p.about)
     changed = {
         f.name: (getattr(saved.train, f.name), getattr(p.train, f.name))
         for f in fields(TrainConfig)
@@ -332,7 +341,34 @@ def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, pro
     distributed.current().announce(run_dir, resumed=True)
     run = _assemble(run_dir, config, data, build_saved(p.model, run_dir), p.train, progress, prompt, sample_chars, held)
     run.trainer.resume()
+    if changed:
+        step = run.trainer.step
+        print(
+            t(
+                "run.lr_resume",
+                before=lr_at(max(step - 1, 0), saved.train),
+                after=lr_at(step, p.train),
+                step=step,
+                next=step + 1,
+                end=t("run.lr_horizon", horizon=horizon(p.train), min_lr=p.train.min_lr)
+                if p.train.lr_schedule == "cosine"
+                else "",
+            )
+        )
     return run
+
+
+def keep_horizon(saved: TrainConfig, asked: TrainConfig, overrides: dict, stretch: bool = False) -> TrainConfig:
+    """The rule of a resumed cosine schedule: it keeps the horizon the run was started with (a
+    larger max_steps trains on at min_lr after it), unless `stretch` (--stretch-schedule) moves the
+    horizon to the new max_steps, or decay_steps is given. Raising the horizon mid-run would lift the
+    learning rate back up the curve (1e-4 at step 300 back to 2.9e-4 at step 310)."""
+    if asked.lr_schedule != "cosine" or "decay_steps" in overrides:
+        return asked
+    want = asked.max_steps if stretch else horizon(saved)
+    if horizon(asked) == want:
+        return asked
+    return replace(asked, decay_steps=0 if want == asked.max_steps else want)
 
 
 def _follow(cache_dir) -> Run:

@@ -1299,3 +1299,23 @@ def test_stretch_schedule_without_resume_is_refused_before_anything_is_made(tmp_
 
     code = main(["train", "--stretch-schedule", "--out", str(tmp_path / "r"), "--max_steps=2"])
     assert code == 2 and not (tmp_path / "r").exists()
+
+
+# ---- the evaluation interval of a short run (config.eval_interval_for) --------------------------------
+def test_a_short_run_evaluates_at_least_min_evals_times_unless_the_interval_is_given(tmp_path):
+    from glassformer.config import MIN_EVALS, eval_interval_for
+
+    assert get_preset("seed000").train.eval_interval == 100
+    run = make(tmp_path, ["--max_steps=24", "--eval_iters=1", "--threads=1"])
+    assert run.trainer.cfg.eval_interval == 24 // MIN_EVALS == 3
+    assert json.loads((run.dir / "config.json").read_text())["train"]["eval_interval"] == 3
+    train(run)
+    evals = [
+        r["step"] for r in map(json.loads, (run.dir / "metrics.jsonl").read_text().splitlines()) if r["kind"] == "eval"
+    ]
+    assert evals == list(range(0, 25, 3)) and len(evals) - 1 >= MIN_EVALS
+    given = make(tmp_path, ["--max_steps=24", "--eval_interval=100", "--eval_iters=1", "--threads=1"], name="given")
+    assert given.trainer.cfg.eval_interval == 100  # the user's own interval is kept
+    baby = get_preset("baby").train
+    assert eval_interval_for(baby.max_steps, baby.eval_interval) == baby.eval_interval == 250  # `make demo` unchanged
+    assert eval_interval_for(300, 250) == 37 and eval_interval_for(5, 250) == 1 and eval_interval_for(10**6, 250) == 250

@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from glassformer.cli.options import add_tokenizer_options, count, count_or_zero, tokenizer_options, utf8_text
-from glassformer.config import PRESETS, preset_about
+from glassformer.config import MIN_EVALS, PRESETS, preset_about
 from glassformer.errors import UsageError
 from glassformer.exercises.plug import plug_in
 from glassformer.messages import say, t
@@ -25,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "train",
         allow_abbrev=False,
         help=t("help.train", runs=RUNS_DIR),
-        description=t("help.train.about", example="--d_model=256 --max-steps 300 --threads 1"),
+        description=t("help.train.about", example="--d_model=256 --max-steps 300 --threads 1", evals=MIN_EVALS),
     )
     p.add_argument(
         "--preset",

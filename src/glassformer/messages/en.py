@@ -290,7 +290,8 @@ TEXT = {
     "help.train": "train a preset's model; writes {runs}/<name>/",
     "help.train.about": "Train a preset's model (its kind: a GPT, an encoder, a regressor ...). Any field of "
     "ModelConfig or TrainConfig can be set as --key=value or --key value (e.g. {example}); "
-    "unknown keys are errors.",
+    "unknown keys are errors. A preset's eval_interval is shortened for a short run so that it evaluates at "
+    "least {evals} times: min(eval_interval, max_steps // {evals}); an --eval_interval you give is kept.",
     "help.train.preset": "starting config (default: {default}; with --resume: the run's own): {presets}",
     "help.train.data": "text source for token models: shakespeare (default), file:PATH, builtin:seed; numbers "
     "for a regressor: sine (default), sine:forecast; pairs for seq2seq: numbers:zh2num "

@@ -271,7 +271,9 @@ TEXT = {
     # ---- train（cli/train.py）-----------------------------------------------------------------------------
     "help.train": "训练一个预设的模型；写入 {runs}/<名字>/",
     "help.train.about": "训练一个预设的模型（它的种类：GPT、编码器、回归模型……）。ModelConfig 或 TrainConfig 的任何"
-    "字段都可以写成 --key=value 或 --key value（例如 {example}）；未知的键会报错。",
+    "字段都可以写成 --key=value 或 --key value（例如 {example}）；未知的键会报错。"
+    "预设的 eval_interval 会为短的运行缩短，保证至少评估 {evals} 次："
+    "min(eval_interval, max_steps // {evals})；你给出的 --eval_interval 保持不变。",
     "help.train.preset": "起始配置（默认：{default}；配合 --resume 时用该运行自己的）：{presets}",
     "help.train.data": "词元模型的文本来源：shakespeare（默认）、file:PATH、builtin:seed；回归模型的数字：sine"
     "（默认）、sine:forecast；seq2seq 的序列对：numbers:zh2num（默认）、numbers:num2zh、"

@@ -34,7 +34,16 @@ from typing import Any, Callable, Collection, cast
 
 import torch
 
-from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides, get_preset, parse_overrides, to_dict
+from glassformer.config import (
+    ModelConfig,
+    Preset,
+    TrainConfig,
+    apply_overrides,
+    eval_interval_for,
+    get_preset,
+    parse_overrides,
+    to_dict,
+)
 from glassformer.devices import check_device
 from glassformer.errors import DamagedFile, GlassformerError, UsageError
 from glassformer.files import write_text_atomic
@@ -207,6 +216,8 @@ def new_run(
     text = {k: v for k, v in (text or {}).items() if v is not None}
     data = open_data(source, inputs, cache_dir, text)
     p = resolve(base, overrides, data)
+    if "eval_interval" not in overrides:  # the preset's, shortened for a short run (config.eval_interval_for)
+        p.train.eval_interval = eval_interval_for(p.train.max_steps, p.train.eval_interval)
     run_dir = Path(out) if out else RUNS_DIR / f"{preset}-{time.strftime('%Y%m%d-%H%M%S')}"
     if run_dir.exists() and not run_dir.is_dir():
         raise UsageError("error.run.out_is_file", dir=run_dir)

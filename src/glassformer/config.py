@@ -38,6 +38,18 @@ def _choice(name: str, value: str, valid: tuple[str, ...]) -> None:
         raise UsageError("error.config.choice", name=name, value=value, valid=list(valid), hint=hint)
 
 
+def _nearest_divisor(n: int, h: int, reach: int = 4096) -> int:
+    """The divisor of n nearest to h (the smaller on a tie), looked for within `reach` of h, so a
+    d_model of 10**20 is answered at once; 1 divides everything."""
+    if h >= n:
+        return n
+    for k in range(min(h, reach)):
+        for c in (h - k, h + k):
+            if c >= 1 and n % c == 0:
+                return c
+    return 1
+
+
 def _positive(**values: float) -> None:
     for name, value in values.items():
         if value <= 0:
@@ -106,8 +118,7 @@ class ModelConfig:
             ln_eps=self.ln_eps,
         )
         if self.d_model % self.n_heads != 0:
-            divisors = [h for h in range(1, self.d_model + 1) if self.d_model % h == 0]
-            nearest = min(divisors, key=lambda h: abs(h - self.n_heads))
+            nearest = _nearest_divisor(self.d_model, self.n_heads)
             raise UsageError("error.config.heads", d_model=self.d_model, n_heads=self.n_heads, nearest=nearest)
         if not 0.0 <= self.dropout < 1.0:
             raise UsageError("error.config.dropout", value=self.dropout)
@@ -502,13 +513,17 @@ def parse_overrides(argv: list[str] | tuple[str, ...]) -> dict[str, str]:
     return pairs
 
 
-def apply_overrides(preset: Preset, overrides: dict[str, str] | list[str] | tuple[str, ...]) -> Preset:
+def apply_overrides(
+    preset: Preset, overrides: dict[str, str] | list[str] | tuple[str, ...], typed: bool = False
+) -> Preset:
     """Apply overrides (a command-line list for `parse_overrides`, or a {key: value} dict) to a
     preset's model and train configs.
 
     Each key must name a field of ModelConfig or TrainConfig (an old spelling is refused, naming the
     new); text values are parsed to the field's type, other values must already have it; the configs
     are re-validated. A new `kind` drops the fields only the old kind read (see `with_kind`).
+    typed: every value must already have its field's type, text included (a saved config.json,
+    where "16" for d_model is a damaged file, not a command line's text).
     """
     if not isinstance(overrides, dict):
         overrides = parse_overrides(overrides)
@@ -524,7 +539,8 @@ def apply_overrides(preset: Preset, overrides: dict[str, str] | list[str] | tupl
             near = difflib.get_close_matches(key, list(hints), n=1)
             hint = t("error.config.did_you_mean_flag", near=near[0]) if near else ""
             raise UsageError("error.config.unknown_key", key=key, hint=hint)
-        value = _parse(text, hints[key], key) if isinstance(text, str) else _check_type(text, hints[key], key)
+        parse = isinstance(text, str) and not typed
+        value = _parse(text, hints[key], key) if parse else _check_type(text, hints[key], key)
         (model_changes if key in model_keys else train_changes)[key] = value
     assert not (model_keys & train_keys), "ModelConfig and TrainConfig must not share field names"
     model = with_kind(preset.model, model_changes.pop("kind", preset.model.kind), **model_changes)

@@ -485,6 +485,9 @@ TEXT = {
     "error.files.empty": "{path} is empty. {fix}",
     "error.files.blank": "{path} is empty (only whitespace). {fix}",
     "error.files.json": "{path} is damaged: it is not valid JSON ({reason} at line {line}, column {column}). {fix}",
+    "error.files.json_nested": "{path} is damaged: its JSON is nested too deeply to read (arrays or objects "
+    "inside each other thousands of times). {fix}",
+    "error.files.json_number": "{path} is damaged: it holds a number too long to read ({detail}). {fix}",
     "error.files.where": "byte 0x{byte:02x} at offset {offset} is not valid UTF-8",
     "error.files.binary": "{path} is not text: it holds NUL bytes, as binary files do ({where}). Give a plain UTF-8 "
     "text file.",
@@ -504,6 +507,13 @@ TEXT = {
     "error.run.config_shape": '{path} is damaged: it must be a JSON object with "model" and "train" objects '
     '(and a "source" string). {fix}',
     "error.run.invalid_config": "{path} holds an invalid config: {problem} {fix}",
+    "error.run.config_text": '{path} is damaged: its "text" must be an object of the tokenizer options '
+    "{options} (text values, vocab_size a whole number). {fix}",
+    "error.run.config_weights": "{path} does not describe the model whose weights are in {weights} ({detail}): "
+    "one of them was edited or damaged. Restore config.json as training wrote it.",
+    "error.run.config_weights_item": "{name}: config.json makes shape {wanted}, the weights hold {held}",
+    "error.run.config_weights_extra": "{name}: the weights hold {held}, which config.json's model has no place for",
+    "error.run.config_weights_missing": "{name}: config.json's model needs shape {wanted}, which the weights lack",
     "error.run.vocab": "{path} has {tokens} tokens but the model in config.json has vocab_size={vocab_size}: they "
     "are not from the same run. Restore the run's own tokenizer.json.",
     "error.run.no_best": "{path} does not exist: it is written at the first evaluation that lowers the validation "
@@ -517,6 +527,11 @@ TEXT = {
     "weights are lost; restore the file from a copy or train again.",
     "error.checkpoint.weights_sha": "{path} is damaged: its weights differ from the sha256 recorded when it was "
     "written, so some bytes changed on disk. Restore it from a copy or train again.",
+    "error.checkpoint.weights_dtype": "{path} is not a model's weights: {name} holds {dtype} numbers, and every "
+    "weight is a floating-point number. Use the weights training wrote (or a backup of them).",
+    "error.checkpoint.weights_nonfinite": "{path} holds weights that are not finite numbers: {bad:,} of the "
+    "{n:,} values of {name} are NaN or infinite, so every output would be NaN. Use an earlier checkpoint "
+    "(best.safetensors, or a backup) or train again.",
     "error.checkpoint.shape": "{path} does not fit this model ({detail}). The weights were saved for another "
     "configuration: was config.json edited, or the file copied from another run?",
     "error.checkpoint.names": "{path} does not fit this model: missing {missing}, unexpected {unexpected}. Was "
@@ -686,6 +701,9 @@ TEXT = {
     "error.sample.top_k": "top_k must be a whole number >= 1, got {value!r}",
     "error.sample.top_p": "top_p must be in (0, 1], got {value}",
     "error.sample.empty_prompt": "the prompt is empty: give the model at least one token to continue",
+    "error.sample.stop_unseen": "the stop string {stop!r} can never appear in this model's text: {chars} cannot "
+    "be written with its vocabulary, so sampling would never stop there. Use a stop string made of what the model "
+    "writes.",
     "sample.window_slides": "position={name}: a table of max_len={max_len} positions; past it the model sees only the "
     "last {max_len} tokens (the window slides).",
     "sample.cache_grows": "position={name}: no position table; past max_len={max_len} the model keeps reading every "

@@ -455,6 +455,8 @@ TEXT = {
     "error.files.empty": "{path} 是空的。{fix}",
     "error.files.blank": "{path} 是空的（只有空白）。{fix}",
     "error.files.json": "{path} 已损坏：它不是有效的 JSON（第 {line} 行第 {column} 列：{reason}）。{fix}",
+    "error.files.json_nested": "{path} 已损坏：它的 JSON 嵌套太深，无法读取（数组或对象互相嵌套了成千上万层）。{fix}",
+    "error.files.json_number": "{path} 已损坏：里面有一个长到无法读取的数（{detail}）。{fix}",
     "error.files.where": "偏移 {offset} 处的字节 0x{byte:02x} 不是有效的 UTF-8",
     "error.files.binary": "{path} 不是文本：它含有 NUL 字节，二进制文件才会这样（{where}）。请给一个纯 UTF-8 文"
     "本文件。",
@@ -471,6 +473,13 @@ TEXT = {
     "error.run.config_shape": '{path} 已损坏：它必须是一个 JSON 对象，含有 "model" 和 "train" 两个对象（以及一个 '
     '"source" 字符串）。{fix}',
     "error.run.invalid_config": "{path} 里的配置无效：{problem} {fix}",
+    "error.run.config_text": '{path} 已损坏：它的 "text" 必须是分词器选项 {options} 组成的对象（值是文本，vocab_size '
+    "是整数）。{fix}",
+    "error.run.config_weights": "{path} 描述的不是 {weights} 里那些权重的模型（{detail}）：其中一个被改过或损坏了。"
+    "请把 config.json 恢复成训练时写下的样子。",
+    "error.run.config_weights_item": "{name}：config.json 得到的形状是 {wanted}，权重里是 {held}",
+    "error.run.config_weights_extra": "{name}：权重里有 {held}，但 config.json 的模型里没有它的位置",
+    "error.run.config_weights_missing": "{name}：config.json 的模型需要形状为 {wanted} 的权重，权重文件里没有",
     "error.run.vocab": "{path} 有 {tokens} 个词元，但 config.json 里模型的 vocab_size={vocab_size}：它们不是同"
     "一次运行的。"
     "请恢复这次运行自己的 tokenizer.json。",
@@ -483,6 +492,10 @@ TEXT = {
     "请从副本恢复，或重新训练。",
     "error.checkpoint.weights_sha": "{path} 已损坏：它的权重与写入时记录的 sha256 不符，说明磁盘上有字节被改动了。请从"
     "副本恢复，或重新训练。",
+    "error.checkpoint.weights_dtype": "{path} 不是模型的权重：{name} 里是 {dtype} 数，而每个权重都是浮点数。"
+    "请用训练时写下的权重（或它的备份）。",
+    "error.checkpoint.weights_nonfinite": "{path} 里有不是有限数的权重：{name} 的 {n:,} 个值中有 {bad:,} 个是 NaN "
+    "或无穷大，模型的每个输出都会是 NaN。请用更早的检查点（best.safetensors 或备份），或重新训练。",
     "error.checkpoint.shape": "{path} 与这个模型不匹配（{detail}）。这些权重是为另一种配置保存的：是不是改过 "
     "config.json，或者文件是从别的运行复制来的？",
     "error.checkpoint.names": "{path} 与这个模型不匹配：缺少 {missing}，多出 {unexpected}。是不是改过 config.json，"
@@ -641,6 +654,8 @@ TEXT = {
     "error.sample.top_k": "top_k 必须是 >= 1 的整数，收到的是 {value!r}",
     "error.sample.top_p": "top_p 必须在 (0, 1] 之内，收到的是 {value}",
     "error.sample.empty_prompt": "提示词是空的：至少给模型一个词元让它续写",
+    "error.sample.stop_unseen": "停止字符串 {stop!r} 永远不会出现在这个模型写出的文本里：{chars} 无法用它的词表写出，"
+    "采样永远不会在那里停下。请用模型能写出的内容作停止字符串。",
     "sample.window_slides": "position={name}：一张 max_len={max_len} 个位置的表；超出之后模型只看最后 {max_len} 个词元"
     "（窗口滑动）。",
     "sample.cache_grows": "position={name}：没有位置表；超过 max_len={max_len} 之后模型仍读入每个词元，距离是它训练时"

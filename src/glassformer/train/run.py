@@ -49,6 +49,7 @@ from glassformer.errors import DamagedFile, GlassformerError, UsageError
 from glassformer.files import write_text_atomic
 from glassformer.messages import t
 from glassformer.models import build_model, model_class
+from glassformer.models.footprint import check_fits
 from glassformer.sample import sample
 from glassformer.text.corpora import PreparedData, prepare
 from glassformer.text.tokenizers import load_tokenizer
@@ -170,12 +171,15 @@ def resolve(preset: Preset, overrides, data) -> Preset:
             raise UsageError("error.run.vocab_size_set", vocab_size=data.tokenizer.vocab_size)
         p = apply_overrides(p, {"vocab_size": data.tokenizer.vocab_size})
     if isinstance(data, PairData):
-        return _fit_pairs(p, data)
+        p = _fit_pairs(p, data)
+        check_fits(p.model, p.train)
+        return p
     T = p.train.seq_len if data.tokenizer is not None else data.x_train.size(1)
     if T > p.model.max_len:
         key = "error.run.seq_len_too_long" if data.tokenizer is not None else "error.run.sequences_too_long"
         raise UsageError(key, T=T, max_len=p.model.max_len, source=getattr(data, "source", ""))
     check_device(p.train.device)
+    check_fits(p.model, p.train)  # before a byte is allocated (models/footprint.py)
     return p
 
 

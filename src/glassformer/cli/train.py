@@ -37,7 +37,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             presets="; ".join(f"{name}: {preset_about(name)}" for name in sorted(PRESETS)),
         ),
     )
-    p.add_argument("--data", default=None, help=t("help.train.data"))
+    from glassformer.text.corpora import NAMED_SOURCES, VALID_FORMS
+
+    texts = ", ".join([*VALID_FORMS, *NAMED_SOURCES])  # as `data prepare --help` lists them, zh-poems included
+    p.add_argument("--data", default=None, help=t("help.train.data", texts=texts))
     p.add_argument("--out", default=None, help=t("help.train.out", runs=RUNS_DIR))
     p.add_argument("--resume", metavar="RUN", default=None, help=t("help.train.resume"))
     p.add_argument("--stretch-schedule", action="store_true", help=t("help.train.stretch_schedule"))

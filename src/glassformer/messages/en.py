@@ -130,7 +130,7 @@ TEXT = {
     "explore.overrides": "overrides {overrides} apply to a --preset; a run's model is fixed by its checkpoint.",
     "explore.port": "--port must be between 0 and {most}, got {port}.",
     "explore.no_run": "no trained run under {runs_dir}/ (a folder with config.json and {weights}). Make one "
-    "with `make demo` (trains `baby` on Shakespeare, a few minutes), name one with "
+    "with `glassformer demo` (trains `baby` on Shakespeare, a few minutes), name one with "
     "`glassformer explore RUN`, or explore random weights with `glassformer explore --preset "
     "baby`.",
     "explore.source.run": "run {run} ({kind}, preset {preset})",
@@ -293,7 +293,7 @@ TEXT = {
     "unknown keys are errors. A preset's eval_interval is shortened for a short run so that it evaluates at "
     "least {evals} times: min(eval_interval, max_steps // {evals}); an --eval_interval you give is kept.",
     "help.train.preset": "starting config (default: {default}; with --resume: the run's own): {presets}",
-    "help.train.data": "text source for token models: shakespeare (default), file:PATH, builtin:seed; numbers "
+    "help.train.data": "text source for token models: {texts} (default: shakespeare); numbers "
     "for a regressor: sine (default), sine:forecast; pairs for seq2seq: numbers:zh2num "
     "(default), numbers:num2zh, digits:copy|reverse|sort",
     "help.train.out": "run directory (default: {runs}/<preset>-<time>)",
@@ -690,6 +690,9 @@ TEXT = {
     "error.tokenizer.kind": "{path}: unknown tokenizer kind {kind!r}; known kinds: {kinds}. {fix}",
     "error.tokenizer.damaged": "{path} is damaged: it does not describe a {kind} tokenizer ({error}: {detail}). {fix}",
     "error.tokenizer.more": " and {n} more",
+    "cli.error.tokenizer.unseen": "{n} character(s) not in the run's vocabulary ({vocab} chars): {shown}{more}. A "
+    "run reads only the characters of the text it was trained on: leave these out, or train a run on text that has "
+    "them (glassformer train --data file:PATH).",
     "error.tokenizer.unseen": "{n} character(s) not in the vocabulary ({vocab} chars): {shown}{more}. Rebuild the "
     "vocabulary from text that contains them (CharTokenizer.from_text), or build it with "
     "unk=True to map unseen characters to {unk}.",

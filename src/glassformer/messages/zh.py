@@ -121,7 +121,8 @@ TEXT = {
     "explore.run_and_preset": "请给出 RUN 或 --preset NAME，不要两个都给。",
     "explore.overrides": "覆盖项 {overrides} 只作用于 --preset；运行目录里的模型由它的检查点决定。",
     "explore.port": "--port 必须在 0 到 {most} 之间，收到的是 {port}。",
-    "explore.no_run": "{runs_dir}/ 下没有训练好的运行（含 config.json 和 {weights} 的文件夹）。可以用 `make demo` "
+    "explore.no_run": "{runs_dir}/ 下没有训练好的运行（含 config.json 和 {weights} 的文件夹）。"
+    "可以用 `glassformer demo` "
     "训练一个（在莎士比亚语料上训练 `baby`，几分钟），用 `glassformer explore RUN` 指定一个，或用 "
     "`glassformer explore --preset baby` 探索随机权重。",
     "explore.source.run": "运行 {run}（{kind}，预设 {preset}）",
@@ -275,7 +276,7 @@ TEXT = {
     "预设的 eval_interval 会为短的运行缩短，保证至少评估 {evals} 次："
     "min(eval_interval, max_steps // {evals})；你给出的 --eval_interval 保持不变。",
     "help.train.preset": "起始配置（默认：{default}；配合 --resume 时用该运行自己的）：{presets}",
-    "help.train.data": "词元模型的文本来源：shakespeare（默认）、file:PATH、builtin:seed；回归模型的数字：sine"
+    "help.train.data": "词元模型的文本来源：{texts}（默认：shakespeare）；回归模型的数字：sine"
     "（默认）、sine:forecast；seq2seq 的序列对：numbers:zh2num（默认）、numbers:num2zh、"
     "digits:copy|reverse|sort",
     "help.train.out": "运行目录（默认：{runs}/<预设>-<时间>）",
@@ -644,6 +645,8 @@ TEXT = {
     "error.tokenizer.kind": "{path}：未知的分词器种类 {kind!r}；已知的种类：{kinds}。{fix}",
     "error.tokenizer.damaged": "{path} 已损坏：它描述的不是一个 {kind} 分词器（{error}: {detail}）。{fix}",
     "error.tokenizer.more": "，另有 {n} 个",
+    "cli.error.tokenizer.unseen": "有 {n} 个字符不在这个运行的词表里（词表共 {vocab} 个字符）：{shown}{more}。"
+    "运行只认识训练文本里的字符：请去掉它们，或用含有它们的文本训练一个运行（glassformer train --data file:PATH）。",
     "error.tokenizer.unseen": "有 {n} 个字符不在词表里（词表共 {vocab} 个字符）：{shown}{more}。请用包含这些字符的文本"
     "重建词表（CharTokenizer.from_text），或建词表时设 unk=True，把没见过的字符映射为 {unk}。",
     # ---- 采样（sample.py）--------------------------------------------------------------------------------------

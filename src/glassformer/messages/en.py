@@ -690,7 +690,7 @@ TEXT = {
     "error.tokenizer.kind": "{path}: unknown tokenizer kind {kind!r}; known kinds: {kinds}. {fix}",
     "error.tokenizer.damaged": "{path} is damaged: it does not describe a {kind} tokenizer ({error}: {detail}). {fix}",
     "error.tokenizer.more": " and {n} more",
-    "cli.error.tokenizer.unseen": "{n} character(s) not in the run's vocabulary ({vocab} chars): {shown}{more}. A "
+    "cli.error.tokenizer.unseen": "{n} character(s) not in the vocabulary of the run ({vocab} chars): {shown}{more}. A "
     "run reads only the characters of the text it was trained on: leave these out, or train a run on text that has "
     "them (glassformer train --data file:PATH).",
     "error.tokenizer.unseen": "{n} character(s) not in the vocabulary ({vocab} chars): {shown}{more}. Rebuild the "

@@ -38,6 +38,18 @@ def _choice(name: str, value: str, valid: tuple[str, ...]) -> None:
         raise UsageError("error.config.choice", name=name, value=value, valid=list(valid), hint=hint)
 
 
+def _nearest_divisor(n: int, h: int, reach: int = 4096) -> int:
+    """The divisor of n nearest to h (the smaller on a tie), looked for within `reach` of h, so a
+    d_model of 10**20 is answered at once; 1 divides everything."""
+    if h >= n:
+        return n
+    for k in range(min(h, reach)):
+        for c in (h - k, h + k):
+            if c >= 1 and n % c == 0:
+                return c
+    return 1
+
+
 def _positive(**values: float) -> None:
     for name, value in values.items():
         if value <= 0:
@@ -49,6 +61,7 @@ NORMS = ("pre", "post", "none")
 INITS = ("torch", "xavier", "gpt2")
 ATTENTIONS = ("glass", "fused")  # the attention computation: written out, or PyTorch's fused kernel
 MHA_STYLES = ("packed", "heads")  # how Q, K, V are projected: one packed Linear, or one module a head
+MAX_SEED = 2**63 - 1  # the largest seed every torch generator takes (as --seed's range: cli/options.py)
 MAX_THREADS = 256  # more than any machine this runs on has cores; torch crashes on absurd counts
 
 # The fields only some kinds read, by kind; every other ModelConfig field is every kind's. A kind
@@ -105,8 +118,7 @@ class ModelConfig:
             ln_eps=self.ln_eps,
         )
         if self.d_model % self.n_heads != 0:
-            divisors = [h for h in range(1, self.d_model + 1) if self.d_model % h == 0]
-            nearest = min(divisors, key=lambda h: abs(h - self.n_heads))
+            nearest = _nearest_divisor(self.d_model, self.n_heads)
             raise UsageError("error.config.heads", d_model=self.d_model, n_heads=self.n_heads, nearest=nearest)
         if not 0.0 <= self.dropout < 1.0:
             raise UsageError("error.config.dropout", value=self.dropout)
@@ -188,6 +200,7 @@ class TrainConfig:
     min_lr: float = 1e-4  # floor of the cosine decay
     lr_schedule: str = "constant"  # constant | cosine (linear warmup, cosine decay to min_lr)
     warmup_steps: int = 0  # linear warmup from 0 to lr
+    decay_steps: int = 0  # cosine: the step its decay ends at, then min_lr (0: max_steps; a resume keeps it)
     beta1: float = 0.9  # AdamW betas
     beta2: float = 0.999
     weight_decay: float = 0.01  # AdamW decay; never applied to biases, LayerNorm or embeddings
@@ -217,8 +230,27 @@ class TrainConfig:
             raise UsageError("error.config.threads", most=MAX_THREADS, value=self.threads)
         _choice("lr_schedule", self.lr_schedule, ("constant", "cosine"))
         _choice("dtype", self.dtype, ("float32", "bfloat16", "auto"))
-        if self.warmup_steps < 0 or self.grad_clip < 0 or self.min_lr < 0 or self.weight_decay < 0:
-            raise UsageError("error.config.non_negative")
+        for name in ("warmup_steps", "decay_steps", "grad_clip", "min_lr", "weight_decay"):
+            if getattr(self, name) < 0:
+                raise UsageError("error.config.non_negative", name=name, value=getattr(self, name))
+        if self.lr_schedule == "cosine" and self.min_lr > self.lr:  # it would climb from lr up to min_lr
+            raise UsageError("error.config.min_lr", min_lr=self.min_lr, lr=self.lr)
+        for name in ("beta1", "beta2"):  # AdamW divides by 1 - beta**step: beta = 1 divides by zero
+            if not 0 <= getattr(self, name) < 1:
+                raise UsageError("error.config.beta", name=name, value=getattr(self, name))
+        if not 0 <= self.seed <= MAX_SEED:
+            raise UsageError("error.config.seed", value=self.seed, most=MAX_SEED)
+
+
+MIN_EVALS = 8  # a run evaluates at least this often (besides step 0) unless --eval_interval is given
+
+
+def eval_interval_for(max_steps: int, interval: int) -> int:
+    """A preset's eval_interval, shortened for a short run so its loss curve has at least MIN_EVALS
+    points: min(interval, max_steps // MIN_EVALS), at least 1. (baby's 2000 steps keep 250; a
+    300-step run evaluates every 37 steps instead of once at the end.) An eval_interval the user gives
+    is used as it is."""
+    return max(1, min(interval, max_steps // MIN_EVALS))
 
 
 @dataclass
@@ -481,13 +513,17 @@ def parse_overrides(argv: list[str] | tuple[str, ...]) -> dict[str, str]:
     return pairs
 
 
-def apply_overrides(preset: Preset, overrides: dict[str, str] | list[str] | tuple[str, ...]) -> Preset:
+def apply_overrides(
+    preset: Preset, overrides: dict[str, str] | list[str] | tuple[str, ...], typed: bool = False
+) -> Preset:
     """Apply overrides (a command-line list for `parse_overrides`, or a {key: value} dict) to a
     preset's model and train configs.
 
     Each key must name a field of ModelConfig or TrainConfig (an old spelling is refused, naming the
     new); text values are parsed to the field's type, other values must already have it; the configs
     are re-validated. A new `kind` drops the fields only the old kind read (see `with_kind`).
+    typed: every value must already have its field's type, text included (a saved config.json,
+    where "16" for d_model is a damaged file, not a command line's text).
     """
     if not isinstance(overrides, dict):
         overrides = parse_overrides(overrides)
@@ -503,7 +539,8 @@ def apply_overrides(preset: Preset, overrides: dict[str, str] | list[str] | tupl
             near = difflib.get_close_matches(key, list(hints), n=1)
             hint = t("error.config.did_you_mean_flag", near=near[0]) if near else ""
             raise UsageError("error.config.unknown_key", key=key, hint=hint)
-        value = _parse(text, hints[key], key) if isinstance(text, str) else _check_type(text, hints[key], key)
+        parse = isinstance(text, str) and not typed
+        value = _parse(text, hints[key], key) if parse else _check_type(text, hints[key], key)
         (model_changes if key in model_keys else train_changes)[key] = value
     assert not (model_keys & train_keys), "ModelConfig and TrainConfig must not share field names"
     model = with_kind(preset.model, model_changes.pop("kind", preset.model.kind), **model_changes)

@@ -131,6 +131,10 @@ def read_json(path: str | os.PathLike, fix: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as e:
         raise DamagedFile("error.files.json", path=path, reason=e.msg, line=e.lineno, column=e.colno, fix=fix) from None
+    except RecursionError:  # arrays or objects nested thousands deep: no file glassformer writes
+        raise DamagedFile("error.files.json_nested", path=path, fix=fix) from None
+    except ValueError as e:  # an integer of thousands of digits (Python's int limit), e.g. "d_model": 1000...0
+        raise DamagedFile("error.files.json_number", path=path, detail=e, fix=fix) from None
 
 
 def decode_utf8(data: bytes, path: str | os.PathLike) -> str:

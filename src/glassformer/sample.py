@@ -32,6 +32,8 @@ from glassformer.messages import t
 from glassformer.models.decode import decode_step
 from glassformer.nn.position import position_scheme
 
+TINY_TEMPERATURE = 1e-3  # below it, the logits are shifted (max to 0) before they are divided
+
 
 def top_k_filter(logits: torch.Tensor, k: int) -> torch.Tensor:
     """Set every logit below the k-th largest (per row) to -inf. (B, V) -> (B, V). Ties at the k-th
@@ -52,6 +54,7 @@ def top_p_filter(logits: torch.Tensor, p: float) -> torch.Tensor:
     probs = sorted_logits.softmax(dim=-1)  # (B, V) in sorted order
     mass_before = probs.cumsum(dim=-1) - probs  # (B, V) probability of the tokens ranked above i
     drop_sorted = mass_before >= p  # (B, V) bool: those above already reach p, so i is not needed
+    drop_sorted[..., 0] = False  # the most likely token stays whatever p is (a p below float32's range is 0)
     drop = drop_sorted.scatter(-1, order, drop_sorted)  # (B, V) back in vocabulary order
     return logits.masked_fill(drop, float("-inf"))  # (B, V)
 
@@ -127,6 +130,10 @@ def next_probs(logits: torch.Tensor, temperature: float, top_k: int | None, top_
         best = logits.argmax(dim=-1, keepdim=True)  # (B, 1)
         return torch.zeros_like(logits).scatter(-1, best, 1.0)  # (B, V) one-hot
     # temperature: τ < 1 sharpens the distribution, τ > 1 flattens it
+    dtype = logits.dtype
+    if temperature < TINY_TEMPERATURE:  # logits / 1e-300 overflow to inf (1e-300 is 0 in float32): NaN.
+        # The same softmax, safely: the max shifted to 0 (so it stays 0 and the rest go to -inf), in float64
+        logits = (logits - logits.max(dim=-1, keepdim=True).values).double()  # (B, V) <= 0
     logits = logits / temperature  # (B, V)
     # top-k and top-p cut the unlikely tail, so one bad draw cannot derail the text
     if top_k is not None:
@@ -134,7 +141,7 @@ def next_probs(logits: torch.Tensor, temperature: float, top_k: int | None, top_
     if top_p is not None:
         logits = top_p_filter(logits, top_p)  # (B, V)
     # softmax turns scores into probabilities (filtered tokens get exactly 0)
-    return F.softmax(logits, dim=-1)  # (B, V)
+    return F.softmax(logits, dim=-1).to(dtype)  # (B, V)
 
 
 def draw(
@@ -200,6 +207,22 @@ def _held_back(text: str, stop: str | None) -> int:
     return unfinished
 
 
+def check_stop(tokenizer, stop: str | None) -> None:
+    """Refuse a stop string the model can never write (it would never stop a sample)."""
+    if stop and not _writable(tokenizer, stop):
+        unseen = [c for c in dict.fromkeys(stop) if not _writable(tokenizer, c)]
+        raise UsageError("error.sample.stop_unseen", stop=stop, chars=", ".join(map(repr, unseen[:20])) or repr(stop))
+
+
+def _writable(tokenizer, text: str) -> bool:
+    """Can the model's text ever hold `text`? Only if the tokenizer has ids that decode back to it
+    (a character outside a character vocabulary, or a line break for a word tokenizer, cannot)."""
+    try:
+        return tokenizer.decode(tokenizer.encode(text)) == text
+    except ValueError:
+        return False
+
+
 def sample(
     model: nn.Module,
     tokenizer,
@@ -234,6 +257,7 @@ def sample(
     prompt_ids = tokenizer.encode(prompt)
     if not prompt_ids:
         raise UsageError("error.sample.empty_prompt")
+    check_stop(tokenizer, stop)
     device = next(model.parameters()).device
     generator = torch.Generator(device=device)
     if seed is None:

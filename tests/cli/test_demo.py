@@ -21,7 +21,8 @@ def test_demo_trains_samples_and_says_where_everything_is(tmp_path, monkeypatch,
     code = main(["demo", "--out", str(tmp_path / "run"), "--max-steps", "3", "--threads", "1"])
     out = capsys.readouterr().out
     assert code == 0
-    assert (tmp_path / "run" / "samples.txt").read_text().count("=== step ") == 2  # steps 0 and 3
+    # 3 steps are shorter than MIN_EVALS: it evaluates at every step (config.eval_interval_for)
+    assert (tmp_path / "run" / "samples.txt").read_text().count("=== step ") == 4  # steps 0, 1, 2, 3
     assert "training `baby`" in out and "for 3 steps of 12×64 characters" in out
     sample = out.split("60 characters after 'ROMEO:', temperature 0.8):\n\n")[1].split("\n\nfinal loss")[0]
     assert sample.startswith("ROMEO:") and len(sample) == len("ROMEO:") + demo.SAMPLE_CHARS

@@ -179,7 +179,9 @@ def test_weights_of_another_model_do_not_fit(run_copy):
     (run / "config.json").write_text(json.dumps(config))
     code, _, err = sample(run)
     assert_clean_failure(code, err, codes=(1,))
-    assert "model.safetensors does not fit this model (" in err and "was config.json edited" in err
+    # found from the weights file's header, before the model is built (checkpoint.fits_weights)
+    assert "config.json does not describe the model whose weights are in" in err and "model.safetensors" in err
+    assert "config.json makes shape (48,), the weights hold (32,)" in err
 
 
 # ---- train_state.pt --------------------------------------------------------------------------------

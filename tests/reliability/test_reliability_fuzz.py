@@ -226,3 +226,102 @@ def _same_content(a: Path, b: Path) -> bool:
         wa, wb = weights(a), weights(b)
         return wa.keys() == wb.keys() and all(torch.equal(wa[k], wb[k]) for k in wa)
     return a.read_bytes() == b.read_bytes()
+
+
+# ---- values of every kind in config.json, the weights and the options (issue 27) -------------------------
+EXTREME = st.one_of(
+    st.sampled_from(["16", None, True, [16], {"a": 1}, 10**40, -(10**9), 1e-310, 10**9]),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(min_value=-(2**70), max_value=2**70),
+)
+
+
+def _snapshot(run) -> dict:
+    return {p.name: p.read_bytes() for p in Path(run).iterdir() if p.is_file()}
+
+
+@FAST
+@given(section=st.sampled_from(["model", "train"]), key=st.sampled_from(FIELDS), value=EXTREME)
+@example(section="model", key="max_len", value=10**9)
+@example(section="model", key="d_model", value="16")
+@example(section="train", key="seed", value=2**70)
+def test_any_value_in_config_json_samples_or_is_one_clear_line(run_copy, section, key, value):
+    import json
+
+    run, _ = run_copy
+    config = json.loads((run / "config.json").read_text())
+    config[section][key] = value
+    (run / "config.json").write_text(json.dumps(config))
+    before = _snapshot(run)
+    code, _, err = cli(["sample", str(run), "--prompt", "a", "--max-new-tokens", "2", "--seed", "0"])
+    if code != 0:
+        assert_clean_failure(code, err, codes=(1, 2))
+    assert _snapshot(run) == before  # a reader changes nothing
+
+
+@pytest.mark.parametrize("depth", [50_000])
+def test_config_json_nested_deeply_is_a_damaged_file(run_copy, depth):
+    run, _ = run_copy
+    (run / "config.json").write_text("[" * depth + "]" * depth)
+    code, _, err = cli(["sample", str(run), "--prompt", "a"])
+    assert_clean_failure(code, err, codes=(1,))
+    assert "nested too deeply" in err
+
+
+@pytest.mark.parametrize("bad", ["nan", "inf", "int"])
+def test_weights_that_are_not_finite_floats_are_refused(run_copy, bad):
+    from safetensors.torch import save_file
+
+    run, _ = run_copy
+    tensors = weights(run / "model.safetensors")
+    name = sorted(tensors)[0]
+    tensors[name] = tensors[name].to(torch.int32) if bad == "int" else tensors[name].fill_(float(bad))
+    save_file(tensors, str(run / "model.safetensors"), metadata={"step": "8"})
+    code, _, err = cli(["sample", str(run), "--prompt", "a"])
+    assert_clean_failure(code, err, codes=(1,))
+    assert name in err
+
+
+OPTION_VALUES = st.sampled_from(["1e-310", "5e-324", "0", "-1", "1", "nan", "inf", "1e400", str(2**70), "x", ""])
+
+
+@FAST
+@given(flag=st.sampled_from(["--temperature", "--top-p", "--top-k", "--seed", "--max-new-tokens"]), value=OPTION_VALUES)
+@example(flag="--temperature", value="1e-310")
+@example(flag="--top-p", value="1e-310")
+def test_any_sampling_option_samples_or_is_one_clear_line(tiny_run, flag, value):
+    run, _ = tiny_run
+    code, out, err = cli(
+        ["sample", str(run), "--prompt", "a", "--max-new-tokens", "2", "--seed", "0", f"{flag}={value}"]
+    )
+    if code != 0:
+        assert_clean_failure(code, err, codes=(2,))
+    else:
+        assert out.startswith("a")
+
+
+@FAST
+@given(
+    key=st.sampled_from(["beta1", "beta2", "seed", "min_lr", "lr", "max_len", "d_model", "batch_size"]),
+    value=OPTION_VALUES,
+)
+@example(key="beta1", value="1")
+@example(key="min_lr", value="1")
+@example(key="seed", value=str(2**70))
+@example(key="max_len", value=str(10**9))
+def test_any_training_option_is_refused_before_a_run_directory_is_made(tmp_path_factory, key, value):
+    from reliability_kit import train_argv
+
+    root = tmp_path_factory.mktemp("opt")
+    extra = ["--lr_schedule=cosine", "--position=sinusoidal"] if key in ("min_lr", "max_len") else []
+    code, _, err = cli(train_argv(root / "run", root / "cache", 2, *extra, f"--{key}={value}"))
+    if code != 0:
+        assert_clean_failure(code, err, codes=(2,))
+        assert not (root / "run").exists()  # refused before anything was made
+
+
+def test_a_stop_string_the_model_cannot_write_is_refused(tiny_run):
+    run, _ = tiny_run
+    code, out, err = cli(["sample", str(run), "--prompt", "a", "--stop", "€€", "--max-new-tokens", "2"])
+    assert_clean_failure(code, err, codes=(2,))
+    assert out == "" and "'€'" in err

@@ -401,7 +401,12 @@ def test_resume_with_changed_training_says_each_change_and_rewrites_the_train_co
     run_dir = copy_run(sine_run, tmp_path)
     before = json.loads((run_dir / "config.json").read_text())
     run = resume_run(run_dir, ["--max_steps=2", "--lr=0.002"], progress=False)
-    assert capsys.readouterr().out == t("run.changed_settings", changes="max_steps 1 -> 2, lr 0.001 -> 0.002") + "\n"
+    assert capsys.readouterr().out == (
+        t("run.changed_settings", changes="max_steps 1 -> 2, lr 0.001 -> 0.002")
+        + "\n"
+        + t("run.lr_resume", before=0.001, after=0.002, step=1, next=2, end="")
+        + "\n"
+    )
     after = json.loads((run_dir / "config.json").read_text())
     assert after == {**before, "train": {**before["train"], "max_steps": 2, "lr": 0.002}}
     assert (run_dir / "config.json").read_text().endswith("}\n") and '\n  "preset"' in (
@@ -731,7 +736,10 @@ def test_a_resume_with_new_training_settings_says_each_change_rewrites_config_an
         run = resume_run(d, ["--max_steps=5", f"--lr={lr * 2}"], cache_dir=cache, progress=False, sample_chars=0)
     assert (
         capsys.readouterr().out
-        == zh("run.changed_settings", changes=f"max_steps 1 -> 5, lr {lr!r} -> {lr * 2!r}") + "\n"
+        == zh("run.changed_settings", changes=f"max_steps 1 -> 5, lr {lr!r} -> {lr * 2!r}")
+        + "\n"
+        + zh("run.lr_resume", before=lr, after=lr * 2, step=1, next=2, end="")
+        + "\n"
     )
     after = json.loads((d / "config.json").read_text())
     assert after == {**before, "train": {**before["train"], "max_steps": 5, "lr": lr * 2}}
@@ -1270,3 +1278,65 @@ def test_a_new_run_keeps_the_first_line_of_its_training_text_for_the_explorer(tm
     assert "example" not in json.loads(
         (new_run("sine", QUICK_ONE, source="sine", out=tmp_path / "s", progress=False).dir / "config.json").read_text()
     )  # numbers: no text to keep
+
+
+# ---- the schedule of a resumed run (run.keep_horizon) ------------------------------------------------
+COSINE = [*QUICK, "--lr_schedule=cosine", "--lr=0.01", "--min_lr=0.001"]
+
+
+@pytest.mark.parametrize("stretch", [False, True])
+def test_a_resumed_cosine_keeps_its_horizon_unless_stretched(tmp_path, capsys, stretch):
+    """Resuming a 4-step cosine run to 8 steps: by default the cosine still ends at step 4 and steps
+    5-8 train at min_lr; --stretch-schedule moves the end to step 8 (the lr rises again). Either way
+    the lr of the last step and of the next one is printed."""
+    run = make(tmp_path, COSINE)
+    train(run)
+    last = run.trainer.lr_at(3)
+    del run
+    more = resume_run(
+        tmp_path / "run",
+        ["--max_steps=8"],
+        cache_dir=tmp_path / "cache",
+        progress=False,
+        sample_chars=0,
+        stretch=stretch,
+    )
+    out = capsys.readouterr().out
+    cfg = more.trainer.cfg
+    assert (cfg.max_steps, cfg.decay_steps) == ((8, 0) if stretch else (8, 4))
+    saved = json.loads((tmp_path / "run" / "config.json").read_text())["train"]
+    assert saved["decay_steps"] == cfg.decay_steps  # a later resume keeps the same horizon
+    nxt = more.trainer.lr_at(4)
+    assert nxt > last if stretch else nxt == pytest.approx(0.001)
+    if not stretch:  # after the horizon the lr stays at min_lr
+        assert [more.trainer.lr_at(s) for s in range(4, 8)] == pytest.approx([0.001] * 4)
+    end = t("run.lr_horizon", horizon=8 if stretch else 4, min_lr=0.001)
+    assert t("run.lr_resume", before=last, after=nxt, step=4, next=5, end=end) in out
+    assert train(more).step == 8
+
+
+def test_stretch_schedule_without_resume_is_refused_before_anything_is_made(tmp_path):
+    from glassformer.cli import main
+
+    code = main(["train", "--stretch-schedule", "--out", str(tmp_path / "r"), "--max_steps=2"])
+    assert code == 2 and not (tmp_path / "r").exists()
+
+
+# ---- the evaluation interval of a short run (config.eval_interval_for) --------------------------------
+def test_a_short_run_evaluates_at_least_min_evals_times_unless_the_interval_is_given(tmp_path):
+    from glassformer.config import MIN_EVALS, eval_interval_for
+
+    assert get_preset("seed000").train.eval_interval == 100
+    run = make(tmp_path, ["--max_steps=24", "--eval_iters=1", "--threads=1"])
+    assert run.trainer.cfg.eval_interval == 24 // MIN_EVALS == 3
+    assert json.loads((run.dir / "config.json").read_text())["train"]["eval_interval"] == 3
+    train(run)
+    evals = [
+        r["step"] for r in map(json.loads, (run.dir / "metrics.jsonl").read_text().splitlines()) if r["kind"] == "eval"
+    ]
+    assert evals == list(range(0, 25, 3)) and len(evals) - 1 >= MIN_EVALS
+    given = make(tmp_path, ["--max_steps=24", "--eval_interval=100", "--eval_iters=1", "--threads=1"], name="given")
+    assert given.trainer.cfg.eval_interval == 100  # the user's own interval is kept
+    baby = get_preset("baby").train
+    assert eval_interval_for(baby.max_steps, baby.eval_interval) == baby.eval_interval == 250  # `make demo` unchanged
+    assert eval_interval_for(300, 250) == 37 and eval_interval_for(5, 250) == 1 and eval_interval_for(10**6, 250) == 250

@@ -32,7 +32,7 @@ import torch
 
 import glassformer
 from glassformer.errors import EXIT_FAILURE, EXIT_USAGE, GlassformerError
-from glassformer.messages import note, t
+from glassformer.messages import has, note, t
 from glassformer.text.corpora import default_cache_dir
 
 DEBUG_ENV = "GLASSFORMER_DEBUG"
@@ -83,7 +83,9 @@ def report(error: BaseException, verb: str | None, debug: bool, argv: list[str])
         )
         return EXIT_FAILURE
     if isinstance(error, GlassformerError):
-        note(t("fail.error", who=who, message=error))
+        # a library error whose fix names a Python call has the command line's own words (cli.<key>)
+        message = t(f"cli.{error.key}", **error.fields) if has(f"cli.{error.key}") else error
+        note(t("fail.error", who=who, message=message))
         return error.exit_code
     if _own_check(error):  # a ValueError or a path-not-found raised, with its message, by glassformer's code
         note(t("fail.error", who=who, message=error))

@@ -10,7 +10,7 @@ import torch
 from glassformer.cli.options import add_threads, count, probability, seed, temperature, utf8_text
 from glassformer.errors import UsageError
 from glassformer.messages import note, say, t
-from glassformer.sample import past_max_len, sample
+from glassformer.sample import check_stop, past_max_len, sample
 from glassformer.train.checkpoint import RUN_EXAMPLE
 from glassformer.train.run import load_model
 
@@ -55,6 +55,7 @@ def run_sample(args: argparse.Namespace) -> int:
     prompt_ids = tokenizer.encode(prompt)  # a prompt the tokenizer cannot read fails here, first
     if not prompt_ids:
         raise UsageError("error.sample.empty_prompt")
+    check_stop(tokenizer, stop)  # before the prompt is written out
     if args.debug_shapes:
         from glassformer.inspect.trace import print_shapes_once
 

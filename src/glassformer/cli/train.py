@@ -11,7 +11,7 @@ import sys
 
 from glassformer.cli.bench import say_train_speed
 from glassformer.cli.options import add_tokenizer_options, count, count_or_zero, tokenizer_options, utf8_text
-from glassformer.config import PRESETS, preset_about
+from glassformer.config import MIN_EVALS, PRESETS, preset_about
 from glassformer.errors import UsageError
 from glassformer.exercises.plug import plug_in
 from glassformer.messages import say, t
@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "train",
         allow_abbrev=False,
         help=t("help.train", runs=RUNS_DIR),
-        description=t("help.train.about", example="--d_model=256 --max-steps 300 --threads 1"),
+        description=t("help.train.about", example="--d_model=256 --max-steps 300 --threads 1", evals=MIN_EVALS),
     )
     p.add_argument(
         "--preset",
@@ -38,9 +38,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             presets="; ".join(f"{name}: {preset_about(name)}" for name in sorted(PRESETS)),
         ),
     )
-    p.add_argument("--data", default=None, help=t("help.train.data"))
+    from glassformer.text.corpora import NAMED_SOURCES, VALID_FORMS
+
+    texts = ", ".join([*VALID_FORMS, *NAMED_SOURCES])  # as `data prepare --help` lists them, zh-poems included
+    p.add_argument("--data", default=None, help=t("help.train.data", texts=texts))
     p.add_argument("--out", default=None, help=t("help.train.out", runs=RUNS_DIR))
     p.add_argument("--resume", metavar="RUN", default=None, help=t("help.train.resume"))
+    p.add_argument("--stretch-schedule", action="store_true", help=t("help.train.stretch_schedule"))
     add_tokenizer_options(p)
     p.add_argument("--prompt", default=None, type=utf8_text, help=t("help.train.prompt"))
     p.add_argument(
@@ -61,6 +65,8 @@ def run_train(args: argparse.Namespace) -> int:
     progress = not args.no_progress
     if args.attention_heads is not None and args.attention_every is None:
         raise UsageError("train.attention_heads_alone")  # before a run directory is made
+    if args.stretch_schedule and not args.resume:
+        raise UsageError("train.stretch_alone")
     if args.resume:
         if args.out:
             raise UsageError("train.resume_out")
@@ -75,6 +81,7 @@ def run_train(args: argparse.Namespace) -> int:
             progress=progress,
             prompt=args.prompt,
             sample_chars=args.sample_chars,
+            stretch=args.stretch_schedule,
         )
         say("train.resuming", dir=run.dir, step=run.trainer.step)
     else:

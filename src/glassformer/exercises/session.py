@@ -217,7 +217,7 @@ def load(folder: Path) -> dict:
     path = Path(folder) / FILE
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {"version": 1, "exercises": {}}
     if not isinstance(state, dict) or not isinstance(state.get("exercises"), dict):
         return {"version": 1, "exercises": {}}

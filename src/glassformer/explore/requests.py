@@ -64,6 +64,8 @@ def parse_json(raw: bytes) -> dict:
         raise RequestError("error.explore.body.not_utf8") from None
     except json.JSONDecodeError as e:
         raise RequestError("error.explore.body.not_json", reason=e.msg, pos=e.pos) from None
+    except (RecursionError, ValueError) as e:  # nested thousands deep; an integer of thousands of digits
+        raise RequestError("error.explore.body.not_json", reason=type(e).__name__, pos=0) from None
     if not isinstance(body, dict):
         raise RequestError("error.explore.body.not_object", kind=type(body).__name__)
     return body

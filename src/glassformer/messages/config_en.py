@@ -26,7 +26,12 @@ TEXT = {
     "(attention='fused').",
     "error.config.pad_id": "pad_id={pad_id} is outside the vocabulary [0, {vocab_size}).",
     "error.config.threads": "threads must be from 0 (torch's choice) to {most}, got threads={value}.",
-    "error.config.non_negative": "warmup_steps, grad_clip, min_lr and weight_decay must be >= 0.",
+    "error.config.non_negative": "{name} must be >= 0, got {name}={value}.",
+    "error.config.min_lr": "min_lr={min_lr} is above lr={lr}: the schedule decays from lr down to min_lr. Use a min_lr "
+    "of at most {lr}.",
+    "error.config.beta": "{name} must be in [0, 1), got {name}={value} (AdamW's moments average over about "
+    "1/(1 - {name}) steps; 0.9 and 0.999 are the usual values).",
+    "error.config.seed": "seed must be a whole number from 0 to {most}, got seed={value}.",
     "error.config.preset": "unknown preset {name!r}; choose one of {names}.{hint}",
     "error.config.type": "--{key}={value!r}: expected a value of type {type}.",
     "error.config.finite": "--{key}={value!r}: expected a finite number.",

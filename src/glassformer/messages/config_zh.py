@@ -20,7 +20,11 @@ TEXT = {
     "'fused' 现在只指 PyTorch 的注意力内核（attention='fused'）。",
     "error.config.pad_id": "pad_id={pad_id} 超出了词表范围 [0, {vocab_size})。",
     "error.config.threads": "threads 必须在 0（由 torch 决定）到 {most} 之间，收到的是 threads={value}。",
-    "error.config.non_negative": "warmup_steps、grad_clip、min_lr 和 weight_decay 必须 >= 0。",
+    "error.config.non_negative": "{name} 必须 >= 0，现在是 {name}={value}。",
+    "error.config.min_lr": "min_lr={min_lr} 大于 lr={lr}：调度是从 lr 降到 min_lr。请让 min_lr 不超过 {lr}。",
+    "error.config.beta": "{name} 必须在 [0, 1) 内，现在是 {name}={value}（AdamW 的矩约在 1/(1 - {name}) 步上平均；"
+    "常用 0.9 和 0.999）。",
+    "error.config.seed": "seed 必须是 0 到 {most} 之间的整数，现在是 seed={value}。",
     "error.config.preset": "未知的预设 {name!r}；请从 {names} 中选一个。{hint}",
     "error.config.type": "--{key}={value!r}：需要 {type} 类型的值。",
     "error.config.finite": "--{key}={value!r}：需要一个有限数。",

@@ -130,7 +130,7 @@ TEXT = {
     "explore.overrides": "overrides {overrides} apply to a --preset; a run's model is fixed by its checkpoint.",
     "explore.port": "--port must be between 0 and {most}, got {port}.",
     "explore.no_run": "no trained run under {runs_dir}/ (a folder with config.json and {weights}). Make one "
-    "with `make demo` (trains `baby` on Shakespeare, a few minutes), name one with "
+    "with `glassformer demo` (trains `baby` on Shakespeare, a few minutes), name one with "
     "`glassformer explore RUN`, or explore random weights with `glassformer explore --preset "
     "baby`.",
     "explore.source.run": "run {run} ({kind}, preset {preset})",
@@ -305,13 +305,17 @@ TEXT = {
     "help.train": "train a preset's model; writes {runs}/<name>/",
     "help.train.about": "Train a preset's model (its kind: a GPT, an encoder, a regressor ...). Any field of "
     "ModelConfig or TrainConfig can be set as --key=value or --key value (e.g. {example}); "
-    "unknown keys are errors.",
+    "unknown keys are errors. A preset's eval_interval is shortened for a short run so that it evaluates at "
+    "least {evals} times: min(eval_interval, max_steps // {evals}); an --eval_interval you give is kept.",
     "help.train.preset": "starting config (default: {default}; with --resume: the run's own): {presets}",
-    "help.train.data": "text source for token models: shakespeare (default), file:PATH, builtin:seed; numbers "
+    "help.train.data": "text source for token models: {texts} (default: shakespeare); numbers "
     "for a regressor: sine (default), sine:forecast; pairs for seq2seq: numbers:zh2num "
     "(default), numbers:num2zh, digits:copy|reverse|sort",
     "help.train.out": "run directory (default: {runs}/<preset>-<time>)",
     "help.train.resume": "continue the run in this directory",
+    "help.train.stretch_schedule": "with --resume and a cosine lr_schedule: move the cosine's end to the new "
+    "--max-steps (the learning rate rises back up the curve). Without it a resumed run keeps the end it started "
+    "with and trains on at min_lr after it",
     "help.train.prompt": "prompt of the sample printed at each evaluation",
     "help.train.sample_chars": "length of that sample (default {default}; 0: no samples while training)",
     "help.train.cache_dir": "data cache (default: $GLASSFORMER_CACHE or ~/.cache/glassformer)",
@@ -339,6 +343,7 @@ TEXT = {
     "train.resume_tokenizer": "--resume reads the run's text the way it was cut into tokens before; drop "
     "--tokenizer, --vocab-size, --segment and --backend.",
     "train.resuming": "resuming {dir} from step {step}",
+    "train.stretch_alone": "--stretch-schedule only changes a resumed run's schedule: use it with --resume RUN.",
     "train.tokens": ", {kind} tokens",
     "train.run_dir": "run directory {dir}  ({kind}, {params:,} parameters, data {source}{tokens})",
     "train.use_mine": "your code from {dir} computes: {parts}",
@@ -498,6 +503,9 @@ TEXT = {
     "error.files.empty": "{path} is empty. {fix}",
     "error.files.blank": "{path} is empty (only whitespace). {fix}",
     "error.files.json": "{path} is damaged: it is not valid JSON ({reason} at line {line}, column {column}). {fix}",
+    "error.files.json_nested": "{path} is damaged: its JSON is nested too deeply to read (arrays or objects "
+    "inside each other thousands of times). {fix}",
+    "error.files.json_number": "{path} is damaged: it holds a number too long to read ({detail}). {fix}",
     "error.files.where": "byte 0x{byte:02x} at offset {offset} is not valid UTF-8",
     "error.files.binary": "{path} is not text: it holds NUL bytes, as binary files do ({where}). Give a plain UTF-8 "
     "text file.",
@@ -517,6 +525,13 @@ TEXT = {
     "error.run.config_shape": '{path} is damaged: it must be a JSON object with "model" and "train" objects '
     '(and a "source" string). {fix}',
     "error.run.invalid_config": "{path} holds an invalid config: {problem} {fix}",
+    "error.run.config_text": '{path} is damaged: its "text" must be an object of the tokenizer options '
+    "{options} (text values, vocab_size a whole number). {fix}",
+    "error.run.config_weights": "{path} does not describe the model whose weights are in {weights} ({detail}): "
+    "one of them was edited or damaged. Restore config.json as training wrote it.",
+    "error.run.config_weights_item": "{name}: config.json makes shape {wanted}, the weights hold {held}",
+    "error.run.config_weights_extra": "{name}: the weights hold {held}, which config.json's model has no place for",
+    "error.run.config_weights_missing": "{name}: config.json's model needs shape {wanted}, which the weights lack",
     "error.run.vocab": "{path} has {tokens} tokens but the model in config.json has vocab_size={vocab_size}: they "
     "are not from the same run. Restore the run's own tokenizer.json.",
     "error.run.no_best": "{path} does not exist: it is written at the first evaluation that lowers the validation "
@@ -530,6 +545,11 @@ TEXT = {
     "weights are lost; restore the file from a copy or train again.",
     "error.checkpoint.weights_sha": "{path} is damaged: its weights differ from the sha256 recorded when it was "
     "written, so some bytes changed on disk. Restore it from a copy or train again.",
+    "error.checkpoint.weights_dtype": "{path} is not a model's weights: {name} holds {dtype} numbers, and every "
+    "weight is a floating-point number. Use the weights training wrote (or a backup of them).",
+    "error.checkpoint.weights_nonfinite": "{path} holds weights that are not finite numbers: {bad:,} of the "
+    "{n:,} values of {name} are NaN or infinite, so every output would be NaN. Use an earlier checkpoint "
+    "(best.safetensors, or a backup) or train again.",
     "error.checkpoint.shape": "{path} does not fit this model ({detail}). The weights were saved for another "
     "configuration: was config.json edited, or the file copied from another run?",
     "error.checkpoint.names": "{path} does not fit this model: missing {missing}, unexpected {unexpected}. Was "
@@ -594,6 +614,9 @@ TEXT = {
     "the shape and meaning of the saved weights; start a new run with --out to change "
     "them.",
     "run.changed_settings": "resuming with changed training settings: {changes}",
+    "run.lr_resume": "learning rate: {before:.3g} at step {step} (the last before this resume), {after:.3g} at step "
+    "{next} (the next){end}",
+    "run.lr_horizon": "; the cosine ends at step {horizon}, then stays at min_lr {min_lr:.3g}",
     "run.eval_sample": "--- sample at step {step} ---\n{text}\n---",
     "run.expected": "   (expected {target})",
     "run.eval_translations": "--- translations at step {step} ---\n{lines}\n---",
@@ -686,6 +709,9 @@ TEXT = {
     "error.tokenizer.kind": "{path}: unknown tokenizer kind {kind!r}; known kinds: {kinds}. {fix}",
     "error.tokenizer.damaged": "{path} is damaged: it does not describe a {kind} tokenizer ({error}: {detail}). {fix}",
     "error.tokenizer.more": " and {n} more",
+    "cli.error.tokenizer.unseen": "{n} character(s) not in the vocabulary of the run ({vocab} chars): {shown}{more}. A "
+    "run reads only the characters of the text it was trained on: leave these out, or train a run on text that has "
+    "them (glassformer train --data file:PATH).",
     "error.tokenizer.unseen": "{n} character(s) not in the vocabulary ({vocab} chars): {shown}{more}. Rebuild the "
     "vocabulary from text that contains them (CharTokenizer.from_text), or build it with "
     "unk=True to map unseen characters to {unk}.",

@@ -47,4 +47,11 @@ TEXT = {
     "error.model.encoder_cache": "Encoder does not support a KV cache (its keys may see the future).",
     "error.model.gpt_not_causal": "GPT is decoder-only and needs causal=True; use Encoder (kind='encoder', "
     "--kind=encoder) for bidirectional attention.",
+    "error.model.too_big": "this model needs about {need:.3g} GiB of memory ({params:,} parameters, "
+    "{buffers:.3g} GiB of tables such as position encodings), more than this machine's {memory:.3g} GiB. "
+    "Make it smaller (--d_model, --n_layers, --d_ff, --max_len, --vocab_size).",
+    "error.model.too_big_train": "training this model needs about {need:.3g} GiB of memory ({params:,} parameters, "
+    "their gradients and AdamW moments, one step's activations, {buffers:.3g} GiB of tables), more than this "
+    "machine's {memory:.3g} GiB. Make it smaller (--d_model, --n_layers, --d_ff, --max_len, --vocab_size) or the "
+    "batch (--batch_size, --seq_len).",
 }

@@ -43,4 +43,10 @@ TEXT = {
     "error.model.encoder_cache": "Encoder 不支持 KV 缓存（它的键可能看到未来）。",
     "error.model.gpt_not_causal": "GPT 只有解码器，需要 causal=True；双向注意力请用 Encoder（kind='encoder'，--ki"
     "nd=encoder）。",
+    "error.model.too_big": "这个模型大约需要 {need:.3g} GiB 内存（{params:,} 个参数，另有 {buffers:.3g} GiB 的表，"
+    "如位置编码），超过了这台机器的 {memory:.3g} GiB。"
+    "请把它改小（--d_model、--n_layers、--d_ff、--max_len、--vocab_size）。",
+    "error.model.too_big_train": "训练这个模型大约需要 {need:.3g} GiB 内存（{params:,} 个参数、它们的梯度和 AdamW 矩、"
+    "一步的激活值，以及 {buffers:.3g} GiB 的表），超过了这台机器的 {memory:.3g} GiB。请把模型改小（--d_model、"
+    "--n_layers、--d_ff、--max_len、--vocab_size）或把批改小（--batch_size、--seq_len）。",
 }

@@ -11,6 +11,9 @@ TEXT = {
     "error.sample.top_k": "top_k must be a whole number >= 1, got {value!r}",
     "error.sample.top_p": "top_p must be in (0, 1], got {value}",
     "error.sample.empty_prompt": "the prompt is empty: give the model at least one token to continue",
+    "error.sample.stop_unseen": "the stop string {stop!r} can never appear in this model's text: {chars} cannot "
+    "be written with its vocabulary, so sampling would never stop there. Use a stop string made of what the model "
+    "writes.",
     "sample.window_slides": "position={name}: a table of max_len={max_len} positions; past it the model sees only the "
     "last {max_len} tokens (the window slides).",
     "sample.cache_grows": "position={name}: no position table; past max_len={max_len} the model keeps reading every "

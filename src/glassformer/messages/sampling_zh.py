@@ -9,6 +9,8 @@ TEXT = {
     "error.sample.top_k": "top_k 必须是 >= 1 的整数，收到的是 {value!r}",
     "error.sample.top_p": "top_p 必须在 (0, 1] 之内，收到的是 {value}",
     "error.sample.empty_prompt": "提示词是空的：至少给模型一个词元让它续写",
+    "error.sample.stop_unseen": "停止字符串 {stop!r} 永远不会出现在这个模型写出的文本里：{chars} 无法用它的词表写出，"
+    "采样永远不会在那里停下。请用模型能写出的内容作停止字符串。",
     "sample.window_slides": "position={name}：一张 max_len={max_len} 个位置的表；超出之后模型只看最后 {max_len} 个词元"
     "（窗口滑动）。",
     "sample.cache_grows": "position={name}：没有位置表；超过 max_len={max_len} 之后模型仍读入每个词元，距离是它训练时"

@@ -121,7 +121,8 @@ TEXT = {
     "explore.run_and_preset": "请给出 RUN 或 --preset NAME，不要两个都给。",
     "explore.overrides": "覆盖项 {overrides} 只作用于 --preset；运行目录里的模型由它的检查点决定。",
     "explore.port": "--port 必须在 0 到 {most} 之间，收到的是 {port}。",
-    "explore.no_run": "{runs_dir}/ 下没有训练好的运行（含 config.json 和 {weights} 的文件夹）。可以用 `make demo` "
+    "explore.no_run": "{runs_dir}/ 下没有训练好的运行（含 config.json 和 {weights} 的文件夹）。"
+    "可以用 `glassformer demo` "
     "训练一个（在莎士比亚语料上训练 `baby`，几分钟），用 `glassformer explore RUN` 指定一个，或用 "
     "`glassformer explore --preset baby` 探索随机权重。",
     "explore.source.run": "运行 {run}（{kind}，预设 {preset}）",
@@ -285,13 +286,17 @@ TEXT = {
     # ---- train（cli/train.py）-----------------------------------------------------------------------------
     "help.train": "训练一个预设的模型；写入 {runs}/<名字>/",
     "help.train.about": "训练一个预设的模型（它的种类：GPT、编码器、回归模型……）。ModelConfig 或 TrainConfig 的任何"
-    "字段都可以写成 --key=value 或 --key value（例如 {example}）；未知的键会报错。",
+    "字段都可以写成 --key=value 或 --key value（例如 {example}）；未知的键会报错。"
+    "预设的 eval_interval 会为短的运行缩短，保证至少评估 {evals} 次："
+    "min(eval_interval, max_steps // {evals})；你给出的 --eval_interval 保持不变。",
     "help.train.preset": "起始配置（默认：{default}；配合 --resume 时用该运行自己的）：{presets}",
-    "help.train.data": "词元模型的文本来源：shakespeare（默认）、file:PATH、builtin:seed；回归模型的数字：sine"
+    "help.train.data": "词元模型的文本来源：{texts}（默认：shakespeare）；回归模型的数字：sine"
     "（默认）、sine:forecast；seq2seq 的序列对：numbers:zh2num（默认）、numbers:num2zh、"
     "digits:copy|reverse|sort",
     "help.train.out": "运行目录（默认：{runs}/<预设>-<时间>）",
     "help.train.resume": "继续这个目录里的运行",
+    "help.train.stretch_schedule": "与 --resume 和余弦 lr_schedule 一起用：把余弦的终点移到新的 "
+    "--max-steps（学习率会沿曲线回升）。不加它，继续的运行保留开始时的终点，过了终点就以 min_lr 训练",
     "help.train.prompt": "每次评估时打印的样本所用的提示词",
     "help.train.sample_chars": "该样本的长度（默认 {default}；0：训练时不采样）",
     "help.train.cache_dir": "数据缓存（默认：$GLASSFORMER_CACHE 或 ~/.cache/glassformer）",
@@ -318,6 +323,7 @@ TEXT = {
     "train.resume_tokenizer": "--resume 按运行当初的方式把文本切成词元；请去掉 --tokenizer、--vocab-size、"
     "--segment 和 --backend。",
     "train.resuming": "从第 {step} 步继续 {dir}",
+    "train.stretch_alone": "--stretch-schedule 只改变继续的运行的调度：请与 --resume RUN 一起用。",
     "train.tokens": "，{kind} 词元",
     "train.run_dir": "运行目录 {dir}  （{kind}，{params:,} 个参数，数据 {source}{tokens}）",
     "train.use_mine": "来自 {dir} 的你的代码负责计算：{parts}",
@@ -467,6 +473,8 @@ TEXT = {
     "error.files.empty": "{path} 是空的。{fix}",
     "error.files.blank": "{path} 是空的（只有空白）。{fix}",
     "error.files.json": "{path} 已损坏：它不是有效的 JSON（第 {line} 行第 {column} 列：{reason}）。{fix}",
+    "error.files.json_nested": "{path} 已损坏：它的 JSON 嵌套太深，无法读取（数组或对象互相嵌套了成千上万层）。{fix}",
+    "error.files.json_number": "{path} 已损坏：里面有一个长到无法读取的数（{detail}）。{fix}",
     "error.files.where": "偏移 {offset} 处的字节 0x{byte:02x} 不是有效的 UTF-8",
     "error.files.binary": "{path} 不是文本：它含有 NUL 字节，二进制文件才会这样（{where}）。请给一个纯 UTF-8 文"
     "本文件。",
@@ -483,6 +491,13 @@ TEXT = {
     "error.run.config_shape": '{path} 已损坏：它必须是一个 JSON 对象，含有 "model" 和 "train" 两个对象（以及一个 '
     '"source" 字符串）。{fix}',
     "error.run.invalid_config": "{path} 里的配置无效：{problem} {fix}",
+    "error.run.config_text": '{path} 已损坏：它的 "text" 必须是分词器选项 {options} 组成的对象（值是文本，vocab_size '
+    "是整数）。{fix}",
+    "error.run.config_weights": "{path} 描述的不是 {weights} 里那些权重的模型（{detail}）：其中一个被改过或损坏了。"
+    "请把 config.json 恢复成训练时写下的样子。",
+    "error.run.config_weights_item": "{name}：config.json 得到的形状是 {wanted}，权重里是 {held}",
+    "error.run.config_weights_extra": "{name}：权重里有 {held}，但 config.json 的模型里没有它的位置",
+    "error.run.config_weights_missing": "{name}：config.json 的模型需要形状为 {wanted} 的权重，权重文件里没有",
     "error.run.vocab": "{path} 有 {tokens} 个词元，但 config.json 里模型的 vocab_size={vocab_size}：它们不是同"
     "一次运行的。"
     "请恢复这次运行自己的 tokenizer.json。",
@@ -495,6 +510,10 @@ TEXT = {
     "请从副本恢复，或重新训练。",
     "error.checkpoint.weights_sha": "{path} 已损坏：它的权重与写入时记录的 sha256 不符，说明磁盘上有字节被改动了。请从"
     "副本恢复，或重新训练。",
+    "error.checkpoint.weights_dtype": "{path} 不是模型的权重：{name} 里是 {dtype} 数，而每个权重都是浮点数。"
+    "请用训练时写下的权重（或它的备份）。",
+    "error.checkpoint.weights_nonfinite": "{path} 里有不是有限数的权重：{name} 的 {n:,} 个值中有 {bad:,} 个是 NaN "
+    "或无穷大，模型的每个输出都会是 NaN。请用更早的检查点（best.safetensors 或备份），或重新训练。",
     "error.checkpoint.shape": "{path} 与这个模型不匹配（{detail}）。这些权重是为另一种配置保存的：是不是改过 "
     "config.json，或者文件是从别的运行复制来的？",
     "error.checkpoint.names": "{path} 与这个模型不匹配：缺少 {missing}，多出 {unexpected}。是不是改过 config.json，"
@@ -550,6 +569,9 @@ TEXT = {
     "error.run.model_differs": "无法继续 {dir}：模型配置在 {keys} 上不同（{detail}）。这些字段决定了已保存权重的形状和"
     "含义；要改它们，请用 --out 开始一次新的运行。",
     "run.changed_settings": "以改动过的训练设置继续：{changes}",
+    "run.lr_resume": "学习率：第 {step} 步（这次继续之前的最后一步）为 {before:.3g}，"
+    "第 {next} 步（下一步）为 {after:.3g}{end}",
+    "run.lr_horizon": "；余弦衰减在第 {horizon} 步结束，之后保持 min_lr {min_lr:.3g}",
     "run.eval_sample": "--- 第 {step} 步的样本 ---\n{text}\n---",
     "run.expected": "   （应为 {target}）",
     "run.eval_translations": "--- 第 {step} 步的翻译 ---\n{lines}\n---",
@@ -641,6 +663,8 @@ TEXT = {
     "error.tokenizer.kind": "{path}：未知的分词器种类 {kind!r}；已知的种类：{kinds}。{fix}",
     "error.tokenizer.damaged": "{path} 已损坏：它描述的不是一个 {kind} 分词器（{error}: {detail}）。{fix}",
     "error.tokenizer.more": "，另有 {n} 个",
+    "cli.error.tokenizer.unseen": "有 {n} 个字符不在这个运行的词表里（词表共 {vocab} 个字符）：{shown}{more}。"
+    "运行只认识训练文本里的字符：请去掉它们，或用含有它们的文本训练一个运行（glassformer train --data file:PATH）。",
     "error.tokenizer.unseen": "有 {n} 个字符不在词表里（词表共 {vocab} 个字符）：{shown}{more}。请用包含这些字符的文本"
     "重建词表（CharTokenizer.from_text），或建词表时设 unk=True，把没见过的字符映射为 {unk}。",
 }

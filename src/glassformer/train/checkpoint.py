@@ -54,6 +54,7 @@ from glassformer.errors import DamagedFile, NotFound
 from glassformer.files import atomic_write, fsync_path, read_json, write_temp
 from glassformer.messages import t
 from glassformer.models import build_model, model_class
+from glassformer.models.footprint import check_fits, meta_model
 from glassformer.text.tokenizers import load_tokenizer
 
 # ---- the checkpoint pair -------------------------------------------------------------------------
@@ -125,6 +126,12 @@ def read_weights(path: str | os.PathLike) -> tuple[dict[str, torch.Tensor], dict
         raise DamagedFile("error.checkpoint.weights_damaged", path=path, detail=_first_line(e)) from None
     if "weights_sha256" in metadata and weights_sha256(tensors, step) != metadata["weights_sha256"]:
         raise DamagedFile("error.checkpoint.weights_sha", path=path)
+    for name, tensor in tensors.items():  # a model's weights are finite floats; anything else is no checkpoint
+        if not tensor.is_floating_point():
+            raise DamagedFile("error.checkpoint.weights_dtype", path=path, name=name, dtype=str(tensor.dtype))
+        bad = int((~torch.isfinite(tensor)).sum())
+        if bad:
+            raise DamagedFile("error.checkpoint.weights_nonfinite", path=path, name=name, bad=bad, n=tensor.numel())
     return tensors, metadata, step
 
 
@@ -352,6 +359,7 @@ def sha256_file(path: str | os.PathLike, block: int = 1 << 20) -> str:
 #     model_config / train_config     the dataclasses, every field type- and range-checked
 #     load_model(run_dir, best, device)   the trained model, its tokenizer and config (sample, inspect)
 
+TEXT_OPTIONS = {"tokenizer": str, "vocab_size": int, "segment": str, "backend": str}  # config.json's "text"
 CONFIG_FIX = "fix.config"  # the catalogue's sentence: where config.json comes from, what to do
 RUN_EXAMPLE = "runs/baby-20250101-120000"  # what a run directory's name looks like
 
@@ -374,6 +382,11 @@ def read_config(run_dir) -> dict:
         and isinstance(config.get("source", ""), str)
     ):
         raise DamagedFile("error.run.config_shape", path=path, fix=t(CONFIG_FIX))
+    text = config.get("text", {})  # how the corpus was cut into tokens: prepare()'s options
+    if not (isinstance(text, dict) and all(type(text[k]) is kind for k, kind in TEXT_OPTIONS.items() if k in text)) or (
+        set(text) - set(TEXT_OPTIONS)
+    ):
+        raise DamagedFile("error.run.config_text", path=path, options=", ".join(TEXT_OPTIONS), fix=t(CONFIG_FIX))
     return config
 
 
@@ -399,20 +412,63 @@ def train_config(config: dict, run_dir=None) -> TrainConfig:
 def _checked(values: dict, run_dir) -> Preset:
     """Saved values on top of the defaults, with the types and ranges an override must have."""
     try:
-        return apply_overrides(Preset(ModelConfig(), TrainConfig()), values)
+        return apply_overrides(Preset(ModelConfig(), TrainConfig()), values, typed=True)
     except ValueError as e:
         where = Path(run_dir) / "config.json" if run_dir is not None else "config.json"
         raise DamagedFile("error.run.invalid_config", path=where, problem=e, fix=t(CONFIG_FIX)) from None
 
 
 def build_saved(cfg: ModelConfig, run_dir) -> torch.nn.Module:
-    """build_model for a saved config: a kind or position scheme that no longer exists names the file."""
+    """build_model for a saved config: a kind or position scheme that no longer exists names the file.
+    Before anything is allocated the config is checked against the weights beside it (fits_weights)
+    and its tables against the machine's memory (models/footprint.py): a config.json edited to
+    max_len=10**9 is refused, not allocated."""
+    where = Path(run_dir) / "config.json"
     try:
+        fits_weights(cfg, run_dir)
+        check_fits(cfg)
         return build_model(cfg)
     except ValueError as e:
+        if isinstance(e, DamagedFile):
+            raise
+        raise DamagedFile("error.run.invalid_config", path=where, problem=e, fix=t(CONFIG_FIX)) from None
+
+
+def fits_weights(cfg: ModelConfig, run_dir) -> None:
+    """Refuse a config whose model would not have the shapes of the run's weights file (read from the
+    file's header: no tensor is loaded), built on the meta device so nothing is allocated."""
+    run_dir = Path(run_dir)
+    path = next((run_dir / n for n in (MODEL_FILE, BEST_FILE) if (run_dir / n).is_file()), None)
+    if path is None:
+        return  # no weights yet: the loader says so
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            held = {name: tuple(f.get_slice(name).get_shape()) for name in f.keys()}
+    except (SafetensorError, OSError, ValueError, RuntimeError) as e:
+        raise DamagedFile("error.checkpoint.weights_damaged", path=path, detail=_first_line(e)) from None
+    if cfg.n_layers > len(held):  # every layer has weights of its own: no need to build this one
         raise DamagedFile(
-            "error.run.invalid_config", path=Path(run_dir) / "config.json", problem=e, fix=t(CONFIG_FIX)
+            "error.run.config_weights", path=run_dir / "config.json", weights=path, detail=f"n_layers={cfg.n_layers}"
+        )
+    try:
+        model = meta_model(cfg)
+    except (RuntimeError, OverflowError, TypeError, MemoryError) as e:  # a size beyond any tensor's
+        raise DamagedFile(
+            "error.run.config_weights", path=run_dir / "config.json", weights=path, detail=_first_line(e)
         ) from None
+    wanted = {name: tuple(p.shape) for name, p in model.state_dict().items()}
+    for name, shape in held.items():
+        if wanted.get(name) != shape:
+            detail = (
+                t("error.run.config_weights_item", name=name, wanted=wanted[name], held=shape)
+                if name in wanted
+                else t("error.run.config_weights_extra", name=name, held=shape)
+            )
+            raise DamagedFile("error.run.config_weights", path=run_dir / "config.json", weights=path, detail=detail)
+    missing = [n for n in wanted if n not in held and not _is_tied(model, n, among=set(held))]
+    if missing:
+        detail = t("error.run.config_weights_missing", name=missing[0], wanted=wanted[missing[0]])
+        raise DamagedFile("error.run.config_weights", path=run_dir / "config.json", weights=path, detail=detail)
 
 
 def check_vocab(run_dir, tokenizer, cfg: ModelConfig) -> None:
@@ -431,6 +487,7 @@ def load_model(run_dir, best: bool = False, device: str = "cpu"):
     run_dir = Path(run_dir)
     config = read_config(run_dir)
     cfg = model_config(config, run_dir)
+    train_config(config, run_dir)  # not needed to sample, but a damaged field is a damaged file
     weights = run_dir / (BEST_FILE if best else MODEL_FILE)
     if not weights.exists() and best:
         raise NotFound("error.run.no_best", path=weights)

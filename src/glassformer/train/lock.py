@@ -116,6 +116,6 @@ def _holder(path: Path) -> dict:
     """What the holding process wrote into the lock file (empty if it has not written yet)."""
     try:
         holder = json.loads(path.read_text(encoding="utf-8") or "{}")
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     return holder if isinstance(holder, dict) else {}

@@ -4,8 +4,11 @@ global-norm gradient clipping.
 Learning-rate schedules are plain functions of the step, so any of them can be printed:
 
     constant   lr
-    cosine     linear warmup 0 -> lr over `warmup` steps, then cosine decay to `min_lr` at
-               `max_steps` (nanoGPT's get_lr; Loshchilov & Hutter 2017 without restarts)
+    cosine     linear warmup 0 -> lr over `warmup` steps, then cosine decay to `min_lr` at its
+               horizon, and `min_lr` after it (nanoGPT's get_lr; Loshchilov & Hutter 2017 without
+               restarts). The horizon is `decay_steps`, or `max_steps` when that is 0; resuming with
+               a larger max_steps keeps the horizon the run was started with (train/run.py), so a
+               longer run never raises the learning rate again unless asked (--stretch-schedule).
     noam       d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)        (Vaswani et al. 2017, eq. 3)
                This is already a learning rate (it peaks at (d_model·warmup)^-0.5); multiplying it by
                a base lr, as a LambdaLR with base lr 1e-3 does, shrinks it a thousandfold.
@@ -120,8 +123,13 @@ def noam(step: int, d_model: int, warmup: int) -> float:
     return d_model**-0.5 * min(s**-0.5, s * warmup**-1.5)
 
 
+def horizon(train_cfg) -> int:
+    """The step the cosine decay ends at: decay_steps, or max_steps when that is 0 (or absent)."""
+    return getattr(train_cfg, "decay_steps", 0) or train_cfg.max_steps
+
+
 def lr_at(step: int, train_cfg) -> float:
     """The learning rate a TrainConfig asks for at `step`."""
     if train_cfg.lr_schedule == "cosine":
-        return cosine(step, train_cfg.lr, train_cfg.min_lr, train_cfg.warmup_steps, train_cfg.max_steps)
+        return cosine(step, train_cfg.lr, train_cfg.min_lr, train_cfg.warmup_steps, horizon(train_cfg))
     return constant(step, train_cfg.lr)

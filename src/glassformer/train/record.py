@@ -187,9 +187,9 @@ class MetricsLog:
                 continue
             try:
                 record = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: a line nested thousands deep
                 record = None
-            if isinstance(record, dict) and isinstance(record.get("step"), int) and "kind" in record:
+            if _is_record(record):
                 records.append(record)
             else:
                 bad.append(number)
@@ -202,6 +202,20 @@ class MetricsLog:
         text = "".join(json.dumps(r) + "\n" for r in records if r["step"] <= step)
         write_text_atomic(self.path, text)
         return bad
+
+
+NUMBERS = ("loss", "train_loss", "val_loss", "best_val", "lr", "grad_norm", "ms_per_step", "tokens_per_s", "time")
+
+
+def _is_record(record) -> bool:
+    """A metrics line as the trainer writes it: a dict with a kind, a whole-number step, and numbers
+    where numbers belong (an edited "val_loss": "low" would otherwise reach the plot)."""
+    return (
+        isinstance(record, dict)
+        and "kind" in record
+        and type(record.get("step")) is int
+        and all(type(record[k]) in (int, float) for k in NUMBERS if k in record)
+    )
 
 
 def plot_loss(records: list[dict], path: str | os.PathLike, title: str = "") -> None:

@@ -28,18 +28,28 @@ from __future__ import annotations
 import json
 import time
 import weakref
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Callable, Collection, cast
 
 import torch
 
-from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides, get_preset, parse_overrides, to_dict
+from glassformer.config import (
+    ModelConfig,
+    Preset,
+    TrainConfig,
+    apply_overrides,
+    eval_interval_for,
+    get_preset,
+    parse_overrides,
+    to_dict,
+)
 from glassformer.devices import check_device
 from glassformer.errors import DamagedFile, GlassformerError, UsageError
 from glassformer.files import write_text_atomic
 from glassformer.messages import t
 from glassformer.models import build_model, model_class
+from glassformer.models.footprint import check_fits
 from glassformer.sample import sample
 from glassformer.text.corpora import PreparedData, prepare
 from glassformer.text.tokenizers import load_tokenizer
@@ -66,6 +76,7 @@ from glassformer.train.data import (
 )
 from glassformer.train.data import SOURCES as PAIR_SOURCES
 from glassformer.train.loop import Trainer, TrainResult
+from glassformer.train.optim import horizon, lr_at
 from glassformer.translate import translate
 
 RUNS_DIR = Path("runs")
@@ -173,12 +184,15 @@ def resolve(preset: Preset, overrides, data) -> Preset:
             raise UsageError("error.run.vocab_size_set", vocab_size=data.tokenizer.vocab_size)
         p = apply_overrides(p, {"vocab_size": data.tokenizer.vocab_size})
     if isinstance(data, PairData):
-        return _fit_pairs(p, data)
+        p = _fit_pairs(p, data)
+        check_fits(p.model, p.train)
+        return p
     T = p.train.seq_len if data.tokenizer is not None else data.x_train.size(1)
     if T > p.model.max_len:
         key = "error.run.seq_len_too_long" if data.tokenizer is not None else "error.run.sequences_too_long"
         raise UsageError(key, T=T, max_len=p.model.max_len, source=getattr(data, "source", ""))
     check_device(p.train.device)
+    check_fits(p.model, p.train)  # before a byte is allocated (models/footprint.py)
     return p
 
 
@@ -219,6 +233,8 @@ def new_run(
     text = {k: v for k, v in (text or {}).items() if v is not None}
     data = open_data(source, inputs, cache_dir, text)
     p = resolve(base, overrides, data)
+    if "eval_interval" not in overrides:  # the preset's, shortened for a short run (config.eval_interval_for)
+        p.train.eval_interval = eval_interval_for(p.train.max_steps, p.train.eval_interval)
     run_dir = Path(out) if out else RUNS_DIR / f"{preset}-{time.strftime('%Y%m%d-%H%M%S')}"
     if run_dir.exists() and not run_dir.is_dir():
         raise UsageError("error.run.out_is_file", dir=run_dir)
@@ -266,16 +282,21 @@ def resume_run(
     progress: bool = True,
     prompt: str | None = None,
     sample_chars: int | None = None,
+    stretch: bool = False,
 ) -> Run:
     """Reload a run's checkpoint. Overrides apply on top of its saved config (e.g. --max_steps=4000);
-    with `preset`, on top of that preset instead. Model fields and the data source must not change."""
+    with `preset`, on top of that preset instead. Model fields and the data source must not change.
+    A cosine schedule keeps its horizon unless `stretch` (keep_horizon); when a training setting
+    changes, the learning rate of the last step and of the next one is printed."""
     if not distributed.current().is_main:
         return _follow(cache_dir)
     run_dir = Path(run_dir)
     config = read_config(run_dir)
     held = lock.acquire(run_dir)  # refuses if another process trains here
     try:
-        return _resume(run_dir, config, overrides, preset, source, cache_dir, progress, prompt, sample_chars, held)
+        return _resume(
+            run_dir, config, overrides, preset, source, cache_dir, progress, prompt, sample_chars, held, stretch
+        )
     except BaseException:
         lock.release(held)
         raise
@@ -300,7 +321,9 @@ def _refuse_imported(run_dir: Path, config: dict | None) -> None:
         )
 
 
-def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, prompt, sample_chars, held) -> Run:
+def _resume(
+    run_dir, config, overrides, preset, source, cache_dir, progress, prompt, sample_chars, held, stretch
+) -> Run:
     """resume_run's reads and writes, under the directory's lock."""
     saved = Preset(model_config(config, run_dir), train_config(config, run_dir), str(config.get("about", "")))
     _refuse_imported(run_dir, config)
@@ -333,6 +356,7 @@ def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, pro
             t("error.run.differ_item", key=k, saved=getattr(saved.model, k), asked=getattr(p.model, k)) for k in differ
         )
         raise UsageError("error.run.model_differs", dir=run_dir, keys=", ".join(differ), detail=detail)
+    p = Preset(p.model, keep_horizon(saved.train, p.train, overrides, stretch), p.about)
     changed = {
         f.name: (getattr(saved.train, f.name), getattr(p.train, f.name))
         for f in fields(TrainConfig)
@@ -346,7 +370,34 @@ def _resume(run_dir, config, overrides, preset, source, cache_dir, progress, pro
     distributed.current().announce(run_dir, resumed=True)
     run = _assemble(run_dir, config, data, build_saved(p.model, run_dir), p.train, progress, prompt, sample_chars, held)
     run.trainer.resume()
+    if changed:
+        step = run.trainer.step
+        print(
+            t(
+                "run.lr_resume",
+                before=lr_at(max(step - 1, 0), saved.train),
+                after=lr_at(step, p.train),
+                step=step,
+                next=step + 1,
+                end=t("run.lr_horizon", horizon=horizon(p.train), min_lr=p.train.min_lr)
+                if p.train.lr_schedule == "cosine"
+                else "",
+            )
+        )
     return run
+
+
+def keep_horizon(saved: TrainConfig, asked: TrainConfig, overrides: dict, stretch: bool = False) -> TrainConfig:
+    """The rule of a resumed cosine schedule: it keeps the horizon the run was started with (a
+    larger max_steps trains on at min_lr after it), unless `stretch` (--stretch-schedule) moves the
+    horizon to the new max_steps, or decay_steps is given. Raising the horizon mid-run would lift the
+    learning rate back up the curve (1e-4 at step 300 back to 2.9e-4 at step 310)."""
+    if asked.lr_schedule != "cosine" or "decay_steps" in overrides:
+        return asked
+    want = asked.max_steps if stretch else horizon(saved)
+    if horizon(asked) == want:
+        return asked
+    return replace(asked, decay_steps=0 if want == asked.max_steps else want)
 
 
 def _follow(cache_dir) -> Run:

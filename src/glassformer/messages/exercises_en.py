@@ -232,8 +232,8 @@ TEXT = {
     ),
     "exercise.attention.wrong.scale_by_d": "You divide the scores by D; the scale is √D.",
     "exercise.attention.wrong.no_scale": (
-        "The scores are not scaled: divide Q·Kᵀ by √D before the softmax. Without it the scores grow with D and the "
-        "softmax turns nearly one-hot."
+        "The scores are not scaled: divide Q·Kᵀ by √D before the softmax. Without it their spread grows like √D and "
+        "the softmax turns nearly one-hot."
     ),
     "exercise.attention.wrong.mask_after_softmax": (
         "You zero the masked weights after the softmax, so the rows no longer sum to 1. Mask the SCORES (with -inf) "

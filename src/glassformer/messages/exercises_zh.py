@@ -206,7 +206,7 @@ TEXT = {
     ),
     "exercise.attention.wrong.scale_by_d": "你把分数除以了 D；缩放因子是 √D。",
     "exercise.attention.wrong.no_scale": (
-        "分数没有缩放：softmax 之前要把 Q·Kᵀ 除以 √D。不缩放时分数随 D 变大，softmax 几乎变成 one-hot。"
+        "分数没有缩放：softmax 之前要把 Q·Kᵀ 除以 √D。不缩放时分数的波动随 √D 增大，softmax 几乎变成 one-hot。"
     ),
     "exercise.attention.wrong.mask_after_softmax": (
         "你在 softmax 之后才把被遮的权重置零，各行的和就不再是 1。应当在 softmax 之前用 -inf 遮住分数，让可见的 key "

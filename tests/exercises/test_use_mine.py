@@ -60,6 +60,7 @@ def test_a_failing_or_missing_file_is_refused_with_the_fix(tmp_path, capsys):
     folder = mine(tmp_path)
     (folder / "feed_forward.py").unlink()
     assert main([*TRAIN, "--out", str(tmp_path / "a"), "--use-mine", str(folder)]) == 2
+    assert not (tmp_path / "a").exists()
     with pytest.raises(NotFound) as missing:
         plug.check_ready(folder)
     assert missing.value.key == "error.exercise.use_mine.missing" and missing.value.fields["files"] == "feed_forward.py"
@@ -74,9 +75,33 @@ def test_a_failing_or_missing_file_is_refused_with_the_fix(tmp_path, capsys):
     assert failing.value.fields == {"folder": folder, "failing": "layer_norm", "first": "layer_norm"}
 
 
+def files_in(folder: Path) -> dict[str, bytes]:
+    return {str(f.relative_to(folder)): f.read_bytes() for f in sorted(folder.rglob("*")) if f.is_file()}
+
+
+def test_a_refused_use_mine_makes_and_touches_nothing(tmp_path, capsys):
+    folder = mine(tmp_path)
+    (folder / "block.py").write_text("def block(*args):\n    return args[0]\n", encoding="utf-8")  # fails its check
+    capsys.readouterr()
+    out = tmp_path / "new"
+    assert main([*TRAIN, "--out", str(out), "--use-mine", str(folder)]) == 2
+    assert not out.exists()  # no empty run directory left behind
+    err = capsys.readouterr().err
+    assert err.strip().count("\n") == 0 and "block" in err  # one line, naming the failing file
+    existing = tmp_path / "existing"  # a run already there: neither --out nor --resume may touch it
+    existing.mkdir()
+    (existing / "config.json").write_text('{"preset": "baby"}\n', encoding="utf-8")
+    (existing / "metrics.jsonl").write_text('{"kind": "eval", "val_loss": 1.0}\n', encoding="utf-8")
+    before = files_in(existing)
+    assert main([*TRAIN, "--out", str(existing), "--use-mine", str(folder)]) == 2
+    assert main(["train", "--resume", str(existing), "--no-progress", "--use-mine", str(folder)]) == 2
+    assert files_in(existing) == before
+
+
 def test_configurations_the_learner_cannot_compute_are_refused(tmp_path, capsys):
     folder = mine(tmp_path)
     assert main([*TRAIN, "--out", str(tmp_path / "c"), "--dropout=0.1", "--norm=post", "--use-mine", str(folder)]) == 2
+    assert not (tmp_path / "c").exists()  # refused before the run directory is made
     cfg = ModelConfig(dropout=0.1, norm="post", mha_style="heads")
     with pytest.raises(UsageError) as refused:
         plug.check_config(cfg)

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from glassformer.cli.bench import say_train_speed
 from glassformer.cli.options import add_tokenizer_options, count, count_or_zero, tokenizer_options, utf8_text
 from glassformer.config import MIN_EVALS, PRESETS, preset_about
 from glassformer.errors import UsageError
-from glassformer.exercises.plug import plug_in
+from glassformer.exercises.plug import check_config, check_ready, swap_in
 from glassformer.messages import say, t
 from glassformer.train.run import EVAL_SAMPLE_CHARS, RUNS_DIR, new_run, resume_run, train
 
@@ -67,6 +68,9 @@ def run_train(args: argparse.Namespace) -> int:
         raise UsageError("train.attention_heads_alone")  # before a run directory is made
     if args.stretch_schedule and not args.resume:
         raise UsageError("train.stretch_alone")
+    if args.use_mine:  # refused before any run directory or file is made or touched
+        check_ready(Path(args.use_mine).expanduser())
+    check_model = check_config if args.use_mine else None
     if args.resume:
         if args.out:
             raise UsageError("train.resume_out")
@@ -82,6 +86,7 @@ def run_train(args: argparse.Namespace) -> int:
             prompt=args.prompt,
             sample_chars=args.sample_chars,
             stretch=args.stretch_schedule,
+            check_model=check_model,
         )
         say("train.resuming", dir=run.dir, step=run.trainer.step)
     else:
@@ -95,6 +100,7 @@ def run_train(args: argparse.Namespace) -> int:
             prompt=args.prompt,
             sample_chars=args.sample_chars,
             text=tokenizer_options(args),
+            check_model=check_model,
         )
         cut = t("train.tokens", kind=run.tokenizer.kind) if run.tokenizer is not None else ""
         say(
@@ -106,7 +112,7 @@ def run_train(args: argparse.Namespace) -> int:
             tokens=cut,
         )
     if args.use_mine:
-        plugged = plug_in(run.model, args.use_mine)
+        plugged = swap_in(run.model, args.use_mine)
         say("train.use_mine", dir=args.use_mine, parts=", ".join(plugged))
     if args.debug_shapes:
         from glassformer.inspect.trace import print_shapes_once

@@ -73,6 +73,13 @@ def plug_in(model, folder: str | Path) -> list[str]:
     folder = Path(folder).expanduser()
     check_config(model.cfg)
     check_ready(folder)
+    return swap_in(model, folder)
+
+
+def swap_in(model, folder: str | Path) -> list[str]:
+    """Swap the learner's functions into `model`, once check_config and check_ready have passed
+    (`glassformer train` runs them before it makes a run directory). Returns what was plugged."""
+    folder = Path(folder).expanduser()
     block_fn, layer_norm_fn = load(folder, "block").block, load(folder, "layer_norm").layer_norm
     plugged = []
     for i, block in enumerate(model.blocks):

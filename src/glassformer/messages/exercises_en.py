@@ -231,6 +231,10 @@ TEXT = {
         "sum to 1: softmax over dim=-1."
     ),
     "exercise.attention.wrong.scale_by_d": "You divide the scores by D; the scale is √D.",
+    "exercise.attention.wrong.no_scale": (
+        "The scores are not scaled: divide Q·Kᵀ by √D before the softmax. Without it their spread grows like √D and "
+        "the softmax turns nearly one-hot."
+    ),
     "exercise.attention.wrong.mask_after_softmax": (
         "You zero the masked weights after the softmax, so the rows no longer sum to 1. Mask the SCORES (with -inf) "
         "before the softmax; then the visible keys share all the weight."
@@ -320,6 +324,9 @@ TEXT = {
     ),
     "exercise.multi_head_attention.wrong.scale_by_d_model": (
         "You scale by √C (d_model); each head's scores must be divided by √D, its own width D = C / H."
+    ),
+    "exercise.multi_head_attention.wrong.no_scale": (
+        "The scores are not scaled: in each head divide Q·Kᵀ by √D, the head's width D = C / H, before the softmax."
     ),
     "exercise.multi_head_attention.wrong.no_out_proj": (
         "The output projection is missing: after merging the heads, multiply by w_out.T and add b_out. It is what "

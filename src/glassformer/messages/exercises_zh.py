@@ -205,6 +205,9 @@ TEXT = {
         "上做 softmax。"
     ),
     "exercise.attention.wrong.scale_by_d": "你把分数除以了 D；缩放因子是 √D。",
+    "exercise.attention.wrong.no_scale": (
+        "分数没有缩放：softmax 之前要把 Q·Kᵀ 除以 √D。不缩放时分数的波动随 √D 增大，softmax 几乎变成 one-hot。"
+    ),
     "exercise.attention.wrong.mask_after_softmax": (
         "你在 softmax 之后才把被遮的权重置零，各行的和就不再是 1。应当在 softmax 之前用 -inf 遮住分数，让可见的 key "
         "分掉全部权重。"
@@ -293,6 +296,9 @@ TEXT = {
     ),
     "exercise.multi_head_attention.wrong.scale_by_d_model": (
         "你用 √C（d_model）缩放；每个头的分数应当除以 √D，即它自己的宽度 D = C / H。"
+    ),
+    "exercise.multi_head_attention.wrong.no_scale": (
+        "分数没有缩放：softmax 之前，每个头都要把 Q·Kᵀ 除以 √D，即该头的宽度 D = C / H。"
     ),
     "exercise.multi_head_attention.wrong.no_out_proj": (
         "缺少输出投影：合并各头之后要乘 w_out.T 再加 b_out，正是它把各头的结果混合起来。"

@@ -219,9 +219,11 @@ def new_run(
     prompt: str | None = None,
     sample_chars: int | None = None,
     text: dict | None = None,
+    check_model: Callable[[ModelConfig], None] | None = None,
 ) -> Run:
     """Prepare the data, write config.json (and tokenizer.json), build a freshly seeded model.
-    `text`: the tokenizer and its options for a text corpus (see `open_data`); recorded in config.json."""
+    `text`: the tokenizer and its options for a text corpus (see `open_data`); recorded in config.json.
+    `check_model`: called with the resolved model config before the run directory is made (it may refuse)."""
     if not distributed.current().is_main:
         return _follow(cache_dir)
     overrides = overrides if isinstance(overrides, dict) else parse_overrides(overrides)
@@ -235,6 +237,8 @@ def new_run(
     p = resolve(base, overrides, data)
     if "eval_interval" not in overrides:  # the preset's, shortened for a short run (config.eval_interval_for)
         p.train.eval_interval = eval_interval_for(p.train.max_steps, p.train.eval_interval)
+    if check_model is not None:
+        check_model(p.model)
     run_dir = Path(out) if out else RUNS_DIR / f"{preset}-{time.strftime('%Y%m%d-%H%M%S')}"
     if run_dir.exists() and not run_dir.is_dir():
         raise UsageError("error.run.out_is_file", dir=run_dir)
@@ -283,11 +287,13 @@ def resume_run(
     prompt: str | None = None,
     sample_chars: int | None = None,
     stretch: bool = False,
+    check_model: Callable[[ModelConfig], None] | None = None,
 ) -> Run:
     """Reload a run's checkpoint. Overrides apply on top of its saved config (e.g. --max_steps=4000);
     with `preset`, on top of that preset instead. Model fields and the data source must not change.
     A cosine schedule keeps its horizon unless `stretch` (keep_horizon); when a training setting
-    changes, the learning rate of the last step and of the next one is printed."""
+    changes, the learning rate of the last step and of the next one is printed. `check_model`: called
+    with the run's model config before anything in the run is written (it may refuse)."""
     if not distributed.current().is_main:
         return _follow(cache_dir)
     run_dir = Path(run_dir)
@@ -295,7 +301,18 @@ def resume_run(
     held = lock.acquire(run_dir)  # refuses if another process trains here
     try:
         return _resume(
-            run_dir, config, overrides, preset, source, cache_dir, progress, prompt, sample_chars, held, stretch
+            run_dir,
+            config,
+            overrides,
+            preset,
+            source,
+            cache_dir,
+            progress,
+            prompt,
+            sample_chars,
+            held,
+            stretch,
+            check_model,
         )
     except BaseException:
         lock.release(held)
@@ -322,7 +339,7 @@ def _refuse_imported(run_dir: Path, config: dict | None) -> None:
 
 
 def _resume(
-    run_dir, config, overrides, preset, source, cache_dir, progress, prompt, sample_chars, held, stretch
+    run_dir, config, overrides, preset, source, cache_dir, progress, prompt, sample_chars, held, stretch, check_model
 ) -> Run:
     """resume_run's reads and writes, under the directory's lock."""
     saved = Preset(model_config(config, run_dir), train_config(config, run_dir), str(config.get("about", "")))
@@ -356,6 +373,8 @@ def _resume(
             t("error.run.differ_item", key=k, saved=getattr(saved.model, k), asked=getattr(p.model, k)) for k in differ
         )
         raise UsageError("error.run.model_differs", dir=run_dir, keys=", ".join(differ), detail=detail)
+    if check_model is not None:
+        check_model(p.model)
     p = Preset(p.model, keep_horizon(saved.train, p.train, overrides, stretch), p.about)
     changed = {
         f.name: (getattr(saved.train, f.name), getattr(p.train, f.name))

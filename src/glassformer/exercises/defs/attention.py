@@ -106,6 +106,17 @@ def scale_by_d(q, k, v, mask=None):
     return weights @ v, weights
 
 
+def no_scale(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1)  # (..., T_q, T_k): the 1/√D is forgotten
+    if mask is not None:
+        alive = mask.any(dim=-1, keepdim=True)
+        scores = scores.masked_fill(~mask, float("-inf")).masked_fill(~alive, 0.0)
+        weights = torch.softmax(scores, dim=-1).masked_fill(~alive, 0.0)
+    else:
+        weights = torch.softmax(scores, dim=-1)
+    return weights @ v, weights
+
+
 def mask_after_softmax(q, k, v, mask=None):
     weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(q.size(-1)), dim=-1)
     if mask is not None:
@@ -203,7 +214,15 @@ EXERCISE = Exercise(
     numpy_reference={"scaled_dot_product_attention": numpy_twin(twin)},
     variants=tuple(
         Variant(f.__name__, "scaled_dot_product_attention", f)
-        for f in (nan_dead_rows, minus_big, inverted_mask, softmax_over_queries, scale_by_d, mask_after_softmax)
+        for f in (
+            nan_dead_rows,
+            minus_big,
+            inverted_mask,
+            softmax_over_queries,
+            scale_by_d,
+            no_scale,
+            mask_after_softmax,
+        )
     ),
     forbidden=(ATTENTION,),
     allowed=(

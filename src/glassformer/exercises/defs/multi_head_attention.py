@@ -124,6 +124,13 @@ def scale_by_d_model(x, w_qkv, b_qkv, w_out, b_out, n_heads, mask=None):
     return _project(_merge_heads(_attend(q, k, v, mask)), w_out, b_out)
 
 
+def no_scale(x, w_qkv, b_qkv, w_out, b_out, n_heads, mask=None):
+    B, T, C = x.shape
+    q, k, v = (_split_heads(t, n_heads) for t in _project(x, w_qkv, b_qkv).split(C, dim=-1))
+    q = q * math.sqrt(C // n_heads)  # (B, H, T, D): as if the scores were never divided by √D
+    return _project(_merge_heads(_attend(q, k, v, mask)), w_out, b_out)
+
+
 def no_out_proj(x, w_qkv, b_qkv, w_out, b_out, n_heads, mask=None):
     B, T, C = x.shape
     q, k, v = (_split_heads(t, n_heads) for t in _project(x, w_qkv, b_qkv).split(C, dim=-1))
@@ -196,7 +203,7 @@ EXERCISE = Exercise(
     numpy_reference={"multi_head_attention": numpy_twin(twin)},
     variants=tuple(
         Variant(f.__name__, "multi_head_attention", f)
-        for f in (merge_no_transpose, split_no_transpose, scale_by_d_model, no_out_proj, qkv_per_head)
+        for f in (merge_no_transpose, split_no_transpose, scale_by_d_model, no_scale, no_out_proj, qkv_per_head)
     ),
     forbidden=(ATTENTION,),
     allowed=(

@@ -1,7 +1,7 @@
 """The planted report on a trained model: a tiny attention-only GPT learns induction on random tokens.
 
 `trained_induction_model` trains 2 layers × 4 heads (d_model 32, the FFNs zeroed and frozen, so
-attention only; learned positions, layer norm) on sequences of 20 random tokens from 16, each
+attention only; learned positions, pre-LN) on sequences of 20 random tokens from 16, each
 holding one stretch of 4..8 tokens repeated once; only induction can predict inside the second copy.
 Seeded and on the CPU: the same seed gives the same weights.
 

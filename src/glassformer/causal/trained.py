@@ -26,6 +26,7 @@ from glassformer.models.kinds import build_model
 
 VOCAB, LENGTH, HEADS = 16, 20, 4
 TRUTH_SEEDS = range(1000, 1032)  # held-out [r, r] prompts for the ground truth only
+SHARE = 0.1  # a truth head raises the repeated half's loss by at least this share of the largest rise
 
 
 def repeat_batch(rows: int, g: torch.Generator) -> torch.Tensor:
@@ -68,7 +69,7 @@ def ablation_rise(model) -> torch.Tensor:
     return (check.repeated - check.base_repeated).view(L, H)  # (L, H)
 
 
-def trained_truth(model, share: float = 0.1) -> tuple[list[tuple[int, int]], tuple[int, int], list[tuple[int, int]]]:
+def trained_truth(model, share: float = SHARE) -> tuple[list[tuple[int, int]], tuple[int, int], list[tuple[int, int]]]:
     """(truth heads, path-patching receiver, the receiver's senders' truth), from `ablation_rise`."""
     rise = ablation_rise(model)  # (L, H)
     truth = [(int(i), int(j)) for i, j in (rise >= share * rise.max()).nonzero().tolist()]
@@ -91,7 +92,7 @@ def main() -> None:
     rise = ablation_rise(model)  # (L, H)
     truth, receiver, _ = trained_truth(model)
     heads = ", ".join(f"{i}.{j} (+{rise[i, j]:.2f})" for i, j in truth)
-    print(t("causal.trained.truth", share=0.1, largest=float(rise.max()), heads=heads))
+    print(t("causal.trained.truth", share=SHARE, largest=float(rise.max()), heads=heads))
     for found in find_trained(model):
         print(found.words())
 

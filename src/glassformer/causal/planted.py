@@ -16,8 +16,9 @@ no norms, no biases; the residual stream of width 5·16 is cut into five 16-wide
   have random queries, keys and values and write only JUNK. None of them can change the output.
 
 On [r, r] (r a random sequence without repeats) the repeated half is predicted almost surely, the
-first half not at all. `find_planted` runs each method and scores the heads it finds against the
-planted ones ({0.1, 1.2}) with precision and recall.
+first half not at all. `find_planted` runs each method (`score_methods`, shared with the trained
+model of `glassformer.causal.trained`) and scores the heads it finds against the planted ones
+({0.1, 1.2}) with precision and recall.
 """
 
 from __future__ import annotations
@@ -111,28 +112,51 @@ def strongest(grid: torch.Tensor, share: float = 0.5) -> list[tuple[int, int]]:
 
 
 def find_planted(model=None, seed: int = 0, threshold: float = 0.3) -> list[Found]:
-    """Each method's heads on the planted model. Grids (activation and attribution patching of
-    attn.z by head, DLA per head) keep the heads with at least half the largest |effect|; detectors
-    keep heads scoring ≥ `threshold` on any kind (a share of attention, so an absolute bound);
-    the causal check then keeps those whose zero-ablation raises the repeated half's loss; path
-    patching into the induction head's keys is scored against the one sender planted there."""
+    """Each method's heads on the planted model, scored against {0.1, 1.2} (`score_methods`), on
+    clean [r, r], corrupted [r', r] and eight more [r, r] for the detectors."""
     model = model if model is not None else planted_induction_model()
-    clean, corrupt = planted_prompts(seed)
+    return score_methods(model, *method_prompts(seed), PLANTED, INDUCTION, [PREVIOUS], threshold)
+
+
+def method_prompts(seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The prompts every method is run on: clean [r, r] and corrupted [r', r] (1, 2n) from
+    `planted_prompts(seed)`, and eight more [r, r] (8, 2n) for the detectors (seeds seed+1..seed+8)."""
+    clean, corrupt = planted_prompts(seed)  # (1, 2n), (1, 2n)
+    repeated = torch.cat([planted_prompts(seed + 1 + i)[0] for i in range(8)])  # (8, 2n)
+    return clean, corrupt, repeated
+
+
+def score_methods(
+    model,
+    clean: torch.Tensor,
+    corrupt: torch.Tensor,
+    repeated: torch.Tensor,
+    truth: list[tuple[int, int]],
+    receiver: tuple[int, int],
+    senders_truth: list[tuple[int, int]],
+    threshold: float = 0.3,
+) -> list[Found]:
+    """Each method's heads, scored against `truth`. clean [r, r] and corrupted [r', r] (1, 2n), the
+    metric logit(r[n−1]) − logit(r'[n−1]) at 2n−2. Grids (activation and attribution patching of
+    attn.z by head, DLA per head) keep the heads with at least half the largest |effect|; detectors
+    keep heads scoring ≥ `threshold` on any kind over `repeated` (B, 2n) (a share of attention, so an
+    absolute bound); the causal check then keeps those whose zero-ablation raises the repeated half's
+    loss; path patching into `receiver`'s keys is scored against `senders_truth`."""
     n = clean.shape[1] // 2
     metric = logit_diff(int(clean[0, -1]), int(corrupt[0, n - 1]), pos=-2)  # predict r[n−1] at 2n−2
     exact = activation_patching(model, clean, corrupt, metric, "attn.z", ("H",)).normalised()  # (L, H)
     approx = attribution_patching(model, clean, corrupt, metric, "attn.z", ("H",)).normalised()  # (L, H)
-    repeated = torch.cat([planted_prompts(seed + 1 + i)[0] for i in range(8)])  # (8, 2n): eight more [r, r]
     scores = torch.stack([head_scores(model, repeated, kind) for kind in KINDS]).amax(0)  # (L, H)
     detected = [(int(i), int(j)) for i, j in (scores >= threshold).nonzero().tolist()]
     checked = ablation_check(model, repeated, detected).matters() if detected else []
     dla = logit_attribution(model, clean, int(clean[0, -1]), int(corrupt[0, n - 1]), pos=-2, heads=True).head_grid()
-    senders = path_patching(model, clean, corrupt, metric, [INDUCTION], "k").normalised()  # (1, H)
+    senders = path_patching(model, clean, corrupt, metric, [receiver], "k").normalised()  # (receiver layer, H)
+    head = f"{receiver[0]}.{receiver[1]}"
     return [
-        Found(t("causal.planted.method.patching"), strongest(exact), PLANTED),
-        Found(t("causal.planted.method.attribution"), strongest(approx), PLANTED),
-        Found(t("causal.planted.method.detectors"), detected, PLANTED),
-        Found(t("causal.planted.method.checked"), checked, PLANTED),
-        Found(t("causal.planted.method.dla"), strongest(dla), PLANTED),
-        Found(t("causal.planted.method.path"), strongest(senders), [PREVIOUS]),
+        Found(t("causal.planted.method.patching"), strongest(exact), truth),
+        Found(t("causal.planted.method.attribution"), strongest(approx), truth),
+        Found(t("causal.planted.method.detectors"), detected, truth),
+        Found(t("causal.planted.method.checked"), checked, truth),
+        Found(t("causal.planted.method.dla"), strongest(dla), truth),
+        Found(t("causal.planted.method.path", head=head), strongest(senders), senders_truth),
     ]

@@ -32,5 +32,7 @@ TEXT = {
     "causal.planted.method.detectors": "head detectors (score >= threshold)",
     "causal.planted.method.checked": "head detectors + ablation check",
     "causal.planted.method.dla": "direct logit attribution (per head)",
-    "causal.planted.method.path": "path patching into 1.2's keys (senders)",
+    "causal.planted.method.path": "path patching into {head}'s keys (senders)",
+    "causal.trained.truth": "ground truth: heads whose zero-ablation raises the repeated half's loss by at least "
+    "{share} of the largest rise ({largest:.2f} nats): {heads}",
 }

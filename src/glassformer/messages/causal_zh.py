@@ -30,5 +30,7 @@ TEXT = {
     "causal.planted.method.detectors": "注意力头检测器（得分 >= 阈值）",
     "causal.planted.method.checked": "头检测器 + 消融检验",
     "causal.planted.method.dla": "直接 logit 归因（按头）",
-    "causal.planted.method.path": "路径修补：进入 1.2 键的发送头",
+    "causal.planted.method.path": "路径修补：进入 {head} 键的发送头",
+    "causal.trained.truth": "基准答案：单独置零后使重复后半段损失的上升至少达到最大上升（{largest:.2f} nats）"
+    "{share} 倍的头：{heads}",
 }

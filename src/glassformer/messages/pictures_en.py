@@ -13,4 +13,11 @@ TEXT = {
     "pictures.attn.key_axis": "key: the token looked at",
     "pictures.attn.query_axis": "query: the token looking",
     "pictures.attn.head_title": "{name}, head {head} (each row sums to 1){masked}",
+    # ---- the loss curves of a run (train/record.py: loss.png) -------------------------------------
+    "pictures.loss.step_axis": "step",
+    "pictures.loss.loss_axis": "cross-entropy (nats / token)",
+    "pictures.loss.batch_curve": "train (batch, log interval mean)",
+    "pictures.loss.eval_curve": "{split} (eval)",
+    "pictures.loss.split.train": "train",
+    "pictures.loss.split.val": "val",
 }

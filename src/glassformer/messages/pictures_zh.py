@@ -12,4 +12,11 @@ TEXT = {
     "pictures.attn.key_axis": "键：被看的词元",
     "pictures.attn.query_axis": "查询：在看的词元",
     "pictures.attn.head_title": "{name}，头 {head}（每行之和为 1）{masked}",
+    # ---- 一次训练的损失曲线（train/record.py：loss.png）----------------------------------------------
+    "pictures.loss.step_axis": "步数",
+    "pictures.loss.loss_axis": "交叉熵（奈特 / 词元）",
+    "pictures.loss.batch_curve": "训练（批次，每个记录间隔的平均）",
+    "pictures.loss.eval_curve": "{split}（评估）",
+    "pictures.loss.split.train": "训练集",
+    "pictures.loss.split.val": "验证集",
 }

@@ -20,4 +20,11 @@ TEXT = {
     "pictures.loss.eval_curve": "{split} (eval)",
     "pictures.loss.split.train": "train",
     "pictures.loss.split.val": "val",
+    # ---- the lab's charts (lab/*.py, docs/lab/*/*.png) -----------------------------------------
+    "pictures.lab.heads.val_loss": "validation loss (nats)",
+    "pictures.lab.heads.loss_title": "loss against heads (d_model {d_model})",
+    "pictures.lab.heads.entropy": "mean normalised entropy",
+    "pictures.lab.heads.diagonal_share": "share of diagonal heads",
+    "pictures.lab.heads.uniform_share": "share of near-uniform heads",
+    "pictures.lab.heads.heads_axis": "heads",
 }

@@ -19,4 +19,11 @@ TEXT = {
     "pictures.loss.eval_curve": "{split}（评估）",
     "pictures.loss.split.train": "训练集",
     "pictures.loss.split.val": "验证集",
+    # ---- 实验室的图（lab/*.py，docs/lab/*/*.png）--------------------------------------------------
+    "pictures.lab.heads.val_loss": "验证损失（奈特）",
+    "pictures.lab.heads.loss_title": "损失随头数的变化（d_model {d_model}）",
+    "pictures.lab.heads.entropy": "平均归一化熵",
+    "pictures.lab.heads.diagonal_share": "对角头的占比",
+    "pictures.lab.heads.uniform_share": "近乎均匀的头的占比",
+    "pictures.lab.heads.heads_axis": "头数",
 }

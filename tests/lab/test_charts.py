@@ -7,7 +7,7 @@ import warnings
 
 import pytest
 
-from glassformer.lab import heads
+from glassformer.lab import ffn_width, heads
 from glassformer.lab.runner import Context
 from glassformer.messages import speaking, t
 
@@ -20,9 +20,8 @@ def heads_results() -> dict:
     return {"heads": {str(h): {k: stat(0.5 + 0.01 * h) for k in keys} for h in (1, 2, 4)}}
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_heads_chart_words_are_the_catalogues(lang, tmp_path):
-    drawn = []
+def keeping(drawn: list):
+    """A Context that keeps each figure it saves and fails on any glyph matplotlib could not draw."""
 
     class Keeping(Context):
         def figure(self, fig, name):
@@ -33,9 +32,16 @@ def test_the_heads_chart_words_are_the_catalogues(lang, tmp_path):
             assert not [w for w in caught if "missing from" in str(w.message)]  # matplotlib: no glyph
             return saved
 
+    return Keeping
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_heads_chart_words_are_the_catalogues(lang, tmp_path):
+    drawn: list = []
     with speaking(lang):
-        heads.plot(Keeping(out=tmp_path, fast=True, seeds=1), heads_results())
-        want = {k: t(f"pictures.lab.heads.{k}") for k in ("val_loss", "entropy", "diagonal_share", "uniform_share")}
+        heads.plot(keeping(drawn)(out=tmp_path, fast=True, seeds=1), heads_results())
+        want = {k: t(f"pictures.lab.heads.{k}") for k in ("entropy", "diagonal_share", "uniform_share")}
+        want["val_loss"] = t("pictures.lab.val_loss")
         title, x = t("pictures.lab.heads.loss_title", d_model=64), t("pictures.lab.heads.heads_axis")
     ((fig, name),) = drawn
     left, right = fig.axes[:2]
@@ -45,3 +51,19 @@ def test_the_heads_chart_words_are_the_catalogues(lang, tmp_path):
     legend = [s.get_text() for s in right.get_legend().get_texts()]
     assert legend == [want["entropy"], want["diagonal_share"], want["uniform_share"]]
     assert (tmp_path / "heads.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_ffn_width_chart_words_are_the_catalogues(lang, tmp_path):
+    drawn: list = []
+    widths = {k: {"params": 1000 * (1 + int(k)), "val_loss": {"mean": 2.0, "spread": 0.1}} for k in ("0", "64")}
+    with speaking(lang):
+        ffn_width.plot(keeping(drawn)(out=tmp_path, fast=True, seeds=1), {"widths": widths, "unigram": 3.0, "steps": 7})
+        notes = [t("pictures.lab.ffn-width.no_ffn"), t("pictures.lab.ffn-width.d_ff", d_ff="64")]
+        words = (t("pictures.lab.ffn-width.params_axis"), t("pictures.lab.val_loss"))
+        title, legend = t("pictures.lab.ffn-width.title", d_model=64, steps=7), t("pictures.lab.ffn-width.unigram")
+    ((fig, name),) = drawn
+    (ax,) = fig.axes
+    assert name == "ffn_width" and (ax.get_xlabel(), ax.get_ylabel()) == words and ax.get_title() == title
+    assert [a.get_text() for a in ax.texts] == notes
+    assert [s.get_text() for s in ax.get_legend().get_texts()] == [legend]

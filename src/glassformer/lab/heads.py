@@ -83,7 +83,7 @@ def plot(ctx, out: dict) -> None:
     )
     ax.set_xscale("log", base=2)
     ax.set_xticks(Hs, [f"{h}\nD={64 // h}" for h in Hs])
-    ax.set_ylabel(t("pictures.lab.heads.val_loss"))
+    ax.set_ylabel(t("pictures.lab.val_loss"))
     ax.set_title(t("pictures.lab.heads.loss_title", d_model=lab_preset().model.d_model), fontsize=9)
     ax = axes[0, 1]
     for key, label in (

@@ -21,10 +21,15 @@ TEXT = {
     "pictures.loss.split.train": "train",
     "pictures.loss.split.val": "val",
     # ---- the lab's charts (lab/*.py, docs/lab/*/*.png) -----------------------------------------
-    "pictures.lab.heads.val_loss": "validation loss (nats)",
+    "pictures.lab.val_loss": "validation loss (nats)",
     "pictures.lab.heads.loss_title": "loss against heads (d_model {d_model})",
     "pictures.lab.heads.entropy": "mean normalised entropy",
     "pictures.lab.heads.diagonal_share": "share of diagonal heads",
     "pictures.lab.heads.uniform_share": "share of near-uniform heads",
     "pictures.lab.heads.heads_axis": "heads",
+    "pictures.lab.ffn-width.no_ffn": "no FFN",
+    "pictures.lab.ffn-width.d_ff": "d_ff={d_ff}",
+    "pictures.lab.ffn-width.unigram": "character frequencies only",
+    "pictures.lab.ffn-width.params_axis": "parameters",
+    "pictures.lab.ffn-width.title": "FFN width at d_model {d_model}, {steps} steps",
 }

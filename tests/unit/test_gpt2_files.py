@@ -456,7 +456,10 @@ def test_an_imported_runs_config_and_every_refusal_of_import_and_export(tmp_path
     hf = (tmp_path / "hf").resolve()
     assert text.endswith("}\n") and '\n  "about"' in text
     assert list(config) == ["about", "imported", "model", "train"]
-    assert config["about"] == f"GPT-2 imported from {hf}"
+    assert config["about"] == t("train.gpt2.about", source=hf)
+    with speaking("zh"):  # the line a user reads is in their language (it was typed in English once)
+        zh = json.loads((import_gpt2(tmp_path / "hf", tmp_path / "run_zh") / "config.json").read_text())
+        assert zh["about"] == t("train.gpt2.about", source=hf)
     assert config["imported"]["format"] == "gpt2" and config["imported"]["from"] == str(hf)
     assert config["imported"]["weights"] == read_gpt2_dir(tmp_path / "hf")[2]
     assert config["model"]["d_model"] == 16 and config["train"]["seq_len"] == min(TrainConfig().seq_len, 16)

@@ -473,22 +473,31 @@ def drawn(monkeypatch):
     return figures
 
 
-def test_the_figure_holds_the_logged_and_evaluated_losses(tmp_path, drawn):
-    plot_loss(plot_records(), tmp_path / "loss.png", title="run-7")
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_figure_holds_the_logged_and_evaluated_losses(tmp_path, drawn, lang):
+    """Curves, and the words drawn: the catalogue's in the user's language (zh once had English)."""
+    with speaking(lang):
+        plot_loss(plot_records(), tmp_path / "loss.png", title="run-7")
+        batch = t("pictures.loss.batch_curve")
+        train, val = (t("pictures.loss.eval_curve", split=t(f"pictures.loss.split.{s}")) for s in ("train", "val"))
+        x, y = t("pictures.loss.step_axis"), t("pictures.loss.loss_axis")
     (ax,) = drawn[0].axes
     lines = {line.get_label(): line for line in ax.get_lines()}
-    assert list(lines) == ["train (batch, log interval mean)", "train (eval)", "val (eval)"]
-    assert list(lines["train (batch, log interval mean)"].get_xdata()) == list(range(1, 11))
-    assert list(lines["train (batch, log interval mean)"].get_ydata()) == pytest.approx(
-        [4.0 - 0.1 * s for s in range(1, 11)]
-    )
-    assert list(lines["train (eval)"].get_xdata()) == [0, 5, 10]
-    assert list(lines["train (eval)"].get_ydata()) == pytest.approx([3.5, 3.0, 2.5])
-    assert list(lines["val (eval)"].get_ydata()) == [3.0, 2.5, 2.4]
-    assert lines["val (eval)"].get_color() == "tab:orange" and lines["train (eval)"].get_color() == "tab:blue"
-    assert ax.get_xlabel() == "step" and ax.get_ylabel() == "cross-entropy (nats / token)"
+    assert list(lines) == [batch, train, val]
+    assert list(lines[batch].get_xdata()) == list(range(1, 11))
+    assert list(lines[batch].get_ydata()) == pytest.approx([4.0 - 0.1 * s for s in range(1, 11)])
+    assert list(lines[train].get_xdata()) == [0, 5, 10]
+    assert list(lines[train].get_ydata()) == pytest.approx([3.5, 3.0, 2.5])
+    assert list(lines[val].get_ydata()) == [3.0, 2.5, 2.4]
+    assert lines[val].get_color() == "tab:orange" and lines[train].get_color() == "tab:blue"
+    assert ax.get_xlabel() == x and ax.get_ylabel() == y
     assert ax.get_title() == "run-7"
     assert [t.get_text() for t in ax.get_legend().get_texts()] == list(lines)
+    if lang == "zh":  # the Chinese words are drawn with the shipped CJK font, not as empty boxes
+        from glassformer.inspect.fonts import charmap
+
+        drawn_with = ax.xaxis.label.get_fontproperties().get_file() or ""
+        assert drawn_with and all(ord(c) in charmap(drawn_with) for c in x + y if not c.isspace())
 
 
 def test_a_run_without_a_val_split_plots_its_train_evaluations(tmp_path, drawn):
@@ -497,7 +506,9 @@ def test_a_run_without_a_val_split_plots_its_train_evaluations(tmp_path, drawn):
     evals = [r for r in plot_records() if r["kind"] == "eval"]
     plot_loss([{k: v for k, v in r.items() if k != "val_loss"} for r in evals], tmp_path / "loss.png")
     (ax,) = drawn[0].axes
-    assert [line.get_label() for line in ax.get_lines()] == ["train (eval)"]
+    assert [line.get_label() for line in ax.get_lines()] == [
+        t("pictures.loss.eval_curve", split=t("pictures.loss.split.train"))
+    ]
     assert list(ax.get_lines()[0].get_ydata()) == pytest.approx([3.5, 3.0, 2.5])
 
 

@@ -19,6 +19,7 @@ from torch import nn
 
 from glassformer.lab.common import corpus_for, eval_loss, lab_preset, pm, spread, train
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
+from glassformer.messages import t
 from glassformer.models.gpt import FeedForward
 
 FULL, FAST = {"steps": 600, "T": 64, "widths": (0, 1, 2, 4, 8)}, {"steps": 40, "T": 32, "widths": (0, 1, 4)}
@@ -76,16 +77,16 @@ def plot(ctx, out: dict) -> None:
     ax.errorbar(xs, [w[k]["val_loss"]["mean"] for k in w], [w[k]["val_loss"]["spread"] for k in w], fmt="o-", capsize=3)
     for k, x in zip(w, xs, strict=False):
         ax.annotate(
-            "no FFN" if k == "0" else f"d_ff={k}",
+            t("pictures.lab.ffn-width.no_ffn") if k == "0" else t("pictures.lab.ffn-width.d_ff", d_ff=k),
             (x, w[k]["val_loss"]["mean"]),
             fontsize=8,
             xytext=(4, 6),
             textcoords="offset points",
         )
-    ax.axhline(out["unigram"], color="gray", ls=":", label="character frequencies only")
-    ax.set_xlabel("parameters")
-    ax.set_ylabel("validation loss (nats)")
-    ax.set_title(f"FFN width at d_model {C}, {out['steps']} steps", fontsize=9)
+    ax.axhline(out["unigram"], color="gray", ls=":", label=t("pictures.lab.ffn-width.unigram"))
+    ax.set_xlabel(t("pictures.lab.ffn-width.params_axis"))
+    ax.set_ylabel(t("pictures.lab.val_loss"))
+    ax.set_title(t("pictures.lab.ffn-width.title", d_model=C, steps=out["steps"]), fontsize=9)
     ax.legend(fontsize=7)
     ctx.figure(fig, "ffn_width")
 

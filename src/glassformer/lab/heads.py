@@ -28,6 +28,7 @@ from glassformer.lab.common import (
     train,
 )
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
+from glassformer.messages import t
 
 FULL = {"heads": (1, 2, 4, 8, 16), "steps": 500, "T": 64}
 FAST = {"heads": (1, 4, 16), "steps": 30, "T": 32}
@@ -82,13 +83,13 @@ def plot(ctx, out: dict) -> None:
     )
     ax.set_xscale("log", base=2)
     ax.set_xticks(Hs, [f"{h}\nD={64 // h}" for h in Hs])
-    ax.set_ylabel("validation loss (nats)")
-    ax.set_title("loss against heads (d_model 64)", fontsize=9)
+    ax.set_ylabel(t("pictures.lab.val_loss"))
+    ax.set_title(t("pictures.lab.heads.loss_title", d_model=lab_preset().model.d_model), fontsize=9)
     ax = axes[0, 1]
     for key, label in (
-        ("entropy", "mean normalised entropy"),
-        ("diagonal_share", "share of diagonal heads"),
-        ("uniform_share", "share of near-uniform heads"),
+        ("entropy", t("pictures.lab.heads.entropy")),
+        ("diagonal_share", t("pictures.lab.heads.diagonal_share")),
+        ("uniform_share", t("pictures.lab.heads.uniform_share")),
     ):
         ax.errorbar(
             Hs,
@@ -100,7 +101,7 @@ def plot(ctx, out: dict) -> None:
         )
     ax.set_xscale("log", base=2)
     ax.set_xticks(Hs, [str(h) for h in Hs])
-    ax.set_xlabel("heads")
+    ax.set_xlabel(t("pictures.lab.heads.heads_axis"))
     ax.set_ylim(-0.05, 1.05)
     ax.legend(fontsize=7)
     ctx.figure(fig, "heads")

@@ -107,6 +107,7 @@ class Context:
     def figure(self, fig, name: str) -> str:
         """Save a matplotlib Figure as <out>/<name>.png (small), remember it, return the file name."""
         path = self.out / f"{name}.png"
+        fallback(fig)
         fig.savefig(path, dpi=90)
         size = path.stat().st_size
         if size > MAX_PNG_BYTES:
@@ -116,6 +117,20 @@ class Context:
 
     def log(self, message: str) -> None:
         self.echo(f"  [{self.out.name}] {message}")
+
+
+def fallback(fig) -> None:
+    """Every text of `fig` drawn from the sans-serif list glyph by glyph (the default font first, the
+    shipped CJK font behind it): a family name alone gives matplotlib one font, which lacks 汉字."""
+    import matplotlib
+    from matplotlib.text import Text
+
+    from glassformer.fonts import use_in_matplotlib
+
+    use_in_matplotlib()
+    families = list(matplotlib.rcParams["font.sans-serif"])
+    for drawn in fig.findobj(Text):
+        drawn.set_fontfamily(families)
 
 
 def new_figure(width: float, height: float, rows: int = 1, cols: int = 1):

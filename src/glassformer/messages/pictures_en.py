@@ -13,4 +13,23 @@ TEXT = {
     "pictures.attn.key_axis": "key: the token looked at",
     "pictures.attn.query_axis": "query: the token looking",
     "pictures.attn.head_title": "{name}, head {head} (each row sums to 1){masked}",
+    # ---- the loss curves of a run (train/record.py: loss.png) -------------------------------------
+    "pictures.loss.step_axis": "step",
+    "pictures.loss.loss_axis": "cross-entropy (nats / token)",
+    "pictures.loss.batch_curve": "train (batch, log interval mean)",
+    "pictures.loss.eval_curve": "{split} (eval)",
+    "pictures.loss.split.train": "train",
+    "pictures.loss.split.val": "val",
+    # ---- the lab's charts (lab/*.py, docs/lab/*/*.png) -----------------------------------------
+    "pictures.lab.val_loss": "validation loss (nats)",
+    "pictures.lab.heads.loss_title": "loss against heads (d_model {d_model})",
+    "pictures.lab.heads.entropy": "mean normalised entropy",
+    "pictures.lab.heads.diagonal_share": "share of diagonal heads",
+    "pictures.lab.heads.uniform_share": "share of near-uniform heads",
+    "pictures.lab.heads.heads_axis": "heads",
+    "pictures.lab.ffn-width.no_ffn": "no FFN",
+    "pictures.lab.ffn-width.d_ff": "d_ff={d_ff}",
+    "pictures.lab.ffn-width.unigram": "character frequencies only",
+    "pictures.lab.ffn-width.params_axis": "parameters",
+    "pictures.lab.ffn-width.title": "FFN width at d_model {d_model}, {steps} steps",
 }

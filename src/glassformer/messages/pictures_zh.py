@@ -12,4 +12,23 @@ TEXT = {
     "pictures.attn.key_axis": "键：被看的词元",
     "pictures.attn.query_axis": "查询：在看的词元",
     "pictures.attn.head_title": "{name}，头 {head}（每行之和为 1）{masked}",
+    # ---- 一次训练的损失曲线（train/record.py：loss.png）----------------------------------------------
+    "pictures.loss.step_axis": "步数",
+    "pictures.loss.loss_axis": "交叉熵（奈特 / 词元）",
+    "pictures.loss.batch_curve": "训练（批次，每个记录间隔的平均）",
+    "pictures.loss.eval_curve": "{split}（评估）",
+    "pictures.loss.split.train": "训练集",
+    "pictures.loss.split.val": "验证集",
+    # ---- 实验室的图（lab/*.py，docs/lab/*/*.png）--------------------------------------------------
+    "pictures.lab.val_loss": "验证损失（奈特）",
+    "pictures.lab.heads.loss_title": "损失随头数的变化（d_model {d_model}）",
+    "pictures.lab.heads.entropy": "平均归一化熵",
+    "pictures.lab.heads.diagonal_share": "对角头的占比",
+    "pictures.lab.heads.uniform_share": "近乎均匀的头的占比",
+    "pictures.lab.heads.heads_axis": "头数",
+    "pictures.lab.ffn-width.no_ffn": "没有 FFN",
+    "pictures.lab.ffn-width.d_ff": "d_ff={d_ff}",
+    "pictures.lab.ffn-width.unigram": "只用字符频率",
+    "pictures.lab.ffn-width.params_axis": "参数量",
+    "pictures.lab.ffn-width.title": "d_model {d_model} 时的 FFN 宽度，{steps} 步",
 }

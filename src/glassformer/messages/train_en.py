@@ -34,4 +34,6 @@ TEXT = {
     "{rank} stops too.",
     "error.world.env": "WORLD_SIZE={size} but {missing} not set: start several processes with torchrun "
     "(docs/scale.md), or unset WORLD_SIZE.",
+    # ---- an imported GPT-2 run (train/gpt2_runs.py: config.json's "about") -------------------------
+    "train.gpt2.about": "GPT-2 imported from {source}",
 }

@@ -31,4 +31,6 @@ TEXT = {
     "号进程也停止。",
     "error.world.env": "WORLD_SIZE={size}，但没有设置 {missing}：请用 torchrun 启动多个进程（docs/scale.md），"
     "或取消 WORLD_SIZE。",
+    # ---- 导入的 GPT-2 运行（train/gpt2_runs.py：config.json 的 "about"）------------------------------
+    "train.gpt2.about": "从 {source} 导入的 GPT-2",
 }

@@ -20,6 +20,7 @@ from pathlib import Path
 from glassformer.config import TrainConfig, to_dict
 from glassformer.errors import UsageError
 from glassformer.files import write_text_atomic
+from glassformer.messages import t
 from glassformer.models.gpt2_files import read_gpt2_dir, write_gpt2_dir
 from glassformer.train import lock
 from glassformer.train.checkpoint import MODEL_FILE, has_checkpoint, load_model, save_weights
@@ -38,7 +39,7 @@ def import_gpt2(source, out) -> Path:
     try:
         train = replace(TrainConfig(), seq_len=min(TrainConfig().seq_len, model.cfg.max_len))
         config = {
-            "about": f"GPT-2 imported from {source.resolve()}",
+            "about": t("train.gpt2.about", source=source.resolve()),
             "imported": {"format": "gpt2", "from": str(source.resolve()), "weights": weights},
             "model": to_dict(model.cfg),
             "train": to_dict(train),

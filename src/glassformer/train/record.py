@@ -224,11 +224,28 @@ def plot_loss(records: list[dict], path: str | os.PathLike, title: str = "") -> 
     Uses matplotlib's Figure + Agg canvas directly, not pyplot: no global backend is changed and no
     window can open, so this works on a headless machine and inside a notebook alike.
     """
+    fig = loss_figure(records, title)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    write_bytes_atomic(path, buf.getvalue())
+
+
+def loss_figure(records: list[dict], title: str = ""):
+    """The loss curves as a matplotlib Figure, its words (axes, legend) in the user's language."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
+    from glassformer.inspect.fonts import label_font
+
     logs = [r for r in records if r["kind"] == "log" and _numbers(r, "loss")]
     evals = [r for r in records if r["kind"] == "eval"]
+    words = {
+        "x": t("pictures.loss.step_axis"),
+        "y": t("pictures.loss.loss_axis"),
+        "batch": t("pictures.loss.batch_curve"),
+        **{split: t("pictures.loss.eval_curve", split=t(f"pictures.loss.split.{split}")) for split in ("train", "val")},
+    }
+    font, _ = label_font([title, *words.values()])  # the shipped CJK font where the words need it
     fig = Figure(figsize=(7, 4.2), dpi=110)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
@@ -239,21 +256,19 @@ def plot_loss(records: list[dict], path: str | os.PathLike, title: str = "") -> 
             color="tab:blue",
             alpha=0.3,
             lw=1,
-            label="train (batch, log interval mean)",
+            label=words["batch"],
         )
     for split, color in (("train", "tab:blue"), ("val", "tab:orange")):  # a source may have no val split
         points = [(r["step"], r[f"{split}_loss"]) for r in evals if _numbers(r, f"{split}_loss")]
         if points:
-            ax.plot(*zip(*points, strict=False), "o-", color=color, ms=3, label=f"{split} (eval)")
-    ax.set_xlabel("step")
-    ax.set_ylabel("cross-entropy (nats / token)")
-    ax.set_title(title)
+            ax.plot(*zip(*points, strict=False), "o-", color=color, ms=3, label=words[split])
+    ax.set_xlabel(words["x"], fontproperties=font)
+    ax.set_ylabel(words["y"], fontproperties=font)
+    ax.set_title(title, fontproperties=font)
     ax.grid(alpha=0.3)
-    ax.legend()
+    ax.legend(prop=font)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    write_bytes_atomic(path, buf.getvalue())
+    return fig
 
 
 def _numbers(record: dict, *keys: str) -> bool:

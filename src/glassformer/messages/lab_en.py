@@ -386,7 +386,9 @@ TEXT = {
     "lab.grokking.setup": (
         "a + b mod {p} as three tokens [a, b, =], only the answer at = is a target; {fraction}% of the pairs train, "
         "the rest test. A one-layer transformer after Nanda et al., scaled down to fit a CPU: 4 heads, d_model "
-        "{d_model}, ReLU MLP of 4·d_model, no LayerNorm, learned positions. Full-batch AdamW (lr 1e-3, betas 0.9 and "
+        "{d_model}, ReLU MLP of 4·d_model, no LayerNorm, learned positions, Xavier-uniform initialisation (torch's "
+        "N(0, 1) embedding was still at test accuracy 0.011 after 2250 steps in a trial run; Xavier passed 0.86 by "
+        "step 4500). Full-batch AdamW (lr 1e-3, betas 0.9 and "
         "0.98, 10 warmup steps) for {steps} steps, weight decay {wd} on every weight, and the same run with weight "
         "decay 0 (one seed). Nanda et al. §3 train p = 113 at width d = 128 on 30% of the pairs, full-batch AdamW "
         "with learning rate 0.001 and weight decay 1, for 40,000 epochs; p, the width, the training fraction and the "

@@ -318,7 +318,9 @@ TEXT = {
     "lab.grokking.setup": (
         "a + b mod {p}，输入为三个词元 [a, b, =]，只有 = 处的答案是目标；{fraction}% 的数对用于训练，其余用于测试。"
         "模型仿照 Nanda 等的单层 Transformer 并按 CPU 预算缩小：4 个头，d_model {d_model}，ReLU MLP 宽 4·d_model，"
-        "无 LayerNorm，可学习位置。全批量 AdamW（lr 1e-3，betas 0.9 和 0.98，预热 10 步）训练 {steps} 步，所有权重"
+        "无 LayerNorm，可学习位置，Xavier 均匀初始化（试跑中 torch 默认的 N(0, 1) 嵌入在 2250 步后"
+        "测试准确率仍只有 0.011；Xavier 在第 4500 步已超过 0.86）。全批量 AdamW（lr 1e-3，betas 0.9 和 0.98，"
+        "预热 10 步）训练 {steps} 步，所有权重"
         "的权重衰减为 {wd}，另跑一次权重衰减为 0 的对照（一个种子）。Nanda 等 §3 用 p = 113、宽度 d = 128、30% 的数对，"
         "全批量 AdamW，学习率 0.001，权重衰减 1，训练 40,000 个 epoch；这里 p、宽度、训练比例和训练长度"
         "都不同，以便放进 CPU：试跑中 p = 53、30% 在 6000 步内没有跃升，更长的运行放不进预算。"

@@ -386,11 +386,14 @@ TEXT = {
     "lab.grokking.setup": (
         "a + b mod {p} as three tokens [a, b, =], only the answer at = is a target; {fraction}% of the pairs train, "
         "the rest test. A one-layer transformer after Nanda et al., scaled down to fit a CPU: 4 heads, d_model "
-        "{d_model}, ReLU MLP of 4·d_model, no LayerNorm, learned positions. Full-batch AdamW (lr 1e-3, betas 0.9 and "
+        "{d_model}, ReLU MLP of 4·d_model, no LayerNorm, learned positions, Xavier-uniform initialisation (torch's "
+        "N(0, 1) embedding was still at test accuracy 0.011 after 2250 steps in a trial run; Xavier passed 0.86 by "
+        "step 4500). Full-batch AdamW (lr 1e-3, betas 0.9 and "
         "0.98, 10 warmup steps) for {steps} steps, weight decay {wd} on every weight, and the same run with weight "
-        "decay 0 (one seed). p and the training fraction differ from the p = 113 and 30% of Nanda et al.'s own "
-        "write-up of the work (the paper's setup section could not be read here): at p = 53, 30% did not jump within "
-        "6000 steps in a trial run, and longer runs do not fit the budget."
+        "decay 0 (one seed). Nanda et al. §3 train p = 113 at width d = 128 on 30% of the pairs, full-batch AdamW "
+        "with learning rate 0.001 and weight decay 1, for 40,000 epochs; p, the width, the training fraction and the "
+        "length differ here to fit a CPU: at p = 53, 30% did not jump within 6000 steps in a trial run, and longer "
+        "runs do not fit the budget."
     ),
     "lab.grokking.delay.claim": (
         "Trained on a fraction of the addition table, the model fits its training pairs early and only much later "
@@ -406,9 +409,12 @@ TEXT = {
         "step(s) {jump_steps} (budget {steps} steps)."
     ),
     "lab.grokking.delay.paper": (
-        "A delayed jump in held-out accuracy long after training accuracy saturates (Power et al., abstract; Nanda et "
-        "al., §1 and §3). The step counts of their runs: not found in the paper text available to this run (only the "
-        "abstracts and Nanda et al.'s introduction could be read)."
+        "Power et al., Figure 1 (division mod 97, 50% of the pairs train): “Training accuracy becomes close "
+        "to perfect at <10^3 optimization steps, but it takes close to 10^6 steps for validation accuracy to "
+        "reach that level”; section “Generalization beyond overfitting”: validation accuracy rises above "
+        "chance “only after 1000 times more optimization steps” than training accuracy needs. Nanda et al., "
+        "§3 (p = 113, 30% of the pairs, 40,000 epochs of full-batch AdamW): “After around 10,000 epochs, the "
+        "network generalizes and test accuracy increases to near 100%”."
     ),
     "lab.grokking.delay.ours": "train fit at step {fit_steps}, test jump at step {jump_steps} (p = {p})",
     "lab.grokking.decay.claim": (
@@ -420,8 +426,10 @@ TEXT = {
     ),
     "lab.grokking.decay.finding": "Weight decay 0: final test accuracy {final} after {steps} steps.",
     "lab.grokking.decay.paper": (
-        "Weight decay is named as the intervention that most improves the data efficiency of generalisation (Power et "
-        "al., abstract). Its numbers for weight decay 0 on our task: not found in the paper text available to this run."
+        "Power et al., section “Ablations and Tricks” (measured on permutations of S5, Figure 2 left, not on "
+        "addition): “adding weight decay has a very large effect on data efficiency, more than halving the "
+        "amount of samples needed compared to most other interventions”. A run with weight decay 0 on modular "
+        "addition: not found in the paper text available to this run."
     ),
     "lab.grokking.decay.ours": "final test accuracy {final} without weight decay",
     "lab.grokking.fourier.claim": (
@@ -437,9 +445,10 @@ TEXT = {
         "decay: {control} key frequencies; at initialisation: {init}."
     ),
     "lab.grokking.fourier.paper": (
-        "The embedding is sparse in the Fourier basis, built on a handful of key frequencies (Nanda et al., §4.1, the "
-        "abstract's Fourier multiplication algorithm). Their count of key frequencies: not found in the paper text "
-        "available to this run."
+        "Nanda et al., §4.1 and Figure 3 (p = 113: 56 frequencies): “The embedding matrix W_E is sparse in "
+        "the Fourier basis–it only has significant nonnegligible norm at 6 frequencies”, of which 5, k ∈ {{14, "
+        "35, 41, 42, 52}}, are used in later parts of the model (the key frequencies); Appendix C.2.1: 3 or 4 "
+        "key frequencies in each of the other seeds."
     ),
     "lab.grokking.fourier.ours": "{counts} key frequencies of {K}, holding {share} of the energy",
     # ------------------------------------------------------------------ induction
@@ -451,7 +460,8 @@ TEXT = {
         "{early}, the paper's tokens 500 and 50 of a 512-token context scaled to {L}. Induction and previous-token "
         "scores of every head from glassformer's causal detectors, on fixed repeated sequences, as training goes. "
         "Ablation: the strongest induction head's output set to zero through its hook point. Scaled down from the "
-        "paper's models (12 heads per layer, natural text) to fit a CPU."
+        "paper's small models (Model Details: 1 to 6 layers, d_model 768, 12 heads per layer, 10,000 steps on natural "
+        "text) to fit a CPU."
     ),
     "lab.induction.phase.claim": (
         "In-context learning appears abruptly during training in attention-only models of two layers, and not in "
@@ -467,9 +477,11 @@ TEXT = {
         "step {half}. One layer: {one} nats ({steps} steps)."
     ),
     "lab.induction.phase.paper": (
-        "ICL score defined as the loss of the 500th token minus the average loss of the 50th token (the definition as "
-        "quoted from the paper by a secondary page; the stored copy of the paper's page could not be searched that "
-        "deep). The size of the change in the paper's small models: not found in the paper text available to this run."
+        "Olsson et al., Argument 1: in-context learning “develops abruptly in a narrow window early in "
+        "training (roughly 2.5 to 5 billion tokens)”; “Before this window there is less than 0.15 nats of "
+        "in-context learning, after it there is roughly 0.4 nats”, the same across model sizes “except for "
+        "the one layer model where not much in-context learning ever forms”. The score (Key Concepts): “the "
+        "loss of the 500th token in the context minus the average loss of the 50th token in the context”."
     ),
     "lab.induction.phase.ours": "2 layers: {two} nats (share in one window {share}); 1 layer: {one} nats",
     "lab.induction.heads.claim": (
@@ -487,8 +499,11 @@ TEXT = {
         "previous-token head at step {previous} (final score {prev_score})."
     ),
     "lab.induction.heads.paper": (
-        "Induction heads form at the same point in training as the sudden increase in in-context learning (abstract "
-        "and Argument 1). Their step counts: not found in the paper text available to this run."
+        "Olsson et al., Argument 1: “induction heads form abruptly during exactly the same window where "
+        "in-context learning develops”, “The exception is the one-layer model, where induction heads never "
+        "form”; “over 75% of final in-context learning forms in this window”. Model Details: the small models "
+        "train for 10,000 steps (about 10 billion tokens) and the phase change “appears at approximately 1-3 "
+        "billion tokens”. Head-by-head step counts: not found in the paper text available to this run."
     ),
     "lab.induction.heads.ours": (
         "ICL half-change at step {half}; induction head at {induction}; previous-token head at {previous}"
@@ -506,8 +521,11 @@ TEXT = {
         "layer."
     ),
     "lab.induction.ablation.paper": (
-        "For small attention-only models, ablating induction heads removes most in-context learning: strong, causal "
-        "evidence (abstract, Argument 3). The numbers: not found in the paper text available to this run."
+        "Olsson et al., Argument 3: “almost all the in-context learning in small attention-only models "
+        "appears to come from these induction heads! This begins at the start of the phase change, and "
+        "remains true through the end of training”; the evidence is rated “Strong, Causal” for small "
+        "attention-only models. The per-head ablation numbers are in the Model Analysis Table's plots: not "
+        "found in the paper text available to this run."
     ),
     "lab.induction.ablation.ours": (
         "ICL {icl} → {without} nats without the induction head ({control} without the weakest)"

@@ -3,10 +3,11 @@
 import pytest
 import torch
 
-from glassformer.causal import activation_patching, agreement, attribution_patching, logit_diff, token_prob
+from glassformer.causal import activation_patching, agreement, attribution_patching, logit_diff, patching, token_prob
 from glassformer.causal.patching import cells_of, patch_rows, point_axes
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
+from glassformer.models.gpt import GPT
 from glassformer.models.kinds import build_model
 
 
@@ -144,3 +145,48 @@ def test_attribution_on_a_nonlinear_model_is_an_estimate_and_reported():
     with pytest.raises(UsageError) as e:
         agreement(exact, approx, top_k=0)
     assert e.value.key == "error.causal.top_k"
+
+
+INSIDE = ["ln1", "attn.q", "attn.k", "attn.v", "attn.scores", "attn.weights", "attn.z", "attn.merged"]
+INSIDE += ["attn.result", "attn.out", "resid_mid", "ln2", "ffn.hidden", "ffn.out", "resid_post"]
+
+
+def full_route(monkeypatch, model, point, by):
+    """The grid with every cell run through the whole forward (start_layers says None for all)."""
+    with monkeypatch.context() as m:
+        m.setattr(patching, "start_layers", lambda model, names: {n: None for n in names})
+        return activation_patching(model, CLEAN, CORRUPT, METRIC, point, by, max_bytes=3 * 40_000)
+
+
+@pytest.mark.parametrize("norm", ["pre", "post"])
+@pytest.mark.parametrize("point", INSIDE + ["resid_pre", "ln_final"])
+def test_starting_at_the_patched_block_equals_the_full_forward(monkeypatch, norm, point):
+    model = model_of(norm=norm)
+    names = patching.grid_points(model, point)
+    inside = point in INSIDE
+    assert patching.start_layers(model, names) == {n: (i if inside else None) for i, n in enumerate(names)}
+    by = ("T",) if "T" in model.hook_points()[names[0]].axes.split() else ()
+    fast = activation_patching(model, CLEAN, CORRUPT, METRIC, point, by, max_bytes=3 * 40_000)
+    full = full_route(monkeypatch, model, point, by)
+    # not bit for bit: a batch of R rows rounds differently from one row (~1e-14), in either route
+    torch.testing.assert_close(fast.values, full.values, rtol=0, atol=1e-12)
+    torch.testing.assert_close(fast.values.flatten(), slow_grid(model, point, by), rtol=0, atol=1e-12)
+    assert (fast.clean, fast.corrupt) == (full.clean, full.corrupt)
+
+
+def test_a_model_that_overrides_forward_runs_in_full():
+    """Its forward may do anything before block i (here: no causal mask), so no cell starts there."""
+
+    class Unmasked(GPT):
+        def forward(self, inputs, cache=None):
+            x = self.add_position(self.embed(inputs), 0, self.hook_pos_embed, self.hook_resid_pre)  # (B, T, C)
+            return self.run_from(0, x, None)  # (B, T, V)
+
+    model = model_of()
+    model.__class__ = Unmasked
+    names = patching.grid_points(model, "attn.z")
+    assert patching.start_layers(model, names) == {n: None for n in names}
+    grid = activation_patching(model, CLEAN, CORRUPT, METRIC, "attn.z", ("H", "T"))
+    torch.testing.assert_close(grid.values.flatten(), slow_grid(model, "attn.z", ("H", "T")), rtol=0, atol=1e-12)
+    # dropout would draw anew: a training model runs in full too
+    assert patching.start_layers(model_of().train(), names) == {n: None for n in names}

@@ -74,6 +74,9 @@ class Agreement:
                  missed=self.missed)  # fmt: skip
 
 
+RESOLUTION_DIGITS = 6  # effects equal to 1e-6 of the clean − corrupt gap are ties
+
+
 def ranks(x: torch.Tensor) -> torch.Tensor:
     """(N,) -> (N,) ranks 0..N−1, ties given their average rank."""
     order = x.argsort()  # (N,)
@@ -92,8 +95,13 @@ def spearman(a: torch.Tensor, b: torch.Tensor) -> float:
 
 
 def agreement(exact: PatchGrid, approx: PatchGrid, top_k: int = 5) -> Agreement:
-    """Spearman ρ and top-k overlap of the normalised effects, and what attribution misses."""
-    e, a = exact.normalised().double(), approx.normalised().double()  # (L, *sizes)
+    """Spearman ρ and top-k overlap of the normalised effects, and what attribution misses.
+
+    The effects are compared to 1e-6 of the clean − corrupt gap (RESOLUTION_DIGITS): cells with no effect come out
+    of exact patching as 0 or as rounding noise (~1e-13 in float64, depending on the batch a cell
+    ran in), and ranking that noise would reorder cells that are tied."""
+    e = exact.normalised().double().round(decimals=RESOLUTION_DIGITS)  # (L, *sizes)
+    a = approx.normalised().double().round(decimals=RESOLUTION_DIGITS)  # (L, *sizes)
     n = e.numel()
     if not 1 <= top_k <= n:
         raise UsageError("error.causal.top_k", n=n, k=top_k)

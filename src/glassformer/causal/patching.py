@@ -10,6 +10,9 @@ by=("H",) one head at every position, by=() the whole activation. The result's a
 Batched: every cell is one row of a batch. The corrupted input is replicated along the batch axis
 and each row's hook copies its own cell, so a grid of N cells costs ceil(N / rows) forwards, where
 `rows` is what `max_bytes` allows (the activations of one forward, measured, times the rows).
+A cell inside block i needs only blocks i.. (the ones before it are the corrupted run's): its
+forward starts there, from the stream the corrupted run fed block i (start_layers, and the model's
+run_from); the cells of each start block are batched together.
 """
 
 from __future__ import annotations
@@ -110,6 +113,36 @@ def prepare(model, clean: torch.Tensor, corrupt: torch.Tensor, point: str, by) -
     return clean, corrupt, by, names, {n: point_axes(model, n, by) for n in names}
 
 
+def start_layers(model, names: list[str]) -> dict[str, int | None]:
+    """The block each point's patched runs may start at, or None for the full forward.
+
+    Everything before the block that holds the patched point is the corrupted run's, so a run may
+    start at that block from the stream the corrupted run fed it: block i for a point inside block i
+    (blocks.<i>.…), when the model's forward is the one defined beside its run_from (forward =
+    embed, position, run_from(0, …): models/gpt.py) and it is not training (dropout would draw anew).
+    Any other point (embed, resid_pre, ...) or model — one whose class overrides forward, which may
+    do anything before block i — runs in full."""
+    owner = next((c for c in type(model).__mro__ if "run_from" in vars(c)), None)
+    fast = owner is not None and "forward" in vars(owner) and type(model).forward is owner.forward
+    fast = fast and not model.training
+    found = {n: re.match(r"blocks\.(\d+)\.", n) for n in names}
+    return {n: int(m.group(1)) if fast and m else None for n, m in found.items()}
+
+
+def block_inputs(model, inputs: torch.Tensor, layers: set[int]) -> tuple[torch.Tensor, dict[int, torch.Tensor]]:
+    """model(inputs) and the stream each block in `layers` read in that forward (B, T, C)."""
+    seen: dict[int, torch.Tensor] = {}
+    handles = [
+        model.blocks[i].register_forward_pre_hook(lambda _m, args, i=i: seen.__setitem__(i, args[0].detach()))
+        for i in layers
+    ]
+    try:
+        return model(inputs), seen  # (B, T, V), L' × (B, T, C)
+    finally:
+        for h in handles:
+            h.remove()
+
+
 def activation_patching(
     model,
     clean: torch.Tensor,
@@ -119,11 +152,13 @@ def activation_patching(
     by: tuple[str, ...] = ("T",),
     max_bytes: int = MAX_BYTES,
 ) -> PatchGrid:
-    """The exact patching grid of `point` by `by` (see the module docstring); inputs (B, T) or (T,)."""
+    """The exact patching grid of `point` by `by` (see the module docstring); inputs (B, T) or (T,).
+    A cell inside block i runs from block i on (start_layers): the same numbers, less work."""
     clean, corrupt, by, names, decl = prepare(model, clean, corrupt, point, by)
+    starts = start_layers(model, names)
     with torch.no_grad():
         clean_logits, cache = model.run_with_cache(clean)  # (B, T, V)
-        corrupt_logits = model(corrupt)  # (B, T, V)
+        corrupt_logits, streams = block_inputs(model, corrupt, {s for s in starts.values() if s is not None})
         m_clean = metric(clean_logits).mean().item()
         m_corrupt = metric(corrupt_logits).mean().item()
         per_row = row_bytes(cache)
@@ -131,20 +166,30 @@ def activation_patching(
             raise UsageError("error.causal.budget", max_bytes=max_bytes, row=per_row)
         jobs = [(n, c) for n in names for c in cells_of(tuple(cache[n].shape), decl[n], by)]  # every cell
         R = max(1, min(len(jobs), max_bytes // per_row))  # rows of one batched forward
-        values = []
-        for start in range(0, len(jobs), R):
-            chunk = jobs[start : start + R]
-            hooks = {}
-            for n in names:
-                rows = [i for i, (m, _) in enumerate(chunk) if m == n]
-                cells = [c for m, c in chunk if m == n]
-                if rows:
-                    hooks[n] = _patcher(cache[n], decl[n], by, rows, cells)
-            batch = corrupt.repeat(len(chunk), 1)  # (R·B, T)
-            logits = model.run_with_hooks(batch, hooks=hooks)  # (R·B, T, V)
-            values.append(metric(logits).view(len(chunk), -1).mean(1))  # (R,)
+        groups: dict[int | None, list[int]] = {}  # start block -> the indices of its cells in `jobs`
+        for j, (n, _) in enumerate(jobs):
+            groups.setdefault(starts[n], []).append(j)
+        values = torch.empty(len(jobs), dtype=clean_logits.dtype, device=clean_logits.device)  # (N,)
+        for start, group in groups.items():
+            for first in range(0, len(group), R):
+                index = group[first : first + R]
+                chunk = [jobs[j] for j in index]
+                hooks = {}
+                for n in names:
+                    rows = [i for i, (m, _) in enumerate(chunk) if m == n]
+                    cells = [c for m, c in chunk if m == n]
+                    if rows:
+                        hooks[n] = _patcher(cache[n], decl[n], by, rows, cells)
+                batch = corrupt.repeat(len(chunk), 1)  # (R·B, T)
+                with model.hooks_attached(hooks):
+                    if start is None:
+                        logits = model(batch)  # (R·B, T, V)
+                    else:
+                        x = streams[start].repeat(len(chunk), 1, 1)  # (R·B, T, C)
+                        logits = model.run_from(start, x, model.attention_mask(batch))  # (R·B, T, V)
+                values[index] = metric(logits).view(len(chunk), -1).mean(1).to(values.dtype)  # (R,)
     sizes = [cache[names[0]].shape[decl[names[0]].index(a)] for a in by]
-    grid = torch.cat(values).view(len(names), *sizes)  # (L, *sizes)
+    grid = values.view(len(names), *sizes)  # (L, *sizes)
     return PatchGrid(grid, ("layer", *by), names, m_clean, m_corrupt)
 
 

@@ -204,8 +204,16 @@ class Transformer(HookedModel):
         x = self.embed(inputs)  # (B, T, C)
         mask = self.attention_mask(inputs, offset)  # (T, L+T), (B, 1, T, T) or None
         x = self.add_position(x, offset, self.hook_pos_embed, self.hook_resid_pre)  # (B, T, C)
-        for i, block in enumerate(self.blocks):
-            x = block(x, mask, cache.layers[i] if cache is not None else None)  # (B, T, C)
+        return self.run_from(0, x, mask, cache)  # (B, T, n_outputs)
+
+    def run_from(
+        self, layer: int, x: torch.Tensor, mask: torch.Tensor | None = None, cache: KVCache | None = None
+    ) -> torch.Tensor:
+        """The rest of the forward from block `layer` on: x (B, T, C) is the stream that block reads
+        (what the blocks before it wrote), then the final norm and the head. forward is run_from(0, ...);
+        activation patching (causal/patching.py) starts a patched run at the patched block."""
+        for i in range(layer, len(self.blocks)):
+            x = self.blocks[i](x, mask, cache.layers[i] if cache is not None else None)  # (B, T, C)
         return self.unembed(self.hook_ln_final(self.ln_final(x)))  # (B, T, n_outputs)
 
     def attention_mask(self, inputs: torch.Tensor, offset: int = 0) -> torch.Tensor | None:

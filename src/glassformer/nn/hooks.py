@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import difflib
 import html
-from typing import Callable
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
 import torch
 from torch import nn
@@ -211,17 +212,24 @@ class HookedModel(nn.Module):
             raise UsageError("error.hook.unknown", hints=hints)
         return list(names)
 
-    def run_with_hooks(self, *inputs, hooks: dict[str, HookFn], **kwargs):
-        """Run forward with fn(tensor, name) attached at each named point; a fn may return a
-        replacement tensor (same shape) or None to leave the activation alone."""
+    @contextmanager
+    def hooks_attached(self, hooks: dict[str, HookFn]) -> Iterator[None]:
+        """fn(tensor, name) attached at each named point while the block runs, for a call other than
+        forward (e.g. the model's run_from); run_with_hooks is this around forward."""
         names = self._resolve(list(hooks))
         try:
             for name in names:
                 self._hooks[name].fns.append(hooks[name])
-            return self(*inputs, **kwargs)
+            yield
         finally:  # detach exactly what this call attached, so nested calls keep theirs
             for name in names:
                 self._hooks[name].fns.remove(hooks[name])
+
+    def run_with_hooks(self, *inputs, hooks: dict[str, HookFn], **kwargs):
+        """Run forward with fn(tensor, name) attached at each named point; a fn may return a
+        replacement tensor (same shape) or None to leave the activation alone."""
+        with self.hooks_attached(hooks):
+            return self(*inputs, **kwargs)
 
     def run_with_cache(self, *inputs, names=None, **kwargs):
         """Run forward and return (output, ActivationCache of detached activations).

@@ -95,6 +95,14 @@ def test_sampled_frequencies_follow_the_renormalised_distribution():
     assert share_of_1 == pytest.approx(0.5 / 0.85, abs=0.015)  # 4 sigma ≈ 0.014
 
 
+def test_next_probs_at_temperature_zero_is_one_hot_on_each_rows_argmax():
+    """(B, V) logits, B > 1: every row gets its own one-hot (mutation sample J, seed 10: an argmax
+    over the flattened batch put one 1 in row 0 only, and no caller with B = 1 could tell)."""
+    logits = torch.tensor([[0.1, 2.0, -1.0, 0.5], [3.0, 0.0, 1.0, 2.9], [0.0, 0.0, 0.2, 5.0]])  # (3, 4)
+    expected = torch.tensor([[0.0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1]])  # (3, 4)
+    assert torch.equal(sample_mod.next_probs(logits, 0, None, None), expected)
+
+
 def test_greedy_is_argmax_of_the_model():
     torch.manual_seed(0)
     model = GPT(get_preset("seed000").model)

@@ -1,4 +1,4 @@
-"""`glassformer notebooks [--dir DIR] [--no-open]`: the six notebooks (English and Chinese) in a
+"""`glassformer notebooks [--dir DIR] [--no-open]`: the notebooks (English and Chinese) in a
 folder of your own, opened in JupyterLab.
 
 The notebooks ship inside the package (glassformer/notebooks, package data), so a pip user has

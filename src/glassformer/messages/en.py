@@ -238,7 +238,7 @@ TEXT = {
     # ---- lesson (cli/lesson.py; what the lessons print is in lessons_en.py) --------------------------
     "help.notebooks": "copy the notebooks (English and Chinese) into a folder and open them in JupyterLab",
     "help.notebooks.about": (
-        "Copies the six notebooks the package ships (each in English and Chinese) into --dir, keeping any "
+        "Copies the notebooks the package ships (each in English and Chinese) into --dir, keeping any "
         'already there, then opens the folder in JupyterLab (the optional extra: pip install "glassformer[notebooks]").'
     ),
     "help.notebooks.dir": "the folder to copy them into (default: {default})",

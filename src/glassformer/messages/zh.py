@@ -222,7 +222,7 @@ TEXT = {
     # ---- lesson（cli/lesson.py；课程讲解在 lessons_zh.py）---------------------------------------------
     "help.notebooks": "把笔记本（中英文各一份）复制到一个文件夹，并用 JupyterLab 打开",
     "help.notebooks.about": (
-        "把随包附带的六个笔记本（每个都有中文版和英文版）复制到 --dir，已有的文件保持不动，"
+        "把随包附带的笔记本（每个都有中文版和英文版）复制到 --dir，已有的文件保持不动，"
         '然后用 JupyterLab 打开这个文件夹（可选依赖：pip install "glassformer[notebooks]"）。'
     ),
     "help.notebooks.dir": "复制到哪个文件夹（默认：{default}）",

@@ -293,6 +293,14 @@ def _overridden(part: str) -> GPT:
     if part == "GPT.forward":
         torch.manual_seed(0)
         return ScaledGPT(model().cfg).eval()
+    if part == "GPT.run_from":  # the blocks-onward half of forward (causal patching starts there)
+        m, gpt = model(), GPT
+
+        def doubled_rest(self, *args, **kwargs):
+            return 2 * gpt.run_from(self, *args, **kwargs)  # (B, T, V)
+
+        m.__class__ = type("MyGPT", (gpt,), {"run_from": doubled_rest})
+        return m
     m = model()
     owner = {"Block": Block, "MultiHeadAttention": MultiHeadAttention, "FeedForward": FeedForward}
     owner["TokenEmbedding"] = TokenEmbedding
@@ -311,6 +319,7 @@ def _overridden(part: str) -> GPT:
 
 OVERRIDES = [
     "GPT.forward",
+    "GPT.run_from",
     "Block.forward",
     "MultiHeadAttention.forward",
     "MultiHeadAttention.attend",

@@ -194,7 +194,7 @@ def mirrored() -> dict[type, tuple[str, ...]]:
     from glassformer.models.gpt import GPT  # models/gpt.py imports nothing from here; import late anyway
 
     return {
-        GPT: ("forward", "attention_mask", "embed", "add_position", "unembed"),
+        GPT: ("forward", "run_from", "attention_mask", "embed", "add_position", "unembed"),
         Block: ("forward",),
         MultiHeadAttention: ("forward", "split_qkv", "split_heads", "attend", "merge"),
         FeedForward: ("forward",),

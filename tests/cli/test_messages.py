@@ -472,3 +472,24 @@ def test_english_help_keeps_argparse_s_own_wrapping_even_around_a_chinese_exampl
         assert ours._split_lines(text, 50) == argparse_own._split_lines(text, 50)
     with messages.speaking("zh"):
         assert ours._split_lines(text, 50) != argparse_own._split_lines(text, 50)  # by columns: narrower
+
+
+def test_a_key_defined_in_two_area_files_is_refused_at_import_with_the_file_and_keys(monkeypatch):
+    import pkgutil
+    import sys
+    import types
+
+    import glassformer.messages as messages
+
+    dup = types.ModuleType("glassformer.messages.zz_dup_en")
+    dup.TEXT = {"train.done": "again", "zz.fresh": "new"}  # train.done already lives in another area
+    monkeypatch.setitem(sys.modules, dup.__name__, dup)
+    real = pkgutil.iter_modules
+    fake = pkgutil.ModuleInfo(None, "zz_dup_en", False)
+    monkeypatch.setattr(messages.pkgutil, "iter_modules", lambda path: [*real(path), fake])
+    with pytest.raises(ImportError) as caught:
+        messages._tables()
+    assert isinstance(caught.value, messages.KeyDefinedTwice)
+    assert (caught.value.area, caught.value.keys) == ("zz_dup_en", ["train.done"])
+    monkeypatch.setattr(messages.pkgutil, "iter_modules", real)
+    assert "train.done" in messages._tables()["en"]  # the real catalogue builds

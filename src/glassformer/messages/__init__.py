@@ -31,6 +31,19 @@ LANGS = ("en", "zh")
 ENV = "GLASSFORMER_LANG"
 
 
+class KeyDefinedTwice(ImportError):
+    """Two area files define the same keys: a mistake in the catalogue itself, found at import. The
+    catalogue cannot put its own failure into words from a table that failed to build, so the error
+    carries the file and the keys as fields, and its text is made from them."""
+
+    def __init__(self, area: str, keys: list[str]) -> None:
+        super().__init__(area, keys)
+        self.area, self.keys = area, keys
+
+    def __str__(self) -> str:
+        return f"messages/{self.area}.py: {', '.join(self.keys)} (each key lives in one area file)"
+
+
 def _tables() -> dict[str, dict[str, str]]:
     """One table per language: en.py / zh.py, then every area's `<area>_en.py` / `<area>_zh.py` in
     this folder (lessons, lab, exercises, the glossary ...). A key is defined once: two areas that
@@ -43,7 +56,7 @@ def _tables() -> dict[str, dict[str, str]]:
         table = importlib.import_module(f"{__name__}.{info.name}").TEXT
         twice = sorted(set(table) & set(tables[lang]))
         if twice:
-            raise ImportError(f"messages/{info.name}.py redefines {twice[:5]}: each key lives in one area")
+            raise KeyDefinedTwice(info.name, twice[:5])
         tables[lang].update(table)
     return tables
 

@@ -174,6 +174,8 @@ def test_the_order_chart_words_are_the_catalogues(lang, tmp_path):
     assert [s.get_text() for s in left.get_xticklabels()] == words(lang, *cases)
     assert left.get_title() == words(lang, "pictures.lab.order.gap_title")[0]
     assert right.get_ylabel() == words(lang, "pictures.lab.nats")[0]
+    schemes = [words(lang, "pictures.lab.order.scheme", position=p)[0] for p in order.SCHEMES]
+    assert [s.get_text() for s in right.get_xticklabels()] == schemes
     keys = ("unigram", "bigram", "val_loss", "shuffled")  # matplotlib lists the lines, then the bars
     assert legend(right) == words(lang, *(f"pictures.lab.order.{k}" for k in keys))
 

@@ -107,7 +107,7 @@ def plot(ctx, out: dict) -> None:
         )
     ax.axhline(out["unigram"], color="gray", ls=":", label=t("pictures.lab.order.unigram"))
     ax.axhline(out["bigram"], color="gray", ls="--", lw=0.8, label=t("pictures.lab.order.bigram"))
-    ax.set_xticks(range(len(SCHEMES)), [f"causal, position={s}" for s in SCHEMES], fontsize=8)
+    ax.set_xticks(range(len(SCHEMES)), [t("pictures.lab.order.scheme", position=s) for s in SCHEMES], fontsize=8)
     ax.set_ylabel(t("pictures.lab.nats"))
     ax.legend(fontsize=7)
     ctx.figure(fig, "order")

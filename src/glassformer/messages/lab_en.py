@@ -188,6 +188,7 @@ TEXT = {
     "pictures.lab.order.shuffled": "loss rise when the prefix is shuffled",
     "pictures.lab.order.unigram": "character frequencies only",
     "pictures.lab.order.bigram": "bigram table (current character only)",
+    "pictures.lab.order.scheme": "causal, position={position}",
     # ------------------------------------------------------------------ scaling
     "lab.scaling.title": "The 1/√D in attention: numbers or gradients?",
     "lab.scaling.setup": (

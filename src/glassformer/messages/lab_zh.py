@@ -150,6 +150,7 @@ TEXT = {
     "pictures.lab.order.shuffled": "打乱前缀后损失的上升",
     "pictures.lab.order.unigram": "只用字符频率",
     "pictures.lab.order.bigram": "二元表（只看当前字符）",
+    "pictures.lab.order.scheme": "因果掩码，position={position}",
     # ------------------------------------------------------------------ scaling
     "lab.scaling.title": "注意力中的 1/√D：为了数值，还是为了梯度？",
     "lab.scaling.setup": (

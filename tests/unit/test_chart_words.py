@@ -73,3 +73,33 @@ def test_the_rule_can_fail(tmp_path):
     )
     found = [w.split(": ", 1)[1] for w in typed_words(planted, tmp_path)]
     assert found == ["'step '", "'train'", "'note'", "'layer '"]
+
+
+def test_a_causal_view_s_png_draws_its_chinese_words_with_every_glyph(tmp_path, monkeypatch):
+    """The causal views' grids carry words the catalogue made (title, row and column names): their PNG
+    draws them as given, in Chinese too, with no glyph missing."""
+    import warnings
+
+    from matplotlib.figure import Figure
+
+    from glassformer.inspect.causal_views import Grid, grid_png
+    from glassformer.messages import TABLES, speaking, t
+
+    figs = []
+    real = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda fig, *a, **k: (figs.append(fig), real(fig, *a, **k))[1])
+    with speaking("zh"):
+        grid = Grid(
+            t("cview.attr.title", answer="a", wrong="b"),
+            ["L0H0", t("cview.attr.bias")],
+            [t("cview.attr.col")],
+            [[0.5], [-0.2]],
+        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            grid_png(grid, tmp_path / "g.png")
+    assert not [w for w in caught if "missing from" in str(w.message)]
+    ax = figs[0].axes[0]
+    assert ax.get_title() == grid.title != TABLES["en"]["cview.attr.title"].format(answer="a", wrong="b")
+    assert [s.get_text() for s in ax.get_yticklabels()] == grid.rows
+    assert [s.get_text() for s in ax.get_xticklabels()] == grid.columns

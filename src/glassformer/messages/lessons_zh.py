@@ -192,7 +192,7 @@ TEXT = {
     "lesson.sine.chart.optimizer_step": "优化器步数",
     "lesson.sine.chart.lr": "学习率（对数坐标）",
     "lesson.sine.chart.train": "训练 MSE（所有前缀）",
-    "lesson.sine.chart.val": "验证 MSE（从第 {observed} 个值起预测）",
+    "lesson.sine.chart.val": "验证 MSE（由前 {observed} 个值预测）",
     "lesson.sine.chart.baseline.zero": "基线：预测 0",
     "lesson.sine.chart.baseline.last_value": "基线：重复最后一个值",
     "lesson.sine.chart.kept": "保留的轮次（验证最好）",

@@ -19,7 +19,7 @@ import glassformer
 import glassformer.errors
 from glassformer import messages
 from glassformer.cli import build_parser, main
-from glassformer.cli.language import argparse_speaking
+from glassformer.cli.options import argparse_speaking
 from glassformer.config import PRESETS, preset_about
 from glassformer.messages import TABLES, en, zh
 
@@ -344,7 +344,6 @@ CATALOGUED = [
     "nn/position.py",
     "train/checkpoint.py",
     "train/run.py",
-    "train/lock.py",
     "train/record.py",
     "train/loop.py",
     "train/data.py",
@@ -352,7 +351,6 @@ CATALOGUED = [
     "train/attention_log.py",
     "explore/serve.py",
     "exercises/catalog.py",
-    "train/gpt2_runs.py",
     "models/gpt2_files.py",
     "models/gpt2_port.py",
     "errors.py",
@@ -449,7 +447,7 @@ def test_the_rule_can_fail(tmp_path):
 
 
 def test_chinese_help_is_wrapped_by_terminal_columns():
-    from glassformer.cli.language import _wrap
+    from glassformer.cli.options import _wrap
     from glassformer.messages import columns
 
     text = zh.TEXT["help.explore.about"].format(local="127.0.0.1")
@@ -464,7 +462,7 @@ def test_chinese_help_is_wrapped_by_terminal_columns():
 def test_english_help_keeps_argparse_s_own_wrapping_even_around_a_chinese_example():
     """English help is byte for byte what argparse writes (tests and users' scripts read it); only
     Chinese help is wrapped by terminal columns."""
-    from glassformer.cli.language import HelpFormatter
+    from glassformer.cli.options import HelpFormatter
 
     text = en.TEXT["help.lesson.seq2seq"].format(example="一千二百零五 ↔ 1205")
     ours, argparse_own = HelpFormatter("prog"), argparse.HelpFormatter("prog")

@@ -29,7 +29,7 @@ from glassformer.errors import DamagedFile, NotFound, UsageError
 from glassformer.sample import generate_ids
 from glassformer.text.gpt2_bpe import read_tokenizer_dir
 from glassformer.train.checkpoint import load_model
-from glassformer.train.gpt2_runs import export_gpt2, import_gpt2
+from glassformer.train.run import export_gpt2, import_gpt2
 
 PROMPT = "The cat sat on the mat. 你好 🙂"
 

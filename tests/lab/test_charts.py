@@ -3,13 +3,27 @@ words, in en and in zh, and the Chinese ones are drawn with glyphs (the shipped 
 
 from __future__ import annotations
 
+import json
+import re
 import warnings
+from pathlib import Path
 
 import pytest
+from helpers import assert_tables_match
 
-from glassformer.lab import ffn_width, heads
-from glassformer.lab.runner import Context
-from glassformer.messages import speaking, t
+from glassformer.lab import (
+    attention_steps,
+    causal_leak,
+    ffn_width,
+    heads,
+    initialisation,
+    layernorm,
+    mask_fill,
+    order,
+    scaling,
+)
+from glassformer.lab.runner import Context, figure
+from glassformer.messages import TABLES, speaking, t
 
 
 def heads_results() -> dict:
@@ -67,3 +81,166 @@ def test_the_ffn_width_chart_words_are_the_catalogues(lang, tmp_path):
     assert name == "ffn_width" and (ax.get_xlabel(), ax.get_ylabel()) == words and ax.get_title() == title
     assert [a.get_text() for a in ax.texts] == notes
     assert [s.get_text() for s in ax.get_legend().get_texts()] == [legend]
+
+
+# ---- every other experiment's chart, redrawn from the numbers its committed run measured -------------
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "lab"
+
+
+def committed(name: str) -> dict:
+    """The numbers of docs/lab/<name>/results.json: what `plot` drew the committed PNG from."""
+    return json.loads((DOCS / name / "results.json").read_text(encoding="utf-8"))["results"]
+
+
+def plotted(module, name: str, lang: str, tmp_path):
+    """The Figure `module.plot` saves in `lang` (saved, with no glyph missing: see `keeping`)."""
+    drawn: list = []
+    with speaking(lang):
+        module.plot(keeping(drawn)(out=tmp_path, fast=True, seeds=1), committed(name))
+    ((fig, _),) = drawn
+    return fig
+
+
+def words(lang: str, *keys, **fields) -> list[str]:
+    with speaking(lang):
+        return [t(key, **fields) for key in keys]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_causal_leak_chart_words_are_the_catalogues(lang, tmp_path):
+    r = committed("causal-leak")
+    fig = plotted(causal_leak, "causal-leak", lang, tmp_path)
+    left, right = fig.axes[:2]
+    axis, loss, whole, prefix, text_loss = words(
+        lang,
+        *(f"pictures.lab.causal-leak.{k}" for k in ("position_axis", "random_loss", "whole", "prefix", "text_loss")),
+    )
+    assert (left.get_xlabel(), left.get_ylabel(), right.get_ylabel()) == (axis, loss, text_loss)
+    assert words(lang, "pictures.chance", symbols=r["random_tokens"]["symbols"])[0] in legend(left)
+    assert legend(right) == [whole, prefix]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_initialisation_chart_words_are_the_catalogues(lang, tmp_path):
+    fig = plotted(initialisation, "init", lang, tmp_path)
+    pre, none = words(lang, "pictures.lab.init.arch.pre", "pictures.lab.init.arch.none")
+    titles = [ax.get_title() for ax in fig.axes[:3]]
+    assert titles == [
+        *(words(lang, "pictures.lab.init.loss_title", arch=a)[0] for a in (pre, none)),
+        *words(lang, "pictures.lab.init.grad_title"),
+    ]
+    assert [ax.get_xlabel() for ax in fig.axes[:3]] == words(
+        lang, "pictures.loss.step_axis", "pictures.loss.step_axis", "pictures.lab.block_axis"
+    )
+    runs = [words(lang, "pictures.lab.init.run", arch=a, init=i)[0] for a in (pre, none) for i in initialisation.INITS]
+    assert legend(fig.axes[2]) == runs
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_layernorm_chart_words_are_the_catalogues(lang, tmp_path):
+    r = committed("layernorm")
+    fig = plotted(layernorm, "layernorm", lang, tmp_path)
+    depths = r["depths"]
+    titles = [ax.get_title() for ax in fig.axes[: len(depths) + 1]]
+    assert titles == [
+        *(words(lang, "pictures.lab.layernorm.depth_title", depth=d)[0] for d in depths),
+        *words(lang, "pictures.lab.layernorm.grad_title", depth=max(depths)),
+    ]
+    assert fig.axes[0].get_xlabel() == words(lang, "pictures.lab.layernorm.lr_axis")[0]
+    assert fig.axes[len(depths)].get_xlabel() == words(lang, "pictures.lab.block_axis")[0]
+    runs = [
+        words(lang, "pictures.lab.layernorm.run", norm=n, warmup=w)[0] for n in ("pre", "post") for w in r["warmups"]
+    ]
+    assert legend(fig.axes[0]) == runs
+    assert legend(fig.axes[len(depths)]) == [
+        words(lang, "pictures.lab.layernorm.norm", norm=n)[0] for n in ("pre", "post")
+    ]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_mask_fill_chart_words_are_the_catalogues(lang, tmp_path):
+    fig = plotted(mask_fill, "mask-fill", lang, tmp_path)
+    nan, hidden, ours = words(lang, *(f"pictures.lab.mask-fill.{k}" for k in ("nan_title", "hidden_title", "ours")))
+    assert [ax.get_title() for ax in fig.axes[:2]] == [nan, hidden]
+    ticks = [s.get_text() for s in fig.axes[0].get_xticklabels()]
+    assert ticks == [f"{d}\n{f}" for d in mask_fill.DTYPES for f in (*mask_fill.FILLS, ours)]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_order_chart_words_are_the_catalogues(lang, tmp_path):
+    fig = plotted(order, "order", lang, tmp_path)
+    left, right = fig.axes[:2]
+    cases = [f"pictures.lab.order.case.{arch}.{position}" for arch, _, position in order.CASES.values()]
+    assert [s.get_text() for s in left.get_xticklabels()] == words(lang, *cases)
+    assert left.get_title() == words(lang, "pictures.lab.order.gap_title")[0]
+    assert right.get_ylabel() == words(lang, "pictures.lab.nats")[0]
+    schemes = [words(lang, "pictures.lab.order.scheme", position=p)[0] for p in order.SCHEMES]
+    assert [s.get_text() for s in right.get_xticklabels()] == schemes
+    keys = ("unigram", "bigram", "val_loss", "shuffled")  # matplotlib lists the lines, then the bars
+    assert legend(right) == words(lang, *(f"pictures.lab.order.{k}" for k in keys))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_scaling_chart_words_are_the_catalogues(lang, tmp_path):
+    r = committed("scaling")
+    fig = plotted(scaling, "scaling", lang, tmp_path)
+    variance, grad, train = fig.axes[:3]
+    scaled, unscaled = words(lang, "pictures.lab.scaling.scaled", "pictures.lab.scaling.unscaled")
+    assert variance.get_title() == words(lang, "pictures.lab.scaling.variance_title")[0]
+    assert grad.get_title() == words(lang, "pictures.lab.scaling.grad_title", vanished=figure(scaling.VANISHED))[0]
+    assert legend(variance) == legend(grad) == [scaled, unscaled]
+    assert variance.get_xlabel() == grad.get_xlabel() == words(lang, "pictures.lab.scaling.d_axis")[0]
+    assert (train.get_title(), train.get_xlabel(), train.get_ylabel()) == tuple(
+        words(lang, "pictures.lab.scaling.train_title", "pictures.loss.step_axis", "pictures.lab.train_loss_mean")
+    )
+    way = {"scaled": scaled, "unscaled": unscaled}
+    runs = [words(lang, "pictures.lab.scaling.run", D=v["D"], way=way[v["way"]])[0] for v in r["training"].values()]
+    assert legend(train) == runs
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_attention_steps_strip_words_are_the_catalogues(lang, tmp_path):
+    maps = [[[1.0, float("nan")], [0.5, 0.5]]] * 2  # (heads, T, T): two heads of a 2-token probe
+    log = {"heads": [[0, 0], [1, 1]], "records": [{"step": s, "maps": maps} for s in (0, 7)]}
+    with speaking(lang):
+        fig = attention_steps.strip_figure(log, [0, 1])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            attention_steps.strip_png(log, tmp_path / "strip.png", [0, 1])
+    assert not [w for w in caught if "missing from" in str(w.message)]  # every glyph drawn
+    top = [ax.get_title() for ax in fig.axes[:2]]
+    assert top == [words(lang, "pictures.lab.attention-steps.step", step=s)[0] for s in (0, 7)]
+    rows = [fig.axes[0].get_ylabel(), fig.axes[2].get_ylabel()]
+    assert rows == [words(lang, "pictures.lab.attention-steps.head", layer=h, head=h)[0] for h in (0, 1)]
+    assert fig.get_suptitle() == words(lang, "pictures.lab.attention-steps.title")[0]
+
+
+def legend(ax) -> list[str]:
+    return [s.get_text() for s in ax.get_legend().get_texts()]
+
+
+def test_every_chart_word_has_both_languages_with_the_same_fields_and_no_typed_figure():
+    """The pictures.* words: the same keys and {fields} in en and zh, Chinese in every zh entry but the
+    few that are names or formulas, and no number typed where a field belongs."""
+    en, zh = ({k: v for k, v in TABLES[lang].items() if k.startswith("pictures.")} for lang in ("en", "zh"))
+    names = {k for k in en if not re.search(r"[A-Za-z]{2,}", re.sub(r"\{[^}]*\}|LN|FFN|d_ff", "", en[k]))}
+    assert names == {
+        "pictures.lab.ffn-width.d_ff",
+        "pictures.lab.scaling.run",
+        "pictures.lab.init.run",
+        "pictures.lab.layernorm.norm",
+    }
+    assert_tables_match(en, zh, untranslated=frozenset(names))
+    for key, text in en.items():
+        bare = re.sub(r"\{[^}]*\}", "", text)
+        assert not re.search(r"\d\.\d|\d[eE]-?\d|\d{2,}", bare.replace("float64", "")), f"{key}: {text!r}"
+
+
+def test_a_chinese_chart_drawn_without_the_fallback_would_miss_glyphs(tmp_path):
+    """The no-fallback check can fail: the same Chinese chart saved without use_in_figure has no glyph."""
+    with speaking("zh"):
+        fig = attention_steps.strip_figure({"heads": [[0, 0]], "records": [{"step": 0, "maps": [[[1.0]]]}]}, [0])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig.savefig(tmp_path / "boxes.png")
+    assert [w for w in caught if "missing from" in str(w.message)]

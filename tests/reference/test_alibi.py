@@ -1,4 +1,4 @@
-"""ALiBi (nn/alibi.py): the published slopes, the bias on hand-checked cases, and that the model
+"""ALiBi (nn/position.py's ALiBi): the published slopes, the bias on hand-checked cases, and that the model
 really adds it (glass and fused paths alike)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from helpers import assert_close, assert_matches, randomize_
 from glassformer import numpy_ref as ref
 from glassformer.config import ModelConfig
 from glassformer.models import GPT, Encoder
-from glassformer.nn.alibi import ALiBi, alibi_slopes
+from glassformer.nn.position import ALiBi, alibi_slopes
 
 
 def published_exponents(H: int) -> list[Fraction]:

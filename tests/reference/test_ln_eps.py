@@ -94,7 +94,7 @@ def test_the_encoder_uses_the_models_eps():
 @pytest.mark.parametrize("norm", NORMS)
 def test_seq2seq_full_and_cached_decoding_use_the_models_eps(norm):
     """The encoder-decoder's forward against the twin, then its incremental decoding (the decoder
-    cache of nn/decoder_cache.py) against that forward."""
+    cache of nn/kv_cache.py) against that forward."""
     m = build(EncoderDecoder, kind="seq2seq", pad_id=0, position="sinusoidal", **NORMS[norm])
     src, tgt = ids(2, 7).clamp(min=1), ids(2, L).clamp(min=1)  # no padding: the cache never pads
     params = ref.state_to_numpy(m.state_dict())

@@ -1,4 +1,4 @@
-"""Rotary positions (nn/rotary.py) against the paper's claim and an independent closed form.
+"""Rotary positions (nn/position.py's RotaryPositions) against the paper's claim and an independent closed form.
 
 RoFormer's point: with q turned by its position m and k by its position n, the score depends on
 n - m only. Checked for random positions (hypothesis) and against q·R(n - m)·k written out here
@@ -21,7 +21,7 @@ from torch.autograd import gradcheck
 from glassformer import numpy_ref as ref
 from glassformer.config import ModelConfig
 from glassformer.models import GPT
-from glassformer.nn.rotary import RotaryPositions, rotary_angles
+from glassformer.nn.position import RotaryPositions, rotary_angles
 
 
 def rotation_matrix(distance: int, D: int, base: float = 10000.0) -> np.ndarray:

@@ -31,7 +31,7 @@ from reliability_kit import (
 
 import glassformer.train.checkpoint as checkpoint
 from glassformer.models import build_model
-from glassformer.train import lock
+from glassformer.train import run as run_module
 from glassformer.train.record import MetricsLog
 from glassformer.train.run import model_config, read_config
 
@@ -73,7 +73,7 @@ def assert_resumes_exactly(run: Path, cache: Path, reference) -> None:
     assert same_weights(run / "model.safetensors", ref / "model.safetensors")
     assert same_weights(run / "best.safetensors", ref / "best.safetensors")
     assert losses(run) == losses(ref)
-    assert not list(run.glob(".*.tmp")) and not (run / lock.LOCK_FILE).exists()
+    assert not list(run.glob(".*.tmp")) and not (run / run_module.LOCK_FILE).exists()
 
 
 @pytest.mark.slow
@@ -209,19 +209,19 @@ def test_a_second_trainer_is_refused_and_writes_nothing(reference, tmp_path):
     finally:
         first.kill()
         first.wait()
-    assert (run / lock.LOCK_FILE).exists()  # SIGKILL left it behind: stale, since the kernel dropped the lock
+    assert (run / run_module.LOCK_FILE).exists()  # SIGKILL left it behind: stale, since the kernel dropped the lock
     assert_resumes_exactly(run, cache, reference)
 
 
 def test_a_stale_lock_file_is_taken_over(tmp_path):
-    (tmp_path / lock.LOCK_FILE).write_text('{"pid": 999999999, "host": "gone", "started": "long ago"}\n')
-    held = lock.acquire(tmp_path)
-    assert f'"pid": {__import__("os").getpid()}' in (tmp_path / lock.LOCK_FILE).read_text()
-    assert lock.acquire(tmp_path) == held  # re-entrant within a process
-    lock.release(held)
-    assert (tmp_path / lock.LOCK_FILE).exists()
-    lock.release(held)
-    assert not (tmp_path / lock.LOCK_FILE).exists()
+    (tmp_path / run_module.LOCK_FILE).write_text('{"pid": 999999999, "host": "gone", "started": "long ago"}\n')
+    held = run_module.acquire(tmp_path)
+    assert f'"pid": {__import__("os").getpid()}' in (tmp_path / run_module.LOCK_FILE).read_text()
+    assert run_module.acquire(tmp_path) == held  # re-entrant within a process
+    run_module.release(held)
+    assert (tmp_path / run_module.LOCK_FILE).exists()
+    run_module.release(held)
+    assert not (tmp_path / run_module.LOCK_FILE).exists()
 
 
 # ---- SIGTERM (kill, a scheduler, a container stop): saves and says how to resume, as Ctrl-C does ----

@@ -96,7 +96,7 @@ def test_import_then_export_gives_back_the_same_folder_contents(tmp_path):
     """`glassformer import gpt2` then `export gpt2`: a run in between, and the same weights, config
     and tokenizer come out (the tokenizer also through the run's tokenizer.json and back)."""
     from glassformer.text.tokenizers import load_tokenizer
-    from glassformer.train.gpt2_runs import export_gpt2, import_gpt2
+    from glassformer.train.run import export_gpt2, import_gpt2
 
     write_gpt2_dir(gpt(), tokenizer(), tmp_path / "hf")
     run = import_gpt2(tmp_path / "hf", tmp_path / "run")
@@ -446,7 +446,7 @@ def test_an_imported_runs_config_and_every_refusal_of_import_and_export(tmp_path
     from glassformer.config import TrainConfig
     from glassformer.errors import UsageError
     from glassformer.train.checkpoint import read_weights
-    from glassformer.train.gpt2_runs import export_gpt2, import_gpt2
+    from glassformer.train.run import export_gpt2, import_gpt2
 
     write_gpt2_dir(gpt(), tokenizer(), tmp_path / "hf")
     run = import_gpt2(str(tmp_path / "hf"), str(tmp_path / "run"))

@@ -473,3 +473,24 @@ def test_without_a_cjk_font_labels_become_code_points(tmp_path, monkeypatch):
     assert any(issubclass(w.category, FontWarning) for w in caught)
     assert not any("missing from" in str(w.message) for w in caught)
     check_png(path)
+
+
+def test_the_head_and_the_grid_speak_chinese_by_key_with_every_glyph_drawn(tmp_path):
+    from glassformer.messages import speaking, t
+
+    with speaking("zh"):
+        head, grid = head_figure(MAPS, ["a", "b", "c"], 0, 1), grid_figure(MAPS, ["a", "b", "c"])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            head.savefig(tmp_path / "head.png")
+            grid.savefig(tmp_path / "grid.png")
+        masked = t("pictures.attn.masked")
+        words = {k: t(f"pictures.attn.{k}") for k in ("key_axis", "query_axis", "colorbar")}
+        title = t("pictures.attn.head_title", name="blocks.0.attn.weights", head=1, masked="\n" + masked)
+        cells = [t("pictures.attn.cell_title", name="blocks.0.attn", head=h) for h in (0, 1)]
+        suptitle = t("pictures.attn.grid_title", masked="; " + masked)
+    assert not [w for w in caught if "missing from" in str(w.message)]  # the shipped font drew the 汉字
+    ax, bar = head.axes
+    assert (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()) == (title, words["key_axis"], words["query_axis"])
+    assert bar.get_ylabel() == words["colorbar"] and "头" in title
+    assert [a.get_title() for a in grid.axes[:2]] == cells and grid.get_suptitle() == suptitle

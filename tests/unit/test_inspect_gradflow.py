@@ -434,3 +434,19 @@ def test_gradient_flow_with_given_targets_and_no_step():
     assert monitor.loss == pytest.approx(torch.nn.functional.cross_entropy(logits[0], targets[0]).item(), rel=1e-6)
     assert all(r.update_ratio is None for r in monitor.rows) and (monitor.vanish, monitor.explode) == (0.0, 1e9)
     assert not model.training
+
+
+def test_the_plot_speaks_chinese_by_key_with_every_glyph_drawn(tmp_path, figures):
+    _, monitor, _, _ = checked(nan=False)
+    with messages.speaking("zh"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            monitor.plot(tmp_path / "zh.png")
+        want = {k: t(f"pictures.grads.{k}") for k in ("title", "axis", "param", "layer")}
+        rules = [t("pictures.grads.vanish", level="0.5"), t("pictures.grads.explode", level="2")]
+    assert not [w for w in caught if "missing from" in str(w.message)]  # the shipped font drew the 汉字
+    ((fig, _),) = figures
+    (ax,) = fig.axes
+    assert (ax.get_title(), ax.get_ylabel()) == (want["title"], want["axis"])
+    assert [s.get_text() for s in ax.get_legend().get_texts()] == [want["param"], *rules, want["layer"]]
+    assert want["title"] != messages.TABLES["en"]["pictures.grads.title"]

@@ -13,10 +13,8 @@ from glassformer.config import ModelConfig
 from glassformer.inspect import activation_memory, param_table
 from glassformer.inspect.trace import trace
 from glassformer.models import GPT, Encoder
-from glassformer.nn.alibi import ALiBi
 from glassformer.nn.hooks import LETTERS
-from glassformer.nn.position import POSITION_SCHEMES, position_scheme
-from glassformer.nn.rotary import RotaryPositions
+from glassformer.nn.position import POSITION_SCHEMES, ALiBi, RotaryPositions, position_scheme
 from glassformer.sample import context_window, past_max_len
 
 KNOWN = ["learned", "sinusoidal", "none", "rotary", "alibi"]  # deliberately by hand: the registry must hold these

@@ -4,13 +4,21 @@ assembles on rank 0 (the progress mode, the evaluation sampler and translator, t
 lets go); the sample written at each evaluation; _refuse_imported and train()'s frame around fit();
 the batch source each kind of data trains from; a rank above 0 under torchrun (run._follow, which reads
 the run rank 0 announced and writes nothing).
-"""
+
+The run directory's lock (acquire, release) counts holders within one process. Bugs guarded: a
+release that resets the count instead of lowering it (the lock would then be held forever, or let
+go while an outer holder still works in the directory)."""
 
 from __future__ import annotations
 
+import datetime
+import errno
 import gc
 import json
+import os
 import shutil
+import socket
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -24,7 +32,7 @@ from glassformer.messages import speaking, t
 from glassformer.models import build_model
 from glassformer.sample import sample
 from glassformer.text.tokenizers import CharTokenizer, load_tokenizer
-from glassformer.train import distributed, lock
+from glassformer.train import distributed
 from glassformer.train import run as run_mod
 from glassformer.train import run as run_module
 from glassformer.train.data import PairBatches, PairData, TensorBatches, TextWindows, WaveData, pair_source, wave_source
@@ -512,8 +520,6 @@ def test_the_eval_translator_lists_the_first_four_val_sources_with_what_was_expe
 def test_assemble_wires_progress_callbacks_and_the_lock_by_what_the_run_asks(tmp_path):
     import gc
 
-    from glassformer.train import lock
-
     run = new_run("sine", QUICK_ONE, source="sine", out=tmp_path / "a", progress=True)
     assert run.trainer.progress_mode == "bar" and run.trainer.callbacks == []  # numbers: nothing to sample
     assert run.trainer.world is not None and run.trainer.cfg.batch_size == 2 and run.trainer.files is not None
@@ -524,12 +530,10 @@ def test_assemble_wires_progress_callbacks_and_the_lock_by_what_the_run_asks(tmp
     assert not held.exists()  # a dropped Run lets the directory go
     quiet = new_run("sine", QUICK_ONE, source="sine", out=tmp_path / "a", progress=False)
     assert quiet.trainer.progress_mode == "lines"
-    lock.release(quiet.lock)
+    run_module.release(quiet.lock)
 
 
 def test_new_run_defaults_the_source_by_what_the_model_reads_and_names_its_directory(tmp_path, monkeypatch):
-    from glassformer.train import lock
-
     monkeypatch.setattr(run_mod, "RUNS_DIR", tmp_path / "runs")
     monkeypatch.setattr(run_mod.time, "strftime", lambda fmt: "20260101-120000" if fmt == "%Y%m%d-%H%M%S" else "?")
     run = new_run("sine", QUICK_ONE, progress=False, text={"tokenizer": None, "vocab_size": None})
@@ -537,7 +541,7 @@ def test_new_run_defaults_the_source_by_what_the_model_reads_and_names_its_direc
     config = json.loads((run.dir / "config.json").read_text())
     assert config["source"] == "sine" and "text" not in config  # options left unset are not options
     assert isinstance(run.data, WaveData) and run.lock == (run.dir / "train.lock").resolve()
-    lock.release(run.lock)
+    run_module.release(run.lock)
 
 
 def test_a_bad_device_is_refused_before_any_data_is_opened(tmp_path):
@@ -547,16 +551,14 @@ def test_a_bad_device_is_refused_before_any_data_is_opened(tmp_path):
 
 
 def test_a_refused_start_or_resume_lets_the_directory_go(sine_run, tmp_path):
-    from glassformer.train import lock
-
     with pytest.raises(UsageError):
         new_run("sine", QUICK_ONE, source="sine", out=sine_run, progress=False)
     assert not (sine_run / "train.lock").exists()
     with pytest.raises(ValueError):
         resume_run(sine_run, source="sine:forecast", progress=False)
     assert not (sine_run / "train.lock").exists()
-    held = lock.acquire(sine_run)  # nobody holds it: this process can take it
-    lock.release(held)
+    held = run_module.acquire(sine_run)  # nobody holds it: this process can take it
+    run_module.release(held)
 
 
 def test_train_holds_the_lock_and_restores_the_thread_count(sine_run, tmp_path):
@@ -877,11 +879,11 @@ def test_rank_0_gets_a_sampler_with_the_runs_prompt_and_length_and_the_progress_
 
 def test_a_run_holds_its_directory_until_it_is_dropped(tmp_path):
     run = start(tmp_path, "d", progress=False, sample_chars=0)
-    path = (tmp_path / "d" / lock.LOCK_FILE).resolve()
-    assert run.lock == path and path.is_file() and lock._held[str(path)][1] == 1
+    path = (tmp_path / "d" / run_module.LOCK_FILE).resolve()
+    assert run.lock == path and path.is_file() and run_module._held[str(path)][1] == 1
     del run
     gc.collect()
-    assert not path.exists() and str(path) not in lock._held
+    assert not path.exists() and str(path) not in run_module._held
 
 
 def test_config_json_is_written_whole_and_rank_0_announces_a_fresh_start(tmp_path, monkeypatch):
@@ -1057,7 +1059,7 @@ def test_train_holds_the_lock_on_rank_0_only_and_uses_the_runs_threads(tmp_path,
     seen = []
 
     def fit():
-        seen.append(((tmp_path / lock.LOCK_FILE).is_file(), torch.get_num_threads()))
+        seen.append(((tmp_path / run_module.LOCK_FILE).is_file(), torch.get_num_threads()))
         return "result"
 
     before = torch.get_num_threads()
@@ -1066,7 +1068,7 @@ def test_train_holds_the_lock_on_rank_0_only_and_uses_the_runs_threads(tmp_path,
         dir=tmp_path, trainer=SimpleNamespace(world=world, cfg=SimpleNamespace(threads=threads), fit=fit)
     )
     assert train(run) == "result" and seen == [(locked, threads)]
-    assert not (tmp_path / lock.LOCK_FILE).exists() and torch.get_num_threads() == before
+    assert not (tmp_path / run_module.LOCK_FILE).exists() and torch.get_num_threads() == before
 
 
 def test_train_on_a_rank_whose_peer_ended_says_so_in_one_line_and_lets_the_lock_go(tmp_path):
@@ -1084,7 +1086,8 @@ def test_train_on_a_rank_whose_peer_ended_says_so_in_one_line_and_lets_the_lock_
     )
     with pytest.raises(RuntimeError, match="closed by peer"):  # one process: left as it is
         train(failing)
-    assert not (tmp_path / lock.LOCK_FILE).exists() and str((tmp_path / lock.LOCK_FILE).resolve()) not in lock._held
+    held = str((tmp_path / run_module.LOCK_FILE).resolve())
+    assert not (tmp_path / run_module.LOCK_FILE).exists() and held not in run_module._held
 
 
 # ---- the batch source each kind of data trains from ----------------------------------------------
@@ -1340,3 +1343,182 @@ def test_a_short_run_evaluates_at_least_min_evals_times_unless_the_interval_is_g
     baby = get_preset("baby").train
     assert eval_interval_for(baby.max_steps, baby.eval_interval) == baby.eval_interval == 250  # `make demo` unchanged
     assert eval_interval_for(300, 250) == 37 and eval_interval_for(5, 250) == 1 and eval_interval_for(10**6, 250) == 250
+
+
+# ---- the run directory's lock ----------------------------------------------------------------
+
+
+def test_the_lock_file_goes_with_the_last_of_several_holders(tmp_path):
+    path = run_module.acquire(tmp_path)
+    assert path.is_file()
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o644 & ~umask  # rw-r--r--: readable by all, never executable
+    assert run_module.acquire(tmp_path) == path and run_module.acquire(tmp_path) == path  # three holders
+    run_module.release(path)
+    run_module.release(path)
+    assert path.is_file()  # one holder left
+    run_module.release(path)
+    assert not path.exists() and str(path) not in run_module._held
+    run_module.release(path)  # one release too many: nothing to let go of, no error
+    assert run_module.acquire(tmp_path) == path and path.is_file()  # and the directory can be locked again
+    run_module.release(path)
+    assert not path.exists()
+
+
+def test_a_holder_that_has_not_written_its_name_yet_is_reported_with_question_marks(tmp_path):
+    """Another holder locked the file but wrote nothing yet (it is between open and write): the error
+    still says what to do, with "?" for what is not known, never "None"."""
+    fcntl = pytest.importorskip("fcntl")  # POSIX; on Windows the lock is msvcrt's
+    path = tmp_path / run_module.LOCK_FILE
+    other = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)  # a second open file: flock sees another holder
+    fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    try:
+        with pytest.raises(run_module.RunLocked) as err:
+            run_module.acquire(tmp_path)
+        assert (
+            f"{tmp_path} is being trained by another process (pid ? on ?, since ?); two trainers would "
+            f"overwrite each other's checkpoints. Wait for it to finish, or stop it (kill PID); if no such "
+            f"process runs, delete {path.resolve()}."
+        ) == str(err.value)
+    finally:
+        os.close(other)
+
+
+def test_a_lock_file_removed_after_it_was_opened_is_noticed(tmp_path):
+    """The previous holder may remove the file between our open and our lock: the lock we got is on
+    a file nobody else will open again, so acquire must notice (and lock the new file)."""
+    path = tmp_path / run_module.LOCK_FILE
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        assert run_module._still_there(fd, path) is True
+        path.unlink()
+        assert run_module._still_there(fd, path) is (os.name != "posix")  # Windows cannot remove an open file
+        path.touch()  # another file at the same path
+        if os.name == "posix":
+            assert run_module._still_there(fd, path) is False
+    finally:
+        os.close(fd)
+
+
+def test_the_lock_file_says_who_holds_it_and_a_second_trainer_is_told_word_for_word(tmp_path, monkeypatch):
+    """What the holder writes (pid, host, start time, one JSON line), and the refusal another process
+    gets, in English and Chinese. The other process is played by forgetting this one's hold: a second
+    open file of the lock is refused by flock like another process's."""
+    pytest.importorskip("fcntl")
+    path = run_module.acquire(tmp_path)
+    try:
+        text = path.read_text(encoding="utf-8")
+        info = json.loads(text)
+        assert text.endswith("}\n") and text.count("\n") == 1 and list(info) == ["pid", "host", "started"]
+        assert info["pid"] == os.getpid() and info["host"] == socket.gethostname()
+        started = datetime.datetime.strptime(info["started"], "%Y-%m-%d %H:%M:%S")
+        assert abs((datetime.datetime.now() - started).total_seconds()) < 60
+        held = run_module._held.pop(str(path))  # as another process sees it
+        try:
+            for lang, expected in (
+                (
+                    "en",
+                    f"{tmp_path.resolve()} is being trained by another process (pid {info['pid']} on "
+                    f"{info['host']}, since {info['started']}); two trainers would overwrite each other's "
+                    f"checkpoints. Wait for it to finish, or stop it (kill {info['pid']}); if no such process "
+                    f"runs, delete {path}.",
+                ),
+                (
+                    "zh",
+                    f"{tmp_path.resolve()} 正被另一个进程训练（{info['host']} 上的 pid {info['pid']}，开始于 "
+                    f"{info['started']}）；两个训练进程会互相覆盖检查点。请等它结束，或停止它（kill {info['pid']}）；"
+                    f"如果并没有这样的进程在运行，请删除 {path}。",
+                ),
+            ):
+                with speaking(lang), pytest.raises(run_module.RunLocked) as err:
+                    run_module.acquire(tmp_path)
+                assert str(err.value) == expected
+            assert str(path) not in run_module._held and path.read_text(encoding="utf-8") == text
+        finally:
+            run_module._held[str(path)] = held
+    finally:
+        run_module.release(path)
+    assert not path.exists()
+
+
+@pytest.mark.parametrize("content", ["", "{not json", "[1, 2]", "\xff"])
+def test_a_lock_file_that_is_not_a_json_object_names_no_holder(tmp_path, content):
+    path = tmp_path / run_module.LOCK_FILE
+    path.write_bytes(content.encode("latin-1"))
+    assert run_module._holder(path) == {}
+    path.write_text('{"pid": 7}', encoding="utf-8")
+    assert run_module._holder(path) == {"pid": 7}
+    assert run_module._holder(tmp_path / "missing") == {}
+
+
+def test_a_filesystem_without_locks_trains_unlocked_and_says_so(tmp_path, monkeypatch, capsys):
+    def no_locks(fd):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(run_module, "_try_lock", no_locks)
+    fds = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    for lang, expected in (
+        (
+            "en",
+            "note: cannot lock {path} (No locks available); nothing stops a second trainer from writing into "
+            "this directory at the same time.\n",
+        ),
+        ("zh", "注意：无法给 {path} 加锁（No locks available）；没有什么能阻止第二个训练进程同时写这个目录。\n"),
+    ):
+        with speaking(lang):
+            path = run_module.acquire(tmp_path)
+        assert capsys.readouterr() == ("", expected.format(path=path))
+        assert run_module._held[str(path)] == [None, 1] and path.read_bytes() == b""  # opened, nothing written
+        run_module.release(path)
+        assert not path.exists() and str(path) not in run_module._held
+    if fds is not None:
+        assert len(os.listdir("/proc/self/fd")) == fds  # the file it opened was closed
+
+
+def test_a_lock_file_replaced_at_every_try_is_given_up_after_20(tmp_path, monkeypatch):
+    tries = []
+    monkeypatch.setattr(run_module, "_still_there", lambda fd, path: tries.append(fd) and False)
+    fds = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    path = (tmp_path / run_module.LOCK_FILE).resolve()
+    for lang, expected in (
+        (
+            "en",
+            f"could not lock {path}: it keeps being replaced. Is another trainer starting and stopping in "
+            f"{path.parent}?",
+        ),
+        ("zh", f"无法给 {path} 加锁：它不断被替换。是不是有另一个训练进程在 {path.parent} 里反复启动又停止？"),
+    ):
+        tries.clear()
+        with speaking(lang), pytest.raises(run_module.RunLocked) as err:
+            run_module.acquire(tmp_path)
+        assert str(err.value) == expected and len(tries) == 20 and str(path) not in run_module._held
+    if fds is not None:
+        assert len(os.listdir("/proc/self/fd")) == fds  # each of the 20 files was closed
+
+
+def test_on_windows_msvcrt_locks_one_byte_without_waiting(tmp_path, monkeypatch):
+    """The Windows branch, played on any system with a fake msvcrt: LK_NBLCK (never wait) on 1 byte;
+    PermissionError means another process holds it; an open file cannot be replaced there."""
+    calls = []
+
+    def locking(fd, mode, nbytes):
+        calls.append((fd, mode, nbytes))
+        if fd == 13:
+            raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setitem(sys.modules, "msvcrt", SimpleNamespace(locking=locking, LK_NBLCK=2, LK_LOCK=1))
+    monkeypatch.setattr(os, "name", "nt")
+    try:
+        free, taken = run_module._try_lock(12), run_module._try_lock(13)
+        still = run_module._still_there(12, tmp_path / "gone")
+    finally:
+        monkeypatch.undo()
+    assert (free, taken, still) == (True, False, True) and calls == [(12, 2, 1), (13, 2, 1)]
+
+
+def test_a_lock_file_deleted_by_hand_is_released_without_error(tmp_path):
+    path = run_module.acquire(tmp_path)
+    path.unlink()  # a user cleaning up while the trainer runs
+    run_module.release(path)
+    assert not path.exists() and str(path) not in run_module._held

@@ -6,8 +6,7 @@ the model and the views; it reads the model only through `hook_points()` and `ru
 from glassformer.causal.attribution import Agreement, agreement, attribution_patching
 from glassformer.causal.detectors import AblationCheck, ablation_check, head_scores, pattern, repeated_tokens
 from glassformer.causal.logit_attribution import LogitAttribution, logit_attribution
-from glassformer.causal.metrics import logit_diff, token_loss, token_prob
-from glassformer.causal.patching import PatchGrid, activation_patching
+from glassformer.causal.patching import PatchGrid, activation_patching, logit_diff, token_loss, token_prob
 from glassformer.causal.path_patching import path_patching
 
 __all__ = [

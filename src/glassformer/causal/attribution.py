@@ -13,8 +13,7 @@ from dataclasses import dataclass
 
 import torch
 
-from glassformer.causal.metrics import Metric
-from glassformer.causal.patching import PatchGrid, prepare
+from glassformer.causal.patching import Metric, PatchGrid, prepare
 from glassformer.errors import UsageError
 from glassformer.messages import t
 

@@ -13,17 +13,51 @@ and each row's hook copies its own cell, so a grid of N cells costs ceil(N / row
 A cell inside block i needs only blocks i.. (the ones before it are the corrupted run's): its
 forward starts there, from the stream the corrupted run fed block i (start_layers, and the model's
 run_from); the cells of each start block are batched together.
+
+What is measured is a metric: logits (N, T, V) -> one number per row (N,), read at one position
+(the last by default); every causal method reads one of these:
+
+    logit_diff(answer, wrong)   logit[answer] − logit[wrong]   (linear in the logits)
+    token_prob(token)           softmax probability of `token`
+    token_loss(token)           −log p(token)
+
+Patching normalises a metric m as (m − m_corrupt) / (m_clean − m_corrupt): clean = 1, corrupted = 0.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 import torch
 
-from glassformer.causal.metrics import Metric
 from glassformer.errors import UsageError
+
+Metric = Callable[[torch.Tensor], torch.Tensor]  # logits (N, T, V) -> (N,)
+
+
+def logit_diff(answer: int, wrong: int, pos: int = -1) -> Metric:
+    def metric(logits: torch.Tensor) -> torch.Tensor:
+        last = logits[:, pos]  # (N, V)
+        return last[:, answer] - last[:, wrong]  # (N,)
+
+    return metric
+
+
+def token_prob(token: int, pos: int = -1) -> Metric:
+    def metric(logits: torch.Tensor) -> torch.Tensor:
+        return logits[:, pos].softmax(-1)[:, token]  # (N,)
+
+    return metric
+
+
+def token_loss(token: int, pos: int = -1) -> Metric:
+    def metric(logits: torch.Tensor) -> torch.Tensor:
+        return -logits[:, pos].log_softmax(-1)[:, token]  # (N,)
+
+    return metric
+
 
 MAX_BYTES = 256 * 2**20  # default memory bound for the activations of one batched forward
 

@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import torch
 
-from glassformer.causal.metrics import Metric
-from glassformer.causal.patching import MAX_BYTES, PatchGrid, grid_points, prepare, row_bytes
+from glassformer.causal.patching import MAX_BYTES, Metric, PatchGrid, grid_points, prepare, row_bytes
 from glassformer.errors import UsageError
 
 VIA = ("q", "k", "v")

@@ -21,8 +21,7 @@ import importlib
 import sys
 
 from glassformer.cli.failure import DEBUG_FLAG, debug_requested, report
-from glassformer.cli.language import argparse_speaking, language_requested
-from glassformer.cli.options import Parser, normalize_argv
+from glassformer.cli.options import Parser, argparse_speaking, language_requested, normalize_argv
 from glassformer.errors import UsageError
 from glassformer.messages import UnknownLanguage, speaking, t
 from glassformer.threads import check_threads, using_threads

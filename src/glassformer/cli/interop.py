@@ -1,6 +1,6 @@
 """`glassformer import gpt2 DIR --out RUN` and `glassformer export gpt2 RUN --out DIR`: GPT-2
 checkpoints from and to Hugging Face directories on disk (nothing is downloaded). Thin: the work is
-train/gpt2_runs.py; docs/gpt2.md says what is checked."""
+train/run.py; docs/gpt2.md says what is checked."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import argparse
 from glassformer.cli.options import add_threads
 from glassformer.messages import say, t
 from glassformer.train.checkpoint import load_model
-from glassformer.train.gpt2_runs import export_gpt2, import_gpt2
+from glassformer.train.run import export_gpt2, import_gpt2
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

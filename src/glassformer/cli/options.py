@@ -14,6 +14,13 @@ before anything runs, with a message naming the flag ("argument --top-p: must be
     threads         whole number >= 0      (0 = torch's choice)
     utf8_text       any text, refusing bytes that are not UTF-8 (a terminal in another encoding)
 
+How the command line speaks the user's language (glassformer/messages chooses the words) is here
+too, at the end:
+
+    language_requested(argv)   `--lang zh` / `--lang=zh` anywhere on the line, else GLASSFORMER_LANG
+    argparse_speaking()        argparse's own words ("usage:", "invalid choice") from the catalogue
+    HelpFormatter              help holding Chinese wrapped by terminal columns (a character takes two)
+
 Every help text and message is a key of the catalogue (`t("help.sample.top_p")`), never a literal:
 tests/cli/test_messages.py checks this module and every verb's.
 """
@@ -21,14 +28,14 @@ tests/cli/test_messages.py checks this module and every verb's.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import re
 import sys
 
-from glassformer.cli.language import LANG_FLAG, HelpFormatter
 from glassformer.config import MAX_THREADS
 from glassformer.errors import UsageError
-from glassformer.messages import LANGS, language, t
+from glassformer.messages import LANGS, argparse_words, columns, language, resolve, t
 from glassformer.threads import DEFAULT_THREADS
 
 _OPTION = re.compile(r"--[A-Za-z][A-Za-z0-9_-]*")
@@ -45,7 +52,7 @@ class Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
         self.add_argument("-h", "--help", action="help", default=argparse.SUPPRESS, help=t("help.help"))
-        # read (and removed) before parsing, anywhere on the line (cli/language.py); listed here so
+        # read (and removed) before parsing, anywhere on the line (language_requested); listed here so
         # every --help shows it, and args.lang holds the language every verb speaks
         self.add_argument(LANG_FLAG, choices=LANGS, default=language(), help=t("help.lang"))
 
@@ -163,3 +170,79 @@ def tokenizer_options(args: argparse.Namespace) -> dict:
         "backend": args.backend,
     }
     return {k: v for k, v in given.items() if v is not None}
+
+
+# ────────────────────────────────────────────────────────────────────────────────────────────────
+# The language: `--lang` read before parsing, argparse's own words, help wrapped by columns
+# ────────────────────────────────────────────────────────────────────────────────────────────────
+
+LANG_FLAG = "--lang"
+
+
+def language_requested(argv: list[str]) -> tuple[list[str], str]:
+    """(argv without `--lang X` / `--lang=X`, the language): --lang may stand anywhere, before or
+    after the verb (like --debug); without it, GLASSFORMER_LANG decides, else English."""
+    kept, flag, i = [], None, 0
+    while i < len(argv):
+        token = argv[i]
+        if token == LANG_FLAG:
+            if i + 1 == len(argv):
+                raise UsageError("cli.lang_no_value", langs=", ".join(LANGS))
+            flag, i = argv[i + 1], i + 2
+            continue
+        if token.startswith(LANG_FLAG + "="):
+            flag = token.partition("=")[2]
+        else:
+            kept.append(token)
+        i += 1
+    return kept, resolve(flag)
+
+
+@contextlib.contextmanager
+def argparse_speaking():
+    """argparse's own words ("usage: ", "invalid choice: ...", "show this help ...") come from
+    gettext; while a command line is built and parsed, they come from the catalogue instead."""
+    saved = argparse._, argparse.ngettext
+    argparse._ = argparse_words
+    argparse.ngettext = lambda one, many, n: argparse_words(one if n == 1 else many)
+    try:
+        yield
+    finally:
+        argparse._, argparse.ngettext = saved
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's layout, but Chinese help is wrapped by terminal columns (a Chinese character takes
+    two, and may end a line anywhere; a closing mark never starts one). English help keeps argparse's
+    own wrapping, byte for byte, even where it quotes a Chinese example (一千二百零五)."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        if not _by_columns(text):
+            return super()._split_lines(text, width)
+        return _wrap(" ".join(text.split()), width)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if not _by_columns(text):
+            return super()._fill_text(text, width, indent)
+        return "\n".join(indent + line for line in _wrap(" ".join(text.split()), width - len(indent)))
+
+
+def _by_columns(text: str) -> bool:
+    return language() == "zh" and columns(text) != len(text)
+
+
+_PIECES = re.compile(r"\s+|[^\x00-\u2e7f]|[\x00-\u2e7f]+?(?=\s|[^\x00-\u2e7f]|$)")  # spaces, a wide char, a word
+_NO_LINE_START, _NO_LINE_END = set("，。、；：！？）」』》〉…"), set("（「『《〈")
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """Greedy line filling by terminal columns, never breaking inside a run of narrow characters."""
+    lines, line = [], ""
+    for piece in _PIECES.findall(text):
+        if line and columns(line + piece) > width and piece[0] not in _NO_LINE_START and not piece.isspace():
+            carried = line[-1] if line[-1] in _NO_LINE_END else ""  # an opening mark goes with what it opens
+            lines.append(line[: len(line) - len(carried)].rstrip())
+            line = carried
+        if line or not piece.isspace():
+            line += piece
+    return lines + ([line.rstrip()] if line.strip() else [])

@@ -26,9 +26,8 @@ import torch
 
 import glassformer.explore.render as render
 from glassformer.explore.generation import Generations, bars, next_probs, step
-from glassformer.explore.lens import readout
 from glassformer.explore.requests import LIMITS, SPECS, RequestError, check_range, read
-from glassformer.explore.structure import find_structure
+from glassformer.explore.structure import find_structure, readout
 from glassformer.inspect.trace import token_labels, trace
 from glassformer.messages import TABLES
 from glassformer.sample import visible

@@ -13,8 +13,8 @@ import math
 
 import torch
 
-from glassformer.explore.lens import stream_norms, token_lens
 from glassformer.explore.requests import RequestError, shown
+from glassformer.explore.structure import stream_norms, token_lens
 from glassformer.messages import LANGS, language
 
 MASKED = 255

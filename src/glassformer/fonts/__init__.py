@@ -7,6 +7,7 @@
     use_in_matplotlib()   registers it with matplotlib and puts it behind the default sans-serif
                     font, so any text (a title, an axis) falls back to it for characters the
                     default font lacks
+    use_in_figure(fig)    every text of one matplotlib Figure drawn glyph by glyph from that list
 
 recipe.py says how the file was made from its source (a PyPI wheel, checked by sha256).
 """
@@ -35,3 +36,19 @@ def use_in_matplotlib() -> str:
         head = fallback[:1]  # the default (DejaVu Sans) first: Latin stays as it was
         matplotlib.rcParams["font.sans-serif"] = [*head, FAMILY, *fallback[1:]]
     return str(CJK_FONT)
+
+
+def use_in_figure(fig) -> None:
+    """Every text of `fig` drawn glyph by glyph from two fonts: the default one first (Latin stays as it
+    was), the shipped CJK font behind it. A family name alone gives matplotlib one font, which lacks
+    汉字; the two names, not the whole sans-serif list, so no uninstalled family is looked up (and
+    logged) once per glyph. Call it once the figure's texts are set, before saving."""
+    from matplotlib import font_manager
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.text import Text
+
+    use_in_matplotlib()
+    default = font_manager.findfont(FontProperties(), fallback_to_default=True)  # DejaVu Sans, as a rule
+    families = [FontProperties(fname=default).get_name(), FAMILY]
+    for drawn in fig.findobj(Text):
+        drawn.set_fontfamily(families)

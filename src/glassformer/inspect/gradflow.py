@@ -186,30 +186,32 @@ class GradientMonitor:
         """PNG: a bar per layer (its gradient norm, log scale) with each parameter as a dot."""
         from matplotlib.figure import Figure
 
+        from glassformer.fonts import use_in_figure
+
         layers = self.layer_norms()
         if not layers:
             raise UsageError("error.grads.nothing_to_plot")
         names = list(layers)
         fig = Figure(figsize=(max(5.0, 1.1 * len(names) + 2), 4), layout="constrained")
         ax = fig.subplots()
-        ax.bar(
-            range(len(names)), [max(layers[n], 1e-30) for n in names], color="#4c72b0", alpha=0.6, label="layer ‖grad‖"
-        )
+        heights = [max(layers[n], 1e-30) for n in names]
+        ax.bar(range(len(names)), heights, color="#4c72b0", alpha=0.6, label=t("pictures.grads.layer"))
         for r in self.rows:
             if r.grad_norm is not None and math.isfinite(r.grad_norm):
                 ax.plot(names.index(r.layer), max(r.grad_norm, 1e-30), "o", color="#dd8452", ms=3)
-        ax.plot([], [], "o", color="#dd8452", ms=3, label="one parameter's ‖grad‖")
+        ax.plot([], [], "o", color="#dd8452", ms=3, label=t("pictures.grads.param"))
         finite = [v for v in layers.values() if math.isfinite(v) and v > 0] or [1.0]
         for level, colour, what in ((self.vanish, "grey", "vanish"), (self.explode, "red", "explode")):
             if min(finite) / 100 <= level <= max(finite) * 100:  # only thresholds near the data
-                ax.axhline(level, color=colour, ls=":", lw=1, label=f"{what} {level:g}")
+                ax.axhline(level, color=colour, ls=":", lw=1, label=t(f"pictures.grads.{what}", level=f"{level:g}"))
         ax.set_yscale("log")
         ax.set_xticks(range(len(names)), names, rotation=30 if len(names) > 6 else 0)
-        ax.set_ylabel("gradient L2 norm (log scale)")
-        ax.set_title("gradient flow: input side on the left, output side on the right")
+        ax.set_ylabel(t("pictures.grads.axis"))
+        ax.set_title(t("pictures.grads.title"))
         ax.legend(fontsize=8, loc="best")
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
+        use_in_figure(fig)  # Chinese words (and layer names) draw from the shipped font
         fig.savefig(path, dpi=110)
         return path
 

@@ -20,9 +20,11 @@ import numpy as np
 
 from glassformer.config import get_preset
 from glassformer.files import write_text_atomic
+from glassformer.fonts import use_in_figure
 from glassformer.inspect.trace import token_labels
 from glassformer.lab.common import corpus_for, eval_loss, lab_preset, row_entropy, train
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
+from glassformer.messages import t
 from glassformer.train.attention_log import AttentionLog
 
 FULL_STEPS, FAST_STEPS = (0, 100, 500, 2000), (0, 5, 20, 60)
@@ -53,7 +55,14 @@ def chosen(log: dict, per_layer: int = 1) -> list[int]:
 
 def strip_png(log: dict, path: Path, heads: list[int] | None = None) -> Path:
     """Heads as rows, recorded steps as columns; masked cells white."""
-    heads = chosen(log) if heads is None else heads
+    fig = strip_figure(log, chosen(log) if heads is None else heads)
+    use_in_figure(fig)  # Chinese words draw from the shipped font
+    fig.savefig(path, dpi=80)
+    return path
+
+
+def strip_figure(log: dict, heads: list[int]):
+    """strip_png's matplotlib Figure, its words in the user's language."""
     recs = log["records"]
     fig, axes = new_figure(1.9 * len(recs) + 0.6, 1.9 * len(heads) + 0.5, len(heads), len(recs))
     for r, i in enumerate(heads):
@@ -70,12 +79,11 @@ def strip_png(log: dict, path: Path, heads: list[int] | None = None) -> Path:
             ax.set_xticks([])
             ax.set_yticks([])
             if r == 0:
-                ax.set_title(f"step {rec['step']}", fontsize=9)
+                ax.set_title(t("pictures.lab.attention-steps.step", step=rec["step"]), fontsize=9)
             if c == 0:
-                ax.set_ylabel(f"layer {layer} · head {head}", fontsize=8)
-    fig.suptitle("attention weights (rows = query, columns = key; white = masked)", fontsize=9)
-    fig.savefig(path, dpi=80)
-    return path
+                ax.set_ylabel(t("pictures.lab.attention-steps.head", layer=layer, head=head), fontsize=8)
+    fig.suptitle(t("pictures.lab.attention-steps.title"), fontsize=9)
+    return fig
 
 
 _SAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "/": "\\/"}  # as inspect/html.py does

@@ -23,6 +23,7 @@ import torch.nn.functional as F
 from glassformer.lab.common import corpus_for, fixed_windows, lab_preset, pm, position_losses, spread, train
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
 from glassformer.lessons.hello_world import embedding_jacobian_norms, random_token_leak
+from glassformer.messages import t
 
 JACOBIAN_T = 8  # tokens of the window whose Jacobian is taken (it costs T·V backward passes)
 MASKS = {"causal": {"kind": "gpt", "causal": True}, "none": {"kind": "encoder", "causal": False}}
@@ -37,9 +38,9 @@ def honest_loss(model, x: torch.Tensor, y: torch.Tensor) -> float:
     """Mean loss when position t sees only tokens 0..t: one forward pass per prefix length."""
     model.eval()
     total = 0.0
-    for t in range(x.size(1)):
-        logits = model(x[:, : t + 1])[:, t]  # (N, V): the last position of the prefix
-        total += F.cross_entropy(logits, y[:, t]).item()
+    for pos in range(x.size(1)):
+        logits = model(x[:, : pos + 1])[:, pos]  # (N, V): the last position of the prefix
+        total += F.cross_entropy(logits, y[:, pos]).item()
     return total / x.size(1)
 
 
@@ -80,10 +81,10 @@ def plot(ctx, out: dict) -> None:
     rt = out["random_tokens"]
     ax = axes[0, 0]
     for k, (mask, per) in enumerate(rt["per_position"].items()):
-        ax.bar([t + 0.4 * k - 0.2 for t in range(rt["length"])], per, width=0.4, label=f"mask={mask}")
-    ax.axhline(rt["chance"], color="black", ls="--", lw=0.8, label=f"chance ln {rt['symbols']}")
-    ax.set_xlabel("position")
-    ax.set_ylabel("held-out loss, random tokens")
+        ax.bar([pos + 0.4 * k - 0.2 for pos in range(rt["length"])], per, width=0.4, label=f"mask={mask}")
+    ax.axhline(rt["chance"], color="black", ls="--", lw=0.8, label=t("pictures.chance", symbols=rt["symbols"]))
+    ax.set_xlabel(t("pictures.lab.causal-leak.position_axis"))
+    ax.set_ylabel(t("pictures.lab.causal-leak.random_loss"))
     ax.legend(fontsize=7)
     ax = axes[0, 1]
     masks = list(out["text"])
@@ -93,10 +94,10 @@ def plot(ctx, out: dict) -> None:
             [out["text"][m][key]["mean"] for m in masks],
             0.4,
             yerr=[out["text"][m][key]["spread"] for m in masks],
-            label="whole window visible" if key == "teacher_forced" else "only tokens 0..t visible",
+            label=t("pictures.lab.causal-leak.whole" if key == "teacher_forced" else "pictures.lab.causal-leak.prefix"),
         )
     ax.set_xticks(range(len(masks)), [f"mask={m}" for m in masks])
-    ax.set_ylabel("validation loss, char model (nats)")
+    ax.set_ylabel(t("pictures.lab.causal-leak.text_loss"))
     ax.legend(fontsize=7)
     ctx.figure(fig, "causal_leak")
 

@@ -27,6 +27,7 @@ from torch import nn
 
 from glassformer.lab.common import corpus_for, eval_loss, fixed_windows, lab_preset, pm, spread, train
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
+from glassformer.messages import t
 from glassformer.models import build_model
 from glassformer.nn.loss import next_token_loss
 
@@ -103,6 +104,11 @@ def run(ctx) -> dict:
     return out
 
 
+def arch_words(arch: str) -> str:
+    """An architecture's name on the chart, in the user's language: "pre-LN", "no LN"."""
+    return t(f"pictures.lab.init.arch.{ARCHS[arch].get('norm', 'pre')}")
+
+
 def plot(ctx, out: dict) -> None:
     fig, axes = new_figure(11, 3.6, 1, 3)
     for col, arch in enumerate(ARCHS):
@@ -117,17 +123,24 @@ def plot(ctx, out: dict) -> None:
                 ax.plot([p[0] for p in full[0]], mean, label=init)
         ax.axhline(out["unigram"], color="gray", ls=":", lw=0.8)
         ax.set_ylim(lowest - 0.1, out["unigram"] + 2)  # a curve far above is cut off at the top
-        ax.set_xlabel("step")
-        ax.set_title(f"{arch}: training loss (mean over seeds)", fontsize=9)
+        ax.set_xlabel(t("pictures.loss.step_axis"))
+        ax.set_title(t("pictures.lab.init.loss_title", arch=arch_words(arch)), fontsize=9)
         ax.legend(fontsize=7)
     ax = axes[0, 2]
     for name, v in out["runs"].items():
+        arch, init = name.split(" / ")  # the run's key: f"{arch} / {init}"
         g = v["at_init"]["grad_norm"]
         blocks = sorted(k for k in g if k.startswith("blocks."))
-        ax.semilogy(range(len(blocks)), [max(g[b], 1e-12) for b in blocks], "o-", label=name, lw=1)
+        ax.semilogy(
+            range(len(blocks)),
+            [max(g[b], 1e-12) for b in blocks],
+            "o-",
+            label=t("pictures.lab.init.run", arch=arch_words(arch), init=init),
+            lw=1,
+        )
         ax.set_xticks(range(len(blocks)))
-    ax.set_xlabel("block")
-    ax.set_title("gradient norm per block at initialisation", fontsize=9)
+    ax.set_xlabel(t("pictures.lab.block_axis"))
+    ax.set_title(t("pictures.lab.init.grad_title"), fontsize=9)
     ax.legend(fontsize=6)
     ctx.figure(fig, "initialisation")
 

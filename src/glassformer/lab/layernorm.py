@@ -21,6 +21,7 @@ import torch
 
 from glassformer.lab.common import below, corpus_for, eval_loss, fixed_windows, lab_preset, pm, spread, train
 from glassformer.lab.runner import Claim, Experiment, Verdict, level, new_figure
+from glassformer.messages import t
 from glassformer.models import build_model
 from glassformer.nn.loss import next_token_loss
 
@@ -108,22 +109,22 @@ def plot(ctx, out: dict) -> None:
                     style,
                     marker="o",
                     color=color,
-                    label=f"{norm}-LN, warmup {warmup}",
+                    label=t("pictures.lab.layernorm.run", norm=norm, warmup=warmup),
                 )
                 ax.plot(bad, [top] * len(bad), "x", color=color, ms=8 if warmup else 5)
         ax.axhline(out["unigram"], color="gray", ls=":", lw=0.8)
         ax.set_xscale("log")
         ax.set_ylim(top=out["unigram"] + 0.4)
-        ax.set_xlabel("learning rate")
-        ax.set_title(f"depth {depth}: validation loss (× = failed)", fontsize=9)
+        ax.set_xlabel(t("pictures.lab.layernorm.lr_axis"))
+        ax.set_title(t("pictures.lab.layernorm.depth_title", depth=depth), fontsize=9)
         if col == 0:
             ax.legend(fontsize=6)
     ax = axes[0, -1]
     for norm, color in (("pre", "tab:blue"), ("post", "tab:red")):
         g = out["grad_at_init"][norm]
-        ax.semilogy(range(len(g)), g, "o-", color=color, label=f"{norm}-LN")
-    ax.set_xlabel("block")
-    ax.set_title(f"‖gradient‖ per block at init, depth {max(out['depths'])}", fontsize=9)
+        ax.semilogy(range(len(g)), g, "o-", color=color, label=t("pictures.lab.layernorm.norm", norm=norm))
+    ax.set_xlabel(t("pictures.lab.block_axis"))
+    ax.set_title(t("pictures.lab.layernorm.grad_title", depth=max(out["depths"])), fontsize=9)
     ax.legend(fontsize=7)
     ctx.figure(fig, "layernorm")
 

@@ -20,6 +20,7 @@ import math
 import torch
 
 from glassformer.lab.runner import Claim, Experiment, Verdict, level, new_figure
+from glassformer.messages import t
 from glassformer.nn.attention import attention_scores, attention_weights
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -101,20 +102,22 @@ def run(ctx) -> dict:
 
 def plot(ctx, out: dict) -> None:
     fig, axes = new_figure(9.5, 3.4, 1, 2)
-    labels = [f"{d}\n{f}" for d in DTYPES for f in (*FILLS, "ours")]
+    fills = (*FILLS, "ours")
+    shown = {f: t("pictures.lab.mask-fill.ours") if f == "ours" else f for f in fills}  # the fills are code
+    labels = [f"{d}\n{shown[f]}" for d in DTYPES for f in fills]
+    colors = ["tab:gray" if f == "ours" else "tab:red" for d in DTYPES for f in fills]
     for ax, key, title in (
-        (axes[0, 0], "nan", "NaN weights in a fully masked row"),
-        (axes[0, 1], "hidden_mass", "weight on hidden keys, fully masked row"),
+        (axes[0, 0], "nan", t("pictures.lab.mask-fill.nan_title")),
+        (axes[0, 1], "hidden_mass", t("pictures.lab.mask-fill.hidden_title")),
     ):
         vals = [
             out["naive"][d][f]["fully"][key] if f != "ours" else out["ours"][d]["fully"][key]
             for d in DTYPES
-            for f in (*FILLS, "ours")
+            for f in fills
         ]
-        colors = ["tab:gray" if lab.endswith("ours") else "tab:red" for lab in labels]
         ax.bar(range(len(vals)), [v / (N * T) if key == "nan" else v for v in vals], color=colors)
         ax.set_xticks(range(len(vals)), labels, fontsize=6, rotation=90)
-        ax.set_title(title + (" (fraction)" if key == "nan" else " (max over rows)"), fontsize=9)
+        ax.set_title(title, fontsize=9)
         ax.set_ylim(0, 1.05)
     ctx.figure(fig, "mask_fill")
 

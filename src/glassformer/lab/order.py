@@ -22,6 +22,7 @@ import torch.nn.functional as F
 
 from glassformer.lab.common import corpus_for, eval_loss, fixed_windows, lab_preset, pm, spread, train
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
+from glassformer.messages import t
 from glassformer.models import build_model
 
 CASES = {
@@ -89,8 +90,9 @@ def plot(ctx, out: dict) -> None:
     ax.bar(range(len(names)), gaps, color=["tab:green", "tab:red", "tab:red"])
     ax.set_yscale("log")
     ax.axhline(EQUIVARIANT, color="black", ls="--", lw=0.8)
-    ax.set_xticks(range(len(names)), [n.replace(", ", "\n") for n in names], fontsize=7)
-    ax.set_title("max |f(x[π]) − f(x)[π]|, float64", fontsize=9)
+    cases = [t(f"pictures.lab.order.case.{CASES[n][0]}.{CASES[n][2]}") for n in names]  # "encoder\nno positions"
+    ax.set_xticks(range(len(names)), cases, fontsize=7)
+    ax.set_title(t("pictures.lab.order.gap_title"), fontsize=9)
     ax = axes[0, 1]
     sch = out["schemes"]
     for i, key in enumerate(("val_loss", "shuffle_penalty")):
@@ -101,12 +103,12 @@ def plot(ctx, out: dict) -> None:
             means,
             0.4,
             yerr=errs,
-            label="validation loss" if i == 0 else "loss rise when the prefix is shuffled",
+            label=t("pictures.lab.order.val_loss" if i == 0 else "pictures.lab.order.shuffled"),
         )
-    ax.axhline(out["unigram"], color="gray", ls=":", label="character frequencies only")
-    ax.axhline(out["bigram"], color="gray", ls="--", lw=0.8, label="bigram table (current character only)")
-    ax.set_xticks(range(len(SCHEMES)), [f"causal, position={s}" for s in SCHEMES], fontsize=8)
-    ax.set_ylabel("nats")
+    ax.axhline(out["unigram"], color="gray", ls=":", label=t("pictures.lab.order.unigram"))
+    ax.axhline(out["bigram"], color="gray", ls="--", lw=0.8, label=t("pictures.lab.order.bigram"))
+    ax.set_xticks(range(len(SCHEMES)), [t("pictures.lab.order.scheme", position=s) for s in SCHEMES], fontsize=8)
+    ax.set_ylabel(t("pictures.lab.nats"))
     ax.legend(fontsize=7)
     ctx.figure(fig, "order")
 

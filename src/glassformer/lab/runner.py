@@ -34,6 +34,7 @@ import torch
 
 from glassformer.errors import Unsupported, UsageError
 from glassformer.files import write_text_atomic
+from glassformer.fonts import use_in_figure
 from glassformer.lab.report import LANGS, experiment_markdown, text
 from glassformer.threads import using_threads
 
@@ -107,7 +108,7 @@ class Context:
     def figure(self, fig, name: str) -> str:
         """Save a matplotlib Figure as <out>/<name>.png (small), remember it, return the file name."""
         path = self.out / f"{name}.png"
-        fallback(fig)
+        use_in_figure(fig)  # Chinese words draw from the shipped font
         fig.savefig(path, dpi=90)
         size = path.stat().st_size
         if size > MAX_PNG_BYTES:
@@ -117,20 +118,6 @@ class Context:
 
     def log(self, message: str) -> None:
         self.echo(f"  [{self.out.name}] {message}")
-
-
-def fallback(fig) -> None:
-    """Every text of `fig` drawn from the sans-serif list glyph by glyph (the default font first, the
-    shipped CJK font behind it): a family name alone gives matplotlib one font, which lacks 汉字."""
-    import matplotlib
-    from matplotlib.text import Text
-
-    from glassformer.fonts import use_in_matplotlib
-
-    use_in_matplotlib()
-    families = list(matplotlib.rcParams["font.sans-serif"])
-    for drawn in fig.findobj(Text):
-        drawn.set_fontfamily(families)
 
 
 def new_figure(width: float, height: float, rows: int = 1, cols: int = 1):

@@ -28,6 +28,7 @@ from torch import nn
 from glassformer.errors import UsageError
 from glassformer.lab.common import corpus_for, eval_loss, lab_preset, pm, spread, train
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
+from glassformer.messages import t
 
 FULL = {"D": (4, 8, 16, 32, 64, 128, 256, 512), "heads": (1, 4), "steps": 600, "T": 64}
 FAST = {"D": (4, 16, 64, 256), "heads": (1,), "steps": 40, "T": 32}
@@ -117,13 +118,13 @@ def plot(ctx, out: dict) -> None:
     fig, axes = new_figure(11, 3.3, 1, 3)
     Ds = [int(d) for d in out["numbers"]]
     for ax, key, label in (
-        (axes[0, 0], "variance", "variance of the scores"),
-        (axes[0, 1], "grad_median", "median ‖∂L/∂q‖ (dashed: share of rows < 1e-3)"),
+        (axes[0, 0], "variance", t("pictures.lab.scaling.variance_title")),
+        (axes[0, 1], "grad_median", t("pictures.lab.scaling.grad_title", vanished=figure(VANISHED))),
     ):
         for way in ("scaled", "unscaled"):
-            ax.plot(Ds, [out["numbers"][str(d)][way][key] for d in Ds], "o-", label=way)
+            ax.plot(Ds, [out["numbers"][str(d)][way][key] for d in Ds], "o-", label=t(f"pictures.lab.scaling.{way}"))
         ax.set_xscale("log", base=2)
-        ax.set_xlabel("D (d_head)")
+        ax.set_xlabel(t("pictures.lab.scaling.d_axis"))
         ax.set_title(label, fontsize=9)
         ax.legend(fontsize=7)
         if key == "grad_median":
@@ -132,13 +133,17 @@ def plot(ctx, out: dict) -> None:
     axes[0, 0].set_yscale("log")
     axes[0, 1].set_yscale("symlog", linthresh=1e-2)
     ax = axes[0, 2]
-    for name, v in out["training"].items():
+    for v in out["training"].values():
         steps = [p[0] for p in v["curves"][0]]
         finite = [c for c in v["curves"] if len(c) == len(steps)]
-        ax.plot(steps, np.mean([[p[1] for p in c] for c in finite], axis=0), label=name)
-    ax.set_xlabel("step")
-    ax.set_ylabel("training loss (mean over seeds)")
-    ax.set_title("char model, with and without 1/√D", fontsize=9)
+        ax.plot(
+            steps,
+            np.mean([[p[1] for p in c] for c in finite], axis=0),
+            label=t("pictures.lab.scaling.run", D=v["D"], way=t(f"pictures.lab.scaling.{v['way']}")),
+        )
+    ax.set_xlabel(t("pictures.loss.step_axis"))
+    ax.set_ylabel(t("pictures.lab.train_loss_mean"))
+    ax.set_title(t("pictures.lab.scaling.train_title"), fontsize=9)
     ax.legend(fontsize=7)
     ctx.figure(fig, "scaling")
 

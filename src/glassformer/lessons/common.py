@@ -87,7 +87,11 @@ def out_dir(lesson: str, out: str | Path | None) -> Path:
 
 
 def save_png(fig, path: Path) -> Path:
-    """Write a matplotlib Figure (made with matplotlib.figure.Figure, no GUI backend) as a PNG."""
+    """Write a matplotlib Figure (made with matplotlib.figure.Figure, no GUI backend) as a PNG, its
+    words (the lesson's language: nar.text) drawn with the shipped CJK font where the default lacks a glyph."""
+    from glassformer.fonts import use_in_figure
+
+    use_in_figure(fig)
     fig.savefig(path, dpi=100)
     return path
 

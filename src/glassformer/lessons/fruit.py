@@ -114,7 +114,7 @@ def check_against_library(nar: Narrator, s: dict) -> dict:
     return diffs
 
 
-def save_heatmap(weights: np.ndarray, path: Path) -> Path:
+def save_heatmap(nar: Narrator, weights: np.ndarray, path: Path) -> Path:
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(4.2, 3.6), layout="constrained")
@@ -122,8 +122,8 @@ def save_heatmap(weights: np.ndarray, path: Path) -> Path:
     im = ax.imshow(weights, cmap="viridis", vmin=0, vmax=1)
     ax.set_xticks(range(3), WORDS)
     ax.set_yticks(range(3), WORDS)
-    ax.set_xlabel("key")
-    ax.set_ylabel("query")
+    ax.set_xlabel(nar.text("lesson.fruit.chart.key"))
+    ax.set_ylabel(nar.text("lesson.fruit.chart.query"))
     for i in range(3):
         for j in range(3):
             ax.text(
@@ -135,7 +135,7 @@ def save_heatmap(weights: np.ndarray, path: Path) -> Path:
                 color="white" if weights[i, j] < 0.6 else "black",
             )
     fig.colorbar(im, ax=ax)
-    ax.set_title("softmax(Q·Kᵀ/√2)")
+    ax.set_title(nar.text("lesson.fruit.chart.weights", d=W_K.shape[1]))  # √d_k: the keys' width
     return save_png(fig, path)
 
 
@@ -391,15 +391,15 @@ def sinusoidal_positions(nar: Narrator) -> dict:
     }
 
 
-def save_position_table(pe: np.ndarray, path: Path) -> Path:
+def save_position_table(nar: Narrator, pe: np.ndarray, path: Path) -> Path:
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(4.8, 4.0), layout="constrained")
     ax = fig.subplots()
     im = ax.imshow(pe, cmap="RdBu", vmin=-1, vmax=1, aspect="auto")
-    ax.set_xlabel("feature (even: sin, odd: cos)")
-    ax.set_ylabel("position p")
-    ax.set_title(f"sinusoidal PE, {pe.shape[0]} positions × {pe.shape[1]} features")
+    ax.set_xlabel(nar.text("lesson.fruit.chart.feature"))
+    ax.set_ylabel(nar.text("lesson.fruit.chart.position"))
+    ax.set_title(nar.text("lesson.fruit.chart.pe_title", positions=pe.shape[0], features=pe.shape[1]))
     fig.colorbar(im, ax=ax)
     return save_png(fig, path)
 
@@ -415,8 +415,8 @@ def run(lang: str | None = None, explain: bool = False, out: str | Path | None =
     heads = multi_head_shapes(nar)
     positions = sinusoidal_positions(nar)
     files = [
-        save_heatmap(steps["weights"], folder / "fruit_attention.png"),
-        save_position_table(positions["table"], folder / "positions.png"),
+        save_heatmap(nar, steps["weights"], folder / "fruit_attention.png"),
+        save_position_table(nar, positions["table"], folder / "positions.png"),
     ]
     nar.title("lesson.common.title.files")
     for f in files:

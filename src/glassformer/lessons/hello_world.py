@@ -32,7 +32,7 @@ from glassformer.config import get_preset
 from glassformer.errors import NotFound, UsageError
 from glassformer.files import read_text
 from glassformer.lessons.common import Narrator, fmt, n_batches, out_dir, save_png, train_epochs
-from glassformer.messages import pad, pad_left
+from glassformer.messages import in_language, pad, pad_left
 from glassformer.models import Encoder
 from glassformer.models import build_model as model_from_config
 from glassformer.nn.loss import next_token_loss
@@ -466,7 +466,7 @@ def leak_table(nar: Narrator, leak) -> None:
         )
 
 
-def save_figures(folder: Path, fits: dict, models: dict, data, leak) -> list[Path]:
+def save_figures(nar: Narrator, folder: Path, fits: dict, models: dict, data, leak) -> list[Path]:
     from matplotlib.figure import Figure
 
     from glassformer.inspect import attention_grid_png
@@ -475,8 +475,8 @@ def save_figures(folder: Path, fits: dict, models: dict, data, leak) -> list[Pat
     ax = fig.subplots()
     for mask, f in fits.items():
         ax.semilogy(range(len(f.train)), f.train, label=f"mask={mask}")
-    ax.set_xlabel("epoch")
-    ax.set_ylabel("training loss (log scale)")
+    ax.set_xlabel(nar.text("lesson.common.epoch"))
+    ax.set_ylabel(nar.text("lesson.hello.chart.loss"))
     ax.legend()
     files = [save_png(fig, folder / "loss.png")]
 
@@ -485,16 +485,17 @@ def save_figures(folder: Path, fits: dict, models: dict, data, leak) -> list[Pat
     T = leak.length
     for k, (mask, per) in enumerate(leak.per_position.items()):
         ax.bar([t + 0.4 * k - 0.2 for t in range(T)], per, width=0.4, label=f"mask={mask}")
-    ax.axhline(leak.chance, color="black", linestyle="--", label=f"chance ln {leak.symbols}")
-    ax.set_xlabel("position t")
-    ax.set_ylabel("held-out loss on random tokens")
+    ax.axhline(leak.chance, color="black", linestyle="--", label=nar.text("pictures.chance", symbols=leak.symbols))
+    ax.set_xlabel(nar.text("lesson.hello.chart.position"))
+    ax.set_ylabel(nar.text("lesson.hello.chart.random_loss"))
     ax.legend()
     files.append(save_png(fig, folder / "random_token_leak.png"))
 
     ids = data.inputs[:1]  # (1, T)
     labels = data.tokenizer.decode(ids[0]).split()
     for mask, model in models.items():
-        files.append(attention_grid_png(model, ids, labels, folder / f"attention_mask_{mask}.png"))
+        with in_language(nar.lang):  # the grid's words in the lesson's language
+            files.append(attention_grid_png(model, ids, labels, folder / f"attention_mask_{mask}.png"))
     return files
 
 
@@ -561,7 +562,7 @@ def _lesson(nar: Narrator, out, mask: str, data: str, epochs: int, fast: bool, s
     )
     leak_table(nar, leak)
 
-    files = save_figures(folder, fits, models, words, leak)
+    files = save_figures(nar, folder, fits, models, words, leak)
     nar.title("lesson.common.title.files")
     for f in files:
         nar.show(f"  {f}")

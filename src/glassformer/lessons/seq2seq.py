@@ -34,7 +34,7 @@ from glassformer.errors import UsageError
 from glassformer.inspect.attention_maps import attention_grid_png, attention_head_png
 from glassformer.inspect.params import param_table
 from glassformer.lessons.common import Narrator, fmt, out_dir, save_png
-from glassformer.messages import pad, pad_left
+from glassformer.messages import in_language, pad, pad_left
 from glassformer.models import build_model
 from glassformer.text.chinese import UNITS, to_chinese
 from glassformer.threads import using_threads
@@ -206,18 +206,19 @@ def _share(outputs: list[str], answers: list[str]) -> float:
 
 
 # figures
-def loss_png(records: list[dict], floor: float, path: Path) -> Path:
+def loss_png(nar: Narrator, records: list[dict], floor: float, path: Path) -> Path:
     """Train and validation loss at each evaluation, and the label-smoothing floor."""
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(6.4, 3.8), layout="constrained")
     ax = fig.subplots()
     steps = [r["step"] for r in records]
-    for key, style in (("train_loss", "-o"), ("val_loss", "-s")):
-        ax.plot(steps, [r[key] for r in records], style, label=key.replace("_", " "), markersize=3)
-    ax.axhline(floor, color="0.4", linestyle="--", linewidth=1, label=f"label-smoothing floor {floor:.3f}")
-    ax.set_xlabel("step")
-    ax.set_ylabel("label-smoothed cross-entropy")
+    for key, style in (("train_loss", "-o"), ("val_loss", "-s")):  # "train loss", "val loss"
+        ax.plot(steps, [r[key] for r in records], style, label=nar.text(f"lesson.common.{key}"), markersize=3)
+    floor_words = nar.text("lesson.s2s.chart.floor", floor=f"{floor:.3f}")
+    ax.axhline(floor, color="0.4", linestyle="--", linewidth=1, label=floor_words)
+    ax.set_xlabel(nar.text("lesson.common.step"))
+    ax.set_ylabel(nar.text("lesson.s2s.chart.loss"))
     ax.legend()
     return save_png(fig, path)
 
@@ -473,10 +474,9 @@ def _lesson(nar: Narrator, out, task, steps, beam, alpha, fast, seed) -> dict:
     result["cross"] = explain_cross(nar, model, data, task)
     result["leak"] = without_the_mask(nar, model, data, batches, fast, seed)
 
-    files = [
-        loss_png(records, floor, folder / "loss.png"),
-        *cross_figures(model, data, result["cross"], folder, grid=not fast),
-    ]
+    with in_language(nar.lang):  # the attention maps' words in the lesson's language
+        cross = cross_figures(model, data, result["cross"], folder, grid=not fast)
+    files = [loss_png(nar, records, floor, folder / "loss.png"), *cross]
     nar.title("lesson.common.title.files")
     for f in files:
         nar.show(f"  {f}")

@@ -38,7 +38,7 @@ import torch
 from glassformer.config import get_preset
 from glassformer.errors import UsageError
 from glassformer.lessons.common import Narrator, n_batches, out_dir, save_png, seed_all, train_epochs
-from glassformer.messages import pad_left
+from glassformer.messages import in_language, pad_left
 from glassformer.models import build_model
 from glassformer.nn.loss import mse_loss
 from glassformer.threads import using_threads
@@ -224,8 +224,8 @@ def forecast_task(nar: Narrator, train_set, val_set, epochs, schedule, patience,
         forecasts = model(x_va)[:, -1].numpy()  # (M, 10)
     look = attention_one_period_back(nar, model, val_set, folder / "attention_head.png")
     files = [
-        loss_png(result, baselines, folder / "loss_curves.png"),
-        forecast_png(val_set, forecasts, folder / "forecasts.png"),
+        loss_png(nar, result, baselines, folder / "loss_curves.png"),
+        forecast_png(nar, val_set, forecasts, folder / "forecasts.png"),
         look.pop("file"),
     ]
     return {"fit": result, "val_mse": best, "baselines": baselines, "attention": look, "files": files}
@@ -258,7 +258,7 @@ def tutorial_task(nar: Narrator, train_set, val_set, epochs, schedule, patience,
     )
     with torch.no_grad():
         pred = model(x_va[:1])[0, :, 0].numpy()  # (50,)
-    files = [tutorial_png(val_set, pred, rng, folder / "tutorial_task.png")]
+    files = [tutorial_png(nar, val_set, pred, rng, folder / "tutorial_task.png")]
     return {"fit": result, "val_mse": best, "reference": ref, "files": files}
 
 
@@ -302,9 +302,10 @@ def print_schedules(nar: Narrator, total: int, d_model: int, chosen: str, path: 
     fig = Figure(figsize=(6.4, 3.8), layout="constrained")
     ax = fig.subplots()
     for name, lrs in curves.items():
-        ax.semilogy(lrs, label=name + (" (this run)" if name == chosen else ""), lw=2.5 if name == chosen else 1.2)
-    ax.set_xlabel("optimizer step")
-    ax.set_ylabel("learning rate (log scale)")
+        label = nar.text("lesson.sine.chart.this_run", name=name) if name == chosen else name  # names are code
+        ax.semilogy(lrs, label=label, lw=2.5 if name == chosen else 1.2)
+    ax.set_xlabel(nar.text("lesson.sine.chart.optimizer_step"))
+    ax.set_ylabel(nar.text("lesson.sine.chart.lr"))
     ax.legend()
     return save_png(fig, path)
 
@@ -352,27 +353,29 @@ def attention_one_period_back(nar: Narrator, model, val_set, path: Path) -> dict
         mass=f"{rows[best]['near_period']:.1%}",
         window=WINDOW,
     )
-    file = attention_head_png(model, x, None, best[0], best[1], path)
+    with in_language(nar.lang):  # the map's words in the lesson's language
+        file = attention_head_png(model, x, None, best[0], best[1], path)
     return {"sequence": i, "period": period, "heads": rows, "looks_back": looks_back, "shown_head": best, "file": file}
 
 
-def loss_png(result, baselines: dict, path: Path) -> Path:
+def loss_png(nar: Narrator, result, baselines: dict, path: Path) -> Path:
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(6.4, 3.8), layout="constrained")
     ax = fig.subplots()
-    ax.semilogy(result.train, "o-", label="train MSE (all prefixes)")
-    ax.semilogy(result.val, "o-", label="val MSE (forecast from 40)")
-    for (name, value), style in zip(baselines.items(), ("--", ":"), strict=False):
-        ax.axhline(value, color="grey", linestyle=style, label=f"baseline: {name}")
-    ax.axvline(result.best_epoch, color="black", lw=0.8, label="kept (best val)")
-    ax.set_xlabel("epoch")
-    ax.set_ylabel("MSE (log scale)")
+    ax.semilogy(result.train, "o-", label=nar.text("lesson.sine.chart.train"))
+    ax.semilogy(result.val, "o-", label=nar.text("lesson.sine.chart.val", observed=OBSERVED))
+    for (name, value), style in zip(baselines.items(), ("--", ":"), strict=False):  # "zero", "last value"
+        label = nar.text(f"lesson.sine.chart.baseline.{name.replace(' ', '_')}")
+        ax.axhline(value, color="grey", linestyle=style, label=label)
+    ax.axvline(result.best_epoch, color="black", lw=0.8, label=nar.text("lesson.sine.chart.kept"))
+    ax.set_xlabel(nar.text("lesson.common.epoch"))
+    ax.set_ylabel(nar.text("lesson.sine.chart.mse"))
     ax.legend(fontsize=8)
     return save_png(fig, path)
 
 
-def forecast_png(val_set, forecasts: np.ndarray, path: Path, n: int = 4) -> Path:
+def forecast_png(nar: Narrator, val_set, forecasts: np.ndarray, path: Path, n: int = 4) -> Path:
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(9, 5.5), layout="constrained")
@@ -380,24 +383,26 @@ def forecast_png(val_set, forecasts: np.ndarray, path: Path, n: int = 4) -> Path
     t_in, t_out = np.arange(OBSERVED), np.arange(OBSERVED, SEQ_LEN)  # (40,), (10,)
     for k, ax in enumerate(axes[:n]):
         y = val_set.y[k]
-        ax.plot(t_in, y[:OBSERVED], color="black", lw=1, label="observed")
-        ax.plot(t_out, y[OBSERVED:], "o", color="black", ms=3, label="truth")
-        ax.plot(t_out, forecasts[k], "-", color="C1", lw=2, label="forecast")
-        ax.plot(t_out, np.full(len(t_out), y[OBSERVED - 1]), "--", color="grey", label="last value")
-        ax.set_title(f"val #{k}: freq {val_set.freq[k]:.2f}", fontsize=9)
+        ax.plot(t_in, y[:OBSERVED], color="black", lw=1, label=nar.text("lesson.sine.chart.observed"))
+        ax.plot(t_out, y[OBSERVED:], "o", color="black", ms=3, label=nar.text("lesson.sine.chart.truth"))
+        ax.plot(t_out, forecasts[k], "-", color="C1", lw=2, label=nar.text("lesson.sine.chart.forecast"))
+        last = nar.text("lesson.sine.chart.last_value")
+        ax.plot(t_out, np.full(len(t_out), y[OBSERVED - 1]), "--", color="grey", label=last)
+        ax.set_title(nar.text("lesson.sine.chart.val_title", k=k, freq=f"{val_set.freq[k]:.2f}"), fontsize=9)
     axes[0].legend(fontsize=7)
     return save_png(fig, path)
 
 
-def tutorial_png(val_set, pred: np.ndarray, rng, path: Path) -> Path:
+def tutorial_png(nar: Narrator, val_set, pred: np.ndarray, rng, path: Path) -> Path:
     from matplotlib.figure import Figure
 
     best = bayes_mean(val_set.x[:1], rng.uniform(FREQ_LOW, FREQ_HIGH, 2048))[0]  # (50,)
     fig = Figure(figsize=(6.4, 3.8), layout="constrained")
     ax = fig.subplots()
-    ax.plot(val_set.x[0], val_set.y[0], "o", ms=3, color="black", label=f"truth (freq {val_set.freq[0]:.2f})")
-    ax.plot(val_set.x[0], pred, color="C1", lw=2, label="model")
-    ax.plot(val_set.x[0], best, "--", color="C0", label="E[y | x] (best possible)")
+    truth = nar.text("lesson.sine.chart.truth_freq", freq=f"{val_set.freq[0]:.2f}")
+    ax.plot(val_set.x[0], val_set.y[0], "o", ms=3, color="black", label=truth)
+    ax.plot(val_set.x[0], pred, color="C1", lw=2, label=nar.text("lesson.sine.chart.model"))
+    ax.plot(val_set.x[0], best, "--", color="C0", label=nar.text("lesson.sine.chart.best"))
     ax.set_xlabel("x")
     ax.legend(fontsize=8)
     return save_png(fig, path)

@@ -27,6 +27,7 @@ import torch
 from glassformer.config import get_preset
 from glassformer.inspect.params import param_table
 from glassformer.lessons.common import Narrator, fmt, out_dir, save_png
+from glassformer.messages import in_language
 from glassformer.models import build_model
 from glassformer.sample import sample
 from glassformer.text.tokenizers import CharTokenizer
@@ -191,7 +192,7 @@ def lab_verdicts(nar: Narrator, lab: Path | None) -> list[dict]:
     return rows
 
 
-def save_figures(folder: Path, losses: list[float], model, tok: CharTokenizer) -> list[Path]:
+def save_figures(nar: Narrator, folder: Path, losses: list[float], model, tok: CharTokenizer) -> list[Path]:
     from matplotlib.figure import Figure
 
     from glassformer.inspect import attention_grid_png
@@ -199,13 +200,13 @@ def save_figures(folder: Path, losses: list[float], model, tok: CharTokenizer) -
     fig = Figure(figsize=(6, 3.6), layout="constrained")
     ax = fig.subplots()
     ax.plot(range(len(losses)), losses, lw=0.8)
-    ax.set_xlabel("step")
-    ax.set_ylabel("training loss of the batch (nats)")
+    ax.set_xlabel(nar.text("lesson.common.step"))
+    ax.set_ylabel(nar.text("lesson.tiny.chart.loss"))
     files = [save_png(fig, folder / "loss.png")]
     ids = torch.tensor([tok.encode(TUTORIAL_000_TEXT[: PRESET.train.seq_len])])  # (1, T)
-    files.append(
-        attention_grid_png(model, ids, list(TUTORIAL_000_TEXT[: PRESET.train.seq_len]), folder / "attention.png")
-    )
+    with in_language(nar.lang):  # the grid's words in the lesson's language
+        grid = attention_grid_png(model, ids, list(TUTORIAL_000_TEXT[: PRESET.train.seq_len]), folder / "attention.png")
+    files.append(grid)
     return files
 
 
@@ -233,7 +234,7 @@ def run(
         text = generate(nar, model, tok, seed)
         lab_dir = Path(lab) if lab is not None else None
         claims = lab_verdicts(nar, lab_dir if lab_dir is not None and lab_dir.is_dir() else None)
-        files = save_figures(folder, fit["losses"], model, tok)
+        files = save_figures(nar, folder, fit["losses"], model, tok)
         nar.title("lesson.common.title.files")
         for f in files:
             nar.show(f"  {f}")

@@ -78,6 +78,10 @@ TEXT = {
         "NaN. Fully masked rows with the plain recipe: {nan_inf} NaN out of {cells}; glassformer's softmax checks the "
         "mask and gives such a row zeros."
     ),
+    # its chart's words
+    "pictures.lab.mask-fill.nan_title": "NaN weights in a fully masked row (fraction)",
+    "pictures.lab.mask-fill.hidden_title": "weight on hidden keys, fully masked row (max over rows)",
+    "pictures.lab.mask-fill.ours": "ours",
     # ------------------------------------------------------------------ attention-steps
     "lab.attention-steps.title": "Attention across training: uniform at first, sharper later?",
     "lab.attention-steps.setup": (
@@ -99,6 +103,10 @@ TEXT = {
         "At step 0 the {n} heads' normalised entropy is {first_mean} on average (lowest {first_min}); after {step} "
         "steps it is {last_mean} on average (lowest {last_min})."
     ),
+    # its chart's words
+    "pictures.lab.attention-steps.step": "step {step}",
+    "pictures.lab.attention-steps.head": "layer {layer} · head {head}",
+    "pictures.lab.attention-steps.title": "attention weights (rows = query, columns = key; white = masked)",
     # ------------------------------------------------------------------ length
     "lab.length.title": "Positions past the training length",
     "lab.length.setup": (
@@ -171,6 +179,16 @@ TEXT = {
         "positions, {bigram} for a table of which character follows which (no context beyond the current character) "
         "and {unigram} for character frequencies alone."
     ),
+    # its chart's words
+    "pictures.lab.order.gap_title": "max |f(x[π]) − f(x)[π]|, float64",
+    "pictures.lab.order.case.encoder.none": "encoder\nno positions",
+    "pictures.lab.order.case.encoder.learned": "encoder\nlearned positions",
+    "pictures.lab.order.case.gpt.none": "causal decoder\nno positions",
+    "pictures.lab.order.val_loss": "validation loss",
+    "pictures.lab.order.shuffled": "loss rise when the prefix is shuffled",
+    "pictures.lab.order.unigram": "character frequencies only",
+    "pictures.lab.order.bigram": "bigram table (current character only)",
+    "pictures.lab.order.scheme": "causal, position={position}",
     # ------------------------------------------------------------------ scaling
     "lab.scaling.title": "The 1/√D in attention: numbers or gradients?",
     "lab.scaling.setup": (
@@ -212,6 +230,14 @@ TEXT = {
         "a factor {span_scaled} with 1/√D and {span_unscaled} without. At D = {big} without scaling: mean "
         "{mean_unscaled}, median {median_unscaled} (with scaling, median {median_scaled})."
     ),
+    # its chart's words
+    "pictures.lab.scaling.variance_title": "variance of the scores",
+    "pictures.lab.scaling.grad_title": "median ‖∂L/∂q‖ (dashed: share of rows < {vanished})",
+    "pictures.lab.scaling.scaled": "scaled",
+    "pictures.lab.scaling.unscaled": "unscaled",
+    "pictures.lab.scaling.d_axis": "D (d_head)",
+    "pictures.lab.scaling.run": "D={D} {way}",
+    "pictures.lab.scaling.train_title": "char model, with and without 1/√D",
     # ------------------------------------------------------------------ heads
     "lab.heads.title": "Many narrow heads or a few wide ones",
     "lab.heads.setup": (
@@ -307,6 +333,12 @@ TEXT = {
         "whose loss turned NaN: {nan_runs}. Attention-score spread at initialisation without LayerNorm: {std_large} "
         "with N(0, 1), {std_xavier} with Xavier. Character frequencies alone: {unigram}."
     ),
+    # its chart's words
+    "pictures.lab.init.arch.pre": "pre-LN",
+    "pictures.lab.init.arch.none": "no LN",
+    "pictures.lab.init.loss_title": "{arch}: training loss (mean over seeds)",
+    "pictures.lab.init.run": "{arch} / {init}",
+    "pictures.lab.init.grad_title": "gradient norm per block at initialisation",
     # ------------------------------------------------------------------ layernorm
     "lab.layernorm.title": "Pre-LN or Post-LN, and what warmup buys",
     "lab.layernorm.setup": (
@@ -352,6 +384,12 @@ TEXT = {
         "Settings a {warmup}-step warmup rescues: Pre-LN {rescued_pre}, Post-LN {rescued_post}. Failed settings "
         "without and with warmup: Pre-LN {fails_pre} and {fails_pre_w}; Post-LN {fails_post} and {fails_post_w}."
     ),
+    # its chart's words
+    "pictures.lab.layernorm.lr_axis": "learning rate",
+    "pictures.lab.layernorm.run": "{norm}-LN, warmup {warmup}",
+    "pictures.lab.layernorm.depth_title": "depth {depth}: validation loss (× = failed)",
+    "pictures.lab.layernorm.norm": "{norm}-LN",
+    "pictures.lab.layernorm.grad_title": "‖gradient‖ per block at init, depth {depth}",
     # ------------------------------------------------------------------ causal-leak
     "lab.causal-leak.title": "The causal leak: without a mask, a next-token model reads its answers",
     "lab.causal-leak.setup": (
@@ -376,6 +414,12 @@ TEXT = {
         "Text, whole window visible: {forced_none} without, {forced_causal} with; only the past visible: {honest_none} "
         "without, {honest_causal} with. Largest dependence on a later token: {grad_none} without, {grad_causal} with."
     ),
+    # its chart's words
+    "pictures.lab.causal-leak.position_axis": "position",
+    "pictures.lab.causal-leak.random_loss": "held-out loss, random tokens",
+    "pictures.lab.causal-leak.whole": "whole window visible",
+    "pictures.lab.causal-leak.prefix": "only tokens 0..t visible",
+    "pictures.lab.causal-leak.text_loss": "validation loss, char model (nats)",
     # ------------------------------------------------------------------ the ledger (published results re-run)
     "lab.report.paper": "{who}, {where} ({paper})",
     "lab.report.paper_says": "The paper",

@@ -60,6 +60,10 @@ TEXT = {
         "部分遮挡的行用 -inf，三种数据类型合计：不恰好为 0 的被遮权重 {nonzero} 个，NaN {nan_partly} 个。全遮挡的行用普"
         "通做法：{cells} 个权重中 {nan_inf} 个 NaN；glassformer 的 softmax 会检查掩码，让这种行取全零。"
     ),
+    # 图上的文字
+    "pictures.lab.mask-fill.nan_title": "整行被遮住时的 NaN 权重（占比）",
+    "pictures.lab.mask-fill.hidden_title": "整行被遮住时落在被遮键上的权重（各行最大值）",
+    "pictures.lab.mask-fill.ours": "本库",
     # ------------------------------------------------------------------ attention-steps
     "lab.attention-steps.title": "训练过程中的注意力：一开始均匀，之后变尖锐？",
     "lab.attention-steps.setup": (
@@ -79,6 +83,10 @@ TEXT = {
         "第 0 步时 {n} 个头的归一化熵平均为 {first_mean}（最低 {first_min}）；训练 {step} 步后平均为 {last_mean}（最低 "
         "{last_min}）。"
     ),
+    # 图上的文字
+    "pictures.lab.attention-steps.step": "第 {step} 步",
+    "pictures.lab.attention-steps.head": "第 {layer} 层 · 头 {head}",
+    "pictures.lab.attention-steps.title": "注意力权重（行 = 查询，列 = 键；白色 = 被遮住）",
     # ------------------------------------------------------------------ length
     "lab.length.title": "超出训练长度的位置",
     "lab.length.setup": (
@@ -133,6 +141,16 @@ TEXT = {
         "训练 {steps} 步后，没有位置的因果模型达到 {none} nats；有可学习位置时为 {learned}，只看当前字符的二元统计表（"
         "哪个字符后面跟哪个）为 {bigram}，只靠字符频率为 {unigram}。"
     ),
+    # 图上的文字
+    "pictures.lab.order.gap_title": "|f(x[π]) − f(x)[π]| 的最大值，float64",
+    "pictures.lab.order.case.encoder.none": "编码器\n无位置",
+    "pictures.lab.order.case.encoder.learned": "编码器\n学习的位置",
+    "pictures.lab.order.case.gpt.none": "因果解码器\n无位置",
+    "pictures.lab.order.val_loss": "验证损失",
+    "pictures.lab.order.shuffled": "打乱前缀后损失的上升",
+    "pictures.lab.order.unigram": "只用字符频率",
+    "pictures.lab.order.bigram": "二元表（只看当前字符）",
+    "pictures.lab.order.scheme": "因果掩码，position={position}",
     # ------------------------------------------------------------------ scaling
     "lab.scaling.title": "注意力中的 1/√D：为了数值，还是为了梯度？",
     "lab.scaling.setup": (
@@ -168,6 +186,14 @@ TEXT = {
         "{span_scaled} 倍，不除时变化 {span_unscaled} 倍。D = {big} 不缩放时：均值 {mean_unscaled}，中位数 "
         "{median_unscaled}（缩放时中位数 {median_scaled}）。"
     ),
+    # 图上的文字
+    "pictures.lab.scaling.variance_title": "分数的方差",
+    "pictures.lab.scaling.grad_title": "‖∂L/∂q‖ 的中位数（虚线：小于 {vanished} 的行的占比）",
+    "pictures.lab.scaling.scaled": "缩放",
+    "pictures.lab.scaling.unscaled": "不缩放",
+    "pictures.lab.scaling.d_axis": "D（每个头的维度 d_head）",
+    "pictures.lab.scaling.run": "D={D}，{way}",
+    "pictures.lab.scaling.train_title": "字符模型，有无 1/√D 缩放",
     # ------------------------------------------------------------------ heads
     "lab.heads.title": "多个窄头还是少数宽头",
     "lab.heads.setup": (
@@ -250,6 +276,12 @@ TEXT = {
         "{nan_runs}。没有 LayerNorm 时初始化时的注意力分数标准差：N(0, 1) 为 {std_large}，Xavier 为 {std_xavier}。只靠"
         "字符频率：{unigram}。"
     ),
+    # 图上的文字
+    "pictures.lab.init.arch.pre": "前置 LN",
+    "pictures.lab.init.arch.none": "无 LN",
+    "pictures.lab.init.loss_title": "{arch}：训练损失（各种子的平均）",
+    "pictures.lab.init.run": "{arch} / {init}",
+    "pictures.lab.init.grad_title": "初始化时每个块的梯度范数",
     # ------------------------------------------------------------------ layernorm
     "lab.layernorm.title": "Pre-LN 还是 Post-LN，以及预热（warmup）的作用",
     "lab.layernorm.setup": (
@@ -288,6 +320,12 @@ TEXT = {
         "{warmup} 步预热挽救的组合：Pre-LN {rescued_pre} 个，Post-LN {rescued_post} 个。不预热和预热时失败的组合："
         "Pre-LN {fails_pre} 和 {fails_pre_w} 个；Post-LN {fails_post} 和 {fails_post_w} 个。"
     ),
+    # 图上的文字
+    "pictures.lab.layernorm.lr_axis": "学习率",
+    "pictures.lab.layernorm.run": "{norm}-LN，预热 {warmup} 步",
+    "pictures.lab.layernorm.depth_title": "深度 {depth}：验证损失（× = 失败）",
+    "pictures.lab.layernorm.norm": "{norm}-LN",
+    "pictures.lab.layernorm.grad_title": "初始化时每个块的 ‖梯度‖，深度 {depth}",
     # ------------------------------------------------------------------ causal-leak
     "lab.causal-leak.title": "因果泄漏：没有掩码时，下一个词元预测模型会偷看答案",
     "lab.causal-leak.setup": (
@@ -308,6 +346,12 @@ TEXT = {
         "无掩码 {forced_none}，有掩码 {forced_causal}；只看得到过去：无掩码 {honest_none}，有掩码 {honest_causal}。对后"
         "续词元的最大依赖：无掩码 {grad_none}，有掩码 {grad_causal}。"
     ),
+    # 图上的文字
+    "pictures.lab.causal-leak.position_axis": "位置",
+    "pictures.lab.causal-leak.random_loss": "留出数据上的损失，随机词元",
+    "pictures.lab.causal-leak.whole": "整个窗口都可见",
+    "pictures.lab.causal-leak.prefix": "只有词元 0..t 可见",
+    "pictures.lab.causal-leak.text_loss": "验证损失，字符模型（奈特）",
     # ------------------------------------------------------------------ 复现账本（重跑已发表的结果）
     "lab.report.paper": "{who}，{where}（论文：{paper}）",
     "lab.report.paper_says": "论文",

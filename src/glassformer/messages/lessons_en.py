@@ -102,6 +102,13 @@ TEXT = {
         "The two differences are {gap} apart, {ratio} of their length ({len1} and {len2}): they have equal length but "
         "point in different directions. What holds is that PE[2] − PE[7] = (PE[0] − PE[5])·R_2 (largest error {err})."
     ),
+    # its chart's words
+    "lesson.fruit.chart.key": "key",
+    "lesson.fruit.chart.query": "query",
+    "lesson.fruit.chart.weights": "softmax(Q·Kᵀ/√{d})",
+    "lesson.fruit.chart.feature": "feature (even: sin, odd: cos)",
+    "lesson.fruit.chart.position": "position p",
+    "lesson.fruit.chart.pe_title": "sinusoidal PE, {positions} positions × {features} features",
     # ---------------------------------------------------------------- hello-world
     "lesson.hello.title.tokenizer": "1. Vocabulary and tokenizer (whitespace split, unknown words → <UNK>)",
     "lesson.hello.say.duplicate": (
@@ -157,6 +164,10 @@ TEXT = {
         "token (all but the last position) reaches ln({S}) / {T} = {floor}."
     ),
     "lesson.hello.say.random_result": "  mask={mask}: held-out loss {loss} ({ratio} of chance); per position: [{per}]",
+    # its chart's words
+    "lesson.hello.chart.loss": "training loss (log scale)",
+    "lesson.hello.chart.position": "position t",
+    "lesson.hello.chart.random_loss": "held-out loss on random tokens",
     # ---------------------------------------------------------------- sine
     "lesson.sine.title.data": "1. Data: noisy sine waves, random start and frequency",
     "lesson.sine.say.data": (
@@ -217,6 +228,24 @@ TEXT = {
         "The trained model's validation MSE is {mse}: {ratio} × the best possible ({bayes}), and nowhere near 0. "
         "Predicting 0 would score {zero}."
     ),
+    # its chart's words
+    "lesson.sine.chart.this_run": "{name} (this run)",
+    "lesson.sine.chart.optimizer_step": "optimizer step",
+    "lesson.sine.chart.lr": "learning rate (log scale)",
+    "lesson.sine.chart.train": "train MSE (all prefixes)",
+    "lesson.sine.chart.val": "val MSE (forecast from {observed})",
+    "lesson.sine.chart.baseline.zero": "baseline: zero",
+    "lesson.sine.chart.baseline.last_value": "baseline: last value",
+    "lesson.sine.chart.kept": "kept (best val)",
+    "lesson.sine.chart.mse": "MSE (log scale)",
+    "lesson.sine.chart.observed": "observed",
+    "lesson.sine.chart.truth": "truth",
+    "lesson.sine.chart.forecast": "forecast",
+    "lesson.sine.chart.last_value": "last value",
+    "lesson.sine.chart.val_title": "val #{k}: freq {freq}",
+    "lesson.sine.chart.truth_freq": "truth (freq {freq})",
+    "lesson.sine.chart.model": "model",
+    "lesson.sine.chart.best": "E[y | x] (best possible)",
     # ---------------------------------------------------------------- tiny (seed 000)
     "lesson.tiny.title.tokenizer": "1. Characters, ids and vocab_size",
     "lesson.tiny.why.chars": (
@@ -273,6 +302,8 @@ TEXT = {
         "No lab results found in {lab}: run `glassformer lab run NAME --out {lab}` (or pass --lab DIR) to see the "
         "verdicts here."
     ),
+    # its chart's words
+    "lesson.tiny.chart.loss": "training loss of the batch (nats)",
     # ---------------------------------------------------------------- seq2seq
     "lesson.s2s.task.zh2num": "Chinese number words → Arabic numerals",
     "lesson.s2s.task.num2zh": "Arabic numerals → Chinese number words",
@@ -375,6 +406,9 @@ TEXT = {
         "the answer itself: in training it could copy the next token from its input, and translation never hands it "
         "that token."
     ),
+    # its chart's words
+    "lesson.s2s.chart.floor": "label-smoothing floor {floor}",
+    "lesson.s2s.chart.loss": "label-smoothed cross-entropy",
     # ---------------------------------------------------------------- what the lessons refuse
     "lesson.hello.data_fix": "Give a UTF-8 text file with one sentence per line.",
     "error.lesson.choice": "--{option} {value!r} is not one of {choices}.",

@@ -75,6 +75,13 @@ TEXT = {
         "两个差向量相距 {gap}，是其长度（{len1} 与 {len2}）的 {ratio}：它们长度相同，方向却不同。真正成立的是 PE[2] − "
         "PE[7] = (PE[0] − PE[5])·R_2（最大误差 {err}）。"
     ),
+    # 图上的文字
+    "lesson.fruit.chart.key": "键",
+    "lesson.fruit.chart.query": "查询",
+    "lesson.fruit.chart.weights": "注意力权重 softmax(Q·Kᵀ/√{d})",
+    "lesson.fruit.chart.feature": "特征（偶数列：sin，奇数列：cos）",
+    "lesson.fruit.chart.position": "位置 p",
+    "lesson.fruit.chart.pe_title": "正弦位置编码，{positions} 个位置 × {features} 个特征",
     # ---------------------------------------------------------------- hello-world
     "lesson.hello.title.tokenizer": "1. 词表与分词器（按空格切分，未知词 → <UNK>）",
     "lesson.hello.say.duplicate": (
@@ -121,6 +128,10 @@ TEXT = {
         "置外都能抄），损失就是 ln({S}) / {T} = {floor}。"
     ),
     "lesson.hello.say.random_result": "  mask={mask}：留出集损失 {loss}（随机水平的 {ratio}）；各位置：[{per}]",
+    # 图上的文字
+    "lesson.hello.chart.loss": "训练损失（对数坐标）",
+    "lesson.hello.chart.position": "位置 t",
+    "lesson.hello.chart.random_loss": "随机词元上的留出损失",
     # ---------------------------------------------------------------- sine
     "lesson.sine.title.data": "1. 数据：带噪声的正弦波，起点和频率都随机",
     "lesson.sine.say.data": (
@@ -176,6 +187,24 @@ TEXT = {
     "lesson.sine.say.tutorial_result": (
         "训练好的模型验证 MSE 为 {mse}：是最优可能值（{bayes}）的 {ratio} 倍，离 0 很远。永远预测 0 是 {zero}。"
     ),
+    # 图上的文字
+    "lesson.sine.chart.this_run": "{name}（本次运行）",
+    "lesson.sine.chart.optimizer_step": "优化器步数",
+    "lesson.sine.chart.lr": "学习率（对数坐标）",
+    "lesson.sine.chart.train": "训练 MSE（所有前缀）",
+    "lesson.sine.chart.val": "验证 MSE（由前 {observed} 个值预测）",
+    "lesson.sine.chart.baseline.zero": "基线：预测 0",
+    "lesson.sine.chart.baseline.last_value": "基线：重复最后一个值",
+    "lesson.sine.chart.kept": "保留的轮次（验证最好）",
+    "lesson.sine.chart.mse": "MSE（对数坐标）",
+    "lesson.sine.chart.observed": "已观测",
+    "lesson.sine.chart.truth": "真实值",
+    "lesson.sine.chart.forecast": "预测",
+    "lesson.sine.chart.last_value": "最后一个值",
+    "lesson.sine.chart.val_title": "验证样本 #{k}：频率 {freq}",
+    "lesson.sine.chart.truth_freq": "真实值（频率 {freq}）",
+    "lesson.sine.chart.model": "模型",
+    "lesson.sine.chart.best": "E[y | x]（最好的可能）",
     # ---------------------------------------------------------------- tiny (seed 000)
     "lesson.tiny.title.tokenizer": "1. 字符、编号和 vocab_size",
     "lesson.tiny.why.chars": "词表就是文本中所有字符排序后的集合；一个字符的编号就是它在这个列表中的位置。",
@@ -216,6 +245,8 @@ TEXT = {
         "在 {lab} 中没有找到实验结果：运行 `glassformer lab run NAME --out {lab}`（或传入 --lab DIR），即可在这里看到结"
         "论。"
     ),
+    # 图上的文字
+    "lesson.tiny.chart.loss": "该批次的训练损失（奈特）",
     # ---------------------------------------------------------------- seq2seq
     "lesson.s2s.task.zh2num": "中文数字 → 阿拉伯数字",
     "lesson.s2s.task.num2zh": "阿拉伯数字 → 中文数字",
@@ -292,6 +323,9 @@ TEXT = {
         "没有掩码的解码器在答案就在输入里时得分 {tf}，自己写答案时只有 {exact}：训练时它可以从输入里抄下一个词元，而翻"
         "译时从来没人把那个词元递给它。"
     ),
+    # 图上的文字
+    "lesson.s2s.chart.floor": "标签平滑的下限 {floor}",
+    "lesson.s2s.chart.loss": "标签平滑后的交叉熵",
     # ---------------------------------------------------------------- 课程拒绝的输入
     "lesson.hello.data_fix": "请给一个 UTF-8 文本文件，每行一句。",
     "error.lesson.choice": "--{option} {value!r} 不在可选项 {choices} 之中。",

@@ -32,4 +32,15 @@ TEXT = {
     "pictures.lab.ffn-width.unigram": "character frequencies only",
     "pictures.lab.ffn-width.params_axis": "parameters",
     "pictures.lab.ffn-width.title": "FFN width at d_model {d_model}, {steps} steps",
+    "pictures.lab.block_axis": "block",
+    "pictures.lab.train_loss_mean": "training loss (mean over seeds)",
+    "pictures.lab.nats": "nats",
+    "pictures.chance": "chance ln {symbols}",
+    # ---- the gradient-flow chart (inspect/gradflow.py: GradientMonitor.plot) --------------------
+    "pictures.grads.layer": "layer ‖grad‖",
+    "pictures.grads.param": "one parameter's ‖grad‖",
+    "pictures.grads.vanish": "vanish {level}",
+    "pictures.grads.explode": "explode {level}",
+    "pictures.grads.axis": "gradient L2 norm (log scale)",
+    "pictures.grads.title": "gradient flow: input side on the left, output side on the right",
 }

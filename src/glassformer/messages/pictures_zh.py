@@ -31,4 +31,15 @@ TEXT = {
     "pictures.lab.ffn-width.unigram": "只用字符频率",
     "pictures.lab.ffn-width.params_axis": "参数量",
     "pictures.lab.ffn-width.title": "d_model {d_model} 时的 FFN 宽度，{steps} 步",
+    "pictures.lab.block_axis": "块",
+    "pictures.lab.train_loss_mean": "训练损失（各种子的平均）",
+    "pictures.lab.nats": "奈特",
+    "pictures.chance": "随机猜测 ln {symbols}",
+    # ---- 梯度流图 (inspect/gradflow.py: GradientMonitor.plot) --------------------
+    "pictures.grads.layer": "层的 ‖梯度‖",
+    "pictures.grads.param": "单个参数的 ‖梯度‖",
+    "pictures.grads.vanish": "消失阈值 {level}",
+    "pictures.grads.explode": "爆炸阈值 {level}",
+    "pictures.grads.axis": "梯度 L2 范数（对数坐标）",
+    "pictures.grads.title": "梯度流：左边是输入端，右边是输出端",
 }

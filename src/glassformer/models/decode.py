@@ -27,7 +27,7 @@ as transposed copies, the position table once; weights do not change while a tex
   no_grad still pays (version counters, view tracking): 1.8× → 2.1× the model step in one
   side-by-side run of bench/levers.py. What a step grows and keeps (the rotary tables past
   max_len, a KV cache that doubles) is made with inference mode switched off
-  (nn/rotary.py, nn/kv_cache.py), so it stays an ordinary tensor that the next training step can
+  (nn/position.py's RotaryPositions, nn/kv_cache.py), so it stays an ordinary tensor that the next training step can
   use; tests/reference/test_decode_step.py trains after sampling past max_len to keep it so.
 
 Everything a position scheme does inside attention (rotate q, k; bias the scores) and the cache

@@ -25,6 +25,9 @@ n_layers blocks each. The encoder's hook points name the source length S where a
 
 EncoderDecoder is one level below the Transformer base (models/gpt.py), as every kind is: its
 encoder blocks are the GPT's Block, and the DecoderBlock below adds cross-attention between them.
+This file holds every piece the encoder-decoder adds: CrossAttention (the decoder asks, the
+encoder's output answers), the DecoderBlock, and the model; its cache is nn/kv_cache.py's
+DecoderCache.
 """
 
 from __future__ import annotations
@@ -38,12 +41,11 @@ from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
 from glassformer.models.gpt import Block, FeedForward, Transformer, layer_norm, norm_formula, norm_hook, self_attention
 from glassformer.models.kinds import register_model_kind
-from glassformer.nn.attention import combine_masks, padding_mask
-from glassformer.nn.cross_attention import CrossAttention
-from glassformer.nn.decoder_cache import DecoderCache
+from glassformer.nn.attention import AttentionHeads, combine_masks, padding_mask
 from glassformer.nn.embedding import TokenEmbedding
-from glassformer.nn.formula import ParamFormula, counted
+from glassformer.nn.formula import ParamFormula, counted, linear_formula
 from glassformer.nn.hooks import HookPoint, Term, hook
+from glassformer.nn.kv_cache import DecoderCache
 
 SOURCE_AXES = {"T": "S", "T_q": "S", "T_k": "S"}  # in the encoder, every sequence axis is the source's
 
@@ -56,12 +58,92 @@ def reads_the_source(module: nn.Module) -> None:
             point.axes = " ".join(SOURCE_AXES.get(a, a) for a in point.axes.split())
 
 
+# ────────────────────────────────────────────────────────────────────────────────────────────────
+# Cross-attention: the decoder asks, the encoder's output answers.
+#
+#     CrossAttention(x, m) = softmax(Q Kᵀ / √D, source padding masked) V
+#         Q = x W_Q      x (B, T, C): the target stream, one query per target token
+#         K = m W_K      m (B, S, C): the encoder's output ("memory"), one key per source token
+#         V = m W_V                                       (Vaswani et al. 2017, §3.2.3, first bullet)
+#
+# The equation is self-attention's (nn/attention.py); only the inputs differ. The queries come from
+# one sequence (T tokens) and the keys and values from another (S tokens), so the attention matrix
+# is T × S, not square, and needs no causal mask: the whole source is known before the first target
+# token is written. It does need the source's padding mask (B, 1, 1, S), so no query reads a <PAD>.
+#
+# Steps 2 and 3 (attend within each head, merge the heads, project) are shared with self-attention
+# (`AttentionHeads`); this module adds step 1, the projections, as two Linears: `q` (C -> C) for the
+# target stream and `kv` (C -> 2C) for the source, packed because K and V read the same input.
+#
+# Keys and values depend only on the source, so while a translation is written token by token they
+# are computed once (`source_kv`) and kept in the decoder's cache (nn/kv_cache.py's DecoderCache).
+# ────────────────────────────────────────────────────────────────────────────────────────────────
+
+
+class CrossAttention(AttentionHeads):
+    """x (B, T, C) target stream, memory (B, S, C) encoder output -> (B, T, C)."""
+
+    def __init__(
+        self, d_model: int, n_heads: int, bias: bool = True, dropout: float = 0.0, attention: str = "glass"
+    ) -> None:
+        super().__init__()
+        self.n_heads, self.d_head, self.bias = n_heads, d_model // n_heads, bias
+        self.attention, self.dropout = attention, dropout
+        self.q = nn.Linear(d_model, d_model, bias=bias)
+        self.kv = nn.Linear(d_model, 2 * d_model, bias=bias)
+        self.proj = nn.Linear(d_model, d_model, bias=bias)
+        self.resid_dropout = nn.Dropout(dropout)
+        self.hook_q = hook("qkv", "B H T D", "cross.q")
+        self.hook_k = hook("qkv", "B H S D", "cross.k")
+        self.hook_v = hook("qkv", "B H S D", "cross.v")
+        self.hook_scores = hook("scores", "B H T_q S", "cross.scores")
+        self.hook_weights = hook("weights", "B H T_q S", "cross.weights")
+        self.hook_z = hook("z", "B H T D", "cross.z")
+        self.hook_merged = hook("merged", "B T C", "merged")
+        self.hook_result = hook("result", "B T H C", "cross.result")
+        self.hook_out = hook("cross_out", "B T C", "cross.out")
+
+    def param_formulas(self) -> list[ParamFormula]:
+        C = self.proj.in_features
+        return [
+            linear_formula("q", "C", "C", self.bias, "cross_q", C=C),
+            linear_formula("kv", "C", "2C", self.bias, "cross_kv", C=C),
+            linear_formula("proj", "C", "C", self.bias, "proj", C=C),
+        ]
+
+    def source_kv(self, memory: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The encoder's output (B, S, C) -> keys and values (B, H, S, D): all that the source gives."""
+        k, v = self.kv(memory).chunk(2, dim=-1)  # 2 × (B, S, C)
+        return self.hook_k(self.split_heads(k)), self.hook_v(self.split_heads(v))  # 2 × (B, H, S, D)
+
+    def forward(
+        self, x: torch.Tensor, memory: torch.Tensor, mask: torch.Tensor | None = None, cache=None
+    ) -> torch.Tensor:
+        """x (B, T, C), memory (B, S, C), mask (B, 1, 1, S) or None -> (B, T, C).
+
+        cache: a DecoderLayerCache (nn/kv_cache.py). Its `source` holds the keys and values of
+        the memory once computed, so later decoding steps skip step 1's source half.
+        """
+        # 1) queries from the target stream; keys and values from the source (or the cache)
+        q = self.hook_q(self.split_heads(self.q(x)))  # (B, H, T, D)
+        if cache is not None and cache.source is not None:
+            k, v = cache.source  # 2 × (B, H, S, D), computed at the first step
+        else:
+            k, v = self.source_kv(memory)  # 2 × (B, H, S, D)
+            if cache is not None:
+                cache.source = (k, v)
+        # 2) attend: every target query over every source key
+        z = self.attend(q, k, v, mask)  # (B, H, T, D)
+        # 3) merge heads back into the residual width and project
+        return self.merge(z)  # (B, T, C)
+
+
 class DecoderBlock(nn.Module):
     """(B, T, C) target stream and (B, S, C) encoder output -> (B, T, C). Three sublayers, each in a
     residual connection:
 
         1) masked self-attention   the target tokens look at each other, never at later ones
-        2) cross-attention         each target token reads the encoder's output (nn/cross_attention.py)
+        2) cross-attention         each target token reads the encoder's output (CrossAttention, above)
         3) feed-forward            the per-position MLP
 
         norm="pre"   x = x + f(LN(x))         for f = self-attn, cross-attn, FFN in turn
@@ -111,7 +193,7 @@ class DecoderBlock(nn.Module):
         cache=None,
     ) -> torch.Tensor:
         """x (B, T, C), memory (B, S, C); self_mask (T, T)-like: causal ∧ target padding; source_mask
-        (B, 1, 1, S): source padding. cache: a DecoderLayerCache (decoder_cache.py) or None."""
+        (B, 1, 1, S): source padding. cache: a DecoderLayerCache (nn/kv_cache.py) or None."""
         own = cache.self_attn if cache is not None else None
         x = self.sublayer(
             x, lambda h: self.attn(h, self_mask, own), self.ln1, self.hook_ln1, self.hook_resid_self
@@ -244,7 +326,7 @@ class EncoderDecoder(Transformer):
         return ids, ids.flip(-1)
 
     def new_cache(self, batch_size: int) -> DecoderCache:
-        """An empty decoder cache for writing `batch_size` targets (see nn/decoder_cache.py)."""
+        """An empty decoder cache for writing `batch_size` targets (see nn/kv_cache.py)."""
         p, cfg = next(self.parameters()), self.cfg
         if not cfg.causal:
             raise UsageError("error.seq2seq.cache_not_causal")

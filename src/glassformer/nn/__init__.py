@@ -3,9 +3,9 @@ puts attention and the FFN together, and the models, are in glassformer.models (
 
     embedding.py        token ids -> vectors, and the learned / sinusoidal position tables
     position.py         where each token sits: the position-scheme extension point, its three
-                        touch points and the registry (learned, sinusoidal, none)
-    rotary.py           position "rotary" (RoPE): queries and keys turned by position
-    alibi.py            position "alibi": a linear distance penalty on the attention scores
+                        touch points, the registry, and the built-in schemes (learned, sinusoidal,
+                        none; "rotary" (RoPE): queries and keys turned by position; "alibi": a
+                        linear distance penalty on the attention scores)
     attention.py        who may attend to whom (causal, padding masks), scaled dot-product
                         attention, multi-head attention
     fused_attention.py  the one separated fast path (PyTorch's fused kernel)
@@ -23,7 +23,6 @@ Shape notation, used in every shape comment, hook declaration and parameter form
     activations (B, T, C); per-head tensors (B, H, T, D); attention matrices (B, H, T_q, T_k).
 """
 
-from glassformer.nn.alibi import ALiBi, alibi_slopes  # importing it registers position "alibi"
 from glassformer.nn.attention import (
     HeadQKV,
     MultiHeadAttention,
@@ -39,15 +38,18 @@ from glassformer.nn.fused_attention import fused_attention  # registers attentio
 from glassformer.nn.hooks import HookPoint
 from glassformer.nn.position import (
     POSITION_SCHEMES,
+    ALiBi,
     AttentionPositions,
     LearnedPositions,
     PositionScheme,
+    RotaryPositions,
     SinusoidalPositions,
+    alibi_slopes,
     position_scheme,
     register_position_scheme,
+    rotary_angles,
     sinusoidal_table,
 )
-from glassformer.nn.rotary import RotaryPositions, rotary_angles  # registers position "rotary"
 
 __all__ = [
     "ALiBi",

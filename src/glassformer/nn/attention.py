@@ -7,7 +7,7 @@
 step, and the modules hand it their hook points for the scores and the weights.
 `AttentionHeads` holds what every multi-head attention does once it has q, k and v (attend,
 merge heads, project): `MultiHeadAttention` here (self-attention) and `CrossAttention`
-(cross_attention.py: queries from the decoder, keys and values from the encoder) build on it.
+(models/seq2seq.py: queries from the decoder, keys and values from the encoder) build on it.
 `bias` is where a position scheme that biases the scores (ALiBi) comes in; most have none.
 
 Fully masked query rows (every key hidden, e.g. a padding query with a padding-only batch row)
@@ -173,7 +173,7 @@ class HeadQKV(nn.Module):
 
 class AttentionHeads(nn.Module):
     """Steps 2 and 3 of multi-head attention, shared by self-attention (below) and cross-attention
-    (cross_attention.py), which differ only in step 1: where q, k and v come from. Both cut
+    (models/seq2seq.py), which differ only in step 1: where q, k and v come from. Both cut
     their projections into heads the same way (`split_heads`).
 
         2) attend within each head    z = softmax(q·kᵀ/√D + bias, masked) · v          (B, H, T_q, D)

@@ -15,11 +15,10 @@ Files mirror glassformer.nn and glassformer.models:
     attention.py   causal and padding masks (bool, True = may attend), softmax, scores, weights,
                    single- and multi-head attention, cross-attention (queries from the target,
                    keys and values from the source)
-    feedforward.py ReLU, exact GELU (erf), GELU-tanh, the two-layer MLP
-    block.py       LayerNorm and one block (pre, post or no norm)
-    decoder_block.py  masked self-attention, cross-attention, FFN
-    models.py      GPT, Encoder and SequenceRegressor forwards
-    seq2seq.py     the encoder-decoder forward
+    block.py       one block and its parts: ReLU, exact GELU (erf), GELU-tanh, the two-layer MLP,
+                   LayerNorm, the block (pre, post or no norm), and the decoder block (masked
+                   self-attention, cross-attention, FFN)
+    models.py      GPT, Encoder, SequenceRegressor and encoder-decoder forwards
 
 Shapes use the same letters as glassformer.nn: B, T, C, H, D, F, V.
 """
@@ -34,11 +33,18 @@ from glassformer.numpy_ref.attention import (
     scaled_dot_product_attention,
     softmax,
 )
-from glassformer.numpy_ref.block import block, layer_norm
-from glassformer.numpy_ref.decoder_block import decoder_block
-from glassformer.numpy_ref.feedforward import ACTIVATIONS, feed_forward, gelu, gelu_tanh, relu
+from glassformer.numpy_ref.block import (
+    ACTIVATIONS,
+    block,
+    decoder_block,
+    feed_forward,
+    gelu,
+    gelu_tanh,
+    layer_norm,
+    relu,
+)
 from glassformer.numpy_ref.linear import linear, scope, state_to_numpy
-from glassformer.numpy_ref.models import encoder_forward, gpt_forward, regressor_forward, trunk
+from glassformer.numpy_ref.models import encoder_forward, gpt_forward, regressor_forward, seq2seq_forward, trunk
 from glassformer.numpy_ref.position import (
     NUMPY_POSITIONS,
     alibi_bias,
@@ -48,7 +54,6 @@ from glassformer.numpy_ref.position import (
     sinusoidal_table,
     token_embedding,
 )
-from glassformer.numpy_ref.seq2seq import seq2seq_forward
 
 __all__ = [
     "ACTIVATIONS",

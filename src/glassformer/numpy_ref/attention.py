@@ -1,5 +1,5 @@
 """Attention, NumPy edition: who may attend to whom, scaled dot-product attention, multi-head
-self-attention and cross-attention (the twin of glassformer.nn's attention.py and cross_attention.py).
+self-attention and cross-attention (the twin of glassformer.nn's attention.py and models/seq2seq.py's CrossAttention).
 
     Attention(Q, K, V) = softmax(Q Kᵀ / √D  masked) V        (Vaswani et al. 2017, eq. 1)
 

@@ -1,5 +1,5 @@
-"""How tokens and their positions get in, NumPy edition: the twin of glassformer.nn's embedding.py,
-position.py, rotary.py and alibi.py.
+"""How tokens and their positions get in, NumPy edition: the twin of glassformer.nn's embedding.py
+and position.py (its built-in schemes: learned, sinusoidal, rotary, alibi, none).
 
 Token embedding: row ids[b, t] of the (V, C) table.  x[b, t] = E[ids[b, t]]
 
@@ -22,7 +22,7 @@ The torch version computes 1/10000^(2i/C) as exp(-ln(10000)·2i/C); here it is a
 Rotary (RoPE), written with complex numbers. Su et al. 2021, "RoFormer", §3.2: read each pair of
 features (x_2i, x_2i+1) as the complex number z_i = x_2i + i·x_2i+1; the token at position p
 multiplies it by e^(i·p·θ_i), θ_i = 10000^(-2i/D). Turning by an angle is multiplying by a unit
-complex number; glassformer.nn.rotary writes the same turn as a 2×2 rotation of real numbers.
+complex number; glassformer.nn.position.RotaryPositions writes the same turn as a 2×2 rotation of real numbers.
 
 ALiBi: a linear penalty on the attention scores, nothing added to the stream.
 
@@ -31,7 +31,7 @@ ALiBi: a linear penalty on the attention scores, nothing added to the stream.
 The slopes are written the way the paper's authors describe them, as a recursion: for H a power
 of two, the geometric sequence starting at and multiplying by 2^(-8/H); otherwise the sequence of
 the closest lower power of two P, then every other slope of the sequence for 2P.
-glassformer.nn.alibi computes them by a direct formula.
+glassformer.nn.position.ALiBi computes them by a direct formula.
 """
 
 from __future__ import annotations

@@ -9,9 +9,8 @@ checkpoint.py     model.safetensors + train_state.pt: crash-safe writes, checksu
                   resume; a saved run read back (config.json, its configs, the trained model)
 record.py         what a run directory receives while training (a failed write says what is kept):
                   metrics.jsonl, loss.png, the checkpoints; the progress display
-run.py            a run directory: preset + overrides + data -> model, trainer, files
-lock.py           one trainer per run directory
+run.py            a run directory: preset + overrides + data -> model, trainer, files; one trainer
+                  per directory (its lock); GPT-2 checkpoints imported into one and exported
 distributed.py    several processes under torchrun, one trainer
 attention_log.py  a callback that records attention maps as training goes
-gpt2_runs.py      GPT-2 checkpoints in and out of run directories
 """

@@ -15,17 +15,22 @@ token pairs from a generated task such as `numbers:zh2num`) and which loss it is
 refuses overrides that would change the model (its fields fix the meaning of every weight) or the
 data.
 
-Only one process trains into a run directory at a time (lock.py): new_run and resume_run take the
-directory's lock and a second process is refused. Under torchrun (distributed.py) that process is
-rank 0: it sets the directory up, then announces it, and the other ranks read it (`_follow`) and
-train beside it, writing nothing. Everything read back — config.json,
+Only one process trains into a run directory at a time (the lock, at the end of this file): new_run
+and resume_run take the directory's lock and a second process is refused. Under torchrun
+(distributed.py) that process is rank 0: it sets the directory up, then announces it, and the other
+ranks read it (`_follow`) and train beside it, writing nothing. Everything read back — config.json,
 tokenizer.json, the checkpoint — is validated, and a damaged file is an error naming it
 (docs/reliability.md).
+
+A run can also come from elsewhere: `import_gpt2` makes one from a Hugging Face GPT-2 directory,
+and `export_gpt2` writes one back (the GPT-2 section below).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import socket
 import time
 import weakref
 from dataclasses import dataclass, fields, replace
@@ -45,23 +50,26 @@ from glassformer.config import (
     to_dict,
 )
 from glassformer.devices import check_device
-from glassformer.errors import DamagedFile, GlassformerError, UsageError
+from glassformer.errors import DamagedFile, GlassformerError, RunLocked, UsageError
 from glassformer.files import write_text_atomic
-from glassformer.messages import t
+from glassformer.messages import note, t
 from glassformer.models import build_model, model_class
 from glassformer.models.footprint import check_fits
+from glassformer.models.gpt2_files import read_gpt2_dir, write_gpt2_dir
 from glassformer.sample import sample
 from glassformer.text.corpora import PreparedData, prepare
 from glassformer.text.tokenizers import load_tokenizer
 from glassformer.threads import using_threads
-from glassformer.train import distributed, lock
+from glassformer.train import distributed
 from glassformer.train.checkpoint import (
+    MODEL_FILE,
     build_saved,
     check_vocab,
     has_checkpoint,
-    load_model,  # noqa: F401  (callers import it from here)
+    load_model,  # (callers import it from here too)
     model_config,
     read_config,
+    save_weights,
     train_config,
 )
 from glassformer.train.data import (
@@ -92,7 +100,7 @@ class Run:
     data: PreparedData | WaveData | PairData
     model: torch.nn.Module
     trainer: Trainer
-    lock: Path | None = None  # the directory's lock file while this Run holds it (lock.py)
+    lock: Path | None = None  # the directory's lock file while this Run holds it (acquire)
 
     @property
     def loss_plot(self) -> Path:
@@ -243,14 +251,14 @@ def new_run(
     if run_dir.exists() and not run_dir.is_dir():
         raise UsageError("error.run.out_is_file", dir=run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    held = lock.acquire(run_dir)  # refuses if another process trains here
+    held = acquire(run_dir)  # refuses if another process trains here
     try:
         if has_checkpoint(run_dir):
             _refuse_imported(run_dir, _config_if_readable(run_dir))  # its own advice: --resume cannot help
             raise UsageError("error.run.has_checkpoint", dir=run_dir)
         return _start(run_dir, preset, p, source, text, data, progress, prompt, sample_chars, held)
     except BaseException:
-        lock.release(held)
+        release(held)
         raise
 
 
@@ -298,7 +306,7 @@ def resume_run(
         return _follow(cache_dir)
     run_dir = Path(run_dir)
     config = read_config(run_dir)
-    held = lock.acquire(run_dir)  # refuses if another process trains here
+    held = acquire(run_dir)  # refuses if another process trains here
     try:
         return _resume(
             run_dir,
@@ -315,7 +323,7 @@ def resume_run(
             check_model,
         )
     except BaseException:
-        lock.release(held)
+        release(held)
         raise
 
 
@@ -458,7 +466,7 @@ def _assemble(run_dir, config, data, model, train_cfg, progress, prompt, sample_
     )
     run = Run(run_dir, config, data, model, trainer, held)
     if held is not None:
-        weakref.finalize(run, lock.release, held)  # a Run that is dropped lets the directory go
+        weakref.finalize(run, release, held)  # a Run that is dropped lets the directory go
     return run
 
 
@@ -510,9 +518,173 @@ def _encodable(tokenizer, text: str) -> bool:
 def train(run: Run) -> TrainResult:
     """Train a run to its max_steps, with the run's thread count (restored afterwards), holding the
     run directory's lock."""
-    held = lock.acquire(run.dir) if run.trainer.world.is_main else None  # rank 0 holds it for the job
+    held = acquire(run.dir) if run.trainer.world.is_main else None  # rank 0 holds it for the job
     try:
         with using_threads(run.trainer.cfg.threads), run.trainer.world.together():
             return run.trainer.fit()
     finally:
-        lock.release(held)
+        release(held)
+
+
+# ────────────────────────────────────────────────────────────────────────────────────────────────
+# GPT-2 checkpoints in and out of run directories: `glassformer import gpt2` / `export gpt2`.
+#
+#     import_gpt2(DIR, RUN)   a Hugging Face GPT-2 directory  ─► a run: config.json (kind "gpt"),
+#                             model.safetensors, tokenizer.json (kind "gpt2-bpe") — what `sample`,
+#                             `trace`, `attention` and `explore` read (saved.load_model)
+#     export_gpt2(RUN, DIR)   a run  ─► config.json, model.safetensors, vocab.json, merges.txt,
+#                             tokenizer_config.json: what GPT2LMHeadModel / GPT2Tokenizer.from_pretrained read
+#
+# An imported run has no training data, so its config.json holds no "source": it samples and opens
+# in every view, and `train --resume` says it cannot continue it. Its "train" settings are the
+# defaults (seq_len cut to the model's positions), there only because every run has them.
+# ────────────────────────────────────────────────────────────────────────────────────────────────
+
+
+def import_gpt2(source, out) -> Path:
+    """Read the GPT-2 in directory `source` into a new run directory `out`; return `out`."""
+    source, out = Path(source), Path(out)
+    if out.exists() and not out.is_dir():
+        raise UsageError("error.run.out_is_file", dir=out)
+    if out.is_dir() and has_checkpoint(out):
+        raise UsageError("error.gpt2.has_checkpoint", out=out, weights=out / MODEL_FILE)
+    model, tokenizer, weights = read_gpt2_dir(source)  # everything is checked before anything is written
+    out.mkdir(parents=True, exist_ok=True)
+    held = acquire(out)  # no trainer may write here meanwhile
+    try:
+        train = replace(TrainConfig(), seq_len=min(TrainConfig().seq_len, model.cfg.max_len))
+        config = {
+            "about": t("train.gpt2.about", source=source.resolve()),
+            "imported": {"format": "gpt2", "from": str(source.resolve()), "weights": weights},
+            "model": to_dict(model.cfg),
+            "train": to_dict(train),
+        }
+        tokenizer.save(out / "tokenizer.json")
+        save_weights(out / MODEL_FILE, model, step=0)
+        write_text_atomic(out / "config.json", json.dumps(config, indent=2) + "\n")  # last: the run is whole
+    finally:
+        release(held)
+    return out
+
+
+def export_gpt2(run_dir, out, best: bool = False) -> Path:
+    """Write the GPT of run `run_dir` as a Hugging Face GPT-2 directory `out`; return `out`."""
+    out = Path(out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise UsageError("error.gpt2.export_out_file" if out.is_file() else "error.gpt2.export_out_full", out=out)
+    model, tokenizer, _ = load_model(run_dir, best=best)
+    write_gpt2_dir(model, tokenizer, out)
+    return out
+
+
+# ────────────────────────────────────────────────────────────────────────────────────────────────
+# One trainer per run directory: a lock file that a second process respects.
+#
+# While a process trains into RUN, `RUN/train.lock` holds its pid, host and start time, and the file
+# is locked by the operating system (flock on POSIX, msvcrt.locking on Windows). The kernel drops that
+# lock when the process ends, however it ends — SIGKILL and power cuts included — so a lock file left
+# behind by a dead process is stale by construction: the next trainer takes it over, and the pid in it
+# only serves the message a refused process prints. When training ends the file is removed.
+#
+# Within one process the lock is re-entrant (a notebook may new_run, train and resume_run the same
+# directory); it is released when the last holder lets go.
+# ────────────────────────────────────────────────────────────────────────────────────────────────
+
+LOCK_FILE = "train.lock"
+_held: dict[str, list] = {}  # lock path -> [file descriptor, how many holders in this process]
+
+
+def acquire(run_dir: str | os.PathLike) -> Path:
+    """Lock `run_dir` for this process (or count one more holder); RunLocked if another process has it."""
+    path = (Path(run_dir) / LOCK_FILE).resolve()
+    if str(path) in _held:
+        _held[str(path)][1] += 1
+    else:
+        _held[str(path)] = [_lock(path), 1]
+    return path
+
+
+def release(path: str | os.PathLike | None) -> None:
+    """Let go of one hold; the last one removes the file, then unlocks it. None: nothing was held."""
+    entry = _held.get(str(path)) if path is not None else None
+    if path is None or entry is None:
+        return
+    entry[1] -= 1
+    if entry[1] == 0:
+        del _held[str(path)]
+        fd = entry[0]
+        if os.name == "posix":  # unlink first: a process that opens the old file meanwhile re-checks
+            Path(path).unlink(missing_ok=True)
+        if fd is not None:
+            os.close(fd)
+        Path(path).unlink(missing_ok=True)
+
+
+def _lock(path: Path) -> int | None:
+    """Open, lock and fill in the lock file; retry if another process removed it in between."""
+    for _ in range(20):
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            locked = _try_lock(fd)
+        except OSError as e:  # a filesystem without locks (some network mounts): go on, unlocked
+            os.close(fd)
+            note(t("run.no_lock", path=path, reason=e.strerror))
+            return None
+        if not locked:
+            holder = _holder(path)
+            os.close(fd)
+            raise RunLocked(
+                "error.lock.held",
+                dir=path.parent,
+                pid=holder.get("pid", "?"),
+                host=holder.get("host", "?"),
+                started=holder.get("started", "?"),
+                kill=holder.get("pid", "PID"),
+                path=path,
+            )
+        if _still_there(fd, path):
+            info = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.strftime("%Y-%m-%d %H:%M:%S")}
+            os.ftruncate(fd, 0)
+            os.lseek(fd, 0, os.SEEK_SET)
+            os.write(fd, (json.dumps(info) + "\n").encode())
+            return fd
+        os.close(fd)  # the holder removed the file after we opened it: lock the new one
+    raise RunLocked("error.lock.replaced", path=path, dir=path.parent)
+
+
+def _try_lock(fd: int) -> bool:
+    """Lock without waiting; False if another process holds the lock."""
+    if os.name == "posix":
+        import fcntl
+
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+    import msvcrt
+
+    try:
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]  # typeshed: Windows only
+    except PermissionError:
+        return False
+    return True
+
+
+def _still_there(fd: int, path: Path) -> bool:
+    """Is the file we locked still the one at `path` (not removed by its previous holder)?"""
+    if os.name != "posix":
+        return True  # Windows cannot remove a file another process holds open
+    try:
+        return os.fstat(fd).st_ino == os.stat(path).st_ino
+    except FileNotFoundError:
+        return False
+
+
+def _holder(path: Path) -> dict:
+    """What the holding process wrote into the lock file (empty if it has not written yet)."""
+    try:
+        holder = json.loads(path.read_text(encoding="utf-8") or "{}")
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return holder if isinstance(holder, dict) else {}

@@ -32,4 +32,12 @@ TEXT = {
     "pictures.lab.ffn-width.unigram": "character frequencies only",
     "pictures.lab.ffn-width.params_axis": "parameters",
     "pictures.lab.ffn-width.title": "FFN width at d_model {d_model}, {steps} steps",
+    "pictures.lab.length.position_axis": "position (trained on 1..{T})",
+    "pictures.lab.length.loss_axis": "validation loss (nats), 5-position running mean",
+    "pictures.lab.length.unigram": "character frequencies only",
+    "pictures.lab.length.unreached": "{label} (no positions past {reach})",
+    "pictures.lab.extrapolation.length_axis": "n, the length of the sequence to copy (trained on 1..{L})",
+    "pictures.lab.extrapolation.accuracy_axis": "token accuracy of the copy",
+    "pictures.lab.extrapolation.copy_title": "copy task, {V} symbols, {steps} steps, mean of {seeds} seed(s)",
+    "pictures.lab.extrapolation.lm_title": "char model: trained on windows of {T}, read on {T_eval}",
 }

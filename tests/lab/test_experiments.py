@@ -61,6 +61,29 @@ def test_length_has_per_position_losses_for_every_registered_scheme(lab_out):
     assert r["variants"]["learned (spare rows)"]["max_len"] == T_eval
 
 
+def test_extrapolation_copies_with_every_registered_scheme_and_reads_the_char_model_long(lab_out):
+    record = fast("extrapolation", lab_out)
+    assert record["cpu_seconds"] < 15  # the --fast budget
+    r = record["results"]
+    c, lm = r["copy"], r["lm"]
+    assert list(c["schemes"]) == list(POSITION_SCHEMES) and c["lengths"] == list(range(1, 2 * c["L"] + 1))
+    for name, v in c["schemes"].items():
+        token = np.array([x["token"] for x in v["runs"]])  # (seeds, 2L)
+        exact = np.array([x["exact"] for x in v["runs"]])
+        assert token.shape == (1, 2 * c["L"]) and ((0 <= token) & (token <= 1)).all(), name
+        assert (exact <= token + 1e-9).all(), name  # a row copied exactly has every token right
+        assert v["inside"]["mean"] > 1.5 / c["V"], name  # it learned more than guessing a symbol
+        assert v["beyond"]["mean"] == pytest.approx(token[:, c["L"] :].mean()), name
+    assert set(lm["variants"]) == {"alibi", "sinusoidal"}
+    for v in lm["variants"].values():
+        per = np.array(v["per_position"])  # (seeds, T_eval)
+        assert per.shape == (1, lm["T_eval"]) and np.isfinite(per).all()
+        assert v["bands"]["2x"]["mean"] == pytest.approx(per[0, lm["T"] : 2 * lm["T"]].mean())
+    claims = {x["key"]: x for x in record["claims"]}
+    assert claims["extrapolation.nope"]["figures"]["n"] == len(POSITION_SCHEMES)
+    assert claims["extrapolation.alibi"]["paper"] == "arXiv 2108.12409"
+
+
 def test_order_equivariance_holds_for_the_encoder_only(lab_out):
     r = fast("order", lab_out)["results"]
     eq = r["equivariance"]

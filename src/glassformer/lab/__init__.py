@@ -23,6 +23,9 @@ The ledger: published small-Transformer results re-run on a CPU, the paper's num
                      (Power et al. 2022; Nanda et al. 2023)
     induction        attention-only models of 1 and 2 layers: the ICL score's jump, the induction
                      and previous-token heads, the score without the induction head (Olsson et al. 2022)
+    extrapolation    positions past the training length: ALiBi against sinusoidal on the char model
+                     (Press et al. 2022), and every registered scheme on a copy task trained short and
+                     tested twice as long (Kazemnejad et al. 2023)
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ MODULES = (
     "attention_steps",
     "grokking",
     "induction",
+    "extrapolation",
 )
 
 

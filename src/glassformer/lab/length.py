@@ -24,6 +24,7 @@ import numpy as np
 from glassformer.errors import Unsupported
 from glassformer.lab.common import corpus_for, fixed_windows, lab_preset, position_losses, spread, train
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
+from glassformer.messages import t
 from glassformer.models import build_model
 from glassformer.nn.position import POSITION_SCHEMES
 
@@ -120,12 +121,14 @@ def plot(ctx, out: dict) -> None:
             positions,
             running_mean(mean, 5),
             lw=1.4,
-            label=label + ("" if v["reach"] == out["T_eval"] else f" (no positions past {v['reach']})"),
+            label=label
+            if v["reach"] == out["T_eval"]
+            else t("pictures.lab.length.unreached", label=label, reach=v["reach"]),
         )
     ax.axvline(out["T"], color="black", ls="--", lw=0.8)
-    ax.axhline(out["unigram"], color="gray", ls=":", lw=0.8, label="character frequencies only")
-    ax.set_xlabel(f"position (trained on 1..{out['T']})")
-    ax.set_ylabel("validation loss (nats), 5-position running mean")
+    ax.axhline(out["unigram"], color="gray", ls=":", lw=0.8, label=t("pictures.lab.length.unigram"))
+    ax.set_xlabel(t("pictures.lab.length.position_axis", T=out["T"]))
+    ax.set_ylabel(t("pictures.lab.length.loss_axis"))
     ax.set_ylim(top=min(ax.get_ylim()[1], out["unigram"] + 1.5))
     ax.legend(fontsize=7)
     ctx.figure(fig, "length_per_position")

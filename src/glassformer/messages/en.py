@@ -388,6 +388,7 @@ TEXT = {
     "error.lab.no_verdict": "experiment {name} gave no verdict for {keys}",
     "error.lab.figure_size": "{path} is {size:,} bytes; lab figures must stay under {most:,}.",
     "error.lab.no_sinusoidal": "the sinusoidal scheme is not registered: nothing to judge",
+    "error.lab.no_scheme": "the {name} position scheme is not registered: nothing to judge",
     "error.lab.unscaled": "Unscaled needs attention='glass': the fused kernel forms no scores to hook.",
     # ---- import / export (cli/interop.py) ------------------------------------------------------------
     "help.import": "read a model saved by another library into a run directory",

@@ -574,6 +574,66 @@ TEXT = {
     "lab.induction.ablation.ours": (
         "ICL {icl} → {without} nats without the induction head ({control} without the weakest)"
     ),
+    # ------------------------------------------------------------------ extrapolation
+    "lab.extrapolation.title": (
+        "Length generalisation by position scheme (ledger: Press et al. 2022; Kazemnejad et al. 2023)"
+    ),
+    "lab.extrapolation.setup": (
+        "Two parts. Char model, the length experiment's setup for the two schemes the ALiBi claim compares: the lab's "
+        "char model trained for {lm_steps} steps on windows of {T} characters with ALiBi or sinusoidal positions, then "
+        "read on windows of {T_eval}, the validation loss at each position. Copy task: [BOS] a_1..a_n [SEP] a_1..a_n, "
+        "the symbols drawn from {V}, only the copied half a target; the lab's char-model block with every registered "
+        "position scheme, trained for {steps} steps on {rows} fixed rows with n = 1..{L}, tested on n = 1..{L2}. Every "
+        "copy model has max_len {max_len}, the longest test row: a learned table's rows past {trained} exist but are "
+        "never trained. The ranking: token accuracy of the copy beyond the training length (Kazemnejad et al. count "
+        "exact matches). Scaled down to fit a CPU from Press et al.'s WikiText-103 models and Kazemnejad et al.'s "
+        "decoders; T5's relative bias, one of Kazemnejad et al.'s schemes, is not registered here."
+    ),
+    "lab.extrapolation.alibi.claim": (
+        "A language model trained with ALiBi on short inputs keeps its loss on inputs longer than any it was trained "
+        "on, where sinusoidal positions degrade (train short, test long)."
+    ),
+    "lab.extrapolation.alibi.rule": (
+        "Two parts, char model: ALiBi's mean loss at positions T+1..2T is at most {tol} nats above its loss at "
+        "T/2+1..T; and at T+1..2T every ALiBi seed is below every sinusoidal seed. Both: holds; one: half-true; "
+        "neither: fails."
+    ),
+    "lab.extrapolation.alibi.finding": (
+        "ALiBi: {in} nats at positions {half} to {T}, {near} up to position {T2}, {far} from there to {T_eval}. "
+        "Sinusoidal: {sin_in} at positions {half} to {T}, {sin_near} up to position {T2} ({seeds} seeds)."
+    ),
+    "lab.extrapolation.alibi.paper": (
+        "Press et al., abstract: a 1.3 billion parameter model trained on input sequences of length 1024 "
+        "“extrapolates to input sequences of length 2048, achieving the same perplexity as a sinusoidal position "
+        "embedding model trained on inputs of length 2048”; Figure 1 (WikiText-103, L = 512 and L = 1,024): “as the "
+        "(validation-set’s) input sequence gets longer (x-axis), current position methods (sinusoidal, rotary, and "
+        "T5) show degraded perplexity (y-axis, lower is better), but our method (§3) does not”. The perplexities "
+        "behind Figure 1 (the appendix's Tables 2 and 3): not found in the paper text available to this run."
+    ),
+    "lab.extrapolation.alibi.ours": (
+        "char model, ALiBi {in} → {near} nats past the training length ({T} → {T2}); sinusoidal {sin_in} → {sin_near}"
+    ),
+    "lab.extrapolation.nope.claim": (
+        "Trained on short copies and tested on copies up to twice as long, a decoder without any position encoding "
+        "(NoPE) generalises better than the explicit schemes."
+    ),
+    "lab.extrapolation.nope.rule": (
+        "The copy's token accuracy beyond the training length, per seed. For each other registered scheme: is every "
+        "NoPE seed above every seed of that scheme? All: holds; some: half-true; none: fails."
+    ),
+    "lab.extrapolation.nope.finding": (
+        "Token accuracy at n = {L1}..{L2} ({seeds} seeds), best first: {ranking}. NoPE ({none} ± {none_spread}) "
+        "ranks {place} of {n}; clearly above: {beaten}."
+    ),
+    "lab.extrapolation.nope.paper": (
+        "Kazemnejad et al., abstract: “the most commonly used positional encoding methods, such as ALiBi, Rotary, and "
+        "APE, are not well suited for length generalization in downstream tasks. More importantly, NoPE outperforms "
+        "other explicit positional encoding methods”; §4: the NoPE model “performs on par with or even better than "
+        "the best-performing explicit PE, T5's Relative Bias”. The ranking as the paper prints it: NoPE and T5's "
+        "relative bias first, ALiBi, Rotary and APE behind. Each scheme's accuracy per task and the order among "
+        "ALiBi, Rotary and APE (the figure that shows them): not found in the paper text available to this run."
+    ),
+    "lab.extrapolation.nope.ours": "copy, token accuracy at n = {L1}..{L2}: {ranking}",
     "lab.ledger.title": "The reproduction ledger: published small-Transformer results re-run on a CPU",
     "lab.ledger.intro": (
         "One row per claim of a published result, scaled down to a laptop CPU: the paper's number (and where it is "

@@ -487,6 +487,69 @@ TEXT = {
         "有找到。"
     ),
     "lab.induction.ablation.ours": "ICL {icl} → 去掉归纳头后 {without} nats（去掉最弱的头后 {control}）",
+    # ------------------------------------------------------------------ extrapolation
+    "lab.extrapolation.title": "各位置方案的长度泛化（账本：Press 等 2022；Kazemnejad 等 2023）",
+    "lab.extrapolation.setup": (
+        "两部分。字符模型：沿用 length 实验的设置，只取 ALiBi "
+        "说法比较的两种方案：实验室的字符模型用 ALiBi 或正弦位置，在 "
+        "{T} 个字符的窗口上训练 {lm_steps} 步，再读 {T_eval} "
+        "个字符的窗口，记录每个位置的验证损失。复制任务：[BOS] a_1..a_n "
+        "[SEP] a_1..a_n，符号取自 {V} 个，只有复制的那一半是目"
+        "标；实验室字符模型的块配上每种已注册的位置方案，在 {rows} 行固定"
+        "数据（n = 1..{L}）上训练 {steps} 步，在 n = 1..{L2}"
+        " 上测试。每个复制模型的 max_len 都是 {max_len}，即最长的测试行："
+        "可学习位置表中 {trained} 之后的行存在，但从未训练。排名依"
+        "据：超出训练长度时复制的逐词元准确率（Kazemnejad 等统计的是"
+        "完全匹配）。为适应 CPU，从 Press 等的 WikiText-103 模型和"
+        " Kazemnejad 等的解码器缩小而来；Kazemnejad 等比较的方案之一 "
+        "T5 相对偏置，这里没有注册。"
+    ),
+    "lab.extrapolation.alibi.claim": (
+        "用 ALiBi 在短输入上训练的语言模型，在比训练时更长的输入上保持其损失，而正弦位置会变差（短训长测）。"
+    ),
+    "lab.extrapolation.alibi.rule": (
+        "两部分，字符模型：ALiBi 在位置 T+1..2T 的平均损失至多比它在 T/2"
+        "+1..T 的损失高 {tol} nats；并且在 T+1..2T 上，ALiBi "
+        "的每个种子都低于正弦位置的每个种子。两者都满足：成立；满足一个：部分成立；都不满足：不成立。"
+    ),
+    "lab.extrapolation.alibi.finding": (
+        "ALiBi：位置 {half} 到 {T} 为 {in} nats，到位置 {T2} 为"
+        " {near}，从那里到 {T_eval} 为 {far}。正弦位置：位置 {half} 到 "
+        "{T} 为 {sin_in}，到位置 {T2} 为 {sin_near}（{seeds} 个种子）。"
+    ),
+    "lab.extrapolation.alibi.paper": (
+        "Press 等，摘要：在长度 1024 的输入序列上训练的 13 亿参数模型“extrapolates to input sequences of length 2048, "
+        "achieving the same perplexity as a sinusoidal position embedding model trained on inputs of length 2048”（外推"
+        "到长度 2048 的输入序列，困惑度与在长度 2048 上训练的正弦位置模型相同）；图 1（WikiText-103，L = 512 和 L = "
+        "1,024）：随着（验证集的）输入序列变长，现有的位置方法（正"
+        "弦、旋转和 T5）困惑度变差，而他们的方法（§3）不会。图 1 "
+        "背后的困惑度（附录的表 2 和表 3）：本次运行能读到的论文文本中没有找到。"
+    ),
+    "lab.extrapolation.alibi.ours": (
+        "字符模型，超出训练长度后 ALiBi {in} → {near} nats（{T} → {T2}）；正弦位置 {sin_in} → {sin_near}"
+    ),
+    "lab.extrapolation.nope.claim": (
+        "在短的复制序列上训练、在长达两倍的复制序列上测试，完全没有位置编码的解码器（NoPE）比显式的位置方案泛化得更好。"
+    ),
+    "lab.extrapolation.nope.rule": (
+        "每个种子在超出训练长度时复制的逐词元准确率。对其他每种已注"
+        "册的方案：NoPE 的每个种子是否都高于该方案的每个种子？"
+        "全部是：成立；部分是：部分成立；都不是：不成立。"
+    ),
+    "lab.extrapolation.nope.finding": (
+        "n = {L1}..{L2} 时的逐词元准确率（{seeds} 个种子），从好到差：{ranking}。NoPE（{none} ± {none_spread}）排第 "
+        "{place}，共 {n} 种；明显高于：{beaten}。"
+    ),
+    "lab.extrapolation.nope.paper": (
+        "Kazemnejad 等，摘要：最常用的位置编码方法，如 ALiBi、Rotary 和 APE，不太适合下游任务中的长度泛化；更重要的是，"
+        "NoPE 胜过其他显式的位置编码方法。§4：NoPE 模型“performs on par with or even better than the best-performing "
+        "explicit PE, T5's Relative Bias”（与表现最好的"
+        "显式位置编码 T5 相对偏置相当甚至更好）。论文给出的排名：NoPE 和 T5 "
+        "相对偏置在前，ALiBi、Rotary 和 APE 在后。每种方案在各任务"
+        "上的准确率，以及 ALiBi、Rotary 和 APE 之间的顺序（展示它们"
+        "的那张图）：本次运行能读到的论文文本中没有找到。"
+    ),
+    "lab.extrapolation.nope.ours": "复制，n = {L1}..{L2} 时的逐词元准确率：{ranking}",
     "lab.ledger.title": "复现账本：在 CPU 上重跑已发表的小 Transformer 结果",
     "lab.ledger.intro": (
         "每行是一个已发表结果中的一条说法，按笔记本 CPU 缩小规模：论文的数字（及其出处）和我们的数字并列，判定来自一条"

@@ -43,4 +43,12 @@ TEXT = {
     "pictures.grads.explode": "explode {level}",
     "pictures.grads.axis": "gradient L2 norm (log scale)",
     "pictures.grads.title": "gradient flow: input side on the left, output side on the right",
+    "pictures.lab.length.position_axis": "position (trained on 1..{T})",
+    "pictures.lab.length.loss_axis": "validation loss (nats), 5-position running mean",
+    "pictures.lab.length.unigram": "character frequencies only",
+    "pictures.lab.length.unreached": "{label} (no positions past {reach})",
+    "pictures.lab.extrapolation.length_axis": "n, the length of the sequence to copy (trained on 1..{L})",
+    "pictures.lab.extrapolation.accuracy_axis": "token accuracy of the copy",
+    "pictures.lab.extrapolation.copy_title": "copy task, {V} symbols, {steps} steps, mean of {seeds} seed(s)",
+    "pictures.lab.extrapolation.lm_title": "char model: trained on windows of {T}, read on {T_eval}",
 }

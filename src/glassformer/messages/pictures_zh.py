@@ -42,4 +42,12 @@ TEXT = {
     "pictures.grads.explode": "爆炸阈值 {level}",
     "pictures.grads.axis": "梯度 L2 范数（对数坐标）",
     "pictures.grads.title": "梯度流：左边是输入端，右边是输出端",
+    "pictures.lab.length.position_axis": "位置（训练时为 1..{T}）",
+    "pictures.lab.length.loss_axis": "验证损失（奈特），5 个位置的滑动平均",
+    "pictures.lab.length.unigram": "只用字符频率",
+    "pictures.lab.length.unreached": "{label}（{reach} 之后没有位置）",
+    "pictures.lab.extrapolation.length_axis": "n，要复制的序列长度（训练时为 1..{L}）",
+    "pictures.lab.extrapolation.accuracy_axis": "复制的逐词元准确率",
+    "pictures.lab.extrapolation.copy_title": "复制任务，{V} 个符号，{steps} 步，{seeds} 个种子的平均",
+    "pictures.lab.extrapolation.lm_title": "字符模型：在 {T} 的窗口上训练，读 {T_eval} 的窗口",
 }

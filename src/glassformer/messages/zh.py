@@ -365,6 +365,7 @@ TEXT = {
     "error.lab.no_verdict": "实验 {name} 没有给出 {keys} 的结论",
     "error.lab.figure_size": "{path} 有 {size:,} 字节；实验的图必须小于 {most:,} 字节。",
     "error.lab.no_sinusoidal": "正弦位置编码方案没有注册：无从判断",
+    "error.lab.no_scheme": "位置方案 {name} 未注册：无从判定",
     "error.lab.unscaled": "Unscaled 需要 attention='glass'：融合内核不产生可挂钩的注意力分数。",
     # ---- import / export（cli/interop.py）-----------------------------------------------------------
     "help.import": "把其他库保存的模型读进一个运行目录",

@@ -607,7 +607,8 @@ TEXT = {
         "“extrapolates to input sequences of length 2048, achieving the same perplexity as a sinusoidal position "
         "embedding model trained on inputs of length 2048”; Figure 1 (WikiText-103, L = 512 and L = 1,024): “as the "
         "(validation-set’s) input sequence gets longer (x-axis), current position methods (sinusoidal, rotary, and "
-        "T5) show degraded perplexity (y-axis, lower is better), but our method (§3) does not”. The perplexities "
+        "T5) show degraded perplexity (y-axis, lower is better), but our method (§3) does not” (the caption as copied "
+        "on a third-party page; the paper's own PDF was not readable here). The perplexities "
         "behind Figure 1 (the appendix's Tables 2 and 3): not found in the paper text available to this run."
     ),
     "lab.extrapolation.alibi.ours": (
@@ -629,7 +630,8 @@ TEXT = {
         "Kazemnejad et al., abstract: “the most commonly used positional encoding methods, such as ALiBi, Rotary, and "
         "APE, are not well suited for length generalization in downstream tasks. More importantly, NoPE outperforms "
         "other explicit positional encoding methods”; §4: the NoPE model “performs on par with or even better than "
-        "the best-performing explicit PE, T5's Relative Bias”. The ranking as the paper prints it: NoPE and T5's "
+        "the best-performing explicit PE, T5's Relative Bias” (as quoted on a third-party page; the paper's own PDF "
+        "was not readable here). The ranking as the paper prints it: NoPE and T5's "
         "relative bias first, ALiBi, Rotary and APE behind. Each scheme's accuracy per task and the order among "
         "ALiBi, Rotary and APE (the figure that shows them): not found in the paper text available to this run."
     ),

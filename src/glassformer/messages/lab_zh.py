@@ -522,7 +522,8 @@ TEXT = {
         "achieving the same perplexity as a sinusoidal position embedding model trained on inputs of length 2048”（外推"
         "到长度 2048 的输入序列，困惑度与在长度 2048 上训练的正弦位置模型相同）；图 1（WikiText-103，L = 512 和 L = "
         "1,024）：随着（验证集的）输入序列变长，现有的位置方法（正"
-        "弦、旋转和 T5）困惑度变差，而他们的方法（§3）不会。图 1 "
+        "弦、旋转和 T5）困惑度变差，而他们的方法（§3）不会（这段图注读自第三方网页上的转录，"
+        "论文 PDF 本身在这里读不到）。图 1 "
         "背后的困惑度（附录的表 2 和表 3）：本次运行能读到的论文文本中没有找到。"
     ),
     "lab.extrapolation.alibi.ours": (
@@ -544,7 +545,7 @@ TEXT = {
         "Kazemnejad 等，摘要：最常用的位置编码方法，如 ALiBi、Rotary 和 APE，不太适合下游任务中的长度泛化；更重要的是，"
         "NoPE 胜过其他显式的位置编码方法。§4：NoPE 模型“performs on par with or even better than the best-performing "
         "explicit PE, T5's Relative Bias”（与表现最好的"
-        "显式位置编码 T5 相对偏置相当甚至更好）。论文给出的排名：NoPE 和 T5 "
+        "显式位置编码 T5 相对偏置相当甚至更好；读自第三方网页上的引文，论文 PDF 本身在这里读不到）。论文给出的排名：NoPE 和 T5 "
         "相对偏置在前，ALiBi、Rotary 和 APE 在后。每种方案在各任务"
         "上的准确率，以及 ALiBi、Rotary 和 APE 之间的顺序（展示它们"
         "的那张图）：本次运行能读到的论文文本中没有找到。"

@@ -23,6 +23,9 @@ The ledger: published small-Transformer results re-run on a CPU, the paper's num
                      (Power et al. 2022; Nanda et al. 2023)
     induction        attention-only models of 1 and 2 layers: the ICL score's jump, the induction
                      and previous-token heads, the score without the induction head (Olsson et al. 2022)
+    attention-explanation  attention vs gradient and leave-one-out importance (Kendall τ), adversarial
+                     attention against the seeds' spread, the uniform-attention baseline (Jain & Wallace
+                     2019; Wiegreffe & Pinter 2019)
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ MODULES = (
     "attention_steps",
     "grokking",
     "induction",
+    "attention_explanation",
 )
 
 

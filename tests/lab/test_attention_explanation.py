@@ -210,4 +210,4 @@ def test_the_committed_full_run_follows_its_rules():
     assert [c["level"] for c in r["claims"]] == [v[c["key"]].level for c in r["claims"]]
     for m in r["results"]["models"]:
         assert m["accuracy"] >= 0.95  # the explained classifier solved its task
-        assert max(m["adv_gap"]) <= ae.EPS and len(m["adv_jsd"]) == r["results"]["probe"].__len__()
+        assert max(m["adv_gap"]) <= ae.EPS and len(m["adv_jsd"]) == len(r["results"]["probe"])

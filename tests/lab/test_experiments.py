@@ -182,7 +182,7 @@ def test_attention_explanation_measures_every_probe_example_and_keeps_the_advers
             tau = np.array(m["tau"][key], dtype=float)
             assert tau.shape == (P,) and (np.nan_to_num(np.abs(tau)) <= 1 + 1e-9).all()
         assert max(m["adv_gap"]) <= EPS and min(m["adv_jsd"]) >= 0 and max(m["adv_jsd"]) <= math.log(2) + 1e-6
-        assert 0 <= m["key_weight"] <= 1
+        assert 0 <= m["key_weight"] <= 1 and all(0 <= a <= 1 for a in m["top_agree"].values())
     assert 0 <= r["seed_jsd"][0] <= math.log(2)
     for task in ("bag", "keyed"):
         (x,) = r["uniform"][task]

@@ -264,15 +264,18 @@ def studied(s: dict, seed: int, probe: torch.Tensor) -> dict:
     }
     adv = adversarial(model, probe, s["search"], seed)
     key = (probe == MARK).int().argmax(1) + 1  # (N,): the deciding word's position
+    top = att.argmax(1)  # (N,): the token the attention ranks first
     return {
         "accuracy": acc,
-        "attention": alpha.tolist(),
-        "tau": tau,
+        "rows": alpha,
+        "attention": np.round(alpha.numpy(), 5).tolist(),  # stored rounded: the figures below use the full values
+        "tau": {k: np.round(v, 4).tolist() for k, v in tau.items()},
         "mean_tau": {k: float(np.nanmean(v)) for k, v in tau.items()},
+        "top_agree": {"grad": float((top == grad.argmax(1)).mean()), "loo": float((top == loo.argmax(1)).mean())},
         "key_weight": float(alpha[torch.arange(len(probe)), key].mean()),
-        "adv_jsd": adv["jsd"].tolist(),
-        "adv_gap": adv["gap"].tolist(),
-        "adv_row": adv["row"][:1].tolist(),
+        "adv_jsd": np.round(adv["jsd"], 5).tolist(),
+        "adv_gap": np.round(adv["gap"], 5).tolist(),
+        "adv_row": np.round(adv["row"][:1].numpy(), 5).tolist(),
         "far_share": float((adv["jsd"] >= FAR).mean()),
         "median_adv": float(np.median(adv["jsd"])),
     }
@@ -290,9 +293,9 @@ def run(ctx) -> dict:
             ctx.log(f"{task} task, learned vs uniform attention, seed {seed}")
             learned = out["models"][seed]["accuracy"] if task == "keyed" else fit(s, task, seed, False)[1]
             out["uniform"][task].append({"learned": learned, "uniform": fit(s, task, seed, True)[1]})
-    rows = [torch.tensor(m["attention"]) for m in out["models"]]  # S × (P, T+1)
+    rows = [m.pop("rows") for m in out["models"]]  # S × (P, T+1), unrounded
     out["seed_jsd"] = [float(jsd(rows[i], rows[j]).median()) for i, j in itertools.combinations(range(len(rows)), 2)]
-    out["seed_jsd_all"] = jsd(rows[0], rows[1]).tolist()
+    out["seed_jsd_all"] = np.round(jsd(rows[0], rows[1]).numpy(), 5).tolist()
     plot(ctx, out)
     return out
 
@@ -385,12 +388,13 @@ def verdicts(r: dict) -> dict:
 
 def tables(r: dict) -> list[str]:
     w = "pictures.lab.attention-explanation.table"
-    lines = [t(f"{w}.models"), "|---|---|---|---|---|---|---|"]
+    lines = [t(f"{w}.models"), "|---|---|---|---|---|---|---|---|"]
     for seed, m in enumerate(r["models"]):
         tau = m["mean_tau"]
         lines.append(
             f"| {seed} | {m['accuracy']:.3f} | {m['key_weight']:.2f} | {tau['grad']:.2f} | {tau['loo']:.2f} | "
-            f"{tau['grad_loo']:.2f} | {m['far_share']:.2f} ({m['median_adv']:.2f}) |"
+            f"{tau['grad_loo']:.2f} | {m['top_agree']['grad']:.2f} / {m['top_agree']['loo']:.2f} | "
+            f"{m['far_share']:.2f} ({m['median_adv']:.2f}) |"
         )
     lines += ["", t(f"{w}.uniform"), "|---|---|---|---|"]
     for task in ("bag", "keyed"):

@@ -50,7 +50,8 @@ TEXT = {
     "pictures.lab.attention-explanation.example_title": "one example: divergence {jsd}",
     "pictures.lab.attention-explanation.table.models": (
         "| seed | keyed test accuracy | weight on the deciding word | tau with gradient | tau with "
-        "leave-one-out | tau gradient vs leave-one-out | share ≥ far (median divergence) |"
+        "leave-one-out | tau gradient vs leave-one-out | top token the same (gradient / leave-one-out) | "
+        "share ≥ far (median divergence) |"
     ),
     "pictures.lab.attention-explanation.table.uniform": (
         "| task | seed | learned attention accuracy | uniform attention accuracy |"

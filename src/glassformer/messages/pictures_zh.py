@@ -49,7 +49,7 @@ TEXT = {
     "pictures.lab.attention-explanation.example_title": "一个样例：散度 {jsd}",
     "pictures.lab.attention-explanation.table.models": (
         "| 种子 | 键控任务测试准确率 | 决定类别的词上的权重 | 与梯度的 tau | 与留一的 tau | 梯度对留一的 "
-        "tau | 达到“很不一样”的占比（散度中位数） |"
+        "tau | 排第一的词元相同（梯度 / 留一） | 达到“很不一样”的占比（散度中位数） |"
     ),
     "pictures.lab.attention-explanation.table.uniform": "| 任务 | 种子 | 学到的注意力准确率 | 均匀注意力准确率 |",
     "pictures.lab.attention-explanation.table.note": (

@@ -177,7 +177,7 @@ def test_attention_explanation_measures_every_probe_example_and_keeps_the_advers
     assert len(r["models"]) == 2 and len(r["seed_jsd"]) == 1  # the yardstick's pair of seeds
     for m in r["models"]:
         assert np.array(m["attention"]).shape == (P, T + 1)
-        assert np.allclose(np.array(m["attention"]).sum(1), 1.0, atol=1e-5)
+        assert np.allclose(np.array(m["attention"]).sum(1), 1.0, atol=1e-4)  # stored to 5 decimals, T+1 of them
         for key in ("grad", "loo", "grad_loo"):
             tau = np.array(m["tau"][key], dtype=float)
             assert tau.shape == (P,) and (np.nan_to_num(np.abs(tau)) <= 1 + 1e-9).all()

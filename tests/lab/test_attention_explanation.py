@@ -107,7 +107,7 @@ def test_the_importances_are_the_gradient_times_input_and_the_leave_one_out_effe
 
 def test_the_adversary_changes_the_attention_and_keeps_the_output_within_eps(model):
     x, _ = ae.examples("keyed", 8, TINY["T"], seed=4)
-    adv = ae.adversarial(model, x, steps=40)
+    adv = ae.adversarial(model, x, steps=20)
     alpha = ae.attention_row(model, x)  # (8, T+1)
     assert (adv["gap"] <= ae.EPS).all() and (adv["jsd"] >= 0).all() and adv["jsd"].max() > 0.1
     np.testing.assert_allclose(ae.jsd(adv["row"], alpha).numpy(), adv["jsd"], atol=1e-6)

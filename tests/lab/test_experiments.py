@@ -190,3 +190,23 @@ def test_attention_steps_records_the_chosen_steps(lab_out):
     assert min(r["entropy"][0]) > 0.9  # untrained heads spread their weight almost evenly
     page = (lab_out / "attention-steps" / "attention_steps.html").read_text(encoding="utf-8")
     assert 'type="range"' in page and "http" not in page
+
+
+def test_attention_explanation_measures_every_probe_example_and_keeps_the_adversary_in_budget(lab_out):
+    from glassformer.lab.attention_explanation import EPS
+
+    r = fast("attention-explanation", lab_out)["results"]
+    P, T = len(r["probe"]), r["T"]
+    assert len(r["models"]) == 2 and len(r["seed_jsd"]) == 1  # the yardstick's pair of seeds
+    for m in r["models"]:
+        assert np.array(m["attention"]).shape == (P, T + 1)
+        assert np.allclose(np.array(m["attention"]).sum(1), 1.0, atol=1e-4)  # stored to 5 decimals, T+1 of them
+        for key in ("grad", "loo", "grad_loo"):
+            tau = np.array(m["tau"][key], dtype=float)
+            assert tau.shape == (P,) and (np.nan_to_num(np.abs(tau)) <= 1 + 1e-9).all()
+        assert max(m["adv_gap"]) <= EPS and min(m["adv_jsd"]) >= 0 and max(m["adv_jsd"]) <= math.log(2) + 1e-6
+        assert 0 <= m["key_weight"] <= 1 and all(0 <= a <= 1 for a in m["top_agree"].values())
+    assert 0 <= r["seed_jsd"][0] <= math.log(2)
+    for task in ("bag", "keyed"):
+        (x,) = r["uniform"][task]
+        assert 0 <= x["uniform"] <= 1 and 0 <= x["learned"] <= 1

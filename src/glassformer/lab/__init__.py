@@ -26,6 +26,9 @@ The ledger: published small-Transformer results re-run on a CPU, the paper's num
     extrapolation    positions past the training length: ALiBi against sinusoidal on the char model
                      (Press et al. 2022), and every registered scheme on a copy task trained short and
                      tested twice as long (Kazemnejad et al. 2023)
+    attention-explanation  attention vs gradient and leave-one-out importance (Kendall τ), adversarial
+                     attention against the seeds' spread, the uniform-attention baseline (Jain & Wallace
+                     2019; Wiegreffe & Pinter 2019)
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ MODULES = (
     "grokking",
     "induction",
     "extrapolation",
+    "attention_explanation",
 )
 
 

@@ -636,6 +636,94 @@ TEXT = {
         "ALiBi, Rotary and APE (the figure that shows them): not found in the paper text available to this run."
     ),
     "lab.extrapolation.nope.ours": "copy, token accuracy at n = {L1}..{L2}: {ranking}",
+    # ------------------------------------------------------------------ attention as explanation
+    "lab.attention-explanation.title": (
+        "Is attention explanation? (ledger: Jain & Wallace 2019; Wiegreffe & Pinter 2019)"
+    ),
+    "lab.attention-explanation.setup": (
+        "A classifier on a synthetic sentiment language, scaled down from the papers' BiLSTM with additive "
+        "attention on text classification so that seeds fit a CPU and the deciding token is known: a "
+        "bidirectional glassformer Encoder, two blocks of one head, d_model {d_model}, reads [CLS] and {T} "
+        "tokens and predicts the class as a token at [CLS]; {train} training examples, {steps} steps "
+        "through glassformer's Trainer. Keyed task: the sentiment word right after a marker decides, "
+        "{distractors} other sentiment words are noise (two tokens in a row: a bag of words cannot solve "
+        "it). Bag task: the majority of 1 or 3 sentiment words decides. The studied attention is the [CLS] "
+        "row of the last block (its keys are contextual states, as the BiLSTM's hidden states are). On "
+        "{probe} fixed keyed examples: Kendall tau-b between that row and each token's importance "
+        "(gradient: attribution patching of the token embedding towards the neutral word; leave-one-out: "
+        "activation patching of the token by the neutral word); an adversarial row found by {search} Adam "
+        "steps that maximise the Jensen-Shannon divergence from the learned row while p(positive) stays "
+        "within {eps}; the divergence between seeds on the same examples; and every attention layer frozen "
+        "to uniform weights through the hook points, trained on both tasks."
+    ),
+    "lab.attention-explanation.tau.claim": (
+        "Learned attention weights correlate only weakly with gradient-based and leave-one-out measures of "
+        "how much each token matters."
+    ),
+    "lab.attention-explanation.tau.rule": (
+        "Per seed, the mean over the probe examples of Kendall tau-b between the attention row and each "
+        "importance. Two parts: every seed's mean tau with the gradient importance is below {weak}; every "
+        "seed's mean tau with the leave-one-out importance is below {weak}. Both: holds; one: half-true; "
+        "neither: fails."
+    ),
+    "lab.attention-explanation.tau.finding": (
+        "{seeds} seed(s), test accuracy {accuracy}: mean tau of attention with the gradient {grad}, with "
+        "leave-one-out {loo}; the two importances with each other {grad_loo}."
+    ),
+    "lab.attention-explanation.tau.paper": (
+        "Jain & Wallace, Abstract: “learned attention weights are frequently uncorrelated with "
+        "gradient-based measures of feature importance”. Their per-dataset Kendall tau figures: not found "
+        "in the paper text available to this run."
+    ),
+    "lab.attention-explanation.tau.ours": "mean tau: attention vs gradient {grad}, vs leave-one-out {loo}",
+    "lab.attention-explanation.adversarial.claim": (
+        "A very different attention distribution gives the same prediction — and “very different” is more "
+        "than two models trained from different seeds differ."
+    ),
+    "lab.attention-explanation.adversarial.rule": (
+        "Per seed, per probe example, the largest Jensen-Shannon divergence from the learned row of an "
+        "adversarial row that keeps p(positive) within {eps}. Two parts: in every seed at least {most} of "
+        "the examples reach a divergence of {far} or more; every seed's median divergence is above the "
+        "median divergence between the rows of any two seeds. Both: holds; one: half-true; neither: fails."
+    ),
+    "lab.attention-explanation.adversarial.finding": (
+        "Share of examples with an adversary at divergence {far} or more: {share}; median adversarial "
+        "divergence {median}; median divergence between seeds {seed_jsd}. Learned weight on the deciding "
+        "word: {deciding}."
+    ),
+    "lab.attention-explanation.adversarial.paper": (
+        "Jain & Wallace, Abstract: “one can identify very different attention distributions that "
+        "nonetheless yield equivalent predictions”. Wiegreffe & Pinter, Abstract: one of their tests is “a "
+        "variance calibration based on multiple random seed runs”, and “even when reliable adversarial "
+        "distributions can be found, they don't perform well on the simple diagnostic”. The divergences "
+        "measured in either paper: not found in the paper text available to this run."
+    ),
+    "lab.attention-explanation.adversarial.ours": (
+        "{share} of examples reach divergence {far}; median {median} against {seed_jsd} between seeds"
+    ),
+    "lab.attention-explanation.uniform.claim": (
+        "The uniform-weights baseline separates the tasks: where a bag of words decides, attention frozen "
+        "to uniform classifies as well as learned attention; where the order of tokens decides, it does "
+        "not."
+    ),
+    "lab.attention-explanation.uniform.rule": (
+        "Held-out accuracy of the classifier trained with learned and with uniform attention, every seed. "
+        "Two parts: on the bag task the uniform mean is at most {tie} below the learned mean; on the keyed "
+        "task the worst learned seed beats the best uniform seed by at least {gap}. Both: holds; one: "
+        "half-true; neither: fails."
+    ),
+    "lab.attention-explanation.uniform.finding": (
+        "Bag task: learned {bag_learned}, uniform {bag_uniform}. Keyed task: learned {keyed_learned}, "
+        "uniform {keyed_uniform}."
+    ),
+    "lab.attention-explanation.uniform.paper": (
+        "Wiegreffe & Pinter, Abstract: the first of their tests is “a simple uniform-weights baseline”. "
+        "Their per-dataset scores with frozen uniform weights: not found in the paper text available to "
+        "this run."
+    ),
+    "lab.attention-explanation.uniform.ours": (
+        "bag: {bag_learned} learned, {bag_uniform} uniform; keyed: {keyed_learned} learned, {keyed_uniform} uniform"
+    ),
     "lab.ledger.title": "The reproduction ledger: published small-Transformer results re-run on a CPU",
     "lab.ledger.intro": (
         "One row per claim of a published result, scaled down to a laptop CPU: the paper's number (and where it is "

@@ -545,12 +545,86 @@ TEXT = {
         "Kazemnejad 等，摘要：最常用的位置编码方法，如 ALiBi、Rotary 和 APE，不太适合下游任务中的长度泛化；更重要的是，"
         "NoPE 胜过其他显式的位置编码方法。§4：NoPE 模型“performs on par with or even better than the best-performing "
         "explicit PE, T5's Relative Bias”（与表现最好的"
-        "显式位置编码 T5 相对偏置相当甚至更好；读自第三方网页上的引文，论文 PDF 本身在这里读不到）。论文给出的排名：NoPE 和 T5 "
+        "显式位置编码 T5 相对偏置相当甚至更好；读自第三方网页上的引文，论文 PDF 本身在这里读不到）。"
+        "论文给出的排名：NoPE 和 T5 "
         "相对偏置在前，ALiBi、Rotary 和 APE 在后。每种方案在各任务"
         "上的准确率，以及 ALiBi、Rotary 和 APE 之间的顺序（展示它们"
         "的那张图）：本次运行能读到的论文文本中没有找到。"
     ),
     "lab.extrapolation.nope.ours": "复制，n = {L1}..{L2} 时的逐词元准确率：{ranking}",
+    # ------------------------------------------------------------------ 注意力是不是解释
+    "lab.attention-explanation.title": "注意力是不是解释？（账本：Jain & Wallace 2019；Wiegreffe & Pinter 2019）",
+    "lab.attention-explanation.setup": (
+        "在一门合成的“情感”语言上训练分类器；论文用的是带加性注意力的 BiLSTM 做文本分类，这里缩小规模"
+        "，让多个种子能在 CPU 上跑完，并且知道哪个词元决定类别：双向的 glassformer "
+        "Encoder，两个块、每块一个头，d_model {d_model}，读入 [CLS] 和 {T} 个词元，在 [CLS] "
+        "位置把类别当作词元来预测；{train} 个训练样例，用 glassformer 的 Trainer 训练 {steps} "
+        "步。键控任务：标记词后面紧跟的情感词决定类别，另外 {distractors} 个情感词是干扰（要看相邻"
+        "的两个词元：词袋解决不了）。词袋任务：1 个或 3 个情感词的多数决定类别。研究的注意力是最后一块的 "
+        "[CLS] 行（它的键是带上下文的状态，就像 BiLSTM 的隐藏状态）。在 {probe} 个固定的键控样例上：这一"
+        "行与每个词元重要性之间的 Kendall tau-b（梯度：把词元嵌入朝中性词做归因修补；"
+        "留一：把该词元换成中性词做激活修补）；用 {search} 步 Adam 找到的对抗行，在 p(正面) 的变化不超过 "
+        "{eps} 的前提下最大化与学到的行之间的 Jensen-Shannon 散度；不同种子在同一批样"
+        "例上的散度；以及通过钩子点把每个注意力层的权重冻结为均匀分布，在两个任务上训练。"
+    ),
+    "lab.attention-explanation.tau.claim": "学到的注意力权重与基于梯度的和留一法的词元重要性只有很弱的相关。",
+    "lab.attention-explanation.tau.rule": (
+        "每个种子，在探针样例上对注意力行与每种重要性之间的 Kendall tau-b 取平均。两部分：每个种子"
+        "与梯度重要性的平均 tau 低于 {weak}；每个种子与留一重要性的平均 tau 低于 {weak}。都满足：成"
+        "立；满足一个：半对；都不满足：不成立。"
+    ),
+    "lab.attention-explanation.tau.finding": (
+        "{seeds} 个种子，测试准确率 {accuracy}：注意力与梯度的平均 tau 为 {grad}，与留一为 "
+        "{loo}；两种重要性彼此之间为 {grad_loo}。"
+    ),
+    "lab.attention-explanation.tau.paper": (
+        "Jain & Wallace，摘要：“learned attention weights are frequently uncorrelated with gradient-based "
+        "measures of feature importance”（学到的注意力权重常常与基于梯度的特征重要性不相关）。各数据集的 "
+        "Kendall tau 数字：在本次运行可用的论文文本中未找到。"
+    ),
+    "lab.attention-explanation.tau.ours": "平均 tau：注意力对梯度 {grad}，对留一 {loo}",
+    "lab.attention-explanation.adversarial.claim": (
+        "一个很不一样的注意力分布能给出同样的预测——而且“很不一样”超过了不同种子训练出的两个模型之间的差别。"
+    ),
+    "lab.attention-explanation.adversarial.rule": (
+        "每个种子、每个探针样例：在 p(正面) 的变化不超过 {eps} 的对抗行中，与学到的行之间最大的 "
+        "Jensen-Shannon 散度。两部分：每个种子中至少 {most} 的样例达到 {far} 或更大的散度；每个种子的"
+        "散度中位数都高于任意两个种子的行之间散度的中位数。都满足：成立；满足一个：半对；都不满足：不成立。"
+    ),
+    "lab.attention-explanation.adversarial.finding": (
+        "对抗散度达到 {far} 或更大的样例占比：{share}；对抗散度中位数 {median}；种子之间散度的中位数 "
+        "{seed_jsd}。学到的注意力在决定类别的词上的权重：{deciding}。"
+    ),
+    "lab.attention-explanation.adversarial.paper": (
+        "Jain & Wallace，摘要：“one can identify very different attention distributions that nonetheless "
+        "yield equivalent predictions”（能找到很不一样却给出等价预测的注意力分布）。Wiegreffe & "
+        "Pinter，摘要：他们的检验之一是“a variance calibration based on multiple random seed "
+        "runs”（用多个随机种子的运行校准方差），并且“even when reliable adversarial distributions can be "
+        "found, they don't perform well on the simple diagnostic”。两篇论文中测得的散度数字"
+        "：在本次运行可用的论文文本中未找到。"
+    ),
+    "lab.attention-explanation.adversarial.ours": (
+        "{share} 的样例达到散度 {far}；中位数 {median}，种子之间为 {seed_jsd}"
+    ),
+    "lab.attention-explanation.uniform.claim": (
+        "均匀权重基线能把任务分开：由词袋决定类别时，冻结为均匀的注意力和学到的注意力分类得一样好；由词元"
+        "顺序决定时则不然。"
+    ),
+    "lab.attention-explanation.uniform.rule": (
+        "用学到的注意力和均匀注意力训练的分类器在留出集上的准确率，每个种子。两部分：词袋任务上均匀的平均"
+        "值最多比学到的平均值低 {tie}；键控任务上学到的最差种子比均匀的最好种子至少高 {gap}。都满足：成立"
+        "；满足一个：半对；都不满足：不成立。"
+    ),
+    "lab.attention-explanation.uniform.finding": (
+        "词袋任务：学到的 {bag_learned}，均匀 {bag_uniform}。键控任务：学到的 {keyed_learned}，均匀 {keyed_uniform}。"
+    ),
+    "lab.attention-explanation.uniform.paper": (
+        "Wiegreffe & Pinter，摘要：他们的第一个检验是“a simple uniform-weights baseline”（一个"
+        "简单的均匀权重基线）。各数据集冻结为均匀权重时的分数：在本次运行可用的论文文本中未找到。"
+    ),
+    "lab.attention-explanation.uniform.ours": (
+        "词袋：学到的 {bag_learned}，均匀 {bag_uniform}；键控：学到的 {keyed_learned}，均匀 {keyed_uniform}"
+    ),
     "lab.ledger.title": "复现账本：在 CPU 上重跑已发表的小 Transformer 结果",
     "lab.ledger.intro": (
         "每行是一个已发表结果中的一条说法，按笔记本 CPU 缩小规模：论文的数字（及其出处）和我们的数字并列，判定来自一条"

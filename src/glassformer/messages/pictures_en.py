@@ -51,4 +51,32 @@ TEXT = {
     "pictures.lab.extrapolation.accuracy_axis": "token accuracy of the copy",
     "pictures.lab.extrapolation.copy_title": "copy task, {V} symbols, {steps} steps, mean of {seeds} seed(s)",
     "pictures.lab.extrapolation.lm_title": "char model: trained on windows of {T}, read on {T_eval}",
+    "pictures.lab.attention-explanation.tau_grad": "attention vs gradient",
+    "pictures.lab.attention-explanation.tau_loo": "attention vs leave-one-out",
+    "pictures.lab.attention-explanation.tau_grad_loo": "gradient vs leave-one-out",
+    "pictures.lab.attention-explanation.weak": "weak: tau < {weak}",
+    "pictures.lab.attention-explanation.tau_axis": "Kendall tau-b per example",
+    "pictures.lab.attention-explanation.examples": "examples",
+    "pictures.lab.attention-explanation.tau_title": "rank correlation of the [CLS] attention (seed 0)",
+    "pictures.lab.attention-explanation.adversary": "adversarial attention",
+    "pictures.lab.attention-explanation.seeds": "seed 0 vs seed 1",
+    "pictures.lab.attention-explanation.far": "very different: {far}",
+    "pictures.lab.attention-explanation.jsd_axis": "JSD from the learned attention (nats)",
+    "pictures.lab.attention-explanation.jsd_title": "same output (within {eps}), other attention (seed 0)",
+    "pictures.lab.attention-explanation.learned": "learned attention",
+    "pictures.lab.attention-explanation.tokens_axis": "token id (0 = [CLS], 3 = marker)",
+    "pictures.lab.attention-explanation.weight_axis": "attention weight",
+    "pictures.lab.attention-explanation.example_title": "one example: divergence {jsd}",
+    "pictures.lab.attention-explanation.table.models": (
+        "| seed | keyed test accuracy | weight on the deciding word | tau with gradient | tau with "
+        "leave-one-out | tau gradient vs leave-one-out | top token the same (gradient / leave-one-out) | "
+        "share ≥ far (median divergence) |"
+    ),
+    "pictures.lab.attention-explanation.table.uniform": (
+        "| task | seed | learned attention accuracy | uniform attention accuracy |"
+    ),
+    "pictures.lab.attention-explanation.table.note": (
+        "Median Jensen-Shannon divergence between the [CLS] rows of two seeds: {seed_jsd}. Adversary "
+        "budget: p(positive) within {eps}; {probe} probe examples of {T} tokens."
+    ),
 }

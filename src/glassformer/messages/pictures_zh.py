@@ -50,4 +50,29 @@ TEXT = {
     "pictures.lab.extrapolation.accuracy_axis": "复制的逐词元准确率",
     "pictures.lab.extrapolation.copy_title": "复制任务，{V} 个符号，{steps} 步，{seeds} 个种子的平均",
     "pictures.lab.extrapolation.lm_title": "字符模型：在 {T} 的窗口上训练，读 {T_eval} 的窗口",
+    "pictures.lab.attention-explanation.tau_grad": "注意力对梯度",
+    "pictures.lab.attention-explanation.tau_loo": "注意力对留一",
+    "pictures.lab.attention-explanation.tau_grad_loo": "梯度对留一",
+    "pictures.lab.attention-explanation.weak": "弱相关：tau < {weak}",
+    "pictures.lab.attention-explanation.tau_axis": "每个样例的 Kendall tau-b",
+    "pictures.lab.attention-explanation.examples": "样例数",
+    "pictures.lab.attention-explanation.tau_title": "[CLS] 注意力的秩相关（种子 0）",
+    "pictures.lab.attention-explanation.adversary": "对抗注意力",
+    "pictures.lab.attention-explanation.seeds": "种子 0 对种子 1",
+    "pictures.lab.attention-explanation.far": "很不一样：{far}",
+    "pictures.lab.attention-explanation.jsd_axis": "与学到的注意力的 JSD（nats）",
+    "pictures.lab.attention-explanation.jsd_title": "输出不变（变化不超过 {eps}），注意力不同（种子 0）",
+    "pictures.lab.attention-explanation.learned": "学到的注意力",
+    "pictures.lab.attention-explanation.tokens_axis": "词元编号（0 = [CLS]，3 = 标记词）",
+    "pictures.lab.attention-explanation.weight_axis": "注意力权重",
+    "pictures.lab.attention-explanation.example_title": "一个样例：散度 {jsd}",
+    "pictures.lab.attention-explanation.table.models": (
+        "| 种子 | 键控任务测试准确率 | 决定类别的词上的权重 | 与梯度的 tau | 与留一的 tau | 梯度对留一的 "
+        "tau | 排第一的词元相同（梯度 / 留一） | 达到“很不一样”的占比（散度中位数） |"
+    ),
+    "pictures.lab.attention-explanation.table.uniform": "| 任务 | 种子 | 学到的注意力准确率 | 均匀注意力准确率 |",
+    "pictures.lab.attention-explanation.table.note": (
+        "两个种子的 [CLS] 行之间 Jensen-Shannon 散度的中位数：{seed_jsd}。对抗预算：p(正面) 变化不超过 "
+        "{eps}；{probe} 个探针样例，每个 {T} 个词元。"
+    ),
 }

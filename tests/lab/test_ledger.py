@@ -62,7 +62,7 @@ def grok_results(jump=(2000, 2400), fit=(100, 120), control=(0.02, 0.03), keys=(
 def test_grokking_rules_come_out_every_way():
     v = grokking.verdicts(grok_results())
     assert [v[k].level for k in ("grokking.delay", "grokking.decay", "grokking.fourier")] == ["holds"] * 3
-    assert v["grokking.delay"].figures["jump_steps"] == "2000, 2400"
+    assert v["grokking.delay"].figures["jump_steps"] == {"steps": [2000, 2400], "within": 3000}
     assert grokking.verdicts(grok_results(jump=(200, 2400)))["grokking.delay"].level == "half-true"  # 200 < 3 × 100
     assert grokking.verdicts(grok_results(jump=(None, None)))["grokking.delay"].level == "fails"
     assert grokking.verdicts(grok_results(control=(0.9, 0.02)))["grokking.decay"].level == "half-true"

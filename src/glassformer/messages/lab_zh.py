@@ -313,6 +313,10 @@ TEXT = {
     "lab.report.paper_says": "论文",
     "lab.report.ours": "我们",
     "lab.report.not_found": "本次运行能读到的论文文本中没有找到",
+    # 句中逐个种子的步数：某一步，或在预算步数内没有发生
+    "lab.seeds.step": "第 {step} 步",
+    "lab.seeds.never": "{within} 步内未出现",
+    "lab.seeds.sep": "、",
     # ------------------------------------------------------------------ grokking
     "lab.grokking.title": "模加法上的顿悟（grokking）（账本：Power 等 2022；Nanda 等 2023）",
     "lab.grokking.setup": (
@@ -334,7 +338,7 @@ TEXT = {
         "。"
     ),
     "lab.grokking.delay.finding": (
-        "p = {p}，{seeds} 个种子：训练准确率在第 {fit_steps} 步达到 {fit}；测试准确率在第 {jump_steps} 步达到 {jump}"
+        "p = {p}，{seeds} 个种子：训练准确率达到 {fit} 于{fit_steps}；测试准确率达到 {jump} 于{jump_steps}"
         "（预算 {steps} 步）。"
     ),
     "lab.grokking.delay.paper": (
@@ -347,7 +351,7 @@ TEXT = {
         "a 等，§3（p = 113，30% 的数对，全批量 AdamW 训练 40,000 个 epoch）："
         "大约 10,000 个 epoch 后网络泛化，测试准确率升到接近 100%。"
     ),
-    "lab.grokking.delay.ours": "训练拟合于第 {fit_steps} 步，测试跃升于第 {jump_steps} 步（p = {p}）",
+    "lab.grokking.delay.ours": "训练拟合于{fit_steps}，测试跃升于{jump_steps}（p = {p}）",
     "lab.grokking.decay.claim": "没有权重衰减就不会跃升：在同样的预算内模型始终只是在死记硬背。",
     "lab.grokking.decay.rule": (
         "两部分，权重衰减为 0、步数相同：每个种子都拟合了训练数对（准确率 ≥ {fit}）；每个种子的最终测试准确率都低于 "
@@ -396,7 +400,7 @@ TEXT = {
         "每个一层种子的最终分数高于 {none} nats。两者都满足：成立；满足其一：半对；都不满足：不成立。"
     ),
     "lab.induction.phase.finding": (
-        "两层：最终 ICL 分数 {two} nats，一个窗口内的变化占比 {share}，第 {half} 步完成一半变化。"
+        "两层：最终 ICL 分数 {two} nats，一个窗口内的变化占比 {share}，完成一半变化于{half}。"
         "一层：{one} nats（{steps} 步）。"
     ),
     "lab.induction.phase.paper": (
@@ -416,8 +420,8 @@ TEXT = {
         "半对；没有归纳头：不成立。"
     ),
     "lab.induction.heads.finding": (
-        "ICL 在第 {half} 步完成一半变化；归纳头出现在第 {induction} 步（最终分数 {ind_score}）；前一词元头出现在第 "
-        "{previous} 步（最终分数 {prev_score}）。"
+        "ICL 完成一半变化于{half}；归纳头出现于{induction}（最终分数 {ind_score}）；前一词元头出现于"
+        "{previous}（最终分数 {prev_score}）。"
     ),
     "lab.induction.heads.paper": (
         "Olsson 等，论据 1：归纳头恰好在上下文学习形成的同一窗口内突然形成；例外是一层模型，归纳头从未形"
@@ -425,9 +429,7 @@ TEXT = {
         " 步（约 100 亿个词元），相变出现在大约 10 亿到 30 亿个词元处。逐个头的步数：本次运行能读到"
         "的论文文本中没有找到。"
     ),
-    "lab.induction.heads.ours": (
-        "ICL 于第 {half} 步完成一半变化；归纳头于第 {induction} 步；前一词元头于第 {previous} 步"
-    ),
+    "lab.induction.heads.ours": ("ICL 完成一半变化于{half}；归纳头出现于{induction}；前一词元头出现于{previous}"),
     "lab.induction.ablation.claim": "（在小的只有注意力的模型中）敲除归纳头，上下文学习能力就没了。",
     "lab.induction.ablation.rule": (
         "两部分，每个两层种子：把最强归纳头的输出置零至少去掉 {collapse}% 的 ICL 分数；把同一层最弱的头置零至多去掉 "

@@ -105,9 +105,12 @@ def test_the_rules_give_steps_as_data_the_sentence_words():
         "final_induction": 0.4,
         "final_previous": 0.6,
     }
-    abl = {"layer": 1, "head": 0, "control_head": 2, "icl": -0.6, "icl_without_induction": -0.5}
+    abl = {"layer": 1, "head": 0, "heads": [0], "control_head": 2, "icl": -0.6, "icl_without_induction": -0.5}
+    abl["icl_without_strongest"] = -0.5
     r = {
         "steps": 3000,
+        "bag": -0.8,
+        "perfect": {"induction": 0.6, "previous_token": 0.98},
         "runs": {
             "1": [{"summary": {**summ, "half_step": None}}],
             "2": [{"summary": summ, "ablation": {**abl, "icl_without_control": -0.6}}],

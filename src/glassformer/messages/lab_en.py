@@ -468,6 +468,9 @@ TEXT = {
         "previous-token head {perfect_previous}. ICL scores keep the paper's sign (late − early: negative when the "
         "context helps); the paper's “less than 0.15” and “roughly 0.4 nats” are sizes of this negative score. "
         "Ablation: the outputs of the second layer's induction heads set to zero together through their hook point. "
+        "The change comes at a different step in each seed: in a trial of {trial_steps} steps the two-layer seed 0 "
+        "made it between steps {from} and {to} (ICL {before} → {after} nats, {final} at the end; {without} with its "
+        "three induction heads knocked out together), after this run's {steps} steps. "
         "Scaled down from the "
         "paper's small models (Model Details: 1 to 6 layers, d_model 768, 12 heads per layer, 10,000 steps on natural "
         "text) to fit a CPU."
@@ -485,7 +488,7 @@ TEXT = {
         "Two layers: final ICL score {two} nats, share of the change within one window {share}, half the change: "
         "{half}. One layer: {one} nats, share within one window {one_share} ({steps} steps). A predictor that knows "
         "only which tokens its context holds, not where they come next (no induction head needed: one layer can "
-        "learn it), scores {bag} nats on these sequences, beyond the rule's {none} nats for one layer."
+        "learn it), scores {bag} nats on these sequences (the rule asks one layer to stay above {none})."
     ),
     "lab.induction.phase.paper": (
         "Olsson et al., Argument 1: in-context learning “develops abruptly in a narrow window early in "

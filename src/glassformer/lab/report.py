@@ -31,10 +31,10 @@ def words(lang: str, value):
     """A sentence field as `lang` writes it: a `steps` field in words of that language, else as it is."""
     if isinstance(value, dict) and set(value) == {"steps", "within"}:
         with messages.in_language(lang):
-            return messages.t("lab.seeds.sep").join(
-                messages.t("lab.seeds.never", within=value["within"])
+            return messages.t("lab.report.sep").join(
+                messages.t("lab.report.never", within=value["within"])
                 if v is None
-                else messages.t("lab.seeds.step", step=v)
+                else messages.t("lab.report.step", step=v)
                 for v in value["steps"]
             )
     return value

@@ -381,10 +381,10 @@ TEXT = {
     "lab.report.paper_says": "The paper",
     "lab.report.ours": "Ours",
     "lab.report.not_found": "not found in the paper text available to this run",
-    # per-seed steps in a sentence (lab.report.steps): a step, or the budget it did not happen within
-    "lab.seeds.step": "step {step}",
-    "lab.seeds.never": "not within {within} steps",
-    "lab.seeds.sep": ", ",
+    # per-seed steps in a sentence (lab/report.py: steps): a step, or the budget it did not happen within
+    "lab.report.step": "step {step}",
+    "lab.report.never": "not within {within} steps",
+    "lab.report.sep": ", ",
     # ------------------------------------------------------------------ grokking
     "lab.grokking.title": "Grokking on modular addition (ledger: Power et al. 2022; Nanda et al. 2023)",
     "lab.grokking.setup": (
@@ -499,7 +499,7 @@ TEXT = {
     ),
     "lab.induction.phase.ours": (
         "2 layers: {two} nats (share in one window {share}); 1 layer: {one} nats; knowing only which tokens the "
-        "context holds: {bag} nats. Late − early, the paper's sign: its “roughly 0.4 nats” is −0.4 here"
+        "context holds: {bag} nats. Late − early, the paper's sign: its “roughly {paper} nats” is {paper_signed} here"
     ),
     "lab.induction.heads.claim": (
         "The induction heads (and the previous-token heads they read from) form at the same time as the "
@@ -547,7 +547,8 @@ TEXT = {
         "found in the paper text available to this run."
     ),
     "lab.induction.ablation.ours": (
-        "ICL {icl} → {without} nats without the induction heads {heads} ({control} without the weakest other head)"
+        "ICL {icl} → {without} nats without the induction heads {heads} (the strongest head alone where none reaches "
+        "{induction} of a perfect head's score; {control} without the weakest other head)"
     ),
     "lab.ledger.title": "The reproduction ledger: published small-Transformer results re-run on a CPU",
     "lab.ledger.intro": (

@@ -314,9 +314,9 @@ TEXT = {
     "lab.report.ours": "我们",
     "lab.report.not_found": "本次运行能读到的论文文本中没有找到",
     # 句中逐个种子的步数：某一步，或在预算步数内没有发生
-    "lab.seeds.step": "第 {step} 步",
-    "lab.seeds.never": "{within} 步内未出现",
-    "lab.seeds.sep": "、",
+    "lab.report.step": "第 {step} 步",
+    "lab.report.never": "{within} 步内未出现",
+    "lab.report.sep": "、",
     # ------------------------------------------------------------------ grokking
     "lab.grokking.title": "模加法上的顿悟（grokking）（账本：Power 等 2022；Nanda 等 2023）",
     "lab.grokking.setup": (
@@ -423,7 +423,7 @@ TEXT = {
     "lab.induction.phase.ours": (
         "两层：{two} nats（一个窗口内占比 {share}）；一层：{one}"
         " nats；只知道上下文里有哪些词元：{bag} nats。后减前，与论文"
-        "同号：论文的“大约 0.4 nats”在这里是 −0.4"
+        "同号：论文的“大约 {paper} nats”在这里是 {paper_signed}"
     ),
     "lab.induction.heads.claim": "归纳头（以及它们读取的前一词元头）与上下文学习的变化同时形成。",
     "lab.induction.heads.rule": (
@@ -465,7 +465,8 @@ TEXT = {
         "有找到。"
     ),
     "lab.induction.ablation.ours": (
-        "ICL {icl} → 去掉归纳头 {heads} 后 {without} nats（去掉其余头中最弱的一个后 {control}）"
+        "ICL {icl} → 去掉归纳头 {heads} 后 {without} nats（没有头达到完美头得分的 {induction} 时只取最强的一个；"
+        "去掉其余头中最弱的一个后 {control}）"
     ),
     "lab.ledger.title": "复现账本：在 CPU 上重跑已发表的小 Transformer 结果",
     "lab.ledger.intro": (

@@ -119,3 +119,24 @@ def test_the_rules_give_steps_as_data_the_sentence_words():
     heads = induction.verdicts(r)["induction.heads"].figures
     assert heads["induction"] == {"steps": [None], "within": 3000}
     assert heads["previous"] == {"steps": [2850], "within": 3000}
+
+
+def test_rewrite_rewords_a_record_from_its_numbers_and_keeps_the_runs_facts(tmp_path):
+    import json
+    import shutil
+
+    from glassformer.lab.runner import rewrite
+
+    folder = tmp_path / "grokking"
+    shutil.copytree(DOCS_LAB / "grokking", folder)
+    before = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    stale = {**before, "claims": [{**c, "ours_zh": "第 None 步"} for c in before["claims"]]}
+    (folder / "results.json").write_text(json.dumps(stale, ensure_ascii=False), encoding="utf-8")
+    after = rewrite(folder)
+    assert after == json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    assert [c["ours_zh"] for c in after["claims"]] == [c["ours_zh"] for c in before["claims"]]
+    for key in ("results", "seconds", "cpu_seconds", "machine", "git", "command", "figures"):
+        assert after[key] == before[key], key
+    assert (folder / "report.md").read_text(encoding="utf-8") == (DOCS_LAB / "grokking" / "report.md").read_text(
+        encoding="utf-8"
+    )

@@ -10,8 +10,10 @@ import numpy as np
 import pytest
 import torch
 
+from glassformer.causal.detectors import pattern, repeated_tokens
 from glassformer.cli import main
 from glassformer.lab import get_experiment, grokking, induction
+from glassformer.lab.common import position_losses
 from glassformer.lab.report import ledger_markdown, ledger_rows, ledger_text, read_records, write_index
 from glassformer.lab.runner import run_experiment
 from glassformer.messages import speaking, t
@@ -62,7 +64,7 @@ def grok_results(jump=(2000, 2400), fit=(100, 120), control=(0.02, 0.03), keys=(
 def test_grokking_rules_come_out_every_way():
     v = grokking.verdicts(grok_results())
     assert [v[k].level for k in ("grokking.delay", "grokking.decay", "grokking.fourier")] == ["holds"] * 3
-    assert v["grokking.delay"].figures["jump_steps"] == "2000, 2400"
+    assert v["grokking.delay"].figures["jump_steps"] == {"steps": [2000, 2400], "within": 3000}
     assert grokking.verdicts(grok_results(jump=(200, 2400)))["grokking.delay"].level == "half-true"  # 200 < 3 × 100
     assert grokking.verdicts(grok_results(jump=(None, None)))["grokking.delay"].level == "fails"
     assert grokking.verdicts(grok_results(control=(0.9, 0.02)))["grokking.decay"].level == "half-true"
@@ -132,13 +134,17 @@ def ind_results(two_icl=-3.0, share=0.9, one_icl=-0.05, ind_step=500, half=480, 
     abl = {
         "layer": 1,
         "head": 2,
+        "heads": [2],
         "control_head": 0,
         "icl": two_icl,
         "icl_without_induction": without,
+        "icl_without_strongest": without,
         "icl_without_control": control,
     }
     return {
         "steps": 2000,
+        "bag": -0.8,
+        "perfect": {"induction": 0.6, "previous_token": 0.98},
         "runs": {
             "1": [{"summary": summ(one_icl, 0.0, None, None)}],
             "2": [{"summary": summ(two_icl, share, ind_step, half), "ablation": abl}],
@@ -156,6 +162,39 @@ def test_induction_rules_come_out_every_way():
     assert induction.verdicts(ind_results(without=-2.9))["induction.ablation"].level == "half-true"
     assert induction.verdicts(ind_results(without=-2.9, control=-0.5))["induction.ablation"].level == "fails"
     assert induction.verdicts(ind_results(control=-0.5))["induction.ablation"].level == "half-true"
+
+
+def test_a_perfect_induction_head_scores_one_half_on_repeated_tokens_not_one():
+    # no accidental repeats in a huge vocabulary: only the n rows of the second copy have a cell
+    assert induction.ceiling(repeated_tokens(10**6, 32, 4), "induction") == 0.5
+    assert induction.ceiling(repeated_tokens(10**6, 32, 4), "previous_token") == 63 / 64
+    probe = repeated_tokens(64, 32, 8, seed=3)  # (8, 64): accidental repeats add cells in the first copy
+    perfect = induction.ceiling(probe, "induction")
+    assert 0.5 < perfect < 0.7
+    # a head whose rows each spread evenly over their pattern's cells scores exactly the ceiling
+    pats = torch.stack([pattern(row, "induction") for row in probe])  # (8, 64, 64)
+    has = pats.sum(-1, keepdim=True) > 0  # (8, 64, 1)
+    w = torch.where(has, pats / pats.sum(-1, keepdim=True).clamp(min=1), torch.eye(64))  # (8, 64, 64)
+    assert torch.isclose(((w * pats).sum((-1, -2)) / w.sum((-1, -2))).mean(), torch.tensor(perfect))
+
+
+def test_the_ablation_knocks_out_every_induction_head_of_the_layer_together():
+    from glassformer.lab.common import lab_preset
+    from glassformer.lab.ffn_width import remove_ffn
+    from glassformer.models import build_model
+
+    torch.manual_seed(0)
+    model = build_model(lab_preset(n_layers=2, n_heads=3, d_model=24, d_ff=1, vocab_size=11, max_len=16).model)
+    remove_ffn(model)
+    x, y = torch.randint(0, 11, (4, 15)), torch.randint(0, 11, (4, 15))  # (4, 15) x2
+    last = {"induction": [[0.2, 0.1, 0.1], [0.4, 0.35, 0.05]]}  # as shares of 0.6: 0.67, 0.58, 0.08 in layer 1
+    a = induction.ablation(model, last, x, y, 16, {"induction": 0.6, "previous_token": 1.0})
+    assert (a["layer"], a["head"], a["heads"], a["control_head"]) == (1, 0, [0, 1], 2)
+    both = induction.icl_score(position_losses(induction.knocked_out(model, 1, [0, 1]), x, y), 16)
+    alone = induction.icl_score(position_losses(induction.knocked_out(model, 1, 0), x, y), 16)
+    assert a["icl_without_induction"] == both and a["icl_without_strongest"] == alone != both
+    raw = induction.ablation(model, last, x, y, 16)  # read as raw scores, no head reaches 0.5: the strongest alone
+    assert raw["heads"] == [0] and raw["icl_without_induction"] == alone
 
 
 def test_the_change_summary_finds_an_abrupt_drop():

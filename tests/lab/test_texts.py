@@ -19,7 +19,7 @@ EXPERIMENTS = experiments()
 
 def test_english_and_chinese_have_the_same_lab_keys_and_fields():
     assert len(LAB["en"]) > 90
-    assert_tables_match(LAB["en"], LAB["zh"])
+    assert_tables_match(LAB["en"], LAB["zh"], untranslated=frozenset({"lab.report.sep"}))  # a list separator
 
 
 def test_every_experiment_and_claim_has_its_words():

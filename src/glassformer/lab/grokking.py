@@ -27,7 +27,9 @@ import torch
 
 from glassformer.config import apply_overrides
 from glassformer.lab.common import lab_preset, spread
+from glassformer.lab.report import steps, words
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
+from glassformer.messages import t
 from glassformer.models import build_model
 from glassformer.nn.loss import next_token_loss
 from glassformer.train.data import IGNORE, TensorBatches
@@ -203,6 +205,9 @@ def run(ctx) -> dict:
     return out
 
 
+PIC = "pictures.lab.grokking"  # the chart's words: pictures_en.py / pictures_zh.py
+
+
 def plot(ctx, out: dict) -> None:
     fig, axes = new_figure(10, 3.8, cols=2)
     ax = axes[0, 0]
@@ -210,23 +215,27 @@ def plot(ctx, out: dict) -> None:
         r = out["runs"][label][0]
         steps = [c["step"] for c in r["curve"]]
         wd = out["wd"] if label == "decay" else 0
-        ax.plot(steps, [c["train_acc"] for c in r["curve"]], style, color="tab:blue", label=f"train, wd {wd}")
-        ax.plot(steps, [c["test_acc"] for c in r["curve"]], style, color="tab:red", label=f"test, wd {wd}")
+        ax.plot(steps, [c["train_acc"] for c in r["curve"]], style, color="tab:blue", label=t(f"{PIC}.train", wd=wd))
+        ax.plot(steps, [c["test_acc"] for c in r["curve"]], style, color="tab:red", label=t(f"{PIC}.test", wd=wd))
     ax.set_xscale("symlog", linthresh=100)
-    ax.set_xlabel("step (full batch)")
-    ax.set_ylabel("accuracy")
-    ax.set_title(f"a + b mod {out['p']}, {int(out['fraction'] * 100)}% of pairs train (seed 0)")
+    ax.set_xlabel(t(f"{PIC}.step_axis"))
+    ax.set_ylabel(t(f"{PIC}.accuracy_axis"))
+    ax.set_title(t(f"{PIC}.accuracy_title", p=out["p"], fraction=int(out["fraction"] * 100)))
     ax.legend(fontsize=7)
     ax = axes[0, 1]
     for label, color in (("decay", "tab:green"), ("no_decay", "tab:gray")):
         share = np.array(out["runs"][label][0]["spectrum"])
         ax.bar(
-            np.arange(1, len(share) + 1) + (0.2 if label == "no_decay" else -0.2), share, 0.4, color=color, label=label
+            np.arange(1, len(share) + 1) + (0.2 if label == "no_decay" else -0.2),
+            share,
+            0.4,
+            color=color,
+            label=t(f"{PIC}.{label}"),
         )
-    ax.axhline(KEY_SHARE / len(share), color="black", ls="--", lw=0.8, label=f"{KEY_SHARE:g}× an even share")
-    ax.set_xlabel("frequency k")
-    ax.set_ylabel("share of the embedding's Fourier energy")
-    ax.set_title("embedding spectrum after training (seed 0)")
+    ax.axhline(KEY_SHARE / len(share), color="black", ls="--", lw=0.8, label=t(f"{PIC}.even", times=figure(KEY_SHARE)))
+    ax.set_xlabel(t(f"{PIC}.frequency_axis"))
+    ax.set_ylabel(t(f"{PIC}.energy_axis"))
+    ax.set_title(t(f"{PIC}.spectrum_title"))
     ax.legend(fontsize=7)
     ctx.figure(fig, "grokking")
 
@@ -240,8 +249,8 @@ def verdicts(r: dict) -> dict:
     v_grok = Verdict(
         "holds" if all(delayed) else ("half-true" if any(jumped) else "fails"),
         {
-            "fit_steps": ", ".join(str(f) for f in fits),
-            "jump_steps": ", ".join("never" if j is None else str(j) for j in jumps),
+            "fit_steps": steps(fits, r["steps"]),
+            "jump_steps": steps(jumps, r["steps"]),
             "steps": r["steps"],
             "p": r["p"],
             "seeds": len(dec),
@@ -277,7 +286,8 @@ def tables(r: dict) -> list[str]:
     for label, wd in (("decay", r["wd"]), ("no_decay", 0.0)):
         for seed, x in enumerate(r["runs"][label]):
             lines.append(
-                f"| {wd:g} | {seed} | {x['fit_step']} | {x['jump_step'] or 'never'} | "
+                f"| {wd:g} | {seed} | {words('en', steps([x['fit_step']], r['steps']))} | "
+                f"{words('en', steps([x['jump_step']], r['steps']))} | "
                 f"{x['final_train']:.3f} / {x['final_test']:.3f} | "
                 f"{' '.join(map(str, x['keys']))} ({x['key_share']:.2f}) |"
             )

@@ -19,10 +19,32 @@ from glassformer.files import write_text_atomic
 LANGS = messages.LANGS  # a report holds every language side by side
 
 
+def steps(values, within: int) -> dict:
+    """A sentence field of per-seed steps: the step at which something happened in each seed, None
+    where it did not happen within `within` steps. Kept as numbers (so results.json stores data, not
+    words) and written out by `text` in the sentence's own language: "4700, not within 5000 steps"
+    / "第 4700 步, 5000 步内未出现", never "None"."""
+    return {"steps": [None if v is None else int(v) for v in values], "within": int(within)}
+
+
+def words(lang: str, value):
+    """A sentence field as `lang` writes it: a `steps` field in words of that language, else as it is."""
+    if isinstance(value, dict) and set(value) == {"steps", "within"}:
+        with messages.in_language(lang):
+            return messages.t("lab.report.sep").join(
+                messages.t("lab.report.never", within=value["within"])
+                if v is None
+                else messages.t("lab.report.step", step=v)
+                for v in value["steps"]
+            )
+    return value
+
+
 def text(lang: str, key: str, **fields) -> str:
     """The catalogue's sentence `key` in `lang` (a `lab.*` key), with its {fields} filled in."""
     if lang not in LANGS:
         raise UsageError("error.lab.lang", lang=lang, langs=sorted(LANGS))
+    fields = {k: words(lang, v) for k, v in fields.items()}
     with messages.in_language(lang):
         return messages.t(key, **fields)
 

@@ -198,29 +198,9 @@ def jsonable(value):
     return value
 
 
-def run_experiment(
-    experiment: Experiment,
-    fast: bool = False,
-    seeds: int | None = None,
-    out: str | Path | None = None,
-    data: str | None = None,
-    cache_dir: str | None = None,
-    threads: int = 1,
-    echo: Callable[[str], None] = print,
-) -> dict:
-    """Run one experiment, judge its claims by its rule, write results.json and report.md."""
-    seeds = (1 if fast else experiment.seeds) if seeds is None else seeds
-    if seeds < 1:
-        raise UsageError("error.lab.seeds", seeds=seeds)
-    root = Path(out) if out is not None else DEFAULT_OUT
-    folder = root / experiment.name
-    folder.mkdir(parents=True, exist_ok=True)
-    ctx = Context(folder, fast, seeds, data, cache_dir, echo)
-    with using_threads(threads):
-        where, code = machine(), git_commit()
-        start, cpu_start = time.perf_counter(), time.process_time()
-        results = experiment.run(ctx)
-        seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
+def judge(experiment: Experiment, results: dict) -> list[dict]:
+    """The experiment's rule applied to its numbers: one record per claim, with its level, the
+    figures (as data) and every sentence in every language."""
     verdicts = experiment.verdicts(results)
     missing = {c.key for c in experiment.claims} - set(verdicts)
     if missing:
@@ -246,6 +226,57 @@ def run_experiment(
                 },
             }
         )
+    return claims
+
+
+def rewrite(folder: str | Path) -> dict:
+    """Write <folder>/results.json and report.md again from the numbers already in it: the rule
+    re-applied and every sentence re-rendered from today's catalogue, nothing re-run. The run's own
+    facts (time, machine, commit, command, figures) stay as they were recorded."""
+    from glassformer.lab import get_experiment
+
+    folder = Path(folder)
+    record = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    experiment = get_experiment(record["experiment"])
+    results = record["results"]
+    record.update(
+        {
+            **{f"title_{lang}": text(lang, f"lab.{experiment.name}.title") for lang in LANGS},
+            **{
+                f"setup_{lang}": text(lang, f"lab.{experiment.name}.setup", **experiment.setup_fields) for lang in LANGS
+            },
+            "claims": judge(experiment, results),
+        }
+    )
+    write_text_atomic(folder / "results.json", json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+    write_text_atomic(folder / "report.md", experiment_markdown(record, experiment.tables(results)))
+    return record
+
+
+def run_experiment(
+    experiment: Experiment,
+    fast: bool = False,
+    seeds: int | None = None,
+    out: str | Path | None = None,
+    data: str | None = None,
+    cache_dir: str | None = None,
+    threads: int = 1,
+    echo: Callable[[str], None] = print,
+) -> dict:
+    """Run one experiment, judge its claims by its rule, write results.json and report.md."""
+    seeds = (1 if fast else experiment.seeds) if seeds is None else seeds
+    if seeds < 1:
+        raise UsageError("error.lab.seeds", seeds=seeds)
+    root = Path(out) if out is not None else DEFAULT_OUT
+    folder = root / experiment.name
+    folder.mkdir(parents=True, exist_ok=True)
+    ctx = Context(folder, fast, seeds, data, cache_dir, echo)
+    with using_threads(threads):
+        where, code = machine(), git_commit()
+        start, cpu_start = time.perf_counter(), time.process_time()
+        results = experiment.run(ctx)
+        seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
+    claims = judge(experiment, results)
     record = {
         "experiment": experiment.name,
         **{f"title_{lang}": text(lang, f"lab.{experiment.name}.title") for lang in LANGS},

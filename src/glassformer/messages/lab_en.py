@@ -425,6 +425,10 @@ TEXT = {
     "lab.report.paper_says": "The paper",
     "lab.report.ours": "Ours",
     "lab.report.not_found": "not found in the paper text available to this run",
+    # per-seed steps in a sentence (lab/report.py: steps): a step, or the budget it did not happen within
+    "lab.report.step": "step {step}",
+    "lab.report.never": "not within {within} steps",
+    "lab.report.sep": ", ",
     # ------------------------------------------------------------------ grokking
     "lab.grokking.title": "Grokking on modular addition (ledger: Power et al. 2022; Nanda et al. 2023)",
     "lab.grokking.setup": (
@@ -449,8 +453,8 @@ TEXT = {
         "fit; half-true if some seed jumps, but not that late in every seed; fails if none jumps within the budget."
     ),
     "lab.grokking.delay.finding": (
-        "p = {p}, {seeds} seed(s): training accuracy ≥ {fit} at step(s) {fit_steps}; test accuracy ≥ {jump} at "
-        "step(s) {jump_steps} (budget {steps} steps)."
+        "p = {p}, {seeds} seed(s): training accuracy ≥ {fit}: {fit_steps}; test accuracy ≥ {jump}: {jump_steps} "
+        "(budget {steps} steps)."
     ),
     "lab.grokking.delay.paper": (
         "Power et al., Figure 1 (division mod 97, 50% of the pairs train): “Training accuracy becomes close "
@@ -460,7 +464,7 @@ TEXT = {
         "§3 (p = 113, 30% of the pairs, 40,000 epochs of full-batch AdamW): “After around 10,000 epochs, the "
         "network generalizes and test accuracy increases to near 100%”."
     ),
-    "lab.grokking.delay.ours": "train fit at step {fit_steps}, test jump at step {jump_steps} (p = {p})",
+    "lab.grokking.delay.ours": "train fit: {fit_steps}; test jump: {jump_steps} (p = {p})",
     "lab.grokking.decay.claim": (
         "Without weight decay the jump does not come: the model stays a memoriser within the same budget."
     ),
@@ -503,7 +507,15 @@ TEXT = {
         "followed by itself, a fresh draw every batch. ICL score: the loss of token {late} minus the loss of token "
         "{early}, the paper's tokens 500 and 50 of a 512-token context scaled to {L}. Induction and previous-token "
         "scores of every head from glassformer's causal detectors, on fixed repeated sequences, as training goes. "
-        "Ablation: the strongest induction head's output set to zero through its hook point. Scaled down from the "
+        "Detector scores are read as a share of a perfect head's on the same sequences: a perfect induction head "
+        "scores {perfect_induction} there (rows with no earlier copy have no cell to attend to), a perfect "
+        "previous-token head {perfect_previous}. ICL scores keep the paper's sign (late − early: negative when the "
+        "context helps); the paper's “less than 0.15” and “roughly 0.4 nats” are sizes of this negative score. "
+        "Ablation: the outputs of the second layer's induction heads set to zero together through their hook point. "
+        "The change comes at a different step in each seed: in a trial of {trial_steps} steps the two-layer seed 0 "
+        "made it between steps {from} and {to} (ICL {before} → {after} nats, {final} at the end; {without} with its "
+        "three induction heads knocked out together), after this run's {steps} steps. "
+        "Scaled down from the "
         "paper's small models (Model Details: 1 to 6 layers, d_model 768, 12 heads per layer, 10,000 steps on natural "
         "text) to fit a CPU."
     ),
@@ -517,8 +529,10 @@ TEXT = {
         "Both: holds; one: half-true; neither: fails."
     ),
     "lab.induction.phase.finding": (
-        "Two layers: final ICL score {two} nats, share of the change within one window {share}, half the change by "
-        "step {half}. One layer: {one} nats ({steps} steps)."
+        "Two layers: final ICL score {two} nats, share of the change within one window {share}, half the change: "
+        "{half}. One layer: {one} nats, share within one window {one_share} ({steps} steps). A predictor that knows "
+        "only which tokens its context holds, not where they come next (no induction head needed: one layer can "
+        "learn it), scores {bag} nats on these sequences (the rule asks one layer to stay above {none})."
     ),
     "lab.induction.phase.paper": (
         "Olsson et al., Argument 1: in-context learning “develops abruptly in a narrow window early in "
@@ -527,20 +541,24 @@ TEXT = {
         "the one layer model where not much in-context learning ever forms”. The score (Key Concepts): “the "
         "loss of the 500th token in the context minus the average loss of the 50th token in the context”."
     ),
-    "lab.induction.phase.ours": "2 layers: {two} nats (share in one window {share}); 1 layer: {one} nats",
+    "lab.induction.phase.ours": (
+        "2 layers: {two} nats (share in one window {share}); 1 layer: {one} nats; knowing only which tokens the "
+        "context holds: {bag} nats. Late − early, the paper's sign: its “roughly {paper} nats” is {paper_signed} here"
+    ),
     "lab.induction.heads.claim": (
         "The induction heads (and the previous-token heads they read from) form at the same time as the "
         "in-context-learning change."
     ),
     "lab.induction.heads.rule": (
         "In every two-layer seed: the step where the best second-layer head's induction score first reaches "
-        "{induction}, and the step where the best first-layer head's previous-token score does, both lie within "
+        "{induction} of a perfect head's on the same sequences, and the step where the best first-layer head's "
+        "previous-token score does, both lie within "
         "{together}% of the training steps of the step where the ICL score has made half its change. All seeds: "
         "holds; some, or heads formed but not at that time: half-true; no induction head: fails."
     ),
     "lab.induction.heads.finding": (
-        "Half the ICL change at step {half}; induction head at step {induction} (final score {ind_score}); "
-        "previous-token head at step {previous} (final score {prev_score})."
+        "Half the ICL change: {half}; induction head: {induction} (final score {ind_score} of a perfect head's "
+        "{perfect_induction}); previous-token head: {previous} (final {prev_score} of {perfect_previous})."
     ),
     "lab.induction.heads.paper": (
         "Olsson et al., Argument 1: “induction heads form abruptly during exactly the same window where "
@@ -550,19 +568,20 @@ TEXT = {
         "billion tokens”. Head-by-head step counts: not found in the paper text available to this run."
     ),
     "lab.induction.heads.ours": (
-        "ICL half-change at step {half}; induction head at {induction}; previous-token head at {previous}"
+        "ICL half-change: {half}; induction head: {induction}; previous-token head: {previous}"
     ),
     "lab.induction.ablation.claim": (
-        "Knocking out the induction head takes the in-context learning away (in small attention-only models)."
+        "Knocking out the induction heads takes the in-context learning away (in small attention-only models)."
     ),
     "lab.induction.ablation.rule": (
-        "Two parts, every two-layer seed: zeroing the strongest induction head's output removes at least {collapse}% "
-        "of the ICL score; zeroing the weakest head of the same layer removes at most {control}%. Both: holds; one: "
-        "half-true; neither: fails."
+        "Two parts, every two-layer seed: zeroing the outputs of the induction heads of the strongest one's layer "
+        "together (each head at or above {induction} of a perfect head's induction score; the strongest alone where "
+        "none is) removes at least {collapse}% of the ICL score; zeroing the weakest other head of that layer "
+        "removes at most {control}%. Both: holds; one: half-true; neither: fails."
     ),
     "lab.induction.ablation.finding": (
-        "Head {heads}: ICL score {icl} nats intact, {without} without it, {control} without the weakest head of its "
-        "layer."
+        "Heads {heads}: ICL score {icl} nats intact, {without} without them, {control} without the weakest other "
+        "head of their layer; the strongest one alone: {single}."
     ),
     "lab.induction.ablation.paper": (
         "Olsson et al., Argument 3: “almost all the in-context learning in small attention-only models "
@@ -572,7 +591,8 @@ TEXT = {
         "found in the paper text available to this run."
     ),
     "lab.induction.ablation.ours": (
-        "ICL {icl} → {without} nats without the induction head ({control} without the weakest)"
+        "ICL {icl} → {without} nats without the induction heads {heads} (the strongest head alone where none reaches "
+        "{induction} of a perfect head's score; {control} without the weakest other head)"
     ),
     # ------------------------------------------------------------------ extrapolation
     "lab.extrapolation.title": (

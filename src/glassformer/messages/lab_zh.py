@@ -357,6 +357,10 @@ TEXT = {
     "lab.report.paper_says": "论文",
     "lab.report.ours": "我们",
     "lab.report.not_found": "本次运行能读到的论文文本中没有找到",
+    # 句中逐个种子的步数：某一步，或在预算步数内没有发生
+    "lab.report.step": "第 {step} 步",
+    "lab.report.never": "{within} 步内未出现",
+    "lab.report.sep": "、",
     # ------------------------------------------------------------------ grokking
     "lab.grokking.title": "模加法上的顿悟（grokking）（账本：Power 等 2022；Nanda 等 2023）",
     "lab.grokking.setup": (
@@ -378,7 +382,7 @@ TEXT = {
         "。"
     ),
     "lab.grokking.delay.finding": (
-        "p = {p}，{seeds} 个种子：训练准确率在第 {fit_steps} 步达到 {fit}；测试准确率在第 {jump_steps} 步达到 {jump}"
+        "p = {p}，{seeds} 个种子：训练准确率达到 {fit}：{fit_steps}；测试准确率达到 {jump}：{jump_steps}"
         "（预算 {steps} 步）。"
     ),
     "lab.grokking.delay.paper": (
@@ -391,7 +395,7 @@ TEXT = {
         "a 等，§3（p = 113，30% 的数对，全批量 AdamW 训练 40,000 个 epoch）："
         "大约 10,000 个 epoch 后网络泛化，测试准确率升到接近 100%。"
     ),
-    "lab.grokking.delay.ours": "训练拟合于第 {fit_steps} 步，测试跃升于第 {jump_steps} 步（p = {p}）",
+    "lab.grokking.delay.ours": "训练拟合：{fit_steps}；测试跃升：{jump_steps}（p = {p}）",
     "lab.grokking.decay.claim": "没有权重衰减就不会跃升：在同样的预算内模型始终只是在死记硬背。",
     "lab.grokking.decay.rule": (
         "两部分，权重衰减为 0、步数相同：每个种子都拟合了训练数对（准确率 ≥ {fit}）；每个种子的最终测试准确率都低于 "
@@ -428,8 +432,15 @@ TEXT = {
         "）"
         "的序列上训练 {steps} 步；每条序列是一段随机片段接着它自己，每个批次重新抽取。ICL 分数：第 {late} 个词元的损失"
         "减去第 {early} 个词元的损失，即论文在 512 词元上下文中的第 500 和第 50 个词元按 {L} 缩放。训练过程中用 "
-        "glassformer 的因果检测器在固定的重复序列上给每个头打归纳分和前一词元分。消融：通过钩子点把最强归纳头的输出置"
-        "零。"
+        "glassformer 的因果检测器在固定的重复序列上给每个头"
+        "打归纳分和前一词元分。检测器分数按同一批序列上完美头的得分来读："
+        "完美的归纳头在那里得 {perfect_induction}（前面没有副本的"
+        "行没有可看的格子），完美的前一词元头得 {perfect_previous}。"
+        "ICL 分数保留论文的符号（后减前：上下文有帮助时为负）；论文的“不到 0.15”和“大约 0.4 nats”是这个负分数的大小。"
+        "消融：通过钩子点把第二层的归纳头的输出一起置零。"
+        "每个种子发生变化的步数不同：在一次 {trial_steps} 步的试跑中，两层的种子 0 在第 {from} 到第 {to} 步之间完成变化"
+        "（ICL {before} → {after} nats，最终 {final}；把它的三个归纳头一起敲除后为 {without}），"
+        "晚于本次运行的 {steps} 步。"
         "模型比论文的小模型小（Model Details：1 到 6 层，d_model 768，每层 12 个头，在自然文本上训练 "
         "10,000 步），以便放进 CPU 预算。"
     ),
@@ -440,8 +451,11 @@ TEXT = {
         "每个一层种子的最终分数高于 {none} nats。两者都满足：成立；满足其一：半对；都不满足：不成立。"
     ),
     "lab.induction.phase.finding": (
-        "两层：最终 ICL 分数 {two} nats，一个窗口内的变化占比 {share}，第 {half} 步完成一半变化。"
-        "一层：{one} nats（{steps} 步）。"
+        "两层：最终 ICL 分数 {two} nats，一个窗口内的变化占比 {share}"
+        "，完成一半变化：{half}。一层：{one} nats，一个窗口内"
+        "占比 {one_share}（{steps} 步）。一个只知道上下"
+        "文里有哪些词元、不知道它们接下来在哪里出现的预测器（不需要归纳头："
+        "一层就学得会），在这些序列上得分 {bag} nats（规则要求一层模型保持在 {none} 之上）。"
     ),
     "lab.induction.phase.paper": (
         "Olsson 等，论据 1：上下文学习在训练早期的一个窄窗口内（大约 25 亿到 50 亿个词元）突然形"
@@ -450,18 +464,23 @@ TEXT = {
         "rning ever forms”（一层模型除外，它始终没有形成多少上下文学习）。分数的定义（Key C"
         "oncepts）：上下文中第 500 个词元的损失减去第 50 个词元的平均损失。"
     ),
-    "lab.induction.phase.ours": "两层：{two} nats（一个窗口内占比 {share}）；一层：{one} nats",
+    "lab.induction.phase.ours": (
+        "两层：{two} nats（一个窗口内占比 {share}）；一层：{one}"
+        " nats；只知道上下文里有哪些词元：{bag} nats。后减前，与论文"
+        "同号：论文的“大约 {paper} nats”在这里是 {paper_signed}"
+    ),
     "lab.induction.heads.claim": "归纳头（以及它们读取的前一词元头）与上下文学习的变化同时形成。",
     "lab.induction.heads.rule": (
-        "每个两层种子中：第二层最佳头的归纳分首次达到 {induction} 的步数，以及第一层最佳头的前一词元分首次达到该值的步"
+        "每个两层种子中：第二层最佳头的归纳分首次达到同一批序列上完美头得分的 {induction} 的步数，以及第一层最佳头的前"
+        "一词元分首次达到该比例的步"
         "数，"
         "都在 ICL 分数完成一半变化的步数前后 {together}% 训练步数之内。所有种子都满足：成立；部分满足，或头形成了但时"
         "间不对："
         "半对；没有归纳头：不成立。"
     ),
     "lab.induction.heads.finding": (
-        "ICL 在第 {half} 步完成一半变化；归纳头出现在第 {induction} 步（最终分数 {ind_score}）；前一词元头出现在第 "
-        "{previous} 步（最终分数 {prev_score}）。"
+        "ICL 完成一半变化：{half}；归纳头：{induction}（最终分数为完美头得分 {perfect_induction} 的 {ind_score}）；"
+        "前一词元头：{previous}（最终为 {perfect_previous} 的 {prev_score}）。"
     ),
     "lab.induction.heads.paper": (
         "Olsson 等，论据 1：归纳头恰好在上下文学习形成的同一窗口内突然形成；例外是一层模型，归纳头从未形"
@@ -469,16 +488,19 @@ TEXT = {
         " 步（约 100 亿个词元），相变出现在大约 10 亿到 30 亿个词元处。逐个头的步数：本次运行能读到"
         "的论文文本中没有找到。"
     ),
-    "lab.induction.heads.ours": (
-        "ICL 于第 {half} 步完成一半变化；归纳头于第 {induction} 步；前一词元头于第 {previous} 步"
-    ),
-    "lab.induction.ablation.claim": "（在小的只有注意力的模型中）敲除归纳头，上下文学习能力就没了。",
+    "lab.induction.heads.ours": "ICL 完成一半变化：{half}；归纳头：{induction}；前一词元头：{previous}",
+    "lab.induction.ablation.claim": "（在小的只有注意力的模型中）敲除这些归纳头，上下文学习能力就没了。",
     "lab.induction.ablation.rule": (
-        "两部分，每个两层种子：把最强归纳头的输出置零至少去掉 {collapse}% 的 ICL 分数；把同一层最弱的头置零至多去掉 "
-        "{control}%。两者都满足：成立；满足其一：半对；都不满足：不成立。"
+        "两部分，每个两层种子：把最强归纳头所在层的归纳头（归纳分达到完"
+        "美头得分 {induction} 的每个头；一个都没有时只取最强"
+        "的那个）的输出一起置零，至少去掉 {collapse}% 的 ICL "
+        "分数；把该层其余头中最弱的一个置零，至多去掉 {control}%。两者"
+        "都满足：成立；满足其一：半对；都不满足：不成立。"
     ),
     "lab.induction.ablation.finding": (
-        "头 {heads}：完好时 ICL 分数 {icl} nats，去掉它后 {without}，去掉同层最弱的头后 {control}。"
+        "头 {heads}：完好时 ICL 分数 {icl} nats，去掉它们后 {without}"
+        "，去掉同层其余头中最弱的一个后 {control}；只去掉最强"
+        "的一个：{single}。"
     ),
     "lab.induction.ablation.paper": (
         "Olsson 等，论据 3：小的只有注意力的模型中，几乎所有上下文学习似乎都来自这些归纳头，从相变开始时"
@@ -486,7 +508,10 @@ TEXT = {
         "果）。逐个头的消融数字在 Model Analysis Table 的图中：本次运行能读到的论文文本中没"
         "有找到。"
     ),
-    "lab.induction.ablation.ours": "ICL {icl} → 去掉归纳头后 {without} nats（去掉最弱的头后 {control}）",
+    "lab.induction.ablation.ours": (
+        "ICL {icl} → 去掉归纳头 {heads} 后 {without} nats（没有头达到完美头得分的 {induction} 时只取最强的一个；"
+        "去掉其余头中最弱的一个后 {control}）"
+    ),
     # ------------------------------------------------------------------ extrapolation
     "lab.extrapolation.title": "各位置方案的长度泛化（账本：Press 等 2022；Kazemnejad 等 2023）",
     "lab.extrapolation.setup": (

@@ -1,0 +1,84 @@
+"""The ledger entries' charts (grokking.png, induction.png) speak the catalogue's words, in en and zh:
+every title, axis label and legend entry is a pictures.lab.<entry>.* sentence."""
+
+from __future__ import annotations
+
+import pytest
+from test_charts import keeping  # the shared figure-keeping Context
+
+from glassformer.lab import grokking, induction
+from glassformer.messages import speaking, t
+
+
+def grok_out() -> dict:
+    curve = [{"step": s, "train_acc": 0.5, "test_acc": 0.1} for s in (0, 100, 200)]
+    run = {"curve": curve, "spectrum": [0.5, 0.3, 0.2]}
+    return {"p": 7, "fraction": 0.5, "wd": 1.0, "runs": {"decay": [run], "no_decay": [run]}}
+
+
+def ind_out() -> dict:
+    def curve(layers: int) -> list[dict]:
+        return [
+            {"step": s, "eval_loss": 4.0, "icl": -0.1, "induction": [[0.1, 0.2]] * layers}
+            | {"previous_token": [[0.3, 0.1]] * layers}
+            for s in (0, 50)
+        ]
+
+    return {"L": 16, "V": 16, "early": 2, "late": 16, "runs": {"1": [{"curve": curve(1)}], "2": [{"curve": curve(2)}]}}
+
+
+def words(fig) -> list[str]:
+    out = []
+    for ax in fig.axes:
+        out += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
+        if ax.get_legend():
+            out += [s.get_text() for s in ax.get_legend().get_texts()]
+    return [w for w in out if w]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_grokking_chart_words_are_the_catalogues(lang, tmp_path):
+    drawn: list = []
+    with speaking(lang):
+        grokking.plot(keeping(drawn)(out=tmp_path, fast=True, seeds=1), grok_out())
+        P = grokking.PIC
+        want = [
+            t(f"{P}.accuracy_title", p=7, fraction=50),
+            t(f"{P}.step_axis"),
+            t(f"{P}.accuracy_axis"),
+            t(f"{P}.train", wd=1.0),
+            t(f"{P}.test", wd=1.0),
+            t(f"{P}.train", wd=0),
+            t(f"{P}.test", wd=0),
+            t(f"{P}.spectrum_title"),
+            t(f"{P}.frequency_axis"),
+            t(f"{P}.energy_axis"),
+            t(f"{P}.even", times="3"),
+            t(f"{P}.decay"),
+            t(f"{P}.no_decay"),
+        ]
+    ((fig, name),) = drawn
+    assert name == "grokking" and words(fig) == want
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_induction_chart_words_are_the_catalogues(lang, tmp_path):
+    drawn: list = []
+    with speaking(lang):
+        induction.plot(keeping(drawn)(out=tmp_path, fast=True, seeds=1), ind_out())
+        P = induction.PIC
+        layers = [t(f"{P}.layers", layers=n) for n in ("1", "2")]
+        want = [
+            t(f"{P}.title", L=16, V=16),
+            t(f"{P}.loss_axis"),
+            *layers,
+            t(f"{P}.icl_axis", late=16, early=2),
+            *layers,
+            t(f"{P}.step_axis"),
+            t(f"{P}.detector_axis"),
+            t(f"{P}.one_layer_induction"),
+            t(f"{P}.best_induction", layer=1),
+            t(f"{P}.best_previous", layer=0),
+        ]
+    ((fig, name),) = drawn
+    assert name == "induction" and words(fig) == want

@@ -1,0 +1,142 @@
+"""The ledger's cells read as sentences of their own language: no Python value ("None", "nan") in any
+rendered cell (Markdown, HTML, the terminal in en and zh), a step that never came is the catalogue's
+phrase with the budget as its field, and a Chinese "ours" or "measured" cell has no English word."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from glassformer.lab import grokking, induction
+from glassformer.lab.report import (
+    LANGS,
+    index_html,
+    ledger_markdown,
+    ledger_rows,
+    ledger_text,
+    read_records,
+    steps,
+    text,
+    words,
+)
+from glassformer.messages import speaking, t
+
+DOCS_LAB = Path(__file__).resolve().parents[2] / "docs" / "lab"
+PYTHON_VALUE = re.compile(r"\b(None|nan|NaN)\b")
+# Latin words a Chinese sentence may hold: units, symbols and names the Chinese text uses as they are
+KEPT = re.compile(r"\b(ICL|nats|d_model|FFN|p|k|L\d+H\d+|H\d+)\b")
+
+
+def english_words(zh: str) -> list[str]:
+    return re.findall(r"[A-Za-z]{2,}", KEPT.sub("", zh))
+
+
+@pytest.fixture(scope="module")
+def records():
+    rows = read_records(DOCS_LAB)
+    assert ledger_rows(rows), "docs/lab holds no ledger entry"
+    return rows
+
+
+def test_no_rendered_ledger_cell_holds_a_python_value(records):
+    page = index_html(records)
+    table = page[page.index("<table>") : page.index("</table>")]  # the ledger: the page's first table
+    pages = {"md": ledger_markdown(records), "html": table}
+    pages.update({f"terminal {lang}": ledger_text(records, lang) for lang in LANGS})
+    for row in ledger_rows(records):
+        for lang in LANGS:
+            pages[f"{row['experiment']} ours {lang}"] = row[f"ours_{lang}"]
+    found = {name: PYTHON_VALUE.findall(page) for name, page in pages.items()}
+    assert not any(found.values()), found
+
+
+def test_the_chinese_ours_and_measured_cells_have_no_english_word(records):
+    for r in records:
+        for c in r["claims"]:
+            if c.get("paper"):
+                for part in ("ours", "finding", "rule"):
+                    assert english_words(c[f"{part}_zh"]) == [], (c["key"], part, c[f"{part}_zh"])
+
+
+def test_the_english_detector_finds_english_in_chinese():
+    assert english_words("测试跃升于第 4700 步、never") == ["never"]
+    assert english_words("头 L1H0：ICL -0.66 nats，p = 53") == []
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_step_that_never_came_is_the_catalogues_phrase_with_the_budget(lang):
+    field = steps([4700, None], 5000)
+    assert field == {"steps": [4700, None], "within": 5000}  # data, not words: results.json stores this
+    with speaking(lang):
+        want = t("lab.report.step", step=4700) + t("lab.report.sep") + t("lab.report.never", within=5000)
+        never = t("lab.report.never", within=5000)
+    assert words(lang, field) == want and "None" not in want
+    assert never in text(lang, "lab.grokking.delay.ours", fit_steps=steps([300], 5000), jump_steps=field, p=53)
+
+
+def test_the_rules_give_steps_as_data_the_sentence_words():
+    v = grokking.verdicts(
+        {
+            "p": 53,
+            "steps": 5000,
+            "wd": 1.0,
+            "init_keys": [],
+            "runs": {
+                "decay": [
+                    {"fit_step": 300, "jump_step": None, "final_test": 0.6, "final_train": 1.0, "keys": [3]}
+                    | {"key_share": 0.5}
+                ],
+                "no_decay": [
+                    {"fit_step": 200, "jump_step": None, "final_test": 0.04, "final_train": 1.0, "keys": []}
+                    | {"key_share": 0.0}
+                ],
+            },
+        }
+    )
+    assert v["grokking.delay"].figures["jump_steps"] == {"steps": [None], "within": 5000}
+    summ = {
+        "final_icl": -0.6,
+        "window_share": 0.5,
+        "half_step": 1950,
+        "induction_step": None,
+        "previous_step": 2850,
+        "final_induction": 0.4,
+        "final_previous": 0.6,
+    }
+    abl = {"layer": 1, "head": 0, "heads": [0], "control_head": 2, "icl": -0.6, "icl_without_induction": -0.5}
+    abl["icl_without_strongest"] = -0.5
+    r = {
+        "steps": 3000,
+        "bag": -0.8,
+        "perfect": {"induction": 0.6, "previous_token": 0.98},
+        "runs": {
+            "1": [{"summary": {**summ, "half_step": None}}],
+            "2": [{"summary": summ, "ablation": {**abl, "icl_without_control": -0.6}}],
+        },
+    }
+    heads = induction.verdicts(r)["induction.heads"].figures
+    assert heads["induction"] == {"steps": [None], "within": 3000}
+    assert heads["previous"] == {"steps": [2850], "within": 3000}
+
+
+def test_rewrite_rewords_a_record_from_its_numbers_and_keeps_the_runs_facts(tmp_path):
+    import json
+    import shutil
+
+    from glassformer.lab.runner import rewrite
+
+    folder = tmp_path / "grokking"
+    shutil.copytree(DOCS_LAB / "grokking", folder)
+    before = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    stale = {**before, "claims": [{**c, "ours_zh": "第 None 步"} for c in before["claims"]]}
+    (folder / "results.json").write_text(json.dumps(stale, ensure_ascii=False), encoding="utf-8")
+    after = rewrite(folder)
+    assert after == json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    assert [c["ours_zh"] for c in after["claims"]] == [c["ours_zh"] for c in before["claims"]]
+    for key in ("results", "seconds", "cpu_seconds", "machine", "git", "command", "figures"):
+        assert after[key] == before[key], key
+    assert (folder / "report.md").read_text(encoding="utf-8") == (DOCS_LAB / "grokking" / "report.md").read_text(
+        encoding="utf-8"
+    )

@@ -1,5 +1,6 @@
-"""`glassformer <verb>`: a thin dispatcher. Each verb lives in its own module here and only
-calls the library; a module adds its verb with `register(subparsers)`.
+"""`glassformer <verb>`: a thin dispatcher. Each verb lives in a module here and only calls the
+library; a module adds its verbs with `register(subparsers)` (one verb a module, but for the verbs
+that make a model: data, train, demo and bench share cli/train.py).
 
 What every verb shares is done once, here:
   - option spelling: `--max-steps 500`, `--max_steps 500` and `--max_steps=500` are the same
@@ -28,10 +29,8 @@ from glassformer.threads import check_threads, using_threads
 
 # verb modules, in the order `glassformer --help` lists them
 VERB_MODULES = [
-    "data",
-    "train",
+    "train",  # data, train, demo, bench
     "sample",
-    "demo",
     "inspect",
     "causal",
     "lesson",
@@ -39,7 +38,6 @@ VERB_MODULES = [
     "explore",
     "interop",
     "lab",
-    "bench",
     "notebooks",
 ]
 

@@ -1,6 +1,7 @@
 """`glassformer <verb>`: a thin dispatcher. Each verb lives in a module here and only calls the
-library; a module adds its verbs with `register(subparsers)` (one verb a module, but for the verbs
-that make a model: data, train, demo and bench share cli/train.py).
+library; a module adds its verbs with `register(subparsers)` (one verb a module, but for two groups:
+the verbs that make a model, data, train, demo and bench, share cli/train.py; the two that open a
+browser, explore and notebooks, share cli/explore.py).
 
 What every verb shares is done once, here:
   - option spelling: `--max-steps 500`, `--max_steps 500` and `--max_steps=500` are the same
@@ -35,10 +36,9 @@ VERB_MODULES = [
     "causal",
     "lesson",
     "exercise",
-    "explore",
+    "explore",  # explore, notebooks
     "interop",
     "lab",
-    "notebooks",
 ]
 
 

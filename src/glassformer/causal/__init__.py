@@ -3,11 +3,19 @@ patching, path patching, direct logit attribution and head detectors. This packa
 the model and the views; it reads the model only through `hook_points()` and `run_with_hooks`
 (and the final norm and head for the logit direction), so every kind that declares the hooks works."""
 
-from glassformer.causal.attribution import Agreement, agreement, attribution_patching
 from glassformer.causal.detectors import AblationCheck, ablation_check, head_scores, pattern, repeated_tokens
 from glassformer.causal.logit_attribution import LogitAttribution, logit_attribution
-from glassformer.causal.patching import PatchGrid, activation_patching, logit_diff, token_loss, token_prob
-from glassformer.causal.path_patching import path_patching
+from glassformer.causal.patching import (
+    Agreement,
+    PatchGrid,
+    activation_patching,
+    agreement,
+    attribution_patching,
+    logit_diff,
+    path_patching,
+    token_loss,
+    token_prob,
+)
 
 __all__ = [
     "AblationCheck",

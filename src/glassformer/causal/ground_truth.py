@@ -45,11 +45,9 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from glassformer.causal.attribution import attribution_patching
 from glassformer.causal.detectors import KINDS, ablation_check, head_scores
 from glassformer.causal.logit_attribution import logit_attribution
-from glassformer.causal.patching import activation_patching, logit_diff
-from glassformer.causal.path_patching import path_patching
+from glassformer.causal.patching import activation_patching, attribution_patching, logit_diff, path_patching
 from glassformer.config import ModelConfig
 from glassformer.messages import t
 from glassformer.models.kinds import build_model

@@ -1,5 +1,8 @@
-"""`glassformer <verb>`: a thin dispatcher. Each verb lives in its own module here and only
-calls the library; a module adds its verb with `register(subparsers)`.
+"""`glassformer <verb>`: a thin dispatcher. Each verb lives in a module here and only calls the
+library; a module adds its verbs with `register(subparsers)` (a module holds the verbs of one thing
+a user does: cli/train.py makes a model (data, train, demo, bench, import, export), cli/inspect.py looks inside one
+(trace, attention, grads, params and the causal views patch, heads, attribute), cli/explore.py opens
+a browser (explore, notebooks); the others hold one verb each).
 
 What every verb shares is done once, here:
   - option spelling: `--max-steps 500`, `--max_steps 500` and `--max_steps=500` are the same
@@ -28,19 +31,13 @@ from glassformer.threads import check_threads, using_threads
 
 # verb modules, in the order `glassformer --help` lists them
 VERB_MODULES = [
-    "data",
-    "train",
+    "train",  # data, train, demo, bench, import, export
     "sample",
-    "demo",
-    "inspect",
-    "causal",
+    "inspect",  # trace, attention, grads, params; patch, heads, attribute
     "lesson",
     "exercise",
-    "explore",
-    "interop",
+    "explore",  # explore, notebooks
     "lab",
-    "bench",
-    "notebooks",
 ]
 
 

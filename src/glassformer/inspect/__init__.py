@@ -3,8 +3,8 @@
 trace.py           trace(model, ids) -> Trace: every named tensor's stage, shape, axes, meaning
 attention_maps.py  attention_grid_png / attention_head_png: heatmaps, masked cells hatched
                    (attention_map_list: an encoder-decoder's S×S, T×T and T×S maps)
-html.py            attention_html: a self-contained interactive viewer (no network)
-attention_view.py  attention_view -> AttentionView: both at once, shown inline in a notebook
+attention_view.py  attention_html: a self-contained interactive viewer (no network); and
+                   attention_view -> AttentionView: both at once, shown inline in a notebook
 gradflow.py        GradientMonitor: per-parameter gradient norms, update ratios, warnings;
                    gradient_flow(model, ids): one measured look, the model left as it was
 params.py          param_table (the modules' own formulas vs numel), flops_per_token, activation_memory;
@@ -20,9 +20,8 @@ from glassformer.inspect.attention_maps import (
     attention_map_list,
     attention_maps,
 )
-from glassformer.inspect.attention_view import AttentionView, attention_view
+from glassformer.inspect.attention_view import AttentionView, attention_html, attention_view
 from glassformer.inspect.gradflow import GradientMonitor, GradientWarning, gradient_flow
-from glassformer.inspect.html import attention_html
 from glassformer.inspect.params import activation_memory, flops_per_token, param_table
 from glassformer.inspect.trace import Trace, print_shapes_once, token_labels, trace
 

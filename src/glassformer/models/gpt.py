@@ -28,12 +28,11 @@ from torch import nn
 
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
-from glassformer.models.kinds import register_model_kind
+from glassformer.models.kinds import init_weights, register_model_kind
 from glassformer.nn.attention import AttentionHeads, MultiHeadAttention, causal_mask
 from glassformer.nn.embedding import LearnedPositions, TokenEmbedding
 from glassformer.nn.formula import ParamFormula, counted, layer_norm_formula, linear_formula
 from glassformer.nn.hooks import HookedModel, HookPoint, Term, hook
-from glassformer.nn.init import init_weights
 from glassformer.nn.kv_cache import KVCache
 from glassformer.nn.position import position_scheme
 

@@ -9,8 +9,7 @@ puts attention and the FFN together, and the models, are in glassformer.models (
     attention.py        who may attend to whom (causal, padding masks), scaled dot-product
                         attention, multi-head attention
     fused_attention.py  the one separated fast path (PyTorch's fused kernel)
-    kv_cache.py         keys and values kept between sampling steps
-    init.py             initialisation schemes
+    kv_cache.py         keys and values kept between sampling steps (GPT's, and the decoder's)
     loss.py             next-token cross-entropy, mean squared error
     hooks.py            named points that say what their tensor is, where activations are read or
                         replaced; the letters below, as data (LETTERS)

@@ -54,7 +54,7 @@ from glassformer.errors import DamagedFile, NotFound
 from glassformer.files import atomic_write, fsync_path, read_json, write_temp
 from glassformer.messages import t
 from glassformer.models import build_model, model_class
-from glassformer.models.footprint import check_fits, meta_model
+from glassformer.models.kinds import check_fits, meta_model
 from glassformer.text.tokenizers import load_tokenizer
 
 # ---- the checkpoint pair -------------------------------------------------------------------------
@@ -421,7 +421,7 @@ def _checked(values: dict, run_dir) -> Preset:
 def build_saved(cfg: ModelConfig, run_dir) -> torch.nn.Module:
     """build_model for a saved config: a kind or position scheme that no longer exists names the file.
     Before anything is allocated the config is checked against the weights beside it (fits_weights)
-    and its tables against the machine's memory (models/footprint.py): a config.json edited to
+    and its tables against the machine's memory (models/kinds.py): a config.json edited to
     max_len=10**9 is refused, not allocated."""
     where = Path(run_dir) / "config.json"
     try:

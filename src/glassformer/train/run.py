@@ -54,8 +54,8 @@ from glassformer.errors import DamagedFile, GlassformerError, RunLocked, UsageEr
 from glassformer.files import write_text_atomic
 from glassformer.messages import note, t
 from glassformer.models import build_model, model_class
-from glassformer.models.footprint import check_fits
 from glassformer.models.gpt2_files import read_gpt2_dir, write_gpt2_dir
+from glassformer.models.kinds import check_fits
 from glassformer.sample import sample
 from glassformer.text.corpora import PreparedData, prepare
 from glassformer.text.tokenizers import load_tokenizer
@@ -200,7 +200,7 @@ def resolve(preset: Preset, overrides, data) -> Preset:
         key = "error.run.seq_len_too_long" if data.tokenizer is not None else "error.run.sequences_too_long"
         raise UsageError(key, T=T, max_len=p.model.max_len, source=getattr(data, "source", ""))
     check_device(p.train.device)
-    check_fits(p.model, p.train)  # before a byte is allocated (models/footprint.py)
+    check_fits(p.model, p.train)  # before a byte is allocated (models/kinds.py)
     return p
 
 

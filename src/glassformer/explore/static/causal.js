@@ -1,4 +1,4 @@
-// The causal panel (explore/causal.py): a corrupted text beside the text, the patching grids over
+// The causal panel (its engine: the end of explore/explorer.py): a corrupted text beside the text, the patching grids over
 // layers × positions and layers × heads, a click on a cell patches that one activation and the
 // next-token bars show the result (grey marks: the corrupted run), and under every attention
 // thumbnail how much that head matters. Loaded after app.js; it follows the page by wrapping two of

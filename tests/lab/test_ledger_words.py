@@ -22,11 +22,14 @@ from glassformer.lab.report import (
     words,
 )
 from glassformer.messages import speaking, t
+from glassformer.nn.position import POSITION_SCHEMES
 
 DOCS_LAB = Path(__file__).resolve().parents[2] / "docs" / "lab"
 PYTHON_VALUE = re.compile(r"\b(None|nan|NaN)\b")
-# Latin words a Chinese sentence may hold: units, symbols and names the Chinese text uses as they are
-KEPT = re.compile(r"\b(ICL|nats|d_model|FFN|p|k|L\d+H\d+|H\d+)\b")
+# Latin words a Chinese sentence may hold: units, symbols and names the Chinese text uses as they are:
+# methods and measures named after their authors, and the position schemes' registry names (what --position takes)
+NAMES = ("ALiBi", "NoPE", "Kendall", "tau", "Jensen", "Shannon", *POSITION_SCHEMES)
+KEPT = re.compile(r"\b(ICL|nats|d_model|FFN|p|k|L\d+H\d+|H\d+|" + "|".join(NAMES) + r")\b")
 
 
 def english_words(zh: str) -> list[str]:

@@ -25,7 +25,7 @@ known:
 
 Importance of token t, per example, on the logit difference (positive − negative class) at [CLS]:
 
-    gradient       |∂m/∂e_t · (e_t − e_null)|: attribution patching (causal.attribution) of the token
+    gradient       |∂m/∂e_t · (e_t − e_null)|: attribution patching (causal.patching) of the token
                    embedding from the input towards the all-neutral input, position by position
     leave-one-out  |m(x) − m(x with token t replaced by the neutral word NULL)|: activation patching
                    (causal.patching) of the embedding at t from the all-neutral input
@@ -47,8 +47,7 @@ import itertools
 import numpy as np
 import torch
 
-from glassformer.causal.attribution import attribution_patching
-from glassformer.causal.patching import activation_patching, logit_diff
+from glassformer.causal.patching import activation_patching, attribution_patching, logit_diff
 from glassformer.config import apply_overrides
 from glassformer.lab.common import lab_preset, pm, spread
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure

@@ -86,7 +86,7 @@ def strip_figure(log: dict, heads: list[int]):
     return fig
 
 
-_SAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "/": "\\/"}  # as inspect/html.py does
+_SAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "/": "\\/"}  # as inspect/attention_view.py does
 
 PAGE = """<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>glassformer attention across training</title>

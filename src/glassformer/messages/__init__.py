@@ -12,8 +12,8 @@ gets GLASSFORMER_LANG's choice, read at each message (so a test can change it).
 
 What lives here: every sentence a user reads. en.py and zh.py hold the command line's help, progress
 and summary lines and the errors the library raises; the area files beside them (<area>_en.py,
-<area>_zh.py: lessons, lab, exercises, explore, glossary, model, text, train, config, sampling,
-causal ...) hold each part's words, merged into one table per language below.
+<area>_zh.py: lessons, lab, exercises, explore, glossary, model, text, run (config, training,
+sampling, bench), causal, pictures) hold each part's words, merged into one table per language below.
 """
 
 from __future__ import annotations

@@ -55,7 +55,7 @@ TEXT = {
     "os.file_not_dir": "a file stands where a directory is needed; check the path.",
     "os.dir_not_file": "a directory stands where a file is needed; check the path.",
     "os.other": "{reason}.",
-    # ---- data prepare (cli/data.py) -----------------------------------------------------------------
+    # ---- data prepare (cli/train.py) -----------------------------------------------------------------
     "help.default": "default: {default}",
     "help.data": "turn a text source into token ids on disk",
     "help.data.prepare": "encode a source with a tokenizer (char, word or bpe); train/val ids go into the cache",
@@ -72,7 +72,7 @@ TEXT = {
     "data.files": "files       {dir}/  train.bin val.bin tokenizer.json meta.json",
     "data.cached": "cached      yes: prepared earlier, nothing rewritten",
     "data.prepared": "cached      no: prepared now",
-    # ---- demo (cli/demo.py) ---------------------------------------------------------------------------
+    # ---- demo (cli/train.py) ---------------------------------------------------------------------------
     "help.demo": "prepare Shakespeare, train `baby` on the CPU, sample it",
     "help.demo.out": "run directory (default: runs/baby-<time>)",
     "help.demo.max_steps": "optimizer steps (default: the baby preset's)",
@@ -390,7 +390,7 @@ TEXT = {
     "error.lab.no_sinusoidal": "the sinusoidal scheme is not registered: nothing to judge",
     "error.lab.no_scheme": "the {name} position scheme is not registered: nothing to judge",
     "error.lab.unscaled": "Unscaled needs attention='glass': the fused kernel forms no scores to hook.",
-    # ---- import / export (cli/interop.py) ------------------------------------------------------------
+    # ---- import / export (cli/train.py) ------------------------------------------------------------
     "help.import": "read a model saved by another library into a run directory",
     "help.import.gpt2": "a Hugging Face GPT-2 directory (config.json, weights, vocab.json, merges.txt) into a run",
     "help.import.gpt2.about": "Read a GPT-2 that transformers saved (save_pretrained, or a downloaded model folder) "
@@ -412,7 +412,7 @@ TEXT = {
     "export.done": "exported {run} -> {out}  (config.json, model.safetensors, vocab.json, merges.txt, "
     "tokenizer_config.json)",
     "export.load_it": "load it:       GPT2LMHeadModel.from_pretrained({out})",
-    # ---- GPT-2 directories read and written (train/gpt2_runs.py, models/gpt2_files.py, gpt2_port.py,
+    # ---- GPT-2 directories read and written (train/run.py, models/gpt2_files.py, gpt2_port.py,
     # text/gpt2_bpe.py) -------------------------------------------------------------------------------
     "fix.gpt2_model": "save_pretrained writes it; copy the model directory again.",
     "fix.gpt2_tokenizer": "It comes with the model (save_pretrained writes it); copy it again from the model's source.",

@@ -52,7 +52,7 @@ TEXT = {
     "os.file_not_dir": "需要目录的地方是一个文件；请检查路径。",
     "os.dir_not_file": "需要文件的地方是一个目录；请检查路径。",
     "os.other": "系统报告：{reason}。",
-    # ---- data prepare（cli/data.py）-----------------------------------------------------------------------
+    # ---- data prepare（cli/train.py）-----------------------------------------------------------------------
     "help.default": "默认：{default}",
     "help.data": "把文本来源变成磁盘上的词元 id",
     "help.data.prepare": "用分词器（char、word 或 bpe）编码一个来源；训练/验证集的 id 存进缓存",
@@ -69,7 +69,7 @@ TEXT = {
     "data.files": "文件        {dir}/  train.bin val.bin tokenizer.json meta.json",
     "data.cached": "缓存        是：之前已准备好，没有重写",
     "data.prepared": "缓存        否：刚刚准备",
-    # ---- demo（cli/demo.py）-------------------------------------------------------------------------------
+    # ---- demo（cli/train.py）-------------------------------------------------------------------------------
     "help.demo": "准备莎士比亚语料，在 CPU 上训练 `baby`，再采样",
     "help.demo.out": "运行目录（默认：runs/baby-<时间>）",
     "help.demo.max_steps": "优化步数（默认：baby 预设的步数）",
@@ -367,7 +367,7 @@ TEXT = {
     "error.lab.no_sinusoidal": "正弦位置编码方案没有注册：无从判断",
     "error.lab.no_scheme": "位置方案 {name} 未注册：无从判定",
     "error.lab.unscaled": "Unscaled 需要 attention='glass'：融合内核不产生可挂钩的注意力分数。",
-    # ---- import / export（cli/interop.py）-----------------------------------------------------------
+    # ---- import / export（cli/train.py）-----------------------------------------------------------
     "help.import": "把其他库保存的模型读进一个运行目录",
     "help.import.gpt2": "把 Hugging Face 的 GPT-2 目录（config.json、权重、vocab.json、merges.txt）读成一个运行",
     "help.import.gpt2.about": "把 transformers 保存的 GPT-2（save_pretrained 的结果，或下载好的模型文件夹）读进 "
@@ -388,7 +388,7 @@ TEXT = {
     "export.done": "已导出 {run} -> {out}（config.json、model.safetensors、vocab.json、merges.txt、"
     "tokenizer_config.json）",
     "export.load_it": "加载它：       GPT2LMHeadModel.from_pretrained({out})",
-    # ---- GPT-2 目录的读写（train/gpt2_runs.py、models/gpt2_files.py、gpt2_port.py、text/gpt2_bpe.py）----
+    # ---- GPT-2 目录的读写（train/run.py、models/gpt2_files.py、gpt2_port.py、text/gpt2_bpe.py）----
     "fix.gpt2_model": "它由 save_pretrained 写出；请重新复制整个模型目录。",
     "fix.gpt2_tokenizer": "它随模型一起提供（由 save_pretrained 写出）；请从模型的来源重新复制。",
     "error.gpt2.has_checkpoint": "{out} 里已经有检查点；导入会覆盖它的权重。请换一个 --out DIR，或先删除 {weights}。",

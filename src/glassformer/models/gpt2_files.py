@@ -7,7 +7,7 @@
 
 Nothing is fetched: the directory is one `save_pretrained` wrote (or a download of one). Weights of
 any floating dtype become float32, glassformer's. `read_gpt2_dir` returns the model and tokenizer;
-train/gpt2_runs.py turns them into a run directory (and back).
+train/run.py turns them into a run directory (and back).
 """
 
 from __future__ import annotations

@@ -449,7 +449,15 @@ TEXT = {
     "only standard GPT-2 configs.",
     "error.gpt2.activation_in": "{source} has activation_function={found!r}, which has no glassformer equivalent; "
     "supported: {supported}.",
+    "error.gpt2.flag_type": "{source}: {flag} is {found!r}, not true or false: it does not describe a GPT-2.",
     "error.gpt2.lacks_numbers": "{source} lacks a whole number for {missing}: it does not describe a GPT-2.",
+    "error.gpt2.weight_dtype": "{source}: {name} holds {dtype} numbers, not floating-point weights; it is not a "
+    "GPT-2 checkpoint.",
+    "error.gpt2.weight_dims": "{source}: {name} has shape {shape}; a GPT-2 weight is a vector or a matrix.",
+    "error.gpt2.weight_finite": "{source}: {name} holds NaN or infinite values, with which the model computes "
+    "nothing; use an undamaged copy of the checkpoint.",
+    "error.gpt2.weight_size": "{config} says {field}={value}, but {name} in {source} has shape {shape}: the config "
+    "and the weights are not of one model.",
     "error.gpt2.cannot_build": "{source} does not describe a GPT-2 glassformer can build: {problem}",
     "error.gpt2.field_out": "this model has {field}={found!r}; GPT-2 has {field}={want!r}, so transformers' "
     "GPT2LMHeadModel cannot compute it.",
@@ -708,6 +716,7 @@ TEXT = {
     "--vocab-size {least} or more (e.g. {example})",
     "error.tokenizer.kind": "{path}: unknown tokenizer kind {kind!r}; known kinds: {kinds}. {fix}",
     "error.tokenizer.damaged": "{path} is damaged: it does not describe a {kind} tokenizer ({error}: {detail}). {fix}",
+    "error.tokenizer.invalid": "{path} does not describe a {kind} tokenizer: {detail} {fix}",
     "error.tokenizer.more": " and {n} more",
     "cli.error.tokenizer.unseen": "{n} character(s) not in the vocabulary of the run ({vocab} chars): {shown}{more}. A "
     "run reads only the characters of the text it was trained on: leave these out, or train a run on text that has "

@@ -420,7 +420,14 @@ TEXT = {
     "GPT-2 配置。",
     "error.gpt2.activation_in": "{source} 写的是 activation_function={found!r}，glassformer 没有对应的激活函数；"
     "支持的有：{supported}。",
+    "error.gpt2.flag_type": "{source}：{flag} 是 {found!r}，不是 true 或 false：它描述的不是一个 GPT-2。",
     "error.gpt2.lacks_numbers": "{source} 缺少 {missing} 的整数值：它描述的不是一个 GPT-2。",
+    "error.gpt2.weight_dtype": "{source}：{name} 存的是 {dtype} 数值，不是浮点权重；这不是一个 GPT-2 检查点。",
+    "error.gpt2.weight_dims": "{source}：{name} 的形状是 {shape}；GPT-2 的权重是向量或矩阵。",
+    "error.gpt2.weight_finite": "{source}：{name} 含有 NaN 或无穷大，模型用它们什么也算不出；"
+    "请使用一份未损坏的检查点。",
+    "error.gpt2.weight_size": "{config} 写着 {field}={value}，但 {source} 里的 {name} 形状是 {shape}："
+    "配置和权重不属于同一个模型。",
     "error.gpt2.cannot_build": "{source} 描述的不是 glassformer 能构建的 GPT-2：{problem}",
     "error.gpt2.field_out": "这个模型的 {field}={found!r}；GPT-2 的是 {field}={want!r}，所以 transformers 的 "
     "GPT2LMHeadModel 无法计算它。",
@@ -662,6 +669,7 @@ TEXT = {
     "字节值开始，所以至少有 {least} 个 id。请用 --vocab-size {least} 或更大（例如 {example}）",
     "error.tokenizer.kind": "{path}：未知的分词器种类 {kind!r}；已知的种类：{kinds}。{fix}",
     "error.tokenizer.damaged": "{path} 已损坏：它描述的不是一个 {kind} 分词器（{error}: {detail}）。{fix}",
+    "error.tokenizer.invalid": "{path} 描述的不是一个 {kind} 分词器：{detail}{fix}",
     "error.tokenizer.more": "，另有 {n} 个",
     "cli.error.tokenizer.unseen": "有 {n} 个字符不在这个运行的词表里（词表共 {vocab} 个字符）：{shown}{more}。"
     "运行只认识训练文本里的字符：请去掉它们，或用含有它们的文本训练一个运行（glassformer train --data file:PATH）。",

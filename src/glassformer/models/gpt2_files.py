@@ -24,7 +24,14 @@ from glassformer.errors import DamagedFile, NotFound, UsageError
 from glassformer.files import atomic_write, read_json, write_text_atomic
 from glassformer.messages import t
 from glassformer.models.gpt import GPT
-from glassformer.models.gpt2_port import config_from_gpt2, gpt2_config, state_dict_from_gpt2, state_dict_to_gpt2
+from glassformer.models.gpt2_port import (
+    check_sizes,
+    check_weights,
+    config_from_gpt2,
+    gpt2_config,
+    state_dict_from_gpt2,
+    state_dict_to_gpt2,
+)
 from glassformer.text.gpt2_bpe import ENDOFTEXT, GPT2BPETokenizer, read_tokenizer_dir, write_tokenizer_dir
 
 WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
@@ -40,7 +47,9 @@ def read_gpt2_dir(path) -> tuple[GPT, GPT2BPETokenizer, str]:
         raise DamagedFile("error.gpt2.not_object", path=path / "config.json", fix=t("fix.gpt2_model"))
     cfg = config_from_gpt2(config, source=str(path / "config.json"))
     weights_file, tensors = _read_weights(path)
-    state = state_dict_from_gpt2(tensors, cfg.n_layers, cfg.tie_weights, source=t("gpt2.weights_in", path=weights_file))
+    weights = t("gpt2.weights_in", path=weights_file)  # how the errors name them
+    check_weights(tensors, source=weights)
+    state = state_dict_from_gpt2(tensors, cfg.n_layers, cfg.tie_weights, source=weights)
     tokenizer = read_tokenizer_dir(path)
     if tokenizer.vocab_size != cfg.vocab_size:
         raise UsageError(
@@ -49,7 +58,8 @@ def read_gpt2_dir(path) -> tuple[GPT, GPT2BPETokenizer, str]:
             vocab_size=cfg.vocab_size,
             tokens=tokenizer.vocab_size,
         )
-    model = GPT(cfg)  # config_from_gpt2 makes kind "gpt"
+    check_sizes(tensors, cfg, source=weights, config=str(path / "config.json"))
+    model = GPT(cfg)  # config_from_gpt2 makes kind "gpt"; only of the sizes the weights have (check_sizes)
     try:
         model.load_state_dict({k: v.float() for k, v in state.items()}, strict=True)
     except RuntimeError as e:  # a shape that does not fit the config

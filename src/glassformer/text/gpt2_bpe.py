@@ -59,7 +59,7 @@ from glassformer.files import read_json, read_text, write_text_atomic
 from glassformer.messages import say, t
 
 from .bpe import BYTE_TO_CHAR, merge_pair
-from .tokenizers import Tokenizer
+from .tokenizers import Tokenizer, saved_field
 
 CHAR_TO_BYTE = {c: b for b, c in enumerate(BYTE_TO_CHAR)}
 ENDOFTEXT = "<|endoftext|>"  # GPT-2's one special token: the boundary between documents
@@ -170,10 +170,11 @@ class GPT2BPETokenizer(Tokenizer):
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "GPT2BPETokenizer":
-        found = d.get("pretokenizer", "gpt2")
+        found = saved_field(d, "pretokenizer", "str", "gpt2")
         if found != "gpt2":
             raise DamagedFile("error.gpt2.pretokenizer", found=found)
-        return cls(d["tokens"], [tuple(m.split(" ")) for m in d["merges"]], d.get("specials", []))
+        merges = [tuple(m.split(" ")) for m in saved_field(d, "merges", "strs")]
+        return cls(saved_field(d, "tokens", "strs"), merges, saved_field(d, "specials", "strs", []))
 
     def __repr__(self) -> str:
         return f"GPT2BPETokenizer(vocab_size={self.vocab_size}, specials={self.specials})"
@@ -188,6 +189,9 @@ def _check_tables(tokens: list[str], id_of: dict[str, int], merges: list[tuple],
     if missing:
         raise UsageError("error.gpt2.bytes_missing", n=len(missing), n_bytes=len(BYTE_TO_CHAR), first=missing[0])
     special = set(specials)
+    for s in special:  # a lone surrogate has no UTF-8 bytes to decode to
+        if any("\ud800" <= c <= "\udfff" for c in s):
+            raise UsageError("error.gpt2.special_text", token=s)
     if not special <= id_of.keys() or any(not s for s in special):
         raise UsageError("error.gpt2.specials_absent", tokens=sorted(special - id_of.keys()))
     for token in tokens:
@@ -226,7 +230,7 @@ def read_tokenizer_dir(path, note: Callable[..., None] | None = None) -> GPT2BPE
         where = json_file
     elif vocab_file.is_file() and (path / "merges.txt").is_file():
         vocab = read_json(vocab_file, _fix())
-        if not (isinstance(vocab, dict) and all(isinstance(i, int) for i in vocab.values())):
+        if not (isinstance(vocab, dict) and all(type(i) is int for i in vocab.values())):
             raise DamagedFile("error.gpt2.vocab_shape", path=vocab_file, fix=_fix())
         merges, added, where = _merge_lines(path / "merges.txt"), {}, vocab_file
     else:

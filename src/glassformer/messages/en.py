@@ -276,7 +276,7 @@ TEXT = {
     "help.lesson.sine.train_size": "training sequences (default {default})",
     "help.lesson.sine.val_size": "validation sequences (default {default})",
     "help.lesson.seq2seq": "the original Transformer: encoder, decoder, cross-attention ({example})",
-    "help.lesson.seq2seq.fast": "a smaller model, {steps} steps (what the tests run; about {seconds} s)",
+    "help.lesson.seq2seq.fast": "a smaller model, {steps} steps (what the tests run)",
     "help.lesson.seq2seq.task": "zh2num: {words} → {digits} (default); num2zh: the other way",
     "help.lesson.seq2seq.steps": "training steps (default {default}; --fast {fast})",
     "help.lesson.seq2seq.beam": "beam width k (default {default})",

@@ -258,7 +258,7 @@ TEXT = {
     "help.lesson.sine.train_size": "训练序列数（默认 {default}）",
     "help.lesson.sine.val_size": "验证序列数（默认 {default}）",
     "help.lesson.seq2seq": "最初的 Transformer：编码器、解码器、交叉注意力（{example}）",
-    "help.lesson.seq2seq.fast": "更小的模型，训练 {steps} 步（测试就这样跑；约 {seconds} 秒）",
+    "help.lesson.seq2seq.fast": "更小的模型，训练 {steps} 步（测试就这样跑）",
     "help.lesson.seq2seq.task": "zh2num：{words} → {digits}（默认）；num2zh：反过来",
     "help.lesson.seq2seq.steps": "训练步数（默认 {default}；--fast 时 {fast}）",
     "help.lesson.seq2seq.beam": "束宽 k（默认 {default}）",

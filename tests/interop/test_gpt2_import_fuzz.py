@@ -264,6 +264,91 @@ TOKENIZER_FILES = {  # what is done to vocab.json or merges.txt -> the key it mu
 }
 
 
+def _tokenizer_config(value):
+    return lambda f: (f / "tokenizer_config.json").write_text(json.dumps(value), encoding="utf-8")
+
+
+def _tokenizer_json(change):
+    """tokenizer.json (the library's one-file form, read before vocab.json) of the same tables, changed."""
+
+    def apply(folder: Path) -> None:
+        vocab = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))
+        merges = [line for line in (folder / "merges.txt").read_text(encoding="utf-8").split("\n")[1:] if line]
+        d = {
+            "model": {"type": "BPE", "vocab": vocab, "merges": merges},
+            "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False},
+            "added_tokens": [],
+        }
+        change(d)
+        (folder / "tokenizer.json").write_text(json.dumps(d), encoding="utf-8")
+
+    return apply
+
+
+def _index(weight_map):
+    """The weights as one shard named by model.safetensors.index.json's `weight_map`."""
+
+    def apply(folder: Path) -> None:
+        (folder / "model.safetensors").rename(folder / "s1.safetensors")
+        (folder / "model.safetensors.index.json").write_text(json.dumps({"weight_map": weight_map}))
+
+    return apply
+
+
+TOKENIZER_FILES |= {
+    "added_tokens_decoder a list": (_tokenizer_config({"added_tokens_decoder": []}), "error.gpt2.field"),
+    "an added id that is no number": (
+        _tokenizer_config({"added_tokens_decoder": {"x": {"content": "a"}}}),
+        "error.gpt2.field",
+    ),
+    "an added id negative": (_tokenizer_config({"added_tokens_decoder": {"-1": {"content": "z"}}}), "error.gpt2.field"),
+    "bos_token a number": (_tokenizer_config({"bos_token": 5}), "error.gpt2.field"),
+    "bos_token's content a number": (_tokenizer_config({"bos_token": {"content": 5}}), "error.gpt2.field"),
+    "extra_special_tokens a number": (_tokenizer_config({"extra_special_tokens": 5}), "error.gpt2.field"),
+    "a special token with a lone surrogate": (
+        _tokenizer_config({"bos_token": "\ud800"}),
+        "error.gpt2.tokenizer_invalid",
+    ),
+    "tokenizer.json an id true": (
+        _tokenizer_json(lambda d: d["model"]["vocab"].update({"Ġt": True})),
+        "error.gpt2.vocab_shape",
+    ),
+    "tokenizer.json model a list": (_tokenizer_json(lambda d: d.update(model=[1])), "error.gpt2.field"),
+    "tokenizer.json pre_tokenizer a list": (_tokenizer_json(lambda d: d.update(pre_tokenizer=[1])), "error.gpt2.field"),
+    "tokenizer.json merges of numbers": (
+        _tokenizer_json(lambda d: d["model"].update(merges=[1, 2])),
+        "error.gpt2.field",
+    ),
+    "tokenizer.json an added token without id": (
+        _tokenizer_json(lambda d: d.update(added_tokens=[{"content": "x"}])),
+        "error.gpt2.field",
+    ),
+    "tokenizer.json an added id 1.5": (
+        _tokenizer_json(lambda d: d.update(added_tokens=[{"content": "x", "id": 1.5}])),
+        "error.gpt2.field",
+    ),
+    "tokenizer.json added_tokens a number": (_tokenizer_json(lambda d: d.update(added_tokens=5)), "error.gpt2.field"),
+    "tokenizer.json an id a string": (
+        _tokenizer_json(lambda d: d["model"]["vocab"].update({"Ġt": "1"})),
+        "error.gpt2.vocab_shape",
+    ),
+    "index weight_map a list": (_index([]), "error.gpt2.no_shards"),
+    "index a shard a list": (_index({"a": ["x"]}), "error.gpt2.shard_name"),
+    "index a shard a number": (_index({"a": 5}), "error.gpt2.shard_name"),
+    "index a shard outside the folder": (_index({"a": "../hf/s1.safetensors"}), "error.gpt2.shard_name"),
+    "index a shard at an absolute path": (_index({"a": "/etc/passwd"}), "error.gpt2.shard_name"),
+    "index a shard with NUL": (_index({"a": "s1\x00"}), "error.gpt2.shard_name"),
+}
+
+
+def test_the_tokenizer_json_and_index_forms_import_when_undamaged(source, tmp_path):
+    folder = _copy(source, tmp_path / "a")
+    _tokenizer_json(lambda d: None)(folder)
+    _index({"wte.weight": "s1.safetensors"})(folder)
+    code, error, out = _import(folder)
+    assert code == 0 and (out / "tokenizer.json").is_file(), error
+
+
 @pytest.mark.parametrize("damage", sorted(TOKENIZER_FILES))
 def test_damaged_tokenizer_and_config_files_are_one_clear_line(source, tmp_path, damage):
     folder = _copy(source, tmp_path)

@@ -430,6 +430,7 @@ TEXT = {
     "glassformer needs one id per embedding row. Import a model whose config and "
     "tokenizer agree.",
     "error.gpt2.weights_fit": "the weights in {path} do not fit {config} ({detail}). {fix}",
+    "error.gpt2.shard_name": "{path} names the shard {shard!r}, which is not the name of a file in its folder. {fix}",
     "error.gpt2.no_shards": "{path} has no weight_map naming its shards. {fix}",
     "error.gpt2.no_weights": "{path} has no weights: it needs one of {files}. {fix}",
     "error.gpt2.shard_missing": "{path} does not exist, but the index names it. {fix}",
@@ -469,6 +470,7 @@ TEXT = {
     "error.gpt2.no_head": "{source} lack lm_head.weight, which tie_word_embeddings=false needs.",
     "error.gpt2.head_bias": "this model's head has a non-zero bias; GPT-2's lm_head has none, so transformers cannot "
     "compute it.",
+    "error.gpt2.field": "{path}: {field} holds {found} {shown}, not {want}. {fix}",
     "error.gpt2.vocab_shape": "{path} is not a {{token: id}} object. {fix}",
     "error.gpt2.no_tokenizer": "{path} has no GPT-2 tokenizer: it needs vocab.json and merges.txt (or the tokenizers "
     "library's tokenizer.json). {fix}",

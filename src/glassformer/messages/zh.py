@@ -401,6 +401,7 @@ TEXT = {
     "error.gpt2.vocab_differs": "{path} 写的是 vocab_size={vocab_size}，但分词器有 {tokens} 个词元；glassformer 需要"
     "嵌入表的每一行对应一个 id。请导入配置与分词器一致的模型。",
     "error.gpt2.weights_fit": "{path} 中的权重与 {config} 不符（{detail}）。{fix}",
+    "error.gpt2.shard_name": "{path} 列出的分片 {shard!r} 不是它所在文件夹里的一个文件名。{fix}",
     "error.gpt2.no_shards": "{path} 没有列出分片的 weight_map。{fix}",
     "error.gpt2.no_weights": "{path} 里没有权重：需要 {files} 之一。{fix}",
     "error.gpt2.shard_missing": "{path} 不存在，但索引文件列出了它。{fix}",
@@ -438,6 +439,7 @@ TEXT = {
     "error.gpt2.head_untied": "{source}：lm_head.weight 与 wte.weight 不同，但 tie_word_embeddings 为 true。",
     "error.gpt2.no_head": "{source} 缺少 lm_head.weight，而 tie_word_embeddings=false 需要它。",
     "error.gpt2.head_bias": "这个模型的输出头有非零偏置；GPT-2 的 lm_head 没有偏置，所以 transformers 无法计算它。",
+    "error.gpt2.field": "{path}：{field} 是 {found} {shown}，而不是{want}。{fix}",
     "error.gpt2.vocab_shape": "{path} 不是 {{词元: id}} 形式的对象。{fix}",
     "error.gpt2.no_tokenizer": "{path} 里没有 GPT-2 分词器：需要 vocab.json 和 merges.txt（或 tokenizers 库的 "
     "tokenizer.json）。{fix}",

@@ -82,9 +82,13 @@ def _read_weights(path: Path) -> tuple[Path, dict[str, torch.Tensor]]:
             continue
         if name.endswith(".index.json"):
             index = read_json(file, t("fix.gpt2_model"))
-            shards = sorted(set((index.get("weight_map") or {}).values())) if isinstance(index, dict) else []
-            if not shards:
+            weight_map = index.get("weight_map") if isinstance(index, dict) else None
+            if not isinstance(weight_map, dict) or not weight_map:
                 raise DamagedFile("error.gpt2.no_shards", path=file, fix=t("fix.gpt2_model"))
+            for shard in weight_map.values():  # a file of this folder: never "../x" or "/etc/x"
+                if not isinstance(shard, str) or not shard or Path(shard).name != shard or "\x00" in shard:
+                    raise DamagedFile("error.gpt2.shard_name", path=file, shard=shard, fix=t("fix.gpt2_model"))
+            shards = sorted(set(weight_map.values()))
             return file, {k: v for shard in shards for k, v in _safetensors(path / shard).items()}
         return file, _safetensors(file) if name.endswith(".safetensors") else _torch_bin(file)
     raise NotFound("error.gpt2.no_weights", path=path, files=", ".join(WEIGHT_FILES), fix=t("fix.gpt2_model"))

@@ -210,3 +210,36 @@ def test_a_special_token_that_utf8_cannot_hold_is_named(runs, tmp_path):
     (run / "tokenizer.json").write_text(json.dumps(saved))
     error = _assert_refused_by_key(run, snapshot(run))
     assert error.fields["detail"].key == "error.gpt2.special_text"
+
+
+@pytest.mark.parametrize("kind", ["char", "word", "bpe"])
+def test_a_vocabulary_far_bigger_than_the_weights_rows_is_named_with_both_sizes(runs, tmp_path, kind):
+    run = tmp_path / "run"
+    shutil.copytree(runs[kind], run)
+    saved = json.loads((run / "tokenizer.json").read_text())
+    n = 20_000
+    if kind == "char":
+        saved["chars"] = [chr(0x4E00 + i) for i in range(n)]  # 20,000 CJK characters
+    elif kind == "word":
+        saved["words"] = [f"w{i}" for i in range(n)]
+    else:  # a chain of merges: token 256 + i spells i + 2 bytes, 200 MB in all: refused before it is built
+        saved["merges"] = [[97, 97]] + [[N_BYTES + i, 97] for i in range(n)]
+    (run / "tokenizer.json").write_text(json.dumps(saved))
+    error = _assert_refused_by_key(run, snapshot(run))
+    if kind == "bpe":
+        assert (error.key, error.fields["detail"].key) == ("error.tokenizer.invalid", "error.bpe.too_big")
+    else:
+        rows = load_tokenizer(runs[kind] / "tokenizer.json").vocab_size
+        assert (error.key, error.fields["vocab_size"]) == ("error.run.vocab", rows)
+        assert error.fields["tokens"] == n + (4 if kind == "word" else 0)
+
+
+def test_a_word_listed_twice_is_refused_not_dropped(runs, tmp_path):
+    """21 words + a repeat: dropped, the vocabulary would still fit the weights' 25 rows, every id after it shifted."""
+    run = tmp_path / "run"
+    shutil.copytree(runs["word"], run)
+    saved = json.loads((run / "tokenizer.json").read_text())
+    saved["words"] = saved["words"][:1] + saved["words"][:1] + saved["words"][1:]  # "a" twice
+    (run / "tokenizer.json").write_text(json.dumps(saved))
+    error = _assert_refused_by_key(run, snapshot(run))
+    assert (error.fields["detail"].key, error.fields["detail"].fields) == ("error.tokenizer.word_twice", {"word": "a"})

@@ -12,6 +12,8 @@ TEXT = {
     "error.tokenizer.word": "a word must be non-empty and contain no whitespace, got {word!r}.",
     "error.tokenizer.pad": "sequence has {n} ids, longer than length={length}; truncate it first.",
     "error.tokenizer.specials": "special tokens {found} differ from {want}.",
+    "error.tokenizer.word_twice": "the word {word!r} is listed twice (or is a special token); a saved vocabulary "
+    "lists each word once, so every later id would shift.",
     "error.tokenizer.field": "its field {field} holds {found} {shown}, not {want}.",
     "error.tokenizer.field_missing": "it lacks the field {field} ({want}).",
     "tokenizer.want.object": "an object",

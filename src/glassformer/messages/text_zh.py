@@ -9,6 +9,8 @@ TEXT = {
     "error.tokenizer.word": "词必须非空且不含空白字符，收到的是 {word!r}。",
     "error.tokenizer.pad": "序列有 {n} 个 id，比 length={length} 还长；请先截断。",
     "error.tokenizer.specials": "特殊词元 {found} 与 {want} 不同。",
+    "error.tokenizer.word_twice": "词 {word!r} 出现了两次（或与特殊词元相同）；保存的词表每个词只列一次，"
+    "否则之后的每个 id 都会错位。",
     "error.tokenizer.field": "它的字段 {field} 是 {found} {shown}，而不是{want}。",
     "error.tokenizer.field_missing": "它缺少字段 {field}（{want}）。",
     "tokenizer.want.object": "一个对象",

@@ -428,7 +428,11 @@ class WordTokenizer(Tokenizer):
         if found != list(cls.SPECIALS):
             raise DamagedFile("error.tokenizer.specials", found=found, want=list(cls.SPECIALS))
         segment = saved_field(d, "segment", "str", "whitespace")  # files from before segment= are whitespace
-        return cls(saved_field(d, "words", "strs"), segment)
+        words = saved_field(d, "words", "strs")
+        twice = next((w for i, w in enumerate(words) if w in cls.SPECIALS or w in words[:i]), None)
+        if twice is not None:  # save() writes each word once: dropping one would shift every later id
+            raise DamagedFile("error.tokenizer.word_twice", word=twice)
+        return cls(words, segment)
 
     def __repr__(self) -> str:
         return f"WordTokenizer(vocab_size={self.vocab_size}, segment={self.segment!r})"

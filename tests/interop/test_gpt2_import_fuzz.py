@@ -341,6 +341,35 @@ TOKENIZER_FILES |= {
 }
 
 
+def _bin(change):
+    """The weights as an old-style pytorch_model.bin (torch.save of the state dict), changed."""
+
+    def apply(folder: Path) -> None:
+        tensors = load_file(str(folder / "model.safetensors"))
+        (folder / "model.safetensors").unlink()
+        torch.save(change(tensors), folder / "pytorch_model.bin")
+
+    return apply
+
+
+TOKENIZER_FILES |= {
+    "pytorch_model.bin of integers": (
+        _bin(lambda t: {**t, WTE: t[WTE].to(torch.int64)}),
+        "error.gpt2.weight_dtype",
+    ),
+    "pytorch_model.bin with NaN": (_bin(lambda t: {**t, WTE: t[WTE].fill_(float("nan"))}), "error.gpt2.weight_finite"),
+    "pytorch_model.bin holding a string": (_bin(lambda t: {**t, "note": "x"}), "error.gpt2.bin_not_state"),
+    "pytorch_model.bin a list": (_bin(lambda t: list(t.values())), "error.gpt2.bin_not_state"),
+    "pytorch_model.bin truncated": (
+        lambda f: (
+            _bin(lambda t: t)(f),
+            (f / "pytorch_model.bin").write_bytes((f / "pytorch_model.bin").read_bytes()[:999]),
+        ),
+        "error.gpt2.bin_refused",
+    ),
+}
+
+
 def test_the_tokenizer_json_and_index_forms_import_when_undamaged(source, tmp_path):
     folder = _copy(source, tmp_path / "a")
     _tokenizer_json(lambda d: None)(folder)

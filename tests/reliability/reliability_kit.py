@@ -65,6 +65,32 @@ def cli(argv: list[str]) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+def cli_error(argv: list[str]) -> tuple[int, str, str, BaseException | None]:
+    """cli(argv) and the exception the command line reported (None if it reported none), so a test
+    asserts the error's key and fields, not its words."""
+    import glassformer.cli as command_line
+
+    seen: list[BaseException] = []
+    report = command_line.report
+
+    def recording(error, *rest):
+        seen.append(error)
+        return report(error, *rest)
+
+    command_line.report = recording
+    try:
+        code, out, err = cli(argv)
+    finally:
+        command_line.report = report
+    return code, out, err, seen[0] if seen else None
+
+
+def snapshot(folder) -> dict[str, bytes]:
+    """Every file under `folder` (relative path -> bytes): equal before and after means nothing changed."""
+    folder = Path(folder)
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
 def assert_clean_failure(code: int, err: str, codes=(1, 2)) -> None:
     """An expected failure: the right exit code, one or two lines on stderr, no Python traceback."""
     lines = err.strip().splitlines()

@@ -121,7 +121,7 @@ def test_run_directory_that_is_a_file_or_missing(tmp_path):
         (
             lambda p: p.write_text('{"kind": "char", "chars": 7, "unk": false}'),
             1,
-            "is damaged: it does not describe a char tokenizer (TypeError",
+            "does not describe a char tokenizer: its field chars holds number 7, not a list of strings.",
         ),
         (
             lambda p: p.write_text('{"kind": "char", "chars": ["a", "b"], "unk": false}'),

@@ -434,7 +434,10 @@ def test_a_tokenizer_json_without_its_tables_or_with_odd_added_tokens_is_refused
     file.write_text(original, encoding="utf-8")
     edit_json(file, lambda d: d["added_tokens"][0].__setitem__("rstrip", True))
     assert refusal(path, UsageError) == ("error.gpt2.added_flag", {"path": file, "token": EOT, "flag": "rstrip"})
-    edit_json(file, lambda d: d["added_tokens"][0].update(rstrip=False, id="5"))
+    edit_json(file, lambda d: d["added_tokens"][0].update(rstrip=False, id="5"))  # the library reads no "5" as 5
+    key, fields = refusal(path, DamagedFile)
+    assert (key, fields["field"], fields["found"]) == ("error.gpt2.field", "added_tokens[0].id", "string")
+    edit_json(file, lambda d: d["added_tokens"][0].update(id=5))
     assert refusal(path, DamagedFile) == ("error.gpt2.id_twice", fixed(path=file, id=5, token="ą", special=EOT))
     edit_json(file, lambda d: d.update(added_tokens=None))
     assert read_tokenizer_dir(path).specials == [EOT]  # no config: GPT2Tokenizer's default, as the vocabulary has it

@@ -115,14 +115,23 @@ def test_weights_of_another_shape_name_the_last_mismatch(tmp_path):
     """torch lists every mismatched tensor, one per line after a heading; the message keeps its last
     line (a real mismatch, never the heading)."""
     write_gpt2_dir(gpt(), tokenizer(), tmp_path)
-    config = json.loads((tmp_path / "config.json").read_text(encoding="utf-8"))
-    (tmp_path / "config.json").write_text(json.dumps({**config, "n_inner": 48}), encoding="utf-8")
+    _wider_mlp_out(tmp_path)
     with pytest.raises(DamagedFile) as caught:
         read_gpt2_dir(tmp_path)
     assert str(caught.value).startswith(
         f"the weights in {tmp_path / 'model.safetensors'} do not fit "
         f"{tmp_path / 'config.json'} (size mismatch for blocks.1.ffn."
     )
+
+
+def _wider_mlp_out(folder) -> None:
+    """Layer 1's MLP output matrix (d_ff, C) saved 48 rows tall: a shape no config.json field sizes
+    (a config's own sizes are checked against the weights before the model is built: check_sizes)."""
+    from safetensors.torch import load_file, save_file
+
+    tensors = load_file(folder / "model.safetensors")
+    tensors["transformer.h.1.mlp.c_proj.weight"] = torch.zeros(48, CFG.d_model)  # (48, C) where (d_ff, C) belongs
+    save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt"})
 
 
 def test_sharded_weights_and_a_lone_tokenizer_json_are_read(tmp_path):
@@ -399,8 +408,7 @@ def test_a_missing_or_broken_config_json_is_named_with_the_fix(tmp_path):
 
 
 def test_weights_that_do_not_fit_name_the_last_mismatch_whole(tmp_path):
-    config = json.loads((folder(tmp_path) / "config.json").read_text(encoding="utf-8"))
-    (tmp_path / "config.json").write_text(json.dumps({**config, "n_inner": 48}), encoding="utf-8")
+    _wider_mlp_out(folder(tmp_path))
     key, fields = keyed(tmp_path)
     assert (key, fields["path"], fields["config"]) == (
         "error.gpt2.weights_fit",
@@ -408,9 +416,34 @@ def test_weights_that_do_not_fit_name_the_last_mismatch_whole(tmp_path):
         tmp_path / "config.json",
     )
     assert fields["detail"] == (  # torch's whole line, the last mismatch
-        "size mismatch for blocks.1.ffn.fc2.weight: copying a param with shape torch.Size([16, 32]) from checkpoint, "
-        "the shape in current model is torch.Size([16, 48])."
+        "size mismatch for blocks.1.ffn.fc2.weight: copying a param with shape torch.Size([16, 48]) from checkpoint, "
+        "the shape in current model is torch.Size([16, 32])."
     )
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("n_inner", 48),
+        ("n_inner", 10**9),
+        ("n_embd", 10**9),  # a (258, 10**9) table was allocated before the weights were looked at
+        ("n_positions", 10**12),
+    ],
+)
+def test_a_config_size_the_weights_lack_is_named_before_the_model_is_built(tmp_path, field, value):
+    config = json.loads((folder(tmp_path) / "config.json").read_text(encoding="utf-8"))
+    (tmp_path / "config.json").write_text(json.dumps({**config, field: value}), encoding="utf-8")
+    key, fields = keyed(tmp_path)
+    sized_by = {"n_inner": ("h.0.mlp.c_fc.weight", [16, 32]), "n_embd": ("wte.weight", [258, 16])}
+    name, shape = sized_by.get(field, ("wpe.weight", [16, 16]))
+    assert (key, fields["field"], fields["value"], fields["name"], fields["shape"]) == (
+        "error.gpt2.weight_size",
+        field,
+        value,
+        name,
+        shape,
+    )
+    assert fields["config"] == str(tmp_path / "config.json")
 
 
 def test_a_tensor_missing_from_the_file_is_named_with_the_file(tmp_path):

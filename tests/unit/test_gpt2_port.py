@@ -117,7 +117,18 @@ def test_the_flags_are_accepted_at_their_standard_values_and_the_trunk_alone_is_
     }
     assert config_from_gpt2({**MINIMAL, **standard, "architectures": ["GPT2Model"]}).n_layers == 2
     assert config_from_gpt2({**MINIMAL, "architectures": []}).n_layers == 2
-    assert config_from_gpt2({**MINIMAL, "tie_word_embeddings": 0}).tie_weights is False
+    assert config_from_gpt2({**MINIMAL, "tie_word_embeddings": False}).tie_weights is False
+    refusals = [  # 0, "yes" and true are read as they are, never coerced
+        ("tie_word_embeddings", 0, "error.gpt2.cannot_build"),
+        ("scale_attn_weights", "yes", "error.gpt2.flag_type"),
+        ("n_head", True, "error.gpt2.lacks_numbers"),
+        ("activation_function", [], "error.gpt2.activation_in"),
+        ("architectures", 5, "error.gpt2.architectures"),
+    ]
+    for field, value, key in refusals:
+        with pytest.raises((DamagedFile, UsageError)) as caught:
+            config_from_gpt2({**MINIMAL, field: value})
+        assert caught.value.key == key, (field, value)
 
 
 REFUSALS = [

@@ -288,27 +288,46 @@ def test_load_tokenizer_names_an_unknown_kind_and_a_damaged_description(tmp_path
         return key, fields, detail if isinstance(detail, tuple) else type(detail)
 
     char = {"kind": "char"}
-    assert damaged({"kind": "char", "chars": ["a"]}) == (
-        "error.tokenizer.damaged",
-        {**char, "error": "KeyError"},
-        KeyError,
+    assert damaged({"kind": "char", "chars": ["a"]}) == (  # every refusal a key of ours, none a Python error's
+        "error.tokenizer.invalid",
+        char,
+        ("error.tokenizer.field_missing", {"field": "unk", "want": t("tokenizer.want.bool")}),
     )
     assert damaged({"kind": "char", "chars": [], "unk": False}) == (
-        "error.tokenizer.damaged",
-        {**char, "error": "UsageError"},
+        "error.tokenizer.invalid",
+        char,
         ("error.tokenizer.no_chars", {}),
     )
     assert damaged({"kind": "char", "chars": 5, "unk": False}) == (
-        "error.tokenizer.damaged",
-        {**char, "error": "TypeError"},
-        TypeError,
+        "error.tokenizer.invalid",
+        char,
+        (
+            "error.tokenizer.field",
+            {"field": "chars", "found": "number", "shown": "5", "want": t("tokenizer.want.strs")},
+        ),
+    )
+    assert damaged({"kind": "char", "chars": ["a"], "unk": 0}) == (  # 0 is not false: no value is coerced
+        "error.tokenizer.invalid",
+        char,
+        ("error.tokenizer.field", {"field": "unk", "found": "number", "shown": "0", "want": t("tokenizer.want.bool")}),
     )
     path.write_text(json.dumps({"kind": "char", "chars": ["a"], "unk": False, "extra": 1}), encoding="utf-8")
     assert load_tokenizer(path).chars == ["a"]  # extra fields are ignored
     assert damaged({"kind": "word", "specials": None, "words": ["a"]}) == (
-        "error.tokenizer.damaged",
-        {"kind": "word", "error": "TypeError"},
-        TypeError,
+        "error.tokenizer.invalid",
+        {"kind": "word"},
+        (
+            "error.tokenizer.field",
+            {"field": "specials", "found": "null", "shown": "None", "want": t("tokenizer.want.strs")},
+        ),
+    )
+    assert damaged({"kind": "word", "words": ["a", 7]}) == (
+        "error.tokenizer.invalid",
+        {"kind": "word"},
+        (
+            "error.tokenizer.field",
+            {"field": "words[1]", "found": "number", "shown": "7", "want": t("tokenizer.want.strs.item")},
+        ),
     )
     path.write_text("", encoding="utf-8")
     key, fields = keyed(DamagedFile, load_tokenizer, path)

@@ -276,7 +276,7 @@ TEXT = {
     "help.lesson.sine.train_size": "training sequences (default {default})",
     "help.lesson.sine.val_size": "validation sequences (default {default})",
     "help.lesson.seq2seq": "the original Transformer: encoder, decoder, cross-attention ({example})",
-    "help.lesson.seq2seq.fast": "a smaller model, {steps} steps (what the tests run; about {seconds} s)",
+    "help.lesson.seq2seq.fast": "a smaller model, {steps} steps (what the tests run)",
     "help.lesson.seq2seq.task": "zh2num: {words} → {digits} (default); num2zh: the other way",
     "help.lesson.seq2seq.steps": "training steps (default {default}; --fast {fast})",
     "help.lesson.seq2seq.beam": "beam width k (default {default})",
@@ -431,6 +431,7 @@ TEXT = {
     "glassformer needs one id per embedding row. Import a model whose config and "
     "tokenizer agree.",
     "error.gpt2.weights_fit": "the weights in {path} do not fit {config} ({detail}). {fix}",
+    "error.gpt2.shard_name": "{path} names the shard {shard!r}, which is not the name of a file in its folder. {fix}",
     "error.gpt2.no_shards": "{path} has no weight_map naming its shards. {fix}",
     "error.gpt2.no_weights": "{path} has no weights: it needs one of {files}. {fix}",
     "error.gpt2.shard_missing": "{path} does not exist, but the index names it. {fix}",
@@ -450,7 +451,15 @@ TEXT = {
     "only standard GPT-2 configs.",
     "error.gpt2.activation_in": "{source} has activation_function={found!r}, which has no glassformer equivalent; "
     "supported: {supported}.",
+    "error.gpt2.flag_type": "{source}: {flag} is {found!r}, not true or false: it does not describe a GPT-2.",
     "error.gpt2.lacks_numbers": "{source} lacks a whole number for {missing}: it does not describe a GPT-2.",
+    "error.gpt2.weight_dtype": "{source}: {name} holds {dtype} numbers, not floating-point weights; it is not a "
+    "GPT-2 checkpoint.",
+    "error.gpt2.weight_dims": "{source}: {name} has shape {shape}; a GPT-2 weight is a vector or a matrix.",
+    "error.gpt2.weight_finite": "{source}: {name} holds NaN or infinite values, with which the model computes "
+    "nothing; use an undamaged copy of the checkpoint.",
+    "error.gpt2.weight_size": "{config} says {field}={value}, but {name} in {source} has shape {shape}: the config "
+    "and the weights are not of one model.",
     "error.gpt2.cannot_build": "{source} does not describe a GPT-2 glassformer can build: {problem}",
     "error.gpt2.field_out": "this model has {field}={found!r}; GPT-2 has {field}={want!r}, so transformers' "
     "GPT2LMHeadModel cannot compute it.",
@@ -462,6 +471,7 @@ TEXT = {
     "error.gpt2.no_head": "{source} lack lm_head.weight, which tie_word_embeddings=false needs.",
     "error.gpt2.head_bias": "this model's head has a non-zero bias; GPT-2's lm_head has none, so transformers cannot "
     "compute it.",
+    "error.gpt2.field": "{path}: {field} holds {found} {shown}, not {want}. {fix}",
     "error.gpt2.vocab_shape": "{path} is not a {{token: id}} object. {fix}",
     "error.gpt2.no_tokenizer": "{path} has no GPT-2 tokenizer: it needs vocab.json and merges.txt (or the tokenizers "
     "library's tokenizer.json). {fix}",
@@ -709,6 +719,7 @@ TEXT = {
     "--vocab-size {least} or more (e.g. {example})",
     "error.tokenizer.kind": "{path}: unknown tokenizer kind {kind!r}; known kinds: {kinds}. {fix}",
     "error.tokenizer.damaged": "{path} is damaged: it does not describe a {kind} tokenizer ({error}: {detail}). {fix}",
+    "error.tokenizer.invalid": "{path} does not describe a {kind} tokenizer: {detail} {fix}",
     "error.tokenizer.more": " and {n} more",
     "cli.error.tokenizer.unseen": "{n} character(s) not in the vocabulary of the run ({vocab} chars): {shown}{more}. A "
     "run reads only the characters of the text it was trained on: leave these out, or train a run on text that has "

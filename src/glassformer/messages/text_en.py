@@ -12,12 +12,29 @@ TEXT = {
     "error.tokenizer.word": "a word must be non-empty and contain no whitespace, got {word!r}.",
     "error.tokenizer.pad": "sequence has {n} ids, longer than length={length}; truncate it first.",
     "error.tokenizer.specials": "special tokens {found} differ from {want}.",
+    "error.tokenizer.word_twice": "the word {word!r} is listed twice (or is a special token); a saved vocabulary "
+    "lists each word once, so every later id would shift.",
+    "error.tokenizer.field": "its field {field} holds {found} {shown}, not {want}.",
+    "error.tokenizer.field_missing": "it lacks the field {field} ({want}).",
+    "tokenizer.want.object": "an object",
+    "tokenizer.want.id": "a whole-number id",
+    "tokenizer.want.merge": 'a merge ("a b" or ["a", "b"])',
+    "tokenizer.want.token": 'a token (a string, or an object with a "content" string)',
+    "tokenizer.want.tokens": "a list (or an object) of tokens",
+    "tokenizer.want.bool": "true or false",
+    "tokenizer.want.str": "a string",
+    "tokenizer.want.strs": "a list of strings",
+    "tokenizer.want.strs.item": "a string",
+    "tokenizer.want.id_pairs": "a list of [id, id] pairs",
+    "tokenizer.want.id_pairs.item": "a pair of whole-number ids [left, right]",
     # ---- byte-level BPE (text/bpe.py) ---------------------------------------------------------------------------
     "error.bpe.vocab_small": "vocab_size={vocab_size} is below {n_bytes}: byte-level BPE starts from all {n_bytes} "
     "byte values; ask for {n_bytes} or more (e.g. {example}).",
     "error.bpe.merge_order": "merge {i} = ({a}, {b}) uses an id that does not exist yet (ids so far: 0..{last}); "
     "merges must be in learned order.",
     "error.bpe.same_bytes": "two merges make the same bytes; a BPE vocabulary needs one id per token.",
+    "error.bpe.too_big": "the merges make tokens of {size:,} bytes in all, more than the {limit:,} a tokenizer may "
+    "hold (no text merges that far): the merges are damaged.",
     "error.bpe.pattern": "this BPE tokenizer was saved with a different pre-tokenization pattern; re-prepare the "
     "data with this version of glassformer.",
     # ---- GPT-2's tables (text/gpt2_bpe.py) ----------------------------------------------------------------------
@@ -26,6 +43,7 @@ TEXT = {
     "error.gpt2.bytes_missing": "the vocabulary lacks {n} of the {n_bytes} byte tokens (first: {first}), so some "
     "text could not be encoded; a byte-level vocabulary holds them all.",
     "error.gpt2.specials_absent": "special tokens {tokens} are not in the vocabulary.",
+    "error.gpt2.special_text": "special token {token!r} is not text UTF-8 can hold (it has a lone surrogate).",
     "error.gpt2.not_byte_alphabet": "token {token!r} is not spelled in GPT-2's byte alphabet (nor a special token).",
     "error.gpt2.merge_twice": "merge {rank} {merge!r} is listed twice.",
     "error.gpt2.merge_bad": "merge {rank} {merge!r} is not a pair of tokens whose join is a token.",

@@ -258,7 +258,7 @@ TEXT = {
     "help.lesson.sine.train_size": "训练序列数（默认 {default}）",
     "help.lesson.sine.val_size": "验证序列数（默认 {default}）",
     "help.lesson.seq2seq": "最初的 Transformer：编码器、解码器、交叉注意力（{example}）",
-    "help.lesson.seq2seq.fast": "更小的模型，训练 {steps} 步（测试就这样跑；约 {seconds} 秒）",
+    "help.lesson.seq2seq.fast": "更小的模型，训练 {steps} 步（测试就这样跑）",
     "help.lesson.seq2seq.task": "zh2num：{words} → {digits}（默认）；num2zh：反过来",
     "help.lesson.seq2seq.steps": "训练步数（默认 {default}；--fast 时 {fast}）",
     "help.lesson.seq2seq.beam": "束宽 k（默认 {default}）",
@@ -402,6 +402,7 @@ TEXT = {
     "error.gpt2.vocab_differs": "{path} 写的是 vocab_size={vocab_size}，但分词器有 {tokens} 个词元；glassformer 需要"
     "嵌入表的每一行对应一个 id。请导入配置与分词器一致的模型。",
     "error.gpt2.weights_fit": "{path} 中的权重与 {config} 不符（{detail}）。{fix}",
+    "error.gpt2.shard_name": "{path} 列出的分片 {shard!r} 不是它所在文件夹里的一个文件名。{fix}",
     "error.gpt2.no_shards": "{path} 没有列出分片的 weight_map。{fix}",
     "error.gpt2.no_weights": "{path} 里没有权重：需要 {files} 之一。{fix}",
     "error.gpt2.shard_missing": "{path} 不存在，但索引文件列出了它。{fix}",
@@ -421,7 +422,14 @@ TEXT = {
     "GPT-2 配置。",
     "error.gpt2.activation_in": "{source} 写的是 activation_function={found!r}，glassformer 没有对应的激活函数；"
     "支持的有：{supported}。",
+    "error.gpt2.flag_type": "{source}：{flag} 是 {found!r}，不是 true 或 false：它描述的不是一个 GPT-2。",
     "error.gpt2.lacks_numbers": "{source} 缺少 {missing} 的整数值：它描述的不是一个 GPT-2。",
+    "error.gpt2.weight_dtype": "{source}：{name} 存的是 {dtype} 数值，不是浮点权重；这不是一个 GPT-2 检查点。",
+    "error.gpt2.weight_dims": "{source}：{name} 的形状是 {shape}；GPT-2 的权重是向量或矩阵。",
+    "error.gpt2.weight_finite": "{source}：{name} 含有 NaN 或无穷大，模型用它们什么也算不出；"
+    "请使用一份未损坏的检查点。",
+    "error.gpt2.weight_size": "{config} 写着 {field}={value}，但 {source} 里的 {name} 形状是 {shape}："
+    "配置和权重不属于同一个模型。",
     "error.gpt2.cannot_build": "{source} 描述的不是 glassformer 能构建的 GPT-2：{problem}",
     "error.gpt2.field_out": "这个模型的 {field}={found!r}；GPT-2 的是 {field}={want!r}，所以 transformers 的 "
     "GPT2LMHeadModel 无法计算它。",
@@ -432,6 +440,7 @@ TEXT = {
     "error.gpt2.head_untied": "{source}：lm_head.weight 与 wte.weight 不同，但 tie_word_embeddings 为 true。",
     "error.gpt2.no_head": "{source} 缺少 lm_head.weight，而 tie_word_embeddings=false 需要它。",
     "error.gpt2.head_bias": "这个模型的输出头有非零偏置；GPT-2 的 lm_head 没有偏置，所以 transformers 无法计算它。",
+    "error.gpt2.field": "{path}：{field} 是 {found} {shown}，而不是{want}。{fix}",
     "error.gpt2.vocab_shape": "{path} 不是 {{词元: id}} 形式的对象。{fix}",
     "error.gpt2.no_tokenizer": "{path} 里没有 GPT-2 分词器：需要 vocab.json 和 merges.txt（或 tokenizers 库的 "
     "tokenizer.json）。{fix}",
@@ -663,6 +672,7 @@ TEXT = {
     "字节值开始，所以至少有 {least} 个 id。请用 --vocab-size {least} 或更大（例如 {example}）",
     "error.tokenizer.kind": "{path}：未知的分词器种类 {kind!r}；已知的种类：{kinds}。{fix}",
     "error.tokenizer.damaged": "{path} 已损坏：它描述的不是一个 {kind} 分词器（{error}: {detail}）。{fix}",
+    "error.tokenizer.invalid": "{path} 描述的不是一个 {kind} 分词器：{detail}{fix}",
     "error.tokenizer.more": "，另有 {n} 个",
     "cli.error.tokenizer.unseen": "有 {n} 个字符不在这个运行的词表里（词表共 {vocab} 个字符）：{shown}{more}。"
     "运行只认识训练文本里的字符：请去掉它们，或用含有它们的文本训练一个运行（glassformer train --data file:PATH）。",

@@ -24,7 +24,14 @@ from glassformer.errors import DamagedFile, NotFound, UsageError
 from glassformer.files import atomic_write, read_json, write_text_atomic
 from glassformer.messages import t
 from glassformer.models.gpt import GPT
-from glassformer.models.gpt2_port import config_from_gpt2, gpt2_config, state_dict_from_gpt2, state_dict_to_gpt2
+from glassformer.models.gpt2_port import (
+    check_sizes,
+    check_weights,
+    config_from_gpt2,
+    gpt2_config,
+    state_dict_from_gpt2,
+    state_dict_to_gpt2,
+)
 from glassformer.text.gpt2_bpe import ENDOFTEXT, GPT2BPETokenizer, read_tokenizer_dir, write_tokenizer_dir
 
 WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
@@ -40,7 +47,9 @@ def read_gpt2_dir(path) -> tuple[GPT, GPT2BPETokenizer, str]:
         raise DamagedFile("error.gpt2.not_object", path=path / "config.json", fix=t("fix.gpt2_model"))
     cfg = config_from_gpt2(config, source=str(path / "config.json"))
     weights_file, tensors = _read_weights(path)
-    state = state_dict_from_gpt2(tensors, cfg.n_layers, cfg.tie_weights, source=t("gpt2.weights_in", path=weights_file))
+    weights = t("gpt2.weights_in", path=weights_file)  # how the errors name them
+    check_weights(tensors, source=weights)
+    state = state_dict_from_gpt2(tensors, cfg.n_layers, cfg.tie_weights, source=weights)
     tokenizer = read_tokenizer_dir(path)
     if tokenizer.vocab_size != cfg.vocab_size:
         raise UsageError(
@@ -49,7 +58,8 @@ def read_gpt2_dir(path) -> tuple[GPT, GPT2BPETokenizer, str]:
             vocab_size=cfg.vocab_size,
             tokens=tokenizer.vocab_size,
         )
-    model = GPT(cfg)  # config_from_gpt2 makes kind "gpt"
+    check_sizes(tensors, cfg, source=weights, config=str(path / "config.json"))
+    model = GPT(cfg)  # config_from_gpt2 makes kind "gpt"; only of the sizes the weights have (check_sizes)
     try:
         model.load_state_dict({k: v.float() for k, v in state.items()}, strict=True)
     except RuntimeError as e:  # a shape that does not fit the config
@@ -72,9 +82,13 @@ def _read_weights(path: Path) -> tuple[Path, dict[str, torch.Tensor]]:
             continue
         if name.endswith(".index.json"):
             index = read_json(file, t("fix.gpt2_model"))
-            shards = sorted(set((index.get("weight_map") or {}).values())) if isinstance(index, dict) else []
-            if not shards:
+            weight_map = index.get("weight_map") if isinstance(index, dict) else None
+            if not isinstance(weight_map, dict) or not weight_map:
                 raise DamagedFile("error.gpt2.no_shards", path=file, fix=t("fix.gpt2_model"))
+            for shard in weight_map.values():  # a file of this folder: never "../x" or "/etc/x"
+                if not isinstance(shard, str) or not shard or Path(shard).name != shard or "\x00" in shard:
+                    raise DamagedFile("error.gpt2.shard_name", path=file, shard=shard, fix=t("fix.gpt2_model"))
+            shards = sorted(set(weight_map.values()))
             return file, {k: v for shard in shards for k, v in _safetensors(path / shard).items()}
         return file, _safetensors(file) if name.endswith(".safetensors") else _torch_bin(file)
     raise NotFound("error.gpt2.no_weights", path=path, files=", ".join(WEIGHT_FILES), fix=t("fix.gpt2_model"))

@@ -17,7 +17,7 @@ from typing import cast
 
 import torch
 
-from glassformer.config import ModelConfig
+from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides
 from glassformer.errors import DamagedFile, UsageError
 from glassformer.messages import t
 
@@ -42,45 +42,92 @@ def config_from_gpt2(hf_config, source: str = "GPT2Config") -> ModelConfig:
     if get("model_type", "gpt2") != "gpt2":
         raise UsageError("error.gpt2.model_type", source=source, found=get("model_type"))
     architectures = get("architectures") or []
-    if any(a not in ARCHITECTURES for a in architectures):
+    if not isinstance(architectures, (list, tuple)) or any(a not in ARCHITECTURES for a in architectures):
         raise UsageError(
             "error.gpt2.architectures", source=source, found=architectures, known=t("gpt2.or").join(ARCHITECTURES)
         )
     for flag, bad in CHANGES_THE_FUNCTION.items():
-        if get(flag, not bad) == bad:
+        value = get(flag, not bad)
+        if type(value) is not bool:  # "16" or 0 is no flag (bool("16") would be read as true)
+            raise DamagedFile("error.gpt2.flag_type", source=source, flag=flag, found=value)
+        if value == bad:
             raise UsageError("error.gpt2.attention_flag", source=source, flag=flag, bad=bad)
-    if get("activation_function", "gelu_new") not in ACTIVATIONS:
-        raise UsageError(
-            "error.gpt2.activation_in",
-            source=source,
-            found=get("activation_function"),
-            supported=sorted(ACTIVATIONS),
-        )
-    missing = [k for k in REQUIRED if not isinstance(get(k), int)]
+    activation = get("activation_function", "gelu_new")
+    if not isinstance(activation, str) or activation not in ACTIVATIONS:  # (a list is no dict key)
+        raise UsageError("error.gpt2.activation_in", source=source, found=activation, supported=sorted(ACTIVATIONS))
+    missing = [k for k in REQUIRED if type(get(k)) is not int]  # (true is no number of layers)
     if missing:
         raise DamagedFile("error.gpt2.lacks_numbers", source=source, missing=", ".join(missing))
     n = {k: cast(int, get(k)) for k in REQUIRED}  # whole numbers: checked just above
-    try:
-        return ModelConfig(
-            vocab_size=n["vocab_size"],
-            d_model=n["n_embd"],
-            n_heads=n["n_head"],
-            d_ff=get("n_inner") or 4 * n["n_embd"],
-            n_layers=n["n_layer"],
-            max_len=n["n_positions"],
-            dropout=get("resid_pdrop", 0.1),
-            bias=True,
-            activation=ACTIVATIONS[get("activation_function", "gelu_new")],
-            norm="pre",
-            final_norm=True,
-            position="learned",
-            causal=True,
-            tie_weights=bool(get("tie_word_embeddings", True)),
-            init="gpt2",
-            ln_eps=get("layer_norm_epsilon", 1e-5),
-        )
+    n_inner = get("n_inner")
+    values = {
+        "vocab_size": n["vocab_size"],
+        "d_model": n["n_embd"],
+        "n_heads": n["n_head"],
+        "d_ff": 4 * n["n_embd"] if n_inner is None else n_inner,
+        "n_layers": n["n_layer"],
+        "max_len": n["n_positions"],
+        "dropout": get("resid_pdrop", 0.1),
+        "bias": True,
+        "activation": ACTIVATIONS[activation],
+        "norm": "pre",
+        "final_norm": True,
+        "position": "learned",
+        "causal": True,
+        "tie_weights": get("tie_word_embeddings", True),
+        "init": "gpt2",
+        "ln_eps": get("layer_norm_epsilon", 1e-5),
+    }
+    try:  # the types and ranges a run's config.json is held to (saved.model_config reads it the same way)
+        return apply_overrides(Preset(ModelConfig(), TrainConfig()), values, typed=True).model
     except (TypeError, ValueError) as e:
         raise DamagedFile("error.gpt2.cannot_build", source=source, problem=e) from None
+
+
+# the sizes of a ModelConfig that the weights show, before a model is built: field -> (tensor, dim)
+SIZES_IN_WEIGHTS = {
+    "vocab_size": ("wte.weight", 0),
+    "d_model": ("wte.weight", 1),
+    "max_len": ("wpe.weight", 0),
+    "d_ff": ("h.0.mlp.c_fc.weight", 1),
+}
+HF_NAMES = {"vocab_size": "vocab_size", "d_model": "n_embd", "max_len": "n_positions", "d_ff": "n_inner"}
+
+
+def check_weights(hf_state: Mapping[str, torch.Tensor], source: str) -> None:
+    """Refuse weights that are not finite floating-point vectors and matrices (old checkpoints' causal
+    masks aside), before any is transposed or copied: DamagedFile naming the tensor."""
+    for name, tensor in hf_state.items():
+        if name.endswith(IGNORED_BUFFERS):
+            continue  # an old checkpoint's causal mask (bool or uint8): never read
+        if not tensor.is_floating_point():
+            raise DamagedFile("error.gpt2.weight_dtype", source=source, name=name, dtype=str(tensor.dtype))
+        if tensor.dim() not in (1, 2):  # GPT-2's weights are vectors and matrices (a 3-D one cannot be transposed)
+            raise DamagedFile("error.gpt2.weight_dims", source=source, name=name, shape=list(tensor.shape))
+        if not bool(torch.isfinite(tensor).all()):  # () bool: every number finite
+            raise DamagedFile("error.gpt2.weight_finite", source=source, name=name)
+
+
+def check_sizes(hf_state: Mapping[str, torch.Tensor], cfg: ModelConfig, source: str, config: str) -> None:
+    """Refuse a config whose sizes the weights do not have, before anything of that size is allocated
+    (n_embd=10**9 in config.json with weights of 24 columns would otherwise ask for terabytes):
+    DamagedFile naming the field and the tensor that says otherwise."""
+    src = {k.removeprefix("transformer."): v for k, v in hf_state.items()}
+    for field, (name, dim) in SIZES_IN_WEIGHTS.items():
+        weight = src.get(name)
+        if weight is None:
+            continue  # a missing tensor is state_dict_from_gpt2's error, naming every one
+        shape = tuple(weight.shape)
+        if len(shape) != 2 or shape[dim] != getattr(cfg, field):
+            raise DamagedFile(
+                "error.gpt2.weight_size",
+                source=source,
+                config=config,
+                field=HF_NAMES[field],
+                value=getattr(cfg, field),
+                name=name,
+                shape=list(shape),
+            )
 
 
 def gpt2_config(cfg: ModelConfig, special_ids: Mapping[str, int] | None = None) -> dict:

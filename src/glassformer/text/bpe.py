@@ -86,7 +86,7 @@ import numpy as np
 import tokenizers as hf  # the Hugging Face library, not glassformer.text.tokenizers
 
 from glassformer.errors import DamagedFile, UsageError
-from glassformer.text.tokenizers import Tokenizer
+from glassformer.text.tokenizers import Tokenizer, saved_field
 
 # ---- 1. pre-tokenization ------------------------------------------------------------------------------------------
 
@@ -137,6 +137,9 @@ def safe_cut(text: str) -> int:
 # ---- 2. learning merges ----------------------------------------------------------------------------------------------
 
 N_BYTES = 256  # ids 0..255 are the byte values themselves
+# the most bytes all tokens together may spell (64 MiB): merges learned from text spell pieces of it, a table that
+# big is damaged merges (each merge may double a token: 40 of them would spell a terabyte), refused before it is built
+MAX_TABLE_BYTES = 1 << 26
 
 
 def count_pieces(chunks: Iterable[str]) -> Counter[str]:
@@ -223,10 +226,15 @@ class BPETokenizer(Tokenizer):
         """Build from merges in learned order, merge i = (left id, right id) → id 256 + i.
         Prefer ``from_text`` / ``from_chunks``, which learn the merges."""
         self.merges = [(int(a), int(b)) for a, b in merges]
-        self.token_bytes = [bytes([b]) for b in range(N_BYTES)]  # id → the bytes it stands for
+        sizes = [1] * N_BYTES  # id → how many bytes it stands for: counted before any token is built
         for i, (a, b) in enumerate(self.merges):
             if not (0 <= a < N_BYTES + i and 0 <= b < N_BYTES + i):
                 raise UsageError("error.bpe.merge_order", i=i, a=a, b=b, last=N_BYTES + i - 1)
+            sizes.append(sizes[a] + sizes[b])  # ((256, 256), (257, 257), ...) doubles: 2**40 bytes in 40 merges
+        if sum(sizes) > MAX_TABLE_BYTES:
+            raise UsageError("error.bpe.too_big", size=sum(sizes), limit=MAX_TABLE_BYTES)
+        self.token_bytes = [bytes([b]) for b in range(N_BYTES)]  # id → the bytes it stands for
+        for a, b in self.merges:
             self.token_bytes.append(self.token_bytes[a] + self.token_bytes[b])
         if len(set(self.token_bytes)) != len(self.token_bytes):
             raise UsageError("error.bpe.same_bytes")
@@ -320,9 +328,9 @@ class BPETokenizer(Tokenizer):
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "BPETokenizer":
         """Rebuild from ``to_dict`` output; a file made with another pre-tokenizer pattern is refused."""
-        if d.get("pattern", PATTERN) != PATTERN:
+        if saved_field(d, "pattern", "str", PATTERN) != PATTERN:
             raise DamagedFile("error.bpe.pattern")
-        return cls([tuple(m) for m in d["merges"]])
+        return cls([tuple(m) for m in saved_field(d, "merges", "id_pairs")])
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(vocab_size={self.vocab_size})"

@@ -59,7 +59,7 @@ from glassformer.files import read_json, read_text, write_text_atomic
 from glassformer.messages import say, t
 
 from .bpe import BYTE_TO_CHAR, merge_pair
-from .tokenizers import Tokenizer
+from .tokenizers import JSON_TYPES, Tokenizer, saved_field
 
 CHAR_TO_BYTE = {c: b for b, c in enumerate(BYTE_TO_CHAR)}
 ENDOFTEXT = "<|endoftext|>"  # GPT-2's one special token: the boundary between documents
@@ -170,10 +170,11 @@ class GPT2BPETokenizer(Tokenizer):
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "GPT2BPETokenizer":
-        found = d.get("pretokenizer", "gpt2")
+        found = saved_field(d, "pretokenizer", "str", "gpt2")
         if found != "gpt2":
             raise DamagedFile("error.gpt2.pretokenizer", found=found)
-        return cls(d["tokens"], [tuple(m.split(" ")) for m in d["merges"]], d.get("specials", []))
+        merges = [tuple(m.split(" ")) for m in saved_field(d, "merges", "strs")]
+        return cls(saved_field(d, "tokens", "strs"), merges, saved_field(d, "specials", "strs", []))
 
     def __repr__(self) -> str:
         return f"GPT2BPETokenizer(vocab_size={self.vocab_size}, specials={self.specials})"
@@ -188,6 +189,9 @@ def _check_tables(tokens: list[str], id_of: dict[str, int], merges: list[tuple],
     if missing:
         raise UsageError("error.gpt2.bytes_missing", n=len(missing), n_bytes=len(BYTE_TO_CHAR), first=missing[0])
     special = set(specials)
+    for s in special:  # a lone surrogate has no UTF-8 bytes to decode to
+        if any("\ud800" <= c <= "\udfff" for c in s):
+            raise UsageError("error.gpt2.special_text", token=s)
     if not special <= id_of.keys() or any(not s for s in special):
         raise UsageError("error.gpt2.specials_absent", tokens=sorted(special - id_of.keys()))
     for token in tokens:
@@ -226,26 +230,47 @@ def read_tokenizer_dir(path, note: Callable[..., None] | None = None) -> GPT2BPE
         where = json_file
     elif vocab_file.is_file() and (path / "merges.txt").is_file():
         vocab = read_json(vocab_file, _fix())
-        if not (isinstance(vocab, dict) and all(isinstance(i, int) for i in vocab.values())):
-            raise DamagedFile("error.gpt2.vocab_shape", path=vocab_file, fix=_fix())
         merges, added, where = _merge_lines(path / "merges.txt"), {}, vocab_file
     else:
         raise NotFound("error.gpt2.no_tokenizer", path=path, fix=_fix())
-    for i, d in (config.get("added_tokens_decoder") or {}).items():  # 2)
+    if not (isinstance(vocab, dict) and all(type(i) is int for i in vocab.values())):  # (true is no id)
+        raise DamagedFile("error.gpt2.vocab_shape", path=where, fix=_fix())
+    decoder = config.get("added_tokens_decoder")
+    decoder = {} if decoder is None else decoder  # ([] is no object of added tokens)
+    if not isinstance(decoder, dict):
+        raise _field_error(config_file, "added_tokens_decoder", decoder, "object")
+    for i, d in decoder.items():  # 2)
         special = _plain_added_token(d, config_file)
+        if not i.isdecimal():  # (a JSON object's keys are strings; these must spell ids)
+            raise _field_error(config_file, f"added_tokens_decoder[{i!r}]", i, "id")
         if added.setdefault(int(i), special) != special:
             raise DamagedFile(
                 "error.gpt2.id_twice", path=config_file, id=i, token=added[int(i)], special=special, fix=_fix()
             )
-    appended = _named_specials(config, vocab, added)  # 3)
-    if appended:
-        tokens = ", ".join(map(repr, appended.values()))
-        (note or _note)("gpt2.added_tokens", path=config_file, tokens=tokens, first=min(appended), last=max(appended))
+    appended = _named_specials(config, vocab, added, config_file)  # 3)
     tokens = _tokens_in_id_order(vocab, added, where)
     try:
-        return GPT2BPETokenizer(tokens, merges, list(added.values()))
+        tokenizer = GPT2BPETokenizer(tokens, merges, list(added.values()))
     except ValueError as e:
         raise DamagedFile("error.gpt2.tokenizer_invalid", path=where, problem=e, fix=_fix()) from None
+    if appended:  # said once the tables are known good: a refusal is then the only line
+        shown = ", ".join(map(repr, appended.values()))
+        (note or _note)("gpt2.added_tokens", path=config_file, tokens=shown, first=min(appended), last=max(appended))
+    return tokenizer
+
+
+def _field_error(path: Path, field: str, value: Any, want: str) -> DamagedFile:
+    """A field of a tokenizer file holding a value of the wrong kind: its name, what it holds, what
+    it should (the catalogue's tokenizer.want.<want>)."""
+    return DamagedFile(
+        "error.gpt2.field",
+        path=path,
+        field=field,
+        found=JSON_TYPES.get(type(value), "object"),
+        shown=repr(value)[:40],
+        want=t(f"tokenizer.want.{want}"),
+        fix=_fix(),
+    )
 
 
 def _fix() -> str:
@@ -278,7 +303,7 @@ def _merge_lines(file: Path) -> list[tuple[str, str]]:
     return merges
 
 
-def _named_specials(config: dict, vocab: dict[str, int], added: dict[int, str]) -> dict[int, str]:
+def _named_specials(config: dict, vocab: dict[str, int], added: dict[int, str], file: Path) -> dict[int, str]:
     """Step 3 of read_tokenizer_dir, into ``added``; returns {id: token} of the tokens it appended.
 
     The order is transformers': bos, eos, unk, pad, then ``extra_special_tokens`` (a list, or a dict's
@@ -287,14 +312,19 @@ def _named_specials(config: dict, vocab: dict[str, int], added: dict[int, str]) 
     if not config:
         named = [ENDOFTEXT] if ENDOFTEXT in vocab else []
     else:
-        extra = config.get("extra_special_tokens")
-        extra = config.get("additional_special_tokens") if extra is None else extra
-        extra = list(extra.values()) if isinstance(extra, dict) else extra if isinstance(extra, list) else []
-        named = [config.get(k) for k in SPECIAL_KEYS] + extra
+        key = "extra_special_tokens" if config.get("extra_special_tokens") is not None else "additional_special_tokens"
+        extra = config.get(key) or []
+        if not isinstance(extra, (dict, list)):
+            raise _field_error(file, key, extra, "tokens")
+        named = [config.get(k) for k in SPECIAL_KEYS] + list(extra.values() if isinstance(extra, dict) else extra)
     appended: dict[int, str] = {}
     next_id = max([*vocab.values(), *added, -1]) + 1
     for token in [x.get("content") if isinstance(x, dict) else x for x in named]:
-        if not isinstance(token, str) or token in added.values():
+        if token is None:
+            continue
+        if not isinstance(token, str):  # a number or list where a special token's text belongs
+            raise _field_error(file, "special token", token, "token")
+        if token in added.values():
             continue
         if token in vocab:
             added[vocab[token]] = token
@@ -326,6 +356,9 @@ def _from_tokenizer_json(file: Path):
     if not isinstance(d, dict):
         raise DamagedFile("error.gpt2.not_object", path=file, fix=_fix())
     model, pre = d.get("model") or {}, d.get("pre_tokenizer") or {}
+    for field, value in (("model", model), ("pre_tokenizer", pre)):
+        if not isinstance(value, dict):
+            raise _field_error(file, field, value, "object")
     problems = {
         "model.type": (model.get("type"), "BPE"),
         "pre_tokenizer.type": (pre.get("type"), "ByteLevel"),
@@ -345,11 +378,20 @@ def _from_tokenizer_json(file: Path):
             )
     if not isinstance(model.get("vocab"), dict) or not isinstance(model.get("merges"), list):
         raise DamagedFile("error.gpt2.no_model_vocab", path=file, fix=_fix())
-    merges = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in model["merges"]]
+    merges = []
+    for rank, m in enumerate(model["merges"]):  # "a b" (tokenizers < 0.20) or ["a", "b"]
+        if not (isinstance(m, str) or (isinstance(m, list) and all(isinstance(x, str) for x in m))):
+            raise _field_error(file, f"model.merges[{rank}]", m, "merge")
+        merges.append(tuple(m.split(" ")) if isinstance(m, str) else tuple(m))
     added = {}
-    for d_tok in d.get("added_tokens") or []:
+    entries = d.get("added_tokens") or []
+    if not isinstance(entries, list):
+        raise _field_error(file, "added_tokens", entries, "strs")
+    for n, d_tok in enumerate(entries):
         _plain_added_token(d_tok, file)
-        added[int(d_tok["id"])] = d_tok["content"]
+        if type(d_tok.get("id")) is not int:
+            raise _field_error(file, f"added_tokens[{n}].id", d_tok.get("id"), "id")
+        added[d_tok["id"]] = d_tok["content"]
     return model["vocab"], merges, added
 
 

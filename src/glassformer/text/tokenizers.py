@@ -39,7 +39,7 @@ from typing import Any, ClassVar, Iterable
 
 import numpy as np
 
-from glassformer.errors import DamagedFile, MissingPackage, UsageError, WrongType
+from glassformer.errors import DamagedFile, GlassformerError, MissingPackage, UsageError, WrongType
 from glassformer.files import read_json, write_text_atomic
 from glassformer.messages import t
 
@@ -114,6 +114,41 @@ class Tokenizer(ABC):
 
 
 TOKENIZER_FIX = "fix.tokenizer"  # the catalogue's sentence: where tokenizer.json comes from
+_REQUIRED = object()
+
+# what a field of a saved tokenizer may hold (the key of its words in the catalogue: tokenizer.want.<kind>)
+FIELD_KINDS: dict[str, Any] = {
+    "bool": lambda v: isinstance(v, bool),
+    "str": lambda v: isinstance(v, str),
+    "strs": lambda v: isinstance(v, str),  # each item of a list
+    "id_pairs": lambda v: isinstance(v, list) and len(v) == 2 and all(type(i) is int for i in v),  # not bool
+}
+JSON_TYPES = {type(None): "null", bool: "boolean", int: "number", float: "number", str: "string", list: "array"}
+
+
+def saved_field(d: dict[str, Any], name: str, want: str, default: Any = _REQUIRED) -> Any:
+    """Field ``name`` of a saved tokenizer if it holds what ``want`` names (a FIELD_KINDS key: "strs"
+    and "id_pairs" are lists of such items), else DamagedFile naming the field (or its first bad item),
+    what it holds and what it should: so a wrong type is refused by name before anything is built."""
+    value = d.get(name, default)
+    if value is _REQUIRED:
+        raise DamagedFile("error.tokenizer.field_missing", field=name, want=t(f"tokenizer.want.{want}"))
+    ok = FIELD_KINDS[want]
+    is_list = want in ("strs", "id_pairs")
+    if is_list and isinstance(value, list):
+        bad = next(((f"{name}[{i}]", x, ".item") for i, x in enumerate(value) if not ok(x)), None)
+    else:
+        bad = None if not is_list and ok(value) else (name, value, "")
+    if bad is not None:
+        where, found, item = bad
+        raise DamagedFile(
+            "error.tokenizer.field",
+            field=where,
+            found=JSON_TYPES.get(type(found), "object"),
+            shown=repr(found)[:40],
+            want=t(f"tokenizer.want.{want}{item}"),
+        )
+    return value
 
 
 def load_tokenizer(path: str | os.PathLike) -> Tokenizer:
@@ -121,13 +156,15 @@ def load_tokenizer(path: str | os.PathLike) -> Tokenizer:
     or damaged file is an error naming it (glassformer.errors), never a bare parser message."""
     data = read_json(path, t(TOKENIZER_FIX))
     kind = data.pop("kind", None) if isinstance(data, dict) else None
-    if kind not in TOKENIZER_KINDS:
+    if not isinstance(kind, str) or kind not in TOKENIZER_KINDS:  # (a list or object as "kind" is unhashable)
         raise DamagedFile(
             "error.tokenizer.kind", path=path, kind=kind, kinds=sorted(TOKENIZER_KINDS), fix=t(TOKENIZER_FIX)
         )
     try:
         return TOKENIZER_KINDS[kind].from_dict(data)
-    except (KeyError, TypeError, ValueError, AttributeError) as e:
+    except GlassformerError as e:  # a field of the wrong type, or tables the tokenizer refuses: named by key
+        raise DamagedFile("error.tokenizer.invalid", path=path, kind=kind, detail=e, fix=t(TOKENIZER_FIX)) from None
+    except (KeyError, TypeError, ValueError, AttributeError) as e:  # a bug's backstop: every field is checked first
         raise DamagedFile(
             "error.tokenizer.damaged", path=path, kind=kind, error=type(e).__name__, detail=e, fix=t(TOKENIZER_FIX)
         ) from None
@@ -247,7 +284,7 @@ class CharTokenizer(Tokenizer):
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "CharTokenizer":
         """Rebuild from ``to_dict`` output."""
-        return cls(d["chars"], unk=d["unk"])
+        return cls(saved_field(d, "chars", "strs"), unk=saved_field(d, "unk", "bool"))
 
     def __repr__(self) -> str:
         return f"CharTokenizer(vocab_size={self.vocab_size}, unk={self.unk_id is not None})"
@@ -387,10 +424,15 @@ class WordTokenizer(Tokenizer):
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "WordTokenizer":
         """Rebuild from ``to_dict`` output, refusing files written with different special tokens."""
-        found = list(d.get("specials", cls.SPECIALS))
+        found = saved_field(d, "specials", "strs", list(cls.SPECIALS))
         if found != list(cls.SPECIALS):
             raise DamagedFile("error.tokenizer.specials", found=found, want=list(cls.SPECIALS))
-        return cls(d["words"], d.get("segment", "whitespace"))  # files from before segment= are whitespace
+        segment = saved_field(d, "segment", "str", "whitespace")  # files from before segment= are whitespace
+        words = saved_field(d, "words", "strs")
+        twice = next((w for i, w in enumerate(words) if w in cls.SPECIALS or w in words[:i]), None)
+        if twice is not None:  # save() writes each word once: dropping one would shift every later id
+            raise DamagedFile("error.tokenizer.word_twice", word=twice)
+        return cls(words, segment)
 
     def __repr__(self) -> str:
         return f"WordTokenizer(vocab_size={self.vocab_size}, segment={self.segment!r})"

@@ -395,3 +395,19 @@ def test_a_refused_import_leaves_an_existing_empty_out_empty(source, tmp_path):
     code, _, err, error = cli_error(["import", "gpt2", str(folder), "--out", str(tmp_path / "run")])
     assert code == 1 and error.key == "error.gpt2.lacks_numbers" and error.fields["missing"] == "n_head", err
     assert list((tmp_path / "run").iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "config, field",
+    [
+        ({"bos_token": 5}, "bos_token"),
+        ({"eos_token": {"content": [1]}}, "eos_token"),
+        ({"extra_special_tokens": ["<a>", 7]}, "extra_special_tokens[1]"),
+        ({"extra_special_tokens": {"sep": 7}}, "extra_special_tokens['sep']"),
+    ],
+)
+def test_a_special_token_of_the_wrong_kind_is_named_by_its_field(source, tmp_path, config, field):
+    folder = _copy(source, tmp_path)
+    _tokenizer_config(config)(folder)
+    code, error, _ = _import(folder)
+    assert code != 0 and error.key == "error.gpt2.field" and error.fields["field"] == field, error.fields

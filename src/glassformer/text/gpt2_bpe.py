@@ -309,21 +309,24 @@ def _named_specials(config: dict, vocab: dict[str, int], added: dict[int, str], 
     The order is transformers': bos, eos, unk, pad, then ``extra_special_tokens`` (a list, or a dict's
     values; else the older ``additional_special_tokens``). Without a tokenizer_config.json: GPT-2's
     <|endoftext|> if the vocabulary has it (GPT2Tokenizer's default bos/eos/unk), nothing appended."""
+    named: list[tuple[str, Any]] = []  # (the field it is read from, what it holds)
     if not config:
-        named = [ENDOFTEXT] if ENDOFTEXT in vocab else []
+        named = [("<|endoftext|>", ENDOFTEXT)] if ENDOFTEXT in vocab else []
     else:
         key = "extra_special_tokens" if config.get("extra_special_tokens") is not None else "additional_special_tokens"
         extra = config.get(key) or []
         if not isinstance(extra, (dict, list)):
             raise _field_error(file, key, extra, "tokens")
-        named = [config.get(k) for k in SPECIAL_KEYS] + list(extra.values() if isinstance(extra, dict) else extra)
+        named = [(k, config.get(k)) for k in SPECIAL_KEYS]
+        named += [(f"{key}[{i!r}]", x) for i, x in (extra.items() if isinstance(extra, dict) else enumerate(extra))]
     appended: dict[int, str] = {}
     next_id = max([*vocab.values(), *added, -1]) + 1
-    for token in [x.get("content") if isinstance(x, dict) else x for x in named]:
+    for field, held in named:
+        token = held.get("content") if isinstance(held, dict) else held
         if token is None:
             continue
         if not isinstance(token, str):  # a number or list where a special token's text belongs
-            raise _field_error(file, "special token", token, "token")
+            raise _field_error(file, field, token, "token")
         if token in added.values():
             continue
         if token in vocab:

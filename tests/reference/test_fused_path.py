@@ -14,6 +14,7 @@ from helpers import ATOL, assert_matches, randomize_
 from glassformer.config import ModelConfig
 from glassformer.models import GPT, Encoder
 from glassformer.nn.attention import MultiHeadAttention, causal_mask, padding_mask
+from glassformer.nn.fused_attention import fused_attention
 from glassformer.nn.position import POSITION_SCHEMES
 
 B, T, C, H = 2, 6, 12, 3
@@ -82,3 +83,24 @@ def test_a_module_built_without_attention_is_on_the_glass_path_and_says_so():
     assert (default.attention, default.style) == ("glass", "packed")
     x = torch.randn(2, 5, 8)  # (B, T, C)
     assert torch.equal(default(x, causal_mask(5)), glass(x, causal_mask(5)))
+
+
+@pytest.mark.parametrize("form", ["no mask", "causal", "padding", "bias"])
+def test_the_fused_kernel_applies_its_dropout_in_every_form(form):
+    """dropout reaches the kernel whichever branch the mask takes (a dropped dropout_p trains the
+    fused path without the regularisation the glass path applies)."""
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(2, 2, 5, 4, generator=g) for _ in range(3))  # 3 × (B, H, T, D)
+    mask = {
+        "no mask": None,
+        "causal": causal_mask(5),
+        "padding": torch.tensor([[1, 1, 1, 1, 0], [1, 1, 1, 0, 0]], dtype=torch.bool)[:, None, None, :],
+        "bias": None,
+    }[form]
+    bias = torch.randn(2, 5, 5, generator=g) if form == "bias" else None  # (H, T, T)
+    still = fused_attention(q, k, v, mask, 0.0, bias)  # (B, H, T, D)
+    torch.manual_seed(1)
+    dropped = fused_attention(q, k, v, mask, 0.5, bias)  # (B, H, T, D)
+    torch.manual_seed(1)
+    again = fused_attention(q, k, v, mask, 0.5, bias)  # (B, H, T, D)
+    assert torch.equal(dropped, again) and not torch.allclose(dropped, still)

@@ -494,3 +494,14 @@ def test_the_head_and_the_grid_speak_chinese_by_key_with_every_glyph_drawn(tmp_p
     assert (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()) == (title, words["key_axis"], words["query_axis"])
     assert bar.get_ylabel() == words["colorbar"] and "头" in title
     assert [a.get_title() for a in grid.axes[:2]] == cells and grid.get_suptitle() == suptitle
+
+
+def test_a_cell_number_is_written_at_exactly_the_smallest_size_too():
+    from matplotlib.figure import Figure
+
+    from glassformer.inspect.attention_maps import MIN_VALUE_POINTS, value_fontsize
+
+    ax = Figure(figsize=(4, 4)).add_subplot()
+    assert value_fontsize(ax, 1, 1, MIN_VALUE_POINTS) == MIN_VALUE_POINTS  # one roomy cell: the wanted size
+    assert value_fontsize(ax, 1, 1, MIN_VALUE_POINTS - 0.5) is None  # below the smallest: no number
+    assert value_fontsize(ax, 400, 400, 12.0) is None  # cells too small for the smallest size

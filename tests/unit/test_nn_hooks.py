@@ -118,3 +118,12 @@ def test_activation_cache_summary_lists_every_tensor_with_its_shape():
         f"  {'embed':<28} (1, 3, 8)",
         f"  {'logits':<28} (1, 3, 5)",
     ]
+
+
+def test_the_caches_table_sets_names_shapes_and_numbers_in_monospace_and_words_in_the_page_font():
+    _, cache = GPT(CFG).run_with_cache(ids(), names=lambda n: n == "blocks.0.attn.weights")
+    rows = re.findall(r"<tr>(.*?)</tr>", cache._repr_html_().split("<tbody>")[1])
+    cells = re.findall(r"<td style=\"([^\"]*)\">", rows[0])
+    mono = ["monospace" in style for style in cells]
+    # name, stage, shape, meaning, first numbers, mean ± std
+    assert mono == [True, False, True, False, True, True]

@@ -10,6 +10,7 @@ import torch
 from glassformer.config import ModelConfig, get_preset
 from glassformer.inspect.params import param_table
 from glassformer.models import EncoderDecoder, build_model
+from glassformer.models.seq2seq import CrossAttention
 from glassformer.train.checkpoint import load_weights, save_weights
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models: one thread is fastest
@@ -130,3 +131,12 @@ def test_shared_and_tied_weights_survive_a_checkpoint(tmp_path):
     assert again.head.weight is again.tgt_embed.weight is again.src_embed.weight
     src, tgt = model.example_input(2, 4)
     assert torch.equal(model.eval()(src, tgt), again.eval()(src, tgt))
+
+
+def test_cross_attention_has_biases_unless_told_otherwise():
+    plain, bare = CrossAttention(16, 2), CrossAttention(16, 2, bias=False)
+    with_bias = {n for n, _ in plain.named_parameters() if n.endswith("bias")}
+    assert with_bias and {n.removesuffix(".weight") for n, _ in plain.named_parameters() if n.endswith("weight")} == {
+        n.removesuffix(".bias") for n in with_bias
+    }
+    assert not [n for n, _ in bare.named_parameters() if n.endswith("bias")]

@@ -657,6 +657,17 @@ def test_a_config_of_the_wrong_shape_is_damaged(tmp_path, config):
     )
 
 
+@pytest.mark.parametrize("text", [[], {"tokenizer": 5}, {"vocab_size": "64"}, {"vocab_size": True}, {"cut": "char"}])
+def test_a_config_whose_text_options_are_not_preparations_is_damaged(tmp_path, text):
+    (tmp_path / "config.json").write_text(json.dumps({"model": {}, "train": {}, "text": text}))
+    assert keyed(DamagedFile, read_config, tmp_path) == (
+        "error.run.config_text",
+        {"path": tmp_path / "config.json", "options": "tokenizer, vocab_size, segment, backend", "fix": t(FIX)},
+    )
+    (tmp_path / "config.json").write_text(json.dumps({"model": {}, "train": {}, "text": {"vocab_size": 64}}))
+    assert read_config(tmp_path)["text"] == {"vocab_size": 64}
+
+
 def test_a_config_that_is_not_json_names_the_file_and_the_fix(tmp_path):
     (tmp_path / "config.json").write_text("{not json")
     msg = refusal(DamagedFile, read_config, tmp_path)

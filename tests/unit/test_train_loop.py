@@ -50,7 +50,7 @@ from glassformer.train.loop import (
     stop_signals_as_flag,
 )
 from glassformer.train.optim import lr_at
-from glassformer.train.record import MetricsLog
+from glassformer.train.record import MetricsLog, Progress, eval_line
 from glassformer.train.run import new_run, resume_run, train
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # fixture in tests/conftest.py
@@ -898,3 +898,21 @@ def test_early_stopping_with_patience_1_stops_at_the_first_evaluation_that_is_no
     watcher("eval", trainer)
     watcher("end", trainer)
     assert trainer.stops == [] and trainer.model.weight.item() == 2.0 and not watcher.stopped
+
+
+def test_each_evaluation_line_says_whether_the_validation_loss_improved(tmp_path, monkeypatch):
+    model, cfg, batches = setup(max_steps=6, eval_interval=2)
+    values = iter([{"val_loss": 2.0}, {"val_loss": 1.0}, {"val_loss": 1.5}, {"val_loss": 1.5}])
+    trainer = Trainer(model, cfg, batches, tmp_path, loss=mse, progress="silent", evaluate=lambda: next(values))
+    written: list[str] = []
+    monkeypatch.setattr(Progress, "write", lambda self, text: written.append(text))  # what the user reads
+    trainer.fit()
+    assert written == [
+        eval_line(0, {"val_loss": 2.0}, True),
+        eval_line(2, {"val_loss": 1.0}, True),
+        eval_line(4, {"val_loss": 1.5}, False),
+        eval_line(6, {"val_loss": 1.5}, False),
+    ]
+    assert eval_line(2, {"val_loss": 1.0}, True) == t(
+        "train.eval_best", step=2, losses=f"{t('train.split.val')} 1.0000"
+    )

@@ -210,3 +210,25 @@ def test_attention_explanation_measures_every_probe_example_and_keeps_the_advers
     for task in ("bag", "keyed"):
         (x,) = r["uniform"][task]
         assert 0 <= x["uniform"] <= 1 and 0 <= x["learned"] <= 1
+
+
+def test_induction_text_watches_both_models_on_the_text_with_the_induction_entrys_score(lab_out):
+    from glassformer.lab.induction import icl_tokens, summary
+
+    r = fast("induction-text", lab_out)["results"]
+    assert r["corpus"] == "toy" and (r["early"], r["late"]) == icl_tokens(r["L"])
+    assert 0 < r["perfect"]["induction"] < 1 and 0 < r["perfect"]["previous_token"] <= 1
+    curves = {}
+    for m in ("attention", "ffn"):
+        (run,) = r["runs"][m]
+        assert run["status"] == "done"
+        assert [row["step"] for row in run["curve"]] == list(range(0, r["steps"] + 1, r["every"]))
+        for row in run["curve"]:
+            assert np.isfinite(row["icl"]) and np.isfinite(row["eval_loss"])
+            for kind in ("induction", "previous_token"):
+                scores = np.array(row[kind])  # (layers, heads)
+                assert scores.shape == (2, r["heads"]) and (scores >= 0).all() and (scores <= 1 + 1e-6).all()
+        assert run["curve"][0]["eval_loss"] > run["curve"][-1]["eval_loss"]  # it trained on the text
+        assert run["summary"] == pytest.approx(summary(run["curve"], r["steps"], r["perfect"]))
+        curves[m] = [row["eval_loss"] for row in run["curve"]]
+    assert curves["attention"][0] != curves["ffn"][0]  # two different models from the same seed

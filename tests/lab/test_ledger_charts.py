@@ -1,12 +1,12 @@
-"""The ledger entries' charts (grokking.png, induction.png) speak the catalogue's words, in en and zh:
-every title, axis label and legend entry is a pictures.lab.<entry>.* sentence."""
+"""The ledger entries' charts (grokking.png, induction.png, induction_text.png) speak the catalogue's
+words, in en and zh: every title, axis label and legend entry is a pictures.lab.<entry>.* sentence."""
 
 from __future__ import annotations
 
 import pytest
 from test_charts import keeping  # the shared figure-keeping Context
 
-from glassformer.lab import grokking, induction
+from glassformer.lab import grokking, induction, induction_text
 from glassformer.messages import speaking, t
 
 
@@ -82,3 +82,38 @@ def test_the_induction_chart_words_are_the_catalogues(lang, tmp_path):
         ]
     ((fig, name),) = drawn
     assert name == "induction" and words(fig) == want
+
+
+def text_out() -> dict:
+    curve = [
+        {"step": s, "icl": -0.1, "induction": [[0.1, 0.2], [0.3, 0.1]], "previous_token": [[0.5, 0.1], [0.2, 0.1]]}
+        for s in (0, 20)
+    ]
+    runs = {m: [{"curve": curve}] for m in induction_text.MODELS}
+    return {
+        "L": 16,
+        "corpus": "toy",
+        "early": 2,
+        "late": 16,
+        "perfect": {"induction": 0.5, "previous_token": 1.0},
+        "runs": runs,
+    }
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_induction_text_chart_words_are_the_catalogues(lang, tmp_path):
+    drawn: list = []
+    with speaking(lang):
+        induction_text.plot(keeping(drawn)(out=tmp_path, fast=True, seeds=1), text_out())
+        P = induction_text.PIC
+        models = [t(f"{P}.{m}") for m in induction_text.MODELS]
+        want = [
+            t(f"{P}.title", L=16, corpus="toy"),
+            t(f"{P}.icl_axis", late=16, early=2),
+            *models,
+            t(f"{P}.step_axis"),
+            t(f"{P}.detector_axis"),
+            *[w for m in models for w in (t(f"{P}.induction", model=m), t(f"{P}.previous", model=m))],
+        ]
+    ((fig, name),) = drawn
+    assert name == "induction_text" and words(fig) == want

@@ -23,6 +23,8 @@ The ledger: published small-Transformer results re-run on a CPU, the paper's num
                      (Power et al. 2022; Nanda et al. 2023)
     induction        attention-only models of 1 and 2 layers: the ICL score's jump, the induction
                      and previous-token heads, the score without the induction head (Olsson et al. 2022)
+    induction-text   two layers with and without FFN on Shakespeare: the ICL score's change and when
+                     the induction and previous-token heads form (Olsson et al. 2022, Argument 1)
     extrapolation    positions past the training length: ALiBi against sinusoidal on the char model
                      (Press et al. 2022), and every registered scheme on a copy task trained short and
                      tested twice as long (Kazemnejad et al. 2023)
@@ -52,6 +54,7 @@ MODULES = (
     "attention_steps",
     "grokking",
     "induction",
+    "induction_text",
     "extrapolation",
     "attention_explanation",
 )

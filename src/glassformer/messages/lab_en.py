@@ -595,6 +595,69 @@ TEXT = {
         "ICL {icl} → {without} nats without the induction heads {heads} (the strongest head alone where none reaches "
         "{induction} of a perfect head's score; {control} without the weakest other head)"
     ),
+    # ------------------------------------------------------------------ induction-text
+    "lab.induction-text.title": (
+        "The in-context-learning change and induction heads on natural text, with and without FFN (ledger: "
+        "Olsson et al. 2022)"
+    ),
+    "lab.induction-text.setup": (
+        "Two models of two layers, {heads} heads, d_model {d_model}: the lab's char model with its FFN (d_ff {d_ff}) "
+        "and the same model with its FFN removed (attention only, as in ffn-width), each trained for {steps} steps, "
+        "batches of {batch}, on windows of {L} characters of the Shakespeare text the lab already uses (the lab's "
+        "own toy text in --fast). ICL score as in the induction entry: the loss of character {late} minus the loss "
+        "of character {early}, on {windows} fixed validation windows of the text. Induction and previous-token "
+        "scores of every head from glassformer's causal detectors, on fixed repeated random sequences of the "
+        "character vocabulary, read as a share of a perfect head's score on the same sequences. Scaled down from "
+        "the paper's small models to fit a CPU."
+    ),
+    "lab.induction-text.attention.claim": (
+        "On natural text, the ICL score of a two-layer attention-only model changes abruptly, in a narrow window of "
+        "training, at the same time as an induction head forms."
+    ),
+    "lab.induction-text.attention.rule": (
+        "Two parts, every seed: at least {half} of the ICL score's total change falls within {window}% of the "
+        "training steps (abrupt); and the step where the best second-layer head's induction score first reaches "
+        "{induction} of a perfect head's, and the step where the best first-layer head's previous-token score does, "
+        "both lie within {together}% of the training steps of the step where the ICL score has made half its "
+        "change (at the same time). Both: holds; one: half-true; neither: fails."
+    ),
+    "lab.induction-text.attention.finding": (
+        "Attention only: final ICL score {icl} nats, share of the change within one window {share}, half the "
+        "change: {half}; induction head: {induction} (final score {ind_score} of a perfect head's); previous-token "
+        "head: {previous} (final {prev_score}); {steps} steps."
+    ),
+    "lab.induction-text.attention.paper": (
+        "Olsson et al. (transformer-circuits.pub, 8 March 2022): the page's opening, the part of the paper text "
+        "available to this run, names the prior work's “small (1 and 2 layer attention-only) models”. Argument 1's "
+        "own words on models trained on natural text, the width of its window and its numbers: not found in the "
+        "paper text available to this run (the induction entry quotes it)."
+    ),
+    "lab.induction-text.attention.ours": (
+        "ICL {icl} nats, share in one window {share}; half the change: {half}; induction head: {induction}"
+    ),
+    "lab.induction-text.ffn.claim": (
+        "The same holds with feed-forward layers: on natural text, the ICL score of a two-layer model with FFN "
+        "changes abruptly, in a narrow window, at the same time as an induction head forms."
+    ),
+    "lab.induction-text.ffn.rule": (
+        "The rule of the attention-only claim, applied to the model with FFN: every seed, at least {half} of the ICL "
+        "score's change within {window}% of the steps, and its induction head (second layer, {induction} of a "
+        "perfect head's score) and previous-token head (first layer) reached within {together}% of the steps of "
+        "its half-change step. Both: holds; one: half-true; neither: fails."
+    ),
+    "lab.induction-text.ffn.finding": (
+        "With FFN: final ICL score {icl} nats, share of the change within one window {share}, half the change: "
+        "{half}; induction head: {induction} (final score {ind_score} of a perfect head's); previous-token head: "
+        "{previous} (final {prev_score}); {steps} steps."
+    ),
+    "lab.induction-text.ffn.paper": (
+        "Olsson et al., Argument 1, on models with MLPs: its text, and any number for them, not found in the paper "
+        "text available to this run; the page's opening, which this run could read, is about the prior work's "
+        "attention-only models."
+    ),
+    "lab.induction-text.ffn.ours": (
+        "ICL {icl} nats, share in one window {share}; half the change: {half}; induction head: {induction}"
+    ),
     # ------------------------------------------------------------------ extrapolation
     "lab.extrapolation.title": (
         "Length generalisation by position scheme (ledger: Press et al. 2022; Kazemnejad et al. 2023)"

@@ -512,6 +512,58 @@ TEXT = {
         "ICL {icl} → 去掉归纳头 {heads} 后 {without} nats（没有头达到完美头得分的 {induction} 时只取最强的一个；"
         "去掉其余头中最弱的一个后 {control}）"
     ),
+    # ------------------------------------------------------------------ induction-text
+    "lab.induction-text.title": "自然文本上的上下文学习变化与归纳头，有无 FFN（账本：Olsson 等 2022）",
+    "lab.induction-text.setup": (
+        "两个两层模型，{heads} 个头，d_model {d_model}：带 FFN（d_ff {d_ff}）的实验室字符模型，以及去掉 FFN "
+        "的同一模型（只有注意力，同 ffn-width），各在实验室已在用的莎士比亚文本（--fast 时是实验室自己的玩具"
+        "文本）的 {L} 个字符的窗口上训练 {steps} 步，批大小 {batch}。ICL 分数与 induction 条目相同：第 {late}"
+        " 个字符的损失减去第 {early} 个字符的损失，在该文本 {windows} 个固定验证窗口上计算。每个头的归纳分和"
+        "前一词元分来自 glassformer 的因果检测器，在字符词表的固定重复随机序列上测量，按同一批序列上完美头得"
+        "分的比例来读。从论文的小模型缩小到能在 CPU 上运行。"
+    ),
+    "lab.induction-text.attention.claim": (
+        "在自然文本上，两层只有注意力的模型的 ICL 分数在训练中的一个窄窗口内突然变化，同时形成归纳头。"
+    ),
+    "lab.induction-text.attention.rule": (
+        "两部分，每个种子：ICL 分数总变化的至少 {half} 落在 {window}% 的训练步数之内（突然）；第二层最佳头的"
+        "归纳分首次达到完美头得分 {induction} 的步数，以及第一层最佳头的前一词元分首次达到该比例的步数，都在 "
+        "ICL 分数完成一半变化的步数前后 {together}% 训练步数之内（同时）。两者都满足：成立；满足其一：半对；"
+        "都不满足：不成立。"
+    ),
+    "lab.induction-text.attention.finding": (
+        "只有注意力：最终 ICL 分数 {icl} nats，一个窗口内的变化占比 {share}，完成一半变化：{half}；归纳头："
+        "{induction}（最终分数为完美头得分的 {ind_score}）；前一词元头：{previous}（最终 {prev_score}）；共 "
+        "{steps} 步。"
+    ),
+    "lab.induction-text.attention.paper": (
+        "Olsson 等（transformer-circuits.pub，2022 年 3 月 8 日）：本次运行能读到的论文文本只有页面开头，其中"
+        "提到先前工作的“small (1 and 2 layer attention-only) models”。论据 1 关于自然文本上训练的模型的原话、"
+        "窗口宽度和数字：本次运行能读到的论文文本中没有找到（induction 条目引用了它）。"
+    ),
+    "lab.induction-text.attention.ours": (
+        "ICL {icl} nats，一个窗口内占比 {share}；完成一半变化：{half}；归纳头：{induction}"
+    ),
+    "lab.induction-text.ffn.claim": (
+        "带前馈层时也一样：在自然文本上，两层带 FFN 的模型的 ICL 分数在一个窄窗口内突然变化，同时形成归纳头。"
+    ),
+    "lab.induction-text.ffn.rule": (
+        "把只有注意力那条主张的规则用于带 FFN 的模型：每个种子，ICL 分数变化的至少 {half} 落在 {window}% 的步"
+        "数之内，且其归纳头（第二层，完美头得分的 {induction}）和前一词元头（第一层）都在完成一半变化的步数前"
+        "后 {together}% 步数之内达到。两者都满足：成立；满足其一：半对；都不满足：不成立。"
+    ),
+    "lab.induction-text.ffn.finding": (
+        "带 FFN：最终 ICL 分数 {icl} nats，一个窗口内的变化占比 {share}，完成一半变化：{half}；归纳头："
+        "{induction}（最终分数为完美头得分的 {ind_score}）；前一词元头：{previous}（最终 {prev_score}）；共 {steps}"
+        " 步。"
+    ),
+    "lab.induction-text.ffn.paper": (
+        "Olsson 等，论据 1，关于带 MLP 的模型：其原文及相关数字，本次运行能读到的论文文本中没有找到；本次运行"
+        "读到的页面开头讲的是先前工作中只有注意力的模型。"
+    ),
+    "lab.induction-text.ffn.ours": (
+        "ICL {icl} nats，一个窗口内占比 {share}；完成一半变化：{half}；归纳头：{induction}"
+    ),
     # ------------------------------------------------------------------ extrapolation
     "lab.extrapolation.title": "各位置方案的长度泛化（账本：Press 等 2022；Kazemnejad 等 2023）",
     "lab.extrapolation.setup": (

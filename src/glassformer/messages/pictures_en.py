@@ -34,6 +34,15 @@ TEXT = {
     "pictures.lab.grokking.frequency_axis": "frequency k",
     "pictures.lab.grokking.energy_axis": "share of the embedding's Fourier energy",
     "pictures.lab.grokking.spectrum_title": "embedding spectrum after training (seed 0)",
+    # induction_text.png (lab/induction_text.py)
+    "pictures.lab.induction-text.attention": "2 layers, attention only",
+    "pictures.lab.induction-text.ffn": "2 layers, with FFN",
+    "pictures.lab.induction-text.induction": "{model}: best induction head, layer 1",
+    "pictures.lab.induction-text.previous": "{model}: best previous-token head, layer 0",
+    "pictures.lab.induction-text.icl_axis": "ICL score: character {late} − character {early}",
+    "pictures.lab.induction-text.detector_axis": "share of a perfect head's score",
+    "pictures.lab.induction-text.step_axis": "training step (seed 0)",
+    "pictures.lab.induction-text.title": "two-layer char models on natural text ({corpus}, {L} characters)",
     # induction.png (lab/induction.py)
     "pictures.lab.induction.layers": "{layers} layer(s)",
     "pictures.lab.induction.best_induction": "best induction head, layer {layer}",

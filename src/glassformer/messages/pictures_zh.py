@@ -33,6 +33,15 @@ TEXT = {
     "pictures.lab.grokking.frequency_axis": "频率 k",
     "pictures.lab.grokking.energy_axis": "嵌入的傅里叶能量占比",
     "pictures.lab.grokking.spectrum_title": "训练后的嵌入频谱（种子 0）",
+    # induction_text.png（lab/induction_text.py）
+    "pictures.lab.induction-text.attention": "两层，只有注意力",
+    "pictures.lab.induction-text.ffn": "两层，带 FFN",
+    "pictures.lab.induction-text.induction": "{model}：第 1 层最佳归纳头",
+    "pictures.lab.induction-text.previous": "{model}：第 0 层最佳前一词元头",
+    "pictures.lab.induction-text.icl_axis": "ICL 分数：第 {late} 个字符 − 第 {early} 个字符",
+    "pictures.lab.induction-text.detector_axis": "占完美头得分的比例",
+    "pictures.lab.induction-text.step_axis": "训练步数（种子 0）",
+    "pictures.lab.induction-text.title": "自然文本上的两层字符模型（{corpus}，{L} 个字符）",
     # induction.png（lab/induction.py）
     "pictures.lab.induction.layers": "{layers} 层",
     "pictures.lab.induction.best_induction": "第 {layer} 层最佳归纳头",

@@ -350,6 +350,18 @@ def plot(ctx, out: dict) -> None:
     ctx.figure(fig, "induction")
 
 
+def together(x: dict, steps: int) -> bool:
+    """The induction head (layer 1) and the previous-token head (layer 0) of one run's summary reach
+    INDUCTION of a perfect head's score within TOGETHER of the steps of the ICL score's half-change."""
+    return (
+        x["half_step"] is not None
+        and x["induction_step"] is not None
+        and x["previous_step"] is not None
+        and abs(x["induction_step"] - x["half_step"]) <= TOGETHER * steps
+        and abs(x["previous_step"] - x["half_step"]) <= TOGETHER * steps
+    )
+
+
 def verdicts(r: dict) -> dict:
     one = [x["summary"] for x in r["runs"]["1"]]
     two = [x["summary"] for x in r["runs"]["2"]]
@@ -370,14 +382,7 @@ def verdicts(r: dict) -> dict:
             "steps": steps,
         },
     )
-    near = [
-        t["half_step"] is not None
-        and t["induction_step"] is not None
-        and t["previous_step"] is not None
-        and abs(t["induction_step"] - t["half_step"]) <= TOGETHER * steps
-        and abs(t["previous_step"] - t["half_step"]) <= TOGETHER * steps
-        for t in two
-    ]
+    near = [together(t, steps) for t in two]
     v_heads = Verdict(
         "holds"
         if all(near)

@@ -35,6 +35,7 @@ from glassformer.lab.induction import (
     perfect_scores,
     probe_tokens,
     summary,
+    together,
 )
 from glassformer.lab.report import steps as seed_steps
 from glassformer.lab.report import words
@@ -141,18 +142,6 @@ def plot(ctx, out: dict) -> None:
         ax.legend(fontsize=7)
     axes[0, 0].set_title(t(f"{PIC}.title", L=out["L"], corpus=out["corpus"]))
     ctx.figure(fig, "induction_text")
-
-
-def together(x: dict, steps: int) -> bool:
-    """The induction head (layer 1) and the previous-token head (layer 0) reach INDUCTION of a perfect
-    head's score within TOGETHER of the steps of the step where the ICL score made half its change."""
-    return (
-        x["half_step"] is not None
-        and x["induction_step"] is not None
-        and x["previous_step"] is not None
-        and abs(x["induction_step"] - x["half_step"]) <= TOGETHER * steps
-        and abs(x["previous_step"] - x["half_step"]) <= TOGETHER * steps
-    )
 
 
 def verdict(r: dict, model: str) -> Verdict:

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from safetensors.torch import load_file, save_file
 
 from glassformer.errors import GlassformerError
+from glassformer.messages import t
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "reliability"))
 from reliability_kit import assert_clean_failure, cli_error, snapshot  # noqa: E402
@@ -204,6 +205,8 @@ def test_a_damaged_safetensors_file_is_one_clear_line(source, tmp_path, damage):
     code, error, _ = _import(folder)
     assert code != 0 and error.key == key, error.key
     assert "model.safetensors" in str(error.fields.get("path", error.fields.get("source")))
+    if key == "error.gpt2.safetensors":  # a file safetensors cannot read: the line says how to get a good one
+        assert error.fields["fix"] == t("fix.gpt2_model")
 
 
 def _vocab(change):

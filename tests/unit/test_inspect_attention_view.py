@@ -209,3 +209,15 @@ def test_attention_html_writes_the_page_of_that_model_and_those_labels_into_new_
     assert path == tmp_path / "a" / "b" / "view.html"
     assert path.read_bytes().decode("utf-8") == attention_page(*attention_maps(model, ids), labels)
     assert attention_html(model, ids, labels, path).read_text(encoding="utf-8") == path.read_text(encoding="utf-8")
+
+
+def test_attention_view_labels_a_token_model_with_its_tokenizers_pieces():
+    from glassformer.inspect.attention_view import attention_view
+    from glassformer.text.tokenizers import CharTokenizer
+
+    torch.manual_seed(0)
+    tok = CharTokenizer(list("ab c"))  # four characters, a space among them
+    ids = torch.tensor([tok.encode("ca b")])  # (1, T)
+    view = attention_view(GPT(CFG).eval(), ids, tokenizer=tok)
+    assert view.labels == ["c", "a", "␣", "b"]  # the tokenizer's pieces, the space made visible
+    assert attention_view(GPT(CFG).eval(), ids).labels == ["0", "1", "2", "3"]  # no tokenizer: positions

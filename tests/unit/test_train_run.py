@@ -1522,3 +1522,15 @@ def test_a_lock_file_deleted_by_hand_is_released_without_error(tmp_path):
     path.unlink()  # a user cleaning up while the trainer runs
     run_module.release(path)
     assert not path.exists() and str(path) not in run_module._held
+
+
+def test_without_a_preset_a_run_is_the_baby_preset(tmp_path):
+    run = new_run(source="builtin:seed", out=tmp_path / "run", cache_dir=tmp_path / "cache", progress=False)
+    config = json.loads((run.dir / "config.json").read_text())
+    baby = get_preset("baby")
+    assert config["preset"] == "baby"
+    assert {k: config["model"][k] for k in ("d_model", "n_heads", "n_layers", "d_ff")} == {
+        "d_model": baby.model.d_model, "n_heads": baby.model.n_heads, "n_layers": baby.model.n_layers,
+        "d_ff": baby.model.d_ff,
+    }  # fmt: skip
+    assert config["train"]["max_steps"] == baby.train.max_steps and config["train"]["lr"] == baby.train.lr

@@ -1,0 +1,53 @@
+"""The causal views' own small pieces, checked by value: the prompt pair's refusals name the flag
+that was wrong (and its figures), and write_all puts each picture in the file it returns."""
+
+import json
+
+import pytest
+import torch
+
+from glassformer.errors import UsageError
+from glassformer.inspect.causal_views import Grid, prompt_pair, write_all
+from glassformer.text.tokenizers import CharTokenizer
+
+TOK = CharTokenizer(list("abcd"))
+
+
+def test_a_prompt_pair_of_equal_lengths_is_two_batches_of_one():
+    a, b = prompt_pair(TOK, "abc", "dcb", max_len=8)
+    assert a.tolist() == [TOK.encode("abc")] and b.tolist() == [TOK.encode("dcb")]
+
+
+@pytest.mark.parametrize(
+    "clean, corrupt, key, fields",
+    [
+        ("", "ab", "cview.empty", {"flag": "--clean"}),
+        ("ab", "", "cview.empty", {"flag": "--corrupt"}),
+        ("abcdab", "ab", "cview.too_long", {"flag": "--clean", "n": 6, "max_len": 4}),
+        ("ab", "abcdab", "cview.too_long", {"flag": "--corrupt", "n": 6, "max_len": 4}),
+        ("ab", "abc", "cview.lengths", {"clean": 2, "corrupt": 3, "clean_tokens": "a b", "corrupt_tokens": "a b c"}),
+    ],
+)
+def test_a_refused_prompt_pair_names_the_flag_at_fault_and_its_figures(clean, corrupt, key, fields):
+    with pytest.raises(UsageError) as e:
+        prompt_pair(TOK, clean, corrupt, max_len=4)
+    assert (e.value.key, e.value.fields) == (key, fields)
+
+
+def test_write_all_writes_the_png_html_and_json_it_returns(tmp_path):
+    grid = Grid("title", ["L0", "L1"], ["H0", "H1", "H2"], [[1.0, 0.5, 0.0], [-0.25, 0.0, 0.75]])
+    paths = write_all(grid, tmp_path / "new" / "dir", "patch")
+    folder = tmp_path / "new" / "dir"
+    assert paths == [folder / "patch.png", folder / "patch.html", folder / "patch.json"]
+    assert paths[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "<table" in paths[1].read_text(encoding="utf-8")
+    assert json.loads(paths[2].read_text(encoding="utf-8"))["values"] == grid.values
+    assert sorted(p.name for p in folder.iterdir()) == ["patch.html", "patch.json", "patch.png"]
+
+
+def test_the_grid_json_round_trips_every_field():
+    grid = Grid("t", ["r"], ["c"], [[0.125]], ["n"], {"clean": 1.5})
+    assert json.loads(grid.to_json()) == {
+        "title": "t", "rows": ["r"], "columns": ["c"], "values": [[0.125]], "notes": ["n"], "extra": {"clean": 1.5},
+    }  # fmt: skip
+    assert torch.tensor(json.loads(grid.to_json())["values"]).shape == (1, 1)

@@ -25,13 +25,13 @@ import numpy as np
 import torch
 
 from glassformer.config import get_preset
+from glassformer.devices import using_threads
 from glassformer.inspect.params import param_table
 from glassformer.lessons.common import Narrator, fmt, out_dir, save_png
 from glassformer.messages import in_language
 from glassformer.models import build_model
 from glassformer.sample import sample
 from glassformer.text.tokenizers import CharTokenizer
-from glassformer.threads import using_threads
 from glassformer.train.data import TextWindows
 from glassformer.train.loop import Trainer
 

@@ -77,7 +77,7 @@ def windows(nar: Narrator, tok: CharTokenizer, ids: np.ndarray) -> dict:
     nar.show(f"  y = {tok.decode(y)!r}")
     nar.why("lesson.tiny.why.shift")
     theirs = n - T - 1  # torch.randint(0, len(ids) - seq_len - 1): starts 0 .. n-T-2
-    ours = n - T  # text/batches.get_batch: starts 0 .. n-T-1
+    ours = n - T  # train/data.get_batch: starts 0 .. n-T-1
     last_theirs, last_ours = theirs - 1 + T, ours - 1 + T  # index of the last character ever a target
     nar.say(
         "lesson.tiny.say.bound",

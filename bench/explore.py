@@ -28,11 +28,11 @@ from dataclasses import replace
 import torch
 
 from glassformer.config import get_preset
+from glassformer.devices import using_threads
 from glassformer.explore import Explorer
 from glassformer.explore.serve import Background, open_run
 from glassformer.models import build_model
 from glassformer.text import CharTokenizer
-from glassformer.threads import using_threads
 
 TARGETS_MS = {"analyze": 150, "generate": 20}
 

@@ -52,12 +52,11 @@ from dataclasses import replace
 import torch
 
 from glassformer.config import get_preset
-from glassformer.devices import copy_call, decode_bytes_per_token, matmul_call, model_flops_per_token
+from glassformer.devices import DEFAULT_THREADS, copy_call, decode_bytes_per_token, matmul_call, model_flops_per_token
 from glassformer.models import GPT
 from glassformer.nn.loss import next_token_loss
 from glassformer.sample import generate_ids, sample
 from glassformer.text.tokenizers import CharTokenizer
-from glassformer.threads import DEFAULT_THREADS
 from glassformer.train.optim import build_optimizer
 
 VOCAB, PROMPT, NEW_TOKENS, SAMPLE_MAX_LEN, N_SAMPLES = 84, 16, 256, 512, 16
@@ -453,7 +452,7 @@ def main() -> int:
         "--threads",
         type=int,
         default=DEFAULT_THREADS,
-        help=f"torch threads on a CPU (default {DEFAULT_THREADS} like the CLI, glassformer/threads.py; "
+        help=f"torch threads on a CPU (default {DEFAULT_THREADS} like the CLI, glassformer/devices.py; "
         "0 = torch's choice)",
     )
     ap.add_argument("--shapes", default="baby,small", help="comma-separated: baby, small")

@@ -213,7 +213,7 @@ class TrainConfig:
     compile: bool = False  # opt-in torch.compile
     dtype: str = "float32"  # float32 | bfloat16 (autocast) | auto: bfloat16 where its products are fast (devices.py)
     log_interval: int = 10  # steps between progress/metrics updates: the loop's only host syncs
-    threads: int = 1  # CPU threads for the run; 0 = torch's choice (every core). See threads.py
+    threads: int = 1  # CPU threads for the run; 0 = torch's choice (every core). See devices.py
 
     def __post_init__(self) -> None:
         _positive(

@@ -1,8 +1,10 @@
-"""Which device a model runs on: checked before anything is built, so a missing GPU is one clear
-sentence ("this machine has no CUDA GPU; available: cpu") instead of torch's AssertionError from
-deep inside `.to("cuda")`.
+"""Where and how a model computes: which device it runs on, how many CPU threads torch may use,
+and what this machine can do at all (its measured peaks, a model's arithmetic, the dtype a run uses).
 
-glassformer runs on three kinds of device: cpu, cuda (cuda:N for the N-th GPU) and mps (Apple).
+Devices are checked before anything is built, so a missing GPU is one clear sentence ("this
+machine has no CUDA GPU; available: cpu") instead of torch's AssertionError from deep inside
+`.to("cuda")`. glassformer runs on three kinds of device: cpu, cuda (cuda:N for the N-th GPU) and
+mps (Apple).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 
 import torch
 
+from glassformer.config import MAX_THREADS
 from glassformer.errors import DeviceUnavailable, UsageError
 from glassformer.files import default_cache_dir, write_text_atomic
 from glassformer.messages import t
@@ -52,6 +55,38 @@ def check_device(name: str, flag: str = "--device") -> str:
     if device.type == "mps" and not torch.backends.mps.is_available():
         raise DeviceUnavailable("error.device.no_mps", flag=flag, name=name, here=here)
     return name
+
+
+# ---- how many CPU threads torch may use: one rule for every command ------------------------------
+# Every verb that computes (train, sample, demo, lesson, trace, attention, grads, params, lab,
+# explore) takes `--threads N` with the same default, and runs its work inside `using_threads(N)`.
+#
+# Why one thread by default: glassformer's models are small (matrices of a few hundred numbers a
+# side). Splitting each product across threads costs synchronisation; on a busy 2-core machine two
+# spinning threads made `sample` take 88 s instead of 2.8 s. On an idle machine a second thread gains
+# ~25% for the `baby` training shape, so `--threads 0` (torch's own choice: every core) remains one
+# flag away.
+
+DEFAULT_THREADS = 1  # see the comment above
+
+
+def check_threads(n: int) -> int:
+    if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= MAX_THREADS:
+        raise UsageError("error.threads", most=MAX_THREADS, value=n)
+    return n
+
+
+@contextlib.contextmanager
+def using_threads(n: int = DEFAULT_THREADS):
+    """Run a block with n intra-op threads (0: leave torch's setting), then restore the previous one."""
+    check_threads(n)
+    previous = torch.get_num_threads()
+    if n:
+        torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
 
 
 # ---- the machine's own speed of light -------------------------------------------------------------

@@ -337,7 +337,6 @@ CLI = sorted((PACKAGE / "cli").glob("*.py"))
 CATALOGUED = [
     "config.py",
     "files.py",
-    "threads.py",
     "devices.py",
     "sample.py",
     "models/kinds.py",

@@ -11,10 +11,10 @@ import torch
 from helpers import assert_tables_match
 
 from glassformer.cli import main
+from glassformer.devices import using_threads
 from glassformer.lessons import fruit
 from glassformer.lessons.common import FitResult, Narrator, fmt, train_epochs
 from glassformer.messages import TABLES, UnknownLanguage, speaking, t
-from glassformer.threads import using_threads
 
 LESSON_KEYS = {
     lang: {k: v for k, v in TABLES[lang].items() if k.startswith(("lesson.", "error.lesson."))} for lang in TABLES

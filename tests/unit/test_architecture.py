@@ -15,7 +15,6 @@ LAYERS = {
     "glassformer": 0,
     "glassformer.config": 0,
     "glassformer.files": 0,
-    "glassformer.threads": 0,
     "glassformer.errors": 0,
     "glassformer.devices": 0,
     "glassformer.messages": 0,

@@ -7,7 +7,7 @@ a browser (explore, notebooks); the others hold one verb each).
 What every verb shares is done once, here:
   - option spelling: `--max-steps 500`, `--max_steps 500` and `--max_steps=500` are the same
     (`normalize_argv`); config overrides (`--key=value`) are parsed by config.parse_overrides;
-  - threads: every verb that computes has `--threads N` with one default (threads.py); the verb
+  - threads: every verb that computes has `--threads N` with one default (devices.py); the verb
     runs inside `using_threads(N)` (train takes it as its TrainConfig field, the same rule);
   - errors: one path (cli/failure.py). An expected failure prints one or two lines naming the
     problem and the fix — exit code 2 for a usage error, 1 for a failure (errors.py); an
@@ -25,9 +25,9 @@ import sys
 
 from glassformer.cli.failure import DEBUG_FLAG, debug_requested, report
 from glassformer.cli.options import Parser, argparse_speaking, language_requested, normalize_argv
+from glassformer.devices import check_threads, using_threads
 from glassformer.errors import UsageError
 from glassformer.messages import UnknownLanguage, speaking, t
-from glassformer.threads import check_threads, using_threads
 
 # verb modules, in the order `glassformer --help` lists them
 VERB_MODULES = [

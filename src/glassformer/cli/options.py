@@ -34,9 +34,9 @@ import re
 import sys
 
 from glassformer.config import MAX_THREADS
+from glassformer.devices import DEFAULT_THREADS
 from glassformer.errors import UsageError
 from glassformer.messages import LANGS, argparse_words, columns, language, resolve, t
-from glassformer.threads import DEFAULT_THREADS
 
 _OPTION = re.compile(r"--[A-Za-z][A-Za-z0-9_-]*")
 MAX_PORT = 65535
@@ -71,7 +71,7 @@ def normalize_argv(argv: list[str]) -> list[str]:
 
 
 def add_threads(parser: argparse.ArgumentParser) -> None:
-    """The one `--threads` option (see glassformer/threads.py for the rule and its reason)."""
+    """The one `--threads` option (see glassformer/devices.py for the rule and its reason)."""
     parser.add_argument(
         "--threads", type=threads, default=DEFAULT_THREADS, help=t("help.threads", default=DEFAULT_THREADS)
     )

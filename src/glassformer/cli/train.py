@@ -363,8 +363,7 @@ def run_machine(args: argparse.Namespace) -> int:
 def say_train_speed(run, start_step: int) -> None:
     """train's summary line: the run's tokens/s (median of its log lines since start_step), the model
     FLOP/s that makes (devices.flops_per_token) and its fraction of this machine's matching peak."""
-    from glassformer.devices import machine_peak, model_flops_per_token, resolve_dtype
-    from glassformer.threads import using_threads
+    from glassformer.devices import machine_peak, model_flops_per_token, resolve_dtype, using_threads
 
     cfg = run.trainer.cfg
     if run.model.inputs != "tokens" or not run.trainer.files:

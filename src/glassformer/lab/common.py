@@ -26,10 +26,9 @@ from glassformer.config import Preset, apply_overrides, get_preset
 from glassformer.errors import UsageError
 from glassformer.models import build_model
 from glassformer.nn.loss import next_token_loss
-from glassformer.text.batches import get_batch
 from glassformer.text.corpora import prepare
 from glassformer.text.tokenizers import CharTokenizer
-from glassformer.train.data import TextWindows
+from glassformer.train.data import TextWindows, get_batch
 from glassformer.train.loop import Trainer
 
 TOY = "toy"  # the lab's own offline text (see toy_text)

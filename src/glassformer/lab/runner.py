@@ -32,11 +32,11 @@ from typing import Callable
 import numpy as np
 import torch
 
+from glassformer.devices import using_threads
 from glassformer.errors import Unsupported, UsageError
 from glassformer.files import write_text_atomic
 from glassformer.fonts import use_in_figure
 from glassformer.lab.report import LANGS, experiment_markdown, text
-from glassformer.threads import using_threads
 
 LEVELS = ("holds", "half-true", "fails")  # the three verdicts a rule can return
 DEFAULT_OUT = Path("out") / "lab"

@@ -29,6 +29,7 @@ import torch.nn.functional as F
 
 from glassformer import messages
 from glassformer.config import get_preset
+from glassformer.devices import using_threads
 from glassformer.errors import NotFound, UsageError
 from glassformer.files import read_text
 from glassformer.lessons.common import Narrator, fmt, n_batches, out_dir, save_png, train_epochs
@@ -37,7 +38,6 @@ from glassformer.models import Encoder
 from glassformer.models import build_model as model_from_config
 from glassformer.nn.loss import next_token_loss
 from glassformer.text.tokenizers import WordTokenizer
-from glassformer.threads import using_threads
 
 # --- the tutorial's figures (seed 002), kept only to be compared with what the lesson computes
 # Printed in seed 002 (one-layer word model), §4.2: the parameter count its print statement shows.

@@ -30,6 +30,7 @@ from pathlib import Path
 import torch
 
 from glassformer.config import TrainConfig, get_preset
+from glassformer.devices import using_threads
 from glassformer.errors import UsageError
 from glassformer.inspect.attention_maps import attention_grid_png, attention_head_png
 from glassformer.inspect.params import param_table
@@ -37,7 +38,6 @@ from glassformer.lessons.common import Narrator, fmt, out_dir, save_png
 from glassformer.messages import in_language, pad, pad_left
 from glassformer.models import build_model
 from glassformer.text.chinese import UNITS, to_chinese
-from glassformer.threads import using_threads
 from glassformer.train.data import IGNORE, PairBatches, pad_pairs, pair_source
 from glassformer.train.loop import Trainer
 from glassformer.translate import beam_search, exact_match, greedy_decode, pad_rows

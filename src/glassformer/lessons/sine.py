@@ -36,12 +36,12 @@ import numpy as np
 import torch
 
 from glassformer.config import get_preset
+from glassformer.devices import using_threads
 from glassformer.errors import UsageError
 from glassformer.lessons.common import Narrator, n_batches, out_dir, save_png, seed_all, train_epochs
 from glassformer.messages import in_language, pad_left
 from glassformer.models import build_model
 from glassformer.nn.loss import mse_loss
-from glassformer.threads import using_threads
 from glassformer.train.data import (  # the waves live with the trainer's sources
     FREQ_HIGH,
     FREQ_LOW,

@@ -25,13 +25,13 @@ import numpy as np
 import torch
 
 from glassformer.config import get_preset
+from glassformer.devices import using_threads
 from glassformer.inspect.params import param_table
 from glassformer.lessons.common import Narrator, fmt, out_dir, save_png
 from glassformer.messages import in_language
 from glassformer.models import build_model
 from glassformer.sample import sample
 from glassformer.text.tokenizers import CharTokenizer
-from glassformer.threads import using_threads
 from glassformer.train.data import TextWindows
 from glassformer.train.loop import Trainer
 
@@ -77,7 +77,7 @@ def windows(nar: Narrator, tok: CharTokenizer, ids: np.ndarray) -> dict:
     nar.show(f"  y = {tok.decode(y)!r}")
     nar.why("lesson.tiny.why.shift")
     theirs = n - T - 1  # torch.randint(0, len(ids) - seq_len - 1): starts 0 .. n-T-2
-    ours = n - T  # text/batches.get_batch: starts 0 .. n-T-1
+    ours = n - T  # train/data.get_batch: starts 0 .. n-T-1
     last_theirs, last_ours = theirs - 1 + T, ours - 1 + T  # index of the last character ever a target
     nar.say(
         "lesson.tiny.say.bound",

@@ -495,7 +495,7 @@ TEXT = {
     "error.position.too_long": "sequence length T={T} exceeds max_len {max_len}: the model has positions for at most "
     "{max_len} tokens. Crop the input to its last {max_len} tokens (the sampler does "
     "this), or build the model with a larger max_len.",
-    # ---- threads and devices (threads.py, devices.py) ------------------------------------------------
+    # ---- threads and devices (devices.py) ------------------------------------------------------------
     "error.threads": "--threads must be a whole number from 0 (torch's choice: every core) to {most}, got {value!r}.",
     "error.device.unknown": "{flag}={name!r} is not a device glassformer runs on: use cpu, cuda, cuda:N or mps (this "
     "machine has: {here}).",

@@ -54,6 +54,8 @@ TEXT = {
     "train.early_stop": "no better {key} for {patience} evaluations",
     "train.sigterm": "SIGTERM: stopping after this step and saving a checkpoint (send it again to stop at once) ...",
     # ---- batch sources and generated data (train/data.py) ---------------------------------------------
+    "error.batch.short": "data has {n} tokens but a window needs seq_len + 1 = {need}; use a longer corpus or a "
+    "smaller seq_len.",
     "error.data.rows": "inputs ({inputs} rows) and targets ({targets} rows) must be non-empty and the same length.",
     "error.data.no_pairs": "PairBatches needs training and validation pairs; one of them is empty.",
     "error.data.blank_pair": "every pair needs a non-empty source and target (the decoder adds <BOS>/<EOS>).",

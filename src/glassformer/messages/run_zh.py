@@ -45,6 +45,8 @@ TEXT = {
     "train.early_stop": "连续 {patience} 次评估 {key} 都没有变好",
     "train.sigterm": "SIGTERM：这一步做完就停，并保存检查点（再发一次立即停止）……",
     # ---- 批次来源与生成的数据（train/data.py）----------------------------------------------------------------
+    "error.batch.short": "数据只有 {n} 个词元，而一个窗口需要 seq_len + 1 = {need} 个；"
+    "请换更长的语料或更小的 seq_len。",
     "error.data.rows": "inputs（{inputs} 行）和 targets（{targets} 行）必须非空且行数相同。",
     "error.data.no_pairs": "PairBatches 需要训练对和验证对；其中之一是空的。",
     "error.data.blank_pair": "每一对都需要非空的源序列和目标序列（<BOS>/<EOS> 由解码器加上）。",

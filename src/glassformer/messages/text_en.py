@@ -1,6 +1,6 @@
 """The typed errors of the text stage (text/), the views (inspect/) and the package faces: what a
-library caller gets wrong — a tokenizer's tables, ids out of range, a window longer than the data,
-a layer or head the model does not have — each a key with its fields. The rest of the text stage's
+library caller gets wrong — a tokenizer's tables, ids out of range, a layer or head the model does
+not have — each a key with its fields. The rest of the text stage's
 words (sources, the tokenizer choice, GPT-2 directories) are in en.py."""
 
 TEXT = {
@@ -55,9 +55,6 @@ TEXT = {
     "({units}).",
     "error.zh_number.form": "{text!r} is not a number written the standard way.",
     "error.zh_number.form_as": "{text!r} is not a number written the standard way (that would be {standard!r}).",
-    # ---- batches (text/batches.py) ------------------------------------------------------------------------------
-    "error.batch.short": "data has {n} tokens but a window needs seq_len + 1 = {need}; use a longer corpus or a "
-    "smaller seq_len.",
     # ---- the views (inspect/) -----------------------------------------------------------------------------------
     "error.inspect.maps_shape": "this model's attention maps differ in shape ({shapes}): they cannot be stacked; "
     "use attention_map_list(model, x).",

@@ -50,9 +50,6 @@ TEXT = {
     "error.zh_number.char": "{text!r} 不是中文数字：{ch!r} 既不是数字（{digits}）也不是单位（{units}）。",
     "error.zh_number.form": "{text!r} 不是按标准写法写的数。",
     "error.zh_number.form_as": "{text!r} 不是按标准写法写的数（标准写法是 {standard!r}）。",
-    # ---- 批次（text/batches.py）-----------------------------------------------------------------------------
-    "error.batch.short": "数据只有 {n} 个词元，而一个窗口需要 seq_len + 1 = {need} 个；"
-    "请换更长的语料或更小的 seq_len。",
     # ---- 查看工具（inspect/）--------------------------------------------------------------------------------
     "error.inspect.maps_shape": "这个模型各层的注意力图形状不同（{shapes}）：无法叠在一起；"
     "请用 attention_map_list(model, x)。",

@@ -463,7 +463,7 @@ TEXT = {
     "error.position.too_long": "序列长度 T={T} 超过了 max_len {max_len}：模型最多只有 {max_len} 个位置。请把输"
     "入截成最后 "
     "{max_len} 个词元（采样器就是这样做的），或用更大的 max_len 建模型。",
-    # ---- 线程与设备（threads.py、devices.py）---------------------------------------------------------------
+    # ---- 线程与设备（devices.py）---------------------------------------------------------------
     "error.threads": "--threads 必须是 0（由 torch 决定：用满所有核）到 {most} 之间的整数，收到的是 {value!r}。",
     "error.device.unknown": "{flag}={name!r} 不是 glassformer 能用的设备：请用 cpu、cuda、cuda:N 或 mps（这台机器有："
     "{here}）。",

@@ -6,54 +6,53 @@ module machinery in the way. It never imports torch: weights come in as a dict o
 made from a model's state_dict by `state_to_numpy`, and every function takes its weights and
 the same `ModelConfig` explicitly. tests/reference compares the two to ~1e-10.
 
-Files mirror glassformer.nn and glassformer.models:
+Two files, in the order a forward pass reads them:
 
-    linear.py      y = x Wᵀ + b, and `scope` to pick one module's weights out of a state dict
-    position.py    how tokens and their positions get in: ids -> embedding rows, the learned
-                   table, the sinusoidal formula, RoPE as unit complex numbers, ALiBi's slopes
-                   (the paper's recursion) and score bias; NUMPY_POSITIONS, every scheme's twin
-    attention.py   causal and padding masks (bool, True = may attend), softmax, scores, weights,
-                   single- and multi-head attention, cross-attention (queries from the target,
-                   keys and values from the source)
-    block.py       one block and its parts: ReLU, exact GELU (erf), GELU-tanh, the two-layer MLP,
-                   LayerNorm, the block (pre, post or no norm), and the decoder block (masked
-                   self-attention, cross-attention, FFN)
+    layers.py      the layers, in data-flow order:
+                   linear    y = x Wᵀ + b, and `scope` to pick one module's weights out of a state dict
+                   position  how tokens and their positions get in: ids -> embedding rows, the learned
+                             table, the sinusoidal formula, RoPE as unit complex numbers, ALiBi's slopes
+                             (the paper's recursion) and score bias; NUMPY_POSITIONS, every scheme's twin
+                   attention causal and padding masks (bool, True = may attend), softmax, scores, weights,
+                             single- and multi-head attention, cross-attention (queries from the target,
+                             keys and values from the source)
+                   block     ReLU, exact GELU (erf), GELU-tanh, the two-layer MLP, LayerNorm, the block
+                             (pre, post or no norm), and the decoder block (masked self-attention,
+                             cross-attention, FFN)
     models.py      GPT, Encoder, SequenceRegressor and encoder-decoder forwards
 
 Shapes use the same letters as glassformer.nn: B, T, C, H, D, F, V.
 """
 
-from glassformer.numpy_ref.attention import (
+from glassformer.numpy_ref.layers import (
+    ACTIVATIONS,
+    NUMPY_POSITIONS,
+    alibi_bias,
+    alibi_slopes,
     attention_scores,
     attention_weights,
+    block,
     causal_mask,
     cross_attention,
-    multi_head_attention,
-    padding_mask,
-    scaled_dot_product_attention,
-    softmax,
-)
-from glassformer.numpy_ref.block import (
-    ACTIVATIONS,
-    block,
     decoder_block,
     feed_forward,
     gelu,
     gelu_tanh,
     layer_norm,
-    relu,
-)
-from glassformer.numpy_ref.linear import linear, scope, state_to_numpy
-from glassformer.numpy_ref.models import encoder_forward, gpt_forward, regressor_forward, seq2seq_forward, trunk
-from glassformer.numpy_ref.position import (
-    NUMPY_POSITIONS,
-    alibi_bias,
-    alibi_slopes,
     learned_positions,
+    linear,
+    multi_head_attention,
+    padding_mask,
+    relu,
     rotary,
+    scaled_dot_product_attention,
+    scope,
     sinusoidal_table,
+    softmax,
+    state_to_numpy,
     token_embedding,
 )
+from glassformer.numpy_ref.models import encoder_forward, gpt_forward, regressor_forward, seq2seq_forward, trunk
 
 __all__ = [
     "ACTIVATIONS",

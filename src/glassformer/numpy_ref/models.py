@@ -11,7 +11,7 @@ A tied or shared matrix appears in the state dict under each of its names, so th
 reads "src_embed", "tgt_embed" and "head" whatever the config shares.
 
 `params` is the whole model's state_dict through `state_to_numpy`; `cfg` is the ModelConfig
-the model was built with. Positions come from the scheme's twin in position.py (the sinusoidal
+the model was built with. Positions come from the scheme's twin in layers.py (the sinusoidal
 table is not in a state_dict, so it is computed there from the formula).
 """
 
@@ -20,10 +20,17 @@ from __future__ import annotations
 import numpy as np
 
 from glassformer.config import ModelConfig
-from glassformer.numpy_ref.attention import causal_mask, padding_mask
-from glassformer.numpy_ref.block import block, decoder_block, layer_norm
-from glassformer.numpy_ref.linear import linear, scope
-from glassformer.numpy_ref.position import NUMPY_POSITIONS, token_embedding
+from glassformer.numpy_ref.layers import (
+    NUMPY_POSITIONS,
+    block,
+    causal_mask,
+    decoder_block,
+    layer_norm,
+    linear,
+    padding_mask,
+    scope,
+    token_embedding,
+)
 
 
 def trunk(x: np.ndarray, params: dict, cfg: ModelConfig, mask: np.ndarray | None) -> np.ndarray:

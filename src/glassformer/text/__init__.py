@@ -1,4 +1,4 @@
-"""The text stage: text ─► tokenizer ─► ids on disk ─► batches.
+"""The text stage: text ─► tokenizer ─► ids on disk (train/data.py cuts the ids into batches).
 
 - ``tokenizers``: one ``Tokenizer`` interface, ``CharTokenizer`` (any Unicode), ``WordTokenizer``
   (whitespace or jieba words + specials, the segmenters beside it), ``load_tokenizer`` for saved ones.
@@ -12,10 +12,8 @@
   ``choose_tokenizer`` and big files read in chunks.
 - ``chinese``: the named source ``zh-poems`` (classical Chinese poems, a Debian package's text) and
   Chinese number words (``to_chinese`` / ``from_chinese``).
-- ``batches``: ``get_batch`` draws seeded random (x, y) windows for next-token training.
 """
 
-from .batches import get_batch
 from .bpe import BPETokenizer, HFBPETokenizer
 from .chinese import from_chinese, to_chinese  # importing chinese registers zh-poems with load_text
 from .corpora import (
@@ -47,7 +45,6 @@ __all__ = [
     "choose_tokenizer",
     "default_cache_dir",
     "from_chinese",
-    "get_batch",
     "load_text",
     "load_tokenizer",
     "prepare",

@@ -3,8 +3,8 @@
 loop.py           Trainer: the loop, read top to bottom; it takes a batch source and a loss. Below it
                   the guards of a long run: NaN diagnosis, Ctrl-C, the torch.compile fallback, early stopping
 optim.py          learning-rate schedules; AdamW with decay on matrices only; global-norm clipping
-data.py           batch sources (windows of a token corpus, tensors in memory, pairs for an
-                  encoder-decoder) and the data made on the fly: sine waves, seq2seq tasks
+data.py           batch sources (windows of a token corpus drawn by get_batch, tensors in memory,
+                  pairs for an encoder-decoder) and the data made on the fly: sine waves, seq2seq tasks
 checkpoint.py     model.safetensors + train_state.pt: crash-safe writes, checksummed reads, exact
                   resume; a saved run read back (config.json, its configs, the trained model)
 record.py         what a run directory receives while training (a failed write says what is kept):

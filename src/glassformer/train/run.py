@@ -49,7 +49,7 @@ from glassformer.config import (
     parse_overrides,
     to_dict,
 )
-from glassformer.devices import check_device
+from glassformer.devices import check_device, using_threads
 from glassformer.errors import DamagedFile, GlassformerError, RunLocked, UsageError
 from glassformer.files import write_text_atomic
 from glassformer.messages import note, t
@@ -59,7 +59,6 @@ from glassformer.models.kinds import check_fits
 from glassformer.sample import sample
 from glassformer.text.corpora import PreparedData, prepare
 from glassformer.text.tokenizers import load_tokenizer
-from glassformer.threads import using_threads
 from glassformer.train import distributed
 from glassformer.train.checkpoint import (
     MODEL_FILE,

@@ -315,7 +315,3 @@ class GPT(Transformer):
     def new_cache(self, batch_size: int) -> KVCache:
         """An empty KV cache for sampling `batch_size` sequences (see nn/kv_cache.py)."""
         return KVCache.for_model(self, batch_size)
-
-
-TransformerStack = Transformer  # the base's former name
-TokenModel = Transformer  # the token ends, once a class of their own between GPT and the base

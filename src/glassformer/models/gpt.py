@@ -14,7 +14,7 @@ the position tables), `nn/attention.py` (the masks, attention written out, the h
 (models/encoder.py: bidirectional, with padding), SequenceRegressor (models/regressor.py: numbers in
 and out, its own "ends"), EncoderDecoder (models/seq2seq.py: two stacks). The first tutorial's
 TinyTransformer is `build_model(get_preset("seed000").model)`; GPT-2 is `GPT(config_from_gpt2(...))`
-(models/gpt2_port.py).
+(models/gpt2.py).
 """
 
 from __future__ import annotations

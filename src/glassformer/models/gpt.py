@@ -3,7 +3,7 @@
     ids (B, T) ─► embed ─► + position ─► dropout ─► [Block] × n_layers ─► final LN ─► head ─► (B, T, V)
 
 A GPT forward reads three files, in the order the data meets them: `nn/embedding.py` (token vectors,
-the position tables), `nn/attention.py` (the masks, attention written out, the heads), then this one:
+the position tables), `nn/attention.py` (the causal mask, attention written out, the heads), then this one:
 
     FFN(x) = W₂ · act(W₁ x + b₁) + b₂   W₁: C -> F, W₂: F -> C, act ReLU | GELU | GELU-tanh  (Vaswani §3.3)
     norm="pre"   x = x + Drop(Attn(LN₁(x)));   x = x + Drop(FFN(LN₂(x)))     (GPT-2, most LLMs)

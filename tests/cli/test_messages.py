@@ -350,8 +350,7 @@ CATALOGUED = [
     "train/attention_log.py",
     "explore/serve.py",
     "exercises/catalog.py",
-    "models/gpt2_files.py",
-    "models/gpt2_port.py",
+    "models/gpt2.py",
     "errors.py",
     *sorted(
         str(p.relative_to(PACKAGE))

@@ -162,10 +162,10 @@ def test_mistakes_speak_chinese_under_lang_zh(dirs, tmp_path):
 
 
 def test_library_refusals_speak_chinese_too(dirs):
-    """gpt2_port's checks, called as a library under the environment's language."""
+    """models/gpt2.py's checks, called as a library under the environment's language."""
     from glassformer import messages
     from glassformer.config import ModelConfig
-    from glassformer.models.gpt2_port import gpt2_config, state_dict_from_gpt2
+    from glassformer.models.gpt2 import gpt2_config, state_dict_from_gpt2
 
     _, hf, _ = dirs
     state = {k: v for k, v in hf.state_dict().items() if "h.0.ln_1" not in k}

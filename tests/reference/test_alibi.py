@@ -90,7 +90,8 @@ def test_slopes_stay_exact_through_dtype_changes():
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
 @pytest.mark.parametrize("mask_name", ["causal", "padding"])
 def test_fused_equals_glass_attention_with_alibi(mask_name, dtype):
-    from glassformer.nn.attention import MultiHeadAttention, causal_mask, padding_mask
+    from glassformer.models.encoder import padding_mask
+    from glassformer.nn.attention import MultiHeadAttention, causal_mask
 
     ids = torch.ones(2, 6, dtype=torch.long)
     ids[0, 3:] = 0

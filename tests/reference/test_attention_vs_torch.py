@@ -13,11 +13,10 @@ from helpers import ATOL, assert_close, assert_matches, copy_linear, randomize_
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from glassformer.models.encoder import combine_masks, padding_mask
 from glassformer.nn.attention import (
     MultiHeadAttention,
     causal_mask,
-    combine_masks,
-    padding_mask,
     scaled_dot_product_attention,
 )
 

@@ -12,8 +12,9 @@ import torch
 from helpers import ATOL, assert_matches, copy_linear, randomize_
 
 from glassformer.config import ModelConfig
+from glassformer.models.encoder import combine_masks, padding_mask
 from glassformer.models.gpt import Block
-from glassformer.nn.attention import causal_mask, combine_masks, padding_mask
+from glassformer.nn.attention import causal_mask
 
 B, T = 2, 5
 

@@ -13,7 +13,8 @@ from helpers import ATOL, assert_matches, randomize_
 
 from glassformer.config import ModelConfig
 from glassformer.models import GPT, Encoder
-from glassformer.nn.attention import MultiHeadAttention, causal_mask, padding_mask
+from glassformer.models.encoder import padding_mask
+from glassformer.nn.attention import MultiHeadAttention, causal_mask
 from glassformer.nn.fused_attention import fused_attention
 from glassformer.nn.position import POSITION_SCHEMES
 

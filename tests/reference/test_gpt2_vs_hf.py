@@ -1,7 +1,7 @@
 """GPT configured as GPT-2 against Hugging Face's GPT2LMHeadModel, offline, random weights.
 
 minGPT's one test, made offline: build a small GPT-2 with random weights, port it with
-glassformer.models.gpt2_port.gpt_from_gpt2, and require the same logits.
+glassformer.models.gpt2.gpt_from_gpt2, and require the same logits.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from helpers import ATOL, assert_close, assert_matches, randomize_
 
 transformers = pytest.importorskip("transformers")
 
-from glassformer.models.gpt2_port import gpt_from_gpt2  # noqa: E402
+from glassformer.models.gpt2 import gpt_from_gpt2  # noqa: E402
 
 
 def small_gpt2(dtype, **variant) -> "transformers.GPT2LMHeadModel":

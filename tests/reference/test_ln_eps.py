@@ -109,9 +109,9 @@ def test_seq2seq_full_and_cached_decoding_use_the_models_eps(norm):
 
 
 def test_gpt2_import_and_export_carry_the_eps():
-    """models/gpt2_port.py maps GPT-2's layer_norm_epsilon both ways."""
+    """models/gpt2.py maps GPT-2's layer_norm_epsilon both ways."""
     transformers = pytest.importorskip("transformers")
-    from glassformer.models.gpt2_port import gpt2_config, gpt_from_gpt2
+    from glassformer.models.gpt2 import gpt2_config, gpt_from_gpt2
 
     hf_cfg = transformers.GPT2Config(
         vocab_size=V, n_positions=L, n_embd=12, n_layer=2, n_head=3, layer_norm_epsilon=EPS,

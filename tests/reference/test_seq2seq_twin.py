@@ -13,8 +13,9 @@ from torch.autograd import gradcheck
 from glassformer import numpy_ref as ref
 from glassformer.config import ModelConfig
 from glassformer.models import EncoderDecoder
+from glassformer.models.encoder import combine_masks, padding_mask
 from glassformer.models.seq2seq import CrossAttention, DecoderBlock
-from glassformer.nn.attention import MultiHeadAttention, causal_mask, combine_masks, padding_mask
+from glassformer.nn.attention import MultiHeadAttention, causal_mask
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models: one thread is fastest
 

@@ -22,8 +22,9 @@ from helpers import ATOL, assert_matches, copy_linear, randomize_
 
 from glassformer.config import ModelConfig
 from glassformer.models import EncoderDecoder
+from glassformer.models.encoder import combine_masks, padding_mask
 from glassformer.models.seq2seq import CrossAttention, DecoderBlock
-from glassformer.nn.attention import causal_mask, combine_masks, padding_mask
+from glassformer.nn.attention import causal_mask
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models: one thread is fastest
 

@@ -12,14 +12,13 @@ from helpers import keyed
 from glassformer.config import ModelConfig, with_kind
 from glassformer.messages import speaking
 from glassformer.models import GPT, Encoder, SequenceRegressor
+from glassformer.models.encoder import combine_masks, padding_mask
 from glassformer.models.gpt import FeedForward
 from glassformer.models.kinds import init_weights
 from glassformer.nn.attention import (
     MultiHeadAttention,
     attention_scores,
     causal_mask,
-    combine_masks,
-    padding_mask,
     scaled_dot_product_attention,
 )
 from glassformer.nn.loss import next_token_loss

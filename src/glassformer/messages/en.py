@@ -412,8 +412,7 @@ TEXT = {
     "export.done": "exported {run} -> {out}  (config.json, model.safetensors, vocab.json, merges.txt, "
     "tokenizer_config.json)",
     "export.load_it": "load it:       GPT2LMHeadModel.from_pretrained({out})",
-    # ---- GPT-2 directories read and written (train/run.py, models/gpt2_files.py, gpt2_port.py,
-    # text/gpt2_bpe.py) -------------------------------------------------------------------------------
+    # ---- GPT-2 directories read and written (train/run.py, models/gpt2.py, text/gpt2_bpe.py) ---------
     "fix.gpt2_model": "save_pretrained writes it; copy the model directory again.",
     "fix.gpt2_tokenizer": "It comes with the model (save_pretrained writes it); copy it again from the model's source.",
     "error.gpt2.has_checkpoint": "{out} already holds a checkpoint; importing would replace its weights. Choose "

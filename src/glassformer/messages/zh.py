@@ -388,7 +388,7 @@ TEXT = {
     "export.done": "已导出 {run} -> {out}（config.json、model.safetensors、vocab.json、merges.txt、"
     "tokenizer_config.json）",
     "export.load_it": "加载它：       GPT2LMHeadModel.from_pretrained({out})",
-    # ---- GPT-2 目录的读写（train/run.py、models/gpt2_files.py、gpt2_port.py、text/gpt2_bpe.py）----
+    # ---- GPT-2 目录的读写（train/run.py、models/gpt2.py、text/gpt2_bpe.py）----
     "fix.gpt2_model": "它由 save_pretrained 写出；请重新复制整个模型目录。",
     "fix.gpt2_tokenizer": "它随模型一起提供（由 save_pretrained 写出）；请从模型的来源重新复制。",
     "error.gpt2.has_checkpoint": "{out} 里已经有检查点；导入会覆盖它的权重。请换一个 --out DIR，或先删除 {weights}。",

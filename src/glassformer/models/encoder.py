@@ -2,6 +2,9 @@
 
     ids (B, T) ─► embedding + positions ─► blocks (mask = causal? ∧ not-padding) ─► head ─► (B, T, V)
 
+The masks an encoder adds to nn/attention.py's causal one live here: `padding_mask` (no query reads
+a <PAD> key) and `combine_masks` (their AND). The EncoderDecoder (models/seq2seq.py) uses both.
+
 The second tutorial's one-layer word model is `build_model(get_preset("seed002").model)`: no
 LayerNorm, no mask (its next-token training then leaks the future; lessons/hello_world.py shows it).
 """
@@ -13,7 +16,38 @@ import torch
 from glassformer.errors import UsageError
 from glassformer.models.gpt import Transformer
 from glassformer.models.kinds import register_model_kind
-from glassformer.nn.attention import combine_masks, padding_mask
+
+
+def padding_mask(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
+    """(B, 1, 1, T) mask that hides padding *keys*: no query may attend to a <PAD> token.
+
+    Padding *queries* still produce outputs (they attend to the real tokens); the loss ignores
+    them through ignore_index, which is the usual arrangement (and the one PyTorch's
+    key_padding_mask implements).
+    """
+    if ids.dim() != 2:
+        raise UsageError("error.mask.padding_ids", shape=tuple(ids.shape))
+    return (ids != pad_id)[:, None, None, :]  # (B, 1, 1, T)
+
+
+def combine_masks(*masks: torch.Tensor | None) -> torch.Tensor | None:
+    """Logical AND of any number of masks (None entries are skipped), broadcast together.
+
+    A 3-D mask (B, T_q, T_k) gets its head axis first, so (B, T, T) and (B, 1, 1, T) combine to
+    (B, 1, T, T) rather than mis-aligning B with H.
+    """
+    present = [m for m in masks if m is not None]
+    if not present:
+        return None
+    if any(m.dim() == 4 for m in present):
+        present = [m.unsqueeze(1) if m.dim() == 3 else m for m in present]
+    out = present[0]
+    for m in present[1:]:
+        try:
+            out = out & m  # broadcasts
+        except RuntimeError:
+            raise UsageError("error.mask.combine", a=tuple(out.shape), b=tuple(m.shape)) from None
+    return out
 
 
 @register_model_kind("encoder")

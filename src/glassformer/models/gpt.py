@@ -3,7 +3,7 @@
     ids (B, T) ─► embed ─► + position ─► dropout ─► [Block] × n_layers ─► final LN ─► head ─► (B, T, V)
 
 A GPT forward reads three files, in the order the data meets them: `nn/embedding.py` (token vectors,
-the position tables), `nn/attention.py` (the masks, attention written out, the heads), then this one:
+the position tables), `nn/attention.py` (the causal mask, attention written out, the heads), then this one:
 
     FFN(x) = W₂ · act(W₁ x + b₁) + b₂   W₁: C -> F, W₂: F -> C, act ReLU | GELU | GELU-tanh  (Vaswani §3.3)
     norm="pre"   x = x + Drop(Attn(LN₁(x)));   x = x + Drop(FFN(LN₂(x)))     (GPT-2, most LLMs)
@@ -14,7 +14,7 @@ the position tables), `nn/attention.py` (the masks, attention written out, the h
 (models/encoder.py: bidirectional, with padding), SequenceRegressor (models/regressor.py: numbers in
 and out, its own "ends"), EncoderDecoder (models/seq2seq.py: two stacks). The first tutorial's
 TinyTransformer is `build_model(get_preset("seed000").model)`; GPT-2 is `GPT(config_from_gpt2(...))`
-(models/gpt2_port.py).
+(models/gpt2.py).
 """
 
 from __future__ import annotations
@@ -315,7 +315,3 @@ class GPT(Transformer):
     def new_cache(self, batch_size: int) -> KVCache:
         """An empty KV cache for sampling `batch_size` sequences (see nn/kv_cache.py)."""
         return KVCache.for_model(self, batch_size)
-
-
-TransformerStack = Transformer  # the base's former name
-TokenModel = Transformer  # the token ends, once a class of their own between GPT and the base

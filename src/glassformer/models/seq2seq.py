@@ -39,9 +39,10 @@ from torch import nn
 
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
+from glassformer.models.encoder import combine_masks, padding_mask
 from glassformer.models.gpt import Block, FeedForward, Transformer, layer_norm, norm_formula, norm_hook, self_attention
 from glassformer.models.kinds import register_model_kind
-from glassformer.nn.attention import AttentionHeads, combine_masks, padding_mask
+from glassformer.nn.attention import AttentionHeads
 from glassformer.nn.embedding import TokenEmbedding
 from glassformer.nn.formula import ParamFormula, counted, linear_formula
 from glassformer.nn.hooks import HookPoint, Term, hook

@@ -6,8 +6,9 @@ puts attention and the FFN together, and the models, are in glassformer.models (
                         touch points, the registry, and the built-in schemes (learned, sinusoidal,
                         none; "rotary" (RoPE): queries and keys turned by position; "alibi": a
                         linear distance penalty on the attention scores)
-    attention.py        who may attend to whom (causal, padding masks), scaled dot-product
-                        attention, multi-head attention
+    attention.py        who may attend to whom (the causal mask; the padding mask is the
+                        encoder's, models/encoder.py), scaled dot-product attention, multi-head
+                        attention
     fused_attention.py  the one separated fast path (PyTorch's fused kernel)
     kv_cache.py         keys and values kept between sampling steps (GPT's, and the decoder's)
     loss.py             next-token cross-entropy, mean squared error
@@ -28,8 +29,6 @@ from glassformer.nn.attention import (
     attention_scores,
     attention_weights,
     causal_mask,
-    combine_masks,
-    padding_mask,
     scaled_dot_product_attention,
 )
 from glassformer.nn.embedding import TokenEmbedding
@@ -64,9 +63,7 @@ __all__ = [
     "attention_scores",
     "attention_weights",
     "causal_mask",
-    "combine_masks",
     "fused_attention",
-    "padding_mask",
     "position_scheme",
     "register_position_scheme",
     "RotaryPositions",

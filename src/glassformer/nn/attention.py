@@ -18,7 +18,9 @@ for such rows depending on version and backend; torch 2.13 on CPU returns 0.)
 Masks (who may attend to whom) come first. Convention everywhere in glassformer: a boolean tensor,
 True = may attend, as `torch.tril(torch.ones(T, T, dtype=torch.bool))`. A mask is any shape that
 broadcasts against the attention scores (B, H, T_q, T_k): (T, T), (B, 1, T, T), (B, H, T, T),
-(B, 1, 1, T) ... A 3-D mask (B, T_q, T_k) is given a head axis (check_mask).
+(B, 1, 1, T) ... A 3-D mask (B, T_q, T_k) is given a head axis (check_mask). The one mask a GPT
+needs, `causal_mask`, is here; the padding mask and the AND of masks are the encoder's
+(models/encoder.py: the Encoder and the EncoderDecoder hide <PAD> keys).
 """
 
 from __future__ import annotations
@@ -58,38 +60,6 @@ def causal_mask(T: int, device: torch.device | str | None = None, offset: int = 
     The one place a causal mask is built (models and decoders all ask here)."""
     full = torch.ones(T, offset + T, dtype=torch.bool, device=device)  # (T, L+T)
     return torch.tril(full, diagonal=offset)  # (T, L+T)
-
-
-def padding_mask(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
-    """(B, 1, 1, T) mask that hides padding *keys*: no query may attend to a <PAD> token.
-
-    Padding *queries* still produce outputs (they attend to the real tokens); the loss ignores
-    them through ignore_index, which is the usual arrangement (and the one PyTorch's
-    key_padding_mask implements).
-    """
-    if ids.dim() != 2:
-        raise UsageError("error.mask.padding_ids", shape=tuple(ids.shape))
-    return (ids != pad_id)[:, None, None, :]  # (B, 1, 1, T)
-
-
-def combine_masks(*masks: torch.Tensor | None) -> torch.Tensor | None:
-    """Logical AND of any number of masks (None entries are skipped), broadcast together.
-
-    A 3-D mask (B, T_q, T_k) gets its head axis first, so (B, T, T) and (B, 1, 1, T) combine to
-    (B, 1, T, T) rather than mis-aligning B with H.
-    """
-    present = [m for m in masks if m is not None]
-    if not present:
-        return None
-    if any(m.dim() == 4 for m in present):
-        present = [m.unsqueeze(1) if m.dim() == 3 else m for m in present]
-    out = present[0]
-    for m in present[1:]:
-        try:
-            out = out & m  # broadcasts
-        except RuntimeError:
-            raise UsageError("error.mask.combine", a=tuple(out.shape), b=tuple(m.shape)) from None
-    return out
 
 
 FAST_PATHS: dict[str, Callable[..., torch.Tensor]] = {}

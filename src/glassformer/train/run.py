@@ -54,7 +54,7 @@ from glassformer.errors import DamagedFile, GlassformerError, RunLocked, UsageEr
 from glassformer.files import write_text_atomic
 from glassformer.messages import note, t
 from glassformer.models import build_model, model_class
-from glassformer.models.gpt2_files import read_gpt2_dir, write_gpt2_dir
+from glassformer.models.gpt2 import read_gpt2_dir, write_gpt2_dir
 from glassformer.models.kinds import check_fits
 from glassformer.sample import sample
 from glassformer.text.corpora import PreparedData, prepare

@@ -2,7 +2,7 @@
 
     mask[b, 0, 0, j] = (ids[b, j] != pad_id)        ids (B, T) -> (B, 1, 1, T) bool
 
-Reference: glassformer.nn.attention.padding_mask and numpy_ref.padding_mask. The axes of size 1
+Reference: glassformer.models.encoder.padding_mask and numpy_ref.padding_mask. The axes of size 1
 broadcast over heads and queries: it is the KEYS that are hidden (a padding query still gets
 an output; the loss ignores it).
 """
@@ -14,7 +14,7 @@ import torch
 
 from glassformer import numpy_ref
 from glassformer.exercises.catalog import Case, Exercise, Function, Variant, numpy_twin
-from glassformer.nn.attention import padding_mask
+from glassformer.models.encoder import padding_mask
 
 # ------------------------------------------------------------------ the reference solution
 # A learner's file, exactly: only torch and math, no glassformer, nothing shared with another

@@ -6,6 +6,7 @@
     python bench/peers.py --device cuda          # the same on a GPU
     python bench/peers.py --nanogpt DIR          # adds nanoGPT's model.py from a clone of karpathy/nanoGPT
     python bench/peers.py --dry-run              # every part once, tiny: checks the script (gpu_check.sh)
+    python bench/peers.py --parts sampling,batched --no-memory   # only the decoding parts (seconds, not minutes)
     make bench
 
 Training: forward + backward + optimizer step. Shapes: `baby` (4 layers, 4 heads, d_model 128, block
@@ -63,6 +64,7 @@ VOCAB, PROMPT, NEW_TOKENS, SAMPLE_MAX_LEN, N_SAMPLES = 84, 16, 256, 512, 16
 SHAPES = {"baby": 12, "small": 4}  # shape (a preset) -> training batch
 PEAKS = {"float32": "fp32 matmul 1024²", "bfloat16": "bf16 matmul 1024²"}  # entries timed in the rounds
 COPY = "64 MiB copy"
+PARTS = ("training", "sampling", "batched")  # --parts: training per shape, batch-1 decoding, batched sampling
 
 
 def model_config(shape: str, max_len: int, attention: str):
@@ -456,6 +458,11 @@ def main() -> int:
         "0 = torch's choice)",
     )
     ap.add_argument("--shapes", default="baby,small", help="comma-separated: baby, small")
+    ap.add_argument(
+        "--parts",
+        default=",".join(PARTS),
+        help=f"comma-separated, which parts to run: {', '.join(PARTS)} (default all)",
+    )
     ap.add_argument("--steps", type=int, default=30, help="timed training steps per contender")
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--sample-rounds", type=int, default=3)
@@ -485,6 +492,12 @@ def main() -> int:
     if unknown:
         print(f"--shapes: unknown {unknown}; choose from {list(SHAPES)}", file=sys.stderr)
         return 2
+    parts = [p.strip() for p in args.parts.split(",") if p.strip()]
+    if [p for p in parts if p not in PARTS]:
+        print(f"--parts: unknown {[p for p in parts if p not in PARTS]}; choose from {list(PARTS)}", file=sys.stderr)
+        return 2
+    if "training" not in parts:
+        shapes = []
     if args.threads:  # 0: torch's own choice (every core)
         torch.set_num_threads(args.threads)
 
@@ -520,32 +533,34 @@ def main() -> int:
         }
         print_training(shape, result["shapes"][shape])
 
-    samp = bench_sampling(args.device, args.sample_rounds)
-    memory = samp.pop("memory")
-    for name, r in samp.items():
-        r["vs_hf"] = r["tokens_per_s"] / samp["hf-generate"]["tokens_per_s"]
-        if not args.no_memory:
-            r["peak_mib"] = peak_memory_child("sample", name, "baby", args.device, args.threads)
-    result["sampling"], result["decode_memory"] = samp, memory
-    print(
-        f"\nsampling, baby shape, {NEW_TOKENS} new tokens from a {PROMPT}-token prompt, batch 1, greedy, "
-        f"max_len {SAMPLE_MAX_LEN}; memory bandwidth {memory['bandwidth_gbs']:.1f} GB/s, "
-        f"{memory['bytes_per_token'] / 2**20:.2f} MiB read per token at least"
-    )
-    print(f"{'contender':<24}{'ms/token':>9}{'tokens/s':>11}{'vs HF':>8}{'of bandwidth':>13}{'peak MiB':>10}")
-    for name, r in samp.items():
+    if "sampling" in parts:
+        samp = bench_sampling(args.device, args.sample_rounds)
+        memory = samp.pop("memory")
+        for name, r in samp.items():
+            r["vs_hf"] = r["tokens_per_s"] / samp["hf-generate"]["tokens_per_s"]
+            if not args.no_memory:
+                r["peak_mib"] = peak_memory_child("sample", name, "baby", args.device, args.threads)
+        result["sampling"], result["decode_memory"] = samp, memory
         print(
-            f"{name:<24}{r['ms_per_token']:>9.3f}{r['tokens_per_s']:>11.0f}{r['vs_hf']:>7.2f}×"
-            f"{100 * r['bandwidth_utilisation']:>12.1f}%{r.get('peak_mib', float('nan')):>10.1f}"
+            f"\nsampling, baby shape, {NEW_TOKENS} new tokens from a {PROMPT}-token prompt, batch 1, greedy, "
+            f"max_len {SAMPLE_MAX_LEN}; memory bandwidth {memory['bandwidth_gbs']:.1f} GB/s, "
+            f"{memory['bytes_per_token'] / 2**20:.2f} MiB read per token at least"
         )
+        print(f"{'contender':<24}{'ms/token':>9}{'tokens/s':>11}{'vs HF':>8}{'of bandwidth':>13}{'peak MiB':>10}")
+        for name, r in samp.items():
+            print(
+                f"{name:<24}{r['ms_per_token']:>9.3f}{r['tokens_per_s']:>11.0f}{r['vs_hf']:>7.2f}×"
+                f"{100 * r['bandwidth_utilisation']:>12.1f}%{r.get('peak_mib', float('nan')):>10.1f}"
+            )
 
-    batched = bench_batched_sampling(args.device, args.sample_rounds)
-    for r in batched.values():
-        r["vs_one_by_one"] = r["tokens_per_s"] / batched["16 one by one"]["tokens_per_s"]
-    result["batched_sampling"] = batched
-    print(f"\nbatched sampling, {N_SAMPLES} samples × {NEW_TOKENS} tokens, temperature 0.8, through sample()")
-    for name, r in batched.items():
-        print(f"{name:<24}{r['s']:>8.2f} s{r['tokens_per_s']:>11.0f} tokens/s{r['vs_one_by_one']:>7.2f}×")
+    if "batched" in parts:
+        batched = bench_batched_sampling(args.device, args.sample_rounds)
+        for r in batched.values():
+            r["vs_one_by_one"] = r["tokens_per_s"] / batched["16 one by one"]["tokens_per_s"]
+        result["batched_sampling"] = batched
+        print(f"\nbatched sampling, {N_SAMPLES} samples × {NEW_TOKENS} tokens, temperature 0.8, through sample()")
+        for name, r in batched.items():
+            print(f"{name:<24}{r['s']:>8.2f} s{r['tokens_per_s']:>11.0f} tokens/s{r['vs_one_by_one']:>7.2f}×")
 
     print("\ntargets")
     result["targets"] = {}

@@ -125,6 +125,91 @@ def test_float32_logits_match_the_model_step():
             assert (a - b).abs().max() <= 1e-5
 
 
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_step_leaves_the_onednn_switch_as_it_found_it_and_runs_gelu_with_it_off(enabled):
+    """GELU runs with oneDNN off (its per-call cost dwarfs a one-token tensor, models/decode.py);
+    the process-wide switch is put back as it was, on or off, and nothing else runs with it off."""
+    m = model(**VARIANTS["nanoGPT-like"])  # gelu
+    step = decode_step(m)
+    assert isinstance(step, DecodeStep)
+    seen = []  # the switch as each GELU saw it
+    for layer in step.layers:
+        assert layer.native_act
+        act = layer.act
+        layer.act = lambda x, act=act: seen.append(torch._C._get_mkldnn_enabled()) or act(x)
+    before = torch._C._get_mkldnn_enabled()
+    torch._C._set_mkldnn_enabled(enabled)
+    try:
+        with torch.no_grad():
+            cache = m.new_cache(1)
+            step(torch.zeros(1, 3, dtype=torch.long), cache)  # prefill: the model, GELU untouched
+            assert torch._C._get_mkldnn_enabled() is enabled and seen == []
+            step(torch.zeros(1, 1, dtype=torch.long), cache)  # one token: the short way
+            assert torch._C._get_mkldnn_enabled() is enabled
+    finally:
+        torch._C._set_mkldnn_enabled(before)
+    assert seen == [False] * len(step.layers)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_onednn_switch_is_put_back_when_the_activation_raises(enabled):
+    m = model(activation="gelu")
+    step = decode_step(m)
+    assert isinstance(step, DecodeStep)
+
+    def broken(x):
+        raise RuntimeError("broken activation")
+
+    step.layers[-1].act = broken
+    before = torch._C._get_mkldnn_enabled()
+    torch._C._set_mkldnn_enabled(enabled)
+    try:
+        with torch.no_grad():
+            cache = m.new_cache(1)
+            step(torch.zeros(1, 3, dtype=torch.long), cache)
+            with pytest.raises(RuntimeError, match="broken activation"):
+                step(torch.zeros(1, 1, dtype=torch.long), cache)
+        assert torch._C._get_mkldnn_enabled() is enabled
+    finally:
+        torch._C._set_mkldnn_enabled(before)
+
+
+def test_only_gelu_runs_with_onednn_off():
+    for activation, native in [("gelu", True), ("gelu_tanh", True), ("relu", False)]:
+        step = decode_step(model(activation=activation))
+        assert isinstance(step, DecodeStep)
+        assert all(layer.native_act is native for layer in step.layers)
+
+
+def test_float32_gelu_greedy_tokens_identical_to_the_models_own_at_the_benchmarks_shape():
+    """The native GELU agrees with oneDNN's to a float32 rounding, not bit for bit: at the
+    benchmarks' shape (baby, gelu, float32, oneDNN on as by default) the decode step writes the
+    same greedy tokens as the model's own cached step and as the uncached loop."""
+    from dataclasses import replace
+
+    from glassformer.config import get_preset
+
+    torch.manual_seed(0)
+    cfg = replace(get_preset("baby").model, vocab_size=84, max_len=128, attention="fused")
+    assert cfg.activation == "gelu"
+    m = GPT(cfg).eval()
+    prompt = torch.randint(0, 84, (2, 16), generator=torch.Generator().manual_seed(1))
+    hook = m.hook_points()["logits"]
+
+    def greedy(use_cache: bool, model_step: bool = False) -> torch.Tensor:
+        if model_step:
+            hook.fns.append(lambda t, name: None)  # a hook attached: every token through the model
+        try:
+            return torch.stack(list(generate_ids(m, prompt, 96, temperature=0, use_cache=use_cache)), dim=1)
+        finally:
+            hook.fns.clear()
+
+    assert torch._C._get_mkldnn_enabled()  # the default: the model's GELU is oneDNN's
+    fast = greedy(True)  # (2, 96)
+    assert torch.equal(fast, greedy(True, model_step=True))
+    assert torch.equal(fast, greedy(False))
+
+
 def test_a_hook_gets_every_token_because_the_step_hands_over_to_the_model():
     m = model()
     seen = []

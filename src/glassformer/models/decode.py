@@ -23,6 +23,18 @@ as transposed copies, the position table once; weights do not change while a tex
 - attention is the fused path's kernel (nn/fused_attention.py) whichever path the model is set
   to: glass and fused compute the same function (tests/reference/test_fused_path.py), and nobody
   is watching the weights here (a hook would have handed the step to the model);
+- GELU runs on PyTorch's own kernel, with oneDNN (mkldnn) switched off around that one call and
+  put back as it was, also when the call raises (`_onednn_off`). With oneDNN on, which is
+  PyTorch's default on a CPU, a float32 GELU goes to oneDNN's eltwise primitive, whose fixed cost
+  dwarfs a (1, 512) tensor: 18 µs a call against 1.9 µs for the native kernel and the switch
+  together on this machine's CPU (docs/performance.md). The two kernels agree to a float32
+  rounding (1.4e-6 at most on values up to ~10), not bit for bit, so the step's logits sit within float tolerance of the
+  model's as before, and the tokens are unchanged (tests/reference/test_decode_step.py). Only
+  GELU: ReLU never reaches oneDNN, and a matrix product or norm may (bf16, reduced fp32
+  precision), so the switch covers nothing else. The switch is process-wide: a model run on
+  another thread during those microseconds would take the native GELU too;
+- the check that no hook is attached reads the hook points' function lists, gathered once when
+  the step is built, in one `any` (5.9 → 0.7 µs a token for the 65 points of the 4-layer `baby`);
 - it runs under torch.inference_mode, which skips autograd's per-operation bookkeeping that
   no_grad still pays (version counters, view tracking): 1.8× → 2.1× the model step in one
   side-by-side run of bench/levers.py. What a step grows and keeps (the rotary tables past
@@ -55,6 +67,22 @@ if TYPE_CHECKING:
     from glassformer.models.gpt import GPT
 
 Step = Callable[[torch.Tensor, object], torch.Tensor]  # (ids (B, T), cache) -> logits (B, T, V)
+
+
+ONEDNN_ACTIVATIONS = (ACTIVATION_FNS["gelu"], ACTIVATION_FNS["gelu_tanh"])  # the ones oneDNN would take
+_onednn_enabled, _set_onednn = torch._C._get_mkldnn_enabled, torch._C._set_mkldnn_enabled  # the global switch
+
+
+def _onednn_off(act: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor) -> torch.Tensor:
+    """act(x) with oneDNN switched off for that one call (PyTorch's own kernel, see above), the
+    switch put back as it was found, also when act raises."""
+    if not _onednn_enabled():
+        return act(x)  # already off: nothing to switch
+    _set_onednn(False)
+    try:
+        return act(x)  # (B, F)
+    finally:
+        _set_onednn(True)
 
 
 def _norm(ln: nn.Module) -> tuple | None:
@@ -101,6 +129,7 @@ class DecodeLayer:
         self.w1_t, self.b1 = _t(ffn.fc1.weight), ffn.fc1.bias  # (C, F)
         self.w2_t, self.b2 = _t(ffn.fc2.weight), ffn.fc2.bias  # (F, C)
         self.act = ffn.act
+        self.native_act = ffn.act in ONEDNN_ACTIVATIONS  # run it with oneDNN off (see above)
         self.positions = attn.positions  # rotary / ALiBi touch points, or None
 
     @staticmethod
@@ -130,7 +159,8 @@ class DecodeLayer:
 
     def ffn(self, h: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
         """h (B, C) normalised stream -> x + FFN(h) (B, C)."""
-        hidden = self.act(self._linear(h, self.w1_t, self.b1))  # (B, F)
+        pre = self._linear(h, self.w1_t, self.b1)  # (B, F)
+        hidden = _onednn_off(self.act, pre) if self.native_act else self.act(pre)  # (B, F)
         return self._residual(x, hidden, self.w2_t, self.b2)  # (B, C)
 
     def __call__(self, x: torch.Tensor, cache, offset: int) -> torch.Tensor:
@@ -147,7 +177,7 @@ class DecodeStep:
 
     def __init__(self, model: GPT) -> None:
         self.model = model
-        self.hooks = list(model.hook_points().values())
+        self.hook_fns = [h.fns for h in model.hook_points().values()]  # each point's list, attached to in place
         self.layers = [DecodeLayer(cast(Block, block)) for block in model.blocks]
         self.embed = model.tok_embed.weight  # (V, C)
         self.final = _norm(model.ln_final)
@@ -163,7 +193,7 @@ class DecodeStep:
         if (
             ids.size(1) != 1
             or self.model.training
-            or any(h.fns for h in self.hooks)
+            or any(self.hook_fns)  # any point with a function attached
             or self.model.attention_mask(ids, offset) is not None
         ):
             return self.model(ids, cache=cache)  # prefill, dropout, hooks, an extra mask: the model

@@ -2,7 +2,9 @@
 the places that hold user-facing words (text mechanisms), raises that carry literal English, and test
 assertions that pin a sentence's wording. Run from the repository root, or name one:
 
-    python bench/readability.py [ROOT] [--json]
+    python bench/readability.py [ROOT] [--json] [--list]
+
+--list prints each listed place under its count (file:line for a raise or a pin), to work through them.
 
 The counts are heuristics written down here, so a before/after comparison uses the same rules:
 - a *literal-English raise*: `raise X(...)` whose arguments hold a string literal of two or more words
@@ -12,9 +14,12 @@ The counts are heuristics written down here, so a before/after comparison uses t
 - a *text mechanism*: a module outside glassformer/messages that defines a table of sentences
   (a module-level dict named TEXT/TEXTS/TABLES or a `zh=`/`stage_zh=` keyword given a literal), and
   every JavaScript file under explore/static that holds Chinese text; the catalogue itself counts once;
-- a *wording pin*: an `assert` in tests/ that compares with (==, !=, in) a string literal of three or more
-  words (a catalogue key, compared as a key, is not wording), or a `pytest.raises(..., match=...)` whose
-  pattern has three or more words.
+- a *wording pin*: an `assert` in tests/ that compares with (==, !=, in) a piece of prose, or a
+  `pytest.raises(..., match=...)` whose pattern is one. Prose is a string literal of two or more words with a
+  space between (a sentence or its piece), or one of four or more Chinese characters; an identifier, a file
+  or hook name or a catalogue key (`blocks.0.attn.weights`, `train_state.pt`, `train.resumed`) is not prose,
+  however many words its dots and underscores join. (Until issue 24 closed, three words sufficed, space or
+  not, and hook names counted as wording.)
 """
 
 from __future__ import annotations
@@ -100,21 +105,26 @@ def text_mechanisms(src: Path) -> list[str]:
     return sorted(set(places), key=places.index)
 
 
-def wording_pins(tests: Path, keys: set[str] = frozenset()) -> int:
-    n = 0
+def _wording(s: str, keys: set[str]) -> bool:
+    """A piece of a sentence a learner reads: prose in English, or four Chinese characters; not a key."""
+    return s not in keys and (_prose(s) or len(CHINESE.findall(s)) >= 4)
+
+
+def wording_pins(tests: Path, keys: set[str] = frozenset()) -> list[str]:
+    """Each assertion that pins wording, as tests/<file>:<line>, in file order."""
+    found = []
     for path in sorted(tests.rglob("*.py")):
+        where = path.relative_to(tests.parent)
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Assert):
-                for cmp in (c for c in ast.walk(node.test) if isinstance(c, ast.Compare)):
-                    texts = [s for s in _strings(cmp) if s not in keys]  # a catalogue key is not wording
-                    if any(len(WORD.findall(s)) >= 3 or len(CHINESE.findall(s)) >= 4 for s in texts):
-                        n += 1
-                        break
+                compares = [c for c in ast.walk(node.test) if isinstance(c, ast.Compare)]
+                if any(_wording(s, keys) for c in compares for s in _strings(c)):
+                    found.append((where, node.lineno))
             elif isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "raises":
                 for k in node.keywords:
-                    if k.arg == "match" and any(len(WORD.findall(s)) >= 3 for s in _strings(k.value)):
-                        n += 1
-    return n
+                    if k.arg == "match" and any(_wording(s, keys) for s in _strings(k.value)):
+                        found.append((where, node.lineno))
+    return [f"{path}:{line}" for path, line in sorted(found)]
 
 
 def measure(root: Path) -> dict:
@@ -134,6 +144,9 @@ def measure(root: Path) -> dict:
 
 
 def main(argv: list[str]) -> None:
+    if "--help" in argv or "-h" in argv:
+        print(__doc__)
+        return
     args = [a for a in argv if not a.startswith("--")]
     root = Path(args[0] if args else ".").resolve()
     m = measure(root)

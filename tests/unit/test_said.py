@@ -1,0 +1,46 @@
+"""tests/helpers.py `said()`: a test can read which catalogue keys, with which fields, were put into
+words during a call, whichever module made the sentence, and `t` is itself again afterwards."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+from helpers import said
+
+from glassformer import messages
+from glassformer.errors import UsageError
+
+
+def test_it_hears_t_in_a_module_that_imported_it_and_in_say(capsys):
+    import glassformer.train.loop as loop
+
+    with said() as heard:
+        loop.t("train.resuming", dir="runs/x", step=5)
+        messages.say("train.resume_with", dir="runs/x")
+        str(UsageError("error.config.type", key="lr", value="x", type="float"))  # words made in errors.py
+    assert heard == [
+        ("train.resuming", {"dir": "runs/x", "step": 5}),
+        ("train.resume_with", {"dir": "runs/x"}),
+        ("error.config.type", {"key": "lr", "value": "x", "type": "float"}),
+    ]
+    assert heard.keys() == ["train.resuming", "train.resume_with", "error.config.type"]
+    assert heard.of("train.resuming") == [{"dir": "runs/x", "step": 5}]
+    assert capsys.readouterr().out == messages.t("train.resume_with", dir="runs/x") + "\n"  # still said
+
+
+def test_t_is_given_back_even_to_a_module_first_imported_inside_the_block():
+    name = "glassformer.cli.train"
+    saved = sys.modules.pop(name, None)  # a fresh import of it; the loaded one is put back after
+    try:
+        with said():
+            module = importlib.import_module(name)  # binds `t` while the recorder stands in
+        assert module.t is messages.t
+        with said() as heard:  # and a later block hears it
+            module.t("train.resuming", dir="d", step=1)
+        assert heard.keys() == ["train.resuming"]
+    finally:
+        if saved is not None:
+            sys.modules[name] = saved
+            sys.modules["glassformer.cli"].train = saved  # the package's attribute too
+    assert all(getattr(m, "t", messages.t) is messages.t for n, m in sys.modules.items() if n.startswith("glassformer"))

@@ -85,6 +85,16 @@ def cli_error(argv: list[str]) -> tuple[int, str, str, BaseException | None]:
     return code, out, err, seen[0] if seen else None
 
 
+def cli_said(argv: list[str]) -> tuple[int, str, str, list]:
+    """cli(argv) and what it said, as catalogue keys and fields (helpers.said): a test pins those,
+    not the English; `t(key, **fields) in err` checks that the sentence reached the user."""
+    from helpers import said
+
+    with said() as heard:
+        code, out, err = cli(argv)
+    return code, out, err, heard
+
+
 def snapshot(folder) -> dict[str, bytes]:
     """Every file under `folder` (relative path -> bytes): equal before and after means nothing changed."""
     folder = Path(folder)

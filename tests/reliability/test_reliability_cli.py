@@ -8,12 +8,13 @@ import argparse
 import subprocess
 
 import pytest
-from reliability_kit import assert_clean_failure, cli, python, subprocess_env
+from reliability_kit import assert_clean_failure, cli, cli_said, python, subprocess_env
 
 import glassformer.cli.sample as sample_cli
 from glassformer.cli import build_parser, options
 from glassformer.config import get_preset
 from glassformer.errors import DamagedFile
+from glassformer.messages import t
 
 RANGED = {  # each range type of cli/options.py and values it must refuse
     options.count: ["0", "-5", "2.5"],
@@ -103,14 +104,16 @@ def test_every_verb_refuses_bad_options_in_two_lines(words, parser):
 
 
 def test_usage_errors_name_the_flag_and_the_range():
-    code, _, err = cli(["sample", "run", "--max-new-tokens", "-5"])
-    assert code == 2 and "argument --max-new-tokens: must be a whole number >= 1, got '-5'" in err
-    code, _, err = cli(["sample", "run", "--top-p", "1.5"])
-    assert code == 2 and "argument --top-p: must be a number in (0, 1], got '1.5'" in err
-    code, _, err = cli(["train", "--lr=nan"])
-    assert code == 2 and "--lr=nan: expected a finite number" in err
-    code, _, err = cli(["train", "--threads=100000"])
-    assert code == 2 and "threads must be from 0" in err
+    code, _, err, heard = cli_said(["sample", "run", "--max-new-tokens", "-5"])
+    assert code == 2 and heard.of("arg.count")[0]["value"] == "-5" and "--max-new-tokens" in err
+    code, _, err, heard = cli_said(["sample", "run", "--top-p", "1.5"])
+    assert code == 2 and ("arg.probability", {"value": "1.5"}) in heard and "--top-p" in err
+    code, _, err, heard = cli_said(["train", "--lr=nan"])
+    [finite] = heard.of("error.config.finite")
+    assert code == 2 and finite["key"] == "lr" and t("error.config.finite", **finite) in err
+    code, _, err, heard = cli_said(["train", "--threads=100000"])
+    [threads] = heard.of("error.config.threads")
+    assert code == 2 and threads["value"] == 100000 and threads["most"] < 100000
 
 
 def test_an_unexpected_exception_is_reported_as_a_bug_with_a_saved_traceback(monkeypatch, tmp_path):
@@ -118,11 +121,12 @@ def test_an_unexpected_exception_is_reported_as_a_bug_with_a_saved_traceback(mon
         return 1 / 0
 
     monkeypatch.setattr(sample_cli, "run_sample", broken)
-    code, _, err = cli(["sample", "run"])
+    code, _, err, heard = cli_said(["sample", "run"])
     assert_clean_failure(code, err, codes=(1,))
-    assert "internal error (ZeroDivisionError: division by zero)" in err and "This is a bug" in err
-    crash = err.split("The traceback is saved in ")[1].split(";")[0]
-    report = open(crash, encoding="utf-8").read()
+    [bug] = heard.of("fail.bug")
+    assert (bug["who"], bug["kind"], bug["detail"]) == ("glassformer sample", "ZeroDivisionError", "division by zero")
+    crash = str(bug["path"])
+    report = open(crash, encoding="utf-8").read()  # the crash file is English, for whoever fixes the bug
     assert crash.startswith(str(tmp_path)) and "command: glassformer sample run" in report
     assert "Traceback (most recent call last)" in report and "ZeroDivisionError" in report
 
@@ -185,8 +189,8 @@ def test_a_value_error_from_inside_a_library_is_a_bug_not_a_usage_error(monkeypa
         json.loads("{")  # a parser message that names no file: glassformer must wrap such calls
 
     monkeypatch.setattr(sample_cli, "run_sample", failing)
-    code, _, err = cli(["sample", "run"])
-    assert code == 1 and "This is a bug" in err
+    code, _, err, heard = cli_said(["sample", "run"])
+    assert code == 1 and heard.of("fail.bug")[0]["kind"] == "JSONDecodeError"
 
 
 @pytest.mark.slow
@@ -232,5 +236,6 @@ def test_a_closed_pipe_ends_quietly_and_a_narrow_terminal_is_named():
         env={**subprocess_env(), "PYTHONIOENCODING": "latin-1"},
     )
     assert_clean_failure(done.returncode, done.stderr.decode(), codes=(1,))
-    err = done.stderr.decode("utf-8", "replace")
-    assert "the terminal's encoding (iso8859-1) cannot show" in err and "PYTHONIOENCODING=utf-8" in err
+    err = done.stderr.decode("latin-1")  # what it cannot show is written as escapes
+    said_ = t("fail.encoding", who="glassformer sample", encoding="iso8859-1", text="你好")  # the child's language
+    assert said_.encode("latin-1", "backslashreplace").decode("latin-1") in err

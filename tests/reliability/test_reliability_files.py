@@ -9,15 +9,27 @@ import shutil
 from pathlib import Path
 
 import pytest
-from reliability_kit import assert_clean_failure, cli, resume_argv, same_weights
+from helpers import said
+from reliability_kit import assert_clean_failure, cli, cli_said, resume_argv, same_weights
 
+from glassformer.messages import t
 from glassformer.text.corpora import prepare
 
 GBK_CHINESE = "你好，世界。今天天气很好。\n".encode("gb18030")
 
 
 def sample(run, *extra):
-    return cli(["sample", str(run), "--prompt", "a", "--max-new-tokens", "3", "--seed", "0", *extra])
+    return cli(sample_argv(run, *extra))
+
+
+def sample_argv(run, *extra):
+    return ["sample", str(run), "--prompt", "a", "--max-new-tokens", "3", "--seed", "0", *extra]
+
+
+def only(heard, key: str) -> dict:
+    """The fields of `key`, said exactly once."""
+    [fields] = heard.of(key)
+    return fields
 
 
 def flip(path: Path, offset: int) -> None:
@@ -95,9 +107,9 @@ def test_config_json(run_copy, damage, code, message):
 def test_unreadable_config_json(run_copy, monkeypatch):
     run, _ = run_copy
     unreadable(monkeypatch, "config.json")
-    code, _, err = sample(run)
+    code, _, err, heard = cli_said(sample_argv(run))
     assert_clean_failure(code, err, codes=(1,))
-    assert "config.json cannot be read: permission denied. Check who owns it" in err
+    assert Path(only(heard, "error.files.permission")["path"]) == run / "config.json"
 
 
 def test_run_directory_that_is_a_file_or_missing(tmp_path):
@@ -163,13 +175,13 @@ def test_weights(run_copy, name, damage, message):
 def test_missing_weights(run_copy):
     run, _ = run_copy
     (run / "best.safetensors").unlink()
-    code, _, err = sample(run, "--best")
+    code, _, err, heard = cli_said(sample_argv(run, "--best"))
     assert_clean_failure(code, err, codes=(2,))
-    assert "best.safetensors does not exist" in err and "Drop --best" in err
+    assert Path(only(heard, "error.run.no_best")["path"]) == run / "best.safetensors"
     (run / "model.safetensors").unlink()
-    code, _, err = sample(run)
+    code, _, err, heard = cli_said(sample_argv(run))
     assert_clean_failure(code, err, codes=(2,))
-    assert "has not saved a checkpoint yet" in err
+    assert Path(only(heard, "error.run.no_weights")["path"]) == run / "model.safetensors"
 
 
 def test_weights_of_another_model_do_not_fit(run_copy):
@@ -177,30 +189,33 @@ def test_weights_of_another_model_do_not_fit(run_copy):
     config = json.loads((run / "config.json").read_text())
     config["model"]["d_ff"] = 48
     (run / "config.json").write_text(json.dumps(config))
-    code, _, err = sample(run)
+    code, _, err, heard = cli_said(sample_argv(run))
     assert_clean_failure(code, err, codes=(1,))
     # found from the weights file's header, before the model is built (checkpoint.fits_weights)
-    assert "config.json does not describe the model whose weights are in" in err and "model.safetensors" in err
-    assert "config.json makes shape (48,), the weights hold (32,)" in err
+    wrong = only(heard, "error.run.config_weights")
+    assert (Path(wrong["path"]), Path(wrong["weights"])) == (run / "config.json", run / "model.safetensors")
+    items = heard.of("error.run.config_weights_item")
+    assert items and all(tuple(i["wanted"]) == (48,) and tuple(i["held"]) == (32,) for i in items)
 
 
 # ---- train_state.pt --------------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    "damage, message",
-    [
-        (lambda p: p.write_bytes(p.read_bytes()[:1000]), "train_state.pt is damaged: its sha256 differs"),
-        (lambda p: flip(p, 3000), "train_state.pt is damaged: its sha256 differs"),
-        (lambda p: p.unlink(), "has model.safetensors but no train_state.pt file"),
-        (lambda p: (p.unlink(), p.mkdir()), "has model.safetensors but no train_state.pt file"),
+    "damage, key",
+    [  # each says the weights still sample
+        (lambda p: p.write_bytes(p.read_bytes()[:1000]), "error.checkpoint.state_sha"),
+        (lambda p: flip(p, 3000), "error.checkpoint.state_sha"),
+        (lambda p: p.unlink(), "error.checkpoint.no_state"),
+        (lambda p: (p.unlink(), p.mkdir()), "error.checkpoint.no_state"),
     ],
     ids=["truncated", "flipped-byte", "missing", "directory"],
 )
-def test_train_state(run_copy, damage, message):
+def test_train_state(run_copy, damage, key):
     run, cache = run_copy
     damage(run / "train_state.pt")
-    code, _, err = cli(resume_argv(run, cache, "--max_steps=12"))
+    code, _, err, heard = cli_said(resume_argv(run, cache, "--max_steps=12"))
     assert_clean_failure(code, err, codes=(1,))
-    assert message in err and "The weights still sample" in err
+    said_ = only(heard, key)
+    assert t(key, **said_) in err and "train_state.pt" in str(said_.get("path", said_.get("state")))
     assert sample(run)[0] == 0  # ... and they do
 
 
@@ -210,18 +225,21 @@ def test_train_state_from_another_step_is_named_as_such(run_copy, tmp_path):
     shutil.copytree(run, older)
     assert cli(resume_argv(run, cache, "--max_steps=12"))[0] == 0
     shutil.copy(older / "train_state.pt", run / "train_state.pt")  # step 8's state beside step 12's weights
-    code, _, err = cli(resume_argv(run, cache, "--max_steps=16"))
+    code, _, err, heard = cli_said(resume_argv(run, cache, "--max_steps=16"))
     assert_clean_failure(code, err, codes=(1,))
-    assert "model.safetensors is from step 12 but train_state.pt from step 8" in err
+    mixed = only(heard, "error.checkpoint.mixed")
+    assert (mixed["step"], mixed["other"]) == (12, 8)
+    assert (Path(mixed["weights"]).name, Path(mixed["state"]).name) == ("model.safetensors", "train_state.pt")
 
 
 def test_resuming_a_run_that_never_saved(tmp_path, run_copy):
     run, cache = run_copy
     for name in ("model.safetensors", "train_state.pt"):
         (run / name).unlink()
-    code, _, err = cli(resume_argv(run, cache))
+    code, _, err, heard = cli_said(resume_argv(run, cache))
     assert_clean_failure(code, err, codes=(2,))
-    assert "has no model.safetensors: no checkpoint was saved there yet" in err
+    none = only(heard, "error.checkpoint.none")
+    assert Path(none["dir"]) == run and Path(none["weights"]).name == "model.safetensors"
 
 
 # ---- metrics.jsonl ---------------------------------------------------------------------------------
@@ -230,9 +248,11 @@ def test_damaged_metrics_lines_are_dropped_with_a_note_and_the_run_goes_on(run_c
     lines = (run / "metrics.jsonl").read_text().splitlines()
     lines[1] = lines[1][:10] + "\x00garbage"
     (run / "metrics.jsonl").write_text("\n".join(lines) + '\n{"kind": "log", "st')  # + a line cut short
-    code, _, err = cli(resume_argv(run, cache))
+    code, _, err, heard = cli_said(resume_argv(run, cache))
     assert code == 0
-    assert f"metrics.jsonl: dropped 2 damaged line(s) (line 2, {len(lines) + 1})" in err
+    dropped = only(heard, "run.dropped_lines")
+    assert (Path(dropped["path"]), dropped["n"], dropped["lines"]) == (run / "metrics.jsonl", 2, f"2, {len(lines) + 1}")
+    assert t("run.dropped_lines", **dropped) in err
     records = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     assert len(records) == len(lines) - 1
 
@@ -241,9 +261,9 @@ def test_metrics_jsonl_that_is_a_directory(run_copy):
     run, cache = run_copy
     (run / "metrics.jsonl").unlink()
     (run / "metrics.jsonl").mkdir()
-    code, _, err = cli(resume_argv(run, cache))
+    code, _, err, heard = cli_said(resume_argv(run, cache))
     assert_clean_failure(code, err)
-    assert "metrics.jsonl is a directory, not a file" in err
+    assert Path(only(heard, "error.files.directory")["path"]) == run / "metrics.jsonl"
 
 
 # ---- file: sources --------------------------------------------------------------------------------
@@ -285,17 +305,18 @@ def test_unreadable_file_source(tmp_path, monkeypatch):
     path = tmp_path / "corpus.txt"
     path.write_text("hello")
     unreadable(monkeypatch, "corpus.txt")
-    code, _, err = cli(["data", "prepare", f"file:{path}", "--cache-dir", str(tmp_path)])
+    code, _, err, heard = cli_said(["data", "prepare", f"file:{path}", "--cache-dir", str(tmp_path)])
     assert_clean_failure(code, err, codes=(1,))
-    assert "corpus.txt cannot be read: permission denied" in err
+    assert Path(only(heard, "error.files.permission")["path"]) == path
 
 
 def test_lesson_data_in_another_encoding(tmp_path):
     path = tmp_path / "lines.txt"
     path.write_bytes(GBK_CHINESE)
-    code, _, err = cli(["lesson", "hello-world", "--data", str(path), "--fast"])
+    code, _, err, heard = cli_said(["lesson", "hello-world", "--data", str(path), "--fast"])
     assert_clean_failure(code, err, codes=(1,))
-    assert "iconv -f GBK -t UTF-8" in err
+    encoding = only(heard, "error.files.encoding")
+    assert Path(encoding["path"]) == path and encoding["guess"] == "GBK"  # the iconv line names GBK
 
 
 # ---- prepared corpus files: a cache, rebuilt when damaged ------------------------------------------
@@ -328,8 +349,10 @@ def test_the_check_of_a_prepared_corpus_sees_ids_beyond_the_vocabulary(tmp_path,
     data = bytearray((first.dir / "train.bin").read_bytes())
     data[0:2] = (60000).to_bytes(2, "little")
     (first.dir / "train.bin").write_bytes(bytes(data))
-    assert not prepare("builtin:seed", tmp_path).cached
-    assert "train.bin holds ids beyond the tokenizer's" in capsys.readouterr().err
+    with said() as heard:
+        assert not prepare("builtin:seed", tmp_path).cached
+    assert ("corpus.damage.ids", {"name": "train.bin", "vocab_size": first.tokenizer.vocab_size}) in heard
+    assert only(heard, "corpus.rebuilding")["problem"] == t("corpus.damage.ids", **heard.of("corpus.damage.ids")[0])
 
 
 # ---- devices ---------------------------------------------------------------------------------------

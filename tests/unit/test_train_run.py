@@ -120,14 +120,14 @@ def test_resume_may_change_training_but_not_the_model_or_data(tmp_path, capsys):
     key, fields = keyed(
         ValueError, resume_run, run.dir, ["--d_model=32", "--n_layers=3"], cache_dir=tmp_path / "cache", progress=False
     )
-    assert (key, fields["keys"]) == ("error.run.model_differs", "d_model, n_layers")
+    assert (key, fields["keys"].split(", ")) == ("error.run.model_differs", ["d_model", "n_layers"])
     assert fields["detail"].startswith(t("error.run.differ_item", key="d_model", saved=64, asked=32))
     assert keyed(ValueError, resume_run, run.dir, source="shakespeare", cache_dir=tmp_path / "cache") == (
         "error.run.other_source",
         {"dir": run.dir, "saved": "builtin:seed", "source": "shakespeare"},
     )
-    with pytest.raises(ValueError, match="differs in"):  # another preset is another model
-        resume_run(run.dir, preset="baby", cache_dir=tmp_path / "cache")
+    other = keyed(ValueError, resume_run, run.dir, preset="baby", cache_dir=tmp_path / "cache")
+    assert other[0] == "error.run.model_differs" and "d_model" in other[1]["keys"]  # another preset: another model
     more = resume_run(run.dir, ["--max_steps=6"], cache_dir=tmp_path / "cache", progress=False, sample_chars=0)
     assert t("run.changed_settings", changes="max_steps 4 -> 6") in capsys.readouterr().out
     assert train(more).step == 6
@@ -401,7 +401,11 @@ def test_resume_with_another_source_and_another_model_word_for_word(sine_run, tm
     )
     assert keyed(ValueError, resume_run, run_dir, {"d_ff": 64, "n_heads": 2}, progress=False) == (
         "error.run.model_differs",
-        {"dir": run_dir, "keys": "n_heads, d_ff", "detail": f"{item('n_heads', 4, 2)}, {item('d_ff', 128, 64)}"},
+        {
+            "dir": run_dir,
+            "keys": ", ".join(["n_heads", "d_ff"]),
+            "detail": f"{item('n_heads', 4, 2)}, {item('d_ff', 128, 64)}",
+        },
     )
 
 
@@ -457,7 +461,7 @@ def test_the_eval_sampler_shows_and_appends_a_seeded_sample_at_each_evaluation_o
     callback("eval", trainer)
     text = sample(model, tok, "\n", 5, temperature=0.8, seed=3)[0]
     assert len(text) == 5
-    assert trainer.written == [f"--- sample at step 7 ---\n\n{text}\n---"]
+    assert trainer.written == [t("run.eval_sample", step=7, text="\n" + text)]
     trainer.step = 9
     callback("eval", trainer)
     assert path.read_text(encoding="utf-8") == f"=== step 7 ===\n\n{text}\n\n=== step 9 ===\n\n{text}\n\n"
@@ -507,12 +511,12 @@ def test_the_eval_translator_lists_the_first_four_val_sources_with_what_was_expe
     lines = "\n".join(
         [
             f"{first[0][0]} → {first[0][1]}",
-            f"{first[1][0]} → ∅   (expected {first[1][1]})",
-            f"{first[2][0]} → 9   (expected {first[2][1]})",
+            f"{first[1][0]} → ∅" + t("run.expected", target=first[1][1]),
+            f"{first[2][0]} → 9" + t("run.expected", target=first[2][1]),
             f"{first[3][0]} → {first[3][1]}",
         ]
     )
-    assert trainer.written == [f"--- translations at step 12 ---\n{lines}\n---"]
+    assert trainer.written == [t("run.eval_translations", step=12, lines=lines)]
     callback("eval", trainer)
     assert path.read_text(encoding="utf-8") == f"=== step 12 ===\n{lines}\n\n" * 2
 
@@ -587,7 +591,7 @@ def zh(key, **fields) -> str:
         return t(key, **fields)
 
 
-def said(call, error=Exception):
+def in_both_languages(call, error=Exception):
     """The message `call` raises, in English and in Chinese."""
     out = []
     for lang in ("en", "zh"):
@@ -640,7 +644,7 @@ def test_pad_id_comes_from_the_tokenizer_and_may_not_be_set():
 
 def test_out_naming_a_file_is_refused(tmp_path):
     (tmp_path / "notes.txt").write_text("mine")
-    assert said(
+    assert in_both_languages(
         lambda: new_run(
             "seed000",
             QUICK_TINY,
@@ -663,7 +667,7 @@ def test_a_damaged_config_beside_a_checkpoint_still_says_resume_or_choose_anothe
     (tmp_path / "run" / "config.json").write_text("{")
     d = tmp_path / "run"
     # deliberate snapshot: what a learner reads
-    assert said(
+    assert in_both_languages(
         lambda: new_run("seed000", QUICK_TINY, source="builtin:seed", out=d, cache_dir=cache, progress=False),
         UsageError,
     ) == (
@@ -685,9 +689,9 @@ def test_a_resume_whose_source_cannot_be_opened_names_it_and_why(saved, tmp_path
     d, cache = copy_with(saved, tmp_path, lambda c: c.update(source="sine"))  # numbers, for a token model
     with pytest.raises(ValueError) as why:
         open_data("sine", "tokens", cache)
-    en, zh = said(lambda: resume_run(d, cache_dir=cache, progress=False), DamagedFile)
-    assert en == f"cannot resume {d}: its config.json names the data source 'sine', which cannot be opened: {why.value}"
-    assert zh.startswith(f"无法继续 {d}：它的 config.json 写的数据源 'sine' 打不开：")
+    key, fields = keyed(DamagedFile, resume_run, d, cache_dir=cache, progress=False)
+    assert (key, fields["dir"], fields["source"]) == ("error.run.source_gone", d, "sine")
+    assert (fields["problem"].key, fields["problem"].fields) == (why.value.key, why.value.fields)  # and why
     with pytest.raises(DamagedFile) as e:
         resume_run(d, cache_dir=cache, progress=False)
     assert e.value.__cause__ is None and e.value.__suppress_context__
@@ -706,17 +710,17 @@ def test_a_resume_that_changes_the_model_names_each_field_saved_and_asked(saved,
     d, cache = copy_with(saved, tmp_path, lambda c: None)
     config = json.loads((d / "config.json").read_text())["model"]
     dm, nl = config["d_model"], config["n_layers"]
-    assert said(
-        lambda: resume_run(d, [f"--d_model={dm * 2}", f"--n_layers={nl + 1}"], cache_dir=cache, progress=False),
-        ValueError,
-    ) == (
-        f"cannot resume {d}: the model config differs in d_model, n_layers (d_model: saved {dm}, asked {dm * 2}, "
-        f"n_layers: saved {nl}, asked {nl + 1}). These fields fix the shape and meaning of the saved weights; start a "
-        f"new run with --out to change them.",
-        f"无法继续 {d}：模型配置在 d_model, n_layers 上不同（d_model："
-        f"保存的是 {dm}，要求的是 {dm * 2}, n_layers：保存的是 "
-        f"{nl}，要求的是 {nl + 1}）。这些字段决定了已保存权重的形状和含义；要改它们，请用 --out 开始一次新的运行。",
-    )
+    asked = [f"--d_model={dm * 2}", f"--n_layers={nl + 1}"]
+    for lang in ("en", "zh"):  # each item is worded when raised, in the language of that moment
+        with speaking(lang):
+            items = [
+                t("error.run.differ_item", key=k, saved=a, asked=b)
+                for k, a, b in (("d_model", dm, dm * 2), ("n_layers", nl, nl + 1))
+            ]
+            assert keyed(ValueError, resume_run, d, asked, cache_dir=cache, progress=False) == (
+                "error.run.model_differs",
+                {"dir": d, "keys": ", ".join(["d_model", "n_layers"]), "detail": ", ".join(items)},
+            )
 
 
 def test_a_resume_with_new_training_settings_says_each_change_rewrites_config_and_announces_a_resume(
@@ -798,7 +802,7 @@ def test_a_source_for_another_kind_of_model_is_refused_with_the_preset_to_use():
         ),
     ]
     for source, inputs, en, zh in cases:
-        refused = said(lambda source=source, inputs=inputs: open_data(source, inputs), ValueError)
+        refused = in_both_languages(lambda source=source, inputs=inputs: open_data(source, inputs), ValueError)
         assert refused == (en, zh), (source, inputs)
 
 
@@ -843,13 +847,9 @@ def test_a_resume_on_another_source_or_a_missing_device_is_refused_whole(saved, 
 
     with pytest.raises(UsageError) as why:
         check_device("cuda:99")
-    en, zh = said(lambda: resume_run(d, cache_dir=cache), UsageError)
-    assert en == (
-        f"{d / 'config.json'} says device='cuda:99', but {why.value} Resume with --device=cpu to continue on the CPU."
-    )
-    assert zh.startswith(f"{d / 'config.json'} 写的是 device='cuda:99'，但是") and zh.endswith(
-        " 用 --device=cpu 继续，就在 CPU 上接着训练。"
-    )
+    key, fields = keyed(UsageError, resume_run, d, cache_dir=cache)
+    assert (key, fields["path"], fields["device"]) == ("error.run.saved_device", d / "config.json", "cuda:99")
+    assert (fields["problem"].key, fields["problem"].fields) == (why.value.key, why.value.fields)
     run = resume_run(d, ["--device=cpu"], cache_dir=cache, progress=False, sample_chars=0)  # the way out works
     assert run.trainer.cfg.device == "cpu" and run.trainer.step == 1
 
@@ -870,7 +870,7 @@ def test_rank_0_gets_a_sampler_with_the_runs_prompt_and_length_and_the_progress_
     kept = (run.dir / "samples.txt").read_text(encoding="utf-8")
     assert kept.startswith("=== step 0 ===\nab") and kept.endswith("\n\n")
     text = kept[len("=== step 0 ===\n") : -2]
-    assert len(run.data.tokenizer.encode(text)) == 2 + 7 and shown == [f"--- sample at step 0 ---\n{text}\n---"]
+    assert len(run.data.tokenizer.encode(text)) == 2 + 7 and shown == [t("run.eval_sample", step=0, text=text)]
     lines = start(tmp_path, "b", progress=False)  # default sample length: a sampler too
     assert lines.trainer.progress_mode == "lines" and len(lines.trainer.callbacks) == 1
     none = start(tmp_path, "c", progress=False, sample_chars=0)
@@ -977,8 +977,8 @@ def test_each_evaluation_shows_and_keeps_a_seeded_sample(tmp_path):
     t5, shown5 = trainer(model, 5)
     with speaking("zh"):
         on_event("eval", t5)
-    assert shown == [f"--- sample at step 3 ---\n\n{expected}\n---"]
-    assert shown5 == [f"--- 第 5 步的样本 ---\n\n{expected}\n---"]
+    assert shown == [t("run.eval_sample", step=3, text="\n" + expected)]
+    assert shown5 == [zh("run.eval_sample", step=5, text="\n" + expected)]  # in the language of that moment
     assert path.read_text(encoding="utf-8") == f"=== step 3 ===\n\n{expected}\n\n=== step 5 ===\n\n{expected}\n\n"
     other, shown_other = trainer(model, 3, seed=12)
     on_event("eval", other)
@@ -990,13 +990,12 @@ def test_a_vocabulary_without_a_newline_starts_from_its_first_token_or_the_given
     model = model_for(tok)
     t0, shown = trainer(model, 0)
     _eval_sampler(tok, None, 5, tmp_path / "a.txt")("eval", t0)
-    assert shown[0].startswith("--- sample at step 0 ---\nx") and (tmp_path / "a.txt").read_text().startswith(
-        "=== step 0 ===\nx"
-    )
+    first = (tmp_path / "a.txt").read_text().removeprefix("=== step 0 ===\n")[:-2]
+    assert first.startswith("x") and shown == [t("run.eval_sample", step=0, text=first)]
     t0, shown = trainer(model, 0)
     _eval_sampler(tok, "zy", 5, tmp_path / "b.txt")("eval", t0)
     text = sample(model, tok, "zy", 5, temperature=0.8, seed=11)[0]
-    assert shown == [f"--- sample at step 0 ---\nzy{text}\n---"]
+    assert shown == [t("run.eval_sample", step=0, text="zy" + text)]
 
 
 def test_each_evaluation_of_a_seq2seq_run_translates_the_first_four_val_sources(tmp_path, monkeypatch):
@@ -1015,13 +1014,13 @@ def test_each_evaluation_of_a_seq2seq_run_translates_the_first_four_val_sources(
     assert asked == [] and shown == [] and not path.exists()
     on_event("eval", t3)
     assert asked == [("the model", data, ["一", "二", "三", "四"])]
-    lines = "一 → 1\n二 → ∅   (expected 2)\n三 → 33   (expected 3)\n四 → 4"
-    assert shown == [f"--- translations at step 3 ---\n{lines}\n---"]
+    lines = f"一 → 1\n二 → ∅{t('run.expected', target='2')}\n三 → 33{t('run.expected', target='3')}\n四 → 4"
+    assert shown == [t("run.eval_translations", step=3, lines=lines)]
     t4, shown4 = trainer("the model", 4)
     with speaking("zh"):
         on_event("eval", t4)
-    lines_zh = "一 → 1\n二 → ∅   （应为 2）\n三 → 33   （应为 3）\n四 → 4"
-    assert shown4 == [f"--- 第 4 步的翻译 ---\n{lines_zh}\n---"]
+    lines_zh = f"一 → 1\n二 → ∅{zh('run.expected', target='2')}\n三 → 33{zh('run.expected', target='3')}\n四 → 4"
+    assert shown4 == [zh("run.eval_translations", step=4, lines=lines_zh)]
     assert path.read_text(encoding="utf-8") == f"=== step 3 ===\n{lines}\n\n=== step 4 ===\n{lines_zh}\n\n"
 
 
@@ -1072,8 +1071,10 @@ def test_train_holds_the_lock_on_rank_0_only_and_uses_the_runs_threads(tmp_path,
 
 
 def test_train_on_a_rank_whose_peer_ended_says_so_in_one_line_and_lets_the_lock_go(tmp_path):
+    gone = RuntimeError("[../gloo/transport/tcp/pair.cc:534] Connection closed by peer")  # gloo's own words
+
     def fit():
-        raise RuntimeError("[../gloo/transport/tcp/pair.cc:534] Connection closed by peer")
+        raise gone
 
     run = SimpleNamespace(
         dir=tmp_path, trainer=SimpleNamespace(world=SilentRank1(), cfg=SimpleNamespace(threads=1), fit=fit)
@@ -1084,8 +1085,9 @@ def test_train_on_a_rank_whose_peer_ended_says_so_in_one_line_and_lets_the_lock_
     failing = SimpleNamespace(
         dir=tmp_path, trainer=SimpleNamespace(world=SINGLE, cfg=SimpleNamespace(threads=1), fit=fit)
     )
-    with pytest.raises(RuntimeError, match="closed by peer"):  # one process: left as it is
+    with pytest.raises(RuntimeError) as e:  # one process: left as it is
         train(failing)
+    assert e.value is gone
     held = str((tmp_path / run_module.LOCK_FILE).resolve())
     assert not (tmp_path / run_module.LOCK_FILE).exists() and held not in run_module._held
 
@@ -1374,13 +1376,9 @@ def test_a_holder_that_has_not_written_its_name_yet_is_reported_with_question_ma
     other = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)  # a second open file: flock sees another holder
     fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
     try:
-        with pytest.raises(run_module.RunLocked) as err:
-            run_module.acquire(tmp_path)
-        assert (
-            f"{tmp_path} is being trained by another process (pid ? on ?, since ?); two trainers would "
-            f"overwrite each other's checkpoints. Wait for it to finish, or stop it (kill PID); if no such "
-            f"process runs, delete {path.resolve()}."
-        ) == str(err.value)
+        key, fields = keyed(run_module.RunLocked, run_module.acquire, tmp_path)
+        assert key == "error.lock.held" and Path(fields.pop("path")).resolve() == path.resolve()
+        assert fields == {"dir": tmp_path, "pid": "?", "host": "?", "started": "?", "kill": "PID"}
     finally:
         os.close(other)
 

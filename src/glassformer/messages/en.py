@@ -684,6 +684,10 @@ TEXT = {
     "error.corpus.short": "corpus {source!r} has {n} tokens; too short to split 90/10",
     "corpus.downloading": "downloading {what} (once) into {folder} ...",
     "corpus.rebuilding": "note: the prepared data in {dir} is damaged ({problem}); preparing it again.",
+    "corpus.damage.meta": "meta.json lacks the dtype or token counts",
+    "corpus.damage.size": "{name} is missing or has the wrong size",
+    "corpus.damage.sha": "the ids differ from the sha256 recorded when they were written",
+    "corpus.damage.ids": "{name} holds ids beyond the tokenizer's {vocab_size}",
     "error.zh_poems.deb_sha": "{deb} has sha256 {got}, expected {want} ({package} {version}); delete it to download "
     "it again",
     "error.zh_poems.sha": "the {name} text built from {deb} has sha256 {got}, expected {want}; delete that file to "

@@ -637,6 +637,10 @@ TEXT = {
     "error.corpus.short": "语料 {source!r} 只有 {n} 个词元；太短，无法按 90/10 划分",
     "corpus.downloading": "正在下载 {what}（只下载一次）到 {folder} ...",
     "corpus.rebuilding": "注意：{dir} 里准备好的数据已损坏（{problem}）；重新准备。",
+    "corpus.damage.meta": "meta.json 里缺少 dtype 或词元数",
+    "corpus.damage.size": "{name} 不见了或大小不对",
+    "corpus.damage.sha": "这些 id 与写入时记下的 sha256 不符",
+    "corpus.damage.ids": "{name} 里有超出分词器 {vocab_size} 个词元的 id",
     "error.zh_poems.deb_sha": "{deb} 的 sha256 是 {got}，应为 {want}（{package} {version}）；删除它即可重新下载",
     "error.zh_poems.sha": "由 {deb} 构建的 {name} 文本的 sha256 是 {got}，应为 {want}；删除那个文件即可重新下载"
     "，或改用 "

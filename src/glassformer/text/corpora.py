@@ -477,20 +477,20 @@ def _damage(out: Path, meta: dict[str, Any]) -> str:
         itemsize = np.dtype(meta["dtype"]).itemsize
         sizes = {split: int(meta[f"{split}_tokens"]) * itemsize for split in ("train", "val")}
     except (KeyError, TypeError, ValueError):
-        return "meta.json lacks the dtype or token counts"
+        return t("corpus.damage.meta")
     for split, size in sizes.items():
         path = out / f"{split}.bin"
         if not path.is_file() or path.stat().st_size != size:
-            return f"{split}.bin is missing or has the wrong size"
+            return t("corpus.damage.size", name=path.name)
     try:
         vocab_size = load_tokenizer(out / "tokenizer.json").vocab_size
     except (DamagedFile, NotFound) as e:
         return str(e)
     if meta.get("ids_sha256") not in (None, _ids_sha256(out)):
-        return "the ids differ from the sha256 recorded when they were written"
+        return t("corpus.damage.sha")
     for split in ("train", "val"):
         if int(np.memmap(out / f"{split}.bin", dtype=meta["dtype"], mode="r").max()) >= vocab_size:
-            return f"{split}.bin holds ids beyond the tokenizer's {vocab_size}"
+            return t("corpus.damage.ids", name=f"{split}.bin", vocab_size=vocab_size)
     return ""
 
 

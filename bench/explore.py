@@ -29,7 +29,7 @@ import torch
 
 from glassformer.config import get_preset
 from glassformer.explore import Explorer
-from glassformer.explore.serve import Background, open_run
+from glassformer.explore.server import Background, open_run
 from glassformer.models import build_model
 from glassformer.text import CharTokenizer
 from glassformer.threads import using_threads

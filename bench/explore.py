@@ -30,7 +30,7 @@ import torch
 from glassformer.config import get_preset
 from glassformer.devices import using_threads
 from glassformer.explore import Explorer
-from glassformer.explore.serve import Background, open_run
+from glassformer.explore.server import Background, open_run
 from glassformer.models import build_model
 from glassformer.text import CharTokenizer
 

@@ -4,7 +4,7 @@ The whole idea is the loop in `generate_ids`: feed the text so far, read the dis
 next token at the last position (`next_logits`), pick one (`draw`), append it, repeat. Everything
 else here shapes that distribution (temperature, top-k, top-p: `next_probs`) or turns ids back into
 text (streaming, stop strings). The explorer's step-by-step generation and
-its next-token bars (both explore/generation.py) call these same functions: there is one sampling rule.
+its next-token bars (explore/explorer.py) call these same functions: there is one sampling rule.
 
     p_i = softmax(z_i / τ)       τ → 0: always the argmax (greedy); τ = 1: the model's own distribution
     top-k: keep the k largest z_i             (Fan et al. 2018)

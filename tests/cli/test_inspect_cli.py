@@ -342,12 +342,11 @@ BAD = [
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize(("argv", "key"), BAD)
 def test_bad_input_is_one_line_exit_2_and_nothing_written(causal_run, tmp_path, capsys, monkeypatch, argv, key, lang):
-    from glassformer.cli import failure
+    import glassformer.cli
 
     seen = []
-    real = failure.report
-    monkeypatch.setattr(failure, "report", lambda e, *a: seen.append(e) or real(e, *a))
-    monkeypatch.setattr("glassformer.cli.report", failure.report)
+    real = glassformer.cli.report
+    monkeypatch.setattr(glassformer.cli, "report", lambda e, *a: seen.append(e) or real(e, *a))
     folder = causal_run[0]
     argv = [str(folder) if a == "RUN" else str(tmp_path / "none") if a == "NOWHERE" else a for a in argv]
     code, out, err = cli([*argv, "--out", str(tmp_path / "out"), "--lang", lang], capsys)

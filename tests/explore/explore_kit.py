@@ -9,7 +9,7 @@ from starlette.testclient import TestClient
 
 from glassformer.config import ModelConfig, TrainConfig, to_dict
 from glassformer.explore import Explorer
-from glassformer.explore.app import create_app
+from glassformer.explore.server import create_app
 from glassformer.models import build_model
 from glassformer.text import CharTokenizer
 from glassformer.train.checkpoint import MODEL_FILE, save_weights

@@ -22,7 +22,7 @@ import pytest
 import torch
 from explore_kit import make_explorer
 
-from glassformer.explore.serve import Background, open_run
+from glassformer.explore.server import Background, open_run
 from glassformer.sample import generate_ids
 
 HOW = "apt-get install -y chromium (and pip install playwright, the dev extra) to run the browser tests"

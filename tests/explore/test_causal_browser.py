@@ -11,7 +11,7 @@ from explore_kit import make_explorer
 from test_browser import browser, open_page, wait_until  # noqa: F401  (browser: the shared fixture)
 
 from glassformer.causal import activation_patching, logit_diff
-from glassformer.explore.serve import Background
+from glassformer.explore.server import Background
 from glassformer.inspect.causal_views import head_ablation
 
 TEXT, CORRUPT = "the quick", "the quack"

@@ -65,8 +65,7 @@ def test_trace_attention_and_explore_open_the_run(dirs, monkeypatch, tmp_path):
 
     from starlette.testclient import TestClient
 
-    from glassformer.explore.app import create_app
-    from glassformer.explore.serve import open_run
+    from glassformer.explore.server import create_app, open_run
 
     client = TestClient(create_app(open_run(root / "run")), base_url="http://127.0.0.1:8321")
     r = client.post("/api/analyze", json={"text": PROMPT})

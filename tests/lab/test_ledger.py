@@ -262,9 +262,9 @@ def test_the_ledger_has_one_row_per_claim_with_the_papers_number_beside_ours(fas
 def test_the_ledger_of_a_folder_without_entries_is_a_typed_error(tmp_path):
     import argparse
 
-    from glassformer.cli.lab import run_ledger
+    from glassformer.cli.learn import run_lab_ledger
     from glassformer.errors import NotFound
 
     with pytest.raises(NotFound) as e:
-        run_ledger(argparse.Namespace(out=str(tmp_path), lang="en"))
+        run_lab_ledger(argparse.Namespace(out=str(tmp_path), lang="en"))
     assert e.value.key == "error.lab.no_ledger"

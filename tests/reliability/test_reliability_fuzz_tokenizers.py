@@ -151,7 +151,7 @@ WHOLE_FILES = {
 
 @pytest.mark.parametrize("name", sorted(WHOLE_FILES))
 def test_a_tokenizer_file_of_any_form_is_one_clear_line_in_sample_trace_and_explore(runs, tmp_path, name):
-    from glassformer.explore.serve import open_run
+    from glassformer.explore.server import open_run
 
     run = tmp_path / "run"
     shutil.copytree(runs["char"], run)

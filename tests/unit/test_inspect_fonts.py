@@ -111,7 +111,7 @@ def test_the_shipped_chinese_font_is_tried_right_after_the_default_and_draws_chi
 
 
 def test_the_shipped_font_covers_gb2312_the_chinese_catalogue_and_the_explorers_characters():
-    from glassformer.explore.serve import PRESET_CHARS
+    from glassformer.explore.server import PRESET_CHARS
     from glassformer.fonts import CJK_FONT, LICENSE, recipe
     from glassformer.messages import TABLES
 

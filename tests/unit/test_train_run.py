@@ -1269,7 +1269,7 @@ def test_read_only_restore_reads_a_cut_save_from_its_temp_file_and_leaves_it(tra
 def test_a_new_run_keeps_the_first_line_of_its_training_text_for_the_explorer(tmp_path):
     """Issue 27, item 2: a Chinese run opened the explorer on an empty box. config.json keeps an
     example of the run's own text (its longest line among the first EXAMPLE_TOKENS tokens)."""
-    from glassformer.explore.serve import open_run
+    from glassformer.explore.server import open_run
 
     poems = tmp_path / "poems.txt"
     poems.write_text(("春眠不觉晓\n处处闻啼鸟。夜来风雨声\n花落知多少。\n" * 40), encoding="utf-8")

@@ -54,7 +54,7 @@ def register_explore(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_explore(args: argparse.Namespace) -> int:
-    from glassformer.explore.serve import check_host, latest_run, open_preset, open_run, serve
+    from glassformer.explore.server import check_host, latest_run, open_preset, open_run, serve
 
     if args.run and args.preset:
         raise UsageError("explore.run_and_preset")

@@ -91,7 +91,7 @@ def register_data(subparsers: argparse._SubParsersAction) -> None:
 
 def run_prepare(args: argparse.Namespace) -> int:
     """Prepare ``args.source`` and print what was done, so the user can see where the ids came from."""
-    data = prepare(args.source, cache_dir=args.cache_dir, **tokenizer_options(args))  # failures: cli/failure.py
+    data = prepare(args.source, cache_dir=args.cache_dir, **tokenizer_options(args))  # failures: cli/__init__.py
     m = data.meta
     total = m["train_tokens"] + m["val_tokens"]
     first_name = t("data.first_name", source=m["source"]) if m["source"] != args.source else ""

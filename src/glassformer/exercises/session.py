@@ -1,4 +1,4 @@
-"""What the learner's verbs do, as functions returning (text, exit code); cli/exercise.py only
+"""What the learner's verbs do, as functions returning (text, exit code); cli/learn.py only
 parses arguments and prints. The learner's folder holds their files and the progress JSON.
 
     overview    the progress table, in data-flow order

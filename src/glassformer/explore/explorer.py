@@ -8,13 +8,34 @@
     attention  another head, layer or stage (and, on request, its thumbnails)
     vectors    the per-token vectors (q, k, v) one head made for one token
     next       the bars again, for new temperature / top-k / top-p
-    generate   n more tokens, the KV cache kept between requests (generation.py)
+    generate   n more tokens, the KV cache kept between requests (generation sessions, below)
 
 Each answer is computed under one lock, in eval mode without gradients: hook functions are
 attached to the shared model for the length of a call (run_with_hooks), so two calls must not
 overlap. Requests are plain dicts checked by requests.py; answers are JSON-ready and rounded,
-holding only what a panel draws. Ablating a head multiplies its slice of the attention module's
-z hook (found by declaration, structure.py) by 0, in every computation of the request.
+holding only what a panel draws (panels.py). Ablating a head multiplies its slice of the attention
+module's z hook (found by declaration, panels.py) by 0, in every computation of the request.
+
+Generation sessions (after the Explorer): the next token, one per click, the keys and values kept
+between clicks.
+
+    p_i = softmax(filter(z / τ))        τ = 0: all mass on the argmax (greedy)
+
+Neither the shaping nor the drawing is written here: `next_probs` and `draw` are `glassformer.sample`'s
+own (imported), the very functions `generate_ids` calls, so the bars show the distribution a
+generation step draws from, and a seeded step here draws the same token as `generate_ids`.
+
+A click asks for n more tokens after the ids the page holds. The first click (or one whose ids or
+ablated heads differ from what a session has seen) prefills a KV cache with the context; every
+later click feeds only the newest token. What the model is given at each step is not decided
+here: `glassformer.sample.next_logits` decides it, for `generate_ids` and for the page alike
+(prefill what the model may see; then one token a step; with a position table, reset and prefill
+the last max_len again once the cache is full; without one, keep every token and let the cache
+grow), and `draw` picks the token. So a click writes exactly what `generate_ids` writes, past
+max_len too (tests/explore/test_explorer.py, for every registered position scheme).
+
+A model without a cache (an encoder sees the future, so its past changes) recomputes every step.
+Sessions are few and bounded (least recently used dropped first); the Explorer's lock guards them.
 
 The causal panel (at the end of this file): what the answer depends on, not only where heads look.
 
@@ -32,18 +53,19 @@ calls, so the page and the command line show the same numbers.
 
 from __future__ import annotations
 
+import secrets
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 
 import torch
 
-import glassformer.explore.render as render
-from glassformer.explore.generation import Generations, bars, next_probs, step
+import glassformer.explore.panels as panels
+from glassformer.explore.panels import bars, find_structure, readout
 from glassformer.explore.requests import LIMITS, SPECS, RequestError, check_range, read
-from glassformer.explore.structure import find_structure, readout
 from glassformer.inspect.trace import token_labels, trace
 from glassformer.messages import TABLES
-from glassformer.sample import visible
+from glassformer.sample import draw, next_logits, next_probs, open_cache, visible
 
 MAX_TRACES = 256  # shape traces kept, one per (input length, language): a few KiB each
 
@@ -74,7 +96,7 @@ class Explorer:
             return getattr(self, endpoint)(req)
 
     def info(self) -> dict:
-        return render.info(self)
+        return panels.info(self)
 
     def source_text(self, lang: str) -> str:
         """The header's name of the model in `lang`."""
@@ -89,9 +111,9 @@ class Explorer:
         max_len steps), the full id list (token models) and notes for the page."""
         max_len, notes = self.model.cfg.max_len, []
         if self.reads_tokens:
-            ids = render.encode(self, req)
+            ids = panels.encode(self, req)
         else:
-            ids = render.numbers(self, req)
+            ids = panels.numbers(self, req)
         if not ids:
             raise RequestError("error.explore.empty", 422, "empty")
         steps = len(ids) if self.reads_tokens else len(ids) // self.model.cfg.d_in
@@ -169,18 +191,18 @@ class Explorer:
         keep = [n for lay in self.structure.layers for n in lay.matrices.values()] + self.structure.stream
         out, cache = self._run(x, hooks, keep)  # (T, V) or (T, d_out)
         answer = {
-            "tokens": render.tokens(self, x),
+            "tokens": panels.tokens(self, x),
             "ids": ids,
             "notes": notes,
             "ablated": sorted(map(list, pairs)),
-            "attention": render.attention(self.structure, cache, layer, head, stage, grid=True),
-            **render.stream(self, cache),
+            "attention": panels.attention(self.structure, cache, layer, head, stage, grid=True),
+            **panels.stream(self, cache),
         }
         if self.reads_tokens:
             answer["next"] = self._bars(out[-1], x, req, bool(pairs))
         else:
             base = self.model(x)[0] if pairs else None  # (T, d_out) the intact model
-            answer["prediction"] = render.prediction(x, out, base)
+            answer["prediction"] = panels.prediction(x, out, base)
         return answer
 
     def trace(self, req: dict) -> dict:
@@ -190,7 +212,7 @@ class Explorer:
         x, _, _ = self._input(req)
         key = (x.size(1), req["lang"])
         if key not in self.traces:
-            self.traces[key] = render.trace_table(trace(self.model, x, collapse=True, lang=req["lang"]))
+            self.traces[key] = panels.trace_table(trace(self.model, x, collapse=True, lang=req["lang"]))
             while len(self.traces) > MAX_TRACES:
                 self.traces.popitem(last=False)
         self.traces.move_to_end(key)
@@ -202,7 +224,7 @@ class Explorer:
         _, hooks = self._ablation(req)
         layers = self.structure.layers if req["grid"] else [self.structure.layers[layer]]
         _, cache = self._run(x, hooks, [n for lay in layers for n in lay.matrices.values()])
-        return render.attention(self.structure, cache, layer, head, stage, grid=req["grid"])
+        return panels.attention(self.structure, cache, layer, head, stage, grid=req["grid"])
 
     def vectors(self, req: dict) -> dict:
         x, _, _ = self._input(req)
@@ -216,7 +238,7 @@ class Explorer:
             "head": head,
             "token": token,
             "vectors": [
-                {**self.structure.describe[n][req["lang"]], "values": render.rounded(cache[n][head, token], 3)}
+                {**self.structure.describe[n][req["lang"]], "values": panels.rounded(cache[n][head, token], 3)}
                 for n in names
             ],
         }
@@ -232,7 +254,7 @@ class Explorer:
         self._needs_tokens("generate")
         if not req["ids"]:
             raise RequestError("error.explore.generate_empty", 422, "empty")
-        ids = render.encode(self, {"ids": req["ids"], "text": None})
+        ids = panels.encode(self, {"ids": req["ids"], "text": None})
         pairs, hooks = self._ablation(req)
         found = self.generations.resume(req["session"], ids, pairs)
         resumed = found is not None
@@ -244,7 +266,7 @@ class Explorer:
             "resumed": resumed,
             "ids": list(session.ids),
             "tokens": [{"id": i, "text": text} for i, text in zip(new, self.labels(new), strict=False)],
-            "text": render.appended_text(self, ids, session.ids),
+            "text": panels.appended_text(self, ids, session.ids),
             "cached": session.cache.length if session.cache is not None else 0,
             "next": self._bars(session.logits[0], x, req, bool(pairs)),
         }
@@ -266,6 +288,67 @@ class Explorer:
 
 
 # ────────────────────────────────────────────────────────────────────────────────────────────────
+# Generation sessions: a KV cache kept between clicks
+# ────────────────────────────────────────────────────────────────────────────────────────────────
+
+MAX_SESSIONS = 16  # each holds a KV cache: baby's is 4 layers × 2 × 64 × 128 floats, 256 KiB
+
+
+@dataclass
+class Session:
+    ids: list[int]  # every id so far (may exceed max_len; sample.visible says what the model sees)
+    ablate: frozenset  # the heads zeroed while this cache was filled
+    cache: object | None  # a KVCache, or None for a model without one
+    logits: torch.Tensor  # (1, V) the last position's logits: what the next token is drawn from
+    generator: torch.Generator
+
+
+class Generations:
+    """Open sessions by id, bounded, oldest dropped first."""
+
+    def __init__(self, limit: int = MAX_SESSIONS) -> None:
+        self.limit = limit
+        self.sessions: OrderedDict[str, Session] = OrderedDict()
+
+    def resume(self, key: str | None, ids: list[int], ablate: frozenset) -> tuple[str, Session] | None:
+        """The session `key` if it stands exactly where the page says it does, else None."""
+        s = self.sessions.get(key) if key else None
+        if s is None or s.ids != ids or s.ablate != ablate:
+            return None
+        self.sessions.move_to_end(key)
+        return key, s
+
+    def start(self, model, ids: list[int], ablate: frozenset, hooks: dict, seed: int) -> tuple[str, Session]:
+        cache = open_cache(model, 1)
+        generator = torch.Generator().manual_seed(seed)
+        session = Session(list(ids), ablate, cache, torch.empty(0), generator)
+        session.logits = _forward(model, session, hooks)  # an empty cache: the prefill
+        key = secrets.token_hex(8)
+        self.sessions[key] = session
+        while len(self.sessions) > self.limit:
+            self.sessions.popitem(last=False)
+        return key, session
+
+
+def _forward(model, s: Session, hooks: dict) -> torch.Tensor:
+    """The next token's logits (1, V) after the session's ids, the ablation hooks attached."""
+
+    def run(context: torch.Tensor, cache) -> torch.Tensor:
+        kwargs = {"cache": cache} if cache is not None else {}
+        return model.run_with_hooks(context, hooks=hooks, **kwargs)  # (1, T, V)
+
+    return next_logits(model, torch.tensor([s.ids]), s.cache, run)  # (1, V)
+
+
+def step(model, s: Session, hooks: dict, temperature: float, top_k: int | None, top_p: float | None) -> int:
+    """Draw one token from the session's logits, append it, and compute the logits after it."""
+    next_id = draw(s.logits, temperature, top_k, top_p, s.generator)  # (1, 1)
+    s.ids.append(int(next_id))
+    s.logits = _forward(model, s, hooks)  # (1, V)
+    return s.ids[-1]
+
+
+# ────────────────────────────────────────────────────────────────────────────────────────────────
 # The causal panel
 # ────────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -276,12 +359,12 @@ def _causal_prompts(ex, req: dict) -> tuple[torch.Tensor, torch.Tensor | None]:
     """(1, T) clean and, if typed, (1, T) corrupted ids; different lengths are refused."""
     ex._needs_tokens("next")
     max_len = ex.model.cfg.max_len
-    clean = render.encode(ex, {"text": req["text"]})[-max_len:]
+    clean = panels.encode(ex, {"text": req["text"]})[-max_len:]
     if not clean:
         raise RequestError("error.explore.empty", 422, "empty")
     if not req["corrupt"]:
         return torch.tensor([clean]), None
-    corrupt = render.encode(ex, {"text": req["corrupt"]})[-max_len:]
+    corrupt = panels.encode(ex, {"text": req["corrupt"]})[-max_len:]
     if len(corrupt) != len(clean):
         raise RequestError("error.explore.causal.lengths", 422, "lengths", clean=len(clean), corrupt=len(corrupt))
     return torch.tensor([clean]), torch.tensor([corrupt])  # (1, T), (1, T)

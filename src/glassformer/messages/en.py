@@ -37,7 +37,7 @@ TEXT = {
     "LANG=C.UTF-8) or convert the text with iconv -t UTF-8",
     "arg.index.layers": "{flag} {value}: this model has {size} attention layers, attention layers 0..{last}.",
     "arg.index.heads": "{flag} {value}: this model has {size} heads, heads 0..{last}.",
-    # ---- how a command ends when something goes wrong (cli/failure.py) ------------------------------
+    # ---- how a command ends when something goes wrong (cli/__init__.py) ------------------------------
     "fail.error": "{who}: error: {message}",
     "fail.interrupted": "{who}: interrupted.",
     "fail.encoding": "{who}: error: the terminal's encoding ({encoding}) cannot show {text!r}. Use a UTF-8 "
@@ -87,7 +87,7 @@ TEXT = {
     "demo.loss_curve": "loss curve     {path}",
     "demo.attention": "attention      {path}",
     "demo.more": 'more text      glassformer sample {dir} --prompt "JULIET:" --seed 1',
-    # ---- exercise (cli/exercise.py; what it prints is in exercises_en.py) -----------------------------
+    # ---- exercise (cli/learn.py; what it prints is in exercises_en.py) -----------------------------
     "help.exercise": "write each component by hand; glassformer grades it",
     "help.exercise.about": "手撕 mode: write each part of a Transformer yourself, in data-flow order; glassformer "
     "grades it against its own parts and the NumPy twin, in float64, and names the usual "
@@ -112,7 +112,7 @@ TEXT = {
     "help.exercise.export.out": "folder for NAME.npz, NAME.json and manifest.json",
     "exercise.timeout": "--timeout must be positive, got {value}",
     "error.exercise.unknown": "no exercise called {name!r}.{hint} `glassformer exercise list` shows all {n}.",
-    # ---- explore (cli/explore.py, explore/serve.py) -------------------------------------------------
+    # ---- explore (cli/explore.py, explore/server.py) -------------------------------------------------
     "help.explore": "a local web page: type text, see tokens, attention, the logit lens, next tokens",
     "help.explore.about": "Serve a page on {local} that shows your model at work on the text you type: "
     "tokens and the shape trace, every head's attention, the residual stream and logit "
@@ -235,7 +235,7 @@ TEXT = {
     "input, or targets=...",
     "error.grads.targets": "targets of shape {shape} do not fit the model's output {out}: pass targets= of shape "
     "{want}.",
-    # ---- lesson (cli/lesson.py; what the lessons print is in lessons_en.py) --------------------------
+    # ---- lesson (cli/learn.py; what the lessons print is in lessons_en.py) --------------------------
     "help.notebooks": "copy the notebooks (English and Chinese) into a folder and open them in JupyterLab",
     "help.notebooks.about": (
         "Copies the notebooks the package ships (each in English and Chinese) into --dir, keeping any "
@@ -353,7 +353,7 @@ TEXT = {
     "train.run_dir_plot": "run directory {dir}  (loss curve: {plot})",
     "train.sample_it": 'sample it:     glassformer sample {dir} --prompt "..."',
     "train.look_inside": "look inside:   glassformer trace --run {dir}",
-    # ---- lab (cli/lab.py; what the lab prints about its claims is in lab/runner.py's tables) ----------
+    # ---- lab (cli/learn.py; what the lab prints about its claims is in lab/runner.py's tables) ----------
     "help.lab": "experiments that test the tutorials' claims",
     "help.lab.about": "Train the small models a tutorial's claim is about and report what was measured, with a "
     "verdict computed by a rule.",

@@ -1,7 +1,8 @@
 """The explorer's words in English (glassformer explore; src/glassformer/explore): what the page
 shows (explore.page.*, served to it as JSON by GET /api/words?lang=..., the page's {fields}
-filled in by its own JavaScript the same way) and every refusal of a request (error.explore.*,
-a RequestError's key). explore_zh.py holds the same keys with the same {fields}.
+filled in by its own JavaScript the same way), every refusal of a request (error.explore.*,
+a RequestError's key) and the server's log line for a bug (explore.failed). explore_zh.py holds
+the same keys with the same {fields}.
 """
 
 TEXT = {
@@ -124,6 +125,7 @@ TEXT = {
     "error.explore.no_endpoint": "no endpoint '{endpoint}'; there are {endpoints}.",
     "error.explore.wrong_host": "this explorer answers requests addressed to {hosts} only, not to '{host}'.",
     "error.explore.internal": "internal error in {endpoint}: {error}",
+    "explore.failed": "explore {endpoint} failed:\n{traceback}",  # the server's log, beside that 500 answer
     "error.explore.http": (
         "{method} {path}: {detail}. The API is GET /api/model, GET /api/words and POST /api/{endpoints}."
     ),

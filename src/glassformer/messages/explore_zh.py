@@ -104,6 +104,7 @@ TEXT = {
     "error.explore.no_endpoint": "没有接口 '{endpoint}'；现有的接口是 {endpoints}。",
     "error.explore.wrong_host": "这个探索服务器只回应发往 {hosts} 的请求，不回应发往 '{host}' 的。",
     "error.explore.internal": "{endpoint} 内部出错：{error}",
+    "explore.failed": "explore {endpoint} 出错：\n{traceback}",
     "error.explore.http": "{method} {path}：{detail}。接口是 GET /api/model、GET /api/words 和 POST /api/{endpoints}。",
     "error.explore.empty": "输入是空的：请输入一些文字（回归模型则输入数）。",
     "error.explore.no_z_hook": "注意力层 {layer} 没有声明各头输出的钩子：无法消融。",

@@ -35,7 +35,7 @@ TEXT = {
     "或用 iconv -t UTF-8 转换这段文字",
     "arg.index.layers": "{flag} {value}：这个模型有 {size} 个注意力层，编号 0..{last}。",
     "arg.index.heads": "{flag} {value}：这个模型有 {size} 个头，编号 0..{last}。",
-    # ---- 出错时命令怎样结束（cli/failure.py）---------------------------------------------------------
+    # ---- 出错时命令怎样结束（cli/__init__.py）---------------------------------------------------------
     "fail.error": "{who}：错误：{message}",
     "fail.interrupted": "{who}：已中断。",
     "fail.encoding": "{who}：错误：终端的编码（{encoding}）显示不了 {text!r}。请使用 UTF-8 终端（export "
@@ -83,7 +83,7 @@ TEXT = {
     "demo.loss_curve": "损失曲线       {path}",
     "demo.attention": "注意力         {path}",
     "demo.more": '更多文本       glassformer sample {dir} --prompt "JULIET:" --seed 1',
-    # ---- exercise（cli/exercise.py；它打印的内容在 exercises_zh.py）-----------------------------------
+    # ---- exercise（cli/learn.py；它打印的内容在 exercises_zh.py）-----------------------------------
     "help.exercise": "亲手写出每个组件，由 glassformer 评分",
     "help.exercise.about": "手撕模式：按数据流的顺序亲手写出 Transformer 的每个部分；glassformer 用 float64 把它与"
     "自己的实现和 NumPy 孪生实现对比评分，并点出常见错误。",
@@ -107,7 +107,7 @@ TEXT = {
     "help.exercise.export.out": "存放 NAME.npz、NAME.json 和 manifest.json 的文件夹",
     "exercise.timeout": "--timeout 必须为正数，收到的是 {value}",
     "error.exercise.unknown": "没有名为 {name!r} 的练习。{hint}`glassformer exercise list` 会列出全部 {n} 个。",
-    # ---- explore（cli/explore.py、explore/serve.py）--------------------------------------------------
+    # ---- explore（cli/explore.py、explore/server.py）--------------------------------------------------
     "help.explore": "本地网页：输入文字，查看词元、注意力、logit lens 和下一个词元",
     "help.explore.about": "在 {local} 上提供一个网页，展示模型处理你输入的文字的过程：词元与形状追踪、每个头的注意力、"
     "残差流与 logit lens、带温度/top-k/top-p 的下一词元分布、逐步生成，以及头消融。"
@@ -219,7 +219,7 @@ TEXT = {
     "error.grads.too_short": "gradient_flow 至少需要 2 步才能预测下一步，收到的是 {T}；请给更长的输入，或传入 "
     "targets=...",
     "error.grads.targets": "形状为 {shape} 的 targets 与模型的输出 {out} 不符：请传入形状为 {want} 的 targets=。",
-    # ---- lesson（cli/lesson.py；课程讲解在 lessons_zh.py）---------------------------------------------
+    # ---- lesson（cli/learn.py；课程讲解在 lessons_zh.py）---------------------------------------------
     "help.notebooks": "把笔记本（中英文各一份）复制到一个文件夹，并用 JupyterLab 打开",
     "help.notebooks.about": (
         "把随包附带的笔记本（每个都有中文版和英文版）复制到 --dir，已有的文件保持不动，"
@@ -333,7 +333,7 @@ TEXT = {
     "train.run_dir_plot": "运行目录 {dir}  （损失曲线：{plot}）",
     "train.sample_it": '采样：         glassformer sample {dir} --prompt "..."',
     "train.look_inside": "看内部：       glassformer trace --run {dir}",
-    # ---- lab（cli/lab.py；实验对论断的说明在 lab/runner.py 的表里）------------------------------------
+    # ---- lab（cli/learn.py；实验对论断的说明在 lab/runner.py 的表里）------------------------------------
     "help.lab": "检验教程论断的实验",
     "help.lab.about": "训练教程某个论断所说的小模型，报告测到的结果，并由一条规则算出结论。",
     "help.lab.list": "列出实验和它们检验的论断",

@@ -1,17 +1,12 @@
-"""The explorer finds what it shows in the hook declarations: a new matrix stage appears by itself,
-and requests are answered one at a time on a real server under concurrent load."""
+"""What the panels show (panels.py), found in the hook declarations: the structure of each kind,
+and a new matrix stage that appears by itself."""
 
 from __future__ import annotations
 
-import json
-import urllib.request
-from concurrent.futures import ThreadPoolExecutor
-
-from explore_kit import client_for, make_explorer, post, tiny_model, tokenizer
+from explore_kit import client_for, post, tiny_model, tokenizer
 
 from glassformer.explore import Explorer
-from glassformer.explore.serve import Background
-from glassformer.explore.structure import find_structure
+from glassformer.explore.panels import find_structure
 from glassformer.nn.hooks import HookPoint
 
 
@@ -46,32 +41,3 @@ def test_a_newly_declared_matrix_stage_shows_up_with_no_edit():
         for a, b in zip(row_p, row_w, strict=False):
             assert (a is None) == (b is None) and (a is None or abs(a - b * b) <= 2e-3)
     assert p["matrix"][0][1] is None  # masked where the layer's scores are -inf
-
-
-def test_concurrent_requests_on_a_real_server_get_their_own_answers():
-    ex = make_explorer("gpt")
-    bodies = [
-        {"text": text, "ablate": ablate, "layer": i % 2, "head": i % 4}
-        for i, (text, ablate) in enumerate(
-            [("the fox", []), ("lazy dog", [[0, 1]]), ("你好", [[1, 2], [0, 0]]), ("over the", [[1, 3]])] * 3
-        )
-    ]
-    alone = [ex.handle("analyze", dict(b)) for b in bodies]
-
-    with Background(ex) as url:
-
-        def ask(body):
-            req = urllib.request.Request(
-                url + "api/analyze", json.dumps(body).encode(), {"Content-Type": "application/json"}
-            )
-            with urllib.request.urlopen(req, timeout=60) as r:
-                return json.loads(r.read())
-
-        with ThreadPoolExecutor(6) as pool:
-            together = list(pool.map(ask, bodies))
-        info = json.loads(urllib.request.urlopen(url + "api/model", timeout=10).read())
-    assert info["kind"] == "gpt"
-    for a, b in zip(alone, together, strict=False):
-        assert a["next"] == b["next"] and a["attention"]["matrix"] == b["attention"]["matrix"]
-        assert a["ablated"] == b["ablated"] and a["tokens"] == b["tokens"]
-    assert not any(h.fns for h in ex.model.hook_points().values())  # every hook detached afterwards

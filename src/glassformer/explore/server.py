@@ -1,0 +1,359 @@
+"""The explorer's server: which model it opens, and the web app that shows it (a JSON API over an
+Explorer and one static page, nothing else), served by uvicorn on 127.0.0.1.
+
+Which model (the second half of this file):
+
+    open_run(path)        a trained run (any kind), via train.run.load_model
+    latest_run(runs/)     the run whose checkpoint was written last
+    open_preset(name)     a preset with random weights (token models get a character vocabulary
+                          that covers English and common Chinese, unseen characters -> <unk>)
+    serve(explorer, ...)  uvicorn on 127.0.0.1 until Ctrl-C; another host only when asked
+    Background(explorer)  the same server in a background thread (tests, notebooks)
+
+The app (create_app, the first half):
+
+    GET  /                 the page (static/index.html); its scripts, styles and Chinese font under /static/
+    GET  /api/model        what the page needs once (model, stages, stream points, limits)
+    GET  /api/words?lang=  the page's words in one language, from the one catalogue
+                           (glassformer.messages, keys explore.page.*), {fields} left for the page
+    POST /api/analyze | attention | vectors | next | generate     JSON in, JSON out
+
+Every refusal is said in the language the page asks in (`?lang=zh` on any request; English
+otherwise): a RequestError carries a catalogue key, and its sentence is made here.
+
+Safety, all here:
+- the page's files are read from the package when the app is made and served from a fixed table
+  (one route per file): no request names a path on disk;
+- a request body must be JSON (`Content-Type: application/json`, which also makes a browser ask
+  before another site's page may post here) and at most `limits.body_bytes` long;
+- requests addressed to another host name are refused (a web page cannot reach the explorer by
+  pointing its own domain at 127.0.0.1: "DNS rebinding"), unless the server was started with a
+  remote host on purpose (`hosts=None`);
+- every answer says: load scripts, styles, images and data from this server only
+  (Content-Security-Policy), so the page cannot fetch anything from the network even by mistake;
+- every error is JSON with a message: 4xx for the request's fault, 500 (logged) for ours; the
+  server stays up either way.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import socket
+import string
+import sys
+import threading
+import traceback
+from dataclasses import replace
+from importlib.resources import files
+from pathlib import Path
+from urllib.parse import parse_qs
+
+import torch
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from glassformer.config import apply_overrides, get_preset
+from glassformer.errors import NotFound, UsageError
+from glassformer.explore.explorer import Explorer
+from glassformer.explore.requests import SPECS, RequestError, parse_json
+from glassformer.messages import LANGS, TABLES, language, normalize, say, t
+from glassformer.models import build_model, model_class
+from glassformer.text import CharTokenizer
+from glassformer.train.checkpoint import MODEL_FILE
+from glassformer.train.run import RUNS_DIR, load_model
+
+# ────────────────────────────────────────────────────────────────────────────────────────────────
+# The web app
+# ────────────────────────────────────────────────────────────────────────────────────────────────
+
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+MEDIA = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".png": "image/png",
+    ".svg": "image/svg+xml",
+    ".otf": "font/otf",
+}
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+log = logging.getLogger("glassformer.explore")
+
+
+def static_files() -> dict[str, bytes]:
+    """Every file of the page, by name, read once from the installed package, and the Chinese
+    font the page's styles name (glassformer.fonts: Chinese shows on a machine without a CJK font)."""
+    from glassformer.fonts import CJK_FONT
+
+    folder = files("glassformer.explore") / "static"
+    pages = {
+        f.name: f.read_bytes() for f in folder.iterdir() if f.is_file() and "." + f.name.rpartition(".")[2] in MEDIA
+    }
+    return {**pages, CJK_FONT.name: CJK_FONT.read_bytes()}
+
+
+PAGE = "explore.page."  # the catalogue's keys for the page's words
+
+
+def page_words(lang: str) -> dict[str, str]:
+    """The page's words in `lang`, keyed without the prefix ("next.title": "Next token")."""
+    return {key[len(PAGE) :]: text for key, text in TABLES[lang].items() if key.startswith(PAGE)}
+
+
+def asked_language(scope) -> str:
+    """The language a request asks in: its ?lang= (en, zh, zh-CN ...), else English."""
+    asked = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("lang", ["en"])[0]
+    lang = normalize(asked)
+    return lang if lang in LANGS else "en"
+
+
+def _error(error: RequestError, lang: str) -> JSONResponse:
+    return JSONResponse(error.body(lang), status_code=error.status)
+
+
+class Guard:
+    """ASGI middleware: refuse other host names; add the security headers to every answer."""
+
+    def __init__(self, app, hosts: tuple[str, ...] | None) -> None:
+        self.app, self.hosts = app, hosts
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        host = Headers(scope=scope).get("host", "")
+        name = host[1 : host.find("]")] if host.startswith("[") else host.rpartition(":")[0] or host
+        if self.hosts is not None and name not in self.hosts:
+            refusal = RequestError(
+                "error.explore.wrong_host", 421, code="wrong_host", hosts=", ".join(self.hosts), host=host
+            )
+            answer = _error(refusal, asked_language(scope))
+            return await answer(scope, receive, send)
+
+        async def send_with_headers(message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers["Content-Security-Policy"] = CSP
+                headers["X-Content-Type-Options"] = "nosniff"
+                headers["Referrer-Policy"] = "no-referrer"
+                headers.setdefault("Cache-Control", "no-store")
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+async def _body(request: Request, limit: int) -> dict:
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        raise RequestError("error.explore.body.content_type", 415, code="content_type", got=repr(kind or "none"))
+    length = request.headers.get("content-length", "")
+    if length.isdigit() and int(length) > limit:
+        raise RequestError("error.explore.body.too_large", 413, code="too_large", size=int(length), most=limit)
+    raw = bytearray()
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > limit:
+            raise RequestError("error.explore.body.over", 413, code="too_large", most=limit)
+    return parse_json(bytes(raw))
+
+
+def create_app(explorer, hosts: tuple[str, ...] | None = LOCAL_HOSTS) -> Starlette:
+    """The app for one Explorer. hosts: the host names it answers to (None: any — remote use)."""
+    limit = explorer.limits.body_bytes
+
+    async def api(request: Request, endpoint: str) -> Response:
+        try:
+            body = await _body(request, limit)
+            return JSONResponse(await run_in_threadpool(explorer.handle, endpoint, body))
+        except RequestError as e:
+            return _error(e, asked_language(request.scope))
+        except Exception as e:  # ours, not the request's: say so, log it, keep serving
+            log.error(t("explore.failed", endpoint=endpoint, traceback=traceback.format_exc()))
+            ours = RequestError("error.explore.internal", 500, code="internal", endpoint=endpoint, error=_said(e))
+            return _error(ours, asked_language(request.scope))
+
+    async def model_info(request: Request) -> Response:
+        return JSONResponse(explorer.info())
+
+    async def words(request: Request) -> Response:
+        lang = asked_language(request.scope)
+        return JSONResponse({"lang": lang, "words": page_words(lang)})
+
+    async def static(request: Request, name: str, content: bytes) -> Response:
+        return Response(content, media_type=MEDIA["." + name.rpartition(".")[2]], headers={"Cache-Control": "no-cache"})
+
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        what = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        refusal = RequestError(
+            "error.explore.http",
+            exc.status_code,
+            what,
+            method=request.method,
+            path=request.url.path,
+            detail=exc.detail,
+            endpoints=" | ".join(sorted(SPECS)),
+        )
+        return _error(refusal, asked_language(request.scope))
+
+    pages = static_files()
+    routes = [Route("/", functools.partial(static, name="index.html", content=pages["index.html"]))]
+    routes += [
+        Route(f"/static/{name}", functools.partial(static, name=name, content=content))
+        for name, content in pages.items()
+    ]
+    routes += [Route("/api/model", model_info), Route("/api/words", words)]
+    routes += [Route(f"/api/{name}", functools.partial(api, endpoint=name), methods=["POST"]) for name in SPECS]
+    return Starlette(
+        routes=routes, middleware=[Middleware(Guard, hosts=hosts)], exception_handlers={HTTPException: http_error}
+    )
+
+
+def _said(error: Exception) -> str:
+    """A bug's type and message, as the 500 answer quotes it (a typed error in its own words)."""
+    return f"{type(error).__name__}: {error}"
+
+
+# ────────────────────────────────────────────────────────────────────────────────────────────────
+# Which model, and serving it
+# ────────────────────────────────────────────────────────────────────────────────────────────────
+
+# A preset's random model needs a vocabulary that lets a reader type: printable ASCII, newline,
+# and a few hundred frequent Chinese characters with common punctuation (others become <unk>).
+PRESET_CHARS = (
+    string.printable[:95]
+    + "\n"
+    + (
+        "的一是不了人我在有他这中大来上个国到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可里"
+        "后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从"
+        "动两长知民样现分将外但身些与高意进把法此实回二理美点月明其种声全工己话儿者向情部正名定女问力机给"
+        "等几很业最间新什打便位因重被走电四第门相次东政海口使教西再平真听世气信北少关并内加化由却代军产入"
+        "先山五太水万市眼体别处总才场师书比住员九笑性通目华报立马命张活难神数件安表原车白应路期叫死常提感"
+        "金何更反合放做系计或司利受光王果亲界及今京务制解各任至清物台象记边共风战干接它许八特觉望直服毛林"
+        "题建南度统色字请交爱让认算论百吃义科怎元社术结六功指思非流每青管夫连远资队跟带花快条院变联言权往"
+        "展该领传近留红治决周保达办运武半候七必城父强步完革深区即求品士转量空甚众技轻程告江语英基派满式李"
+        "息写呢识极令黄德收脸钱党倒未持音注意模型词向量训练字，。！？、：；“”（）《》"
+    )
+)
+
+
+def latest_run(runs_dir=RUNS_DIR) -> Path:
+    """The run under `runs_dir` whose checkpoint is newest; a clear error when there is none."""
+    runs = [p.parent for p in Path(runs_dir).glob(f"*/{MODEL_FILE}") if (p.parent / "config.json").exists()]
+    if not runs:
+        raise NotFound("explore.no_run", runs_dir=runs_dir, weights=MODEL_FILE)
+    return max(runs, key=lambda r: (r / MODEL_FILE).stat().st_mtime)
+
+
+def open_run(run_dir) -> Explorer:
+    """A trained run, named in the page's language; it opens on its own training text when
+    config.json keeps an example of it (runs made since issue 27)."""
+    model, tokenizer, config = load_model(run_dir)
+    if isinstance(config.get("imported"), dict):  # imported GPT-2 files: no preset, say where from
+        source = ("explore.source.imported", {"run": str(run_dir), "kind": model.kind})
+    else:
+        source = ("explore.source.run", {"run": str(run_dir), "kind": model.kind, "preset": config.get("preset", "?")})
+    example = config.get("example") if isinstance(config.get("example"), str) else None
+    return Explorer(model, tokenizer, source, example=example)
+
+
+def open_preset(name: str, seed: int = 0, overrides=()) -> Explorer:
+    preset = apply_overrides(get_preset(name), list(overrides))
+    tokenizer = None
+    if model_class(preset.model.kind).inputs == "tokens":
+        tokenizer = CharTokenizer.from_text(PRESET_CHARS, unk=True)
+        preset.model = replace(preset.model, vocab_size=tokenizer.vocab_size, pad_id=None)
+    torch.manual_seed(seed)
+    model = build_model(preset.model)
+    return Explorer(model, tokenizer, ("explore.source.preset", {"preset": name, "kind": model.kind, "seed": seed}))
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on host:port (port 0: a free one), or an error that says what to do."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # proto must say TCP: asyncio turns Nagle's algorithm off (TCP_NODELAY) only on connections whose
+    # socket says so, and with it on, every answer waited ~40 ms for the client's delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        raise UsageError("explore.cannot_listen", host=host, port=port, reason=e.strerror) from None
+    sock.listen(64)
+    return sock
+
+
+def check_host(host: str, allow_remote: bool) -> tuple[str, ...] | None:
+    """The host names the app answers to (None: any); refuses a non-local host unless allow_remote."""
+    if host in LOCAL_HOSTS:
+        return LOCAL_HOSTS
+    if not allow_remote:
+        raise UsageError("explore.remote_host", host=host, local=LOCAL_HOSTS[0])
+    return None
+
+
+def url_of(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+
+
+def make_server(explorer: Explorer, hosts):
+    import uvicorn  # the server, only when serving
+
+    config = uvicorn.Config(
+        create_app(explorer, hosts), log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
+    )
+    return uvicorn.Server(config)
+
+
+def page_address(url: str, lang: str) -> str:
+    """The page's address in a language: English is the page's default, any other says ?lang=."""
+    return url if lang == "en" else f"{url}?lang={lang}"
+
+
+def serve(explorer: Explorer, host: str = "127.0.0.1", port: int = 8321, allow_remote: bool = False) -> None:
+    """Serve until Ctrl-C (uvicorn finishes the requests in flight, then returns). The address
+    printed opens the page in the command's language (`--lang zh` or GLASSFORMER_LANG=zh)."""
+    hosts = check_host(host, allow_remote)
+    if hosts is None:
+        say("explore.open_to_all", file=sys.stderr, host=host)
+    sock = bind(host, port)
+    server = make_server(explorer, hosts)
+    say("explore.serving", source=explorer.source_text(language()), url=page_address(url_of(sock), language()))
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
+    say("explore.stopped")
+
+
+class Background:
+    """The server in a background thread (tests, notebooks): `with Background(ex) as url: ...`."""
+
+    def __init__(self, explorer: Explorer, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.sock = bind(host, port)
+        self.url = url_of(self.sock)
+        self.server = make_server(explorer, check_host(host, allow_remote=False))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+
+    def __enter__(self) -> str:
+        self.thread.start()
+        while not self.server.started and self.thread.is_alive():
+            threading.Event().wait(0.02)
+        return self.url
+
+    def __exit__(self, *exc) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+        self.sock.close()

@@ -21,6 +21,7 @@ import torch
 from reliability_kit import (
     assert_clean_failure,
     cli,
+    cli_said,
     losses,
     python,
     resume_argv,
@@ -30,6 +31,7 @@ from reliability_kit import (
 )
 
 import glassformer.train.checkpoint as checkpoint
+from glassformer.messages import t
 from glassformer.models import build_model
 from glassformer.train import run as run_module
 from glassformer.train.record import MetricsLog
@@ -202,9 +204,10 @@ def test_a_second_trainer_is_refused_and_writes_nothing(reference, tmp_path):
         assert line.strip() == "HANGING", "the first trainer died before holding the directory"
         before = {p.name: p.read_bytes() for p in run.iterdir()}
         for argv in (train_argv(run, cache, MAX_STEPS), resume_argv(run, cache)):
-            code, _, err = cli(argv)
+            code, _, err, heard = cli_said(argv)
             assert_clean_failure(code, err, codes=(1,))
-            assert f"is being trained by another process (pid {first.pid} on " in err and "kill" in err
+            [held] = heard.of("error.lock.held")
+            assert (held["pid"], held["kill"]) == (first.pid, first.pid)  # who holds it, and how to stop it
         assert {p.name: p.read_bytes() for p in run.iterdir()} == before  # never interleaved
     finally:
         first.kill()
@@ -252,9 +255,9 @@ def test_sigterm_saves_and_says_how_to_resume(reference, tmp_path):
     process = slow_driver(run, cache)
     out, err = signal_at_step(process, 6, times=1)
     assert process.returncode == 128 + signal.SIGTERM  # 143: what a shell shows for a terminated job
-    assert "SIGTERM: stopping after this step" in err and "Traceback" not in err
-    assert f"Interrupted at step 6; checkpoint saved in {run}." in out  # the step it was in, finished
-    assert f"Resume with: glassformer train --resume {run}" in out
+    assert t("train.sigterm") in err and "Traceback" not in err  # the trainer speaks this process's language
+    assert t("train.interrupted_saved", step=6, dir=run) in out  # the step it was in, finished
+    assert t("train.resume_with", dir=run) in out
     assert loadable_step(run) == 6
     assert_resumes_exactly(run, cache, reference)
 

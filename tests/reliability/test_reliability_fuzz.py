@@ -13,7 +13,7 @@ import pytest
 import torch
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from reliability_kit import assert_clean_failure, cli, resume_argv, weights
+from reliability_kit import assert_clean_failure, cli, cli_said, resume_argv, weights
 
 from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides, get_preset, parse_overrides
 from glassformer.text.tokenizers import CharTokenizer, WordTokenizer, load_tokenizer
@@ -36,8 +36,9 @@ ANY_TEXT = st.text(ANY_CHAR, max_size=40)
 @example("\ud800a\udfff\x00\n\u200b你好")
 def test_char_tokenizer_round_trips_any_text_or_refuses_the_empty_one(text):
     if not text:
-        with pytest.raises(ValueError, match="at least one character"):
+        with pytest.raises(ValueError) as refused:
             CharTokenizer.from_text(text)
+        assert refused.value.key == "error.tokenizer.no_chars"
         return
     tok = CharTokenizer.from_text(text)
     assert tok.decode(tok.encode(text)) == text
@@ -55,9 +56,10 @@ def test_char_tokenizer_names_what_it_cannot_encode(vocab, text):
     if not unseen:
         assert tok.decode(tok.encode(text)) == text
         return
-    with pytest.raises(ValueError, match="not in the vocabulary") as error:
+    with pytest.raises(ValueError) as error:
         tok.encode(text)
-    assert repr(unseen[0]) in str(error.value) or len(unseen) > 20
+    assert (error.value.key, error.value.fields["n"]) == ("error.tokenizer.unseen", len(unseen))
+    assert repr(unseen[0]) in error.value.fields["shown"] or len(unseen) > 20
     unk = CharTokenizer.from_text(vocab, unk=True)  # or map them to <unk>
     assert unk.encode(text).count(unk.unk_id) == sum(c in unseen for c in text)
 
@@ -80,8 +82,9 @@ def test_decoding_any_ids_is_text_or_a_range_error(ids):
     if all(0 <= i < tok.vocab_size for i in ids):
         assert len(tok.decode(ids)) == len(ids)
     else:
-        with pytest.raises(ValueError, match="ids out of range for vocab_size=3"):
+        with pytest.raises(ValueError) as error:
             tok.decode(ids)
+        assert (error.value.key, error.value.fields["vocab_size"]) == ("error.tokenizer.id_range", 3)
 
 
 # ---- --key=value overrides --------------------------------------------------------------------------
@@ -151,12 +154,13 @@ def _valid(preset: Preset) -> None:
 @example(prompt="a" * 5000)  # far past max_len: the model sees the last max_len tokens
 def test_any_prompt_is_a_sample_or_a_clear_error(tiny_run, prompt):
     run, _ = tiny_run
-    code, out, err = cli(["sample", str(run), f"--prompt={prompt}", "--max-new-tokens", "4", "--seed", "0"])
+    code, out, err, heard = cli_said(["sample", str(run), f"--prompt={prompt}", "--max-new-tokens", "4", "--seed", "0"])
     if code == 0:
         assert out.startswith(prompt.replace("\\n", "\n").replace("\\t", "\t"))
     else:
         assert_clean_failure(code, err, codes=(2,))
-        assert "empty" in err or "not in the vocabulary" in err or "not UTF-8" in err
+        refusals = {"error.sample.empty_prompt", "cli.error.tokenizer.unseen", "error.tokenizer.unseen", "arg.not_utf8"}
+        assert refusals & set(heard.keys())
 
 
 # ---- run directories with damaged bytes ----------------------------------------------------------
@@ -263,9 +267,10 @@ def test_any_value_in_config_json_samples_or_is_one_clear_line(run_copy, section
 def test_config_json_nested_deeply_is_a_damaged_file(run_copy, depth):
     run, _ = run_copy
     (run / "config.json").write_text("[" * depth + "]" * depth)
-    code, _, err = cli(["sample", str(run), "--prompt", "a"])
+    code, _, err, heard = cli_said(["sample", str(run), "--prompt", "a"])
     assert_clean_failure(code, err, codes=(1,))
-    assert "nested too deeply" in err
+    [nested] = heard.of("error.files.json_nested")
+    assert Path(nested["path"]) == run / "config.json"
 
 
 @pytest.mark.parametrize("bad", ["nan", "inf", "int"])

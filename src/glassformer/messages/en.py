@@ -220,6 +220,9 @@ TEXT = {
     "grads.nothing_yet": "GradientMonitor: nothing checked yet. Call loss.backward(), then monitor.check() (or use "
     "inspect.gradient_flow(model, ids)).",
     "grads.at_step": " at step {step}",
+    "grads.repr": "GradientMonitor({model}, {n} parameters checked{loss})",
+    "grads.repr.loss": ", loss {loss:.4f}",
+    "grads.repr.empty": ": call loss.backward(), then check()",
     "grads.warn.nan": "gradient of {name!r}{at} has {bad} NaN/inf entries of {total}: check the loss for log(0) "
     "or 0/0, "
     "lower the learning rate, or clip gradients (grad_clip).",

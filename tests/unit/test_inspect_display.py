@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 import torch
-from helpers import keyed
+from helpers import keyed, said
 
 from glassformer import messages
 from glassformer.config import ModelConfig
@@ -312,8 +312,13 @@ def test_attention_view_of_an_encoder_decoder_draws_every_shape():
     assert shapes == [(2, len(src), len(src)), (2, len(tgt), len(tgt)), (2, len(tgt), len(src))]
     page = view._repr_html_()
     assert "data:image/png;base64," in page and "<iframe" not in page  # the page shows one square shape only
-    text = repr(view)
-    assert "decoder.0.cross.weights, head 1" in text and "一" in text.splitlines()[2]  # source tokens label the keys
+    with messages.speaking("en"), said() as heard:
+        text = repr(view)
+    [chosen] = heard.of("pictures.attn.view_head")
+    assert (chosen["name"], chosen["head"]) == ("decoder.0.cross.weights", 1) and messages.t(
+        "pictures.attn.view_head", **chosen
+    ) == text.splitlines()[1]
+    assert "一" in text.splitlines()[2]  # source tokens label the keys
     assert keyed(UsageError, lambda: view.weights) == ("error.inspect.view_shape", {})
 
 

@@ -13,6 +13,11 @@ TEXT = {
     "pictures.attn.key_axis": "key: the token looked at",
     "pictures.attn.query_axis": "query: the token looking",
     "pictures.attn.head_title": "{name}, head {head} (each row sums to 1){masked}",
+    # AttentionView's own words (inspect/attention_view.py): its title, the terminal table's heading, the frame
+    "pictures.attn.view_title": "AttentionView: {layers} layers × {heads} heads, maps {shapes}{masked}",
+    "pictures.attn.view_head": "{name}, head {head} (rows = query, columns = key; · = masked){cut}:",
+    "pictures.attn.view_cut": ", the first {rows} × {cols}",
+    "pictures.attn.view_summary": "interactive view: pick a layer and head, hover a token",
     # ---- the loss curves of a run (train/record.py: loss.png) -------------------------------------
     "pictures.loss.step_axis": "step",
     "pictures.loss.loss_axis": "cross-entropy (nats / token)",

@@ -115,6 +115,7 @@ TEXT = {
     "formula.out_proj": "width C -> numbers",
     "formula.shared_table": "shared: reuses src_embed's V·C table",
     "formula.tgt_table": "one C-vector per target token",
+    "formula.unknown": "not in any formula",
     # ---- position schemes, one line each (nn/position.py: PositionScheme) -------------------------------
     "position.learned": "a trained (max_len, C) table added to the stream (GPT-2)",
     "position.sinusoidal": "fixed sin/cos waves added to the stream (Vaswani et al. 2017)",

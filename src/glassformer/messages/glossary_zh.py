@@ -107,6 +107,7 @@ TEXT = {
     "formula.out_proj": "宽度 C -> 数字",
     "formula.shared_table": "共享：复用 src_embed 的 V·C 表",
     "formula.tgt_table": "每个目标词元一个 C 维向量",
+    "formula.unknown": "不在任何公式里",
     # ---- 位置方案，各一行 -------------------------------------------------------------------------------
     "position.learned": "一张训练出来的 (max_len, C) 表，加到残差流上（GPT-2）",
     "position.sinusoidal": "固定的正弦/余弦波，加到残差流上（Vaswani 等 2017）",

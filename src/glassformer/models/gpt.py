@@ -34,7 +34,6 @@ from glassformer.nn.position import position_scheme
 
 
 def layer_norm(cfg: ModelConfig) -> nn.Module:
-    """LayerNorm over C, or the identity when the config has no normalisation."""
     if cfg.norm == "none":
         return nn.Identity()
     return nn.LayerNorm(cfg.d_model, eps=cfg.ln_eps, bias=cfg.bias)
@@ -56,15 +55,8 @@ def norm_formula(part: str, cfg: ModelConfig, active: bool) -> ParamFormula:
 def self_attention(cfg: ModelConfig) -> MultiHeadAttention:
     """A block's self-attention, with the in-attention part of the config's position scheme."""
     scheme = position_scheme(cfg.position)
-    return MultiHeadAttention(
-        cfg.d_model,
-        cfg.n_heads,
-        cfg.bias,
-        cfg.dropout,
-        cfg.mha_style,
-        cfg.attention,
-        scheme.attention(cfg) if scheme.attention else None,
-    )
+    positions = scheme.attention(cfg) if scheme.attention else None
+    return MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.bias, cfg.dropout, cfg.mha_style, cfg.attention, positions)
 
 
 ACTIVATION_FNS: dict[str, Callable[[Tensor], Tensor]] = {
@@ -162,12 +154,12 @@ class Transformer(HookedModel):
         self.ln_final = self.final_norm()
         on = self.pos_embed is not None  # touch point 1: the scheme adds a vector to the stream
         self.hook_pos_embed = hook("position", "T C", "position", position=cfg.position, about=about) if on else None
-        resid_pre = "resid_pre" if on else "resid_pre.no_stream"
+        resid_pre = "resid_pre" if on else "resid_pre.no_stream"  # the stream's first point
         self.hook_resid_pre = hook("position", "B T C", resid_pre, position=cfg.position, about=about)
         self.hook_ln_final = norm_hook("final_norm", "final_norm", self.use_final_norm)
         self.build_ends(cfg)
 
-    # ---- the ends: token ids in, one score per vocabulary entry out (a kind may replace them) ------
+    # the ends, token ids in and a score per vocabulary entry out (a kind may replace these, embed, unembed)
     def build_ends(self, cfg: ModelConfig) -> None:
         self.tok_embed = TokenEmbedding(cfg.vocab_size, cfg.d_model)
         self.head = self.token_head()
@@ -178,12 +170,6 @@ class Transformer(HookedModel):
         if cfg.tie_weights:
             self.head.weight = self.tok_embed.table.weight  # one (V, C) matrix, two uses
 
-    def embed(self, ids: Tensor) -> Tensor:
-        return self.hook_embed(self.tok_embed(ids))  # (B, T, C)
-
-    def unembed(self, h: Tensor) -> Tensor:
-        return self.hook_logits(self.head(h))  # (B, T, V)
-
     # ---- the forward pass, in data-flow order ------------------------------------------------------
     def forward(self, inputs: Tensor, cache: KVCache | None = None) -> Tensor:
         """(B, T) token ids (or the kind's inputs) -> (B, T, n_outputs). With a KVCache (nn/kv_cache.py),
@@ -193,6 +179,9 @@ class Transformer(HookedModel):
         mask = self.attention_mask(inputs, offset)  # (T, L+T), (B, 1, T, T) or None
         x = self.add_position(x, offset, self.hook_pos_embed, self.hook_resid_pre)  # (B, T, C)
         return self.run_from(0, x, mask, cache)  # (B, T, n_outputs)
+
+    def embed(self, ids: Tensor) -> Tensor:
+        return self.hook_embed(self.tok_embed(ids))  # (B, T, C)
 
     def attention_mask(self, inputs: Tensor, offset: int = 0) -> Tensor | None:
         """Causal if configured; a kind may add padding (models/encoder.py)."""
@@ -215,6 +204,9 @@ class Transformer(HookedModel):
             x = self.blocks[i](x, mask, cache.layers[i] if cache is not None else None)  # (B, T, C)
         return self.unembed(self.hook_ln_final(self.ln_final(x)))  # (B, T, n_outputs)
 
+    def unembed(self, h: Tensor) -> Tensor:
+        return self.hook_logits(self.head(h))  # (B, T, V)
+
     # ---- what every kind shares --------------------------------------------------------------------
     @property
     def n_outputs(self) -> int:
@@ -236,7 +228,6 @@ class Transformer(HookedModel):
         return counted(part, "0", note="no_final_norm")
 
     def token_head(self) -> nn.Linear:
-        """C -> V scores; a bias only when biases are on and the weights are not tied to a table."""
         return nn.Linear(self.cfg.d_model, self.cfg.vocab_size, bias=self.cfg.bias and not self.cfg.tie_weights)
 
     def head_formula(self, table: str) -> ParamFormula:

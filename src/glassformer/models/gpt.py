@@ -124,12 +124,10 @@ class Block(nn.Module):
 
 
 class Transformer(HookedModel):
-    """inputs ─► embed ─► + position ─► blocks ─► final norm ─► head: the shape every kind shares.
-
-    Built in the order the data uses it (weights are drawn in that order): the scheme's stream module,
-    then `build` (the blocks, the ends), then the weights are initialised, the hook points named and
-    the ends tied. A kind may replace the ends (SequenceRegressor) or `build` (EncoderDecoder: two
-    stacks, read with the same `add_position`, `final_norm`, `unembed`)."""
+    """The diagram above, every kind's shape, built in the order the data uses it (weights are drawn in
+    that order): the scheme's stream module, `build` (the blocks, the ends), then the weights initialised,
+    the hook points named, the ends tied. A kind may replace the ends (SequenceRegressor) or `build`
+    (EncoderDecoder: two stacks, read with the same `add_position`, `final_norm`, `unembed`)."""
 
     kind = ""  # set by @register_model_kind
     inputs = "tokens"  # "tokens" (B, T) ids | "numbers" (B, T, d_in) floats | "token pairs" (seq2seq)

@@ -1,8 +1,9 @@
 """Training: one trainer for every model kind, and the runs it writes.
 
 loop.py           Trainer: the loop, read top to bottom; it takes a batch source and a loss. Below it
-                  the guards of a long run: NaN diagnosis, Ctrl-C, the torch.compile fallback, early stopping
-optim.py          learning-rate schedules; AdamW with decay on matrices only; global-norm clipping
+                  the numbers of one step (AdamW with decay on matrices only, global-norm clipping, the
+                  learning-rate schedules) and the guards of a long run: NaN diagnosis, Ctrl-C, the
+                  torch.compile fallback, early stopping
 data.py           batch sources (windows of a token corpus drawn by get_batch, tensors in memory,
                   pairs for an encoder-decoder) and the data made on the fly: sine waves, seq2seq tasks
 checkpoint.py     model.safetensors + train_state.pt: crash-safe writes, checksummed reads, exact

@@ -9,9 +9,9 @@ data.py           batch sources (windows of a token corpus drawn by get_batch, t
 checkpoint.py     model.safetensors + train_state.pt: crash-safe writes, checksummed reads, exact
                   resume; a saved run read back (config.json, its configs, the trained model)
 record.py         what a run directory receives while training (a failed write says what is kept):
-                  metrics.jsonl, loss.png, the checkpoints; the progress display
+                  metrics.jsonl, loss.png, the checkpoints, attention_log.json (AttentionLog, a
+                  callback that records attention maps as training goes); the progress display
 run.py            a run directory: preset + overrides + data -> model, trainer, files; one trainer
                   per directory (its lock); GPT-2 checkpoints imported into one and exported
 distributed.py    several processes under torchrun, one trainer
-attention_log.py  a callback that records attention maps as training goes
 """

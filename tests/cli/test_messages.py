@@ -352,7 +352,6 @@ CATALOGUED = [
     "train/loop.py",
     "train/data.py",
     "train/distributed.py",
-    "train/attention_log.py",
     "explore/server.py",
     "exercises/catalog.py",
     "models/gpt2.py",

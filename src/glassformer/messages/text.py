@@ -70,6 +70,9 @@ EN = {
     "0..{last_head}.",
     "error.inspect.labels_batch": "token_labels takes one sequence, (T,) or (1, T); got a batch of {n}: pass ids[i] "
     "for the sequence you want labelled.",
+    "error.inspect.tuple_for_one": "a tuple of {n} is an encoder-decoder's input, (src, tgt_in); this model reads "
+    "{inputs}: give them as one tensor, not in a tuple.",
+    "error.inspect.pair_size": "an encoder-decoder reads two id tensors, (src, tgt_in); got a tuple of {n}.",
     # ---- a package's face (inspect/__init__.py) --------------------------------------------------------------
     "error.module.no_attribute": "module {module!r} has no attribute {name!r}",
 }
@@ -136,6 +139,9 @@ ZH = {
     "error.inspect.head_range": "layer={layer}、head={head} 超出了这个模型：层 0..{last_layer}，头 0..{last_head}。",
     "error.inspect.labels_batch": "token_labels 只接受一条序列，形状 (T,) 或 (1, T)；收到的是 {n} 条的一批："
     "请传入要标注的那一条 ids[i]。",
+    "error.inspect.tuple_for_one": "{n} 个元素的元组是编码器–解码器的输入 (src, tgt_in)；这个模型读的是 {inputs}："
+    "请直接给一个张量，不要放进元组。",
+    "error.inspect.pair_size": "编码器–解码器读两个 id 张量 (src, tgt_in)；收到的元组有 {n} 个元素。",
     # ---- 包入口（inspect/__init__.py）-----------------------------------------------------------------------
     "error.module.no_attribute": "模块 {module!r} 没有属性 {name!r}",
 }

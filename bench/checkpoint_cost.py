@@ -21,7 +21,7 @@ import glassformer.files as files
 import glassformer.train.checkpoint as after
 from glassformer.config import get_preset
 from glassformer.models import build_model
-from glassformer.train.optim import build_optimizer
+from glassformer.train.loop import build_optimizer
 
 
 def module_at(commit: str, path: str = "src/glassformer/train/checkpoint.py"):

@@ -58,7 +58,7 @@ from glassformer.models import GPT
 from glassformer.nn.loss import next_token_loss
 from glassformer.sample import generate_ids, sample
 from glassformer.text.tokenizers import CharTokenizer
-from glassformer.train.optim import build_optimizer
+from glassformer.train.loop import build_optimizer
 
 VOCAB, PROMPT, NEW_TOKENS, SAMPLE_MAX_LEN, N_SAMPLES = 84, 16, 256, 512, 16
 SHAPES = {"baby": 12, "small": 4}  # shape (a preset) -> training batch

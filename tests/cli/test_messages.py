@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import argparse
 import ast
+import importlib
 import inspect
+import pkgutil
 import re
 import string
 from collections import Counter
@@ -21,9 +23,9 @@ from glassformer import messages
 from glassformer.cli import build_parser, main
 from glassformer.cli.options import argparse_speaking
 from glassformer.config import PRESETS, preset_about
-from glassformer.messages import TABLES, en, zh
+from glassformer.messages import TABLES, core
 
-EN = TABLES["en"]  # en.py and every area's table
+EN = TABLES["en"]  # core.py's EN and every area file's
 
 PACKAGE = Path(glassformer.__file__).parent
 CHINESE = re.compile(r"[\u4e00-\u9fff]")
@@ -39,10 +41,13 @@ def fields(text: str) -> set[tuple[str, str, str]]:
 
 
 def test_both_tables_have_the_same_keys_and_the_same_fields():
-    assert list(en.TEXT) == list(zh.TEXT)  # same keys, in the same order (so the two files read side by side)
-    for key, text in en.TEXT.items():
-        assert fields(text) == fields(zh.TEXT[key]), key
-        assert all(name.isidentifier() for name, _, _ in fields(text)), key  # named fields only: no {0}, no {}
+    areas = [importlib.import_module(f"glassformer.messages.{m.name}") for m in pkgutil.iter_modules(messages.__path__)]
+    assert len(areas) > 10 and core in areas
+    for area in areas:  # each file's two tables: same keys, in the same order (so they read side by side)
+        assert list(area.EN) == list(area.ZH), area.__name__
+        for key, text in area.EN.items():
+            assert fields(text) == fields(area.ZH[key]), key
+            assert all(name.isidentifier() for name, _, _ in fields(text)), key  # named fields only: no {0}, no {}
 
 
 ERRORS = {name for name, value in vars(glassformer.errors).items() if isinstance(value, type)} | {"CorpusUnavailable"}
@@ -80,8 +85,8 @@ def test_every_key_the_code_names_is_in_the_catalogue_with_exactly_its_fields():
 
 def test_every_chinese_entry_is_chinese():
     # a line with no words of its own ("# {source}; {what}") is Chinese by its punctuation
-    assert not [key for key, text in zh.TEXT.items() if not CHINESE_OR_ITS_MARKS.search(text)]
-    assert not [text for text in zh.ARGPARSE.values() if not CHINESE.search(text)]
+    assert not [key for key, text in core.ZH.items() if not CHINESE_OR_ITS_MARKS.search(text)]
+    assert not [text for text in core.ARGPARSE.values() if not CHINESE.search(text)]
 
 
 # a figure: a number standing alone (not part of a name such as UTF-8, sha256, L0_H0 or --max_len={T})
@@ -96,10 +101,10 @@ def test_no_figure_is_typed_into_a_message():
     """Numbers come in as fields. What may stand in the text is a rule's small constant ("0 = greedy",
     "(0, 1]", "at least 2") or a year of a cited paper, never a measured or configured figure; and the
     Chinese sentence names exactly the numbers the English one does."""
-    for key, text in en.TEXT.items():
+    for key, text in core.EN.items():
         typed = [f for f in figures(text) if ("." in f or len(f) > 2) and not re.fullmatch(r"(19|20)\d\d", f)]
         assert not typed, f"{key}: {typed} typed into {text!r}; pass it as a {{field}}"
-        assert Counter(figures(text)) == Counter(figures(zh.TEXT[key])), key
+        assert Counter(figures(text)) == Counter(figures(core.ZH[key])), key
 
 
 def test_the_figure_rule_can_fail():
@@ -111,7 +116,7 @@ def test_argparse_words_are_argparse_s_own_with_the_same_fields():
     """ARGPARSE's keys are sentences argparse really says (it would silently stop translating one
     that a new Python rewords), and each keeps its %-fields."""
     source = inspect.getsource(argparse)
-    for english, chinese in zh.ARGPARSE.items():
+    for english, chinese in core.ARGPARSE.items():
         assert repr(english) in source or f'"{english}"' in source, english
         assert sorted(re.findall(r"%(?:\(\w+\))?[sr]", english)) == sorted(re.findall(r"%(?:\(\w+\))?[sr]", chinese))
 
@@ -347,7 +352,6 @@ CATALOGUED = [
     "train/loop.py",
     "train/data.py",
     "train/distributed.py",
-    "train/attention_log.py",
     "explore/server.py",
     "exercises/catalog.py",
     "models/gpt2.py",
@@ -448,7 +452,7 @@ def test_chinese_help_is_wrapped_by_terminal_columns():
     from glassformer.cli.options import _wrap
     from glassformer.messages import columns
 
-    text = zh.TEXT["help.explore.about"].format(local="127.0.0.1")
+    text = core.ZH["help.explore.about"].format(local="127.0.0.1")
     lines = _wrap(text, 40)
     assert len(lines) > 3 and all(columns(line) <= 40 or line[-1] in "，。）；" for line in lines)
     assert "".join(lines).replace(" ", "") == text.replace(" ", "")  # nothing lost, nothing added
@@ -462,7 +466,7 @@ def test_english_help_keeps_argparse_s_own_wrapping_even_around_a_chinese_exampl
     Chinese help is wrapped by terminal columns."""
     from glassformer.cli.options import HelpFormatter
 
-    text = en.TEXT["help.lesson.seq2seq"].format(example="一千二百零五 ↔ 1205")
+    text = core.EN["help.lesson.seq2seq"].format(example="一千二百零五 ↔ 1205")
     ours, argparse_own = HelpFormatter("prog"), argparse.HelpFormatter("prog")
     with messages.speaking("en"):
         assert ours._split_lines(text, 50) == argparse_own._split_lines(text, 50)
@@ -471,21 +475,22 @@ def test_english_help_keeps_argparse_s_own_wrapping_even_around_a_chinese_exampl
 
 
 def test_a_key_defined_in_two_area_files_is_refused_at_import_with_the_file_and_keys(monkeypatch):
-    import pkgutil
     import sys
     import types
 
     import glassformer.messages as messages
 
-    dup = types.ModuleType("glassformer.messages.zz_dup_en")
-    dup.TEXT = {"train.done": "again", "zz.fresh": "new"}  # train.done already lives in another area
+    dup = types.ModuleType("glassformer.messages.zz_dup")
+    dup.EN = {"train.done": "again", "zz.fresh": "new"}  # train.done already lives in another area
+    dup.ZH = {"train.done": "又一次", "zz.fresh": "新的"}
     monkeypatch.setitem(sys.modules, dup.__name__, dup)
     real = pkgutil.iter_modules
-    fake = pkgutil.ModuleInfo(None, "zz_dup_en", False)
+    fake = pkgutil.ModuleInfo(None, "zz_dup", False)
     monkeypatch.setattr(messages.pkgutil, "iter_modules", lambda path: [*real(path), fake])
     with pytest.raises(ImportError) as caught:
         messages._tables()
     assert isinstance(caught.value, messages.KeyDefinedTwice)
-    assert (caught.value.area, caught.value.keys) == ("zz_dup_en", ["train.done"])
+    assert (caught.value.area, caught.value.keys) == ("zz_dup", ["train.done"])
+    assert str(caught.value).startswith("messages/zz_dup.py: train.done")
     monkeypatch.setattr(messages.pkgutil, "iter_modules", real)
     assert "train.done" in messages._tables()["en"]  # the real catalogue builds

@@ -1,4 +1,4 @@
-"""The exercises' part of the one catalogue (messages/exercises_*.py): same keys, same {fields},
+"""The exercises' part of the one catalogue (messages/exercises.py, `words` here): same keys, same {fields},
 every key the exercises use is there."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from helpers import format_fields as fields
 
 from glassformer.exercises import catalog
 from glassformer.exercises.grading import prepare
-from glassformer.messages import exercises_en, exercises_zh, speaking, t
+from glassformer.messages import exercises as words
+from glassformer.messages import speaking, t
 
 SYMBOLIC = {
     "exercise.causal_mask.case.T",
@@ -21,9 +22,9 @@ SYMBOLIC = {
 
 
 def test_both_tables_have_the_same_keys_and_fields():
-    assert_tables_match(exercises_en.TEXT, exercises_zh.TEXT, untranslated=SYMBOLIC)
-    for key in exercises_en.TEXT:
-        assert all(f.isidentifier() for f in fields(exercises_en.TEXT[key])), key  # no stray braces (Σ_{b,t})
+    assert_tables_match(words.EN, words.ZH, untranslated=SYMBOLIC)
+    for key in words.EN:
+        assert all(f.isidentifier() for f in fields(words.EN[key])), key  # no stray braces (Σ_{b,t})
 
 
 def used_keys() -> dict[str, set[str]]:
@@ -48,8 +49,8 @@ def used_keys() -> dict[str, set[str]]:
 
 def test_every_key_in_use_exists_and_gets_the_fields_it_needs():
     for key, given in used_keys().items():
-        assert key in exercises_en.TEXT, key
-        assert fields(exercises_en.TEXT[key]) <= given, (key, fields(exercises_en.TEXT[key]), given)
+        assert key in words.EN, key
+        assert fields(words.EN[key]) <= given, (key, fields(words.EN[key]), given)
 
 
 def test_every_variant_has_a_targeted_message_and_three_hints_per_exercise():

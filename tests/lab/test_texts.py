@@ -1,4 +1,4 @@
-"""The lab's words in the catalogue (messages/lab_*.py): the same keys and {fields} in English and
+"""The lab's words in the catalogue (messages/lab.py): the same keys and {fields} in English and
 Chinese, every claim fully worded, no measured figure and no rule threshold typed into a sentence."""
 
 from __future__ import annotations

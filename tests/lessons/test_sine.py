@@ -12,7 +12,7 @@ from lesson_checks import assert_valid_png
 from glassformer.errors import UsageError
 from glassformer.lessons import sine
 from glassformer.train.data import forecast_windows, make
-from glassformer.train.optim import noam
+from glassformer.train.loop import noam
 
 
 @pytest.fixture(scope="module")

@@ -28,7 +28,7 @@ from glassformer.nn.attention import MultiHeadAttention, causal_mask
 from glassformer.nn.embedding import TokenEmbedding
 from glassformer.nn.kv_cache import LayerCache
 from glassformer.nn.position import POSITION_SCHEMES, sinusoidal_table
-from glassformer.numpy_ref.layers import AttentionTouch
+from glassformer.numpy_ref.forward import AttentionTouch
 
 ATOL = 1e-10
 B, T, C, H, FF, V = 2, 6, 12, 3, 20, 17

@@ -12,6 +12,7 @@ renderings of a hand-made trace, where the layout (CJK counting two columns, esc
 """
 
 import json
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -541,7 +542,8 @@ def test_as_batch_for_ids_numbers_and_pairs():
     assert ints.dtype == torch.float32 and ints.shape == (1, 3, 1)
     assert as_batch(regressor(d_in=2), torch.zeros(3, 2)).shape == (1, 3, 2)  # (T, d_in): not a batch of values
     assert as_batch(regressor(d_in=2), torch.zeros(4, 3, 2)).shape == (4, 3, 2)
-    src, tgt = as_batch(gpt(), ([1, 2, 3], [[4, 5]]))
+    pairs = SimpleNamespace(inputs="token pairs")  # what an encoder-decoder declares; a pair is read part by part
+    src, tgt = as_batch(pairs, ([1, 2, 3], [[4, 5]]))
     assert src.shape == (1, 3) and tgt.shape == (1, 2)
 
 
@@ -657,3 +659,22 @@ def test_a_byte_token_that_cuts_a_character_is_labelled_by_its_bytes_not_a_repla
     assert tok.decode([0xE4]) == "\ufffd"  # what the label used to be
     assert token_labels([0xE4, 0xBD, ord("h"), ord(" ")], tok) == ["\\xe4", "\\xbd", "h", "␣"]
     assert token_labels(tok.encode("你"), tok) == ["\\xe4", "\\xbd", "\\xa0"]
+
+
+def test_a_tuple_is_an_encoder_decoders_pair_and_is_refused_for_any_other_model_or_size():
+    """A GPT given (ids,) is not traced as a 'source' side; an encoder-decoder needs exactly two parts."""
+    from glassformer.config import get_preset
+    from glassformer.errors import UsageError
+    from glassformer.models import build_model
+
+    ids = torch.tensor([[1, 2, 3]])
+    with pytest.raises(UsageError) as caught:
+        trace(gpt(), (ids,))
+    assert (caught.value.key, caught.value.fields) == ("error.inspect.tuple_for_one", {"n": 1, "inputs": "tokens"})
+    pair = build_model(get_preset("seq2seq").model)
+    for parts in [(ids,), (ids, ids, ids)]:
+        with pytest.raises(UsageError) as caught:
+            trace(pair, parts)
+        assert (caught.value.key, caught.value.fields) == ("error.inspect.pair_size", {"n": len(parts)})
+    names = [r.name for r in trace(pair, (ids, ids)).rows]
+    assert names.index("src ids") < names.index("tgt ids")  # both sides traced, the source first

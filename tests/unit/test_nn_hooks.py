@@ -122,7 +122,11 @@ def test_activation_cache_summary_lists_every_tensor_with_its_shape():
 
 def test_the_caches_table_sets_names_shapes_and_numbers_in_monospace_and_words_in_the_page_font():
     _, cache = GPT(CFG).run_with_cache(ids(), names=lambda n: n == "blocks.0.attn.weights")
-    rows = re.findall(r"<tr>(.*?)</tr>", cache._repr_html_().split("<tbody>")[1])
+    body = cache._repr_html_().split("<tbody>")[1].split("</tbody>")[0]
+    # the body is rows of cells and nothing else: one row per cached tensor, six cells each
+    assert re.fullmatch(r"(<tr>(<td style=\"[^\"]*\">[^<]*</td>){6}</tr>)+", body)
+    rows = re.findall(r"<tr>(.*?)</tr>", body)
+    assert len(rows) == len(cache)
     cells = re.findall(r"<td style=\"([^\"]*)\">", rows[0])
     mono = ["monospace" in style for style in cells]
     # name, stage, shape, meaning, first numbers, mean ± std

@@ -39,6 +39,17 @@ def test_every_scheme_is_registered_with_one_line_in_both_languages():
     assert "NoPE" in position_scheme("none").about and "RoPE" in position_scheme("rotary").about
 
 
+def test_a_scheme_declared_without_words_takes_the_glossarys_line_and_one_given_keeps_its_own():
+    from glassformer.messages import TABLES
+    from glassformer.nn.position import PositionScheme
+
+    bare = PositionScheme("rotary")  # declared, not registered: the words come from position.rotary
+    assert (bare.about, bare.zh) == (TABLES["en"]["position.rotary"], TABLES["zh"]["position.rotary"])
+    assert (PositionScheme("toy_unknown").about, PositionScheme("toy_unknown").zh) == ("", "")
+    given = PositionScheme("rotary", about="mine", zh="我的")
+    assert (given.about, given.zh) == ("mine", "我的")
+
+
 def test_which_schemes_are_limited_by_a_table():
     assert {n for n in KNOWN if position_scheme(n).table} == {"learned", "sinusoidal"}
     touch = {n: (position_scheme(n).stream is not None, position_scheme(n).attention is not None) for n in KNOWN}

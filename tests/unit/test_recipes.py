@@ -49,7 +49,7 @@ register_position_scheme(
 
 TWIN = '''"""The toy scheme's twin: the sinusoidal table, divided by three."""
 
-from glassformer.numpy_ref.layers import NUMPY_POSITIONS, NumpyScheme, sinusoidal_table
+from glassformer.numpy_ref.forward import NUMPY_POSITIONS, NumpyScheme, sinusoidal_table
 
 NUMPY_POSITIONS["third-sin"] = NumpyScheme(stream=lambda params, cfg, T: sinusoidal_table(T, cfg.d_model) / 3)
 '''

@@ -208,6 +208,15 @@ def test_generation_stops_once_every_sample_has_met_the_stop_string():
     assert len(calls) == 4  # b, c, d, a: the step that completed "da" is the last
 
 
+def test_sample_hands_its_top_k_and_top_p_to_the_sampler():
+    """Logits 3, 2, 1, 0: p = 0.64, 0.24, 0.09, 0.03. top_p=0.5 keeps "a" alone and top_k=2 keeps "a" and
+    "b", so 4 × 30 seeded draws show only those; without them the other two letters turn up too."""
+    model, tok = FixedLogits([3.0, 2.0, 1.0, 0.0]), CharTokenizer(list("abcd"))
+    assert sample(model, tok, "a", 30, top_p=0.5, num_samples=4, seed=0) == ["a" * 30] * 4
+    assert set("".join(sample(model, tok, "a", 30, top_k=2, num_samples=4, seed=0))) == {"a", "b"}
+    assert set("".join(sample(model, tok, "a", 30, num_samples=4, seed=0))) == set("abcd")
+
+
 def test_bad_arguments_are_explained():
     model, tok = Counter(), CharTokenizer(list("abcd"))
     with pytest.raises(ValueError, match="temperature"):

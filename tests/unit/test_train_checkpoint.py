@@ -42,7 +42,7 @@ from glassformer.train.checkpoint import (
     train_config,
     weights_sha256,
 )
-from glassformer.train.optim import build_optimizer
+from glassformer.train.loop import build_optimizer
 from glassformer.train.run import new_run, resume_run, train
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # fixture in tests/conftest.py

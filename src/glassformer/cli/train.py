@@ -219,7 +219,7 @@ def run_train(args: argparse.Namespace) -> int:
     result = train(run)
     if args.attention_every is not None:
         from glassformer.lab.attention_steps import render
-        from glassformer.train.attention_log import read_log
+        from glassformer.train.record import read_log
 
         files = render(read_log(run.dir), run.dir)
         say("train.attention_files", files=", ".join(str(f) for f in files))
@@ -240,8 +240,8 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def _record_attention(run, args: argparse.Namespace) -> None:
-    """Add the callback that keeps the chosen heads' maps (train/attention_log.py)."""
-    from glassformer.train.attention_log import FILE, AttentionLog, parse_heads, probe_for
+    """Add the callback that keeps the chosen heads' maps (train/record.py's AttentionLog)."""
+    from glassformer.train.record import ATTENTION_FILE, AttentionLog, parse_heads, probe_for
 
     if run.model.inputs not in ("tokens", "numbers"):
         raise UsageError("train.attention_one_stack", kind=run.model.kind, inputs=run.model.inputs, dir=run.dir)
@@ -253,7 +253,7 @@ def _record_attention(run, args: argparse.Namespace) -> None:
             labels,
             heads=parse_heads(args.attention_heads),
             every=args.attention_every,
-            path=run.dir / FILE,
+            path=run.dir / ATTENTION_FILE,
             start_step=run.trainer.step,
         )
     )

@@ -9,7 +9,7 @@
 
 Nothing here runs the learner's code (sandbox.py does, in a separate process) or grades it
 (grading.py). Every word an exercise says lives in the one catalogue (glassformer.messages,
-messages/exercises_*.py), keyed `exercise.NAME.*`.
+messages/exercises.py), keyed `exercise.NAME.*`.
 
 Conventions
   * Graded in float64: every floating-point input a case holds is a float64 tensor.

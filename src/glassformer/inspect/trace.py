@@ -154,7 +154,12 @@ def as_batch(model, ids_or_x) -> torch.Tensor:
     """What a user naturally has — (T,) ids or (T, d_in) numbers, a list, a (B, ...) batch; for a
     model reading one number a step also (T,) or (B, T) values — as the (B, T) or (B, T, d_in)
     batch the model reads; a tuple (an encoder-decoder's (src, tgt_in)) part by part."""
+    pairs = getattr(model, "inputs", "tokens") == "token pairs"
     if isinstance(ids_or_x, tuple):
+        if not pairs:
+            raise UsageError("error.inspect.tuple_for_one", n=len(ids_or_x), inputs=getattr(model, "inputs", "tokens"))
+        if len(ids_or_x) != 2:
+            raise UsageError("error.inspect.pair_size", n=len(ids_or_x))
         return tuple(as_batch(model, part) for part in ids_or_x)
     x = torch.as_tensor(ids_or_x)  # (B, T), (T,) ids or (B, T, d_in), (T, d_in) numbers
     numbers = getattr(model, "inputs", "tokens") == "numbers"

@@ -2,7 +2,7 @@
 
 Seed 002 (§3.2) describes attention weights that begin as an even spread and, with training,
 gather on a few positions. Here the char model (preset `baby` on Shakespeare) is trained for
-2000 steps while train/attention_log.AttentionLog (the callback `glassformer train
+2000 steps while train/record.AttentionLog (the callback `glassformer train
 --attention-every N` uses) records every head's map for one fixed 32-character probe at steps
 0, 100, 500 and 2000. Sharpness is the normalised entropy of each query's row,
 H(w_t) / ln(t + 1): 1 = even over the t + 1 keys it may see, 0 = all weight on one key.
@@ -25,7 +25,7 @@ from glassformer.inspect.trace import token_labels
 from glassformer.lab.common import corpus_for, eval_loss, lab_preset, row_entropy, train
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
 from glassformer.messages import t
-from glassformer.train.attention_log import AttentionLog
+from glassformer.train.record import AttentionLog
 
 FULL_STEPS, FAST_STEPS = (0, 100, 500, 2000), (0, 5, 20, 60)
 PROBE = 32  # characters in the probe

@@ -112,7 +112,7 @@ def run(ctx) -> dict:
     return out
 
 
-PIC = "pictures.lab.induction-text"  # the chart's words: pictures_en.py / pictures_zh.py
+PIC = "pictures.lab.induction-text"  # the chart's words: messages/pictures.py
 
 
 def plot(ctx, out: dict) -> None:

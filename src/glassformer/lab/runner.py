@@ -2,7 +2,7 @@
 
     Experiment(name, claims=(Claim(...), ...), run=run, verdicts=verdicts, tables=tables)
 
-Its words are the catalogue's (glassformer/messages/lab_*.py): lab.NAME.title and .setup, and per
+Its words are the catalogue's (glassformer/messages/lab.py): lab.NAME.title and .setup, and per
 claim lab.CLAIM.claim, .rule and .finding. A rule's thresholds are the experiment's own constants,
 handed to its sentence as fields (`Claim(..., limits={"stuck": figure(STUCK)})`), so the sentence
 and the code that judges cannot disagree on a figure.

@@ -1,5 +1,5 @@
 """What the lessons share: a narrator that speaks the user's language (its sentences are the
-catalogue's `lesson.*` keys, glassformer/messages/lessons_*.py), number formatting, an output
+catalogue's `lesson.*` keys, glassformer/messages/lessons.py), number formatting, an output
 folder, PNG saving, and `train_epochs`: the tutorials' way of training (epoch after epoch over a
 small dataset held in memory), run by glassformer's one trainer (train/loop.py) with a callback
 that keeps the per-epoch table the lessons print.

@@ -57,7 +57,7 @@ from glassformer.train.data import (  # the waves live with the trainer's source
     forecast_windows,
 )
 from glassformer.train.data import make as make_waves
-from glassformer.train.optim import cosine, noam
+from glassformer.train.loop import cosine, noam
 
 # --- the tutorial's figures (seed 004), kept only to be compared with what the lesson computes
 # Printed in seed 004, §5.3: its optimiser and LambdaLR settings (base lr and the warmup in steps).

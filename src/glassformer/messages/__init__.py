@@ -1,6 +1,7 @@
-"""Every sentence glassformer says to a user, in one catalogue: `en.py` and `zh.py` hold the same keys,
-each a format string with the same {fields} (a test checks). Numbers, paths, names and code always
-come in as fields, never typed into a sentence, so the two languages cannot disagree on a figure.
+"""Every sentence glassformer says to a user, in one catalogue: each file here holds one area's words
+twice, `EN = {...}` then `ZH = {...}`, the same keys in the same order, each a format string with the
+same {fields} (a test checks). Numbers, paths, names and code always come in as fields, never typed
+into a sentence, so the two languages cannot disagree on a figure.
 
     t("train.done", steps=500, train=1.23, val=1.45, best=1.40)  the sentence, in the process's language
     say("train.done", ...)                                        the same, printed (file=sys.stderr too)
@@ -10,10 +11,12 @@ environment variable GLASSFORMER_LANG (zh, zh_CN.UTF-8 ...); English otherwise. 
 sets it with `speaking(lang)` for the length of one command; a library caller who never sets it
 gets GLASSFORMER_LANG's choice, read at each message (so a test can change it).
 
-What lives here: every sentence a user reads. en.py and zh.py hold the command line's help, progress
-and summary lines and the errors the library raises; the area files beside them (<area>_en.py,
-<area>_zh.py: lessons, lab, exercises, explore, glossary, model, text, run (config, training,
-sampling, bench), causal, pictures) hold each part's words, merged into one table per language below.
+What lives here: every sentence a user reads, one file per area. core.py holds the command line's
+help, progress and summary lines and the errors the library raises (and ARGPARSE, argparse's own
+sentences in Chinese); the area files beside it (lessons.py, lab.py, exercises.py, explore.py,
+glossary.py, model.py, text.py, run.py (config, training, sampling, bench), causal.py, pictures.py)
+hold each part's words. A translator reads one file, the English table above the Chinese one; the
+loader below merges every file's EN into one table for "en" and every ZH into one for "zh".
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import pkgutil
 import sys
 import unicodedata
 
-from glassformer.messages import en, zh
+from glassformer.messages import core
 
 LANGS = ("en", "zh")
 ENV = "GLASSFORMER_LANG"
@@ -45,19 +48,19 @@ class KeyDefinedTwice(ImportError):
 
 
 def _tables() -> dict[str, dict[str, str]]:
-    """One table per language: en.py / zh.py, then every area's `<area>_en.py` / `<area>_zh.py` in
-    this folder (lessons, lab, exercises, the glossary ...). A key is defined once: two areas that
+    """One table per language: core.py's EN / ZH first, then every other file's in this folder, by
+    name (causal, exercises, explore, the glossary ...). A key is defined once: two files that
     define the same key are an error here, at import, not a sentence that silently wins."""
-    tables = {"en": dict(en.TEXT), "zh": dict(zh.TEXT)}
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        area, _, lang = info.name.rpartition("_")
-        if not area or lang not in tables:
-            continue
-        table = importlib.import_module(f"{__name__}.{info.name}").TEXT
-        twice = sorted(set(table) & set(tables[lang]))
-        if twice:
-            raise KeyDefinedTwice(info.name, twice[:5])
-        tables[lang].update(table)
+    areas = sorted((m.name for m in pkgutil.iter_modules(__path__)), key=lambda name: (name != "core", name))
+    tables: dict[str, dict[str, str]] = {lang: {} for lang in LANGS}
+    for area in areas:
+        module = importlib.import_module(f"{__name__}.{area}")
+        for lang, table in tables.items():
+            words = getattr(module, lang.upper())  # EN, ZH
+            twice = sorted(set(words) & set(table))
+            if twice:
+                raise KeyDefinedTwice(area, twice[:5])
+            table.update(words)
     return tables
 
 
@@ -165,4 +168,4 @@ def in_language(lang: str | None):
 def argparse_words(text: str) -> str:
     """argparse's own words ("usage: ", "invalid choice: ...") in the process's language: they go
     through gettext, and cli/options.py routes them here while a command line is parsed."""
-    return zh.ARGPARSE.get(text, text) if language() == "zh" else text
+    return core.ARGPARSE.get(text, text) if language() == "zh" else text

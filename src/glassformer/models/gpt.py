@@ -1,20 +1,16 @@
-"""GPT, top to bottom: the block, the Transformer every kind shares, and the decoder-only model.
+"""GPT, top to bottom: the feed-forward, the block, the Transformer every kind shares, the decoder-only model.
 
     ids (B, T) ─► embed ─► + position ─► dropout ─► [Block] × n_layers ─► final LN ─► head ─► (B, T, V)
 
-A GPT forward reads three files, in the order the data meets them: `nn/embedding.py` (token vectors,
-the position tables), `nn/attention.py` (the causal mask, attention written out, the heads), then this one:
+A GPT forward reads nn/embedding.py, nn/attention.py, then this file, in the order the data meets them.
 
     FFN(x) = W₂ · act(W₁ x + b₁) + b₂   W₁: C -> F, W₂: F -> C, act ReLU | GELU | GELU-tanh  (Vaswani §3.3)
     norm="pre"   x = x + Drop(Attn(LN₁(x)));   x = x + Drop(FFN(LN₂(x)))     (GPT-2, most LLMs)
     norm="post"  x = LN₁(x + Drop(Attn(x)));   x = LN₂(x + Drop(FFN(x)))     (the 2017 paper)
     norm="none"  x = x + Attn(x);              x = x + FFN(x)                (2nd tutorial)
 
-`Transformer` is the shared base and every kind is one level below it: GPT (here), Encoder
-(models/encoder.py: bidirectional, with padding), SequenceRegressor (models/regressor.py: numbers in
-and out, its own "ends"), EncoderDecoder (models/seq2seq.py: two stacks). The first tutorial's
-TinyTransformer is `build_model(get_preset("seed000").model)`; GPT-2 is `GPT(config_from_gpt2(...))`
-(models/gpt2.py).
+Every kind is one level below `Transformer`: GPT (here), Encoder (models/encoder.py), SequenceRegressor
+(models/regressor.py), EncoderDecoder (models/seq2seq.py).
 """
 
 from __future__ import annotations
@@ -24,7 +20,7 @@ from typing import Callable
 
 import torch
 import torch.nn.functional as F
-from torch import nn
+from torch import Tensor, nn
 
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
@@ -38,7 +34,6 @@ from glassformer.nn.position import position_scheme
 
 
 def layer_norm(cfg: ModelConfig) -> nn.Module:
-    """LayerNorm over C, or the identity when the config has no normalisation."""
     if cfg.norm == "none":
         return nn.Identity()
     return nn.LayerNorm(cfg.d_model, eps=cfg.ln_eps, bias=cfg.bias)
@@ -60,18 +55,11 @@ def norm_formula(part: str, cfg: ModelConfig, active: bool) -> ParamFormula:
 def self_attention(cfg: ModelConfig) -> MultiHeadAttention:
     """A block's self-attention, with the in-attention part of the config's position scheme."""
     scheme = position_scheme(cfg.position)
-    return MultiHeadAttention(
-        cfg.d_model,
-        cfg.n_heads,
-        cfg.bias,
-        cfg.dropout,
-        cfg.mha_style,
-        cfg.attention,
-        scheme.attention(cfg) if scheme.attention else None,
-    )
+    positions = scheme.attention(cfg) if scheme.attention else None
+    return MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.bias, cfg.dropout, cfg.mha_style, cfg.attention, positions)
 
 
-ACTIVATION_FNS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+ACTIVATION_FNS: dict[str, Callable[[Tensor], Tensor]] = {
     "relu": F.relu,
     "gelu": F.gelu,
     "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
@@ -80,10 +68,6 @@ ACTIVATION_FNS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
 
 class FeedForward(nn.Module):
     """(B, T, C) -> (B, T, F) -> (B, T, C)."""
-
-    fc1: nn.Linear
-    fc2: nn.Linear
-    act: Callable[[torch.Tensor], torch.Tensor]
 
     def __init__(self, d_model: int, d_ff: int, activation: str = "relu", bias: bool = True) -> None:
         super().__init__()
@@ -102,20 +86,13 @@ class FeedForward(nn.Module):
             linear_formula("fc2", "F", "C", self.bias, symbolic="F -> C", C=C, F=F),
         ]
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: Tensor) -> Tensor:
         hidden = self.hook_hidden(self.act(self.fc1(x)))  # (B, T, F)
         return self.hook_out(self.fc2(hidden))  # (B, T, C)
 
 
 class Block(nn.Module):
-    """(B, T, C) -> (B, T, C). Hook points: ln1, resid_mid (the stream after the attention half), ln2,
-    resid_post (the block's output); attention and FFN carry their own (attn.q ... attn.result, attn.out,
-    ffn.hidden, ffn.out)."""
-
-    ln1: nn.Module  # nn.LayerNorm, or nn.Identity for norm="none"
-    attn: MultiHeadAttention
-    ln2: nn.Module
-    ffn: FeedForward
+    """(B, T, C) -> (B, T, C): attention, then the FFN, each added to the stream (norm as above)."""
 
     def __init__(self, cfg: ModelConfig) -> None:
         super().__init__()
@@ -135,7 +112,7 @@ class Block(nn.Module):
         on = self.norm != "none"
         return [norm_formula("ln1", self.cfg, on), norm_formula("ln2", self.cfg, on)]
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None, cache=None) -> torch.Tensor:
+    def forward(self, x: Tensor, mask: Tensor | None = None, cache=None) -> Tensor:
         if self.norm == "post":
             x = self.hook_resid_mid(x + self.attn(x, mask, cache))  # (B, T, C)
             x = self.hook_ln1(self.ln1(x))  # (B, T, C)
@@ -147,28 +124,15 @@ class Block(nn.Module):
 
 
 class Transformer(HookedModel):
-    """inputs ─► embed ─► + position ─► blocks ─► final norm ─► head: the shape every kind shares.
-
-    The base builds, in the order the data uses them (weights are drawn in that order): the position
-    scheme's stream module and the dropout after it, then `build`: the kind's stack of blocks and its
-    ends; then it initialises the weights, names the hook points and ties the ends. The default
-    `build` is one stack of Blocks with token ends: GPT, Encoder and SequenceRegressor keep it (the
-    regressor replaces the ends); EncoderDecoder (models/seq2seq.py) builds two stacks, each read
-    with the same pieces: `add_position`, `final_norm`, `unembed`.
-    """
+    """The diagram above, every kind's shape, built in the order the data uses it (weights are drawn in
+    that order): the scheme's stream module, `build` (the blocks, the ends), then the weights initialised,
+    the hook points named, the ends tied. A kind may replace the ends (SequenceRegressor) or `build`
+    (EncoderDecoder: two stacks, read with the same `add_position`, `final_norm`, `unembed`)."""
 
     kind = ""  # set by @register_model_kind
     inputs = "tokens"  # "tokens" (B, T) ids | "numbers" (B, T, d_in) floats | "token pairs" (seq2seq)
     loss = "next_token"  # a key of nn.loss.LOSSES
     samples = False  # writes text token by token?
-    pos_embed: nn.Module | None  # touch point 1 of the position scheme, or None
-    use_final_norm: bool  # a LayerNorm after the last block (cfg.final_norm, and the config has norms)
-    # what the default build makes (one stack, token ends); a kind that builds otherwise declares its own
-    blocks: nn.ModuleList  # n_layers × Block
-    ln_final: nn.Module  # nn.LayerNorm, or nn.Identity without a final norm
-    hook_pos_embed: HookPoint | None  # None where the scheme adds nothing to the stream
-    tok_embed: TokenEmbedding  # the token ends (build_ends)
-    head: nn.Linear
 
     def __init__(self, cfg: ModelConfig) -> None:
         super().__init__()
@@ -183,92 +147,77 @@ class Transformer(HookedModel):
         self.tie_ends(cfg)
 
     def build(self, cfg: ModelConfig, about: dict[str, str]) -> None:
-        """One stack of n_layers Blocks, the final norm and the ends, with their hook points.
-        `about`: the position scheme's one-line description, in English and Chinese."""
+        """One stack of Blocks, the final norm and the ends. `about`: the scheme's line, en and zh."""
         self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
         self.ln_final = self.final_norm()
-        self.hook_pos_embed = None
-        if self.pos_embed is not None:  # touch point 1: the scheme adds a vector to the stream
-            self.hook_pos_embed = hook("position", "T C", "position", position=cfg.position, about=about)
-        resid_pre = "resid_pre" if self.pos_embed is not None else "resid_pre.no_stream"
+        on = self.pos_embed is not None  # touch point 1: the scheme adds a vector to the stream
+        self.hook_pos_embed = hook("position", "T C", "position", position=cfg.position, about=about) if on else None
+        resid_pre = "resid_pre" if on else "resid_pre.no_stream"  # the stream's first point
         self.hook_resid_pre = hook("position", "B T C", resid_pre, position=cfg.position, about=about)
         self.hook_ln_final = norm_hook("final_norm", "final_norm", self.use_final_norm)
         self.build_ends(cfg)
 
-    # ---- the forward pass, in data-flow order ------------------------------------------------------
-    def forward(self, inputs: torch.Tensor, cache: KVCache | None = None) -> torch.Tensor:
-        """(B, T) token ids (or the kind's inputs) -> (B, T, n_outputs). With a KVCache (nn/kv_cache.py),
-        `inputs` are only the new tokens, sitting at positions cache.length onwards."""
-        offset = cache.length if cache is not None else 0
-        x = self.embed(inputs)  # (B, T, C)
-        mask = self.attention_mask(inputs, offset)  # (T, L+T), (B, 1, T, T) or None
-        x = self.add_position(x, offset, self.hook_pos_embed, self.hook_resid_pre)  # (B, T, C)
-        return self.run_from(0, x, mask, cache)  # (B, T, n_outputs)
-
-    def run_from(
-        self, layer: int, x: torch.Tensor, mask: torch.Tensor | None = None, cache: KVCache | None = None
-    ) -> torch.Tensor:
-        """The rest of the forward from block `layer` on: x (B, T, C) is the stream that block reads
-        (what the blocks before it wrote), then the final norm and the head. forward is run_from(0, ...);
-        activation patching (causal/patching.py) starts a patched run at the patched block."""
-        for i in range(layer, len(self.blocks)):
-            x = self.blocks[i](x, mask, cache.layers[i] if cache is not None else None)  # (B, T, C)
-        return self.unembed(self.hook_ln_final(self.ln_final(x)))  # (B, T, n_outputs)
-
-    def attention_mask(self, inputs: torch.Tensor, offset: int = 0) -> torch.Tensor | None:
-        """The mask every block uses: causal if configured (nn/attention.causal_mask). A kind may add
-        padding (models/encoder.py). With `offset` tokens cached, query i sits at offset+i."""
-        T = inputs.size(1)
-        if not self.cfg.causal or (offset and T == 1):
-            return None  # no mask, or one new query that may see every cached key and itself
-        return causal_mask(T, inputs.device, offset)  # (T, L+T)
-
-    def add_position(
-        self, x: torch.Tensor, offset: int, hook_pos: HookPoint | None, hook_resid: HookPoint
-    ) -> torch.Tensor:
-        """(B, T, C) vectors of tokens at positions offset.. -> + the stream scheme's (T, C) vectors
-        (if it has any) -> dropout: what the first block reads. hook_pos is the point declared with
-        pos_embed (None where there is none), hook_resid the stream's first point."""
-        if self.pos_embed is not None:
-            assert hook_pos is not None  # declared with pos_embed (build): an invariant, not a user error
-            x = x + hook_pos(self.pos_embed(x.size(1), offset))  # (B, T, C) + (T, C)
-        return hook_resid(self.drop(x))  # (B, T, C)
-
-    # ---- the ends: token ids in, one score per vocabulary entry out (a kind may replace them) ------
+    # the ends, token ids in and a score per vocabulary entry out (a kind may replace these, embed, unembed)
     def build_ends(self, cfg: ModelConfig) -> None:
-        """The modules before the first block and after the last, with their hook points."""
         self.tok_embed = TokenEmbedding(cfg.vocab_size, cfg.d_model)
         self.head = self.token_head()
         self.hook_embed = hook("embedding", "B T C", "embedding")
         self.hook_logits = hook("logits", "B T V", "logits")
 
     def tie_ends(self, cfg: ModelConfig) -> None:
-        """After initialisation: the head reuses the embedding table when tie_weights is set."""
         if cfg.tie_weights:
             self.head.weight = self.tok_embed.table.weight  # one (V, C) matrix, two uses
 
-    def embed(self, ids: torch.Tensor) -> torch.Tensor:
-        """(B, T) token ids -> (B, T, C) vectors."""
+    # ---- the forward pass, in data-flow order ------------------------------------------------------
+    def forward(self, inputs: Tensor, cache: KVCache | None = None) -> Tensor:
+        """(B, T) token ids (or the kind's inputs) -> (B, T, n_outputs). With a KVCache (nn/kv_cache.py),
+        `inputs` are only the new tokens, at positions cache.length onwards."""
+        offset = cache.length if cache is not None else 0
+        x = self.embed(inputs)  # (B, T, C)
+        mask = self.attention_mask(inputs, offset)  # (T, L+T), (B, 1, T, T) or None
+        x = self.add_position(x, offset, self.hook_pos_embed, self.hook_resid_pre)  # (B, T, C)
+        return self.run_from(0, x, mask, cache)  # (B, T, n_outputs)
+
+    def embed(self, ids: Tensor) -> Tensor:
         return self.hook_embed(self.tok_embed(ids))  # (B, T, C)
 
-    def unembed(self, h: torch.Tensor) -> torch.Tensor:
-        """(B, T, C) final hidden states -> (B, T, V) logits."""
+    def attention_mask(self, inputs: Tensor, offset: int = 0) -> Tensor | None:
+        """Causal if configured; a kind may add padding (models/encoder.py)."""
+        T = inputs.size(1)
+        if not self.cfg.causal or (offset and T == 1):
+            return None  # no mask, or one new query that may see every cached key and itself
+        return causal_mask(T, inputs.device, offset)  # (T, L+T)
+
+    def add_position(self, x: Tensor, offset: int, hook_pos: HookPoint | None, hook_resid: HookPoint) -> Tensor:
+        """(B, T, C) + the stream scheme's (T, C) vectors, if any -> dropout: what the first block reads."""
+        if self.pos_embed is not None:
+            assert hook_pos is not None  # declared with pos_embed (build): an invariant, not a user error
+            x = x + hook_pos(self.pos_embed(x.size(1), offset))  # (B, T, C) + (T, C)
+        return hook_resid(self.drop(x))  # (B, T, C)
+
+    def run_from(self, layer: int, x: Tensor, mask: Tensor | None = None, cache: KVCache | None = None) -> Tensor:
+        """The forward from block `layer` on, x (B, T, C) the stream it reads: forward is run_from(0, ...);
+        activation patching (causal/patching.py) starts at the patched block."""
+        for i in range(layer, len(self.blocks)):
+            x = self.blocks[i](x, mask, cache.layers[i] if cache is not None else None)  # (B, T, C)
+        return self.unembed(self.hook_ln_final(self.ln_final(x)))  # (B, T, n_outputs)
+
+    def unembed(self, h: Tensor) -> Tensor:
         return self.hook_logits(self.head(h))  # (B, T, V)
 
+    # ---- what every kind shares --------------------------------------------------------------------
     @property
     def n_outputs(self) -> int:
         return self.cfg.vocab_size
 
-    def example_input(self, B: int = 1, T: int = 4) -> torch.Tensor:
+    def example_input(self, B: int = 1, T: int = 4) -> Tensor:
         """A deterministic input of the right kind and shape (draws no random numbers)."""
         return torch.arange(B * T).reshape(B, T) % self.cfg.vocab_size  # (B, T)
 
     def param_formulas(self) -> list[ParamFormula]:
         return [self.final_norm_formula("ln_final"), self.head_formula("tok_embed")]
 
-    # ---- what every kind shares --------------------------------------------------------------------
     def final_norm(self) -> nn.Module:
-        """The LayerNorm after a stack's last block, or the identity where there is none."""
         return layer_norm(self.cfg) if self.use_final_norm else nn.Identity()
 
     def final_norm_formula(self, part: str) -> ParamFormula:
@@ -277,11 +226,9 @@ class Transformer(HookedModel):
         return counted(part, "0", note="no_final_norm")
 
     def token_head(self) -> nn.Linear:
-        """C -> V scores; a bias only when biases are on and the weights are not tied to a table."""
         return nn.Linear(self.cfg.d_model, self.cfg.vocab_size, bias=self.cfg.bias and not self.cfg.tie_weights)
 
     def head_formula(self, table: str) -> ParamFormula:
-        """The head's count: 0 when it is the embedding `table` (tie_weights), else a Linear's."""
         if self.cfg.tie_weights:
             return counted("head", "0", note="tied_head", table=table)
         C, V = self.cfg.d_model, self.cfg.vocab_size
@@ -313,5 +260,4 @@ class GPT(Transformer):
         super().__init__(cfg)
 
     def new_cache(self, batch_size: int) -> KVCache:
-        """An empty KV cache for sampling `batch_size` sequences (see nn/kv_cache.py)."""
-        return KVCache.for_model(self, batch_size)
+        return KVCache.for_model(self, batch_size)  # see nn/kv_cache.py

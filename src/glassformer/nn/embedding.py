@@ -1,19 +1,13 @@
-"""What enters the residual stream: token vectors, then (for a table scheme) the position's vector.
+"""What enters the residual stream: x[b, t] = E[ids[b, t]] + P[t], E (V, C) the token table.
 
-    x[b, t] = E[ids[b, t]] + P[t]          E (V, C) the token table, P (max_len, C) the position table
+P (max_len, C) is a position table, for the two schemes that add one to the stream (touch point 1
+of nn/position.py, where every scheme is registered):
 
-nn.Embedding on a bad id fails with a bare IndexError (or a device-side assert on a GPU); the token
-embedding checks the ids first and says what is wrong.
+    learned      P trained like any weight (GPT-2)
+    sinusoidal   P[p, 2i] = sin(p·ω_i),  P[p, 2i+1] = cos(p·ω_i),  ω_i = 1 / 10000^(2i/C)   (Vaswani §3.5)
 
-The two position schemes that add a vector to the stream (touch point 1 of nn/position.py, where
-they are registered with the others):
-
-Learned:     P is an (max_len, C) table trained like any weight (GPT-2).
-Sinusoidal:  P[p, 2i]   = sin(p / 10000^(2i/C))
-             P[p, 2i+1] = cos(p / 10000^(2i/C))            (Vaswani et al. 2017, §3.5)
-  For every frequency, (P[p, 2i], P[p, 2i+1]) is a point on a circle at angle p·ω_i, so
-  P[p+k] is P[p] rotated by k·ω_i in each pair, and P[p]·P[p+k] = Σ cos(k·ω_i) depends on k only.
-Both tables refuse T > max_len with a message saying what to do.
+Each (sin, cos) pair is a point on a circle at angle p·ω_i, so P[p+k] is P[p] turned by k·ω_i in
+every pair, and P[p]·P[p+k] = Σ cos(k·ω_i) depends on the distance k only.
 """
 
 from __future__ import annotations
@@ -21,16 +15,16 @@ from __future__ import annotations
 import math
 
 import torch
-from torch import nn
+from torch import Tensor, nn
 
 from glassformer.errors import UsageError, WrongType
 from glassformer.messages import t
 from glassformer.nn.formula import ParamFormula, counted
 
 
-def check_token_ids(ids: torch.Tensor, vocab_size: int) -> None:
-    """Raise a ValueError naming the problem if ids are not valid indices into the vocabulary."""
-    if not isinstance(ids, torch.Tensor):
+def check_token_ids(ids: Tensor, vocab_size: int) -> None:
+    """nn.Embedding meets a bad id with a bare IndexError (a device-side assert on a GPU): say what is wrong."""
+    if not isinstance(ids, Tensor):
         raise WrongType("error.ids.type", type=type(ids).__name__)
     if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
         raise UsageError("error.ids.dtype", dtype=ids.dtype)
@@ -60,10 +54,10 @@ class TokenEmbedding(nn.Module):
         return [counted("", "V·C", {"V": V, "C": C}, "token_table")]
 
     @property
-    def weight(self) -> torch.Tensor:
+    def weight(self) -> Tensor:
         return self.table.weight  # (V, C)
 
-    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+    def forward(self, ids: Tensor) -> Tensor:
         if not torch.compiler.is_compiling():  # the check reads values: a graph break under compile
             check_token_ids(ids, self.vocab_size)
         return self.table(ids)  # (B, T, C)
@@ -74,8 +68,8 @@ def check_length(T: int, max_len: int) -> None:
         raise UsageError("error.position.too_long", T=T, max_len=max_len)
 
 
-def sinusoidal_table(max_len: int, d_model: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    """The (max_len, C) sinusoidal table of the paper, computed in float64 then cast."""
+def sinusoidal_table(max_len: int, d_model: int, dtype: torch.dtype = torch.float32) -> Tensor:
+    """P above, computed in float64 then cast."""
     pos = torch.arange(max_len, dtype=torch.float64)[:, None]  # (L, 1)
     two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # (ceil(C/2),)
     omega = torch.exp(-math.log(10000.0) * two_i / d_model)  # (ceil(C/2),) = 1 / 10000^(2i/C)
@@ -86,7 +80,7 @@ def sinusoidal_table(max_len: int, d_model: int, dtype: torch.dtype = torch.floa
 
 
 class LearnedPositions(nn.Module):
-    """A trained (max_len, C) table, indexed by position."""
+    """(T, offset) -> the (T, C) rows offset..offset+T-1 of a trained table."""
 
     def __init__(self, max_len: int, d_model: int) -> None:
         super().__init__()
@@ -97,14 +91,14 @@ class LearnedPositions(nn.Module):
         L, C = self.table.weight.shape
         return [counted("", "L·C", {"L": L, "C": C}, "position_table")]
 
-    def forward(self, T: int, offset: int = 0) -> torch.Tensor:
+    def forward(self, T: int, offset: int = 0) -> Tensor:
         check_length(offset + T, self.max_len)
         pos = torch.arange(offset, offset + T, device=self.table.weight.device)  # (T,)
         return self.table(pos)  # (T, C)
 
 
 class SinusoidalPositions(nn.Module):
-    """The fixed table above, kept as a non-persistent buffer (recomputed, never checkpointed)."""
+    """The same rows of the fixed table, a non-persistent buffer (recomputed, never checkpointed)."""
 
     def __init__(self, max_len: int, d_model: int) -> None:
         super().__init__()
@@ -114,7 +108,7 @@ class SinusoidalPositions(nn.Module):
     def param_formulas(self) -> list[ParamFormula]:
         return [counted("", "0", note="sinusoidal")]
 
-    def forward(self, T: int, offset: int = 0) -> torch.Tensor:
+    def forward(self, T: int, offset: int = 0) -> Tensor:
         check_length(offset + T, self.max_len)
         return self.table[offset : offset + T]  # (T, C)
 

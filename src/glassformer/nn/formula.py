@@ -6,7 +6,7 @@ A module with parameters says how many it has, in the letters of nn/hooks.py (LE
         return [linear_formula("qkv", "C", "3C", self.bias, "qkv", C=self.d_model),
                 linear_formula("proj", "C", "C", self.bias, "proj", C=self.d_model)]
 
-The notes, in words, are glossary entries (`formula.qkv` in messages/glossary_en.py, glossary_zh.py).
+The notes, in words, are glossary entries (`formula.qkv` in messages/glossary.py).
 
 The parameter table (inspect/params.py) walks the module tree, evaluates each formula with the
 module's own sizes, and checks it against the parameters' real `numel`. The tutorials print wrong
@@ -43,7 +43,7 @@ class ParamFormula:
 
 
 def counted(part: str, formula: str, symbols: dict[str, int] | None = None, note: str = "", **fields) -> ParamFormula:
-    """A ParamFormula whose note is the glossary's `formula.<note>` (messages/glossary_*.py), in
+    """A ParamFormula whose note is the glossary's `formula.<note>` (messages/glossary.py), in
     English and Chinese; no note: "". `fields` fill the note's {fields}."""
     en, zh = (TABLES[lang][f"formula.{note}"].format(**fields) if note else "" for lang in ("en", "zh"))
     return ParamFormula(part, formula, symbols or {}, en, zh)

@@ -6,7 +6,7 @@ A module declares a hook point where it makes a tensor worth a name, in one line
 
 the step of the data flow it belongs to (the trace table's first column), the letters of its
 axes (LETTERS, below), and what the tensor is. The last two are keys of the glossary
-(messages/glossary_en.py, glossary_zh.py: one entry per stage, one per concept), which holds the
+(messages/glossary.py: one entry per stage, one per concept), which holds the
 words in English and Chinese; the declaration carries them worded, as `stage`, `means`, `zh`,
 `stage_zh`. (`HookPoint(stage, axes, means, zh, stage_zh)` with the words themselves still
 works, for a module outside the model code.) Every view — the trace table, attention maps, gradient flow, the web
@@ -112,7 +112,7 @@ def _say(key: str, lang: str, fields: dict) -> str:
 
 
 def hook(stage: str, axes: str, means: str, /, **fields) -> HookPoint:
-    """A hook point declared in the glossary's words (messages/glossary_*.py): its stage
+    """A hook point declared in the glossary's words (messages/glossary.py): its stage
     `stage.<stage>`, the letters of its axes, and what its tensor is, `means.<means>`."""
     stage_key, means_key = f"stage.{stage}", f"means.{means}"
     return HookPoint(

@@ -12,8 +12,8 @@ A scheme is registered once, by name, in the file that defines it:
     register_position_scheme(PositionScheme("learned", stream=lambda cfg: LearnedPositions(cfg.max_len, cfg.d_model),
                                             table=True))
 
-with its one-line description in the glossary (`position.learned` in messages/glossary_en.py and
-glossary_zh.py), or given as `about=` and `zh=` by a scheme registered outside the package.
+with its one-line description in the glossary (`position.learned` in messages/glossary.py),
+or given as `about=` and `zh=` by a scheme registered outside the package.
 
 and `ModelConfig.position` names it. The model asks `position_scheme(cfg.position)` for its parts:
 `stream(cfg)` builds the module added to the stream (forward(T, offset) -> (T, C)); `attention(cfg)`
@@ -50,7 +50,7 @@ from glassformer.nn.hooks import hook
 @dataclass(frozen=True)
 class PositionScheme:
     name: str
-    about: str = ""  # one line, English; "": the glossary's `position.<name>` (messages/glossary_*.py)
+    about: str = ""  # one line, English; "": the glossary's `position.<name>` (messages/glossary.py)
     zh: str = ""  # the same line, in Chinese
     stream: Callable[[ModelConfig], nn.Module] | None = None  # touch point 1
     attention: Callable[[ModelConfig], "AttentionPositions"] | None = None  # touch points 2 and 3

@@ -6,25 +6,24 @@ module machinery in the way. It never imports torch: weights come in as a dict o
 made from a model's state_dict by `state_to_numpy`, and every function takes its weights and
 the same `ModelConfig` explicitly. tests/reference compares the two to ~1e-10.
 
-Two files, in the order a forward pass reads them:
+One file, forward.py, in the order a forward pass reads it:
 
-    layers.py      the layers, in data-flow order:
-                   linear    y = x Wᵀ + b, and `scope` to pick one module's weights out of a state dict
-                   position  how tokens and their positions get in: ids -> embedding rows, the learned
-                             table, the sinusoidal formula, RoPE as unit complex numbers, ALiBi's slopes
-                             (the paper's recursion) and score bias; NUMPY_POSITIONS, every scheme's twin
-                   attention causal and padding masks (bool, True = may attend), softmax, scores, weights,
-                             single- and multi-head attention, cross-attention (queries from the target,
-                             keys and values from the source)
-                   block     ReLU, exact GELU (erf), GELU-tanh, the two-layer MLP, LayerNorm, the block
-                             (pre, post or no norm), and the decoder block (masked self-attention,
-                             cross-attention, FFN)
-    models.py      GPT, Encoder, SequenceRegressor and encoder-decoder forwards
+    linear    y = x Wᵀ + b, and `scope` to pick one module's weights out of a state dict
+    position  how tokens and their positions get in: ids -> embedding rows, the learned
+              table, the sinusoidal formula, RoPE as unit complex numbers, ALiBi's slopes
+              (the paper's recursion) and score bias; NUMPY_POSITIONS, every scheme's twin
+    attention causal and padding masks (bool, True = may attend), softmax, scores, weights,
+              single- and multi-head attention, cross-attention (queries from the target,
+              keys and values from the source)
+    block     ReLU, exact GELU (erf), GELU-tanh, the two-layer MLP, LayerNorm, the block
+              (pre, post or no norm), and the decoder block (masked self-attention,
+              cross-attention, FFN)
+    models    GPT, Encoder, SequenceRegressor and encoder-decoder forwards: the layers stacked
 
 Shapes use the same letters as glassformer.nn: B, T, C, H, D, F, V.
 """
 
-from glassformer.numpy_ref.layers import (
+from glassformer.numpy_ref.forward import (
     ACTIVATIONS,
     NUMPY_POSITIONS,
     alibi_bias,
@@ -35,24 +34,28 @@ from glassformer.numpy_ref.layers import (
     causal_mask,
     cross_attention,
     decoder_block,
+    encoder_forward,
     feed_forward,
     gelu,
     gelu_tanh,
+    gpt_forward,
     layer_norm,
     learned_positions,
     linear,
     multi_head_attention,
     padding_mask,
+    regressor_forward,
     relu,
     rotary,
     scaled_dot_product_attention,
     scope,
+    seq2seq_forward,
     sinusoidal_table,
     softmax,
     state_to_numpy,
     token_embedding,
+    trunk,
 )
-from glassformer.numpy_ref.models import encoder_forward, gpt_forward, regressor_forward, seq2seq_forward, trunk
 
 __all__ = [
     "ACTIVATIONS",

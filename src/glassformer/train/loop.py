@@ -4,20 +4,22 @@ It knows nothing about GPT. It takes a model, a TrainConfig, a batch source (dat
 (next-token cross-entropy by default, mean squared error for a regressor: the model kind names it),
 and repeats one optimizer step:
 
-    lr = lr_at(step)                                          optim.py (or the caller's function)
+    lr = schedule_lr(step)                                    below (or the caller's function)
     repeat grad_accum times:  x, y = batch;  loss = loss_fn(model(x), y) / grad_accum;  backward
                               (x may be a tuple of tensors, passed as model(*x): a seq2seq
                               model reads (src, tgt_in))
-    ‖g_p‖ per parameter  ─►  clip to global norm grad_clip      optim.py
+    ‖g_p‖ per parameter  ─►  clip to global norm grad_clip      below
     optimizer step (AdamW, decay on matrices only, unless the caller brings its own); zero the grads
 
 Around the step, small collaborators do the rest: the run directory's files — metrics,
 checkpoints, best weights, the loss plot — and the progress display (record.py); and, in this
-file, below the Trainer, the guards of a long run: NaN diagnosis, Ctrl-C, the torch.compile
-fallback, and early stopping, one callback among whatever the caller adds (a lesson's epoch
-table, the run's samples).
+file, below the Trainer, the numbers of the step and the guards of a long run: NaN diagnosis,
+Ctrl-C, the torch.compile fallback, and early stopping, one callback among whatever the caller
+adds (a lesson's epoch table, the run's samples).
 
     Trainer, TrainResult               the loop
+    build_optimizer, clip_global_norm  AdamW with two parameter groups; global-norm clipping
+    schedule_lr, cosine, noam          the learning-rate schedules, plain functions of the step
     PendingSteps, NonFiniteLoss        when a loss turns NaN or inf: where, and which gradient
     stop_signals_as_flag               Ctrl-C or SIGTERM finishes the step, then stops cleanly
     compile_or_eager                   opt-in torch.compile that falls back to eager
@@ -61,8 +63,6 @@ from glassformer.messages import t
 from glassformer.nn.loss import LOSSES
 from glassformer.train.checkpoint import global_rng_state, set_global_rng_state
 from glassformer.train.distributed import SINGLE
-from glassformer.train.optim import build_optimizer, clip_global_norm, grad_norms, set_lr
-from glassformer.train.optim import lr_at as schedule_lr
 from glassformer.train.record import Progress, RunFiles, StepTimer, eval_line
 
 
@@ -89,8 +89,8 @@ class Trainer:
     loss       fn(output, target) -> scalar; default: the model kind's (nn/loss.py LOSSES)
     evaluate   fn() -> {"train_loss": .., "val_loss": ..}; default: mean loss over the source's
                eval batches; None: never evaluate (nor checkpoint)
-    optimizer  default: AdamW with weight decay on matrices only (optim.py)
-    lr_at      fn(step) -> learning rate; default: cfg's schedule (optim.py)
+    optimizer  default: AdamW with weight decay on matrices only (build_optimizer, below)
+    lr_at      fn(step) -> learning rate; default: cfg's schedule (schedule_lr, below)
     progress   "bar" (tqdm), "lines" (evaluation lines only) or "silent"
     world      this process's place among torchrun's processes (distributed.current()); default: alone
     """
@@ -309,6 +309,131 @@ class Trainer:
             return t("train.interrupted_nonfinite", step=self.step, problem=e, kept=self.kept())
         self.files.checkpoint(self)
         return t("train.interrupted_saved", step=self.step, dir=self.run_dir)
+
+
+# ---- the numbers of one step: AdamW with decay on matrices only; global-norm clipping --------------
+# AdamW. Weight decay pulls every weight toward 0 a little each step (AdamW applies it decoupled from the
+# gradient: θ ← θ - lr·λ·θ, Loshchilov & Hutter 2019). That is a useful prior for the matrices that mix
+# features (Linear weights), but not for:
+#
+# - biases and LayerNorm gains/shifts: they set offsets and scales; pulling a gain toward 0 shrinks
+#   the whole normalised signal, which nobody wants;
+# - embeddings (token and learned position tables): a row is only touched when its token occurs, so
+#   decay would mostly shrink the vectors of rare tokens (nanoGPT also leaves them undecayed in
+#   spirit: it decides by ndim; we decide by module type first, so embeddings are explicit).
+#
+# So the rule, decided per parameter: no decay if the module that owns it is an nn.Embedding or an
+# nn.LayerNorm, or if the parameter has fewer than 2 dimensions (biases); decay otherwise. A weight
+# shared by two modules (tied embedding and head) is not decayed if either owner says no.
+#
+# Clipping: with g the concatenation of every gradient, ‖g‖ = √(Σ_p ‖g_p‖²); if ‖g‖ > max_norm
+# every gradient is scaled by max_norm / ‖g‖ (Pascanu et al. 2013). We compute the per-parameter norms
+# ourselves because the loop keeps them: when a loss turns NaN they name the parameter whose gradient
+# was largest — at no extra cost, since the global norm is built from them anyway.
+NO_DECAY_MODULES = (nn.Embedding, nn.LayerNorm)
+
+
+def split_decay(model: nn.Module) -> tuple[list[str], list[str]]:
+    """Names of the parameters that get weight decay, and of those that do not (see the comment above)."""
+    no_decay_ids = set()
+    for module in model.modules():
+        for p in module.parameters(recurse=False):
+            if isinstance(module, NO_DECAY_MODULES) or p.dim() < 2:
+                no_decay_ids.add(id(p))
+    decay: list[str] = []
+    no_decay: list[str] = []
+    for name, p in model.named_parameters():  # shared parameters appear once, under their first name
+        if p.requires_grad:
+            (no_decay if id(p) in no_decay_ids else decay).append(name)
+    return decay, no_decay
+
+
+def build_optimizer(model: nn.Module, cfg) -> torch.optim.AdamW:
+    """AdamW over two groups: weight_decay=cfg.weight_decay for matrices, 0 for the rest."""
+    decay, no_decay = split_decay(model)
+    params = dict(model.named_parameters())
+    groups = [
+        {"params": [params[n] for n in decay], "weight_decay": cfg.weight_decay},
+        {"params": [params[n] for n in no_decay], "weight_decay": 0.0},
+    ]
+    # the fused kernel updates every parameter in one pass (one launch on a GPU). On this project's
+    # CPU it made a whole `baby` training step faster too (docs/performance.md, bench/levers.py);
+    # it rounds a little differently from the for-each kernel (parameters within ~1e-7 after 50
+    # steps), well inside the golden loss's tolerance, which did not move.
+    fused = torch.device(cfg.device).type in ("cpu", "cuda")
+    return torch.optim.AdamW(groups, lr=cfg.lr, betas=(cfg.beta1, cfg.beta2), fused=fused)
+
+
+def set_lr(optimizer: torch.optim.Optimizer, lr: float) -> None:
+    """Every group follows the schedule (the groups differ only in weight decay)."""
+    for group in optimizer.param_groups:
+        group["lr"] = lr
+
+
+def grad_norms(params: Sequence[torch.Tensor]) -> torch.Tensor:
+    """‖g_p‖ for each parameter, as one (P,) tensor on the parameters' device (no host sync).
+
+    A parameter without a gradient (unused in this step) counts as norm 0.
+    """
+    norms = [p.grad.detach().norm() if p.grad is not None else p.new_zeros(()) for p in params]
+    return torch.stack(norms)  # (P,)
+
+
+def clip_global_norm(params: Sequence[torch.Tensor], norms: torch.Tensor, max_norm: float) -> torch.Tensor:
+    """Scale all gradients so their global norm is at most max_norm; return the norm before clipping.
+
+    norms are grad_norms(params). max_norm <= 0 only measures.
+    """
+    total = torch.linalg.vector_norm(norms)  # () = √(Σ ‖g_p‖²)
+    if max_norm > 0:
+        torch.nn.utils.clip_grads_with_norm_([p for p in params if p.grad is not None], max_norm, total)
+    return total
+
+
+# ---- learning-rate schedules ---------------------------------------------------------------------
+# Plain functions of the step, so any of them can be printed:
+#
+#     constant   lr
+#     cosine     linear warmup 0 -> lr over `warmup` steps, then cosine decay to `min_lr` at its
+#                horizon, and `min_lr` after it (nanoGPT's get_lr; Loshchilov & Hutter 2017 without
+#                restarts). The horizon is `decay_steps`, or `max_steps` when that is 0; resuming with
+#                a larger max_steps keeps the horizon the run was started with (train/run.py), so a
+#                longer run never raises the learning rate again unless asked (--stretch-schedule).
+#     noam       d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)        (Vaswani et al. 2017, eq. 3)
+#                This is already a learning rate (it peaks at (d_model·warmup)^-0.5); multiplying it by
+#                a base lr, as a LambdaLR with base lr 1e-3 does, shrinks it a thousandfold.
+
+
+def constant(step: int, lr: float) -> float:
+    return lr
+
+
+def cosine(step: int, lr: float, min_lr: float, warmup: int, max_steps: int) -> float:
+    """Warmup then cosine; `step` counts from 0."""
+    if step < warmup:
+        return lr * (step + 1) / (warmup + 1)
+    if step >= max_steps:
+        return min_lr
+    progress = (step - warmup) / max(1, max_steps - warmup)  # 0 -> 1
+    return min_lr + 0.5 * (1.0 + math.cos(math.pi * progress)) * (lr - min_lr)
+
+
+def noam(step: int, d_model: int, warmup: int) -> float:
+    """The paper's schedule; `step` counts from 0 here (the formula's step is step + 1)."""
+    s = step + 1
+    return d_model**-0.5 * min(s**-0.5, s * warmup**-1.5)
+
+
+def horizon(train_cfg) -> int:
+    """The step the cosine decay ends at: decay_steps, or max_steps when that is 0 (or absent)."""
+    return getattr(train_cfg, "decay_steps", 0) or train_cfg.max_steps
+
+
+def schedule_lr(step: int, train_cfg) -> float:
+    """The learning rate a TrainConfig asks for at `step`."""
+    if train_cfg.lr_schedule == "cosine":
+        return cosine(step, train_cfg.lr, train_cfg.min_lr, train_cfg.warmup_steps, horizon(train_cfg))
+    return constant(step, train_cfg.lr)
 
 
 # ---- when a loss turns NaN or inf -----------------------------------------------------------------

@@ -82,8 +82,7 @@ from glassformer.train.data import (
     wave_source,
 )
 from glassformer.train.data import SOURCES as PAIR_SOURCES
-from glassformer.train.loop import Trainer, TrainResult
-from glassformer.train.optim import horizon, lr_at
+from glassformer.train.loop import Trainer, TrainResult, horizon, schedule_lr
 from glassformer.translate import translate
 
 RUNS_DIR = Path("runs")
@@ -401,8 +400,8 @@ def _resume(
         print(
             t(
                 "run.lr_resume",
-                before=lr_at(max(step - 1, 0), saved.train),
-                after=lr_at(step, p.train),
+                before=schedule_lr(max(step - 1, 0), saved.train),
+                after=schedule_lr(step, p.train),
                 step=step,
                 next=step + 1,
                 end=t("run.lr_horizon", horizon=horizon(p.train), min_lr=p.train.min_lr)

@@ -8,5 +8,5 @@
     EXERCISE     the Exercise these make, with the shortcuts the learner may not call
 
 Its words (title, docstrings, hints, the message for each known mistake, case names) are in the
-one catalogue, keyed `exercise.NAME.*` (messages/exercises_en.py, exercises_zh.py).
+one catalogue, keyed `exercise.NAME.*` (messages/exercises.py, English and Chinese).
 """

@@ -18,7 +18,7 @@ import torch
 from glassformer.exercises.catalog import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
 from glassformer.nn.attention import MultiHeadAttention
 from glassformer.nn.hooks import HookedModel
-from glassformer.numpy_ref.layers import split_heads as np_split_heads
+from glassformer.numpy_ref.forward import split_heads as np_split_heads
 
 # ------------------------------------------------------------------ the reference solution
 # A learner's file, exactly: only torch and math, no glassformer, nothing shared with another

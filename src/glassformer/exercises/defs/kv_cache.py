@@ -24,7 +24,7 @@ from glassformer.exercises.catalog import ATTENTION, Case, Exercise, Function, V
 from glassformer.exercises.defs.multi_head_attention import weights_by_name
 from glassformer.nn.attention import MultiHeadAttention
 from glassformer.nn.kv_cache import LayerCache
-from glassformer.numpy_ref.layers import linear, project_qkv, scope
+from glassformer.numpy_ref.forward import linear, project_qkv, scope
 
 # ------------------------------------------------------------------ the reference solution
 # A learner's file, exactly: only torch and math, no glassformer, nothing shared with another

@@ -1,0 +1,226 @@
+"""The words of glassformer/causal (activation, attribution and path patching, direct logit attribution,
+head detectors): the typed errors it raises and the lines of its reports; then the causal views:
+`glassformer patch | heads | attribute` (cli/inspect.py, the views in inspect/causal_views.py) and the
+explorer's patching panel (explore/explorer.py). EN in English, ZH in Chinese: the same keys, the
+same {fields}.
+
+因果工具的文字（glassformer/causal：激活、归因与路径修补，直接 logit 归因，头探测器）：
+它抛出的类型化错误与报告中的行；然后是因果视图：`glassformer patch | heads | attribute`
+（cli/inspect.py，视图在 inspect/causal_views.py）与探索页的修补面板。英文在 EN，中文在 ZH。"""
+
+EN = {
+    # ==== causal ====================================================================================
+    "error.causal.no_point": "No hook point named {point!r} or blocks.<i>.{point} in this model; "
+    "model.hook_names() lists them (e.g. {example!r}).",
+    "error.causal.no_batch_axis": "Hook point {name!r} has axes {axes!r}, without a batch axis B: each row of a "
+    "batched patch needs its own copy; patch a point with B (e.g. resid_pre) instead.",
+    "error.causal.bad_axis": "Cannot patch {name!r} by {by}: its axes are {axes!r}; choose from {choices}.",
+    "error.causal.lengths": "The clean and corrupted inputs must have the same shape, got {clean} and {corrupt}; "
+    "make the prompts the same number of tokens.",
+    "causal.method.detectors": "the head detectors",
+    "error.causal.no_hook": "This model has no hook point {name!r}, which {method} needs; {fix}",
+    "error.causal.fused": "attention='fused' shows no attention weights; run model.set_attention('glass') first "
+    "(same weights).",
+    "error.causal.norm_post": "Direct logit attribution needs the residual stream to be a sum of its parts up to "
+    "the final norm; norm={norm!r} normalises the stream inside every block. Use a pre-norm or no-norm model.",
+    "error.causal.budget": "max_bytes={max_bytes} is below one patched row ({row} bytes); give at least {row}.",
+    "error.causal.top_k": "top_k must be between 1 and the {n} cells of the grid, got {k}.",
+    "error.causal.bad_kind": "No head detector {kind!r}; choose from {kinds}.",
+    "causal.agreement": "attribution vs exact patching on {cells} cells: Spearman ρ = {rho:.3f}, "
+    "top-{k} overlap {overlap}/{k}; missed: {missed}",
+    "causal.method.dla": "direct logit attribution",
+    "error.causal.no_head_parts": "This attribution has no per-head parts; call logit_attribution(..., heads=True).",
+    "error.causal.bad_via": "Path patching goes into a receiver through {choices}; got {via}.",
+    "error.causal.bad_receiver": "Receivers are (layer, head) pairs with 1 <= layer < {layers} (a sender must sit "
+    "below) and 0 <= head < {heads}; got {receivers}.",
+    "error.causal.bad_ablation": "No ablation {how!r}; choose from {choices}.",
+    "causal.planted.row": "{method}: found {found}; precision {precision:.2f}, recall {recall:.2f}",
+    "causal.planted.method.patching": "activation patching (attn.z by head)",
+    "causal.planted.method.attribution": "attribution patching (attn.z by head)",
+    "causal.planted.method.detectors": "head detectors (score >= threshold)",
+    "causal.planted.method.checked": "head detectors + ablation check",
+    "causal.planted.method.dla": "direct logit attribution (per head)",
+    "causal.planted.method.path": "path patching into {head}'s keys (senders)",
+    "causal.trained.truth": "ground truth: heads whose zero-ablation raises the repeated half's loss by at least "
+    "{share} of the largest rise ({largest:.2f} nats): {heads}",
+    # ==== causal_views ==============================================================================
+    # ---- command line help
+    "help.patch": "activation patching: which layer, position or head brings the clean answer back",
+    "help.heads": "head detectors (previous-token, duplicate-token, induction) with an ablation check",
+    "help.attribute": "direct logit attribution: which parts of the model write the answer",
+    "help.causal.about": "{verb}. Reads a trained run of a kind that predicts tokens (gpt, encoder).",
+    "help.causal.run": "the run directory (as written by glassformer train)",
+    "help.causal.clean": "the clean prompt, whose answer is right",
+    "help.causal.corrupt": "the corrupted prompt: the same number of tokens, one detail changed",
+    "help.causal.prompt": "the prompt whose next token is attributed",
+    "help.causal.answer": "the right next token (exactly one token)",
+    "help.causal.wrong": "the wrong next token to compare with (exactly one token)",
+    "help.causal.wrong_optional": "the wrong next token (default: the model's likeliest other token)",
+    "help.causal.by": "what to patch: position (layer × position), layer (attention, FFN), head (layer × head)",
+    "help.causal.out": "output folder (default: out/{verb}/)",
+    "help.heads.n": "length of the random half of each repeated sequence (default: {default})",
+    "help.heads.batch": "how many repeated sequences (default: {default})",
+    "help.heads.seed": "seed of the random sequences (default: {default})",
+    # ---- refusals: one line, naming the fix
+    "cview.kind": "glassformer {verb} reads a model that predicts tokens from tokens, with Transformer "
+    "blocks' hook points; this run is kind {kind!r} (it reads {inputs}). Give a run of kind gpt or encoder.",
+    "cview.post_norm": "Direct logit attribution needs a pre-norm or norm-free model; this run has "
+    "norm={norm!r}, which normalises the stream inside every block. Use glassformer patch instead.",
+    "cview.empty": "{flag} is empty after tokenizing; give it some text.",
+    "cview.too_long": "{flag} has {n} tokens, more than the model's max_len of {max_len}; shorten it.",
+    "cview.not_one_token": "{flag} {text!r} is {n} tokens ({tokens}), not one; give a single token of the "
+    "run's vocabulary.",
+    "cview.lengths": "--clean has {clean} tokens ({clean_tokens}) and --corrupt has {corrupt} "
+    "({corrupt_tokens}); patching copies position by position, so make them the same number of tokens.",
+    # ---- what the views show
+    "cview.header": "# run {run} ({kind}); answer {answer!r} against {wrong!r}",
+    "cview.heads.header": "# run {run} ({kind})",
+    "cview.part.attn": "attention",
+    "cview.part.ffn": "feed-forward",
+    "cview.patch.title.position": "patching the residual stream, by layer and position (clean = 1, corrupted = 0)",
+    "cview.patch.title.layer": "patching a whole attention or FFN output (clean = 1, corrupted = 0)",
+    "cview.patch.title.head": "patching one head's output at every position (clean = 1, corrupted = 0)",
+    "cview.patch.scale": "logit difference: clean {clean:.4f}, corrupted {corrupt:.4f}",
+    "cview.heads.title": "head detectors and the ablation check",
+    "cview.heads.col.previous_token": "previous",
+    "cview.heads.col.duplicate_token": "duplicate",
+    "cview.heads.col.induction": "induction",
+    "cview.heads.col.ablation": "ablation Δloss",
+    "cview.heads.data": "read from {batch} random sequences of {n} tokens each repeated once (seed {seed}); "
+    "a score is the share of the head's attention on the cells that kind looks at.",
+    "cview.heads.check": "causal check: zero-ablating {head} (induction score {score:.3f}) raises the loss on "
+    "the repeated half by {rise:.4f} (from {base:.4f}); the median other head: {median:.4f}.",
+    "cview.attr.title": "direct logit attribution of {answer!r} against {wrong!r}",
+    "cview.attr.col": "share",
+    "cview.attr.bias": "bias (norm β, head bias)",
+    "cview.attr.sum": "the parts and bias sum to {total:.6f}; the model's logit difference {answer!r} − "
+    "{wrong!r} is {diff:.6f} (final norm's scale frozen at {scale:.4f}).",
+    # ---- the explorer's causal panel (explore/explorer.py, static/causal.js)
+    "error.explore.causal.lengths": "The corrupted text has {corrupt} tokens and the text {clean}; patching "
+    "copies position by position, so make them the same number of tokens.",
+    "error.explore.causal.no_corrupt": "Type a corrupted text first: a patch copies from the text into it.",
+    "explore.page.causal.title": "What matters: activation patching",
+    "explore.page.causal.help": "Type a corrupted text of the same number of tokens (change one detail). Each "
+    "cell copies one activation from the text's run into the corrupted run: 1 = the answer comes back, "
+    "0 = nothing changes. Click a cell to see the next-token bars with that one patch.",
+    "explore.page.causal.corrupt": "corrupted text",
+    "explore.page.causal.positions": "layer × position (the residual stream after each block)",
+    "explore.page.causal.heads": "layer × head (each head's output at every position)",
+    "explore.page.causal.status": "answer {a} (the text's top token) against {w} (the corrupted run's); "
+    "logit difference: text {clean}, corrupted {corrupt}",
+    "explore.page.causal.none": "No corrupted text: under each head, how much zeroing it changes the "
+    "log-probability of {a}.",
+    "explore.page.causal.patched": "patched {what}: logit difference {d} (text {clean}, corrupted {corrupt}); "
+    "grey marks: the corrupted run",
+    "explore.page.causal.what.position": "layer {l} at position {i} ({tok})",
+    "explore.page.causal.what.head": "layer {l}, head {h}",
+    "explore.page.causal.thumb.patch": "patch {v}",
+    "explore.page.causal.thumb.ablation": "zeroed Δlog p {v}",
+}
+
+
+ZH = {
+    # ==== causal ====================================================================================
+    "error.causal.no_point": "此模型没有名为 {point!r} 或 blocks.<i>.{point} 的钩子点；"
+    "model.hook_names() 会列出全部（例如 {example!r}）。",
+    "error.causal.no_batch_axis": "钩子点 {name!r} 的轴是 {axes!r}，没有批次轴 B：批量修补的每一行都需要自己的一份；"
+    "请改为修补带 B 的钩子点（例如 resid_pre）。",
+    "error.causal.bad_axis": "无法按 {by} 修补 {name!r}：它的轴是 {axes!r}；请从 {choices} 中选择。",
+    "error.causal.lengths": "干净输入和被破坏的输入形状必须相同，现在是 {clean} 和 {corrupt}；"
+    "请让两个提示的词元数相同。",
+    "causal.method.detectors": "头检测器",
+    "error.causal.no_hook": "此模型没有 {method} 需要的钩子点 {name!r}；{fix}",
+    "error.causal.fused": "attention='fused' 不显示注意力权重；请先运行 model.set_attention('glass')（权重不变）。",
+    "error.causal.norm_post": "直接 logit 归因要求残差流在最终归一化之前是各部分之和；norm={norm!r} 在每个块内"
+    "都对残差流做归一化。请使用前置归一化或无归一化的模型。",
+    "error.causal.budget": "max_bytes={max_bytes} 小于修补一行所需的 {row} 字节；请至少给 {row}。",
+    "error.causal.top_k": "top_k 必须在 1 到网格的 {n} 个格子之间，现在是 {k}。",
+    "error.causal.bad_kind": "没有名为 {kind!r} 的注意力头检测器；请从 {kinds} 中选择。",
+    "causal.agreement": "归因修补与精确修补在 {cells} 个格子上的比较：Spearman ρ = {rho:.3f}，"
+    "前 {k} 名重合 {overlap}/{k}；漏掉的：{missed}",
+    "causal.method.dla": "直接 logit 归因",
+    "error.causal.no_head_parts": "这个归因结果没有按头拆分的部分；请调用 logit_attribution(..., heads=True)。",
+    "error.causal.bad_via": "路径修补只能经由 {choices} 进入接收头；现在是 {via}。",
+    "error.causal.bad_receiver": "接收头是 (层, 头) 对，要求 1 <= 层 < {layers}（发送头必须在它下面），"
+    "0 <= 头 < {heads}；现在是 {receivers}。",
+    "error.causal.bad_ablation": "没有名为 {how!r} 的消融方式；请从 {choices} 中选择。",
+    "causal.planted.row": "{method}：找到 {found}；精确率 {precision:.2f}，召回率 {recall:.2f}",
+    "causal.planted.method.patching": "激活修补（按头修补 attn.z）",
+    "causal.planted.method.attribution": "归因修补（按头估计 attn.z）",
+    "causal.planted.method.detectors": "注意力头检测器（得分 >= 阈值）",
+    "causal.planted.method.checked": "头检测器 + 消融检验",
+    "causal.planted.method.dla": "直接 logit 归因（按头）",
+    "causal.planted.method.path": "路径修补：进入 {head} 键的发送头",
+    "causal.trained.truth": "基准答案：单独置零后使重复后半段损失的上升至少达到最大上升（{largest:.2f} nats）"
+    "{share} 倍的头：{heads}",
+    # ==== causal_views ==============================================================================
+    # ---- 命令行帮助
+    "help.patch": "激活修补：哪一层、哪个位置或哪个注意力头能把干净答案找回来",
+    "help.heads": "注意力头探测器（前一词元、重复词元、归纳头），附消融检验",
+    "help.attribute": "直接 logit 归因：模型的哪些部分写下了答案",
+    "help.causal.about": "{verb}。读取一个预测词元的已训练运行（gpt、encoder）。",
+    "help.causal.run": "运行目录（glassformer train 写出的）",
+    "help.causal.clean": "干净提示：答案正确的那一个",
+    "help.causal.corrupt": "被破坏的提示：词元数相同，只改一处",
+    "help.causal.prompt": "要归因其下一个词元的提示",
+    "help.causal.answer": "正确的下一个词元（恰好一个词元）",
+    "help.causal.wrong": "用来对比的错误下一个词元（恰好一个词元）",
+    "help.causal.wrong_optional": "错误的下一个词元（默认：模型最可能的另一个词元）",
+    "help.causal.by": "修补什么：position（层 × 位置）、layer（注意力、前馈）、head（层 × 头）",
+    "help.causal.out": "输出文件夹（默认：out/{verb}/）",
+    "help.heads.n": "每条重复序列中随机那一半的长度（默认：{default}）",
+    "help.heads.batch": "重复序列的条数（默认：{default}）",
+    "help.heads.seed": "随机序列的种子（默认：{default}）",
+    # ---- 拒绝：一行，说明怎么改
+    "cview.kind": "glassformer {verb} 读取由词元预测词元、带 Transformer 块钩子点的模型；这个运行的种类是 "
+    "{kind!r}（它读取 {inputs}）。请给一个 gpt 或 encoder 种类的运行。",
+    "cview.post_norm": "直接 logit 归因需要前置归一化或无归一化的模型；这个运行是 norm={norm!r}，"
+    "每个块内部都会对残差流归一化。请改用 glassformer patch。",
+    "cview.empty": "{flag} 分词后为空；请给它一些文字。",
+    "cview.too_long": "{flag} 有 {n} 个词元，超过模型的 max_len {max_len}；请缩短。",
+    "cview.not_one_token": "{flag} {text!r} 是 {n} 个词元（{tokens}），不是一个；请给运行词表中的单个词元。",
+    "cview.lengths": "--clean 有 {clean} 个词元（{clean_tokens}），--corrupt 有 {corrupt} 个"
+    "（{corrupt_tokens}）；修补按位置逐一复制，请让两者的词元数相同。",
+    # ---- 视图显示的内容
+    "cview.header": "# 运行 {run}（{kind}）；答案 {answer!r} 对比 {wrong!r}",
+    "cview.heads.header": "# 运行 {run}（{kind}）",
+    "cview.part.attn": "注意力",
+    "cview.part.ffn": "前馈",
+    "cview.patch.title.position": "修补残差流，按层和位置（干净 = 1，被破坏 = 0）",
+    "cview.patch.title.layer": "修补整个注意力或前馈输出（干净 = 1，被破坏 = 0）",
+    "cview.patch.title.head": "修补一个头在所有位置的输出（干净 = 1，被破坏 = 0）",
+    "cview.patch.scale": "logit 差：干净 {clean:.4f}，被破坏 {corrupt:.4f}",
+    "cview.heads.title": "注意力头探测器与消融检验",
+    "cview.heads.col.previous_token": "前一词元",
+    "cview.heads.col.duplicate_token": "重复词元",
+    "cview.heads.col.induction": "归纳",
+    "cview.heads.col.ablation": "消融 Δ损失",
+    "cview.heads.data": "读自 {batch} 条随机序列，每条 {n} 个词元并重复一次（种子 {seed}）；"
+    "得分是该头的注意力落在这类头所看格子上的比例。",
+    "cview.heads.check": "因果检验：把 {head}（归纳得分 {score:.3f}）置零消融，重复那一半上的损失升高 "
+    "{rise:.4f}（原为 {base:.4f}）；其他头的中位数：{median:.4f}。",
+    "cview.attr.title": "{answer!r} 对比 {wrong!r} 的直接 logit 归因",
+    "cview.attr.col": "份额",
+    "cview.attr.bias": "偏置（归一化 β、输出头偏置）",
+    "cview.attr.sum": "各部分与偏置之和为 {total:.6f}；模型的 logit 差 {answer!r} − {wrong!r} 为 {diff:.6f}"
+    "（最终归一化的尺度冻结为 {scale:.4f}）。",
+    # ---- 探索页的因果面板
+    "error.explore.causal.lengths": "被破坏的文本有 {corrupt} 个词元，原文有 {clean} 个；修补按位置逐一复制，"
+    "请让两者的词元数相同。",
+    "error.explore.causal.no_corrupt": "请先输入被破坏的文本：修补从原文复制到它里面。",
+    "explore.page.causal.title": "什么真正起作用：激活修补",
+    "explore.page.causal.help": "输入一个词元数相同的被破坏文本（只改一处）。每个格子把原文运行中的一个激活复制到"
+    "被破坏的运行里：1 = 答案回来了，0 = 没有变化。点击格子，查看只做这一处修补时的下一个词元概率条。",
+    "explore.page.causal.corrupt": "被破坏的文本",
+    "explore.page.causal.positions": "层 × 位置（每个块之后的残差流）",
+    "explore.page.causal.heads": "层 × 头（每个头在所有位置的输出）",
+    "explore.page.causal.status": "答案 {a}（原文的首选词元）对比 {w}（被破坏运行的首选）；"
+    "logit 差：原文 {clean}，被破坏 {corrupt}",
+    "explore.page.causal.none": "没有被破坏的文本：每个头下面显示把它置零后 {a} 的对数概率变化多少。",
+    "explore.page.causal.patched": "已修补 {what}：logit 差 {d}（原文 {clean}，被破坏 {corrupt}）；"
+    "灰色标记：被破坏的运行",
+    "explore.page.causal.what.position": "第 {l} 层、位置 {i}（{tok}）",
+    "explore.page.causal.what.head": "第 {l} 层、第 {h} 个头",
+    "explore.page.causal.thumb.patch": "修补 {v}",
+    "explore.page.causal.thumb.ablation": "置零 Δlog p {v}",
+}

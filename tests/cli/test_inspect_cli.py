@@ -1,12 +1,16 @@
 """The verbs of cli/inspect.py, which look inside a model. `glassformer trace | attention | grads |
 params`: what each verb prints and writes. `glassformer patch | heads | attribute RUN`: the numbers
 in their JSON equal the library's own on the same run, every file is written, and bad input is
-refused in one line (exit 2, nothing written), in English and Chinese."""
+refused in one line (exit 2, nothing written), in English and Chinese.
+
+What a verb says is pinned as catalogue keys and fields (`said`, tests/helpers.py), and that the
+sentence, made by `t`, reached stdout: the English may be reworded freely."""
 
 import json
 
 import pytest
 import torch
+from helpers import keyed, said
 
 from glassformer.causal import activation_patching, head_scores, logit_diff, repeated_tokens
 from glassformer.cli import inspect as inspect_cli
@@ -15,6 +19,7 @@ from glassformer.cli.options import Parser
 from glassformer.config import ModelConfig, TrainConfig, get_preset, to_dict
 from glassformer.errors import UsageError
 from glassformer.inspect.causal_views import check_model
+from glassformer.messages import t
 from glassformer.models import GPT, Encoder, build_model
 from glassformer.text import CharTokenizer
 from glassformer.train.checkpoint import MODEL_FILE, save_weights
@@ -31,10 +36,18 @@ def run(argv, capsys):
     return code, capsys.readouterr().out
 
 
+def run_said(argv, capsys):
+    """run(), and what it said as catalogue keys and fields."""
+    with said() as heard:
+        code, out = run(argv, capsys)
+    return code, out, heard
+
+
 def test_trace_preset(tmp_path, capsys):
-    code, out = run(["trace", "--preset", "seed000", "--prompt", "hello", "--out", str(tmp_path)], capsys)
+    code, out, heard = run_said(["trace", "--preset", "seed000", "--prompt", "hello", "--out", str(tmp_path)], capsys)
     assert code == 0
-    assert "preset seed000 (gpt), random init, seed 0" in out
+    source = {"preset": "seed000", "kind": "gpt", "seed": 0}
+    assert ("inspect.source.preset", source) in heard and t("inspect.source.preset", **source) in out
     assert "'hell'" in out  # input = prompt minus its last token
     assert "blocks.1.attn.weights" in out and "(B=1, H=4, T_q=4, T_k=4)" in out
     assert "(B=1, T=4, V=" in out and "loss" in out
@@ -61,16 +74,17 @@ def test_trace_overrides_markdown_and_collapse(tmp_path, capsys):
         capsys,
     )
     assert code == 0
-    assert "| embedding | embed | (1, 5, 32) | (B=1, T=5, C=32) |" in out
+    assert f"| {t('stage.embedding')} | embed | (1, 5, 32) | (B=1, T=5, C=32) |" in out
     assert "blocks.2.*" in out and "blocks.2.attn.q" not in out
-    with pytest.raises(ValueError, match="unknown config key --n_layer"):
-        run(["trace", "--n_layer=3", "--out", str(tmp_path)], capsys)
+    key, fields = keyed(UsageError, run, ["trace", "--n_layer=3", "--out", str(tmp_path)], capsys)
+    assert (key, fields["key"]) == ("error.config.unknown_key", "n_layer")
 
 
 def test_trace_regressor(tmp_path, capsys):
-    code, out = run(["trace", "--preset", "sine", "--prompt", "0 0.5 1 0.5 0", "--out", str(tmp_path)], capsys)
+    argv = ["trace", "--preset", "sine", "--prompt", "0 0.5 1 0.5 0", "--out", str(tmp_path)]
+    code, out, heard = run_said(argv, capsys)
     assert code == 0
-    assert "preset sine (regressor)" in out
+    assert ("inspect.source.preset", {"preset": "sine", "kind": "regressor", "seed": 0}) in heard
     assert "(B=1, T=4, d_in=1)" in out and "(B=1, T=4, d_out=1)" in out and "[0.000, 0.500, 1.000, 0.500]" in out
 
 
@@ -88,25 +102,30 @@ def test_attention(tmp_path, capsys):
 
 
 def test_grads(tmp_path, capsys):
-    code, out = run(["grads", "--preset", "seed000", "--prompt", "to be or not", "--out", str(tmp_path)], capsys)
+    argv = ["grads", "--preset", "seed000", "--prompt", "to be or not", "--out", str(tmp_path)]
+    code, out, heard = run_said(argv, capsys)
     assert code == 0
-    assert "upd/w after one Adam step at lr 0.001" in out
+    [header] = heard.of("grads.header")
+    assert header["lr"] == 0.001 and t("grads.header", **header) in out
     model_params = [n for n, _ in GPT(get_preset("seed000").model).named_parameters()]
     for name in model_params:
         assert f"\n{name} " in out
-    assert "per-layer gradient norm: embed" in out
+    [norms] = heard.of("grads.layer_norms")
+    assert norms["norms"].startswith("embed ") and t("grads.layer_norms", **norms) in out  # input side first
     assert (tmp_path / "grads.png").exists() and f"wrote {tmp_path / 'grads.png'}" in out
     line = json.loads((tmp_path / "grads.jsonl").read_text().splitlines()[0])
     assert set(line["params"]) == set(model_params)
 
 
 def test_params_seed002_prints_the_true_count(tmp_path, capsys):
-    code, out = run(["params", "--preset", "seed002", "--out", str(tmp_path)], capsys)
+    code, out, heard = run_said(["params", "--preset", "seed002", "--out", str(tmp_path)], capsys)
     assert code == 0
     true = sum(p.numel() for p in Encoder(get_preset("seed002").model).parameters())
-    assert f"parameters: {true:,} " in out
-    assert "≠" not in out and "C·3C + 3C" in out and "norm='none': identity" in out
-    assert "attention 4·n_layers·T·C (bidirectional)" in out and "training ≈ 3 × forward" in out
+    assert ("params.total", {"total": true}) in heard and t("params.total", total=true) in out
+    assert "≠" not in out and "C·3C + 3C" in out and t("formula.identity_norm") in out
+    bidirectional = t("params.flops.bidirectional")
+    assert ("params.flops.attention", {"formula": bidirectional}) in heard  # an encoder: attention both ways
+    assert t("params.flops.attention", formula=bidirectional) in out and t("params.flops.training") in out
     data = json.loads((tmp_path / "params.json").read_text())
     assert data["total"] == true and data["activation_memory"]["B"] == get_preset("seed002").train.batch_size
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 from explore_kit import client_for, make_explorer, make_run, post, tiny_model
 from helpers import format_fields as fields
+from helpers import said
 from starlette.testclient import TestClient
 
 from glassformer.cli import main
@@ -202,7 +203,8 @@ def test_the_page_s_words_come_from_the_catalogue_in_both_languages(client):
     for key, text in en["words"].items():
         assert TABLES["en"]["explore.page." + key] == text
         assert fields(text) == fields(zh["words"][key]), key
-    assert zh["words"]["next.title"] == "下一个词元" and client.get("/api/words?lang=fr").json()["lang"] == "en"
+    assert zh["words"]["next.title"] == TABLES["zh"]["explore.page.next.title"]
+    assert client.get("/api/words?lang=fr").json()["lang"] == "en"  # a language with no catalogue: English
     static = files("glassformer.explore") / "static"
     used = {"attn.scale.absolute", "attn.scale.per_head", "note.cropped"}  # keys the code builds from data
     for name in ("index.html", "app.js", "panels.js"):
@@ -244,8 +246,13 @@ def test_no_run_says_how_to_make_one(tmp_path, capsys, monkeypatch):
         latest_run(tmp_path)
     assert none.value.key == "explore.no_run" and none.value.fields == {"runs_dir": tmp_path, "weights": MODEL_FILE}
     monkeypatch.chdir(tmp_path)  # `glassformer explore` with no RUN looks in ./runs
-    assert main(["explore"]) == 2
-    assert "no trained run under runs/" in capsys.readouterr().err
+    with said() as heard:
+        assert main(["explore"]) == 2
+    [no_run] = heard.of("explore.no_run")
+    assert (
+        no_run == {"runs_dir": Path("runs"), "weights": MODEL_FILE}
+        and t("explore.no_run", **no_run) in capsys.readouterr().err
+    )
 
 
 @pytest.mark.parametrize(
@@ -265,10 +272,11 @@ def test_refusals_are_one_line_errors(argv, words, capsys):
 
 def test_a_port_out_of_range_is_a_usage_error(capsys):
     """Checked by the option's range type (cli/options.py), like every number the CLI reads."""
-    with pytest.raises(SystemExit) as exit_:
+    with pytest.raises(SystemExit) as exit_, said() as heard:
         main(["explore", "--port", "70000", "--preset", "baby"])
     assert exit_.value.code == 2
-    assert "--port: must be a port number from 0 (any free port) to 65535, got '70000'" in capsys.readouterr().err
+    assert ("arg.port", {"value": "70000", "most": 65535}) in heard
+    assert t("arg.port", value="70000", most=65535) in capsys.readouterr().err
 
 
 def test_open_run_and_preset_models():
@@ -301,10 +309,13 @@ def test_remote_host_prints_a_warning(monkeypatch, capsys):
             assert sockets[0].getsockname()[0] == "0.0.0.0"
 
     monkeypatch.setattr(server_module, "make_server", lambda explorer, hosts: Quick())
-    server_module.serve(open_preset("sine"), "0.0.0.0", 0, allow_remote=True)
+    with said() as heard:
+        server_module.serve(open_preset("sine"), "0.0.0.0", 0, allow_remote=True)
     out = capsys.readouterr()
-    assert "WARNING: listening on 0.0.0.0: anyone who can reach this machine" in out.err
-    assert "open http://127.0.0.1:" in out.out and "stopped" in out.out
+    assert ("explore.open_to_all", {"host": "0.0.0.0"}) in heard and t("explore.open_to_all", host="0.0.0.0") in out.err
+    [serving] = heard.of("explore.serving")
+    assert serving["url"].startswith("http://127.0.0.1:") and t("explore.serving", **serving) in out.out
+    assert "explore.stopped" in heard.keys() and t("explore.stopped") in out.out
 
 
 def test_port_in_use_is_a_clear_error():

@@ -19,8 +19,11 @@ import matplotlib.image
 import numpy as np
 import pytest
 import torch
+from helpers import keyed
 
+from glassformer import messages
 from glassformer.config import ModelConfig
+from glassformer.errors import UsageError
 from glassformer.inspect import (
     FontWarning,
     attention_grid_png,
@@ -153,10 +156,14 @@ def test_urls_in_the_labels_are_inert(tmp_path):
 
 
 def test_bad_layer_or_labels_are_explained(tmp_path):
-    with pytest.raises(ValueError, match="layers 0..1, heads 0..3"):
-        attention_head_png(gpt(), torch.arange(3), None, 2, 0, tmp_path / "x.png")
-    with pytest.raises(ValueError, match="2 labels for 3 tokens"):
-        attention_grid_png(gpt(), torch.arange(3), ["a", "b"], tmp_path / "x.png")
+    assert keyed(UsageError, attention_head_png, gpt(), torch.arange(3), None, 2, 0, tmp_path / "x.png") == (
+        "error.inspect.head_range",
+        {"layer": 2, "head": 0, "last_layer": 1, "last_head": 3},
+    )
+    assert keyed(UsageError, attention_grid_png, gpt(), torch.arange(3), ["a", "b"], tmp_path / "x.png") == (
+        "error.inspect.labels_count",
+        {"n": 2, "tokens": 3},
+    )
 
 
 NODE_DOM = r"""
@@ -274,7 +281,15 @@ MAPS = [
     AttentionMap("blocks.0.attn.weights", "B H T_q T_k", W, CAUSAL),
     AttentionMap("blocks.1.attn.weights", "B H T_q T_k", W.flip(0), OPEN),
 ]
-NOTE = "grey hatched = masked (may not attend)"
+NOTE = messages.t("pictures.attn.masked")  # the pictures' words: catalogue sentences, in the process's language
+
+
+def head_title(name: str, head: int, masked: str = "") -> str:
+    return messages.t("pictures.attn.head_title", name=name, head=head, masked=masked)
+
+
+def grid_title(masked: str = "") -> str:
+    return messages.t("pictures.attn.grid_title", masked=masked)
 
 
 def ticks(axis_labels):
@@ -284,15 +299,18 @@ def ticks(axis_labels):
 def test_one_head_whole():
     fig = head_figure(MAPS, ["a", "b", "c"], 0, 0)
     ax, bar = fig.axes
-    assert ax.get_title() == f"blocks.0.attn.weights, head 0 (each row sums to 1)\n{NOTE}"
-    assert (ax.get_xlabel(), ax.get_ylabel()) == ("key: the token looked at", "query: the token looking")
+    assert ax.get_title() == head_title("blocks.0.attn.weights", 0, masked=f"\n{NOTE}")
+    assert (ax.get_xlabel(), ax.get_ylabel()) == (
+        messages.t("pictures.attn.key_axis"),
+        messages.t("pictures.attn.query_axis"),
+    )
     assert ticks(ax.get_xticklabels()) == ["a", "b", "c"] and ticks(ax.get_yticklabels()) == ["a", "b", "c"]
     assert all(t.get_rotation() == 0 for t in ax.get_xticklabels())  # short labels stand upright
     (im,) = ax.images
     data = im.get_array()
     assert np.allclose(data.data, W[0].numpy()) and data.mask.tolist() == CAUSAL[0].tolist()
     assert im.get_clim() == (0.0, 1.0) and im.get_cmap().name.startswith("viridis")
-    assert bar.get_ylabel() == "attention weight"
+    assert bar.get_ylabel() == messages.t("pictures.attn.colorbar")
     cells = {(t.get_position(), t.get_text(), t.get_color()) for t in ax.texts}
     assert cells == {
         ((0, 0), "1.00", "black"),
@@ -316,7 +334,7 @@ def test_one_head_whole():
 def test_an_unmasked_head_has_no_note_and_long_labels_turn_upright():
     fig = head_figure(MAPS, ["one", "two", "six"], 1, 1)
     ax = fig.axes[0]
-    assert ax.get_title() == "blocks.1.attn.weights, head 1 (each row sums to 1)"
+    assert ax.get_title() == head_title("blocks.1.attn.weights", 1)  # no note
     assert all(t.get_rotation() == 90 for t in ax.get_xticklabels())
     assert len(ax.texts) == 9  # every cell visible, every cell written
 
@@ -368,12 +386,11 @@ def test_the_grid_whole():
     fig = grid_figure(MAPS, ["a", "b", "c"])
     *axes, bar = fig.axes
     assert [ax.get_title() for ax in axes] == [
-        "blocks.0.attn · head 0",
-        "blocks.0.attn · head 1",
-        "blocks.1.attn · head 0",
-        "blocks.1.attn · head 1",
+        messages.t("pictures.attn.cell_title", name=f"blocks.{layer}.attn", head=head)
+        for layer in (0, 1)
+        for head in (0, 1)
     ]
-    assert fig._suptitle.get_text() == f"attention weights: rows = query (looking), columns = key (looked at); {NOTE}"
+    assert fig._suptitle.get_text() == grid_title(masked=f"; {NOTE}")
     assert [ticks(ax.get_xticklabels()) for ax in axes] == [
         [""] * 3,
         [""] * 3,
@@ -391,7 +408,7 @@ def test_the_grid_whole():
         for ax, w in zip(axes, [W[0], W[1], W[1], W[0]], strict=False)
     ] == [True] * 4
     assert all(ax.images[0].get_clim() == (0.0, 1.0) and not ax.texts for ax in axes)
-    assert bar.get_ylabel() == "attention weight"
+    assert bar.get_ylabel() == messages.t("pictures.attn.colorbar")
     side = 1.6 + 0.09 * 3
     assert tuple(fig.get_size_inches()) == pytest.approx((side * 2 + 1.5, side * 2 + 0.8))
     assert {t.get_fontsize() for t in axes[2].get_xticklabels()} == {9.0}  # 180/3 capped at 9
@@ -403,7 +420,7 @@ def test_a_grid_of_unmasked_maps_of_several_shapes_labels_every_row():
     )
     fig = grid_figure([MAPS[1], cross], {"S": list("wxyz"), "T": list("abc")})
     axes = fig.axes[:-1]
-    assert fig._suptitle.get_text() == "attention weights: rows = query (looking), columns = key (looked at)"
+    assert fig._suptitle.get_text() == grid_title()  # nothing masked: no note
     assert [ticks(ax.get_xticklabels()) for ax in axes] == [
         ["a", "b", "c"],
         ["a", "b", "c"],

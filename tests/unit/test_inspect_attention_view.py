@@ -1,7 +1,11 @@
 """AttentionView checked whole on hand-made maps (no model: every weight is written here): the
 terminal table word for word, its title, the cut to 12 tokens, the notebook HTML's frame, which
 figure each choice of layer/head draws, and the files it saves. Then the interactive viewer's page
-checked whole: the data the page's script reads, number for number and label for label."""
+checked whole: the data the page's script reads, number for number and label for label.
+
+Kept word for word on purpose: one terminal table (TITLE and the first test), what a learner reads in a
+terminal, where wide labels must count two columns; every other heading and title is pinned as its
+catalogue key and fields (pictures.attn.*), so the English may be reworded freely."""
 
 import base64
 import html
@@ -10,10 +14,13 @@ import re
 
 import pytest
 import torch
+from helpers import keyed
 
 from glassformer.config import ModelConfig
+from glassformer.errors import UsageError
 from glassformer.inspect.attention_maps import AttentionMap, attention_maps
 from glassformer.inspect.attention_view import CSS, JS, AttentionView, attention_html, attention_page
+from glassformer.messages import t
 from glassformer.models import GPT
 
 W = torch.tensor(
@@ -25,6 +32,11 @@ MAPS = [
     AttentionMap("blocks.1.attn.weights", "B H T_q T_k", W.flip(0), CAUSAL),
 ]
 TITLE = "AttentionView: 2 layers × 2 heads, maps 3×3; grey hatched = masked (may not attend)"
+
+
+def heading(name: str, head: int, cut: str = "") -> str:
+    """The terminal table's heading line: which map and head, and the cut when tokens are left out."""
+    return t("pictures.attn.view_head", name=name, head=head, cut=cut)
 
 
 def test_the_terminal_table_of_the_chosen_head_whole_wide_labels_counting_two_columns():
@@ -44,7 +56,10 @@ def test_the_terminal_table_of_the_chosen_head_whole_wide_labels_counting_two_co
 def test_without_a_choice_the_table_is_layer_0_head_0_and_a_long_label_widens_every_column():
     view = AttentionView(MAPS, ["a", "b", "longer"])
     lines = repr(view).splitlines()
-    assert lines[1] == "blocks.0.attn.weights, head 0 (rows = query, columns = key; · = masked):"
+    assert lines[1] == heading("blocks.0.attn.weights", 0)
+    assert repr(AttentionView(MAPS, list("abc"), layer=0, head=1)).splitlines()[1] == heading(
+        "blocks.0.attn.weights", 1
+    )
     assert lines[2:] == [
         "             a      b longer",  # every column 7 wide: the longest label + 1
         "      a   1.00      ·      ·",
@@ -61,15 +76,15 @@ def test_more_than_12_tokens_are_cut_to_the_first_12_and_the_cut_is_said():
         [str(i) for i in range(T)],
     )
     lines = repr(view).splitlines()
-    assert lines[0] == "AttentionView: 1 layers × 1 heads, maps 13×13"  # nothing masked: no note
-    assert lines[1] == "enc.0.attn.weights, head 0 (rows = query, columns = key; · = masked), the first 12 × 12:"
+    assert lines[0] == t("pictures.attn.view_title", layers=1, heads=1, shapes="13×13", masked="")  # no note
+    assert lines[1] == heading("enc.0.attn.weights", 0, cut=t("pictures.attn.view_cut", rows=12, cols=12))
     assert len(lines) == 3 + 12 and lines[2].split() == [str(i) for i in range(12)]
     assert lines[3] == "     0" + "  0.08" * 12
     exact = AttentionView(
         [AttentionMap("x", "B H T_q T_k", w[:, :12, :12], torch.zeros(1, 12, 12, dtype=torch.bool))],
         [str(i) for i in range(12)],
     )
-    assert repr(exact).splitlines()[1].endswith("· = masked):")  # 12 fit: no cut
+    assert repr(exact).splitlines()[1] == heading("x", 0)  # 12 fit: no cut
 
 
 def test_maps_of_several_shapes_are_each_named_in_the_title_and_do_not_stack():
@@ -100,9 +115,9 @@ def test_weights_and_masked_stack_layer_by_layer():
     "layer,head,title",
     [
         (None, None, None),
-        (1, None, "blocks.1.attn.weights, head 0"),
-        (None, 1, "blocks.0.attn.weights, head 1"),
-        (1, 1, "blocks.1.attn.weights, head 1"),
+        (1, None, ("blocks.1.attn.weights", 0)),
+        (None, 1, ("blocks.0.attn.weights", 1)),
+        (1, 1, ("blocks.1.attn.weights", 1)),
     ],
 )
 def test_the_figure_is_the_grid_or_the_one_head_chosen(layer, head, title):
@@ -110,13 +125,12 @@ def test_the_figure_is_the_grid_or_the_one_head_chosen(layer, head, title):
     titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
     if title is None:
         assert titles == [
-            "blocks.0.attn · head 0",
-            "blocks.0.attn · head 1",
-            "blocks.1.attn · head 0",
-            "blocks.1.attn · head 1",
+            t("pictures.attn.cell_title", name=f"blocks.{i}.attn", head=h) for i in (0, 1) for h in (0, 1)
         ]
     else:
-        assert titles == [f"{title} (each row sums to 1)\ngrey hatched = masked (may not attend)"]
+        name, h = title
+        masked = "\n" + t("pictures.attn.masked")
+        assert titles == [t("pictures.attn.head_title", name=name, head=h, masked=masked)]
 
 
 def png_width(data: bytes) -> int:
@@ -130,7 +144,7 @@ def test_the_notebook_html_whole_around_the_picture_and_the_frame():
     assert base64.b64decode(image) == view.png()
     assert page == (
         f'<div><img alt="{html.escape(TITLE)}" style="max-width: 100%" src="data:image/png;base64,{image}">'
-        "<details><summary>interactive view: pick a layer and head, hover a token</summary>"
+        f"<details><summary>{html.escape(t('pictures.attn.view_summary'))}</summary>"
         '<iframe sandbox="allow-scripts" style="width: 100%; height: 404px; border: 1px solid #ddd" '
         f'srcdoc="{html.escape(view.page(), quote=True)}"></iframe></details></div>'
     )  # 260 + 48·3
@@ -196,8 +210,10 @@ def test_the_page_names_positions_when_there_are_no_labels_and_counts_keys_for_t
     W = torch.full((1, 1, 2, 3), 1 / 3)  # (L, H, T_q, T_k)
     data = page_data(attention_page(W, torch.zeros(1, 1, 2, 3, dtype=torch.bool), None))
     assert data["tokens"] == ["0", "1", "2"] and data["weights"] == [[[[0.3333] * 3] * 2]]
-    with pytest.raises(ValueError, match="2 labels for 3 tokens"):
-        attention_page(W, torch.zeros(1, 1, 2, 3, dtype=torch.bool), ["a", "b"])
+    assert keyed(UsageError, attention_page, W, torch.zeros(1, 1, 2, 3, dtype=torch.bool), ["a", "b"]) == (
+        "error.inspect.labels_count",
+        {"n": 2, "tokens": 3},
+    )
 
 
 def test_attention_html_writes_the_page_of_that_model_and_those_labels_into_new_folders(tmp_path):

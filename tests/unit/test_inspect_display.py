@@ -4,7 +4,8 @@ escaped, loads nothing from anywhere, and the plain repr stays plain text for a 
 The notebook HTML of display.py checked whole: every tag, style, cell and word a learner's
 notebook renders, in both languages, so that any change to a table, a colour, a column's
 alignment or a note shows. Inputs are small hand-made tables and monitors (no model), so each
-expected page is written out in full here.
+expected page is written out in full here: its markup whole, its words as the catalogue sentences
+they should be (`en(key, **fields)`, `zh(...)`), so the English may be reworded freely.
 """
 
 import base64
@@ -14,9 +15,11 @@ from types import SimpleNamespace
 
 import pytest
 import torch
+from helpers import keyed, said
 
 from glassformer import messages
 from glassformer.config import ModelConfig
+from glassformer.errors import UsageError
 from glassformer.inspect import (
     AttentionView,
     GradientMonitor,
@@ -38,6 +41,17 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 TEXT = "<b>&ok</b>"  # a prompt whose tokens are markup: each must arrive as text, never as a tag
 TOK = CharTokenizer.from_text(TEXT + " http://x.y")
 CFG = dict(vocab_size=TOK.vocab_size, d_model=16, n_heads=2, d_ff=24, n_layers=2, max_len=16, dropout=0.0)
+
+
+def en(key: str, **fields) -> str:
+    """The catalogue sentence `key` in English: what an English page should hold."""
+    with messages.speaking("en"):
+        return messages.t(key, **fields)
+
+
+def zh(key: str, **fields) -> str:
+    with messages.speaking("zh"):
+        return messages.t(key, **fields)
 
 
 def gpt(**kw):
@@ -67,7 +81,7 @@ def test_trace_html_escapes_and_holds_the_numbers():
 
 def test_trace_html_in_chinese():
     page = trace(gpt(), ids(), tokenizer=TOK, lang="zh")._repr_html_()
-    assert "阶段" in page and "注意力权重" in page
+    assert f">{zh('cache.column.stage')}<" in page and f">{zh('stage.weights')}<" in page
 
 
 def test_activation_cache_html_reads_the_declarations():
@@ -83,23 +97,12 @@ def test_activation_cache_html_reads_the_declarations():
     scores = cache["blocks.0.attn.scores"]  # (1, H, T, T): the future is -inf
     finite = scores[torch.isfinite(scores)]
     assert f"{finite.mean().item():.3g} ± {finite.std().item():.3g} (90 not finite)" in page  # 2 heads × 45 cells
-    assert re.findall(r"<th[^>]*>([^<]*)</th>", page) == [
-        "name",
-        "stage",
-        "shape",
-        "means",
-        "first values",
-        "mean ± std",
-    ]
+    columns = ("name", "stage", "shape", "means", "first", "spread")
+    assert re.findall(r"<th[^>]*>([^<]*)</th>", page) == [html.escape(en(f"cache.column.{c}")) for c in columns]
     cache.lang = "zh"
     assert html.escape(points["blocks.0.attn.weights"].describe("zh")["means"]) in cache._repr_html_()
     assert re.findall(r"<th[^>]*>([^<]*)</th>", cache._repr_html_()) == [
-        "名称",
-        "阶段",
-        "形状",
-        "含义",
-        "前几个数",
-        "均值 ± 标准差",
+        html.escape(zh(f"cache.column.{c}")) for c in columns
     ]
     assert repr(cache).startswith(f"ActivationCache({len(cache)} tensors)\n") and "<" not in repr(cache)
 
@@ -121,15 +124,16 @@ def test_param_table_html_marks_a_mismatch_and_escapes():
     )
     page = table._repr_html_()
     assert "tok&lt;embed&gt;" in page and "<embed>" not in page
-    assert "≠ formula!" in page and "#fde2e2" in page  # the wrong row stands out
+    assert html.escape(en("params.mismatch")) in page and "#fde2e2" in page  # the wrong row stands out
     assert "330" in page and "336" in page  # the totals, computed
     real = param_table(gpt())
     assert all(f"{r.count:,}" in real._repr_html_() for r in real.rows)
     assert repr(real) == real.to_text() and "<" not in repr(real)
     with messages.speaking("zh"):  # a notebook under GLASSFORMER_LANG=zh: headers, notes and marks in Chinese
         page = table._repr_html_()
-        assert ">模块<" in page and "≠ 公式！" in page and ">合计<" in page and "formula" not in page
-        assert "每个词元一个 C 维向量" in real._repr_html_() and repr(real) == real.to_text(lang="zh")
+        assert f">{zh('params.col.module')}<" in page and zh("params.mismatch") in page and "formula" not in page
+        assert f">{zh('params.total_row')}<" in page
+        assert zh("formula.token_table") in real._repr_html_() and repr(real) == real.to_text(lang="zh")
 
 
 def test_param_table_html_aligns_the_numbers_right_and_sets_formulas_in_monospace():
@@ -137,7 +141,8 @@ def test_param_table_html_aligns_the_numbers_right_and_sets_formulas_in_monospac
     and the formula are code, in monospace; the note is prose, left-aligned."""
     page = param_table(gpt())._repr_html_()
     header = re.search(r"<thead><tr>(.*?)</tr></thead>", page).group(1)
-    assert re.findall(r"<th[^>]*>(.*?)</th>", header) == ["module", "params", "formula", "= formula", "note"]
+    columns = ("module", "params", "formula", "expected", "note")
+    assert re.findall(r"<th[^>]*>(.*?)</th>", header) == [en(f"params.col.{c}") for c in columns]
     first_row = re.search(r"<tbody><tr[^>]*>(.*?)</tr>", page).group(1)
     for cells in (re.findall(r'<th style="([^"]*)"', header), re.findall(r'<td style="([^"]*)"', first_row)):
         assert ["text-align: right" in c for c in cells] == [False, True, False, True, False]
@@ -173,7 +178,7 @@ def test_a_one_layer_models_attention_view_has_a_title():
 def test_gradient_monitor_html_and_repr():
     model = gpt()
     empty = GradientMonitor(model)
-    assert "nothing checked yet" in empty._repr_html_() and "call loss.backward()" in repr(empty)
+    assert html.escape(en("grads.nothing_yet")) in empty._repr_html_() and "loss.backward()" in repr(empty)
     monitor = gradient_flow(model, ids())
     page = monitor._repr_html_()
     for r in monitor.rows:
@@ -182,7 +187,8 @@ def test_gradient_monitor_html_and_repr():
     assert "<" not in repr(monitor)
     with messages.speaking("zh"):
         page = monitor._repr_html_()
-        assert ">状态<" in page and ">正常<" in page and "status" not in page and "还没有检查过" in empty._repr_html_()
+        assert f">{zh('grads.col.status')}<" in page and f">{zh('grads.status.ok')}<" in page
+        assert "status" not in page and html.escape(zh("grads.nothing_yet")) in empty._repr_html_()
         assert monitor.table().split()[:2] == ["参数", "形状"] and monitor.table(lang="en").startswith("parameter")
 
 
@@ -206,13 +212,14 @@ def test_gradient_flow_takes_the_shapes_a_user_has():
     regressor = SequenceRegressor(ModelConfig(kind="regressor", d_model=16, n_heads=2, d_ff=24, n_layers=1, max_len=16))
     wave = torch.sin(torch.arange(12.0))  # (T,) numbers
     assert gradient_flow(regressor, wave).loss == gradient_flow(regressor, wave[:, None]).loss
-    with pytest.raises(ValueError, match="at least 2 steps"):
-        gradient_flow(model, ids()[:1])
+    assert keyed(UsageError, gradient_flow, model, ids()[:1]) == ("error.grads.too_short", {"T": 1})
     wide = SequenceRegressor(
         ModelConfig(kind="regressor", d_model=16, n_heads=2, d_ff=24, n_layers=1, max_len=16, d_out=3)
     )
-    with pytest.raises(ValueError, match=r"pass targets= of shape \(1, 11, 3\)"):
-        gradient_flow(wide, wave)
+    assert keyed(UsageError, gradient_flow, wide, wave) == (
+        "error.grads.targets",
+        {"shape": (1, 11, 1), "out": (1, 11, 3), "want": (1, 11, 3)},
+    )
 
 
 def test_attention_view_html_is_inline_escaped_and_offline():
@@ -239,8 +246,10 @@ def test_attention_view_repr_shows_the_chosen_heads_numbers():
     last = text.splitlines()[-1].split()
     assert last[1:] == [f"{v:.2f}" for v in view.weights[1, 1, -1].tolist()]  # the last query's row
     assert text.splitlines()[3].split()[2:] == ["·"] * (len(ids()) - 1)  # the first query sees only itself
-    with pytest.raises(ValueError, match="layers 0..1, heads 0..1"):
-        attention_view(model, ids(), layer=2)
+    assert keyed(UsageError, attention_view, model, ids(), layer=2) == (
+        "error.inspect.head_range",
+        {"layer": 2, "head": None, "last_layer": 1, "last_head": 1},
+    )
 
 
 def test_attention_view_of_numbers_and_its_files(tmp_path):
@@ -303,10 +312,14 @@ def test_attention_view_of_an_encoder_decoder_draws_every_shape():
     assert shapes == [(2, len(src), len(src)), (2, len(tgt), len(tgt)), (2, len(tgt), len(src))]
     page = view._repr_html_()
     assert "data:image/png;base64," in page and "<iframe" not in page  # the page shows one square shape only
-    text = repr(view)
-    assert "decoder.0.cross.weights, head 1" in text and "一" in text.splitlines()[2]  # source tokens label the keys
-    with pytest.raises(ValueError, match=r"differ in shape .* view.maps\[i\].weights"):
-        _ = view.weights
+    with messages.speaking("en"), said() as heard:
+        text = repr(view)
+    [chosen] = heard.of("pictures.attn.view_head")
+    assert (chosen["name"], chosen["head"]) == ("decoder.0.cross.weights", 1) and messages.t(
+        "pictures.attn.view_head", **chosen
+    ) == text.splitlines()[1]
+    assert "一" in text.splitlines()[2]  # source tokens label the keys
+    assert keyed(UsageError, lambda: view.weights) == ("error.inspect.view_shape", {})
 
 
 CELL = "padding: 2px 8px; border-bottom: 1px solid #e5e5e5; text-align: left; vertical-align: top"
@@ -352,18 +365,14 @@ def test_a_note_is_grey_small_and_escaped():
 
 
 def test_status_words_in_both_languages_and_unknown_statuses_unchanged():
-    en = {s: status_words(s) for s in ("ok", "no grad", "vanishing", "exploding", "nan/inf", "odd")}
-    assert en == {
-        "ok": "ok",
-        "no grad": "no grad",
-        "vanishing": "vanishing",
-        "exploding": "exploding",
-        "nan/inf": "nan/inf",
-        "odd": "odd",
-    }
+    statuses = ("ok", "no grad", "vanishing", "exploding", "nan/inf", "odd")
+    keys = ["grads.status.ok", "grads.status.no_grad", "grads.status.vanishing", "grads.status.exploding"]
+    keys.append("grads.status.nan_inf")
+    with messages.speaking("en"):
+        english = [status_words(s) for s in statuses]
     with messages.speaking("zh"):
-        zh = [status_words(s) for s in ("ok", "no grad", "vanishing", "exploding", "nan/inf", "odd")]
-    assert zh == ["正常", "无梯度", "消失", "爆炸", "NaN/无穷", "odd"]
+        chinese = [status_words(s) for s in statuses]
+    assert english == [en(k) for k in keys] + ["odd"] and chinese == [zh(k) for k in keys] + ["odd"]  # odd: as is
 
 
 TABLE = ParamTable(
@@ -375,29 +384,35 @@ TABLE = ParamTable(
 )
 
 
+def params_head(say):
+    """The parameter table's header row in `say`'s language: counts right-aligned."""
+    cells = [("module", ""), ("params", RIGHT), ("formula", ""), ("expected", RIGHT), ("note", "")]
+    return "".join(th(html.escape(say(f"params.col.{c}")), extra) for c, extra in cells)
+
+
 def test_params_html_whole_in_english():
-    head = th("module") + th("params", RIGHT) + th("formula") + th("= formula", RIGHT) + th("note")
-    row1 = (
-        td("tok_embed", MONO) + td("1,600", RIGHT) + td("V·C", MONO) + td("1,600", RIGHT) + td("one C-vector per token")
-    )
-    row2 = td("head", MONO) + td("170", RIGHT) + td("C·V + V", MONO) + td("176", RIGHT) + td("C -&gt; V  ≠ formula!")
-    total = td("total", MONO) + td("1,770", RIGHT) + td("", MONO) + td("1,776", RIGHT) + td("")
-    assert params_html(TABLE) == (
-        f'{OPEN}<thead><tr>{head}</tr></thead><tbody><tr>{row1}</tr><tr style="background: #fde2e2">{row2}</tr>'
-        f'<tr style="font-weight: bold">{total}</tr></tbody></table>'
-        '<div style="color: #555; font-size: 12px">symbols: V=10, C=160</div>'
+    tok_embed, head = TABLE.rows
+    row1 = td("tok_embed", MONO) + td("1,600", RIGHT) + td("V·C", MONO) + td("1,600", RIGHT) + td(tok_embed.note)
+    mismatch = html.escape(f"{head.note}  {en('params.mismatch')}")  # the count differs from the formula's
+    row2 = td("head", MONO) + td("170", RIGHT) + td("C·V + V", MONO) + td("176", RIGHT) + td(mismatch)
+    total = td(en("params.total_row"), MONO) + td("1,770", RIGHT) + td("", MONO) + td("1,776", RIGHT) + td("")
+    with messages.speaking("en"):
+        page = params_html(TABLE)
+    assert page == (
+        f'{OPEN}<thead><tr>{params_head(en)}</tr></thead><tbody><tr>{row1}</tr><tr style="background: #fde2e2">'
+        f'{row2}</tr><tr style="font-weight: bold">{total}</tr></tbody></table>'
+        f"{note(en('params.symbols', symbols='V=10, C=160'))}"
     )
 
 
 def test_params_html_whole_in_chinese():
     with messages.speaking("zh"):
         page = params_html(TABLE)
-    head = th("模块") + th("参数量", RIGHT) + th("公式") + th("= 公式", RIGHT) + th("说明")
-    assert f"<thead><tr>{head}</tr></thead>" in page
-    assert td("每个词元一个向量") in page and td("C -&gt; V  ≠ 公式！") in page  # a note with no zh stays as is
-    assert td("合计", MONO) in page and page.endswith(
-        '<div style="color: #555; font-size: 12px">符号：V=10, C=160</div>'
-    )
+    tok_embed, head = TABLE.rows
+    assert f"<thead><tr>{params_head(zh)}</tr></thead>" in page
+    assert td(tok_embed.note_zh) in page  # the note's Chinese, given by the row
+    assert td(html.escape(f"{head.note}  {zh('params.mismatch')}")) in page  # a note with no zh stays as is
+    assert td(zh("params.total_row"), MONO) in page and page.endswith(note(zh("params.symbols", symbols="V=10, C=160")))
 
 
 def grad_row(name, layer, norm, mean, ratio, status):
@@ -432,15 +447,8 @@ def test_grads_html_whole_bars_on_a_log_scale_from_8_to_100_px_and_coloured_stat
             grad_row("f.bias", "head", 0.0, 0.0, None, "weird"),
         )
     )
-    head = (
-        th("parameter")
-        + th("layer")
-        + th("shape")
-        + th("‖grad‖ (bar: log scale)")
-        + th("mean|g|")
-        + th("upd/w")
-        + th("status")
-    )
+    columns = ("parameter", "layer", "shape", "norm_bar", "mean", "ratio", "status")
+    head = "".join(th(html.escape(en(f"grads.col.{c}"))) for c in columns)
 
     def row(name, layer, norm_cell, mean, ratio, stat):
         return (
@@ -455,43 +463,34 @@ def test_grads_html_whole_bars_on_a_log_scale_from_8_to_100_px_and_coloured_stat
             + "</tr>"
         )
 
+    def said(colour, status_key):
+        return status(colour, html.escape(en(f"grads.status.{status_key}")))
+
     rows = (
-        row("a.weight", "embed", bar(8, "1.00e-03"), "2.00e-04", "5.00e-01", status("#2e7d32", "ok"))
-        + row("b.weight", "blocks.0", bar(54, "1.00e-01"), "—", "—", status("#b26a00", "vanishing"))
-        + row("c.bias", "blocks.0", bar(100, "1.00e+01"), "3.00e+00", "1.00e-03", status("#c62828", "exploding"))
-        + row("d.bias", "head", "—", "—", "—", status("#777", "no grad"))
-        + row("e.bias", "head", "nan", "inf", "—", status("#c62828", "nan/inf"))
-        + row("f.bias", "head", "0.00e+00", "0.00e+00", "—", status("#000", "weird"))
+        row("a.weight", "embed", bar(8, "1.00e-03"), "2.00e-04", "5.00e-01", said("#2e7d32", "ok"))
+        + row("b.weight", "blocks.0", bar(54, "1.00e-01"), "—", "—", said("#b26a00", "vanishing"))
+        + row("c.bias", "blocks.0", bar(100, "1.00e+01"), "3.00e+00", "1.00e-03", said("#c62828", "exploding"))
+        + row("d.bias", "head", "—", "—", "—", said("#777", "no_grad"))
+        + row("e.bias", "head", "nan", "inf", "—", said("#c62828", "nan_inf"))
+        + row("f.bias", "head", "0.00e+00", "0.00e+00", "—", status("#000", "weird"))  # unknown: as is, black
     )
-    assert page == (
-        f"{OPEN}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
-        '<div style="color: #555; font-size: 12px">gradient norm per layer (input side first): '
-        "embed 5.00e-01, blocks.0 1.20e+01</div>"
-    )
+    per_layer = note(en("grads.per_layer", layers="embed 5.00e-01, blocks.0 1.20e+01"))
+    assert page == f"{OPEN}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>{per_layer}"
 
 
 def test_grads_html_with_one_finite_norm_draws_the_shortest_bar_and_speaks_chinese():
     with messages.speaking("zh"):
         page = grads_html(monitor(grad_row("a", "embed", 2.0, 1.0, 1.0, "no grad")))
-    assert bar(8, "2.00e+00") in page and status("#777", "无梯度") in page
-    assert th("‖梯度‖（条形：对数刻度）") in page and th("状态") in page
-    assert page.endswith(
-        '<div style="color: #555; font-size: 12px">逐层梯度范数（从输入端开始）：embed 5.00e-01, blocks.0 1.20e+01</div>'  # noqa: E501
-    )  # the note translated too
+    assert bar(8, "2.00e+00") in page and status("#777", zh("grads.status.no_grad")) in page
+    assert th(zh("grads.col.norm_bar")) in page and th(zh("grads.col.status")) in page
+    assert page.endswith(note(zh("grads.per_layer", layers="embed 5.00e-01, blocks.0 1.20e+01")))  # translated too
 
 
 def test_grads_html_before_any_check_says_what_to_do_in_both_languages():
-    assert grads_html(monitor()) == (
-        '<div style="color: #555; font-size: 12px">GradientMonitor: nothing checked '
-        "yet. Call loss.backward(), then monitor.check() (or use "
-        "inspect.gradient_flow(model, ids)).</div>"
-    )
+    with messages.speaking("en"):
+        assert grads_html(monitor()) == note(en("grads.nothing_yet"))
     with messages.speaking("zh"):
-        assert grads_html(monitor()) == (
-            '<div style="color: #555; font-size: 12px">GradientMonitor：还没有检查过。'
-            "先调用 loss.backward()，再调用 monitor.check()（或使用 "
-            "inspect.gradient_flow(model, ids)）。</div>"
-        )
+        assert grads_html(monitor()) == note(zh("grads.nothing_yet"))
 
 
 def test_grads_html_bars_span_8_to_100_px_even_when_norms_differ_by_less_than_ten_times():

@@ -13,7 +13,7 @@ import warnings
 import matplotlib.image
 import pytest
 import torch
-from helpers import keyed
+from helpers import keyed, said
 from matplotlib.figure import Figure
 
 from glassformer import messages
@@ -242,16 +242,19 @@ def test_the_warnings_word_for_word_with_and_without_a_step():
         "gradient of 'tok_embed.table.weight' at step 7 is exploding: norm 3 > 2. Lower the learning rate or set "
         "grad_clip.",
     ]
-    *_, caught = checked(step=None)
-    assert str(caught[2].message).startswith("gradient of 'tok_embed.table.weight' is exploding")
-    with messages.speaking("zh"):
+    with said() as heard:
+        *_, caught = checked(step=None)
+    assert heard.of("grads.warn.exploding") == [{"name": "tok_embed.table.weight", "at": "", "norm": 3.0, "limit": 2.0}]
+    with messages.speaking("zh"), said() as heard:
         *_, caught = checked(step=3)
-    assert [str(w.message) for w in caught] == [
-        "'blocks.0.attn.qkv.weight'（第 3 步）的梯度有 1 个 NaN/inf 元素（共 48 个）：检查损失里有没有 log(0) 或 0/0，"
-        "降低学习率，或裁剪梯度（grad_clip）。",
-        "'blocks.0.ffn.fc2.weight'（第 3 步）的梯度在消失：范数 0.25 < 0.5。这个参数被用到了吗？激活是否饱和或死掉了（ReLU）？",  # noqa: E501
-        "'tok_embed.table.weight'（第 3 步）的梯度在爆炸：范数 3 > 2。请降低学习率或设置 grad_clip。",
-    ]
+        at = t("grads.at_step", step=3)
+        expected = [
+            ("grads.warn.nan", {"name": "blocks.0.attn.qkv.weight", "at": at, "bad": 1, "total": 48}),
+            ("grads.warn.vanishing", {"name": "blocks.0.ffn.fc2.weight", "at": at, "norm": 0.25, "limit": 0.5}),
+            ("grads.warn.exploding", {"name": "tok_embed.table.weight", "at": at, "norm": 3.0, "limit": 2.0}),
+        ]
+        assert [str(w.message) for w in caught] == [t(key, **fields) for key, fields in expected]  # in Chinese
+    assert [said for said in heard if said[0].startswith("grads.warn.")] == expected
 
 
 def test_an_infinite_entry_counts_as_bad_too_and_default_thresholds_are_1e_8_and_1e3():
@@ -354,15 +357,18 @@ def test_the_table_and_repr_whole():
         ]
     )
     assert monitor.table() == table
-    assert repr(monitor) == "GradientMonitor(GPT, 7 parameters checked)\n" + table
+    assert repr(monitor) == t("grads.repr", model="GPT", n=7, loss="") + "\n" + table
     monitor.loss = 1.23456
-    assert repr(monitor).startswith("GradientMonitor(GPT, 7 parameters checked, loss 1.2346)\nparameter")
-    zh = monitor.table(lang="zh").splitlines()
-    assert zh[0] == "参数                         形状              ‖梯度‖   平均|g|    更新/w  状态"
-    assert zh[1] == "-" * 79 and zh[2].endswith("—  正常") and zh[3].endswith("—  NaN/无穷")
-    assert repr(GradientMonitor(GPT(SMALL_CFG))) == (
-        "GradientMonitor(GPT, 0 parameters checked): call loss.backward(), then check()"
-    )
+    with said() as heard:
+        assert repr(monitor).startswith(t("grads.repr", model="GPT", n=7, loss=t("grads.repr.loss", loss=1.23456)))
+    assert ("grads.repr.loss", {"loss": 1.23456}) in heard  # the loss as a number, worded by the catalogue
+    with messages.speaking("zh"):
+        zh = monitor.table(lang="zh").splitlines()
+        columns = [t(f"grads.col.{c}") for c in ("parameter", "shape", "norm", "mean", "ratio", "status")]
+        ok, nan = t("grads.status.ok"), t("grads.status.nan_inf")
+    assert zh[0].split() == columns
+    assert zh[1] == "-" * 79 and zh[2].endswith(f"—  {ok}") and zh[3].endswith(f"—  {nan}")
+    assert repr(GradientMonitor(GPT(SMALL_CFG))) == t("grads.repr", model="GPT", n=0, loss="") + t("grads.repr.empty")
 
 
 @pytest.fixture
@@ -385,8 +391,8 @@ def test_the_plot_whole_read_from_its_figure(tmp_path, figures):
     ((fig, dpi),) = figures
     (ax,) = fig.axes
     assert dpi == 110 and tuple(fig.get_size_inches()) == pytest.approx((5.3, 4.0))  # max(5, 1.1·3 + 2)
-    assert ax.get_title() == "gradient flow: input side on the left, output side on the right"
-    assert ax.get_ylabel() == "gradient L2 norm (log scale)" and ax.get_yscale() == "log"
+    assert ax.get_title() == t("pictures.grads.title")
+    assert ax.get_ylabel() == t("pictures.grads.axis") and ax.get_yscale() == "log"
     assert [t.get_text() for t in ax.get_xticklabels()] == ["embed", "block 0", "head"]
     assert all(t.get_rotation() == 0 for t in ax.get_xticklabels())
     heights = [b.get_height() for b in ax.patches]
@@ -396,7 +402,12 @@ def test_the_plot_whole_read_from_its_figure(tmp_path, figures):
     rules = [line for line in ax.lines if line.get_linestyle() == ":"]
     assert sorted(line.get_ydata()[0] for line in rules) == [0.5, 2.0]  # both thresholds lie near the data
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert legend == ["one parameter's ‖grad‖", "vanish 0.5", "explode 2", "layer ‖grad‖"]
+    assert legend == [
+        t("pictures.grads.param"),
+        t("pictures.grads.vanish", level="0.5"),  # as %g
+        t("pictures.grads.explode", level="2"),
+        t("pictures.grads.layer"),
+    ]
 
 
 def test_thresholds_far_from_the_data_are_not_drawn_and_many_layers_tilt_their_names(tmp_path, figures):

@@ -9,10 +9,12 @@ below from the sizes (not read back from the code).
 
 import pytest
 import torch
+from helpers import keyed
 from torch.utils.flop_counter import FlopCounterMode
 
 from glassformer import messages
 from glassformer.config import ModelConfig, get_preset
+from glassformer.errors import UsageError
 from glassformer.inspect.params import (
     ParamRow,
     ParamTable,
@@ -149,20 +151,25 @@ def test_the_text_table_whole_in_english_and_chinese():
         assert table.to_text() == ZH and table.to_text(lang="en") == EN
 
 
+def notes(key: str, **fields) -> tuple[str, str]:
+    """A row's note in English and in Chinese: the glossary's `formula.<key>` (both kept in the row)."""
+    return tuple(messages.TABLES[lang][f"formula.{key}"].format(**fields) for lang in ("en", "zh"))
+
+
 def test_every_field_of_every_row_counted_by_hand():
     """V·C = 28, L·C = 20, 2C = 8, C·3C + 3C = 60, C·C + C = 20, C·F + F = 30, F·C + C = 28, C·V + V = 35."""
     rows = [(r.module, r.count, r.formula, r.expected, r.note, r.note_zh) for r in param_table(CFG).rows]
     assert rows == [
-        ("tok_embed", 28, "V·C", 28, "one C-vector per token", "每个词元一个 C 维向量"),
-        ("pos_embed", 20, "L·C", 20, "one C-vector per position", "每个位置一个 C 维向量"),
+        ("tok_embed", 28, "V·C", 28, *notes("token_table")),
+        ("pos_embed", 20, "L·C", 20, *notes("position_table")),
         ("blocks.0.ln1", 8, "2C", 8, "", ""),
-        ("blocks.0.attn.qkv", 60, "C·3C + 3C", 60, "Q, K, V for all heads at once", "一次算出所有头的 Q、K、V"),
-        ("blocks.0.attn.proj", 20, "C·C + C", 20, "merged heads -> residual", "合并各头 -> 残差流"),
+        ("blocks.0.attn.qkv", 60, "C·3C + 3C", 60, *notes("qkv")),
+        ("blocks.0.attn.proj", 20, "C·C + C", 20, *notes("proj")),
         ("blocks.0.ln2", 8, "2C", 8, "", ""),
-        ("blocks.0.ffn.fc1", 30, "C·F + F", 30, "C -> F", ""),
+        ("blocks.0.ffn.fc1", 30, "C·F + F", 30, "C -> F", ""),  # letters only: the same in every language
         ("blocks.0.ffn.fc2", 28, "F·C + C", 28, "F -> C", ""),
         ("ln_final", 8, "2C", 8, "", ""),
-        ("head", 35, "C·V + V", 35, "C -> one score per token", "C -> 每个词元一个分数"),
+        ("head", 35, "C·V + V", 35, *notes("head")),
     ]
     assert param_table(CFG).symbols == {"C": 4, "F": 6, "V": 7, "L": 5}  # in the notation's letter order
 
@@ -170,7 +177,7 @@ def test_every_field_of_every_row_counted_by_hand():
 def test_a_tied_head_counts_zero_and_says_why():
     rows = {r.module: r for r in param_table(ModelConfig(**{**CFG.__dict__, "tie_weights": True})).rows}
     assert (rows["tok_embed"].count, rows["head"].count) == (28, 0)
-    assert rows["head"].note == "tied: reuses tok_embed's V·C matrix, 0 new parameters"
+    assert (rows["head"].note, rows["head"].note_zh) == notes("tied_head", table="tok_embed")
 
 
 def test_a_parameter_no_formula_knows_gets_a_question_mark_row_in_both_languages():
@@ -178,19 +185,25 @@ def test_a_parameter_no_formula_knows_gets_a_question_mark_row_in_both_languages
     model.blocks[0].extra = torch.nn.Linear(2, 1)  # 2 weights + 1 bias
     table = param_table(model)
     assert table.rows[-2:] == [
-        ParamRow("blocks.0.extra", 2, "?", 0, "not in any formula", "不在任何公式里"),
-        ParamRow("blocks.0.extra", 1, "?", 0, "not in any formula", "不在任何公式里"),
+        ParamRow("blocks.0.extra", 2, "?", 0, *notes("unknown")),
+        ParamRow("blocks.0.extra", 1, "?", 0, *notes("unknown")),
     ]
     assert (table.total, table.expected_total, table.matches) == (248, 245, False)  # one row per parameter
-    lines = table.to_text().splitlines()
-    assert lines[-4] == "blocks.0.extra               1  ?                   0  not in any formula  ≠ formula!"
-    assert lines[-2] == "total                      248                    245"
-    assert table.to_text(lang="zh").splitlines()[-4].endswith("0  不在任何公式里  ≠ 公式！")
+    lines = table.to_text(lang="en").splitlines()
+    (unknown, unknown_zh), mismatch = notes("unknown"), messages.TABLES["en"]["params.mismatch"]
+    assert lines[-4] == f"blocks.0.extra               1  ?                   0  {unknown}  {mismatch}"
+    assert lines[-2].split() == [messages.TABLES["en"]["params.total_row"], "248", "245"]
+    assert (
+        table.to_text(lang="zh")
+        .splitlines()[-4]
+        .endswith(f"0  {unknown_zh}  {messages.TABLES['zh']['params.mismatch']}")
+    )
 
 
 def test_note_in_falls_back_to_english_where_there_is_no_chinese():
-    row = ParamRow("m", 1, "C", 1, "en words", "中文")
-    assert (row.note_in("en"), row.note_in("zh")) == ("en words", "中文")
+    english, chinese = "en words", "中文"
+    row = ParamRow("m", 1, "C", 1, english, chinese)
+    assert (row.note_in("en"), row.note_in("zh")) == (english, chinese)
     assert ParamRow("m", 1, "C", 1, "C -> F").note_in("zh") == "C -> F"
 
 
@@ -220,8 +233,7 @@ def test_declared_parts_walk_the_tree_once_and_name_full_paths():
 def test_a_config_is_built_as_the_kind_asked_for():
     bidirectional = ModelConfig(**{**CFG.__dict__, "causal": False})
     assert type(_build(bidirectional, "encoder")) is Encoder and type(_build(CFG, None)) is GPT
-    with pytest.raises(ValueError, match="GPT is decoder-only"):
-        _build(bidirectional, None)  # the kind is not guessed
+    assert keyed(UsageError, _build, bidirectional, None) == ("error.model.gpt_not_causal", {})  # kind not guessed
     model = GPT(CFG)
     assert _build(model, "encoder") is model  # a model is counted as it is
 

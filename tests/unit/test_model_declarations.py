@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from glassformer.config import ModelConfig
-from glassformer.messages import speaking
+from glassformer.messages import TABLES, speaking
 from glassformer.models import build_model
 from glassformer.models.gpt import Transformer
 from glassformer.models.kinds import MODEL_KINDS, model_class, register_model_kind
@@ -204,8 +204,10 @@ def test_the_model_level_declarations_whole_in_both_languages(name):
 
 def test_a_final_norm_switched_off_counts_nothing_and_its_hook_says_identity():
     model = build_model(replace(G, final_norm=False))
-    assert astuple(model.param_formulas()[0]) == ("ln_final", "0", {}, "no final norm", "没有最终归一化")
-    assert model.hook_points()["ln_final"].stage == "final LayerNorm (identity)"
+    no_norm = tuple(TABLES[lang]["formula.no_final_norm"] for lang in ("en", "zh"))  # a formula keeps both
+    assert astuple(model.param_formulas()[0]) == ("ln_final", "0", {}, *no_norm)
+    final = TABLES["en"]["stage.final_norm"]
+    assert model.hook_points()["ln_final"].stage == TABLES["en"]["stage.identity"].format(stage=final)
     assert isinstance(model.ln_final, torch.nn.Identity)
 
 

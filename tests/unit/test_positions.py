@@ -7,11 +7,13 @@ import dataclasses
 
 import pytest
 import torch
-from helpers import randomize_
+from helpers import keyed, randomize_, said
 
 from glassformer.config import ModelConfig
+from glassformer.errors import UsageError
 from glassformer.inspect import activation_memory, param_table
 from glassformer.inspect.trace import trace
+from glassformer.messages import t
 from glassformer.models import GPT, Encoder
 from glassformer.nn.hooks import LETTERS
 from glassformer.nn.position import POSITION_SCHEMES, ALiBi, RotaryPositions, position_scheme
@@ -61,8 +63,11 @@ def test_which_schemes_are_limited_by_a_table():
 
 
 def test_a_misspelled_scheme_names_the_nearest():
-    with pytest.raises(ValueError, match="'rotery' is not one of.*Did you mean 'rotary'"):
-        GPT(dataclasses.replace(CFG, position="rotery"))
+    with said() as heard:
+        key, fields = keyed(UsageError, GPT, dataclasses.replace(CFG, position="rotery"))
+    assert (key, fields["name"], fields["names"]) == ("error.position.unknown", "rotery", sorted(POSITION_SCHEMES))
+    assert ("error.config.did_you_mean", {"near": "rotary"}) in heard
+    assert fields["hint"] == t("error.config.did_you_mean", near="rotary")
 
 
 def test_each_model_gets_the_parts_its_scheme_names():
@@ -98,8 +103,7 @@ def test_nope_gpt_still_tells_order_through_the_causal_mask():
 def test_only_table_schemes_refuse_sequences_longer_than_max_len(position):
     m, ids = gpt(position), torch.randint(0, 13, (1, 3 * CFG.max_len))
     if position_scheme(position).table:
-        with pytest.raises(ValueError, match="exceeds max_len 8"):
-            m(ids)
+        assert keyed(UsageError, m, ids) == ("error.position.too_long", {"T": 24, "max_len": 8})
     else:
         assert torch.isfinite(m(ids)).all()
 
@@ -107,12 +111,15 @@ def test_only_table_schemes_refuse_sequences_longer_than_max_len(position):
 @pytest.mark.parametrize("position", SCHEMES)
 def test_the_sampler_says_what_happens_past_max_len(position):
     m = gpt(position)
-    line = past_max_len(m)
-    assert line.startswith(f"position={position}:") and "max_len=8" in line and "\n" not in line
-    if position_scheme(position).table:
-        assert "last 8 tokens" in line and context_window(m, 100) == 8
-    else:
-        assert "every token" in line and "grows" in line and context_window(m, 100) == 100
+    with said() as heard:
+        line = past_max_len(m)
+    assert "\n" not in line
+    if position_scheme(position).table:  # a table of max_len places: the window slides over the last ones
+        assert heard == [("sample.window_slides", {"name": position, "max_len": 8})] and context_window(m, 100) == 8
+    else:  # nothing ties the model to max_len: every token stays, the cache grows
+        assert heard == [("sample.cache_grows", {"name": position, "max_len": 8})] and context_window(m, 100) == 100
+    [(key, fields)] = heard
+    assert line == t(key, **fields)
 
 
 # ---- the views, with no edit to inspect/ ------------------------------------------------------------

@@ -6,10 +6,13 @@ from types import SimpleNamespace
 
 import pytest
 import torch
+from helpers import keyed, said
 from torch import nn
 
 import glassformer.sample as sample_mod
 from glassformer.config import ModelConfig, get_preset
+from glassformer.errors import UsageError
+from glassformer.messages import t as words
 from glassformer.models import GPT
 from glassformer.sample import generate_ids, sample, top_k_filter, top_p_filter
 from glassformer.text.tokenizers import CharTokenizer
@@ -191,8 +194,10 @@ def test_held_back_is_the_longest_tail_that_could_start_the_stop_string(text, st
 
 def test_use_cache_is_passed_through_to_the_loop():
     """use_cache=True on a model without a KV cache is refused (the loop is told, not left to guess)."""
-    with pytest.raises(ValueError, match="Counter has no KV cache; sample with use_cache=False"):
-        sample(Counter(), CharTokenizer(list("abcd")), "a", 2, use_cache=True)
+    assert keyed(UsageError, sample, Counter(), CharTokenizer(list("abcd")), "a", 2, use_cache=True) == (
+        "error.sample.no_cache",
+        {"model": "Counter"},
+    )
 
 
 def test_generation_stops_once_every_sample_has_met_the_stop_string():
@@ -221,8 +226,8 @@ def test_bad_arguments_are_explained():
     with pytest.raises(ValueError) as caught:
         sample(model, tok, "", 3)
     assert (caught.value.key, caught.value.fields) == ("error.sample.empty_prompt", {})  # a key the catalogue has
-    with pytest.raises(ValueError, match="not in the vocabulary"):
-        sample(model, tok, "z", 3)
+    key, fields = keyed(UsageError, sample, model, tok, "z", 3)
+    assert (key, fields["shown"]) == ("error.tokenizer.unseen", "'z'")  # the prompt's unknown character named
 
 
 @pytest.mark.parametrize(
@@ -271,11 +276,14 @@ def test_top_p_of_one_keeps_every_token_even_when_the_cumsum_rounds_to_one_early
 
 def test_past_max_len_names_the_scheme_or_says_it_does_not_know():
     gpt = GPT(ModelConfig(vocab_size=5, d_model=8, n_heads=2, d_ff=8, max_len=8))
-    assert "position=learned: a table of max_len=8" in sample_mod.past_max_len(gpt)
-    line = sample_mod.past_max_len(FixedLogits(torch.zeros(3)))  # a model whose cfg names no scheme
-    assert line == (
-        "position=?: a table of max_len=8 positions; past it the model sees only the last 8 tokens (the window slides)."
-    )
+    with said() as heard:
+        sample_mod.past_max_len(gpt)
+        line = sample_mod.past_max_len(FixedLogits(torch.zeros(3)))  # a model whose cfg names no scheme
+    assert heard == [
+        ("sample.window_slides", {"name": "learned", "max_len": 8}),
+        ("sample.window_slides", {"name": "?", "max_len": 8}),  # unknown: assumed a table, the safe side
+    ]
+    assert line == words("sample.window_slides", name="?", max_len=8)
 
 
 def test_debug_shapes_table_shows_the_prompt_text_once_per_model(capsys):

@@ -9,8 +9,10 @@ import pytest
 import torch
 
 from glassformer.config import ModelConfig
+from glassformer.errors import UsageError
 from glassformer.inspect import attention_grid_png, attention_head_png, attention_map_list, attention_maps, trace
 from glassformer.inspect.params import activation_memory
+from glassformer.messages import TABLES
 from glassformer.models import EncoderDecoder
 from glassformer.train.data import pair_source
 
@@ -68,7 +70,7 @@ def test_trace_has_source_and_target_rows_in_data_flow_order():
     assert rows["src ids"].dims == "(B=1, S=6)" and rows["tgt pieces"].example == "<BOS> 1 2 0 5"
     assert rows["decoder.0.cross.weights"].dims == "(B=1, H=2, T_q=5, S=6)"
     assert rows["encoder.1.attn.q"].dims == "(B=1, H=2, S=6, D=8)"
-    assert "S" in t.letters and rows["loss"].about == "下一个目标词元的标签平滑交叉熵"
+    assert "S" in t.letters and rows["loss"].about == TABLES["zh"]["trace.means.loss.label_smoothed"]
 
 
 @pytest.mark.parametrize(
@@ -110,8 +112,10 @@ def test_attention_maps_keep_each_shape_and_hide_source_padding():
     cross = next(m for m in maps if m.name == "decoder.1.cross.weights")
     assert cross.hidden[:, :, 6:].all() and not cross.hidden[:, :, :6].any()  # padding keys only
     assert torch.allclose(cross.weights.sum(-1), torch.ones(2, 5))
-    with pytest.raises(ValueError, match="differ in shape.*attention_map_list"):
+    with pytest.raises(UsageError) as caught:  # the maps of three shapes do not stack: the list does
         attention_maps(model(), (src, tgt))
+    assert caught.value.key == "error.inspect.maps_shape"
+    assert caught.value.fields["shapes"].startswith("encoder.0.attn.weights B H S S, ")
 
 
 def test_fused_model_maps_are_recomputed_on_the_glass_path():
@@ -128,8 +132,9 @@ def test_pngs_label_source_and_target_tokens(tmp_path):
     m = model(n_layers=1)  # three maps: encoder.0.attn, decoder.0.attn, decoder.0.cross
     assert_valid_png(attention_grid_png(m, (src, tgt), labels, tmp_path / "grid.png"))
     assert_valid_png(attention_head_png(m, (src, tgt), labels, 2, 1, tmp_path / "cross.png"))  # decoder.0.cross
-    with pytest.raises(ValueError, match="labels has no 'S' entry"):
+    with pytest.raises(UsageError) as caught:
         attention_grid_png(m, (src, tgt), {"T": labels["T"]}, tmp_path / "bad.png")
+    assert (caught.value.key, caught.value.fields) == ("error.inspect.labels_side", {"side": "S", "axis": "S"})
 
 
 def test_activation_memory_counts_both_sides():

@@ -6,8 +6,11 @@ from __future__ import annotations
 import pytest
 import torch
 import torch.nn.functional as F
+from helpers import keyed, said
 
 from glassformer.config import ModelConfig, TrainConfig
+from glassformer.errors import UsageError
+from glassformer.messages import t
 from glassformer.models import build_model
 from glassformer.nn.loss import LOSSES, label_smoothed_loss, next_token_loss
 from glassformer.train.data import IGNORE, PairBatches, pair_source
@@ -39,10 +42,14 @@ def test_label_smoothing_keeps_a_floor_and_checks_its_inputs():
     assert label_smoothed_loss(confident, torch.tensor([[2]]), 0.0).item() == 0.0
     assert label_smoothed_loss(confident, torch.tensor([[2]]), 0.1).item() > 100
     assert LOSSES["label_smoothed"] is label_smoothed_loss
-    with pytest.raises(ValueError, match=r"label smoothing must be in \[0, 1\)"):
-        label_smoothed_loss(confident, torch.tensor([[2]]), 1.0)
-    with pytest.raises(ValueError, match="targets must be"):
-        label_smoothed_loss(confident, torch.tensor([2]))
+    assert keyed(UsageError, label_smoothed_loss, confident, torch.tensor([[2]]), 1.0) == (
+        "error.loss.smoothing",
+        {"smoothing": 1.0},
+    )  # in [0, 1)
+    assert keyed(UsageError, label_smoothed_loss, confident, torch.tensor([2])) == (
+        "error.loss.shapes",
+        {"logits": (1, 1, 4), "targets": (1,)},
+    )
 
 
 def tiny(vocab_size: int) -> torch.nn.Module:
@@ -120,7 +127,8 @@ def test_a_seq2seq_run_shows_and_keeps_its_translations_at_each_evaluation(tmp_p
         progress=False,
         sample_chars=0,
     )
-    train(run)
+    with said() as heard:
+        train(run)
     pairs = run.data.val[:4]
     outputs = translate(run.model, run.data, [s for s, _ in pairs])  # the final model: step 2's lines
     lines = [
@@ -130,5 +138,6 @@ def test_a_seq2seq_run_shows_and_keeps_its_translations_at_each_evaluation(tmp_p
     kept = (tmp_path / "r" / "samples.txt").read_text(encoding="utf-8")
     assert kept.count("=== step ") == 2 and kept.endswith("=== step 2 ===\n" + "\n".join(lines) + "\n\n")
     shown = capsys.readouterr().out
-    assert shown.count("--- translations at step ") == 2
-    assert "--- translations at step 2 ---\n" + "\n".join(lines) + "\n---" in shown
+    translations = heard.of("run.eval_translations")  # one block at each eval: steps 0 and 2
+    assert [f["step"] for f in translations] == [0, 2] and translations[-1]["lines"] == "\n".join(lines)
+    assert all(t("run.eval_translations", **f) in shown for f in translations)

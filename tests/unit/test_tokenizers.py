@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 import torch
-from helpers import keyed
+from helpers import keyed, said
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -64,10 +64,15 @@ def test_unseen_characters_error_names_them():
 
 def test_unseen_error_shows_at_most_20():
     tok = CharTokenizer.from_text("a")
-    with pytest.raises(ValueError) as err:
-        tok.encode("".join(chr(0x4E00 + i) for i in range(30)))
-    assert "30 character(s)" in str(err.value) and "and 10 more" in str(err.value)
-    assert repr(chr(0x4E00 + 19)) in str(err.value) and repr(chr(0x4E00 + 20)) not in str(err.value)
+    thirty = "".join(chr(0x4E00 + i) for i in range(30))
+    with said() as heard:
+        key, fields = keyed(ValueError, tok.encode, thirty)
+    shown = ", ".join(repr(c) for c in thirty[:20])  # the first 20, then how many more
+    assert (key, fields) == (
+        "error.tokenizer.unseen",
+        {"n": 30, "vocab": 1, "shown": shown, "more": t("error.tokenizer.more", n=10), "unk": "<unk>"},
+    )
+    assert ("error.tokenizer.more", {"n": 10}) in heard
 
 
 def test_unk_mode():

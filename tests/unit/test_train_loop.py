@@ -31,6 +31,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from helpers import said
 from safetensors.torch import load_file
 from torch import nn
 
@@ -143,16 +144,19 @@ def test_nonfinite_loss_stops_names_step_lr_and_gradient_and_keeps_checkpoint(tm
     run = make_run(
         tmp_path, "nan", ["--max_steps=40", "--eval_interval=20", "--eval_iters=2", "--lr=1e10", "--threads=1"]
     )
-    result = train(run)
+    with said() as heard:
+        result = train(run)
     assert result.status == "nonfinite"
-    msg = result.message
-    assert "loss became" in msg and ("nan" in msg or "inf" in msg)
-    bad_step = int(msg.split(" at step ")[1].split()[0])
-    assert 1 <= bad_step <= 10  # found in the first log interval (default 10), not later
-    assert "lr 1e+10" in msg
+    [nonfinite] = heard.of("train.nonfinite")
+    assert not math.isfinite(nonfinite["loss"]) and nonfinite["lr"] == 1e10
+    assert 1 <= nonfinite["step"] <= 10  # found in the first log interval (default 10), not later
     names = [n for n, _ in run.model.named_parameters()]
-    assert any(f"{n} (norm " in msg for n in names)
-    assert "checkpoint (step 0)" in msg
+    named = [f["name"] for f in heard.of("train.nonfinite.largest")] + [
+        f["first"] for f in heard.of("train.nonfinite.grads")
+    ]  # which gradient went wrong: one of the model's parameters, named
+    assert named and all(n in names for n in named)
+    assert ("run.kept", {"step": 0, "dir": run.dir}) in heard
+    assert t("train.nonfinite", **nonfinite) in result.message and t("run.kept", step=0, dir=run.dir) in result.message
     fresh = make_run(tmp_path, "other").model
     state = load_checkpoint(run.dir, fresh)  # the step-0 checkpoint, written before training
     assert state["step"] == 0

@@ -17,6 +17,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import torch
+from helpers import said
 from matplotlib.figure import Figure
 from matplotlib.image import imread
 from safetensors.torch import load_file
@@ -24,7 +25,7 @@ from torch import nn
 
 from glassformer.cli import main
 from glassformer.config import ModelConfig, TrainConfig, get_preset
-from glassformer.errors import DiskFull, WriteFailed
+from glassformer.errors import DiskFull, UsageError, WriteFailed
 from glassformer.inspect.attention_maps import attention_maps
 from glassformer.messages import speaking, t
 from glassformer.models import build_model
@@ -757,10 +758,12 @@ def test_heads_are_parsed_and_checked():
     with pytest.raises(ValueError, match="LAYER.HEAD"):
         parse_heads("0:1")
     model = build_model(get_preset("seed000").model)
-    with pytest.raises(ValueError, match=r"outside this model: layers 0..1, heads 0..3"):
-        AttentionLog(model, torch.zeros(1, 4, dtype=torch.long), list("abcd"), heads=[(2, 0)], every=1)
-    with pytest.raises(ValueError, match="every=N or steps"):
-        AttentionLog(model, torch.zeros(1, 4, dtype=torch.long), list("abcd"))
+    ids = torch.zeros(1, 4, dtype=torch.long)  # (1, T)
+    assert keyed(UsageError, AttentionLog, model, ids, list("abcd"), heads=[(2, 0)], every=1) == (
+        "error.attention_log.outside",
+        {"bad": [(2, 0)], "last_layer": 1, "last_head": 3},
+    )
+    assert keyed(UsageError, AttentionLog, model, ids, list("abcd")) == ("error.attention_log.when", {})
 
 
 def test_train_attention_every_writes_the_log_the_strip_and_the_page(tmp_path, capsys):
@@ -821,24 +824,17 @@ def test_attention_heads_without_every_is_an_error(tmp_path, capsys):
 
 
 def test_attention_every_refuses_zero_and_a_model_it_cannot_record(tmp_path, capsys):
-    with pytest.raises(SystemExit) as stop:  # the option's range type refuses 0 before anything runs
+    with pytest.raises(SystemExit) as stop, said() as heard:  # the option's range type refuses 0 before anything runs
         main(["train", "--preset", "seed000", "--out", str(tmp_path / "z"), "--attention-every", "0"])
-    assert stop.value.code == 2 and "--attention-every: must be a whole number >= 1" in capsys.readouterr().err
-    code = main(
-        [
-            "train",
-            "--preset",
-            "seq2seq",
-            "--out",
-            str(tmp_path / "s"),
-            "--no-progress",
-            "--max_steps=1",
-            "--threads=1",
-            "--attention-every",
-            "1",
-        ]
-    )
-    assert code == 2 and "glassformer attention --run" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    [refused] = heard.of("arg.count")  # the range type's own fields: the value, and the most it takes
+    assert stop.value.code == 2 and refused["value"] == "0" and f"--attention-every: {t('arg.count', **refused)}" in err
+    argv = ["train", "--preset", "seq2seq", "--out", str(tmp_path / "s"), "--no-progress", "--max_steps=1"]
+    with said() as heard:
+        code = main([*argv, "--threads=1", "--attention-every", "1"])
+    one_stack = {"kind": "seq2seq", "inputs": "token pairs", "dir": tmp_path / "s"}  # it says: look after training
+    assert code == 2 and ("train.attention_one_stack", one_stack) in heard
+    assert t("train.attention_one_stack", **one_stack) in capsys.readouterr().err
 
 
 def seed_model():

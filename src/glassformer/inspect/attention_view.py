@@ -47,6 +47,7 @@ from glassformer.inspect.attention_maps import (
 )
 from glassformer.inspect.display import esc
 from glassformer.inspect.trace import _width, as_batch, token_labels
+from glassformer.messages import t
 
 SHOWN = 12  # tokens a terminal repr shows (rows and columns)
 
@@ -110,7 +111,7 @@ class AttentionView:
             T = self.maps[0].weights.size(-1)
             height = min(1400, 260 + 48 * T)  # the page's two views: token lines, then the matrix
             html += (
-                f"<details><summary>{esc('interactive view: pick a layer and head, hover a token')}"
+                f"<details><summary>{esc(t('pictures.attn.view_summary'))}"
                 f'</summary><iframe sandbox="allow-scripts" style="width: 100%; height: {height}px; '
                 f'border: 1px solid #ddd" srcdoc="{esc(self.page())}"></iframe></details>'
             )
@@ -123,10 +124,10 @@ class AttentionView:
         w, hidden = m.weights[head], m.hidden[head]  # (T_q, T_k) each
         n_q, n_k = min(len(rows), SHOWN), min(len(cols), SHOWN)
         width = max(5, *(_width(s) for s in rows[:n_q] + cols[:n_k])) + 1
-        cut = f", the first {n_q} × {n_k}:" if (n_q, n_k) != tuple(w.shape) else ":"
+        cut = t("pictures.attn.view_cut", rows=n_q, cols=n_k) if (n_q, n_k) != tuple(w.shape) else ""
         lines = [
             self._title(),
-            f"{m.name}, head {head} (rows = query, columns = key; · = masked){cut}",
+            t("pictures.attn.view_head", name=m.name, head=head, cut=cut),
             " " * width + "".join(_right(s, width) for s in cols[:n_k]),
         ]
         for i in range(n_q):
@@ -138,7 +139,7 @@ class AttentionView:
         H = self.maps[0].weights.size(0)
         shapes = sorted({"×".join(map(str, m.weights.shape[1:])) for m in self.maps})
         masked = f"; {masked_note()}" if any(m.hidden.any() for m in self.maps) else ""
-        return f"AttentionView: {len(self.maps)} layers × {H} heads, maps {', '.join(shapes)}{masked}"
+        return t("pictures.attn.view_title", layers=len(self.maps), heads=H, shapes=", ".join(shapes), masked=masked)
 
 
 def _right(s: str, width: int) -> str:

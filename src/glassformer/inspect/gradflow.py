@@ -175,9 +175,9 @@ class GradientMonitor:
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        head = f"GradientMonitor({type(self.model).__name__}, {len(self.rows)} parameters checked"
-        head += f", loss {self.loss:.4f})" if self.loss is not None else ")"
-        return head + ("\n" + self.table() if self.rows else ": call loss.backward(), then check()")
+        loss = t("grads.repr.loss", loss=self.loss) if self.loss is not None else ""
+        head = t("grads.repr", model=type(self.model).__name__, n=len(self.rows), loss=loss)
+        return head + ("\n" + self.table() if self.rows else t("grads.repr.empty"))
 
     def _repr_html_(self) -> str:  # Jupyter's rich display
         return grads_html(self)

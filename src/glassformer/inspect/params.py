@@ -35,7 +35,7 @@ import torch
 
 from glassformer.config import ModelConfig, with_kind
 from glassformer.inspect.display import params_html
-from glassformer.messages import in_language, language, pad, pad_left, t
+from glassformer.messages import TABLES, in_language, language, pad, pad_left, t
 from glassformer.nn.formula import ParamFormula
 from glassformer.nn.hooks import LETTERS, meaning
 
@@ -175,7 +175,8 @@ def param_table(cfg_or_model, kind: str | None = None) -> ParamTable:
     for name, p in params.items():  # parameters no formula knows about
         if id(p) not in seen:
             seen.add(id(p))
-            rows.append(ParamRow(name.rsplit(".", 1)[0], p.numel(), "?", 0, "not in any formula", "不在任何公式里"))
+            unknown = [TABLES[lang]["formula.unknown"] for lang in ("en", "zh")]  # a row keeps both languages
+            rows.append(ParamRow(name.rsplit(".", 1)[0], p.numel(), "?", 0, *unknown))
     return ParamTable(rows, {k: symbols[k] for k in sorted(symbols, key=_letter_order)})
 
 

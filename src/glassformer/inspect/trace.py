@@ -25,6 +25,7 @@ import torch.nn.functional as F
 
 from glassformer.errors import UsageError
 from glassformer.inspect.display import trace_html
+from glassformer.messages import in_language, t
 from glassformer.nn.hooks import meaning
 from glassformer.nn.loss import LOSSES
 
@@ -39,10 +40,15 @@ class TraceRow:
     about: str = ""  # what the tensor is: the hook point's declared meaning
 
 
-COLUMNS = {
-    "en": ("stage", "name", "shape", "dims", "example", "means"),
-    "zh": ("阶段", "名称", "形状", "维度", "示例", "含义"),
-}
+# the columns' keys: the four the activation cache's table shares, and the trace's own two
+COLUMNS = (
+    "cache.column.stage",
+    "cache.column.name",
+    "cache.column.shape",
+    "trace.column.dims",
+    "trace.column.example",
+    "cache.column.means",
+)
 
 
 @dataclass
@@ -53,7 +59,8 @@ class Trace:
 
     @property
     def COLUMNS(self) -> tuple[str, ...]:
-        return COLUMNS[self.lang]
+        with in_language(self.lang):
+            return tuple(t(key) for key in COLUMNS)
 
     def _cells(self) -> list[list[str]]:
         return [
@@ -185,7 +192,6 @@ def trace(model, ids_or_x, tokenizer=None, targets=None, collapse: bool = False,
     finally:
         model.train(was_training)
     used: dict[str, str] = {}
-    zh = lang == "zh"
     if pair:  # the source's rows (axis S), then the target's
         rows = [
             r
@@ -198,33 +204,17 @@ def trace(model, ids_or_x, tokenizer=None, targets=None, collapse: bool = False,
     rows += [_row(points[name], t, used, lang) for name, t in cache.items()]
     if model.loss in ("next_token", "label_smoothed"):  # scores become probabilities: shown, not hooked
         probs = F.softmax(out, dim=-1)  # (B, T, V)
-        rows.append(
-            TraceRow(
-                "softmax" if not zh else "softmax 概率",
-                "softmax(logits)",
-                tuple(probs.shape),
-                _dims("B T V", tuple(probs.shape), used, lang),
-                _example(probs),
-                "softmax(logits): next-token probabilities (computed from logits)"
-                if not zh
-                else "softmax(logits)：下一个词的概率（由 logits 算出）",
-            )
-        )
+        with in_language(lang):
+            stage, means = t("trace.stage.softmax"), t("trace.means.softmax")
+        dims = _dims("B T V", tuple(probs.shape), used, lang)
+        rows.append(TraceRow(stage, "softmax(logits)", tuple(probs.shape), dims, _example(probs), means))
     if targets is not None:
         shape = out.shape if numbers else out.shape[:-1]
         targets = torch.as_tensor(targets).reshape(shape)  # (B, T, d_out) numbers or (B, T) ids
         loss = LOSSES[model.loss](out, targets)  # ()
-        what = {
-            ("mse", False): "mean squared error",
-            ("mse", True): "均方误差",
-            ("next_token", False): "cross-entropy of the next tokens",
-            ("next_token", True): "下一个词的交叉熵",
-            ("label_smoothed", False): "label-smoothed cross-entropy of the next target tokens",
-            ("label_smoothed", True): "下一个目标词元的标签平滑交叉熵",
-        }[model.loss, zh]
-        rows.append(
-            TraceRow("loss" if not zh else "损失", "loss", tuple(loss.shape), "() scalar", f"{loss.item():.4f}", what)
-        )
+        with in_language(lang):  # the loss says which one it is: mse, next_token, label_smoothed
+            stage, dims, means = t("trace.stage.loss"), t("trace.dims.scalar"), t(f"trace.means.loss.{model.loss}")
+        rows.append(TraceRow(stage, "loss", tuple(loss.shape), dims, f"{loss.item():.4f}", means))
     if collapse:
         rows = _collapse(rows, lang)
     return Trace(rows, used, lang)
@@ -234,52 +224,48 @@ def _input_rows(
     x: torch.Tensor, tokenizer, numbers: bool, used: dict[str, str], lang: str, side: str = ""
 ) -> list[TraceRow]:
     """The rows before the model: text, pieces, ids (side "src"/"tgt": an encoder-decoder's input)."""
-    zh = lang == "zh"
+    with in_language(lang):
+        return _words_in(x, tokenizer, numbers, used, lang, side)
+
+
+def _words_in(x: torch.Tensor, tokenizer, numbers: bool, used: dict[str, str], lang: str, side: str) -> list[TraceRow]:
+    """_input_rows inside its language: each row's stage, dims and meaning are catalogue sentences."""
     pre, axes = (side + " ", "B S" if side == "src" else "B T") if side else ("", "B T")
     if numbers:
         dims = _dims("B T d_in", tuple(x.shape), used, lang)
-        return [
-            TraceRow(
-                "数值输入" if zh else "numbers in",
-                "x",
-                tuple(x.shape),
-                dims,
-                _example(x),
-                "输入序列" if zh else "the input sequence",
-            )
-        ]
+        return [TraceRow(t("trace.stage.numbers"), "x", tuple(x.shape), dims, _example(x), t("trace.means.numbers"))]
     rows = []
     if tokenizer is not None:
         text = tokenizer.decode(x[0].tolist())
         rows.append(
             TraceRow(
-                "原始文本" if zh else "raw text",
+                t("trace.stage.text"),
                 pre + "text",
                 None,
-                f"{len(text)} 个字符" if zh else f"{len(text)} characters",
+                t("trace.dims.text", n=len(text)),
                 repr(text)[:40],
-                "交给分词器的文本" if zh else "what the tokenizer was given",
+                t("trace.means.text"),
             )
         )
         pieces = token_labels(x[0], tokenizer)
         rows.append(
             TraceRow(
-                "词元" if zh else "tokens",
+                t("trace.stage.pieces"),
                 pre + "pieces",
                 None,
-                f"{len(pieces)} 个" if zh else f"{len(pieces)} pieces",
+                t("trace.dims.pieces", n=len(pieces)),
                 " ".join(pieces)[:40],
-                "每个词元一个标签" if zh else "one label per token",
+                t("trace.means.pieces"),
             )
         )
     rows.append(
         TraceRow(
-            "词元 id" if zh else "token ids",
+            t("trace.stage.ids"),
             pre + "ids",
             tuple(x.shape),
             _dims(axes, tuple(x.shape), used, lang),
             _example(x, 8),
-            "每个词元在词表中的整数编号" if zh else "integer index of each token",
+            t("trace.means.ids"),
         )
     )
     return rows
@@ -297,7 +283,6 @@ def _collapse(rows: list[TraceRow], lang: str = "en") -> list[TraceRow]:
     for r, m in zip(rows, where, strict=False):
         if m:
             patterns.setdefault((m.group(1), int(m.group(2))), []).append((m.group(3), r.shape))
-    zh = lang == "zh"
     out, done = [], set()
     for r, m in zip(rows, where, strict=False):
         key = (m.group(1), int(m.group(2))) if m else None
@@ -306,16 +291,13 @@ def _collapse(rows: list[TraceRow], lang: str = "en") -> list[TraceRow]:
         elif key not in done:
             done.add(key)
             stack, i = key
-            out.append(
-                TraceRow(
-                    f"第 {i} 块" if zh else f"block {i}",
-                    f"{stack}.{i}.*",
-                    None,
-                    f"形状同 {stack}.0" if zh else f"same shapes as {stack}.0",
-                    "…",
-                    "已折叠：与第 0 块相同" if zh else "collapsed: identical to block 0",
+            with in_language(lang):
+                stage, dims, means = (
+                    t("trace.stage.collapsed", i=i),
+                    t("trace.dims.collapsed", stack=stack),
+                    t("trace.means.collapsed"),
                 )
-            )
+            out.append(TraceRow(stage, f"{stack}.{i}.*", None, dims, "…", means))
     return out
 
 

@@ -228,6 +228,9 @@ EN = {
     "grads.nothing_yet": "GradientMonitor: nothing checked yet. Call loss.backward(), then monitor.check() (or use "
     "inspect.gradient_flow(model, ids)).",
     "grads.at_step": " at step {step}",
+    "grads.repr": "GradientMonitor({model}, {n} parameters checked{loss})",
+    "grads.repr.loss": ", loss {loss:.4f}",
+    "grads.repr.empty": ": call loss.backward(), then check()",
     "grads.warn.nan": "gradient of {name!r}{at} has {bad} NaN/inf entries of {total}: check the loss for log(0) "
     "or 0/0, "
     "lower the learning rate, or clip gradients (grad_clip).",
@@ -946,6 +949,9 @@ ZH = {
     "grads.nothing_yet": "GradientMonitor：还没有检查过。先调用 loss.backward()，再调用 monitor.check()（或使用 "
     "inspect.gradient_flow(model, ids)）。",
     "grads.at_step": "（第 {step} 步）",
+    "grads.repr": "GradientMonitor({model}，已检查 {n} 个参数{loss})",
+    "grads.repr.loss": "，损失 {loss:.4f}",
+    "grads.repr.empty": "：先调用 loss.backward()，再调用 check()",
     "grads.warn.nan": "{name!r}{at}的梯度有 {bad} 个 NaN/inf 元素（共 {total} 个）：检查损失里有没有 log(0) 或 0/0，"
     "降低学习率，或裁剪梯度（grad_clip）。",
     "grads.warn.exploding": "{name!r}{at}的梯度在爆炸：范数 {norm:.3g} > {limit:g}。请降低学习率或设置 grad_clip。",

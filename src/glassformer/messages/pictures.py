@@ -13,6 +13,11 @@ EN = {
     "pictures.attn.key_axis": "key: the token looked at",
     "pictures.attn.query_axis": "query: the token looking",
     "pictures.attn.head_title": "{name}, head {head} (each row sums to 1){masked}",
+    # AttentionView's own words (inspect/attention_view.py): its title, the terminal table's heading, the frame
+    "pictures.attn.view_title": "AttentionView: {layers} layers × {heads} heads, maps {shapes}{masked}",
+    "pictures.attn.view_head": "{name}, head {head} (rows = query, columns = key; · = masked){cut}:",
+    "pictures.attn.view_cut": ", the first {rows} × {cols}",
+    "pictures.attn.view_summary": "interactive view: pick a layer and head, hover a token",
     # ---- the loss curves of a run (train/record.py: loss.png) -------------------------------------
     "pictures.loss.step_axis": "step",
     "pictures.loss.loss_axis": "cross-entropy (nats / token)",
@@ -125,6 +130,10 @@ ZH = {
     "pictures.attn.key_axis": "键：被看的词元",
     "pictures.attn.query_axis": "查询：在看的词元",
     "pictures.attn.head_title": "{name}，头 {head}（每行之和为 1）{masked}",
+    "pictures.attn.view_title": "AttentionView：{layers} 层 × {heads} 个头，注意力图 {shapes}{masked}",
+    "pictures.attn.view_head": "{name}，头 {head}（行 = 查询，列 = 键；· = 被遮住）{cut}：",
+    "pictures.attn.view_cut": "，只显示前 {rows} × {cols}",
+    "pictures.attn.view_summary": "交互视图：选一层和一个头，把鼠标移到词元上",
     # ---- 一次训练的损失曲线（train/record.py：loss.png）----------------------------------------------
     "pictures.loss.step_axis": "步数",
     "pictures.loss.loss_axis": "交叉熵（奈特 / 词元）",

@@ -34,6 +34,7 @@ from glassformer.inspect import (
 from glassformer.inspect.display import Raw, grads_html, note, params_html, status_words, table
 from glassformer.inspect.params import ParamRow, ParamTable
 from glassformer.inspect.trace import as_batch
+from glassformer.messages import TABLES
 from glassformer.models import GPT, SequenceRegressor
 from glassformer.text import CharTokenizer
 
@@ -96,7 +97,8 @@ def test_activation_cache_html_reads_the_declarations():
     assert "(B=1, H=2, T_q=10, T_k=10)" in page  # the weights' axes named by their declaration
     scores = cache["blocks.0.attn.scores"]  # (1, H, T, T): the future is -inf
     finite = scores[torch.isfinite(scores)]
-    assert f"{finite.mean().item():.3g} ± {finite.std().item():.3g} (90 not finite)" in page  # 2 heads × 45 cells
+    spread = f"{finite.mean().item():.3g} ± {finite.std().item():.3g}"
+    assert spread + TABLES["en"]["cache.not_finite"].format(n=90) in page  # 2 heads × 45 cells
     columns = ("name", "stage", "shape", "means", "first", "spread")
     assert re.findall(r"<th[^>]*>([^<]*)</th>", page) == [html.escape(en(f"cache.column.{c}")) for c in columns]
     cache.lang = "zh"

@@ -20,6 +20,7 @@ EN = {
     "cache.column.means": "means",
     "cache.column.first": "first values",
     "cache.column.spread": "mean ± std",
+    "cache.not_finite": " ({n} not finite)",
     # ---- stages: the first column of the trace table ------------------------------------------------
     "stage.embedding": "embedding",
     "stage.position": "+ position",
@@ -176,6 +177,7 @@ ZH = {
     "cache.column.means": "含义",
     "cache.column.first": "前几个数",
     "cache.column.spread": "均值 ± 标准差",
+    "cache.not_finite": "（{n} 个不是有限数）",
     # ---- 阶段 ----------------------------------------------------------------------------------------
     "stage.embedding": "嵌入",
     "stage.position": "+ 位置",

@@ -170,7 +170,7 @@ def _cache_row(name: str, t: torch.Tensor, point: HookPoint | None, lang: str) -
     finite = x[torch.isfinite(x)]  # masked scores are -inf: the statistics are of the rest
     spread = f"{finite.mean().item():.3g} ± {finite.std().item():.3g}" if finite.numel() > 1 else first
     if finite.numel() < x.numel():
-        spread += f" ({x.numel() - finite.numel()} not finite)"
+        spread += TABLES[lang]["cache.not_finite"].format(n=x.numel() - finite.numel())
     return name, d["stage"], f"({dims})", d["means"], f"[{first}]", spread
 
 

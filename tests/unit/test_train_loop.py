@@ -289,6 +289,15 @@ def test_the_losses_logged_are_the_mean_of_the_steps_since_the_last_log(tmp_path
     )
 
 
+def test_after_each_step_the_gradients_are_freed_not_kept_as_zeros():
+    """zero_grad(set_to_none=True): between steps no gradient tensor is held (the memory a learner's
+    laptop gets back), and the next backward makes fresh ones."""
+    model, cfg, batches = setup(val=False)
+    trainer = Trainer(model, cfg, batches, loss=mse, progress="silent", evaluate=None)
+    trainer.train_step()
+    assert trainer.step == 1 and all(p.grad is None for p in model.parameters())
+
+
 def test_without_a_run_directory_or_evaluation_nothing_is_written_and_step_0_is_not_evaluated(tmp_path):
     model, cfg, batches = setup()
     calls = []

@@ -66,11 +66,16 @@ def group_of(name: str) -> str | None:
     return next((g for g, prefix in GROUPS.items() if name.startswith(prefix)), None)
 
 
-def all_results() -> dict[str, int | None]:
-    """mutant name -> mutmut's exit code (None: not run yet), from mutants/**/*.meta."""
+def all_results(root: Path = Path(".")) -> dict[str, int | None]:
+    """mutant name -> mutmut's exit code (None: not run yet), from mutants/**/*.meta. A .meta whose
+    module is no longer in src/ (moved or merged since mutmut made it) is left out: mutmut keeps the
+    file, but its mutants can never run again, and a sample that drew them would be short."""
     out = {}
-    for meta in Path("mutants/src").rglob("*.py.meta"):
-        out.update(json.loads(meta.read_text())["exit_code_by_key"])
+    mutated = root / "mutants" / "src"
+    for meta in mutated.rglob("*.py.meta"):
+        source = root / "src" / meta.relative_to(mutated).with_suffix("")  # x.py.meta -> src/.../x.py
+        if source.exists():
+            out.update(json.loads(meta.read_text())["exit_code_by_key"])
     return out
 
 

@@ -132,3 +132,20 @@ def test_report_prints_the_overall_and_the_weighted_rate(tmp_path, monkeypatch, 
         in out
     )
     assert "survived  glassformer.text.b.x__mutmut_2" in out
+
+
+def test_results_of_a_module_no_longer_in_src_are_not_drawn(tmp_path):
+    """mutmut keeps the .meta of a module that was moved or merged away; its mutants cannot run, so
+    a sample must not draw them (sample M drew 5 such names: models/gpt2_files.py and friends)."""
+    import json
+
+    for module, names in (
+        ("kept.py", {"glassformer.kept.x_f__mutmut_1": 1}),
+        ("gone.py", {"glassformer.gone.x_g__mutmut_1": None}),
+    ):
+        meta = tmp_path / "mutants" / "src" / "glassformer" / f"{module}.meta"
+        meta.parent.mkdir(parents=True, exist_ok=True)
+        meta.write_text(json.dumps({"exit_code_by_key": names}))
+    (tmp_path / "src" / "glassformer").mkdir(parents=True)
+    (tmp_path / "src" / "glassformer" / "kept.py").write_text("")
+    assert groups.all_results(tmp_path) == {"glassformer.kept.x_f__mutmut_1": 1}

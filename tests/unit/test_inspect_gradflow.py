@@ -399,6 +399,8 @@ def test_the_plot_whole_read_from_its_figure(tmp_path, figures):
     assert heights == pytest.approx([math.sqrt(10), 2.25, 0.5])  # √(1 + 4 + 1/16): qkv at 1.0 here
     dots = sorted((x, y) for line in ax.lines if line.get_marker() == "o" for x, y in line.get_xydata())
     assert dots == sorted([(0, 1.0), (0, 3.0), (1, 1.0), (1, 2.0), (1, 0.25), (2, 0.5)])
+    sizes = {line.get_markersize() for line in ax.lines if line.get_marker() == "o"}
+    assert sizes == {3}  # every parameter's dot drawn as its legend entry shows it
     rules = [line for line in ax.lines if line.get_linestyle() == ":"]
     assert sorted(line.get_ydata()[0] for line in rules) == [0.5, 2.0]  # both thresholds lie near the data
     legend = [t.get_text() for t in ax.get_legend().get_texts()]

@@ -131,3 +131,14 @@ def test_the_caches_table_sets_names_shapes_and_numbers_in_monospace_and_words_i
     mono = ["monospace" in style for style in cells]
     # name, stage, shape, meaning, first numbers, mean ± std
     assert mono == [True, False, True, False, True, True]
+
+
+def test_a_cache_row_names_the_axes_it_was_declared_with_and_plain_sizes_for_any_other_layout():
+    """A hook may be fed a tensor of another rank than its declaration (a user's own module): the row
+    then shows its sizes unnamed, not letters that would be wrong."""
+    from glassformer.nn.hooks import _cache_row, hook
+
+    point = hook("residual", "B T C", "resid_mid")
+    assert _cache_row("x", torch.zeros(2, 3, 4), point, "en")[2] == "(B=2, T=3, C=4)"
+    assert _cache_row("x", torch.zeros(2, 3), point, "en")[2] == "(2, 3)"
+    assert _cache_row("x", torch.zeros(5), None, "en")[2] == "(5)"  # no declaration at all

@@ -244,6 +244,14 @@ def test_a_full_disk_is_disk_full_with_the_mb_free_and_the_mb_a_checkpoint_needs
         assert len(str(e.value).splitlines()) == 1
 
 
+def test_a_full_disk_before_any_trainer_wrote_needs_no_checkpoint(tmp_path):
+    """The run directory fills up before training (its first metrics line): no trainer yet, so the line
+    says 0 MB needed instead of failing to size a checkpoint that does not exist."""
+    with pytest.raises(DiskFull) as e:
+        RunFiles(tmp_path)._write("metrics.jsonl", failing(errno.ENOSPC, "No space left on device"))
+    assert e.value.key == "error.write.disk_full_first" and e.value.fields["need"] == 0.0
+
+
 def test_an_oserror_without_strerror_is_said_by_its_text(tmp_path):
     assert keyed(WriteFailed, RunFiles(tmp_path)._write, "x", _raise(OSError("plain text"))) == (
         "error.write.first",

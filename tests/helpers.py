@@ -187,3 +187,20 @@ def said():
     finally:  # a module first imported inside the block took the recorder too: it gets `t` back as well
         for module in holding(recording):
             module.t = real
+
+
+def en(key: str, /, **fields) -> str:
+    """The catalogue sentence `key` in English, its fields filled in: what an English page, table or
+    line should hold (a test compares with it instead of typing the English)."""
+    from glassformer import messages
+
+    with messages.speaking("en"):
+        return messages.t(key, **fields)
+
+
+def zh(key: str, /, **fields) -> str:
+    """The same sentence in Chinese."""
+    from glassformer import messages
+
+    with messages.speaking("zh"):
+        return messages.t(key, **fields)

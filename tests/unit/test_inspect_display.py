@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 import torch
-from helpers import keyed, said
+from helpers import en, keyed, said, zh
 
 from glassformer import messages
 from glassformer.config import ModelConfig
@@ -42,17 +42,6 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 TEXT = "<b>&ok</b>"  # a prompt whose tokens are markup: each must arrive as text, never as a tag
 TOK = CharTokenizer.from_text(TEXT + " http://x.y")
 CFG = dict(vocab_size=TOK.vocab_size, d_model=16, n_heads=2, d_ff=24, n_layers=2, max_len=16, dropout=0.0)
-
-
-def en(key: str, **fields) -> str:
-    """The catalogue sentence `key` in English: what an English page should hold."""
-    with messages.speaking("en"):
-        return messages.t(key, **fields)
-
-
-def zh(key: str, **fields) -> str:
-    with messages.speaking("zh"):
-        return messages.t(key, **fields)
 
 
 def gpt(**kw):

@@ -17,9 +17,8 @@ from types import SimpleNamespace
 import pytest
 import torch
 import torch.nn.functional as F
-from helpers import keyed
+from helpers import en, keyed, zh
 
-from glassformer import messages
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
 from glassformer.inspect.trace import (
@@ -39,17 +38,6 @@ from glassformer.nn.loss import next_token_loss
 from glassformer.text import CharTokenizer
 
 SMALL = dict(d_model=16, n_heads=2, d_ff=24, max_len=16, dropout=0.0)
-
-
-def en(key: str, **fields) -> str:
-    """The catalogue sentence `key` in English: what a row of an English trace should hold."""
-    with messages.speaking("en"):
-        return messages.t(key, **fields)
-
-
-def zh(key: str, **fields) -> str:
-    with messages.speaking("zh"):
-        return messages.t(key, **fields)
 
 
 def hook_shapes(model, x):

@@ -14,7 +14,7 @@ from glassformer.config import ModelConfig, get_preset
 from glassformer.errors import UsageError
 from glassformer.messages import t as words
 from glassformer.models import GPT
-from glassformer.sample import generate_ids, sample, top_k_filter, top_p_filter
+from glassformer.sample import TINY_TEMPERATURE, generate_ids, next_probs, sample, top_k_filter, top_p_filter
 from glassformer.text.tokenizers import CharTokenizer
 
 NEG = float("-inf")
@@ -215,6 +215,16 @@ def test_sample_hands_its_top_k_and_top_p_to_the_sampler():
     assert sample(model, tok, "a", 30, top_p=0.5, num_samples=4, seed=0) == ["a" * 30] * 4
     assert set("".join(sample(model, tok, "a", 30, top_k=2, num_samples=4, seed=0))) == {"a", "b"}
     assert set("".join(sample(model, tok, "a", 30, num_samples=4, seed=0))) == set("abcd")
+
+
+def test_a_tiny_temperature_is_each_rows_own_softmax_in_a_batch():
+    """Below TINY_TEMPERATURE each row is shifted by its own maximum before dividing: rows with
+    different maxima (and more tokens than rows) get exactly the softmax of logits / τ."""
+    logits = torch.tensor([[0.0, 1e-3, -1e-3, 0.5e-3], [10.0, 10.0005, 9.999, 2.0], [-4.0, -4.001, -3.9995, -5.0]])
+    tau = TINY_TEMPERATURE / 2
+    want = torch.softmax(logits.double() / tau, dim=-1).float()  # (3, 4): float64 keeps these finite
+    assert torch.allclose(next_probs(logits, tau, None, None), want, atol=1e-6)
+    assert next_probs(logits, 1e-300, None, None).argmax(-1).tolist() == [1, 1, 2]  # the limit: the argmax
 
 
 def test_bad_arguments_are_explained():

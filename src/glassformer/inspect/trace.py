@@ -154,15 +154,15 @@ def as_batch(model, ids_or_x) -> torch.Tensor:
     """What a user naturally has — (T,) ids or (T, d_in) numbers, a list, a (B, ...) batch; for a
     model reading one number a step also (T,) or (B, T) values — as the (B, T) or (B, T, d_in)
     batch the model reads; a tuple (an encoder-decoder's (src, tgt_in)) part by part."""
-    pairs = getattr(model, "inputs", "tokens") == "token pairs"
+    inputs = getattr(model, "inputs", "tokens")  # what the model reads: tokens, numbers or token pairs
     if isinstance(ids_or_x, tuple):
-        if not pairs:
-            raise UsageError("error.inspect.tuple_for_one", n=len(ids_or_x), inputs=getattr(model, "inputs", "tokens"))
+        if inputs != "token pairs":
+            raise UsageError("error.inspect.tuple_for_one", n=len(ids_or_x), inputs=inputs)
         if len(ids_or_x) != 2:
             raise UsageError("error.inspect.pair_size", n=len(ids_or_x))
         return tuple(as_batch(model, part) for part in ids_or_x)
     x = torch.as_tensor(ids_or_x)  # (B, T), (T,) ids or (B, T, d_in), (T, d_in) numbers
-    numbers = getattr(model, "inputs", "tokens") == "numbers"
+    numbers = inputs == "numbers"
     if numbers and not x.dtype.is_floating_point:
         x = x.float()
     if numbers and model.cfg.d_in == 1 and (x.dim() == 1 or (x.dim() == 2 and x.shape[-1] != 1)):
@@ -201,7 +201,7 @@ def trace(model, ids_or_x, tokenizer=None, targets=None, collapse: bool = False,
     else:
         rows = _input_rows(x, tokenizer, numbers, used, lang)
     points = model.hook_points()
-    rows += [_row(points[name], t, used, lang) for name, t in cache.items()]
+    rows += [_row(points[name], tensor, used, lang) for name, tensor in cache.items()]
     if model.loss in ("next_token", "label_smoothed"):  # scores become probabilities: shown, not hooked
         probs = F.softmax(out, dim=-1)  # (B, T, V)
         with in_language(lang):
@@ -223,52 +223,50 @@ def trace(model, ids_or_x, tokenizer=None, targets=None, collapse: bool = False,
 def _input_rows(
     x: torch.Tensor, tokenizer, numbers: bool, used: dict[str, str], lang: str, side: str = ""
 ) -> list[TraceRow]:
-    """The rows before the model: text, pieces, ids (side "src"/"tgt": an encoder-decoder's input)."""
+    """The rows before the model: text, pieces, ids (side "src"/"tgt": an encoder-decoder's input); each
+    row's stage, dims and meaning are catalogue sentences in `lang`."""
     with in_language(lang):
-        return _words_in(x, tokenizer, numbers, used, lang, side)
-
-
-def _words_in(x: torch.Tensor, tokenizer, numbers: bool, used: dict[str, str], lang: str, side: str) -> list[TraceRow]:
-    """_input_rows inside its language: each row's stage, dims and meaning are catalogue sentences."""
-    pre, axes = (side + " ", "B S" if side == "src" else "B T") if side else ("", "B T")
-    if numbers:
-        dims = _dims("B T d_in", tuple(x.shape), used, lang)
-        return [TraceRow(t("trace.stage.numbers"), "x", tuple(x.shape), dims, _example(x), t("trace.means.numbers"))]
-    rows = []
-    if tokenizer is not None:
-        text = tokenizer.decode(x[0].tolist())
+        pre, axes = (side + " ", "B S" if side == "src" else "B T") if side else ("", "B T")
+        if numbers:
+            dims = _dims("B T d_in", tuple(x.shape), used, lang)
+            return [
+                TraceRow(t("trace.stage.numbers"), "x", tuple(x.shape), dims, _example(x), t("trace.means.numbers"))
+            ]
+        rows = []
+        if tokenizer is not None:
+            text = tokenizer.decode(x[0].tolist())
+            rows.append(
+                TraceRow(
+                    t("trace.stage.text"),
+                    pre + "text",
+                    None,
+                    t("trace.dims.text", n=len(text)),
+                    repr(text)[:40],
+                    t("trace.means.text"),
+                )
+            )
+            pieces = token_labels(x[0], tokenizer)
+            rows.append(
+                TraceRow(
+                    t("trace.stage.pieces"),
+                    pre + "pieces",
+                    None,
+                    t("trace.dims.pieces", n=len(pieces)),
+                    " ".join(pieces)[:40],
+                    t("trace.means.pieces"),
+                )
+            )
         rows.append(
             TraceRow(
-                t("trace.stage.text"),
-                pre + "text",
-                None,
-                t("trace.dims.text", n=len(text)),
-                repr(text)[:40],
-                t("trace.means.text"),
+                t("trace.stage.ids"),
+                pre + "ids",
+                tuple(x.shape),
+                _dims(axes, tuple(x.shape), used, lang),
+                _example(x, 8),
+                t("trace.means.ids"),
             )
         )
-        pieces = token_labels(x[0], tokenizer)
-        rows.append(
-            TraceRow(
-                t("trace.stage.pieces"),
-                pre + "pieces",
-                None,
-                t("trace.dims.pieces", n=len(pieces)),
-                " ".join(pieces)[:40],
-                t("trace.means.pieces"),
-            )
-        )
-    rows.append(
-        TraceRow(
-            t("trace.stage.ids"),
-            pre + "ids",
-            tuple(x.shape),
-            _dims(axes, tuple(x.shape), used, lang),
-            _example(x, 8),
-            t("trace.means.ids"),
-        )
-    )
-    return rows
+        return rows
 
 
 _BLOCK_ROW = re.compile(r"^([A-Za-z_.]*?[A-Za-z_])\.(\d+)\.(.*)$")  # "blocks.3.attn.q" -> stack, 3, rest

@@ -204,3 +204,10 @@ def zh(key: str, /, **fields) -> str:
 
     with messages.speaking("zh"):
         return messages.t(key, **fields)
+
+
+def train_argv(tmp_path, out: str = "run", *extra: str, preset: str = "seed000", data: str = "builtin:seed") -> list:
+    """A short, quiet `glassformer train` command line in tmp_path: a run in tmp_path/out, its data
+    cache beside it, one thread; `extra` adds (or, given later, overrides) settings."""
+    argv = ["train", "--preset", preset, "--data", data, "--out", str(tmp_path / out)]
+    return [*argv, "--cache-dir", str(tmp_path / "cache"), "--no-progress", "--threads=1", *extra]

@@ -282,12 +282,34 @@ def decode_bytes_per_token(model: torch.nn.Module, bytes_per_number: int = 4) ->
 
 
 # ---- which arithmetic a run uses ------------------------------------------------------------------
+# A new `glassformer train` or `demo` run asks for --dtype=auto unless told otherwise; the library's
+# TrainConfig stays float32. auto picks bfloat16 (autocast: float32 weights, bf16 products) only where
+# it was measured to pay (docs/performance.md, "bf16 by default"): the device's bf16 products are
+# fast (the probe), and on a CPU also the attention is the glass path (PyTorch's CPU flash kernel is
+# slower in bf16 than in float32) and a step's products are big enough, B·T·C² ≥ BF16_MIN_WORK: below
+# that the casts around every product cost more than the faster products save (seed000, B·T·C² ≈ 1M:
+# 0.85× float32's step; baby, ≈ 12.6M: 1.84×). The choice is made once, when the run starts, and
+# written to its config.json, so a resumed run keeps it whatever the probe says later.
 DTYPES = ("float32", "bfloat16", "auto")
+BF16_MIN_WORK = 2**23  # B·T·C², the least work per step at which bf16 autocast pays on a CPU
 
 
-def resolve_dtype(dtype: str, device: str = "cpu") -> str:
-    """--dtype=auto: bfloat16 where this device's bf16 products are fast (machine_peak), else float32.
-    float32 and bfloat16 are themselves."""
-    if dtype != "auto":
-        return dtype
-    return "bfloat16" if machine_peak(device)[0].bf16_pays else "float32"
+def auto_dtype(device: str = "cpu", model=None, train=None) -> tuple[str, str, dict]:
+    """(the dtype --dtype=auto picks, the message key that says why, that message's fields).
+    model, train: the run's ModelConfig and TrainConfig, when known (without them: the probe alone)."""
+    peak = machine_peak(device)[0]
+    if not peak.bf16_pays:
+        return "float32", "dtype.why.slow", {"ratio": peak.bf16_speedup}
+    if torch.device(device).type == "cpu" and model is not None:
+        if model.attention != "glass":
+            return "float32", "dtype.why.fused", {"attention": model.attention}
+        if train is not None:
+            work = train.batch_size * train.seq_len * model.d_model**2
+            if work < BF16_MIN_WORK:
+                return "float32", "dtype.why.small", {"work": work, "least": BF16_MIN_WORK}
+    return "bfloat16", "dtype.why.fast", {"ratio": peak.bf16_speedup}
+
+
+def resolve_dtype(dtype: str, device: str = "cpu", model=None, train=None) -> str:
+    """The dtype a run computes in: float32 and bfloat16 are themselves, auto is auto_dtype's pick."""
+    return dtype if dtype != "auto" else auto_dtype(device, model, train)[0]

@@ -330,6 +330,14 @@ def test_demo_trains_samples_and_says_where_everything_is(tmp_path, monkeypatch,
     assert (run / "loss.png").exists()
     if "demo.attention" in heard.keys():  # only when glassformer.inspect is installed
         assert (run / "attention.png").exists()
+    # the demo asks for --dtype=auto; what the probe picked is recorded and said
+    from glassformer.config import ModelConfig, TrainConfig
+    from glassformer.devices import resolve_dtype, using_threads
+
+    config = json.loads((run / "config.json").read_text())
+    with using_threads(1):
+        picked = resolve_dtype("auto", "cpu", ModelConfig(**config["model"]), TrainConfig(**config["train"]))
+    assert config["train"]["dtype"] == picked == only(heard, "train.dtype_auto")["dtype"]
 
 
 def test_demo_without_the_corpus_explains_and_fails(tmp_path, monkeypatch, capsys):

@@ -6,6 +6,7 @@ import json
 
 import pytest
 import torch
+from helpers import train_argv
 
 import glassformer.devices as devices
 from glassformer.cli import main
@@ -85,6 +86,93 @@ def test_dtype_auto_follows_the_probe(no_peaks, monkeypatch, bf16, expect):
     assert devices.resolve_dtype("bfloat16", "cpu") == "bfloat16"
 
 
+BIG = dict(batch_size=32, seq_len=64, d_model=64)  # B·T·C² = 2²³ exactly: the least that pays
+CASES = [  # (bf16 rate against float32's 1e9, device, attention, batch, seq_len, d_model) -> dtype, why
+    ((6e9, "cpu", "glass", 32, 64, 64), ("bfloat16", "dtype.why.fast")),
+    ((6e9, "cpu", "glass", 32, 64, 63), ("float32", "dtype.why.small")),  # just below 2²³
+    ((6e9, "cpu", "glass", 16, 64, 64), ("float32", "dtype.why.small")),
+    ((6e9, "cpu", "fused", 32, 64, 64), ("float32", "dtype.why.fused")),
+    ((1.1e9, "cpu", "glass", 32, 64, 64), ("float32", "dtype.why.slow")),
+    ((1.1e9, "cpu", "fused", 16, 16, 16), ("float32", "dtype.why.slow")),  # the probe is asked first
+]
+
+
+@pytest.mark.parametrize(("case", "expect"), CASES)
+def test_dtype_auto_picks_bf16_only_where_it_was_measured_to_pay(no_peaks, monkeypatch, case, expect):
+    from glassformer.config import TrainConfig
+    from glassformer.messages import t
+
+    bf16, device, attention, B, T, C = case
+    monkeypatch.setattr(devices, "measure_machine", lambda *a, **k: MachinePeak(device, 1, 1e9, bf16, 1e9))
+    model = ModelConfig(vocab_size=10, d_model=C, n_heads=1, d_ff=C, n_layers=1, max_len=T, attention=attention)
+    train = TrainConfig(batch_size=B, seq_len=T)
+    dtype, why, fields = devices.auto_dtype(device, model, train)
+    assert (dtype, why) == expect
+    assert devices.resolve_dtype("auto", device, model, train) == dtype
+    t(why, **fields)  # every reason's fields fill its sentence (a missing one raises KeyError)
+    if why == "dtype.why.small":
+        assert fields == {"work": B * T * C * C, "least": devices.BF16_MIN_WORK}
+
+
+def test_the_least_work_is_two_to_the_23rd():
+    assert devices.BF16_MIN_WORK == 2**23 == 32 * 64 * 64**2  # the docs' rule; baby's step is 12.6M
+
+
+def _fast_bf16(ratio: float = 9.0) -> None:
+    """Keep a careful peak whose bf16 products are `ratio`× float32's, at one thread (train_argv's)."""
+    devices.save_peak(MachinePeak("cpu", 1, float32_flops=1e9, bfloat16_flops=ratio * 1e9, bandwidth=1e9))
+
+
+def _config(run_dir) -> dict:
+    return json.loads((run_dir / "config.json").read_text())
+
+
+def test_a_new_cli_run_records_the_dtype_auto_picked_and_says_why(no_peaks, tmp_path, monkeypatch, capsys):
+    from glassformer.messages import t
+
+    _fast_bf16()
+    assert main(train_argv(tmp_path, "small", "--max_steps=2")) == 0  # seed000: 1M of work, below 2²³
+    assert _config(tmp_path / "small")["train"]["dtype"] == "float32"
+    why = t("dtype.why.small", work=16 * 16 * 64**2, least=devices.BF16_MIN_WORK)
+    assert t("train.dtype_auto", dtype="float32", why=why) in capsys.readouterr().out
+    monkeypatch.setattr(devices, "BF16_MIN_WORK", 1)  # the same run, as if it were big enough
+    assert main(train_argv(tmp_path, "big", "--max_steps=2")) == 0
+    assert _config(tmp_path / "big")["train"]["dtype"] == "bfloat16"  # what ran, not "auto"
+    why = t("dtype.why.fast", ratio=9.0)
+    assert t("train.dtype_auto", dtype="bfloat16", why=why) in capsys.readouterr().out
+
+
+def test_a_dtype_the_user_gives_is_kept_and_not_explained(no_peaks, tmp_path, monkeypatch, capsys):
+    from glassformer.messages import t
+
+    _fast_bf16()
+    assert main(train_argv(tmp_path, "run", "--max_steps=2", "--dtype=bfloat16")) == 0  # below 2²³: auto says float32
+    assert _config(tmp_path / "run")["train"]["dtype"] == "bfloat16"
+    out = capsys.readouterr().out
+    assert t("dtype.why.small", work=16 * 16 * 64**2, least=devices.BF16_MIN_WORK) not in out
+    assert t("dtype.why.fast", ratio=9.0) not in out
+
+
+def test_a_resumed_run_keeps_its_dtype_when_the_probe_changes_its_mind(no_peaks, tmp_path, monkeypatch, capsys):
+    _fast_bf16()
+    monkeypatch.setattr(devices, "BF16_MIN_WORK", 1)
+    assert main(train_argv(tmp_path, "run", "--max_steps=2")) == 0
+    assert _config(tmp_path / "run")["train"]["dtype"] == "bfloat16"
+    monkeypatch.setattr(devices, "_PEAKS", {})
+    _fast_bf16(ratio=1.0)  # the same key: this machine's bf16 is now measured as slow
+    with devices.using_threads(1):
+        assert devices.resolve_dtype("auto", "cpu") == "float32"
+    resume = ["train", "--resume", str(tmp_path / "run"), "--cache-dir", str(tmp_path / "cache"), "--no-progress"]
+    assert main([*resume, "--threads=1", "--max_steps=4"]) == 0
+    assert _config(tmp_path / "run")["train"]["dtype"] == "bfloat16"
+
+
+def test_the_library_default_stays_float32():
+    from glassformer.config import TrainConfig
+
+    assert TrainConfig().dtype == "float32"  # only the command line's new runs ask for auto
+
+
 def test_bench_machine_prints_and_keeps_the_figures(no_peaks, monkeypatch, capsys):
     monkeypatch.setattr(devices, "PROBE_SIZE", 64)
     fake = MachinePeak("cpu", 1, 40e9, 200e9, 30e9)
@@ -108,13 +196,13 @@ def test_bench_machine_refuses_a_bad_budget(no_peaks, capsys):
     assert t("bench.budget", value=61.0, most=60) in capsys.readouterr().err
 
 
-def test_train_s_summary_says_the_fraction_of_the_saved_peak(no_peaks, tmp_path, capsys):
+def test_train_s_summary_says_the_fraction_of_the_saved_peak(no_peaks, tmp_path, monkeypatch, capsys):
     from glassformer.messages import t
 
-    devices.save_peak(MachinePeak("cpu", 1, float32_flops=1e9, bfloat16_flops=9e9, bandwidth=1e9))
-    argv = ["train", "--preset", "seed000", "--data", "builtin:seed", "--out", str(tmp_path / "run")]
-    argv += ["--cache-dir", str(tmp_path / "cache"), "--no-progress", "--max_steps=20", "--eval_interval=10"]
-    assert main([*argv, "--eval_iters=2", "--threads=1", "--log_interval=5"]) == 0
+    _fast_bf16()
+    monkeypatch.setattr(devices, "BF16_MIN_WORK", 1)  # auto would pick bf16 for this run ...
+    argv = train_argv(tmp_path, "run", "--max_steps=20", "--eval_interval=10", "--eval_iters=2")
+    assert main([*argv, "--log_interval=5", "--dtype=float32"]) == 0  # ... but float32 was asked for
     out = capsys.readouterr().out
     logs = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
     speeds = sorted(r["tokens_per_s"] for r in logs if r["kind"] == "log")
@@ -133,7 +221,17 @@ def test_train_s_summary_says_the_fraction_of_the_saved_peak(no_peaks, tmp_path,
         how=t("bench.peak_saved"),
     )
     assert line in out
-    assert t("bench.bf16_hint", ratio=9.0) in out  # float32 chosen on a machine whose bf16 pays: say so
+    assert t("bench.bf16_hint", ratio=9.0) in out  # float32 chosen where auto would take bf16: say so
+
+
+def test_no_bf16_hint_where_bf16_would_not_pay(no_peaks, tmp_path, capsys):
+    from glassformer.messages import t
+
+    _fast_bf16()  # fast bf16, but seed000's step is below BF16_MIN_WORK
+    assert main(train_argv(tmp_path, "run", "--max_steps=10", "--log_interval=5", "--dtype=float32")) == 0
+    out = capsys.readouterr().out
+    assert t("bench.train_speed", tokens_per_s=1, gflops=1, mfu=1, dtype="x", peak=1, how="y")[:6] in out
+    assert t("bench.bf16_hint", ratio=9.0) not in out
 
 
 @pytest.mark.parametrize(("bf16", "autocasts"), [(6e9, True), (1.1e9, False)])
@@ -144,6 +242,6 @@ def test_the_trainer_autocasts_under_dtype_auto_only_where_bf16_pays(no_peaks, m
     from glassformer.train.loop import Trainer
 
     monkeypatch.setattr(devices, "measure_machine", lambda *a, **k: MachinePeak("cpu", 1, 1e9, bf16, 1e9))
-    trainer = SimpleNamespace(cfg=TrainConfig(dtype="auto"))
+    trainer = SimpleNamespace(cfg=TrainConfig(dtype="auto"), model=None)  # no model config: the probe alone
     with Trainer.autocast(trainer):
         assert torch.is_autocast_enabled("cpu") == autocasts

@@ -40,8 +40,8 @@ from glassformer.cli.options import (
     tokenizer_options,
     utf8_text,
 )
-from glassformer.config import MIN_EVALS, PRESETS, preset_about
-from glassformer.devices import check_device, measure_machine, save_peak
+from glassformer.config import MIN_EVALS, PRESETS, parse_overrides, preset_about
+from glassformer.devices import BF16_MIN_WORK, auto_dtype, check_device, measure_machine, save_peak, using_threads
 from glassformer.errors import UsageError
 from glassformer.exercises.plug import check_config, check_ready, swap_in
 from glassformer.inspect.attention_maps import attention_grid_png
@@ -120,7 +120,12 @@ def register_train(subparsers: argparse._SubParsersAction) -> None:
         "train",
         allow_abbrev=False,
         help=t("help.train", runs=RUNS_DIR),
-        description=t("help.train.about", example="--d_model=256 --max-steps 300 --threads 1", evals=MIN_EVALS),
+        description=t(
+            "help.train.about",
+            example="--d_model=256 --max-steps 300 --threads 1",
+            evals=MIN_EVALS,
+            least=BF16_MIN_WORK,
+        ),
     )
     p.add_argument(
         "--preset",
@@ -185,7 +190,7 @@ def run_train(args: argparse.Namespace) -> int:
     else:
         run = new_run(
             args.preset or DEFAULT_PRESET,
-            args.overrides,
+            auto_by_default(args.overrides),
             source=args.data,
             out=args.out,
             cache_dir=args.cache_dir,
@@ -204,6 +209,7 @@ def run_train(args: argparse.Namespace) -> int:
             source=run.config["source"],
             tokens=cut,
         )
+        say_dtype(run, args.overrides)
     if args.use_mine:
         plugged = swap_in(run.model, args.use_mine)
         say("train.use_mine", dir=args.use_mine, parts=", ".join(plugged))
@@ -237,6 +243,24 @@ def run_train(args: argparse.Namespace) -> int:
         say("train.sample_it", dir=run.dir)
     say("train.look_inside", dir=run.dir)
     return 0
+
+
+def auto_by_default(overrides) -> dict:
+    """A new run from the command line computes in --dtype=auto unless the user chose a dtype: bf16
+    where it pays on this machine and model (devices.auto_dtype), float32 elsewhere."""
+    given = overrides if isinstance(overrides, dict) else parse_overrides(overrides)
+    return {"dtype": "auto", **given}
+
+
+def say_dtype(run, overrides) -> None:
+    """Say which dtype auto picked, and why, when the user did not choose one."""
+    given = overrides if isinstance(overrides, dict) else parse_overrides(overrides)
+    if "dtype" in given and given["dtype"] != "auto":
+        return
+    cfg = run.trainer.cfg
+    with using_threads(cfg.threads):  # as train/run.py's resolve asked the probe
+        _, why, fields = auto_dtype(cfg.device, getattr(run.model, "cfg", None), cfg)
+    say("train.dtype_auto", dtype=cfg.dtype, why=t(why, **fields))
 
 
 def _record_attention(run, args: argparse.Namespace) -> None:
@@ -283,7 +307,7 @@ def run_demo(args: argparse.Namespace) -> int:
         overrides["seed"] = args.seed
     say("demo.preparing")
     try:
-        run = new_run("baby", overrides, source=DEMO_SOURCE, out=args.out, prompt=DEMO_PROMPT)
+        run = new_run("baby", auto_by_default(overrides), source=DEMO_SOURCE, out=args.out, prompt=DEMO_PROMPT)
     except CorpusUnavailable as e:
         say("demo.no_text", file=sys.stderr, error=e)
         return 1
@@ -296,6 +320,7 @@ def run_demo(args: argparse.Namespace) -> int:
         block=cfg.seq_len,
         dir=run.dir,
     )
+    say_dtype(run, overrides)
     start = time.perf_counter()
     result = train(run)
     minutes = (time.perf_counter() - start) / 60
@@ -354,7 +379,8 @@ def run_machine(args: argparse.Namespace) -> int:
     say("bench.machine.float32", gflops=peak.float32_flops / 1e9)
     say("bench.machine.bfloat16", gflops=peak.bfloat16_flops / 1e9, ratio=peak.bf16_speedup)
     say("bench.machine.bandwidth", gbs=peak.bandwidth / 1e9)
-    say("bench.machine.bf16_pays" if peak.bf16_pays else "bench.machine.bf16_slow", ratio=peak.bf16_speedup)
+    key = "bench.machine.bf16_pays" if peak.bf16_pays else "bench.machine.bf16_slow"
+    say(key, ratio=peak.bf16_speedup, least=BF16_MIN_WORK)
     if not args.no_save:
         say("bench.machine.saved", path=save_peak(peak))
     return 0
@@ -363,7 +389,7 @@ def run_machine(args: argparse.Namespace) -> int:
 def say_train_speed(run, start_step: int) -> None:
     """train's summary line: the run's tokens/s (median of its log lines since start_step), the model
     FLOP/s that makes (devices.flops_per_token) and its fraction of this machine's matching peak."""
-    from glassformer.devices import machine_peak, model_flops_per_token, resolve_dtype, using_threads
+    from glassformer.devices import machine_peak, model_flops_per_token, resolve_dtype
 
     cfg = run.trainer.cfg
     if run.model.inputs != "tokens" or not run.trainer.files:
@@ -387,8 +413,8 @@ def say_train_speed(run, start_step: int) -> None:
         peak=ranks * peak.flops(dtype) / 1e9,
         how=t("bench.peak_saved" if careful else "bench.peak_quick"),
     )
-    if dtype == "float32" and cfg.dtype == "float32" and peak.bf16_pays:
-        say("bench.bf16_hint", ratio=peak.bf16_speedup)
+    if dtype == "float32" and resolve_dtype("auto", cfg.device, run.model.cfg, cfg) == "bfloat16":
+        say("bench.bf16_hint", ratio=peak.bf16_speedup)  # float32 was asked for where auto would take bf16
 
 
 # ---- import gpt2, export gpt2 --------------------------------------------------------------------

@@ -317,7 +317,10 @@ EN = {
     "help.train.about": "Train a preset's model (its kind: a GPT, an encoder, a regressor ...). Any field of "
     "ModelConfig or TrainConfig can be set as --key=value or --key value (e.g. {example}); "
     "unknown keys are errors. A preset's eval_interval is shortened for a short run so that it evaluates at "
-    "least {evals} times: min(eval_interval, max_steps // {evals}); an --eval_interval you give is kept.",
+    "least {evals} times: min(eval_interval, max_steps // {evals}); an --eval_interval you give is kept. "
+    "A new run computes in --dtype=auto: bfloat16 autocast where this machine's bf16 products are fast, the "
+    "attention is glass and batch × seq_len × d_model² ≥ {least:,} (on a GPU: wherever bf16 is fast), "
+    "float32 elsewhere; config.json records the choice.",
     "help.train.preset": "starting config (default: {default}; with --resume: the run's own): {presets}",
     "help.train.data": "text source for token models: {texts} (default: shakespeare); numbers "
     "for a regressor: sine (default), sine:forecast; pairs for seq2seq: numbers:zh2num "
@@ -1031,7 +1034,9 @@ ZH = {
     "help.train.about": "训练一个预设的模型（它的种类：GPT、编码器、回归模型……）。ModelConfig 或 TrainConfig 的任何"
     "字段都可以写成 --key=value 或 --key value（例如 {example}）；未知的键会报错。"
     "预设的 eval_interval 会为短的运行缩短，保证至少评估 {evals} 次："
-    "min(eval_interval, max_steps // {evals})；你给出的 --eval_interval 保持不变。",
+    "min(eval_interval, max_steps // {evals})；你给出的 --eval_interval 保持不变。"
+    "新的运行默认 --dtype=auto：本机 bf16 乘法快、注意力为 glass 且 batch × seq_len × d_model² ≥ {least:,} 时"
+    "用 bfloat16 自动混合精度（GPU 上：只要 bf16 快），其余情况用 float32；config.json 会记下所选。",
     "help.train.preset": "起始配置（默认：{default}；配合 --resume 时用该运行自己的）：{presets}",
     "help.train.data": "词元模型的文本来源：{texts}（默认：shakespeare）；回归模型的数字：sine"
     "（默认）、sine:forecast；seq2seq 的序列对：numbers:zh2num（默认）、numbers:num2zh、"

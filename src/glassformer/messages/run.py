@@ -122,15 +122,23 @@ EN = {
     "bench.machine.float32": "  float32 matrix product   {gflops:9.1f} GFLOP/s",
     "bench.machine.bfloat16": "  bfloat16 matrix product  {gflops:9.1f} GFLOP/s  ({ratio:.1f}× float32)",
     "bench.machine.bandwidth": "  memory bandwidth         {gbs:9.1f} GB/s (a large copy: read + write)",
-    "bench.machine.bf16_pays": "bfloat16 products are {ratio:.1f}× faster here: --dtype=auto trains in bfloat16 "
-    "on this machine.",
+    "bench.machine.bf16_pays": "bfloat16 products are {ratio:.1f}× faster here: a new run (--dtype=auto, the "
+    "default of train and demo) trains in bfloat16 on this machine when its attention is glass and a step's "
+    "batch × seq_len × d_model² is at least {least:,}.",
     "bench.machine.bf16_slow": "bfloat16 products are only {ratio:.1f}× float32 here: --dtype=auto stays in "
     "float32 on this machine.",
     "bench.machine.saved": "kept in {path} (train's summary divides by these figures)",
     "bench.train_speed": "speed: {tokens_per_s:,.0f} tokens/s, {gflops:.1f} GFLOP/s of model arithmetic = "
     "{mfu:.0%} of this machine's {dtype} matrix-product peak ({peak:.1f} GFLOP/s, {how})",
-    "bench.bf16_hint": "this machine's bfloat16 products are {ratio:.1f}× faster: --dtype=auto (or "
-    "--dtype=bfloat16) trains with them (docs/performance.md: the losses stay within 0.1%)",
+    "bench.bf16_hint": "this machine's bfloat16 products are {ratio:.1f}× faster, and this run is big enough "
+    "for them to pay: leave --dtype out (auto) or give --dtype=bfloat16 (docs/performance.md: the losses stay "
+    "within 0.1%)",
+    "train.dtype_auto": "computes in {dtype} (--dtype=auto: {why}; --dtype=float32 or --dtype=bfloat16 chooses)",
+    "dtype.why.fast": "this machine's bfloat16 products are {ratio:.1f}× float32's",
+    "dtype.why.slow": "this machine's bfloat16 products are only {ratio:.1f}× float32's",
+    "dtype.why.fused": "on a CPU, the fused attention ({attention}) is slower in bfloat16",
+    "dtype.why.small": "batch × seq_len × d_model² = {work:,} is below {least:,}, too little work for "
+    "bfloat16 to pay on a CPU",
     "bench.peak_saved": "measured by `glassformer bench machine`",
     "bench.peak_quick": "a quick probe; `glassformer bench machine` measures it carefully",
 }
@@ -240,14 +248,20 @@ ZH = {
     "bench.machine.float32": "  float32 矩阵乘法    {gflops:9.1f} GFLOP/s",
     "bench.machine.bfloat16": "  bfloat16 矩阵乘法   {gflops:9.1f} GFLOP/s（float32 的 {ratio:.1f} 倍）",
     "bench.machine.bandwidth": "  内存带宽           {gbs:9.1f} GB/s（大块复制：读 + 写）",
-    "bench.machine.bf16_pays": "这里 bfloat16 乘法快 {ratio:.1f} 倍：--dtype=auto 在这台机器上用 bfloat16 训练。",
+    "bench.machine.bf16_pays": "这里 bfloat16 乘法快 {ratio:.1f} 倍：新的运行（--dtype=auto，train 和 demo 的默认）"
+    "在注意力为 glass、每步 batch × seq_len × d_model² 不小于 {least:,} 时用 bfloat16 训练。",
     "bench.machine.bf16_slow": "这里 bfloat16 乘法只有 float32 的 {ratio:.1f} 倍："
     "--dtype=auto 在这台机器上保持 float32。",
     "bench.machine.saved": "已保存到 {path}（train 的总结以这些数字为分母）",
     "bench.train_speed": "速度：每秒 {tokens_per_s:,.0f} 个词元，模型运算 {gflops:.1f} GFLOP/s = 本机 {dtype} "
     "矩阵乘法峰值（{peak:.1f} GFLOP/s，{how}）的 {mfu:.0%}",
-    "bench.bf16_hint": "这台机器的 bfloat16 乘法快 {ratio:.1f} 倍：用 --dtype=auto（或 --dtype=bfloat16）训练即可用上"
-    "（docs/performance.md：损失相差不到 0.1%）",
+    "bench.bf16_hint": "这台机器的 bfloat16 乘法快 {ratio:.1f} 倍，这个运行的计算量也够大：不写 --dtype（auto）"
+    "或写 --dtype=bfloat16 即可用上（docs/performance.md：损失相差不到 0.1%）",
+    "train.dtype_auto": "用 {dtype} 计算（--dtype=auto：{why}；写 --dtype=float32 或 --dtype=bfloat16 可自选）",
+    "dtype.why.fast": "这台机器的 bfloat16 乘法是 float32 的 {ratio:.1f} 倍",
+    "dtype.why.slow": "这台机器的 bfloat16 乘法只有 float32 的 {ratio:.1f} 倍",
+    "dtype.why.fused": "在 CPU 上，融合注意力（{attention}）用 bfloat16 反而更慢",
+    "dtype.why.small": "batch × seq_len × d_model² = {work:,}，小于 {least:,}，计算量太小，在 CPU 上用 bfloat16 不划算",
     "bench.peak_saved": "由 `glassformer bench machine` 测得",
     "bench.peak_quick": "快速探测；`glassformer bench machine` 会仔细测量",
 }

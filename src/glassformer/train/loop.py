@@ -222,7 +222,8 @@ class Trainer:
             callback(event, self)
 
     def autocast(self):
-        if resolve_dtype(self.cfg.dtype, self.cfg.device) == "bfloat16":  # auto: the machine's probe decides
+        model_cfg = getattr(self.model, "cfg", None)  # auto in the library: decided per step (a run's is fixed)
+        if resolve_dtype(self.cfg.dtype, self.cfg.device, model_cfg, self.cfg) == "bfloat16":
             return torch.autocast(torch.device(self.cfg.device).type, dtype=torch.bfloat16)
         return contextlib.nullcontext()
 

@@ -49,7 +49,7 @@ from glassformer.config import (
     parse_overrides,
     to_dict,
 )
-from glassformer.devices import check_device, using_threads
+from glassformer.devices import check_device, resolve_dtype, using_threads
 from glassformer.errors import DamagedFile, GlassformerError, RunLocked, UsageError
 from glassformer.files import write_text_atomic
 from glassformer.messages import note, t
@@ -182,7 +182,17 @@ def batches_for(data, cfg: TrainConfig):
 
 
 def resolve(preset: Preset, overrides, data) -> Preset:
-    """Apply overrides, take vocab_size from the tokenizer, check the data fits the model."""
+    """Apply overrides, take vocab_size from the tokenizer, check the data fits the model, and turn
+    dtype auto into the dtype it picks here (devices.auto_dtype): config.json records what ran, and a
+    resumed run keeps it."""
+    p = _fitted(preset, overrides, data)
+    if p.train.dtype == "auto":
+        with using_threads(p.train.threads):  # the probe at the thread count the run will train with
+            p.train.dtype = resolve_dtype("auto", p.train.device, p.model, p.train)
+    return p
+
+
+def _fitted(preset: Preset, overrides, data) -> Preset:
     overrides = overrides if isinstance(overrides, dict) else parse_overrides(overrides)
     p = apply_overrides(preset, overrides)
     if data.tokenizer is not None:

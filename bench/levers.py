@@ -5,6 +5,7 @@
     python bench/levers.py --compile                # adds torch.compile (minutes of compiling)
     python bench/levers.py --no-train --compile     # the decoding variants only, the compiled step too
     python bench/levers.py --dtype [--shape small] [--compile]   # the bfloat16 levers, each alone
+    python bench/levers.py --auto [--rounds 15]     # every preset's own step, float32 vs bf16, and auto's pick
 
 Training: one forward + backward + optimizer step of the fused-attention model on the shape's batch;
 every variant starts from the same weights and sees the same batch. Variants run round-robin (one
@@ -23,6 +24,10 @@ printed are the median and the fastest ms per step and `before / variant` for ea
 `--dtype=bfloat16` does it; autocast with every weight cast to bf16 once per step (functional_call);
 bf16 parameters with float32 master weights and AdamW state; the glass path under autocast (the
 fused kernel's bf16 path is the autocast row); with --compile, torch.compile of float32 and autocast.
+
+--auto: the rule behind --dtype=auto (devices.auto_dtype), checked on every preset: each preset's own
+Trainer step (its data, batch, attention and optimizer, as `glassformer train` builds them) in
+float32 and in bfloat16 autocast, round-robin, with B·T·C² and what auto picks on this machine.
 
 Decoding (`baby` shape, max_len 512, batch 1 and 16, fused attention): ms per step of 200 one-token
 steps after a 16-token prefill, through the model's own forward, through models/decode.py's step,
@@ -259,6 +264,33 @@ def decoding_variants(steps: int, batch: int, compile_too: bool) -> dict:
     return out
 
 
+def auto_presets(rounds: int, threads: int) -> None:
+    """Each preset's Trainer step in float32 against bf16 autocast, and what --dtype=auto picks."""
+    import tempfile
+
+    from glassformer.config import PRESETS
+    from glassformer.devices import BF16_MIN_WORK, auto_dtype
+    from glassformer.train.run import new_run
+
+    print(f"every preset's training step, float32 / bf16 autocast ({threads} thread(s), median of {rounds})")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in PRESETS:
+            runs = {
+                dtype: new_run(name, {"dtype": dtype, "threads": threads}, out=f"{tmp}/{name}-{dtype}", progress=False)
+                for dtype in ("float32", "bfloat16")
+            }
+            cfg, model = runs["float32"].trainer.cfg, runs["float32"].model.cfg
+            times = round_robin({d: r.trainer.train_step for d, r in runs.items()}, rounds, warmup=3)
+            fp32, bf16 = (statistics.median(times[d]) for d in ("float32", "bfloat16"))
+            work = cfg.batch_size * cfg.seq_len * model.d_model**2
+            pick = auto_dtype(cfg.device, model, cfg)[0]
+            print(
+                f"  {name:<9} {model.attention:<6} B·T·C² {work / 1e6:6.2f}M ({work / BF16_MIN_WORK:5.2f}× the least)  "
+                f"float32 {fp32 * 1e3:7.2f} ms, bf16 {bf16 * 1e3:7.2f} ms: float32 / bf16 {fp32 / bf16:5.2f}×   "
+                f"auto picks {pick}"
+            )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--shape", default="baby", choices=["baby", "small"])
@@ -269,8 +301,11 @@ def main() -> None:
     ap.add_argument("--no-decode", action="store_true")
     ap.add_argument("--no-train", action="store_true")
     ap.add_argument("--dtype", action="store_true", help="the bfloat16 levers (against the float32 step)")
+    ap.add_argument("--auto", action="store_true", help="every preset's step, float32 vs bf16, and auto's pick")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
+    if args.auto:
+        return auto_presets(args.rounds, args.threads)
     batch = args.batch or (4 if args.shape == "small" else None)
     if args.dtype:
         variants, tokens = dtype_variants(args.shape, batch, args.compile)

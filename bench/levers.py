@@ -6,6 +6,7 @@
     python bench/levers.py --no-train --compile     # the decoding variants only, the compiled step too
     python bench/levers.py --dtype [--shape small] [--compile]   # the bfloat16 levers, each alone
     python bench/levers.py --auto [--rounds 15]     # every preset's own step, float32 vs bf16, and auto's pick
+    python bench/levers.py --auto --widths 64,96    # the same for baby's layout at other widths
 
 Training: one forward + backward + optimizer step of the fused-attention model on the shape's batch;
 every variant starts from the same weights and sees the same batch. Variants run round-robin (one
@@ -264,8 +265,9 @@ def decoding_variants(steps: int, batch: int, compile_too: bool) -> dict:
     return out
 
 
-def auto_presets(rounds: int, threads: int) -> None:
-    """Each preset's Trainer step in float32 against bf16 autocast, and what --dtype=auto picks."""
+def auto_presets(rounds: int, threads: int, widths: list[int]) -> None:
+    """Each preset's Trainer step in float32 against bf16 autocast, and what --dtype=auto picks;
+    with `widths`, `baby`'s layout at those d_model (d_ff 4·d_model) instead of the presets."""
     import tempfile
 
     from glassformer.config import PRESETS
@@ -274,9 +276,12 @@ def auto_presets(rounds: int, threads: int) -> None:
 
     print(f"every preset's training step, float32 / bf16 autocast ({threads} thread(s), median of {rounds})")
     with tempfile.TemporaryDirectory() as tmp:
-        for name in PRESETS:
+        cases = [(f"baby@{c}", "baby", {"d_model": c, "d_ff": 4 * c}) for c in widths] or [(n, n, {}) for n in PRESETS]
+        for name, preset, sizes in cases:
             runs = {
-                dtype: new_run(name, {"dtype": dtype, "threads": threads}, out=f"{tmp}/{name}-{dtype}", progress=False)
+                dtype: new_run(
+                    preset, {**sizes, "dtype": dtype, "threads": threads}, out=f"{tmp}/{name}-{dtype}", progress=False
+                )
                 for dtype in ("float32", "bfloat16")
             }
             cfg, model = runs["float32"].trainer.cfg, runs["float32"].model.cfg
@@ -302,10 +307,11 @@ def main() -> None:
     ap.add_argument("--no-train", action="store_true")
     ap.add_argument("--dtype", action="store_true", help="the bfloat16 levers (against the float32 step)")
     ap.add_argument("--auto", action="store_true", help="every preset's step, float32 vs bf16, and auto's pick")
+    ap.add_argument("--widths", default="", help="with --auto: baby's layout at these d_model, e.g. 64,96")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     if args.auto:
-        return auto_presets(args.rounds, args.threads)
+        return auto_presets(args.rounds, args.threads, [int(c) for c in args.widths.split(",") if c])
     batch = args.batch or (4 if args.shape == "small" else None)
     if args.dtype:
         variants, tokens = dtype_variants(args.shape, batch, args.compile)

@@ -211,7 +211,7 @@ class TrainConfig:
     seed: int = 1337  # one seed for init, batches and dropout
     device: str = "cpu"  # cpu | cuda | mps
     compile: bool = False  # opt-in torch.compile
-    dtype: str = "float32"  # float32 | bfloat16 (autocast) | auto: bfloat16 where its products are fast (devices.py)
+    dtype: str = "float32"  # float32 | bfloat16 (autocast) | auto (a new CLI run's default): devices.auto_dtype
     log_interval: int = 10  # steps between progress/metrics updates: the loop's only host syncs
     threads: int = 1  # CPU threads for the run; 0 = torch's choice (every core). See devices.py
 

@@ -167,6 +167,17 @@ def test_a_resumed_run_keeps_its_dtype_when_the_probe_changes_its_mind(no_peaks,
     assert _config(tmp_path / "run")["train"]["dtype"] == "bfloat16"
 
 
+def test_a_resume_that_names_a_preset_asks_auto_like_a_new_run(no_peaks, tmp_path, monkeypatch, capsys):
+    _fast_bf16()
+    monkeypatch.setattr(devices, "BF16_MIN_WORK", 1)
+    assert main(train_argv(tmp_path, "run", "--max_steps=2")) == 0
+    resume = ["train", "--resume", str(tmp_path / "run"), "--cache-dir", str(tmp_path / "cache"), "--no-progress"]
+    capsys.readouterr()
+    assert main([*resume, "--preset", "seed000", "--threads=1", "--max_steps=4"]) == 0  # the preset says float32
+    assert _config(tmp_path / "run")["train"]["dtype"] == "bfloat16"  # auto again, on the same machine: unchanged
+    assert "'bfloat16' -> 'float32'" not in capsys.readouterr().out
+
+
 def test_the_library_default_stays_float32():
     from glassformer.config import TrainConfig
 

@@ -176,7 +176,7 @@ def run_train(args: argparse.Namespace) -> int:
             raise UsageError("train.resume_tokenizer")
         run = resume_run(
             args.resume,
-            args.overrides,
+            auto_by_default(args.overrides) if args.preset else args.overrides,  # a preset anew: as a new run
             preset=args.preset,
             source=args.data,
             cache_dir=args.cache_dir,

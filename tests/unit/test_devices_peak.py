@@ -6,7 +6,7 @@ import json
 
 import pytest
 import torch
-from helpers import train_argv
+from helpers import said, train_argv
 
 import glassformer.devices as devices
 from glassformer.cli import main
@@ -172,10 +172,11 @@ def test_a_resume_that_names_a_preset_asks_auto_like_a_new_run(no_peaks, tmp_pat
     monkeypatch.setattr(devices, "BF16_MIN_WORK", 1)
     assert main(train_argv(tmp_path, "run", "--max_steps=2")) == 0
     resume = ["train", "--resume", str(tmp_path / "run"), "--cache-dir", str(tmp_path / "cache"), "--no-progress"]
-    capsys.readouterr()
-    assert main([*resume, "--preset", "seed000", "--threads=1", "--max_steps=4"]) == 0  # the preset says float32
+    with said() as heard:
+        assert main([*resume, "--preset", "seed000", "--threads=1", "--max_steps=4"]) == 0  # the preset: float32
     assert _config(tmp_path / "run")["train"]["dtype"] == "bfloat16"  # auto again, on the same machine: unchanged
-    assert "'bfloat16' -> 'float32'" not in capsys.readouterr().out
+    changed = [fields["changes"] for key, fields in heard if key == "run.changed_settings"]
+    assert len(changed) == 1 and "max_steps" in changed[0] and "dtype" not in changed[0]
 
 
 def test_the_library_default_stays_float32():

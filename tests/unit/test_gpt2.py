@@ -364,6 +364,10 @@ def test_tensors_without_a_place_are_named_four_at_most_then_dots():
         state_dict_from_gpt2({**theirs, **extra}, 2, tied=False)
     unused = {"source": t("gpt2.the_weights"), "names": "h.9.x0, h.9.x1, h.9.x2, h.9.x3", "more": " ..."}
     assert (caught.value.key, caught.value.fields) == ("error.gpt2.tensors_unused", unused)
+    del extra["h.9.x4"]  # exactly four: all named, no dots (sample O's survivor: `>= 4`)
+    with pytest.raises(UsageError) as caught:
+        state_dict_from_gpt2({**theirs, **extra}, 2, tied=False)
+    assert caught.value.fields == {**unused, "more": ""}
     # a saved causal mask is ignored only at the end of a name
     with pytest.raises(UsageError) as caught:
         state_dict_from_gpt2({**theirs, "h.0.attn.bias.x": torch.ones(1)}, 2, tied=False)

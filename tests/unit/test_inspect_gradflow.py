@@ -463,3 +463,15 @@ def test_the_plot_speaks_chinese_by_key_with_every_glyph_drawn(tmp_path, figures
     assert (ax.get_title(), ax.get_ylabel()) == (want["title"], want["axis"])
     assert [s.get_text() for s in ax.get_legend().get_texts()] == [want["param"], *rules, want["layer"]]
     assert want["title"] != messages.TABLES["en"]["pictures.grads.title"]
+
+
+def test_gradient_flow_puts_the_caller_s_gradients_back():
+    torch.manual_seed(0)
+    model = GPT(CFG)
+    backward(model)  # the caller's own gradients, from a step of theirs
+    mine = {n: p.grad.clone() for n, p in model.named_parameters()}
+    weights = {n: p.detach().clone() for n, p in model.named_parameters()}
+    gradient_flow(model, torch.randint(0, 10, (2, 9)), lr=1e-2)  # its own backward and Adam step
+    for n, p in model.named_parameters():
+        assert torch.equal(p.grad, mine[n]), n  # the same values (sample O's survivor: grads set to None)
+        assert torch.equal(p.detach(), weights[n]), n

@@ -154,3 +154,11 @@ def test_trace_shows_each_scheme_with_declared_axes(position):
     memory = activation_memory(m, B=2, T=5)
     assert {n: memory[n] for n in held} == {n: t.numel() for n, t in held.items()}
     assert memory["total_values"] == sum(t.numel() for t in held.values())
+
+
+def test_alibi_makes_its_bias_on_the_device_of_its_slopes():
+    """Both position ranges on the slopes' device (on a GPU a CPU arange would cost a copy per layer,
+    or fail): checked on the meta device, which refuses to mix with a CPU tensor (sample O's survivor)."""
+    alibi = ALiBi(4).to("meta")
+    bias = alibi(3, 5, 2)  # (H, T_q, T_k)
+    assert bias.device.type == "meta" and bias.shape == (4, 3, 5)

@@ -422,3 +422,21 @@ def test_generate_ids_writes_exactly_max_new_tokens(position, use_cache):
     for n in (1, 2, 3, 4, 9):  # up to, at and past max_len
         out = list(generate_ids(model, prompt, n, temperature=0, use_cache=use_cache))
         assert len(out) == n and all(t.shape == (2,) for t in out)
+
+
+def test_next_logits_with_a_cache_and_no_run_feeds_the_cache_to_the_model():
+    """The default model call: the prefill fills the cache, then one new token reads it (sample O's
+    survivor: the cache dropped from that call, so the newest token saw only itself)."""
+    from glassformer.sample import next_logits
+
+    torch.manual_seed(0)
+    model = GPT(ModelConfig(vocab_size=12, d_model=16, n_heads=2, d_ff=32, n_layers=2, max_len=16)).eval()
+    ids = torch.tensor([[3, 1, 4, 1, 5, 9]])  # (1, 6)
+    cache = model.new_cache(1)
+    with torch.no_grad():
+        first = next_logits(model, ids[:, :-1], cache)  # (1, V): the prefill of 5 tokens
+        second = next_logits(model, ids, cache)  # (1, V): only the 6th token fed, the cache holds 5
+        whole = model(ids)[:, -1, :]  # (1, V)
+    assert cache.length == 6
+    torch.testing.assert_close(first, model(ids[:, :-1])[:, -1, :].detach(), rtol=0, atol=1e-5)
+    torch.testing.assert_close(second, whole, rtol=0, atol=1e-5)

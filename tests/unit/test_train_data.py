@@ -525,3 +525,14 @@ def test_chinese_number_refusals_by_key_and_fields():
         with pytest.raises(ValueError) as caught:
             from_chinese(text)
         assert (caught.value.key, caught.value.fields) == (key, {"text": text, **fields})
+
+
+def test_the_default_sizes_of_the_tasks():
+    """What a run's data identity rests on (a resume refuses changed data): 20,000 digit strings of
+    up to 8 digits, and the numbers 0 … 9,999 (sample O's survivor: 20,001 pairs by default)."""
+    digits, numbers = pair_source("digits:copy"), pair_source("numbers:zh2num")
+    assert sum(len(getattr(digits, split)) for split in ("train", "val", "test")) == 20_000
+    assert max(len(s) for split in ("train", "val", "test") for s, _ in getattr(digits, split)) == 8
+    assert sorted(int(t) for split in ("train", "val", "test") for _, t in getattr(numbers, split)) == list(
+        range(10_000)
+    )

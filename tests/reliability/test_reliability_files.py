@@ -198,6 +198,23 @@ def test_weights_of_another_model_do_not_fit(run_copy):
     assert items and all(tuple(i["wanted"]) == (48,) and tuple(i["held"]) == (32,) for i in items)
 
 
+def test_weights_that_lack_a_tensor_the_config_wants_are_refused_naming_it(run_copy):
+    """Every tensor held fits, but one the model needs is not in the file (sample P's survivor: the
+    refusal's path built as `run_dir * "config.json"`, an internal TypeError instead)."""
+    from safetensors.torch import load_file, save_file
+
+    run, _ = run_copy
+    weights = load_file(run / "model.safetensors")
+    lost = weights.pop("ln_final.weight")
+    save_file(weights, run / "model.safetensors")
+    code, _, err, heard = cli_said(sample_argv(run))
+    assert_clean_failure(code, err, codes=(1,))
+    wrong = only(heard, "error.run.config_weights")
+    assert (Path(wrong["path"]), Path(wrong["weights"])) == (run / "config.json", run / "model.safetensors")
+    missing = only(heard, "error.run.config_weights_missing")
+    assert (missing["name"], tuple(missing["wanted"])) == ("ln_final.weight", tuple(lost.shape))
+
+
 # ---- train_state.pt --------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "damage, key",

@@ -896,3 +896,17 @@ def test_an_imported_runs_config_and_every_refusal_of_import_and_export(tmp_path
     assert export_gpt2(str(run), str(tmp_path / "empty")) == tmp_path / "empty"  # an empty folder is fine
     with pytest.raises(Exception, match="best.safetensors"):
         export_gpt2(run, tmp_path / "new", best=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.bool])
+def test_weights_that_are_not_floating_point_are_named_with_their_dtype(dtype):
+    """The error's fields name the tensor and its dtype (sample P's survivor: the dtype field "None")."""
+    from glassformer.models.gpt2 import check_weights
+
+    weights = {"transformer.h.0.ln_1.weight": torch.ones(4), "transformer.wte.weight": torch.zeros(3, 4, dtype=dtype)}
+    with pytest.raises(DamagedFile) as caught:
+        check_weights(weights, "the weights")
+    assert (caught.value.key, caught.value.fields) == (
+        "error.gpt2.weight_dtype",
+        {"source": "the weights", "name": "transformer.wte.weight", "dtype": str(dtype)},
+    )

@@ -72,6 +72,18 @@ def test_masks_that_cannot_combine():
     )
 
 
+def test_a_3d_mask_gets_its_head_axis_before_it_meets_a_4d_one():
+    """(B, T, T) & (B, 1, 1, T) is (B, 1, T, T), row b of one with row b of the other; without the
+    head axis they would broadcast to (B, B, T, T) (sample P's survivor)."""
+    B, T = 2, 3
+    per_row = torch.stack([causal_mask(T), torch.ones(T, T, dtype=torch.bool)])  # (B, T, T): row 1 all True
+    pad = torch.tensor([[True, True, False], [True, False, True]])[:, None, None, :]  # (B, 1, 1, T)
+    both = combine_masks(per_row, pad)  # (B, 1, T, T)
+    assert both.shape == (B, 1, T, T)
+    for b in range(B):
+        assert torch.equal(both[b, 0], per_row[b] & pad[b, 0])
+
+
 def test_padding_mask_needs_2d_ids():
     assert keyed(ValueError, padding_mask, torch.zeros(5, dtype=torch.long), 0) == (
         "error.mask.padding_ids",

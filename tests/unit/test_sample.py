@@ -440,3 +440,21 @@ def test_next_logits_with_a_cache_and_no_run_feeds_the_cache_to_the_model():
     assert cache.length == 6
     torch.testing.assert_close(first, model(ids[:, :-1])[:, -1, :].detach(), rtol=0, atol=1e-5)
     torch.testing.assert_close(second, whole, rtol=0, atol=1e-5)
+
+
+def test_a_stop_string_the_model_cannot_write_is_refused_naming_its_characters_or_itself():
+    """The characters no token writes, each once; where every character can be written but the
+    whole string cannot (a word tokenizer meets "aa" as one unknown word), the string itself
+    (sample P's survivor: repr(None) in that case)."""
+    from glassformer.sample import check_stop
+    from glassformer.text.tokenizers import WordTokenizer
+
+    assert keyed(UsageError, check_stop, CharTokenizer("abcd"), "axyx") == (
+        "error.sample.stop_unseen",
+        {"stop": "axyx", "chars": "'x', 'y'"},
+    )
+    assert keyed(UsageError, check_stop, WordTokenizer(["a", "b"]), "aa") == (
+        "error.sample.stop_unseen",
+        {"stop": "aa", "chars": "'aa'"},
+    )
+    check_stop(CharTokenizer("abcd"), "da")  # writable: no error

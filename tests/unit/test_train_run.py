@@ -524,7 +524,7 @@ def test_the_eval_translator_lists_the_first_four_val_sources_with_what_was_expe
 def test_assemble_wires_progress_callbacks_and_the_lock_by_what_the_run_asks(tmp_path):
     import gc
 
-    run = new_run("sine", QUICK_ONE, source="sine", out=tmp_path / "a", progress=True)
+    run = new_run("sine", QUICK_ONE, source="sine", out=tmp_path / "a")  # progress by default (sample P's survivor)
     assert run.trainer.progress_mode == "bar" and run.trainer.callbacks == []  # numbers: nothing to sample
     assert run.trainer.world is not None and run.trainer.cfg.batch_size == 2 and run.trainer.files is not None
     held = run.lock

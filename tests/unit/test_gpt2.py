@@ -905,8 +905,8 @@ def test_weights_that_are_not_floating_point_are_named_with_their_dtype(dtype):
 
     weights = {"transformer.h.0.ln_1.weight": torch.ones(4), "transformer.wte.weight": torch.zeros(3, 4, dtype=dtype)}
     with pytest.raises(DamagedFile) as caught:
-        check_weights(weights, "the weights")
+        check_weights(weights, "model.safetensors")
     assert (caught.value.key, caught.value.fields) == (
         "error.gpt2.weight_dtype",
-        {"source": "the weights", "name": "transformer.wte.weight", "dtype": str(dtype)},
+        {"source": "model.safetensors", "name": "transformer.wte.weight", "dtype": str(dtype)},
     )

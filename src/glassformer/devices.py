@@ -296,8 +296,10 @@ BF16_MIN_WORK = 2**23  # B·T·C², the least work per step at which bf16 autoca
 
 def auto_dtype(device: str = "cpu", model=None, train=None) -> tuple[str, str, dict]:
     """(the dtype --dtype=auto picks, the message key that says why, that message's fields).
-    model, train: the run's ModelConfig and TrainConfig, when known (without them: the probe alone)."""
-    peak = machine_peak(device)[0]
+    model, train: the run's ModelConfig and TrainConfig, when known (without them: the probe alone);
+    with train, the probe is the one at the run's own thread count, wherever this is asked from."""
+    with using_threads(train.threads if train is not None else 0):  # 0: the current setting
+        peak = machine_peak(device)[0]
     if not peak.bf16_pays:
         return "float32", "dtype.why.slow", {"ratio": peak.bf16_speedup}
     if torch.device(device).type == "cpu" and model is not None:

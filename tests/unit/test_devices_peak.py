@@ -213,6 +213,8 @@ def test_train_s_summary_says_the_fraction_of_the_saved_peak(no_peaks, tmp_path,
 
     _fast_bf16()
     monkeypatch.setattr(devices, "BF16_MIN_WORK", 1)  # auto would pick bf16 for this run ...
+    slow = MachinePeak("cpu", 0, 1e9, 1e9, 1e9)  # any other thread count's quick probe: bf16 slow there
+    monkeypatch.setattr(devices, "measure_machine", lambda *a, **k: slow)  # every question must ask the run's 1
     argv = train_argv(tmp_path, "run", "--max_steps=20", "--eval_interval=10", "--eval_iters=2")
     assert main([*argv, "--log_interval=5", "--dtype=float32"]) == 0  # ... but float32 was asked for
     out = capsys.readouterr().out

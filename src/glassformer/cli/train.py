@@ -41,7 +41,7 @@ from glassformer.cli.options import (
     utf8_text,
 )
 from glassformer.config import MIN_EVALS, PRESETS, parse_overrides, preset_about
-from glassformer.devices import BF16_MIN_WORK, auto_dtype, check_device, measure_machine, save_peak, using_threads
+from glassformer.devices import BF16_MIN_WORK, auto_dtype, check_device, measure_machine, save_peak
 from glassformer.errors import UsageError
 from glassformer.exercises.plug import check_config, check_ready, swap_in
 from glassformer.inspect.attention_maps import attention_grid_png
@@ -258,8 +258,7 @@ def say_dtype(run, overrides) -> None:
     if "dtype" in given and given["dtype"] != "auto":
         return
     cfg = run.trainer.cfg
-    with using_threads(cfg.threads):  # as train/run.py's resolve asked the probe
-        _, why, fields = auto_dtype(cfg.device, getattr(run.model, "cfg", None), cfg)
+    _, why, fields = auto_dtype(cfg.device, getattr(run.model, "cfg", None), cfg)  # resolve's answer, and why
     say("train.dtype_auto", dtype=cfg.dtype, why=t(why, **fields))
 
 
@@ -389,7 +388,7 @@ def run_machine(args: argparse.Namespace) -> int:
 def say_train_speed(run, start_step: int) -> None:
     """train's summary line: the run's tokens/s (median of its log lines since start_step), the model
     FLOP/s that makes (devices.flops_per_token) and its fraction of this machine's matching peak."""
-    from glassformer.devices import machine_peak, model_flops_per_token, resolve_dtype
+    from glassformer.devices import machine_peak, model_flops_per_token, resolve_dtype, using_threads
 
     cfg = run.trainer.cfg
     if run.model.inputs != "tokens" or not run.trainer.files:

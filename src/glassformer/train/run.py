@@ -187,8 +187,7 @@ def resolve(preset: Preset, overrides, data) -> Preset:
     resumed run keeps it."""
     p = _fitted(preset, overrides, data)
     if p.train.dtype == "auto":
-        with using_threads(p.train.threads):  # the probe at the thread count the run will train with
-            p.train.dtype = resolve_dtype("auto", p.train.device, p.model, p.train)
+        p.train.dtype = resolve_dtype("auto", p.train.device, p.model, p.train)
     return p
 
 

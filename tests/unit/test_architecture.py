@@ -193,3 +193,65 @@ def test_one_gpt_forward_reads_three_model_files():
     model(ids)  # first-call work (lazy imports) is not the forward
     files = {f for f, _ in forward_span.span(model, (ids,))} - forward_span.INFRASTRUCTURE
     assert files == {"nn/embedding.py", "nn/attention.py", "models/gpt.py"}
+
+
+def self_reads_and_writes(cls: type) -> tuple[set[str], set[str]]:
+    """The `self.NAME` attributes that the methods written in `cls`'s own body read, and those they
+    assign (including `self.a, self.b = ...`)."""
+    import inspect
+    import textwrap
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    reads, writes = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            (writes if isinstance(node.ctx, ast.Store) else reads).add(node.attr)
+    return reads, writes
+
+
+def unmade_attributes(cls: type) -> set[str]:
+    """What `cls`'s methods read from self that neither its own methods make nor a class of its MRO
+    defines: attributes only a subclass can supply, the implicit contract issue 24 names."""
+    from torch import nn
+
+    reads, writes = self_reads_and_writes(cls)
+    module = set(dir(nn.Module()))  # what torch's Module makes on every instance (training, ...)
+    return {name for name in reads - writes - module if not any(name in vars(c) for c in cls.__mro__)}
+
+
+def model_bases() -> list[type]:
+    """Every class of nn/ and models/ that another class of the package subclasses."""
+    import importlib
+    import inspect
+
+    classes = []
+    for path in sorted((PACKAGE / "nn").glob("*.py")) + sorted((PACKAGE / "models").glob("*.py")):
+        module = importlib.import_module(module_name(path))
+        classes += [c for c in vars(module).values() if inspect.isclass(c) and c.__module__ == module.__name__]
+    return [c for c in classes if any(sub.__module__.startswith("glassformer") for sub in c.__subclasses__())]
+
+
+def test_a_shared_base_reads_only_attributes_it_makes_itself():
+    """Issue 24 item 1: no method that only a subclass's attribute makes work. AttentionHeads read
+    proj and six hook points that each subclass declared (annotations stood in for them); it now makes
+    them in `build_heads`. Transformer makes every end and hook point its forward reads."""
+    from glassformer.models.gpt import Transformer
+    from glassformer.nn.attention import AttentionHeads
+
+    bases = model_bases()
+    assert {AttentionHeads, Transformer} <= set(bases)
+    assert {base.__name__: unmade_attributes(base) for base in bases} == {base.__name__: set() for base in bases}
+
+
+def test_the_attribute_check_sees_an_attribute_only_a_subclass_makes():
+    from torch import nn
+
+    class Base(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.made, self.also = 1, 2
+
+        def forward(self, x):
+            return self.hook(x) + self.made + self.also + self.training
+
+    assert unmade_attributes(Base) == {"hook"}

@@ -87,22 +87,13 @@ class CrossAttention(AttentionHeads):
     def __init__(
         self, d_model: int, n_heads: int, bias: bool = True, dropout: float = 0.0, attention: str = "glass"
     ) -> None:
-        super().__init__()
-        self.n_heads, self.d_head, self.bias = n_heads, d_model // n_heads, bias
-        self.attention, self.dropout = attention, dropout
+        super().__init__(d_model, n_heads, bias, dropout, attention)
         self.q = nn.Linear(d_model, d_model, bias=bias)
         self.kv = nn.Linear(d_model, 2 * d_model, bias=bias)
-        self.proj = nn.Linear(d_model, d_model, bias=bias)
-        self.resid_dropout = nn.Dropout(dropout)
         self.hook_q = hook("qkv", "B H T D", "cross.q")
         self.hook_k = hook("qkv", "B H S D", "cross.k")
         self.hook_v = hook("qkv", "B H S D", "cross.v")
-        self.hook_scores = hook("scores", "B H T_q S", "cross.scores")
-        self.hook_weights = hook("weights", "B H T_q S", "cross.weights")
-        self.hook_z = hook("z", "B H T D", "cross.z")
-        self.hook_merged = hook("merged", "B T C", "merged")
-        self.hook_result = hook("result", "B T H C", "cross.result")
-        self.hook_out = hook("cross_out", "B T C", "cross.out")
+        self.build_heads("cross", "S")
 
     def param_formulas(self) -> list[ParamFormula]:
         C = self.proj.in_features

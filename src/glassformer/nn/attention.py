@@ -21,7 +21,7 @@ from torch import Tensor, nn
 
 from glassformer.errors import UsageError
 from glassformer.nn.formula import ParamFormula, counted, linear_formula
-from glassformer.nn.hooks import HookPoint, hook
+from glassformer.nn.hooks import hook
 from glassformer.nn.position import AttentionPositions
 
 
@@ -116,21 +116,26 @@ class AttentionHeads(nn.Module):
         2) attend within each head    z = softmax(q·kᵀ/√D + bias, masked) · v          (B, H, T_q, D)
         3) merge the heads            (B, H, T_q, D) -> (B, T_q, H·D = C) -> proj -> (B, T_q, C)
 
-    A subclass builds what is declared here, after its step-1 projections (weights are drawn in the
-    order the data uses them)."""
+    A subclass makes its step-1 projections and their hook points, then calls `build_heads` for
+    steps 2 and 3 (weights are drawn in the order the data uses them)."""
 
-    n_heads: int
-    d_head: int
-    dropout: float
-    attention: str  # "glass" | "fused"
-    proj: nn.Linear
-    resid_dropout: nn.Dropout
-    hook_scores: HookPoint
-    hook_weights: HookPoint
-    hook_z: HookPoint
-    hook_merged: HookPoint
-    hook_result: HookPoint
-    hook_out: HookPoint
+    def __init__(self, d_model: int, n_heads: int, bias: bool, dropout: float, attention: str) -> None:
+        super().__init__()
+        self.n_heads, self.d_head, self.bias = n_heads, d_model // n_heads, bias
+        self.attention, self.dropout = attention, dropout  # attention: "glass" | "fused"
+
+    def build_heads(self, site: str, keys: str) -> None:
+        """Steps 2 and 3's projection and hook points; `site` names them ("attn", "cross"), `keys`
+        is the key axis (T_k, or S for a source)."""
+        d_model = self.n_heads * self.d_head
+        self.proj = nn.Linear(d_model, d_model, bias=self.bias)
+        self.resid_dropout = nn.Dropout(self.dropout)
+        self.hook_scores = hook("scores", f"B H T_q {keys}", f"{site}.scores")
+        self.hook_weights = hook("weights", f"B H T_q {keys}", f"{site}.weights")
+        self.hook_z = hook("z", "B H T D", f"{site}.z")
+        self.hook_merged = hook("merged", "B T C", "merged")
+        self.hook_result = hook("result", "B T H C", f"{site}.result")
+        self.hook_out = hook(f"{site}_out", "B T C", f"{site}.out")
 
     def split_heads(self, t: Tensor) -> Tensor:
         """(B, L, C) -> (B, H, L, D): feature block h·D..(h+1)·D belongs to head h."""
@@ -179,25 +184,17 @@ class MultiHeadAttention(AttentionHeads):
         attention: str = "glass",
         positions: AttentionPositions | None = None,
     ) -> None:
-        super().__init__()
-        self.n_heads, self.d_head, self.bias = n_heads, d_model // n_heads, bias
-        self.style, self.attention, self.dropout = style, attention, dropout
+        super().__init__(d_model, n_heads, bias, dropout, attention)
+        self.style = style
         if style == "packed":
             self.qkv = nn.Linear(d_model, 3 * d_model, bias=bias)
         else:
             self.heads = nn.ModuleList(HeadQKV(d_model, self.d_head, bias) for _ in range(n_heads))
         self.positions = positions
-        self.proj = nn.Linear(d_model, d_model, bias=bias)
-        self.resid_dropout = nn.Dropout(dropout)
         self.hook_q = hook("qkv", "B H T D", "attn.q")
         self.hook_k = hook("qkv", "B H T D", "attn.k")
         self.hook_v = hook("qkv", "B H T D", "attn.v")
-        self.hook_scores = hook("scores", "B H T_q T_k", "attn.scores")
-        self.hook_weights = hook("weights", "B H T_q T_k", "attn.weights")
-        self.hook_z = hook("z", "B H T D", "attn.z")
-        self.hook_merged = hook("merged", "B T C", "merged")
-        self.hook_result = hook("result", "B T H C", "attn.result")
-        self.hook_out = hook("attn_out", "B T C", "attn.out")
+        self.build_heads("attn", "T_k")
 
     def param_formulas(self) -> list[ParamFormula]:
         C, D, H = self.proj.in_features, self.d_head, self.n_heads

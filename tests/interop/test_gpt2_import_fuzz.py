@@ -247,6 +247,10 @@ TOKENIZER_FILES = {  # what is done to vocab.json or merges.txt -> the key it mu
     ),
     "a merge of three": (_merges(lambda ls: ls[:1] + ["a b c"] + ls[1:]), "error.gpt2.merge_line"),
     "a merge of one": (_merges(lambda ls: ls[:1] + ["ab"] + ls[1:]), "error.gpt2.merge_line"),
+    # a merge line is two tokens and one space: GPT-2's tokens hold no whitespace, so any other
+    # separator is a damaged file, not a pair to guess at (split(), not split(" "), would take both)
+    "a merge with two spaces": (_merges(lambda ls: ls[:1] + ["Ġ  t"] + ls[1:]), "error.gpt2.merge_line"),
+    "a merge with a tab": (_merges(lambda ls: ls[:1] + ["Ġ\tt"] + ls[1:]), "error.gpt2.merge_line"),
     "a merge of unknown tokens": (_merges(lambda ls: ls[:1] + ["zzq yy"] + ls[1:]), "error.gpt2.tokenizer_invalid"),
     "a merge twice": (_merges(lambda ls: ls + [ls[1]]), "error.gpt2.tokenizer_invalid"),
     "a merge with NUL": (_merges(lambda ls: ls[:1] + ["\x00 a"] + ls[1:]), "error.gpt2.tokenizer_invalid"),

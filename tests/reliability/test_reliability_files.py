@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import torch
 from helpers import said
 from reliability_kit import assert_clean_failure, cli, cli_said, resume_argv, same_weights
 
@@ -196,6 +197,22 @@ def test_weights_of_another_model_do_not_fit(run_copy):
     assert (Path(wrong["path"]), Path(wrong["weights"])) == (run / "config.json", run / "model.safetensors")
     items = heard.of("error.run.config_weights_item")
     assert items and all(tuple(i["wanted"]) == (48,) and tuple(i["held"]) == (32,) for i in items)
+
+
+def test_weights_holding_a_tensor_the_model_has_no_place_for_are_refused_naming_it(run_copy):
+    """A tensor the config's model has no place for (sample Q's survivor: the refusal lost its name)."""
+    from safetensors.torch import load_file, save_file
+
+    run, _ = run_copy
+    weights = load_file(run / "model.safetensors")
+    weights["blocks.9.stray"] = torch.zeros(3, 2)
+    save_file(weights, run / "model.safetensors")
+    code, _, err, heard = cli_said(sample_argv(run))
+    assert_clean_failure(code, err, codes=(1,))
+    wrong = only(heard, "error.run.config_weights")
+    assert (Path(wrong["path"]), Path(wrong["weights"])) == (run / "config.json", run / "model.safetensors")
+    extra = only(heard, "error.run.config_weights_extra")
+    assert (extra["name"], tuple(extra["held"])) == ("blocks.9.stray", (3, 2))
 
 
 def test_weights_that_lack_a_tensor_the_config_wants_are_refused_naming_it(run_copy):

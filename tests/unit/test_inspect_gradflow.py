@@ -412,6 +412,25 @@ def test_the_plot_whole_read_from_its_figure(tmp_path, figures):
     ]
 
 
+def test_thresholds_exactly_100x_from_the_data_are_drawn(tmp_path, figures):
+    """ "Near the data" includes its edges: thresholds of exactly 1/100 of the smallest layer norm and
+    100× the largest are drawn (sample Q's survivor made the upper edge exclusive)."""
+    torch.manual_seed(0)
+    model = GPT(SMALL_CFG)
+    for p in model.parameters():
+        p.grad = torch.full_like(p, 1.0 / math.sqrt(p.numel()))  # every parameter's norm 1
+    first = GradientMonitor(model)
+    first.check()
+    norms = first.layer_norms().values()
+    low, high = min(norms) / 100, max(norms) * 100
+    monitor = GradientMonitor(model, vanish=low, explode=high)
+    monitor.check()
+    monitor.plot(tmp_path / "g.png")
+    ((fig, _),) = figures
+    (ax,) = fig.axes
+    assert sorted(line.get_ydata()[0] for line in ax.lines if line.get_linestyle() == ":") == [low, high]
+
+
 def test_thresholds_far_from_the_data_are_not_drawn_and_many_layers_tilt_their_names(tmp_path, figures):
     torch.manual_seed(0)
     model = GPT(ModelConfig(**{**SMALL_CFG.__dict__, "n_layers": 6}))

@@ -180,3 +180,27 @@ def test_torch_init_is_left_alone():
 def test_tied_head_stays_tied_under_every_init(init):
     model = GPT(replace(WIDE, init=init, tie_weights=True))
     assert model.head.weight is model.tok_embed.weight
+
+
+@pytest.mark.parametrize("preset", ["baby", "seed000", "seed002", "sine"])
+def test_the_activation_estimate_is_near_what_autograd_really_keeps(preset):
+    """check_fits refuses a run by `activation_bytes`, a rough count: for each kind it stays within
+    0.75-1.5× of the bytes autograd saves for backward in one training forward of the preset's own
+    batch (measured 1.18×, 1.02×, 1.34×, 0.86×: the count adds the logits' softmax and gradient)."""
+    from glassformer.models import build_model
+    from glassformer.models.kinds import activation_bytes
+
+    p = get_preset(preset)
+    B, T = p.train.batch_size, p.train.seq_len
+    model = build_model(p.model).train()
+    weights = {w.data_ptr() for w in model.parameters()}
+    saved: dict[tuple, int] = {}
+
+    def keep(t):
+        if t.data_ptr() not in weights:
+            saved[(t.data_ptr(), t.dtype, tuple(t.shape))] = t.numel() * t.element_size()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(keep, lambda t: t):
+        model(model.example_input(B, T))
+    assert 0.75 <= activation_bytes(p.model, B, T) / sum(saved.values()) <= 1.5

@@ -142,3 +142,13 @@ def test_a_cache_row_names_the_axes_it_was_declared_with_and_plain_sizes_for_any
     assert _cache_row("x", torch.zeros(2, 3, 4), point, "en")[2] == "(B=2, T=3, C=4)"
     assert _cache_row("x", torch.zeros(2, 3), point, "en")[2] == "(2, 3)"
     assert _cache_row("x", torch.zeros(5), None, "en")[2] == "(5)"  # no declaration at all
+
+
+def test_a_letter_nobody_explained_means_a_question_mark_in_either_language():
+    """An axis letter outside LETTERS (a user's own hook declared with "B T X") still shows: "?",
+    not an error."""
+    from glassformer.nn.hooks import LETTERS, meaning
+
+    assert "X" not in LETTERS
+    assert (meaning("X"), meaning("X", "zh")) == ("?", "?")
+    assert (meaning("C"), meaning("C", "zh")) == LETTERS["C"]

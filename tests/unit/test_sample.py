@@ -217,6 +217,25 @@ def test_sample_hands_its_top_k_and_top_p_to_the_sampler():
     assert set("".join(sample(model, tok, "a", 30, num_samples=4, seed=0))) == set("abcd")
 
 
+def test_sample_makes_the_prompts_ids_on_the_models_device(monkeypatch):
+    """On a GPU, ids left on the CPU meet the model's weights on another device (tests/gpu samples
+    there). One CPU shows no second device, so this reads the device `sample` asks for: the model's."""
+    made = []
+
+    class Torch:  # sample.py's `torch`, recording the device of every tensor it makes from a list
+        def __getattr__(self, name):
+            return getattr(torch, name)
+
+        def tensor(self, data, **kw):
+            made.append(kw.get("device"))
+            return torch.tensor(data, **kw)
+
+    monkeypatch.setattr(sample_mod, "torch", Torch())
+    model, tok = Counter(), CharTokenizer(list("abcd"))
+    assert sample(model, tok, "ab", 3, temperature=0, num_samples=2) == ["cda", "cda"]
+    assert made and made == [next(model.parameters()).device] * len(made)
+
+
 def test_a_tiny_temperature_is_each_rows_own_softmax_in_a_batch():
     """Below TINY_TEMPERATURE each row is shifted by its own maximum before dividing: rows with
     different maxima (and more tokens than rows) get exactly the softmax of logits / τ."""

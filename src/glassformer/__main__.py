@@ -1,7 +1,6 @@
 """`python -m glassformer ...` is the `glassformer` command (also how torchrun starts it)."""
 
-import sys
-
 from glassformer.cli import main
+from glassformer.train.distributed import exit_process
 
-sys.exit(main())
+exit_process(main())

@@ -5,10 +5,11 @@ torch import per process). argv: RUN CACHE, then the train options."""
 import sys
 
 from glassformer.cli import main
+from glassformer.train.distributed import exit_process
 
 run, cache, *options = sys.argv[1:]
 if main(["train", "--out", run, "--cache-dir", cache, *options, "--max_steps=10"]) != 0:
-    sys.exit(1)
-sys.exit(
+    exit_process(1)
+exit_process(
     main(["train", "--resume", run, "--cache-dir", cache, "--max_steps=20", "--no-progress", "--sample-chars=12"])
-)  # rank 0 alone writes the step-20 sample
+)  # rank 0 alone writes the step-20 sample; the processes end as `python -m glassformer` does

@@ -34,3 +34,20 @@ def one_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
+
+
+@pytest.fixture
+def saved_figures(monkeypatch):
+    """Every matplotlib Figure saved while the test runs, with the dpi it was saved at, so a test can
+    read back what a function drew (those that write a PNG return only its path)."""
+    from matplotlib.figure import Figure
+
+    kept = []
+    real = Figure.savefig
+
+    def keep(fig, *args, **kw):
+        kept.append((fig, kw.get("dpi")))
+        return real(fig, *args, **kw)
+
+    monkeypatch.setattr(Figure, "savefig", keep)
+    return kept

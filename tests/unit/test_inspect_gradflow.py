@@ -14,7 +14,6 @@ import matplotlib.image
 import pytest
 import torch
 from helpers import keyed, said
-from matplotlib.figure import Figure
 
 from glassformer import messages
 from glassformer.config import ModelConfig
@@ -371,24 +370,11 @@ def test_the_table_and_repr_whole():
     assert repr(GradientMonitor(GPT(SMALL_CFG))) == t("grads.repr", model="GPT", n=0, loss="") + t("grads.repr.empty")
 
 
-@pytest.fixture
-def figures(monkeypatch):
-    drawn = []
-    real = Figure.savefig
-
-    def keep(fig, *args, **kw):
-        drawn.append((fig, kw.get("dpi")))
-        return real(fig, *args, **kw)
-
-    monkeypatch.setattr(Figure, "savefig", keep)
-    return drawn
-
-
-def test_the_plot_whole_read_from_its_figure(tmp_path, figures):
+def test_the_plot_whole_read_from_its_figure(tmp_path, saved_figures):
     _, monitor, _, _ = checked(nan=False)
     path = monitor.plot(str(tmp_path / "new" / "grads.png"))
     assert path == tmp_path / "new" / "grads.png" and path.read_bytes().startswith(b"\x89PNG")
-    ((fig, dpi),) = figures
+    ((fig, dpi),) = saved_figures
     (ax,) = fig.axes
     assert dpi == 110 and tuple(fig.get_size_inches()) == pytest.approx((5.3, 4.0))  # max(5, 1.1·3 + 2)
     assert ax.get_title() == t("pictures.grads.title")
@@ -412,7 +398,7 @@ def test_the_plot_whole_read_from_its_figure(tmp_path, figures):
     ]
 
 
-def test_thresholds_exactly_100x_from_the_data_are_drawn(tmp_path, figures):
+def test_thresholds_exactly_100x_from_the_data_are_drawn(tmp_path, saved_figures):
     """ "Near the data" includes its edges: thresholds of exactly 1/100 of the smallest layer norm and
     100× the largest are drawn (sample Q's survivor made the upper edge exclusive)."""
     torch.manual_seed(0)
@@ -426,12 +412,12 @@ def test_thresholds_exactly_100x_from_the_data_are_drawn(tmp_path, figures):
     monitor = GradientMonitor(model, vanish=low, explode=high)
     monitor.check()
     monitor.plot(tmp_path / "g.png")
-    ((fig, _),) = figures
+    ((fig, _),) = saved_figures
     (ax,) = fig.axes
     assert sorted(line.get_ydata()[0] for line in ax.lines if line.get_linestyle() == ":") == [low, high]
 
 
-def test_thresholds_far_from_the_data_are_not_drawn_and_many_layers_tilt_their_names(tmp_path, figures):
+def test_thresholds_far_from_the_data_are_not_drawn_and_many_layers_tilt_their_names(tmp_path, saved_figures):
     torch.manual_seed(0)
     model = GPT(ModelConfig(**{**SMALL_CFG.__dict__, "n_layers": 6}))
     for p in model.parameters():
@@ -439,7 +425,7 @@ def test_thresholds_far_from_the_data_are_not_drawn_and_many_layers_tilt_their_n
     monitor = GradientMonitor(model)  # 1e-8 and 1e3: more than 100× away from 1
     monitor.check()
     monitor.plot(tmp_path / "g.png")
-    ((fig, _),) = figures
+    ((fig, _),) = saved_figures
     (ax,) = fig.axes
     assert not [line for line in ax.lines if line.get_linestyle() == ":"]
     assert [t.get_text() for t in ax.get_xticklabels()][1:3] == ["block 0", "block 1"]
@@ -468,7 +454,7 @@ def test_gradient_flow_with_given_targets_and_no_step():
     assert not model.training
 
 
-def test_the_plot_speaks_chinese_by_key_with_every_glyph_drawn(tmp_path, figures):
+def test_the_plot_speaks_chinese_by_key_with_every_glyph_drawn(tmp_path, saved_figures):
     _, monitor, _, _ = checked(nan=False)
     with messages.speaking("zh"):
         with warnings.catch_warnings(record=True) as caught:
@@ -477,7 +463,7 @@ def test_the_plot_speaks_chinese_by_key_with_every_glyph_drawn(tmp_path, figures
         want = {k: t(f"pictures.grads.{k}") for k in ("title", "axis", "param", "layer")}
         rules = [t("pictures.grads.vanish", level="0.5"), t("pictures.grads.explode", level="2")]
     assert not [w for w in caught if "missing from" in str(w.message)]  # the shipped font drew the 汉字
-    ((fig, _),) = figures
+    ((fig, _),) = saved_figures
     (ax,) = fig.axes
     assert (ax.get_title(), ax.get_ylabel()) == (want["title"], want["axis"])
     assert [s.get_text() for s in ax.get_legend().get_texts()] == [want["param"], *rules, want["layer"]]

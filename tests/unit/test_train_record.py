@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 import torch
 from helpers import said
-from matplotlib.figure import Figure
 from matplotlib.image import imread
 from safetensors.torch import load_file
 from torch import nn
@@ -484,29 +483,15 @@ def plot_records(val=(3.0, 2.5, 2.4)) -> list[dict]:
     return logs + evals
 
 
-@pytest.fixture
-def drawn(monkeypatch):
-    """Every Figure saved during the test, so its contents can be read back."""
-    figures = []
-    save = Figure.savefig
-
-    def keep(self, *args, **kwargs):
-        figures.append(self)
-        return save(self, *args, **kwargs)
-
-    monkeypatch.setattr(Figure, "savefig", keep)
-    return figures
-
-
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_figure_holds_the_logged_and_evaluated_losses(tmp_path, drawn, lang):
+def test_the_figure_holds_the_logged_and_evaluated_losses(tmp_path, saved_figures, lang):
     """Curves, and the words drawn: the catalogue's in the user's language (zh once had English)."""
     with speaking(lang):
         plot_loss(plot_records(), tmp_path / "loss.png", title="run-7")
         batch = t("pictures.loss.batch_curve")
         train, val = (t("pictures.loss.eval_curve", split=t(f"pictures.loss.split.{s}")) for s in ("train", "val"))
         x, y = t("pictures.loss.step_axis"), t("pictures.loss.loss_axis")
-    (ax,) = drawn[0].axes
+    (ax,) = saved_figures[0][0].axes
     lines = {line.get_label(): line for line in ax.get_lines()}
     assert list(lines) == [batch, train, val]
     assert list(lines[batch].get_xdata()) == list(range(1, 11))
@@ -525,12 +510,12 @@ def test_the_figure_holds_the_logged_and_evaluated_losses(tmp_path, drawn, lang)
         assert drawn_with and all(ord(c) in charmap(drawn_with) for c in x + y if not c.isspace())
 
 
-def test_a_run_without_a_val_split_plots_its_train_evaluations(tmp_path, drawn):
+def test_a_run_without_a_val_split_plots_its_train_evaluations(tmp_path, saved_figures):
     """A source without val data logs evaluations with train_loss only. Bug once seen: the eval
     records were kept only when they had both losses, so such a run's plot lost its eval curve."""
     evals = [r for r in plot_records() if r["kind"] == "eval"]
     plot_loss([{k: v for k, v in r.items() if k != "val_loss"} for r in evals], tmp_path / "loss.png")
-    (ax,) = drawn[0].axes
+    (ax,) = saved_figures[0][0].axes
     assert [line.get_label() for line in ax.get_lines()] == [
         t("pictures.loss.eval_curve", split=t("pictures.loss.split.train"))
     ]
@@ -589,7 +574,7 @@ def test_damaged_lines_are_skipped_and_counted_never_fatal(tmp_path):
     assert MetricsLog(tmp_path / "none.jsonl").read_checked() == ([], [])
 
 
-def test_the_figures_style_and_size_and_what_is_left_out(tmp_path, drawn):
+def test_the_figures_style_and_size_and_what_is_left_out(tmp_path, saved_figures):
     """Every style setting of the plot: a faint thin batch curve, marked evaluation curves, a light
     grid, a 7 × 4.2 inch figure at 110 dpi, the default title empty; log records without a numeric
     loss, and evaluations without a split's loss, are left out rather than plotted as gaps."""
@@ -601,7 +586,7 @@ def test_the_figures_style_and_size_and_what_is_left_out(tmp_path, drawn):
         {"kind": "other", "step": 13, "loss": 0.1, "train_loss": 0.1},
     ]
     plot_loss(recs, tmp_path / "loss.png")
-    fig = drawn[0]
+    fig = saved_figures[0][0]
     assert tuple(fig.get_size_inches()) == pytest.approx((7, 4.2)) and fig.dpi == 110
     (ax,) = fig.axes
     batch, train_eval, val_eval = ax.get_lines()

@@ -199,6 +199,21 @@ def test_weights_of_another_model_do_not_fit(run_copy):
     assert items and all(tuple(i["wanted"]) == (48,) and tuple(i["held"]) == (32,) for i in items)
 
 
+def test_a_config_with_more_layers_than_the_weights_is_refused_before_it_is_built(run_copy):
+    """config.json asks for more blocks than the weights hold tensors (100,000: building that model
+    first would take the machine's memory), refused from the file's header alone (sample S's
+    survivor: that refusal's path built as `run_dir * "config.json"`, an internal TypeError instead)."""
+    run, _ = run_copy
+    config = json.loads((run / "config.json").read_text())
+    config["model"]["n_layers"] = 100_000
+    (run / "config.json").write_text(json.dumps(config))
+    code, _, err, heard = cli_said(sample_argv(run))
+    assert_clean_failure(code, err, codes=(1,))
+    wrong = only(heard, "error.run.config_weights")
+    assert (Path(wrong["path"]), Path(wrong["weights"])) == (run / "config.json", run / "model.safetensors")
+    assert wrong["detail"] == f"n_layers={config['model']['n_layers']}"
+
+
 def test_weights_holding_a_tensor_the_model_has_no_place_for_are_refused_naming_it(run_copy):
     """A tensor the config's model has no place for (sample Q's survivor: the refusal lost its name)."""
     from safetensors.torch import load_file, save_file

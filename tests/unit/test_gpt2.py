@@ -910,3 +910,18 @@ def test_weights_that_are_not_floating_point_are_named_with_their_dtype(dtype):
         "error.gpt2.weight_dtype",
         {"source": "model.safetensors", "name": "transformer.wte.weight", "dtype": str(dtype)},
     )
+
+
+def test_gpt_from_gpt2_keeps_an_untied_head_its_own():
+    """A GPT-2 whose config unties the head (tie_word_embeddings false) has an lm_head.weight of its
+    own: the port is told so, and the head keeps those weights (sample S's survivor dropped the flag,
+    so the untied checkpoint was read as a tied one and refused)."""
+    cfg = replace(CFG, tie_weights=False)
+    theirs = state_dict_to_gpt2(state(tie=False), cfg)
+    hf = SimpleNamespace(
+        config=SimpleNamespace(**gpt2_config(cfg)), parameters=lambda: iter(theirs.values()), state_dict=lambda: theirs
+    )
+    model = gpt_from_gpt2(hf)
+    assert model.cfg.tie_weights is False and model.head.weight is not model.tok_embed.table.weight
+    assert torch.equal(model.head.weight, theirs["lm_head.weight"])
+    assert not torch.equal(model.head.weight, model.tok_embed.table.weight)

@@ -152,3 +152,15 @@ def test_a_letter_nobody_explained_means_a_question_mark_in_either_language():
     assert "X" not in LETTERS
     assert (meaning("X"), meaning("X", "zh")) == ("?", "?")
     assert (meaning("C"), meaning("C", "zh")) == LETTERS["C"]
+
+
+def test_a_cache_row_of_one_finite_number_shows_it_rather_than_a_spread():
+    """The spread needs two finite numbers: one (a single value, or one left beside masked -inf
+    scores) is shown as itself, never as "x ± nan"."""
+    from glassformer.messages import TABLES
+    from glassformer.nn.hooks import _cache_row
+
+    assert _cache_row("x", torch.tensor([2.5]), None, "en")[5] == "2.5"
+    masked = _cache_row("x", torch.tensor([float("-inf"), 0.25]), None, "en")[5]
+    assert masked == "-inf, 0.25" + TABLES["en"]["cache.not_finite"].format(n=1)
+    assert _cache_row("x", torch.tensor([1.0, 3.0]), None, "en")[5] == "2 ± 1.41"

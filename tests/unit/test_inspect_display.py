@@ -296,13 +296,14 @@ def test_attention_view_of_an_encoder_decoder_draws_every_shape():
             n_layers=1,
         )
     ).eval()
-    src = data.ids("一千二百零五")  # a list: (S,)
+    words = "一千二百零五"
+    src = data.ids(words)  # a list: (S,)
     tgt = torch.tensor([data.tokenizer.bos_id] + data.ids("1205"))  # (T,)
     view = attention_view(model, (src, tgt), tokenizer=data.tokenizer, layer=2, head=1)
     shapes = [tuple(m.weights.shape) for m in view.maps]  # encoder S×S, decoder T×T, cross T×S
     bos = data.tokenizer.decode([data.tokenizer.bos_id])  # the target side by its own tokens too
     assert view.labels["T"] == [bos, *"1205"]
-    assert view.labels["S"] == list("一千二百零五")
+    assert view.labels["S"] == list(words)  # one character a token
     assert shapes == [(2, len(src), len(src)), (2, len(tgt), len(tgt)), (2, len(tgt), len(src))]
     page = view._repr_html_()
     assert "data:image/png;base64," in page and "<iframe" not in page  # the page shows one square shape only

@@ -305,6 +305,7 @@ def test_heads_scores_and_ablation_check(causal_run, tmp_path, capsys):
     prev = head_scores(model, tokens, "previous_token")
     assert [r[2] for r in data["values"]] == pytest.approx(induction.flatten().tolist(), abs=1e-6)
     assert [r[0] for r in data["values"]] == pytest.approx(prev.flatten().tolist(), abs=1e-6)
+    assert all(v == round(v, 6) for row in data["values"] for v in row)  # the JSON's figures: 6 decimals
     # the ablation column, one head at a time in a plain loop (the view batches them)
     x, y = tokens[:, :-1], tokens[:, 1:]
 

@@ -925,3 +925,17 @@ def test_gpt_from_gpt2_keeps_an_untied_head_its_own():
     assert model.cfg.tie_weights is False and model.head.weight is not model.tok_embed.table.weight
     assert torch.equal(model.head.weight, theirs["lm_head.weight"])
     assert not torch.equal(model.head.weight, model.tok_embed.table.weight)
+
+
+def test_a_size_is_checked_against_the_weights_that_are_there_when_another_tensor_is_missing():
+    """check_sizes skips a size whose tensor is missing (state_dict_from_gpt2 names every missing one
+    later) and still checks the rest (sample T's survivor stopped at the first missing one)."""
+    from glassformer.models.gpt2 import check_sizes
+
+    cfg = replace(CFG, max_len=64)
+    held = {"transformer.wpe.weight": torch.zeros(CFG.max_len, CFG.d_model)}  # no wte, no c_fc
+    with pytest.raises(DamagedFile) as caught:
+        check_sizes(held, cfg, "W", "C")
+    assert caught.value.key == "error.gpt2.weight_size"
+    assert (caught.value.fields["field"], caught.value.fields["name"]) == ("n_positions", "wpe.weight")
+    check_sizes(held, replace(cfg, max_len=CFG.max_len), "W", "C")  # the one held fits: nothing to say

@@ -40,7 +40,9 @@ def test_write_all_writes_the_png_html_and_json_it_returns(tmp_path):
     folder = tmp_path / "new" / "dir"
     assert paths == [folder / "patch.png", folder / "patch.html", folder / "patch.json"]
     assert paths[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert "<table" in paths[1].read_text(encoding="utf-8")
+    page = paths[1].read_text(encoding="utf-8")
+    assert "<table" in page and "<th>H0</th><th>H1</th><th>H2</th>" in page
+    assert page.count("<tr><th>L0</th>") == page.count("<tr><th>L1</th>") == 1  # each row by its label
     assert json.loads(paths[2].read_text(encoding="utf-8"))["values"] == grid.values
     assert sorted(p.name for p in folder.iterdir()) == ["patch.html", "patch.json", "patch.png"]
 

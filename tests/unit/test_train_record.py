@@ -923,6 +923,8 @@ def test_the_file_is_rewritten_whole_and_a_resumed_run_keeps_its_earlier_maps(tm
     assert read_log(tmp_path) == read_log(path) == log.as_dict()
     resumed = AttentionLog(model, probe, labels, heads=[(0, 0)], every=3, path=path, start_step=6)
     assert [r["step"] for r in resumed.records] == [0, 3, 6] and read_log(path) == log.as_dict()  # not rewritten yet
+    one = AttentionLog(model, probe, labels, heads=[(0, 0)], every=3, path=path, start_step=1)
+    assert [r["step"] for r in one.records] == [0]  # resumed from step 1 keeps the maps of steps <= 1 too
     fresh = AttentionLog(model, probe, labels, heads=[(0, 0)], every=3, path=path)  # start_step 0: a new run
     assert [r["step"] for r in fresh.records] == [0] and [r["step"] for r in read_log(path)["records"]] == [0]
     missing = tmp_path / "nowhere" / ATTENTION_FILE

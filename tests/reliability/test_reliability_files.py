@@ -185,16 +185,27 @@ def test_missing_weights(run_copy):
     assert Path(only(heard, "error.run.no_weights")["path"]) == run / "model.safetensors"
 
 
-def test_weights_of_another_model_do_not_fit(run_copy):
-    run, _ = run_copy
-    config = json.loads((run / "config.json").read_text())
-    config["model"]["d_ff"] = 48
-    (run / "config.json").write_text(json.dumps(config))
+def refused_by_its_config(run):
+    """`sample` of the run fails cleanly with error.run.config_weights, naming config.json and the
+    weights file, found from the weights file's header before the model is built
+    (checkpoint.fits_weights): that event, and all that was heard."""
     code, _, err, heard = cli_said(sample_argv(run))
     assert_clean_failure(code, err, codes=(1,))
-    # found from the weights file's header, before the model is built (checkpoint.fits_weights)
     wrong = only(heard, "error.run.config_weights")
     assert (Path(wrong["path"]), Path(wrong["weights"])) == (run / "config.json", run / "model.safetensors")
+    return wrong, heard
+
+
+def with_model_field(run, field, value):
+    config = json.loads((run / "config.json").read_text())
+    config["model"][field] = value
+    (run / "config.json").write_text(json.dumps(config))
+
+
+def test_weights_of_another_model_do_not_fit(run_copy):
+    run, _ = run_copy
+    with_model_field(run, "d_ff", 48)
+    _, heard = refused_by_its_config(run)
     items = heard.of("error.run.config_weights_item")
     assert items and all(tuple(i["wanted"]) == (48,) and tuple(i["held"]) == (32,) for i in items)
 
@@ -204,14 +215,9 @@ def test_a_config_with_more_layers_than_the_weights_is_refused_before_it_is_buil
     first would take the machine's memory), refused from the file's header alone (sample S's
     survivor: that refusal's path built as `run_dir * "config.json"`, an internal TypeError instead)."""
     run, _ = run_copy
-    config = json.loads((run / "config.json").read_text())
-    config["model"]["n_layers"] = 100_000
-    (run / "config.json").write_text(json.dumps(config))
-    code, _, err, heard = cli_said(sample_argv(run))
-    assert_clean_failure(code, err, codes=(1,))
-    wrong = only(heard, "error.run.config_weights")
-    assert (Path(wrong["path"]), Path(wrong["weights"])) == (run / "config.json", run / "model.safetensors")
-    assert wrong["detail"] == f"n_layers={config['model']['n_layers']}"
+    with_model_field(run, "n_layers", 100_000)
+    wrong, _ = refused_by_its_config(run)
+    assert wrong["detail"] == "n_layers=100000"
 
 
 def test_weights_holding_a_tensor_the_model_has_no_place_for_are_refused_naming_it(run_copy):
@@ -222,10 +228,7 @@ def test_weights_holding_a_tensor_the_model_has_no_place_for_are_refused_naming_
     weights = load_file(run / "model.safetensors")
     weights["blocks.9.stray"] = torch.zeros(3, 2)
     save_file(weights, run / "model.safetensors")
-    code, _, err, heard = cli_said(sample_argv(run))
-    assert_clean_failure(code, err, codes=(1,))
-    wrong = only(heard, "error.run.config_weights")
-    assert (Path(wrong["path"]), Path(wrong["weights"])) == (run / "config.json", run / "model.safetensors")
+    _, heard = refused_by_its_config(run)
     extra = only(heard, "error.run.config_weights_extra")
     assert (extra["name"], tuple(extra["held"])) == ("blocks.9.stray", (3, 2))
 
@@ -239,10 +242,7 @@ def test_weights_that_lack_a_tensor_the_config_wants_are_refused_naming_it(run_c
     weights = load_file(run / "model.safetensors")
     lost = weights.pop("ln_final.weight")
     save_file(weights, run / "model.safetensors")
-    code, _, err, heard = cli_said(sample_argv(run))
-    assert_clean_failure(code, err, codes=(1,))
-    wrong = only(heard, "error.run.config_weights")
-    assert (Path(wrong["path"]), Path(wrong["weights"])) == (run / "config.json", run / "model.safetensors")
+    _, heard = refused_by_its_config(run)
     missing = only(heard, "error.run.config_weights_missing")
     assert (missing["name"], tuple(missing["wanted"])) == ("ln_final.weight", tuple(lost.shape))
 

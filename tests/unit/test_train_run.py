@@ -1057,18 +1057,16 @@ class SilentRank1(ProcessWorld):
 def test_train_holds_the_lock_on_rank_0_only_and_uses_the_runs_threads(tmp_path, world, locked):
     seen = []
 
-    result = SimpleNamespace(status="done")
-
     def fit():
         seen.append(((tmp_path / run_module.LOCK_FILE).is_file(), torch.get_num_threads()))
-        return result
+        return "result"
 
     before = torch.get_num_threads()
     threads = 2 if before != 2 else 3
     run = SimpleNamespace(
         dir=tmp_path, trainer=SimpleNamespace(world=world, cfg=SimpleNamespace(threads=threads), fit=fit)
     )
-    assert train(run) is result and seen == [(locked, threads)]
+    assert train(run) == "result" and seen == [(locked, threads)]
     assert not (tmp_path / run_module.LOCK_FILE).exists() and torch.get_num_threads() == before
 
 

@@ -103,9 +103,6 @@ class World:
     def together(self):
         yield
 
-    def ended(self, status: str | None) -> None:
-        """A training job's TrainResult.status, or None while one runs (ProcessWorld's `leave` reads it)."""
-
     def announce(self, run_dir, resumed: bool) -> None:
         pass
 
@@ -207,36 +204,19 @@ class ProcessWorld(World):
         dist.broadcast_object_list(box, src=0, device=CPU)
         return Path(box[0]), box[1]
 
-    ended_normally = False  # did this process's last training job reach its max_steps?
-
-    def ended(self, status: str | None) -> None:
-        self.ended_normally = status == "done"
-
-    def leave(self) -> None:
-        """At exit. After a job that reached its max_steps (every rank did: they step together),
-        first wait until every rank is here: a rank that left the group while another still used it
-        was once seen to abort in gloo's teardown (exit -6, "terminate called without an active
-        exception") after a job that had finished. After an error, an interrupt or a stop, no wait:
-        the others may be inside a collective this one would never match."""
-        if self.ended_normally:
-            with contextlib.suppress(RuntimeError):  # another rank already gone: nothing to wait for
-                self._barrier()
-        dist.destroy_process_group()
-
     def _barrier(self) -> None:
         dist.all_reduce(torch.zeros(1))  # a CPU tensor: gloo, whichever device trains
 
 
 def exit_process(code: int) -> NoReturn:
-    """How `python -m glassformer` ends. A torchrun worker leaves its group (ProcessWorld.leave),
-    flushes its output and ends with os._exit: a normal exit then runs the C++ libraries' static
-    destructors, where gloo was seen to abort (exit -6, "terminate called without an active
-    exception", after a job that had finished) about once in ten two-process runs, so torchrun
-    reported a failed job. Every file glassformer writes is closed (and renamed into place) before
-    this. Any other process ends with sys.exit."""
+    """How `python -m glassformer` ends. A torchrun worker leaves its process group, flushes its
+    output and ends with os._exit, skipping the C++ libraries' static destructors, where gloo was
+    seen to abort after a job that had finished (exit -6, "terminate called without an active
+    exception"), so torchrun reported the job as failed. Every file glassformer writes is closed
+    (and renamed into place) before this. Any other process ends with sys.exit."""
     if not isinstance(_world, ProcessWorld):
         sys.exit(code)
-    _world.leave()
+    dist.destroy_process_group()
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
@@ -276,8 +256,7 @@ def _join() -> ProcessWorld:
     if local_rank < torch.cuda.device_count():  # (processes beyond the GPUs can still train on the CPU)
         torch.cuda.set_device(local_rank)
     dist.init_process_group("cpu:gloo,cuda:nccl" if torch.cuda.is_available() else "gloo")  # env:// from torchrun
-    world = ProcessWorld(rank, local_rank, size)
-    atexit.register(world.leave)
+    atexit.register(dist.destroy_process_group)  # a process that ends without exit_process (a script)
     if rank != 0:  # rank 0 speaks for the job; the others' errors still reach stderr
         sys.stdout = open(os.devnull, "w", encoding="utf-8")
-    return world
+    return ProcessWorld(rank, local_rank, size)

@@ -525,14 +525,10 @@ def _encodable(tokenizer, text: str) -> bool:
 def train(run: Run) -> TrainResult:
     """Train a run to its max_steps, with the run's thread count (restored afterwards), holding the
     run directory's lock."""
-    world = run.trainer.world
-    held = acquire(run.dir) if world.is_main else None  # rank 0 holds it for the job
+    held = acquire(run.dir) if run.trainer.world.is_main else None  # rank 0 holds it for the job
     try:
-        with using_threads(run.trainer.cfg.threads), world.together():
-            world.ended(None)  # a job under way, or one that raises, has not ended normally
-            result = run.trainer.fit()
-        world.ended(result.status)
-        return result
+        with using_threads(run.trainer.cfg.threads), run.trainer.world.together():
+            return run.trainer.fit()
     finally:
         release(held)
 

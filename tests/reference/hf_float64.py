@@ -23,7 +23,6 @@ MODULES = (
     "transformers.models.llama.modeling_llama",
     "transformers.models.qwen3.modeling_qwen3",
     "transformers.models.mistral.modeling_mistral",
-    "transformers.models.gemma.modeling_gemma",
 )
 
 

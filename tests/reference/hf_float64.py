@@ -2,12 +2,13 @@
 
 transformers computes some steps in float32 whatever the model's dtype: the RMSNorms cast their input
 `.to(torch.float32)`, eager attention's softmax takes `dtype=torch.float32`, and the RoPE frequencies
-and angles are made with `dtype=torch.float`. For bfloat16 models that is an upcast; for a float64
+and angles are made with `dtype=torch.float` (and "dynamic" RoPE multiplies an integer tensor by a
+Python float, which gives the default dtype, float32). For bfloat16 models that is an upcast; for a float64
 model it is a downcast that leaves about 1e-7 of error, so a float64 comparison at 1e-10 needs those
 casts pointed at float64. Inside `transformers_in_float64()` the modules below see a `torch` whose
-float32 (and float) is float64; everything else is torch itself. Nothing of transformers' code is
-copied or changed: the same lines run, at the precision the test asks for. The float32 tests run
-transformers untouched.
+float32 (and float) is float64, and float64 is the default dtype; everything else is torch itself.
+Nothing of transformers' code is copied or changed: the same lines run, at the precision the test
+asks for. The float32 tests run transformers untouched.
 """
 
 from __future__ import annotations
@@ -38,10 +39,15 @@ class _TorchInFloat64:
 
 @contextlib.contextmanager
 def transformers_in_float64():
+    before = torch.get_default_dtype()
     with contextlib.ExitStack() as stack:
         for name in MODULES:
             stack.enter_context(mock.patch.object(importlib.import_module(name), "torch", _TorchInFloat64()))
-        yield
+        torch.set_default_dtype(torch.float64)
+        try:
+            yield
+        finally:
+            torch.set_default_dtype(before)
 
 
 def in_float64(fn):

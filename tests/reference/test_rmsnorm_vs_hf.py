@@ -7,6 +7,9 @@ Weights copied, random gains. float64 compares with transformers' float32 cast p
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -105,3 +108,9 @@ def test_param_formula_counts_the_gain_in_the_input_s_last_letter():
     assert [(f.formula, f.value()) for f in stream.param_formulas()] == [("C", C)]
     assert [(f.formula, f.value()) for f in head.param_formulas()] == [("D", 4)]
     assert head.hook_scale.axes == "B H T"
+
+
+def test_the_modern_pieces_numpy_twins_never_import_torch():
+    twins = ", ".join(f"glassformer.numpy_ref.{m}" for m in ("rmsnorm", "glu", "rope_scaling", "attention_variants"))
+    code = f"import sys, {twins}; sys.exit('torch' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0

@@ -6,7 +6,7 @@ Each is equal, logit for logit, to transformers' processor of the same name wher
 (tests/reference/test_logits_processors_vs_hf.py); docs/repetition.md gives the definitions.
 
     repetition_penalty   z_i / θ if z_i > 0, z_i · θ if z_i < 0, for every token i already in ids
-                         (Keskar et al. 2019, CTRL, §4.1; the sign rule is transformers')
+                         (Keskar et al. 2019, CTRL; the sign rule is transformers')
     frequency_presence   z_i − α_f · c_i − α_p · [c_i > 0], c_i = count of i in ids  (OpenAI's API)
     no_repeat_ngram      -inf for every token that would complete an n-gram ids already hold
                          (Paulus et al. 2018, trigram blocking)

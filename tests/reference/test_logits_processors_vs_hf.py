@@ -24,6 +24,7 @@ from glassformer.sample import next_probs, top_k_filter, top_p_filter
 
 transformers = pytest.importorskip("transformers")
 hf = transformers.generation.logits_process
+pytestmark = pytest.mark.usefixtures("one_thread")  # tiny tensors: one thread is fastest
 
 SEEDS = range(6)
 B, V, T = 5, 40, 14  # a batch of several rows; a vocabulary small enough that ids repeat

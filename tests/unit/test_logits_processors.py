@@ -23,6 +23,7 @@ from glassformer.logits_processors import (
 )
 
 INF = float("inf")
+pytestmark = pytest.mark.usefixtures("one_thread")  # tiny tensors: one thread is fastest
 
 
 def test_frequency_and_presence_penalties_on_hand_numbers():

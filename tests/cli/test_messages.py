@@ -344,6 +344,8 @@ CATALOGUED = [
     "files.py",
     "devices.py",
     "sample.py",
+    "logits_processors.py",
+    "evaluation.py",
     "models/kinds.py",
     "nn/position.py",
     "train/checkpoint.py",

@@ -50,8 +50,12 @@ HOSTILE = {
     "run_path_solutions": "import runpy\nsoftmax = runpy.run_path({solution!r})['soft' + 'max']\n",
     "read_solution": "SOURCE = open({solution!r}).read()\n" + SOLUTION,
     "run_path_installed": "import runpy\nsoftmax = runpy.run_path({installed!r})['soft' + 'max']\n",
+    # a second copy of glassformer in the learner's own folder (on sys.path while it runs, readable):
+    # the import gate, first among the finders, refuses it before Python's own finders find it
+    "second_copy": "import pkgutil\nsoftmax = pkgutil.resolve_name('glassformer:soft' + 'max')\n",
     "after": SOLUTION,  # last: a plain correct file, graded after all of the above
 }
+EXTRA = {"second_copy": {"glassformer/__init__.py": SOLUTION}}  # more files beside a hostile softmax.py
 
 
 def installed_defs() -> str:
@@ -98,6 +102,9 @@ def planted(tmp_path_factory):
         folder = root / name
         folder.mkdir()
         (folder / "softmax.py").write_text(source.format(**fields), encoding="utf-8")
+        for extra, text in EXTRA.get(name, {}).items():
+            (folder / extra).parent.mkdir(parents=True, exist_ok=True)
+            (folder / extra).write_text(text, encoding="utf-8")
         items.append(("softmax", folder / "softmax.py"))
     started = time.monotonic()
     reports = dict(zip(HOSTILE, grading.check_many(items), strict=True))
@@ -170,6 +177,7 @@ def test_no_network(confined):
         ("getattr_tensor", "softmax", "exercise.forbid.softmax"),
         ("aten", "_softmax", "exercise.forbid.softmax"),
         ("resolve_name", "import glassformer", "exercise.forbid.glassformer"),
+        ("second_copy", "import glassformer", "exercise.forbid.glassformer"),
         ("run_path_defs", "open softmax.py", "exercise.forbid.glassformer"),
         ("run_path_solutions", "open softmax.py", "exercise.forbid.glassformer"),
         ("read_solution", "open softmax.py", "exercise.forbid.glassformer"),
@@ -276,3 +284,17 @@ def test_sys_path_loses_a_source_checkout_but_keeps_site_packages(tmp_path):
 
 def test_the_hostile_round_stays_quick(planted):
     assert planted["seconds"] < 60  # a few worker starts (each imports torch), not a minute of waiting
+
+
+def test_a_jobs_own_time_limit_wins_over_the_batchs(tmp_path):
+    """The batch's limit is for the jobs without their own: a job given more time gets it, and one
+    without is stopped at the batch's."""
+    for name in ("own", "batch"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "softmax.py").write_text("import time\ntime.sleep(2)\n" + SOLUTION, encoding="utf-8")
+    own, batch = grading.check_many(
+        [("softmax", tmp_path / "own" / "softmax.py", 120.0), ("softmax", tmp_path / "batch" / "softmax.py")],
+        timeout=0.5,
+    )
+    assert (own.status, own.timeout) == ("passed", 120.0)
+    assert (batch.status, batch.timeout) == ("timeout", 0.5)

@@ -607,9 +607,13 @@ class Gate(importlib.abc.MetaPathFinder):
         return any(real == d or real.startswith(d + os.sep) for d in self.deny)
 
     def refuse(self, name: str, why: str = GLASSFORMER) -> Forbidden:
-        if self.hits is not None:
-            self.hits.append({"name": name, "why": why, **_learner_line(self.folder)})
+        self.record(name, why, _learner_line(self.folder))
         return Forbidden(f"{name}: refused by the grader ({why})")
+
+    def record(self, name: str, why: str, where: dict) -> None:
+        hit = {"name": name, "why": why, **where}
+        if self.hits is not None and hit not in self.hits:  # once per place, however many calls reach it
+            self.hits.append(hit)
 
     def find_spec(self, name, path=None, target=None):
         if name == "glassformer" or name.startswith("glassformer."):
@@ -630,22 +634,126 @@ def _learner_line(folder: str) -> dict:
     return where
 
 
-def forbidden_mode(torch, rules: list, gate: Gate):
-    """A torch function mode that refuses the exercise's forbidden operations by their name, however
-    they are reached: torch.softmax, F.softmax, x.softmax, an alias, getattr(torch, "soft" + "max"),
-    torch._C.TensorBase.softmax, torch.ops.aten._softmax.default, a module that calls one."""
-    from torch.overrides import TorchFunctionMode
+GUARD = "exercise.forbid.guard"  # the rule's text key: the grader's guard was switched off or changed
 
-    why = {name: key for names, key in rules for name in names}
 
-    class Refuse(TorchFunctionMode):
-        def __torch_function__(self, func, types, args=(), kwargs=None):
-            name = getattr(func, "__name__", "").split(".")[0]
-            if name in why:
-                raise gate.refuse(name, why[name])
-            return func(*args, **(kwargs or {}))
+class Guard:
+    """The exercise's forbidden operations, refused by two traces the learner's code runs inside,
+    each checked by the grader after the import and after every call:
 
-    return Refuse() if why else contextlib.nullcontext()
+    - a torch FUNCTION mode refuses them by their Python name however they are reached (torch.softmax,
+      F.softmax, x.softmax, an alias, getattr(torch, "soft" + "max"), torch.ops.aten._softmax, a module);
+    - a torch DISPATCH mode, one level down, refuses the aten operations they run (aten._softmax,
+      aten.native_layer_norm, aten.addmm, ...): it still sees them where the function mode is
+      switched off (torch._C.DisableTorchFunction, the function-mode stack popped);
+    - after the import and after every call the grader checks both modes are still on their
+      stacks, unchanged (their class, handler, code and closure), with their rules (frozensets)
+      unchanged and torch functions enabled: a learner's code that popped, disabled or changed a
+      mode is refused with the rule GUARD ("the grader's guard was switched off").
+
+    The scan of the syntax tree refuses torch._C and a function's closure before anything runs
+    (grading.INTERNALS); this guard holds where those are reached by a name built at run time."""
+
+    def __init__(self, torch, rules: list, gate: Gate) -> None:
+        from torch.overrides import TorchFunctionMode
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        pairs = tuple((name, key) for names, key in rules for name in names)
+        names = frozenset(name for name, _ in pairs)
+        self.torch, self.gate, self.names, self.pairs = torch, gate, names, pairs
+
+        def refuse(reached: str, candidates: tuple[str, ...]) -> None:
+            for name in candidates:
+                if name in names:
+                    raise gate.refuse(reached, next(key for n, key in pairs if n == name))
+
+        class Refuse(TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                name = getattr(func, "__name__", "").split(".")[0]
+                refuse(name, (name,))
+                return func(*args, **(kwargs or {}))
+
+        class Trace(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                name = func.__name__.split(".")[0]  # _softmax.default -> _softmax
+                refuse(name, aten_names(name))
+                return func(*args, **(kwargs or {}))
+
+        self.modes = (Refuse(), Trace()) if names else ()
+        # what must still be there after the learner's code ran: each mode's class, handler, code, closure
+        self.sealed = [self._seal(m) for m in self.modes]
+
+    @staticmethod
+    def _seal(mode) -> tuple:
+        """A mode's class, its handler, the handler's code and closure, and the code and closure of
+        each function in that closure (refuse(), whose closure holds the rules)."""
+        cls = type(mode)
+        fn = cls.__dict__.get("__torch_function__") or cls.__dict__.get("__torch_dispatch__")
+
+        def parts(f) -> tuple:
+            cells = tuple(c.cell_contents for c in getattr(f, "__closure__", None) or ())
+            return (f, getattr(f, "__code__", None), cells)
+
+        inner = tuple(parts(c) for c in parts(fn)[2] if callable(c))
+        return (mode.__class__, parts(fn), inner)
+
+    def __enter__(self):
+        import torch.utils._python_dispatch as dispatch
+
+        torch = self.torch
+        self.depth = (torch._C._len_torch_function_stack(), torch._C._len_torch_dispatch_stack())
+        self.flags = {k: v for k, v in vars(dispatch).items() if k.startswith("_is_in_")}
+        for mode in self.modes:
+            mode.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        """Both stacks back as they were before the job, whatever the learner's code did to them
+        (the next job may be another student's)."""
+        import torch.utils._python_dispatch as dispatch
+
+        torch = self.torch
+        while torch._C._len_torch_dispatch_stack() > self.depth[1]:
+            torch._C._pop_torch_dispatch_stack(None)
+        while torch._C._len_torch_function_stack() > self.depth[0]:
+            torch._C._pop_torch_function_stack()
+        vars(dispatch).update(self.flags)
+        reset = getattr(dispatch, "set_is_in_mode_without_ignore_compile_internals", None)  # newer torch only
+        if reset is not None:
+            reset(self.flags.get("_is_in_any_mode_without_ignore_compile_internals", False))
+
+    def breaches(self) -> list[str]:
+        """What the learner's code did to the guard (empty when it is whole)."""
+        if not self.modes:
+            return []
+        torch, found = self.torch, []
+        refuse, trace = self.modes
+        n_fn, n_disp = torch._C._len_torch_function_stack(), torch._C._len_torch_dispatch_stack()
+        if n_fn != self.depth[0] + 1 or torch._C._get_function_stack_at(n_fn - 1) is not refuse:
+            found.append("the torch-function mode taken off its stack")
+        if n_disp != self.depth[1] + 1 or torch._C._get_dispatch_stack_at(n_disp - 1) is not trace:
+            found.append("the torch-dispatch mode taken off its stack")
+        if not torch._C._is_torch_function_enabled():
+            found.append("torch functions disabled")
+        for kind, mode, seal in zip(("function", "dispatch"), self.modes, self.sealed, strict=True):
+            if self._seal(mode) != seal:
+                found.append(f"the torch-{kind} mode or its rules changed")
+        return found
+
+    def check(self, file: str) -> None:
+        """Record each breach as a refusal of the job (the report names GUARD), then mend the guard."""
+        breaches = self.breaches()
+        for breach in breaches:
+            self.gate.record(breach, GUARD, {"file": os.path.basename(file), "line": 0})
+        if breaches:
+            self.__exit__()
+            self.__enter__()
+
+
+def aten_names(base: str) -> tuple[str, ...]:
+    """The names an aten operation may be refused by: itself, and `_softmax` -> softmax,
+    `native_layer_norm` -> layer_norm, `nll_loss_forward` -> nll_loss."""
+    return (base, base.lstrip("_"), base.removeprefix("native_"), base.removesuffix("_forward"))
 
 
 def _reset(torch) -> None:
@@ -665,9 +773,13 @@ def run_job(job: dict, torch, gate: Gate | None = None) -> dict:
     result = {"import_error": None, "missing": [], "calls": [], "stdout": "", "forbidden": []}
     if gate is not None:
         gate.hits, gate.folder = result["forbidden"], folder
-    refuse = forbidden_mode(torch, job.get("forbidden", []), gate) if gate is not None else contextlib.nullcontext()
+    guard = Guard(torch, job.get("forbidden", []), gate) if gate is not None else None
     try:
-        with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured), refuse:
+        with (
+            contextlib.redirect_stdout(captured),
+            contextlib.redirect_stderr(captured),
+            guard or contextlib.nullcontext(),
+        ):
             try:
                 module = _import(job["file"], f"_learner_{job['id']}")
             except BaseException as e:  # noqa: BLE001 - SyntaxError, SystemExit, anything
@@ -675,6 +787,9 @@ def run_job(job: dict, torch, gate: Gate | None = None) -> dict:
                     raise
                 result["import_error"] = _error(e, job["file"])
                 return result
+            finally:
+                if guard is not None:
+                    guard.check(job["file"])
             for call in job["calls"]:
                 fn = getattr(module, call["fn"], None)
                 if not callable(fn):
@@ -682,6 +797,8 @@ def run_job(job: dict, torch, gate: Gate | None = None) -> dict:
                     result["calls"].append({"missing": True})
                     continue
                 result["calls"].append(_call(fn, call, job["file"], torch))
+                if guard is not None:
+                    guard.check(job["file"])
     finally:
         if gate is not None:
             gate.hits = None

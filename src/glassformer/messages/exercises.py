@@ -754,6 +754,13 @@ EN = {
         "a star import from a library hides which functions you call: import the module (import torch.nn.functional as "
         "F)."
     ),
+    "exercise.forbid.internals": (
+        "torch's internals (torch._C, torch.overrides) or a function's insides (__closure__, __code__): they reach the "
+        "grader's own checks, which your code may not switch off."
+    ),
+    "exercise.forbid.guard": (
+        "the grader's check of forbidden operations was switched off or changed while your code ran: it must stay on."
+    ),
     # -------- err
     "exercise.err.view": (
         ".view() needs a contiguous tensor, and a transposed one is not. Use .reshape() (it copies when it must), or "
@@ -815,6 +822,7 @@ EN = {
     "exercise.msg.syntax": "✗ Syntax error in {path}, line {line}, column {col}: {message}",
     "exercise.msg.forbidden": "✗ Refused: your code calls what this exercise asks you to write.",
     "exercise.msg.offence": "{path} line {line}: {name} — {why}",
+    "exercise.msg.offence_file": "{path} (found after it ran): {name} — {why}",
     "exercise.msg.no_function": "✗ Your file defines no function {fns} (the name must match the skeleton's).",
     "exercise.msg.timeout": (
         "✗ Stopped after {seconds} s: your code did not finish (an endless loop? a huge tensor?). Nothing else was "
@@ -1637,6 +1645,11 @@ ZH = {
     "exercise.forbid.glassformer": "glassformer 本身：你的代码正是拿它来评分的，请自己写。",
     "exercise.forbid.dynamic": "动态代码（exec、eval、__import__、importlib）会隐藏你实际调用了什么：请直接写调用。",
     "exercise.forbid.star": "从库里 import * 会隐藏你调用的是哪个函数：请导入模块（import torch.nn.functional as F）。",
+    "exercise.forbid.internals": (
+        "torch 的内部（torch._C、torch.overrides）或函数的内部（__closure__、__code__）：它们能碰到评分器自己的检查，"
+        "你的代码不可以关掉这些检查。"
+    ),
+    "exercise.forbid.guard": "你的代码运行时，评分器对禁用操作的检查被关掉或改动了：它必须一直开着。",
     # -------- err
     "exercise.err.view": (
         ".view() 需要连续的张量，而转置后的张量不是。请用 .reshape()（必要时它会复制），或 .contiguous().view()。"
@@ -1689,6 +1702,7 @@ ZH = {
     "exercise.msg.syntax": "✗ {path} 第 {line} 行第 {col} 列有语法错误：{message}",
     "exercise.msg.forbidden": "✗ 拒绝评分：你的代码调用了本练习要你亲手写的东西。",
     "exercise.msg.offence": "{path} 第 {line} 行：{name} —— {why}",
+    "exercise.msg.offence_file": "{path}（运行之后查出）：{name} —— {why}",
     "exercise.msg.no_function": "✗ 你的文件里没有定义函数 {fns}（名字必须和骨架里的一致）。",
     "exercise.msg.timeout": (
         "✗ 运行 {seconds} 秒后被终止：你的代码没有结束（死循环？巨大的张量？）。其他一切都没有受影响；改好后再运行 "

@@ -53,7 +53,7 @@ import torch
 import glassformer.exercises.catalog as catalog
 from glassformer.errors import DamagedFile, Unsupported
 from glassformer.exercises.catalog import Case, Exercise, Rule, as_tuple, speaks
-from glassformer.exercises.sandbox import Job, JobResult, run_jobs
+from glassformer.exercises.sandbox import QUOTA, Job, JobResult, run_jobs
 from glassformer.messages import has, t
 
 TIMEOUT = 10.0  # seconds per learner file, all its cases together (torch's import not counted)
@@ -218,6 +218,8 @@ def _grade(report: Report, result: JobResult) -> None:
         report.exit_code, report.stdout = result.exit_code, result.stderr
         if result.status == "no_start":
             report.diagnosis = ("exercise.msg.no_start", {"stderr": result.stderr.strip()[-400:]})
+        if result.status == "quota":
+            report.diagnosis = ("exercise.msg.quota", {"mib": QUOTA >> 20})
         return
     payload = result.payload
     report.stdout = payload["stdout"]

@@ -72,6 +72,11 @@ from pathlib import Path
 
 CHILD = Path(__file__)  # this file, run as a script
 PACKAGE = CHILD.resolve().parents[1]  # glassformer's own package: never readable by the worker
+FILE_LIMIT = 16 << 20  # bytes: the largest file the learner's code may write (RLIMIT_FSIZE)
+QUOTA = 64 << 20  # bytes: all it may write together (its scratch and output folders), watched from here
+WATCH = 0.1  # seconds between two looks at what it wrote
+# the environment the worker gets: what Python and torch need, nothing of the grader's (credentials, tokens)
+KEPT_ENV = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "LD_LIBRARY_PATH", "SYSTEMROOT", "WINDIR")
 STARTUP_TIMEOUT = 120.0  # seconds for the child to import torch and load the jobs (a busy machine)
 GRACE = 5.0  # seconds the supervisor has to kill its tree when asked, before it is killed itself
 ENV_OFF = "GLASSFORMER_SANDBOX"  # =off: no confinement (reported as off)
@@ -151,18 +156,14 @@ def _one_child(
             stdout=subprocess.PIPE,
             stderr=err,
             cwd=scratch,
-            env={
-                **os.environ,
-                "OMP_NUM_THREADS": "1",
-                "MKL_NUM_THREADS": "1",
-                "TMPDIR": str(scratch),
-                TOKEN: token,
-            },
+            env=worker_env(scratch, token),
             start_new_session=True,
         )  # its own session: nothing the learner's code signals by group reaches this process
     lines: queue.Queue[str | None] = queue.Queue()
     told: dict = {}
     threading.Thread(target=_pump, args=(proc.stdout, lines, told), daemon=True).start()
+    over, done = threading.Event(), threading.Event()
+    threading.Thread(target=_watch, args=(proc, token, (out_dir, scratch), over, done), daemon=True).start()
     try:
         if _expect(lines, "READY", startup_timeout) is not True:
             _kill(proc, token)
@@ -182,13 +183,44 @@ def _one_child(
             if finished == "timeout":
                 _kill(proc, token)
                 results[job.id] = JobResult("timeout", stderr=_tail(err_path), sandbox=sandbox)
+            elif over.is_set():  # killed by _watch: it wrote more than QUOTA
+                results[job.id] = JobResult("quota", exit_code=_wait(proc), stderr=_tail(err_path), sandbox=sandbox)
             else:  # the worker ended in the middle of this job
                 results[job.id] = JobResult("died", exit_code=_wait(proc), stderr=_tail(err_path), sandbox=sandbox)
             return n + 1
         return len(jobs)
     finally:
+        done.set()
         _kill(proc, token)
         proc.stdout.close()
+
+
+def worker_env(scratch: Path, token: str) -> dict[str, str]:
+    """The worker's environment: KEPT_ENV from ours, one thread each, home and temporary files in
+    its scratch folder, and the round's token. Nothing else of the grader's reaches the learner."""
+    env = {k: v for k, v in os.environ.items() if k in KEPT_ENV}
+    env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", HOME=str(scratch), TMPDIR=str(scratch), **{TOKEN: token})
+    return env
+
+
+def _watch(proc: subprocess.Popen, token: str, folders: tuple, over: threading.Event, done: threading.Event) -> None:
+    """Kill the worker once what it wrote passes QUOTA (one file is capped at FILE_LIMIT by the
+    kernel; many files are capped here, within what a disk writes in WATCH seconds)."""
+    while not done.wait(WATCH):
+        if _written(folders) > QUOTA:
+            over.set()
+            _kill(proc, token)
+            return
+
+
+def _written(folders: tuple) -> int:
+    total = 0
+    for folder in folders:
+        for root, _, files in os.walk(folder):
+            for name in files:
+                with contextlib.suppress(OSError):
+                    total += os.lstat(os.path.join(root, name)).st_blocks * 512  # what is on the disk
+    return total
 
 
 def _pump(stream, lines: queue.Queue, told: dict) -> None:
@@ -386,7 +418,9 @@ FS_EXECUTE, FS_WRITE_FILE, FS_READ_FILE, FS_READ_DIR = 1, 2, 4, 8
 FS_ABI1 = (1 << 13) - 1  # execute ... make_sym: every right of ABI 1
 FS_REFER, FS_TRUNCATE, FS_IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
 NET_ALL, SCOPE_ALL = 3, 3  # bind + connect TCP (ABI 4); abstract unix sockets + signals (ABI 6)
-READ_ROOTS = ("/usr", "/lib", "/lib32", "/lib64", "/bin", "/sbin", "/etc")  # the system's programs and libraries
+READ_ROOTS = ("/usr", "/lib", "/lib32", "/lib64", "/bin", "/sbin")  # the system's programs and libraries
+# of /etc, only what the dynamic loader and the clock read (never /etc wholesale: /etc/shadow, keys, tokens)
+ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime")
 DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
 
 
@@ -446,6 +480,8 @@ def landlock(read: list[str], write: list[str], deny: list[str]) -> tuple[int, l
         allow(root, FS_EXECUTE | FS_READ_FILE | FS_READ_DIR)
     for path in write:
         allow(path, fs)
+    for path in ETC_FILES:
+        allow(path, FS_READ_FILE)
     for device in DEVICES:
         allow(device, FS_READ_FILE | (FS_WRITE_FILE | (FS_TRUNCATE if abi >= 3 else 0) if device == "/dev/null" else 0))
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or libc.syscall(ctypes.c_long(SYS_RESTRICT_SELF), ruleset, 0):
@@ -505,6 +541,7 @@ def work(jobs_path: str, out_dir: str, confine: dict, layers: list[str]) -> None
 
     jobs = torch.load(jobs_path, weights_only=True)
     _limit_memory()
+    _limit_file_size()
     gate = Gate(confine["deny"])
     gate.install()
     if not confine["off"]:
@@ -558,6 +595,19 @@ def _limit_memory() -> None:
         limit = now + MEMORY_HEADROOM
         if hard == resource.RLIM_INFINITY or limit < hard:
             resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ImportError, OSError, ValueError):
+        pass
+
+
+def _limit_file_size() -> None:
+    """No file the worker writes grows past FILE_LIMIT: a larger write fails with OSError (EFBIG)
+    inside the learner's code (Python ignores SIGXFSZ). Where there is no RLIMIT_FSIZE, _watch alone."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        if hard == resource.RLIM_INFINITY or FILE_LIMIT < hard:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
     except (ImportError, OSError, ValueError):
         pass
 

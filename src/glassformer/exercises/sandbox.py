@@ -818,7 +818,7 @@ def run_job(job: dict, torch, gate: Gate | None = None) -> dict:
     """{"import_error": error | None, "missing": [fn names], "calls": [call results], "stdout": str,
     "forbidden": [{"name", "why", "file", "line"}: what a rule refused at run time]}"""
     folder = os.path.dirname(os.path.abspath(job["file"]))
-    sys.path.insert(0, folder)  # so the learner's file can import the learner's other files
+    files = LearnerFiles(folder).__enter__()  # so the learner's file can import the learner's other files
     captured = io.StringIO()
     result = {"import_error": None, "missing": [], "calls": [], "stdout": "", "forbidden": []}
     if gate is not None:
@@ -831,7 +831,7 @@ def run_job(job: dict, torch, gate: Gate | None = None) -> dict:
             guard or contextlib.nullcontext(),
         ):
             try:
-                module = _import(job["file"], f"_learner_{job['id']}")
+                module = files.load(job["file"], f"{LEARNER}{job['id']}")
             except BaseException as e:  # noqa: BLE001 - SyntaxError, SystemExit, anything
                 if isinstance(e, KeyboardInterrupt):
                     raise
@@ -852,24 +852,54 @@ def run_job(job: dict, torch, gate: Gate | None = None) -> dict:
     finally:
         if gate is not None:
             gate.hits = None
-        sys.path.remove(folder)
-        _forget_modules_from(folder)  # the next job may be another student's, with its own attention.py
+        files.__exit__()  # the next job may be another student's, with its own attention.py
         result["stdout"] = captured.getvalue()[-TEXT_LIMIT:]
     return result
 
 
-def _import(path: str, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+LEARNER = "_learner_"  # the module name a learner's graded file is imported under (+ the job's id)
 
 
-def _forget_modules_from(folder: str) -> None:
-    for name, module in list(sys.modules.items()):
-        file = getattr(module, "__file__", None) or ""
-        if name.startswith("_learner_") or os.path.dirname(os.path.abspath(file)) == folder:
+class LearnerFiles:
+    """A learner's folder as their code sees it while it runs, in the grader's worker and under
+    `train --use-mine` alike (one loader for both): the folder first on sys.path, so their files
+    import each other at import time or inside a function (`from layer_norm import layer_norm`
+    in block()), and their modules kept apart, out of sys.modules between two uses, so another
+    folder's attention.py is never served from this one's. Enter it around every use."""
+
+    def __init__(self, folder) -> None:
+        self.folder = os.path.abspath(folder)
+        self.modules: dict = {}  # the learner's modules, while they are out of sys.modules
+
+    def __enter__(self) -> LearnerFiles:
+        sys.path.insert(0, self.folder)
+        sys.modules.update(self.modules)
+        self.before = set(sys.modules)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        with contextlib.suppress(ValueError):
+            sys.path.remove(self.folder)
+        for name in (set(sys.modules) - self.before) | set(self.modules):
+            file = getattr(sys.modules.get(name), "__file__", None) or ""
+            if (
+                name.startswith(LEARNER)
+                or name in self.modules
+                or os.path.dirname(os.path.abspath(file)) == self.folder
+            ):
+                self.modules[name] = sys.modules.pop(name)
+
+    def load(self, path, name: str):
+        """Import the file `path` as module `name` (inside `with self`)."""
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # out again at __exit__, with the siblings it imported
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
             del sys.modules[name]
+            raise
+        return module
 
 
 def _call(fn, call: dict, file: str, torch) -> dict:

@@ -955,6 +955,10 @@ EN = {
         "to see why."
     ),
     "error.exercise.use_mine.model": "--use-mine cannot compute this model: {problems}.",
+    "error.exercise.use_mine.trial": (
+        "--use-mine {folder}: your functions pass one by one but fail together in the model ({error}); nothing was "
+        "written. Fix it and run the same command again."
+    ),
     "exercise.use_mine.dropout": "dropout={dropout} (your functions have no dropout: pass --dropout=0)",
     "exercise.use_mine.mha_style": (
         "mha_style='{style}' (your multi-head attention reads one packed qkv matrix: pass --mha_style=packed)"
@@ -1826,6 +1830,10 @@ ZH = {
         "--use-mine {folder}：{failing} 还没有通过；运行 `glassformer exercise check {first} --dir {folder}` 看看原因。"
     ),
     "error.exercise.use_mine.model": "--use-mine 无法计算这个模型：{problems}。",
+    "error.exercise.use_mine.trial": (
+        "--use-mine {folder}：你的函数单独都通过了，但放进模型一起运行时出错（{error}）；"
+        "什么也没有写入。改好后再运行同一条命令。"
+    ),
     "exercise.use_mine.dropout": "dropout={dropout}（你的函数没有 dropout：请传 --dropout=0）",
     "exercise.use_mine.mha_style": (
         "mha_style='{style}'（你的多头注意力读的是一个合并的 qkv 矩阵：请传 --mha_style=packed）"

@@ -30,7 +30,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from glassformer.cli.options import add_threads, count, non_negative, positive, seed
+from glassformer.cli.options import Parser, add_threads, count, non_negative, positive, seed
 from glassformer.errors import UsageError
 from glassformer.lessons import hello_world as hello_lesson
 from glassformer.lessons import seq2seq as seq2seq_lesson
@@ -214,12 +214,32 @@ def run_lesson_seq2seq(args: argparse.Namespace) -> int:
 EXERCISES_DIR = "exercises"  # where the learner's files go
 
 
+class Intermixed(Parser):
+    """A parser whose options may stand between its positionals: `exercise check softmax --timeout 5
+    FILE` reads FILE as the file (plain argparse fills `name [file]` at the first positional and
+    calls FILE unrecognized). argparse's intermixed parsing calls parse_known_args itself, hence the flag."""
+
+    mixing = False
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        if self.mixing:
+            return super().parse_known_args(args, namespace)
+        self.mixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self.mixing = False
+
+
 def register_exercise(subparsers: argparse._SubParsersAction) -> None:
     from glassformer.exercises.grading import TIMEOUT
 
     ex = subparsers.add_parser("exercise", help=t("help.exercise"), description=t("help.exercise.about"))
     verbs = ex.add_subparsers(
-        dest="exercise_verb", metavar="{list,start,check,hint,solution,grade,export-golden}", required=True
+        dest="exercise_verb",
+        metavar="{list,start,check,hint,solution,grade,export-golden}",
+        required=True,
+        parser_class=Intermixed,  # options anywhere: before, between or after NAME and FILE
     )
 
     def learner(name: str) -> argparse.ArgumentParser:

@@ -168,7 +168,8 @@ def run_train(args: argparse.Namespace) -> int:
         raise UsageError("train.stretch_alone")
     if args.use_mine:  # refused before any run directory or file is made or touched
         check_ready(Path(args.use_mine).expanduser())
-    check_model = check_config if args.use_mine else None
+    mine = Path(args.use_mine).expanduser() if args.use_mine else None  # with a trial step: before the run dir
+    check_model = (lambda cfg: check_config(cfg, mine)) if mine else None
     if args.resume:
         if args.out:
             raise UsageError("train.resume_out")

@@ -129,3 +129,22 @@ def test_each_exercise_refuses_what_it_is_about():
     for name in ("attention_scores", "attention", "multi_head_attention", "block", "kv_cache", "fruit"):
         assert "exercise.forbid.attention" in rules[name], name
     assert "exercise.forbid.loss" in rules["loss"]
+
+
+def test_the_fused_attention_and_safe_softmax_are_softmax_shortcuts(tmp_path):
+    found = offences(
+        tmp_path,
+        """
+        import torch
+        import torch.nn.functional as F
+        def softmax(x, dim=-1):
+            eye = torch.eye(x.shape[-1], dtype=x.dtype)
+            a = F.scaled_dot_product_attention(x.unsqueeze(-2), eye, eye, scale=1.0)  # line 6
+            return torch._safe_softmax(x, dim) + a                                    # line 7
+        """,
+        (SOFTMAX,),
+    )
+    assert [(line, name, why) for _, line, name, why in found] == [
+        (6, "F.scaled_dot_product_attention", "exercise.forbid.softmax"),
+        (7, "torch._safe_softmax", "exercise.forbid.softmax"),
+    ]

@@ -43,6 +43,24 @@ HOSTILE = {
         "import torch\ndef softmax(x, dim=-1):\n"
         "    return getattr(torch.ops.aten, '_soft' + 'max').default(x, dim, False)\n"
     ),
+    # PyTorch's fused attention with v the identity is a softmax; its math path runs _safe_softmax
+    "sdpa": (
+        "import torch\ndef softmax(x, dim=-1):\n    n = x.shape[dim]\n    eye = torch.eye(n, dtype=x.dtype)\n"
+        "    q = x.movedim(dim, -1).unsqueeze(-2)\n"
+        "    fused = getattr(torch.nn.functional, 'scaled_dot_product' + '_attention')\n"
+        "    return fused(q, eye, eye, scale=1.0).squeeze(-2).movedim(-1, dim)\n"
+    ),
+    "sdpa_disabled": (  # the function mode switched off: the dispatch-level trace sees the fused kernel
+        "import torch\ndef softmax(x, dim=-1):\n    n = x.shape[dim]\n    eye = torch.eye(n, dtype=x.dtype)\n"
+        "    q = x.movedim(dim, -1).unsqueeze(-2)\n"
+        "    with getattr(getattr(torch, '_' + 'C'), 'Disable' + 'TorchFunction')():\n"
+        "        out = getattr(torch.nn.functional, 'scaled_dot_product' + '_attention')(q, eye, eye, scale=1.0)\n"
+        "    return out.squeeze(-2).movedim(-1, dim)\n"
+    ),
+    "safe_softmax": (
+        "import torch\ndef softmax(x, dim=-1):\n"
+        "    return getattr(torch.ops.aten, '_safe_' + 'softmax').default(x, dim)\n"
+    ),
     "resolve_name": (
         "import pkgutil, sys\nsys.path.insert(0, {src!r})\n"
         "softmax = pkgutil.resolve_name('glassformer.nn.functional:softmax')\n"
@@ -193,6 +211,9 @@ def test_no_network(confined):
         ("getattr_torch", "softmax", "exercise.forbid.softmax"),
         ("getattr_tensor", "softmax", "exercise.forbid.softmax"),
         ("aten", "_softmax", "exercise.forbid.softmax"),
+        ("sdpa", "scaled_dot_product_attention", "exercise.forbid.softmax"),
+        ("sdpa_disabled", "_safe_softmax", "exercise.forbid.softmax"),  # its math path, under the trace
+        ("safe_softmax", "_safe_softmax", "exercise.forbid.softmax"),
         ("resolve_name", "import glassformer", "exercise.forbid.glassformer"),
         ("second_copy", "import glassformer", "exercise.forbid.glassformer"),
         ("run_path_defs", "open softmax.py", "exercise.forbid.glassformer"),
@@ -213,7 +234,7 @@ def test_the_dynamic_cheats_are_refused_with_the_rules_message(planted, name, re
 
 def test_the_static_rules_do_not_see_these_cheats(planted, tmp_path):
     """What the run-time guard adds: none of the files above is refused by reading its syntax tree."""
-    for name in ("getattr_torch", "getattr_tensor", "aten", "resolve_name", "run_path_defs"):
+    for name in ("getattr_torch", "getattr_tensor", "aten", "sdpa", "sdpa_disabled", "safe_softmax", "resolve_name"):
         assert grading.scan(planted["root"] / name / "softmax.py", catalog.get("softmax").forbidden) == [], name
 
 
@@ -340,3 +361,20 @@ def test_what_the_learner_writes_is_capped(planted):
     many = planted["reports"]["many_files"]  # many files under the limit each: stopped at QUOTA
     assert many.status == "crashed" and many.diagnosis == ("exercise.msg.quota", {"mib": sandbox.QUOTA >> 20})
     assert planted["reports"]["after"].passed  # graded by the next worker
+
+
+def test_the_fused_attentions_kernels_are_refused_by_the_softmax_rules_name():
+    """Each aten kernel PyTorch's fused attention may run (CPU, CUDA, the math path) answers to
+    scaled_dot_product_attention, which the softmax exercise refuses; a plain matmul does not."""
+    softmax = catalog.get("softmax").forbidden[0].names
+    for kernel in (
+        "_scaled_dot_product_flash_attention_for_cpu",
+        "_scaled_dot_product_flash_attention_for_cpu_backward",
+        "_scaled_dot_product_attention_math",
+        "_scaled_dot_product_efficient_attention",
+        "_flash_attention_forward",
+        "_efficient_attention_backward",
+    ):
+        assert set(sandbox.aten_names(kernel)) & set(softmax) == {"scaled_dot_product_attention"}, kernel
+    assert not set(sandbox.aten_names("bmm")) & set(softmax)
+    assert "_safe_softmax" in sandbox.aten_names("_safe_softmax") and "_safe_softmax" in softmax

@@ -123,7 +123,22 @@ class Exercise:
 # ------------------------------------------------------------------ the shortcuts the exercises refuse
 
 # rules the exercises share (each exercise picks its own)
-SOFTMAX = Rule(("softmax", "log_softmax", "softmin", "_softmax", "Softmax", "LogSoftmax"), "exercise.forbid.softmax")
+# PyTorch's fused attention is a softmax too (softmax(q·kᵀ)·v with v the identity), and its math path
+# runs aten._safe_softmax: both are refused where softmax is (sandbox.aten_names maps the fused
+# kernels' aten names, _scaled_dot_product_flash_attention_for_cpu and the like, to its name)
+SOFTMAX = Rule(
+    (
+        "softmax",
+        "log_softmax",
+        "softmin",
+        "_softmax",
+        "_safe_softmax",
+        "Softmax",
+        "LogSoftmax",
+        "scaled_dot_product_attention",
+    ),
+    "exercise.forbid.softmax",
+)
 ATTENTION = Rule(
     (
         "scaled_dot_product_attention",

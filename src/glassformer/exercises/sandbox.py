@@ -800,10 +800,16 @@ class Guard:
             self.__enter__()
 
 
+FUSED_ATTENTION = ("_scaled_dot_product_", "_flash_attention", "_efficient_attention", "_fused_sdp")
+
+
 def aten_names(base: str) -> tuple[str, ...]:
     """The names an aten operation may be refused by: itself, and `_softmax` -> softmax,
-    `native_layer_norm` -> layer_norm, `nll_loss_forward` -> nll_loss."""
-    return (base, base.lstrip("_"), base.removeprefix("native_"), base.removesuffix("_forward"))
+    `native_layer_norm` -> layer_norm, `nll_loss_forward` -> nll_loss, and each kernel of the
+    fused attention (`_scaled_dot_product_flash_attention_for_cpu`, its backward, the math path's
+    `_scaled_dot_product_attention_math`, ...) -> scaled_dot_product_attention."""
+    names = (base, base.lstrip("_"), base.removeprefix("native_"), base.removesuffix("_forward"))
+    return names + (("scaled_dot_product_attention",) if base.startswith(FUSED_ATTENTION) else ())
 
 
 def _reset(torch) -> None:

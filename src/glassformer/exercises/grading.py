@@ -220,6 +220,8 @@ def _grade(report: Report, result: JobResult) -> None:
             report.diagnosis = ("exercise.msg.no_start", {"stderr": result.stderr.strip()[-400:]})
         if result.status == "quota":
             report.diagnosis = ("exercise.msg.quota", {"mib": QUOTA >> 20})
+        if result.status == "protocol":  # what came back is not what run_job writes: forged or broken
+            report.diagnosis = ("exercise.msg.protocol", {"reason": result.reason})
         return
     payload = result.payload
     report.stdout = payload["stdout"]

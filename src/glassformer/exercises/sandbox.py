@@ -1,55 +1,73 @@
 """Run learners' code in a separate, confined process with a time limit, and never hang or die with it.
 
 Graded code is untrusted code: a student's file may delete files, start processes that outlive
-the grading, kill the grader, open the network or read the reference solution. So the parent
-(`run_jobs`, the process that reports) starts a SUPERVISOR, this very file run as a script,
+the grading, kill the grader, open the network, read the reference solution, or answer for the
+grader. So the parent (`run_jobs`, the process that reports) starts a SUPERVISOR, this very file
+run as a script,
 
-    python -I sandbox.py JOBS_FILE OUT_DIR CONFINE_JSON
+    python -I sandbox.py on|off
 
-in its own session, and the supervisor forks the WORKER that imports the learner's files:
+in its own session, and the supervisor forks the WORKER, which imports torch, reads the jobs from
+its stdin, and forks one JOB PROCESS per job: only there is the learner's file imported.
 
-    reporter (run_jobs) ── supervisor (own session) ── worker (own session; learner code runs here)
+    reporter (run_jobs) ── supervisor (own session) ── worker (own session) ── job process (learner code)
+
+The worker is started before its jobs are known (`prestart`, from `python -m glassformer
+exercise check|grade`): its `import torch` overlaps the parent's own import and the preparation
+of the references, and the jobs follow on its stdin once the parent has them.
 
 On Linux, before the fork, the supervisor enters a new user, network and PID namespace (no
 privileges needed: unshare(2)), so the worker is process 1 of its own PID namespace, sees no
-network interface but a loopback that is down, and cannot name any process outside (a kill of
-its parent's pid reaches nothing: its parent is pid 0 in there). When the worker ends, or is
-killed, the kernel kills every process left in its namespace: a child started in a new session
-cannot outlive the grading. The worker dies with the supervisor (PR_SET_PDEATHSIG), and the
-supervisor is a subreaper that kills whatever is left of its tree at the end (the same guarantee
-where namespaces are unavailable). After importing torch the worker confines itself with Landlock
-(the kernel's unprivileged file-system sandbox, ABI >= 1, Linux >= 5.13): it can read only the
-Python installation, the system's libraries and the learner's folders, write only its scratch
-and output folders, not connect or bind TCP (ABI >= 4), and not signal any process outside
-itself (ABI >= 6). glassformer's own package and the reference solutions are outside what it may
-read; an import gate and an audit hook refuse them by every import route as well, and a torch
-function mode refuses the exercise's forbidden operations however they are reached (an alias,
-getattr(torch, "soft" + "max"), torch.ops.aten._softmax, a C method). docs/exercises.md says what
-each layer guarantees and where (which OS, kernel) it does not hold.
+network interface but a loopback that is down, and nothing in there can name a process outside
+(a kill of the supervisor's pid reaches nothing: it is pid 0 in there). When the worker ends, or
+is killed, the kernel kills every process left in its namespace: a child started in a new session
+cannot outlive the grading; after each job the worker kills whatever the job started. The worker
+dies with the supervisor (PR_SET_PDEATHSIG), and the supervisor is a subreaper that kills
+whatever is left of its tree at the end (the same guarantee where namespaces are unavailable).
+Each job process confines itself with Landlock (the kernel's unprivileged file-system sandbox,
+ABI >= 1, Linux >= 5.13) before the learner's file is imported: it can read only the Python
+installation, the system's libraries and the job's folder, write only the scratch folder, not
+connect or bind TCP (ABI >= 4), and not signal any process outside itself (ABI >= 6).
+glassformer's own package and the reference solutions are outside what it may read; an import
+gate and an audit hook refuse them by every import route as well, and a torch function mode and
+a dispatch-level trace refuse the exercise's forbidden operations however they are reached (an
+alias, getattr(torch, "soft" + "max"), torch.ops.aten._softmax, a C method). docs/exercises.md
+says what each layer guarantees and where (which OS, kernel) it does not hold.
 
-The worker says what confinement it got (`SANDBOX {...}`: on or off, the layers, what is
-missing); the report says it on every run, and when it is off, says so (never silently).
-GLASSFORMER_SANDBOX=off turns the confinement off on purpose (it is then reported as off).
+Who may say what. The worker never runs learner code, and only it holds the protocol (a private
+copy of its stdout) and the jobs' pipe (its stdin): each job process closes both before anything
+of the learner's runs, so no submission can say START or END, speak for another job, or end its
+own job early with a made-up result. A job process sends back, on a pipe of its own, first the
+confinement it got (before the learner's code runs: the worker says it as SANDBOX), then one
+torch.save of its result (the learner's raw outputs and gradients, never a verdict), read up to
+RESULT_LIMIT. The parent accepts only what run_job writes (check_payload: the fields, one result
+per call asked, tensors and scalars, refusals by the exercise's own rules) and computes the
+verdict itself, against references the worker never sees; anything else is status "protocol"
+with the reason. There is no result folder: the job's process can write its scratch folder only.
 
-The protocol, on a private copy of stdout (the learner's own prints are captured):
+The protocol, the worker's stdout:
 
-    SANDBOX {json}   the confinement in force
-    READY            torch is imported and the jobs are loaded
-    START <id>       job <id> begins: import the learner's file, then make each call
-    DONE <id>        <OUT_DIR>/<id>.pt holds the job's result (see run_job)
+    READY                    torch is imported: send the jobs (8-byte length, torch.save)
+    START <id>               job <id> begins in a process of its own
+    SANDBOX {json}           the confinement that process got (on or off, the layers, what is missing)
+    END <id> <exit> <n>      it ended with exit code <exit> (minus its signal; "big": too much
+                             sent back); the n bytes that follow are what it sent back
 
     a job that does not finish within `timeout` seconds  -> "timeout": the process tree is killed
-    a worker that exits in the middle of a job           -> "died", with its exit code
-    a job that finishes                                  -> "done", with the worker's result
+    a job process that exits without a result            -> "died", with its exit code
+    a result that is not what run_job writes             -> "protocol", with what is wrong
+    a job that finishes                                  -> "done", with its result
 
-After a timeout or a death the remaining jobs go to a fresh supervisor and worker, so one
+After a timeout or a worker's death the remaining jobs go to a fresh supervisor and worker, so one
 student's infinite loop costs that student one job and nobody else anything. Whatever the
 learner's code does (loop for ever, crash, call sys.exit, kill its parent, print), the reporting
-process stays in charge.
+process stays in charge. The report says the confinement on every run, and when it is off, says
+so (never silently); GLASSFORMER_SANDBOX=off turns it off on purpose.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib.abc
 import importlib.util
@@ -58,6 +76,8 @@ import json
 import os
 import queue
 import secrets
+import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -73,7 +93,8 @@ from pathlib import Path
 CHILD = Path(__file__)  # this file, run as a script
 PACKAGE = CHILD.resolve().parents[1]  # glassformer's own package: never readable by the worker
 FILE_LIMIT = 16 << 20  # bytes: the largest file the learner's code may write (RLIMIT_FSIZE)
-QUOTA = 64 << 20  # bytes: all it may write together (its scratch and output folders), watched from here
+QUOTA = 64 << 20  # bytes: all it may write together (its scratch folder), watched from here
+RESULT_LIMIT = 32 << 20  # bytes: the largest result one job's process may send back (no more is read)
 WATCH = 0.1  # seconds between two looks at what it wrote
 # the environment the worker gets: what Python and torch need, nothing of the grader's (credentials, tokens)
 KEPT_ENV = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "LD_LIBRARY_PATH", "SYSTEMROOT", "WINDIR")
@@ -81,6 +102,8 @@ STARTUP_TIMEOUT = 120.0  # seconds for the child to import torch and load the jo
 GRACE = 5.0  # seconds the supervisor has to kill its tree when asked, before it is killed itself
 ENV_OFF = "GLASSFORMER_SANDBOX"  # =off: no confinement (reported as off)
 TOKEN = "GLASSFORMER_SANDBOX_TOKEN"  # marks every process of one grading round, for the final sweep
+# the verbs that grade: `prestart_for` starts their worker before this process imports torch
+GRADING_VERBS = (("exercise", "check"), ("exercise", "grade"))
 
 
 @dataclass
@@ -94,105 +117,275 @@ class Job:
 
 @dataclass
 class JobResult:
-    status: str  # "done" | "timeout" | "died" | "no_start"
-    payload: dict | None = None  # the worker's result when done
+    status: str  # "done" | "timeout" | "died" | "no_start" | "quota" | "protocol"
+    payload: dict | None = None  # the job's result when done (checked by check_payload)
     exit_code: int | None = None
     stderr: str = ""  # the end of what the child wrote to stderr
-    sandbox: dict | None = None  # the confinement the worker had: {"on", "layers", "missing"}
+    sandbox: dict | None = None  # the confinement the job had: {"on", "layers", "missing"}
+    reason: str = ""  # status "protocol": what was wrong with what came back
 
 
 def run_jobs(
     jobs: list[Job], timeout: float, startup_timeout: float = STARTUP_TIMEOUT, deny: tuple = ()
 ) -> dict[str, JobResult]:
     """Every job's result, by id. `timeout` is per job, counted from the job's START. `deny`: more
-    folders the worker may not read (the reference solutions), besides glassformer's package."""
+    folders the worker may not read (the reference solutions), besides glassformer's package.
+    The first round takes the worker `prestart` started, if any (its torch is imported already)."""
+    global _warm
     results: dict[str, JobResult] = {}
     pending = list(jobs)
-    with tempfile.TemporaryDirectory(prefix="glassformer-ex-") as tmp:
-        round_ = 0
+    worker, _warm = _warm, None
+    try:
         while pending:
-            round_ += 1
-            ran = _one_child(pending, timeout, startup_timeout, Path(tmp), round_, results, deny)
+            if worker is None or worker.proc.poll() is not None:
+                if worker is not None:
+                    worker.close()
+                worker = Worker()
+            ran = _one_child(worker, pending, timeout, startup_timeout, results, deny)
+            worker.close()
+            worker = None
             pending = pending[ran:]
+    finally:
+        if worker is not None:
+            worker.close()
     return results
 
 
-def _one_child(
-    jobs: list[Job],
-    timeout: float,
-    startup_timeout: float,
-    tmp: Path,
-    round_: int,
-    results: dict[str, JobResult],
-    deny: tuple,
-) -> int:
-    """Run jobs in one supervised worker until all are done or one fails; return how many got a result."""
-    import torch  # only when grading: the parent's import of this module stays light
+_warm: Worker | None = None  # a worker started ahead of the jobs (prestart), for the next run_jobs
 
-    jobs_file, out_dir, scratch = tmp / f"jobs{round_}.pt", tmp / f"out{round_}", tmp / f"scratch{round_}"
-    out_dir.mkdir()
-    scratch.mkdir()
-    torch.save(
-        [
+
+def prestart() -> None:
+    """Start a worker now, so its `import torch` overlaps this process's own import and the
+    references' preparation; the next run_jobs sends it the jobs. Unused, it ends with us."""
+    global _warm
+    if _warm is None:
+        _warm = Worker()
+        atexit.register(_warm.close)
+
+
+def prestart_for(argv: list[str]) -> None:
+    """prestart() when the command line is a grading verb (`exercise check`, `exercise grade`):
+    called by `python -m glassformer` before it imports torch. Options never name a verb, so the
+    first two words that are not options are the verb (a wrong guess costs one idle worker)."""
+    words = tuple(a for a in argv if not a.startswith("-"))[:2]
+    if words in GRADING_VERBS and os.environ.get("GLASSFORMER_NO_PRESTART", "") == "":
+        with contextlib.suppress(OSError):
+            prestart()
+
+
+class Worker:
+    """One supervisor and its worker: started (importing torch) before its jobs are known, given
+    the jobs over its stdin once ready. Everything it says comes back on its stdout (_pump)."""
+
+    def __init__(self) -> None:
+        self.tmp = tempfile.TemporaryDirectory(prefix="glassformer-ex-")
+        self.scratch = Path(self.tmp.name) / "scratch"  # the learner's cwd, home and temporary files
+        self.scratch.mkdir()
+        self.err_path = Path(self.tmp.name) / "stderr.txt"
+        self.token = secrets.token_hex(8)
+        self.off = os.environ.get(ENV_OFF, "").lower() in ("0", "off", "no", "false")
+        with open(self.err_path, "wb") as err:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-I", str(CHILD), "off" if self.off else "on"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                cwd=self.scratch,
+                env=worker_env(self.scratch, self.token),
+                start_new_session=True,
+            )  # its own session: nothing the learner's code signals by group reaches this process
+        self.lines: queue.Queue[tuple[str, bytes] | None] = queue.Queue()
+        self.told: dict = {}
+        self.over, self.done = threading.Event(), threading.Event()
+        threading.Thread(target=_pump, args=(self.proc.stdout, self.lines, self.told), daemon=True).start()
+        watched = (self.proc, self.token, (self.scratch,), self.over, self.done)
+        threading.Thread(target=_watch, args=watched, daemon=True).start()
+
+    def send(self, jobs: list[Job], deny: tuple) -> bool:
+        """The jobs and the confinement, as one length-prefixed torch.save; False if it is gone."""
+        import torch
+
+        folders = sorted({str(Path(j.file).resolve().parent) for j in jobs})
+        denied = [str(PACKAGE)] + [str(Path(d).resolve()) for d in deny if str(Path(d).resolve()) not in folders]
+        confine = {"off": self.off, "deny": denied}
+        listed = [
             {"id": j.id, "file": str(Path(j.file).resolve()), "calls": j.calls, "forbidden": list(j.forbidden)}
             for j in jobs
-        ],
-        jobs_file,
-    )
-    folders = sorted({str(Path(j.file).resolve().parent) for j in jobs})
-    denied = [str(PACKAGE)] + [str(Path(d).resolve()) for d in deny if str(Path(d).resolve()) not in folders]
-    confine = {
-        "off": os.environ.get(ENV_OFF, "").lower() in ("0", "off", "no", "false"),
-        "read": folders,
-        "write": [str(out_dir), str(scratch)],
-        "deny": denied,
-    }
-    token = secrets.token_hex(8)
-    err_path = tmp / f"stderr{round_}.txt"
-    with open(err_path, "wb") as err:
-        proc = subprocess.Popen(
-            [sys.executable, "-I", str(CHILD), str(jobs_file), str(out_dir), json.dumps(confine)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=err,
-            cwd=scratch,
-            env=worker_env(scratch, token),
-            start_new_session=True,
-        )  # its own session: nothing the learner's code signals by group reaches this process
-    lines: queue.Queue[str | None] = queue.Queue()
-    told: dict = {}
-    threading.Thread(target=_pump, args=(proc.stdout, lines, told), daemon=True).start()
-    over, done = threading.Event(), threading.Event()
-    threading.Thread(target=_watch, args=(proc, token, (out_dir, scratch), over, done), daemon=True).start()
-    try:
-        if _expect(lines, "READY", startup_timeout) is not True:
-            _kill(proc, token)
-            for job in jobs:
-                results[job.id] = JobResult(
-                    "no_start", exit_code=proc.poll(), stderr=_tail(err_path), sandbox=told.get("sandbox")
-                )
-            return len(jobs)
-        for n, job in enumerate(jobs):
-            started = _expect(lines, f"START {job.id}", startup_timeout)
-            finished = _expect(lines, f"DONE {job.id}", job.timeout or timeout) if started is True else started
-            sandbox = told.get("sandbox")
-            if finished is True:
-                payload = torch.load(out_dir / f"{job.id}.pt", weights_only=True)
-                results[job.id] = JobResult("done", payload, sandbox=sandbox)
-                continue
-            if finished == "timeout":
-                _kill(proc, token)
-                results[job.id] = JobResult("timeout", stderr=_tail(err_path), sandbox=sandbox)
-            elif over.is_set():  # killed by _watch: it wrote more than QUOTA
-                results[job.id] = JobResult("quota", exit_code=_wait(proc), stderr=_tail(err_path), sandbox=sandbox)
-            else:  # the worker ended in the middle of this job
-                results[job.id] = JobResult("died", exit_code=_wait(proc), stderr=_tail(err_path), sandbox=sandbox)
-            return n + 1
+        ]
+        buffer = io.BytesIO()
+        torch.save({"jobs": listed, "confine": confine}, buffer)
+        data = buffer.getvalue()
+        try:
+            self.proc.stdin.write(len(data).to_bytes(8, "big") + data)
+            self.proc.stdin.close()
+        except OSError:  # BrokenPipeError: it died while starting
+            return False
+        return True
+
+    def close(self) -> None:
+        self.done.set()
+        _kill(self.proc, self.token)
+        for stream in (self.proc.stdin, self.proc.stdout):
+            with contextlib.suppress(OSError):
+                stream.close()
+        self.tmp.cleanup()
+
+
+def _one_child(
+    worker: Worker, jobs: list[Job], timeout: float, startup_timeout: float, results: dict[str, JobResult], deny: tuple
+) -> int:
+    """Run jobs in one supervised worker until all are done or one fails; return how many got a result."""
+    lines, told = worker.lines, worker.told
+    if _expect(lines, "READY", startup_timeout) is not True or not worker.send(jobs, deny):
+        _kill(worker.proc, worker.token)
+        for job in jobs:
+            results[job.id] = JobResult(
+                "no_start", exit_code=worker.proc.poll(), stderr=_tail(worker.err_path), sandbox=told.get("sandbox")
+            )
         return len(jobs)
-    finally:
-        done.set()
-        _kill(proc, token)
-        proc.stdout.close()
+    for n, job in enumerate(jobs):
+        started = _expect(lines, f"START {job.id}", startup_timeout)
+        ended = _expect(lines, f"END {job.id} ", job.timeout or timeout) if started is True else started
+        sandbox = told.get("sandbox")
+        if isinstance(ended, tuple):
+            results[job.id] = _ended(job, ended, sandbox, worker.err_path)
+            continue
+        if ended == "timeout":
+            _kill(worker.proc, worker.token)
+            results[job.id] = JobResult("timeout", stderr=_tail(worker.err_path), sandbox=sandbox)
+        elif worker.over.is_set():  # killed by _watch: it wrote more than QUOTA
+            results[job.id] = JobResult(
+                "quota", exit_code=_wait(worker.proc), stderr=_tail(worker.err_path), sandbox=sandbox
+            )
+        else:  # the worker itself ended in the middle of this job
+            results[job.id] = JobResult(
+                "died", exit_code=_wait(worker.proc), stderr=_tail(worker.err_path), sandbox=sandbox
+            )
+        return n + 1
+    return len(jobs)
+
+
+def _ended(job: Job, ended: tuple[str, bytes], sandbox: dict | None, err_path: Path) -> JobResult:
+    """The worker's `END <id> <exit> <n>` and the n bytes the job's process sent back -> its result.
+    Only the worker (which never runs learner code) writes END; what the bytes say is checked."""
+    line, data = ended
+    said = line.split()[2]
+    if said == "big":
+        return JobResult("protocol", reason=f"a result over {RESULT_LIMIT >> 20} MiB", sandbox=sandbox)
+    code = int(said)
+    if code != 0:  # the job's process died: its own exit code, or minus the signal that killed it
+        return JobResult("died", exit_code=code, stderr=_tail(err_path), sandbox=sandbox)
+    import torch
+
+    try:
+        payload = torch.load(io.BytesIO(data), weights_only=True)
+    except Exception as e:  # noqa: BLE001 - bytes the learner's code wrote: anything at all
+        return JobResult("protocol", reason=f"unreadable result ({type(e).__name__})", sandbox=sandbox)
+    problem = check_payload(payload, job, torch)
+    if problem:
+        return JobResult("protocol", reason=problem, sandbox=sandbox)
+    return JobResult("done", payload, sandbox=sandbox)
+
+
+def check_payload(payload, job: Job, torch) -> str:
+    """What is wrong with a job's result, as the parent reads it ("" when it is well formed): the
+    fields run_job writes and no other, one call result per call asked, each an export of tensors,
+    scalars or a description, gradients as many as asked, refusals by the job's own rules. The
+    verdict is the parent's: it compares these values with references the worker never sees."""
+    keys = {"import_error", "missing", "calls", "stdout", "forbidden"}
+    if not isinstance(payload, dict) or set(payload) != keys:
+        return "not the fields of a result"
+    if not isinstance(payload["stdout"], str) or not isinstance(payload["forbidden"], list):
+        return "not the fields of a result"
+    whys = {why for _, why in job.forbidden} | {GLASSFORMER, GUARD}
+    for hit in payload["forbidden"]:
+        if not (
+            isinstance(hit, dict)
+            and set(hit) == {"name", "why", "file", "line"}
+            and hit["why"] in whys
+            and isinstance(hit["name"], str)
+            and isinstance(hit["file"], str)
+            and type(hit["line"]) is int
+        ):
+            return "a refusal by no rule of this exercise"
+    if payload["import_error"] is not None:
+        return "" if _is_error(payload["import_error"]) else "not an error"
+    calls = payload["calls"]
+    if not isinstance(calls, list) or len(calls) != len(job.calls):
+        n = len(calls) if isinstance(calls, list) else 0
+        return f"{n} results for {len(job.calls)} calls"
+    missing = [asked["fn"] for asked, got in zip(job.calls, calls, strict=True) if got == {"missing": True}]
+    if payload["missing"] != missing:
+        return "the missing functions differ from the calls"
+    for asked, got in zip(job.calls, calls, strict=True):
+        problem = _check_call(got, len(asked["grad"]), torch)
+        if problem:
+            return problem
+    return ""
+
+
+def _check_call(got, n_grads: int, torch) -> str:
+    if got == {"missing": True}:
+        return ""
+    if isinstance(got, dict) and set(got) == {"error", "todo"}:
+        return "" if _is_error(got["error"]) and isinstance(got["todo"], bool) else "not an error"
+    if not isinstance(got, dict) or set(got) != {"outputs", "grads", "grad_note"}:
+        return "not a call's result"
+    if not _is_export(got["outputs"], torch, depth=0):
+        return "an output that is not a value"
+    grads, note = got["grads"], got["grad_note"]
+    if grads is not None and not (
+        isinstance(grads, list)
+        and len(grads) == n_grads
+        and all(g is None or type(g) is torch.Tensor for g in grads)
+        and note is None
+    ):
+        return "gradients other than those asked"
+    if grads is None and not (note is None or isinstance(note, str)):
+        return "gradients other than those asked"
+    return ""
+
+
+def _is_error(error) -> bool:
+    if not isinstance(error, dict) or set(error) != {"type", "message", "where"}:
+        return False
+    where = error["where"]
+    return (
+        isinstance(error["type"], str)
+        and isinstance(error["message"], str)
+        and (
+            where is None
+            or isinstance(where, dict)
+            and set(where) == {"file", "line", "code"}
+            and isinstance(where["file"], str)
+            and type(where["line"]) is int
+            and isinstance(where["code"], str)
+        )
+    )
+
+
+def _is_export(value, torch, depth: int) -> bool:
+    """One exported return value (see _export): a plain tensor, a scalar, a sequence of those
+    (not nested past what an exercise returns), or another object's type and repr."""
+    if not isinstance(value, dict) or depth > 4:
+        return False
+    kind = value.get("kind")
+    if kind == "tensor":
+        return set(value) == {"kind", "value"} and type(value["value"]) is torch.Tensor
+    if kind == "scalar":
+        return set(value) == {"kind", "value"} and (
+            value["value"] is None or type(value["value"]) in (bool, int, float)
+        )
+    if kind == "seq":
+        items = value.get("items")
+        return (
+            set(value) == {"kind", "items"}
+            and isinstance(items, list)
+            and all(_is_export(v, torch, depth + 1) for v in items)
+        )
+    if kind == "other":
+        return set(value) == {"kind", "type", "repr"} and all(isinstance(value[k], str) for k in ("type", "repr"))
+    return False
 
 
 def worker_env(scratch: Path, token: str) -> dict[str, str]:
@@ -224,32 +417,49 @@ def _written(folders: tuple) -> int:
 
 
 def _pump(stream, lines: queue.Queue, told: dict) -> None:
-    for raw in stream:
+    """The worker's lines, each with the bytes that follow it (an END line's result), in order."""
+    while True:
+        raw = stream.readline(1 << 16)
+        if not raw:
+            break
         line = raw.decode("utf-8", "replace").strip()
         if line.startswith("SANDBOX "):
             with contextlib.suppress(ValueError):
                 told["sandbox"] = json.loads(line[len("SANDBOX ") :])
             continue
-        lines.put(line)
+        data = b""
+        if line.startswith("END "):
+            try:
+                size = int(line.split()[3])
+            except (IndexError, ValueError):
+                break
+            data = stream.read(size) if 0 <= size <= RESULT_LIMIT else b""
+            if len(data) != size:
+                break  # cut short: the worker is gone (or not one we started)
+        lines.put((line, data))
     lines.put(None)  # end of stream: the child is gone
 
 
-def _expect(lines: queue.Queue, wanted: str, within: float) -> bool | str:
-    """True when `wanted` arrives in time; "timeout" or "eof" otherwise."""
+def _expect(lines: queue.Queue, wanted: str, within: float) -> bool | str | tuple[str, bytes]:
+    """True when the line `wanted` arrives in time (or the line starting with it and its bytes,
+    when `wanted` ends with a space); "timeout" or "eof" otherwise."""
     deadline = time.monotonic() + within
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
             return "timeout"
         try:
-            line = lines.get(timeout=left)
+            item = lines.get(timeout=left)
         except queue.Empty:
             return "timeout"
-        if line is None:
+        if item is None:
             lines.put(None)  # keep the end-of-stream marker for the next reader
             return "eof"
+        line, data = item
         if line == wanted:
             return True
+        if wanted.endswith(" ") and line.startswith(wanted):
+            return line, data
 
 
 def _kill(proc: subprocess.Popen, token: str) -> None:
@@ -303,7 +513,7 @@ def _tail(path: Path, limit: int = 1500) -> str:
 # in the worker). The supervisor must not start a thread before unshare(2): it imports nothing heavy.
 
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
-PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 1, 38, 36
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 1, 4, 38, 36
 
 
 def _libc():
@@ -345,9 +555,9 @@ def _unshare(libc, flags: int) -> bool:
     return True
 
 
-def supervise(jobs_path: str, out_dir: str, confine: dict) -> None:
+def supervise(off: bool) -> None:
     """Fork the worker into the namespaces, wait for it, kill what is left, exit as it exited."""
-    layers = [] if confine["off"] else enter_namespaces()
+    layers = [] if off else enter_namespaces()
     libc = _libc()
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # orphans of the learner's code come back to us
     me = os.getpid()
@@ -359,13 +569,17 @@ def supervise(jobs_path: str, out_dir: str, confine: dict) -> None:
         os.setsid()  # its own session: a signal to "my group" stays inside
         code = 0
         try:
-            work(jobs_path, out_dir, confine, layers)
+            work(off, layers)
         except BaseException:  # noqa: BLE001 - the worker's own failure: say it on stderr, exit 1
             traceback.print_exc()
             code = 1
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1):  # the jobs' pipe and the protocol are the worker's alone
+        os.dup2(null, fd)
+    os.close(null)
 
     def on_term(signum, frame):
         kill_tree(me)
@@ -525,37 +739,166 @@ MEMORY_HEADROOM = 2 << 30  # bytes of address space the learner's code may add t
 GLASSFORMER = "exercise.forbid.glassformer"  # the rule's text key: glassformer is what the answer is graded against
 
 
-def main(jobs_path: str, out_dir: str, confine_json: str = "") -> None:
-    confine = json.loads(confine_json) if confine_json else {"off": True, "read": [], "write": [], "deny": []}
+def main(mode: str = "off") -> None:
+    off = mode != "on"
     if sys.platform.startswith("linux"):
-        supervise(jobs_path, out_dir, confine)
+        supervise(off)
     else:  # elsewhere: the worker is this process, in its own session (the parent started it so)
-        work(jobs_path, out_dir, confine, [])
+        work(off, [])
 
 
-def work(jobs_path: str, out_dir: str, confine: dict, layers: list[str]) -> None:
-    protocol = os.fdopen(os.dup(1), "w", buffering=1)
+def work(off: bool, layers: list[str]) -> None:
+    """The worker: import torch, say READY, read the jobs from stdin, then run each job in a
+    process of its own (`_run_job_process`) and relay its result. The worker never runs learner
+    code itself: only it holds the protocol (a private copy of stdout) and the jobs' pipe (stdin),
+    and it closes both in each job's process before the learner's file is imported, so nothing a
+    submission does can say START, SANDBOX or END, or speak for another job."""
+    protocol = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)  # what anything writes to fd 1 from now on lands in stderr, not in the protocol
     sys.dont_write_bytecode = True  # no __pycache__ in the learner's folder
     import torch
 
-    jobs = torch.load(jobs_path, weights_only=True)
-    _limit_memory()
-    _limit_file_size()
+    if sys.platform.startswith("linux"):
+        libc = _libc()
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # what a job's process starts comes back here
+        libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # no /proc/<this>/fd or mem for an unprivileged job
+    protocol.write(b"READY\n")
+    stdin = sys.stdin.buffer
+    size = int.from_bytes(stdin.read(8), "big")
+    sent = torch.load(io.BytesIO(stdin.read(size)), weights_only=True)
+    confine = sent["confine"]
     gate = Gate(confine["deny"])
     gate.install()
+    for job in sent["jobs"]:
+        protocol.write(f"START {job['id']}\n".encode())
+        code, data = _run_job_process(job, confine, torch, gate, protocol, layers)
+        protocol.write(f"END {job['id']} {code} {len(data)}\n".encode() + data)  # code "big": over RESULT_LIMIT
+    protocol.write(b"BYE\n")
+
+
+def _run_job_process(job: dict, confine: dict, torch, gate: Gate, protocol, layers: list) -> tuple[int | str, bytes]:
+    """Run one job in a forked process: its exit code (minus the signal that killed it; "big" when
+    its result passed RESULT_LIMIT) and the
+    bytes it sent back on its own pipe. The first line it sends, before the learner's code runs,
+    is the confinement it got (said as SANDBOX); the rest is its result, read up to RESULT_LIMIT."""
+    _empty(os.getcwd())  # the scratch folder: the previous job's files are not this one's
+    if not hasattr(os, "fork"):  # Windows: in this process (no confinement there anyway)
+        protocol.write(("SANDBOX " + json.dumps(describe(confine, layers)) + "\n").encode())
+        buffer = io.BytesIO()
+        torch.save(run_job(job, torch, gate), buffer)
+        return 0, buffer.getvalue()
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the job's process: learner code runs here, and only here
+        code = 1
+        try:
+            os.close(read_end)
+            os.close(protocol.fileno())  # the protocol: no handle on it is left in this process
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, 0)  # the jobs' pipe, likewise
+            os.close(null)
+            if sys.platform.startswith("linux"):
+                _libc().prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # its own /proc/self, as any process has
+            _job_process(job, confine, torch, gate, write_end)
+            code = 0
+        except BaseException:  # noqa: BLE001 - the grader's own failure here: on stderr, exit 1
+            traceback.print_exc()
+        sys.stderr.flush()
+        os._exit(code)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb", buffering=0) as pipe:
+        first = _read_line(pipe)
+        fenced = json.loads(first) if first else []
+        protocol.write(("SANDBOX " + json.dumps(describe(confine, layers + fenced)) + "\n").encode())
+        data, status = _read_capped(pipe, pid)
+    if status is None:
+        _, status = os.waitpid(pid, 0)
+    _end_leftovers(layers)
+    if data is None:
+        return "big", b""
+    return (-os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)), data
+
+
+def _job_process(job: dict, confine: dict, torch, gate: Gate, out: int) -> None:
+    """In the job's process: the limits, Landlock (reading the job's folder, writing the scratch
+    folder only), the confinement said first, then the job, its result sent as one torch.save."""
+    _limit_memory()
+    _limit_file_size()
+    fenced: list[str] = []
     if not confine["off"]:
-        abi, fenced = landlock(confine["read"], confine["write"], gate.deny)
-        layers = layers + fenced
-    print("SANDBOX " + json.dumps(describe(confine, layers)), file=protocol)
-    print("READY", file=protocol)
-    for job in jobs:
-        print(f"START {job['id']}", file=protocol)
-        _reset(torch)
-        result = run_job(job, torch, gate)
-        torch.save(result, os.path.join(out_dir, f"{job['id']}.pt"))
-        print(f"DONE {job['id']}", file=protocol)
-    print("BYE", file=protocol)
+        folder = os.path.dirname(os.path.abspath(job["file"]))
+        _, fenced = landlock([folder], [os.getcwd()], gate.deny)
+    os.write(out, (json.dumps(fenced) + "\n").encode())
+    _reset(torch)
+    result = run_job(job, torch, gate)
+    buffer = io.BytesIO()
+    torch.save(result, buffer)
+    view = memoryview(buffer.getvalue())
+    while view:
+        view = view[os.write(out, view) :]
+    os.close(out)
+
+
+def _read_line(pipe, limit: int = 4096) -> bytes:
+    line = b""
+    while len(line) < limit:
+        byte = pipe.read(1)
+        if not byte or byte == b"\n":
+            break
+        line += byte
+    return line
+
+
+def _read_capped(pipe, pid: int) -> tuple[bytes | None, int | None]:
+    """What the job's process sends until it closes its pipe or ends (None, and the process killed,
+    past RESULT_LIMIT), and its wait status if it was reaped here. A process it started that holds
+    the pipe open does not hold us."""
+    fd, chunks, size, status = pipe.fileno(), [], 0, None
+    while True:
+        ready, _, _ = select.select([fd], [], [], WATCH)
+        if ready:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > RESULT_LIMIT:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+                return None, None
+            chunks.append(chunk)
+            continue
+        reaped, wait_status = os.waitpid(pid, os.WNOHANG)
+        if reaped:  # it ended: take what is left, stop
+            status = wait_status
+            os.set_blocking(fd, False)
+            with contextlib.suppress(BlockingIOError):
+                while chunk := os.read(fd, 1 << 16):
+                    chunks.append(chunk)
+            break
+    return b"".join(chunks), status
+
+
+def _end_leftovers(layers: list[str]) -> None:
+    """Kill whatever a job's process started: in the PID namespace, every process but this one
+    (the worker is its pid 1); elsewhere, this process's tree (it is a subreaper: orphans come here)."""
+    if "pid namespace" in layers and os.getpid() == 1:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(-1, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            while True:
+                os.waitpid(-1, 0)
+    elif sys.platform.startswith("linux"):
+        kill_tree(os.getpid())
+
+
+def _empty(folder: str) -> None:
+    for entry in os.listdir(folder):
+        path = os.path.join(folder, entry)
+        with contextlib.suppress(OSError):
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.remove(path)
 
 
 def describe(confine: dict, layers: list[str]) -> dict:
@@ -980,4 +1323,4 @@ def _error(e: BaseException, file: str) -> dict:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    main(*sys.argv[1:2])

@@ -817,6 +817,10 @@ EN = {
     "exercise.msg.grad_note.count": "wrong number of outputs",
     "exercise.msg.no_start": "The process that runs your code could not start: {stderr}",
     "exercise.msg.quota": "your code wrote more than {mib} MiB of files; it was stopped (the exercises need none).",
+    "exercise.msg.protocol": (
+        "what came back from your code's process is not a result the grader wrote ({reason}): "
+        "a submission may not answer for the grader, so nothing of it was graded."
+    ),
     "exercise.msg.header": "Exercise {n}/{total} · {name} — {title}",
     "exercise.msg.file": "file {path}",
     "exercise.msg.missing": "✗ {path} does not exist. Start it with:  glassformer exercise start {name}",
@@ -1702,6 +1706,10 @@ ZH = {
     "exercise.msg.grad_note.count": "输出个数不对",
     "exercise.msg.no_start": "运行你代码的进程无法启动：{stderr}",
     "exercise.msg.quota": "你的代码写入的文件超过 {mib} MiB，已被停止（练习不需要写任何文件）。",
+    "exercise.msg.protocol": (
+        "从你的代码所在进程传回的不是评分器写出的结果（{reason}）："
+        "提交的代码不能替评分器作答，因此它的任何部分都未被评分。"
+    ),
     "exercise.msg.header": "练习 {n}/{total} · {name} —— {title}",
     "exercise.msg.file": "文件 {path}",
     "exercise.msg.missing": "✗ {path} 不存在。用这条命令开始：  glassformer exercise start {name}",

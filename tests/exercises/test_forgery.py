@@ -13,6 +13,8 @@ code could write to as well."""
 from __future__ import annotations
 
 import csv
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -169,3 +171,20 @@ def result(**changes) -> dict:
 def test_the_parent_accepts_only_what_run_job_writes(payload, reason):
     found = sandbox.check_payload(payload, job(), torch)
     assert found.startswith(reason) and bool(found) == bool(reason), found
+
+
+def test_the_worker_is_started_before_torch_and_used_by_the_next_check(tmp_path, monkeypatch):
+    """`python -m glassformer exercise check` starts the worker before it imports torch (the two
+    imports overlap); the next grading takes that worker; other verbs start none."""
+    light = "import sys, glassformer.exercises.sandbox; print('torch' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", light], capture_output=True, text=True).stdout.strip() == "False"
+    monkeypatch.setattr(sandbox, "_warm", None)
+    for argv in (["train", "--preset", "tiny"], ["exercise", "list"], ["--lang", "zh", "exercise", "hint", "x"]):
+        sandbox.prestart_for(argv)
+        assert sandbox._warm is None, argv
+    sandbox.prestart_for(["--lang", "zh", "exercise", "check", "softmax"])
+    warm = sandbox._warm
+    assert warm is not None and warm.proc.poll() is None
+    (tmp_path / "softmax.py").write_text(SOLUTION, encoding="utf-8")
+    assert grading.check("softmax", tmp_path / "softmax.py").passed
+    assert sandbox._warm is None and warm.proc.poll() is not None  # taken, used, ended

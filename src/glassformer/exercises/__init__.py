@@ -17,9 +17,18 @@ The machinery, one module per job a newcomer can name:
 
 docs/exercises.md explains how to use it, how grading works and how passing functions plug into
 the model (`glassformer train --use-mine DIR`).
+
+The package imports nothing itself (its names come on first use), so `python -m glassformer`
+can import sandbox.py and start the grader's worker before it imports torch (sandbox.prestart_for).
 """
 
-from glassformer.exercises.catalog import ORDER, all_exercises, get
-from glassformer.exercises.grading import Report, check, check_many
+import importlib
 
 __all__ = ["ORDER", "Report", "all_exercises", "check", "check_many", "get"]
+_HOME = {"ORDER": "catalog", "all_exercises": "catalog", "get": "catalog"}  # the others: grading
+
+
+def __getattr__(name: str):
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_HOME.get(name, 'grading')}"), name)

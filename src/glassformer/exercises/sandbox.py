@@ -164,11 +164,11 @@ def prestart() -> None:
 
 
 def prestart_for(argv: list[str]) -> None:
-    """prestart() when the command line is a grading verb (`exercise check`, `exercise grade`):
-    called by `python -m glassformer` before it imports torch. Options never name a verb, so the
-    first two words that are not options are the verb (a wrong guess costs one idle worker)."""
-    words = tuple(a for a in argv if not a.startswith("-"))[:2]
-    if words in GRADING_VERBS and os.environ.get("GLASSFORMER_NO_PRESTART", "") == "":
+    """prestart() when the command line holds a grading verb (`exercise check`, `exercise grade`:
+    two words in a row, options and their values aside): called by `python -m glassformer` before
+    it imports torch. A wrong guess costs one idle worker, ended with this process."""
+    words = [a for a in argv if not a.startswith("-")]
+    if any(tuple(words[i : i + 2]) in GRADING_VERBS for i in range(len(words))):
         with contextlib.suppress(OSError):
             prestart()
 
@@ -764,8 +764,10 @@ def work(off: bool, layers: list[str]) -> None:
         libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # no /proc/<this>/fd or mem for an unprivileged job
     protocol.write(b"READY\n")
     stdin = sys.stdin.buffer
-    size = int.from_bytes(stdin.read(8), "big")
-    sent = torch.load(io.BytesIO(stdin.read(size)), weights_only=True)
+    head = stdin.read(8)
+    if len(head) < 8:
+        return  # no jobs came: the parent ended without grading (a started worker it did not need)
+    sent = torch.load(io.BytesIO(stdin.read(int.from_bytes(head, "big"))), weights_only=True)
     confine = sent["confine"]
     gate = Gate(confine["deny"])
     gate.install()

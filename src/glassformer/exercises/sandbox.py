@@ -753,7 +753,7 @@ def work(off: bool, layers: list[str]) -> None:
     code itself: only it holds the protocol (a private copy of stdout) and the jobs' pipe (stdin),
     and it closes both in each job's process before the learner's file is imported, so nothing a
     submission does can say START, SANDBOX or END, or speak for another job."""
-    protocol = os.fdopen(os.dup(1), "wb", buffering=0)
+    protocol = os.fdopen(os.dup(1), "wb")  # each message is written whole, then flushed (_say)
     os.dup2(2, 1)  # what anything writes to fd 1 from now on lands in stderr, not in the protocol
     sys.dont_write_bytecode = True  # no __pycache__ in the learner's folder
     import torch
@@ -762,7 +762,7 @@ def work(off: bool, layers: list[str]) -> None:
         libc = _libc()
         libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # what a job's process starts comes back here
         libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # no /proc/<this>/fd or mem for an unprivileged job
-    protocol.write(b"READY\n")
+    _say(protocol, b"READY\n")
     stdin = sys.stdin.buffer
     head = stdin.read(8)
     if len(head) < 8:
@@ -772,10 +772,15 @@ def work(off: bool, layers: list[str]) -> None:
     gate = Gate(confine["deny"])
     gate.install()
     for job in sent["jobs"]:
-        protocol.write(f"START {job['id']}\n".encode())
+        _say(protocol, f"START {job['id']}\n".encode())
         code, data = _run_job_process(job, confine, torch, gate, protocol, layers)
-        protocol.write(f"END {job['id']} {code} {len(data)}\n".encode() + data)  # code "big": over RESULT_LIMIT
-    protocol.write(b"BYE\n")
+        _say(protocol, f"END {job['id']} {code} {len(data)}\n".encode() + data)  # code "big": over RESULT_LIMIT
+    _say(protocol, b"BYE\n")
+
+
+def _say(protocol, message: bytes) -> None:
+    protocol.write(message)
+    protocol.flush()  # before a fork, too: a job's process inherits no half-sent message
 
 
 def _run_job_process(job: dict, confine: dict, torch, gate: Gate, protocol, layers: list) -> tuple[int | str, bytes]:
@@ -785,7 +790,7 @@ def _run_job_process(job: dict, confine: dict, torch, gate: Gate, protocol, laye
     is the confinement it got (said as SANDBOX); the rest is its result, read up to RESULT_LIMIT."""
     _empty(os.getcwd())  # the scratch folder: the previous job's files are not this one's
     if not hasattr(os, "fork"):  # Windows: in this process (no confinement there anyway)
-        protocol.write(("SANDBOX " + json.dumps(describe(confine, layers)) + "\n").encode())
+        _say(protocol, ("SANDBOX " + json.dumps(describe(confine, layers)) + "\n").encode())
         buffer = io.BytesIO()
         torch.save(run_job(job, torch, gate), buffer)
         return 0, buffer.getvalue()
@@ -811,7 +816,7 @@ def _run_job_process(job: dict, confine: dict, torch, gate: Gate, protocol, laye
     with os.fdopen(read_end, "rb", buffering=0) as pipe:
         first = _read_line(pipe)
         fenced = json.loads(first) if first else []
-        protocol.write(("SANDBOX " + json.dumps(describe(confine, layers + fenced)) + "\n").encode())
+        _say(protocol, ("SANDBOX " + json.dumps(describe(confine, layers + fenced)) + "\n").encode())
         data, status = _read_capped(pipe, pid)
     if status is None:
         _, status = os.waitpid(pid, 0)

@@ -108,6 +108,7 @@ def test_a_forged_result_fails_check_with_the_named_reason(forged, name):
     assert key == "exercise.msg.protocol" and fields["reason"].startswith(REASONS[name]), fields
     text = grading.render(report, "en")
     assert "✓" not in text and grading.t(key, **fields) in text
+    assert grading.t("exercise.msg.not_graded") in text  # not "your process died": it ran, and answered for us
 
 
 def test_a_forged_result_fails_grade_in_the_csv(forged):

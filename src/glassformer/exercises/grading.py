@@ -780,6 +780,8 @@ def render(report: Report, lang: str | None = None) -> str:
         lines.append(t("exercise.msg.no_function", fns=", ".join(report.missing_functions)))
     elif status == "timeout":
         lines.append(t("exercise.msg.timeout", seconds=fmt_number(report.timeout), name=report.exercise))
+    elif status == "crashed" and report.diagnosis is not None and report.diagnosis[0] == "exercise.msg.protocol":
+        lines.append(t("exercise.msg.not_graded"))  # it ran, and answered for the grader: the reason follows
     elif status == "crashed" and report.import_error is None and not report.cases:
         lines.append(t("exercise.msg.died", code=report.exit_code))
         if report.diagnosis is None and report.stdout.strip():

@@ -818,8 +818,11 @@ EN = {
     "exercise.msg.no_start": "The process that runs your code could not start: {stderr}",
     "exercise.msg.quota": "your code wrote more than {mib} MiB of files; it was stopped (the exercises need none).",
     "exercise.msg.protocol": (
-        "what came back from your code's process is not a result the grader wrote ({reason}): "
-        "a submission may not answer for the grader, so nothing of it was graded."
+        "{reason}: a submission may not answer for the grader (write a result, say it is done, or end its "
+        "process with one of its own); write the functions and let the grader call them."
+    ),
+    "exercise.msg.not_graded": (
+        "✗ Not graded: what came back from the process running your code is not what the grader asked for."
     ),
     "exercise.msg.header": "Exercise {n}/{total} · {name} — {title}",
     "exercise.msg.file": "file {path}",
@@ -1707,9 +1710,10 @@ ZH = {
     "exercise.msg.no_start": "运行你代码的进程无法启动：{stderr}",
     "exercise.msg.quota": "你的代码写入的文件超过 {mib} MiB，已被停止（练习不需要写任何文件）。",
     "exercise.msg.protocol": (
-        "从你的代码所在进程传回的不是评分器写出的结果（{reason}）："
-        "提交的代码不能替评分器作答，因此它的任何部分都未被评分。"
+        "{reason}：提交的代码不能替评分器作答（自己写结果、自称已完成，或带着自己的结果结束进程）；"
+        "写好这些函数，让评分器来调用它们。"
     ),
+    "exercise.msg.not_graded": "✗ 未评分：运行你代码的进程传回的不是评分器所要的内容。",
     "exercise.msg.header": "练习 {n}/{total} · {name} —— {title}",
     "exercise.msg.file": "文件 {path}",
     "exercise.msg.missing": "✗ {path} 不存在。用这条命令开始：  glassformer exercise start {name}",

@@ -108,3 +108,27 @@ def test_no_csv_cell_starts_a_formula(tmp_path):
     for text in ("=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx"):
         assert educator.csv_cell(text) == "'" + text
     assert educator.csv_cell("ada") == "ada" and educator.csv_cell(-1) == -1
+
+
+def test_one_students_code_reaches_neither_the_next_students_grade_nor_their_folder(tmp_path):
+    """The class is graded by one worker, each file in a process of its own: a student who patches
+    torch, changes its defaults and leaves files behind changes nothing for the next one, who in turn
+    cannot read the first one's folder."""
+    from glassformer.exercises import sandbox
+
+    subs = tmp_path / "submissions"
+    for student in ("amy", "ben", "cy"):
+        (subs / student).mkdir(parents=True)
+    (subs / "amy" / "softmax.py").write_text(
+        "import torch\ntorch.exp = lambda x: x * 0\ntorch.set_default_dtype(torch.float16)\n"
+        "open('left_behind.bin', 'wb').write(bytes(1 << 20))\n" + catalog.get("softmax").solution
+    )
+    (subs / "ben" / "softmax.py").write_text(catalog.get("softmax").solution)
+    (subs / "cy" / "softmax.py").write_text(
+        f"SEEN = open({str(subs / 'amy' / 'softmax.py')!r}).read()\n" + catalog.get("softmax").solution
+    )
+    rows, _ = educator.grade(subs, tmp_path / "grades.csv", lang="en", names=["softmax"])
+    status = {r["student"]: r["status"] for r in rows}
+    assert status["amy"] == "failed" and status["ben"] == "passed"  # amy's patched exp fails amy only
+    if sandbox.landlock_abi() >= 1:
+        assert status["cy"] == "crashed"  # PermissionError: Landlock lets each file read its own folder only

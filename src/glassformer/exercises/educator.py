@@ -56,9 +56,10 @@ def grade(
         raise NotFound("error.exercise.no_students", folder=submissions)
     names = [catalog.get(n).name for n in names] if names else list(catalog.ORDER)
     items = [(n, s / f"{n}.py") for s in students for n in names]
-    # one process per student: nothing a student's code does to its process (a changed default,
-    # a patched function, a thread left running) can reach another student's grade
-    reports = [r for s in students for r in grading.check_many([(n, s / f"{n}.py") for n in names], timeout)]
+    # one worker for the class (torch imported once), each file in a process of its own forked from
+    # it (sandbox.py): nothing a student's code does to its process (a changed default, a patched
+    # function, a thread left running) reaches another student's grade
+    reports = grading.check_many(items, timeout)
     ran = [r.sandbox for r in reports if r.sandbox is not None]
     rows = []
     for (name, file), rep in zip(items, reports, strict=False):

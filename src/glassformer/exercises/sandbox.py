@@ -800,9 +800,9 @@ def _say(protocol, message: bytes) -> None:
 
 def _run_job_process(job: dict, confine: dict, torch, gate: Gate, protocol, layers: list) -> tuple[int | str, bytes]:
     """Run one job in a forked process: its exit code (minus the signal that killed it; "big" when
-    its result passed RESULT_LIMIT) and the
-    bytes it sent back on its own pipe. The first line it sends, before the learner's code runs,
-    is the confinement it got (said as SANDBOX); the rest is its result, read up to RESULT_LIMIT."""
+    its result passed RESULT_LIMIT) and the bytes it sent back on its own pipe. The first line it
+    sends, before the learner's code runs, is the confinement it got (said as SANDBOX); the rest is
+    its result, read up to RESULT_LIMIT."""
     _empty(os.getcwd())  # the scratch folder: the previous job's files are not this one's
     if not hasattr(os, "fork"):  # Windows: in this process (no confinement there anyway)
         _say(protocol, ("SANDBOX " + json.dumps(describe(confine, layers)) + "\n").encode())

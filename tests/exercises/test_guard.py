@@ -59,6 +59,25 @@ ESCAPES = {
         f"def softmax(x, dim=-1):\n    return {SOFTMAX}(x, dim)\n",
         ("the torch-function mode or its rules changed", "exercise.forbid.guard"),
     ),
+    # the guard taken off and put back around the call, so that no check after it sees a change:
+    # through the frames (the grader's own `guard`), and by popping both modes and pushing them back;
+    # torch's own record of the operation, the autograd graph of what it returned, refuses it
+    "frames": (
+        "import sys\nimport torch\ndef softmax(x, dim=-1):\n    frame = sys._getframe()\n"
+        '    while "guard" not in frame.f_locals:\n        frame = frame.f_back\n'
+        '    guard = frame.f_locals["guard"]\n    guard.__exit__()\n    try:\n'
+        f"        return {SOFTMAX}(x, dim)\n    finally:\n        guard.__enter__()\n",
+        ("SoftmaxBackward0", "exercise.forbid.softmax"),
+    ),
+    "pop_both": (
+        "import torch\n" + C + "def softmax(x, dim=-1):\n"
+        '    function = getattr(C, "_pop_torch" + "_function_stack")()\n'
+        '    dispatch = getattr(C, "_pop_torch" + "_dispatch_stack")(None)\n    try:\n'
+        f"        return {SOFTMAX}(x, dim)\n    finally:\n"
+        '        getattr(C, "_push_on_torch" + "_dispatch_stack")(dispatch)\n'
+        '        getattr(C, "_push_on_torch" + "_function_stack")(function)\n',
+        ("SoftmaxBackward0", "exercise.forbid.softmax"),
+    ),
 }
 PLAIN = ("disable", "pop", "closure")
 
@@ -91,6 +110,8 @@ def test_the_dynamic_escapes_are_refused_where_the_call_is(escapes):
     assert escapes["checked"]["disable_dynamic"].offences[0].line == 5
     assert escapes["checked"]["pop_dynamic"].offences[0].line == 6
     assert escapes["checked"]["closure_dynamic"].offences[0].line == 0  # found after the import, not at a line
+    assert escapes["checked"]["frames"].offences[0].line == 0  # found in what the call returned
+    assert escapes["checked"]["pop_both"].offences[0].line == 0
 
 
 def test_each_escape_fails_grade_in_the_csv(escapes):

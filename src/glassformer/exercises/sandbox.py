@@ -75,6 +75,7 @@ import io
 import json
 import os
 import queue
+import re
 import secrets
 import select
 import shutil
@@ -1049,6 +1050,7 @@ def _learner_line(folder: str) -> dict:
     return where
 
 
+GRAPH_LIMIT = 100_000  # nodes of an output's autograd graph looked at (an exercise's are a few dozen)
 GUARD = "exercise.forbid.guard"  # the rule's text key: the grader's guard was switched off or changed
 
 
@@ -1067,7 +1069,9 @@ class Guard:
       mode is refused with the rule GUARD ("the grader's guard was switched off").
 
     The scan of the syntax tree refuses torch._C and a function's closure before anything runs
-    (grading.INTERNALS); this guard holds where those are reached by a name built at run time."""
+    (grading.INTERNALS); this guard holds where those are reached by a name built at run time.
+    Where both modes are taken off and put back around a call (through the frames, or popped and
+    pushed back), the autograd graph of what the call returned still names the operation (graph)."""
 
     def __init__(self, torch, rules: list, gate: Gate) -> None:
         from torch.overrides import TorchFunctionMode
@@ -1155,6 +1159,32 @@ class Guard:
                 found.append(f"the torch-{kind} mode or its rules changed")
         return found
 
+    def graph(self, out, file: str) -> None:
+        """Refuse an exercise's forbidden operation found in the autograd graph of what a call
+        returned (softmax leaves a SoftmaxBackward0 node, fused attention a
+        ScaledDotProductFlashAttentionForCpuBackward0, F.linear an AddmmBackward0): that record is
+        made by torch itself as the operation runs, whether or not the modes above saw it (taken
+        off and put back around the call, by a frame walk or torch._C). A node's name answers to
+        the rules as the dispatch-level trace's aten names do (aten_names)."""
+        if not self.modes:
+            return
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        todo = [o.grad_fn for o in outs if isinstance(o, self.torch.Tensor) and o.grad_fn is not None]
+        seen: set = set()
+        while todo and len(seen) < GRAPH_LIMIT:
+            node = todo.pop()
+            if node is None or node in seen:
+                continue
+            seen.add(node)
+            name = node.name()
+            snake = re.sub(r"(?<!^)(?=[A-Z])", "_", re.sub(r"Backward\d*$", "", name)).lower()
+            for candidate in (*aten_names(snake), *aten_names("_" + snake)):
+                if candidate in self.names:
+                    why = next(key for n, key in self.pairs if n == candidate)
+                    self.gate.record(name, why, {"file": os.path.basename(file), "line": 0})
+                    break
+            todo += [child for child, _ in node.next_functions]
+
     def check(self, file: str) -> None:
         """Record each breach as a refusal of the job (the report names GUARD), then mend the guard."""
         breaches = self.breaches()
@@ -1217,7 +1247,7 @@ def run_job(job: dict, torch, gate: Gate | None = None) -> dict:
                     result["missing"].append(call["fn"])
                     result["calls"].append({"missing": True})
                     continue
-                result["calls"].append(_call(fn, call, job["file"], torch))
+                result["calls"].append(_call(fn, call, job["file"], torch, guard))
                 if guard is not None:
                     guard.check(job["file"])
     finally:
@@ -1273,7 +1303,7 @@ class LearnerFiles:
         return module
 
 
-def _call(fn, call: dict, file: str, torch) -> dict:
+def _call(fn, call: dict, file: str, torch, guard: Guard | None = None) -> dict:
     """{"outputs": exported value, "grads": [tensor | None] | None, "grad_note": str | None}
     or {"error": error} (with "todo": True when the skeleton's NotImplementedError is still there)."""
     args = list(call["args"])
@@ -1293,6 +1323,8 @@ def _call(fn, call: dict, file: str, torch) -> dict:
         if isinstance(e, KeyboardInterrupt):
             raise
         return {"error": _error(e, file), "todo": isinstance(e, NotImplementedError)}
+    if guard is not None:
+        guard.graph(out, file)
     result = {"outputs": _export(out, torch), "grads": None, "grad_note": None}
     if leaves:
         result["grads"], result["grad_note"] = _grads(out, leaves, call["cot"], torch)

@@ -228,7 +228,8 @@ class LatentAttention(nn.Module):
         """softmax(q·kᵀ·τ + mask)·v. attention_scores divides by √(q's last axis); q is scaled so the
         product is ×τ instead."""
         q = q * (self.scale * math.sqrt(q.size(-1)))  # (B, H, T, ·)
-        z, _ = scaled_dot_product_attention(q, k, v, mask, hook_scores=self.hook_scores, hook_weights=self.hook_weights)
+        seen = self.hook_scores, self.hook_weights
+        z, _ = scaled_dot_product_attention(q, k, v, mask, 0.0, None, *seen)  # (B, H, T, ·), (B, H, T, T_k)
         return z  # (B, H, T, ·)
 
     def forward(self, x: Tensor, cache: LatentCache | None = None, absorbed: bool = False) -> Tensor:

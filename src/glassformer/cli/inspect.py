@@ -17,16 +17,18 @@ import json
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
-
-import torch
+from typing import TYPE_CHECKING
 
 from glassformer.cli.options import add_threads, count, count_or_zero, index_within, positive, seed, utf8_text
 from glassformer.config import TrainConfig, apply_overrides, get_preset
 from glassformer.errors import UsageError
 from glassformer.messages import pad, say, t
-from glassformer.models import build_model, model_class
-from glassformer.nn.loss import LOSSES
-from glassformer.train.run import load_model, train_config
+
+if TYPE_CHECKING:
+    import torch
+
+# torch, and the modules that import it, are imported inside the verbs that compute: building the
+# parser (`glassformer --help`, `glassformer trace --help`) never loads it (cli/__init__.py)
 
 DEFAULT_PROMPT = {"token": "hello world", "numbers": None, "pairs": "一千二百零五"}  # numbers: a sine wave
 DEFAULT_PRESET = "seed000"
@@ -78,6 +80,11 @@ def register_inspect(subparsers: argparse._SubParsersAction) -> None:
 def load(args, tokenizer: bool = True) -> Loaded:
     """The model to inspect. tokenizer=False keeps the preset's vocab_size (params needs no text).
     A preset's kind decides the model (override it with --kind=encoder, say)."""
+    import torch
+
+    from glassformer.models import build_model, model_class
+    from glassformer.train.run import load_model, train_config
+
     if args.run:
         if args.overrides:
             raise UsageError("inspect.run_overrides", overrides=" ".join(args.overrides))
@@ -107,6 +114,8 @@ def load(args, tokenizer: bool = True) -> Loaded:
 def inputs(args, loaded: Loaded):
     """The prompt as a batch of one: ids (1, T) or numbers (1, T, 1), cropped to max_len; for an
     encoder-decoder, (source (1, S), [<BOS>] + its greedy translation + [<EOS>] (1, T))."""
+    import torch
+
     max_len = loaded.model.cfg.max_len
     if loaded.model.inputs == "token pairs":
         return _source_and_translation(args.prompt or DEFAULT_PROMPT["pairs"], loaded)
@@ -130,6 +139,8 @@ def inputs(args, loaded: Loaded):
 
 
 def _source_and_translation(prompt: str, loaded: Loaded):
+    import torch
+
     from glassformer.translate import greedy_decode
 
     tok, model = loaded.tokenizer, loaded.model
@@ -212,7 +223,10 @@ def run_attention(args) -> int:
 
 
 def run_grads(args) -> int:
+    import torch
+
     from glassformer.inspect.gradflow import GradientMonitor
+    from glassformer.nn.loss import LOSSES
 
     loaded = load(args)
     model = loaded.model.train()

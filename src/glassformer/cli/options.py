@@ -33,8 +33,7 @@ import math
 import re
 import sys
 
-from glassformer.config import MAX_THREADS
-from glassformer.devices import DEFAULT_THREADS
+from glassformer.config import DEFAULT_THREADS, MAX_THREADS
 from glassformer.errors import UsageError
 from glassformer.messages import LANGS, argparse_words, columns, language, resolve, t
 
@@ -58,6 +57,27 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         self.exit(2, t("cli.usage_error", prog=self.prog, message=message) + "\n")
+
+    def format_help(self) -> str:
+        for action in self._actions:  # a help made later (Later): made now, when it is shown
+            if isinstance(action.help, Later):
+                action.help = action.help()
+        return super().format_help()
+
+
+class Later:
+    """A help text made only when its parser's help is shown: `help=Later(lambda: t("...",
+    default=lesson.STEPS))` for a default that lives in a module which imports torch, so that
+    building the parser (every command, and `glassformer --help`) does not import it."""
+
+    def __init__(self, make) -> None:
+        self.make = make
+
+    def __call__(self) -> str:
+        return self.make()
+
+    def __mod__(self, params) -> str:  # argparse expands a help with `help % params`
+        return self.make() % params
 
 
 def normalize_argv(argv: list[str]) -> list[str]:

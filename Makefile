@@ -28,10 +28,11 @@ test: lint
 demo: setup
 	$(VENV)/bin/glassformer demo
 
-# the notebooks in JupyterLab (the [notebooks] extra); they open in place, in notebooks/
+# the notebooks in JupyterLab (the [notebooks] extra); they open in place, in notebooks/. As root,
+# --allow-root is added (and said); JupyterLab's own options: make notebooks NOTEBOOKS_ARGS="--port 8899"
 notebooks: setup
 	$(PY) -m pip install -q -e ".[notebooks]"
-	$(VENV)/bin/glassformer notebooks --dir notebooks
+	$(VENV)/bin/glassformer notebooks --dir notebooks $(NOTEBOOKS_ARGS)
 
 # BENCH_ARGS: e.g. make bench BENCH_ARGS="--shapes baby --steps 5 --no-memory" (bench/peers.py --help)
 bench: setup

@@ -251,11 +251,13 @@ EN = {
     "help.notebooks.about": (
         "Copies the notebooks the package ships (each in English and Chinese) into --dir, keeping any "
         'already there, then opens the folder in JupyterLab (the optional extra: pip install "glassformer[notebooks]").'
+        " Options this command does not know go on to JupyterLab (e.g. --no-browser)."
     ),
     "help.notebooks.dir": "the folder to copy them into (default: {default})",
     "help.notebooks.no_open": "only copy them; do not start JupyterLab",
     "notebooks.copied": "notebooks in {dir}: {copied} copied, {kept} already there (kept as they are)",
     "notebooks.opening": "opening {dir} in JupyterLab (Ctrl-C stops it)",
+    "notebooks.as_root": "running as root: JupyterLab is started with {flag} (it refuses root without it)",
     "notebooks.no_jupyter": (
         "JupyterLab is not installed: {install} (or `make notebooks` in a checkout), then run this again; "
         "the notebooks are in {dir}"
@@ -970,11 +972,13 @@ ZH = {
     "help.notebooks.about": (
         "把随包附带的笔记本（每个都有中文版和英文版）复制到 --dir，已有的文件保持不动，"
         '然后用 JupyterLab 打开这个文件夹（可选依赖：pip install "glassformer[notebooks]"）。'
+        "本命令不认识的选项会原样交给 JupyterLab（例如 --no-browser）。"
     ),
     "help.notebooks.dir": "复制到哪个文件夹（默认：{default}）",
     "help.notebooks.no_open": "只复制，不启动 JupyterLab",
     "notebooks.copied": "{dir} 里的笔记本：复制了 {copied} 个，已有 {kept} 个（保持不动）",
     "notebooks.opening": "正在用 JupyterLab 打开 {dir}（按 Ctrl-C 停止）",
+    "notebooks.as_root": "正以 root 身份运行：启动 JupyterLab 时加上 {flag}（不加它就拒绝以 root 运行）",
     "notebooks.no_jupyter": (
         "没有安装 JupyterLab：{install}（在仓库里也可以 `make notebooks`），然后再运行一次；笔记本在 {dir}"
     ),

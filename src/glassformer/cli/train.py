@@ -34,6 +34,7 @@ from glassformer.cli.options import (
     count,
     count_or_zero,
     positive,
+    runnable,
     seed,
     tokenizer_options,
     utf8_text,
@@ -229,14 +230,14 @@ def run_train(args: argparse.Namespace) -> int:
         return EXIT_NONFINITE
     if result.status == "interrupted":
         print(result.message)
-        say("train.resume_with", dir=run.dir)
+        say("train.resume_with", dir=run.dir, glassformer=runnable())
         return 128 + result.signal if result.signal else EXIT_INTERRUPTED  # 143 after SIGTERM
     say("train.done", steps=result.step, train=result.train_loss, val=result.val_loss, best=result.best_val)
     say_train_speed(run, start_step)
     say("train.run_dir_plot", dir=run.dir, plot=run.loss_plot)
     if run.model.samples:
-        say("train.sample_it", dir=run.dir)
-    say("train.look_inside", dir=run.dir)
+        say("train.sample_it", dir=run.dir, glassformer=runnable())
+    say("train.look_inside", dir=run.dir, glassformer=runnable())
     return 0
 
 
@@ -342,7 +343,7 @@ def _show_demo(run, result, minutes: float) -> None:
     say("demo.run_dir", dir=run.dir)
     say("demo.loss_curve", path=run.loss_plot)
     say("demo.attention", path=_attention_heatmap(run))
-    say("demo.more", dir=run.dir)
+    say("demo.more", dir=run.dir, glassformer=runnable())
 
 
 def _attention_heatmap(run) -> str:
@@ -459,8 +460,8 @@ def run_import(args: argparse.Namespace) -> int:
         vocab=tokenizer.vocab_size,
         positions=model.cfg.max_len,
     )
-    say("train.sample_it", dir=out)
-    say("import.look_inside", dir=out)
+    say("train.sample_it", dir=out, glassformer=runnable())
+    say("import.look_inside", dir=out, glassformer=runnable())
     return 0
 
 

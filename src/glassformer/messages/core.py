@@ -94,7 +94,7 @@ EN = {
     "demo.run_dir": "run directory  {dir}",
     "demo.loss_curve": "loss curve     {path}",
     "demo.attention": "attention      {path}",
-    "demo.more": 'more text      glassformer sample {dir} --prompt "JULIET:" --seed 1',
+    "demo.more": 'more text      {glassformer} sample {dir} --prompt "JULIET:" --seed 1',
     # ---- exercise (cli/learn.py; what it prints is in exercises.py) --------------------------------
     "help.exercise": "write each component by hand; glassformer grades it",
     "help.exercise.about": "手撕 mode: write each part of a Transformer yourself, in data-flow order; glassformer "
@@ -364,11 +364,11 @@ EN = {
     "train.run_dir": "run directory {dir}  ({kind}, {params:,} parameters, data {source}{tokens})",
     "train.use_mine": "your code from {dir} computes: {parts}",
     "train.stopped": "glassformer train: stopped: {message}",
-    "train.resume_with": "Resume with: glassformer train --resume {dir}",
+    "train.resume_with": "Resume with: {glassformer} train --resume {dir}",
     "train.done": "done: {steps} steps, train loss {train:.4f}, val loss {val:.4f} (best {best:.4f})",
     "train.run_dir_plot": "run directory {dir}  (loss curve: {plot})",
-    "train.sample_it": 'sample it:     glassformer sample {dir} --prompt "..."',
-    "train.look_inside": "look inside:   glassformer trace --run {dir}",
+    "train.sample_it": 'sample it:     {glassformer} sample {dir} --prompt "..."',
+    "train.look_inside": "look inside:   {glassformer} trace --run {dir}",
     # ---- lab (cli/learn.py; what the lab prints about its claims is in lab/runner.py's tables) ----------
     "help.lab": "experiments that test the tutorials' claims",
     "help.lab.about": "Train the small models a tutorial's claim is about and report what was measured, with a "
@@ -424,7 +424,7 @@ EN = {
     "help.export.gpt2.best": "export best.safetensors (lowest val loss)",
     "import.done": "imported {source} -> {out}  ({kind}, {params:,} parameters, {layers} layers, vocab {vocab:,}, "
     "{positions} positions)",
-    "import.look_inside": "look inside:   glassformer trace --run {dir}   (or attention, explore)",
+    "import.look_inside": "look inside:   {glassformer} trace --run {dir}   (or attention, explore)",
     "export.done": "exported {run} -> {out}  (config.json, model.safetensors, vocab.json, merges.txt, "
     "tokenizer_config.json)",
     "export.load_it": "load it:       GPT2LMHeadModel.from_pretrained({out})",
@@ -827,7 +827,7 @@ ZH = {
     "demo.run_dir": "运行目录       {dir}",
     "demo.loss_curve": "损失曲线       {path}",
     "demo.attention": "注意力         {path}",
-    "demo.more": '更多文本       glassformer sample {dir} --prompt "JULIET:" --seed 1',
+    "demo.more": '更多文本       {glassformer} sample {dir} --prompt "JULIET:" --seed 1',
     # ---- exercise（cli/learn.py；它打印的内容在 exercises.py）--------------------------------------
     "help.exercise": "亲手写出每个组件，由 glassformer 评分",
     "help.exercise.about": "手撕模式：按数据流的顺序亲手写出 Transformer 的每个部分；glassformer 用 float64 把它与"
@@ -1080,11 +1080,11 @@ ZH = {
     "train.run_dir": "运行目录 {dir}  （{kind}，{params:,} 个参数，数据 {source}{tokens}）",
     "train.use_mine": "来自 {dir} 的你的代码负责计算：{parts}",
     "train.stopped": "glassformer train：已停止：{message}",
-    "train.resume_with": "继续训练：glassformer train --resume {dir}",
+    "train.resume_with": "继续训练：{glassformer} train --resume {dir}",
     "train.done": "完成：{steps} 步，训练损失 {train:.4f}，验证损失 {val:.4f}（最佳 {best:.4f}）",
     "train.run_dir_plot": "运行目录 {dir}  （损失曲线：{plot}）",
-    "train.sample_it": '采样：         glassformer sample {dir} --prompt "..."',
-    "train.look_inside": "看内部：       glassformer trace --run {dir}",
+    "train.sample_it": '采样：         {glassformer} sample {dir} --prompt "..."',
+    "train.look_inside": "看内部：       {glassformer} trace --run {dir}",
     # ---- lab（cli/learn.py；实验对论断的说明在 lab/runner.py 的表里）------------------------------------
     "help.lab": "检验教程论断的实验",
     "help.lab.about": "训练教程某个论断所说的小模型，报告测到的结果，并由一条规则算出结论。",
@@ -1136,7 +1136,7 @@ ZH = {
     "help.export.gpt2.best": "导出 best.safetensors（验证损失最低的权重）",
     "import.done": "已导入 {source} -> {out}（{kind}，{params:,} 个参数，{layers} 层，词表 {vocab:,}，{positions} "
     "个位置）",
-    "import.look_inside": "看内部：       glassformer trace --run {dir}（或 attention、explore）",
+    "import.look_inside": "看内部：       {glassformer} trace --run {dir}（或 attention、explore）",
     "export.done": "已导出 {run} -> {out}（config.json、model.safetensors、vocab.json、merges.txt、"
     "tokenizer_config.json）",
     "export.load_it": "加载它：       GPT2LMHeadModel.from_pretrained({out})",

@@ -40,6 +40,18 @@ class Loaded:
     tokenizer: object | None
     train: TrainConfig
     source: str  # "preset seed000, random init, seed 0" or "run runs/x"
+    example: str = ""  # the text read without --prompt: a run's own (as the explorer opens it), else the default
+
+
+def _run_example(model, tokenizer, config: dict) -> str:
+    """The text a run is inspected on without --prompt: the one the explorer opens it on (the run's
+    own training text, kept in config.json, else a sentence its vocabulary reads)."""
+    if model.inputs != "tokens" or tokenizer is None:
+        return ""
+    from glassformer.explore.panels import readable_text
+
+    own = config.get("example")
+    return readable_text(tokenizer, own if isinstance(own, str) else None)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -90,7 +102,8 @@ def load(args, tokenizer: bool = True) -> Loaded:
             raise UsageError("inspect.run_overrides", overrides=" ".join(args.overrides))
         model, tokenizer, config = load_model(args.run)
         train = train_config(config, args.run)
-        return Loaded(model, tokenizer, train, t("inspect.source.run", run=args.run, kind=model.kind))
+        source = t("inspect.source.run", run=args.run, kind=model.kind)
+        return Loaded(model, tokenizer, train, source, _run_example(model, tokenizer, config))
     preset = apply_overrides(get_preset(args.preset), args.overrides or [])
     want_tokenizer, tokenizer = tokenizer, None
     if model_class(preset.model.kind).inputs == "token pairs":  # the pair tasks' one vocabulary
@@ -129,7 +142,7 @@ def inputs(args, loaded: Loaded):
             values = [math.sin(2 * math.pi * t / 16) for t in range(16)]
         x = torch.tensor(values[-max_len:]).reshape(1, -1, 1)  # (1, T, 1)
     else:
-        ids = loaded.tokenizer.encode(args.prompt or DEFAULT_PROMPT["token"])
+        ids = _encode(loaded.tokenizer, args.prompt or loaded.example or DEFAULT_PROMPT["token"])
         if len(ids) > max_len:
             say("inspect.prompt_cropped", tokens=len(ids), max_len=max_len)
         x = torch.tensor([ids[-max_len:]])  # (1, T)
@@ -138,13 +151,22 @@ def inputs(args, loaded: Loaded):
     return x
 
 
+def _encode(tokenizer, text: str, shown: str | None = None) -> list[int]:
+    """The prompt's ids; text the vocabulary cannot read is refused naming --prompt (the text may be a
+    default the user never typed)."""
+    try:
+        return tokenizer.encode(text)
+    except ValueError as e:  # the tokenizer's own sentence (UsageError) says which characters
+        raise UsageError("inspect.prompt_unreadable", prompt=text if shown is None else shown, reason=e) from None
+
+
 def _source_and_translation(prompt: str, loaded: Loaded):
     import torch
 
     from glassformer.translate import greedy_decode
 
     tok, model = loaded.tokenizer, loaded.model
-    src = torch.tensor([tok.encode(" ".join(prompt.replace(" ", "")))[: model.cfg.max_len]])  # (1, S)
+    src = torch.tensor([_encode(tok, " ".join(prompt.replace(" ", "")), shown=prompt)[: model.cfg.max_len]])  # (1, S)
     written = greedy_decode(model, src, tok.bos_id, tok.eos_id, model.cfg.max_len - 1).ids[0].tolist()
     written = written[: written.index(tok.eos_id)] if tok.eos_id in written else written
     return src, torch.tensor([[tok.bos_id, *written, tok.eos_id]])  # (1, S), (1, T)

@@ -160,7 +160,10 @@ EN = {
     "help.inspect.about": "{verb}. Preset fields can be overridden with --key=value (e.g. --n_layers=3).",
     "help.inspect.preset": "named preset (default: {default})",
     "help.inspect.run": "a run directory with a checkpoint, instead of a preset",
-    "help.inspect.prompt": "input text (numbers for a regressor)",
+    "help.inspect.prompt": (
+        "input text (numbers for a regressor); default: for --run, the run's own training text (or a sentence "
+        "its vocabulary reads), for a preset an English sentence"
+    ),
     "help.inspect.seed": "seed of the random initialisation",
     "help.inspect.tokenizer": "for a preset: built from the prompt plus a builtin text",
     "help.inspect.out": "output folder (default: out/{verb}/)",
@@ -179,6 +182,10 @@ EN = {
     "inspect.numbers_prompt": "this model reads numbers: give --prompt like {example!r}, not {prompt!r}.",
     "inspect.prompt_cropped": "note: the prompt has {tokens} tokens; kept its last {max_len} (max_len)",
     "inspect.empty_prompt": "the prompt is empty after tokenizing; give --prompt some text.",
+    "inspect.prompt_unreadable": (
+        "this model cannot read the prompt {prompt!r}: {reason} Give --prompt a text in its vocabulary "
+        "(without --prompt, a run starts from its own training text)."
+    ),
     "inspect.short_prompt": "need a prompt of at least {least} tokens to form next-token targets.",
     "inspect.wrote": "wrote {files}",
     "inspect.header": "# {source}; {what}",
@@ -889,7 +896,10 @@ ZH = {
     "help.inspect.about": "{verb}。预设的字段可用 --key=value 覆盖（例如 --n_layers=3）。",
     "help.inspect.preset": "具名预设（默认：{default}）",
     "help.inspect.run": "一个带检查点的运行目录，代替预设",
-    "help.inspect.prompt": "输入文字（回归模型则输入数字）",
+    "help.inspect.prompt": (
+        "输入文字（回归模型则输入数字）；默认：--run 时用这个运行自己的训练文本"
+        "（或它的词表能读的一句），预设时用一句英文"
+    ),
     "help.inspect.seed": "随机初始化的种子",
     "help.inspect.tokenizer": "用于预设：由提示词加一段内置文本建立",
     "help.inspect.out": "输出文件夹（默认：out/{verb}/）",
@@ -908,6 +918,10 @@ ZH = {
     "inspect.numbers_prompt": "这个模型读的是数字：--prompt 应写成 {example!r} 这样，而不是 {prompt!r}。",
     "inspect.prompt_cropped": "注意：提示词有 {tokens} 个词元；只保留最后 {max_len} 个（max_len）",
     "inspect.empty_prompt": "分词之后提示词是空的；请给 --prompt 一些文字。",
+    "inspect.prompt_unreadable": (
+        "这个模型读不了提示词 {prompt!r}：{reason} 请给 --prompt 一段它词表里有的文字"
+        "（不写 --prompt 时，运行从它自己的训练文本开始）。"
+    ),
     "inspect.short_prompt": "提示词至少要有 {least} 个词元，才能构成“预测下一个词元”的目标。",
     "inspect.wrote": "已写入 {files}",
     "inspect.header": "# {source}；{what}",

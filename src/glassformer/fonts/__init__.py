@@ -12,6 +12,7 @@
                     shipped font in each, behind the usual fonts and before the generic family,
                     so Chinese in any text (a monospace column too) draws with it when the system
                     has none
+    html_lang()     the <html lang> of a page in the current language (zh-CN picks the glyph forms)
     embedded_css(text)    the @font-face rule an offline page carries: the shipped font, cut to
                     the characters of `text` it has, as a data: URI (a page opened from a file
                     may not load a font file beside it: Chromium refuses file:// fonts)
@@ -36,6 +37,14 @@ SANS = (
     f'"{FAMILY}", sans-serif'
 )
 MONO = f'ui-monospace, "DejaVu Sans Mono", "{FAMILY}", monospace'
+
+
+def html_lang() -> str:
+    """A page's <html lang>, in the language it is written in: it also picks the glyph forms a
+    browser draws hanzi with (zh-CN: simplified Chinese forms)."""
+    from glassformer.messages import language
+
+    return "zh-CN" if language() == "zh" else "en"
 
 
 def embedded_css(text: str) -> str:

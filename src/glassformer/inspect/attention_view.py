@@ -34,7 +34,7 @@ from pathlib import Path
 import torch
 
 from glassformer.errors import UsageError
-from glassformer.fonts import SANS, embedded_css
+from glassformer.fonts import SANS, embedded_css, html_lang
 from glassformer.inspect.attention_maps import (
     AttentionMap,
     _labels,
@@ -48,7 +48,7 @@ from glassformer.inspect.attention_maps import (
 )
 from glassformer.inspect.display import esc
 from glassformer.inspect.trace import _width, as_batch, token_labels
-from glassformer.messages import language, t
+from glassformer.messages import t
 
 SHOWN = 12  # tokens a terminal repr shows (rows and columns)
 
@@ -314,7 +314,7 @@ def attention_page(W, hidden, labels) -> str:
     shown = {k: t(f"pictures.attn.page.{k}") for k in ("title", "heading", "note")}
     text = "".join([*labels, *words.values(), *shown.values()])  # every character the page may draw
     return PAGE.format(
-        lang="zh-CN" if language() == "zh" else "en",
+        lang=html_lang(),
         font=embedded_css(text),
         css=CSS.replace("SANS", SANS),
         js=JS,

@@ -303,6 +303,7 @@ def _colour(v: float, bound: float) -> str:
 
 def grid_html(grid: Grid, path) -> Path:
     """The grid as one offline HTML page: a table with coloured cells; no script, no URL."""
+    from glassformer.fonts import SANS, embedded_css, html_lang
     from glassformer.inspect.display import esc
 
     bound = max([1.0] + [abs(v) for row in grid.values for v in row])
@@ -314,9 +315,11 @@ def grid_html(grid: Grid, path) -> Path:
         for r, vals in zip(grid.rows, grid.values, strict=True)
     )
     notes = "".join(f"<p>{esc(n)}</p>" for n in grid.notes)
-    page = (
-        '<!doctype html><html><head><meta charset="utf-8"><title>' + esc(grid.title) + "</title><style>"
-        'body{font-family:"Noto Sans CJK SC","WenQuanYi Zen Hei","Microsoft YaHei",sans-serif;margin:1.2em}'
+    words = "".join([grid.title, *grid.rows, *grid.columns, *grid.notes])
+    page = (  # the shipped font inside the page, cut to its characters: Chinese draws without a CJK font
+        f'<!doctype html><html lang="{html_lang()}"><head><meta charset="utf-8"><title>'
+        + esc(grid.title)
+        + f"</title><style>{embedded_css(words)}body{{font-family:{SANS};margin:1.2em}}"
         "table{border-collapse:collapse;font-size:12px}td,th{padding:3px 6px;text-align:right;"
         "border:1px solid #eee;white-space:pre}</style></head><body>"
         f"<h3>{esc(grid.title)}</h3><table><thead><tr><th></th>{head}</tr></thead><tbody>{body}</tbody></table>"

@@ -447,3 +447,33 @@ def test_concurrent_requests_on_a_real_server_get_their_own_answers():
         assert a["next"] == b["next"] and a["attention"]["matrix"] == b["attention"]["matrix"]
         assert a["ablated"] == b["ablated"] and a["tokens"] == b["tokens"]
     assert not any(h.fns for h in ex.model.hook_points().values())  # every hook detached afterwards
+
+
+def test_concurrent_causal_requests_with_hooks_give_the_sequential_answers():
+    """Issue 50: the causal endpoints attach hooks to the one shared model (a patch, a zeroed head,
+    the analyze panel's ablation); the Explorer's lock serialises them, so requests sent together
+    from several threads get exactly the answers they get one at a time."""
+    ex = make_explorer("gpt")
+    asks = [
+        ("patching", {"text": "the quick", "corrupt": "the quack"}),
+        ("patching", {"text": "lazy dog"}),  # no corrupted text: every head zeroed in turn
+        ("patch_cell", {"text": "the quick", "corrupt": "the quack", "kind": "head", "layer": 1, "index": 2}),
+        ("patch_cell", {"text": "over the", "corrupt": "over tha", "kind": "position", "layer": 0, "index": 3}),
+        ("analyze", {"text": "the fox", "ablate": [[0, 1], [1, 3]]}),
+    ] * 3
+    alone = [ex.handle(endpoint, dict(body)) for endpoint, body in asks]
+
+    with Background(ex) as url:
+
+        def ask(job):
+            endpoint, body = job
+            req = urllib.request.Request(
+                url + f"api/{endpoint}", json.dumps(body).encode(), {"Content-Type": "application/json"}
+            )
+            with urllib.request.urlopen(req, timeout=120) as r:
+                return json.loads(r.read())
+
+        with ThreadPoolExecutor(8) as pool:
+            together = list(pool.map(ask, asks))
+    assert together == alone
+    assert not any(h.fns for h in ex.model.hook_points().values())  # every hook detached afterwards

@@ -7,7 +7,9 @@ import pytest
 import torch
 
 from glassformer.errors import UsageError
-from glassformer.inspect.causal_views import Grid, prompt_pair, write_all
+from glassformer.config import ModelConfig
+from glassformer.inspect.causal_views import Grid, prompt_pair, write_all, zero_ablation_loss
+from glassformer.models.kinds import build_model
 from glassformer.text.tokenizers import CharTokenizer
 
 TOK = CharTokenizer(list("abcd"))
@@ -53,3 +55,31 @@ def test_the_grid_json_round_trips_every_field():
         "title": "t", "rows": ["r"], "columns": ["c"], "values": [[0.125]], "notes": ["n"], "extra": {"clean": 1.5},
     }  # fmt: skip
     assert torch.tensor(json.loads(grid.to_json())["values"]).shape == (1, 1)
+
+
+def test_the_zero_ablation_loss_starts_at_the_position_it_is_given():
+    """zero_ablation_loss(model, tokens, start): the mean loss of predicting tokens[start:] (from the
+    positions start − 1 ..), unablated and with each head zeroed, equal to a plain loop by value."""
+    torch.manual_seed(3)
+    model = build_model(ModelConfig(vocab_size=9, d_model=16, n_heads=2, d_ff=16, n_layers=2, max_len=16)).double()
+    tokens = torch.randint(0, 9, (2, 10))  # (B, T)
+    start = 4
+
+    def loss(hooks) -> float:
+        logits = model.run_with_hooks(tokens[:, :-1], hooks=hooks)  # (B, T−1, V)
+        lp = logits[:, start - 1 :].log_softmax(-1)  # (B, T−start, V)
+        return float(-lp.gather(-1, tokens[:, start:, None]).mean())
+
+    with torch.no_grad():
+        base, ablated = zero_ablation_loss(model, tokens, start)
+        assert base == pytest.approx(loss({}), abs=1e-12)
+        for layer in range(2):
+            for head in range(2):
+
+                def zero(a, name, head=head):
+                    a = a.clone()
+                    a[:, head] = 0
+                    return a
+
+                want = loss({f"blocks.{layer}.attn.z": zero})
+                assert float(ablated[layer, head]) == pytest.approx(want, abs=1e-6)

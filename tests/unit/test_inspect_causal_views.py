@@ -6,8 +6,8 @@ import json
 import pytest
 import torch
 
-from glassformer.errors import UsageError
 from glassformer.config import ModelConfig
+from glassformer.errors import UsageError
 from glassformer.inspect.causal_views import Grid, prompt_pair, write_all, zero_ablation_loss
 from glassformer.models.kinds import build_model
 from glassformer.text.tokenizers import CharTokenizer

@@ -8,7 +8,8 @@ import torch
 
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
-from glassformer.inspect.causal_views import Grid, prompt_pair, write_all, zero_ablation_loss
+from glassformer.inspect import causal_views
+from glassformer.inspect.causal_views import Grid, heads_view, prompt_pair, write_all, zero_ablation_loss
 from glassformer.models.kinds import build_model
 from glassformer.text.tokenizers import CharTokenizer
 
@@ -83,3 +84,52 @@ def test_the_zero_ablation_loss_starts_at_the_position_it_is_given():
 
                 want = loss({f"blocks.{layer}.attn.z": zero})
                 assert float(ablated[layer, head]) == pytest.approx(want, abs=1e-6)
+
+
+def said(monkeypatch) -> list[tuple[str, dict]]:
+    """Every (key, fields) the views say, in order (the words themselves are the catalogue's)."""
+    seen: list[tuple[str, dict]] = []
+    real = causal_views.t
+    monkeypatch.setattr(causal_views, "t", lambda key, **f: seen.append((key, f)) or real(key, **f))
+    return seen
+
+
+def test_heads_reports_chance_and_finds_no_induction_head_in_noise(monkeypatch):
+    """Issue 44: random weights score at chance; the view states chance (a head attending evenly to
+    the keys it sees, computed on the very tokens) and says no induction head was found."""
+    from glassformer.causal.detectors import repeated_tokens
+
+    torch.manual_seed(0)
+    model = build_model(ModelConfig(vocab_size=30, d_model=16, n_heads=2, d_ff=16, n_layers=2, max_len=40)).eval()
+    seen = said(monkeypatch)
+    grid = heads_view(model, 12, 4, 0)
+    tokens = repeated_tokens(30, 12, 4, 0)  # (4, 24)
+    # an even causal head: row i spreads 1/(i + 1) over keys 0..i; its score: the share on induction cells
+    T = tokens.shape[1]
+    even = []
+    for row in tokens.tolist():
+        cells = [sum(1 for j in range(1, i + 1) if row[j - 1] == row[i] and j - 1 < i) for i in range(T)]
+        even.append(sum(c / (i + 1) for i, c in enumerate(cells)) / T)
+    assert grid.extra["chance"] == pytest.approx(sum(even) / len(even), abs=1e-12)
+    assert grid.extra["top"] is None and max(r[2] for r in grid.values) < grid.extra["bar"]
+    keys = [k for k, _ in seen]
+    assert "cview.heads.chance" in keys and "cview.heads.none" in keys
+    assert not any(k.startswith("cview.heads.check") for k in keys)
+
+
+def test_heads_names_the_planted_induction_head_and_words_the_sign_of_the_change(monkeypatch):
+    from glassformer.causal.ground_truth import planted_induction_model
+
+    seen = said(monkeypatch)
+    grid = heads_view(planted_induction_model(), 8, 8, 0)
+    assert grid.extra["top"] == "L1H2" and grid.extra["rise"] > 0
+    (check,) = [(k, f) for k, f in seen if k.startswith("cview.heads.check")]
+    assert check[0] == "cview.heads.check.raises" and check[1]["rise"] == pytest.approx(grid.extra["rise"])
+    # a head whose zeroing lowers the loss: said as lowered by a positive amount, never raised by a negative one
+    base, ablated = zero_ablation_loss(planted_induction_model(), causal_views._repeated(16, 8, 8, 0), 8)
+    ablated[1, 2] = base - 0.25
+    monkeypatch.setattr(causal_views, "zero_ablation_loss", lambda *a: (base, ablated))
+    seen.clear()
+    heads_view(planted_induction_model(), 8, 8, 0)
+    (check,) = [(k, f) for k, f in seen if k.startswith("cview.heads.check")]
+    assert check[0] == "cview.heads.check.lowers" and check[1]["rise"] == pytest.approx(0.25)

@@ -282,3 +282,23 @@ def test_bad_receivers_and_inputs_are_refused():
         with pytest.raises(UsageError) as e:
             path_patching(model, CLEAN, CORRUPT, METRIC, receivers, via)
         assert e.value.key == key
+
+
+def test_degenerate_inputs_are_refused_never_nan():
+    """Issue 43: the same answer and wrong token (a metric that is 0 whatever happens) and a grid
+    without a clean − corrupt gap (the same prompts) are refused by key, never normalised into NaN."""
+    from glassformer.causal import logit_attribution
+
+    with pytest.raises(UsageError) as e:
+        logit_diff(4, 4)
+    assert e.value.key == "error.causal.same_tokens" and e.value.fields == {"token": 4}
+    with pytest.raises(UsageError) as e:
+        logit_attribution(model_of(), CLEAN, 4, 4)
+    assert e.value.key == "error.causal.same_tokens"
+    grid = activation_patching(model_of(), CLEAN, CLEAN, METRIC, "resid_post", ("T",))
+    assert grid.gap == 0 and torch.isfinite(grid.values).all()
+    with pytest.raises(UsageError) as e:
+        grid.normalised()
+    assert e.value.key == "error.causal.no_gap" and e.value.fields == {"clean": grid.clean, "corrupt": grid.corrupt}
+    fine = activation_patching(model_of(), CLEAN, CORRUPT, METRIC, "resid_post", ("T",))
+    assert fine.gap == fine.clean - fine.corrupt != 0 and torch.isfinite(fine.normalised()).all()

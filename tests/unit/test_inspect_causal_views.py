@@ -133,3 +133,69 @@ def test_heads_names_the_planted_induction_head_and_words_the_sign_of_the_change
     heads_view(planted_induction_model(), 8, 8, 0)
     (check,) = [(k, f) for k, f in seen if k.startswith("cview.heads.check")]
     assert check[0] == "cview.heads.check.lowers" and check[1]["rise"] == pytest.approx(0.25)
+
+
+def test_a_grid_holding_nan_is_refused_before_any_file_is_written(tmp_path):
+    """JSON the package writes is JSON: allow_nan=False, so a NaN never becomes a bare `NaN`."""
+    grid = Grid("t", ["r"], ["c"], [[float("nan")]])
+    with pytest.raises(ValueError):
+        grid.to_json()
+    with pytest.raises(ValueError):
+        write_all(grid, tmp_path / "out", "patch")
+    assert not (tmp_path / "out" / "patch.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("clean", "corrupt", "key"),
+    [
+        (2.0, 2.5, "cview.gap.inverted"),  # the corruption raised the answer's lead
+        (2.0, 2.0, "cview.gap.inverted"),  # no gap
+        (float("nan"), 0.0, "cview.gap.inverted"),
+        (0.05, 0.0, "cview.gap.small"),  # under 0.1 nats: the unit of a logit difference
+        (8.0, 7.5, "cview.gap.small"),  # under a tenth of the larger value
+        (0.2, 0.05, None),
+        (8.0, -3.0, None),
+    ],
+)
+def test_a_gap_too_small_or_inverted_to_normalise_by_is_refused(clean, corrupt, key):
+    assert causal_views.gap_floor(8.0, 7.5) == pytest.approx(0.8) and causal_views.gap_floor(0.05, 0) == 0.1
+    if key is None:
+        causal_views.check_gap(clean, corrupt)
+        return
+    with pytest.raises(UsageError) as e:
+        causal_views.check_gap(clean, corrupt)
+    assert e.value.key == key and e.value.fields["clean"] is clean and e.value.fields["corrupt"] == corrupt
+
+
+def planted_view(monkeypatch, by: str):
+    from glassformer.causal.ground_truth import planted_induction_model, planted_prompts
+
+    model = planted_induction_model()
+    clean, corrupt = planted_prompts(0)  # (1, 16) each: [r, r] and [r', r]
+    tok = CharTokenizer([chr(97 + i) for i in range(16)])
+    seen = said(monkeypatch)
+    answer, wrong = int(clean[0, 8]), int(corrupt[0, 0])  # r[0] follows the last token r[n − 1] in [r, r]
+    return causal_views.patch_view(model, tok, clean, corrupt, answer, wrong, by), seen
+
+
+def test_the_patch_view_states_its_gap_and_what_values_outside_0_1_mean(monkeypatch):
+    grid, seen = planted_view(monkeypatch, "head")
+    assert grid.extra["gap"] == pytest.approx(grid.extra["clean"] - grid.extra["corrupt"]) and grid.extra["gap"] > 0
+    assert grid.extra["gap_floor"] == causal_views.gap_floor(grid.extra["clean"], grid.extra["corrupt"])
+    scale = [f for k, f in seen if k == "cview.patch.scale"]
+    assert scale == [{"clean": grid.extra["clean"], "corrupt": grid.extra["corrupt"], "gap": grid.extra["gap"]}]
+    assert "cview.patch.legend" in [k for k, _ in seen] and len(grid.notes) == 2
+    assert json.loads(grid.to_json())["extra"]["gap"] == grid.extra["gap"]
+
+
+def test_the_attribution_column_is_a_contribution_that_sums_to_the_logit_difference(monkeypatch):
+    """Issue 44: the column said "share" over numbers that are logit contributions (they sum to the
+    logit difference, less the bias, and may be negative or above it)."""
+    from glassformer.causal.ground_truth import planted_induction_model, planted_prompts
+
+    clean, corrupt = planted_prompts(0)
+    seen = said(monkeypatch)
+    tok = CharTokenizer([chr(97 + i) for i in range(16)])
+    grid = causal_views.attribution_view(planted_induction_model(), tok, clean, int(clean[0, 8]), int(corrupt[0, 0]))
+    assert [k for k, _ in seen if k.startswith("cview.attr.col")] == ["cview.attr.col.contribution"]
+    assert sum(v for (v,) in grid.values) == pytest.approx(grid.extra["logit_diff"], abs=1e-5)

@@ -400,3 +400,14 @@ def test_seq2seq_and_post_norm_models_are_refused():
     with pytest.raises(UsageError) as e:
         check_model(post, "attribute")
     assert e.value.key == "cview.post_norm"
+
+
+def test_patch_help_has_an_example_and_names_the_default_by(capsys):
+    """Issue 44: `patch --help` had no example and did not say which --by it uses when none is given."""
+    from glassformer.messages import t
+
+    with pytest.raises(SystemExit):
+        main(["patch", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert " ".join(t("help.causal.by", default="position").split()) in shown
+    assert " ".join(t("help.patch.example").split()) in shown

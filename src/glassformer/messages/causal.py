@@ -47,6 +47,11 @@ EN = {
     "causal.planted.method.path": "path patching into {head}'s keys (senders)",
     "causal.trained.truth": "ground truth: heads whose zero-ablation raises the repeated half's loss by at least "
     "{share} of the largest rise ({largest:.2f} nats): {heads}",
+    # the activation cache (nn/hooks.py), as a TransformerLens user reaches for it
+    "error.cache.missing": "This cache holds no activation {hint}; cache.keys() lists the {n} it holds.",
+    "error.cache.not_kept": "{name!r} is a hook point, but this run did not keep it (its names / names_filter "
+    "left it out of the {n} kept); run run_with_cache again with it among the names.",
+    "error.cache.names_twice": "Give run_with_cache names or names_filter (TransformerLens's name for it), not both.",
     # ==== causal_views ==============================================================================
     # ---- command line help
     "help.patch": "activation patching: which layer, position or head brings the clean answer back",
@@ -187,6 +192,11 @@ ZH = {
     "causal.planted.method.path": "路径修补：进入 {head} 键的发送头",
     "causal.trained.truth": "基准答案：单独置零后使重复后半段损失的上升至少达到最大上升（{largest:.2f} nats）"
     "{share} 倍的头：{heads}",
+    # 激活缓存（nn/hooks.py），TransformerLens 用户会这样用它
+    "error.cache.missing": "这个缓存里没有激活 {hint}；cache.keys() 列出它保存的 {n} 个。",
+    "error.cache.not_kept": "{name!r} 是一个钩子点，但这次运行没有保存它（names / names_filter 把它排除在"
+    "保存的 {n} 个之外）；请把它加入 names 再运行一次 run_with_cache。",
+    "error.cache.names_twice": "run_with_cache 的 names 和 names_filter（TransformerLens 对它的叫法）只能给一个。",
     # ==== causal_views ==============================================================================
     # ---- 命令行帮助
     "help.patch": "激活修补：哪一层、哪个位置或哪个注意力头能把干净答案找回来",

@@ -199,3 +199,21 @@ def test_the_attribution_column_is_a_contribution_that_sums_to_the_logit_differe
     grid = causal_views.attribution_view(planted_induction_model(), tok, clean, int(clean[0, 8]), int(corrupt[0, 0]))
     assert [k for k, _ in seen if k.startswith("cview.attr.col")] == ["cview.attr.col.contribution"]
     assert sum(v for (v,) in grid.values) == pytest.approx(grid.extra["logit_diff"], abs=1e-5)
+
+
+def test_the_png_and_html_carry_the_gap_and_the_legend(monkeypatch, tmp_path):
+    """Issue 44: the picture said "clean = 1, corrupted = 0" and nothing of the gap; its notes (the
+    gap, the legend) are now written under the heatmap, as the HTML page shows them."""
+    from matplotlib.figure import Figure
+
+    grid, _ = planted_view(monkeypatch, "position")
+    figs = []
+    real = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda fig, *a, **k: (figs.append(fig), real(fig, *a, **k))[1])
+    causal_views.grid_png(grid, tmp_path / "p.png")
+    shown = figs[0]._supxlabel.get_text()
+    assert " ".join(shown.split()) == " ".join(" ".join(grid.notes).split())
+    page = causal_views.grid_html(grid, tmp_path / "p.html").read_text(encoding="utf-8")
+    from glassformer.inspect.display import esc
+
+    assert all(f"<p>{esc(note)}</p>" in page for note in grid.notes)

@@ -217,3 +217,12 @@ def test_the_png_and_html_carry_the_gap_and_the_legend(monkeypatch, tmp_path):
     from glassformer.inspect.display import esc
 
     assert all(f"<p>{esc(note)}</p>" in page for note in grid.notes)
+
+
+def test_the_text_table_lines_up_chinese_column_names_by_terminal_columns():
+    from glassformer.messages import columns
+
+    grid = Grid("t", ["L0H0", "L1H1"], ["前一词元", "重复词元", "归纳"], [[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]])
+    head, *rows = causal_views.text_table(grid).splitlines()[1:3]
+    assert columns(head) == columns(rows[0])  # every column as wide in the header as in the rows
+    assert head.split() == grid.columns  # names kept apart by spaces

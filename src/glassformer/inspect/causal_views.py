@@ -331,10 +331,10 @@ def attribution_view(model, tokenizer, ids: torch.Tensor, answer: int, wrong: in
 # ------------------------------------------------------------------ drawing
 def text_table(grid: Grid) -> str:
     """The grid as aligned text (terminal columns counted, so Chinese labels line up)."""
-    from glassformer.messages import pad, pad_left
+    from glassformer.messages import columns, pad, pad_left
 
-    first = max([len(r) for r in grid.rows] + [1]) + 2
-    width = max([len(c) for c in grid.columns] + [7]) + 1
+    first = max([columns(r) for r in grid.rows] + [1]) + 2
+    width = max([columns(c) for c in grid.columns] + [7]) + 1
     lines = [grid.title, pad("", first) + "".join(pad_left(c, width) for c in grid.columns)]
     for r, vals in zip(grid.rows, grid.values, strict=True):
         lines.append(pad(r, first) + "".join(pad_left(f"{v:.3f}", width) for v in vals))
@@ -350,8 +350,9 @@ def grid_png(grid: Grid, path) -> Path:
     font, (rows, cols, (title,), notes) = _fonted([grid.rows, grid.columns, [grid.title], grid.notes])
     values = torch.tensor(grid.values, dtype=torch.float64)  # (R, C)
     R, C = values.shape
+    below = "\n".join(textwrap.fill(n, 100) for n in notes)  # the gap, the legend, the chance line
     fig = Figure(
-        figsize=(max(1.8 + 0.55 * C + 0.08 * max(map(len, rows)), 6.0), 1.2 + 0.42 * R + 0.18 * len(notes)),
+        figsize=(max(1.8 + 0.55 * C + 0.08 * max(map(len, rows)), 6.0), 1.2 + 0.42 * R + 0.12 * below.count("\n")),
         layout="constrained",
     )
     ax = fig.subplots()
@@ -367,10 +368,8 @@ def grid_png(grid: Grid, path) -> Path:
                         color="white" if abs(v) > 0.6 * bound else "black")  # fmt: skip
     ax.set_title(title, fontproperties=font, fontsize=9)
     fig.colorbar(im, ax=ax, shrink=0.8)
-    if notes:  # the gap, the legend, the chance line: what the numbers mean, under the picture
-        fig.supxlabel(
-            "\n".join(textwrap.fill(n, 110) for n in notes), fontproperties=font, fontsize=6, ha="left", x=0.01
-        )
+    if below:  # what the numbers mean, under the picture
+        fig.supxlabel(below, fontproperties=font, fontsize=6, ha="left", x=0.01)
     return _save(fig, path)
 
 

@@ -319,13 +319,17 @@ def run_params(args) -> int:
 
 # ---- the causal views: patch, heads, attribute -------------------------------------------------
 HEADS_N, HEADS_BATCH = 20, 8
+PATCH_BY = "position"
 
 
 def register_causal(subparsers: argparse._SubParsersAction) -> None:
     verbs = {"patch": run_patch, "heads": run_heads, "attribute": run_attribute}
     for verb, handler in verbs.items():
         p = subparsers.add_parser(
-            verb, help=t(f"help.{verb}"), description=t("help.causal.about", verb=t(f"help.{verb}"))
+            verb,
+            help=t(f"help.{verb}"),
+            description=t("help.causal.about", verb=t(f"help.{verb}")),
+            epilog=t(f"help.{verb}.example"),
         )
         p.add_argument("run", help=t("help.causal.run"))
         if verb == "patch":
@@ -333,7 +337,12 @@ def register_causal(subparsers: argparse._SubParsersAction) -> None:
             p.add_argument("--corrupt", required=True, type=utf8_text, help=t("help.causal.corrupt"))
             p.add_argument("--answer", required=True, type=utf8_text, help=t("help.causal.answer"))
             p.add_argument("--wrong", required=True, type=utf8_text, help=t("help.causal.wrong"))
-            p.add_argument("--by", default="position", choices=["position", "layer", "head"], help=t("help.causal.by"))
+            p.add_argument(
+                "--by",
+                default=PATCH_BY,
+                choices=["position", "layer", "head"],
+                help=t("help.causal.by", default=PATCH_BY),
+            )
         if verb == "attribute":
             p.add_argument("--prompt", required=True, type=utf8_text, help=t("help.causal.prompt"))
             p.add_argument("--answer", required=True, type=utf8_text, help=t("help.causal.answer"))
@@ -367,11 +376,11 @@ def _write_causal(grid, args, verb: str) -> int:
 
 
 def run_patch(args) -> int:
-    from glassformer.inspect.causal_views import one_token, patch_view, prompt_pair
+    from glassformer.inspect.causal_views import answer_and_wrong, patch_view, prompt_pair
 
     model, tok = _load_for_causal(args, "patch")
     clean, corrupt = prompt_pair(tok, args.clean, args.corrupt, model.cfg.max_len)
-    answer, wrong = one_token(tok, args.answer, "--answer"), one_token(tok, args.wrong, "--wrong")
+    answer, wrong = answer_and_wrong(tok, args.answer, args.wrong)
     grid = patch_view(model, tok, clean, corrupt, answer, wrong, args.by)
     say("cview.header", run=args.run, kind=model.kind, answer=args.answer, wrong=args.wrong)
     return _write_causal(grid, args, "patch")
@@ -389,12 +398,11 @@ def run_heads(args) -> int:
 def run_attribute(args) -> int:
     import torch
 
-    from glassformer.inspect.causal_views import attribution_view, encode, one_token
+    from glassformer.inspect.causal_views import answer_and_wrong, attribution_view, encode
 
     model, tok = _load_for_causal(args, "attribute")
     ids = torch.tensor([encode(tok, args.prompt, "--prompt", model.cfg.max_len)])  # (1, T)
-    answer = one_token(tok, args.answer, "--answer")
-    wrong = one_token(tok, args.wrong, "--wrong") if args.wrong is not None else None
+    answer, wrong = answer_and_wrong(tok, args.answer, args.wrong)
     grid = attribution_view(model, tok, ids, answer, wrong)
     say("cview.header", run=args.run, kind=model.kind, answer=args.answer, wrong=tok.decode([grid.extra["wrong"]]))
     return _write_causal(grid, args, "attribute")

@@ -308,11 +308,11 @@ def test_a_latent_wider_than_the_model_is_refused():
 
 def test_cache_bytes_refuses_unknown_kinds_and_missing_sizes():
     assert keyed(UsageError, kv_cache_bytes_per_token, "mlx", 2) == (
-        "error.cache.attention",
+        "error.cache_size.attention",
         {"kind": "mlx", "names": ["mha", "gqa", "mqa", "mla"]},
     )
     assert keyed(UsageError, kv_cache_bytes_per_token, "mla", 2, kv_rank=8) == (
-        "error.cache.missing",
+        "error.cache_size.missing",
         {"kind": "mla", "names": ["kv_rank", "d_rope"], "missing": ["d_rope"]},
     )
     assert keyed(UsageError, kv_cache_bytes_per_token, "gqa", 2, n_heads=8, n_kv_heads=3, d_head=4)[0] == (

@@ -52,8 +52,8 @@ EN = {
     "error.mla.rank": "{name}={rank} is wider than the model (d_model={d_model}): a latent compresses, so its "
     "rank must be from 1 to {d_model}.",
     "error.mla.size": "{name}={value} must be a positive whole number.",
-    "error.cache.attention": "attention {kind!r} is not one of {names}.",
-    "error.cache.missing": "the cache size of {kind!r} attention needs {names}; {missing} not given.",
+    "error.cache_size.attention": "attention {kind!r} is not one of {names}.",
+    "error.cache_size.missing": "the cache size of {kind!r} attention needs {names}; {missing} not given.",
 }
 
 ZH = {
@@ -101,6 +101,6 @@ ZH = {
     "error.mla.rank": "{name}={rank} 比模型宽度（d_model={d_model}）还大："
     "潜向量是用来压缩的，秩必须在 1 到 {d_model} 之间。",
     "error.mla.size": "{name}={value} 必须是正整数。",
-    "error.cache.attention": "注意力类型 {kind!r} 不是 {names} 之一。",
-    "error.cache.missing": "计算 {kind!r} 注意力的缓存大小需要 {names}；缺少 {missing}。",
+    "error.cache_size.attention": "注意力类型 {kind!r} 不是 {names} 之一。",
+    "error.cache_size.missing": "计算 {kind!r} 注意力的缓存大小需要 {names}；缺少 {missing}。",
 }

@@ -35,6 +35,8 @@ EN = {
     "error.sft.no_examples": "there are no conversations to put in a batch.",
     "error.sft.mask_length": "conversation {index} has {n} ids but a mask of {m}: each id needs one mask entry.",
     "error.sft.seq_len": "seq_len={seq_len} must be a whole number of at least {least}.",
+    "error.sft.packed_needs_mask": "this batch packs several conversations into one row, and the model reads token "
+    "ids only, so they would attend to each other: use pad_batch, or a model that reads the batch's attention mask.",
     # ---- LoRA (post/lora.py) ---------------------------------------------------------------------------------
     "error.lora.rank": "LoRA rank r={r} for {name} ({d_out} × {d_in}) must be a whole number from 1 to {most}: a "
     "rank above min(out, in) adds parameters, not expressiveness.",
@@ -103,6 +105,8 @@ ZH = {
     "error.sft.no_examples": "没有可以放进批次的对话。",
     "error.sft.mask_length": "第 {index} 段对话有 {n} 个编号，掩码却有 {m} 个：每个编号需要一个掩码值。",
     "error.sft.seq_len": "seq_len={seq_len} 必须是不小于 {least} 的整数。",
+    "error.sft.packed_needs_mask": "这个批次把几段对话装进了同一行，而模型只读词元编号，"
+    "它们会互相注意：请改用 pad_batch，或使用能读取批次注意力掩码的模型。",
     # ---- LoRA ----------------------------------------------------------------------------------------------------
     "error.lora.rank": "{name}（{d_out} × {d_in}）的 LoRA 秩 r={r} 必须是 1 到 {most} 之间的整数："
     "超过 min(out, in) 的秩只会增加参数，不会增加表达能力。",

@@ -333,3 +333,19 @@ def test_the_sandbox_refuses_python_internals():
     with pytest.raises(UsageError) as e:
         template.render([{"role": "user", "content": "a"}])
     assert e.value.key == "error.chat.template"
+
+
+@pytest.mark.parametrize(
+    "saved",
+    [
+        {"kind": "specials", "tokens": ["<x>"]},
+        {"kind": "specials", "base": {"kind": "nope"}, "tokens": ["<x>"]},
+        {"kind": "specials", "base": {"kind": "char", "chars": ["a"], "unk": False}, "tokens": [3]},
+    ],
+)
+def test_a_damaged_special_tokens_file_is_named(tmp_path, saved):
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(saved), encoding="utf-8")
+    with pytest.raises(DamagedFile) as e:
+        load_tokenizer(path)
+    assert e.value.fields["path"] == path and e.value.fields["kind"] == "specials"

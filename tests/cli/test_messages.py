@@ -361,10 +361,10 @@ CATALOGUED = [
     "errors.py",
     *sorted(
         str(p.relative_to(PACKAGE))
-        for area in ("lab", "lessons", "text", "inspect", "cli")
+        for area in ("lab", "lessons", "text", "inspect", "cli", "post")
         for p in (PACKAGE / area).glob("*.py")
     ),
-]  # the whole lab, every lesson, the text stage, views and command line
+]  # the whole lab, every lesson, the text stage, views, command line and post-training
 SAYS = {"print", "error", "exit"}  # calls whose arguments reach the user; and .write to these:
 SCREENS = ("stdout", "stderr", "progress")  # (a file's .write is the file's content, e.g. samples.txt)
 HELP = {"help", "description", "epilog", "usage"}  # argparse keywords that do

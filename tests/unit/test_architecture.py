@@ -30,6 +30,7 @@ LAYERS = {
     "glassformer.logits_processors": 3,
     "glassformer.evaluation": 3,
     "glassformer.translate": 3,
+    "glassformer.post": 3,
     "glassformer.lessons": 4,
     "glassformer.lab": 4,
     "glassformer.exercises": 4,

@@ -5,6 +5,7 @@ in another text encoding. Each case runs through `main`, as a user would meet it
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -111,6 +112,43 @@ def test_unreadable_config_json(run_copy, monkeypatch):
     code, _, err, heard = cli_said(sample_argv(run))
     assert_clean_failure(code, err, codes=(1,))
     assert Path(only(heard, "error.files.permission")["path"]) == run / "config.json"
+
+
+def _fifo(p: Path) -> None:
+    p.unlink()
+    os.mkfifo(p)  # opened for reading, it would wait for a writer forever
+
+
+def _dev_zero(p: Path) -> None:
+    p.unlink()
+    p.symlink_to("/dev/zero")  # read to the end, it never ends: memory runs out
+
+
+@pytest.mark.parametrize(
+    "damage, key, fields",
+    [
+        (_dev_zero, "error.files.not_regular", {"what": t("error.files.kind.char")}),
+        (_fifo, "error.files.not_regular", {"what": t("error.files.kind.fifo")}),
+        (lambda p: p.write_text(" " * ((1 << 20) + 1)), "error.files.too_large", {"most": 1 << 20}),
+    ],
+    ids=["dev-zero", "fifo", "too-large"],
+)
+def test_a_config_json_that_is_no_file_glassformer_writes_is_refused_before_it_is_read(
+    run_copy, monkeypatch, damage, key, fields
+):
+    """Refused on what stat() says, naming config.json: never read (a FIFO would block, /dev/zero would
+    be read until memory ran out and then blame --batch_size)."""
+    run, _ = run_copy
+    damage(run / "config.json")
+    reads = []
+    real_open = Path.open
+    monkeypatch.setattr(Path, "open", lambda self, *a, **k: reads.append(self.name) or real_open(self, *a, **k))
+    code, _, err, heard = cli_said(sample_argv(run))
+    assert_clean_failure(code, err, codes=(1,))
+    refused = only(heard, key)
+    assert Path(refused["path"]) == run / "config.json" and fields.items() <= refused.items()
+    assert "config.json" not in reads or key == "error.files.too_large"  # a big file is opened, read to the cap
+    assert "batch" not in err
 
 
 def test_run_directory_that_is_a_file_or_missing(tmp_path):

@@ -524,6 +524,15 @@ EN = {
     "error.files.permission": "{path} cannot be read: permission denied. Check who owns it (ls -l {path}) or make it "
     "readable (chmod u+r {path}).",
     "error.files.unreadable": "{path} cannot be read ({reason}). {fix}",
+    "error.files.not_regular": "{path} is not a regular file: it is {what}, which glassformer never writes there and "
+    "will not read (it could be read forever). {fix}",
+    "error.files.kind.fifo": "a named pipe (FIFO)",
+    "error.files.kind.char": "a character device (such as /dev/zero)",
+    "error.files.kind.block": "a block device (a disk)",
+    "error.files.kind.socket": "a socket",
+    "error.files.kind.other": "not a file",
+    "error.files.too_large": "{path} is larger than {most:,} bytes, far beyond any file glassformer writes there: it "
+    "is not one. {fix}",
     "error.files.empty": "{path} is empty. {fix}",
     "error.files.blank": "{path} is empty (only whitespace). {fix}",
     "error.files.json": "{path} is damaged: it is not valid JSON ({reason} at line {line}, column {column}). {fix}",
@@ -1228,6 +1237,14 @@ ZH = {
     "error.files.permission": "{path} 无法读取：没有权限。请查看它属于谁（ls -l {path}），或让它可读"
     "（chmod u+r {path}）。",
     "error.files.unreadable": "{path} 无法读取（{reason}）。{fix}",
+    "error.files.not_regular": "{path} 不是普通文件：它是{what}。glassformer 从不在那里写这种东西，也不会去读它"
+    "（可能永远读不完）。{fix}",
+    "error.files.kind.fifo": "一个命名管道（FIFO）",
+    "error.files.kind.char": "一个字符设备（例如 /dev/zero）",
+    "error.files.kind.block": "一个块设备（一块磁盘）",
+    "error.files.kind.socket": "一个套接字",
+    "error.files.kind.other": "不是文件的东西",
+    "error.files.too_large": "{path} 超过 {most:,} 字节，远大于 glassformer 在那里写的任何文件：它不是那样的文件。{fix}",
     "error.files.empty": "{path} 是空的。{fix}",
     "error.files.blank": "{path} 是空的（只有空白）。{fix}",
     "error.files.json": "{path} 已损坏：它不是有效的 JSON（第 {line} 行第 {column} 列：{reason}）。{fix}",

@@ -362,6 +362,7 @@ def sha256_file(path: str | os.PathLike, block: int = 1 << 20) -> str:
 TEXT_OPTIONS = {"tokenizer": str, "vocab_size": int, "segment": str, "backend": str}  # config.json's "text"
 CONFIG_FIX = "fix.config"  # the catalogue's sentence: where config.json comes from, what to do
 RUN_EXAMPLE = "runs/baby-20250101-120000"  # what a run directory's name looks like
+CONFIG_MOST = 1 << 20  # bytes: a config.json glassformer writes is about 2 KB; a larger one is not one
 
 
 def read_config(run_dir) -> dict:
@@ -374,7 +375,7 @@ def read_config(run_dir) -> dict:
     path = run_dir / "config.json"
     if not path.exists():
         raise NotFound("error.run.no_config", dir=run_dir, example=RUN_EXAMPLE)
-    config = read_json(path, t(CONFIG_FIX))
+    config = read_json(path, t(CONFIG_FIX), most=CONFIG_MOST)  # a FIFO or /dev/zero is refused unread
     if not (
         isinstance(config, dict)
         and isinstance(config.get("model"), dict)

@@ -1244,7 +1244,8 @@ ZH = {
     "error.files.kind.block": "一个块设备（一块磁盘）",
     "error.files.kind.socket": "一个套接字",
     "error.files.kind.other": "不是文件的东西",
-    "error.files.too_large": "{path} 超过 {most:,} 字节，远大于 glassformer 在那里写的任何文件：它不是那样的文件。{fix}",
+    "error.files.too_large": "{path} 超过 {most:,} 字节，远大于 glassformer 在那里写的任何文件："
+    "它不是那样的文件。{fix}",
     "error.files.empty": "{path} 是空的。{fix}",
     "error.files.blank": "{path} 是空的（只有空白）。{fix}",
     "error.files.json": "{path} 已损坏：它不是有效的 JSON（第 {line} 行第 {column} 列：{reason}）。{fix}",

@@ -7,6 +7,7 @@ what each reader keeps, drops or translates.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -120,6 +121,28 @@ def test_a_write_that_dies_midway_keeps_the_previous_checkpoint(tmp_path, monkey
     state = load_checkpoint(tmp_path, fresh)
     assert state["step"] == 10 and state["best_val"] == 2.0
     assert all(torch.equal(good[n], p) for n, p in fresh.named_parameters())
+
+
+@pytest.mark.parametrize("free, code", [(0, errno.ENOSPC), (1 << 30, errno.EIO)])
+def test_a_short_write_inside_torch_save_is_the_oserror_it_is(tmp_path, monkeypatch, free, code):
+    """torch.save reports a full disk as RuntimeError("... unexpected pos A vs B"): with under 1 MiB free it
+    is ENOSPC (DiskFull for the trainer), else EIO: a failed write either way, never an internal error."""
+    model, opt = trained_pair()
+    gen = torch.Generator().manual_seed(0)
+    save_checkpoint(tmp_path, model, opt, 10, gen, {"best_val": 2.0})
+
+    def short_write(obj, path):
+        Path(path).write_bytes(b"PK\x03\x04")
+        raise RuntimeError("[enforce fail at inline_container.cc:626] . unexpected pos 4544 vs 4441")
+
+    monkeypatch.setattr(ckpt.torch, "save", short_write)
+    monkeypatch.setattr(ckpt.shutil, "disk_usage", lambda path: shutil._ntuple_diskusage(1 << 40, 1 << 40, free))
+    with pytest.raises(OSError) as e:
+        save_checkpoint(tmp_path, model, opt, 20, gen, {"best_val": 1.0})
+    assert e.value.errno == code and isinstance(e.value.__cause__, RuntimeError)
+    monkeypatch.undo()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.safetensors", "train_state.pt"]
+    assert load_checkpoint(tmp_path, trained_pair(seed=3)[0])["step"] == 10  # the old pair, intact
 
 
 def test_stray_temp_files_are_never_loaded(tmp_path):

@@ -95,16 +95,19 @@ def _write_weights(tmp: str, model: nn.Module, step: int, **metadata: str) -> No
 @contextlib.contextmanager
 def _os_errors(path: str):
     """A failed write as the OSError it is: safetensors and torch.save report a full disk as their own
-    error types ("I/O error: No space left on device (os error 28)", "file write failed"), which
-    would otherwise read as a bug in glassformer instead of a disk to free."""
+    error types ("I/O error: No space left on device (os error 28)", "file write failed", "[enforce
+    fail at inline_container.cc] unexpected pos 4544 vs 4441": a short write), which would otherwise
+    read as a bug in glassformer instead of a disk to free. A short write with under 1 MiB left is a
+    full disk; with more left, an I/O error (the caller names the file either way)."""
     try:
         yield
     except (SafetensorError, RuntimeError) as e:
         code = re.search(r"os error (\d+)", str(e))
         if code:
             raise OSError(int(code[1]), os.strerror(int(code[1])), path) from e
-        if re.search(r"write failed|failed writing", str(e)) and shutil.disk_usage(Path(path).parent).free < 1 << 20:
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path) from e
+        if re.search(r"write failed|failed writing|unexpected pos", str(e)):
+            short = errno.ENOSPC if shutil.disk_usage(Path(path).parent).free < 1 << 20 else errno.EIO
+            raise OSError(short, os.strerror(short), path) from e
         raise
 
 

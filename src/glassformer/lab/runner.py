@@ -36,9 +36,8 @@ from glassformer.devices import using_threads
 from glassformer.errors import Unsupported, UsageError
 from glassformer.files import write_text_atomic
 from glassformer.fonts import use_in_figure
-from glassformer.lab.report import LANGS, experiment_markdown, text
+from glassformer.lab.report import LANGS, LEVELS, experiment_markdown, read_record, text
 
-LEVELS = ("holds", "half-true", "fails")  # the three verdicts a rule can return
 DEFAULT_OUT = Path("out") / "lab"
 MAX_PNG_BYTES = 200_000  # figures are committed under docs/lab: keep each one small
 
@@ -236,7 +235,7 @@ def rewrite(folder: str | Path) -> dict:
     from glassformer.lab import get_experiment
 
     folder = Path(folder)
-    record = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    record = read_record(folder / "results.json")
     experiment = get_experiment(record["experiment"])
     results = record["results"]
     record.update(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import said
 
 from glassformer.cli import main
 from glassformer.messages import speaking, t
@@ -65,3 +66,59 @@ def test_errors_name_the_fix(tmp_path, capsys):
         main(["lab", "run", "order", "--fast", "--seeds", "0", "--out", str(tmp_path)])
     assert stop.value.code == 2
     assert "--seeds: must be a whole number >= 1" in capsys.readouterr().err
+
+
+def _counting(name: str, seeded: bool = True, default: int = 2):
+    """A one-claim experiment that records how many seeds it was given and how many it ran."""
+    from glassformer.lab import get_experiment
+    from glassformer.lab.runner import Claim, Experiment, Verdict
+
+    def run(ctx):
+        ran = [seed for seed in range(ctx.seeds)] if seeded else [0]
+        return {"given": ctx.seeds, "ran": ran}
+
+    figures = {"nan_partly": 0, "nonzero": 0, "nan_inf": 0, "cells": 0}  # every field of the claim's sentences
+    claim = Claim("mask-fill.inf", "000", "§3.3", limits=figures)  # an existing claim: the catalogue has its words
+    return Experiment(
+        name,
+        claims=(claim,),
+        run=run,
+        verdicts=lambda r: {claim.key: Verdict("holds", figures)},
+        setup_fields=get_experiment(name).setup_fields,  # the real one's: its title and setup are the catalogue's
+        seeds=default,
+        seeded=seeded,
+    )
+
+
+@pytest.fixture
+def counting(monkeypatch):
+    import glassformer.lab as lab
+
+    known = {e.name: e for e in (_counting("mask-fill"), _counting("attention-steps", seeded=False, default=1))}
+    monkeypatch.setattr(lab, "experiments", lambda: known)
+    return known
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_seeds_given_are_the_seeds_run_in_fast_mode_too(counting, fast, tmp_path):
+    """`lab run --fast --seeds 3` runs 3 seeds and says 3 (was: one, silently); without --seeds the fast
+    mode runs one and the full mode the experiment's own number."""
+    flag = ["--fast"] if fast else []
+    for seeds, expect in (("3", 3), (None, 1 if fast else 2)):
+        argv = ["lab", "run", "mask-fill", *flag, "--out", str(tmp_path), *(["--seeds", seeds] if seeds else [])]
+        assert main(argv) == 0
+        record = json.loads((tmp_path / "mask-fill" / "results.json").read_text(encoding="utf-8"))
+        assert record["seeds"] == record["results"]["given"] == len(record["results"]["ran"]) == expect
+        assert f"--seeds {expect} " in record["command"]
+
+
+def test_seeds_for_an_experiment_without_a_seed_are_refused_alone_and_skipped_with_a_line_in_all(counting, tmp_path):
+    with said() as heard:
+        assert main(["lab", "run", "attention-steps", "--fast", "--seeds", "3", "--out", str(tmp_path)]) == 2
+    assert heard.of("error.lab.unseeded") == [{"name": "attention-steps", "seeds": 3}]
+    assert not (tmp_path / "attention-steps" / "results.json").exists()
+    with said() as heard:
+        assert main(["lab", "run", "all", "--fast", "--seeds", "3", "--out", str(tmp_path)]) == 0
+    assert heard.of("lab.unseeded_in_all") == [{"name": "attention-steps", "seeds": 3}]
+    seeds = {n: json.loads((tmp_path / n / "results.json").read_text())["seeds"] for n in counting}
+    assert seeds == {"mask-fill": 3, "attention-steps": 1}

@@ -375,10 +375,14 @@ def _lab_run(args: argparse.Namespace) -> int:
     chosen = list(experiments().values()) if args.name == "all" else [get_experiment(args.name)]
     for exp in chosen:
         print(f"== {exp.name}: {t(f'lab.{exp.name}.title')}", flush=True)
+        seeds = args.seeds
+        if args.name == "all" and not exp.seeded and seeds is not None and seeds > 1:  # refused when named alone
+            say("lab.unseeded_in_all", name=exp.name, seeds=seeds)
+            seeds = None
         record = run_experiment(
             exp,
             fast=args.fast,
-            seeds=args.seeds,
+            seeds=seeds,
             out=args.out,
             data=args.data,
             cache_dir=args.cache_dir,

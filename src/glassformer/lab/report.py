@@ -162,7 +162,7 @@ def _check_fields(value: dict, shape: dict, where: str, path: Path) -> None:
                 "error.lab.results_type",
                 path=path,
                 field=field,
-                want=messages.t(f"lab.want.{kind}"),
+                want=messages.t(f"lab.report.want.{kind}"),
                 fix=_results_fix(path),
             )
 
@@ -181,7 +181,7 @@ def read_record(path: str | Path) -> dict:
             "error.lab.results_type",
             path=path,
             field="results.json",
-            want=messages.t("lab.want.object"),
+            want=messages.t("lab.report.want.object"),
             fix=_results_fix(path),
         )
     _check_fields(record, RECORD, "", path)
@@ -193,7 +193,7 @@ def read_record(path: str | Path) -> dict:
                 "error.lab.results_type",
                 path=path,
                 field=where[:-1],
-                want=messages.t("lab.want.object"),
+                want=messages.t("lab.report.want.object"),
                 fix=_results_fix(path),
             )
         _check_fields(claim, {**CLAIM, **(LEDGER_CLAIM if claim.get("paper") else {})}, where, path)
@@ -211,7 +211,7 @@ def read_record(path: str | Path) -> dict:
             "error.lab.results_type",
             path=path,
             field="figures",
-            want=messages.t("lab.want.names"),
+            want=messages.t("lab.report.want.names"),
             fix=_results_fix(path),
         )
     return record

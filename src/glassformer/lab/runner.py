@@ -89,6 +89,7 @@ class Experiment:
     tables: Callable[[dict], list[str]] = lambda results: []  # Markdown lines for report.md
     setup_fields: dict = field(default_factory=dict)  # constants its lab.NAME.setup sentence states
     seeds: int = 1  # seeds of a full run (at least 3 where the differences are small)
+    seeded: bool = True  # False: one computation with no random seed to vary (--seeds above 1 is refused)
     budget_s: int = 600  # what a full run should take on one thread
 
 
@@ -266,6 +267,8 @@ def run_experiment(
     seeds = (1 if fast else experiment.seeds) if seeds is None else seeds
     if seeds < 1:
         raise UsageError("error.lab.seeds", seeds=seeds)
+    if seeds > 1 and not experiment.seeded:  # never "3 seeds" on a report that ran once
+        raise UsageError("error.lab.unseeded", name=experiment.name, seeds=seeds)
     root = Path(out) if out is not None else DEFAULT_OUT
     folder = root / experiment.name
     folder.mkdir(parents=True, exist_ok=True)

@@ -122,3 +122,36 @@ def test_seeds_for_an_experiment_without_a_seed_are_refused_alone_and_skipped_wi
     assert heard.of("lab.unseeded_in_all") == [{"name": "attention-steps", "seeds": 3}]
     seeds = {n: json.loads((tmp_path / n / "results.json").read_text())["seeds"] for n in counting}
     assert seeds == {"mask-fill": 3, "attention-steps": 1}
+
+
+def test_list_explains_the_ids_and_gives_each_experiment_s_recorded_cost(tmp_path):
+    """The legend says what 000/002/004 and §x.y are; each experiment's cost is the time its results.json
+    recorded (read, never typed in), or "not measured here" where there is none."""
+    from pathlib import Path
+
+    from glassformer.lab import experiments
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / "lab"
+    with said() as heard:
+        assert main(["lab", "list", "--out", str(docs)]) == 0
+    assert len(heard.of("lab.list.legend")) == 1 and not heard.of("lab.list.no_cost")
+    assert [f["tutorial"] for f in heard.of("lab.list.tutorial")] == ["000", "002", "004"]
+    costs = heard.of("lab.list.cost")
+    assert [Path(c["dir"]).name for c in costs] == list(experiments())  # every one committed, full mode
+    for cost in costs:
+        record = json.loads((Path(cost["dir"]) / "results.json").read_text(encoding="utf-8"))
+        assert (cost["seconds"], cost["cpu_seconds"], cost["seeds"]) == (
+            record["seconds"],
+            record["cpu_seconds"],
+            record["seeds"],
+        )
+        assert (cost["cpu"], cost["threads"]) == (record["machine"]["cpu"], record["machine"]["threads"])
+    tutorials = {f["tutorial"] for f in heard.of("lab.report.tutorial")}
+    assert tutorials == {"000", "002", "004"}  # each tutorial claim names its tutorial, a ledger one its paper
+    assert {f["paper"] for f in heard.of("lab.report.paper")} == {
+        c.paper for e in experiments().values() for c in e.claims if c.paper
+    }
+    with said() as heard:
+        assert main(["lab", "list", "--out", str(tmp_path)]) == 0
+    assert [Path(f["dir"]).name for f in heard.of("lab.list.no_cost")] == list(experiments())
+    assert not heard.of("lab.list.cost") and not heard.of("lab.list.cost_fast")

@@ -50,6 +50,11 @@ def figure(x: float) -> str:
     return f"{x:g}"
 
 
+# The seed tutorials a claim can cite, by the number of their file, and the catalogue's one-line
+# description of each (`lab.list.about.<word>`, shown by `glassformer lab list`).
+TUTORIALS = {"000": "first", "002": "second", "004": "third"}
+
+
 @dataclass(frozen=True)
 class Claim:
     key: str  # "<experiment>.<claim>": its sentences are lab.<key>.claim, .rule and .finding

@@ -373,6 +373,20 @@ EN = {
     "help.lab.about": "Train the small models a tutorial's claim is about and report what was measured, with a "
     "verdict computed by a rule.",
     "help.lab.list": "the experiments and the claims they test",
+    "help.lab.list.out": "the folder of results whose recorded times are shown (default docs/lab, the committed ones)",
+    "lab.list.legend": "Where each claim comes from: a tutorial, by the number of its file (the three Chinese "
+    'tutorials glassformer follows, "手撕 Transformer"), and §x.y, the section of it that makes the claim; a '
+    "ledger entry names the paper's authors, the place in the paper and its identifier instead. Each cost is what "
+    "the last recorded run took.",
+    "lab.list.tutorial": "  tutorial {tutorial}: {about}",
+    "lab.list.about.first": "builds a decoder-only character model from scratch",
+    "lab.list.about.second": "a one-layer word-level model, with its attention weights and gradients",
+    "lab.list.about.third": "works attention by hand in NumPy, then a Post-LN encoder layer and a sine-wave regressor",
+    "lab.list.cost": "  cost: {seconds:.0f} s ({cpu_seconds:.0f} s CPU), {seeds} seed(s), full run, recorded on "
+    "{cpu} with {threads} thread(s) ({dir}/results.json)",
+    "lab.list.cost_fast": "  cost: {seconds:.0f} s ({cpu_seconds:.0f} s CPU), {seeds} seed(s), --fast run, "
+    "recorded on {cpu} with {threads} thread(s) ({dir}/results.json)",
+    "lab.list.no_cost": "  cost: not measured here ({dir}/results.json does not exist; glassformer lab run writes it)",
     "help.lab.run": "run one experiment (or all)",
     "help.lab.run.name": "an experiment name from `glassformer lab list`, or all",
     "help.lab.run.fast": "smoke-test sizes: seconds, offline, what the tests run",
@@ -1113,6 +1127,19 @@ ZH = {
     "help.lab": "检验教程论断的实验",
     "help.lab.about": "训练教程某个论断所说的小模型，报告测到的结果，并由一条规则算出结论。",
     "help.lab.list": "列出实验和它们检验的论断",
+    "help.lab.list.out": "显示其中记录的用时的结果文件夹（默认 docs/lab，即已提交的结果）",
+    "lab.list.legend": "每个论断的出处：一篇教程，按它的文件编号（glassformer 依据的三篇中文教程，“手撕 "
+    "Transformer”），以及 §x.y，即那篇教程中提出该论断的小节；账本条目则写出论文作者、论文中的位置和论文编号。"
+    "每项开销是最近一次有记录的运行所用的时间。",
+    "lab.list.tutorial": "  教程 {tutorial}：{about}",
+    "lab.list.about.first": "从零搭建一个只有解码器的字符模型",
+    "lab.list.about.second": "一个单层的词级模型，包括它的注意力权重和梯度",
+    "lab.list.about.third": "先用 NumPy 手算注意力，再做一个 Post-LN 编码器层和一个正弦波回归模型",
+    "lab.list.cost": "  开销：{seconds:.0f} 秒（CPU {cpu_seconds:.0f} 秒），{seeds} 个种子，完整运行，记录于 {cpu}，"
+    "{threads} 个线程（{dir}/results.json）",
+    "lab.list.cost_fast": "  开销：{seconds:.0f} 秒（CPU {cpu_seconds:.0f} 秒），{seeds} 个种子，--fast 运行，"
+    "记录于 {cpu}，{threads} 个线程（{dir}/results.json）",
+    "lab.list.no_cost": "  开销：这里没有测过（{dir}/results.json 不存在；glassformer lab run 会写出它）",
     "help.lab.run": "运行一个实验（或全部）",
     "help.lab.run.name": "实验名（见 `glassformer lab list`），或 all",
     "help.lab.run.fast": "冒烟测试规模：几秒钟，不联网，测试就这样跑",

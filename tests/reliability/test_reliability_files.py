@@ -162,6 +162,19 @@ def test_run_directory_that_is_a_file_or_missing(tmp_path):
         assert message in err
 
 
+def test_sample_of_a_run_that_does_not_exist_names_the_runs_that_do(run_copy, tmp_path, monkeypatch):
+    """`sample runs/不存在` named a made-up run (runs/baby-20250101-120000); now the runs in runs/, or none."""
+    monkeypatch.chdir(tmp_path)
+    code, _, err, heard = cli_said(sample_argv(Path("runs") / "不存在"))
+    assert_clean_failure(code, err, codes=(2,))
+    assert only(heard, "error.run.hint.none") == {"parent": Path("runs")} and "baby-2025" not in err
+    (tmp_path / "runs").mkdir()
+    shutil.copytree(run_copy[0], tmp_path / "runs" / "zh-poems")
+    code, _, err, heard = cli_said(sample_argv(Path("runs") / "不存在", "--lang", "zh"))
+    assert_clean_failure(code, err, codes=(2,))
+    assert only(heard, "error.run.hint.runs") == {"parent": Path("runs"), "n": 1, "runs": str(Path("runs/zh-poems"))}
+
+
 # ---- tokenizer.json -------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "damage, code, message",

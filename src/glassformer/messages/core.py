@@ -581,12 +581,12 @@ EN = {
     "iconv -f ENCODING -t UTF-8.",
     # ---- run directories read back (train/checkpoint.py) --------------------------------------------
     "fix.config": "glassformer train writes it when a run starts; restore it from a copy, or start a new run.",
-    "error.run.is_file": "{dir} is a file, not a run directory. Give the directory glassformer train wrote, e.g. "
-    "{example}.",
-    "error.run.missing": "{dir} is not a run directory: it does not exist. Give the directory glassformer train "
-    "wrote, e.g. {example}.",
-    "error.run.no_config": "{dir} is not a run directory: it has no config.json. Give the directory glassformer "
-    "train wrote, e.g. {example}.",
+    "error.run.is_file": "{dir} is a file, not a run directory. {hint}",
+    "error.run.missing": "{dir} is not a run directory: it does not exist. {hint}",
+    "error.run.no_config": "{dir} is not a run directory: it has no config.json. {hint}",
+    "error.run.hint.runs": "Give a directory glassformer train wrote; {parent} holds {n} run(s): {runs}.",
+    "error.run.hint.none": "Give a directory glassformer train wrote; {parent} holds none (glassformer train --out "
+    "{parent}/NAME makes one).",
     "error.run.config_shape": '{path} is damaged: it must be a JSON object with "model" and "train" objects '
     '(and a "source" string). {fix}',
     "error.run.invalid_config": "{path} holds an invalid config: {problem} {fix}",
@@ -1320,10 +1320,12 @@ ZH = {
     "请把它另存为 UTF-8（编辑器的“另存为……/编码”），或用 iconv -f ENCODING -t UTF-8 转换。",
     # ---- 读回运行目录（train/checkpoint.py）-----------------------------------------------------------------
     "fix.config": "它由 glassformer train 在运行开始时写入；请从副本恢复，或开始一次新的运行。",
-    "error.run.is_file": "{dir} 是一个文件，不是运行目录。请给出 glassformer train 写出的目录，例如 {example}。",
-    "error.run.missing": "{dir} 不是运行目录：它不存在。请给出 glassformer train 写出的目录，例如 {example}。",
-    "error.run.no_config": "{dir} 不是运行目录：里面没有 config.json。请给出 glassformer train 写出的目录，例如 "
-    "{example}。",
+    "error.run.is_file": "{dir} 是一个文件，不是运行目录。{hint}",
+    "error.run.missing": "{dir} 不是运行目录：它不存在。{hint}",
+    "error.run.no_config": "{dir} 不是运行目录：里面没有 config.json。{hint}",
+    "error.run.hint.runs": "请给出 glassformer train 写出的目录；{parent} 里有 {n} 个运行：{runs}。",
+    "error.run.hint.none": "请给出 glassformer train 写出的目录；{parent} 里一个也没有（glassformer train --out "
+    "{parent}/NAME 会建一个）。",
     "error.run.config_shape": '{path} 已损坏：它必须是一个 JSON 对象，含有 "model" 和 "train" 两个对象（以及一个 '
     '"source" 字符串）。{fix}',
     "error.run.invalid_config": "{path} 里的配置无效：{problem} {fix}",

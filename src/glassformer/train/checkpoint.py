@@ -34,6 +34,7 @@ Below the checkpoint, a saved run read back (`read_config`, `model_config`, `tra
 from __future__ import annotations
 
 import contextlib
+import difflib
 import errno
 import hashlib
 import os
@@ -368,16 +369,35 @@ RUN_EXAMPLE = "runs/baby-20250101-120000"  # what a run directory's name looks l
 CONFIG_MOST = 1 << 20  # bytes: a config.json glassformer writes is about 2 KB; a larger one is not one
 
 
+RUNS_SHOWN = 5  # runs a "not a run directory" error names, nearest by name first, then the newest
+
+
+def runs_hint(run_dir: Path) -> str:
+    """The sentence that follows "… is not a run directory": the runs that exist beside it (folders of
+    its parent holding a config.json), those whose names are nearest first, then the newest, or that
+    there is none there and how to make one. Never a made-up name."""
+    parent = run_dir.parent
+    runs = []
+    with contextlib.suppress(OSError):
+        runs = [p for p in parent.iterdir() if p != run_dir and (p / "config.json").is_file()]
+    if not runs:
+        return t("error.run.hint.none", parent=parent)
+    near = difflib.get_close_matches(run_dir.name, [p.name for p in runs], n=RUNS_SHOWN, cutoff=0.6)
+    newest = sorted(runs, key=lambda p: p.stat().st_mtime, reverse=True)
+    shown = list(dict.fromkeys([parent / name for name in near] + newest))[:RUNS_SHOWN]
+    return t("error.run.hint.runs", parent=parent, runs=", ".join(str(p) for p in shown), n=len(runs))
+
+
 def read_config(run_dir) -> dict:
     """A run directory's config.json, checked to be one: a JSON object with model and train configs."""
     run_dir = Path(run_dir)
     if run_dir.exists() and not run_dir.is_dir():
-        raise NotFound("error.run.is_file", dir=run_dir, example=RUN_EXAMPLE)
+        raise NotFound("error.run.is_file", dir=run_dir, hint=runs_hint(run_dir))
     if not run_dir.exists():
-        raise NotFound("error.run.missing", dir=run_dir, example=RUN_EXAMPLE)
+        raise NotFound("error.run.missing", dir=run_dir, hint=runs_hint(run_dir))
     path = run_dir / "config.json"
     if not path.exists():
-        raise NotFound("error.run.no_config", dir=run_dir, example=RUN_EXAMPLE)
+        raise NotFound("error.run.no_config", dir=run_dir, hint=runs_hint(run_dir))
     config = read_json(path, t(CONFIG_FIX), most=CONFIG_MOST)  # a FIFO or /dev/zero is refused unread
     if not (
         isinstance(config, dict)

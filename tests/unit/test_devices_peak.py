@@ -214,7 +214,7 @@ def test_bench_machine_refuses_a_bad_budget(no_peaks, capsys):
 def test_train_s_summary_says_the_fraction_of_the_saved_peak(no_peaks, tmp_path, monkeypatch, capsys):
     from glassformer.messages import t
 
-    _fast_bf16()
+    devices.save_peak(MachinePeak("cpu", 1, 1e12, 9e12, 1e9))  # fast bf16, and a peak no run here comes near
     monkeypatch.setattr(devices, "BF16_MIN_WORK", 1)  # auto would pick bf16 for this run ...
     slow = MachinePeak("cpu", 0, 1e9, 1e9, 1e9)  # any other thread count's quick probe: bf16 slow there
     monkeypatch.setattr(devices, "measure_machine", lambda *a, **k: slow)  # every question must ask the run's 1
@@ -232,9 +232,9 @@ def test_train_s_summary_says_the_fraction_of_the_saved_peak(no_peaks, tmp_path,
         "bench.train_speed",
         tokens_per_s=tokens_per_s,
         gflops=flops / 1e9,
-        mfu=flops / 1e9,
+        mfu=flops / 1e12,
         dtype="float32",
-        peak=1.0,
+        peak=1000.0,
         how=t("bench.peak_saved"),
     )
     assert line in out
@@ -294,7 +294,7 @@ DAMAGED = {  # what the file holds -> the key of the problem said about it
 @pytest.fixture
 def damaged_cache(no_peaks, monkeypatch, request):
     monkeypatch.setattr(devices, "_SAID", set())
-    monkeypatch.setattr(devices, "measure_machine", lambda *a, **k: MachinePeak("cpu", 1, 5e9, 5e9, 5e9))  # quick
+    monkeypatch.setattr(devices, "measure_machine", lambda *a, **k: MachinePeak("cpu", 1, 1e12, 1e12, 5e9))  # quick
     text, problem = DAMAGED[request.param]
     (no_peaks / "machine.json").write_text(text)
     return no_peaks / "machine.json", problem, text
@@ -310,7 +310,7 @@ def _said_ignored(heard, path, problem: str, key: str = "bench.peak_ignored") ->
 @pytest.mark.parametrize("damaged_cache", list(DAMAGED), indirect=True)
 def test_a_machine_json_that_is_no_measurement_is_ignored_with_one_line_naming_it(damaged_cache):
     path, problem, text = damaged_cache
-    quick = MachinePeak("cpu", 1, 5e9, 5e9, 5e9)  # the fixture's probe
+    quick = MachinePeak("cpu", 1, 1e12, 1e12, 5e9)  # the fixture's probe
     with said() as heard, devices.using_threads(1):
         assert devices.machine_peak("cpu") == (quick, False)  # the quick probe, not the impossible figure
         devices._PEAKS.clear()
@@ -373,3 +373,14 @@ def test_a_saved_peak_at_the_edges_of_the_range_is_a_measurement():
     with pytest.raises(DamagedFile) as e:
         devices.checked_peak(entry, 2)  # another thread count's figures
     assert e.value.key == "bench.peak.not_entry"
+
+
+def test_a_fraction_above_the_whole_peak_blames_the_peak_not_the_run(no_peaks, tmp_path, monkeypatch):
+    """A saved peak within PEAK_RANGE can still be below what a run does (1 MFLOP/s here): a fraction
+    over 100% is no speed, so the summary says the peak is wrong instead of "398152842320% of peak"."""
+    low = devices.PEAK_RANGE[0]
+    devices.save_peak(MachinePeak("cpu", 1, float32_flops=low, bfloat16_flops=low, bandwidth=1e9))
+    with said() as heard:
+        assert main(train_argv(tmp_path, "run", "--max_steps=4", "--log_interval=2", "--dtype=float32")) == 0
+    [wrong] = heard.of("bench.peak_below_run")
+    assert wrong["mfu"] > 1 and wrong["peak"] == low / 1e9 and not heard.of("bench.train_speed")

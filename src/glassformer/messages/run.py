@@ -148,6 +148,9 @@ EN = {
     "{fields}, at this thread count).",
     "bench.peak.impossible": "its {name} is {value}, which no machine measures (a rate per second from {low:g} to "
     "{high:g}).",
+    "bench.peak_below_run": "speed: {gflops:.1f} GFLOP/s of model arithmetic, {mfu:.0%} of this machine's peak "
+    "({peak:.3g} GFLOP/s): more than the machine can do, so that peak is wrong; `glassformer bench machine` measures "
+    "it again.",
     "bench.peak_saved": "measured by `glassformer bench machine`",
     "bench.peak_quick": "a quick probe; `glassformer bench machine` measures it carefully",
 }
@@ -280,6 +283,8 @@ ZH = {
     "数与本次相同）。",
     "bench.peak.impossible": "它的 {name} 是 {value}，没有哪台机器会测出这个数（每秒的速率应在 {low:g} 到 "
     "{high:g} 之间）。",
+    "bench.peak_below_run": "速度：模型运算 {gflops:.1f} GFLOP/s，是这台机器峰值（{peak:.3g} GFLOP/s）的 {mfu:.0%}："
+    "超出了机器的能力，所以这个峰值是错的；`glassformer bench machine` 会重新测量。",
     "bench.peak_saved": "由 `glassformer bench machine` 测得",
     "bench.peak_quick": "快速探测；`glassformer bench machine` 会仔细测量",
 }

@@ -25,6 +25,7 @@ import difflib
 import math
 import typing
 from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
 
 from glassformer.errors import UsageError
 from glassformer.messages import has, in_language, t
@@ -63,6 +64,15 @@ ATTENTIONS = ("glass", "fused")  # the attention computation: written out, or Py
 MHA_STYLES = ("packed", "heads")  # how Q, K, V are projected: one packed Linear, or one module a head
 MAX_SEED = 2**63 - 1  # the largest seed every torch generator takes (as --seed's range: cli/options.py)
 MAX_THREADS = 256  # more than any machine this runs on has cores; torch crashes on absurd counts
+
+# Numbers and names that `--help` states but whose home module imports torch: they are kept here,
+# in a module without torch, so that `glassformer --help` and `glassformer VERB --help` never load it
+# (cli/__init__.py; bench/cli_startup.py measures it). Their home modules import them from here.
+DEFAULT_THREADS = 1  # devices.py: one thread per verb unless --threads says otherwise (why: devices.py)
+BF16_MIN_WORK = 2**23  # devices.py: B·T·C², the least work per step at which bf16 autocast pays on a CPU
+RUNS_DIR = Path("runs")  # train/run.py: where a new run's folder goes
+EVAL_SAMPLE_CHARS = 200  # train/run.py: default length of the sample printed at each evaluation (0: none)
+RUN_EXAMPLE = "runs/baby-20250101-120000"  # `sample --help`: what a run directory's name looks like
 
 # The fields only some kinds read, by kind; every other ModelConfig field is every kind's. A kind
 # registered elsewhere adds its own entry (KIND_FIELDS["mine"] = ("vocab_size",)); a kind without one

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import torch
 
-from glassformer.config import MAX_THREADS
+from glassformer.config import BF16_MIN_WORK, DEFAULT_THREADS, MAX_THREADS  # noqa: F401 (re-exported)
 from glassformer.errors import DamagedFile, DeviceUnavailable, GlassformerError, UsageError
 from glassformer.files import default_cache_dir, read_json, write_text_atomic
 from glassformer.messages import say, t
@@ -68,7 +68,7 @@ def check_device(name: str, flag: str = "--device") -> str:
 # ~25% for the `baby` training shape, so `--threads 0` (torch's own choice: every core) remains one
 # flag away.
 
-DEFAULT_THREADS = 1  # see the comment above
+# DEFAULT_THREADS (1, see the comment above) is defined in config.py, where `--help` reads it without torch
 
 
 def check_threads(n: int) -> int:
@@ -341,7 +341,7 @@ def decode_bytes_per_token(model: torch.nn.Module, bytes_per_number: int = 4) ->
 # 0.85× float32's step; baby, ≈ 12.6M: 1.84×). The choice is made once, when the run starts, and
 # written to its config.json, so a resumed run keeps it whatever the probe says later.
 DTYPES = ("float32", "bfloat16", "auto")
-BF16_MIN_WORK = 2**23  # B·T·C², the least work per step at which bf16 autocast pays on a CPU
+# BF16_MIN_WORK (B·T·C²) is defined in config.py, where `train --help` reads it without torch
 
 
 def auto_dtype(device: str = "cpu", model=None, train=None) -> tuple[str, str, dict]:

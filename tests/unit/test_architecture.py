@@ -27,6 +27,8 @@ LAYERS = {
     "glassformer.causal": 3,
     "glassformer.inspect": 3,
     "glassformer.sample": 3,
+    "glassformer.logits_processors": 3,
+    "glassformer.evaluation": 3,
     "glassformer.translate": 3,
     "glassformer.lessons": 4,
     "glassformer.lab": 4,

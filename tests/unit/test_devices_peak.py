@@ -191,9 +191,7 @@ def test_the_library_default_stays_float32():
 def test_bench_machine_prints_and_keeps_the_figures(no_peaks, monkeypatch, capsys):
     monkeypatch.setattr(devices, "PROBE_SIZE", 64)
     fake = MachinePeak("cpu", 1, 40e9, 200e9, 30e9)
-    import glassformer.cli.train as train_cli
-
-    monkeypatch.setattr(train_cli, "measure_machine", lambda device, budget_s: fake)
+    monkeypatch.setattr(devices, "measure_machine", lambda device, budget_s: fake)  # the verb imports it when run
     assert main(["bench", "machine", "--budget", "0.01", "--threads", "1"]) == 0
     out = capsys.readouterr().out
     assert "40.0 GFLOP/s" in out and "200.0 GFLOP/s" in out and "30.0 GB/s" in out and "5.0×" in out

@@ -30,11 +30,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
+import os
 import re
+import shlex
+import shutil
 import sys
+from pathlib import Path
 
-from glassformer.config import MAX_THREADS
-from glassformer.devices import DEFAULT_THREADS
+from glassformer.config import DEFAULT_THREADS, MAX_THREADS
 from glassformer.errors import UsageError
 from glassformer.messages import LANGS, argparse_words, columns, language, resolve, t
 
@@ -59,6 +62,27 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str):
         self.exit(2, t("cli.usage_error", prog=self.prog, message=message) + "\n")
 
+    def format_help(self) -> str:
+        for action in self._actions:  # a help made later (Later): made now, when it is shown
+            if isinstance(action.help, Later):
+                action.help = action.help()
+        return super().format_help()
+
+
+class Later:
+    """A help text made only when its parser's help is shown: `help=Later(lambda: t("...",
+    default=lesson.STEPS))` for a default that lives in a module which imports torch, so that
+    building the parser (every command, and `glassformer --help`) does not import it."""
+
+    def __init__(self, make) -> None:
+        self.make = make
+
+    def __call__(self) -> str:
+        return self.make()
+
+    def __mod__(self, params) -> str:  # argparse expands a help with `help % params`
+        return self.make() % params
+
 
 def normalize_argv(argv: list[str]) -> list[str]:
     """`--max_new_tokens` -> `--max-new-tokens` (also in `--key=value`): every option is defined
@@ -68,6 +92,32 @@ def normalize_argv(argv: list[str]) -> list[str]:
         key, eq, value = token.partition("=")
         out.append(key.replace("_", "-") + eq + value if _OPTION.fullmatch(key) else token)
     return out
+
+
+def runnable() -> str:
+    """How to spell `glassformer` in a command this process prints so that it runs as printed in a new
+    shell: `glassformer` when that name on PATH is this installation's; else the path of this
+    installation's script (`.venv/bin/glassformer` after `make demo`, whose venv a new shell has not
+    activated); else `PYTHON -m glassformer` with this interpreter."""
+    here = Path(sys.executable).parent  # the venv's bin/ (sys.executable is not resolved: a venv's python is a link)
+    for name in ("glassformer", "glassformer.exe"):
+        script = here / name
+        if script.is_file() and os.access(script, os.X_OK):
+            found = shutil.which("glassformer")
+            if found and Path(found).resolve() == script.resolve():
+                return "glassformer"
+            return _shell_path(script)
+    return f"{_shell_path(Path(sys.executable))} -m glassformer"
+
+
+def _shell_path(path: Path) -> str:
+    """A path as a shell reads it: relative to here when under it (`.venv/bin/glassformer`), else absolute."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        shown = str(absolute.relative_to(Path.cwd()))
+    except ValueError:
+        shown = str(absolute)
+    return shlex.quote(shown if os.sep in shown else os.path.join(".", shown))
 
 
 def add_threads(parser: argparse.ArgumentParser) -> None:

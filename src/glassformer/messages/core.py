@@ -95,7 +95,7 @@ EN = {
     "demo.run_dir": "run directory  {dir}",
     "demo.loss_curve": "loss curve     {path}",
     "demo.attention": "attention      {path}",
-    "demo.more": 'more text      glassformer sample {dir} --prompt "JULIET:" --seed 1',
+    "demo.more": 'more text      {glassformer} sample {dir} --prompt "JULIET:" --seed 1',
     # ---- exercise (cli/learn.py; what it prints is in exercises.py) --------------------------------
     "help.exercise": "write each component by hand; glassformer grades it",
     "help.exercise.about": "手撕 mode: write each part of a Transformer yourself, in data-flow order; glassformer "
@@ -161,7 +161,10 @@ EN = {
     "help.inspect.about": "{verb}. Preset fields can be overridden with --key=value (e.g. --n_layers=3).",
     "help.inspect.preset": "named preset (default: {default})",
     "help.inspect.run": "a run directory with a checkpoint, instead of a preset",
-    "help.inspect.prompt": "input text (numbers for a regressor)",
+    "help.inspect.prompt": (
+        "input text (numbers for a regressor); default: for --run, the run's own training text (or a sentence "
+        "its vocabulary reads), for a preset an English sentence"
+    ),
     "help.inspect.seed": "seed of the random initialisation",
     "help.inspect.tokenizer": "for a preset: built from the prompt plus a builtin text",
     "help.inspect.out": "output folder (default: out/{verb}/)",
@@ -180,6 +183,10 @@ EN = {
     "inspect.numbers_prompt": "this model reads numbers: give --prompt like {example!r}, not {prompt!r}.",
     "inspect.prompt_cropped": "note: the prompt has {tokens} tokens; kept its last {max_len} (max_len)",
     "inspect.empty_prompt": "the prompt is empty after tokenizing; give --prompt some text.",
+    "inspect.prompt_unreadable": (
+        "this model cannot read the prompt {prompt!r}: {reason} Give --prompt a text in its vocabulary "
+        "(without --prompt, a run starts from its own training text)."
+    ),
     "inspect.short_prompt": "need a prompt of at least {least} tokens to form next-token targets.",
     "inspect.wrote": "wrote {files}",
     "inspect.header": "# {source}; {what}",
@@ -252,11 +259,13 @@ EN = {
     "help.notebooks.about": (
         "Copies the notebooks the package ships (each in English and Chinese) into --dir, keeping any "
         'already there, then opens the folder in JupyterLab (the optional extra: pip install "glassformer[notebooks]").'
+        " Options this command does not know go on to JupyterLab (e.g. --no-browser)."
     ),
     "help.notebooks.dir": "the folder to copy them into (default: {default})",
     "help.notebooks.no_open": "only copy them; do not start JupyterLab",
     "notebooks.copied": "notebooks in {dir}: {copied} copied, {kept} already there (kept as they are)",
     "notebooks.opening": "opening {dir} in JupyterLab (Ctrl-C stops it)",
+    "notebooks.as_root": "running as root: JupyterLab is started with {flag} (it refuses root without it)",
     "notebooks.no_jupyter": (
         "JupyterLab is not installed: {install} (or `make notebooks` in a checkout), then run this again; "
         "the notebooks are in {dir}"
@@ -363,11 +372,11 @@ EN = {
     "train.run_dir": "run directory {dir}  ({kind}, {params:,} parameters, data {source}{tokens})",
     "train.use_mine": "your code from {dir} computes: {parts}",
     "train.stopped": "glassformer train: stopped: {message}",
-    "train.resume_with": "Resume with: glassformer train --resume {dir}",
+    "train.resume_with": "Resume with: {glassformer} train --resume {dir}",
     "train.done": "done: {steps} steps, train loss {train:.4f}, val loss {val:.4f} (best {best:.4f})",
     "train.run_dir_plot": "run directory {dir}  (loss curve: {plot})",
-    "train.sample_it": 'sample it:     glassformer sample {dir} --prompt "..."',
-    "train.look_inside": "look inside:   glassformer trace --run {dir}",
+    "train.sample_it": 'sample it:     {glassformer} sample {dir} --prompt "..."',
+    "train.look_inside": "look inside:   {glassformer} trace --run {dir}",
     # ---- lab (cli/learn.py; what the lab prints about its claims is in lab/runner.py's tables) ----------
     "help.lab": "experiments that test the tutorials' claims",
     "help.lab.about": "Train the small models a tutorial's claim is about and report what was measured, with a "
@@ -454,7 +463,7 @@ EN = {
     "help.export.gpt2.best": "export best.safetensors (lowest val loss)",
     "import.done": "imported {source} -> {out}  ({kind}, {params:,} parameters, {layers} layers, vocab {vocab:,}, "
     "{positions} positions)",
-    "import.look_inside": "look inside:   glassformer trace --run {dir}   (or attention, explore)",
+    "import.look_inside": "look inside:   {glassformer} trace --run {dir}   (or attention, explore)",
     "export.done": "exported {run} -> {out}  (config.json, model.safetensors, vocab.json, merges.txt, "
     "tokenizer_config.json)",
     "export.load_it": "load it:       GPT2LMHeadModel.from_pretrained({out})",
@@ -867,7 +876,7 @@ ZH = {
     "demo.run_dir": "运行目录       {dir}",
     "demo.loss_curve": "损失曲线       {path}",
     "demo.attention": "注意力         {path}",
-    "demo.more": '更多文本       glassformer sample {dir} --prompt "JULIET:" --seed 1',
+    "demo.more": '更多文本       {glassformer} sample {dir} --prompt "JULIET:" --seed 1',
     # ---- exercise（cli/learn.py；它打印的内容在 exercises.py）--------------------------------------
     "help.exercise": "亲手写出每个组件，由 glassformer 评分",
     "help.exercise.about": "手撕模式：按数据流的顺序亲手写出 Transformer 的每个部分；glassformer 用 float64 把它与"
@@ -929,7 +938,10 @@ ZH = {
     "help.inspect.about": "{verb}。预设的字段可用 --key=value 覆盖（例如 --n_layers=3）。",
     "help.inspect.preset": "具名预设（默认：{default}）",
     "help.inspect.run": "一个带检查点的运行目录，代替预设",
-    "help.inspect.prompt": "输入文字（回归模型则输入数字）",
+    "help.inspect.prompt": (
+        "输入文字（回归模型则输入数字）；默认：--run 时用这个运行自己的训练文本"
+        "（或它的词表能读的一句），预设时用一句英文"
+    ),
     "help.inspect.seed": "随机初始化的种子",
     "help.inspect.tokenizer": "用于预设：由提示词加一段内置文本建立",
     "help.inspect.out": "输出文件夹（默认：out/{verb}/）",
@@ -948,6 +960,10 @@ ZH = {
     "inspect.numbers_prompt": "这个模型读的是数字：--prompt 应写成 {example!r} 这样，而不是 {prompt!r}。",
     "inspect.prompt_cropped": "注意：提示词有 {tokens} 个词元；只保留最后 {max_len} 个（max_len）",
     "inspect.empty_prompt": "分词之后提示词是空的；请给 --prompt 一些文字。",
+    "inspect.prompt_unreadable": (
+        "这个模型读不了提示词 {prompt!r}：{reason} 请给 --prompt 一段它词表里有的文字"
+        "（不写 --prompt 时，运行从它自己的训练文本开始）。"
+    ),
     "inspect.short_prompt": "提示词至少要有 {least} 个词元，才能构成“预测下一个词元”的目标。",
     "inspect.wrote": "已写入 {files}",
     "inspect.header": "# {source}；{what}",
@@ -1012,11 +1028,13 @@ ZH = {
     "help.notebooks.about": (
         "把随包附带的笔记本（每个都有中文版和英文版）复制到 --dir，已有的文件保持不动，"
         '然后用 JupyterLab 打开这个文件夹（可选依赖：pip install "glassformer[notebooks]"）。'
+        "本命令不认识的选项会原样交给 JupyterLab（例如 --no-browser）。"
     ),
     "help.notebooks.dir": "复制到哪个文件夹（默认：{default}）",
     "help.notebooks.no_open": "只复制，不启动 JupyterLab",
     "notebooks.copied": "{dir} 里的笔记本：复制了 {copied} 个，已有 {kept} 个（保持不动）",
     "notebooks.opening": "正在用 JupyterLab 打开 {dir}（按 Ctrl-C 停止）",
+    "notebooks.as_root": "正以 root 身份运行：启动 JupyterLab 时加上 {flag}（不加它就拒绝以 root 运行）",
     "notebooks.no_jupyter": (
         "没有安装 JupyterLab：{install}（在仓库里也可以 `make notebooks`），然后再运行一次；笔记本在 {dir}"
     ),
@@ -1118,11 +1136,11 @@ ZH = {
     "train.run_dir": "运行目录 {dir}  （{kind}，{params:,} 个参数，数据 {source}{tokens}）",
     "train.use_mine": "来自 {dir} 的你的代码负责计算：{parts}",
     "train.stopped": "glassformer train：已停止：{message}",
-    "train.resume_with": "继续训练：glassformer train --resume {dir}",
+    "train.resume_with": "继续训练：{glassformer} train --resume {dir}",
     "train.done": "完成：{steps} 步，训练损失 {train:.4f}，验证损失 {val:.4f}（最佳 {best:.4f}）",
     "train.run_dir_plot": "运行目录 {dir}  （损失曲线：{plot}）",
-    "train.sample_it": '采样：         glassformer sample {dir} --prompt "..."',
-    "train.look_inside": "看内部：       glassformer trace --run {dir}",
+    "train.sample_it": '采样：         {glassformer} sample {dir} --prompt "..."',
+    "train.look_inside": "看内部：       {glassformer} trace --run {dir}",
     # ---- lab（cli/learn.py；实验对论断的说明在 lab/runner.py 的表里）------------------------------------
     "help.lab": "检验教程论断的实验",
     "help.lab.about": "训练教程某个论断所说的小模型，报告测到的结果，并由一条规则算出结论。",
@@ -1201,7 +1219,7 @@ ZH = {
     "help.export.gpt2.best": "导出 best.safetensors（验证损失最低的权重）",
     "import.done": "已导入 {source} -> {out}（{kind}，{params:,} 个参数，{layers} 层，词表 {vocab:,}，{positions} "
     "个位置）",
-    "import.look_inside": "看内部：       glassformer trace --run {dir}（或 attention、explore）",
+    "import.look_inside": "看内部：       {glassformer} trace --run {dir}（或 attention、explore）",
     "export.done": "已导出 {run} -> {out}（config.json、model.safetensors、vocab.json、merges.txt、"
     "tokenizer_config.json）",
     "export.load_it": "加载它：       GPT2LMHeadModel.from_pretrained({out})",

@@ -2,13 +2,15 @@
 read from the preset itself, so this is the only place a description is written) and the refusals of a
 config or an override (config.py); the trainer's typed errors of the batch sources, the generated data
 and the torchrun world, and two notes of the loop (train/); writing with a model (sample.py's typed
-errors and its notes on what the model reads past max_len, translate.py's of greedy and beam search);
+errors and its notes on what the model reads past max_len, translate.py's of greedy and beam search; the
+repetition knobs, their measures and bits per byte);
 `glassformer bench` and the speed line of `train`'s summary. The command line's help and printed
 lines are in core.py. EN in English, ZH in Chinese: the same keys, the same {fields}.
 
 ZH 是 EN 的中文：同样的键，同样的 {fields}。一次运行从配置到速度的话：预设的一行描述与配置、覆盖项的拒绝
 （config.py）；训练器的批数据源、生成数据与 torchrun 世界的类型化错误和训练循环的两条提示（train/）；用模型写字
-（sample.py、translate.py 的错误与提示）；`glassformer bench` 与 `train` 总结里的速度一行。"""
+（sample.py、translate.py 的错误与提示；抑制重复的旋钮、重复的度量与每字节比特数）；
+`glassformer bench` 与 `train` 总结里的速度一行。"""
 
 EN = {
     # ==== config ====================================================================================
@@ -108,6 +110,26 @@ EN = {
     "error.translate.beam_width": "beam_width must be in {low} … {high} (the vocabulary minus <PAD> and <BOS>), "
     "got {value}.",
     "error.translate.length_penalty": "the length penalty α must be >= {low}, got {value}.",
+    # ---- the repetition knobs (logits_processors.py), its measures (inspect/repetition.py), bits per byte --
+    "error.sample.repetition_penalty": "repetition_penalty must be a finite number > 0 (1 = off; above 1 makes a "
+    "token already written less likely), got {value}",
+    "error.sample.additive_penalty": "{name} must be a finite number (0 = off; above 0 makes a token already "
+    "written less likely), got {value}",
+    "error.sample.no_repeat_ngram": "no_repeat_ngram must be a whole number >= 1, the length of the n-grams that "
+    "may not appear twice (1 forbids writing any token twice), got {value!r}",
+    "error.sample.min_p": "min_p must be in [0, 1]: a token is kept if its probability is at least min_p times "
+    "the most likely token's (0 = off), got {value}",
+    "error.sample.typical_p": "typical_p must be in (0, 1]: the probability mass the most typical tokens keep "
+    "(1 = off), got {value}",
+    "error.repetition.ids": "the repetition measures read the token ids of one text: a list of whole numbers or a "
+    "1-D tensor, got {got}",
+    "error.repetition.size": "{name} must be a whole number >= 1, got {value!r}",
+    "error.repetition.min_repeats": "min_repeats must be a whole number >= 2 (a loop is a span written at least "
+    "twice in a row), got {value!r}",
+    "error.eval.bytes": "bits per byte divides by the text's UTF-8 byte count, which must be a whole number >= 1, "
+    "got {value!r}",
+    "error.eval.nll": "bits per byte reads the text's summed negative log-likelihood, which must be a finite number "
+    "of nats >= 0, got {value}",
     # ==== bench =====================================================================================
     "help.bench": "measure this machine: its own peak speed",
     "help.bench.about": "Measure this machine's speed of light. `glassformer bench machine` times a float32 "
@@ -247,6 +269,23 @@ ZH = {
     "error.translate.beam_width": "beam_width 必须在 {low} … {high} 之内（词表大小减去 <PAD> 和 <BOS>），"
     "收到的是 {value}。",
     "error.translate.length_penalty": "长度惩罚 α 必须 >= {low}，收到的是 {value}。",
+    # ---- 抑制重复的旋钮（logits_processors.py）、重复的度量（inspect/repetition.py）、每字节比特数 -----
+    "error.sample.repetition_penalty": "repetition_penalty 必须是 > 0 的有限数（1 表示关闭；大于 1 让已经写过的词元"
+    "更不可能再出现），收到的是 {value}",
+    "error.sample.additive_penalty": "{name} 必须是有限数（0 表示关闭；大于 0 让已经写过的词元更不可能再出现），"
+    "收到的是 {value}",
+    "error.sample.no_repeat_ngram": "no_repeat_ngram 必须是 >= 1 的整数，即不许出现两次的 n 元组的长度（1 表示任何"
+    "词元都不许写两次），收到的是 {value!r}",
+    "error.sample.min_p": "min_p 必须在 [0, 1] 之内：一个词元的概率至少是最可能词元概率的 min_p 倍才保留（0 表示"
+    "关闭），收到的是 {value}",
+    "error.sample.typical_p": "typical_p 必须在 (0, 1] 之内：最典型的词元所保留的概率质量（1 表示关闭），"
+    "收到的是 {value}",
+    "error.repetition.ids": "重复度量读取一段文本的词元 id：一个整数列表或 1-D 张量，收到的是 {got}",
+    "error.repetition.size": "{name} 必须是 >= 1 的整数，收到的是 {value!r}",
+    "error.repetition.min_repeats": "min_repeats 必须是 >= 2 的整数（循环是一段接连写了至少两次的片段），"
+    "收到的是 {value!r}",
+    "error.eval.bytes": "每字节比特数要除以文本的 UTF-8 字节数，它必须是 >= 1 的整数，收到的是 {value!r}",
+    "error.eval.nll": "每字节比特数读取文本的负对数似然之和，它必须是 >= 0 的有限数（单位：奈特），收到的是 {value}",
     # ==== bench =====================================================================================
     "help.bench": "测量这台机器：它自身的峰值速度",
     "help.bench.about": "测量这台机器的“光速”。`glassformer bench machine` 计时一次 float32 和一次 bfloat16 "

@@ -29,7 +29,7 @@ from typing import Callable, Iterator
 import torch
 from torch import nn
 
-from glassformer.errors import UsageError
+from glassformer.errors import NoKey, UsageError
 from glassformer.messages import TABLES, t
 
 # The letters every shape comment, hook declaration and parameter formula uses (nn/__init__.py states
@@ -124,6 +124,13 @@ def hook(stage: str, axes: str, means: str, /, **fields) -> HookPoint:
     )
 
 
+def hint(name: str, known) -> str:
+    """`name` quoted, with the nearest of `known` suggested when one is close (model.run_with_hooks's
+    unknown names, a cache's missing key)."""
+    near = difflib.get_close_matches(name, list(known), n=1)
+    return repr(name) + (t("hook.did_you_mean", near=near[0]) if near else "")
+
+
 class ActivationCache(dict):
     """name -> detached activation, in forward order. A dict with a readable summary; in a notebook
     a table with each tensor's stage, axes and meaning (from its hook point's declaration) and its
@@ -134,6 +141,13 @@ class ActivationCache(dict):
 
     def shapes(self) -> dict[str, tuple[int, ...]]:
         return {name: tuple(t.shape) for name, t in self.items()}
+
+    def __missing__(self, name):
+        """cache[name] for a name it does not hold: a KeyError naming the nearest name it does hold,
+        or, for a hook point the run was told not to keep, how to keep it."""
+        if name in self.points:
+            raise NoKey("error.cache.not_kept", name=name, n=len(self))
+        raise NoKey("error.cache.missing", hint=hint(str(name), self), n=len(self))
 
     def __repr__(self) -> str:
         rows = "\n".join(f"  {name:<28} {tuple(t.shape)}" for name, t in self.items())
@@ -207,9 +221,7 @@ class HookedModel(nn.Module):
             return [n for n in self._hooks if names(n)]
         unknown = [n for n in names if n not in self._hooks]
         if unknown:
-            near = {n: difflib.get_close_matches(n, self._hooks, n=1) for n in unknown}
-            hints = ", ".join(repr(n) + (t("hook.did_you_mean", near=m[0]) if m else "") for n, m in near.items())
-            raise UsageError("error.hook.unknown", hints=hints)
+            raise UsageError("error.hook.unknown", hints=", ".join(hint(n, self._hooks) for n in unknown))
         return list(names)
 
     @contextmanager
@@ -231,12 +243,17 @@ class HookedModel(nn.Module):
         with self.hooks_attached(hooks):
             return self(*inputs, **kwargs)
 
-    def run_with_cache(self, *inputs, names=None, **kwargs):
+    def run_with_cache(self, *inputs, names=None, names_filter=None, **kwargs):
         """Run forward and return (output, ActivationCache of detached activations).
 
         `names`: None for every hook point, a list of names, or a predicate on the name (e.g.
-        `lambda n: n.endswith("weights")`) to keep memory bounded.
+        `lambda n: n.endswith("weights")`) to keep memory bounded. `names_filter` is the same
+        argument under TransformerLens's name (give one of the two).
         """
+        if names_filter is not None:
+            if names is not None:
+                raise UsageError("error.cache.names_twice")
+            names = names_filter
         cache = ActivationCache()
         cache.points = self._hooks  # the declarations, for the notebook table
 

@@ -49,7 +49,13 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 from torch import nn
 
-from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides, saved_fields
+from glassformer.config import (  # noqa: F401
+    ModelConfig,
+    Preset,
+    TrainConfig,
+    apply_overrides,
+    saved_fields,
+)
 from glassformer.devices import check_device
 from glassformer.errors import DamagedFile, NotFound
 from glassformer.files import atomic_write, fsync_path, read_json, write_temp
@@ -365,7 +371,6 @@ def sha256_file(path: str | os.PathLike, block: int = 1 << 20) -> str:
 
 TEXT_OPTIONS = {"tokenizer": str, "vocab_size": int, "segment": str, "backend": str}  # config.json's "text"
 CONFIG_FIX = "fix.config"  # the catalogue's sentence: where config.json comes from, what to do
-RUN_EXAMPLE = "runs/baby-20250101-120000"  # what a run directory's name looks like
 CONFIG_MOST = 1 << 20  # bytes: a config.json glassformer writes is about 2 KB; a larger one is not one
 
 

@@ -1,5 +1,5 @@
-"""A damaged results.json (committed under docs/lab, or written by `lab run`) is refused by `lab ledger`
-and `lab report` naming the file and the first wrong field, with how to get a good one back: never an
+"""A damaged results.json (committed under docs/lab, or written by `lab run`) is refused by `lab ledger`,
+`lab report` and `lab list` naming the file and the first wrong field, with how to get a good one back: never an
 internal error from deep inside a reader."""
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def damaged(lab_copy, tmp_path, request):
 
 
 @pytest.mark.parametrize("damaged", list(DAMAGES), indirect=True)
-@pytest.mark.parametrize("verb", ["ledger", "report"])
+@pytest.mark.parametrize("verb", ["ledger", "report", "list"])
 def test_lab_ledger_and_report_name_a_damaged_results_json(damaged, verb, capsys):
     root, key, field = damaged
     with said() as heard:

@@ -72,7 +72,7 @@ DEFAULT_THREADS = 1  # devices.py: one thread per verb unless --threads says oth
 BF16_MIN_WORK = 2**23  # devices.py: B·T·C², the least work per step at which bf16 autocast pays on a CPU
 RUNS_DIR = Path("runs")  # train/run.py: where a new run's folder goes
 EVAL_SAMPLE_CHARS = 200  # train/run.py: default length of the sample printed at each evaluation (0: none)
-RUN_EXAMPLE = "runs/baby-20250101-120000"  # train/checkpoint.py: what a run directory's name looks like
+RUN_EXAMPLE = "runs/baby-20250101-120000"  # `sample --help`: what a run directory's name looks like
 
 # The fields only some kinds read, by kind; every other ModelConfig field is every kind's. A kind
 # registered elsewhere adds its own entry (KIND_FIELDS["mine"] = ("vocab_size",)); a kind without one

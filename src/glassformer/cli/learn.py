@@ -374,6 +374,7 @@ def register_lab(subparsers: argparse._SubParsersAction) -> None:
     which = lab.add_subparsers(dest="lab_command", metavar="{list,run,report,ledger}", required=True)
 
     ls = which.add_parser("list", help=t("help.lab.list"))
+    ls.add_argument("--out", default=LAB_DIR, help=t("help.lab.list.out"))
     ls.set_defaults(func=run_lab_list)
 
     run = which.add_parser("run", help=t("help.lab.run"))
@@ -396,12 +397,35 @@ def register_lab(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_lab_list(args: argparse.Namespace) -> int:
-    from glassformer.lab import experiments
+    """Every experiment: its title, what one run of it cost where it was last run (the seconds its
+    results.json recorded under --out, docs/lab by default), and each claim with where it comes from."""
+    from dataclasses import asdict
 
+    from glassformer.lab import experiments
+    from glassformer.lab.report import read_records, source
+    from glassformer.lab.runner import TUTORIALS
+
+    runs = {r["experiment"]: r for r in read_records(args.out)} if Path(args.out).is_dir() else {}
+    say("lab.list.legend")
+    for tutorial, word in TUTORIALS.items():
+        say("lab.list.tutorial", tutorial=tutorial, about=t(f"lab.list.about.{word}"))
     for name, exp in experiments().items():
-        print(f"{name:<16} {t(f'lab.{name}.title')}")
+        print(f"\n{name:<16} {t(f'lab.{name}.title')}")
+        r = runs.get(name)
+        if r is None:
+            say("lab.list.no_cost", dir=Path(args.out) / name)
+        else:
+            say(
+                "lab.list.cost_fast" if r["fast"] else "lab.list.cost",
+                seconds=r["seconds"],
+                cpu_seconds=r.get("cpu_seconds", r["seconds"]),
+                seeds=r["seeds"],
+                cpu=r["machine"]["cpu"],
+                threads=r["machine"]["threads"],
+                dir=Path(args.out) / name,
+            )
         for c in exp.claims:
-            print(f"  {c.tutorial} {c.where:<6} {t(f'lab.{c.key}.claim')}")
+            print(f"  {source(asdict(c), args.lang)}: {t(f'lab.{c.key}.claim')}")
     return 0
 
 
@@ -422,10 +446,14 @@ def _lab_run(args: argparse.Namespace) -> int:
     chosen = list(experiments().values()) if args.name == "all" else [get_experiment(args.name)]
     for exp in chosen:
         print(f"== {exp.name}: {t(f'lab.{exp.name}.title')}", flush=True)
+        seeds = args.seeds
+        if args.name == "all" and not exp.seeded and seeds is not None and seeds > 1:  # refused when named alone
+            say("lab.unseeded_in_all", name=exp.name, seeds=seeds)
+            seeds = None
         record = run_experiment(
             exp,
             fast=args.fast,
-            seeds=args.seeds,
+            seeds=seeds,
             out=args.out,
             data=args.data,
             cache_dir=args.cache_dir,

@@ -129,13 +129,14 @@ def add_threads(parser: argparse.ArgumentParser) -> None:
 
 # ---- ranges: argparse types ------------------------------------------------------------------------
 # Each refuses a bad value with its own whole sentence (the key `arg.<type>`), given the text typed.
-def _whole(text: str, low: int, high: int, key: str) -> int:
+def _whole(text: str, low: int, high: int, key: str, above: str | None = None) -> int:
+    """`above`: the key for a value above `high` when `key`'s sentence states only the lower bound."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(t(key, value=text, most=high)) from None
-    if not low <= value <= high:
-        raise argparse.ArgumentTypeError(t(key, value=text, most=high))
+    if not low <= value <= high:  # above a bound `key` does not state: say that one, not "a whole number >= 1"
+        raise argparse.ArgumentTypeError(t(above if above and value > high else key, value=text, most=high))
     return value
 
 
@@ -150,11 +151,11 @@ def _real(text: str, ok, key: str) -> float:
 
 
 def count(text: str) -> int:
-    return _whole(text, 1, sys.maxsize, "arg.count")
+    return _whole(text, 1, sys.maxsize, "arg.count", above="arg.too_big")
 
 
 def count_or_zero(text: str) -> int:
-    return _whole(text, 0, sys.maxsize, "arg.count_or_zero")
+    return _whole(text, 0, sys.maxsize, "arg.count_or_zero", above="arg.too_big")
 
 
 def seed(text: str) -> int:

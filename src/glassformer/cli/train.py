@@ -413,11 +413,15 @@ def say_train_speed(run, start_step: int) -> None:
         peak, careful = machine_peak(cfg.device)
     dtype = resolve_dtype(cfg.dtype, cfg.device)
     ranks = run.trainer.world.size  # tokens/s counts every process's tokens; each has its own peak
+    mfu = model_flops / (ranks * peak.flops(dtype))
+    if mfu > 1:  # more than the machine can do: the peak is the wrong figure, not the run a marvel
+        say("bench.peak_below_run", mfu=mfu, peak=ranks * peak.flops(dtype) / 1e9, gflops=model_flops / 1e9)
+        return
     say(
         "bench.train_speed",
         tokens_per_s=tokens_per_s,
         gflops=model_flops / 1e9,
-        mfu=model_flops / (ranks * peak.flops(dtype)),
+        mfu=mfu,
         dtype=dtype,
         peak=ranks * peak.flops(dtype) / 1e9,
         how=t("bench.peak_saved" if careful else "bench.peak_quick"),

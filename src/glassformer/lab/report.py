@@ -9,14 +9,14 @@ the folder opens offline as it is (and docs/lab/ reads the same on a code host).
 from __future__ import annotations
 
 import html
-import json
 from pathlib import Path
 
 from glassformer import messages
-from glassformer.errors import NotFound, UsageError
-from glassformer.files import write_text_atomic
+from glassformer.errors import DamagedFile, NotFound, UsageError
+from glassformer.files import read_json, write_text_atomic
 
 LANGS = messages.LANGS  # a report holds every language side by side
+LEVELS = ("holds", "half-true", "fails")  # the three verdicts a rule can return
 
 
 def steps(values, within: int) -> dict:
@@ -121,14 +121,109 @@ def experiment_markdown(record: dict, tables: list[str]) -> str:
     return "\n".join(out)
 
 
+# ---- results.json read back ---------------------------------------------------------------------
+# What run_experiment writes and every reader (report.md, the index, the ledger, `lab list`) relies
+# on: a committed file damaged by hand, by a merge or by a disk is refused naming itself and the
+# first field that is wrong, never an internal error deep in a reader.
+NUMBER, WHOLE, TEXT, FLAG = "number", "whole", "text", "flag"
+KINDS = {NUMBER: (int, float), WHOLE: (int,), TEXT: (str,), FLAG: (bool,), "object": (dict,), "list": (list,)}
+RECORD = {
+    "experiment": TEXT,
+    **{f"{part}_{lang}": TEXT for part in ("title", "setup") for lang in LANGS},
+    "fast": FLAG,
+    "seeds": WHOLE,
+    "seconds": NUMBER,
+    "machine": "object",
+    "command": TEXT,
+    "claims": "list",
+    "figures": "list",
+    "results": "object",
+}
+MACHINE = {"cpu": TEXT, "cores": WHOLE, "threads": WHOLE, "torch": TEXT}
+CLAIM = {
+    "key": TEXT,
+    "tutorial": TEXT,
+    "where": TEXT,
+    "level": TEXT,
+    "figures": "object",
+    **{f"{part}_{lang}": TEXT for part in ("claim", "rule", "finding") for lang in LANGS},
+}
+LEDGER_CLAIM = {f"{part}_{lang}": TEXT for part in ("paper", "ours") for lang in LANGS}  # a claim with a paper
+RESULTS_MOST = 16 << 20  # bytes: the largest committed results.json is a few hundred KB
+
+
+def _check_fields(value: dict, shape: dict, where: str, path: Path) -> None:
+    for name, kind in shape.items():
+        field = f"{where}{name}"
+        if name not in value:
+            raise DamagedFile("error.lab.results_missing", path=path, field=field, fix=_results_fix(path))
+        if not isinstance(value[name], KINDS[kind]) or (kind != FLAG and isinstance(value[name], bool)):
+            raise DamagedFile(
+                "error.lab.results_type",
+                path=path,
+                field=field,
+                want=messages.t(f"lab.report.want.{kind}"),
+                fix=_results_fix(path),
+            )
+
+
+def _results_fix(path: Path) -> str:
+    return messages.t("fix.lab_results", name=path.parent.name, path=path)
+
+
+def read_record(path: str | Path) -> dict:
+    """One results.json, checked to hold every field the readers use (RECORD, MACHINE, CLAIM), or
+    DamagedFile naming the file, the first wrong field and how to get a good one back."""
+    path = Path(path)
+    record = read_json(path, _results_fix(path), most=RESULTS_MOST)
+    if not isinstance(record, dict):
+        raise DamagedFile(
+            "error.lab.results_type",
+            path=path,
+            field="results.json",
+            want=messages.t("lab.report.want.object"),
+            fix=_results_fix(path),
+        )
+    _check_fields(record, RECORD, "", path)
+    _check_fields(record["machine"], MACHINE, "machine.", path)
+    for i, claim in enumerate(record["claims"]):
+        where = f"claims[{i}]."
+        if not isinstance(claim, dict):
+            raise DamagedFile(
+                "error.lab.results_type",
+                path=path,
+                field=where[:-1],
+                want=messages.t("lab.report.want.object"),
+                fix=_results_fix(path),
+            )
+        _check_fields(claim, {**CLAIM, **(LEDGER_CLAIM if claim.get("paper") else {})}, where, path)
+        if claim["level"] not in LEVELS:
+            raise DamagedFile(
+                "error.lab.results_level",
+                path=path,
+                field=f"{where}level",
+                level=claim["level"],
+                levels=", ".join(LEVELS),
+                fix=_results_fix(path),
+            )
+    if not all(isinstance(name, str) for name in record["figures"]):
+        raise DamagedFile(
+            "error.lab.results_type",
+            path=path,
+            field="figures",
+            want=messages.t("lab.report.want.names"),
+            fix=_results_fix(path),
+        )
+    return record
+
+
 def read_records(root: str | Path) -> list[dict]:
-    """Every experiment's results.json under root, in the lab's order (others after, by name)."""
+    """Every experiment's results.json under root (each checked: read_record), in the lab's order
+    (others after, by name)."""
     from glassformer.lab import experiments
 
     order = list(experiments())
-    records = []
-    for path in sorted(Path(root).glob("*/results.json")):
-        records.append(json.loads(path.read_text(encoding="utf-8")))
+    records = [read_record(path) for path in sorted(Path(root).glob("*/results.json"))]
     return sorted(
         records,
         key=lambda r: (order.index(r["experiment"]) if r["experiment"] in order else len(order), r["experiment"]),

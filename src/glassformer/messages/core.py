@@ -34,6 +34,7 @@ EN = {
     "lang.unknown": "language {lang!r} is not one of {langs} (--lang or {env}).",
     "arg.count": "must be a whole number >= 1, got {value!r}",
     "arg.count_or_zero": "must be a whole number >= 0, got {value!r}",
+    "arg.too_big": "must be a whole number <= {most}, got {value!r}",
     "arg.seed": "must be a whole number from 0 to 2**63-1, got {value!r}",
     "arg.threads": "must be a whole number from 0 (torch's choice) to {most}, got {value!r}",
     "arg.probability": "must be a number in (0, 1], got {value!r}",
@@ -381,6 +382,20 @@ EN = {
     "help.lab.about": "Train the small models a tutorial's claim is about and report what was measured, with a "
     "verdict computed by a rule.",
     "help.lab.list": "the experiments and the claims they test",
+    "help.lab.list.out": "the folder of results whose recorded times are shown (default docs/lab, the committed ones)",
+    "lab.list.legend": "Where each claim comes from: a tutorial, by the number of its file (the three Chinese "
+    'tutorials glassformer follows, "手撕 Transformer"), and §x.y, the section of it that makes the claim; a '
+    "ledger entry names the paper's authors, the place in the paper and its identifier instead. Each cost is what "
+    "the last recorded run took.",
+    "lab.list.tutorial": "  tutorial {tutorial}: {about}",
+    "lab.list.about.first": "builds a decoder-only character model from scratch",
+    "lab.list.about.second": "a one-layer word-level model, with its attention weights and gradients",
+    "lab.list.about.third": "works attention by hand in NumPy, then a Post-LN encoder layer and a sine-wave regressor",
+    "lab.list.cost": "  cost: {seconds:.0f} s ({cpu_seconds:.0f} s CPU), {seeds} seed(s), full run, recorded on "
+    "{cpu} with {threads} thread(s) ({dir}/results.json)",
+    "lab.list.cost_fast": "  cost: {seconds:.0f} s ({cpu_seconds:.0f} s CPU), {seeds} seed(s), --fast run, "
+    "recorded on {cpu} with {threads} thread(s) ({dir}/results.json)",
+    "lab.list.no_cost": "  cost: not measured here ({dir}/results.json does not exist; glassformer lab run writes it)",
     "help.lab.run": "run one experiment (or all)",
     "help.lab.run.name": "an experiment name from `glassformer lab list`, or all",
     "help.lab.run.fast": "smoke-test sizes: seconds, offline, what the tests run",
@@ -406,7 +421,24 @@ EN = {
     "windows of {T}. Give a longer text (file:PATH, at least {chars} characters) or use "
     "shakespeare.",
     "error.lab.seeds": "--seeds must be at least 1, got {seeds}.",
+    "error.lab.unseeded": "--seeds {seeds}: {name} is one computation with no random seed to vary, so it runs "
+    "once; leave --seeds out.",
+    "lab.unseeded_in_all": "  {name} is one computation with no random seed to vary: it runs once (--seeds {seeds} "
+    "applies to the others).",
     "error.lab.lang": "--lang {lang!r} is not one of {langs}.",
+    "error.lab.results_missing": "{path} is damaged: it has no {field}, which every results file glassformer "
+    "writes holds. {fix}",
+    "error.lab.results_type": "{path} is damaged: its {field} must be {want}. {fix}",
+    "error.lab.results_level": "{path} is damaged: its {field} is {level!r}, not one of {levels}. {fix}",
+    "fix.lab_results": "Run the experiment again (glassformer lab run {name}) or, for a committed result, restore "
+    "it: git checkout -- {path}",
+    "lab.report.want.number": "a number",
+    "lab.report.want.whole": "a whole number",
+    "lab.report.want.text": "text",
+    "lab.report.want.flag": "true or false",
+    "lab.report.want.object": "a JSON object",
+    "lab.report.want.list": "a list",
+    "lab.report.want.names": "a list of file names",
     "error.lab.level": "verdict level {level!r} is not one of {levels}",
     "error.lab.no_verdict": "experiment {name} gave no verdict for {keys}",
     "error.lab.figure_size": "{path} is {size:,} bytes; lab figures must stay under {most:,}.",
@@ -533,6 +565,15 @@ EN = {
     "error.files.permission": "{path} cannot be read: permission denied. Check who owns it (ls -l {path}) or make it "
     "readable (chmod u+r {path}).",
     "error.files.unreadable": "{path} cannot be read ({reason}). {fix}",
+    "error.files.not_regular": "{path} is not a regular file: it is {what}, which glassformer never writes there and "
+    "will not read (it could be read forever). {fix}",
+    "error.files.kind.fifo": "a named pipe (FIFO)",
+    "error.files.kind.char": "a character device (such as /dev/zero)",
+    "error.files.kind.block": "a block device (a disk)",
+    "error.files.kind.socket": "a socket",
+    "error.files.kind.other": "not a file",
+    "error.files.too_large": "{path} is larger than {most:,} bytes, far beyond any file glassformer writes there: it "
+    "is not one. {fix}",
     "error.files.empty": "{path} is empty. {fix}",
     "error.files.blank": "{path} is empty (only whitespace). {fix}",
     "error.files.json": "{path} is damaged: it is not valid JSON ({reason} at line {line}, column {column}). {fix}",
@@ -549,12 +590,12 @@ EN = {
     "iconv -f ENCODING -t UTF-8.",
     # ---- run directories read back (train/checkpoint.py) --------------------------------------------
     "fix.config": "glassformer train writes it when a run starts; restore it from a copy, or start a new run.",
-    "error.run.is_file": "{dir} is a file, not a run directory. Give the directory glassformer train wrote, e.g. "
-    "{example}.",
-    "error.run.missing": "{dir} is not a run directory: it does not exist. Give the directory glassformer train "
-    "wrote, e.g. {example}.",
-    "error.run.no_config": "{dir} is not a run directory: it has no config.json. Give the directory glassformer "
-    "train wrote, e.g. {example}.",
+    "error.run.is_file": "{dir} is a file, not a run directory. {hint}",
+    "error.run.missing": "{dir} is not a run directory: it does not exist. {hint}",
+    "error.run.no_config": "{dir} is not a run directory: it has no config.json. {hint}",
+    "error.run.hint.runs": "Give a directory glassformer train wrote; {parent} holds {n} run(s): {runs}.",
+    "error.run.hint.none": "Give a directory glassformer train wrote; {parent} holds none (glassformer train --out "
+    "{parent}/NAME makes one).",
     "error.run.config_shape": '{path} is damaged: it must be a JSON object with "model" and "train" objects '
     '(and a "source" string). {fix}',
     "error.run.invalid_config": "{path} holds an invalid config: {problem} {fix}",
@@ -776,6 +817,7 @@ ZH = {
     "lang.unknown": "语言 {lang!r} 不在 {langs} 之中（--lang 或 {env}）。",
     "arg.count": "必须是 >= 1 的整数，收到的是 {value!r}",
     "arg.count_or_zero": "必须是 >= 0 的整数，收到的是 {value!r}",
+    "arg.too_big": "必须是 <= {most} 的整数，收到的是 {value!r}",
     "arg.seed": "必须是 0 到 2**63-1 之间的整数，收到的是 {value!r}",
     "arg.threads": "必须是 0（由 torch 决定）到 {most} 之间的整数，收到的是 {value!r}",
     "arg.probability": "必须是 (0, 1] 之间的数，收到的是 {value!r}",
@@ -1103,6 +1145,19 @@ ZH = {
     "help.lab": "检验教程论断的实验",
     "help.lab.about": "训练教程某个论断所说的小模型，报告测到的结果，并由一条规则算出结论。",
     "help.lab.list": "列出实验和它们检验的论断",
+    "help.lab.list.out": "显示其中记录的用时的结果文件夹（默认 docs/lab，即已提交的结果）",
+    "lab.list.legend": "每个论断的出处：一篇教程，按它的文件编号（glassformer 依据的三篇中文教程，“手撕 "
+    "Transformer”），以及 §x.y，即那篇教程中提出该论断的小节；账本条目则写出论文作者、论文中的位置和论文编号。"
+    "每项开销是最近一次有记录的运行所用的时间。",
+    "lab.list.tutorial": "  教程 {tutorial}：{about}",
+    "lab.list.about.first": "从零搭建一个只有解码器的字符模型",
+    "lab.list.about.second": "一个单层的词级模型，包括它的注意力权重和梯度",
+    "lab.list.about.third": "先用 NumPy 手算注意力，再做一个 Post-LN 编码器层和一个正弦波回归模型",
+    "lab.list.cost": "  开销：{seconds:.0f} 秒（CPU {cpu_seconds:.0f} 秒），{seeds} 个种子，完整运行，记录于 {cpu}，"
+    "{threads} 个线程（{dir}/results.json）",
+    "lab.list.cost_fast": "  开销：{seconds:.0f} 秒（CPU {cpu_seconds:.0f} 秒），{seeds} 个种子，--fast 运行，"
+    "记录于 {cpu}，{threads} 个线程（{dir}/results.json）",
+    "lab.list.no_cost": "  开销：这里没有测过（{dir}/results.json 不存在；glassformer lab run 会写出它）",
     "help.lab.run": "运行一个实验（或全部）",
     "help.lab.run.name": "实验名（见 `glassformer lab list`），或 all",
     "help.lab.run.fast": "冒烟测试规模：几秒钟，不联网，测试就这样跑",
@@ -1126,7 +1181,21 @@ ZH = {
     "error.lab.short_data": "--data {name}：它的验证集只有 {tokens} 个词元，而这个实验读取长度为 {T} 的窗口。请给更长的"
     "文本（file:PATH，至少 {chars} 个字符），或使用 shakespeare。",
     "error.lab.seeds": "--seeds 至少为 1，收到的是 {seeds}。",
+    "error.lab.unseeded": "--seeds {seeds}：{name} 是一次没有随机种子可变的计算，只运行一次；请去掉 --seeds。",
+    "lab.unseeded_in_all": "  {name} 是一次没有随机种子可变的计算：它只运行一次（--seeds {seeds} 用于其他实验）。",
     "error.lab.lang": "--lang {lang!r} 不在 {langs} 之中。",
+    "error.lab.results_missing": "{path} 已损坏：里面没有 {field}，而 glassformer 写出的每个结果文件都有它。{fix}",
+    "error.lab.results_type": "{path} 已损坏：它的 {field} 必须是{want}。{fix}",
+    "error.lab.results_level": "{path} 已损坏：它的 {field} 是 {level!r}，不在 {levels} 之中。{fix}",
+    "fix.lab_results": "请重新运行这个实验（glassformer lab run {name}）；如果是已提交的结果，请恢复它：git "
+    "checkout -- {path}",
+    "lab.report.want.number": "一个数",
+    "lab.report.want.whole": "一个整数",
+    "lab.report.want.text": "文本",
+    "lab.report.want.flag": "true 或 false",
+    "lab.report.want.object": "一个 JSON 对象",
+    "lab.report.want.list": "一个列表",
+    "lab.report.want.names": "一个由文件名组成的列表",
     "error.lab.level": "结论等级 {level!r} 不在 {levels} 之中",
     "error.lab.no_verdict": "实验 {name} 没有给出 {keys} 的结论",
     "error.lab.figure_size": "{path} 有 {size:,} 字节；实验的图必须小于 {most:,} 字节。",
@@ -1246,6 +1315,15 @@ ZH = {
     "error.files.permission": "{path} 无法读取：没有权限。请查看它属于谁（ls -l {path}），或让它可读"
     "（chmod u+r {path}）。",
     "error.files.unreadable": "{path} 无法读取（{reason}）。{fix}",
+    "error.files.not_regular": "{path} 不是普通文件：它是{what}。glassformer 从不在那里写这种东西，也不会去读它"
+    "（可能永远读不完）。{fix}",
+    "error.files.kind.fifo": "一个命名管道（FIFO）",
+    "error.files.kind.char": "一个字符设备（例如 /dev/zero）",
+    "error.files.kind.block": "一个块设备（一块磁盘）",
+    "error.files.kind.socket": "一个套接字",
+    "error.files.kind.other": "不是文件的东西",
+    "error.files.too_large": "{path} 超过 {most:,} 字节，远大于 glassformer 在那里写的任何文件："
+    "它不是那样的文件。{fix}",
     "error.files.empty": "{path} 是空的。{fix}",
     "error.files.blank": "{path} 是空的（只有空白）。{fix}",
     "error.files.json": "{path} 已损坏：它不是有效的 JSON（第 {line} 行第 {column} 列：{reason}）。{fix}",
@@ -1260,10 +1338,12 @@ ZH = {
     "请把它另存为 UTF-8（编辑器的“另存为……/编码”），或用 iconv -f ENCODING -t UTF-8 转换。",
     # ---- 读回运行目录（train/checkpoint.py）-----------------------------------------------------------------
     "fix.config": "它由 glassformer train 在运行开始时写入；请从副本恢复，或开始一次新的运行。",
-    "error.run.is_file": "{dir} 是一个文件，不是运行目录。请给出 glassformer train 写出的目录，例如 {example}。",
-    "error.run.missing": "{dir} 不是运行目录：它不存在。请给出 glassformer train 写出的目录，例如 {example}。",
-    "error.run.no_config": "{dir} 不是运行目录：里面没有 config.json。请给出 glassformer train 写出的目录，例如 "
-    "{example}。",
+    "error.run.is_file": "{dir} 是一个文件，不是运行目录。{hint}",
+    "error.run.missing": "{dir} 不是运行目录：它不存在。{hint}",
+    "error.run.no_config": "{dir} 不是运行目录：里面没有 config.json。{hint}",
+    "error.run.hint.runs": "请给出 glassformer train 写出的目录；{parent} 里有 {n} 个运行：{runs}。",
+    "error.run.hint.none": "请给出 glassformer train 写出的目录；{parent} 里一个也没有（glassformer train --out "
+    "{parent}/NAME 会建一个）。",
     "error.run.config_shape": '{path} 已损坏：它必须是一个 JSON 对象，含有 "model" 和 "train" 两个对象（以及一个 '
     '"source" 字符串）。{fix}',
     "error.run.invalid_config": "{path} 里的配置无效：{problem} {fix}",

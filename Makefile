@@ -45,7 +45,7 @@ demo: $(BASE)
 # --allow-root is added (and said); JupyterLab's own options: make notebooks NOTEBOOKS_ARGS="--port 8899"
 notebooks: setup
 	$(PY) -m pip install -q -e ".[notebooks]"
-	$(VENV)/bin/glassformer notebooks --dir notebooks $(NOTEBOOKS_ARGS)
+	$(VENV)/bin/glassformer notebooks --dir notebooks -- $(NOTEBOOKS_ARGS)
 
 # BENCH_ARGS: e.g. make bench BENCH_ARGS="--shapes baby --steps 5 --no-memory" (bench/peers.py --help)
 bench: setup

@@ -6,6 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 import glassformer.cli.explore as notebooks_cli
 from glassformer.cli import main
 
@@ -87,13 +89,22 @@ def test_not_root_nothing_is_added(tmp_path, monkeypatch):
 
 
 def test_options_it_does_not_know_go_on_to_jupyterlab_once(tmp_path, monkeypatch):
-    calls, said = _launch(tmp_path, monkeypatch, 0, "--port", "8899", "--no-browser", "--allow-root")
+    calls, said = _launch(tmp_path, monkeypatch, 0, "--", "--port", "8899", "--no-browser", "--allow-root")
     assert calls == [
         [sys.executable, "-m", "jupyterlab", str(tmp_path / "nb"), "--port", "8899", "--no-browser", "--allow-root"]
     ]
     assert "notebooks.as_root" not in [key for key, _ in said]  # the user gave it: nothing to add or say
 
 
+def test_an_option_of_ours_mistyped_is_refused_before_anything_is_copied(tmp_path, monkeypatch):
+    """JupyterLab's options come after `--`: a mistyped one of ours is a usage error, not a copy into
+    the folder followed by JupyterLab's own complaint."""
+    monkeypatch.setattr(notebooks_cli.subprocess, "call", lambda argv: (_ for _ in ()).throw(AssertionError(argv)))
+    with pytest.raises(SystemExit) as e:
+        main(["notebooks", "--dir", str(tmp_path / "nb"), "--no-such-option=1"])
+    assert e.value.code == 2 and not (tmp_path / "nb").exists()
+
+
 def test_make_notebooks_passes_its_arguments_on():
     makefile = (REPO_NOTEBOOKS.parent / "Makefile").read_text()
-    assert "glassformer notebooks --dir notebooks $(NOTEBOOKS_ARGS)" in makefile
+    assert "glassformer notebooks --dir notebooks -- $(NOTEBOOKS_ARGS)" in makefile

@@ -81,7 +81,10 @@ def register_notebooks(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("notebooks", help=t("help.notebooks"), description=t("help.notebooks.about"))
     p.add_argument("--dir", default=DEFAULT_DIR, help=t("help.notebooks.dir", default=DEFAULT_DIR))
     p.add_argument("--no-open", dest="open", action="store_false", help=t("help.notebooks.no_open"))
-    p.set_defaults(func=run_notebooks, accepts_overrides=True)  # the options it does not know: JupyterLab's
+    # JupyterLab's own options come after `--`, so a mistyped option of ours is still refused before
+    # anything is copied: glassformer notebooks -- --port 8899
+    p.add_argument("jupyter", nargs="*", metavar="-- JUPYTERLAB_OPTION", help=t("help.notebooks.jupyter"))
+    p.set_defaults(func=run_notebooks)
 
 
 def shipped() -> list:
@@ -122,7 +125,7 @@ def run_notebooks(args: argparse.Namespace) -> int:
         say("notebooks.no_jupyter", file=sys.stderr, install=INSTALL, dir=dest)
         return 1
     say("notebooks.opening", dir=dest)
-    return subprocess.call([sys.executable, "-m", "jupyterlab", str(dest), *jupyter_options(args.overrides)])
+    return subprocess.call([sys.executable, "-m", "jupyterlab", str(dest), *jupyter_options(args.jupyter)])
 
 
 ALLOW_ROOT = "--allow-root"

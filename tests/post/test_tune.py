@@ -239,3 +239,15 @@ def test_build_model_is_the_one_way_the_grown_model_is_made(base):
     grown = tune.grow_vocab(model, model.cfg)  # the same size: a copy
     assert type(grown) is type(build_model(model.cfg))
     assert all(torch.equal(a, b) for a, b in zip(grown.state_dict().values(), model.state_dict().values(), strict=True))
+
+
+def test_sft_in_bfloat16_through_the_trainers_autocast(base, tmp_path):
+    overrides = [*TINY, "--max_steps=4", "--eval_interval=4", "--dtype=bfloat16"]
+    run = tune.start("sft", base, BUILTIN, out=tmp_path / "bf16", overrides=overrides, progress=False)
+    with run.trainer.autocast():
+        batch = run.trainer.batches.train_batch(torch.Generator().manual_seed(0))
+        assert run.model(batch.ids).dtype == torch.bfloat16  # (B, T, V) the forward ran in bf16
+    assert tune.train(run).status == "done"
+    records = evals(tmp_path / "bf16")
+    assert json.loads((tmp_path / "bf16" / "config.json").read_text())["train"]["dtype"] == "bfloat16"
+    assert all(math.isfinite(r["train_loss"]) for r in records) and records[-1]["train_loss"] < records[0]["train_loss"]

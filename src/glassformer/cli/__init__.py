@@ -65,6 +65,7 @@ VERB_MODULES = [
     "inspect",  # trace, attention, grads, params; patch, heads, attribute
     "learn",  # lesson, exercise, lab
     "explore",  # explore, notebooks
+    "post",  # sft, dpo, grpo
 ]
 
 

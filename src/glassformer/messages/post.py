@@ -75,6 +75,71 @@ EN = {
     "reward function must return a number for every completion; fix it or handle that case.",
     "error.grpo.reward_nan": "the reward function {name} returned {value!r} for completion {index}; a reward "
     "must be a finite number.",
+    # ---- post-training runs (post/tune.py, post/data.py) and their verbs (cli/post.py) ------------------------------
+    "error.post.no_data": "{path} is not a file: give a JSON Lines file of examples, or {builtin}.",
+    "error.post.prompt_end": "{path}, line {line}: the prompt ends with a {role} turn; it must end with the user's "
+    "turn, which the answer follows.",
+    "error.post.answer": "{path}, line {line}: {key} must be a non-empty string or a list of one assistant message; "
+    "write it like {example}",
+    "error.post.example": "example {index}: {detail}",
+    "error.post.model_field": "{keys} would change the base model's weights, which post-training keeps: set only "
+    "training settings (max_steps, lr, batch_size ...) and dropout.",
+    "error.post.method": "post-training method {method!r} is not one of {names}.",
+    "error.post.base_kind": "{dir} holds a {kind} model, which does not write text: post-training needs a base run "
+    "of a model that reads and writes tokens.",
+    "error.post.out_exists": "{dir} exists already, and a post-training run never writes into a directory it did "
+    "not make: choose a new --out, or continue that run with --resume.",
+    "error.post.too_long": "the longest example takes {n} positions, more than the base model's max_len={max_len} "
+    "({base}): shorten the examples (or, for grpo, --max-new-tokens).",
+    "error.post.not_post": "{dir} is not a post-training run (its config.json has no post section): start one "
+    "with glassformer sft BASE_RUN --data FILE.",
+    "error.post.merged": "{dir} is finished and its LoRA merged into its weights: to train it further, start a "
+    "new stage with it as the base (glassformer {method} {dir} --data FILE).",
+    "error.post.base_changed": "the base run {base} of {dir} has other weights than when {dir} began (their "
+    "sha256 differs): its reference model would not be the one it started from. Restore the base run.",
+    "error.post.data_changed": "{data}, the data of {dir}, has changed since the run began (its sha256 differs): "
+    "restore it, or start a new run on the new data.",
+    "post.about": "{method} of {base}",
+    "post.resume_alone": "--resume continues a run with its own base, data and output: leave out BASE_RUN, --data "
+    "and --out (glassformer {method} --resume RUN).",
+    "post.need_base_data": "glassformer {method} needs a base run and its data: glassformer {method} BASE_RUN "
+    "--data FILE.jsonl (or --data {builtin}).",
+    "post.lora_both": "LoRA needs both --lora-r and --lora-alpha (the update is scaled by alpha / r).",
+    "post.started": "{method}: {dir}, from the base run {base}, on {data}",
+    "post.model": "vocabulary {vocab} tokens with the chat's control tokens; {trained:,} of {total:,} parameters train",
+    "post.resume_with": "continue with: {glassformer} {method} --resume {dir}",
+    "post.done": "done after {steps} steps: {figures}",
+    "post.merged": "LoRA merged into {dir}/model.safetensors; its A and B are in {dir}/lora.safetensors",
+    "help.sft": "supervised fine-tuning of a base run on conversations (a new run)",
+    "help.sft.about": "Fine-tune a base run on conversations, learning only the assistant's tokens, through the "
+    "one trainer. The chat's control tokens are added to the base's tokenizer (its ids unchanged) and the "
+    "embedding and head grow for them. Conversations are padded, one a row. The base run is never modified. "
+    "Training settings as --key=value (--max_steps=200 --lr=3e-4 --batch_size=8).",
+    "help.dpo": "direct preference optimization of a run on preference pairs (a new run)",
+    "help.dpo.about": "Train a run to prefer the chosen answer of each pair to the rejected one (DPO), against a "
+    "frozen copy of the run as the reference, through the one trainer. The base run is never modified.",
+    "help.grpo": "group relative policy optimization of a run on questions with checkable answers (a new run)",
+    "help.grpo.about": "Sample several answers to each question, reward those whose last number is the answer, "
+    "and train on the group-relative advantages with a KL penalty to a frozen copy of the run (GRPO), through "
+    "the one trainer. The base run is never modified.",
+    "help.post.base": "the run to start from (as {example}); it is read, never written",
+    "help.sft.data": 'conversations, one JSON object a line: {{"messages": [...]}}; or {builtin}',
+    "help.dpo.data": 'preference pairs, one JSON object a line: {{"prompt": [...], "chosen": [...], '
+    '"rejected": [...]}}; or {builtin}',
+    "help.grpo.data": 'questions, one JSON object a line: {{"prompt": [...], "answer": "82"}}; or {builtin}',
+    "help.post.out": "the new run's directory (default: runs/<base>-<method>-<time>); it must not exist",
+    "help.post.resume": "continue the post-training run in this directory",
+    "help.post.format": "the chat template (default: chatml)",
+    "help.post.lora_r": "train a LoRA of this rank instead of every weight (merged into the weights at the end)",
+    "help.post.lora_alpha": "LoRA's alpha: the update is scaled by alpha / r",
+    "help.post.lora_target": "a regular expression the full names of LoRA's linear layers match (default: {default})",
+    "help.sft.pack": "pack several conversations into one row (refused for now: the model does not read an "
+    "attention mask yet)",
+    "help.dpo.beta": "how strongly the policy is held to the reference (default: 0.1)",
+    "help.grpo.beta": "the weight of the KL penalty to the reference (default: 0.04)",
+    "help.grpo.group": "answers sampled per question (default: {default})",
+    "help.grpo.max_new_tokens": "the longest answer sampled, in tokens (default: {default})",
+    "help.grpo.temperature": "the sampling temperature of the answers (default: {default})",
 }
 
 ZH = {
@@ -136,4 +201,63 @@ ZH = {
     "error.grpo.reward_raised": "奖励函数 {name} 在第 {index} 个回答上抛出了 {error}：{detail}。"
     "奖励函数必须对每个回答都返回一个数；请修正它，或处理这种情况。",
     "error.grpo.reward_nan": "奖励函数 {name} 对第 {index} 个回答返回了 {value!r}；奖励必须是有限的数。",
+    # ---- 后训练的运行与命令 ------------------------------------------------------------------------------------
+    "error.post.no_data": "{path} 不是文件：请给出每行一个样例的 JSON Lines 文件，或 {builtin}。",
+    "error.post.prompt_end": "{path} 第 {line} 行：提示以 {role} 的回合结束；它必须以用户的回合结束，回答接在其后。",
+    "error.post.answer": "{path} 第 {line} 行：{key} 必须是非空字符串，或只含一条助手消息的列表；请照此书写：{example}",
+    "error.post.example": "第 {index} 个样例：{detail}",
+    "error.post.model_field": "{keys} 会改变基础模型的权重，而后训练保留这些权重：只能设置训练参数"
+    "（max_steps、lr、batch_size 等）和 dropout。",
+    "error.post.method": "后训练方法 {method!r} 不是 {names} 之一。",
+    "error.post.base_kind": "{dir} 中是 {kind} 模型，它不写文本：后训练需要一个读写词元的模型的基础运行。",
+    "error.post.out_exists": "{dir} 已经存在，而后训练从不写入不是它创建的目录：请换一个新的 --out，"
+    "或用 --resume 继续那个运行。",
+    "error.post.too_long": "最长的样例占 {n} 个位置，超过基础模型的 max_len={max_len}（{base}）："
+    "请缩短样例（grpo 则可减小 --max-new-tokens）。",
+    "error.post.not_post": "{dir} 不是后训练运行（它的 config.json 没有 post 部分）：请用 "
+    "glassformer sft BASE_RUN --data FILE 开始一个。",
+    "error.post.merged": "{dir} 已经完成，其 LoRA 已合并进权重：若要继续训练，请以它为基础开始新的阶段"
+    "（glassformer {method} {dir} --data FILE）。",
+    "error.post.base_changed": "{dir} 的基础运行 {base} 的权重与开始时不同（sha256 不一致）："
+    "参考模型将不再是起点的那个。请恢复基础运行。",
+    "error.post.data_changed": "{dir} 的数据 {data} 自运行开始后已改变（sha256 不一致）："
+    "请恢复它，或在新数据上开始新的运行。",
+    "post.about": "{base} 的 {method}",
+    "post.resume_alone": "--resume 用运行自己的基础、数据和输出目录继续：请不要再给 BASE_RUN、--data 和 --out"
+    "（glassformer {method} --resume RUN）。",
+    "post.need_base_data": "glassformer {method} 需要基础运行和数据：glassformer {method} BASE_RUN "
+    "--data FILE.jsonl（或 --data {builtin}）。",
+    "post.lora_both": "LoRA 需要同时给出 --lora-r 和 --lora-alpha（更新按 alpha / r 缩放）。",
+    "post.started": "{method}：{dir}，基础运行 {base}，数据 {data}",
+    "post.model": "词表 {vocab} 个词元（含对话的控制词元）；{total:,} 个参数中有 {trained:,} 个参与训练",
+    "post.resume_with": "继续：{glassformer} {method} --resume {dir}",
+    "post.done": "训练 {steps} 步后完成：{figures}",
+    "post.merged": "LoRA 已合并进 {dir}/model.safetensors；它的 A 和 B 在 {dir}/lora.safetensors",
+    "help.sft": "在对话上对基础运行做监督微调（得到新的运行）",
+    "help.sft.about": "在对话上微调基础运行，只学习助手的词元，经由唯一的训练器。对话的控制词元加入基础的"
+    "分词器（原有编号不变），嵌入与输出头为它们增加行。对话按行填充。基础运行从不被修改。"
+    "训练参数写作 --key=value（--max_steps=200 --lr=3e-4 --batch_size=8）。",
+    "help.dpo": "在偏好对上对运行做直接偏好优化（得到新的运行）",
+    "help.dpo.about": "以运行的冻结副本为参考模型，训练它在每对回答中偏好被选的一个（DPO），经由唯一的训练器。"
+    "基础运行从不被修改。",
+    "help.grpo": "在答案可检验的问题上对运行做组相对策略优化（得到新的运行）",
+    "help.grpo.about": "对每个问题采样多个回答，最后一个数等于答案的得到奖励，按组内相对优势训练，"
+    "并以对运行冻结副本的 KL 为惩罚（GRPO），经由唯一的训练器。基础运行从不被修改。",
+    "help.post.base": "起点运行（如 {example}）；只读取，从不写入",
+    "help.sft.data": '对话，每行一个 JSON 对象：{{"messages": [...]}}；或 {builtin}',
+    "help.dpo.data": '偏好对，每行一个 JSON 对象：{{"prompt": [...], "chosen": [...], '
+    '"rejected": [...]}}；或 {builtin}',
+    "help.grpo.data": '问题，每行一个 JSON 对象：{{"prompt": [...], "answer": "82"}}；或 {builtin}',
+    "help.post.out": "新运行的目录（默认：runs/<基础>-<方法>-<时间>）；它必须尚不存在",
+    "help.post.resume": "继续此目录中的后训练运行",
+    "help.post.format": "对话模板（默认：chatml）",
+    "help.post.lora_r": "训练此秩的 LoRA，而不是全部权重（结束时合并进权重）",
+    "help.post.lora_alpha": "LoRA 的 alpha：更新按 alpha / r 缩放",
+    "help.post.lora_target": "LoRA 所作用的线性层的完整名称须匹配的正则表达式（默认：{default}）",
+    "help.sft.pack": "把多段对话打包进一行（暂不支持：模型还不读取注意力掩码）",
+    "help.dpo.beta": "策略被约束在参考模型附近的强度（默认：0.1）",
+    "help.grpo.beta": "对参考模型的 KL 惩罚的权重（默认：0.04）",
+    "help.grpo.group": "每个问题采样的回答数（默认：{default}）",
+    "help.grpo.max_new_tokens": "采样回答的最大长度，以词元计（默认：{default}）",
+    "help.grpo.temperature": "采样回答的温度（默认：{default}）",
 }

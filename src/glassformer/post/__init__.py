@@ -9,4 +9,8 @@
 - ``preference``: DPO (its sigmoid loss, the conservative and IPO variants), the implicit rewards.
 - ``grpo``: GRPO's group-relative advantages, its clipped objective with the KL to the reference,
   and a reward that can be checked (an arithmetic answer, exactly).
+- ``data``: what each stage reads (conversations, preference pairs, questions) from JSON Lines, or
+  made here (``builtin:arithmetic``).
+- ``tune``: a base run taken through SFT, DPO or GRPO by the one trainer, into a new run directory
+  (the verbs ``glassformer sft``, ``dpo``, ``grpo``).
 """

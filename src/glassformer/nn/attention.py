@@ -154,13 +154,24 @@ class AttentionHeads(nn.Module):
         B, H, T, D = z.shape
         merged = self.hook_merged(z.transpose(1, 2).reshape(B, T, H * D))  # (B, T_q, C)
         out = self.proj(merged)  # (B, T_q, C)
-        if self.hook_result.fns:  # each head's share of out, made only for a listener (TL's hook_result)
-            W_O = self.proj.weight.view(-1, H, D)  # (C, H, D): the columns that read head h
-            result = torch.einsum("bthd,chd->bthc", merged.view(B, T, H, D), W_O)  # (B, T_q, H, C)
-            seen = self.hook_result(result)  # (B, T_q, H, C)
-            if seen is not result:  # replaced (a patch, an ablation, a gradient leaf): out = Σ_h seen + b,
-                out = out + (seen - result).sum(2)  # (B, T_q, C) written as a change, so an unchanged copy is exact
+        if self.hook_result.fns:  # someone reads each head's share of out (TransformerLens's hook_result)
+            out = self.from_heads(merged, out)  # (B, T_q, C): out itself, unless a listener replaced a share
         return self.hook_out(self.resid_dropout(out))  # (B, T_q, C)
+
+    def from_heads(self, merged: Tensor, out: Tensor) -> Tensor:
+        """Each head's share of the projection, result_h = z_h W_O,hᵀ (B, T_q, H, C), shown at the
+        result hook point; Σ_h result_h + b = out. A listener that only reads leaves `out` exactly as
+        it is; one that returns other shares (a patch, an ablation, a gradient leaf) gets the output
+        those shares make, Σ_h seen_h + b, instead."""
+        B, T, C = merged.shape
+        H = self.n_heads
+        W_O = self.proj.weight.view(-1, H, C // H)  # (C, H, D): the columns that read head h
+        result = torch.einsum("bthd,chd->bthc", merged.view(B, T, H, C // H), W_O)  # (B, T_q, H, C)
+        seen = self.hook_result(result)  # (B, T_q, H, C)
+        if seen is result:
+            return out  # (B, T_q, C): read, not replaced
+        bias = self.proj.bias if self.proj.bias is not None else 0.0
+        return seen.sum(2) + bias  # (B, T_q, C)
 
 
 class MultiHeadAttention(AttentionHeads):

@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
-from glassformer.errors import DamagedFile, NotFound
+from glassformer.errors import Clause, DamagedFile, NotFound
 from glassformer.messages import t
 
 
@@ -89,7 +89,7 @@ ENCODING_GUESSES = (("gb18030", "GBK"), ("big5", "BIG5"), ("shift_jis", "SHIFT_J
 
 
 @contextlib.contextmanager
-def reading(path: str | os.PathLike, fix: str):
+def reading(path: str | os.PathLike, fix: str | Clause):
     """Turn the OSError of reading `path` into NotFound / DamagedFile naming the path, what is wrong
     and `fix` (a sentence saying where the file comes from or what to do)."""
     path = Path(path)
@@ -105,7 +105,7 @@ def reading(path: str | os.PathLike, fix: str):
         raise DamagedFile("error.files.unreadable", path=path, reason=e.strerror or e, fix=fix) from None
 
 
-def read_bytes(path: str | os.PathLike, fix: str, most: int | None = None) -> bytes:
+def read_bytes(path: str | os.PathLike, fix: str | Clause, most: int | None = None) -> bytes:
     """A file's bytes, or a clear error (see `reading`).
     most: a file glassformer wrote itself and knows the size of (a config, a results file): refuse,
     before reading a byte, anything but a regular file (a link to /dev/zero, a FIFO, a device would be
@@ -134,13 +134,13 @@ def _kind(mode: int) -> str:
     return "other"
 
 
-def read_head(path: str | os.PathLike, fix: str, n: int = 1 << 20) -> bytes:
+def read_head(path: str | os.PathLike, fix: str | Clause, n: int = 1 << 20) -> bytes:
     """A file's first n bytes (for a file too big to read whole), or a clear error (see `reading`)."""
     with reading(path, fix) as p, p.open("rb") as f:
         return f.read(n)
 
 
-def read_text(path: str | os.PathLike, fix: str, allow_empty: bool = False, most: int | None = None) -> str:
+def read_text(path: str | os.PathLike, fix: str | Clause, allow_empty: bool = False, most: int | None = None) -> str:
     """A UTF-8 text file's text (newlines kept exactly), refusing an empty file unless allowed and
     explaining a file in another encoding (which one it looks like, and the iconv line that converts it).
     most: see read_bytes."""
@@ -150,7 +150,7 @@ def read_text(path: str | os.PathLike, fix: str, allow_empty: bool = False, most
     return decode_utf8(data, path)
 
 
-def read_json(path: str | os.PathLike, fix: str, most: int | None = None) -> Any:
+def read_json(path: str | os.PathLike, fix: str | Clause, most: int | None = None) -> Any:
     """A JSON file's value, or DamagedFile naming the file and where the JSON breaks. most: see read_bytes."""
     text = read_text(path, fix, most=most)
     try:

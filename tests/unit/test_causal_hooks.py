@@ -41,7 +41,10 @@ def test_a_replaced_result_is_what_attn_out_sums():
         seen[name] = t.detach()
 
     copy = {n: (lambda t, _n: t.clone()) for n in model.hook_names()}
-    assert torch.equal(model.run_with_hooks(IDS, hooks=copy), model(IDS))  # an unchanged copy changes nothing
+    # an unchanged copy changes nothing but rounding: a replaced result makes out as Σ_h result_h + b
+    torch.testing.assert_close(model.run_with_hooks(IDS, hooks=copy), model(IDS), rtol=0, atol=1e-12)
+    reads = {n: (lambda t, _n: None) for n in model.hook_names()}
+    assert torch.equal(model.run_with_hooks(IDS, hooks=reads), model(IDS))  # reading changes nothing at all
     doubled = {"blocks.0.attn.result": lambda t, _n: 2 * t, "blocks.0.attn.out": store}
     model.run_with_hooks(IDS, hooks=doubled)
     _, cache = model.run_with_cache(IDS, names=["blocks.0.attn.result"])

@@ -44,12 +44,13 @@ from torch import nn
 
 from glassformer.errors import Unsupported
 from glassformer.explore.requests import RequestError, shown
+from glassformer.inspect import words
 from glassformer.messages import LANGS, language
 
 MATRIX_AXES = "B H T_q T_k"  # an attention matrix: one (T_q, T_k) map per head
 HEAD_AXES = "B H T D"  # one D-wide vector per head and token
 STREAM_AXES = "B T C"
-STREAM_STAGES = ("+ position", "residual")  # the residual stream: where it starts, after each half
+STREAM_STAGES = ("position", "residual")  # the residual stream: where it starts, after each half
 
 
 @dataclass
@@ -104,7 +105,7 @@ def find_structure(model) -> Structure:
         after = [n for n in inside[last + 1 :] if points[n].axes == HEAD_AXES]
         layer.z = after[0] if after else None
     stream = [n for n in order if points[n].axes == STREAM_AXES and points[n].stage in STREAM_STAGES]
-    describe = {n: {lang: points[n].describe(lang) for lang in ("en", "zh")} for n in order}
+    describe = {n: {lang: words.describe(points[n], lang) for lang in ("en", "zh")} for n in order}
     return Structure(stages, list(layers.values()), stream, describe)
 
 

@@ -25,8 +25,8 @@ import torch.nn.functional as F
 
 from glassformer.errors import UsageError
 from glassformer.inspect.display import trace_html
+from glassformer.inspect.words import describe, meaning
 from glassformer.messages import in_language, t
-from glassformer.nn.hooks import meaning
 from glassformer.nn.loss import LOSSES
 
 
@@ -145,7 +145,7 @@ def _dims(letters: str, shape: tuple[int, ...], used: dict[str, str], lang: str)
 
 
 def _row(hook, t: torch.Tensor, used: dict[str, str], lang: str) -> TraceRow:
-    d = hook.describe(lang)
+    d = describe(hook, lang)
     return TraceRow(
         d["stage"], d["name"], tuple(t.shape), _dims(d["axes"], tuple(t.shape), used, lang), _example(t), d["means"]
     )

@@ -116,7 +116,7 @@ def test_a_missing_cache_key_is_a_key_error_that_names_the_nearest_name():
     with pytest.raises(KeyError) as e:
         cache["blocks.1.attn.zz"]
     assert e.value.key == "error.cache.missing" and e.value.fields["n"] == 2
-    assert "'blocks.1.attn.z'" in e.value.fields["hint"].split("'blocks.1.attn.zz'", 1)[1]  # the suggestion
+    assert "'blocks.1.attn.z'" in str(e.value.fields["hint"]).split("'blocks.1.attn.zz'", 1)[1]  # the suggestion
     with pytest.raises(KeyError) as e:
         cache["nothing_like_it"]
     assert e.value.fields["hint"] == "'nothing_like_it'"  # no suggestion when nothing is close

@@ -158,9 +158,10 @@ def _mean(values: list[float]) -> float:
     return sum(kept) / len(kept) if kept else math.nan
 
 
-def position_windows(run: EvalRun, ids: np.ndarray, origin: str):
-    """The windows training's evaluation reads from a split: TextWindows with the run's own settings."""
-    cfg = run.train
+def position_windows(run: EvalRun, ids: np.ndarray, origin: str, cfg: TrainConfig):
+    """The windows training's evaluation reads from a split: TextWindows with `cfg`'s seq_len,
+    batch_size, eval_iters and seed (the card's first run's, so two runs of one tokenizer read the
+    same windows), at most the model's max_len long."""
     T = min(cfg.seq_len, run.model.cfg.max_len)
     if len(ids) < T + 1:
         raise UsageError("error.eval.windows_short", origin=origin, n=len(ids), need=T + 1, seq_len=T)
@@ -169,8 +170,9 @@ def position_windows(run: EvalRun, ids: np.ndarray, origin: str):
     return windows.eval_batches("val")
 
 
-def run_card(run: EvalRun, text: HeldOut, prompt: str, s: EvalConfig, questions=None) -> dict:
-    """Every figure of one run on the card's held-out text."""
+def run_card(run: EvalRun, text: HeldOut, prompt: str, s: EvalConfig, windows: TrainConfig, questions=None) -> dict:
+    """Every figure of one run on the card's held-out text; `windows`: the training settings whose
+    evaluation windows the loss by position and the calibration read (position_windows)."""
     model, tok = run.model, run.tokenizer
     was_training = model.training
     model.eval()
@@ -178,7 +180,7 @@ def run_card(run: EvalRun, text: HeldOut, prompt: str, s: EvalConfig, questions=
         scored_text = text.text[: s.max_chars]
         score = score_text(model, tok, scored_text)
         ids = text.ids if text.owner == run.dir and text.ids is not None else np.asarray(tok.encode(text.text))
-        stats = window_stats(model, position_windows(run, ids, text.origin))
+        stats = window_stats(model, position_windows(run, ids, text.origin, windows))
         calib = calibration(stats.confidence, stats.correct, s.bins)
         rows = draw_samples(run, prompt, s)
         choices = score_choices(model, tok, questions, s.questions or "") if questions else None
@@ -275,8 +277,8 @@ def _loss_curve(records: list[dict]) -> list[list[float]]:
 
 
 def evaluate(run_dir, s: EvalConfig, against=None) -> dict:
-    """The whole card: every run scored on the first run's held-out text (or s.text), with the same
-    prompt and seeds; with `against`, the comparison of the two runs' logs."""
+    """The whole card: every run scored on the first run's held-out text (or s.text), its evaluation
+    windows, the same prompt and seeds; with `against`, the comparison of the two runs' logs."""
     runs = [load_run(run_dir, s.best)] + ([load_run(against, s.best)] if against is not None else [])
     questions = read_questions(s.questions) if s.questions else None  # refused before any model runs
     text = held_out(runs[0], s.text, s.cache_dir)
@@ -291,7 +293,7 @@ def evaluate(run_dir, s: EvalConfig, against=None) -> dict:
             "scored_chars": len(scored),
             "max_chars": s.max_chars,
         },
-        "runs": [run_card(r, text, prompt, s, questions) for r in runs],
+        "runs": [run_card(r, text, prompt, s, runs[0].train, questions) for r in runs],
         "against": compare(runs[0], runs[1], s.rtol) if against is not None else None,
     }
     return strict(card)
@@ -394,7 +396,7 @@ def _f(value, spec: str = ".4f") -> str:
 def card_table(card: dict) -> str:
     """The card as aligned text in the user's language (Chinese counted as two columns)."""
     names, runs = _names(card), card["runs"]
-    width = max([columns(n) for n in names] + [10]) + 2
+    width = max([columns(n) for n in names] + [12]) + 2
 
     def row(label: str, cells: list[str]) -> str:
         return pad(label, 34) + "".join(pad_left(c, width) for c in cells)

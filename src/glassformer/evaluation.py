@@ -108,6 +108,12 @@ def score_text(model, tokenizer, text: str, stride: int | None = None) -> TextSc
     )
 
 
+def log_probs(logits: torch.Tensor) -> torch.Tensor:
+    """log-softmax over the vocabulary in at least float32 (a bfloat16 model's logits are widened;
+    a float64 one's kept). (..., V) -> (..., V)"""
+    return F.log_softmax(logits.to(torch.promote_types(logits.dtype, torch.float32)), dim=-1)  # (..., V)
+
+
 @torch.no_grad()
 def summed_nll(model, ids: list[int], first: int, stride: int | None = None) -> float:
     """Σ_{j >= first} −ln p(ids[j] | the window before j), in nats. Target j is read from a window
@@ -131,7 +137,7 @@ def summed_nll(model, ids: list[int], first: int, stride: int | None = None) -> 
             batch = group[i : i + WINDOW_BATCH]
             x = torch.tensor([ids[a : stop - 1] for a, _, stop in batch], device=device)  # (B, length)
             y = torch.tensor([ids[a + 1 : stop] for a, _, stop in batch], device=device)  # (B, length)
-            logp = F.log_softmax(model(x).float(), dim=-1)  # (B, length, V)
+            logp = log_probs(model(x))  # (B, length, V)
             nll = -logp.gather(-1, y.unsqueeze(-1)).squeeze(-1)  # (B, length): position p predicts y[p]
             for row, (a, end, stop) in enumerate(batch):
                 total += nll[row, end - 1 - a : stop - 1 - a].sum().item()  # the targets end..stop-1
@@ -160,7 +166,7 @@ def window_stats(model, batches: Iterable[tuple[torch.Tensor, torch.Tensor]]) ->
     windows = 0
     confidence, correct = [], []
     for x, y in batches:
-        logp = F.log_softmax(model(x).float(), dim=-1)  # (B, T, V)
+        logp = log_probs(model(x))  # (B, T, V)
         nll = -logp.gather(-1, y.unsqueeze(-1)).squeeze(-1)  # (B, T)
         sums = nll.sum(0) if sums is None else sums + nll.sum(0)  # (T,)
         windows += x.size(0)
@@ -279,7 +285,7 @@ def loglikelihood(model, context: list[int], continuation: list[int]) -> tuple[f
     window = whole[-(L + 1) :]
     device = next(model.parameters()).device
     x = torch.tensor([window[:-1]], device=device)  # (1, T)
-    logp = F.log_softmax(model(x).float(), dim=-1)[0]  # (T, V)
+    logp = log_probs(model(x))[0]  # (T, V)
     targets = torch.tensor(window[-len(continuation) :], device=device)  # (n,)
     rows = logp[-len(continuation) :]  # (n, V): the positions that predict the continuation
     return rows.gather(-1, targets.unsqueeze(-1)).sum().item(), len(whole) > L + 1

@@ -115,8 +115,8 @@ EN = {
     "index of the right one, counting from 0.",
     "error.eval.empty_context": '{path}, line {line}: "context" gives the model no token to start from: write the '
     "question's text there.",
-    "error.eval.empty_choice": "{path}, line {line}: the choice {choice!r} is no token after the context: write a "
-    "choice the tokenizer reads.",
+    "error.eval.empty_choice": "{path}, line {line}: the choice {choice!r} adds no token after the context: write a "
+    "choice the tokenizer reads there (for a word tokenizer, begin it with a space).",
     "error.eval.choice_too_long": "{path}, line {line}: a choice of {n} tokens does not fit the model's "
     "max_len={max_len}: shorten it.",
     "error.eval.out_is_file": "--out {out} is a file: give a folder for card.json and card.png.",
@@ -229,8 +229,8 @@ ZH = {
     "error.eval.answer_range": '{path} 第 {line} 行："answer" 是 {answer}，但只有 {n} 个选项：请给出正确选项的'
     "序号，从 0 数起。",
     "error.eval.empty_context": '{path} 第 {line} 行："context" 没有给模型任何可以开始的词元：请在那里写上题目的文本。',
-    "error.eval.empty_choice": "{path} 第 {line} 行：选项 {choice!r} 在上下文之后不构成任何词元：请写一个分词器"
-    "能读的选项。",
+    "error.eval.empty_choice": "{path} 第 {line} 行：选项 {choice!r} 在上下文之后没有增加任何词元：请写一个分词器"
+    "在那里能读出的选项（词级分词器的选项要以空格开头）。",
     "error.eval.choice_too_long": "{path} 第 {line} 行：一个 {n} 个词元的选项放不进模型的 max_len={max_len}："
     "请缩短它。",
     "error.eval.out_is_file": "--out {out} 是一个文件：请给出放 card.json 和 card.png 的文件夹。",

@@ -116,16 +116,22 @@ def default_prompt(run: EvalRun) -> str:
     return example[0] + " " if example else tok.decode([0])
 
 
+def prompt_fits(run: EvalRun, prompt: str) -> list[int]:
+    """The prompt's ids, refused when empty or when it leaves the model no room to write."""
+    prompt_ids = run.tokenizer.encode(prompt)
+    if not prompt_ids:
+        raise UsageError("error.sample.empty_prompt")
+    L = run.model.cfg.max_len
+    if len(prompt_ids) >= L:
+        raise UsageError("error.eval.prompt_too_long", n=len(prompt_ids), max_len=L, most=L - 1)
+    return prompt_ids
+
+
 def draw_samples(run: EvalRun, prompt: str, s: EvalConfig) -> list[list[int]]:
     """s.samples continuations of `prompt` (ids, prompt excluded), drawn as `sample.sample` draws them:
     one batch, one torch.Generator seeded with s.seed."""
     model = run.model
-    prompt_ids = run.tokenizer.encode(prompt)
-    if not prompt_ids:
-        raise UsageError("error.sample.empty_prompt")
-    L = model.cfg.max_len
-    if len(prompt_ids) >= L:
-        raise UsageError("error.eval.prompt_too_long", n=len(prompt_ids), max_len=L, most=L - 1)
+    prompt_ids = prompt_fits(run, prompt)
     device = next(model.parameters()).device
     generator = torch.Generator(device=device).manual_seed(s.seed)
     ids = torch.tensor([prompt_ids] * s.samples, dtype=torch.long, device=device)  # (N, T0)
@@ -283,6 +289,8 @@ def evaluate(run_dir, s: EvalConfig, against=None) -> dict:
     questions = read_questions(s.questions) if s.questions else None  # refused before any model runs
     text = held_out(runs[0], s.text, s.cache_dir)
     prompt = s.prompt if s.prompt is not None else default_prompt(runs[0])
+    for run in runs:
+        prompt_fits(run, prompt)  # before any figure is computed
     scored = text.text[: s.max_chars]
     card = {
         "card": CARD,

@@ -160,6 +160,25 @@ def test_an_earlier_card_is_replaced_with_a_word_and_a_user_s_file_never(runs, c
     assert e.value.key == "error.eval.not_a_card" and e.value.fields == {"path": mine / "card.json", "out": mine}
 
 
+def test_multiple_choice_on_a_real_run_is_the_library_s_score(runs, capsys, tmp_path):
+    from glassformer.evaluation import read_questions, score_choices
+
+    questions = tmp_path / "q.jsonl"
+    lines = [
+        {"context": "the cat sat on the", "choices": [" mat.", " moon"], "answer": 0},
+        {"context": "the dog ran", "choices": [" under", " mat mat mat mat"], "answer": 1},
+    ]
+    questions.write_text("".join(json.dumps(q) + "\n" for q in lines), encoding="utf-8")
+    code, out, _ = eval_cli(runs, capsys, runs["char"], "--questions", str(questions), "--out", str(tmp_path))
+    assert code == 0
+    choices = strict_json(tmp_path / "card.json")["runs"][0]["choices"]
+    run = load_run(runs["char"])
+    want = score_choices(run.model, run.tokenizer, read_questions(questions))
+    assert (choices["questions"], choices["acc"], choices["acc_norm"]) == (2, want.acc, want.acc_norm)
+    assert [i["loglikelihoods"] for i in choices["items"]] == [pytest.approx(i.loglikelihoods) for i in want.items]
+    assert "acc_norm" in out
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_bad_input_is_one_line_naming_the_fix(runs, capsys, tmp_path, lang):
     (tmp_path / "empty.jsonl").write_text("")

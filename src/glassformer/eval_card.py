@@ -104,16 +104,23 @@ def held_out(run: EvalRun, text_file: str | None = None, cache_dir: str | None =
     return HeldOut(run.tokenizer.decode(ids.tolist()), f"val:{source}", run.dir, ids)
 
 
-def default_prompt(run: EvalRun) -> str:
-    """A newline if the run's tokenizer writes it back, else the first word of its own training text."""
-    tok = run.tokenizer
+def default_prompt(runs: list[EvalRun]) -> str:
+    """A prompt every run of the card writes: a newline, else the first word of a run's own training
+    text (config.json's example), else the first run's token 0."""
+    firsts = [str(r.config.get("example") or "").split()[:1] for r in runs]
+    for candidate in ["\n", *(words[0] + " " for words in firsts if words)]:
+        if all(_reads(r.tokenizer, candidate) for r in runs):
+            return candidate
+    return runs[0].tokenizer.decode([0])
+
+
+def _reads(tokenizer, text: str) -> bool:
+    """Does the tokenizer turn `text` into tokens that spell it (whitespace aside)?"""
     try:
-        if tok.decode(tok.encode("\n")) == "\n":
-            return "\n"
+        ids = tokenizer.encode(text)
     except ValueError:
-        pass
-    example = str(run.config.get("example") or "").split()
-    return example[0] + " " if example else tok.decode([0])
+        return False
+    return bool(ids) and tokenizer.decode(ids).split() == text.split()
 
 
 def prompt_fits(run: EvalRun, prompt: str) -> list[int]:
@@ -288,7 +295,7 @@ def evaluate(run_dir, s: EvalConfig, against=None) -> dict:
     runs = [load_run(run_dir, s.best)] + ([load_run(against, s.best)] if against is not None else [])
     questions = read_questions(s.questions) if s.questions else None  # refused before any model runs
     text = held_out(runs[0], s.text, s.cache_dir)
-    prompt = s.prompt if s.prompt is not None else default_prompt(runs[0])
+    prompt = s.prompt if s.prompt is not None else default_prompt(runs)
     for run in runs:
         prompt_fits(run, prompt)  # before any figure is computed
     scored = text.text[: s.max_chars]
@@ -428,6 +435,7 @@ def card_table(card: dict) -> str:
         row(t("card.accuracy"), [_f(r["calibration"]["accuracy"]) for r in runs]),
         row(t("card.confidence"), [_f(r["calibration"]["confidence"]) for r in runs]),
     ]
+    lines += [t("card.not_exact", run=name) for name, b in zip(names, bpb, strict=True) if not b["exact"]]
     for n in NS:
         lines.append(row(t("card.distinct", n=n), [_f(r["samples"]["distinct"][str(n)]) for r in runs]))
     for n in NS:

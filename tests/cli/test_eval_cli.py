@@ -44,6 +44,7 @@ def runs(tmp_path_factory):
         "char": train(tmp, "char"),
         "seed7": train(tmp, "seed7", "--seed=7"),
         "bpe": train(tmp, "bpe", "--tokenizer", "bpe", "--vocab-size", "300"),
+        "word": train(tmp, "word", "--tokenizer", "word"),
     }
 
 
@@ -104,6 +105,20 @@ def test_a_char_run_and_a_bpe_run_are_scored_over_the_same_bytes(runs, capsys, t
     assert bpe["tokens"] < char["tokens"] and char["exact"] and bpe["exact"]
     assert [r["tokenizer"] for r in card["runs"]] == ["char", "bpe"]
     assert {"key": "text.tokenizer", "a": None, "b": "bpe"} in card["against"]["settings"]
+
+
+def test_a_word_run_beside_a_char_run_shares_the_prompt_and_the_bytes_and_is_marked_lossy(runs, capsys, tmp_path):
+    code, out, _ = eval_cli(runs, capsys, runs["char"], "--against", runs["word"], "--out", str(tmp_path))
+    assert code == 0  # the default prompt is one both write: not a newline, which a word tokenizer drops
+    card = strict_json(tmp_path / "card.json")
+    char, word = card["runs"]
+    assert char["samples"]["prompt"] == word["samples"]["prompt"] != "\n"
+    assert (
+        char["bits_per_byte"]["bytes"] == word["bits_per_byte"]["bytes"]
+        and word["bits_per_byte"]["tokens"] < (char["bits_per_byte"]["tokens"])
+    )
+    assert char["bits_per_byte"]["exact"] and not word["bits_per_byte"]["exact"]
+    assert out.count("not comparable") == 1
 
 
 def test_two_seeds_part_where_their_logs_say(runs, capsys, tmp_path):

@@ -39,7 +39,9 @@ EN = {
     "card.bpb.exact": "  tokenizer writes the text back",
     "card.bpb.unknown": "  unknown tokens",
     "card.yes": "yes",
-    "card.no": "no (not comparable)",
+    "card.no": "no",
+    "card.not_exact": "{run}: its tokenizer does not write the scored text back (a word tokenizer drops line breaks "
+    "and reads an unseen word as <UNK>), so its bits per byte is not comparable with the others'.",
     "card.loss_mean": "loss, mean over positions",
     "card.ece": "calibration error (ECE, {bins} bins)",
     "card.accuracy": "top-1 accuracy",
@@ -156,7 +158,9 @@ ZH = {
     "card.bpb.exact": "  分词器能原样写回文本",
     "card.bpb.unknown": "  未知词元数",
     "card.yes": "是",
-    "card.no": "否（不可比）",
+    "card.no": "否",
+    "card.not_exact": "{run}：它的分词器不能原样写回打分的文本（词级分词器会丢掉换行，把没见过的词读成 <UNK>），"
+    "所以它的每字节比特数与其他运行不可比。",
     "card.loss_mean": "损失（各位置的平均）",
     "card.ece": "校准误差（ECE，{bins} 个分箱）",
     "card.accuracy": "top-1 准确率",

@@ -273,6 +273,29 @@ class Preset:
     about: str = ""
 
 
+@dataclass
+class EvalConfig:
+    """What an evaluation card (`glassformer eval`, eval_card.py) measures with. Here, not in
+    eval_card.py, so `glassformer eval --help` states the defaults without importing torch."""
+
+    samples: int = 8  # texts drawn: enough for distinct-n over several, few enough for seconds on a CPU
+    max_new_tokens: int = 200  # per text: room for a loop (MIN_REPEATS copies of a line or two)
+    temperature: float = 1.0  # the model's own distribution (the CLI uses `glassformer sample`'s default)
+    top_k: int | None = None  # None: off, as in `glassformer sample`
+    top_p: float | None = None
+    seed: int = 0  # the samples' torch.Generator seed: the same card every time
+    prompt: str | None = None  # None: a newline if the tokenizer writes one, else the run's first word
+    max_chars: int = 20_000  # held-out characters scored for bits per byte: seconds for `baby` on a CPU
+    # Guo et al. 2017 measure the expected calibration error with 15 equal-width bins: enough to see a
+    # curve, few enough that a bin of a small evaluation still holds many tokens.
+    bins: int = 15
+    rtol: float | None = None  # one relative tolerance for every quantity; None: evaluation.RTOL's own
+    best: bool = False  # best.safetensors instead of the latest weights
+    cache_dir: str | None = None  # where prepared corpora live (train's --cache-dir); None: the default
+    text: str | None = None  # a held-out text file instead of the run's validation split
+    questions: str | None = None  # a JSONL file of multiple-choice questions
+
+
 def to_dict(cfg) -> dict:
     """A JSON-ready dict of a config (or preset)."""
     return dataclasses.asdict(cfg)

@@ -29,6 +29,7 @@ LAYERS = {
     "glassformer.sample": 3,
     "glassformer.logits_processors": 3,
     "glassformer.evaluation": 3,
+    "glassformer.eval_card": 3,
     "glassformer.translate": 3,
     "glassformer.post": 3,
     "glassformer.lessons": 4,

@@ -1,9 +1,9 @@
 """`glassformer <verb>`: a thin dispatcher. Each verb lives in a module here and only calls the
 library; a module adds its verbs with `register(subparsers)` (a module holds the verbs of one thing
 a user does: cli/train.py makes a model (data, train, demo, bench, import, export), cli/sample.py
-writes with one (sample), cli/inspect.py looks inside one (trace, attention, grads, params and the
-causal views patch, heads, attribute), cli/learn.py teaches (lesson, exercise, lab), cli/explore.py
-opens a browser (explore, notebooks)).
+writes with one (sample), cli/evaluate.py grades one (eval), cli/inspect.py looks inside one (trace,
+attention, grads, params and the causal views patch, heads, attribute), cli/learn.py teaches (lesson,
+exercise, lab), cli/explore.py opens a browser (explore, notebooks)).
 
 What every verb shares is done once, here:
   - option spelling: `--max-steps 500`, `--max_steps 500` and `--max_steps=500` are the same
@@ -62,6 +62,7 @@ from glassformer.text.corpora import default_cache_dir
 VERB_MODULES = [
     "train",  # data, train, demo, bench, import, export
     "sample",
+    "evaluate",  # eval
     "inspect",  # trace, attention, grads, params; patch, heads, attribute
     "learn",  # lesson, exercise, lab
     "explore",  # explore, notebooks

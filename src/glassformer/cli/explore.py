@@ -83,7 +83,9 @@ def register_notebooks(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-open", dest="open", action="store_false", help=t("help.notebooks.no_open"))
     # JupyterLab's own options come after `--`, so a mistyped option of ours is still refused before
     # anything is copied: glassformer notebooks -- --port 8899
-    p.add_argument("jupyter", nargs="*", metavar="-- JUPYTERLAB_OPTION", help=t("help.notebooks.jupyter"))
+    p.add_argument(
+        "jupyter", nargs="*", metavar="-- JUPYTERLAB_OPTION", help=t("help.notebooks.jupyter", example="-- --port 8899")
+    )
     p.set_defaults(func=run_notebooks)
 
 

@@ -88,27 +88,35 @@ def read_conversations(path: str | os.PathLike, need_assistant: bool = False) ->
     """Every conversation of a JSON Lines file, one ``{"messages": [...]}`` a line (blank lines skipped).
     A line that is not JSON, not such an object, or not a well-formed conversation is a DamagedFile
     naming the file and the line (counted from 1)."""
-    text = read_text(path, EXAMPLE_LINE)
     conversations = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, data in json_lines(path, "messages", EXAMPLE_LINE):
+        try:
+            conversations.append(check_conversation(data["messages"], need_assistant))
+        except UsageError as e:
+            raise DamagedFile("error.chat.line", path=path, line=number, detail=e) from None
+    return conversations
+
+
+def json_lines(path: str | os.PathLike, key: str, example: str) -> list[tuple[int, dict]]:
+    """(line number, object) of every non-blank line of a JSON Lines file, each an object holding
+    `key`; a line that is not, or a file with none, is a DamagedFile naming the file and the line
+    (counted from 1) beside an example line. Conversations, preference pairs and prompts read it."""
+    out = []
+    for number, line in enumerate(read_text(path, example).splitlines(), start=1):
         if not line.strip():
             continue
         try:
             data = json.loads(line)
         except json.JSONDecodeError as e:
             raise DamagedFile(
-                "error.chat.line_json", path=path, line=number, reason=e.msg, column=e.colno, example=EXAMPLE_LINE
+                "error.chat.line_json", path=path, line=number, reason=e.msg, column=e.colno, example=example
             ) from None
-        if not isinstance(data, dict) or "messages" not in data:
-            found = repr(data)[:60]
-            raise DamagedFile("error.chat.line_shape", path=path, line=number, found=found, example=EXAMPLE_LINE)
-        try:
-            conversations.append(check_conversation(data["messages"], need_assistant))
-        except UsageError as e:
-            raise DamagedFile("error.chat.line", path=path, line=number, detail=e) from None
-    if not conversations:
-        raise DamagedFile("error.chat.no_lines", path=path, example=EXAMPLE_LINE)
-    return conversations
+        if not isinstance(data, dict) or key not in data:
+            raise DamagedFile("error.chat.line_shape", path=path, line=number, found=repr(data)[:60], example=example)
+        out.append((number, data))
+    if not out:
+        raise DamagedFile("error.chat.no_lines", path=path, example=example)
+    return out
 
 
 def write_conversations(path: str | os.PathLike, conversations: list[list[Message]]) -> None:

@@ -18,14 +18,12 @@ character vocabulary then holds every character a chat of them writes).
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from dataclasses import dataclass
 from typing import Any
 
 from glassformer.errors import DamagedFile, UsageError
-from glassformer.files import read_text
-from glassformer.post.chat import Message, check_conversation, read_conversations
+from glassformer.post.chat import Message, check_conversation, json_lines, read_conversations
 from glassformer.post.grpo import addition_prompts
 
 BUILTIN = "builtin:arithmetic"
@@ -103,33 +101,13 @@ def load(method: str, source: str) -> tuple[list[Any], dict[str, str]]:
     if method == "sft":
         return read_conversations(source, need_assistant=True), identity
     if method == "dpo":
-        return [_preference(source, n, d) for n, d in _lines(source, PREFERENCE_LINE)], identity
-    return [_question(source, n, d) for n, d in _lines(source, PROMPT_LINE)], identity
+        return [_preference(source, n, d) for n, d in json_lines(source, "prompt", PREFERENCE_LINE)], identity
+    return [_question(source, n, d) for n, d in json_lines(source, "prompt", PROMPT_LINE)], identity
 
 
 def file_sha256(path: str | os.PathLike) -> str:
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
-
-
-def _lines(path: str, example: str) -> list[tuple[int, dict]]:
-    """(line number, object) of every non-blank line; a line that is not a JSON object names itself."""
-    out = []
-    for number, line in enumerate(read_text(path, example).splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise DamagedFile(
-                "error.chat.line_json", path=path, line=number, reason=e.msg, column=e.colno, example=example
-            ) from None
-        if not isinstance(data, dict) or "prompt" not in data:
-            raise DamagedFile("error.chat.line_shape", path=path, line=number, found=repr(data)[:60], example=example)
-        out.append((number, data))
-    if not out:
-        raise DamagedFile("error.chat.no_lines", path=path, example=example)
-    return out
 
 
 def _prompt(path: str, number: int, messages: Any) -> list[Message]:

@@ -158,17 +158,22 @@ def _check_fields(value: dict, shape: dict, where: str, path: Path) -> None:
         if name not in value:
             raise DamagedFile("error.lab.results_missing", path=path, field=field, fix=_results_fix(path))
         if not isinstance(value[name], KINDS[kind]) or (kind != FLAG and isinstance(value[name], bool)):
-            raise DamagedFile(
-                "error.lab.results_type",
-                path=path,
-                field=field,
-                want=messages.t(f"lab.report.want.{kind}"),
-                fix=_results_fix(path),
-            )
+            raise _wrong_type(path, field, kind)
 
 
 def _results_fix(path: Path) -> str:
     return messages.t("fix.lab_results", name=path.parent.name, path=path)
+
+
+def _wrong_type(path: Path, field: str, want: str) -> DamagedFile:
+    """The error for a results.json field of the wrong type (`want`: lab.report.want.<want>)."""
+    return DamagedFile(
+        "error.lab.results_type",
+        path=path,
+        field=field,
+        want=messages.t(f"lab.report.want.{want}"),
+        fix=_results_fix(path),
+    )
 
 
 def read_record(path: str | Path) -> dict:
@@ -177,25 +182,13 @@ def read_record(path: str | Path) -> dict:
     path = Path(path)
     record = read_json(path, _results_fix(path), most=RESULTS_MOST)
     if not isinstance(record, dict):
-        raise DamagedFile(
-            "error.lab.results_type",
-            path=path,
-            field="results.json",
-            want=messages.t("lab.report.want.object"),
-            fix=_results_fix(path),
-        )
+        raise _wrong_type(path, "results.json", "object")
     _check_fields(record, RECORD, "", path)
     _check_fields(record["machine"], MACHINE, "machine.", path)
     for i, claim in enumerate(record["claims"]):
         where = f"claims[{i}]."
         if not isinstance(claim, dict):
-            raise DamagedFile(
-                "error.lab.results_type",
-                path=path,
-                field=where[:-1],
-                want=messages.t("lab.report.want.object"),
-                fix=_results_fix(path),
-            )
+            raise _wrong_type(path, where[:-1], "object")
         _check_fields(claim, {**CLAIM, **(LEDGER_CLAIM if claim.get("paper") else {})}, where, path)
         if claim["level"] not in LEVELS:
             raise DamagedFile(
@@ -207,13 +200,7 @@ def read_record(path: str | Path) -> dict:
                 fix=_results_fix(path),
             )
     if not all(isinstance(name, str) for name in record["figures"]):
-        raise DamagedFile(
-            "error.lab.results_type",
-            path=path,
-            field="figures",
-            want=messages.t("lab.report.want.names"),
-            fix=_results_fix(path),
-        )
+        raise _wrong_type(path, "figures", "names")
     return record
 
 

@@ -178,6 +178,31 @@ def attention_view(
 # JSON inside <script>: escape what could end the script or form a URL ("http:\/\/" is inert).
 _SAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "/": "\\/"}
 
+
+def script_json(value) -> str:
+    """`value` as compact JSON to sit in a page's <script> (Chinese written as itself), with nothing in
+    it that could end the script or form a URL. Every offline page with data uses it (the lab's
+    attention-steps page too)."""
+    data = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    for ch, escaped in _SAFE.items():
+        data = data.replace(ch, escaped)
+    return data
+
+
+# The script pieces every offline page with words and a colour scale shares: its words (DATA.words,
+# in its language) with their {fields} filled in, and viridis.
+FILL_JS = """
+const fill = (s, f) => Object.keys(f).reduce((a, k) => a.split("{" + k + "}").join(f[k]), s);
+"""
+VIRIDIS_JS = """
+function viridis(x) {  // a few stops of viridis, linearly interpolated
+  const s = [[68,1,84],[59,82,139],[33,145,140],[94,201,98],[253,231,37]];
+  const p = Math.min(0.9999, Math.max(0, x)) * (s.length - 1), i = Math.floor(p), f = p - i;
+  const c = s[i].map((v, k) => Math.round(v + f * (s[i + 1][k] - v)));
+  return `rgb(${c[0]},${c[1]},${c[2]})`;
+}
+"""
+
 CSS = """
 body { font-family: SANS; margin: 1.2em; color: #222; }
 select { font-family: inherit; }
@@ -194,19 +219,14 @@ tr.on th { color: #e67e22; font-weight: bold; }
 .note { color: #666; font-size: 0.9em; }
 """
 
-JS = """
+JS = (
+    FILL_JS
+    + VIRIDIS_JS
+    + """
 const L = DATA.weights.length, H = DATA.weights[0].length, T = DATA.tokens.length, ROW = 22;
 const $ = (id) => document.getElementById(id);
 let focus = null, side = null;  // hovered token index and which column it is in
-// the page's words (DATA.words, in its language) with their {fields} filled in
-const fill = (s, f) => Object.keys(f).reduce((a, k) => a.split("{" + k + "}").join(f[k]), s);
 function hue(h) { return `hsl(${Math.round(360 * h / H)}, 70%, 45%)`; }
-function viridis(x) {  // a few stops of viridis, linearly interpolated
-  const s = [[68,1,84],[59,82,139],[33,145,140],[94,201,98],[253,231,37]];
-  const p = Math.min(0.9999, Math.max(0, x)) * (s.length - 1), i = Math.floor(p), f = p - i;
-  const c = s[i].map((v, k) => Math.round(v + f * (s[i + 1][k] - v)));
-  return `rgb(${c[0]},${c[1]},${c[2]})`;
-}
 function heads() { const v = $("head").value; return v === "all" ? [...Array(H).keys()] : [+v]; }
 function tokenColumn(id, cls) {
   const col = $(id); col.className = "col " + cls; col.innerHTML = "";
@@ -264,6 +284,7 @@ for (let h = 0; h < H; h++) $("head").add(new Option(fill(DATA.words.head, {n: h
 $("layer").onchange = $("head").onchange = draw;
 tokenColumn("q", "q"); tokenColumn("k", "k"); draw();
 """
+)
 
 PAGE = """<!DOCTYPE html>
 <html lang="{lang}"><head><meta charset="utf-8"><title>{title}</title>
@@ -308,9 +329,7 @@ def attention_page(W, hidden, labels) -> str:
         "matrix": t("pictures.attn.page.matrix", layer="{l}", head="{h}"),
         "masked": t("pictures.attn.page.masked"),
     }
-    data = json.dumps({"tokens": labels, "weights": weights, "words": words}, ensure_ascii=False)
-    for ch, escaped in _SAFE.items():
-        data = data.replace(ch, escaped)
+    data = script_json({"tokens": labels, "weights": weights, "words": words})
     shown = {k: t(f"pictures.attn.page.{k}") for k in ("title", "heading", "note")}
     text = "".join([*labels, *words.values(), *shown.values()])  # every character the page may draw
     return PAGE.format(

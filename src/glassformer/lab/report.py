@@ -2,8 +2,10 @@
 
 Everything is read back from the experiments' results.json files: the index shows what was
 measured, never a second copy of it. The HTML page has no script from anywhere, no font or style
-sheet from anywhere and no URL: its figures are the PNGs beside it, named by relative paths, so
-the folder opens offline as it is (and docs/lab/ reads the same on a code host).
+sheet from anywhere and no URL: its figures are the PNGs beside it, named by relative paths, and the
+shipped CJK font travels inside it (cut to its characters), so the folder opens offline as it is,
+Chinese drawn on a machine without a CJK font (and docs/lab/ reads the same on a code host). It opens
+in the current language (--lang); a switch shows the other.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 from glassformer import messages
 from glassformer.errors import DamagedFile, NotFound, UsageError
 from glassformer.files import read_json, write_text_atomic
+from glassformer.fonts import SANS, embedded_css, html_lang
 
 LANGS = messages.LANGS  # a report holds every language side by side
 LEVELS = ("holds", "half-true", "fails")  # the three verdicts a rule can return
@@ -323,8 +326,8 @@ def index_markdown(records: list[dict]) -> str:
 
 
 CSS = """
-body { font-family: "Noto Sans CJK SC", "Microsoft YaHei", "PingFang SC", "DejaVu Sans", sans-serif;
-       max-width: 1100px; margin: 1.5em auto; padding: 0 1em; color: #222; line-height: 1.45; }
+body { font-family: SANS; max-width: 1100px; margin: 1.5em auto; padding: 0 1em; color: #222; line-height: 1.45; }
+select { font-family: inherit; }
 .lang-zh .en, .lang-en .zh { display: none; }
 .verdict { font-weight: bold; padding: 0 0.4em; border-radius: 3px; }
 .holds { background: #d4edda; } .half-true { background: #fff3cd; } .fails { background: #f8d7da; }
@@ -336,9 +339,13 @@ td, th { border: 1px solid #ccc; padding: 0.3em; vertical-align: top; }
 """
 
 JS = """
-function setLang(l) { document.body.className = "lang-" + l; }
-document.getElementById("lang").onchange = (e) => setLang(e.target.value);
-setLang("en");
+const pick = document.getElementById("lang");
+function setLang() {  // the chosen language's texts shown, and <html lang> (the glyph forms) set to it
+  document.body.className = "lang-" + pick.value;
+  document.documentElement.lang = pick.selectedOptions[0].dataset.lang;
+}
+pick.onchange = setLang;
+setLang();
 """
 
 
@@ -393,13 +400,22 @@ def index_html(records: list[dict]) -> str:
         for name in r["figures"]:
             src = html.escape(f"{r['experiment']}/{name}")
             body.append(f'<img src="{src}" alt="{html.escape(name)}">')
-    options = "".join(f'<option value="{lang}">{text(lang, "lab.report.lang")}</option>' for lang in LANGS)
-    return (
-        '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>glassformer lab</title>'
-        f'<style>{CSS}</style></head>\n<body>\n<select id="lang">{options}</select>\n'
-        + "\n".join(body)
-        + f"\n<script>{JS}</script>\n</body></html>\n"
+    options = "".join(_option(lang) for lang in LANGS)
+    page = "\n".join(body)
+    return (  # the shipped font inside, cut to the page's characters: Chinese draws without a CJK font
+        f'<!DOCTYPE html>\n<html lang="{html_lang()}"><head><meta charset="utf-8"><title>glassformer lab</title>'
+        f"<style>{embedded_css(options + page)}{CSS.replace('SANS', SANS)}</style></head>\n<body>\n"
+        f'<select id="lang">{options}</select>\n{page}\n<script>{JS}</script>\n</body></html>\n'
     )
+
+
+def _option(lang: str) -> str:
+    """The language switch's entry for `lang`: chosen when it is the current language (--lang), with
+    the <html lang> the page takes when it is picked."""
+    chosen = " selected" if lang == messages.language() else ""
+    with messages.in_language(lang):
+        tag = html_lang()
+    return f'<option value="{lang}" data-lang="{tag}"{chosen}>{html.escape(text(lang, "lab.report.lang"))}</option>'
 
 
 def write_index(root: str | Path) -> tuple[Path, Path]:

@@ -109,6 +109,15 @@ EN = {
     "pictures.lab.attention-steps.step": "step {step}",
     "pictures.lab.attention-steps.head": "layer {layer} · head {head}",
     "pictures.lab.attention-steps.title": "attention weights (rows = query, columns = key; white = masked)",
+    # its offline page (attention_steps.html) with a step slider
+    "pictures.lab.attention-steps.page.title": "glassformer attention across training",
+    "pictures.lab.attention-steps.page.heading": "Attention across training",
+    "pictures.lab.attention-steps.page.note": (
+        "Move the slider to see one head's map at each recorded step (rows = query, columns = key, grey = masked). "
+        "Normalised entropy 1 = weight spread evenly, 0 = all on one key."
+    ),
+    "pictures.lab.attention-steps.page.slider": "step",
+    "pictures.lab.attention-steps.page.entropy": "mean normalised entropy {value}",
     # ------------------------------------------------------------------ length
     "lab.length.title": "Positions past the training length",
     "lab.length.setup": (
@@ -917,6 +926,15 @@ ZH = {
     "pictures.lab.attention-steps.step": "第 {step} 步",
     "pictures.lab.attention-steps.head": "第 {layer} 层 · 头 {head}",
     "pictures.lab.attention-steps.title": "注意力权重（行 = 查询，列 = 键；白色 = 被遮住）",
+    # 带步数滑块的离线页面（attention_steps.html）
+    "pictures.lab.attention-steps.page.title": "glassformer 训练过程中的注意力",
+    "pictures.lab.attention-steps.page.heading": "训练过程中的注意力",
+    "pictures.lab.attention-steps.page.note": (
+        "拖动滑块，查看一个头在每个记录步的注意力图（行 = 查询，列 = 键，灰色 = 被遮住）。"
+        "归一化熵 1 = 权重均匀分布，0 = 全部落在一个键上。"
+    ),
+    "pictures.lab.attention-steps.page.slider": "步数",
+    "pictures.lab.attention-steps.page.entropy": "平均归一化熵 {value}",
     # ------------------------------------------------------------------ length
     "lab.length.title": "超出训练长度的位置",
     "lab.length.setup": (

@@ -18,6 +18,7 @@ from torch.autograd import gradcheck
 
 from glassformer import numpy_ref as ref
 from glassformer.errors import UsageError
+from glassformer.inspect.params import derived_parts
 from glassformer.nn.mla import (
     LatentAttention,
     LatentCache,
@@ -233,12 +234,34 @@ def test_gradcheck_plain_and_absorbed():
     assert gradcheck(lambda x: (ours(x), ours(x, absorbed=True)), (x,))
 
 
-def test_param_formulas_add_up():
-    for q_rank, bias in ((R_Q, True), (None, False)):
-        ours = LatentAttention(mla_config(q_rank, True, "plain", bias))
-        declared = ours.param_formulas() + ours.kv_norm.param_formulas()
-        declared += ours.q_norm.param_formulas() if q_rank else []
-        assert sum(f.value() for f in declared) == sum(p.numel() for p in ours.parameters())
+LETTER_SIZES = {"C": C, "H": H, "R_q": R_Q, "R_kv": R_KV, "D_n": D_N, "D_r": D_R, "D_v": D_V}
+
+
+@pytest.mark.parametrize("q_rank, bias", [(R_Q, True), (None, False)])
+def test_the_derived_formulas_add_up(q_rank, bias):
+    ours = LatentAttention(mla_config(q_rank, True, "plain", bias))
+    parts = derived_parts(ours, LETTER_SIZES)  # the params view's formulas, from the Linears and the two norms
+    assert sum(f.value() for _, f in parts) == sum(p.numel() for p in ours.parameters())
+
+
+def test_the_derived_formulas_read_as_the_layer_s_letters():
+    """Sizes no two of which add or multiply into another's, so each projection reads as it is built:
+    W_UQ R_q -> H·(D_n + D_r), W_DKV C -> R_kv + D_r, W_UK and W_UV R_kv -> H·(D_n + D_v), W_O H·D_v -> C."""
+    sizes = {"C": 64, "H": 4, "R_q": 24, "R_kv": 16, "D_n": 8, "D_r": 6, "D_v": 10}
+    ours = LatentAttention(MLAConfig(64, 4, 16, 8, 6, 10, q_rank=24, bias=True))
+    parts = derived_parts(ours, sizes)
+    assert [(p, f.formula) for p, f in parts] == [
+        ("q_down", "C·R_q + R_q"),
+        ("q_norm", "R_q"),
+        ("q_up", "R_q·(H·(D_n + D_r))"),
+        ("kv_down", "C·(R_kv + D_r) + (R_kv + D_r)"),
+        ("kv_norm", "R_kv"),
+        ("kv_up", "R_kv·(H·(D_n + D_v))"),
+        ("proj", "(H·D_v)·C + C"),
+        ("rotary", "0"),
+    ]
+    assert [f.note for p, f in parts if p in ("q_up", "kv_down")] == ["R_q -> H·(D_n + D_r)", "C -> R_kv + D_r"]
+    assert sum(f.value() for _, f in parts) == sum(p.numel() for p in ours.parameters())
 
 
 # ---- what a cache costs --------------------------------------------------------------------------------------

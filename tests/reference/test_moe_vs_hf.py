@@ -21,6 +21,7 @@ from torch.autograd import gradcheck
 
 from glassformer import numpy_ref as ref
 from glassformer.errors import UsageError
+from glassformer.inspect.params import derived_parts
 from glassformer.nn.moe import (
     MixtureOfExperts,
     Router,
@@ -304,10 +305,20 @@ def test_an_expert_can_be_ablated_through_its_hook_point():
     assert_close("without expert 1", ours(x), full - share["one"], 1e-12)
 
 
-def test_param_formulas_add_up():
+def test_the_derived_formulas_add_up():
+    """The params view derives the router's E·C, the E experts as one part and the shared experts'
+    2F-wide projections (n_shared = 2), and they add up to the real count."""
     ours = MixtureOfExperts(C, FF, E, Routing("sigmoid", 2), n_shared=2)
-    declared = ours.router.param_formulas() + [f for m in (*ours.experts, ours.shared) for f in m.param_formulas()]
-    assert sum(f.value() for f in declared) == sum(p.numel() for p in ours.parameters())
+    parts = derived_parts(ours, {"C": C, "F": FF, "E": E, "K": 2})
+    assert [(p, f.formula) for p, f in parts] == [
+        ("router", "E·C"),
+        ("experts", "E·(C·F + C·F + F·C)"),
+        ("shared.gate", "C·2F"),
+        ("shared.up", "C·2F"),
+        ("shared.down", "2F·C"),
+    ]
+    assert [f.note for _, f in parts[:2]] == ["formula.Router", "formula.experts"]
+    assert sum(f.value() for _, f in parts) == sum(p.numel() for p in ours.parameters())
     assert sum(p.numel() for p in ours.parameters()) == E * C + E * 3 * C * FF + 3 * C * 2 * FF
     assert "selection_bias" in ours.router.state_dict() and "selection_bias" not in dict(ours.named_parameters())
 

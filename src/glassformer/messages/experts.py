@@ -36,7 +36,8 @@ EN = {
     "letter.D_r": "rotary features per head (qk_rope_head_dim)",
     "letter.D_v": "value features per head (v_head_dim)",
     # ---- parameter notes -----------------------------------------------------------------------------------
-    "formula.router": "one row of W_r per expert",
+    "formula.Router": "one row of W_r per expert",
+    "formula.experts": "E experts, each its own gate, up and down",
     # ---- errors --------------------------------------------------------------------------------------------
     "error.moe.rule": "routing rule {rule!r} is not one of {names}: softmax (Mixtral, Qwen3-MoE) or sigmoid "
     "(DeepSeek-V3).",
@@ -87,7 +88,8 @@ ZH = {
     "letter.D_r": "每个头的旋转特征数（qk_rope_head_dim）",
     "letter.D_v": "每个头的值特征数（v_head_dim）",
     # ---- 参数注释 --------------------------------------------------------------------------------------------
-    "formula.router": "每个专家一行 W_r",
+    "formula.Router": "每个专家一行 W_r",
+    "formula.experts": "E 个专家，各有自己的 gate、up 和 down",
     # ---- 错误 ------------------------------------------------------------------------------------------------
     "error.moe.rule": "路由规则 {rule!r} 不是 {names} 之一：softmax（Mixtral、Qwen3-MoE）或 sigmoid（DeepSeek-V3）。",
     "error.moe.experts": "混合专家至少需要一个路由专家；得到的是 n_experts={n_experts}。",

@@ -26,8 +26,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from glassformer.errors import UsageError
-from glassformer.nn.formula import ParamFormula, linear_formula
-from glassformer.nn.hooks import hook
+from glassformer.nn.hooks import HookPoint
 
 GATES: dict[str, Callable[[Tensor], Tensor]] = {
     "swiglu": F.silu,  # z · σ(z)
@@ -49,18 +48,10 @@ class GatedFeedForward(nn.Module):
         self.gate = nn.Linear(d_model, d_ff, bias=bias)  # W_gate: the path the activation opens or closes
         self.up = nn.Linear(d_model, d_ff, bias=bias)  # W_up: the path that carries the values
         self.down = nn.Linear(d_ff, d_model, bias=bias)  # W_down: back to the residual width
-        self.hook_gate = hook("ffn_hidden", f"{axes} F", "glu.gate")
-        self.hook_up = hook("ffn_hidden", f"{axes} F", "glu.up")
-        self.hook_hidden = hook("ffn_hidden", f"{axes} F", "glu.hidden")
-        self.hook_out = hook("ffn_out", f"{axes} C", "ffn_out")
-
-    def param_formulas(self) -> list[ParamFormula]:
-        C, F_ = self.gate.in_features, self.gate.out_features
-        return [
-            linear_formula("gate", "C", "F", self.bias, symbolic="C -> F", C=C, F=F_),
-            linear_formula("up", "C", "F", self.bias, symbolic="C -> F", C=C, F=F_),
-            linear_formula("down", "F", "C", self.bias, symbolic="F -> C", C=C, F=F_),
-        ]
+        self.hook_gate = HookPoint("ffn_hidden", f"{axes} F", "glu.gate")
+        self.hook_up = HookPoint("ffn_hidden", f"{axes} F", "glu.up")
+        self.hook_hidden = HookPoint("ffn_hidden", f"{axes} F", "glu.hidden")
+        self.hook_out = HookPoint("ffn_out", f"{axes} C", "ffn_out")
 
     def forward(self, x: Tensor) -> Tensor:
         gate = self.hook_gate(self.act(self.gate(x)))  # (B, T, F) act(x·W_gate)

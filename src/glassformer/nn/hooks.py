@@ -34,7 +34,9 @@ from glassformer.errors import Clause, Joined, NoKey, UsageError
 STAGES = (
     "embedding",
     "position",
+    "mla",
     "qkv",
+    "qk_norm",
     "rotary",
     "alibi",
     "scores",
@@ -46,9 +48,12 @@ STAGES = (
     "cross_out",
     "residual",
     "layer_norm",
+    "rms_norm",
     "final_norm",
     "identity",
+    "router",
     "ffn_hidden",
+    "moe",
     "ffn_out",
     "memory",
     "logits",
@@ -58,7 +63,10 @@ STAGES = (
 # The letters every shape comment, hook declaration and parameter formula uses (nn/__init__.py states
 # them in prose), in the order the views list them; what each stands for is the glossary's
 # `letter.<L>`. A new letter is added here and there once; one missing still works, unexplained.
-LETTERS = ("B", "T", "T_q", "T_k", "S", "C", "H", "D", "F", "V", "L", "d_in", "d_out")
+LETTERS = (
+    *("B", "T", "T_q", "T_k", "S", "C", "H", "H_kv", "D", "D_n", "D_r", "D_v", "R_q", "R_kv"),
+    *("F", "E", "K", "N_e", "V", "L", "d_in", "d_out"),
+)
 
 
 class Term:

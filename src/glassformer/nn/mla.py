@@ -55,8 +55,7 @@ from torch import Tensor, nn
 from glassformer.errors import UsageError
 from glassformer.nn.attention import causal_mask, scaled_dot_product_attention
 from glassformer.nn.attention_variants import kv_groups
-from glassformer.nn.formula import ParamFormula, linear_formula
-from glassformer.nn.hooks import hook
+from glassformer.nn.hooks import HookPoint
 from glassformer.nn.rmsnorm import RMSNorm
 from glassformer.nn.rope_scaling import PLAIN, RopeScaling, ScaledRotary
 
@@ -176,35 +175,15 @@ class LatentAttention(nn.Module):
         self.proj = nn.Linear(H * cfg.d_v, C, bias=cfg.bias)  # W_O
         self.rotary = ScaledRotary(cfg.d_rope, cfg.base, cfg.scaling)
         self.scale = softmax_scale(cfg)
-        self.hook_q_latent = hook("mla", "B T R_q", "mla.q_latent")
-        self.hook_kv_latent = hook("mla", "B T R_kv", "mla.kv_latent")
-        self.hook_q = hook("qkv", "B H T D", "mla.q")
-        self.hook_k = hook("qkv", "B H T_k D", "mla.k")
-        self.hook_v = hook("qkv", "B H T_k D_v", "mla.v")
-        self.hook_scores = hook("scores", "B H T_q T_k", "mla.scores")
-        self.hook_weights = hook("weights", "B H T_q T_k", "attn.weights")
-        self.hook_z = hook("z", "B H T D_v", "attn.z")
-        self.hook_out = hook("attn_out", "B T C", "attn.out")
-
-    def param_formulas(self) -> list[ParamFormula]:
-        cfg = self.cfg
-        sizes = {"C": cfg.d_model, "H": cfg.n_heads, "R_kv": cfg.kv_rank, "D_n": cfg.d_nope, "D_r": cfg.d_rope}
-        sizes |= {"D_v": cfg.d_v} | ({"R_q": cfg.q_rank} if cfg.q_rank is not None else {})
-
-        def linear(part: str, n_in: str, n_out: str, bias: bool) -> ParamFormula:
-            return ParamFormula(part, linear_formula(part, n_in, n_out, bias).formula, sizes, f"{n_in} -> {n_out}")
-
-        queries = (
-            [linear("q_down", "C", "R_q", cfg.bias), linear("q_up", "R_q", "H·(D_n + D_r)", False)]
-            if cfg.q_rank is not None
-            else [linear("q_proj", "C", "H·(D_n + D_r)", False)]
-        )
-        return [
-            *queries,
-            linear("kv_down", "C", "(R_kv + D_r)", cfg.bias),
-            linear("kv_up", "R_kv", "H·(D_n + D_v)", False),
-            linear("proj", "H·D_v", "C", cfg.bias),
-        ]
+        self.hook_q_latent = HookPoint("mla", "B T R_q", "mla.q_latent")
+        self.hook_kv_latent = HookPoint("mla", "B T R_kv", "mla.kv_latent")
+        self.hook_q = HookPoint("qkv", "B H T D", "mla.q")
+        self.hook_k = HookPoint("qkv", "B H T_k D", "mla.k")
+        self.hook_v = HookPoint("qkv", "B H T_k D_v", "mla.v")
+        self.hook_scores = HookPoint("scores", "B H T_q T_k", "mla.scores")
+        self.hook_weights = HookPoint("weights", "B H T_q T_k", "attn.weights")
+        self.hook_z = HookPoint("z", "B H T D_v", "attn.z")
+        self.hook_out = HookPoint("attn_out", "B T C", "attn.out")
 
     def queries(self, x: Tensor) -> Tensor:
         """x (B, T, C) -> every head's query (B, H, T, D_n + D_r), before RoPE."""

@@ -65,9 +65,8 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from glassformer.errors import UsageError
-from glassformer.nn.formula import ParamFormula, counted
 from glassformer.nn.glu import GatedFeedForward
-from glassformer.nn.hooks import hook
+from glassformer.nn.hooks import HookPoint
 from glassformer.nn.rmsnorm import NARROW
 
 RULES = ("softmax", "sigmoid")
@@ -139,13 +138,10 @@ class Router(nn.Module):
             self.register_buffer("selection_bias", torch.zeros(n_experts))  # (E,)
         else:
             self.selection_bias = None
-        self.hook_logits = hook("router", "B T E", "router.logits")
-        self.hook_scores = hook("router", "B T E", f"router.{routing.rule}")
-        self.hook_experts = hook("router", "B T K", "router.experts")
-        self.hook_weights = hook("router", "B T K", "router.weights")
-
-    def param_formulas(self) -> list[ParamFormula]:
-        return [counted("", "E·C", {"E": self.n_experts, "C": self.weight.size(1)}, note="router")]
+        self.hook_logits = HookPoint("router", "B T E", "router.logits")
+        self.hook_scores = HookPoint("router", "B T E", f"router.{routing.rule}")
+        self.hook_experts = HookPoint("router", "B T K", "router.experts")
+        self.hook_weights = HookPoint("router", "B T K", "router.weights")
 
     def forward(self, x: Tensor) -> Routed:
         r = self.routing
@@ -188,9 +184,9 @@ class MixtureOfExperts(nn.Module):
             GatedFeedForward(d_model, d_ff, variant, bias, axes="N_e") for _ in range(n_experts)
         )
         self.shared = GatedFeedForward(d_model, n_shared * d_ff, variant, bias) if n_shared > 0 else None
-        self.hook_expert = nn.ModuleList(hook("moe", "B T C", "moe.expert", e=e) for e in range(n_experts))
-        self.hook_routed = hook("moe", "B T C", "moe.routed")
-        self.hook_out = hook("ffn_out", "B T C", "moe.out")
+        self.hook_expert = nn.ModuleList(HookPoint("moe", "B T C", "moe.expert", e=e) for e in range(n_experts))
+        self.hook_routed = HookPoint("moe", "B T C", "moe.routed")
+        self.hook_out = HookPoint("ffn_out", "B T C", "moe.out")
 
     def routed(self, x: Tensor) -> tuple[Tensor, Routed]:
         B, T, C = x.shape

@@ -211,3 +211,29 @@ def train_argv(tmp_path, out: str = "run", *extra: str, preset: str = "seed000",
     cache beside it, one thread; `extra` adds (or, given later, overrides) settings."""
     argv = ["train", "--preset", preset, "--data", data, "--out", str(tmp_path / out)]
     return [*argv, "--cache-dir", str(tmp_path / "cache"), "--no-progress", "--threads=1", *extra]
+
+
+def declarations(model, keep: Callable[[str], bool] = lambda name: "." not in name) -> list[tuple]:
+    """(name, stage, stage in Chinese, axes, means, means in Chinese) of the hook points `keep` picks,
+    worded by the view (the model declares ids only)."""
+    from glassformer.inspect.words import describe
+
+    return [
+        (n, d["stage"], z["stage"], h.axes, d["means"], z["means"])
+        for n, h in model.hook_points().items()
+        if keep(n)
+        for d, z in [(describe(h, "en"), describe(h, "zh"))]
+    ]
+
+
+def formulas(model, keep: Callable[[str], bool]) -> list[tuple]:
+    """(part, formula, symbols, note, note in Chinese or "" where it reads the same) of the parts
+    `keep` picks, as the parameter table derives them, in module order."""
+    from glassformer.inspect.params import _words, derived_parts
+
+    return [
+        (p, f.formula, f.symbols, en_, zh_ if zh_ != en_ else "")
+        for p, f in derived_parts(model)
+        if keep(p)
+        for en_, zh_ in [(_words(f, "en"), _words(f, "zh"))]
+    ]

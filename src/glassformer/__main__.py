@@ -7,6 +7,10 @@ from glassformer.exercises.sandbox import prestart_for
 prestart_for(sys.argv[1:])  # `exercise check|grade`: the grader's worker imports torch while we do
 
 from glassformer.cli import main  # noqa: E402 - after the worker's start, which must not wait for torch
-from glassformer.train.distributed import exit_process  # noqa: E402
 
-exit_process(main())
+code = main()
+if "glassformer.train.distributed" in sys.modules:  # a run that trained (perhaps a torchrun worker): its own exit
+    from glassformer.train.distributed import exit_process
+
+    exit_process(code)
+sys.exit(code)

@@ -66,6 +66,47 @@ def _rebuild(cls: type, key: str, fields: dict, lang: str) -> GlassformerError:
     return error
 
 
+class Clause:
+    """A catalogue sentence given as a field of an error (a remedy, a "Did you mean ...?"): worded
+    only when the error is shown, in the language of the moment it was made (as its error's own
+    sentence), so code below the boundary (nn/, models/) never makes words. Compares equal to its
+    words, as the string field it replaces."""
+
+    def __init__(self, key: str, /, **fields) -> None:
+        self.key, self.fields, self.lang = key, fields, language()
+
+    def __str__(self) -> str:
+        with in_language(self.lang):
+            return t(self.key, **{k: str(v) if isinstance(v, Clause) else v for k, v in self.fields.items()})
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    def __eq__(self, other: object) -> bool:
+        return str(self) == str(other) if isinstance(other, (str, Clause, Joined)) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+    def __contains__(self, part: str) -> bool:
+        return part in str(self)
+
+    def __repr__(self) -> str:
+        return repr(str(self))
+
+
+class Joined(Clause):
+    """Parts (strings or Clauses) joined by `sep` (a string or a Clause such as " or "), worded late."""
+
+    def __init__(self, parts, sep=", ") -> None:  # noqa: ANN001 - each a str or a Clause
+        super().__init__("")
+        self.sep, self.parts = sep, list(parts)
+
+    def __str__(self) -> str:
+        with in_language(self.lang):
+            return str(self.sep).join(str(p) for p in self.parts)
+
+
 class UsageError(GlassformerError, ValueError):
     """An option or argument asks for something impossible (out of range, contradictory)."""
 
@@ -117,3 +158,7 @@ class MissingPackage(GlassformerError, ImportError):
 
 class NoAttribute(GlassformerError, AttributeError):
     """A package's face was asked for a name it does not have (its module `__getattr__` says so)."""
+
+
+class NoKey(GlassformerError, KeyError):
+    """A mapping was asked for a key it does not hold (an activation cache: the nearest name is said)."""

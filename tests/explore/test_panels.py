@@ -7,6 +7,7 @@ from explore_kit import client_for, post, tiny_model, tokenizer
 
 from glassformer.explore import Explorer
 from glassformer.explore.panels import find_structure
+from glassformer.inspect.words import add_words
 from glassformer.nn.hooks import HookPoint
 
 
@@ -24,11 +25,13 @@ def test_structure_of_each_kind():
 
 def test_a_newly_declared_matrix_stage_shows_up_with_no_edit():
     model = tiny_model("gpt")
+    add_words(
+        {"stage.pattern": "pattern", "means.pattern": "weights squared (a toy stage)"},
+        {"stage.pattern": "示例", "means.pattern": "权重的平方（示例阶段）"},
+    )
     for block in model.blocks:
         attn = block.attn
-        attn.hook_pattern = HookPoint(
-            "pattern", "B H T_q T_k", "weights squared (a toy stage)", "权重的平方（示例阶段）", "示例"
-        )
+        attn.hook_pattern = HookPoint("pattern", "B H T_q T_k", "pattern")
         attn.hook_weights.fns.append(lambda t, name, a=attn: (a.hook_pattern(t * t), None)[1])
     model.name_hook_points()
     ex = Explorer(model, tokenizer(), "toy")

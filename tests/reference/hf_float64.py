@@ -3,10 +3,12 @@
 transformers computes some steps in float32 whatever the model's dtype: the RMSNorms cast their input
 `.to(torch.float32)`, eager attention's softmax takes `dtype=torch.float32`, and the RoPE frequencies
 and angles are made with `dtype=torch.float` (and "dynamic" RoPE multiplies an integer tensor by a
-Python float, which gives the default dtype, float32). For bfloat16 models that is an upcast; for a float64
+Python float, which gives the default dtype, float32; Mixtral's router and DeepSeek's rotary
+embedding call the method `.float()`). For bfloat16 models that is an upcast; for a float64
 model it is a downcast that leaves about 1e-7 of error, so a float64 comparison at 1e-10 needs those
 casts pointed at float64. Inside `transformers_in_float64()` the modules below see a `torch` whose
-float32 (and float) is float64, and float64 is the default dtype; everything else is torch itself.
+float32 (and float) is float64, `Tensor.float()` gives float64, and float64 is the default dtype;
+everything else is torch itself.
 Nothing of transformers' code is copied or changed: the same lines run, at the precision the test
 asks for. The float32 tests run transformers untouched.
 """
@@ -24,6 +26,9 @@ MODULES = (
     "transformers.models.llama.modeling_llama",
     "transformers.models.qwen3.modeling_qwen3",
     "transformers.models.mistral.modeling_mistral",
+    "transformers.models.mixtral.modeling_mixtral",
+    "transformers.models.qwen3_moe.modeling_qwen3_moe",
+    "transformers.models.deepseek_v3.modeling_deepseek_v3",
 )
 
 
@@ -37,12 +42,17 @@ class _TorchInFloat64:
         return getattr(torch, name)
 
 
+def _to_float64(self: torch.Tensor, memory_format=torch.preserve_format) -> torch.Tensor:
+    return self.to(torch.float64, memory_format=memory_format)
+
+
 @contextlib.contextmanager
 def transformers_in_float64():
     before = torch.get_default_dtype()
     with contextlib.ExitStack() as stack:
         for name in MODULES:
             stack.enter_context(mock.patch.object(importlib.import_module(name), "torch", _TorchInFloat64()))
+        stack.enter_context(mock.patch.object(torch.Tensor, "float", _to_float64))
         torch.set_default_dtype(torch.float64)
         try:
             yield

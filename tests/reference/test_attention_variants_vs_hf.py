@@ -17,6 +17,7 @@ from torch.autograd import gradcheck
 
 from glassformer import numpy_ref as ref
 from glassformer.errors import UsageError
+from glassformer.inspect.params import derived_parts
 from glassformer.nn.attention import scaled_dot_product_attention
 from glassformer.nn.attention_variants import QKNorm, kv_groups, repeat_kv, sliding_window_mask
 from glassformer.nn.rope_scaling import RopeScaling, ScaledRotary
@@ -116,8 +117,10 @@ def test_qk_norm_equals_qwen3_rms_norm_per_head_and_the_twin():
 def test_qk_norm_hooks_and_formulas():
     norm = QKNorm(D)
     assert (norm.hook_q.axes, norm.hook_k.axes) == ("B H T D", "B H_kv T D")
-    assert norm.hook_q.stage == "QK-norm"
-    assert sum(f.value() for m in (norm.q_norm, norm.k_norm) for f in m.param_formulas()) == 2 * D
+    assert (norm.hook_q.stage, norm.hook_k.stage) == ("qk_norm", "qk_norm")
+    parts = derived_parts(norm, {"C": C, "D": D})
+    assert [(p, f.formula) for p, f in parts] == [("q_norm", "D"), ("k_norm", "D")]
+    assert sum(f.value() for _, f in parts) == 2 * D == sum(p.numel() for p in norm.parameters())
 
 
 def test_gradcheck_qk_norm_and_repeat_kv():

@@ -11,6 +11,7 @@ from torch.autograd import gradcheck
 
 from glassformer import numpy_ref as ref
 from glassformer.errors import UsageError
+from glassformer.inspect.params import derived_parts
 from glassformer.nn.glu import GatedFeedForward
 from glassformer.numpy_ref.glu import gated_feed_forward
 
@@ -89,12 +90,17 @@ def test_the_hooks_show_gate_up_and_their_product():
 
 
 @pytest.mark.parametrize("bias", [False, True])
-def test_param_formulas_add_up_to_the_real_count(bias):
+def test_the_derived_formulas_add_up_to_the_real_count(bias):
     ours = GatedFeedForward(C, FF, bias=bias)
-    formulas = ours.param_formulas()
-    assert [f.part for f in formulas] == ["gate", "up", "down"]
-    assert sum(f.value() for f in formulas) == sum(p.numel() for p in ours.parameters())
-    assert sum(f.value() for f in formulas) == 3 * C * FF + (2 * FF + C if bias else 0)
+    parts = derived_parts(ours, {"C": C, "F": FF})  # the params view's formulas, from the three Linears
+    plus = (" + F", " + F", " + C") if bias else ("", "", "")
+    assert [(p, f.formula, f.note) for p, f in parts] == [
+        ("gate", "C·F" + plus[0], "C -> F"),
+        ("up", "C·F" + plus[1], "C -> F"),
+        ("down", "F·C" + plus[2], "F -> C"),
+    ]
+    assert sum(f.value() for _, f in parts) == sum(p.numel() for p in ours.parameters())
+    assert sum(f.value() for _, f in parts) == 3 * C * FF + (2 * FF + C if bias else 0)
 
 
 def test_an_unknown_variant_is_refused_with_the_choices():

@@ -18,6 +18,7 @@ from hf_float64 import in_float64
 from torch.autograd import gradcheck
 
 from glassformer import numpy_ref as ref
+from glassformer.inspect.params import derived_parts
 from glassformer.nn.rmsnorm import RMSNorm
 from glassformer.numpy_ref.rmsnorm import rms_norm
 
@@ -98,15 +99,18 @@ def test_the_scale_hook_sees_the_root_mean_square_and_can_replace_it():
     ours.hook_scale.fns.append(lambda t, name: seen.append(t))
     out = ours(x)
     assert_close("scale", seen[0], (x.pow(2).mean(-1) + EPS).sqrt(), 1e-12)
-    assert (ours.hook_scale.axes, ours.hook_scale.stage) == ("B T", "RMSNorm")
+    assert (ours.hook_scale.axes, ours.hook_scale.stage) == ("B T", "rms_norm")
     ours.hook_scale.fns[:] = [lambda t, name: 2 * t]  # twice the scale: half the output
     assert_close("halved", ours(x), out / 2, 1e-12)
 
 
-def test_param_formula_counts_the_gain_in_the_input_s_last_letter():
+def test_the_params_view_counts_the_gain_in_the_input_s_last_letter():
+    """The formula is derived from the module (inspect/params.py), the letter from its axes: D for a
+    head's norm even where C has the same size."""
     stream, head = RMSNorm(C), RMSNorm(4, axes="B H T D")
-    assert [(f.formula, f.value()) for f in stream.param_formulas()] == [("C", C)]
-    assert [(f.formula, f.value()) for f in head.param_formulas()] == [("D", 4)]
+    derived = [(p, f.formula, f.value(), f.note) for p, f in derived_parts(stream, {"C": C})]
+    assert derived == [("", "C", C, "formula.RMSNorm")] and C == sum(p.numel() for p in stream.parameters())
+    assert [(f.formula, f.value()) for _, f in derived_parts(head, {"C": 4, "D": 4})] == [("D", 4)]
     assert head.hook_scale.axes == "B H T"
 
 

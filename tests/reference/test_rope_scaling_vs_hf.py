@@ -17,6 +17,7 @@ from hf_float64 import in_float64, transformers_in_float64
 from torch.autograd import gradcheck
 
 from glassformer.errors import UsageError
+from glassformer.inspect.params import derived_parts
 from glassformer.nn.position import RotaryPositions
 from glassformer.nn.rope_scaling import (
     RopeScaling,
@@ -196,6 +197,12 @@ def test_yarn_attention_factor_multiplies_every_score_by_m_squared():
     qk = (plain(q) @ plain(k).transpose(-1, -2), scaled(q) @ scaled(k).transpose(-1, -2))
     assert m == pytest.approx(0.1 * np.log(4.0) + 1) and float(m) > 1
     assert_close("m²", qk[1], m**2 * qk[0], 1e-12)
+
+
+def test_the_params_view_counts_nothing_learned():
+    rope = ScaledRotary(D, 1e4, RopeScaling("yarn", 4.0, L))
+    assert [(p, f.formula, f.note) for p, f in derived_parts(rope, {"D": D})] == [("", "0", "formula.ScaledRotary")]
+    assert sum(p.numel() for p in rope.parameters()) == 0
 
 
 def test_rope_errors_name_the_problem():

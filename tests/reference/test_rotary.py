@@ -20,6 +20,7 @@ from torch.autograd import gradcheck
 
 from glassformer import numpy_ref as ref
 from glassformer.config import ModelConfig
+from glassformer.inspect.words import describe
 from glassformer.models import GPT
 from glassformer.nn.position import RotaryPositions, rotary_angles
 
@@ -122,7 +123,8 @@ def test_rotary_model_shows_unturned_and_turned_q_k_and_caches_turned_keys():
     assert torch.equal(seen["blocks.0.attn.positions.k"], rope(seen["blocks.0.attn.k"], 0))
     points = model.hook_points()
     assert (
-        points["blocks.0.attn.positions.q"].axes == "B H T D" and "p·θ_i" in points["blocks.0.attn.positions.q"].means
+        points["blocks.0.attn.positions.q"].axes == "B H T D"
+        and "p·θ_i" in describe(points["blocks.0.attn.positions.q"])["means"]
     )
     cache = model.new_cache(2)
     model(ids, cache=cache)

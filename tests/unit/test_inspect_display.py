@@ -34,6 +34,7 @@ from glassformer.inspect import (
 from glassformer.inspect.display import Raw, grads_html, note, params_html, status_words, table
 from glassformer.inspect.params import ParamRow, ParamTable
 from glassformer.inspect.trace import as_batch
+from glassformer.inspect.words import describe
 from glassformer.messages import TABLES
 from glassformer.models import GPT, SequenceRegressor
 from glassformer.text import CharTokenizer
@@ -80,7 +81,7 @@ def test_activation_cache_html_reads_the_declarations():
     page = cache._repr_html_()
     points = model.hook_points()
     for name, t in cache.items():
-        d = points[name].describe()
+        d = describe(points[name])
         assert f">{name}<" in page and html.escape(d["means"]) in page
         assert f"{t.reshape(-1)[0].item():.3g}" in page  # the first value of every tensor
     assert "(B=1, H=2, T_q=10, T_k=10)" in page  # the weights' axes named by their declaration
@@ -91,7 +92,7 @@ def test_activation_cache_html_reads_the_declarations():
     columns = ("name", "stage", "shape", "means", "first", "spread")
     assert re.findall(r"<th[^>]*>([^<]*)</th>", page) == [html.escape(en(f"cache.column.{c}")) for c in columns]
     cache.lang = "zh"
-    assert html.escape(points["blocks.0.attn.weights"].describe("zh")["means"]) in cache._repr_html_()
+    assert html.escape(describe(points["blocks.0.attn.weights"], "zh")["means"]) in cache._repr_html_()
     assert re.findall(r"<th[^>]*>([^<]*)</th>", cache._repr_html_()) == [
         html.escape(zh(f"cache.column.{c}")) for c in columns
     ]
@@ -124,7 +125,7 @@ def test_param_table_html_marks_a_mismatch_and_escapes():
         page = table._repr_html_()
         assert f">{zh('params.col.module')}<" in page and zh("params.mismatch") in page and "formula" not in page
         assert f">{zh('params.total_row')}<" in page
-        assert zh("formula.token_table") in real._repr_html_() and repr(real) == real.to_text(lang="zh")
+        assert zh("formula.tok_embed") in real._repr_html_() and repr(real) == real.to_text(lang="zh")
 
 
 def test_param_table_html_aligns_the_numbers_right_and_sets_formulas_in_monospace():

@@ -20,7 +20,7 @@ from glassformer.inspect.params import (
     ParamTable,
     _build,
     activation_memory,
-    declared_parts,
+    derived_parts,
     first_use,
     flops_per_token,
     param_table,
@@ -64,9 +64,9 @@ def test_formulas_read_like_algebra_and_tying_is_explained():
 
 
 def test_a_wrong_formula_would_show():
-    """The check can fail: a model with a parameter the formulas do not know is flagged."""
+    """The check can fail: a model with a parameter the config's letters do not describe is flagged."""
     model = GPT(ModelConfig(**BASE))
-    model.blocks[0].extra = torch.nn.Linear(2, 2)
+    model.blocks[0].extra = torch.nn.Linear(2, 3)
     table = param_table(model)
     assert not table.matches and any(r.formula == "?" for r in table.rows)
     assert "≠ formula!" in table.to_text()
@@ -160,8 +160,8 @@ def test_every_field_of_every_row_counted_by_hand():
     """V·C = 28, L·C = 20, 2C = 8, C·3C + 3C = 60, C·C + C = 20, C·F + F = 30, F·C + C = 28, C·V + V = 35."""
     rows = [(r.module, r.count, r.formula, r.expected, r.note, r.note_zh) for r in param_table(CFG).rows]
     assert rows == [
-        ("tok_embed", 28, "V·C", 28, *notes("token_table")),
-        ("pos_embed", 20, "L·C", 20, *notes("position_table")),
+        ("tok_embed", 28, "V·C", 28, *notes("tok_embed")),
+        ("pos_embed", 20, "L·C", 20, *notes("pos_embed")),
         ("blocks.0.ln1", 8, "2C", 8, "", ""),
         ("blocks.0.attn.qkv", 60, "C·3C + 3C", 60, *notes("qkv")),
         ("blocks.0.attn.proj", 20, "C·C + C", 20, *notes("proj")),
@@ -177,7 +177,7 @@ def test_every_field_of_every_row_counted_by_hand():
 def test_a_tied_head_counts_zero_and_says_why():
     rows = {r.module: r for r in param_table(ModelConfig(**{**CFG.__dict__, "tie_weights": True})).rows}
     assert (rows["tok_embed"].count, rows["head"].count) == (28, 0)
-    assert (rows["head"].note, rows["head"].note_zh) == notes("tied_head", table="tok_embed")
+    assert (rows["head"].note, rows["head"].note_zh) == notes("head.tied", table="tok_embed")
 
 
 def test_a_parameter_no_formula_knows_gets_a_question_mark_row_in_both_languages():
@@ -211,8 +211,8 @@ def test_an_empty_table_totals_zero_and_matches():
     assert (ParamTable().total, ParamTable().expected_total, ParamTable().matches) == (0, 0, True)
 
 
-def test_declared_parts_walk_the_tree_once_and_name_full_paths():
-    paths = [p for p, _ in declared_parts(GPT(CFG))]
+def test_derived_parts_walk_the_tree_once_and_name_full_paths():
+    paths = [p for p, _ in derived_parts(GPT(CFG))]
     assert sorted(paths) == sorted(
         [
             "blocks.0.ln1",
@@ -228,6 +228,27 @@ def test_declared_parts_walk_the_tree_once_and_name_full_paths():
         ]
     )
     assert len(paths) == len(set(paths))  # a declared part's subtree is not walked again
+
+
+def test_a_bare_piece_is_derived_in_the_letters_given():
+    """A module with no config (the modern pieces, not yet in a model): the letters come as an argument,
+    a module that is one part is the part "", sizes made of letters read as such, and the counts add up."""
+    from glassformer.nn.mla import LatentAttention, MLAConfig
+    from glassformer.nn.moe import MixtureOfExperts
+    from glassformer.nn.rmsnorm import RMSNorm
+
+    assert [(p, f.formula, f.value()) for p, f in derived_parts(RMSNorm(6), {"C": 6})] == [("", "C", 6)]
+    moe = MixtureOfExperts(6, 4, 3, n_shared=2)
+    parts = {p: f for p, f in derived_parts(moe, {"C": 6, "F": 4, "E": 3})}
+    assert (parts["experts"].formula, parts["shared.up"].formula) == ("E·(C·F + C·F + F·C)", "C·2F")
+    mla = LatentAttention(MLAConfig(64, 4, 16, 8, 6, 10))  # no query latent
+    parts = {p: f for p, f in derived_parts(mla, {"C": 64, "H": 4, "R_kv": 16, "D_n": 8, "D_r": 6, "D_v": 10})}
+    assert (parts["q_proj"].formula, parts["q_proj"].note) == ("C·(H·(D_n + D_r))", "C -> H·(D_n + D_r)")
+    for piece, sizes in (
+        (moe, {"C": 6, "F": 4, "E": 3}),
+        (mla, {"C": 64, "H": 4, "R_kv": 16, "D_n": 8, "D_r": 6, "D_v": 10}),
+    ):
+        assert sum(f.value() for _, f in derived_parts(piece, sizes)) == sum(p.numel() for p in piece.parameters())
 
 
 def test_a_config_is_built_as_the_kind_asked_for():
@@ -336,3 +357,34 @@ def test_first_use_runs_an_encoder_decoder_on_its_pair_of_inputs():
     assert list(order)[:6] == ["src_embed", "src_embed.table", "pos_embed", "pos_embed.table", "drop", "encoder.0"]
     assert sorted(order.values()) == list(range(len(order)))  # 0, 1, 2 ... with no gap
     assert all(not m._forward_pre_hooks for m in model.modules()) and "" not in order
+
+
+# Every preset's count, worked out by hand from its config (C, F, V, L, H, n_layers, bias, tying):
+#   seed000  V·C 4,160 + L·C 8,192 + 2 × (4C 256 + C·3C+3C 12,480 + C·C+C 4,160 + C·F+F 8,320 + F·C+C 8,256)
+#            + 2C 128 + C·V+V 4,225                                                          = 83,649
+#   baby     V·C 8,320 + L·C 8,192 + 4 × (2C 256 + 3C² 49,152 + C² 16,384 + 2·C·F 131,072) + C 128 + tied 0
+#                                                                                            = 804,096
+#   small    V·C 24,960 + L·C 98,304 + 6 × (2C 768 + 3C² 442,368 + C² 147,456 + 2·C·F 1,179,648) + C 384
+#                                                                                            = 10,745,088
+#   seed002  V·C 2,560 + L·C 640 + (3C²+3C 49,536 + C²+C 16,512 + C·F+F 66,048 + F·C+C 65,664)
+#            + C·V+V 2,580 (no norms)                                                        = 203,540
+#   sine     d_in·C+C 64 + 2 × (4C 128 + 3,168 + 1,056 + 4,224 + 4,128) + C·d_out+d_out 33  = 25,505
+#   seq2seq  V·C 1,792 + 2 × encoder 33,472 + 2 × decoder (6C 384 + 12,480 + 4,160 + cross C²+C 4,160
+#            + C·2C+2C 8,320 + 4,160 + 8,320 + 8,256 = 50,240); shared and tied tables 0      = 169,216
+BY_HAND = {"seed000": 83_649, "baby": 804_096, "small": 10_745_088, "seed002": 203_540, "sine": 25_505}
+BY_HAND["seq2seq"] = 169_216
+
+
+@pytest.mark.parametrize("name", sorted(BY_HAND))
+def test_every_presets_count_by_hand(name):
+    """The derived formulas agree with the parameters and with the count worked out by hand."""
+    from glassformer.config import PRESETS
+
+    table = param_table(PRESETS[name].model)
+    assert (table.total, table.expected_total, table.matches) == (BY_HAND[name], BY_HAND[name], True)
+
+
+def test_every_preset_is_counted_by_hand():
+    from glassformer.config import PRESETS
+
+    assert set(BY_HAND) == set(PRESETS)  # a new preset gets its count worked out here

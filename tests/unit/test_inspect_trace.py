@@ -32,8 +32,10 @@ from glassformer.inspect.trace import (
     token_labels,
     trace,
 )
+from glassformer.inspect.words import add_words
+from glassformer.messages import TABLES
 from glassformer.models import GPT, Encoder, SequenceRegressor
-from glassformer.nn.hooks import HookPoint
+from glassformer.nn.hooks import STAGES, HookPoint
 from glassformer.nn.loss import next_token_loss
 from glassformer.text import CharTokenizer
 
@@ -172,7 +174,11 @@ class Doubler(torch.nn.Module):
 
     def __init__(self):
         super().__init__()
-        self.hook_twice = HookPoint(self.STAGE, "B T C", self.MEANS, self.MEANS_ZH, self.STAGE_ZH)
+        self.hook_twice = HookPoint("toy", "B T C", "toy.twice")  # ids; the words given once, below
+        add_words(
+            {"stage.toy": self.STAGE, "means.toy.twice": self.MEANS},
+            {"stage.toy": self.STAGE_ZH, "means.toy.twice": self.MEANS_ZH},
+        )
 
     def forward(self, x):
         return self.hook_twice(2 * x)  # (B, T, C)
@@ -213,7 +219,7 @@ def test_every_hook_declares_known_axes_that_match_its_tensor():
             axes = points[name].axes.split()
             assert len(axes) == len(t), f"{name}: axes {axes} for shape {t}"
             assert all(a in LETTERS for a in axes), name
-            assert points[name].means and points[name].zh and points[name].stage
+            assert points[name].stage in STAGES and TABLES["en"].get(f"means.{points[name].means}")
 
 
 def test_token_labels_accept_the_batch_a_model_reads():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from glassformer.nn.formula import evaluate
+from glassformer.inspect.formula import evaluate
 
 
 @pytest.mark.parametrize(

@@ -121,6 +121,8 @@ def test_activation_cache_summary_lists_every_tensor_with_its_shape():
 
 
 def test_the_caches_table_sets_names_shapes_and_numbers_in_monospace_and_words_in_the_page_font():
+    import glassformer.inspect  # noqa: F401 - the view that draws the cache
+
     _, cache = GPT(CFG).run_with_cache(ids(), names=lambda n: n == "blocks.0.attn.weights")
     body = cache._repr_html_().split("<tbody>")[1].split("</tbody>")[0]
     # the body is rows of cells and nothing else: one row per cached tensor, six cells each
@@ -136,9 +138,10 @@ def test_the_caches_table_sets_names_shapes_and_numbers_in_monospace_and_words_i
 def test_a_cache_row_names_the_axes_it_was_declared_with_and_plain_sizes_for_any_other_layout():
     """A hook may be fed a tensor of another rank than its declaration (a user's own module): the row
     then shows its sizes unnamed, not letters that would be wrong."""
-    from glassformer.nn.hooks import _cache_row, hook
+    from glassformer.inspect.display import _cache_row
+    from glassformer.nn.hooks import HookPoint
 
-    point = hook("residual", "B T C", "resid_mid")
+    point = HookPoint("residual", "B T C", "resid_mid")
     assert _cache_row("x", torch.zeros(2, 3, 4), point, "en")[2] == "(B=2, T=3, C=4)"
     assert _cache_row("x", torch.zeros(2, 3), point, "en")[2] == "(2, 3)"
     assert _cache_row("x", torch.zeros(5), None, "en")[2] == "(5)"  # no declaration at all
@@ -147,18 +150,20 @@ def test_a_cache_row_names_the_axes_it_was_declared_with_and_plain_sizes_for_any
 def test_a_letter_nobody_explained_means_a_question_mark_in_either_language():
     """An axis letter outside LETTERS (a user's own hook declared with "B T X") still shows: "?",
     not an error."""
-    from glassformer.nn.hooks import LETTERS, meaning
+    from glassformer.inspect.words import meaning
+    from glassformer.messages import TABLES
+    from glassformer.nn.hooks import LETTERS
 
     assert "X" not in LETTERS
     assert (meaning("X"), meaning("X", "zh")) == ("?", "?")
-    assert (meaning("C"), meaning("C", "zh")) == LETTERS["C"]
+    assert (meaning("C"), meaning("C", "zh")) == (TABLES["en"]["letter.C"], TABLES["zh"]["letter.C"])
 
 
 def test_a_cache_row_of_one_finite_number_shows_it_rather_than_a_spread():
     """The spread needs two finite numbers: one (a single value, or one left beside masked -inf
     scores) is shown as itself, never as "x ± nan"."""
+    from glassformer.inspect.display import _cache_row
     from glassformer.messages import TABLES
-    from glassformer.nn.hooks import _cache_row
 
     assert _cache_row("x", torch.tensor([2.5]), None, "en")[5] == "2.5"
     masked = _cache_row("x", torch.tensor([float("-inf"), 0.25]), None, "en")[5]

@@ -44,12 +44,13 @@ from torch import nn
 
 from glassformer.errors import Unsupported
 from glassformer.explore.requests import RequestError, shown
+from glassformer.inspect import words
 from glassformer.messages import LANGS, language
 
 MATRIX_AXES = "B H T_q T_k"  # an attention matrix: one (T_q, T_k) map per head
 HEAD_AXES = "B H T D"  # one D-wide vector per head and token
 STREAM_AXES = "B T C"
-STREAM_STAGES = ("+ position", "residual")  # the residual stream: where it starts, after each half
+STREAM_STAGES = ("position", "residual")  # the residual stream: where it starts, after each half
 
 
 @dataclass
@@ -104,7 +105,7 @@ def find_structure(model) -> Structure:
         after = [n for n in inside[last + 1 :] if points[n].axes == HEAD_AXES]
         layer.z = after[0] if after else None
     stream = [n for n in order if points[n].axes == STREAM_AXES and points[n].stage in STREAM_STAGES]
-    describe = {n: {lang: points[n].describe(lang) for lang in ("en", "zh")} for n in order}
+    describe = {n: {lang: words.describe(points[n], lang) for lang in ("en", "zh")} for n in order}
     return Structure(stages, list(layers.values()), stream, describe)
 
 
@@ -348,14 +349,20 @@ EXAMPLES = (
 
 
 def example(ex) -> str:
-    """A first input the page can show: the run's own training text (kept in its config.json),
-    else a sentence the vocabulary spells exactly (no <unk>; English first, then Chinese), or a
+    """A first input the page can show: text the model's vocabulary reads (readable_text), or a
     sine wave; else nothing (the page then asks the reader to type)."""
     if not ex.reads_tokens:
         return " ".join(f"{math.sin(2 * math.pi * t / 16):.2f}" for t in range(16))
-    for text in ((ex.example,) if ex.example else ()) + EXAMPLES:
+    return readable_text(ex.tokenizer, ex.example)
+
+
+def readable_text(tokenizer, own: str | None = None) -> str:
+    """The run's own training text (`own`, kept in its config.json), else a sentence the vocabulary
+    spells exactly (no <unk>; English first, then Chinese); else "". Also the default prompt of
+    `glassformer trace | attention | grads --run RUN` (cli/inspect.py)."""
+    for text in ((own,) if own else ()) + EXAMPLES:
         try:
-            if ex.tokenizer is not None and ex.tokenizer.decode(ex.tokenizer.encode(text)).split() == text.split():
+            if tokenizer is not None and tokenizer.decode(tokenizer.encode(text)).split() == text.split():
                 return text
         except ValueError:
             continue

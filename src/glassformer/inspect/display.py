@@ -12,7 +12,11 @@ from __future__ import annotations
 import html
 import math
 
-from glassformer.messages import language, t
+import torch
+
+from glassformer.inspect.words import describe
+from glassformer.messages import TABLES, language, t
+from glassformer.nn.hooks import ActivationCache, HookPoint
 
 MONO = "font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; white-space: pre"
 TABLE = "border-collapse: collapse; font-size: 12px; margin: 0.4em 0"
@@ -129,3 +133,46 @@ def grads_html(monitor) -> str:
     layers = ", ".join(f"{k} {v:.2e}" for k, v in monitor.layer_norms().items())
     columns = [t(f"grads.col.{c}") for c in ("parameter", "layer", "shape", "norm_bar", "mean", "ratio", "status")]
     return table(columns, rows, mono=(0, 2, 4, 5)) + note(t("grads.per_layer", layers=layers))
+
+
+# ---- the activation cache (nn/hooks.py: run_with_cache) in a notebook ----------------------------------
+
+
+def cache_html(cache: ActivationCache) -> str:
+    """An ActivationCache as a table: each tensor's name, stage, named shape, meaning (from its hook
+    point's declaration, worded in `cache.lang`), first numbers and mean ± std. Every text is escaped."""
+    words = TABLES[cache.lang]
+    head = [words[f"cache.column.{c}"] for c in ("name", "stage", "shape", "means", "first", "spread")]
+    rows = [_cache_row(name, x, cache.points.get(name), cache.lang) for name, x in cache.items()]
+    td = 'style="padding: 2px 8px; border-bottom: 1px solid #e5e5e5; text-align: left"'
+    mono = td[:-1] + '; font-family: monospace"'
+    body = "".join(
+        "<tr>"
+        + "".join(f"<td {mono if i in (0, 2, 4, 5) else td}>{html.escape(c)}</td>" for i, c in enumerate(row))
+        + "</tr>"
+        for row in rows
+    )
+    title = html.escape(words["cache.title"].format(n=len(cache)))
+    return (
+        f'<table style="border-collapse: collapse; font-size: 12px"><caption style="text-align: left">'
+        f"{title}</caption><thead><tr>{''.join(f'<th {td}>{h}</th>' for h in head)}</tr></thead>"
+        f"<tbody>{body}</tbody></table>"
+    )
+
+
+def _cache_row(name: str, x: torch.Tensor, point: HookPoint | None, lang: str) -> tuple[str, ...]:
+    """One row of the cache's table: name, stage, named shape, meaning, first numbers, mean ± std."""
+    d = describe(point, lang) if point is not None else {"stage": "", "axes": "", "means": ""}
+    axes = d["axes"].split()
+    named = len(axes) == x.dim()  # an unexpected layout shows plain sizes rather than wrong letters
+    dims = ", ".join(f"{a}={n}" if named else str(n) for a, n in zip(axes if named else x.shape, x.shape, strict=False))
+    flat = x.detach().float().reshape(-1)  # (numel,)
+    first = ", ".join(f"{v:.3g}" for v in flat[:4].tolist()) + (", …" if flat.numel() > 4 else "")
+    finite = flat[torch.isfinite(flat)]  # masked scores are -inf: the statistics are of the rest
+    spread = f"{finite.mean().item():.3g} ± {finite.std().item():.3g}" if finite.numel() > 1 else first
+    if finite.numel() < flat.numel():
+        spread += TABLES[lang]["cache.not_finite"].format(n=flat.numel() - finite.numel())
+    return name, d["stage"], f"({dims})", d["means"], f"[{first}]", spread
+
+
+ActivationCache.html_view = cache_html  # the cache draws itself through this view

@@ -6,11 +6,14 @@ model once on its own example input and note when each module is first called. M
 order is no substitute: GPT builds its token embedding after its blocks (so initial weights stay
 reproducible), but uses it first.
 
-Parameter table: one row per part that a module declares a formula for (nn/formula.py), in the
-order the forward pass uses them; the count is COMPUTED from the model's real parameters and,
-beside it, the module's own closed-form formula is evaluated from its sizes. A row whose two
-numbers differ is marked "≠": the formula and the code disagree, and one of them is wrong.
-Parameters no formula covers get a row of their own marked "?".
+Parameter table: one row per part of the model, in the order the forward pass uses them; the count
+is COMPUTED from the model's real parameters and, beside it, a closed-form formula DERIVED from the
+part's leaves (`derived_parts`: an nn.Linear(C, 3C) is `C·3C + 3C`, an nn.Embedding(V, C) `V·C`, a
+LayerNorm `2C`, an RMSNorm `C`, a router `E·C`) in the config's letters (inspect/formula.py) is
+evaluated from the config's sizes. A row whose two numbers differ is marked "≠": the formula and
+the code disagree, and one of them is wrong. Parameters no formula covers get a row of their own
+marked "?". What a part is, in words, is the glossary's `formula.<id>` (messages/glossary.py),
+found by the part's name or its class.
 
 FLOPs per token (Kaplan et al. 2020, "Scaling Laws for Neural Language Models", Table 1):
 
@@ -32,12 +35,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import torch
+from torch import nn
 
 from glassformer.config import ModelConfig, with_kind
 from glassformer.inspect.display import params_html
+from glassformer.inspect.formula import ParamFormula
+from glassformer.inspect.words import letter_order, meaning
 from glassformer.messages import TABLES, in_language, language, pad, pad_left, t
-from glassformer.nn.formula import ParamFormula
-from glassformer.nn.hooks import LETTERS, meaning
+from glassformer.nn.embedding import LearnedPositions
+from glassformer.nn.hooks import HookPoint
+from glassformer.nn.moe import Router
+from glassformer.nn.rmsnorm import RMSNorm
 
 
 def first_use(model) -> dict[str, int]:
@@ -137,18 +145,188 @@ def _build(cfg_or_model, kind: str | None):
     return cfg_or_model
 
 
-def declared_parts(model) -> list[tuple[str, ParamFormula]]:
-    """(path, formula) for every part a module declares, walking the module tree from the top; a
-    declared part's subtree is not walked again (its formula already covers it)."""
-    parts, covered = [], []
-    for path, module in model.named_modules():
-        if any(path == c or path.startswith(c + ".") for c in covered):
-            continue
-        for part in getattr(module, "param_formulas", lambda: [])():
-            full = ".".join(p for p in (path, part.part) if p)
-            parts.append((full, part))
-            covered.append(full)
+# the letters a size may be written in, in the order tried: the config's own, then multiples of C
+def _letters(cfg: ModelConfig) -> dict:
+    letters = {"C": cfg.d_model, "F": cfg.d_ff, "D": cfg.d_head, "V": cfg.vocab_size, "d_in": cfg.d_in}
+    letters.update(d_out=cfg.d_out, L=cfg.max_len, H=cfg.n_heads)
+    return {k: v for k, v in letters.items() if v > 0}
+
+
+def _size(n: int, letters: dict, prefer: tuple[str, ...] = ()) -> tuple[str, dict[str, int]]:
+    """A size written in letters: the first of `prefer`, then of the letters the owning module's hook
+    points declare (`letters["declared"]`), whose value it is; else a multiple of C (3C); else any
+    letter of that value; else a sum or product of letters (`_combined`). A size no letter writes
+    raises Unwritten: its part is in no formula."""
+    declared = [k for k in letters if k in letters.get("declared", ())]  # in the letters' own order
+    for k in (*prefer, *declared):
+        if letters.get(k) == n:
+            return k, {k: n}
+    C = letters["C"]
+    if n % C == 0 and n > C:
+        return f"{n // C}C", {"C": C}
+    for k, v in letters.items():
+        if v == n:
+            return k, {k: n}
+    return _combined(n, letters)
+
+
+def _combined(n: int, letters: dict) -> tuple[str, dict[str, int]]:
+    """A size made of letters, in parentheses so that a product reads it as one factor, tried in this
+    order: H of one (H·D_v), H of a sum (H·(D_n + D_r)), a multiple of a letter the owner's hook points
+    declare (2F), a sum (R_kv + D_r): MLA's projections, shared experts."""
+    sizes = {k: v for k, v in letters.items() if k != "declared"}
+    H = sizes.pop("H", 0)
+    pairs = [(a, b) for i, a in enumerate(sizes) for b in list(sizes)[i + 1 :]]
+    for k, v in sizes.items():
+        if H and H * v == n:
+            return f"(H·{k})", {"H": H, k: v}
+    for a, b in pairs:
+        if H and H * (sizes[a] + sizes[b]) == n:
+            return f"(H·({a} + {b}))", {"H": H, a: sizes[a], b: sizes[b]}
+    for k in letters.get("declared", ()):
+        if sizes.get(k) and n % sizes[k] == 0 and n > sizes[k]:
+            return f"{n // sizes[k]}{k}", {k: sizes[k]}
+    for a, b in pairs:
+        if sizes[a] + sizes[b] == n:
+            return f"({a} + {b})", {a: sizes[a], b: sizes[b]}
+    raise Unwritten(n)
+
+
+class Unwritten(ValueError):
+    """A size the config's letters do not write: the part it belongs to is counted as unknown ("?")."""
+
+
+def _leaf(module: nn.Module, letters: dict, rows: tuple[str, ...] = ("V",)) -> tuple[str, dict[str, int]] | None:
+    """(formula, symbols) of one leaf, or None for a module that is no leaf; `rows`: the letter an
+    Embedding's rows are tried as first (a token table's V, a position table's L)."""
+    if isinstance(module, nn.Linear):
+        reads = {k: v for k, v in letters.items() if k != "d_out"}  # numbers come in as d_in, go out as d_out
+        writes = {k: v for k, v in letters.items() if k != "d_in"}
+        (n_in, a), (n_out, b) = _size(module.in_features, reads), _size(module.out_features, writes)
+        return f"{n_in}·{n_out}" + (f" + {n_out}" if module.bias is not None else ""), {**a, **b}
+    if isinstance(module, nn.Embedding):
+        (n, a), (C, b) = _size(module.num_embeddings, letters, rows), _size(module.embedding_dim, letters)
+        return f"{n}·{C}", {**a, **b}
+    if isinstance(module, nn.LayerNorm):
+        C, a = _size(module.normalized_shape[-1], letters)
+        return (f"2{C}" if module.bias is not None else C), a
+    if isinstance(module, RMSNorm):  # a gain per feature of the axis it normalises (C, or D for a head)
+        return _size(module.weight.numel(), letters, (module.axes.split()[-1],))
+    if isinstance(module, Router):  # W_r: one row per expert
+        (E, a), (C, b) = _size(module.n_experts, letters, ("E",)), _size(module.weight.size(1), letters)
+        return f"{E}·{C}", {**a, **b}
+    return None
+
+
+def _has_params(module: nn.Module) -> bool:
+    return next(module.parameters(), None) is not None
+
+
+def _part(module: nn.Module, letters: dict) -> tuple[str, dict[str, int]] | None:
+    """A part's formula: a leaf; a wrapper of one leaf (a token or position table); n copies of one
+    leaf-only module (`_copies`: H heads, E experts); a part with nothing to learn (an identity
+    norm, a position scheme's fixed table or angles): "0". None: a part made of parts (a block)."""
+    leaf = _leaf(module, letters)
+    if leaf is not None:
+        return leaf
+    if not _has_params(module):
+        return None if isinstance(module, nn.ModuleList) else ("0", {})
+    inner = [c for c in module.children() if _has_params(c)]
+    if not list(module.parameters(recurse=False)) and len(inner) == 1 and isinstance(inner[0], nn.Embedding):
+        return _leaf(inner[0], letters, ("L",) if isinstance(module, LearnedPositions) else ("V",))
+    return _copies(module, letters) if isinstance(module, nn.ModuleList) else None
+
+
+def _copies(module: nn.ModuleList, letters: dict) -> tuple[str, dict[str, int]] | None:
+    """n copies of one module made of leaves (its hook points aside), each the same formulas: H heads'
+    q, k, v `H·3(C·D + D)`; E experts' gate, up, down `E·(C·F + C·F + F·C)`. None: anything else."""
+    leaves = (nn.Linear, nn.Embedding, nn.LayerNorm, RMSNorm)
+    items = [[c for c in m.children() if not isinstance(c, HookPoint)] for m in module]
+    if not items[0] or not all(isinstance(c, leaves) for item in items for c in item):
+        return None
+    each = [[_leaf(c, letters) for c in item] for item in items]
+    if any(e != each[0] for e in each):
+        return None
+    formulas = [f for f, _ in each[0]]  # type: ignore[misc]
+    symbols = {k: v for _, sizes in each[0] for k, v in sizes.items()}  # type: ignore[misc]
+    n, copies = _size(len(module), letters, ("H", "E"))
+    body = f"{len(formulas)}({formulas[0]})" if len(set(formulas)) == 1 else f"({' + '.join(formulas)})"
+    return f"{n}·{body}", {**copies, **symbols}
+
+
+def _note(path: str, module: nn.Module, formula: str, tied: str | None) -> tuple[str, dict]:
+    """The glossary key of what a part is (`formula.<id>`), tried by name, then by class; a Linear
+    no entry names is described by its letters ("C -> F")."""
+    parent, _, leaf = path.rpartition(".")
+    leaf_kind = leaf.rstrip("0123456789")
+    if tied is not None:
+        return f"formula.{leaf}.tied", {"table": tied}
+    classes = [f"formula.{c.__name__}" for c in type(module).__mro__]
+    if formula == "0":  # nothing to learn: a norm the config has none of, a fixed table
+        keys = [f"formula.{leaf_kind}.none", *classes]
+    else:
+        keys = [f"formula.{parent.rpartition('.')[2]}.{leaf}", f"formula.{leaf_kind}", *classes]
+    for key in keys:
+        if key in TABLES["en"]:
+            return key, {}
+    if isinstance(module, nn.Linear):  # "C·(R_kv + D_r) + (R_kv + D_r)": "C -> R_kv + D_r"
+        terms = [t.removeprefix("(").removesuffix(")") for t in _outside(_outside(formula, " + ")[0], "·")]
+        return f"{terms[0]} -> {terms[1]}", {}
+    return "", {}
+
+
+def _outside(text: str, sep: str) -> list[str]:
+    """`text` split at each `sep` outside parentheses."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        depth += (c == "(") - (c == ")")
+        if depth == 0 and text.startswith(sep, i) and i >= start:
+            parts.append(text[start:i])
+            start = i + len(sep)
+    return [*parts, text[start:]]
+
+
+def derived_parts(model: nn.Module, letters: dict[str, int] | None = None) -> list[tuple[str, ParamFormula]]:
+    """(path, formula) for every part of the model, walking the module tree from the top, each
+    formula derived from the part's leaves in the config's letters; a part that shares its matrix
+    with one before it (a tied head) counts 0 and says whose it reuses. `letters`: the sizes' letters
+    for a module with no config (a bare RMSNorm: {"C": 64}); a module that is one part is path ""."""
+    letters = _letters(model.cfg) if letters is None else letters
+    seen: dict[int, str] = {}  # parameter id -> the latest part (module order) that holds it
+    parts: list[tuple[str, ParamFormula]] = []
+
+    def walk(module: nn.Module, prefix: str) -> None:
+        for name, child in module.named_children():
+            if not isinstance(child, (HookPoint, nn.Dropout)):
+                visit(child, f"{prefix}.{name}" if prefix else name, module)
+
+    def visit(child: nn.Module, path: str, owner: nn.Module) -> None:
+        here = [h.axes.split() for h in owner.children() if isinstance(h, HookPoint)]
+        try:
+            found = _part(child, {**letters, "declared": [k for axes in here for k in axes]})
+        except Unwritten:
+            return  # a part the config does not describe: its parameters get "?" rows
+        if found is None:
+            walk(child, path)
+        else:
+            formula, symbols = found
+            ids = [id(p) for p in child.parameters()]
+            tied = seen.get(ids[0]) if ids and all(i in seen for i in ids) else None
+            if tied is not None:
+                formula, symbols = "0", {}
+            seen.update((i, path) for i in ids)  # the latest part that holds it: whose table a tie names
+            note, fields = _note(path, child, formula, tied)
+            parts.append((path, ParamFormula(path, formula, symbols, note, fields)))
+
+    visit(model, "", model)  # a model is made of parts; a bare norm or router is one
     return parts
+
+
+def _words(part: ParamFormula, lang: str) -> str:
+    """A part's note in `lang`: its glossary entry with its fields, or its letters as they are."""
+    if part.note.startswith("formula."):
+        return TABLES[lang][part.note].format(**part.fields)
+    return part.note
 
 
 def param_table(cfg_or_model, kind: str | None = None) -> ParamTable:
@@ -169,8 +347,9 @@ def param_table(cfg_or_model, kind: str | None = None) -> ParamTable:
         return sum(p.numel() for p in mine)
 
     rows, symbols = [], {}
-    for path, part in sorted(declared_parts(model), key=lambda item: rank(item[0])):
-        rows.append(ParamRow(path, claim(path), part.formula, part.value(), part.note, part.zh))
+    for path, part in sorted(derived_parts(model), key=lambda item: rank(item[0])):
+        note, zh = _words(part, "en"), _words(part, "zh")
+        rows.append(ParamRow(path, claim(path), part.formula, part.value(), note, zh if zh != note else ""))
         symbols.update(part.symbols)
     for name, p in params.items():  # parameters no formula knows about
         if id(p) not in seen:
@@ -181,7 +360,7 @@ def param_table(cfg_or_model, kind: str | None = None) -> ParamTable:
 
 
 def _letter_order(letter: str) -> int:
-    return list(LETTERS).index(letter) if letter in LETTERS else len(LETTERS)
+    return letter_order(letter)
 
 
 @dataclass

@@ -25,8 +25,8 @@ import torch.nn.functional as F
 
 from glassformer.errors import UsageError
 from glassformer.inspect.display import trace_html
+from glassformer.inspect.words import describe, meaning
 from glassformer.messages import in_language, t
-from glassformer.nn.hooks import meaning
 from glassformer.nn.loss import LOSSES
 
 
@@ -123,8 +123,9 @@ def token_labels(ids, tokenizer=None) -> list[str]:
     ids = [int(i) for i in ids]
     if tokenizer is None:
         return [str(t) for t in range(len(ids))]
-    text = getattr(tokenizer, "token_text", None) or (lambda i: tokenizer.decode([i]))
-    return ["".join(VISIBLE.get(c, c) for c in text(i)) or "∅" for i in ids]
+    from glassformer.causal.tokens import to_str_tokens  # each token's own text, as TransformerLens names it
+
+    return ["".join(VISIBLE.get(c, c) for c in text) or "∅" for text in to_str_tokens(tokenizer, ids)]
 
 
 def _example(t: torch.Tensor, n: int = 4) -> str:
@@ -144,7 +145,7 @@ def _dims(letters: str, shape: tuple[int, ...], used: dict[str, str], lang: str)
 
 
 def _row(hook, t: torch.Tensor, used: dict[str, str], lang: str) -> TraceRow:
-    d = hook.describe(lang)
+    d = describe(hook, lang)
     return TraceRow(
         d["stage"], d["name"], tuple(t.shape), _dims(d["axes"], tuple(t.shape), used, lang), _example(t), d["means"]
     )

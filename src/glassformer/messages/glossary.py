@@ -1,18 +1,20 @@
 """The glossary: what every stage and tensor of the model is, keyed by concept, in English (EN) and
 Chinese (ZH).
 
-A hook point declares where its tensor is made, in one line: `hook("weights", "B H T_q T_k",
-"attn.weights")` names its stage (`stage.<id>`) and what it is (`means.<id>`); every view (the
-trace table, attention maps, gradient flow, the explorer, the lab) reads the worded declaration.
+A hook point declares where its tensor is made, in one line: `HookPoint("weights", "B H T_q T_k",
+"attn.weights")` names its stage (`stage.<id>`) and what it is (`means.<id>`), ids only; a view
+(the trace table, the explorer, the notebook's cache table) looks the words up here when it shows
+them (inspect/words.py).
 A stage is one entry whatever module uses it; a module adds a specific meaning by its own key
 (cross-attention's queries are `means.cross.q`). The letters of shapes are `letter.<L>`, and the
-notes of parameter formulas `formula.<id>`. The same keys, in Chinese: ZH below.
+parts of the parameter table `formula.<id>` (by a part's name or class, inspect/params.py). The
+same keys, in Chinese: ZH below.
 
 词汇表：模型的每个阶段、每个张量是什么，按概念分键；中文在 ZH（英文在 EN）。
 """
 
 EN = {
-    # ---- ActivationCache's table in Jupyter (nn/hooks.py) ----
+    # ---- ActivationCache's table in Jupyter (inspect/display.py) ----
     "cache.title": "ActivationCache: {n} tensors",
     "cache.column.name": "name",
     "cache.column.stage": "stage",
@@ -100,25 +102,28 @@ EN = {
     "sublayer.self_attention": "self-attention",
     "sublayer.cross_attention": "cross-attention",
     "sublayer.ffn": "FFN",
-    # ---- notes of parameter formulas (nn/formula.py: counted, linear_formula) ----------------------------
-    "formula.identity_norm": "norm='none': identity",
+    # ---- what each part of the parameter table is, by its name or class (inspect/params.py) -----------
+    "formula.ln.none": "norm='none': identity",
     "formula.qkv": "Q, K, V for all heads at once",
     "formula.heads": "H heads × (q, k, v)",
     "formula.proj": "merged heads -> residual",
-    "formula.cross_q": "queries from the target stream",
-    "formula.cross_kv": "keys and values from the source",
-    "formula.rotary": "rotation angles p·θ_i are computed, not learned",
-    "formula.alibi": "fixed slopes m_h: a buffer, not a parameter",
-    "formula.token_table": "one C-vector per token",
-    "formula.position_table": "one C-vector per position",
-    "formula.sinusoidal": "fixed sin/cos table: a buffer, not a parameter",
-    "formula.tied_head": "tied: reuses {table}'s V·C matrix, 0 new parameters",
+    "formula.cross.q": "queries from the target stream",
+    "formula.cross.kv": "keys and values from the source",
+    "formula.RotaryPositions": "rotation angles p·θ_i are computed, not learned",
+    "formula.ALiBi": "fixed slopes m_h: a buffer, not a parameter",
+    "formula.tok_embed": "one C-vector per token",
+    "formula.src_embed": "one C-vector per token",
+    "formula.pos_embed": "one C-vector per position",
+    "formula.SinusoidalPositions": "fixed sin/cos table: a buffer, not a parameter",
+    "formula.head.tied": "tied: reuses {table}'s V·C matrix, 0 new parameters",
     "formula.head": "C -> one score per token",
-    "formula.no_final_norm": "no final norm",
+    "formula.ln_final.none": "no final norm",
+    "formula.enc_ln_final.none": "no final norm",
+    "formula.dec_ln_final.none": "no final norm",
     "formula.in_proj": "numbers -> width C",
     "formula.out_proj": "width C -> numbers",
-    "formula.shared_table": "shared: reuses src_embed's V·C table",
-    "formula.tgt_table": "one C-vector per target token",
+    "formula.tgt_embed.tied": "shared: reuses {table}'s V·C table",
+    "formula.tgt_embed": "one C-vector per target token",
     "formula.unknown": "not in any formula",
     # ---- position schemes, one line each (nn/position.py: PositionScheme) -------------------------------
     "position.learned": "a trained (max_len, C) table added to the stream (GPT-2)",
@@ -169,7 +174,7 @@ EN = {
 
 
 ZH = {
-    # ---- ActivationCache 在 Jupyter 里的表格（nn/hooks.py）----
+    # ---- ActivationCache 在 Jupyter 里的表格（inspect/display.py）----
     "cache.title": "ActivationCache: {n} 个张量",
     "cache.column.name": "名称",
     "cache.column.stage": "阶段",
@@ -258,24 +263,27 @@ ZH = {
     "sublayer.cross_attention": "交叉注意力",
     "sublayer.ffn": "前馈网络",
     # ---- 参数公式的说明 ---------------------------------------------------------------------------------
-    "formula.identity_norm": "norm='none'：恒等映射",
+    "formula.ln.none": "norm='none'：恒等映射",
     "formula.qkv": "一次算出所有头的 Q、K、V",
     "formula.heads": "H 个头 × (q, k, v)",
     "formula.proj": "合并各头 -> 残差流",
-    "formula.cross_q": "来自目标流的查询",
-    "formula.cross_kv": "来自源序列的键和值",
-    "formula.rotary": "旋转角 p·θ_i 是算出来的，不是学出来的",
-    "formula.alibi": "固定的斜率 m_h：是缓冲区，不是参数",
-    "formula.token_table": "每个词元一个 C 维向量",
-    "formula.position_table": "每个位置一个 C 维向量",
-    "formula.sinusoidal": "固定的 sin/cos 表：是缓冲区，不是参数",
-    "formula.tied_head": "绑定：复用 {table} 的 V·C 矩阵，新增 0 个参数",
+    "formula.cross.q": "来自目标流的查询",
+    "formula.cross.kv": "来自源序列的键和值",
+    "formula.RotaryPositions": "旋转角 p·θ_i 是算出来的，不是学出来的",
+    "formula.ALiBi": "固定的斜率 m_h：是缓冲区，不是参数",
+    "formula.tok_embed": "每个词元一个 C 维向量",
+    "formula.src_embed": "每个词元一个 C 维向量",
+    "formula.pos_embed": "每个位置一个 C 维向量",
+    "formula.SinusoidalPositions": "固定的 sin/cos 表：是缓冲区，不是参数",
+    "formula.head.tied": "绑定：复用 {table} 的 V·C 矩阵，新增 0 个参数",
     "formula.head": "C -> 每个词元一个分数",
-    "formula.no_final_norm": "没有最终归一化",
+    "formula.ln_final.none": "没有最终归一化",
+    "formula.enc_ln_final.none": "没有最终归一化",
+    "formula.dec_ln_final.none": "没有最终归一化",
     "formula.in_proj": "数字 -> 宽度 C",
     "formula.out_proj": "宽度 C -> 数字",
-    "formula.shared_table": "共享：复用 src_embed 的 V·C 表",
-    "formula.tgt_table": "每个目标词元一个 C 维向量",
+    "formula.tgt_embed.tied": "共享：复用 {table} 的 V·C 表",
+    "formula.tgt_embed": "每个目标词元一个 C 维向量",
     "formula.unknown": "不在任何公式里",
     # ---- 位置方案，各一行 -------------------------------------------------------------------------------
     "position.learned": "一张训练出来的 (max_len, C) 表，加到残差流上（GPT-2）",

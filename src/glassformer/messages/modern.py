@@ -16,7 +16,8 @@ EN = {
     "means.qk_norm.q": "queries with each head's D features RMS-normalised, before the rotation",
     "means.qk_norm.k": "keys normalised the same way (one gain shared by every key-value head)",
     "letter.H_kv": "key-value heads (n_kv_heads): each serves H / H_kv query heads",
-    "formula.rms_norm": "a gain per feature; no shift",
+    "formula.RMSNorm": "a gain per feature; no shift",
+    "formula.ScaledRotary": "angles p·θ'_i are computed from the base and the scaling, not learned",
     # ---- errors ------------------------------------------------------------------------------------------
     "error.glu.variant": "gate={variant!r} is not one of {names}: a gated feed-forward is SwiGLU or GeGLU.",
     "error.rope.scaling": "RoPE scaling {kind!r} is not one of {names}.",
@@ -40,7 +41,8 @@ ZH = {
     "means.qk_norm.q": "查询：每个头的 D 个特征做 RMS 归一化，在旋转之前",
     "means.qk_norm.k": "键：同样归一化（所有键值头共用一个增益）",
     "letter.H_kv": "键值头数（n_kv_heads）：每个键值头服务 H / H_kv 个查询头",
-    "formula.rms_norm": "每个特征一个增益；没有偏移",
+    "formula.RMSNorm": "每个特征一个增益；没有偏移",
+    "formula.ScaledRotary": "角度 p·θ'_i 由基数和缩放方式算出，不需要学习",
     # ---- 错误 ------------------------------------------------------------------------------------------------
     "error.glu.variant": "gate={variant!r} 不是 {names} 之一：门控前馈网络只有 SwiGLU 和 GeGLU 两种。",
     "error.rope.scaling": "RoPE 缩放方式 {kind!r} 不是 {names} 之一。",

@@ -161,6 +161,18 @@ EN = {
     "dtype.why.fused": "on a CPU, the fused attention ({attention}) is slower in bfloat16",
     "dtype.why.small": "batch × seq_len × d_model² = {work:,} is below {least:,}, too little work for "
     "bfloat16 to pay on a CPU",
+    "bench.peak_ignored": "ignored {path}: {problem} The speed summary uses a quick probe instead; "
+    "`glassformer bench machine` measures carefully and writes the file again.",
+    "bench.peak_replaced": "replacing {path}: {problem}",
+    "bench.peak_fix": "`glassformer bench machine` writes it.",
+    "bench.peak.not_object": "it holds a JSON {found}, not the object of measurements glassformer writes.",
+    "bench.peak.not_entry": "its entry for this machine is not a measurement glassformer wrote (an object of "
+    "{fields}, at this thread count).",
+    "bench.peak.impossible": "its {name} is {value}, which no machine measures (a rate per second from {low:g} to "
+    "{high:g}).",
+    "bench.peak_below_run": "speed: {gflops:.1f} GFLOP/s of model arithmetic, {mfu:.0%} of this machine's peak "
+    "({peak:.3g} GFLOP/s): more than the machine can do, so that peak is wrong; `glassformer bench machine` measures "
+    "it again.",
     "bench.peak_saved": "measured by `glassformer bench machine`",
     "bench.peak_quick": "a quick probe; `glassformer bench machine` measures it carefully",
 }
@@ -301,6 +313,17 @@ ZH = {
     "dtype.why.slow": "这台机器的 bfloat16 乘法只有 float32 的 {ratio:.1f} 倍",
     "dtype.why.fused": "在 CPU 上，融合注意力（{attention}）用 bfloat16 反而更慢",
     "dtype.why.small": "batch × seq_len × d_model² = {work:,}，小于 {least:,}，计算量太小，在 CPU 上用 bfloat16 不划算",
+    "bench.peak_ignored": "已忽略 {path}：{problem}速度总结改用快速探测；`glassformer bench machine` 会仔细测量并"
+    "重新写出这个文件。",
+    "bench.peak_replaced": "正在替换 {path}：{problem}",
+    "bench.peak_fix": "它由 `glassformer bench machine` 写出。",
+    "bench.peak.not_object": "它存的是 JSON {found}，而不是 glassformer 写的测量结果对象。",
+    "bench.peak.not_entry": "它为这台机器存的条目不是 glassformer 写的测量结果（应是含 {fields} 的对象，且线程"
+    "数与本次相同）。",
+    "bench.peak.impossible": "它的 {name} 是 {value}，没有哪台机器会测出这个数（每秒的速率应在 {low:g} 到 "
+    "{high:g} 之间）。",
+    "bench.peak_below_run": "速度：模型运算 {gflops:.1f} GFLOP/s，是这台机器峰值（{peak:.3g} GFLOP/s）的 {mfu:.0%}："
+    "超出了机器的能力，所以这个峰值是错的；`glassformer bench machine` 会重新测量。",
     "bench.peak_saved": "由 `glassformer bench machine` 测得",
     "bench.peak_quick": "快速探测；`glassformer bench machine` 会仔细测量",
 }

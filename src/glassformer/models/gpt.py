@@ -27,8 +27,7 @@ from glassformer.errors import UsageError
 from glassformer.models.kinds import init_weights, register_model_kind
 from glassformer.nn.attention import AttentionHeads, MultiHeadAttention, causal_mask
 from glassformer.nn.embedding import LearnedPositions, TokenEmbedding
-from glassformer.nn.formula import ParamFormula, counted, layer_norm_formula, linear_formula
-from glassformer.nn.hooks import HookedModel, HookPoint, Term, hook
+from glassformer.nn.hooks import HookedModel, HookPoint, Term
 from glassformer.nn.kv_cache import KVCache
 from glassformer.nn.position import position_scheme
 
@@ -42,14 +41,8 @@ def layer_norm(cfg: ModelConfig) -> nn.Module:
 def norm_hook(stage: str, means: str, active: bool, **fields) -> HookPoint:
     """The hook after a LayerNorm; where the config has none, it says so (same tensor as before)."""
     if active:
-        return hook(stage, "B T C", means, **fields)
-    return hook("identity", "B T C", "identity", stage=Term(f"stage.{stage}", **fields))
-
-
-def norm_formula(part: str, cfg: ModelConfig, active: bool) -> ParamFormula:
-    if active:
-        return layer_norm_formula(part, cfg.bias, cfg.d_model)
-    return counted(part, "0", note="identity_norm")
+        return HookPoint(stage, "B T C", means, **fields)
+    return HookPoint("identity", "B T C", "identity", stage=Term(f"stage.{stage}", **fields))
 
 
 def self_attention(cfg: ModelConfig) -> MultiHeadAttention:
@@ -76,15 +69,8 @@ class FeedForward(nn.Module):
         self.fc1 = nn.Linear(d_model, d_ff, bias=bias)
         self.fc2 = nn.Linear(d_ff, d_model, bias=bias)
         self.act, self.bias = ACTIVATION_FNS[activation], bias
-        self.hook_hidden = hook("ffn_hidden", "B T F", "ffn_hidden")
-        self.hook_out = hook("ffn_out", "B T C", "ffn_out")
-
-    def param_formulas(self) -> list[ParamFormula]:
-        C, F = self.fc1.in_features, self.fc1.out_features
-        return [
-            linear_formula("fc1", "C", "F", self.bias, symbolic="C -> F", C=C, F=F),
-            linear_formula("fc2", "F", "C", self.bias, symbolic="F -> C", C=C, F=F),
-        ]
+        self.hook_hidden = HookPoint("ffn_hidden", "B T F", "ffn_hidden")
+        self.hook_out = HookPoint("ffn_out", "B T C", "ffn_out")
 
     def forward(self, x: Tensor) -> Tensor:
         hidden = self.hook_hidden(self.act(self.fc1(x)))  # (B, T, F)
@@ -105,12 +91,8 @@ class Block(nn.Module):
         on, placement = cfg.norm != "none", "post" if cfg.norm == "post" else "pre"
         self.hook_ln1 = norm_hook("layer_norm", f"ln1.{placement}", on, i=1)
         self.hook_ln2 = norm_hook("layer_norm", f"ln2.{placement}", on, i=2)
-        self.hook_resid_mid = hook("residual", "B T C", "resid_mid")
-        self.hook_resid_post = hook("residual", "B T C", "resid_post")
-
-    def param_formulas(self) -> list[ParamFormula]:
-        on = self.norm != "none"
-        return [norm_formula("ln1", self.cfg, on), norm_formula("ln2", self.cfg, on)]
+        self.hook_resid_mid = HookPoint("residual", "B T C", "resid_mid")
+        self.hook_resid_post = HookPoint("residual", "B T C", "resid_post")
 
     def forward(self, x: Tensor, mask: Tensor | None = None, cache=None) -> Tensor:
         if self.norm == "post":
@@ -141,19 +123,19 @@ class Transformer(HookedModel):
         self.pos_embed = scheme.stream(cfg) if scheme.stream else None  # None: in attention, or nowhere
         self.drop = nn.Dropout(cfg.dropout)
         self.use_final_norm = cfg.final_norm and cfg.norm != "none"
-        self.build(cfg, {"en": scheme.about, "zh": scheme.zh})
+        self.build(cfg)
         init_weights(self, cfg.init, cfg.n_layers)
         self.name_hook_points()
         self.tie_ends(cfg)
 
-    def build(self, cfg: ModelConfig, about: dict[str, str]) -> None:
-        """One stack of Blocks, the final norm and the ends. `about`: the scheme's line, en and zh."""
+    def build(self, cfg: ModelConfig) -> None:
+        """One stack of Blocks, the final norm and the ends."""
         self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
         self.ln_final = self.final_norm()
         on = self.pos_embed is not None  # touch point 1: the scheme adds a vector to the stream
-        self.hook_pos_embed = hook("position", "T C", "position", position=cfg.position, about=about) if on else None
+        self.hook_pos_embed = HookPoint("position", "T C", "position", position=cfg.position) if on else None
         resid_pre = "resid_pre" if on else "resid_pre.no_stream"  # the stream's first point
-        self.hook_resid_pre = hook("position", "B T C", resid_pre, position=cfg.position, about=about)
+        self.hook_resid_pre = HookPoint("position", "B T C", resid_pre, position=cfg.position)
         self.hook_ln_final = norm_hook("final_norm", "final_norm", self.use_final_norm)
         self.build_ends(cfg)
 
@@ -161,8 +143,8 @@ class Transformer(HookedModel):
     def build_ends(self, cfg: ModelConfig) -> None:
         self.tok_embed = TokenEmbedding(cfg.vocab_size, cfg.d_model)
         self.head = self.token_head()
-        self.hook_embed = hook("embedding", "B T C", "embedding")
-        self.hook_logits = hook("logits", "B T V", "logits")
+        self.hook_embed = HookPoint("embedding", "B T C", "embedding")
+        self.hook_logits = HookPoint("logits", "B T V", "logits")
 
     def tie_ends(self, cfg: ModelConfig) -> None:
         if cfg.tie_weights:
@@ -214,25 +196,11 @@ class Transformer(HookedModel):
         """A deterministic input of the right kind and shape (draws no random numbers)."""
         return torch.arange(B * T).reshape(B, T) % self.cfg.vocab_size  # (B, T)
 
-    def param_formulas(self) -> list[ParamFormula]:
-        return [self.final_norm_formula("ln_final"), self.head_formula("tok_embed")]
-
     def final_norm(self) -> nn.Module:
         return layer_norm(self.cfg) if self.use_final_norm else nn.Identity()
 
-    def final_norm_formula(self, part: str) -> ParamFormula:
-        if self.use_final_norm:
-            return norm_formula(part, self.cfg, True)
-        return counted(part, "0", note="no_final_norm")
-
     def token_head(self) -> nn.Linear:
         return nn.Linear(self.cfg.d_model, self.cfg.vocab_size, bias=self.cfg.bias and not self.cfg.tie_weights)
-
-    def head_formula(self, table: str) -> ParamFormula:
-        if self.cfg.tie_weights:
-            return counted("head", "0", note="tied_head", table=table)
-        C, V = self.cfg.d_model, self.cfg.vocab_size
-        return linear_formula("head", "C", "V", self.cfg.bias, "head", C=C, V=V)
 
     def set_attention(self, attention: str) -> None:
         """Switch every attention (self and cross) between the glass and the fused path (same weights)."""

@@ -32,9 +32,8 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
 from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides
-from glassformer.errors import DamagedFile, NotFound, UsageError
+from glassformer.errors import Clause, DamagedFile, Joined, NotFound, UsageError
 from glassformer.files import atomic_write, read_json, write_text_atomic
-from glassformer.messages import t
 from glassformer.models.gpt import GPT
 from glassformer.text.gpt2_bpe import ENDOFTEXT, GPT2BPETokenizer, read_tokenizer_dir, write_tokenizer_dir
 
@@ -61,7 +60,10 @@ def config_from_gpt2(hf_config, source: str = "GPT2Config") -> ModelConfig:
     architectures = get("architectures") or []
     if not isinstance(architectures, (list, tuple)) or any(a not in ARCHITECTURES for a in architectures):
         raise UsageError(
-            "error.gpt2.architectures", source=source, found=architectures, known=t("gpt2.or").join(ARCHITECTURES)
+            "error.gpt2.architectures",
+            source=source,
+            found=architectures,
+            known=Joined(ARCHITECTURES, Clause("gpt2.or")),
         )
     for flag, bad in CHANGES_THE_FUNCTION.items():
         value = get(flag, not bad)
@@ -111,7 +113,7 @@ SIZES_IN_WEIGHTS = {
 HF_NAMES = {"vocab_size": "vocab_size", "d_model": "n_embd", "max_len": "n_positions", "d_ff": "n_inner"}
 
 
-def check_weights(hf_state: Mapping[str, torch.Tensor], source: str) -> None:
+def check_weights(hf_state: Mapping[str, torch.Tensor], source: str | Clause) -> None:
     """Refuse weights that are not finite floating-point vectors and matrices (old checkpoints' causal
     masks aside), before any is transposed or copied: DamagedFile naming the tensor."""
     for name, tensor in hf_state.items():
@@ -125,7 +127,7 @@ def check_weights(hf_state: Mapping[str, torch.Tensor], source: str) -> None:
             raise DamagedFile("error.gpt2.weight_finite", source=source, name=name)
 
 
-def check_sizes(hf_state: Mapping[str, torch.Tensor], cfg: ModelConfig, source: str, config: str) -> None:
+def check_sizes(hf_state: Mapping[str, torch.Tensor], cfg: ModelConfig, source: str | Clause, config: str) -> None:
     """Refuse a config whose sizes the weights do not have, before anything of that size is allocated
     (n_embd=10**9 in config.json with weights of 24 columns would otherwise ask for terabytes):
     DamagedFile naming the field and the tensor that says otherwise."""
@@ -223,12 +225,12 @@ def _names(n_layers: int) -> dict[str, tuple[str, bool]]:
 
 
 def state_dict_from_gpt2(
-    hf_state: dict[str, torch.Tensor], n_layers: int, tied: bool = True, source: str | None = None
+    hf_state: dict[str, torch.Tensor], n_layers: int, tied: bool = True, source: str | Clause | None = None
 ) -> dict[str, torch.Tensor]:
     """Map a GPT2LMHeadModel (or GPT2Model) state_dict onto glassformer GPT parameter names.
     Every tensor is used or refused by name: a missing one, or one glassformer has no place for.
     `source` names the weights in the errors (default: "the GPT-2 weights")."""
-    source = source or t("gpt2.the_weights")
+    source = source or Clause("gpt2.the_weights")
     src = {k.removeprefix("transformer."): v for k, v in hf_state.items()}
     names = _names(n_layers)
     missing = [theirs for theirs, _ in names.values() if theirs not in src]
@@ -296,12 +298,12 @@ def read_gpt2_dir(path) -> tuple[GPT, GPT2BPETokenizer, str]:
     path = Path(path)
     if not path.is_dir():
         raise NotFound("error.gpt2.is_file" if path.exists() else "error.gpt2.not_dir", path=path)
-    config = read_json(path / "config.json", t("fix.gpt2_model"))
+    config = read_json(path / "config.json", Clause("fix.gpt2_model"))
     if not isinstance(config, dict):
-        raise DamagedFile("error.gpt2.not_object", path=path / "config.json", fix=t("fix.gpt2_model"))
+        raise DamagedFile("error.gpt2.not_object", path=path / "config.json", fix=Clause("fix.gpt2_model"))
     cfg = config_from_gpt2(config, source=str(path / "config.json"))
     weights_file, tensors = _read_weights(path)
-    weights = t("gpt2.weights_in", path=weights_file)  # how the errors name them
+    weights = Clause("gpt2.weights_in", path=weights_file)  # how the errors name them
     check_weights(tensors, source=weights)
     state = state_dict_from_gpt2(tensors, cfg.n_layers, cfg.tie_weights, source=weights)
     tokenizer = read_tokenizer_dir(path)
@@ -323,7 +325,7 @@ def read_gpt2_dir(path) -> tuple[GPT, GPT2BPETokenizer, str]:
             path=weights_file,
             config=path / "config.json",
             detail=first,
-            fix=t("fix.gpt2_model"),
+            fix=Clause("fix.gpt2_model"),
         ) from None
     return model.eval(), tokenizer, weights_file.name
 
@@ -335,27 +337,27 @@ def _read_weights(path: Path) -> tuple[Path, dict[str, torch.Tensor]]:
         if not file.is_file():
             continue
         if name.endswith(".index.json"):
-            index = read_json(file, t("fix.gpt2_model"))
+            index = read_json(file, Clause("fix.gpt2_model"))
             weight_map = index.get("weight_map") if isinstance(index, dict) else None
             if not isinstance(weight_map, dict) or not weight_map:
-                raise DamagedFile("error.gpt2.no_shards", path=file, fix=t("fix.gpt2_model"))
+                raise DamagedFile("error.gpt2.no_shards", path=file, fix=Clause("fix.gpt2_model"))
             for shard in weight_map.values():  # a file of this folder: never "../x" or "/etc/x"
                 if not isinstance(shard, str) or not shard or Path(shard).name != shard or "\x00" in shard:
-                    raise DamagedFile("error.gpt2.shard_name", path=file, shard=shard, fix=t("fix.gpt2_model"))
+                    raise DamagedFile("error.gpt2.shard_name", path=file, shard=shard, fix=Clause("fix.gpt2_model"))
             shards = sorted(set(weight_map.values()))
             return file, {k: v for shard in shards for k, v in _safetensors(path / shard).items()}
         return file, _safetensors(file) if name.endswith(".safetensors") else _torch_bin(file)
-    raise NotFound("error.gpt2.no_weights", path=path, files=", ".join(WEIGHT_FILES), fix=t("fix.gpt2_model"))
+    raise NotFound("error.gpt2.no_weights", path=path, files=", ".join(WEIGHT_FILES), fix=Clause("fix.gpt2_model"))
 
 
 def _safetensors(file: Path) -> dict[str, torch.Tensor]:
     if not file.is_file():
-        raise NotFound("error.gpt2.shard_missing", path=file, fix=t("fix.gpt2_model"))
+        raise NotFound("error.gpt2.shard_missing", path=file, fix=Clause("fix.gpt2_model"))
     try:
         return load_file(str(file))
     except (SafetensorError, OSError, ValueError, RuntimeError) as e:
         raise DamagedFile(
-            "error.gpt2.safetensors", path=file, detail=str(e).splitlines()[0][:200], fix=t("fix.gpt2_model")
+            "error.gpt2.safetensors", path=file, detail=str(e).splitlines()[0][:200], fix=Clause("fix.gpt2_model")
         ) from None
 
 
@@ -367,13 +369,13 @@ def _torch_bin(file: Path) -> dict[str, torch.Tensor]:
             state = torch.load(file, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises many types for bad or hostile bytes; all mean "not usable"
         why = (
-            t("gpt2.bin_pickle")
+            Clause("gpt2.bin_pickle")
             if "Weights only load failed" in str(e)
-            else t("gpt2.bin_damaged", detail=str(e).splitlines()[0][:200])
+            else Clause("gpt2.bin_damaged", detail=str(e).splitlines()[0][:200])
         )
-        raise DamagedFile("error.gpt2.bin_refused", path=file, why=why, fix=t("fix.gpt2_model")) from None
+        raise DamagedFile("error.gpt2.bin_refused", path=file, why=why, fix=Clause("fix.gpt2_model")) from None
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
-        raise DamagedFile("error.gpt2.bin_not_state", path=file, fix=t("fix.gpt2_model"))
+        raise DamagedFile("error.gpt2.bin_not_state", path=file, fix=Clause("fix.gpt2_model"))
     return state
 
 

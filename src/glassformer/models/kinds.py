@@ -54,8 +54,7 @@ import torch
 from torch import nn
 
 from glassformer.config import ModelConfig
-from glassformer.errors import UsageError
-from glassformer.messages import t
+from glassformer.errors import Clause, UsageError
 
 MODEL_KINDS: dict[str, type[nn.Module]] = {}
 
@@ -74,7 +73,7 @@ def register_model_kind(name: str):
 def model_class(kind: str) -> type[nn.Module]:
     if kind not in MODEL_KINDS:
         near = difflib.get_close_matches(kind, MODEL_KINDS, n=1)
-        hint = t("error.config.did_you_mean", near=near[0]) if near else ""
+        hint = Clause("error.config.did_you_mean", near=near[0]) if near else ""
         raise UsageError("error.model.kind", kind=kind, kinds=sorted(MODEL_KINDS), hint=hint)
     return MODEL_KINDS[kind]
 

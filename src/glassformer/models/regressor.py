@@ -15,8 +15,7 @@ from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
 from glassformer.models.gpt import Transformer
 from glassformer.models.kinds import register_model_kind
-from glassformer.nn.formula import ParamFormula, linear_formula
-from glassformer.nn.hooks import hook
+from glassformer.nn.hooks import HookPoint
 
 
 @register_model_kind("regressor")
@@ -29,8 +28,8 @@ class SequenceRegressor(Transformer):
     def build_ends(self, cfg: ModelConfig) -> None:
         self.in_proj = nn.Linear(cfg.d_in, cfg.d_model, bias=cfg.bias)
         self.out_proj = nn.Linear(cfg.d_model, cfg.d_out, bias=cfg.bias)
-        self.hook_embed = hook("embedding", "B T C", "embedding.numbers")
-        self.hook_pred = hook("prediction", "B T d_out", "prediction")
+        self.hook_embed = HookPoint("embedding", "B T C", "embedding.numbers")
+        self.hook_pred = HookPoint("prediction", "B T d_out", "prediction")
 
     def tie_ends(self, cfg: ModelConfig) -> None:
         """Nothing to tie: numbers in and out share no table."""
@@ -52,11 +51,3 @@ class SequenceRegressor(Transformer):
     def example_input(self, B: int = 1, T: int = 4) -> torch.Tensor:
         steps = torch.arange(T, dtype=torch.float32)[None, :, None]  # (1, T, 1)
         return torch.sin(steps / 2).expand(B, T, self.cfg.d_in).contiguous()  # (B, T, d_in)
-
-    def param_formulas(self) -> list[ParamFormula]:
-        C, d_in, d_out, b = self.cfg.d_model, self.cfg.d_in, self.cfg.d_out, self.cfg.bias
-        return [
-            linear_formula("in_proj", "d_in", "C", b, "in_proj", C=C, d_in=d_in),
-            self.final_norm_formula("ln_final"),
-            linear_formula("out_proj", "C", "d_out", b, "out_proj", C=C, d_out=d_out),
-        ]

@@ -40,12 +40,11 @@ from torch import nn
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
 from glassformer.models.encoder import combine_masks, padding_mask
-from glassformer.models.gpt import Block, FeedForward, Transformer, layer_norm, norm_formula, norm_hook, self_attention
+from glassformer.models.gpt import Block, FeedForward, Transformer, layer_norm, norm_hook, self_attention
 from glassformer.models.kinds import register_model_kind
 from glassformer.nn.attention import AttentionHeads
 from glassformer.nn.embedding import TokenEmbedding
-from glassformer.nn.formula import ParamFormula, counted, linear_formula
-from glassformer.nn.hooks import HookPoint, Term, hook
+from glassformer.nn.hooks import HookPoint, Term
 from glassformer.nn.kv_cache import DecoderCache
 
 SOURCE_AXES = {"T": "S", "T_q": "S", "T_k": "S"}  # in the encoder, every sequence axis is the source's
@@ -90,18 +89,10 @@ class CrossAttention(AttentionHeads):
         super().__init__(d_model, n_heads, bias, dropout, attention)
         self.q = nn.Linear(d_model, d_model, bias=bias)
         self.kv = nn.Linear(d_model, 2 * d_model, bias=bias)
-        self.hook_q = hook("qkv", "B H T D", "cross.q")
-        self.hook_k = hook("qkv", "B H S D", "cross.k")
-        self.hook_v = hook("qkv", "B H S D", "cross.v")
+        self.hook_q = HookPoint("qkv", "B H T D", "cross.q")
+        self.hook_k = HookPoint("qkv", "B H S D", "cross.k")
+        self.hook_v = HookPoint("qkv", "B H S D", "cross.v")
         self.build_heads("cross", "S")
-
-    def param_formulas(self) -> list[ParamFormula]:
-        C = self.proj.in_features
-        return [
-            linear_formula("q", "C", "C", self.bias, "cross_q", C=C),
-            linear_formula("kv", "C", "2C", self.bias, "cross_kv", C=C),
-            linear_formula("proj", "C", "C", self.bias, "proj", C=C),
-        ]
 
     def source_kv(self, memory: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The encoder's output (B, S, C) -> keys and values (B, H, S, D): all that the source gives."""
@@ -160,15 +151,11 @@ class DecoderBlock(nn.Module):
         on, placement = cfg.norm != "none", "post" if cfg.norm == "post" else "pre"
         ln = f"dec_ln.{placement}"  # pre-norm normalises what a sublayer reads, post-norm its sum
         self.hook_ln1 = norm_hook("layer_norm", ln, on, i=1, sublayer=Term("sublayer.self_attention"))
-        self.hook_resid_self = hook("residual", "B T C", "resid_self")
+        self.hook_resid_self = HookPoint("residual", "B T C", "resid_self")
         self.hook_ln2 = norm_hook("layer_norm", ln, on, i=2, sublayer=Term("sublayer.cross_attention"))
-        self.hook_resid_cross = hook("residual", "B T C", "resid_cross")
+        self.hook_resid_cross = HookPoint("residual", "B T C", "resid_cross")
         self.hook_ln3 = norm_hook("layer_norm", ln, on, i=3, sublayer=Term("sublayer.ffn"))
-        self.hook_resid_post = hook("residual", "B T C", "dec_resid_post")
-
-    def param_formulas(self) -> list[ParamFormula]:
-        on = self.norm != "none"
-        return [norm_formula(f"ln{i}", self.cfg, on) for i in (1, 2, 3)]
+        self.hook_resid_post = HookPoint("residual", "B T C", "dec_resid_post")
 
     def sublayer(self, x: torch.Tensor, f, ln: nn.Module, hook_ln: HookPoint, hook_resid: HookPoint) -> torch.Tensor:
         """One residual sublayer around f: pre-norm x + f(LN(x)), post-norm LN(x + f(x))."""
@@ -221,28 +208,28 @@ class EncoderDecoder(Transformer):
         super().__init__(cfg)
         self.pad_id = cfg.pad_id  # an int from here on
 
-    def build(self, cfg: ModelConfig, about: dict[str, str]) -> None:
+    def build(self, cfg: ModelConfig) -> None:
         """Both sides, and their hook points, in the order the data flows through them."""
         root = math.sqrt(cfg.d_model)
         # the source side
         self.src_embed = TokenEmbedding(cfg.vocab_size, cfg.d_model)
-        self.hook_src_embed = hook("embedding", "B S C", "src_embed", root=root)
-        self.hook_src_pos = hook("position", "S C", "src_pos", position=cfg.position, about=about)
-        self.hook_src_resid_pre = hook("position", "B S C", "src_resid_pre")
+        self.hook_src_embed = HookPoint("embedding", "B S C", "src_embed", root=root)
+        self.hook_src_pos = HookPoint("position", "S C", "src_pos", position=cfg.position)
+        self.hook_src_resid_pre = HookPoint("position", "B S C", "src_resid_pre")
         self.encoder = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
         reads_the_source(self.encoder)
         self.enc_ln_final = self.final_norm()
-        self.hook_memory = hook("memory", "B S C", "memory.normalised" if self.use_final_norm else "memory")
+        self.hook_memory = HookPoint("memory", "B S C", "memory.normalised" if self.use_final_norm else "memory")
         # the target side and the head
         self.tgt_embed = TokenEmbedding(cfg.vocab_size, cfg.d_model)
-        self.hook_tgt_embed = hook("embedding", "B T C", "tgt_embed", root=root)
-        self.hook_tgt_pos = hook("position", "T C", "tgt_pos", position=cfg.position)
-        self.hook_tgt_resid_pre = hook("position", "B T C", "tgt_resid_pre")
+        self.hook_tgt_embed = HookPoint("embedding", "B T C", "tgt_embed", root=root)
+        self.hook_tgt_pos = HookPoint("position", "T C", "tgt_pos", position=cfg.position)
+        self.hook_tgt_resid_pre = HookPoint("position", "B T C", "tgt_resid_pre")
         self.decoder = nn.ModuleList(DecoderBlock(cfg) for _ in range(cfg.n_layers))
         self.dec_ln_final = self.final_norm()
         self.hook_dec_ln_final = norm_hook("final_norm", "dec_final_norm", self.use_final_norm)
         self.head = self.token_head()
-        self.hook_logits = hook("logits", "B T V", "dec_logits")
+        self.hook_logits = HookPoint("logits", "B T V", "dec_logits")
 
     def tie_ends(self, cfg: ModelConfig) -> None:
         if cfg.share_embeddings:
@@ -301,15 +288,6 @@ class EncoderDecoder(Transformer):
         return combine_masks(causal, padding_mask(tgt, self.pad_id))  # (T, T) ∧ (B, 1, 1, T)
 
     # ---- what every model kind says about itself --------------------------------------------------
-    def param_formulas(self) -> list[ParamFormula]:
-        C, V = self.cfg.d_model, self.cfg.vocab_size
-        src = counted("src_embed", "V·C", {"V": V, "C": C}, "token_table")
-        if self.cfg.share_embeddings:
-            tgt = counted("tgt_embed", "0", note="shared_table")
-        else:
-            tgt = counted("tgt_embed", "V·C", {"V": V, "C": C}, "tgt_table")
-        norms = [self.final_norm_formula(name) for name in ("enc_ln_final", "dec_ln_final")]
-        return [src, tgt, *norms, self.head_formula("tgt_embed")]
 
     def example_input(self, B: int = 1, T: int = 4) -> tuple[torch.Tensor, torch.Tensor]:  # type: ignore[override]
         """(src, tgt_in), both (B, T): deterministic ids, none of them <PAD>."""

@@ -12,15 +12,18 @@ puts attention and the FFN together, and the models, are in glassformer.models (
     fused_attention.py  the one separated fast path (PyTorch's fused kernel)
     kv_cache.py         keys and values kept between sampling steps (GPT's, and the decoder's)
     loss.py             next-token cross-entropy, mean squared error
-    hooks.py            named points that say what their tensor is, where activations are read or
-                        replaced; the letters below, as data (LETTERS)
-    formula.py          parameter counts as formulas, declared beside each module
+    hooks.py            named points that declare what their tensor is, by id (stage, axes,
+                        meaning), where activations are read or replaced; the stage ids (STAGES)
+                        and the letters below (LETTERS), as data
 
-Shape notation, used in every shape comment, hook declaration and parameter formula:
+Shape notation, used in every shape comment, hook declaration and parameter formula (the
+parameter table, inspect/params.py, derives those from the leaves):
     B  batch size            T  sequence length (T_q, T_k when queries and keys differ)
     C  d_model               H  n_heads            D  d_head = C // H
     F  d_ff                  V  vocab_size         L  max_len
     activations (B, T, C); per-head tensors (B, H, T, D); attention matrices (B, H, T_q, T_k).
+The modern decoder's and the experts' pieces (rmsnorm, glu, rope_scaling, attention_variants, moe,
+mla) add H_kv, D_n, D_r, D_v, R_q, R_kv, E, K and N_e; the glossary's `letter.<L>` says each.
 """
 
 from glassformer.nn.attention import (

@@ -20,8 +20,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from glassformer.errors import UsageError
-from glassformer.nn.formula import ParamFormula, counted, linear_formula
-from glassformer.nn.hooks import hook
+from glassformer.nn.hooks import HookPoint
 from glassformer.nn.position import AttentionPositions
 
 
@@ -130,12 +129,12 @@ class AttentionHeads(nn.Module):
         d_model = self.n_heads * self.d_head
         self.proj = nn.Linear(d_model, d_model, bias=self.bias)
         self.resid_dropout = nn.Dropout(self.dropout)
-        self.hook_scores = hook("scores", f"B H T_q {keys}", f"{site}.scores")
-        self.hook_weights = hook("weights", f"B H T_q {keys}", f"{site}.weights")
-        self.hook_z = hook("z", "B H T D", f"{site}.z")
-        self.hook_merged = hook("merged", "B T C", "merged")
-        self.hook_result = hook("result", "B T H C", f"{site}.result")
-        self.hook_out = hook(f"{site}_out", "B T C", f"{site}.out")
+        self.hook_scores = HookPoint("scores", f"B H T_q {keys}", f"{site}.scores")
+        self.hook_weights = HookPoint("weights", f"B H T_q {keys}", f"{site}.weights")
+        self.hook_z = HookPoint("z", "B H T D", f"{site}.z")
+        self.hook_merged = HookPoint("merged", "B T C", "merged")
+        self.hook_result = HookPoint("result", "B T H C", f"{site}.result")
+        self.hook_out = HookPoint(f"{site}_out", "B T C", f"{site}.out")
 
     def split_heads(self, t: Tensor) -> Tensor:
         """(B, L, C) -> (B, H, L, D): feature block h·D..(h+1)·D belongs to head h."""
@@ -155,13 +154,24 @@ class AttentionHeads(nn.Module):
         B, H, T, D = z.shape
         merged = self.hook_merged(z.transpose(1, 2).reshape(B, T, H * D))  # (B, T_q, C)
         out = self.proj(merged)  # (B, T_q, C)
-        if self.hook_result.fns:  # each head's share of out, made only for a listener (TL's hook_result)
-            W_O = self.proj.weight.view(-1, H, D)  # (C, H, D): the columns that read head h
-            result = torch.einsum("bthd,chd->bthc", merged.view(B, T, H, D), W_O)  # (B, T_q, H, C)
-            seen = self.hook_result(result)  # (B, T_q, H, C)
-            if seen is not result:  # replaced (a patch, an ablation, a gradient leaf): out = Σ_h seen + b,
-                out = out + (seen - result).sum(2)  # (B, T_q, C) written as a change, so an unchanged copy is exact
+        if self.hook_result.fns:  # someone reads each head's share of out (TransformerLens's hook_result)
+            out = self.from_heads(merged, out)  # (B, T_q, C): out itself, unless a listener replaced a share
         return self.hook_out(self.resid_dropout(out))  # (B, T_q, C)
+
+    def from_heads(self, merged: Tensor, out: Tensor) -> Tensor:
+        """Each head's share of the projection, result_h = z_h W_O,hᵀ (B, T_q, H, C), shown at the
+        result hook point; Σ_h result_h + b = out. A listener that only reads leaves `out` exactly as
+        it is; one that returns other shares (a patch, an ablation, a gradient leaf) gets the output
+        those shares make, Σ_h seen_h + b, instead."""
+        B, T, C = merged.shape
+        H = self.n_heads
+        W_O = self.proj.weight.view(-1, H, C // H)  # (C, H, D): the columns that read head h
+        result = torch.einsum("bthd,chd->bthc", merged.view(B, T, H, C // H), W_O)  # (B, T_q, H, C)
+        seen = self.hook_result(result)  # (B, T_q, H, C)
+        if seen is result:
+            return out  # (B, T_q, C): read, not replaced
+        bias = self.proj.bias if self.proj.bias is not None else 0.0
+        return seen.sum(2) + bias  # (B, T_q, C)
 
 
 class MultiHeadAttention(AttentionHeads):
@@ -191,19 +201,10 @@ class MultiHeadAttention(AttentionHeads):
         else:
             self.heads = nn.ModuleList(HeadQKV(d_model, self.d_head, bias) for _ in range(n_heads))
         self.positions = positions
-        self.hook_q = hook("qkv", "B H T D", "attn.q")
-        self.hook_k = hook("qkv", "B H T D", "attn.k")
-        self.hook_v = hook("qkv", "B H T D", "attn.v")
+        self.hook_q = HookPoint("qkv", "B H T D", "attn.q")
+        self.hook_k = HookPoint("qkv", "B H T D", "attn.k")
+        self.hook_v = HookPoint("qkv", "B H T D", "attn.v")
         self.build_heads("attn", "T_k")
-
-    def param_formulas(self) -> list[ParamFormula]:
-        C, D, H = self.proj.in_features, self.d_head, self.n_heads
-        if self.style == "packed":
-            qkv = linear_formula("qkv", "C", "3C", self.bias, "qkv", C=C)
-        else:
-            one = "C·D + D" if self.bias else "C·D"
-            qkv = counted("heads", f"H·3({one})", {"C": C, "D": D, "H": H}, "heads")
-        return [qkv, linear_formula("proj", "C", "C", self.bias, "proj", C=C)]
 
     def split_qkv(self, x: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         """(B, T, C) -> q, k, v, each (B, H, T, D)."""

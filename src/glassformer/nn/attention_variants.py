@@ -39,7 +39,7 @@ from torch import Tensor, nn
 
 from glassformer.errors import UsageError
 from glassformer.nn.attention import causal_mask
-from glassformer.nn.hooks import hook
+from glassformer.nn.hooks import HookPoint
 from glassformer.nn.rmsnorm import RMSNorm
 
 # ---- grouped-query and multi-query attention ----------------------------------------------------------
@@ -74,8 +74,8 @@ class QKNorm(nn.Module):
         super().__init__()
         self.q_norm = RMSNorm(d_head, eps, axes="B H T D")
         self.k_norm = RMSNorm(d_head, eps, axes="B H_kv T D")
-        self.hook_q = hook("qk_norm", "B H T D", "qk_norm.q")
-        self.hook_k = hook("qk_norm", "B H_kv T D", "qk_norm.k")
+        self.hook_q = HookPoint("qk_norm", "B H T D", "qk_norm.q")
+        self.hook_k = HookPoint("qk_norm", "B H_kv T D", "qk_norm.k")
 
     def forward(self, q: Tensor, k: Tensor) -> tuple[Tensor, Tensor]:
         q = self.hook_q(self.q_norm(q))  # (B, H, T, D)

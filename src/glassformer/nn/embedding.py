@@ -17,9 +17,7 @@ import math
 import torch
 from torch import Tensor, nn
 
-from glassformer.errors import UsageError, WrongType
-from glassformer.messages import t
-from glassformer.nn.formula import ParamFormula, counted
+from glassformer.errors import Clause, UsageError, WrongType
 
 
 def check_token_ids(ids: Tensor, vocab_size: int) -> None:
@@ -34,7 +32,9 @@ def check_token_ids(ids: Tensor, vocab_size: int) -> None:
         return
     lo, hi = torch.aminmax(ids)  # one pass over the ids
     if ids.device.type != "cpu":  # reading lo/hi would stall the GPU every step: assert on-device
-        torch._assert_async((lo >= 0) & (hi < vocab_size), t("model.ids_outside_on_device", vocab_size=vocab_size))
+        torch._assert_async(
+            (lo >= 0) & (hi < vocab_size), str(Clause("model.ids_outside_on_device", vocab_size=vocab_size))
+        )
         return
     if int(lo) < 0 or int(hi) >= vocab_size:
         bad = ids[(ids < 0) | (ids >= vocab_size)].unique()[:10].tolist()
@@ -48,10 +48,6 @@ class TokenEmbedding(nn.Module):
         super().__init__()
         self.vocab_size = vocab_size
         self.table = nn.Embedding(vocab_size, d_model)
-
-    def param_formulas(self) -> list[ParamFormula]:
-        V, C = self.table.weight.shape
-        return [counted("", "V·C", {"V": V, "C": C}, "token_table")]
 
     @property
     def weight(self) -> Tensor:
@@ -87,10 +83,6 @@ class LearnedPositions(nn.Module):
         self.max_len = max_len
         self.table = nn.Embedding(max_len, d_model)
 
-    def param_formulas(self) -> list[ParamFormula]:
-        L, C = self.table.weight.shape
-        return [counted("", "L·C", {"L": L, "C": C}, "position_table")]
-
     def forward(self, T: int, offset: int = 0) -> Tensor:
         check_length(offset + T, self.max_len)
         pos = torch.arange(offset, offset + T, device=self.table.weight.device)  # (T,)
@@ -104,9 +96,6 @@ class SinusoidalPositions(nn.Module):
         super().__init__()
         self.max_len = max_len
         self.register_buffer("table", sinusoidal_table(max_len, d_model), persistent=False)
-
-    def param_formulas(self) -> list[ParamFormula]:
-        return [counted("", "0", note="sinusoidal")]
 
     def forward(self, T: int, offset: int = 0) -> Tensor:
         check_length(offset + T, self.max_len)

@@ -26,8 +26,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from glassformer.errors import UsageError
-from glassformer.nn.formula import ParamFormula, linear_formula
-from glassformer.nn.hooks import hook
+from glassformer.nn.hooks import HookPoint
 
 GATES: dict[str, Callable[[Tensor], Tensor]] = {
     "swiglu": F.silu,  # z · σ(z)
@@ -36,9 +35,12 @@ GATES: dict[str, Callable[[Tensor], Tensor]] = {
 
 
 class GatedFeedForward(nn.Module):
-    """(B, T, C) -> two (B, T, F) paths, one gated by the other -> (B, T, C)."""
+    """(B, T, C) -> two (B, T, F) paths, one gated by the other -> (B, T, C).
 
-    def __init__(self, d_model: int, d_ff: int, variant: str = "swiglu", bias: bool = False) -> None:
+    `axes`: the letters before the last axis, as the hook points declare them ("B T" for the stream;
+    an expert of nn/moe.py reads only the N_e tokens routed to it, "N_e")."""
+
+    def __init__(self, d_model: int, d_ff: int, variant: str = "swiglu", bias: bool = False, axes: str = "B T") -> None:
         super().__init__()
         if variant not in GATES:
             raise UsageError("error.glu.variant", variant=variant, names=list(GATES))
@@ -46,18 +48,10 @@ class GatedFeedForward(nn.Module):
         self.gate = nn.Linear(d_model, d_ff, bias=bias)  # W_gate: the path the activation opens or closes
         self.up = nn.Linear(d_model, d_ff, bias=bias)  # W_up: the path that carries the values
         self.down = nn.Linear(d_ff, d_model, bias=bias)  # W_down: back to the residual width
-        self.hook_gate = hook("ffn_hidden", "B T F", "glu.gate")
-        self.hook_up = hook("ffn_hidden", "B T F", "glu.up")
-        self.hook_hidden = hook("ffn_hidden", "B T F", "glu.hidden")
-        self.hook_out = hook("ffn_out", "B T C", "ffn_out")
-
-    def param_formulas(self) -> list[ParamFormula]:
-        C, F_ = self.gate.in_features, self.gate.out_features
-        return [
-            linear_formula("gate", "C", "F", self.bias, symbolic="C -> F", C=C, F=F_),
-            linear_formula("up", "C", "F", self.bias, symbolic="C -> F", C=C, F=F_),
-            linear_formula("down", "F", "C", self.bias, symbolic="F -> C", C=C, F=F_),
-        ]
+        self.hook_gate = HookPoint("ffn_hidden", f"{axes} F", "glu.gate")
+        self.hook_up = HookPoint("ffn_hidden", f"{axes} F", "glu.up")
+        self.hook_hidden = HookPoint("ffn_hidden", f"{axes} F", "glu.hidden")
+        self.hook_out = HookPoint("ffn_out", f"{axes} C", "ffn_out")
 
     def forward(self, x: Tensor) -> Tensor:
         gate = self.hook_gate(self.act(self.gate(x)))  # (B, T, F) act(x·W_gate)

@@ -40,26 +40,19 @@ import torch
 from torch import nn
 
 from glassformer.config import ModelConfig
-from glassformer.errors import UsageError
-from glassformer.messages import TABLES, t
+from glassformer.errors import Clause, UsageError
 from glassformer.nn.embedding import LearnedPositions, SinusoidalPositions, check_length, sinusoidal_table
-from glassformer.nn.formula import ParamFormula, counted
-from glassformer.nn.hooks import hook
+from glassformer.nn.hooks import HookPoint
 
 
 @dataclass(frozen=True)
 class PositionScheme:
     name: str
-    about: str = ""  # one line, English; "": the glossary's `position.<name>` (messages/glossary.py)
-    zh: str = ""  # the same line, in Chinese
+    about: str = ""  # one line, English, for a scheme registered outside the package; "": the glossary's
+    zh: str = ""  # the same line, in Chinese (the built-in schemes' lines are `position.<name>` there)
     stream: Callable[[ModelConfig], nn.Module] | None = None  # touch point 1
     attention: Callable[[ModelConfig], "AttentionPositions"] | None = None  # touch points 2 and 3
     table: bool = False  # True: it knows positions 0..max_len-1 only (a table), so T <= max_len
-
-    def __post_init__(self) -> None:
-        for field, lang in (("about", "en"), ("zh", "zh")):
-            if not getattr(self, field):
-                object.__setattr__(self, field, TABLES[lang].get(f"position.{self.name}", ""))
 
 
 POSITION_SCHEMES: dict[str, PositionScheme] = {}
@@ -74,7 +67,7 @@ def position_scheme(name: str) -> PositionScheme:
     """The registered scheme called `name`, or an error naming the nearest one."""
     if name not in POSITION_SCHEMES:
         near = difflib.get_close_matches(name, POSITION_SCHEMES, n=1)
-        hint = t("error.config.did_you_mean", near=near[0]) if near else ""
+        hint = Clause("error.config.did_you_mean", near=near[0]) if near else ""
         raise UsageError("error.position.unknown", name=name, names=sorted(POSITION_SCHEMES), hint=hint)
     return POSITION_SCHEMES[name]
 
@@ -170,11 +163,8 @@ class RotaryPositions(AttentionPositions):
         self.register_buffer("cos", torch.empty(0), persistent=False)  # (n, D/2)
         self.register_buffer("sin", torch.empty(0), persistent=False)  # (n, D/2)
         self._fill(max_len, torch.get_default_dtype(), None)
-        self.hook_q = hook("rotary", "B H T D", "rotary.q")
-        self.hook_k = hook("rotary", "B H T D", "rotary.k")
-
-    def param_formulas(self) -> list[ParamFormula]:
-        return [counted("", "0", note="rotary")]
+        self.hook_q = HookPoint("rotary", "B H T D", "rotary.q")
+        self.hook_k = HookPoint("rotary", "B H T D", "rotary.k")
 
     def _fill(self, n: int, dtype: torch.dtype, device) -> None:
         # the tables outlive the call that grows them: even when sampling runs under inference_mode
@@ -266,10 +256,7 @@ class ALiBi(AttentionPositions):
         super().__init__()
         self.n_heads = n_heads
         self.register_buffer("slopes", alibi_slopes(n_heads).to(torch.get_default_dtype()), persistent=False)  # (H,)
-        self.hook_bias = hook("alibi", "H T_q T_k", "alibi")
-
-    def param_formulas(self) -> list[ParamFormula]:
-        return [counted("", "0", note="alibi")]
+        self.hook_bias = HookPoint("alibi", "H T_q T_k", "alibi")
 
     def _apply(self, fn, recurse=True):
         # .double(), .to(device): recompute the slopes from float64 instead of casting a rounded copy

@@ -25,8 +25,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from glassformer.nn.formula import ParamFormula, counted
-from glassformer.nn.hooks import hook
+from glassformer.nn.hooks import HookPoint
 
 NARROW = (torch.float16, torch.bfloat16)  # dtypes whose statistics are computed in float32
 
@@ -38,11 +37,7 @@ class RMSNorm(nn.Module):
         super().__init__()
         self.eps, self.axes = eps, axes
         self.weight = nn.Parameter(torch.ones(d))  # (C,) the gain g: 1 at the start, the identity scale
-        self.hook_scale = hook("rms_norm", axes.rsplit(" ", 1)[0], "rms_norm.scale")  # one number a vector
-
-    def param_formulas(self) -> list[ParamFormula]:
-        letter = self.axes.rsplit(" ", 1)[1]  # C for the stream, D for a head
-        return [counted("", letter, {letter: self.weight.numel()}, note="rms_norm")]
+        self.hook_scale = HookPoint("rms_norm", axes.rsplit(" ", 1)[0], "rms_norm.scale")  # one number a vector
 
     def forward(self, x: Tensor) -> Tensor:
         wide = x.float() if x.dtype in NARROW else x  # (..., C): bf16/fp16 normalised in float32

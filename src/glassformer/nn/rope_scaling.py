@@ -56,8 +56,7 @@ import torch
 from torch import Tensor
 
 from glassformer.errors import UsageError
-from glassformer.nn.formula import ParamFormula, counted
-from glassformer.nn.hooks import hook
+from glassformer.nn.hooks import HookPoint
 from glassformer.nn.position import AttentionPositions
 
 
@@ -188,11 +187,8 @@ class ScaledRotary(AttentionPositions):
         self.d_head, self.base, self.scaling = d_head, base, scaling
         inv_freq, self.attention_factor = rope_parameters(d_head, base, scaling)
         self.register_buffer("inv_freq", inv_freq, persistent=False)  # (D/2,) float64, never cast
-        self.hook_q = hook("rotary", "B H T D", "rotary.q")
-        self.hook_k = hook("rotary", "B H T D", "rotary.k")
-
-    def param_formulas(self) -> list[ParamFormula]:
-        return [counted("", "0", note="rotary")]
+        self.hook_q = HookPoint("rotary", "B H T D", "rotary.q")
+        self.hook_k = HookPoint("rotary", "B H T D", "rotary.k")
 
     def _apply(self, fn, recurse=True):
         # .float(), .to(device): the frequencies stay float64 (the angles are made in float64 anyway)

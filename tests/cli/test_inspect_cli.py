@@ -122,7 +122,7 @@ def test_params_seed002_prints_the_true_count(tmp_path, capsys):
     assert code == 0
     true = sum(p.numel() for p in Encoder(get_preset("seed002").model).parameters())
     assert ("params.total", {"total": true}) in heard and t("params.total", total=true) in out
-    assert "≠" not in out and "C·3C + 3C" in out and t("formula.identity_norm") in out
+    assert "≠" not in out and "C·3C + 3C" in out and t("formula.ln.none") in out
     bidirectional = t("params.flops.bidirectional")
     assert ("params.flops.attention", {"formula": bidirectional}) in heard  # an encoder: attention both ways
     assert t("params.flops.attention", formula=bidirectional) in out and t("params.flops.training") in out

@@ -2,6 +2,9 @@
 PYTHON ?= python3.11
 VENV   := .venv
 PY     := $(VENV)/bin/python
+# two stamps: BASE, torch and this package (all that `make demo` needs); STAMP, the [dev] extra too
+# (the tests, lint and benchmarks), so a demo-only set-up never makes `make test` skip installing it
+BASE   := $(VENV)/.base-done
 STAMP  := $(VENV)/.setup-done
 
 .PHONY: setup lint test demo notebooks bench mutants clean
@@ -9,10 +12,19 @@ STAMP  := $(VENV)/.setup-done
 setup: $(STAMP)
 
 # torch first, pinned: on these machines 2.13.0 is a local CPU wheel; a bare `torch` would pull a CUDA build.
-$(STAMP): pyproject.toml
+# Each step says what it installs before it starts; torch's install shows pip's own lines (no -q).
+$(BASE): pyproject.toml
+	@echo "make: setting up $(VENV) (torch==2.13.0 and glassformer); then: . $(VENV)/bin/activate, or call $(VENV)/bin/glassformer"
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q torch==2.13.0
+	@echo "make: installing torch==2.13.0 (the largest download)"
+	$(PY) -m pip install torch==2.13.0
+	@echo "make: installing glassformer and its few dependencies (numpy, matplotlib, tokenizers ...)"
+	$(PY) -m pip install -q -e .
+	touch $(BASE)
+
+$(STAMP): $(BASE)
+	@echo "make: installing the [dev] extra (pytest, transformers, TransformerLens, Playwright, ruff, mypy ...): minutes"
 	$(PY) -m pip install -q -e ".[dev]"
 	touch $(STAMP)
 
@@ -25,13 +37,15 @@ lint: setup
 test: lint
 	$(PY) -m pytest
 
-demo: setup
+# only torch and the package (no test tools): the demo starts printing within seconds
+demo: $(BASE)
 	$(VENV)/bin/glassformer demo
 
-# the notebooks in JupyterLab (the [notebooks] extra); they open in place, in notebooks/
+# the notebooks in JupyterLab (the [notebooks] extra); they open in place, in notebooks/. As root,
+# --allow-root is added (and said); JupyterLab's own options: make notebooks NOTEBOOKS_ARGS="--port 8899"
 notebooks: setup
 	$(PY) -m pip install -q -e ".[notebooks]"
-	$(VENV)/bin/glassformer notebooks --dir notebooks
+	$(VENV)/bin/glassformer notebooks --dir notebooks -- $(NOTEBOOKS_ARGS)
 
 # BENCH_ARGS: e.g. make bench BENCH_ARGS="--shapes baby --steps 5 --no-memory" (bench/peers.py --help)
 bench: setup

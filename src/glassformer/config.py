@@ -25,6 +25,7 @@ import difflib
 import math
 import typing
 from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
 
 from glassformer.errors import UsageError
 from glassformer.messages import has, in_language, t
@@ -63,6 +64,15 @@ ATTENTIONS = ("glass", "fused")  # the attention computation: written out, or Py
 MHA_STYLES = ("packed", "heads")  # how Q, K, V are projected: one packed Linear, or one module a head
 MAX_SEED = 2**63 - 1  # the largest seed every torch generator takes (as --seed's range: cli/options.py)
 MAX_THREADS = 256  # more than any machine this runs on has cores; torch crashes on absurd counts
+
+# Numbers and names that `--help` states but whose home module imports torch: they are kept here,
+# in a module without torch, so that `glassformer --help` and `glassformer VERB --help` never load it
+# (cli/__init__.py; bench/cli_startup.py measures it). Their home modules import them from here.
+DEFAULT_THREADS = 1  # devices.py: one thread per verb unless --threads says otherwise (why: devices.py)
+BF16_MIN_WORK = 2**23  # devices.py: B·T·C², the least work per step at which bf16 autocast pays on a CPU
+RUNS_DIR = Path("runs")  # train/run.py: where a new run's folder goes
+EVAL_SAMPLE_CHARS = 200  # train/run.py: default length of the sample printed at each evaluation (0: none)
+RUN_EXAMPLE = "runs/baby-20250101-120000"  # `sample --help`: what a run directory's name looks like
 
 # The fields only some kinds read, by kind; every other ModelConfig field is every kind's. A kind
 # registered elsewhere adds its own entry (KIND_FIELDS["mine"] = ("vocab_size",)); a kind without one
@@ -261,6 +271,29 @@ class Preset:
     model: ModelConfig
     train: TrainConfig = field(default_factory=TrainConfig)
     about: str = ""
+
+
+@dataclass
+class EvalConfig:
+    """What an evaluation card (`glassformer eval`, eval_card.py) measures with. Here, not in
+    eval_card.py, so `glassformer eval --help` states the defaults without importing torch."""
+
+    samples: int = 8  # texts drawn: enough for distinct-n over several, few enough for seconds on a CPU
+    max_new_tokens: int = 200  # per text: room for a loop (MIN_REPEATS copies of a line or two)
+    temperature: float = 1.0  # the model's own distribution (the CLI uses `glassformer sample`'s default)
+    top_k: int | None = None  # None: off, as in `glassformer sample`
+    top_p: float | None = None
+    seed: int = 0  # the samples' torch.Generator seed: the same card every time
+    prompt: str | None = None  # None: a newline if the tokenizer writes one, else the run's first word
+    max_chars: int = 20_000  # held-out characters scored for bits per byte: seconds for `baby` on a CPU
+    # Guo et al. 2017 measure the expected calibration error with 15 equal-width bins: enough to see a
+    # curve, few enough that a bin of a small evaluation still holds many tokens.
+    bins: int = 15
+    rtol: float | None = None  # one relative tolerance for every quantity; None: evaluation.RTOL's own
+    best: bool = False  # best.safetensors instead of the latest weights
+    cache_dir: str | None = None  # where prepared corpora live (train's --cache-dir); None: the default
+    text: str | None = None  # a held-out text file instead of the run's validation split
+    questions: str | None = None  # a JSONL file of multiple-choice questions
 
 
 def to_dict(cfg) -> dict:

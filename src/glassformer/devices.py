@@ -12,16 +12,17 @@ from __future__ import annotations
 import contextlib
 import json
 import platform
+import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 import torch
 
-from glassformer.config import MAX_THREADS
-from glassformer.errors import DeviceUnavailable, UsageError
-from glassformer.files import default_cache_dir, write_text_atomic
-from glassformer.messages import t
+from glassformer.config import BF16_MIN_WORK, DEFAULT_THREADS, MAX_THREADS  # noqa: F401 (re-exported)
+from glassformer.errors import DamagedFile, DeviceUnavailable, GlassformerError, UsageError
+from glassformer.files import default_cache_dir, read_json, write_text_atomic
+from glassformer.messages import say, t
 
 KINDS = ("cpu", "cuda", "mps")
 
@@ -67,7 +68,7 @@ def check_device(name: str, flag: str = "--device") -> str:
 # ~25% for the `baby` training shape, so `--threads 0` (torch's own choice: every core) remains one
 # flag away.
 
-DEFAULT_THREADS = 1  # see the comment above
+# DEFAULT_THREADS (1, see the comment above) is defined in config.py, where `--help` reads it without torch
 
 
 def check_threads(n: int) -> int:
@@ -206,22 +207,66 @@ def _peak_key(device: str, threads: int) -> str:
     return f"{machine_name(device)} | {torch.device(device).type} | {threads} threads"
 
 
+# A saved figure outside these bounds is no measurement (a damaged or hand-edited machine.json): the
+# summary would print "nan%" or "398152842320% of peak". Per second, for FLOPs and bytes alike:
+PEAK_RANGE = (1e6, 1e18)  # a megaFLOP/s (a 1980s PC) to an exaFLOP/s (a whole supercomputer)
+PEAK_FIGURES = ("float32_flops", "bfloat16_flops", "bandwidth")
+PEAK_MOST_BYTES = 1 << 20  # machine.json holds a few hundred bytes per machine: a larger file is not one
+
+
 def save_peak(peak: MachinePeak) -> Path:
-    """Keep a careful measurement for later runs on this machine (keyed by machine, device, threads)."""
+    """Keep a careful measurement for later runs on this machine (keyed by machine, device, threads).
+    A machine.json that cannot be read (damaged, nested thousands deep, not an object) is replaced."""
     path = peak_file()
-    known = _read_peaks(path)
+    known = _read_peaks(path, "bench.peak_replaced")
     known[_peak_key(peak.device, peak.threads)] = asdict(peak)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(path, json.dumps(known, indent=1))
     return path
 
 
-def _read_peaks(path: Path) -> dict:
-    try:
-        known = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+def _read_peaks(path: Path, say_key: str) -> dict:
+    """machine.json's entries; {} when there is none, or (with one line on stderr, `say_key`, naming
+    the file and what is wrong) when it is not a file of entries glassformer wrote."""
+    if not path.exists() and not path.is_symlink():
         return {}
-    return known if isinstance(known, dict) else {}
+    try:
+        known = read_json(path, t("bench.peak_fix"), most=PEAK_MOST_BYTES)
+    except (GlassformerError, OSError) as e:
+        return _ignored(path, say_key, str(e))
+    if not isinstance(known, dict):
+        return _ignored(path, say_key, t("bench.peak.not_object", found=type(known).__name__))
+    return known
+
+
+def _ignored(path: Path, say_key: str, problem: str) -> dict:
+    _say_once(say_key, path, problem)
+    return {}
+
+
+_SAID: set[tuple[str, str, str]] = set()  # one line per file and problem in a process, however often it is read
+
+
+def _say_once(key: str, path: Path, problem: str) -> None:
+    if (key, str(path), problem) not in _SAID:
+        _SAID.add((key, str(path), problem))
+        say(key, file=sys.stderr, path=path, problem=problem)
+
+
+def checked_peak(saved: object, threads: int) -> MachinePeak:
+    """A saved entry as a MachinePeak, or DamagedFile ("bench.peak.*") saying why it is no measurement
+    at `threads`: not an object of MachinePeak's fields, or a figure that no machine measures."""
+    names = [f.name for f in fields(MachinePeak)]
+    if not isinstance(saved, dict) or sorted(saved) != sorted(names):
+        raise DamagedFile("bench.peak.not_entry", fields=", ".join(names))
+    if not isinstance(saved["device"], str) or type(saved["threads"]) is not int or saved["threads"] != threads:
+        raise DamagedFile("bench.peak.not_entry", fields=", ".join(names))
+    low, high = PEAK_RANGE
+    for name in PEAK_FIGURES:
+        value = saved[name]
+        if type(value) not in (int, float) or not low <= value <= high:  # NaN, inf, 0 and below, text fail here
+            raise DamagedFile("bench.peak.impossible", name=name, value=repr(value)[:40], low=low, high=high)
+    return MachinePeak(**saved)
 
 
 _PEAKS: dict[tuple[str, int], tuple[MachinePeak, bool]] = {}
@@ -231,14 +276,19 @@ def machine_peak(device: str = "cpu") -> tuple[MachinePeak, bool]:
     """This machine's peak for `device` at the current thread count, and whether it is the careful
     one: the measurement `glassformer bench machine` saved (peak_file), else a quick probe of a few
     products (~0.1 s on a quiet CPU, once per process): what `train` divides by for its summary line.
-    A benchmark that wants a careful figure calls measure_machine inside its own rounds."""
+    A saved file or entry that is no measurement is ignored with one line naming the file (never an
+    error: a speed summary must not stop a run). A benchmark that wants a careful figure calls
+    measure_machine inside its own rounds."""
     threads = torch.get_num_threads()
     key = (device, threads)
     if key not in _PEAKS:
-        saved = _read_peaks(peak_file()).get(_peak_key(device, threads))
+        path = peak_file()
+        saved = _read_peaks(path, "bench.peak_ignored").get(_peak_key(device, threads))
         try:
-            _PEAKS[key] = (MachinePeak(**saved), True)
-        except TypeError:  # none saved (None), or written by another version: measure now
+            _PEAKS[key] = (checked_peak(saved, threads), True)
+        except DamagedFile as e:
+            if saved is not None:  # none saved for this machine: nothing to say
+                _say_once("bench.peak_ignored", path, str(e))
             _PEAKS[key] = (measure_machine(device, budget_s=0.02, size=512), False)
     return _PEAKS[key]
 
@@ -291,7 +341,7 @@ def decode_bytes_per_token(model: torch.nn.Module, bytes_per_number: int = 4) ->
 # 0.85× float32's step; baby, ≈ 12.6M: 1.84×). The choice is made once, when the run starts, and
 # written to its config.json, so a resumed run keeps it whatever the probe says later.
 DTYPES = ("float32", "bfloat16", "auto")
-BF16_MIN_WORK = 2**23  # B·T·C², the least work per step at which bf16 autocast pays on a CPU
+# BF16_MIN_WORK (B·T·C²) is defined in config.py, where `train --help` reads it without torch
 
 
 def auto_dtype(device: str = "cpu", model=None, train=None) -> tuple[str, str, dict]:

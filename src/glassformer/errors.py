@@ -158,3 +158,7 @@ class MissingPackage(GlassformerError, ImportError):
 
 class NoAttribute(GlassformerError, AttributeError):
     """A package's face was asked for a name it does not have (its module `__getattr__` says so)."""
+
+
+class NoKey(GlassformerError, KeyError):
+    """A mapping was asked for a key it does not hold (an activation cache: the nearest name is said)."""

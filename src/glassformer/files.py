@@ -17,8 +17,10 @@ glassformer error (errors.py) that names the file, the problem and the fix, in t
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any, Callable
@@ -103,10 +105,33 @@ def reading(path: str | os.PathLike, fix: str | Clause):
         raise DamagedFile("error.files.unreadable", path=path, reason=e.strerror or e, fix=fix) from None
 
 
-def read_bytes(path: str | os.PathLike, fix: str | Clause) -> bytes:
-    """A file's bytes, or a clear error (see `reading`)."""
+def read_bytes(path: str | os.PathLike, fix: str | Clause, most: int | None = None) -> bytes:
+    """A file's bytes, or a clear error (see `reading`).
+    most: a file glassformer wrote itself and knows the size of (a config, a results file): refuse,
+    before reading a byte, anything but a regular file (a link to /dev/zero, a FIFO, a device would be
+    read forever or block), and a file larger than `most` bytes."""
     with reading(path, fix) as p:
-        return p.read_bytes()
+        if most is None:
+            return p.read_bytes()
+        mode = p.stat().st_mode  # follows a link: what would be read
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(p))
+        if not stat.S_ISREG(mode):
+            raise DamagedFile("error.files.not_regular", path=path, what=t(f"error.files.kind.{_kind(mode)}"), fix=fix)
+        with p.open("rb") as f:
+            data = f.read(most + 1)  # a file that grew since stat() is still cut at most + 1
+        if len(data) > most:
+            raise DamagedFile("error.files.too_large", path=path, most=most, fix=fix)
+        return data
+
+
+def _kind(mode: int) -> str:
+    """What a path that is not a regular file is, as `ls -l` would hint it."""
+    kinds = ((stat.S_ISFIFO, "fifo"), (stat.S_ISCHR, "char"), (stat.S_ISBLK, "block"), (stat.S_ISSOCK, "socket"))
+    for test, kind in kinds:
+        if test(mode):
+            return kind
+    return "other"
 
 
 def read_head(path: str | os.PathLike, fix: str | Clause, n: int = 1 << 20) -> bytes:
@@ -115,18 +140,19 @@ def read_head(path: str | os.PathLike, fix: str | Clause, n: int = 1 << 20) -> b
         return f.read(n)
 
 
-def read_text(path: str | os.PathLike, fix: str | Clause, allow_empty: bool = False) -> str:
+def read_text(path: str | os.PathLike, fix: str | Clause, allow_empty: bool = False, most: int | None = None) -> str:
     """A UTF-8 text file's text (newlines kept exactly), refusing an empty file unless allowed and
-    explaining a file in another encoding (which one it looks like, and the iconv line that converts it)."""
-    data = read_bytes(path, fix)
+    explaining a file in another encoding (which one it looks like, and the iconv line that converts it).
+    most: see read_bytes."""
+    data = read_bytes(path, fix, most)
     if not data.strip() and not allow_empty:
         raise DamagedFile("error.files.blank" if data else "error.files.empty", path=path, fix=fix)
     return decode_utf8(data, path)
 
 
-def read_json(path: str | os.PathLike, fix: str | Clause) -> Any:
-    """A JSON file's value, or DamagedFile naming the file and where the JSON breaks."""
-    text = read_text(path, fix)
+def read_json(path: str | os.PathLike, fix: str | Clause, most: int | None = None) -> Any:
+    """A JSON file's value, or DamagedFile naming the file and where the JSON breaks. most: see read_bytes."""
+    text = read_text(path, fix, most=most)
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:

@@ -21,7 +21,7 @@ import glassformer
 import glassformer.errors
 from glassformer import messages
 from glassformer.cli import build_parser, main
-from glassformer.cli.options import argparse_speaking
+from glassformer.cli.options import Later, argparse_speaking
 from glassformer.config import PRESETS, preset_about
 from glassformer.messages import TABLES, core
 
@@ -141,17 +141,18 @@ def parsers(parser: argparse.ArgumentParser, path=()):
 def test_every_option_of_every_verb_has_chinese_help_under_lang_zh():
     with messages.speaking("zh"), argparse_speaking():
         top = build_parser()
-    seen = 0
-    for path, parser in parsers(top):
-        for action in parser._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                for choice in action._choices_actions:  # the one-line help of each subcommand
-                    assert CHINESE.search(choice.help or ""), (path, choice.dest)
-                continue
-            assert action.help and CHINESE.search(action.help), (path, action.option_strings or action.dest)
-            seen += 1
-        if parser.description:
-            assert CHINESE.search(parser.description), path
+        seen = 0
+        for path, parser in parsers(top):
+            for action in parser._actions:
+                if isinstance(action, argparse._SubParsersAction):
+                    for choice in action._choices_actions:  # the one-line help of each subcommand
+                        assert CHINESE.search(choice.help or ""), (path, choice.dest)
+                    continue
+                shown = action.help() if isinstance(action.help, Later) else action.help  # Later: made when shown
+                assert shown and CHINESE.search(shown), (path, action.option_strings or action.dest)
+                seen += 1
+            if parser.description:
+                assert CHINESE.search(parser.description), path
     assert seen > 100  # every verb's options, not a handful
 
 
@@ -344,6 +345,8 @@ CATALOGUED = [
     "files.py",
     "devices.py",
     "sample.py",
+    "logits_processors.py",
+    "evaluation.py",
     "models/kinds.py",
     "nn/position.py",
     "train/checkpoint.py",
@@ -358,10 +361,10 @@ CATALOGUED = [
     "errors.py",
     *sorted(
         str(p.relative_to(PACKAGE))
-        for area in ("lab", "lessons", "text", "inspect", "cli")
+        for area in ("lab", "lessons", "text", "inspect", "cli", "post")
         for p in (PACKAGE / area).glob("*.py")
     ),
-]  # the whole lab, every lesson, the text stage, views and command line
+]  # the whole lab, every lesson, the text stage, views, command line and post-training
 SAYS = {"print", "error", "exit"}  # calls whose arguments reach the user; and .write to these:
 SCREENS = ("stdout", "stderr", "progress")  # (a file's .write is the file's content, e.g. samples.txt)
 HELP = {"help", "description", "epilog", "usage"}  # argparse keywords that do

@@ -6,6 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 import glassformer.cli.explore as notebooks_cli
 from glassformer.cli import main
 
@@ -25,6 +27,7 @@ def test_the_package_ships_every_notebook_of_the_repository():
 def test_copies_keeps_what_is_there_and_opens_jupyterlab(tmp_path, monkeypatch, capsys):
     calls = []
     monkeypatch.setattr(notebooks_cli, "has_jupyterlab", lambda: True)
+    monkeypatch.setattr(notebooks_cli.os, "geteuid", lambda: 1000)  # not root (root: the tests below)
     monkeypatch.setattr(notebooks_cli.subprocess, "call", lambda argv: calls.append(argv) or 0)
     dest = tmp_path / "nb"
     dest.mkdir()
@@ -59,3 +62,49 @@ def test_the_extra_and_the_make_target_exist():
     assert project["project"]["optional-dependencies"]["notebooks"] == ["jupyterlab>=4"]
     assert "notebooks/*.ipynb" in project["tool"]["setuptools"]["package-data"]["glassformer"]
     assert "glassformer notebooks --dir notebooks" in (root / "Makefile").read_text()
+
+
+def _launch(tmp_path, monkeypatch, euid: int, *extra: str) -> tuple[list, list]:
+    """(JupyterLab's command line, the keys said) for `glassformer notebooks` run as user `euid`."""
+    calls, said = [], []
+    monkeypatch.setattr(notebooks_cli, "has_jupyterlab", lambda: True)
+    monkeypatch.setattr(notebooks_cli.os, "geteuid", lambda: euid)
+    monkeypatch.setattr(notebooks_cli, "say", lambda key, file=None, **fields: said.append((key, fields)))
+    monkeypatch.setattr(notebooks_cli.subprocess, "call", lambda argv: calls.append(argv) or 0)
+    assert main(["notebooks", "--dir", str(tmp_path / "nb"), *extra]) == 0
+    return calls, said
+
+
+def test_as_root_jupyterlab_gets_allow_root_and_it_is_said(tmp_path, monkeypatch):
+    """Issue 44, item 8: JupyterLab refuses root ("Use --allow-root"), the usual user in a container."""
+    calls, said = _launch(tmp_path, monkeypatch, 0)
+    assert calls == [[sys.executable, "-m", "jupyterlab", str(tmp_path / "nb"), "--allow-root"]]
+    assert ("notebooks.as_root", {"flag": "--allow-root"}) in said
+
+
+def test_not_root_nothing_is_added(tmp_path, monkeypatch):
+    calls, said = _launch(tmp_path, monkeypatch, 1000)
+    assert calls == [[sys.executable, "-m", "jupyterlab", str(tmp_path / "nb")]]
+    assert "notebooks.as_root" not in [key for key, _ in said]
+
+
+def test_options_it_does_not_know_go_on_to_jupyterlab_once(tmp_path, monkeypatch):
+    calls, said = _launch(tmp_path, monkeypatch, 0, "--", "--port", "8899", "--no-browser", "--allow-root")
+    assert calls == [
+        [sys.executable, "-m", "jupyterlab", str(tmp_path / "nb"), "--port", "8899", "--no-browser", "--allow-root"]
+    ]
+    assert "notebooks.as_root" not in [key for key, _ in said]  # the user gave it: nothing to add or say
+
+
+def test_an_option_of_ours_mistyped_is_refused_before_anything_is_copied(tmp_path, monkeypatch):
+    """JupyterLab's options come after `--`: a mistyped one of ours is a usage error, not a copy into
+    the folder followed by JupyterLab's own complaint."""
+    monkeypatch.setattr(notebooks_cli.subprocess, "call", lambda argv: (_ for _ in ()).throw(AssertionError(argv)))
+    with pytest.raises(SystemExit) as e:
+        main(["notebooks", "--dir", str(tmp_path / "nb"), "--no-such-option=1"])
+    assert e.value.code == 2 and not (tmp_path / "nb").exists()
+
+
+def test_make_notebooks_passes_its_arguments_on():
+    makefile = (REPO_NOTEBOOKS.parent / "Makefile").read_text()
+    assert "glassformer notebooks --dir notebooks -- $(NOTEBOOKS_ARGS)" in makefile

@@ -21,6 +21,7 @@ import glassformer.train.loop as loop
 import glassformer.train.run as run_module
 from glassformer.cli import main
 from glassformer.cli import train as train_cli
+from glassformer.cli.options import runnable
 from glassformer.messages import t
 from glassformer.text.corpora import CorpusUnavailable
 
@@ -148,8 +149,8 @@ def test_ctrl_c_saves_and_prints_how_to_resume(tmp_path, capsys, monkeypatch):
     code, out, _, heard = train(tmp_path, capsys, *TINY)
     assert code == 130
     assert ("train.interrupted_saved", {"step": 5, "dir": tmp_path / "run"}) in heard
-    assert ("train.resume_with", {"dir": tmp_path / "run"}) in heard
-    assert t("train.resume_with", dir=tmp_path / "run") in out
+    assert ("train.resume_with", {"dir": tmp_path / "run", "glassformer": runnable()}) in heard
+    assert t("train.resume_with", dir=tmp_path / "run", glassformer=runnable()) in out
 
 
 def test_debug_shapes_prints_the_table_and_keeps_the_losses(tmp_path, capsys):
@@ -344,7 +345,9 @@ def test_demo_without_the_corpus_explains_and_fails(tmp_path, monkeypatch, capsy
     def no_network(*args, **kwargs):
         raise OFFLINE
 
-    monkeypatch.setattr(train_cli, "new_run", no_network)
+    import glassformer.train.run as run_module
+
+    monkeypatch.setattr(run_module, "new_run", no_network)  # the verb imports it when run (not at the CLI's import)
     with said() as heard:
         assert main(["demo", "--out", str(tmp_path / "run")]) == 1
     err = capsys.readouterr().err

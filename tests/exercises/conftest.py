@@ -95,6 +95,18 @@ SPECIAL = {
         },
     ),
     "after_global_state": ("softmax", {"softmax.py": catalog.get("softmax").solution}),
+    "todo_and_wrong": (  # one function still TODO, the other finished and wrong: the wrong one must show
+        "heads",
+        {
+            "heads.py": """
+        def split_heads(x, n_heads):
+            raise NotImplementedError
+        def merge_heads(z):
+            B, H, T, D = z.shape
+            return z.reshape(B, T, H * D)  # without the transpose first: heads and tokens mixed
+        """
+        },
+    ),
     "float32_mask": (
         "causal_mask",
         {

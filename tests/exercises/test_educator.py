@@ -94,3 +94,17 @@ def _to_torch(value):
     if isinstance(value, dict):
         return {k: _to_torch(v) for k, v in value.items()}
     return value
+
+
+def test_no_csv_cell_starts_a_formula(tmp_path):
+    subs = tmp_path / "submissions"
+    student = subs / '=HYPERLINK("evil.example","open")'  # a folder name: no slash
+    student.mkdir(parents=True)
+    (student / "causal_mask.py").write_text(catalog.get("causal_mask").solution)
+    out = tmp_path / "grades.csv"
+    educator.grade(subs, out, lang="en", names=["causal_mask"])
+    row = next(csv.DictReader(out.open()))
+    assert row["student"] == "'" + student.name and row["status"] == "passed"
+    for text in ("=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx"):
+        assert educator.csv_cell(text) == "'" + text
+    assert educator.csv_cell("ada") == "ada" and educator.csv_cell(-1) == -1

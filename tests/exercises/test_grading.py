@@ -228,3 +228,25 @@ def _file(folder, name, source):
     path = folder / name
     path.write_text(source)
     return path
+
+
+def test_a_todo_function_does_not_hide_a_wrong_one(graded):
+    rep = graded[("special", "todo_and_wrong")]
+    assert rep.status == "failed"  # not "todo": merge_heads is finished, and wrong
+    wrong = [c for c in rep.cases if not c.ok and not c.todo]
+    assert wrong and {prepare("heads").cases[c.index].fn for c in wrong} == {"merge_heads"}
+    assert {prepare("heads").cases[c.index].fn for c in rep.cases if c.todo} == {"split_heads"}
+
+
+def test_a_float32_answer_is_a_dtype_problem_even_where_its_values_are_exact():
+    ref = torch.tensor([[0.5, 0.25], [0.125, 1.0]], dtype=torch.float64)  # each value exact in float32 too
+    problem = grading.first_problem(ref.float(), ref, 1e-10)
+    assert problem is not None and (problem.what, problem.yours, problem.ref) == ("dtype", "float32", "float64")
+    assert grading.first_problem(ref.clone(), ref, 1e-10) is None
+
+
+def test_the_scan_looks_below_an_attribute_of_a_call(tmp_path):
+    path = tmp_path / "softmax.py"
+    path.write_text("import torch.nn.functional as F\ndef softmax(x, dim=-1):\n    return F.softmax(x, dim).clone()\n")
+    found = [(o.line, o.name) for o in grading.scan(path, catalog.get("softmax").forbidden)]
+    assert found == [(3, "F.softmax")]

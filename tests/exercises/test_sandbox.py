@@ -22,6 +22,7 @@ from glassformer.messages import t
 SOLUTION = catalog.get("softmax").solution
 SRC = str(Path(grading.__file__).resolve().parents[2])  # the src/ folder glassformer is imported from
 DEFS = str(Path(grading.__file__).resolve().parent / "defs" / "softmax.py")  # the reference solution, in the package
+SECRET = "GLASSFORMER_TEST_FAKE_CREDENTIAL"  # set in the grader's environment while the hostile files run
 MARK = "glassformer-survivor-%d" % os.getpid()  # in the surviving child's command line: found if it survived
 
 HOSTILE = {
@@ -50,8 +51,20 @@ HOSTILE = {
     "run_path_solutions": "import runpy\nsoftmax = runpy.run_path({solution!r})['soft' + 'max']\n",
     "read_solution": "SOURCE = open({solution!r}).read()\n" + SOLUTION,
     "run_path_installed": "import runpy\nsoftmax = runpy.run_path({installed!r})['soft' + 'max']\n",
+    # what the sandbox does not show: /etc (the grader runs as root in containers), the home folder,
+    # the grader's environment; and what it does not let grow: one large file, many middling ones
+    "shadow": "SECRET = open('/etc/shadow').read()\n" + SOLUTION,
+    "etc": "import os\nLISTED = os.listdir('/etc')\n" + SOLUTION,
+    "home": "import os\nLISTED = os.listdir({home!r})\n" + SOLUTION,
+    "environment": "import os\nraise RuntimeError(repr(os.environ.get({secret!r})))\n" + SOLUTION,
+    "big_file": "open('big.bin', 'wb').write(bytes({big}))\n" + SOLUTION,
+    "many_files": "for i in range(64):\n    open(f'part{{i}}.bin', 'wb').write(bytes({part}))\n" + SOLUTION,
+    # a second copy of glassformer in the learner's own folder (on sys.path while it runs, readable):
+    # the import gate, first among the finders, refuses it before Python's own finders find it
+    "second_copy": "import pkgutil\nsoftmax = pkgutil.resolve_name('glassformer:soft' + 'max')\n",
     "after": SOLUTION,  # last: a plain correct file, graded after all of the above
 }
+EXTRA = {"second_copy": {"glassformer/__init__.py": SOLUTION}}  # more files beside a hostile softmax.py
 
 
 def installed_defs() -> str:
@@ -92,15 +105,26 @@ def planted(tmp_path_factory):
         "defs": DEFS,
         "solution": str(catalog.get("softmax").solution_path),  # the solutions' folder, not the graded one
         "installed": installed_defs(),
+        "home": str(Path.home()),
+        "secret": SECRET,
+        "big": sandbox.FILE_LIMIT + (1 << 20),
+        "part": sandbox.FILE_LIMIT - (1 << 20),
     }
+    os.environ[SECRET] = "AKIA-not-a-real-key"  # as a cloud credential in the grader's environment
     items = []
     for name, source in HOSTILE.items():
         folder = root / name
         folder.mkdir()
         (folder / "softmax.py").write_text(source.format(**fields), encoding="utf-8")
+        for extra, text in EXTRA.get(name, {}).items():
+            (folder / extra).parent.mkdir(parents=True, exist_ok=True)
+            (folder / extra).write_text(text, encoding="utf-8")
         items.append(("softmax", folder / "softmax.py"))
     started = time.monotonic()
-    reports = dict(zip(HOSTILE, grading.check_many(items), strict=True))
+    try:
+        reports = dict(zip(HOSTILE, grading.check_many(items), strict=True))
+    finally:
+        del os.environ[SECRET]
     seconds = time.monotonic() - started
     try:
         listener.accept()
@@ -170,6 +194,7 @@ def test_no_network(confined):
         ("getattr_tensor", "softmax", "exercise.forbid.softmax"),
         ("aten", "_softmax", "exercise.forbid.softmax"),
         ("resolve_name", "import glassformer", "exercise.forbid.glassformer"),
+        ("second_copy", "import glassformer", "exercise.forbid.glassformer"),
         ("run_path_defs", "open softmax.py", "exercise.forbid.glassformer"),
         ("run_path_solutions", "open softmax.py", "exercise.forbid.glassformer"),
         ("read_solution", "open softmax.py", "exercise.forbid.glassformer"),
@@ -276,3 +301,42 @@ def test_sys_path_loses_a_source_checkout_but_keeps_site_packages(tmp_path):
 
 def test_the_hostile_round_stays_quick(planted):
     assert planted["seconds"] < 60  # a few worker starts (each imports torch), not a minute of waiting
+
+
+def test_a_jobs_own_time_limit_wins_over_the_batchs(tmp_path):
+    """The batch's limit is for the jobs without their own: a job given more time gets it, and one
+    without is stopped at the batch's."""
+    for name in ("own", "batch"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "softmax.py").write_text("import time\ntime.sleep(2)\n" + SOLUTION, encoding="utf-8")
+    own, batch = grading.check_many(
+        [("softmax", tmp_path / "own" / "softmax.py", 120.0), ("softmax", tmp_path / "batch" / "softmax.py")],
+        timeout=0.5,
+    )
+    assert (own.status, own.timeout) == ("passed", 120.0)
+    assert (batch.status, batch.timeout) == ("timeout", 0.5)
+
+
+@pytest.mark.parametrize("name", ["shadow", "etc", "home"])
+def test_etc_and_the_home_folder_are_unreadable(confined, name):
+    if name == "shadow" and not Path("/etc/shadow").exists():
+        pytest.skip("no /etc/shadow on this system")
+    report = confined["reports"][name]
+    assert report.status == "crashed" and report.import_error["type"] == "PermissionError", report.status
+
+
+def test_the_graders_environment_does_not_reach_the_learner(planted):
+    report = planted["reports"]["environment"]
+    assert report.import_error["type"] == "RuntimeError" and report.import_error["message"] == "None"
+    env = sandbox.worker_env(Path("/tmp/scratch"), "t")
+    assert set(env) <= {*sandbox.KEPT_ENV, "OMP_NUM_THREADS", "MKL_NUM_THREADS", "HOME", "TMPDIR", sandbox.TOKEN}
+    assert env["HOME"] == env["TMPDIR"] == "/tmp/scratch"
+
+
+def test_what_the_learner_writes_is_capped(planted):
+    big = planted["reports"]["big_file"]  # one file past FILE_LIMIT: the kernel refuses the write
+    assert big.status == "crashed" and big.import_error["type"] == "OSError"
+    assert "too large" in big.import_error["message"].lower()
+    many = planted["reports"]["many_files"]  # many files under the limit each: stopped at QUOTA
+    assert many.status == "crashed" and many.diagnosis == ("exercise.msg.quota", {"mib": sandbox.QUOTA >> 20})
+    assert planted["reports"]["after"].passed  # graded by the next worker

@@ -6,6 +6,8 @@ import ast
 import json
 import re
 
+import pytest
+
 from glassformer.cli import main
 from glassformer.exercises import catalog, session
 from glassformer.exercises.plug import REQUIRED
@@ -119,3 +121,22 @@ def test_an_unknown_exercise_or_language_is_a_clear_error(tmp_path, capsys, monk
     monkeypatch.setenv("GLASSFORMER_LANG", "fr")
     assert main(["exercise", "list", "--dir", str(tmp_path)]) == 2
     assert "GLASSFORMER_LANG" in capsys.readouterr().err
+
+
+def test_options_may_stand_anywhere_on_the_check_line(tmp_path, capsys, monkeypatch):
+    """`check softmax --timeout 5 FILE` (an option between NAME and FILE) reads FILE as the file."""
+    seen = []
+    monkeypatch.setattr(
+        session, "check", lambda name, folder, file, timeout: seen.append((name, file, timeout)) or ("", 0)
+    )
+    file = tmp_path / "mine.py"
+    for argv in (
+        ["softmax", "--timeout", "5", str(file)],
+        ["--timeout", "5", "softmax", str(file)],
+        ["softmax", str(file), "--timeout=5"],
+    ):
+        assert main(["exercise", "check", *argv]) == 0, argv
+    assert seen == [("softmax", file, 5.0)] * 3
+    with pytest.raises(SystemExit) as usage:  # a word too many is still refused
+        main(["exercise", "check", "softmax", "--timeout", "5", str(file), "extra"])
+    assert usage.value.code == 2 and "unrecognized arguments: extra" in capsys.readouterr().err

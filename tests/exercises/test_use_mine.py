@@ -4,6 +4,7 @@ model, and learn as ours do; anything not ready is refused with a message that s
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,44 @@ def test_configurations_the_learner_cannot_compute_are_refused(tmp_path, capsys)
             t("exercise.use_mine.norm", norm="post"),
         ]
     )
+
+
+def test_a_block_importing_its_sibling_inside_the_function_trains(tmp_path, capsys):
+    """The grader accepts a block.py that imports layer_norm inside block(); --use-mine imports the
+    learner's files the same way (one loader), so it trains too, and none of their modules stays behind."""
+    folder = mine(tmp_path)
+    source = (folder / "block.py").read_text()
+    inside = "    from layer_norm import layer_norm as _layer_norm  # imported when block() runs\n    p = params\n"
+    (folder / "block.py").write_text(source.replace("    p = params\n", inside))
+    assert plug.check_ready(folder) is None  # the grader accepts it
+    out = tmp_path / "run"
+    assert main([*TRAIN, "--out", str(out), "--use-mine", str(folder)]) == 0
+    assert val_loss(out) > 0
+    assert "layer_norm" not in sys.modules and str(folder) not in sys.path
+
+
+def test_functions_that_fail_together_are_refused_before_a_run_is_made(tmp_path, capsys):
+    folder = mine(tmp_path)
+    cfg = ModelConfig(vocab_size=8, d_model=8, n_heads=2, d_ff=16, n_layers=2, max_len=8, dropout=0.0)
+    plug.check_config(cfg, folder)  # the right files: the trial step passes
+    source = (folder / "block.py").read_text()
+    broken = "    from layer_norm import no_such_function  # fails only when block() runs\n    p = params\n"
+    (folder / "block.py").write_text(source.replace("    p = params\n", broken))
+    with pytest.raises(UsageError) as refused:
+        plug.check_config(cfg, folder)
+    assert refused.value.key == "error.exercise.use_mine.trial" and refused.value.fields["folder"] == folder
+    assert refused.value.fields["error"].startswith("ImportError")
+    earlier = tmp_path / "earlier"  # an earlier run: untouched; the new one: never made
+    earlier.mkdir()
+    (earlier / "config.json").write_text('{"preset": "baby"}\n', encoding="utf-8")
+    capsys.readouterr()
+    assert main([*TRAIN, "--out", str(tmp_path / "new"), "--use-mine", str(folder)]) == 2
+    assert not (tmp_path / "new").exists() and files_in(earlier) == {"config.json": b'{"preset": "baby"}\n'}
+    assert capsys.readouterr().err.count("\n") == 1  # one line
+
+
+def test_both_readmes_say_which_exercises_must_pass_for_use_mine():
+    root = Path(__file__).resolve().parents[2]
+    for readme in ("README.md", "README.zh.md"):
+        lines = [line for line in (root / readme).read_text(encoding="utf-8").splitlines() if "--use-mine" in line]
+        assert any(all(f"`{name}`" in line for name in REQUIRED) for line in lines), readme

@@ -39,6 +39,16 @@ def make_explorer(kind: str = "gpt", **changes) -> Explorer:
     return Explorer(model, tokenizer() if model.inputs == "tokens" else None, f"tiny {kind}")
 
 
+def decisive(explorer: Explorer, by: float = 20.0) -> Explorer:
+    """The model's final norm scale multiplied by `by`: a random model's next-token logits lie within
+    ~0.1 of each other, so a one-letter corruption moves the answer's lead by less than the gap the
+    causal views normalise by (inspect/causal_views.py: gap_floor); scaled, they spread as a trained
+    model's do. The same explorer, returned."""
+    with torch.no_grad():
+        explorer.model.ln_final.weight.mul_(by)
+    return explorer
+
+
 def client_for(explorer: Explorer) -> TestClient:
     """A client whose requests are addressed to 127.0.0.1, as a browser's would be."""
     return TestClient(create_app(explorer), base_url="http://127.0.0.1:8321")

@@ -21,7 +21,7 @@ from importlib.resources import files
 from pathlib import Path
 
 import pytest
-from explore_kit import client_for, make_explorer, make_run, post, tiny_model
+from explore_kit import client_for, decisive, make_explorer, make_run, post, tiny_model
 from helpers import format_fields as fields
 from helpers import said
 from starlette.testclient import TestClient
@@ -150,6 +150,50 @@ def test_other_host_names_are_refused(gpt):
     for host in ("http://localhost:9", "http://[::1]:8321"):
         assert TestClient(create_app(gpt), base_url=host).get("/api/model").status_code == 200
     assert TestClient(create_app(gpt, hosts=None), base_url="http://10.0.0.5").get("/").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["[::1].evil.com", "[::1].evil.com:8321", "[::1]x", "localhost.evil.com", "127.0.0.1.evil.com:8321", "localhost:",
+     "localhost:80:80", "[::1", "::1", ""],
+)  # fmt: skip
+def test_a_host_header_names_an_allowed_host_exactly_or_is_refused(gpt, host):
+    """Issue 43: `Host: [::1].evil.com` was taken for ::1 (the name was cut at the first "]"). A
+    name, or [v6], with at most a port after it: anything else is another host."""
+    r = TestClient(create_app(gpt), base_url="http://127.0.0.1:8321").get("/api/model", headers={"Host": host})
+    assert r.status_code == 421 and r.json()["key"] == E + "wrong_host" and r.json()["host"] == host
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.1:8321", "localhost", "localhost:9", "[::1]", "[::1]:8321"])
+def test_every_allowed_host_with_or_without_a_port_is_answered(gpt, host):
+    r = TestClient(create_app(gpt), base_url="http://127.0.0.1:8321").get("/api/model", headers={"Host": host})
+    assert r.status_code == 200
+
+
+@pytest.mark.parametrize("endpoint", ["analyze", "patching", "next"])
+def test_a_lone_surrogate_is_refused_in_json(client, endpoint):
+    """Issue 43: a lone surrogate (a JSON string may hold one, UTF-8 cannot) made the refusal that
+    quotes it fail to encode: a plain-text 500. Now the refusal reaches the page, escaped."""
+    body = '{"text": "the q\\ud800ick", "corrupt": "the quick"}' if endpoint == "patching" else '{"text": "a\\ud800"}'
+    r = client.post(f"/api/{endpoint}", content=body.encode(), headers={"Content-Type": "application/json"})
+    assert r.status_code == 422 and r.headers["content-type"].startswith("application/json")
+    answer = json.loads(r.content.decode("utf-8"))
+    assert answer["key"] == E + "unknown_chars" and answer["chars"] == ["\ud800"]
+
+
+def test_a_seq2seq_model_is_refused_at_start_in_one_line(capsys):
+    """Issue 43: `explore` on an encoder-decoder crashed while reading its structure (its forward takes
+    two sequences); the Explorer refuses it by key, and the command says so in one line, exit 2."""
+    from glassformer.config import get_preset
+    from glassformer.models import build_model
+
+    with pytest.raises(UsageError) as e:
+        Explorer(build_model(get_preset("seq2seq").model))
+    assert e.value.key == E + "kind" and e.value.fields == {"kind": "seq2seq", "inputs": "token pairs"}
+    with said() as heard:
+        assert main(["explore", "--preset", "seq2seq"]) == 2
+    assert heard.of(E + "kind") == [{"kind": "seq2seq", "inputs": "token pairs"}]
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
 
 
 def test_an_internal_error_is_json_and_the_server_stays_up(monkeypatch, capsys):
@@ -446,4 +490,34 @@ def test_concurrent_requests_on_a_real_server_get_their_own_answers():
     for a, b in zip(alone, together, strict=False):
         assert a["next"] == b["next"] and a["attention"]["matrix"] == b["attention"]["matrix"]
         assert a["ablated"] == b["ablated"] and a["tokens"] == b["tokens"]
+    assert not any(h.fns for h in ex.model.hook_points().values())  # every hook detached afterwards
+
+
+def test_concurrent_causal_requests_with_hooks_give_the_sequential_answers():
+    """Issue 50: the causal endpoints attach hooks to the one shared model (a patch, a zeroed head,
+    the analyze panel's ablation); the Explorer's lock serialises them, so requests sent together
+    from several threads get exactly the answers they get one at a time."""
+    ex = decisive(make_explorer("gpt"))
+    asks = [
+        ("patching", {"text": "the quick", "corrupt": "the quack"}),
+        ("patching", {"text": "lazy dog"}),  # no corrupted text: every head zeroed in turn
+        ("patch_cell", {"text": "the quick", "corrupt": "the quack", "kind": "head", "layer": 1, "index": 2}),
+        ("patch_cell", {"text": "over the", "corrupt": "over tha", "kind": "position", "layer": 0, "index": 3}),
+        ("analyze", {"text": "the fox", "ablate": [[0, 1], [1, 3]]}),
+    ] * 3
+    alone = [ex.handle(endpoint, dict(body)) for endpoint, body in asks]
+
+    with Background(ex) as url:
+
+        def ask(job):
+            endpoint, body = job
+            req = urllib.request.Request(
+                url + f"api/{endpoint}", json.dumps(body).encode(), {"Content-Type": "application/json"}
+            )
+            with urllib.request.urlopen(req, timeout=120) as r:
+                return json.loads(r.read())
+
+        with ThreadPoolExecutor(8) as pool:
+            together = list(pool.map(ask, asks))
+    assert together == alone
     assert not any(h.fns for h in ex.model.hook_points().values())  # every hook detached afterwards

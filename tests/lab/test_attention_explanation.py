@@ -165,6 +165,21 @@ def test_the_rules_come_out_every_way():
     assert v["attention-explanation.uniform"].figures["keyed_uniform"] == "0.710 ± 0.010"
 
 
+def test_with_three_seeds_the_adversary_must_beat_the_largest_seed_to_seed_divergence():
+    """Three seeds give three pairs; the adversarial medians (smallest 0.5) beat the smallest pair's
+    divergence (0.1) and the middle one (0.2) but not the largest (0.55): within the seeds' own spread.
+    Bug guarded: comparing with the smallest pair ("holds")."""
+
+    def three(seed_jsd):
+        return results(
+            grad=(0.1, 0.2, 0.1), loo=(0.2, 0.1, 0.2), far=(0.8, 0.7, 0.8), median=(0.5, 0.6, 0.7), seed_jsd=seed_jsd
+        )
+
+    assert levels(three((0.1, 0.55, 0.2)))[1] == "half-true"
+    assert levels(three((0.1, 0.45, 0.2)))[1] == "holds"
+    assert levels(three((0.55, 0.1, 0.2)))[1] == "half-true"  # in any order
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_chart_words_are_the_catalogues(lang, tmp_path):
     drawn = []

@@ -3,6 +3,7 @@ words, in en and in zh, and the Chinese ones are drawn with glyphs (the shipped 
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import warnings
@@ -213,6 +214,42 @@ def test_the_attention_steps_strip_words_are_the_catalogues(lang, tmp_path):
     rows = [fig.axes[0].get_ylabel(), fig.axes[2].get_ylabel()]
     assert rows == [words(lang, "pictures.lab.attention-steps.head", layer=h, head=h)[0] for h in (0, 1)]
     assert fig.get_suptitle() == words(lang, "pictures.lab.attention-steps.title")[0]
+
+
+PAGE_LOG = {  # an attention log of a Chinese probe (a zh-poems run): one head, two recorded steps
+    "tokens": list("床前明"),
+    "heads": [[1, 0]],
+    "records": [{"step": s, "maps": [[[1.0, None, None], [0.5, 0.5, None], [0.2, 0.3, 0.5]]]} for s in (0, 30)],
+}
+
+
+def test_the_attention_steps_page_follows_lang_with_the_catalogues_words(tmp_path):
+    """The slider page `train --attention-every` and the lab write: its <html lang>, title, heading,
+    note and the words its script shows are the catalogue's in the current language (was English
+    whatever --lang), and it carries the shipped font cut to its characters (the tokens' hanzi too)."""
+    pages = {}
+    for lang in ("en", "zh"):
+        with speaking(lang):
+            path = attention_steps.slider_html(PAGE_LOG, tmp_path / f"{lang}.html")
+        page = pages[lang] = path.read_text(encoding="utf-8")
+        title, heading, note, slider = words(
+            lang, *(f"pictures.lab.attention-steps.page.{k}" for k in ("title", "heading", "note", "slider"))
+        )
+        assert re.search(r'<html lang="([^"]+)">', page).group(1) == ("zh-CN" if lang == "zh" else "en")
+        assert html.unescape(re.search(r"<title>(.*)</title>", page).group(1)) == title
+        assert f"<h2>{html.escape(heading)}</h2>" in page and f'<p class="note">{html.escape(note)}</p>' in page
+        assert f"</select> {html.escape(slider)} <input" in page
+        data = json.loads(re.search(r"<script>const DATA = (.*);</script>", page).group(1))
+        assert data["words"] == {
+            "step": words(lang, "pictures.lab.attention-steps.step", step="{step}")[0],
+            "head": words(lang, "pictures.lab.attention-steps.head", layer="{layer}", head="{head}")[0],
+            "entropy": words(lang, "pictures.lab.attention-steps.page.entropy", value="{value}")[0],
+        }
+        assert data["tokens"] == PAGE_LOG["tokens"] and data["records"][1]["maps"][0][2] == [200, 300, 500]
+        assert '@font-face { font-family: "Glassformer CJK"; src: url(data:font/otf;base64,' in page
+        assert '"Glassformer CJK", sans-serif' in page  # the body's font list names it
+    en, zh = (re.search(r"<title>(.*)</title>", pages[lang]).group(1) for lang in ("en", "zh"))
+    assert en != zh and re.search(r"[\u4e00-\u9fff]", zh)  # each the catalogue's (above): Chinese under zh
 
 
 def legend(ax) -> list[str]:

@@ -47,6 +47,20 @@ def test_the_catalogue_words_each_committed_result_as_it_was_stored(name):
             assert c[f"claim_{lang}"] == text(lang, f"lab.{claim.key}.claim")
             assert c[f"rule_{lang}"] == text(lang, f"lab.{claim.key}.rule", **claim.limits)
             assert c[f"finding_{lang}"] == text(lang, f"lab.{claim.key}.finding", **{**claim.limits, **c["figures"]})
+            if claim.paper:  # a ledger entry: the paper's sentence and ours, as the catalogue words them today
+                assert c[f"paper_{lang}"] == text(lang, f"lab.{claim.key}.paper")
+                assert c[f"ours_{lang}"] == text(lang, f"lab.{claim.key}.ours", **{**claim.limits, **c["figures"]})
+
+
+def test_a_ledger_row_without_the_paper_s_number_says_what_was_read():
+    """Was "not found in the paper text available to this run", which reads as if the user's own run
+    had looked: each such row now names what was read (the passages it quotes, or the page's opening)."""
+    from glassformer.messages.lab import EN, ZH
+
+    for table, old, new in ((EN, "available to this run", "read for this entry"), (ZH, "本次运行", "为本条目读过")):
+        papers = {k: v for k, v in table.items() if k.endswith(".paper") or k.startswith("lab.ledger.intro")}
+        assert not [k for k, v in papers.items() if old in v]
+        assert sum(new in v for v in papers.values()) >= 10
 
 
 def test_the_index_lists_every_experiment_and_every_verdict():

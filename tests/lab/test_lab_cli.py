@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import said
 
 from glassformer.cli import main
 from glassformer.messages import speaking, t
@@ -65,3 +66,92 @@ def test_errors_name_the_fix(tmp_path, capsys):
         main(["lab", "run", "order", "--fast", "--seeds", "0", "--out", str(tmp_path)])
     assert stop.value.code == 2
     assert "--seeds: must be a whole number >= 1" in capsys.readouterr().err
+
+
+def _counting(name: str, seeded: bool = True, default: int = 2):
+    """A one-claim experiment that records how many seeds it was given and how many it ran."""
+    from glassformer.lab import get_experiment
+    from glassformer.lab.runner import Claim, Experiment, Verdict
+
+    def run(ctx):
+        ran = [seed for seed in range(ctx.seeds)] if seeded else [0]
+        return {"given": ctx.seeds, "ran": ran}
+
+    figures = {"nan_partly": 0, "nonzero": 0, "nan_inf": 0, "cells": 0}  # every field of the claim's sentences
+    claim = Claim("mask-fill.inf", "000", "§3.3", limits=figures)  # an existing claim: the catalogue has its words
+    return Experiment(
+        name,
+        claims=(claim,),
+        run=run,
+        verdicts=lambda r: {claim.key: Verdict("holds", figures)},
+        setup_fields=get_experiment(name).setup_fields,  # the real one's: its title and setup are the catalogue's
+        seeds=default,
+        seeded=seeded,
+    )
+
+
+@pytest.fixture
+def counting(monkeypatch):
+    import glassformer.lab as lab
+
+    known = {e.name: e for e in (_counting("mask-fill"), _counting("attention-steps", seeded=False, default=1))}
+    monkeypatch.setattr(lab, "experiments", lambda: known)
+    return known
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_seeds_given_are_the_seeds_run_in_fast_mode_too(counting, fast, tmp_path):
+    """`lab run --fast --seeds 3` runs 3 seeds and says 3 (was: one, silently); without --seeds the fast
+    mode runs one and the full mode the experiment's own number."""
+    flag = ["--fast"] if fast else []
+    for seeds, expect in (("3", 3), (None, 1 if fast else 2)):
+        argv = ["lab", "run", "mask-fill", *flag, "--out", str(tmp_path), *(["--seeds", seeds] if seeds else [])]
+        assert main(argv) == 0
+        record = json.loads((tmp_path / "mask-fill" / "results.json").read_text(encoding="utf-8"))
+        assert record["seeds"] == record["results"]["given"] == len(record["results"]["ran"]) == expect
+        assert f"--seeds {expect} " in record["command"]
+
+
+def test_seeds_for_an_experiment_without_a_seed_are_refused_alone_and_skipped_with_a_line_in_all(counting, tmp_path):
+    with said() as heard:
+        assert main(["lab", "run", "attention-steps", "--fast", "--seeds", "3", "--out", str(tmp_path)]) == 2
+    assert heard.of("error.lab.unseeded") == [{"name": "attention-steps", "seeds": 3}]
+    assert not (tmp_path / "attention-steps" / "results.json").exists()
+    with said() as heard:
+        assert main(["lab", "run", "all", "--fast", "--seeds", "3", "--out", str(tmp_path)]) == 0
+    assert heard.of("lab.unseeded_in_all") == [{"name": "attention-steps", "seeds": 3}]
+    seeds = {n: json.loads((tmp_path / n / "results.json").read_text())["seeds"] for n in counting}
+    assert seeds == {"mask-fill": 3, "attention-steps": 1}
+
+
+def test_list_explains_the_ids_and_gives_each_experiment_s_recorded_cost(tmp_path):
+    """The legend says what 000/002/004 and §x.y are; each experiment's cost is the time its results.json
+    recorded (read, never typed in), or "not measured here" where there is none."""
+    from pathlib import Path
+
+    from glassformer.lab import experiments
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / "lab"
+    with said() as heard:
+        assert main(["lab", "list", "--out", str(docs)]) == 0
+    assert len(heard.of("lab.list.legend")) == 1 and not heard.of("lab.list.no_cost")
+    assert [f["tutorial"] for f in heard.of("lab.list.tutorial")] == ["000", "002", "004"]
+    costs = heard.of("lab.list.cost")
+    assert [Path(c["dir"]).name for c in costs] == list(experiments())  # every one committed, full mode
+    for cost in costs:
+        record = json.loads((Path(cost["dir"]) / "results.json").read_text(encoding="utf-8"))
+        assert (cost["seconds"], cost["cpu_seconds"], cost["seeds"]) == (
+            record["seconds"],
+            record["cpu_seconds"],
+            record["seeds"],
+        )
+        assert (cost["cpu"], cost["threads"]) == (record["machine"]["cpu"], record["machine"]["threads"])
+    tutorials = {f["tutorial"] for f in heard.of("lab.report.tutorial")}
+    assert tutorials == {"000", "002", "004"}  # each tutorial claim names its tutorial, a ledger one its paper
+    assert {f["paper"] for f in heard.of("lab.report.paper")} == {
+        c.paper for e in experiments().values() for c in e.claims if c.paper
+    }
+    with said() as heard:
+        assert main(["lab", "list", "--out", str(tmp_path)]) == 0
+    assert [Path(f["dir"]).name for f in heard.of("lab.list.no_cost")] == list(experiments())
+    assert not heard.of("lab.list.cost") and not heard.of("lab.list.cost_fast")

@@ -119,14 +119,16 @@ def test_knocking_out_a_head_zeroes_exactly_that_head():
     assert not torch.allclose(out, both)  # one head, not the whole layer
 
 
-def ind_results(two_icl=-3.0, share=0.9, one_icl=-0.05, ind_step=500, half=480, without=-0.5, control=-2.9):
+def ind_results(
+    two_icl=-3.0, share=0.9, one_icl=-0.05, ind_step=500, half=480, without=-0.5, control=-2.9, prev_step="same"
+):
     def summ(icl, sh, i, h):
         return {
             "final_icl": icl,
             "window_share": sh,
             "half_step": h,
             "induction_step": i,
-            "previous_step": i,
+            "previous_step": i if prev_step == "same" else prev_step,
             "final_induction": 0.9,
             "final_previous": 0.9,
         }
@@ -162,6 +164,18 @@ def test_induction_rules_come_out_every_way():
     assert induction.verdicts(ind_results(without=-2.9))["induction.ablation"].level == "half-true"
     assert induction.verdicts(ind_results(without=-2.9, control=-0.5))["induction.ablation"].level == "fails"
     assert induction.verdicts(ind_results(control=-0.5))["induction.ablation"].level == "half-true"
+
+
+@pytest.mark.parametrize(
+    ("prev_step", "level"), [(680, "holds"), (681, "half-true"), (279, "half-true"), (None, "half-true")]
+)
+def test_a_previous_token_head_that_forms_late_or_never_breaks_at_the_same_time(prev_step, level):
+    """Both heads must form within TOGETHER (10%) of the 2000 steps of the ICL half-change (step 480):
+    the previous-token head at 680 is in time, at 681 or 279 it is not; the induction head is in time
+    (500) throughout. Bug guarded: the previous-token head's step left out of the rule ("holds")."""
+    v = induction.verdicts(ind_results(ind_step=500, half=480, prev_step=prev_step))
+    assert v["induction.heads"].level == level
+    assert induction.TOGETHER * 2000 == 200
 
 
 def test_a_perfect_induction_head_scores_one_half_on_repeated_tokens_not_one():

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import math
 import os
+import re
 import shutil
+import string
 import subprocess
+from pathlib import Path
 
 import pytest
 import torch
@@ -92,10 +97,44 @@ def test_index_lists_every_claim_offline(tmp_path):
     assert "mask-fill/report.md" in index and "mask-fill/mask_fill.png" in index
     assert index.count("| [mask-fill](mask-fill/report.md) |") == 2  # one row per claim
     assert "glassformer lab run mask-fill" in index and "glassformer lab run mask-fill" in html
+    html, fonts = re.subn(FONT_INSIDE, "FONT", html)  # the one url(): the shipped font inside the page
+    assert fonts == 1
     for needle in ("http", "//cdn", "<link", "@import", "url("):
         assert needle not in html.lower(), needle
     assert 'src="mask-fill/mask_fill.png"' in html
     assert text("zh", "lab.level.holds") in html and text("en", "lab.level.half-true") in html
+
+
+FONT_INSIDE = r"url\(data:font/otf;base64,[A-Za-z0-9+/=]+\)"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_index_opens_in_lang_and_carries_the_shipped_font_for_its_chinese(tmp_path, lang):
+    """`lab report --lang zh` writes a page that opens in Chinese (<html lang>, the switch's choice);
+    either way its Chinese draws with the shipped font, cut to the page's characters and inside it
+    (tests/explore/test_page_fonts_browser.py draws it in Chromium)."""
+    from fontTools.ttLib import TTFont
+
+    from glassformer.fonts import FAMILY, SANS
+
+    (tmp_path / "mask-fill").mkdir()
+    committed = Path(__file__).resolve().parents[2] / "docs" / "lab" / "mask-fill" / "results.json"
+    shutil.copy(committed, tmp_path / "mask-fill" / "results.json")
+    record = json.loads(committed.read_text(encoding="utf-8"))
+    with messages.speaking(lang):
+        _, page = write_index(tmp_path)
+    html = page.read_text(encoding="utf-8")
+    tag = "zh-CN" if lang == "zh" else "en"
+    assert re.search(r'<html lang="([^"]+)">', html).group(1) == tag
+    assert re.findall(r'<option value="(\w+)" data-lang="([^"]+)"( selected)?>', html) == [
+        ("en", "en", " selected" if lang == "en" else ""),
+        ("zh", "zh-CN", " selected" if lang == "zh" else ""),
+    ]
+    assert f"body {{ font-family: {SANS};" in html and SANS.endswith(f'"{FAMILY}", sans-serif')
+    font = re.search(r"url\(data:font/otf;base64,([A-Za-z0-9+/=]+)\)", html).group(1)
+    have = {chr(c) for c in TTFont(io.BytesIO(base64.b64decode(font))).getBestCmap()}
+    zh = text("zh", "lab.report.index_title") + record["claims"][0]["claim_zh"] + text("zh", "lab.report.lang")
+    assert set(zh) - set(string.printable) <= have  # every character of the Chinese words, in the page
 
 
 def test_index_of_an_empty_folder_says_what_to_run(tmp_path):

@@ -9,7 +9,11 @@ Run from the repository root with the project's Python (mutmut 3 is in the dev e
                                                                a fresh sample, none from those files
     python tests/mutation/groups.py report [--names FILE]      kill rate per group, survivors listed
 
-Groups: nn, models, train, sample, text, inspect (all of them when none is named).
+Groups: nn, models, train, sample, text, inspect, causal, exercises (the sandbox and the grading),
+lab (the rules: each experiment's verdicts and what they call), explore, devices (all of them when
+none is named).
+
+    python tests/mutation/groups.py run devices --sample 3 --dry-run   the names a run would take
 
 The kill rate counts a mutant as killed when a test failed (or it timed out); mutants that no
 selected test executes are counted separately ("no tests"), and so are the ones docs/testing.md
@@ -27,6 +31,7 @@ sample and its 95% Wilson interval. To re-run mutants after adding tests, name t
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import math
 import os
@@ -37,14 +42,46 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+LAB = Path(__file__).resolve().parents[2] / "src" / "glassformer" / "lab"
+
+
+def lab_rules(folder: Path = LAB) -> set[str]:
+    """The lab's rule code, by function name: every experiment's `verdicts`, `judge` (which applies
+    them), and every function of a lab module that a rule calls, and so on down (`together`, `level`,
+    `spread` ...). Read from the source, so a new helper of a rule joins the group by itself; an
+    experiment's training run and figures are not rules (its fast run is a test of its own)."""
+    defined, calls = {}, {}
+    for path in sorted(folder.glob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.FunctionDef):
+                defined.setdefault(node.name, path.stem)
+                names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+                calls[node.name] = calls.get(node.name, set()) | names
+    rules, todo = set(), ["verdicts", "judge"]
+    while todo:
+        name = todo.pop()
+        if name in defined and name not in rules:
+            rules.add(name)
+            todo += sorted(calls[name])
+    return rules
+
+
+# A group: a regular expression a mutant's name starts with (mutmut names a mutant after its module
+# and function: glassformer.nn.hooks.x_meaning__mutmut_1, a method xǁClassǁname__mutmut_2).
 GROUPS = {
-    "nn": "glassformer.nn.",
-    "models": "glassformer.models.",
-    "train": "glassformer.train.",
-    "sample": "glassformer.sample.",
-    "text": "glassformer.text.",
-    "inspect": "glassformer.inspect.",
+    "nn": r"glassformer\.nn\.",
+    "models": r"glassformer\.models\.",
+    "train": r"glassformer\.train\.",
+    "sample": r"glassformer\.sample\.",
+    "text": r"glassformer\.text\.",
+    "inspect": r"glassformer\.inspect\.",
+    "causal": r"glassformer\.causal\.",
+    "exercises": r"glassformer\.exercises\.(?:sandbox|grading)\.",  # the grader, not the learners' skeletons
+    "lab": rf"glassformer\.lab\.\w+\.x_(?:{'|'.join(sorted(lab_rules()))})__mutmut_" if LAB.is_dir() else "$^",
+    "explore": r"glassformer\.explore\.",
+    "devices": r"glassformer\.devices\.",
 }
+_PATTERNS = {g: re.compile(rx) for g, rx in GROUPS.items()}
 STATUS = {
     1: "killed",
     3: "killed",
@@ -63,7 +100,7 @@ SAMPLE_FILE = Path("mutants/sample-names.txt")
 
 
 def group_of(name: str) -> str | None:
-    return next((g for g, prefix in GROUPS.items() if name.startswith(prefix)), None)
+    return next((g for g, pattern in _PATTERNS.items() if pattern.match(name)), None)
 
 
 def all_results(root: Path = Path(".")) -> dict[str, int | None]:
@@ -127,18 +164,36 @@ def choose(names: list[str], groups: list[str], sample: int, seed: int, left_out
     return chosen
 
 
-def run(groups: list[str], sample: int | None, seed: int, max_children: int, exclude: list[str] | None = None) -> None:
-    if sample is None:
-        if exclude:
-            raise SystemExit("--exclude only applies to a sample: add --sample N (mutants per group)")
-        for g in groups:
-            mutmut("run", "--max-children", str(max_children), GROUPS[g] + "*")
-        return
+def run(
+    groups: list[str],
+    sample: int | None,
+    seed: int,
+    max_children: int,
+    exclude: list[str] | None = None,
+    dry_run: bool = False,
+) -> None:
+    """Run each group's mutants (all, or a seeded sample of `sample` per group). dry_run: list the
+    names that would run, one a line, and run none (the mutants must have been made once)."""
+    if sample is None and exclude:
+        raise SystemExit("--exclude only applies to a sample: add --sample N (mutants per group)")
     left_out = excluded_names(exclude)  # earlier samples; a wrong file name stops here, before any long step
-    if not all_results():  # generate the mutants (and the test stats) with one tiny run first
-        mutmut("run", "--max-children", "1", "glassformer.nn.hooks.x_meaning__mutmut_1")
+    if not all_results():
+        if dry_run:
+            raise SystemExit("no mutants made yet: run without --dry-run once (mutmut makes them all first)")
+        mutmut("run", "--max-children", "1", "glassformer.nn.hooks.x_meaning__mutmut_1")  # makes them, and the stats
     results = all_results()
+    if sample is None:
+        for g in groups:
+            mine = sorted(n for n in results if group_of(n) == g)
+            if dry_run:
+                print("\n".join(mine))
+            elif mine:
+                mutmut("run", "--max-children", str(max_children), *mine)
+        return
     chosen = choose(list(results), groups, sample, seed, left_out)
+    if dry_run:
+        print("\n".join(chosen))
+        return
     SAMPLE_FILE.write_text("\n".join(chosen) + "\n")
     todo = [n for n in chosen if results[n] is None]  # resumable: results already on disk are kept
     print(f"{len(chosen)} mutants sampled (seed {seed}), listed in {SAMPLE_FILE}; {len(todo)} not run yet")
@@ -213,6 +268,7 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--sample", type=int, default=None, help="mutants per group (seeded); default: all")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--max-children", type=int, default=2)
+    r.add_argument("--dry-run", action="store_true", help="list the mutant names that would run, run none")
     r.add_argument(
         "--exclude",
         nargs="+",
@@ -229,7 +285,7 @@ def main(argv: list[str] | None = None) -> None:
     if unknown:
         parser.error(f"unknown group(s) {unknown}: choose from {list(GROUPS)}")
     if args.verb == "run":
-        run(args.groups or list(GROUPS), args.sample, args.seed, args.max_children, args.exclude)
+        run(args.groups or list(GROUPS), args.sample, args.seed, args.max_children, args.exclude, args.dry_run)
     else:
         report(args.names)
 

@@ -103,6 +103,21 @@ def test_every_verb_refuses_bad_options_in_two_lines(words, parser):
         assert_clean_failure(code, err, codes=(2,))
 
 
+@pytest.mark.parametrize(
+    "argv, flag",
+    [
+        (["sample", "run", "--top-k", str(10**30)], "--top-k"),
+        (["lab", "run", "mask-fill", "--fast", "--seeds", str(2**70)], "--seeds"),
+    ],
+)
+def test_a_number_above_its_range_is_refused_naming_the_upper_bound(argv, flag):
+    """Was "must be a whole number >= 1" for 10**30: the bound broken is the upper one, so that one is said."""
+    code, _, err, heard = cli_said(argv)
+    [refused] = heard.of("arg.too_big")
+    assert code == 2 and refused["value"] == argv[argv.index(flag) + 1] and refused["most"] < int(refused["value"])
+    assert not heard.of("arg.count") and flag in err
+
+
 def test_usage_errors_name_the_flag_and_the_range():
     code, _, err, heard = cli_said(["sample", "run", "--max-new-tokens", "-5"])
     assert code == 2 and heard.of("arg.count")[0]["value"] == "-5" and "--max-new-tokens" in err

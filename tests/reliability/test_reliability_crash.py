@@ -137,13 +137,18 @@ def _failing(monkeypatch, what: str, nth: int) -> None:
                 target = args[1] if what != "metrics" else args[0].path
                 with open(target, "ab") as f:
                     f.write(b"\x00" * 64)  # the disk filled up mid-write
+                if what == "state-torch":  # what torch.save itself raises on a full disk: a short write
+                    raise RuntimeError("[enforce fail at inline_container.cc:626] . unexpected pos 4544 vs 4441")
                 raise OSError(errno.ENOSPC, "No space left on device")
             return real(*args, **kwargs)
 
         return write
 
-    if what == "state":
+    if what in ("state", "state-torch"):
         monkeypatch.setattr(checkpoint.torch, "save", fail_on_nth(torch.save))
+        if what == "state-torch":
+            full = shutil.disk_usage(".")._replace(free=0)  # the disk torch.save filled: nothing left
+            monkeypatch.setattr(checkpoint.shutil, "disk_usage", lambda path: full)
     elif what == "weights":  # save_file writes best.safetensors too: count the checkpoint's only
         real = checkpoint.save_file
 
@@ -174,7 +179,9 @@ def pair_mb(run: Path) -> float:
     return sum((run / f).stat().st_size for f in (checkpoint.MODEL_FILE, checkpoint.STATE_FILE)) / 1e6
 
 
-@pytest.mark.parametrize("what, nth, saved", [("state", 3, 4), ("weights", 3, 4), ("metrics", 7, 4)])
+@pytest.mark.parametrize(
+    "what, nth, saved", [("state", 3, 4), ("state-torch", 3, 4), ("weights", 3, 4), ("metrics", 7, 4)]
+)
 def test_a_full_disk_keeps_the_last_checkpoint_and_says_so(what, nth, saved, reference, tmp_path, monkeypatch):
     run, cache = tmp_path / "run", reference[1]
     _failing(monkeypatch, what, nth)
@@ -257,7 +264,10 @@ def test_sigterm_saves_and_says_how_to_resume(reference, tmp_path):
     assert process.returncode == 128 + signal.SIGTERM  # 143: what a shell shows for a terminated job
     assert t("train.sigterm") in err and "Traceback" not in err  # the trainer speaks this process's language
     assert t("train.interrupted_saved", step=6, dir=run) in out  # the step it was in, finished
-    assert t("train.resume_with", dir=run) in out
+    before, after = t("train.resume_with", dir=run, glassformer="\0").split(
+        "\0"
+    )  # the command: as that process runs it
+    assert before in out and after in out
     assert loadable_step(run) == 6
     assert_resumes_exactly(run, cache, reference)
 

@@ -5,6 +5,7 @@ in another text encoding. Each case runs through `main`, as a user would meet it
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -113,6 +114,43 @@ def test_unreadable_config_json(run_copy, monkeypatch):
     assert Path(only(heard, "error.files.permission")["path"]) == run / "config.json"
 
 
+def _fifo(p: Path) -> None:
+    p.unlink()
+    os.mkfifo(p)  # opened for reading, it would wait for a writer forever
+
+
+def _dev_zero(p: Path) -> None:
+    p.unlink()
+    p.symlink_to("/dev/zero")  # read to the end, it never ends: memory runs out
+
+
+@pytest.mark.parametrize(
+    "damage, key, fields",
+    [
+        (_dev_zero, "error.files.not_regular", {"what": t("error.files.kind.char")}),
+        (_fifo, "error.files.not_regular", {"what": t("error.files.kind.fifo")}),
+        (lambda p: p.write_text(" " * ((1 << 20) + 1)), "error.files.too_large", {"most": 1 << 20}),
+    ],
+    ids=["dev-zero", "fifo", "too-large"],
+)
+def test_a_config_json_that_is_no_file_glassformer_writes_is_refused_before_it_is_read(
+    run_copy, monkeypatch, damage, key, fields
+):
+    """Refused on what stat() says, naming config.json: never read (a FIFO would block, /dev/zero would
+    be read until memory ran out and then blame --batch_size)."""
+    run, _ = run_copy
+    damage(run / "config.json")
+    reads = []
+    real_open = Path.open
+    monkeypatch.setattr(Path, "open", lambda self, *a, **k: reads.append(self.name) or real_open(self, *a, **k))
+    code, _, err, heard = cli_said(sample_argv(run))
+    assert_clean_failure(code, err, codes=(1,))
+    refused = only(heard, key)
+    assert Path(refused["path"]) == run / "config.json" and fields.items() <= refused.items()
+    assert "config.json" not in reads or key == "error.files.too_large"  # a big file is opened, read to the cap
+    assert "batch" not in err
+
+
 def test_run_directory_that_is_a_file_or_missing(tmp_path):
     (tmp_path / "file").write_text("x")
     for path, message in (
@@ -122,6 +160,19 @@ def test_run_directory_that_is_a_file_or_missing(tmp_path):
         code, _, err = sample(path)
         assert_clean_failure(code, err, codes=(2,))
         assert message in err
+
+
+def test_sample_of_a_run_that_does_not_exist_names_the_runs_that_do(run_copy, tmp_path, monkeypatch):
+    """`sample runs/不存在` named a made-up run (runs/baby-20250101-120000); now the runs in runs/, or none."""
+    monkeypatch.chdir(tmp_path)
+    code, _, err, heard = cli_said(sample_argv(Path("runs") / "不存在"))
+    assert_clean_failure(code, err, codes=(2,))
+    assert only(heard, "error.run.hint.none") == {"parent": Path("runs")} and "baby-2025" not in err
+    (tmp_path / "runs").mkdir()
+    shutil.copytree(run_copy[0], tmp_path / "runs" / "zh-poems")
+    code, _, err, heard = cli_said(sample_argv(Path("runs") / "不存在", "--lang", "zh"))
+    assert_clean_failure(code, err, codes=(2,))
+    assert only(heard, "error.run.hint.runs") == {"parent": Path("runs"), "n": 1, "runs": str(Path("runs/zh-poems"))}
 
 
 # ---- tokenizer.json -------------------------------------------------------------------------------

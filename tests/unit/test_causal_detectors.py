@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from glassformer.causal.detectors import head_scores, pattern, repeated_tokens
+from glassformer.causal.detectors import AblationCheck, head_scores, pattern, repeated_tokens
 from glassformer.config import ModelConfig
 from glassformer.errors import Unsupported, UsageError
 from glassformer.models.kinds import build_model
@@ -18,6 +18,30 @@ def test_patterns_on_a_repeated_sequence():
     with pytest.raises(UsageError) as e:
         pattern(tokens, "copy")
     assert e.value.key == "error.causal.bad_kind"
+
+
+def test_the_induction_pattern_of_an_adjacent_repeat_holds_the_diagonal():
+    """`4 4 4 2`: at position 1 the token after the earlier copy (position 0) is position 1 itself,
+    and at 2 both 1 and 2 are; the diagonal belongs to the pattern (a causal head may look at itself)."""
+    got = pattern(torch.tensor([4, 4, 4, 2]), "induction")
+    want = torch.tensor([[0, 0, 0, 0], [0, 1, 0, 0], [0, 1, 1, 0], [0, 0, 0, 0]], dtype=got.dtype)
+    assert torch.equal(got, want)
+    assert torch.equal(pattern(torch.tensor([4, 4, 4, 2]), "duplicate_token").diagonal(), torch.zeros(4))
+
+
+def test_a_head_that_hurts_both_halves_equally_is_not_a_copying_head():
+    """The check subtracts the first half's rise: a general head (both halves +0.5) does not matter,
+    a copying head (only the repeated half) does, and one that helps copying (−0.3) does not."""
+    check = AblationCheck(
+        heads=[(0, 0), (0, 1), (1, 0)],
+        first=torch.tensor([2.5, 2.0, 2.0], dtype=torch.float64),
+        repeated=torch.tensor([1.5, 1.5, 0.7], dtype=torch.float64),
+        base_first=2.0,
+        base_repeated=1.0,
+        how="zero",
+    )
+    torch.testing.assert_close(check.raised(), torch.tensor([0.0, 0.5, -0.3], dtype=torch.float64))
+    assert check.matters() == [(0, 1)]
 
 
 def test_scores_read_the_attention_weights():

@@ -81,3 +81,46 @@ def test_cross_attention_results_sum_to_cross_out():
         bias = model.get_submodule(n.rsplit(".", 1)[0]).proj.bias  # (C,)
         out = cache[n.replace("result", "out")]  # (B, T, C)
         torch.testing.assert_close(cache[n].sum(2) + bias, out, rtol=0, atol=1e-12)
+
+
+# ---- what a TransformerLens user reaches for (issue 44) ---------------------------------------------
+
+
+def test_to_tokens_and_to_str_tokens_are_the_batch_and_each_token_s_text():
+    from glassformer.causal import to_str_tokens, to_tokens
+    from glassformer.text import CharTokenizer
+
+    tok = CharTokenizer.from_text("the cat, 你好")
+    ids = to_tokens(tok, "the 你")
+    assert ids.shape == (1, 5) and ids.tolist() == [tok.encode("the 你")]
+    assert to_str_tokens(tok, "the 你") == to_str_tokens(tok, ids) == to_str_tokens(tok, ids[0]) == list("the 你")
+
+
+def test_names_filter_is_run_with_cache_s_names_under_transformer_lens_s_name():
+    from glassformer.errors import UsageError
+
+    model = model_of()
+    keep = lambda name: name.endswith("attn.z")  # noqa: E731
+    _, by_filter = model.run_with_cache(IDS, names_filter=keep)
+    _, by_names = model.run_with_cache(IDS, names=keep)
+    assert list(by_filter) == list(by_names) == ["blocks.0.attn.z", "blocks.1.attn.z"]
+    assert all(torch.equal(by_filter[n], by_names[n]) for n in by_names)
+    with pytest.raises(UsageError) as e:
+        model.run_with_cache(IDS, names=keep, names_filter=keep)
+    assert e.value.key == "error.cache.names_twice"
+
+
+def test_a_missing_cache_key_is_a_key_error_that_names_the_nearest_name():
+    model = model_of()
+    _, cache = model.run_with_cache(IDS, names_filter=lambda name: name.endswith("attn.z"))
+    with pytest.raises(KeyError) as e:
+        cache["blocks.1.attn.zz"]
+    assert e.value.key == "error.cache.missing" and e.value.fields["n"] == 2
+    assert "'blocks.1.attn.z'" in str(e.value.fields["hint"]).split("'blocks.1.attn.zz'", 1)[1]  # the suggestion
+    with pytest.raises(KeyError) as e:
+        cache["nothing_like_it"]
+    assert e.value.fields["hint"] == "'nothing_like_it'"  # no suggestion when nothing is close
+    with pytest.raises(KeyError) as e:
+        cache["blocks.0.resid_post"]  # a real hook point the filter left out: how to keep it
+    assert e.value.key == "error.cache.not_kept" and e.value.fields == {"name": "blocks.0.resid_post", "n": 2}
+    assert cache.get("blocks.0.resid_post") is None and "blocks.0.attn.z" in cache  # a dict still

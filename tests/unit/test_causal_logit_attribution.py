@@ -19,7 +19,15 @@ def model_of(**kw):
 
 @pytest.mark.parametrize(
     "kw",
-    [{}, {"bias": False}, {"position": "rotary"}, {"norm": "none"}, {"final_norm": False}, {"tie_weights": True}],
+    [
+        {},
+        {"bias": False},
+        {"position": "rotary"},
+        {"norm": "none"},
+        {"final_norm": False},
+        {"tie_weights": True},
+        {"ln_eps": 1e-2},  # the final norm's own eps, not a default (issue 43: 1e-5 typed in missed by 2.8e-4)
+    ],
 )
 def test_parts_sum_to_the_logit_difference(kw):
     model = model_of(**kw)

@@ -22,16 +22,17 @@ CORRUPT = torch.tensor([[1, 7, 3, 4, 8, 6]])  # (1, T)
 METRIC = logit_diff(2, 9)
 
 
-def slow_grid(model, point, by):
-    """One forward per cell: the reference the batched grid must equal."""
+def slow_grid(model, point, by, clean=CLEAN, corrupt=CORRUPT):
+    """One forward per cell: the reference the batched grid must equal (the metric averaged over the
+    prompt rows of that one forward)."""
     names = [n for n in model.hook_names() if n.endswith("." + point) and n.startswith("blocks.")] or [point]
-    _, cache = model.run_with_cache(CLEAN)
+    _, cache = model.run_with_cache(clean)
     rows = []
     for n in names:
         axes = point_axes(model, n, by)
         for c in cells_of(tuple(cache[n].shape), axes, by):
             hook = {n: lambda t, _n, n=n, axes=axes, c=c: patch_rows(t, cache[n], axes, by, [0], [c])}
-            rows.append(METRIC(model.run_with_hooks(CORRUPT, hooks=hook)).item())
+            rows.append(METRIC(model.run_with_hooks(corrupt, hooks=hook)).mean().item())
     return torch.tensor(rows, dtype=torch.float64)  # (L·cells,)
 
 
@@ -43,6 +44,19 @@ def test_batched_grid_equals_one_cell_at_a_time(point, by):
     grid = activation_patching(model, CLEAN, CORRUPT, METRIC, point, by, max_bytes=3 * 40_000)
     assert grid.axes == ("layer", *by)
     torch.testing.assert_close(grid.values.flatten(), slow_grid(model, point, by), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("point,by", [("resid_post", ("T",)), ("attn.z", ("H",)), ("resid_pre", ("T",))])
+def test_a_batch_of_prompts_equals_one_cell_at_a_time_averaged_over_the_prompts(point, by):
+    """B > 1 (issue 43): three prompt rows, several cells per forward; each cell's value is the
+    metric of its own B rows averaged, never mixed with another cell's rows."""
+    model = model_of()
+    clean = torch.cat([CLEAN, CLEAN.flip(1), CLEAN.roll(2, 1)])  # (3, T)
+    corrupt = torch.cat([CORRUPT, CORRUPT.flip(1), CORRUPT.roll(3, 1)])  # (3, T)
+    grid = activation_patching(model, clean, corrupt, METRIC, point, by, max_bytes=4 * 3 * 40_000)
+    torch.testing.assert_close(grid.values.flatten(), slow_grid(model, point, by, clean, corrupt), rtol=0, atol=1e-12)
+    assert grid.clean == pytest.approx(METRIC(model(clean)).mean().item(), abs=1e-12)
+    assert grid.corrupt == pytest.approx(METRIC(model(corrupt)).mean().item(), abs=1e-12)
 
 
 def test_grid_shape_and_axes_named_from_the_declaration():
@@ -269,3 +283,23 @@ def test_bad_receivers_and_inputs_are_refused():
         with pytest.raises(UsageError) as e:
             path_patching(model, CLEAN, CORRUPT, METRIC, receivers, via)
         assert e.value.key == key
+
+
+def test_degenerate_inputs_are_refused_never_nan():
+    """Issue 43: the same answer and wrong token (a metric that is 0 whatever happens) and a grid
+    without a clean − corrupt gap (the same prompts) are refused by key, never normalised into NaN."""
+    from glassformer.causal import logit_attribution
+
+    with pytest.raises(UsageError) as e:
+        logit_diff(4, 4)
+    assert e.value.key == "error.causal.same_tokens" and e.value.fields == {"token": 4}
+    with pytest.raises(UsageError) as e:
+        logit_attribution(model_of(), CLEAN, 4, 4)
+    assert e.value.key == "error.causal.same_tokens"
+    grid = activation_patching(model_of(), CLEAN, CLEAN, METRIC, "resid_post", ("T",))
+    assert grid.gap == 0 and torch.isfinite(grid.values).all()
+    with pytest.raises(UsageError) as e:
+        grid.normalised()
+    assert e.value.key == "error.causal.no_gap" and e.value.fields == {"clean": grid.clean, "corrupt": grid.corrupt}
+    fine = activation_patching(model_of(), CLEAN, CORRUPT, METRIC, "resid_post", ("T",))
+    assert fine.gap == fine.clean - fine.corrupt != 0 and torch.isfinite(fine.normalised()).all()

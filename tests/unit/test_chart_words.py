@@ -92,7 +92,7 @@ def test_a_causal_view_s_png_draws_its_chinese_words_with_every_glyph(tmp_path, 
         grid = Grid(
             t("cview.attr.title", answer="a", wrong="b"),
             ["L0H0", t("cview.attr.bias")],
-            [t("cview.attr.col")],
+            [t("cview.attr.col.contribution")],
             [[0.5], [-0.2]],
         )
         with warnings.catch_warnings(record=True) as caught:

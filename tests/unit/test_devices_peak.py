@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 
 import pytest
 import torch
@@ -12,6 +13,8 @@ import glassformer.devices as devices
 from glassformer.cli import main
 from glassformer.config import ModelConfig
 from glassformer.devices import MachinePeak, flops_per_token, matmul_params, model_flops_per_token
+from glassformer.errors import DamagedFile
+from glassformer.messages import t
 from glassformer.models import GPT
 
 TINY = dict(vocab_size=10, d_model=8, n_heads=2, d_ff=16, n_layers=2, max_len=4)
@@ -188,9 +191,7 @@ def test_the_library_default_stays_float32():
 def test_bench_machine_prints_and_keeps_the_figures(no_peaks, monkeypatch, capsys):
     monkeypatch.setattr(devices, "PROBE_SIZE", 64)
     fake = MachinePeak("cpu", 1, 40e9, 200e9, 30e9)
-    import glassformer.cli.train as train_cli
-
-    monkeypatch.setattr(train_cli, "measure_machine", lambda device, budget_s: fake)
+    monkeypatch.setattr(devices, "measure_machine", lambda device, budget_s: fake)  # the verb imports it when run
     assert main(["bench", "machine", "--budget", "0.01", "--threads", "1"]) == 0
     out = capsys.readouterr().out
     assert "40.0 GFLOP/s" in out and "200.0 GFLOP/s" in out and "30.0 GB/s" in out and "5.0×" in out
@@ -211,7 +212,7 @@ def test_bench_machine_refuses_a_bad_budget(no_peaks, capsys):
 def test_train_s_summary_says_the_fraction_of_the_saved_peak(no_peaks, tmp_path, monkeypatch, capsys):
     from glassformer.messages import t
 
-    _fast_bf16()
+    devices.save_peak(MachinePeak("cpu", 1, 1e12, 9e12, 1e9))  # fast bf16, and a peak no run here comes near
     monkeypatch.setattr(devices, "BF16_MIN_WORK", 1)  # auto would pick bf16 for this run ...
     slow = MachinePeak("cpu", 0, 1e9, 1e9, 1e9)  # any other thread count's quick probe: bf16 slow there
     monkeypatch.setattr(devices, "measure_machine", lambda *a, **k: slow)  # every question must ask the run's 1
@@ -229,9 +230,9 @@ def test_train_s_summary_says_the_fraction_of_the_saved_peak(no_peaks, tmp_path,
         "bench.train_speed",
         tokens_per_s=tokens_per_s,
         gflops=flops / 1e9,
-        mfu=flops / 1e9,
+        mfu=flops / 1e12,
         dtype="float32",
-        peak=1.0,
+        peak=1000.0,
         how=t("bench.peak_saved"),
     )
     assert line in out
@@ -259,3 +260,123 @@ def test_the_trainer_autocasts_under_dtype_auto_only_where_bf16_pays(no_peaks, m
     trainer = SimpleNamespace(cfg=TrainConfig(dtype="auto"), model=None)  # no model config: the probe alone
     with Trainer.autocast(trainer):
         assert torch.is_autocast_enabled("cpu") == autocasts
+
+
+# ---- a machine.json that is no measurement: ignored (or replaced) with one line naming it -----------
+def _entry(**figures) -> dict:
+    """machine.json holding one entry for this machine at one thread, with `figures` in place."""
+    good = asdict(MachinePeak("cpu", 1, 1e9, 2e9, 3e9))
+    return {devices._peak_key("cpu", 1): {**good, **figures}}
+
+
+def _nested(depth: int = 100_000) -> str:
+    return "[" * depth + "]" * depth
+
+
+DAMAGED = {  # what the file holds -> the key of the problem said about it
+    "text values": (json.dumps(_entry(float32_flops="fast", bandwidth="3e9")), "bench.peak.impossible"),
+    "zero": (json.dumps(_entry(float32_flops=0)), "bench.peak.impossible"),
+    "1e400": (json.dumps(_entry()).replace("1000000000.0", "1e400"), "bench.peak.impossible"),  # inf
+    "nan": (json.dumps(_entry(bfloat16_flops=float("nan"))), "bench.peak.impossible"),
+    "negative": (json.dumps(_entry(bandwidth=-3e9)), "bench.peak.impossible"),
+    "absurd": (json.dumps(_entry(float32_flops=1e-3)), "bench.peak.impossible"),  # 398152842320% of peak
+    "deep nesting": (_nested(), "error.files.json_nested"),
+    "nested entry": (json.dumps({devices._peak_key("cpu", 1): {"a": [[[[1]]]]}}), "bench.peak.not_entry"),
+    "not json": ("{machine: fast", "error.files.json"),
+    "a list": (json.dumps([_entry()]), "bench.peak.not_object"),
+    "empty": ("", "error.files.empty"),
+    "text entry": (json.dumps({devices._peak_key("cpu", 1): "fast"}), "bench.peak.not_entry"),
+}
+
+
+@pytest.fixture
+def damaged_cache(no_peaks, monkeypatch, request):
+    monkeypatch.setattr(devices, "_SAID", set())
+    monkeypatch.setattr(devices, "measure_machine", lambda *a, **k: MachinePeak("cpu", 1, 1e12, 1e12, 5e9))  # quick
+    text, problem = DAMAGED[request.param]
+    (no_peaks / "machine.json").write_text(text)
+    return no_peaks / "machine.json", problem, text
+
+
+def _said_ignored(heard, path, problem: str, key: str = "bench.peak_ignored") -> None:
+    """Exactly one line about machine.json: `key`, naming the file, its problem made from `problem`."""
+    lines = heard.of(key)
+    assert len(lines) == 1 and lines[0]["path"] == path
+    assert heard.of(problem), problem
+
+
+@pytest.mark.parametrize("damaged_cache", list(DAMAGED), indirect=True)
+def test_a_machine_json_that_is_no_measurement_is_ignored_with_one_line_naming_it(damaged_cache):
+    path, problem, text = damaged_cache
+    quick = MachinePeak("cpu", 1, 1e12, 1e12, 5e9)  # the fixture's probe
+    with said() as heard, devices.using_threads(1):
+        assert devices.machine_peak("cpu") == (quick, False)  # the quick probe, not the impossible figure
+        devices._PEAKS.clear()
+        assert devices.machine_peak("cpu") == (quick, False)  # read again: said once all the same
+    _said_ignored(heard, path, problem)
+
+
+@pytest.mark.parametrize("damaged_cache", list(DAMAGED), indirect=True)
+def test_float32_training_then_its_summary_finish_past_a_damaged_machine_json(damaged_cache, tmp_path, capsys):
+    path, problem, text = damaged_cache
+    with said() as heard:
+        assert (
+            main(train_argv(tmp_path, "run", "--max_steps=4", "--log_interval=2", "--eval_iters=1", "--dtype=float32"))
+            == 0
+        )
+    _said_ignored(heard, path, problem)
+    [summary] = heard.of("bench.train_speed")
+    assert summary["how"] == t("bench.peak_quick") and 0 < summary["mfu"] < 100  # a fraction, not 398152842320%
+    assert path.read_text() == text  # train only reads it
+
+
+@pytest.mark.parametrize("damaged_cache", ["text values", "zero", "1e400", "deep nesting"], indirect=True)
+def test_a_new_run_with_dtype_auto_trains_past_a_damaged_machine_json(damaged_cache, tmp_path):
+    path, problem, text = damaged_cache
+    with said() as heard:
+        assert main(train_argv(tmp_path, "run", "--max_steps=2")) == 0  # was: internal error
+    _said_ignored(heard, path, problem)
+    assert _config(tmp_path / "run")["train"]["dtype"] in ("float32", "bfloat16")
+
+
+@pytest.mark.parametrize("damaged_cache", list(DAMAGED), indirect=True)
+def test_bench_machine_writes_over_a_damaged_machine_json(damaged_cache, monkeypatch):
+    path, problem, text = damaged_cache
+    fake = MachinePeak("cpu", 1, 40e9, 200e9, 30e9)
+    monkeypatch.setattr(devices, "measure_machine", lambda device, budget_s: fake)  # the verb imports it when run
+    with said() as heard:
+        assert main(["bench", "machine", "--budget", "0.01", "--threads", "1"]) == 0
+    kept = json.loads(path.read_text())
+    assert kept[devices._peak_key("cpu", 1)] == asdict(fake)
+    file_damaged = problem.startswith("error.files") or problem == "bench.peak.not_object"
+    assert len(heard.of("bench.peak_replaced")) == (1 if file_damaged else 0)  # a bad entry is just replaced
+    devices._PEAKS.clear()
+    with devices.using_threads(1):
+        assert devices.machine_peak("cpu") == (fake, True)
+
+
+def test_a_saved_peak_at_the_edges_of_the_range_is_a_measurement():
+    low, high = devices.PEAK_RANGE
+    for value in (low, high, 1, 2**40):
+        if low <= value <= high:
+            entry = asdict(MachinePeak("cpu", 1, value, value, value))
+            assert devices.checked_peak(entry, 1) == MachinePeak(**entry)
+    entry = asdict(MachinePeak("cpu", 1, 1e9, 1e9, 1e9))
+    for name, value in (("float32_flops", low / 2), ("bandwidth", high * 2), ("bfloat16_flops", True)):
+        with pytest.raises(DamagedFile) as e:
+            devices.checked_peak({**entry, name: value}, 1)
+        assert e.value.key == "bench.peak.impossible" and e.value.fields["name"] == name
+    with pytest.raises(DamagedFile) as e:
+        devices.checked_peak(entry, 2)  # another thread count's figures
+    assert e.value.key == "bench.peak.not_entry"
+
+
+def test_a_fraction_above_the_whole_peak_blames_the_peak_not_the_run(no_peaks, tmp_path, monkeypatch):
+    """A saved peak within PEAK_RANGE can still be below what a run does (1 MFLOP/s here): a fraction
+    over 100% is no speed, so the summary says the peak is wrong instead of "398152842320% of peak"."""
+    low = devices.PEAK_RANGE[0]
+    devices.save_peak(MachinePeak("cpu", 1, float32_flops=low, bfloat16_flops=low, bandwidth=1e9))
+    with said() as heard:
+        assert main(train_argv(tmp_path, "run", "--max_steps=4", "--log_interval=2", "--dtype=float32")) == 0
+    [wrong] = heard.of("bench.peak_below_run")
+    assert wrong["mfu"] > 1 and wrong["peak"] == low / 1e9 and not heard.of("bench.train_speed")

@@ -16,7 +16,7 @@ import torch
 from glassformer.config import ModelConfig
 from glassformer.messages import TABLES
 from glassformer.models import build_model
-from glassformer.nn.hooks import STAGES, HookPoint
+from glassformer.nn.hooks import LETTERS, STAGES, HookPoint
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "glassformer"
 TINY = dict(d_model=8, n_heads=2, d_ff=16, n_layers=1, max_len=8)
@@ -91,6 +91,40 @@ def test_every_hook_point_of_every_kind_holds_ids_and_no_words(kind):
         assert f"means.{point.means}" in TABLES["en"] and f"means.{point.means}" in TABLES["zh"], name
         assert not {v for v in point.fields.values() if isinstance(v, str)} & words, name  # no words in a field
         assert set(vars(point)) - set(vars(torch.nn.Module())) == {"name", "stage", "axes", "means", "fields", "fns"}
+
+
+def _pieces() -> dict[str, torch.nn.Module]:
+    """The modern decoder's and the experts' pieces, standing alone until a model is built of them."""
+    from glassformer.nn.attention_variants import QKNorm
+    from glassformer.nn.glu import GatedFeedForward
+    from glassformer.nn.mla import LatentAttention, MLAConfig
+    from glassformer.nn.moe import MixtureOfExperts, Routing
+    from glassformer.nn.rmsnorm import RMSNorm
+    from glassformer.nn.rope_scaling import ScaledRotary
+
+    return {
+        "rms_norm": RMSNorm(8),
+        "glu": GatedFeedForward(8, 16),
+        "scaled rotary": ScaledRotary(4),
+        "qk_norm": QKNorm(4),
+        "moe, softmax": MixtureOfExperts(8, 16, 4, Routing("softmax", 2)),
+        "moe, sigmoid, shared": MixtureOfExperts(8, 16, 4, Routing("sigmoid", 2), n_shared=1),
+        "mla": LatentAttention(MLAConfig(8, 2, 4, 2, 2, 3, q_rank=4)),
+    }
+
+
+@pytest.mark.parametrize("piece", list(_pieces()))
+def test_every_hook_point_of_the_standalone_pieces_holds_ids_with_words(piece):
+    points = {name: m for name, m in _pieces()[piece].named_modules() if isinstance(m, HookPoint)}
+    words = _words() - set(STAGES)
+    assert points, piece
+    for name, point in points.items():
+        assert point.stage in STAGES, name
+        assert f"stage.{point.stage}" in TABLES["en"] and f"stage.{point.stage}" in TABLES["zh"], name
+        assert f"means.{point.means}" in TABLES["en"] and f"means.{point.means}" in TABLES["zh"], name
+        assert all(f"letter.{a}" in TABLES[lang] for a in point.axes.split() for lang in ("en", "zh")), name
+        assert set(point.axes.split()) <= set(LETTERS), name
+        assert not {v for v in point.fields.values() if isinstance(v, str)} & words, name
 
 
 def _imports(tree: ast.AST) -> set[str]:

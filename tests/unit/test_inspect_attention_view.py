@@ -18,6 +18,7 @@ from helpers import keyed
 
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
+from glassformer.fonts import SANS
 from glassformer.inspect.attention_maps import AttentionMap, attention_maps
 from glassformer.inspect.attention_view import CSS, JS, AttentionView, attention_html, attention_page
 from glassformer.messages import t
@@ -196,14 +197,18 @@ def test_the_page_carries_every_weight_rounded_to_4_places_masked_cells_as_null(
     data = page_data(page)
     expected = [[[[round(float(W[0, h, i, j]), 4) for j in range(4)] for i in range(3)] for h in range(2)]]
     expected[0][1][0][3] = None
+    words = data.pop("words")  # the page's own words, in its language (tests/unit/test_page_fonts.py)
     assert data == {"tokens": ["你", "</script>", "a&b", "http://x"], "weights": expected}
+    assert set(words) == {"layer", "head", "all_heads", "matrix", "masked"}
     assert data["weights"][0][0][0][1] == 0.1429  # 1/7 + 0.000041 = 0.142898...: 4 places, not 5
     script = re.search(r"<script>const DATA = (.*);</script>", page).group(1)
     assert "你" in script and "\\u4f60" not in script  # Chinese written as itself
     assert '"</script>"' not in script and "\\u003c\\/script\\u003e" in script and "a\\u0026b" in script
     assert "http:\\/\\/x" in script  # no URL anywhere in the file
-    assert page.startswith('<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>glassformer attention</title>')
-    assert f"<style>{CSS}</style>" in page and f"<script>{JS}</script>" in page
+    assert page.startswith(
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>glassformer attention</title>'
+    )
+    assert f"{CSS.replace('SANS', SANS)}</style>" in page and f"<script>{JS}</script>" in page
 
 
 def test_the_page_names_positions_when_there_are_no_labels_and_counts_keys_for_them():

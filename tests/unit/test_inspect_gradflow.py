@@ -9,6 +9,7 @@ update ratio, the per-layer norms, the JSON line, the text table, the repr, the 
 import json
 import math
 import warnings
+from dataclasses import replace
 
 import matplotlib.image
 import pytest
@@ -174,6 +175,29 @@ def test_a_module_used_both_before_and_after_the_blocks_splits_by_its_own_submod
         "blocks.0.weight": "block 0",
         "blocks.0.bias": "block 0",
     }
+
+
+def test_with_a_tied_head_the_bar_after_the_blocks_is_named_by_what_it_holds(tmp_path):
+    """A head tied to the token table has no weight of its own after the blocks (its one weight is the
+    table's, under "embed"): the bar there holds only the final norm, so it is "ln_final", not "head"."""
+    from glassformer.inspect.gradflow import layers_of
+
+    tied = GPT(replace(CFG, tie_weights=True))
+    assert tied.head.weight is tied.tok_embed.table.weight  # the premise
+    layers = layers_of(tied)
+    assert {n: layer for n, layer in layers.items() if not layer.startswith(("embed", "block"))} == {
+        "ln_final.weight": "ln_final",
+        "ln_final.bias": "ln_final",
+    }
+    backward(tied)
+    monitor = GradientMonitor(tied)
+    monitor.check()
+    assert list(monitor.layer_norms()) == ["embed", "block 0", "block 1", "ln_final"]  # the plot's x labels
+    assert monitor.plot(tmp_path / "grads.png").exists()
+    untied = layers_of(GPT(CFG))  # its own head weight after the blocks: "head" (with the final norm)
+    assert untied["head.weight"] == untied["ln_final.weight"] == "head"
+    no_norm = layers_of(GPT(replace(CFG, tie_weights=True, final_norm=False)))
+    assert set(no_norm.values()) == {"embed", "block 0", "block 1"}  # nothing of its own after the blocks
 
 
 SMALL_CFG = ModelConfig(

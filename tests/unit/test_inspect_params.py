@@ -230,6 +230,27 @@ def test_derived_parts_walk_the_tree_once_and_name_full_paths():
     assert len(paths) == len(set(paths))  # a declared part's subtree is not walked again
 
 
+def test_a_bare_piece_is_derived_in_the_letters_given():
+    """A module with no config (the modern pieces, not yet in a model): the letters come as an argument,
+    a module that is one part is the part "", sizes made of letters read as such, and the counts add up."""
+    from glassformer.nn.mla import LatentAttention, MLAConfig
+    from glassformer.nn.moe import MixtureOfExperts
+    from glassformer.nn.rmsnorm import RMSNorm
+
+    assert [(p, f.formula, f.value()) for p, f in derived_parts(RMSNorm(6), {"C": 6})] == [("", "C", 6)]
+    moe = MixtureOfExperts(6, 4, 3, n_shared=2)
+    parts = {p: f for p, f in derived_parts(moe, {"C": 6, "F": 4, "E": 3})}
+    assert (parts["experts"].formula, parts["shared.up"].formula) == ("E·(C·F + C·F + F·C)", "C·2F")
+    mla = LatentAttention(MLAConfig(64, 4, 16, 8, 6, 10))  # no query latent
+    parts = {p: f for p, f in derived_parts(mla, {"C": 64, "H": 4, "R_kv": 16, "D_n": 8, "D_r": 6, "D_v": 10})}
+    assert (parts["q_proj"].formula, parts["q_proj"].note) == ("C·(H·(D_n + D_r))", "C -> H·(D_n + D_r)")
+    for piece, sizes in (
+        (moe, {"C": 6, "F": 4, "E": 3}),
+        (mla, {"C": 64, "H": 4, "R_kv": 16, "D_n": 8, "D_r": 6, "D_v": 10}),
+    ):
+        assert sum(f.value() for _, f in derived_parts(piece, sizes)) == sum(p.numel() for p in piece.parameters())
+
+
 def test_a_config_is_built_as_the_kind_asked_for():
     bidirectional = ModelConfig(**{**CFG.__dict__, "causal": False})
     assert type(_build(bidirectional, "encoder")) is Encoder and type(_build(CFG, None)) is GPT

@@ -30,7 +30,7 @@ def test_several_exclude_files_leave_out_every_name_in_any_of_them(tmp_path):
 
 def test_both_spellings_of_exclude_reach_the_run(monkeypatch):
     seen = {}
-    monkeypatch.setattr(groups, "run", lambda *args: seen.setdefault("exclude", args[-1]))
+    monkeypatch.setattr(groups, "run", lambda *args: seen.setdefault("exclude", args[4]))
     groups.main(["run", "--sample", "3", "--exclude", "a.txt", "b.txt", "--exclude", "c.txt"])
     assert seen["exclude"] == ["a.txt", "b.txt", "c.txt"]
 
@@ -149,3 +149,63 @@ def test_results_of_a_module_no_longer_in_src_are_not_drawn(tmp_path):
     (tmp_path / "src" / "glassformer").mkdir(parents=True)
     (tmp_path / "src" / "glassformer" / "kept.py").write_text("")
     assert groups.all_results(tmp_path) == {"glassformer.kept.x_f__mutmut_1": 1}
+
+
+def test_the_groups_added_for_causal_exercises_lab_explore_and_devices_take_their_mutants():
+    """Each new group takes the mutants of its code and no other's; the lab's group only its rules
+    (verdicts, judge and what they call), the exercises' only the grader (sandbox and grading)."""
+    cases = {
+        "glassformer.causal.patching.x_patch__mutmut_1": "causal",
+        "glassformer.exercises.sandbox.x_run_job__mutmut_3": "exercises",
+        "glassformer.exercises.grading.xǁGraderǁgrade__mutmut_2": "exercises",
+        "glassformer.exercises.catalog.x_find__mutmut_1": None,  # the catalogue of skeletons: not the grader
+        "glassformer.lab.induction.x_together__mutmut_2": "lab",
+        "glassformer.lab.attention_explanation.x_verdicts__mutmut_7": "lab",
+        "glassformer.lab.runner.x_judge__mutmut_1": "lab",
+        "glassformer.lab.common.x_spread__mutmut_4": "lab",  # a helper a rule calls
+        "glassformer.lab.induction.x_run__mutmut_1": None,  # the training run: not a rule
+        "glassformer.lab.induction.x_together_extra__mutmut_1": None,  # a name that only starts like one
+        "glassformer.explore.server.x_serve__mutmut_5": "explore",
+        "glassformer.devices.x_checked_peak__mutmut_1": "devices",
+        "glassformer.nn.hooks.x_meaning__mutmut_1": "nn",
+    }
+    assert {name: groups.group_of(name) for name in cases} == cases
+    assert {"verdicts", "judge", "together", "level", "spread", "below"} <= groups.lab_rules()
+    assert not {"run", "plot", "train", "run_experiment"} & groups.lab_rules()
+
+
+def test_pyproject_mutates_every_group_s_files_and_selects_their_tests():
+    import fnmatch
+    import tomllib
+
+    root = Path(__file__).parents[2]
+    config = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mutmut"]
+    files = {
+        "causal": "src/glassformer/causal/patching.py",
+        "exercises": "src/glassformer/exercises/sandbox.py",
+        "lab": "src/glassformer/lab/induction.py",
+        "explore": "src/glassformer/explore/server.py",
+        "devices": "src/glassformer/devices.py",
+        "nn": "src/glassformer/nn/attention.py",
+    }
+    for group, path in files.items():
+        assert group in groups.GROUPS and (root / path).is_file(), group
+        assert any(fnmatch.fnmatch(path, pattern) for pattern in config["only_mutate"]), path
+    assert not any(fnmatch.fnmatch("src/glassformer/exercises/defs/x.py", p) for p in config["only_mutate"])
+    selection = config["pytest_add_cli_args_test_selection"]
+    assert {"tests/exercises", "tests/lab", "tests/explore", "tests/unit"} <= set(selection)
+    ignored = {arg.split("=", 1)[1] for arg in selection if arg.startswith("--ignore=")}
+    assert {"tests/explore/test_browser.py", "tests/explore/test_causal_browser.py"} <= ignored  # browsers: out
+    assert "docs/lab" in config["also_copy"]  # tests/lab reads the committed results
+
+
+def test_a_dry_run_lists_the_names_it_would_run_and_runs_none(monkeypatch, capsys):
+    names = [f"glassformer.devices.x_f__mutmut_{i}" for i in range(1, 9)] + ["glassformer.nn.f.x_f__mutmut_1"]
+    monkeypatch.setattr(groups, "all_results", lambda: dict.fromkeys(names))
+    monkeypatch.setattr(groups, "mutmut", lambda *a: pytest.fail("a dry run runs nothing"))
+    groups.main(["run", "devices", "--sample", "3", "--dry-run"])
+    listed = capsys.readouterr().out.split()
+    assert len(listed) == 3 and set(listed) <= set(names[:8])
+    assert listed == groups.choose(names, ["devices"], 3, seed=0, left_out=set())
+    groups.main(["run", "devices", "--dry-run"])  # every mutant of the group
+    assert capsys.readouterr().out.split() == names[:8]

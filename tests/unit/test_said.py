@@ -17,16 +17,18 @@ def test_it_hears_t_in_a_module_that_imported_it_and_in_say(capsys):
 
     with said() as heard:
         loop.t("train.resuming", dir="runs/x", step=5)
-        messages.say("train.resume_with", dir="runs/x")
+        messages.say("train.resume_with", dir="runs/x", glassformer="glassformer")
         str(UsageError("error.config.type", key="lr", value="x", type="float"))  # words made in errors.py
     assert heard == [
         ("train.resuming", {"dir": "runs/x", "step": 5}),
-        ("train.resume_with", {"dir": "runs/x"}),
+        ("train.resume_with", {"dir": "runs/x", "glassformer": "glassformer"}),
         ("error.config.type", {"key": "lr", "value": "x", "type": "float"}),
     ]
     assert heard.keys() == ["train.resuming", "train.resume_with", "error.config.type"]
     assert heard.of("train.resuming") == [{"dir": "runs/x", "step": 5}]
-    assert capsys.readouterr().out == messages.t("train.resume_with", dir="runs/x") + "\n"  # still said
+    assert (
+        capsys.readouterr().out == messages.t("train.resume_with", dir="runs/x", glassformer="glassformer") + "\n"
+    )  # still said
 
 
 def test_t_is_given_back_even_to_a_module_first_imported_inside_the_block():

@@ -7,6 +7,7 @@ what each reader keeps, drops or translates.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from helpers import said
 from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 from torch import nn
@@ -22,7 +24,7 @@ from torch import nn
 import glassformer.train.checkpoint as ckpt
 from glassformer.config import ModelConfig, TrainConfig, get_preset, to_dict
 from glassformer.errors import DamagedFile, GlassformerError, NotFound, UsageError
-from glassformer.messages import speaking, t
+from glassformer.messages import t
 from glassformer.models import GPT, build_model
 from glassformer.text.tokenizers import CharTokenizer
 from glassformer.train.checkpoint import (
@@ -120,6 +122,28 @@ def test_a_write_that_dies_midway_keeps_the_previous_checkpoint(tmp_path, monkey
     state = load_checkpoint(tmp_path, fresh)
     assert state["step"] == 10 and state["best_val"] == 2.0
     assert all(torch.equal(good[n], p) for n, p in fresh.named_parameters())
+
+
+@pytest.mark.parametrize("free, code", [(0, errno.ENOSPC), (1 << 30, errno.EIO)])
+def test_a_short_write_inside_torch_save_is_the_oserror_it_is(tmp_path, monkeypatch, free, code):
+    """torch.save reports a full disk as RuntimeError("... unexpected pos A vs B"): with under 1 MiB free it
+    is ENOSPC (DiskFull for the trainer), else EIO: a failed write either way, never an internal error."""
+    model, opt = trained_pair()
+    gen = torch.Generator().manual_seed(0)
+    save_checkpoint(tmp_path, model, opt, 10, gen, {"best_val": 2.0})
+
+    def short_write(obj, path):
+        Path(path).write_bytes(b"PK\x03\x04")
+        raise RuntimeError("[enforce fail at inline_container.cc:626] . unexpected pos 4544 vs 4441")
+
+    monkeypatch.setattr(ckpt.torch, "save", short_write)
+    monkeypatch.setattr(ckpt.shutil, "disk_usage", lambda path: shutil._ntuple_diskusage(1 << 40, 1 << 40, free))
+    with pytest.raises(OSError) as e:
+        save_checkpoint(tmp_path, model, opt, 20, gen, {"best_val": 1.0})
+    assert e.value.errno == code and isinstance(e.value.__cause__, RuntimeError)
+    monkeypatch.undo()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.safetensors", "train_state.pt"]
+    assert load_checkpoint(tmp_path, trained_pair(seed=3)[0])["step"] == 10  # the old pair, intact
 
 
 def test_stray_temp_files_are_never_loaded(tmp_path):
@@ -618,24 +642,39 @@ def write_run(run_dir, model_cfg=TINY, weights=True, **extra):
     return model
 
 
-def test_a_path_that_is_not_a_run_directory_is_named_with_an_example(tmp_path):
-    ex = "runs/baby-20250101-120000"
+def test_a_path_that_is_not_a_run_directory_names_the_runs_that_exist_beside_it(tmp_path):
+    """Was "e.g. runs/baby-20250101-120000", a made-up name: now the runs in the same folder, nearest by
+    name first, then the newest, or that there is none and how to make one."""
     (tmp_path / "f").write_text("x")
-    assert keyed(NotFound, read_config, tmp_path / "f") == ("error.run.is_file", {"dir": tmp_path / "f", "example": ex})
+    none = t("error.run.hint.none", parent=tmp_path)
+    assert keyed(NotFound, read_config, tmp_path / "f") == ("error.run.is_file", {"dir": tmp_path / "f", "hint": none})
     assert keyed(NotFound, read_config, str(tmp_path / "none")) == (
         "error.run.missing",
-        {"dir": tmp_path / "none", "example": ex},
+        {"dir": tmp_path / "none", "hint": none},
     )
-    assert keyed(NotFound, read_config, tmp_path) == ("error.run.no_config", {"dir": tmp_path, "example": ex})
-    # deliberate snapshot: what a learner reads
-    assert refusal(NotFound, read_config, tmp_path / "none") == (
-        f"{tmp_path / 'none'} is not a run directory: it does not exist. Give the directory glassformer train wrote, "
-        f"e.g. {ex}."
+    assert keyed(NotFound, read_config, tmp_path / "sub") == (
+        "error.run.missing",
+        {"dir": tmp_path / "sub", "hint": none},
     )
-    with speaking("zh"):  # deliberate snapshot: what a learner reads
-        assert refusal(NotFound, read_config, tmp_path / "none") == (
-            f"{tmp_path / 'none'} 不是运行目录：它不存在。请给出 glassformer train 写出的目录，例如 {ex}。"
-        )
+    for i, name in enumerate(["zh-poems", "baby-1", "baby-2", "sine", "seq", "old", "tiny"]):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "config.json").write_text("{}")
+        os.utime(tmp_path / name, (1e9 + i, 1e9 + i))  # "tiny" is the newest, "zh-poems" the oldest
+    (tmp_path / "empty").mkdir()  # no config.json: not a run
+    with said() as heard:
+        read_config_refused = refusal(NotFound, read_config, tmp_path / "babyy")
+    [hint] = heard.of("error.run.hint.runs")
+    near, newest = [tmp_path / "baby-1", tmp_path / "baby-2"], [tmp_path / n for n in ("tiny", "old", "seq")]
+    shown = hint.pop("runs").split(", ")
+    assert hint == {"parent": tmp_path, "n": 7}
+    assert set(shown[:2]) == {str(p) for p in near} and shown[2:] == [str(p) for p in newest]
+    assert "baby-20250101" not in read_config_refused
+    with said() as heard:
+        refusal(NotFound, read_config, tmp_path / "不存在")  # nothing near by name: the five newest
+    assert heard.of("error.run.hint.runs")[0]["runs"].split(", ")[:2] == [str(tmp_path / "tiny"), str(tmp_path / "old")]
+    with said() as heard:
+        refusal(NotFound, read_config, tmp_path / "empty")
+    assert heard.of("error.run.hint.runs") and heard.of("error.run.no_config")[0]["dir"] == tmp_path / "empty"
 
 
 @pytest.mark.parametrize(

@@ -280,12 +280,23 @@ def test_python_m_glassformer_ends_a_torchrun_worker_with_os_exit_after_leaving(
     assert calls == [("destroy",), ("os._exit", 0)]
 
 
-def test_the_module_entry_ends_through_exit_process():
-    """`python -m glassformer` (how torchrun starts it) hands main's code to exit_process."""
-    import ast
+def test_the_module_entry_ends_through_exit_process(monkeypatch):
+    """`python -m glassformer` (how torchrun starts it) hands main's code to exit_process once a run
+    has loaded the distributed module (a torchrun worker always has), and to sys.exit otherwise, so
+    that `--help` never imports torch just to end."""
+    import runpy
 
-    import glassformer
+    import glassformer.cli
 
-    tree = ast.parse((Path(glassformer.__file__).parent / "__main__.py").read_text(encoding="utf-8"))
-    last = tree.body[-1]
-    assert ast.unparse(last) == "exit_process(main())"
+    ended = []
+    monkeypatch.setattr(glassformer.cli, "main", lambda: 3)
+    monkeypatch.setattr(distributed, "exit_process", lambda code: ended.append(code))
+    with pytest.raises(SystemExit) as e:
+        runpy.run_module("glassformer", run_name="__main__")
+    assert ended == [3] and e.value.code == 3  # exit_process (here recorded, not ending) had it first
+
+    monkeypatch.delitem(sys.modules, "glassformer.train.distributed")
+    ended.clear()
+    with pytest.raises(SystemExit) as e:
+        runpy.run_module("glassformer", run_name="__main__")
+    assert ended == [] and e.value.code == 3

@@ -760,10 +760,13 @@ def test_heads_are_parsed_and_checked():
 
 
 def test_train_attention_every_writes_the_log_the_strip_and_the_page(tmp_path, capsys):
+    """Under --lang zh: the page's words follow it (tests/lab/test_charts.py checks each word)."""
     run = tmp_path / "run"
     code = main(
         [
             "train",
+            "--lang",
+            "zh",
             "--preset",
             "seed000",
             "--data",
@@ -792,6 +795,9 @@ def test_train_attention_every_writes_the_log_the_strip_and_the_page(tmp_path, c
     assert (strip.std(axis=-1) > 0.1).sum() > 1000  # coloured cells drawn, not a blank or grey page
     page = (run / "attention_steps.html").read_text(encoding="utf-8")
     assert 'type="range"' in page and "http" not in page and '"heads":[[1,2]]' in page
+    with speaking("zh"):
+        title = t("pictures.lab.attention-steps.page.title")
+    assert f'<html lang="zh-CN"><head><meta charset="utf-8"><title>{title}</title>' in page
 
 
 def test_attention_heads_without_every_is_an_error(tmp_path, capsys):

@@ -16,6 +16,7 @@ from glassformer.causal.patching import (
     token_loss,
     token_prob,
 )
+from glassformer.causal.tokens import to_str_tokens, to_tokens
 
 __all__ = [
     "AblationCheck",
@@ -32,6 +33,8 @@ __all__ = [
     "path_patching",
     "pattern",
     "repeated_tokens",
+    "to_str_tokens",
+    "to_tokens",
     "token_loss",
     "token_prob",
 ]

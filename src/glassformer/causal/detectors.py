@@ -68,12 +68,31 @@ def head_scores(model, tokens: torch.Tensor, kind: str) -> torch.Tensor:
     with torch.no_grad():
         _, cache = model.run_with_cache(tokens, names=names)
     pats = torch.stack([pattern(row, kind) for row in tokens])  # (B, T, T)
-    rows = []
-    for n in names:
-        w = cache[n]  # (B, H, T, T)
-        p = pats.to(w.dtype)[:, None]  # (B, 1, T, T)
-        rows.append(((w * p).sum((-1, -2)) / w.sum((-1, -2))).mean(0))  # (H,)
-    return torch.stack(rows)  # (L, H)
+    return torch.stack([share_on(cache[n], pats) for n in names])  # (L, H)
+
+
+def share_on(w: torch.Tensor, pats: torch.Tensor) -> torch.Tensor:
+    """The score: weights (B, H, T, T) and patterns (B, T, T) -> (H,), the share of each head's
+    attention on the pattern's cells, averaged over the B sequences."""
+    p = pats.to(w.dtype)[:, None]  # (B, 1, T, T)
+    return ((w * p).sum((-1, -2)) / w.sum((-1, -2))).mean(0)  # (H,)
+
+
+def reference_scores(tokens: torch.Tensor, kind: str, causal: bool = True) -> tuple[float, float]:
+    """What a score means on these tokens (B, T): (chance, perfect). Chance is the score of a head
+    that attends evenly to every key it may see (the keys up to itself when `causal`); perfect, of a
+    head that puts a row's whole attention on the row's cells wherever it has any (evenly elsewhere).
+    Both are `share_on` of those weights, so they follow the score as computed: on [r, r] chance is
+    about ln 2 / T for induction, perfect about 1/2."""
+    tokens = tokens.reshape(-1, tokens.shape[-1])  # (B, T)
+    T = tokens.shape[1]
+    pats = torch.stack([pattern(row, kind) for row in tokens]).double()  # (B, T, T)
+    seen = torch.ones(T, T, dtype=torch.float64)  # (T, T)
+    seen = seen.tril() if causal else seen
+    even = seen / seen.sum(-1, keepdim=True)  # (T, T): each row sums to 1
+    cells = pats.sum(-1, keepdim=True)  # (B, T, 1)
+    ideal = torch.where(cells > 0, pats / cells.clamp(min=1), even)  # (B, T, T)
+    return float(share_on(even.expand_as(pats)[:, None], pats)), float(share_on(ideal[:, None], pats))
 
 
 @dataclass

@@ -26,19 +26,20 @@ from dataclasses import dataclass
 
 import torch
 
+from glassformer.causal.patching import distinct
 from glassformer.errors import Unsupported
 from glassformer.messages import t
 
 
 @dataclass
 class LogitAttribution:
-    parts: dict[str, float]  # component -> its share of the logit difference, in stream order
+    parts: dict[str, float]  # component -> its contribution to the logit difference, in stream order
     bias: float  # the norm's β and the head's bias, projected: not any component's
     logit_diff: float  # the model's own, at that position
     scale: float  # σ of the final norm, frozen from this run (1.0 without a final norm)
 
     def head_grid(self) -> torch.Tensor:
-        """(L, H) the heads' shares, from parts named blocks.<l>.attn.<h> (logit_attribution(heads=True))."""
+        """(L, H) the heads' contributions, from parts named blocks.<l>.attn.<h> (logit_attribution(heads=True))."""
         cells = [
             (int(m[1]), int(m[2]), v)
             for k, v in self.parts.items()
@@ -90,6 +91,7 @@ def logit_attribution(
     `heads=True` splits every attention layer into its heads (and its bias)."""
     if model.cfg.norm == "post":
         raise Unsupported("error.causal.norm_post", norm=model.cfg.norm)
+    distinct(answer, wrong)
     ids = ids.reshape(1, -1)  # (1, T)
     with torch.no_grad():
         logits, cache = model.run_with_cache(ids)  # (1, T, V)
@@ -103,11 +105,13 @@ def logit_attribution(
     with torch.no_grad():
         if gamma is not None:
             scale = (x.var(unbiased=False) + eps).sqrt()  # (): frozen from this run
-            shares = (stack - stack.mean(-1, keepdim=True)) / scale @ (direction * gamma)  # (P,)
+            contributions = (stack - stack.mean(-1, keepdim=True)) / scale @ (direction * gamma)  # (P,)
             if beta is not None:
                 bias = bias + direction @ beta  # ()
         else:
             scale = torch.ones((), dtype=W.dtype)  # ()
-            shares = stack @ direction  # (P,)
+            contributions = stack @ direction  # (P,)
         diff = (logits[0, pos, answer] - logits[0, pos, wrong]).item()
-    return LogitAttribution(dict(zip(parts, shares.tolist(), strict=True)), float(bias.detach()), diff, float(scale))
+    return LogitAttribution(
+        dict(zip(parts, contributions.tolist(), strict=True)), float(bias.detach()), diff, float(scale)
+    )

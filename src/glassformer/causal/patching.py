@@ -21,7 +21,10 @@ What is measured is a metric: logits (N, T, V) -> one number per row (N,), read 
     token_prob(token)           softmax probability of `token`
     token_loss(token)           −log p(token)
 
-Patching normalises a metric m as (m − m_corrupt) / (m_clean − m_corrupt): clean = 1, corrupted = 0.
+Patching normalises a metric m as (m − m_corrupt) / (m_clean − m_corrupt): clean = 1, corrupted = 0;
+above 1 a patch overshoots the clean run, below 0 it moves the metric further than the corruption did.
+With no gap (m_clean = m_corrupt) there is nothing to normalise by and `normalised` refuses; how
+small a gap is still worth reading depends on the metric (the views' rule: inspect/causal_views.py).
 
 Attribution patching (after activation patching): the first-order (gradient) estimate of every cell of a patching
 grid from one forward and one backward on the corrupted input:
@@ -37,6 +40,7 @@ queries, keys or values of chosen receiver heads (Wang et al. 2022); its steps a
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Callable
@@ -49,7 +53,15 @@ from glassformer.messages import t
 Metric = Callable[[torch.Tensor], torch.Tensor]  # logits (N, T, V) -> (N,)
 
 
+def distinct(answer: int, wrong: int) -> None:
+    """A logit difference needs two different tokens: answer − answer is 0 whatever the model does."""
+    if answer == wrong:
+        raise UsageError("error.causal.same_tokens", token=answer)
+
+
 def logit_diff(answer: int, wrong: int, pos: int = -1) -> Metric:
+    distinct(answer, wrong)
+
     def metric(logits: torch.Tensor) -> torch.Tensor:
         last = logits[:, pos]  # (N, V)
         return last[:, answer] - last[:, wrong]  # (N,)
@@ -84,9 +96,16 @@ class PatchGrid:
     clean: float
     corrupt: float
 
+    @property
+    def gap(self) -> float:
+        """clean − corrupt: what the normalisation divides by."""
+        return self.clean - self.corrupt
+
     def normalised(self) -> torch.Tensor:
-        """(values − corrupt) / (clean − corrupt): clean = 1, corrupted = 0."""
-        return (self.values - self.corrupt) / (self.clean - self.corrupt)  # (L, *sizes)
+        """(values − corrupt) / (clean − corrupt): clean = 1, corrupted = 0; refused without a gap."""
+        if not math.isfinite(self.gap) or self.gap == 0:
+            raise UsageError("error.causal.no_gap", clean=self.clean, corrupt=self.corrupt)
+        return (self.values - self.corrupt) / self.gap  # (L, *sizes)
 
 
 def grid_points(model, point: str) -> list[str]:

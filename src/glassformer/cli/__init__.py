@@ -1,9 +1,9 @@
 """`glassformer <verb>`: a thin dispatcher. Each verb lives in a module here and only calls the
 library; a module adds its verbs with `register(subparsers)` (a module holds the verbs of one thing
 a user does: cli/train.py makes a model (data, train, demo, bench, import, export), cli/sample.py
-writes with one (sample), cli/inspect.py looks inside one (trace, attention, grads, params and the
-causal views patch, heads, attribute), cli/learn.py teaches (lesson, exercise, lab), cli/explore.py
-opens a browser (explore, notebooks)).
+writes with one (sample), cli/evaluate.py grades one (eval), cli/inspect.py looks inside one (trace,
+attention, grads, params and the causal views patch, heads, attribute), cli/learn.py teaches (lesson,
+exercise, lab), cli/explore.py opens a browser (explore, notebooks)).
 
 What every verb shares is done once, here:
   - option spelling: `--max-steps 500`, `--max_steps 500` and `--max_steps=500` are the same
@@ -48,22 +48,25 @@ import time
 import traceback
 from pathlib import Path
 
-import torch
-
 import glassformer
 from glassformer.cli.options import Parser, argparse_speaking, language_requested, normalize_argv
-from glassformer.devices import check_threads, using_threads
 from glassformer.errors import EXIT_FAILURE, EXIT_USAGE, GlassformerError, UsageError
 from glassformer.messages import UnknownLanguage, has, note, speaking, t
 from glassformer.text.corpora import default_cache_dir
 
+# Building the parser imports no torch (3 to 7 s on a small machine): the verb modules import it,
+# and what imports it, inside the verbs; a help that states a figure from such a module is made
+# when shown (options.Later). So `glassformer --help` and `glassformer VERB --help` are instant;
+# bench/cli_startup.py measures it and tests/cli/test_cli_startup.py holds it.
 # verb modules, in the order `glassformer --help` lists them
 VERB_MODULES = [
     "train",  # data, train, demo, bench, import, export
     "sample",
+    "evaluate",  # eval
     "inspect",  # trace, attention, grads, params; patch, heads, attribute
     "learn",  # lesson, exercise, lab
     "explore",  # explore, notebooks
+    "post",  # sft, dpo, grpo
 ]
 
 
@@ -98,6 +101,8 @@ def _run(argv: list[str], debug: bool) -> int:
             parser.error(t("cli.unrecognized", args=" ".join(extra)))
     args.overrides = extra
     try:
+        from glassformer.devices import check_threads, using_threads  # torch: a verb is about to compute
+
         with using_threads(check_threads(getattr(args, "threads", 0))):
             return int(args.func(args) or 0)
     except (Exception, KeyboardInterrupt) as e:
@@ -184,7 +189,7 @@ def save_crash_report(error: BaseException, argv: list[str]) -> Path:
     text = (
         f"glassformer {getattr(glassformer, '__version__', '?')} crash report\n"
         f"command: glassformer {' '.join(argv)}\n"
-        f"python {platform.python_version()}, torch {torch.__version__}, {platform.platform()}\n\n"
+        f"python {platform.python_version()}, torch {_torch_version()}, {platform.platform()}\n\n"
         + "".join(traceback.format_exception(error))
     )
     name = f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
@@ -223,10 +228,22 @@ def _same_codec(a: str | None, b: str | None) -> bool:
         return False
 
 
+def _torch_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        return torch.__version__
+    try:
+        return version("torch")
+    except PackageNotFoundError:
+        return "?"
+
+
 def _out_of_memory(error: BaseException) -> bool:
-    return isinstance(error, (MemoryError, torch.OutOfMemoryError)) or (
-        isinstance(error, RuntimeError) and "can't allocate memory" in str(error)
-    )
+    torch = sys.modules.get("torch")  # an error from torch means torch is loaded; none if it is not
+    oom = (MemoryError,) if torch is None else (MemoryError, torch.OutOfMemoryError)
+    return isinstance(error, oom) or (isinstance(error, RuntimeError) and "can't allocate memory" in str(error))
 
 
 def _first_line(error: BaseException) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import shutil
 import subprocess
 import sys
@@ -80,6 +81,11 @@ def register_notebooks(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("notebooks", help=t("help.notebooks"), description=t("help.notebooks.about"))
     p.add_argument("--dir", default=DEFAULT_DIR, help=t("help.notebooks.dir", default=DEFAULT_DIR))
     p.add_argument("--no-open", dest="open", action="store_false", help=t("help.notebooks.no_open"))
+    # JupyterLab's own options come after `--`, so a mistyped option of ours is still refused before
+    # anything is copied: glassformer notebooks -- --port 8899
+    p.add_argument(
+        "jupyter", nargs="*", metavar="-- JUPYTERLAB_OPTION", help=t("help.notebooks.jupyter", example="-- --port 8899")
+    )
     p.set_defaults(func=run_notebooks)
 
 
@@ -121,4 +127,17 @@ def run_notebooks(args: argparse.Namespace) -> int:
         say("notebooks.no_jupyter", file=sys.stderr, install=INSTALL, dir=dest)
         return 1
     say("notebooks.opening", dir=dest)
-    return subprocess.call([sys.executable, "-m", "jupyterlab", str(dest)])
+    return subprocess.call([sys.executable, "-m", "jupyterlab", str(dest), *jupyter_options(args.jupyter)])
+
+
+ALLOW_ROOT = "--allow-root"
+
+
+def jupyter_options(given: list[str]) -> list[str]:
+    """JupyterLab's options from the command line, with --allow-root added (and said) when this
+    process runs as root, as in most containers: without it JupyterLab refuses to start."""
+    options = list(given or [])
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and ALLOW_ROOT not in options:
+        say("notebooks.as_root", flag=ALLOW_ROOT)
+        options.append(ALLOW_ROOT)
+    return options

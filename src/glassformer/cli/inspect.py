@@ -17,16 +17,18 @@ import json
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
-
-import torch
+from typing import TYPE_CHECKING
 
 from glassformer.cli.options import add_threads, count, count_or_zero, index_within, positive, seed, utf8_text
 from glassformer.config import TrainConfig, apply_overrides, get_preset
 from glassformer.errors import UsageError
 from glassformer.messages import pad, say, t
-from glassformer.models import build_model, model_class
-from glassformer.nn.loss import LOSSES
-from glassformer.train.run import load_model, train_config
+
+if TYPE_CHECKING:
+    import torch
+
+# torch, and the modules that import it, are imported inside the verbs that compute: building the
+# parser (`glassformer --help`, `glassformer trace --help`) never loads it (cli/__init__.py)
 
 DEFAULT_PROMPT = {"token": "hello world", "numbers": None, "pairs": "一千二百零五"}  # numbers: a sine wave
 DEFAULT_PRESET = "seed000"
@@ -38,6 +40,18 @@ class Loaded:
     tokenizer: object | None
     train: TrainConfig
     source: str  # "preset seed000, random init, seed 0" or "run runs/x"
+    example: str = ""  # the text read without --prompt: a run's own (as the explorer opens it), else the default
+
+
+def _run_example(model, tokenizer, config: dict) -> str:
+    """The text a run is inspected on without --prompt: the one the explorer opens it on (the run's
+    own training text, kept in config.json, else a sentence its vocabulary reads)."""
+    if model.inputs != "tokens" or tokenizer is None:
+        return ""
+    from glassformer.explore.panels import readable_text
+
+    own = config.get("example")
+    return readable_text(tokenizer, own if isinstance(own, str) else None)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -78,12 +92,18 @@ def register_inspect(subparsers: argparse._SubParsersAction) -> None:
 def load(args, tokenizer: bool = True) -> Loaded:
     """The model to inspect. tokenizer=False keeps the preset's vocab_size (params needs no text).
     A preset's kind decides the model (override it with --kind=encoder, say)."""
+    import torch
+
+    from glassformer.models import build_model, model_class
+    from glassformer.train.run import load_model, train_config
+
     if args.run:
         if args.overrides:
             raise UsageError("inspect.run_overrides", overrides=" ".join(args.overrides))
         model, tokenizer, config = load_model(args.run)
         train = train_config(config, args.run)
-        return Loaded(model, tokenizer, train, t("inspect.source.run", run=args.run, kind=model.kind))
+        source = t("inspect.source.run", run=args.run, kind=model.kind)
+        return Loaded(model, tokenizer, train, source, _run_example(model, tokenizer, config))
     preset = apply_overrides(get_preset(args.preset), args.overrides or [])
     want_tokenizer, tokenizer = tokenizer, None
     if model_class(preset.model.kind).inputs == "token pairs":  # the pair tasks' one vocabulary
@@ -107,6 +127,8 @@ def load(args, tokenizer: bool = True) -> Loaded:
 def inputs(args, loaded: Loaded):
     """The prompt as a batch of one: ids (1, T) or numbers (1, T, 1), cropped to max_len; for an
     encoder-decoder, (source (1, S), [<BOS>] + its greedy translation + [<EOS>] (1, T))."""
+    import torch
+
     max_len = loaded.model.cfg.max_len
     if loaded.model.inputs == "token pairs":
         return _source_and_translation(args.prompt or DEFAULT_PROMPT["pairs"], loaded)
@@ -120,7 +142,7 @@ def inputs(args, loaded: Loaded):
             values = [math.sin(2 * math.pi * t / 16) for t in range(16)]
         x = torch.tensor(values[-max_len:]).reshape(1, -1, 1)  # (1, T, 1)
     else:
-        ids = loaded.tokenizer.encode(args.prompt or DEFAULT_PROMPT["token"])
+        ids = _encode(loaded.tokenizer, args.prompt or loaded.example or DEFAULT_PROMPT["token"])
         if len(ids) > max_len:
             say("inspect.prompt_cropped", tokens=len(ids), max_len=max_len)
         x = torch.tensor([ids[-max_len:]])  # (1, T)
@@ -129,11 +151,22 @@ def inputs(args, loaded: Loaded):
     return x
 
 
+def _encode(tokenizer, text: str, shown: str | None = None) -> list[int]:
+    """The prompt's ids; text the vocabulary cannot read is refused naming --prompt (the text may be a
+    default the user never typed)."""
+    try:
+        return tokenizer.encode(text)
+    except ValueError as e:  # the tokenizer's own sentence (UsageError) says which characters
+        raise UsageError("inspect.prompt_unreadable", prompt=text if shown is None else shown, reason=e) from None
+
+
 def _source_and_translation(prompt: str, loaded: Loaded):
+    import torch
+
     from glassformer.translate import greedy_decode
 
     tok, model = loaded.tokenizer, loaded.model
-    src = torch.tensor([tok.encode(" ".join(prompt.replace(" ", "")))[: model.cfg.max_len]])  # (1, S)
+    src = torch.tensor([_encode(tok, " ".join(prompt.replace(" ", "")), shown=prompt)[: model.cfg.max_len]])  # (1, S)
     written = greedy_decode(model, src, tok.bos_id, tok.eos_id, model.cfg.max_len - 1).ids[0].tolist()
     written = written[: written.index(tok.eos_id)] if tok.eos_id in written else written
     return src, torch.tensor([[tok.bos_id, *written, tok.eos_id]])  # (1, S), (1, T)
@@ -212,7 +245,10 @@ def run_attention(args) -> int:
 
 
 def run_grads(args) -> int:
+    import torch
+
     from glassformer.inspect.gradflow import GradientMonitor
+    from glassformer.nn.loss import LOSSES
 
     loaded = load(args)
     model = loaded.model.train()
@@ -283,13 +319,17 @@ def run_params(args) -> int:
 
 # ---- the causal views: patch, heads, attribute -------------------------------------------------
 HEADS_N, HEADS_BATCH = 20, 8
+PATCH_BY = "position"
 
 
 def register_causal(subparsers: argparse._SubParsersAction) -> None:
     verbs = {"patch": run_patch, "heads": run_heads, "attribute": run_attribute}
     for verb, handler in verbs.items():
         p = subparsers.add_parser(
-            verb, help=t(f"help.{verb}"), description=t("help.causal.about", verb=t(f"help.{verb}"))
+            verb,
+            help=t(f"help.{verb}"),
+            description=t("help.causal.about", verb=t(f"help.{verb}")),
+            epilog=t(f"help.{verb}.example"),
         )
         p.add_argument("run", help=t("help.causal.run"))
         if verb == "patch":
@@ -297,7 +337,12 @@ def register_causal(subparsers: argparse._SubParsersAction) -> None:
             p.add_argument("--corrupt", required=True, type=utf8_text, help=t("help.causal.corrupt"))
             p.add_argument("--answer", required=True, type=utf8_text, help=t("help.causal.answer"))
             p.add_argument("--wrong", required=True, type=utf8_text, help=t("help.causal.wrong"))
-            p.add_argument("--by", default="position", choices=["position", "layer", "head"], help=t("help.causal.by"))
+            p.add_argument(
+                "--by",
+                default=PATCH_BY,
+                choices=["position", "layer", "head"],
+                help=t("help.causal.by", default=PATCH_BY),
+            )
         if verb == "attribute":
             p.add_argument("--prompt", required=True, type=utf8_text, help=t("help.causal.prompt"))
             p.add_argument("--answer", required=True, type=utf8_text, help=t("help.causal.answer"))
@@ -331,11 +376,11 @@ def _write_causal(grid, args, verb: str) -> int:
 
 
 def run_patch(args) -> int:
-    from glassformer.inspect.causal_views import one_token, patch_view, prompt_pair
+    from glassformer.inspect.causal_views import answer_and_wrong, patch_view, prompt_pair
 
     model, tok = _load_for_causal(args, "patch")
     clean, corrupt = prompt_pair(tok, args.clean, args.corrupt, model.cfg.max_len)
-    answer, wrong = one_token(tok, args.answer, "--answer"), one_token(tok, args.wrong, "--wrong")
+    answer, wrong = answer_and_wrong(tok, args.answer, args.wrong)
     grid = patch_view(model, tok, clean, corrupt, answer, wrong, args.by)
     say("cview.header", run=args.run, kind=model.kind, answer=args.answer, wrong=args.wrong)
     return _write_causal(grid, args, "patch")
@@ -353,12 +398,11 @@ def run_heads(args) -> int:
 def run_attribute(args) -> int:
     import torch
 
-    from glassformer.inspect.causal_views import attribution_view, encode, one_token
+    from glassformer.inspect.causal_views import answer_and_wrong, attribution_view, encode
 
     model, tok = _load_for_causal(args, "attribute")
     ids = torch.tensor([encode(tok, args.prompt, "--prompt", model.cfg.max_len)])  # (1, T)
-    answer = one_token(tok, args.answer, "--answer")
-    wrong = one_token(tok, args.wrong, "--wrong") if args.wrong is not None else None
+    answer, wrong = answer_and_wrong(tok, args.answer, args.wrong)
     grid = attribution_view(model, tok, ids, answer, wrong)
     say("cview.header", run=args.run, kind=model.kind, answer=args.answer, wrong=tok.decode([grid.extra["wrong"]]))
     return _write_causal(grid, args, "attribute")

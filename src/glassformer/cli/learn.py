@@ -30,13 +30,20 @@ import argparse
 import sys
 from pathlib import Path
 
-from glassformer.cli.options import add_threads, count, non_negative, positive, seed
+from glassformer.cli.options import Later, Parser, add_threads, count, non_negative, positive, seed
 from glassformer.errors import UsageError
-from glassformer.lessons import hello_world as hello_lesson
-from glassformer.lessons import seq2seq as seq2seq_lesson
-from glassformer.lessons import sine as sine_lesson
-from glassformer.lessons import tiny as tiny_lesson
 from glassformer.messages import say, t
+
+# The lessons and the exercises' grader import torch: they are imported inside the verbs, and the
+# figures a help states from them are read when that help is shown (Later), so that building the
+# parser (`glassformer --help`, `glassformer lesson --help`) never loads torch (cli/__init__.py).
+
+
+def _lesson(name: str):
+    import importlib
+
+    return importlib.import_module(f"glassformer.lessons.{name}")
+
 
 LAB_DIR = "docs/lab"  # the committed lab results: the ledger's entries, the verdicts the tiny lesson shows
 
@@ -59,9 +66,9 @@ def _shared(p: argparse.ArgumentParser, name: str) -> None:
     p.add_argument("--out", default=None, help=t("help.lesson.out", name=name))
 
 
-def _training(p: argparse.ArgumentParser, name: str, **fast) -> None:
-    """Options of the lessons that train a model (fast: the figures --fast's help names)."""
-    p.add_argument("--fast", action="store_true", help=t(f"help.lesson.{name}.fast", **fast))
+def _training(p: argparse.ArgumentParser, name: str, fast) -> None:
+    """Options of the lessons that train a model (fast: a function giving the figures --fast's help names)."""
+    p.add_argument("--fast", action="store_true", help=Later(lambda: t(f"help.lesson.{name}.fast", **fast())))
     p.add_argument("--seed", type=seed, default=0, help=t("help.lesson.seed", default=0))
     add_threads(p)
 
@@ -72,7 +79,7 @@ def register_lesson(subparsers: argparse._SubParsersAction) -> None:
 
     tiny = which.add_parser("tiny", help=t("help.lesson.tiny"))
     _shared(tiny, "tiny")
-    _training(tiny, "tiny", fast=tiny_lesson.FAST_STEPS, steps=tiny_lesson.STEPS)
+    _training(tiny, "tiny", lambda: {"fast": _lesson("tiny").FAST_STEPS, "steps": _lesson("tiny").STEPS})
     tiny.add_argument("--lab", default=LAB_DIR, help=t("help.lesson.tiny.lab", default=LAB_DIR))
     tiny.set_defaults(func=run_lesson_tiny)
 
@@ -83,39 +90,47 @@ def register_lesson(subparsers: argparse._SubParsersAction) -> None:
 
     hello = which.add_parser("hello-world", help=t("help.lesson.hello-world"))
     _shared(hello, "hello-world")
-    _training(hello, "hello-world", epochs=hello_lesson.FAST_EPOCHS)
+    _training(hello, "hello-world", lambda: {"epochs": _lesson("hello_world").FAST_EPOCHS})
     hello.add_argument("--mask", choices=("none", "causal", "both"), default="both", help=t("help.lesson.mask"))
     hello.add_argument("--data", default="tutorial", help=t("help.lesson.hello.data"))
     hello.add_argument(
         "--epochs",
         type=count,
-        default=hello_lesson.EPOCHS,
-        help=t("help.lesson.hello.epochs", default=hello_lesson.EPOCHS),
+        default=None,  # the lesson's own (hello_world.EPOCHS)
+        help=Later(lambda: t("help.lesson.hello.epochs", default=_lesson("hello_world").EPOCHS)),
     )
     hello.set_defaults(func=run_lesson_hello)
 
     sine = which.add_parser("sine", help=t("help.lesson.sine"))
     _shared(sine, "sine")
-    _training(sine, "sine", train=sine_lesson.FAST["n_train"], val=sine_lesson.FAST["n_val"])
+    _training(sine, "sine", lambda: {"train": _lesson("sine").FAST["n_train"], "val": _lesson("sine").FAST["n_val"]})
     sine.add_argument("--task", choices=("forecast", "tutorial"), default="forecast", help=t("help.lesson.sine.task"))
     sine.add_argument(
         "--schedule", choices=("noam", "cosine", "tutorial"), default="noam", help=t("help.lesson.sine.schedule")
     )
-    sine.add_argument("--epochs", type=count, default=None, help=t("help.lesson.sine.epochs", **sine_lesson.TASKS))
+    sine.add_argument(
+        "--epochs", type=count, default=None, help=Later(lambda: t("help.lesson.sine.epochs", **_lesson("sine").TASKS))
+    )
     sine.add_argument(
         "--patience", type=count, default=SINE_PATIENCE, help=t("help.lesson.sine.patience", default=SINE_PATIENCE)
     )
     sine.add_argument(
-        "--train-size", type=count, default=None, help=t("help.lesson.sine.train_size", default=sine_lesson.N_TRAIN)
+        "--train-size",
+        type=count,
+        default=None,
+        help=Later(lambda: t("help.lesson.sine.train_size", default=_lesson("sine").N_TRAIN)),
     )
     sine.add_argument(
-        "--val-size", type=count, default=None, help=t("help.lesson.sine.val_size", default=sine_lesson.N_VAL)
+        "--val-size",
+        type=count,
+        default=None,
+        help=Later(lambda: t("help.lesson.sine.val_size", default=_lesson("sine").N_VAL)),
     )
     sine.set_defaults(func=run_lesson_sine)
 
     s2s = which.add_parser("seq2seq", help=t("help.lesson.seq2seq", example=f"{WORDS} ↔ {DIGITS}"))
     _shared(s2s, "seq2seq")
-    _training(s2s, "seq2seq", steps=seq2seq_lesson.FAST_STEPS)  # its time: the lesson prints it
+    _training(s2s, "seq2seq", lambda: {"steps": _lesson("seq2seq").FAST_STEPS})  # its time: the lesson prints it
     s2s.add_argument(
         "--task",
         choices=("zh2num", "num2zh"),
@@ -126,7 +141,9 @@ def register_lesson(subparsers: argparse._SubParsersAction) -> None:
         "--steps",
         type=count,
         default=None,
-        help=t("help.lesson.seq2seq.steps", default=seq2seq_lesson.STEPS, fast=seq2seq_lesson.FAST_STEPS),
+        help=Later(
+            lambda: t("help.lesson.seq2seq.steps", default=_lesson("seq2seq").STEPS, fast=_lesson("seq2seq").FAST_STEPS)
+        ),
     )
     s2s.add_argument("--beam", type=count, default=BEAM, help=t("help.lesson.seq2seq.beam", default=BEAM))
     s2s.add_argument("--alpha", type=non_negative, default=ALPHA, help=t("help.lesson.seq2seq.alpha", default=ALPHA))
@@ -164,10 +181,10 @@ def run_lesson_hello(args: argparse.Namespace) -> int:
         out=args.out,
         mask=args.mask,
         data=args.data,
-        epochs=args.epochs,
         fast=args.fast,
         seed=args.seed,
         threads=args.threads,
+        **({} if args.epochs is None else {"epochs": args.epochs}),  # else the lesson's own
     )
     return 0
 
@@ -214,12 +231,35 @@ def run_lesson_seq2seq(args: argparse.Namespace) -> int:
 EXERCISES_DIR = "exercises"  # where the learner's files go
 
 
+class Intermixed(Parser):
+    """A parser whose options may stand between its positionals: `exercise check softmax --timeout 5
+    FILE` reads FILE as the file (plain argparse fills `name [file]` at the first positional and
+    calls FILE unrecognized). argparse's intermixed parsing calls parse_known_args itself, hence the flag."""
+
+    mixing = False
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        if self.mixing:
+            return super().parse_known_args(args, namespace)
+        self.mixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self.mixing = False
+
+
 def register_exercise(subparsers: argparse._SubParsersAction) -> None:
-    from glassformer.exercises.grading import TIMEOUT
+    def timeout() -> float:
+        from glassformer.exercises.grading import TIMEOUT
+
+        return TIMEOUT
 
     ex = subparsers.add_parser("exercise", help=t("help.exercise"), description=t("help.exercise.about"))
     verbs = ex.add_subparsers(
-        dest="exercise_verb", metavar="{list,start,check,hint,solution,grade,export-golden}", required=True
+        dest="exercise_verb",
+        metavar="{list,start,check,hint,solution,grade,export-golden}",
+        required=True,
+        parser_class=Intermixed,  # options anywhere: before, between or after NAME and FILE
     )
 
     def learner(name: str) -> argparse.ArgumentParser:
@@ -236,7 +276,9 @@ def register_exercise(subparsers: argparse._SubParsersAction) -> None:
     named("start").set_defaults(func=run_exercise_start)
     p = named("check")
     p.add_argument("file", nargs="?", default=None, help=t("help.exercise.file"))
-    p.add_argument("--timeout", type=positive, default=None, help=t("help.exercise.timeout", default=TIMEOUT))
+    p.add_argument(
+        "--timeout", type=positive, default=None, help=Later(lambda: t("help.exercise.timeout", default=timeout()))
+    )
     p.set_defaults(func=run_exercise_check)
     p = named("hint")
     p.add_argument("--all", action="store_true", help=t("help.exercise.all"))
@@ -249,7 +291,12 @@ def register_exercise(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("submissions", help=t("help.exercise.submissions"))
     p.add_argument("--out", required=True, help=t("help.exercise.grade.out"))
     p.add_argument("--exercises", default=None, help=t("help.exercise.names"))
-    p.add_argument("--timeout", type=positive, default=None, help=t("help.exercise.grade.timeout", default=TIMEOUT))
+    p.add_argument(
+        "--timeout",
+        type=positive,
+        default=None,
+        help=Later(lambda: t("help.exercise.grade.timeout", default=timeout())),
+    )
     p.set_defaults(func=run_exercise_grade)
     p = verbs.add_parser("export-golden", help=t("help.exercise.export-golden"))
     p.add_argument("--out", required=True, help=t("help.exercise.export.out"))
@@ -327,6 +374,7 @@ def register_lab(subparsers: argparse._SubParsersAction) -> None:
     which = lab.add_subparsers(dest="lab_command", metavar="{list,run,report,ledger}", required=True)
 
     ls = which.add_parser("list", help=t("help.lab.list"))
+    ls.add_argument("--out", default=LAB_DIR, help=t("help.lab.list.out"))
     ls.set_defaults(func=run_lab_list)
 
     run = which.add_parser("run", help=t("help.lab.run"))
@@ -349,12 +397,35 @@ def register_lab(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_lab_list(args: argparse.Namespace) -> int:
-    from glassformer.lab import experiments
+    """Every experiment: its title, what one run of it cost where it was last run (the seconds its
+    results.json recorded under --out, docs/lab by default), and each claim with where it comes from."""
+    from dataclasses import asdict
 
+    from glassformer.lab import experiments
+    from glassformer.lab.report import read_records, source
+    from glassformer.lab.runner import TUTORIALS
+
+    runs = {r["experiment"]: r for r in read_records(args.out)} if Path(args.out).is_dir() else {}
+    say("lab.list.legend")
+    for tutorial, word in TUTORIALS.items():
+        say("lab.list.tutorial", tutorial=tutorial, about=t(f"lab.list.about.{word}"))
     for name, exp in experiments().items():
-        print(f"{name:<16} {t(f'lab.{name}.title')}")
+        print(f"\n{name:<16} {t(f'lab.{name}.title')}")
+        r = runs.get(name)
+        if r is None:
+            say("lab.list.no_cost", dir=Path(args.out) / name)
+        else:
+            say(
+                "lab.list.cost_fast" if r["fast"] else "lab.list.cost",
+                seconds=r["seconds"],
+                cpu_seconds=r.get("cpu_seconds", r["seconds"]),
+                seeds=r["seeds"],
+                cpu=r["machine"]["cpu"],
+                threads=r["machine"]["threads"],
+                dir=Path(args.out) / name,
+            )
         for c in exp.claims:
-            print(f"  {c.tutorial} {c.where:<6} {t(f'lab.{c.key}.claim')}")
+            print(f"  {source(asdict(c), args.lang)}: {t(f'lab.{c.key}.claim')}")
     return 0
 
 
@@ -375,10 +446,14 @@ def _lab_run(args: argparse.Namespace) -> int:
     chosen = list(experiments().values()) if args.name == "all" else [get_experiment(args.name)]
     for exp in chosen:
         print(f"== {exp.name}: {t(f'lab.{exp.name}.title')}", flush=True)
+        seeds = args.seeds
+        if args.name == "all" and not exp.seeded and seeds is not None and seeds > 1:  # refused when named alone
+            say("lab.unseeded_in_all", name=exp.name, seeds=seeds)
+            seeds = None
         record = run_experiment(
             exp,
             fast=args.fast,
-            seeds=args.seeds,
+            seeds=seeds,
             out=args.out,
             data=args.data,
             cache_dir=args.cache_dir,

@@ -30,11 +30,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
+import os
 import re
+import shlex
+import shutil
 import sys
+from pathlib import Path
 
-from glassformer.config import MAX_THREADS
-from glassformer.devices import DEFAULT_THREADS
+from glassformer.config import DEFAULT_THREADS, MAX_THREADS
 from glassformer.errors import UsageError
 from glassformer.messages import LANGS, argparse_words, columns, language, resolve, t
 
@@ -59,6 +62,27 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str):
         self.exit(2, t("cli.usage_error", prog=self.prog, message=message) + "\n")
 
+    def format_help(self) -> str:
+        for action in self._actions:  # a help made later (Later): made now, when it is shown
+            if isinstance(action.help, Later):
+                action.help = action.help()
+        return super().format_help()
+
+
+class Later:
+    """A help text made only when its parser's help is shown: `help=Later(lambda: t("...",
+    default=lesson.STEPS))` for a default that lives in a module which imports torch, so that
+    building the parser (every command, and `glassformer --help`) does not import it."""
+
+    def __init__(self, make) -> None:
+        self.make = make
+
+    def __call__(self) -> str:
+        return self.make()
+
+    def __mod__(self, params) -> str:  # argparse expands a help with `help % params`
+        return self.make() % params
+
 
 def normalize_argv(argv: list[str]) -> list[str]:
     """`--max_new_tokens` -> `--max-new-tokens` (also in `--key=value`): every option is defined
@@ -70,6 +94,32 @@ def normalize_argv(argv: list[str]) -> list[str]:
     return out
 
 
+def runnable() -> str:
+    """How to spell `glassformer` in a command this process prints so that it runs as printed in a new
+    shell: `glassformer` when that name on PATH is this installation's; else the path of this
+    installation's script (`.venv/bin/glassformer` after `make demo`, whose venv a new shell has not
+    activated); else `PYTHON -m glassformer` with this interpreter."""
+    here = Path(sys.executable).parent  # the venv's bin/ (sys.executable is not resolved: a venv's python is a link)
+    for name in ("glassformer", "glassformer.exe"):
+        script = here / name
+        if script.is_file() and os.access(script, os.X_OK):
+            found = shutil.which("glassformer")
+            if found and Path(found).resolve() == script.resolve():
+                return "glassformer"
+            return _shell_path(script)
+    return f"{_shell_path(Path(sys.executable))} -m glassformer"
+
+
+def _shell_path(path: Path) -> str:
+    """A path as a shell reads it: relative to here when under it (`.venv/bin/glassformer`), else absolute."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        shown = str(absolute.relative_to(Path.cwd()))
+    except ValueError:
+        shown = str(absolute)
+    return shlex.quote(shown if os.sep in shown else os.path.join(".", shown))
+
+
 def add_threads(parser: argparse.ArgumentParser) -> None:
     """The one `--threads` option (see glassformer/devices.py for the rule and its reason)."""
     parser.add_argument(
@@ -79,13 +129,14 @@ def add_threads(parser: argparse.ArgumentParser) -> None:
 
 # ---- ranges: argparse types ------------------------------------------------------------------------
 # Each refuses a bad value with its own whole sentence (the key `arg.<type>`), given the text typed.
-def _whole(text: str, low: int, high: int, key: str) -> int:
+def _whole(text: str, low: int, high: int, key: str, above: str | None = None) -> int:
+    """`above`: the key for a value above `high` when `key`'s sentence states only the lower bound."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(t(key, value=text, most=high)) from None
-    if not low <= value <= high:
-        raise argparse.ArgumentTypeError(t(key, value=text, most=high))
+    if not low <= value <= high:  # above a bound `key` does not state: say that one, not "a whole number >= 1"
+        raise argparse.ArgumentTypeError(t(above if above and value > high else key, value=text, most=high))
     return value
 
 
@@ -100,11 +151,11 @@ def _real(text: str, ok, key: str) -> float:
 
 
 def count(text: str) -> int:
-    return _whole(text, 1, sys.maxsize, "arg.count")
+    return _whole(text, 1, sys.maxsize, "arg.count", above="arg.too_big")
 
 
 def count_or_zero(text: str) -> int:
-    return _whole(text, 0, sys.maxsize, "arg.count_or_zero")
+    return _whole(text, 0, sys.maxsize, "arg.count_or_zero", above="arg.too_big")
 
 
 def seed(text: str) -> int:

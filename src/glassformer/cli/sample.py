@@ -5,14 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-import torch
-
 from glassformer.cli.options import add_threads, count, probability, seed, temperature, utf8_text
+from glassformer.config import RUN_EXAMPLE
 from glassformer.errors import UsageError
 from glassformer.messages import note, say, t
-from glassformer.sample import check_stop, past_max_len, sample
-from glassformer.train.checkpoint import RUN_EXAMPLE
-from glassformer.train.run import load_model
 
 MAX_NEW_TOKENS = 300
 TEMPERATURE = 0.8  # a little sharper than the model's own distribution
@@ -46,6 +42,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_sample(args: argparse.Namespace) -> int:
+    import torch  # here, not above: `sample --help` never loads it (cli/__init__.py)
+
+    from glassformer.sample import check_stop, past_max_len, sample
+    from glassformer.train.run import load_model
+
     model, tokenizer, _ = load_model(args.run, best=args.best, device=args.device)
     if not model.samples:
         raise UsageError("sample.no_text", run=args.run, kind=model.kind)

@@ -28,37 +28,32 @@ import sys
 import time
 from pathlib import Path
 
-import torch
-
 from glassformer.cli.options import (
     add_threads,
     add_tokenizer_options,
     count,
     count_or_zero,
     positive,
+    runnable,
     seed,
     tokenizer_options,
     utf8_text,
 )
-from glassformer.config import MIN_EVALS, PRESETS, parse_overrides, preset_about
-from glassformer.devices import BF16_MIN_WORK, auto_dtype, check_device, measure_machine, save_peak
-from glassformer.errors import UsageError
-from glassformer.exercises.plug import check_config, check_ready, swap_in
-from glassformer.inspect.attention_maps import attention_grid_png
-from glassformer.inspect.trace import token_labels
-from glassformer.messages import note, say, t
-from glassformer.sample import sample
-from glassformer.text.corpora import NAMED_SOURCES, VALID_FORMS, CorpusUnavailable, prepare
-from glassformer.train.run import (
+from glassformer.config import (
+    BF16_MIN_WORK,
     EVAL_SAMPLE_CHARS,
+    MIN_EVALS,
+    PRESETS,
     RUNS_DIR,
-    export_gpt2,
-    import_gpt2,
-    load_model,
-    new_run,
-    resume_run,
-    train,
+    parse_overrides,
+    preset_about,
 )
+from glassformer.errors import UsageError
+from glassformer.messages import note, say, t
+from glassformer.text.corpora import NAMED_SOURCES, VALID_FORMS, CorpusUnavailable, prepare
+
+# torch, and the modules that import it, are imported inside the verbs that compute: building the
+# parser (`glassformer --help`, `glassformer train --help`) never loads it (cli/__init__.py)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -137,8 +132,6 @@ def register_train(subparsers: argparse._SubParsersAction) -> None:
             presets="; ".join(f"{name}: {preset_about(name)}" for name in sorted(PRESETS)),
         ),
     )
-    from glassformer.text.corpora import NAMED_SOURCES, VALID_FORMS
-
     texts = ", ".join([*VALID_FORMS, *NAMED_SOURCES])  # as `data prepare --help` lists them, zh-poems included
     p.add_argument("--data", default=None, help=t("help.train.data", texts=texts))
     p.add_argument("--out", default=None, help=t("help.train.out", runs=RUNS_DIR))
@@ -161,6 +154,9 @@ def register_train(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_train(args: argparse.Namespace) -> int:
+    from glassformer.exercises.plug import check_config, check_ready, swap_in
+    from glassformer.train.run import new_run, resume_run, train
+
     progress = not args.no_progress
     if args.attention_heads is not None and args.attention_every is None:
         raise UsageError("train.attention_heads_alone")  # before a run directory is made
@@ -168,7 +164,8 @@ def run_train(args: argparse.Namespace) -> int:
         raise UsageError("train.stretch_alone")
     if args.use_mine:  # refused before any run directory or file is made or touched
         check_ready(Path(args.use_mine).expanduser())
-    check_model = check_config if args.use_mine else None
+    mine = Path(args.use_mine).expanduser() if args.use_mine else None  # with a trial step: before the run dir
+    check_model = (lambda cfg: check_config(cfg, mine)) if mine else None
     if args.resume:
         if args.out:
             raise UsageError("train.resume_out")
@@ -234,14 +231,14 @@ def run_train(args: argparse.Namespace) -> int:
         return EXIT_NONFINITE
     if result.status == "interrupted":
         print(result.message)
-        say("train.resume_with", dir=run.dir)
+        say("train.resume_with", dir=run.dir, glassformer=runnable())
         return 128 + result.signal if result.signal else EXIT_INTERRUPTED  # 143 after SIGTERM
     say("train.done", steps=result.step, train=result.train_loss, val=result.val_loss, best=result.best_val)
     say_train_speed(run, start_step)
     say("train.run_dir_plot", dir=run.dir, plot=run.loss_plot)
     if run.model.samples:
-        say("train.sample_it", dir=run.dir)
-    say("train.look_inside", dir=run.dir)
+        say("train.sample_it", dir=run.dir, glassformer=runnable())
+    say("train.look_inside", dir=run.dir, glassformer=runnable())
     return 0
 
 
@@ -254,6 +251,8 @@ def auto_by_default(overrides) -> dict:
 
 def say_dtype(run, overrides) -> None:
     """Say which dtype auto picked, and why, when the user did not choose one."""
+    from glassformer.devices import auto_dtype
+
     given = overrides if isinstance(overrides, dict) else parse_overrides(overrides)
     if "dtype" in given and given["dtype"] != "auto":
         return
@@ -299,6 +298,8 @@ def register_demo(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_demo(args: argparse.Namespace) -> int:
+    from glassformer.train.run import new_run, train
+
     overrides = {"threads": args.threads}
     if args.max_steps:
         overrides["max_steps"] = args.max_steps
@@ -331,6 +332,8 @@ def run_demo(args: argparse.Namespace) -> int:
 
 
 def _show_demo(run, result, minutes: float) -> None:
+    from glassformer.sample import sample
+
     cfg = run.trainer.cfg
     say("demo.sample", chars=DEMO_SAMPLE_CHARS, prompt=DEMO_PROMPT, temperature=DEMO_TEMPERATURE)
     text = sample(
@@ -341,11 +344,16 @@ def _show_demo(run, result, minutes: float) -> None:
     say("demo.run_dir", dir=run.dir)
     say("demo.loss_curve", path=run.loss_plot)
     say("demo.attention", path=_attention_heatmap(run))
-    say("demo.more", dir=run.dir)
+    say("demo.more", dir=run.dir, glassformer=runnable())
 
 
 def _attention_heatmap(run) -> str:
     """Save every head's attention over the prompt as one PNG."""
+    import torch
+
+    from glassformer.inspect.attention_maps import attention_grid_png
+    from glassformer.inspect.trace import token_labels
+
     tokenizer = run.data.tokenizer
     ids = torch.tensor([tokenizer.encode(DEMO_PROMPT)])  # (1, T)
     return str(attention_grid_png(run.model, ids, token_labels(ids, tokenizer), run.dir / "attention.png"))
@@ -370,6 +378,8 @@ def register_bench(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_machine(args: argparse.Namespace) -> int:
+    from glassformer.devices import check_device, measure_machine, save_peak
+
     if not 0 < args.budget <= 60:
         raise UsageError("bench.budget", value=args.budget, most=60)
     device = check_device(args.device)
@@ -403,11 +413,15 @@ def say_train_speed(run, start_step: int) -> None:
         peak, careful = machine_peak(cfg.device)
     dtype = resolve_dtype(cfg.dtype, cfg.device)
     ranks = run.trainer.world.size  # tokens/s counts every process's tokens; each has its own peak
+    mfu = model_flops / (ranks * peak.flops(dtype))
+    if mfu > 1:  # more than the machine can do: the peak is the wrong figure, not the run a marvel
+        say("bench.peak_below_run", mfu=mfu, peak=ranks * peak.flops(dtype) / 1e9, gflops=model_flops / 1e9)
+        return
     say(
         "bench.train_speed",
         tokens_per_s=tokens_per_s,
         gflops=model_flops / 1e9,
-        mfu=model_flops / (ranks * peak.flops(dtype)),
+        mfu=mfu,
         dtype=dtype,
         peak=ranks * peak.flops(dtype) / 1e9,
         how=t("bench.peak_saved" if careful else "bench.peak_quick"),
@@ -437,6 +451,8 @@ def register_interop(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_import(args: argparse.Namespace) -> int:
+    from glassformer.train.run import import_gpt2, load_model
+
     out = import_gpt2(args.source, args.out)
     model, tokenizer, _ = load_model(out)  # read back as every verb will
     say(
@@ -449,12 +465,14 @@ def run_import(args: argparse.Namespace) -> int:
         vocab=tokenizer.vocab_size,
         positions=model.cfg.max_len,
     )
-    say("train.sample_it", dir=out)
-    say("import.look_inside", dir=out)
+    say("train.sample_it", dir=out, glassformer=runnable())
+    say("import.look_inside", dir=out, glassformer=runnable())
     return 0
 
 
 def run_export(args: argparse.Namespace) -> int:
+    from glassformer.train.run import export_gpt2
+
     out = export_gpt2(args.run, args.out, best=args.best)
     say("export.done", run=args.run, out=out)
     say("export.load_it", out=repr(str(out)))

@@ -78,10 +78,21 @@ def grade(
     with open(out_csv, "w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows([{k: csv_cell(v) for k, v in row.items()} for row in rows])
     md = out_csv.with_suffix(".md")
     md.write_text(summary(rows, names, lang, sandbox=_weakest(ran)), encoding="utf-8")
     return rows, md
+
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what makes a spreadsheet read a cell as a formula (OWASP)
+
+
+def csv_cell(value):
+    """A CSV cell no spreadsheet runs as a formula: text starting with = + - @ tab or CR gets a
+    leading ' (a student folder named =HYPERLINK(...) stays text). Numbers are left as they are."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
 
 
 def _weakest(sandboxes: list[dict]) -> dict | None:

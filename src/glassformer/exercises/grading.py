@@ -53,7 +53,7 @@ import torch
 import glassformer.exercises.catalog as catalog
 from glassformer.errors import DamagedFile, Unsupported
 from glassformer.exercises.catalog import Case, Exercise, Rule, as_tuple, speaks
-from glassformer.exercises.sandbox import Job, JobResult, run_jobs
+from glassformer.exercises.sandbox import QUOTA, Job, JobResult, run_jobs
 from glassformer.messages import has, t
 
 TIMEOUT = 10.0  # seconds per learner file, all its cases together (torch's import not counted)
@@ -218,6 +218,8 @@ def _grade(report: Report, result: JobResult) -> None:
         report.exit_code, report.stdout = result.exit_code, result.stderr
         if result.status == "no_start":
             report.diagnosis = ("exercise.msg.no_start", {"stderr": result.stderr.strip()[-400:]})
+        if result.status == "quota":
+            report.diagnosis = ("exercise.msg.quota", {"mib": QUOTA >> 20})
         return
     payload = result.payload
     report.stdout = payload["stdout"]
@@ -317,6 +319,34 @@ def _twin_directional(ex: Exercise, case: Case, grads: list, cot: list) -> Probl
 
 # in every exercise: no glassformer import, no dynamic code, no star import from a library
 DYNAMIC = ("exec", "eval", "compile", "__import__")
+# ... and nothing that reaches the grader's guard (sandbox.Guard): torch's C internals, where the
+# torch-function mode is disabled or popped, and a function's insides, where its rules are kept
+INTERNALS = Rule(
+    (
+        "_C",
+        "overrides",
+        "_python_dispatch",
+        "DisableTorchFunction",
+        "DisableTorchFunctionSubclass",
+        "_DisableTorchDispatch",
+        "_pop_mode",
+        "_push_mode",
+        "_pop_mode_temporarily",
+        "_get_current_function_mode_stack",
+        "_get_current_dispatch_mode_stack",
+        "__closure__",
+        "cell_contents",
+        "__code__",
+        "__globals__",
+        "__defaults__",
+        "__kwdefaults__",
+        "__torch_function__",
+        "__torch_dispatch__",
+        "__builtins__",
+        "__subclasses__",
+    ),
+    "exercise.forbid.internals",
+)
 
 
 @dataclass(frozen=True)
@@ -330,18 +360,24 @@ class Offence:
 class _Scanner(ast.NodeVisitor):
     def __init__(self, file: str, rules: tuple[Rule, ...], siblings: set[str]) -> None:
         self.file, self.siblings = file, siblings
-        self.why = {name: rule.why for rule in rules for name in rule.names}
+        self.why = {name: rule.why for rule in (INTERNALS, *rules) for name in rule.names}
         self.sibling_aliases: set[str] = set()  # names bound to the learner's own modules
         self.offences: list[Offence] = []
         self.imported_siblings: list[str] = []
 
     def add(self, node: ast.AST, name: str, why: str) -> None:
-        self.offences.append(Offence(self.file, getattr(node, "lineno", 0), name, why))
+        offence = Offence(self.file, getattr(node, "lineno", 0), name, why)
+        if any((o.line, o.why) == (offence.line, why) and o.name.startswith(name + ".") for o in self.offences):
+            return  # torch._C within torch._C.DisableTorchFunction: the same reach, said once
+        self.offences.append(offence)
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
             root = alias.name.split(".")[0]
-            if root == "glassformer":
+            inner = [part for part in alias.name.split(".") if part in INTERNALS.names]
+            if inner:  # import torch._C as C
+                self.add(node, f"import {alias.name}", INTERNALS.why)
+            elif root == "glassformer":
                 self.add(node, f"import {alias.name}", "exercise.forbid.glassformer")
             elif root == "importlib":
                 self.add(node, f"import {alias.name}", "exercise.forbid.dynamic")
@@ -362,6 +398,9 @@ class _Scanner(ast.NodeVisitor):
             return
         if root == "importlib":
             self.add(node, f"from {module} import ...", "exercise.forbid.dynamic")
+        if any(part in INTERNALS.names for part in module.split(".")):  # from torch._C import ...
+            self.add(node, f"from {module} import ...", INTERNALS.why)
+            return
         for alias in node.names:
             if alias.name == "*":
                 self.add(node, f"from {module} import *", "exercise.forbid.star")
@@ -732,8 +771,9 @@ def render(report: Report, lang: str | None = None) -> str:
         lines += ["    " + s["code"], "    " + caret]
     elif status == "forbidden":
         lines.append(t("exercise.msg.forbidden"))
-        for o in report.offences:
-            lines.append("  " + t("exercise.msg.offence", path=o.file, line=o.line, name=o.name, why=t(o.why)))
+        for o in report.offences:  # line 0: found after the code ran (the guard switched off), not at a line
+            key = "exercise.msg.offence" if o.line else "exercise.msg.offence_file"
+            lines.append("  " + t(key, path=o.file, line=o.line, name=o.name, why=t(o.why)))
     elif report.missing_functions:
         lines.append(t("exercise.msg.no_function", fns=", ".join(report.missing_functions)))
     elif status == "timeout":

@@ -20,13 +20,11 @@ How the plug works, and what it keeps:
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-import types
 from pathlib import Path
 
 import glassformer.exercises.grading as grading
 from glassformer.errors import NotFound, UsageError
+from glassformer.exercises.sandbox import LearnerFiles
 from glassformer.messages import t
 
 REQUIRED = ("attention", "multi_head_attention", "layer_norm", "feed_forward", "block")
@@ -43,7 +41,10 @@ def check_ready(folder: Path) -> None:
         raise UsageError("error.exercise.use_mine.failing", folder=folder, failing=", ".join(failing), first=failing[0])
 
 
-def check_config(cfg) -> None:
+def check_config(cfg, folder: Path | None = None) -> None:
+    """The model config the learner's functions can compute; with `folder`, also one training step
+    of a small model of that config with the learner's functions plugged in (`glassformer train`
+    calls this before it makes the run directory, so a failure leaves nothing behind)."""
     problems = []
     if cfg.dropout > 0:
         problems.append(t("exercise.use_mine.dropout", dropout=cfg.dropout))
@@ -53,19 +54,50 @@ def check_config(cfg) -> None:
         problems.append(t("exercise.use_mine.norm", norm=cfg.norm))
     if problems:
         raise UsageError("error.exercise.use_mine.model", problems="; ".join(problems))
+    if folder is not None:
+        trial(cfg, Path(folder).expanduser())
 
 
-def load(folder: Path, name: str) -> types.ModuleType:
-    """Import the learner's `name.py` from `folder` (its own imports of sibling files work)."""
-    path = folder / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"glassformer_mine_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(folder))  # so `from attention import ...` in their file finds their file
+TRIAL_T = 4  # positions of the trial step's one sequence
+
+
+def trial(cfg, folder: Path) -> None:
+    """A forward and backward pass of a freshly built model of `cfg` (one layer) with the learner's
+    functions in: what passed the grader one function at a time, working together in the model."""
+    import dataclasses
+
+    import torch
+
+    from glassformer.models import build_model
+
+    small = dataclasses.replace(cfg, n_layers=1)
+    model = build_model(small)
+    if model.inputs != "tokens":
+        return  # the plug swaps a decoder's blocks: the kinds reading tokens (check_ready's grading still holds)
+    swap_in(model, folder)
+    x = torch.zeros(1, min(TRIAL_T, small.max_len), dtype=torch.long)  # (B, T)
     try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(folder))
-    return module
+        model(x).float().sum().backward()  # (B, T, V) -> a scalar
+    except Exception as e:  # noqa: BLE001 - the learner's code: any error is theirs to fix
+        raise UsageError("error.exercise.use_mine.trial", folder=folder, error=f"{type(e).__name__}: {e}") from e
+
+
+def learner_functions(folder: Path) -> tuple:
+    """The learner's block() and layer_norm(), imported by the grader's own loader (sandbox.LearnerFiles)
+    and each called inside it, so their imports of their own files work when they run, not only at import."""
+    files = LearnerFiles(folder)
+    with files:
+        block_fn = files.load(folder / "block.py", "glassformer_mine_block").block
+        layer_norm_fn = files.load(folder / "layer_norm.py", "glassformer_mine_layer_norm").layer_norm
+
+    def inside(fn):
+        def call(*args):
+            with files:
+                return fn(*args)
+
+        return call
+
+    return inside(block_fn), inside(layer_norm_fn)
 
 
 def plug_in(model, folder: str | Path) -> list[str]:
@@ -79,8 +111,7 @@ def plug_in(model, folder: str | Path) -> list[str]:
 def swap_in(model, folder: str | Path) -> list[str]:
     """Swap the learner's functions into `model`, once check_config and check_ready have passed
     (`glassformer train` runs them before it makes a run directory). Returns what was plugged."""
-    folder = Path(folder).expanduser()
-    block_fn, layer_norm_fn = load(folder, "block").block, load(folder, "layer_norm").layer_norm
+    block_fn, layer_norm_fn = learner_functions(Path(folder).expanduser())
     plugged = []
     for i, block in enumerate(model.blocks):
         block.forward = _mine_block(block, block_fn)

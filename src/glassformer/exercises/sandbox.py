@@ -72,6 +72,11 @@ from pathlib import Path
 
 CHILD = Path(__file__)  # this file, run as a script
 PACKAGE = CHILD.resolve().parents[1]  # glassformer's own package: never readable by the worker
+FILE_LIMIT = 16 << 20  # bytes: the largest file the learner's code may write (RLIMIT_FSIZE)
+QUOTA = 64 << 20  # bytes: all it may write together (its scratch and output folders), watched from here
+WATCH = 0.1  # seconds between two looks at what it wrote
+# the environment the worker gets: what Python and torch need, nothing of the grader's (credentials, tokens)
+KEPT_ENV = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "LD_LIBRARY_PATH", "SYSTEMROOT", "WINDIR")
 STARTUP_TIMEOUT = 120.0  # seconds for the child to import torch and load the jobs (a busy machine)
 GRACE = 5.0  # seconds the supervisor has to kill its tree when asked, before it is killed itself
 ENV_OFF = "GLASSFORMER_SANDBOX"  # =off: no confinement (reported as off)
@@ -151,18 +156,14 @@ def _one_child(
             stdout=subprocess.PIPE,
             stderr=err,
             cwd=scratch,
-            env={
-                **os.environ,
-                "OMP_NUM_THREADS": "1",
-                "MKL_NUM_THREADS": "1",
-                "TMPDIR": str(scratch),
-                TOKEN: token,
-            },
+            env=worker_env(scratch, token),
             start_new_session=True,
         )  # its own session: nothing the learner's code signals by group reaches this process
     lines: queue.Queue[str | None] = queue.Queue()
     told: dict = {}
     threading.Thread(target=_pump, args=(proc.stdout, lines, told), daemon=True).start()
+    over, done = threading.Event(), threading.Event()
+    threading.Thread(target=_watch, args=(proc, token, (out_dir, scratch), over, done), daemon=True).start()
     try:
         if _expect(lines, "READY", startup_timeout) is not True:
             _kill(proc, token)
@@ -182,13 +183,44 @@ def _one_child(
             if finished == "timeout":
                 _kill(proc, token)
                 results[job.id] = JobResult("timeout", stderr=_tail(err_path), sandbox=sandbox)
+            elif over.is_set():  # killed by _watch: it wrote more than QUOTA
+                results[job.id] = JobResult("quota", exit_code=_wait(proc), stderr=_tail(err_path), sandbox=sandbox)
             else:  # the worker ended in the middle of this job
                 results[job.id] = JobResult("died", exit_code=_wait(proc), stderr=_tail(err_path), sandbox=sandbox)
             return n + 1
         return len(jobs)
     finally:
+        done.set()
         _kill(proc, token)
         proc.stdout.close()
+
+
+def worker_env(scratch: Path, token: str) -> dict[str, str]:
+    """The worker's environment: KEPT_ENV from ours, one thread each, home and temporary files in
+    its scratch folder, and the round's token. Nothing else of the grader's reaches the learner."""
+    env = {k: v for k, v in os.environ.items() if k in KEPT_ENV}
+    env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", HOME=str(scratch), TMPDIR=str(scratch), **{TOKEN: token})
+    return env
+
+
+def _watch(proc: subprocess.Popen, token: str, folders: tuple, over: threading.Event, done: threading.Event) -> None:
+    """Kill the worker once what it wrote passes QUOTA (one file is capped at FILE_LIMIT by the
+    kernel; many files are capped here, within what a disk writes in WATCH seconds)."""
+    while not done.wait(WATCH):
+        if _written(folders) > QUOTA:
+            over.set()
+            _kill(proc, token)
+            return
+
+
+def _written(folders: tuple) -> int:
+    total = 0
+    for folder in folders:
+        for root, _, files in os.walk(folder):
+            for name in files:
+                with contextlib.suppress(OSError):
+                    total += os.lstat(os.path.join(root, name)).st_blocks * 512  # what is on the disk
+    return total
 
 
 def _pump(stream, lines: queue.Queue, told: dict) -> None:
@@ -386,7 +418,9 @@ FS_EXECUTE, FS_WRITE_FILE, FS_READ_FILE, FS_READ_DIR = 1, 2, 4, 8
 FS_ABI1 = (1 << 13) - 1  # execute ... make_sym: every right of ABI 1
 FS_REFER, FS_TRUNCATE, FS_IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
 NET_ALL, SCOPE_ALL = 3, 3  # bind + connect TCP (ABI 4); abstract unix sockets + signals (ABI 6)
-READ_ROOTS = ("/usr", "/lib", "/lib32", "/lib64", "/bin", "/sbin", "/etc")  # the system's programs and libraries
+READ_ROOTS = ("/usr", "/lib", "/lib32", "/lib64", "/bin", "/sbin")  # the system's programs and libraries
+# of /etc, only what the dynamic loader and the clock read (never /etc wholesale: /etc/shadow, keys, tokens)
+ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime")
 DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
 
 
@@ -446,6 +480,8 @@ def landlock(read: list[str], write: list[str], deny: list[str]) -> tuple[int, l
         allow(root, FS_EXECUTE | FS_READ_FILE | FS_READ_DIR)
     for path in write:
         allow(path, fs)
+    for path in ETC_FILES:
+        allow(path, FS_READ_FILE)
     for device in DEVICES:
         allow(device, FS_READ_FILE | (FS_WRITE_FILE | (FS_TRUNCATE if abi >= 3 else 0) if device == "/dev/null" else 0))
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or libc.syscall(ctypes.c_long(SYS_RESTRICT_SELF), ruleset, 0):
@@ -505,6 +541,7 @@ def work(jobs_path: str, out_dir: str, confine: dict, layers: list[str]) -> None
 
     jobs = torch.load(jobs_path, weights_only=True)
     _limit_memory()
+    _limit_file_size()
     gate = Gate(confine["deny"])
     gate.install()
     if not confine["off"]:
@@ -562,6 +599,19 @@ def _limit_memory() -> None:
         pass
 
 
+def _limit_file_size() -> None:
+    """No file the worker writes grows past FILE_LIMIT: a larger write fails with OSError (EFBIG)
+    inside the learner's code (Python ignores SIGXFSZ). Where there is no RLIMIT_FSIZE, _watch alone."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        if hard == resource.RLIM_INFINITY or FILE_LIMIT < hard:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
+    except (ImportError, OSError, ValueError):
+        pass
+
+
 # ---- what the learner's code may not reach, at run time -------------------------------------------
 class Forbidden(PermissionError):
     """Raised in the learner's code where it reaches what a rule refuses (the report names the rule)."""
@@ -607,9 +657,13 @@ class Gate(importlib.abc.MetaPathFinder):
         return any(real == d or real.startswith(d + os.sep) for d in self.deny)
 
     def refuse(self, name: str, why: str = GLASSFORMER) -> Forbidden:
-        if self.hits is not None:
-            self.hits.append({"name": name, "why": why, **_learner_line(self.folder)})
+        self.record(name, why, _learner_line(self.folder))
         return Forbidden(f"{name}: refused by the grader ({why})")
+
+    def record(self, name: str, why: str, where: dict) -> None:
+        hit = {"name": name, "why": why, **where}
+        if self.hits is not None and hit not in self.hits:  # once per place, however many calls reach it
+            self.hits.append(hit)
 
     def find_spec(self, name, path=None, target=None):
         if name == "glassformer" or name.startswith("glassformer."):
@@ -630,22 +684,126 @@ def _learner_line(folder: str) -> dict:
     return where
 
 
-def forbidden_mode(torch, rules: list, gate: Gate):
-    """A torch function mode that refuses the exercise's forbidden operations by their name, however
-    they are reached: torch.softmax, F.softmax, x.softmax, an alias, getattr(torch, "soft" + "max"),
-    torch._C.TensorBase.softmax, torch.ops.aten._softmax.default, a module that calls one."""
-    from torch.overrides import TorchFunctionMode
+GUARD = "exercise.forbid.guard"  # the rule's text key: the grader's guard was switched off or changed
 
-    why = {name: key for names, key in rules for name in names}
 
-    class Refuse(TorchFunctionMode):
-        def __torch_function__(self, func, types, args=(), kwargs=None):
-            name = getattr(func, "__name__", "").split(".")[0]
-            if name in why:
-                raise gate.refuse(name, why[name])
-            return func(*args, **(kwargs or {}))
+class Guard:
+    """The exercise's forbidden operations, refused by two traces the learner's code runs inside,
+    each checked by the grader after the import and after every call:
 
-    return Refuse() if why else contextlib.nullcontext()
+    - a torch FUNCTION mode refuses them by their Python name however they are reached (torch.softmax,
+      F.softmax, x.softmax, an alias, getattr(torch, "soft" + "max"), torch.ops.aten._softmax, a module);
+    - a torch DISPATCH mode, one level down, refuses the aten operations they run (aten._softmax,
+      aten.native_layer_norm, aten.addmm, ...): it still sees them where the function mode is
+      switched off (torch._C.DisableTorchFunction, the function-mode stack popped);
+    - after the import and after every call the grader checks both modes are still on their
+      stacks, unchanged (their class, handler, code and closure), with their rules (frozensets)
+      unchanged and torch functions enabled: a learner's code that popped, disabled or changed a
+      mode is refused with the rule GUARD ("the grader's guard was switched off").
+
+    The scan of the syntax tree refuses torch._C and a function's closure before anything runs
+    (grading.INTERNALS); this guard holds where those are reached by a name built at run time."""
+
+    def __init__(self, torch, rules: list, gate: Gate) -> None:
+        from torch.overrides import TorchFunctionMode
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        pairs = tuple((name, key) for names, key in rules for name in names)
+        names = frozenset(name for name, _ in pairs)
+        self.torch, self.gate, self.names, self.pairs = torch, gate, names, pairs
+
+        def refuse(reached: str, candidates: tuple[str, ...]) -> None:
+            for name in candidates:
+                if name in names:
+                    raise gate.refuse(reached, next(key for n, key in pairs if n == name))
+
+        class Refuse(TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                name = getattr(func, "__name__", "").split(".")[0]
+                refuse(name, (name,))
+                return func(*args, **(kwargs or {}))
+
+        class Trace(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                name = func.__name__.split(".")[0]  # _softmax.default -> _softmax
+                refuse(name, aten_names(name))
+                return func(*args, **(kwargs or {}))
+
+        self.modes = (Refuse(), Trace()) if names else ()
+        # what must still be there after the learner's code ran: each mode's class, handler, code, closure
+        self.sealed = [self._seal(m) for m in self.modes]
+
+    @staticmethod
+    def _seal(mode) -> tuple:
+        """A mode's class, its handler, the handler's code and closure, and the code and closure of
+        each function in that closure (refuse(), whose closure holds the rules)."""
+        cls = type(mode)
+        fn = cls.__dict__.get("__torch_function__") or cls.__dict__.get("__torch_dispatch__")
+
+        def parts(f) -> tuple:
+            cells = tuple(c.cell_contents for c in getattr(f, "__closure__", None) or ())
+            return (f, getattr(f, "__code__", None), cells)
+
+        inner = tuple(parts(c) for c in parts(fn)[2] if callable(c))
+        return (mode.__class__, parts(fn), inner)
+
+    def __enter__(self):
+        import torch.utils._python_dispatch as dispatch
+
+        torch = self.torch
+        self.depth = (torch._C._len_torch_function_stack(), torch._C._len_torch_dispatch_stack())
+        self.flags = {k: v for k, v in vars(dispatch).items() if k.startswith("_is_in_")}
+        for mode in self.modes:
+            mode.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        """Both stacks back as they were before the job, whatever the learner's code did to them
+        (the next job may be another student's)."""
+        import torch.utils._python_dispatch as dispatch
+
+        torch = self.torch
+        while torch._C._len_torch_dispatch_stack() > self.depth[1]:
+            torch._C._pop_torch_dispatch_stack(None)
+        while torch._C._len_torch_function_stack() > self.depth[0]:
+            torch._C._pop_torch_function_stack()
+        vars(dispatch).update(self.flags)
+        reset = getattr(dispatch, "set_is_in_mode_without_ignore_compile_internals", None)  # newer torch only
+        if reset is not None:
+            reset(self.flags.get("_is_in_any_mode_without_ignore_compile_internals", False))
+
+    def breaches(self) -> list[str]:
+        """What the learner's code did to the guard (empty when it is whole)."""
+        if not self.modes:
+            return []
+        torch, found = self.torch, []
+        refuse, trace = self.modes
+        n_fn, n_disp = torch._C._len_torch_function_stack(), torch._C._len_torch_dispatch_stack()
+        if n_fn != self.depth[0] + 1 or torch._C._get_function_stack_at(n_fn - 1) is not refuse:
+            found.append("the torch-function mode taken off its stack")
+        if n_disp != self.depth[1] + 1 or torch._C._get_dispatch_stack_at(n_disp - 1) is not trace:
+            found.append("the torch-dispatch mode taken off its stack")
+        if not torch._C._is_torch_function_enabled():
+            found.append("torch functions disabled")
+        for kind, mode, seal in zip(("function", "dispatch"), self.modes, self.sealed, strict=True):
+            if self._seal(mode) != seal:
+                found.append(f"the torch-{kind} mode or its rules changed")
+        return found
+
+    def check(self, file: str) -> None:
+        """Record each breach as a refusal of the job (the report names GUARD), then mend the guard."""
+        breaches = self.breaches()
+        for breach in breaches:
+            self.gate.record(breach, GUARD, {"file": os.path.basename(file), "line": 0})
+        if breaches:
+            self.__exit__()
+            self.__enter__()
+
+
+def aten_names(base: str) -> tuple[str, ...]:
+    """The names an aten operation may be refused by: itself, and `_softmax` -> softmax,
+    `native_layer_norm` -> layer_norm, `nll_loss_forward` -> nll_loss."""
+    return (base, base.lstrip("_"), base.removeprefix("native_"), base.removesuffix("_forward"))
 
 
 def _reset(torch) -> None:
@@ -660,21 +818,28 @@ def run_job(job: dict, torch, gate: Gate | None = None) -> dict:
     """{"import_error": error | None, "missing": [fn names], "calls": [call results], "stdout": str,
     "forbidden": [{"name", "why", "file", "line"}: what a rule refused at run time]}"""
     folder = os.path.dirname(os.path.abspath(job["file"]))
-    sys.path.insert(0, folder)  # so the learner's file can import the learner's other files
+    files = LearnerFiles(folder).__enter__()  # so the learner's file can import the learner's other files
     captured = io.StringIO()
     result = {"import_error": None, "missing": [], "calls": [], "stdout": "", "forbidden": []}
     if gate is not None:
         gate.hits, gate.folder = result["forbidden"], folder
-    refuse = forbidden_mode(torch, job.get("forbidden", []), gate) if gate is not None else contextlib.nullcontext()
+    guard = Guard(torch, job.get("forbidden", []), gate) if gate is not None else None
     try:
-        with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured), refuse:
+        with (
+            contextlib.redirect_stdout(captured),
+            contextlib.redirect_stderr(captured),
+            guard or contextlib.nullcontext(),
+        ):
             try:
-                module = _import(job["file"], f"_learner_{job['id']}")
+                module = files.load(job["file"], f"{LEARNER}{job['id']}")
             except BaseException as e:  # noqa: BLE001 - SyntaxError, SystemExit, anything
                 if isinstance(e, KeyboardInterrupt):
                     raise
                 result["import_error"] = _error(e, job["file"])
                 return result
+            finally:
+                if guard is not None:
+                    guard.check(job["file"])
             for call in job["calls"]:
                 fn = getattr(module, call["fn"], None)
                 if not callable(fn):
@@ -682,27 +847,59 @@ def run_job(job: dict, torch, gate: Gate | None = None) -> dict:
                     result["calls"].append({"missing": True})
                     continue
                 result["calls"].append(_call(fn, call, job["file"], torch))
+                if guard is not None:
+                    guard.check(job["file"])
     finally:
         if gate is not None:
             gate.hits = None
-        sys.path.remove(folder)
-        _forget_modules_from(folder)  # the next job may be another student's, with its own attention.py
+        files.__exit__()  # the next job may be another student's, with its own attention.py
         result["stdout"] = captured.getvalue()[-TEXT_LIMIT:]
     return result
 
 
-def _import(path: str, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+LEARNER = "_learner_"  # the module name a learner's graded file is imported under (+ the job's id)
 
 
-def _forget_modules_from(folder: str) -> None:
-    for name, module in list(sys.modules.items()):
-        file = getattr(module, "__file__", None) or ""
-        if name.startswith("_learner_") or os.path.dirname(os.path.abspath(file)) == folder:
+class LearnerFiles:
+    """A learner's folder as their code sees it while it runs, in the grader's worker and under
+    `train --use-mine` alike (one loader for both): the folder first on sys.path, so their files
+    import each other at import time or inside a function (`from layer_norm import layer_norm`
+    in block()), and their modules kept apart, out of sys.modules between two uses, so another
+    folder's attention.py is never served from this one's. Enter it around every use."""
+
+    def __init__(self, folder) -> None:
+        self.folder = os.path.abspath(folder)
+        self.modules: dict = {}  # the learner's modules, while they are out of sys.modules
+
+    def __enter__(self) -> LearnerFiles:
+        sys.path.insert(0, self.folder)
+        sys.modules.update(self.modules)
+        self.before = set(sys.modules)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        with contextlib.suppress(ValueError):
+            sys.path.remove(self.folder)
+        for name in (set(sys.modules) - self.before) | set(self.modules):
+            file = getattr(sys.modules.get(name), "__file__", None) or ""
+            if (
+                name.startswith(LEARNER)
+                or name in self.modules
+                or os.path.dirname(os.path.abspath(file)) == self.folder
+            ):
+                self.modules[name] = sys.modules.pop(name)
+
+    def load(self, path, name: str):
+        """Import the file `path` as module `name` (inside `with self`)."""
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # out again at __exit__, with the siblings it imported
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
             del sys.modules[name]
+            raise
+        return module
 
 
 def _call(fn, call: dict, file: str, torch) -> dict:

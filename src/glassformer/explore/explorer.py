@@ -45,7 +45,10 @@ The causal panel (at the end of this file): what the answer depends on, not only
                 run's top next token (the answer) and the corrupted run's (the wrong one); without
                 a corrupted text, each head's zero-ablation effect on the answer's log-probability
     patch_cell  the corrupted run with one cell of one of those grids copied from the clean run:
-                its next-token bars, the unpatched corrupted run as their grey marks
+                its next-token bars, the unpatched corrupted run as their grey marks ("base": "corrupted")
+
+The same texts, or a clean–corrupted gap too small or inverted to normalise by, are refused with
+HTTP 400 and the views' own key (inspect/causal_views.py: check_gap), never answered with NaN.
 
 Both read the model only through inspect/causal_views.py, the same functions `glassformer patch`
 calls, so the page and the command line show the same numbers.
@@ -56,11 +59,13 @@ from __future__ import annotations
 import secrets
 import threading
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import torch
 
 import glassformer.explore.panels as panels
+from glassformer.errors import UsageError
 from glassformer.explore.panels import bars, find_structure, readout
 from glassformer.explore.requests import LIMITS, SPECS, RequestError, check_range, read
 from glassformer.inspect.trace import token_labels, trace
@@ -74,6 +79,8 @@ class Explorer:
     def __init__(self, model, tokenizer=None, source="", limits=LIMITS, example: str | None = None) -> None:
         """source: what the page's header names, a plain string or (catalogue key, fields) said in
         each language the page asks for; example: the first input (a run's own training text)."""
+        if model.inputs not in ("tokens", "numbers"):  # an encoder-decoder reads two sequences: no page for it
+            raise UsageError("error.explore.kind", kind=model.kind, inputs=model.inputs)
         self.model, self.tokenizer, self.source, self.limits = model.eval(), tokenizer, source, limits
         self.example = example
         if model.cfg.attention != "glass":  # the fused path forms no matrices to show
@@ -355,8 +362,20 @@ def step(model, s: Session, hooks: dict, temperature: float, top_k: int | None, 
 PATCH_KINDS = {"position": ("resid_post", ("T",)), "head": ("attn.z", ("H",))}
 
 
+@contextmanager
+def _refused_as_request():
+    """The views' refusal of the inputs (the same texts, a gap too small or inverted to normalise by)
+    as the request's fault: HTTP 400 with the view's key and fields, never a grid of NaN."""
+    try:
+        yield
+    except UsageError as e:
+        raise RequestError(e.key, 400, "degenerate", **e.fields) from None
+
+
 def _causal_prompts(ex, req: dict) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """(1, T) clean and, if typed, (1, T) corrupted ids; different lengths are refused."""
+    """(1, T) clean and, if typed, (1, T) corrupted ids; different lengths and the same ids are refused."""
+    from glassformer.inspect import causal_views as views
+
     ex._needs_tokens("next")
     max_len = ex.model.cfg.max_len
     clean = panels.encode(ex, {"text": req["text"]})[-max_len:]
@@ -367,6 +386,8 @@ def _causal_prompts(ex, req: dict) -> tuple[torch.Tensor, torch.Tensor | None]:
     corrupt = panels.encode(ex, {"text": req["corrupt"]})[-max_len:]
     if len(corrupt) != len(clean):
         raise RequestError("error.explore.causal.lengths", 422, "lengths", clean=len(clean), corrupt=len(corrupt))
+    with _refused_as_request():
+        views.different(clean, corrupt, ex.tokenizer)
     return torch.tensor([clean]), torch.tensor([corrupt])  # (1, T), (1, T)
 
 
@@ -388,7 +409,8 @@ def patching(ex, req: dict) -> dict:
         return {"tokens": tokens, "answer": {"id": a, "text": ex.labels([a])[0]},
                 "ablation": [[round(float(v - base), 4) for v in row] for row in ablated]}  # fmt: skip
     a, w = _answer_and_wrong(ex, clean, corrupt)
-    grids = {by: views.patch_view(ex.model, ex.tokenizer, clean, corrupt, a, w, by) for by in PATCH_KINDS}
+    with _refused_as_request():
+        grids = {by: views.patch_view(ex.model, ex.tokenizer, clean, corrupt, a, w, by) for by in PATCH_KINDS}
     first = grids["position"]
     return {
         "tokens": tokens,
@@ -396,6 +418,7 @@ def patching(ex, req: dict) -> dict:
         "wrong": {"id": w, "text": ex.labels([w])[0]},
         "clean": round(first.extra["clean"], 4),
         "corrupt": round(first.extra["corrupt"], 4),
+        "gap": round(first.extra["gap"], 4),
         "positions": {"rows": first.rows, "values": [[round(v, 4) for v in r] for r in first.values]},
         "heads": {"rows": grids["head"].rows, "values": [[round(v, 4) for v in r] for r in grids["head"].values]},
     }
@@ -411,6 +434,9 @@ def patch_cell(ex, req: dict) -> dict:
     layer = check_range("layer", req["layer"], ex.model.cfg.n_layers, "layers")
     size = clean.shape[1] if req["kind"] == "position" else ex.model.cfg.n_heads
     index = check_range("index", req["index"], size, "tokens" if req["kind"] == "position" else "heads")
+    a, w = _answer_and_wrong(ex, clean, corrupt)
+    with _refused_as_request():  # the grids' own refusal: a cell means nothing without a gap either
+        views.check_gap(*views._gap(ex.model, clean, corrupt, a, w))
     name = f"blocks.{layer}.{point}"
     _, cache = ex.model.run_with_cache(clean, names=[name])
     axes = ex.model.hook_points()[name].axes.split()
@@ -422,6 +448,5 @@ def patch_cell(ex, req: dict) -> dict:
     base = ex.model(corrupt)[0, -1]  # (V,)
     shape = ex._shape(req)
     out = bars(logits, next_probs(logits[None], *shape)[0], ex.labels, next_probs(base[None], *shape)[0])
-    a, w = _answer_and_wrong(ex, clean, corrupt)
-    return {**out, "kind": req["kind"], "layer": layer, "index": index,
+    return {**out, "base": "corrupted", "kind": req["kind"], "layer": layer, "index": index,
             "logit_diff": round(float(logits[a] - logits[w]), 4)}  # fmt: skip

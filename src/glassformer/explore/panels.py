@@ -349,14 +349,20 @@ EXAMPLES = (
 
 
 def example(ex) -> str:
-    """A first input the page can show: the run's own training text (kept in its config.json),
-    else a sentence the vocabulary spells exactly (no <unk>; English first, then Chinese), or a
+    """A first input the page can show: text the model's vocabulary reads (readable_text), or a
     sine wave; else nothing (the page then asks the reader to type)."""
     if not ex.reads_tokens:
         return " ".join(f"{math.sin(2 * math.pi * t / 16):.2f}" for t in range(16))
-    for text in ((ex.example,) if ex.example else ()) + EXAMPLES:
+    return readable_text(ex.tokenizer, ex.example)
+
+
+def readable_text(tokenizer, own: str | None = None) -> str:
+    """The run's own training text (`own`, kept in its config.json), else a sentence the vocabulary
+    spells exactly (no <unk>; English first, then Chinese); else "". Also the default prompt of
+    `glassformer trace | attention | grads --run RUN` (cli/inspect.py)."""
+    for text in ((own,) if own else ()) + EXAMPLES:
         try:
-            if ex.tokenizer is not None and ex.tokenizer.decode(ex.tokenizer.encode(text)).split() == text.split():
+            if tokenizer is not None and tokenizer.decode(tokenizer.encode(text)).split() == text.split():
                 return text
         except ValueError:
             continue

@@ -38,7 +38,9 @@ Safety, all here:
 from __future__ import annotations
 
 import functools
+import json
 import logging
+import re
 import socket
 import string
 import sys
@@ -116,8 +118,30 @@ def asked_language(scope) -> str:
     return lang if lang in LANGS else "en"
 
 
+class Answer(JSONResponse):
+    """JSON in UTF-8 (NaN and infinities refused, as JSONResponse does). A lone surrogate, which a
+    JSON string may hold ("\\ud800") but UTF-8 cannot, is written escaped instead of failing, so a
+    refusal that quotes the request's own text still reaches the page."""
+
+    def render(self, content) -> bytes:
+        try:
+            return super().render(content)
+        except UnicodeEncodeError:
+            return json.dumps(content, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
+
+
 def _error(error: RequestError, lang: str) -> JSONResponse:
-    return JSONResponse(error.body(lang), status_code=error.status)
+    return Answer(error.body(lang), status_code=error.status)
+
+
+HOST = re.compile(r"\[(?P<v6>[0-9A-Fa-f:.]+)\](:\d{1,5})?|(?P<name>[^:\[\]]+)(:\d{1,5})?")
+
+
+def host_name(header: str) -> str | None:
+    """The host name a Host header names ("name", "name:port", "[v6]" or "[v6]:port"), or None when
+    it is none of these (e.g. "[::1].evil.com"): compared with the allowed names exactly."""
+    found = HOST.fullmatch(header)
+    return (found["v6"] or found["name"]) if found else None
 
 
 class Guard:
@@ -130,8 +154,7 @@ class Guard:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         host = Headers(scope=scope).get("host", "")
-        name = host[1 : host.find("]")] if host.startswith("[") else host.rpartition(":")[0] or host
-        if self.hosts is not None and name not in self.hosts:
+        if self.hosts is not None and host_name(host) not in self.hosts:
             refusal = RequestError(
                 "error.explore.wrong_host", 421, code="wrong_host", hosts=", ".join(self.hosts), host=host
             )
@@ -172,7 +195,7 @@ def create_app(explorer, hosts: tuple[str, ...] | None = LOCAL_HOSTS) -> Starlet
     async def api(request: Request, endpoint: str) -> Response:
         try:
             body = await _body(request, limit)
-            return JSONResponse(await run_in_threadpool(explorer.handle, endpoint, body))
+            return Answer(await run_in_threadpool(explorer.handle, endpoint, body))
         except RequestError as e:
             return _error(e, asked_language(request.scope))
         except Exception as e:  # ours, not the request's: say so, log it, keep serving
@@ -181,11 +204,11 @@ def create_app(explorer, hosts: tuple[str, ...] | None = LOCAL_HOSTS) -> Starlet
             return _error(ours, asked_language(request.scope))
 
     async def model_info(request: Request) -> Response:
-        return JSONResponse(explorer.info())
+        return Answer(explorer.info())
 
     async def words(request: Request) -> Response:
         lang = asked_language(request.scope)
-        return JSONResponse({"lang": lang, "words": page_words(lang)})
+        return Answer({"lang": lang, "words": page_words(lang)})
 
     async def static(request: Request, name: str, content: bytes) -> Response:
         return Response(content, media_type=MEDIA["." + name.rpartition(".")[2]], headers={"Cache-Control": "no-cache"})

@@ -9,6 +9,8 @@ gradflow.py        GradientMonitor: per-parameter gradient norms, update ratios,
                    gradient_flow(model, ids): one measured look, the model left as it was
 params.py          param_table (the modules' own formulas vs numel), flops_per_token, activation_memory;
                    first_use: the order a forward pass uses the modules in (the data flow, measured)
+repetition.py      find_loop (the loop a generated text ends in), seq_rep_n, distinct_n, rep_l,
+                   measure_repetition: how repetitive a generated text is
 display.py         the HTML every view shows in a notebook (`_repr_html_`), all text escaped
 fonts.py           a font that can draw the labels (Chinese included), or U+XXXX escapes
 """
@@ -23,6 +25,7 @@ from glassformer.inspect.attention_maps import (
 from glassformer.inspect.attention_view import AttentionView, attention_html, attention_view
 from glassformer.inspect.gradflow import GradientMonitor, GradientWarning, gradient_flow
 from glassformer.inspect.params import activation_memory, flops_per_token, param_table
+from glassformer.inspect.repetition import find_loop, measure_repetition
 from glassformer.inspect.trace import Trace, print_shapes_once, token_labels, trace
 
 
@@ -47,8 +50,10 @@ __all__ = [
     "attention_map_list",
     "attention_maps",
     "attention_view",
+    "find_loop",
     "flops_per_token",
     "gradient_flow",
+    "measure_repetition",
     "param_table",
     "print_shapes_once",
     "token_labels",

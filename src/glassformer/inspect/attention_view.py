@@ -34,6 +34,7 @@ from pathlib import Path
 import torch
 
 from glassformer.errors import UsageError
+from glassformer.fonts import SANS, embedded_css, html_lang
 from glassformer.inspect.attention_maps import (
     AttentionMap,
     _labels,
@@ -177,9 +178,34 @@ def attention_view(
 # JSON inside <script>: escape what could end the script or form a URL ("http:\/\/" is inert).
 _SAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "/": "\\/"}
 
+
+def script_json(value) -> str:
+    """`value` as compact JSON to sit in a page's <script> (Chinese written as itself), with nothing in
+    it that could end the script or form a URL. Every offline page with data uses it (the lab's
+    attention-steps page too)."""
+    data = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    for ch, escaped in _SAFE.items():
+        data = data.replace(ch, escaped)
+    return data
+
+
+# The script pieces every offline page with words and a colour scale shares: its words (DATA.words,
+# in its language) with their {fields} filled in, and viridis.
+FILL_JS = """
+const fill = (s, f) => Object.keys(f).reduce((a, k) => a.split("{" + k + "}").join(f[k]), s);
+"""
+VIRIDIS_JS = """
+function viridis(x) {  // a few stops of viridis, linearly interpolated
+  const s = [[68,1,84],[59,82,139],[33,145,140],[94,201,98],[253,231,37]];
+  const p = Math.min(0.9999, Math.max(0, x)) * (s.length - 1), i = Math.floor(p), f = p - i;
+  const c = s[i].map((v, k) => Math.round(v + f * (s[i + 1][k] - v)));
+  return `rgb(${c[0]},${c[1]},${c[2]})`;
+}
+"""
+
 CSS = """
-body { font-family: "Noto Sans CJK SC", "WenQuanYi Zen Hei", "Microsoft YaHei", "PingFang SC",
-       "DejaVu Sans", sans-serif; margin: 1.2em; color: #222; }
+body { font-family: SANS; margin: 1.2em; color: #222; }
+select { font-family: inherit; }
 .controls { margin-bottom: 1em; } select { margin-right: 1.2em; font-size: 1em; }
 .view { display: flex; align-items: flex-start; }
 .col div { height: 22px; line-height: 22px; padding: 0 6px; cursor: default; white-space: pre;
@@ -193,17 +219,14 @@ tr.on th { color: #e67e22; font-weight: bold; }
 .note { color: #666; font-size: 0.9em; }
 """
 
-JS = """
+JS = (
+    FILL_JS
+    + VIRIDIS_JS
+    + """
 const L = DATA.weights.length, H = DATA.weights[0].length, T = DATA.tokens.length, ROW = 22;
 const $ = (id) => document.getElementById(id);
 let focus = null, side = null;  // hovered token index and which column it is in
 function hue(h) { return `hsl(${Math.round(360 * h / H)}, 70%, 45%)`; }
-function viridis(x) {  // a few stops of viridis, linearly interpolated
-  const s = [[68,1,84],[59,82,139],[33,145,140],[94,201,98],[253,231,37]];
-  const p = Math.min(0.9999, Math.max(0, x)) * (s.length - 1), i = Math.floor(p), f = p - i;
-  const c = s[i].map((v, k) => Math.round(v + f * (s[i + 1][k] - v)));
-  return `rgb(${c[0]},${c[1]},${c[2]})`;
-}
 function heads() { const v = $("head").value; return v === "all" ? [...Array(H).keys()] : [+v]; }
 function tokenColumn(id, cls) {
   const col = $(id); col.className = "col " + cls; col.innerHTML = "";
@@ -240,7 +263,7 @@ function draw() {
 }
 function matrix(l, h) {
   const tb = $("matrix"); tb.innerHTML = "";
-  $("mtitle").textContent = `layer ${l}, head ${h}: rows = query, columns = key, each row sums to 1`;
+  $("mtitle").textContent = fill(DATA.words.matrix, {l, h});
   const top = tb.insertRow(); top.appendChild(document.createElement("th"));
   DATA.tokens.forEach((t) => { const th = document.createElement("th"); th.textContent = t; top.appendChild(th); });
   for (let i = 0; i < T; i++) {
@@ -249,26 +272,26 @@ function matrix(l, h) {
     if (side === "q" && focus === i) tr.className = "on";
     for (let j = 0; j < T; j++) {
       const td = tr.insertCell(), w = DATA.weights[l][h][i][j];
-      if (w === null) { td.className = "masked"; td.title = "masked: may not attend"; continue; }
+      if (w === null) { td.className = "masked"; td.title = DATA.words.masked; continue; }
       td.style.background = viridis(w);
       td.title = `${DATA.tokens[i]} \\u2192 ${DATA.tokens[j]}: ${w.toFixed(3)}`;
     }
   }
 }
-for (let l = 0; l < L; l++) $("layer").add(new Option(`layer ${l}`, l));
-$("head").add(new Option("all heads", "all"));
-for (let h = 0; h < H; h++) $("head").add(new Option(`head ${h}`, h));
+for (let l = 0; l < L; l++) $("layer").add(new Option(fill(DATA.words.layer, {n: l}), l));
+$("head").add(new Option(DATA.words.all_heads, "all"));
+for (let h = 0; h < H; h++) $("head").add(new Option(fill(DATA.words.head, {n: h}), h));
 $("layer").onchange = $("head").onchange = draw;
 tokenColumn("q", "q"); tokenColumn("k", "k"); draw();
 """
+)
 
 PAGE = """<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>glassformer attention</title>
-<style>{css}</style></head>
+<html lang="{lang}"><head><meta charset="utf-8"><title>{title}</title>
+<style>{font}{css}</style></head>
 <body>
-<h2>Attention: where each token looks</h2>
-<p class="note">Hover a token on the left (query) to see the keys it attends to; hover one on the
-right (key) to see which queries attend to it. Colour = head; thickness = weight.</p>
+<h2>{heading}</h2>
+<p class="note">{note}</p>
 <div class="controls"><select id="layer"></select><select id="head"></select></div>
 <div class="view"><div id="q"></div><canvas id="lines" width="260"></canvas><div id="k"></div></div>
 <div id="mtitle" class="note" style="margin-top:1.5em"></div><table id="matrix"></table>
@@ -299,7 +322,21 @@ def attention_page(W, hidden, labels) -> str:
         ]
         for k in range(W.shape[0])
     ]
-    data = json.dumps({"tokens": labels, "weights": weights}, ensure_ascii=False)
-    for ch, escaped in _SAFE.items():
-        data = data.replace(ch, escaped)
-    return PAGE.format(css=CSS, js=JS, data=data)
+    words = {  # in the page's language; the script fills in {n} (a layer or head) and {l}, {h}
+        "layer": t("pictures.attn.page.layer", n="{n}"),
+        "head": t("pictures.attn.page.head", n="{n}"),
+        "all_heads": t("pictures.attn.page.all_heads"),
+        "matrix": t("pictures.attn.page.matrix", layer="{l}", head="{h}"),
+        "masked": t("pictures.attn.page.masked"),
+    }
+    data = script_json({"tokens": labels, "weights": weights, "words": words})
+    shown = {k: t(f"pictures.attn.page.{k}") for k in ("title", "heading", "note")}
+    text = "".join([*labels, *words.values(), *shown.values()])  # every character the page may draw
+    return PAGE.format(
+        lang=html_lang(),
+        font=embedded_css(text),
+        css=CSS.replace("SANS", SANS),
+        js=JS,
+        data=data,
+        **{k: esc(v) for k, v in shown.items()},
+    )

@@ -17,6 +17,7 @@ What each view computes (the methods themselves: docs/causal.md):
 from __future__ import annotations
 
 import json
+import textwrap
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -45,11 +46,28 @@ def _patch_grids(model, clean: torch.Tensor, corrupt: torch.Tensor, answer: int,
     ]
 
 
+def _gap(model, clean: torch.Tensor, corrupt: torch.Tensor, answer: int, wrong: int) -> tuple[float, float]:
+    """The logit difference answer − wrong of the clean and of the corrupted run (what the grids
+    normalise between), measured before any grid is computed."""
+    from glassformer.causal import logit_diff
+
+    metric = logit_diff(answer, wrong)
+    with torch.no_grad():
+        return float(metric(model(clean)).mean()), float(metric(model(corrupt)).mean())
+
+
 def _detector_scores(model, tokens: torch.Tensor) -> torch.Tensor:
     """(3, L, H): previous-token, duplicate-token and induction score of every head."""
     from glassformer.causal import head_scores
 
     return torch.stack([head_scores(model, tokens, kind) for kind in DETECTORS])  # (3, L, H)
+
+
+def _chance_and_perfect(model, tokens: torch.Tensor) -> tuple[float, float]:
+    """The induction score of a head attending evenly and of a perfect induction head, on `tokens`."""
+    from glassformer.causal.detectors import reference_scores
+
+    return reference_scores(tokens, "induction", causal=bool(getattr(model.cfg, "causal", True)))
 
 
 def _repeated(vocab_size: int, n: int, batch: int, seed: int) -> torch.Tensor:
@@ -115,7 +133,45 @@ def prompt_pair(tokenizer, clean: str, corrupt: str, max_len: int) -> tuple[torc
         raise UsageError("cview.lengths", clean=len(a), corrupt=len(b),
                          clean_tokens=" ".join(token_labels(a, tokenizer)),
                          corrupt_tokens=" ".join(token_labels(b, tokenizer)))  # fmt: skip
+    different(a, b, tokenizer)
     return torch.tensor([a]), torch.tensor([b])  # (1, T), (1, T)
+
+
+def different(clean: list[int], corrupt: list[int], tokenizer) -> None:
+    """Patching copies the clean run into the corrupted one: the same tokens leave nothing to copy."""
+    from glassformer.inspect.trace import token_labels
+
+    if clean == corrupt:
+        raise UsageError("cview.same_prompts", tokens=" ".join(token_labels(clean, tokenizer)))
+
+
+def answer_and_wrong(tokenizer, answer: str, wrong: str | None) -> tuple[int, int | None]:
+    """--answer and --wrong as one token each (wrong may be left out), refused when they are the same."""
+    a = one_token(tokenizer, answer, "--answer")
+    w = one_token(tokenizer, wrong, "--wrong") if wrong is not None else None
+    if a == w:
+        raise UsageError("cview.same_tokens", token=answer)
+    return a, w
+
+
+GAP_SHARE = 0.1  # the smallest clean − corrupt gap normalised by, as a share of the metric's scale
+
+
+def gap_floor(clean: float, corrupt: float) -> float:
+    """The smallest gap the views normalise by: GAP_SHARE of the metric's scale, max(|clean|,
+    |corrupt|, 1). The metric is a logit difference, in nats of log-odds, so its unit is 1: a gap
+    must be at least 0.1 nats and at least a tenth of the larger of the two runs' own values."""
+    return GAP_SHARE * max(abs(clean), abs(corrupt), 1.0)
+
+
+def check_gap(clean: float, corrupt: float) -> None:
+    """Refuse a gap that is inverted (the corruption did not lower the answer's lead) or too small to
+    divide by: every normalised cell would be noise over a near-zero denominator."""
+    gap = clean - corrupt
+    if not gap > 0:  # NaN included
+        raise UsageError("cview.gap.inverted", clean=clean, corrupt=corrupt, gap=gap)
+    if gap < gap_floor(clean, corrupt):
+        raise UsageError("cview.gap.small", clean=clean, corrupt=corrupt, gap=gap, floor=gap_floor(clean, corrupt))
 
 
 # ------------------------------------------------------------------ the views' numbers
@@ -131,13 +187,17 @@ class Grid:
     extra: dict = field(default_factory=dict)  # figures a test or the JSON reads (clean, corrupt ...)
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), ensure_ascii=False, indent=1)
+        """The grid as JSON; a NaN or an infinity is refused (ValueError), never written as bare NaN."""
+        return json.dumps(asdict(self), ensure_ascii=False, indent=1, allow_nan=False)
 
 
 def patch_view(model, tokenizer, clean, corrupt, answer: int, wrong: int, by: str) -> Grid:
-    """The normalised patching grid of `by` (clean = 1, corrupted = 0) as a Grid."""
+    """The normalised patching grid of `by` (clean = 1, corrupted = 0) as a Grid; the prompts and
+    tokens checked (the same prompts, the same tokens, a gap too small or inverted are refused)."""
     from glassformer.inspect.trace import token_labels
 
+    different(clean.flatten().tolist(), corrupt.flatten().tolist(), tokenizer)
+    check_gap(*_gap(model, clean, corrupt, answer, wrong))
     grids = _patch_grids(model, clean, corrupt, answer, wrong, by)
     first = grids[0][1]
     layers = [f"L{i}" for i in range(len(first.names))]
@@ -158,11 +218,13 @@ def patch_view(model, tokenizer, clean, corrupt, answer: int, wrong: int, by: st
         rows,
         columns,
         [[round(float(v), 6) for v in row] for row in values.tolist()],
-        [t("cview.patch.scale", clean=first.clean, corrupt=first.corrupt)],
+        [t("cview.patch.scale", clean=first.clean, corrupt=first.corrupt, gap=first.gap), t("cview.patch.legend")],
         {
             "by": by,
             "clean": first.clean,
             "corrupt": first.corrupt,
+            "gap": first.gap,
+            "gap_floor": gap_floor(first.clean, first.corrupt),
             "answer": answer,
             "wrong": wrong,
             "points": [n for _, g in grids for n in g.names],
@@ -204,6 +266,9 @@ def zero_ablation_loss(model, tokens: torch.Tensor, start: int) -> tuple[float, 
     return head_ablation(model, x, loss)
 
 
+CLEARS = 0.25  # an induction head's score clears a quarter of the way from an even head's to a perfect one's
+
+
 def heads_view(model, n: int, batch: int, seed: int) -> Grid:
     """One row per head: its three detector scores, and the causal check: how much zero-ablating
     it raises the loss on the repeated half of the sequences the detectors read."""
@@ -220,16 +285,24 @@ def heads_view(model, n: int, batch: int, seed: int) -> Grid:
             values.append([round(float(scores[k, layer, h]), 6) for k in range(3)] + [round(float(rise[layer, h]), 6)])
     flat = scores[2].flatten()  # (L·H,)
     top = int(flat.argmax())
+    chance, perfect = _chance_and_perfect(model, tokens)
+    bar = chance + CLEARS * (perfect - chance)  # an induction head's score is at least this
+    found = float(flat[top]) >= bar
     others = torch.cat([rise.flatten()[:top], rise.flatten()[top + 1 :]])  # (L·H − 1,)
     median = float(others.median()) if others.numel() else 0.0
-    check = {"top": rows[top], "score": float(flat[top]), "rise": float(rise.flatten()[top]), "median_rise": median,
-             "base_loss": base, "n": n, "batch": batch, "seed": seed}  # fmt: skip
+    check = {"top": rows[top] if found else None, "score": float(flat[top]), "rise": float(rise.flatten()[top]),
+             "median_rise": median, "base_loss": base, "chance": chance, "perfect": perfect, "bar": bar,
+             "n": n, "batch": batch, "seed": seed}  # fmt: skip
     notes = [
         t("cview.heads.data", batch=batch, n=n, seed=seed),
-        t(
-            "cview.heads.check", head=check["top"], score=check["score"], rise=check["rise"], median=median, base=base
-        ),  # fmt: skip
+        t("cview.heads.chance", chance=chance, perfect=perfect, bar=bar),
     ]
+    if found:
+        way = "raises" if check["rise"] >= 0 else "lowers"
+        notes.append(t(f"cview.heads.check.{way}", head=rows[top], score=check["score"], rise=abs(check["rise"]),
+                       median=median, base=base))  # fmt: skip
+    else:
+        notes.append(t("cview.heads.none", head=rows[top], score=check["score"], bar=bar))
     columns = [t(f"cview.heads.col.{k}") for k in (*DETECTORS, "ablation")]
     return Grid(t("cview.heads.title"), rows, columns, values, notes, check)
 
@@ -250,7 +323,7 @@ def attribution_view(model, tokenizer, ids: torch.Tensor, answer: int, wrong: in
     total = sum(la.parts.values()) + la.bias
     a, w = token_labels([answer, wrong], tokenizer)
     notes = [t("cview.attr.sum", total=total, diff=la.logit_diff, scale=la.scale, answer=a, wrong=w)]
-    return Grid(t("cview.attr.title", answer=a, wrong=w), rows, [t("cview.attr.col")], values, notes,
+    return Grid(t("cview.attr.title", answer=a, wrong=w), rows, [t("cview.attr.col.contribution")], values, notes,
                 {"answer": answer, "wrong": wrong, "logit_diff": la.logit_diff, "bias": la.bias,
                  "scale": la.scale, "sum": total})  # fmt: skip
 
@@ -258,10 +331,10 @@ def attribution_view(model, tokenizer, ids: torch.Tensor, answer: int, wrong: in
 # ------------------------------------------------------------------ drawing
 def text_table(grid: Grid) -> str:
     """The grid as aligned text (terminal columns counted, so Chinese labels line up)."""
-    from glassformer.messages import pad, pad_left
+    from glassformer.messages import columns, pad, pad_left
 
-    first = max([len(r) for r in grid.rows] + [1]) + 2
-    width = max([len(c) for c in grid.columns] + [7]) + 1
+    first = max([columns(r) for r in grid.rows] + [1]) + 2
+    width = max([columns(c) for c in grid.columns] + [7]) + 1
     lines = [grid.title, pad("", first) + "".join(pad_left(c, width) for c in grid.columns)]
     for r, vals in zip(grid.rows, grid.values, strict=True):
         lines.append(pad(r, first) + "".join(pad_left(f"{v:.3f}", width) for v in vals))
@@ -274,10 +347,14 @@ def grid_png(grid: Grid, path) -> Path:
 
     from glassformer.inspect.attention_maps import _fonted, _save
 
-    font, (rows, cols, (title,)) = _fonted([grid.rows, grid.columns, [grid.title]])
+    font, (rows, cols, (title,), notes) = _fonted([grid.rows, grid.columns, [grid.title], grid.notes])
     values = torch.tensor(grid.values, dtype=torch.float64)  # (R, C)
     R, C = values.shape
-    fig = Figure(figsize=(1.8 + 0.55 * C + 0.08 * max(map(len, rows)), 1.2 + 0.42 * R), layout="constrained")
+    below = "\n".join(textwrap.fill(n, 100) for n in notes)  # the gap, the legend, the chance line
+    fig = Figure(
+        figsize=(max(1.8 + 0.55 * C + 0.08 * max(map(len, rows)), 6.0), 1.2 + 0.42 * R + 0.12 * below.count("\n")),
+        layout="constrained",
+    )
     ax = fig.subplots()
     bound = max(1.0, float(values.abs().max())) if values.numel() else 1.0
     im = ax.imshow(values.numpy(), cmap="RdBu_r", vmin=-bound, vmax=bound, aspect="auto", interpolation="nearest")
@@ -291,6 +368,8 @@ def grid_png(grid: Grid, path) -> Path:
                         color="white" if abs(v) > 0.6 * bound else "black")  # fmt: skip
     ax.set_title(title, fontproperties=font, fontsize=9)
     fig.colorbar(im, ax=ax, shrink=0.8)
+    if below:  # what the numbers mean, under the picture
+        fig.supxlabel(below, fontproperties=font, fontsize=6, ha="left", x=0.01)
     return _save(fig, path)
 
 
@@ -303,6 +382,7 @@ def _colour(v: float, bound: float) -> str:
 
 def grid_html(grid: Grid, path) -> Path:
     """The grid as one offline HTML page: a table with coloured cells; no script, no URL."""
+    from glassformer.fonts import SANS, embedded_css, html_lang
     from glassformer.inspect.display import esc
 
     bound = max([1.0] + [abs(v) for row in grid.values for v in row])
@@ -314,9 +394,11 @@ def grid_html(grid: Grid, path) -> Path:
         for r, vals in zip(grid.rows, grid.values, strict=True)
     )
     notes = "".join(f"<p>{esc(n)}</p>" for n in grid.notes)
-    page = (
-        '<!doctype html><html><head><meta charset="utf-8"><title>' + esc(grid.title) + "</title><style>"
-        'body{font-family:"Noto Sans CJK SC","WenQuanYi Zen Hei","Microsoft YaHei",sans-serif;margin:1.2em}'
+    words = "".join([grid.title, *grid.rows, *grid.columns, *grid.notes])
+    page = (  # the shipped font inside the page, cut to its characters: Chinese draws without a CJK font
+        f'<!doctype html><html lang="{html_lang()}"><head><meta charset="utf-8"><title>'
+        + esc(grid.title)
+        + f"</title><style>{embedded_css(words)}body{{font-family:{SANS};margin:1.2em}}"
         "table{border-collapse:collapse;font-size:12px}td,th{padding:3px 6px;text-align:right;"
         "border:1px solid #eee;white-space:pre}</style></head><body>"
         f"<h3>{esc(grid.title)}</h3><table><thead><tr><th></th>{head}</tr></thead><tbody>{body}</tbody></table>"

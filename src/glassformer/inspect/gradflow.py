@@ -59,8 +59,22 @@ class GradRow:
 def layers_of(model: torch.nn.Module) -> dict[str, str]:
     """Parameter name -> the layer it belongs to: "block i" inside blocks.i, else "embed" for what
     the forward pass uses before the first block and "head" for what it uses after (measured by
-    inspect/params.py, so any model kind groups correctly)."""
+    inspect/params.py, so any model kind groups correctly). When the output head holds no parameter
+    of its own there (a head tied to the token table: its one weight is the table's, counted with
+    "embed"), what is left after the blocks is named by its modules instead, e.g. "ln_final": a bar
+    labelled "head" would show the final norm's gradient as the head's."""
     order = first_use(model)
+    out = _layers(model, order)
+    tail = [name for name, layer in out.items() if layer == "head"]
+    owners = {name.rsplit(".", 1)[0] for name, _ in model.named_parameters(remove_duplicate=False)}
+    output = max((m for m in owners if m in order), key=order.__getitem__, default=None)  # the last one used
+    if tail and all(name.rsplit(".", 1)[0] != output for name in tail):
+        label = " + ".join(dict.fromkeys(name.rsplit(".", 1)[0] for name in tail))
+        out.update(dict.fromkeys(tail, label))
+    return out
+
+
+def _layers(model: torch.nn.Module, order: dict[str, int]) -> dict[str, str]:
     first_block = min((i for path, i in order.items() if re.fullmatch(r"(.*\.)?blocks\.\d+", path)), default=len(order))
     out = {}
     for name, _ in model.named_parameters():
@@ -143,7 +157,12 @@ class GradientMonitor:
             if r.grad_norm is not None:
                 out[r.layer] = math.hypot(out.get(r.layer, 0.0), r.grad_norm)
         layers = list(dict.fromkeys(self.layer.values()))  # parameter order: blocks in order
-        rank = lambda k: (0, 0) if k == "embed" else (2, 0) if k == "head" else (1, layers.index(k))  # noqa: E731
+
+        def rank(k: str) -> tuple[int, int]:  # embed, the blocks in order, then what comes after them
+            if k == "embed":
+                return (0, 0)
+            return (1, layers.index(k)) if re.fullmatch(r"(.* )?block \d+", k) else (2, 0)
+
         return {k: out[k] for k in sorted(out, key=rank)}
 
     def append_jsonl(self, path, step: int | None = None) -> Path:

@@ -9,10 +9,11 @@ reproducible), but uses it first.
 Parameter table: one row per part of the model, in the order the forward pass uses them; the count
 is COMPUTED from the model's real parameters and, beside it, a closed-form formula DERIVED from the
 part's leaves (`derived_parts`: an nn.Linear(C, 3C) is `C·3C + 3C`, an nn.Embedding(V, C) `V·C`, a
-LayerNorm `2C`) in the config's letters (inspect/formula.py) is evaluated from the config's sizes.
-A row whose two numbers differ is marked "≠": the formula and the code disagree, and one of them is
-wrong. Parameters no formula covers get a row of their own marked "?". What a part is, in words,
-is the glossary's `formula.<id>` (messages/glossary.py), found by the part's name or its class.
+LayerNorm `2C`, an RMSNorm `C`, a router `E·C`) in the config's letters (inspect/formula.py) is
+evaluated from the config's sizes. A row whose two numbers differ is marked "≠": the formula and
+the code disagree, and one of them is wrong. Parameters no formula covers get a row of their own
+marked "?". What a part is, in words, is the glossary's `formula.<id>` (messages/glossary.py),
+found by the part's name or its class.
 
 FLOPs per token (Kaplan et al. 2020, "Scaling Laws for Neural Language Models", Table 1):
 
@@ -43,6 +44,8 @@ from glassformer.inspect.words import letter_order, meaning
 from glassformer.messages import TABLES, in_language, language, pad, pad_left, t
 from glassformer.models.gpt import LearnedPositions
 from glassformer.nn.hooks import HookPoint
+from glassformer.nn.moe import Router
+from glassformer.nn.rmsnorm import RMSNorm
 
 
 def first_use(model) -> dict[str, int]:
@@ -152,7 +155,8 @@ def _letters(cfg: ModelConfig) -> dict:
 def _size(n: int, letters: dict, prefer: tuple[str, ...] = ()) -> tuple[str, dict[str, int]]:
     """A size written in letters: the first of `prefer`, then of the letters the owning module's hook
     points declare (`letters["declared"]`), whose value it is; else a multiple of C (3C); else any
-    letter of that value. A size no letter writes raises Unwritten: its part is in no formula."""
+    letter of that value; else a sum or product of letters (`_combined`). A size no letter writes
+    raises Unwritten: its part is in no formula."""
     declared = [k for k in letters if k in letters.get("declared", ())]  # in the letters' own order
     for k in (*prefer, *declared):
         if letters.get(k) == n:
@@ -163,6 +167,28 @@ def _size(n: int, letters: dict, prefer: tuple[str, ...] = ()) -> tuple[str, dic
     for k, v in letters.items():
         if v == n:
             return k, {k: n}
+    return _combined(n, letters)
+
+
+def _combined(n: int, letters: dict) -> tuple[str, dict[str, int]]:
+    """A size made of letters, in parentheses so that a product reads it as one factor, tried in this
+    order: H of one (H·D_v), H of a sum (H·(D_n + D_r)), a multiple of a letter the owner's hook points
+    declare (2F), a sum (R_kv + D_r): MLA's projections, shared experts."""
+    sizes = {k: v for k, v in letters.items() if k != "declared"}
+    H = sizes.pop("H", 0)
+    pairs = [(a, b) for i, a in enumerate(sizes) for b in list(sizes)[i + 1 :]]
+    for k, v in sizes.items():
+        if H and H * v == n:
+            return f"(H·{k})", {"H": H, k: v}
+    for a, b in pairs:
+        if H and H * (sizes[a] + sizes[b]) == n:
+            return f"(H·({a} + {b}))", {"H": H, a: sizes[a], b: sizes[b]}
+    for k in letters.get("declared", ()):
+        if sizes.get(k) and n % sizes[k] == 0 and n > sizes[k]:
+            return f"{n // sizes[k]}{k}", {k: sizes[k]}
+    for a, b in pairs:
+        if sizes[a] + sizes[b] == n:
+            return f"({a} + {b})", {a: sizes[a], b: sizes[b]}
     raise Unwritten(n)
 
 
@@ -184,6 +210,11 @@ def _leaf(module: nn.Module, letters: dict, rows: tuple[str, ...] = ("V",)) -> t
     if isinstance(module, nn.LayerNorm):
         C, a = _size(module.normalized_shape[-1], letters)
         return (f"2{C}" if module.bias is not None else C), a
+    if isinstance(module, RMSNorm):  # a gain per feature of the axis it normalises (C, or D for a head)
+        return _size(module.weight.numel(), letters, (module.axes.split()[-1],))
+    if isinstance(module, Router):  # W_r: one row per expert
+        (E, a), (C, b) = _size(module.n_experts, letters, ("E",)), _size(module.weight.size(1), letters)
+        return f"{E}·{C}", {**a, **b}
     return None
 
 
@@ -193,7 +224,7 @@ def _has_params(module: nn.Module) -> bool:
 
 def _part(module: nn.Module, letters: dict) -> tuple[str, dict[str, int]] | None:
     """A part's formula: a leaf; a wrapper of one leaf (a token or position table); n copies of one
-    leaf-only module (H heads' q, k, v: `H·3(C·D + D)`); a part with nothing to learn (an identity
+    leaf-only module (`_copies`: H heads, E experts); a part with nothing to learn (an identity
     norm, a position scheme's fixed table or angles): "0". None: a part made of parts (a block)."""
     leaf = _leaf(module, letters)
     if leaf is not None:
@@ -203,14 +234,24 @@ def _part(module: nn.Module, letters: dict) -> tuple[str, dict[str, int]] | None
     inner = [c for c in module.children() if _has_params(c)]
     if not list(module.parameters(recurse=False)) and len(inner) == 1 and isinstance(inner[0], nn.Embedding):
         return _leaf(inner[0], letters, ("L",) if isinstance(module, LearnedPositions) else ("V",))
-    leaves = (nn.Linear, nn.Embedding, nn.LayerNorm)
-    if isinstance(module, nn.ModuleList) and all(isinstance(c, leaves) for m in module for c in m.children()):
-        inner_leaves = [_leaf(c, letters) for item in module for c in item.children()]
-        if all(x is not None and x == inner_leaves[0] for x in inner_leaves):
-            formula, symbols = inner_leaves[0]  # type: ignore[misc]
-            (n, heads), each = _size(len(module), letters, ("H",)), len(list(module[0].children()))
-            return f"{n}·{each}({formula})", {**heads, **symbols}
-    return None
+    return _copies(module, letters) if isinstance(module, nn.ModuleList) else None
+
+
+def _copies(module: nn.ModuleList, letters: dict) -> tuple[str, dict[str, int]] | None:
+    """n copies of one module made of leaves (its hook points aside), each the same formulas: H heads'
+    q, k, v `H·3(C·D + D)`; E experts' gate, up, down `E·(C·F + C·F + F·C)`. None: anything else."""
+    leaves = (nn.Linear, nn.Embedding, nn.LayerNorm, RMSNorm)
+    items = [[c for c in m.children() if not isinstance(c, HookPoint)] for m in module]
+    if not items[0] or not all(isinstance(c, leaves) for item in items for c in item):
+        return None
+    each = [[_leaf(c, letters) for c in item] for item in items]
+    if any(e != each[0] for e in each):
+        return None
+    formulas = [f for f, _ in each[0]]  # type: ignore[misc]
+    symbols = {k: v for _, sizes in each[0] for k, v in sizes.items()}  # type: ignore[misc]
+    n, copies = _size(len(module), letters, ("H", "E"))
+    body = f"{len(formulas)}({formulas[0]})" if len(set(formulas)) == 1 else f"({' + '.join(formulas)})"
+    return f"{n}·{body}", {**copies, **symbols}
 
 
 def _note(path: str, module: nn.Module, formula: str, tied: str | None) -> tuple[str, dict]:
@@ -228,33 +269,46 @@ def _note(path: str, module: nn.Module, formula: str, tied: str | None) -> tuple
     for key in keys:
         if key in TABLES["en"]:
             return key, {}
-    if isinstance(module, nn.Linear):
-        terms = formula.split(" + ")[0].split("·")
+    if isinstance(module, nn.Linear):  # "C·(R_kv + D_r) + (R_kv + D_r)": "C -> R_kv + D_r"
+        terms = [t.removeprefix("(").removesuffix(")") for t in _outside(_outside(formula, " + ")[0], "·")]
         return f"{terms[0]} -> {terms[1]}", {}
     return "", {}
 
 
-def derived_parts(model) -> list[tuple[str, ParamFormula]]:
+def _outside(text: str, sep: str) -> list[str]:
+    """`text` split at each `sep` outside parentheses."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        depth += (c == "(") - (c == ")")
+        if depth == 0 and text.startswith(sep, i) and i >= start:
+            parts.append(text[start:i])
+            start = i + len(sep)
+    return [*parts, text[start:]]
+
+
+def derived_parts(model: nn.Module, letters: dict[str, int] | None = None) -> list[tuple[str, ParamFormula]]:
     """(path, formula) for every part of the model, walking the module tree from the top, each
     formula derived from the part's leaves in the config's letters; a part that shares its matrix
-    with one before it (a tied head) counts 0 and says whose it reuses."""
-    letters = _letters(model.cfg)
+    with one before it (a tied head) counts 0 and says whose it reuses. `letters`: the sizes' letters
+    for a module with no config (a bare RMSNorm: {"C": 64}); a module that is one part is path ""."""
+    letters = _letters(model.cfg) if letters is None else letters
     seen: dict[int, str] = {}  # parameter id -> the latest part (module order) that holds it
     parts: list[tuple[str, ParamFormula]] = []
 
     def walk(module: nn.Module, prefix: str) -> None:
         for name, child in module.named_children():
-            path = f"{prefix}.{name}" if prefix else name
-            if isinstance(child, (HookPoint, nn.Dropout)):
-                continue
-            here = [h.axes.split() for h in module.children() if isinstance(h, HookPoint)]
-            try:
-                found = _part(child, {**letters, "declared": [k for axes in here for k in axes]})
-            except Unwritten:
-                continue  # a part the config does not describe: its parameters get "?" rows
-            if found is None:
-                walk(child, path)
-                continue
+            if not isinstance(child, (HookPoint, nn.Dropout)):
+                visit(child, f"{prefix}.{name}" if prefix else name, module)
+
+    def visit(child: nn.Module, path: str, owner: nn.Module) -> None:
+        here = [h.axes.split() for h in owner.children() if isinstance(h, HookPoint)]
+        try:
+            found = _part(child, {**letters, "declared": [k for axes in here for k in axes]})
+        except Unwritten:
+            return  # a part the config does not describe: its parameters get "?" rows
+        if found is None:
+            walk(child, path)
+        else:
             formula, symbols = found
             ids = [id(p) for p in child.parameters()]
             tied = seen.get(ids[0]) if ids and all(i in seen for i in ids) else None
@@ -264,7 +318,7 @@ def derived_parts(model) -> list[tuple[str, ParamFormula]]:
             note, fields = _note(path, child, formula, tied)
             parts.append((path, ParamFormula(path, formula, symbols, note, fields)))
 
-    walk(model, "")
+    visit(model, "", model)  # a model is made of parts; a bare norm or router is one
     return parts
 
 

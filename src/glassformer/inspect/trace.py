@@ -123,8 +123,9 @@ def token_labels(ids, tokenizer=None) -> list[str]:
     ids = [int(i) for i in ids]
     if tokenizer is None:
         return [str(t) for t in range(len(ids))]
-    text = getattr(tokenizer, "token_text", None) or (lambda i: tokenizer.decode([i]))
-    return ["".join(VISIBLE.get(c, c) for c in text(i)) or "∅" for i in ids]
+    from glassformer.causal.tokens import to_str_tokens  # each token's own text, as TransformerLens names it
+
+    return ["".join(VISIBLE.get(c, c) for c in text) or "∅" for text in to_str_tokens(tokenizer, ids)]
 
 
 def _example(t: torch.Tensor, n: int = 4) -> str:

@@ -8,19 +8,22 @@ gather on a few positions. Here the char model (preset `baby` on Shakespeare) is
 H(w_t) / ln(t + 1): 1 = even over the t + 1 keys it may see, 0 = all weight on one key.
 
 `render(log, folder)` turns any attention log into a PNG strip (heads × steps) and an offline
-HTML page with a step slider; `glassformer train --attention-every N` calls it on its run.
+HTML page with a step slider, both in the current language (--lang) and drawing Chinese tokens with
+the shipped font (the page carries it inside); `glassformer train --attention-every N` calls it on
+its run.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 
 from glassformer.config import get_preset
 from glassformer.files import write_text_atomic
-from glassformer.fonts import use_in_figure
+from glassformer.fonts import SANS, embedded_css, html_lang, use_in_figure
+from glassformer.inspect.attention_view import FILL_JS, VIRIDIS_JS, script_json
+from glassformer.inspect.display import esc
 from glassformer.inspect.trace import token_labels
 from glassformer.lab.common import corpus_for, eval_loss, lab_preset, row_entropy, train
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
@@ -86,35 +89,23 @@ def strip_figure(log: dict, heads: list[int]):
     return fig
 
 
-_SAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "/": "\\/"}  # as inspect/attention_view.py does
-
-PAGE = """<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>glassformer attention across training</title>
-<style>
-body { font-family: "Noto Sans CJK SC", "DejaVu Sans", sans-serif; margin: 1.2em; color: #222; }
+CSS = """
+body { font-family: SANS; margin: 1.2em; color: #222; }
+select { font-family: inherit; }
 td, th { width: 16px; height: 16px; padding: 0; font-size: 10px; font-weight: normal; }
 table { border-collapse: collapse; } td.m { background: #eee; } .note { color: #666; }
 input[type=range] { width: 320px; vertical-align: middle; }
-</style></head><body>
-<h2>Attention across training</h2>
-<p class="note">Move the slider to see one head's map at each recorded step (rows = query, columns
-= key, grey = masked). Normalised entropy 1 = weight spread evenly, 0 = all on one key.</p>
-<p><select id="head"></select> step <input id="step" type="range" min="0" value="0">
-<b id="label"></b> <span id="ent" class="note"></span></p>
-<table id="m"></table>
-<script>const DATA = __DATA__;</script>
-<script>
+"""
+
+JS = (
+    FILL_JS
+    + VIRIDIS_JS
+    + """
 const $ = (id) => document.getElementById(id);
-function viridis(x) {
-  const s = [[68,1,84],[59,82,139],[33,145,140],[94,201,98],[253,231,37]];
-  const p = Math.min(0.9999, Math.max(0, x)) * (s.length - 1), i = Math.floor(p), f = p - i;
-  const c = s[i].map((v, k) => Math.round(v + f * (s[i + 1][k] - v)));
-  return `rgb(${c[0]},${c[1]},${c[2]})`;
-}
 function draw() {
   const h = +$("head").value, r = +$("step").value, rec = DATA.records[r], M = rec.maps[h];
-  $("label").textContent = "step " + rec.step;
-  $("ent").textContent = "mean normalised entropy " + DATA.entropy[r][h].toFixed(3);
+  $("label").textContent = fill(DATA.words.step, {step: rec.step});
+  $("ent").textContent = fill(DATA.words.entropy, {value: DATA.entropy[r][h].toFixed(3)});
   const tb = $("m"); tb.innerHTML = "";
   const top = tb.insertRow(); top.appendChild(document.createElement("th"));
   DATA.tokens.forEach((t) => { const th = document.createElement("th"); th.textContent = t; top.appendChild(th); });
@@ -129,17 +120,30 @@ function draw() {
     });
   });
 }
-DATA.heads.forEach((p, i) => $("head").add(new Option(`layer ${p[0]} · head ${p[1]}`, i)));
+DATA.heads.forEach((p, i) => $("head").add(new Option(fill(DATA.words.head, {layer: p[0], head: p[1]}), i)));
 $("step").max = DATA.records.length - 1;
 $("head").onchange = $("step").oninput = draw;
 draw();
-</script></body></html>
+"""
+)
+
+PAGE = """<!DOCTYPE html>
+<html lang="{lang}"><head><meta charset="utf-8"><title>{title}</title>
+<style>{font}{css}</style></head><body>
+<h2>{heading}</h2>
+<p class="note">{note}</p>
+<p><select id="head"></select> {slider} <input id="step" type="range" min="0" value="0">
+<b id="label"></b> <span id="ent" class="note"></span></p>
+<table id="m"></table>
+<script>const DATA = {data};</script>
+<script>{js}</script></body></html>
 """
 
 
-def slider_html(log: dict, path: Path) -> Path:
-    """The offline page: data embedded as JSON (no network, no URL), a head menu and a step slider.
-    Weights are stored in thousandths (integers) to keep the page small; null = masked."""
+def slider_page(log: dict) -> str:
+    """The offline page as one HTML string, in the current language (the catalogue's words, <html
+    lang>), carrying the shipped font cut to its characters (tokens may be Chinese). Data embedded as
+    JSON (no network, no URL); weights in thousandths (integers) to keep the page small; null = masked."""
     records = [
         {
             "step": r["step"],
@@ -147,12 +151,27 @@ def slider_html(log: dict, path: Path) -> Path:
         }
         for r in log["records"]
     ]
-    data = json.dumps(
-        {**log, "records": records, "entropy": summarise(log)["entropy"]}, ensure_ascii=False, separators=(",", ":")
+    words = {  # the script fills in {step}, {layer} and {head}, {value}
+        "step": t("pictures.lab.attention-steps.step", step="{step}"),
+        "head": t("pictures.lab.attention-steps.head", layer="{layer}", head="{head}"),
+        "entropy": t("pictures.lab.attention-steps.page.entropy", value="{value}"),
+    }
+    data = script_json({**log, "records": records, "entropy": summarise(log)["entropy"], "words": words})
+    shown = {k: t(f"pictures.lab.attention-steps.page.{k}") for k in ("title", "heading", "note", "slider")}
+    text = "".join([*log["tokens"], *words.values(), *shown.values()])  # every character it may draw
+    return PAGE.format(
+        lang=html_lang(),
+        font=embedded_css(text),
+        css=CSS.replace("SANS", SANS),
+        js=JS,
+        data=data,
+        **{k: esc(v) for k, v in shown.items()},
     )
-    for ch, esc in _SAFE.items():
-        data = data.replace(ch, esc)
-    write_text_atomic(path, PAGE.replace("__DATA__", data))
+
+
+def slider_html(log: dict, path: Path) -> Path:
+    """Write slider_page(log) to `path` (atomically); returns the path."""
+    write_text_atomic(path, slider_page(log))
     return path
 
 
@@ -238,5 +257,6 @@ EXPERIMENT = Experiment(
     verdicts=verdicts,
     tables=tables,
     seeds=1,
+    seeded=False,  # one computation: no random seed to vary
     budget_s=600,
 )

@@ -2,21 +2,24 @@
 
 Everything is read back from the experiments' results.json files: the index shows what was
 measured, never a second copy of it. The HTML page has no script from anywhere, no font or style
-sheet from anywhere and no URL: its figures are the PNGs beside it, named by relative paths, so
-the folder opens offline as it is (and docs/lab/ reads the same on a code host).
+sheet from anywhere and no URL: its figures are the PNGs beside it, named by relative paths, and the
+shipped CJK font travels inside it (cut to its characters), so the folder opens offline as it is,
+Chinese drawn on a machine without a CJK font (and docs/lab/ reads the same on a code host). It opens
+in the current language (--lang); a switch shows the other.
 """
 
 from __future__ import annotations
 
 import html
-import json
 from pathlib import Path
 
 from glassformer import messages
-from glassformer.errors import NotFound, UsageError
-from glassformer.files import write_text_atomic
+from glassformer.errors import DamagedFile, NotFound, UsageError
+from glassformer.files import read_json, write_text_atomic
+from glassformer.fonts import SANS, embedded_css, html_lang
 
 LANGS = messages.LANGS  # a report holds every language side by side
+LEVELS = ("holds", "half-true", "fails")  # the three verdicts a rule can return
 
 
 def steps(values, within: int) -> dict:
@@ -121,14 +124,96 @@ def experiment_markdown(record: dict, tables: list[str]) -> str:
     return "\n".join(out)
 
 
+# ---- results.json read back ---------------------------------------------------------------------
+# What run_experiment writes and every reader (report.md, the index, the ledger, `lab list`) relies
+# on: a committed file damaged by hand, by a merge or by a disk is refused naming itself and the
+# first field that is wrong, never an internal error deep in a reader.
+NUMBER, WHOLE, TEXT, FLAG = "number", "whole", "text", "flag"
+KINDS = {NUMBER: (int, float), WHOLE: (int,), TEXT: (str,), FLAG: (bool,), "object": (dict,), "list": (list,)}
+RECORD = {
+    "experiment": TEXT,
+    **{f"{part}_{lang}": TEXT for part in ("title", "setup") for lang in LANGS},
+    "fast": FLAG,
+    "seeds": WHOLE,
+    "seconds": NUMBER,
+    "machine": "object",
+    "command": TEXT,
+    "claims": "list",
+    "figures": "list",
+    "results": "object",
+}
+MACHINE = {"cpu": TEXT, "cores": WHOLE, "threads": WHOLE, "torch": TEXT}
+CLAIM = {
+    "key": TEXT,
+    "tutorial": TEXT,
+    "where": TEXT,
+    "level": TEXT,
+    "figures": "object",
+    **{f"{part}_{lang}": TEXT for part in ("claim", "rule", "finding") for lang in LANGS},
+}
+LEDGER_CLAIM = {f"{part}_{lang}": TEXT for part in ("paper", "ours") for lang in LANGS}  # a claim with a paper
+RESULTS_MOST = 16 << 20  # bytes: the largest committed results.json is a few hundred KB
+
+
+def _check_fields(value: dict, shape: dict, where: str, path: Path) -> None:
+    for name, kind in shape.items():
+        field = f"{where}{name}"
+        if name not in value:
+            raise DamagedFile("error.lab.results_missing", path=path, field=field, fix=_results_fix(path))
+        if not isinstance(value[name], KINDS[kind]) or (kind != FLAG and isinstance(value[name], bool)):
+            raise _wrong_type(path, field, kind)
+
+
+def _results_fix(path: Path) -> str:
+    return messages.t("fix.lab_results", name=path.parent.name, path=path)
+
+
+def _wrong_type(path: Path, field: str, want: str) -> DamagedFile:
+    """The error for a results.json field of the wrong type (`want`: lab.report.want.<want>)."""
+    return DamagedFile(
+        "error.lab.results_type",
+        path=path,
+        field=field,
+        want=messages.t(f"lab.report.want.{want}"),
+        fix=_results_fix(path),
+    )
+
+
+def read_record(path: str | Path) -> dict:
+    """One results.json, checked to hold every field the readers use (RECORD, MACHINE, CLAIM), or
+    DamagedFile naming the file, the first wrong field and how to get a good one back."""
+    path = Path(path)
+    record = read_json(path, _results_fix(path), most=RESULTS_MOST)
+    if not isinstance(record, dict):
+        raise _wrong_type(path, "results.json", "object")
+    _check_fields(record, RECORD, "", path)
+    _check_fields(record["machine"], MACHINE, "machine.", path)
+    for i, claim in enumerate(record["claims"]):
+        where = f"claims[{i}]."
+        if not isinstance(claim, dict):
+            raise _wrong_type(path, where[:-1], "object")
+        _check_fields(claim, {**CLAIM, **(LEDGER_CLAIM if claim.get("paper") else {})}, where, path)
+        if claim["level"] not in LEVELS:
+            raise DamagedFile(
+                "error.lab.results_level",
+                path=path,
+                field=f"{where}level",
+                level=claim["level"],
+                levels=", ".join(LEVELS),
+                fix=_results_fix(path),
+            )
+    if not all(isinstance(name, str) for name in record["figures"]):
+        raise _wrong_type(path, "figures", "names")
+    return record
+
+
 def read_records(root: str | Path) -> list[dict]:
-    """Every experiment's results.json under root, in the lab's order (others after, by name)."""
+    """Every experiment's results.json under root (each checked: read_record), in the lab's order
+    (others after, by name)."""
     from glassformer.lab import experiments
 
     order = list(experiments())
-    records = []
-    for path in sorted(Path(root).glob("*/results.json")):
-        records.append(json.loads(path.read_text(encoding="utf-8")))
+    records = [read_record(path) for path in sorted(Path(root).glob("*/results.json"))]
     return sorted(
         records,
         key=lambda r: (order.index(r["experiment"]) if r["experiment"] in order else len(order), r["experiment"]),
@@ -241,8 +326,8 @@ def index_markdown(records: list[dict]) -> str:
 
 
 CSS = """
-body { font-family: "Noto Sans CJK SC", "Microsoft YaHei", "PingFang SC", "DejaVu Sans", sans-serif;
-       max-width: 1100px; margin: 1.5em auto; padding: 0 1em; color: #222; line-height: 1.45; }
+body { font-family: SANS; max-width: 1100px; margin: 1.5em auto; padding: 0 1em; color: #222; line-height: 1.45; }
+select { font-family: inherit; }
 .lang-zh .en, .lang-en .zh { display: none; }
 .verdict { font-weight: bold; padding: 0 0.4em; border-radius: 3px; }
 .holds { background: #d4edda; } .half-true { background: #fff3cd; } .fails { background: #f8d7da; }
@@ -254,9 +339,13 @@ td, th { border: 1px solid #ccc; padding: 0.3em; vertical-align: top; }
 """
 
 JS = """
-function setLang(l) { document.body.className = "lang-" + l; }
-document.getElementById("lang").onchange = (e) => setLang(e.target.value);
-setLang("en");
+const pick = document.getElementById("lang");
+function setLang() {  // the chosen language's texts shown, and <html lang> (the glyph forms) set to it
+  document.body.className = "lang-" + pick.value;
+  document.documentElement.lang = pick.selectedOptions[0].dataset.lang;
+}
+pick.onchange = setLang;
+setLang();
 """
 
 
@@ -311,13 +400,22 @@ def index_html(records: list[dict]) -> str:
         for name in r["figures"]:
             src = html.escape(f"{r['experiment']}/{name}")
             body.append(f'<img src="{src}" alt="{html.escape(name)}">')
-    options = "".join(f'<option value="{lang}">{text(lang, "lab.report.lang")}</option>' for lang in LANGS)
-    return (
-        '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>glassformer lab</title>'
-        f'<style>{CSS}</style></head>\n<body>\n<select id="lang">{options}</select>\n'
-        + "\n".join(body)
-        + f"\n<script>{JS}</script>\n</body></html>\n"
+    options = "".join(_option(lang) for lang in LANGS)
+    page = "\n".join(body)
+    return (  # the shipped font inside, cut to the page's characters: Chinese draws without a CJK font
+        f'<!DOCTYPE html>\n<html lang="{html_lang()}"><head><meta charset="utf-8"><title>glassformer lab</title>'
+        f"<style>{embedded_css(options + page)}{CSS.replace('SANS', SANS)}</style></head>\n<body>\n"
+        f'<select id="lang">{options}</select>\n{page}\n<script>{JS}</script>\n</body></html>\n'
     )
+
+
+def _option(lang: str) -> str:
+    """The language switch's entry for `lang`: chosen when it is the current language (--lang), with
+    the <html lang> the page takes when it is picked."""
+    chosen = " selected" if lang == messages.language() else ""
+    with messages.in_language(lang):
+        tag = html_lang()
+    return f'<option value="{lang}" data-lang="{tag}"{chosen}>{html.escape(text(lang, "lab.report.lang"))}</option>'
 
 
 def write_index(root: str | Path) -> tuple[Path, Path]:

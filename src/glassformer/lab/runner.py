@@ -36,9 +36,8 @@ from glassformer.devices import using_threads
 from glassformer.errors import Unsupported, UsageError
 from glassformer.files import write_text_atomic
 from glassformer.fonts import use_in_figure
-from glassformer.lab.report import LANGS, experiment_markdown, text
+from glassformer.lab.report import LANGS, LEVELS, experiment_markdown, read_record, text
 
-LEVELS = ("holds", "half-true", "fails")  # the three verdicts a rule can return
 DEFAULT_OUT = Path("out") / "lab"
 MAX_PNG_BYTES = 200_000  # figures are committed under docs/lab: keep each one small
 
@@ -49,6 +48,11 @@ def figure(x: float) -> str:
         mantissa, exponent = f"{x:.0e}".split("e")
         return f"{mantissa}e{int(exponent)}"
     return f"{x:g}"
+
+
+# The seed tutorials a claim can cite, by the number of their file, and the catalogue's one-line
+# description of each (`lab.list.about.<word>`, shown by `glassformer lab list`).
+TUTORIALS = {"000": "first", "002": "second", "004": "third"}
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,7 @@ class Experiment:
     tables: Callable[[dict], list[str]] = lambda results: []  # Markdown lines for report.md
     setup_fields: dict = field(default_factory=dict)  # constants its lab.NAME.setup sentence states
     seeds: int = 1  # seeds of a full run (at least 3 where the differences are small)
+    seeded: bool = True  # False: one computation with no random seed to vary (--seeds above 1 is refused)
     budget_s: int = 600  # what a full run should take on one thread
 
 
@@ -236,7 +241,7 @@ def rewrite(folder: str | Path) -> dict:
     from glassformer.lab import get_experiment
 
     folder = Path(folder)
-    record = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    record = read_record(folder / "results.json")
     experiment = get_experiment(record["experiment"])
     results = record["results"]
     record.update(
@@ -267,6 +272,8 @@ def run_experiment(
     seeds = (1 if fast else experiment.seeds) if seeds is None else seeds
     if seeds < 1:
         raise UsageError("error.lab.seeds", seeds=seeds)
+    if seeds > 1 and not experiment.seeded:  # never "3 seeds" on a report that ran once
+        raise UsageError("error.lab.unseeded", name=experiment.name, seeds=seeds)
     root = Path(out) if out is not None else DEFAULT_OUT
     folder = root / experiment.name
     folder.mkdir(parents=True, exist_ok=True)

@@ -34,6 +34,10 @@ EN = {
     "error.causal.bad_receiver": "Receivers are (layer, head) pairs with 1 <= layer < {layers} (a sender must sit "
     "below) and 0 <= head < {heads}; got {receivers}.",
     "error.causal.bad_ablation": "No ablation {how!r}; choose from {choices}.",
+    "error.causal.same_tokens": "The answer and the wrong token are the same token ({token}): their logit "
+    "difference is 0 whatever the model does; give two different tokens.",
+    "error.causal.no_gap": "The clean and the corrupted run give the same metric ({clean} and {corrupt}): there "
+    "is no gap to normalise by; corrupt a detail the metric depends on.",
     "causal.planted.row": "{method}: found {found}; precision {precision:.2f}, recall {recall:.2f}",
     "causal.planted.method.patching": "activation patching (attn.z by head)",
     "causal.planted.method.attribution": "attribution patching (attn.z by head)",
@@ -43,6 +47,11 @@ EN = {
     "causal.planted.method.path": "path patching into {head}'s keys (senders)",
     "causal.trained.truth": "ground truth: heads whose zero-ablation raises the repeated half's loss by at least "
     "{share} of the largest rise ({largest:.2f} nats): {heads}",
+    # the activation cache (nn/hooks.py), as a TransformerLens user reaches for it
+    "error.cache.missing": "This cache holds no activation {hint}; cache.keys() lists the {n} it holds.",
+    "error.cache.not_kept": "{name!r} is a hook point, but this run did not keep it (its names / names_filter "
+    "left it out of the {n} kept); run run_with_cache again with it among the names.",
+    "error.cache.names_twice": "Give run_with_cache names or names_filter (TransformerLens's name for it), not both.",
     # ==== causal_views ==============================================================================
     # ---- command line help
     "help.patch": "activation patching: which layer, position or head brings the clean answer back",
@@ -56,7 +65,13 @@ EN = {
     "help.causal.answer": "the right next token (exactly one token)",
     "help.causal.wrong": "the wrong next token to compare with (exactly one token)",
     "help.causal.wrong_optional": "the wrong next token (default: the model's likeliest other token)",
-    "help.causal.by": "what to patch: position (layer × position), layer (attention, FFN), head (layer × head)",
+    "help.causal.by": "what to patch: position (layer × position), layer (attention, FFN), head (layer × head) "
+    "(default: {default})",
+    "help.patch.example": 'example: glassformer patch runs/baby-<time> --clean "ROMEO: the cat" --corrupt '
+    '"ROMEO: the mat" --answer " " --wrong s --by head (the two prompts the same number of tokens; '
+    "--answer and --wrong one token each)",
+    "help.heads.example": "example: glassformer heads runs/baby-<time> --n 20 --batch 8",
+    "help.attribute.example": 'example: glassformer attribute runs/baby-<time> --prompt "ROMEO: the cat" --answer " "',
     "help.causal.out": "output folder (default: out/{verb}/)",
     "help.heads.n": "length of the random half of each repeated sequence (default: {default})",
     "help.heads.batch": "how many repeated sequences (default: {default})",
@@ -72,6 +87,16 @@ EN = {
     "run's vocabulary.",
     "cview.lengths": "--clean has {clean} tokens ({clean_tokens}) and --corrupt has {corrupt} "
     "({corrupt_tokens}); patching copies position by position, so make them the same number of tokens.",
+    "cview.same_prompts": "The clean and the corrupted prompt are the same tokens ({tokens}): a patch copies one "
+    "run into the other, so nothing could change; change one detail of the corrupted prompt.",
+    "cview.same_tokens": "--answer and --wrong are the same token {token!r}: their logit difference is 0 whatever "
+    "the model does; give two different tokens.",
+    "cview.gap.inverted": "The corruption does not lower the answer's lead: logit difference clean {clean:.4f}, "
+    "corrupted {corrupt:.4f} (gap {gap:.4f}), so clean = 1, corrupted = 0 would read upside down; corrupt a "
+    "detail the answer depends on (on the command line, or swap --answer and --wrong).",
+    "cview.gap.small": "The clean and the corrupted run barely differ: logit difference clean {clean:.4f}, "
+    "corrupted {corrupt:.4f}, a gap of {gap:.4f}, under the {floor:.4f} a grid is normalised by (a tenth of the "
+    "larger value, at least 0.1): every cell would be noise over it; corrupt a detail the answer depends on more.",
     # ---- what the views show
     "cview.header": "# run {run} ({kind}); answer {answer!r} against {wrong!r}",
     "cview.heads.header": "# run {run} ({kind})",
@@ -80,7 +105,9 @@ EN = {
     "cview.patch.title.position": "patching the residual stream, by layer and position (clean = 1, corrupted = 0)",
     "cview.patch.title.layer": "patching a whole attention or FFN output (clean = 1, corrupted = 0)",
     "cview.patch.title.head": "patching one head's output at every position (clean = 1, corrupted = 0)",
-    "cview.patch.scale": "logit difference: clean {clean:.4f}, corrupted {corrupt:.4f}",
+    "cview.patch.scale": "logit difference: clean {clean:.4f}, corrupted {corrupt:.4f}, gap {gap:.4f}",
+    "cview.patch.legend": "1 = the clean run, 0 = the corrupted run; above 1 a patch overshoots the clean run, "
+    "below 0 it moves further from the answer than the corruption did.",
     "cview.heads.title": "head detectors and the ablation check",
     "cview.heads.col.previous_token": "previous",
     "cview.heads.col.duplicate_token": "duplicate",
@@ -88,10 +115,16 @@ EN = {
     "cview.heads.col.ablation": "ablation Δloss",
     "cview.heads.data": "read from {batch} random sequences of {n} tokens each repeated once (seed {seed}); "
     "a score is the share of the head's attention on the cells that kind looks at.",
-    "cview.heads.check": "causal check: zero-ablating {head} (induction score {score:.3f}) raises the loss on "
-    "the repeated half by {rise:.4f} (from {base:.4f}); the median other head: {median:.4f}.",
+    "cview.heads.chance": "chance: a head attending evenly scores {chance:.3f} on induction here, a perfect "
+    "induction head {perfect:.3f}; a head counts as an induction head from {bar:.3f} (a quarter of the way).",
+    "cview.heads.none": "no induction head found: the highest induction score, {head}'s {score:.3f}, is under "
+    "{bar:.3f}.",
+    "cview.heads.check.raises": "causal check: zero-ablating {head} (induction score {score:.3f}) raises the loss "
+    "on the repeated half by {rise:.4f} (from {base:.4f}); the median other head's change: {median:+.4f}.",
+    "cview.heads.check.lowers": "causal check: zero-ablating {head} (induction score {score:.3f}) lowers the loss "
+    "on the repeated half by {rise:.4f} (from {base:.4f}); the median other head's change: {median:+.4f}.",
     "cview.attr.title": "direct logit attribution of {answer!r} against {wrong!r}",
-    "cview.attr.col": "share",
+    "cview.attr.col.contribution": "contribution",
     "cview.attr.bias": "bias (norm β, head bias)",
     "cview.attr.sum": "the parts and bias sum to {total:.6f}; the model's logit difference {answer!r} − "
     "{wrong!r} is {diff:.6f} (final norm's scale frozen at {scale:.4f}).",
@@ -106,12 +139,14 @@ EN = {
     "explore.page.causal.corrupt": "corrupted text",
     "explore.page.causal.positions": "layer × position (the residual stream after each block)",
     "explore.page.causal.heads": "layer × head (each head's output at every position)",
-    "explore.page.causal.status": "answer {a} (the text's top token) against {w} (the corrupted run's); "
-    "logit difference: text {clean}, corrupted {corrupt}",
+    "explore.page.causal.status": "answer {a} (the text's top token) against {w} (the corrupted run's likeliest "
+    "token other than the answer); logit difference: text {clean}, corrupted {corrupt}, gap {gap}",
+    "explore.page.causal.legend": "1 = the text's run, 0 = the corrupted run; above 1 a patch overshoots the "
+    "text's run, below 0 it moves further from the answer than the corruption did.",
     "explore.page.causal.none": "No corrupted text: under each head, how much zeroing it changes the "
     "log-probability of {a}.",
     "explore.page.causal.patched": "patched {what}: logit difference {d} (text {clean}, corrupted {corrupt}); "
-    "grey marks: the corrupted run",
+    "grey marks: the corrupted run, unpatched",
     "explore.page.causal.what.position": "layer {l} at position {i} ({tok})",
     "explore.page.causal.what.head": "layer {l}, head {h}",
     "explore.page.causal.thumb.patch": "patch {v}",
@@ -144,6 +179,10 @@ ZH = {
     "error.causal.bad_receiver": "接收头是 (层, 头) 对，要求 1 <= 层 < {layers}（发送头必须在它下面），"
     "0 <= 头 < {heads}；现在是 {receivers}。",
     "error.causal.bad_ablation": "没有名为 {how!r} 的消融方式；请从 {choices} 中选择。",
+    "error.causal.same_tokens": "答案和错误词元是同一个词元（{token}）：无论模型怎样，它们的 logit 差都是 0；"
+    "请给两个不同的词元。",
+    "error.causal.no_gap": "干净运行和被破坏运行的指标相同（{clean} 和 {corrupt}）：没有差距可以用来归一化；"
+    "请破坏一个指标依赖的细节。",
     "causal.planted.row": "{method}：找到 {found}；精确率 {precision:.2f}，召回率 {recall:.2f}",
     "causal.planted.method.patching": "激活修补（按头修补 attn.z）",
     "causal.planted.method.attribution": "归因修补（按头估计 attn.z）",
@@ -153,6 +192,11 @@ ZH = {
     "causal.planted.method.path": "路径修补：进入 {head} 键的发送头",
     "causal.trained.truth": "基准答案：单独置零后使重复后半段损失的上升至少达到最大上升（{largest:.2f} nats）"
     "{share} 倍的头：{heads}",
+    # 激活缓存（nn/hooks.py），TransformerLens 用户会这样用它
+    "error.cache.missing": "这个缓存里没有激活 {hint}；cache.keys() 列出它保存的 {n} 个。",
+    "error.cache.not_kept": "{name!r} 是一个钩子点，但这次运行没有保存它（names / names_filter 把它排除在"
+    "保存的 {n} 个之外）；请把它加入 names 再运行一次 run_with_cache。",
+    "error.cache.names_twice": "run_with_cache 的 names 和 names_filter（TransformerLens 对它的叫法）只能给一个。",
     # ==== causal_views ==============================================================================
     # ---- 命令行帮助
     "help.patch": "激活修补：哪一层、哪个位置或哪个注意力头能把干净答案找回来",
@@ -166,7 +210,11 @@ ZH = {
     "help.causal.answer": "正确的下一个词元（恰好一个词元）",
     "help.causal.wrong": "用来对比的错误下一个词元（恰好一个词元）",
     "help.causal.wrong_optional": "错误的下一个词元（默认：模型最可能的另一个词元）",
-    "help.causal.by": "修补什么：position（层 × 位置）、layer（注意力、前馈）、head（层 × 头）",
+    "help.causal.by": "修补什么：position（层 × 位置）、layer（注意力、前馈）、head（层 × 头）（默认：{default}）",
+    "help.patch.example": '示例：glassformer patch runs/zh-poems-<time> --clean "床前明月光" --corrupt "床前明日光" '
+    '--answer "，" --wrong "。" --by head（两个提示的词元数相同；--answer 和 --wrong 各为一个词元）',
+    "help.heads.example": "示例：glassformer heads runs/zh-poems-<time> --n 20 --batch 8",
+    "help.attribute.example": '示例：glassformer attribute runs/zh-poems-<time> --prompt "床前明月光" --answer "，"',
     "help.causal.out": "输出文件夹（默认：out/{verb}/）",
     "help.heads.n": "每条重复序列中随机那一半的长度（默认：{default}）",
     "help.heads.batch": "重复序列的条数（默认：{default}）",
@@ -181,6 +229,15 @@ ZH = {
     "cview.not_one_token": "{flag} {text!r} 是 {n} 个词元（{tokens}），不是一个；请给运行词表中的单个词元。",
     "cview.lengths": "--clean 有 {clean} 个词元（{clean_tokens}），--corrupt 有 {corrupt} 个"
     "（{corrupt_tokens}）；修补按位置逐一复制，请让两者的词元数相同。",
+    "cview.same_prompts": "干净提示和被破坏的提示是相同的词元（{tokens}）：修补把一个运行复制到另一个里，"
+    "什么都不会变；请改动被破坏提示中的一处细节。",
+    "cview.same_tokens": "--answer 和 --wrong 是同一个词元 {token!r}：无论模型怎样，它们的 logit 差都是 0；"
+    "请给两个不同的词元。",
+    "cview.gap.inverted": "破坏没有降低答案的领先：logit 差干净 {clean:.4f}、被破坏 {corrupt:.4f}（差距 {gap:.4f}），"
+    "“干净 = 1，被破坏 = 0”会上下颠倒；请破坏答案所依赖的细节（命令行上也可以交换 --answer 和 --wrong）。",
+    "cview.gap.small": "干净运行和被破坏运行几乎没有差别：logit 差干净 {clean:.4f}、被破坏 {corrupt:.4f}，"
+    "差距 {gap:.4f}，小于归一化所需的 {floor:.4f}（较大值的十分之一，至少 0.1）：每个格子都只是噪声除以它；"
+    "请破坏答案更依赖的细节。",
     # ---- 视图显示的内容
     "cview.header": "# 运行 {run}（{kind}）；答案 {answer!r} 对比 {wrong!r}",
     "cview.heads.header": "# 运行 {run}（{kind}）",
@@ -189,7 +246,9 @@ ZH = {
     "cview.patch.title.position": "修补残差流，按层和位置（干净 = 1，被破坏 = 0）",
     "cview.patch.title.layer": "修补整个注意力或前馈输出（干净 = 1，被破坏 = 0）",
     "cview.patch.title.head": "修补一个头在所有位置的输出（干净 = 1，被破坏 = 0）",
-    "cview.patch.scale": "logit 差：干净 {clean:.4f}，被破坏 {corrupt:.4f}",
+    "cview.patch.scale": "logit 差：干净 {clean:.4f}，被破坏 {corrupt:.4f}，差距 {gap:.4f}",
+    "cview.patch.legend": "1 = 干净运行，0 = 被破坏运行；大于 1 表示修补超过了干净运行，"
+    "小于 0 表示它比破坏本身离答案更远。",
     "cview.heads.title": "注意力头探测器与消融检验",
     "cview.heads.col.previous_token": "前一词元",
     "cview.heads.col.duplicate_token": "重复词元",
@@ -197,10 +256,15 @@ ZH = {
     "cview.heads.col.ablation": "消融 Δ损失",
     "cview.heads.data": "读自 {batch} 条随机序列，每条 {n} 个词元并重复一次（种子 {seed}）；"
     "得分是该头的注意力落在这类头所看格子上的比例。",
-    "cview.heads.check": "因果检验：把 {head}（归纳得分 {score:.3f}）置零消融，重复那一半上的损失升高 "
-    "{rise:.4f}（原为 {base:.4f}）；其他头的中位数：{median:.4f}。",
+    "cview.heads.chance": "随机水平：在这里均匀关注的头归纳得分为 {chance:.3f}，完美的归纳头为 {perfect:.3f}；"
+    "得分达到 {bar:.3f}（四分之一处）才算归纳头。",
+    "cview.heads.none": "没有找到归纳头：最高的归纳得分是 {head} 的 {score:.3f}，低于 {bar:.3f}。",
+    "cview.heads.check.raises": "因果检验：把 {head}（归纳得分 {score:.3f}）置零消融，重复那一半上的损失升高 "
+    "{rise:.4f}（原为 {base:.4f}）；其他头变化的中位数：{median:+.4f}。",
+    "cview.heads.check.lowers": "因果检验：把 {head}（归纳得分 {score:.3f}）置零消融，重复那一半上的损失降低 "
+    "{rise:.4f}（原为 {base:.4f}）；其他头变化的中位数：{median:+.4f}。",
     "cview.attr.title": "{answer!r} 对比 {wrong!r} 的直接 logit 归因",
-    "cview.attr.col": "份额",
+    "cview.attr.col.contribution": "贡献",
     "cview.attr.bias": "偏置（归一化 β、输出头偏置）",
     "cview.attr.sum": "各部分与偏置之和为 {total:.6f}；模型的 logit 差 {answer!r} − {wrong!r} 为 {diff:.6f}"
     "（最终归一化的尺度冻结为 {scale:.4f}）。",
@@ -214,11 +278,13 @@ ZH = {
     "explore.page.causal.corrupt": "被破坏的文本",
     "explore.page.causal.positions": "层 × 位置（每个块之后的残差流）",
     "explore.page.causal.heads": "层 × 头（每个头在所有位置的输出）",
-    "explore.page.causal.status": "答案 {a}（原文的首选词元）对比 {w}（被破坏运行的首选）；"
-    "logit 差：原文 {clean}，被破坏 {corrupt}",
+    "explore.page.causal.status": "答案 {a}（原文的首选词元）对比 {w}（被破坏运行中除答案外最可能的词元）；"
+    "logit 差：原文 {clean}，被破坏 {corrupt}，差距 {gap}",
+    "explore.page.causal.legend": "1 = 原文的运行，0 = 被破坏的运行；大于 1 表示修补超过了原文的运行，"
+    "小于 0 表示它比破坏本身离答案更远。",
     "explore.page.causal.none": "没有被破坏的文本：每个头下面显示把它置零后 {a} 的对数概率变化多少。",
     "explore.page.causal.patched": "已修补 {what}：logit 差 {d}（原文 {clean}，被破坏 {corrupt}）；"
-    "灰色标记：被破坏的运行",
+    "灰色标记：未修补的被破坏运行",
     "explore.page.causal.what.position": "第 {l} 层、位置 {i}（{tok}）",
     "explore.page.causal.what.head": "第 {l} 层、第 {h} 个头",
     "explore.page.causal.thumb.patch": "修补 {v}",

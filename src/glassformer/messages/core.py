@@ -34,6 +34,7 @@ EN = {
     "lang.unknown": "language {lang!r} is not one of {langs} (--lang or {env}).",
     "arg.count": "must be a whole number >= 1, got {value!r}",
     "arg.count_or_zero": "must be a whole number >= 0, got {value!r}",
+    "arg.too_big": "must be a whole number <= {most}, got {value!r}",
     "arg.seed": "must be a whole number from 0 to 2**63-1, got {value!r}",
     "arg.threads": "must be a whole number from 0 (torch's choice) to {most}, got {value!r}",
     "arg.probability": "must be a number in (0, 1], got {value!r}",
@@ -94,7 +95,7 @@ EN = {
     "demo.run_dir": "run directory  {dir}",
     "demo.loss_curve": "loss curve     {path}",
     "demo.attention": "attention      {path}",
-    "demo.more": 'more text      glassformer sample {dir} --prompt "JULIET:" --seed 1',
+    "demo.more": 'more text      {glassformer} sample {dir} --prompt "JULIET:" --seed 1',
     # ---- exercise (cli/learn.py; what it prints is in exercises.py) --------------------------------
     "help.exercise": "write each component by hand; glassformer grades it",
     "help.exercise.about": "手撕 mode: write each part of a Transformer yourself, in data-flow order; glassformer "
@@ -160,7 +161,10 @@ EN = {
     "help.inspect.about": "{verb}. Preset fields can be overridden with --key=value (e.g. --n_layers=3).",
     "help.inspect.preset": "named preset (default: {default})",
     "help.inspect.run": "a run directory with a checkpoint, instead of a preset",
-    "help.inspect.prompt": "input text (numbers for a regressor)",
+    "help.inspect.prompt": (
+        "input text (numbers for a regressor); default: for --run, the run's own training text (or a sentence "
+        "its vocabulary reads), for a preset an English sentence"
+    ),
     "help.inspect.seed": "seed of the random initialisation",
     "help.inspect.tokenizer": "for a preset: built from the prompt plus a builtin text",
     "help.inspect.out": "output folder (default: out/{verb}/)",
@@ -179,6 +183,10 @@ EN = {
     "inspect.numbers_prompt": "this model reads numbers: give --prompt like {example!r}, not {prompt!r}.",
     "inspect.prompt_cropped": "note: the prompt has {tokens} tokens; kept its last {max_len} (max_len)",
     "inspect.empty_prompt": "the prompt is empty after tokenizing; give --prompt some text.",
+    "inspect.prompt_unreadable": (
+        "this model cannot read the prompt {prompt!r}: {reason} Give --prompt a text in its vocabulary "
+        "(without --prompt, a run starts from its own training text)."
+    ),
     "inspect.short_prompt": "need a prompt of at least {least} tokens to form next-token targets.",
     "inspect.wrote": "wrote {files}",
     "inspect.header": "# {source}; {what}",
@@ -251,11 +259,14 @@ EN = {
     "help.notebooks.about": (
         "Copies the notebooks the package ships (each in English and Chinese) into --dir, keeping any "
         'already there, then opens the folder in JupyterLab (the optional extra: pip install "glassformer[notebooks]").'
+        " Options this command does not know go on to JupyterLab (e.g. --no-browser)."
     ),
     "help.notebooks.dir": "the folder to copy them into (default: {default})",
     "help.notebooks.no_open": "only copy them; do not start JupyterLab",
+    "help.notebooks.jupyter": "JupyterLab's own options, after -- (e.g. {example})",
     "notebooks.copied": "notebooks in {dir}: {copied} copied, {kept} already there (kept as they are)",
     "notebooks.opening": "opening {dir} in JupyterLab (Ctrl-C stops it)",
+    "notebooks.as_root": "running as root: JupyterLab is started with {flag} (it refuses root without it)",
     "notebooks.no_jupyter": (
         "JupyterLab is not installed: {install} (or `make notebooks` in a checkout), then run this again; "
         "the notebooks are in {dir}"
@@ -362,16 +373,30 @@ EN = {
     "train.run_dir": "run directory {dir}  ({kind}, {params:,} parameters, data {source}{tokens})",
     "train.use_mine": "your code from {dir} computes: {parts}",
     "train.stopped": "glassformer train: stopped: {message}",
-    "train.resume_with": "Resume with: glassformer train --resume {dir}",
+    "train.resume_with": "Resume with: {glassformer} train --resume {dir}",
     "train.done": "done: {steps} steps, train loss {train:.4f}, val loss {val:.4f} (best {best:.4f})",
     "train.run_dir_plot": "run directory {dir}  (loss curve: {plot})",
-    "train.sample_it": 'sample it:     glassformer sample {dir} --prompt "..."',
-    "train.look_inside": "look inside:   glassformer trace --run {dir}",
+    "train.sample_it": 'sample it:     {glassformer} sample {dir} --prompt "..."',
+    "train.look_inside": "look inside:   {glassformer} trace --run {dir}",
     # ---- lab (cli/learn.py; what the lab prints about its claims is in lab/runner.py's tables) ----------
     "help.lab": "experiments that test the tutorials' claims",
     "help.lab.about": "Train the small models a tutorial's claim is about and report what was measured, with a "
     "verdict computed by a rule.",
     "help.lab.list": "the experiments and the claims they test",
+    "help.lab.list.out": "the folder of results whose recorded times are shown (default docs/lab, the committed ones)",
+    "lab.list.legend": "Where each claim comes from: a tutorial, by the number of its file (the three Chinese "
+    'tutorials glassformer follows, "手撕 Transformer"), and §x.y, the section of it that makes the claim; a '
+    "ledger entry names the paper's authors, the place in the paper and its identifier instead. Each cost is what "
+    "the last recorded run took.",
+    "lab.list.tutorial": "  tutorial {tutorial}: {about}",
+    "lab.list.about.first": "builds a decoder-only character model from scratch",
+    "lab.list.about.second": "a one-layer word-level model, with its attention weights and gradients",
+    "lab.list.about.third": "works attention by hand in NumPy, then a Post-LN encoder layer and a sine-wave regressor",
+    "lab.list.cost": "  cost: {seconds:.0f} s ({cpu_seconds:.0f} s CPU), {seeds} seed(s), full run, recorded on "
+    "{cpu} with {threads} thread(s) ({dir}/results.json)",
+    "lab.list.cost_fast": "  cost: {seconds:.0f} s ({cpu_seconds:.0f} s CPU), {seeds} seed(s), --fast run, "
+    "recorded on {cpu} with {threads} thread(s) ({dir}/results.json)",
+    "lab.list.no_cost": "  cost: not measured here ({dir}/results.json does not exist; glassformer lab run writes it)",
     "help.lab.run": "run one experiment (or all)",
     "help.lab.run.name": "an experiment name from `glassformer lab list`, or all",
     "help.lab.run.fast": "smoke-test sizes: seconds, offline, what the tests run",
@@ -397,7 +422,24 @@ EN = {
     "windows of {T}. Give a longer text (file:PATH, at least {chars} characters) or use "
     "shakespeare.",
     "error.lab.seeds": "--seeds must be at least 1, got {seeds}.",
+    "error.lab.unseeded": "--seeds {seeds}: {name} is one computation with no random seed to vary, so it runs "
+    "once; leave --seeds out.",
+    "lab.unseeded_in_all": "  {name} is one computation with no random seed to vary: it runs once (--seeds {seeds} "
+    "applies to the others).",
     "error.lab.lang": "--lang {lang!r} is not one of {langs}.",
+    "error.lab.results_missing": "{path} is damaged: it has no {field}, which every results file glassformer "
+    "writes holds. {fix}",
+    "error.lab.results_type": "{path} is damaged: its {field} must be {want}. {fix}",
+    "error.lab.results_level": "{path} is damaged: its {field} is {level!r}, not one of {levels}. {fix}",
+    "fix.lab_results": "Run the experiment again (glassformer lab run {name}) or, for a committed result, restore "
+    "it: git checkout -- {path}",
+    "lab.report.want.number": "a number",
+    "lab.report.want.whole": "a whole number",
+    "lab.report.want.text": "text",
+    "lab.report.want.flag": "true or false",
+    "lab.report.want.object": "a JSON object",
+    "lab.report.want.list": "a list",
+    "lab.report.want.names": "a list of file names",
     "error.lab.level": "verdict level {level!r} is not one of {levels}",
     "error.lab.no_verdict": "experiment {name} gave no verdict for {keys}",
     "error.lab.figure_size": "{path} is {size:,} bytes; lab figures must stay under {most:,}.",
@@ -422,7 +464,7 @@ EN = {
     "help.export.gpt2.best": "export best.safetensors (lowest val loss)",
     "import.done": "imported {source} -> {out}  ({kind}, {params:,} parameters, {layers} layers, vocab {vocab:,}, "
     "{positions} positions)",
-    "import.look_inside": "look inside:   glassformer trace --run {dir}   (or attention, explore)",
+    "import.look_inside": "look inside:   {glassformer} trace --run {dir}   (or attention, explore)",
     "export.done": "exported {run} -> {out}  (config.json, model.safetensors, vocab.json, merges.txt, "
     "tokenizer_config.json)",
     "export.load_it": "load it:       GPT2LMHeadModel.from_pretrained({out})",
@@ -524,6 +566,15 @@ EN = {
     "error.files.permission": "{path} cannot be read: permission denied. Check who owns it (ls -l {path}) or make it "
     "readable (chmod u+r {path}).",
     "error.files.unreadable": "{path} cannot be read ({reason}). {fix}",
+    "error.files.not_regular": "{path} is not a regular file: it is {what}, which glassformer never writes there and "
+    "will not read (it could be read forever). {fix}",
+    "error.files.kind.fifo": "a named pipe (FIFO)",
+    "error.files.kind.char": "a character device (such as /dev/zero)",
+    "error.files.kind.block": "a block device (a disk)",
+    "error.files.kind.socket": "a socket",
+    "error.files.kind.other": "not a file",
+    "error.files.too_large": "{path} is larger than {most:,} bytes, far beyond any file glassformer writes there: it "
+    "is not one. {fix}",
     "error.files.empty": "{path} is empty. {fix}",
     "error.files.blank": "{path} is empty (only whitespace). {fix}",
     "error.files.json": "{path} is damaged: it is not valid JSON ({reason} at line {line}, column {column}). {fix}",
@@ -540,12 +591,12 @@ EN = {
     "iconv -f ENCODING -t UTF-8.",
     # ---- run directories read back (train/checkpoint.py) --------------------------------------------
     "fix.config": "glassformer train writes it when a run starts; restore it from a copy, or start a new run.",
-    "error.run.is_file": "{dir} is a file, not a run directory. Give the directory glassformer train wrote, e.g. "
-    "{example}.",
-    "error.run.missing": "{dir} is not a run directory: it does not exist. Give the directory glassformer train "
-    "wrote, e.g. {example}.",
-    "error.run.no_config": "{dir} is not a run directory: it has no config.json. Give the directory glassformer "
-    "train wrote, e.g. {example}.",
+    "error.run.is_file": "{dir} is a file, not a run directory. {hint}",
+    "error.run.missing": "{dir} is not a run directory: it does not exist. {hint}",
+    "error.run.no_config": "{dir} is not a run directory: it has no config.json. {hint}",
+    "error.run.hint.runs": "Give a directory glassformer train wrote; {parent} holds {n} run(s): {runs}.",
+    "error.run.hint.none": "Give a directory glassformer train wrote; {parent} holds none (glassformer train --out "
+    "{parent}/NAME makes one).",
     "error.run.config_shape": '{path} is damaged: it must be a JSON object with "model" and "train" objects '
     '(and a "source" string). {fix}',
     "error.run.invalid_config": "{path} holds an invalid config: {problem} {fix}",
@@ -767,6 +818,7 @@ ZH = {
     "lang.unknown": "语言 {lang!r} 不在 {langs} 之中（--lang 或 {env}）。",
     "arg.count": "必须是 >= 1 的整数，收到的是 {value!r}",
     "arg.count_or_zero": "必须是 >= 0 的整数，收到的是 {value!r}",
+    "arg.too_big": "必须是 <= {most} 的整数，收到的是 {value!r}",
     "arg.seed": "必须是 0 到 2**63-1 之间的整数，收到的是 {value!r}",
     "arg.threads": "必须是 0（由 torch 决定）到 {most} 之间的整数，收到的是 {value!r}",
     "arg.probability": "必须是 (0, 1] 之间的数，收到的是 {value!r}",
@@ -825,7 +877,7 @@ ZH = {
     "demo.run_dir": "运行目录       {dir}",
     "demo.loss_curve": "损失曲线       {path}",
     "demo.attention": "注意力         {path}",
-    "demo.more": '更多文本       glassformer sample {dir} --prompt "JULIET:" --seed 1',
+    "demo.more": '更多文本       {glassformer} sample {dir} --prompt "JULIET:" --seed 1',
     # ---- exercise（cli/learn.py；它打印的内容在 exercises.py）--------------------------------------
     "help.exercise": "亲手写出每个组件，由 glassformer 评分",
     "help.exercise.about": "手撕模式：按数据流的顺序亲手写出 Transformer 的每个部分；glassformer 用 float64 把它与"
@@ -887,7 +939,10 @@ ZH = {
     "help.inspect.about": "{verb}。预设的字段可用 --key=value 覆盖（例如 --n_layers=3）。",
     "help.inspect.preset": "具名预设（默认：{default}）",
     "help.inspect.run": "一个带检查点的运行目录，代替预设",
-    "help.inspect.prompt": "输入文字（回归模型则输入数字）",
+    "help.inspect.prompt": (
+        "输入文字（回归模型则输入数字）；默认：--run 时用这个运行自己的训练文本"
+        "（或它的词表能读的一句），预设时用一句英文"
+    ),
     "help.inspect.seed": "随机初始化的种子",
     "help.inspect.tokenizer": "用于预设：由提示词加一段内置文本建立",
     "help.inspect.out": "输出文件夹（默认：out/{verb}/）",
@@ -906,6 +961,10 @@ ZH = {
     "inspect.numbers_prompt": "这个模型读的是数字：--prompt 应写成 {example!r} 这样，而不是 {prompt!r}。",
     "inspect.prompt_cropped": "注意：提示词有 {tokens} 个词元；只保留最后 {max_len} 个（max_len）",
     "inspect.empty_prompt": "分词之后提示词是空的；请给 --prompt 一些文字。",
+    "inspect.prompt_unreadable": (
+        "这个模型读不了提示词 {prompt!r}：{reason} 请给 --prompt 一段它词表里有的文字"
+        "（不写 --prompt 时，运行从它自己的训练文本开始）。"
+    ),
     "inspect.short_prompt": "提示词至少要有 {least} 个词元，才能构成“预测下一个词元”的目标。",
     "inspect.wrote": "已写入 {files}",
     "inspect.header": "# {source}；{what}",
@@ -970,11 +1029,14 @@ ZH = {
     "help.notebooks.about": (
         "把随包附带的笔记本（每个都有中文版和英文版）复制到 --dir，已有的文件保持不动，"
         '然后用 JupyterLab 打开这个文件夹（可选依赖：pip install "glassformer[notebooks]"）。'
+        "本命令不认识的选项会原样交给 JupyterLab（例如 --no-browser）。"
     ),
     "help.notebooks.dir": "复制到哪个文件夹（默认：{default}）",
     "help.notebooks.no_open": "只复制，不启动 JupyterLab",
+    "help.notebooks.jupyter": "JupyterLab 自己的选项，写在 -- 之后（例如 {example}）",
     "notebooks.copied": "{dir} 里的笔记本：复制了 {copied} 个，已有 {kept} 个（保持不动）",
     "notebooks.opening": "正在用 JupyterLab 打开 {dir}（按 Ctrl-C 停止）",
+    "notebooks.as_root": "正以 root 身份运行：启动 JupyterLab 时加上 {flag}（不加它就拒绝以 root 运行）",
     "notebooks.no_jupyter": (
         "没有安装 JupyterLab：{install}（在仓库里也可以 `make notebooks`），然后再运行一次；笔记本在 {dir}"
     ),
@@ -1076,15 +1138,28 @@ ZH = {
     "train.run_dir": "运行目录 {dir}  （{kind}，{params:,} 个参数，数据 {source}{tokens}）",
     "train.use_mine": "来自 {dir} 的你的代码负责计算：{parts}",
     "train.stopped": "glassformer train：已停止：{message}",
-    "train.resume_with": "继续训练：glassformer train --resume {dir}",
+    "train.resume_with": "继续训练：{glassformer} train --resume {dir}",
     "train.done": "完成：{steps} 步，训练损失 {train:.4f}，验证损失 {val:.4f}（最佳 {best:.4f}）",
     "train.run_dir_plot": "运行目录 {dir}  （损失曲线：{plot}）",
-    "train.sample_it": '采样：         glassformer sample {dir} --prompt "..."',
-    "train.look_inside": "看内部：       glassformer trace --run {dir}",
+    "train.sample_it": '采样：         {glassformer} sample {dir} --prompt "..."',
+    "train.look_inside": "看内部：       {glassformer} trace --run {dir}",
     # ---- lab（cli/learn.py；实验对论断的说明在 lab/runner.py 的表里）------------------------------------
     "help.lab": "检验教程论断的实验",
     "help.lab.about": "训练教程某个论断所说的小模型，报告测到的结果，并由一条规则算出结论。",
     "help.lab.list": "列出实验和它们检验的论断",
+    "help.lab.list.out": "显示其中记录的用时的结果文件夹（默认 docs/lab，即已提交的结果）",
+    "lab.list.legend": "每个论断的出处：一篇教程，按它的文件编号（glassformer 依据的三篇中文教程，“手撕 "
+    "Transformer”），以及 §x.y，即那篇教程中提出该论断的小节；账本条目则写出论文作者、论文中的位置和论文编号。"
+    "每项开销是最近一次有记录的运行所用的时间。",
+    "lab.list.tutorial": "  教程 {tutorial}：{about}",
+    "lab.list.about.first": "从零搭建一个只有解码器的字符模型",
+    "lab.list.about.second": "一个单层的词级模型，包括它的注意力权重和梯度",
+    "lab.list.about.third": "先用 NumPy 手算注意力，再做一个 Post-LN 编码器层和一个正弦波回归模型",
+    "lab.list.cost": "  开销：{seconds:.0f} 秒（CPU {cpu_seconds:.0f} 秒），{seeds} 个种子，完整运行，记录于 {cpu}，"
+    "{threads} 个线程（{dir}/results.json）",
+    "lab.list.cost_fast": "  开销：{seconds:.0f} 秒（CPU {cpu_seconds:.0f} 秒），{seeds} 个种子，--fast 运行，"
+    "记录于 {cpu}，{threads} 个线程（{dir}/results.json）",
+    "lab.list.no_cost": "  开销：这里没有测过（{dir}/results.json 不存在；glassformer lab run 会写出它）",
     "help.lab.run": "运行一个实验（或全部）",
     "help.lab.run.name": "实验名（见 `glassformer lab list`），或 all",
     "help.lab.run.fast": "冒烟测试规模：几秒钟，不联网，测试就这样跑",
@@ -1108,7 +1183,21 @@ ZH = {
     "error.lab.short_data": "--data {name}：它的验证集只有 {tokens} 个词元，而这个实验读取长度为 {T} 的窗口。请给更长的"
     "文本（file:PATH，至少 {chars} 个字符），或使用 shakespeare。",
     "error.lab.seeds": "--seeds 至少为 1，收到的是 {seeds}。",
+    "error.lab.unseeded": "--seeds {seeds}：{name} 是一次没有随机种子可变的计算，只运行一次；请去掉 --seeds。",
+    "lab.unseeded_in_all": "  {name} 是一次没有随机种子可变的计算：它只运行一次（--seeds {seeds} 用于其他实验）。",
     "error.lab.lang": "--lang {lang!r} 不在 {langs} 之中。",
+    "error.lab.results_missing": "{path} 已损坏：里面没有 {field}，而 glassformer 写出的每个结果文件都有它。{fix}",
+    "error.lab.results_type": "{path} 已损坏：它的 {field} 必须是{want}。{fix}",
+    "error.lab.results_level": "{path} 已损坏：它的 {field} 是 {level!r}，不在 {levels} 之中。{fix}",
+    "fix.lab_results": "请重新运行这个实验（glassformer lab run {name}）；如果是已提交的结果，请恢复它：git "
+    "checkout -- {path}",
+    "lab.report.want.number": "一个数",
+    "lab.report.want.whole": "一个整数",
+    "lab.report.want.text": "文本",
+    "lab.report.want.flag": "true 或 false",
+    "lab.report.want.object": "一个 JSON 对象",
+    "lab.report.want.list": "一个列表",
+    "lab.report.want.names": "一个由文件名组成的列表",
     "error.lab.level": "结论等级 {level!r} 不在 {levels} 之中",
     "error.lab.no_verdict": "实验 {name} 没有给出 {keys} 的结论",
     "error.lab.figure_size": "{path} 有 {size:,} 字节；实验的图必须小于 {most:,} 字节。",
@@ -1132,7 +1221,7 @@ ZH = {
     "help.export.gpt2.best": "导出 best.safetensors（验证损失最低的权重）",
     "import.done": "已导入 {source} -> {out}（{kind}，{params:,} 个参数，{layers} 层，词表 {vocab:,}，{positions} "
     "个位置）",
-    "import.look_inside": "看内部：       glassformer trace --run {dir}（或 attention、explore）",
+    "import.look_inside": "看内部：       {glassformer} trace --run {dir}（或 attention、explore）",
     "export.done": "已导出 {run} -> {out}（config.json、model.safetensors、vocab.json、merges.txt、"
     "tokenizer_config.json）",
     "export.load_it": "加载它：       GPT2LMHeadModel.from_pretrained({out})",
@@ -1228,6 +1317,15 @@ ZH = {
     "error.files.permission": "{path} 无法读取：没有权限。请查看它属于谁（ls -l {path}），或让它可读"
     "（chmod u+r {path}）。",
     "error.files.unreadable": "{path} 无法读取（{reason}）。{fix}",
+    "error.files.not_regular": "{path} 不是普通文件：它是{what}。glassformer 从不在那里写这种东西，也不会去读它"
+    "（可能永远读不完）。{fix}",
+    "error.files.kind.fifo": "一个命名管道（FIFO）",
+    "error.files.kind.char": "一个字符设备（例如 /dev/zero）",
+    "error.files.kind.block": "一个块设备（一块磁盘）",
+    "error.files.kind.socket": "一个套接字",
+    "error.files.kind.other": "不是文件的东西",
+    "error.files.too_large": "{path} 超过 {most:,} 字节，远大于 glassformer 在那里写的任何文件："
+    "它不是那样的文件。{fix}",
     "error.files.empty": "{path} 是空的。{fix}",
     "error.files.blank": "{path} 是空的（只有空白）。{fix}",
     "error.files.json": "{path} 已损坏：它不是有效的 JSON（第 {line} 行第 {column} 列：{reason}）。{fix}",
@@ -1242,10 +1340,12 @@ ZH = {
     "请把它另存为 UTF-8（编辑器的“另存为……/编码”），或用 iconv -f ENCODING -t UTF-8 转换。",
     # ---- 读回运行目录（train/checkpoint.py）-----------------------------------------------------------------
     "fix.config": "它由 glassformer train 在运行开始时写入；请从副本恢复，或开始一次新的运行。",
-    "error.run.is_file": "{dir} 是一个文件，不是运行目录。请给出 glassformer train 写出的目录，例如 {example}。",
-    "error.run.missing": "{dir} 不是运行目录：它不存在。请给出 glassformer train 写出的目录，例如 {example}。",
-    "error.run.no_config": "{dir} 不是运行目录：里面没有 config.json。请给出 glassformer train 写出的目录，例如 "
-    "{example}。",
+    "error.run.is_file": "{dir} 是一个文件，不是运行目录。{hint}",
+    "error.run.missing": "{dir} 不是运行目录：它不存在。{hint}",
+    "error.run.no_config": "{dir} 不是运行目录：里面没有 config.json。{hint}",
+    "error.run.hint.runs": "请给出 glassformer train 写出的目录；{parent} 里有 {n} 个运行：{runs}。",
+    "error.run.hint.none": "请给出 glassformer train 写出的目录；{parent} 里一个也没有（glassformer train --out "
+    "{parent}/NAME 会建一个）。",
     "error.run.config_shape": '{path} 已损坏：它必须是一个 JSON 对象，含有 "model" 和 "train" 两个对象（以及一个 '
     '"source" 字符串）。{fix}',
     "error.run.invalid_config": "{path} 里的配置无效：{problem} {fix}",

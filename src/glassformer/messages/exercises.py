@@ -754,6 +754,13 @@ EN = {
         "a star import from a library hides which functions you call: import the module (import torch.nn.functional as "
         "F)."
     ),
+    "exercise.forbid.internals": (
+        "torch's internals (torch._C, torch.overrides) or a function's insides (__closure__, __code__): they reach the "
+        "grader's own checks, which your code may not switch off."
+    ),
+    "exercise.forbid.guard": (
+        "the grader's check of forbidden operations was switched off or changed while your code ran: it must stay on."
+    ),
     # -------- err
     "exercise.err.view": (
         ".view() needs a contiguous tensor, and a transposed one is not. Use .reshape() (it copies when it must), or "
@@ -809,12 +816,14 @@ EN = {
     "exercise.msg.grad_note.shape": "your outputs' shapes differ",
     "exercise.msg.grad_note.count": "wrong number of outputs",
     "exercise.msg.no_start": "The process that runs your code could not start: {stderr}",
+    "exercise.msg.quota": "your code wrote more than {mib} MiB of files; it was stopped (the exercises need none).",
     "exercise.msg.header": "Exercise {n}/{total} · {name} — {title}",
     "exercise.msg.file": "file {path}",
     "exercise.msg.missing": "✗ {path} does not exist. Start it with:  glassformer exercise start {name}",
     "exercise.msg.syntax": "✗ Syntax error in {path}, line {line}, column {col}: {message}",
     "exercise.msg.forbidden": "✗ Refused: your code calls what this exercise asks you to write.",
     "exercise.msg.offence": "{path} line {line}: {name} — {why}",
+    "exercise.msg.offence_file": "{path} (found after it ran): {name} — {why}",
     "exercise.msg.no_function": "✗ Your file defines no function {fns} (the name must match the skeleton's).",
     "exercise.msg.timeout": (
         "✗ Stopped after {seconds} s: your code did not finish (an endless loop? a huge tensor?). Nothing else was "
@@ -946,6 +955,10 @@ EN = {
         "to see why."
     ),
     "error.exercise.use_mine.model": "--use-mine cannot compute this model: {problems}.",
+    "error.exercise.use_mine.trial": (
+        "--use-mine {folder}: your functions pass one by one but fail together in the model ({error}); nothing was "
+        "written. Fix it and run the same command again."
+    ),
     "exercise.use_mine.dropout": "dropout={dropout} (your functions have no dropout: pass --dropout=0)",
     "exercise.use_mine.mha_style": (
         "mha_style='{style}' (your multi-head attention reads one packed qkv matrix: pass --mha_style=packed)"
@@ -1637,6 +1650,11 @@ ZH = {
     "exercise.forbid.glassformer": "glassformer 本身：你的代码正是拿它来评分的，请自己写。",
     "exercise.forbid.dynamic": "动态代码（exec、eval、__import__、importlib）会隐藏你实际调用了什么：请直接写调用。",
     "exercise.forbid.star": "从库里 import * 会隐藏你调用的是哪个函数：请导入模块（import torch.nn.functional as F）。",
+    "exercise.forbid.internals": (
+        "torch 的内部（torch._C、torch.overrides）或函数的内部（__closure__、__code__）：它们能碰到评分器自己的检查，"
+        "你的代码不可以关掉这些检查。"
+    ),
+    "exercise.forbid.guard": "你的代码运行时，评分器对禁用操作的检查被关掉或改动了：它必须一直开着。",
     # -------- err
     "exercise.err.view": (
         ".view() 需要连续的张量，而转置后的张量不是。请用 .reshape()（必要时它会复制），或 .contiguous().view()。"
@@ -1683,12 +1701,14 @@ ZH = {
     "exercise.msg.grad_note.shape": "你的输出形状不对",
     "exercise.msg.grad_note.count": "输出个数不对",
     "exercise.msg.no_start": "运行你代码的进程无法启动：{stderr}",
+    "exercise.msg.quota": "你的代码写入的文件超过 {mib} MiB，已被停止（练习不需要写任何文件）。",
     "exercise.msg.header": "练习 {n}/{total} · {name} —— {title}",
     "exercise.msg.file": "文件 {path}",
     "exercise.msg.missing": "✗ {path} 不存在。用这条命令开始：  glassformer exercise start {name}",
     "exercise.msg.syntax": "✗ {path} 第 {line} 行第 {col} 列有语法错误：{message}",
     "exercise.msg.forbidden": "✗ 拒绝评分：你的代码调用了本练习要你亲手写的东西。",
     "exercise.msg.offence": "{path} 第 {line} 行：{name} —— {why}",
+    "exercise.msg.offence_file": "{path}（运行之后查出）：{name} —— {why}",
     "exercise.msg.no_function": "✗ 你的文件里没有定义函数 {fns}（名字必须和骨架里的一致）。",
     "exercise.msg.timeout": (
         "✗ 运行 {seconds} 秒后被终止：你的代码没有结束（死循环？巨大的张量？）。其他一切都没有受影响；改好后再运行 "
@@ -1810,6 +1830,10 @@ ZH = {
         "--use-mine {folder}：{failing} 还没有通过；运行 `glassformer exercise check {first} --dir {folder}` 看看原因。"
     ),
     "error.exercise.use_mine.model": "--use-mine 无法计算这个模型：{problems}。",
+    "error.exercise.use_mine.trial": (
+        "--use-mine {folder}：你的函数单独都通过了，但放进模型一起运行时出错（{error}）；"
+        "什么也没有写入。改好后再运行同一条命令。"
+    ),
     "exercise.use_mine.dropout": "dropout={dropout}（你的函数没有 dropout：请传 --dropout=0）",
     "exercise.use_mine.mha_style": (
         "mha_style='{style}'（你的多头注意力读的是一个合并的 qkv 矩阵：请传 --mha_style=packed）"

@@ -30,9 +30,11 @@ EN = {
     "explore.page.next.top_p": "top-p",
     "explore.page.next.kept": "{kept} of {vocab} tokens can be drawn.",
     "explore.page.next.base": "Grey mark: the intact model, before any head was zeroed.",
+    "explore.page.next.base_corrupted": "Grey mark: the corrupted run, unpatched.",
     "explore.page.next.cut": "cut",
     "explore.page.next.tip": "id {id}: p {p} · model {m}",
     "explore.page.next.tip_base": " · intact {b}",
+    "explore.page.next.tip_base_corrupted": " · corrupted run {b}",
     "explore.page.gen.step": "+1 token",
     "explore.page.gen.run": "Run",
     "explore.page.gen.stop": "Stop",
@@ -132,6 +134,9 @@ EN = {
     "error.explore.empty": "the input is empty: type some text (or numbers, for a regressor).",
     "error.explore.no_z_hook": "attention layer {layer} declares no heads' output hook: it cannot be ablated.",
     "error.explore.no_stages": "this model declares no attention matrices (no hook on B H T_q T_k).",
+    "error.explore.kind": "the explorer shows a model that reads one sequence (tokens or numbers); this run is "
+    "kind {kind!r}, which reads {inputs}. Look inside it with glassformer trace --run or glassformer attention "
+    "--run instead.",
     "error.explore.stage": "stage '{stage}' is not an attention stage of this model; it has {stages}.",
     "error.explore.generate_empty": "generate needs 'ids': the token ids so far (from analyze), at least one.",
     "error.explore.numbers_only.next": (
@@ -186,9 +191,11 @@ ZH = {
     "explore.page.next.top_p": "top-p",
     "explore.page.next.kept": "{vocab} 个词元中有 {kept} 个可能被抽到。",
     "explore.page.next.base": "灰线：置零任何头之前的完整模型。",
+    "explore.page.next.base_corrupted": "灰线：未修补的被破坏运行。",
     "explore.page.next.cut": "截掉",
     "explore.page.next.tip": "id {id}：p {p} · 模型 {m}",
     "explore.page.next.tip_base": " · 完整模型 {b}",
+    "explore.page.next.tip_base_corrupted": " · 被破坏运行 {b}",
     "explore.page.gen.step": "+1 个词元",
     "explore.page.gen.run": "连续生成",
     "explore.page.gen.stop": "停止",
@@ -273,6 +280,8 @@ ZH = {
     "error.explore.empty": "输入是空的：请输入一些文字（回归模型则输入数）。",
     "error.explore.no_z_hook": "注意力层 {layer} 没有声明各头输出的钩子：无法消融。",
     "error.explore.no_stages": "这个模型没有声明注意力矩阵（没有形状为 B H T_q T_k 的钩子）。",
+    "error.explore.kind": "探索器显示读取一条序列（词元或数字）的模型；这个运行的种类是 {kind!r}，它读取 {inputs}。"
+    "请改用 glassformer trace --run 或 glassformer attention --run 查看它的内部。",
     "error.explore.stage": "'{stage}' 不是这个模型的注意力阶段；它有的是 {stages}。",
     "error.explore.generate_empty": "generate 需要 'ids'：到目前为止的词元 id（来自 analyze），至少一个。",
     "error.explore.numbers_only.next": (

@@ -109,6 +109,15 @@ EN = {
     "pictures.lab.attention-steps.step": "step {step}",
     "pictures.lab.attention-steps.head": "layer {layer} · head {head}",
     "pictures.lab.attention-steps.title": "attention weights (rows = query, columns = key; white = masked)",
+    # its offline page (attention_steps.html) with a step slider
+    "pictures.lab.attention-steps.page.title": "glassformer attention across training",
+    "pictures.lab.attention-steps.page.heading": "Attention across training",
+    "pictures.lab.attention-steps.page.note": (
+        "Move the slider to see one head's map at each recorded step (rows = query, columns = key, grey = masked). "
+        "Normalised entropy 1 = weight spread evenly, 0 = all on one key."
+    ),
+    "pictures.lab.attention-steps.page.slider": "step",
+    "pictures.lab.attention-steps.page.entropy": "mean normalised entropy {value}",
     # ------------------------------------------------------------------ length
     "lab.length.title": "Positions past the training length",
     "lab.length.setup": (
@@ -426,7 +435,7 @@ EN = {
     "lab.report.paper": "{who}, {where} ({paper})",
     "lab.report.paper_says": "The paper",
     "lab.report.ours": "Ours",
-    "lab.report.not_found": "not found in the paper text available to this run",
+    "lab.report.not_found": "not in the parts of the paper read for this entry (the passages quoted here)",
     # per-seed steps in a sentence (lab/report.py: steps): a step, or the budget it did not happen within
     "lab.report.step": "step {step}",
     "lab.report.never": "not within {within} steps",
@@ -479,7 +488,7 @@ EN = {
         "Power et al., section “Ablations and Tricks” (measured on permutations of S5, Figure 2 left, not on "
         "addition): “adding weight decay has a very large effect on data efficiency, more than halving the "
         "amount of samples needed compared to most other interventions”. A run with weight decay 0 on modular "
-        "addition: not found in the paper text available to this run."
+        "addition: not in the parts of the paper read for this entry (the passages quoted here)."
     ),
     "lab.grokking.decay.ours": "final test accuracy {final} without weight decay",
     "lab.grokking.fourier.claim": (
@@ -568,7 +577,8 @@ EN = {
         "in-context learning develops”, “The exception is the one-layer model, where induction heads never "
         "form”; “over 75% of final in-context learning forms in this window”. Model Details: the small models "
         "train for 10,000 steps (about 10 billion tokens) and the phase change “appears at approximately 1-3 "
-        "billion tokens”. Head-by-head step counts: not found in the paper text available to this run."
+        "billion tokens”. Head-by-head step counts: not in the parts of the paper read for this entry (the passages "
+        "quoted here)."
     ),
     "lab.induction.heads.ours": (
         "ICL half-change: {half}; induction head: {induction}; previous-token head: {previous}"
@@ -590,8 +600,8 @@ EN = {
         "Olsson et al., Argument 3: “almost all the in-context learning in small attention-only models "
         "appears to come from these induction heads! This begins at the start of the phase change, and "
         "remains true through the end of training”; the evidence is rated “Strong, Causal” for small "
-        "attention-only models. The per-head ablation numbers are in the Model Analysis Table's plots: not "
-        "found in the paper text available to this run."
+        "attention-only models. The per-head ablation numbers are in the Model Analysis Table's plots: not in the "
+        "parts of the paper read for this entry (the passages quoted here)."
     ),
     "lab.induction.ablation.ours": (
         "ICL {icl} → {without} nats without the induction heads {heads} (the strongest head alone where none reaches "
@@ -629,10 +639,10 @@ EN = {
         "head: {previous} (final {prev_score}); {steps} steps."
     ),
     "lab.induction-text.attention.paper": (
-        "Olsson et al. (transformer-circuits.pub, 8 March 2022): the page's opening, the part of the paper text "
-        "available to this run, names the prior work's “small (1 and 2 layer attention-only) models”. Argument 1's "
-        "own words on models trained on natural text, the width of its window and its numbers: not found in the "
-        "paper text available to this run (the induction entry quotes it)."
+        "Olsson et al. (transformer-circuits.pub, 8 March 2022): the page's opening, the only part of the paper read "
+        "for this entry, names the prior work's “small (1 and 2 layer attention-only) models”. Argument 1's "
+        "own words on models trained on natural text, the width of its window and its numbers: not in the page's "
+        "opening, the only part read for this entry (the induction entry quotes Argument 1)."
     ),
     "lab.induction-text.attention.ours": (
         "ICL {icl} nats, share in one window {share}; half the change: {half}; induction head: {induction}"
@@ -653,8 +663,8 @@ EN = {
         "{previous} (final {prev_score}); {steps} steps."
     ),
     "lab.induction-text.ffn.paper": (
-        "Olsson et al., Argument 1, on models with MLPs: its text, and any number for them, not found in the paper "
-        "text available to this run; the page's opening, which this run could read, is about the prior work's "
+        "Olsson et al., Argument 1, on models with MLPs: its text, and any number for them: not in the page's "
+        "opening, the only part of the paper read for this entry, which is about the prior work's "
         "attention-only models."
     ),
     "lab.induction-text.ffn.ours": (
@@ -695,7 +705,8 @@ EN = {
         "(validation-set’s) input sequence gets longer (x-axis), current position methods (sinusoidal, rotary, and "
         "T5) show degraded perplexity (y-axis, lower is better), but our method (§3) does not” (the caption as copied "
         "on a third-party page; the paper's own PDF was not readable here). The perplexities "
-        "behind Figure 1 (the appendix's Tables 2 and 3): not found in the paper text available to this run."
+        "behind Figure 1 (the appendix's Tables 2 and 3): not in the parts of the paper read for this entry (the "
+        "passages quoted here)."
     ),
     "lab.extrapolation.alibi.ours": (
         "char model, ALiBi {in} → {near} nats past the training length ({T} → {T2}); sinusoidal {sin_in} → {sin_near}"
@@ -719,7 +730,8 @@ EN = {
         "the best-performing explicit PE, T5's Relative Bias” (as quoted on a third-party page; the paper's own PDF "
         "was not readable here). The ranking as the paper prints it: NoPE and T5's "
         "relative bias first, ALiBi, Rotary and APE behind. Each scheme's accuracy per task and the order among "
-        "ALiBi, Rotary and APE (the figure that shows them): not found in the paper text available to this run."
+        "ALiBi, Rotary and APE (the figure that shows them): not in the parts of the paper read for this entry (the "
+        "passages quoted here)."
     ),
     "lab.extrapolation.nope.ours": "copy, token accuracy at n = {L1}..{L2}: {ranking}",
     # ------------------------------------------------------------------ attention as explanation
@@ -758,8 +770,8 @@ EN = {
     ),
     "lab.attention-explanation.tau.paper": (
         "Jain & Wallace, Abstract: “learned attention weights are frequently uncorrelated with "
-        "gradient-based measures of feature importance”. Their per-dataset Kendall tau figures: not found "
-        "in the paper text available to this run."
+        "gradient-based measures of feature importance”. Their per-dataset Kendall tau figures: not in the parts of "
+        "the paper read for this entry (the passages quoted here)."
     ),
     "lab.attention-explanation.tau.ours": "mean tau: attention vs gradient {grad}, vs leave-one-out {loo}",
     "lab.attention-explanation.adversarial.claim": (
@@ -782,7 +794,7 @@ EN = {
         "nonetheless yield equivalent predictions”. Wiegreffe & Pinter, Abstract: one of their tests is “a "
         "variance calibration based on multiple random seed runs”, and “even when reliable adversarial "
         "distributions can be found, they don't perform well on the simple diagnostic”. The divergences "
-        "measured in either paper: not found in the paper text available to this run."
+        "measured in either paper: not in the parts of the paper read for this entry (the passages quoted here)."
     ),
     "lab.attention-explanation.adversarial.ours": (
         "{share} of examples reach divergence {far}; median {median} against {seed_jsd} between seeds"
@@ -804,8 +816,8 @@ EN = {
     ),
     "lab.attention-explanation.uniform.paper": (
         "Wiegreffe & Pinter, Abstract: the first of their tests is “a simple uniform-weights baseline”. "
-        "Their per-dataset scores with frozen uniform weights: not found in the paper text available to "
-        "this run."
+        "Their per-dataset scores with frozen uniform weights: not in the parts of the paper read for this entry (the "
+        "passages quoted here)."
     ),
     "lab.attention-explanation.uniform.ours": (
         "bag: {bag_learned} learned, {bag_uniform} uniform; keyed: {keyed_learned} learned, {keyed_uniform} uniform"
@@ -814,7 +826,7 @@ EN = {
     "lab.ledger.intro": (
         "One row per claim of a published result, scaled down to a laptop CPU: the paper's number (and where it is "
         "printed) beside ours, and a verdict from a rule written as code before the run. Where the paper's number "
-        "could not be found in the paper text available, the row says so instead of quoting one."
+        "is not in the parts of the paper read for the entry, the row says so instead of quoting one."
     ),
     "lab.ledger.col.entry": "entry",
     "lab.ledger.col.source": "paper",
@@ -914,6 +926,15 @@ ZH = {
     "pictures.lab.attention-steps.step": "第 {step} 步",
     "pictures.lab.attention-steps.head": "第 {layer} 层 · 头 {head}",
     "pictures.lab.attention-steps.title": "注意力权重（行 = 查询，列 = 键；白色 = 被遮住）",
+    # 带步数滑块的离线页面（attention_steps.html）
+    "pictures.lab.attention-steps.page.title": "glassformer 训练过程中的注意力",
+    "pictures.lab.attention-steps.page.heading": "训练过程中的注意力",
+    "pictures.lab.attention-steps.page.note": (
+        "拖动滑块，查看一个头在每个记录步的注意力图（行 = 查询，列 = 键，灰色 = 被遮住）。"
+        "归一化熵 1 = 权重均匀分布，0 = 全部落在一个键上。"
+    ),
+    "pictures.lab.attention-steps.page.slider": "步数",
+    "pictures.lab.attention-steps.page.entropy": "平均归一化熵 {value}",
     # ------------------------------------------------------------------ length
     "lab.length.title": "超出训练长度的位置",
     "lab.length.setup": (
@@ -1183,7 +1204,7 @@ ZH = {
     "lab.report.paper": "{who}，{where}（论文：{paper}）",
     "lab.report.paper_says": "论文",
     "lab.report.ours": "我们",
-    "lab.report.not_found": "本次运行能读到的论文文本中没有找到",
+    "lab.report.not_found": "为本条目读过的论文部分（即这里引用的段落）中没有",
     # 句中逐个种子的步数：某一步，或在预算步数内没有发生
     "lab.report.step": "第 {step} 步",
     "lab.report.never": "{within} 步内未出现",
@@ -1232,7 +1253,7 @@ ZH = {
     "lab.grokking.decay.paper": (
         "Power 等，“Ablations and Tricks”一节（在 S5 置换上测得，图 2 左，不是"
         "加法）：加入权重衰减对数据效率影响非常大，与大多数其他干预相比，所需样本量减少一半以上。模加法上权重衰减"
-        "为 0 的运行：本次运行能读到的论文文本中没有找到。"
+        "为 0 的运行：为本条目读过的论文部分（即这里引用的段落）中没有。"
     ),
     "lab.grokking.decay.ours": "无权重衰减时最终测试准确率 {final}",
     "lab.grokking.fourier.claim": "训练后的嵌入在余数的傅里叶基下是稀疏的：少数几个关键频率撑起了它。",
@@ -1312,8 +1333,8 @@ ZH = {
     "lab.induction.heads.paper": (
         "Olsson 等，论据 1：归纳头恰好在上下文学习形成的同一窗口内突然形成；例外是一层模型，归纳头从未形"
         "成；最终上下文学习的 75% 以上在这个窗口内形成。Model Details：小模型训练 10,000"
-        " 步（约 100 亿个词元），相变出现在大约 10 亿到 30 亿个词元处。逐个头的步数：本次运行能读到"
-        "的论文文本中没有找到。"
+        " 步（约 100 亿个词元），相变出现在大约 10 亿到 30 亿个词元处。逐个头的步数：为本条目读过的"
+        "论文部分（即这里引用的段落）中没有。"
     ),
     "lab.induction.heads.ours": "ICL 完成一半变化：{half}；归纳头：{induction}；前一词元头：{previous}",
     "lab.induction.ablation.claim": "（在小的只有注意力的模型中）敲除这些归纳头，上下文学习能力就没了。",
@@ -1332,8 +1353,7 @@ ZH = {
     "lab.induction.ablation.paper": (
         "Olsson 等，论据 3：小的只有注意力的模型中，几乎所有上下文学习似乎都来自这些归纳头，从相变开始时"
         "起一直到训练结束都是如此；对小的只有注意力的模型，这一证据被评为“Strong, Causal”（强，因"
-        "果）。逐个头的消融数字在 Model Analysis Table 的图中：本次运行能读到的论文文本中没"
-        "有找到。"
+        "果）。逐个头的消融数字在 Model Analysis Table 的图中：为本条目读过的论文部分（即这里引用的段落）中没有。"
     ),
     "lab.induction.ablation.ours": (
         "ICL {icl} → 去掉归纳头 {heads} 后 {without} nats（没有头达到完美头得分的 {induction} 时只取最强的一个；"
@@ -1364,9 +1384,9 @@ ZH = {
         "{steps} 步。"
     ),
     "lab.induction-text.attention.paper": (
-        "Olsson 等（transformer-circuits.pub，2022 年 3 月 8 日）：本次运行能读到的论文文本只有页面开头，其中"
+        "Olsson 等（transformer-circuits.pub，2022 年 3 月 8 日）：为本条目读过的论文只有页面开头，其中"
         "提到先前工作的“small (1 and 2 layer attention-only) models”。论据 1 关于自然文本上训练的模型的原话、"
-        "窗口宽度和数字：本次运行能读到的论文文本中没有找到（induction 条目引用了它）。"
+        "窗口宽度和数字：为本条目读过的页面开头中没有（induction 条目引用了论据 1）。"
     ),
     "lab.induction-text.attention.ours": (
         "ICL {icl} nats，一个窗口内占比 {share}；完成一半变化：{half}；归纳头：{induction}"
@@ -1385,8 +1405,8 @@ ZH = {
         " 步。"
     ),
     "lab.induction-text.ffn.paper": (
-        "Olsson 等，论据 1，关于带 MLP 的模型：其原文及相关数字，本次运行能读到的论文文本中没有找到；本次运行"
-        "读到的页面开头讲的是先前工作中只有注意力的模型。"
+        "Olsson 等，论据 1，关于带 MLP 的模型：其原文及相关数字：为本条目读过的只有页面开头，其中没有这些，"
+        "它讲的是先前工作中只有注意力的模型。"
     ),
     "lab.induction-text.ffn.ours": (
         "ICL {icl} nats，一个窗口内占比 {share}；完成一半变化：{half}；归纳头：{induction}"
@@ -1428,7 +1448,7 @@ ZH = {
         "1,024）：随着（验证集的）输入序列变长，现有的位置方法（正"
         "弦、旋转和 T5）困惑度变差，而他们的方法（§3）不会（这段图注读自第三方网页上的转录，"
         "论文 PDF 本身在这里读不到）。图 1 "
-        "背后的困惑度（附录的表 2 和表 3）：本次运行能读到的论文文本中没有找到。"
+        "背后的困惑度（附录的表 2 和表 3）：为本条目读过的论文部分（即这里引用的段落）中没有。"
     ),
     "lab.extrapolation.alibi.ours": (
         "字符模型，超出训练长度后 ALiBi {in} → {near} nats（{T} → {T2}）；正弦位置 {sin_in} → {sin_near}"
@@ -1453,7 +1473,7 @@ ZH = {
         "论文给出的排名：NoPE 和 T5 "
         "相对偏置在前，ALiBi、Rotary 和 APE 在后。每种方案在各任务"
         "上的准确率，以及 ALiBi、Rotary 和 APE 之间的顺序（展示它们"
-        "的那张图）：本次运行能读到的论文文本中没有找到。"
+        "的那张图）：为本条目读过的论文部分（即这里引用的段落）中没有。"
     ),
     "lab.extrapolation.nope.ours": "复制，n = {L1}..{L2} 时的逐词元准确率：{ranking}",
     # ------------------------------------------------------------------ 注意力是不是解释
@@ -1484,7 +1504,7 @@ ZH = {
     "lab.attention-explanation.tau.paper": (
         "Jain & Wallace，摘要：“learned attention weights are frequently uncorrelated with gradient-based "
         "measures of feature importance”（学到的注意力权重常常与基于梯度的特征重要性不相关）。各数据集的 "
-        "Kendall tau 数字：在本次运行可用的论文文本中未找到。"
+        "Kendall tau 数字：为本条目读过的论文部分（即这里引用的段落）中没有。"
     ),
     "lab.attention-explanation.tau.ours": "平均 tau：注意力对梯度 {grad}，对留一 {loo}",
     "lab.attention-explanation.adversarial.claim": (
@@ -1505,7 +1525,7 @@ ZH = {
         "Pinter，摘要：他们的检验之一是“a variance calibration based on multiple random seed "
         "runs”（用多个随机种子的运行校准方差），并且“even when reliable adversarial distributions can be "
         "found, they don't perform well on the simple diagnostic”。两篇论文中测得的散度数字"
-        "：在本次运行可用的论文文本中未找到。"
+        "：为本条目读过的论文部分（即这里引用的段落）中没有。"
     ),
     "lab.attention-explanation.adversarial.ours": (
         "{share} 的样例达到散度 {far}；中位数 {median}，种子之间为 {seed_jsd}"
@@ -1524,7 +1544,7 @@ ZH = {
     ),
     "lab.attention-explanation.uniform.paper": (
         "Wiegreffe & Pinter，摘要：他们的第一个检验是“a simple uniform-weights baseline”（一个"
-        "简单的均匀权重基线）。各数据集冻结为均匀权重时的分数：在本次运行可用的论文文本中未找到。"
+        "简单的均匀权重基线）。各数据集冻结为均匀权重时的分数：为本条目读过的论文部分（即这里引用的段落）中没有。"
     ),
     "lab.attention-explanation.uniform.ours": (
         "词袋：学到的 {bag_learned}，均匀 {bag_uniform}；键控：学到的 {keyed_learned}，均匀 {keyed_uniform}"
@@ -1533,7 +1553,7 @@ ZH = {
     "lab.ledger.intro": (
         "每行是一个已发表结果中的一条说法，按笔记本 CPU 缩小规模：论文的数字（及其出处）和我们的数字并列，判定来自一条"
         "在运行"
-        "之前就以代码写定的规则。能读到的论文文本中找不到论文数字时，该行如实说明，而不是引用一个数。"
+        "之前就以代码写定的规则。为条目读过的论文部分中找不到论文数字时，该行如实说明，而不是引用一个数。"
     ),
     "lab.ledger.col.entry": "条目",
     "lab.ledger.col.source": "论文",

@@ -18,6 +18,17 @@ EN = {
     "pictures.attn.view_head": "{name}, head {head} (rows = query, columns = key; · = masked){cut}:",
     "pictures.attn.view_cut": ", the first {rows} × {cols}",
     "pictures.attn.view_summary": "interactive view: pick a layer and head, hover a token",
+    "pictures.attn.page.title": "glassformer attention",
+    "pictures.attn.page.heading": "Attention: where each token looks",
+    "pictures.attn.page.note": (
+        "Hover a token on the left (query) to see the keys it attends to; hover one on the right (key) to see "
+        "which queries attend to it. Colour = head; thickness = weight."
+    ),
+    "pictures.attn.page.layer": "layer {n}",
+    "pictures.attn.page.head": "head {n}",
+    "pictures.attn.page.all_heads": "all heads",
+    "pictures.attn.page.matrix": "layer {layer}, head {head}: rows = query, columns = key, each row sums to 1",
+    "pictures.attn.page.masked": "masked: may not attend",
     # ---- the loss curves of a run (train/record.py: loss.png) -------------------------------------
     "pictures.loss.step_axis": "step",
     "pictures.loss.loss_axis": "cross-entropy (nats / token)",
@@ -134,6 +145,17 @@ ZH = {
     "pictures.attn.view_head": "{name}，头 {head}（行 = 查询，列 = 键；· = 被遮住）{cut}：",
     "pictures.attn.view_cut": "，只显示前 {rows} × {cols}",
     "pictures.attn.view_summary": "交互视图：选一层和一个头，把鼠标移到词元上",
+    "pictures.attn.page.title": "glassformer 注意力",
+    "pictures.attn.page.heading": "注意力：每个词元在看哪里",
+    "pictures.attn.page.note": (
+        "把鼠标移到左边的词元（查询）上，看它关注哪些键；移到右边的词元（键）上，看哪些查询关注它。"
+        "颜色 = 头；线的粗细 = 权重。"
+    ),
+    "pictures.attn.page.layer": "第 {n} 层",
+    "pictures.attn.page.head": "头 {n}",
+    "pictures.attn.page.all_heads": "所有头",
+    "pictures.attn.page.matrix": "第 {layer} 层，头 {head}：行 = 查询，列 = 键，每行之和为 1",
+    "pictures.attn.page.masked": "被掩码遮住：不可关注",
     # ---- 一次训练的损失曲线（train/record.py：loss.png）----------------------------------------------
     "pictures.loss.step_axis": "步数",
     "pictures.loss.loss_axis": "交叉熵（奈特 / 词元）",

@@ -2,13 +2,15 @@
 read from the preset itself, so this is the only place a description is written) and the refusals of a
 config or an override (config.py); the trainer's typed errors of the batch sources, the generated data
 and the torchrun world, and two notes of the loop (train/); writing with a model (sample.py's typed
-errors and its notes on what the model reads past max_len, translate.py's of greedy and beam search);
+errors and its notes on what the model reads past max_len, translate.py's of greedy and beam search; the
+repetition knobs, their measures and bits per byte);
 `glassformer bench` and the speed line of `train`'s summary. The command line's help and printed
 lines are in core.py. EN in English, ZH in Chinese: the same keys, the same {fields}.
 
 ZH 是 EN 的中文：同样的键，同样的 {fields}。一次运行从配置到速度的话：预设的一行描述与配置、覆盖项的拒绝
 （config.py）；训练器的批数据源、生成数据与 torchrun 世界的类型化错误和训练循环的两条提示（train/）；用模型写字
-（sample.py、translate.py 的错误与提示）；`glassformer bench` 与 `train` 总结里的速度一行。"""
+（sample.py、translate.py 的错误与提示；抑制重复的旋钮、重复的度量与每字节比特数）；
+`glassformer bench` 与 `train` 总结里的速度一行。"""
 
 EN = {
     # ==== config ====================================================================================
@@ -108,6 +110,26 @@ EN = {
     "error.translate.beam_width": "beam_width must be in {low} … {high} (the vocabulary minus <PAD> and <BOS>), "
     "got {value}.",
     "error.translate.length_penalty": "the length penalty α must be >= {low}, got {value}.",
+    # ---- the repetition knobs (logits_processors.py), its measures (inspect/repetition.py), bits per byte --
+    "error.sample.repetition_penalty": "repetition_penalty must be a finite number > 0 (1 = off; above 1 makes a "
+    "token already written less likely), got {value}",
+    "error.sample.additive_penalty": "{name} must be a finite number (0 = off; above 0 makes a token already "
+    "written less likely), got {value}",
+    "error.sample.no_repeat_ngram": "no_repeat_ngram must be a whole number >= 1, the length of the n-grams that "
+    "may not appear twice (1 forbids writing any token twice), got {value!r}",
+    "error.sample.min_p": "min_p must be in [0, 1]: a token is kept if its probability is at least min_p times "
+    "the most likely token's (0 = off), got {value}",
+    "error.sample.typical_p": "typical_p must be in (0, 1]: the probability mass the most typical tokens keep "
+    "(1 = off), got {value}",
+    "error.repetition.ids": "the repetition measures read the token ids of one text: a list of whole numbers or a "
+    "1-D tensor, got {got}",
+    "error.repetition.size": "{name} must be a whole number >= 1, got {value!r}",
+    "error.repetition.min_repeats": "min_repeats must be a whole number >= 2 (a loop is a span written at least "
+    "twice in a row), got {value!r}",
+    "error.eval.bytes": "bits per byte divides by the text's UTF-8 byte count, which must be a whole number >= 1, "
+    "got {value!r}",
+    "error.eval.nll": "bits per byte reads the text's summed negative log-likelihood, which must be a finite number "
+    "of nats >= 0, got {value}",
     # ==== bench =====================================================================================
     "help.bench": "measure this machine: its own peak speed",
     "help.bench.about": "Measure this machine's speed of light. `glassformer bench machine` times a float32 "
@@ -139,6 +161,18 @@ EN = {
     "dtype.why.fused": "on a CPU, the fused attention ({attention}) is slower in bfloat16",
     "dtype.why.small": "batch × seq_len × d_model² = {work:,} is below {least:,}, too little work for "
     "bfloat16 to pay on a CPU",
+    "bench.peak_ignored": "ignored {path}: {problem} The speed summary uses a quick probe instead; "
+    "`glassformer bench machine` measures carefully and writes the file again.",
+    "bench.peak_replaced": "replacing {path}: {problem}",
+    "bench.peak_fix": "`glassformer bench machine` writes it.",
+    "bench.peak.not_object": "it holds a JSON {found}, not the object of measurements glassformer writes.",
+    "bench.peak.not_entry": "its entry for this machine is not a measurement glassformer wrote (an object of "
+    "{fields}, at this thread count).",
+    "bench.peak.impossible": "its {name} is {value}, which no machine measures (a rate per second from {low:g} to "
+    "{high:g}).",
+    "bench.peak_below_run": "speed: {gflops:.1f} GFLOP/s of model arithmetic, {mfu:.0%} of this machine's peak "
+    "({peak:.3g} GFLOP/s): more than the machine can do, so that peak is wrong; `glassformer bench machine` measures "
+    "it again.",
     "bench.peak_saved": "measured by `glassformer bench machine`",
     "bench.peak_quick": "a quick probe; `glassformer bench machine` measures it carefully",
 }
@@ -235,6 +269,23 @@ ZH = {
     "error.translate.beam_width": "beam_width 必须在 {low} … {high} 之内（词表大小减去 <PAD> 和 <BOS>），"
     "收到的是 {value}。",
     "error.translate.length_penalty": "长度惩罚 α 必须 >= {low}，收到的是 {value}。",
+    # ---- 抑制重复的旋钮（logits_processors.py）、重复的度量（inspect/repetition.py）、每字节比特数 -----
+    "error.sample.repetition_penalty": "repetition_penalty 必须是 > 0 的有限数（1 表示关闭；大于 1 让已经写过的词元"
+    "更不可能再出现），收到的是 {value}",
+    "error.sample.additive_penalty": "{name} 必须是有限数（0 表示关闭；大于 0 让已经写过的词元更不可能再出现），"
+    "收到的是 {value}",
+    "error.sample.no_repeat_ngram": "no_repeat_ngram 必须是 >= 1 的整数，即不许出现两次的 n 元组的长度（1 表示任何"
+    "词元都不许写两次），收到的是 {value!r}",
+    "error.sample.min_p": "min_p 必须在 [0, 1] 之内：一个词元的概率至少是最可能词元概率的 min_p 倍才保留（0 表示"
+    "关闭），收到的是 {value}",
+    "error.sample.typical_p": "typical_p 必须在 (0, 1] 之内：最典型的词元所保留的概率质量（1 表示关闭），"
+    "收到的是 {value}",
+    "error.repetition.ids": "重复度量读取一段文本的词元 id：一个整数列表或 1-D 张量，收到的是 {got}",
+    "error.repetition.size": "{name} 必须是 >= 1 的整数，收到的是 {value!r}",
+    "error.repetition.min_repeats": "min_repeats 必须是 >= 2 的整数（循环是一段接连写了至少两次的片段），"
+    "收到的是 {value!r}",
+    "error.eval.bytes": "每字节比特数要除以文本的 UTF-8 字节数，它必须是 >= 1 的整数，收到的是 {value!r}",
+    "error.eval.nll": "每字节比特数读取文本的负对数似然之和，它必须是 >= 0 的有限数（单位：奈特），收到的是 {value}",
     # ==== bench =====================================================================================
     "help.bench": "测量这台机器：它自身的峰值速度",
     "help.bench.about": "测量这台机器的“光速”。`glassformer bench machine` 计时一次 float32 和一次 bfloat16 "
@@ -262,6 +313,17 @@ ZH = {
     "dtype.why.slow": "这台机器的 bfloat16 乘法只有 float32 的 {ratio:.1f} 倍",
     "dtype.why.fused": "在 CPU 上，融合注意力（{attention}）用 bfloat16 反而更慢",
     "dtype.why.small": "batch × seq_len × d_model² = {work:,}，小于 {least:,}，计算量太小，在 CPU 上用 bfloat16 不划算",
+    "bench.peak_ignored": "已忽略 {path}：{problem}速度总结改用快速探测；`glassformer bench machine` 会仔细测量并"
+    "重新写出这个文件。",
+    "bench.peak_replaced": "正在替换 {path}：{problem}",
+    "bench.peak_fix": "它由 `glassformer bench machine` 写出。",
+    "bench.peak.not_object": "它存的是 JSON {found}，而不是 glassformer 写的测量结果对象。",
+    "bench.peak.not_entry": "它为这台机器存的条目不是 glassformer 写的测量结果（应是含 {fields} 的对象，且线程"
+    "数与本次相同）。",
+    "bench.peak.impossible": "它的 {name} 是 {value}，没有哪台机器会测出这个数（每秒的速率应在 {low:g} 到 "
+    "{high:g} 之间）。",
+    "bench.peak_below_run": "速度：模型运算 {gflops:.1f} GFLOP/s，是这台机器峰值（{peak:.3g} GFLOP/s）的 {mfu:.0%}："
+    "超出了机器的能力，所以这个峰值是错的；`glassformer bench machine` 会重新测量。",
     "bench.peak_saved": "由 `glassformer bench machine` 测得",
     "bench.peak_quick": "快速探测；`glassformer bench machine` 会仔细测量",
 }

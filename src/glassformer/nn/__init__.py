@@ -22,6 +22,8 @@ parameter table, inspect/params.py, derives those from the leaves):
     C  d_model               H  n_heads            D  d_head = C // H
     F  d_ff                  V  vocab_size         L  max_len
     activations (B, T, C); per-head tensors (B, H, T, D); attention matrices (B, H, T_q, T_k).
+The modern decoder's and the experts' pieces (rmsnorm, glu, rope_scaling, attention_variants, moe,
+mla) add H_kv, D_n, D_r, D_v, R_q, R_kv, E, K and N_e; the glossary's `letter.<L>` says each.
 """
 
 from glassformer.nn.attention import (

@@ -27,14 +27,16 @@ from typing import Callable, Iterator
 import torch
 from torch import nn
 
-from glassformer.errors import Clause, Joined, UsageError
+from glassformer.errors import Clause, Joined, NoKey, UsageError
 
 # The stage ids of the model's own hook points, in data-flow order. A view selects points by these
 # (`h.stage == "weights"`), never by the words shown for them; tests/unit/test_hook_ids.py keeps it so.
 STAGES = (
     "embedding",
     "position",
+    "mla",
     "qkv",
+    "qk_norm",
     "rotary",
     "alibi",
     "scores",
@@ -46,9 +48,12 @@ STAGES = (
     "cross_out",
     "residual",
     "layer_norm",
+    "rms_norm",
     "final_norm",
     "identity",
+    "router",
     "ffn_hidden",
+    "moe",
     "ffn_out",
     "memory",
     "logits",
@@ -58,7 +63,10 @@ STAGES = (
 # The letters every shape comment, hook declaration and parameter formula uses (nn/__init__.py states
 # them in prose), in the order the views list them; what each stands for is the glossary's
 # `letter.<L>`. A new letter is added here and there once; one missing still works, unexplained.
-LETTERS = ("B", "T", "T_q", "T_k", "S", "C", "H", "D", "F", "V", "L", "d_in", "d_out")
+LETTERS = (
+    *("B", "T", "T_q", "T_k", "S", "C", "H", "H_kv", "D", "D_n", "D_r", "D_v", "R_q", "R_kv"),
+    *("F", "E", "K", "N_e", "V", "L", "d_in", "d_out"),
+)
 
 
 class Term:
@@ -107,6 +115,13 @@ class HookPoint(nn.Module):
         return f"{self.name!r}, {self.axes!r}"
 
 
+def hint(name: str, known) -> Joined:
+    """`name` quoted, with the nearest of `known` suggested when one is close (model.run_with_hooks's
+    unknown names, a cache's missing key); worded when shown, as every error field made in nn/."""
+    near = difflib.get_close_matches(name, list(known), n=1)
+    return Joined([repr(name), Clause("hook.did_you_mean", near=near[0]) if near else ""], "")
+
+
 class ActivationCache(dict):
     """name -> detached activation, in forward order. A dict with a readable summary; in a notebook
     a table with each tensor's stage, axes and meaning (inspect/display.py draws it: `html_view`,
@@ -118,6 +133,13 @@ class ActivationCache(dict):
 
     def shapes(self) -> dict[str, tuple[int, ...]]:
         return {name: tuple(t.shape) for name, t in self.items()}
+
+    def __missing__(self, name):
+        """cache[name] for a name it does not hold: a KeyError naming the nearest name it does hold,
+        or, for a hook point the run was told not to keep, how to keep it."""
+        if name in self.points:
+            raise NoKey("error.cache.not_kept", name=name, n=len(self))
+        raise NoKey("error.cache.missing", hint=hint(str(name), self), n=len(self))
 
     def __repr__(self) -> str:
         rows = "\n".join(f"  {name:<28} {tuple(t.shape)}" for name, t in self.items())
@@ -161,11 +183,7 @@ class HookedModel(nn.Module):
             return [n for n in self._hooks if names(n)]
         unknown = [n for n in names if n not in self._hooks]
         if unknown:
-            near = {n: difflib.get_close_matches(n, self._hooks, n=1) for n in unknown}
-            hints = [
-                Joined([repr(n), Clause("hook.did_you_mean", near=m[0]) if m else ""], "") for n, m in near.items()
-            ]
-            raise UsageError("error.hook.unknown", hints=Joined(hints))
+            raise UsageError("error.hook.unknown", hints=Joined([hint(n, self._hooks) for n in unknown]))
         return list(names)
 
     @contextmanager
@@ -187,12 +205,17 @@ class HookedModel(nn.Module):
         with self.hooks_attached(hooks):
             return self(*inputs, **kwargs)
 
-    def run_with_cache(self, *inputs, names=None, **kwargs):
+    def run_with_cache(self, *inputs, names=None, names_filter=None, **kwargs):
         """Run forward and return (output, ActivationCache of detached activations).
 
         `names`: None for every hook point, a list of names, or a predicate on the name (e.g.
-        `lambda n: n.endswith("weights")`) to keep memory bounded.
+        `lambda n: n.endswith("weights")`) to keep memory bounded. `names_filter` is the same
+        argument under TransformerLens's name (give one of the two).
         """
+        if names_filter is not None:
+            if names is not None:
+                raise UsageError("error.cache.names_twice")
+            names = names_filter
         cache = ActivationCache()
         cache.points = self._hooks  # the declarations, for the notebook table
 

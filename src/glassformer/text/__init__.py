@@ -7,6 +7,8 @@
   ``tokenizers``: same ids, faster).
 - ``gpt2_bpe``: ``GPT2BPETokenizer``, GPT-2's own vocabulary, merges and pattern (imported GPT-2s),
   read from and written to a Hugging Face directory the way transformers reads it.
+- ``specials``: ``SpecialTokens`` / ``with_specials``, a tokenizer with a chat's control tokens appended
+  after its ids (every old id unchanged).
 - ``corpora``: source specs (``shakespeare``, ``file:PATH``, ``builtin:seed``) → ``load_text`` /
   ``prepare`` (train/val id memmaps, content-addressed in the cache), with a tokenizer chosen by
   ``choose_tokenizer`` and big files read in chunks.
@@ -28,6 +30,7 @@ from .corpora import (
     prepare,
 )
 from .gpt2_bpe import GPT2BPETokenizer, read_tokenizer_dir, write_tokenizer_dir
+from .specials import SpecialTokens, with_specials
 from .tokenizers import CharTokenizer, Tokenizer, WordTokenizer, load_tokenizer
 
 __all__ = [
@@ -39,6 +42,7 @@ __all__ = [
     "PreparedData",
     "SEED_TEXT",
     "SHAKESPEARE_SHA256",
+    "SpecialTokens",
     "Tokenizer",
     "VALID_FORMS",
     "WordTokenizer",
@@ -50,5 +54,6 @@ __all__ = [
     "prepare",
     "read_tokenizer_dir",
     "to_chinese",
+    "with_specials",
     "write_tokenizer_dir",
 ]

@@ -34,6 +34,7 @@ Below the checkpoint, a saved run read back (`read_config`, `model_config`, `tra
 from __future__ import annotations
 
 import contextlib
+import difflib
 import errno
 import hashlib
 import os
@@ -48,7 +49,13 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 from torch import nn
 
-from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides, saved_fields
+from glassformer.config import (  # noqa: F401
+    ModelConfig,
+    Preset,
+    TrainConfig,
+    apply_overrides,
+    saved_fields,
+)
 from glassformer.devices import check_device
 from glassformer.errors import DamagedFile, NotFound
 from glassformer.files import atomic_write, fsync_path, read_json, write_temp
@@ -95,16 +102,19 @@ def _write_weights(tmp: str, model: nn.Module, step: int, **metadata: str) -> No
 @contextlib.contextmanager
 def _os_errors(path: str):
     """A failed write as the OSError it is: safetensors and torch.save report a full disk as their own
-    error types ("I/O error: No space left on device (os error 28)", "file write failed"), which
-    would otherwise read as a bug in glassformer instead of a disk to free."""
+    error types ("I/O error: No space left on device (os error 28)", "file write failed", "[enforce
+    fail at inline_container.cc] unexpected pos 4544 vs 4441": a short write), which would otherwise
+    read as a bug in glassformer instead of a disk to free. A short write with under 1 MiB left is a
+    full disk; with more left, an I/O error (the caller names the file either way)."""
     try:
         yield
     except (SafetensorError, RuntimeError) as e:
         code = re.search(r"os error (\d+)", str(e))
         if code:
             raise OSError(int(code[1]), os.strerror(int(code[1])), path) from e
-        if re.search(r"write failed|failed writing", str(e)) and shutil.disk_usage(Path(path).parent).free < 1 << 20:
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path) from e
+        if re.search(r"write failed|failed writing|unexpected pos", str(e)):
+            short = errno.ENOSPC if shutil.disk_usage(Path(path).parent).free < 1 << 20 else errno.EIO
+            raise OSError(short, os.strerror(short), path) from e
         raise
 
 
@@ -361,20 +371,39 @@ def sha256_file(path: str | os.PathLike, block: int = 1 << 20) -> str:
 
 TEXT_OPTIONS = {"tokenizer": str, "vocab_size": int, "segment": str, "backend": str}  # config.json's "text"
 CONFIG_FIX = "fix.config"  # the catalogue's sentence: where config.json comes from, what to do
-RUN_EXAMPLE = "runs/baby-20250101-120000"  # what a run directory's name looks like
+CONFIG_MOST = 1 << 20  # bytes: a config.json glassformer writes is about 2 KB; a larger one is not one
+
+
+RUNS_SHOWN = 5  # runs a "not a run directory" error names, nearest by name first, then the newest
+
+
+def runs_hint(run_dir: Path) -> str:
+    """The sentence that follows "… is not a run directory": the runs that exist beside it (folders of
+    its parent holding a config.json), those whose names are nearest first, then the newest, or that
+    there is none there and how to make one. Never a made-up name."""
+    parent = run_dir.parent
+    runs = []
+    with contextlib.suppress(OSError):
+        runs = [p for p in parent.iterdir() if p != run_dir and (p / "config.json").is_file()]
+    if not runs:
+        return t("error.run.hint.none", parent=parent)
+    near = difflib.get_close_matches(run_dir.name, [p.name for p in runs], n=RUNS_SHOWN, cutoff=0.6)
+    newest = sorted(runs, key=lambda p: p.stat().st_mtime, reverse=True)
+    shown = list(dict.fromkeys([parent / name for name in near] + newest))[:RUNS_SHOWN]
+    return t("error.run.hint.runs", parent=parent, runs=", ".join(str(p) for p in shown), n=len(runs))
 
 
 def read_config(run_dir) -> dict:
     """A run directory's config.json, checked to be one: a JSON object with model and train configs."""
     run_dir = Path(run_dir)
     if run_dir.exists() and not run_dir.is_dir():
-        raise NotFound("error.run.is_file", dir=run_dir, example=RUN_EXAMPLE)
+        raise NotFound("error.run.is_file", dir=run_dir, hint=runs_hint(run_dir))
     if not run_dir.exists():
-        raise NotFound("error.run.missing", dir=run_dir, example=RUN_EXAMPLE)
+        raise NotFound("error.run.missing", dir=run_dir, hint=runs_hint(run_dir))
     path = run_dir / "config.json"
     if not path.exists():
-        raise NotFound("error.run.no_config", dir=run_dir, example=RUN_EXAMPLE)
-    config = read_json(path, t(CONFIG_FIX))
+        raise NotFound("error.run.no_config", dir=run_dir, hint=runs_hint(run_dir))
+    config = read_json(path, t(CONFIG_FIX), most=CONFIG_MOST)  # a FIFO or /dev/zero is refused unread
     if not (
         isinstance(config, dict)
         and isinstance(config.get("model"), dict)

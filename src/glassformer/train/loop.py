@@ -7,7 +7,10 @@ and repeats one optimizer step:
     lr = schedule_lr(step)                                    below (or the caller's function)
     repeat grad_accum times:  x, y = batch;  loss = loss_fn(model(x), y) / grad_accum;  backward
                               (x may be a tuple of tensors, passed as model(*x): a seq2seq
-                              model reads (src, tgt_in))
+                              model reads (src, tgt_in)); or, given batch_loss, loss =
+                              batch_loss(model, batch): a loss that is a function of a batch and
+                              the model(s) (post-training's; a reference model is a frozen copy
+                              the loss holds)
     ‖g_p‖ per parameter  ─►  clip to global norm grad_clip      below
     optimizer step (AdamW, decay on matrices only, unless the caller brings its own); zero the grads
 
@@ -80,6 +83,7 @@ class TrainResult:
 
 Callback = Callable[[str, "Trainer"], None]  # called with ("step" | "eval" | "end", trainer)
 LossFn = Callable[..., torch.Tensor]  # (output, target) -> scalar loss
+BatchLoss = Callable[[Callable[..., Any], Any], torch.Tensor]  # (model, batch) -> scalar loss
 
 
 class Trainer:
@@ -87,6 +91,9 @@ class Trainer:
     .resume() first to continue a run from its checkpoint.
 
     loss       fn(output, target) -> scalar; default: the model kind's (nn/loss.py LOSSES)
+    batch_loss fn(model, batch) -> scalar, for a loss that is more than a function of one output:
+               post-training's (post/tune.py: SFT on a padded batch, DPO with a frozen reference
+               copy held by the loss, GRPO that samples); default: loss(model(x), y) for (x, y)
     evaluate   fn() -> {"train_loss": .., "val_loss": ..}; default: mean loss over the source's
                eval batches; None: never evaluate (nor checkpoint)
     optimizer  default: AdamW with weight decay on matrices only (build_optimizer, below)
@@ -103,6 +110,7 @@ class Trainer:
         run_dir=None,
         *,
         loss=None,
+        batch_loss: BatchLoss | None = None,
         evaluate="default",
         optimizer=None,
         lr_at=None,
@@ -113,6 +121,7 @@ class Trainer:
         self.model, self.cfg, self.batches, self.world = model.to(cfg.device), cfg, batches, world
         self.files = world.run_files(run_dir) if run_dir is not None else None
         self.loss_fn: LossFn = loss or cast(LossFn, LOSSES[cast(str, model.loss)])
+        self.batch_loss: BatchLoss = batch_loss or self.output_loss
         self.evaluate = world.shared(self.evaluate_loss if evaluate == "default" else evaluate)
         self.optimizer = optimizer or build_optimizer(model, cfg)
         self.lr_at = lr_at or (lambda step: schedule_lr(step, cfg))
@@ -197,10 +206,10 @@ class Trainer:
         self.world.seed_dropout(cfg.seed, self.step)
         loss_sum = torch.zeros((), device=cfg.device)  # ()
         for i in range(cfg.grad_accum):
-            x, y = self.batches.train_batch(self.batch_generator)  # (B, T) ids, (B, T, d_in) numbers or a tuple
+            batch = self.batches.train_batch(self.batch_generator)  # (x, y), or what batch_loss reads
             with self.world.accumulating(self.parallel, last=i == cfg.grad_accum - 1):
                 with self.autocast():
-                    loss = self.loss_fn(self.run_model(x), y) / cfg.grad_accum  # ()
+                    loss = self.batch_loss(self.run_model, batch) / cfg.grad_accum  # ()
                 loss.backward()
             loss_sum += loss.detach()  # ()
         loss_sum = self.world.mean(loss_sum)  # () the global batch's loss
@@ -215,6 +224,12 @@ class Trainer:
     def run_model(self, x):
         """The model's output for one batch input: a tensor, or a tuple of tensors given as model(*x)."""
         return self.forward(*x) if isinstance(x, tuple) else self.forward(x)
+
+    def output_loss(self, model, batch) -> torch.Tensor:
+        """The default batch_loss: x, y = batch; loss(model(x), y). x: (B, T) ids, (B, T, d_in) numbers
+        or a tuple of tensors."""
+        x, y = batch
+        return self.loss_fn(model(x), y)  # ()
 
     # ---- collaborators' entry points ------------------------------------------------------------
     def emit(self, event: str) -> None:
@@ -257,9 +272,9 @@ class Trainer:
         for split in self.batches.splits:
             batches = list(self.batches.eval_batches(split))
             losses = torch.zeros(len(batches), device=self.cfg.device)  # (eval batches,)
-            for i, (x, y) in enumerate(batches):
+            for i, batch in enumerate(batches):
                 with self.autocast():
-                    losses[i] = self.loss_fn(self.run_model(x), y)
+                    losses[i] = self.batch_loss(self.run_model, batch)
             out[f"{split}_loss"] = losses.mean().item()
         self.model.train(was_training)
         return out

@@ -39,7 +39,9 @@ from typing import Any, Callable, Collection, cast
 
 import torch
 
-from glassformer.config import (
+from glassformer.config import (  # noqa: I001
+    EVAL_SAMPLE_CHARS,
+    RUNS_DIR,
     ModelConfig,
     Preset,
     TrainConfig,
@@ -85,8 +87,8 @@ from glassformer.train.data import SOURCES as PAIR_SOURCES
 from glassformer.train.loop import Trainer, TrainResult, horizon, schedule_lr
 from glassformer.translate import translate
 
-RUNS_DIR = Path("runs")
-EVAL_SAMPLE_CHARS = 200  # default length of the sample printed at each evaluation (0: none)
+# RUNS_DIR and EVAL_SAMPLE_CHARS (default length of the sample printed at each evaluation, 0: none) are
+# defined in config.py, where `--help` reads them without torch
 EVAL_SAMPLE_TEMPERATURE = 0.8  # a little sharper than the model's own distribution: readable early on
 DEFAULT_SOURCE = {"tokens": "shakespeare", "numbers": "sine", "token pairs": "numbers:zh2num"}  # by what it reads
 

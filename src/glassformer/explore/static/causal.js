@@ -51,7 +51,7 @@ function renderCausal(r) {
   if (!r) { $("causal-status").textContent = ""; return; }
   if (!r.positions) { $("causal-status").textContent = t("causal.none", {a: r.answer.text}); return; }
   $("causal-status").textContent = t("causal.status", {a: r.answer.text, w: r.wrong.text, clean: r.clean,
-                                                      corrupt: r.corrupt});
+                                                      corrupt: r.corrupt, gap: r.gap}) + " " + t("causal.legend");
   cellTable($("patch-positions"), r.positions.rows.map((_, l) => t("attn.layer_n", {n: l})), r.tokens,
             r.positions.values, "position");
   const heads = r.heads.values[0].map((_, h) => t("attn.head_n", {n: h}));

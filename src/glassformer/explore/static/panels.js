@@ -43,6 +43,10 @@ function renderNotes(notes) {
 function renderBars(next) {
   const box = $("bars"); box.textContent = "";
   const hasBase = next.rows.some((r) => "p_base" in r);
+  // the grey mark: the intact model (heads zeroed), or the unpatched corrupted run (a patched cell)
+  const corrupted = next.base === "corrupted";
+  const baseNote = corrupted ? "next.base_corrupted" : "next.base";
+  const tipBase = corrupted ? "next.tip_base_corrupted" : "next.tip_base";
   const top = Math.max(...next.rows.map((r) => Math.max(r.p, r.p_model, r.p_base || 0)), 1e-9);
   for (const r of next.rows) {
     const row = el("div", "bar" + (r.kept ? "" : " cut")); row.dataset.id = r.id;
@@ -56,10 +60,10 @@ function renderBars(next) {
     }
     row.appendChild(track);
     row.appendChild(el("span", "bar-value", r.kept ? pct(r.p) : t("next.cut")));
-    row.title = t("next.tip", {id: r.id, p: r.p, m: r.p_model}) + (hasBase ? t("next.tip_base", {b: r.p_base}) : "");
+    row.title = t("next.tip", {id: r.id, p: r.p, m: r.p_model}) + (hasBase ? t(tipBase, {b: r.p_base}) : "");
     box.appendChild(row);
   }
-  $("bars-note").textContent = t("next.kept", next) + (hasBase ? " " + t("next.base") : "");
+  $("bars-note").textContent = t("next.kept", next) + (hasBase ? " " + t(baseNote) : "");
 }
 
 function renderPrediction(pred, tokens) {

@@ -1,0 +1,98 @@
+"""The post-training verbs: `sft`, `dpo` and `grpo` take a base run to a new run (docs/post.md).
+Thin: post/tune.py does the work.
+
+glassformer sft BASE_RUN --data chats.jsonl --out runs/chat --max_steps=200
+glassformer sft BASE_RUN --data builtin:arithmetic --lora-r 4 --lora-alpha 8
+glassformer dpo runs/chat --data pairs.jsonl --beta 0.1
+glassformer grpo runs/chat --data builtin:arithmetic --group 4
+glassformer sft --resume runs/chat --max_steps=400
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from glassformer.cli.options import count, positive, runnable, temperature
+from glassformer.config import RUN_EXAMPLE
+from glassformer.errors import Unsupported, UsageError
+from glassformer.messages import say, t
+
+CHAT_FORMATS = ("chatml", "llama3")  # post/chat.py's CHAT_FORMATS (named here: --help imports no torch)
+BUILTIN_DATA = "builtin:arithmetic"  # post/data.py's BUILTIN
+LORA_TARGET = r".*attn.*"  # post/tune.py's DEFAULT_LORA_TARGET
+EXIT_NONFINITE, EXIT_INTERRUPTED = 1, 130
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    for method in ("sft", "dpo", "grpo"):
+        p = subparsers.add_parser(
+            method, allow_abbrev=False, help=t(f"help.{method}"), description=t(f"help.{method}.about")
+        )
+        p.add_argument("base", nargs="?", metavar="BASE_RUN", help=t("help.post.base", example=RUN_EXAMPLE))
+        p.add_argument("--data", default=None, help=t(f"help.{method}.data", builtin=BUILTIN_DATA))
+        p.add_argument("--out", default=None, help=t("help.post.out"))
+        p.add_argument("--resume", metavar="RUN", default=None, help=t("help.post.resume"))
+        p.add_argument("--format", choices=CHAT_FORMATS, default="chatml", help=t("help.post.format"))
+        p.add_argument("--lora-r", type=count, default=None, help=t("help.post.lora_r"))
+        p.add_argument("--lora-alpha", type=positive, default=None, help=t("help.post.lora_alpha"))
+        p.add_argument("--lora-target", default=LORA_TARGET, help=t("help.post.lora_target", default=LORA_TARGET))
+        p.add_argument("--no-progress", action="store_true", help=t("help.train.no_progress"))
+        if method == "sft":
+            p.add_argument("--pack", action="store_true", help=t("help.sft.pack"))
+        if method in ("dpo", "grpo"):
+            p.add_argument("--beta", type=positive, default=None, help=t(f"help.{method}.beta"))
+        if method == "grpo":
+            p.add_argument("--group", type=count, default=4, help=t("help.grpo.group", default=4))
+            p.add_argument("--max-new-tokens", type=count, default=8, help=t("help.grpo.max_new_tokens", default=8))
+            p.add_argument("--temperature", type=temperature, default=1.0, help=t("help.grpo.temperature", default=1.0))
+        p.set_defaults(func=run_post, method=method, accepts_overrides=True)
+
+
+def run_post(args: argparse.Namespace) -> int:
+    from glassformer.post import tune
+
+    if getattr(args, "pack", False):
+        raise Unsupported("error.sft.packed_needs_mask")
+    if args.resume:
+        if args.base or args.data or args.out:
+            raise UsageError("post.resume_alone", method=args.method)
+        run = tune.resume(args.resume, args.overrides, progress=not args.no_progress)
+        say("train.resuming", dir=run.dir, step=run.trainer.step)
+    else:
+        if not args.base or not args.data:
+            raise UsageError("post.need_base_data", method=args.method, builtin=BUILTIN_DATA)
+        if (args.lora_r is None) != (args.lora_alpha is None):
+            raise UsageError("post.lora_both")
+        lora = tune.LoRASettings(args.lora_r, args.lora_alpha, args.lora_target) if args.lora_r else None
+        run = tune.start(
+            args.method,
+            args.base,
+            args.data,
+            out=args.out,
+            overrides=args.overrides,
+            chat_format=args.format,
+            lora=lora,
+            beta=getattr(args, "beta", None),
+            group=getattr(args, "group", 4),
+            max_new_tokens=getattr(args, "max_new_tokens", 8),
+            temperature=getattr(args, "temperature", 1.0),
+            progress=not args.no_progress,
+        )
+        post = run.config["post"]
+        trained = sum(p.numel() for p in run.model.parameters() if p.requires_grad)
+        say("post.started", method=args.method, dir=run.dir, base=post["base"], data=post["data"])
+        say("post.model", vocab=run.tokenizer.vocab_size, trained=trained, total=run.model.num_params())
+    result = tune.train(run)
+    if result.status == "nonfinite":
+        say("train.stopped", file=sys.stderr, message=result.message)
+        return EXIT_NONFINITE
+    if result.status == "interrupted":
+        print(result.message)
+        say("post.resume_with", method=run.config["post"]["method"], dir=run.dir, glassformer=runnable())
+        return 128 + result.signal if result.signal else EXIT_INTERRUPTED
+    say("post.done", steps=result.step, figures="  ".join(f"{k} {v:.4f}" for k, v in run.trainer.last_eval.items()))
+    if run.config["post"].get("lora"):
+        say("post.merged", dir=run.dir)
+    say("train.sample_it", dir=run.dir, glassformer=runnable())
+    return 0

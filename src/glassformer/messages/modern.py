@@ -1,0 +1,55 @@
+"""The words of the modern decoder's pieces (nn/rmsnorm.py, nn/glu.py, nn/rope_scaling.py,
+nn/attention_variants.py): their glossary entries (stages, what each tensor is, a letter, parameter
+notes) and the typed errors they raise. Kept in one file while the pieces stand alone; when a model
+is built from them, the glossary entries join glossary.py and the errors model.py.
+
+现代解码器各部件的文字：词汇表条目（阶段、张量含义、字母、参数注释）和它们抛出的类型化错误；中文在 ZH。"""
+
+EN = {
+    # ---- glossary: stages, meanings, the key-value head letter, parameter notes ------------------------
+    "stage.rms_norm": "RMSNorm",
+    "stage.qk_norm": "QK-norm",
+    "means.rms_norm.scale": "√(mean(x²) + ε) of each vector: what it is divided by before the gain",
+    "means.glu.gate": "the gate: act(x·W_gate), one number per hidden unit",
+    "means.glu.up": "the value path: x·W_up, no activation",
+    "means.glu.hidden": "gate ⊙ up: what the down projection reads",
+    "means.qk_norm.q": "queries with each head's D features RMS-normalised, before the rotation",
+    "means.qk_norm.k": "keys normalised the same way (one gain shared by every key-value head)",
+    "letter.H_kv": "key-value heads (n_kv_heads): each serves H / H_kv query heads",
+    "formula.RMSNorm": "a gain per feature; no shift",
+    "formula.ScaledRotary": "angles p·θ'_i are computed from the base and the scaling, not learned",
+    # ---- errors ------------------------------------------------------------------------------------------
+    "error.glu.variant": "gate={variant!r} is not one of {names}: a gated feed-forward is SwiGLU or GeGLU.",
+    "error.rope.scaling": "RoPE scaling {kind!r} is not one of {names}.",
+    "error.rope.original_len": "RoPE scaling {kind!r} needs original_max_len, the context length the model was "
+    "trained on, as a positive whole number; got {got}.",
+    "error.rope.factor": "RoPE scaling {kind!r} needs factor >= 1 (how many times the original context to reach); "
+    "got {factor}.",
+    "error.gqa.heads": "n_heads={n_heads} is not a multiple of n_kv_heads={n_kv_heads}: every key-value head "
+    "serves the same number of query heads. Choose n_kv_heads among {divisors}.",
+    "error.window.size": "a sliding window holds at least one key (the query's own); got window={window}.",
+}
+
+ZH = {
+    # ---- 词汇表 --------------------------------------------------------------------------------------------
+    "stage.rms_norm": "RMSNorm（均方根归一化）",
+    "stage.qk_norm": "QK 归一化",
+    "means.rms_norm.scale": "每个向量的 √(mean(x²) + ε)：乘增益之前先除以它",
+    "means.glu.gate": "门：act(x·W_gate)，每个隐藏单元一个数",
+    "means.glu.up": "数值通路：x·W_up，不经激活",
+    "means.glu.hidden": "门 ⊙ 数值通路：下投影读入的就是它",
+    "means.qk_norm.q": "查询：每个头的 D 个特征做 RMS 归一化，在旋转之前",
+    "means.qk_norm.k": "键：同样归一化（所有键值头共用一个增益）",
+    "letter.H_kv": "键值头数（n_kv_heads）：每个键值头服务 H / H_kv 个查询头",
+    "formula.RMSNorm": "每个特征一个增益；没有偏移",
+    "formula.ScaledRotary": "角度 p·θ'_i 由基数和缩放方式算出，不需要学习",
+    # ---- 错误 ------------------------------------------------------------------------------------------------
+    "error.glu.variant": "gate={variant!r} 不是 {names} 之一：门控前馈网络只有 SwiGLU 和 GeGLU 两种。",
+    "error.rope.scaling": "RoPE 缩放方式 {kind!r} 不是 {names} 之一。",
+    "error.rope.original_len": "RoPE 缩放方式 {kind!r} 需要 original_max_len（模型训练时的上下文长度），"
+    "而且必须是正整数；得到的是 {got}。",
+    "error.rope.factor": "RoPE 缩放方式 {kind!r} 需要 factor >= 1（要达到原上下文的几倍）；得到的是 {factor}。",
+    "error.gqa.heads": "n_heads={n_heads} 不是 n_kv_heads={n_kv_heads} 的倍数：每个键值头必须服务同样多的查询头。"
+    "请从 {divisors} 中选择 n_kv_heads。",
+    "error.window.size": "滑动窗口至少要容纳一个键（查询自己）；得到的是 window={window}。",
+}

@@ -1,0 +1,95 @@
+"""The verbs of cli/post.py: `glassformer sft`, `dpo`, `grpo` through the real dispatcher, on a tiny
+base run: a run made, what is said (catalogue keys and fields), exit codes, and bad input refused in
+one line, in English and Chinese, before anything is written."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import said
+
+from glassformer.cli import main
+from glassformer.post.data import BUILTIN, arithmetic_text
+from glassformer.train.run import new_run, train
+
+TINY = ["--max_steps=4", "--eval_interval=2", "--eval_iters=1", "--batch_size=4", "--threads=1"]
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("post-cli")
+    (tmp / "corpus.txt").write_text(arithmetic_text(200, seed=1), encoding="utf-8")
+    run = new_run(
+        "seed000",
+        ["--max_steps=4", "--eval_interval=4", "--eval_iters=1", "--seq_len=32", "--threads=1"],
+        source=f"file:{tmp / 'corpus.txt'}",
+        out=tmp / "base",
+        cache_dir=tmp / "cache",
+        progress=False,
+        sample_chars=0,
+    )
+    train(run)
+    del run
+    return tmp / "base"
+
+
+def run_cli(capsys, *argv):
+    with said() as heard:
+        code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err, heard
+
+
+@pytest.mark.parametrize("method", ["sft", "dpo"])
+def test_a_verb_makes_a_run_and_says_so(base, tmp_path, capsys, method):
+    out = tmp_path / method
+    code, stdout, _, heard = run_cli(
+        capsys, method, str(base), "--data", BUILTIN, "--out", str(out), "--no-progress", *TINY
+    )
+    assert code == 0
+    assert ("post.started", {"method": method, "dir": out, "base": str(base.resolve()), "data": BUILTIN}) in heard
+    done = heard.of("post.done")
+    assert done and done[0]["steps"] == 4
+    assert json.loads((out / "config.json").read_text())["post"]["method"] == method
+
+
+def test_sft_with_lora_says_it_merged(base, tmp_path, capsys):
+    out = tmp_path / "lora"
+    code, _, _, heard = run_cli(
+        capsys, "sft", str(base), "--data", BUILTIN, "--out", str(out), "--lora-r", "2", "--lora-alpha", "4", *TINY
+    )
+    assert code == 0 and ("post.merged", {"dir": out}) in heard
+
+
+def test_sft_resume(base, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert run_cli(capsys, "sft", str(base), "--data", BUILTIN, "--out", str(out), *TINY)[0] == 0
+    code, _, _, heard = run_cli(capsys, "sft", "--resume", str(out), "--max_steps=6")
+    assert code == 0 and ("train.resuming", {"dir": out, "step": 4}) in heard
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_bad_input_is_one_line(base, tmp_path, capsys, lang):
+    no_answer = tmp_path / "no_answer.jsonl"
+    no_answer.write_text(json.dumps({"messages": [{"role": "user", "content": "1+2="}]}) + "\n", encoding="utf-8")
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    new = str(tmp_path / "new")
+    cases = [
+        (["sft", str(base), "--data", str(no_answer), "--out", new], "error.chat.line", 1),
+        (["sft", str(tmp_path / "nowhere"), "--data", BUILTIN, "--out", new], "error.run.missing", 2),
+        (["sft", str(base), "--data", BUILTIN, "--out", str(taken)], "error.post.out_exists", 2),
+        (
+            ["sft", str(base), "--data", BUILTIN, "--out", new, "--lora-r", "65", "--lora-alpha", "8"],
+            "error.lora.rank",
+            2,
+        ),
+        (["sft", str(base), "--data", BUILTIN, "--out", new, "--pack"], "error.sft.packed_needs_mask", 1),
+        (["dpo", str(base), "--out", new], "post.need_base_data", 2),
+    ]
+    for argv, key, exit_code in cases:
+        code, _, err, heard = run_cli(capsys, *argv, "--lang", lang)
+        assert (code, key in heard.keys()) == (exit_code, True), (argv, heard.keys())
+        assert len(err.strip().splitlines()) == 1, err
+    assert list(taken.iterdir()) == [] and not (tmp_path / "new").exists()

@@ -1,0 +1,253 @@
+"""Post-training runs through the one trainer (post/tune.py): a tiny base run, pretrained for a few
+steps on post/data.py's arithmetic text, taken through SFT, DPO and GRPO for a few steps each.
+
+Each test asserts what the stage claims: the assistant-token loss goes down, the DPO loss starts at
+ln 2 whatever β and its reward margin rises, GRPO's KL starts at 0 and its figures are finite, the
+new tokens' rows are the means of the base's, and the base run's files are byte for byte what they
+were. Bad input is refused by key and fields before any directory is made."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from glassformer.errors import DamagedFile, NotFound, UsageError
+from glassformer.models import build_model
+from glassformer.post import tune
+from glassformer.post.chat import CHATML, write_conversations
+from glassformer.post.data import BUILTIN, arithmetic_chats, arithmetic_text
+from glassformer.post.preference import PreferenceBatch
+from glassformer.post.sft import IGNORE
+from glassformer.text.specials import SpecialTokens
+from glassformer.train.checkpoint import load_model
+from glassformer.train.record import MetricsLog
+from glassformer.train.run import new_run, train
+
+TINY = ["--max_steps=12", "--eval_interval=6", "--eval_iters=2", "--batch_size=8", "--lr=3e-3", "--threads=1"]
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory):
+    """A seed000 GPT pretrained 20 steps on sums written out (its characters cover the chats')."""
+    tmp = tmp_path_factory.mktemp("post")
+    (tmp / "corpus.txt").write_text(arithmetic_text(300, seed=1), encoding="utf-8")
+    run = new_run(
+        "seed000",
+        ["--max_steps=20", "--eval_interval=20", "--eval_iters=2", "--seq_len=32", "--threads=1"],
+        source=f"file:{tmp / 'corpus.txt'}",
+        out=tmp / "base",
+        cache_dir=tmp / "cache",
+        progress=False,
+        sample_chars=0,
+    )
+    assert train(run).status == "done"
+    del run
+    return tmp / "base"
+
+
+def snapshot(run_dir):
+    return {p.name: p.read_bytes() for p in sorted(run_dir.iterdir()) if p.is_file() and p.name != "train.lock"}
+
+
+def evals(run_dir):
+    return [r for r in MetricsLog(run_dir / "metrics.jsonl").read() if r["kind"] == "eval"]
+
+
+# ---- the vocabulary grown ----------------------------------------------------------------------------------------
+def test_grow_vocab_keeps_every_base_weight_and_starts_new_rows_at_the_mean(base):
+    model, tokenizer, _ = load_model(base)
+    V = tokenizer.vocab_size
+    grown = tune.grow_vocab(model, replace(model.cfg, vocab_size=V + 2)).eval()
+    table = grown.tok_embed.table.weight
+    assert torch.equal(table[:V], model.tok_embed.table.weight)
+    assert torch.equal(table[V], model.tok_embed.table.weight.mean(0))
+    assert torch.equal(grown.head.bias[V:], model.head.bias.mean().expand(2))
+    ids = torch.tensor([tokenizer.encode("12+34=46\n")])  # (1, T) old ids read as before
+    assert torch.equal(grown(ids)[..., :V], model(ids))
+
+
+# ---- SFT ---------------------------------------------------------------------------------------------------------
+def test_sft_lowers_the_assistant_loss_and_leaves_the_base_untouched(base, tmp_path):
+    before = snapshot(base)
+    data = tmp_path / "chats.jsonl"
+    write_conversations(data, arithmetic_chats(64))
+    run = tune.start("sft", base, str(data), out=tmp_path / "sft", overrides=TINY, progress=False)
+    result = tune.train(run)
+    assert result.status == "done" and result.step == 12
+    records = evals(tmp_path / "sft")
+    assert [r["step"] for r in records] == [0, 6, 12]
+    assert records[-1]["train_loss"] < records[0]["train_loss"] - 0.3
+    assert records[-1]["val_loss"] < records[0]["val_loss"]
+    assert snapshot(base) == before  # not a byte of the base run changed
+    config = json.loads((tmp_path / "sft" / "config.json").read_text())
+    assert config["post"]["method"] == "sft" and config["post"]["base"] == str(base.resolve())
+    assert config["post"]["data_sha256"] and config["post"]["lora"] is None
+    # a run every verb opens: its model and its tokenizer, the base's ids unchanged
+    model, tokenizer, _ = load_model(tmp_path / "sft")
+    _, base_tokenizer, _ = load_model(base)
+    assert isinstance(tokenizer, SpecialTokens) and tokenizer.tokens == list(CHATML.specials)
+    assert tokenizer.encode("12+34=") == base_tokenizer.encode("12+34=")
+    assert model.cfg.vocab_size == base_tokenizer.vocab_size + len(CHATML.specials)
+
+
+def test_sft_batches_learn_only_the_assistant_tokens(base, tmp_path):
+    run = tune.start("sft", base, BUILTIN, out=tmp_path / "sft", overrides=TINY, progress=False)
+    batch = run.trainer.batches.train_batch(torch.Generator().manual_seed(0))
+    tokenizer = run.tokenizer
+    for row_ids, row_labels in zip(batch.ids.tolist(), batch.labels.tolist(), strict=True):
+        said = tokenizer.decode([y for y in row_labels if y != IGNORE])
+        assert said.endswith("<|im_end|>") and said[:-10].isdigit()  # the answer and its end, nothing else
+        assert "<|im_start|>user" in tokenizer.decode(row_ids)
+
+
+def test_sft_resumes_exactly(base, tmp_path):
+    whole = tune.start("sft", base, BUILTIN, out=tmp_path / "whole", overrides=TINY, progress=False)
+    tune.train(whole)
+    half = tune.start("sft", base, BUILTIN, out=tmp_path / "half", overrides=[*TINY, "--max_steps=6"], progress=False)
+    tune.train(half)
+    del half
+    resumed = tune.resume(tmp_path / "half", ["--max_steps=12"], progress=False)
+    assert resumed.trainer.step == 6
+    tune.train(resumed)
+    a, b = load_file(tmp_path / "whole" / "model.safetensors"), load_file(tmp_path / "half" / "model.safetensors")
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_sft_with_lora_trains_only_a_and_b_then_merges(base, tmp_path):
+    lora = tune.LoRASettings(r=2, alpha=4.0)
+    run = tune.start("sft", base, BUILTIN, out=tmp_path / "lora", overrides=TINY, lora=lora, progress=False)
+    trained = {n for n, p in run.model.named_parameters() if p.requires_grad}
+    assert trained and all(n.endswith((".A", ".B")) and ".attn." in n for n in trained)
+    assert tune.train(run).status == "done"
+    out = tmp_path / "lora"
+    assert not (out / "train_state.pt").exists() and (out / "lora.safetensors").exists()
+    assert json.loads((out / "config.json").read_text())["post"]["lora"]["merged"] is True
+    merged, _, _ = load_model(out)  # a plain model of the base's kind
+    model, _, _ = load_model(base)
+    grown = tune.grow_vocab(model, merged.cfg)
+    new, old = merged.state_dict(), grown.state_dict()
+    changed = {k for k in new if not torch.equal(new[k], old[k])}
+    assert changed and all(".attn." in k for k in changed)  # only the projections LoRA reached moved
+    with pytest.raises(UsageError) as e:
+        tune.resume(out, ["--max_steps=20"], progress=False)
+    assert e.value.key == "error.post.merged"
+
+
+# ---- DPO ---------------------------------------------------------------------------------------------------------
+def test_dpo_starts_at_ln2_whatever_beta_and_its_margin_rises(base, tmp_path):
+    before = snapshot(base)
+    run = tune.start("dpo", base, BUILTIN, out=tmp_path / "dpo", overrides=TINY, progress=False)
+    batch = run.trainer.batches.train_batch(torch.Generator().manual_seed(0))
+    assert isinstance(batch, PreferenceBatch)
+    for beta in (0.1, 0.5, 2.0):  # policy = reference: every reward is 0
+        loss = tune.DPO(run.loss.reference, beta)(run.model, batch)
+        assert loss.item() == pytest.approx(math.log(2), abs=1e-6)
+    assert tune.train(run).status == "done"
+    records = evals(tmp_path / "dpo")
+    assert records[0]["train_loss"] == pytest.approx(math.log(2), abs=1e-6)
+    assert records[0]["train_reward_margin"] == 0.0
+    assert records[-1]["train_reward_margin"] > 0.02
+    assert records[-1]["train_loss"] < math.log(2)
+    assert snapshot(base) == before
+
+
+# ---- GRPO --------------------------------------------------------------------------------------------------------
+def test_grpo_samples_groups_and_starts_with_zero_kl(base, tmp_path):
+    overrides = ["--max_steps=3", "--eval_interval=3", "--eval_iters=1", "--batch_size=2", "--threads=1"]
+    run = tune.start("grpo", base, BUILTIN, out=tmp_path / "grpo", overrides=overrides, group=4, progress=False)
+    assert tune.train(run).status == "done"
+    records = MetricsLog(tmp_path / "grpo" / "metrics.jsonl").read()
+    steps = [r for r in records if r["kind"] == "grpo"]
+    assert [r["step"] for r in steps] == [1, 2, 3]
+    assert steps[0]["kl"] == 0.0  # the policy is its reference before the first update
+    assert all(math.isfinite(r[k]) for r in steps for k in ("reward", "kl", "clip_ratio", "length"))
+    assert all(1 <= r["length"] <= 8 for r in steps)
+    assert all(math.isfinite(r["loss"]) for r in records if r["kind"] == "log")
+    assert [r["step"] for r in records if r["kind"] == "eval"] == [0, 3]
+
+
+def test_grpo_advantages_are_finite_when_every_answer_scores_the_same(base, tmp_path):
+    run = tune.start("grpo", base, BUILTIN, out=tmp_path / "g", overrides=["--threads=1"], group=3, progress=False)
+    run.loss.max_new_tokens = 2
+    loss = run.loss(run.model, run.trainer.batches.parts["train"][:2])
+    assert math.isfinite(loss.item()) and run.loss.last["kl"] == 0.0
+
+
+# ---- bad input: one clear error each, nothing made or touched ----------------------------------------------------
+def test_a_file_with_no_assistant_turn_names_its_line(base, tmp_path):
+    data = tmp_path / "chats.jsonl"
+    data.write_text(
+        json.dumps({"messages": [{"role": "user", "content": "1+2="}, {"role": "assistant", "content": "3"}]})
+        + "\n"
+        + json.dumps({"messages": [{"role": "user", "content": "1+2="}]})
+        + "\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(DamagedFile) as e:
+        tune.start("sft", base, str(data), out=tmp_path / "out", progress=False)
+    assert e.value.key == "error.chat.line" and e.value.fields["line"] == 2
+    assert e.value.fields["detail"].key == "error.chat.no_assistant"
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_base_run_that_does_not_exist(tmp_path):
+    with pytest.raises(NotFound) as e:
+        tune.start("sft", tmp_path / "nowhere", BUILTIN, out=tmp_path / "out", progress=False)
+    assert e.value.key == "error.run.missing"
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_existing_directory_is_never_written(base, tmp_path):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me")
+    with pytest.raises(UsageError) as e:
+        tune.start("sft", base, BUILTIN, out=out, progress=False)
+    assert e.value.key == "error.post.out_exists" and e.value.fields["dir"] == out
+    assert [p.name for p in out.iterdir()] == ["notes.txt"] and (out / "notes.txt").read_text() == "keep me"
+
+
+def test_a_lora_rank_larger_than_the_layer(base, tmp_path):
+    with pytest.raises(UsageError) as e:
+        tune.start("sft", base, BUILTIN, out=tmp_path / "out", lora=tune.LoRASettings(65, 8.0), progress=False)
+    assert e.value.key == "error.lora.rank" and e.value.fields["r"] == 65 and e.value.fields["most"] == 64
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_model_field_override_is_refused(base, tmp_path):
+    with pytest.raises(UsageError) as e:
+        tune.start("sft", base, BUILTIN, out=tmp_path / "out", overrides=["--d_model=32"], progress=False)
+    assert e.value.key == "error.post.model_field" and e.value.fields["keys"] == "d_model"
+
+
+def test_characters_the_base_cannot_write_name_the_example(base, tmp_path):
+    data = tmp_path / "chats.jsonl"
+    write_conversations(data, [[{"role": "user", "content": "1+2="}, {"role": "assistant", "content": "three"}]])
+    with pytest.raises(UsageError) as e:
+        tune.start("sft", base, str(data), out=tmp_path / "out", progress=False)
+    assert e.value.key == "error.post.example" and e.value.fields["index"] == 0
+    assert e.value.fields["detail"].key == "error.tokenizer.unseen"
+
+
+def test_build_model_is_the_one_way_the_grown_model_is_made(base):
+    model, _, _ = load_model(base)
+    grown = tune.grow_vocab(model, model.cfg)  # the same size: a copy
+    assert type(grown) is type(build_model(model.cfg))
+    assert all(torch.equal(a, b) for a, b in zip(grown.state_dict().values(), model.state_dict().values(), strict=True))
+
+
+def test_sft_in_bfloat16_through_the_trainers_autocast(base, tmp_path):
+    overrides = [*TINY, "--max_steps=4", "--eval_interval=4", "--dtype=bfloat16"]
+    run = tune.start("sft", base, BUILTIN, out=tmp_path / "bf16", overrides=overrides, progress=False)
+    with run.trainer.autocast():
+        batch = run.trainer.batches.train_batch(torch.Generator().manual_seed(0))
+        assert run.model(batch.ids).dtype == torch.bfloat16  # (B, T, V) the forward ran in bf16
+    assert tune.train(run).status == "done"
+    records = evals(tmp_path / "bf16")
+    assert json.loads((tmp_path / "bf16" / "config.json").read_text())["train"]["dtype"] == "bfloat16"
+    assert all(math.isfinite(r["train_loss"]) for r in records) and records[-1]["train_loss"] < records[0]["train_loss"]

@@ -5,7 +5,7 @@
 The setup of bench/peers.py's batched part (`baby` with max_len 512, glass attention, 256 tokens
 after the 21-character prompt, temperature 0.8, through `sample()`). Prints, per repetition, the
 seconds of the whole `sample()` call and of the decode steps alone (a cache prefilled, then 255
-one-token steps through models/decode.py) at batch 1 and at batch 16, on the clock and in this
+one-token steps through the model's own forward) at batch 1 and at batch 16, on the clock and in this
 thread's CPU time (which leaves out the time the scheduler gives other processes: on a loaded
 machine a long batch-16 call is preempted more often than a short batch-1 one, so the clock's ratio
 shrinks with the load), and the ratios 16 × batch 1 / batch 16; then one torch.profiler table of
@@ -31,7 +31,6 @@ import torch
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile
 
-from glassformer.models.decode import DecodeStep
 from glassformer.nn.attention import scaled_dot_product_attention
 from glassformer.nn.fused_attention import fused_attention
 from glassformer.sample import sample
@@ -53,12 +52,12 @@ def sample_call(model, tokenizer, B: int):
 
 def steps_call(model, tokenizer, B: int):
     """The decode steps alone: prefill, then NEW_TOKENS - 1 one-token steps (B rows)."""
-    step = DecodeStep(model)
+    step = lambda ids, cache: model(ids, cache=cache)  # noqa: E731 - the sampler's one forward
     prompt = torch.tensor([tokenizer.encode(PROMPT)] * B)  # (B, T0)
     token = torch.zeros(B, 1, dtype=torch.long)  # (B, 1)
 
     def run():
-        with torch.no_grad():
+        with torch.inference_mode():
             cache = model.new_cache(B)
             step(prompt, cache)
             for _ in range(peers.NEW_TOKENS - 1):

@@ -1,13 +1,12 @@
-"""The KV cache on its own: cached decoding (model step and decode step) vs the uncached loop.
+"""The KV cache on its own: cached decoding through the model's one forward vs the uncached loop.
 
     python bench/kv_cache.py [--reps 3] [--threads 1]
 
 `baby` shape with max_len 512, fused attention, batch 1, greedy, 256 new tokens after a 16-token
-prompt. Prints, per repetition, in ms per token: one cached step alone through the model's forward
-and through the decode step (models/decode.py), the same decode step on a model 8 wide (the same
-calls with almost no arithmetic: what dispatching them costs), then the sampler's loops — cached with the decode
-step (the default), cached through the model (a no-op hook attached makes the sampler hand each
-token to the model), uncached — and the uncached / cached ratio.
+prompt. Prints, per repetition, in ms per token: one cached step alone through the model's forward,
+the same on a model 8 wide (the same calls with almost no arithmetic: what dispatching them costs),
+then the sampler's loops — cached, cached with a no-op hook attached, uncached — and the uncached /
+cached ratio.
 """
 
 import argparse
@@ -18,7 +17,6 @@ import torch
 
 from glassformer.config import get_preset
 from glassformer.models import GPT
-from glassformer.models.decode import DecodeStep
 from glassformer.sample import generate_ids
 
 NEW = 256
@@ -78,22 +76,18 @@ def main() -> None:
         return run
 
     list(generate_ids(model, prompt, 20, temperature=0))  # warm-up
-    fast = DecodeStep(model)
     # the dispatch floor: the same calls on a model 8 wide (1 head, d_ff 8), almost no arithmetic
     narrow, _, _ = decoding_model(84, d_model=8, n_heads=1, d_ff=8)
-    narrow_step = DecodeStep(narrow)
     for _ in range(args.reps):
         model_alone = per_token(steps(lambda ids, cache: model(ids, cache=cache)))
-        decode_alone = per_token(steps(fast))
-        floor = per_token(cached_steps(narrow, prompt, token, NEW, narrow_step))
+        floor = per_token(cached_steps(narrow, prompt, token, NEW, lambda ids, cache: narrow(ids, cache=cache)))
         cached = per_token(loop(True))
-        via_model = per_token(loop(True, model_step=True))
+        hooked = per_token(loop(True, model_step=True))
         uncached = per_token(loop(False))
         print(
-            f"step alone: model {model_alone:.3f}, decode step {decode_alone:.3f} (8 wide: {floor:.3f})   "
-            f"loops: decode step "
-            f"{cached:.3f}, model step {via_model:.3f}, uncached {uncached:.3f}   "
-            f"uncached / decode step {uncached / cached:.2f}×"
+            f"step alone: model {model_alone:.3f} (8 wide: {floor:.3f})   loops: cached {cached:.3f}, "
+            f"cached with a hook attached {hooked:.3f}, uncached {uncached:.3f}   "
+            f"uncached / cached {uncached / cached:.2f}×"
         )
 
 

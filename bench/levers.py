@@ -31,10 +31,9 @@ Trainer step (its data, batch, attention and optimizer, as `glassformer train` b
 float32 and in bfloat16 autocast, round-robin, with B·T·C² and what auto picks on this machine.
 
 Decoding (`baby` shape, max_len 512, batch 1 and 16, fused attention): ms per step of 200 one-token
-steps after a 16-token prefill, through the model's own forward, through models/decode.py's step,
-through that step without torch.inference_mode (under no_grad, as the model runs), through the step
-with its weights as transposed views (as it was before it kept row-major copies), and with
---compile through the step compiled by torch.compile (dynamic shapes: one graph for every length).
+steps after a 16-token prefill, through the model's own forward under no_grad and under
+torch.inference_mode (as the sampler runs it), in bfloat16, and with --compile through the forward
+compiled by torch.compile (dynamic shapes: one graph for every length).
 Not a test: the figures go to docs/performance.md.
 """
 
@@ -54,7 +53,6 @@ from kv_cache import cached_steps, decoding_model  # bench/: the script's own fo
 import glassformer.nn.attention as attention_module
 from glassformer.config import get_preset
 from glassformer.models import GPT
-from glassformer.models.decode import DecodeStep
 from glassformer.nn.attention import check_mask
 from glassformer.nn.loss import next_token_loss
 
@@ -230,15 +228,6 @@ def report(times: dict[str, list[float]], unit: str, scale: float) -> None:
         )
 
 
-def with_weight_views(step: DecodeStep, model: GPT) -> DecodeStep:
-    """The decode step as it was: x Wᵀ against Wᵀ as a view of the weight, not a row-major copy."""
-    for layer, block in zip(step.layers, model.blocks, strict=False):
-        layer.w_qkv_t, layer.w_proj_t = block.attn.qkv.weight.t(), block.attn.proj.weight.t()
-        layer.w1_t, layer.w2_t = block.ffn.fc1.weight.t(), block.ffn.fc2.weight.t()
-    step.head_w_t = model.head.weight.t()
-    return step
-
-
 def decoding_variants(steps: int, batch: int, compile_too: bool) -> dict:
     model, prompt, token = decoding_model(VOCAB)
     prompt, token = prompt.expand(batch, -1), token.expand(batch, -1)  # (B, 16), (B, 1)
@@ -246,22 +235,25 @@ def decoding_variants(steps: int, batch: int, compile_too: bool) -> dict:
     def loop(one_token):
         return cached_steps(model, prompt, token, steps, one_token)
 
-    fast = DecodeStep(model)
-    views = with_weight_views(DecodeStep(model), model)
+    def inference(m):
+        def one_token(ids, cache):
+            with torch.inference_mode():
+                return m(ids, cache=cache)  # (B, 1, V)
+
+        return one_token
+
     out = {
-        "model forward": loop(lambda ids, cache: model(ids, cache=cache)),
-        "decode step": loop(fast),
-        "decode step, no_grad": loop(lambda ids, cache: fast.one_token(ids, cache, cache.length)),
-        "decode step, Wᵀ views": loop(views),
+        "model forward, no_grad": loop(lambda ids, cache: model(ids, cache=cache)),
+        "model forward, inference_mode": loop(inference(model)),
     }
-    half = copy.deepcopy(model).to(torch.bfloat16)  # the model and its cache in bfloat16, the same flat step
-    out["decode step, bf16 weights"] = cached_steps(half, prompt, token, steps, DecodeStep(half))
-    if compile_too:  # the step's own code, compiled once for every cache length
-        compiled = torch.compile(fast.one_token, dynamic=True)
+    half = copy.deepcopy(model).to(torch.bfloat16)  # the model and its cache in bfloat16, the same forward
+    out["model forward, bf16 weights"] = cached_steps(half, prompt, token, steps, inference(half))
+    if compile_too:  # the model's own forward, compiled once for every cache length
+        compiled = torch.compile(model, dynamic=True)
         t0 = time.perf_counter()
-        loop(lambda ids, cache: compiled(ids, cache, cache.length))()  # compile now, not while timed
-        print(f"compiled the decode step in {time.perf_counter() - t0:.0f} s")
-        out["decode step, compiled"] = loop(lambda ids, cache: compiled(ids, cache, cache.length))
+        loop(inference(compiled))()  # compile now, not while timed
+        print(f"compiled the model forward in {time.perf_counter() - t0:.0f} s")
+        out["model forward, compiled"] = loop(inference(compiled))
     return out
 
 

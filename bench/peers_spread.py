@@ -56,8 +56,9 @@ def main(paths: list[str]) -> int:
             )
         if "decode_memory" in first:
             bw = [r["decode_memory"]["bandwidth_gbs"] for r in runs]
-            use = [r["sampling"]["kv-cache, decode step"]["bandwidth_utilisation"] * 100 for r in runs]
-            print(f"\nbandwidth {spread(bw, '.1f')} GB/s; the decode step reads at {spread(use, '.0f')}% of it")
+            cached = [r["sampling"].get("kv-cache") or r["sampling"]["kv-cache, decode step"] for r in runs]  # old runs
+            use = [c["bandwidth_utilisation"] * 100 for c in cached]
+            print(f"\nbandwidth {spread(bw, '.1f')} GB/s; cached decoding reads at {spread(use, '.0f')}% of it")
     if "batched_sampling" in first:
         print("\n| batched sampling | s | tokens/s | vs one by one |")
         print("|---|---:|---:|---:|")

@@ -29,7 +29,6 @@ from torch import nn
 
 from glassformer.errors import UsageError
 from glassformer.messages import t
-from glassformer.models.decode import decode_step
 from glassformer.nn.position import position_scheme
 
 TINY_TEMPERATURE = 1e-3  # below it, the logits are shifted (max to 0) before they are divided
@@ -92,9 +91,10 @@ Run = Callable[[torch.Tensor, object], torch.Tensor]  # (context (B, T), cache o
 def open_cache(model: nn.Module, batch_size: int, use_cache: bool | None = None):
     """A KV cache for batch_size rows (nn/kv_cache.py), or None. use_cache None: whenever the model
     offers one (`model.new_cache`); True: refuse a model that does not; False: never."""
-    if use_cache and not hasattr(model, "new_cache"):
+    new_cache = getattr(model, "new_cache", None)  # None: a kind that keeps no cache (an encoder)
+    if use_cache and new_cache is None:
         raise UsageError("error.sample.no_cache", model=type(model).__name__)
-    return model.new_cache(batch_size) if use_cache is not False and hasattr(model, "new_cache") else None
+    return new_cache(batch_size) if use_cache is not False and new_cache is not None else None
 
 
 def next_logits(model: nn.Module, ids: torch.Tensor, cache=None, run: Run | None = None) -> torch.Tensor:
@@ -159,7 +159,6 @@ def draw(
     return torch.multinomial(probs, num_samples=1, generator=generator)  # (B, 1)
 
 
-@torch.no_grad()
 def generate_ids(
     model: nn.Module,
     ids: torch.Tensor,
@@ -174,16 +173,20 @@ def generate_ids(
 
     use_cache: keep the keys and values of earlier tokens (nn/kv_cache.py) so each step feeds
     only the newest token. None = whenever the model offers one (`model.new_cache`). The tokens
-    are the same either way; tests/reference/test_kv_cache.py checks it.
+    are the same either way; tests/reference/test_kv_cache.py checks it. Every token goes through
+    the model's own forward (with the cache: the same forward, fed the new token), under inference
+    mode: no autograd bookkeeping at all, cheaper per operation than no_grad. What a forward grows
+    and keeps (a KV cache that doubles, the rotary tables) is made with it switched off
+    (nn/kv_cache.py, nn/position.py), so training can go on after sampling.
     """
     cache = open_cache(model, ids.size(0), use_cache)
-    run = decode_step(model) if cache is not None else None  # = model(ids, cache=cache), in fewer ops
     was_training = model.training
     model.eval()  # no dropout while writing
     try:
         for _ in range(max_new_tokens):
             # 1) the logits of the next token, the model given what it may see (next_logits)
-            logits = next_logits(model, ids, cache, run)  # (B, V)
+            with torch.inference_mode():
+                logits = next_logits(model, ids, cache)  # (B, V)
             # 2) shape them and pick one per row: temperature, top-k, top-p, softmax, draw
             next_id = draw(logits, temperature, top_k, top_p, generator)  # (B, 1)
             # 3) append it: the new token is part of the context of the next step

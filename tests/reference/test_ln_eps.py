@@ -20,7 +20,6 @@ from helpers import randomize_
 from glassformer import numpy_ref as ref
 from glassformer.config import ModelConfig
 from glassformer.models import GPT, Encoder, EncoderDecoder
-from glassformer.models.decode import DecodeStep, decode_step
 
 EPS, ATOL = 1e-2, 1e-10
 V, L = 19, 10
@@ -64,14 +63,13 @@ def test_glass_and_fused_paths_use_the_models_eps(attention, norm):
 
 
 @pytest.mark.parametrize("norm", NORMS)
-def test_the_decode_step_uses_the_models_eps(norm):
-    """models/decode.py reads each LayerNorm's (weight, bias, eps) into its own flat step."""
+def test_cached_decoding_uses_the_models_eps(norm):
+    """The sampler's cache-fed forward, under inference mode, reads each LayerNorm's own eps."""
     m = build(GPT, **NORMS[norm])
-    step, x = decode_step(m), ids()
-    assert isinstance(step, DecodeStep)
-    with torch.no_grad():
+    x = ids()
+    with torch.inference_mode():
         cache = m.new_cache(2)
-        pieces = [step(x[:, :3], cache)] + [step(x[:, t : t + 1], cache) for t in range(3, L)]
+        pieces = [m(x[:, :3], cache=cache)] + [m(x[:, t : t + 1], cache=cache) for t in range(3, L)]
         assert (torch.cat(pieces, dim=1) - twin_gpt(m, x)).abs().max() <= ATOL
 
 

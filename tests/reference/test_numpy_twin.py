@@ -21,11 +21,10 @@ from glassformer import numpy_ref as ref
 from glassformer.config import ModelConfig, get_preset
 from glassformer.models import GPT, Encoder, SequenceRegressor
 from glassformer.models.encoder import combine_masks, padding_mask
-from glassformer.models.gpt import Block, FeedForward
+from glassformer.models.gpt import Block, FeedForward, TokenEmbedding
 from glassformer.models.gpt import layer_norm as make_layer_norm
 from glassformer.nn import attention as nn_attention
 from glassformer.nn.attention import MultiHeadAttention, causal_mask
-from glassformer.nn.embedding import TokenEmbedding
 from glassformer.nn.kv_cache import LayerCache
 from glassformer.nn.position import POSITION_SCHEMES, sinusoidal_table
 from glassformer.numpy_ref.forward import AttentionTouch

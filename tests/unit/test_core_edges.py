@@ -34,6 +34,6 @@ def test_nested_calls_keep_the_outer_hook():
 def test_token_id_check_never_reads_values_back_off_the_cpu():
     """On an accelerator the range check must be an on-device assert, not a host sync: on the
     'meta' device any read of a value back to Python raises, so this fails if the check syncs."""
-    from glassformer.nn.embedding import check_token_ids
+    from glassformer.models.gpt import check_token_ids
 
     check_token_ids(torch.zeros(2, 3, dtype=torch.long, device="meta"), vocab_size=5)

@@ -85,8 +85,12 @@ def test_patching_every_activation_with_itself_changes_nothing():
     model, ids = gpt(norm="post", final_norm=False), torch.randint(0, 12, (2, 8))
     with torch.no_grad():
         plain = model(ids)
-        patched = model.run_with_hooks(ids, hooks={n: (lambda t, name: t.clone()) for n in model.hook_names()})
+        same = {n: (lambda t, name: t.clone()) for n in model.hook_names()}
+        patched = model.run_with_hooks(ids, hooks={n: f for n, f in same.items() if not n.endswith("attn.result")})
+        with_shares = model.run_with_hooks(ids, hooks=same)
     assert torch.equal(plain, patched)
+    # a replaced result makes attn out as Σ_h result_h + b (nn/attention.py): the same, up to rounding
+    torch.testing.assert_close(with_shares, plain, rtol=0, atol=1e-5)
 
 
 def test_fused_attention_maps_are_recomputed_and_agree():

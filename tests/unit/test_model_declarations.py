@@ -16,7 +16,7 @@ from helpers import formulas as derived
 from glassformer.config import ModelConfig
 from glassformer.messages import TABLES, speaking
 from glassformer.models import build_model
-from glassformer.models.gpt import Transformer
+from glassformer.models.gpt import GPT
 from glassformer.models.kinds import MODEL_KINDS, model_class, register_model_kind
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -225,12 +225,7 @@ def test_each_kind_says_what_it_reads_how_it_learns_and_what_it_outputs():
         "encoder": ("encoder", "tokens", "next_token", True, 11),
         "regressor": ("regressor", "numbers", "mse", False, 2),
     }
-    assert (Transformer.kind, Transformer.inputs, Transformer.loss, Transformer.samples) == (
-        "",
-        "tokens",
-        "next_token",
-        False,
-    )
+    assert (GPT.kind, GPT.inputs, GPT.loss, GPT.samples) == ("gpt", "tokens", "next_token", True)  # the base
 
 
 def test_example_inputs_are_deterministic_and_shaped_for_the_kind():
@@ -241,7 +236,7 @@ def test_example_inputs_are_deterministic_and_shaped_for_the_kind():
     assert x.shape == (2, 3, 3) and x.is_contiguous() and x.dtype == torch.float32
     assert torch.equal(x, want[None, :, None].expand(2, 3, 3))
     assert build_model(SHAPES["regressor"]).example_input().shape == (1, 4, 3)
-    assert Transformer(G).example_input().tolist() == [[0, 1, 2, 3]]  # the base's ends are the token ones
+    assert GPT(G).example_input().tolist() == [[0, 1, 2, 3]]  # the base's ends are the token ones
 
 
 def test_the_attention_mask_in_each_case():

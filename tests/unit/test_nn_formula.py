@@ -1,4 +1,4 @@
-"""Parameter formulas are read as algebra (nn/formula.py `evaluate`)."""
+"""Parameter formulas are read as algebra (inspect/formula.py `evaluate`)."""
 
 from __future__ import annotations
 

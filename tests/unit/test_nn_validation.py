@@ -13,7 +13,7 @@ from glassformer.config import ModelConfig, with_kind
 from glassformer.messages import speaking
 from glassformer.models import GPT, Encoder, SequenceRegressor
 from glassformer.models.encoder import combine_masks, padding_mask
-from glassformer.models.gpt import FeedForward
+from glassformer.models.gpt import FeedForward, LearnedPositions
 from glassformer.models.kinds import init_weights
 from glassformer.nn.attention import (
     MultiHeadAttention,
@@ -22,7 +22,7 @@ from glassformer.nn.attention import (
     scaled_dot_product_attention,
 )
 from glassformer.nn.loss import next_token_loss
-from glassformer.nn.position import LearnedPositions, SinusoidalPositions
+from glassformer.nn.position import SinusoidalPositions
 
 ZH_NOT_CAUSAL = "GPT 只有解码器，需要 causal=True；双向注意力请用 Encoder（kind='encoder'，--kind=encoder）。"
 CFG = ModelConfig(vocab_size=10, d_model=8, n_heads=2, d_ff=16, n_layers=1, max_len=6)

@@ -27,7 +27,7 @@ SCHEME = '''"""Sinusoidal positions at a third of their strength: the recipe tes
 
 import torch
 
-from glassformer.nn.embedding import SinusoidalPositions
+from glassformer.nn.position import SinusoidalPositions
 from glassformer.nn.position import PositionScheme, register_position_scheme
 
 
@@ -59,7 +59,7 @@ TESTS = [
     "tests/reference/test_numpy_twin.py",
     "tests/reference/test_kv_cache.py",
     "tests/reference/test_fused_path.py",
-    "tests/reference/test_decode_step.py",
+    "tests/reference/test_cached_decoding.py",
 ]
 
 

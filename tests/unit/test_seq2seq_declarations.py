@@ -134,7 +134,7 @@ POINTS = {
         ),
     ],
 }
-FORMULAS = {  # (part, formula, symbols, note, note in Chinese), in the order param_formulas gives them
+FORMULAS = {  # (part, formula, symbols, note, note in Chinese), in module order (derived by inspect/params.py)
     "separate": [
         ("src_embed", "V·C", {"V": 17, "C": 12}, "one C-vector per token", "每个词元一个 C 维向量"),
         ("tgt_embed", "V·C", {"V": 17, "C": 12}, "one C-vector per target token", "每个目标词元一个 C 维向量"),

@@ -1,10 +1,10 @@
 """What a learner reads, pinned: the parameter table and the trace's words for a few model shapes.
 
-Every module says in words what its parameters and tensors are (param_formulas notes, hook point
-stages, meanings in English and Chinese, axis letters). Those sentences are the teaching; a typo,
-a lost note or a note moved to the wrong row is a bug no numeric test sees (mutation testing found
-dozens). So the text of each view is compared with an approved copy in tests/unit/snapshots/.
-Only words, shapes and formulas are pinned, never the example numbers of a random init.
+The views say in words what a model's parameters and tensors are (the parameter table's notes, the
+hook points' stages and meanings in English and Chinese, axis letters), looked up by id. Those
+sentences are the teaching; a typo, a lost note or a note moved to the wrong row is a bug no numeric
+test sees (mutation testing found dozens). So the text of each view is compared with an approved
+copy in tests/unit/snapshots/. Only words, shapes and formulas are pinned, never the example numbers of a random init.
 
 After an intended change of wording, regenerate the copies and review the diff:
 
@@ -89,8 +89,8 @@ def test_markdown_escapes_pipes_and_newlines_inside_cells():
 
 
 def test_every_note_in_words_is_declared_in_chinese_too():
-    """A module's note that says something in words ("one C-vector per token") brings its Chinese
-    (ParamFormula(..., zh=...)); a symbolic one ("C -> F") reads the same in both tables."""
+    """A part's note that says something in words ("one C-vector per token") has its Chinese (the
+    glossary's `formula.<id>` in both tables); a symbolic one ("C -> F") reads the same in both."""
     import re
 
     notes = {}

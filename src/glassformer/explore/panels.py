@@ -380,7 +380,7 @@ def info(ex) -> dict:
         "kind": m.kind,
         "inputs": m.inputs,
         "samples": bool(m.samples) and ex.reads_tokens,
-        "kv_cache": hasattr(m, "new_cache"),
+        "kv_cache": getattr(m, "new_cache", None) is not None,
         "params": sum(p.numel() for p in m.parameters()),
         "config": {
             k: getattr(cfg, k)

@@ -42,7 +42,7 @@ from glassformer.inspect.display import params_html
 from glassformer.inspect.formula import ParamFormula
 from glassformer.inspect.words import letter_order, meaning
 from glassformer.messages import TABLES, in_language, language, pad, pad_left, t
-from glassformer.nn.embedding import LearnedPositions
+from glassformer.models.gpt import LearnedPositions
 from glassformer.nn.hooks import HookPoint
 from glassformer.nn.moe import Router
 from glassformer.nn.rmsnorm import RMSNorm

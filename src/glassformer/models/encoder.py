@@ -1,4 +1,4 @@
-"""Encoder: the same Transformer as GPT, bidirectional by default, with an optional padding mask.
+"""Encoder: a GPT, bidirectional by default, with an optional padding mask.
 
     ids (B, T) ─► embedding + positions ─► blocks (mask = causal? ∧ not-padding) ─► head ─► (B, T, V)
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import torch
 
 from glassformer.errors import UsageError
-from glassformer.models.gpt import Transformer
+from glassformer.models.gpt import GPT
 from glassformer.models.kinds import register_model_kind
 
 
@@ -51,10 +51,12 @@ def combine_masks(*masks: torch.Tensor | None) -> torch.Tensor | None:
 
 
 @register_model_kind("encoder")
-class Encoder(Transformer):
-    """Token ids in, per-position logits out; attention direction set by cfg.causal."""
+class Encoder(GPT):
+    """Token ids in, per-position logits out; attention direction set by cfg.causal. No KV cache:
+    a bidirectional token reads the ones after it."""
 
-    inputs, loss, samples = "tokens", "next_token", True
+    inputs, loss, samples, causal_only = "tokens", "next_token", True, False
+    new_cache = None  # type: ignore[assignment]  # sampling feeds the whole text every step
 
     def attention_mask(self, ids: torch.Tensor, offset: int = 0) -> torch.Tensor | None:
         if offset:

@@ -1,16 +1,20 @@
-"""GPT, top to bottom: the feed-forward, the block, the Transformer every kind shares, the decoder-only model.
+"""GPT, top to bottom, in the order the data meets it: token ids -> vectors, the block, the model.
 
-    ids (B, T) ─► embed ─► + position ─► dropout ─► [Block] × n_layers ─► final LN ─► head ─► (B, T, V)
+    ids (B, T) ─► token table + position ─► dropout ─► [Block] × n_layers ─► final LN ─► head ─► (B, T, V)
 
-A GPT forward reads nn/embedding.py, nn/attention.py, then this file, in the order the data meets them.
+One forward serves training, prefill and cached decoding: given a KVCache (nn/kv_cache.py), `ids` are
+only the new tokens, at positions cache.length onwards, and every attention reads the earlier keys
+and values from the cache. The attention itself is nn/attention.py; a hook point's call, nn/hooks.py.
 
-    FFN(x) = W₂ · act(W₁ x + b₁) + b₂   W₁: C -> F, W₂: F -> C, act ReLU | GELU | GELU-tanh  (Vaswani §3.3)
+    x[b, t] = E[ids[b, t]] + P[t]          E (V, C) the token table, P (max_len, C) learned (GPT-2)
+    FFN(x) = W₂ · act(W₁ x + b₁) + b₂      W₁: C -> F, W₂: F -> C, act ReLU | GELU | GELU-tanh  (Vaswani §3.3)
     norm="pre"   x = x + Drop(Attn(LN₁(x)));   x = x + Drop(FFN(LN₂(x)))     (GPT-2, most LLMs)
     norm="post"  x = LN₁(x + Drop(Attn(x)));   x = LN₂(x + Drop(FFN(x)))     (the 2017 paper)
     norm="none"  x = x + Attn(x);              x = x + FFN(x)                (2nd tutorial)
 
-Every kind is one level below `Transformer`: GPT (here), Encoder (models/encoder.py), SequenceRegressor
-(models/regressor.py), EncoderDecoder (models/seq2seq.py).
+GPT is the base of every kind, each one level below, overriding only what differs: Encoder
+(models/encoder.py: the mask), SequenceRegressor (models/regressor.py: numbers in and out),
+EncoderDecoder (models/seq2seq.py: two stacks).
 """
 
 from __future__ import annotations
@@ -23,13 +27,81 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from glassformer.config import ModelConfig
-from glassformer.errors import UsageError
+from glassformer.errors import Clause, UsageError, WrongType
 from glassformer.models.kinds import init_weights, register_model_kind
 from glassformer.nn.attention import AttentionHeads, MultiHeadAttention, causal_mask
-from glassformer.nn.embedding import LearnedPositions, TokenEmbedding
 from glassformer.nn.hooks import HookedModel, HookPoint, Term
 from glassformer.nn.kv_cache import KVCache
-from glassformer.nn.position import position_scheme
+from glassformer.nn.position import PositionScheme, position_scheme, register_position_scheme
+
+# ── 1) token ids -> vectors ──────────────────────────────────────────────────────────────────────────
+
+
+def check_token_ids(ids: Tensor, vocab_size: int) -> None:
+    """nn.Embedding meets a bad id with a bare IndexError (a device-side assert on a GPU): say what is wrong."""
+    if not isinstance(ids, Tensor):
+        raise WrongType("error.ids.type", type=type(ids).__name__)
+    if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
+        raise UsageError("error.ids.dtype", dtype=ids.dtype)
+    if ids.dim() != 2:
+        raise UsageError("error.ids.shape", shape=tuple(ids.shape))
+    if not ids.numel():
+        return
+    lo, hi = torch.aminmax(ids)  # one pass over the ids
+    if ids.device.type != "cpu":  # reading lo/hi would stall the GPU every step: assert on-device
+        message = str(Clause("model.ids_outside_on_device", vocab_size=vocab_size))
+        torch._assert_async((lo >= 0) & (hi < vocab_size), message)
+        return
+    if int(lo) < 0 or int(hi) >= vocab_size:
+        bad = ids[(ids < 0) | (ids >= vocab_size)].unique()[:10].tolist()
+        raise UsageError("error.ids.outside", bad=bad, vocab_size=vocab_size)
+
+
+class TokenEmbedding(nn.Module):
+    """(B, T) integer ids -> (B, T, C) vectors: row ids[b, t] of the (V, C) table."""
+
+    def __init__(self, vocab_size: int, d_model: int) -> None:
+        super().__init__()
+        self.vocab_size = vocab_size
+        self.table = nn.Embedding(vocab_size, d_model)
+
+    @property
+    def weight(self) -> Tensor:
+        return self.table.weight  # (V, C)
+
+    def forward(self, ids: Tensor) -> Tensor:
+        if not torch.compiler.is_compiling():  # the check reads values: a graph break under compile
+            check_token_ids(ids, self.vocab_size)
+        return self.table(ids)  # (B, T, C)
+
+
+class LearnedPositions(nn.Module):
+    """(T, offset) -> the (T, C) rows offset..offset+T-1 of a trained (max_len, C) table (GPT-2)."""
+
+    def __init__(self, max_len: int, d_model: int) -> None:
+        super().__init__()
+        self.max_len = max_len
+        self.table = nn.Embedding(max_len, d_model)
+
+    def forward(self, T: int, offset: int = 0) -> Tensor:
+        if offset + T > self.max_len:  # the table has max_len rows (nn/position.py's check_length, for a table)
+            raise UsageError("error.position.too_long", T=offset + T, max_len=self.max_len)
+        pos = torch.arange(offset, offset + T, device=self.table.weight.device)  # (T,)
+        return self.table(pos)  # (T, C)
+
+
+# the position scheme of GPT-2, added to the stream (nn/position.py holds the registry and the others)
+register_position_scheme(
+    PositionScheme("learned", stream=lambda cfg: LearnedPositions(cfg.max_len, cfg.d_model), table=True)
+)
+
+# ── 2) the block: norm -> attention -> residual -> norm -> MLP -> residual ──────────────────────────────
+
+ACTIVATION_FNS: dict[str, Callable[[Tensor], Tensor]] = {
+    "relu": F.relu,
+    "gelu": F.gelu,
+    "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+}
 
 
 def layer_norm(cfg: ModelConfig) -> nn.Module:
@@ -50,13 +122,6 @@ def self_attention(cfg: ModelConfig) -> MultiHeadAttention:
     scheme = position_scheme(cfg.position)
     positions = scheme.attention(cfg) if scheme.attention else None
     return MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.bias, cfg.dropout, cfg.mha_style, cfg.attention, positions)
-
-
-ACTIVATION_FNS: dict[str, Callable[[Tensor], Tensor]] = {
-    "relu": F.relu,
-    "gelu": F.gelu,
-    "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
-}
 
 
 class FeedForward(nn.Module):
@@ -105,18 +170,24 @@ class Block(nn.Module):
         return self.hook_resid_post(x + self.drop(self.ffn(self.hook_ln2(self.ln2(x)))))  # (B, T, C)
 
 
-class Transformer(HookedModel):
-    """The diagram above, every kind's shape, built in the order the data uses it (weights are drawn in
-    that order): the scheme's stream module, `build` (the blocks, the ends), then the weights initialised,
-    the hook points named, the ends tied. A kind may replace the ends (SequenceRegressor) or `build`
-    (EncoderDecoder: two stacks, read with the same `add_position`, `final_norm`, `unembed`)."""
+# ── 3) the model ──────────────────────────────────────────────────────────────────────────────────────
+
+
+@register_model_kind("gpt")
+class GPT(HookedModel):
+    """Decoder-only: every block is causal, so position t only ever sees tokens 0..t. Built in the
+    order the data uses it (weights are drawn in that order): the scheme's stream module, `build` (the
+    blocks, the ends), then the weights initialised, the hook points named, the ends tied."""
 
     kind = ""  # set by @register_model_kind
     inputs = "tokens"  # "tokens" (B, T) ids | "numbers" (B, T, d_in) floats | "token pairs" (seq2seq)
     loss = "next_token"  # a key of nn.loss.LOSSES
-    samples = False  # writes text token by token?
+    samples = True  # writes text token by token?
+    causal_only = True  # a GPT refuses a bidirectional config; the other kinds read either
 
     def __init__(self, cfg: ModelConfig) -> None:
+        if self.causal_only and not cfg.causal:
+            raise UsageError("error.model.gpt_not_causal")
         super().__init__()
         self.cfg = cfg
         scheme = position_scheme(cfg.position)
@@ -129,7 +200,7 @@ class Transformer(HookedModel):
         self.tie_ends(cfg)
 
     def build(self, cfg: ModelConfig) -> None:
-        """One stack of Blocks, the final norm and the ends."""
+        """One stack of Blocks, the final norm and the ends (EncoderDecoder builds two stacks)."""
         self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
         self.ln_final = self.final_norm()
         on = self.pos_embed is not None  # touch point 1: the scheme adds a vector to the stream
@@ -139,8 +210,8 @@ class Transformer(HookedModel):
         self.hook_ln_final = norm_hook("final_norm", "final_norm", self.use_final_norm)
         self.build_ends(cfg)
 
-    # the ends, token ids in and a score per vocabulary entry out (a kind may replace these, embed, unembed)
     def build_ends(self, cfg: ModelConfig) -> None:
+        """Token ids in, a score per vocabulary entry out (SequenceRegressor: numbers)."""
         self.tok_embed = TokenEmbedding(cfg.vocab_size, cfg.d_model)
         self.head = self.token_head()
         self.hook_embed = HookPoint("embedding", "B T C", "embedding")
@@ -150,18 +221,21 @@ class Transformer(HookedModel):
         if cfg.tie_weights:
             self.head.weight = self.tok_embed.table.weight  # one (V, C) matrix, two uses
 
-    # ---- the forward pass, in data-flow order ------------------------------------------------------
+    # ---- the forward pass: training, prefill and cached decoding alike ------------------------------
     def forward(self, inputs: Tensor, cache: KVCache | None = None) -> Tensor:
-        """(B, T) token ids (or the kind's inputs) -> (B, T, n_outputs). With a KVCache (nn/kv_cache.py),
-        `inputs` are only the new tokens, at positions cache.length onwards."""
-        offset = cache.length if cache is not None else 0
+        """(B, T) token ids (or the kind's inputs) -> (B, T, n_outputs). With a KVCache, `inputs` are
+        only the new tokens, at positions cache.length onwards."""
+        offset = cache.length if cache is not None else 0  # absolute position of the first token
         x = self.embed(inputs)  # (B, T, C)
+        if self.pos_embed is not None:  # touch point 1 of the position scheme (nn/position.py)
+            assert self.hook_pos_embed is not None  # declared with pos_embed (build): an invariant
+            x = x + self.hook_pos_embed(self.pos_embed(x.size(1), offset))  # (B, T, C) + (T, C)
+        x = self.hook_resid_pre(self.drop(x))  # (B, T, C): what the first block reads
         mask = self.attention_mask(inputs, offset)  # (T, L+T), (B, 1, T, T) or None
-        x = self.add_position(x, offset, self.hook_pos_embed, self.hook_resid_pre)  # (B, T, C)
         return self.run_from(0, x, mask, cache)  # (B, T, n_outputs)
 
-    def embed(self, ids: Tensor) -> Tensor:
-        return self.hook_embed(self.tok_embed(ids))  # (B, T, C)
+    def embed(self, inputs: Tensor) -> Tensor:
+        return self.hook_embed(self.tok_embed(inputs))  # (B, T, C)
 
     def attention_mask(self, inputs: Tensor, offset: int = 0) -> Tensor | None:
         """Causal if configured; a kind may add padding (models/encoder.py)."""
@@ -169,13 +243,6 @@ class Transformer(HookedModel):
         if not self.cfg.causal or (offset and T == 1):
             return None  # no mask, or one new query that may see every cached key and itself
         return causal_mask(T, inputs.device, offset)  # (T, L+T)
-
-    def add_position(self, x: Tensor, offset: int, hook_pos: HookPoint | None, hook_resid: HookPoint) -> Tensor:
-        """(B, T, C) + the stream scheme's (T, C) vectors, if any -> dropout: what the first block reads."""
-        if self.pos_embed is not None:
-            assert hook_pos is not None  # declared with pos_embed (build): an invariant, not a user error
-            x = x + hook_pos(self.pos_embed(x.size(1), offset))  # (B, T, C) + (T, C)
-        return hook_resid(self.drop(x))  # (B, T, C)
 
     def run_from(self, layer: int, x: Tensor, mask: Tensor | None = None, cache: KVCache | None = None) -> Tensor:
         """The forward from block `layer` on, x (B, T, C) the stream it reads: forward is run_from(0, ...);
@@ -188,6 +255,9 @@ class Transformer(HookedModel):
         return self.hook_logits(self.head(h))  # (B, T, V)
 
     # ---- what every kind shares --------------------------------------------------------------------
+    def new_cache(self, batch_size: int) -> KVCache:
+        return KVCache.for_model(self, batch_size)  # see nn/kv_cache.py
+
     @property
     def n_outputs(self) -> int:
         return self.cfg.vocab_size
@@ -214,18 +284,3 @@ class Transformer(HookedModel):
         if exclude_positions and isinstance(self.pos_embed, LearnedPositions):
             n -= self.pos_embed.table.weight.numel()
         return n
-
-
-@register_model_kind("gpt")
-class GPT(Transformer):
-    """Decoder-only: every block is causal, so position t only ever sees tokens 0..t."""
-
-    inputs, loss, samples = "tokens", "next_token", True
-
-    def __init__(self, cfg: ModelConfig) -> None:
-        if not cfg.causal:
-            raise UsageError("error.model.gpt_not_causal")
-        super().__init__(cfg)
-
-    def new_cache(self, batch_size: int) -> KVCache:
-        return KVCache.for_model(self, batch_size)  # see nn/kv_cache.py

@@ -13,16 +13,17 @@ from torch import nn
 
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
-from glassformer.models.gpt import Transformer
+from glassformer.models.gpt import GPT
 from glassformer.models.kinds import register_model_kind
 from glassformer.nn.hooks import HookPoint
 
 
 @register_model_kind("regressor")
-class SequenceRegressor(Transformer):
-    """(B, T, d_in) floats -> (B, T, d_out) floats."""
+class SequenceRegressor(GPT):
+    """(B, T, d_in) floats -> (B, T, d_out) floats: a GPT with numbers at both ends."""
 
-    inputs, loss, samples = "numbers", "mse", False
+    inputs, loss, samples, causal_only = "numbers", "mse", False, False
+    new_cache = None  # type: ignore[assignment]  # it writes no text
 
     # ---- the ends: numbers in, numbers out -----------------------------------------------------
     def build_ends(self, cfg: ModelConfig) -> None:

@@ -23,7 +23,7 @@ Embeddings are multiplied by √C (§3.4), so they are not drowned by the positi
 scheme serves both sides (cfg.position; the paper's is "sinusoidal"). Encoder and decoder have
 n_layers blocks each. The encoder's hook points name the source length S where a decoder's say T.
 
-EncoderDecoder is one level below the Transformer base (models/gpt.py), as every kind is: its
+EncoderDecoder is one level below the GPT base (models/gpt.py), as every kind is: its
 encoder blocks are the GPT's Block, and the DecoderBlock below adds cross-attention between them.
 This file holds every piece the encoder-decoder adds: CrossAttention (the decoder asks, the
 encoder's output answers), the DecoderBlock, and the model; its cache is nn/kv_cache.py's
@@ -40,10 +40,9 @@ from torch import nn
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
 from glassformer.models.encoder import combine_masks, padding_mask
-from glassformer.models.gpt import Block, FeedForward, Transformer, layer_norm, norm_hook, self_attention
+from glassformer.models.gpt import GPT, Block, FeedForward, TokenEmbedding, layer_norm, norm_hook, self_attention
 from glassformer.models.kinds import register_model_kind
 from glassformer.nn.attention import AttentionHeads
-from glassformer.nn.embedding import TokenEmbedding
 from glassformer.nn.hooks import HookPoint, Term
 from glassformer.nn.kv_cache import DecoderCache
 
@@ -186,14 +185,14 @@ class DecoderBlock(nn.Module):
 
 
 @register_model_kind("seq2seq")
-class EncoderDecoder(Transformer):
+class EncoderDecoder(GPT):
     """(src (B, S), tgt_in (B, T)) token ids -> (B, T, V) logits for the next target tokens.
 
-    The Transformer's shape twice: the base builds the position module and the dropout both sides
-    share, and each side is read with the base's pieces (`add_position`, `final_norm`; the decoder's
-    end is the base's `unembed`). `build` makes the two stacks instead of one."""
+    The GPT's shape twice: the base builds the position module and the dropout both sides share,
+    and each side is read with the base's pieces (`final_norm`, `attention_mask`; the decoder's end
+    is the base's `unembed`). `build` makes the two stacks instead of one."""
 
-    inputs, loss, samples = "token pairs", "label_smoothed", False
+    inputs, loss, samples, causal_only = "token pairs", "label_smoothed", False, False
     pad_id: int
     src_embed: TokenEmbedding
     encoder: nn.ModuleList  # n_layers × Block, reading the source
@@ -258,6 +257,12 @@ class EncoderDecoder(Transformer):
             x = block(x, memory, self_mask, source_mask, cache.layers[i] if cache is not None else None)  # (B, T, C)
         return self.unembed(self.hook_dec_ln_final(self.dec_ln_final(x)))  # (B, T, V)
 
+    def add_position(self, x: torch.Tensor, offset: int, hook_pos: HookPoint, hook_resid: HookPoint) -> torch.Tensor:
+        """One side's (B, L, C) + the stream scheme's (L, C) vectors, if any -> dropout (as GPT.forward)."""
+        if self.pos_embed is not None:
+            x = x + hook_pos(self.pos_embed(x.size(1), offset))  # (B, L, C) + (L, C)
+        return hook_resid(self.drop(x))  # (B, L, C)
+
     # a pair of inputs where the one-stack kinds take (inputs, cache): the override says so to mypy
     def forward(self, src: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
         """Teacher forcing: src (B, S) and tgt_in (B, T) ids -> (B, T, V) logits; position t
@@ -295,7 +300,7 @@ class EncoderDecoder(Transformer):
         ids = ids.masked_fill(ids == self.pad_id, (self.pad_id + 1) % self.cfg.vocab_size)  # (B, T)
         return ids, ids.flip(-1)
 
-    def new_cache(self, batch_size: int) -> DecoderCache:
+    def new_cache(self, batch_size: int) -> DecoderCache:  # type: ignore[override]
         """An empty decoder cache for writing `batch_size` targets (see nn/kv_cache.py)."""
         p, cfg = next(self.parameters()), self.cfg
         if not cfg.causal:

@@ -1,11 +1,11 @@
-"""The hand-written parts of a Transformer, one concept a file, in data-flow order. The block that
-puts attention and the FFN together, and the models, are in glassformer.models (models/gpt.py).
+"""The hand-written parts of a Transformer, one concept a file, in data-flow order. The token
+table, the block that puts attention and the FFN together, and the models, are in glassformer.models
+(models/gpt.py).
 
-    embedding.py        token ids -> vectors, and the learned / sinusoidal position tables
     position.py         where each token sits: the position-scheme extension point, its three
-                        touch points, the registry, and the built-in schemes (learned, sinusoidal,
-                        none; "rotary" (RoPE): queries and keys turned by position; "alibi": a
-                        linear distance penalty on the attention scores)
+                        touch points, the registry, and the schemes other than GPT-2's learned
+                        table (models/gpt.py): sinusoidal, none; "rotary" (RoPE): queries and keys
+                        turned by position; "alibi": a linear distance penalty on the scores
     attention.py        who may attend to whom (the causal mask; the padding mask is the
                         encoder's, models/encoder.py), scaled dot-product attention, multi-head
                         attention
@@ -34,14 +34,12 @@ from glassformer.nn.attention import (
     causal_mask,
     scaled_dot_product_attention,
 )
-from glassformer.nn.embedding import TokenEmbedding
 from glassformer.nn.fused_attention import fused_attention  # registers attention "fused"
 from glassformer.nn.hooks import HookPoint
 from glassformer.nn.position import (
     POSITION_SCHEMES,
     ALiBi,
     AttentionPositions,
-    LearnedPositions,
     PositionScheme,
     RotaryPositions,
     SinusoidalPositions,
@@ -57,12 +55,10 @@ __all__ = [
     "AttentionPositions",
     "HeadQKV",
     "HookPoint",
-    "LearnedPositions",
     "MultiHeadAttention",
     "POSITION_SCHEMES",
     "PositionScheme",
     "SinusoidalPositions",
-    "TokenEmbedding",
     "attention_scores",
     "attention_weights",
     "causal_mask",

@@ -68,10 +68,10 @@ class LayerCache:
             if not self.grows:
                 raise UsageError("error.kv_cache.full", cached=start, new=k.size(2), max_len=self.k.size(2))
             self._grow(max(end, 2 * self.k.size(2)))
-        self.k[:, :, start:end] = k
-        self.v[:, :, start:end] = v
+        self.k.narrow(2, start, end - start).copy_(k)  # (B, H, T, D) written in place
+        self.v.narrow(2, start, end - start).copy_(v)
         self.length = end
-        return self.k[:, :, :end], self.v[:, :, :end]  # 2 × (B, H, L+T, D)
+        return self.k.narrow(2, 0, end), self.v.narrow(2, 0, end)  # 2 × (B, H, L+T, D)
 
     def _grow(self, capacity: int) -> None:
         """Move the cached keys and values into buffers with room for `capacity` positions."""

@@ -9,8 +9,8 @@ first token it sees (`offset`), so with a KV cache, token t is still treated as 
 
 A scheme is registered once, by name, in the file that defines it:
 
-    register_position_scheme(PositionScheme("learned", stream=lambda cfg: LearnedPositions(cfg.max_len, cfg.d_model),
-                                            table=True))
+    register_position_scheme(PositionScheme("sinusoidal", stream=lambda cfg: SinusoidalPositions(cfg.max_len,
+                                            cfg.d_model), table=True))
 
 with its one-line description in the glossary (`position.learned` in messages/glossary.py),
 or given as `about=` and `zh=` by a scheme registered outside the package.
@@ -21,9 +21,9 @@ builds one `AttentionPositions` per attention layer. `table=True` says the schem
 0..max_len-1 only, so the sampler crops to the last max_len tokens; the others read any length.
 docs/positions.md explains every scheme and shows, file by file, how to add one.
 
-Learned and sinusoidal tables live with the token embedding (nn/embedding.py), the other end of the
-stream's input. The two in-attention schemes live here, each under its own heading with its
-equation and source: rotary (RoPE, `RotaryPositions`) and alibi (`ALiBi`).
+GPT-2's learned table lives with the token embedding it is added to (models/gpt.py, which registers
+"learned"). The others live here, each under its own heading with its equation and source:
+sinusoidal (`SinusoidalPositions`), rotary (RoPE, `RotaryPositions`) and alibi (`ALiBi`).
 None (NoPE):  nothing. A causal model can still infer order, since token t sees exactly t+1 tokens
   (Haviv et al. 2022, "Transformer Language Models without Positional Encodings Still Learn
   Positional Information"; Kazemnejad et al. 2023 compare it with the others); a bidirectional
@@ -33,15 +33,15 @@ None (NoPE):  nothing. A causal model can still infer order, since token t sees 
 from __future__ import annotations
 
 import difflib
+import math
 from dataclasses import dataclass
 from typing import Callable
 
 import torch
-from torch import nn
+from torch import Tensor, nn
 
 from glassformer.config import ModelConfig
 from glassformer.errors import Clause, UsageError
-from glassformer.nn.embedding import LearnedPositions, SinusoidalPositions, check_length, sinusoidal_table
 from glassformer.nn.hooks import HookPoint
 
 
@@ -88,13 +88,50 @@ class AttentionPositions(nn.Module):
         return None
 
 
-register_position_scheme(
-    PositionScheme(
-        "learned",
-        stream=lambda cfg: LearnedPositions(cfg.max_len, cfg.d_model),
-        table=True,
-    )
-)
+# ────────────────────────────────────────────────────────────────────────────────────────────────
+# Sinusoidal positions (Vaswani §3.5): a fixed table added to the stream.
+#     P[p, 2i] = sin(p·ω_i),  P[p, 2i+1] = cos(p·ω_i),  ω_i = 1 / 10000^(2i/C)
+# Each (sin, cos) pair is a point on a circle at angle p·ω_i, so P[p+k] is P[p] turned by k·ω_i in
+# every pair, and P[p]·P[p+k] = Σ cos(k·ω_i) depends on the distance k only.
+# ────────────────────────────────────────────────────────────────────────────────────────────────
+
+
+def check_length(T: int, max_len: int) -> None:
+    if T > max_len:
+        raise UsageError("error.position.too_long", T=T, max_len=max_len)
+
+
+def sinusoidal_table(max_len: int, d_model: int, dtype: torch.dtype = torch.float32) -> Tensor:
+    """P above, computed in float64 then cast."""
+    pos = torch.arange(max_len, dtype=torch.float64)[:, None]  # (L, 1)
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # (ceil(C/2),)
+    omega = torch.exp(-math.log(10000.0) * two_i / d_model)  # (ceil(C/2),) = 1 / 10000^(2i/C)
+    table = torch.zeros(max_len, d_model, dtype=torch.float64)  # (L, C)
+    table[:, 0::2] = torch.sin(pos * omega)  # even features
+    table[:, 1::2] = torch.cos(pos * omega[: d_model // 2])  # odd features (C may be odd)
+    return table.to(dtype)  # (L, C)
+
+
+class SinusoidalPositions(nn.Module):
+    """The same rows of the fixed table, a non-persistent buffer (recomputed, never checkpointed)."""
+
+    def __init__(self, max_len: int, d_model: int) -> None:
+        super().__init__()
+        self.max_len = max_len
+        self.register_buffer("table", sinusoidal_table(max_len, d_model), persistent=False)
+
+    def forward(self, T: int, offset: int = 0) -> Tensor:
+        check_length(offset + T, self.max_len)
+        return self.table[offset : offset + T]  # (T, C)
+
+    def _apply(self, fn, recurse=True):
+        # keep the table exact: converting the module to float64 recomputes it in float64
+        out = super()._apply(fn, recurse)
+        if self.table.dtype != torch.float32:
+            self.table = sinusoidal_table(self.max_len, self.table.size(1), self.table.dtype).to(self.table.device)
+        return out
+
+
 register_position_scheme(
     PositionScheme(
         "sinusoidal",
@@ -168,7 +205,7 @@ class RotaryPositions(AttentionPositions):
 
     def _fill(self, n: int, dtype: torch.dtype, device) -> None:
         # the tables outlive the call that grows them: even when sampling runs under inference_mode
-        # (models/decode.py) they must stay ordinary tensors, or the next training step fails
+        # (sample.py) they must stay ordinary tensors, or the next training step fails
         with torch.inference_mode(False):
             angles = rotary_angles(n, self.d_head, self.base)  # (n, D/2) float64
             self.cos = angles.cos().to(dtype).to(device)  # (n, D/2), cast on the CPU, then moved
@@ -289,7 +326,6 @@ __all__ = [
     "POSITION_SCHEMES",
     "ALiBi",
     "AttentionPositions",
-    "LearnedPositions",
     "PositionScheme",
     "RotaryPositions",
     "alibi_slopes",

@@ -142,6 +142,28 @@ def test_lora_on_a_glassformer_gpt_equals_peft():
     assert torch.allclose(ours(ids), theirs(ids), atol=1e-10, rtol=0)
 
 
+def test_cached_decoding_reads_the_lora_branch():
+    """Decoding goes through the model's one forward, so a LoRA layer counts with the KV cache too:
+    the cached tokens equal the uncached ones, and differ from the base model's once B is not zero."""
+    from glassformer.sample import generate_ids
+
+    torch.manual_seed(0)
+    model = build_model(ModelConfig(vocab_size=11, n_layers=2, d_model=8, n_heads=2, d_ff=16, dropout=0.0))
+    base = copy.deepcopy(model)
+    apply_lora(model, r"blocks\.\d+\..*", r=2, alpha=4.0)
+    with torch.no_grad():
+        for layer in lora_layers(model).values():
+            layer.B.normal_(0, 2.0)  # a trained-looking branch: the model no longer equals its base
+    ids = torch.tensor([[1, 2, 3], [4, 5, 6]])
+
+    def tokens(m, use_cache):
+        return torch.stack(list(generate_ids(m, ids, 12, temperature=0.0, use_cache=use_cache)), dim=1)
+
+    cached, uncached = tokens(model, True), tokens(model, False)
+    assert torch.equal(cached, uncached)
+    assert not torch.equal(cached, tokens(base, True))
+
+
 @pytest.mark.parametrize(
     ("kwargs", "key", "fields"),
     [

@@ -265,12 +265,8 @@ class GRPO:
         ids = torch.tensor([prompt.ids] * n, dtype=torch.long, device=device)  # (n, T0)
         seed = int(torch.randint(0, 2**31 - 1, (1,)))  # from the global stream a checkpoint saves
         generator = torch.Generator(device=device).manual_seed(seed)
-        # the cached decode step reads the projections' weights directly, not through a LoRA layer: with
-        # LoRA, every step runs the whole forward instead (the same tokens, tests/reference/test_kv_cache.py)
-        cached = not lora_layers(self.policy)
-        steps = list(
-            generate_ids(self.policy, ids, self.max_new_tokens, temperature, generator=generator, use_cache=cached)
-        )
+        # cached decoding runs the model's own forward, so a LoRA layer is read like any Linear
+        steps = list(generate_ids(self.policy, ids, self.max_new_tokens, temperature, generator=generator))
         rows = torch.stack(steps, dim=1).tolist()  # (n, max_new_tokens)
         return [row[: row.index(self.end_id) + 1] if self.end_id in row else row for row in rows]
 

@@ -331,12 +331,19 @@ def attention_page(W, hidden, labels) -> str:
     }
     data = script_json({"tokens": labels, "weights": weights, "words": words})
     shown = {k: t(f"pictures.attn.page.{k}") for k in ("title", "heading", "note")}
-    text = "".join([*labels, *words.values(), *shown.values()])  # every character the page may draw
-    return PAGE.format(
+    return fill_page(PAGE, CSS, JS, data, shown, [*labels, *words.values()])
+
+
+def fill_page(page: str, css: str, js: str, data: str, shown: dict[str, str], drawn: list[str]) -> str:
+    """An offline page's template filled in: its language, the shipped font cut to every character
+    it may draw (`shown`, the words it states, and `drawn`, what its script writes), its style with
+    the SANS fonts, its script and data. attention.html and the lab's attention-steps page use it."""
+    text = "".join([*drawn, *shown.values()])
+    return page.format(
         lang=html_lang(),
         font=embedded_css(text),
-        css=CSS.replace("SANS", SANS),
-        js=JS,
+        css=css.replace("SANS", SANS),
+        js=js,
         data=data,
         **{k: esc(v) for k, v in shown.items()},
     )

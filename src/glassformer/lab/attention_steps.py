@@ -21,9 +21,8 @@ import numpy as np
 
 from glassformer.config import get_preset
 from glassformer.files import write_text_atomic
-from glassformer.fonts import SANS, embedded_css, html_lang, use_in_figure
-from glassformer.inspect.attention_view import FILL_JS, VIRIDIS_JS, script_json
-from glassformer.inspect.display import esc
+from glassformer.fonts import use_in_figure
+from glassformer.inspect.attention_view import FILL_JS, VIRIDIS_JS, fill_page, script_json
 from glassformer.inspect.trace import token_labels
 from glassformer.lab.common import corpus_for, eval_loss, lab_preset, row_entropy, train
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
@@ -158,15 +157,7 @@ def slider_page(log: dict) -> str:
     }
     data = script_json({**log, "records": records, "entropy": summarise(log)["entropy"], "words": words})
     shown = {k: t(f"pictures.lab.attention-steps.page.{k}") for k in ("title", "heading", "note", "slider")}
-    text = "".join([*log["tokens"], *words.values(), *shown.values()])  # every character it may draw
-    return PAGE.format(
-        lang=html_lang(),
-        font=embedded_css(text),
-        css=CSS.replace("SANS", SANS),
-        js=JS,
-        data=data,
-        **{k: esc(v) for k, v in shown.items()},
-    )
+    return fill_page(PAGE, CSS, JS, data, shown, [*log["tokens"], *words.values()])
 
 
 def slider_html(log: dict, path: Path) -> Path:

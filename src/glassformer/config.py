@@ -73,6 +73,12 @@ BF16_MIN_WORK = 2**23  # devices.py: B·T·C², the least work per step at which
 RUNS_DIR = Path("runs")  # train/run.py: where a new run's folder goes
 EVAL_SAMPLE_CHARS = 200  # train/run.py: default length of the sample printed at each evaluation (0: none)
 RUN_EXAMPLE = "runs/baby-20250101-120000"  # `sample --help`: what a run directory's name looks like
+TINY_PRESET, TINY_FAST_STEPS = "seed000", 100  # lessons/tiny.py: the first tutorial's model and loop; --fast steps
+HELLO_EPOCHS, HELLO_FAST_EPOCHS = 200, 40  # lessons/hello_world.py: the tutorial's 200 epochs; --fast: at most 40
+SINE_EPOCHS = {"forecast": 30, "tutorial": 10}  # lessons/sine.py: task -> default epochs
+SINE_FAST = {"n_train": 1000, "n_val": 200, "forecast": 6, "tutorial": 3}  # lessons/sine.py: --fast sizes (the tests)
+SINE_N_TRAIN, SINE_N_VAL = 5000, 1000  # train/data.py: the sine tutorial's data sizes
+SEQ2SEQ_FAST_STEPS = 300  # lessons/seq2seq.py: --fast steps (a smaller model, trained less)
 
 # The fields only some kinds read, by kind; every other ModelConfig field is every kind's. A kind
 # registered elsewhere adds its own entry (KIND_FIELDS["mine"] = ("vocab_size",)); a kind without one

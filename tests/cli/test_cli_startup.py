@@ -17,9 +17,15 @@ PROBE = r"""
 import contextlib, io, json, sys
 from glassformer.cli import build_parser, main
 
-verbs = sorted(build_parser()._subparsers._group_actions[0].choices)
+import argparse
+parsers = build_parser()._subparsers._group_actions[0].choices
+verbs = sorted(parsers)
+subverbs = [  # `lesson sine`, `exercise check`, `lab run`, `export gpt2`: the helps one level down
+    [v, s] for v in verbs for a in parsers[v]._actions if isinstance(a, argparse._SubParsersAction) for s in a.choices
+]
 codes = {}
-for argv in ([], ["--help"], ["--lang", "zh", "--help"], *([v, "--help"] for v in verbs)):
+helps = [*([v, "--help"] for v in verbs), *([*s, "--help"] for s in subverbs)]
+for argv in ([], ["--help"], ["--lang", "zh", "--help"], *helps):
     with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.redirect_stderr(io.StringIO()):
         try:
             code = main(argv)
@@ -41,6 +47,7 @@ def _probe() -> dict:
 def test_no_help_of_the_command_line_imports_torch():
     seen = _probe()
     assert {"train", "sample", "trace", "patch", "heads", "attribute", "lesson", "notebooks"} <= set(seen["verbs"])
+    assert {"lesson sine --help", "exercise check --help", "lab run --help"} <= set(seen["codes"])
     assert seen["codes"][""][0] == 2 and seen["codes"][""][1] > 0  # the bare command prints the table
     for argv, (code, printed) in seen["codes"].items():
         if argv:
@@ -50,7 +57,8 @@ def test_no_help_of_the_command_line_imports_torch():
 
 
 def test_a_help_made_later_states_its_figure_when_shown(capsys):
-    """A lesson's default lives in its module (which imports torch): its help reads it when shown."""
+    """A lesson's defaults live in config.py (which imports no torch), and the lesson reads them there:
+    the help states the figures the lesson uses."""
     from glassformer.cli import main
     from glassformer.lessons import sine
 

@@ -31,19 +31,24 @@ import sys
 from pathlib import Path
 
 from glassformer.cli.options import Later, Parser, add_threads, count, non_negative, positive, seed
+from glassformer.config import (
+    HELLO_EPOCHS,
+    HELLO_FAST_EPOCHS,
+    SEQ2SEQ_FAST_STEPS,
+    SINE_EPOCHS,
+    SINE_FAST,
+    SINE_N_TRAIN,
+    SINE_N_VAL,
+    TINY_FAST_STEPS,
+    TINY_PRESET,
+    get_preset,
+)
 from glassformer.errors import UsageError
 from glassformer.messages import say, t
 
 # The lessons and the exercises' grader import torch: they are imported inside the verbs, and the
-# figures a help states from them are read when that help is shown (Later), so that building the
-# parser (`glassformer --help`, `glassformer lesson --help`) never loads torch (cli/__init__.py).
-
-
-def _lesson(name: str):
-    import importlib
-
-    return importlib.import_module(f"glassformer.lessons.{name}")
-
+# figures a help states come from config.py, so that building the parser and showing any help
+# (`glassformer lesson sine --help` too) never loads torch (cli/__init__.py).
 
 LAB_DIR = "docs/lab"  # the committed lab results: the ledger's entries, the verdicts the tiny lesson shows
 
@@ -79,7 +84,7 @@ def register_lesson(subparsers: argparse._SubParsersAction) -> None:
 
     tiny = which.add_parser("tiny", help=t("help.lesson.tiny"))
     _shared(tiny, "tiny")
-    _training(tiny, "tiny", lambda: {"fast": _lesson("tiny").FAST_STEPS, "steps": _lesson("tiny").STEPS})
+    _training(tiny, "tiny", lambda: {"fast": TINY_FAST_STEPS, "steps": get_preset(TINY_PRESET).train.max_steps})
     tiny.add_argument("--lab", default=LAB_DIR, help=t("help.lesson.tiny.lab", default=LAB_DIR))
     tiny.set_defaults(func=run_lesson_tiny)
 
@@ -90,27 +95,25 @@ def register_lesson(subparsers: argparse._SubParsersAction) -> None:
 
     hello = which.add_parser("hello-world", help=t("help.lesson.hello-world"))
     _shared(hello, "hello-world")
-    _training(hello, "hello-world", lambda: {"epochs": _lesson("hello_world").FAST_EPOCHS})
+    _training(hello, "hello-world", lambda: {"epochs": HELLO_FAST_EPOCHS})
     hello.add_argument("--mask", choices=("none", "causal", "both"), default="both", help=t("help.lesson.mask"))
     hello.add_argument("--data", default="tutorial", help=t("help.lesson.hello.data"))
     hello.add_argument(
         "--epochs",
         type=count,
         default=None,  # the lesson's own (hello_world.EPOCHS)
-        help=Later(lambda: t("help.lesson.hello.epochs", default=_lesson("hello_world").EPOCHS)),
+        help=t("help.lesson.hello.epochs", default=HELLO_EPOCHS),
     )
     hello.set_defaults(func=run_lesson_hello)
 
     sine = which.add_parser("sine", help=t("help.lesson.sine"))
     _shared(sine, "sine")
-    _training(sine, "sine", lambda: {"train": _lesson("sine").FAST["n_train"], "val": _lesson("sine").FAST["n_val"]})
+    _training(sine, "sine", lambda: {"train": SINE_FAST["n_train"], "val": SINE_FAST["n_val"]})
     sine.add_argument("--task", choices=("forecast", "tutorial"), default="forecast", help=t("help.lesson.sine.task"))
     sine.add_argument(
         "--schedule", choices=("noam", "cosine", "tutorial"), default="noam", help=t("help.lesson.sine.schedule")
     )
-    sine.add_argument(
-        "--epochs", type=count, default=None, help=Later(lambda: t("help.lesson.sine.epochs", **_lesson("sine").TASKS))
-    )
+    sine.add_argument("--epochs", type=count, default=None, help=t("help.lesson.sine.epochs", **SINE_EPOCHS))
     sine.add_argument(
         "--patience", type=count, default=SINE_PATIENCE, help=t("help.lesson.sine.patience", default=SINE_PATIENCE)
     )
@@ -118,19 +121,19 @@ def register_lesson(subparsers: argparse._SubParsersAction) -> None:
         "--train-size",
         type=count,
         default=None,
-        help=Later(lambda: t("help.lesson.sine.train_size", default=_lesson("sine").N_TRAIN)),
+        help=t("help.lesson.sine.train_size", default=SINE_N_TRAIN),
     )
     sine.add_argument(
         "--val-size",
         type=count,
         default=None,
-        help=Later(lambda: t("help.lesson.sine.val_size", default=_lesson("sine").N_VAL)),
+        help=t("help.lesson.sine.val_size", default=SINE_N_VAL),
     )
     sine.set_defaults(func=run_lesson_sine)
 
     s2s = which.add_parser("seq2seq", help=t("help.lesson.seq2seq", example=f"{WORDS} ↔ {DIGITS}"))
     _shared(s2s, "seq2seq")
-    _training(s2s, "seq2seq", lambda: {"steps": _lesson("seq2seq").FAST_STEPS})  # its time: the lesson prints it
+    _training(s2s, "seq2seq", lambda: {"steps": SEQ2SEQ_FAST_STEPS})  # its time: the lesson prints it
     s2s.add_argument(
         "--task",
         choices=("zh2num", "num2zh"),
@@ -141,9 +144,7 @@ def register_lesson(subparsers: argparse._SubParsersAction) -> None:
         "--steps",
         type=count,
         default=None,
-        help=Later(
-            lambda: t("help.lesson.seq2seq.steps", default=_lesson("seq2seq").STEPS, fast=_lesson("seq2seq").FAST_STEPS)
-        ),
+        help=t("help.lesson.seq2seq.steps", default=get_preset("seq2seq").train.max_steps, fast=SEQ2SEQ_FAST_STEPS),
     )
     s2s.add_argument("--beam", type=count, default=BEAM, help=t("help.lesson.seq2seq.beam", default=BEAM))
     s2s.add_argument("--alpha", type=non_negative, default=ALPHA, help=t("help.lesson.seq2seq.alpha", default=ALPHA))
@@ -250,7 +251,7 @@ class Intermixed(Parser):
 
 def register_exercise(subparsers: argparse._SubParsersAction) -> None:
     def timeout() -> float:
-        from glassformer.exercises.grading import TIMEOUT
+        from glassformer.exercises.sandbox import TIMEOUT  # sandbox.py imports no torch: a help stays quick
 
         return TIMEOUT
 
@@ -305,7 +306,7 @@ def register_exercise(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _exercise_timeout(args) -> float:
-    from glassformer.exercises.grading import TIMEOUT
+    from glassformer.exercises.sandbox import TIMEOUT
 
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError("exercise.timeout", value=args.timeout)

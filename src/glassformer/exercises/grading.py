@@ -53,10 +53,9 @@ import torch
 import glassformer.exercises.catalog as catalog
 from glassformer.errors import DamagedFile, Unsupported
 from glassformer.exercises.catalog import Case, Exercise, Rule, as_tuple, speaks
-from glassformer.exercises.sandbox import QUOTA, Job, JobResult, run_jobs
+from glassformer.exercises.sandbox import QUOTA, TIMEOUT, Job, JobResult, run_jobs
 from glassformer.messages import has, t
 
-TIMEOUT = 10.0  # seconds per learner file, all its cases together (torch's import not counted)
 FD_STEP, FD_TOL, FD_MAX_INPUT = 1e-6, 1e-6, 50.0  # the twin's finite-difference check of gradients
 
 

@@ -99,6 +99,7 @@ RESULT_LIMIT = 32 << 20  # bytes: the largest result one job's process may send 
 WATCH = 0.1  # seconds between two looks at what it wrote
 # the environment the worker gets: what Python and torch need, nothing of the grader's (credentials, tokens)
 KEPT_ENV = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "LD_LIBRARY_PATH", "SYSTEMROOT", "WINDIR")
+TIMEOUT = 10.0  # seconds per learner file, all its cases together (torch's import not counted)
 STARTUP_TIMEOUT = 120.0  # seconds for the child to import torch and load the jobs (a busy machine)
 GRACE = 5.0  # seconds the supervisor has to kill its tree when asked, before it is killed itself
 ENV_OFF = "GLASSFORMER_SANDBOX"  # =off: no confinement (reported as off)

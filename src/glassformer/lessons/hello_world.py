@@ -28,7 +28,7 @@ import torch
 import torch.nn.functional as F
 
 from glassformer import messages
-from glassformer.config import get_preset
+from glassformer.config import HELLO_EPOCHS, HELLO_FAST_EPOCHS, get_preset
 from glassformer.devices import using_threads
 from glassformer.errors import NotFound, UsageError
 from glassformer.files import read_text
@@ -69,8 +69,8 @@ TUTORIAL_VOCAB = (
 
 PRESET = get_preset("seed002")  # the tutorial's model and optimiser settings (seed 002, §4)
 BATCH_SIZE, LR = PRESET.train.batch_size, PRESET.train.lr
-EPOCHS, REPORT_EVERY = 200, 20  # the tutorial's loop: 200 epochs, a printout every 20
-FAST_EPOCHS = 40  # --fast: at most this many (what the tests run)
+EPOCHS, REPORT_EVERY = HELLO_EPOCHS, 20  # the tutorial's loop: 200 epochs, a printout every 20
+FAST_EPOCHS = HELLO_FAST_EPOCHS  # --fast: at most this many (what the tests run)
 MASK_CHOICES = {"none": ("none",), "causal": ("causal",), "both": ("none", "causal")}
 
 

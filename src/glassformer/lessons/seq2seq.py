@@ -29,7 +29,7 @@ from pathlib import Path
 
 import torch
 
-from glassformer.config import TrainConfig, get_preset
+from glassformer.config import SEQ2SEQ_FAST_STEPS, TrainConfig, get_preset
 from glassformer.devices import using_threads
 from glassformer.errors import UsageError
 from glassformer.inspect.attention_maps import attention_grid_png, attention_head_png
@@ -46,7 +46,7 @@ PRESET = get_preset("seq2seq")
 TASKS = ("zh2num", "num2zh")
 EPS = 0.1  # label smoothing (the kind's loss default; the paper's ε_ls)
 FAST = dict(d_model=32, d_ff=64, n_layers=1, dropout=0.0)  # --fast: a smaller model, trained less
-STEPS, FAST_STEPS, LR, FAST_LR = PRESET.train.max_steps, 300, PRESET.train.lr, 3e-3
+STEPS, FAST_STEPS, LR, FAST_LR = PRESET.train.max_steps, SEQ2SEQ_FAST_STEPS, PRESET.train.lr, 3e-3
 LEAK_STEPS = {False: 400, True: 200}  # the unmasked decoder learns to copy quickly
 BATCH = PRESET.train.batch_size
 ALIGNED = 0.5  # a head aligns when half its weight is on the source words of the symbol being written

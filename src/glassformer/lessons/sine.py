@@ -35,7 +35,7 @@ from typing import Callable
 import numpy as np
 import torch
 
-from glassformer.config import get_preset
+from glassformer.config import SINE_EPOCHS, SINE_FAST, get_preset
 from glassformer.devices import using_threads
 from glassformer.errors import UsageError
 from glassformer.lessons.common import Narrator, n_batches, out_dir, save_png, seed_all, train_epochs
@@ -66,8 +66,8 @@ TUTORIAL_WARMUP = 4000
 
 PRESET = get_preset("sine")  # model and training settings of the tutorial (seed 004, §5)
 BATCH_SIZE, GRAD_CLIP = PRESET.train.batch_size, PRESET.train.grad_clip
-TASKS = {"forecast": 30, "tutorial": 10}  # task -> default epochs
-FAST = {"n_train": 1000, "n_val": 200, "forecast": 6, "tutorial": 3}  # --fast sizes (the tests)
+TASKS = SINE_EPOCHS  # task -> default epochs
+FAST = SINE_FAST  # --fast sizes (the tests)
 WINDOW, RECENT = 2, 5  # where the forecast looks: keys within ±WINDOW of one period back; the last RECENT values
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from glassformer.config import get_preset
+from glassformer.config import TINY_FAST_STEPS, TINY_PRESET, get_preset
 from glassformer.devices import using_threads
 from glassformer.inspect.params import param_table
 from glassformer.lessons.common import Narrator, fmt, out_dir, save_png
@@ -39,10 +39,10 @@ from glassformer.train.loop import Trainer
 TUTORIAL_000_TEXT = "hello world this is a tiny transformer demo"  # §2.2: the text it trains on (its whole corpus)
 PUBLISHED_000_PARAMS = 50_000  # §6.3: "this model of about 50 thousand parameters" (5 万参数级别), an estimate
 
-PRESET = get_preset("seed000")  # the tutorial's model and loop (seed 000, §6.1-6.2)
+PRESET = get_preset(TINY_PRESET)  # the tutorial's model and loop (seed 000, §6.1-6.2)
 STEPS, PRINT_EVERY = PRESET.train.max_steps, 100  # 500 steps; `if step % 100 == 0: print(...)` (§6.2)
 PROMPT, MAX_NEW, TEMPERATURE, CROP = "hello", 50, 0.8, 32  # its generate(): §6.4
-FAST_STEPS = 100
+FAST_STEPS = TINY_FAST_STEPS
 # (tutorial section, lesson phrase key, lab experiment, lab claim key or None for the whole experiment)
 LAB_LINKS = (
     ("§3.2", "lesson.tiny.link.scaling", "scaling", "scaling.variance"),

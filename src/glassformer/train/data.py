@@ -32,6 +32,7 @@ from typing import Iterator, Protocol, cast
 import numpy as np
 import torch
 
+from glassformer.config import SINE_N_TRAIN, SINE_N_VAL
 from glassformer.errors import UsageError
 from glassformer.text.chinese import to_chinese
 from glassformer.text.tokenizers import WordTokenizer
@@ -245,7 +246,7 @@ class PairBatches:
 
 SEQ_LEN, NOISE = 50, 0.01  # points per sequence, noise standard deviation
 FREQ_LOW, FREQ_HIGH = 0.5, 2.0  # freq ~ U(0.5, 2)
-N_TRAIN, N_VAL = 5000, 1000  # the tutorial's sizes
+N_TRAIN, N_VAL = SINE_N_TRAIN, SINE_N_VAL  # the tutorial's sizes (config.py: --help states them)
 OBSERVED, HORIZON = 40, 10  # forecasting: read the first 40 values, predict the next 10
 STEP = 2 * math.pi / (SEQ_LEN - 1)  # spacing of x
 

@@ -25,7 +25,11 @@ def checkout(tmp_path):
 
 def planned(folder: Path, target: str) -> list[str]:
     """The commands `make TARGET` would run there, in order."""
-    done = subprocess.run(["make", "-n", target], cwd=folder, capture_output=True, text=True, check=True)
+    # a make of its own, not a sub-make of `make test` (whose MAKELEVEL/MAKEFLAGS would add "Entering directory")
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES")}
+    done = subprocess.run(
+        ["make", "--no-print-directory", "-n", target], cwd=folder, capture_output=True, text=True, check=True, env=env
+    )
     return [line for line in done.stdout.splitlines() if line.strip()]
 
 

@@ -52,7 +52,7 @@ bench: setup
 	$(PY) bench/peers.py $(BENCH_ARGS)
 
 # Mutation testing (docs/testing.md): hours on 2 cores, so never part of `make test`.
-#   make mutants                      every mutant of nn, models, train, sample, text, inspect
+#   make mutants                      every mutant of nn, models, train, sample, text, inspect, causal, exercises, lab, explore, devices, post
 #   make mutants GROUPS="train sample" only those groups
 #   make mutants SAMPLE=100           a seeded random sample of 100 mutants per group
 #   make mutants SAMPLE=10 SEED=1 EXCLUDE=mutants/sample-seed0.txt   a fresh sample, none from that list

@@ -80,6 +80,7 @@ GROUPS = {
     "lab": rf"glassformer\.lab\.\w+\.x_(?:{'|'.join(sorted(lab_rules()))})__mutmut_" if LAB.is_dir() else "$^",
     "explore": r"glassformer\.explore\.",
     "devices": r"glassformer\.devices\.",
+    "post": r"glassformer\.post\.",
 }
 _PATTERNS = {g: re.compile(rx) for g, rx in GROUPS.items()}
 STATUS = {

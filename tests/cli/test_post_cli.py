@@ -54,6 +54,17 @@ def test_a_verb_makes_a_run_and_says_so(base, tmp_path, capsys, method):
     assert json.loads((out / "config.json").read_text())["post"]["method"] == method
 
 
+def test_train_resume_on_a_post_run_names_its_own_verb(base, tmp_path, capsys):
+    """`train --resume` on an SFT run used to say it "cannot be resumed, start a new run"; the run's
+    own verb resumes it, and the refusal says which."""
+    out = tmp_path / "to-resume"
+    assert run_cli(capsys, "sft", str(base), "--data", BUILTIN, "--out", str(out), "--no-progress", *TINY)[0] == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    code, _, err, heard = run_cli(capsys, "train", "--resume", str(out), "--max_steps=8", "--no-progress")
+    assert code == 2 and heard.of("error.run.post_resume") == [{"dir": out, "method": "sft"}]
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before  # nothing touched
+
+
 def test_sft_with_lora_says_it_merged(base, tmp_path, capsys):
     out = tmp_path / "lora"
     code, _, _, heard = run_cli(

@@ -93,6 +93,7 @@ EN = {
     "({base}): shorten the examples (or, for grpo, --max-new-tokens).",
     "error.post.not_post": "{dir} is not a post-training run (its config.json has no post section): start one "
     "with glassformer sft BASE_RUN --data FILE.",
+    "error.run.post_resume": "{dir} is a {method} run: resume it with `glassformer {method} --resume {dir}`.",
     "error.post.merged": "{dir} is finished and its LoRA merged into its weights: to train it further, start a "
     "new stage with it as the base (glassformer {method} {dir} --data FILE).",
     "error.post.base_changed": "the base run {base} of {dir} has other weights than when {dir} began (their "
@@ -216,6 +217,7 @@ ZH = {
     "请缩短样例（grpo 则可减小 --max-new-tokens）。",
     "error.post.not_post": "{dir} 不是后训练运行（它的 config.json 没有 post 部分）：请用 "
     "glassformer sft BASE_RUN --data FILE 开始一个。",
+    "error.run.post_resume": "{dir} 是一次 {method} 运行：请用 `glassformer {method} --resume {dir}` 继续。",
     "error.post.merged": "{dir} 已经完成，其 LoRA 已合并进权重：若要继续训练，请以它为基础开始新的阶段"
     "（glassformer {method} {dir} --data FILE）。",
     "error.post.base_changed": "{dir} 的基础运行 {base} 的权重与开始时不同（sha256 不一致）："

@@ -361,6 +361,8 @@ def _resume(
     """resume_run's reads and writes, under the directory's lock."""
     saved = Preset(model_config(config, run_dir), train_config(config, run_dir), str(config.get("about", "")))
     _refuse_imported(run_dir, config)
+    if isinstance(config.get("post"), dict):  # an SFT, DPO or GRPO run: its own verb resumes it (post/tune.py)
+        raise UsageError("error.run.post_resume", dir=run_dir, method=str(config["post"].get("method", "sft")))
     if "source" not in config:
         raise DamagedFile("error.run.no_source", path=run_dir / "config.json")
     if source is not None and source != config["source"]:

@@ -237,3 +237,23 @@ def formulas(model, keep: Callable[[str], bool]) -> list[tuple]:
         if keep(p)
         for en_, zh_ in [(_words(f, "en"), _words(f, "zh"))]
     ]
+
+
+def arithmetic_base(tmp, steps: int, n_sums: int):
+    """A seed000 GPT pretrained `steps` steps on `n_sums` sums written out (its characters cover the
+    post-training chats'), in tmp/base: the base run of the SFT, DPO and GRPO tests."""
+    from glassformer.post.data import arithmetic_text
+    from glassformer.train.run import new_run, train
+
+    (tmp / "corpus.txt").write_text(arithmetic_text(n_sums, seed=1), encoding="utf-8")
+    run = new_run(
+        "seed000",
+        [f"--max_steps={steps}", f"--eval_interval={steps}", "--eval_iters=2", "--seq_len=32", "--threads=1"],
+        source=f"file:{tmp / 'corpus.txt'}",
+        out=tmp / "base",
+        cache_dir=tmp / "cache",
+        progress=False,
+        sample_chars=0,
+    )
+    assert train(run).status == "done"
+    return tmp / "base"

@@ -7,31 +7,17 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import said
+from helpers import arithmetic_base, said
 
 from glassformer.cli import main
-from glassformer.post.data import BUILTIN, arithmetic_text
-from glassformer.train.run import new_run, train
+from glassformer.post.data import BUILTIN
 
 TINY = ["--max_steps=4", "--eval_interval=2", "--eval_iters=1", "--batch_size=4", "--threads=1"]
 
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("post-cli")
-    (tmp / "corpus.txt").write_text(arithmetic_text(200, seed=1), encoding="utf-8")
-    run = new_run(
-        "seed000",
-        ["--max_steps=4", "--eval_interval=4", "--eval_iters=1", "--seq_len=32", "--threads=1"],
-        source=f"file:{tmp / 'corpus.txt'}",
-        out=tmp / "base",
-        cache_dir=tmp / "cache",
-        progress=False,
-        sample_chars=0,
-    )
-    train(run)
-    del run
-    return tmp / "base"
+    return arithmetic_base(tmp_path_factory.mktemp("post-cli"), steps=4, n_sums=200)
 
 
 def run_cli(capsys, *argv):

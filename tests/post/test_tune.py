@@ -14,19 +14,19 @@ from dataclasses import replace
 
 import pytest
 import torch
+from helpers import arithmetic_base
 from safetensors.torch import load_file
 
 from glassformer.errors import DamagedFile, NotFound, UsageError
 from glassformer.models import build_model
 from glassformer.post import tune
 from glassformer.post.chat import CHATML, write_conversations
-from glassformer.post.data import BUILTIN, arithmetic_chats, arithmetic_text
+from glassformer.post.data import BUILTIN, arithmetic_chats
 from glassformer.post.preference import PreferenceBatch
 from glassformer.post.sft import IGNORE
 from glassformer.text.specials import SpecialTokens
 from glassformer.train.checkpoint import load_model
 from glassformer.train.record import MetricsLog
-from glassformer.train.run import new_run, train
 
 TINY = ["--max_steps=12", "--eval_interval=6", "--eval_iters=2", "--batch_size=8", "--lr=3e-3", "--threads=1"]
 
@@ -34,20 +34,7 @@ TINY = ["--max_steps=12", "--eval_interval=6", "--eval_iters=2", "--batch_size=8
 @pytest.fixture(scope="module")
 def base(tmp_path_factory):
     """A seed000 GPT pretrained 20 steps on sums written out (its characters cover the chats')."""
-    tmp = tmp_path_factory.mktemp("post")
-    (tmp / "corpus.txt").write_text(arithmetic_text(300, seed=1), encoding="utf-8")
-    run = new_run(
-        "seed000",
-        ["--max_steps=20", "--eval_interval=20", "--eval_iters=2", "--seq_len=32", "--threads=1"],
-        source=f"file:{tmp / 'corpus.txt'}",
-        out=tmp / "base",
-        cache_dir=tmp / "cache",
-        progress=False,
-        sample_chars=0,
-    )
-    assert train(run).status == "done"
-    del run
-    return tmp / "base"
+    return arithmetic_base(tmp_path_factory.mktemp("post"), steps=20, n_sums=300)
 
 
 def snapshot(run_dir):

@@ -71,3 +71,16 @@ def post(client, endpoint: str, body: dict, status: int = 200) -> dict:
     assert r.status_code == status, r.text
     assert r.headers["content-type"].startswith("application/json")
     return r.json()
+
+
+def explorer_on(text: str):
+    """An Explorer over a tiny GPT whose character vocabulary covers `text` (the browser tests' Chinese pages)."""
+    from glassformer.explore import Explorer
+    from glassformer.text import CharTokenizer
+
+    tok = CharTokenizer.from_text(text)
+    return Explorer(
+        tiny_model("gpt", vocab_size=tok.vocab_size),
+        tok,
+        ("explore.source.preset", {"preset": "p", "kind": "gpt", "seed": 0}),
+    )

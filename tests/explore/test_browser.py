@@ -209,19 +209,12 @@ def test_a_chinese_run_opens_in_chinese_with_the_served_font_on_a_machine_withou
     Chinese, on a Chinese example, and the characters are drawn with the font the explorer serves:
     the page's font draws them pixel for pixel as "Glassformer CJK" does, and unlike a font without
     them (the tofu boxes of a missing glyph)."""
-    from explore_kit import tiny_model
+    from explore_kit import explorer_on
 
-    from glassformer.explore import Explorer
     from glassformer.messages import speaking, t
-    from glassformer.text import CharTokenizer
 
     poem = "春眠不觉晓，处处闻啼鸟。"
-    tok = CharTokenizer.from_text(poem)
-    ex = Explorer(
-        tiny_model("gpt", vocab_size=tok.vocab_size),
-        tok,
-        ("explore.source.preset", {"preset": "p", "kind": "gpt", "seed": 0}),
-    )
+    ex = explorer_on(poem)
     requests, errors = [], []
     with Background(ex) as url:
         page = open_page(browser, url + "?lang=zh", requests, errors)

@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pytest
 import torch
-from explore_kit import tiny_model
+from explore_kit import explorer_on, tiny_model
 from test_browser import Background, browser, open_page, wait_until  # noqa: F401 (browser: the fixture)
 
-from glassformer.explore import Explorer
 from glassformer.fonts import FAMILY, MONO, SANS
 from glassformer.inspect.attention_view import attention_html
 from glassformer.inspect.causal_views import Grid, grid_html
@@ -111,12 +110,7 @@ def test_a_causal_views_page_draws_chinese_with_the_embedded_font(browser, tmp_p
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_explorer_draws_chinese_everywhere_in_both_languages(browser, lang):  # noqa: F811
-    tok = CharTokenizer.from_text(POEM + " hello")
-    ex = Explorer(
-        tiny_model("gpt", vocab_size=tok.vocab_size),
-        tok,
-        ("explore.source.preset", {"preset": "p", "kind": "gpt", "seed": 0}),
-    )
+    ex = explorer_on(POEM + " hello")
     requests, errors = [], []
     with Background(ex) as url:
         page = open_page(browser, f"{url}?lang={lang}", requests, errors)

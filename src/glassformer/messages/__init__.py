@@ -122,6 +122,12 @@ def t(key: str, /, **fields) -> str:
     return TABLES[language()][key].format(**fields)
 
 
+def N_(key: str) -> str:
+    """Marks a sentence that is looked up later (a table of titles, an exercise's hints): returns
+    `key` unchanged, so every key appears literally where it is defined and `t(value)` words it."""
+    return key
+
+
 def has(key: str) -> bool:
     """Is `key` in the catalogue?"""
     return key in TABLES["en"]

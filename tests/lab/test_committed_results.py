@@ -10,6 +10,7 @@ import pytest
 
 from glassformer.lab import experiments
 from glassformer.lab.report import LANGS, text
+from glassformer.messages import TABLES
 
 DOCS_LAB = Path(__file__).resolve().parents[2] / "docs" / "lab"
 EXPERIMENTS = experiments()
@@ -41,26 +42,25 @@ def test_the_catalogue_words_each_committed_result_as_it_was_stored(name):
     thresholds) and the stored figures (findings) as its fields: the words moved, no figure changed."""
     r, exp = record(name), EXPERIMENTS[name]
     for lang in LANGS:
-        assert r[f"title_{lang}"] == text(lang, f"lab.{name}.title")
-        assert r[f"setup_{lang}"] == text(lang, f"lab.{name}.setup", **exp.setup_fields)
+        assert r[f"title_{lang}"] == text(lang, exp.title)
+        assert r[f"setup_{lang}"] == text(lang, exp.setup, **exp.setup_fields)
         for claim, c in zip(exp.claims, r["claims"], strict=True):
-            assert c[f"claim_{lang}"] == text(lang, f"lab.{claim.key}.claim")
-            assert c[f"rule_{lang}"] == text(lang, f"lab.{claim.key}.rule", **claim.limits)
-            assert c[f"finding_{lang}"] == text(lang, f"lab.{claim.key}.finding", **{**claim.limits, **c["figures"]})
+            assert c[f"claim_{lang}"] == text(lang, claim.claim)
+            assert c[f"rule_{lang}"] == text(lang, claim.rule, **claim.limits)
+            assert c[f"finding_{lang}"] == text(lang, claim.finding, **{**claim.limits, **c["figures"]})
             if claim.paper:  # a ledger entry: the paper's sentence and ours, as the catalogue words them today
-                assert c[f"paper_{lang}"] == text(lang, f"lab.{claim.key}.paper")
-                assert c[f"ours_{lang}"] == text(lang, f"lab.{claim.key}.ours", **{**claim.limits, **c["figures"]})
+                assert c[f"paper_{lang}"] == text(lang, claim.paper_says)
+                assert c[f"ours_{lang}"] == text(lang, claim.ours, **{**claim.limits, **c["figures"]})
 
 
 def test_a_ledger_row_without_the_paper_s_number_says_what_was_read():
     """Was "not found in the paper text available to this run", which reads as if the user's own run
     had looked: each such row now names what was read (the passages it quotes, or the page's opening)."""
-    from glassformer.messages.lab import EN, ZH
-
-    for table, old, new in ((EN, "available to this run", "read for this entry"), (ZH, "本次运行", "为本条目读过")):
-        papers = {k: v for k, v in table.items() if k.endswith(".paper") or k.startswith("lab.ledger.intro")}
-        assert not [k for k, v in papers.items() if old in v]
-        assert sum(new in v for v in papers.values()) >= 10
+    for lang, old, new in (("en", "available to this run", "read for this entry"), ("zh", "本次运行", "为本条目读过")):
+        says = [c.paper_says for e in EXPERIMENTS.values() for c in e.claims if c.paper]
+        papers = [text(lang, "lab.ledger.intro")] + [TABLES[lang][k] for k in says]  # unformatted: fields unfilled
+        assert not [words for words in papers if old in words]
+        assert sum(new in words for words in papers) >= 10
 
 
 def test_the_index_lists_every_experiment_and_every_verdict():

@@ -11,6 +11,7 @@ import re
 import shutil
 import string
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,8 @@ import torch
 from glassformer import messages
 from glassformer.errors import NotFound, Unsupported, UsageError
 from glassformer.lab import get_experiment
-from glassformer.lab.report import LANGS, text, write_index
-from glassformer.lab.runner import Claim, Experiment, Verdict, git_commit, jsonable, level, run_experiment
+from glassformer.lab.report import LANGS, LEVEL_WORDS, text, write_index
+from glassformer.lab.runner import Verdict, git_commit, jsonable, level, run_experiment
 
 
 def test_level_combines_parts():
@@ -39,15 +40,15 @@ def test_jsonable_keeps_numbers_and_names_non_finite_ones():
     json.dumps(out, allow_nan=False)  # strict JSON
 
 
-def toy_experiment(levels: dict[str, str]) -> Experiment:
-    claims = (Claim("mask-fill.1e9", "004", "§3.3"), Claim("mask-fill.inf", "000", "§3.3"))
+def toy_experiment(levels: dict[str, str]):
+    """mask-fill, its rule's levels replaced by `levels` (claim key -> level)."""
     real = get_experiment("mask-fill")
 
     def verdicts(results):
         base = real.verdicts(results)
         return {k: Verdict(levels[k], base[k].figures) for k in levels}
 
-    return Experiment("mask-fill", claims, real.run, verdicts, real.tables, setup_fields=real.setup_fields)
+    return replace(real, verdicts=verdicts)
 
 
 def test_run_writes_results_report_and_the_verdicts_the_rule_returns(tmp_path):
@@ -61,14 +62,14 @@ def test_run_writes_results_report_and_the_verdicts_the_rule_returns(tmp_path):
     assert {"cpu", "cores", "threads", "torch"} <= set(saved["machine"])
     report = (folder / "report.md").read_text(encoding="utf-8")
     for verdict in ("fails", "holds"):
-        assert "**" + " / ".join(text(lang, f"lab.level.{verdict}") for lang in LANGS) + "**" in report
+        assert "**" + " / ".join(text(lang, LEVEL_WORDS[verdict]) for lang in LANGS) + "**" in report
     for name in saved["figures"]:
         assert f"![{name}]({name})" in report and (folder / name).stat().st_size < 200_000
 
 
 def test_a_missing_verdict_is_an_error(tmp_path):
     real = get_experiment("mask-fill")
-    broken = Experiment("mask-fill", real.claims, real.run, lambda r: {}, real.tables)
+    broken = replace(real, verdicts=lambda r: {})
     real_keys = [c.key for c in real.claims]
     with pytest.raises(Unsupported) as e:
         run_experiment(broken, out=tmp_path, echo=lambda s: None)

@@ -4,13 +4,14 @@ Chinese, every claim fully worded, no measured figure and no rule threshold type
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 from helpers import assert_tables_match
 
 from glassformer.lab import experiments, order
 from glassformer.lab.report import text
-from glassformer.lab.runner import TUTORIALS, Claim, figure
+from glassformer.lab.runner import TUTORIALS, figure
 from glassformer.messages import TABLES
 
 LAB = {lang: {k: v for k, v in TABLES[lang].items() if k.startswith("lab.") and k.count(".") > 1} for lang in TABLES}
@@ -22,20 +23,26 @@ def test_english_and_chinese_have_the_same_lab_keys_and_fields():
     assert_tables_match(LAB["en"], LAB["zh"], untranslated=frozenset({"lab.report.sep"}))  # a list separator
 
 
+def words_of(claim) -> tuple[str, ...]:
+    """A claim's sentences: its claim, rule and finding, and a ledger entry's paper_says and ours."""
+    return (claim.claim, claim.rule, claim.finding) + ((claim.paper_says, claim.ours) if claim.paper else ())
+
+
 def test_every_experiment_and_claim_has_its_words():
+    used = []
     for name, exp in EXPERIMENTS.items():
-        assert f"lab.{name}.title" in LAB["en"] and f"lab.{name}.setup" in LAB["en"], name
+        assert exp.title in LAB["en"] and exp.setup in LAB["en"], name
         assert exp.claims, f"{name} tests no claim"
+        used += [exp.title, exp.setup]
         for claim in exp.claims:
             assert claim.tutorial in TUTORIALS or claim.paper, claim  # a tutorial, or a ledger paper
             assert claim.key.startswith(name + "."), f"{claim.key} should start with {name}."
-            for part in ("claim", "rule", "finding") + (("paper", "ours") if claim.paper else ()):
-                assert f"lab.{claim.key}.{part}" in LAB["en"], f"{claim.key}.{part}"
-    parts = ("claim", "rule", "finding", "paper", "ours")
-    known = {f"lab.{c.key}.{p}" for e in EXPERIMENTS.values() for c in e.claims for p in parts}
-    known |= {f"lab.{n}.{p}" for n in EXPERIMENTS for p in ("title", "setup")}
+            assert all(words in LAB["en"] for words in words_of(claim)), claim.key
+            assert bool(claim.paper) == bool(claim.paper_says) == bool(claim.ours), claim.key  # a ledger entry's two
+            used += words_of(claim)
+    assert len(used) == len(set(used)), "two places say one sentence: each claim has its own words"
     shared = ("lab.level.", "lab.report.", "lab.ledger.", "lab.list.")
-    stray = [k for k in LAB["en"] if not k.startswith(shared) and k not in known]
+    stray = [k for k in LAB["en"] if not k.startswith(shared) and k not in used]
     assert not stray, f"keys no experiment uses: {stray}"
 
 
@@ -56,11 +63,11 @@ def test_no_figure_is_typed_into_a_claim_finding_or_rule():
 
 
 def test_each_rule_and_setup_is_given_exactly_the_fields_its_sentence_names():
-    for name, exp in EXPERIMENTS.items():
+    for exp in EXPERIMENTS.values():
         for lang in LAB:
-            text(lang, f"lab.{name}.setup", **exp.setup_fields)  # a missing field raises KeyError
+            text(lang, exp.setup, **exp.setup_fields)  # a missing field raises KeyError
             for claim in exp.claims:
-                named = set(re.findall(r"\{(\w+)", LAB[lang][f"lab.{claim.key}.rule"]))
+                named = set(re.findall(r"\{(\w+)", LAB[lang][claim.rule]))
                 assert named == set(claim.limits), claim.key
 
 
@@ -68,7 +75,7 @@ def test_a_rule_states_the_threshold_the_code_applies(monkeypatch):
     assert figure(1e-6) == "1e-6" and figure(0.05) == "0.05" and figure(1.25) == "1.25" and figure(4) == "4"
     rule = text("en", "lab.order.set.rule", **order.EXPERIMENT.claims[0].limits)
     assert f"at most {figure(order.EQUIVARIANT)})" in rule and f"{figure(order.BLIND)} nats" in rule
-    moved = Claim("order.set", "000", "§4.1", limits={"equivariant": figure(1e-9), "blind": figure(0.2)})
+    moved = replace(order.EXPERIMENT.claims[0], limits={"equivariant": figure(1e-9), "blind": figure(0.2)})
     assert "1e-9" in text("zh", "lab.order.set.rule", **moved.limits)  # the figure comes from the constant
     with pytest.raises(KeyError):
         text("en", "lab.order.set.rule")  # a rule cannot be worded without its thresholds

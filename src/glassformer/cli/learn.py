@@ -408,10 +408,10 @@ def run_lab_list(args: argparse.Namespace) -> int:
 
     runs = {r["experiment"]: r for r in read_records(args.out)} if Path(args.out).is_dir() else {}
     say("lab.list.legend")
-    for tutorial, word in TUTORIALS.items():
-        say("lab.list.tutorial", tutorial=tutorial, about=t(f"lab.list.about.{word}"))
+    for tutorial, about in TUTORIALS.items():
+        say("lab.list.tutorial", tutorial=tutorial, about=t(about))
     for name, exp in experiments().items():
-        print(f"\n{name:<16} {t(f'lab.{name}.title')}")
+        print(f"\n{name:<16} {t(exp.title)}")
         r = runs.get(name)
         if r is None:
             say("lab.list.no_cost", dir=Path(args.out) / name)
@@ -426,7 +426,7 @@ def run_lab_list(args: argparse.Namespace) -> int:
                 dir=Path(args.out) / name,
             )
         for c in exp.claims:
-            print(f"  {source(asdict(c), args.lang)}: {t(f'lab.{c.key}.claim')}")
+            print(f"  {source(asdict(c), args.lang)}: {t(c.claim)}")
     return 0
 
 
@@ -446,7 +446,7 @@ def _lab_run(args: argparse.Namespace) -> int:
 
     chosen = list(experiments().values()) if args.name == "all" else [get_experiment(args.name)]
     for exp in chosen:
-        print(f"== {exp.name}: {t(f'lab.{exp.name}.title')}", flush=True)
+        print(f"== {exp.name}: {t(exp.title)}", flush=True)
         seeds = args.seeds
         if args.name == "all" and not exp.seeded and seeds is not None and seeds > 1:  # refused when named alone
             say("lab.unseeded_in_all", name=exp.name, seeds=seeds)

@@ -51,7 +51,7 @@ from glassformer.causal.patching import activation_patching, attribution_patchin
 from glassformer.config import apply_overrides
 from glassformer.lab.common import lab_preset, pm, spread
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
-from glassformer.messages import t
+from glassformer.messages import N_, t
 from glassformer.models import build_model
 from glassformer.nn.loss import next_token_loss
 from glassformer.train.data import IGNORE, TensorBatches
@@ -405,27 +405,44 @@ def tables(r: dict) -> list[str]:
 PAPERS = "Jain & Wallace 2019; Wiegreffe & Pinter 2019"
 EXPERIMENT = Experiment(
     name="attention-explanation",
+    title=N_("lab.attention-explanation.title"),
+    setup=N_("lab.attention-explanation.setup"),
     claims=(
         Claim(
             "attention-explanation.tau",
             "Jain & Wallace 2019",
             "Abstract",
+            claim=N_("lab.attention-explanation.tau.claim"),
+            rule=N_("lab.attention-explanation.tau.rule"),
+            finding=N_("lab.attention-explanation.tau.finding"),
             limits={"weak": figure(WEAK)},
             paper="arXiv 1902.10186",
+            paper_says=N_("lab.attention-explanation.tau.paper"),
+            ours=N_("lab.attention-explanation.tau.ours"),
         ),
         Claim(
             "attention-explanation.adversarial",
             PAPERS,
             "Abstract",
+            claim=N_("lab.attention-explanation.adversarial.claim"),
+            rule=N_("lab.attention-explanation.adversarial.rule"),
+            finding=N_("lab.attention-explanation.adversarial.finding"),
             limits={"far": figure(FAR), "most": figure(MOST), "eps": figure(EPS)},
             paper="arXiv 1902.10186; arXiv 1908.04626",
+            paper_says=N_("lab.attention-explanation.adversarial.paper"),
+            ours=N_("lab.attention-explanation.adversarial.ours"),
         ),
         Claim(
             "attention-explanation.uniform",
             "Wiegreffe & Pinter 2019",
             "Abstract",
+            claim=N_("lab.attention-explanation.uniform.claim"),
+            rule=N_("lab.attention-explanation.uniform.rule"),
+            finding=N_("lab.attention-explanation.uniform.finding"),
             limits={"tie": figure(TIE), "gap": figure(GAP)},
             paper="arXiv 1908.04626",
+            paper_says=N_("lab.attention-explanation.uniform.paper"),
+            ours=N_("lab.attention-explanation.uniform.ours"),
         ),
     ),
     setup_fields={

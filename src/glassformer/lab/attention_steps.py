@@ -26,7 +26,7 @@ from glassformer.inspect.attention_view import FILL_JS, VIRIDIS_JS, fill_page, s
 from glassformer.inspect.trace import token_labels
 from glassformer.lab.common import corpus_for, eval_loss, lab_preset, row_entropy, train
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
-from glassformer.messages import t
+from glassformer.messages import N_, t
 from glassformer.train.record import AttentionLog
 
 FULL_STEPS, FAST_STEPS = (0, 100, 500, 2000), (0, 5, 20, 60)
@@ -235,8 +235,18 @@ def tables(r: dict) -> list[str]:
 
 EXPERIMENT = Experiment(
     name="attention-steps",
+    title=N_("lab.attention-steps.title"),
+    setup=N_("lab.attention-steps.setup"),
     claims=(
-        Claim("attention-steps.sharpen", "002", "§3.2", limits={"even": figure(EVEN), "sharper": figure(SHARPER)}),
+        Claim(
+            "attention-steps.sharpen",
+            "002",
+            "§3.2",
+            claim=N_("lab.attention-steps.sharpen.claim"),
+            rule=N_("lab.attention-steps.sharpen.rule"),
+            finding=N_("lab.attention-steps.sharpen.finding"),
+            limits={"even": figure(EVEN), "sharper": figure(SHARPER)},
+        ),
     ),
     setup_fields={
         "layers": get_preset("baby").model.n_layers,

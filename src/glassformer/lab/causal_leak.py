@@ -23,7 +23,7 @@ import torch.nn.functional as F
 from glassformer.lab.common import corpus_for, fixed_windows, lab_preset, pm, position_losses, spread, train
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
 from glassformer.lessons.hello_world import embedding_jacobian_norms, random_token_leak
-from glassformer.messages import t
+from glassformer.messages import N_, t
 
 JACOBIAN_T = 8  # tokens of the window whose Jacobian is taken (it costs T·V backward passes)
 MASKS = {"causal": {"kind": "gpt", "causal": True}, "none": {"kind": "encoder", "causal": False}}
@@ -157,9 +157,17 @@ def tables(r: dict) -> list[str]:
 
 EXPERIMENT = Experiment(
     name="causal-leak",
+    title=N_("lab.causal-leak.title"),
+    setup=N_("lab.causal-leak.setup"),
     claims=(
         Claim(
-            "causal-leak.cheat", "000", "§3.3", limits={"chance_share": f"{CHANCE_SHARE:.0%}", "margin": figure(MARGIN)}
+            "causal-leak.cheat",
+            "000",
+            "§3.3",
+            claim=N_("lab.causal-leak.cheat.claim"),
+            rule=N_("lab.causal-leak.cheat.rule"),
+            finding=N_("lab.causal-leak.cheat.finding"),
+            limits={"chance_share": f"{CHANCE_SHARE:.0%}", "margin": figure(MARGIN)},
         ),
     ),
     run=run,

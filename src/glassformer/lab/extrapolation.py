@@ -51,7 +51,7 @@ from glassformer.lab.length import FAST as LM_FAST
 from glassformer.lab.length import FULL as LM_FULL
 from glassformer.lab.length import TOL, bands, running_mean
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
-from glassformer.messages import t
+from glassformer.messages import N_, t
 from glassformer.models import build_model
 from glassformer.nn.loss import next_token_loss
 from glassformer.nn.position import POSITION_SCHEMES
@@ -283,19 +283,31 @@ def tables(r: dict) -> list[str]:
 
 EXPERIMENT = Experiment(
     name="extrapolation",
+    title=N_("lab.extrapolation.title"),
+    setup=N_("lab.extrapolation.setup"),
     claims=(
         Claim(
             "extrapolation.alibi",
             "Press et al. 2022",
             "abstract; Figure 1",
+            claim=N_("lab.extrapolation.alibi.claim"),
+            rule=N_("lab.extrapolation.alibi.rule"),
+            finding=N_("lab.extrapolation.alibi.finding"),
             limits={"tol": figure(TOL)},
             paper="arXiv 2108.12409",
+            paper_says=N_("lab.extrapolation.alibi.paper"),
+            ours=N_("lab.extrapolation.alibi.ours"),
         ),
         Claim(
             "extrapolation.nope",
             "Kazemnejad et al. 2023",
             "abstract; §4",
+            claim=N_("lab.extrapolation.nope.claim"),
+            rule=N_("lab.extrapolation.nope.rule"),
+            finding=N_("lab.extrapolation.nope.finding"),
             paper="arXiv 2305.19466",
+            paper_says=N_("lab.extrapolation.nope.paper"),
+            ours=N_("lab.extrapolation.nope.ours"),
         ),
     ),
     setup_fields={

@@ -19,7 +19,7 @@ from torch import nn
 
 from glassformer.lab.common import corpus_for, eval_loss, lab_preset, pm, spread, train
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
-from glassformer.messages import t
+from glassformer.messages import N_, t
 from glassformer.models.gpt import FeedForward
 
 FULL, FAST = {"steps": 600, "T": 64, "widths": (0, 1, 2, 4, 8)}, {"steps": 40, "T": 32, "widths": (0, 1, 4)}
@@ -132,9 +132,27 @@ def tables(r: dict) -> list[str]:
 
 EXPERIMENT = Experiment(
     name="ffn-width",
+    title=N_("lab.ffn-width.title"),
+    setup=N_("lab.ffn-width.setup"),
     claims=(
-        Claim("ffn-width.equal", "004", "§4.2", limits={"stuck": figure(STUCK), "linear": figure(LINEAR)}),
-        Claim("ffn-width.removed", "002", "§3.4", limits={"stuck": figure(STUCK)}),
+        Claim(
+            "ffn-width.equal",
+            "004",
+            "§4.2",
+            claim=N_("lab.ffn-width.equal.claim"),
+            rule=N_("lab.ffn-width.equal.rule"),
+            finding=N_("lab.ffn-width.equal.finding"),
+            limits={"stuck": figure(STUCK), "linear": figure(LINEAR)},
+        ),
+        Claim(
+            "ffn-width.removed",
+            "002",
+            "§3.4",
+            claim=N_("lab.ffn-width.removed.claim"),
+            rule=N_("lab.ffn-width.removed.rule"),
+            finding=N_("lab.ffn-width.removed.finding"),
+            limits={"stuck": figure(STUCK)},
+        ),
     ),
     setup_fields={"C": C},
     run=run,

@@ -29,7 +29,7 @@ from glassformer.config import apply_overrides
 from glassformer.lab.common import lab_preset, spread
 from glassformer.lab.report import steps, words
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
-from glassformer.messages import t
+from glassformer.messages import N_, t
 from glassformer.models import build_model
 from glassformer.nn.loss import next_token_loss
 from glassformer.train.data import IGNORE, TensorBatches
@@ -302,27 +302,44 @@ def tables(r: dict) -> list[str]:
 
 EXPERIMENT = Experiment(
     name="grokking",
+    title=N_("lab.grokking.title"),
+    setup=N_("lab.grokking.setup"),
     claims=(
         Claim(
             "grokking.delay",
             "Power et al. 2022; Nanda et al. 2023",
             "Power Fig. 1; Nanda §3",
+            claim=N_("lab.grokking.delay.claim"),
+            rule=N_("lab.grokking.delay.rule"),
+            finding=N_("lab.grokking.delay.finding"),
             limits={"fit": figure(TRAIN_FIT), "jump": figure(TEST_JUMP), "delay": figure(DELAY)},
             paper="arXiv 2201.02177; arXiv 2301.05217",
+            paper_says=N_("lab.grokking.delay.paper"),
+            ours=N_("lab.grokking.delay.ours"),
         ),
         Claim(
             "grokking.decay",
             "Power et al. 2022",
             "Fig. 2 left, “Ablations and Tricks”",
+            claim=N_("lab.grokking.decay.claim"),
+            rule=N_("lab.grokking.decay.rule"),
+            finding=N_("lab.grokking.decay.finding"),
             limits={"no_jump": figure(NO_JUMP), "fit": figure(TRAIN_FIT)},
             paper="arXiv 2201.02177",
+            paper_says=N_("lab.grokking.decay.paper"),
+            ours=N_("lab.grokking.decay.ours"),
         ),
         Claim(
             "grokking.fourier",
             "Nanda et al. 2023",
             "§4.1",
+            claim=N_("lab.grokking.fourier.claim"),
+            rule=N_("lab.grokking.fourier.rule"),
+            finding=N_("lab.grokking.fourier.finding"),
             limits={"key_share": figure(KEY_SHARE), "few": FEW, "concentrated": figure(CONCENTRATED)},
             paper="arXiv 2301.05217",
+            paper_says=N_("lab.grokking.fourier.paper"),
+            ours=N_("lab.grokking.fourier.ours"),
         ),
     ),
     setup_fields={

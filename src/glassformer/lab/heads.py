@@ -28,7 +28,7 @@ from glassformer.lab.common import (
     train,
 )
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
-from glassformer.messages import t
+from glassformer.messages import N_, t
 
 FULL = {"heads": (1, 2, 4, 8, 16), "steps": 500, "T": 64}
 FAST = {"heads": (1, 4, 16), "steps": 30, "T": 32}
@@ -166,9 +166,26 @@ def tables(r: dict) -> list[str]:
 
 EXPERIMENT = Experiment(
     name="heads",
+    title=N_("lab.heads.title"),
+    setup=N_("lab.heads.setup"),
     claims=(
-        Claim("heads.many", "004", "§3.1"),
-        Claim("heads.sharp", "002", "§2.2", limits={"overfit": figure(OVERFIT)}),
+        Claim(
+            "heads.many",
+            "004",
+            "§3.1",
+            claim=N_("lab.heads.many.claim"),
+            rule=N_("lab.heads.many.rule"),
+            finding=N_("lab.heads.many.finding"),
+        ),
+        Claim(
+            "heads.sharp",
+            "002",
+            "§2.2",
+            claim=N_("lab.heads.sharp.claim"),
+            rule=N_("lab.heads.sharp.rule"),
+            finding=N_("lab.heads.sharp.finding"),
+            limits={"overfit": figure(OVERFIT)},
+        ),
     ),
     setup_fields={
         "diagonal": figure(DIAGONAL),

@@ -39,7 +39,7 @@ from glassformer.lab.ffn_width import remove_ffn
 from glassformer.lab.report import steps as seed_steps
 from glassformer.lab.report import words
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
-from glassformer.messages import t
+from glassformer.messages import N_, t
 from glassformer.models import build_model
 from glassformer.nn.loss import next_token_loss
 from glassformer.train.loop import Trainer
@@ -461,11 +461,16 @@ def tables(r: dict) -> list[str]:
 
 EXPERIMENT = Experiment(
     name="induction",
+    title=N_("lab.induction.title"),
+    setup=N_("lab.induction.setup"),
     claims=(
         Claim(
             "induction.phase",
             "Olsson et al. 2022",
             "Argument 1",
+            claim=N_("lab.induction.phase.claim"),
+            rule=N_("lab.induction.phase.rule"),
+            finding=N_("lab.induction.phase.finding"),
             limits={
                 "learned": figure(LEARNED),
                 "none": figure(NONE_1L),
@@ -473,20 +478,32 @@ EXPERIMENT = Experiment(
                 "half": figure(HALF),
             },
             paper="transformer-circuits.pub/2022/in-context-learning-and-induction-heads",
+            paper_says=N_("lab.induction.phase.paper"),
+            ours=N_("lab.induction.phase.ours"),
         ),
         Claim(
             "induction.heads",
             "Olsson et al. 2022",
             "Argument 1",
+            claim=N_("lab.induction.heads.claim"),
+            rule=N_("lab.induction.heads.rule"),
+            finding=N_("lab.induction.heads.finding"),
             limits={"induction": figure(INDUCTION), "together": int(TOGETHER * 100)},
             paper="transformer-circuits.pub/2022/in-context-learning-and-induction-heads",
+            paper_says=N_("lab.induction.heads.paper"),
+            ours=N_("lab.induction.heads.ours"),
         ),
         Claim(
             "induction.ablation",
             "Olsson et al. 2022",
             "Argument 3",
+            claim=N_("lab.induction.ablation.claim"),
+            rule=N_("lab.induction.ablation.rule"),
+            finding=N_("lab.induction.ablation.finding"),
             limits={"collapse": int(COLLAPSE * 100), "control": int(CONTROL * 100), "induction": figure(INDUCTION)},
             paper="transformer-circuits.pub/2022/in-context-learning-and-induction-heads",
+            paper_says=N_("lab.induction.ablation.paper"),
+            ours=N_("lab.induction.ablation.ours"),
         ),
     ),
     setup_fields={

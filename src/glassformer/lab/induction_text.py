@@ -40,7 +40,7 @@ from glassformer.lab.induction import (
 from glassformer.lab.report import steps as seed_steps
 from glassformer.lab.report import words
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
-from glassformer.messages import t
+from glassformer.messages import N_, t
 
 FULL = {"L": 64, "d_model": 64, "heads": 4, "steps": 4000, "every": 50, "batch": 16, "probe": 64, "windows": 64}
 FAST = {"L": 16, "d_model": 32, "heads": 2, "steps": 60, "every": 20, "batch": 8, "probe": 8, "windows": 16}
@@ -208,9 +208,33 @@ LIMITS = {
 
 EXPERIMENT = Experiment(
     name="induction-text",
+    title=N_("lab.induction-text.title"),
+    setup=N_("lab.induction-text.setup"),
     claims=(
-        Claim("induction-text.attention", "Olsson et al. 2022", "Argument 1", limits=LIMITS, paper=PAPER_URL),
-        Claim("induction-text.ffn", "Olsson et al. 2022", "Argument 1", limits=LIMITS, paper=PAPER_URL),
+        Claim(
+            "induction-text.attention",
+            "Olsson et al. 2022",
+            "Argument 1",
+            claim=N_("lab.induction-text.attention.claim"),
+            rule=N_("lab.induction-text.attention.rule"),
+            finding=N_("lab.induction-text.attention.finding"),
+            limits=LIMITS,
+            paper=PAPER_URL,
+            paper_says=N_("lab.induction-text.attention.paper"),
+            ours=N_("lab.induction-text.attention.ours"),
+        ),
+        Claim(
+            "induction-text.ffn",
+            "Olsson et al. 2022",
+            "Argument 1",
+            claim=N_("lab.induction-text.ffn.claim"),
+            rule=N_("lab.induction-text.ffn.rule"),
+            finding=N_("lab.induction-text.ffn.finding"),
+            limits=LIMITS,
+            paper=PAPER_URL,
+            paper_says=N_("lab.induction-text.ffn.paper"),
+            ours=N_("lab.induction-text.ffn.ours"),
+        ),
     ),
     setup_fields={
         "L": FULL["L"],

@@ -27,7 +27,7 @@ from torch import nn
 
 from glassformer.lab.common import corpus_for, eval_loss, fixed_windows, lab_preset, pm, spread, train
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
-from glassformer.messages import t
+from glassformer.messages import N_, t
 from glassformer.models import build_model
 from glassformer.nn.loss import next_token_loss
 
@@ -201,7 +201,19 @@ def tables(r: dict) -> list[str]:
 
 EXPERIMENT = Experiment(
     name="init",
-    claims=(Claim("init.xavier", "002", "§4.2", limits={"stuck": figure(STUCK)}),),
+    title=N_("lab.init.title"),
+    setup=N_("lab.init.setup"),
+    claims=(
+        Claim(
+            "init.xavier",
+            "002",
+            "§4.2",
+            claim=N_("lab.init.xavier.claim"),
+            rule=N_("lab.init.xavier.rule"),
+            finding=N_("lab.init.xavier.finding"),
+            limits={"stuck": figure(STUCK)},
+        ),
+    ),
     run=run,
     verdicts=verdicts,
     tables=tables,

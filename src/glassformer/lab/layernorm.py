@@ -21,7 +21,7 @@ import torch
 
 from glassformer.lab.common import below, corpus_for, eval_loss, fixed_windows, lab_preset, pm, spread, train
 from glassformer.lab.runner import Claim, Experiment, Verdict, level, new_figure
-from glassformer.messages import t
+from glassformer.messages import N_, t
 from glassformer.models import build_model
 from glassformer.nn.loss import next_token_loss
 
@@ -218,10 +218,33 @@ def tables(r: dict) -> list[str]:
 
 EXPERIMENT = Experiment(
     name="layernorm",
+    title=N_("lab.layernorm.title"),
+    setup=N_("lab.layernorm.setup"),
     claims=(
-        Claim("layernorm.post_unstable", "000", "§5.2"),
-        Claim("layernorm.post_must", "004", "§4.1"),
-        Claim("layernorm.warmup", "004", "§5.3"),
+        Claim(
+            "layernorm.post_unstable",
+            "000",
+            "§5.2",
+            claim=N_("lab.layernorm.post_unstable.claim"),
+            rule=N_("lab.layernorm.post_unstable.rule"),
+            finding=N_("lab.layernorm.post_unstable.finding"),
+        ),
+        Claim(
+            "layernorm.post_must",
+            "004",
+            "§4.1",
+            claim=N_("lab.layernorm.post_must.claim"),
+            rule=N_("lab.layernorm.post_must.rule"),
+            finding=N_("lab.layernorm.post_must.finding"),
+        ),
+        Claim(
+            "layernorm.warmup",
+            "004",
+            "§5.3",
+            claim=N_("lab.layernorm.warmup.claim"),
+            rule=N_("lab.layernorm.warmup.rule"),
+            finding=N_("lab.layernorm.warmup.finding"),
+        ),
     ),
     setup_fields={k: SHAPE[k] for k in ("d_model", "n_heads", "d_ff", "seq_len")},
     run=run,

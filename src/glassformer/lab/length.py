@@ -24,7 +24,7 @@ import numpy as np
 from glassformer.errors import Unsupported
 from glassformer.lab.common import corpus_for, fixed_windows, lab_preset, position_losses, spread, train
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
-from glassformer.messages import t
+from glassformer.messages import N_, t
 from glassformer.models import build_model
 from glassformer.nn.position import POSITION_SCHEMES
 
@@ -197,12 +197,25 @@ def tables(r: dict) -> list[str]:
 
 EXPERIMENT = Experiment(
     name="length",
+    title=N_("lab.length.title"),
+    setup=N_("lab.length.setup"),
     claims=(
-        Claim("length.sinusoidal", "004", "§3.2", limits={"T_eval": FULL["T_eval"], "tol": figure(TOL)}),
+        Claim(
+            "length.sinusoidal",
+            "004",
+            "§3.2",
+            claim=N_("lab.length.sinusoidal.claim"),
+            rule=N_("lab.length.sinusoidal.rule"),
+            finding=N_("lab.length.sinusoidal.finding"),
+            limits={"T_eval": FULL["T_eval"], "tol": figure(TOL)},
+        ),
         Claim(
             "length.learned",
             "004",
             "§3.2",
+            claim=N_("lab.length.learned.claim"),
+            rule=N_("lab.length.learned.rule"),
+            finding=N_("lab.length.learned.finding"),
             limits={"T_eval": FULL["T_eval"], "T": FULL["T"], "collapse": figure(COLLAPSE)},
         ),
     ),

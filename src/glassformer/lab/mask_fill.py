@@ -20,7 +20,7 @@ import math
 import torch
 
 from glassformer.lab.runner import Claim, Experiment, Verdict, level, new_figure
-from glassformer.messages import t
+from glassformer.messages import N_, t
 from glassformer.nn.attention import attention_scores, attention_weights
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -172,7 +172,26 @@ def tables(r: dict) -> list[str]:
 
 EXPERIMENT = Experiment(
     name="mask-fill",
-    claims=(Claim("mask-fill.1e9", "004", "§3.3"), Claim("mask-fill.inf", "000", "§3.3")),
+    title=N_("lab.mask-fill.title"),
+    setup=N_("lab.mask-fill.setup"),
+    claims=(
+        Claim(
+            "mask-fill.1e9",
+            "004",
+            "§3.3",
+            claim=N_("lab.mask-fill.1e9.claim"),
+            rule=N_("lab.mask-fill.1e9.rule"),
+            finding=N_("lab.mask-fill.1e9.finding"),
+        ),
+        Claim(
+            "mask-fill.inf",
+            "000",
+            "§3.3",
+            claim=N_("lab.mask-fill.inf.claim"),
+            rule=N_("lab.mask-fill.inf.rule"),
+            finding=N_("lab.mask-fill.inf.finding"),
+        ),
+    ),
     setup_fields={"keys": T, "width": D, "rows": N},
     run=run,
     verdicts=verdicts,

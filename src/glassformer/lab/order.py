@@ -22,7 +22,7 @@ import torch.nn.functional as F
 
 from glassformer.lab.common import corpus_for, eval_loss, fixed_windows, lab_preset, pm, spread, train
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
-from glassformer.messages import t
+from glassformer.messages import N_, t
 from glassformer.models import build_model
 
 CASES = {
@@ -162,9 +162,27 @@ def tables(r: dict) -> list[str]:
 
 EXPERIMENT = Experiment(
     name="order",
+    title=N_("lab.order.title"),
+    setup=N_("lab.order.setup"),
     claims=(
-        Claim("order.set", "000", "§4.1", limits={"equivariant": figure(EQUIVARIANT), "blind": figure(BLIND)}),
-        Claim("order.stuck", "002", "§3.1", limits={"stuck": figure(STUCK)}),
+        Claim(
+            "order.set",
+            "000",
+            "§4.1",
+            claim=N_("lab.order.set.claim"),
+            rule=N_("lab.order.set.rule"),
+            finding=N_("lab.order.set.finding"),
+            limits={"equivariant": figure(EQUIVARIANT), "blind": figure(BLIND)},
+        ),
+        Claim(
+            "order.stuck",
+            "002",
+            "§3.1",
+            claim=N_("lab.order.stuck.claim"),
+            rule=N_("lab.order.stuck.rule"),
+            finding=N_("lab.order.stuck.finding"),
+            limits={"stuck": figure(STUCK)},
+        ),
     ),
     setup_fields={"T": PERMUTED},
     run=run,

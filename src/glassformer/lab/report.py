@@ -17,9 +17,15 @@ from glassformer import messages
 from glassformer.errors import DamagedFile, NotFound, UsageError
 from glassformer.files import read_json, write_text_atomic
 from glassformer.fonts import SANS, embedded_css, html_lang
+from glassformer.messages import N_
 
 LANGS = messages.LANGS  # a report holds every language side by side
-LEVELS = ("holds", "half-true", "fails")  # the three verdicts a rule can return
+LEVEL_WORDS = {  # the three verdicts a rule can return, and how a report writes each
+    "holds": N_("lab.level.holds"),
+    "half-true": N_("lab.level.half-true"),
+    "fails": N_("lab.level.fails"),
+}
+LEVELS = tuple(LEVEL_WORDS)
 
 
 def steps(values, within: int) -> dict:
@@ -101,7 +107,7 @@ def experiment_markdown(record: dict, tables: list[str]) -> str:
     out += [f"## {text('en', 'lab.report.claims')} / {text('zh', 'lab.report.claims')}", ""]
     for i, c in enumerate(record["claims"], 1):
         where = source(c, "en")
-        verdict = " / ".join(text(lang, f"lab.level.{c['level']}") for lang in LANGS)
+        verdict = " / ".join(text(lang, LEVEL_WORDS[c["level"]]) for lang in LANGS)
         out += [f"### {i}. {where} — **{verdict}**", ""]
         for lang in LANGS:
             out += [f"> {c[f'claim_{lang}']}", ">"]
@@ -130,6 +136,15 @@ def experiment_markdown(record: dict, tables: list[str]) -> str:
 # first field that is wrong, never an internal error deep in a reader.
 NUMBER, WHOLE, TEXT, FLAG = "number", "whole", "text", "flag"
 KINDS = {NUMBER: (int, float), WHOLE: (int,), TEXT: (str,), FLAG: (bool,), "object": (dict,), "list": (list,)}
+WANT = {  # what a field of each kind should hold, as the error for a wrong one says it
+    NUMBER: N_("lab.report.want.number"),
+    WHOLE: N_("lab.report.want.whole"),
+    TEXT: N_("lab.report.want.text"),
+    FLAG: N_("lab.report.want.flag"),
+    "object": N_("lab.report.want.object"),
+    "list": N_("lab.report.want.list"),
+    "names": N_("lab.report.want.names"),  # the figures: a list of file names
+}
 RECORD = {
     "experiment": TEXT,
     **{f"{part}_{lang}": TEXT for part in ("title", "setup") for lang in LANGS},
@@ -169,12 +184,12 @@ def _results_fix(path: Path) -> str:
 
 
 def _wrong_type(path: Path, field: str, want: str) -> DamagedFile:
-    """The error for a results.json field of the wrong type (`want`: lab.report.want.<want>)."""
+    """The error for a results.json field of the wrong type (`want`: a kind of WANT)."""
     return DamagedFile(
         "error.lab.results_type",
         path=path,
         field=field,
-        want=messages.t(f"lab.report.want.{want}"),
+        want=messages.t(WANT[want]),
         fix=_results_fix(path),
     )
 
@@ -242,6 +257,17 @@ def ledger_rows(records: list[dict]) -> list[dict]:
     return rows
 
 
+LEDGER_COLUMNS = {  # the ledger's columns, in order, and their headings
+    "entry": N_("lab.ledger.col.entry"),
+    "source": N_("lab.ledger.col.source"),
+    "claim": N_("lab.ledger.col.claim"),
+    "paper": N_("lab.ledger.col.paper"),
+    "ours": N_("lab.ledger.col.ours"),
+    "verdict": N_("lab.ledger.col.verdict"),
+    "cpu": N_("lab.ledger.col.cpu"),
+}
+
+
 def _cell(s: str) -> str:
     return s.replace("|", "\\|")
 
@@ -251,18 +277,13 @@ def ledger_markdown(records: list[dict]) -> str:
     rows = ledger_rows(records)
     out = [f"# {text('en', 'lab.ledger.title')}", f"*{text('zh', 'lab.ledger.title')}*", ""]
     out += [text("en", "lab.ledger.intro"), "", text("zh", "lab.ledger.intro"), ""]
-    cols = ("entry", "source", "claim", "paper", "ours", "verdict", "cpu")
-    out.append(
-        "| "
-        + " | ".join(f"{text('en', f'lab.ledger.col.{k}')} / {text('zh', f'lab.ledger.col.{k}')}" for k in cols)
-        + " |"
-    )
-    out.append("|" + "---|" * len(cols))
+    out.append("| " + " | ".join(f"{text('en', k)} / {text('zh', k)}" for k in LEDGER_COLUMNS.values()) + " |")
+    out.append("|" + "---|" * len(LEDGER_COLUMNS))
     for row in rows:
         both = {
             k: "<br>".join(_cell(row[f"{k}_{lang}"]) for lang in LANGS) for k in ("source", "claim", "paper", "ours")
         }
-        verdict = " / ".join(text(lang, f"lab.level.{row['level']}") for lang in LANGS)
+        verdict = " / ".join(text(lang, LEVEL_WORDS[row["level"]]) for lang in LANGS)
         took = text("en", "lab.ledger.took", cpu=f"{row['cpu_seconds']:.0f}", wall=f"{row['seconds']:.0f}")
         fast = " (fast)" if row["fast"] else ""
         out.append(
@@ -278,11 +299,9 @@ def ledger_text(records: list[dict], lang: str) -> str:
     out = [text(lang, "lab.ledger.title"), ""]
     for row in rows:
         took = text(lang, "lab.ledger.took", cpu=f"{row['cpu_seconds']:.0f}", wall=f"{row['seconds']:.0f}")
-        out.append(
-            f"[{text(lang, 'lab.level.' + row['level'])}] {row['experiment']} · {row[f'source_{lang}']} · {took}"
-        )
+        out.append(f"[{text(lang, LEVEL_WORDS[row['level']])}] {row['experiment']} · {row[f'source_{lang}']} · {took}")
         for part in ("claim", "paper", "ours"):
-            out.append(f"    {text(lang, f'lab.ledger.col.{part}')}: {row[f'{part}_{lang}']}")
+            out.append(f"    {text(lang, LEDGER_COLUMNS[part])}: {row[f'{part}_{lang}']}")
         out.append("")
     return "\n".join(out)
 
@@ -306,7 +325,7 @@ def index_markdown(records: list[dict]) -> str:
     for r in records:
         for c in r["claims"]:
             claim = c["claim_en"].replace("|", "\\|") + "<br>" + c["claim_zh"].replace("|", "\\|")
-            verdict = f"**{text('en', 'lab.level.' + c['level'])}** / {text('zh', 'lab.level.' + c['level'])}"
+            verdict = f"**{text('en', LEVEL_WORDS[c['level']])}** / {text('zh', LEVEL_WORDS[c['level']])}"
             mode = " (fast)" if r["fast"] else ""
             cpu = f" ({r['cpu_seconds']:.0f} s)" if "cpu_seconds" in r else ""
             out.append(
@@ -318,8 +337,8 @@ def index_markdown(records: list[dict]) -> str:
         out += [f"## [{r['title_en']}]({r['experiment']}/report.md)", f"*{r['title_zh']}*", ""]
         for c in r["claims"]:
             out += [
-                f"- **{text('en', 'lab.level.' + c['level'])}** ({c['tutorial']} {c['where']}): {c['finding_en']}",
-                f"  <br>**{text('zh', 'lab.level.' + c['level'])}**：{c['finding_zh']}",
+                f"- **{text('en', LEVEL_WORDS[c['level']])}** ({c['tutorial']} {c['where']}): {c['finding_en']}",
+                f"  <br>**{text('zh', LEVEL_WORDS[c['level']])}**：{c['finding_zh']}",
             ]
         out += [""] + [f"![{name}]({r['experiment']}/{name})" for name in r["figures"]] + [""]
     return "\n".join(out)
@@ -364,13 +383,12 @@ def index_html(records: list[dict]) -> str:
     body = [f"<h1>{_both('lab.report.index_title')}</h1>", f"<p>{_both('lab.report.index_intro')}</p>"]
     rows = ledger_rows(records)
     if rows:  # the ledger first: published results re-run, the paper's number beside ours
-        cols = ("entry", "source", "claim", "paper", "ours", "verdict", "cpu")
         body.append(f"<h2>{_both('lab.ledger.title')}</h2><p>{_both('lab.ledger.intro')}</p><table><tr>")
-        body.append("".join(f"<th>{_both(f'lab.ledger.col.{k}')}</th>" for k in cols) + "</tr>")
+        body.append("".join(f"<th>{_both(k)}</th>" for k in LEDGER_COLUMNS.values()) + "</tr>")
         for row in rows:
             cells = [f'<a href="{html.escape(row["experiment"])}/report.md">{html.escape(row["experiment"])}</a>']
             cells += [_pair(row, k) for k in ("source", "claim", "paper", "ours")]
-            cells.append(f'<span class="verdict {row["level"]}">{_both("lab.level." + row["level"])}</span>')
+            cells.append(f'<span class="verdict {row["level"]}">{_both(LEVEL_WORDS[row["level"]])}</span>')
             cells.append(_both("lab.ledger.took", cpu=f"{row['cpu_seconds']:.0f}", wall=f"{row['seconds']:.0f}"))
             body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
         body.append("</table>")
@@ -380,7 +398,7 @@ def index_html(records: list[dict]) -> str:
         for c in r["claims"]:
             body.append('<div class="claim">')
             body.append(
-                f'<p><span class="verdict {c["level"]}">{_both("lab.level." + c["level"])}</span> '
+                f'<p><span class="verdict {c["level"]}">{_both(LEVEL_WORDS[c["level"]])}</span> '
                 + "".join(f'<span class="{lang}">{html.escape(source(c, lang))}</span>' for lang in LANGS)
                 + "</p>"
             )

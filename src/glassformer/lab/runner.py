@@ -2,8 +2,9 @@
 
     Experiment(name, claims=(Claim(...), ...), run=run, verdicts=verdicts, tables=tables)
 
-Its words are the catalogue's (glassformer/messages/lab.py): lab.NAME.title and .setup, and per
-claim lab.CLAIM.claim, .rule and .finding. A rule's thresholds are the experiment's own constants,
+Its words are written where it is defined, each marked N_ (a catalogue key today, looked up when a
+report is written in each language): `Experiment(title=N_(...), setup=N_(...))` and per claim
+`Claim(claim=N_(...), rule=N_(...), finding=N_(...))`. A rule's thresholds are the experiment's own constants,
 handed to its sentence as fields (`Claim(..., limits={"stuck": figure(STUCK)})`), so the sentence
 and the code that judges cannot disagree on a figure.
 
@@ -37,6 +38,7 @@ from glassformer.errors import Unsupported, UsageError
 from glassformer.files import write_text_atomic
 from glassformer.fonts import use_in_figure
 from glassformer.lab.report import LANGS, LEVELS, experiment_markdown, read_record, text
+from glassformer.messages import N_
 
 DEFAULT_OUT = Path("out") / "lab"
 MAX_PNG_BYTES = 200_000  # figures are committed under docs/lab: keep each one small
@@ -50,22 +52,31 @@ def figure(x: float) -> str:
     return f"{x:g}"
 
 
-# The seed tutorials a claim can cite, by the number of their file, and the catalogue's one-line
-# description of each (`lab.list.about.<word>`, shown by `glassformer lab list`).
-TUTORIALS = {"000": "first", "002": "second", "004": "third"}
+# The seed tutorials a claim can cite, by the number of their file, and the one-line description of
+# each that `glassformer lab list` shows.
+TUTORIALS = {
+    "000": N_("lab.list.about.first"),
+    "002": N_("lab.list.about.second"),
+    "004": N_("lab.list.about.third"),
+}
 
 
 @dataclass(frozen=True)
 class Claim:
-    key: str  # "<experiment>.<claim>": its sentences are lab.<key>.claim, .rule and .finding
+    key: str  # "<experiment>.<claim>": names its verdict in the rule's answer and in results.json
     tutorial: str  # "000", "002" or "004": which seed tutorial makes it (a ledger entry: the paper's authors)
     where: str  # its section there, e.g. "§3.2"
+    claim: str  # N_(...): the claim, in our words
+    rule: str  # N_(...): the verdict rule, formatted with `limits`
+    finding: str  # N_(...): what was measured, formatted with `limits` and the verdict's figures
     # the rule's thresholds (the experiment's constants), fields of its .rule and .finding sentences
     limits: dict = field(default_factory=dict)
     # a ledger entry (a published result re-run): the paper's identifier, e.g. "arXiv 2301.05217". Its
-    # claim then has two more sentences: lab.<key>.paper (the paper's number and where it is printed)
-    # and lab.<key>.ours (our number, from the verdict's figures), the ledger's two middle columns.
+    # claim then has two more sentences: paper_says (the paper's number and where it is printed) and
+    # ours (our number, from the verdict's figures), the ledger's two middle columns.
     paper: str = ""
+    paper_says: str = ""  # N_(...), a ledger entry's
+    ours: str = ""  # N_(...), a ledger entry's
 
 
 @dataclass
@@ -88,11 +99,13 @@ def level(parts: list[bool]) -> str:
 @dataclass(frozen=True)
 class Experiment:
     name: str  # the CLI name: glassformer lab run NAME
+    title: str  # N_(...): what it tests, in a few words
+    setup: str  # N_(...): how, formatted with setup_fields
     claims: tuple[Claim, ...]
     run: Callable[["Context"], dict]
     verdicts: Callable[[dict], dict[str, Verdict]]  # claim key -> Verdict; reads numbers only
     tables: Callable[[dict], list[str]] = lambda results: []  # Markdown lines for report.md
-    setup_fields: dict = field(default_factory=dict)  # constants its lab.NAME.setup sentence states
+    setup_fields: dict = field(default_factory=dict)  # constants its setup sentence states
     seeds: int = 1  # seeds of a full run (at least 3 where the differences are small)
     seeded: bool = True  # False: one computation with no random seed to vary (--seeds above 1 is refused)
     budget_s: int = 600  # what a full run should take on one thread
@@ -213,9 +226,13 @@ def judge(experiment: Experiment, results: dict) -> list[dict]:
     claims = []
     for claim in experiment.claims:
         v = verdicts[claim.key]
-        parts = [("claim", {}), ("rule", claim.limits), ("finding", {**claim.limits, **v.figures})]
+        parts = [
+            ("claim", claim.claim, {}),
+            ("rule", claim.rule, claim.limits),
+            ("finding", claim.finding, {**claim.limits, **v.figures}),
+        ]
         if claim.paper:  # a ledger entry: what the paper prints beside what we measured
-            parts += [("paper", {}), ("ours", {**claim.limits, **v.figures})]
+            parts += [("paper", claim.paper_says, {}), ("ours", claim.ours, {**claim.limits, **v.figures})]
         claims.append(
             {
                 "key": claim.key,
@@ -224,11 +241,7 @@ def judge(experiment: Experiment, results: dict) -> list[dict]:
                 **({"paper": claim.paper} if claim.paper else {}),
                 "level": v.level,
                 "figures": jsonable(v.figures),
-                **{
-                    f"{part}_{lang}": text(lang, f"lab.{claim.key}.{part}", **fields)
-                    for part, fields in parts
-                    for lang in LANGS
-                },
+                **{f"{part}_{lang}": text(lang, words, **fields) for part, words, fields in parts for lang in LANGS},
             }
         )
     return claims
@@ -246,10 +259,8 @@ def rewrite(folder: str | Path) -> dict:
     results = record["results"]
     record.update(
         {
-            **{f"title_{lang}": text(lang, f"lab.{experiment.name}.title") for lang in LANGS},
-            **{
-                f"setup_{lang}": text(lang, f"lab.{experiment.name}.setup", **experiment.setup_fields) for lang in LANGS
-            },
+            **{f"title_{lang}": text(lang, experiment.title) for lang in LANGS},
+            **{f"setup_{lang}": text(lang, experiment.setup, **experiment.setup_fields) for lang in LANGS},
             "claims": judge(experiment, results),
         }
     )
@@ -286,8 +297,8 @@ def run_experiment(
     claims = judge(experiment, results)
     record = {
         "experiment": experiment.name,
-        **{f"title_{lang}": text(lang, f"lab.{experiment.name}.title") for lang in LANGS},
-        **{f"setup_{lang}": text(lang, f"lab.{experiment.name}.setup", **experiment.setup_fields) for lang in LANGS},
+        **{f"title_{lang}": text(lang, experiment.title) for lang in LANGS},
+        **{f"setup_{lang}": text(lang, experiment.setup, **experiment.setup_fields) for lang in LANGS},
         "fast": fast,
         "seeds": seeds,
         "data": data,

@@ -28,7 +28,7 @@ from torch import nn
 from glassformer.errors import UsageError
 from glassformer.lab.common import corpus_for, eval_loss, lab_preset, pm, spread, train
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
-from glassformer.messages import t
+from glassformer.messages import N_, t
 
 FULL = {"D": (4, 8, 16, 32, 64, 128, 256, 512), "heads": (1, 4), "steps": 600, "T": 64}
 FAST = {"D": (4, 16, 64, 256), "heads": (1,), "steps": 40, "T": 32}
@@ -222,11 +222,16 @@ def tables(r: dict) -> list[str]:
 
 EXPERIMENT = Experiment(
     name="scaling",
+    title=N_("lab.scaling.title"),
+    setup=N_("lab.scaling.setup"),
     claims=(
         Claim(
             "scaling.variance",
             "000",
             "§3.2",
+            claim=N_("lab.scaling.variance.claim"),
+            rule=N_("lab.scaling.variance.rule"),
+            finding=N_("lab.scaling.variance.finding"),
             limits={
                 "var_low": figure(VAR_LOW),
                 "var_high": figure(VAR_HIGH),
@@ -235,7 +240,15 @@ EXPERIMENT = Experiment(
                 "vanished": figure(VANISHED),
             },
         ),
-        Claim("scaling.gradients", "004", "§2.3", limits={"steady": figure(STEADY), "moves": figure(MOVES)}),
+        Claim(
+            "scaling.gradients",
+            "004",
+            "§2.3",
+            claim=N_("lab.scaling.gradients.claim"),
+            rule=N_("lab.scaling.gradients.rule"),
+            finding=N_("lab.scaling.gradients.finding"),
+            limits={"steady": figure(STEADY), "moves": figure(MOVES)},
+        ),
     ),
     setup_fields={
         "saturated": figure(SATURATED),

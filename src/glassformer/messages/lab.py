@@ -31,7 +31,6 @@ EN = {
     "lab.report.tutorial": "tutorial {tutorial} {where}",
     "lab.report.rule": "Rule (code, fixed before the run)",
     "lab.report.measured": "Measured",
-    "lab.report.verdict": "Verdict",
     "lab.report.numbers": "Numbers",
     "lab.report.figures": "Figures",
     "lab.report.reproduce": "Reproduce",
@@ -45,7 +44,6 @@ EN = {
         "finds."
     ),
     "lab.report.seeds": "Seeds: {seeds}; where several, figures are mean ± half the range over seeds.",
-    "lab.report.experiment": "Experiment",
     # ------------------------------------------------------------------ mask-fill
     "lab.mask-fill.title": "Mask fill value: -inf, -1e9 or the dtype's minimum",
     "lab.mask-fill.setup": (
@@ -435,7 +433,6 @@ EN = {
     "lab.report.paper": "{who}, {where} ({paper})",
     "lab.report.paper_says": "The paper",
     "lab.report.ours": "Ours",
-    "lab.report.not_found": "not in the parts of the paper read for this entry (the passages quoted here)",
     # per-seed steps in a sentence (lab/report.py: steps): a step, or the budget it did not happen within
     "lab.report.step": "step {step}",
     "lab.report.never": "not within {within} steps",
@@ -858,7 +855,6 @@ ZH = {
     "lab.report.tutorial": "教程 {tutorial} {where}",
     "lab.report.rule": "判定规则（代码，运行前写定）",
     "lab.report.measured": "测得",
-    "lab.report.verdict": "结论",
     "lab.report.numbers": "数字",
     "lab.report.figures": "图",
     "lab.report.reproduce": "复现",
@@ -868,7 +864,6 @@ ZH = {
     ),
     "lab.report.fast": "快速模式：冒烟测试的规模。这些数字只说明代码能跑、测的是什么，不代表完整运行的结论。",
     "lab.report.seeds": "随机种子数：{seeds}；多个种子时，数字为均值 ± 各种子的半极差。",
-    "lab.report.experiment": "实验",
     # ------------------------------------------------------------------ mask-fill
     "lab.mask-fill.title": "掩码填充值：-inf、-1e9 还是该数据类型的最小值",
     "lab.mask-fill.setup": (
@@ -1204,7 +1199,6 @@ ZH = {
     "lab.report.paper": "{who}，{where}（论文：{paper}）",
     "lab.report.paper_says": "论文",
     "lab.report.ours": "我们",
-    "lab.report.not_found": "为本条目读过的论文部分（即这里引用的段落）中没有",
     # 句中逐个种子的步数：某一步，或在预算步数内没有发生
     "lab.report.step": "第 {step} 步",
     "lab.report.never": "{within} 步内未出现",

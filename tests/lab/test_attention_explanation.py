@@ -201,13 +201,21 @@ def test_the_chart_words_are_the_catalogues(lang, tmp_path):
         "adv_row": [[0.1, 0.1, 0.1, 0.1, 0.6]],
     }
     out = {"models": [m], "seed_jsd_all": [0.1, 0.2], "T": T, "probe": [[0, 5, 3, 9, 20]]}
-    w = "pictures.lab.attention-explanation"
     with speaking(lang):
         ae.plot(Keeping(out=tmp_path, fast=True, seeds=1), out)
         want = {
-            "x": [t(f"{w}.tau_axis"), t(f"{w}.jsd_axis"), t(f"{w}.tokens_axis")],
-            "legend": [t(f"{w}.tau_grad"), t(f"{w}.tau_loo"), t(f"{w}.tau_grad_loo"), t(f"{w}.weak", weak="0.5")],
-            "title": t(f"{w}.jsd_title", eps=ae.figure(ae.EPS)),
+            "x": [
+                t("pictures.lab.attention-explanation.tau_axis"),
+                t("pictures.lab.attention-explanation.jsd_axis"),
+                t("pictures.lab.attention-explanation.tokens_axis"),
+            ],
+            "legend": [
+                t("pictures.lab.attention-explanation.tau_grad"),
+                t("pictures.lab.attention-explanation.tau_loo"),
+                t("pictures.lab.attention-explanation.tau_grad_loo"),
+                t("pictures.lab.attention-explanation.weak", weak="0.5"),
+            ],
+            "title": t("pictures.lab.attention-explanation.jsd_title", eps=ae.figure(ae.EPS)),
         }
     (fig,) = drawn
     axes = fig.axes[:3]

@@ -55,7 +55,11 @@ def test_the_heads_chart_words_are_the_catalogues(lang, tmp_path):
     drawn: list = []
     with speaking(lang):
         heads.plot(keeping(drawn)(out=tmp_path, fast=True, seeds=1), heads_results())
-        want = {k: t(f"pictures.lab.heads.{k}") for k in ("entropy", "diagonal_share", "uniform_share")}
+        want = {
+            "entropy": t("pictures.lab.heads.entropy"),
+            "diagonal_share": t("pictures.lab.heads.diagonal_share"),
+            "uniform_share": t("pictures.lab.heads.uniform_share"),
+        }
         want["val_loss"] = t("pictures.lab.val_loss")
         title, x = t("pictures.lab.heads.loss_title", d_model=64), t("pictures.lab.heads.heads_axis")
     ((fig, name),) = drawn

@@ -41,21 +41,20 @@ def test_the_grokking_chart_words_are_the_catalogues(lang, tmp_path):
     drawn: list = []
     with speaking(lang):
         grokking.plot(keeping(drawn)(out=tmp_path, fast=True, seeds=1), grok_out())
-        P = grokking.PIC
         want = [
-            t(f"{P}.accuracy_title", p=7, fraction=50),
-            t(f"{P}.step_axis"),
-            t(f"{P}.accuracy_axis"),
-            t(f"{P}.train", wd=1.0),
-            t(f"{P}.test", wd=1.0),
-            t(f"{P}.train", wd=0),
-            t(f"{P}.test", wd=0),
-            t(f"{P}.spectrum_title"),
-            t(f"{P}.frequency_axis"),
-            t(f"{P}.energy_axis"),
-            t(f"{P}.even", times="3"),
-            t(f"{P}.decay"),
-            t(f"{P}.no_decay"),
+            t("pictures.lab.grokking.accuracy_title", p=7, fraction=50),
+            t("pictures.lab.grokking.step_axis"),
+            t("pictures.lab.grokking.accuracy_axis"),
+            t("pictures.lab.grokking.train", wd=1.0),
+            t("pictures.lab.grokking.test", wd=1.0),
+            t("pictures.lab.grokking.train", wd=0),
+            t("pictures.lab.grokking.test", wd=0),
+            t("pictures.lab.grokking.spectrum_title"),
+            t("pictures.lab.grokking.frequency_axis"),
+            t("pictures.lab.grokking.energy_axis"),
+            t("pictures.lab.grokking.even", times="3"),
+            t("pictures.lab.grokking.decay"),
+            t("pictures.lab.grokking.no_decay"),
         ]
     ((fig, name),) = drawn
     assert name == "grokking" and words(fig) == want
@@ -66,19 +65,18 @@ def test_the_induction_chart_words_are_the_catalogues(lang, tmp_path):
     drawn: list = []
     with speaking(lang):
         induction.plot(keeping(drawn)(out=tmp_path, fast=True, seeds=1), ind_out())
-        P = induction.PIC
-        layers = [t(f"{P}.layers", layers=n) for n in ("1", "2")]
+        layers = [t("pictures.lab.induction.layers", layers=n) for n in ("1", "2")]
         want = [
-            t(f"{P}.title", L=16, V=16),
-            t(f"{P}.loss_axis"),
+            t("pictures.lab.induction.title", L=16, V=16),
+            t("pictures.lab.induction.loss_axis"),
             *layers,
-            t(f"{P}.icl_axis", late=16, early=2),
+            t("pictures.lab.induction.icl_axis", late=16, early=2),
             *layers,
-            t(f"{P}.step_axis"),
-            t(f"{P}.detector_axis"),
-            t(f"{P}.one_layer_induction"),
-            t(f"{P}.best_induction", layer=1),
-            t(f"{P}.best_previous", layer=0),
+            t("pictures.lab.induction.step_axis"),
+            t("pictures.lab.induction.detector_axis"),
+            t("pictures.lab.induction.one_layer_induction"),
+            t("pictures.lab.induction.best_induction", layer=1),
+            t("pictures.lab.induction.best_previous", layer=0),
         ]
     ((fig, name),) = drawn
     assert name == "induction" and words(fig) == want
@@ -105,15 +103,21 @@ def test_the_induction_text_chart_words_are_the_catalogues(lang, tmp_path):
     drawn: list = []
     with speaking(lang):
         induction_text.plot(keeping(drawn)(out=tmp_path, fast=True, seeds=1), text_out())
-        P = induction_text.PIC
-        models = [t(f"{P}.{m}") for m in induction_text.MODELS]
+        models = [t("pictures.lab.induction-text.attention"), t("pictures.lab.induction-text.ffn")]  # MODELS' order
         want = [
-            t(f"{P}.title", L=16, corpus="toy"),
-            t(f"{P}.icl_axis", late=16, early=2),
+            t("pictures.lab.induction-text.title", L=16, corpus="toy"),
+            t("pictures.lab.induction-text.icl_axis", late=16, early=2),
             *models,
-            t(f"{P}.step_axis"),
-            t(f"{P}.detector_axis"),
-            *[w for m in models for w in (t(f"{P}.induction", model=m), t(f"{P}.previous", model=m))],
+            t("pictures.lab.induction-text.step_axis"),
+            t("pictures.lab.induction-text.detector_axis"),
+            *[
+                w
+                for m in models
+                for w in (
+                    t("pictures.lab.induction-text.induction", model=m),
+                    t("pictures.lab.induction-text.previous", model=m),
+                )
+            ],
         ]
     ((fig, name),) = drawn
     assert name == "induction_text" and words(fig) == want

@@ -299,38 +299,65 @@ def run(ctx) -> dict:
 
 
 def plot(ctx, out: dict) -> None:
-    w = "pictures.lab.attention-explanation"
     fig, axes = new_figure(11, 3.6, cols=3)
     ax = axes[0, 0]
     m = out["models"][0]
     bins = np.linspace(-1, 1, 21)
-    for key, color in (("grad", "tab:blue"), ("loo", "tab:orange"), ("grad_loo", "tab:gray")):
-        ax.hist(
-            np.array(m["tau"][key], dtype=float), bins=bins, histtype="step", color=color, label=t(f"{w}.tau_{key}")
-        )
-    ax.axvline(WEAK, color="black", ls="--", lw=0.8, label=t(f"{w}.weak", weak=figure(WEAK)))
-    ax.set_xlabel(t(f"{w}.tau_axis"))
-    ax.set_ylabel(t(f"{w}.examples"))
-    ax.set_title(t(f"{w}.tau_title"), fontsize=9)
+    for key, color, label in (
+        ("grad", "tab:blue", N_("pictures.lab.attention-explanation.tau_grad")),
+        ("loo", "tab:orange", N_("pictures.lab.attention-explanation.tau_loo")),
+        ("grad_loo", "tab:gray", N_("pictures.lab.attention-explanation.tau_grad_loo")),
+    ):
+        ax.hist(np.array(m["tau"][key], dtype=float), bins=bins, histtype="step", color=color, label=t(label))
+    ax.axvline(
+        WEAK, color="black", ls="--", lw=0.8, label=t("pictures.lab.attention-explanation.weak", weak=figure(WEAK))
+    )
+    ax.set_xlabel(t("pictures.lab.attention-explanation.tau_axis"))
+    ax.set_ylabel(t("pictures.lab.attention-explanation.examples"))
+    ax.set_title(t("pictures.lab.attention-explanation.tau_title"), fontsize=9)
     ax.legend(fontsize=7)
     ax = axes[0, 1]
     bins = np.linspace(0, np.log(2), 21)
-    ax.hist(np.array(m["adv_jsd"]), bins=bins, histtype="step", color="tab:red", label=t(f"{w}.adversary"))
-    ax.hist(np.array(out["seed_jsd_all"]), bins=bins, histtype="step", color="tab:green", label=t(f"{w}.seeds"))
-    ax.axvline(FAR, color="black", ls="--", lw=0.8, label=t(f"{w}.far", far=figure(FAR)))
-    ax.set_xlabel(t(f"{w}.jsd_axis"))
-    ax.set_ylabel(t(f"{w}.examples"))
-    ax.set_title(t(f"{w}.jsd_title", eps=figure(EPS)), fontsize=9)
+    ax.hist(
+        np.array(m["adv_jsd"]),
+        bins=bins,
+        histtype="step",
+        color="tab:red",
+        label=t("pictures.lab.attention-explanation.adversary"),
+    )
+    ax.hist(
+        np.array(out["seed_jsd_all"]),
+        bins=bins,
+        histtype="step",
+        color="tab:green",
+        label=t("pictures.lab.attention-explanation.seeds"),
+    )
+    ax.axvline(FAR, color="black", ls="--", lw=0.8, label=t("pictures.lab.attention-explanation.far", far=figure(FAR)))
+    ax.set_xlabel(t("pictures.lab.attention-explanation.jsd_axis"))
+    ax.set_ylabel(t("pictures.lab.attention-explanation.examples"))
+    ax.set_title(t("pictures.lab.attention-explanation.jsd_title", eps=figure(EPS)), fontsize=9)
     ax.legend(fontsize=7)
     ax = axes[0, 2]
     T = out["T"]
-    ax.bar(np.arange(T + 1) - 0.2, m["attention"][0], 0.4, color="tab:blue", label=t(f"{w}.learned"))
-    ax.bar(np.arange(T + 1) + 0.2, m["adv_row"][0], 0.4, color="tab:red", label=t(f"{w}.adversary"))
+    ax.bar(
+        np.arange(T + 1) - 0.2,
+        m["attention"][0],
+        0.4,
+        color="tab:blue",
+        label=t("pictures.lab.attention-explanation.learned"),
+    )
+    ax.bar(
+        np.arange(T + 1) + 0.2,
+        m["adv_row"][0],
+        0.4,
+        color="tab:red",
+        label=t("pictures.lab.attention-explanation.adversary"),
+    )
     ax.set_xticks(np.arange(T + 1))
     ax.set_xticklabels([str(v) for v in out["probe"][0]], fontsize=6)
-    ax.set_xlabel(t(f"{w}.tokens_axis"))
-    ax.set_ylabel(t(f"{w}.weight_axis"))
-    ax.set_title(t(f"{w}.example_title", jsd=f"{m['adv_jsd'][0]:.2f}"), fontsize=9)
+    ax.set_xlabel(t("pictures.lab.attention-explanation.tokens_axis"))
+    ax.set_ylabel(t("pictures.lab.attention-explanation.weight_axis"))
+    ax.set_title(t("pictures.lab.attention-explanation.example_title", jsd=f"{m['adv_jsd'][0]:.2f}"), fontsize=9)
     ax.legend(fontsize=7)
     ctx.figure(fig, "attention_explanation")
 
@@ -385,8 +412,7 @@ def verdicts(r: dict) -> dict:
 
 
 def tables(r: dict) -> list[str]:
-    w = "pictures.lab.attention-explanation.table"
-    lines = [t(f"{w}.models"), "|---|---|---|---|---|---|---|---|"]
+    lines = [t("pictures.lab.attention-explanation.table.models"), "|---|---|---|---|---|---|---|---|"]
     for seed, m in enumerate(r["models"]):
         tau = m["mean_tau"]
         lines.append(
@@ -394,12 +420,22 @@ def tables(r: dict) -> list[str]:
             f"{tau['grad_loo']:.2f} | {m['top_agree']['grad']:.2f} / {m['top_agree']['loo']:.2f} | "
             f"{m['far_share']:.2f} ({m['median_adv']:.2f}) |"
         )
-    lines += ["", t(f"{w}.uniform"), "|---|---|---|---|"]
+    lines += ["", t("pictures.lab.attention-explanation.table.uniform"), "|---|---|---|---|"]
     for task in ("bag", "keyed"):
         for seed, x in enumerate(r["uniform"][task]):
             lines.append(f"| {task} | {seed} | {x['learned']:.3f} | {x['uniform']:.3f} |")
     seed_jsd = ", ".join(f"{x:.3f}" for x in r["seed_jsd"])
-    return [*lines, "", t(f"{w}.note", seed_jsd=seed_jsd, eps=figure(EPS), probe=len(r["probe"]), T=r["T"])]
+    return [
+        *lines,
+        "",
+        t(
+            "pictures.lab.attention-explanation.table.note",
+            seed_jsd=seed_jsd,
+            eps=figure(EPS),
+            probe=len(r["probe"]),
+            T=r["T"],
+        ),
+    ]
 
 
 PAPERS = "Jain & Wallace 2019; Wiegreffe & Pinter 2019"

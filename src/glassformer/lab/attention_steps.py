@@ -156,7 +156,12 @@ def slider_page(log: dict) -> str:
         "entropy": t("pictures.lab.attention-steps.page.entropy", value="{value}"),
     }
     data = script_json({**log, "records": records, "entropy": summarise(log)["entropy"], "words": words})
-    shown = {k: t(f"pictures.lab.attention-steps.page.{k}") for k in ("title", "heading", "note", "slider")}
+    shown = {
+        "title": t("pictures.lab.attention-steps.page.title"),
+        "heading": t("pictures.lab.attention-steps.page.heading"),
+        "note": t("pictures.lab.attention-steps.page.note"),
+        "slider": t("pictures.lab.attention-steps.page.slider"),
+    }
     return fill_page(PAGE, CSS, JS, data, shown, [*log["tokens"], *words.values()])
 
 

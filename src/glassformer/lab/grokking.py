@@ -205,9 +205,6 @@ def run(ctx) -> dict:
     return out
 
 
-PIC = "pictures.lab.grokking"  # the chart's words: messages/pictures.py
-
-
 def plot(ctx, out: dict) -> None:
     fig, axes = new_figure(10, 3.8, cols=2)
     ax = axes[0, 0]
@@ -215,27 +212,48 @@ def plot(ctx, out: dict) -> None:
         r = out["runs"][label][0]
         steps = [c["step"] for c in r["curve"]]
         wd = out["wd"] if label == "decay" else 0
-        ax.plot(steps, [c["train_acc"] for c in r["curve"]], style, color="tab:blue", label=t(f"{PIC}.train", wd=wd))
-        ax.plot(steps, [c["test_acc"] for c in r["curve"]], style, color="tab:red", label=t(f"{PIC}.test", wd=wd))
+        ax.plot(
+            steps,
+            [c["train_acc"] for c in r["curve"]],
+            style,
+            color="tab:blue",
+            label=t("pictures.lab.grokking.train", wd=wd),
+        )
+        ax.plot(
+            steps,
+            [c["test_acc"] for c in r["curve"]],
+            style,
+            color="tab:red",
+            label=t("pictures.lab.grokking.test", wd=wd),
+        )
     ax.set_xscale("symlog", linthresh=100)
-    ax.set_xlabel(t(f"{PIC}.step_axis"))
-    ax.set_ylabel(t(f"{PIC}.accuracy_axis"))
-    ax.set_title(t(f"{PIC}.accuracy_title", p=out["p"], fraction=int(out["fraction"] * 100)))
+    ax.set_xlabel(t("pictures.lab.grokking.step_axis"))
+    ax.set_ylabel(t("pictures.lab.grokking.accuracy_axis"))
+    ax.set_title(t("pictures.lab.grokking.accuracy_title", p=out["p"], fraction=int(out["fraction"] * 100)))
     ax.legend(fontsize=7)
     ax = axes[0, 1]
-    for label, color in (("decay", "tab:green"), ("no_decay", "tab:gray")):
+    for label, color, legend in (
+        ("decay", "tab:green", N_("pictures.lab.grokking.decay")),
+        ("no_decay", "tab:gray", N_("pictures.lab.grokking.no_decay")),
+    ):
         share = np.array(out["runs"][label][0]["spectrum"])
         ax.bar(
             np.arange(1, len(share) + 1) + (0.2 if label == "no_decay" else -0.2),
             share,
             0.4,
             color=color,
-            label=t(f"{PIC}.{label}"),
+            label=t(legend),
         )
-    ax.axhline(KEY_SHARE / len(share), color="black", ls="--", lw=0.8, label=t(f"{PIC}.even", times=figure(KEY_SHARE)))
-    ax.set_xlabel(t(f"{PIC}.frequency_axis"))
-    ax.set_ylabel(t(f"{PIC}.energy_axis"))
-    ax.set_title(t(f"{PIC}.spectrum_title"))
+    ax.axhline(
+        KEY_SHARE / len(share),
+        color="black",
+        ls="--",
+        lw=0.8,
+        label=t("pictures.lab.grokking.even", times=figure(KEY_SHARE)),
+    )
+    ax.set_xlabel(t("pictures.lab.grokking.frequency_axis"))
+    ax.set_ylabel(t("pictures.lab.grokking.energy_axis"))
+    ax.set_title(t("pictures.lab.grokking.spectrum_title"))
     ax.legend(fontsize=7)
     ctx.figure(fig, "grokking")
 

@@ -313,40 +313,44 @@ def run(ctx) -> dict:
     return out
 
 
-PIC = "pictures.lab.induction"  # the chart's words: messages/pictures.py
-
-
 def plot(ctx, out: dict) -> None:
     fig, axes = new_figure(8.5, 6.5, rows=3)
     for layers, color in (("1", "tab:gray"), ("2", "tab:blue")):
         c = out["runs"][layers][0]["curve"]
         steps = [r["step"] for r in c]
-        axes[0, 0].plot(steps, [r["eval_loss"] for r in c], color=color, label=t(f"{PIC}.layers", layers=layers))
-        axes[1, 0].plot(steps, [r["icl"] for r in c], color=color, label=t(f"{PIC}.layers", layers=layers))
+        axes[0, 0].plot(
+            steps, [r["eval_loss"] for r in c], color=color, label=t("pictures.lab.induction.layers", layers=layers)
+        )
+        axes[1, 0].plot(
+            steps, [r["icl"] for r in c], color=color, label=t("pictures.lab.induction.layers", layers=layers)
+        )
         if layers == "2":
             axes[2, 0].plot(
                 steps,
                 [max(r["induction"][1]) for r in c],
                 color="tab:red",
-                label=t(f"{PIC}.best_induction", layer=1),
+                label=t("pictures.lab.induction.best_induction", layer=1),
             )
             axes[2, 0].plot(
                 steps,
                 [max(r["previous_token"][0]) for r in c],
                 color="tab:orange",
-                label=t(f"{PIC}.best_previous", layer=0),
+                label=t("pictures.lab.induction.best_previous", layer=0),
             )
         else:
             axes[2, 0].plot(
-                steps, [max(r["induction"][0]) for r in c], color=color, label=t(f"{PIC}.one_layer_induction")
+                steps,
+                [max(r["induction"][0]) for r in c],
+                color=color,
+                label=t("pictures.lab.induction.one_layer_induction"),
             )
-    axes[0, 0].set_ylabel(t(f"{PIC}.loss_axis"))
-    axes[1, 0].set_ylabel(t(f"{PIC}.icl_axis", late=out["late"], early=out["early"]))
-    axes[2, 0].set_ylabel(t(f"{PIC}.detector_axis"))
-    axes[2, 0].set_xlabel(t(f"{PIC}.step_axis"))
+    axes[0, 0].set_ylabel(t("pictures.lab.induction.loss_axis"))
+    axes[1, 0].set_ylabel(t("pictures.lab.induction.icl_axis", late=out["late"], early=out["early"]))
+    axes[2, 0].set_ylabel(t("pictures.lab.induction.detector_axis"))
+    axes[2, 0].set_xlabel(t("pictures.lab.induction.step_axis"))
     for ax in axes[:, 0]:
         ax.legend(fontsize=7)
-    axes[0, 0].set_title(t(f"{PIC}.title", L=out["L"], V=out["V"]))
+    axes[0, 0].set_title(t("pictures.lab.induction.title", L=out["L"], V=out["V"]))
     ctx.figure(fig, "induction")
 
 

@@ -112,35 +112,35 @@ def run(ctx) -> dict:
     return out
 
 
-PIC = "pictures.lab.induction-text"  # the chart's words: messages/pictures.py
-
-
 def plot(ctx, out: dict) -> None:
     fig, axes = new_figure(8.5, 5.5, rows=2)
-    for m, color in (("attention", "tab:blue"), ("ffn", "tab:green")):
+    for m, color, model in (
+        ("attention", "tab:blue", N_("pictures.lab.induction-text.attention")),
+        ("ffn", "tab:green", N_("pictures.lab.induction-text.ffn")),
+    ):
         c = out["runs"][m][0]["curve"]
         steps = [r["step"] for r in c]
-        axes[0, 0].plot(steps, [r["icl"] for r in c], color=color, label=t(f"{PIC}.{m}"))
+        axes[0, 0].plot(steps, [r["icl"] for r in c], color=color, label=t(model))
         axes[1, 0].plot(
             steps,
             [max(r["induction"][1]) / out["perfect"]["induction"] for r in c],
             color=color,
-            label=t(f"{PIC}.induction", model=t(f"{PIC}.{m}")),
+            label=t("pictures.lab.induction-text.induction", model=t(model)),
         )
         axes[1, 0].plot(
             steps,
             [max(r["previous_token"][0]) / out["perfect"]["previous_token"] for r in c],
             color=color,
             linestyle="--",
-            label=t(f"{PIC}.previous", model=t(f"{PIC}.{m}")),
+            label=t("pictures.lab.induction-text.previous", model=t(model)),
         )
     axes[1, 0].axhline(INDUCTION, color="gray", linewidth=0.8)
-    axes[0, 0].set_ylabel(t(f"{PIC}.icl_axis", late=out["late"], early=out["early"]))
-    axes[1, 0].set_ylabel(t(f"{PIC}.detector_axis"))
-    axes[1, 0].set_xlabel(t(f"{PIC}.step_axis"))
+    axes[0, 0].set_ylabel(t("pictures.lab.induction-text.icl_axis", late=out["late"], early=out["early"]))
+    axes[1, 0].set_ylabel(t("pictures.lab.induction-text.detector_axis"))
+    axes[1, 0].set_xlabel(t("pictures.lab.induction-text.step_axis"))
     for ax in axes[:, 0]:
         ax.legend(fontsize=7)
-    axes[0, 0].set_title(t(f"{PIC}.title", L=out["L"], corpus=out["corpus"]))
+    axes[0, 0].set_title(t("pictures.lab.induction-text.title", L=out["L"], corpus=out["corpus"]))
     ctx.figure(fig, "induction_text")
 
 

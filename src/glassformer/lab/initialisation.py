@@ -33,6 +33,7 @@ from glassformer.nn.loss import next_token_loss
 
 INITS = ("torch", "xavier", "gpt2", "large")
 ARCHS = {"pre-LN": {}, "no LN": {"norm": "none", "final_norm": False}}
+ARCH_WORDS = {"pre-LN": N_("pictures.lab.init.arch.pre"), "no LN": N_("pictures.lab.init.arch.none")}  # on the charts
 FULL, FAST = {"steps": 400, "T": 64}, {"steps": 30, "T": 32}
 STUCK = 0.1  # nats: "stuck" = ends no more than this below knowing only character frequencies
 
@@ -106,7 +107,7 @@ def run(ctx) -> dict:
 
 def arch_words(arch: str) -> str:
     """An architecture's name on the chart, in the user's language: "pre-LN", "no LN"."""
-    return t(f"pictures.lab.init.arch.{ARCHS[arch].get('norm', 'pre')}")
+    return t(ARCH_WORDS[arch])
 
 
 def plot(ctx, out: dict) -> None:

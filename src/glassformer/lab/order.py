@@ -30,6 +30,11 @@ CASES = {
     "encoder, learned positions": ("encoder", False, "learned"),
     "causal decoder, no positions": ("gpt", True, "none"),
 }
+CASE_WORDS = {  # each case's name on the chart, in the user's language: "encoder\nno positions"
+    "encoder, no positions": N_("pictures.lab.order.case.encoder.none"),
+    "encoder, learned positions": N_("pictures.lab.order.case.encoder.learned"),
+    "causal decoder, no positions": N_("pictures.lab.order.case.gpt.none"),
+}
 SCHEMES = ("none", "learned")
 FULL, FAST = {"steps": 800, "windows": 256}, {"steps": 60, "windows": 32}
 PERMUTED = 32  # tokens of the random sequences whose permutation is checked
@@ -90,7 +95,7 @@ def plot(ctx, out: dict) -> None:
     ax.bar(range(len(names)), gaps, color=["tab:green", "tab:red", "tab:red"])
     ax.set_yscale("log")
     ax.axhline(EQUIVARIANT, color="black", ls="--", lw=0.8)
-    cases = [t(f"pictures.lab.order.case.{CASES[n][0]}.{CASES[n][2]}") for n in names]  # "encoder\nno positions"
+    cases = [t(CASE_WORDS[n]) for n in names]
     ax.set_xticks(range(len(names)), cases, fontsize=7)
     ax.set_title(t("pictures.lab.order.gap_title"), fontsize=9)
     ax = axes[0, 1]

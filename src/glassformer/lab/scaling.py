@@ -114,6 +114,9 @@ def run(ctx) -> dict:
     return out
 
 
+WAYS = {"scaled": N_("pictures.lab.scaling.scaled"), "unscaled": N_("pictures.lab.scaling.unscaled")}  # on the charts
+
+
 def plot(ctx, out: dict) -> None:
     fig, axes = new_figure(11, 3.3, 1, 3)
     Ds = [int(d) for d in out["numbers"]]
@@ -122,7 +125,7 @@ def plot(ctx, out: dict) -> None:
         (axes[0, 1], "grad_median", t("pictures.lab.scaling.grad_title", vanished=figure(VANISHED))),
     ):
         for way in ("scaled", "unscaled"):
-            ax.plot(Ds, [out["numbers"][str(d)][way][key] for d in Ds], "o-", label=t(f"pictures.lab.scaling.{way}"))
+            ax.plot(Ds, [out["numbers"][str(d)][way][key] for d in Ds], "o-", label=t(WAYS[way]))
         ax.set_xscale("log", base=2)
         ax.set_xlabel(t("pictures.lab.scaling.d_axis"))
         ax.set_title(label, fontsize=9)
@@ -139,7 +142,7 @@ def plot(ctx, out: dict) -> None:
         ax.plot(
             steps,
             np.mean([[p[1] for p in c] for c in finite], axis=0),
-            label=t("pictures.lab.scaling.run", D=v["D"], way=t(f"pictures.lab.scaling.{v['way']}")),
+            label=t("pictures.lab.scaling.run", D=v["D"], way=t(WAYS[v["way"]])),
         )
     ax.set_xlabel(t("pictures.loss.step_axis"))
     ax.set_ylabel(t("pictures.lab.train_loss_mean"))

@@ -368,8 +368,19 @@ def card_figure(card: dict):
     from glassformer.inspect.fonts import label_font
 
     names = _names(card)
-    words = {k: t(f"card.picture.{k}") for k in ("position", "position_x", "nll_y", "reliability", "conf_x")}
-    words |= {k: t(f"card.picture.{k}") for k in ("acc_y", "ideal", "curves", "step_x", "loss_y", "parts")}
+    words = {
+        "position": t("card.picture.position"),
+        "position_x": t("card.picture.position_x"),
+        "nll_y": t("card.picture.nll_y"),
+        "reliability": t("card.picture.reliability"),
+        "conf_x": t("card.picture.conf_x"),
+        "acc_y": t("card.picture.acc_y"),
+        "ideal": t("card.picture.ideal"),
+        "curves": t("card.picture.curves"),
+        "step_x": t("card.picture.step_x"),
+        "loss_y": t("card.picture.loss_y"),
+        "parts": t("card.picture.parts"),
+    }
     font, _ = label_font([*words.values(), *names])
     against = card["against"]
     fig = Figure(figsize=(15 if against else 10, 4.2), dpi=100)

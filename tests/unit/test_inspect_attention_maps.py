@@ -506,7 +506,11 @@ def test_the_head_and_the_grid_speak_chinese_by_key_with_every_glyph_drawn(tmp_p
             head.savefig(tmp_path / "head.png")
             grid.savefig(tmp_path / "grid.png")
         masked = t("pictures.attn.masked")
-        words = {k: t(f"pictures.attn.{k}") for k in ("key_axis", "query_axis", "colorbar")}
+        words = {
+            "key_axis": t("pictures.attn.key_axis"),
+            "query_axis": t("pictures.attn.query_axis"),
+            "colorbar": t("pictures.attn.colorbar"),
+        }
         title = t("pictures.attn.head_title", name="blocks.0.attn.weights", head=1, masked="\n" + masked)
         cells = [t("pictures.attn.cell_title", name="blocks.0.attn", head=h) for h in (0, 1)]
         suptitle = t("pictures.attn.grid_title", masked="; " + masked)

@@ -89,13 +89,18 @@ def test_activation_cache_html_reads_the_declarations():
     finite = scores[torch.isfinite(scores)]
     spread = f"{finite.mean().item():.3g} ± {finite.std().item():.3g}"
     assert spread + TABLES["en"]["cache.not_finite"].format(n=90) in page  # 2 heads × 45 cells
-    columns = ("name", "stage", "shape", "means", "first", "spread")
-    assert re.findall(r"<th[^>]*>([^<]*)</th>", page) == [html.escape(en(f"cache.column.{c}")) for c in columns]
+    columns = (
+        "cache.column.name",
+        "cache.column.stage",
+        "cache.column.shape",
+        "cache.column.means",
+        "cache.column.first",
+        "cache.column.spread",
+    )
+    assert re.findall(r"<th[^>]*>([^<]*)</th>", page) == [html.escape(en(c)) for c in columns]
     cache.lang = "zh"
     assert html.escape(describe(points["blocks.0.attn.weights"], "zh")["means"]) in cache._repr_html_()
-    assert re.findall(r"<th[^>]*>([^<]*)</th>", cache._repr_html_()) == [
-        html.escape(zh(f"cache.column.{c}")) for c in columns
-    ]
+    assert re.findall(r"<th[^>]*>([^<]*)</th>", cache._repr_html_()) == [html.escape(zh(c)) for c in columns]
     assert repr(cache).startswith(f"ActivationCache({len(cache)} tensors)\n") and "<" not in repr(cache)
 
 
@@ -443,8 +448,16 @@ def test_grads_html_whole_bars_on_a_log_scale_from_8_to_100_px_and_coloured_stat
             grad_row("f.bias", "head", 0.0, 0.0, None, "weird"),
         )
     )
-    columns = ("parameter", "layer", "shape", "norm_bar", "mean", "ratio", "status")
-    head = "".join(th(html.escape(en(f"grads.col.{c}"))) for c in columns)
+    columns = (
+        "grads.col.parameter",
+        "grads.col.layer",
+        "grads.col.shape",
+        "grads.col.norm_bar",
+        "grads.col.mean",
+        "grads.col.ratio",
+        "grads.col.status",
+    )
+    head = "".join(th(html.escape(en(c))) for c in columns)
 
     def row(name, layer, norm_cell, mean, ratio, stat):
         return (
@@ -460,14 +473,21 @@ def test_grads_html_whole_bars_on_a_log_scale_from_8_to_100_px_and_coloured_stat
         )
 
     def said(colour, status_key):
-        return status(colour, html.escape(en(f"grads.status.{status_key}")))
+        return status(colour, html.escape(en(status_key)))
 
     rows = (
-        row("a.weight", "embed", bar(8, "1.00e-03"), "2.00e-04", "5.00e-01", said("#2e7d32", "ok"))
-        + row("b.weight", "blocks.0", bar(54, "1.00e-01"), "—", "—", said("#b26a00", "vanishing"))
-        + row("c.bias", "blocks.0", bar(100, "1.00e+01"), "3.00e+00", "1.00e-03", said("#c62828", "exploding"))
-        + row("d.bias", "head", "—", "—", "—", said("#777", "no_grad"))
-        + row("e.bias", "head", "nan", "inf", "—", said("#c62828", "nan_inf"))
+        row("a.weight", "embed", bar(8, "1.00e-03"), "2.00e-04", "5.00e-01", said("#2e7d32", "grads.status.ok"))
+        + row("b.weight", "blocks.0", bar(54, "1.00e-01"), "—", "—", said("#b26a00", "grads.status.vanishing"))
+        + row(
+            "c.bias",
+            "blocks.0",
+            bar(100, "1.00e+01"),
+            "3.00e+00",
+            "1.00e-03",
+            said("#c62828", "grads.status.exploding"),
+        )
+        + row("d.bias", "head", "—", "—", "—", said("#777", "grads.status.no_grad"))
+        + row("e.bias", "head", "nan", "inf", "—", said("#c62828", "grads.status.nan_inf"))
         + row("f.bias", "head", "0.00e+00", "0.00e+00", "—", status("#000", "weird"))  # unknown: as is, black
     )
     per_layer = note(en("grads.per_layer", layers="embed 5.00e-01, blocks.0 1.20e+01"))

@@ -387,7 +387,14 @@ def test_the_table_and_repr_whole():
     assert ("grads.repr.loss", {"loss": 1.23456}) in heard  # the loss as a number, worded by the catalogue
     with messages.speaking("zh"):
         zh = monitor.table(lang="zh").splitlines()
-        columns = [t(f"grads.col.{c}") for c in ("parameter", "shape", "norm", "mean", "ratio", "status")]
+        columns = [
+            t("grads.col.parameter"),
+            t("grads.col.shape"),
+            t("grads.col.norm"),
+            t("grads.col.mean"),
+            t("grads.col.ratio"),
+            t("grads.col.status"),
+        ]
         ok, nan = t("grads.status.ok"), t("grads.status.nan_inf")
     assert zh[0].split() == columns
     assert zh[1] == "-" * 79 and zh[2].endswith(f"—  {ok}") and zh[3].endswith(f"—  {nan}")
@@ -484,7 +491,12 @@ def test_the_plot_speaks_chinese_by_key_with_every_glyph_drawn(tmp_path, saved_f
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             monitor.plot(tmp_path / "zh.png")
-        want = {k: t(f"pictures.grads.{k}") for k in ("title", "axis", "param", "layer")}
+        want = {
+            "title": t("pictures.grads.title"),
+            "axis": t("pictures.grads.axis"),
+            "param": t("pictures.grads.param"),
+            "layer": t("pictures.grads.layer"),
+        }
         rules = [t("pictures.grads.vanish", level="0.5"), t("pictures.grads.explode", level="2")]
     assert not [w for w in caught if "missing from" in str(w.message)]  # the shipped font drew the 汉字
     ((fig, _),) = saved_figures

@@ -373,9 +373,11 @@ def test_the_rows_around_the_model_in_chinese():
         (zh("trace.stage.loss"), zh("trace.dims.scalar"), zh("trace.means.loss.next_token")),
     ]
     assert (t.rows[3].stage, t.rows[3].name, t.rows[3].about) == (zh("stage.embedding"), "embed", zh("means.embedding"))
-    columns = ("stage", "name", "shape", "means")
     assert t.letters["B"] == zh("letter.B") and [t.COLUMNS[i] for i in (0, 1, 2, 5)] == [
-        zh(f"cache.column.{c}") for c in columns
+        zh("cache.column.stage"),
+        zh("cache.column.name"),
+        zh("cache.column.shape"),
+        zh("cache.column.means"),
     ]
     assert t.COLUMNS[3:5] == (zh("trace.column.dims"), zh("trace.column.example"))
 

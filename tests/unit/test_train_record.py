@@ -489,7 +489,8 @@ def test_the_figure_holds_the_logged_and_evaluated_losses(tmp_path, saved_figure
     with speaking(lang):
         plot_loss(plot_records(), tmp_path / "loss.png", title="run-7")
         batch = t("pictures.loss.batch_curve")
-        train, val = (t("pictures.loss.eval_curve", split=t(f"pictures.loss.split.{s}")) for s in ("train", "val"))
+        train = t("pictures.loss.eval_curve", split=t("pictures.loss.split.train"))
+        val = t("pictures.loss.eval_curve", split=t("pictures.loss.split.val"))
         x, y = t("pictures.loss.step_axis"), t("pictures.loss.loss_axis")
     (ax,) = saved_figures[0][0].axes
     lines = {line.get_label(): line for line in ax.get_lines()}

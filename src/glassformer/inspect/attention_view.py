@@ -330,7 +330,11 @@ def attention_page(W, hidden, labels) -> str:
         "masked": t("pictures.attn.page.masked"),
     }
     data = script_json({"tokens": labels, "weights": weights, "words": words})
-    shown = {k: t(f"pictures.attn.page.{k}") for k in ("title", "heading", "note")}
+    shown = {
+        "title": t("pictures.attn.page.title"),
+        "heading": t("pictures.attn.page.heading"),
+        "note": t("pictures.attn.page.note"),
+    }
     return fill_page(PAGE, CSS, JS, data, shown, [*labels, *words.values()])
 
 

@@ -15,7 +15,7 @@ import math
 import torch
 
 from glassformer.inspect.words import describe
-from glassformer.messages import TABLES, language, t
+from glassformer.messages import N_, TABLES, language, t
 from glassformer.nn.hooks import ActivationCache, HookPoint
 
 MONO = "font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; white-space: pre"
@@ -96,9 +96,18 @@ STATUS_COLOUR = {
 }
 
 
+STATUS_WORDS = {  # a gradient row's status as a reader sees it
+    "ok": N_("grads.status.ok"),
+    "no grad": N_("grads.status.no_grad"),
+    "vanishing": N_("grads.status.vanishing"),
+    "exploding": N_("grads.status.exploding"),
+    "nan/inf": N_("grads.status.nan_inf"),
+}
+
+
 def status_words(status: str) -> str:
     """A gradient row's status ("no grad", "nan/inf" ...) in the process's language."""
-    return t("grads.status." + status.replace(" ", "_").replace("/", "_")) if status in STATUS_COLOUR else status
+    return t(STATUS_WORDS[status]) if status in STATUS_WORDS else status
 
 
 def grads_html(monitor) -> str:
@@ -131,7 +140,15 @@ def grads_html(monitor) -> str:
         for r in monitor.rows
     ]
     layers = ", ".join(f"{k} {v:.2e}" for k, v in monitor.layer_norms().items())
-    columns = [t(f"grads.col.{c}") for c in ("parameter", "layer", "shape", "norm_bar", "mean", "ratio", "status")]
+    columns = [
+        t("grads.col.parameter"),
+        t("grads.col.layer"),
+        t("grads.col.shape"),
+        t("grads.col.norm_bar"),
+        t("grads.col.mean"),
+        t("grads.col.ratio"),
+        t("grads.col.status"),
+    ]
     return table(columns, rows, mono=(0, 2, 4, 5)) + note(t("grads.per_layer", layers=layers))
 
 
@@ -142,7 +159,14 @@ def cache_html(cache: ActivationCache) -> str:
     """An ActivationCache as a table: each tensor's name, stage, named shape, meaning (from its hook
     point's declaration, worded in `cache.lang`), first numbers and mean ± std. Every text is escaped."""
     words = TABLES[cache.lang]
-    head = [words[f"cache.column.{c}"] for c in ("name", "stage", "shape", "means", "first", "spread")]
+    head = [
+        words["cache.column.name"],
+        words["cache.column.stage"],
+        words["cache.column.shape"],
+        words["cache.column.means"],
+        words["cache.column.first"],
+        words["cache.column.spread"],
+    ]
     rows = [_cache_row(name, x, cache.points.get(name), cache.lang) for name, x in cache.items()]
     td = 'style="padding: 2px 8px; border-bottom: 1px solid #e5e5e5; text-align: left"'
     mono = td[:-1] + '; font-family: monospace"'

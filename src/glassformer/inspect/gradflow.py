@@ -36,7 +36,7 @@ from glassformer.errors import Unsupported, UsageError
 from glassformer.inspect.display import grads_html, status_words
 from glassformer.inspect.params import first_use
 from glassformer.inspect.trace import as_batch
-from glassformer.messages import columns, in_language, pad, pad_left, t
+from glassformer.messages import N_, columns, in_language, pad, pad_left, t
 from glassformer.nn.loss import LOSSES
 
 
@@ -180,7 +180,14 @@ class GradientMonitor:
         process's language). The rows' `status` stays the English word (metrics.jsonl keeps it)."""
         fmt = lambda v: "—" if v is None else f"{v:.2e}"  # noqa: E731
         with in_language(lang):
-            c = {k: t(f"grads.col.{k}") for k in ("parameter", "shape", "norm", "mean", "ratio", "status")}
+            c = {
+                "parameter": t("grads.col.parameter"),
+                "shape": t("grads.col.shape"),
+                "norm": t("grads.col.norm"),
+                "mean": t("grads.col.mean"),
+                "ratio": t("grads.col.ratio"),
+                "status": t("grads.col.status"),
+            }
             head = (
                 f"{pad(c['parameter'], 28)} {pad(c['shape'], 14)} {pad_left(c['norm'], 9)} "
                 f"{pad_left(c['mean'], 9)} {pad_left(c['ratio'], 9)}  {c['status']}"
@@ -220,9 +227,12 @@ class GradientMonitor:
                 ax.plot(names.index(r.layer), max(r.grad_norm, 1e-30), "o", color="#dd8452", ms=3)
         ax.plot([], [], "o", color="#dd8452", ms=3, label=t("pictures.grads.param"))
         finite = [v for v in layers.values() if math.isfinite(v) and v > 0] or [1.0]
-        for level, colour, what in ((self.vanish, "grey", "vanish"), (self.explode, "red", "explode")):
+        for level, colour, what in (
+            (self.vanish, "grey", N_("pictures.grads.vanish")),
+            (self.explode, "red", N_("pictures.grads.explode")),
+        ):
             if min(finite) / 100 <= level <= max(finite) * 100:  # only thresholds near the data
-                ax.axhline(level, color=colour, ls=":", lw=1, label=t(f"pictures.grads.{what}", level=f"{level:g}"))
+                ax.axhline(level, color=colour, ls=":", lw=1, label=t(what, level=f"{level:g}"))
         ax.set_yscale("log")
         ax.set_xticks(range(len(names)), names, rotation=30 if len(names) > 6 else 0)
         ax.set_ylabel(t("pictures.grads.axis"))

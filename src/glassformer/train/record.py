@@ -45,7 +45,7 @@ from tqdm import tqdm
 
 from glassformer.errors import DiskFull, NotFound, UsageError, WriteFailed
 from glassformer.files import read_bytes, write_bytes_atomic, write_text_atomic
-from glassformer.messages import has, t
+from glassformer.messages import N_, t
 from glassformer.train.checkpoint import (
     BEST_FILE,
     MODEL_FILE,
@@ -247,7 +247,8 @@ def loss_figure(records: list[dict], title: str = ""):
         "x": t("pictures.loss.step_axis"),
         "y": t("pictures.loss.loss_axis"),
         "batch": t("pictures.loss.batch_curve"),
-        **{split: t("pictures.loss.eval_curve", split=t(f"pictures.loss.split.{split}")) for split in ("train", "val")},
+        "train": t("pictures.loss.eval_curve", split=t("pictures.loss.split.train")),
+        "val": t("pictures.loss.eval_curve", split=t("pictures.loss.split.val")),
     }
     font, _ = label_font([title, *words.values()])  # the shipped CJK font where the words need it
     fig = Figure(figsize=(7, 4.2), dpi=110)
@@ -279,13 +280,16 @@ def _numbers(record: dict, *keys: str) -> bool:
     return all(isinstance(record.get(k), (int, float)) for k in keys)
 
 
+SPLIT_WORDS = {"train": N_("train.split.train"), "val": N_("train.split.val")}  # the splits the catalogue names
+
+
 def eval_line(step: int, losses: dict[str, float], improved: bool) -> str:
     """The line an evaluation prints: `step    500: train 1.2345  val 1.3456  (best)`, in the user's
     language (a split the catalogue does not name, e.g. a lesson's own, keeps its name)."""
 
     def split(key: str) -> str:
         name = key.removesuffix("_loss")
-        return t(f"train.split.{name}") if has(f"train.split.{name}") else name
+        return t(SPLIT_WORDS[name]) if name in SPLIT_WORDS else name
 
     shown = "  ".join(f"{split(k)} {v:.4f}" for k, v in losses.items())
     return t("train.eval_best" if improved else "train.eval", step=step, losses=shown)

@@ -128,7 +128,13 @@ def test_sine_schedules_losses_forecasts_and_the_tutorial_task(lang, saved, tmp_
     first = forecasts.axes[0]
     assert first.get_title() == nar.text("lesson.sine.chart.val_title", k=0, freq=f"{waves.freq[0]:.2f}")
     assert legend(first) == [
-        nar.text(f"lesson.sine.chart.{k}") for k in ("observed", "truth", "forecast", "last_value")
+        nar.text(k)
+        for k in (
+            "lesson.sine.chart.observed",
+            "lesson.sine.chart.truth",
+            "lesson.sine.chart.forecast",
+            "lesson.sine.chart.last_value",
+        )
     ]
     assert legend(task.axes[0]) == [
         nar.text("lesson.sine.chart.truth_freq", freq=f"{waves.freq[0]:.2f}"),

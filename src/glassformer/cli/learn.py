@@ -442,6 +442,7 @@ def run_lab_run(args: argparse.Namespace) -> int:
 
 def _lab_run(args: argparse.Namespace) -> int:
     from glassformer.lab import experiments, get_experiment
+    from glassformer.lab.report import LEVEL_WORDS
     from glassformer.lab.runner import DEFAULT_OUT, run_experiment
 
     chosen = list(experiments().values()) if args.name == "all" else [get_experiment(args.name)]
@@ -462,7 +463,7 @@ def _lab_run(args: argparse.Namespace) -> int:
             echo=lambda line: print(line, flush=True),
         )
         for c in record["claims"]:
-            print(f"  [{t('lab.level.' + c['level'])}] {c['tutorial']} {c['where']}: {c['claim_' + args.lang]}")
+            print(f"  [{t(LEVEL_WORDS[c['level']])}] {c['tutorial']} {c['where']}: {c['claim_' + args.lang]}")
             print(f"      {c['finding_' + args.lang]}")
         folder = args.out or DEFAULT_OUT
         say("lab.wrote", seconds=record["seconds"], dir=f"{folder}/{exp.name}", figures=len(record["figures"]))

@@ -28,7 +28,7 @@ import torch
 
 from glassformer import numpy_ref
 from glassformer.lessons.common import Narrator, fmt, out_dir, save_png
-from glassformer.messages import columns, pad
+from glassformer.messages import N_, columns, pad
 from glassformer.nn.attention import MultiHeadAttention, scaled_dot_product_attention
 from glassformer.nn.hooks import HookedModel
 from glassformer.nn.position import sinusoidal_table
@@ -53,6 +53,7 @@ W_Q = np.array([[1.0, 0.0], [0.0, 1.0]])  # (2, 2)
 W_K = np.array([[0.5, 0.5], [0.5, -0.5]])  # (2, 2)
 W_V = np.array([[1.0, 1.0], [-1.0, 1.0]])  # (2, 2)
 PROJECTIONS = {"Q": W_Q, "K": W_K, "V": W_V}
+WHY = {"Q": N_("lesson.fruit.why.Q"), "K": N_("lesson.fruit.why.K"), "V": N_("lesson.fruit.why.V")}  # each one's role
 
 
 def attention_by_hand(E: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_V: np.ndarray) -> dict:
@@ -77,7 +78,7 @@ def print_steps(nar: Narrator, s: dict) -> None:
     for name, W in PROJECTIONS.items():
         nar.matrix(f"W_{name}", W, None, 1)
     for name in PROJECTIONS:
-        nar.why(f"lesson.fruit.why.{name}")
+        nar.why(WHY[name])
         nar.matrix(f"{name} = E·W_{name}   (3, 2)·(2, 2) →", s[name], WORDS, 1)
     nar.why("lesson.fruit.why.scores")
     nar.matrix("Q·Kᵀ   (3, 2)·(2, 3) →", s["Q·Kᵀ"], WORDS, 1)

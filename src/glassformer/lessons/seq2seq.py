@@ -35,7 +35,7 @@ from glassformer.errors import UsageError
 from glassformer.inspect.attention_maps import attention_grid_png, attention_head_png
 from glassformer.inspect.params import param_table
 from glassformer.lessons.common import Narrator, fmt, out_dir, save_png
-from glassformer.messages import in_language, pad, pad_left
+from glassformer.messages import N_, in_language, pad, pad_left
 from glassformer.models import build_model
 from glassformer.text.chinese import UNITS, to_chinese
 from glassformer.train.data import IGNORE, PairBatches, pad_pairs, pair_source
@@ -44,6 +44,11 @@ from glassformer.translate import beam_search, exact_match, greedy_decode, pad_r
 
 PRESET = get_preset("seq2seq")
 TASKS = ("zh2num", "num2zh")
+TASK_WORDS = {"zh2num": N_("lesson.s2s.task.zh2num"), "num2zh": N_("lesson.s2s.task.num2zh")}  # what each asks
+CROSS_WHY = {  # what each task's cross-attention should line up
+    "zh2num": N_("lesson.s2s.why.cross_zh2num"),
+    "num2zh": N_("lesson.s2s.why.cross_num2zh"),
+}
 EPS = 0.1  # label smoothing (the kind's loss default; the paper's ε_ls)
 FAST = dict(d_model=32, d_ff=64, n_layers=1, dropout=0.0)  # --fast: a smaller model, trained less
 STEPS, FAST_STEPS, LR, FAST_LR = PRESET.train.max_steps, SEQ2SEQ_FAST_STEPS, PRESET.train.lr, 3e-3
@@ -225,7 +230,7 @@ def loss_png(nar: Narrator, records: list[dict], floor: float, path: Path) -> Pa
 
 # --- the lesson's steps ------------------------------------------------------------------------------
 def explain_task(nar: Narrator, data, task: str) -> dict:
-    nar.title("lesson.s2s.title.task", what=nar.text(f"lesson.s2s.task.{task}"))
+    nar.title("lesson.s2s.title.task", what=nar.text(TASK_WORDS[task]))
     train_sources = {s for s, _ in data.train}
     shared = sum(s in train_sources for s, _ in data.test)
     n = len(data.train) + len(data.val) + len(data.test)
@@ -349,7 +354,7 @@ def compare_searches(nar: Narrator, model, data, beam: int, alphas: list[float])
 
 def explain_cross(nar: Narrator, model, data, task: str) -> dict:
     nar.title("lesson.s2s.title.cross")
-    nar.why(f"lesson.s2s.why.cross_{task}")
+    nar.why(CROSS_WHY[task])
     found = cross_alignment(model, data, data.test, task)
     H = model.cfg.n_heads
     nar.show(f"  {'':<26}" + "".join(pad_left(nar.text("lesson.common.head", h=h), 9) for h in range(H)))

@@ -39,7 +39,7 @@ from glassformer.config import SINE_EPOCHS, SINE_FAST, get_preset
 from glassformer.devices import using_threads
 from glassformer.errors import UsageError
 from glassformer.lessons.common import Narrator, n_batches, out_dir, save_png, seed_all, train_epochs
-from glassformer.messages import in_language, pad_left
+from glassformer.messages import N_, in_language, pad_left
 from glassformer.models import build_model
 from glassformer.nn.loss import mse_loss
 from glassformer.train.data import (  # the waves live with the trainer's sources
@@ -77,6 +77,12 @@ WINDOW, RECENT = 2, 5  # where the forecast looks: keys within ±WINDOW of one p
 # So the best any model can do is predict E[y | x] = E_f[sin(f·x)] for each point, and its error
 # can never fall below the Bayes floor  σ² + E_x[Var_f sin(f·x)].  Both are estimated here by
 # Monte-Carlo over freq.
+
+
+BASELINE_WORDS = {  # each naive baseline's name on the chart
+    "zero": N_("lesson.sine.chart.baseline.zero"),
+    "last value": N_("lesson.sine.chart.baseline.last_value"),
+}
 
 
 def naive_baselines(y: np.ndarray) -> dict[str, float]:
@@ -366,7 +372,7 @@ def loss_png(nar: Narrator, result, baselines: dict, path: Path) -> Path:
     ax.semilogy(result.train, "o-", label=nar.text("lesson.sine.chart.train"))
     ax.semilogy(result.val, "o-", label=nar.text("lesson.sine.chart.val", observed=OBSERVED))
     for (name, value), style in zip(baselines.items(), ("--", ":"), strict=False):  # "zero", "last value"
-        label = nar.text(f"lesson.sine.chart.baseline.{name.replace(' ', '_')}")
+        label = nar.text(BASELINE_WORDS[name])
         ax.axhline(value, color="grey", linestyle=style, label=label)
     ax.axvline(result.best_epoch, color="black", lw=0.8, label=nar.text("lesson.sine.chart.kept"))
     ax.set_xlabel(nar.text("lesson.common.epoch"))

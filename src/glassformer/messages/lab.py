@@ -3,8 +3,10 @@
 EN holds them in English, ZH in Chinese, with the same keys and the same {fields} (a test checks). Per
 experiment NAME: lab.NAME.title, lab.NAME.setup; per claim: lab.CLAIM.claim (the tutorial's claim, in
 our words), lab.CLAIM.rule (the verdict rule the code applies, fixed before the run: its thresholds are
-fields filled from the experiment's constants) and lab.CLAIM.finding (what was measured). Shared:
-lab.level.* (the three verdicts) and lab.report.* (the reports' headings). No figure is typed in.
+fields filled from the experiment's constants) and lab.CLAIM.finding (what was measured); each key is
+written out where its experiment is defined (Experiment(title=N_(...)), Claim(claim=N_(...)) in
+lab/NAME.py). Shared: lab.level.* (the three verdicts) and lab.report.* (the reports' headings). No
+figure is typed in.
 
 实验室的文字：中文在 ZH，与 EN 键相同、{字段} 相同；测得的数字与判定规则的阈值一律通过字段传入。
 """

@@ -284,7 +284,7 @@ def test_with_the_sandbox_off_every_report_says_so_and_children_are_still_killed
     assert report.passed and report.sandbox["on"] is False and report.sandbox["reason"] == "GLASSFORMER_SANDBOX=off"
     assert report.sandbox["missing"] == ["files", "network", "processes"]
     assert grading.sandbox_line(report.sandbox) in grading.render(report)
-    missing = ", ".join(t(f"exercise.msg.sandbox.part.{m}") for m in report.sandbox["missing"])
+    missing = ", ".join(t(grading.SANDBOX_PARTS[m]) for m in report.sandbox["missing"])
     assert grading.sandbox_line(report.sandbox) == t(
         "exercise.msg.sandbox.off", reason=sandbox.ENV_OFF + "=off", missing=missing
     )

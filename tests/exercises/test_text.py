@@ -32,14 +32,10 @@ def used_keys() -> dict[str, set[str]]:
     keys = {}
     for name in catalog.ORDER:
         ex = catalog.get(name)
-        for key in [
-            f"exercise.{name}.title",
-            f"exercise.{name}.todo",
-            *(f"exercise.{name}.hint.{k}" for k in (1, 2, 3)),
-        ]:
+        for key in [ex.title, ex.todo, *ex.hints]:
             keys[key] = set()
-        keys.update({f"exercise.{name}.doc.{f.name}": set() for f in ex.functions})
-        keys.update({f"exercise.{name}.wrong.{v.id}": set() for v in ex.variants})
+        keys.update({f.doc: set() for f in ex.functions})
+        keys.update({v.note: set() for v in ex.variants})
         keys.update({k: set() for _, k in ex.error_hints})
         keys.update({r.why: set() for r in ex.forbidden})
         for case in prepare(name).cases:
@@ -55,11 +51,14 @@ def test_every_key_in_use_exists_and_gets_the_fields_it_needs():
 
 def test_every_variant_has_a_targeted_message_and_three_hints_per_exercise():
     for name in catalog.ORDER:
-        for k in (1, 2, 3):
-            assert len(t(f"exercise.{name}.hint.{k}")) > 20
+        ex = catalog.get(name)
+        assert len(set(ex.hints)) == 3, name
+        for hint in ex.hints:
+            assert len(t(hint)) > 20
+        assert len({v.note for v in ex.variants}) == len(ex.variants), name  # each mistake its own message
         with speaking("zh"):
-            for v in catalog.get(name).variants:
-                assert len(t(f"exercise.{name}.wrong.{v.id}")) > 10
+            for v in ex.variants:
+                assert len(t(v.note)) > 10
 
 
 def test_the_docs_list_every_exercise_in_order_with_its_functions_and_tolerance():

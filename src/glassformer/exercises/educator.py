@@ -61,6 +61,7 @@ def grade(
     # function, a thread left running) reaches another student's grade
     reports = grading.check_many(items, timeout)
     ran = [r.sandbox for r in reports if r.sandbox is not None]
+    mistakes = {v.note: v.id for n in names for v in catalog.get(n).variants}
     rows = []
     for (name, file), rep in zip(items, reports, strict=False):
         key = rep.diagnosis[0] if rep.diagnosis else ""
@@ -71,7 +72,7 @@ def grade(
                 "status": rep.status,
                 "cases_passed": rep.n_passed,
                 "cases_total": len(rep.cases) or len(prepare(name).cases),
-                "mistake": key.rsplit(".", 1)[-1] if ".wrong." in key else key,
+                "mistake": mistakes.get(key, key),  # a known mistake by its variant's id
                 "detail": t(key, **rep.diagnosis[1]) if rep.diagnosis else "",
             }
         )
@@ -115,7 +116,7 @@ def summary(rows: list[dict], names: list[str], lang: str | None = None, sandbox
         "",
         t(
             "exercise.msg.grade.legend",
-            marks=", ".join(f"{m} {t('exercise.msg.status.' + s)}" for s, m in STATUS_MARK.items()),
+            marks=", ".join(f"{m} {t(grading.STATUS[s])}" for s, m in STATUS_MARK.items()),
         ),
         "",
     ]

@@ -54,7 +54,7 @@ import glassformer.exercises.catalog as catalog
 from glassformer.errors import DamagedFile, Unsupported
 from glassformer.exercises.catalog import Case, Exercise, Rule, as_tuple, speaks
 from glassformer.exercises.sandbox import QUOTA, TIMEOUT, Job, JobResult, run_jobs
-from glassformer.messages import has, t
+from glassformer.messages import N_, t
 
 FD_STEP, FD_TOL, FD_MAX_INPUT = 1e-6, 1e-6, 50.0  # the twin's finite-difference check of gradients
 
@@ -684,6 +684,17 @@ def fmt_number(v) -> str:
 
 # -------------------------------------------------------------------------------------- diagnosing
 
+# what a kind of problem (Problem.what) usually means, when no known-wrong variant explains it
+WHY = {
+    "dtype": N_("exercise.msg.why.dtype"),
+    "type": N_("exercise.msg.why.type"),
+    "count": N_("exercise.msg.why.count"),
+    "grad_missing": N_("exercise.msg.why.grad_missing"),
+    "twin_slope": N_("exercise.msg.why.twin_slope"),
+    "shape": N_("exercise.msg.why.shape"),
+    "nan": N_("exercise.msg.why.nan"),
+}
+
 # errors whose message says enough to name the mistake, in every exercise
 COMMON_ERROR_HINTS = (
     (r"view size is not compatible with input tensor's size and stride", "exercise.err.view"),
@@ -714,10 +725,10 @@ def diagnose(ex: Exercise, prep: Prepared, report, calls: list) -> tuple[str, di
         if explains and (agrees, explains) > best_score:
             best, best_score = variant, (agrees, explains)
     if best is not None:
-        return f"exercise.{ex.name}.wrong.{best.id}", {}
+        return best.note, {}
     for c in failing:
-        if c.problem.what in ("dtype", "type", "count", "grad_missing", "twin_slope", "shape", "nan"):
-            return f"exercise.msg.why.{c.problem.what}", {}
+        if c.problem.what in WHY:
+            return WHY[c.problem.what], {}
     errors = [c.error for c in report.cases if c.error and not c.todo]
     return error_hint(ex.name, errors[0]) if errors else None
 
@@ -743,7 +754,7 @@ def title_line(name: str) -> str:
         n=catalog.number(name),
         total=len(catalog.ORDER),
         name=name,
-        title=t(f"exercise.{name}.title"),
+        title=t(catalog.get(name).title),
     )
 
 
@@ -805,13 +816,36 @@ def render(report: Report, lang: str | None = None) -> str:
     return "\n".join(lines)
 
 
+# a file's state in words: the statuses of a check, and the progress file's started / not_started
+STATUS = {
+    "passed": N_("exercise.msg.status.passed"),
+    "failed": N_("exercise.msg.status.failed"),
+    "crashed": N_("exercise.msg.status.crashed"),
+    "timeout": N_("exercise.msg.status.timeout"),
+    "syntax": N_("exercise.msg.status.syntax"),
+    "forbidden": N_("exercise.msg.status.forbidden"),
+    "todo": N_("exercise.msg.status.todo"),
+    "started": N_("exercise.msg.status.started"),
+    "not_started": N_("exercise.msg.status.not_started"),
+    "missing": N_("exercise.msg.status.missing"),
+    "encoding": N_("exercise.msg.status.encoding"),
+}
+
+# the layers of the confinement (sandbox.describe's "missing"), in words
+SANDBOX_PARTS = {
+    "files": N_("exercise.msg.sandbox.part.files"),
+    "network": N_("exercise.msg.sandbox.part.network"),
+    "processes": N_("exercise.msg.sandbox.part.processes"),
+}
+
+
 def sandbox_line(sandbox: dict | None) -> str:
     """One line: the confinement graded code ran in, or that it ran without one and why."""
     if sandbox is None:
         return t("exercise.msg.sandbox.unknown")
     if sandbox["on"]:
         return t("exercise.msg.sandbox.on", layers=", ".join(sandbox["layers"]))
-    missing = ", ".join(t(f"exercise.msg.sandbox.part.{m}") for m in sandbox["missing"])
+    missing = ", ".join(t(SANDBOX_PARTS[m]) for m in sandbox["missing"])
     return t("exercise.msg.sandbox.off", reason=sandbox["reason"] or missing, missing=missing)
 
 
@@ -854,6 +888,28 @@ def _failed(report: Report) -> list[str]:
     return lines
 
 
+# what is wrong with a returned value (Problem.what: shape, dtype, value, nan), or with its gradient
+PROBLEMS = {
+    "shape": N_("exercise.msg.problem.shape"),
+    "dtype": N_("exercise.msg.problem.dtype"),
+    "value": N_("exercise.msg.problem.value"),
+    "nan": N_("exercise.msg.problem.nan"),
+}
+GRAD_PROBLEMS = {
+    "shape": N_("exercise.msg.problem.grad_shape"),
+    "dtype": N_("exercise.msg.problem.grad_dtype"),
+    "value": N_("exercise.msg.problem.grad_value"),
+    "nan": N_("exercise.msg.problem.grad_nan"),
+}
+# why no gradient came back (the worker's grad_note); any other note is shown as it is
+GRAD_NOTES = {
+    "no_graph": N_("exercise.msg.grad_note.no_graph"),
+    "unused": N_("exercise.msg.grad_note.unused"),
+    "shape": N_("exercise.msg.grad_note.shape"),
+    "count": N_("exercise.msg.grad_note.count"),
+}
+
+
 def _problem_lines(res: CaseResult, outputs: tuple[str, ...], atol: float) -> list[str]:
     if res.error is not None:
         return [_error_line(res.error)]
@@ -868,12 +924,11 @@ def _problem_lines(res: CaseResult, outputs: tuple[str, ...], atol: float) -> li
         return [t("exercise.msg.problem.type", where=res.where, yours=yours)]
     if p.what == "grad_missing":
         note = str(p.yours)
-        detail = t(f"exercise.msg.grad_note.{note}") if has(f"exercise.msg.grad_note.{note}") else note
+        detail = t(GRAD_NOTES[note]) if note in GRAD_NOTES else note
         return [t("exercise.msg.problem.grad_missing", where=res.where or "—", note=detail)]
     if p.what == "twin_slope":
         return [t("exercise.msg.problem.twin_slope", where=res.where, yours=f"{p.yours:.10g}", ref=f"{p.ref:.10g}")]
-    prefix = "exercise.msg.problem.grad_" if res.stage == "grad" else "exercise.msg.problem."
-    lines = [t(prefix + p.what, **fields)]
+    lines = [t((GRAD_PROBLEMS if res.stage == "grad" else PROBLEMS)[p.what], **fields)]
     if p.what in ("value", "nan"):
         lines.append(
             t(

@@ -15,6 +15,7 @@ import numpy as np
 
 from glassformer import numpy_ref
 from glassformer.exercises.catalog import ATTENTION, Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.messages import N_
 from glassformer.nn.attention import attention_scores
 
 # ------------------------------------------------------------------ the reference solution
@@ -95,18 +96,31 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="attention_scores",
+    title=N_("exercise.attention_scores.title"),
+    todo=N_("exercise.attention_scores.todo"),
+    hints=(
+        N_("exercise.attention_scores.hint.1"),
+        N_("exercise.attention_scores.hint.2"),
+        N_("exercise.attention_scores.hint.3"),
+    ),
     solution=SOLUTION,
     functions=(
-        Function("attention_scores", "(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor", ("q", "k"), ("scores",)),
+        Function(
+            "attention_scores",
+            "(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor",
+            ("q", "k"),
+            ("scores",),
+            doc=N_("exercise.attention_scores.doc.attention_scores"),
+        ),
     ),
     make_cases=make_cases,
     reference={"attention_scores": reference},
     numpy_reference={"attention_scores": numpy_twin(twin)},
     variants=(
-        Variant("scale_by_d", "attention_scores", scale_by_d),
-        Variant("no_scale", "attention_scores", no_scale),
-        Variant("keys_first", "attention_scores", keys_first),
-        Variant("scale_by_t", "attention_scores", scale_by_t),
+        Variant("scale_by_d", "attention_scores", scale_by_d, N_("exercise.attention_scores.wrong.scale_by_d")),
+        Variant("no_scale", "attention_scores", no_scale, N_("exercise.attention_scores.wrong.no_scale")),
+        Variant("keys_first", "attention_scores", keys_first, N_("exercise.attention_scores.wrong.keys_first")),
+        Variant("scale_by_t", "attention_scores", scale_by_t, N_("exercise.attention_scores.wrong.scale_by_t")),
     ),
     forbidden=(ATTENTION,),
     allowed=("@ / torch.matmul", "Tensor.transpose(-2, -1)", "math.sqrt"),

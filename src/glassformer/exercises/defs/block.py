@@ -30,6 +30,7 @@ from glassformer.exercises.catalog import (
     randn,
     solution_functions,
 )
+from glassformer.messages import N_
 from glassformer.models.gpt import Block
 from glassformer.nn.attention import causal_mask
 
@@ -245,6 +246,9 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="block",
+    title=N_("exercise.block.title"),
+    todo=N_("exercise.block.todo"),
+    hints=(N_("exercise.block.hint.1"), N_("exercise.block.hint.2"), N_("exercise.block.hint.3")),
     solution=SOLUTION,
     functions=(
         Function(
@@ -252,13 +256,19 @@ EXERCISE = Exercise(
             '(x, params, n_heads, mask=None, activation="relu", eps=1e-5)',
             ("x", "params", "n_heads", "mask", "activation", "eps"),
             ("output",),
+            doc=N_("exercise.block.doc.block"),
         ),
     ),
     make_cases=make_cases,
     reference={"block": reference},
     numpy_reference={"block": numpy_twin(twin)},
-    variants=tuple(
-        Variant(f.__name__, "block", f) for f in (post_ln, no_residual, ln_on_stream, same_ln, parallel, mask_ignored)
+    variants=(
+        Variant("post_ln", "block", post_ln, N_("exercise.block.wrong.post_ln")),
+        Variant("no_residual", "block", no_residual, N_("exercise.block.wrong.no_residual")),
+        Variant("ln_on_stream", "block", ln_on_stream, N_("exercise.block.wrong.ln_on_stream")),
+        Variant("same_ln", "block", same_ln, N_("exercise.block.wrong.same_ln")),
+        Variant("parallel", "block", parallel, N_("exercise.block.wrong.parallel")),
+        Variant("mask_ignored", "block", mask_ignored, N_("exercise.block.wrong.mask_ignored")),
     ),
     forbidden=(ATTENTION,),
     allowed=(

@@ -14,6 +14,7 @@ import torch
 
 from glassformer import numpy_ref
 from glassformer.exercises.catalog import Case, Exercise, Function, Variant, numpy_twin
+from glassformer.messages import N_
 from glassformer.nn.attention import causal_mask
 
 # ------------------------------------------------------------------ the reference solution
@@ -81,17 +82,24 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="causal_mask",
+    title=N_("exercise.causal_mask.title"),
+    todo=N_("exercise.causal_mask.todo"),
+    hints=(N_("exercise.causal_mask.hint.1"), N_("exercise.causal_mask.hint.2"), N_("exercise.causal_mask.hint.3")),
     solution=SOLUTION,
-    functions=(Function("causal_mask", "(T: int) -> torch.Tensor", ("T",), ("mask",)),),
+    functions=(
+        Function(
+            "causal_mask", "(T: int) -> torch.Tensor", ("T",), ("mask",), doc=N_("exercise.causal_mask.doc.causal_mask")
+        ),
+    ),
     make_cases=make_cases,
     reference={"causal_mask": reference},
     numpy_reference={"causal_mask": numpy_twin(twin)},
     variants=(
-        Variant("inverted", "causal_mask", inverted),
-        Variant("upper", "causal_mask", upper),
-        Variant("strict", "causal_mask", strict),
-        Variant("float_01", "causal_mask", float_01),
-        Variant("additive", "causal_mask", additive),
+        Variant("inverted", "causal_mask", inverted, N_("exercise.causal_mask.wrong.inverted")),
+        Variant("upper", "causal_mask", upper, N_("exercise.causal_mask.wrong.upper")),
+        Variant("strict", "causal_mask", strict, N_("exercise.causal_mask.wrong.strict")),
+        Variant("float_01", "causal_mask", float_01, N_("exercise.causal_mask.wrong.float_01")),
+        Variant("additive", "causal_mask", additive, N_("exercise.causal_mask.wrong.additive")),
     ),
     allowed=("torch.arange", "<=", "torch.tril", "torch.ones(..., dtype=torch.bool)"),
     header="import torch\n",

@@ -26,6 +26,7 @@ from glassformer.exercises.catalog import (
     numpy_twin,
     randn,
 )
+from glassformer.messages import N_
 from glassformer.models.gpt import FeedForward
 
 # ------------------------------------------------------------------ the reference solution
@@ -161,6 +162,9 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="feed_forward",
+    title=N_("exercise.feed_forward.title"),
+    todo=N_("exercise.feed_forward.todo"),
+    hints=(N_("exercise.feed_forward.hint.1"), N_("exercise.feed_forward.hint.2"), N_("exercise.feed_forward.hint.3")),
     solution=SOLUTION,
     functions=(
         Function(
@@ -168,14 +172,19 @@ EXERCISE = Exercise(
             '(x, w1, b1, w2, b2, activation="relu")',
             ("x", "w1", "b1", "w2", "b2", "activation"),
             ("output",),
+            doc=N_("exercise.feed_forward.doc.feed_forward"),
         ),
     ),
     make_cases=make_cases,
     reference={"feed_forward": reference},
     numpy_reference={"feed_forward": numpy_twin(twin)},
-    variants=tuple(
-        Variant(f.__name__, "feed_forward", f)
-        for f in (no_activation, relu_always, tanh_for_exact, exact_for_tanh, sigmoid_gelu, act_on_output)
+    variants=(
+        Variant("no_activation", "feed_forward", no_activation, N_("exercise.feed_forward.wrong.no_activation")),
+        Variant("relu_always", "feed_forward", relu_always, N_("exercise.feed_forward.wrong.relu_always")),
+        Variant("tanh_for_exact", "feed_forward", tanh_for_exact, N_("exercise.feed_forward.wrong.tanh_for_exact")),
+        Variant("exact_for_tanh", "feed_forward", exact_for_tanh, N_("exercise.feed_forward.wrong.exact_for_tanh")),
+        Variant("sigmoid_gelu", "feed_forward", sigmoid_gelu, N_("exercise.feed_forward.wrong.sigmoid_gelu")),
+        Variant("act_on_output", "feed_forward", act_on_output, N_("exercise.feed_forward.wrong.act_on_output")),
     ),
     forbidden=(LINEAR, GELU),
     allowed=("x @ w.T", "torch.clamp", "torch.relu", "torch.erf", "torch.tanh", "math.sqrt", "math.pi"),

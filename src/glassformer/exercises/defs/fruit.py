@@ -19,6 +19,7 @@ import torch
 from glassformer import numpy_ref
 from glassformer.exercises.catalog import ATTENTION, Case, Exercise, Function, Variant, numpy_twin, randn
 from glassformer.lessons import fruit as lesson
+from glassformer.messages import N_
 from glassformer.nn.attention import scaled_dot_product_attention
 
 # ------------------------------------------------------------------ the reference solution
@@ -122,14 +123,37 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="fruit",
+    title=N_("exercise.fruit.title"),
+    todo=N_("exercise.fruit.todo"),
+    hints=(N_("exercise.fruit.hint.1"), N_("exercise.fruit.hint.2"), N_("exercise.fruit.hint.3")),
     solution=SOLUTION,
-    functions=(Function("fruit_attention", "(E, W_Q, W_K, W_V)", ("E", "W_Q", "W_K", "W_V"), ("weights", "output")),),
+    functions=(
+        Function(
+            "fruit_attention",
+            "(E, W_Q, W_K, W_V)",
+            ("E", "W_Q", "W_K", "W_V"),
+            ("weights", "output"),
+            doc=N_("exercise.fruit.doc.fruit_attention"),
+        ),
+    ),
     make_cases=make_cases,
     reference={"fruit_attention": reference},
     numpy_reference={"fruit_attention": numpy_twin(twin)},
-    variants=tuple(
-        Variant(f.__name__, "fruit_attention", f)
-        for f in (column_convention, softmax_over_columns, no_scale, scale_by_d, weights_transposed)
+    variants=(
+        Variant(
+            "column_convention", "fruit_attention", column_convention, N_("exercise.fruit.wrong.column_convention")
+        ),
+        Variant(
+            "softmax_over_columns",
+            "fruit_attention",
+            softmax_over_columns,
+            N_("exercise.fruit.wrong.softmax_over_columns"),
+        ),
+        Variant("no_scale", "fruit_attention", no_scale, N_("exercise.fruit.wrong.no_scale")),
+        Variant("scale_by_d", "fruit_attention", scale_by_d, N_("exercise.fruit.wrong.scale_by_d")),
+        Variant(
+            "weights_transposed", "fruit_attention", weights_transposed, N_("exercise.fruit.wrong.weights_transposed")
+        ),
     ),
     forbidden=(ATTENTION,),
     allowed=(

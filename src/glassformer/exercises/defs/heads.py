@@ -16,6 +16,7 @@ import numpy as np
 import torch
 
 from glassformer.exercises.catalog import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.messages import N_
 from glassformer.nn.attention import MultiHeadAttention
 from glassformer.nn.hooks import HookedModel
 from glassformer.numpy_ref.forward import split_heads as np_split_heads
@@ -131,19 +132,44 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="heads",
+    title=N_("exercise.heads.title"),
+    todo=N_("exercise.heads.todo"),
+    hints=(N_("exercise.heads.hint.1"), N_("exercise.heads.hint.2"), N_("exercise.heads.hint.3")),
     solution=SOLUTION,
     functions=(
-        Function("split_heads", "(x: torch.Tensor, n_heads: int) -> torch.Tensor", ("x", "n_heads"), ("heads",)),
-        Function("merge_heads", "(z: torch.Tensor) -> torch.Tensor", ("z",), ("merged",)),
+        Function(
+            "split_heads",
+            "(x: torch.Tensor, n_heads: int) -> torch.Tensor",
+            ("x", "n_heads"),
+            ("heads",),
+            doc=N_("exercise.heads.doc.split_heads"),
+        ),
+        Function(
+            "merge_heads",
+            "(z: torch.Tensor) -> torch.Tensor",
+            ("z",),
+            ("merged",),
+            doc=N_("exercise.heads.doc.merge_heads"),
+        ),
     ),
     make_cases=make_cases,
     reference={"split_heads": split_reference, "merge_heads": merge_reference},
     numpy_reference={"split_heads": numpy_twin(np_split_heads), "merge_heads": numpy_twin(merge_twin)},
     variants=(
-        Variant("split_no_transpose", "split_heads", split_no_transpose),
-        Variant("split_features_interleaved", "split_heads", split_features_interleaved),
-        Variant("merge_no_transpose", "merge_heads", merge_no_transpose),
-        Variant("merge_features_interleaved", "merge_heads", merge_features_interleaved),
+        Variant("split_no_transpose", "split_heads", split_no_transpose, N_("exercise.heads.wrong.split_no_transpose")),
+        Variant(
+            "split_features_interleaved",
+            "split_heads",
+            split_features_interleaved,
+            N_("exercise.heads.wrong.split_features_interleaved"),
+        ),
+        Variant("merge_no_transpose", "merge_heads", merge_no_transpose, N_("exercise.heads.wrong.merge_no_transpose")),
+        Variant(
+            "merge_features_interleaved",
+            "merge_heads",
+            merge_features_interleaved,
+            N_("exercise.heads.wrong.merge_features_interleaved"),
+        ),
     ),
     allowed=("Tensor.reshape", "Tensor.transpose", "Tensor.contiguous", "Tensor.view"),
     header="import torch\n",

@@ -22,6 +22,7 @@ from torch.func import functional_call
 from glassformer import numpy_ref
 from glassformer.exercises.catalog import ATTENTION, Case, Exercise, Function, Variant, numpy_twin, randn
 from glassformer.exercises.defs.multi_head_attention import weights_by_name
+from glassformer.messages import N_
 from glassformer.nn.attention import MultiHeadAttention
 from glassformer.nn.kv_cache import LayerCache
 from glassformer.numpy_ref.forward import linear, project_qkv, scope
@@ -160,6 +161,9 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="kv_cache",
+    title=N_("exercise.kv_cache.title"),
+    todo=N_("exercise.kv_cache.todo"),
+    hints=(N_("exercise.kv_cache.hint.1"), N_("exercise.kv_cache.hint.2"), N_("exercise.kv_cache.hint.3")),
     solution=SOLUTION,
     functions=(
         Function(
@@ -167,14 +171,19 @@ EXERCISE = Exercise(
             "(x_new, k_cache, v_cache, w_qkv, b_qkv, w_out, b_out, n_heads)",
             ("x_new", "k_cache", "v_cache", "w_qkv", "b_qkv", "w_out", "b_out", "n_heads"),
             ("output", "keys", "values"),
+            doc=N_("exercise.kv_cache.doc.decode_step"),
         ),
     ),
     make_cases=make_cases,
     reference={"decode_step": reference},
     numpy_reference={"decode_step": numpy_twin(twin)},
-    variants=tuple(
-        Variant(f.__name__, "decode_step", f)
-        for f in (forgot_new_key, only_new_token, stale_cache, causal_mask_on_step)
+    variants=(
+        Variant("forgot_new_key", "decode_step", forgot_new_key, N_("exercise.kv_cache.wrong.forgot_new_key")),
+        Variant("only_new_token", "decode_step", only_new_token, N_("exercise.kv_cache.wrong.only_new_token")),
+        Variant("stale_cache", "decode_step", stale_cache, N_("exercise.kv_cache.wrong.stale_cache")),
+        Variant(
+            "causal_mask_on_step", "decode_step", causal_mask_on_step, N_("exercise.kv_cache.wrong.causal_mask_on_step")
+        ),
     ),
     forbidden=(ATTENTION,),
     allowed=("torch.cat(..., dim=2)", "@ / torch.matmul", "torch.softmax", "Tensor.reshape / transpose / split"),

@@ -14,6 +14,7 @@ import torch
 
 from glassformer import numpy_ref
 from glassformer.exercises.catalog import Case, Exercise, Function, Variant, numpy_twin
+from glassformer.messages import N_
 from glassformer.models.encoder import padding_mask
 
 # ------------------------------------------------------------------ the reference solution
@@ -97,18 +98,27 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="padding_mask",
+    title=N_("exercise.padding_mask.title"),
+    todo=N_("exercise.padding_mask.todo"),
+    hints=(N_("exercise.padding_mask.hint.1"), N_("exercise.padding_mask.hint.2"), N_("exercise.padding_mask.hint.3")),
     solution=SOLUTION,
     functions=(
-        Function("padding_mask", "(ids: torch.Tensor, pad_id: int) -> torch.Tensor", ("ids", "pad_id"), ("mask",)),
+        Function(
+            "padding_mask",
+            "(ids: torch.Tensor, pad_id: int) -> torch.Tensor",
+            ("ids", "pad_id"),
+            ("mask",),
+            doc=N_("exercise.padding_mask.doc.padding_mask"),
+        ),
     ),
     make_cases=make_cases,
     reference={"padding_mask": reference},
     numpy_reference={"padding_mask": numpy_twin(twin)},
     variants=(
-        Variant("inverted", "padding_mask", inverted),
-        Variant("flat", "padding_mask", flat),
-        Variant("query_axis", "padding_mask", query_axis),
-        Variant("pad_is_zero", "padding_mask", pad_is_zero),
+        Variant("inverted", "padding_mask", inverted, N_("exercise.padding_mask.wrong.inverted")),
+        Variant("flat", "padding_mask", flat, N_("exercise.padding_mask.wrong.flat")),
+        Variant("query_axis", "padding_mask", query_axis, N_("exercise.padding_mask.wrong.query_axis")),
+        Variant("pad_is_zero", "padding_mask", pad_is_zero, N_("exercise.padding_mask.wrong.pad_is_zero")),
     ),
     allowed=("!=", "t[:, None, None, :]", "Tensor.unsqueeze"),
     header="import torch\n",

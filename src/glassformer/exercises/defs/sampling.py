@@ -14,6 +14,7 @@ import torch
 
 from glassformer import numpy_ref
 from glassformer.exercises.catalog import Case, Exercise, Function, Variant, numpy_twin, randn
+from glassformer.messages import N_
 from glassformer.sample import top_k_filter, top_p_filter
 
 # ------------------------------------------------------------------ the reference solution
@@ -138,19 +139,39 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="sampling",
+    title=N_("exercise.sampling.title"),
+    todo=N_("exercise.sampling.todo"),
+    hints=(N_("exercise.sampling.hint.1"), N_("exercise.sampling.hint.2"), N_("exercise.sampling.hint.3")),
     solution=SOLUTION,
     functions=(
-        Function("top_k_filter", "(logits: torch.Tensor, k: int) -> torch.Tensor", ("logits", "k"), ("logits",)),
-        Function("top_p_filter", "(logits: torch.Tensor, p: float) -> torch.Tensor", ("logits", "p"), ("logits",)),
+        Function(
+            "top_k_filter",
+            "(logits: torch.Tensor, k: int) -> torch.Tensor",
+            ("logits", "k"),
+            ("logits",),
+            doc=N_("exercise.sampling.doc.top_k_filter"),
+        ),
+        Function(
+            "top_p_filter",
+            "(logits: torch.Tensor, p: float) -> torch.Tensor",
+            ("logits", "p"),
+            ("logits",),
+            doc=N_("exercise.sampling.doc.top_p_filter"),
+        ),
     ),
     make_cases=make_cases,
     reference={"top_k_filter": top_k_reference, "top_p_filter": top_p_reference},
     numpy_reference={"top_k_filter": numpy_twin(top_k_twin), "top_p_filter": numpy_twin(top_p_twin)},
     variants=(
-        Variant("top_k_exactly_k", "top_k_filter", top_k_exactly_k),
-        Variant("top_k_drops_kth", "top_k_filter", top_k_drops_kth),
-        Variant("top_p_drops_crossing", "top_p_filter", top_p_drops_crossing),
-        Variant("top_p_unsorted", "top_p_filter", top_p_unsorted),
+        Variant("top_k_exactly_k", "top_k_filter", top_k_exactly_k, N_("exercise.sampling.wrong.top_k_exactly_k")),
+        Variant("top_k_drops_kth", "top_k_filter", top_k_drops_kth, N_("exercise.sampling.wrong.top_k_drops_kth")),
+        Variant(
+            "top_p_drops_crossing",
+            "top_p_filter",
+            top_p_drops_crossing,
+            N_("exercise.sampling.wrong.top_p_drops_crossing"),
+        ),
+        Variant("top_p_unsorted", "top_p_filter", top_p_unsorted, N_("exercise.sampling.wrong.top_p_unsorted")),
     ),
     allowed=(
         "torch.topk",

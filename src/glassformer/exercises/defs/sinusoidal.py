@@ -15,6 +15,7 @@ import torch
 
 from glassformer import numpy_ref
 from glassformer.exercises.catalog import Case, Exercise, Function, Variant, numpy_twin
+from glassformer.messages import N_
 from glassformer.nn.position import sinusoidal_table
 
 # ------------------------------------------------------------------ the reference solution
@@ -104,17 +105,31 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="sinusoidal",
+    title=N_("exercise.sinusoidal.title"),
+    todo=N_("exercise.sinusoidal.todo"),
+    hints=(N_("exercise.sinusoidal.hint.1"), N_("exercise.sinusoidal.hint.2"), N_("exercise.sinusoidal.hint.3")),
     solution=SOLUTION,
     functions=(
         Function(
-            "sinusoidal_table", "(max_len: int, d_model: int) -> torch.Tensor", ("max_len", "d_model"), ("table",)
+            "sinusoidal_table",
+            "(max_len: int, d_model: int) -> torch.Tensor",
+            ("max_len", "d_model"),
+            ("table",),
+            doc=N_("exercise.sinusoidal.doc.sinusoidal_table"),
         ),
     ),
     make_cases=make_cases,
     reference={"sinusoidal_table": reference},
     numpy_reference={"sinusoidal_table": numpy_twin(twin)},
-    variants=tuple(
-        Variant(f.__name__, "sinusoidal_table", f) for f in (sin_cos_swapped, halves, column_frequency, starts_at_one)
+    variants=(
+        Variant(
+            "sin_cos_swapped", "sinusoidal_table", sin_cos_swapped, N_("exercise.sinusoidal.wrong.sin_cos_swapped")
+        ),
+        Variant("halves", "sinusoidal_table", halves, N_("exercise.sinusoidal.wrong.halves")),
+        Variant(
+            "column_frequency", "sinusoidal_table", column_frequency, N_("exercise.sinusoidal.wrong.column_frequency")
+        ),
+        Variant("starts_at_one", "sinusoidal_table", starts_at_one, N_("exercise.sinusoidal.wrong.starts_at_one")),
     ),
     allowed=(
         "torch.arange(..., dtype=torch.float64)",

@@ -15,6 +15,7 @@ import torch
 
 from glassformer import numpy_ref
 from glassformer.exercises.catalog import SOFTMAX, Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.messages import N_
 from glassformer.nn.attention import attention_weights
 
 # ------------------------------------------------------------------ the reference solution
@@ -101,18 +102,27 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="softmax",
+    title=N_("exercise.softmax.title"),
+    todo=N_("exercise.softmax.todo"),
+    hints=(N_("exercise.softmax.hint.1"), N_("exercise.softmax.hint.2"), N_("exercise.softmax.hint.3")),
     solution=SOLUTION,
     functions=(
-        Function("softmax", "(x: torch.Tensor, dim: int = -1) -> torch.Tensor", ("x", "dim"), ("probabilities",)),
+        Function(
+            "softmax",
+            "(x: torch.Tensor, dim: int = -1) -> torch.Tensor",
+            ("x", "dim"),
+            ("probabilities",),
+            doc=N_("exercise.softmax.doc.softmax"),
+        ),
     ),
     make_cases=make_cases,
     reference={"softmax": reference},
     numpy_reference={"softmax": numpy_twin(twin)},
     variants=(
-        Variant("global_max", "softmax", global_max),
-        Variant("no_shift", "softmax", no_shift),
-        Variant("ignores_dim", "softmax", ignores_dim),
-        Variant("sum_other_axis", "softmax", sum_other_axis),
+        Variant("global_max", "softmax", global_max, N_("exercise.softmax.wrong.global_max")),
+        Variant("no_shift", "softmax", no_shift, N_("exercise.softmax.wrong.no_shift")),
+        Variant("ignores_dim", "softmax", ignores_dim, N_("exercise.softmax.wrong.ignores_dim")),
+        Variant("sum_other_axis", "softmax", sum_other_axis, N_("exercise.softmax.wrong.sum_other_axis")),
     ),
     forbidden=(SOFTMAX,),
     allowed=("torch.exp", "Tensor.amax(dim, keepdim=True)", "Tensor.sum(dim, keepdim=True)", "torch.logsumexp"),

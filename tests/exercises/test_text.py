@@ -9,7 +9,7 @@ from helpers import assert_tables_match
 from helpers import format_fields as fields
 
 from glassformer.exercises import catalog
-from glassformer.exercises.grading import prepare
+from glassformer.exercises.grading.comparing import prepare
 from glassformer.messages import exercises as words
 from glassformer.messages import speaking, t
 

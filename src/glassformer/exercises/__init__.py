@@ -9,7 +9,8 @@ words are in the one catalogue (glassformer.messages, keys `exercise.NAME.*`).
 The machinery, one module per job a newcomer can name:
 
     catalog.py    what an exercise is made of (Exercise, Function, Case, Variant, Rule), the list
-    grading.py    check(): refuse shortcuts, run, compare, diagnose -> Report; render(Report)
+    grading/      check(): read, refuse shortcuts, run, compare, diagnose -> Report; render(Report),
+                  one module per job (grading/__init__.py lists them)
     sandbox.py    the learner's code in a child process with a time limit (this file is the child)
     session.py    the learner's verbs (list, start, check, hint, solution), skeletons, progress
     educator.py   the teacher's verbs (grade a class, export golden files, known-mistake files)

@@ -8,7 +8,7 @@
     randn, noncontiguous, ...        helpers the definitions build their cases and twins with
 
 Nothing here runs the learner's code (sandbox.py does, in a separate process) or grades it
-(grading.py). Every word an exercise says lives in the one catalogue (glassformer.messages,
+(grading/). Every word an exercise says lives in the one catalogue (glassformer.messages,
 messages/exercises.py), keyed `exercise.NAME.*`.
 
 Conventions

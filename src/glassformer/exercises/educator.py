@@ -25,7 +25,8 @@ import glassformer.exercises.catalog as catalog
 import glassformer.exercises.grading as grading
 from glassformer.errors import NotFound
 from glassformer.exercises.catalog import Exercise, Variant, speaks
-from glassformer.exercises.grading import path_name, prepare
+from glassformer.exercises.grading.comparing import path_name, prepare
+from glassformer.exercises.grading.report import STATUS, sandbox_line
 from glassformer.messages import in_language, t
 
 STATUS_MARK = {
@@ -112,11 +113,11 @@ def summary(rows: list[dict], names: list[str], lang: str | None = None, sandbox
     lines = [
         f"# {t('exercise.msg.grade.title')}",
         "",
-        grading.sandbox_line(sandbox),
+        sandbox_line(sandbox),
         "",
         t(
             "exercise.msg.grade.legend",
-            marks=", ".join(f"{m} {t(grading.STATUS[s])}" for s, m in STATUS_MARK.items()),
+            marks=", ".join(f"{m} {t(STATUS[s])}" for s, m in STATUS_MARK.items()),
         ),
         "",
     ]

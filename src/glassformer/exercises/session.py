@@ -36,6 +36,7 @@ import glassformer.exercises.catalog as catalog
 import glassformer.exercises.grading as grading
 import glassformer.exercises.plug as plug
 from glassformer.exercises.catalog import Exercise, Function, speaks
+from glassformer.exercises.grading.report import STATUS
 from glassformer.messages import t
 
 
@@ -59,7 +60,7 @@ def overview(folder: Path, lang: str | None = None) -> tuple[str, int]:
     for i, name in enumerate(catalog.ORDER, 1):
         status = status_of(folder, name)
         base, _, changed = status.partition("+")
-        label = t(grading.STATUS[base]) + (" · " + t("exercise.msg.status.changed") if changed else "")
+        label = t(STATUS[base]) + (" · " + t("exercise.msg.status.changed") if changed else "")
         rows.append((str(i), name, label, t(catalog.get(name).title), base))
     head = (
         t("exercise.msg.list.col.n"),

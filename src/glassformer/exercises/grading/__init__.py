@@ -29,8 +29,8 @@ from glassformer.errors import DamagedFile
 from glassformer.exercises.grading.comparing import grade_case, one_thread, prepare
 from glassformer.exercises.grading.diagnosing import diagnose, error_hint
 from glassformer.exercises.grading.reading import defined_names, read
-from glassformer.exercises.grading.report import Report, render
-from glassformer.exercises.grading.scanning import Offence, scan
+from glassformer.exercises.grading.report import Offence, Report, render
+from glassformer.exercises.grading.scanning import scan
 from glassformer.exercises.sandbox import QUOTA, TIMEOUT, Job, JobResult, run_jobs
 
 __all__ = ["TIMEOUT", "Report", "check", "check_many", "render"]

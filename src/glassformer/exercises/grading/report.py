@@ -18,9 +18,18 @@ import glassformer.exercises.catalog as catalog
 from glassformer.errors import DamagedFile
 from glassformer.exercises.catalog import speaks
 from glassformer.exercises.grading.comparing import CaseResult, prepare
-from glassformer.exercises.grading.scanning import Offence
 from glassformer.exercises.sandbox import TIMEOUT
 from glassformer.messages import N_, t
+
+
+@dataclass(frozen=True)
+class Offence:
+    """A forbidden shortcut the learner's code reaches (found by scanning.py, or by the guard at run time)."""
+
+    file: str  # the file's name (the learner's own, or a sibling it imports)
+    line: int
+    name: str  # what was reached, as written (e.g. "F.softmax")
+    why: str  # text key
 
 
 @dataclass

@@ -17,11 +17,11 @@ guard (INTERNALS), which the sandbox also refuses at run time (sandbox.Guard).
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from pathlib import Path
 
 from glassformer.exercises.catalog import Rule
 from glassformer.exercises.grading.reading import read_source
+from glassformer.exercises.grading.report import Offence
 
 # in every exercise: no glassformer import, no dynamic code, no star import from a library
 DYNAMIC = ("exec", "eval", "compile", "__import__")
@@ -55,14 +55,6 @@ INTERNALS = Rule(
     ),
     "exercise.forbid.internals",
 )
-
-
-@dataclass(frozen=True)
-class Offence:
-    file: str  # the file's name (the learner's own, or a sibling it imports)
-    line: int
-    name: str  # what was reached, as written (e.g. "F.softmax")
-    why: str  # text key
 
 
 class _Scanner(ast.NodeVisitor):

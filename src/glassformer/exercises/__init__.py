@@ -3,8 +3,9 @@
 The exercises follow the data flow (catalog.ORDER): softmax, scores, masks, attention, heads,
 multi-head attention, positions, LayerNorm, FFN, a block, the loss, sampling filters, a KV-cache
 step, and the fruit example of lesson 1. Each one is one file, defs/NAME.py: its definition
-(references, cases, forbidden calls), its reference solution and its known-wrong variants; its
-words are in the one catalogue (glassformer.messages, keys `exercise.NAME.*`).
+(references, cases, forbidden calls), its reference solution, its known-wrong variants and the
+keys of its words (title, docstrings, hints, the note on each mistake), whose sentences are in the
+one catalogue (glassformer.messages).
 
 The machinery, one module per job a newcomer can name:
 

@@ -8,8 +8,9 @@
     randn, noncontiguous, ...        helpers the definitions build their cases and twins with
 
 Nothing here runs the learner's code (sandbox.py does, in a separate process) or grades it
-(grading/). Every word an exercise says lives in the one catalogue (glassformer.messages,
-messages/exercises.py), keyed `exercise.NAME.*`.
+(grading/). Every word an exercise says is a catalogue key written literally in its defs/NAME.py
+(an Exercise's title, todo and hints, a Function's doc, a Variant's note, a Case's label); the
+sentences are in the one catalogue (glassformer.messages).
 
 Conventions
   * Graded in float64: every floating-point input a case holds is a float64 tensor.

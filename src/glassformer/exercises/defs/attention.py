@@ -1,6 +1,5 @@
-"""Exercise: scaled dot-product attention, NaN-free when a query row may see no key at all.
-
-    Attention(Q, K, V) = softmax(Q·Kᵀ/√D, hidden keys at -inf)·V        (Vaswani et al. 2017, eq. 1)
+"""How the attention exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
 A query row whose keys are ALL hidden (a padding-only sequence, say) has no defined softmax:
 all -inf gives 0/0 = NaN, and one NaN spreads to the whole batch's loss and gradients.
@@ -34,9 +33,6 @@ import torch
 
 
 def scaled_dot_product_attention(q, k, v, mask=None):
-    """softmax(Q·Kᵀ/√D, hidden keys at -inf)·V.  q (..., T_q, D), k and v (..., T_k, D);
-    mask bool, True = may attend, broadcastable to (..., T_q, T_k).
-    Returns (output (..., T_q, D), weights (..., T_q, T_k))."""
     D = q.size(-1)
     scores = q @ k.transpose(-2, -1) / math.sqrt(D)  # (..., T_q, T_k)
     if mask is None:

@@ -1,6 +1,5 @@
-"""Exercise: the attention scores, how well each query matches each key.
-
-    scores = Q·Kᵀ / √D          q (..., T_q, D), k (..., T_k, D) -> (..., T_q, T_k)
+"""How the attention_scores exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
 Reference: glassformer.nn.attention.attention_scores and numpy_ref.attention_scores. The cases
 use D different from T_q, T_k and d_model, so dividing by the wrong one shows, and T_q ≠ T_k
@@ -31,7 +30,6 @@ import torch
 
 
 def attention_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
-    """q (..., T_q, D), k (..., T_k, D) -> (..., T_q, T_k): entry [i, j] = q_i·k_j / √D."""
     D = q.size(-1)
     return q @ k.transpose(-2, -1) / math.sqrt(D)  # (..., T_q, D) @ (..., D, T_k) -> (..., T_q, T_k)
 '''

@@ -1,12 +1,10 @@
-"""Exercise: one pre-LN Transformer block.
-
-    x = x + Attn(LN₁(x))
-    x = x + FFN(LN₂(x))                   (GPT-2; Xiong et al. 2020 on why pre-LN trains easily)
+"""How the block exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
 `params` holds the block's weights under the names a glassformer Block's state_dict uses, so a
 passing block can run with a trained model's weights as they are. Reference:
 glassformer.models.gpt.Block (norm="pre", the case's weights put in with functional_call) and
-numpy_ref.block.
+numpy_ref.block. (Pre-LN as in GPT-2; Xiong et al. 2020 on why it trains easily.)
 """
 
 from __future__ import annotations
@@ -47,16 +45,6 @@ import torch
 
 
 def block(x, params, n_heads, mask=None, activation="relu", eps=1e-5):
-    """x (B, T, C) -> (B, T, C):
-
-        x = x + Attn(LN₁(x))        the attention half reads a normalised copy of the stream
-        x = x + FFN(LN₂(x))         so does the FFN half; the stream itself is never normalised
-
-    params: the block's weights by name, as a glassformer Block's state_dict names them:
-    ln1.weight, ln1.bias, attn.qkv.weight, attn.qkv.bias, attn.proj.weight, attn.proj.bias,
-    ln2.weight, ln2.bias, ffn.fc1.weight, ffn.fc1.bias, ffn.fc2.weight, ffn.fc2.bias
-    (a bias may be missing or None).
-    """
     p = params
     h = _layer_norm(x, p["ln1.weight"], p.get("ln1.bias"), eps)  # (B, T, C)
     x = x + _multi_head_attention(

@@ -1,6 +1,5 @@
-"""Exercise: the causal mask, so that no position can read the future.
-
-    mask[i, j] = (j <= i)        (T, T) bool, True = may attend
+"""How the causal_mask exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
 Reference: glassformer.nn.attention.causal_mask and numpy_ref.causal_mask. glassformer's masks are
 boolean with True = may attend everywhere; an additive float mask (0 / -inf) or a 0/1 float
@@ -28,7 +27,6 @@ import torch
 
 
 def causal_mask(T: int) -> torch.Tensor:
-    """(T, T) bool, True = may attend: query i sees key j exactly when j <= i."""
     i = torch.arange(T)[:, None]  # (T, 1) query positions
     j = torch.arange(T)[None, :]  # (1, T) key positions
     return j <= i  # (T, T)

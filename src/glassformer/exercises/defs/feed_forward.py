@@ -1,9 +1,8 @@
-"""Exercise: the position-wise feed-forward network.
+"""How the feed_forward exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
-    FFN(x) = act(x·W₁ᵀ + b₁)·W₂ᵀ + b₂        W₁ (F, C), W₂ (C, F): PyTorch's (out, in) layout
-    act: relu(h) = max(h, 0) | gelu(h) = h·Φ(h) = h·½(1 + erf(h/√2)) | gelu_tanh (GPT-2's approximation)
-
-Reference: glassformer.models.gpt.FeedForward and numpy_ref.feed_forward.
+Reference: glassformer.models.gpt.FeedForward and numpy_ref.feed_forward, for each activation
+(relu, exact gelu, gelu_tanh).
 """
 
 from __future__ import annotations
@@ -42,11 +41,6 @@ import torch
 
 
 def feed_forward(x, w1, b1, w2, b2, activation="relu"):
-    """x (B, T, C) -> (B, T, C):  act(x·W₁ᵀ + b₁)·W₂ᵀ + b₂.
-
-    w1 (F, C), b1 (F,) or None, w2 (C, F), b2 (C,) or None: PyTorch's (out, in) layout.
-    activation: "relu", "gelu" (exact, x·Φ(x)) or "gelu_tanh" (GPT-2's approximation).
-    """
     h = x @ w1.T  # (B, T, F)
     if b1 is not None:
         h = h + b1  # (B, T, F)

@@ -1,7 +1,5 @@
-"""Exercise: lesson 1's attention by hand, on apple, banana and orange.
-
-    Q = E·W_Q   K = E·W_K   V = E·W_V          (row vectors: a word is a row of E)
-    weights = softmax_rows(Q·Kᵀ / √d_k)        output = weights·V
+"""How the fruit exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
 The first case is the lesson's own example (glassformer.lessons.fruit: E and the three hand-set
 projections). Reference: glassformer.nn.attention.scaled_dot_product_attention on E·W_Q, E·W_K,
@@ -35,11 +33,6 @@ import torch
 
 
 def fruit_attention(E, W_Q, W_K, W_V):
-    """E (T, d_model), W_Q and W_K (d_model, d_k), W_V (d_model, d_v).
-    Returns (weights (T, T), output (T, d_v)):
-
-        Q = E·W_Q   K = E·W_K   V = E·W_V   weights = softmax_rows(Q·Kᵀ / √d_k)   output = weights·V
-    """
     Q, K, V = E @ W_Q, E @ W_K, E @ W_V  # (T, d_k), (T, d_k), (T, d_v)
     scores = Q @ K.T / math.sqrt(K.size(-1))  # (T, T): row i = word i's query against every key
     e = torch.exp(scores - scores.amax(dim=-1, keepdim=True))  # (T, T), largest entry per row is 1

@@ -1,7 +1,5 @@
-"""Exercise: split the width into heads, and merge the heads back.
-
-    split_heads  (B, T, C) -> view (B, T, H, D) -> transpose -> (B, H, T, D)
-    merge_heads  (B, H, T, D) -> transpose -> (B, T, H, D) -> reshape -> (B, T, C)
+"""How the heads exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
 glassformer does both inside MultiHeadAttention (nn/attention.py), so that is the reference:
 split = MultiHeadAttention.split_qkv with an identity projection (its queries are x, split);
@@ -32,14 +30,12 @@ import torch
 
 
 def split_heads(x: torch.Tensor, n_heads: int) -> torch.Tensor:
-    """(B, T, C) -> (B, H, T, D), D = C // H: features h·D .. (h+1)·D belong to head h."""
     B, T, C = x.shape
     x = x.reshape(B, T, n_heads, C // n_heads)  # (B, T, H, D): cut each token's features into H blocks
     return x.transpose(1, 2)  # (B, H, T, D): the head axis in front, so each head is its own (T, D) matrix
 
 
 def merge_heads(z: torch.Tensor) -> torch.Tensor:
-    """(B, H, T, D) -> (B, T, H·D): the exact inverse of split_heads."""
     B, H, T, D = z.shape
     z = z.transpose(1, 2)  # (B, T, H, D): tokens first again (no longer contiguous)
     return z.reshape(B, T, H * D)  # (B, T, C); reshape copies when it must, view would fail here

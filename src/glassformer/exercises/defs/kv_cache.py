@@ -1,9 +1,5 @@
-"""Exercise: one decoding step with a key/value cache.
-
-    new token x (B, 1, C) -> q, k, v (B, H, 1, D)
-    keys   = [cached keys ; k]      (B, H, L+1, D)          the cache grows by one
-    values = [cached values ; v]    (B, H, L+1, D)
-    out    = merge(softmax(q·keysᵀ/√D)·values)·W_outᵀ + b_out      no mask: every key is in the past
+"""How the kv_cache exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
 Reference: glassformer's MultiHeadAttention run on the new token with a LayerCache
 (nn/kv_cache.py) holding the L earlier keys and values, and a NumPy twin built from numpy_ref's
@@ -40,12 +36,6 @@ import torch
 
 
 def decode_step(x_new, k_cache, v_cache, w_qkv, b_qkv, w_out, b_out, n_heads):
-    """Attention output for ONE new token, reusing the keys and values of the L earlier ones.
-
-    x_new (B, 1, C); k_cache, v_cache (B, H, L, D) (L may be 0); weights as in
-    multi_head_attention: w_qkv (3C, C), b_qkv (3C,) or None, w_out (C, C), b_out (C,) or None.
-    Returns (output (B, 1, C), keys (B, H, L+1, D), values (B, H, L+1, D)).
-    """
     B, T, C = x_new.shape
     D = C // n_heads
     # 1) project only the new token

@@ -1,7 +1,5 @@
-"""Exercise: LayerNorm over the features of each token.
-
-    LayerNorm(x) = γ · (x - mean) / √(var + ε) + β,   mean and var over the last axis (C),
-                   var the biased variance: divide by C              (Ba, Kiros & Hinton 2016)
+"""How the layer_norm exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
 Reference: glassformer.models.gpt.layer_norm (the nn.LayerNorm glassformer's blocks use) and
 numpy_ref.layer_norm. The cases include rows whose variance is far below ε (where the place of
@@ -40,11 +38,6 @@ import torch
 
 
 def layer_norm(x, weight, bias, eps=1e-5):
-    """x (..., C) -> (..., C):  γ · (x - mean) / √(var + ε) + β, per token, over its C features.
-
-    var is the biased variance (divide by C, not C - 1): it describes these C numbers, it does
-    not estimate a population. weight = γ (C,), bias = β (C,) or None.
-    """
     mean = x.mean(dim=-1, keepdim=True)  # (..., 1)
     centred = x - mean  # (..., C)
     var = (centred**2).mean(dim=-1, keepdim=True)  # (..., 1)

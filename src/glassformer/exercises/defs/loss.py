@@ -1,10 +1,8 @@
-"""Exercise: next-token cross-entropy.
-
-    loss = -1/N Σ_{b,t} log softmax(logits[b, t])[targets[b, t]]      over the N targets ≠ ignore_index
+"""How the loss exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
 Reference: glassformer.nn.loss.next_token_loss (F.cross_entropy on the flattened logits) and a
-NumPy version written here, log-softmax by the max shift. targets[b, t] is already the token
-after position t (the batch was shifted when it was cut from the text); shifting again is one of
+NumPy version written here, log-softmax by the max shift. Shifting the targets again is one of
 the known mistakes.
 """
 
@@ -28,11 +26,6 @@ import torch
 
 
 def next_token_loss(logits, targets, ignore_index=-100):
-    """logits (B, T, V), targets (B, T) int -> scalar:  -1/N Σ log softmax(logits[b, t])[targets[b, t]]
-
-    over the N positions whose target is not `ignore_index`. targets[b, t] is already the token
-    that follows position t (the batch was shifted when it was made): no shifting here.
-    """
     V = logits.size(-1)
     flat = logits.reshape(-1, V)  # (B·T, V)
     tgt = targets.reshape(-1)  # (B·T,)

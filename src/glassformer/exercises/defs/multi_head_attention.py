@@ -1,11 +1,9 @@
-"""Exercise: multi-head self-attention with one packed Q/K/V projection (GPT-2's layout).
+"""How the multi_head_attention exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
-    q, k, v = split(x·W_qkvᵀ + b_qkv)         W_qkv (3C, C): rows [queries | keys | values]
-    z_h = Attention(q_h, k_h, v_h)            for each head h, D = C / H features each
-    out = merge(z)·W_outᵀ + b_out
-
-Reference: glassformer.nn.attention.MultiHeadAttention (style="packed", the case's weights put
-in with torch.func.functional_call, so gradients reach them) and numpy_ref.multi_head_attention.
+Reference: glassformer.nn.attention.MultiHeadAttention (style="packed", GPT-2's layout, the
+case's weights put in with torch.func.functional_call, so gradients reach them) and
+numpy_ref.multi_head_attention.
 """
 
 from __future__ import annotations
@@ -44,11 +42,6 @@ import torch
 
 
 def multi_head_attention(x, w_qkv, b_qkv, w_out, b_out, n_heads, mask=None):
-    """x (B, T, C) -> (B, T, C).
-
-    w_qkv (3C, C), b_qkv (3C,) or None: the rows are [queries | keys | values] (PyTorch's
-    (out, in) layout, so the projection is x @ w_qkv.T). w_out (C, C), b_out (C,) or None.
-    """
     B, T, C = x.shape
     # 1) project once for all heads, then cut into q, k, v and into heads
     qkv = x @ w_qkv.T  # (B, T, 3C)

@@ -1,10 +1,7 @@
-"""Exercise: the padding mask, so that no query reads a <PAD> token.
+"""How the padding_mask exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
-    mask[b, 0, 0, j] = (ids[b, j] != pad_id)        ids (B, T) -> (B, 1, 1, T) bool
-
-Reference: glassformer.models.encoder.padding_mask and numpy_ref.padding_mask. The axes of size 1
-broadcast over heads and queries: it is the KEYS that are hidden (a padding query still gets
-an output; the loss ignores it).
+Reference: glassformer.models.encoder.padding_mask and numpy_ref.padding_mask.
 """
 
 from __future__ import annotations
@@ -28,11 +25,6 @@ import torch
 
 
 def padding_mask(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
-    """ids (B, T) -> (B, 1, 1, T) bool: True where the KEY is a real token.
-
-    The two axes of size 1 broadcast over heads and queries: every query of every head is
-    stopped from looking at a padding key.
-    """
     return (ids != pad_id)[:, None, None, :]  # (B, T) -> (B, 1, 1, T)
 '''
 

@@ -1,9 +1,6 @@
-"""Exercise: top-k and top-p (nucleus) filtering before the next token is drawn.
+"""How the sampling exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
-    top-k: keep the logits >= the k-th largest of the row            (Fan et al. 2018)
-    top-p: keep the smallest set of most likely tokens whose probability reaches p
-                                                                     (Holtzman et al. 2020)
-Everything filtered out becomes -inf, so the softmax gives it probability exactly 0.
 Reference: glassformer.sample.top_k_filter / top_p_filter and NumPy versions written here.
 """
 
@@ -28,16 +25,12 @@ import torch
 
 
 def top_k_filter(logits: torch.Tensor, k: int) -> torch.Tensor:
-    """(B, V) -> (B, V): every logit below the k-th largest of its row becomes -inf.
-    Logits tied with the k-th largest are kept, so a row may keep more than k."""
     k = min(k, logits.size(-1))
     kth = torch.topk(logits, k, dim=-1).values[:, -1:]  # (B, 1): the k-th largest per row
     return logits.masked_fill(logits < kth, float("-inf"))  # (B, V)
 
 
 def top_p_filter(logits: torch.Tensor, p: float) -> torch.Tensor:
-    """(B, V) -> (B, V): keep the most likely tokens until their probability reaches p, -inf for
-    the rest. The token that carries the total over p is kept; so is the most likely token."""
     if p >= 1:
         return logits
     sorted_logits, order = torch.sort(logits, dim=-1, descending=True)  # (B, V), (B, V)

@@ -1,11 +1,8 @@
-"""Exercise: the sinusoidal position table.
-
-    P[p, 2i]   = sin(p / 10000^(2i/C))
-    P[p, 2i+1] = cos(p / 10000^(2i/C))          (Vaswani et al. 2017, §3.5)
+"""How the sinusoidal exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
 Reference: glassformer.nn.position.sinusoidal_table (computed as exp(-ln(10000)·2i/C)) and
 numpy_ref.sinusoidal_table (written as a plain power): the two agree only if both are right.
-An odd C has one more sine column than cosine columns.
 """
 
 from __future__ import annotations
@@ -29,7 +26,6 @@ import torch
 
 
 def sinusoidal_table(max_len: int, d_model: int) -> torch.Tensor:
-    """(max_len, d_model) float64:  P[p, 2i] = sin(p / 10000^(2i/C)),  P[p, 2i+1] = cos(same angle)."""
     p = torch.arange(max_len, dtype=torch.float64)[:, None]  # (L, 1) positions
     two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # (ceil(C/2),) even feature indices
     angle = p / 10000.0 ** (two_i / d_model)  # (L, ceil(C/2)): the angle p·ω_i

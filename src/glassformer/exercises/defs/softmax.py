@@ -1,6 +1,5 @@
-"""Exercise: a numerically stable softmax.
-
-    softmax(x)_i = exp(x_i - m) / Σ_j exp(x_j - m),   m = max_j x_j      (along `dim`)
+"""How the softmax exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
 Reference: glassformer.nn.attention.attention_weights (softmax over the last axis; other axes
 are moved there and back) and numpy_ref.softmax. The cases that matter: logits near ±800
@@ -29,11 +28,6 @@ import torch
 
 
 def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
-    """softmax(x)_i = exp(x_i - m) / Σ_j exp(x_j - m), with m = max_j x_j along `dim`.
-
-    Subtracting m changes nothing mathematically (it cancels between numerator and denominator)
-    but keeps every exponent <= 0, so exp never overflows and the largest term is exactly 1.
-    """
     m = x.amax(dim=dim, keepdim=True)  # x's shape with `dim` of size 1
     e = torch.exp(x - m)  # x's shape, entries in (0, 1]; exactly 0 where x is -inf
     return e / e.sum(dim=dim, keepdim=True)  # x's shape, sums to 1 along `dim`

@@ -3,7 +3,9 @@ every key the exercises use is there."""
 
 from __future__ import annotations
 
+import ast
 import re
+from pathlib import Path
 
 from helpers import assert_tables_match
 from helpers import format_fields as fields
@@ -62,8 +64,6 @@ def test_every_variant_has_a_targeted_message_and_three_hints_per_exercise():
 
 
 def test_the_docs_list_every_exercise_in_order_with_its_functions_and_tolerance():
-    from pathlib import Path
-
     docs = (Path(__file__).parents[2] / "docs" / "exercises.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\| (\d+) \| `(\w+)` \| (.+) \| (\S+) \|$", docs, re.M)
     assert [(int(n), name) for n, name, _, _ in rows] == list(enumerate(catalog.ORDER, 1))
@@ -74,3 +74,17 @@ def test_the_docs_list_every_exercise_in_order_with_its_functions_and_tolerance(
             assert f"`{f.name}(" in written, (name, f.name)
     n_variants = sum(len(catalog.get(name).variants) for name in catalog.ORDER)
     assert f"({n_variants} in all)" in docs
+
+
+def test_every_exercise_key_is_written_literally_in_the_code_that_reads_it():
+    """No key is built at run time (f"exercise.{name}.title"), so a grep for a key finds where it is
+    used, and a key no code names is dead: both fail here."""
+    src = Path(catalog.__file__).parents[1]
+    literal = {
+        node.value
+        for path in src.rglob("*.py")
+        if "messages" not in path.relative_to(src).parts
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    }
+    assert [key for key in words.EN if key not in literal] == []

@@ -10,7 +10,7 @@ import torch
 
 from glassformer.cli import main
 from glassformer.exercises import catalog, educator
-from glassformer.exercises.grading import first_problem, prepare
+from glassformer.exercises.grading.comparing import first_problem, prepare
 
 NAMES = ["softmax", "causal_mask", "attention"]
 

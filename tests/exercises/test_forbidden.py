@@ -6,7 +6,7 @@ import textwrap
 
 from glassformer.exercises import catalog, grading
 from glassformer.exercises.catalog import ATTENTION, LAYER_NORM, LINEAR, SOFTMAX
-from glassformer.exercises.grading import scan
+from glassformer.exercises.grading.scanning import scan
 
 
 def offences(tmp_path, source, rules, name="learner.py", **siblings):

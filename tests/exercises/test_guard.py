@@ -12,6 +12,8 @@ import csv
 import pytest
 
 from glassformer.exercises import catalog, educator, grading
+from glassformer.exercises.grading.scanning import scan
+from glassformer.messages import t
 
 SOLUTION = catalog.get("softmax").solution
 C = 'C = getattr(torch, "_" + "C")\n'  # torch._C, its name built at run time: the scan cannot see it
@@ -103,7 +105,7 @@ def test_each_escape_fails_check_with_a_named_reason(escapes, name):
     assert (first.name, first.why) == ESCAPES[name][1]
     assert report.sandbox is None if name in PLAIN else report.sandbox is not None  # the plain ones never ran
     text = grading.render(report, "en")
-    assert "✓" not in text and grading.t(first.why) in text
+    assert "✓" not in text and t(first.why) in text
 
 
 def test_the_dynamic_escapes_are_refused_where_the_call_is(escapes):
@@ -130,13 +132,13 @@ def test_after_an_escape_the_next_file_is_graded_under_a_whole_guard(escapes):
 def test_the_scan_refuses_the_plain_escapes_and_names_each_reach_once(tmp_path):
     path = tmp_path / "softmax.py"
     path.write_text(ESCAPES["disable"][0])
-    found = [(o.line, o.name, o.why) for o in grading.scan(path, catalog.get("softmax").forbidden)]
+    found = [(o.line, o.name, o.why) for o in scan(path, catalog.get("softmax").forbidden)]
     assert found == [
         (3, "torch._C.DisableTorchFunction", "exercise.forbid.internals"),
         (4, "torch.softmax", "exercise.forbid.softmax"),
     ]
     path.write_text("from torch._C import DisableTorchFunction\nimport torch.overrides as o\n")
-    assert [(o.line, o.why) for o in grading.scan(path, ())] == [
+    assert [(o.line, o.why) for o in scan(path, ())] == [
         (1, "exercise.forbid.internals"),
         (2, "exercise.forbid.internals"),
     ]

@@ -17,11 +17,14 @@ from pathlib import Path
 import pytest
 
 from glassformer.exercises import catalog, educator, grading, sandbox
+from glassformer.exercises.grading.reading import read_source
+from glassformer.exercises.grading.report import SANDBOX_PARTS, sandbox_line
+from glassformer.exercises.grading.scanning import scan
 from glassformer.messages import t
 
 SOLUTION = catalog.get("softmax").solution
-SRC = str(Path(grading.__file__).resolve().parents[2])  # the src/ folder glassformer is imported from
-DEFS = str(Path(grading.__file__).resolve().parent / "defs" / "softmax.py")  # the reference solution, in the package
+SRC = str(Path(catalog.__file__).resolve().parents[2])  # the src/ folder glassformer is imported from
+DEFS = str(Path(catalog.__file__).resolve().parent / "defs" / "softmax.py")  # the reference solution, in the package
 SECRET = "GLASSFORMER_TEST_FAKE_CREDENTIAL"  # set in the grader's environment while the hostile files run
 MARK = "glassformer-survivor-%d" % os.getpid()  # in the surviving child's command line: found if it survived
 
@@ -235,7 +238,7 @@ def test_the_dynamic_cheats_are_refused_with_the_rules_message(planted, name, re
 def test_the_static_rules_do_not_see_these_cheats(planted, tmp_path):
     """What the run-time guard adds: none of the files above is refused by reading its syntax tree."""
     for name in ("getattr_torch", "getattr_tensor", "aten", "sdpa", "sdpa_disabled", "safe_softmax", "resolve_name"):
-        assert grading.scan(planted["root"] / name / "softmax.py", catalog.get("softmax").forbidden) == [], name
+        assert scan(planted["root"] / name / "softmax.py", catalog.get("softmax").forbidden) == [], name
 
 
 def test_a_latin1_file_is_refused_naming_the_byte(tmp_path):
@@ -252,7 +255,7 @@ def test_a_latin1_file_is_refused_naming_the_byte(tmp_path):
         "guess": "Latin-1 / Windows-1252",
     }
     assert t("error.exercise.encoding", **report.refusal.fields) in grading.render(report, "en")
-    assert grading.read_source(catalog.get("softmax").solution_path) == SOLUTION  # UTF-8 reads as before
+    assert read_source(catalog.get("softmax").solution_path) == SOLUTION  # UTF-8 reads as before
 
 
 def test_a_latin1_sibling_is_refused_too(tmp_path):
@@ -283,9 +286,9 @@ def test_with_the_sandbox_off_every_report_says_so_and_children_are_still_killed
     )
     assert report.passed and report.sandbox["on"] is False and report.sandbox["reason"] == "GLASSFORMER_SANDBOX=off"
     assert report.sandbox["missing"] == ["files", "network", "processes"]
-    assert grading.sandbox_line(report.sandbox) in grading.render(report)
-    missing = ", ".join(t(f"exercise.msg.sandbox.part.{m}") for m in report.sandbox["missing"])
-    assert grading.sandbox_line(report.sandbox) == t(
+    assert sandbox_line(report.sandbox) in grading.render(report)
+    missing = ", ".join(t(SANDBOX_PARTS[m]) for m in report.sandbox["missing"])
+    assert sandbox_line(report.sandbox) == t(
         "exercise.msg.sandbox.off", reason=sandbox.ENV_OFF + "=off", missing=missing
     )
     # without namespaces the supervisor still kills its tree: orphans are handed to it (a subreaper)

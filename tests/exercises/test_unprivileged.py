@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from glassformer.exercises import catalog, grading, sandbox
+from glassformer.exercises import catalog, sandbox
 
-SRC = str(Path(grading.__file__).resolve().parents[2])
+SRC = str(Path(catalog.__file__).resolve().parents[2])
 NOBODY = 65534
 SECRET = "GLASSFORMER_TEST_FAKE_CREDENTIAL"
 SOLUTION = catalog.get("softmax").solution

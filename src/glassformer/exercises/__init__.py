@@ -3,13 +3,15 @@
 The exercises follow the data flow (catalog.ORDER): softmax, scores, masks, attention, heads,
 multi-head attention, positions, LayerNorm, FFN, a block, the loss, sampling filters, a KV-cache
 step, and the fruit example of lesson 1. Each one is one file, defs/NAME.py: its definition
-(references, cases, forbidden calls), its reference solution and its known-wrong variants; its
-words are in the one catalogue (glassformer.messages, keys `exercise.NAME.*`).
+(references, cases, forbidden calls), its reference solution, its known-wrong variants and the
+keys of its words (title, docstrings, hints, the note on each mistake), whose sentences are in the
+one catalogue (glassformer.messages).
 
 The machinery, one module per job a newcomer can name:
 
     catalog.py    what an exercise is made of (Exercise, Function, Case, Variant, Rule), the list
-    grading.py    check(): refuse shortcuts, run, compare, diagnose -> Report; render(Report)
+    grading/      check(): read, refuse shortcuts, run, compare, diagnose -> Report; render(Report),
+                  one module per job (grading/__init__.py lists them)
     sandbox.py    the learner's code in a child process with a time limit (this file is the child)
     session.py    the learner's verbs (list, start, check, hint, solution), skeletons, progress
     educator.py   the teacher's verbs (grade a class, export golden files, known-mistake files)

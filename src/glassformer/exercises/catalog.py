@@ -8,8 +8,9 @@
     randn, noncontiguous, ...        helpers the definitions build their cases and twins with
 
 Nothing here runs the learner's code (sandbox.py does, in a separate process) or grades it
-(grading.py). Every word an exercise says lives in the one catalogue (glassformer.messages,
-messages/exercises.py), keyed `exercise.NAME.*`.
+(grading/). Every word an exercise says is a catalogue key written literally in its defs/NAME.py
+(an Exercise's title, todo and hints, a Function's doc, a Variant's note, a Case's label); the
+sentences are in the one catalogue (glassformer.messages).
 
 Conventions
   * Graded in float64: every floating-point input a case holds is a float64 tensor.
@@ -54,6 +55,7 @@ class Function:
     signature: str  # the text between the parentheses and the return annotation, e.g. "(x, dim=-1) -> torch.Tensor"
     args: tuple[str, ...]  # argument names in the order a case passes them
     outputs: tuple[str, ...]  # names of the returned values, for messages ("output", "weights")
+    doc: str  # text key: the skeleton's docstring (the math and the shape contract)
 
 
 @dataclass(frozen=True)
@@ -70,11 +72,13 @@ class Case:
 
 @dataclass(frozen=True)
 class Variant:
-    """A known-wrong version of function `fn`; `id` names its message (`<exercise>.wrong.<id>`)."""
+    """A known-wrong version of function `fn`; `note` (a text key) says what the mistake is when
+    the learner's outputs equal the variant's."""
 
     id: str
     fn: str
     impl: Callable
+    note: str
 
 
 @dataclass(frozen=True)
@@ -93,6 +97,9 @@ class Exercise:
     make_cases: Callable[[np.random.Generator], list[Case]]
     reference: dict[str, Callable[..., tuple]]
     numpy_reference: dict[str, Callable[..., tuple]]
+    title: str  # text keys: the exercise's title, its skeleton's TODO comment, three hints
+    todo: str
+    hints: tuple[str, str, str]
     variants: tuple[Variant, ...] = ()
     forbidden: tuple[Rule, ...] = ()
     allowed: tuple[str, ...] = ()  # operations the skeleton names as the ones to use

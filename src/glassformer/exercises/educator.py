@@ -25,7 +25,8 @@ import glassformer.exercises.catalog as catalog
 import glassformer.exercises.grading as grading
 from glassformer.errors import NotFound
 from glassformer.exercises.catalog import Exercise, Variant, speaks
-from glassformer.exercises.grading import path_name, prepare
+from glassformer.exercises.grading.comparing import path_name, prepare
+from glassformer.exercises.grading.report import STATUS, sandbox_line
 from glassformer.messages import in_language, t
 
 STATUS_MARK = {
@@ -61,6 +62,7 @@ def grade(
     # function, a thread left running) reaches another student's grade
     reports = grading.check_many(items, timeout)
     ran = [r.sandbox for r in reports if r.sandbox is not None]
+    mistakes = {v.note: v.id for n in names for v in catalog.get(n).variants}
     rows = []
     for (name, file), rep in zip(items, reports, strict=False):
         key = rep.diagnosis[0] if rep.diagnosis else ""
@@ -71,7 +73,7 @@ def grade(
                 "status": rep.status,
                 "cases_passed": rep.n_passed,
                 "cases_total": len(rep.cases) or len(prepare(name).cases),
-                "mistake": key.rsplit(".", 1)[-1] if ".wrong." in key else key,
+                "mistake": mistakes.get(key, key),  # a known mistake by its variant's id
                 "detail": t(key, **rep.diagnosis[1]) if rep.diagnosis else "",
             }
         )
@@ -111,11 +113,11 @@ def summary(rows: list[dict], names: list[str], lang: str | None = None, sandbox
     lines = [
         f"# {t('exercise.msg.grade.title')}",
         "",
-        grading.sandbox_line(sandbox),
+        sandbox_line(sandbox),
         "",
         t(
             "exercise.msg.grade.legend",
-            marks=", ".join(f"{m} {t('exercise.msg.status.' + s)}" for s, m in STATUS_MARK.items()),
+            marks=", ".join(f"{m} {t(STATUS[s])}" for s, m in STATUS_MARK.items()),
         ),
         "",
     ]

@@ -1070,7 +1070,7 @@ class Guard:
       mode is refused with the rule GUARD ("the grader's guard was switched off").
 
     The scan of the syntax tree refuses torch._C and a function's closure before anything runs
-    (grading.INTERNALS); this guard holds where those are reached by a name built at run time.
+    (grading/scanning.py, INTERNALS); this guard holds where those are reached by a name built at run time.
     Where both modes are taken off and put back around a call (through the frames, or popped and
     pushed back), the autograd graph of what the call returned still names the operation (graph)."""
 

@@ -35,10 +35,9 @@ from pathlib import Path
 import glassformer.exercises.catalog as catalog
 import glassformer.exercises.grading as grading
 import glassformer.exercises.plug as plug
-from glassformer.exercises.catalog import Exercise, speaks
+from glassformer.exercises.catalog import Exercise, Function, speaks
+from glassformer.exercises.grading.report import STATUS
 from glassformer.messages import t
-
-N_HINTS = 3
 
 
 def status_of(folder: Path, name: str) -> str:
@@ -61,8 +60,8 @@ def overview(folder: Path, lang: str | None = None) -> tuple[str, int]:
     for i, name in enumerate(catalog.ORDER, 1):
         status = status_of(folder, name)
         base, _, changed = status.partition("+")
-        label = t(f"exercise.msg.status.{base}") + (" · " + t("exercise.msg.status.changed") if changed else "")
-        rows.append((str(i), name, label, t(f"exercise.{name}.title"), base))
+        label = t(STATUS[base]) + (" · " + t("exercise.msg.status.changed") if changed else "")
+        rows.append((str(i), name, label, t(catalog.get(name).title), base))
     head = (
         t("exercise.msg.list.col.n"),
         t("exercise.msg.list.col.name"),
@@ -126,8 +125,8 @@ def hint(name: str, folder: Path, lang: str | None = None, show_all: bool = Fals
     ex = catalog.get(name)
     shown = entry(folder, ex.name).get("hints", 0)
     if show_all:
-        upto = N_HINTS
-    elif shown >= N_HINTS:
+        upto = len(ex.hints)
+    elif shown >= len(ex.hints):
         return t("exercise.msg.hint.none", name=ex.name), 0
     else:
         upto = shown + 1
@@ -135,8 +134,8 @@ def hint(name: str, folder: Path, lang: str | None = None, show_all: bool = Fals
     first = 1 if show_all else upto
     lines = []
     for k in range(first, upto + 1):
-        lines += [t("exercise.msg.hint", k=k, n=N_HINTS, name=ex.name), "  " + t(f"exercise.{ex.name}.hint.{k}"), ""]
-    if upto < N_HINTS:
+        lines += [t("exercise.msg.hint", k=k, n=len(ex.hints), name=ex.name), "  " + t(ex.hints[k - 1]), ""]
+    if upto < len(ex.hints):
         lines.append(t("exercise.msg.hint.more", name=ex.name))
     return "\n".join(lines).rstrip(), 0
 
@@ -164,17 +163,17 @@ def skeleton_text(ex: Exercise, lang: str | None = None) -> str:
         n=catalog.number(ex.name),
         total=len(catalog.ORDER),
         name=ex.name,
-        title=t(f"exercise.{ex.name}.title"),
+        title=t(ex.title),
         fns=fns,
     )
     parts = ['"""' + head + '\n"""\n', ex.header]
     for f in ex.functions:
-        parts.append("\n" + _function(ex, f.name, f.signature))
+        parts.append("\n" + _function(ex, f))
     return "\n".join(p.rstrip("\n") + "\n" for p in parts)
 
 
-def _function(ex: Exercise, name: str, signature: str) -> str:
-    doc = t(f"exercise.{ex.name}.doc.{name}").strip("\n").splitlines()
+def _function(ex: Exercise, f: Function) -> str:
+    doc = t(f.doc).strip("\n").splitlines()
     doc += ["", t("exercise.skel.allowed") + " " + "; ".join(ex.allowed)] if ex.allowed else []
     refused = [n for rule in ex.forbidden for n in rule.names[:4]]
     if refused:
@@ -185,10 +184,10 @@ def _function(ex: Exercise, name: str, signature: str) -> str:
     elif ex.plugs_into:
         doc += ["", t("exercise.skel.mirrors", target=ex.plugs_into)]
     body = "\n".join(("    " + line).rstrip() for line in doc)
-    todo = "\n".join("    # " + line for line in t(f"exercise.{ex.name}.todo").splitlines())
+    todo = "\n".join("    # " + line for line in t(ex.todo).splitlines())
     return (
-        f'def {name}{signature}:\n    r"""{body.lstrip()}\n    """\n'
-        f'{todo}\n    raise NotImplementedError("TODO: {name}")\n'
+        f'def {f.name}{f.signature}:\n    r"""{body.lstrip()}\n    """\n'
+        f'{todo}\n    raise NotImplementedError("TODO: {f.name}")\n'
     )
 
 

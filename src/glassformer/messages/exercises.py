@@ -863,7 +863,6 @@ EN = {
     "exercise.msg.problem.nan": "output{where}: NaN first at index {index} (reference {ref})",
     "exercise.msg.problem.grad_shape": "gradient of {where}: shape {yours}, expected {ref}",
     "exercise.msg.problem.grad_dtype": "gradient of {where}: dtype {yours}, expected {ref}",
-    "exercise.msg.problem.grad_type": "gradient of {where}: {yours}",
     "exercise.msg.problem.grad_value": (
         "gradient of {where}: first mismatch at index {index}: yours {yours}, reference {ref}"
     ),
@@ -1749,7 +1748,6 @@ ZH = {
     "exercise.msg.problem.nan": "输出{where}：第一个 NaN 出现在 {index}（参考值 {ref}）",
     "exercise.msg.problem.grad_shape": "{where} 的梯度：形状 {yours}，应当是 {ref}",
     "exercise.msg.problem.grad_dtype": "{where} 的梯度：dtype 为 {yours}，应当是 {ref}",
-    "exercise.msg.problem.grad_type": "{where} 的梯度：{yours}",
     "exercise.msg.problem.grad_value": "{where} 的梯度：第一个不一致的位置 {index}：你的 {yours}，参考 {ref}",
     "exercise.msg.problem.grad_nan": "{where} 的梯度：第一个 NaN 出现在 {index}（参考值 {ref}）",
     "exercise.msg.problem.grad_missing": "{where} 没有梯度：{note}",

@@ -1,6 +1,5 @@
-"""Exercise: scaled dot-product attention, NaN-free when a query row may see no key at all.
-
-    Attention(Q, K, V) = softmax(Q·Kᵀ/√D, hidden keys at -inf)·V        (Vaswani et al. 2017, eq. 1)
+"""How the attention exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
 A query row whose keys are ALL hidden (a padding-only sequence, say) has no defined softmax:
 all -inf gives 0/0 = NaN, and one NaN spreads to the whole batch's loss and gradients.
@@ -18,6 +17,7 @@ import torch
 
 from glassformer import numpy_ref
 from glassformer.exercises.catalog import ATTENTION, Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.messages import N_
 from glassformer.nn.attention import causal_mask, scaled_dot_product_attention
 
 # ------------------------------------------------------------------ the reference solution
@@ -33,9 +33,6 @@ import torch
 
 
 def scaled_dot_product_attention(q, k, v, mask=None):
-    """softmax(Q·Kᵀ/√D, hidden keys at -inf)·V.  q (..., T_q, D), k and v (..., T_k, D);
-    mask bool, True = may attend, broadcastable to (..., T_q, T_k).
-    Returns (output (..., T_q, D), weights (..., T_q, T_k))."""
     D = q.size(-1)
     scores = q @ k.transpose(-2, -1) / math.sqrt(D)  # (..., T_q, T_k)
     if mask is None:
@@ -203,26 +200,44 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="attention",
+    title=N_("exercise.attention.title"),
+    todo=N_("exercise.attention.todo"),
+    hints=(N_("exercise.attention.hint.1"), N_("exercise.attention.hint.2"), N_("exercise.attention.hint.3")),
     solution=SOLUTION,
     functions=(
         Function(
-            "scaled_dot_product_attention", "(q, k, v, mask=None)", ("q", "k", "v", "mask"), ("output", "weights")
+            "scaled_dot_product_attention",
+            "(q, k, v, mask=None)",
+            ("q", "k", "v", "mask"),
+            ("output", "weights"),
+            doc=N_("exercise.attention.doc.scaled_dot_product_attention"),
         ),
     ),
     make_cases=make_cases,
     reference={"scaled_dot_product_attention": reference},
     numpy_reference={"scaled_dot_product_attention": numpy_twin(twin)},
-    variants=tuple(
-        Variant(f.__name__, "scaled_dot_product_attention", f)
-        for f in (
-            nan_dead_rows,
-            minus_big,
-            inverted_mask,
+    variants=(
+        Variant(
+            "nan_dead_rows", "scaled_dot_product_attention", nan_dead_rows, N_("exercise.attention.wrong.nan_dead_rows")
+        ),
+        Variant("minus_big", "scaled_dot_product_attention", minus_big, N_("exercise.attention.wrong.minus_big")),
+        Variant(
+            "inverted_mask", "scaled_dot_product_attention", inverted_mask, N_("exercise.attention.wrong.inverted_mask")
+        ),
+        Variant(
+            "softmax_over_queries",
+            "scaled_dot_product_attention",
             softmax_over_queries,
-            scale_by_d,
-            no_scale,
+            N_("exercise.attention.wrong.softmax_over_queries"),
+        ),
+        Variant("scale_by_d", "scaled_dot_product_attention", scale_by_d, N_("exercise.attention.wrong.scale_by_d")),
+        Variant("no_scale", "scaled_dot_product_attention", no_scale, N_("exercise.attention.wrong.no_scale")),
+        Variant(
+            "mask_after_softmax",
+            "scaled_dot_product_attention",
             mask_after_softmax,
-        )
+            N_("exercise.attention.wrong.mask_after_softmax"),
+        ),
     ),
     forbidden=(ATTENTION,),
     allowed=(

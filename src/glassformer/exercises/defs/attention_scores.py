@@ -1,6 +1,5 @@
-"""Exercise: the attention scores, how well each query matches each key.
-
-    scores = Q·Kᵀ / √D          q (..., T_q, D), k (..., T_k, D) -> (..., T_q, T_k)
+"""How the attention_scores exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
 Reference: glassformer.nn.attention.attention_scores and numpy_ref.attention_scores. The cases
 use D different from T_q, T_k and d_model, so dividing by the wrong one shows, and T_q ≠ T_k
@@ -15,6 +14,7 @@ import numpy as np
 
 from glassformer import numpy_ref
 from glassformer.exercises.catalog import ATTENTION, Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.messages import N_
 from glassformer.nn.attention import attention_scores
 
 # ------------------------------------------------------------------ the reference solution
@@ -30,7 +30,6 @@ import torch
 
 
 def attention_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
-    """q (..., T_q, D), k (..., T_k, D) -> (..., T_q, T_k): entry [i, j] = q_i·k_j / √D."""
     D = q.size(-1)
     return q @ k.transpose(-2, -1) / math.sqrt(D)  # (..., T_q, D) @ (..., D, T_k) -> (..., T_q, T_k)
 '''
@@ -95,18 +94,31 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="attention_scores",
+    title=N_("exercise.attention_scores.title"),
+    todo=N_("exercise.attention_scores.todo"),
+    hints=(
+        N_("exercise.attention_scores.hint.1"),
+        N_("exercise.attention_scores.hint.2"),
+        N_("exercise.attention_scores.hint.3"),
+    ),
     solution=SOLUTION,
     functions=(
-        Function("attention_scores", "(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor", ("q", "k"), ("scores",)),
+        Function(
+            "attention_scores",
+            "(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor",
+            ("q", "k"),
+            ("scores",),
+            doc=N_("exercise.attention_scores.doc.attention_scores"),
+        ),
     ),
     make_cases=make_cases,
     reference={"attention_scores": reference},
     numpy_reference={"attention_scores": numpy_twin(twin)},
     variants=(
-        Variant("scale_by_d", "attention_scores", scale_by_d),
-        Variant("no_scale", "attention_scores", no_scale),
-        Variant("keys_first", "attention_scores", keys_first),
-        Variant("scale_by_t", "attention_scores", scale_by_t),
+        Variant("scale_by_d", "attention_scores", scale_by_d, N_("exercise.attention_scores.wrong.scale_by_d")),
+        Variant("no_scale", "attention_scores", no_scale, N_("exercise.attention_scores.wrong.no_scale")),
+        Variant("keys_first", "attention_scores", keys_first, N_("exercise.attention_scores.wrong.keys_first")),
+        Variant("scale_by_t", "attention_scores", scale_by_t, N_("exercise.attention_scores.wrong.scale_by_t")),
     ),
     forbidden=(ATTENTION,),
     allowed=("@ / torch.matmul", "Tensor.transpose(-2, -1)", "math.sqrt"),

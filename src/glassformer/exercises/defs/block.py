@@ -1,12 +1,10 @@
-"""Exercise: one pre-LN Transformer block.
-
-    x = x + Attn(LN₁(x))
-    x = x + FFN(LN₂(x))                   (GPT-2; Xiong et al. 2020 on why pre-LN trains easily)
+"""How the block exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
 `params` holds the block's weights under the names a glassformer Block's state_dict uses, so a
 passing block can run with a trained model's weights as they are. Reference:
 glassformer.models.gpt.Block (norm="pre", the case's weights put in with functional_call) and
-numpy_ref.block.
+numpy_ref.block. (Pre-LN as in GPT-2; Xiong et al. 2020 on why it trains easily.)
 """
 
 from __future__ import annotations
@@ -30,6 +28,7 @@ from glassformer.exercises.catalog import (
     randn,
     solution_functions,
 )
+from glassformer.messages import N_
 from glassformer.models.gpt import Block
 from glassformer.nn.attention import causal_mask
 
@@ -46,16 +45,6 @@ import torch
 
 
 def block(x, params, n_heads, mask=None, activation="relu", eps=1e-5):
-    """x (B, T, C) -> (B, T, C):
-
-        x = x + Attn(LN₁(x))        the attention half reads a normalised copy of the stream
-        x = x + FFN(LN₂(x))         so does the FFN half; the stream itself is never normalised
-
-    params: the block's weights by name, as a glassformer Block's state_dict names them:
-    ln1.weight, ln1.bias, attn.qkv.weight, attn.qkv.bias, attn.proj.weight, attn.proj.bias,
-    ln2.weight, ln2.bias, ffn.fc1.weight, ffn.fc1.bias, ffn.fc2.weight, ffn.fc2.bias
-    (a bias may be missing or None).
-    """
     p = params
     h = _layer_norm(x, p["ln1.weight"], p.get("ln1.bias"), eps)  # (B, T, C)
     x = x + _multi_head_attention(
@@ -245,6 +234,9 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="block",
+    title=N_("exercise.block.title"),
+    todo=N_("exercise.block.todo"),
+    hints=(N_("exercise.block.hint.1"), N_("exercise.block.hint.2"), N_("exercise.block.hint.3")),
     solution=SOLUTION,
     functions=(
         Function(
@@ -252,13 +244,19 @@ EXERCISE = Exercise(
             '(x, params, n_heads, mask=None, activation="relu", eps=1e-5)',
             ("x", "params", "n_heads", "mask", "activation", "eps"),
             ("output",),
+            doc=N_("exercise.block.doc.block"),
         ),
     ),
     make_cases=make_cases,
     reference={"block": reference},
     numpy_reference={"block": numpy_twin(twin)},
-    variants=tuple(
-        Variant(f.__name__, "block", f) for f in (post_ln, no_residual, ln_on_stream, same_ln, parallel, mask_ignored)
+    variants=(
+        Variant("post_ln", "block", post_ln, N_("exercise.block.wrong.post_ln")),
+        Variant("no_residual", "block", no_residual, N_("exercise.block.wrong.no_residual")),
+        Variant("ln_on_stream", "block", ln_on_stream, N_("exercise.block.wrong.ln_on_stream")),
+        Variant("same_ln", "block", same_ln, N_("exercise.block.wrong.same_ln")),
+        Variant("parallel", "block", parallel, N_("exercise.block.wrong.parallel")),
+        Variant("mask_ignored", "block", mask_ignored, N_("exercise.block.wrong.mask_ignored")),
     ),
     forbidden=(ATTENTION,),
     allowed=(

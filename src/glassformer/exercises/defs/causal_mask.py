@@ -1,6 +1,5 @@
-"""Exercise: the causal mask, so that no position can read the future.
-
-    mask[i, j] = (j <= i)        (T, T) bool, True = may attend
+"""How the causal_mask exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
 Reference: glassformer.nn.attention.causal_mask and numpy_ref.causal_mask. glassformer's masks are
 boolean with True = may attend everywhere; an additive float mask (0 / -inf) or a 0/1 float
@@ -14,6 +13,7 @@ import torch
 
 from glassformer import numpy_ref
 from glassformer.exercises.catalog import Case, Exercise, Function, Variant, numpy_twin
+from glassformer.messages import N_
 from glassformer.nn.attention import causal_mask
 
 # ------------------------------------------------------------------ the reference solution
@@ -27,7 +27,6 @@ import torch
 
 
 def causal_mask(T: int) -> torch.Tensor:
-    """(T, T) bool, True = may attend: query i sees key j exactly when j <= i."""
     i = torch.arange(T)[:, None]  # (T, 1) query positions
     j = torch.arange(T)[None, :]  # (1, T) key positions
     return j <= i  # (T, T)
@@ -81,17 +80,24 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="causal_mask",
+    title=N_("exercise.causal_mask.title"),
+    todo=N_("exercise.causal_mask.todo"),
+    hints=(N_("exercise.causal_mask.hint.1"), N_("exercise.causal_mask.hint.2"), N_("exercise.causal_mask.hint.3")),
     solution=SOLUTION,
-    functions=(Function("causal_mask", "(T: int) -> torch.Tensor", ("T",), ("mask",)),),
+    functions=(
+        Function(
+            "causal_mask", "(T: int) -> torch.Tensor", ("T",), ("mask",), doc=N_("exercise.causal_mask.doc.causal_mask")
+        ),
+    ),
     make_cases=make_cases,
     reference={"causal_mask": reference},
     numpy_reference={"causal_mask": numpy_twin(twin)},
     variants=(
-        Variant("inverted", "causal_mask", inverted),
-        Variant("upper", "causal_mask", upper),
-        Variant("strict", "causal_mask", strict),
-        Variant("float_01", "causal_mask", float_01),
-        Variant("additive", "causal_mask", additive),
+        Variant("inverted", "causal_mask", inverted, N_("exercise.causal_mask.wrong.inverted")),
+        Variant("upper", "causal_mask", upper, N_("exercise.causal_mask.wrong.upper")),
+        Variant("strict", "causal_mask", strict, N_("exercise.causal_mask.wrong.strict")),
+        Variant("float_01", "causal_mask", float_01, N_("exercise.causal_mask.wrong.float_01")),
+        Variant("additive", "causal_mask", additive, N_("exercise.causal_mask.wrong.additive")),
     ),
     allowed=("torch.arange", "<=", "torch.tril", "torch.ones(..., dtype=torch.bool)"),
     header="import torch\n",

@@ -1,9 +1,8 @@
-"""Exercise: the position-wise feed-forward network.
+"""How the feed_forward exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
-    FFN(x) = act(x·W₁ᵀ + b₁)·W₂ᵀ + b₂        W₁ (F, C), W₂ (C, F): PyTorch's (out, in) layout
-    act: relu(h) = max(h, 0) | gelu(h) = h·Φ(h) = h·½(1 + erf(h/√2)) | gelu_tanh (GPT-2's approximation)
-
-Reference: glassformer.models.gpt.FeedForward and numpy_ref.feed_forward.
+Reference: glassformer.models.gpt.FeedForward and numpy_ref.feed_forward, for each activation
+(relu, exact gelu, gelu_tanh).
 """
 
 from __future__ import annotations
@@ -26,6 +25,7 @@ from glassformer.exercises.catalog import (
     numpy_twin,
     randn,
 )
+from glassformer.messages import N_
 from glassformer.models.gpt import FeedForward
 
 # ------------------------------------------------------------------ the reference solution
@@ -41,11 +41,6 @@ import torch
 
 
 def feed_forward(x, w1, b1, w2, b2, activation="relu"):
-    """x (B, T, C) -> (B, T, C):  act(x·W₁ᵀ + b₁)·W₂ᵀ + b₂.
-
-    w1 (F, C), b1 (F,) or None, w2 (C, F), b2 (C,) or None: PyTorch's (out, in) layout.
-    activation: "relu", "gelu" (exact, x·Φ(x)) or "gelu_tanh" (GPT-2's approximation).
-    """
     h = x @ w1.T  # (B, T, F)
     if b1 is not None:
         h = h + b1  # (B, T, F)
@@ -161,6 +156,9 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="feed_forward",
+    title=N_("exercise.feed_forward.title"),
+    todo=N_("exercise.feed_forward.todo"),
+    hints=(N_("exercise.feed_forward.hint.1"), N_("exercise.feed_forward.hint.2"), N_("exercise.feed_forward.hint.3")),
     solution=SOLUTION,
     functions=(
         Function(
@@ -168,14 +166,19 @@ EXERCISE = Exercise(
             '(x, w1, b1, w2, b2, activation="relu")',
             ("x", "w1", "b1", "w2", "b2", "activation"),
             ("output",),
+            doc=N_("exercise.feed_forward.doc.feed_forward"),
         ),
     ),
     make_cases=make_cases,
     reference={"feed_forward": reference},
     numpy_reference={"feed_forward": numpy_twin(twin)},
-    variants=tuple(
-        Variant(f.__name__, "feed_forward", f)
-        for f in (no_activation, relu_always, tanh_for_exact, exact_for_tanh, sigmoid_gelu, act_on_output)
+    variants=(
+        Variant("no_activation", "feed_forward", no_activation, N_("exercise.feed_forward.wrong.no_activation")),
+        Variant("relu_always", "feed_forward", relu_always, N_("exercise.feed_forward.wrong.relu_always")),
+        Variant("tanh_for_exact", "feed_forward", tanh_for_exact, N_("exercise.feed_forward.wrong.tanh_for_exact")),
+        Variant("exact_for_tanh", "feed_forward", exact_for_tanh, N_("exercise.feed_forward.wrong.exact_for_tanh")),
+        Variant("sigmoid_gelu", "feed_forward", sigmoid_gelu, N_("exercise.feed_forward.wrong.sigmoid_gelu")),
+        Variant("act_on_output", "feed_forward", act_on_output, N_("exercise.feed_forward.wrong.act_on_output")),
     ),
     forbidden=(LINEAR, GELU),
     allowed=("x @ w.T", "torch.clamp", "torch.relu", "torch.erf", "torch.tanh", "math.sqrt", "math.pi"),

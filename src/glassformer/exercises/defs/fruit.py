@@ -1,7 +1,5 @@
-"""Exercise: lesson 1's attention by hand, on apple, banana and orange.
-
-    Q = E·W_Q   K = E·W_K   V = E·W_V          (row vectors: a word is a row of E)
-    weights = softmax_rows(Q·Kᵀ / √d_k)        output = weights·V
+"""How the fruit exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
 The first case is the lesson's own example (glassformer.lessons.fruit: E and the three hand-set
 projections). Reference: glassformer.nn.attention.scaled_dot_product_attention on E·W_Q, E·W_K,
@@ -19,6 +17,7 @@ import torch
 from glassformer import numpy_ref
 from glassformer.exercises.catalog import ATTENTION, Case, Exercise, Function, Variant, numpy_twin, randn
 from glassformer.lessons import fruit as lesson
+from glassformer.messages import N_
 from glassformer.nn.attention import scaled_dot_product_attention
 
 # ------------------------------------------------------------------ the reference solution
@@ -34,11 +33,6 @@ import torch
 
 
 def fruit_attention(E, W_Q, W_K, W_V):
-    """E (T, d_model), W_Q and W_K (d_model, d_k), W_V (d_model, d_v).
-    Returns (weights (T, T), output (T, d_v)):
-
-        Q = E·W_Q   K = E·W_K   V = E·W_V   weights = softmax_rows(Q·Kᵀ / √d_k)   output = weights·V
-    """
     Q, K, V = E @ W_Q, E @ W_K, E @ W_V  # (T, d_k), (T, d_k), (T, d_v)
     scores = Q @ K.T / math.sqrt(K.size(-1))  # (T, T): row i = word i's query against every key
     e = torch.exp(scores - scores.amax(dim=-1, keepdim=True))  # (T, T), largest entry per row is 1
@@ -122,14 +116,37 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="fruit",
+    title=N_("exercise.fruit.title"),
+    todo=N_("exercise.fruit.todo"),
+    hints=(N_("exercise.fruit.hint.1"), N_("exercise.fruit.hint.2"), N_("exercise.fruit.hint.3")),
     solution=SOLUTION,
-    functions=(Function("fruit_attention", "(E, W_Q, W_K, W_V)", ("E", "W_Q", "W_K", "W_V"), ("weights", "output")),),
+    functions=(
+        Function(
+            "fruit_attention",
+            "(E, W_Q, W_K, W_V)",
+            ("E", "W_Q", "W_K", "W_V"),
+            ("weights", "output"),
+            doc=N_("exercise.fruit.doc.fruit_attention"),
+        ),
+    ),
     make_cases=make_cases,
     reference={"fruit_attention": reference},
     numpy_reference={"fruit_attention": numpy_twin(twin)},
-    variants=tuple(
-        Variant(f.__name__, "fruit_attention", f)
-        for f in (column_convention, softmax_over_columns, no_scale, scale_by_d, weights_transposed)
+    variants=(
+        Variant(
+            "column_convention", "fruit_attention", column_convention, N_("exercise.fruit.wrong.column_convention")
+        ),
+        Variant(
+            "softmax_over_columns",
+            "fruit_attention",
+            softmax_over_columns,
+            N_("exercise.fruit.wrong.softmax_over_columns"),
+        ),
+        Variant("no_scale", "fruit_attention", no_scale, N_("exercise.fruit.wrong.no_scale")),
+        Variant("scale_by_d", "fruit_attention", scale_by_d, N_("exercise.fruit.wrong.scale_by_d")),
+        Variant(
+            "weights_transposed", "fruit_attention", weights_transposed, N_("exercise.fruit.wrong.weights_transposed")
+        ),
     ),
     forbidden=(ATTENTION,),
     allowed=(

@@ -1,7 +1,5 @@
-"""Exercise: split the width into heads, and merge the heads back.
-
-    split_heads  (B, T, C) -> view (B, T, H, D) -> transpose -> (B, H, T, D)
-    merge_heads  (B, H, T, D) -> transpose -> (B, T, H, D) -> reshape -> (B, T, C)
+"""How the heads exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
 glassformer does both inside MultiHeadAttention (nn/attention.py), so that is the reference:
 split = MultiHeadAttention.split_qkv with an identity projection (its queries are x, split);
@@ -16,6 +14,7 @@ import numpy as np
 import torch
 
 from glassformer.exercises.catalog import Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.messages import N_
 from glassformer.nn.attention import MultiHeadAttention
 from glassformer.nn.hooks import HookedModel
 from glassformer.numpy_ref.forward import split_heads as np_split_heads
@@ -31,14 +30,12 @@ import torch
 
 
 def split_heads(x: torch.Tensor, n_heads: int) -> torch.Tensor:
-    """(B, T, C) -> (B, H, T, D), D = C // H: features h·D .. (h+1)·D belong to head h."""
     B, T, C = x.shape
     x = x.reshape(B, T, n_heads, C // n_heads)  # (B, T, H, D): cut each token's features into H blocks
     return x.transpose(1, 2)  # (B, H, T, D): the head axis in front, so each head is its own (T, D) matrix
 
 
 def merge_heads(z: torch.Tensor) -> torch.Tensor:
-    """(B, H, T, D) -> (B, T, H·D): the exact inverse of split_heads."""
     B, H, T, D = z.shape
     z = z.transpose(1, 2)  # (B, T, H, D): tokens first again (no longer contiguous)
     return z.reshape(B, T, H * D)  # (B, T, C); reshape copies when it must, view would fail here
@@ -131,19 +128,44 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="heads",
+    title=N_("exercise.heads.title"),
+    todo=N_("exercise.heads.todo"),
+    hints=(N_("exercise.heads.hint.1"), N_("exercise.heads.hint.2"), N_("exercise.heads.hint.3")),
     solution=SOLUTION,
     functions=(
-        Function("split_heads", "(x: torch.Tensor, n_heads: int) -> torch.Tensor", ("x", "n_heads"), ("heads",)),
-        Function("merge_heads", "(z: torch.Tensor) -> torch.Tensor", ("z",), ("merged",)),
+        Function(
+            "split_heads",
+            "(x: torch.Tensor, n_heads: int) -> torch.Tensor",
+            ("x", "n_heads"),
+            ("heads",),
+            doc=N_("exercise.heads.doc.split_heads"),
+        ),
+        Function(
+            "merge_heads",
+            "(z: torch.Tensor) -> torch.Tensor",
+            ("z",),
+            ("merged",),
+            doc=N_("exercise.heads.doc.merge_heads"),
+        ),
     ),
     make_cases=make_cases,
     reference={"split_heads": split_reference, "merge_heads": merge_reference},
     numpy_reference={"split_heads": numpy_twin(np_split_heads), "merge_heads": numpy_twin(merge_twin)},
     variants=(
-        Variant("split_no_transpose", "split_heads", split_no_transpose),
-        Variant("split_features_interleaved", "split_heads", split_features_interleaved),
-        Variant("merge_no_transpose", "merge_heads", merge_no_transpose),
-        Variant("merge_features_interleaved", "merge_heads", merge_features_interleaved),
+        Variant("split_no_transpose", "split_heads", split_no_transpose, N_("exercise.heads.wrong.split_no_transpose")),
+        Variant(
+            "split_features_interleaved",
+            "split_heads",
+            split_features_interleaved,
+            N_("exercise.heads.wrong.split_features_interleaved"),
+        ),
+        Variant("merge_no_transpose", "merge_heads", merge_no_transpose, N_("exercise.heads.wrong.merge_no_transpose")),
+        Variant(
+            "merge_features_interleaved",
+            "merge_heads",
+            merge_features_interleaved,
+            N_("exercise.heads.wrong.merge_features_interleaved"),
+        ),
     ),
     allowed=("Tensor.reshape", "Tensor.transpose", "Tensor.contiguous", "Tensor.view"),
     header="import torch\n",

@@ -1,9 +1,5 @@
-"""Exercise: one decoding step with a key/value cache.
-
-    new token x (B, 1, C) -> q, k, v (B, H, 1, D)
-    keys   = [cached keys ; k]      (B, H, L+1, D)          the cache grows by one
-    values = [cached values ; v]    (B, H, L+1, D)
-    out    = merge(softmax(q·keysᵀ/√D)·values)·W_outᵀ + b_out      no mask: every key is in the past
+"""How the kv_cache exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
 Reference: glassformer's MultiHeadAttention run on the new token with a LayerCache
 (nn/kv_cache.py) holding the L earlier keys and values, and a NumPy twin built from numpy_ref's
@@ -22,6 +18,7 @@ from torch.func import functional_call
 from glassformer import numpy_ref
 from glassformer.exercises.catalog import ATTENTION, Case, Exercise, Function, Variant, numpy_twin, randn
 from glassformer.exercises.defs.multi_head_attention import weights_by_name
+from glassformer.messages import N_
 from glassformer.nn.attention import MultiHeadAttention
 from glassformer.nn.kv_cache import LayerCache
 from glassformer.numpy_ref.forward import linear, project_qkv, scope
@@ -39,12 +36,6 @@ import torch
 
 
 def decode_step(x_new, k_cache, v_cache, w_qkv, b_qkv, w_out, b_out, n_heads):
-    """Attention output for ONE new token, reusing the keys and values of the L earlier ones.
-
-    x_new (B, 1, C); k_cache, v_cache (B, H, L, D) (L may be 0); weights as in
-    multi_head_attention: w_qkv (3C, C), b_qkv (3C,) or None, w_out (C, C), b_out (C,) or None.
-    Returns (output (B, 1, C), keys (B, H, L+1, D), values (B, H, L+1, D)).
-    """
     B, T, C = x_new.shape
     D = C // n_heads
     # 1) project only the new token
@@ -160,6 +151,9 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="kv_cache",
+    title=N_("exercise.kv_cache.title"),
+    todo=N_("exercise.kv_cache.todo"),
+    hints=(N_("exercise.kv_cache.hint.1"), N_("exercise.kv_cache.hint.2"), N_("exercise.kv_cache.hint.3")),
     solution=SOLUTION,
     functions=(
         Function(
@@ -167,14 +161,19 @@ EXERCISE = Exercise(
             "(x_new, k_cache, v_cache, w_qkv, b_qkv, w_out, b_out, n_heads)",
             ("x_new", "k_cache", "v_cache", "w_qkv", "b_qkv", "w_out", "b_out", "n_heads"),
             ("output", "keys", "values"),
+            doc=N_("exercise.kv_cache.doc.decode_step"),
         ),
     ),
     make_cases=make_cases,
     reference={"decode_step": reference},
     numpy_reference={"decode_step": numpy_twin(twin)},
-    variants=tuple(
-        Variant(f.__name__, "decode_step", f)
-        for f in (forgot_new_key, only_new_token, stale_cache, causal_mask_on_step)
+    variants=(
+        Variant("forgot_new_key", "decode_step", forgot_new_key, N_("exercise.kv_cache.wrong.forgot_new_key")),
+        Variant("only_new_token", "decode_step", only_new_token, N_("exercise.kv_cache.wrong.only_new_token")),
+        Variant("stale_cache", "decode_step", stale_cache, N_("exercise.kv_cache.wrong.stale_cache")),
+        Variant(
+            "causal_mask_on_step", "decode_step", causal_mask_on_step, N_("exercise.kv_cache.wrong.causal_mask_on_step")
+        ),
     ),
     forbidden=(ATTENTION,),
     allowed=("torch.cat(..., dim=2)", "@ / torch.matmul", "torch.softmax", "Tensor.reshape / transpose / split"),

@@ -1,7 +1,5 @@
-"""Exercise: LayerNorm over the features of each token.
-
-    LayerNorm(x) = γ · (x - mean) / √(var + ε) + β,   mean and var over the last axis (C),
-                   var the biased variance: divide by C              (Ba, Kiros & Hinton 2016)
+"""How the layer_norm exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
 Reference: glassformer.models.gpt.layer_norm (the nn.LayerNorm glassformer's blocks use) and
 numpy_ref.layer_norm. The cases include rows whose variance is far below ε (where the place of
@@ -26,6 +24,7 @@ from glassformer.exercises.catalog import (
     numpy_twin,
     randn,
 )
+from glassformer.messages import N_
 from glassformer.models.gpt import layer_norm as make_layer_norm
 
 # ------------------------------------------------------------------ the reference solution
@@ -39,11 +38,6 @@ import torch
 
 
 def layer_norm(x, weight, bias, eps=1e-5):
-    """x (..., C) -> (..., C):  γ · (x - mean) / √(var + ε) + β, per token, over its C features.
-
-    var is the biased variance (divide by C, not C - 1): it describes these C numbers, it does
-    not estimate a population. weight = γ (C,), bias = β (C,) or None.
-    """
     mean = x.mean(dim=-1, keepdim=True)  # (..., 1)
     centred = x - mean  # (..., C)
     var = (centred**2).mean(dim=-1, keepdim=True)  # (..., 1)
@@ -134,14 +128,29 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="layer_norm",
+    title=N_("exercise.layer_norm.title"),
+    todo=N_("exercise.layer_norm.todo"),
+    hints=(N_("exercise.layer_norm.hint.1"), N_("exercise.layer_norm.hint.2"), N_("exercise.layer_norm.hint.3")),
     solution=SOLUTION,
-    functions=(Function("layer_norm", "(x, weight, bias, eps=1e-5)", ("x", "weight", "bias", "eps"), ("output",)),),
+    functions=(
+        Function(
+            "layer_norm",
+            "(x, weight, bias, eps=1e-5)",
+            ("x", "weight", "bias", "eps"),
+            ("output",),
+            doc=N_("exercise.layer_norm.doc.layer_norm"),
+        ),
+    ),
     make_cases=make_cases,
     reference={"layer_norm": reference},
     numpy_reference={"layer_norm": numpy_twin(twin)},
-    variants=tuple(
-        Variant(f.__name__, "layer_norm", f)
-        for f in (bessel, eps_outside, no_eps, wrong_axis, no_affine, var_from_squares)
+    variants=(
+        Variant("bessel", "layer_norm", bessel, N_("exercise.layer_norm.wrong.bessel")),
+        Variant("eps_outside", "layer_norm", eps_outside, N_("exercise.layer_norm.wrong.eps_outside")),
+        Variant("no_eps", "layer_norm", no_eps, N_("exercise.layer_norm.wrong.no_eps")),
+        Variant("wrong_axis", "layer_norm", wrong_axis, N_("exercise.layer_norm.wrong.wrong_axis")),
+        Variant("no_affine", "layer_norm", no_affine, N_("exercise.layer_norm.wrong.no_affine")),
+        Variant("var_from_squares", "layer_norm", var_from_squares, N_("exercise.layer_norm.wrong.var_from_squares")),
     ),
     forbidden=(LAYER_NORM,),
     allowed=(

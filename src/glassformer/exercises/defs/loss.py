@@ -1,10 +1,8 @@
-"""Exercise: next-token cross-entropy.
-
-    loss = -1/N Σ_{b,t} log softmax(logits[b, t])[targets[b, t]]      over the N targets ≠ ignore_index
+"""How the loss exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
 Reference: glassformer.nn.loss.next_token_loss (F.cross_entropy on the flattened logits) and a
-NumPy version written here, log-softmax by the max shift. targets[b, t] is already the token
-after position t (the batch was shifted when it was cut from the text); shifting again is one of
+NumPy version written here, log-softmax by the max shift. Shifting the targets again is one of
 the known mistakes.
 """
 
@@ -14,6 +12,7 @@ import numpy as np
 import torch
 
 from glassformer.exercises.catalog import LOSS, Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.messages import N_
 from glassformer.nn.loss import next_token_loss
 
 # ------------------------------------------------------------------ the reference solution
@@ -27,11 +26,6 @@ import torch
 
 
 def next_token_loss(logits, targets, ignore_index=-100):
-    """logits (B, T, V), targets (B, T) int -> scalar:  -1/N Σ log softmax(logits[b, t])[targets[b, t]]
-
-    over the N positions whose target is not `ignore_index`. targets[b, t] is already the token
-    that follows position t (the batch was shifted when it was made): no shifting here.
-    """
     V = logits.size(-1)
     flat = logits.reshape(-1, V)  # (B·T, V)
     tgt = targets.reshape(-1)  # (B·T,)
@@ -161,18 +155,29 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="loss",
+    title=N_("exercise.loss.title"),
+    todo=N_("exercise.loss.todo"),
+    hints=(N_("exercise.loss.hint.1"), N_("exercise.loss.hint.2"), N_("exercise.loss.hint.3")),
     solution=SOLUTION,
     functions=(
         Function(
-            "next_token_loss", "(logits, targets, ignore_index=-100)", ("logits", "targets", "ignore_index"), ("loss",)
+            "next_token_loss",
+            "(logits, targets, ignore_index=-100)",
+            ("logits", "targets", "ignore_index"),
+            ("loss",),
+            doc=N_("exercise.loss.doc.next_token_loss"),
         ),
     ),
     make_cases=make_cases,
     reference={"next_token_loss": reference},
     numpy_reference={"next_token_loss": numpy_twin(twin)},
-    variants=tuple(
-        Variant(f.__name__, "next_token_loss", f)
-        for f in (sum_not_mean, counts_ignored, unstable, shifted_again, sign_flipped, softmax_over_time)
+    variants=(
+        Variant("sum_not_mean", "next_token_loss", sum_not_mean, N_("exercise.loss.wrong.sum_not_mean")),
+        Variant("counts_ignored", "next_token_loss", counts_ignored, N_("exercise.loss.wrong.counts_ignored")),
+        Variant("unstable", "next_token_loss", unstable, N_("exercise.loss.wrong.unstable")),
+        Variant("shifted_again", "next_token_loss", shifted_again, N_("exercise.loss.wrong.shifted_again")),
+        Variant("sign_flipped", "next_token_loss", sign_flipped, N_("exercise.loss.wrong.sign_flipped")),
+        Variant("softmax_over_time", "next_token_loss", softmax_over_time, N_("exercise.loss.wrong.softmax_over_time")),
     ),
     forbidden=(LOSS,),
     allowed=(

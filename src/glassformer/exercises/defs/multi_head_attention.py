@@ -1,11 +1,9 @@
-"""Exercise: multi-head self-attention with one packed Q/K/V projection (GPT-2's layout).
+"""How the multi_head_attention exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
-    q, k, v = split(x·W_qkvᵀ + b_qkv)         W_qkv (3C, C): rows [queries | keys | values]
-    z_h = Attention(q_h, k_h, v_h)            for each head h, D = C / H features each
-    out = merge(z)·W_outᵀ + b_out
-
-Reference: glassformer.nn.attention.MultiHeadAttention (style="packed", the case's weights put
-in with torch.func.functional_call, so gradients reach them) and numpy_ref.multi_head_attention.
+Reference: glassformer.nn.attention.MultiHeadAttention (style="packed", GPT-2's layout, the
+case's weights put in with torch.func.functional_call, so gradients reach them) and
+numpy_ref.multi_head_attention.
 """
 
 from __future__ import annotations
@@ -28,6 +26,7 @@ from glassformer.exercises.catalog import (
     randn,
     solution_functions,
 )
+from glassformer.messages import N_
 from glassformer.nn.attention import MultiHeadAttention, causal_mask
 
 # ------------------------------------------------------------------ the reference solution
@@ -43,11 +42,6 @@ import torch
 
 
 def multi_head_attention(x, w_qkv, b_qkv, w_out, b_out, n_heads, mask=None):
-    """x (B, T, C) -> (B, T, C).
-
-    w_qkv (3C, C), b_qkv (3C,) or None: the rows are [queries | keys | values] (PyTorch's
-    (out, in) layout, so the projection is x @ w_qkv.T). w_out (C, C), b_out (C,) or None.
-    """
     B, T, C = x.shape
     # 1) project once for all heads, then cut into q, k, v and into heads
     qkv = x @ w_qkv.T  # (B, T, 3C)
@@ -189,6 +183,13 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="multi_head_attention",
+    title=N_("exercise.multi_head_attention.title"),
+    todo=N_("exercise.multi_head_attention.todo"),
+    hints=(
+        N_("exercise.multi_head_attention.hint.1"),
+        N_("exercise.multi_head_attention.hint.2"),
+        N_("exercise.multi_head_attention.hint.3"),
+    ),
     solution=SOLUTION,
     functions=(
         Function(
@@ -196,14 +197,38 @@ EXERCISE = Exercise(
             "(x, w_qkv, b_qkv, w_out, b_out, n_heads, mask=None)",
             ("x", "w_qkv", "b_qkv", "w_out", "b_out", "n_heads", "mask"),
             ("output",),
+            doc=N_("exercise.multi_head_attention.doc.multi_head_attention"),
         ),
     ),
     make_cases=make_cases,
     reference={"multi_head_attention": reference},
     numpy_reference={"multi_head_attention": numpy_twin(twin)},
-    variants=tuple(
-        Variant(f.__name__, "multi_head_attention", f)
-        for f in (merge_no_transpose, split_no_transpose, scale_by_d_model, no_scale, no_out_proj, qkv_per_head)
+    variants=(
+        Variant(
+            "merge_no_transpose",
+            "multi_head_attention",
+            merge_no_transpose,
+            N_("exercise.multi_head_attention.wrong.merge_no_transpose"),
+        ),
+        Variant(
+            "split_no_transpose",
+            "multi_head_attention",
+            split_no_transpose,
+            N_("exercise.multi_head_attention.wrong.split_no_transpose"),
+        ),
+        Variant(
+            "scale_by_d_model",
+            "multi_head_attention",
+            scale_by_d_model,
+            N_("exercise.multi_head_attention.wrong.scale_by_d_model"),
+        ),
+        Variant("no_scale", "multi_head_attention", no_scale, N_("exercise.multi_head_attention.wrong.no_scale")),
+        Variant(
+            "no_out_proj", "multi_head_attention", no_out_proj, N_("exercise.multi_head_attention.wrong.no_out_proj")
+        ),
+        Variant(
+            "qkv_per_head", "multi_head_attention", qkv_per_head, N_("exercise.multi_head_attention.wrong.qkv_per_head")
+        ),
     ),
     forbidden=(ATTENTION,),
     allowed=(

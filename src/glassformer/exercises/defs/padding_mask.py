@@ -1,10 +1,7 @@
-"""Exercise: the padding mask, so that no query reads a <PAD> token.
+"""How the padding_mask exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
-    mask[b, 0, 0, j] = (ids[b, j] != pad_id)        ids (B, T) -> (B, 1, 1, T) bool
-
-Reference: glassformer.models.encoder.padding_mask and numpy_ref.padding_mask. The axes of size 1
-broadcast over heads and queries: it is the KEYS that are hidden (a padding query still gets
-an output; the loss ignores it).
+Reference: glassformer.models.encoder.padding_mask and numpy_ref.padding_mask.
 """
 
 from __future__ import annotations
@@ -14,6 +11,7 @@ import torch
 
 from glassformer import numpy_ref
 from glassformer.exercises.catalog import Case, Exercise, Function, Variant, numpy_twin
+from glassformer.messages import N_
 from glassformer.models.encoder import padding_mask
 
 # ------------------------------------------------------------------ the reference solution
@@ -27,11 +25,6 @@ import torch
 
 
 def padding_mask(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
-    """ids (B, T) -> (B, 1, 1, T) bool: True where the KEY is a real token.
-
-    The two axes of size 1 broadcast over heads and queries: every query of every head is
-    stopped from looking at a padding key.
-    """
     return (ids != pad_id)[:, None, None, :]  # (B, T) -> (B, 1, 1, T)
 '''
 
@@ -97,18 +90,27 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="padding_mask",
+    title=N_("exercise.padding_mask.title"),
+    todo=N_("exercise.padding_mask.todo"),
+    hints=(N_("exercise.padding_mask.hint.1"), N_("exercise.padding_mask.hint.2"), N_("exercise.padding_mask.hint.3")),
     solution=SOLUTION,
     functions=(
-        Function("padding_mask", "(ids: torch.Tensor, pad_id: int) -> torch.Tensor", ("ids", "pad_id"), ("mask",)),
+        Function(
+            "padding_mask",
+            "(ids: torch.Tensor, pad_id: int) -> torch.Tensor",
+            ("ids", "pad_id"),
+            ("mask",),
+            doc=N_("exercise.padding_mask.doc.padding_mask"),
+        ),
     ),
     make_cases=make_cases,
     reference={"padding_mask": reference},
     numpy_reference={"padding_mask": numpy_twin(twin)},
     variants=(
-        Variant("inverted", "padding_mask", inverted),
-        Variant("flat", "padding_mask", flat),
-        Variant("query_axis", "padding_mask", query_axis),
-        Variant("pad_is_zero", "padding_mask", pad_is_zero),
+        Variant("inverted", "padding_mask", inverted, N_("exercise.padding_mask.wrong.inverted")),
+        Variant("flat", "padding_mask", flat, N_("exercise.padding_mask.wrong.flat")),
+        Variant("query_axis", "padding_mask", query_axis, N_("exercise.padding_mask.wrong.query_axis")),
+        Variant("pad_is_zero", "padding_mask", pad_is_zero, N_("exercise.padding_mask.wrong.pad_is_zero")),
     ),
     allowed=("!=", "t[:, None, None, :]", "Tensor.unsqueeze"),
     header="import torch\n",

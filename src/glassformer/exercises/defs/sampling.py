@@ -1,9 +1,6 @@
-"""Exercise: top-k and top-p (nucleus) filtering before the next token is drawn.
+"""How the sampling exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
-    top-k: keep the logits >= the k-th largest of the row            (Fan et al. 2018)
-    top-p: keep the smallest set of most likely tokens whose probability reaches p
-                                                                     (Holtzman et al. 2020)
-Everything filtered out becomes -inf, so the softmax gives it probability exactly 0.
 Reference: glassformer.sample.top_k_filter / top_p_filter and NumPy versions written here.
 """
 
@@ -14,6 +11,7 @@ import torch
 
 from glassformer import numpy_ref
 from glassformer.exercises.catalog import Case, Exercise, Function, Variant, numpy_twin, randn
+from glassformer.messages import N_
 from glassformer.sample import top_k_filter, top_p_filter
 
 # ------------------------------------------------------------------ the reference solution
@@ -27,16 +25,12 @@ import torch
 
 
 def top_k_filter(logits: torch.Tensor, k: int) -> torch.Tensor:
-    """(B, V) -> (B, V): every logit below the k-th largest of its row becomes -inf.
-    Logits tied with the k-th largest are kept, so a row may keep more than k."""
     k = min(k, logits.size(-1))
     kth = torch.topk(logits, k, dim=-1).values[:, -1:]  # (B, 1): the k-th largest per row
     return logits.masked_fill(logits < kth, float("-inf"))  # (B, V)
 
 
 def top_p_filter(logits: torch.Tensor, p: float) -> torch.Tensor:
-    """(B, V) -> (B, V): keep the most likely tokens until their probability reaches p, -inf for
-    the rest. The token that carries the total over p is kept; so is the most likely token."""
     if p >= 1:
         return logits
     sorted_logits, order = torch.sort(logits, dim=-1, descending=True)  # (B, V), (B, V)
@@ -138,19 +132,39 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="sampling",
+    title=N_("exercise.sampling.title"),
+    todo=N_("exercise.sampling.todo"),
+    hints=(N_("exercise.sampling.hint.1"), N_("exercise.sampling.hint.2"), N_("exercise.sampling.hint.3")),
     solution=SOLUTION,
     functions=(
-        Function("top_k_filter", "(logits: torch.Tensor, k: int) -> torch.Tensor", ("logits", "k"), ("logits",)),
-        Function("top_p_filter", "(logits: torch.Tensor, p: float) -> torch.Tensor", ("logits", "p"), ("logits",)),
+        Function(
+            "top_k_filter",
+            "(logits: torch.Tensor, k: int) -> torch.Tensor",
+            ("logits", "k"),
+            ("logits",),
+            doc=N_("exercise.sampling.doc.top_k_filter"),
+        ),
+        Function(
+            "top_p_filter",
+            "(logits: torch.Tensor, p: float) -> torch.Tensor",
+            ("logits", "p"),
+            ("logits",),
+            doc=N_("exercise.sampling.doc.top_p_filter"),
+        ),
     ),
     make_cases=make_cases,
     reference={"top_k_filter": top_k_reference, "top_p_filter": top_p_reference},
     numpy_reference={"top_k_filter": numpy_twin(top_k_twin), "top_p_filter": numpy_twin(top_p_twin)},
     variants=(
-        Variant("top_k_exactly_k", "top_k_filter", top_k_exactly_k),
-        Variant("top_k_drops_kth", "top_k_filter", top_k_drops_kth),
-        Variant("top_p_drops_crossing", "top_p_filter", top_p_drops_crossing),
-        Variant("top_p_unsorted", "top_p_filter", top_p_unsorted),
+        Variant("top_k_exactly_k", "top_k_filter", top_k_exactly_k, N_("exercise.sampling.wrong.top_k_exactly_k")),
+        Variant("top_k_drops_kth", "top_k_filter", top_k_drops_kth, N_("exercise.sampling.wrong.top_k_drops_kth")),
+        Variant(
+            "top_p_drops_crossing",
+            "top_p_filter",
+            top_p_drops_crossing,
+            N_("exercise.sampling.wrong.top_p_drops_crossing"),
+        ),
+        Variant("top_p_unsorted", "top_p_filter", top_p_unsorted, N_("exercise.sampling.wrong.top_p_unsorted")),
     ),
     allowed=(
         "torch.topk",

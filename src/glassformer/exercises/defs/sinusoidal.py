@@ -1,11 +1,8 @@
-"""Exercise: the sinusoidal position table.
-
-    P[p, 2i]   = sin(p / 10000^(2i/C))
-    P[p, 2i+1] = cos(p / 10000^(2i/C))          (Vaswani et al. 2017, §3.5)
+"""How the sinusoidal exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
 Reference: glassformer.nn.position.sinusoidal_table (computed as exp(-ln(10000)·2i/C)) and
 numpy_ref.sinusoidal_table (written as a plain power): the two agree only if both are right.
-An odd C has one more sine column than cosine columns.
 """
 
 from __future__ import annotations
@@ -15,6 +12,7 @@ import torch
 
 from glassformer import numpy_ref
 from glassformer.exercises.catalog import Case, Exercise, Function, Variant, numpy_twin
+from glassformer.messages import N_
 from glassformer.nn.position import sinusoidal_table
 
 # ------------------------------------------------------------------ the reference solution
@@ -28,7 +26,6 @@ import torch
 
 
 def sinusoidal_table(max_len: int, d_model: int) -> torch.Tensor:
-    """(max_len, d_model) float64:  P[p, 2i] = sin(p / 10000^(2i/C)),  P[p, 2i+1] = cos(same angle)."""
     p = torch.arange(max_len, dtype=torch.float64)[:, None]  # (L, 1) positions
     two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # (ceil(C/2),) even feature indices
     angle = p / 10000.0 ** (two_i / d_model)  # (L, ceil(C/2)): the angle p·ω_i
@@ -104,17 +101,31 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="sinusoidal",
+    title=N_("exercise.sinusoidal.title"),
+    todo=N_("exercise.sinusoidal.todo"),
+    hints=(N_("exercise.sinusoidal.hint.1"), N_("exercise.sinusoidal.hint.2"), N_("exercise.sinusoidal.hint.3")),
     solution=SOLUTION,
     functions=(
         Function(
-            "sinusoidal_table", "(max_len: int, d_model: int) -> torch.Tensor", ("max_len", "d_model"), ("table",)
+            "sinusoidal_table",
+            "(max_len: int, d_model: int) -> torch.Tensor",
+            ("max_len", "d_model"),
+            ("table",),
+            doc=N_("exercise.sinusoidal.doc.sinusoidal_table"),
         ),
     ),
     make_cases=make_cases,
     reference={"sinusoidal_table": reference},
     numpy_reference={"sinusoidal_table": numpy_twin(twin)},
-    variants=tuple(
-        Variant(f.__name__, "sinusoidal_table", f) for f in (sin_cos_swapped, halves, column_frequency, starts_at_one)
+    variants=(
+        Variant(
+            "sin_cos_swapped", "sinusoidal_table", sin_cos_swapped, N_("exercise.sinusoidal.wrong.sin_cos_swapped")
+        ),
+        Variant("halves", "sinusoidal_table", halves, N_("exercise.sinusoidal.wrong.halves")),
+        Variant(
+            "column_frequency", "sinusoidal_table", column_frequency, N_("exercise.sinusoidal.wrong.column_frequency")
+        ),
+        Variant("starts_at_one", "sinusoidal_table", starts_at_one, N_("exercise.sinusoidal.wrong.starts_at_one")),
     ),
     allowed=(
         "torch.arange(..., dtype=torch.float64)",

@@ -1,6 +1,5 @@
-"""Exercise: a numerically stable softmax.
-
-    softmax(x)_i = exp(x_i - m) / Σ_j exp(x_j - m),   m = max_j x_j      (along `dim`)
+"""How the softmax exercise is graded. What the learner reads (its title, the math and the shapes,
+the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
 Reference: glassformer.nn.attention.attention_weights (softmax over the last axis; other axes
 are moved there and back) and numpy_ref.softmax. The cases that matter: logits near ±800
@@ -15,6 +14,7 @@ import torch
 
 from glassformer import numpy_ref
 from glassformer.exercises.catalog import SOFTMAX, Case, Exercise, Function, Variant, noncontiguous, numpy_twin, randn
+from glassformer.messages import N_
 from glassformer.nn.attention import attention_weights
 
 # ------------------------------------------------------------------ the reference solution
@@ -28,11 +28,6 @@ import torch
 
 
 def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
-    """softmax(x)_i = exp(x_i - m) / Σ_j exp(x_j - m), with m = max_j x_j along `dim`.
-
-    Subtracting m changes nothing mathematically (it cancels between numerator and denominator)
-    but keeps every exponent <= 0, so exp never overflows and the largest term is exactly 1.
-    """
     m = x.amax(dim=dim, keepdim=True)  # x's shape with `dim` of size 1
     e = torch.exp(x - m)  # x's shape, entries in (0, 1]; exactly 0 where x is -inf
     return e / e.sum(dim=dim, keepdim=True)  # x's shape, sums to 1 along `dim`
@@ -101,18 +96,27 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="softmax",
+    title=N_("exercise.softmax.title"),
+    todo=N_("exercise.softmax.todo"),
+    hints=(N_("exercise.softmax.hint.1"), N_("exercise.softmax.hint.2"), N_("exercise.softmax.hint.3")),
     solution=SOLUTION,
     functions=(
-        Function("softmax", "(x: torch.Tensor, dim: int = -1) -> torch.Tensor", ("x", "dim"), ("probabilities",)),
+        Function(
+            "softmax",
+            "(x: torch.Tensor, dim: int = -1) -> torch.Tensor",
+            ("x", "dim"),
+            ("probabilities",),
+            doc=N_("exercise.softmax.doc.softmax"),
+        ),
     ),
     make_cases=make_cases,
     reference={"softmax": reference},
     numpy_reference={"softmax": numpy_twin(twin)},
     variants=(
-        Variant("global_max", "softmax", global_max),
-        Variant("no_shift", "softmax", no_shift),
-        Variant("ignores_dim", "softmax", ignores_dim),
-        Variant("sum_other_axis", "softmax", sum_other_axis),
+        Variant("global_max", "softmax", global_max, N_("exercise.softmax.wrong.global_max")),
+        Variant("no_shift", "softmax", no_shift, N_("exercise.softmax.wrong.no_shift")),
+        Variant("ignores_dim", "softmax", ignores_dim, N_("exercise.softmax.wrong.ignores_dim")),
+        Variant("sum_other_axis", "softmax", sum_other_axis, N_("exercise.softmax.wrong.sum_other_axis")),
     ),
     forbidden=(SOFTMAX,),
     allowed=("torch.exp", "Tensor.amax(dim, keepdim=True)", "Tensor.sum(dim, keepdim=True)", "torch.logsumexp"),

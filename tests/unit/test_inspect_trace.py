@@ -672,3 +672,13 @@ def test_a_tuple_is_an_encoder_decoders_pair_and_is_refused_for_any_other_model_
         assert (caught.value.key, caught.value.fields) == ("error.inspect.pair_size", {"n": len(parts)})
     names = [r.name for r in trace(pair, (ids, ids)).rows]
     assert names.index("src ids") < names.index("tgt ids")  # both sides traced, the source first
+
+
+def test_every_loss_has_the_words_of_its_trace_row():
+    """The trace's loss row says which loss it is: every loss a model can name has its sentence."""
+    from glassformer.inspect.trace import LOSS_WORDS
+    from glassformer.messages import TABLES
+    from glassformer.nn.loss import LOSSES
+
+    assert set(LOSS_WORDS) == set(LOSSES)
+    assert all(key in TABLES["en"] and key in TABLES["zh"] for key in LOSS_WORDS.values())

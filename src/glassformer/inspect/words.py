@@ -157,8 +157,15 @@ POSITION_WORDS: dict[str, str] = {
 }
 
 
+# a decoder sublayer, as a Term names it in a norm's words ("normalised stream fed to the {sublayer}")
+SUBLAYER_WORDS: dict[str, str] = {
+    "self_attention": N_("sublayer.self_attention"),
+    "cross_attention": N_("sublayer.cross_attention"),
+    "ffn": N_("sublayer.ffn"),
+}
+
 # the tables a glossary id ("stage.layer_norm", as a Term or add_words names one) is found in, by kind
-GLOSSARY = {"stage": STAGE_WORDS, "means": MEANS_WORDS}
+GLOSSARY = {"stage": STAGE_WORDS, "means": MEANS_WORDS, "sublayer": SUBLAYER_WORDS}
 
 # words a module outside the package gave for its own ids, per language, by (kind, id) (add_words)
 ADDED: dict[str, dict[tuple[str, str], str]] = {"en": {}, "zh": {}}
@@ -175,7 +182,7 @@ def _lang(lang: str) -> str:
 
 
 def word(kind: str, id: str, lang: str = "en", **fields) -> str:
-    """The words of the glossary id `id` of `kind` ("stage", "means") in `lang`, with its fields
+    """The words of the glossary id `id` of `kind` (a key of GLOSSARY) in `lang`, with its fields
     worded; an id nobody gave words for shows as itself, never as nothing."""
     lang = _lang(lang)
     key = GLOSSARY.get(kind, {}).get(id)
@@ -188,13 +195,9 @@ def word(kind: str, id: str, lang: str = "en", **fields) -> str:
 
 
 def term(value: Term, lang: str = "en") -> str:
-    """A Term in `lang`: a glossary id of a kind above ("stage.layer_norm") through its table, any
-    other (`Term("sublayer.ffn")`) as the catalogue key it was given as."""
+    """A Term in `lang`: its key is a glossary id with its kind ("stage.layer_norm", "sublayer.ffn")."""
     kind, _, id = value.key.partition(".")
-    if kind in GLOSSARY:
-        return word(kind, id, lang, **value.fields)
-    text = ADDED[_lang(lang)].get((kind, id)) or TABLES[_lang(lang)].get(value.key)
-    return id if text is None else text.format(**value.fields)
+    return word(kind, id, lang, **value.fields)
 
 
 def scheme_about(name: str, lang: str = "en") -> str:

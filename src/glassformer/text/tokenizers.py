@@ -116,7 +116,7 @@ class Tokenizer(ABC):
 TOKENIZER_FIX = "fix.tokenizer"  # the catalogue's sentence: where tokenizer.json comes from
 _REQUIRED = object()
 
-# what a field of a saved tokenizer may hold (the key of its words in the catalogue: tokenizer.want.<kind>)
+# what a field of a saved tokenizer may hold (its words: WANTS below)
 FIELD_KINDS: dict[str, Any] = {
     "bool": lambda v: isinstance(v, bool),
     "str": lambda v: isinstance(v, str),

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from glassformer.errors import UsageError
-from glassformer.messages import has, in_language, t
+from glassformer.messages import N_, in_language, t
 
 
 def _choice(name: str, value: str, valid: tuple[str, ...]) -> None:
@@ -272,7 +272,7 @@ def eval_interval_for(max_steps: int, interval: int) -> int:
 @dataclass
 class Preset:
     """A named starting point: a model and the run that trains it. `about` is its one line in English
-    (config.json records it): for a preset of PRESETS, the catalogue's `preset.<name>`, with its numbers."""
+    (config.json records it): for a preset of PRESETS, its PRESET_WORDS sentence, with its numbers."""
 
     model: ModelConfig
     train: TrainConfig = field(default_factory=TrainConfig)
@@ -445,14 +445,25 @@ PRESETS: dict[str, Preset] = {
 }
 
 
+# each preset's one line, its {numbers} read from the preset
+PRESET_WORDS = {
+    "seed000": N_("preset.seed000"),
+    "baby": N_("preset.baby"),
+    "small": N_("preset.small"),
+    "seed002": N_("preset.seed002"),
+    "sine": N_("preset.sine"),
+    "seq2seq": N_("preset.seq2seq"),
+}
+
+
 def preset_about(name: str, lang: str | None = None) -> str:
     """A preset's one-line description in `lang` (default: the user's language), its numbers read
-    from the preset; a preset registered elsewhere, without a catalogue key, has its own `about`."""
+    from the preset; a preset registered elsewhere, with no words in PRESET_WORDS, has its own `about`."""
     p = PRESETS[name]
-    if not has(f"preset.{name}"):
+    if name not in PRESET_WORDS:
         return p.about
     with in_language(lang):
-        return t(f"preset.{name}", **to_dict(p.model), **to_dict(p.train))
+        return t(PRESET_WORDS[name], **to_dict(p.model), **to_dict(p.train))
 
 
 for _name in PRESETS:  # the words live in the catalogue only; config.json's English line is made from them

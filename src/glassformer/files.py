@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from glassformer.errors import Clause, DamagedFile, NotFound
-from glassformer.messages import t
+from glassformer.messages import N_, t
 
 
 def write_temp(path: str | os.PathLike, write: Callable[[str], None], sync: bool = False) -> str:
@@ -117,7 +117,7 @@ def read_bytes(path: str | os.PathLike, fix: str | Clause, most: int | None = No
         if stat.S_ISDIR(mode):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(p))
         if not stat.S_ISREG(mode):
-            raise DamagedFile("error.files.not_regular", path=path, what=t(f"error.files.kind.{_kind(mode)}"), fix=fix)
+            raise DamagedFile("error.files.not_regular", path=path, what=t(_kind(mode)), fix=fix)
         with p.open("rb") as f:
             data = f.read(most + 1)  # a file that grew since stat() is still cut at most + 1
         if len(data) > most:
@@ -126,12 +126,17 @@ def read_bytes(path: str | os.PathLike, fix: str | Clause, most: int | None = No
 
 
 def _kind(mode: int) -> str:
-    """What a path that is not a regular file is, as `ls -l` would hint it."""
-    kinds = ((stat.S_ISFIFO, "fifo"), (stat.S_ISCHR, "char"), (stat.S_ISBLK, "block"), (stat.S_ISSOCK, "socket"))
+    """What a path that is not a regular file is, as `ls -l` would hint it (its words)."""
+    kinds = (
+        (stat.S_ISFIFO, N_("error.files.kind.fifo")),
+        (stat.S_ISCHR, N_("error.files.kind.char")),
+        (stat.S_ISBLK, N_("error.files.kind.block")),
+        (stat.S_ISSOCK, N_("error.files.kind.socket")),
+    )
     for test, kind in kinds:
         if test(mode):
             return kind
-    return "other"
+    return N_("error.files.kind.other")
 
 
 def read_head(path: str | os.PathLike, fix: str | Clause, n: int = 1 << 20) -> bytes:

@@ -30,7 +30,16 @@ from glassformer.cli import main
 from glassformer.errors import NotFound, UsageError
 from glassformer.explore import LIMITS, Explorer
 from glassformer.explore import server as server_module
-from glassformer.explore.server import CSP, Background, create_app, latest_run, open_preset, open_run, page_words
+from glassformer.explore.server import (
+    CSP,
+    PAGE_WORDS,
+    Background,
+    create_app,
+    latest_run,
+    open_preset,
+    open_run,
+    page_words,
+)
 from glassformer.messages import TABLES, has, t
 from glassformer.train.checkpoint import MODEL_FILE
 
@@ -239,14 +248,15 @@ def test_pyproject_ships_every_static_file():
 
 
 def test_the_page_s_words_come_from_the_catalogue_in_both_languages(client):
-    """GET /api/words serves the catalogue's explore.page.* keys; every key the page names is there,
-    with the same {fields} in both languages, and no script holds a table of sentences."""
+    """GET /api/words serves the page's words (PAGE_WORDS); every word the page names is there and
+    every word there is named by the page, with the same {fields} in both languages, and no script
+    holds a table of sentences."""
     en, zh = (client.get(f"/api/words?lang={lang}").json() for lang in ("en", "zh-CN"))
     assert en["lang"] == "en" and zh["lang"] == "zh" and en["words"].keys() == zh["words"].keys()
     assert len(en["words"]) > 50 and en["words"] == page_words("en")
-    for key, text in en["words"].items():
-        assert TABLES["en"]["explore.page." + key] == text
-        assert fields(text) == fields(zh["words"][key]), key
+    for name, text in en["words"].items():
+        assert TABLES["en"][PAGE_WORDS[name]] == text
+        assert fields(text) == fields(zh["words"][name]), name
     assert zh["words"]["next.title"] == TABLES["zh"]["explore.page.next.title"]
     assert client.get("/api/words?lang=fr").json()["lang"] == "en"  # a language with no catalogue: English
     static = files("glassformer.explore") / "static"
@@ -255,6 +265,11 @@ def test_the_page_s_words_come_from_the_catalogue_in_both_languages(client):
         text = (static / name).read_text(encoding="utf-8")
         used |= set(re.findall(r'data-t="([a-z_.]+)"', text)) | set(re.findall(r'\bt\("([a-z_.]+)"', text))
     assert used - {"attn.scale.", "note."} <= set(en["words"]), used - set(en["words"])
+    scripts = "".join(
+        (static / name).read_text(encoding="utf-8") for name in ("index.html", "app.js", "panels.js", "causal.js")
+    )
+    named = {name for name in en["words"] if f'"{name}"' in scripts or f"'{name}'" in scripts}
+    assert set(en["words"]) - named == {"attn.scale.absolute", "attn.scale.per_head", "note.cropped"}  # no dead word
     for name in ("i18n.js", "app.js", "panels.js", "draw.js"):
         assert not re.search(r'^\s+"[a-z_.]+":\s*"', (static / name).read_text(encoding="utf-8"), re.M), name
 

@@ -20,7 +20,7 @@ from helpers import keyed
 from glassformer.errors import DamagedFile, NotFound, UsageError
 from glassformer.messages import t
 from glassformer.text.bpe import BYTE_TO_CHAR
-from glassformer.text.gpt2_bpe import GPT2BPETokenizer, read_tokenizer_dir, write_tokenizer_dir
+from glassformer.text.gpt2_bpe import ID_OPTIONS, GPT2BPETokenizer, read_tokenizer_dir, write_tokenizer_dir
 
 EOT = "<|endoftext|>"
 BYTES = [BYTE_TO_CHAR[b] for b in range(256)]
@@ -297,11 +297,11 @@ def test_tokenizer_config_options_that_change_the_ids_are_refused(tmp_path):
     assert refusal(path, DamagedFile) == ("error.gpt2.not_object", fixed(path=config))
     config.write_text("{", encoding="utf-8")
     assert refusal(path, DamagedFile)[1]["fix"] == t("fix.gpt2_tokenizer")
-    for option in ("add_prefix_space", "add_bos_token"):
+    for option, what in ID_OPTIONS.items():
         config.write_text(json.dumps({option: True}), encoding="utf-8")
         assert refusal(path, UsageError) == (
             "error.gpt2.tokenizer_option",
-            {"path": config, "option": option, "what": t(f"gpt2.option.{option}")},
+            {"path": config, "option": option, "what": t(what)},
         )
     config.write_text(json.dumps({"add_prefix_space": False, "add_bos_token": False}), encoding="utf-8")
     assert read_tokenizer_dir(path).specials == []  # a config names no special token: none

@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from glassformer.config import ModelConfig
+from glassformer.inspect.words import LETTER_WORDS, MEANS_WORDS, STAGE_WORDS
 from glassformer.messages import TABLES
 from glassformer.models import build_model
 from glassformer.nn.hooks import LETTERS, STAGES, HookPoint
@@ -79,7 +80,19 @@ def test_the_scan_finds_a_comparison_with_display_text():
 
 
 def _words() -> set[str]:
-    return {v for table in TABLES.values() for k, v in table.items() if k.startswith(("stage.", "means."))}
+    keys = {*STAGE_WORDS.values(), *MEANS_WORDS.values()}
+    return {table[k] for table in TABLES.values() for k in keys}
+
+
+def has_words(point: HookPoint) -> bool:
+    """Its stage, what it is and every letter of its axes have a sentence in both languages."""
+    keys = [STAGE_WORDS.get(point.stage), MEANS_WORDS.get(point.means), *map(LETTER_WORDS.get, point.axes.split())]
+    return all(k is not None and k in TABLES["en"] and k in TABLES["zh"] for k in keys)
+
+
+def test_every_stage_and_letter_id_has_words():
+    assert set(STAGES) <= set(STAGE_WORDS) and set(LETTERS) <= set(LETTER_WORDS)
+    assert all(k in TABLES["en"] and k in TABLES["zh"] for k in [*STAGE_WORDS.values(), *LETTER_WORDS.values()])
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
@@ -88,7 +101,7 @@ def test_every_hook_point_of_every_kind_holds_ids_and_no_words(kind):
     words = _words() - set(STAGES)  # some ids read like their English word ("scores")
     for name, point in model.hook_points().items():
         assert point.stage in STAGES, name
-        assert f"means.{point.means}" in TABLES["en"] and f"means.{point.means}" in TABLES["zh"], name
+        assert has_words(point), name
         assert not {v for v in point.fields.values() if isinstance(v, str)} & words, name  # no words in a field
         assert set(vars(point)) - set(vars(torch.nn.Module())) == {"name", "stage", "axes", "means", "fields", "fns"}
 
@@ -120,9 +133,7 @@ def test_every_hook_point_of_the_standalone_pieces_holds_ids_with_words(piece):
     assert points, piece
     for name, point in points.items():
         assert point.stage in STAGES, name
-        assert f"stage.{point.stage}" in TABLES["en"] and f"stage.{point.stage}" in TABLES["zh"], name
-        assert f"means.{point.means}" in TABLES["en"] and f"means.{point.means}" in TABLES["zh"], name
-        assert all(f"letter.{a}" in TABLES[lang] for a in point.axes.split() for lang in ("en", "zh")), name
+        assert has_words(point), name
         assert set(point.axes.split()) <= set(LETTERS), name
         assert not {v for v in point.fields.values() if isinstance(v, str)} & words, name
 

@@ -31,7 +31,7 @@ from glassformer.inspect import (
     param_table,
     trace,
 )
-from glassformer.inspect.display import Raw, grads_html, note, params_html, status_words, table
+from glassformer.inspect.display import PARAM_COLUMNS, Raw, grads_html, note, params_html, status_words, table
 from glassformer.inspect.params import ParamRow, ParamTable
 from glassformer.inspect.trace import as_batch
 from glassformer.inspect.words import describe
@@ -138,8 +138,7 @@ def test_param_table_html_aligns_the_numbers_right_and_sets_formulas_in_monospac
     and the formula are code, in monospace; the note is prose, left-aligned."""
     page = param_table(gpt())._repr_html_()
     header = re.search(r"<thead><tr>(.*?)</tr></thead>", page).group(1)
-    columns = ("module", "params", "formula", "expected", "note")
-    assert re.findall(r"<th[^>]*>(.*?)</th>", header) == [en(f"params.col.{c}") for c in columns]
+    assert re.findall(r"<th[^>]*>(.*?)</th>", header) == [en(k) for k in PARAM_COLUMNS]
     first_row = re.search(r"<tbody><tr[^>]*>(.*?)</tr>", page).group(1)
     for cells in (re.findall(r'<th style="([^"]*)"', header), re.findall(r'<td style="([^"]*)"', first_row)):
         assert ["text-align: right" in c for c in cells] == [False, True, False, True, False]
@@ -387,8 +386,8 @@ TABLE = ParamTable(
 
 def params_head(say):
     """The parameter table's header row in `say`'s language: counts right-aligned."""
-    cells = [("module", ""), ("params", RIGHT), ("formula", ""), ("expected", RIGHT), ("note", "")]
-    return "".join(th(html.escape(say(f"params.col.{c}")), extra) for c, extra in cells)
+    aligns = ("", RIGHT, "", RIGHT, "")  # module, params, formula, expected, note
+    return "".join(th(html.escape(say(k)), extra) for k, extra in zip(PARAM_COLUMNS, aligns, strict=True))
 
 
 def test_params_html_whole_in_english():

@@ -152,24 +152,24 @@ def test_the_text_table_whole_in_english_and_chinese():
 
 
 def notes(key: str, **fields) -> tuple[str, str]:
-    """A row's note in English and in Chinese: the glossary's `formula.<key>` (both kept in the row)."""
-    return tuple(messages.TABLES[lang][f"formula.{key}"].format(**fields) for lang in ("en", "zh"))
+    """A row's note in English and in Chinese: the sentence `key` (both kept in the row)."""
+    return tuple(messages.TABLES[lang][key].format(**fields) for lang in ("en", "zh"))
 
 
 def test_every_field_of_every_row_counted_by_hand():
     """V·C = 28, L·C = 20, 2C = 8, C·3C + 3C = 60, C·C + C = 20, C·F + F = 30, F·C + C = 28, C·V + V = 35."""
     rows = [(r.module, r.count, r.formula, r.expected, r.note, r.note_zh) for r in param_table(CFG).rows]
     assert rows == [
-        ("tok_embed", 28, "V·C", 28, *notes("tok_embed")),
-        ("pos_embed", 20, "L·C", 20, *notes("pos_embed")),
+        ("tok_embed", 28, "V·C", 28, *notes("formula.tok_embed")),
+        ("pos_embed", 20, "L·C", 20, *notes("formula.pos_embed")),
         ("blocks.0.ln1", 8, "2C", 8, "", ""),
-        ("blocks.0.attn.qkv", 60, "C·3C + 3C", 60, *notes("qkv")),
-        ("blocks.0.attn.proj", 20, "C·C + C", 20, *notes("proj")),
+        ("blocks.0.attn.qkv", 60, "C·3C + 3C", 60, *notes("formula.qkv")),
+        ("blocks.0.attn.proj", 20, "C·C + C", 20, *notes("formula.proj")),
         ("blocks.0.ln2", 8, "2C", 8, "", ""),
         ("blocks.0.ffn.fc1", 30, "C·F + F", 30, "C -> F", ""),  # letters only: the same in every language
         ("blocks.0.ffn.fc2", 28, "F·C + C", 28, "F -> C", ""),
         ("ln_final", 8, "2C", 8, "", ""),
-        ("head", 35, "C·V + V", 35, *notes("head")),
+        ("head", 35, "C·V + V", 35, *notes("formula.head")),
     ]
     assert param_table(CFG).symbols == {"C": 4, "F": 6, "V": 7, "L": 5}  # in the notation's letter order
 
@@ -177,7 +177,7 @@ def test_every_field_of_every_row_counted_by_hand():
 def test_a_tied_head_counts_zero_and_says_why():
     rows = {r.module: r for r in param_table(ModelConfig(**{**CFG.__dict__, "tie_weights": True})).rows}
     assert (rows["tok_embed"].count, rows["head"].count) == (28, 0)
-    assert (rows["head"].note, rows["head"].note_zh) == notes("head.tied", table="tok_embed")
+    assert (rows["head"].note, rows["head"].note_zh) == notes("formula.head.tied", table="tok_embed")
 
 
 def test_a_parameter_no_formula_knows_gets_a_question_mark_row_in_both_languages():
@@ -185,12 +185,12 @@ def test_a_parameter_no_formula_knows_gets_a_question_mark_row_in_both_languages
     model.blocks[0].extra = torch.nn.Linear(2, 1)  # 2 weights + 1 bias
     table = param_table(model)
     assert table.rows[-2:] == [
-        ParamRow("blocks.0.extra", 2, "?", 0, *notes("unknown")),
-        ParamRow("blocks.0.extra", 1, "?", 0, *notes("unknown")),
+        ParamRow("blocks.0.extra", 2, "?", 0, *notes("formula.unknown")),
+        ParamRow("blocks.0.extra", 1, "?", 0, *notes("formula.unknown")),
     ]
     assert (table.total, table.expected_total, table.matches) == (248, 245, False)  # one row per parameter
     lines = table.to_text(lang="en").splitlines()
-    (unknown, unknown_zh), mismatch = notes("unknown"), messages.TABLES["en"]["params.mismatch"]
+    (unknown, unknown_zh), mismatch = notes("formula.unknown"), messages.TABLES["en"]["params.mismatch"]
     assert lines[-4] == f"blocks.0.extra               1  ?                   0  {unknown}  {mismatch}"
     assert lines[-2].split() == [messages.TABLES["en"]["params.total_row"], "248", "245"]
     assert (

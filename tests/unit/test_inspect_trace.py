@@ -32,7 +32,7 @@ from glassformer.inspect.trace import (
     token_labels,
     trace,
 )
-from glassformer.inspect.words import add_words
+from glassformer.inspect.words import LETTER_WORDS, MEANS_WORDS, add_words
 from glassformer.messages import TABLES
 from glassformer.models import GPT, Encoder, SequenceRegressor
 from glassformer.nn.hooks import STAGES, HookPoint
@@ -219,7 +219,7 @@ def test_every_hook_declares_known_axes_that_match_its_tensor():
             axes = points[name].axes.split()
             assert len(axes) == len(t), f"{name}: axes {axes} for shape {t}"
             assert all(a in LETTERS for a in axes), name
-            assert points[name].stage in STAGES and TABLES["en"].get(f"means.{points[name].means}")
+            assert points[name].stage in STAGES and points[name].means in MEANS_WORDS
 
 
 def test_token_labels_accept_the_batch_a_model_reads():
@@ -267,11 +267,14 @@ def test_text_rows_and_the_plain_table_layout():
     tok = CharTokenizer.from_text("hello world")
     model = GPT(ModelConfig(vocab_size=tok.vocab_size, n_layers=1, **SMALL))
     t = trace(model, torch.tensor([tok.encode("hello")]), tokenizer=tok)
-    first = ("text", "pieces", "ids")
-    assert [(r.stage, r.name) for r in t.rows[:3]] == [(en(f"trace.stage.{n}"), n) for n in first]
+    stages = ("trace.stage.text", "trace.stage.pieces", "trace.stage.ids")
+    means = ("trace.means.text", "trace.means.pieces", "trace.means.ids")
+    assert [(r.stage, r.name) for r in t.rows[:3]] == [
+        (en(k), n) for k, n in zip(stages, ("text", "pieces", "ids"), strict=True)
+    ]
     chinese = trace(model, torch.tensor([tok.encode("hello")]), tokenizer=tok, lang="zh").rows[:3]
-    assert [(r.stage, r.about) for r in chinese] == [(zh(f"trace.stage.{n}"), zh(f"trace.means.{n}")) for n in first]
-    assert [r.about for r in t.rows[:3]] == [en(f"trace.means.{n}") for n in first]
+    assert [(r.stage, r.about) for r in chinese] == [(zh(s), zh(m)) for s, m in zip(stages, means, strict=True)]
+    assert [r.about for r in t.rows[:3]] == [en(m) for m in means]
     assert [r.shape for r in t.rows[:3]] == [None, None, (1, 5)] and t.rows[2].dims == "(B=1, T=5)"
     lines = t.to_text().splitlines()
     assert lines[0].split()[:5] == ["stage", "name", "shape", "dims", "example"]
@@ -519,7 +522,7 @@ def test_examples_show_four_numbers_three_places_then_an_ellipsis_only_when_more
 def test_dims_name_each_size_and_fall_back_to_plain_sizes_for_an_unexpected_layout():
     used = {}
     assert _dims("B T C", (2, 3, 4), used, "en") == "(B=2, T=3, C=4)"
-    assert used == {letter: en(f"letter.{letter}") for letter in "BTC"}
+    assert used == {letter: en(LETTER_WORDS[letter]) for letter in "BTC"}
     assert _dims("B T", (2, 3, 4), used, "zh") == "(2, 3, 4)" and len(used) == 3  # nothing learnt from a lie
     chinese = {}
     _dims("B", (1,), chinese, "zh")
@@ -642,7 +645,9 @@ def test_an_encoder_decoder_traces_its_source_then_its_target_in_both_languages(
         "tgt", 3, "'c a'", "c ␣ a", (1, 3), "(B=1, T=3)", "[4, 1, 2]"
     )
     chinese = trace(model, (TOK.encode("ab"), TOK.encode("c a")), tokenizer=TOK, lang="zh")
-    assert [r.stage for r in chinese.rows[3:6]] == [zh(f"trace.stage.{n}") for n in ("text", "pieces", "ids")]
+    assert [r.stage for r in chinese.rows[3:6]] == [
+        zh(k) for k in ("trace.stage.text", "trace.stage.pieces", "trace.stage.ids")
+    ]
     assert chinese.letters["B"] == zh("letter.B")
 
 
@@ -674,3 +679,12 @@ def test_a_tuple_is_an_encoder_decoders_pair_and_is_refused_for_any_other_model_
         assert (caught.value.key, caught.value.fields) == ("error.inspect.pair_size", {"n": len(parts)})
     names = [r.name for r in trace(pair, (ids, ids)).rows]
     assert names.index("src ids") < names.index("tgt ids")  # both sides traced, the source first
+
+
+def test_every_loss_has_the_words_of_its_trace_row():
+    """The trace's loss row says which loss it is: every loss a model can name has its sentence."""
+    from glassformer.inspect.trace import LOSS_WORDS
+    from glassformer.nn.loss import LOSSES
+
+    assert set(LOSS_WORDS) == set(LOSSES)
+    assert all(key in TABLES["en"] and key in TABLES["zh"] for key in LOSS_WORDS.values())

@@ -51,7 +51,7 @@ from pathlib import Path
 import glassformer
 from glassformer.cli.options import Parser, argparse_speaking, language_requested, normalize_argv
 from glassformer.errors import EXIT_FAILURE, EXIT_USAGE, GlassformerError, UsageError
-from glassformer.messages import UnknownLanguage, has, note, speaking, t
+from glassformer.messages import N_, UnknownLanguage, note, speaking, t
 from glassformer.text.corpora import default_cache_dir
 
 # Building the parser imports no torch (3 to 7 s on a small machine): the verb modules import it,
@@ -120,6 +120,9 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, the shell's code for Ctrl-C
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what the shell reports for a writer whose reader left
 PACKAGE_DIR = Path(glassformer.__file__).resolve().parent
 
+# the command line's own words for a library error whose fix names a Python call, by its key
+CLI_WORDS = {"error.tokenizer.unseen": N_("cli.error.tokenizer.unseen")}
+
 # what an OSError means to the user, by its errno: the key of its sentence in the catalogue
 OS_ERRORS = {
     errno.ENOSPC: "os.disk_full",
@@ -162,8 +165,8 @@ def report(error: BaseException, verb: str | None, debug: bool, argv: list[str])
         )
         return EXIT_FAILURE
     if isinstance(error, GlassformerError):
-        # a library error whose fix names a Python call has the command line's own words (cli.<key>)
-        message = t(f"cli.{error.key}", **error.fields) if has(f"cli.{error.key}") else error
+        # a library error whose fix names a Python call has the command line's own words
+        message = t(CLI_WORDS[error.key], **error.fields) if error.key in CLI_WORDS else error
         note(t("fail.error", who=who, message=message))
         return error.exit_code
     if _own_check(error):  # a ValueError or a path-not-found raised, with its message, by glassformer's code

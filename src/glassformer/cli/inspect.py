@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from glassformer.cli.options import add_threads, count, count_or_zero, index_within, positive, seed, utf8_text
 from glassformer.config import TrainConfig, apply_overrides, get_preset
 from glassformer.errors import UsageError
-from glassformer.messages import pad, say, t
+from glassformer.messages import N_, pad, say, t
 
 if TYPE_CHECKING:
     import torch
@@ -60,11 +60,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def register_inspect(subparsers: argparse._SubParsersAction) -> None:
-    verbs = {"trace": run_trace, "attention": run_attention, "grads": run_grads, "params": run_params}
-    for verb, handler in verbs.items():
-        p = subparsers.add_parser(
-            verb, help=t(f"help.{verb}"), description=t("help.inspect.about", verb=t(f"help.{verb}"))
-        )
+    verbs = {  # verb: what runs it, its one line of help
+        "trace": (run_trace, N_("help.trace")),
+        "attention": (run_attention, N_("help.attention")),
+        "grads": (run_grads, N_("help.grads")),
+        "params": (run_params, N_("help.params")),
+    }
+    for verb, (handler, about) in verbs.items():
+        p = subparsers.add_parser(verb, help=t(about), description=t("help.inspect.about", verb=t(about)))
         p.add_argument("--preset", default=DEFAULT_PRESET, help=t("help.inspect.preset", default=DEFAULT_PRESET))
         p.add_argument("--run", default=None, help=t("help.inspect.run"))
         p.add_argument("--prompt", default=None, type=utf8_text, help=t("help.inspect.prompt"))
@@ -216,8 +219,8 @@ def run_attention(args) -> int:
 
     loaded = load(args)
     n_maps = len(attention_hooks(loaded.model))  # attention layers of every kind (an encoder-decoder has 3 per pair)
-    index_within("--layer", args.layer, n_maps, "layers")
-    index_within("--head", args.head, loaded.model.cfg.n_heads, "heads")
+    index_within("--layer", args.layer, n_maps, "arg.index.layers")
+    index_within("--head", args.head, loaded.model.cfg.n_heads, "arg.index.heads")
     x = inputs(args, loaded)
     out = _out(args, "attention")
     if isinstance(x, tuple):  # source and target: maps of three shapes, each axis its own tokens
@@ -323,13 +326,14 @@ PATCH_BY = "position"
 
 
 def register_causal(subparsers: argparse._SubParsersAction) -> None:
-    verbs = {"patch": run_patch, "heads": run_heads, "attribute": run_attribute}
-    for verb, handler in verbs.items():
+    verbs = {  # verb: what runs it, its one line of help, its example
+        "patch": (run_patch, N_("help.patch"), N_("help.patch.example")),
+        "heads": (run_heads, N_("help.heads"), N_("help.heads.example")),
+        "attribute": (run_attribute, N_("help.attribute"), N_("help.attribute.example")),
+    }
+    for verb, (handler, about, example) in verbs.items():
         p = subparsers.add_parser(
-            verb,
-            help=t(f"help.{verb}"),
-            description=t("help.causal.about", verb=t(f"help.{verb}")),
-            epilog=t(f"help.{verb}.example"),
+            verb, help=t(about), description=t("help.causal.about", verb=t(about)), epilog=t(example)
         )
         p.add_argument("run", help=t("help.causal.run"))
         if verb == "patch":

@@ -44,7 +44,7 @@ from glassformer.config import (
     get_preset,
 )
 from glassformer.errors import UsageError
-from glassformer.messages import say, t
+from glassformer.messages import N_, say, t
 
 # The lessons and the exercises' grader import torch: they are imported inside the verbs, and the
 # figures a help states come from config.py, so that building the parser and showing any help
@@ -71,9 +71,10 @@ def _shared(p: argparse.ArgumentParser, name: str) -> None:
     p.add_argument("--out", default=None, help=t("help.lesson.out", name=name))
 
 
-def _training(p: argparse.ArgumentParser, name: str, fast) -> None:
-    """Options of the lessons that train a model (fast: a function giving the figures --fast's help names)."""
-    p.add_argument("--fast", action="store_true", help=Later(lambda: t(f"help.lesson.{name}.fast", **fast())))
+def _training(p: argparse.ArgumentParser, fast_help: str, fast) -> None:
+    """Options of the lessons that train a model (fast_help: --fast's help; fast: a function giving
+    the figures it names)."""
+    p.add_argument("--fast", action="store_true", help=Later(lambda: t(fast_help, **fast())))
     p.add_argument("--seed", type=seed, default=0, help=t("help.lesson.seed", default=0))
     add_threads(p)
 
@@ -84,7 +85,11 @@ def register_lesson(subparsers: argparse._SubParsersAction) -> None:
 
     tiny = which.add_parser("tiny", help=t("help.lesson.tiny"))
     _shared(tiny, "tiny")
-    _training(tiny, "tiny", lambda: {"fast": TINY_FAST_STEPS, "steps": get_preset(TINY_PRESET).train.max_steps})
+    _training(
+        tiny,
+        N_("help.lesson.tiny.fast"),
+        lambda: {"fast": TINY_FAST_STEPS, "steps": get_preset(TINY_PRESET).train.max_steps},
+    )
     tiny.add_argument("--lab", default=LAB_DIR, help=t("help.lesson.tiny.lab", default=LAB_DIR))
     tiny.set_defaults(func=run_lesson_tiny)
 
@@ -95,7 +100,7 @@ def register_lesson(subparsers: argparse._SubParsersAction) -> None:
 
     hello = which.add_parser("hello-world", help=t("help.lesson.hello-world"))
     _shared(hello, "hello-world")
-    _training(hello, "hello-world", lambda: {"epochs": HELLO_FAST_EPOCHS})
+    _training(hello, N_("help.lesson.hello-world.fast"), lambda: {"epochs": HELLO_FAST_EPOCHS})
     hello.add_argument("--mask", choices=("none", "causal", "both"), default="both", help=t("help.lesson.mask"))
     hello.add_argument("--data", default="tutorial", help=t("help.lesson.hello.data"))
     hello.add_argument(
@@ -108,7 +113,7 @@ def register_lesson(subparsers: argparse._SubParsersAction) -> None:
 
     sine = which.add_parser("sine", help=t("help.lesson.sine"))
     _shared(sine, "sine")
-    _training(sine, "sine", lambda: {"train": SINE_FAST["n_train"], "val": SINE_FAST["n_val"]})
+    _training(sine, N_("help.lesson.sine.fast"), lambda: {"train": SINE_FAST["n_train"], "val": SINE_FAST["n_val"]})
     sine.add_argument("--task", choices=("forecast", "tutorial"), default="forecast", help=t("help.lesson.sine.task"))
     sine.add_argument(
         "--schedule", choices=("noam", "cosine", "tutorial"), default="noam", help=t("help.lesson.sine.schedule")
@@ -133,7 +138,9 @@ def register_lesson(subparsers: argparse._SubParsersAction) -> None:
 
     s2s = which.add_parser("seq2seq", help=t("help.lesson.seq2seq", example=f"{WORDS} ↔ {DIGITS}"))
     _shared(s2s, "seq2seq")
-    _training(s2s, "seq2seq", lambda: {"steps": SEQ2SEQ_FAST_STEPS})  # its time: the lesson prints it
+    _training(
+        s2s, N_("help.lesson.seq2seq.fast"), lambda: {"steps": SEQ2SEQ_FAST_STEPS}
+    )  # its time: the lesson prints it
     s2s.add_argument(
         "--task",
         choices=("zh2num", "num2zh"),
@@ -263,28 +270,28 @@ def register_exercise(subparsers: argparse._SubParsersAction) -> None:
         parser_class=Intermixed,  # options anywhere: before, between or after NAME and FILE
     )
 
-    def learner(name: str) -> argparse.ArgumentParser:
-        p = verbs.add_parser(name, help=t(f"help.exercise.{name}"))
+    def learner(name: str, about: str) -> argparse.ArgumentParser:
+        p = verbs.add_parser(name, help=t(about))
         p.add_argument("--dir", default=EXERCISES_DIR, help=t("help.exercise.dir", default=EXERCISES_DIR))
         return p  # --lang (every command has it): the language of skeletons and messages
 
-    def named(name: str) -> argparse.ArgumentParser:
-        p = learner(name)
+    def named(name: str, about: str) -> argparse.ArgumentParser:
+        p = learner(name, about)
         p.add_argument("name", help=t("help.exercise.name"))
         return p
 
-    learner("list").set_defaults(func=run_exercise_list)
-    named("start").set_defaults(func=run_exercise_start)
-    p = named("check")
+    learner("list", N_("help.exercise.list")).set_defaults(func=run_exercise_list)
+    named("start", N_("help.exercise.start")).set_defaults(func=run_exercise_start)
+    p = named("check", N_("help.exercise.check"))
     p.add_argument("file", nargs="?", default=None, help=t("help.exercise.file"))
     p.add_argument(
         "--timeout", type=positive, default=None, help=Later(lambda: t("help.exercise.timeout", default=timeout()))
     )
     p.set_defaults(func=run_exercise_check)
-    p = named("hint")
+    p = named("hint", N_("help.exercise.hint"))
     p.add_argument("--all", action="store_true", help=t("help.exercise.all"))
     p.set_defaults(func=run_exercise_hint)
-    p = named("solution")
+    p = named("solution", N_("help.exercise.solution"))
     p.add_argument("--give-up", action="store_true", help=t("help.exercise.give_up"))
     p.set_defaults(func=run_exercise_solution)
 

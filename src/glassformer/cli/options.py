@@ -193,10 +193,11 @@ def utf8_text(value: str) -> str:
     return value
 
 
-def index_within(flag: str, value: int, size: int, what: str) -> int:
-    """A layer or head index the model has: 0 <= value < size (what: "layers" or "heads")."""
+def index_within(flag: str, value: int, size: int, key: str) -> int:
+    """A layer or head index the model has: 0 <= value < size, else the refusal `key`
+    (arg.index.layers or arg.index.heads)."""
     if not 0 <= value < size:
-        raise UsageError(f"arg.index.{what}", flag=flag, value=value, size=size, last=size - 1)
+        raise UsageError(key, flag=flag, value=value, size=size, last=size - 1)
     return value
 
 

@@ -16,7 +16,7 @@ import sys
 from glassformer.cli.options import count, positive, runnable, temperature
 from glassformer.config import RUN_EXAMPLE
 from glassformer.errors import Unsupported, UsageError
-from glassformer.messages import say, t
+from glassformer.messages import N_, say, t
 
 CHAT_FORMATS = ("chatml", "llama3")  # post/chat.py's CHAT_FORMATS (named here: --help imports no torch)
 BUILTIN_DATA = "builtin:arithmetic"  # post/data.py's BUILTIN
@@ -24,13 +24,29 @@ LORA_TARGET = r".*attn.*"  # post/tune.py's DEFAULT_LORA_TARGET
 EXIT_NONFINITE, EXIT_INTERRUPTED = 1, 130
 
 
+# each method's help: its one line, its description, what --data takes, and --beta's (dpo, grpo)
+METHOD_HELP = {
+    "sft": {"help": N_("help.sft"), "about": N_("help.sft.about"), "data": N_("help.sft.data")},
+    "dpo": {
+        "help": N_("help.dpo"),
+        "about": N_("help.dpo.about"),
+        "data": N_("help.dpo.data"),
+        "beta": N_("help.dpo.beta"),
+    },
+    "grpo": {
+        "help": N_("help.grpo"),
+        "about": N_("help.grpo.about"),
+        "data": N_("help.grpo.data"),
+        "beta": N_("help.grpo.beta"),
+    },
+}
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    for method in ("sft", "dpo", "grpo"):
-        p = subparsers.add_parser(
-            method, allow_abbrev=False, help=t(f"help.{method}"), description=t(f"help.{method}.about")
-        )
+    for method, words in METHOD_HELP.items():
+        p = subparsers.add_parser(method, allow_abbrev=False, help=t(words["help"]), description=t(words["about"]))
         p.add_argument("base", nargs="?", metavar="BASE_RUN", help=t("help.post.base", example=RUN_EXAMPLE))
-        p.add_argument("--data", default=None, help=t(f"help.{method}.data", builtin=BUILTIN_DATA))
+        p.add_argument("--data", default=None, help=t(words["data"], builtin=BUILTIN_DATA))
         p.add_argument("--out", default=None, help=t("help.post.out"))
         p.add_argument("--resume", metavar="RUN", default=None, help=t("help.post.resume"))
         p.add_argument("--format", choices=CHAT_FORMATS, default="chatml", help=t("help.post.format"))
@@ -41,7 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         if method == "sft":
             p.add_argument("--pack", action="store_true", help=t("help.sft.pack"))
         if method in ("dpo", "grpo"):
-            p.add_argument("--beta", type=positive, default=None, help=t(f"help.{method}.beta"))
+            p.add_argument("--beta", type=positive, default=None, help=t(words["beta"]))
         if method == "grpo":
             p.add_argument("--group", type=count, default=4, help=t("help.grpo.group", default=4))
             p.add_argument("--max-new-tokens", type=count, default=8, help=t("help.grpo.max_new_tokens", default=8))

@@ -10,7 +10,7 @@ requests.py    what a request may say (limits, types); every refusal a RequestEr
                catalogue key error.explore.* and its fields)
 server.py      which model (a run, the latest run, or a preset), the Starlette app (JSON API + the
                static page, static/, nothing from the network; the page's words come from the one
-               catalogue, explore.page.*, via GET /api/words), then uvicorn on 127.0.0.1
+               catalogue, server.PAGE_WORDS, via GET /api/words), then uvicorn on 127.0.0.1
 """
 
 from glassformer.explore.explorer import Explorer

@@ -72,6 +72,11 @@ from glassformer.inspect.trace import token_labels, trace
 from glassformer.messages import TABLES
 from glassformer.sample import draw, next_logits, next_probs, open_cache, visible
 
+# why next and generate refuse a model: it reads numbers, not tokens; it writes no text
+NEEDS_TOKENS = {
+    "next": ("error.explore.numbers_only.next", "error.explore.no_text.next"),
+    "generate": ("error.explore.numbers_only.generate", "error.explore.no_text.generate"),
+}
 MAX_TRACES = 256  # shape traces kept, one per (input length, language): a few KiB each
 
 
@@ -135,8 +140,8 @@ class Explorer:
         """Validated (layer, head) pairs and the z-hook functions that zero them."""
         pairs = frozenset(
             (
-                check_range("layer", layer, len(self.structure.layers), "layers"),
-                check_range("head", h, self.model.cfg.n_heads, "heads"),
+                check_range("layer", layer, len(self.structure.layers), "error.explore.range.layers"),
+                check_range("head", h, self.model.cfg.n_heads, "error.explore.range.heads"),
             )
             for layer, h in req["ablate"]
         )
@@ -170,8 +175,8 @@ class Explorer:
             raise RequestError(
                 "error.explore.stage", 422, "out_of_range", field="stage", stage=stage, stages=", ".join(stages)
             )
-        layer = check_range("layer", req["layer"], len(self.structure.layers), "layers")
-        return layer, check_range("head", req["head"], self.model.cfg.n_heads, "heads"), stage
+        layer = check_range("layer", req["layer"], len(self.structure.layers), "error.explore.range.layers")
+        return layer, check_range("head", req["head"], self.model.cfg.n_heads, "error.explore.range.heads"), stage
 
     def _shape(self, req: dict) -> tuple[float, int | None, float | None]:
         top_k, top_p = req["top_k"] or None, req["top_p"] if req["top_p"] < 1 else None
@@ -236,7 +241,7 @@ class Explorer:
     def vectors(self, req: dict) -> dict:
         x, _, _ = self._input(req)
         layer, head, _ = self._view(req)
-        token = check_range("token", req["token"], x.size(1), "tokens")
+        token = check_range("token", req["token"], x.size(1), "error.explore.range.tokens")
         _, hooks = self._ablation(req)
         names = self.structure.layers[layer].vectors
         _, cache = self._run(x, hooks, names)
@@ -288,10 +293,11 @@ class Explorer:
 
     def _needs_tokens(self, endpoint: str) -> None:
         """next and generate need a model that reads and writes tokens."""
+        numbers_only, no_text = NEEDS_TOKENS[endpoint]
         if not self.reads_tokens:
-            raise RequestError(f"error.explore.numbers_only.{endpoint}", 422, "no_tokens", kind=self.model.kind)
+            raise RequestError(numbers_only, 422, "no_tokens", kind=self.model.kind)
         if not self.model.samples:
-            raise RequestError(f"error.explore.no_text.{endpoint}", 422, "no_tokens", kind=self.model.kind)
+            raise RequestError(no_text, 422, "no_tokens", kind=self.model.kind)
 
 
 # ────────────────────────────────────────────────────────────────────────────────────────────────
@@ -431,9 +437,10 @@ def patch_cell(ex, req: dict) -> dict:
     if corrupt is None:
         raise RequestError("error.explore.causal.no_corrupt", 422, "empty")
     point, by = PATCH_KINDS[req["kind"]]
-    layer = check_range("layer", req["layer"], ex.model.cfg.n_layers, "layers")
+    layer = check_range("layer", req["layer"], ex.model.cfg.n_layers, "error.explore.range.layers")
     size = clean.shape[1] if req["kind"] == "position" else ex.model.cfg.n_heads
-    index = check_range("index", req["index"], size, "tokens" if req["kind"] == "position" else "heads")
+    out_of_range = "error.explore.range.tokens" if req["kind"] == "position" else "error.explore.range.heads"
+    index = check_range("index", req["index"], size, out_of_range)
     a, w = _answer_and_wrong(ex, clean, corrupt)
     with _refused_as_request():  # the grids' own refusal: a cell means nothing without a gap either
         views.check_gap(*views._gap(ex.model, clean, corrupt, a, w))

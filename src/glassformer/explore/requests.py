@@ -82,36 +82,34 @@ class Field:
 
 
 def _typed(name: str, value, f: Field):
-    def fail(what: str, **fields):
-        raise RequestError(f"error.explore.field.{what}", field=name, got=shown(value), **fields)
+    def fail(key: str, **fields):
+        raise RequestError(key, field=name, got=shown(value), **fields)
 
     is_int = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
     if f.kind == "int" and not is_int(value):
-        fail("int")
+        fail("error.explore.field.int")
     if f.kind == "float" and (isinstance(value, bool) or not isinstance(value, (int, float))):
-        fail("float")
+        fail("error.explore.field.float")
     if f.kind == "str" and not isinstance(value, str):
-        fail("str")
+        fail("error.explore.field.str")
     if f.kind == "bool" and not isinstance(value, bool):
-        fail("bool")
+        fail("error.explore.field.bool")
     if f.kind == "ints" and not (isinstance(value, list) and all(is_int(v) for v in value)):
-        fail("ints")
+        fail("error.explore.field.ints")
     if f.kind == "pairs" and not (
         isinstance(value, list)
         and all(isinstance(p, list) and len(p) == 2 and all(is_int(v) for v in p) for p in value)
     ):
-        fail("pairs")
+        fail("error.explore.field.pairs")
     if f.most is not None and f.kind in ("str", "ints", "pairs") and len(value) > f.most:
-        unit = "str" if f.kind == "str" else "list"
-        raise RequestError(
-            f"error.explore.field.too_long.{unit}", 413, "too_long", field=name, length=len(value), most=f.most
-        )
+        key = "error.explore.field.too_long.str" if f.kind == "str" else "error.explore.field.too_long.list"
+        raise RequestError(key, 413, "too_long", field=name, length=len(value), most=f.most)
     if f.choices and value not in f.choices:
-        fail("choice", choices=shown(list(f.choices)))
+        fail("error.explore.field.choice", choices=shown(list(f.choices)))
     if f.kind in ("int", "float") and ((f.lo is not None and value < f.lo) or (f.hi is not None and value > f.hi)):
         if f.hi is None:
-            fail("at_least", lo=f.lo)
-        fail("between", lo=f.lo, hi=f.hi)
+            fail("error.explore.field.at_least", lo=f.lo)
+        fail("error.explore.field.between", lo=f.lo, hi=f.hi)
     return value
 
 
@@ -124,12 +122,10 @@ def read(body: dict, spec: dict[str, Field]) -> dict:
     return {name: f.default if body.get(name) is None else _typed(name, body[name], f) for name, f in spec.items()}
 
 
-def check_range(name: str, value: int, size: int, what: str) -> int:
-    """`value` in 0..size-1, else a refusal; `what` (layers | heads | tokens) names the sentence."""
+def check_range(name: str, value: int, size: int, key: str) -> int:
+    """`value` in 0..size-1, else the refusal `key` (error.explore.range.layers | heads | tokens)."""
     if not 0 <= value < size:
-        raise RequestError(
-            f"error.explore.range.{what}", 422, "out_of_range", field=name, value=value, size=size, last=size - 1
-        )
+        raise RequestError(key, 422, "out_of_range", field=name, value=value, size=size, last=size - 1)
     return value
 
 

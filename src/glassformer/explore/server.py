@@ -15,7 +15,7 @@ The app (create_app, the first half):
     GET  /                 the page (static/index.html); its scripts, styles and Chinese font under /static/
     GET  /api/model        what the page needs once (model, stages, stream points, limits)
     GET  /api/words?lang=  the page's words in one language, from the one catalogue
-                           (glassformer.messages, keys explore.page.*), {fields} left for the page
+                           (PAGE_WORDS below, from the one catalogue), {fields} left for the page
     POST /api/analyze | attention | vectors | next | generate     JSON in, JSON out
 
 Every refusal is said in the language the page asks in (`?lang=zh` on any request; English
@@ -65,7 +65,7 @@ from glassformer.config import apply_overrides, get_preset
 from glassformer.errors import NotFound, UsageError
 from glassformer.explore.explorer import Explorer
 from glassformer.explore.requests import SPECS, RequestError, parse_json
-from glassformer.messages import LANGS, TABLES, language, normalize, say, t
+from glassformer.messages import LANGS, N_, TABLES, language, normalize, say, t
 from glassformer.models import build_model, model_class
 from glassformer.text import CharTokenizer
 from glassformer.train.checkpoint import MODEL_FILE
@@ -103,12 +103,84 @@ def static_files() -> dict[str, bytes]:
     return {**pages, CJK_FONT.name: CJK_FONT.read_bytes()}
 
 
-PAGE = "explore.page."  # the catalogue's keys for the page's words
+# the page's words, by the name its scripts ask for (static/i18n.js: t("next.title")); {fields} are
+# left for the page to fill
+PAGE_WORDS = {
+    "causal.title": N_("explore.page.causal.title"),
+    "causal.help": N_("explore.page.causal.help"),
+    "causal.corrupt": N_("explore.page.causal.corrupt"),
+    "causal.positions": N_("explore.page.causal.positions"),
+    "causal.heads": N_("explore.page.causal.heads"),
+    "causal.status": N_("explore.page.causal.status"),
+    "causal.legend": N_("explore.page.causal.legend"),
+    "causal.none": N_("explore.page.causal.none"),
+    "causal.patched": N_("explore.page.causal.patched"),
+    "causal.what.position": N_("explore.page.causal.what.position"),
+    "causal.what.head": N_("explore.page.causal.what.head"),
+    "causal.thumb.patch": N_("explore.page.causal.thumb.patch"),
+    "causal.thumb.ablation": N_("explore.page.causal.thumb.ablation"),
+    "app.explore": N_("explore.page.app.explore"),
+    "model.line": N_("explore.page.model.line"),
+    "input.title": N_("explore.page.input.title"),
+    "input.help": N_("explore.page.input.help"),
+    "input.help_numbers": N_("explore.page.input.help_numbers"),
+    "note.cropped": N_("explore.page.note.cropped"),
+    "err.network": N_("explore.page.err.network"),
+    "next.title": N_("explore.page.next.title"),
+    "next.help": N_("explore.page.next.help"),
+    "next.temperature": N_("explore.page.next.temperature"),
+    "next.top_k": N_("explore.page.next.top_k"),
+    "next.top_p": N_("explore.page.next.top_p"),
+    "next.kept": N_("explore.page.next.kept"),
+    "next.base": N_("explore.page.next.base"),
+    "next.base_corrupted": N_("explore.page.next.base_corrupted"),
+    "next.cut": N_("explore.page.next.cut"),
+    "next.tip": N_("explore.page.next.tip"),
+    "next.tip_base": N_("explore.page.next.tip_base"),
+    "next.tip_base_corrupted": N_("explore.page.next.tip_base_corrupted"),
+    "gen.step": N_("explore.page.gen.step"),
+    "gen.run": N_("explore.page.gen.run"),
+    "gen.stop": N_("explore.page.gen.stop"),
+    "gen.seed": N_("explore.page.gen.seed"),
+    "gen.status": N_("explore.page.gen.status"),
+    "gen.resumed": N_("explore.page.gen.resumed"),
+    "gen.fresh": N_("explore.page.gen.fresh"),
+    "gen.no_cache": N_("explore.page.gen.no_cache"),
+    "pred.title": N_("explore.page.pred.title"),
+    "pred.help": N_("explore.page.pred.help"),
+    "attn.title": N_("explore.page.attn.title"),
+    "attn.stage": N_("explore.page.attn.stage"),
+    "attn.layer": N_("explore.page.attn.layer"),
+    "attn.head": N_("explore.page.attn.head"),
+    "attn.grid_help": N_("explore.page.attn.grid_help"),
+    "attn.zero": N_("explore.page.attn.zero"),
+    "attn.ablated": N_("explore.page.attn.ablated"),
+    "attn.none": N_("explore.page.attn.none"),
+    "attn.clear": N_("explore.page.attn.clear"),
+    "attn.matrix_help": N_("explore.page.attn.matrix_help"),
+    "attn.cell": N_("explore.page.attn.cell"),
+    "attn.masked": N_("explore.page.attn.masked"),
+    "attn.scale.absolute": N_("explore.page.attn.scale.absolute"),
+    "attn.scale.per_head": N_("explore.page.attn.scale.per_head"),
+    "attn.layer_n": N_("explore.page.attn.layer_n"),
+    "attn.head_n": N_("explore.page.attn.head_n"),
+    "vec.title": N_("explore.page.vec.title"),
+    "vec.help": N_("explore.page.vec.help"),
+    "vec.of": N_("explore.page.vec.of"),
+    "stream.title": N_("explore.page.stream.title"),
+    "stream.help": N_("explore.page.stream.help"),
+    "stream.norm": N_("explore.page.stream.norm"),
+    "lens.title": N_("explore.page.lens.title"),
+    "lens.help": N_("explore.page.lens.help"),
+    "lens.help_numbers": N_("explore.page.lens.help_numbers"),
+    "trace.title": N_("explore.page.trace.title"),
+    "trace.help": N_("explore.page.trace.help"),
+}
 
 
 def page_words(lang: str) -> dict[str, str]:
-    """The page's words in `lang`, keyed without the prefix ("next.title": "Next token")."""
-    return {key[len(PAGE) :]: text for key, text in TABLES[lang].items() if key.startswith(PAGE)}
+    """The page's words in `lang`, by their names on the page ("next.title": "Next token")."""
+    return {name: TABLES[lang][key] for name, key in PAGE_WORDS.items()}
 
 
 def asked_language(scope) -> str:

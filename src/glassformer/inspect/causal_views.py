@@ -24,10 +24,22 @@ from pathlib import Path
 import torch
 
 from glassformer.errors import UsageError
-from glassformer.messages import t
+from glassformer.messages import N_, t
 
-BY = ("position", "layer", "head")
+# what patching goes by, and its grid's title
+BY = {
+    "position": N_("cview.patch.title.position"),
+    "layer": N_("cview.patch.title.layer"),
+    "head": N_("cview.patch.title.head"),
+}
 DETECTORS = ("previous_token", "duplicate_token", "induction")
+# the heads grid's columns: each detector's score, then the ablation's
+HEAD_COLUMNS = {
+    "previous_token": N_("cview.heads.col.previous_token"),
+    "duplicate_token": N_("cview.heads.col.duplicate_token"),
+    "induction": N_("cview.heads.col.induction"),
+    "ablation": N_("cview.heads.col.ablation"),
+}
 
 
 # ------------------------------------------------------------------ the library, in one place
@@ -214,7 +226,7 @@ def patch_view(model, tokenizer, clean, corrupt, answer: int, wrong: int, by: st
         rows, columns = [t("cview.part.attn"), t("cview.part.ffn")], layers
         values = torch.stack([g.normalised() for _, g in grids])  # (2, L)
     return Grid(
-        t(f"cview.patch.title.{by}"),
+        t(BY[by]),
         rows,
         columns,
         [[round(float(v), 6) for v in row] for row in values.tolist()],
@@ -298,12 +310,12 @@ def heads_view(model, n: int, batch: int, seed: int) -> Grid:
         t("cview.heads.chance", chance=chance, perfect=perfect, bar=bar),
     ]
     if found:
-        way = "raises" if check["rise"] >= 0 else "lowers"
-        notes.append(t(f"cview.heads.check.{way}", head=rows[top], score=check["score"], rise=abs(check["rise"]),
+        way = "cview.heads.check.raises" if check["rise"] >= 0 else "cview.heads.check.lowers"
+        notes.append(t(way, head=rows[top], score=check["score"], rise=abs(check["rise"]),
                        median=median, base=base))  # fmt: skip
     else:
         notes.append(t("cview.heads.none", head=rows[top], score=check["score"], bar=bar))
-    columns = [t(f"cview.heads.col.{k}") for k in (*DETECTORS, "ablation")]
+    columns = [t(HEAD_COLUMNS[k]) for k in (*DETECTORS, "ablation")]
     return Grid(t("cview.heads.title"), rows, columns, values, notes, check)
 
 

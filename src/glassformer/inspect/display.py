@@ -65,6 +65,16 @@ def trace_html(trace) -> str:
     return table(trace.COLUMNS, trace._cells(), mono=(1, 2, 3, 4)) + note(trace.legend())
 
 
+# the parameter table's columns, in the text table (inspect/params.py) and the notebook's
+PARAM_COLUMNS = (
+    N_("params.col.module"),
+    N_("params.col.params"),
+    N_("params.col.formula"),
+    N_("params.col.expected"),
+    N_("params.col.note"),
+)
+
+
 def params_html(p) -> str:
     """The parameter table: computed count beside the module's own formula; mismatches in red."""
     rows = [
@@ -81,8 +91,7 @@ def params_html(p) -> str:
     rows.append([t("params.total_row"), f"{p.total:,}", "", f"{p.expected_total:,}", ""])
     styles.append("font-weight: bold")
     symbols = ", ".join(f"{k}={v}" for k, v in p.symbols.items())
-    columns = [t(f"params.col.{c}") for c in ("module", "params", "formula", "expected", "note")]
-    return table(columns, rows, mono=(0, 2), right=(1, 3), row_styles=styles) + note(
+    return table([t(k) for k in PARAM_COLUMNS], rows, mono=(0, 2), right=(1, 3), row_styles=styles) + note(
         t("params.symbols", symbols=symbols)
     )
 

@@ -38,10 +38,10 @@ import torch
 from torch import nn
 
 from glassformer.config import ModelConfig, with_kind
-from glassformer.inspect.display import params_html
+from glassformer.inspect.display import PARAM_COLUMNS, params_html
 from glassformer.inspect.formula import ParamFormula
 from glassformer.inspect.words import letter_order, meaning
-from glassformer.messages import TABLES, in_language, language, pad, pad_left, t
+from glassformer.messages import N_, TABLES, in_language, language, pad, pad_left, t
 from glassformer.models.gpt import LearnedPositions
 from glassformer.nn.hooks import HookPoint
 from glassformer.nn.moe import Router
@@ -108,7 +108,7 @@ class ParamTable:
         w = max(len(r.module) for r in self.rows)
         f = max(len(r.formula) for r in self.rows)
         with in_language(lang):
-            head = [t(f"params.col.{c}") for c in ("module", "params", "formula", "expected", "note")]
+            head = [t(k) for k in PARAM_COLUMNS]
             lines = [
                 f"{pad(head[0], w)}  {pad_left(head[1], 10)}  {pad(head[2], f)}  {pad_left(head[3], 10)}  {head[4]}",
                 "-" * (w + f + 36),
@@ -254,21 +254,53 @@ def _copies(module: nn.ModuleList, letters: dict) -> tuple[str, dict[str, int]] 
     return f"{n}·{body}", {**copies, **symbols}
 
 
+# what a part of the parameter table is, by its id: its name ("qkv"; "cross.q" under its parent; "ln.none"
+# for a norm with nothing to learn; "head.tied" for a tied one) or its class's name ("ALiBi")
+FORMULA_WORDS: dict[str, str] = {
+    "experts": N_("formula.experts"),
+    "ln.none": N_("formula.ln.none"),
+    "qkv": N_("formula.qkv"),
+    "heads": N_("formula.heads"),
+    "proj": N_("formula.proj"),
+    "cross.q": N_("formula.cross.q"),
+    "cross.kv": N_("formula.cross.kv"),
+    "tok_embed": N_("formula.tok_embed"),
+    "src_embed": N_("formula.src_embed"),
+    "pos_embed": N_("formula.pos_embed"),
+    "head.tied": N_("formula.head.tied"),
+    "head": N_("formula.head"),
+    "ln_final.none": N_("formula.ln_final.none"),
+    "enc_ln_final.none": N_("formula.enc_ln_final.none"),
+    "dec_ln_final.none": N_("formula.dec_ln_final.none"),
+    "in_proj": N_("formula.in_proj"),
+    "out_proj": N_("formula.out_proj"),
+    "tgt_embed.tied": N_("formula.tgt_embed.tied"),
+    "tgt_embed": N_("formula.tgt_embed"),
+    "Router": N_("formula.Router"),
+    "RotaryPositions": N_("formula.RotaryPositions"),
+    "ALiBi": N_("formula.ALiBi"),
+    "SinusoidalPositions": N_("formula.SinusoidalPositions"),
+    "RMSNorm": N_("formula.RMSNorm"),
+    "ScaledRotary": N_("formula.ScaledRotary"),
+}
+NOTES = set(FORMULA_WORDS.values())  # a part's note that is a sentence to look up, not letters ("C -> F")
+
+
 def _note(path: str, module: nn.Module, formula: str, tied: str | None) -> tuple[str, dict]:
-    """The glossary key of what a part is (`formula.<id>`), tried by name, then by class; a Linear
+    """The glossary key of what a part is (FORMULA_WORDS), tried by name, then by class; a Linear
     no entry names is described by its letters ("C -> F")."""
     parent, _, leaf = path.rpartition(".")
     leaf_kind = leaf.rstrip("0123456789")
     if tied is not None:
-        return f"formula.{leaf}.tied", {"table": tied}
-    classes = [f"formula.{c.__name__}" for c in type(module).__mro__]
+        return FORMULA_WORDS[f"{leaf}.tied"], {"table": tied}
+    classes = [c.__name__ for c in type(module).__mro__]
     if formula == "0":  # nothing to learn: a norm the config has none of, a fixed table
-        keys = [f"formula.{leaf_kind}.none", *classes]
+        ids = [f"{leaf_kind}.none", *classes]
     else:
-        keys = [f"formula.{parent.rpartition('.')[2]}.{leaf}", f"formula.{leaf_kind}", *classes]
-    for key in keys:
-        if key in TABLES["en"]:
-            return key, {}
+        ids = [f"{parent.rpartition('.')[2]}.{leaf}", leaf_kind, *classes]
+    for name in ids:
+        if name in FORMULA_WORDS:
+            return FORMULA_WORDS[name], {}
     if isinstance(module, nn.Linear):  # "C·(R_kv + D_r) + (R_kv + D_r)": "C -> R_kv + D_r"
         terms = [t.removeprefix("(").removesuffix(")") for t in _outside(_outside(formula, " + ")[0], "·")]
         return f"{terms[0]} -> {terms[1]}", {}
@@ -324,7 +356,7 @@ def derived_parts(model: nn.Module, letters: dict[str, int] | None = None) -> li
 
 def _words(part: ParamFormula, lang: str) -> str:
     """A part's note in `lang`: its glossary entry with its fields, or its letters as they are."""
-    if part.note.startswith("formula."):
+    if part.note in NOTES:
         return TABLES[lang][part.note].format(**part.fields)
     return part.note
 

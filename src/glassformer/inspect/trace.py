@@ -26,7 +26,7 @@ import torch.nn.functional as F
 from glassformer.errors import UsageError
 from glassformer.inspect.display import trace_html
 from glassformer.inspect.words import describe, meaning
-from glassformer.messages import in_language, t
+from glassformer.messages import N_, in_language, t
 from glassformer.nn.loss import LOSSES
 
 
@@ -49,6 +49,13 @@ COLUMNS = (
     "trace.column.example",
     "cache.column.means",
 )
+
+# what the loss row is, by the model's loss (a key of nn/loss.py LOSSES)
+LOSS_WORDS = {
+    "mse": N_("trace.means.loss.mse"),
+    "next_token": N_("trace.means.loss.next_token"),
+    "label_smoothed": N_("trace.means.loss.label_smoothed"),
+}
 
 
 @dataclass
@@ -213,8 +220,8 @@ def trace(model, ids_or_x, tokenizer=None, targets=None, collapse: bool = False,
         shape = out.shape if numbers else out.shape[:-1]
         targets = torch.as_tensor(targets).reshape(shape)  # (B, T, d_out) numbers or (B, T) ids
         loss = LOSSES[model.loss](out, targets)  # ()
-        with in_language(lang):  # the loss says which one it is: mse, next_token, label_smoothed
-            stage, dims, means = t("trace.stage.loss"), t("trace.dims.scalar"), t(f"trace.means.loss.{model.loss}")
+        with in_language(lang):  # the loss says which one it is
+            stage, dims, means = t("trace.stage.loss"), t("trace.dims.scalar"), t(LOSS_WORDS[model.loss])
         rows.append(TraceRow(stage, "loss", tuple(loss.shape), dims, f"{loss.item():.4f}", means))
     if collapse:
         rows = _collapse(rows, lang)

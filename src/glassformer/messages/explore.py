@@ -84,7 +84,6 @@ EN = {
         "stream: entering block 0, then after each attention and each feed-forward. Orange: the chosen token. Grey: "
         "the mean over tokens."
     ),
-    "explore.page.stream.point": "stream point",
     "explore.page.stream.norm": "‖x‖",
     "explore.page.lens.title": "Logit lens",
     "explore.page.lens.help": (
@@ -237,7 +236,6 @@ ZH = {
         "每个词元在残差流中的向量长度 ‖x‖，取自模型声明为残差流的每一处：进入第 0 块时，以及每次注意力、每次前馈之后。"
         "橙色：所选词元。灰色：所有词元的平均。"
     ),
-    "explore.page.stream.point": "残差流位置",
     "explore.page.stream.norm": "‖x‖",
     "explore.page.lens.title": "Logit lens（逐层预测）",
     "explore.page.lens.help": (

@@ -56,10 +56,10 @@ import tokenizers as hf  # the Hugging Face library, not glassformer.text.tokeni
 
 from glassformer.errors import DamagedFile, NotFound, UsageError
 from glassformer.files import read_json, read_text, write_text_atomic
-from glassformer.messages import say, t
+from glassformer.messages import N_, say, t
 
 from .bpe import BYTE_TO_CHAR, merge_pair
-from .tokenizers import JSON_TYPES, Tokenizer, saved_field
+from .tokenizers import JSON_TYPES, WANTS, Tokenizer, saved_field
 
 CHAR_TO_BYTE = {c: b for b, c in enumerate(BYTE_TO_CHAR)}
 ENDOFTEXT = "<|endoftext|>"  # GPT-2's one special token: the boundary between documents
@@ -261,14 +261,14 @@ def read_tokenizer_dir(path, note: Callable[..., None] | None = None) -> GPT2BPE
 
 def _field_error(path: Path, field: str, value: Any, want: str) -> DamagedFile:
     """A field of a tokenizer file holding a value of the wrong kind: its name, what it holds, what
-    it should (the catalogue's tokenizer.want.<want>)."""
+    it should (`want`: a kind of tokenizers.WANTS)."""
     return DamagedFile(
         "error.gpt2.field",
         path=path,
         field=field,
         found=JSON_TYPES.get(type(value), "object"),
         shown=repr(value)[:40],
-        want=t(f"tokenizer.want.{want}"),
+        want=t(WANTS[want]),
         fix=_fix(),
     )
 
@@ -278,15 +278,22 @@ def _fix() -> str:
     return t("fix.gpt2_tokenizer")
 
 
+# the options of tokenizer_config.json that change the ids, and what each does
+ID_OPTIONS = {
+    "add_prefix_space": N_("gpt2.option.add_prefix_space"),
+    "add_bos_token": N_("gpt2.option.add_bos_token"),
+}
+
+
 def _tokenizer_config(path: Path) -> dict:
     """tokenizer_config.json (empty if absent), refusing options that change the ids."""
     file = path / "tokenizer_config.json"
     config = read_json(file, _fix()) if file.is_file() else {}
     if not isinstance(config, dict):
         raise DamagedFile("error.gpt2.not_object", path=file, fix=_fix())
-    for option in ("add_prefix_space", "add_bos_token"):
+    for option, what in ID_OPTIONS.items():
         if config.get(option):
-            raise UsageError("error.gpt2.tokenizer_option", path=file, option=option, what=t(f"gpt2.option.{option}"))
+            raise UsageError("error.gpt2.tokenizer_option", path=file, option=option, what=t(what))
     return config
 
 

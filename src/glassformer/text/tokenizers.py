@@ -41,7 +41,7 @@ import numpy as np
 
 from glassformer.errors import DamagedFile, GlassformerError, MissingPackage, UsageError, WrongType
 from glassformer.files import read_json, write_text_atomic
-from glassformer.messages import t
+from glassformer.messages import N_, t
 
 # kind -> class; filled in by Tokenizer.__init_subclass__ so new tokenizers register themselves.
 TOKENIZER_KINDS: dict[str, type["Tokenizer"]] = {}
@@ -116,13 +116,26 @@ class Tokenizer(ABC):
 TOKENIZER_FIX = "fix.tokenizer"  # the catalogue's sentence: where tokenizer.json comes from
 _REQUIRED = object()
 
-# what a field of a saved tokenizer may hold (the key of its words in the catalogue: tokenizer.want.<kind>)
+# what a field of a saved tokenizer may hold (its words: WANTS below)
 FIELD_KINDS: dict[str, Any] = {
     "bool": lambda v: isinstance(v, bool),
     "str": lambda v: isinstance(v, str),
     "strs": lambda v: isinstance(v, str),  # each item of a list
     "id_pairs": lambda v: isinstance(v, list) and len(v) == 2 and all(type(i) is int for i in v),  # not bool
 }
+# what a saved field of a kind should hold, said in a refusal (FIELD_KINDS here; the rest gpt2_bpe's)
+WANTS = {
+    "object": N_("tokenizer.want.object"),
+    "id": N_("tokenizer.want.id"),
+    "merge": N_("tokenizer.want.merge"),
+    "token": N_("tokenizer.want.token"),
+    "tokens": N_("tokenizer.want.tokens"),
+    "bool": N_("tokenizer.want.bool"),
+    "str": N_("tokenizer.want.str"),
+    "strs": N_("tokenizer.want.strs"),
+    "id_pairs": N_("tokenizer.want.id_pairs"),
+}
+ITEM_WANTS = {"strs": N_("tokenizer.want.strs.item"), "id_pairs": N_("tokenizer.want.id_pairs.item")}  # a list's item
 JSON_TYPES = {type(None): "null", bool: "boolean", int: "number", float: "number", str: "string", list: "array"}
 
 
@@ -132,21 +145,20 @@ def saved_field(d: dict[str, Any], name: str, want: str, default: Any = _REQUIRE
     what it holds and what it should: so a wrong type is refused by name before anything is built."""
     value = d.get(name, default)
     if value is _REQUIRED:
-        raise DamagedFile("error.tokenizer.field_missing", field=name, want=t(f"tokenizer.want.{want}"))
+        raise DamagedFile("error.tokenizer.field_missing", field=name, want=t(WANTS[want]))
     ok = FIELD_KINDS[want]
-    is_list = want in ("strs", "id_pairs")
-    if is_list and isinstance(value, list):
-        bad = next(((f"{name}[{i}]", x, ".item") for i, x in enumerate(value) if not ok(x)), None)
+    if want in ITEM_WANTS and isinstance(value, list):
+        bad = next(((f"{name}[{i}]", x, ITEM_WANTS[want]) for i, x in enumerate(value) if not ok(x)), None)
     else:
-        bad = None if not is_list and ok(value) else (name, value, "")
+        bad = None if want not in ITEM_WANTS and ok(value) else (name, value, WANTS[want])
     if bad is not None:
-        where, found, item = bad
+        where, found, wanted = bad
         raise DamagedFile(
             "error.tokenizer.field",
             field=where,
             found=JSON_TYPES.get(type(found), "object"),
             shown=repr(found)[:40],
-            want=t(f"tokenizer.want.{want}{item}"),
+            want=t(wanted),
         )
     return value
 

@@ -1,4 +1,4 @@
-// The page's words come from glassformer's one catalogue (glassformer.messages, keys explore.page.*):
+// The page's words come from glassformer's one catalogue (explore/server.py PAGE_WORDS):
 // GET /api/words?lang=xx answers them for one language, and t() fills their {fields} the way
 // Python's format does. No sentence is written here. What the model says about itself (stage
 // names, what a tensor means) comes from its hook declarations, in both languages.

@@ -57,6 +57,7 @@ def _run_example(model, tokenizer, config: dict) -> str:
 def register(subparsers: argparse._SubParsersAction) -> None:
     register_inspect(subparsers)
     register_causal(subparsers)
+    register_repeats(subparsers)
 
 
 def register_inspect(subparsers: argparse._SubParsersAction) -> None:
@@ -406,3 +407,41 @@ def run_attribute(args) -> int:
     grid = attribution_view(model, tok, ids, answer, wrong)
     say("cview.header", run=args.run, kind=model.kind, answer=args.answer, wrong=tok.decode([grid.extra["wrong"]]))
     return _write_causal(grid, args, "attribute")
+
+
+# ---- repeats: why does my model repeat itself? -------------------------------------------------
+def register_repeats(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "repeats", help=t("help.repeats"), description=t("help.repeats.about"), epilog=t("help.repeats.example")
+    )
+    p.add_argument("run", help=t("help.causal.run"))
+    p.add_argument("--prompt", required=True, type=utf8_text, help=t("help.repeats.prompt"))
+    p.add_argument("--control", default=None, type=utf8_text, help=t("help.repeats.control"))
+    p.add_argument("--max-new-tokens", type=count, default=None, help=t("help.repeats.max_new_tokens"))
+    p.add_argument("--out", default=None, help=t("help.causal.out", verb="repeats"))
+    add_threads(p)
+    p.set_defaults(func=run_repeats)
+
+
+def run_repeats(args) -> int:
+    """The loop greedy decoding falls into and the mechanism at it (explore/repeats.py): two tables
+    printed, each written as PNG, offline HTML and JSON."""
+    from glassformer.cli.sample import _unescape
+    from glassformer.explore.repeats import repeats_view
+    from glassformer.inspect.causal_views import text_table, write_all
+    from glassformer.train.run import load_model
+
+    model, tokenizer, _ = load_model(args.run)
+    if not model.samples:
+        raise UsageError("sample.no_text", run=args.run, kind=model.kind)
+    prompt = _unescape(args.prompt)
+    control = _unescape(args.control) if args.control is not None else None
+    heads, lens = repeats_view(model, tokenizer, prompt, control, args.max_new_tokens)
+    say("repeats.header", run=args.run, kind=model.kind, prompt=prompt)
+    out = Path(args.out or Path("out") / "repeats")
+    for grid, stem in ((heads, "repeats"), (lens, "repeats_lens")):
+        print(text_table(grid))
+        print()
+        for f in write_all(grid, out, stem):
+            say("inspect.wrote", files=f)
+    return 0

@@ -28,6 +28,7 @@ same functions as the `heads` verb's), the figures a test reads in their `extra`
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import asdict
 
 import torch
@@ -65,14 +66,18 @@ def prompt_ids(model, tokenizer, text: str, flag: str) -> list[int]:
     return ids
 
 
-def zero_heads(model, heads: list[tuple[int, int]]) -> dict:
-    """Hooks on attn.z (B, H, T, D) that zero these (layer, head) pairs, at every position and any T
-    (so they hold while a text is written, a KV cache or not)."""
+def zero_heads(
+    n_heads: int, heads: Iterable[tuple[int, int]], z_point: Callable[[int], str] = "blocks.{}.attn.z".format
+) -> dict:
+    """Hooks on each layer's heads' outputs z (B, H, T, D), named by z_point(layer), that zero these
+    (layer, head) pairs at every position and any T (so they hold while a text is written, a KV cache
+    or not). The explorer's head ablation is this too."""
+    heads = list(heads)
     hooks = {}
     for layer in sorted({lay for lay, _ in heads}):
-        keep = torch.ones(model.cfg.n_heads)  # (H,)
+        keep = torch.ones(n_heads)  # (H,)
         keep[[h for lay, h in heads if lay == layer]] = 0.0
-        hooks[f"blocks.{layer}.attn.z"] = lambda z, name, keep=keep: z * keep.to(z)[:, None, None]  # (B, H, T, D)
+        hooks[z_point(layer)] = lambda z, name, keep=keep: z * keep.to(z)[:, None, None]  # (B, H, T, D) · (H, 1, 1)
     return hooks
 
 
@@ -146,7 +151,7 @@ def repeats_view(model, tokenizer, prompt: str, control: str | None = None, max_
              t("cview.heads.chance", chance=chance, perfect=perfect, bar=bar)]  # fmt: skip
     names = ", ".join(f"L{a}H{b}" for a, b in named)
     if named:
-        hooks = zero_heads(model, named)
+        hooks = zero_heads(model.cfg.n_heads, named)
         with torch.no_grad():
             after = float(metric(model.run_with_hooks(x, hooks=hooks)).mean())
         rewritten = write_greedily(model, ids, n, hooks)
@@ -167,7 +172,7 @@ def repeats_view(model, tokenizer, prompt: str, control: str | None = None, max_
         figures["control"] = {"loop": _loop_json(c_loop), "seq_rep": seq_rep_n(c_new, REP_N)}
         notes.append(t("repeats.control", loop=_loop_words(c_loop), rep=figures["control"]["seq_rep"]))
         if named:
-            c_after = write_greedily(model, c_ids, c_n, zero_heads(model, named))
+            c_after = write_greedily(model, c_ids, c_n, zero_heads(model.cfg.n_heads, named))
             figures["control"] |= {"loop_ablated": _loop_json(find_loop(c_after, tokenizer)),
                                    "seq_rep_ablated": seq_rep_n(c_after, REP_N)}  # fmt: skip
             notes.append(t("repeats.control_ablated", heads=names, rep=figures["control"]["seq_rep_ablated"],

@@ -160,3 +160,36 @@ def test_a_run_that_cannot_write_is_one_clear_line(monkeypatch, capsys):
     assert main(["repeats", "runs/numbers", "--prompt", "x"]) == 2
     err = capsys.readouterr().err
     assert t("sample.no_text", run="runs/numbers", kind="regressor") in err
+
+
+# ---- the sweep: repetition against each knob ---------------------------------------------------
+def test_the_sweep_measures_each_knob_on_the_samples_sample_draws():
+    from glassformer.explore.repeats import SWEEP, sweep_view
+    from glassformer.inspect.repetition import distinct_n, seq_rep_n
+    from glassformer.logits_processors import Knobs
+
+    torch.manual_seed(0)
+    model = GPT(ModelConfig(vocab_size=6, max_len=32, d_model=16, n_layers=1, n_heads=2)).eval()
+    tok = CharTokenizer("abcdef")
+    grid = sweep_view(model, tok, "ab", samples=4, max_new_tokens=20, temperature=0.7, seed=3)
+    row = dict(zip(grid.rows, grid.values, strict=True))
+    assert len(grid.rows) == sum(map(len, SWEEP.values()))
+    offs = [row["repetition_penalty=1.0"], row["frequency_penalty=0.0"], row["no_repeat_ngram=off"], row["min_p=0.0"]]
+    assert all(v == offs[0] for v in offs)  # every knob's off value is the same text
+    assert row["no_repeat_ngram=4"][0] == row["no_repeat_ngram=2"][0] == 0.0  # no 4-gram can repeat
+    # one setting by hand: the texts `sample` writes with that knob, the same seed and batch
+    texts = sample(model, tok, "ab", 20, temperature=0.7, num_samples=4, seed=3, knobs=Knobs(repetition_penalty=1.5))
+    ids = [tok.encode(text) for text in texts]
+    mean_rep = sum(seq_rep_n(i, 4) for i in ids) / 4
+    assert row["repetition_penalty=1.5"] == [round(mean_rep, 6), round(distinct_n(ids, 2), 6)]
+    assert row["repetition_penalty=1.5"] != offs[0]  # the knob changed the text: the check can fail
+
+
+def test_the_sweep_flag_writes_the_chart(loopy, tmp_path, capsys):
+    out = tmp_path / "out"
+    argv = ["repeats", str(loopy), "--prompt", "the ", "--sweep", "--samples", "2", "--max-new-tokens", "12"]
+    assert main([*argv, "--out", str(out), "--threads", "1"]) == 0
+    assert "typical_p=0.2" in capsys.readouterr().out
+    assert (out / "repeats_sweep_chart.png").read_bytes()[:4] == b"\x89PNG"
+    series = json.loads((out / "repeats_sweep.json").read_text(encoding="utf-8"))["extra"]["series"]
+    assert [p[0] for p in series["no_repeat_ngram"]] == ["off", 6, 4, 3, 2]

@@ -220,3 +220,83 @@ def _finite(figures):
     if isinstance(figures, float) and math.isnan(figures):
         return None
     return figures
+
+
+# ---- the sweep: repetition against each knob, on the user's run --------------------------------------
+# Each knob's values, its "off" value first (every knob's off value gives the same text: one baseline).
+SWEEP: dict[str, tuple] = {
+    "repetition_penalty": (1.0, 1.1, 1.2, 1.5, 2.0),
+    "frequency_penalty": (0.0, 0.2, 0.5, 1.0, 2.0),
+    "presence_penalty": (0.0, 0.2, 0.5, 1.0, 2.0),
+    "no_repeat_ngram": (None, 6, 4, 3, 2),
+    "min_p": (0.0, 0.02, 0.05, 0.1, 0.2),
+    "typical_p": (1.0, 0.95, 0.9, 0.5, 0.2),
+}
+SWEEP_N = 2  # distinct-2 beside seq-rep-4: how varied, how repetitive
+
+
+def draw_rows(
+    model, ids: list[int], n: int, samples: int, temperature: float, seed: int, knobs=None
+) -> list[list[int]]:
+    """`samples` continuations of ids, n tokens each, as `sample.sample` draws them: one batch, one
+    torch.Generator seeded with `seed`, through sample.generate_ids with these knobs."""
+    device = next(model.parameters()).device
+    generator = torch.Generator(device=device).manual_seed(seed)
+    x = torch.tensor([ids] * samples, device=device)  # (N, T0)
+    rows: list[list[int]] = [[] for _ in range(samples)]
+    for step in generate_ids(model, x, n, temperature, generator=generator, knobs=knobs):  # (N,)
+        for row, token in zip(rows, step.tolist(), strict=True):
+            row.append(token)
+    return rows
+
+
+def sweep_view(model, tokenizer, prompt: str, samples: int = 8, max_new_tokens: int | None = None,
+               temperature: float = 1.0, seed: int = 0) -> Grid:  # fmt: skip
+    """One row per (knob, value): the mean seq-rep-4 and distinct-2 of `samples` seeded samples (the
+    same seed for every setting, so the settings differ only by the knob). eval_card's measures."""
+    from glassformer.eval_card import sample_figures
+    from glassformer.logits_processors import Knobs
+
+    check_model(model, "repeats")
+    ids = prompt_ids(model, tokenizer, prompt, "--prompt")
+    room = model.cfg.max_len - len(ids)
+    n = room if max_new_tokens is None else min(max_new_tokens, room)
+    measured: dict[tuple, tuple[float, float]] = {}
+    rows, values, series = [], [], {}
+    for knob, settings in SWEEP.items():
+        series[knob] = []
+        for value in settings:
+            knobs = Knobs(**{knob: value})
+            if knobs not in measured:  # every "off" is Knobs(): drawn once
+                figures = sample_figures(draw_rows(model, ids, n, samples, temperature, seed, knobs), tokenizer)
+                measured[knobs] = (figures["seq_rep"][str(REP_N)], figures["distinct"][str(SWEEP_N)])
+            rep, distinct = measured[knobs]
+            rows.append(f"{knob}={'off' if value is None else value}")
+            values.append([round(rep, 6), round(distinct, 6)])
+            series[knob].append(["off" if value is None else value, rep, distinct])
+    notes = [t("repeats.sweep.data", samples=samples, n=n, temperature=temperature, seed=seed)]
+    columns = [f"seq-rep-{REP_N}", f"distinct-{SWEEP_N}"]
+    return Grid(t("repeats.sweep.title"), rows, columns, values, notes, _finite({"series": series}))
+
+
+def sweep_png(grid: Grid, path):
+    """One panel per knob: seq-rep-4 and distinct-2 against the knob's values (its off value first)."""
+    from matplotlib.figure import Figure
+
+    from glassformer.inspect.attention_maps import _fonted, _save
+
+    series = grid.extra["series"]
+    font, ((title,), notes) = _fonted([[grid.title], grid.notes])
+    fig = Figure(figsize=(11, 6.5), layout="constrained")
+    axes = fig.subplots(2, 3, sharey=True).flatten()
+    for ax, (knob, points) in zip(axes, series.items(), strict=True):
+        x = range(len(points))
+        for k, column in ((1, grid.columns[0]), (2, grid.columns[1])):
+            ax.plot(x, [p[k] if p[k] is not None else float("nan") for p in points], marker="o", label=column)
+        ax.set_xticks(list(x), [str(p[0]) for p in points], fontsize=8)
+        ax.set_title(knob, fontsize=9)
+        ax.set_ylim(0, 1)
+    axes[0].legend(fontsize=8)
+    fig.suptitle(title, fontproperties=font, fontsize=10)
+    fig.supxlabel("\n".join(notes), fontproperties=font, fontsize=7)
+    return _save(fig, path)

@@ -192,6 +192,15 @@ EN = {
     "repeats.lens.col.second": "p(2nd)",
     "repeats.lens.col.third": "p(3rd)",
     "repeats.lens.col.gap": "logit gap",
+    "help.repeats.sweep": "instead: sample with each repetition knob at a few values and chart seq-rep-4 and "
+    "distinct-2 against each (the same seeds for every setting)",
+    "help.repeats.samples": "samples per setting of --sweep (default: {default})",
+    "help.repeats.temperature": "temperature of --sweep's samples (default: {default})",
+    "help.repeats.seed": "seed of --sweep's samples, the same for every setting (default: {default})",
+    "repeats.sweep.title": "repetition against each knob",
+    "repeats.sweep.header": "# run {run} ({kind}), sampling from {prompt!r}",
+    "repeats.sweep.data": "{samples} samples of {n} tokens per setting, temperature {temperature}, seed {seed} (the "
+    "same for every setting); each knob moved alone from its off value, the others off.",
 }
 
 
@@ -371,4 +380,13 @@ ZH = {
     "repeats.lens.col.second": "p(第2)",
     "repeats.lens.col.third": "p(第3)",
     "repeats.lens.col.gap": "logit 差",
+    "help.repeats.sweep": "改为：让每个抑制重复的旋钮取几个值分别采样，画出 seq-rep-4 和 distinct-2 随它的变化"
+    "（每种设置用同样的种子）",
+    "help.repeats.samples": "--sweep 每种设置的样本数（默认：{default}）",
+    "help.repeats.temperature": "--sweep 采样的温度（默认：{default}）",
+    "help.repeats.seed": "--sweep 采样的种子，每种设置相同（默认：{default}）",
+    "repeats.sweep.title": "重复程度随每个旋钮的变化",
+    "repeats.sweep.header": "# 运行 {run}（{kind}），从 {prompt!r} 采样",
+    "repeats.sweep.data": "每种设置 {samples} 个样本，每个 {n} 个词元，温度 {temperature}，种子 {seed}"
+    "（每种设置相同）；每次只从关闭值移动一个旋钮，其余关闭。",
 }

@@ -175,8 +175,9 @@ EN = {
     "repeats.col.loop_p": "Δp(loop)",
     "repeats.named": "heads that look at the token after the previous occurrence (induction score >= {bar:.3f}): "
     "{heads}.",
-    "repeats.none_named": "no head's induction score reaches {bar:.3f} (the highest: {head}, {score:.3f}): no head "
-    "copies the previous occurrence here, so the loop comes from elsewhere (the last tokens alone).",
+    "repeats.none_named": "no head's induction score reaches {bar:.3f} (the highest: {head}, {score:.3f}): by the "
+    "detectors no head here copies the previous occurrence; the column Δp(loop) shows which heads the loop leans on "
+    "all the same.",
     "repeats.ablated": "causal test: with {heads} zeroed, the probability of continuing the loop goes from "
     "{before:.3f} to {after:.3f}; the greedy text then has seq-rep-4 {rep_after:.3f} (was {rep_before:.3f}) "
     "and {loop}.",
@@ -362,8 +363,8 @@ ZH = {
     "repeats.heads.title": "循环处的注意力头：在这段文本上的探测分数，以及逐个置零",
     "repeats.col.loop_p": "Δp(循环)",
     "repeats.named": "看向上一次出现之后那个词元的头（归纳分数 >= {bar:.3f}）：{heads}。",
-    "repeats.none_named": "没有头的归纳分数达到 {bar:.3f}（最高的是 {head}，{score:.3f}）：这里没有头复制上一次出现，"
-    "循环来自别处（只靠最后几个词元）。",
+    "repeats.none_named": "没有头的归纳分数达到 {bar:.3f}（最高的是 {head}，{score:.3f}）：按探测器的标准，这里没有头"
+    "复制上一次出现；不过 Δp(循环) 这一列仍显示循环依赖哪些头。",
     "repeats.ablated": "因果检验：把 {heads} 置零后，继续循环的概率从 "
     "{before:.3f} 变为 {after:.3f}；此时贪心写出的文本 "
     "seq-rep-4 为 {rep_after:.3f}（原为 {rep_before:.3f}），{loop}。",

@@ -10,6 +10,11 @@ its next-token bars (explore/explorer.py) call these same functions: there is on
     top-k: keep the k largest z_i             (Fan et al. 2018)
     top-p: keep the smallest set of tokens whose probabilities sum to ≥ p   (Holtzman et al. 2020)
 
+The repetition knobs (logits_processors.py's `Knobs`: penalties, no-repeat-n-gram, min-p, typical)
+act where transformers' `generate` puts them: `knobs.penalize` on the raw logits, given the ids so
+far, before anything else (greedy too; `generate_ids`), `knobs.cut` after top-p (`next_probs`).
+No knobs (None): the logits are never touched, the text is the text without them.
+
 Past max_len, the position scheme decides (`context_window`): a scheme with a table of positions
 (learned, sinusoidal) shows the model only the last max_len tokens, a window that slides; one
 without (rotary, alibi, none) shows it every token, and the KV cache grows (nn/kv_cache.py says
@@ -28,6 +33,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from glassformer.errors import UsageError
+from glassformer.logits_processors import Knobs
 from glassformer.messages import t
 from glassformer.nn.position import position_scheme
 
@@ -123,8 +129,15 @@ def next_logits(model: nn.Module, ids: torch.Tensor, cache=None, run: Run | None
     return logits[:, -1, :]  # (B, V): only the last position predicts the token that comes next
 
 
-def next_probs(logits: torch.Tensor, temperature: float, top_k: int | None, top_p: float | None) -> torch.Tensor:
-    """(B, V) last-position logits -> (B, V) the probabilities a sampling step draws from."""
+def next_probs(
+    logits: torch.Tensor,
+    temperature: float,
+    top_k: int | None,
+    top_p: float | None,
+    knobs: Knobs | None = None,
+) -> torch.Tensor:
+    """(B, V) last-position logits (already `knobs.penalize`d) -> (B, V) the probabilities a
+    sampling step draws from. Greedy ignores `knobs.cut`, as transformers' greedy ignores its warpers."""
     if temperature == 0:
         # greedy: temperature 0 is the limit τ → 0, all mass on the argmax
         best = logits.argmax(dim=-1, keepdim=True)  # (B, 1)
@@ -140,6 +153,8 @@ def next_probs(logits: torch.Tensor, temperature: float, top_k: int | None, top_
         logits = top_k_filter(logits, top_k)  # (B, V)
     if top_p is not None:
         logits = top_p_filter(logits, top_p)  # (B, V)
+    if knobs is not None:
+        logits = knobs.cut(logits)  # (B, V) min-p, typical
     # softmax turns scores into probabilities (filtered tokens get exactly 0)
     return F.softmax(logits, dim=-1).to(dtype)  # (B, V)
 
@@ -150,12 +165,13 @@ def draw(
     top_k: int | None = None,
     top_p: float | None = None,
     generator: torch.Generator | None = None,
+    knobs: Knobs | None = None,
 ) -> torch.Tensor:
-    """(B, V) last-position logits -> (B, 1) next ids: the argmax at τ = 0, else one draw per row
-    from `next_probs`."""
+    """(B, V) last-position logits (already `knobs.penalize`d) -> (B, 1) next ids: the argmax at
+    τ = 0, else one draw per row from `next_probs`."""
     if temperature == 0:
         return logits.argmax(dim=-1, keepdim=True)  # (B, 1): no randomness consumed
-    probs = next_probs(logits, temperature, top_k, top_p)  # (B, V)
+    probs = next_probs(logits, temperature, top_k, top_p, knobs)  # (B, V)
     return torch.multinomial(probs, num_samples=1, generator=generator)  # (B, 1)
 
 
@@ -168,6 +184,7 @@ def generate_ids(
     top_p: float | None = None,
     generator: torch.Generator | None = None,
     use_cache: bool | None = None,
+    knobs: Knobs | None = None,
 ) -> Iterator[torch.Tensor]:
     """Yield the next token id of every row, (B,), max_new_tokens times. ids: (B, T0) prompt ids.
 
@@ -178,6 +195,7 @@ def generate_ids(
     mode: no autograd bookkeeping at all, cheaper per operation than no_grad. What a forward grows
     and keeps (a KV cache that doubles, the rotary tables) is made with it switched off
     (nn/kv_cache.py, nn/position.py), so training can go on after sampling.
+    knobs: the repetition knobs (logits_processors.Knobs); they read every id so far, prompt included.
     """
     cache = open_cache(model, ids.size(0), use_cache)
     was_training = model.training
@@ -187,8 +205,10 @@ def generate_ids(
             # 1) the logits of the next token, the model given what it may see (next_logits)
             with torch.inference_mode():
                 logits = next_logits(model, ids, cache)  # (B, V)
+            if knobs is not None:
+                logits = knobs.penalize(logits, ids)  # (B, V) the penalties read the text so far
             # 2) shape them and pick one per row: temperature, top-k, top-p, softmax, draw
-            next_id = draw(logits, temperature, top_k, top_p, generator)  # (B, 1)
+            next_id = draw(logits, temperature, top_k, top_p, generator, knobs)  # (B, 1)
             # 3) append it: the new token is part of the context of the next step
             ids = torch.cat([ids, next_id], dim=1)  # (B, T0 + steps)
             yield next_id[:, 0]  # (B,)
@@ -239,6 +259,7 @@ def sample(
     stop: str | None = None,
     on_text: Callable[[int, str], None] | None = None,
     use_cache: bool | None = None,
+    knobs: Knobs | None = None,
 ) -> list[str]:
     """Write num_samples continuations of `prompt` (as one batch); return them, prompt excluded.
 
@@ -246,6 +267,7 @@ def sample(
     stop: a sample ends just before the first occurrence of this string (which is not returned).
     on_text(i, piece): called with each new piece of sample i's text as soon as it is certain, so a
     caller can stream; text that might be the start of the stop string waits until it is not.
+    knobs: the repetition knobs (logits_processors.Knobs), None for none.
     """
     if not (isinstance(max_new_tokens, numbers.Integral) and max_new_tokens >= 0):
         raise UsageError("error.sample.max_new_tokens", value=max_new_tokens)
@@ -271,7 +293,7 @@ def sample(
 
     new_ids = [[] for _ in range(num_samples)]
     texts, shown, done = [""] * num_samples, [0] * num_samples, [False] * num_samples
-    for next_ids in generate_ids(model, ids, max_new_tokens, temperature, top_k, top_p, generator, use_cache):
+    for next_ids in generate_ids(model, ids, max_new_tokens, temperature, top_k, top_p, generator, use_cache, knobs):
         for i, token in enumerate(next_ids.tolist()):
             if done[i]:
                 continue

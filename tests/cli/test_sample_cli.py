@@ -7,6 +7,8 @@ import re
 import pytest
 
 from glassformer.cli import main
+from glassformer.logits_processors import Knobs
+from glassformer.messages import t
 from glassformer.sample import sample as lib_sample
 from glassformer.train.run import load_model
 
@@ -174,3 +176,45 @@ def test_the_sample_verbs_position_note_is_a_note_and_the_sample_starts_on_a_lin
     code, out = sample(run_dir, capsys, "--prompt", "the ", "--seed", "4", "--max-new-tokens", "300")
     model, _, _ = load_model(run_dir)
     assert code == 0 and noted == [past_max_len(model)] and out.startswith("the ") and out.endswith("\n")
+
+
+def test_the_repetition_knobs_reach_the_library_and_none_given_is_the_text_of_before(run_dir, capsys):
+    """Each flag: the CLI prints what the library writes with that Knobs; a CLI that dropped or
+    swapped one would print other text (each changes the greedy text of this run, checked)."""
+    model, tok, _ = load_model(run_dir)
+    plain = lib_sample(model, tok, "a", 60, temperature=0)[0]
+    for flags, knobs in [
+        (["--repetition-penalty", "1.8"], Knobs(repetition_penalty=1.8)),
+        (["--frequency-penalty", "0.7"], Knobs(frequency_penalty=0.7)),
+        (["--presence-penalty", "1.5"], Knobs(presence_penalty=1.5)),
+        (["--no-repeat-ngram", "2"], Knobs(no_repeat_ngram=2)),
+    ]:
+        _, out = sample(run_dir, capsys, "--prompt", "a", "--temperature", "0", "--max-new-tokens", "60", *flags)
+        text = lib_sample(model, tok, "a", 60, temperature=0, knobs=knobs)[0]
+        assert out == "a" + text + "\n" and text != plain, flags
+    for flags, knobs in [(["--min-p", "0.3"], Knobs(min_p=0.3)), (["--typical-p", "0.5"], Knobs(typical_p=0.5))]:
+        _, out = sample(run_dir, capsys, "--prompt", "a", "--seed", "5", "--max-new-tokens", "60", *flags)
+        text = lib_sample(model, tok, "a", 60, temperature=0.8, seed=5, knobs=knobs)[0]
+        assert out == "a" + text + "\n" and text != lib_sample(model, tok, "a", 60, temperature=0.8, seed=5)[0], flags
+
+
+@pytest.mark.parametrize(
+    "flag, value, key",
+    [
+        ("--repetition-penalty", "0", "arg.positive"),
+        ("--repetition-penalty", "-1.2", "arg.positive"),
+        ("--frequency-penalty", "inf", "arg.finite"),
+        ("--presence-penalty", "nan", "arg.finite"),
+        ("--no-repeat-ngram", "0", "arg.count"),
+        ("--min-p", "1.5", "arg.probability"),
+        ("--min-p", "0", "arg.probability"),
+        ("--typical-p", "0", "arg.probability"),
+        ("--typical-p", "x", "arg.probability"),
+    ],
+)
+def test_a_bad_knob_is_one_line_naming_the_flag(run_dir, capsys, flag, value, key):
+    with pytest.raises(SystemExit) as e:
+        main(["sample", str(run_dir), flag, value])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and flag in err and t(key, value=value) in err
+    assert len(err.strip().splitlines()) <= 2  # the problem, then where to read more (cli/options.Parser)

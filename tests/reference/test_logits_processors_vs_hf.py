@@ -166,3 +166,61 @@ def test_knobs_in_generate_s_order_equal_transformers_processor_list(knobs, temp
         ours = top_k_filter(ours, top_k) if top_k is not None else ours  # (B, V)
         ours = top_p_filter(ours, top_p) if top_p is not None else ours  # (B, V)
         same(knobs.cut(ours), theirs)
+
+
+# ---- wired into generation: every step of `generate_ids` is transformers' processor list -------------
+def hf_steps(knobs: Knobs, temperature: float, top_k: int | None, top_p: float | None) -> list:
+    """The processors transformers' `generate` builds for these settings (greedy: no warpers)."""
+    steps = [
+        *([hf.RepetitionPenaltyLogitsProcessor(knobs.repetition_penalty)] if knobs.repetition_penalty != 1 else []),
+        *([hf.NoRepeatNGramLogitsProcessor(knobs.no_repeat_ngram)] if knobs.no_repeat_ngram else []),
+    ]
+    if temperature == 0:
+        return steps
+    return [
+        *steps,
+        hf.TemperatureLogitsWarper(temperature),
+        *([hf.TopKLogitsWarper(top_k)] if top_k is not None else []),
+        *([hf.TopPLogitsWarper(top_p)] if top_p is not None else []),
+        *([hf.MinPLogitsWarper(knobs.min_p)] if knobs.min_p > 0 else []),
+        *([hf.TypicalLogitsWarper(knobs.typical_p)] if knobs.typical_p < 1 else []),
+    ]
+
+
+@pytest.mark.parametrize(
+    "knobs, temperature, top_k, top_p",
+    [
+        (Knobs(repetition_penalty=1.5), 0.0, None, None),
+        (Knobs(no_repeat_ngram=2), 0.0, None, None),
+        (Knobs(repetition_penalty=0.6, no_repeat_ngram=3), 0.0, None, None),
+        (Knobs(repetition_penalty=1.3, min_p=0.1), 0.9, None, None),
+        (Knobs(no_repeat_ngram=2, typical_p=0.8), 1.2, 8, 0.95),
+        (Knobs(min_p=0.05, typical_p=0.9), 0.7, None, 0.9),
+    ],
+)
+def test_generate_ids_with_knobs_writes_what_transformers_processors_pick(knobs, temperature, top_k, top_p):
+    """A small random GPT: our generation with the knobs, and a loop that feeds the same model's
+    logits through transformers' processor list and takes the argmax (greedy) or draws from the
+    softmax with the same generator (sampling) — the same tokens, step for step."""
+    from glassformer.config import ModelConfig
+    from glassformer.models import GPT
+    from glassformer.sample import generate_ids, next_logits
+
+    torch.manual_seed(0)
+    model = GPT(ModelConfig(vocab_size=7, max_len=64, d_model=16, n_layers=2, n_heads=2)).eval()
+    prompt = torch.tensor([[1, 2, 3, 1], [4, 4, 5, 6]])  # (2, 4)
+    g = torch.Generator().manual_seed(1)
+    ours = torch.stack(list(generate_ids(model, prompt, 30, temperature, top_k, top_p, g, False, knobs)), 1)
+    processors, ids = hf.LogitsProcessorList(hf_steps(knobs, temperature, top_k, top_p)), prompt
+    g.manual_seed(1)
+    for _ in range(30):
+        with torch.no_grad():
+            scores = processors(ids, next_logits(model, ids))  # (2, V)
+        if temperature == 0:
+            nxt = scores.argmax(dim=-1, keepdim=True)  # (2, 1)
+        else:
+            nxt = torch.multinomial(scores.softmax(dim=-1), 1, generator=g)  # (2, 1)
+        ids = torch.cat([ids, nxt], dim=1)  # (2, T + 1)
+    assert ours.tolist() == ids[:, 4:].tolist()
+    plain = torch.stack(list(generate_ids(model, prompt, 30, temperature, top_k, top_p, g.manual_seed(1), False)), 1)
+    assert not torch.equal(ours, plain)  # the knobs changed the text: the comparison can fail

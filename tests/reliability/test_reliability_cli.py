@@ -23,6 +23,7 @@ RANGED = {  # each range type of cli/options.py and values it must refuse
     options.probability: ["0", "1.5", "nan"],
     options.temperature: ["-0.1", "inf", "nan"],
     options.positive: ["0", "-1e-3", "inf"],
+    options.finite: ["inf", "-inf", "nan"],
     options.threads: ["-1", "100000"],
 }
 UNRANGED_OK: set[tuple[str, str]] = set()  # (verb, option) pairs allowed a bare int/float: none so far

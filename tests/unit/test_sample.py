@@ -12,6 +12,7 @@ from torch import nn
 import glassformer.sample as sample_mod
 from glassformer.config import ModelConfig, get_preset
 from glassformer.errors import UsageError
+from glassformer.logits_processors import Knobs
 from glassformer.messages import t as words
 from glassformer.models import GPT
 from glassformer.sample import TINY_TEMPERATURE, generate_ids, next_probs, sample, top_k_filter, top_p_filter
@@ -477,3 +478,74 @@ def test_a_stop_string_the_model_cannot_write_is_refused_naming_its_characters_o
         {"stop": "aa", "chars": "'aa'"},
     )
     check_stop(CharTokenizer("abcd"), "da")  # writable: no error
+
+
+# ---- the repetition knobs, wired in (logits_processors.Knobs) ----------------------------------
+KNOB_LOGITS = [2.0, 1.6, 1.1, -1.0]  # every step the same scores: only a knob can change the greedy pick
+
+
+def greedy_with(knobs, steps, prompt=(3,)):
+    """Greedy tokens of FixedLogits(KNOB_LOGITS) after `prompt`, with these knobs."""
+    model = FixedLogits(KNOB_LOGITS, max_len=16)
+    ids = torch.tensor([list(prompt)])  # (1, T0)
+    return [int(t) for t in generate_ids(model, ids, steps, temperature=0, knobs=knobs)]
+
+
+@pytest.mark.parametrize(
+    "knobs, tokens",
+    [
+        # by hand: z = 2.0, 1.6, 1.1, -1.0 and token 3 is the prompt
+        (None, [0, 0, 0, 0, 0]),
+        (Knobs(), [0, 0, 0, 0, 0]),  # every default does nothing
+        # θ = 2: seen 0 -> 1.0 < 1.6; then 1.0, 0.8, 1.1 -> 2; then 1.0, 0.8, 0.55, -2.0 -> 0, 0
+        (Knobs(repetition_penalty=2.0), [0, 1, 2, 0, 0]),
+        # α_f = 0.3 per repeat: 2.0; 1.7 > 1.6; 1.4 < 1.6; 1.4 > 1.3; 1.1 < 1.3
+        (Knobs(frequency_penalty=0.3), [0, 0, 1, 0, 1]),
+        # α_p = 0.45 once: 2.0; 1.55 < 1.6; 1.55 > 1.15 and stays so
+        (Knobs(presence_penalty=0.45), [0, 1, 0, 0, 0]),
+        # no 2-gram twice: (3,0) (0,0) then (0,0) is banned -> (0,1) (1,0) then (0,0), (0,1) banned -> 2
+        (Knobs(no_repeat_ngram=2), [0, 0, 1, 0, 2]),
+    ],
+)
+def test_the_penalties_act_on_greedy_decoding_as_computed_by_hand(knobs, tokens):
+    assert greedy_with(knobs, 5) == tokens
+
+
+def test_greedy_ignores_the_filters_as_transformers_greedy_ignores_its_warpers():
+    """typical_p drops the most likely token when it is too unsurprising; greedy still takes it."""
+    logits = torch.tensor([KNOB_LOGITS])  # (1, V)
+    assert Knobs(typical_p=0.3).cut(logits)[0, 0].isinf()  # the filter alone drops token 0
+    assert greedy_with(Knobs(typical_p=0.3), 3) == [0, 0, 0]
+
+
+def test_min_p_and_typical_cut_what_a_sample_can_draw():
+    """p ∝ exp(2.0, 1.6, 1.1, -1.0) = 1, 0.67, 0.41, 0.05 of the top: min_p 0.5 keeps tokens 0 and 1."""
+    model = FixedLogits(KNOB_LOGITS, max_len=16)
+    ids = torch.zeros(64, 1, dtype=torch.long)  # (64, 1) many rows, one draw each step
+
+    def drawn(knobs):
+        g = torch.Generator().manual_seed(0)
+        return {int(t) for step in generate_ids(model, ids, 8, temperature=1.0, generator=g, knobs=knobs) for t in step}
+
+    assert drawn(None) == {0, 1, 2, 3}
+    assert drawn(Knobs(min_p=0.5)) == {0, 1}
+    assert drawn(Knobs(min_p=0.3)) == {0, 1, 2}
+    # typical: H = 1.09 nats; surprises 0.76, 1.16, 1.66, 3.76: token 1 is the most typical, then 0
+    assert drawn(Knobs(typical_p=0.3)) == {1}
+    assert drawn(Knobs(typical_p=0.6)) == {0, 1}
+
+
+def test_sample_passes_the_knobs_on_and_no_knobs_is_the_text_of_before():
+    torch.manual_seed(0)
+    model = GPT(ModelConfig(vocab_size=6, max_len=16, d_model=16, n_layers=1, n_heads=2))
+    tok = CharTokenizer("abcdef")
+    plain = sample(model, tok, "ab", 30, temperature=0)[0]
+    assert sample(model, tok, "ab", 30, temperature=0, knobs=Knobs())[0] == plain
+    banned = sample(model, tok, "ab", 30, temperature=0, knobs=Knobs(no_repeat_ngram=3))[0]
+
+    def trigrams(text):
+        return [text[i : i + 3] for i in range(len(text) - 2)]
+
+    assert len(set(trigrams("ab" + plain))) < 30 == len(set(trigrams("ab" + banned)))  # the prompt counts too
+    seeded = [sample(model, tok, "ab", 30, seed=4, knobs=k)[0] for k in (None, Knobs(), Knobs(repetition_penalty=3.0))]
+    assert seeded[0] == seeded[1] != seeded[2]

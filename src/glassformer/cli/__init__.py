@@ -63,7 +63,7 @@ VERB_MODULES = [
     "train",  # data, train, demo, bench, import, export
     "sample",
     "evaluate",  # eval
-    "inspect",  # trace, attention, grads, params; patch, heads, attribute
+    "inspect",  # trace, attention, grads, params; patch, heads, attribute; repeats
     "learn",  # lesson, exercise, lab
     "explore",  # explore, notebooks
     "post",  # sft, dpo, grpo

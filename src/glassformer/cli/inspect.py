@@ -57,6 +57,7 @@ def _run_example(model, tokenizer, config: dict) -> str:
 def register(subparsers: argparse._SubParsersAction) -> None:
     register_inspect(subparsers)
     register_causal(subparsers)
+    register_repeats(subparsers)
 
 
 def register_inspect(subparsers: argparse._SubParsersAction) -> None:
@@ -410,3 +411,65 @@ def run_attribute(args) -> int:
     grid = attribution_view(model, tok, ids, answer, wrong)
     say("cview.header", run=args.run, kind=model.kind, answer=args.answer, wrong=tok.decode([grid.extra["wrong"]]))
     return _write_causal(grid, args, "attribute")
+
+
+# ---- repeats: why does my model repeat itself? -------------------------------------------------
+SWEEP_SAMPLES, SWEEP_TEMPERATURE = 8, 1.0  # --sweep: the model's own distribution, a small batch
+
+
+def register_repeats(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "repeats", help=t("help.repeats"), description=t("help.repeats.about"), epilog=t("help.repeats.example")
+    )
+    p.add_argument("run", help=t("help.causal.run"))
+    p.add_argument("--prompt", required=True, type=utf8_text, help=t("help.repeats.prompt"))
+    p.add_argument("--control", default=None, type=utf8_text, help=t("help.repeats.control"))
+    p.add_argument("--max-new-tokens", type=count, default=None, help=t("help.repeats.max_new_tokens"))
+    p.add_argument("--sweep", action="store_true", help=t("help.repeats.sweep"))
+    p.add_argument(
+        "--samples", type=count, default=SWEEP_SAMPLES, help=t("help.repeats.samples", default=SWEEP_SAMPLES)
+    )
+    p.add_argument(
+        "--temperature",
+        type=positive,
+        default=SWEEP_TEMPERATURE,
+        help=t("help.repeats.temperature", default=SWEEP_TEMPERATURE),
+    )
+    p.add_argument("--seed", type=seed, default=0, help=t("help.repeats.seed", default=0))
+    p.add_argument("--out", default=None, help=t("help.causal.out", verb="repeats"))
+    add_threads(p)
+    p.set_defaults(func=run_repeats)
+
+
+def run_repeats(args) -> int:
+    """The loop greedy decoding falls into and the mechanism at it (explore/repeats.py): two tables
+    printed, each written as PNG, offline HTML and JSON."""
+    from glassformer.cli.sample import _unescape
+    from glassformer.explore.repeats import repeats_view
+    from glassformer.inspect.causal_views import text_table, write_all
+    from glassformer.train.run import load_model
+
+    model, tokenizer, _ = load_model(args.run)
+    if not model.samples:
+        raise UsageError("sample.no_text", run=args.run, kind=model.kind)
+    prompt = _unescape(args.prompt)
+    control = _unescape(args.control) if args.control is not None else None
+    out = Path(args.out or Path("out") / "repeats")
+    if args.sweep:
+        from glassformer.explore.repeats import sweep_png, sweep_view
+
+        grid = sweep_view(model, tokenizer, prompt, args.samples, args.max_new_tokens, args.temperature, args.seed)
+        say("repeats.sweep.header", run=args.run, kind=model.kind, prompt=prompt)
+        print(text_table(grid))
+        print()
+        for f in [*write_all(grid, out, "repeats_sweep"), sweep_png(grid, out / "repeats_sweep_chart.png")]:
+            say("inspect.wrote", files=f)
+        return 0
+    heads, lens = repeats_view(model, tokenizer, prompt, control, args.max_new_tokens)
+    say("repeats.header", run=args.run, kind=model.kind, prompt=prompt)
+    for grid, stem in ((heads, "repeats"), (lens, "repeats_lens")):
+        print(text_table(grid))
+        print()
+        for f in write_all(grid, out, stem):
+            say("inspect.wrote", files=f)
+    return 0

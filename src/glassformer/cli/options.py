@@ -182,6 +182,10 @@ def non_negative(text: str) -> float:
     return _real(text, lambda x: x >= 0, "arg.non_negative")
 
 
+def finite(text: str) -> float:
+    return _real(text, lambda x: True, "arg.finite")
+
+
 def port(text: str) -> int:
     return _whole(text, 0, MAX_PORT, "arg.port")
 

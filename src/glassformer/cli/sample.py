@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from glassformer.cli.options import add_threads, count, probability, seed, temperature, utf8_text
+from glassformer.cli.options import add_threads, count, finite, positive, probability, seed, temperature, utf8_text
 from glassformer.config import RUN_EXAMPLE
 from glassformer.errors import UsageError
 from glassformer.messages import note, say, t
@@ -29,6 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--top-k", type=count, default=None, help=t("help.sample.top_k"))
     p.add_argument("--top-p", type=probability, default=None, help=t("help.sample.top_p"))
+    add_knobs(p)
     p.add_argument("--num-samples", type=count, default=1, help=t("help.sample.num_samples", default=1))
     p.add_argument("--seed", type=seed, default=None, help=t("help.sample.seed"))
     p.add_argument("--stop", default=None, type=utf8_text, help=t("help.sample.stop"))
@@ -39,6 +40,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--device", default="cpu", help=t("help.sample.device"))
     add_threads(p)
     p.set_defaults(func=run_sample)
+
+
+def add_knobs(p: argparse.ArgumentParser) -> None:
+    """The repetition knobs (logits_processors.Knobs), each off unless given; `knobs(args)` reads them."""
+    p.add_argument("--repetition-penalty", type=positive, default=None, help=t("help.sample.repetition_penalty"))
+    p.add_argument("--frequency-penalty", type=finite, default=None, help=t("help.sample.frequency_penalty"))
+    p.add_argument("--presence-penalty", type=finite, default=None, help=t("help.sample.presence_penalty"))
+    p.add_argument("--no-repeat-ngram", type=count, default=None, help=t("help.sample.no_repeat_ngram"))
+    p.add_argument("--min-p", type=probability, default=None, help=t("help.sample.min_p"))
+    p.add_argument("--typical-p", type=probability, default=None, help=t("help.sample.typical_p"))
+
+
+KNOBS = ("repetition_penalty", "frequency_penalty", "presence_penalty", "no_repeat_ngram", "min_p", "typical_p")
+
+
+def knobs(args: argparse.Namespace):
+    """The Knobs the flags of `add_knobs` ask for, or None when none was given (sampling as before)."""
+    from glassformer.logits_processors import Knobs
+
+    given = {name: getattr(args, name) for name in KNOBS if getattr(args, name) is not None}
+    return Knobs(**given) if given else None
 
 
 def run_sample(args: argparse.Namespace) -> int:
@@ -85,6 +107,7 @@ def run_sample(args: argparse.Namespace) -> int:
         stop,
         on_text if stream else None,
         use_cache=args.use_cache,
+        knobs=knobs(args),
     )
     if stream:
         print()

@@ -6,6 +6,8 @@ explorer.py    Explorer: one model fixed at start; analyze / attention / vectors
 panels.py      what the panels show and the JSON they draw: what to show, read from the model's hook
                declarations (never by name), the logit lens and the stream's norms at its stream
                points, the next-token bars, tensors -> rounded JSON
+repeats.py     why a model repeats itself (`glassformer repeats`): the loop greedy decoding falls into,
+               the heads that copy it, the logit lens there (panels.readout), those heads zeroed
 requests.py    what a request may say (limits, types); every refusal a RequestError (4xx, a
                catalogue key error.explore.* and its fields)
 server.py      which model (a run, the latest run, or a preset), the Starlette app (JSON API + the

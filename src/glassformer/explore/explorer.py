@@ -67,6 +67,7 @@ import torch
 import glassformer.explore.panels as panels
 from glassformer.errors import UsageError
 from glassformer.explore.panels import bars, find_structure, readout
+from glassformer.explore.repeats import zero_heads
 from glassformer.explore.requests import LIMITS, SPECS, RequestError, check_range, read
 from glassformer.inspect.trace import token_labels, trace
 from glassformer.messages import TABLES
@@ -145,15 +146,13 @@ class Explorer:
             )
             for layer, h in req["ablate"]
         )
-        hooks = {}
+        z_points: dict[int, str] = {}  # layer -> its heads' outputs, where a head is zeroed
         for layer in sorted({lay for lay, _ in pairs}):
             z = self.structure.layers[layer].z
             if z is None:
                 raise RequestError("error.explore.no_z_hook", 422, layer=layer)
-            keep = torch.ones(self.model.cfg.n_heads)  # (H,)
-            keep[[h for lay, h in pairs if lay == layer]] = 0.0
-            hooks[z] = lambda t, name, keep=keep: t * keep[:, None, None]  # (B, H, T, D) · (H, 1, 1)
-        return pairs, hooks
+            z_points[layer] = z
+        return pairs, zero_heads(self.model.cfg.n_heads, pairs, z_points.__getitem__)
 
     def _run(self, x: torch.Tensor, hooks: dict, keep: list[str]) -> tuple[torch.Tensor, dict]:
         """One forward with the ablation hooks attached, keeping the named activations of row 0.

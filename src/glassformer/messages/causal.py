@@ -151,6 +151,57 @@ EN = {
     "explore.page.causal.what.head": "layer {l}, head {h}",
     "explore.page.causal.thumb.patch": "patch {v}",
     "explore.page.causal.thumb.ablation": "zeroed Δlog p {v}",
+    # ==== explore/repeats.py: `glassformer repeats`, why a model repeats itself ==========================
+    "help.repeats": "why does my model repeat itself? the loop greedy decoding falls into, the heads that copy it, "
+    "the logit lens there, and those heads ablated",
+    "help.repeats.about": "Write greedily from --prompt, find the loop the text ends in, and look at it: each "
+    "head's induction and copy scores on the text, the probability of continuing the loop with each head zeroed, "
+    "the logit lens where the loop first repeats, and a control prompt. Reads a trained run that writes text.",
+    "help.repeats.example": 'example: glassformer repeats runs/baby-<time> --prompt "ROMEO:" --control "JULIET:"',
+    "help.repeats.prompt": "the prompt greedy decoding continues (\\n and \\t are newline and tab)",
+    "help.repeats.control": "a control prompt, written and measured the same way (one that does not loop)",
+    "help.repeats.max_new_tokens": "tokens to write (default: the rest of the context)",
+    "repeats.header": "# run {run} ({kind}), greedy decoding from {prompt!r}",
+    "repeats.too_long": "{flag} has {n} tokens; the model reads {max_len}, and a loop needs {room} more to be "
+    "seen: give at most {most} tokens.",
+    "repeats.no_loop": "greedy decoding wrote {n} tokens after --prompt that end in no loop (at least {repeats} "
+    "copies of a span covering {span} tokens or more); try another prompt, or see repetition at work with "
+    "`glassformer eval`.",
+    "repeats.no_loop_found": "no loop",
+    "repeats.loop_found": "a loop of period {period}, {span!r}, {repeats:.1f} copies",
+    "repeats.loop": "greedy decoding wrote {n} tokens: {loop}, from token {start} of what it wrote; given the text, "
+    "the model continues the loop with probability {p:.3f} on average.",
+    "repeats.heads.title": "the heads at the loop: detector scores on the text, and each head zeroed",
+    "repeats.col.loop_p": "Δp(loop)",
+    "repeats.named": "heads that look at the token after the previous occurrence (induction score >= {bar:.3f}): "
+    "{heads}.",
+    "repeats.none_named": "no head's induction score reaches {bar:.3f} (the highest: {head}, {score:.3f}): by the "
+    "detectors no head here copies the previous occurrence; the column Δp(loop) shows which heads the loop leans on "
+    "all the same.",
+    "repeats.ablated": "causal test: with {heads} zeroed, the probability of continuing the loop goes from "
+    "{before:.3f} to {after:.3f}; the greedy text then has seq-rep-4 {rep_after:.3f} (was {rep_before:.3f}) "
+    "and {loop}.",
+    "repeats.control": "control prompt: greedy decoding writes {loop}, seq-rep-4 {rep:.3f}.",
+    "repeats.control_ablated": "control prompt with {heads} zeroed: {loop}, seq-rep-4 {rep:.3f}.",
+    "repeats.lens.title": "logit lens where the loop first repeats",
+    "repeats.lens.where": "after each block, at token {pos}, which predicts the first token of the loop's second "
+    "copy, {token}; a near tie: the two top logits within {near} nats.",
+    "repeats.lens.ties": "near ties at {layers}: there greedy decoding's pick hangs on a small difference.",
+    "repeats.lens.no_ties": "no near tie at any layer: the pick is clear.",
+    "repeats.lens.col.loop": "p(loop)",
+    "repeats.lens.col.first": "p(1st)",
+    "repeats.lens.col.second": "p(2nd)",
+    "repeats.lens.col.third": "p(3rd)",
+    "repeats.lens.col.gap": "logit gap",
+    "help.repeats.sweep": "instead: sample with each repetition knob at a few values and chart seq-rep-4 and "
+    "distinct-2 against each (the same seeds for every setting)",
+    "help.repeats.samples": "samples per setting of --sweep (default: {default})",
+    "help.repeats.temperature": "temperature of --sweep's samples (default: {default})",
+    "help.repeats.seed": "seed of --sweep's samples, the same for every setting (default: {default})",
+    "repeats.sweep.title": "repetition against each knob",
+    "repeats.sweep.header": "# run {run} ({kind}), sampling from {prompt!r}",
+    "repeats.sweep.data": "{samples} samples of {n} tokens per setting, temperature {temperature}, seed {seed} (the "
+    "same for every setting); each knob moved alone from its off value, the others off.",
 }
 
 
@@ -289,4 +340,54 @@ ZH = {
     "explore.page.causal.what.head": "第 {l} 层、第 {h} 个头",
     "explore.page.causal.thumb.patch": "修补 {v}",
     "explore.page.causal.thumb.ablation": "置零 Δlog p {v}",
+    # ==== explore/repeats.py：`glassformer repeats`，模型为什么会复读 ===================================
+    "help.repeats": "我的模型为什么会复读？贪心解码陷入的循环、复制它的注意力头、那里的 logit lens，以及消融这些头",
+    "help.repeats.about": "从 --prompt 出发贪心解码，找到文本结尾的循"
+    "环并观察它：每个头在这段文本上的归纳分数和复制分数、"
+    "逐个置零每个头后继续循环的概率、循环第一次重复处的 logit lens，以及一个对照提示词。读取一个会写文本的已训练运行。",
+    "help.repeats.example": '示例：glassformer repeats runs/zh-poems-<time> --prompt "床前" --control "春眠"',
+    "help.repeats.prompt": "贪心解码要续写的提示词（\\n 和 \\t 表示换行和制表符）",
+    "help.repeats.control": "对照提示词，用同样的方式续写和度量（一个不会循环的提示词）",
+    "help.repeats.max_new_tokens": "要写的词元数（默认：上下文剩下的全部）",
+    "repeats.header": "# 运行 {run}（{kind}），从 {prompt!r} 贪心解码",
+    "repeats.too_long": "{flag} 有 {n} 个词元；模型最多读 {max_len} 个"
+    "，而要看出一个循环还需要 {room} 个：请给出最多 {most} "
+    "个词元。",
+    "repeats.no_loop": "贪心解码在 --prompt 之后写了 {n} 个词元，结尾没有循环（至少 {repeats} 份同一片段，覆盖 {span} "
+    "个或更多词元）；换一个提示词试试，或者用 `glassformer eval` 观察重复。",
+    "repeats.no_loop_found": "没有循环",
+    "repeats.loop_found": "一个周期为 {period} 的循环 {span!r}，共 {repeats:.1f} 份",
+    "repeats.loop": "贪心解码写了 {n} 个词元：{loop}，从它写的第 "
+    "{start} 个词元开始；给定这段文本，模型继续循环的平均概率为 "
+    "{p:.3f}。",
+    "repeats.heads.title": "循环处的注意力头：在这段文本上的探测分数，以及逐个置零",
+    "repeats.col.loop_p": "Δp(循环)",
+    "repeats.named": "看向上一次出现之后那个词元的头（归纳分数 >= {bar:.3f}）：{heads}。",
+    "repeats.none_named": "没有头的归纳分数达到 {bar:.3f}（最高的是 {head}，{score:.3f}）：按探测器的标准，这里没有头"
+    "复制上一次出现；不过 Δp(循环) 这一列仍显示循环依赖哪些头。",
+    "repeats.ablated": "因果检验：把 {heads} 置零后，继续循环的概率从 "
+    "{before:.3f} 变为 {after:.3f}；此时贪心写出的文本 "
+    "seq-rep-4 为 {rep_after:.3f}（原为 {rep_before:.3f}），{loop}。",
+    "repeats.control": "对照提示词：贪心解码写出{loop}，seq-rep-4 为 {rep:.3f}。",
+    "repeats.control_ablated": "对照提示词，{heads} 置零后：{loop}，seq-rep-4 为 {rep:.3f}。",
+    "repeats.lens.title": "循环第一次重复处的 logit lens",
+    "repeats.lens.where": "每个块之后，在第 {pos} 个词元处，它预测循环第二份的第"
+    "一个词元 {token}；两个最高的 logit 相差不到 "
+    "{near} 奈特即为近乎打平。",
+    "repeats.lens.ties": "近乎打平的层：{layers}；在那里贪心解码的选择取决于一个很小的差别。",
+    "repeats.lens.no_ties": "没有哪一层近乎打平：选择很明确。",
+    "repeats.lens.col.loop": "p(循环)",
+    "repeats.lens.col.first": "p(第1)",
+    "repeats.lens.col.second": "p(第2)",
+    "repeats.lens.col.third": "p(第3)",
+    "repeats.lens.col.gap": "logit 差",
+    "help.repeats.sweep": "改为：让每个抑制重复的旋钮取几个值分别采样，画出 seq-rep-4 和 distinct-2 随它的变化"
+    "（每种设置用同样的种子）",
+    "help.repeats.samples": "--sweep 每种设置的样本数（默认：{default}）",
+    "help.repeats.temperature": "--sweep 采样的温度（默认：{default}）",
+    "help.repeats.seed": "--sweep 采样的种子，每种设置相同（默认：{default}）",
+    "repeats.sweep.title": "重复程度随每个旋钮的变化",
+    "repeats.sweep.header": "# 运行 {run}（{kind}），从 {prompt!r} 采样",
+    "repeats.sweep.data": "每种设置 {samples} 个样本，每个 {n} 个词元，温度 {temperature}，种子 {seed}"
+    "（每种设置相同）；每次只从关闭值移动一个旋钮，其余关闭。",
 }

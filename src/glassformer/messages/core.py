@@ -41,6 +41,7 @@ EN = {
     "arg.temperature": "must be a finite number >= 0 (0 = greedy), got {value!r}",
     "arg.positive": "must be a finite number > 0, got {value!r}",
     "arg.non_negative": "must be a finite number >= 0, got {value!r}",
+    "arg.finite": "must be a finite number, got {value!r}",
     "arg.port": "must be a port number from 0 (any free port) to {most}, got {value!r}",
     "arg.not_utf8": "{value!r} holds bytes that are not UTF-8 text; set your terminal to UTF-8 (e.g. export "
     "LANG=C.UTF-8) or convert the text with iconv -t UTF-8",
@@ -320,6 +321,13 @@ EN = {
     "help.sample.no_cache": "recompute every token's keys and values at each step (no KV cache)",
     "help.sample.debug_shapes": "print the shape of every named tensor of one forward pass on the prompt first",
     "help.sample.device": "cpu (default), cuda, cuda:N or mps",
+    "help.sample.repetition_penalty": "divide the logit of every token already written by this (CTRL; 1 = off, "
+    "above 1 discourages repeats)",
+    "help.sample.frequency_penalty": "subtract this times the number of times a token was written (0 = off)",
+    "help.sample.presence_penalty": "subtract this from every token already written, once (0 = off)",
+    "help.sample.no_repeat_ngram": "never write an n-gram of this many tokens a second time",
+    "help.sample.min_p": "keep the tokens at least min_p times as likely as the most likely one",
+    "help.sample.typical_p": "locally typical sampling: keep the most typical tokens up to this probability",
     "sample.no_text": "{run} holds a {kind} model, which reads numbers and writes no text; look inside it with "
     "`glassformer trace --run {run}` or `attention --run`.",
     "sample.header": "--- sample {i} of {n} ---",
@@ -825,6 +833,7 @@ ZH = {
     "arg.temperature": "必须是 >= 0 的有限数（0 表示贪心），收到的是 {value!r}",
     "arg.positive": "必须是 > 0 的有限数，收到的是 {value!r}",
     "arg.non_negative": "必须是 >= 0 的有限数，收到的是 {value!r}",
+    "arg.finite": "必须是有限数，收到的是 {value!r}",
     "arg.port": "必须是 0（任选一个空闲端口）到 {most} 之间的端口号，收到的是 {value!r}",
     "arg.not_utf8": "{value!r} 含有不是 UTF-8 文本的字节；请把终端设为 UTF-8（例如 export LANG=C.UTF-8），"
     "或用 iconv -t UTF-8 转换这段文字",
@@ -1088,6 +1097,12 @@ ZH = {
     "help.sample.no_cache": "每一步都重新计算所有词元的键和值（不用 KV 缓存）",
     "help.sample.debug_shapes": "先在提示词上做一次前向传播，打印每个有名字的张量的形状",
     "help.sample.device": "cpu（默认）、cuda、cuda:N 或 mps",
+    "help.sample.repetition_penalty": "把每个已经写过的词元的 logit 除以这个数（CTRL；1 表示关闭，大于 1 抑制重复）",
+    "help.sample.frequency_penalty": "减去这个数乘以该词元已经写过的次数（0 表示关闭）",
+    "help.sample.presence_penalty": "每个已经写过的词元减去这个数，只减一次（0 表示关闭）",
+    "help.sample.no_repeat_ngram": "由这么多个词元组成的 n 元组不许写第二次",
+    "help.sample.min_p": "只保留概率至少是最可能词元的 min_p 倍的词元",
+    "help.sample.typical_p": "局部典型采样：按典型程度保留词元，直到累计概率达到这个数",
     "sample.no_text": "{run} 里是一个 {kind} 模型，它读的是数字，不写文本；可以用 `glassformer trace --run {run}` "
     "或 `attention --run` 看它的内部。",
     "sample.header": "--- 第 {i} 段，共 {n} 段 ---",

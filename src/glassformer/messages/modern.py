@@ -28,6 +28,15 @@ EN = {
     "error.gqa.heads": "n_heads={n_heads} is not a multiple of n_kv_heads={n_kv_heads}: every key-value head "
     "serves the same number of query heads. Choose n_kv_heads among {divisors}.",
     "error.window.size": "a sliding window holds at least one key (the query's own); got window={window}.",
+    "error.config.heads_style": "mha_style='heads' builds one q, k, v module of width d_model // n_heads per head; "
+    "it has no shared key-value heads (n_kv_heads={n_kv_heads}) and no head width of its own (d_head={d_head}). "
+    "Use mha_style='packed'.",
+    "error.config.window_causal": "sliding_window={sliding_window} limits how far back a query looks, which only a "
+    "causal model has: set causal=True or sliding_window=0.",
+    "error.config.rope_only": "{field}={value!r} is read by position='rope' only, and this model's position is "
+    "{position!r}: set position='rope' or leave {field} out.",
+    "position.rope": "RoPE as Llama, Qwen3 and Mistral write it: q and k turned by position, features i and i + D/2 "
+    "paired, with a base and a scaling (rope_base, rope_scaling)",
 }
 
 ZH = {
@@ -52,4 +61,12 @@ ZH = {
     "error.gqa.heads": "n_heads={n_heads} 不是 n_kv_heads={n_kv_heads} 的倍数：每个键值头必须服务同样多的查询头。"
     "请从 {divisors} 中选择 n_kv_heads。",
     "error.window.size": "滑动窗口至少要容纳一个键（查询自己）；得到的是 window={window}。",
+    "error.config.heads_style": "mha_style='heads' 为每个头各建一个宽 d_model // n_heads 的 q、k、v 模块；"
+    "它没有共享的键值头（n_kv_heads={n_kv_heads}），也没有单独的头宽（d_head={d_head}）。请用 mha_style='packed'。",
+    "error.config.window_causal": "sliding_window={sliding_window} 限制查询能往回看多远，只有因果模型才有这一说："
+    "请设 causal=True 或 sliding_window=0。",
+    "error.config.rope_only": "{field}={value!r} 只有 position='rope' 才读取，而这个模型的 position 是 {position!r}："
+    "请设 position='rope'，或者不要设置 {field}。",
+    "position.rope": "Llama、Qwen3、Mistral 写法的 RoPE：按位置旋转 q 和 k，第 i 与第 i + D/2 个特征配对，"
+    "带基数和缩放方式（rope_base、rope_scaling）",
 }

@@ -106,7 +106,8 @@ class KVCache:
         cfg = model.cfg
         p = next(model.parameters())
         grows = not position_scheme(cfg.position).table
-        return cls(cfg.n_layers, batch_size, cfg.n_heads, cfg.max_len, cfg.d_head, p.device, p.dtype, grows)
+        # the key-value heads only: grouped-query attention caches H_kv of the H heads (nn/attention.py)
+        return cls(cfg.n_layers, batch_size, cfg.kv_heads, cfg.max_len, cfg.d_head, p.device, p.dtype, grows)
 
     @property
     def length(self) -> int:

@@ -35,6 +35,19 @@ EN = {
     "causal model has: set causal=True or sliding_window=0.",
     "error.config.rope_only": "{field}={value!r} is read by position='rope' only, and this model's position is "
     "{position!r}: set position='rope' or leave {field} out.",
+    # ---- Llama, Qwen3, Mistral import and export (models/llama.py) --------------------------------------------
+    "error.hf.model_type": "{source}: model_type {found!r} is not one of {known}; glassformer reads these "
+    "families of transformers' decoders (GPT-2 has its own import).",
+    "error.hf.lacks_numbers": "{source} lacks whole numbers for {missing}: not a config.json of a decoder.",
+    "error.hf.unsupported": "{source}: {field}={value!r} makes a model glassformer would compute differently; "
+    "it is refused rather than approximated.",
+    "error.hf.rope_type": "{source}: RoPE type {found!r} is not one of {known}.",
+    "error.hf.cannot_build": "{source} describes no model glassformer can build: {problem}",
+    "error.hf.field_out": "this model's {field} is {found!r}; Llama, Qwen3 and Mistral need {want!r}, so "
+    "transformers could not compute it.",
+    "error.hf.tensors_missing": "{source} lack {names}{more}: not the whole model config.json describes.",
+    "error.hf.tensors_unused": "{source} hold tensors glassformer's model has no place for: {names}{more} (more "
+    "layers than num_hidden_layers, or biases the config does not announce).",
     "position.rope": "RoPE as Llama, Qwen3 and Mistral write it: q and k turned by position, features i and i + D/2 "
     "paired, with a base and a scaling (rope_base, rope_scaling)",
 }
@@ -67,6 +80,18 @@ ZH = {
     "请设 causal=True 或 sliding_window=0。",
     "error.config.rope_only": "{field}={value!r} 只有 position='rope' 才读取，而这个模型的 position 是 {position!r}："
     "请设 position='rope'，或者不要设置 {field}。",
+    # ---- Llama、Qwen3、Mistral 的导入与导出 --------------------------------------------------------------------
+    "error.hf.model_type": "{source}：model_type {found!r} 不是 {known} 之一；glassformer 能读取的是这几类 "
+    "transformers 解码器（GPT-2 另有自己的导入）。",
+    "error.hf.lacks_numbers": "{source} 缺少 {missing} 的整数值：这不是一个解码器的 config.json。",
+    "error.hf.unsupported": "{source}：{field}={value!r} 描述的模型 glassformer 会算得不一样；宁可拒绝，也不近似。",
+    "error.hf.rope_type": "{source}：RoPE 类型 {found!r} 不是 {known} 之一。",
+    "error.hf.cannot_build": "{source} 描述的模型 glassformer 无法构建：{problem}",
+    "error.hf.field_out": "这个模型的 {field} 是 {found!r}；Llama、Qwen3 和 Mistral 需要 {want!r}，"
+    "所以 transformers 无法计算它。",
+    "error.hf.tensors_missing": "{source} 缺少 {names}{more}：不是 config.json 所描述的完整模型。",
+    "error.hf.tensors_unused": "{source} 含有 glassformer 的模型放不下的张量：{names}{more}"
+    "（层数比 num_hidden_layers 多，或者配置里没写的偏置）。",
     "position.rope": "Llama、Qwen3、Mistral 写法的 RoPE：按位置旋转 q 和 k，第 i 与第 i + D/2 个特征配对，"
     "带基数和缩放方式（rope_base、rope_scaling）",
 }

@@ -48,6 +48,20 @@ EN = {
     "error.hf.tensors_missing": "{source} lack {names}{more}: not the whole model config.json describes.",
     "error.hf.tensors_unused": "{source} hold tensors glassformer's model has no place for: {names}{more} (more "
     "layers than num_hidden_layers, or biases the config does not announce).",
+    "error.hf.tokenizer": "the tokenizers library cannot read this tokenizer.json: {detail}",
+    "error.hf.no_tokenizer": "{path} has no tokenizer.json; {fix}",
+    "error.hf.vocab_differs": "{path}: vocab_size={vocab_size}, but the tokenizer has {tokens} tokens, more than "
+    "the model has rows for.",
+    "error.hf.weights_fit": "{path} does not fit {config}: {detail}. {fix}",
+    "error.hf.weight": "{source}: {name} is not a finite floating-point tensor ({dtype}); {fix}",
+    "error.hf.format_differs": "{path} holds a {found} model, not a {wanted} one: use `glassformer import {found}`.",
+    "error.hf.export_tokenizer": "a {family} directory needs the model's tokenizer.json; this run's tokenizer is "
+    "{kind!r} (only a run imported from such a directory has one).",
+    "train.hf.about": "imported from {source} ({family})",
+    "help.import.hf": "a Hugging Face {family} directory (config.json, safetensors, tokenizer.json) into a run",
+    "help.export.hf": "a run's GPT as a Hugging Face {family} directory",
+    "export.hf.done": "exported {run} -> {out}  (config.json, model.safetensors, tokenizer.json)",
+    "export.hf.load_it": "load it:       AutoModelForCausalLM.from_pretrained({out})",
     "position.rope": "RoPE as Llama, Qwen3 and Mistral write it: q and k turned by position, features i and i + D/2 "
     "paired, with a base and a scaling (rope_base, rope_scaling)",
 }
@@ -92,6 +106,19 @@ ZH = {
     "error.hf.tensors_missing": "{source} 缺少 {names}{more}：不是 config.json 所描述的完整模型。",
     "error.hf.tensors_unused": "{source} 含有 glassformer 的模型放不下的张量：{names}{more}"
     "（层数比 num_hidden_layers 多，或者配置里没写的偏置）。",
+    "error.hf.tokenizer": "tokenizers 库读不了这个 tokenizer.json：{detail}",
+    "error.hf.no_tokenizer": "{path} 里没有 tokenizer.json；{fix}",
+    "error.hf.vocab_differs": "{path}：vocab_size={vocab_size}，但分词器有 {tokens} 个词元，比模型的行数还多。",
+    "error.hf.weights_fit": "{path} 与 {config} 对不上：{detail}。{fix}",
+    "error.hf.weight": "{source}：{name} 不是有限的浮点张量（{dtype}）；{fix}",
+    "error.hf.format_differs": "{path} 里是 {found} 模型，不是 {wanted}：请用 `glassformer import {found}`。",
+    "error.hf.export_tokenizer": "{family} 目录需要模型自己的 tokenizer.json；这个运行的分词器是 {kind!r}"
+    "（只有从这种目录导入的运行才有）。",
+    "train.hf.about": "导入自 {source}（{family}）",
+    "help.import.hf": "把 Hugging Face 的 {family} 目录（config.json、safetensors、tokenizer.json）读成一个运行",
+    "help.export.hf": "把一个运行的 GPT 写成 Hugging Face 的 {family} 目录",
+    "export.hf.done": "已导出 {run} -> {out}（config.json、model.safetensors、tokenizer.json）",
+    "export.hf.load_it": "加载它：       AutoModelForCausalLM.from_pretrained({out})",
     "position.rope": "Llama、Qwen3、Mistral 写法的 RoPE：按位置旋转 q 和 k，第 i 与第 i + D/2 个特征配对，"
     "带基数和缩放方式（rope_base、rope_scaling）",
 }

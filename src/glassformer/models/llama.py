@@ -14,14 +14,20 @@ RoPE parameter our config cannot hold) is refused with the field named, never ap
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import cast
 
 import torch
+from safetensors.torch import save_file
 
 from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides
-from glassformer.errors import DamagedFile, UsageError
+from glassformer.errors import Clause, DamagedFile, NotFound, UsageError
+from glassformer.files import atomic_write, read_json, write_text_atomic
 from glassformer.models.gpt import GPT
+from glassformer.models.gpt2 import read_weights
+from glassformer.text.hf_tokenizer import HFJsonTokenizer
 
 FAMILIES = ("llama", "qwen3", "mistral")  # config.json's model_type
 ARCHITECTURES = {"llama": "LlamaForCausalLM", "qwen3": "Qwen3ForCausalLM", "mistral": "MistralForCausalLM"}
@@ -231,3 +237,82 @@ def gpt_from_hf(hf_model) -> GPT:
     model = GPT(cfg).to(next(hf_model.parameters()).dtype)
     model.load_state_dict(state_dict_from_hf(hf_model.state_dict(), cfg, source=type(hf_model).__name__))
     return model.eval()
+
+
+# ---- the files: a Hugging Face Llama / Qwen3 / Mistral directory ----------------------------------------
+#
+#     config.json                                   the family's config            ┐ config_from_hf and the
+#     model.safetensors (or model.safetensors.index.json + shards)                  ┘ weight map, checked
+#     tokenizer.json                                the tokenizers library's file  text/hf_tokenizer.py
+#
+# The weights are read by GPT-2's reader (models/gpt2.py: the index's shard names are checked to stay
+# inside the directory; pytorch_model.bin with weights_only). Everything is checked before a model of
+# the config's size is built; nothing is written while reading.
+
+
+def read_hf_dir(path, family: str | None = None) -> tuple[GPT, HFJsonTokenizer, str]:
+    """(glassformer GPT in eval mode, its tokenizer, the weights file's name) of a Llama, Qwen3 or
+    Mistral directory; `family`: the model_type the caller expects (None: any of FAMILIES)."""
+    path = Path(path)
+    if not path.is_dir():
+        raise NotFound("error.gpt2.is_file" if path.exists() else "error.gpt2.not_dir", path=path)
+    fix = Clause("fix.gpt2_model")
+    config = read_json(path / "config.json", fix)
+    if not isinstance(config, dict):
+        raise DamagedFile("error.gpt2.not_object", path=path / "config.json", fix=fix)
+    found = config.get("model_type")
+    if family is not None and found != family and found in (*FAMILIES, "gpt2"):
+        raise UsageError("error.hf.format_differs", path=path, found=found, wanted=family)
+    cfg = config_from_hf(config, source=str(path / "config.json"))
+    weights_file, tensors = read_weights(path)
+    source = str(weights_file)
+    for name, tensor in tensors.items():
+        if not tensor.is_floating_point() or not bool(torch.isfinite(tensor).all()):
+            raise DamagedFile("error.hf.weight", source=source, name=name, dtype=str(tensor.dtype), fix=fix)
+    state = state_dict_from_hf(tensors, cfg, source=source)
+    if not (path / "tokenizer.json").is_file():
+        raise NotFound("error.hf.no_tokenizer", path=path, fix=fix)
+    tokenizer = HFJsonTokenizer((path / "tokenizer.json").read_text(encoding="utf-8"), cfg.vocab_size)
+    if tokenizer.tokens > cfg.vocab_size:  # Qwen's tables have spare rows; fewer rows than tokens is damage
+        raise UsageError(
+            "error.hf.vocab_differs", path=path / "config.json", vocab_size=cfg.vocab_size, tokens=tokenizer.tokens
+        )
+    expected = {name: tuple(t.shape) for name, t in meta_shapes(cfg).items()}
+    wrong = [(n, tuple(t.shape), expected[n]) for n, t in state.items() if tuple(t.shape) != expected.get(n)]
+    if wrong:  # checked before a model of the config's size is allocated
+        name, shape, want = wrong[0]
+        raise DamagedFile(
+            "error.hf.weights_fit",
+            path=weights_file,
+            config=path / "config.json",
+            detail=f"{name} {list(shape)} != {list(want)}",
+            fix=fix,
+        )
+    model = GPT(cfg)
+    model.load_state_dict({k: v.float() for k, v in state.items()}, strict=True)
+    return model.eval(), tokenizer, weights_file.name
+
+
+def meta_shapes(cfg: ModelConfig) -> dict[str, torch.Tensor]:
+    """cfg's parameters on the meta device: their shapes, allocating nothing."""
+    with torch.device("meta"):
+        return dict(GPT(cfg).state_dict())
+
+
+def write_hf_dir(model: GPT, tokenizer, path) -> str:
+    """config.json, model.safetensors and tokenizer.json that AutoModelForCausalLM and the tokenizers
+    library read back; returns the family written. UsageError naming what the family cannot hold."""
+    config = hf_config(model.cfg)  # refuses a model the families cannot compute, before any file is written
+    family = config["model_type"]
+    if not isinstance(tokenizer, HFJsonTokenizer):
+        raise UsageError("error.hf.export_tokenizer", family=family, kind=getattr(tokenizer, "kind", None))
+    tensors = state_dict_to_hf({k: v.detach().cpu() for k, v in model.state_dict().items()}, model.cfg)
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    atomic_write(
+        path / "model.safetensors",
+        lambda tmp: save_file({k: v.float().contiguous() for k, v in tensors.items()}, tmp, metadata={"format": "pt"}),
+    )
+    write_text_atomic(path / "tokenizer.json", tokenizer.json)
+    write_text_atomic(path / "config.json", json.dumps(config, indent=2) + "\n")  # last: the directory is whole
+    return family

@@ -12,6 +12,11 @@ and values from the cache. The attention itself is nn/attention.py; a hook point
     norm="post"  x = LN₁(x + Drop(Attn(x)));   x = LN₂(x + Drop(FFN(x)))     (the 2017 paper)
     norm="none"  x = x + Attn(x);              x = x + FFN(x)                (2nd tutorial)
 
+The modern decoder (Llama, Qwen3, Mistral: docs/modern.md) is the same Block with other modules in it,
+chosen when it is built: `layer_norm` gives RMSNorm (norm_type="rms"), `feed_forward` a gated FFN
+(ffn="swiglu" | "geglu", nn/glu.py), `self_attention` grouped-query heads, QK-norm and RoPE with a base
+and a scaling (position="rope"); `attention_mask` a sliding window. models/llama.py maps their weights.
+
 GPT is the base of every kind, each one level below, overriding only what differs: Encoder
 (models/encoder.py: the mask), SequenceRegressor (models/regressor.py: numbers in and out),
 EncoderDecoder (models/seq2seq.py: two stacks).

@@ -126,3 +126,18 @@ def test_the_window_hides_keys_further_back_than_w_minus_one():
     no_window.load_state_dict(m.state_dict())
     with torch.no_grad():
         assert (no_window(changed)[0, 5] - no_window(ids)[0, 5]).abs().max() > 0
+
+
+def test_a_window_s_cache_keeps_only_the_last_w_minus_one_keys():
+    m = GPT(cfg(**ROPE, n_kv_heads=2, sliding_window=3)).double().eval()
+    ids = torch.randint(0, 11, (2, 20))
+    cache = m.new_cache(2)
+    with torch.no_grad():
+        full = m(ids)  # (2, 20, V)
+        steps = [m(ids[:, :5], cache)]
+        assert (cache.length, cache.held, cache.layers[0].k.shape) == (5, 2, (2, 2, 2, 4))
+        steps += [m(ids[:, t : t + 1], cache) for t in range(5, 20)]
+    assert (cache.length, cache.held, cache.layers[1].v.size(2)) == (20, 2, 2)  # 2 keys held, not 20
+    assert (torch.cat(steps, dim=1) - full).abs().max() <= 1e-10
+    cache.reset()
+    assert (cache.length, cache.held) == (0, 0)

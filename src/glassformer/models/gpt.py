@@ -267,7 +267,8 @@ class GPT(HookedModel):
             assert self.hook_pos_embed is not None  # declared with pos_embed (build): an invariant
             x = x + self.hook_pos_embed(self.pos_embed(x.size(1), offset))  # (B, T, C) + (T, C)
         x = self.hook_resid_pre(self.drop(x))  # (B, T, C): what the first block reads
-        mask = self.attention_mask(inputs, offset)  # (T, L+T), (B, 1, T, T) or None
+        held = cache.held if cache is not None else 0  # keys kept: L, or fewer in a sliding window's cache
+        mask = self.attention_mask(inputs, held)  # (T, L+T), (B, 1, T, T) or None
         return self.run_from(0, x, mask, cache)  # (B, T, n_outputs)
 
     def embed(self, inputs: Tensor) -> Tensor:

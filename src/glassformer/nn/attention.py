@@ -251,7 +251,8 @@ class MultiHeadAttention(AttentionHeads):
             k, v = cache.append(k, v)  # 2 × (B, H_kv, L+T, D)
         if self.groups > 1:  # grouped-query attention: each key-value head beside its g query heads
             k, v = repeat_kv(k, self.groups), repeat_kv(v, self.groups)  # 2 × (B, H, L+T, D)
-        bias = self.positions.score_bias(T, k.size(2), offset) if self.positions is not None else None
+        # a score bias depends on distances only: queries counted from the first key held (offset, unless windowed)
+        bias = self.positions.score_bias(T, k.size(2), k.size(2) - T) if self.positions is not None else None
         # 2) attend within each head
         z = self.attend(q, k, v, mask, bias)  # (B, H, T, D)
         # 3) merge heads back into the residual width and project

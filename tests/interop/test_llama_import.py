@@ -141,3 +141,15 @@ def test_bad_directories_get_one_clear_line_and_nothing_is_written(root, tmp_pat
     with pytest.raises(UsageError) as e:
         import_checkpoint(good, root / "verbs-run", "mistral")  # a run that holds a checkpoint is never overwritten
     assert e.value.key == "error.gpt2.has_checkpoint"
+
+
+def test_a_model_too_big_for_memory_is_refused_with_the_numbers_before_reading(root, tmp_path, monkeypatch):
+    from glassformer.models import kinds
+
+    checkpoint(root / "big-hf", "llama")
+    monkeypatch.setattr(kinds, "machine_memory", lambda: 1000)  # bytes: less than the model's weights
+    code, _, err, error = cli_error(["import", "llama", str(root / "big-hf"), "--out", str(tmp_path / "run")])
+    assert_clean_failure(code, err)
+    assert isinstance(error, UsageError) and error.key == "error.model.too_big"
+    assert error.fields["memory"] * (1 << 30) == 1000 and error.fields["params"] > 1000 // 4
+    assert not (tmp_path / "run").exists()

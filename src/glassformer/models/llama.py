@@ -27,6 +27,7 @@ from glassformer.errors import Clause, DamagedFile, NotFound, UsageError
 from glassformer.files import atomic_write, read_json, write_text_atomic
 from glassformer.models.gpt import GPT
 from glassformer.models.gpt2 import read_weights
+from glassformer.models.kinds import check_fits
 from glassformer.text.hf_tokenizer import HFJsonTokenizer
 
 FAMILIES = ("llama", "qwen3", "mistral")  # config.json's model_type
@@ -264,6 +265,7 @@ def read_hf_dir(path, family: str | None = None) -> tuple[GPT, HFJsonTokenizer, 
     if family is not None and found != family and found in (*FAMILIES, "gpt2"):
         raise UsageError("error.hf.format_differs", path=path, found=found, wanted=family)
     cfg = config_from_hf(config, source=str(path / "config.json"))
+    check_fits(cfg)  # the float32 model must fit in this machine's memory: refused with the numbers, before reading
     weights_file, tensors = read_weights(path)
     source = str(weights_file)
     for name, tensor in tensors.items():

@@ -227,7 +227,7 @@ def state_dict_to_hf(state: Mapping[str, torch.Tensor], cfg: ModelConfig) -> dic
     widths = (cfg.n_heads * cfg.d_head, cfg.kv_heads * cfg.d_head, cfg.kv_heads * cfg.d_head)  # q, k, v rows
     out = {}
     for ours, theirs in weight_map(cfg).items():
-        parts = state[ours].split(widths) if len(theirs) == 3 else (state[ours],)
+        parts = state[ours].split(widths) if len(theirs) == 3 else (state[ours],)  # (H·D, C), 2 × (H_kv·D, C); or one
         out.update({name: part.contiguous() for name, part in zip(theirs, parts, strict=True)})
     return out
 

@@ -62,6 +62,14 @@ NORMS = ("pre", "post", "none")
 INITS = ("torch", "xavier", "gpt2")
 ATTENTIONS = ("glass", "fused")  # the attention computation: written out, or PyTorch's fused kernel
 MHA_STYLES = ("packed", "heads")  # how Q, K, V are projected: one packed Linear, or one module a head
+NORM_TYPES = ("layer", "rms")  # LayerNorm (GPT-2) | RMSNorm (Llama, Qwen3, Mistral): nn/rmsnorm.py
+FFNS = ("mlp", "swiglu", "geglu")  # W₂·act(W₁x) (GPT-2) | the gated feed-forwards of nn/glu.py
+# RoPE's scalings (nn/rope_scaling.py's SCALINGS, named here so that this module needs no torch;
+# tests/unit/test_modern_config.py keeps the two equal)
+ROPE_SCALINGS = ("none", "linear", "dynamic", "yarn", "llama3")
+ROPE_LONG = ("dynamic", "yarn", "llama3")  # the scalings that read rope_original_max_len
+# the fields only position="rope" reads, with their "not set" values
+ROPE_FIELDS = {"rope_base": 10000.0, "rope_scaling": "none", "rope_factor": 1.0, "rope_original_max_len": 0}
 MAX_SEED = 2**63 - 1  # the largest seed every torch generator takes (as --seed's range: cli/options.py)
 MAX_THREADS = 256  # more than any machine this runs on has cores; torch crashes on absurd counts
 
@@ -121,6 +129,17 @@ class ModelConfig:
     pad_id: int | None = None  # encoder, seq2seq: keys equal to pad_id are masked out (seq2seq needs it)
     d_in: int = 1  # regressor only: numbers per input step; 0 for the other kinds
     d_out: int = 1  # regressor only: numbers per output step; 0 for the other kinds
+    # ---- the modern decoder's choices (Llama, Qwen3, Mistral: docs/modern.md); each default is GPT-2's
+    norm_type: str = "layer"  # layer: LayerNorm (GPT-2) | rms: RMSNorm, no mean, no shift (Llama); eps: ln_eps
+    ffn: str = "mlp"  # mlp: W₂·act(W₁x) | swiglu | geglu: W_down·(act(W_gate x) ⊙ W_up x), act SiLU | GELU
+    head_dim: int = 0  # D; 0: d_model // n_heads. Qwen3 sets it apart (H·D need not be C: 16 heads of 128 at C=1024)
+    n_kv_heads: int = 0  # H_kv key-value heads (GQA; 1: MQA) shared by H / H_kv query heads; 0: n_heads (MHA)
+    qk_norm: bool = False  # RMSNorm over each head's q and k before RoPE (Qwen3)
+    rope_base: float = 10000.0  # position="rope": θ_i = base^(-2i/D); Llama 3: 500000, Qwen3: 1000000
+    rope_scaling: str = "none"  # position="rope": none | linear | dynamic | yarn | llama3 (nn/rope_scaling.py)
+    rope_factor: float = 1.0  # position="rope": s, the context to reach in multiples of the original one
+    rope_original_max_len: int = 0  # position="rope": L the model was trained on (dynamic, yarn, llama3)
+    sliding_window: int = 0  # W: a query sees itself and W - 1 keys before it (Mistral); 0: every earlier key
 
     def __post_init__(self) -> None:
         own = _own_fields(self)
@@ -133,7 +152,10 @@ class ModelConfig:
             max_len=self.max_len,
             ln_eps=self.ln_eps,
         )
-        if self.d_model % self.n_heads != 0:
+        for name in ("head_dim", "n_kv_heads", "sliding_window", "rope_original_max_len"):
+            if getattr(self, name) < 0:
+                raise UsageError("error.config.non_negative", name=name, value=getattr(self, name))
+        if self.head_dim == 0 and self.d_model % self.n_heads != 0:
             nearest = _nearest_divisor(self.d_model, self.n_heads)
             raise UsageError("error.config.heads", d_model=self.d_model, n_heads=self.n_heads, nearest=nearest)
         if not 0.0 <= self.dropout < 1.0:
@@ -145,12 +167,45 @@ class ModelConfig:
         if self.mha_style == "fused":
             raise UsageError("error.config.mha_fused")
         _choice("mha_style", self.mha_style, MHA_STYLES)
+        _choice("norm_type", self.norm_type, NORM_TYPES)
+        _choice("ffn", self.ffn, FFNS)
+        self._check_modern()
         if self.pad_id is not None and "vocab_size" in own and not 0 <= self.pad_id < self.vocab_size:
             raise UsageError("error.config.pad_id", pad_id=self.pad_id, vocab_size=self.vocab_size)
 
+    def _check_modern(self) -> None:
+        """The modern decoder's fields: head counts that divide, a RoPE scaling that can be computed,
+        fields set only where something reads them."""
+        if self.n_kv_heads and self.n_heads % self.n_kv_heads:
+            divisors = [d for d in range(1, self.n_heads + 1) if self.n_heads % d == 0]
+            raise UsageError("error.gqa.heads", n_heads=self.n_heads, n_kv_heads=self.n_kv_heads, divisors=divisors)
+        if self.mha_style == "heads" and (self.kv_heads != self.n_heads or self.n_heads * self.d_head != self.d_model):
+            raise UsageError("error.config.heads_style", n_kv_heads=self.kv_heads, d_head=self.d_head)
+        if self.sliding_window and not self.causal:
+            raise UsageError("error.config.window_causal", sliding_window=self.sliding_window)
+        if self.position != "rope":
+            for name, unset in ROPE_FIELDS.items():
+                if getattr(self, name) != unset:
+                    raise UsageError(
+                        "error.config.rope_only", field=name, value=getattr(self, name), position=self.position
+                    )
+            return
+        _positive(rope_base=self.rope_base)
+        _choice("rope_scaling", self.rope_scaling, ROPE_SCALINGS)
+        if self.rope_scaling != "none" and self.rope_factor < 1:
+            raise UsageError("error.rope.factor", kind=self.rope_scaling, factor=self.rope_factor)
+        if self.rope_scaling in ROPE_LONG and self.rope_original_max_len <= 0:
+            raise UsageError("error.rope.original_len", kind=self.rope_scaling, got=self.rope_original_max_len)
+
     @property
     def d_head(self) -> int:
-        return self.d_model // self.n_heads
+        """D, the width of one head: head_dim when set, else d_model // n_heads."""
+        return self.head_dim or self.d_model // self.n_heads
+
+    @property
+    def kv_heads(self) -> int:
+        """H_kv, the key-value heads: n_kv_heads when set, else n_heads (multi-head attention)."""
+        return self.n_kv_heads or self.n_heads
 
 
 DEFAULTS = {f.name: f.default for f in fields(ModelConfig) if f.name in UNREAD}

@@ -18,8 +18,8 @@ from torch.autograd import gradcheck
 from glassformer import numpy_ref as ref
 from glassformer.errors import UsageError
 from glassformer.inspect.params import derived_parts
-from glassformer.nn.attention import scaled_dot_product_attention
-from glassformer.nn.attention_variants import QKNorm, kv_groups, repeat_kv, sliding_window_mask
+from glassformer.nn.attention import causal_mask, scaled_dot_product_attention
+from glassformer.nn.attention_variants import QKNorm, kv_groups, repeat_kv
 from glassformer.nn.rope_scaling import RopeScaling, ScaledRotary
 from glassformer.numpy_ref import attention_variants as twin
 
@@ -74,7 +74,7 @@ def hf_bool_mask(T: int, window: int, offset: int = 0) -> torch.Tensor:
 
 @pytest.mark.parametrize("T, window, offset", [(8, 3, 0), (8, 1, 0), (6, 10, 0), (4, 3, 7), (1, 4, 20)])
 def test_sliding_window_mask_equals_transformers(T, window, offset):
-    ours = sliding_window_mask(T, window, offset=offset)
+    ours = causal_mask(T, offset=offset, window=window)
     assert torch.equal(ours, hf_bool_mask(T, window, offset))
     assert torch.equal(ours, torch.from_numpy(twin.sliding_window_mask(T, window, offset)))
 
@@ -91,13 +91,14 @@ def test_sliding_window_mask_equals_mistral_s_model_mask():
     )
     x = torch.zeros(1, 9, C)
     mask = masking_utils.create_sliding_window_causal_mask(cfg, x, None, None, torch.arange(9)[None])
-    assert torch.equal(sliding_window_mask(9, 3), mask[0, 0] == 0)
+    assert torch.equal(causal_mask(9, window=3), mask[0, 0] == 0)
 
 
 def test_each_query_sees_exactly_window_keys_once_past_the_start():
-    mask = sliding_window_mask(10, 4)
+    mask = causal_mask(10, window=4)
     assert mask.sum(-1).tolist() == [1, 2, 3, 4, 4, 4, 4, 4, 4, 4]
-    assert keyed(UsageError, sliding_window_mask, 5, 0) == ("error.window.size", {"window": 0})
+    assert torch.equal(causal_mask(10, window=0), causal_mask(10))  # 0: no window, every earlier key
+    assert keyed(UsageError, causal_mask, 5, window=-1) == ("error.window.size", {"window": -1})
 
 
 # ---- QK-norm --------------------------------------------------------------------------------------------
@@ -163,8 +164,8 @@ class PiecesAttention(nn.Module):
         v = self.v(x).view(B, T, self.H_kv, D).transpose(1, 2)  # (B, H_kv, T, D)
         q, k = self.rope.rotate(*self.qk_norm(q, k), offset=0)  # (B, H, T, D), (B, H_kv, T, D)
         k, v = repeat_kv(k, self.groups), repeat_kv(v, self.groups)  # 2 × (B, H, T, D)
-        T_window = self.window or T  # no window: every earlier key
-        z, _ = scaled_dot_product_attention(q, k, v, sliding_window_mask(T, T_window))  # (B, H, T, D)
+        mask = causal_mask(T, window=self.window or 0)  # (T, T); no window: every earlier key
+        z, _ = scaled_dot_product_attention(q, k, v, mask)  # (B, H, T, D)
         return self.o(z.transpose(1, 2).reshape(B, T, H * D))  # (B, T, C)
 
 

@@ -33,7 +33,22 @@ VARIANTS = {
     "rotary": {"position": "rotary"},
     "alibi": {"position": "alibi"},
     "fused attention": {"attention": "fused"},
+    # the modern decoder (docs/modern.md): RMSNorm, SwiGLU, half-split RoPE with a base, no biases
+    "llama-like, GQA": {
+        **(LLAMA := {"norm_type": "rms", "ffn": "swiglu", "bias": False, "position": "rope"}),
+        "n_kv_heads": 2,
+    },
+    "qwen3-like, MQA, QK-norm, YaRN": {
+        **LLAMA,
+        **{"n_kv_heads": 1, "qk_norm": True, "head_dim": 6, "rope_base": 1e6},
+        **{"rope_scaling": "yarn", "rope_factor": 4.0, "rope_original_max_len": 4},
+    },
+    "alibi, sliding window": {"position": "alibi", "sliding_window": 4},
+    "learned, sliding window": {"sliding_window": 5},
+    "mistral-like, sliding window": {**LLAMA, "n_kv_heads": 2, "sliding_window": 3, "ffn": "geglu"},
 }
+MODERN = [v for v in VARIANTS if "-like," in v]
+WINDOWS = ["alibi, sliding window", "learned, sliding window"]
 
 
 def model(dtype=torch.float32, **kwargs) -> GPT:
@@ -61,7 +76,8 @@ def test_one_token_steps_equal_the_full_forward(variant):
 
 
 @pytest.mark.parametrize(
-    "variant", ["pre-norm", "post-norm", "nanoGPT-like", "heads style", "rotary", "alibi", "no positions"]
+    "variant",
+    ["pre-norm", "post-norm", "nanoGPT-like", "heads style", "rotary", "alibi", "no positions", *WINDOWS, *MODERN],
 )
 @pytest.mark.parametrize("prompt_len", [1, 5, MAX_LEN + 3])
 def test_greedy_tokens_identical_to_the_uncached_loop(variant, prompt_len):

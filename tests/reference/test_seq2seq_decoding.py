@@ -30,9 +30,7 @@ def random_model(**changes) -> EncoderDecoder:
         max_len=MAX_LEN,
         pad_id=PAD,
         dropout=0.1,
-        position="sinusoidal",
-        norm="post",
-        **changes,
+        **{"position": "sinusoidal", "norm": "post", **changes},
     )
     model = EncoderDecoder(cfg).double().eval()
     with torch.no_grad():
@@ -47,15 +45,21 @@ def sources() -> torch.Tensor:
     return src
 
 
-def test_decoding_with_a_cache_equals_the_full_forward():
-    model = random_model()
+# the modern decoder's choices reach the encoder-decoder's blocks too (models/gpt.py's builders)
+MODERN = {"norm": "pre", "norm_type": "rms", "ffn": "swiglu", "position": "rope", "n_kv_heads": 2, "head_dim": 6}
+
+
+@pytest.mark.parametrize("changes", [{}, MODERN, {**MODERN, "qk_norm": True, "sliding_window": 3}], ids=str)
+def test_decoding_with_a_cache_equals_the_full_forward(changes):
+    model = random_model(**changes)
     src, tgt = sources(), torch.randint(4, V, (6, MAX_LEN), generator=torch.Generator().manual_seed(2))
     full = model(src, tgt)  # (B, T, V)
     memory, cache = model.encode(src), model.new_cache(6)
     pieces = [model.decode(tgt[:, :4], memory, src, cache)]  # a prefill of 4 tokens, then one at a time
     pieces += [model.decode(tgt[:, t : t + 1], memory, src, cache) for t in range(4, MAX_LEN)]
     assert cache.length == MAX_LEN
-    assert all(layer.source[0].shape == (6, 4, 7, 4) for layer in cache.layers)  # (B, H, S, D), made once
+    D = model.cfg.d_head
+    assert all(layer.source[0].shape == (6, 4, 7, D) for layer in cache.layers)  # (B, H, S, D), made once
     assert (torch.cat(pieces, dim=1) - full).abs().max() <= 1e-10
 
 

@@ -19,7 +19,14 @@ from glassformer.nn.hooks import LETTERS
 from glassformer.nn.position import POSITION_SCHEMES, ALiBi, RotaryPositions, position_scheme
 from glassformer.sample import context_window, past_max_len
 
-KNOWN = ["learned", "sinusoidal", "none", "rotary", "alibi"]  # deliberately by hand: the registry must hold these
+KNOWN = [
+    "learned",
+    "sinusoidal",
+    "none",
+    "rotary",
+    "alibi",
+    "rope",
+]  # deliberately by hand: the registry must hold these
 SCHEMES = sorted(POSITION_SCHEMES)  # every registered scheme, a later one included
 CFG = ModelConfig(vocab_size=13, d_model=16, n_heads=4, d_ff=24, n_layers=2, max_len=8)
 
@@ -69,6 +76,7 @@ def test_which_schemes_are_limited_by_a_table():
         "none": (False, False),
         "rotary": (False, True),
         "alibi": (False, True),
+        "rope": (False, True),
     }
 
 
@@ -153,7 +161,8 @@ def test_trace_shows_each_scheme_with_declared_axes(position):
     m = gpt(position)
     rows = {r.name: r for r in trace(m, torch.arange(5)).rows}
     mine = {name: r for name, r in rows.items() if ".attn.positions." in name}
-    expected = {"rotary": {"q": (1, 4, 5, 4), "k": (1, 4, 5, 4)}, "alibi": {"bias": (4, 5, 5)}}.get(position, {})
+    rotated = {"q": (1, 4, 5, 4), "k": (1, 4, 5, 4)}
+    expected = {"rotary": rotated, "rope": rotated, "alibi": {"bias": (4, 5, 5)}}.get(position, {})
     assert {n.rsplit(".", 1)[1]: r.shape for n, r in mine.items() if n.startswith("blocks.0.")} == expected
     points = m.hook_points()
     for name, r in mine.items():

@@ -433,27 +433,35 @@ def say_train_speed(run, start_step: int) -> None:
 # ---- import gpt2, export gpt2 --------------------------------------------------------------------
 def register_interop(subparsers: argparse._SubParsersAction) -> None:
     imp = subparsers.add_parser("import", help=t("help.import"))
-    formats = imp.add_subparsers(dest="import_format", metavar="{gpt2}", required=True)
+    formats = imp.add_subparsers(dest="import_format", metavar="{gpt2,llama,qwen3,mistral}", required=True)
     p = formats.add_parser("gpt2", help=t("help.import.gpt2"), description=t("help.import.gpt2.about"))
-    p.add_argument("source", metavar="DIR", help=t("help.import.gpt2.source"))
-    p.add_argument("--out", metavar="RUN", required=True, help=t("help.import.gpt2.out"))
-    add_threads(p)
-    p.set_defaults(func=run_import)
+    parsers = [p]
+    for family in IMPORTED_FAMILIES:  # the modern decoder's families (models/llama.py)
+        parsers.append(formats.add_parser(family, help=t("help.import.hf", family=family)))
+    for p in parsers:
+        p.add_argument("source", metavar="DIR", help=t("help.import.gpt2.source"))
+        p.add_argument("--out", metavar="RUN", required=True, help=t("help.import.gpt2.out"))
+        add_threads(p)
+        p.set_defaults(func=run_import)
 
     exp = subparsers.add_parser("export", help=t("help.export"))
-    formats = exp.add_subparsers(dest="export_format", metavar="{gpt2}", required=True)
-    p = formats.add_parser("gpt2", help=t("help.export.gpt2"), description=t("help.export.gpt2.about"))
-    p.add_argument("run", metavar="RUN", help=t("help.export.gpt2.run"))
-    p.add_argument("--out", metavar="DIR", required=True, help=t("help.export.gpt2.out"))
-    p.add_argument("--best", action="store_true", help=t("help.export.gpt2.best"))
-    add_threads(p)
-    p.set_defaults(func=run_export)
+    formats = exp.add_subparsers(dest="export_format", metavar="{gpt2,llama}", required=True)
+    gpt2 = formats.add_parser("gpt2", help=t("help.export.gpt2"), description=t("help.export.gpt2.about"))
+    for p in (gpt2, formats.add_parser("llama", help=t("help.export.hf", family="Llama / Qwen3 / Mistral"))):
+        p.add_argument("run", metavar="RUN", help=t("help.export.gpt2.run"))
+        p.add_argument("--out", metavar="DIR", required=True, help=t("help.export.gpt2.out"))
+        p.add_argument("--best", action="store_true", help=t("help.export.gpt2.best"))
+        add_threads(p)
+        p.set_defaults(func=run_export)
+
+
+IMPORTED_FAMILIES = ("llama", "qwen3", "mistral")  # models/llama.py's FAMILIES, named here without torch
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from glassformer.train.run import import_gpt2, load_model
+    from glassformer.train.run import import_checkpoint, load_model
 
-    out = import_gpt2(args.source, args.out)
+    out = import_checkpoint(args.source, args.out, args.import_format)
     model, tokenizer, _ = load_model(out)  # read back as every verb will
     say(
         "import.done",
@@ -471,9 +479,13 @@ def run_import(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from glassformer.train.run import export_gpt2
+    from glassformer.train.run import export_checkpoint
 
-    out = export_gpt2(args.run, args.out, best=args.best)
-    say("export.done", run=args.run, out=out)
-    say("export.load_it", out=repr(str(out)))
+    out = export_checkpoint(args.run, args.out, best=args.best, family=args.export_format)
+    if args.export_format == "gpt2":
+        say("export.done", run=args.run, out=out)
+        say("export.load_it", out=repr(str(out)))
+    else:
+        say("export.hf.done", run=args.run, out=out)
+        say("export.hf.load_it", out=repr(str(out)))
     return 0

@@ -28,6 +28,42 @@ EN = {
     "error.gqa.heads": "n_heads={n_heads} is not a multiple of n_kv_heads={n_kv_heads}: every key-value head "
     "serves the same number of query heads. Choose n_kv_heads among {divisors}.",
     "error.window.size": "a sliding window holds at least one key (the query's own); got window={window}.",
+    "error.config.heads_style": "mha_style='heads' builds one q, k, v module of width d_model // n_heads per head; "
+    "it has no shared key-value heads (n_kv_heads={n_kv_heads}) and no head width of its own (d_head={d_head}). "
+    "Use mha_style='packed'.",
+    "error.config.window_causal": "sliding_window={sliding_window} limits how far back a query looks, which only a "
+    "causal model has: set causal=True or sliding_window=0.",
+    "error.config.rope_only": "{field}={value!r} is read by position='rope' only, and this model's position is "
+    "{position!r}: set position='rope' or leave {field} out.",
+    # ---- Llama, Qwen3, Mistral import and export (models/llama.py) --------------------------------------------
+    "error.hf.model_type": "{source}: model_type {found!r} is not one of {known}; glassformer reads these "
+    "families of transformers' decoders (GPT-2 has its own import).",
+    "error.hf.lacks_numbers": "{source} lacks whole numbers for {missing}: not a config.json of a decoder.",
+    "error.hf.unsupported": "{source}: {field}={value!r} makes a model glassformer would compute differently; "
+    "it is refused rather than approximated.",
+    "error.hf.rope_type": "{source}: RoPE type {found!r} is not one of {known}.",
+    "error.hf.cannot_build": "{source} describes no model glassformer can build: {problem}",
+    "error.hf.field_out": "this model's {field} is {found!r}; Llama, Qwen3 and Mistral need {want!r}, so "
+    "transformers could not compute it.",
+    "error.hf.tensors_missing": "{source} lack {names}{more}: not the whole model config.json describes.",
+    "error.hf.tensors_unused": "{source} hold tensors glassformer's model has no place for: {names}{more} (more "
+    "layers than num_hidden_layers, or biases the config does not announce).",
+    "error.hf.tokenizer": "the tokenizers library cannot read this tokenizer.json: {detail}",
+    "error.hf.no_tokenizer": "{path} has no tokenizer.json; {fix}",
+    "error.hf.vocab_differs": "{path}: vocab_size={vocab_size}, but the tokenizer has {tokens} tokens, more than "
+    "the model has rows for.",
+    "error.hf.weights_fit": "{path} does not fit {config}: {detail}. {fix}",
+    "error.hf.weight": "{source}: {name} is not a finite floating-point tensor ({dtype}); {fix}",
+    "error.hf.format_differs": "{path} holds a {found} model, not a {wanted} one: use `glassformer import {found}`.",
+    "error.hf.export_tokenizer": "a {family} directory needs the model's tokenizer.json; this run's tokenizer is "
+    "{kind!r} (only a run imported from such a directory has one).",
+    "train.hf.about": "imported from {source} ({family})",
+    "help.import.hf": "a Hugging Face {family} directory (config.json, safetensors, tokenizer.json) into a run",
+    "help.export.hf": "a run's GPT as a Hugging Face {family} directory",
+    "export.hf.done": "exported {run} -> {out}  (config.json, model.safetensors, tokenizer.json)",
+    "export.hf.load_it": "load it:       AutoModelForCausalLM.from_pretrained({out})",
+    "position.rope": "RoPE as Llama, Qwen3 and Mistral write it: q and k turned by position, features i and i + D/2 "
+    "paired, with a base and a scaling (rope_base, rope_scaling)",
 }
 
 ZH = {
@@ -52,4 +88,37 @@ ZH = {
     "error.gqa.heads": "n_heads={n_heads} 不是 n_kv_heads={n_kv_heads} 的倍数：每个键值头必须服务同样多的查询头。"
     "请从 {divisors} 中选择 n_kv_heads。",
     "error.window.size": "滑动窗口至少要容纳一个键（查询自己）；得到的是 window={window}。",
+    "error.config.heads_style": "mha_style='heads' 为每个头各建一个宽 d_model // n_heads 的 q、k、v 模块；"
+    "它没有共享的键值头（n_kv_heads={n_kv_heads}），也没有单独的头宽（d_head={d_head}）。请用 mha_style='packed'。",
+    "error.config.window_causal": "sliding_window={sliding_window} 限制查询能往回看多远，只有因果模型才有这一说："
+    "请设 causal=True 或 sliding_window=0。",
+    "error.config.rope_only": "{field}={value!r} 只有 position='rope' 才读取，而这个模型的 position 是 {position!r}："
+    "请设 position='rope'，或者不要设置 {field}。",
+    # ---- Llama、Qwen3、Mistral 的导入与导出 --------------------------------------------------------------------
+    "error.hf.model_type": "{source}：model_type {found!r} 不是 {known} 之一；glassformer 能读取的是这几类 "
+    "transformers 解码器（GPT-2 另有自己的导入）。",
+    "error.hf.lacks_numbers": "{source} 缺少 {missing} 的整数值：这不是一个解码器的 config.json。",
+    "error.hf.unsupported": "{source}：{field}={value!r} 描述的模型 glassformer 会算得不一样；宁可拒绝，也不近似。",
+    "error.hf.rope_type": "{source}：RoPE 类型 {found!r} 不是 {known} 之一。",
+    "error.hf.cannot_build": "{source} 描述的模型 glassformer 无法构建：{problem}",
+    "error.hf.field_out": "这个模型的 {field} 是 {found!r}；Llama、Qwen3 和 Mistral 需要 {want!r}，"
+    "所以 transformers 无法计算它。",
+    "error.hf.tensors_missing": "{source} 缺少 {names}{more}：不是 config.json 所描述的完整模型。",
+    "error.hf.tensors_unused": "{source} 含有 glassformer 的模型放不下的张量：{names}{more}"
+    "（层数比 num_hidden_layers 多，或者配置里没写的偏置）。",
+    "error.hf.tokenizer": "tokenizers 库读不了这个 tokenizer.json：{detail}",
+    "error.hf.no_tokenizer": "{path} 里没有 tokenizer.json；{fix}",
+    "error.hf.vocab_differs": "{path}：vocab_size={vocab_size}，但分词器有 {tokens} 个词元，比模型的行数还多。",
+    "error.hf.weights_fit": "{path} 与 {config} 对不上：{detail}。{fix}",
+    "error.hf.weight": "{source}：{name} 不是有限的浮点张量（{dtype}）；{fix}",
+    "error.hf.format_differs": "{path} 里是 {found} 模型，不是 {wanted}：请用 `glassformer import {found}`。",
+    "error.hf.export_tokenizer": "{family} 目录需要模型自己的 tokenizer.json；这个运行的分词器是 {kind!r}"
+    "（只有从这种目录导入的运行才有）。",
+    "train.hf.about": "导入自 {source}（{family}）",
+    "help.import.hf": "把 Hugging Face 的 {family} 目录（config.json、safetensors、tokenizer.json）读成一个运行",
+    "help.export.hf": "把一个运行的 GPT 写成 Hugging Face 的 {family} 目录",
+    "export.hf.done": "已导出 {run} -> {out}（config.json、model.safetensors、tokenizer.json）",
+    "export.hf.load_it": "加载它：       AutoModelForCausalLM.from_pretrained({out})",
+    "position.rope": "Llama、Qwen3、Mistral 写法的 RoPE：按位置旋转 q 和 k，第 i 与第 i + D/2 个特征配对，"
+    "带基数和缩放方式（rope_base、rope_scaling）",
 }

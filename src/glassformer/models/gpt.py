@@ -12,6 +12,11 @@ and values from the cache. The attention itself is nn/attention.py; a hook point
     norm="post"  x = LN₁(x + Drop(Attn(x)));   x = LN₂(x + Drop(FFN(x)))     (the 2017 paper)
     norm="none"  x = x + Attn(x);              x = x + FFN(x)                (2nd tutorial)
 
+The modern decoder (Llama, Qwen3, Mistral: docs/modern.md) is the same Block with other modules in it,
+chosen when it is built: `layer_norm` gives RMSNorm (norm_type="rms"), `feed_forward` a gated FFN
+(ffn="swiglu" | "geglu", nn/glu.py), `self_attention` grouped-query heads, QK-norm and RoPE with a base
+and a scaling (position="rope"); `attention_mask` a sliding window. models/llama.py maps their weights.
+
 GPT is the base of every kind, each one level below, overriding only what differs: Encoder
 (models/encoder.py: the mask), SequenceRegressor (models/regressor.py: numbers in and out),
 EncoderDecoder (models/seq2seq.py: two stacks).
@@ -30,9 +35,12 @@ from glassformer.config import ModelConfig
 from glassformer.errors import Clause, UsageError, WrongType
 from glassformer.models.kinds import init_weights, register_model_kind
 from glassformer.nn.attention import AttentionHeads, MultiHeadAttention, causal_mask
+from glassformer.nn.attention_variants import QKNorm
+from glassformer.nn.glu import GatedFeedForward
 from glassformer.nn.hooks import HookedModel, HookPoint, Term
 from glassformer.nn.kv_cache import KVCache
 from glassformer.nn.position import PositionScheme, position_scheme, register_position_scheme
+from glassformer.nn.rmsnorm import RMSNorm
 
 # ── 1) token ids -> vectors ──────────────────────────────────────────────────────────────────────────
 
@@ -105,9 +113,17 @@ ACTIVATION_FNS: dict[str, Callable[[Tensor], Tensor]] = {
 
 
 def layer_norm(cfg: ModelConfig) -> nn.Module:
+    """The config's norm over the stream's C features: LayerNorm, RMSNorm (norm_type="rms"), or none."""
     if cfg.norm == "none":
         return nn.Identity()
+    if cfg.norm_type == "rms":
+        return RMSNorm(cfg.d_model, cfg.ln_eps)
     return nn.LayerNorm(cfg.d_model, eps=cfg.ln_eps, bias=cfg.bias)
+
+
+def norm_stage(cfg: ModelConfig) -> str:
+    """The stage id of the point after a block's norm: which norm made the tensor."""
+    return "rms_norm" if cfg.norm_type == "rms" else "layer_norm"
 
 
 def norm_hook(stage: str, means: str, active: bool, **fields) -> HookPoint:
@@ -118,10 +134,30 @@ def norm_hook(stage: str, means: str, active: bool, **fields) -> HookPoint:
 
 
 def self_attention(cfg: ModelConfig) -> MultiHeadAttention:
-    """A block's self-attention, with the in-attention part of the config's position scheme."""
+    """A block's self-attention, with the in-attention part of the config's position scheme, its
+    key-value heads and head width, and QK-norm when the config asks for it."""
     scheme = position_scheme(cfg.position)
     positions = scheme.attention(cfg) if scheme.attention else None
-    return MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.bias, cfg.dropout, cfg.mha_style, cfg.attention, positions)
+    qk_norm = QKNorm(cfg.d_head, cfg.ln_eps) if cfg.qk_norm else None
+    return MultiHeadAttention(
+        cfg.d_model,
+        cfg.n_heads,
+        cfg.bias,
+        cfg.dropout,
+        cfg.mha_style,
+        cfg.attention,
+        positions,
+        cfg.n_kv_heads,
+        cfg.head_dim,
+        qk_norm,
+    )
+
+
+def feed_forward(cfg: ModelConfig) -> nn.Module:
+    """A block's FFN: GPT-2's two Linears around an activation, or a gated one (nn/glu.py)."""
+    if cfg.ffn == "mlp":
+        return FeedForward(cfg.d_model, cfg.d_ff, cfg.activation, cfg.bias)
+    return GatedFeedForward(cfg.d_model, cfg.d_ff, cfg.ffn, cfg.bias)
 
 
 class FeedForward(nn.Module):
@@ -151,11 +187,11 @@ class Block(nn.Module):
         self.ln1 = layer_norm(cfg)
         self.attn = self_attention(cfg)
         self.ln2 = layer_norm(cfg)
-        self.ffn = FeedForward(cfg.d_model, cfg.d_ff, cfg.activation, cfg.bias)
+        self.ffn = feed_forward(cfg)
         self.drop = nn.Dropout(cfg.dropout)  # on the FFN branch; attn drops its own output
         on, placement = cfg.norm != "none", "post" if cfg.norm == "post" else "pre"
-        self.hook_ln1 = norm_hook("layer_norm", f"ln1.{placement}", on, i=1)
-        self.hook_ln2 = norm_hook("layer_norm", f"ln2.{placement}", on, i=2)
+        self.hook_ln1 = norm_hook(norm_stage(cfg), f"ln1.{placement}", on, i=1)
+        self.hook_ln2 = norm_hook(norm_stage(cfg), f"ln2.{placement}", on, i=2)
         self.hook_resid_mid = HookPoint("residual", "B T C", "resid_mid")
         self.hook_resid_post = HookPoint("residual", "B T C", "resid_post")
 
@@ -231,7 +267,8 @@ class GPT(HookedModel):
             assert self.hook_pos_embed is not None  # declared with pos_embed (build): an invariant
             x = x + self.hook_pos_embed(self.pos_embed(x.size(1), offset))  # (B, T, C) + (T, C)
         x = self.hook_resid_pre(self.drop(x))  # (B, T, C): what the first block reads
-        mask = self.attention_mask(inputs, offset)  # (T, L+T), (B, 1, T, T) or None
+        held = cache.held if cache is not None else 0  # keys kept: L, or fewer in a sliding window's cache
+        mask = self.attention_mask(inputs, held)  # (T, L+T), (B, 1, T, T) or None
         return self.run_from(0, x, mask, cache)  # (B, T, n_outputs)
 
     def embed(self, inputs: Tensor) -> Tensor:
@@ -239,10 +276,10 @@ class GPT(HookedModel):
 
     def attention_mask(self, inputs: Tensor, offset: int = 0) -> Tensor | None:
         """Causal if configured; a kind may add padding (models/encoder.py)."""
-        T = inputs.size(1)
-        if not self.cfg.causal or (offset and T == 1):
+        T, window = inputs.size(1), self.cfg.sliding_window
+        if not self.cfg.causal or (offset and T == 1 and not 0 < window <= offset):
             return None  # no mask, or one new query that may see every cached key and itself
-        return causal_mask(T, inputs.device, offset)  # (T, L+T)
+        return causal_mask(T, inputs.device, offset, window)  # (T, L+T)
 
     def run_from(self, layer: int, x: Tensor, mask: Tensor | None = None, cache: KVCache | None = None) -> Tensor:
         """The forward from block `layer` on, x (B, T, C) the stream it reads: forward is run_from(0, ...);

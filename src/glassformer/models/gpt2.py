@@ -302,7 +302,7 @@ def read_gpt2_dir(path) -> tuple[GPT, GPT2BPETokenizer, str]:
     if not isinstance(config, dict):
         raise DamagedFile("error.gpt2.not_object", path=path / "config.json", fix=Clause("fix.gpt2_model"))
     cfg = config_from_gpt2(config, source=str(path / "config.json"))
-    weights_file, tensors = _read_weights(path)
+    weights_file, tensors = read_weights(path)
     weights = Clause("gpt2.weights_in", path=weights_file)  # how the errors name them
     check_weights(tensors, source=weights)
     state = state_dict_from_gpt2(tensors, cfg.n_layers, cfg.tie_weights, source=weights)
@@ -330,8 +330,9 @@ def read_gpt2_dir(path) -> tuple[GPT, GPT2BPETokenizer, str]:
     return model.eval(), tokenizer, weights_file.name
 
 
-def _read_weights(path: Path) -> tuple[Path, dict[str, torch.Tensor]]:
-    """The first weights file found (in WEIGHT_FILES' order) and its tensors on the CPU."""
+def read_weights(path: Path) -> tuple[Path, dict[str, torch.Tensor]]:
+    """The first weights file found (in WEIGHT_FILES' order) and its tensors on the CPU (Llama, Qwen3
+    and Mistral directories are read by it too: models/llama.py)."""
     for name in WEIGHT_FILES:
         file = path / name
         if not file.is_file():

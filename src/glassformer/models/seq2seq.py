@@ -40,7 +40,16 @@ from torch import nn
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
 from glassformer.models.encoder import combine_masks, padding_mask
-from glassformer.models.gpt import GPT, Block, FeedForward, TokenEmbedding, layer_norm, norm_hook, self_attention
+from glassformer.models.gpt import (
+    GPT,
+    Block,
+    TokenEmbedding,
+    feed_forward,
+    layer_norm,
+    norm_hook,
+    norm_stage,
+    self_attention,
+)
 from glassformer.models.kinds import register_model_kind
 from glassformer.nn.attention import AttentionHeads
 from glassformer.nn.hooks import HookPoint, Term
@@ -83,11 +92,18 @@ class CrossAttention(AttentionHeads):
     """x (B, T, C) target stream, memory (B, S, C) encoder output -> (B, T, C)."""
 
     def __init__(
-        self, d_model: int, n_heads: int, bias: bool = True, dropout: float = 0.0, attention: str = "glass"
+        self,
+        d_model: int,
+        n_heads: int,
+        bias: bool = True,
+        dropout: float = 0.0,
+        attention: str = "glass",
+        d_head: int = 0,
     ) -> None:
-        super().__init__(d_model, n_heads, bias, dropout, attention)
-        self.q = nn.Linear(d_model, d_model, bias=bias)
-        self.kv = nn.Linear(d_model, 2 * d_model, bias=bias)
+        super().__init__(d_model, n_heads, bias, dropout, attention, d_head)
+        width = n_heads * self.d_head  # H·D: C unless the head width is set apart (head_dim)
+        self.q = nn.Linear(d_model, width, bias=bias)
+        self.kv = nn.Linear(d_model, 2 * width, bias=bias)
         self.hook_q = HookPoint("qkv", "B H T D", "cross.q")
         self.hook_k = HookPoint("qkv", "B H S D", "cross.k")
         self.hook_v = HookPoint("qkv", "B H S D", "cross.v")
@@ -143,17 +159,17 @@ class DecoderBlock(nn.Module):
         self.ln1 = layer_norm(cfg)
         self.attn = self_attention(cfg)
         self.ln2 = layer_norm(cfg)
-        self.cross = CrossAttention(cfg.d_model, cfg.n_heads, cfg.bias, cfg.dropout, cfg.attention)
+        self.cross = CrossAttention(cfg.d_model, cfg.n_heads, cfg.bias, cfg.dropout, cfg.attention, cfg.head_dim)
         self.ln3 = layer_norm(cfg)
-        self.ffn = FeedForward(cfg.d_model, cfg.d_ff, cfg.activation, cfg.bias)
+        self.ffn = feed_forward(cfg)
         self.drop = nn.Dropout(cfg.dropout)  # on the FFN branch; the attentions drop their own outputs
         on, placement = cfg.norm != "none", "post" if cfg.norm == "post" else "pre"
         ln = f"dec_ln.{placement}"  # pre-norm normalises what a sublayer reads, post-norm its sum
-        self.hook_ln1 = norm_hook("layer_norm", ln, on, i=1, sublayer=Term("sublayer.self_attention"))
+        self.hook_ln1 = norm_hook(norm_stage(cfg), ln, on, i=1, sublayer=Term("sublayer.self_attention"))
         self.hook_resid_self = HookPoint("residual", "B T C", "resid_self")
-        self.hook_ln2 = norm_hook("layer_norm", ln, on, i=2, sublayer=Term("sublayer.cross_attention"))
+        self.hook_ln2 = norm_hook(norm_stage(cfg), ln, on, i=2, sublayer=Term("sublayer.cross_attention"))
         self.hook_resid_cross = HookPoint("residual", "B T C", "resid_cross")
-        self.hook_ln3 = norm_hook("layer_norm", ln, on, i=3, sublayer=Term("sublayer.ffn"))
+        self.hook_ln3 = norm_hook(norm_stage(cfg), ln, on, i=3, sublayer=Term("sublayer.ffn"))
         self.hook_resid_post = HookPoint("residual", "B T C", "dec_resid_post")
 
     def sublayer(self, x: torch.Tensor, f, ln: nn.Module, hook_ln: HookPoint, hook_resid: HookPoint) -> torch.Tensor:
@@ -305,4 +321,4 @@ class EncoderDecoder(GPT):
         p, cfg = next(self.parameters()), self.cfg
         if not cfg.causal:
             raise UsageError("error.seq2seq.cache_not_causal")
-        return DecoderCache(cfg.n_layers, batch_size, cfg.n_heads, cfg.max_len, cfg.d_head, p.device, p.dtype)
+        return DecoderCache(cfg.n_layers, batch_size, cfg.kv_heads, cfg.max_len, cfg.d_head, p.device, p.dtype)

@@ -49,6 +49,7 @@ from glassformer.nn.position import (
     rotary_angles,
     sinusoidal_table,
 )
+from glassformer.nn.rope_scaling import ScaledRotary  # registers position "rope"
 
 __all__ = [
     "ALiBi",
@@ -66,6 +67,7 @@ __all__ = [
     "position_scheme",
     "register_position_scheme",
     "RotaryPositions",
+    "ScaledRotary",
     "alibi_slopes",
     "rotary_angles",
     "scaled_dot_product_attention",

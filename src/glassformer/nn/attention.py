@@ -20,6 +20,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from glassformer.errors import UsageError
+from glassformer.nn.attention_variants import kv_groups, repeat_kv
 from glassformer.nn.hooks import HookPoint
 from glassformer.nn.position import AttentionPositions
 
@@ -39,10 +40,15 @@ def check_mask(mask: Tensor, scores: Tensor) -> Tensor:
     return mask
 
 
-def causal_mask(T: int, device: torch.device | str | None = None, offset: int = 0) -> Tensor:
+def causal_mask(T: int, device: torch.device | str | None = None, offset: int = 0, window: int = 0) -> Tensor:
     """Query i, at position offset+i, may see keys 0..offset+i, never the future; `offset`: tokens
-    already in a KV cache. The one place a causal mask is built."""
+    already in a KV cache. The one place a causal mask is built. `window` W > 0: only the keys
+    offset+i-W+1..offset+i, itself and W - 1 before it (sliding window, nn/attention_variants.py)."""
+    if window < 0:
+        raise UsageError("error.window.size", window=window)
     full = torch.ones(T, offset + T, dtype=torch.bool, device=device)  # (T, L+T)
+    if window:  # keys j with j - (offset+i) > -W: above the diagonal offset - W + 1
+        return torch.triu(torch.tril(full, diagonal=offset), diagonal=offset - window + 1)  # (T, L+T)
     return torch.tril(full, diagonal=offset)  # (T, L+T)
 
 
@@ -118,16 +124,16 @@ class AttentionHeads(nn.Module):
     A subclass makes its step-1 projections and their hook points, then calls `build_heads` for
     steps 2 and 3 (weights are drawn in the order the data uses them)."""
 
-    def __init__(self, d_model: int, n_heads: int, bias: bool, dropout: float, attention: str) -> None:
+    def __init__(self, d_model: int, n_heads: int, bias: bool, dropout: float, attention: str, d_head: int = 0) -> None:
         super().__init__()
-        self.n_heads, self.d_head, self.bias = n_heads, d_model // n_heads, bias
+        self.n_heads, self.d_head, self.bias = n_heads, d_head or d_model // n_heads, bias
+        self.d_model = d_model  # C; the heads side by side are H·D wide, C unless d_head is set apart
         self.attention, self.dropout = attention, dropout  # attention: "glass" | "fused"
 
     def build_heads(self, site: str, keys: str) -> None:
         """Steps 2 and 3's projection and hook points; `site` names them ("attn", "cross"), `keys`
         is the key axis (T_k, or S for a source)."""
-        d_model = self.n_heads * self.d_head
-        self.proj = nn.Linear(d_model, d_model, bias=self.bias)
+        self.proj = nn.Linear(self.n_heads * self.d_head, self.d_model, bias=self.bias)  # H·D -> C
         self.resid_dropout = nn.Dropout(self.dropout)
         self.hook_scores = HookPoint("scores", f"B H T_q {keys}", f"{site}.scores")
         self.hook_weights = HookPoint("weights", f"B H T_q {keys}", f"{site}.weights")
@@ -137,9 +143,10 @@ class AttentionHeads(nn.Module):
         self.hook_out = HookPoint(f"{site}_out", "B T C", f"{site}.out")
 
     def split_heads(self, t: Tensor) -> Tensor:
-        """(B, L, C) -> (B, H, L, D): feature block h·D..(h+1)·D belongs to head h."""
+        """(B, L, H·D) -> (B, H, L, D): feature block h·D..(h+1)·D belongs to head h (H_kv heads for
+        the keys and values of grouped-query attention)."""
         B, L, C = t.shape
-        return t.view(B, L, self.n_heads, self.d_head).transpose(1, 2)  # (B, H, L, D)
+        return t.view(B, L, C // self.d_head, self.d_head).transpose(1, 2)  # (B, H, L, D)
 
     def attend(self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, bias: Tensor | None = None) -> Tensor:
         """q (B, H, T_q, D), k and v (B, H, T_k, D) -> z (B, H, T_q, D)."""
@@ -163,10 +170,10 @@ class AttentionHeads(nn.Module):
         result hook point; Σ_h result_h + b = out. A listener that only reads leaves `out` exactly as
         it is; one that returns other shares (a patch, an ablation, a gradient leaf) gets the output
         those shares make, Σ_h seen_h + b, instead."""
-        B, T, C = merged.shape
+        B, T, HD = merged.shape
         H = self.n_heads
-        W_O = self.proj.weight.view(-1, H, C // H)  # (C, H, D): the columns that read head h
-        result = torch.einsum("bthd,chd->bthc", merged.view(B, T, H, C // H), W_O)  # (B, T_q, H, C)
+        W_O = self.proj.weight.view(-1, H, HD // H)  # (C, H, D): the columns that read head h
+        result = torch.einsum("bthd,chd->bthc", merged.view(B, T, H, HD // H), W_O)  # (B, T_q, H, C)
         seen = self.hook_result(result)  # (B, T_q, H, C)
         if seen is result:
             return out  # (B, T_q, C): read, not replaced
@@ -182,7 +189,12 @@ class MultiHeadAttention(AttentionHeads):
     attention="glass" runs the steps above, a hook point at each; "fused" the fast path
     (nn/fused_attention.py). `positions`, the in-attention part of a position scheme (nn/position.py),
     may rotate q and k (rotary) or bias the scores (ALiBi), told the first query's absolute position.
-    The q and k hook points show the projections before rotation; the cache keeps keys after it."""
+    The q and k hook points show the projections before rotation; the cache keeps keys after it.
+
+    The modern decoder's choices (nn/attention_variants.py), made here when the module is built:
+    `n_kv_heads` H_kv < H projects keys and values to H_kv heads (grouped-query attention; the cache
+    holds those, and `repeat_kv` lays each beside its H / H_kv query heads just before attending);
+    `d_head` sets D apart from C // H; `qk_norm` (a QKNorm) normalises q and k before the rotation."""
 
     def __init__(
         self,
@@ -193,25 +205,32 @@ class MultiHeadAttention(AttentionHeads):
         style: str = "packed",
         attention: str = "glass",
         positions: AttentionPositions | None = None,
+        n_kv_heads: int = 0,
+        d_head: int = 0,
+        qk_norm: nn.Module | None = None,
     ) -> None:
-        super().__init__(d_model, n_heads, bias, dropout, attention)
+        super().__init__(d_model, n_heads, bias, dropout, attention, d_head)
         self.style = style
+        self.groups = kv_groups(n_heads, n_kv_heads or n_heads)  # g query heads per key-value head
+        q_width, kv_width = n_heads * self.d_head, n_heads // self.groups * self.d_head  # H·D, H_kv·D
+        self.widths = (q_width, kv_width, kv_width)  # the packed projection's q, k, v blocks
         if style == "packed":
-            self.qkv = nn.Linear(d_model, 3 * d_model, bias=bias)
+            self.qkv = nn.Linear(d_model, sum(self.widths), bias=bias)  # C -> (H + 2·H_kv)·D
         else:
             self.heads = nn.ModuleList(HeadQKV(d_model, self.d_head, bias) for _ in range(n_heads))
+        self.qk_norm = qk_norm
         self.positions = positions
+        kv = "H_kv" if self.groups > 1 else "H"  # the key-value heads' letter
         self.hook_q = HookPoint("qkv", "B H T D", "attn.q")
-        self.hook_k = HookPoint("qkv", "B H T D", "attn.k")
-        self.hook_v = HookPoint("qkv", "B H T D", "attn.v")
+        self.hook_k = HookPoint("qkv", f"B {kv} T D", "attn.k")
+        self.hook_v = HookPoint("qkv", f"B {kv} T D", "attn.v")
         self.build_heads("attn", "T_k")
 
     def split_qkv(self, x: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-        """(B, T, C) -> q, k, v, each (B, H, T, D)."""
-        B, T, C = x.shape
+        """(B, T, C) -> q (B, H, T, D), k and v (B, H_kv, T, D)."""
         if self.style == "packed":
-            q, k, v = self.qkv(x).split(C, dim=-1)  # 3 × (B, T, C)
-            return self.split_heads(q), self.split_heads(k), self.split_heads(v)  # 3 × (B, H, T, D)
+            q, k, v = self.qkv(x).split(self.widths, dim=-1)  # (B, T, H·D), 2 × (B, T, H_kv·D)
+            return self.split_heads(q), self.split_heads(k), self.split_heads(v)  # (B, H, T, D), 2 × (B, H_kv, T, D)
         per_head = [head(x) for head in self.heads]  # H × 3 × (B, T, D)
         q, k, v = (torch.stack(ts, dim=1) for ts in zip(*per_head, strict=False))  # 3 × (B, H, T, D)
         return q, k, v
@@ -221,14 +240,19 @@ class MultiHeadAttention(AttentionHeads):
         values come from the cache and the mask is (T, L+T)."""
         T = x.size(1)
         offset = cache.length if cache is not None else 0  # absolute position of the first query
-        # 1) project to queries, keys, values and split into heads
-        q, k, v = self.split_qkv(x)  # 3 × (B, H, T, D)
-        q, k, v = self.hook_q(q), self.hook_k(k), self.hook_v(v)  # 3 × (B, H, T, D)
+        # 1) project to queries, keys, values and split into heads (H_kv = H unless grouped)
+        q, k, v = self.split_qkv(x)  # (B, H, T, D), 2 × (B, H_kv, T, D)
+        q, k, v = self.hook_q(q), self.hook_k(k), self.hook_v(v)  # (B, H, T, D), 2 × (B, H_kv, T, D)
+        if self.qk_norm is not None:  # QK-norm (Qwen3): each head's q and k RMS-normalised
+            q, k = self.qk_norm(q, k)  # (B, H, T, D), (B, H_kv, T, D)
         if self.positions is not None:  # rotary turns q and k here (and shows them at positions.q/k)
-            q, k = self.positions.rotate(q, k, offset)  # 2 × (B, H, T, D); unchanged unless rotary
+            q, k = self.positions.rotate(q, k, offset)  # (B, H, T, D), (B, H_kv, T, D); unchanged unless rotary
         if cache is not None:
-            k, v = cache.append(k, v)  # 2 × (B, H, L+T, D)
-        bias = self.positions.score_bias(T, k.size(2), offset) if self.positions is not None else None
+            k, v = cache.append(k, v)  # 2 × (B, H_kv, L+T, D)
+        if self.groups > 1:  # grouped-query attention: each key-value head beside its g query heads
+            k, v = repeat_kv(k, self.groups), repeat_kv(v, self.groups)  # 2 × (B, H, L+T, D)
+        # a score bias depends on distances only: queries counted from the first key held (offset, unless windowed)
+        bias = self.positions.score_bias(T, k.size(2), k.size(2) - T) if self.positions is not None else None
         # 2) attend within each head
         z = self.attend(q, k, v, mask, bias)  # (B, H, T, D)
         # 3) merge heads back into the residual width and project

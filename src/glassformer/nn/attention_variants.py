@@ -30,15 +30,15 @@ Sliding window (Mistral):
     The paper's words allow positions i - W .. i, W + 1 keys; transformers (and so every Mistral
     checkpoint's reference) allows W, as here. Stacked layers still carry information from up to
     n_layers·W tokens back. A cache then needs only the last W - 1 keys before the new token.
+    The mask is nn/attention.py's `causal_mask(T, offset=..., window=W)`, the one place a causal
+    mask is built (this file comes before attention.py, which reads `repeat_kv` from it).
 """
 
 from __future__ import annotations
 
-import torch
 from torch import Tensor, nn
 
 from glassformer.errors import UsageError
-from glassformer.nn.attention import causal_mask
 from glassformer.nn.hooks import HookPoint
 from glassformer.nn.rmsnorm import RMSNorm
 
@@ -81,16 +81,3 @@ class QKNorm(nn.Module):
         q = self.hook_q(self.q_norm(q))  # (B, H, T, D)
         k = self.hook_k(self.k_norm(k))  # (B, H_kv, T, D)
         return q, k
-
-
-# ---- sliding window ----------------------------------------------------------------------------------------
-
-
-def sliding_window_mask(T: int, window: int, device: torch.device | str | None = None, offset: int = 0) -> Tensor:
-    """(T, offset+T) bool: the causal mask (nn/attention.py's) with keys more than W - 1 positions
-    before the query hidden. Query i sits at offset+i; `offset`: tokens already in a KV cache."""
-    if window < 1:
-        raise UsageError("error.window.size", window=window)
-    query = torch.arange(offset, offset + T, device=device)[:, None]  # (T, 1) query positions
-    key = torch.arange(offset + T, device=device)[None, :]  # (1, offset+T) key positions
-    return causal_mask(T, device, offset) & (key > query - window)  # (T, offset+T)

@@ -18,6 +18,8 @@ Schemes without a table (rotary, alibi, none) give any position a meaning, so no
 past max_len the model keeps reading every token, the uncached loop feeds the whole sequence and
 the cache simply grows (its storage doubles when full, so appending stays cheap on average).
 Both compute the same thing, full causal attention over all tokens at their true positions.
+(A model with a sliding window, `sliding_window` W as Mistral, is another matter: it never reads a key
+more than W - 1 tokens back, so its WindowCache keeps only those, equal to the whole forward.)
 Why not a sliding window with a rolling cache, which rotary and ALiBi would allow? Because its
 cached keys were computed when their tokens saw an earlier window, so it no longer equals
 re-running the model on the last max_len tokens; the uncached loop would have to become a banded
@@ -73,6 +75,11 @@ class LayerCache:
         self.length = end
         return self.k.narrow(2, 0, end), self.v.narrow(2, 0, end)  # 2 × (B, H, L+T, D)
 
+    @property
+    def held(self) -> int:
+        """Keys kept before the next token: every one so far (WindowCache keeps fewer)."""
+        return self.length
+
     def _grow(self, capacity: int) -> None:
         """Move the cached keys and values into buffers with room for `capacity` positions."""
         B, H, _, D = self.k.shape
@@ -84,8 +91,34 @@ class LayerCache:
                 setattr(self, name, new)
 
 
+class WindowCache(LayerCache):
+    """The cache of a sliding-window layer (Mistral): a query at p sees keys p-W+1..p only, so of
+    the past only the last W - 1 keys are ever read again; the rest are dropped. `length` still
+    counts every token (the next one's position, for RoPE); `held` = min(length, W - 1) keys are
+    kept, and the model's mask is built relative to them (models/gpt.py)."""
+
+    def __init__(self, B: int, H: int, window: int, D: int, device=None, dtype=None) -> None:
+        super().__init__(B, H, 0, D, device, dtype)  # (B, H, 0, D): nothing held yet
+        self.window = window
+
+    @property
+    def held(self) -> int:
+        return min(self.length, self.window - 1)
+
+    def append(self, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Store new k, v (B, H, T, D); return the keys and values a query may see (B, H, held+T, D)."""
+        held = self.held
+        keys = torch.cat((self.k[:, :, self.k.size(2) - held :], k), dim=2)  # (B, H, held+T, D)
+        values = torch.cat((self.v[:, :, self.v.size(2) - held :], v), dim=2)  # (B, H, held+T, D)
+        self.length += k.size(2)
+        keep = self.held  # the last W - 1 (fewer at the start)
+        self.k, self.v = keys[:, :, keys.size(2) - keep :], values[:, :, values.size(2) - keep :]  # 2 × (B, H, keep, D)
+        return keys, values  # 2 × (B, H, held+T, D)
+
+
 class KVCache:
-    """One LayerCache per block. `length` = tokens already processed = next token's position."""
+    """One LayerCache per block (a WindowCache for a sliding window). `length` = tokens already
+    processed = next token's position; `held` = keys kept before it (length, unless windowed)."""
 
     def __init__(
         self,
@@ -97,8 +130,14 @@ class KVCache:
         device=None,
         dtype=None,
         grows: bool = False,
+        window: int = 0,
     ) -> None:
-        self.layers = [LayerCache(B, n_heads, max_len, d_head, device, dtype, grows) for _ in range(n_layers)]
+        self.layers = [
+            WindowCache(B, n_heads, window, d_head, device, dtype)
+            if window
+            else LayerCache(B, n_heads, max_len, d_head, device, dtype, grows)
+            for _ in range(n_layers)
+        ]
 
     @classmethod
     def for_model(cls, model, batch_size: int) -> "KVCache":
@@ -106,11 +145,17 @@ class KVCache:
         cfg = model.cfg
         p = next(model.parameters())
         grows = not position_scheme(cfg.position).table
-        return cls(cfg.n_layers, batch_size, cfg.n_heads, cfg.max_len, cfg.d_head, p.device, p.dtype, grows)
+        # the key-value heads only: grouped-query attention caches H_kv of the H heads (nn/attention.py)
+        sizes = (cfg.n_layers, batch_size, cfg.kv_heads, cfg.max_len, cfg.d_head)
+        return cls(*sizes, p.device, p.dtype, grows, cfg.sliding_window)
 
     @property
     def length(self) -> int:
         return self.layers[0].length
+
+    @property
+    def held(self) -> int:
+        return self.layers[0].held
 
     def reset(self) -> None:
         for layer in self.layers:

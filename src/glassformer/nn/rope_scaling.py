@@ -57,7 +57,7 @@ from torch import Tensor
 
 from glassformer.errors import UsageError
 from glassformer.nn.hooks import HookPoint
-from glassformer.nn.position import AttentionPositions
+from glassformer.nn.position import AttentionPositions, PositionScheme, register_position_scheme
 
 
 @dataclass(frozen=True)
@@ -182,13 +182,13 @@ class ScaledRotary(AttentionPositions):
     length being read (offset + T), as a fresh transformers module does. Each call makes the cos and
     sin of its own positions, so nothing limits the length."""
 
-    def __init__(self, d_head: int, base: float = 10000.0, scaling: RopeScaling = PLAIN) -> None:
+    def __init__(self, d_head: int, base: float = 10000.0, scaling: RopeScaling = PLAIN, kv: str = "H") -> None:
         super().__init__()
         self.d_head, self.base, self.scaling = d_head, base, scaling
         inv_freq, self.attention_factor = rope_parameters(d_head, base, scaling)
         self.register_buffer("inv_freq", inv_freq, persistent=False)  # (D/2,) float64, never cast
         self.hook_q = HookPoint("rotary", "B H T D", "rotary.q")
-        self.hook_k = HookPoint("rotary", "B H T D", "rotary.k")
+        self.hook_k = HookPoint("rotary", f"B {kv} T D", "rotary.k")  # kv: "H_kv" under grouped-query attention
 
     def _apply(self, fn, recurse=True):
         # .float(), .to(device): the frequencies stay float64 (the angles are made in float64 anyway)
@@ -211,3 +211,14 @@ class ScaledRotary(AttentionPositions):
 
     def extra_repr(self) -> str:
         return f"d_head={self.d_head}, base={self.base:g}, scaling={self.scaling.kind!r}"
+
+
+def scaled_rotary(cfg) -> ScaledRotary:
+    """The "rope" scheme's part in one attention layer, from a ModelConfig's rope_* fields."""
+    scaling = RopeScaling(cfg.rope_scaling, cfg.rope_factor, cfg.rope_original_max_len)
+    return ScaledRotary(cfg.d_head, cfg.rope_base, scaling, "H_kv" if cfg.kv_heads < cfg.n_heads else "H")
+
+
+# "rope": the half-split rotation with a base and a scaling, as checkpoints of Llama, Qwen3 and Mistral
+# need; "rotary" (nn/position.py) keeps RoFormer's neighbour pairing and base 10000
+register_position_scheme(PositionScheme("rope", attention=scaled_rotary))

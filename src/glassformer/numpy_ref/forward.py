@@ -18,6 +18,7 @@ from typing import Callable
 import numpy as np
 
 from glassformer.config import ModelConfig
+from glassformer.numpy_ref.rope_scaling import rope_parameters, rotate_half_split
 
 # ---- 1. linear: weights in, and the affine map ---------------------------------------------------
 #
@@ -138,6 +139,30 @@ def rotary(x: np.ndarray, offset: int = 0, base: float = 10000.0) -> np.ndarray:
     return out
 
 
+def rope(x: np.ndarray, cfg, offset: int = 0) -> np.ndarray:
+    """The "rope" scheme (nn/rope_scaling.py): pairs i, i + D/2 turned by complex numbers, with the
+    config's base and scaling (the twin in numpy_ref/rope_scaling.py, one pair at a time)."""
+    scaling = RopeFields(cfg.rope_scaling, cfg.rope_factor, cfg.rope_original_max_len)
+    inv_freq, m = rope_parameters(x.shape[-1], cfg.rope_base, scaling, offset + x.shape[-2])  # (D/2,)
+    return rotate_half_split(x, inv_freq, offset, m)  # (..., T, D)
+
+
+@dataclass(frozen=True)
+class RopeFields:
+    """The scaling a ModelConfig describes, with RopeScaling's other fields at the values the
+    config cannot change (nn/rope_scaling.py states them; tests/reference compare the two)."""
+
+    kind: str
+    factor: float
+    original_max_len: int
+    low_freq_factor: float = 1.0
+    high_freq_factor: float = 4.0
+    beta_fast: float = 32.0
+    beta_slow: float = 1.0
+    attention_factor: float | None = None
+    truncate: bool = True
+
+
 def alibi_slopes(n_heads: int) -> list[float]:
     if math.log2(n_heads).is_integer():
         ratio = 2.0 ** (-8.0 / n_heads)  # the first slope is also the ratio of the sequence
@@ -167,6 +192,7 @@ NUMPY_POSITIONS: dict[str, NumpyScheme] = {
     "rotary": NumpyScheme(rotate=lambda q, k, cfg, offset: (rotary(q, offset), rotary(k, offset))),
     "alibi": NumpyScheme(bias=lambda cfg, T_q, T_k, offset: alibi_bias(cfg.n_heads, T_q, T_k, offset)),
     "none": NumpyScheme(),
+    "rope": NumpyScheme(rotate=lambda q, k, cfg, offset: (rope(q, cfg, offset), rope(k, cfg, offset))),
 }
 
 

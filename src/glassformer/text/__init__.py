@@ -5,6 +5,8 @@
 - ``bpe``: byte-level BPE start to end: pieces (``pretokenize``) → merges (``train_bpe``) →
   ``BPETokenizer`` (ours, shows its work) and ``HFBPETokenizer`` (the same merges run by Hugging Face
   ``tokenizers``: same ids, faster).
+- ``hf_tokenizer``: ``HFJsonTokenizer``, a checkpoint's tokenizer.json run by the library (imported
+  Llama, Qwen3 and Mistral models),
 - ``gpt2_bpe``: ``GPT2BPETokenizer``, GPT-2's own vocabulary, merges and pattern (imported GPT-2s),
   read from and written to a Hugging Face directory the way transformers reads it.
 - ``specials``: ``SpecialTokens`` / ``with_specials``, a tokenizer with a chat's control tokens appended
@@ -30,6 +32,7 @@ from .corpora import (
     prepare,
 )
 from .gpt2_bpe import GPT2BPETokenizer, read_tokenizer_dir, write_tokenizer_dir
+from .hf_tokenizer import HFJsonTokenizer  # an imported Llama's, Qwen3's or Mistral's own tokenizer.json
 from .specials import SpecialTokens, with_specials
 from .tokenizers import CharTokenizer, Tokenizer, WordTokenizer, load_tokenizer
 
@@ -39,6 +42,7 @@ __all__ = [
     "CorpusUnavailable",
     "GPT2BPETokenizer",
     "HFBPETokenizer",
+    "HFJsonTokenizer",
     "PreparedData",
     "SEED_TEXT",
     "SHAKESPEARE_SHA256",

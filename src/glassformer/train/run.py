@@ -22,8 +22,8 @@ ranks read it (`_follow`) and train beside it, writing nothing. Everything read 
 tokenizer.json, the checkpoint — is validated, and a damaged file is an error naming it
 (docs/reliability.md).
 
-A run can also come from elsewhere: `import_gpt2` makes one from a Hugging Face GPT-2 directory,
-and `export_gpt2` writes one back (the GPT-2 section below).
+A run can also come from elsewhere: `import_checkpoint` makes one from a Hugging Face GPT-2, Llama,
+Qwen3 or Mistral directory, and `export_checkpoint` writes one back (the section below).
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ from glassformer.messages import note, t
 from glassformer.models import build_model, model_class
 from glassformer.models.gpt2 import read_gpt2_dir, write_gpt2_dir
 from glassformer.models.kinds import check_fits
+from glassformer.models.llama import read_hf_dir, write_hf_dir
 from glassformer.sample import sample
 from glassformer.text.corpora import PreparedData, prepare
 from glassformer.text.tokenizers import load_tokenizer
@@ -546,6 +547,11 @@ def train(run: Run) -> TrainResult:
 #     export_gpt2(RUN, DIR)   a run  ─► config.json, model.safetensors, vocab.json, merges.txt,
 #                             tokenizer_config.json: what GPT2LMHeadModel / GPT2Tokenizer.from_pretrained read
 #
+# `import llama|qwen3|mistral` / `export llama` are the same two functions with another family
+# (import_checkpoint, export_checkpoint; models/llama.py reads and writes the directory): the
+# tokenizer is the checkpoint's tokenizer.json as it is (kind "hf-json"), and export writes the family
+# the run's config is (Qwen3 with QK-norm, Mistral with a window, Llama otherwise).
+#
 # An imported run has no training data, so its config.json holds no "source": it samples and opens
 # in every view, and `train --resume` says it cannot continue it. Its "train" settings are the
 # defaults (seq_len cut to the model's positions), there only because every run has them.
@@ -554,19 +560,31 @@ def train(run: Run) -> TrainResult:
 
 def import_gpt2(source, out) -> Path:
     """Read the GPT-2 in directory `source` into a new run directory `out`; return `out`."""
+    return import_checkpoint(source, out, "gpt2")
+
+
+def import_checkpoint(source, out, family: str = "gpt2") -> Path:
+    """Read the model of `family` (gpt2, or models/llama.py's llama, qwen3, mistral) in directory
+    `source` into a new run directory `out`; return `out`."""
     source, out = Path(source), Path(out)
     if out.exists() and not out.is_dir():
         raise UsageError("error.run.out_is_file", dir=out)
     if out.is_dir() and has_checkpoint(out):
         raise UsageError("error.gpt2.has_checkpoint", out=out, weights=out / MODEL_FILE)
-    model, tokenizer, weights = read_gpt2_dir(source)  # everything is checked before anything is written
+    # everything is checked before anything is written
+    model, tokenizer, weights = read_gpt2_dir(source) if family == "gpt2" else read_hf_dir(source, family)
     out.mkdir(parents=True, exist_ok=True)
     held = acquire(out)  # no trainer may write here meanwhile
     try:
         train = replace(TrainConfig(), seq_len=min(TrainConfig().seq_len, model.cfg.max_len))
+        about = (
+            t("train.gpt2.about", source=source.resolve())
+            if family == "gpt2"
+            else t("train.hf.about", source=source.resolve(), family=family)
+        )
         config = {
-            "about": t("train.gpt2.about", source=source.resolve()),
-            "imported": {"format": "gpt2", "from": str(source.resolve()), "weights": weights},
+            "about": about,
+            "imported": {"format": family, "from": str(source.resolve()), "weights": weights},
             "model": to_dict(model.cfg),
             "train": to_dict(train),
         }
@@ -580,11 +598,20 @@ def import_gpt2(source, out) -> Path:
 
 def export_gpt2(run_dir, out, best: bool = False) -> Path:
     """Write the GPT of run `run_dir` as a Hugging Face GPT-2 directory `out`; return `out`."""
+    return export_checkpoint(run_dir, out, best, "gpt2")
+
+
+def export_checkpoint(run_dir, out, best: bool = False, family: str = "gpt2") -> Path:
+    """Write the GPT of run `run_dir` as a Hugging Face directory `out` of `family` (gpt2, or llama
+    for the modern decoder, which writes the family its config is: models/llama.py's family_of)."""
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UsageError("error.gpt2.export_out_file" if out.is_file() else "error.gpt2.export_out_full", out=out)
     model, tokenizer, _ = load_model(run_dir, best=best)
-    write_gpt2_dir(model, tokenizer, out)
+    if family == "gpt2":
+        write_gpt2_dir(model, tokenizer, out)
+    else:
+        write_hf_dir(model, tokenizer, out)
     return out
 
 

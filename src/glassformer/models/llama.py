@@ -1,0 +1,320 @@
+"""Llama, Qwen3 and Mistral import and export: the only file where their Hugging Face names
+(embed_tokens, q_proj, input_layernorm, rope_parameters ...) appear.
+
+The three are one GPT with the modern decoder's choices (docs/modern.md): RMSNorm, a SwiGLU FFN,
+grouped-query attention, half-split RoPE with a base (position "rope") and no biases; Qwen3 adds
+QK-norm, Mistral a sliding window. So a family is a configuration and a weight map, no forward of its
+own. transformers' Linear layers store weights as nn.Linear does (out, in): nothing is transposed,
+but q_proj, k_proj and v_proj are stacked into our one packed projection (`attn.qkv`, rows q | k | v,
+the layout nn/attention.py's split_qkv cuts), and cut apart again on the way out.
+
+A setting we would compute differently (biases, another activation, per-layer attention types, a
+RoPE parameter our config cannot hold) is refused with the field named, never approximated.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import cast
+
+import torch
+from safetensors.torch import save_file
+
+from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides
+from glassformer.errors import Clause, DamagedFile, NotFound, UsageError
+from glassformer.files import atomic_write, read_json, write_text_atomic
+from glassformer.models.gpt import GPT
+from glassformer.models.gpt2 import read_weights
+from glassformer.models.kinds import check_fits
+from glassformer.text.hf_tokenizer import HFJsonTokenizer
+
+FAMILIES = ("llama", "qwen3", "mistral")  # config.json's model_type
+ARCHITECTURES = {"llama": "LlamaForCausalLM", "qwen3": "Qwen3ForCausalLM", "mistral": "MistralForCausalLM"}
+GATES = {"silu": "swiglu", "gelu": "geglu"}  # hidden_act -> our gated FFN (the exact GELU only)
+ROPE_TYPES = {"default": "none", "linear": "linear", "dynamic": "dynamic", "yarn": "yarn", "llama3": "llama3"}
+# RoPE parameters our config does not hold, at the value we compute with (nn/rope_scaling.py's RopeScaling)
+ROPE_FIXED = {
+    "low_freq_factor": 1.0,
+    "high_freq_factor": 4.0,
+    "beta_fast": 32.0,
+    "beta_slow": 1.0,
+    "attention_factor": None,
+    "truncate": True,
+    "mscale": None,
+    "mscale_all_dim": None,
+}
+REQUIRED = (
+    "vocab_size",
+    "hidden_size",
+    "intermediate_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "max_position_embeddings",
+)
+
+
+def _rope(get, source: str) -> dict:
+    """The config's RoPE as our rope_* fields: transformers 5's `rope_parameters`, or the older
+    `rope_theta` + `rope_scaling` pair."""
+    rope = get("rope_parameters") or {**(get("rope_scaling") or {}), "rope_theta": get("rope_theta", 10000.0)}
+    kind = rope.get("rope_type", rope.get("type", "default"))
+    if kind not in ROPE_TYPES:
+        raise UsageError("error.hf.rope_type", source=source, found=kind, known=sorted(ROPE_TYPES))
+    for name, value in ROPE_FIXED.items():
+        if name in rope and rope[name] is not None and rope[name] != value and kind != "default":
+            raise UsageError("error.hf.unsupported", source=source, field=f"rope_parameters.{name}", value=rope[name])
+    scaling = ROPE_TYPES[kind]
+    original = rope.get("original_max_position_embeddings") or (
+        get("max_position_embeddings") if kind == "dynamic" else 0
+    )
+    return {
+        "rope_base": float(rope.get("rope_theta", 10000.0)),
+        "rope_scaling": scaling,
+        "rope_factor": float(rope.get("factor", 1.0)) if scaling != "none" else 1.0,
+        "rope_original_max_len": int(original or 0) if scaling != "none" else 0,
+    }
+
+
+def config_from_hf(hf_config, source: str = "config.json") -> ModelConfig:
+    """A ModelConfig equal to a LlamaConfig, Qwen3Config or MistralConfig (or its config.json dict)."""
+    get = hf_config.get if isinstance(hf_config, Mapping) else lambda k, d=None: getattr(hf_config, k, d)
+    family = get("model_type")
+    if family not in FAMILIES:
+        raise UsageError("error.hf.model_type", source=source, found=family, known=list(FAMILIES))
+    missing = [k for k in REQUIRED if type(get(k)) is not int]
+    if missing:
+        raise DamagedFile("error.hf.lacks_numbers", source=source, missing=", ".join(missing))
+    act = get("hidden_act", "silu")
+    if act not in GATES:
+        raise UsageError("error.hf.unsupported", source=source, field="hidden_act", value=act)
+    for flag in ("attention_bias", "mlp_bias"):
+        if get(flag, False):
+            raise UsageError("error.hf.unsupported", source=source, field=flag, value=get(flag))
+    window = get("sliding_window") if family == "mistral" else None
+    if family == "qwen3" and (
+        get("use_sliding_window") or any(t != "full_attention" for t in get("layer_types") or [])
+    ):
+        raise UsageError("error.hf.unsupported", source=source, field="use_sliding_window", value=True)
+    heads = cast(int, get("num_attention_heads"))  # a whole number: checked just above
+    values = {
+        "kind": "gpt",
+        "vocab_size": get("vocab_size"),
+        "d_model": get("hidden_size"),
+        "n_heads": heads,
+        "n_kv_heads": get("num_key_value_heads") or heads,
+        "head_dim": get("head_dim") or 0,  # 0: hidden_size // heads, checked by ModelConfig
+        "d_ff": get("intermediate_size"),
+        "n_layers": get("num_hidden_layers"),
+        "max_len": get("max_position_embeddings"),
+        "dropout": 0.0,  # transformers drops attention weights only (attention_dropout); we would drop more
+        "bias": False,
+        "norm": "pre",
+        "norm_type": "rms",
+        "ffn": GATES[act],
+        "qk_norm": family == "qwen3",
+        "final_norm": True,
+        "position": "rope",
+        **_rope(get, source),
+        "sliding_window": window or 0,
+        "causal": True,
+        "tie_weights": bool(get("tie_word_embeddings", False)),
+        "ln_eps": float(get("rms_norm_eps", 1e-6)),
+    }
+    try:  # the types and ranges a run's config.json is held to
+        return apply_overrides(Preset(ModelConfig(), TrainConfig()), values, typed=True).model
+    except (TypeError, ValueError) as e:
+        raise DamagedFile("error.hf.cannot_build", source=source, problem=e) from None
+
+
+def family_of(cfg: ModelConfig) -> str:
+    """The family a glassformer config exports as: Qwen3 for QK-norm, Mistral for a window, else Llama."""
+    return "qwen3" if cfg.qk_norm else "mistral" if cfg.sliding_window else "llama"
+
+
+def hf_config(cfg: ModelConfig, special_ids: Mapping[str, int] | None = None) -> dict:
+    """config.json for the family of `cfg` (family_of); UsageError naming the first field it lacks."""
+    needs = {"kind": "gpt", "norm": "pre", "norm_type": "rms", "final_norm": True, "position": "rope", "bias": False}
+    for field, value in needs.items():
+        if getattr(cfg, field) != value:
+            raise UsageError("error.hf.field_out", field=field, found=getattr(cfg, field), want=value)
+    if cfg.ffn not in GATES.values():
+        raise UsageError("error.hf.field_out", field="ffn", found=cfg.ffn, want="swiglu")
+    if cfg.qk_norm and cfg.sliding_window:
+        raise UsageError("error.hf.field_out", field="sliding_window", found=cfg.sliding_window, want=0)
+    family = family_of(cfg)
+    rope = {"rope_theta": cfg.rope_base, "rope_type": {v: k for k, v in ROPE_TYPES.items()}[cfg.rope_scaling]}
+    if cfg.rope_scaling != "none":
+        rope["factor"] = cfg.rope_factor
+    if cfg.rope_scaling in ("yarn", "llama3"):
+        rope["original_max_position_embeddings"] = cfg.rope_original_max_len
+    if cfg.rope_scaling == "llama3":  # transformers requires them; ours are Meta's values (ROPE_FIXED)
+        rope.update(low_freq_factor=ROPE_FIXED["low_freq_factor"], high_freq_factor=ROPE_FIXED["high_freq_factor"])
+    out = {
+        "model_type": family,
+        "architectures": [ARCHITECTURES[family]],
+        "vocab_size": cfg.vocab_size,
+        "hidden_size": cfg.d_model,
+        "intermediate_size": cfg.d_ff,
+        "num_hidden_layers": cfg.n_layers,
+        "num_attention_heads": cfg.n_heads,
+        "num_key_value_heads": cfg.kv_heads,
+        "head_dim": cfg.d_head,
+        "hidden_act": {v: k for k, v in GATES.items()}[cfg.ffn],
+        "max_position_embeddings": cfg.max_len,
+        "rms_norm_eps": cfg.ln_eps,
+        "rope_parameters": rope,
+        "tie_word_embeddings": cfg.tie_weights,
+        "attention_bias": False,
+        "attention_dropout": 0.0,
+        "use_cache": True,
+        **(special_ids or {}),
+    }
+    if family == "llama":
+        out["mlp_bias"] = False
+    if family == "mistral":
+        out["sliding_window"] = cfg.sliding_window
+    if family == "qwen3":
+        out["use_sliding_window"] = False
+    return out
+
+
+def weight_map(cfg: ModelConfig) -> dict[str, tuple[str, ...]]:
+    """Our parameter name -> the transformers names whose rows it stacks (one for a plain rename;
+    q_proj, k_proj, v_proj for the packed projection). The one weight map of the three families."""
+    names: dict[str, tuple[str, ...]] = {"tok_embed.table.weight": ("model.embed_tokens.weight",)}
+    for i in range(cfg.n_layers):
+        b, h = f"blocks.{i}.", f"model.layers.{i}."
+        names[b + "ln1.weight"] = (h + "input_layernorm.weight",)
+        names[b + "attn.qkv.weight"] = tuple(f"{h}self_attn.{p}_proj.weight" for p in "qkv")
+        if cfg.qk_norm:
+            names[b + "attn.qk_norm.q_norm.weight"] = (h + "self_attn.q_norm.weight",)
+            names[b + "attn.qk_norm.k_norm.weight"] = (h + "self_attn.k_norm.weight",)
+        names[b + "attn.proj.weight"] = (h + "self_attn.o_proj.weight",)
+        names[b + "ln2.weight"] = (h + "post_attention_layernorm.weight",)
+        for ours, theirs in (("gate", "gate_proj"), ("up", "up_proj"), ("down", "down_proj")):
+            names[f"{b}ffn.{ours}.weight"] = (f"{h}mlp.{theirs}.weight",)
+    names["ln_final.weight"] = ("model.norm.weight",)
+    if not cfg.tie_weights:
+        names["head.weight"] = ("lm_head.weight",)
+    return names
+
+
+def state_dict_from_hf(hf_state: Mapping[str, torch.Tensor], cfg: ModelConfig, source: str) -> dict[str, torch.Tensor]:
+    """A LlamaForCausalLM / Qwen3ForCausalLM / MistralForCausalLM state_dict under our names. Every
+    tensor is used or refused by name: a missing one, or one we have no place for."""
+    names = weight_map(cfg)
+    wanted = [theirs for group in names.values() for theirs in group]
+    missing = [name for name in wanted if name not in hf_state]
+    if missing:
+        more = " ..." if len(missing) > 4 else ""
+        raise DamagedFile("error.hf.tensors_missing", source=source, names=", ".join(missing[:4]), more=more)
+    tied = {"lm_head.weight"} if cfg.tie_weights else set()  # a tied head may be saved; it is the table
+    unused = [name for name in hf_state if name not in set(wanted) | tied and not name.endswith("rotary_emb.inv_freq")]
+    if unused:
+        more = " ..." if len(unused) > 4 else ""
+        raise UsageError("error.hf.tensors_unused", source=source, names=", ".join(unused[:4]), more=more)
+    out = {ours: torch.cat([hf_state[t] for t in theirs]) for ours, theirs in names.items()}  # rows stacked
+    if cfg.tie_weights:
+        out["head.weight"] = out["tok_embed.table.weight"]  # (V, C): one matrix, two uses
+    return out
+
+
+def state_dict_to_hf(state: Mapping[str, torch.Tensor], cfg: ModelConfig) -> dict[str, torch.Tensor]:
+    """Our weights under transformers' names: the packed projection cut into q_proj, k_proj, v_proj
+    (H·D, H_kv·D, H_kv·D rows); the tied head written once, as the embedding table."""
+    widths = (cfg.n_heads * cfg.d_head, cfg.kv_heads * cfg.d_head, cfg.kv_heads * cfg.d_head)  # q, k, v rows
+    out = {}
+    for ours, theirs in weight_map(cfg).items():
+        parts = state[ours].split(widths) if len(theirs) == 3 else (state[ours],)  # (H·D, C), 2 × (H_kv·D, C); or one
+        out.update({name: part.contiguous() for name, part in zip(theirs, parts, strict=True)})
+    return out
+
+
+def gpt_from_hf(hf_model) -> GPT:
+    """A glassformer GPT with a transformers Llama/Qwen3/Mistral causal LM's config and weights."""
+    cfg = config_from_hf(hf_model.config, source=type(hf_model).__name__)
+    model = GPT(cfg).to(next(hf_model.parameters()).dtype)
+    model.load_state_dict(state_dict_from_hf(hf_model.state_dict(), cfg, source=type(hf_model).__name__))
+    return model.eval()
+
+
+# ---- the files: a Hugging Face Llama / Qwen3 / Mistral directory ----------------------------------------
+#
+#     config.json                                   the family's config            ┐ config_from_hf and the
+#     model.safetensors (or model.safetensors.index.json + shards)                  ┘ weight map, checked
+#     tokenizer.json                                the tokenizers library's file  text/hf_tokenizer.py
+#
+# The weights are read by GPT-2's reader (models/gpt2.py: the index's shard names are checked to stay
+# inside the directory; pytorch_model.bin with weights_only). Everything is checked before a model of
+# the config's size is built; nothing is written while reading.
+
+
+def read_hf_dir(path, family: str | None = None) -> tuple[GPT, HFJsonTokenizer, str]:
+    """(glassformer GPT in eval mode, its tokenizer, the weights file's name) of a Llama, Qwen3 or
+    Mistral directory; `family`: the model_type the caller expects (None: any of FAMILIES)."""
+    path = Path(path)
+    if not path.is_dir():
+        raise NotFound("error.gpt2.is_file" if path.exists() else "error.gpt2.not_dir", path=path)
+    fix = Clause("fix.gpt2_model")
+    config = read_json(path / "config.json", fix)
+    if not isinstance(config, dict):
+        raise DamagedFile("error.gpt2.not_object", path=path / "config.json", fix=fix)
+    found = config.get("model_type")
+    if family is not None and found != family and found in (*FAMILIES, "gpt2"):
+        raise UsageError("error.hf.format_differs", path=path, found=found, wanted=family)
+    cfg = config_from_hf(config, source=str(path / "config.json"))
+    check_fits(cfg)  # the float32 model must fit in this machine's memory: refused with the numbers, before reading
+    weights_file, tensors = read_weights(path)
+    source = str(weights_file)
+    for name, tensor in tensors.items():
+        if not tensor.is_floating_point() or not bool(torch.isfinite(tensor).all()):
+            raise DamagedFile("error.hf.weight", source=source, name=name, dtype=str(tensor.dtype), fix=fix)
+    state = state_dict_from_hf(tensors, cfg, source=source)
+    if not (path / "tokenizer.json").is_file():
+        raise NotFound("error.hf.no_tokenizer", path=path, fix=fix)
+    tokenizer = HFJsonTokenizer((path / "tokenizer.json").read_text(encoding="utf-8"), cfg.vocab_size)
+    if tokenizer.tokens > cfg.vocab_size:  # Qwen's tables have spare rows; fewer rows than tokens is damage
+        raise UsageError(
+            "error.hf.vocab_differs", path=path / "config.json", vocab_size=cfg.vocab_size, tokens=tokenizer.tokens
+        )
+    expected = {name: tuple(t.shape) for name, t in meta_shapes(cfg).items()}
+    wrong = [(n, tuple(t.shape), expected[n]) for n, t in state.items() if tuple(t.shape) != expected.get(n)]
+    if wrong:  # checked before a model of the config's size is allocated
+        name, shape, want = wrong[0]
+        raise DamagedFile(
+            "error.hf.weights_fit",
+            path=weights_file,
+            config=path / "config.json",
+            detail=f"{name} {list(shape)} != {list(want)}",
+            fix=fix,
+        )
+    model = GPT(cfg)
+    model.load_state_dict({k: v.float() for k, v in state.items()}, strict=True)
+    return model.eval(), tokenizer, weights_file.name
+
+
+def meta_shapes(cfg: ModelConfig) -> dict[str, torch.Tensor]:
+    """cfg's parameters on the meta device: their shapes, allocating nothing."""
+    with torch.device("meta"):
+        return dict(GPT(cfg).state_dict())
+
+
+def write_hf_dir(model: GPT, tokenizer, path) -> str:
+    """config.json, model.safetensors and tokenizer.json that AutoModelForCausalLM and the tokenizers
+    library read back; returns the family written. UsageError naming what the family cannot hold."""
+    config = hf_config(model.cfg)  # refuses a model the families cannot compute, before any file is written
+    family = config["model_type"]
+    if not isinstance(tokenizer, HFJsonTokenizer):
+        raise UsageError("error.hf.export_tokenizer", family=family, kind=getattr(tokenizer, "kind", None))
+    tensors = state_dict_to_hf({k: v.detach().cpu() for k, v in model.state_dict().items()}, model.cfg)
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    atomic_write(
+        path / "model.safetensors",
+        lambda tmp: save_file({k: v.float().contiguous() for k, v in tensors.items()}, tmp, metadata={"format": "pt"}),
+    )
+    write_text_atomic(path / "tokenizer.json", tokenizer.json)
+    write_text_atomic(path / "config.json", json.dumps(config, indent=2) + "\n")  # last: the directory is whole
+    return family

@@ -1,0 +1,155 @@
+"""`glassformer import llama|qwen3|mistral DIR` and `export llama`: a tiny random checkpoint that
+transformers saved (safetensors, sharded with an index, config.json, a tokenizer.json of the
+tokenizers library) into a run every verb opens, and back to a directory transformers loads with
+equal logits; bad directories get one clear line and nothing is written."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from glassformer.errors import DamagedFile, NotFound, UsageError
+from glassformer.train.checkpoint import load_model
+from glassformer.train.run import import_checkpoint
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "reliability"))
+from reliability_kit import assert_clean_failure, cli, cli_error  # noqa: E402
+
+transformers = pytest.importorskip("transformers")
+tokenizers = pytest.importorskip("tokenizers")
+
+TEXT = "the cat sat on the mat and the dog sat on the log " * 20
+CONFIGS = {
+    "qwen3": (
+        "Qwen3Config",
+        "Qwen3ForCausalLM",
+        {"num_key_value_heads": 2, "head_dim": 12, "tie_word_embeddings": True},
+    ),
+    "mistral": ("MistralConfig", "MistralForCausalLM", {"num_key_value_heads": 1, "sliding_window": 4}),
+    "llama": (
+        "LlamaConfig",
+        "LlamaForCausalLM",
+        {"num_key_value_heads": 2, "rope_parameters": {"rope_theta": 5e5, "rope_type": "default"}},
+    ),
+}
+
+
+def tokenizer_json() -> str:
+    """A tiny byte-less BPE of the tokenizers library, trained on TEXT (what a checkpoint ships)."""
+    tok = tokenizers.Tokenizer(tokenizers.models.BPE(unk_token="<unk>"))
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.Metaspace()
+    tok.decoder = tokenizers.decoders.Metaspace()
+    tok.train_from_iterator([TEXT], tokenizers.trainers.BpeTrainer(vocab_size=40, special_tokens=["<unk>"]))
+    return tok.to_str()
+
+
+def checkpoint(folder: Path, family: str, shards: bool = False):
+    config_name, model_name, extra = CONFIGS[family]
+    config = getattr(transformers, config_name)(
+        vocab_size=48,  # more rows than the tokenizer's tokens, as Qwen's checkpoints
+        hidden_size=32,
+        intermediate_size=48,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        max_position_embeddings=64,
+        attn_implementation="eager",
+        **extra,
+    )
+    torch.manual_seed(0)
+    hf = getattr(transformers, model_name)(config).eval()
+    hf.save_pretrained(folder, max_shard_size="20KB" if shards else "5GB")
+    (folder / "tokenizer.json").write_text(tokenizer_json(), encoding="utf-8")
+    return hf
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    return tmp_path_factory.mktemp("llama_import")
+
+
+@pytest.mark.parametrize("family, shards", [("qwen3", True), ("mistral", False), ("llama", False)])
+def test_import_gives_a_run_equal_to_transformers_and_export_gives_it_back(root, family, shards):
+    hf = checkpoint(root / f"{family}-hf", family, shards)
+    assert shards == (root / f"{family}-hf" / "model.safetensors.index.json").is_file()
+    code, out, err = cli(["import", family, str(root / f"{family}-hf"), "--out", str(root / f"{family}-run")])
+    assert code == 0, err
+    model, tokenizer, _ = load_model(root / f"{family}-run")
+    ids = torch.tensor([tokenizer.encode("the dog sat on the mat")])  # (1, T)
+    with torch.no_grad():
+        theirs = hf(ids).logits  # (1, T, V)
+        assert (model(ids) - theirs).abs().max() <= 1e-5
+    assert tokenizer.decode(tokenizer.encode("the dog sat")) == "the dog sat"
+    code, out, err = cli(["export", "llama", str(root / f"{family}-run"), "--out", str(root / f"{family}-out")])
+    assert code == 0 and "from_pretrained" in out, err
+    assert json.loads((root / f"{family}-out" / "config.json").read_text())["model_type"] == family
+    again = transformers.AutoModelForCausalLM.from_pretrained(root / f"{family}-out", attn_implementation="eager")
+    with torch.no_grad():
+        assert torch.equal(again.eval()(ids).logits, theirs)
+
+
+def test_every_verb_opens_an_imported_run(root):
+    checkpoint(root / "verbs-hf", "qwen3")
+    assert cli(["import", "qwen3", str(root / "verbs-hf"), "--out", str(root / "verbs-run")])[0] == 0
+    run = str(root / "verbs-run")
+    for argv, shows in [
+        (["sample", run, "--prompt", "the cat", "--temperature", "0", "--max-new-tokens", "5"], "the cat"),
+        (["trace", "--run", run, "--prompt", "the cat sat"], "blocks.1.attn.qk_norm.k"),
+        (["params", "--run", run], "qk_norm"),
+    ]:
+        code, out, err = cli([*argv, "--threads", "1"])
+        assert code == 0 and shows in out, (argv, err)
+
+
+def test_bad_directories_get_one_clear_line_and_nothing_is_written(root, tmp_path):
+    good = root / "bad-hf"
+    checkpoint(good, "mistral", shards=True)
+
+    def variant(name: str, change) -> Path:
+        folder = tmp_path / name
+        shutil.copytree(good, folder)
+        change(folder)
+        return folder
+
+    def config_edit(**fields):
+        def edit(folder: Path) -> None:
+            config = json.loads((folder / "config.json").read_text())
+            (folder / "config.json").write_text(json.dumps({**config, **fields}))
+
+        return edit
+
+    first_shard = sorted(json.loads((good / "model.safetensors.index.json").read_text())["weight_map"].values())[0]
+    cases = [
+        ("shard", lambda f: (f / first_shard).unlink(), "mistral", NotFound, "error.gpt2.shard_missing"),
+        ("heads", config_edit(num_key_value_heads=3), "mistral", DamagedFile, "error.hf.cannot_build"),
+        ("type", config_edit(model_type="gemma3"), "mistral", UsageError, "error.hf.model_type"),
+        ("rope", config_edit(rope_parameters={"rope_type": "longrope"}), "mistral", UsageError, "error.hf.rope_type"),
+        ("tok", lambda f: (f / "tokenizer.json").unlink(), "mistral", NotFound, "error.hf.no_tokenizer"),
+        ("family", lambda f: None, "qwen3", UsageError, "error.hf.format_differs"),
+    ]
+    for name, change, family, kind, key in cases:
+        folder = variant(name, change)
+        out = tmp_path / f"{name}-run"
+        code, _, err, error = cli_error(["import", family, str(folder), "--out", str(out)])
+        assert_clean_failure(code, err)
+        assert isinstance(error, kind) and error.key == key, (name, error)
+        assert not out.exists(), name  # nothing half-written
+    with pytest.raises(UsageError) as e:
+        import_checkpoint(good, root / "verbs-run", "mistral")  # a run that holds a checkpoint is never overwritten
+    assert e.value.key == "error.gpt2.has_checkpoint"
+
+
+def test_a_model_too_big_for_memory_is_refused_with_the_numbers_before_reading(root, tmp_path, monkeypatch):
+    from glassformer.models import kinds
+
+    checkpoint(root / "big-hf", "llama")
+    monkeypatch.setattr(kinds, "machine_memory", lambda: 1000)  # bytes: less than the model's weights
+    code, _, err, error = cli_error(["import", "llama", str(root / "big-hf"), "--out", str(tmp_path / "run")])
+    assert_clean_failure(code, err)
+    assert isinstance(error, UsageError) and error.key == "error.model.too_big"
+    assert error.fields["memory"] * (1 << 30) == 1000 and error.fields["params"] > 1000 // 4
+    assert not (tmp_path / "run").exists()

@@ -180,3 +180,14 @@ def test_alibi_makes_its_bias_on_the_device_of_its_slopes():
     alibi = ALiBi(4).to("meta")
     bias = alibi(3, 5, 2)  # (H, T_q, T_k)
     assert bias.device.type == "meta" and bias.shape == (4, 3, 5)
+
+
+def test_every_registered_scheme_has_its_one_line_in_both_languages():
+    """A scheme added to the registry (rope came with the modern decoder) must have the glossary's
+    words: the params view, trace and help show scheme_about, and an empty line is a silent gap."""
+    import glassformer.nn.rope_scaling  # noqa: F401  registers "rope"
+    from glassformer.inspect.words import scheme_about
+    from glassformer.nn.position import POSITION_SCHEMES
+
+    for name in POSITION_SCHEMES:
+        assert scheme_about(name, "en") and scheme_about(name, "zh"), name

@@ -154,6 +154,7 @@ POSITION_WORDS: dict[str, str] = {
     "none": N_("position.none"),
     "rotary": N_("position.rotary"),
     "alibi": N_("position.alibi"),
+    "rope": N_("position.rope"),
 }
 
 

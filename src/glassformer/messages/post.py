@@ -141,6 +141,23 @@ EN = {
     "help.grpo.group": "answers sampled per question (default: {default})",
     "help.grpo.max_new_tokens": "the longest answer sampled, in tokens (default: {default})",
     "help.grpo.temperature": "the sampling temperature of the answers (default: {default})",
+    # ---- chat (post/talk.py, `glassformer chat`) ---------------------------------------------------------------
+    "error.talk.not_chat": "{run} was not post-trained, so it has no chat template and no end-of-turn token: "
+    "make a chat run first with `glassformer sft {run} --data FILE.jsonl` (or --data builtin:arithmetic), then chat "
+    "with that run.",
+    "error.talk.too_long": "this message makes a prompt of {n} tokens, and with --max-new-tokens={max_new_tokens} it "
+    "does not fit the model's max_len={max_len}: write a shorter message or lower --max-new-tokens.",
+    "chat.ready": "chatting with {run} ({format} template): a line is a turn; {reset} forgets the history, {quit} "
+    "(or end of input) leaves.",
+    "chat.was_reset": "the history is forgotten; a new conversation starts.",
+    "chat.dropped": "(the {n} oldest turns were dropped so the conversation fits the model's context)",
+    "help.chat": "talk with a post-trained run in the terminal, turn by turn",
+    "help.chat.about": "Read a user turn per line of standard input, render the history with the run's chat "
+    "template, and stream the answer, written by the one sampling path, until the end-of-turn token. The oldest "
+    "turns are dropped when the history outgrows the model's context. /reset forgets the history; /quit or the "
+    "end of input leaves.",
+    "help.chat.run": "the post-trained run to talk with (made by sft, dpo or grpo, e.g. {example})",
+    "help.chat.system": "a system message put before every conversation",
 }
 
 ZH = {
@@ -262,4 +279,17 @@ ZH = {
     "help.grpo.group": "每个问题采样的回答数（默认：{default}）",
     "help.grpo.max_new_tokens": "采样回答的最大长度，以词元计（默认：{default}）",
     "help.grpo.temperature": "采样回答的温度（默认：{default}）",
+    # ---- 对话（post/talk.py，`glassformer chat`）--------------------------------------------------------------
+    "error.talk.not_chat": "{run} 没有经过后训练，因此没有对话模板，也没有回合结束词元：请先用 "
+    "`glassformer sft {run} --data FILE.jsonl`（或 --data builtin:arithmetic）得到一个对话运行，再与它对话。",
+    "error.talk.too_long": "这条消息使提示长达 {n} 个词元，加上 --max-new-tokens={max_new_tokens} 就超出了模型的 "
+    "max_len={max_len}：请写短一些，或减小 --max-new-tokens。",
+    "chat.ready": "正在与 {run} 对话（{format} 模板）：每行是一个回合；{reset} 清空历史，{quit}（或输入结束）退出。",
+    "chat.was_reset": "历史已清空；新的对话开始。",
+    "chat.dropped": "（为放进模型的上下文，丢弃了最早的 {n} 个回合）",
+    "help.chat": "在终端中与后训练的运行逐回合对话",
+    "help.chat.about": "从标准输入每行读一个用户回合，用运行的对话模板渲染历史，并经由唯一的采样路径流式写出回答，"
+    "直到回合结束词元。历史超出模型的上下文时丢弃最早的回合。/reset 清空历史；/quit 或输入结束时退出。",
+    "help.chat.run": "要对话的后训练运行（由 sft、dpo 或 grpo 得到，如 {example}）",
+    "help.chat.system": "放在每段对话前面的系统消息",
 }

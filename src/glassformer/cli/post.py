@@ -7,6 +7,7 @@ glassformer dpo runs/chat --data pairs.jsonl --beta 0.1
 glassformer grpo runs/chat --data builtin:arithmetic --group 4
 glassformer sft --resume runs/chat --max_steps=400
 glassformer chat runs/chat                       (a line a turn; /reset, /quit)
+glassformer diff runs/base runs/chat             (what the tuning changed inside)
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             p.add_argument("--temperature", type=temperature, default=1.0, help=t("help.grpo.temperature", default=1.0))
         p.set_defaults(func=run_post, method=method, accepts_overrides=True)
     register_chat(subparsers)
+    register_diff(subparsers)
 
 
 CHAT_MAX_NEW_TOKENS = 64
@@ -190,4 +192,44 @@ def run_post(args: argparse.Namespace) -> int:
     if run.config["post"].get("lora"):
         say("post.merged", dir=run.dir)
     say("train.sample_it", dir=run.dir, glassformer=runnable())
+    return 0
+
+
+def register_diff(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("diff", allow_abbrev=False, help=t("help.diff"), description=t("help.diff.about"))
+    p.add_argument("base", metavar="BASE", help=t("help.diff.base", example=RUN_EXAMPLE))
+    p.add_argument("tuned", metavar="TUNED", help=t("help.diff.tuned"))
+    p.add_argument("--prompt", action="append", type=utf8_text, default=None, help=t("help.diff.prompt"))
+    p.add_argument("--out", default=None, help=t("help.diff.out"))
+    add_threads(p)
+    p.set_defaults(func=run_diff)
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    """Each view a table on stdout, and PNG, HTML and JSON under --out (causal_views' writers)."""
+    from pathlib import Path
+
+    from glassformer.inspect.causal_views import text_table, write_all
+    from glassformer.post import diff
+
+    pair = diff.open_pair(args.base, args.tuned)
+    if args.prompt:
+        prompts = [pair.tokenizer.encode(p) for p in args.prompt]
+        if not all(prompts):
+            raise UsageError("error.sample.empty_prompt")
+    else:
+        prompts = diff.prompts_of_run(pair)
+    layers, weights = diff.weight_views(pair)
+    views = {"diff_layers": layers, "diff_weights": weights}
+    views["diff_heads"] = diff.head_view(pair)
+    views["diff_lora"] = diff.lora_view(pair, args.tuned)
+    views["diff_tokens"] = diff.token_view(pair, prompts)
+    out = Path(args.out or Path("out") / "diff")
+    for stem, grid in views.items():
+        if grid is None:
+            continue
+        print(text_table(grid))
+        print()
+        for f in write_all(grid, out, stem):
+            say("inspect.wrote", files=f)
     return 0

@@ -85,8 +85,10 @@ def test_oldest_turns_are_dropped_to_fit(runs, capsys, monkeypatch):
 
 def test_a_message_too_long_is_refused_and_the_chat_goes_on(runs, capsys, monkeypatch):
     _, chat = runs
-    code, out, err, heard = chat_cli(capsys, monkeypatch, "1+" * 70 + "\n7+5=\n", str(chat), "--max-new-tokens", "6")
+    lines = "1+" * 70 + "\nhello\n7+5=\n"  # too long; letters the tiny vocabulary lacks; a sum
+    code, out, err, heard = chat_cli(capsys, monkeypatch, lines, str(chat), "--max-new-tokens", "6")
     assert code == 0 and [f["max_len"] for f in heard.of("error.talk.too_long")] == [128]
+    assert len(err.strip().splitlines()) == 2  # one line for each refused turn
     assert out.splitlines()[-1] == expected(chat, [{"role": "user", "content": "7+5="}], 6)
 
 
@@ -114,3 +116,16 @@ def test_the_second_prompt_holds_the_first_turn(runs):
     assert second.prompt == CHAT_FORMATS["chatml"].template().render(history, add_generation_prompt=True)
     assert (first.dropped, second.dropped) == (0, 0)
     assert session.history == [*history[1:], {"role": "assistant", "content": second.answer}]
+
+
+def test_a_terminal_sees_a_prompt_mark_before_each_turn(runs, capsys, monkeypatch):
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    _, chat = runs
+    monkeypatch.setattr("sys.stdin", Terminal("7+5=\n"))
+    capsys.readouterr()
+    assert main(["chat", str(chat), "--max-new-tokens", "6"]) == 0
+    alone = expected(chat, [{"role": "user", "content": "7+5="}], 6)
+    assert capsys.readouterr().out.splitlines()[1:] == ["> " + alone, "> "]  # the last mark met the end of input

@@ -73,6 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 CHAT_MAX_NEW_TOKENS = 64
 CHAT_TEMPERATURE = 0.0  # greedy: a small model's best answer, the same every time
 RESET, QUIT = "/reset", "/quit"
+PROMPT_MARK = "> "
 
 
 def register_chat(subparsers: argparse._SubParsersAction) -> None:
@@ -125,7 +126,14 @@ def run_chat(args: argparse.Namespace) -> int:
         sys.stdout.write(piece)
         sys.stdout.flush()
 
-    for line in sys.stdin:
+    interactive = sys.stdin.isatty()
+    while True:
+        if interactive:  # a person types: show where; piped input gets answers only
+            sys.stdout.write(PROMPT_MARK)
+            sys.stdout.flush()
+        line = sys.stdin.readline()
+        if not line:  # the end of the input
+            break
         text = line.rstrip("\r\n")
         if text.strip() == QUIT:
             break

@@ -129,3 +129,14 @@ def test_a_terminal_sees_a_prompt_mark_before_each_turn(runs, capsys, monkeypatc
     assert main(["chat", str(chat), "--max-new-tokens", "6"]) == 0
     alone = expected(chat, [{"role": "user", "content": "7+5="}], 6)
     assert capsys.readouterr().out.splitlines()[1:] == ["> " + alone, "> "]  # the last mark met the end of input
+
+
+def test_an_empty_answer_leaves_the_history_as_it_was(runs):
+    """An answer that is only the end of turn is not kept (a conversation's assistant turns are never
+    empty): the history does not gain a user turn without an answer, and the next turn still renders."""
+    _, chat = runs
+    model, tokenizer, _ = load_model(chat)
+    session = ChatSession(model, tokenizer, "chatml", max_new_tokens=0, temperature=0.0)
+    assert session.ask("12+30=").answer == "" and session.history == []
+    session.max_new_tokens = 6
+    assert session.ask("7+5=").answer == expected(chat, [{"role": "user", "content": "7+5="}], 6)

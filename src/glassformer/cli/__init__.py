@@ -66,7 +66,7 @@ VERB_MODULES = [
     "inspect",  # trace, attention, grads, params; patch, heads, attribute; repeats
     "learn",  # lesson, exercise, lab
     "explore",  # explore, notebooks
-    "post",  # sft, dpo, grpo
+    "post",  # sft, dpo, grpo, chat, diff
 ]
 
 

@@ -6,6 +6,8 @@ glassformer sft BASE_RUN --data builtin:arithmetic --lora-r 4 --lora-alpha 8
 glassformer dpo runs/chat --data pairs.jsonl --beta 0.1
 glassformer grpo runs/chat --data builtin:arithmetic --group 4
 glassformer sft --resume runs/chat --max_steps=400
+glassformer chat runs/chat                       (a line a turn; /reset, /quit)
+glassformer diff runs/base runs/chat             (what the tuning changed inside)
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from glassformer.cli.options import count, positive, runnable, temperature
+from glassformer.cli.options import add_threads, count, positive, probability, runnable, seed, temperature, utf8_text
+from glassformer.cli.sample import add_knobs, knobs
 from glassformer.config import RUN_EXAMPLE
 from glassformer.errors import Unsupported, UsageError
-from glassformer.messages import N_, say, t
+from glassformer.messages import N_, note, say, t
 
 CHAT_FORMATS = ("chatml", "llama3")  # post/chat.py's CHAT_FORMATS (named here: --help imports no torch)
 BUILTIN_DATA = "builtin:arithmetic"  # post/data.py's BUILTIN
@@ -63,6 +66,92 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             p.add_argument("--max-new-tokens", type=count, default=8, help=t("help.grpo.max_new_tokens", default=8))
             p.add_argument("--temperature", type=temperature, default=1.0, help=t("help.grpo.temperature", default=1.0))
         p.set_defaults(func=run_post, method=method, accepts_overrides=True)
+    register_chat(subparsers)
+    register_diff(subparsers)
+
+
+CHAT_MAX_NEW_TOKENS = 64
+CHAT_TEMPERATURE = 0.0  # greedy: a small model's best answer, the same every time
+RESET, QUIT = "/reset", "/quit"
+PROMPT_MARK = "> "
+
+
+def register_chat(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("chat", allow_abbrev=False, help=t("help.chat"), description=t("help.chat.about"))
+    p.add_argument("run", metavar="RUN", help=t("help.chat.run", example=RUN_EXAMPLE))
+    p.add_argument("--system", default=None, type=utf8_text, help=t("help.chat.system"))
+    p.add_argument(
+        "--max-new-tokens",
+        type=count,
+        default=CHAT_MAX_NEW_TOKENS,
+        help=t("help.sample.max_new_tokens", default=CHAT_MAX_NEW_TOKENS),
+    )
+    p.add_argument(
+        "--temperature",
+        type=temperature,
+        default=CHAT_TEMPERATURE,
+        help=t("help.sample.temperature", default=CHAT_TEMPERATURE),
+    )
+    p.add_argument("--top-k", type=count, default=None, help=t("help.sample.top_k"))
+    p.add_argument("--top-p", type=probability, default=None, help=t("help.sample.top_p"))
+    add_knobs(p)
+    p.add_argument("--seed", type=seed, default=None, help=t("help.sample.seed"))
+    p.add_argument("--best", action="store_true", help=t("help.sample.best"))
+    add_threads(p)
+    p.set_defaults(func=run_chat)
+
+
+def run_chat(args: argparse.Namespace) -> int:
+    """A line of stdin a user turn; each answer streamed to stdout and ended by a newline."""
+    from glassformer.errors import GlassformerError
+    from glassformer.post.talk import ChatSession, chat_format_of
+    from glassformer.train.run import load_model
+
+    model, tokenizer, config = load_model(args.run, best=args.best)
+    session = ChatSession(
+        model,
+        tokenizer,
+        chat_format_of(config, args.run),
+        system=args.system,
+        max_new_tokens=args.max_new_tokens,
+        temperature=args.temperature,
+        top_k=args.top_k,
+        top_p=args.top_p,
+        seed=args.seed,
+        knobs=knobs(args),
+    )
+    say("chat.ready", run=args.run, format=chat_format_of(config, args.run), reset=RESET, quit=QUIT)
+
+    def on_text(i: int, piece: str) -> None:
+        sys.stdout.write(piece)
+        sys.stdout.flush()
+
+    interactive = sys.stdin.isatty()
+    while True:
+        if interactive:  # a person types: show where; piped input gets answers only
+            sys.stdout.write(PROMPT_MARK)
+            sys.stdout.flush()
+        line = sys.stdin.readline()
+        if not line:  # the end of the input
+            break
+        text = line.rstrip("\r\n")
+        if text.strip() == QUIT:
+            break
+        if text.strip() == RESET:
+            session.reset()
+            say("chat.was_reset")
+            continue
+        if not text.strip():
+            continue
+        try:
+            turn = session.ask(text, on_text)
+        except GlassformerError as e:  # a message too long for the context: say so, keep talking
+            note(str(e))
+            continue
+        print(flush=True)
+        if turn.dropped:
+            note(t("chat.dropped", n=turn.dropped))
+    return 0
 
 
 def run_post(args: argparse.Namespace) -> int:
@@ -111,4 +200,44 @@ def run_post(args: argparse.Namespace) -> int:
     if run.config["post"].get("lora"):
         say("post.merged", dir=run.dir)
     say("train.sample_it", dir=run.dir, glassformer=runnable())
+    return 0
+
+
+def register_diff(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("diff", allow_abbrev=False, help=t("help.diff"), description=t("help.diff.about"))
+    p.add_argument("base", metavar="BASE", help=t("help.diff.base", example=RUN_EXAMPLE))
+    p.add_argument("tuned", metavar="TUNED", help=t("help.diff.tuned"))
+    p.add_argument("--prompt", action="append", type=utf8_text, default=None, help=t("help.diff.prompt"))
+    p.add_argument("--out", default=None, help=t("help.diff.out"))
+    add_threads(p)
+    p.set_defaults(func=run_diff)
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    """Each view a table on stdout, and PNG, HTML and JSON under --out (causal_views' writers)."""
+    from pathlib import Path
+
+    from glassformer.inspect.causal_views import text_table, write_all
+    from glassformer.post import diff
+
+    pair = diff.open_pair(args.base, args.tuned)
+    if args.prompt:
+        prompts = [pair.tokenizer.encode(p) for p in args.prompt]
+        if not all(prompts):
+            raise UsageError("error.sample.empty_prompt")
+    else:
+        prompts = diff.prompts_of_run(pair)
+    layers, weights = diff.weight_views(pair)
+    views = {"diff_layers": layers, "diff_weights": weights}
+    views["diff_heads"] = diff.head_view(pair)
+    views["diff_lora"] = diff.lora_view(pair, args.tuned)
+    views["diff_tokens"] = diff.token_view(pair, prompts)
+    out = Path(args.out or Path("out") / "diff")
+    for stem, grid in views.items():
+        if grid is None:
+            continue
+        print(text_table(grid))
+        print()
+        for f in write_all(grid, out, stem):
+            say("inspect.wrote", files=f)
     return 0

@@ -141,6 +141,60 @@ EN = {
     "help.grpo.group": "answers sampled per question (default: {default})",
     "help.grpo.max_new_tokens": "the longest answer sampled, in tokens (default: {default})",
     "help.grpo.temperature": "the sampling temperature of the answers (default: {default})",
+    # ---- chat (post/talk.py, `glassformer chat`) ---------------------------------------------------------------
+    "error.talk.not_chat": "{run} was not post-trained, so it has no chat template and no end-of-turn token: "
+    "make a chat run first with `glassformer sft {run} --data FILE.jsonl` (or --data builtin:arithmetic), then chat "
+    "with that run.",
+    "error.talk.too_long": "this message makes a prompt of {n} tokens, and with --max-new-tokens={max_new_tokens} it "
+    "does not fit the model's max_len={max_len}: write a shorter message or lower --max-new-tokens.",
+    "chat.ready": "chatting with {run} ({format} template): a line is a turn; {reset} forgets the history, {quit} "
+    "(or end of input) leaves.",
+    "chat.was_reset": "the history is forgotten; a new conversation starts.",
+    "chat.dropped": "(the {n} oldest turns were dropped so the conversation fits the model's context)",
+    "help.chat": "talk with a post-trained run in the terminal, turn by turn",
+    "help.chat.about": "Read a user turn per line of standard input, render the history with the run's chat "
+    "template, and stream the answer, written by the one sampling path, until the end-of-turn token. The oldest "
+    "turns are dropped when the history outgrows the model's context. /reset forgets the history; /quit or the "
+    "end of input leaves.",
+    "help.chat.run": "the post-trained run to talk with (made by sft, dpo or grpo, e.g. {example})",
+    "help.chat.system": "a system message put before every conversation",
+    # ---- what changed (post/diff.py, `glassformer diff`) -------------------------------------------------------
+    "error.diff.kind": "{base} holds a {a} model and {tuned} a {b} model: diff compares two runs of the same "
+    "kind of text model, a base and a run tuned from it.",
+    "error.diff.shapes": "{base} and {tuned} differ in {fields}, so their weights do not line up: compare a "
+    "base with a run tuned from it (sft, dpo, grpo, or train --resume).",
+    "error.diff.vocab": "{base} has {a} tokens and {tuned} {b}, and {tuned}'s tokenizer is not {base}'s (nor "
+    "{base}'s plus a chat's special tokens): compare a base with a run tuned from it.",
+    "error.diff.no_prompt": "the tuned run has no data of its own to read prompts from: give one or more "
+    "--prompt TEXT.",
+    "diff.layers.title": "Weight change of each layer, ‖ΔW‖ / ‖W‖",
+    "diff.weights.title": "Weight change of each parameter",
+    "diff.heads.title": "Weight change of each head's share of the attention projections, ‖ΔW_h‖ / ‖W_h‖",
+    "diff.lora.title": "LoRA's update ΔW = (α/r)·B·A of each layer",
+    "diff.lora.note": "r = {r}, α = {alpha}; the rank of ΔW is at most r.",
+    "diff.tokens.title": "Next tokens whose probability moved most",
+    "diff.tokens.note": "over every position of {n} prompt(s); p is the probability of that next token.",
+    "diff.tokens.row": "prompt {prompt} @{position} {context} → {token}",
+    "diff.grown": "the base grew {n} vocabulary rows for the chat's special tokens (each the mean of its old "
+    "rows), as the run did when it started; ΔW counts from there.",
+    "diff.col.relative": "‖ΔW‖/‖W‖",
+    "diff.col.delta": "‖ΔW‖",
+    "diff.col.norm": "‖W‖",
+    "diff.col.rank": "rank",
+    "diff.col.head": "head {h}",
+    "diff.col.p_base": "p base",
+    "diff.col.p_tuned": "p tuned",
+    "diff.col.change": "change",
+    "help.diff": "show what tuning changed inside a model: weights by layer, parameter and head, LoRA's "
+    "update, and the next tokens that moved most",
+    "help.diff.about": "Compare a base run with a run tuned from it: the relative weight change of every "
+    "layer, parameter and attention head, a LoRA run's low-rank update and its rank, and the next tokens "
+    "whose probability moved most on a few prompts (given with --prompt, or the tuned run's own data). "
+    "Each view is printed as a table and written as PNG, HTML and JSON.",
+    "help.diff.base": "the run before tuning (e.g. {example})",
+    "help.diff.tuned": "the run tuned from it (sft, dpo, grpo ...)",
+    "help.diff.prompt": "a prompt for the tokens view (repeat it for several); default: the tuned run's own data",
+    "help.diff.out": "the folder for the PNG, HTML and JSON files (default: out/diff)",
 }
 
 ZH = {
@@ -262,4 +316,51 @@ ZH = {
     "help.grpo.group": "每个问题采样的回答数（默认：{default}）",
     "help.grpo.max_new_tokens": "采样回答的最大长度，以词元计（默认：{default}）",
     "help.grpo.temperature": "采样回答的温度（默认：{default}）",
+    # ---- 对话（post/talk.py，`glassformer chat`）--------------------------------------------------------------
+    "error.talk.not_chat": "{run} 没有经过后训练，因此没有对话模板，也没有回合结束词元：请先用 "
+    "`glassformer sft {run} --data FILE.jsonl`（或 --data builtin:arithmetic）得到一个对话运行，再与它对话。",
+    "error.talk.too_long": "这条消息使提示长达 {n} 个词元，加上 --max-new-tokens={max_new_tokens} 就超出了模型的 "
+    "max_len={max_len}：请写短一些，或减小 --max-new-tokens。",
+    "chat.ready": "正在与 {run} 对话（{format} 模板）：每行是一个回合；{reset} 清空历史，{quit}（或输入结束）退出。",
+    "chat.was_reset": "历史已清空；新的对话开始。",
+    "chat.dropped": "（为放进模型的上下文，丢弃了最早的 {n} 个回合）",
+    "help.chat": "在终端中与后训练的运行逐回合对话",
+    "help.chat.about": "从标准输入每行读一个用户回合，用运行的对话模板渲染历史，并经由唯一的采样路径流式写出回答，"
+    "直到回合结束词元。历史超出模型的上下文时丢弃最早的回合。/reset 清空历史；/quit 或输入结束时退出。",
+    "help.chat.run": "要对话的后训练运行（由 sft、dpo 或 grpo 得到，如 {example}）",
+    "help.chat.system": "放在每段对话前面的系统消息",
+    # ---- 改变了什么（post/diff.py，`glassformer diff`）-------------------------------------------------------
+    "error.diff.kind": "{base} 中是 {a} 模型，{tuned} 中是 {b} 模型：diff 比较同一种文本模型的两个运行，"
+    "一个基础运行和一个由它调出的运行。",
+    "error.diff.shapes": "{base} 与 {tuned} 在 {fields} 上不同，它们的权重对不上：请比较一个基础运行和由它调出的运行"
+    "（sft、dpo、grpo 或 train --resume）。",
+    "error.diff.vocab": "{base} 有 {a} 个词元，{tuned} 有 {b} 个，且 {tuned} 的分词器不是 {base} 的"
+    "（也不是 {base} 的加上对话的特殊词元）：请比较一个基础运行和由它调出的运行。",
+    "error.diff.no_prompt": "调出的运行没有自己的数据可供读取提示：请给出一个或多个 --prompt TEXT。",
+    "diff.layers.title": "每层的权重变化，‖ΔW‖ / ‖W‖",
+    "diff.weights.title": "每个参数的权重变化",
+    "diff.heads.title": "每个头在注意力投影中那一份的权重变化，‖ΔW_h‖ / ‖W_h‖",
+    "diff.lora.title": "每层 LoRA 的更新 ΔW = (α/r)·B·A",
+    "diff.lora.note": "r = {r}，α = {alpha}；ΔW 的秩至多为 r。",
+    "diff.tokens.title": "概率变化最大的下一个词元",
+    "diff.tokens.note": "遍历 {n} 个提示的每个位置；p 是该下一个词元的概率。",
+    "diff.tokens.row": "提示 {prompt} @{position} {context} → {token}",
+    "diff.grown": "基础模型为对话的特殊词元增加了 {n} 行词表（每行是原有各行的均值），与运行开始时相同；"
+    "ΔW 从那里算起。",
+    "diff.col.relative": "‖ΔW‖/‖W‖",
+    "diff.col.delta": "‖ΔW‖",
+    "diff.col.norm": "‖W‖",
+    "diff.col.rank": "秩",
+    "diff.col.head": "头 {h}",
+    "diff.col.p_base": "基础 p",
+    "diff.col.p_tuned": "调后 p",
+    "diff.col.change": "变化",
+    "help.diff": "显示调优在模型内部改变了什么：按层、参数和头的权重，LoRA 的更新，以及变化最大的下一个词元",
+    "help.diff.about": "比较基础运行与由它调出的运行：每层、每个参数和每个注意力头的相对权重变化，LoRA 运行的"
+    "低秩更新及其秩，以及在几个提示（用 --prompt 给出，或调出运行自己的数据）上概率变化最大的下一个词元。"
+    "每个视图打印为表格，并写成 PNG、HTML 和 JSON。",
+    "help.diff.base": "调优前的运行（如 {example}）",
+    "help.diff.tuned": "由它调出的运行（sft、dpo、grpo 等）",
+    "help.diff.prompt": "词元视图的提示（可重复给出多个）；默认：调出运行自己的数据",
+    "help.diff.out": "PNG、HTML 和 JSON 文件的目录（默认：out/diff）",
 }

@@ -257,6 +257,7 @@ LLAMA3 = ChatFormat(
 )
 
 CHAT_FORMATS = {f.name: f for f in (CHATML, LLAMA3)}
+END_OF_TURN = {"chatml": "<|im_end|>", "llama3": "<|eot_id|>"}  # where an assistant's answer ends
 
 
 def chat_tokenizer(tokenizer: Tokenizer, chat_format: ChatFormat) -> SpecialTokens:

@@ -57,7 +57,15 @@ from glassformer.files import atomic_write, write_text_atomic
 from glassformer.messages import t
 from glassformer.models import build_model
 from glassformer.post import data as post_data
-from glassformer.post.chat import CHAT_FORMATS, ChatTemplate, EncodedChat, Message, chat_tokenizer, encode_chat
+from glassformer.post.chat import (
+    CHAT_FORMATS,
+    END_OF_TURN,
+    ChatTemplate,
+    EncodedChat,
+    Message,
+    chat_tokenizer,
+    encode_chat,
+)
 from glassformer.post.grpo import exact_answer, group_advantages, grpo_loss, score
 from glassformer.post.lora import apply_lora, lora_layers, merge_and_unload
 from glassformer.post.preference import PreferenceBatch, dpo_batch_loss
@@ -83,7 +91,6 @@ from glassformer.train.run import acquire, release
 METHODS = ("sft", "dpo", "grpo")
 DEFAULT_STEPS = 100  # a post-training stage is short next to pretraining; --max_steps=N for more
 DEFAULT_LORA_TARGET = r".*attn.*"  # every linear layer inside attention (the paper's choice: its projections)
-END_OF_TURN = {"chatml": "<|im_end|>", "llama3": "<|eot_id|>"}  # where an assistant's answer ends
 LORA_FILE = "lora.safetensors"
 
 

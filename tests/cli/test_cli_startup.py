@@ -8,9 +8,10 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
-SRC = Path(__file__).resolve().parents[2] / "src"
+from helpers import ROOT
+
+SRC = ROOT / "src"
 
 # in a fresh interpreter (this one has torch loaded already): every help the command line prints
 PROBE = r"""

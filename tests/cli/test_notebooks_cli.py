@@ -4,14 +4,14 @@ opened in JupyterLab, or the one line that installs it. JupyterLab itself is nev
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 import glassformer.cli.explore as notebooks_cli
 from glassformer.cli import main
 
-REPO_NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+REPO_NOTEBOOKS = ROOT / "notebooks"
 
 
 def test_the_package_ships_every_notebook_of_the_repository():

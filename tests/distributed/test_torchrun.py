@@ -16,13 +16,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 from safetensors.torch import load_file
 
 from glassformer.cli import main
 from glassformer.sample import sample
 from glassformer.train.run import load_model
 
-SRC = str(Path(__file__).parents[2] / "src")
+SRC = str(ROOT / "src")
 OPTIONS = [
     "--preset",
     "seed000",

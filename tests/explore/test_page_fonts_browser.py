@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 import torch
 from explore_kit import explorer_on, tiny_model
+from helpers import ROOT
 from test_browser import Background, browser, open_page, wait_until  # noqa: F401 (browser: the fixture)
 
 from glassformer.fonts import FAMILY, MONO, SANS
@@ -131,7 +131,7 @@ def test_the_explorer_draws_chinese_everywhere_in_both_languages(browser, lang):
     assert errors == [], errors
 
 
-DOCS_LAB = Path(__file__).resolve().parents[2] / "docs" / "lab"
+DOCS_LAB = ROOT / "docs" / "lab"
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -5,18 +5,14 @@ from __future__ import annotations
 
 import json
 import re
-import sys
-from pathlib import Path
 
 import pytest
 import torch
 from gpt2_kit import copy_dir, gpt2_dir, transformers
+from reliability_kit import assert_clean_failure, cli
 
 from glassformer.cli import main
 from glassformer.errors import DamagedFile, UsageError
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "reliability"))
-from reliability_kit import assert_clean_failure, cli  # noqa: E402
 
 PROMPT = "The cat sat"
 

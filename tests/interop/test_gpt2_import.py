@@ -23,7 +23,7 @@ from gpt2_kit import (
     transformers,
     vocab_size_of,
 )
-from helpers import ATOL, assert_close
+from helpers import ATOL, ROOT, assert_close
 
 from glassformer.errors import DamagedFile, NotFound, UsageError
 from glassformer.sample import generate_ids
@@ -220,9 +220,8 @@ def test_a_fresh_interpreter_knows_the_tokenizer_kind(imported):
     """load_tokenizer finds "gpt2-bpe" without anyone importing the GPT-2 modules first."""
     import subprocess
     import sys
-    from pathlib import Path
 
-    src = str(Path(__file__).parents[2] / "src")
+    src = str(ROOT / "src")
     code = (
         "import sys; from glassformer.train.checkpoint import load_model; "
         "m, t, _ = load_model(sys.argv[1]); print(t.kind, t.encode('hi 你好'))"

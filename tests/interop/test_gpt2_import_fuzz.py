@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import shutil
 import struct
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,13 +17,11 @@ import torch
 from gpt2_kit import gpt2_dir
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from reliability_kit import assert_clean_failure, cli_error, snapshot
 from safetensors.torch import load_file, save_file
 
 from glassformer.errors import GlassformerError
 from glassformer.messages import t
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "reliability"))
-from reliability_kit import assert_clean_failure, cli_error, snapshot  # noqa: E402
 
 # HF config.json field -> the ModelConfig field an import makes of it (None: read, not kept as such)
 FIELDS = {

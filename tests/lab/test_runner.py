@@ -11,10 +11,10 @@ import re
 import shutil
 import string
 import subprocess
-from pathlib import Path
 
 import pytest
 import torch
+from helpers import ROOT
 
 from glassformer import messages
 from glassformer.errors import NotFound, Unsupported, UsageError
@@ -118,7 +118,7 @@ def test_the_index_opens_in_lang_and_carries_the_shipped_font_for_its_chinese(tm
     from glassformer.fonts import FAMILY, SANS
 
     (tmp_path / "mask-fill").mkdir()
-    committed = Path(__file__).resolve().parents[2] / "docs" / "lab" / "mask-fill" / "results.json"
+    committed = ROOT / "docs" / "lab" / "mask-fill" / "results.json"
     shutil.copy(committed, tmp_path / "mask-fill" / "results.json")
     record = json.loads(committed.read_text(encoding="utf-8"))
     with messages.speaking(lang):

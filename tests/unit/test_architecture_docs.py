@@ -7,9 +7,10 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from pathlib import Path
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
+from helpers import ROOT
+
+DOC = ROOT / "docs" / "architecture.md"
 
 
 def examples() -> list[str]:

@@ -12,8 +12,9 @@ import os
 import sys
 
 import pytest
+from helpers import ROOT
 
-BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "bench")
+BENCH = str(ROOT / "bench")
 sys.path.insert(0, BENCH)
 
 import peers  # noqa: E402  (bench/ is not a package)

@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from pathlib import Path
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "causal.md"
+from helpers import ROOT
+
+DOC = ROOT / "docs" / "causal.md"
 
 
 def test_the_library_example_defines_its_inputs_and_runs():

@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from helpers import ROOT
+
 import glassformer
 
-ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = Path(glassformer.__file__).resolve().parent
 NAMED = re.compile(r"`([A-Za-z0-9_./-]+\.(?:py|md|sh|json|toml|ipynb))(?:[:`]|::)")
 

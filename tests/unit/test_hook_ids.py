@@ -8,17 +8,17 @@ parameter-formula helpers (words and bookkeeping live above the model)."""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 import torch
+from helpers import ROOT
 
 from glassformer.config import ModelConfig
 from glassformer.messages import TABLES
 from glassformer.models import build_model
 from glassformer.nn.hooks import LETTERS, STAGES, HookPoint
 
-SRC = Path(__file__).resolve().parents[2] / "src" / "glassformer"
+SRC = ROOT / "src" / "glassformer"
 TINY = dict(d_model=8, n_heads=2, d_ff=16, n_layers=1, max_len=8)
 KINDS = {
     "gpt": ModelConfig(vocab_size=11, **TINY),

@@ -8,9 +8,8 @@ checks the rest (the formatter, E, W, B, I, mypy), configured in pyproject.toml.
 
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from helpers import ROOT
 
 
 def test_no_pyflakes_findings_in_src_tests_and_bench():

@@ -5,6 +5,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 _SPEC = importlib.util.spec_from_file_location("groups", Path(__file__).parents[1] / "mutation" / "groups.py")
 groups = importlib.util.module_from_spec(_SPEC)
@@ -178,7 +179,7 @@ def test_pyproject_mutates_every_group_s_files_and_selects_their_tests():
     import fnmatch
     import tomllib
 
-    root = Path(__file__).parents[2]
+    root = ROOT
     config = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mutmut"]
     files = {
         "causal": "src/glassformer/causal/patching.py",

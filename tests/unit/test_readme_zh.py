@@ -3,11 +3,11 @@ command and notebook it names exists (a renamed file or verb fails here, not in 
 
 import argparse
 import re
-from pathlib import Path
+
+from helpers import ROOT
 
 from glassformer.cli import build_parser
 
-ROOT = Path(__file__).resolve().parents[2]
 TEXT = (ROOT / "README.zh.md").read_text(encoding="utf-8")
 
 

@@ -15,11 +15,10 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 RECIPE = ROOT / "docs" / "architecture.md"
 NAME = "third-sin"  # the toy scheme: the sinusoidal table at a third of its strength
 

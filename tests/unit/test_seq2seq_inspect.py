@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 import torch
+from lesson_checks import assert_valid_png
 
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
@@ -15,9 +13,6 @@ from glassformer.inspect.params import activation_memory
 from glassformer.messages import TABLES
 from glassformer.models import EncoderDecoder
 from glassformer.train.data import pair_source
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "lessons"))
-from lesson_checks import assert_valid_png  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models: one thread is fastest
 

@@ -18,11 +18,12 @@ import sys
 from pathlib import Path
 
 import nbformat
+from helpers import ROOT
 from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
-NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+NOTEBOOKS = ROOT / "notebooks"
 MARKER = "@@glassformer-results@@"
 KERNEL = "glassformer-venv"
 
@@ -31,8 +32,12 @@ class ThisPython(KernelSpecManager):
     """Answers every kernel lookup with a kernel run by this very interpreter."""
 
     def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
-        return KernelSpec(argv=[sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-                          display_name=f"Python ({sys.executable})", language="python", name=KERNEL)
+        return KernelSpec(
+            argv=[sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+            display_name=f"Python ({sys.executable})",
+            language="python",
+            name=KERNEL,
+        )
 
 
 def parameters_cell(nb) -> int:
@@ -42,8 +47,9 @@ def parameters_cell(nb) -> int:
     return tagged[0]
 
 
-def run_notebook(path: Path, params: dict, workdir: Path, timeout: int = 120,
-                 cache: Path | None = None) -> tuple[dict, object, float]:
+def run_notebook(
+    path: Path, params: dict, workdir: Path, timeout: int = 120, cache: Path | None = None
+) -> tuple[dict, object, float]:
     """Execute `path` with `params` injected, in `workdir`; return (RESULTS, the executed notebook,
     the kernel's CPU seconds: a load-independent measure of the notebook's cost).
     Corpora are prepared in `cache` (default: a folder in `workdir`, so nothing outside is touched)."""
@@ -53,18 +59,26 @@ def run_notebook(path: Path, params: dict, workdir: Path, timeout: int = 120,
     injected = nbformat.v4.new_code_cell("\n".join(f"{k} = {v!r}" for k, v in params.items()))
     injected.metadata["tags"] = ["injected-parameters"]
     nb.cells.insert(at + 1, injected)
-    nb.cells.append(nbformat.v4.new_code_cell(  # RESULTS, and the CPU seconds the kernel has used
-        f"import json as _json, time as _time\n"
-        f"print({MARKER!r} + _json.dumps({{'results': RESULTS, 'cpu_s': _time.process_time()}}, default=float))"))
-    env = {**os.environ, "GLASSFORMER_CACHE": str(cache or workdir / "cache"),
-           "IPYTHONDIR": str(workdir / "ipython"), "JUPYTER_RUNTIME_DIR": str(workdir / "runtime")}
+    nb.cells.append(
+        nbformat.v4.new_code_cell(  # RESULTS, and the CPU seconds the kernel has used
+            f"import json as _json, time as _time\n"
+            f"print({MARKER!r} + _json.dumps({{'results': RESULTS, 'cpu_s': _time.process_time()}}, default=float))"
+        )
+    )
+    env = {
+        **os.environ,
+        "GLASSFORMER_CACHE": str(cache or workdir / "cache"),
+        "IPYTHONDIR": str(workdir / "ipython"),
+        "JUPYTER_RUNTIME_DIR": str(workdir / "runtime"),
+    }
     km = KernelManager(kernel_name=KERNEL, kernel_spec_manager=ThisPython())
-    client = NotebookClient(nb, km=km, timeout=timeout, shutdown_kernel="immediate",
-                            resources={"metadata": {"path": str(workdir)}})
+    client = NotebookClient(
+        nb, km=km, timeout=timeout, shutdown_kernel="immediate", resources={"metadata": {"path": str(workdir)}}
+    )
     client.execute(env=env, cleanup_kc=True)  # cleanup_kc: shut the kernel down even though we made its manager
     text = "".join(o.get("text", "") for o in nb.cells[-1].outputs if o.get("output_type") == "stream")
     line = next((ln for ln in text.splitlines() if ln.startswith(MARKER)), None)
     if line is None:
         raise AssertionError(f"{path.name} printed no RESULTS; its last cell said: {text[-500:]!r}")
-    out = json.loads(line[len(MARKER):])
+    out = json.loads(line[len(MARKER) :])
     return out["results"], nb, out["cpu_s"]

@@ -234,15 +234,23 @@ def main(argv: list[str] | None = None) -> int:
         pairs.append((f"tests/{old}", f"tests/{new}"))
     changed = rewrite_mentions(pairs)
     print(f"moved {len(todo)} files; rewrote their paths in {len(changed)} files: {' '.join(changed)}")
-    gone = sorted({PurePosixPath(old).parent for old, _, _ in todo} - {PurePosixPath(n).parent for _, n, _ in todo})
-    gone = [str(g) for g in gone if not (ROOT / g).exists() or not any((ROOT / g).iterdir())]
-    if gone:
-        left = subprocess.run(
-            ["git", "grep", "-n", "-E", "|".join(f"{g}\\b" for g in gone)], cwd=ROOT, capture_output=True, text=True
-        )
-        print("folders now empty:", " ".join(gone))
-        if left.stdout:
-            print("still named (fix by hand, each is a folder, not a file):\n" + left.stdout)
+    emptied = set()
+    for old, _, _ in todo:  # the folders the moves left empty (git keeps no empty folder)
+        for folder in PurePosixPath(old).parents:
+            path = ROOT / folder
+            if folder.parts[:1] == ("tests",) and path.is_dir() and not any(path.rglob("*.*")):
+                emptied.add(folder)
+    for folder in sorted(emptied, key=lambda f: -len(f.parts)):
+        for leftover in sorted((ROOT / folder).rglob("*"), reverse=True):  # __pycache__ and empty folders
+            leftover.unlink() if leftover.is_file() else leftover.rmdir()
+        (ROOT / folder).rmdir()
+    if emptied:
+        names = sorted(str(f) for f in emptied)
+        print("folders now gone:", " ".join(names))
+        grep = ["git", "grep", "-n", "-E", "|".join(rf"{re.escape(n)}([^/\w.]|$)" for n in names)]
+        left = subprocess.run(grep, cwd=ROOT, capture_output=True, text=True).stdout
+        if left:
+            print("still named (a folder, not a file: fix each by hand):\n" + left)
     return 0
 
 

@@ -199,7 +199,7 @@ def rewrite_mentions(pairs: list[tuple[str, str]], root: Path = ROOT) -> list[st
     changed = []
     for name in tracked:
         path = root / name
-        if not path.is_file() or path.suffix in {".png", ".otf", ".pt", ".safetensors", ".mo"}:
+        if path == Path(__file__).resolve() or not path.is_file() or path.suffix in {".png", ".otf", ".pt", ".safetensors", ".mo"}:
             continue
         try:
             text = path.read_text(encoding="utf-8")

@@ -112,7 +112,7 @@ FONT_INSIDE = r"url\(data:font/otf;base64,[A-Za-z0-9+/=]+\)"
 def test_the_index_opens_in_lang_and_carries_the_shipped_font_for_its_chinese(tmp_path, lang):
     """`lab report --lang zh` writes a page that opens in Chinese (<html lang>, the switch's choice);
     either way its Chinese draws with the shipped font, cut to the page's characters and inside it
-    (tests/explore/test_page_fonts_browser.py draws it in Chromium)."""
+    (tests/e2e/browser/test_page_fonts_browser.py draws it in Chromium)."""
     from fontTools.ttLib import TTFont
 
     from glassformer.fonts import FAMILY, SANS

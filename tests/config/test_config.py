@@ -1,5 +1,5 @@
 """ModelConfig / TrainConfig validation, presets and --key=value overrides: every refusal, by its key
-and fields (the words are the catalogue's; tests/cli/test_messages.py checks both languages have them)."""
+and fields (the words are the catalogue's; tests/messages/test_messages.py checks both languages have them)."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ dims, batches, collapsing) and print_shapes_once.
 
 A row's words are pinned as the catalogue sentence it should hold (`en(key, **fields)`, `zh(...)`),
 so the English may be reworded freely; the whole words of real models' traces are pinned once, in
-tests/unit/snapshots/ (test_text_snapshots.py). Kept whole here, on purpose: the text and markdown
+tests/inspect/snapshots/ (test_text_snapshots.py). Kept whole here, on purpose: the text and markdown
 renderings of a hand-made trace, where the layout (CJK counting two columns, escaped pipes) is the point.
 """
 

@@ -1,5 +1,5 @@
 """What a learner sees in each picture, pinned: every figure the package draws, described artist by
-artist and compared with an approved copy in tests/unit/snapshots/figures/.
+artist and compared with an approved copy in tests/inspect/snapshots/figures/.
 
 A picture's words, sizes, colours, line and marker styles, drawing order and data are its teaching,
 and a wrong one is a bug no numeric test sees (mutation samples kept finding them one at a time: a
@@ -10,7 +10,7 @@ positions in data coordinates (a cell's number, a line's points) are kept.
 
 After an intended change of a picture, regenerate the copies and review the diff:
 
-    GLASSFORMER_UPDATE_SNAPSHOTS=1 python -m pytest tests/unit/test_figure_snapshots.py
+    GLASSFORMER_UPDATE_SNAPSHOTS=1 python -m pytest tests/inspect/test_figure_snapshots.py
 """
 
 from __future__ import annotations

@@ -196,7 +196,7 @@ def test_pyproject_mutates_every_group_s_files_and_selects_their_tests():
     selection = config["pytest_add_cli_args_test_selection"]
     assert {"tests/exercises", "tests/lab", "tests/explore", "tests/unit"} <= set(selection)
     ignored = {arg.split("=", 1)[1] for arg in selection if arg.startswith("--ignore=")}
-    assert {"tests/explore/test_browser.py", "tests/explore/test_causal_browser.py"} <= ignored  # browsers: out
+    assert {"tests/e2e/browser/test_browser.py", "tests/e2e/browser/test_causal_browser.py"} <= ignored  # browsers: out
     assert "docs/lab" in config["also_copy"]  # tests/lab reads the committed results
 
 

@@ -4,7 +4,7 @@ torch.distributed is replaced by `Wire`, which answers each collective call the 
 would: an all_reduce adds what they hold, a broadcast fills in what rank `src` sent. So each test
 plays one rank and asserts what that rank does and receives — which rank evaluates and writes, what
 is shared, the mean's operation and divisor, the seeds, the setup of `_join`, and the refusals word for
-word. (tests/distributed/test_torchrun.py runs two real processes; mutmut cannot see into those.)"""
+word. (tests/e2e/distributed/test_torchrun.py runs two real processes; mutmut cannot see into those.)"""
 
 from __future__ import annotations
 

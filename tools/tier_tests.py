@@ -66,7 +66,7 @@ PLACES = {
     "test_repetition.py": "inspect",  # inspect/repetition.py
     "test_seq2seq_inspect.py": "inspect",
     "test_core_edges.py": "models",
-    "test_observing.py": "models",
+    "test_observing.py": "nn",  # hooks: reads KINDS from test_hook_ids.py, beside it
     "test_gpt2.py": "models",  # models/gpt2.py
     "test_gpt2_import.py": "models",
     "test_model_declarations.py": "models",

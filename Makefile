@@ -30,8 +30,8 @@ $(STAMP): $(BASE)
 
 # the formatter, ruff's rules and mypy (all configured in pyproject.toml); .pre-commit-config.yaml runs the same
 lint: setup
-	$(PY) -m ruff format --check src tests bench
-	$(PY) -m ruff check src tests bench
+	$(PY) -m ruff format --check src tests bench tools
+	$(PY) -m ruff check src tests bench tools
 	$(PY) -m mypy
 
 test: lint

@@ -199,7 +199,11 @@ def rewrite_mentions(pairs: list[tuple[str, str]], root: Path = ROOT) -> list[st
     changed = []
     for name in tracked:
         path = root / name
-        if path == Path(__file__).resolve() or not path.is_file() or path.suffix in {".png", ".otf", ".pt", ".safetensors", ".mo"}:
+        if (
+            path == Path(__file__).resolve()
+            or not path.is_file()
+            or path.suffix in {".png", ".otf", ".pt", ".safetensors", ".mo"}
+        ):
             continue
         try:
             text = path.read_text(encoding="utf-8")
@@ -234,6 +238,10 @@ def main(argv: list[str] | None = None) -> int:
         pairs.append((f"tests/{old}", f"tests/{new}"))
     changed = rewrite_mentions(pairs)
     print(f"moved {len(todo)} files; rewrote their paths in {len(changed)} files: {' '.join(changed)}")
+    python = [name for name in changed if name.endswith(".py")]
+    if python:  # a longer path can push a line past the limit: say where, for a hand to rewrap
+        lint = [sys.executable, "-m", "ruff", "check", "--select", "E501", "--output-format", "concise", *python]
+        print(subprocess.run(lint, cwd=ROOT, capture_output=True, text=True).stdout, end="")
     emptied = set()
     for old, _, _ in todo:  # the folders the moves left empty (git keeps no empty folder)
         for folder in PurePosixPath(old).parents:

@@ -4,7 +4,8 @@ The views say in words what a model's parameters and tensors are (the parameter 
 hook points' stages and meanings in English and Chinese, axis letters), looked up by id. Those
 sentences are the teaching; a typo, a lost note or a note moved to the wrong row is a bug no numeric
 test sees (mutation testing found dozens). So the text of each view is compared with an approved
-copy in tests/inspect/snapshots/. Only words, shapes and formulas are pinned, never the example numbers of a random init.
+copy in tests/inspect/snapshots/. Only words, shapes and formulas are pinned, never the example
+numbers of a random init.
 
 After an intended change of wording, regenerate the copies and review the diff:
 

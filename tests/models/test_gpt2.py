@@ -1,5 +1,5 @@
-"""models/gpt2.py as a whole, without transformers (tests/interop compares with the real library;
-mutation testing runs only tests/unit and tests/reference).
+"""models/gpt2.py as a whole, without transformers (test_gpt2_import.py compares with the real
+library, from a GPT-2 tests/kits/gpt2_kit.py saves with it).
 
 The port: every field of a GPT-2 config read and written, every refusal word for word in English and
 Chinese, every tensor placed (transposed where GPT-2's Conv1D stores (in, out)), the head tied or not.

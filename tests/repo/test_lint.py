@@ -12,7 +12,7 @@ import sys
 from helpers import ROOT
 
 
-def test_no_pyflakes_findings_in_src_tests_and_bench():
+def test_no_pyflakes_findings_in_src_tests_bench_and_tools():
     result = subprocess.run(
         [
             sys.executable,
@@ -27,6 +27,7 @@ def test_no_pyflakes_findings_in_src_tests_and_bench():
             "src",
             "tests",
             "bench",
+            "tools",
         ],
         cwd=ROOT,
         capture_output=True,

@@ -1,6 +1,6 @@
 """GPT2BPETokenizer's own Python (text/gpt2_bpe.py) without transformers: show_work's every step and
 field, worked out by hand on a tiny vocabulary; token_text, decode, to_dict/from_dict, repr; and
-each table the encoder could not run, refused word for word (tests/interop compares the ids with
+each table the encoder could not run, refused word for word (test_gpt2_tokenizer.py compares the ids with
 transformers, outside this file).
 
 text/gpt2_bpe.py without transformers: a GPT-2 tokenizer folder written, read back, and every

@@ -1,4 +1,4 @@
-"""What torchrun starts in tests/distributed: `glassformer train` for 10 steps, then `train --resume`
+"""What torchrun starts in tests/e2e/distributed: `glassformer train` for 10 steps, then `train --resume`
 to step 20 in the same processes — a new job and a resumed one in one launch (each launch costs a
 torch import per process). argv: RUN CACHE, then the train options."""
 

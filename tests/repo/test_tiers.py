@@ -5,7 +5,10 @@ added to an old folder (tests/unit/...) fails here until `python tools/tier_test
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
+import subprocess
+import sys
 from pathlib import PurePosixPath
 
 from helpers import ROOT
@@ -59,3 +62,48 @@ def test_the_rule_places_files_added_to_the_old_folders(tmp_path):
         "from glassformer.train.data import pair_source\nfrom glassformer.models import build_model\n"
     )
     assert place("unit/test_odd.py") == "train/test_odd.py"
+
+
+def test_make_test_keeps_a_file_on_one_worker_and_a_session_fixtures_folder_too():
+    conftest = importlib.util.spec_from_file_location("suite_conftest", ROOT / "tests" / "conftest.py")
+    module = importlib.util.module_from_spec(conftest)
+    conftest.loader.exec_module(module)
+
+    class Config:
+        def __init__(self, dist):
+            self.dist = dist
+
+        def getoption(self, name, default=None):
+            return self.dist if name == "dist" else default
+
+    class Item:
+        def __init__(self, path):
+            self.path, self.marks = ROOT / path, []
+
+        def add_marker(self, mark):
+            self.marks.append(mark)
+
+    paths = [
+        "tests/nn/test_loss.py",
+        "tests/exercises/test_grading.py",
+        "tests/e2e/reliability/test_reliability_cli.py",
+    ]
+    items = [Item(p) for p in paths]
+    module.pytest_collection_modifyitems(Config("loadgroup"), items)
+    groups = [[m.args[0] for m in item.marks if m.name == "xdist_group"] for item in items]
+    assert groups == [["tests/nn/test_loss.py"], ["tests/exercises/"], ["tests/e2e/reliability/"]]
+    unmarked = [Item(p) for p in paths]
+    module.pytest_collection_modifyitems(Config("no"), unmarked)  # not under xdist: nothing added
+    assert [item.marks for item in unmarked] == [[], [], []]
+
+
+def test_a_browser_test_skipped_for_want_of_chromium_is_said_last_with_how_to_install_it():
+    env = {**os.environ, "PATH": str(ROOT / "no-such-folder"), "PYTHONPATH": str(ROOT / "src")}
+    env.pop("GLASSFORMER_CHROMIUM", None)
+    env.pop("CI", None)
+    test = "tests/e2e/browser/test_causal_browser.py"
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test], cwd=ROOT, env=env,
+                         capture_output=True, text=True)  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    tail = run.stdout[run.stdout.index("browser tests skipped") :]
+    assert "apt-get install -y chromium" in tail and "short test summary" not in tail  # the last words

@@ -61,6 +61,7 @@ def saved_figures(monkeypatch):
 # needs a worker of its own: runs, caches and ports are per test (tmp_path, GLASSFORMER_CACHE, port 0),
 # and the corpus cache in ~/.cache/glassformer is written by rename, safe for two processes at once.
 ONE_WORKER = ("tests/exercises/", "tests/e2e/reliability/")
+INSTALL_CHROMIUM = "apt-get install -y chromium"  # what the summary tells a machine without it to run
 TESTS = Path(__file__).resolve().parent
 
 
@@ -93,7 +94,7 @@ def pytest_unconfigure(config):
         reporter.section("browser tests skipped", sep="!", yellow=True, bold=True)
         reporter.line(
             f"{len(skipped)} browser tests (tests/e2e/browser) did not run: no Chromium on this machine.\n"
-            "Install it (Debian/Ubuntu, as root): apt-get install -y chromium\n"
+            f"Install it (Debian/Ubuntu, as root): {INSTALL_CHROMIUM}\n"
             "or point GLASSFORMER_CHROMIUM at one; then: pytest tests/e2e/browser",
             yellow=True,
             bold=True,

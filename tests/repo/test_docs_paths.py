@@ -100,5 +100,7 @@ def test_the_module_check_sees_a_module_that_is_gone():
     text = "it lives in text/choice and train/run; `glassformer.diagnose`, glassformer.nn.hooks.Hooked"
     assert named_modules(text) == {"text/choice", "train/run", ".diagnose", ".nn.hooks.Hooked"}
     assert [m for m in sorted(named_modules(text)) if not module_exists(m)] == [".diagnose", "text/choice"]
-    assert not named_modules("docs/lab/induction-text and src/glassformer/text/bpe.py, lab/induction-text")
-    assert FOLDER.findall("`tests/unit/` and `tests/nn` and `tests/nn/x.py`") == ["tests/unit", "tests/nn"]
+    paths_not_modules = "docs/lab/induction-text and src/glassformer/text/bpe.py, lab/induction-text"
+    assert not named_modules(paths_not_modules)
+    folders = "`tests/unit/` and `tests/nn` and `tests/nn/x.py`"
+    assert FOLDER.findall(folders) == ["tests/unit", "tests/nn"]

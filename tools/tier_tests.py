@@ -232,6 +232,10 @@ def main(argv: list[str] | None = None) -> int:
     for old, new, _ in todo:
         (ROOT / new).parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(["git", "mv", old, new], cwd=ROOT, check=True)
+    deeper = [new for old, new, _ in todo if new.endswith(".py") and new.count("/") != old.count("/")]
+    for new in deeper:  # `Path(__file__).parents[2]` meant the repository one folder higher up
+        if "__file__" in (ROOT / new).read_text(encoding="utf-8"):
+            print(f"{new}: reads __file__ and moved to another depth: use helpers.ROOT for the repository")
     pairs = [(old, new) for old, new, _ in todo]
     # a folder every file of which moved to one place is rewritten too (`tests/unit/snapshots/`)
     for old, new in DATA.items():

@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 BASE   := $(VENV)/.base-done
 STAMP  := $(VENV)/.setup-done
 
-.PHONY: setup lint test demo notebooks bench mutants clean
+.PHONY: setup lint check test chromium demo notebooks bench mutants clean
 
 setup: $(STAMP)
 
@@ -30,12 +30,35 @@ $(STAMP): $(BASE)
 
 # the formatter, ruff's rules and mypy (all configured in pyproject.toml); .pre-commit-config.yaml runs the same
 lint: setup
-	$(PY) -m ruff format --check src tests bench
-	$(PY) -m ruff check src tests bench
+	$(PY) -m ruff format --check src tests bench tools
+	$(PY) -m ruff check src tests bench tools
 	$(PY) -m mypy
 
-test: lint
-	$(PY) -m pytest
+# the inner loop (docs/testing.md): the fast tier, the model's parts, the models, sampling, the config,
+# the text and the references, less the tests marked slow and the two reference files that compile the
+# model or decode hundreds of loops (`make test` runs them); on every core
+CHECK := tests/nn tests/models tests/sample tests/logits_processors tests/config tests/text tests/reference \
+	--ignore=tests/reference/test_compiled_path.py --ignore=tests/reference/test_cached_decoding.py
+check: setup
+	$(PY) -m pytest -q -n auto -m "not slow" $(CHECK)
+
+# every tier, on every core (pytest-xdist; tests/conftest.py keeps each file on one worker)
+test: lint chromium
+	$(PY) -m pytest -n auto --dist loadgroup
+
+# the browser tests (tests/e2e/browser) drive the system's Chromium: as root with apt-get, it is installed
+# here, as CI needs; elsewhere this says how, and pytest's summary names the tests it skipped
+chromium:
+	@if [ -z "$$GLASSFORMER_CHROMIUM" ] && ! command -v chromium >/dev/null 2>&1 \
+	    && ! command -v chromium-browser >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "make: installing Chromium for the browser tests (apt-get install -y chromium)"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium \
+	      || echo "make: Chromium could not be installed: the browser tests will be skipped"; \
+	  else \
+	    echo "make: no Chromium, so the browser tests will be skipped; install it: sudo apt-get install -y chromium"; \
+	  fi; \
+	fi
 
 # only torch and the package (no test tools): the demo starts printing within seconds
 demo: $(BASE)

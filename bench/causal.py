@@ -6,7 +6,7 @@ TransformerLens's own patching function, on the same weights and prompts, in one
 
 The model is `baby`-shaped (4 layers, 4 heads, d_model 128, d_ff 512, no biases, GELU, tied
 weights) with random weights and a 65-token vocabulary; a HookedTransformer holding the same
-weights is built by the TransformerLens peer test's own `pair` (tests/unit/test_causal_transformer_lens.py;
+weights is built by the TransformerLens peer test's own `pair` (tests/causal/test_causal_transformer_lens.py;
 nothing is folded or centred). The grid: every (layer, position, head) of attn.z / hook_z patched
 from the clean run into the corrupted one, 4 × 64 × 4 = 1024 cells, the metric the logit
 difference of two tokens at the last position.

@@ -7,7 +7,7 @@
 Each command is `python -m glassformer ARGS` in a fresh interpreter (as a user's shell starts it),
 timed from start to exit; the median of --runs runs is printed, with the fastest and slowest. One
 more run of each under `python -X importtime` says whether torch was imported (building the parser
-must not import it: cli/__init__.py; tests/cli/test_cli_startup.py holds that, without timings).
+must not import it: cli/__init__.py; tests/e2e/cli/test_cli_startup.py holds that, without timings).
 Figures depend on the machine and its load: report them with the CPU model this prints.
 """
 

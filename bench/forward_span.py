@@ -11,7 +11,7 @@ that runs is counted once, as a distinct (file, function), with the lines of its
 reader opens), the functions and their lines (what runs), and the class chain of the model up to
 nn.Module. The files are also counted without INFRASTRUCTURE (nn/hooks.py: every hook point's
 identity call runs in the forward, but it is the views' tap, not a step of the model): both figures
-are printed. The figures go to docs/architecture.md; tests/unit/test_architecture.py keeps the
+are printed. The figures go to docs/architecture.md; tests/repo/test_architecture.py keeps the
 GPT's three files.
 """
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from helpers import ROOT
 
 from glassformer.cli import main
 from glassformer.logits_processors import Knobs
@@ -150,9 +151,8 @@ def test_a_note_on_stderr_comes_after_what_stdout_already_held_when_both_go_to_o
     import os
     import subprocess
     import sys
-    from pathlib import Path
 
-    src = str(Path(__file__).resolve().parents[2] / "src")
+    src = str(ROOT / "src")
     code = "import sys; from glassformer.messages import note; sys.stdout.write('text\\nfor'); note('N'); print('more')"
     done = subprocess.run(
         [sys.executable, "-c", code],

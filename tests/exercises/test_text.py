@@ -7,7 +7,7 @@ import ast
 import re
 from pathlib import Path
 
-from helpers import assert_tables_match
+from helpers import ROOT, assert_tables_match
 from helpers import format_fields as fields
 
 from glassformer.exercises import catalog
@@ -64,7 +64,7 @@ def test_every_variant_has_a_targeted_message_and_three_hints_per_exercise():
 
 
 def test_the_docs_list_every_exercise_in_order_with_its_functions_and_tolerance():
-    docs = (Path(__file__).parents[2] / "docs" / "exercises.md").read_text(encoding="utf-8")
+    docs = (ROOT / "docs" / "exercises.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\| (\d+) \| `(\w+)` \| (.+) \| (\S+) \|$", docs, re.M)
     assert [(int(n), name) for n, name, _, _ in rows] == list(enumerate(catalog.ORDER, 1))
     for _, name, written, atol in rows:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from glassformer.cli import main
 from glassformer.config import ModelConfig
@@ -151,7 +152,7 @@ def test_functions_that_fail_together_are_refused_before_a_run_is_made(tmp_path,
 
 
 def test_both_readmes_say_which_exercises_must_pass_for_use_mine():
-    root = Path(__file__).resolve().parents[2]
+    root = ROOT
     for readme in ("README.md", "README.zh.md"):
         lines = [line for line in (root / readme).read_text(encoding="utf-8").splitlines() if "--use-mine" in line]
         assert any(all(f"`{name}`" in line for name in REQUIRED) for line in lines), readme

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 from explore_kit import client_for, decisive, make_explorer, make_run, post, tiny_model
+from helpers import ROOT, said
 from helpers import format_fields as fields
-from helpers import said
 from starlette.testclient import TestClient
 
 from glassformer.cli import main
@@ -237,9 +237,8 @@ def test_the_page_is_local_only(client):
 def test_pyproject_ships_every_static_file():
     import tomllib
     from fnmatch import fnmatch
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parents[2]
+    root = ROOT
     data = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
     patterns = data["glassformer.explore"]
     static = root / "src/glassformer/explore/static"
@@ -276,9 +275,8 @@ def test_the_page_s_words_come_from_the_catalogue_in_both_languages(client):
 
 def test_pyproject_ships_the_chinese_font_and_its_licence():
     import tomllib
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parents[2]
+    root = ROOT
     data = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
     assert data["glassformer.fonts"] == ["*.otf", "OFL.txt"]
 
@@ -288,7 +286,7 @@ def test_pyproject_ships_the_chinese_font_and_its_licence():
 # ────────────────────────────────────────────────────────────────────────────────────────────────
 
 
-SRC = str(Path(__file__).resolve().parents[2] / "src")
+SRC = str(ROOT / "src")
 
 
 def test_latest_run_is_the_newest_checkpoint(tmp_path):

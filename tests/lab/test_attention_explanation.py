@@ -7,18 +7,18 @@ from __future__ import annotations
 import json
 import math
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from helpers import ROOT
 
 from glassformer.lab import attention_explanation as ae
 from glassformer.lab.runner import Context
 from glassformer.messages import speaking, t
 from glassformer.models import build_model
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "lab" / "attention-explanation" / "results.json"
+DOCS = ROOT / "docs" / "lab" / "attention-explanation" / "results.json"
 TINY = {**ae.FAST, "T": 6}
 
 

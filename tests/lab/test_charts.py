@@ -7,10 +7,9 @@ import html
 import json
 import re
 import warnings
-from pathlib import Path
 
 import pytest
-from helpers import assert_tables_match
+from helpers import ROOT, assert_tables_match
 
 from glassformer.lab import (
     attention_steps,
@@ -89,7 +88,7 @@ def test_the_ffn_width_chart_words_are_the_catalogues(lang, tmp_path):
 
 
 # ---- every other experiment's chart, redrawn from the numbers its committed run measured -------------
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "lab"
+DOCS = ROOT / "docs" / "lab"
 
 
 def committed(name: str) -> dict:

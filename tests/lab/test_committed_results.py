@@ -4,15 +4,15 @@ there, at full size, and each stored verdict is what its rule gives on the store
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from glassformer.lab import experiments
 from glassformer.lab.report import LANGS, text
 from glassformer.messages import TABLES
 
-DOCS_LAB = Path(__file__).resolve().parents[2] / "docs" / "lab"
+DOCS_LAB = ROOT / "docs" / "lab"
 EXPERIMENTS = experiments()
 
 

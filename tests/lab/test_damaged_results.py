@@ -9,13 +9,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import said
+from helpers import ROOT, said
 
 from glassformer.cli import main
 from glassformer.errors import DamagedFile, NotFound
 from glassformer.lab.report import read_record
 
-DOCS_LAB = Path(__file__).resolve().parents[2] / "docs" / "lab"
+DOCS_LAB = ROOT / "docs" / "lab"
 ENTRY = "grokking"  # a ledger entry: `lab ledger` reads its paper's sentences too
 
 

@@ -4,14 +4,14 @@ level, each part able to fail alone), and the same rule re-applied to the commit
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from glassformer.lab import induction, induction_text
 from glassformer.lab.induction import icl_tokens, summary
 
-RESULTS = Path(__file__).resolve().parents[2] / "docs" / "lab" / "induction-text" / "results.json"
+RESULTS = ROOT / "docs" / "lab" / "induction-text" / "results.json"
 
 
 def made_up(share: float = 0.8, half: int | None = 500, ind: int | None = 520, prev: int | None = 480) -> dict:

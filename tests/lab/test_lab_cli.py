@@ -6,7 +6,7 @@ import json
 from dataclasses import replace
 
 import pytest
-from helpers import said
+from helpers import ROOT, said
 
 from glassformer.cli import main
 from glassformer.messages import speaking, t
@@ -133,7 +133,7 @@ def test_list_explains_the_ids_and_gives_each_experiment_s_recorded_cost(tmp_pat
 
     from glassformer.lab import experiments
 
-    docs = Path(__file__).resolve().parents[2] / "docs" / "lab"
+    docs = ROOT / "docs" / "lab"
     with said() as heard:
         assert main(["lab", "list", "--out", str(docs)]) == 0
     assert len(heard.of("lab.list.legend")) == 1 and not heard.of("lab.list.no_cost")

@@ -5,9 +5,9 @@ phrase with the budget as its field, and a Chinese "ours" or "measured" cell has
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from glassformer.lab import grokking, induction
 from glassformer.lab.report import (
@@ -24,7 +24,7 @@ from glassformer.lab.report import (
 from glassformer.messages import speaking, t
 from glassformer.nn.position import POSITION_SCHEMES
 
-DOCS_LAB = Path(__file__).resolve().parents[2] / "docs" / "lab"
+DOCS_LAB = ROOT / "docs" / "lab"
 PYTHON_VALUE = re.compile(r"\b(None|nan|NaN)\b")
 # Latin words a Chinese sentence may hold: units, symbols and names the Chinese text uses as they are:
 # methods and measures named after their authors, and the position schemes' registry names (what --position takes)

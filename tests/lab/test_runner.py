@@ -12,10 +12,10 @@ import shutil
 import string
 import subprocess
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 import torch
+from helpers import ROOT
 
 from glassformer import messages
 from glassformer.errors import NotFound, Unsupported, UsageError
@@ -113,13 +113,13 @@ FONT_INSIDE = r"url\(data:font/otf;base64,[A-Za-z0-9+/=]+\)"
 def test_the_index_opens_in_lang_and_carries_the_shipped_font_for_its_chinese(tmp_path, lang):
     """`lab report --lang zh` writes a page that opens in Chinese (<html lang>, the switch's choice);
     either way its Chinese draws with the shipped font, cut to the page's characters and inside it
-    (tests/explore/test_page_fonts_browser.py draws it in Chromium)."""
+    (tests/e2e/browser/test_page_fonts_browser.py draws it in Chromium)."""
     from fontTools.ttLib import TTFont
 
     from glassformer.fonts import FAMILY, SANS
 
     (tmp_path / "mask-fill").mkdir()
-    committed = Path(__file__).resolve().parents[2] / "docs" / "lab" / "mask-fill" / "results.json"
+    committed = ROOT / "docs" / "lab" / "mask-fill" / "results.json"
     shutil.copy(committed, tmp_path / "mask-fill" / "results.json")
     record = json.loads(committed.read_text(encoding="utf-8"))
     with messages.speaking(lang):

@@ -1,4 +1,4 @@
-"""Mutation testing by module group, and the kill rate per group (docs/testing.md).
+"""Mutation testing by module group, and the kill rate per group (docs/testing.md; results in docs/mutants.md).
 
 Run from the repository root with the project's Python (mutmut 3 is in the dev extra; the
 [tool.mutmut] table of pyproject.toml says what is mutated and which tests run):
@@ -16,7 +16,7 @@ none is named).
     python tests/mutation/groups.py run devices --sample 3 --dry-run   the names a run would take
 
 The kill rate counts a mutant as killed when a test failed (or it timed out); mutants that no
-selected test executes are counted separately ("no tests"), and so are the ones docs/testing.md
+selected test executes are counted separately ("no tests"), and so are the ones docs/mutants.md
 lists as equivalent (the same program in every way a test could see), with the reason there.
 
     rate = killed / (killed + survived + no tests - equivalent)
@@ -96,7 +96,7 @@ STATUS = {
     152: "timeout",
     255: "timeout",
 }
-DOC = Path("docs/testing.md")
+DOC = Path("docs/mutants.md")
 SAMPLE_FILE = Path("mutants/sample-names.txt")
 
 
@@ -118,7 +118,7 @@ def all_results(root: Path = Path(".")) -> dict[str, int | None]:
 
 
 def equivalent_names() -> set[str]:
-    """The mutants docs/testing.md lists as equivalent: the backquoted names in the first column of
+    """The mutants docs/mutants.md lists as equivalent: the backquoted names in the first column of
     the table under "### Equivalent mutants" (and no other table: survivors left alone are not
     equivalent, and count against the rate)."""
     if not DOC.exists():

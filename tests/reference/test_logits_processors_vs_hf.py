@@ -4,7 +4,7 @@ every output equal exactly, -inf where transformers puts -inf (helpers.assert_cl
 
 Ours: glassformer.logits_processors (the penalties and min-p, typical) and glassformer.sample
 (temperature, top-k, top-p, unchanged). transformers has no frequency or presence penalty:
-tests/unit/test_logits_processors.py checks those against their formula on hand numbers.
+tests/logits_processors/test_logits_processors.py checks those against their formula on hand numbers.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ What every verb shares is done once, here:
     `--debug` anywhere (or GLASSFORMER_DEBUG=1) prints tracebacks too;
   - language: `--lang zh` anywhere (or GLASSFORMER_LANG=zh) speaks Chinese for the whole command:
     help, progress lines and errors all come from one catalogue, glassformer/messages (a verb
-    prints `t("key", field=value)`, never a literal sentence; tests/cli/test_messages.py checks).
+    prints `t("key", field=value)`, never a literal sentence; tests/messages/test_messages.py checks).
 
 How a command ends when something goes wrong (the second half of this file):
 
@@ -57,7 +57,7 @@ from glassformer.text.corpora import default_cache_dir
 # Building the parser imports no torch (3 to 7 s on a small machine): the verb modules import it,
 # and what imports it, inside the verbs; a help that states a figure from such a module is made
 # when shown (options.Later). So `glassformer --help` and `glassformer VERB --help` are instant;
-# bench/cli_startup.py measures it and tests/cli/test_cli_startup.py holds it.
+# bench/cli_startup.py measures it and tests/e2e/cli/test_cli_startup.py holds it.
 # verb modules, in the order `glassformer --help` lists them
 VERB_MODULES = [
     "train",  # data, train, demo, bench, import, export

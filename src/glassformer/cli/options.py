@@ -22,7 +22,7 @@ too, at the end:
     HelpFormatter              help holding Chinese wrapped by terminal columns (a character takes two)
 
 Every help text and message is a key of the catalogue (`t("help.sample.top_p")`), never a literal:
-tests/cli/test_messages.py checks this module and every verb's.
+tests/messages/test_messages.py checks this module and every verb's.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ from torch import nn
 from glassformer.errors import Clause, Joined, NoKey, UsageError
 
 # The stage ids of the model's own hook points, in data-flow order. A view selects points by these
-# (`h.stage == "weights"`), never by the words shown for them; tests/unit/test_hook_ids.py keeps it so.
+# (`h.stage == "weights"`), never by the words shown for them; tests/nn/test_hook_ids.py keeps it so.
 STAGES = (
     "embedding",
     "position",

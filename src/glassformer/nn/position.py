@@ -27,7 +27,7 @@ sinusoidal (`SinusoidalPositions`), rotary (RoPE, `RotaryPositions`) and alibi (
 None (NoPE):  nothing. A causal model can still infer order, since token t sees exactly t+1 tokens
   (Haviv et al. 2022, "Transformer Language Models without Positional Encodings Still Learn
   Positional Information"; Kazemnejad et al. 2023 compare it with the others); a bidirectional
-  one cannot: permuting its input permutes its output (tests/unit/test_positions.py).
+  one cannot: permuting its input permutes its output (tests/nn/test_positions.py).
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ No two ids ever stand for the same bytes. A run of tokens with boundaries on bot
 merged as if it were a piece of its own (a merge across its edge would have removed the boundary), so
 bytes that once became one token X can never again appear as two adjacent tokens to be merged into a
 second id. This holds because each merge is applied to every occurrence at once, left to right, which
-is also exactly how the encoder applies it; ``tests/unit/test_bpe.py`` checks it on repetitive text.
+is also exactly how the encoder applies it; ``tests/text/test_bpe.py`` checks it on repetitive text.
 
 **3. Encoding** (``BPETokenizer``) repeats training's steps on one piece at a time:
 
@@ -59,7 +59,7 @@ returns each merge as it applies, so a lesson can print how " lower" becomes [" 
 
 **4. The same model in Rust** (``HFBPETokenizer``). Nothing is learned there: it takes OUR merges and
 writes them into a ``tokenizers`` BPE model, so both backends hold one model and give identical ids
-(``tests/unit/test_bpe.py`` checks it on English, Chinese, emoji, control characters, "" and random
+(``tests/text/test_bpe.py`` checks it on English, Chinese, emoji, control characters, "" and random
 Unicode). It inherits everything but encoding from ``BPETokenizer``: decoding, ``show_work`` (the
 library does not report its merges, so the steps shown are ours, which are the same), saving.
 Two translations are needed, because the library thinks in strings, not bytes:

@@ -11,7 +11,7 @@ Unicode classes::
 ``GPT2BPETokenizer`` holds exactly those tables. Encoding is done by the Hugging Face ``tokenizers``
 library (its ``ByteLevel`` pre-tokenizer runs that pattern, its ``BPE`` model the merges), which
 is what ``transformers`` itself runs for GPT-2, so the ids are Hugging Face's ids
-(tests/interop/test_gpt2_tokenizer.py checks English, Chinese, emoji and whitespace runs, and
+(tests/text/test_gpt2_tokenizer.py checks English, Chinese, emoji and whitespace runs, and
 the pieces against the pattern run by the ``regex`` module, as OpenAI's encoder.py runs it). The
 pattern's ``\\p{L}`` is the library's Unicode table: OpenAI's original encoder.py used Python's
 ``regex``, which knows 17,480 newer letters and digits that the library does not (docs/text.md), so

@@ -25,7 +25,7 @@ The global batch. Every rank runs its own copy of the seeded batch stream, so al
 the same global batch — batch_size × WORLD_SIZE windows — and rank r keeps rows [r·B, (r+1)·B):
 disjoint slices of one draw. The global batch does not depend on how many processes share it: 2
 processes × batch_size 4 train on the windows 1 process × batch_size 8 trains on, and log its
-losses (tests/distributed/). The stream is in the same state on every rank, so rank 0's
+losses (tests/e2e/distributed/). The stream is in the same state on every rank, so rank 0's
 checkpoint holds it for all of them, and a resumed job continues it.
 """
 

@@ -65,7 +65,7 @@ MHA_STYLES = ("packed", "heads")  # how Q, K, V are projected: one packed Linear
 NORM_TYPES = ("layer", "rms")  # LayerNorm (GPT-2) | RMSNorm (Llama, Qwen3, Mistral): nn/rmsnorm.py
 FFNS = ("mlp", "swiglu", "geglu")  # W₂·act(W₁x) (GPT-2) | the gated feed-forwards of nn/glu.py
 # RoPE's scalings (nn/rope_scaling.py's SCALINGS, named here so that this module needs no torch;
-# tests/unit/test_modern_config.py keeps the two equal)
+# tests/config/test_modern_config.py keeps the two equal)
 ROPE_SCALINGS = ("none", "linear", "dynamic", "yarn", "llama3")
 ROPE_LONG = ("dynamic", "yarn", "llama3")  # the scalings that read rope_original_max_len
 # the fields only position="rope" reads, with their "not set" values

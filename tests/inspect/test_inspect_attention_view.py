@@ -197,7 +197,7 @@ def test_the_page_carries_every_weight_rounded_to_4_places_masked_cells_as_null(
     data = page_data(page)
     expected = [[[[round(float(W[0, h, i, j]), 4) for j in range(4)] for i in range(3)] for h in range(2)]]
     expected[0][1][0][3] = None
-    words = data.pop("words")  # the page's own words, in its language (tests/unit/test_page_fonts.py)
+    words = data.pop("words")  # the page's own words, in its language (tests/e2e/browser/test_page_fonts_browser.py)
     assert data == {"tokens": ["你", "</script>", "a&b", "http://x"], "weights": expected}
     assert set(words) == {"layer", "head", "all_heads", "matrix", "masked"}
     assert data["weights"][0][0][0][1] == 0.1429  # 1/7 + 0.000041 = 0.142898...: 4 places, not 5

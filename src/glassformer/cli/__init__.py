@@ -51,7 +51,7 @@ from pathlib import Path
 import glassformer
 from glassformer.cli.options import Parser, argparse_speaking, language_requested, normalize_argv
 from glassformer.errors import EXIT_FAILURE, EXIT_USAGE, GlassformerError, UsageError
-from glassformer.messages import UnknownLanguage, has, note, speaking, t
+from glassformer.messages import N_, UnknownLanguage, note, speaking, t
 from glassformer.text.corpora import default_cache_dir
 
 # Building the parser imports no torch (3 to 7 s on a small machine): the verb modules import it,
@@ -115,6 +115,8 @@ def _run(argv: list[str], debug: bool) -> int:
 # ────────────────────────────────────────────────────────────────────────────────────────────────
 
 DEBUG_ENV = "GLASSFORMER_DEBUG"
+# a library error whose fix names a Python call, by its code: the command line's own words for it
+CLI_WORDS = {"error.tokenizer.unseen": N_("cli.error.tokenizer.unseen")}
 DEBUG_FLAG = "--debug"
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, the shell's code for Ctrl-C
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what the shell reports for a writer whose reader left
@@ -162,8 +164,8 @@ def report(error: BaseException, verb: str | None, debug: bool, argv: list[str])
         )
         return EXIT_FAILURE
     if isinstance(error, GlassformerError):
-        # a library error whose fix names a Python call has the command line's own words (cli.<key>)
-        message = t(f"cli.{error.key}", **error.fields) if has(f"cli.{error.key}") else error
+        # a library error whose fix names a Python call has the command line's own words
+        message = t(CLI_WORDS[error.code], **error.fields) if error.code in CLI_WORDS else error
         note(t("fail.error", who=who, message=message))
         return error.exit_code
     if _own_check(error):  # a ValueError or a path-not-found raised, with its message, by glassformer's code

@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 BASE   := $(VENV)/.base-done
 STAMP  := $(VENV)/.setup-done
 
-.PHONY: setup lint test demo notebooks bench mutants clean
+.PHONY: setup lint test demo notebooks bench mutants clean po
 
 setup: $(STAMP)
 
@@ -30,12 +30,18 @@ $(STAMP): $(BASE)
 
 # the formatter, ruff's rules and mypy (all configured in pyproject.toml); .pre-commit-config.yaml runs the same
 lint: setup
-	$(PY) -m ruff format --check src tests bench
-	$(PY) -m ruff check src tests bench
+	$(PY) -m ruff format --check src tests bench tools
+	$(PY) -m ruff check src tests bench tools
 	$(PY) -m mypy
 
 test: lint
 	$(PY) -m pytest
+
+# the Chinese catalogue (docs/translating.md): extract every sentence from src/glassformer with Babel, update
+# src/glassformer/locale/zh/LC_MESSAGES/glassformer.po (a changed English sentence becomes fuzzy, a new one
+# untranslated, one no longer said obsolete), compile the .mo; tests/unit/test_catalogue.py checks the result
+po: setup
+	$(PY) tools/po.py
 
 # only torch and the package (no test tools): the demo starts printing within seconds
 demo: $(BASE)

@@ -6,7 +6,7 @@
                                   entry), then compile it to the .mo that glassformer reads
     python tools/po.py compile    only compile the .po to the .mo (after editing the .po)
 
-What Babel extracts, by keyword (glassformer/messages): the first argument of t, say, N_, has and
+What Babel extracts, by keyword (glassformer/messages): the first argument of t, say, N_ and
 Clause; NP_'s context and sentence; N_plural's pair (argparse's plurals); and the second argument of
 every error class (UsageError("config.heads", "English ...")), found by reading src/glassformer/.
 tests/unit/test_catalogue.py checks that the .po is complete, clean and current. docs/translating.md
@@ -55,18 +55,38 @@ def error_classes(src: Path = SRC) -> list[str]:
 
 def keywords(src: Path = SRC) -> dict:
     """Babel's keywords: function name -> which arguments are the sentence (None: the first)."""
-    words: dict = {"t": None, "say": None, "N_": None, "has": None, "Clause": None}
+    words: dict = {"t": None, "say": None, "N_": None, "Clause": None}
     words["NP_"] = ((1, "c"), 2)  # context, sentence
     words["N_plural"] = (1, 2)  # singular, plural
     words.update({name: (2,) for name in error_classes(src)})
     return words
 
 
+def extract_python(fileobj, keywords: dict, comment_tags, options):  # noqa: ANN001 - Babel's method
+    """Babel's extraction method, reading the syntax tree: a marked call anywhere, also inside an
+    f-string's {expression} (Babel's own tokenizing method does not see those on Python 3.11).
+    Yields (line, function, its positional arguments' strings (None where not a literal), comments)."""
+    tree = ast.parse(fileobj.read().decode(options.get("encoding", "utf-8")))
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+        if name not in keywords or not node.args:
+            continue
+        strings = tuple(
+            a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in node.args
+        )
+        first = next((a for a in node.args if isinstance(a, ast.Constant)), node)
+        yield first.lineno, name, strings if len(strings) > 1 else strings[0], []
+
+
 def extract(src: Path = SRC) -> Catalog:
     """The template: every sentence said in `src`, with where it is said (path:line)."""
     template = Catalog(domain=DOMAIN, project="glassformer", creation_date=DATE, fuzzy=False)
     where = src.relative_to(src.parent.parent) if src.is_relative_to(ROOT) else Path(src.name)
-    found = extract_from_dir(str(src), method_map=[("**.py", "python")], keywords=keywords(src))
+    found = extract_from_dir(str(src), method_map=[("**.py", extract_python)], keywords=keywords(src))  # type: ignore[list-item]
+    found = sorted(found, key=lambda m: (m[0], m[1]))  # by file, then line (the tree is walked breadth first)
     for filename, lineno, message, comments, context in found:
         template.add(message, None, [(f"{where}/{filename}", lineno)], auto_comments=comments, context=context)
     return template

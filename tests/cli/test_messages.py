@@ -29,14 +29,16 @@ from glassformer.messages import t
 # transition{ -- the old tables, until tools/gettext_convert.py deletes them (and this block)
 EN = messages.TABLES["en"]  # core.py's EN and every area file's
 core = importlib.import_module("glassformer.messages.core")
+# }transition
 
 
 def english(value: str) -> str:
-    """The sentence a call names: a key's English while keys remain."""
+    """The sentence a call names (a key's English while keys remain)."""
+    # transition{
     return EN.get(value, value)
+    # }transition
+    return value
 
-
-# }transition
 
 PACKAGE = Path(glassformer.__file__).parent
 CHINESE = re.compile(r"[\u4e00-\u9fff]")

@@ -186,14 +186,14 @@ def test_extraction_finds_marked_sentences_also_inside_an_f_string(tmp_path):
         "class UsageError(GlassformerError): ...\n"  # an error class: its second argument is the sentence
         "x = f\"# {t('Inside')}\"\n"
         'raise UsageError("area.what", "The sentence {n}.", n=1)\n'
-        'y = NP_("train.split.train", "train")\n'
+        'y = NP_("a split", "train")\n'
         'z = t("a" if c else "b")\n',  # a choice is not a sentence: the codemod writes N_ on each
         encoding="utf-8",
     )
     assert said_in(po.extract(package)) == {
         (None, "Inside"),
         (None, "The sentence {n}."),
-        ("train.split.train", "train"),
+        ("a split", "train"),
     }
 
 

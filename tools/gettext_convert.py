@@ -325,7 +325,11 @@ class Rewriter:
                 getattr(target, "id", getattr(target, "attr", None)) == "code" for target in parent.targets
             )
             worded = call is not None and first and func_name(call) in (MARKS if self.in_src else WORDING)
-            if assigned_code or (key in plan.error_keys and not worded):
+            compared_with_code = isinstance(parent, ast.Compare) and any(
+                isinstance(side, ast.Attribute) and side.attr in ("key", "code")
+                for side in (parent.left, *parent.comparators)
+            )
+            if assigned_code or compared_with_code or (key in plan.error_keys and not worded):
                 self.edits.append((a, b, quoted(code_of(key), self.quote(node))))
                 codes.append(node)
                 continue
@@ -447,6 +451,36 @@ def remove_transition(path: Path) -> bool:
     return True
 
 
+def table_readers(files: list[Path]) -> list[str]:
+    """Code that reads the old tables themselves (TABLES, messages.core, an area module), outside the
+    transition blocks: it breaks when they are deleted, so the conversion stops on it."""
+    areas = {p.stem for p in MESSAGES.glob("*.py") if p.name != "__init__.py"}
+    old = areas | {"TABLES", "KeyDefinedTwice", "_tables", "argparse_words"}
+    found = []
+    for path in files:
+        if path.parent == MESSAGES:
+            continue
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        inside, kept = False, set()
+        for number, line in enumerate(lines, 1):
+            inside = inside or line.strip().startswith(BEGIN)
+            if not inside:
+                kept.add(number)
+            inside = inside and not line.strip().startswith(END)
+        for node in ast.walk(ast.parse(text)):
+            hit = (
+                isinstance(node, ast.ImportFrom)
+                and (
+                    (node.module == "glassformer.messages" and any(a.name in old for a in node.names))
+                    or (node.module or "").removeprefix("glassformer.messages.") in areas
+                )
+            ) or (isinstance(node, ast.Attribute) and node.attr in old and ast.unparse(node.value).endswith("messages"))
+            if hit and node.lineno in kept:
+                found.append(f"{rel(path)}:{node.lineno}: {lines[node.lineno - 1].strip()}")
+    return found
+
+
 def write_leftover(en: dict[str, str], zh: dict[str, str], keys: list[str]) -> None:
     body = ["EN = {"] + [f"    {json.dumps(k)}: {json.dumps(en[k], ensure_ascii=False)}," for k in keys] + ["}"]
     body += ["ZH = {"] + [f"    {json.dumps(k)}: {json.dumps(zh[k], ensure_ascii=False)}," for k in keys] + ["}"]
@@ -564,9 +598,13 @@ def main(argv: list[str] | None = None) -> int:
         report(
             "places that BUILD a key (f-string, prefix, template)", (f"{s}  -> {len(k)} keys" for s, k in sites.items())
         )
-        if not args.leave_dynamic:
-            print('STOP: write these keys literally (N_("key") in a table), then run this again. Nothing was changed.')
-            return 1
+    readers = table_readers(files)
+    if readers:
+        report("code that reads the old tables (TABLES, messages.<area>)", readers)
+    if (sites or readers) and not args.leave_dynamic:
+        print('STOP: write keys literally (N_("key") in a table) and read sentences through t(), then run this again.')
+        print("Nothing was changed.")
+        return 1
     dead = sorted(keys - literal_keys - set(dynamic))
 
     plan = Plan(en, zh, argparse_zh, literal_keys, set(dynamic), error_keys, errors)

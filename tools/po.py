@@ -33,6 +33,9 @@ MO = PO.with_suffix(".mo")
 DOMAIN = "glassformer"
 # a fixed date in the header, so that extracting twice writes the same bytes (git shows what changed)
 DATE = datetime.datetime(2026, 12, 7, tzinfo=datetime.timezone.utc)
+HEADER = """\
+# glassformer's sentences in Chinese. msgid: the English, as written at the call site; msgstr: its
+# Chinese, with exactly the same {fields}. Kept with `make po` (tools/po.py); see docs/translating.md."""
 ERROR_ROOTS = ("GlassformerError", "FontWarning")  # FontWarning: a warning with a code, as an error
 
 
@@ -97,9 +100,14 @@ def new_catalogue() -> Catalog:
     return Catalog(
         locale="zh_CN",
         domain=DOMAIN,
+        header_comment=HEADER,
         project="glassformer",
+        version="0.1.0",
+        copyright_holder="glassformer",
+        msgid_bugs_address="",
         creation_date=DATE,
         revision_date=DATE,
+        last_translator="glassformer",
         language_team="glassformer",
         fuzzy=False,
     )

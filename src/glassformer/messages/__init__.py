@@ -167,6 +167,15 @@ def NP_(context: str, message: str) -> str:
     return f"{context}{CONTEXT}{message}"
 
 
+def translations(lang: str) -> list[str]:
+    """Every sentence of `lang`'s catalogue, as translated (the font's subset needs their characters)."""
+    words = list(getattr(catalogue(lang), "_catalog", {}).values())  # gettext keeps them in _catalog
+    # transition{
+    words += list(TABLES.get(lang, {}).values())
+    # }transition
+    return [w for w in words if isinstance(w, str)]
+
+
 def has(message: str) -> bool:
     """Has `message` a translation in the catalogue?"""
     # transition{

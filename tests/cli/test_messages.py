@@ -73,7 +73,8 @@ ERRORS = {name for name, value in vars(glassformer.errors).items() if isinstance
 def test_every_sentence_the_code_says_gets_exactly_its_fields():
     """A t("sentence", ...), say("sentence", ...) or typed error `UsageError("code", "sentence", ...)`
     that does not fill a {field} of its sentence (or fills one the sentence does not use) would fail
-    only when that sentence is said: in an error path."""
+    only when that sentence is said: in an error path. Two raises that are a choice (`X(...) if c else
+    Y(...)`, one sentence each) share the fields they are given: each sentence uses some of them."""
     calls = 0
     for path in sorted(PACKAGE.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -82,6 +83,7 @@ def test_every_sentence_the_code_says_gets_exactly_its_fields():
             for n in ast.walk(tree)
         ):
             continue
+        choices = {id(b) for n in ast.walk(tree) if isinstance(n, ast.IfExp) for b in (n.body, n.orelse)}
         for node in ast.walk(tree):
             if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("t", "say", *ERRORS)):
                 continue
@@ -95,7 +97,8 @@ def test_every_sentence_the_code_says_gets_exactly_its_fields():
             where = f"{path.relative_to(PACKAGE)}:{node.lineno}"
             if all(k.arg is not None for k in node.keywords):  # no **fields: the names can be checked
                 given = {k.arg for k in node.keywords} - {"file"}
-                assert {name for name, _, _ in fields(text)} == given, f"{where}: {text!r} gets {given}"
+                used = {name for name, _, _ in fields(text)}
+                assert used <= given if id(node) in choices else used == given, f"{where}: {text!r} gets {given}"
             calls += 1
     assert calls > 400
 

@@ -83,9 +83,17 @@ def old_tables() -> tuple[dict[str, str], dict[str, str], dict[str, str]] | None
     from glassformer import messages
 
     tables = messages._tables()
-    from glassformer.messages import core
+    argparse_zh = {}
+    if (MESSAGES / "core.py").exists():  # a second run (after --leave-dynamic) finds leftover.py alone
+        from glassformer.messages import core
 
-    return tables["en"], tables["zh"], dict(getattr(core, "ARGPARSE", {}))
+        argparse_zh = dict(getattr(core, "ARGPARSE", {}))
+    return tables["en"], tables["zh"], argparse_zh
+
+
+def is_context(node: ast.AST, parent: ast.AST | None) -> bool:
+    """The first argument of NP_: a gettext context (named after the old key), not a key."""
+    return isinstance(parent, ast.Call) and func_name(parent) == "NP_" and parent.args[:1] == [node]
 
 
 def python_files() -> list[Path]:
@@ -157,7 +165,9 @@ def dynamic_sites(files: list[Path], keys: set[str]) -> dict[str, list[str]]:
                 built = [k for k in ordered if pattern.fullmatch(k)]
             elif is_str(node) and node.value not in keys and len(node.value) > 2 and re.search("[a-z]", node.value):
                 s, parent = node.value, parents.get(node)
-                if s.endswith(".") and " " not in s:  # "lab.report." + name, .startswith("error.files.")
+                call = parent if isinstance(parent, ast.Call) else parents.get(parent)
+                tested = isinstance(call, ast.Call) and func_name(call) in ("startswith", "endswith")
+                if (s.endswith(".") or tested) and " " not in s:  # "lab.report." + name, .startswith("error.files")
                     built = [k for k in ordered if k.startswith(s)]
                 elif s.startswith(".") and isinstance(parent, ast.BinOp) and parent.right is node:  # name + ".title"
                     built = [k for k in ordered if k.endswith(s)]
@@ -320,6 +330,8 @@ class Rewriter:
             call, first = self.host(node)
             if call is not None and self.error_call(call) and first:
                 continue  # the error's own key: above
+            if is_context(node, parent):
+                continue  # NP_("old.key", ...): a context named after its key, not a key
             a, b = self.span(node)
             assigned_code = isinstance(parent, ast.Assign) and any(
                 getattr(target, "id", getattr(target, "attr", None)) == "code" for target in parent.targets
@@ -494,10 +506,20 @@ def write_leftover(en: dict[str, str], zh: dict[str, str], keys: list[str]) -> N
     )
 
 
+def _translated(catalogue):
+    for m in catalogue:
+        if m.id and m.string:
+            english = m.id[0] if isinstance(m.id, tuple) else m.id
+            yield m, english, m.string[0] if isinstance(m.string, tuple) else m.string
+
+
 def write_catalogue(plan: Plan) -> tuple[list[str], list[str]]:
     """The .po from Babel's extraction, each msgid's Chinese from the old tables; then the .mo.
     Returns (extracted sentences with no Chinese, converted sentences Babel did not find in src)."""
     chinese = plan.chinese()
+    if po.PO.exists():  # a second run: what the catalogue already holds stays (the tables add to it)
+        for message, english, words in _translated(po.read()):
+            chinese.setdefault((message.context, english), words)
     template = po.extract()
     catalogue = po.new_catalogue()
     no_chinese = []
@@ -587,8 +609,10 @@ def main(argv: list[str] | None = None) -> int:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         parents = parents_of(tree)
         for node in ast.walk(tree):
-            if is_str(node) and node.value in keys and not isinstance(parents.get(node), ast.JoinedStr):
-                literal_keys.add(node.value)
+            parent = parents.get(node)
+            if is_str(node) and node.value in keys and not isinstance(parent, ast.JoinedStr):
+                if not is_context(node, parent):
+                    literal_keys.add(node.value)
             if isinstance(node, ast.Call) and func_name(node) in errors and node.args and rel(path).startswith("src/"):
                 for leaf in ast.walk(node.args[0]):
                     if is_str(leaf) and leaf.value in keys:
@@ -627,8 +651,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.leave_dynamic and dynamic:
         write_leftover(en, zh, dynamic)
         changed.append(LEFTOVER)
+    too_long = ruff(changed)  # first: the .po's locations are the formatted files' lines
     no_chinese, unsaid = write_catalogue(plan)
-    too_long = ruff(changed)
 
     print(
         f"{len(keys)} keys: {len(literal_keys)} written literally, {len(dynamic)} built dynamically, {len(dead)} dead"

@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 BASE   := $(VENV)/.base-done
 STAMP  := $(VENV)/.setup-done
 
-.PHONY: setup lint check test chromium demo notebooks bench mutants clean
+.PHONY: setup lint check test chromium demo notebooks bench mutants clean po
 
 setup: $(STAMP)
 
@@ -59,6 +59,12 @@ chromium:
 	    echo "make: no Chromium, so the browser tests will be skipped; install it: sudo apt-get install -y chromium"; \
 	  fi; \
 	fi
+
+# the Chinese catalogue (docs/translating.md): extract every sentence from src/glassformer with Babel, update
+# src/glassformer/locale/zh/LC_MESSAGES/glassformer.po (a changed English sentence becomes fuzzy, a new one
+# untranslated, one no longer said obsolete), compile the .mo; tests/messages/test_catalogue.py checks the result
+po: setup
+	$(PY) tools/po.py
 
 # only torch and the package (no test tools): the demo starts printing within seconds
 demo: $(BASE)

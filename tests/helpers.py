@@ -168,12 +168,20 @@ def said():
     Each glassformer module holds its own name `t` (`from glassformer.messages import t`), so the
     recorder stands in for `t` in every loaded glassformer module that holds it, and in
     glassformer.messages itself (for `say` and for modules imported inside the block); on exit every
-    module that holds the recorder gets the real `t` back.
+    module that holds the recorder gets the real `t` back. An error shown inside the block is heard by
+    its code too (`heard.of("config.heads")`), with its fields, besides its English sentence.
     The words are still made and returned as before."""
     from glassformer import messages
+    from glassformer.errors import GlassformerError
 
     real = messages.t
     heard = Said()
+    real_words = GlassformerError.words
+
+    def words(error: GlassformerError, lang: str | None = None) -> str:
+        if error.code != error.message:  # (code, English); an old key is its own code and sentence
+            heard.append((error.code, error.fields))
+        return real_words(error, lang)
 
     def recording(key: str, /, **fields) -> str:
         heard.append((key, fields))
@@ -186,9 +194,11 @@ def said():
 
     for module in holding(real):
         module.t = recording
+    GlassformerError.words = words
     try:
         yield heard
     finally:  # a module first imported inside the block took the recorder too: it gets `t` back as well
+        GlassformerError.words = real_words
         for module in holding(recording):
             module.t = real
 

@@ -87,6 +87,7 @@ PLACES = {
     "test_world.py": "train",  # train/distributed.py, in this process
     "test_said.py": "messages",
     "test_messages.py": "messages",
+    "test_catalogue.py": "messages",  # the gettext catalogue (locale/zh/.../glassformer.po)
     # whole runs: the CLI training, importing, starting in a fresh interpreter
     **dict.fromkeys(
         [

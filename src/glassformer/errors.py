@@ -24,7 +24,7 @@ the CLI says so and saves the traceback to a file it names.
 
 from __future__ import annotations
 
-from glassformer.messages import has, in_language, language, t
+from glassformer.messages import in_language, language, t
 
 EXIT_FAILURE = 1  # the command was fine; something it needed was not (a damaged file, a full disk)
 EXIT_USAGE = 2  # the command line itself is wrong (argparse uses 2 as well)
@@ -33,51 +33,70 @@ EXIT_USAGE = 2  # the command line itself is wrong (argparse uses 2 as well)
 class GlassformerError(Exception):
     """An expected failure, with a message that names the problem and the fix.
 
-    Raised as `UsageError("error.config.heads", d_model=64, n_heads=5, nearest=4)`: a catalogue key
-    and its fields (glassformer/messages). The sentence is made only when the error is shown, in
-    the language of that moment, so a library caller, a test and the CLI all read `.key` and
-    `.fields`, and only the boundary (CLI, page, notebook) turns them into words.
+    Raised as `UsageError("config.heads", "d_model={d_model} is not divisible by n_heads={n_heads} ...",
+    d_model=64, n_heads=5, nearest=4)`: a stable code, the English sentence (the gettext msgid: its
+    Chinese is in the catalogue, glassformer/messages) and its fields. The sentence is made only when
+    the error is shown, in the language of that moment, so a library caller, a test and the CLI all
+    read `.code` and `.fields`, and only the boundary (CLI, page, notebook) turns them into words.
     """
 
     exit_code = EXIT_FAILURE
 
-    def __init__(self, key: str, /, **fields) -> None:
-        super().__init__(key)
-        self.key, self.fields = key, fields
+    def __init__(self, code: str, message: str, /, **fields) -> None:
+        super().__init__(code)
+        self.code, self.message, self.fields = code, message, fields
         self.lang = language()  # the language of the moment it was raised: its fields were made in it
+
+    @property
+    def key(self) -> str:  # the old name of `code`, for callers written before codes
+        return self.code
 
     def __str__(self) -> str:
         return self.words(self.lang)
 
     def words(self, lang: str | None = None) -> str:
         """The sentence in `lang` (default: the language it was raised in)."""
-        if not has(self.key):
-            return self.key  # not a key: an old-style sentence, already in words
         with in_language(lang):
-            return t(self.key, **self.fields)
+            return t(self.message, **self.fields)
 
-    def __reduce__(self):  # pickled (a worker process's error) with its fields, not just its key
-        return _rebuild, (type(self), self.key, self.fields, self.lang)
+    def __reduce__(self):  # pickled (a worker process's error) with its fields, not just its code
+        return _rebuild, (type(self), self.code, self.message, self.fields, self.lang)
 
 
-def _rebuild(cls: type, key: str, fields: dict, lang: str) -> GlassformerError:
-    error = cls(key, **fields)
+# transition{ -- an error raised the old way, GlassformerError("error.area.what", **fields): the key is
+# both its code and its sentence (in the old tables); tools/gettext_convert.py rewrites every raise
+# to (code, English), every test's "error.area.what" to the code "area.what", and deletes this block.
+_new_init = GlassformerError.__init__
+
+
+def _old_or_new(self, code, message=None, /, **fields) -> None:  # noqa: ANN001
+    if not isinstance(message, str):
+        message = code
+    _new_init(self, code, message, **fields)
+
+
+GlassformerError.__init__ = _old_or_new  # type: ignore[method-assign]
+# }transition
+
+
+def _rebuild(cls: type, code: str, message: str, fields: dict, lang: str) -> GlassformerError:
+    error = cls(code, message, **fields)
     error.lang = lang
     return error
 
 
 class Clause:
-    """A catalogue sentence given as a field of an error (a remedy, a "Did you mean ...?"): worded
-    only when the error is shown, in the language of the moment it was made (as its error's own
-    sentence), so code below the boundary (nn/, models/) never makes words. Compares equal to its
-    words, as the string field it replaces."""
+    """An English sentence (translated by the catalogue) given as a field of an error (a remedy, a
+    "Did you mean ...?"): worded only when the error is shown, in the language of the moment it was
+    made (as its error's own sentence), so code below the boundary (nn/, models/) never makes words.
+    Compares equal to its words, as the string field it replaces."""
 
-    def __init__(self, key: str, /, **fields) -> None:
-        self.key, self.fields, self.lang = key, fields, language()
+    def __init__(self, message: str, /, **fields) -> None:
+        self.message, self.fields, self.lang = message, fields, language()
 
     def __str__(self) -> str:
         with in_language(self.lang):
-            return t(self.key, **{k: str(v) if isinstance(v, Clause) else v for k, v in self.fields.items()})
+            return t(self.message, **{k: str(v) if isinstance(v, Clause) else v for k, v in self.fields.items()})
 
     def __format__(self, spec: str) -> str:
         return format(str(self), spec)

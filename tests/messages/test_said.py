@@ -19,12 +19,12 @@ def test_it_hears_t_in_a_module_that_imported_it_and_in_say(capsys):
         loop.t("train.resuming", dir="runs/x", step=5)
         messages.say("train.resume_with", dir="runs/x", glassformer="glassformer")
         str(UsageError("error.config.type", key="lr", value="x", type="float"))  # words made in errors.py
-    assert heard == [
+    assert heard[:2] == [
         ("train.resuming", {"dir": "runs/x", "step": 5}),
         ("train.resume_with", {"dir": "runs/x", "glassformer": "glassformer"}),
-        ("error.config.type", {"key": "lr", "value": "x", "type": "float"}),
     ]
-    assert heard.keys() == ["train.resuming", "train.resume_with", "error.config.type"]
+    assert heard.of("error.config.type") == [{"key": "lr", "value": "x", "type": "float"}]  # an error: by its code
+    assert heard.keys()[:2] == ["train.resuming", "train.resume_with"]
     assert heard.of("train.resuming") == [{"dir": "runs/x", "step": 5}]
     assert (
         capsys.readouterr().out == messages.t("train.resume_with", dir="runs/x", glassformer="glassformer") + "\n"

@@ -115,13 +115,14 @@ def _run(argv: list[str], debug: bool) -> int:
 # ────────────────────────────────────────────────────────────────────────────────────────────────
 
 DEBUG_ENV = "GLASSFORMER_DEBUG"
+# a library error whose fix names a Python call, by its code: the command line's own words for it
+CLI_WORDS = {"error.tokenizer.unseen": N_("cli.error.tokenizer.unseen")}
 DEBUG_FLAG = "--debug"
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, the shell's code for Ctrl-C
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what the shell reports for a writer whose reader left
 PACKAGE_DIR = Path(glassformer.__file__).resolve().parent
 
 # the command line's own words for a library error whose fix names a Python call, by its key
-CLI_WORDS = {"error.tokenizer.unseen": N_("cli.error.tokenizer.unseen")}
 
 # what an OSError means to the user, by its errno: the key of its sentence in the catalogue
 OS_ERRORS = {
@@ -166,7 +167,7 @@ def report(error: BaseException, verb: str | None, debug: bool, argv: list[str])
         return EXIT_FAILURE
     if isinstance(error, GlassformerError):
         # a library error whose fix names a Python call has the command line's own words
-        message = t(CLI_WORDS[error.key], **error.fields) if error.key in CLI_WORDS else error
+        message = t(CLI_WORDS[error.code], **error.fields) if error.code in CLI_WORDS else error
         note(t("fail.error", who=who, message=message))
         return error.exit_code
     if _own_check(error):  # a ValueError or a path-not-found raised, with its message, by glassformer's code

@@ -18,7 +18,9 @@ How the command line speaks the user's language (glassformer/messages chooses th
 too, at the end:
 
     language_requested(argv)   `--lang zh` / `--lang=zh` anywhere on the line, else GLASSFORMER_LANG
-    argparse_speaking()        argparse's own words ("usage:", "invalid choice") from the catalogue
+    argparse_speaking()        argparse's own words ("usage:", "invalid choice") from the catalogue:
+                               argparse asks gettext's default domain, which is glassformer's
+                               catalogue (in the process's language) while a command line is parsed
     HelpFormatter              help holding Chinese wrapped by terminal columns (a character takes two)
 
 Every help text and message is a key of the catalogue (`t("help.sample.top_p")`), never a literal:
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gettext
 import math
 import os
 import re
@@ -39,7 +42,7 @@ from pathlib import Path
 
 from glassformer.config import DEFAULT_THREADS, MAX_THREADS
 from glassformer.errors import UsageError
-from glassformer.messages import LANGS, argparse_words, columns, language, resolve, t
+from glassformer.messages import DOMAIN, LANGS, LOCALE, N_, columns, language, resolve, t
 
 _OPTION = re.compile(r"--[A-Za-z][A-Za-z0-9_-]*")
 MAX_PORT = 65535
@@ -254,17 +257,69 @@ def language_requested(argv: list[str]) -> tuple[list[str], str]:
     return kept, resolve(flag)
 
 
+def N_plural(one: str, many: str) -> tuple[str, str]:
+    """Marks a sentence with a plural (argparse's ngettext) for Babel's extraction; returns the pair."""
+    return one, many
+
+
+# The sentences argparse says through gettext that glassformer's catalogue translates. Marked here so
+# `make po` extracts them; tests/messages/test_catalogue.py checks each is still in this Python's argparse.
+ARGPARSE_SAYS = (
+    N_("usage: "),
+    N_("positional arguments"),
+    N_("options"),
+    N_("show this help message and exit"),
+    N_("argument %(argument_name)s: %(message)s"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("invalid %(type)s value: %(value)r"),
+    N_("unrecognized arguments: %s"),
+    N_("the following arguments are required: %s"),
+    N_("one of the arguments %s is required"),
+    N_("not allowed with argument %s"),
+    N_("ignored explicit argument %r"),
+    N_("expected one argument"),
+    N_("expected at most one argument"),
+    N_("expected at least one argument"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+    N_("unexpected option string: %s"),
+)
+ARGPARSE_PLURALS = (N_plural("expected %s argument", "expected %s arguments"),)
+
+
 @contextlib.contextmanager
 def argparse_speaking():
     """argparse's own words ("usage: ", "invalid choice: ...", "show this help ...") come from
-    gettext; while a command line is built and parsed, they come from the catalogue instead."""
-    saved = argparse._, argparse.ngettext
-    argparse._ = argparse_words
-    argparse.ngettext = lambda one, many, n: argparse_words(one if n == 1 else many)
+    gettext's default domain (argparse calls gettext.gettext and ngettext). While a command line is
+    built and parsed, that domain is glassformer's catalogue and the language is the process's:
+    gettext's own switches (textdomain, bindtextdomain, $LANGUAGE), set back afterwards."""
+    # transition{ -- before the catalogue is compiled, argparse's Chinese is the old table (messages/core.py)
+    if not (LOCALE / "zh" / "LC_MESSAGES" / f"{DOMAIN}.mo").exists():
+        from glassformer.messages import core
+
+        def words(text: str) -> str:
+            return core.ARGPARSE.get(text, text) if language() == "zh" else text
+
+        saved_words = argparse._, argparse.ngettext
+        argparse._ = words
+        argparse.ngettext = lambda one, many, n: words(one if n == 1 else many)
+        try:
+            yield
+        finally:
+            argparse._, argparse.ngettext = saved_words
+        return
+    # }transition
+    domain, saved = gettext.textdomain(), os.environ.get("LANGUAGE")
+    gettext.bindtextdomain(DOMAIN, str(LOCALE))
+    gettext.textdomain(DOMAIN)
+    os.environ["LANGUAGE"] = language()  # gettext reads $LANGUAGE first; English has no catalogue: as written
     try:
         yield
     finally:
-        argparse._, argparse.ngettext = saved
+        gettext.textdomain(domain)
+        if saved is None:
+            os.environ.pop("LANGUAGE", None)
+        else:
+            os.environ["LANGUAGE"] = saved
 
 
 class HelpFormatter(argparse.HelpFormatter):

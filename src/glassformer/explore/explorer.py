@@ -370,11 +370,11 @@ PATCH_KINDS = {"position": ("resid_post", ("T",)), "head": ("attn.z", ("H",))}
 @contextmanager
 def _refused_as_request():
     """The views' refusal of the inputs (the same texts, a gap too small or inverted to normalise by)
-    as the request's fault: HTTP 400 with the view's key and fields, never a grid of NaN."""
+    as the request's fault: HTTP 400 with the view's code, sentence and fields, never a grid of NaN."""
     try:
         yield
     except UsageError as e:
-        raise RequestError(e.key, 400, "degenerate", **e.fields) from None
+        raise RequestError(e.code, e.message, 400, "degenerate", **e.fields) from None
 
 
 def _causal_prompts(ex, req: dict) -> tuple[torch.Tensor, torch.Tensor | None]:

@@ -1,6 +1,6 @@
 """What a request may say, checked before any tensor is made. Every mistake becomes a RequestError:
-a 4xx status, a catalogue key with its fields (error.explore.*: the sentence names the field and
-what it accepts, in the language the page asked in) and a `code` the page can act on. Nothing in
+a 4xx status, a stable code and its English sentence with its fields (the sentence names the field and
+what it accepts, in the language the page asked in) and a `page_code` the page can act on. Nothing in
 a request names a file: the model was fixed when the server started.
 """
 
@@ -25,24 +25,39 @@ LIMITS = Limits()
 
 
 class RequestError(GlassformerError):
-    """A request the explorer refuses: `status` 4xx, a `code` the page can act on, and a catalogue
-    key with its fields; the sentence, which says how to fix it, is made in the page's language."""
+    """A request the explorer refuses: `status` 4xx, a `page_code` the page can act on, and a stable code
+    with its English sentence and fields; the sentence, which says how to fix it, is made in the
+    page's language."""
 
-    def __init__(self, key: str, /, status: int = 400, code: str = "bad_request", **fields) -> None:
-        super().__init__(key, **fields)
-        self.status, self.code = status, code
+    def __init__(self, code: str, message: str, /, status: int = 400, page_code: str = "bad_request", **fields) -> None:
+        super().__init__(code, message, **fields)
+        self.status, self.page_code = status, page_code
 
     def body(self, lang: str | None = None) -> dict:
-        """The JSON answer: the sentence in `lang`, the code, the key and its fields (the page reads
-        `chars`, `most`, `field` from them)."""
-        return {"error": self.words(lang), "code": self.code, "key": self.key, **self.fields}
+        """The JSON answer: the sentence in `lang`, the page code (as "code") and the stable code (as
+        "key") with its fields (the page reads `chars`, `most`, `field` from them)."""
+        return {"error": self.words(lang), "code": self.page_code, "key": self.code, **self.fields}
 
     def __reduce__(self):  # never pickled across processes, but keep GlassformerError's contract
-        return _rebuild, (self.key, self.status, self.code, self.fields, self.lang)
+        return _rebuild, (self.code, self.message, self.status, self.page_code, self.fields, self.lang)
 
 
-def _rebuild(key: str, status: int, code: str, fields: dict, lang: str) -> RequestError:
-    error = RequestError(key, status, code, **fields)
+# transition{ -- the old RequestError("error.explore.what", status, reason, **fields); see errors.py
+_request_init = RequestError.__init__
+
+
+def _old_or_new(self, code, /, *rest, **fields) -> None:  # noqa: ANN001
+    if not (rest and isinstance(rest[0], str)):
+        rest = (code, *rest)
+    _request_init(self, code, *rest, **fields)
+
+
+RequestError.__init__ = _old_or_new  # type: ignore[method-assign]
+# }transition
+
+
+def _rebuild(code: str, message: str, status: int, page_code: str, fields: dict, lang: str) -> RequestError:
+    error = RequestError(code, message, status, page_code, **fields)
     error.lang = lang
     return error
 

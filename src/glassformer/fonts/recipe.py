@@ -59,9 +59,9 @@ def gb2312() -> set[str]:
 
 
 def wanted(poems: str = "") -> set[int]:
-    from glassformer.messages import TABLES
+    from glassformer.messages import translations
 
-    chars = gb2312() | set(poems) | set("".join(TABLES["zh"].values()))
+    chars = gb2312() | set(poems) | set("".join(translations("zh")))
     codes = {ord(c) for c in chars if not c.isspace()}
     for lo, hi in RANGES:
         codes.update(range(lo, hi + 1))

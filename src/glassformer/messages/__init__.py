@@ -1,43 +1,48 @@
-"""Every sentence glassformer says to a user, in one catalogue: each file here holds one area's words
-twice, `EN = {...}` then `ZH = {...}`, the same keys in the same order, each a format string with the
-same {fields} (a test checks). Numbers, paths, names and code always come in as fields, never typed
-into a sentence, so the two languages cannot disagree on a figure.
+"""Every sentence glassformer says to a user is written in English where it is used, and its Chinese
+lives in one gettext catalogue, src/glassformer/locale/zh/LC_MESSAGES/glassformer.po (compiled to
+glassformer.mo beside it, read by the standard library's gettext). Numbers, paths, names and code
+always come in as {fields}, never typed into a sentence, so the two languages cannot disagree on a
+figure.
 
-    t("train.done", steps=500, train=1.23, val=1.45, best=1.40)  the sentence, in the process's language
-    say("train.done", ...)                                        the same, printed (file=sys.stderr too)
+    t("Trained {steps} steps.", steps=500)   the sentence in the process's language, {fields} filled in
+    say("Trained {steps} steps.", ...)      the same, printed (file=sys.stderr too)
+    N_("a sentence")                        marks a sentence looked up later (a table); returns it
+    NP_("context", "train")                 the same, for a word whose Chinese depends on where it is
+                                            (gettext's msgctxt); t() reads the pair
 
 The language is chosen once per process: `glassformer --lang zh ...` (anywhere on the line) or the
 environment variable GLASSFORMER_LANG (zh, zh_CN.UTF-8 ...); English otherwise. The command line
 sets it with `speaking(lang)` for the length of one command; a library caller who never sets it
 gets GLASSFORMER_LANG's choice, read at each message (so a test can change it).
 
-What lives here: every sentence a user reads, one file per area. core.py holds the command line's
-help, progress and summary lines and the errors the library raises (and ARGPARSE, argparse's own
-sentences in Chinese); the area files beside it (lessons.py, lab.py, exercises.py, explore.py,
-glossary.py, model.py, text.py, run.py (config, training, sampling, bench), causal.py, pictures.py)
-hold each part's words. A translator reads one file, the English table above the Chinese one; the
-loader below merges every file's EN into one table for "en" and every ZH into one for "zh".
+Adding or changing a sentence: docs/translating.md (`make po` extracts the sentences with Babel,
+marks a Chinese entry whose English changed as fuzzy, and compiles the .mo).
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib
+import functools
+import gettext
 import os
-import pkgutil
 import sys
 import unicodedata
-
-from glassformer.messages import core
+from pathlib import Path
 
 LANGS = ("en", "zh")
 ENV = "GLASSFORMER_LANG"
+DOMAIN = "glassformer"  # locale/<lang>/LC_MESSAGES/glassformer.mo
+LOCALE = Path(__file__).resolve().parent.parent / "locale"
+CONTEXT = "\x04"  # gettext's separator between a msgctxt and its msgid (as in the .mo file)
+
+# transition{ -- the old key -> sentence tables (messages/<area>.py, EN and ZH) while the tree is being
+# converted to English call sites; tools/gettext_convert.py deletes the tables and this block.
+import importlib  # noqa: E402
+import pkgutil  # noqa: E402
 
 
 class KeyDefinedTwice(ImportError):
-    """Two area files define the same keys: a mistake in the catalogue itself, found at import. The
-    catalogue cannot put its own failure into words from a table that failed to build, so the error
-    carries the file and the keys as fields, and its text is made from them."""
+    """Two area files define the same keys: a mistake in the old tables, found at import."""
 
     def __init__(self, area: str, keys: list[str]) -> None:
         super().__init__(area, keys)
@@ -48,15 +53,13 @@ class KeyDefinedTwice(ImportError):
 
 
 def _tables() -> dict[str, dict[str, str]]:
-    """One table per language: core.py's EN / ZH first, then every other file's in this folder, by
-    name (causal, exercises, explore, the glossary ...). A key is defined once: two files that
-    define the same key are an error here, at import, not a sentence that silently wins."""
+    """The old tables, one per language (core.py first, then the other area files by name)."""
     areas = sorted((m.name for m in pkgutil.iter_modules(__path__)), key=lambda name: (name != "core", name))
     tables: dict[str, dict[str, str]] = {lang: {} for lang in LANGS}
     for area in areas:
         module = importlib.import_module(f"{__name__}.{area}")
         for lang, table in tables.items():
-            words = getattr(module, lang.upper())  # EN, ZH
+            words = getattr(module, lang.upper(), {})  # EN, ZH
             twice = sorted(set(words) & set(table))
             if twice:
                 raise KeyDefinedTwice(area, twice[:5])
@@ -65,6 +68,7 @@ def _tables() -> dict[str, dict[str, str]]:
 
 
 TABLES = _tables()
+# }transition
 
 _chosen: list[str] = []  # the languages speaking() set, innermost last; empty: read the environment
 
@@ -74,16 +78,45 @@ def normalize(name: str) -> str:
     return name.split(".")[0].split("_")[0].split("-")[0].lower()
 
 
+@functools.cache
+def catalogue(lang: str) -> gettext.NullTranslations:
+    """The compiled catalogue of `lang` (English is the source: no catalogue, every sentence as written)."""
+    if lang == "en":
+        return gettext.NullTranslations()
+    # transition{ -- no compiled catalogue yet: every sentence comes from the old tables
+    if not (LOCALE / lang / "LC_MESSAGES" / f"{DOMAIN}.mo").exists():
+        return gettext.NullTranslations()
+    # }transition
+    return gettext.translation(DOMAIN, LOCALE, languages=[lang])
+
+
+def translated(message: str, lang: str) -> str:
+    """`message` (an English sentence, or "context\\x04sentence" from NP_) in `lang`, fields unfilled."""
+    # transition{
+    if message in TABLES.get(lang, {}):
+        return TABLES[lang][message]
+    # }transition
+    if not message:  # gettext's "" is the catalogue's header, not a sentence
+        return message
+    context, _, english = message.rpartition(CONTEXT)
+    words = catalogue(lang)
+    return words.pgettext(context, english) if context else words.gettext(english)
+
+
 class UnknownLanguage(ValueError):
     """--lang or GLASSFORMER_LANG names a language there is no catalogue for (a usage error: exit 2).
     Said in GLASSFORMER_LANG's language if that one is known, else in English."""
 
-    key = "lang.unknown"
+    code = "lang.unknown"
 
     def __init__(self, **fields) -> None:
         fallback = normalize(os.environ.get(ENV) or "en")
         self.fields, self.lang = fields, fallback if fallback in LANGS else "en"
-        super().__init__(TABLES[self.lang][self.key].format(**fields))
+        super().__init__(translated(N_("lang.unknown"), self.lang).format(**fields))
+
+    @property
+    def key(self) -> str:  # the old name of `code`
+        return self.code
 
 
 def resolve(flag: str | None = None) -> str:
@@ -117,28 +150,47 @@ def speaking(lang: str):
         _chosen.pop()
 
 
-def t(key: str, /, **fields) -> str:
-    """The sentence `key` in the process's language, with its {fields} filled in."""
-    return TABLES[language()][key].format(**fields)
+def t(message: str, /, **fields) -> str:
+    """The English sentence `message` in the process's language, with its {fields} filled in."""
+    return translated(message, language()).format(**fields)
 
 
-def N_(key: str) -> str:
-    """Marks a sentence that is looked up later (a table of titles, an exercise's hints): returns
-    `key` unchanged, so every key appears literally where it is defined and `t(value)` words it."""
-    return key
+def N_(message: str) -> str:
+    """Marks a sentence that is looked up later (a table of titles, an exercise's hints): returns it
+    unchanged; Babel's extraction finds it, and `t(value)` words it."""
+    return message
 
 
-def has(key: str) -> bool:
-    """Is `key` in the catalogue?"""
-    return key in TABLES["en"]
+def NP_(context: str, message: str) -> str:
+    """N_ for a sentence whose Chinese depends on where it stands ("train" as a split, "train" as a
+    verb): gettext's msgctxt. Returns the pair as one string ("context\\x04message"), which t() reads."""
+    return f"{context}{CONTEXT}{message}"
 
 
-def say(key: str, /, file=None, **fields) -> None:
-    """print(t(key, **fields)) to stdout, or to `file` (sys.stderr for notes and errors), flushed."""
+def translations(lang: str) -> list[str]:
+    """Every sentence of `lang`'s catalogue, as translated (the font's subset needs their characters)."""
+    words = list(getattr(catalogue(lang), "_catalog", {}).values())  # gettext keeps them in _catalog
+    # transition{
+    words += list(TABLES.get(lang, {}).values())
+    # }transition
+    return [w for w in words if isinstance(w, str)]
+
+
+def has(message: str) -> bool:
+    """Has `message` a translation in the catalogue?"""
+    # transition{
+    if message in TABLES["en"]:
+        return True
+    # }transition
+    return bool(message) and translated(message, "zh") != message.rpartition(CONTEXT)[2]
+
+
+def say(message: str, /, file=None, **fields) -> None:
+    """print(t(message, **fields)) to stdout, or to `file` (sys.stderr for notes and errors), flushed."""
     if file is not None and file is not sys.stdout:
-        note(t(key, **fields), file)
+        note(t(message, **fields), file)
     else:
-        print(t(key, **fields), flush=True)
+        print(t(message, **fields), flush=True)
 
 
 def note(text: str, file=None) -> None:
@@ -169,9 +221,3 @@ def pad_left(text: str, width: int) -> str:
 def in_language(lang: str | None):
     """speaking(lang) for a view that takes a `lang=` argument; None keeps the process's language."""
     return speaking(lang) if lang is not None else contextlib.nullcontext(language())
-
-
-def argparse_words(text: str) -> str:
-    """argparse's own words ("usage: ", "invalid choice: ...") in the process's language: they go
-    through gettext, and cli/options.py routes them here while a command line is parsed."""
-    return core.ARGPARSE.get(text, text) if language() == "zh" else text

@@ -200,8 +200,10 @@ def _check_tables(tokens: list[str], id_of: dict[str, int], merges: list[tuple],
     seen = set()
     for rank, m in enumerate(merges):
         if len(m) != 2 or m in seen or any(p not in id_of or p in special for p in m) or m[0] + m[1] not in id_of:
-            key = "error.gpt2.merge_twice" if m in seen else "error.gpt2.merge_bad"
-            raise UsageError(key, rank=rank, merge=" ".join(map(str, m)))
+            merge = " ".join(map(str, m))
+            if m in seen:
+                raise UsageError("error.gpt2.merge_twice", rank=rank, merge=merge)
+            raise UsageError("error.gpt2.merge_bad", rank=rank, merge=merge)
         seen.add(m)
 
 

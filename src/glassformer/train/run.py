@@ -207,8 +207,12 @@ def _fitted(preset: Preset, overrides, data) -> Preset:
         return p
     T = p.train.seq_len if data.tokenizer is not None else data.x_train.size(1)
     if T > p.model.max_len:
-        key = "error.run.seq_len_too_long" if data.tokenizer is not None else "error.run.sequences_too_long"
-        raise UsageError(key, T=T, max_len=p.model.max_len, source=getattr(data, "source", ""))
+        raise UsageError(
+            "error.run.seq_len_too_long" if data.tokenizer is not None else "error.run.sequences_too_long",
+            T=T,
+            max_len=p.model.max_len,
+            source=getattr(data, "source", ""),
+        )
     check_device(p.train.device)
     check_fits(p.model, p.train)  # before a byte is allocated (models/kinds.py)
     return p

@@ -286,7 +286,8 @@ def test_prepare_with_each_tokenizer(tmp_path, capsys):
 def test_bad_flag_combinations_are_error_codes(flags, key, fields, tmp_path, capsys):
     code, out, err, heard = run_cli(["data", "prepare", "builtin:seed", "--cache-dir", str(tmp_path)] + flags, capsys)
     said_ = only(heard, key)
-    assert code == 2 and out == "" and {k: said_[k] for k in fields} == fields and t(key, **said_) in err
+    assert code == 2 and out == "" and {k: said_[k] for k in fields} == fields
+    assert err.startswith("glassformer data: error: ") and len(err.splitlines()) == 1
 
 
 def test_unknown_choices_are_refused_by_the_parser(capsys):

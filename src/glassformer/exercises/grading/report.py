@@ -72,7 +72,7 @@ def render(report: Report, lang: str | None = None) -> str:
     if status == "missing":
         lines.append(t("exercise.msg.missing", path=report.file, name=report.exercise))
     elif status == "encoding":
-        lines.append(t(report.refusal.key, **report.refusal.fields))
+        lines.append(t(report.refusal.message, **report.refusal.fields))
     elif status == "syntax":
         s = report.syntax
         caret = " " * max(s["col"] - 1, 0) + "^"

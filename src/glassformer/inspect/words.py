@@ -197,8 +197,7 @@ def word(kind: str, id: str, lang: str = "en", **fields) -> str:
 
 def term(value: Term, lang: str = "en") -> str:
     """A Term in `lang`: its key is a glossary id with its kind ("stage.layer_norm", "sublayer.ffn")."""
-    kind, _, id = value.key.partition(".")
-    return word(kind, id, lang, **value.fields)
+    return word(value.kind, value.id, lang, **value.fields)
 
 
 def scheme_about(name: str, lang: str = "en") -> str:

@@ -130,7 +130,7 @@ def norm_hook(stage: str, means: str, active: bool, **fields) -> HookPoint:
     """The hook after a LayerNorm; where the config has none, it says so (same tensor as before)."""
     if active:
         return HookPoint(stage, "B T C", means, **fields)
-    return HookPoint("identity", "B T C", "identity", stage=Term(f"stage.{stage}", **fields))
+    return HookPoint("identity", "B T C", "identity", stage=Term("stage", stage, **fields))
 
 
 def self_attention(cfg: ModelConfig) -> MultiHeadAttention:

@@ -165,11 +165,11 @@ class DecoderBlock(nn.Module):
         self.drop = nn.Dropout(cfg.dropout)  # on the FFN branch; the attentions drop their own outputs
         on, placement = cfg.norm != "none", "post" if cfg.norm == "post" else "pre"
         ln = f"dec_ln.{placement}"  # pre-norm normalises what a sublayer reads, post-norm its sum
-        self.hook_ln1 = norm_hook(norm_stage(cfg), ln, on, i=1, sublayer=Term("sublayer.self_attention"))
+        self.hook_ln1 = norm_hook(norm_stage(cfg), ln, on, i=1, sublayer=Term("sublayer", "self_attention"))
         self.hook_resid_self = HookPoint("residual", "B T C", "resid_self")
-        self.hook_ln2 = norm_hook(norm_stage(cfg), ln, on, i=2, sublayer=Term("sublayer.cross_attention"))
+        self.hook_ln2 = norm_hook(norm_stage(cfg), ln, on, i=2, sublayer=Term("sublayer", "cross_attention"))
         self.hook_resid_cross = HookPoint("residual", "B T C", "resid_cross")
-        self.hook_ln3 = norm_hook(norm_stage(cfg), ln, on, i=3, sublayer=Term("sublayer.ffn"))
+        self.hook_ln3 = norm_hook(norm_stage(cfg), ln, on, i=3, sublayer=Term("sublayer", "ffn"))
         self.hook_resid_post = HookPoint("residual", "B T C", "dec_resid_post")
 
     def sublayer(self, x: torch.Tensor, f, ln: nn.Module, hook_ln: HookPoint, hook_resid: HookPoint) -> torch.Tensor:

@@ -70,17 +70,18 @@ LETTERS = (
 
 
 class Term:
-    """A glossary id given as a field of another (`stage.layer_norm` inside `stage.identity`): data,
-    worded by the view in the same language as the sentence it goes into."""
+    """A glossary id given as a field of another (the stage `layer_norm` inside the stage `identity`):
+    its kind ("stage", "sublayer") and its id, data worded by the view in the same language as the
+    sentence it goes into. Two strings, never one dotted name: an id is not a sentence's key."""
 
-    def __init__(self, key: str, **fields) -> None:
-        self.key, self.fields = key, fields
+    def __init__(self, kind: str, id: str, **fields) -> None:
+        self.kind, self.id, self.fields = kind, id, fields
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Term) and (self.key, self.fields) == (other.key, other.fields)
+        return isinstance(other, Term) and (self.kind, self.id, self.fields) == (other.kind, other.id, other.fields)
 
     def __repr__(self) -> str:
-        return f"Term({self.key!r}, **{self.fields!r})"
+        return f"Term({self.kind!r}, {self.id!r}, **{self.fields!r})"
 
 
 # fn(tensor, name) -> tensor to use instead, or None to keep the original

@@ -39,6 +39,24 @@ def _choice(name: str, value: str, valid: tuple[str, ...]) -> None:
         raise UsageError("error.config.choice", name=name, value=value, valid=list(valid), hint=hint)
 
 
+def check_moe(n_experts: int, rule: str, top_k: int, n_group: int = 1, topk_group: int = 1) -> None:
+    """Every impossible routing refused with the numbers and the fix (nn/moe.py's Router, ModelConfig)."""
+    if rule not in MOE_RULES:
+        raise UsageError("error.moe.rule", rule=rule, names=list(MOE_RULES))
+    if n_experts < 1:
+        raise UsageError("error.moe.experts", n_experts=n_experts)
+    if not 1 <= top_k <= n_experts:
+        raise UsageError("error.moe.top_k", top_k=top_k, n_experts=n_experts)
+    if n_group < 1 or n_experts % n_group:
+        divisors = [d for d in range(1, n_experts + 1) if n_experts % d == 0]
+        raise UsageError("error.moe.groups", n_experts=n_experts, n_group=n_group, divisors=divisors)
+    if not 1 <= topk_group <= n_group:
+        raise UsageError("error.moe.topk_group", topk_group=topk_group, n_group=n_group)
+    reachable = topk_group * (n_experts // n_group)
+    if top_k > reachable:
+        raise UsageError("error.moe.too_few_in_groups", top_k=top_k, topk_group=topk_group, reachable=reachable)
+
+
 def _nearest_divisor(n: int, h: int, reach: int = 4096) -> int:
     """The divisor of n nearest to h (the smaller on a tie), looked for within `reach` of h, so a
     d_model of 10**20 is answered at once; 1 divides everything."""
@@ -63,7 +81,19 @@ INITS = ("torch", "xavier", "gpt2")
 ATTENTIONS = ("glass", "fused")  # the attention computation: written out, or PyTorch's fused kernel
 MHA_STYLES = ("packed", "heads")  # how Q, K, V are projected: one packed Linear, or one module a head
 NORM_TYPES = ("layer", "rms")  # LayerNorm (GPT-2) | RMSNorm (Llama, Qwen3, Mistral): nn/rmsnorm.py
-FFNS = ("mlp", "swiglu", "geglu")  # W₂·act(W₁x) (GPT-2) | the gated feed-forwards of nn/glu.py
+FFNS = ("mlp", "swiglu", "geglu", "moe")  # W₂·act(W₁x) (GPT-2) | the gated FFNs of nn/glu.py | experts (nn/moe.py)
+MOE_RULES = ("softmax", "sigmoid")  # nn/moe.py's routing rules: Mixtral, Qwen3-MoE | DeepSeek-V3
+# the fields only ffn="moe" reads, with their "not set" values
+MOE_FIELDS = {
+    "n_experts": 0,
+    "moe_top_k": 0,
+    "moe_shared": 0,
+    "moe_d_ff": 0,
+    "moe_rule": "softmax",
+    "moe_normalize": True,
+    "moe_aux_loss": 0.0,
+    "moe_z_loss": 0.0,
+}
 # RoPE's scalings (nn/rope_scaling.py's SCALINGS, named here so that this module needs no torch;
 # tests/unit/test_modern_config.py keeps the two equal)
 ROPE_SCALINGS = ("none", "linear", "dynamic", "yarn", "llama3")
@@ -140,6 +170,15 @@ class ModelConfig:
     rope_factor: float = 1.0  # position="rope": s, the context to reach in multiples of the original one
     rope_original_max_len: int = 0  # position="rope": L the model was trained on (dynamic, yarn, llama3)
     sliding_window: int = 0  # W: a query sees itself and W - 1 keys before it (Mistral); 0: every earlier key
+    # ---- the mixture of experts (ffn="moe", nn/moe.py: Mixtral, Qwen3-MoE); each default is "not set"
+    n_experts: int = 0  # E routed experts, each a SwiGLU FFN
+    moe_top_k: int = 0  # K experts per token, 1..E
+    moe_shared: int = 0  # shared experts every token goes through (DeepSeek), one SwiGLU n·F wide; 0: none
+    moe_d_ff: int = 0  # F of one expert; 0: d_ff
+    moe_rule: str = "softmax"  # softmax (Mixtral, Qwen3-MoE) | sigmoid (DeepSeek-V3): nn/moe.py's Routing.rule
+    moe_normalize: bool = True  # the K weights divided by their sum (Mixtral always; Qwen3-MoE's norm_topk_prob)
+    moe_aux_loss: float = 0.0  # α: α·L_aux, the load-balancing loss, added to the training loss (Mixtral: 0.02)
+    moe_z_loss: float = 0.0  # β: β·L_z, the router z-loss, added to the training loss (ST-MoE: 0.001)
 
     def __post_init__(self) -> None:
         own = _own_fields(self)
@@ -170,6 +209,7 @@ class ModelConfig:
         _choice("norm_type", self.norm_type, NORM_TYPES)
         _choice("ffn", self.ffn, FFNS)
         self._check_modern()
+        self._check_moe()
         if self.pad_id is not None and "vocab_size" in own and not 0 <= self.pad_id < self.vocab_size:
             raise UsageError("error.config.pad_id", pad_id=self.pad_id, vocab_size=self.vocab_size)
 
@@ -196,6 +236,23 @@ class ModelConfig:
             raise UsageError("error.rope.factor", kind=self.rope_scaling, factor=self.rope_factor)
         if self.rope_scaling in ROPE_LONG and self.rope_original_max_len <= 0:
             raise UsageError("error.rope.original_len", kind=self.rope_scaling, got=self.rope_original_max_len)
+
+    def _check_moe(self) -> None:
+        """The experts' fields: set only with ffn="moe", and then a routing that can be computed."""
+        if self.ffn != "moe":
+            for name, unset in MOE_FIELDS.items():
+                if getattr(self, name) != unset:
+                    raise UsageError("error.config.moe_only", field=name, value=getattr(self, name), ffn=self.ffn)
+            return
+        for name in ("moe_shared", "moe_d_ff", "moe_aux_loss", "moe_z_loss"):
+            if not getattr(self, name) >= 0:  # (a NaN is refused too)
+                raise UsageError("error.config.non_negative", name=name, value=getattr(self, name))
+        check_moe(self.n_experts, self.moe_rule, self.moe_top_k)
+
+    @property
+    def expert_d_ff(self) -> int:
+        """F of one routed expert: moe_d_ff when set, else d_ff."""
+        return self.moe_d_ff or self.d_ff
 
     @property
     def d_head(self) -> int:

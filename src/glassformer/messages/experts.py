@@ -49,6 +49,8 @@ EN = {
     "from 1 to {n_group}.",
     "error.moe.too_few_in_groups": "top_k={top_k} experts per token, but the {topk_group} kept groups hold only "
     "{reachable} experts: raise topk_group or lower top_k.",
+    "error.config.moe_only": "{field}={value!r} is read by ffn='moe' only, and this model's ffn is {ffn!r}: "
+    "set ffn='moe' or leave {field} out.",
     "error.mla.rank": "{name}={rank} is wider than the model (d_model={d_model}): a latent compresses, so its "
     "rank must be from 1 to {d_model}.",
     "error.mla.size": "{name}={value} must be a positive whole number.",
@@ -98,6 +100,8 @@ ZH = {
     "topk_group 请在 1 到 {n_group} 之间选择。",
     "error.moe.too_few_in_groups": "每个词元选 top_k={top_k} 个专家，"
     "但保留的 {topk_group} 组里只有 {reachable} 个专家：请增大 topk_group 或减小 top_k。",
+    "error.config.moe_only": "{field}={value!r} 只有 ffn='moe' 才读取，而这个模型的 ffn 是 {ffn!r}："
+    "请设 ffn='moe'，或者不要给 {field}。",
     "error.mla.rank": "{name}={rank} 比模型宽度（d_model={d_model}）还大："
     "潜向量是用来压缩的，秩必须在 1 到 {d_model} 之间。",
     "error.mla.size": "{name}={value} 必须是正整数。",

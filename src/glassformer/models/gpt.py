@@ -39,6 +39,7 @@ from glassformer.nn.attention_variants import QKNorm
 from glassformer.nn.glu import GatedFeedForward
 from glassformer.nn.hooks import HookedModel, HookPoint, Term
 from glassformer.nn.kv_cache import KVCache
+from glassformer.nn.moe import MixtureOfExperts, Routing, load_balancing_loss, router_z_loss
 from glassformer.nn.position import PositionScheme, position_scheme, register_position_scheme
 from glassformer.nn.rmsnorm import RMSNorm
 
@@ -154,9 +155,13 @@ def self_attention(cfg: ModelConfig) -> MultiHeadAttention:
 
 
 def feed_forward(cfg: ModelConfig) -> nn.Module:
-    """A block's FFN: GPT-2's two Linears around an activation, or a gated one (nn/glu.py)."""
+    """A block's FFN: GPT-2's two Linears around an activation, a gated one (nn/glu.py), or a
+    mixture of SwiGLU experts (nn/moe.py: ffn="moe")."""
     if cfg.ffn == "mlp":
         return FeedForward(cfg.d_model, cfg.d_ff, cfg.activation, cfg.bias)
+    if cfg.ffn == "moe":
+        routing = Routing(cfg.moe_rule, cfg.moe_top_k, cfg.moe_normalize)
+        return MixtureOfExperts(cfg.d_model, cfg.expert_d_ff, cfg.n_experts, routing, cfg.moe_shared, bias=cfg.bias)
     return GatedFeedForward(cfg.d_model, cfg.d_ff, cfg.ffn, cfg.bias)
 
 
@@ -315,6 +320,19 @@ class GPT(HookedModel):
         for module in self.modules():
             if isinstance(module, AttentionHeads):
                 module.attention = attention
+
+    def extra_loss(self) -> Tensor | None:
+        """What the trainer adds to the training loss after a forward: the experts' α·L_aux + β·L_z over
+        every layer's router logits of that forward (nn/moe.py); None for a model without experts."""
+        logits = [
+            m.last_logits for m in self.modules() if isinstance(m, MixtureOfExperts) and m.last_logits is not None
+        ]
+        if not logits:
+            return None
+        cfg = self.cfg
+        return cfg.moe_aux_loss * load_balancing_loss(logits, cfg.moe_top_k) + cfg.moe_z_loss * router_z_loss(
+            logits
+        )  # ()
 
     def num_params(self, exclude_positions: bool = False) -> int:
         n = sum(p.numel() for p in self.parameters())

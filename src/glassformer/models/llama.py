@@ -1,4 +1,4 @@
-"""Llama, Qwen3 and Mistral import and export: the only file where their Hugging Face names
+"""Llama, Qwen3, Mistral, Mixtral and Qwen3-MoE import and export: the only file where their Hugging Face names
 (embed_tokens, q_proj, input_layernorm, rope_parameters ...) appear.
 
 The three are one GPT with the modern decoder's choices (docs/modern.md): RMSNorm, a SwiGLU FFN,
@@ -7,6 +7,10 @@ QK-norm, Mistral a sliding window. So a family is a configuration and a weight m
 own. transformers' Linear layers store weights as nn.Linear does (out, in): nothing is transposed,
 but q_proj, k_proj and v_proj are stacked into our one packed projection (`attn.qkv`, rows q | k | v,
 the layout nn/attention.py's split_qkv cuts), and cut apart again on the way out.
+
+Mixtral and Qwen3-MoE are the same GPT with ffn="moe" (nn/moe.py: softmax routing, SwiGLU experts):
+Mixtral's blocks are Mistral's, Qwen3-MoE's Qwen3's; the weight map adds each block's router and, one
+tensor per expert and matrix, its experts, under the names of the files on the Hub (`EXPERTS`).
 
 A setting we would compute differently (biases, another activation, per-layer attention types, a
 RoPE parameter our config cannot hold) is refused with the field named, never approximated.
@@ -30,8 +34,20 @@ from glassformer.models.gpt2 import read_weights
 from glassformer.models.kinds import check_fits
 from glassformer.text.hf_tokenizer import HFJsonTokenizer
 
-FAMILIES = ("llama", "qwen3", "mistral")  # config.json's model_type
-ARCHITECTURES = {"llama": "LlamaForCausalLM", "qwen3": "Qwen3ForCausalLM", "mistral": "MistralForCausalLM"}
+FAMILIES = ("llama", "qwen3", "mistral", "mixtral", "qwen3_moe")  # config.json's model_type
+ARCHITECTURES = {
+    "llama": "LlamaForCausalLM",
+    "qwen3": "Qwen3ForCausalLM",
+    "mistral": "MistralForCausalLM",
+    "mixtral": "MixtralForCausalLM",
+    "qwen3_moe": "Qwen3MoeForCausalLM",
+}
+QK_NORM = ("qwen3", "qwen3_moe")  # the families with QK-norm
+# The mixture-of-experts families (ffn="moe"): where their experts sit in the files on the Hub, one
+# tensor per expert and matrix: (the layer's module, gate, up, down). transformers 5 fuses them in
+# memory (experts.gate_up_proj (E, 2F, C) = [gate ; up] per expert, experts.down_proj (E, C, F), the
+# module renamed "mlp"); `hub_names` splits a fused state into these names, so one map reads both.
+EXPERTS = {"mixtral": ("block_sparse_moe", "w1", "w3", "w2"), "qwen3_moe": ("mlp", "gate_proj", "up_proj", "down_proj")}
 GATES = {"silu": "swiglu", "gelu": "geglu"}  # hidden_act -> our gated FFN (the exact GELU only)
 ROPE_TYPES = {"default": "none", "linear": "linear", "dynamic": "dynamic", "yarn": "yarn", "llama3": "llama3"}
 # RoPE parameters our config does not hold, at the value we compute with (nn/rope_scaling.py's RopeScaling)
@@ -77,6 +93,22 @@ def _rope(get, source: str) -> dict:
     }
 
 
+def _experts(get, family: str, source: str) -> dict:
+    """A mixture-of-experts family's experts as our ffn="moe" fields (every layer sparse, no jitter)."""
+    for field, value in (("router_jitter_noise", 0.0), ("decoder_sparse_step", 1), ("mlp_only_layers", [])):
+        if get(field, value) not in (value, None):
+            raise UsageError("error.hf.unsupported", source=source, field=field, value=get(field))
+    mixtral = family == "mixtral"
+    return {
+        "ffn": "moe",
+        "n_experts": get("num_local_experts") or get("num_experts"),  # transformers 5 saves Qwen3-MoE's as the first
+        "moe_top_k": get("num_experts_per_tok"),
+        "moe_d_ff": 0 if mixtral else get("moe_intermediate_size"),  # Mixtral's experts are intermediate_size wide
+        "moe_normalize": True if mixtral else bool(get("norm_topk_prob", False)),
+        "moe_aux_loss": float(get("router_aux_loss_coef", 0.0)),
+    }
+
+
 def config_from_hf(hf_config, source: str = "config.json") -> ModelConfig:
     """A ModelConfig equal to a LlamaConfig, Qwen3Config or MistralConfig (or its config.json dict)."""
     get = hf_config.get if isinstance(hf_config, Mapping) else lambda k, d=None: getattr(hf_config, k, d)
@@ -92,8 +124,8 @@ def config_from_hf(hf_config, source: str = "config.json") -> ModelConfig:
     for flag in ("attention_bias", "mlp_bias"):
         if get(flag, False):
             raise UsageError("error.hf.unsupported", source=source, field=flag, value=get(flag))
-    window = get("sliding_window") if family == "mistral" else None
-    if family == "qwen3" and (
+    window = get("sliding_window") if family in ("mistral", "mixtral") else None
+    if family in QK_NORM and (
         get("use_sliding_window") or any(t != "full_attention" for t in get("layer_types") or [])
     ):
         raise UsageError("error.hf.unsupported", source=source, field="use_sliding_window", value=True)
@@ -113,7 +145,7 @@ def config_from_hf(hf_config, source: str = "config.json") -> ModelConfig:
         "norm": "pre",
         "norm_type": "rms",
         "ffn": GATES[act],
-        "qk_norm": family == "qwen3",
+        "qk_norm": family in QK_NORM,
         "final_norm": True,
         "position": "rope",
         **_rope(get, source),
@@ -121,6 +153,7 @@ def config_from_hf(hf_config, source: str = "config.json") -> ModelConfig:
         "causal": True,
         "tie_weights": bool(get("tie_word_embeddings", False)),
         "ln_eps": float(get("rms_norm_eps", 1e-6)),
+        **(_experts(get, family, source) if family in EXPERTS else {}),
     }
     try:  # the types and ranges a run's config.json is held to
         return apply_overrides(Preset(ModelConfig(), TrainConfig()), values, typed=True).model
@@ -129,7 +162,10 @@ def config_from_hf(hf_config, source: str = "config.json") -> ModelConfig:
 
 
 def family_of(cfg: ModelConfig) -> str:
-    """The family a glassformer config exports as: Qwen3 for QK-norm, Mistral for a window, else Llama."""
+    """The family a glassformer config exports as: Qwen3 for QK-norm, Mistral for a window, else Llama;
+    with experts (ffn="moe"), Qwen3-MoE for QK-norm, else Mixtral."""
+    if cfg.ffn == "moe":
+        return "qwen3_moe" if cfg.qk_norm else "mixtral"
     return "qwen3" if cfg.qk_norm else "mistral" if cfg.sliding_window else "llama"
 
 
@@ -139,8 +175,14 @@ def hf_config(cfg: ModelConfig, special_ids: Mapping[str, int] | None = None) ->
     for field, value in needs.items():
         if getattr(cfg, field) != value:
             raise UsageError("error.hf.field_out", field=field, found=getattr(cfg, field), want=value)
-    if cfg.ffn not in GATES.values():
+    if cfg.ffn not in (*GATES.values(), "moe"):
         raise UsageError("error.hf.field_out", field="ffn", found=cfg.ffn, want="swiglu")
+    moe = {"moe_rule": "softmax", "moe_shared": 0, "moe_z_loss": 0.0}  # what Mixtral and Qwen3-MoE compute
+    if cfg.ffn == "moe" and not cfg.qk_norm:
+        moe["moe_normalize"] = True  # Mixtral always normalises the K weights
+    for field, value in moe.items() if cfg.ffn == "moe" else ():
+        if getattr(cfg, field) != value:
+            raise UsageError("error.hf.field_out", field=field, found=getattr(cfg, field), want=value)
     if cfg.qk_norm and cfg.sliding_window:
         raise UsageError("error.hf.field_out", field="sliding_window", found=cfg.sliding_window, want=0)
     family = family_of(cfg)
@@ -161,7 +203,7 @@ def hf_config(cfg: ModelConfig, special_ids: Mapping[str, int] | None = None) ->
         "num_attention_heads": cfg.n_heads,
         "num_key_value_heads": cfg.kv_heads,
         "head_dim": cfg.d_head,
-        "hidden_act": {v: k for k, v in GATES.items()}[cfg.ffn],
+        "hidden_act": {v: k for k, v in GATES.items()}.get(cfg.ffn, "silu"),  # experts: SwiGLU
         "max_position_embeddings": cfg.max_len,
         "rms_norm_eps": cfg.ln_eps,
         "rope_parameters": rope,
@@ -173,10 +215,17 @@ def hf_config(cfg: ModelConfig, special_ids: Mapping[str, int] | None = None) ->
     }
     if family == "llama":
         out["mlp_bias"] = False
-    if family == "mistral":
-        out["sliding_window"] = cfg.sliding_window
-    if family == "qwen3":
+    if family in ("mistral", "mixtral"):
+        out["sliding_window"] = cfg.sliding_window or None
+    if family in QK_NORM:
         out["use_sliding_window"] = False
+    if family == "mixtral":
+        out.update(num_local_experts=cfg.n_experts, router_jitter_noise=0.0, intermediate_size=cfg.expert_d_ff)
+    if family == "qwen3_moe":
+        out.update(num_experts=cfg.n_experts, moe_intermediate_size=cfg.expert_d_ff, norm_topk_prob=cfg.moe_normalize)
+        out.update(decoder_sparse_step=1, mlp_only_layers=[])
+    if cfg.ffn == "moe":
+        out.update(num_experts_per_tok=cfg.moe_top_k, router_aux_loss_coef=cfg.moe_aux_loss)
     return out
 
 
@@ -193,6 +242,13 @@ def weight_map(cfg: ModelConfig) -> dict[str, tuple[str, ...]]:
             names[b + "attn.qk_norm.k_norm.weight"] = (h + "self_attn.k_norm.weight",)
         names[b + "attn.proj.weight"] = (h + "self_attn.o_proj.weight",)
         names[b + "ln2.weight"] = (h + "post_attention_layernorm.weight",)
+        if cfg.ffn == "moe":  # the router, then each expert's three matrices, as the Hub's files name them
+            module, *matrices = EXPERTS[family_of(cfg)]
+            names[b + "ffn.router.weight"] = (f"{h}{module}.gate.weight",)
+            for e in range(cfg.n_experts):
+                for ours, theirs in zip(("gate", "up", "down"), matrices, strict=True):
+                    names[f"{b}ffn.experts.{e}.{ours}.weight"] = (f"{h}{module}.experts.{e}.{theirs}.weight",)
+            continue
         for ours, theirs in (("gate", "gate_proj"), ("up", "up_proj"), ("down", "down_proj")):
             names[f"{b}ffn.{ours}.weight"] = (f"{h}mlp.{theirs}.weight",)
     names["ln_final.weight"] = ("model.norm.weight",)
@@ -201,9 +257,32 @@ def weight_map(cfg: ModelConfig) -> dict[str, tuple[str, ...]]:
     return names
 
 
+def hub_names(hf_state: Mapping[str, torch.Tensor], cfg: ModelConfig) -> Mapping[str, torch.Tensor]:
+    """A mixture-of-experts state as the Hub's files name it: transformers 5's fused experts
+    (mlp.experts.gate_up_proj (E, 2F, C), mlp.experts.down_proj (E, C, F)) split into one tensor per
+    expert and matrix, Mixtral's "mlp" named "block_sparse_moe" again. Any other state: unchanged."""
+    if cfg.ffn != "moe" or not any(name.endswith("experts.down_proj") for name in hf_state):
+        return hf_state
+    module, gate, up, down = EXPERTS[family_of(cfg)]
+    out = {}
+    for name, tensor in hf_state.items():
+        name = name.replace(".mlp.", f".{module}.")
+        head, _, last = name.rpartition("experts.")
+        if last == "gate_up_proj":
+            for e, fused in enumerate(tensor):  # (2F, C) expert e's [gate ; up]
+                g, u = fused.chunk(2, dim=0)  # 2 × (F, C)
+                out[f"{head}experts.{e}.{gate}.weight"], out[f"{head}experts.{e}.{up}.weight"] = g, u
+        elif last == "down_proj":
+            out.update({f"{head}experts.{e}.{down}.weight": t for e, t in enumerate(tensor)})  # E × (C, F)
+        else:
+            out[name] = tensor
+    return out
+
+
 def state_dict_from_hf(hf_state: Mapping[str, torch.Tensor], cfg: ModelConfig, source: str) -> dict[str, torch.Tensor]:
-    """A LlamaForCausalLM / Qwen3ForCausalLM / MistralForCausalLM state_dict under our names. Every
+    """A Llama / Qwen3 / Mistral / Mixtral / Qwen3-MoE causal LM's state_dict under our names. Every
     tensor is used or refused by name: a missing one, or one we have no place for."""
+    hf_state = hub_names(hf_state, cfg)
     names = weight_map(cfg)
     wanted = [theirs for group in names.values() for theirs in group]
     missing = [name for name in wanted if name not in hf_state]

@@ -1,4 +1,4 @@
-"""`glassformer import mixtral|qwen3_moe DIR` and `export llama` of a mixture of experts: a tiny random
+"""`glassformer import mixtral|qwen3_moe|deepseek_v3 DIR` and `export llama` of a mixture of experts: a tiny random
 checkpoint that transformers saved into a run with equal logits, and back to a directory transformers
 loads with equal logits; a checkpoint whose expert tensors are missing gets one clear line and
 nothing is written."""
@@ -29,6 +29,23 @@ CONFIGS = {
         "Qwen3MoeConfig",
         "Qwen3MoeForCausalLM",
         {"num_experts": 4, "moe_intermediate_size": 16, "norm_topk_prob": True, "head_dim": 12},
+    ),
+    "deepseek_v3": (
+        "DeepseekV3Config",
+        "DeepseekV3ForCausalLM",
+        {
+            "n_routed_experts": 4,
+            "n_group": 2,
+            "topk_group": 1,
+            "moe_intermediate_size": 12,
+            "first_k_dense_replace": 0,
+            "num_key_value_heads": 4,
+            "kv_lora_rank": 16,
+            "q_lora_rank": 24,
+            "qk_nope_head_dim": 8,
+            "qk_rope_head_dim": 4,
+            "v_head_dim": 6,
+        },
     ),
 }
 

@@ -434,7 +434,7 @@ def say_train_speed(run, start_step: int) -> None:
 def register_interop(subparsers: argparse._SubParsersAction) -> None:
     imp = subparsers.add_parser("import", help=t("help.import"))
     formats = imp.add_subparsers(
-        dest="import_format", metavar="{gpt2,llama,qwen3,mistral,mixtral,qwen3_moe}", required=True
+        dest="import_format", metavar="{gpt2,llama,qwen3,mistral,mixtral,qwen3_moe,deepseek_v3}", required=True
     )
     p = formats.add_parser("gpt2", help=t("help.import.gpt2"), description=t("help.import.gpt2.about"))
     parsers = [p]
@@ -451,7 +451,9 @@ def register_interop(subparsers: argparse._SubParsersAction) -> None:
     gpt2 = formats.add_parser("gpt2", help=t("help.export.gpt2"), description=t("help.export.gpt2.about"))
     for p in (
         gpt2,
-        formats.add_parser("llama", help=t("help.export.hf", family="Llama / Qwen3 / Mistral / Mixtral / Qwen3-MoE")),
+        formats.add_parser(
+            "llama", help=t("help.export.hf", family="Llama / Qwen3 / Mistral / Mixtral / Qwen3-MoE / DeepSeek-V3")
+        ),
     ):
         p.add_argument("run", metavar="RUN", help=t("help.export.gpt2.run"))
         p.add_argument("--out", metavar="DIR", required=True, help=t("help.export.gpt2.out"))
@@ -466,6 +468,7 @@ IMPORTED_FAMILIES = (
     "mistral",
     "mixtral",
     "qwen3_moe",
+    "deepseek_v3",
 )  # models/llama.py's FAMILIES, named here without torch
 
 

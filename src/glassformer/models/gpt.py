@@ -16,6 +16,9 @@ The modern decoder (Llama, Qwen3, Mistral: docs/modern.md) is the same Block wit
 chosen when it is built: `layer_norm` gives RMSNorm (norm_type="rms"), `feed_forward` a gated FFN
 (ffn="swiglu" | "geglu", nn/glu.py), `self_attention` grouped-query heads, QK-norm and RoPE with a base
 and a scaling (position="rope"); `attention_mask` a sliding window. models/llama.py maps their weights.
+The sparse ones (Mixtral, Qwen3-MoE, DeepSeek-V3) too: `feed_forward` gives a mixture of experts
+(ffn="moe", nn/moe.py), whose balance losses `extra_loss` hands the trainer, and `self_attention`
+multi-head latent attention (mla_kv_rank > 0, nn/mla.py), whose cache keeps the latent.
 
 GPT is the base of every kind, each one level below, overriding only what differs: Encoder
 (models/encoder.py: the mask), SequenceRegressor (models/regressor.py: numbers in and out),
@@ -39,6 +42,7 @@ from glassformer.nn.attention_variants import QKNorm
 from glassformer.nn.glu import GatedFeedForward
 from glassformer.nn.hooks import HookedModel, HookPoint, Term
 from glassformer.nn.kv_cache import KVCache
+from glassformer.nn.mla import LATENT_EPS, BlockLatentAttention, MLAConfig
 from glassformer.nn.moe import MixtureOfExperts, Routing, load_balancing_loss, router_z_loss
 from glassformer.nn.position import PositionScheme, position_scheme, register_position_scheme
 from glassformer.nn.rmsnorm import RMSNorm
@@ -134,9 +138,15 @@ def norm_hook(stage: str, means: str, active: bool, **fields) -> HookPoint:
     return HookPoint("identity", "B T C", "identity", stage=Term(f"stage.{stage}", **fields))
 
 
-def self_attention(cfg: ModelConfig) -> MultiHeadAttention:
+def self_attention(cfg: ModelConfig) -> nn.Module:
     """A block's self-attention, with the in-attention part of the config's position scheme, its
-    key-value heads and head width, and QK-norm when the config asks for it."""
+    key-value heads and head width, and QK-norm when the config asks for it; or multi-head latent
+    attention (nn/mla.py: mla_kv_rank > 0), with its own RoPE at the config's base."""
+    if cfg.mla_kv_rank:
+        sizes = (cfg.mla_kv_rank, cfg.mla_d_nope, cfg.mla_d_rope, cfg.mla_d_v, cfg.mla_q_rank or None)
+        return BlockLatentAttention(
+            MLAConfig(cfg.d_model, cfg.n_heads, *sizes, cfg.rope_base, eps=LATENT_EPS, bias=cfg.bias)
+        )
     scheme = position_scheme(cfg.position)
     positions = scheme.attention(cfg) if scheme.attention else None
     qk_norm = QKNorm(cfg.d_head, cfg.ln_eps) if cfg.qk_norm else None
@@ -160,7 +170,9 @@ def feed_forward(cfg: ModelConfig) -> nn.Module:
     if cfg.ffn == "mlp":
         return FeedForward(cfg.d_model, cfg.d_ff, cfg.activation, cfg.bias)
     if cfg.ffn == "moe":
-        routing = Routing(cfg.moe_rule, cfg.moe_top_k, cfg.moe_normalize)
+        routing = Routing(
+            cfg.moe_rule, cfg.moe_top_k, cfg.moe_normalize, cfg.moe_groups, cfg.moe_topk_groups, cfg.moe_scale
+        )
         return MixtureOfExperts(cfg.d_model, cfg.expert_d_ff, cfg.n_experts, routing, cfg.moe_shared, bias=cfg.bias)
     return GatedFeedForward(cfg.d_model, cfg.d_ff, cfg.ffn, cfg.bias)
 

@@ -78,6 +78,17 @@ def test_extra_loss_is_the_balance_losses_of_every_layer_of_the_last_forward():
     assert GPT(cfg()).extra_loss() is None  # a dense model has none
 
 
+def test_under_bf16_autocast_the_router_and_the_balance_losses_stay_float32():
+    """The balance losses are small differences of near-uniform numbers: in bfloat16 (8 bits of
+    mantissa) they would move in steps of about 2e-4 at 0.04, and the router's choice with them."""
+    torch.manual_seed(0)
+    model = GPT(cfg(**MOE, moe_aux_loss=0.02, moe_z_loss=0.001))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        model(model.example_input(2, 5))
+        extra = model.extra_loss()
+    assert model.blocks[0].ffn.last_logits.dtype == torch.float32 and extra.dtype == torch.float32
+
+
 def train_records(tmp_path, model_cfg: ModelConfig, steps: int = 3) -> list[dict]:
     tmp_path.mkdir()
     torch.manual_seed(0)

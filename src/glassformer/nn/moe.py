@@ -50,8 +50,8 @@ Losses (added to the training loss by the trainer: models/gpt.py's GPT.extra_los
 
 Precision. DeepSeek-V3's router computes in float32 whatever the model's dtype; Mixtral and Qwen3-MoE
 compute the logits in the model's dtype and the softmax in float32. Ours computes the whole router in
-float32 for bfloat16 / float16 input (DeepSeek's way) and in float64 for float64 input (transformers
-downcasts that to float32; the float64 tests point its casts at float64).
+float32 for bfloat16 / float16 input and under autocast (DeepSeek's way), and in float64 for float64
+input (transformers downcasts that to float32; the float64 tests point its casts at float64).
 """
 
 from __future__ import annotations
@@ -134,7 +134,8 @@ class Router(nn.Module):
     def forward(self, x: Tensor) -> Routed:
         r = self.routing
         wide = x.float() if x.dtype in NARROW else x  # (B, T, C): bf16/fp16 routed in float32
-        logits = self.hook_logits(F.linear(wide, self.weight.to(wide.dtype)))  # (B, T, E) x·W_rᵀ
+        with torch.autocast(x.device.type, enabled=False):  # autocast would make the product bf16 again
+            logits = self.hook_logits(F.linear(wide, self.weight.to(wide.dtype)))  # (B, T, E) x·W_rᵀ
         scores = torch.softmax(logits, dim=-1) if r.rule == "softmax" else logits.sigmoid()  # (B, T, E)
         scores = self.hook_scores(scores)  # (B, T, E)
         choice = scores if self.selection_bias is None else scores + self.selection_bias  # (B, T, E) s + b

@@ -70,7 +70,10 @@ PLACES = {
     "test_gpt2.py": "models",  # models/gpt2.py
     "test_gpt2_import.py": "models",
     "test_llama_import.py": "models",  # models/llama.py, beside GPT-2's import
-    "test_modern_config.py": "config",  # config.py's modern decoder fields and the modules they build
+    "test_modern_config.py": "config",
+    "test_moe_config.py": "config",
+    "test_mla_config.py": "config",
+    "test_moe_import.py": "models",  # config.py's modern decoder fields and the modules they build
     "test_model_declarations.py": "models",
     "test_seq2seq_declarations.py": "models",
     "test_seq2seq_model.py": "models",

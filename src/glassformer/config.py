@@ -39,6 +39,41 @@ def _choice(name: str, value: str, valid: tuple[str, ...]) -> None:
         raise UsageError("error.config.choice", name=name, value=value, valid=list(valid), hint=hint)
 
 
+def check_moe(n_experts: int, rule: str, top_k: int, n_group: int = 1, topk_group: int = 1) -> None:
+    """Every impossible routing refused with the numbers and the fix (nn/moe.py's Router, ModelConfig)."""
+    if rule not in MOE_RULES:
+        raise UsageError("error.moe.rule", rule=rule, names=list(MOE_RULES))
+    if n_experts < 1:
+        raise UsageError("error.moe.experts", n_experts=n_experts)
+    if not 1 <= top_k <= n_experts:
+        raise UsageError("error.moe.top_k", top_k=top_k, n_experts=n_experts)
+    if n_group < 1 or n_experts % n_group:
+        divisors = [d for d in range(1, n_experts + 1) if n_experts % d == 0]
+        raise UsageError("error.moe.groups", n_experts=n_experts, n_group=n_group, divisors=divisors)
+    if not 1 <= topk_group <= n_group:
+        raise UsageError("error.moe.topk_group", topk_group=topk_group, n_group=n_group)
+    reachable = topk_group * (n_experts // n_group)
+    if top_k > reachable:
+        raise UsageError("error.moe.too_few_in_groups", top_k=top_k, topk_group=topk_group, reachable=reachable)
+
+
+def check_mla_sizes(
+    d_model: int, n_heads: int, kv_rank: int, d_nope: int, d_rope: int, d_v: int, q_rank: int | None = None
+) -> None:
+    """Sizes that are not positive whole numbers, latents wider than the model, an odd rotary width:
+    refused (nn/mla.py's LatentAttention, ModelConfig)."""
+    sizes = {"d_model": d_model, "n_heads": n_heads, "kv_rank": kv_rank, "d_nope": d_nope}
+    sizes |= {"d_rope": d_rope, "d_v": d_v} | ({"q_rank": q_rank} if q_rank is not None else {})
+    for name, value in sizes.items():
+        if not isinstance(value, int) or value < 1:
+            raise UsageError("error.mla.size", name=name, value=value)
+    for name, rank in (("kv_rank", kv_rank), ("q_rank", q_rank)):
+        if rank is not None and rank > d_model:
+            raise UsageError("error.mla.rank", name=name, rank=rank, d_model=d_model)
+    if d_rope % 2:
+        raise UsageError("error.rotary.odd_head", d_head=d_rope)
+
+
 def _nearest_divisor(n: int, h: int, reach: int = 4096) -> int:
     """The divisor of n nearest to h (the smaller on a tie), looked for within `reach` of h, so a
     d_model of 10**20 is answered at once; 1 divides everything."""
@@ -63,7 +98,26 @@ INITS = ("torch", "xavier", "gpt2")
 ATTENTIONS = ("glass", "fused")  # the attention computation: written out, or PyTorch's fused kernel
 MHA_STYLES = ("packed", "heads")  # how Q, K, V are projected: one packed Linear, or one module a head
 NORM_TYPES = ("layer", "rms")  # LayerNorm (GPT-2) | RMSNorm (Llama, Qwen3, Mistral): nn/rmsnorm.py
-FFNS = ("mlp", "swiglu", "geglu")  # W₂·act(W₁x) (GPT-2) | the gated feed-forwards of nn/glu.py
+FFNS = ("mlp", "swiglu", "geglu", "moe")  # W₂·act(W₁x) (GPT-2) | the gated FFNs of nn/glu.py | experts (nn/moe.py)
+MOE_RULES = ("softmax", "sigmoid")  # nn/moe.py's routing rules: Mixtral, Qwen3-MoE | DeepSeek-V3
+# the fields only ffn="moe" reads, with their "not set" values
+MOE_FIELDS = {
+    "n_experts": 0,
+    "moe_top_k": 0,
+    "moe_shared": 0,
+    "moe_d_ff": 0,
+    "moe_rule": "softmax",
+    "moe_normalize": True,
+    "moe_aux_loss": 0.0,
+    "moe_z_loss": 0.0,
+    "moe_groups": 1,
+    "moe_topk_groups": 1,
+    "moe_scale": 1.0,
+}
+# the fields only multi-head latent attention reads (mla_kv_rank > 0), with their "not set" values
+MLA_FIELDS = {"mla_kv_rank": 0, "mla_q_rank": 0, "mla_d_nope": 0, "mla_d_rope": 0, "mla_d_v": 0}
+# what MLA computes its own way: these fields at these values (its keys come from the latent, its RoPE its own)
+MLA_EXCLUDES = {"n_kv_heads": 0, "head_dim": 0, "qk_norm": False, "sliding_window": 0, "rope_scaling": "none"}
 # RoPE's scalings (nn/rope_scaling.py's SCALINGS, named here so that this module needs no torch;
 # tests/config/test_modern_config.py keeps the two equal)
 ROPE_SCALINGS = ("none", "linear", "dynamic", "yarn", "llama3")
@@ -140,6 +194,24 @@ class ModelConfig:
     rope_factor: float = 1.0  # position="rope": s, the context to reach in multiples of the original one
     rope_original_max_len: int = 0  # position="rope": L the model was trained on (dynamic, yarn, llama3)
     sliding_window: int = 0  # W: a query sees itself and W - 1 keys before it (Mistral); 0: every earlier key
+    # ---- the mixture of experts (ffn="moe", nn/moe.py: Mixtral, Qwen3-MoE); each default is "not set"
+    n_experts: int = 0  # E routed experts, each a SwiGLU FFN
+    moe_top_k: int = 0  # K experts per token, 1..E
+    moe_shared: int = 0  # shared experts every token goes through (DeepSeek), one SwiGLU n·F wide; 0: none
+    moe_d_ff: int = 0  # F of one expert; 0: d_ff
+    moe_rule: str = "softmax"  # softmax (Mixtral, Qwen3-MoE) | sigmoid (DeepSeek-V3): nn/moe.py's Routing.rule
+    moe_normalize: bool = True  # the K weights divided by their sum (Mixtral always; Qwen3-MoE's norm_topk_prob)
+    moe_aux_loss: float = 0.0  # α: α·L_aux, the load-balancing loss, added to the training loss (Mixtral: 0.02)
+    moe_z_loss: float = 0.0  # β: β·L_z, the router z-loss, added to the training loss (ST-MoE: 0.001)
+    moe_groups: int = 1  # groups of experts for the group-limited choice (DeepSeek-V3's n_group); 1: off
+    moe_topk_groups: int = 1  # groups kept per token (topk_group)
+    moe_scale: float = 1.0  # ρ: the routed weights × ρ (routed_scaling_factor)
+    # ---- multi-head latent attention (nn/mla.py: DeepSeek-V2/V3); mla_kv_rank 0: the plain attention
+    mla_kv_rank: int = 0  # R_kv: the latent the cache keeps of keys and values; > 0 chooses MLA
+    mla_q_rank: int = 0  # R_q: the query latent; 0: queries straight from x
+    mla_d_nope: int = 0  # D_n: query/key features per head without position
+    mla_d_rope: int = 0  # D_r: rotary features per head, the key's shared by all heads
+    mla_d_v: int = 0  # D_v: value features per head
 
     def __post_init__(self) -> None:
         own = _own_fields(self)
@@ -170,6 +242,8 @@ class ModelConfig:
         _choice("norm_type", self.norm_type, NORM_TYPES)
         _choice("ffn", self.ffn, FFNS)
         self._check_modern()
+        self._check_moe()
+        self._check_mla()
         if self.pad_id is not None and "vocab_size" in own and not 0 <= self.pad_id < self.vocab_size:
             raise UsageError("error.config.pad_id", pad_id=self.pad_id, vocab_size=self.vocab_size)
 
@@ -196,6 +270,46 @@ class ModelConfig:
             raise UsageError("error.rope.factor", kind=self.rope_scaling, factor=self.rope_factor)
         if self.rope_scaling in ROPE_LONG and self.rope_original_max_len <= 0:
             raise UsageError("error.rope.original_len", kind=self.rope_scaling, got=self.rope_original_max_len)
+
+    def _check_moe(self) -> None:
+        """The experts' fields: set only with ffn="moe", and then a routing that can be computed."""
+        if self.ffn != "moe":
+            for name, unset in MOE_FIELDS.items():
+                if getattr(self, name) != unset:
+                    raise UsageError("error.config.moe_only", field=name, value=getattr(self, name), ffn=self.ffn)
+            return
+        for name in ("moe_shared", "moe_d_ff", "moe_aux_loss", "moe_z_loss"):
+            if not getattr(self, name) >= 0:  # (a NaN is refused too)
+                raise UsageError("error.config.non_negative", name=name, value=getattr(self, name))
+        _positive(moe_scale=self.moe_scale)
+        check_moe(self.n_experts, self.moe_rule, self.moe_top_k, self.moe_groups, self.moe_topk_groups)
+
+    def _check_mla(self) -> None:
+        """The latent attention's fields: set only with mla_kv_rank > 0, and then sizes that fit."""
+        if not self.mla_kv_rank:
+            for name, unset in MLA_FIELDS.items():
+                if getattr(self, name) != unset:
+                    raise UsageError("error.config.mla_only", field=name, value=getattr(self, name))
+            return
+        if self.position != "rope":
+            raise UsageError("error.config.mla_rope", position=self.position)
+        for name, value in MLA_EXCLUDES.items():
+            if getattr(self, name) != value:
+                raise UsageError("error.config.mla_excludes", field=name, value=getattr(self, name), want=value)
+        check_mla_sizes(
+            self.d_model,
+            self.n_heads,
+            self.mla_kv_rank,
+            self.mla_d_nope,
+            self.mla_d_rope,
+            self.mla_d_v,
+            self.mla_q_rank or None,
+        )
+
+    @property
+    def expert_d_ff(self) -> int:
+        """F of one routed expert: moe_d_ff when set, else d_ff."""
+        return self.moe_d_ff or self.d_ff
 
     @property
     def d_head(self) -> int:

@@ -433,7 +433,9 @@ def say_train_speed(run, start_step: int) -> None:
 # ---- import gpt2, export gpt2 --------------------------------------------------------------------
 def register_interop(subparsers: argparse._SubParsersAction) -> None:
     imp = subparsers.add_parser("import", help=t("help.import"))
-    formats = imp.add_subparsers(dest="import_format", metavar="{gpt2,llama,qwen3,mistral}", required=True)
+    formats = imp.add_subparsers(
+        dest="import_format", metavar="{gpt2,llama,qwen3,mistral,mixtral,qwen3_moe,deepseek_v3}", required=True
+    )
     p = formats.add_parser("gpt2", help=t("help.import.gpt2"), description=t("help.import.gpt2.about"))
     parsers = [p]
     for family in IMPORTED_FAMILIES:  # the modern decoder's families (models/llama.py)
@@ -447,7 +449,12 @@ def register_interop(subparsers: argparse._SubParsersAction) -> None:
     exp = subparsers.add_parser("export", help=t("help.export"))
     formats = exp.add_subparsers(dest="export_format", metavar="{gpt2,llama}", required=True)
     gpt2 = formats.add_parser("gpt2", help=t("help.export.gpt2"), description=t("help.export.gpt2.about"))
-    for p in (gpt2, formats.add_parser("llama", help=t("help.export.hf", family="Llama / Qwen3 / Mistral"))):
+    for p in (
+        gpt2,
+        formats.add_parser(
+            "llama", help=t("help.export.hf", family="Llama / Qwen3 / Mistral / Mixtral / Qwen3-MoE / DeepSeek-V3")
+        ),
+    ):
         p.add_argument("run", metavar="RUN", help=t("help.export.gpt2.run"))
         p.add_argument("--out", metavar="DIR", required=True, help=t("help.export.gpt2.out"))
         p.add_argument("--best", action="store_true", help=t("help.export.gpt2.best"))
@@ -455,7 +462,14 @@ def register_interop(subparsers: argparse._SubParsersAction) -> None:
         p.set_defaults(func=run_export)
 
 
-IMPORTED_FAMILIES = ("llama", "qwen3", "mistral")  # models/llama.py's FAMILIES, named here without torch
+IMPORTED_FAMILIES = (
+    "llama",
+    "qwen3",
+    "mistral",
+    "mixtral",
+    "qwen3_moe",
+    "deepseek_v3",
+)  # models/llama.py's FAMILIES, named here without torch
 
 
 def run_import(args: argparse.Namespace) -> int:

@@ -49,6 +49,14 @@ EN = {
     "from 1 to {n_group}.",
     "error.moe.too_few_in_groups": "top_k={top_k} experts per token, but the {topk_group} kept groups hold only "
     "{reachable} experts: raise topk_group or lower top_k.",
+    "error.config.moe_only": "{field}={value!r} is read by ffn='moe' only, and this model's ffn is {ffn!r}: "
+    "set ffn='moe' or leave {field} out.",
+    "error.config.mla_only": "{field}={value!r} is read by multi-head latent attention only, which mla_kv_rank > 0 "
+    "chooses: set mla_kv_rank or leave {field} out.",
+    "error.config.mla_rope": "multi-head latent attention rotates its own rotary part (RoPE), so it needs "
+    "position='rope'; this model's position is {position!r}.",
+    "error.config.mla_excludes": "multi-head latent attention makes its keys from the latent and has no {field}: "
+    "set {field}={want!r} (it is {value!r}), or mla_kv_rank=0.",
     "error.mla.rank": "{name}={rank} is wider than the model (d_model={d_model}): a latent compresses, so its "
     "rank must be from 1 to {d_model}.",
     "error.mla.size": "{name}={value} must be a positive whole number.",
@@ -98,6 +106,14 @@ ZH = {
     "topk_group 请在 1 到 {n_group} 之间选择。",
     "error.moe.too_few_in_groups": "每个词元选 top_k={top_k} 个专家，"
     "但保留的 {topk_group} 组里只有 {reachable} 个专家：请增大 topk_group 或减小 top_k。",
+    "error.config.moe_only": "{field}={value!r} 只有 ffn='moe' 才读取，而这个模型的 ffn 是 {ffn!r}："
+    "请设 ffn='moe'，或者不要给 {field}。",
+    "error.config.mla_only": "{field}={value!r} 只有多头潜在注意力才读取（mla_kv_rank > 0 时选用）："
+    "请设置 mla_kv_rank，或者不要给 {field}。",
+    "error.config.mla_rope": "多头潜在注意力自己旋转它的旋转部分（RoPE），所以需要 position='rope'；"
+    "这个模型的 position 是 {position!r}。",
+    "error.config.mla_excludes": "多头潜在注意力的键由潜向量生成，没有 {field} 这一项："
+    "请设 {field}={want!r}（现在是 {value!r}），或者设 mla_kv_rank=0。",
     "error.mla.rank": "{name}={rank} 比模型宽度（d_model={d_model}）还大："
     "潜向量是用来压缩的，秩必须在 1 到 {d_model} 之间。",
     "error.mla.size": "{name}={value} 必须是正整数。",

@@ -16,6 +16,9 @@ The modern decoder (Llama, Qwen3, Mistral: docs/modern.md) is the same Block wit
 chosen when it is built: `layer_norm` gives RMSNorm (norm_type="rms"), `feed_forward` a gated FFN
 (ffn="swiglu" | "geglu", nn/glu.py), `self_attention` grouped-query heads, QK-norm and RoPE with a base
 and a scaling (position="rope"); `attention_mask` a sliding window. models/llama.py maps their weights.
+The sparse ones (Mixtral, Qwen3-MoE, DeepSeek-V3) too: `feed_forward` gives a mixture of experts
+(ffn="moe", nn/moe.py), whose balance losses `extra_loss` hands the trainer, and `self_attention`
+multi-head latent attention (mla_kv_rank > 0, nn/mla.py), whose cache keeps the latent.
 
 GPT is the base of every kind, each one level below, overriding only what differs: Encoder
 (models/encoder.py: the mask), SequenceRegressor (models/regressor.py: numbers in and out),
@@ -39,6 +42,8 @@ from glassformer.nn.attention_variants import QKNorm
 from glassformer.nn.glu import GatedFeedForward
 from glassformer.nn.hooks import HookedModel, HookPoint, Term
 from glassformer.nn.kv_cache import KVCache
+from glassformer.nn.mla import LATENT_EPS, BlockLatentAttention, MLAConfig
+from glassformer.nn.moe import MixtureOfExperts, Routing, load_balancing_loss, router_z_loss
 from glassformer.nn.position import PositionScheme, position_scheme, register_position_scheme
 from glassformer.nn.rmsnorm import RMSNorm
 
@@ -133,9 +138,15 @@ def norm_hook(stage: str, means: str, active: bool, **fields) -> HookPoint:
     return HookPoint("identity", "B T C", "identity", stage=Term("stage", stage, **fields))
 
 
-def self_attention(cfg: ModelConfig) -> MultiHeadAttention:
+def self_attention(cfg: ModelConfig) -> nn.Module:
     """A block's self-attention, with the in-attention part of the config's position scheme, its
-    key-value heads and head width, and QK-norm when the config asks for it."""
+    key-value heads and head width, and QK-norm when the config asks for it; or multi-head latent
+    attention (nn/mla.py: mla_kv_rank > 0), with its own RoPE at the config's base."""
+    if cfg.mla_kv_rank:
+        sizes = (cfg.mla_kv_rank, cfg.mla_d_nope, cfg.mla_d_rope, cfg.mla_d_v, cfg.mla_q_rank or None)
+        return BlockLatentAttention(
+            MLAConfig(cfg.d_model, cfg.n_heads, *sizes, cfg.rope_base, eps=LATENT_EPS, bias=cfg.bias)
+        )
     scheme = position_scheme(cfg.position)
     positions = scheme.attention(cfg) if scheme.attention else None
     qk_norm = QKNorm(cfg.d_head, cfg.ln_eps) if cfg.qk_norm else None
@@ -154,9 +165,15 @@ def self_attention(cfg: ModelConfig) -> MultiHeadAttention:
 
 
 def feed_forward(cfg: ModelConfig) -> nn.Module:
-    """A block's FFN: GPT-2's two Linears around an activation, or a gated one (nn/glu.py)."""
+    """A block's FFN: GPT-2's two Linears around an activation, a gated one (nn/glu.py), or a
+    mixture of SwiGLU experts (nn/moe.py: ffn="moe")."""
     if cfg.ffn == "mlp":
         return FeedForward(cfg.d_model, cfg.d_ff, cfg.activation, cfg.bias)
+    if cfg.ffn == "moe":
+        routing = Routing(
+            cfg.moe_rule, cfg.moe_top_k, cfg.moe_normalize, cfg.moe_groups, cfg.moe_topk_groups, cfg.moe_scale
+        )
+        return MixtureOfExperts(cfg.d_model, cfg.expert_d_ff, cfg.n_experts, routing, cfg.moe_shared, bias=cfg.bias)
     return GatedFeedForward(cfg.d_model, cfg.d_ff, cfg.ffn, cfg.bias)
 
 
@@ -315,6 +332,19 @@ class GPT(HookedModel):
         for module in self.modules():
             if isinstance(module, AttentionHeads):
                 module.attention = attention
+
+    def extra_loss(self) -> Tensor | None:
+        """What the trainer adds to the training loss after a forward: the experts' α·L_aux + β·L_z over
+        every layer's router logits of that forward (nn/moe.py); None for a model without experts."""
+        logits = [
+            m.last_logits for m in self.modules() if isinstance(m, MixtureOfExperts) and m.last_logits is not None
+        ]
+        if not logits:
+            return None
+        cfg = self.cfg
+        return cfg.moe_aux_loss * load_balancing_loss(logits, cfg.moe_top_k) + cfg.moe_z_loss * router_z_loss(
+            logits
+        )  # ()
 
     def num_params(self, exclude_positions: bool = False) -> int:
         n = sum(p.numel() for p in self.parameters())

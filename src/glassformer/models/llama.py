@@ -1,4 +1,4 @@
-"""Llama, Qwen3 and Mistral import and export: the only file where their Hugging Face names
+"""Llama, Qwen3, Mistral, Mixtral and Qwen3-MoE import and export: the only file where their Hugging Face names
 (embed_tokens, q_proj, input_layernorm, rope_parameters ...) appear.
 
 The three are one GPT with the modern decoder's choices (docs/modern.md): RMSNorm, a SwiGLU FFN,
@@ -7,6 +7,10 @@ QK-norm, Mistral a sliding window. So a family is a configuration and a weight m
 own. transformers' Linear layers store weights as nn.Linear does (out, in): nothing is transposed,
 but q_proj, k_proj and v_proj are stacked into our one packed projection (`attn.qkv`, rows q | k | v,
 the layout nn/attention.py's split_qkv cuts), and cut apart again on the way out.
+
+Mixtral and Qwen3-MoE are the same GPT with ffn="moe" (nn/moe.py: softmax routing, SwiGLU experts):
+Mixtral's blocks are Mistral's, Qwen3-MoE's Qwen3's; the weight map adds each block's router and, one
+tensor per expert and matrix, its experts, under the names of the files on the Hub (`EXPERTS`).
 
 A setting we would compute differently (biases, another activation, per-layer attention types, a
 RoPE parameter our config cannot hold) is refused with the field named, never approximated.
@@ -30,8 +34,28 @@ from glassformer.models.gpt2 import read_weights
 from glassformer.models.kinds import check_fits
 from glassformer.text.hf_tokenizer import HFJsonTokenizer
 
-FAMILIES = ("llama", "qwen3", "mistral")  # config.json's model_type
-ARCHITECTURES = {"llama": "LlamaForCausalLM", "qwen3": "Qwen3ForCausalLM", "mistral": "MistralForCausalLM"}
+FAMILIES = ("llama", "qwen3", "mistral", "mixtral", "qwen3_moe", "deepseek_v3")  # config.json's model_type
+ARCHITECTURES = {
+    "llama": "LlamaForCausalLM",
+    "qwen3": "Qwen3ForCausalLM",
+    "mistral": "MistralForCausalLM",
+    "mixtral": "MixtralForCausalLM",
+    "qwen3_moe": "Qwen3MoeForCausalLM",
+    "deepseek_v3": "DeepseekV3ForCausalLM",
+}
+QK_NORM = ("qwen3", "qwen3_moe")  # the families with QK-norm
+# The mixture-of-experts families (ffn="moe"): where their experts sit in the files on the Hub, one
+# tensor per expert and matrix: (the layer's module, gate, up, down). transformers 5 fuses them in
+# memory (experts.gate_up_proj (E, 2F, C) = [gate ; up] per expert, experts.down_proj (E, C, F), the
+# module renamed "mlp"); `hub_names` splits a fused state into these names, so one map reads both.
+EXPERTS = {
+    "mixtral": ("block_sparse_moe", "w1", "w3", "w2"),
+    "qwen3_moe": ("mlp", "gate_proj", "up_proj", "down_proj"),
+    "deepseek_v3": ("mlp", "gate_proj", "up_proj", "down_proj"),
+}
+# DeepSeek-V3's multi-head latent attention (nn/mla.py's LatentAttention): ours -> transformers' names
+LATENT_QUERY = {"q_down": "q_a_proj", "q_norm": "q_a_layernorm", "q_up": "q_b_proj"}  # with a query latent
+LATENT_KV = {"kv_down": "kv_a_proj_with_mqa", "kv_norm": "kv_a_layernorm", "kv_up": "kv_b_proj", "proj": "o_proj"}
 GATES = {"silu": "swiglu", "gelu": "geglu"}  # hidden_act -> our gated FFN (the exact GELU only)
 ROPE_TYPES = {"default": "none", "linear": "linear", "dynamic": "dynamic", "yarn": "yarn", "llama3": "llama3"}
 # RoPE parameters our config does not hold, at the value we compute with (nn/rope_scaling.py's RopeScaling)
@@ -77,6 +101,33 @@ def _rope(get, source: str) -> dict:
     }
 
 
+def _experts(get, family: str, source: str) -> dict:
+    """A mixture-of-experts family's experts as our ffn="moe" fields (every layer sparse, no jitter)."""
+    fixed: dict[str, object] = {"router_jitter_noise": 0.0, "decoder_sparse_step": 1, "mlp_only_layers": []}
+    fixed |= {"first_k_dense_replace": 0, "rope_interleave": True}  # DeepSeek's dense first layers: one FFN here
+    for field, value in fixed.items():
+        if get(field, value) not in (value, None):
+            raise UsageError("error.hf.unsupported", source=source, field=field, value=get(field))
+    mixtral, deepseek = family == "mixtral", family == "deepseek_v3"
+    experts = get("num_local_experts") or get("num_experts") or get("n_routed_experts")  # the families' names
+    values = {
+        "ffn": "moe",
+        "n_experts": experts,
+        "moe_top_k": get("num_experts_per_tok"),
+        "moe_d_ff": 0 if mixtral else get("moe_intermediate_size"),  # Mixtral's experts are intermediate_size wide
+        "moe_normalize": True if mixtral else bool(get("norm_topk_prob", False)),
+        "moe_aux_loss": float(get("router_aux_loss_coef", 0.0)),
+    }
+    if deepseek:  # sigmoid scores, groups, ρ, shared experts; the latent attention's sizes
+        values |= {"moe_rule": "sigmoid", "moe_shared": get("n_shared_experts") or 0}
+        values |= {"moe_groups": get("n_group") or 1, "moe_topk_groups": get("topk_group") or 1}
+        values |= {"moe_scale": float(get("routed_scaling_factor", 1.0)), "n_kv_heads": 0, "head_dim": 0}
+        values |= {"mla_kv_rank": get("kv_lora_rank"), "mla_q_rank": get("q_lora_rank") or 0}
+        values |= {"mla_d_nope": get("qk_nope_head_dim"), "mla_d_rope": get("qk_rope_head_dim")}
+        values |= {"mla_d_v": get("v_head_dim")}
+    return values
+
+
 def config_from_hf(hf_config, source: str = "config.json") -> ModelConfig:
     """A ModelConfig equal to a LlamaConfig, Qwen3Config or MistralConfig (or its config.json dict)."""
     get = hf_config.get if isinstance(hf_config, Mapping) else lambda k, d=None: getattr(hf_config, k, d)
@@ -92,8 +143,8 @@ def config_from_hf(hf_config, source: str = "config.json") -> ModelConfig:
     for flag in ("attention_bias", "mlp_bias"):
         if get(flag, False):
             raise UsageError("error.hf.unsupported", source=source, field=flag, value=get(flag))
-    window = get("sliding_window") if family == "mistral" else None
-    if family == "qwen3" and (
+    window = get("sliding_window") if family in ("mistral", "mixtral") else None
+    if family in QK_NORM and (
         get("use_sliding_window") or any(t != "full_attention" for t in get("layer_types") or [])
     ):
         raise UsageError("error.hf.unsupported", source=source, field="use_sliding_window", value=True)
@@ -113,7 +164,7 @@ def config_from_hf(hf_config, source: str = "config.json") -> ModelConfig:
         "norm": "pre",
         "norm_type": "rms",
         "ffn": GATES[act],
-        "qk_norm": family == "qwen3",
+        "qk_norm": family in QK_NORM,
         "final_norm": True,
         "position": "rope",
         **_rope(get, source),
@@ -121,6 +172,7 @@ def config_from_hf(hf_config, source: str = "config.json") -> ModelConfig:
         "causal": True,
         "tie_weights": bool(get("tie_word_embeddings", False)),
         "ln_eps": float(get("rms_norm_eps", 1e-6)),
+        **(_experts(get, family, source) if family in EXPERTS else {}),
     }
     try:  # the types and ranges a run's config.json is held to
         return apply_overrides(Preset(ModelConfig(), TrainConfig()), values, typed=True).model
@@ -129,7 +181,12 @@ def config_from_hf(hf_config, source: str = "config.json") -> ModelConfig:
 
 
 def family_of(cfg: ModelConfig) -> str:
-    """The family a glassformer config exports as: Qwen3 for QK-norm, Mistral for a window, else Llama."""
+    """The family a glassformer config exports as: Qwen3 for QK-norm, Mistral for a window, else Llama;
+    with experts (ffn="moe"), Qwen3-MoE for QK-norm, else Mixtral."""
+    if cfg.mla_kv_rank:
+        return "deepseek_v3"
+    if cfg.ffn == "moe":
+        return "qwen3_moe" if cfg.qk_norm else "mixtral"
     return "qwen3" if cfg.qk_norm else "mistral" if cfg.sliding_window else "llama"
 
 
@@ -139,11 +196,20 @@ def hf_config(cfg: ModelConfig, special_ids: Mapping[str, int] | None = None) ->
     for field, value in needs.items():
         if getattr(cfg, field) != value:
             raise UsageError("error.hf.field_out", field=field, found=getattr(cfg, field), want=value)
-    if cfg.ffn not in GATES.values():
+    if cfg.ffn not in (*GATES.values(), "moe"):
         raise UsageError("error.hf.field_out", field="ffn", found=cfg.ffn, want="swiglu")
+    family = family_of(cfg)
+    moe: dict = {"moe_rule": "softmax", "moe_shared": 0, "moe_z_loss": 0.0}  # what Mixtral and Qwen3-MoE compute
+    moe |= {"moe_groups": 1, "moe_topk_groups": 1, "moe_scale": 1.0}
+    if family == "mixtral":
+        moe["moe_normalize"] = True  # Mixtral always normalises the K weights
+    if family == "deepseek_v3":  # DeepSeek-V3: experts in every layer, its sigmoid rule
+        moe = {"ffn": "moe", "moe_rule": "sigmoid", "moe_z_loss": 0.0}
+    for field, value in moe.items() if cfg.ffn == "moe" or family == "deepseek_v3" else ():
+        if getattr(cfg, field) != value:
+            raise UsageError("error.hf.field_out", field=field, found=getattr(cfg, field), want=value)
     if cfg.qk_norm and cfg.sliding_window:
         raise UsageError("error.hf.field_out", field="sliding_window", found=cfg.sliding_window, want=0)
-    family = family_of(cfg)
     rope = {"rope_theta": cfg.rope_base, "rope_type": {v: k for k, v in ROPE_TYPES.items()}[cfg.rope_scaling]}
     if cfg.rope_scaling != "none":
         rope["factor"] = cfg.rope_factor
@@ -161,7 +227,7 @@ def hf_config(cfg: ModelConfig, special_ids: Mapping[str, int] | None = None) ->
         "num_attention_heads": cfg.n_heads,
         "num_key_value_heads": cfg.kv_heads,
         "head_dim": cfg.d_head,
-        "hidden_act": {v: k for k, v in GATES.items()}[cfg.ffn],
+        "hidden_act": {v: k for k, v in GATES.items()}.get(cfg.ffn, "silu"),  # experts: SwiGLU
         "max_position_embeddings": cfg.max_len,
         "rms_norm_eps": cfg.ln_eps,
         "rope_parameters": rope,
@@ -173,10 +239,26 @@ def hf_config(cfg: ModelConfig, special_ids: Mapping[str, int] | None = None) ->
     }
     if family == "llama":
         out["mlp_bias"] = False
-    if family == "mistral":
-        out["sliding_window"] = cfg.sliding_window
-    if family == "qwen3":
+    if family in ("mistral", "mixtral"):
+        out["sliding_window"] = cfg.sliding_window or None
+    if family in QK_NORM:
         out["use_sliding_window"] = False
+    if family == "mixtral":
+        out.update(num_local_experts=cfg.n_experts, router_jitter_noise=0.0, intermediate_size=cfg.expert_d_ff)
+    if family == "qwen3_moe":
+        out.update(num_experts=cfg.n_experts, moe_intermediate_size=cfg.expert_d_ff, norm_topk_prob=cfg.moe_normalize)
+        out.update(decoder_sparse_step=1, mlp_only_layers=[])
+    if family == "deepseek_v3":
+        out.update(
+            n_routed_experts=cfg.n_experts, n_shared_experts=cfg.moe_shared, moe_intermediate_size=cfg.expert_d_ff
+        )
+        out.update(n_group=cfg.moe_groups, topk_group=cfg.moe_topk_groups, routed_scaling_factor=cfg.moe_scale)
+        out.update(norm_topk_prob=cfg.moe_normalize, first_k_dense_replace=0, rope_interleave=True)
+        out.update(kv_lora_rank=cfg.mla_kv_rank, q_lora_rank=cfg.mla_q_rank or None, qk_nope_head_dim=cfg.mla_d_nope)
+        out.update(qk_rope_head_dim=cfg.mla_d_rope, v_head_dim=cfg.mla_d_v, head_dim=cfg.mla_d_rope)
+        out.update(num_key_value_heads=cfg.n_heads)
+    if cfg.ffn == "moe":
+        out.update(num_experts_per_tok=cfg.moe_top_k, router_aux_loss_coef=cfg.moe_aux_loss)
     return out
 
 
@@ -187,12 +269,32 @@ def weight_map(cfg: ModelConfig) -> dict[str, tuple[str, ...]]:
     for i in range(cfg.n_layers):
         b, h = f"blocks.{i}.", f"model.layers.{i}."
         names[b + "ln1.weight"] = (h + "input_layernorm.weight",)
-        names[b + "attn.qkv.weight"] = tuple(f"{h}self_attn.{p}_proj.weight" for p in "qkv")
+        if cfg.mla_kv_rank:  # the latent attention's matrices and norms, renamed
+            parts = {**(LATENT_QUERY if cfg.mla_q_rank else {"q_proj": "q_proj"}), **LATENT_KV}
+            names.update(
+                {f"{b}attn.{ours}.weight": (f"{h}self_attn.{theirs}.weight",) for ours, theirs in parts.items()}
+            )
+        else:
+            names[b + "attn.qkv.weight"] = tuple(f"{h}self_attn.{p}_proj.weight" for p in "qkv")
         if cfg.qk_norm:
             names[b + "attn.qk_norm.q_norm.weight"] = (h + "self_attn.q_norm.weight",)
             names[b + "attn.qk_norm.k_norm.weight"] = (h + "self_attn.k_norm.weight",)
-        names[b + "attn.proj.weight"] = (h + "self_attn.o_proj.weight",)
+        if not cfg.mla_kv_rank:
+            names[b + "attn.proj.weight"] = (h + "self_attn.o_proj.weight",)
         names[b + "ln2.weight"] = (h + "post_attention_layernorm.weight",)
+        if cfg.ffn == "moe":  # the router, then each expert's three matrices, as the Hub's files name them
+            module, *matrices = EXPERTS[family_of(cfg)]
+            names[b + "ffn.router.weight"] = (f"{h}{module}.gate.weight",)
+            if cfg.moe_rule == "sigmoid":  # DeepSeek-V3's selection bias b, a buffer
+                names[b + "ffn.router.selection_bias"] = (f"{h}{module}.gate.e_score_correction_bias",)
+            for ours, theirs in (
+                (("gate", "gate_proj"), ("up", "up_proj"), ("down", "down_proj")) if cfg.moe_shared else ()
+            ):
+                names[f"{b}ffn.shared.{ours}.weight"] = (f"{h}{module}.shared_experts.{theirs}.weight",)
+            for e in range(cfg.n_experts):
+                for ours, theirs in zip(("gate", "up", "down"), matrices, strict=True):
+                    names[f"{b}ffn.experts.{e}.{ours}.weight"] = (f"{h}{module}.experts.{e}.{theirs}.weight",)
+            continue
         for ours, theirs in (("gate", "gate_proj"), ("up", "up_proj"), ("down", "down_proj")):
             names[f"{b}ffn.{ours}.weight"] = (f"{h}mlp.{theirs}.weight",)
     names["ln_final.weight"] = ("model.norm.weight",)
@@ -201,9 +303,32 @@ def weight_map(cfg: ModelConfig) -> dict[str, tuple[str, ...]]:
     return names
 
 
+def hub_names(hf_state: Mapping[str, torch.Tensor], cfg: ModelConfig) -> Mapping[str, torch.Tensor]:
+    """A mixture-of-experts state as the Hub's files name it: transformers 5's fused experts
+    (mlp.experts.gate_up_proj (E, 2F, C), mlp.experts.down_proj (E, C, F)) split into one tensor per
+    expert and matrix, Mixtral's "mlp" named "block_sparse_moe" again. Any other state: unchanged."""
+    if cfg.ffn != "moe" or not any(name.endswith("experts.down_proj") for name in hf_state):
+        return hf_state
+    module, gate, up, down = EXPERTS[family_of(cfg)]
+    out = {}
+    for name, tensor in hf_state.items():
+        name = name.replace(".mlp.", f".{module}.")
+        head, _, last = name.rpartition("experts.")
+        if last == "gate_up_proj":
+            for e, fused in enumerate(tensor):  # (2F, C) expert e's [gate ; up]
+                g, u = fused.chunk(2, dim=0)  # 2 × (F, C)
+                out[f"{head}experts.{e}.{gate}.weight"], out[f"{head}experts.{e}.{up}.weight"] = g, u
+        elif last == "down_proj":
+            out.update({f"{head}experts.{e}.{down}.weight": t for e, t in enumerate(tensor)})  # E × (C, F)
+        else:
+            out[name] = tensor
+    return out
+
+
 def state_dict_from_hf(hf_state: Mapping[str, torch.Tensor], cfg: ModelConfig, source: str) -> dict[str, torch.Tensor]:
-    """A LlamaForCausalLM / Qwen3ForCausalLM / MistralForCausalLM state_dict under our names. Every
+    """A Llama / Qwen3 / Mistral / Mixtral / Qwen3-MoE causal LM's state_dict under our names. Every
     tensor is used or refused by name: a missing one, or one we have no place for."""
+    hf_state = hub_names(hf_state, cfg)
     names = weight_map(cfg)
     wanted = [theirs for group in names.values() for theirs in group]
     missing = [name for name in wanted if name not in hf_state]

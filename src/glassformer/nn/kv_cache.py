@@ -49,6 +49,7 @@ from __future__ import annotations
 import torch
 
 from glassformer.errors import UsageError
+from glassformer.nn.mla import LatentCache
 from glassformer.nn.position import position_scheme
 
 
@@ -131,9 +132,12 @@ class KVCache:
         dtype=None,
         grows: bool = False,
         window: int = 0,
+        latent: bool = False,
     ) -> None:
-        self.layers = [
-            WindowCache(B, n_heads, window, d_head, device, dtype)
+        self.layers: list = [
+            LatentCache()  # multi-head latent attention: the latent and the rotary key (nn/mla.py)
+            if latent
+            else WindowCache(B, n_heads, window, d_head, device, dtype)
             if window
             else LayerCache(B, n_heads, max_len, d_head, device, dtype, grows)
             for _ in range(n_layers)
@@ -147,7 +151,7 @@ class KVCache:
         grows = not position_scheme(cfg.position).table
         # the key-value heads only: grouped-query attention caches H_kv of the H heads (nn/attention.py)
         sizes = (cfg.n_layers, batch_size, cfg.kv_heads, cfg.max_len, cfg.d_head)
-        return cls(*sizes, p.device, p.dtype, grows, cfg.sliding_window)
+        return cls(*sizes, p.device, p.dtype, grows, cfg.sliding_window, cfg.mla_kv_rank > 0)
 
     @property
     def length(self) -> int:

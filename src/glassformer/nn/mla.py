@@ -52,12 +52,15 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from glassformer.config import check_mla_sizes
 from glassformer.errors import UsageError
 from glassformer.nn.attention import causal_mask, scaled_dot_product_attention
 from glassformer.nn.attention_variants import kv_groups
 from glassformer.nn.hooks import HookPoint
 from glassformer.nn.rmsnorm import RMSNorm
 from glassformer.nn.rope_scaling import PLAIN, RopeScaling, ScaledRotary
+
+LATENT_EPS = 1e-6  # the latents' RMSNorm ε in DeepSeek's code and transformers, whatever rms_norm_eps says
 
 
 @dataclass(frozen=True)
@@ -80,17 +83,9 @@ class MLAConfig:
 
 
 def check_mla(cfg: MLAConfig) -> None:
-    """Sizes that are not positive whole numbers, and latents wider than the model, refused."""
-    sizes = {"d_model": cfg.d_model, "n_heads": cfg.n_heads, "kv_rank": cfg.kv_rank, "d_nope": cfg.d_nope}
-    sizes |= {"d_rope": cfg.d_rope, "d_v": cfg.d_v} | ({"q_rank": cfg.q_rank} if cfg.q_rank is not None else {})
-    for name, value in sizes.items():
-        if not isinstance(value, int) or value < 1:
-            raise UsageError("error.mla.size", name=name, value=value)
-    for name, rank in (("kv_rank", cfg.kv_rank), ("q_rank", cfg.q_rank)):
-        if rank is not None and rank > cfg.d_model:
-            raise UsageError("error.mla.rank", name=name, rank=rank, d_model=cfg.d_model)
-    if cfg.d_rope % 2:
-        raise UsageError("error.rotary.odd_head", d_head=cfg.d_rope)
+    """Sizes that are not positive whole numbers, and latents wider than the model, refused
+    (config.check_mla_sizes: one check)."""
+    check_mla_sizes(cfg.d_model, cfg.n_heads, cfg.kv_rank, cfg.d_nope, cfg.d_rope, cfg.d_v, cfg.q_rank)
 
 
 def yarn_mscale(factor: float, mscale: float = 1.0) -> float:
@@ -138,6 +133,17 @@ class LatentCache:
     def length(self) -> int:
         """Tokens cached = the next token's position."""
         return 0 if self.latent is None else self.latent.size(1)
+
+    @length.setter
+    def length(self, n: int) -> None:
+        """Keep the first n tokens (KVCache.reset sets 0)."""
+        if self.latent is not None and self.rope_key is not None:
+            self.latent, self.rope_key = self.latent[:, :n], self.rope_key[:, :, :n]  # (B, n, R_kv), (B, 1, n, D_r)
+
+    @property
+    def held(self) -> int:
+        """Keys kept before the next token: every one so far (as nn/kv_cache.py's LayerCache)."""
+        return self.length
 
     def append(self, latent: Tensor, rope_key: Tensor) -> tuple[Tensor, Tensor]:
         """Store a new (B, T, R_kv) and (B, 1, T, D_r); return everything so far."""
@@ -242,6 +248,14 @@ class LatentAttention(nn.Module):
     def extra_repr(self) -> str:
         c = self.cfg
         return f"H={c.n_heads}, R_q={c.q_rank}, R_kv={c.kv_rank}, D_n={c.d_nope}, D_r={c.d_rope}, D_v={c.d_v}"
+
+
+class BlockLatentAttention(LatentAttention):
+    """LatentAttention as a Block calls its attention, (x, mask, cache): MLA makes its own causal mask
+    (no window, no padding: ModelConfig refuses them with MLA), and its cache is a LatentCache."""
+
+    def forward(self, x: Tensor, mask: Tensor | None = None, cache=None, absorbed: bool = False) -> Tensor:  # type: ignore[override]
+        return super().forward(x, cache, absorbed)  # (B, T, C)
 
 
 # ---- what a cache costs ------------------------------------------------------------------------------------

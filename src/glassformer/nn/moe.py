@@ -37,7 +37,7 @@ hook points' axes say N_e). transformers stores the E experts as two 3-D tensors
 modules, expert e's gate = gate_up_proj[e, :F], up = gate_up_proj[e, F:], down = down_proj[e].
 DeepSeek-V3's shared experts are one GatedFeedForward n_shared·F wide (`shared_experts`).
 
-Losses (added to the training loss by the trainer, later):
+Losses (added to the training loss by the trainer: models/gpt.py's GPT.extra_loss, train/loop.py):
 
   load balance  L_aux = E · Σ_i f_i · P_i,   f_i = share of the N tokens whose top-K holds expert i,
                                              P_i = mean over the N tokens of softmax(ℓ)_i
@@ -50,8 +50,8 @@ Losses (added to the training loss by the trainer, later):
 
 Precision. DeepSeek-V3's router computes in float32 whatever the model's dtype; Mixtral and Qwen3-MoE
 compute the logits in the model's dtype and the softmax in float32. Ours computes the whole router in
-float32 for bfloat16 / float16 input (DeepSeek's way) and in float64 for float64 input (transformers
-downcasts that to float32; the float64 tests point its casts at float64).
+float32 for bfloat16 / float16 input and under autocast (DeepSeek's way), and in float64 for float64
+input (transformers downcasts that to float32; the float64 tests point its casts at float64).
 """
 
 from __future__ import annotations
@@ -64,12 +64,13 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from glassformer.config import MOE_RULES, check_moe
 from glassformer.errors import UsageError
 from glassformer.nn.glu import GatedFeedForward
 from glassformer.nn.hooks import HookPoint
 from glassformer.nn.rmsnorm import NARROW
 
-RULES = ("softmax", "sigmoid")
+RULES = MOE_RULES  # ("softmax", "sigmoid"), named in config.py (no torch there)
 GROUP_TOP = 2  # a group of experts is scored by its two best experts (DeepSeek-V3; transformers)
 TINY = 1e-20  # added to the normaliser, as DeepSeek-V3's code does; below float64's resolution near 1
 
@@ -90,21 +91,8 @@ MIXTRAL = Routing()  # the default: softmax, top-2, normalised
 
 
 def check_routing(n_experts: int, r: Routing) -> None:
-    """Every impossible routing refused with the numbers and the fix."""
-    if r.rule not in RULES:
-        raise UsageError("error.moe.rule", rule=r.rule, names=list(RULES))
-    if n_experts < 1:
-        raise UsageError("error.moe.experts", n_experts=n_experts)
-    if not 1 <= r.top_k <= n_experts:
-        raise UsageError("error.moe.top_k", top_k=r.top_k, n_experts=n_experts)
-    if r.n_group < 1 or n_experts % r.n_group:
-        divisors = [d for d in range(1, n_experts + 1) if n_experts % d == 0]
-        raise UsageError("error.moe.groups", n_experts=n_experts, n_group=r.n_group, divisors=divisors)
-    if not 1 <= r.topk_group <= r.n_group:
-        raise UsageError("error.moe.topk_group", topk_group=r.topk_group, n_group=r.n_group)
-    reachable = r.topk_group * (n_experts // r.n_group)
-    if r.top_k > reachable:
-        raise UsageError("error.moe.too_few_in_groups", top_k=r.top_k, topk_group=r.topk_group, reachable=reachable)
+    """Every impossible routing refused with the numbers and the fix (config.check_moe: one check)."""
+    check_moe(n_experts, r.rule, r.top_k, r.n_group, r.topk_group)
 
 
 def keep_best_groups(choice: Tensor, n_group: int, topk_group: int) -> Tensor:
@@ -146,7 +134,8 @@ class Router(nn.Module):
     def forward(self, x: Tensor) -> Routed:
         r = self.routing
         wide = x.float() if x.dtype in NARROW else x  # (B, T, C): bf16/fp16 routed in float32
-        logits = self.hook_logits(F.linear(wide, self.weight.to(wide.dtype)))  # (B, T, E) x·W_rᵀ
+        with torch.autocast(x.device.type, enabled=False):  # autocast would make the product bf16 again
+            logits = self.hook_logits(F.linear(wide, self.weight.to(wide.dtype)))  # (B, T, E) x·W_rᵀ
         scores = torch.softmax(logits, dim=-1) if r.rule == "softmax" else logits.sigmoid()  # (B, T, E)
         scores = self.hook_scores(scores)  # (B, T, E)
         choice = scores if self.selection_bias is None else scores + self.selection_bias  # (B, T, E) s + b
@@ -187,6 +176,7 @@ class MixtureOfExperts(nn.Module):
         self.hook_expert = nn.ModuleList(HookPoint("moe", "B T C", "moe.expert", e=e) for e in range(n_experts))
         self.hook_routed = HookPoint("moe", "B T C", "moe.routed")
         self.hook_out = HookPoint("ffn_out", "B T C", "moe.out")
+        self.last_logits: Tensor | None = None  # (B, T, E) the router's logits in the latest forward: the losses'
 
     def routed(self, x: Tensor) -> tuple[Tensor, Routed]:
         B, T, C = x.shape
@@ -206,7 +196,9 @@ class MixtureOfExperts(nn.Module):
         return self.hook_out(out), decision  # (B, T, C)
 
     def forward(self, x: Tensor) -> Tensor:
-        return self.routed(x)[0]  # (B, T, C)
+        out, decision = self.routed(x)  # (B, T, C)
+        self.last_logits = decision.logits  # (B, T, E) kept for the balance losses (GPT.extra_loss)
+        return out  # (B, T, C)
 
 
 # ---- balance: the losses and the bias ----------------------------------------------------------------------

@@ -10,7 +10,9 @@ and repeats one optimizer step:
                               model reads (src, tgt_in)); or, given batch_loss, loss =
                               batch_loss(model, batch): a loss that is a function of a batch and
                               the model(s) (post-training's; a reference model is a frozen copy
-                              the loss holds)
+                              the loss holds); plus, for a model that has one, model.extra_loss()
+                              after the forward (a mixture of experts' balance losses: models/gpt.py),
+                              logged apart as "extra_loss" (None, the dense models': nothing added)
     ‖g_p‖ per parameter  ─►  clip to global norm grad_clip      below
     optimizer step (AdamW, decay on matrices only, unless the caller brings its own); zero the grads
 
@@ -132,6 +134,8 @@ class Trainer:
         self.parallel = world.wrap(model)  # the model, or DistributedDataParallel around it
         self.forward = compile_or_eager(self.parallel) if cfg.compile else self.parallel
         self.pending = PendingSteps(self.names)  # losses and norms not yet read back from the device
+        self.extra_loss = getattr(model, "extra_loss", None)  # () -> the latest forward's extra loss, or None
+        self.pending_extra: list[torch.Tensor] = []  # each step's extra loss (in its loss), on the device
         self.step, self.best_val = 0, math.inf
         self.last_eval: dict[str, float] = {}
         self.last_loss: torch.Tensor | None = None  # the latest step's loss, still on the device
@@ -205,14 +209,21 @@ class Trainer:
         set_lr(self.optimizer, self.lr_at(self.step))
         self.world.seed_dropout(cfg.seed, self.step)
         loss_sum = torch.zeros((), device=cfg.device)  # ()
+        extra_sum, extra = torch.zeros((), device=cfg.device), None  # ()
         for i in range(cfg.grad_accum):
             batch = self.batches.train_batch(self.batch_generator)  # (x, y), or what batch_loss reads
             with self.world.accumulating(self.parallel, last=i == cfg.grad_accum - 1):
                 with self.autocast():
                     loss = self.batch_loss(self.run_model, batch) / cfg.grad_accum  # ()
+                    extra = self.extra_loss() if self.extra_loss is not None else None  # () or None
+                    if extra is not None:
+                        loss = loss + extra / cfg.grad_accum  # ()
+                        extra_sum = extra_sum + extra.detach() / cfg.grad_accum  # ()
                 loss.backward()
             loss_sum += loss.detach()  # ()
         loss_sum = self.world.mean(loss_sum)  # () the global batch's loss
+        if extra is not None:
+            self.pending_extra.append(self.world.mean(extra_sum))  # ()
         norms = grad_norms(self.params)  # (P,)
         total = clip_global_norm(self.params, norms, cfg.grad_clip)  # ()
         self.optimizer.step()
@@ -259,6 +270,9 @@ class Trainer:
             "tokens_per_s": tokens / seconds,
             "time": self.timer.now(),
         }
+        if self.pending_extra:  # the part of "loss" that is the model's extra loss (experts' balance)
+            record["extra_loss"] = torch.stack(self.pending_extra).mean().item()
+            self.pending_extra = []
         if self.files:
             self.files.log(record)
         self.progress.update(self.step, record["loss"], record["lr"], record["tokens_per_s"])

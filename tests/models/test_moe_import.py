@@ -1,0 +1,113 @@
+"""`glassformer import mixtral|qwen3_moe|deepseek_v3 DIR` and `export llama` of a mixture of experts: a tiny random
+checkpoint that transformers saved into a run with equal logits, and back to a directory transformers
+loads with equal logits; a checkpoint whose expert tensors are missing gets one clear line and
+nothing is written."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file, save_file
+
+from glassformer.errors import DamagedFile
+from glassformer.train.checkpoint import load_model
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "reliability"))
+from reliability_kit import assert_clean_failure, cli, cli_error  # noqa: E402
+
+transformers = pytest.importorskip("transformers")
+tokenizers = pytest.importorskip("tokenizers")
+
+TEXT = "the cat sat on the mat and the dog sat on the log " * 20
+CONFIGS = {
+    "mixtral": ("MixtralConfig", "MixtralForCausalLM", {"num_local_experts": 4, "num_key_value_heads": 2}),
+    "qwen3_moe": (
+        "Qwen3MoeConfig",
+        "Qwen3MoeForCausalLM",
+        {"num_experts": 4, "moe_intermediate_size": 16, "norm_topk_prob": True, "head_dim": 12},
+    ),
+    "deepseek_v3": (
+        "DeepseekV3Config",
+        "DeepseekV3ForCausalLM",
+        {
+            "n_routed_experts": 4,
+            "n_group": 2,
+            "topk_group": 1,
+            "moe_intermediate_size": 12,
+            "first_k_dense_replace": 0,
+            "num_key_value_heads": 4,
+            "kv_lora_rank": 16,
+            "q_lora_rank": 24,
+            "qk_nope_head_dim": 8,
+            "qk_rope_head_dim": 4,
+            "v_head_dim": 6,
+        },
+    ),
+}
+
+
+def tokenizer_json() -> str:
+    tok = tokenizers.Tokenizer(tokenizers.models.BPE(unk_token="<unk>"))
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.Metaspace()
+    tok.decoder = tokenizers.decoders.Metaspace()
+    tok.train_from_iterator([TEXT], tokenizers.trainers.BpeTrainer(vocab_size=40, special_tokens=["<unk>"]))
+    return tok.to_str()
+
+
+def checkpoint(folder: Path, family: str):
+    config_name, model_name, extra = CONFIGS[family]
+    config = getattr(transformers, config_name)(
+        vocab_size=48,
+        hidden_size=32,
+        intermediate_size=24,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        max_position_embeddings=64,
+        num_experts_per_tok=2,
+        attn_implementation="eager",
+        experts_implementation="eager",
+        **extra,
+    )
+    torch.manual_seed(0)
+    hf = getattr(transformers, model_name)(config).eval()
+    hf.save_pretrained(folder)
+    (folder / "tokenizer.json").write_text(tokenizer_json(), encoding="utf-8")
+    return hf
+
+
+@pytest.mark.parametrize("family", CONFIGS)
+def test_import_gives_a_run_equal_to_transformers_and_export_gives_it_back(tmp_path, family):
+    hf = checkpoint(tmp_path / "hf", family)
+    code, out, err = cli(["import", family, str(tmp_path / "hf"), "--out", str(tmp_path / "run")])
+    assert code == 0, err
+    model, _, _ = load_model(tmp_path / "run")
+    x = torch.randint(0, 48, (2, 10), generator=torch.Generator().manual_seed(1))  # (2, 10)
+    with torch.no_grad():
+        theirs = hf(x).logits  # (2, 10, V)
+        assert torch.allclose(model(x), theirs, atol=1e-5)
+    code, out, err = cli(["export", "llama", str(tmp_path / "run"), "--out", str(tmp_path / "out")])
+    assert code == 0, err
+    assert json.loads((tmp_path / "out" / "config.json").read_text())["model_type"] == family
+    again = transformers.AutoModelForCausalLM.from_pretrained(
+        tmp_path / "out", attn_implementation="eager", experts_implementation="eager"
+    ).eval()
+    with torch.no_grad():
+        assert torch.allclose(again(x).logits, theirs, atol=1e-5)
+
+
+def test_a_checkpoint_whose_expert_tensors_are_missing_gets_one_line_and_nothing_is_written(tmp_path):
+    checkpoint(tmp_path / "hf", "mixtral")
+    weights = tmp_path / "hf" / "model.safetensors"
+    state = load_file(weights)
+    gone = sorted(name for name in state if "layers.1." in name and "experts" in name)
+    save_file({k: v for k, v in state.items() if k not in gone}, weights, metadata={"format": "pt"})
+    out = tmp_path / "run"
+    code, _, err, error = cli_error(["import", "mixtral", str(tmp_path / "hf"), "--out", str(out)])
+    assert_clean_failure(code, err)
+    assert isinstance(error, DamagedFile) and error.key == "error.hf.tensors_missing"
+    assert "layers.1" in error.fields["names"] and "experts" in error.fields["names"]
+    assert not out.exists()  # nothing half-written

@@ -1,0 +1,110 @@
+"""DeepSeek-V3: one glassformer GPT with multi-head latent attention (mla_kv_rank > 0, nn/mla.py) and
+DeepSeek's experts (ffn="moe", moe_rule="sigmoid": the selection bias, group-limited choice, ρ, a
+shared expert), from a configuration and models/llama.py's weight map, against transformers'
+DeepseekV3ForCausalLM on tiny random configurations (eager, no download): logits in float64 ≤ 1e-10
+and float32 ≤ 1e-5, cached decoding (the latent cache) equal to the whole forward, the map both ways."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from helpers import ATOL, assert_close, keyed
+from hf_float64 import transformers_in_float64
+
+from glassformer.errors import UsageError
+from glassformer.models.llama import config_from_hf, gpt_from_hf, hf_config, hub_names, state_dict_to_hf
+from glassformer.nn.mla import LatentCache
+
+transformers = pytest.importorskip("transformers")
+
+V, T = 61, 12
+BASE = {
+    "vocab_size": V,
+    "hidden_size": 32,
+    "intermediate_size": 40,
+    "moe_intermediate_size": 12,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 4,  # every head's keys from the latent (transformers repeats H / H_kv)
+    "kv_lora_rank": 16,
+    "qk_nope_head_dim": 8,
+    "qk_rope_head_dim": 4,
+    "v_head_dim": 6,
+    "n_routed_experts": 8,
+    "num_experts_per_tok": 2,
+    "first_k_dense_replace": 0,
+    "max_position_embeddings": 64,
+    "rms_norm_eps": 1e-5,
+    "attn_implementation": "eager",
+    "experts_implementation": "eager",
+}
+CASES = {  # q_lora_rank, n_group, topk_group, n_shared_experts, norm_topk_prob, routed_scaling_factor
+    "query-latent-groups": {"q_lora_rank": 24, "n_group": 4, "topk_group": 2, "n_shared_experts": 1},
+    "no-query-latent": {
+        "q_lora_rank": None,
+        "n_group": 1,
+        "topk_group": 1,
+        "n_shared_experts": 2,
+        "norm_topk_prob": False,
+    },
+}
+
+
+def hf_model(case: str, dtype: torch.dtype = torch.float64):
+    config = transformers.DeepseekV3Config(**{**BASE, "routed_scaling_factor": 2.5, **CASES[case]})
+    torch.manual_seed(0)
+    with transformers_in_float64() if dtype == torch.float64 else torch.no_grad():
+        model = transformers.DeepseekV3ForCausalLM(config).to(dtype).eval()
+    with torch.no_grad():
+        for p in model.parameters():  # away from the initial values, gains away from 1
+            p.add_(torch.randn_like(p) * 0.1)
+        for name, b in model.named_buffers():
+            if name.endswith("e_score_correction_bias"):  # a selection bias that moves the choice
+                b.copy_(torch.randn_like(b) * 0.1)
+    return model
+
+
+def ids(B: int = 2, n: int = T) -> torch.Tensor:
+    return torch.randint(0, V, (B, n), generator=torch.Generator().manual_seed(1))  # (B, n)
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
+def test_logits_equal_transformers(case, dtype):
+    hf = hf_model(case, dtype)
+    ours = gpt_from_hf(hf)
+    x = ids()
+    with torch.no_grad():
+        with transformers_in_float64() if dtype == torch.float64 else torch.no_grad():
+            theirs = hf(x).logits  # (B, T, V)
+        assert_close("logits", ours(x), theirs, ATOL[dtype])
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_cached_decoding_keeps_the_latent_and_equals_the_whole_forward(case):
+    ours = gpt_from_hf(hf_model(case))
+    x = ids()
+    cache = ours.new_cache(2)
+    with torch.no_grad():
+        full = ours(x)  # (B, T, V)
+        steps = [ours(x[:, :3], cache)] + [ours(x[:, t : t + 1], cache) for t in range(3, T)]
+    assert_close("cached", torch.cat(steps, dim=1), full, 1e-10)
+    layer = cache.layers[0]
+    assert isinstance(layer, LatentCache) and layer.latent.shape == (2, T, 16) and layer.rope_key.shape == (2, 1, T, 4)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_weight_map_and_the_config_go_both_ways(case):
+    hf = hf_model(case)
+    ours = gpt_from_hf(hf)
+    assert config_from_hf(hf_config(ours.cfg)) == ours.cfg
+    back = state_dict_to_hf(ours.state_dict(), ours.cfg)
+    theirs = hub_names(hf.state_dict(), ours.cfg)
+    assert back.keys() == theirs.keys() and all(torch.equal(back[k], theirs[k]) for k in theirs)
+
+
+def test_dense_first_layers_are_refused_with_the_field_named():
+    base = hf_model("no-query-latent").config.to_dict()
+    assert (
+        keyed(UsageError, config_from_hf, {**base, "first_k_dense_replace": 1})[1]["field"] == "first_k_dense_replace"
+    )

@@ -57,7 +57,10 @@ LEFTOVER = MESSAGES / "leftover.py"
 CHUNK = 60  # an English literal longer than this is written as implicit concatenation, by words
 BEGIN, END = "# transition{", "# }transition"
 # f"{name}.json" ends as a key does ("error.files.json") but names a file; these never end a key that is built
+WORDLESS = ROOT / "src" / "glassformer" / "nn", ROOT / "src" / "glassformer" / "models"
+ID_MARK = "# an id, not a key"
 NOT_A_KEY_END = {
+    "bin",
     "json",
     "jsonl",
     "txt",
@@ -153,11 +156,17 @@ def dynamic_sites(files: list[Path], keys: set[str]) -> dict[str, list[str]]:
     sites: dict[str, list[str]] = {}
     ordered = sorted(keys)
     for path in files:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if any(folder in path.parents for folder in WORDLESS):
+            continue  # nn/ and models/ say nothing (tests/repo/test_architecture.py): their dotted names are ids
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        tree = ast.parse(text)
         parents = parents_of(tree)
         for node in ast.walk(tree):
             if isinstance(parents.get(node), ast.JoinedStr):
                 continue  # a part of an f-string: the f-string is judged whole
+            if ID_MARK in lines[getattr(node, "lineno", 1) - 1]:
+                continue  # a line marked as building a glossary id (FORMULA_WORDS["embed.tied"]), not a key
             built: list[str] = []
             regex = template_regex(node)
             if regex is not None:

@@ -70,7 +70,7 @@ from glassformer.explore.panels import bars, find_structure, readout
 from glassformer.explore.repeats import zero_heads
 from glassformer.explore.requests import LIMITS, SPECS, RequestError, check_range, read
 from glassformer.inspect.trace import token_labels, trace
-from glassformer.messages import TABLES
+from glassformer.messages import translated
 from glassformer.sample import draw, next_logits, next_probs, open_cache, visible
 
 # why next and generate refuse a model: it reads numbers, not tokens; it writes no text
@@ -115,7 +115,7 @@ class Explorer:
         """The header's name of the model in `lang`."""
         if isinstance(self.source, tuple):
             key, fields = self.source
-            return TABLES[lang][key].format(**fields)
+            return translated(key, lang).format(**fields)
         return self.source
 
     # ------------------------------------------------------------------ inputs and runs

@@ -65,7 +65,7 @@ from glassformer.config import apply_overrides, get_preset
 from glassformer.errors import NotFound, UsageError
 from glassformer.explore.explorer import Explorer
 from glassformer.explore.requests import SPECS, RequestError, parse_json
-from glassformer.messages import LANGS, N_, TABLES, language, normalize, say, t
+from glassformer.messages import LANGS, N_, language, normalize, say, t, translated
 from glassformer.models import build_model, model_class
 from glassformer.text import CharTokenizer
 from glassformer.train.checkpoint import MODEL_FILE
@@ -180,7 +180,7 @@ PAGE_WORDS = {
 
 def page_words(lang: str) -> dict[str, str]:
     """The page's words in `lang`, by their names on the page ("next.title": "Next token")."""
-    return {name: TABLES[lang][key] for name, key in PAGE_WORDS.items()}
+    return {name: translated(key, lang) for name, key in PAGE_WORDS.items()}
 
 
 def asked_language(scope) -> str:

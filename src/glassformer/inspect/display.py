@@ -15,7 +15,7 @@ import math
 import torch
 
 from glassformer.inspect.words import describe
-from glassformer.messages import N_, TABLES, language, t
+from glassformer.messages import N_, language, t, translated
 from glassformer.nn.hooks import ActivationCache, HookPoint
 
 MONO = "font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; white-space: pre"
@@ -167,14 +167,14 @@ def grads_html(monitor) -> str:
 def cache_html(cache: ActivationCache) -> str:
     """An ActivationCache as a table: each tensor's name, stage, named shape, meaning (from its hook
     point's declaration, worded in `cache.lang`), first numbers and mean ± std. Every text is escaped."""
-    words = TABLES[cache.lang]
+    lang = cache.lang
     head = [
-        words["cache.column.name"],
-        words["cache.column.stage"],
-        words["cache.column.shape"],
-        words["cache.column.means"],
-        words["cache.column.first"],
-        words["cache.column.spread"],
+        translated("cache.column.name", lang),
+        translated("cache.column.stage", lang),
+        translated("cache.column.shape", lang),
+        translated("cache.column.means", lang),
+        translated("cache.column.first", lang),
+        translated("cache.column.spread", lang),
     ]
     rows = [_cache_row(name, x, cache.points.get(name), cache.lang) for name, x in cache.items()]
     td = 'style="padding: 2px 8px; border-bottom: 1px solid #e5e5e5; text-align: left"'
@@ -185,7 +185,7 @@ def cache_html(cache: ActivationCache) -> str:
         + "</tr>"
         for row in rows
     )
-    title = html.escape(words["cache.title"].format(n=len(cache)))
+    title = html.escape(translated("cache.title", lang).format(n=len(cache)))
     return (
         f'<table style="border-collapse: collapse; font-size: 12px"><caption style="text-align: left">'
         f"{title}</caption><thead><tr>{''.join(f'<th {td}>{h}</th>' for h in head)}</tr></thead>"
@@ -204,7 +204,7 @@ def _cache_row(name: str, x: torch.Tensor, point: HookPoint | None, lang: str) -
     finite = flat[torch.isfinite(flat)]  # masked scores are -inf: the statistics are of the rest
     spread = f"{finite.mean().item():.3g} ± {finite.std().item():.3g}" if finite.numel() > 1 else first
     if finite.numel() < flat.numel():
-        spread += TABLES[lang]["cache.not_finite"].format(n=flat.numel() - finite.numel())
+        spread += translated("cache.not_finite", lang).format(n=flat.numel() - finite.numel())
     return name, d["stage"], f"({dims})", d["means"], f"[{first}]", spread
 
 

@@ -41,7 +41,7 @@ from glassformer.config import ModelConfig, with_kind
 from glassformer.inspect.display import PARAM_COLUMNS, params_html
 from glassformer.inspect.formula import ParamFormula
 from glassformer.inspect.words import letter_order, meaning
-from glassformer.messages import N_, TABLES, in_language, language, pad, pad_left, t
+from glassformer.messages import N_, in_language, language, pad, pad_left, t, translated
 from glassformer.models.gpt import LearnedPositions
 from glassformer.nn.hooks import HookPoint
 from glassformer.nn.moe import Router
@@ -292,12 +292,12 @@ def _note(path: str, module: nn.Module, formula: str, tied: str | None) -> tuple
     parent, _, leaf = path.rpartition(".")
     leaf_kind = leaf.rstrip("0123456789")
     if tied is not None:
-        return FORMULA_WORDS[f"{leaf}.tied"], {"table": tied}
+        return FORMULA_WORDS[f"{leaf}.tied"], {"table": tied}  # an id, not a key
     classes = [c.__name__ for c in type(module).__mro__]
     if formula == "0":  # nothing to learn: a norm the config has none of, a fixed table
-        ids = [f"{leaf_kind}.none", *classes]
+        ids = [f"{leaf_kind}.none", *classes]  # an id, not a key
     else:
-        ids = [f"{parent.rpartition('.')[2]}.{leaf}", leaf_kind, *classes]
+        ids = [f"{parent.rpartition('.')[2]}.{leaf}", leaf_kind, *classes]  # an id, not a key
     for name in ids:
         if name in FORMULA_WORDS:
             return FORMULA_WORDS[name], {}
@@ -357,7 +357,7 @@ def derived_parts(model: nn.Module, letters: dict[str, int] | None = None) -> li
 def _words(part: ParamFormula, lang: str) -> str:
     """A part's note in `lang`: its glossary entry with its fields, or its letters as they are."""
     if part.note in NOTES:
-        return TABLES[lang][part.note].format(**part.fields)
+        return translated(part.note, lang).format(**part.fields)
     return part.note
 
 
@@ -386,7 +386,7 @@ def param_table(cfg_or_model, kind: str | None = None) -> ParamTable:
     for name, p in params.items():  # parameters no formula knows about
         if id(p) not in seen:
             seen.add(id(p))
-            unknown = [TABLES[lang]["formula.unknown"] for lang in ("en", "zh")]  # a row keeps both languages
+            unknown = [translated("formula.unknown", lang) for lang in ("en", "zh")]  # a row keeps both languages
             rows.append(ParamRow(name.rsplit(".", 1)[0], p.numel(), "?", 0, *unknown))
     return ParamTable(rows, {k: symbols[k] for k in sorted(symbols, key=_letter_order)})
 

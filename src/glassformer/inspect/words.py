@@ -11,7 +11,7 @@ A module outside the package declares its own ids and gives their words once, `a
 
 from __future__ import annotations
 
-from glassformer.messages import N_, TABLES
+from glassformer.messages import N_, translated
 from glassformer.nn.hooks import LETTERS, HookPoint, Term
 from glassformer.nn.position import POSITION_SCHEMES
 
@@ -187,7 +187,7 @@ def word(kind: str, id: str, lang: str = "en", **fields) -> str:
     worded; an id nobody gave words for shows as itself, never as nothing."""
     lang = _lang(lang)
     key = GLOSSARY.get(kind, {}).get(id)
-    text = ADDED[lang].get((kind, id)) or (TABLES[lang].get(key) if key is not None else None)
+    text = ADDED[lang].get((kind, id)) or (translated(key, lang) if key is not None else None)
     if text is None:
         return id
     if "position" in fields:
@@ -204,12 +204,12 @@ def scheme_about(name: str, lang: str = "en") -> str:
     """A position scheme's one line: the words it was registered with, else the glossary's."""
     scheme = POSITION_SCHEMES.get(name)
     given = (scheme.zh if lang == "zh" else scheme.about) if scheme is not None else ""
-    return given or (TABLES[_lang(lang)][POSITION_WORDS[name]] if name in POSITION_WORDS else "")
+    return given or (translated(POSITION_WORDS[name], _lang(lang)) if name in POSITION_WORDS else "")
 
 
 def meaning(letter: str, lang: str = "en") -> str:
     """What a letter stands for, or "?" for a letter nobody has explained yet."""
-    return TABLES[_lang(lang)][LETTER_WORDS[letter]] if letter in LETTER_WORDS else "?"
+    return translated(LETTER_WORDS[letter], _lang(lang)) if letter in LETTER_WORDS else "?"
 
 
 def letter_order(letter: str) -> int:

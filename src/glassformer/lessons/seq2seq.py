@@ -218,8 +218,11 @@ def loss_png(nar: Narrator, records: list[dict], floor: float, path: Path) -> Pa
     fig = Figure(figsize=(6.4, 3.8), layout="constrained")
     ax = fig.subplots()
     steps = [r["step"] for r in records]
-    for key, style in (("train_loss", "-o"), ("val_loss", "-s")):  # "train loss", "val loss"
-        ax.plot(steps, [r[key] for r in records], style, label=nar.text(f"lesson.common.{key}"), markersize=3)
+    for key, style, label in (
+        ("train_loss", "-o", N_("lesson.common.train_loss")),
+        ("val_loss", "-s", N_("lesson.common.val_loss")),
+    ):
+        ax.plot(steps, [r[key] for r in records], style, label=nar.text(label), markersize=3)
     floor_words = nar.text("lesson.s2s.chart.floor", floor=f"{floor:.3f}")
     ax.axhline(floor, color="0.4", linestyle="--", linewidth=1, label=floor_words)
     ax.set_xlabel(nar.text("lesson.common.step"))

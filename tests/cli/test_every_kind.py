@@ -14,7 +14,9 @@ from glassformer.models import model_class
 
 # just enough to take two steps; long-context presets get a block the seed text can fill
 QUICK = ["--max_steps=2", "--eval_interval=2", "--eval_iters=1", "--batch_size=2", "--threads=1", "--sample-chars", "8"]
-SHORTER = {"small": ["--seq_len=16"], "baby": ["--seq_len=16"]}  # the seed text has ~18 val tokens
+SHORTER = {
+    name: ["--seq_len=16"] for name in ("small", "baby", "baby-llama", "baby-qwen3")
+}  # the seed text has ~18 val tokens
 
 
 @pytest.fixture(scope="module")

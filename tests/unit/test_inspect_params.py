@@ -371,8 +371,14 @@ def test_first_use_runs_an_encoder_decoder_on_its_pair_of_inputs():
 #   sine     d_in·C+C 64 + 2 × (4C 128 + 3,168 + 1,056 + 4,224 + 4,128) + C·d_out+d_out 33  = 25,505
 #   seq2seq  V·C 1,792 + 2 × encoder 33,472 + 2 × decoder (6C 384 + 12,480 + 4,160 + cross C²+C 4,160
 #            + C·2C+2C 8,320 + 4,160 + 8,320 + 8,256 = 50,240); shared and tied tables 0      = 169,216
+#   baby-llama  (RMSNorm, SwiGLU, RoPE: no position table; H 4, H_kv 2, D 32; untied)
+#            V·C 8,320 + 4 × (2C 256 + C·(H+2·H_kv)·D 32,768 + H·D·C 16,384 + 3·C·F 135,168) + C 128
+#            + C·V 8,320                                                                     = 755,072
+#   baby-qwen3  (as baby-llama with D 64, QK-norm 2D, tied)
+#            V·C 8,320 + 4 × (2C 256 + C·(H+2·H_kv)·D 65,536 + H·D·C 32,768 + 2D 128 + 3·C·F 135,168)
+#            + C 128 + tied 0                                                                = 943,872
 BY_HAND = {"seed000": 83_649, "baby": 804_096, "small": 10_745_088, "seed002": 203_540, "sine": 25_505}
-BY_HAND["seq2seq"] = 169_216
+BY_HAND.update({"seq2seq": 169_216, "baby-llama": 755_072, "baby-qwen3": 943_872})
 
 
 @pytest.mark.parametrize("name", sorted(BY_HAND))

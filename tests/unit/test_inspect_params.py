@@ -394,3 +394,28 @@ def test_every_preset_is_counted_by_hand():
     from glassformer.config import PRESETS
 
     assert set(BY_HAND) == set(PRESETS)  # a new preset gets its count worked out here
+
+
+# ---- heads that are not C's split: grouped, multi-query, a head width set apart ----------------------
+MODERN_HEADS = {  # (config changes, the qkv row's formula, the proj row's formula)
+    "gqa": ({"n_kv_heads": 2}, "C·(H + 2·H_kv)·D", "C·C"),  # 4 heads of 16 = C: only q, k, v change
+    "mqa": ({"n_kv_heads": 1}, "C·(H + 2·H_kv)·D", "C·C"),
+    "gqa-wide-heads": ({"n_kv_heads": 2, "head_dim": 32}, "C·(H + 2·H_kv)·D", "H·D·C"),  # Qwen3: H·D = 2C
+    "mha-wide-heads": ({"head_dim": 32}, "C·3·H·D", "H·D·C"),
+    "mha": ({}, "C·3C", "C·C"),  # GPT-2's heads: C split H ways, written as before
+}
+
+
+@pytest.mark.parametrize("name", list(MODERN_HEADS))
+def test_attention_rows_read_in_heads_when_the_heads_are_not_c_split(name):
+    """The packed projection of grouped-query attention holds H query heads and 2·H_kv key-value
+    heads of D: its row says so, not "C·4C" (a multiple of C that hides what GQA shares)."""
+    changes, qkv, proj = MODERN_HEADS[name]
+    cfg = ModelConfig(d_model=64, n_heads=4, d_ff=96, bias=False, norm_type="rms", ffn="swiglu", **changes)
+    table = param_table(cfg)
+    rows = {row.module: row for row in table.rows}
+    assert (rows["blocks.0.attn.qkv"].formula, rows["blocks.0.attn.proj"].formula) == (qkv, proj)
+    assert rows["blocks.0.attn.qkv"].count == rows["blocks.0.attn.qkv"].expected
+    assert table.matches and ("H_kv" in table.symbols) == ("n_kv_heads" in changes)
+    if "n_kv_heads" in changes:
+        assert table.symbols["H_kv"] == changes["n_kv_heads"]

@@ -149,18 +149,42 @@ def _build(cfg_or_model, kind: str | None):
 def _letters(cfg: ModelConfig) -> dict:
     letters = {"C": cfg.d_model, "F": cfg.d_ff, "D": cfg.d_head, "V": cfg.vocab_size, "d_in": cfg.d_in}
     letters.update(d_out=cfg.d_out, L=cfg.max_len, H=cfg.n_heads)
+    if cfg.kv_heads != cfg.n_heads:  # grouped or multi-query attention: the key-value heads have a letter
+        letters["H_kv"] = cfg.kv_heads
     return {k: v for k, v in letters.items() if v > 0}
+
+
+def _head_width(n: int, letters: dict) -> tuple[str, dict[str, int]] | None:
+    """A size written in heads when the heads are not C's plain split (H_kv key-value heads, or a
+    head width set apart, H·D ≠ C), inside a module whose hook points declare D: the query heads
+    H·D, the packed q, k, v (H + 2·H_kv)·D (3·H·D without H_kv), the key-value heads H_kv·D. None:
+    the heads are C's split (GPT-2's "C·3C" stays), or no such size."""
+    H, D, C = letters.get("H", 0), letters.get("D", 0), letters["C"]
+    if not (H and D and "D" in letters.get("declared", ())) or ("H_kv" not in letters and H * D == C):
+        return None
+    H_kv = letters.get("H_kv", 0)
+    forms = [("H·D", H * D, {"H": H, "D": D})]
+    if H_kv:
+        forms += [("(H + 2·H_kv)·D", (H + 2 * H_kv) * D, {"H": H, "H_kv": H_kv, "D": D})]
+        forms += [("H_kv·D", H_kv * D, {"H_kv": H_kv, "D": D}), ("2·H_kv·D", 2 * H_kv * D, {"H_kv": H_kv, "D": D})]
+    else:
+        forms += [("3·H·D", 3 * H * D, {"H": H, "D": D}), ("2·H·D", 2 * H * D, {"H": H, "D": D})]
+    return next(((text, sizes) for text, size, sizes in forms if size == n), None)
 
 
 def _size(n: int, letters: dict, prefer: tuple[str, ...] = ()) -> tuple[str, dict[str, int]]:
     """A size written in letters: the first of `prefer`, then of the letters the owning module's hook
-    points declare (`letters["declared"]`), whose value it is; else a multiple of C (3C); else any
+    points declare (`letters["declared"]`), whose value it is; else in heads (`_head_width`, where the
+    heads are not C's split); else a multiple of C (3C); else any
     letter of that value; else a sum or product of letters (`_combined`). A size no letter writes
     raises Unwritten: its part is in no formula."""
     declared = [k for k in letters if k in letters.get("declared", ())]  # in the letters' own order
     for k in (*prefer, *declared):
         if letters.get(k) == n:
             return k, {k: n}
+    heads = _head_width(n, letters)
+    if heads is not None:
+        return heads
     C = letters["C"]
     if n % C == 0 and n > C:
         return f"{n // C}C", {"C": C}

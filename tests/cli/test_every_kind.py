@@ -93,6 +93,14 @@ def test_the_causal_verbs_read_a_run_of_the_modern_decoder(runs, preset, tmp_pat
     )
     dla = json.loads((tmp_path / "attribute.json").read_text())["extra"]
     assert abs(dla["sum"] + dla["bias"] - dla["logit_diff"]) < 1e-5 and dla["bias"] == 0.0  # RMSNorm: no β
+    assert main(["params", "--run", str(run), "--out", str(tmp_path)]) == 0
+    cfg = get_preset(preset).model
+    kv = json.loads((tmp_path / "params.json").read_text())["kv_cache_per_token"]
+    per_layer = 2 * cfg.head_dim if cfg.head_dim else 2 * cfg.d_model // cfg.n_heads  # a key and a value of D
+    assert (kv["mine"], kv["mha"]) == (
+        cfg.n_layers * per_layer * cfg.n_kv_heads * 4,
+        cfg.n_layers * per_layer * cfg.n_heads * 4,
+    )
     capsys.readouterr()
 
 

@@ -419,3 +419,20 @@ def test_attention_rows_read_in_heads_when_the_heads_are_not_c_split(name):
     assert table.matches and ("H_kv" in table.symbols) == ("n_kv_heads" in changes)
     if "n_kv_heads" in changes:
         assert table.symbols["H_kv"] == changes["n_kv_heads"]
+
+
+@pytest.mark.parametrize(
+    "changes, gqa_heads, mine",
+    [({"n_kv_heads": 2}, 2, "gqa"), ({}, 2, "mha"), ({"n_kv_heads": 1}, 2, "mqa"), ({"n_heads": 2}, 0, "mha")],
+)
+def test_kv_cache_bytes_per_token_side_by_side_by_hand(changes, gqa_heads, mine):
+    """2 layers × (keys + values) × heads × D × 4 bytes: MHA 4 heads of 16 = 1,024 B, GQA 2 = 512 B,
+    MQA 1 = 256 B; the model's own is the column of its H_kv (H = 2 has no GQA between MHA and MQA)."""
+    from glassformer.inspect.params import kv_cache_per_token
+
+    cfg = ModelConfig(**{"d_model": 64, "n_heads": 4, "n_layers": 2, "head_dim": 16, **changes})
+    kv = kv_cache_per_token(cfg)
+    H = cfg.n_heads
+    assert (kv.mha, kv.mqa, kv.gqa_heads) == (2 * 2 * H * 16 * 4, 2 * 2 * 16 * 4, gqa_heads)
+    assert kv.gqa == (2 * 2 * gqa_heads * 16 * 4)
+    assert kv.mine == {"mha": kv.mha, "gqa": kv.gqa, "mqa": kv.mqa}[mine]

@@ -415,6 +415,45 @@ def param_table(cfg_or_model, kind: str | None = None) -> ParamTable:
     return ParamTable(rows, {k: symbols[k] for k in sorted(symbols, key=_letter_order)})
 
 
+@dataclass
+class KVCachePerToken:
+    """Bytes one token adds to a decoder's key-value cache in float32 (nn/mla.kv_cache_bytes_per_token),
+    for this model's layers and head width, as multi-head, grouped-query and multi-query attention
+    would keep it. gqa_heads: the H_kv of the GQA column (the model's own when it groups; else the
+    largest proper divisor of H, or 0 where H has none and GQA is MHA or MQA)."""
+
+    n_layers: int
+    D: int
+    H: int
+    H_kv: int  # the model's own
+    gqa_heads: int
+    mha: int
+    gqa: int
+    mqa: int
+    mine: int  # what this model's cache keeps
+
+
+def kv_cache_per_token(cfg: ModelConfig) -> KVCachePerToken:
+    """MHA / GQA / MQA side by side for `cfg`'s decoder (n_layers, H, D); `mine` at its H_kv."""
+    from glassformer.nn.mla import kv_cache_bytes_per_token
+
+    L, H, D, H_kv = cfg.n_layers, cfg.n_heads, cfg.d_head, cfg.kv_heads
+    grouped = [d for d in range(H - 1, 1, -1) if H % d == 0]  # H_kv strictly between MQA and MHA
+    gqa_heads = H_kv if 1 < H_kv < H else (grouped[0] if grouped else 0)
+    gqa = kv_cache_bytes_per_token("gqa", L, n_heads=H, n_kv_heads=gqa_heads, d_head=D) if gqa_heads else 0
+    return KVCachePerToken(
+        L,
+        D,
+        H,
+        H_kv,
+        gqa_heads,
+        kv_cache_bytes_per_token("mha", L, n_heads=H, d_head=D),
+        gqa,
+        kv_cache_bytes_per_token("mqa", L, d_head=D),
+        kv_cache_bytes_per_token("gqa", L, n_heads=H, n_kv_heads=H_kv, d_head=D),
+    )
+
+
 def _letter_order(letter: str) -> int:
     return letter_order(letter)
 

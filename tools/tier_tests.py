@@ -73,6 +73,7 @@ PLACES = {
     "test_modern_config.py": "config",
     "test_moe_config.py": "config",
     "test_mla_config.py": "config",
+    "test_modern_presets.py": "config",
     "test_moe_import.py": "models",  # config.py's modern decoder fields and the modules they build
     "test_model_declarations.py": "models",
     "test_seq2seq_declarations.py": "models",

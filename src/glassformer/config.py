@@ -476,6 +476,23 @@ def to_dict(cfg) -> dict:
     return dataclasses.asdict(cfg)
 
 
+# nanoGPT's shakespeare_char CPU run: baby's, and the modern presets' made the same size to compare with it
+TRAIN_BABY = TrainConfig(
+    batch_size=12,
+    seq_len=64,
+    max_steps=2000,
+    lr=1e-3,
+    min_lr=1e-4,
+    lr_schedule="cosine",
+    warmup_steps=100,
+    beta1=0.9,
+    beta2=0.99,
+    weight_decay=0.1,
+    grad_clip=1.0,
+    eval_interval=250,
+    eval_iters=20,
+)
+
 PRESETS: dict[str, Preset] = {
     # The first tutorial's own TinyTransformer and loop (char-level, pre-LN, learned positions).
     "seed000": Preset(
@@ -496,21 +513,51 @@ PRESETS: dict[str, Preset] = {
             init="gpt2",
             tie_weights=True,
         ),
-        TrainConfig(
-            batch_size=12,
-            seq_len=64,
-            max_steps=2000,
-            lr=1e-3,
-            min_lr=1e-4,
-            lr_schedule="cosine",
-            warmup_steps=100,
-            beta1=0.9,
-            beta2=0.99,
-            weight_decay=0.1,
-            grad_clip=1.0,
-            eval_interval=250,
-            eval_iters=20,
+        TRAIN_BABY,
+    ),
+    # baby's size and run, the Llama 3 way: RMSNorm, SwiGLU (d_ff ≈ ⅔ of baby's 4C, so the three FFN
+    # matrices hold about baby's two), RoPE with θ = 500000, 4 query heads sharing 2 key-value heads,
+    # no biases, an untied head.
+    "baby-llama": Preset(
+        ModelConfig(
+            d_model=128,
+            n_heads=4,
+            n_kv_heads=2,
+            d_ff=352,
+            n_layers=4,
+            max_len=64,
+            dropout=0.0,
+            bias=False,
+            norm_type="rms",
+            ffn="swiglu",
+            position="rope",
+            rope_base=500000.0,
+            init="gpt2",
         ),
+        TRAIN_BABY,
+    ),
+    # baby's size and run, the Qwen3 way: the Llama choices plus QK-norm, θ = 1000000, heads wider than
+    # C / H (H·D = 2C, as Qwen3-0.6B's 16 heads of 128 at C = 1024) and a tied head.
+    "baby-qwen3": Preset(
+        ModelConfig(
+            d_model=128,
+            n_heads=4,
+            n_kv_heads=2,
+            head_dim=64,
+            qk_norm=True,
+            d_ff=352,
+            n_layers=4,
+            max_len=64,
+            dropout=0.0,
+            bias=False,
+            norm_type="rms",
+            ffn="swiglu",
+            position="rope",
+            rope_base=1000000.0,
+            init="gpt2",
+            tie_weights=True,
+        ),
+        TRAIN_BABY,
     ),
     # nanoGPT's shakespeare_char GPU recipe.
     "small": Preset(
@@ -618,6 +665,8 @@ PRESETS: dict[str, Preset] = {
 PRESET_WORDS = {
     "seed000": N_("preset.seed000"),
     "baby": N_("preset.baby"),
+    "baby-llama": N_("preset.baby_llama"),
+    "baby-qwen3": N_("preset.baby_qwen3"),
     "small": N_("preset.small"),
     "seed002": N_("preset.seed002"),
     "sine": N_("preset.sine"),

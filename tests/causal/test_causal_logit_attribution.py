@@ -9,6 +9,9 @@ from glassformer.errors import Unsupported
 from glassformer.models.kinds import build_model
 
 IDS = torch.tensor([1, 2, 3, 4, 5, 6])  # (T,)
+# the modern decoder (Qwen3's choices): a final RMSNorm that neither centres nor shifts, 4 query heads
+# sharing 2 key-value heads, QK-norm, RoPE, SwiGLU
+MODERN = {"norm_type": "rms", "ffn": "swiglu", "n_kv_heads": 2, "qk_norm": True, "position": "rope", "bias": False}
 
 
 def model_of(**kw):
@@ -27,6 +30,9 @@ def model_of(**kw):
         {"final_norm": False},
         {"tie_weights": True},
         {"ln_eps": 1e-2},  # the final norm's own eps, not a default (issue 43: 1e-5 typed in missed by 2.8e-4)
+        {"norm_type": "rms"},
+        {"norm_type": "rms", "ln_eps": 1e-2},
+        MODERN,
     ],
 )
 def test_parts_sum_to_the_logit_difference(kw):
@@ -34,7 +40,8 @@ def test_parts_sum_to_the_logit_difference(kw):
     for pos in (-1, 2):
         dla = logit_attribution(model, IDS, answer=3, wrong=7, pos=pos)
         assert abs(sum(dla.parts.values()) + dla.bias - dla.logit_diff) < 1e-10
-    assert list(dla.parts)[0] == "embed" and ("pos_embed" in dla.parts) == (kw.get("position") != "rotary")
+    rotates = kw.get("position") in ("rotary", "rope")
+    assert list(dla.parts)[0] == "embed" and ("pos_embed" in dla.parts) == (not rotates)
     assert [k for k in dla.parts if k.startswith("blocks.")] == [
         f"blocks.{i}.{p}" for i in range(3) for p in ("attn", "ffn")
     ]
@@ -48,7 +55,7 @@ def test_post_norm_is_refused():
     assert e.value.key == "error.causal.norm_post" and e.value.fields == {"norm": "post"}
 
 
-@pytest.mark.parametrize("kw", [{}, {"bias": False}, {"position": "rotary"}, {"norm": "none"}])
+@pytest.mark.parametrize("kw", [{}, {"bias": False}, {"position": "rotary"}, {"norm": "none"}, MODERN])
 def test_per_head_parts_sum_to_the_layer_and_to_the_logit_difference(kw):
     model = model_of(**kw)
     layers = logit_attribution(model, IDS, answer=3, wrong=7)
@@ -75,3 +82,17 @@ def test_a_head_s_part_is_its_result_read_through_the_frozen_norm():
     with pytest.raises(Unsupported) as e:
         logit_attribution(model, IDS, 3, 7).head_grid()
     assert e.value.key == "error.causal.no_head_parts"
+
+
+def test_a_part_is_read_through_the_frozen_rms_norm_without_centring():
+    """Through RMSNorm a part c contributes (W_U[a] − W_U[w]) · g ⊙ c / √(mean(x²) + ε): no mean
+    taken away (LayerNorm's centring would move every part) and no β left over."""
+    model = model_of(**MODERN)
+    dla = logit_attribution(model, IDS, answer=3, wrong=7, heads=True)
+    _, cache = model.run_with_cache(IDS[None])
+    c = cache["blocks.2.attn.result"][0, -1, 1]  # (C,)
+    x = cache["blocks.2.resid_post"][0, -1]  # (C,)
+    direction = (model.head.weight[3] - model.head.weight[7]) * model.ln_final.weight  # (C,)
+    rms = (x.pow(2).mean() + model.ln_final.eps).sqrt()  # ()
+    assert abs(dla.parts["blocks.2.attn.1"] - (direction @ c / rms).item()) < 1e-12
+    assert (dla.bias, dla.scale) == (0.0, pytest.approx(rms.item(), abs=1e-14))

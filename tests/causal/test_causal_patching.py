@@ -36,11 +36,16 @@ def slow_grid(model, point, by, clean=CLEAN, corrupt=CORRUPT):
     return torch.tensor(rows, dtype=torch.float64)  # (L·cells,)
 
 
+# the modern decoder: a final RMSNorm, 4 query heads over 2 key-value heads, QK-norm, RoPE, SwiGLU
+MODERN = {"norm_type": "rms", "ffn": "swiglu", "n_kv_heads": 2, "qk_norm": True, "position": "rope", "bias": False}
+
+
+@pytest.mark.parametrize("kw", [{}, MODERN])
 @pytest.mark.parametrize(
     "point,by", [("resid_pre", ("T",)), ("resid_post", ("T",)), ("attn.z", ("H", "T")), ("attn.z", ("H",))]
 )
-def test_batched_grid_equals_one_cell_at_a_time(point, by):
-    model = model_of()
+def test_batched_grid_equals_one_cell_at_a_time(point, by, kw):
+    model = model_of(**kw)
     grid = activation_patching(model, CLEAN, CORRUPT, METRIC, point, by, max_bytes=3 * 40_000)
     assert grid.axes == ("layer", *by)
     torch.testing.assert_close(grid.values.flatten(), slow_grid(model, point, by), rtol=0, atol=1e-12)
@@ -303,3 +308,12 @@ def test_degenerate_inputs_are_refused_never_nan():
     assert e.value.key == "error.causal.no_gap" and e.value.fields == {"clean": grid.clean, "corrupt": grid.corrupt}
     fine = activation_patching(model_of(), CLEAN, CORRUPT, METRIC, "resid_post", ("T",))
     assert fine.gap == fine.clean - fine.corrupt != 0 and torch.isfinite(fine.normalised()).all()
+
+
+@pytest.mark.parametrize("point,by", [("attn.k", ("H_kv",)), ("attn.v", ("H_kv", "T")), ("attn.q", ("H",))])
+def test_a_grouped_query_model_patches_its_key_value_heads_as_one_cell_each(point, by):
+    """Under GQA a key-value head is one cell (H_kv of them), read by its g query heads: patched once."""
+    model = model_of(**MODERN)
+    grid = activation_patching(model, CLEAN, CORRUPT, METRIC, point, by, max_bytes=3 * 40_000)
+    assert grid.axes == ("layer", *by) and grid.values.shape[1] == (2 if by[0] == "H_kv" else 4)
+    torch.testing.assert_close(grid.values.flatten(), slow_grid(model, point, by), rtol=0, atol=1e-12)

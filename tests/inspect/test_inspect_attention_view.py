@@ -198,8 +198,8 @@ def test_the_page_carries_every_weight_rounded_to_4_places_masked_cells_as_null(
     expected = [[[[round(float(W[0, h, i, j]), 4) for j in range(4)] for i in range(3)] for h in range(2)]]
     expected[0][1][0][3] = None
     words = data.pop("words")  # the page's own words, in its language (tests/e2e/browser/test_page_fonts_browser.py)
-    assert data == {"tokens": ["你", "</script>", "a&b", "http://x"], "weights": expected}
-    assert set(words) == {"layer", "head", "all_heads", "matrix", "masked"}
+    assert data == {"tokens": ["你", "</script>", "a&b", "http://x"], "weights": expected, "kv": [0, 1], "groups": 1}
+    assert set(words) == {"layer", "head", "all_heads", "matrix", "masked", "kv"}
     assert data["weights"][0][0][0][1] == 0.1429  # 1/7 + 0.000041 = 0.142898...: 4 places, not 5
     script = re.search(r"<script>const DATA = (.*);</script>", page).group(1)
     assert "你" in script and "\\u4f60" not in script  # Chinese written as itself
@@ -242,3 +242,31 @@ def test_attention_view_labels_a_token_model_with_its_tokenizers_pieces():
     view = attention_view(GPT(CFG).eval(), ids, tokenizer=tok)
     assert view.labels == ["c", "a", "␣", "b"]  # the tokenizer's pieces, the space made visible
     assert attention_view(GPT(CFG).eval(), ids).labels == ["0", "1", "2", "3"]  # no tokenizer: positions
+
+
+# ---- grouped-query attention: each query head under the key-value head it shares ------------------
+GQA = ModelConfig(
+    vocab_size=7, d_model=16, n_heads=4, n_kv_heads=2, d_ff=8, n_layers=2, max_len=8, norm_type="rms", position="rope"
+)
+
+
+def test_grouped_query_maps_name_the_key_value_head_each_query_head_shares(tmp_path):
+    """4 query heads over 2 key-value heads: heads 0, 1 read kv head 0 and heads 2, 3 kv head 1 —
+    in the maps' data, the grid's titles (en and zh) and the page's head list; an MHA model names none."""
+    from glassformer.inspect.attention_maps import attention_map_list
+    from glassformer.messages import speaking
+
+    torch.manual_seed(0)
+    ids = torch.tensor([[1, 2, 3, 4, 5]])
+    maps = attention_map_list(GPT(GQA).eval(), ids)
+    assert [m.groups for m in maps] == [2, 2] and [maps[1].kv_head(h) for h in range(4)] == [0, 0, 1, 1]
+    assert maps[0].weights.shape == (4, 5, 5)  # a map per query head: the shared keys score differently
+    assert maps[1].title(3) == t("pictures.attn.cell_title_kv", name="blocks.1.attn", head=3, kv=1)
+    with speaking("zh"):
+        assert "键值头 1" in maps[1].title(3)
+    path = attention_html(GPT(GQA).eval(), ids, None, tmp_path / "view.html")
+    data = page_data(path.read_text(encoding="utf-8"))
+    assert (data["kv"], data["groups"]) == ([0, 0, 1, 1], 2)
+    mha = attention_map_list(GPT(CFG).eval(), torch.tensor([[1, 2, 3]]))
+    assert mha[0].groups == 1 and mha[0].title(1) == t("pictures.attn.cell_title", name="blocks.0.attn", head=1)
+    assert page_data(attention_page(*attention_maps(GPT(CFG).eval(), torch.tensor([[1, 2]])), None))["groups"] == 1

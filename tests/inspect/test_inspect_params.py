@@ -371,8 +371,14 @@ def test_first_use_runs_an_encoder_decoder_on_its_pair_of_inputs():
 #   sine     d_in·C+C 64 + 2 × (4C 128 + 3,168 + 1,056 + 4,224 + 4,128) + C·d_out+d_out 33  = 25,505
 #   seq2seq  V·C 1,792 + 2 × encoder 33,472 + 2 × decoder (6C 384 + 12,480 + 4,160 + cross C²+C 4,160
 #            + C·2C+2C 8,320 + 4,160 + 8,320 + 8,256 = 50,240); shared and tied tables 0      = 169,216
+#   baby-llama  (RMSNorm, SwiGLU, RoPE: no position table; H 4, H_kv 2, D 32; untied)
+#            V·C 8,320 + 4 × (2C 256 + C·(H+2·H_kv)·D 32,768 + H·D·C 16,384 + 3·C·F 135,168) + C 128
+#            + C·V 8,320                                                                     = 755,072
+#   baby-qwen3  (as baby-llama with D 64, QK-norm 2D, tied)
+#            V·C 8,320 + 4 × (2C 256 + C·(H+2·H_kv)·D 65,536 + H·D·C 32,768 + 2D 128 + 3·C·F 135,168)
+#            + C 128 + tied 0                                                                = 943,872
 BY_HAND = {"seed000": 83_649, "baby": 804_096, "small": 10_745_088, "seed002": 203_540, "sine": 25_505}
-BY_HAND["seq2seq"] = 169_216
+BY_HAND.update({"seq2seq": 169_216, "baby-llama": 755_072, "baby-qwen3": 943_872})
 
 
 @pytest.mark.parametrize("name", sorted(BY_HAND))
@@ -388,3 +394,45 @@ def test_every_preset_is_counted_by_hand():
     from glassformer.config import PRESETS
 
     assert set(BY_HAND) == set(PRESETS)  # a new preset gets its count worked out here
+
+
+# ---- heads that are not C's split: grouped, multi-query, a head width set apart ----------------------
+MODERN_HEADS = {  # (config changes, the qkv row's formula, the proj row's formula)
+    "gqa": ({"n_kv_heads": 2}, "C·(H + 2·H_kv)·D", "C·C"),  # 4 heads of 16 = C: only q, k, v change
+    "mqa": ({"n_kv_heads": 1}, "C·(H + 2·H_kv)·D", "C·C"),
+    "gqa-wide-heads": ({"n_kv_heads": 2, "head_dim": 32}, "C·(H + 2·H_kv)·D", "H·D·C"),  # Qwen3: H·D = 2C
+    "mha-wide-heads": ({"head_dim": 32}, "C·3·H·D", "H·D·C"),
+    "mha": ({}, "C·3C", "C·C"),  # GPT-2's heads: C split H ways, written as before
+}
+
+
+@pytest.mark.parametrize("name", list(MODERN_HEADS))
+def test_attention_rows_read_in_heads_when_the_heads_are_not_c_split(name):
+    """The packed projection of grouped-query attention holds H query heads and 2·H_kv key-value
+    heads of D: its row says so, not "C·4C" (a multiple of C that hides what GQA shares)."""
+    changes, qkv, proj = MODERN_HEADS[name]
+    cfg = ModelConfig(d_model=64, n_heads=4, d_ff=96, bias=False, norm_type="rms", ffn="swiglu", **changes)
+    table = param_table(cfg)
+    rows = {row.module: row for row in table.rows}
+    assert (rows["blocks.0.attn.qkv"].formula, rows["blocks.0.attn.proj"].formula) == (qkv, proj)
+    assert rows["blocks.0.attn.qkv"].count == rows["blocks.0.attn.qkv"].expected
+    assert table.matches and ("H_kv" in table.symbols) == ("n_kv_heads" in changes)
+    if "n_kv_heads" in changes:
+        assert table.symbols["H_kv"] == changes["n_kv_heads"]
+
+
+@pytest.mark.parametrize(
+    "changes, gqa_heads, mine",
+    [({"n_kv_heads": 2}, 2, "gqa"), ({}, 2, "mha"), ({"n_kv_heads": 1}, 2, "mqa"), ({"n_heads": 2}, 0, "mha")],
+)
+def test_kv_cache_bytes_per_token_side_by_side_by_hand(changes, gqa_heads, mine):
+    """2 layers × (keys + values) × heads × D × 4 bytes: MHA 4 heads of 16 = 1,024 B, GQA 2 = 512 B,
+    MQA 1 = 256 B; the model's own is the column of its H_kv (H = 2 has no GQA between MHA and MQA)."""
+    from glassformer.inspect.params import kv_cache_per_token
+
+    cfg = ModelConfig(**{"d_model": 64, "n_heads": 4, "n_layers": 2, "head_dim": 16, **changes})
+    kv = kv_cache_per_token(cfg)
+    H = cfg.n_heads
+    assert (kv.mha, kv.mqa, kv.gqa_heads) == (2 * 2 * H * 16 * 4, 2 * 2 * 16 * 4, gqa_heads)
+    assert kv.gqa == (2 * 2 * gqa_heads * 16 * 4)
+    assert kv.mine == {"mha": kv.mha, "gqa": kv.gqa, "mqa": kv.mqa}[mine]

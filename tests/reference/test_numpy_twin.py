@@ -186,6 +186,24 @@ GPT_CONFIGS["heads-style"] = dataclasses.replace(BASE, mha_style="heads")
 GPT_CONFIGS["heads-style-rotary"] = dataclasses.replace(BASE, mha_style="heads", position="rotary")
 GPT_CONFIGS["alibi-6-heads"] = dataclasses.replace(BASE, n_heads=6, d_model=24, position="alibi")  # 4 + 2 slopes
 GPT_CONFIGS["post-final-norm-off"] = dataclasses.replace(BASE, norm="post", final_norm=False)
+# the modern decoder (docs/modern.md): RMSNorm, gated FFNs, key-value heads shared, QK-norm, RoPE with
+# its scalings (past the original length), the sliding window (T = 7 > W = 3), each as its family sets it
+MODERN = dataclasses.replace(
+    BASE, d_model=16, n_heads=4, n_kv_heads=2, bias=False, norm_type="rms", ffn="swiglu", position="rope"
+)
+GPT_CONFIGS["llama-like"] = dataclasses.replace(
+    MODERN, rope_base=500000.0, rope_scaling="llama3", rope_factor=8.0, rope_original_max_len=4
+)
+GPT_CONFIGS["qwen3-like"] = dataclasses.replace(
+    MODERN, head_dim=6, qk_norm=True, rope_base=1e6, tie_weights=True, ln_eps=1e-6
+)
+GPT_CONFIGS["mistral-like"] = dataclasses.replace(MODERN, sliding_window=3)
+GPT_CONFIGS["mqa-geglu-yarn"] = dataclasses.replace(
+    MODERN, n_kv_heads=1, ffn="geglu", rope_scaling="yarn", rope_factor=2.0, rope_original_max_len=4
+)
+GPT_CONFIGS["gqa-layernorm-learned-bias"] = dataclasses.replace(
+    MODERN, norm_type="layer", position="learned", bias=True, qk_norm=True, sliding_window=2
+)
 
 
 @pytest.mark.parametrize("name", list(GPT_CONFIGS))
@@ -237,6 +255,16 @@ def test_regressor_forward(causal, position):
     model = randomize_(SequenceRegressor(cfg).double()).eval()
     p = params_of(model)
     forward_only(model, lambda x: ref.regressor_forward(x, p, cfg), torch.randn(B, 7, 2, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("name", ["baby-llama", "baby-qwen3"])
+def test_the_modern_presets_match_the_twin(name):
+    """The Llama-style and Qwen3-style presets, exactly as they build (GQA, RMSNorm, SwiGLU, RoPE)."""
+    cfg = get_preset(name).model
+    model = randomize_(GPT(cfg).double()).eval()
+    ids = torch.randint(0, cfg.vocab_size, (2, 9))
+    p = params_of(model)
+    forward_only(lambda: model(ids), lambda: ref.gpt_forward(ids.numpy(), p, cfg), ())
 
 
 def test_sine_preset_regressor_matches_twin():

@@ -94,6 +94,11 @@ TWIN_CONFIGS = {
     "none-nopos-nobias": dataclasses.replace(BASE, norm="none", position="none", bias=False),
     "unmasked-decoder": dataclasses.replace(BASE, causal=False, mha_style="heads"),
 }
+# the modern choices in both stacks: RMSNorm, a gated FFN, shared key-value heads, QK-norm, RoPE,
+# heads set apart from C / H (the cross-attention's too)
+TWIN_CONFIGS["modern"] = dataclasses.replace(
+    BASE, norm_type="rms", ffn="swiglu", n_kv_heads=1, head_dim=4, qk_norm=True, position="rope", bias=False
+)
 
 
 @pytest.mark.parametrize("name", list(TWIN_CONFIGS))

@@ -14,6 +14,8 @@ so each part c contributes  (W_U[answer] − W_U[wrong]) · γ ⊙ (c − mean(c
 to the logit difference minus the constant `bias` = (W_U[a] − W_U[w]) · β + (b_U[a] − b_U[w]).
 (TransformerLens's `apply_ln_to_stack` does the same centring and division by the cached scale but
 leaves γ to be folded into W_U: its numbers equal these on a model processed with fold_ln=True.)
+A final RMSNorm (Llama, Qwen3) neither centres nor shifts: σ = sqrt(mean(x²) + eps), each part
+contributes (W_U[answer] − W_U[wrong]) · g ⊙ c / σ, and only the head's bias is left over.
 
 The head and the norm's γ, β are weights, which no hook shows: `readout` is the one place that
 reads them, from the model's `head` and `ln_final` (the ends every Transformer kind has).
@@ -29,6 +31,7 @@ import torch
 from glassformer.causal.patching import distinct
 from glassformer.errors import Unsupported
 from glassformer.messages import t
+from glassformer.nn.rmsnorm import RMSNorm
 
 
 @dataclass
@@ -53,12 +56,28 @@ class LogitAttribution:
         return grid
 
 
-def readout(model) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None, torch.Tensor | None, float]:
-    """W_U (V, C), b_U (V,) or None, γ (C,), β (C,) or None (None, None without a final norm), eps."""
+@dataclass
+class Readout:
+    """The weights between the final stream and the logits: W_U (V, C), b_U (V,) or None; the final
+    norm's γ (C,) and β (C,) or None (gamma None: no final norm), its eps, and whether it centres
+    (LayerNorm subtracts the mean; RMSNorm does not)."""
+
+    W: torch.Tensor
+    b: torch.Tensor | None
+    gamma: torch.Tensor | None
+    beta: torch.Tensor | None
+    eps: float
+    centres: bool
+
+
+def readout(model) -> Readout:
+    """The model's head and final norm (LayerNorm, RMSNorm, or none), as the attribution reads them."""
     head, norm = model.head, model.ln_final
+    if isinstance(norm, RMSNorm):
+        return Readout(head.weight, head.bias, norm.weight, None, norm.eps, centres=False)
     if not isinstance(norm, torch.nn.LayerNorm):
-        return head.weight, head.bias, None, None, 0.0
-    return head.weight, head.bias, norm.weight, norm.bias, norm.eps
+        return Readout(head.weight, head.bias, None, None, 0.0, centres=False)
+    return Readout(head.weight, head.bias, norm.weight, norm.bias, norm.eps, centres=True)
 
 
 def stream_parts(model, cache, pos: int, heads: bool) -> dict[str, torch.Tensor]:
@@ -96,18 +115,22 @@ def logit_attribution(
     with torch.no_grad():
         logits, cache = model.run_with_cache(ids)  # (1, T, V)
     parts = stream_parts(model, cache, pos, heads)
-    W, b, gamma, beta, eps = readout(model)
+    ends = readout(model)
+    W, b, gamma, beta, eps = ends.W, ends.b, ends.gamma, ends.beta, ends.eps
     direction = W[answer] - W[wrong]  # (C,)
     bias = b[answer] - b[wrong] if b is not None else torch.zeros((), dtype=W.dtype)  # ()
     last = max(int(n.split(".")[1]) for n in cache if n.startswith("blocks."))
     x = cache[f"blocks.{last}.resid_post"][0, pos]  # (C,): the stream the final norm reads
     stack = torch.stack(list(parts.values()))  # (P, C)
     with torch.no_grad():
-        if gamma is not None:
+        if gamma is not None and ends.centres:  # LayerNorm
             scale = (x.var(unbiased=False) + eps).sqrt()  # (): frozen from this run
             contributions = (stack - stack.mean(-1, keepdim=True)) / scale @ (direction * gamma)  # (P,)
             if beta is not None:
                 bias = bias + direction @ beta  # ()
+        elif gamma is not None:  # RMSNorm: no centring, no β
+            scale = (x.pow(2).mean() + eps).sqrt()  # (): frozen from this run
+            contributions = stack / scale @ (direction * gamma)  # (P,)
         else:
             scale = torch.ones((), dtype=W.dtype)  # ()
             contributions = stack @ direction  # (P,)

@@ -279,7 +279,7 @@ def run_grads(args) -> int:
 
 
 def run_params(args) -> int:
-    from glassformer.inspect.params import activation_memory, flops_per_token, param_table
+    from glassformer.inspect.params import activation_memory, flops_per_token, kv_cache_per_token, param_table
 
     loaded = load(args, tokenizer=False)
     model = loaded.model
@@ -309,12 +309,18 @@ def run_params(args) -> int:
     mem = activation_memory(model, B, T)
     print()
     say("params.memory", B=B, T=T, values=mem["total_values"], mib=mem["total_bytes"] / 2**20)
+    kv = kv_cache_per_token(model.cfg) if model.kind == "gpt" else None  # a decoder that caches as it writes
+    if kv is not None and kv.gqa_heads:
+        say("params.kv_cache", **vars(kv))
+    elif kv is not None:
+        say("params.kv_cache.no_gqa", **vars(kv))
     out = _out(args, "params")
     data = {
         "rows": [vars(r) for r in table.rows],
         "total": true_total,
         "flops": vars(fl) if fl else None,
         "activation_memory": {"B": B, "T": T, **mem},
+        "kv_cache_per_token": vars(kv) if kv is not None else None,
     }
     (out / "params.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     say("inspect.wrote", files=out / "params.json")

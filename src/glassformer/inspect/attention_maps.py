@@ -70,6 +70,19 @@ class AttentionMap:
     axes: str  # its declared axes, e.g. "B H T_q S"
     weights: torch.Tensor  # (H, T_q, T_k) for the first sequence
     hidden: torch.Tensor  # (H, T_q, T_k) bool, True = masked
+    groups: int = 1  # g: query heads that share one key-value head (grouped-query attention; 1: each its own)
+
+    def kv_head(self, head: int) -> int:
+        """The key-value head query head `head` reads: ⌊h / g⌋ (heads h·g .. h·g + g - 1 share one)."""
+        return head // self.groups
+
+    def title(self, head: int) -> str:
+        """A cell's title: the layer and the head, and under grouped-query attention the key-value
+        head it shares."""
+        name = self.name.removesuffix(".weights")
+        if self.groups > 1:
+            return t("pictures.attn.cell_title_kv", name=name, head=head, kv=self.kv_head(head))
+        return t("pictures.attn.cell_title", name=name, head=head)
 
 
 def attention_map_list(model, ids_or_x) -> list[AttentionMap]:
@@ -87,13 +100,28 @@ def attention_map_list(model, ids_or_x) -> list[AttentionMap]:
     finally:
         model.train(was_training)
     points = model.hook_points()
-    return [AttentionMap(w, points[w].axes, cache[w][0], torch.isneginf(cache[s][0])) for w, s in pairs]
+    return [
+        AttentionMap(w, points[w].axes, cache[w][0], torch.isneginf(cache[s][0]), _groups(model, w)) for w, s in pairs
+    ]
+
+
+def _groups(model, weights_hook: str) -> int:
+    """g of the attention module that owns a weights hook point (1 for a module that shares none)."""
+    owner = weights_hook.rpartition(".")[0]
+    try:
+        return int(getattr(model.get_submodule(owner), "groups", 1))
+    except AttributeError:  # a hook point whose name is not its module's path
+        return 1
 
 
 def attention_maps(model, ids_or_x) -> tuple[torch.Tensor, torch.Tensor]:
     """Weights (L, H, T, T) and the masked cells (L, H, T, T) bool for the first sequence, when
     every map has the same shape (use attention_map_list for an encoder-decoder's)."""
-    maps = attention_map_list(model, ids_or_x)
+    return stacked(attention_map_list(model, ids_or_x))
+
+
+def stacked(maps: list[AttentionMap]) -> tuple[torch.Tensor, torch.Tensor]:
+    """attention_maps of maps already read: (L, H, T, T) weights and masked cells, one shape or refused."""
     shapes = {tuple(m.weights.shape) for m in maps}
     if len(shapes) > 1:
         listed = ", ".join(f"{m.name} {m.axes}" for m in maps)
@@ -236,7 +264,7 @@ def grid_figure(maps: list[AttentionMap], labels):
     words = (
         t("pictures.attn.grid_title", masked=masked),
         t("pictures.attn.colorbar"),
-        *(t("pictures.attn.cell_title", name=m.name.removesuffix(".weights"), head=0) for m in maps),
+        *(m.title(0) for m in maps),
     )
     font, flat = _fonted([axis for m in maps for axis in _map_labels(m, labels)], words)
     T = max(max(m.weights.shape[1:]) for m in maps)
@@ -258,8 +286,7 @@ def grid_figure(maps: list[AttentionMap], labels):
                 xlabels=(i == L - 1 or mixed),
                 ylabels=(h == 0),
             )
-            cell_title = t("pictures.attn.cell_title", name=m.name.removesuffix(".weights"), head=h)
-            ax.set_title(cell_title, fontproperties=font, fontsize=9)
+            ax.set_title(m.title(h), fontproperties=font, fontsize=9)
     bar = fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.8)
     bar.set_label(t("pictures.attn.colorbar"), fontproperties=font)
     fig.suptitle(t("pictures.attn.grid_title", masked=masked), fontproperties=font, fontsize=10)

@@ -40,11 +40,11 @@ from glassformer.inspect.attention_maps import (
     _labels,
     _map_labels,
     attention_map_list,
-    attention_maps,
     check_head,
     grid_figure,
     head_figure,
     masked_note,
+    stacked,
 )
 from glassformer.inspect.display import esc
 from glassformer.inspect.trace import _width, as_batch, token_labels
@@ -93,7 +93,7 @@ class AttentionView:
 
     def page(self) -> str:
         """The interactive viewer (attention_page, below) as one self-contained HTML document (maps of one shape)."""
-        return attention_page(self.weights, self.masked, self.labels)
+        return attention_page(self.weights, self.masked, self.labels, self.maps[0].groups)
 
     def save(self, folder) -> list[Path]:
         """attention.png, and attention.html when the page can show the maps, in `folder`."""
@@ -280,7 +280,10 @@ function matrix(l, h) {
 }
 for (let l = 0; l < L; l++) $("layer").add(new Option(fill(DATA.words.layer, {n: l}), l));
 $("head").add(new Option(DATA.words.all_heads, "all"));
-for (let h = 0; h < H; h++) $("head").add(new Option(fill(DATA.words.head, {n: h}), h));
+for (let h = 0; h < H; h++) {
+  const kv = DATA.groups > 1 ? " · " + fill(DATA.words.kv, {n: DATA.kv[h]}) : "";  // the key-value head it shares
+  $("head").add(new Option(fill(DATA.words.head, {n: h}) + kv, h));
+}
 $("layer").onchange = $("head").onchange = draw;
 tokenColumn("q", "q"); tokenColumn("k", "k"); draw();
 """
@@ -305,13 +308,17 @@ def attention_html(model, ids, labels, path) -> Path:
     """Write the viewer for the first sequence of `ids`; returns the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(attention_page(*attention_maps(model, ids), labels), encoding="utf-8")
+    maps = attention_map_list(model, ids)
+    path.write_text(attention_page(*stacked(maps), labels, maps[0].groups), encoding="utf-8")
     return path
 
 
-def attention_page(W, hidden, labels) -> str:
-    """The viewer as one HTML string, from weights and masked cells (L, H, T, T). Masked cells are null."""
+def attention_page(W, hidden, labels, groups: int = 1) -> str:
+    """The viewer as one HTML string, from weights and masked cells (L, H, T, T). Masked cells are null.
+    groups: g query heads per key-value head (grouped-query attention); the page names each query
+    head's key-value head (`kv`: ⌊h / g⌋) when g > 1."""
     labels = _labels(labels, W.shape[-1])
+    kv = [h // groups for h in range(W.shape[1])]  # the key-value head each query head reads
     weights = [
         [
             [
@@ -326,10 +333,11 @@ def attention_page(W, hidden, labels) -> str:
         "layer": t("pictures.attn.page.layer", n="{n}"),
         "head": t("pictures.attn.page.head", n="{n}"),
         "all_heads": t("pictures.attn.page.all_heads"),
+        "kv": t("pictures.attn.page.kv", n="{n}"),
         "matrix": t("pictures.attn.page.matrix", layer="{l}", head="{h}"),
         "masked": t("pictures.attn.page.masked"),
     }
-    data = script_json({"tokens": labels, "weights": weights, "words": words})
+    data = script_json({"tokens": labels, "weights": weights, "words": words, "kv": kv, "groups": groups})
     shown = {
         "title": t("pictures.attn.page.title"),
         "heading": t("pictures.attn.page.heading"),

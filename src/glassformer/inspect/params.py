@@ -149,18 +149,42 @@ def _build(cfg_or_model, kind: str | None):
 def _letters(cfg: ModelConfig) -> dict:
     letters = {"C": cfg.d_model, "F": cfg.d_ff, "D": cfg.d_head, "V": cfg.vocab_size, "d_in": cfg.d_in}
     letters.update(d_out=cfg.d_out, L=cfg.max_len, H=cfg.n_heads)
+    if cfg.kv_heads != cfg.n_heads:  # grouped or multi-query attention: the key-value heads have a letter
+        letters["H_kv"] = cfg.kv_heads
     return {k: v for k, v in letters.items() if v > 0}
+
+
+def _head_width(n: int, letters: dict) -> tuple[str, dict[str, int]] | None:
+    """A size written in heads when the heads are not C's plain split (H_kv key-value heads, or a
+    head width set apart, H·D ≠ C), inside a module whose hook points declare D: the query heads
+    H·D, the packed q, k, v (H + 2·H_kv)·D (3·H·D without H_kv), the key-value heads H_kv·D. None:
+    the heads are C's split (GPT-2's "C·3C" stays), or no such size."""
+    H, D, C = letters.get("H", 0), letters.get("D", 0), letters["C"]
+    if not (H and D and "D" in letters.get("declared", ())) or ("H_kv" not in letters and H * D == C):
+        return None
+    H_kv = letters.get("H_kv", 0)
+    forms = [("H·D", H * D, {"H": H, "D": D})]
+    if H_kv:
+        forms += [("(H + 2·H_kv)·D", (H + 2 * H_kv) * D, {"H": H, "H_kv": H_kv, "D": D})]
+        forms += [("H_kv·D", H_kv * D, {"H_kv": H_kv, "D": D}), ("2·H_kv·D", 2 * H_kv * D, {"H_kv": H_kv, "D": D})]
+    else:
+        forms += [("3·H·D", 3 * H * D, {"H": H, "D": D}), ("2·H·D", 2 * H * D, {"H": H, "D": D})]
+    return next(((text, sizes) for text, size, sizes in forms if size == n), None)
 
 
 def _size(n: int, letters: dict, prefer: tuple[str, ...] = ()) -> tuple[str, dict[str, int]]:
     """A size written in letters: the first of `prefer`, then of the letters the owning module's hook
-    points declare (`letters["declared"]`), whose value it is; else a multiple of C (3C); else any
+    points declare (`letters["declared"]`), whose value it is; else in heads (`_head_width`, where the
+    heads are not C's split); else a multiple of C (3C); else any
     letter of that value; else a sum or product of letters (`_combined`). A size no letter writes
     raises Unwritten: its part is in no formula."""
     declared = [k for k in letters if k in letters.get("declared", ())]  # in the letters' own order
     for k in (*prefer, *declared):
         if letters.get(k) == n:
             return k, {k: n}
+    heads = _head_width(n, letters)
+    if heads is not None:
+        return heads
     C = letters["C"]
     if n % C == 0 and n > C:
         return f"{n // C}C", {"C": C}
@@ -389,6 +413,45 @@ def param_table(cfg_or_model, kind: str | None = None) -> ParamTable:
             unknown = [translated("formula.unknown", lang) for lang in ("en", "zh")]  # a row keeps both languages
             rows.append(ParamRow(name.rsplit(".", 1)[0], p.numel(), "?", 0, *unknown))
     return ParamTable(rows, {k: symbols[k] for k in sorted(symbols, key=_letter_order)})
+
+
+@dataclass
+class KVCachePerToken:
+    """Bytes one token adds to a decoder's key-value cache in float32 (nn/mla.kv_cache_bytes_per_token),
+    for this model's layers and head width, as multi-head, grouped-query and multi-query attention
+    would keep it. gqa_heads: the H_kv of the GQA column (the model's own when it groups; else the
+    largest proper divisor of H, or 0 where H has none and GQA is MHA or MQA)."""
+
+    n_layers: int
+    D: int
+    H: int
+    H_kv: int  # the model's own
+    gqa_heads: int
+    mha: int
+    gqa: int
+    mqa: int
+    mine: int  # what this model's cache keeps
+
+
+def kv_cache_per_token(cfg: ModelConfig) -> KVCachePerToken:
+    """MHA / GQA / MQA side by side for `cfg`'s decoder (n_layers, H, D); `mine` at its H_kv."""
+    from glassformer.nn.mla import kv_cache_bytes_per_token
+
+    L, H, D, H_kv = cfg.n_layers, cfg.n_heads, cfg.d_head, cfg.kv_heads
+    grouped = [d for d in range(H - 1, 1, -1) if H % d == 0]  # H_kv strictly between MQA and MHA
+    gqa_heads = H_kv if 1 < H_kv < H else (grouped[0] if grouped else 0)
+    gqa = kv_cache_bytes_per_token("gqa", L, n_heads=H, n_kv_heads=gqa_heads, d_head=D) if gqa_heads else 0
+    return KVCachePerToken(
+        L,
+        D,
+        H,
+        H_kv,
+        gqa_heads,
+        kv_cache_bytes_per_token("mha", L, n_heads=H, d_head=D),
+        gqa,
+        kv_cache_bytes_per_token("mqa", L, d_head=D),
+        kv_cache_bytes_per_token("gqa", L, n_heads=H, n_kv_heads=H_kv, d_head=D),
+    )
 
 
 def _letter_order(letter: str) -> int:

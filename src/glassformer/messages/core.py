@@ -211,6 +211,10 @@ EN = {
     "params.flops.training": "training ≈ 3 × forward",
     "params.memory": "activations held at the hook points for B={B}, T={T}: {values:,} values = {mib:.2f} MiB "
     "in float32",
+    "params.kv_cache": "KV cache per token in float32, {n_layers} layers of D={D}: MHA (H={H}) {mha:,} B, GQA "
+    "(H_kv={gqa_heads}) {gqa:,} B, MQA {mqa:,} B; this model (H_kv={H_kv}) keeps {mine:,} B",
+    "params.kv_cache.no_gqa": "KV cache per token in float32, {n_layers} layers of D={D}: MHA (H={H}) {mha:,} B, "
+    "MQA {mqa:,} B; this model (H_kv={H_kv}) keeps {mine:,} B",
     # the parameter table and the gradient-flow table (inspect/params.py, gradflow.py, display.py)
     "params.col.module": "module",
     "params.col.params": "params",
@@ -994,6 +998,10 @@ ZH = {
     "params.flops.forward": "前向",
     "params.flops.training": "训练 ≈ 3 × 前向",
     "params.memory": "B={B}、T={T} 时钩子点上保存的激活：{values:,} 个数 = {mib:.2f} MiB（float32）",
+    "params.kv_cache": "每个词元的 KV 缓存（float32），{n_layers} 层、D={D}：MHA（H={H}）{mha:,} 字节，GQA"
+    "（H_kv={gqa_heads}）{gqa:,} 字节，MQA {mqa:,} 字节；本模型（H_kv={H_kv}）存 {mine:,} 字节",
+    "params.kv_cache.no_gqa": "每个词元的 KV 缓存（float32），{n_layers} 层、D={D}：MHA（H={H}）{mha:,} 字节，"
+    "MQA {mqa:,} 字节；本模型（H_kv={H_kv}）存 {mine:,} 字节",
     # 参数表和梯度流表（inspect/params.py、gradflow.py、display.py）
     "params.col.module": "模块",
     "params.col.params": "参数量",

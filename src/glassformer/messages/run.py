@@ -17,6 +17,10 @@ EN = {
     # ---- presets (config.py; their numbers are read from the preset itself) -----------------------------
     "preset.seed000": "first tutorial: {n_layers} layers, {n_heads} heads, d_model {d_model}, d_ff {d_ff}",
     "preset.baby": "nanoGPT's CPU recipe: {n_layers} layers, {n_heads} heads, d_model {d_model}, seq_len {seq_len}",
+    "preset.baby_llama": "baby the Llama 3 way: {n_layers} layers, RMSNorm, SwiGLU, RoPE θ={rope_base:.0f}, {n_heads} "
+    "query heads sharing {n_kv_heads} key-value heads, d_model {d_model}, seq_len {seq_len}",
+    "preset.baby_qwen3": "baby the Qwen3 way: {n_layers} layers, RMSNorm, SwiGLU, RoPE θ={rope_base:.0f}, QK-norm, "
+    "{n_heads} query heads of {head_dim} sharing {n_kv_heads} key-value heads, d_model {d_model}, seq_len {seq_len}",
     "preset.small": "nanoGPT's GPU recipe: {n_layers} layers, {n_heads} heads, d_model {d_model}, seq_len {seq_len}",
     "preset.seed002": "second tutorial: {n_layers} layer, {n_heads} heads, d_model {d_model}, d_ff {d_ff}, no "
     "LayerNorm",
@@ -183,6 +187,10 @@ ZH = {
     # ---- 预设（config.py；数字从预设本身读出）-----------------------------------------------------------
     "preset.seed000": "第一篇教程：{n_layers} 层，{n_heads} 个头，d_model {d_model}，d_ff {d_ff}",
     "preset.baby": "nanoGPT 的 CPU 配方：{n_layers} 层，{n_heads} 个头，d_model {d_model}，序列长度 {seq_len}",
+    "preset.baby_llama": "Llama 3 式的 baby：{n_layers} 层，RMSNorm，SwiGLU，RoPE θ={rope_base:.0f}，{n_heads} 个查询头"
+    "共用 {n_kv_heads} 个键值头，d_model {d_model}，序列长度 {seq_len}",
+    "preset.baby_qwen3": "Qwen3 式的 baby：{n_layers} 层，RMSNorm，SwiGLU，RoPE θ={rope_base:.0f}，QK-norm，"
+    "{n_heads} 个宽 {head_dim} 的查询头共用 {n_kv_heads} 个键值头，d_model {d_model}，序列长度 {seq_len}",
     "preset.small": "nanoGPT 的 GPU 配方：{n_layers} 层，{n_heads} 个头，d_model {d_model}，序列长度 {seq_len}",
     "preset.seed002": "第二篇教程：{n_layers} 层，{n_heads} 个头，d_model {d_model}，d_ff {d_ff}，没有 LayerNorm",
     "preset.sine": "第三篇教程：{n_layers} 层后归一化，{n_heads} 个头，d_model {d_model}，GELU，正弦位置编码",

@@ -23,8 +23,8 @@ One file, forward.py, in the order a forward pass reads it:
 Shapes use the same letters as glassformer.nn: B, T, C, H, D, F, V.
 """
 
+from glassformer.numpy_ref.activations import ACTIVATIONS, gelu, gelu_tanh, relu
 from glassformer.numpy_ref.forward import (
-    ACTIVATIONS,
     NUMPY_POSITIONS,
     alibi_bias,
     alibi_slopes,
@@ -36,26 +36,21 @@ from glassformer.numpy_ref.forward import (
     decoder_block,
     encoder_forward,
     feed_forward,
-    gelu,
-    gelu_tanh,
     gpt_forward,
     layer_norm,
     learned_positions,
-    linear,
     multi_head_attention,
     padding_mask,
     regressor_forward,
-    relu,
     rotary,
     scaled_dot_product_attention,
-    scope,
     seq2seq_forward,
     sinusoidal_table,
     softmax,
-    state_to_numpy,
     token_embedding,
     trunk,
 )
+from glassformer.numpy_ref.linear import linear, scope, state_to_numpy
 
 __all__ = [
     "ACTIVATIONS",

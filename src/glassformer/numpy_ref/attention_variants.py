@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from glassformer.numpy_ref.forward import scope
+from glassformer.numpy_ref.linear import scope
 from glassformer.numpy_ref.rmsnorm import rms_norm
 
 

@@ -4,9 +4,9 @@
 
 Every function takes its weights explicitly, as a dict of float64 NumPy arrays (`state_to_numpy`
 of a module's state_dict, narrowed to that module by `scope`), and never imports torch. Each of the
-five parts below opens with its equations and sources. The first four are the twin of glassformer.nn
-(embedding.py, position.py, attention.py) and the block of models/gpt.py and models/seq2seq.py; the
-fifth stacks them into the whole models of glassformer.models.
+five parts below opens with its equations and sources (part 1's code lives in linear.py). The first
+four are the twin of glassformer.nn (embedding.py, position.py, attention.py) and the block of
+models/gpt.py and models/seq2seq.py; the fifth stacks them into the whole models of glassformer.models.
 """
 
 from __future__ import annotations
@@ -18,44 +18,16 @@ from typing import Callable
 import numpy as np
 
 from glassformer.config import ModelConfig
+from glassformer.numpy_ref.activations import ACTIVATIONS
+from glassformer.numpy_ref.attention_variants import qk_norm, repeat_kv, sliding_window_mask
+from glassformer.numpy_ref.glu import gated_feed_forward
+from glassformer.numpy_ref.linear import linear, scope
+from glassformer.numpy_ref.rmsnorm import rms_norm
 from glassformer.numpy_ref.rope_scaling import rope_parameters, rotate_half_split
 
-# ---- 1. linear: weights in, and the affine map ---------------------------------------------------
+# ---- 1. linear: weights in, and the affine map (numpy_ref/linear.py) ----------------------------
 #
-# The one operation nearly every weight takes part in:
-#
-#     y = x Wᵀ + b        W has PyTorch's (out, in) layout, so x (..., in) -> y (..., out)
-#
-# A glassformer state_dict is flat: "blocks.0.attn.qkv.weight", "blocks.0.attn.qkv.bias", ...
-# `scope(params, "blocks.0.attn.")` returns that module's own weights with the prefix removed, so
-# each function below only ever sees names like "qkv.weight".
-
-
-def state_to_numpy(state_dict) -> dict[str, np.ndarray]:
-    """A model's state_dict as float64 NumPy arrays (the only place a tensor is touched).
-
-    Works on anything with `.detach().cpu().numpy()` (a torch tensor) or anything np.asarray
-    accepts, so this package never has to import torch.
-    """
-    params = {}
-    for name, value in state_dict.items():
-        if hasattr(value, "detach"):
-            value = value.detach().cpu().numpy()
-        params[name] = np.asarray(value, dtype=np.float64)
-    return params
-
-
-def scope(params: dict[str, np.ndarray], prefix: str) -> dict[str, np.ndarray]:
-    """The entries of `params` under `prefix`, with the prefix stripped."""
-    return {name[len(prefix) :]: w for name, w in params.items() if name.startswith(prefix)}
-
-
-def linear(x: np.ndarray, params: dict[str, np.ndarray]) -> np.ndarray:
-    """x (..., in) -> (..., out) with params["weight"] (out, in) and optional params["bias"] (out,)."""
-    y = x @ params["weight"].T  # (..., out)
-    if "bias" in params:
-        y = y + params["bias"]  # (..., out)
-    return y
+# state_to_numpy, scope and linear live in numpy_ref/linear.py, read by every twin.
 
 
 # ---- 2. position: how tokens and their positions get in ------------------------------------------
@@ -270,21 +242,24 @@ def scaled_dot_product_attention(q, k, v, mask=None) -> tuple[np.ndarray, np.nda
 
 
 def split_heads(t: np.ndarray, n_heads: int) -> np.ndarray:
-    """(B, T, C) -> (B, H, T, D): feature block h·D..(h+1)·D belongs to head h."""
-    B, T, C = t.shape
-    return t.reshape(B, T, n_heads, C // n_heads).transpose(0, 2, 1, 3)  # (B, H, T, D)
+    """(B, T, H·D) -> (B, H, T, D): feature block h·D..(h+1)·D belongs to head h."""
+    B, T, width = t.shape
+    return t.reshape(B, T, n_heads, width // n_heads).transpose(0, 2, 1, 3)  # (B, H, T, D)
 
 
-def project_qkv(x: np.ndarray, params: dict, n_heads: int) -> tuple[np.ndarray, ...]:
-    """x (B, T, C) -> q, k, v each (B, H, T, D), for either weight layout of MultiHeadAttention.
+def project_qkv(x: np.ndarray, params: dict, n_heads: int, n_kv_heads: int = 0) -> tuple[np.ndarray, ...]:
+    """x (B, T, C) -> q (B, H, T, D), k and v (B, H_kv, T, D), for either weight layout of
+    MultiHeadAttention. n_kv_heads: H_kv, the key-value heads (0: H, multi-head attention).
 
-    packed layout: one "qkv" matrix (3C, C) whose output is [q | k | v] along the features.
-    heads layout: "heads.{h}.q" etc., one (D, C) matrix per head and role.
+    packed layout: one "qkv" matrix ((H + 2·H_kv)·D, C) whose output is [q | k | v] along the features.
+    heads layout: "heads.{h}.q" etc., one (D, C) matrix per head and role (H_kv = H only).
     """
     if "qkv.weight" in params:
-        qkv = linear(x, scope(params, "qkv."))  # (B, T, 3C)
-        q, k, v = np.split(qkv, 3, axis=-1)  # 3 × (B, T, C)
-        return split_heads(q, n_heads), split_heads(k, n_heads), split_heads(v, n_heads)
+        qkv = linear(x, scope(params, "qkv."))  # (B, T, (H + 2·H_kv)·D)
+        n_kv = n_kv_heads or n_heads
+        D = qkv.shape[-1] // (n_heads + 2 * n_kv)
+        q, k, v = np.split(qkv, [n_heads * D, (n_heads + n_kv) * D], axis=-1)  # (B, T, H·D), 2 × (B, T, H_kv·D)
+        return split_heads(q, n_heads), split_heads(k, n_kv), split_heads(v, n_kv)
     out = []
     for role in ("q", "k", "v"):
         per_head = [linear(x, scope(params, f"heads.{h}.{role}.")) for h in range(n_heads)]  # H × (B, T, D)
@@ -320,21 +295,33 @@ def attend_and_merge(
     weights = attention_weights(attention_scores(q, k, mask, bias))  # (B, H, T_q, T_k)
     z = weights @ v  # (B, H, T_q, D)
     # 3) put the heads side by side again and mix them with the output projection
-    merged = z.transpose(0, 2, 1, 3).reshape(B, T_q, H * D)  # (B, T_q, C)
+    merged = z.transpose(0, 2, 1, 3).reshape(B, T_q, H * D)  # (B, T_q, H·D)
     return linear(merged, scope(params, "proj."))  # (B, T_q, C)
 
 
 def multi_head_attention(
-    x: np.ndarray, params: dict, n_heads: int, mask: np.ndarray | None = None, positions: AttentionTouch | None = None
+    x: np.ndarray,
+    params: dict,
+    n_heads: int,
+    mask: np.ndarray | None = None,
+    positions: AttentionTouch | None = None,
+    n_kv_heads: int = 0,
+    eps: float = 1e-5,
 ) -> np.ndarray:
-    """x (B, T, C) -> (B, T, C), with the weights of one MultiHeadAttention (scoped to "attn.")."""
+    """x (B, T, C) -> (B, T, C), with the weights of one MultiHeadAttention (scoped to "attn.").
+    n_kv_heads: H_kv key-value heads, each shared by H / H_kv query heads (0: H); eps: QK-norm's,
+    read when the weights hold one ("qk_norm.*")."""
     T = x.shape[1]
-    # 1) project to queries, keys and values, one set per head (rotated, if the scheme rotates)
-    q, k, v = project_qkv(x, params, n_heads)  # 3 × (B, H, T, D)
+    # 1) project to queries, keys and values, one set per head (QK-normed and rotated, if configured)
+    q, k, v = project_qkv(x, params, n_heads, n_kv_heads)  # (B, H, T, D), 2 × (B, H_kv, T, D)
+    if "qk_norm.q_norm.weight" in params:
+        q, k = qk_norm(q, k, scope(params, "qk_norm."), eps)  # (B, H, T, D), (B, H_kv, T, D)
     bias = None
     if positions is not None:
-        q, k = positions.rotate(q, k)  # 2 × (B, H, T, D)
+        q, k = positions.rotate(q, k)  # (B, H, T, D), (B, H_kv, T, D)
         bias = positions.bias(T, T)  # (H, T, T) or None
+    groups = n_heads // k.shape[1]  # g = H / H_kv query heads read each key-value head
+    k, v = repeat_kv(k, groups), repeat_kv(v, groups)  # 2 × (B, H, T, D)
     return attend_and_merge(q, k, v, params, mask, bias)  # (B, T, C)
 
 
@@ -354,6 +341,10 @@ def cross_attention(
 #
 # The feed-forward network and its three activations, LayerNorm, the block (GPT's and the
 # encoder's) and the decoder block (the twin of models/gpt.py's and models/seq2seq.py's).
+# The modern decoder's choices are read from the config the same way the model builds them:
+# norm_type="rms" takes numpy_ref/rmsnorm.py's RMSNorm for every LayerNorm, ffn="swiglu"|"geglu"
+# numpy_ref/glu.py's gated FFN, and attention shares its H_kv key-value heads, QK-norms and slides
+# its window with numpy_ref/attention_variants.py (part 3 and `_mask` in part 5).
 #
 #     FFN(x) = W₂ · act(W₁ x + b₁) + b₂                      (Vaswani et al. 2017, §3.3)
 #
@@ -374,30 +365,15 @@ def cross_attention(
 #     norm="post"  x = LN₁(x + SelfAttn(x));  x = LN₂(x + Cross(x, m));  x = LN₃(x + FFN(x))
 #     norm="none"  the same sums without LayerNorm
 #
-# NumPy has no erf, so the exact GELU maps Python's math.erf over the array. No dropout anywhere:
-# the twin is the model in eval mode.
+# The activations live in numpy_ref/activations.py (NumPy has no erf: the exact GELU maps Python's
+# math.erf over the array). No dropout anywhere: the twin is the model in eval mode.
 
 
-_erf = np.vectorize(math.erf, otypes=[np.float64])
-
-
-def relu(x: np.ndarray) -> np.ndarray:
-    return np.maximum(x, 0.0)
-
-
-def gelu(x: np.ndarray) -> np.ndarray:
-    return x * 0.5 * (1.0 + _erf(x / math.sqrt(2.0)))
-
-
-def gelu_tanh(x: np.ndarray) -> np.ndarray:
-    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
-
-
-ACTIVATIONS = {"relu": relu, "gelu": gelu, "gelu_tanh": gelu_tanh}
-
-
-def feed_forward(x: np.ndarray, params: dict, activation: str) -> np.ndarray:
-    """x (B, T, C) -> (B, T, C) with the weights of one FeedForward (scoped to "ffn.")."""
+def feed_forward(x: np.ndarray, params: dict, activation: str, ffn: str = "mlp") -> np.ndarray:
+    """x (B, T, C) -> (B, T, C) with the weights of one FeedForward (scoped to "ffn."); ffn swiglu or
+    geglu: a GatedFeedForward's (numpy_ref/glu.py)."""
+    if ffn != "mlp":
+        return gated_feed_forward(x, params, ffn)  # (B, T, C)
     hidden = ACTIVATIONS[activation](linear(x, scope(params, "fc1.")))  # (B, T, F)
     return linear(hidden, scope(params, "fc2."))  # (B, T, C)
 
@@ -410,18 +386,30 @@ def layer_norm(x: np.ndarray, params: dict, eps: float) -> np.ndarray:
     return y + params["bias"] if "bias" in params else y  # (..., C)
 
 
+def norm(x: np.ndarray, params: dict, cfg: ModelConfig) -> np.ndarray:
+    """The config's norm: LayerNorm, or RMSNorm (numpy_ref/rmsnorm.py) for norm_type="rms"."""
+    if cfg.norm_type == "rms":
+        return rms_norm(x, params, cfg.ln_eps)  # (..., C)
+    return layer_norm(x, params, cfg.ln_eps)  # (..., C)
+
+
+def self_attention(x: np.ndarray, params: dict, cfg: ModelConfig, mask, positions: AttentionTouch) -> np.ndarray:
+    """x (B, T, C) -> (B, T, C): multi_head_attention with the config's heads, key-value heads and eps."""
+    return multi_head_attention(x, params, cfg.n_heads, mask, positions, cfg.n_kv_heads, cfg.ln_eps)  # (B, T, C)
+
+
 def block(x: np.ndarray, params: dict, cfg: ModelConfig, mask: np.ndarray | None = None) -> np.ndarray:
     """x (B, T, C) -> (B, T, C) with the weights of one Block (scoped to "blocks.{i}.")."""
     positions = AttentionTouch(NUMPY_POSITIONS[cfg.position], cfg)
 
     def attn(h):
-        return multi_head_attention(h, scope(params, "attn."), cfg.n_heads, mask, positions)  # (B, T, C)
+        return self_attention(h, scope(params, "attn."), cfg, mask, positions)  # (B, T, C)
 
     def ffn(h):
-        return feed_forward(h, scope(params, "ffn."), cfg.activation)  # (B, T, C)
+        return feed_forward(h, scope(params, "ffn."), cfg.activation, cfg.ffn)  # (B, T, C)
 
     def ln(h, which):
-        return h if cfg.norm == "none" else layer_norm(h, scope(params, which + "."), cfg.ln_eps)
+        return h if cfg.norm == "none" else norm(h, scope(params, which + "."), cfg)
 
     if cfg.norm == "post":
         x = ln(x + attn(x), "ln1")  # (B, T, C)
@@ -441,13 +429,13 @@ def decoder_block(
     """x (B, T, C), memory (B, S, C) -> (B, T, C) with the weights of one DecoderBlock."""
     positions = AttentionTouch(NUMPY_POSITIONS[cfg.position], cfg)
     sublayers = [  # (the sublayer, its LayerNorm)
-        (lambda h: multi_head_attention(h, scope(params, "attn."), cfg.n_heads, self_mask, positions), "ln1"),
+        (lambda h: self_attention(h, scope(params, "attn."), cfg, self_mask, positions), "ln1"),
         (lambda h: cross_attention(h, memory, scope(params, "cross."), cfg.n_heads, source_mask), "ln2"),
-        (lambda h: feed_forward(h, scope(params, "ffn."), cfg.activation), "ln3"),
+        (lambda h: feed_forward(h, scope(params, "ffn."), cfg.activation, cfg.ffn), "ln3"),
     ]
 
     def ln(h, which):
-        return h if cfg.norm == "none" else layer_norm(h, scope(params, which + "."), cfg.ln_eps)
+        return h if cfg.norm == "none" else norm(h, scope(params, which + "."), cfg)
 
     for f, which in sublayers:
         x = ln(x + f(x), which) if cfg.norm == "post" else x + f(ln(x, which))  # (B, T, C)
@@ -485,8 +473,11 @@ def trunk(x: np.ndarray, params: dict, cfg: ModelConfig, mask: np.ndarray | None
 
 
 def _mask(cfg: ModelConfig, T: int, ids: np.ndarray | None = None) -> np.ndarray | None:
-    """causal (T, T) if configured, AND padding (B, 1, 1, T) if there are ids and a pad_id."""
-    mask = causal_mask(T) if cfg.causal else None  # (T, T) or None
+    """causal (T, T) if configured (within the sliding window, if one is), AND padding (B, 1, 1, T)
+    if there are ids and a pad_id."""
+    mask = None  # (T, T) or None
+    if cfg.causal:
+        mask = sliding_window_mask(T, cfg.sliding_window) if cfg.sliding_window else causal_mask(T)
     if ids is not None and cfg.pad_id is not None:
         pad = padding_mask(ids, cfg.pad_id)  # (B, 1, 1, T)
         mask = pad if mask is None else mask & pad  # (B, 1, T, T)
@@ -524,7 +515,7 @@ def _embed(ids: np.ndarray, table: np.ndarray, params: dict, cfg: ModelConfig) -
 
 def _final_norm(x: np.ndarray, params: dict, cfg: ModelConfig, which: str) -> np.ndarray:
     if cfg.final_norm and cfg.norm != "none":
-        return layer_norm(x, scope(params, which + "."), cfg.ln_eps)  # (B, L, C)
+        return norm(x, scope(params, which + "."), cfg)  # (B, L, C)
     return x
 
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from glassformer.numpy_ref.forward import gelu, linear, scope
+from glassformer.numpy_ref.activations import gelu
+from glassformer.numpy_ref.linear import linear, scope
 
 
 def silu(x: np.ndarray) -> np.ndarray:

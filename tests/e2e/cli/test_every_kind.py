@@ -14,7 +14,9 @@ from glassformer.models import model_class
 
 # just enough to take two steps; long-context presets get a block the seed text can fill
 QUICK = ["--max_steps=2", "--eval_interval=2", "--eval_iters=1", "--batch_size=2", "--threads=1", "--sample-chars", "8"]
-SHORTER = {"small": ["--seq_len=16"], "baby": ["--seq_len=16"]}  # the seed text has ~18 val tokens
+SHORTER = {
+    name: ["--seq_len=16"] for name in ("small", "baby", "baby-llama", "baby-qwen3")
+}  # the seed text has ~18 val tokens
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +64,8 @@ def test_every_preset_trains_from_the_cli(runs, preset):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("verb", ["trace", "attention", "grads", "params"])
-@pytest.mark.parametrize("preset", ["seed000", "seed002", "sine", "seq2seq"])  # gpt, encoder, regressor, seq2seq
+# gpt, encoder, regressor, seq2seq; and the modern decoder (RMSNorm, SwiGLU, RoPE, GQA, QK-norm)
+@pytest.mark.parametrize("preset", ["seed000", "seed002", "sine", "seq2seq", "baby-qwen3"])
 def test_every_inspection_verb_reads_a_run_of_every_kind(runs, preset, verb, tmp_path, capsys):
     _, run = runs[preset]
     kind = get_preset(preset).model.kind
@@ -75,6 +78,30 @@ def test_every_inspection_verb_reads_a_run_of_every_kind(runs, preset, verb, tmp
     assert f"run {run} ({kind})" in out
     written = sorted(p.name for p in tmp_path.iterdir())
     assert written, f"{verb} wrote nothing"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", ["baby-llama", "baby-qwen3"])
+def test_the_causal_verbs_read_a_run_of_the_modern_decoder(runs, preset, tmp_path, capsys):
+    """heads and attribute on a grouped-query run (patch: tests/causal/test_causal_patching.py, whose
+    corruption has a gap an untrained run's may not); the attribution's parts and bias add up to the
+    model's own logit difference through its RMSNorm."""
+    _, run = runs[preset]
+    assert main(["heads", str(run), "--n", "6", "--batch", "2", "--out", str(tmp_path / "heads")]) == 0
+    assert (
+        main(["attribute", str(run), "--prompt", "a tin", "--answer", "y", "--wrong", "e", "--out", str(tmp_path)]) == 0
+    )
+    dla = json.loads((tmp_path / "attribute.json").read_text())["extra"]
+    assert abs(dla["sum"] + dla["bias"] - dla["logit_diff"]) < 1e-5 and dla["bias"] == 0.0  # RMSNorm: no β
+    assert main(["params", "--run", str(run), "--out", str(tmp_path)]) == 0
+    cfg = get_preset(preset).model
+    kv = json.loads((tmp_path / "params.json").read_text())["kv_cache_per_token"]
+    per_layer = 2 * cfg.head_dim if cfg.head_dim else 2 * cfg.d_model // cfg.n_heads  # a key and a value of D
+    assert (kv["mine"], kv["mha"]) == (
+        cfg.n_layers * per_layer * cfg.n_kv_heads * 4,
+        cfg.n_layers * per_layer * cfg.n_heads * 4,
+    )
+    capsys.readouterr()
 
 
 @pytest.mark.slow

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from contextlib import contextmanager
 from typing import Callable, Iterator
 
 import torch
@@ -116,11 +117,30 @@ def next_logits(model: nn.Module, ids: torch.Tensor, cache=None, run: Run | None
         context = visible(model, ids)  # (B, T'): prefill
     else:
         context = ids[:, -1:]  # (B, 1): the older tokens' keys and values are cached
-    if run is not None:
-        logits = run(context, cache)  # (B, T', V) — THE model call
-    else:
-        logits = model(context) if cache is None else model(context, cache=cache)  # (B, T', V)
+    with onednn_off():
+        if run is not None:
+            logits = run(context, cache)  # (B, T', V) — THE model call
+        else:
+            logits = model(context) if cache is None else model(context, cache=cache)  # (B, T', V)
     return logits[:, -1, :]  # (B, V): only the last position predicts the token that comes next
+
+
+@contextmanager
+def onednn_off() -> Iterator[None]:
+    """oneDNN (mkldnn) off for one step of writing, put back as found, also on error.
+
+    On a CPU, PyTorch hands a float32 GELU to oneDNN, whose fixed cost per call dwarfs the one row
+    of a cached step: about 15 µs on a (1, 1, 512) tensor against 2 µs for PyTorch's own kernel,
+    four times a token at `baby` (`python bench/decode.py`). In the model's float32 forward oneDNN
+    takes nothing else (products go to BLAS), so the switch changes GELU's kernel only: the same
+    function to a float32 rounding, not bit for bit. Training keeps oneDNN; the switch is
+    process-wide while the step runs."""
+    was = torch.backends.mkldnn.enabled
+    torch.backends.mkldnn.enabled = False
+    try:
+        yield
+    finally:
+        torch.backends.mkldnn.enabled = was
 
 
 def next_probs(logits: torch.Tensor, temperature: float, top_k: int | None, top_p: float | None) -> torch.Tensor:

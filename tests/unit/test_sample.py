@@ -477,3 +477,30 @@ def test_a_stop_string_the_model_cannot_write_is_refused_naming_its_characters_o
         {"stop": "aa", "chars": "'aa'"},
     )
     check_stop(CharTokenizer("abcd"), "da")  # writable: no error
+
+
+def test_a_step_of_writing_runs_with_onednn_off_and_puts_the_switch_back_as_found():
+    """next_logits switches oneDNN off around the model call (its GELU's fixed cost dwarfs one row,
+    sample.onednn_off) and restores the switch as it was, also when the model raises."""
+    torch.manual_seed(0)
+    model = GPT(get_preset("baby").model).eval()
+    seen = []
+    ids = torch.tensor([[1, 2, 3]])
+    for start in (True, False):
+        torch.backends.mkldnn.enabled = start
+        try:
+            with model.hooks_attached({"embed": lambda x, name: seen.append(torch.backends.mkldnn.enabled)}):
+                logits = sample_mod.next_logits(model, ids)
+            assert torch.backends.mkldnn.enabled is start
+        finally:
+            torch.backends.mkldnn.enabled = True
+        with torch.no_grad():
+            assert torch.allclose(logits, model(ids)[:, -1], atol=1e-5, rtol=0)  # GELU's kernel: a rounding apart
+    assert seen == [False, False]
+
+    def fails(context, cache):
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        sample_mod.next_logits(model, ids, None, fails)
+    assert torch.backends.mkldnn.enabled is True

@@ -114,10 +114,8 @@ class CrossAttention(AttentionHeads):
             k, v = self.source_kv(memory)  # 2 × (B, H, S, D)
             if cache is not None:
                 cache.source = (k, v)
-        # 2) attend: every target query over every source key
-        z = self.attend(q, k, v, mask)  # (B, H, T, D)
-        # 3) merge heads back into the residual width and project
-        return self.merge(z)  # (B, T, C)
+        # 2) attend: every target query over every source key, 3) merge heads back and project
+        return self.attend(q, k, v, mask)  # (B, T, C)
 
 
 class DecoderBlock(nn.Module):

@@ -64,16 +64,14 @@ def attention_scores(q: Tensor, k: Tensor, mask: Tensor | None = None, bias: Ten
 
 
 def attention_weights(scores: Tensor, mask: Tensor | None = None) -> Tensor:
-    """Softmax over the keys; with the scores' mask, a row it hides entirely gets zeros, not NaN
-    (checked on the small mask: on a GPU, one bool read back per layer, a sync the fused path skips)."""
-    if mask is not None:
-        live = check_mask(mask, scores).any(dim=-1, keepdim=True)  # (..., T_q, 1): sees some key?
-        # under torch.compile, take the dead-row branch always (same numbers for live rows): reading
-        # live.all() back would split the compiled graph in two at every layer
-        if torch.compiler.is_compiling() or not bool(live.all()):
-            scores = scores.masked_fill(~live, 0.0)  # a dead row becomes uniform here ...
-            return torch.softmax(scores, dim=-1).masked_fill(~live, 0.0)  # ... and zero here
-    return torch.softmax(scores, dim=-1)  # (..., T_q, T_k), each row sums to 1
+    """Softmax over the keys; with the scores' mask, a row it hides entirely gets zeros, not NaN.
+    Every row takes the same two steps, whatever the mask: nothing is read back to choose (no GPU
+    sync, no split of a torch.compile graph), and a live row's numbers are exactly softmax's."""
+    if mask is None:
+        return torch.softmax(scores, dim=-1)  # (..., T_q, T_k), each row sums to 1
+    live = check_mask(mask, scores).any(dim=-1, keepdim=True)  # (..., T_q, 1): sees some key?
+    # a dead row (all -inf) becomes uniform here, and zero at the end; a live row is unchanged
+    return torch.softmax(scores.masked_fill(~live, 0.0), dim=-1) * live  # (..., T_q, T_k)
 
 
 def scaled_dot_product_attention(
@@ -142,16 +140,15 @@ class AttentionHeads(nn.Module):
         return t.view(B, L, self.n_heads, self.d_head).transpose(1, 2)  # (B, H, L, D)
 
     def attend(self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, bias: Tensor | None = None) -> Tensor:
-        """q (B, H, T_q, D), k and v (B, H, T_k, D) -> z (B, H, T_q, D)."""
+        """Steps 2 and 3: q (B, H, T_q, D), k and v (B, H, T_k, D) -> z (B, H, T_q, D) -> heads side
+        by side (B, T_q, C) -> output projection (B, T_q, C)."""
         drop = self.dropout if self.training else 0.0
         if self.attention != "glass":  # the one separated fast path: no (T_q, T_k) matrix, no hooks inside
-            return self.hook_z(FAST_PATHS[self.attention](q, k, v, mask, drop, bias))  # (B, H, T_q, D)
-        z, _ = scaled_dot_product_attention(q, k, v, mask, drop, bias, self.hook_scores, self.hook_weights)
-        return self.hook_z(z)  # (B, H, T_q, D)
-
-    def merge(self, z: Tensor) -> Tensor:
-        """z (B, H, T_q, D) -> heads side by side (B, T_q, C) -> output projection (B, T_q, C)."""
+            z = FAST_PATHS[self.attention](q, k, v, mask, drop, bias)  # (B, H, T_q, D)
+        else:
+            z, _ = scaled_dot_product_attention(q, k, v, mask, drop, bias, self.hook_scores, self.hook_weights)
         B, H, T, D = z.shape
+        z = self.hook_z(z)  # (B, H, T_q, D)
         merged = self.hook_merged(z.transpose(1, 2).reshape(B, T, H * D))  # (B, T_q, C)
         out = self.proj(merged)  # (B, T_q, C)
         if self.hook_result.fns:  # someone reads each head's share of out (TransformerLens's hook_result)
@@ -209,9 +206,9 @@ class MultiHeadAttention(AttentionHeads):
     def split_qkv(self, x: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         """(B, T, C) -> q, k, v, each (B, H, T, D)."""
         B, T, C = x.shape
-        if self.style == "packed":
-            q, k, v = self.qkv(x).split(C, dim=-1)  # 3 × (B, T, C)
-            return self.split_heads(q), self.split_heads(k), self.split_heads(v)  # 3 × (B, H, T, D)
+        if self.style == "packed":  # columns [q | k | v], each C = H·D wide: split_heads on all three at once
+            q, k, v = self.qkv(x).view(B, T, 3, self.n_heads, self.d_head).permute(2, 0, 3, 1, 4).unbind(0)
+            return q, k, v  # 3 × (B, H, T, D)
         per_head = [head(x) for head in self.heads]  # H × 3 × (B, T, D)
         q, k, v = (torch.stack(ts, dim=1) for ts in zip(*per_head, strict=False))  # 3 × (B, H, T, D)
         return q, k, v
@@ -229,7 +226,5 @@ class MultiHeadAttention(AttentionHeads):
         if cache is not None:
             k, v = cache.append(k, v)  # 2 × (B, H, L+T, D)
         bias = self.positions.score_bias(T, k.size(2), offset) if self.positions is not None else None
-        # 2) attend within each head
-        z = self.attend(q, k, v, mask, bias)  # (B, H, T, D)
-        # 3) merge heads back into the residual width and project
-        return self.merge(z)  # (B, T, C)
+        # 2) attend within each head, 3) merge heads back into the residual width and project
+        return self.attend(q, k, v, mask, bias)  # (B, T, C)

@@ -1,6 +1,6 @@
 """Decoding side by side, in one process, contenders interleaved round-robin (medians).
 
-    python bench/decode.py [--rounds 5] [--threads 1]
+    python bench/decode.py [--rounds 5] [--threads 1] [--json bench/runs/decode-one-forward_DATE_N.json]
 
 `baby` shape (max_len 512, vocab 84, random weights), batch 1, greedy, 256 new tokens after a
 16-token prompt:
@@ -20,6 +20,7 @@ against 16 calls of `sample(..., num_samples=1)`, temperature 0.8. The ratios ar
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import platform
 import statistics
@@ -115,6 +116,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--json", help="also write the figures to this file (bench/runs/ keeps them)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
@@ -156,6 +158,21 @@ def main() -> int:
     batched = bench_batched_sampling("cpu", args.rounds)
     one, many = batched["16 one by one"]["s"], batched["16 in one batch"]["s"]
     print(f"16 prompts: one batch {many:.3f} s, one by one {one:.3f} s: {one / many:.2f}×")
+    if args.json:
+        result = {
+            "cpu": cpu,
+            "torch": torch.__version__,
+            "threads": args.threads,
+            "rounds": args.rounds,
+            "ms_per_token": {n: 1000 * s / NEW_TOKENS for n, s in times.items()},
+            "vs_hf": {n: times["hf-generate"] / times[n] for n in ("glassformer (glass)", "glassformer (fused)")},
+            "vs_nanogpt": {
+                n: times["nanoGPT-style"] / times[n] for n in ("glassformer (glass)", "glassformer (fused)")
+            },
+            "batched": {"16 in one batch s": many, "16 one by one s": one, "ratio": one / many},
+        }
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        print(f"wrote {args.json}")
     return 0 if math.isfinite(one) else 1
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 import numbers
-from contextlib import contextmanager
 from typing import Callable, Iterator
 
 import torch
@@ -116,17 +115,16 @@ def next_logits(model: nn.Module, ids: torch.Tensor, cache=None, run: Run | None
         cache.reset()
         context = visible(model, ids)  # (B, T'): prefill
     else:
-        context = ids[:, -1:]  # (B, 1): the older tokens' keys and values are cached
+        context = ids.narrow(1, ids.size(1) - 1, 1)  # (B, 1): the older tokens' keys and values are cached
     with onednn_off():
         if run is not None:
             logits = run(context, cache)  # (B, T', V) — THE model call
         else:
             logits = model(context) if cache is None else model(context, cache=cache)  # (B, T', V)
-    return logits[:, -1, :]  # (B, V): only the last position predicts the token that comes next
+    return logits.select(1, -1)  # (B, V): only the last position predicts the token that comes next
 
 
-@contextmanager
-def onednn_off() -> Iterator[None]:
+class onednn_off:  # noqa: N801 - used as a context manager, named like one
     """oneDNN (mkldnn) off for one step of writing, put back as found, also on error.
 
     On a CPU, PyTorch hands a float32 GELU to oneDNN, whose fixed cost per call dwarfs the one row
@@ -134,13 +132,14 @@ def onednn_off() -> Iterator[None]:
     four times a token at `baby` (`python bench/decode.py`). In the model's float32 forward oneDNN
     takes nothing else (products go to BLAS), so the switch changes GELU's kernel only: the same
     function to a float32 rounding, not bit for bit. Training keeps oneDNN; the switch is
-    process-wide while the step runs."""
-    was = torch.backends.mkldnn.enabled
-    torch.backends.mkldnn.enabled = False
-    try:
-        yield
-    finally:
-        torch.backends.mkldnn.enabled = was
+    process-wide while the step runs. (A class, not @contextmanager: it runs once a token.)"""
+
+    def __enter__(self) -> None:
+        self.was = torch._C._get_mkldnn_enabled()  # torch.backends.mkldnn.enabled, without its lookups
+        torch._C._set_mkldnn_enabled(False)
+
+    def __exit__(self, *exc) -> None:
+        torch._C._set_mkldnn_enabled(self.was)
 
 
 def next_probs(logits: torch.Tensor, temperature: float, top_k: int | None, top_p: float | None) -> torch.Tensor:
@@ -211,7 +210,7 @@ def generate_ids(
             next_id = draw(logits, temperature, top_k, top_p, generator)  # (B, 1)
             # 3) append it: the new token is part of the context of the next step
             ids = torch.cat([ids, next_id], dim=1)  # (B, T0 + steps)
-            yield next_id[:, 0]  # (B,)
+            yield next_id.view(-1)  # (B,)
     finally:
         model.train(was_training)
 

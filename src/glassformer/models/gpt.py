@@ -30,7 +30,7 @@ from torch import Tensor, nn
 from glassformer.config import ModelConfig
 from glassformer.errors import Clause, UsageError, WrongType
 from glassformer.models.kinds import init_weights, register_model_kind
-from glassformer.nn.attention import AttentionHeads, MultiHeadAttention, causal_mask
+from glassformer.nn.attention import AttentionHeads, Dropout, MultiHeadAttention, causal_mask
 from glassformer.nn.hooks import HookedModel, HookPoint, Term
 from glassformer.nn.kv_cache import KVCache
 from glassformer.nn.position import PositionScheme, position_scheme, register_position_scheme
@@ -148,7 +148,7 @@ class Block(nn.Module):
         self.attn = self_attention(cfg)
         self.ln2 = layer_norm(cfg)
         self.ffn = FeedForward(cfg.d_model, cfg.d_ff, cfg.activation, cfg.bias)
-        self.drop = nn.Dropout(cfg.dropout)  # on the FFN branch; attn drops its own output
+        self.drop = Dropout(cfg.dropout)  # on the FFN branch; attn drops its own output
         on, placement = cfg.norm != "none", "post" if cfg.norm == "post" else "pre"
         self.hook_ln1 = norm_hook("layer_norm", f"ln1.{placement}", on, i=1)
         self.hook_ln2 = norm_hook("layer_norm", f"ln2.{placement}", on, i=2)
@@ -188,7 +188,7 @@ class GPT(HookedModel):
         self.cfg = cfg
         scheme = position_scheme(cfg.position)
         self.pos_embed = scheme.stream(cfg) if scheme.stream else None  # None: in attention, or nowhere
-        self.drop = nn.Dropout(cfg.dropout)
+        self.drop = Dropout(cfg.dropout)
         self.use_final_norm = cfg.final_norm and cfg.norm != "none"
         self.build(cfg)
         init_weights(self, cfg.init, cfg.n_layers)

@@ -42,7 +42,7 @@ from glassformer.errors import UsageError
 from glassformer.models.encoder import combine_masks, padding_mask
 from glassformer.models.gpt import GPT, Block, FeedForward, TokenEmbedding, layer_norm, norm_hook, self_attention
 from glassformer.models.kinds import register_model_kind
-from glassformer.nn.attention import AttentionHeads
+from glassformer.nn.attention import AttentionHeads, Dropout
 from glassformer.nn.hooks import HookPoint, Term
 from glassformer.nn.kv_cache import DecoderCache
 
@@ -144,7 +144,7 @@ class DecoderBlock(nn.Module):
         self.cross = CrossAttention(cfg.d_model, cfg.n_heads, cfg.bias, cfg.dropout, cfg.attention)
         self.ln3 = layer_norm(cfg)
         self.ffn = FeedForward(cfg.d_model, cfg.d_ff, cfg.activation, cfg.bias)
-        self.drop = nn.Dropout(cfg.dropout)  # on the FFN branch; the attentions drop their own outputs
+        self.drop = Dropout(cfg.dropout)  # on the FFN branch; the attentions drop their own outputs
         on, placement = cfg.norm != "none", "post" if cfg.norm == "post" else "pre"
         ln = f"dec_ln.{placement}"  # pre-norm normalises what a sublayer reads, post-norm its sum
         self.hook_ln1 = norm_hook("layer_norm", ln, on, i=1, sublayer=Term("sublayer.self_attention"))

@@ -227,3 +227,12 @@ def test_every_dropout_is_the_one_that_is_free_where_it_does_nothing():
     seen = []
     ours.register_forward_pre_hook(lambda *args: seen.append(1))
     assert ours(x) is x and seen == [1]  # a module hook still sees the call (inspect/params.py's first use)
+
+
+def test_a_cache_of_another_depth_is_refused_not_run_on_fewer_blocks():
+    """run_from walks the blocks and the cache's layers together, strictly: a KVCache made for a
+    shallower model stops the forward instead of running only the blocks it has layers for."""
+    torch.manual_seed(0)
+    model, shallow = GPT(BASE).eval(), GPT(replace(BASE, n_layers=1))
+    with torch.no_grad(), pytest.raises(ValueError):
+        model(torch.tensor([[1, 2]]), cache=shallow.new_cache(1))

@@ -1,6 +1,10 @@
 """Decoding side by side, in one process, contenders interleaved round-robin (medians).
 
-    python bench/decode.py [--rounds 5] [--threads 1]
+    python bench/decode.py [--rounds 5] [--threads 1] [--cpu-time] [--json bench/runs/decode-one-forward_DATE_N.json]
+
+--cpu-time times each call by this process's CPU seconds instead of the wall clock: on a CPU that
+other processes share, their load stretches wall time unevenly between contenders, CPU time far
+less (one thread, so CPU seconds are the work done).
 
 `baby` shape (max_len 512, vocab 84, random weights), batch 1, greedy, 256 new tokens after a
 16-token prompt:
@@ -20,10 +24,12 @@ against 16 calls of `sample(..., num_samples=1)`, temperature 0.8. The ratios ar
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import platform
 import statistics
 import sys
+import time
 from pathlib import Path
 
 import torch
@@ -115,6 +121,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--cpu-time", action="store_true", help="time by this process's CPU seconds (a shared CPU)")
+    ap.add_argument("--json", help="also write the figures to this file (bench/runs/ keeps them)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
@@ -137,7 +145,8 @@ def main() -> int:
         ),
         "nanoGPT-style": lambda: nano.generate(prompt, NEW_TOKENS),
     }
-    times = {n: statistics.median(t) for n, t in round_robin(runs, args.rounds, 1, "cpu").items()}
+    clock = time.process_time if args.cpu_time else time.perf_counter
+    times = {n: statistics.median(t) for n, t in round_robin(runs, args.rounds, 1, "cpu", clock).items()}
     cpu = next(
         (
             ln.split(":", 1)[1].strip()
@@ -146,7 +155,8 @@ def main() -> int:
         ),
         platform.processor(),
     )
-    print(f"{cpu}, torch {torch.__version__}, {args.threads} thread(s), median of {args.rounds} rounds")
+    clock_name = "CPU time" if args.cpu_time else "wall time"
+    print(f"{cpu}, torch {torch.__version__}, {args.threads} thread(s), median of {args.rounds} rounds ({clock_name})")
     print(f"baby, batch 1, greedy, {NEW_TOKENS} new tokens after {PROMPT}:")
     for n, s in times.items():
         print(f"  {n:<22} {1000 * s / NEW_TOKENS:7.3f} ms/token")
@@ -156,6 +166,22 @@ def main() -> int:
     batched = bench_batched_sampling("cpu", args.rounds)
     one, many = batched["16 one by one"]["s"], batched["16 in one batch"]["s"]
     print(f"16 prompts: one batch {many:.3f} s, one by one {one:.3f} s: {one / many:.2f}×")
+    if args.json:
+        result = {
+            "cpu": cpu,
+            "torch": torch.__version__,
+            "threads": args.threads,
+            "rounds": args.rounds,
+            "clock": "cpu" if args.cpu_time else "wall",
+            "ms_per_token": {n: 1000 * s / NEW_TOKENS for n, s in times.items()},
+            "vs_hf": {n: times["hf-generate"] / times[n] for n in ("glassformer (glass)", "glassformer (fused)")},
+            "vs_nanogpt": {
+                n: times["nanoGPT-style"] / times[n] for n in ("glassformer (glass)", "glassformer (fused)")
+            },
+            "batched": {"16 in one batch s": many, "16 one by one s": one, "ratio": one / many},
+        }
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        print(f"wrote {args.json}")
     return 0 if math.isfinite(one) else 1
 
 

@@ -182,17 +182,20 @@ def sync(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def round_robin(contenders: dict, rounds: int, warmup: int, device: str) -> dict[str, list[float]]:
-    """Seconds per call of each contender, one call each per round, order reversed every other round."""
+def round_robin(
+    contenders: dict, rounds: int, warmup: int, device: str, clock=time.perf_counter
+) -> dict[str, list[float]]:
+    """Seconds per call of each contender, one call each per round, order reversed every other round.
+    `clock`: wall time, or time.process_time for this process's CPU seconds (one thread on a shared CPU)."""
     names, times = list(contenders), {n: [] for n in contenders}
     for r in range(warmup + rounds):
         for name in names if r % 2 == 0 else names[::-1]:
             sync(device)
-            t0 = time.perf_counter()
+            t0 = clock()
             contenders[name]()
             sync(device)
             if r >= warmup:
-                times[name].append(time.perf_counter() - t0)
+                times[name].append(clock() - t0)
     return times
 
 

@@ -121,12 +121,31 @@ def next_logits(model: nn.Module, ids: torch.Tensor, cache=None, run: Run | None
         cache.reset()
         context = visible(model, ids)  # (B, T'): prefill
     else:
-        context = ids[:, -1:]  # (B, 1): the older tokens' keys and values are cached
-    if run is not None:
-        logits = run(context, cache)  # (B, T', V) — THE model call
-    else:
-        logits = model(context) if cache is None else model(context, cache=cache)  # (B, T', V)
-    return logits[:, -1, :]  # (B, V): only the last position predicts the token that comes next
+        context = ids.narrow(1, ids.size(1) - 1, 1)  # (B, 1): the older tokens' keys and values are cached
+    with onednn_off():
+        if run is not None:
+            logits = run(context, cache)  # (B, T', V) — THE model call
+        else:
+            logits = model(context) if cache is None else model(context, cache=cache)  # (B, T', V)
+    return logits.select(1, -1)  # (B, V): only the last position predicts the token that comes next
+
+
+class onednn_off:  # noqa: N801 - used as a context manager, named like one
+    """oneDNN (mkldnn) off for one step of writing, put back as found, also on error.
+
+    On a CPU, PyTorch hands a float32 GELU to oneDNN, whose fixed cost per call dwarfs the one row
+    of a cached step: about 15 µs on a (1, 1, 512) tensor against 2 µs for PyTorch's own kernel,
+    four times a token at `baby` (`python bench/decode.py`). In the model's float32 forward oneDNN
+    takes nothing else (products go to BLAS), so the switch changes GELU's kernel only: the same
+    function to a float32 rounding, not bit for bit. Training keeps oneDNN; the switch is
+    process-wide while the step runs. (A class, not @contextmanager: it runs once a token.)"""
+
+    def __enter__(self) -> None:
+        self.was = torch._C._get_mkldnn_enabled()  # torch.backends.mkldnn.enabled, without its lookups
+        torch._C._set_mkldnn_enabled(False)
+
+    def __exit__(self, *exc) -> None:
+        torch._C._set_mkldnn_enabled(self.was)
 
 
 def next_probs(
@@ -211,7 +230,7 @@ def generate_ids(
             next_id = draw(logits, temperature, top_k, top_p, generator, knobs)  # (B, 1)
             # 3) append it: the new token is part of the context of the next step
             ids = torch.cat([ids, next_id], dim=1)  # (B, T0 + steps)
-            yield next_id[:, 0]  # (B,)
+            yield next_id.view(-1)  # (B,)
     finally:
         model.train(was_training)
 

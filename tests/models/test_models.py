@@ -204,3 +204,35 @@ def test_the_activation_estimate_is_near_what_autograd_really_keeps(preset):
     with torch.autograd.graph.saved_tensors_hooks(keep, lambda t: t):
         model(model.example_input(B, T))
     assert 0.75 <= activation_bytes(p.model, B, T) / sum(saved.values()) <= 1.5
+
+
+def test_every_dropout_is_the_one_that_is_free_where_it_does_nothing():
+    """nn/attention.py's Dropout: nn.Dropout's numbers and random draws in training, the input itself
+    (no call machinery) in evaluation or at p = 0; every kind builds only this one."""
+    from torch import nn
+
+    from glassformer.nn.attention import Dropout
+
+    for kind in sorted(MODEL_KINDS):
+        cfg = with_kind(replace(get_preset("seq2seq" if kind == "seq2seq" else "baby").model, dropout=0.1), kind)
+        drops = [m for m in MODEL_KINDS[kind](cfg).modules() if isinstance(m, nn.Dropout)]
+        assert drops and all(type(m) is Dropout for m in drops), kind
+    x = torch.randn(4, 5, 6)
+    ours, theirs = Dropout(0.3), nn.Dropout(0.3)
+    torch.manual_seed(1)
+    a = ours(x)
+    torch.manual_seed(1)
+    assert torch.equal(a, theirs(x)) and not torch.equal(a, x)  # the same mask, drawn the same way
+    assert ours.eval()(x) is x and Dropout(0.0)(x) is x  # evaluation, or nothing to drop
+    seen = []
+    ours.register_forward_pre_hook(lambda *args: seen.append(1))
+    assert ours(x) is x and seen == [1]  # a module hook still sees the call (inspect/params.py's first use)
+
+
+def test_a_cache_of_another_depth_is_refused_not_run_on_fewer_blocks():
+    """run_from walks the blocks and the cache's layers together, strictly: a KVCache made for a
+    shallower model stops the forward instead of running only the blocks it has layers for."""
+    torch.manual_seed(0)
+    model, shallow = GPT(BASE).eval(), GPT(replace(BASE, n_layers=1))
+    with torch.no_grad(), pytest.raises(ValueError):
+        model(torch.tensor([[1, 2]]), cache=shallow.new_cache(1))

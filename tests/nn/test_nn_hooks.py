@@ -169,3 +169,30 @@ def test_a_cache_row_of_one_finite_number_shows_it_rather_than_a_spread():
     masked = _cache_row("x", torch.tensor([float("-inf"), 0.25]), None, "en")[5]
     assert masked == "-inf, 0.25" + TABLES["en"]["cache.not_finite"].format(n=1)
     assert _cache_row("x", torch.tensor([1.0, 3.0]), None, "en")[5] == "2 ± 1.41"
+
+
+def test_a_submodule_is_read_from_the_instance_and_a_replaced_one_is_what_runs():
+    """HookedModel.read_submodules_directly: `block.attn` and `attn.hook_q` are plain attributes (no
+    trip through nn.Module.__getattr__ per read); assigning a new submodule, as LoRA does, drops
+    that reference, so the forward runs the new one."""
+    torch.manual_seed(0)
+    model = GPT(CFG).eval()
+    block = model.blocks[0]
+    assert vars(block)["attn"] is block._modules["attn"]
+    assert vars(block.attn)["hook_q"] is block.attn._modules["hook_q"]
+    ids = torch.tensor([[1, 2, 3]])
+    before = model(ids)
+
+    class Zero(torch.nn.Module):
+        def forward(self, x):
+            return torch.zeros_like(x)
+
+    for b in model.blocks:
+        b.ffn = Zero()  # nn.Module.__setattr__: registered, and the plain reference goes
+    assert all(isinstance(b._modules["ffn"], Zero) and b.ffn is b._modules["ffn"] for b in model.blocks)
+    with torch.no_grad():
+        x = model.tok_embed(ids) + model.pos_embed(3)  # (1, 3, C)
+        for b in model.blocks:
+            x = x + b.attn(b.ln1(x), model.attention_mask(ids))  # (1, 3, C): the FFN adds nothing now
+        want = model.head(model.ln_final(x))  # (1, 3, V)
+    assert torch.equal(model(ids), want) and not torch.equal(before, want)

@@ -83,7 +83,7 @@ def test_which_schemes_are_limited_by_a_table():
 def test_a_misspelled_scheme_names_the_nearest():
     key, fields = keyed(UsageError, GPT, dataclasses.replace(CFG, position="rotery"))
     assert (key, fields["name"], fields["names"]) == ("error.position.unknown", "rotery", sorted(POSITION_SCHEMES))
-    assert (fields["hint"].key, fields["hint"].fields) == ("error.config.did_you_mean", {"near": "rotary"})
+    assert (fields["hint"].message, fields["hint"].fields) == ("error.config.did_you_mean", {"near": "rotary"})
     assert fields["hint"] == t("error.config.did_you_mean", near="rotary")
 
 

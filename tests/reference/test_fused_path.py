@@ -12,7 +12,7 @@ import torch
 from helpers import ATOL, assert_matches, randomize_
 
 from glassformer.config import ModelConfig
-from glassformer.models import GPT, Encoder
+from glassformer.models import GPT, Encoder, EncoderDecoder, SequenceRegressor
 from glassformer.models.encoder import padding_mask
 from glassformer.nn.attention import MultiHeadAttention, causal_mask
 from glassformer.nn.fused_attention import fused_attention
@@ -72,6 +72,41 @@ def test_whole_model_fused_equals_glass(model_cls, extra, position):
     ids = torch.randint(1, 17, (B, T))
     ids[0, -2:] = 0  # harmless for GPT (no pad_id), padding for the Encoder
     assert_matches(lambda: fused(ids), lambda: glass(ids), (), atol=1e-10, grad=False)
+
+
+def twins(model_cls, **extra):
+    """The same model on the glass and the fused path, float64, the same random weights."""
+    sizes = {} if extra.get("kind") == "regressor" else {"vocab_size": 17}  # a regressor reads no vocabulary
+    cfg = ModelConfig(d_model=C, n_heads=H, d_ff=20, n_layers=2, max_len=T, **sizes, **extra)
+    glass = randomize_(model_cls(cfg).double()).eval()
+    fused = model_cls(dataclasses.replace(cfg, attention="fused")).double().eval()
+    fused.load_state_dict(glass.state_dict())
+    return glass, fused
+
+
+def test_every_other_kind_fused_equals_glass():
+    """The kinds below the GPT on either path: the regressor (numbers in and out) and the
+    encoder-decoder (its cross-attention too, with a padded source)."""
+    glass, fused = twins(SequenceRegressor, kind="regressor", d_in=2, d_out=3)
+    x = torch.randn(B, T, 2, dtype=torch.float64)  # (B, T, d_in)
+    assert_matches(lambda: fused(x), lambda: glass(x), (), atol=1e-10, grad=False)
+    glass, fused = twins(EncoderDecoder, kind="seq2seq", pad_id=0)
+    src, tgt = torch.randint(1, 17, (B, T)), torch.randint(1, 17, (B, T))
+    src[0, -2:] = 0  # source padding: cross-attention hides those keys
+    assert_matches(lambda: fused(src, tgt), lambda: glass(src, tgt), (), atol=1e-10, grad=False)
+
+
+@pytest.mark.parametrize("position", sorted(POSITION_SCHEMES))
+def test_cached_decoding_fused_equals_glass(position):
+    """The one forward with a KV cache (a prefill, then one token a step with no mask) on either path."""
+    glass, fused = twins(GPT, position=position)
+    ids = torch.randint(0, 17, (B, T))
+    caches = glass.new_cache(B), fused.new_cache(B)
+    with torch.no_grad():
+        steps = [ids[:, :3]] + [ids[:, t : t + 1] for t in range(3, T)]  # (B, 3), then (B, 1) each
+        for step in steps:
+            want, got = glass(step, cache=caches[0]), fused(step, cache=caches[1])  # (B, T', V)
+            assert (got - want).abs().max() <= 1e-10
 
 
 def test_a_module_built_without_attention_is_on_the_glass_path_and_says_so():

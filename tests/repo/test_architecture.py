@@ -261,3 +261,11 @@ def test_the_attribute_check_sees_an_attribute_only_a_subclass_makes():
             return self.hook(x) + self.made + self.also + self.training
 
     assert unmade_attributes(Base) == {"hook"}
+
+
+def test_the_glass_attention_reads_nothing_back_and_asks_nothing_of_the_compiler():
+    """Issue 42 item 6: torch.compile's branches sit on the fused path (nn/fused_attention.py), not in
+    the hand-written attention; its dead-row softmax takes the same steps for every mask, so a
+    compiled glass model is one graph without asking (tests/reference/test_compiled_path.py)."""
+    source = (PACKAGE / "nn" / "attention.py").read_text(encoding="utf-8")
+    assert "is_compiling" not in source and ".all()" not in source

@@ -549,3 +549,30 @@ def test_sample_passes_the_knobs_on_and_no_knobs_is_the_text_of_before():
     assert len(set(trigrams("ab" + plain))) < 30 == len(set(trigrams("ab" + banned)))  # the prompt counts too
     seeded = [sample(model, tok, "ab", 30, seed=4, knobs=k)[0] for k in (None, Knobs(), Knobs(repetition_penalty=3.0))]
     assert seeded[0] == seeded[1] != seeded[2]
+
+
+def test_a_step_of_writing_runs_with_onednn_off_and_puts_the_switch_back_as_found():
+    """next_logits switches oneDNN off around the model call (its GELU's fixed cost dwarfs one row,
+    sample.onednn_off) and restores the switch as it was, also when the model raises."""
+    torch.manual_seed(0)
+    model = GPT(get_preset("baby").model).eval()
+    seen = []
+    ids = torch.tensor([[1, 2, 3]])
+    for start in (True, False):
+        torch.backends.mkldnn.enabled = start
+        try:
+            with model.hooks_attached({"embed": lambda x, name: seen.append(torch.backends.mkldnn.enabled)}):
+                logits = sample_mod.next_logits(model, ids)
+            assert torch.backends.mkldnn.enabled is start
+        finally:
+            torch.backends.mkldnn.enabled = True
+        with torch.no_grad():
+            assert torch.allclose(logits, model(ids)[:, -1], atol=1e-5, rtol=0)  # GELU's kernel: a rounding apart
+    assert seen == [False, False]
+
+    def fails(context, cache):
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        sample_mod.next_logits(model, ids, None, fails)
+    assert torch.backends.mkldnn.enabled is True

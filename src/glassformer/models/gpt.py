@@ -28,6 +28,7 @@ EncoderDecoder (models/seq2seq.py: two stacks).
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import islice
 from typing import Callable
 
 import torch
@@ -37,7 +38,7 @@ from torch import Tensor, nn
 from glassformer.config import ModelConfig
 from glassformer.errors import Clause, UsageError, WrongType
 from glassformer.models.kinds import init_weights, register_model_kind
-from glassformer.nn.attention import AttentionHeads, MultiHeadAttention, causal_mask
+from glassformer.nn.attention import AttentionHeads, Dropout, MultiHeadAttention, causal_mask
 from glassformer.nn.attention_variants import QKNorm
 from glassformer.nn.glu import GatedFeedForward
 from glassformer.nn.hooks import HookedModel, HookPoint, Term
@@ -48,26 +49,6 @@ from glassformer.nn.position import PositionScheme, position_scheme, register_po
 from glassformer.nn.rmsnorm import RMSNorm
 
 # ── 1) token ids -> vectors ──────────────────────────────────────────────────────────────────────────
-
-
-def check_token_ids(ids: Tensor, vocab_size: int) -> None:
-    """nn.Embedding meets a bad id with a bare IndexError (a device-side assert on a GPU): say what is wrong."""
-    if not isinstance(ids, Tensor):
-        raise WrongType("error.ids.type", type=type(ids).__name__)
-    if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
-        raise UsageError("error.ids.dtype", dtype=ids.dtype)
-    if ids.dim() != 2:
-        raise UsageError("error.ids.shape", shape=tuple(ids.shape))
-    if not ids.numel():
-        return
-    lo, hi = torch.aminmax(ids)  # one pass over the ids
-    if ids.device.type != "cpu":  # reading lo/hi would stall the GPU every step: assert on-device
-        message = str(Clause("model.ids_outside_on_device", vocab_size=vocab_size))
-        torch._assert_async((lo >= 0) & (hi < vocab_size), message)
-        return
-    if int(lo) < 0 or int(hi) >= vocab_size:
-        bad = ids[(ids < 0) | (ids >= vocab_size)].unique()[:10].tolist()
-        raise UsageError("error.ids.outside", bad=bad, vocab_size=vocab_size)
 
 
 class TokenEmbedding(nn.Module):
@@ -83,8 +64,23 @@ class TokenEmbedding(nn.Module):
         return self.table.weight  # (V, C)
 
     def forward(self, ids: Tensor) -> Tensor:
-        if not torch.compiler.is_compiling():  # the check reads values: a graph break under compile
-            check_token_ids(ids, self.vocab_size)
+        """nn.Embedding meets a bad id with a bare IndexError (a device-side assert on a GPU): say what
+        is wrong first. Under torch.compile the trainer's own batches skip the value check (reading a
+        value back would split the compiled graph)."""
+        if not isinstance(ids, Tensor):
+            raise WrongType("error.ids.type", type=type(ids).__name__)
+        if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
+            raise UsageError("error.ids.dtype", dtype=ids.dtype)
+        if ids.dim() != 2:
+            raise UsageError("error.ids.shape", shape=tuple(ids.shape))
+        if ids.numel() and not torch.compiler.is_compiling():
+            lo, hi = torch.aminmax(ids)  # one pass over the ids
+            if ids.device.type != "cpu":  # reading lo/hi would stall the GPU every step: assert on-device
+                message = str(Clause("model.ids_outside_on_device", vocab_size=self.vocab_size))
+                torch._assert_async((lo >= 0) & (hi < self.vocab_size), message)
+            elif int(lo) < 0 or int(hi) >= self.vocab_size:
+                bad = ids[(ids < 0) | (ids >= self.vocab_size)].unique()[:10].tolist()
+                raise UsageError("error.ids.outside", bad=bad, vocab_size=self.vocab_size)
         return self.table(ids)  # (B, T, C)
 
 
@@ -205,7 +201,7 @@ class Block(nn.Module):
         self.attn = self_attention(cfg)
         self.ln2 = layer_norm(cfg)
         self.ffn = feed_forward(cfg)
-        self.drop = nn.Dropout(cfg.dropout)  # on the FFN branch; attn drops its own output
+        self.drop = Dropout(cfg.dropout)  # on the FFN branch; attn drops its own output
         on, placement = cfg.norm != "none", "post" if cfg.norm == "post" else "pre"
         self.hook_ln1 = norm_hook(norm_stage(cfg), f"ln1.{placement}", on, i=1)
         self.hook_ln2 = norm_hook(norm_stage(cfg), f"ln2.{placement}", on, i=2)
@@ -245,7 +241,7 @@ class GPT(HookedModel):
         self.cfg = cfg
         scheme = position_scheme(cfg.position)
         self.pos_embed = scheme.stream(cfg) if scheme.stream else None  # None: in attention, or nowhere
-        self.drop = nn.Dropout(cfg.dropout)
+        self.drop = Dropout(cfg.dropout)
         self.use_final_norm = cfg.final_norm and cfg.norm != "none"
         self.build(cfg)
         init_weights(self, cfg.init, cfg.n_layers)
@@ -301,8 +297,9 @@ class GPT(HookedModel):
     def run_from(self, layer: int, x: Tensor, mask: Tensor | None = None, cache: KVCache | None = None) -> Tensor:
         """The forward from block `layer` on, x (B, T, C) the stream it reads: forward is run_from(0, ...);
         activation patching (causal/patching.py) starts at the patched block."""
-        for i in range(layer, len(self.blocks)):
-            x = self.blocks[i](x, mask, cache.layers[i] if cache is not None else None)  # (B, T, C)
+        caches = cache.layers if cache is not None else [None] * len(self.blocks)
+        for block, layer_cache in islice(zip(self.blocks, caches, strict=True), layer, None):
+            x = block(x, mask, layer_cache)  # (B, T, C)
         return self.unembed(self.hook_ln_final(self.ln_final(x)))  # (B, T, n_outputs)
 
     def unembed(self, h: Tensor) -> Tensor:

@@ -51,7 +51,7 @@ from glassformer.models.gpt import (
     self_attention,
 )
 from glassformer.models.kinds import register_model_kind
-from glassformer.nn.attention import AttentionHeads
+from glassformer.nn.attention import AttentionHeads, Dropout
 from glassformer.nn.hooks import HookPoint, Term
 from glassformer.nn.kv_cache import DecoderCache
 
@@ -130,10 +130,8 @@ class CrossAttention(AttentionHeads):
             k, v = self.source_kv(memory)  # 2 × (B, H, S, D)
             if cache is not None:
                 cache.source = (k, v)
-        # 2) attend: every target query over every source key
-        z = self.attend(q, k, v, mask)  # (B, H, T, D)
-        # 3) merge heads back into the residual width and project
-        return self.merge(z)  # (B, T, C)
+        # 2) attend: every target query over every source key, 3) merge heads back and project
+        return self.attend(q, k, v, mask)  # (B, T, C)
 
 
 class DecoderBlock(nn.Module):
@@ -162,7 +160,7 @@ class DecoderBlock(nn.Module):
         self.cross = CrossAttention(cfg.d_model, cfg.n_heads, cfg.bias, cfg.dropout, cfg.attention, cfg.head_dim)
         self.ln3 = layer_norm(cfg)
         self.ffn = feed_forward(cfg)
-        self.drop = nn.Dropout(cfg.dropout)  # on the FFN branch; the attentions drop their own outputs
+        self.drop = Dropout(cfg.dropout)  # on the FFN branch; the attentions drop their own outputs
         on, placement = cfg.norm != "none", "post" if cfg.norm == "post" else "pre"
         ln = f"dec_ln.{placement}"  # pre-norm normalises what a sublayer reads, post-norm its sum
         self.hook_ln1 = norm_hook(norm_stage(cfg), ln, on, i=1, sublayer=Term("sublayer", "self_attention"))

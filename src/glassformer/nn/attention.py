@@ -52,6 +52,18 @@ def causal_mask(T: int, device: torch.device | str | None = None, offset: int = 
     return torch.tril(full, diagonal=offset)  # (T, L+T)
 
 
+class Dropout(nn.Dropout):
+    """nn.Dropout that costs nothing where it does nothing (evaluation, or p = 0): the same numbers
+    and random draws, without nn.Module's call machinery and F.dropout's checks (~2 µs a call, nine
+    calls a token when decoding `baby`). A module hook on it (inspect/params.py's first-use order)
+    still sees every call. Every dropout of the models is this one."""
+
+    def __call__(self, x: Tensor) -> Tensor:
+        if (self.training and self.p) or self._forward_pre_hooks or self._forward_hooks:
+            return super().__call__(x)
+        return x
+
+
 # attention name -> kernel, for every path but the glass one (nn/fused_attention.py registers "fused").
 # Contract: scaled_dot_product_attention's arguments (q, k, v, mask, dropout, bias), its output only.
 FAST_PATHS: dict[str, Callable[..., Tensor]] = {}
@@ -70,16 +82,14 @@ def attention_scores(q: Tensor, k: Tensor, mask: Tensor | None = None, bias: Ten
 
 
 def attention_weights(scores: Tensor, mask: Tensor | None = None) -> Tensor:
-    """Softmax over the keys; with the scores' mask, a row it hides entirely gets zeros, not NaN
-    (checked on the small mask: on a GPU, one bool read back per layer, a sync the fused path skips)."""
-    if mask is not None:
-        live = check_mask(mask, scores).any(dim=-1, keepdim=True)  # (..., T_q, 1): sees some key?
-        # under torch.compile, take the dead-row branch always (same numbers for live rows): reading
-        # live.all() back would split the compiled graph in two at every layer
-        if torch.compiler.is_compiling() or not bool(live.all()):
-            scores = scores.masked_fill(~live, 0.0)  # a dead row becomes uniform here ...
-            return torch.softmax(scores, dim=-1).masked_fill(~live, 0.0)  # ... and zero here
-    return torch.softmax(scores, dim=-1)  # (..., T_q, T_k), each row sums to 1
+    """Softmax over the keys; with the scores' mask, a row it hides entirely gets zeros, not NaN.
+    Every row takes the same two steps, whatever the mask: nothing is read back to choose (no GPU
+    sync, no split of a torch.compile graph), and a live row's numbers are exactly softmax's."""
+    if mask is None:
+        return torch.softmax(scores, dim=-1)  # (..., T_q, T_k), each row sums to 1
+    live = check_mask(mask, scores).any(dim=-1, keepdim=True)  # (..., T_q, 1): sees some key?
+    # a dead row (all -inf) becomes uniform here, and zero at the end; a live row is unchanged
+    return torch.softmax(scores.masked_fill(~live, 0.0), dim=-1) * live  # (..., T_q, T_k)
 
 
 def scaled_dot_product_attention(
@@ -134,7 +144,7 @@ class AttentionHeads(nn.Module):
         """Steps 2 and 3's projection and hook points; `site` names them ("attn", "cross"), `keys`
         is the key axis (T_k, or S for a source)."""
         self.proj = nn.Linear(self.n_heads * self.d_head, self.d_model, bias=self.bias)  # H·D -> C
-        self.resid_dropout = nn.Dropout(self.dropout)
+        self.resid_dropout = Dropout(self.dropout)
         self.hook_scores = HookPoint("scores", f"B H T_q {keys}", f"{site}.scores")
         self.hook_weights = HookPoint("weights", f"B H T_q {keys}", f"{site}.weights")
         self.hook_z = HookPoint("z", "B H T D", f"{site}.z")
@@ -149,16 +159,15 @@ class AttentionHeads(nn.Module):
         return t.view(B, L, C // self.d_head, self.d_head).transpose(1, 2)  # (B, H, L, D)
 
     def attend(self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, bias: Tensor | None = None) -> Tensor:
-        """q (B, H, T_q, D), k and v (B, H, T_k, D) -> z (B, H, T_q, D)."""
+        """Steps 2 and 3: q (B, H, T_q, D), k and v (B, H, T_k, D) -> z (B, H, T_q, D) -> heads side
+        by side (B, T_q, C) -> output projection (B, T_q, C)."""
         drop = self.dropout if self.training else 0.0
         if self.attention != "glass":  # the one separated fast path: no (T_q, T_k) matrix, no hooks inside
-            return self.hook_z(FAST_PATHS[self.attention](q, k, v, mask, drop, bias))  # (B, H, T_q, D)
-        z, _ = scaled_dot_product_attention(q, k, v, mask, drop, bias, self.hook_scores, self.hook_weights)
-        return self.hook_z(z)  # (B, H, T_q, D)
-
-    def merge(self, z: Tensor) -> Tensor:
-        """z (B, H, T_q, D) -> heads side by side (B, T_q, C) -> output projection (B, T_q, C)."""
+            z = FAST_PATHS[self.attention](q, k, v, mask, drop, bias)  # (B, H, T_q, D)
+        else:
+            z, _ = scaled_dot_product_attention(q, k, v, mask, drop, bias, self.hook_scores, self.hook_weights)
         B, H, T, D = z.shape
+        z = self.hook_z(z)  # (B, H, T_q, D)
         merged = self.hook_merged(z.transpose(1, 2).reshape(B, T, H * D))  # (B, T_q, C)
         out = self.proj(merged)  # (B, T_q, C)
         if self.hook_result.fns:  # someone reads each head's share of out (TransformerLens's hook_result)
@@ -253,7 +262,5 @@ class MultiHeadAttention(AttentionHeads):
             k, v = repeat_kv(k, self.groups), repeat_kv(v, self.groups)  # 2 × (B, H, L+T, D)
         # a score bias depends on distances only: queries counted from the first key held (offset, unless windowed)
         bias = self.positions.score_bias(T, k.size(2), k.size(2) - T) if self.positions is not None else None
-        # 2) attend within each head
-        z = self.attend(q, k, v, mask, bias)  # (B, H, T, D)
-        # 3) merge heads back into the residual width and project
-        return self.merge(z)  # (B, T, C)
+        # 2) attend within each head, 3) merge heads back into the residual width and project
+        return self.attend(q, k, v, mask, bias)  # (B, T, C)

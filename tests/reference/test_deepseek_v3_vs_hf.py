@@ -6,10 +6,11 @@ and float32 ≤ 1e-5, cached decoding (the latent cache) equal to the whole forw
 
 from __future__ import annotations
 
+import hf_families
 import pytest
 import torch
-from helpers import ATOL, assert_close, keyed
-from hf_float64 import transformers_in_float64
+from helpers import keyed
+from hf_families import assert_cached_equals_whole_forward, assert_logits_equal, assert_same_tensors, ids
 
 from glassformer.errors import UsageError
 from glassformer.models.llama import config_from_hf, gpt_from_hf, hf_config, hub_names, state_dict_to_hf
@@ -51,44 +52,23 @@ CASES = {  # q_lora_rank, n_group, topk_group, n_shared_experts, norm_topk_prob,
 
 
 def hf_model(case: str, dtype: torch.dtype = torch.float64):
-    config = transformers.DeepseekV3Config(**{**BASE, "routed_scaling_factor": 2.5, **CASES[case]})
-    torch.manual_seed(0)
-    with transformers_in_float64() if dtype == torch.float64 else torch.no_grad():
-        model = transformers.DeepseekV3ForCausalLM(config).to(dtype).eval()
+    model = hf_families.hf_model("DeepseekV3ForCausalLM", {**BASE, "routed_scaling_factor": 2.5, **CASES[case]}, dtype)
     with torch.no_grad():
-        for p in model.parameters():  # away from the initial values, gains away from 1
-            p.add_(torch.randn_like(p) * 0.1)
         for name, b in model.named_buffers():
             if name.endswith("e_score_correction_bias"):  # a selection bias that moves the choice
                 b.copy_(torch.randn_like(b) * 0.1)
     return model
 
 
-def ids(B: int = 2, n: int = T) -> torch.Tensor:
-    return torch.randint(0, V, (B, n), generator=torch.Generator().manual_seed(1))  # (B, n)
-
-
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
 def test_logits_equal_transformers(case, dtype):
-    hf = hf_model(case, dtype)
-    ours = gpt_from_hf(hf)
-    x = ids()
-    with torch.no_grad():
-        with transformers_in_float64() if dtype == torch.float64 else torch.no_grad():
-            theirs = hf(x).logits  # (B, T, V)
-        assert_close("logits", ours(x), theirs, ATOL[dtype])
+    assert_logits_equal(hf_model(case, dtype), ids(V, T), dtype)
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_cached_decoding_keeps_the_latent_and_equals_the_whole_forward(case):
-    ours = gpt_from_hf(hf_model(case))
-    x = ids()
-    cache = ours.new_cache(2)
-    with torch.no_grad():
-        full = ours(x)  # (B, T, V)
-        steps = [ours(x[:, :3], cache)] + [ours(x[:, t : t + 1], cache) for t in range(3, T)]
-    assert_close("cached", torch.cat(steps, dim=1), full, 1e-10)
+    cache = assert_cached_equals_whole_forward(gpt_from_hf(hf_model(case)), ids(V, T))
     layer = cache.layers[0]
     assert isinstance(layer, LatentCache) and layer.latent.shape == (2, T, 16) and layer.rope_key.shape == (2, 1, T, 4)
 
@@ -100,7 +80,7 @@ def test_the_weight_map_and_the_config_go_both_ways(case):
     assert config_from_hf(hf_config(ours.cfg)) == ours.cfg
     back = state_dict_to_hf(ours.state_dict(), ours.cfg)
     theirs = hub_names(hf.state_dict(), ours.cfg)
-    assert back.keys() == theirs.keys() and all(torch.equal(back[k], theirs[k]) for k in theirs)
+    assert_same_tensors(back, theirs)
 
 
 def test_dense_first_layers_are_refused_with_the_field_named():

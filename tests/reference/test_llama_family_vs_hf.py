@@ -6,9 +6,11 @@ scaling past the original context), and the weight map both ways."""
 
 from __future__ import annotations
 
+import hf_families
 import pytest
 import torch
-from helpers import ATOL, assert_close, keyed
+from helpers import assert_close, keyed
+from hf_families import assert_cached_equals_whole_forward, assert_logits_equal, assert_same_tensors, ids
 from hf_float64 import transformers_in_float64
 
 from glassformer.errors import DamagedFile, UsageError
@@ -82,50 +84,27 @@ CASES = {
 
 def hf_model(case: str, dtype: torch.dtype = torch.float64):
     name, extra = CASES[case]
-    config_class = {"LlamaForCausalLM": "LlamaConfig", "Qwen3ForCausalLM": "Qwen3Config"}.get(name, "MistralConfig")
-    config = getattr(transformers, config_class)(**SHARED, **extra)
-    torch.manual_seed(0)
-    with transformers_in_float64() if dtype == torch.float64 else torch.no_grad():  # RoPE's frequencies, too
-        model = getattr(transformers, name)(config).to(dtype).eval()
-    with torch.no_grad():
-        for p in model.parameters():  # norms' gains away from 1, so a gain read from the wrong place shows
-            p.add_(torch.randn_like(p) * 0.1)
-    return model
-
-
-def ids(B: int = 2, n: int = T) -> torch.Tensor:
-    return torch.randint(0, V, (B, n), generator=torch.Generator().manual_seed(1))  # (B, n)
+    return hf_families.hf_model(name, {**SHARED, **extra}, dtype)
 
 
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
 def test_logits_equal_transformers(case, dtype):
-    hf = hf_model(case, dtype)
-    ours = gpt_from_hf(hf)
-    x = ids()
-    with torch.no_grad():
-        with transformers_in_float64() if dtype == torch.float64 else torch.no_grad():
-            theirs = hf(x).logits  # (B, T, V)
-        assert_close("logits", ours(x), theirs, ATOL[dtype])
+    assert_logits_equal(hf_model(case, dtype), ids(V, T), dtype)
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_cached_decoding_equals_the_whole_forward_past_the_window(case):
     ours = gpt_from_hf(hf_model(case))
-    x = ids()
-    cache = ours.new_cache(2)
-    with torch.no_grad():
-        full = ours(x)  # (B, T, V)
-        steps = [ours(x[:, :3], cache)] + [ours(x[:, t : t + 1], cache) for t in range(3, T)]
+    cache = assert_cached_equals_whole_forward(ours, ids(V, T))
     assert cache.layers[0].k.size(1) == ours.cfg.kv_heads  # the cache holds the key-value heads only
-    assert_close("cached", torch.cat(steps, dim=1), full, 1e-10)
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_greedy_tokens_equal_generate(case):
     hf = hf_model(case, torch.float32)
     ours = gpt_from_hf(hf)
-    prompt = ids(1, 4)
+    prompt = ids(V, 4, B=1)
     with torch.no_grad():
         theirs = hf.generate(prompt, max_new_tokens=20, do_sample=False, pad_token_id=0)[:, 4:]  # (1, 20)
     mine = torch.stack(list(generate_ids(ours, prompt, 20, temperature=0)), dim=1)  # (1, 20)
@@ -139,13 +118,12 @@ def test_the_weight_map_and_the_config_go_both_ways(case):
     assert config_from_hf(hf_config(ours.cfg)) == ours.cfg
     back = state_dict_to_hf(ours.state_dict(), ours.cfg)
     theirs = {k: v for k, v in hf.state_dict().items() if not (ours.cfg.tie_weights and k == "lm_head.weight")}
-    assert back.keys() == theirs.keys()
-    assert all(torch.equal(back[k], theirs[k]) for k in theirs)
+    assert_same_tensors(back, theirs)
     with transformers_in_float64():
         config = transformers.AutoConfig.for_model(**hf_config(ours.cfg), attn_implementation="eager")
         again = transformers.AutoModelForCausalLM.from_config(config).to(torch.float64).eval()
     again.load_state_dict(back, strict=not ours.cfg.tie_weights)
-    x = ids()
+    x = ids(V, T)
     with torch.no_grad(), transformers_in_float64():
         assert_close("exported", again(x).logits, hf(x).logits, 0.0)
 
@@ -184,7 +162,7 @@ def test_hook_points_equal_transformers_hidden_states_and_attention_weights(case
     as transformers returns them (output_hidden_states, output_attentions)."""
     hf = hf_model(case)
     ours = gpt_from_hf(hf)
-    x = ids()
+    x = ids(V, T)
     with torch.no_grad(), transformers_in_float64():
         out = hf(x, output_hidden_states=True, output_attentions=True)
     _, cache = ours.run_with_cache(x)

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 
+import hf_families
 import pytest
 import torch
 from helpers import ATOL, assert_close, keyed
-from hf_float64 import transformers_in_float64
+from hf_families import assert_cached_equals_whole_forward, assert_logits_equal, assert_same_tensors, ids
 
 from glassformer.errors import DamagedFile, UsageError
 from glassformer.models.llama import (
@@ -65,30 +66,14 @@ CASES = {  # name -> (the transformers class, its config)
 
 def hf_model(case: str, dtype: torch.dtype = torch.float64):
     name, extra = CASES[case]
-    config = getattr(transformers, name.replace("ForCausalLM", "Config"))(**{**SHARED, **extra})
-    torch.manual_seed(0)
-    with transformers_in_float64() if dtype == torch.float64 else torch.no_grad():
-        model = getattr(transformers, name)(config).to(dtype).eval()
-    with torch.no_grad():
-        for p in model.parameters():  # weights away from their initial values, gains away from 1
-            p.add_(torch.randn_like(p) * 0.1)
-    return model
-
-
-def ids(B: int = 2, n: int = T) -> torch.Tensor:
-    return torch.randint(0, V, (B, n), generator=torch.Generator().manual_seed(1))  # (B, n)
+    return hf_families.hf_model(name, {**SHARED, **extra}, dtype)
 
 
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
 def test_logits_router_logits_and_aux_loss_equal_transformers(case, dtype):
     hf = hf_model(case, dtype)
-    ours = gpt_from_hf(hf)
-    x = ids()
-    with torch.no_grad():
-        with transformers_in_float64() if dtype == torch.float64 else torch.no_grad():
-            out = hf(x)
-        assert_close("logits", ours(x), out.logits, ATOL[dtype])
+    ours, out = assert_logits_equal(hf, ids(V, T), dtype)
     mine = [block.ffn.last_logits for block in ours.blocks]  # n_layers × (B, T, E)
     assert len(out.router_logits) == len(mine) == 2
     for i, (a, b) in enumerate(zip(mine, out.router_logits, strict=True)):
@@ -99,13 +84,7 @@ def test_logits_router_logits_and_aux_loss_equal_transformers(case, dtype):
 
 @pytest.mark.parametrize("case", CASES)
 def test_cached_decoding_equals_the_whole_forward(case):
-    ours = gpt_from_hf(hf_model(case))
-    x = ids()
-    cache = ours.new_cache(2)
-    with torch.no_grad():
-        full = ours(x)  # (B, T, V)
-        steps = [ours(x[:, :3], cache)] + [ours(x[:, t : t + 1], cache) for t in range(3, T)]
-    assert_close("cached", torch.cat(steps, dim=1), full, 1e-10)
+    assert_cached_equals_whole_forward(gpt_from_hf(hf_model(case)), ids(V, T))
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -116,7 +95,7 @@ def test_the_weight_map_and_the_config_go_both_ways(case):
     assert config_from_hf(hf_config(ours.cfg)) == dataclasses.replace(ours.cfg, head_dim=ours.cfg.d_head)
     back = state_dict_to_hf(ours.state_dict(), ours.cfg)  # the Hub's names: one tensor per expert
     theirs = hub_names(hf.state_dict(), ours.cfg)
-    assert back.keys() == theirs.keys() and all(torch.equal(back[k], theirs[k]) for k in theirs)
+    assert_same_tensors(back, theirs)
     assert "model.layers.1.mlp.experts.gate_up_proj" in hf.state_dict()  # the fused form was read
 
 

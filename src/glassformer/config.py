@@ -493,6 +493,36 @@ TRAIN_BABY = TrainConfig(
     eval_iters=20,
 )
 
+# baby's model (nanoGPT's shakespeare_char: no biases, GELU, GPT-2 init, the head tied to the embedding)
+BABY = ModelConfig(
+    d_model=128,
+    n_heads=4,
+    d_ff=512,
+    n_layers=4,
+    max_len=64,
+    dropout=0.0,
+    bias=False,
+    activation="gelu",
+    init="gpt2",
+    tie_weights=True,
+)
+# baby's size, the Llama 3 way (baby-llama's model; baby-qwen3 changes a few of its fields)
+BABY_LLAMA = ModelConfig(
+    d_model=128,
+    n_heads=4,
+    n_kv_heads=2,
+    d_ff=352,
+    n_layers=4,
+    max_len=64,
+    dropout=0.0,
+    bias=False,
+    norm_type="rms",
+    ffn="swiglu",
+    position="rope",
+    rope_base=500000.0,
+    init="gpt2",
+)
+
 PRESETS: dict[str, Preset] = {
     # The first tutorial's own TinyTransformer and loop (char-level, pre-LN, learned positions).
     "seed000": Preset(
@@ -500,94 +530,21 @@ PRESETS: dict[str, Preset] = {
         TrainConfig(batch_size=16, seq_len=16, max_steps=500, lr=1e-3, eval_interval=100),
     ),
     # nanoGPT's shakespeare_char CPU recipe (nanoGPT ties the head to the token embedding).
-    "baby": Preset(
-        ModelConfig(
-            d_model=128,
-            n_heads=4,
-            d_ff=512,
-            n_layers=4,
-            max_len=64,
-            dropout=0.0,
-            bias=False,
-            activation="gelu",
-            init="gpt2",
-            tie_weights=True,
-        ),
-        TRAIN_BABY,
-    ),
+    "baby": Preset(BABY, TRAIN_BABY),
     # baby's size and run, the Llama 3 way: RMSNorm, SwiGLU (d_ff ≈ ⅔ of baby's 4C, so the three FFN
     # matrices hold about baby's two), RoPE with θ = 500000, 4 query heads sharing 2 key-value heads,
     # no biases, an untied head.
-    "baby-llama": Preset(
-        ModelConfig(
-            d_model=128,
-            n_heads=4,
-            n_kv_heads=2,
-            d_ff=352,
-            n_layers=4,
-            max_len=64,
-            dropout=0.0,
-            bias=False,
-            norm_type="rms",
-            ffn="swiglu",
-            position="rope",
-            rope_base=500000.0,
-            init="gpt2",
-        ),
-        TRAIN_BABY,
-    ),
+    "baby-llama": Preset(BABY_LLAMA, TRAIN_BABY),
     # baby's size and run, the Qwen3 way: the Llama choices plus QK-norm, θ = 1000000, heads wider than
     # C / H (H·D = 2C, as Qwen3-0.6B's 16 heads of 128 at C = 1024) and a tied head.
     "baby-qwen3": Preset(
-        ModelConfig(
-            d_model=128,
-            n_heads=4,
-            n_kv_heads=2,
-            head_dim=64,
-            qk_norm=True,
-            d_ff=352,
-            n_layers=4,
-            max_len=64,
-            dropout=0.0,
-            bias=False,
-            norm_type="rms",
-            ffn="swiglu",
-            position="rope",
-            rope_base=1000000.0,
-            init="gpt2",
-            tie_weights=True,
-        ),
+        replace(BABY_LLAMA, head_dim=64, qk_norm=True, rope_base=1000000.0, tie_weights=True),
         TRAIN_BABY,
     ),
     # nanoGPT's shakespeare_char GPU recipe.
     "small": Preset(
-        ModelConfig(
-            d_model=384,
-            n_heads=6,
-            d_ff=1536,
-            n_layers=6,
-            max_len=256,
-            dropout=0.2,
-            bias=False,
-            activation="gelu",
-            init="gpt2",
-            tie_weights=True,
-        ),
-        TrainConfig(
-            batch_size=64,
-            seq_len=256,
-            max_steps=5000,
-            lr=1e-3,
-            min_lr=1e-4,
-            lr_schedule="cosine",
-            warmup_steps=100,
-            beta1=0.9,
-            beta2=0.99,
-            weight_decay=0.1,
-            grad_clip=1.0,
-            eval_interval=250,
-            eval_iters=200,
-        ),
+        replace(BABY, d_model=384, n_heads=6, d_ff=1536, n_layers=6, max_len=256, dropout=0.2),
+        replace(TRAIN_BABY, batch_size=64, seq_len=256, max_steps=5000, eval_iters=200),  # baby's run, larger
     ),
     # The second tutorial's one-layer word model: no LayerNorm, no dropout, Xavier init, no mask.
     "seed002": Preset(

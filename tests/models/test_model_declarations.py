@@ -28,43 +28,46 @@ SHAPES = {
     "encoder": replace(G, kind="encoder", causal=False, bias=False),
     "regressor": replace(G, kind="regressor", vocab_size=0, d_in=3, d_out=2),
 }
+# the hook points of a learned-position token model (gpt and encoder alike; the regressor keeps the first three,
+# the rotary GPT the last two)
+LEARNED_TOKENS = [
+    (
+        "pos_embed",
+        "+ position",
+        "+ 位置",
+        "T C",
+        "position learned: a trained (max_len, C) table added to the stream (GPT-2); one vector per place, broadcast over B",  # noqa: E501
+        "位置 learned：一张训练出来的 (max_len, C) 表，加到残差流上（GPT-2）；每个位置一个向量，对 B 广播",
+    ),
+    (
+        "resid_pre",
+        "+ position",
+        "+ 位置",
+        "B T C",
+        "embedding + position: the residual stream enters block 0",
+        "嵌入 + 位置：残差流进入第 0 块",
+    ),
+    (
+        "ln_final",
+        "final LayerNorm",
+        "最终层归一化",
+        "B T C",
+        "last normalisation before the head",
+        "输出头之前的最后一次归一化",
+    ),
+    (
+        "embed",
+        "embedding",
+        "嵌入",
+        "B T C",
+        "token vectors looked up in the (V, C) table",
+        "在 (V, C) 表中查到的词向量",
+    ),
+    ("logits", "logits", "logits", "B T V", "one score per vocabulary entry", "词表中每个词一个分数"),
+]
 DECLARATIONS = {  # hook points (name, stage, stage zh, axes, means, zh); formulas (part, formula, symbols, note, zh)
     "gpt": (
-        [
-            (
-                "pos_embed",
-                "+ position",
-                "+ 位置",
-                "T C",
-                "position learned: a trained (max_len, C) table added to the stream (GPT-2); one vector per place, broadcast over B",  # noqa: E501
-                "位置 learned：一张训练出来的 (max_len, C) 表，加到残差流上（GPT-2）；每个位置一个向量，对 B 广播",
-            ),
-            (
-                "resid_pre",
-                "+ position",
-                "+ 位置",
-                "B T C",
-                "embedding + position: the residual stream enters block 0",
-                "嵌入 + 位置：残差流进入第 0 块",
-            ),
-            (
-                "ln_final",
-                "final LayerNorm",
-                "最终层归一化",
-                "B T C",
-                "last normalisation before the head",
-                "输出头之前的最后一次归一化",
-            ),
-            (
-                "embed",
-                "embedding",
-                "嵌入",
-                "B T C",
-                "token vectors looked up in the (V, C) table",
-                "在 (V, C) 表中查到的词向量",
-            ),
-            ("logits", "logits", "logits", "B T V", "one score per vocabulary entry", "词表中每个词一个分数"),
-        ],
+        LEARNED_TOKENS,
         [
             ("ln_final", "2C", {"C": 8}, "", ""),
             ("head", "C·V + V", {"C": 8, "V": 11}, "C -> one score per token", "C -> 每个词元一个分数"),
@@ -88,15 +91,7 @@ DECLARATIONS = {  # hook points (name, stage, stage zh, axes, means, zh); formul
                 "no normalisation in this config: the hook sees its input unchanged",
                 "此配置没有归一化：这里看到的就是输入本身",
             ),
-            (
-                "embed",
-                "embedding",
-                "嵌入",
-                "B T C",
-                "token vectors looked up in the (V, C) table",
-                "在 (V, C) 表中查到的词向量",
-            ),
-            ("logits", "logits", "logits", "B T V", "one score per vocabulary entry", "词表中每个词一个分数"),
+            *LEARNED_TOKENS[3:],
         ],
         [
             ("ln_final", "0", {}, "no final norm", "没有最终归一化"),
@@ -110,41 +105,7 @@ DECLARATIONS = {  # hook points (name, stage, stage zh, axes, means, zh); formul
         ],
     ),
     "encoder": (
-        [
-            (
-                "pos_embed",
-                "+ position",
-                "+ 位置",
-                "T C",
-                "position learned: a trained (max_len, C) table added to the stream (GPT-2); one vector per place, broadcast over B",  # noqa: E501
-                "位置 learned：一张训练出来的 (max_len, C) 表，加到残差流上（GPT-2）；每个位置一个向量，对 B 广播",
-            ),
-            (
-                "resid_pre",
-                "+ position",
-                "+ 位置",
-                "B T C",
-                "embedding + position: the residual stream enters block 0",
-                "嵌入 + 位置：残差流进入第 0 块",
-            ),
-            (
-                "ln_final",
-                "final LayerNorm",
-                "最终层归一化",
-                "B T C",
-                "last normalisation before the head",
-                "输出头之前的最后一次归一化",
-            ),
-            (
-                "embed",
-                "embedding",
-                "嵌入",
-                "B T C",
-                "token vectors looked up in the (V, C) table",
-                "在 (V, C) 表中查到的词向量",
-            ),
-            ("logits", "logits", "logits", "B T V", "one score per vocabulary entry", "词表中每个词一个分数"),
-        ],
+        LEARNED_TOKENS,
         [
             ("ln_final", "C", {"C": 8}, "", ""),
             ("head", "C·V", {"C": 8, "V": 11}, "C -> one score per token", "C -> 每个词元一个分数"),
@@ -152,30 +113,7 @@ DECLARATIONS = {  # hook points (name, stage, stage zh, axes, means, zh); formul
     ),
     "regressor": (
         [
-            (
-                "pos_embed",
-                "+ position",
-                "+ 位置",
-                "T C",
-                "position learned: a trained (max_len, C) table added to the stream (GPT-2); one vector per place, broadcast over B",  # noqa: E501
-                "位置 learned：一张训练出来的 (max_len, C) 表，加到残差流上（GPT-2）；每个位置一个向量，对 B 广播",
-            ),
-            (
-                "resid_pre",
-                "+ position",
-                "+ 位置",
-                "B T C",
-                "embedding + position: the residual stream enters block 0",
-                "嵌入 + 位置：残差流进入第 0 块",
-            ),
-            (
-                "ln_final",
-                "final LayerNorm",
-                "最终层归一化",
-                "B T C",
-                "last normalisation before the head",
-                "输出头之前的最后一次归一化",
-            ),
+            *LEARNED_TOKENS[:3],
             (
                 "embed",
                 "embedding",

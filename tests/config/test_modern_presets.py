@@ -14,12 +14,12 @@ import math
 import pytest
 import torch
 from safetensors.torch import load_file
+from seed_runs import seed_run, step_losses, stop_at
 
 from glassformer.config import get_preset
 from glassformer.nn.rmsnorm import RMSNorm
 from glassformer.sample import sample
-from glassformer.train.record import MetricsLog
-from glassformer.train.run import load_model, new_run, resume_run, train
+from glassformer.train.run import load_model, resume_run, train
 
 MODERN = ["baby-llama", "baby-qwen3"]
 # the preset's model, a few short steps (the seed text has ~18 validation tokens: seq_len 16)
@@ -28,27 +28,7 @@ QUICK += ["--log_interval=1", "--threads=1"]
 
 
 def make(tmp_path, preset, name, overrides=QUICK):
-    return new_run(
-        preset,
-        overrides,
-        source="builtin:seed",
-        out=tmp_path / name,
-        cache_dir=tmp_path / "cache",
-        progress=False,
-        sample_chars=0,
-    )
-
-
-def step_losses(run_dir) -> dict[int, float]:
-    return {r["step"]: r["loss"] for r in MetricsLog(run_dir / "metrics.jsonl").read() if r["kind"] == "log"}
-
-
-def stop_at(step):
-    def callback(event, trainer):
-        if event == "step" and trainer.step == step:
-            raise KeyboardInterrupt
-
-    return callback
+    return seed_run(tmp_path, name, overrides, preset)
 
 
 @pytest.mark.parametrize("preset", MODERN)

@@ -33,6 +33,7 @@ import torch
 import torch.nn.functional as F
 from helpers import said
 from safetensors.torch import load_file
+from seed_runs import seed_run, step_losses, stop_at
 from torch import nn
 
 import glassformer.train.loop as compile_module
@@ -61,8 +62,8 @@ from glassformer.train.loop import (
     split_decay,
     stop_signals_as_flag,
 )
-from glassformer.train.record import MetricsLog, Progress, eval_line
-from glassformer.train.run import new_run, resume_run, train
+from glassformer.train.record import Progress, eval_line
+from glassformer.train.run import resume_run, train
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # fixture in tests/conftest.py
 
@@ -72,28 +73,7 @@ TINY = ["--max_steps=40", "--eval_interval=10", "--eval_iters=2", "--log_interva
 
 
 def make_run(tmp_path, name, overrides=TINY, **kw):
-    kw.setdefault("sample_chars", 0)
-    return new_run(
-        "seed000",
-        overrides,
-        source="builtin:seed",
-        out=tmp_path / name,
-        cache_dir=tmp_path / "cache",
-        progress=False,
-        **kw,
-    )
-
-
-def step_losses(run_dir) -> dict[int, float]:
-    return {r["step"]: r["loss"] for r in MetricsLog(run_dir / "metrics.jsonl").read() if r["kind"] == "log"}
-
-
-def stop_at(step):
-    def callback(event, trainer):
-        if event == "step" and trainer.step == step:
-            raise KeyboardInterrupt
-
-    return callback
+    return seed_run(tmp_path, name, overrides, **kw)
 
 
 def test_same_seed_same_losses_other_seed_different(tmp_path):

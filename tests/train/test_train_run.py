@@ -25,6 +25,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import torch
+from seed_runs import seed_run
 
 from glassformer.config import TrainConfig, get_preset
 from glassformer.errors import DamagedFile, GlassformerError, UsageError
@@ -58,15 +59,7 @@ QUICK = ["--max_steps=4", "--eval_interval=2", "--eval_iters=1", "--threads=1"]
 
 
 def make(tmp_path, overrides=QUICK, name="run", preset="seed000"):
-    return new_run(
-        preset,
-        overrides,
-        source="builtin:seed",
-        out=tmp_path / name,
-        cache_dir=tmp_path / "cache",
-        progress=False,
-        sample_chars=0,
-    )
+    return seed_run(tmp_path, name, overrides, preset)
 
 
 def test_run_directory_holds_resolved_config_and_every_file(tmp_path):

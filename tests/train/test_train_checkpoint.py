@@ -19,6 +19,7 @@ import torch
 from helpers import said
 from safetensors import safe_open
 from safetensors.torch import load_file, save_file
+from seed_runs import seed_run
 from torch import nn
 
 import glassformer.train.checkpoint as ckpt
@@ -45,7 +46,7 @@ from glassformer.train.checkpoint import (
     weights_sha256,
 )
 from glassformer.train.loop import build_optimizer
-from glassformer.train.run import new_run, resume_run, train
+from glassformer.train.run import resume_run, train
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # fixture in tests/conftest.py
 
@@ -532,15 +533,7 @@ def test_sha256_file_reads_in_blocks_the_whole_file(tmp_path):
 def finished(tmp_path_factory):
     """A run of 2 steps of a one-layer model (about 2 s), copied by each test that changes it."""
     tmp = tmp_path_factory.mktemp("saved")
-    run = new_run(
-        "seed000",
-        ["--max_steps=2", "--eval_interval=2", "--eval_iters=1", "--d_model=16", "--n_layers=1"],
-        source="builtin:seed",
-        out=tmp / "run",
-        cache_dir=tmp / "cache",
-        progress=False,
-        sample_chars=0,
-    )
+    run = seed_run(tmp, "run", ["--max_steps=2", "--eval_interval=2", "--eval_iters=1", "--d_model=16", "--n_layers=1"])
     train(run)
     assert not (run.dir / "samples.txt").exists()  # sample_chars=0: no text sampled at evaluations
     return run.dir

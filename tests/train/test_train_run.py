@@ -597,16 +597,7 @@ def in_both_languages(call, error=Exception):
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("saved")
-    run = new_run(
-        "seed000",
-        QUICK_TINY,
-        source="builtin:seed",
-        out=tmp / "run",
-        cache_dir=tmp / "cache",
-        progress=False,
-        sample_chars=0,
-    )
-    train(run)
+    train(seed_run(tmp, "run", QUICK_TINY))
     return tmp / "run", tmp / "cache"
 
 
@@ -1155,16 +1146,7 @@ def files_of(run_dir: Path) -> dict[str, bytes]:
 def trained(tmp_path_factory):
     """Rank 0's run (one process), trained 2 steps: its initial weights, final weights, directory."""
     tmp = tmp_path_factory.mktemp("rank0")
-    run0 = new_run(
-        "seed000",
-        QUICK_RANKS,
-        source="builtin:seed",
-        out=tmp / "run",
-        cache_dir=tmp / "cache",
-        progress=False,
-        sample_chars=0,
-        text=WORDS,
-    )
+    run0 = seed_run(tmp, "run", QUICK_RANKS, text=WORDS)
     initial = {k: v.clone() for k, v in run0.model.state_dict().items()}
     train(run0)
     return run0, initial

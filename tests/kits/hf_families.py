@@ -1,7 +1,8 @@
-"""The shared part of the reference tests that build a transformers decoder family (Llama, Qwen3,
+"""The shared part of the tests that build a transformers decoder family (Llama, Qwen3,
 Mistral, Mixtral, Qwen3-MoE, DeepSeek-V3) and compare glassformer's GPT made from it: the model built
 the same way (seeded, in float64 where asked, weights moved away from their initial values), the
-tokens read, the logits comparison and the cached-against-whole-forward comparison."""
+tokens read, the logits comparison and the cached-against-whole-forward comparison; and the tiny
+tokenizer.json the import tests' checkpoints ship."""
 
 from __future__ import annotations
 
@@ -64,3 +65,16 @@ def assert_same_tensors(back: dict, theirs: dict) -> None:
     """The same names, every tensor equal."""
     assert back.keys() == theirs.keys()
     assert all(torch.equal(back[k], theirs[k]) for k in theirs)
+
+
+TEXT = "the cat sat on the mat and the dog sat on the log " * 20
+
+
+def tokenizer_json() -> str:
+    """A tiny byte-less BPE of the tokenizers library, trained on TEXT (what a checkpoint ships)."""
+    tokenizers = importlib.import_module("tokenizers")
+    tok = tokenizers.Tokenizer(tokenizers.models.BPE(unk_token="<unk>"))
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.Metaspace()
+    tok.decoder = tokenizers.decoders.Metaspace()
+    tok.train_from_iterator([TEXT], tokenizers.trainers.BpeTrainer(vocab_size=40, special_tokens=["<unk>"]))
+    return tok.to_str()

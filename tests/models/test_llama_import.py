@@ -18,12 +18,12 @@ from glassformer.train.checkpoint import load_model
 from glassformer.train.run import import_checkpoint
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "reliability"))
+from hf_families import tokenizer_json  # noqa: E402
 from reliability_kit import assert_clean_failure, cli, cli_error  # noqa: E402
 
 transformers = pytest.importorskip("transformers")
 tokenizers = pytest.importorskip("tokenizers")
 
-TEXT = "the cat sat on the mat and the dog sat on the log " * 20
 CONFIGS = {
     "qwen3": (
         "Qwen3Config",
@@ -37,15 +37,6 @@ CONFIGS = {
         {"num_key_value_heads": 2, "rope_parameters": {"rope_theta": 5e5, "rope_type": "default"}},
     ),
 }
-
-
-def tokenizer_json() -> str:
-    """A tiny byte-less BPE of the tokenizers library, trained on TEXT (what a checkpoint ships)."""
-    tok = tokenizers.Tokenizer(tokenizers.models.BPE(unk_token="<unk>"))
-    tok.pre_tokenizer = tokenizers.pre_tokenizers.Metaspace()
-    tok.decoder = tokenizers.decoders.Metaspace()
-    tok.train_from_iterator([TEXT], tokenizers.trainers.BpeTrainer(vocab_size=40, special_tokens=["<unk>"]))
-    return tok.to_str()
 
 
 def checkpoint(folder: Path, family: str, shards: bool = False):

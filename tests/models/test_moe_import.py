@@ -17,12 +17,12 @@ from glassformer.errors import DamagedFile
 from glassformer.train.checkpoint import load_model
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "reliability"))
+from hf_families import tokenizer_json  # noqa: E402
 from reliability_kit import assert_clean_failure, cli, cli_error  # noqa: E402
 
 transformers = pytest.importorskip("transformers")
 tokenizers = pytest.importorskip("tokenizers")
 
-TEXT = "the cat sat on the mat and the dog sat on the log " * 20
 CONFIGS = {
     "mixtral": ("MixtralConfig", "MixtralForCausalLM", {"num_local_experts": 4, "num_key_value_heads": 2}),
     "qwen3_moe": (
@@ -48,14 +48,6 @@ CONFIGS = {
         },
     ),
 }
-
-
-def tokenizer_json() -> str:
-    tok = tokenizers.Tokenizer(tokenizers.models.BPE(unk_token="<unk>"))
-    tok.pre_tokenizer = tokenizers.pre_tokenizers.Metaspace()
-    tok.decoder = tokenizers.decoders.Metaspace()
-    tok.train_from_iterator([TEXT], tokenizers.trainers.BpeTrainer(vocab_size=40, special_tokens=["<unk>"]))
-    return tok.to_str()
 
 
 def checkpoint(folder: Path, family: str):

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 import torch
+from fuzz_kit import FUZZ
 from gpt2_kit import gpt2_dir
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 from reliability_kit import assert_clean_failure, cli_error, snapshot
 from safetensors.torch import load_file, save_file
@@ -44,13 +45,6 @@ VALUES = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),
     st.integers(min_value=-(2**70), max_value=2**70),
     st.sampled_from([[], {}, [16], {"a": 1}, ["GPT2LMHeadModel", "Other"], 3, 4, 8, 96, 0.5]),
-)
-FUZZ = settings(
-    max_examples=25,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 
 

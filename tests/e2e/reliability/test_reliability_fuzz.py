@@ -11,26 +11,20 @@ from pathlib import Path
 
 import pytest
 import torch
-from hypothesis import HealthCheck, example, given, settings
+from fuzz_kit import FUZZ
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from reliability_kit import assert_clean_failure, cli, cli_said, resume_argv, weights
 
 from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides, get_preset, parse_overrides
 from glassformer.text.tokenizers import CharTokenizer, WordTokenizer, load_tokenizer
 
-FAST = settings(
-    max_examples=25,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
 ANY_CHAR = st.characters(exclude_categories=())  # every code point: surrogates and controls included
 ANY_TEXT = st.text(ANY_CHAR, max_size=40)
 
 
 # ---- tokenizers -----------------------------------------------------------------------------------
-@FAST
+@FUZZ
 @given(ANY_TEXT)
 @example("")
 @example("\ud800a\udfff\x00\n\u200b你好")
@@ -48,7 +42,7 @@ def test_char_tokenizer_round_trips_any_text_or_refuses_the_empty_one(text):
     assert again.encode(text) == tok.encode(text) and again.decode(tok.encode(text)) == text
 
 
-@FAST
+@FUZZ
 @given(vocab=st.text(ANY_CHAR, min_size=1, max_size=20), text=ANY_TEXT)
 def test_char_tokenizer_names_what_it_cannot_encode(vocab, text):
     tok = CharTokenizer.from_text(vocab)
@@ -64,7 +58,7 @@ def test_char_tokenizer_names_what_it_cannot_encode(vocab, text):
     assert unk.encode(text).count(unk.unk_id) == sum(c in unseen for c in text)
 
 
-@FAST
+@FUZZ
 @given(ANY_TEXT)
 @example("")
 def test_word_tokenizer_round_trips_words(text):
@@ -75,7 +69,7 @@ def test_word_tokenizer_round_trips_words(text):
         assert load_tokenizer(Path(d) / "t.json").encode(text) == tok.encode(text)
 
 
-@FAST
+@FUZZ
 @given(st.lists(st.integers(min_value=-(2**40), max_value=2**40), max_size=10))
 def test_decoding_any_ids_is_text_or_a_range_error(ids):
     tok = CharTokenizer.from_text("abc")
@@ -102,7 +96,7 @@ TOKENS = st.lists(
 )
 
 
-@FAST
+@FUZZ
 @given(TOKENS)
 @example(["--lr", "nan"])
 @example(["--d-model=7", "--n_heads", "2"])
@@ -123,7 +117,7 @@ VALUE = st.one_of(
 )
 
 
-@FAST
+@FUZZ
 @given(st.dictionaries(KEY, VALUE, max_size=4))
 def test_any_override_values_are_a_valid_config_or_a_value_error(overrides):
     try:
@@ -148,7 +142,7 @@ def _valid(preset: Preset) -> None:
 
 
 # ---- prompts of any length --------------------------------------------------------------------------
-@FAST
+@FUZZ
 @given(prompt=st.one_of(ANY_TEXT, st.text(st.sampled_from("aeiou tnrs."), max_size=400)))
 @example(prompt="")
 @example(prompt="a" * 5000)  # far past max_len: the model sees the last max_len tokens
@@ -196,13 +190,7 @@ def damage(path: Path, how) -> bool:
 
 
 @pytest.mark.parametrize("name", sorted(READERS))
-@settings(
-    max_examples=8,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@settings(FUZZ, max_examples=8)
 @given(how=DAMAGE)
 def test_random_damage_to_any_run_file_is_a_clear_error_never_a_traceback(name, tiny_run, how):
     source, cache = tiny_run
@@ -244,7 +232,7 @@ def _snapshot(run) -> dict:
     return {p.name: p.read_bytes() for p in Path(run).iterdir() if p.is_file()}
 
 
-@FAST
+@FUZZ
 @given(section=st.sampled_from(["model", "train"]), key=st.sampled_from(FIELDS), value=EXTREME)
 @example(section="model", key="max_len", value=10**9)
 @example(section="model", key="d_model", value="16")
@@ -290,7 +278,7 @@ def test_weights_that_are_not_finite_floats_are_refused(run_copy, bad):
 OPTION_VALUES = st.sampled_from(["1e-310", "5e-324", "0", "-1", "1", "nan", "inf", "1e400", str(2**70), "x", ""])
 
 
-@FAST
+@FUZZ
 @given(flag=st.sampled_from(["--temperature", "--top-p", "--top-k", "--seed", "--max-new-tokens"]), value=OPTION_VALUES)
 @example(flag="--temperature", value="1e-310")
 @example(flag="--top-p", value="1e-310")
@@ -305,7 +293,7 @@ def test_any_sampling_option_samples_or_is_one_clear_line(tiny_run, flag, value)
         assert out.startswith("a")
 
 
-@FAST
+@FUZZ
 @given(
     key=st.sampled_from(["beta1", "beta2", "seed", "min_lr", "lr", "max_len", "d_model", "batch_size"]),
     value=OPTION_VALUES,

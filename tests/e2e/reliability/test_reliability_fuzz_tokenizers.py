@@ -13,7 +13,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from fuzz_kit import FUZZ
+from hypothesis import given
 from hypothesis import strategies as st
 from reliability_kit import assert_clean_failure, cli, cli_error, snapshot, train_argv
 
@@ -22,13 +23,6 @@ from glassformer.text.bpe import BYTE_TO_CHAR, MAX_TABLE_BYTES, N_BYTES
 from glassformer.text.gpt2_bpe import GPT2BPETokenizer
 from glassformer.text.tokenizers import WordTokenizer, load_tokenizer
 
-FUZZ = settings(
-    max_examples=25,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
 # the keys a damaged tokenizer.json may end in; "error.tokenizer.damaged" (a Python error caught as a
 # backstop) is not one: every kind of damage has a typed error of its own
 KEYS = {"error.tokenizer.invalid", "error.tokenizer.kind", "error.run.vocab"}

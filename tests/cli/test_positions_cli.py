@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import train_argv
 
 from glassformer.cli import main
 
@@ -13,26 +14,8 @@ from glassformer.cli import main
 @pytest.mark.slow
 def test_baby_with_rotary_trains_and_samples_past_max_len(tmp_path, capsys):
     run = tmp_path / "run"
-    code = main(
-        [
-            "train",
-            "--preset",
-            "baby",
-            "--position=rotary",
-            "--max_steps=4",
-            "--seq_len=8",
-            "--eval_interval=4",
-            "--eval_iters=1",
-            "--threads=1",
-            "--data",
-            "builtin:seed",
-            "--out",
-            str(run),
-            "--cache-dir",
-            str(tmp_path / "cache"),
-            "--no-progress",
-        ]
-    )
+    argv = ["--position=rotary", "--max_steps=4", "--seq_len=8", "--eval_interval=4", "--eval_iters=1"]
+    code = main(train_argv(tmp_path, "run", *argv, preset="baby"))
     out = capsys.readouterr().out
     assert code == 0 and "done: 4 steps" in out
     assert json.loads((run / "config.json").read_text())["model"]["position"] == "rotary"

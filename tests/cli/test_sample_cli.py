@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, train_argv
 
 from glassformer.cli import main
 from glassformer.logits_processors import Knobs
@@ -17,24 +17,7 @@ from glassformer.train.run import load_model
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("sample_cli")
-    code = main(
-        [
-            "train",
-            "--preset",
-            "seed000",
-            "--data",
-            "builtin:seed",
-            "--out",
-            str(tmp / "run"),
-            "--cache-dir",
-            str(tmp / "cache"),
-            "--no-progress",
-            "--max_steps=30",
-            "--eval_interval=30",
-            "--eval_iters=2",
-            "--threads=1",
-        ]
-    )
+    code = main(train_argv(tmp, "run", "--max_steps=30", "--eval_interval=30", "--eval_iters=2"))
     assert code == 0
     return tmp / "run"
 

@@ -17,7 +17,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import torch
-from helpers import said
+from helpers import said, train_argv
 from matplotlib.image import imread
 from safetensors.torch import load_file
 from torch import nn
@@ -763,30 +763,8 @@ def test_heads_are_parsed_and_checked():
 def test_train_attention_every_writes_the_log_the_strip_and_the_page(tmp_path, capsys):
     """Under --lang zh: the page's words follow it (tests/lab/test_charts.py checks each word)."""
     run = tmp_path / "run"
-    code = main(
-        [
-            "train",
-            "--lang",
-            "zh",
-            "--preset",
-            "seed000",
-            "--data",
-            "builtin:seed",
-            "--out",
-            str(run),
-            "--cache-dir",
-            str(tmp_path / "cache"),
-            "--no-progress",
-            "--max_steps=10",
-            "--eval_interval=5",
-            "--eval_iters=1",
-            "--threads=1",
-            "--attention-every",
-            "4",
-            "--attention-heads",
-            "1.2",
-        ]
-    )
+    argv = ["--lang", "zh", "--max_steps=10", "--eval_interval=5", "--eval_iters=1"]
+    code = main(train_argv(tmp_path, "run", *argv, "--attention-every", "4", "--attention-heads", "1.2"))
     out = capsys.readouterr().out
     assert code == 0 and "attention_steps.html" in out
     log = read_log(run)
@@ -802,25 +780,9 @@ def test_train_attention_every_writes_the_log_the_strip_and_the_page(tmp_path, c
 
 
 def test_attention_heads_without_every_is_an_error(tmp_path, capsys):
-    code = main(
-        [
-            "train",
-            "--preset",
-            "seed000",
-            "--data",
-            "builtin:seed",
-            "--out",
-            str(tmp_path / "r"),
-            "--cache-dir",
-            str(tmp_path / "c"),
-            "--no-progress",
-            "--max_steps=2",
-            "--attention-heads",
-            "0.0",
-        ]
-    )
+    code = main(train_argv(tmp_path, "r", "--max_steps=2", "--attention-heads", "0.0"))
     assert code == 2 and "--attention-every" in capsys.readouterr().err
-    assert not (tmp_path / "r").exists() and not (tmp_path / "c").exists()  # refused before anything was made
+    assert not (tmp_path / "r").exists() and not (tmp_path / "cache").exists()  # refused before anything was made
 
 
 def test_attention_every_refuses_zero_and_a_model_it_cannot_record(tmp_path, capsys):

@@ -15,7 +15,7 @@ import math
 import signal
 
 import pytest
-from helpers import said
+from helpers import said, train_argv
 
 import glassformer.train.loop as loop
 import glassformer.train.run as run_module
@@ -32,21 +32,8 @@ TINY = ["--max_steps=20", "--eval_interval=10", "--eval_iters=2", "--threads=1"]
 
 
 def train(tmp_path, capsys, *extra, out="run"):
-    argv = [
-        "train",
-        "--preset",
-        "seed000",
-        "--data",
-        "builtin:seed",
-        "--out",
-        str(tmp_path / out),
-        "--cache-dir",
-        str(tmp_path / "cache"),
-        "--no-progress",
-        *extra,
-    ]
     with said() as heard:
-        code = main(argv)
+        code = main(train_argv(tmp_path, out, *extra))
     captured = capsys.readouterr()
     return code, captured.out, captured.err, heard
 

@@ -46,10 +46,11 @@ def vocab_size_of(folder: Path) -> int:
     return len(json.loads((folder / "vocab.json").read_text(encoding="utf-8")))
 
 
-def random_gpt2(vocab_size: int, dtype=torch.float32, **variant):
+def random_gpt2(vocab_size: int, dtype=torch.float32, n_positions: int = 32, **variant):
+    """A seeded GPT2LMHeadModel of 2 layers, 4 heads, C = 24, no dropout, every weight random."""
     cfg = transformers.GPT2Config(
         vocab_size=vocab_size,
-        n_positions=32,
+        n_positions=n_positions,
         n_embd=24,
         n_layer=2,
         n_head=4,

@@ -8,30 +8,17 @@ from __future__ import annotations
 
 import pytest
 import torch
-from helpers import ATOL, assert_close, assert_matches, randomize_
+from helpers import ATOL, assert_close, assert_matches
 
 transformers = pytest.importorskip("transformers")
+
+from gpt2_kit import random_gpt2  # noqa: E402
 
 from glassformer.models.gpt2 import gpt_from_gpt2  # noqa: E402
 
 
 def small_gpt2(dtype, **variant) -> "transformers.GPT2LMHeadModel":
-    cfg = transformers.GPT2Config(
-        vocab_size=37,
-        n_positions=16,
-        n_embd=24,
-        n_layer=2,
-        n_head=4,
-        resid_pdrop=0.0,
-        embd_pdrop=0.0,
-        attn_pdrop=0.0,
-        bos_token_id=0,
-        eos_token_id=0,
-        **variant,
-    )
-    hf = transformers.GPT2LMHeadModel(cfg).to(dtype).eval()
-    # LayerNorm gains of 1 and biases of 0 would hide a mix-up; give every weight a random value
-    return randomize_(hf, std=0.2)
+    return random_gpt2(37, dtype, n_positions=16, **variant)
 
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)

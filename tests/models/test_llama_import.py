@@ -7,19 +7,16 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 import torch
+from hf_families import tokenizer_json
+from reliability_kit import assert_clean_failure, cli, cli_error
 
 from glassformer.errors import DamagedFile, NotFound, UsageError
 from glassformer.train.checkpoint import load_model
 from glassformer.train.run import import_checkpoint
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "reliability"))
-from hf_families import tokenizer_json  # noqa: E402
-from reliability_kit import assert_clean_failure, cli, cli_error  # noqa: E402
 
 transformers = pytest.importorskip("transformers")
 tokenizers = pytest.importorskip("tokenizers")
@@ -129,8 +126,9 @@ def test_bad_directories_get_one_clear_line_and_nothing_is_written(root, tmp_pat
         assert_clean_failure(code, err)
         assert isinstance(error, kind) and error.key == key, (name, error)
         assert not out.exists(), name  # nothing half-written
+    import_checkpoint(good, tmp_path / "held", "mistral")
     with pytest.raises(UsageError) as e:
-        import_checkpoint(good, root / "verbs-run", "mistral")  # a run that holds a checkpoint is never overwritten
+        import_checkpoint(good, tmp_path / "held", "mistral")  # a run that holds a checkpoint is never overwritten
     assert e.value.key == "error.gpt2.has_checkpoint"
 
 

@@ -6,19 +6,16 @@ nothing is written."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 import torch
+from hf_families import tokenizer_json
+from reliability_kit import assert_clean_failure, cli, cli_error
 from safetensors.torch import load_file, save_file
 
 from glassformer.errors import DamagedFile
 from glassformer.train.checkpoint import load_model
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "reliability"))
-from hf_families import tokenizer_json  # noqa: E402
-from reliability_kit import assert_clean_failure, cli, cli_error  # noqa: E402
 
 transformers = pytest.importorskip("transformers")
 tokenizers = pytest.importorskip("tokenizers")

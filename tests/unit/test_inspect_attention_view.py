@@ -14,13 +14,13 @@ import re
 
 import pytest
 import torch
-from helpers import keyed
+from helpers import keyed, strict_json
 
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
 from glassformer.fonts import SANS
 from glassformer.inspect.attention_maps import AttentionMap, attention_maps
-from glassformer.inspect.attention_view import CSS, JS, AttentionView, attention_html, attention_page
+from glassformer.inspect.attention_view import CSS, JS, AttentionView, attention_html, attention_page, script_json
 from glassformer.messages import t
 from glassformer.models import GPT
 
@@ -242,3 +242,11 @@ def test_attention_view_labels_a_token_model_with_its_tokenizers_pieces():
     view = attention_view(GPT(CFG).eval(), ids, tokenizer=tok)
     assert view.labels == ["c", "a", "␣", "b"]  # the tokenizer's pieces, the space made visible
     assert attention_view(GPT(CFG).eval(), ids).labels == ["0", "1", "2", "3"]  # no tokenizer: positions
+
+
+def test_a_pages_data_is_json_with_null_for_a_number_that_is_not_finite():
+    """script_json writes through the one JSON writer (files.json_text): a NaN weight is null (it
+    was a bare NaN), and the escaping that keeps the script closed still applies."""
+    data = script_json({"weights": [[0.5, float("nan")], [float("inf"), 1.0]], "tokens": ["</script>", "中"]})
+    assert "NaN" not in data and "Infinity" not in data and "</" not in data and "中" in data
+    assert strict_json(data) == {"weights": [[0.5, None], [None, 1.0]], "tokens": ["</script>", "中"]}

@@ -28,14 +28,13 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import glassformer.exercises.catalog as catalog
 import glassformer.exercises.grading as grading
 import glassformer.exercises.plug as plug
 from glassformer.exercises.catalog import Exercise, speaks
+from glassformer.files import write_json_atomic
 from glassformer.messages import t
 
 N_HINTS = 3
@@ -235,10 +234,7 @@ def update(folder: Path, name: str, **changes) -> dict:
     record = {**state["exercises"].get(name, {}), **changes}
     state["exercises"][name] = record
     folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".progress-", suffix=".json", dir=folder)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(state, f, indent=1, ensure_ascii=False, sort_keys=True)
-    os.replace(tmp, folder / FILE)
+    write_json_atomic(folder / FILE, state, indent=1, ensure_ascii=False, sort_keys=True)
     return record
 
 

@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass
 
 from glassformer.errors import GlassformerError
+from glassformer.files import json_text
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ def _rebuild(key: str, status: int, code: str, fields: dict, lang: str) -> Reque
 
 def shown(value) -> str:
     """A request's value as the refusal quotes it: its JSON, cut at 60 characters."""
-    return json.dumps(value, ensure_ascii=False)[:60]
+    return json_text(value, ensure_ascii=False)[:60]
 
 
 def parse_json(raw: bytes) -> dict:

@@ -7,16 +7,19 @@ write is under way and after it dies.
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 import os
 import stat
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 from helpers import strict_json
 
+import glassformer
 from glassformer.files import (
     atomic_write,
     finite,
@@ -159,3 +162,25 @@ def test_write_json_atomic_is_atomic_and_keeps_the_old_file_on_failure(tmp_path)
         write_json_atomic(path, {"lr": object()})
     assert path.read_text(encoding="utf-8") == '{\n  "lr": null\n}\n'
     assert [p.name for p in tmp_path.iterdir()] == ["config.json"]  # no temp file left
+
+
+# Where src/ may still call json.dump(s) itself: none of these writes JSON anyone reads.
+OWN_JSON_DUMPS = {
+    "files.py",  # the writer
+    "exercises/sandbox.py",  # the worker's pipe messages (paths), in a process that imports nothing of the package
+    "post/chat.py",  # a copy of the messages through JSON (the template's own tojson uses the writer)
+    "train/data.py",  # a fingerprint of the pairs: hashed, never written
+}
+
+
+def test_every_other_module_writes_json_through_the_one_writer():
+    """A new json.dumps elsewhere would write NaN again: it must call files.json_text instead."""
+    root = Path(glassformer.__file__).parent
+    calling = set()
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            func = node.func if isinstance(node, ast.Call) else None
+            if isinstance(func, ast.Attribute) and func.attr in ("dump", "dumps"):
+                if isinstance(func.value, ast.Name) and func.value.id == "json":
+                    calling.add(path.relative_to(root).as_posix())
+    assert calling == OWN_JSON_DUMPS

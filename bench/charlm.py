@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import platform
 import statistics
 import time
@@ -21,6 +20,7 @@ from pathlib import Path
 
 import torch
 
+from glassformer.files import json_text, write_json_atomic
 from glassformer.text.corpora import default_cache_dir
 from glassformer.train.record import MetricsLog
 from glassformer.train.run import new_run, train
@@ -57,8 +57,8 @@ def main() -> None:
         "cpu": platform.processor() or platform.machine(),
         "run_dir": str(run.dir),
     }
-    print(json.dumps(summary, indent=2))
-    (run.dir / "bench.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(json_text(summary, indent=2))
+    write_json_atomic(run.dir / "bench.json", summary, indent=2)
 
 
 def check_reference_text() -> None:

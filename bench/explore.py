@@ -31,6 +31,7 @@ from glassformer.config import get_preset
 from glassformer.devices import using_threads
 from glassformer.explore import Explorer
 from glassformer.explore.server import Background, open_run
+from glassformer.files import json_text
 from glassformer.models import build_model
 from glassformer.text import CharTokenizer
 
@@ -73,7 +74,7 @@ def measure(ex: Explorer, conn: http.client.HTTPConnection, args) -> None:
     x = torch.tensor([ids])  # (1, T)
 
     def post(endpoint: str, body: dict) -> dict:
-        conn.request("POST", f"/api/{endpoint}", json.dumps(body).encode(), {"Content-Type": "application/json"})
+        conn.request("POST", f"/api/{endpoint}", json_text(body).encode(), {"Content-Type": "application/json"})
         r = conn.getresponse()
         data = r.read()
         assert r.status == 200, data
@@ -123,7 +124,7 @@ def measure(ex: Explorer, conn: http.client.HTTPConnection, args) -> None:
             times["forward (1 token, cached)"].append(
                 timed(lambda cache=cache: ex.model(x[:, T // 2 : T // 2 + 1], cache=cache))
             )
-    size = len(json.dumps(post("analyze", {"ids": ids})))
+    size = len(json_text(post("analyze", {"ids": ids})))
     fwd = statistics.median(times["forward (T tokens)"])
     step_fwd = statistics.median(times["forward (1 token, cached)"])
     print(

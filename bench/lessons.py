@@ -14,12 +14,12 @@ core count, torch version and the load average before and after.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import tempfile
 import time
 from pathlib import Path
 
+from glassformer.files import json_text
 from glassformer.lab.runner import machine
 from glassformer.lessons import fruit, hello_world, sine
 
@@ -100,12 +100,12 @@ def main() -> None:
         print(f"### {row['run']}")
         for key, value in row.items():
             if key != "run":
-                text = f"{value:.6g}" if isinstance(value, float) else json.dumps(value, default=float)
+                text = f"{value:.6g}" if isinstance(value, float) else json_text(value)
                 print(f"- {key}: {text}")
         print()
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"machine": info, "runs": rows}, indent=2, default=float))
+        args.json.write_text(json_text({"machine": info, "runs": rows}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,6 @@ or torch.cuda.max_memory_allocated (GPU) over a baseline taken after imports.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
@@ -53,6 +52,7 @@ import torch
 
 from glassformer.config import get_preset
 from glassformer.devices import DEFAULT_THREADS, copy_call, decode_bytes_per_token, matmul_call, model_flops_per_token
+from glassformer.files import json_text
 from glassformer.models import GPT
 from glassformer.nn.loss import next_token_loss
 from glassformer.sample import generate_ids, sample
@@ -575,7 +575,7 @@ def main() -> int:
         result["targets"][what] = {"value": value, "bar": bar, "met": met}
         print(f"  {what:<44}{value:>8.3f}  {'≥' if higher else '≤'} {bar:<5} {'met' if met else 'MISSED'}")
     with open(args.json, "w") as f:
-        json.dump(result, f, indent=2)
+        f.write(json_text(result, indent=2) + "\n")
     print(f"wrote {args.json}")
     return 0
 

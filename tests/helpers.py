@@ -11,6 +11,7 @@ Tolerances used across tests/reference: float64 with weights copied across, 1e-1
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import string
 import sys
@@ -271,3 +272,13 @@ def arithmetic_base(tmp, steps: int, n_sums: int):
     )
     assert train(run).status == "done"
     return tmp / "base"
+
+
+def strict_json(text: str | bytes):
+    """`text` parsed as JSON proper: a bare NaN, Infinity or -Infinity (which Python's json writes
+    and reads, but JSON.parse in a browser and jq refuse) fails the test, naming the constant."""
+
+    def refuse(constant: str):
+        raise AssertionError(f"{constant} is not JSON: {str(text)[:200]}")
+
+    return json.loads(text, parse_constant=refuse)

@@ -10,7 +10,6 @@ mps (Apple).
 from __future__ import annotations
 
 import contextlib
-import json
 import platform
 import sys
 import time
@@ -21,7 +20,7 @@ import torch
 
 from glassformer.config import BF16_MIN_WORK, DEFAULT_THREADS, MAX_THREADS  # noqa: F401 (re-exported)
 from glassformer.errors import DamagedFile, DeviceUnavailable, GlassformerError, UsageError
-from glassformer.files import default_cache_dir, read_json, write_text_atomic
+from glassformer.files import default_cache_dir, read_json, write_json_atomic
 from glassformer.messages import say, t
 
 KINDS = ("cpu", "cuda", "mps")
@@ -221,7 +220,7 @@ def save_peak(peak: MachinePeak) -> Path:
     known = _read_peaks(path, "bench.peak_replaced")
     known[_peak_key(peak.device, peak.threads)] = asdict(peak)
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(path, json.dumps(known, indent=1))
+    write_json_atomic(path, known, indent=1)
     return path
 
 

@@ -40,7 +40,7 @@ from glassformer.evaluation import (
     score_text,
     window_stats,
 )
-from glassformer.files import read_text, write_bytes_atomic, write_text_atomic
+from glassformer.files import finite, read_text, write_bytes_atomic, write_json_atomic
 from glassformer.inspect.repetition import NS, WINDOWS, distinct_n, measure_repetition
 from glassformer.messages import columns, pad, pad_left, t
 from glassformer.sample import generate_ids
@@ -311,18 +311,7 @@ def evaluate(run_dir, s: EvalConfig, against=None) -> dict:
         "runs": [run_card(r, text, prompt, s, runs[0].train, questions) for r in runs],
         "against": compare(runs[0], runs[1], s.rtol) if against is not None else None,
     }
-    return strict(card)
-
-
-def strict(value):
-    """The card with every NaN or infinity as None: card.json is strict JSON (allow_nan=False)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {str(k): strict(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [strict(v) for v in value]
-    return value
+    return finite(card)  # every NaN or infinity as None, as card.json holds it (files.json_text)
 
 
 # ---- the card, written -------------------------------------------------------------------------------
@@ -349,7 +338,7 @@ def _is_card(path: Path) -> bool:
 def write_card(card: dict, out: Path) -> list[Path]:
     """card.json and card.png under `out`, each written atomically; returns their paths."""
     out.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(out / CARD_FILE, json.dumps(card, indent=1, ensure_ascii=False, allow_nan=False) + "\n")
+    write_json_atomic(out / CARD_FILE, card, indent=1, ensure_ascii=False)
     buf = io.BytesIO()
     card_figure(card).savefig(buf, format="png")
     write_bytes_atomic(out / PICTURE_FILE, buf.getvalue())

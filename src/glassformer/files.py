@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import math
 import os
 import stat
 import tempfile
@@ -79,6 +80,51 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
 
 def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
     atomic_write(path, lambda tmp: Path(tmp).write_bytes(data))
+
+
+# ---- JSON -----------------------------------------------------------------------------------------
+# Every JSON text glassformer writes (files, the explorer's replies, data inside its pages) comes from
+# json_text: JSON proper, which a browser's JSON.parse and jq read. Python's json writes a NaN as the
+# bare word NaN (and Infinity), which is not JSON; here a float that is not finite becomes null (or,
+# where a file says so, what `nonfinite` makes of it: the lab's results keep "nan", "inf", "-inf"),
+# and allow_nan=False makes sure none slips through. A reader takes null in a number's place as "not
+# a finite number" (metrics.jsonl reads it back as NaN).
+def null(x: float) -> None:
+    """What a float that is not finite becomes in JSON: null."""
+    return None
+
+
+def finite(value: Any, nonfinite: Callable[[float], Any] = null) -> Any:
+    """`value` with every float that is not finite replaced by nonfinite(x) (None: JSON's null);
+    NumPy and torch numbers and arrays become Python numbers and lists (through their tolist()),
+    tuples become lists and keys strings, as JSON writes them."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else nonfinite(value)
+    if isinstance(value, (str, int)) or value is None:  # bool is an int
+        return value
+    if isinstance(value, dict):
+        return {k if isinstance(k, str) else str(k): finite(v, nonfinite) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v, nonfinite) for v in value]
+    if callable(getattr(value, "tolist", None)):  # numpy.ndarray, numpy.float32, torch.Tensor ...
+        return finite(value.tolist(), nonfinite)
+    return value  # json.dumps says what it cannot write
+
+
+def json_text(value: Any, nonfinite: Callable[[float], Any] = null, **options: Any) -> str:
+    """`value` as JSON text (json.dumps's `options`: indent, ensure_ascii, separators, sort_keys),
+    never NaN or Infinity: see finite(). Data that is plain and finite is written as it is, at once."""
+    try:
+        return json.dumps(value, allow_nan=False, **options)
+    except (ValueError, TypeError):  # a float that is not finite, or a NumPy / torch number
+        return json.dumps(finite(value, nonfinite), allow_nan=False, **options)
+
+
+def write_json_atomic(
+    path: str | os.PathLike, value: Any, nonfinite: Callable[[float], Any] = null, **options: Any
+) -> None:
+    """`value` as a JSON file (json_text, then a newline), written atomically."""
+    write_text_atomic(path, json_text(value, nonfinite, **options) + "\n")
 
 
 # ---- reading --------------------------------------------------------------------------------------

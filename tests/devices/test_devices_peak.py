@@ -7,7 +7,7 @@ from dataclasses import asdict
 
 import pytest
 import torch
-from helpers import said, train_argv
+from helpers import said, strict_json, train_argv
 
 import glassformer.devices as devices
 from glassformer.cli import main
@@ -380,3 +380,15 @@ def test_a_fraction_above_the_whole_peak_blames_the_peak_not_the_run(no_peaks, t
         assert main(train_argv(tmp_path, "run", "--max_steps=4", "--log_interval=2", "--dtype=float32")) == 0
     [wrong] = heard.of("bench.peak_below_run")
     assert wrong["mfu"] > 1 and wrong["peak"] == low / 1e9 and not heard.of("bench.train_speed")
+
+
+def test_machine_json_is_json_even_when_a_figure_is_not_finite(no_peaks):
+    """machine.json comes from the one JSON writer (files.json_text): a bandwidth measured as NaN is
+    null (it was a bare NaN, not JSON), and the entry is then read as no measurement."""
+    path = devices.save_peak(MachinePeak("cpu", 1, 1e9, 7e9, float("nan")))
+    saved = strict_json(path.read_text(encoding="utf-8"))
+    (entry,) = saved.values()
+    assert entry["bandwidth"] is None and entry["float32_flops"] == 1e9
+    with pytest.raises(DamagedFile) as e:
+        devices.checked_peak(entry, 1)
+    assert e.value.key == "bench.peak.impossible" and e.value.fields["name"] == "bandwidth"

@@ -7,6 +7,7 @@ import json
 import re
 
 import pytest
+from helpers import strict_json
 
 from glassformer.cli import main
 from glassformer.exercises import catalog, session
@@ -139,3 +140,13 @@ def test_options_may_stand_anywhere_on_the_check_line(tmp_path, capsys, monkeypa
     with pytest.raises(SystemExit) as usage:  # a word too many is still refused
         main(["exercise", "check", "softmax", "--timeout", "5", str(file), "extra"])
     assert usage.value.code == 2 and "unrecognized arguments: extra" in capsys.readouterr().err
+
+
+def test_the_progress_file_is_json_even_with_a_number_that_is_not_finite(tmp_path):
+    """progress.json comes from the one JSON writer (files.json_text), atomically: a NaN is null
+    (it was a bare NaN, which a teacher's jq or a browser refuses); the rest is kept as given."""
+    entry = session.update(tmp_path, "softmax", status="wrong", error=float("nan"), worst=[float("inf"), 0.5])
+    assert entry["status"] == "wrong"
+    saved = strict_json((tmp_path / session.FILE).read_text(encoding="utf-8"))
+    assert saved["exercises"]["softmax"] == {"status": "wrong", "error": None, "worst": [None, 0.5]}
+    assert [p.name for p in tmp_path.iterdir()] == [session.FILE]  # no temp file left beside it

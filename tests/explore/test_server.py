@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 from explore_kit import client_for, decisive, make_explorer, make_run, post, tiny_model
-from helpers import ROOT, said
+from helpers import ROOT, said, strict_json
 from helpers import format_fields as fields
 from starlette.testclient import TestClient
 
@@ -213,6 +213,21 @@ def test_an_internal_error_is_json_and_the_server_stays_up(monkeypatch, capsys):
     assert r.status_code == 500 and r.json()["code"] == "internal" and r.json()["key"] == E + "internal"
     assert r.json()["endpoint"] == "vectors" and r.json()["error"].endswith("ZeroDivisionError: division by zero")
     assert post(c, "next", {"text": "the"})["rows"]
+
+
+def test_a_reply_holding_a_number_that_is_not_finite_is_json_with_null(monkeypatch):
+    """The explorer's replies come from the one JSON writer (files.json_text): a NaN or an infinity
+    in what an endpoint computes is null, and the page's JSON.parse reads the reply (it was an
+    internal error, HTTP 500: Starlette refuses NaN). A lone surrogate beside it is still escaped."""
+    ex = make_explorer("gpt")
+    c = client_for(ex)
+    monkeypatch.setattr(ex, "vectors", lambda req: {"x": [1.5, float("nan")], "y": float("-inf"), "w": "a\ud800"})
+    r = c.post("/api/vectors", json={"text": "the"})
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/json")
+    assert strict_json(r.content.decode("ascii")) == {"x": [1.5, None], "y": None, "w": "a\ud800"}
+    monkeypatch.setattr(ex, "info", lambda: {"entropy": float("inf"), "name": "中"})
+    r = c.get("/api/model")
+    assert r.status_code == 200 and strict_json(r.content.decode("utf-8")) == {"entropy": None, "name": "中"}
 
 
 def test_the_page_is_local_only(client):

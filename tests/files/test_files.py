@@ -7,12 +7,28 @@ write is under way and after it dies.
 
 from __future__ import annotations
 
+import ast
+import json
+import math
 import os
 import stat
+from pathlib import Path
 
+import numpy as np
 import pytest
+import torch
+from helpers import strict_json
 
-from glassformer.files import atomic_write, write_bytes_atomic, write_temp, write_text_atomic
+import glassformer
+from glassformer.files import (
+    atomic_write,
+    finite,
+    json_text,
+    write_bytes_atomic,
+    write_json_atomic,
+    write_temp,
+    write_text_atomic,
+)
 
 
 def test_while_writing_the_old_file_is_intact_and_the_new_one_is_elsewhere(tmp_path):
@@ -82,3 +98,89 @@ def test_text_keeps_newlines_and_utf8_and_bytes_are_exact(tmp_path):
     assert (tmp_path / "b.bin").read_bytes() == b"\x00\xff"
     write_bytes_atomic(tmp_path / "b.bin", b"second")  # replacing an existing file
     assert (tmp_path / "b.bin").read_bytes() == b"second"
+
+
+# ---- the one JSON writer: json_text, write_json_atomic (every JSON file and reply goes through it) ----
+def test_json_text_writes_a_number_that_is_not_finite_as_null_wherever_it_sits():
+    value = {"a": math.nan, "b": [1.5, math.inf, (-math.inf, 2)], "c": {"d": math.nan}, 3: "x"}
+    out = strict_json(json_text(value))
+    assert out == {"a": None, "b": [1.5, None, [None, 2]], "c": {"d": None}, "3": "x"}
+
+
+def test_numpy_and_torch_numbers_and_arrays_are_written_as_plain_json():
+    value = {
+        "f32": np.float32(0.5),
+        "f32_nan": np.float32("nan"),
+        "f64_inf": np.float64("inf"),  # a float subclass: json.dumps alone would write Infinity
+        "i64": np.int64(7),
+        "flag": np.bool_(True),
+        "array": np.array([[1.0, np.nan], [np.inf, 2.0]]),
+        "tensor": torch.tensor([0.25, float("nan")]),
+        "scalar": torch.tensor(float("-inf")),
+    }
+    out = strict_json(json_text(value))
+    assert out == {
+        "f32": 0.5,
+        "f32_nan": None,
+        "f64_inf": None,
+        "i64": 7,
+        "flag": True,
+        "array": [[1.0, None], [None, 2.0]],
+        "tensor": [0.25, None],
+        "scalar": None,
+    }
+
+
+def test_json_text_passes_the_options_and_finite_data_is_written_as_json_writes_it():
+    value = {"z": [1, 2.5, "中"], "a": None}
+    for options in ({}, {"indent": 1, "ensure_ascii": False, "sort_keys": True}, {"separators": (",", ":")}):
+        assert json_text(value, **options) == json.dumps(value, **options)
+    assert json_text({"z": math.nan, "a": "中"}, ensure_ascii=False, sort_keys=True) == '{"a": "中", "z": null}'
+
+
+def test_a_file_may_name_its_own_form_for_a_number_that_is_not_finite(tmp_path):
+    """The lab's results.json keeps "nan", "inf" and "-inf" as strings (its rules read them back)."""
+    path = tmp_path / "results.json"
+    write_json_atomic(path, {"x": [math.nan, math.inf, -math.inf, 1.0]}, str, indent=1)
+    assert path.read_text(encoding="utf-8").endswith("}\n")
+    assert strict_json(path.read_text(encoding="utf-8")) == {"x": ["nan", "inf", "-inf", 1.0]}
+    assert finite({"x": (math.nan, np.float32(2))}, str) == {"x": ["nan", 2.0]}
+
+
+def test_what_json_cannot_write_is_still_refused():
+    with pytest.raises(TypeError):
+        json_text({"x": object()})
+    with pytest.raises(TypeError):
+        json_text({"x": math.nan, "y": object()})  # after the non-finite float is replaced, too
+
+
+def test_write_json_atomic_is_atomic_and_keeps_the_old_file_on_failure(tmp_path):
+    path = tmp_path / "config.json"
+    write_json_atomic(path, {"lr": math.inf}, indent=2)
+    assert path.read_text(encoding="utf-8") == '{\n  "lr": null\n}\n'
+    with pytest.raises(TypeError):
+        write_json_atomic(path, {"lr": object()})
+    assert path.read_text(encoding="utf-8") == '{\n  "lr": null\n}\n'
+    assert [p.name for p in tmp_path.iterdir()] == ["config.json"]  # no temp file left
+
+
+# Where src/ may still call json.dump(s) itself: none of these writes JSON anyone reads.
+OWN_JSON_DUMPS = {
+    "files.py",  # the writer
+    "exercises/sandbox.py",  # the worker's pipe messages (paths), in a process that imports nothing of the package
+    "post/chat.py",  # a copy of the messages through JSON (the template's own tojson uses the writer)
+    "train/data.py",  # a fingerprint of the pairs: hashed, never written
+}
+
+
+def test_every_other_module_writes_json_through_the_one_writer():
+    """A new json.dumps elsewhere would write NaN again: it must call files.json_text instead."""
+    root = Path(glassformer.__file__).parent
+    calling = set()
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            func = node.func if isinstance(node, ast.Call) else None
+            if isinstance(func, ast.Attribute) and func.attr in ("dump", "dumps"):
+                if isinstance(func.value, ast.Name) and func.value.id == "json":
+                    calling.add(path.relative_to(root).as_posix())
+    assert calling == OWN_JSON_DUMPS

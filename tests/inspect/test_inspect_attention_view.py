@@ -14,13 +14,13 @@ import re
 
 import pytest
 import torch
-from helpers import keyed
+from helpers import keyed, strict_json
 
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
 from glassformer.fonts import SANS
 from glassformer.inspect.attention_maps import AttentionMap, attention_maps
-from glassformer.inspect.attention_view import CSS, JS, AttentionView, attention_html, attention_page
+from glassformer.inspect.attention_view import CSS, JS, AttentionView, attention_html, attention_page, script_json
 from glassformer.messages import t
 from glassformer.models import GPT
 
@@ -270,3 +270,11 @@ def test_grouped_query_maps_name_the_key_value_head_each_query_head_shares(tmp_p
     mha = attention_map_list(GPT(CFG).eval(), torch.tensor([[1, 2, 3]]))
     assert mha[0].groups == 1 and mha[0].title(1) == t("pictures.attn.cell_title", name="blocks.0.attn", head=1)
     assert page_data(attention_page(*attention_maps(GPT(CFG).eval(), torch.tensor([[1, 2]])), None))["groups"] == 1
+
+
+def test_a_pages_data_is_json_with_null_for_a_number_that_is_not_finite():
+    """script_json writes through the one JSON writer (files.json_text): a NaN weight is null (it
+    was a bare NaN), and the escaping that keeps the script closed still applies."""
+    data = script_json({"weights": [[0.5, float("nan")], [float("inf"), 1.0]], "tokens": ["</script>", "中"]})
+    assert "NaN" not in data and "Infinity" not in data and "</" not in data and "中" in data
+    assert strict_json(data) == {"weights": [[0.5, None], [None, 1.0]], "tokens": ["</script>", "中"]}

@@ -5,6 +5,7 @@ import json
 
 import pytest
 import torch
+from helpers import strict_json
 
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
@@ -135,14 +136,14 @@ def test_heads_names_the_planted_induction_head_and_words_the_sign_of_the_change
     assert check[0] == "cview.heads.check.lowers" and check[1]["rise"] == pytest.approx(0.25)
 
 
-def test_a_grid_holding_nan_is_refused_before_any_file_is_written(tmp_path):
-    """JSON the package writes is JSON: allow_nan=False, so a NaN never becomes a bare `NaN`."""
-    grid = Grid("t", ["r"], ["c"], [[float("nan")]])
-    with pytest.raises(ValueError):
-        grid.to_json()
-    with pytest.raises(ValueError):
-        write_all(grid, tmp_path / "out", "patch")
-    assert not (tmp_path / "out" / "patch.json").exists()
+def test_a_grid_holding_nan_is_written_as_json_with_null(tmp_path):
+    """JSON the package writes is JSON (files.json_text): a cell that is NaN or infinite is null, never
+    a bare `NaN` (degenerate prompts are refused before a grid is made; this is the last guard)."""
+    grid = Grid("t", ["r"], ["c", "d"], [[float("nan"), 0.5]], extra={"gap": float("inf")})
+    assert strict_json(grid.to_json())["values"] == [[None, 0.5]]
+    write_all(grid, tmp_path / "out", "patch")
+    written = strict_json((tmp_path / "out" / "patch.json").read_text(encoding="utf-8"))
+    assert written["values"] == [[None, 0.5]] and written["extra"] == {"gap": None} and written["rows"] == ["r"]
 
 
 @pytest.mark.parametrize(

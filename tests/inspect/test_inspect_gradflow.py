@@ -14,7 +14,7 @@ from dataclasses import replace
 import matplotlib.image
 import pytest
 import torch
-from helpers import keyed, said
+from helpers import keyed, said, strict_json
 
 from glassformer import messages
 from glassformer.config import ModelConfig
@@ -516,3 +516,14 @@ def test_gradient_flow_puts_the_caller_s_gradients_back():
     for n, p in model.named_parameters():
         assert torch.equal(p.grad, mine[n]), n  # the same values (sample O's survivor: grads set to None)
         assert torch.equal(p.detach(), weights[n]), n
+
+
+def test_a_nan_gradient_norm_is_written_as_null_and_the_line_is_json(tmp_path):
+    """metrics.jsonl's grad_flow line is JSON proper (files.json_text): the NaN norm of qkv is null
+    (it was a bare NaN, which jq and a browser's JSON.parse refuse), the finite ones are kept."""
+    _, monitor, _, _ = checked(nan=True)
+    path = monitor.append_jsonl(tmp_path / "metrics.jsonl", step=7)
+    (line,) = [strict_json(text) for text in path.read_text(encoding="utf-8").splitlines()]
+    qkv = line["params"]["blocks.0.attn.qkv.weight"]
+    assert qkv["grad_norm"] is None and qkv["grad_abs_mean"] is None and qkv["status"] == "nan/inf"
+    assert line["params"]["head.weight"]["grad_norm"] == 0.5 and line["layers"]["block 0"] is None

@@ -349,3 +349,11 @@ def test_a_damaged_special_tokens_file_is_named(tmp_path, saved):
     with pytest.raises(DamagedFile) as e:
         load_tokenizer(path)
     assert e.value.fields["path"] == path and e.value.fields["kind"] == "specials"
+
+
+def test_tojson_in_a_template_writes_json_proper():
+    """A template's tojson writes through the one JSON writer (files.json_text): a tool's NaN
+    default is null, not a bare NaN (what transformers' own tojson would write); the options stay."""
+    template = ChatTemplate("{{ tools | tojson }}|{{ tools | tojson(indent=1, sort_keys=true) }}")
+    out = template.render([{"role": "user", "content": "中"}], tools={"z": float("nan"), "a": "中"})
+    assert out == '{"z": null, "a": "中"}|{\n "a": "中",\n "z": null\n}'

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import errno
 import json
+import math
 import shutil
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import torch
-from helpers import said, train_argv
+from helpers import said, strict_json, train_argv
 from matplotlib.image import imread
 from safetensors.torch import load_file
 from torch import nn
@@ -905,3 +906,26 @@ def test_the_file_is_rewritten_whole_and_a_resumed_run_keeps_its_earlier_maps(tm
             read_log(missing)
         assert str(e.value) == expected
     assert AttentionLog(model, probe, labels, heads=[(0, 0)], every=1).path is None  # no path: no file
+
+
+def test_a_number_that_is_not_finite_is_written_as_null_and_read_back_as_nan(tmp_path):
+    """metrics.jsonl is JSON proper (files.json_text): an infinite gradient norm beside a finite loss
+    is null on disk (it was a bare Infinity, which jq and a browser refuse), and the reader takes the
+    null back as NaN, so the line is a record, not a damaged line; truncating keeps it so."""
+    path = tmp_path / "metrics.jsonl"
+    log = MetricsLog(path)
+    log.append({"kind": "log", "step": 1, "loss": 2.0, "grad_norm": math.inf, "lr": 1e-3})
+    log.append({"kind": "eval", "step": 2, "val_loss": math.nan})
+    assert [strict_json(line) for line in path.read_text(encoding="utf-8").splitlines()] == [
+        {"kind": "log", "step": 1, "loss": 2.0, "grad_norm": None, "lr": 1e-3},
+        {"kind": "eval", "step": 2, "val_loss": None},
+    ]
+    for _ in range(2):  # as written, then as truncate_after rewrites it
+        records, bad = log.read_checked()
+        assert bad == [] and [r["step"] for r in records] == [1, 2]
+        assert math.isnan(records[0]["grad_norm"]) and records[0]["loss"] == 2.0 and math.isnan(records[1]["val_loss"])
+        assert log.truncate_after(2) == []
+        assert all(strict_json(line) for line in path.read_text(encoding="utf-8").splitlines())
+    path.write_text('{"kind": "log", "step": 3, "loss": null, "note": null}\n', encoding="utf-8")
+    (only,) = log.read()
+    assert math.isnan(only["loss"]) and only["note"] is None  # only the numbers' fields are read as NaN

@@ -13,7 +13,6 @@ the table.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING
 from glassformer.cli.options import add_threads, count, count_or_zero, index_within, positive, seed, utf8_text
 from glassformer.config import TrainConfig, apply_overrides, get_preset
 from glassformer.errors import UsageError
+from glassformer.files import json_text
 from glassformer.messages import N_, pad, say, t
 
 if TYPE_CHECKING:
@@ -322,7 +322,7 @@ def run_params(args) -> int:
         "activation_memory": {"B": B, "T": T, **mem},
         "kv_cache_per_token": vars(kv) if kv is not None else None,
     }
-    (out / "params.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    (out / "params.json").write_text(json_text(data, indent=1) + "\n", encoding="utf-8")
     say("inspect.wrote", files=out / "params.json")
     return 0
 

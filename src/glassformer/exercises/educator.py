@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import csv
 import inspect
-import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -27,6 +26,7 @@ from glassformer.errors import NotFound
 from glassformer.exercises.catalog import Exercise, Variant, speaks
 from glassformer.exercises.grading.comparing import path_name, prepare
 from glassformer.exercises.grading.report import STATUS, sandbox_line
+from glassformer.files import write_json_atomic
 from glassformer.messages import in_language, t
 
 STATUS_MARK = {
@@ -197,10 +197,10 @@ def export_golden(out: Path, names: list[str] | None = None) -> list[Path]:
             "each listed input; compare with the same rule",
             "cases": cases,
         }
-        (out / f"{name}.json").write_text(json.dumps(spec, indent=1, ensure_ascii=False), encoding="utf-8")
+        write_json_atomic(out / f"{name}.json", spec, indent=1, ensure_ascii=False)
         manifest.append({"exercise": name, "npz": f"{name}.npz", "json": f"{name}.json", "cases": len(cases)})
         written += [out / f"{name}.npz", out / f"{name}.json"]
-    (out / "manifest.json").write_text(json.dumps({"exercises": manifest}, indent=1), encoding="utf-8")
+    write_json_atomic(out / "manifest.json", {"exercises": manifest}, indent=1)
     return written + [out / "manifest.json"]
 
 

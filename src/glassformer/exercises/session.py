@@ -28,8 +28,6 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import glassformer.exercises.catalog as catalog
@@ -37,6 +35,7 @@ import glassformer.exercises.grading as grading
 import glassformer.exercises.plug as plug
 from glassformer.exercises.catalog import Exercise, Function, speaks
 from glassformer.exercises.grading.report import STATUS
+from glassformer.files import write_json_atomic
 from glassformer.messages import t
 
 
@@ -234,10 +233,7 @@ def update(folder: Path, name: str, **changes) -> dict:
     record = {**state["exercises"].get(name, {}), **changes}
     state["exercises"][name] = record
     folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".progress-", suffix=".json", dir=folder)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(state, f, indent=1, ensure_ascii=False, sort_keys=True)
-    os.replace(tmp, folder / FILE)
+    write_json_atomic(folder / FILE, state, indent=1, ensure_ascii=False, sort_keys=True)
     return record
 
 

@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass
 
 from glassformer.errors import GlassformerError
+from glassformer.files import json_text
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ def _rebuild(code: str, message: str, status: int, page_code: str, fields: dict,
 
 def shown(value) -> str:
     """A request's value as the refusal quotes it: its JSON, cut at 60 characters."""
-    return json.dumps(value, ensure_ascii=False)[:60]
+    return json_text(value, ensure_ascii=False)[:60]
 
 
 def parse_json(raw: bytes) -> dict:

@@ -38,7 +38,6 @@ Safety, all here:
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import re
 import socket
@@ -65,6 +64,7 @@ from glassformer.config import apply_overrides, get_preset
 from glassformer.errors import NotFound, UsageError
 from glassformer.explore.explorer import Explorer
 from glassformer.explore.requests import SPECS, RequestError, parse_json
+from glassformer.files import json_text
 from glassformer.messages import LANGS, N_, language, normalize, say, t, translated
 from glassformer.models import build_model, model_class
 from glassformer.text import CharTokenizer
@@ -191,15 +191,17 @@ def asked_language(scope) -> str:
 
 
 class Answer(JSONResponse):
-    """JSON in UTF-8 (NaN and infinities refused, as JSONResponse does). A lone surrogate, which a
+    """JSON in UTF-8, written by the package's one JSON writer (files.json_text: a number that is not
+    finite is null, never a bare NaN the page's JSON.parse would refuse). A lone surrogate, which a
     JSON string may hold ("\\ud800") but UTF-8 cannot, is written escaped instead of failing, so a
     refusal that quotes the request's own text still reaches the page."""
 
     def render(self, content) -> bytes:
+        text = json_text(content, ensure_ascii=False, separators=(",", ":"))
         try:
-            return super().render(content)
+            return text.encode("utf-8")
         except UnicodeEncodeError:
-            return json.dumps(content, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
+            return json_text(content, ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 
 def _error(error: RequestError, lang: str) -> JSONResponse:

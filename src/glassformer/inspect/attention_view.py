@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import base64
 import io
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
 from glassformer.errors import UsageError
+from glassformer.files import json_text
 from glassformer.fonts import SANS, embedded_css, html_lang
 from glassformer.inspect.attention_maps import (
     AttentionMap,
@@ -183,7 +183,7 @@ def script_json(value) -> str:
     """`value` as compact JSON to sit in a page's <script> (Chinese written as itself), with nothing in
     it that could end the script or form a URL. Every offline page with data uses it (the lab's
     attention-steps page too)."""
-    data = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    data = json_text(value, ensure_ascii=False, separators=(",", ":"))
     for ch, escaped in _SAFE.items():
         data = data.replace(ch, escaped)
     return data

@@ -16,7 +16,6 @@ What each view computes (the methods themselves: docs/causal.md):
 
 from __future__ import annotations
 
-import json
 import textwrap
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -24,6 +23,7 @@ from pathlib import Path
 import torch
 
 from glassformer.errors import UsageError
+from glassformer.files import json_text
 from glassformer.messages import N_, t
 
 # what patching goes by, and its grid's title
@@ -199,8 +199,8 @@ class Grid:
     extra: dict = field(default_factory=dict)  # figures a test or the JSON reads (clean, corrupt ...)
 
     def to_json(self) -> str:
-        """The grid as JSON; a NaN or an infinity is refused (ValueError), never written as bare NaN."""
-        return json.dumps(asdict(self), ensure_ascii=False, indent=1, allow_nan=False)
+        """The grid as JSON proper: a NaN or an infinity (a cell no input defines) is null, never a bare NaN."""
+        return json_text(asdict(self), ensure_ascii=False, indent=1)
 
 
 def patch_view(model, tokenizer, clean, corrupt, answer: int, wrong: int, by: str) -> Grid:

@@ -23,7 +23,6 @@ left as it was). In a notebook the monitor shows itself as a table with a bar pe
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import warnings
@@ -33,6 +32,7 @@ from pathlib import Path
 import torch
 
 from glassformer.errors import Unsupported, UsageError
+from glassformer.files import json_text
 from glassformer.inspect.display import grads_html, status_words
 from glassformer.inspect.params import first_use
 from glassformer.inspect.trace import as_batch
@@ -172,7 +172,7 @@ class GradientMonitor:
         params = {r.name: {k: v for k, v in asdict(r).items() if k not in ("name", "shape")} for r in self.rows}
         line = {"step": step, "kind": "grad_flow", "layers": self.layer_norms(), "params": params}
         with path.open("a", encoding="utf-8") as f:
-            f.write(json.dumps(line, allow_nan=True) + "\n")
+            f.write(json_text(line) + "\n")  # a NaN or infinite norm: null
         return path
 
     def table(self, lang: str | None = None) -> str:

@@ -14,7 +14,6 @@ Rows come out in the order the hook points fired, which is also right for post-n
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 import weakref
@@ -24,6 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from glassformer.errors import UsageError
+from glassformer.files import json_text
 from glassformer.inspect.display import trace_html
 from glassformer.inspect.words import describe, meaning
 from glassformer.messages import N_, in_language, t
@@ -95,7 +95,7 @@ class Trace:
 
     def to_json(self) -> str:
         rows = [{**asdict(r), "shape": list(r.shape) if r.shape is not None else None} for r in self.rows]
-        return json.dumps({"rows": rows, "letters": self.letters, "lang": self.lang}, ensure_ascii=False, indent=1)
+        return json_text({"rows": rows, "letters": self.letters, "lang": self.lang}, ensure_ascii=False, indent=1)
 
     def __str__(self) -> str:
         return self.to_text()

@@ -20,7 +20,6 @@ and Chinese, figures, the command that reproduces it, the machine, the git commi
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import shlex
@@ -30,12 +29,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-import numpy as np
 import torch
 
 from glassformer.devices import using_threads
 from glassformer.errors import Unsupported, UsageError
-from glassformer.files import write_text_atomic
+from glassformer.files import finite, write_json_atomic, write_text_atomic
 from glassformer.fonts import use_in_figure
 from glassformer.lab.report import LANGS, LEVELS, experiment_markdown, read_record, text
 from glassformer.messages import N_
@@ -199,21 +197,9 @@ def command(name: str, fast: bool, seeds: int, data: str | None, threads: int, o
 
 
 def jsonable(value):
-    """Numbers from NumPy and torch as plain JSON (NaN and infinities as strings JSON can hold)."""
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, torch.Tensor):
-        return jsonable(value.tolist())
-    if isinstance(value, np.ndarray):
-        return jsonable(value.tolist())
-    if isinstance(value, (np.floating, float)):
-        value = float(value)
-        return value if np.isfinite(value) else str(value)
-    if isinstance(value, np.integer):
-        return int(value)
-    return value
+    """Numbers from NumPy and torch as plain JSON (NaN and infinities as the strings "nan", "inf",
+    "-inf", which results.json keeps and the rules read back): files.finite, with str."""
+    return finite(value, str)
 
 
 def judge(experiment: Experiment, results: dict) -> list[dict]:
@@ -264,7 +250,7 @@ def rewrite(folder: str | Path) -> dict:
             "claims": judge(experiment, results),
         }
     )
-    write_text_atomic(folder / "results.json", json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+    write_json_atomic(folder / "results.json", record, str, indent=1, ensure_ascii=False)
     write_text_atomic(folder / "report.md", experiment_markdown(record, experiment.tables(results)))
     return record
 
@@ -311,6 +297,6 @@ def run_experiment(
         "figures": ctx.figures,
         "results": jsonable(results),
     }
-    write_text_atomic(folder / "results.json", json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+    write_json_atomic(folder / "results.json", record, str, indent=1, ensure_ascii=False)
     write_text_atomic(folder / "report.md", experiment_markdown(record, experiment.tables(results)))
     return record

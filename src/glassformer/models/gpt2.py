@@ -21,7 +21,6 @@ train/run.py turns them into a run directory (and back).
 
 from __future__ import annotations
 
-import json
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
@@ -33,7 +32,7 @@ from safetensors.torch import load_file, save_file
 
 from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides
 from glassformer.errors import Clause, DamagedFile, Joined, NotFound, UsageError
-from glassformer.files import atomic_write, read_json, write_text_atomic
+from glassformer.files import atomic_write, read_json, write_json_atomic
 from glassformer.models.gpt import GPT
 from glassformer.text.gpt2_bpe import ENDOFTEXT, GPT2BPETokenizer, read_tokenizer_dir, write_tokenizer_dir
 
@@ -395,7 +394,7 @@ def write_gpt2_dir(model: GPT, tokenizer, path) -> None:
     tensors = state_dict_to_gpt2({k: v.detach().cpu() for k, v in model.state_dict().items()}, model.cfg)
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(path / "config.json", json.dumps(config, indent=2) + "\n")
+    write_json_atomic(path / "config.json", config, indent=2)
     atomic_write(
         path / "model.safetensors",
         lambda tmp: save_file({k: v.float().contiguous() for k, v in tensors.items()}, tmp, metadata={"format": "pt"}),

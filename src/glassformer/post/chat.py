@@ -46,7 +46,7 @@ import jinja2.ext
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from glassformer.errors import DamagedFile, UsageError
-from glassformer.files import read_text, write_text_atomic
+from glassformer.files import json_text, read_text, write_text_atomic
 from glassformer.text.specials import SpecialTokens, with_specials
 from glassformer.text.tokenizers import Tokenizer
 
@@ -122,7 +122,7 @@ def json_lines(path: str | os.PathLike, key: str, example: str) -> list[tuple[in
 def write_conversations(path: str | os.PathLike, conversations: list[list[Message]]) -> None:
     """Write conversations as JSON Lines (UTF-8, non-ASCII kept readable), atomically: a failure
     leaves any earlier file whole. Each is checked first, so the file always reads back."""
-    lines = [json.dumps({"messages": check_conversation(c)}, ensure_ascii=False) for c in conversations]
+    lines = [json_text({"messages": check_conversation(c)}, ensure_ascii=False) for c in conversations]
     write_text_atomic(path, "".join(line + "\n" for line in lines))
 
 
@@ -157,8 +157,9 @@ def _raise_exception(message: str) -> None:
 
 
 def _tojson(x: Any, ensure_ascii: bool = False, indent: Any = None, separators: Any = None, sort_keys: bool = False):
-    """Jinja's own tojson escapes <, > and & for HTML; a chat template wants plain JSON."""
-    return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
+    """Jinja's own tojson escapes <, > and & for HTML; a chat template wants plain JSON (the one
+    writer's: transformers' tojson, except that a NaN is null rather than a bare NaN)."""
+    return json_text(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
 
 
 def _environment() -> jinja2.Environment:

@@ -38,7 +38,6 @@ run is complete (a further stage starts from it as its base).
 from __future__ import annotations
 
 import copy
-import json
 import math
 import time
 import weakref
@@ -53,7 +52,7 @@ from torch import Tensor, nn
 from glassformer.config import RUNS_DIR, ModelConfig, Preset, TrainConfig, apply_overrides, parse_overrides, to_dict
 from glassformer.devices import using_threads
 from glassformer.errors import DamagedFile, UsageError
-from glassformer.files import atomic_write, write_text_atomic
+from glassformer.files import atomic_write, write_json_atomic
 from glassformer.messages import t
 from glassformer.models import build_model
 from glassformer.post import data as post_data
@@ -434,7 +433,7 @@ def start(
     out.mkdir(parents=True)
     held = acquire(out)
     try:
-        write_text_atomic(out / "config.json", json.dumps(config, indent=2) + "\n")
+        write_json_atomic(out / "config.json", config, indent=2)
         tokenizer.save(out / "tokenizer.json")
         return _assemble(out, config, model, reference, tokenizer, encoded, p.train, progress, held)
     except BaseException:
@@ -467,7 +466,7 @@ def resume(run_dir: str | Path, overrides: Any = (), progress: bool = True) -> P
     try:
         if p.train != saved.train:
             config = {**config, "train": to_dict(p.train)}
-            write_text_atomic(run_dir / "config.json", json.dumps(config, indent=2) + "\n")
+            write_json_atomic(run_dir / "config.json", config, indent=2)
         torch.manual_seed(p.train.seed)  # the checkpoint overwrites the weights and the streams
         reference = None
         if method != "sft":
@@ -554,4 +553,4 @@ def merge_run(run: PostRun) -> None:
     (run.dir / STATE_FILE).unlink(missing_ok=True)
     post = {**run.config["post"], "lora": {**run.config["post"]["lora"], "merged": True}}
     run.config = {**run.config, "post": post}
-    write_text_atomic(run.dir / "config.json", json.dumps(run.config, indent=2) + "\n")
+    write_json_atomic(run.dir / "config.json", run.config, indent=2)

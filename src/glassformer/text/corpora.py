@@ -63,6 +63,7 @@ from glassformer.files import (
     decode_utf8,
     default_cache_dir,
     guess_encoding,
+    json_text,
     not_utf8,
     read_bytes,
     read_head,
@@ -428,7 +429,7 @@ def prepare(
         }
         tok.save(tmp / "tokenizer.json")
         meta["ids_sha256"] = _ids_sha256(tmp)  # _is_complete checks it: a changed byte is rebuilt
-        (tmp / "meta.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+        (tmp / "meta.json").write_text(json_text(meta, indent=2) + "\n", encoding="utf-8")
         try:
             os.replace(tmp, out)
         except OSError:  # another process finished the same directory first: use theirs

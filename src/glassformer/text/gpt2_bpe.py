@@ -46,7 +46,6 @@ tokenizer_config.json, which GPT2Tokenizer.from_pretrained(DIR) reads.
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
@@ -55,7 +54,7 @@ from typing import Any, Callable, Iterable
 import tokenizers as hf  # the Hugging Face library, not glassformer.text.tokenizers
 
 from glassformer.errors import DamagedFile, NotFound, UsageError
-from glassformer.files import read_json, read_text, write_text_atomic
+from glassformer.files import json_text, read_json, read_text, write_json_atomic, write_text_atomic
 from glassformer.messages import N_, say, t
 
 from .bpe import BYTE_TO_CHAR, merge_pair
@@ -386,7 +385,7 @@ def _from_tokenizer_json(file: Path):
     for field, (found, want) in problems.items():
         if found != want:
             raise UsageError(
-                "error.gpt2.pipeline", path=file, field=field, found=json.dumps(found), want=json.dumps(want)
+                "error.gpt2.pipeline", path=file, field=field, found=json_text(found), want=json_text(want)
             )
     if not isinstance(model.get("vocab"), dict) or not isinstance(model.get("merges"), list):
         raise DamagedFile("error.gpt2.no_model_vocab", path=file, fix=_fix())
@@ -425,7 +424,7 @@ def write_tokenizer_dir(tokenizer: GPT2BPETokenizer, path, max_len: int) -> None
     """vocab.json, merges.txt and tokenizer_config.json: what GPT2Tokenizer.from_pretrained reads."""
     path = Path(path)
     vocab = {token: i for i, token in enumerate(tokenizer.tokens)}
-    write_text_atomic(path / "vocab.json", json.dumps(vocab, ensure_ascii=False) + "\n")
+    write_json_atomic(path / "vocab.json", vocab, ensure_ascii=False)
     write_text_atomic(path / "merges.txt", "#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in tokenizer.merges))
     eot = ENDOFTEXT if ENDOFTEXT in tokenizer.specials else None  # GPT-2's bos = eos = unk
     config = {
@@ -445,4 +444,4 @@ def write_tokenizer_dir(tokenizer: GPT2BPETokenizer, path, max_len: int) -> None
             for s in tokenizer.specials
         },
     }
-    write_text_atomic(path / "tokenizer_config.json", json.dumps(config, indent=2, ensure_ascii=False) + "\n")
+    write_json_atomic(path / "tokenizer_config.json", config, indent=2, ensure_ascii=False)

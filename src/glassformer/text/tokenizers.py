@@ -30,7 +30,6 @@ changing the pieces: that is what lets a big corpus be read in chunks.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import warnings
@@ -40,7 +39,7 @@ from typing import Any, ClassVar, Iterable
 import numpy as np
 
 from glassformer.errors import DamagedFile, GlassformerError, MissingPackage, UsageError, WrongType
-from glassformer.files import read_json, write_text_atomic
+from glassformer.files import json_text, read_json, write_text_atomic
 from glassformer.messages import N_, t
 
 # kind -> class; filled in by Tokenizer.__init_subclass__ so new tokenizers register themselves.
@@ -107,9 +106,9 @@ class Tokenizer(ABC):
     def save(self, path: str | os.PathLike) -> None:
         """Write this tokenizer as JSON (with its ``kind``); UTF-8, so non-ASCII vocabularies stay readable."""
         data = {"kind": self.kind, **self.to_dict()}
-        text = json.dumps(data, ensure_ascii=False)
+        text = json_text(data, ensure_ascii=False)
         if any("\ud800" <= c <= "\udfff" for c in text):  # a lone surrogate has no UTF-8: keep it as \\udxxx
-            text = json.dumps(data)
+            text = json_text(data)
         write_text_atomic(path, text + "\n")
 
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 import errno
 import io
 import json
+import math
 import os
 import shutil
 import sys
@@ -44,7 +45,7 @@ import torch
 from tqdm import tqdm
 
 from glassformer.errors import DiskFull, NotFound, UsageError, WriteFailed
-from glassformer.files import read_bytes, write_bytes_atomic, write_text_atomic
+from glassformer.files import finite, json_text, read_bytes, write_bytes_atomic, write_json_atomic, write_text_atomic
 from glassformer.messages import N_, t
 from glassformer.train.checkpoint import (
     BEST_FILE,
@@ -174,7 +175,7 @@ class MetricsLog:
 
     def append(self, record: dict) -> None:
         with open(self.path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(record) + "\n")
+            f.write(json_text(record) + "\n")
 
     def read(self) -> list[dict]:
         return self.read_checked()[0]
@@ -194,7 +195,7 @@ class MetricsLog:
             except (ValueError, RecursionError):  # RecursionError: a line nested thousands deep
                 record = None
             if _is_record(record):
-                records.append(record)
+                records.append({k: math.nan if v is None and k in NUMBERS else v for k, v in record.items()})
             else:
                 bad.append(number)
         return records, bad
@@ -203,7 +204,7 @@ class MetricsLog:
         """Drop records past `step` (written after the checkpoint a resumed run starts from) and any
         damaged line; return the numbers of the damaged lines dropped."""
         records, bad = self.read_checked()
-        text = "".join(json.dumps(r) + "\n" for r in records if r["step"] <= step)
+        text = "".join(json_text(r) + "\n" for r in records if r["step"] <= step)
         write_text_atomic(self.path, text)
         return bad
 
@@ -213,12 +214,13 @@ NUMBERS = ("loss", "train_loss", "val_loss", "best_val", "lr", "grad_norm", "ms_
 
 def _is_record(record) -> bool:
     """A metrics line as the trainer writes it: a dict with a kind, a whole-number step, and numbers
-    where numbers belong (an edited "val_loss": "low" would otherwise reach the plot)."""
+    where numbers belong (an edited "val_loss": "low" would otherwise reach the plot). A null is a
+    number that was not finite (files.json_text writes it so): read back as NaN."""
     return (
         isinstance(record, dict)
         and "kind" in record
         and type(record.get("step")) is int
-        and all(type(record[k]) in (int, float) for k in NUMBERS if k in record)
+        and all(type(record[k]) in (int, float, type(None)) for k in NUMBERS if k in record)
     )
 
 
@@ -455,14 +457,14 @@ class AttentionLog:
         W, hidden = attention_maps(model, self.probe)  # (L, H, T, T) each, first sequence
         maps = []
         for layer, h in self.heads:
-            w = W[layer, h].masked_fill(hidden[layer, h], float("nan"))  # (T, T), masked cells NaN -> null
-            maps.append([[None if v != v else round(v, 3) for v in row] for row in w.tolist()])
+            w = W[layer, h].masked_fill(hidden[layer, h], float("nan"))  # (T, T), masked cells NaN: null in the file
+            maps.append(finite([[round(v, 3) for v in row] for row in w.tolist()]))
         self.records.append({"step": step, "maps": maps})
         self.save()
 
     def save(self) -> None:
         if self.path is not None:
-            write_text_atomic(self.path, json.dumps(self.as_dict(), ensure_ascii=False) + "\n")
+            write_json_atomic(self.path, self.as_dict(), ensure_ascii=False)
 
     def as_dict(self) -> dict:
         return {"tokens": self.labels, "heads": [list(p) for p in self.heads], "records": self.records}

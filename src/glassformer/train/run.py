@@ -53,7 +53,7 @@ from glassformer.config import (  # noqa: I001
 )
 from glassformer.devices import check_device, resolve_dtype, using_threads
 from glassformer.errors import DamagedFile, GlassformerError, RunLocked, UsageError
-from glassformer.files import write_text_atomic
+from glassformer.files import json_text, write_json_atomic
 from glassformer.messages import note, t
 from glassformer.models import build_model, model_class
 from glassformer.models.gpt2 import read_gpt2_dir, write_gpt2_dir
@@ -290,7 +290,7 @@ def _start(run_dir, preset, p, source, text, data, progress, prompt, sample_char
         "model": to_dict(p.model),
         "train": to_dict(p.train),
     }
-    write_text_atomic(run_dir / "config.json", json.dumps(config, indent=2) + "\n")
+    write_json_atomic(run_dir / "config.json", config, indent=2)
     if data.tokenizer is not None:
         data.tokenizer.save(run_dir / "tokenizer.json")
     torch.manual_seed(p.train.seed)  # fixes the initial weights and, later, dropout
@@ -408,7 +408,7 @@ def _resume(
     if changed:
         print(t("run.changed_settings", changes=", ".join(f"{k} {a!r} -> {b!r}" for k, (a, b) in changed.items())))
         config = {**config, "train": to_dict(p.train)}
-        write_text_atomic(run_dir / "config.json", json.dumps(config, indent=2) + "\n")
+        write_json_atomic(run_dir / "config.json", config, indent=2)
     torch.manual_seed(p.train.seed)  # init is overwritten by the checkpoint; RNG states come from it
     distributed.current().announce(run_dir, resumed=True)
     run = _assemble(run_dir, config, data, build_saved(p.model, run_dir), p.train, progress, prompt, sample_chars, held)
@@ -594,7 +594,7 @@ def import_checkpoint(source, out, family: str = "gpt2") -> Path:
         }
         tokenizer.save(out / "tokenizer.json")
         save_weights(out / MODEL_FILE, model, step=0)
-        write_text_atomic(out / "config.json", json.dumps(config, indent=2) + "\n")  # last: the run is whole
+        write_json_atomic(out / "config.json", config, indent=2)  # last: the run is whole
     finally:
         release(held)
     return out
@@ -688,7 +688,7 @@ def _lock(path: Path) -> int | None:
             info = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.strftime("%Y-%m-%d %H:%M:%S")}
             os.ftruncate(fd, 0)
             os.lseek(fd, 0, os.SEEK_SET)
-            os.write(fd, (json.dumps(info) + "\n").encode())
+            os.write(fd, (json_text(info) + "\n").encode())
             return fd
         os.close(fd)  # the holder removed the file after we opened it: lock the new one
     raise RunLocked("error.lock.replaced", path=path, dir=path.parent)

@@ -18,7 +18,6 @@ RoPE parameter our config cannot hold) is refused with the field named, never ap
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import cast
@@ -28,7 +27,7 @@ from safetensors.torch import save_file
 
 from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides
 from glassformer.errors import Clause, DamagedFile, NotFound, UsageError
-from glassformer.files import atomic_write, read_json, write_text_atomic
+from glassformer.files import atomic_write, json_text, read_json, write_text_atomic
 from glassformer.models.gpt import GPT
 from glassformer.models.gpt2 import read_weights
 from glassformer.models.kinds import check_fits
@@ -441,5 +440,5 @@ def write_hf_dir(model: GPT, tokenizer, path) -> str:
         lambda tmp: save_file({k: v.float().contiguous() for k, v in tensors.items()}, tmp, metadata={"format": "pt"}),
     )
     write_text_atomic(path / "tokenizer.json", tokenizer.json)
-    write_text_atomic(path / "config.json", json.dumps(config, indent=2) + "\n")  # last: the directory is whole
+    write_text_atomic(path / "config.json", json_text(config, indent=2) + "\n")  # last: the directory is whole
     return family

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import re
 
-from helpers import ROOT
+from helpers import ROOT, in_catalogue
 from helpers import format_fields as fields
 
 from glassformer.exercises import catalog
 from glassformer.exercises.grading.comparing import prepare
-from glassformer.messages import has, speaking, t, translated
+from glassformer.messages import speaking, t, translated
 
 
 def used_keys() -> dict[str, set[str]]:
@@ -32,7 +32,7 @@ def used_keys() -> dict[str, set[str]]:
 
 def test_every_key_in_use_exists_and_gets_the_fields_it_needs():
     for key, given in used_keys().items():
-        assert has(key), key
+        assert in_catalogue(key), key
         assert fields(translated(key, "en")) <= given, (key, fields(translated(key, "en")), given)
         for lang in ("en", "zh"):  # no stray braces (Σ_{b,t})
             assert all(f.isidentifier() for f in fields(translated(key, lang))), (key, lang)

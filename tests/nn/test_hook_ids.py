@@ -11,11 +11,11 @@ import ast
 
 import pytest
 import torch
-from helpers import ROOT
+from helpers import ROOT, in_catalogue
 
 from glassformer.config import ModelConfig
 from glassformer.inspect.words import LETTER_WORDS, MEANS_WORDS, STAGE_WORDS
-from glassformer.messages import has, translated
+from glassformer.messages import translated
 from glassformer.models import build_model
 from glassformer.nn.hooks import LETTERS, STAGES, HookPoint
 
@@ -87,12 +87,12 @@ def _words() -> set[str]:
 def has_words(point: HookPoint) -> bool:
     """Its stage, what it is and every letter of its axes have a sentence in both languages."""
     keys = [STAGE_WORDS.get(point.stage), MEANS_WORDS.get(point.means), *map(LETTER_WORDS.get, point.axes.split())]
-    return all(k is not None and has(k) for k in keys)
+    return all(k is not None and in_catalogue(k) for k in keys)
 
 
 def test_every_stage_and_letter_id_has_words():
     assert set(STAGES) <= set(STAGE_WORDS) and set(LETTERS) <= set(LETTER_WORDS)
-    assert all(has(k) for k in [*STAGE_WORDS.values(), *LETTER_WORDS.values()])
+    assert all(in_catalogue(k) for k in [*STAGE_WORDS.values(), *LETTER_WORDS.values()])
 
 
 @pytest.mark.parametrize("kind", list(KINDS))

@@ -54,7 +54,11 @@ def refused(client, endpoint: str, body, status: int, key: str, code: str | None
     assert r.status_code == status, r.text
     answer = r.json()
     assert answer["key"] == key, answer
-    assert has(key) and answer["error"] == t(key, **{k: v for k, v in answer.items() if k not in BODY})
+    words = answer["error"]
+    assert words and not re.search(r"\{\w+\}", words), answer  # worded, every field filled in
+    # transition{ -- the old catalogue words an error by its key; after the conversion a test holds its code
+    assert has(key) and words == t(key, **{k: v for k, v in answer.items() if k not in BODY})
+    # }transition
     if code:
         assert answer["code"] == code
     assert {k: answer[k] for k in fields} == fields, answer

@@ -11,6 +11,7 @@ Tolerances used across tests/reference: float64 with weights copied across, 1e-1
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import re
 import string
@@ -219,6 +220,33 @@ def zh(key: str, /, **fields) -> str:
 
     with messages.speaking("zh"):
         return messages.t(key, **fields)
+
+
+def in_catalogue(message: str) -> bool:
+    """Has `message` its words in both languages? messages.has() says so for a translated sentence;
+    this also counts an entry whose Chinese reads as its English ("logits", "T = {T}")."""
+    from glassformer.messages import has
+
+    return has(message) or message in _catalogue_ids()
+
+
+@functools.cache
+def _catalogue_ids() -> frozenset[str]:
+    """Every msgid of the Chinese .po ("context\x04msgid" under a context); none before it exists."""
+    from babel.messages.pofile import read_po
+
+    from glassformer.messages import CONTEXT, LOCALE
+
+    po = LOCALE / "zh" / "LC_MESSAGES" / "glassformer.po"
+    if not po.exists():
+        return frozenset()
+    ids = set()
+    with po.open("rb") as f:
+        for m in read_po(f):
+            english = m.id[0] if isinstance(m.id, tuple) else m.id
+            if english:
+                ids.add(f"{m.context}{CONTEXT}{english}" if m.context else english)
+    return frozenset(ids)
 
 
 def train_argv(tmp_path, out: str = "run", *extra: str, preset: str = "seed000", data: str = "builtin:seed") -> list:

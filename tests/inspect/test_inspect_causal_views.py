@@ -87,6 +87,9 @@ def test_the_zero_ablation_loss_starts_at_the_position_it_is_given():
                 assert float(ablated[layer, head]) == pytest.approx(want, abs=1e-6)
 
 
+CHECKS = ("cview.heads.check.raises", "cview.heads.check.lowers")  # the heads view's check of its top head
+
+
 def said(monkeypatch) -> list[tuple[str, dict]]:
     """Every (key, fields) the views say, in order (the words themselves are the catalogue's)."""
     seen: list[tuple[str, dict]] = []
@@ -115,7 +118,7 @@ def test_heads_reports_chance_and_finds_no_induction_head_in_noise(monkeypatch):
     assert grid.extra["top"] is None and max(r[2] for r in grid.values) < grid.extra["bar"]
     keys = [k for k, _ in seen]
     assert "cview.heads.chance" in keys and "cview.heads.none" in keys
-    assert not any(k.startswith("cview.heads.check") for k in keys)
+    assert not any(k in CHECKS for k in keys)
 
 
 def test_heads_names_the_planted_induction_head_and_words_the_sign_of_the_change(monkeypatch):
@@ -124,7 +127,7 @@ def test_heads_names_the_planted_induction_head_and_words_the_sign_of_the_change
     seen = said(monkeypatch)
     grid = heads_view(planted_induction_model(), 8, 8, 0)
     assert grid.extra["top"] == "L1H2" and grid.extra["rise"] > 0
-    (check,) = [(k, f) for k, f in seen if k.startswith("cview.heads.check")]
+    (check,) = [(k, f) for k, f in seen if k in CHECKS]
     assert check[0] == "cview.heads.check.raises" and check[1]["rise"] == pytest.approx(grid.extra["rise"])
     # a head whose zeroing lowers the loss: said as lowered by a positive amount, never raised by a negative one
     base, ablated = zero_ablation_loss(planted_induction_model(), causal_views._repeated(16, 8, 8, 0), 8)
@@ -132,7 +135,7 @@ def test_heads_names_the_planted_induction_head_and_words_the_sign_of_the_change
     monkeypatch.setattr(causal_views, "zero_ablation_loss", lambda *a: (base, ablated))
     seen.clear()
     heads_view(planted_induction_model(), 8, 8, 0)
-    (check,) = [(k, f) for k, f in seen if k.startswith("cview.heads.check")]
+    (check,) = [(k, f) for k, f in seen if k in CHECKS]
     assert check[0] == "cview.heads.check.lowers" and check[1]["rise"] == pytest.approx(0.25)
 
 
@@ -198,7 +201,7 @@ def test_the_attribution_column_is_a_contribution_that_sums_to_the_logit_differe
     seen = said(monkeypatch)
     tok = CharTokenizer([chr(97 + i) for i in range(16)])
     grid = causal_views.attribution_view(planted_induction_model(), tok, clean, int(clean[0, 8]), int(corrupt[0, 0]))
-    assert [k for k, _ in seen if k.startswith("cview.attr.col")] == ["cview.attr.col.contribution"]
+    assert [k for k, _ in seen if k == "cview.attr.col.contribution"] == ["cview.attr.col.contribution"]
     assert sum(v for (v,) in grid.values) == pytest.approx(grid.extra["logit_diff"], abs=1e-5)
 
 

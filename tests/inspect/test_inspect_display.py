@@ -35,7 +35,7 @@ from glassformer.inspect.display import PARAM_COLUMNS, Raw, grads_html, note, pa
 from glassformer.inspect.params import ParamRow, ParamTable
 from glassformer.inspect.trace import as_batch
 from glassformer.inspect.words import describe
-from glassformer.messages import TABLES
+from glassformer.messages import translated
 from glassformer.models import GPT, SequenceRegressor
 from glassformer.text import CharTokenizer
 
@@ -88,7 +88,7 @@ def test_activation_cache_html_reads_the_declarations():
     scores = cache["blocks.0.attn.scores"]  # (1, H, T, T): the future is -inf
     finite = scores[torch.isfinite(scores)]
     spread = f"{finite.mean().item():.3g} ± {finite.std().item():.3g}"
-    assert spread + TABLES["en"]["cache.not_finite"].format(n=90) in page  # 2 heads × 45 cells
+    assert spread + translated("cache.not_finite", "en").format(n=90) in page  # 2 heads × 45 cells
     columns = (
         "cache.column.name",
         "cache.column.stage",

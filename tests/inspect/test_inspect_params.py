@@ -153,7 +153,7 @@ def test_the_text_table_whole_in_english_and_chinese():
 
 def notes(key: str, **fields) -> tuple[str, str]:
     """A row's note in English and in Chinese: the sentence `key` (both kept in the row)."""
-    return tuple(messages.TABLES[lang][key].format(**fields) for lang in ("en", "zh"))
+    return tuple(messages.translated(key, lang).format(**fields) for lang in ("en", "zh"))
 
 
 def test_every_field_of_every_row_counted_by_hand():
@@ -190,13 +190,13 @@ def test_a_parameter_no_formula_knows_gets_a_question_mark_row_in_both_languages
     ]
     assert (table.total, table.expected_total, table.matches) == (248, 245, False)  # one row per parameter
     lines = table.to_text(lang="en").splitlines()
-    (unknown, unknown_zh), mismatch = notes("formula.unknown"), messages.TABLES["en"]["params.mismatch"]
+    (unknown, unknown_zh), mismatch = notes("formula.unknown"), messages.translated("params.mismatch", "en")
     assert lines[-4] == f"blocks.0.extra               1  ?                   0  {unknown}  {mismatch}"
-    assert lines[-2].split() == [messages.TABLES["en"]["params.total_row"], "248", "245"]
+    assert lines[-2].split() == [messages.translated("params.total_row", "en"), "248", "245"]
     assert (
         table.to_text(lang="zh")
         .splitlines()[-4]
-        .endswith(f"0  {unknown_zh}  {messages.TABLES['zh']['params.mismatch']}")
+        .endswith(f"0  {unknown_zh}  {messages.translated('params.mismatch', 'zh')}")
     )
 
 

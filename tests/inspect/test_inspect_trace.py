@@ -17,7 +17,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 import torch.nn.functional as F
-from helpers import en, keyed, zh
+from helpers import en, in_catalogue, keyed, zh
 
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
@@ -33,7 +33,6 @@ from glassformer.inspect.trace import (
     trace,
 )
 from glassformer.inspect.words import LETTER_WORDS, MEANS_WORDS, add_words
-from glassformer.messages import TABLES
 from glassformer.models import GPT, Encoder, SequenceRegressor
 from glassformer.nn.hooks import STAGES, HookPoint
 from glassformer.nn.loss import next_token_loss
@@ -687,4 +686,4 @@ def test_every_loss_has_the_words_of_its_trace_row():
     from glassformer.nn.loss import LOSSES
 
     assert set(LOSS_WORDS) == set(LOSSES)
-    assert all(key in TABLES["en"] and key in TABLES["zh"] for key in LOSS_WORDS.values())
+    assert all(in_catalogue(key) for key in LOSS_WORDS.values())

@@ -10,7 +10,7 @@ from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
 from glassformer.inspect import attention_grid_png, attention_head_png, attention_map_list, attention_maps, trace
 from glassformer.inspect.params import activation_memory
-from glassformer.messages import TABLES
+from glassformer.messages import translated
 from glassformer.models import EncoderDecoder
 from glassformer.train.data import pair_source
 
@@ -65,7 +65,7 @@ def test_trace_has_source_and_target_rows_in_data_flow_order():
     assert rows["src ids"].dims == "(B=1, S=6)" and rows["tgt pieces"].example == "<BOS> 1 2 0 5"
     assert rows["decoder.0.cross.weights"].dims == "(B=1, H=2, T_q=5, S=6)"
     assert rows["encoder.1.attn.q"].dims == "(B=1, H=2, S=6, D=8)"
-    assert "S" in t.letters and rows["loss"].about == TABLES["zh"]["trace.means.loss.label_smoothed"]
+    assert "S" in t.letters and rows["loss"].about == translated("trace.means.loss.label_smoothed", "zh")
 
 
 @pytest.mark.parametrize(

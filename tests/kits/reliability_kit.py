@@ -26,6 +26,28 @@ TINY_TRAIN = [
     "--log_interval=2",
     "--threads=1",
 ]
+FILE_ERRORS = (  # every error of reading a user's file (glassformer.files)
+    "error.files.missing",
+    "error.files.directory",
+    "error.files.permission",
+    "error.files.unreadable",
+    "error.files.not_regular",
+    "error.files.kind.fifo",
+    "error.files.kind.char",
+    "error.files.kind.block",
+    "error.files.kind.socket",
+    "error.files.kind.other",
+    "error.files.too_large",
+    "error.files.empty",
+    "error.files.blank",
+    "error.files.json",
+    "error.files.json_nested",
+    "error.files.json_number",
+    "error.files.where",
+    "error.files.binary",
+    "error.files.encoding",
+    "error.files.no_encoding",
+)
 SRC = str(Path(glassformer.__file__).resolve().parents[1])  # the src/ directory these tests import
 
 

@@ -10,7 +10,7 @@ from helpers import ROOT
 
 from glassformer.lab import experiments
 from glassformer.lab.report import LANGS, text
-from glassformer.messages import TABLES
+from glassformer.messages import translated
 
 DOCS_LAB = ROOT / "docs" / "lab"
 EXPERIMENTS = experiments()
@@ -58,7 +58,7 @@ def test_a_ledger_row_without_the_paper_s_number_says_what_was_read():
     had looked: each such row now names what was read (the passages it quotes, or the page's opening)."""
     for lang, old, new in (("en", "available to this run", "read for this entry"), ("zh", "本次运行", "为本条目读过")):
         says = [c.paper_says for e in EXPERIMENTS.values() for c in e.claims if c.paper]
-        papers = [text(lang, "lab.ledger.intro")] + [TABLES[lang][k] for k in says]  # unformatted: fields unfilled
+        papers = [text(lang, "lab.ledger.intro")] + [translated(k, lang) for k in says]  # unformatted: fields unfilled
         assert not [words for words in papers if old in words]
         assert sum(new in words for words in papers) >= 10
 

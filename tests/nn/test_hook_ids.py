@@ -11,11 +11,11 @@ import ast
 
 import pytest
 import torch
-from helpers import ROOT
+from helpers import ROOT, in_catalogue
 
 from glassformer.config import ModelConfig
 from glassformer.inspect.words import LETTER_WORDS, MEANS_WORDS, STAGE_WORDS
-from glassformer.messages import TABLES
+from glassformer.messages import translated
 from glassformer.models import build_model
 from glassformer.nn.hooks import LETTERS, STAGES, HookPoint
 
@@ -81,18 +81,18 @@ def test_the_scan_finds_a_comparison_with_display_text():
 
 def _words() -> set[str]:
     keys = {*STAGE_WORDS.values(), *MEANS_WORDS.values()}
-    return {table[k] for table in TABLES.values() for k in keys}
+    return {translated(k, lang) for lang in ("en", "zh") for k in keys}
 
 
 def has_words(point: HookPoint) -> bool:
     """Its stage, what it is and every letter of its axes have a sentence in both languages."""
     keys = [STAGE_WORDS.get(point.stage), MEANS_WORDS.get(point.means), *map(LETTER_WORDS.get, point.axes.split())]
-    return all(k is not None and k in TABLES["en"] and k in TABLES["zh"] for k in keys)
+    return all(k is not None and in_catalogue(k) for k in keys)
 
 
 def test_every_stage_and_letter_id_has_words():
     assert set(STAGES) <= set(STAGE_WORDS) and set(LETTERS) <= set(LETTER_WORDS)
-    assert all(k in TABLES["en"] and k in TABLES["zh"] for k in [*STAGE_WORDS.values(), *LETTER_WORDS.values()])
+    assert all(in_catalogue(k) for k in [*STAGE_WORDS.values(), *LETTER_WORDS.values()])
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
@@ -172,5 +172,5 @@ def test_a_hook_point_is_declared_with_ids_and_worded_by_the_view():
 
     point = HookPoint("layer_norm", "B T C", "ln1.pre", i=1)
     assert (point.stage, point.axes, point.means, point.fields) == ("layer_norm", "B T C", "ln1.pre", {"i": 1})
-    assert describe(point, "en")["stage"] == TABLES["en"]["stage.layer_norm"].format(i=1)
-    assert describe(point, "zh")["means"] == TABLES["zh"]["means.ln1.pre"]
+    assert describe(point, "en")["stage"] == translated("stage.layer_norm", "en").format(i=1)
+    assert describe(point, "zh")["means"] == translated("means.ln1.pre", "zh")

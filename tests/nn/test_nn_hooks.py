@@ -151,23 +151,23 @@ def test_a_letter_nobody_explained_means_a_question_mark_in_either_language():
     """An axis letter outside LETTERS (a user's own hook declared with "B T X") still shows: "?",
     not an error."""
     from glassformer.inspect.words import meaning
-    from glassformer.messages import TABLES
+    from glassformer.messages import translated
     from glassformer.nn.hooks import LETTERS
 
     assert "X" not in LETTERS
     assert (meaning("X"), meaning("X", "zh")) == ("?", "?")
-    assert (meaning("C"), meaning("C", "zh")) == (TABLES["en"]["letter.C"], TABLES["zh"]["letter.C"])
+    assert (meaning("C"), meaning("C", "zh")) == (translated("letter.C", "en"), translated("letter.C", "zh"))
 
 
 def test_a_cache_row_of_one_finite_number_shows_it_rather_than_a_spread():
     """The spread needs two finite numbers: one (a single value, or one left beside masked -inf
     scores) is shown as itself, never as "x ± nan"."""
     from glassformer.inspect.display import _cache_row
-    from glassformer.messages import TABLES
+    from glassformer.messages import translated
 
     assert _cache_row("x", torch.tensor([2.5]), None, "en")[5] == "2.5"
     masked = _cache_row("x", torch.tensor([float("-inf"), 0.25]), None, "en")[5]
-    assert masked == "-inf, 0.25" + TABLES["en"]["cache.not_finite"].format(n=1)
+    assert masked == "-inf, 0.25" + translated("cache.not_finite", "en").format(n=1)
     assert _cache_row("x", torch.tensor([1.0, 3.0]), None, "en")[5] == "2 ± 1.41"
 
 

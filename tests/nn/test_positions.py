@@ -50,13 +50,13 @@ def test_every_scheme_is_registered_with_one_line_in_both_languages():
 
 def test_a_scheme_declared_without_words_takes_the_glossarys_line_and_one_given_keeps_its_own():
     from glassformer.inspect.words import scheme_about
-    from glassformer.messages import TABLES
+    from glassformer.messages import translated
     from glassformer.nn.position import PositionScheme
 
     # a built-in scheme declares no words: the view finds its line, position.<name>, in the glossary
     assert (PositionScheme("rotary").about, PositionScheme("rotary").zh) == ("", "")
     assert (scheme_about("rotary"), scheme_about("rotary", "zh")) == tuple(
-        TABLES[lang]["position.rotary"] for lang in ("en", "zh")
+        translated("position.rotary", lang) for lang in ("en", "zh")
     )
     assert (scheme_about("toy_unknown"), scheme_about("toy_unknown", "zh")) == ("", "")
     given = PositionScheme("toy_given", about="mine", zh="我的")  # one registered from outside keeps its own

@@ -83,7 +83,7 @@ def test_a_causal_view_s_png_draws_its_chinese_words_with_every_glyph(tmp_path, 
     from matplotlib.figure import Figure
 
     from glassformer.inspect.causal_views import Grid, grid_png
-    from glassformer.messages import TABLES, speaking, t
+    from glassformer.messages import speaking, t, translated
 
     figs = []
     real = Figure.savefig
@@ -100,6 +100,6 @@ def test_a_causal_view_s_png_draws_its_chinese_words_with_every_glyph(tmp_path, 
             grid_png(grid, tmp_path / "g.png")
     assert not [w for w in caught if "missing from" in str(w.message)]
     ax = figs[0].axes[0]
-    assert ax.get_title() == grid.title != TABLES["en"]["cview.attr.title"].format(answer="a", wrong="b")
+    assert ax.get_title() == grid.title != translated("cview.attr.title", "en").format(answer="a", wrong="b")
     assert [s.get_text() for s in ax.get_yticklabels()] == grid.rows
     assert [s.get_text() for s in ax.get_xticklabels()] == grid.columns

@@ -332,18 +332,18 @@ def test_a_damaged_preparation_is_named_on_stderr_and_prepared_again(tmp_path, c
     ]
 
 
-@pytest.mark.parametrize("split", ["train", "val"])
-def test_ids_beyond_the_vocabulary_are_found_without_a_recorded_sha(tmp_path, capsys, split):
+@pytest.mark.parametrize("name", ["train.bin", "val.bin"])  # each split's ids
+def test_ids_beyond_the_vocabulary_are_found_without_a_recorded_sha(tmp_path, capsys, name):
     first = prepare("builtin:seed", cache_dir=tmp_path)
     meta = dict(first.meta)
     del meta["ids_sha256"]  # an older preparation: no sha to compare
     (first.dir / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
     assert prepare("builtin:seed", cache_dir=tmp_path).cached is True  # no sha recorded: still intact
-    path = first.dir / f"{split}.bin"
+    path = first.dir / name
     path.write_bytes(path.read_bytes()[:-2] + np.array([first.meta["vocab_size"]], np.uint16).tobytes())
     again, problem, _ = rebuilt(first, capsys)
     assert again.cached is False
-    assert problem == t("corpus.damage.ids", name=f"{split}.bin", vocab_size=first.meta["vocab_size"])
+    assert problem == t("corpus.damage.ids", name=name, vocab_size=first.meta["vocab_size"])
 
 
 @pytest.mark.parametrize("change", [{"dtype": None}, {"train_tokens": "many"}, {"val_tokens": None}, {"dtype": "nope"}])

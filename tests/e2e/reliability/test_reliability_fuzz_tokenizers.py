@@ -16,7 +16,7 @@ import pytest
 from fuzz_kit import FUZZ
 from hypothesis import given
 from hypothesis import strategies as st
-from reliability_kit import assert_clean_failure, cli, cli_error, snapshot, train_argv
+from reliability_kit import FILE_ERRORS, assert_clean_failure, cli, cli_error, snapshot, train_argv
 
 from glassformer.errors import GlassformerError
 from glassformer.text.bpe import BYTE_TO_CHAR, MAX_TABLE_BYTES, N_BYTES
@@ -85,7 +85,7 @@ def _assert_refused_by_key(run: Path, before: dict, argv: list[str] | None = Non
 
 def _typed(error: GlassformerError) -> None:
     """A tokenizer error's key is one of KEYS, naming the file; an invalid one says why by a key too."""
-    assert error.key in KEYS or error.key.startswith("error.files."), error.key
+    assert error.key in KEYS or error.key in FILE_ERRORS, error.key
     assert Path(error.fields["path"]).name == "tokenizer.json"
     if error.key == "error.tokenizer.invalid":
         assert isinstance(error.fields["detail"], GlassformerError), error.fields["detail"]

@@ -35,26 +35,68 @@ def _choice(name: str, value: str, valid: tuple[str, ...]) -> None:
     """Refuse a value that is not a valid choice, naming the nearest one."""
     if value not in valid:
         near = difflib.get_close_matches(str(value), valid, n=1)
-        hint = t("error.config.did_you_mean", near=near[0]) if near else ""
-        raise UsageError("error.config.choice", name=name, value=value, valid=list(valid), hint=hint)
+        hint = t(" Did you mean {near!r}?", near=near[0]) if near else ""
+        raise UsageError(
+            "config.choice",
+            "{name}={value!r} is not one of {valid}.{hint}",
+            name=name,
+            value=value,
+            valid=list(valid),
+            hint=hint,
+        )
 
 
 def check_moe(n_experts: int, rule: str, top_k: int, n_group: int = 1, topk_group: int = 1) -> None:
     """Every impossible routing refused with the numbers and the fix (nn/moe.py's Router, ModelConfig)."""
     if rule not in MOE_RULES:
-        raise UsageError("error.moe.rule", rule=rule, names=list(MOE_RULES))
+        raise UsageError(
+            "moe.rule",
+            "routing rule {rule!r} is not one of {names}: softmax (Mixtral, Qwen3-MoE) or sigmoid (DeepSeek-V3).",
+            rule=rule,
+            names=list(MOE_RULES),
+        )
     if n_experts < 1:
-        raise UsageError("error.moe.experts", n_experts=n_experts)
+        raise UsageError(
+            "moe.experts",
+            "a mixture of experts needs at least one routed expert; got n_experts={n_experts}.",
+            n_experts=n_experts,
+        )
     if not 1 <= top_k <= n_experts:
-        raise UsageError("error.moe.top_k", top_k=top_k, n_experts=n_experts)
+        raise UsageError(
+            "moe.top_k",
+            "top_k={top_k} experts per token, but there are {n_experts} experts: choose top_k from 1 to {n_experts}.",
+            top_k=top_k,
+            n_experts=n_experts,
+        )
     if n_group < 1 or n_experts % n_group:
         divisors = [d for d in range(1, n_experts + 1) if n_experts % d == 0]
-        raise UsageError("error.moe.groups", n_experts=n_experts, n_group=n_group, divisors=divisors)
+        raise UsageError(
+            "moe.groups",
+            "n_experts={n_experts} does not split into n_group={n_group} "
+            "equal groups: choose n_group among {divisors}.",
+            n_experts=n_experts,
+            n_group=n_group,
+            divisors=divisors,
+        )
     if not 1 <= topk_group <= n_group:
-        raise UsageError("error.moe.topk_group", topk_group=topk_group, n_group=n_group)
+        raise UsageError(
+            "moe.topk_group",
+            "topk_group={topk_group} groups kept, but there are "
+            "{n_group} groups: choose topk_group from 1 to {n_group}.",
+            topk_group=topk_group,
+            n_group=n_group,
+        )
     reachable = topk_group * (n_experts // n_group)
     if top_k > reachable:
-        raise UsageError("error.moe.too_few_in_groups", top_k=top_k, topk_group=topk_group, reachable=reachable)
+        raise UsageError(
+            "moe.too_few_in_groups",
+            "top_k={top_k} experts per token, but the {topk_group} kept "
+            "groups hold only {reachable} experts: raise topk_group or "
+            "lower top_k.",
+            top_k=top_k,
+            topk_group=topk_group,
+            reachable=reachable,
+        )
 
 
 def check_mla_sizes(
@@ -66,12 +108,26 @@ def check_mla_sizes(
     sizes |= {"d_rope": d_rope, "d_v": d_v} | ({"q_rank": q_rank} if q_rank is not None else {})
     for name, value in sizes.items():
         if not isinstance(value, int) or value < 1:
-            raise UsageError("error.mla.size", name=name, value=value)
+            raise UsageError("mla.size", "{name}={value} must be a positive whole number.", name=name, value=value)
     for name, rank in (("kv_rank", kv_rank), ("q_rank", q_rank)):
         if rank is not None and rank > d_model:
-            raise UsageError("error.mla.rank", name=name, rank=rank, d_model=d_model)
+            raise UsageError(
+                "mla.rank",
+                "{name}={rank} is wider than the model (d_model={d_model}): "
+                "a latent compresses, so its rank must be from 1 to "
+                "{d_model}.",
+                name=name,
+                rank=rank,
+                d_model=d_model,
+            )
     if d_rope % 2:
-        raise UsageError("error.rotary.odd_head", d_head=d_rope)
+        raise UsageError(
+            "rotary.odd_head",
+            "position='rotary' turns pairs of features, so d_head must "
+            "be even; got d_head={d_head}. Choose d_model and n_heads so "
+            "that d_model // n_heads is even.",
+            d_head=d_rope,
+        )
 
 
 def _nearest_divisor(n: int, h: int, reach: int = 4096) -> int:
@@ -89,7 +145,7 @@ def _nearest_divisor(n: int, h: int, reach: int = 4096) -> int:
 def _positive(**values: float) -> None:
     for name, value in values.items():
         if value <= 0:
-            raise UsageError("error.config.positive", name=name, value=value)
+            raise UsageError("config.positive", "{name} must be positive, got {name}={value}.", name=name, value=value)
 
 
 ACTIVATIONS = ("relu", "gelu", "gelu_tanh")
@@ -226,18 +282,37 @@ class ModelConfig:
         )
         for name in ("head_dim", "n_kv_heads", "sliding_window", "rope_original_max_len"):
             if getattr(self, name) < 0:
-                raise UsageError("error.config.non_negative", name=name, value=getattr(self, name))
+                raise UsageError(
+                    "config.non_negative",
+                    "{name} must be >= 0, got {name}={value}.",
+                    name=name,
+                    value=getattr(self, name),
+                )
         if self.head_dim == 0 and self.d_model % self.n_heads != 0:
             nearest = _nearest_divisor(self.d_model, self.n_heads)
-            raise UsageError("error.config.heads", d_model=self.d_model, n_heads=self.n_heads, nearest=nearest)
+            raise UsageError(
+                "config.heads",
+                "d_model={d_model} is not divisible by n_heads={n_heads}: "
+                "each head gets d_model // n_heads features. Use "
+                "n_heads={nearest} (nearest divisor) or change d_model to a "
+                "multiple of {n_heads}.",
+                d_model=self.d_model,
+                n_heads=self.n_heads,
+                nearest=nearest,
+            )
         if not 0.0 <= self.dropout < 1.0:
-            raise UsageError("error.config.dropout", value=self.dropout)
+            raise UsageError("config.dropout", "dropout must be in [0, 1), got dropout={value}.", value=self.dropout)
         _choice("activation", self.activation, ACTIVATIONS)
         _choice("norm", self.norm, NORMS)
         _choice("init", self.init, INITS)
         _choice("attention", self.attention, ATTENTIONS)
         if self.mha_style == "fused":
-            raise UsageError("error.config.mha_fused")
+            raise UsageError(
+                "config.mha_fused",
+                "mha_style='fused' was renamed: use mha_style='packed' (one "
+                "Linear makes Q, K and V for every head). 'fused' now only "
+                "names PyTorch's attention kernel (attention='fused').",
+            )
         _choice("mha_style", self.mha_style, MHA_STYLES)
         _choice("norm_type", self.norm_type, NORM_TYPES)
         _choice("ffn", self.ffn, FFNS)
@@ -245,42 +320,100 @@ class ModelConfig:
         self._check_moe()
         self._check_mla()
         if self.pad_id is not None and "vocab_size" in own and not 0 <= self.pad_id < self.vocab_size:
-            raise UsageError("error.config.pad_id", pad_id=self.pad_id, vocab_size=self.vocab_size)
+            raise UsageError(
+                "config.pad_id",
+                "pad_id={pad_id} is outside the vocabulary [0, {vocab_size}).",
+                pad_id=self.pad_id,
+                vocab_size=self.vocab_size,
+            )
 
     def _check_modern(self) -> None:
         """The modern decoder's fields: head counts that divide, a RoPE scaling that can be computed,
         fields set only where something reads them."""
         if self.n_kv_heads and self.n_heads % self.n_kv_heads:
             divisors = [d for d in range(1, self.n_heads + 1) if self.n_heads % d == 0]
-            raise UsageError("error.gqa.heads", n_heads=self.n_heads, n_kv_heads=self.n_kv_heads, divisors=divisors)
+            raise UsageError(
+                "gqa.heads",
+                "n_heads={n_heads} is not a multiple of "
+                "n_kv_heads={n_kv_heads}: every key-value head serves the "
+                "same number of query heads. Choose n_kv_heads among "
+                "{divisors}.",
+                n_heads=self.n_heads,
+                n_kv_heads=self.n_kv_heads,
+                divisors=divisors,
+            )
         if self.mha_style == "heads" and (self.kv_heads != self.n_heads or self.n_heads * self.d_head != self.d_model):
-            raise UsageError("error.config.heads_style", n_kv_heads=self.kv_heads, d_head=self.d_head)
+            raise UsageError(
+                "config.heads_style",
+                "mha_style='heads' builds one q, k, v module of width "
+                "d_model // n_heads per head; it has no shared key-value "
+                "heads (n_kv_heads={n_kv_heads}) and no head width of its "
+                "own (d_head={d_head}). Use mha_style='packed'.",
+                n_kv_heads=self.kv_heads,
+                d_head=self.d_head,
+            )
         if self.sliding_window and not self.causal:
-            raise UsageError("error.config.window_causal", sliding_window=self.sliding_window)
+            raise UsageError(
+                "config.window_causal",
+                "sliding_window={sliding_window} limits how far back a query "
+                "looks, which only a causal model has: set causal=True or "
+                "sliding_window=0.",
+                sliding_window=self.sliding_window,
+            )
         if self.position != "rope":
             for name, unset in ROPE_FIELDS.items():
                 if getattr(self, name) != unset:
                     raise UsageError(
-                        "error.config.rope_only", field=name, value=getattr(self, name), position=self.position
+                        "config.rope_only",
+                        "{field}={value!r} is read by position='rope' only, and this "
+                        "model's position is {position!r}: set position='rope' or "
+                        "leave {field} out.",
+                        field=name,
+                        value=getattr(self, name),
+                        position=self.position,
                     )
             return
         _positive(rope_base=self.rope_base)
         _choice("rope_scaling", self.rope_scaling, ROPE_SCALINGS)
         if self.rope_scaling != "none" and self.rope_factor < 1:
-            raise UsageError("error.rope.factor", kind=self.rope_scaling, factor=self.rope_factor)
+            raise UsageError(
+                "rope.factor",
+                "RoPE scaling {kind!r} needs factor >= 1 (how many times the original context to reach); got {factor}.",
+                kind=self.rope_scaling,
+                factor=self.rope_factor,
+            )
         if self.rope_scaling in ROPE_LONG and self.rope_original_max_len <= 0:
-            raise UsageError("error.rope.original_len", kind=self.rope_scaling, got=self.rope_original_max_len)
+            raise UsageError(
+                "rope.original_len",
+                "RoPE scaling {kind!r} needs original_max_len, the context "
+                "length the model was trained on, as a positive whole "
+                "number; got {got}.",
+                kind=self.rope_scaling,
+                got=self.rope_original_max_len,
+            )
 
     def _check_moe(self) -> None:
         """The experts' fields: set only with ffn="moe", and then a routing that can be computed."""
         if self.ffn != "moe":
             for name, unset in MOE_FIELDS.items():
                 if getattr(self, name) != unset:
-                    raise UsageError("error.config.moe_only", field=name, value=getattr(self, name), ffn=self.ffn)
+                    raise UsageError(
+                        "config.moe_only",
+                        "{field}={value!r} is read by ffn='moe' only, and this "
+                        "model's ffn is {ffn!r}: set ffn='moe' or leave {field} out.",
+                        field=name,
+                        value=getattr(self, name),
+                        ffn=self.ffn,
+                    )
             return
         for name in ("moe_shared", "moe_d_ff", "moe_aux_loss", "moe_z_loss"):
             if not getattr(self, name) >= 0:  # (a NaN is refused too)
-                raise UsageError("error.config.non_negative", name=name, value=getattr(self, name))
+                raise UsageError(
+                    "config.non_negative",
+                    "{name} must be >= 0, got {name}={value}.",
+                    name=name,
+                    value=getattr(self, name),
+                )
         _positive(moe_scale=self.moe_scale)
         check_moe(self.n_experts, self.moe_rule, self.moe_top_k, self.moe_groups, self.moe_topk_groups)
 
@@ -289,13 +422,34 @@ class ModelConfig:
         if not self.mla_kv_rank:
             for name, unset in MLA_FIELDS.items():
                 if getattr(self, name) != unset:
-                    raise UsageError("error.config.mla_only", field=name, value=getattr(self, name))
+                    raise UsageError(
+                        "config.mla_only",
+                        "{field}={value!r} is read by multi-head latent attention "
+                        "only, which mla_kv_rank > 0 chooses: set mla_kv_rank or "
+                        "leave {field} out.",
+                        field=name,
+                        value=getattr(self, name),
+                    )
             return
         if self.position != "rope":
-            raise UsageError("error.config.mla_rope", position=self.position)
+            raise UsageError(
+                "config.mla_rope",
+                "multi-head latent attention rotates its own rotary part "
+                "(RoPE), so it needs position='rope'; this model's position "
+                "is {position!r}.",
+                position=self.position,
+            )
         for name, value in MLA_EXCLUDES.items():
             if getattr(self, name) != value:
-                raise UsageError("error.config.mla_excludes", field=name, value=getattr(self, name), want=value)
+                raise UsageError(
+                    "config.mla_excludes",
+                    "multi-head latent attention makes its keys from the latent "
+                    "and has no {field}: set {field}={want!r} (it is {value!r}), "
+                    "or mla_kv_rank=0.",
+                    field=name,
+                    value=getattr(self, name),
+                    want=value,
+                )
         check_mla_sizes(
             self.d_model,
             self.n_heads,
@@ -343,7 +497,15 @@ def _own_fields(cfg: ModelConfig) -> tuple[str, ...]:
             continue
         if value not in (none, DEFAULTS[name]):
             users = [kind for kind, names in KIND_FIELDS.items() if name in names]
-            raise UsageError("error.config.not_read", field=name, value=value, kind=cfg.kind, kinds=users)
+            raise UsageError(
+                "config.not_read",
+                "{field}={value!r} means nothing to a {kind} model: only "
+                "{kinds} read {field}. Leave it out for kind={kind!r}.",
+                field=name,
+                value=value,
+                kind=cfg.kind,
+                kinds=users,
+            )
         setattr(cfg, name, none)
     return own
 
@@ -412,19 +574,47 @@ class TrainConfig:
             log_interval=self.log_interval,
         )
         if not 0 <= self.threads <= MAX_THREADS:
-            raise UsageError("error.config.threads", most=MAX_THREADS, value=self.threads)
+            raise UsageError(
+                "config.threads",
+                "threads must be from 0 (torch's choice) to {most}, got threads={value}.",
+                most=MAX_THREADS,
+                value=self.threads,
+            )
         _choice("lr_schedule", self.lr_schedule, ("constant", "cosine"))
         _choice("dtype", self.dtype, ("float32", "bfloat16", "auto"))
         for name in ("warmup_steps", "decay_steps", "grad_clip", "min_lr", "weight_decay"):
             if getattr(self, name) < 0:
-                raise UsageError("error.config.non_negative", name=name, value=getattr(self, name))
+                raise UsageError(
+                    "config.non_negative",
+                    "{name} must be >= 0, got {name}={value}.",
+                    name=name,
+                    value=getattr(self, name),
+                )
         if self.lr_schedule == "cosine" and self.min_lr > self.lr:  # it would climb from lr up to min_lr
-            raise UsageError("error.config.min_lr", min_lr=self.min_lr, lr=self.lr)
+            raise UsageError(
+                "config.min_lr",
+                "min_lr={min_lr} is above lr={lr}: the schedule decays from "
+                "lr down to min_lr. Use a min_lr of at most {lr}.",
+                min_lr=self.min_lr,
+                lr=self.lr,
+            )
         for name in ("beta1", "beta2"):  # AdamW divides by 1 - beta**step: beta = 1 divides by zero
             if not 0 <= getattr(self, name) < 1:
-                raise UsageError("error.config.beta", name=name, value=getattr(self, name))
+                raise UsageError(
+                    "config.beta",
+                    "{name} must be in [0, 1), got {name}={value} (AdamW's "
+                    "moments average over about 1/(1 - {name}) steps; 0.9 and "
+                    "0.999 are the usual values).",
+                    name=name,
+                    value=getattr(self, name),
+                )
         if not 0 <= self.seed <= MAX_SEED:
-            raise UsageError("error.config.seed", value=self.seed, most=MAX_SEED)
+            raise UsageError(
+                "config.seed",
+                "seed must be a whole number from 0 to {most}, got seed={value}.",
+                value=self.seed,
+                most=MAX_SEED,
+            )
 
 
 MIN_EVALS = 8  # a run evaluates at least this often (besides step 0) unless --eval_interval is given
@@ -620,14 +810,26 @@ PRESETS: dict[str, Preset] = {
 
 # each preset's one line, its {numbers} read from the preset
 PRESET_WORDS = {
-    "seed000": N_("preset.seed000"),
-    "baby": N_("preset.baby"),
-    "baby-llama": N_("preset.baby_llama"),
-    "baby-qwen3": N_("preset.baby_qwen3"),
-    "small": N_("preset.small"),
-    "seed002": N_("preset.seed002"),
-    "sine": N_("preset.sine"),
-    "seq2seq": N_("preset.seq2seq"),
+    "seed000": N_("first tutorial: {n_layers} layers, {n_heads} heads, d_model {d_model}, d_ff {d_ff}"),
+    "baby": N_("nanoGPT's CPU recipe: {n_layers} layers, {n_heads} heads, d_model {d_model}, seq_len {seq_len}"),
+    "baby-llama": N_(
+        "baby the Llama 3 way: {n_layers} layers, RMSNorm, SwiGLU, "
+        "RoPE θ={rope_base:.0f}, {n_heads} query heads sharing "
+        "{n_kv_heads} key-value heads, d_model {d_model}, seq_len "
+        "{seq_len}"
+    ),
+    "baby-qwen3": N_(
+        "baby the Qwen3 way: {n_layers} layers, RMSNorm, SwiGLU, "
+        "RoPE θ={rope_base:.0f}, QK-norm, {n_heads} query heads of "
+        "{head_dim} sharing {n_kv_heads} key-value heads, d_model "
+        "{d_model}, seq_len {seq_len}"
+    ),
+    "small": N_("nanoGPT's GPU recipe: {n_layers} layers, {n_heads} heads, d_model {d_model}, seq_len {seq_len}"),
+    "seed002": N_("second tutorial: {n_layers} layer, {n_heads} heads, d_model {d_model}, d_ff {d_ff}, no LayerNorm"),
+    "sine": N_("third tutorial: {n_layers} post-LN layers, {n_heads} heads, d_model {d_model}, GELU, sinusoidal PE"),
+    "seq2seq": N_(
+        "the 2017 encoder-decoder, small: {n_layers}+{n_layers} post-LN layers, d_model {d_model}, one shared embedding"
+    ),
 }
 
 
@@ -649,8 +851,14 @@ def get_preset(name: str) -> Preset:
     """A fresh copy of a named preset (callers may change it freely)."""
     if name not in PRESETS:
         near = difflib.get_close_matches(name, PRESETS, n=1)
-        hint = t("error.config.did_you_mean", near=near[0]) if near else ""
-        raise UsageError("error.config.preset", name=name, names=sorted(PRESETS), hint=hint)
+        hint = t(" Did you mean {near!r}?", near=near[0]) if near else ""
+        raise UsageError(
+            "config.preset",
+            "unknown preset {name!r}; choose one of {names}.{hint}",
+            name=name,
+            names=sorted(PRESETS),
+            hint=hint,
+        )
     p = PRESETS[name]
     return Preset(replace(p.model), replace(p.train), p.about)
 
@@ -676,7 +884,13 @@ def _parse(text: str, kind: typing.Any, key: str):
         else:
             return str(text)
     except ValueError:
-        raise UsageError("error.config.type", key=key, value=text, type=kind.__name__) from None
+        raise UsageError(
+            "config.type",
+            "--{key}={value!r}: expected a value of type {type}.",
+            key=key,
+            value=text,
+            type=kind.__name__,
+        ) from None
     return _finite(value, key)
 
 
@@ -687,7 +901,7 @@ def _finite(value: float, key: str) -> float:
     except OverflowError:  # an int too large for a float
         value = math.inf
     if not math.isfinite(value):
-        raise UsageError("error.config.finite", key=key, value=value)
+        raise UsageError("config.finite", "--{key}={value!r}: expected a finite number.", key=key, value=value)
     return value
 
 
@@ -708,7 +922,13 @@ def _check_type(value, kind: typing.Any, key: str):
         )
     )
     if not ok:
-        raise UsageError("error.config.type", key=key, value=value, type=kind.__name__)
+        raise UsageError(
+            "config.type",
+            "--{key}={value!r}: expected a value of type {type}.",
+            key=key,
+            value=value,
+            type=kind.__name__,
+        )
     return _finite(value, key) if kind is float else value
 
 
@@ -724,7 +944,9 @@ def parse_overrides(argv: list[str] | tuple[str, ...]) -> dict[str, str]:
     while i < len(items):
         item = items[i]
         if not item.startswith("--") or len(item) == 2:
-            raise UsageError("error.config.override_form", item=item)
+            raise UsageError(
+                "config.override_form", "override {item!r} must look like --key=value or --key value.", item=item
+            )
         body = item[2:]
         if "=" in body:
             key, text = body.split("=", 1)
@@ -732,7 +954,14 @@ def parse_overrides(argv: list[str] | tuple[str, ...]) -> dict[str, str]:
             key, text = body, items[i + 1]
             i += 1
         else:
-            raise UsageError("error.config.override_value", item=item, key=body)
+            raise UsageError(
+                "config.override_value",
+                "override {item!r} must look like --key=value or --key "
+                "value; it has no value (write --{key}=VALUE or --{key} "
+                "VALUE).",
+                item=item,
+                key=body,
+            )
         pairs[key.replace("-", "_")] = text
         i += 1
     return pairs
@@ -759,11 +988,17 @@ def apply_overrides(
     for key, text in overrides.items():
         key = key.replace("-", "_")
         if key in RENAMED:
-            raise UsageError("error.config.renamed", key=key, new=RENAMED[key], value=text)
+            raise UsageError(
+                "config.renamed",
+                "--{key} is now called --{new}: write --{new}={value}.",
+                key=key,
+                new=RENAMED[key],
+                value=text,
+            )
         if key not in hints:
             near = difflib.get_close_matches(key, list(hints), n=1)
-            hint = t("error.config.did_you_mean_flag", near=near[0]) if near else ""
-            raise UsageError("error.config.unknown_key", key=key, hint=hint)
+            hint = t(" Did you mean --{near}?", near=near[0]) if near else ""
+            raise UsageError("config.unknown_key", "unknown config key --{key}.{hint}", key=key, hint=hint)
         parse = isinstance(text, str) and not typed
         value = _parse(text, hints[key], key) if parse else _check_type(text, hints[key], key)
         (model_changes if key in model_keys else train_changes)[key] = value

@@ -21,7 +21,7 @@ import torch
 from glassformer.config import BF16_MIN_WORK, DEFAULT_THREADS, MAX_THREADS  # noqa: F401 (re-exported)
 from glassformer.errors import DamagedFile, DeviceUnavailable, GlassformerError, UsageError
 from glassformer.files import default_cache_dir, read_json, write_json_atomic
-from glassformer.messages import say, t
+from glassformer.messages import N_, say, t
 
 KINDS = ("cpu", "cuda", "mps")
 
@@ -44,16 +44,47 @@ def check_device(name: str, flag: str = "--device") -> str:
     except (RuntimeError, TypeError, ValueError):
         device = None
     if device is None or device.type not in KINDS:
-        raise UsageError("error.device.unknown", flag=flag, name=name, here=here)
+        raise UsageError(
+            "device.unknown",
+            "{flag}={name!r} is not a device glassformer runs on: use "
+            "cpu, cuda, cuda:N or mps (this machine has: {here}).",
+            flag=flag,
+            name=name,
+            here=here,
+        )
     if device.type == "cuda":
         if not torch.cuda.is_available():
-            why = t("error.device.no_cuda_build" if torch.version.cuda is None else "error.device.no_gpu")
-            raise DeviceUnavailable("error.device.no_cuda", flag=flag, name=name, why=why, here=here)
+            why = t(
+                N_("this torch was built without CUDA")
+                if torch.version.cuda is None
+                else N_("no CUDA GPU or driver was found")
+            )
+            raise DeviceUnavailable(
+                "device.no_cuda",
+                "{flag}={name}: this machine cannot use CUDA ({why}). Available: {here}. Use {flag}=cpu.",
+                flag=flag,
+                name=name,
+                why=why,
+                here=here,
+            )
         count = torch.cuda.device_count()
         if device.index is not None and device.index >= count:
-            raise DeviceUnavailable("error.device.index", flag=flag, name=name, count=count, here=here)
+            raise DeviceUnavailable(
+                "device.index",
+                "{flag}={name}: this machine has {count} CUDA GPU(s), numbered from 0. Available: {here}.",
+                flag=flag,
+                name=name,
+                count=count,
+                here=here,
+            )
     if device.type == "mps" and not torch.backends.mps.is_available():
-        raise DeviceUnavailable("error.device.no_mps", flag=flag, name=name, here=here)
+        raise DeviceUnavailable(
+            "device.no_mps",
+            "{flag}={name}: this machine has no Apple GPU (MPS) that torch can use. Available: {here}. Use {flag}=cpu.",
+            flag=flag,
+            name=name,
+            here=here,
+        )
     return name
 
 
@@ -72,7 +103,12 @@ def check_device(name: str, flag: str = "--device") -> str:
 
 def check_threads(n: int) -> int:
     if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= MAX_THREADS:
-        raise UsageError("error.threads", most=MAX_THREADS, value=n)
+        raise UsageError(
+            "threads",
+            "--threads must be a whole number from 0 (torch's choice: every core) to {most}, got {value!r}.",
+            most=MAX_THREADS,
+            value=n,
+        )
     return n
 
 
@@ -217,7 +253,7 @@ def save_peak(peak: MachinePeak) -> Path:
     """Keep a careful measurement for later runs on this machine (keyed by machine, device, threads).
     A machine.json that cannot be read (damaged, nested thousands deep, not an object) is replaced."""
     path = peak_file()
-    known = _read_peaks(path, "bench.peak_replaced")
+    known = _read_peaks(path, N_("replacing {path}: {problem}"))
     known[_peak_key(peak.device, peak.threads)] = asdict(peak)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_json_atomic(path, known, indent=1)
@@ -230,11 +266,18 @@ def _read_peaks(path: Path, say_key: str) -> dict:
     if not path.exists() and not path.is_symlink():
         return {}
     try:
-        known = read_json(path, t("bench.peak_fix"), most=PEAK_MOST_BYTES)
+        known = read_json(path, t("`glassformer bench machine` writes it."), most=PEAK_MOST_BYTES)
     except (GlassformerError, OSError) as e:
         return _ignored(path, say_key, str(e))
     if not isinstance(known, dict):
-        return _ignored(path, say_key, t("bench.peak.not_object", found=type(known).__name__))
+        return _ignored(
+            path,
+            say_key,
+            t(
+                "it holds a JSON {found}, not the object of measurements glassformer writes.",
+                found=type(known).__name__,
+            ),
+        )
     return known
 
 
@@ -257,14 +300,31 @@ def checked_peak(saved: object, threads: int) -> MachinePeak:
     at `threads`: not an object of MachinePeak's fields, or a figure that no machine measures."""
     names = [f.name for f in fields(MachinePeak)]
     if not isinstance(saved, dict) or sorted(saved) != sorted(names):
-        raise DamagedFile("bench.peak.not_entry", fields=", ".join(names))
+        raise DamagedFile(
+            "bench.peak.not_entry",
+            "its entry for this machine is not a measurement glassformer "
+            "wrote (an object of {fields}, at this thread count).",
+            fields=", ".join(names),
+        )
     if not isinstance(saved["device"], str) or type(saved["threads"]) is not int or saved["threads"] != threads:
-        raise DamagedFile("bench.peak.not_entry", fields=", ".join(names))
+        raise DamagedFile(
+            "bench.peak.not_entry",
+            "its entry for this machine is not a measurement glassformer "
+            "wrote (an object of {fields}, at this thread count).",
+            fields=", ".join(names),
+        )
     low, high = PEAK_RANGE
     for name in PEAK_FIGURES:
         value = saved[name]
         if type(value) not in (int, float) or not low <= value <= high:  # NaN, inf, 0 and below, text fail here
-            raise DamagedFile("bench.peak.impossible", name=name, value=repr(value)[:40], low=low, high=high)
+            raise DamagedFile(
+                "bench.peak.impossible",
+                "its {name} is {value}, which no machine measures (a rate per second from {low:g} to {high:g}).",
+                name=name,
+                value=repr(value)[:40],
+                low=low,
+                high=high,
+            )
     return MachinePeak(**saved)
 
 
@@ -282,12 +342,27 @@ def machine_peak(device: str = "cpu") -> tuple[MachinePeak, bool]:
     key = (device, threads)
     if key not in _PEAKS:
         path = peak_file()
-        saved = _read_peaks(path, "bench.peak_ignored").get(_peak_key(device, threads))
+        saved = _read_peaks(
+            path,
+            N_(
+                "ignored {path}: {problem} The speed summary uses a quick "
+                "probe instead; `glassformer bench machine` measures "
+                "carefully and writes the file again."
+            ),
+        ).get(_peak_key(device, threads))
         try:
             _PEAKS[key] = (checked_peak(saved, threads), True)
         except DamagedFile as e:
             if saved is not None:  # none saved for this machine: nothing to say
-                _say_once("bench.peak_ignored", path, str(e))
+                _say_once(
+                    N_(
+                        "ignored {path}: {problem} The speed summary uses a quick "
+                        "probe instead; `glassformer bench machine` measures "
+                        "carefully and writes the file again."
+                    ),
+                    path,
+                    str(e),
+                )
             _PEAKS[key] = (measure_machine(device, budget_s=0.02, size=512), False)
     return _PEAKS[key]
 
@@ -350,15 +425,30 @@ def auto_dtype(device: str = "cpu", model=None, train=None) -> tuple[str, str, d
     with using_threads(train.threads if train is not None else 0):  # 0: the current setting
         peak = machine_peak(device)[0]
     if not peak.bf16_pays:
-        return "float32", "dtype.why.slow", {"ratio": peak.bf16_speedup}
+        return (
+            "float32",
+            N_("this machine's bfloat16 products are only {ratio:.1f}× float32's"),
+            {"ratio": peak.bf16_speedup},
+        )
     if torch.device(device).type == "cpu" and model is not None:
         if model.attention != "glass":
-            return "float32", "dtype.why.fused", {"attention": model.attention}
+            return (
+                "float32",
+                N_("on a CPU, the fused attention ({attention}) is slower in bfloat16"),
+                {"attention": model.attention},
+            )
         if train is not None:
             work = train.batch_size * train.seq_len * model.d_model**2
             if work < BF16_MIN_WORK:
-                return "float32", "dtype.why.small", {"work": work, "least": BF16_MIN_WORK}
-    return "bfloat16", "dtype.why.fast", {"ratio": peak.bf16_speedup}
+                return (
+                    "float32",
+                    N_(
+                        "batch × seq_len × d_model² = {work:,} is below {least:,}, "
+                        "too little work for bfloat16 to pay on a CPU"
+                    ),
+                    {"work": work, "least": BF16_MIN_WORK},
+                )
+    return "bfloat16", N_("this machine's bfloat16 products are {ratio:.1f}× float32's"), {"ratio": peak.bf16_speedup}
 
 
 def resolve_dtype(dtype: str, device: str = "cpu", model=None, train=None) -> str:

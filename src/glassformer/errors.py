@@ -63,22 +63,6 @@ class GlassformerError(Exception):
         return _rebuild, (type(self), self.code, self.message, self.fields, self.lang)
 
 
-# transition{ -- an error raised the old way, GlassformerError("error.area.what", **fields): the key is
-# both its code and its sentence (in the old tables); tools/gettext_convert.py rewrites every raise
-# to (code, English), every test's "error.area.what" to the code "area.what", and deletes this block.
-_new_init = GlassformerError.__init__
-
-
-def _old_or_new(self, code, message=None, /, **fields) -> None:  # noqa: ANN001
-    if not isinstance(message, str):
-        message = code
-    _new_init(self, code, message, **fields)
-
-
-GlassformerError.__init__ = _old_or_new  # type: ignore[method-assign]
-# }transition
-
-
 def _rebuild(cls: type, code: str, message: str, fields: dict, lang: str) -> GlassformerError:
     error = cls(code, message, **fields)
     error.lang = lang

@@ -42,7 +42,7 @@ from glassformer.evaluation import (
 )
 from glassformer.files import finite, read_text, write_bytes_atomic, write_json_atomic
 from glassformer.inspect.repetition import NS, WINDOWS, distinct_n, measure_repetition
-from glassformer.messages import columns, pad, pad_left, t
+from glassformer.messages import NP_, columns, pad, pad_left, t
 from glassformer.sample import generate_ids
 from glassformer.train.checkpoint import load_model, train_config
 from glassformer.train.data import TextWindows
@@ -69,7 +69,14 @@ def load_run(run_dir, best: bool = False) -> EvalRun:
     """A run the card can read: a model that writes text (a GPT), with its tokenizer."""
     model, tokenizer, config = load_model(run_dir, best=best)
     if not getattr(model, "samples", False) or tokenizer is None:
-        raise UsageError("error.eval.cannot_sample", run=run_dir, kind=getattr(model, "kind", "?"))
+        raise UsageError(
+            "eval.cannot_sample",
+            "{run} is a {kind} model, which does not write text: the "
+            "card reads a model that predicts the next token (a gpt run, "
+            "e.g. `glassformer train --preset baby`).",
+            run=run_dir,
+            kind=getattr(model, "kind", "?"),
+        )
     return EvalRun(Path(run_dir), model, tokenizer, config, train_config(config, run_dir))
 
 
@@ -87,19 +94,39 @@ def held_out(run: EvalRun, text_file: str | None = None, cache_dir: str | None =
     from glassformer.train.run import identity, open_data
 
     if text_file is not None:
-        return HeldOut(read_text(text_file, t("fix.eval_text")), str(text_file))
+        return HeldOut(read_text(text_file, t("Give a UTF-8 text file of held-out text.")), str(text_file))
     source = run.config.get("source")
     if not isinstance(source, str):  # an imported model: no data of its own
-        raise UsageError("error.eval.no_split", run=run.dir)
+        raise UsageError(
+            "eval.no_split",
+            "{run} has no training data of its own (an imported model): give a held-out text with --text FILE.",
+            run=run.dir,
+        )
     try:
         data = open_data(source, "tokens", cache_dir, run.config.get("text"))
     except GlassformerError:
         raise
     except ValueError as e:
-        raise DamagedFile("error.eval.source_gone", run=run.dir, source=source, problem=e) from None
+        raise DamagedFile(
+            "eval.source_gone",
+            "{run}'s config.json names the data source {source!r}, which "
+            "cannot be read: {problem}. Give a held-out text with --text "
+            "FILE.",
+            run=run.dir,
+            source=source,
+            problem=e,
+        ) from None
     for key, value in identity(data).items():
         if run.config.get(key) != value:
-            raise UsageError("error.eval.data_changed", run=run.dir, source=source, key=key)
+            raise UsageError(
+                "eval.data_changed",
+                "the data of {source!r} changed since {run} was trained "
+                "({key} differs), so its validation split is not the one it "
+                "was evaluated on: give a held-out text with --text FILE.",
+                run=run.dir,
+                source=source,
+                key=key,
+            )
     ids = np.asarray(data.val, dtype=np.int64)  # (N,)
     return HeldOut(run.tokenizer.decode(ids.tolist()), f"val:{source}", run.dir, ids)
 
@@ -127,10 +154,18 @@ def prompt_fits(run: EvalRun, prompt: str) -> list[int]:
     """The prompt's ids, refused when empty or when it leaves the model no room to write."""
     prompt_ids = run.tokenizer.encode(prompt)
     if not prompt_ids:
-        raise UsageError("error.sample.empty_prompt")
+        raise UsageError("sample.empty_prompt", "the prompt is empty: give the model at least one token to continue")
     L = run.model.cfg.max_len
     if len(prompt_ids) >= L:
-        raise UsageError("error.eval.prompt_too_long", n=len(prompt_ids), max_len=L, most=L - 1)
+        raise UsageError(
+            "eval.prompt_too_long",
+            "the prompt has {n} tokens; the model reads at most "
+            "{max_len} and must have room to write: shorten --prompt to "
+            "{most} tokens or fewer.",
+            n=len(prompt_ids),
+            max_len=L,
+            most=L - 1,
+        )
     return prompt_ids
 
 
@@ -177,7 +212,16 @@ def position_windows(run: EvalRun, ids: np.ndarray, origin: str, cfg: TrainConfi
     same windows), at most the model's max_len long."""
     T = min(cfg.seq_len, run.model.cfg.max_len)
     if len(ids) < T + 1:
-        raise UsageError("error.eval.windows_short", origin=origin, n=len(ids), need=T + 1, seq_len=T)
+        raise UsageError(
+            "eval.windows_short",
+            "{origin} has {n} tokens, fewer than one window of "
+            "seq_len={seq_len} + 1 = {need}: give a longer text with "
+            "--text FILE.",
+            origin=origin,
+            n=len(ids),
+            need=T + 1,
+            seq_len=T,
+        )
     device = next(run.model.parameters()).device
     windows = TextWindows(ids, ids, cfg.batch_size, T, cfg.eval_iters, cfg.seed, str(device))
     return windows.eval_batches("val")
@@ -319,11 +363,20 @@ def check_out(out: Path) -> list[Path]:
     """Refuse, before anything is computed, to write over files that are not an earlier card; return
     the files an earlier card left that will be replaced (the caller says so)."""
     if out.exists() and not out.is_dir():
-        raise UsageError("error.eval.out_is_file", out=out)
+        raise UsageError(
+            "eval.out_is_file", "--out {out} is a file: give a folder for card.json and card.png.", out=out
+        )
     card, picture = out / CARD_FILE, out / PICTURE_FILE
     present = [p for p in (card, picture) if p.exists()]
     if present and not _is_card(card):
-        raise UsageError("error.eval.not_a_card", path=present[0], out=out)
+        raise UsageError(
+            "eval.not_a_card",
+            "{path} is not an earlier evaluation card, and the card "
+            "would replace it: move it, or give another folder with "
+            "--out (now {out}).",
+            path=present[0],
+            out=out,
+        )
     return present
 
 
@@ -358,17 +411,17 @@ def card_figure(card: dict):
 
     names = _names(card)
     words = {
-        "position": t("card.picture.position"),
-        "position_x": t("card.picture.position_x"),
-        "nll_y": t("card.picture.nll_y"),
-        "reliability": t("card.picture.reliability"),
-        "conf_x": t("card.picture.conf_x"),
-        "acc_y": t("card.picture.acc_y"),
-        "ideal": t("card.picture.ideal"),
-        "curves": t("card.picture.curves"),
-        "step_x": t("card.picture.step_x"),
-        "loss_y": t("card.picture.loss_y"),
-        "parts": t("card.picture.parts"),
+        "position": t("loss by position in the context"),
+        "position_x": t("position"),
+        "nll_y": t("mean loss (nats)"),
+        "reliability": t("reliability of the top-1 probability"),
+        "conf_x": t("top-1 probability"),
+        "acc_y": t("accuracy"),
+        "ideal": t("calibrated"),
+        "curves": t("training loss"),
+        "step_x": t(NP_("card.picture.step_x", "step")),
+        "loss_y": t("loss"),
+        "parts": t("first parting"),
     }
     font, _ = label_font([*words.values(), *names])
     against = card["against"]
@@ -418,68 +471,120 @@ def card_table(card: dict) -> str:
 
     text = card["text"]
     lines = [
-        t("card.title", runs=" | ".join(r["run"] for r in runs)),
-        t("card.text", origin=text["origin"], chars=text["scored_chars"], total=text["chars"]),
+        t("evaluation card: {runs}", runs=" | ".join(r["run"] for r in runs)),
+        t(
+            "held-out text: {origin}; {chars} of its {total} characters "
+            "scored for bits per byte (its first word is context)",
+            origin=text["origin"],
+            chars=text["scored_chars"],
+            total=text["chars"],
+        ),
         "",
         row("", names),
     ]
     bpb = [r["bits_per_byte"] for r in runs]
     lines += [
-        row(t("card.bpb"), [_f(b["value"]) for b in bpb]),
-        row(t("card.bpb.bytes"), [str(b["bytes"]) for b in bpb]),
-        row(t("card.bpb.tokens"), [str(b["tokens"]) for b in bpb]),
-        row(t("card.bpb.exact"), [t("card.yes") if b["exact"] else t("card.no") for b in bpb]),
-        row(t("card.bpb.unknown"), [str(b["unknown"]) for b in bpb]),
-        row(t("card.loss_mean"), [_f(r["loss_by_position"]["mean"]) for r in runs]),
-        row(t("card.ece", bins=runs[0]["calibration"]["bins"]), [_f(r["calibration"]["ece"]) for r in runs]),
-        row(t("card.accuracy"), [_f(r["calibration"]["accuracy"]) for r in runs]),
-        row(t("card.confidence"), [_f(r["calibration"]["confidence"]) for r in runs]),
+        row(t("bits per byte"), [_f(b["value"]) for b in bpb]),
+        row(t("  bytes scored"), [str(b["bytes"]) for b in bpb]),
+        row(t("  tokens scored"), [str(b["tokens"]) for b in bpb]),
+        row(t("  tokenizer writes the text back"), [t("yes") if b["exact"] else t("no") for b in bpb]),
+        row(t("  unknown tokens"), [str(b["unknown"]) for b in bpb]),
+        row(t("loss, mean over positions"), [_f(r["loss_by_position"]["mean"]) for r in runs]),
+        row(
+            t("calibration error (ECE, {bins} bins)", bins=runs[0]["calibration"]["bins"]),
+            [_f(r["calibration"]["ece"]) for r in runs],
+        ),
+        row(t("top-1 accuracy"), [_f(r["calibration"]["accuracy"]) for r in runs]),
+        row(t("mean top-1 probability"), [_f(r["calibration"]["confidence"]) for r in runs]),
     ]
-    lines += [t("card.not_exact", run=name) for name, b in zip(names, bpb, strict=True) if not b["exact"]]
+    lines += [
+        t(
+            "{run}: its tokenizer does not write the scored text back (a "
+            "word tokenizer drops line breaks and reads an unseen word "
+            "as <UNK>), so its bits per byte is not comparable with the "
+            "others'.",
+            run=name,
+        )
+        for name, b in zip(names, bpb, strict=True)
+        if not b["exact"]
+    ]
     for n in NS:
-        lines.append(row(t("card.distinct", n=n), [_f(r["samples"]["distinct"][str(n)]) for r in runs]))
+        lines.append(row(t("distinct-{n} of the samples", n=n), [_f(r["samples"]["distinct"][str(n)]) for r in runs]))
     for n in NS:
-        lines.append(row(t("card.seq_rep", n=n), [_f(r["samples"]["seq_rep"][str(n)]) for r in runs]))
+        lines.append(row(t("seq-rep-{n}, mean", n=n), [_f(r["samples"]["seq_rep"][str(n)]) for r in runs]))
     for w in WINDOWS:
-        lines.append(row(t("card.rep", l=w), [_f(r["samples"]["rep"][str(w)]) for r in runs]))
-    lines.append(row(t("card.loops"), [t("card.of", k=len(r["samples"]["loops"]), n=r["samples"]["n"]) for r in runs]))
+        lines.append(row(t("rep/{l}, mean", l=w), [_f(r["samples"]["rep"][str(w)]) for r in runs]))
+    lines.append(
+        row(
+            t("samples ending in a loop"),
+            [t("{k} of {n}", k=len(r["samples"]["loops"]), n=r["samples"]["n"]) for r in runs],
+        )
+    )
     if runs[0]["choices"] is not None:
-        lines.append(row(t("card.acc"), [_f(r["choices"]["acc"]) for r in runs]))
-        lines.append(row(t("card.acc_norm"), [_f(r["choices"]["acc_norm"]) for r in runs]))
+        lines.append(row(t("multiple choice: acc"), [_f(r["choices"]["acc"]) for r in runs]))
+        lines.append(row(t("multiple choice: acc_norm"), [_f(r["choices"]["acc_norm"]) for r in runs]))
     s = runs[0]["samples"]
-    lines += ["", t("card.samples", n=s["n"], tokens=s["max_new_tokens"], temperature=s["temperature"], seed=s["seed"])]
+    lines += [
+        "",
+        t(
+            "samples: {n} of {tokens} tokens, temperature {temperature}, seed {seed}",
+            n=s["n"],
+            tokens=s["max_new_tokens"],
+            temperature=s["temperature"],
+            seed=s["seed"],
+        ),
+    ]
     for name, r in zip(names, runs, strict=True):
         for loop in r["samples"]["loops"]:
             lines.append(
-                t("card.loop", run=name, **{k: loop[k] for k in ("sample", "start", "period")}, text=loop["text"])
+                t(
+                    "  {run}, sample {sample}: a loop of period {period} from token {start}: {text!r}",
+                    run=name,
+                    **{k: loop[k] for k in ("sample", "start", "period")},
+                    text=loop["text"],
+                )
             )
-    lines += ["", t("card.position_head"), row(t("card.position"), names)]
+    lines += [
+        "",
+        t("loss at each position of the context (all of them in card.json and card.png):"),
+        row(t("position"), names),
+    ]
     T = max(r["loss_by_position"]["seq_len"] for r in runs)
     for p in sorted({q for q in SHOWN_POSITIONS if q < T} | {T - 1}):
         nll = [r["loss_by_position"]["nll"] for r in runs]
         lines.append(row(str(p), [_f(v[p]) if p < len(v) else "" for v in nll]))
-    lines += ["", t("card.reliability_head"), row(t("card.bin"), [c for n in names for c in (n, "")])]
+    lines += [
+        "",
+        t("reliability: tokens in each bin of the top-1 probability, their mean probability / accuracy:"),
+        row(t("top-1 probability"), [c for n in names for c in (n, "")]),
+    ]
     for i, b in enumerate(runs[0]["calibration"]["table"]):
         cells = []
         for r in runs:
             rb = r["calibration"]["table"][i]
-            cells += [t("card.bin_count", n=rb["count"]), f"{_f(rb['confidence'], '.3f')}/{_f(rb['accuracy'], '.3f')}"]
+            cells += [t("{n} tok", n=rb["count"]), f"{_f(rb['confidence'], '.3f')}/{_f(rb['accuracy'], '.3f')}"]
         if any(r["calibration"]["table"][i]["count"] for r in runs):
             lines.append(row(f"({b['low']:.2f}, {b['high']:.2f}]", cells))
     against = card["against"]
     if against:
-        lines += ["", t("card.settings_head")]
-        lines += [t("card.setting", key=d["key"], a=d["a"], b=d["b"]) for d in against["settings"]] or [t("card.same")]
+        lines += ["", t("settings that differ:")]
+        lines += [t("  {key}: {a!r} vs {b!r}", key=d["key"], a=d["a"], b=d["b"]) for d in against["settings"]] or [
+            t("  none")
+        ]
         lines += [
             "",
-            t("card.parts_head"),
-            row(t("card.quantity"), [t("card.first_step"), *names, "rtol", t("card.common")]),
+            t("where the two logs part (metrics.jsonl, steps both recorded):"),
+            row(t("quantity"), [t("first step"), *names, "rtol", t("steps")]),
         ]
         for d in against["divergence"]:
-            step = t("card.never") if d["step"] is None else str(d["step"])
+            step = t("never") if d["step"] is None else str(d["step"])
             lines.append(
                 row(d["quantity"], [step, _f(d["a"], ".6g"), _f(d["b"], ".6g"), f"{d['rtol']:g}", str(d["common"])])
             )
         first = against["first"]
-        lines.append(t("card.first", **first) if first else t("card.no_parting"))
+        lines.append(
+            t("they part first at step {step}, in {quantity}", **first)
+            if first
+            else t("they do not part within the tolerances")
+        )
     return "\n".join(lines)

@@ -36,9 +36,19 @@ def bits_per_byte(nll_nats: float, n_bytes: int) -> float:
     """The summed negative log-likelihood of a text (nats, over every token of it) -> bits per byte.
     n_bytes: the text's UTF-8 byte count (`utf8_bytes`)."""
     if not (isinstance(nll_nats, numbers.Real) and 0 <= nll_nats < math.inf):
-        raise UsageError("error.eval.nll", value=nll_nats)
+        raise UsageError(
+            "eval.nll",
+            "bits per byte reads the text's summed negative "
+            "log-likelihood, which must be a finite number of nats >= 0, "
+            "got {value}",
+            value=nll_nats,
+        )
     if not (isinstance(n_bytes, numbers.Integral) and not isinstance(n_bytes, bool) and n_bytes >= 1):
-        raise UsageError("error.eval.bytes", value=n_bytes)
+        raise UsageError(
+            "eval.bytes",
+            "bits per byte divides by the text's UTF-8 byte count, which must be a whole number >= 1, got {value!r}",
+            value=n_bytes,
+        )
     return nll_nats / (math.log(2) * n_bytes)
 
 
@@ -95,7 +105,14 @@ def score_text(model, tokenizer, text: str, stride: int | None = None) -> TextSc
     k = context_chars(text)
     context, rest = tokenizer.encode(text[:k]), tokenizer.encode(text[k:])
     if not context or not rest:
-        raise UsageError("error.eval.text_short", chars=len(text), context=text[:k])
+        raise UsageError(
+            "eval.text_short",
+            "the held-out text ({chars} characters) has nothing to score "
+            "after its first word {context!r}, which is context: give a "
+            "longer text.",
+            chars=len(text),
+            context=text[:k],
+        )
     nll = summed_nll(model, context + rest, len(context), stride)
     unk = unknown_id(tokenizer)
     return TextScore(
@@ -122,7 +139,9 @@ def summed_nll(model, ids: list[int], first: int, stride: int | None = None) -> 
     L = model.cfg.max_len
     S = stride or max(L // 2, 1)
     if not 1 <= S <= L:
-        raise UsageError("error.eval.stride", stride=S, max_len=L)
+        raise UsageError(
+            "eval.stride", "the scoring stride must be in 1 … max_len={max_len}, got {stride}.", stride=S, max_len=L
+        )
     spans = []  # (a, end, stop): input ids[a:stop-1], targets ids[end:stop]
     for end in range(max(first, 1), len(ids), S):
         stop = min(end + S, len(ids))
@@ -174,7 +193,7 @@ def window_stats(model, batches: Iterable[tuple[torch.Tensor, torch.Tensor]]) ->
         confidence.append(top_logp.exp().flatten())  # (B·T,)
         correct.append((top == y).flatten())  # (B·T,)
     if sums is None:
-        raise UsageError("error.eval.no_windows")
+        raise UsageError("eval.no_windows", "no held-out window to measure: the text gave none.")
     return WindowStats((sums / windows).tolist(), windows, torch.cat(confidence).cpu(), torch.cat(correct).cpu())
 
 
@@ -205,11 +224,18 @@ def calibration(confidence: torch.Tensor, correct: torch.Tensor, bins: int = BIN
     ECE = Σ_m |B_m| / N · |acc(B_m) − conf(B_m)|. A model whose top-1 token is right 70% of the times
     it says 0.7 has ECE 0. (A probability of exactly 0 cannot be a top-1 of a softmax; it joins B_1.)"""
     if not (isinstance(bins, numbers.Integral) and not isinstance(bins, bool) and bins >= 1):
-        raise UsageError("error.eval.bins", value=bins)
+        raise UsageError("eval.bins", "bins must be a whole number >= 1, got {value!r}.", value=bins)
     p = confidence.double().flatten()  # (N,)
     hit = correct.flatten().double()  # (N,)
     if p.numel() == 0 or p.numel() != hit.numel():
-        raise UsageError("error.eval.calibration_sizes", confidence=p.numel(), correct=hit.numel())
+        raise UsageError(
+            "eval.calibration_sizes",
+            "calibration reads one top-1 probability and one hit per "
+            "token: got {confidence} probabilities and {correct} hits "
+            "(and needs at least one).",
+            confidence=p.numel(),
+            correct=hit.numel(),
+        )
     index = (torch.ceil(p * bins).long() - 1).clamp(0, bins - 1)  # (N,) the bin of each token
     N = p.numel()
     table, ece = [], 0.0
@@ -236,7 +262,9 @@ class Question:
 def read_questions(path) -> list[Question]:
     """A JSONL file, one question a line: {"context": str, "choices": [str, ...], "answer": i}. Blank
     lines are skipped; anything else that is not such a question is refused with its line."""
-    text = read_text(path, t("fix.questions"))  # an empty file is refused here, naming the format
+    text = read_text(
+        path, t('Write one question a line: {{"context": "...", "choices": ["...", "..."], "answer": 0}}.')
+    )  # an empty file is refused here, naming the format
     questions = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -244,7 +272,13 @@ def read_questions(path) -> list[Question]:
         try:
             item = json.loads(line)
         except (ValueError, RecursionError):
-            raise UsageError("error.eval.question_json", path=path, line=number) from None
+            raise UsageError(
+                "eval.question_json",
+                "{path}, line {line}: not JSON. Each line is one question: "
+                '{{"context": "...", "choices": ["...", "..."], "answer": 0}}.',
+                path=path,
+                line=number,
+            ) from None
         if not (
             isinstance(item, dict)
             and isinstance(item.get("context"), str)
@@ -253,14 +287,33 @@ def read_questions(path) -> list[Question]:
             and all(isinstance(c, str) and c for c in item["choices"])
             and type(item.get("answer")) is int
         ):
-            raise UsageError("error.eval.question_shape", path=path, line=number)
+            raise UsageError(
+                "eval.question_shape",
+                '{path}, line {line}: a question needs "context" (text), '
+                '"choices" (at least two non-empty texts) and "answer" (a '
+                "whole number): "
+                '{{"context": "...", "choices": ["...", "..."], "answer": 0}}.',
+                path=path,
+                line=number,
+            )
         if not 0 <= item["answer"] < len(item["choices"]):
             raise UsageError(
-                "error.eval.answer_range", path=path, line=number, answer=item["answer"], n=len(item["choices"])
+                "eval.answer_range",
+                '{path}, line {line}: "answer" is {answer}, but there are '
+                "{n} choices: give the index of the right one, counting from "
+                "0.",
+                path=path,
+                line=number,
+                answer=item["answer"],
+                n=len(item["choices"]),
             )
         questions.append(Question(item["context"], tuple(item["choices"]), item["answer"], number))
     if not questions:
-        raise UsageError("error.eval.no_questions", path=path)
+        raise UsageError(
+            "eval.no_questions",
+            '{path} holds no question: write one a line, {{"context": "...", "choices": ["...", "..."], "answer": 0}}.',
+            path=path,
+        )
     return questions
 
 
@@ -323,11 +376,33 @@ def score_choices(model, tokenizer, questions: Sequence[Question], path="") -> C
         for choice in q.choices:
             ctx, cont = choice_ids(tokenizer, q.context, choice)
             if not ctx:
-                raise UsageError("error.eval.empty_context", path=path, line=q.line)
+                raise UsageError(
+                    "eval.empty_context",
+                    '{path}, line {line}: "context" gives the model no token to '
+                    "start from: write the question's text there.",
+                    path=path,
+                    line=q.line,
+                )
             if not cont:
-                raise UsageError("error.eval.empty_choice", path=path, line=q.line, choice=choice)
+                raise UsageError(
+                    "eval.empty_choice",
+                    "{path}, line {line}: the choice {choice!r} adds no token "
+                    "after the context: write a choice the tokenizer reads there "
+                    "(for a word tokenizer, begin it with a space).",
+                    path=path,
+                    line=q.line,
+                    choice=choice,
+                )
             if len(cont) > L:
-                raise UsageError("error.eval.choice_too_long", path=path, line=q.line, n=len(cont), max_len=L)
+                raise UsageError(
+                    "eval.choice_too_long",
+                    "{path}, line {line}: a choice of {n} tokens does not fit "
+                    "the model's max_len={max_len}: shorten it.",
+                    path=path,
+                    line=q.line,
+                    n=len(cont),
+                    max_len=L,
+                )
             ll, was_cut = loglikelihood(model, ctx, cont)
             lls.append(ll)
             cut = cut or was_cut
@@ -405,7 +480,9 @@ def first_divergence(a: list[dict], b: list[dict], rtol: dict[str, float] | floa
     for quantity, kind in QUANTITIES.items():
         tol = RTOL[quantity] if rtol is None else rtol if isinstance(rtol, (int, float)) else rtol[quantity]
         if not (isinstance(tol, numbers.Real) and 0 <= tol < math.inf):
-            raise UsageError("error.eval.rtol", value=tol)
+            raise UsageError(
+                "eval.rtol", "a relative tolerance must be a finite number >= 0, got {value!r}.", value=tol
+            )
         mine, theirs = (_series(r, kind, quantity) for r in (a, b))
         common = sorted(set(mine) & set(theirs))
         first = next((s for s in common if relative_difference(mine[s], theirs[s]) > tol), None)

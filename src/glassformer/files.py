@@ -142,13 +142,20 @@ def reading(path: str | os.PathLike, fix: str | Clause):
     try:
         yield path
     except (FileNotFoundError, NotADirectoryError):
-        raise NotFound("error.files.missing", path=path, fix=fix) from None
+        raise NotFound("files.missing", "{path} does not exist. {fix}", path=path, fix=fix) from None
     except IsADirectoryError:
-        raise NotFound("error.files.directory", path=path, fix=fix) from None
+        raise NotFound("files.directory", "{path} is a directory, not a file. {fix}", path=path, fix=fix) from None
     except PermissionError:
-        raise DamagedFile("error.files.permission", path=path) from None
+        raise DamagedFile(
+            "files.permission",
+            "{path} cannot be read: permission denied. Check who owns it "
+            "(ls -l {path}) or make it readable (chmod u+r {path}).",
+            path=path,
+        ) from None
     except OSError as e:
-        raise DamagedFile("error.files.unreadable", path=path, reason=e.strerror or e, fix=fix) from None
+        raise DamagedFile(
+            "files.unreadable", "{path} cannot be read ({reason}). {fix}", path=path, reason=e.strerror or e, fix=fix
+        ) from None
 
 
 def read_bytes(path: str | os.PathLike, fix: str | Clause, most: int | None = None) -> bytes:
@@ -163,26 +170,41 @@ def read_bytes(path: str | os.PathLike, fix: str | Clause, most: int | None = No
         if stat.S_ISDIR(mode):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(p))
         if not stat.S_ISREG(mode):
-            raise DamagedFile("error.files.not_regular", path=path, what=t(_kind(mode)), fix=fix)
+            raise DamagedFile(
+                "files.not_regular",
+                "{path} is not a regular file: it is {what}, which "
+                "glassformer never writes there and will not read (it could "
+                "be read forever). {fix}",
+                path=path,
+                what=t(_kind(mode)),
+                fix=fix,
+            )
         with p.open("rb") as f:
             data = f.read(most + 1)  # a file that grew since stat() is still cut at most + 1
         if len(data) > most:
-            raise DamagedFile("error.files.too_large", path=path, most=most, fix=fix)
+            raise DamagedFile(
+                "files.too_large",
+                "{path} is larger than {most:,} bytes, far beyond any file "
+                "glassformer writes there: it is not one. {fix}",
+                path=path,
+                most=most,
+                fix=fix,
+            )
         return data
 
 
 def _kind(mode: int) -> str:
     """What a path that is not a regular file is, as `ls -l` would hint it (its words)."""
     kinds = (
-        (stat.S_ISFIFO, N_("error.files.kind.fifo")),
-        (stat.S_ISCHR, N_("error.files.kind.char")),
-        (stat.S_ISBLK, N_("error.files.kind.block")),
-        (stat.S_ISSOCK, N_("error.files.kind.socket")),
+        (stat.S_ISFIFO, N_("a named pipe (FIFO)")),
+        (stat.S_ISCHR, N_("a character device (such as /dev/zero)")),
+        (stat.S_ISBLK, N_("a block device (a disk)")),
+        (stat.S_ISSOCK, N_("a socket")),
     )
     for test, kind in kinds:
         if test(mode):
             return kind
-    return N_("error.files.kind.other")
+    return N_("not a file")
 
 
 def read_head(path: str | os.PathLike, fix: str | Clause, n: int = 1 << 20) -> bytes:
@@ -197,7 +219,11 @@ def read_text(path: str | os.PathLike, fix: str | Clause, allow_empty: bool = Fa
     most: see read_bytes."""
     data = read_bytes(path, fix, most)
     if not data.strip() and not allow_empty:
-        raise DamagedFile("error.files.blank" if data else "error.files.empty", path=path, fix=fix)
+        raise (
+            DamagedFile("files.blank", "{path} is empty (only whitespace). {fix}", path=path, fix=fix)
+            if data
+            else DamagedFile("files.empty", "{path} is empty. {fix}", path=path, fix=fix)
+        )
     return decode_utf8(data, path)
 
 
@@ -207,11 +233,32 @@ def read_json(path: str | os.PathLike, fix: str | Clause, most: int | None = Non
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise DamagedFile("error.files.json", path=path, reason=e.msg, line=e.lineno, column=e.colno, fix=fix) from None
+        raise DamagedFile(
+            "files.json",
+            "{path} is damaged: it is not valid JSON ({reason} at line {line}, column {column}). {fix}",
+            path=path,
+            reason=e.msg,
+            line=e.lineno,
+            column=e.colno,
+            fix=fix,
+        ) from None
     except RecursionError:  # arrays or objects nested thousands deep: no file glassformer writes
-        raise DamagedFile("error.files.json_nested", path=path, fix=fix) from None
+        raise DamagedFile(
+            "files.json_nested",
+            "{path} is damaged: its JSON is nested too deeply to read "
+            "(arrays or objects inside each other thousands of times). "
+            "{fix}",
+            path=path,
+            fix=fix,
+        ) from None
     except ValueError as e:  # an integer of thousands of digits (Python's int limit), e.g. "d_model": 1000...0
-        raise DamagedFile("error.files.json_number", path=path, detail=e, fix=fix) from None
+        raise DamagedFile(
+            "files.json_number",
+            "{path} is damaged: it holds a number too long to read ({detail}). {fix}",
+            path=path,
+            detail=e,
+            fix=fix,
+        ) from None
 
 
 def decode_utf8(data: bytes, path: str | os.PathLike) -> str:
@@ -225,14 +272,36 @@ def decode_utf8(data: bytes, path: str | os.PathLike) -> str:
 def not_utf8(path: str | os.PathLike, byte: int, offset: int, guess: str | None) -> DamagedFile:
     """The error for a file that is not UTF-8 at `offset` (where `byte` is): what it looks like
     instead (guess_encoding) and the iconv line that converts it."""
-    where = t("error.files.where", byte=byte, offset=offset)
+    where = t("byte 0x{byte:02x} at offset {offset} is not valid UTF-8", byte=byte, offset=offset)
     path = Path(path)
     converted = path.with_name(f"{path.stem}-utf8{path.suffix}")
     if guess == "binary":
-        return DamagedFile("error.files.binary", path=path, where=where)
+        return DamagedFile(
+            "files.binary",
+            "{path} is not text: it holds NUL bytes, as binary files do ({where}). Give a plain UTF-8 text file.",
+            path=path,
+            where=where,
+        )
     if guess:
-        return DamagedFile("error.files.encoding", path=path, where=where, guess=guess, converted=converted)
-    return DamagedFile("error.files.no_encoding", path=path, where=where)
+        return DamagedFile(
+            "files.encoding",
+            "{path} is not UTF-8 text ({where}); it reads as {guess}. "
+            "Convert it, then use the copy: iconv -f {guess} -t UTF-8 "
+            "{path} > {converted}",
+            path=path,
+            where=where,
+            guess=guess,
+            converted=converted,
+        )
+    return DamagedFile(
+        "files.no_encoding",
+        "{path} is not UTF-8 text ({where}), and not UTF-16, GBK, "
+        "Big5, Shift-JIS or CP1252 either. Save it as UTF-8 (an "
+        "editor's Save As ... / Encoding), or convert it with iconv "
+        "-f ENCODING -t UTF-8.",
+        path=path,
+        where=where,
+    )
 
 
 def guess_encoding(data: bytes) -> str | None:

@@ -35,27 +35,54 @@ NEG_INF = float("-inf")
 # ---- the checks (one per knob; the functions and Knobs share them) ---------------------------------
 def check_repetition_penalty(penalty: float) -> None:
     if not (isinstance(penalty, numbers.Real) and 0 < penalty < math.inf):
-        raise UsageError("error.sample.repetition_penalty", value=penalty)
+        raise UsageError(
+            "sample.repetition_penalty",
+            "repetition_penalty must be a finite number > 0 (1 = off; "
+            "above 1 makes a token already written less likely), got "
+            "{value}",
+            value=penalty,
+        )
 
 
 def check_additive_penalty(name: str, value: float) -> None:
     if not (isinstance(value, numbers.Real) and math.isfinite(value)):
-        raise UsageError("error.sample.additive_penalty", name=name, value=value)
+        raise UsageError(
+            "sample.additive_penalty",
+            "{name} must be a finite number (0 = off; above 0 makes a token already written less likely), got {value}",
+            name=name,
+            value=value,
+        )
 
 
 def check_ngram(n: int) -> None:
     if not (isinstance(n, numbers.Integral) and not isinstance(n, bool) and n >= 1):
-        raise UsageError("error.sample.no_repeat_ngram", value=n)
+        raise UsageError(
+            "sample.no_repeat_ngram",
+            "no_repeat_ngram must be a whole number >= 1, the length of "
+            "the n-grams that may not appear twice (1 forbids writing "
+            "any token twice), got {value!r}",
+            value=n,
+        )
 
 
 def check_min_p(min_p: float) -> None:
     if not (isinstance(min_p, numbers.Real) and 0 <= min_p <= 1):
-        raise UsageError("error.sample.min_p", value=min_p)
+        raise UsageError(
+            "sample.min_p",
+            "min_p must be in [0, 1]: a token is kept if its probability "
+            "is at least min_p times the most likely token's (0 = off), "
+            "got {value}",
+            value=min_p,
+        )
 
 
 def check_typical_p(mass: float) -> None:
     if not (isinstance(mass, numbers.Real) and 0 < mass <= 1):
-        raise UsageError("error.sample.typical_p", value=mass)
+        raise UsageError(
+            "sample.typical_p",
+            "typical_p must be in (0, 1]: the probability mass the most typical tokens keep (1 = off), got {value}",
+            value=mass,
+        )
 
 
 # ---- penalties: they read the text so far ----------------------------------------------------------

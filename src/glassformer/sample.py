@@ -87,8 +87,20 @@ def past_max_len(model: nn.Module) -> str:
     """One line saying what sampling does once the text is longer than max_len."""
     name, L = getattr(model.cfg, "position", "?"), model.cfg.max_len
     if _has_table(model):
-        return t("sample.window_slides", name=name, max_len=L)
-    return t("sample.cache_grows", name=name, max_len=L)
+        return t(
+            "position={name}: a table of max_len={max_len} positions; "
+            "past it the model sees only the last {max_len} tokens (the "
+            "window slides).",
+            name=name,
+            max_len=L,
+        )
+    return t(
+        "position={name}: no position table; past max_len={max_len} "
+        "the model keeps reading every token, at distances it never "
+        "trained on (the KV cache grows).",
+        name=name,
+        max_len=L,
+    )
 
 
 Run = Callable[[torch.Tensor, object], torch.Tensor]  # (context (B, T), cache or None) -> logits (B, T, V)
@@ -99,7 +111,9 @@ def open_cache(model: nn.Module, batch_size: int, use_cache: bool | None = None)
     offers one (`model.new_cache`); True: refuse a model that does not; False: never."""
     new_cache = getattr(model, "new_cache", None)  # None: a kind that keeps no cache (an encoder)
     if use_cache and new_cache is None:
-        raise UsageError("error.sample.no_cache", model=type(model).__name__)
+        raise UsageError(
+            "sample.no_cache", "{model} has no KV cache; sample with use_cache=False.", model=type(model).__name__
+        )
     return new_cache(batch_size) if use_cache is not False and new_cache is not None else None
 
 
@@ -253,7 +267,15 @@ def check_stop(tokenizer, stop: str | None) -> None:
     """Refuse a stop string the model can never write (it would never stop a sample)."""
     if stop and not _writable(tokenizer, stop):
         unseen = [c for c in dict.fromkeys(stop) if not _writable(tokenizer, c)]
-        raise UsageError("error.sample.stop_unseen", stop=stop, chars=", ".join(map(repr, unseen[:20])) or repr(stop))
+        raise UsageError(
+            "sample.stop_unseen",
+            "the stop string {stop!r} can never appear in this model's "
+            "text: {chars} cannot be written with its vocabulary, so "
+            "sampling would never stop there. Use a stop string made of "
+            "what the model writes.",
+            stop=stop,
+            chars=", ".join(map(repr, unseen[:20])) or repr(stop),
+        )
 
 
 def _writable(tokenizer, text: str) -> bool:
@@ -289,18 +311,26 @@ def sample(
     knobs: the repetition knobs (logits_processors.Knobs), None for none.
     """
     if not (isinstance(max_new_tokens, numbers.Integral) and max_new_tokens >= 0):
-        raise UsageError("error.sample.max_new_tokens", value=max_new_tokens)
+        raise UsageError(
+            "sample.max_new_tokens", "max_new_tokens must be a whole number >= 0, got {value!r}", value=max_new_tokens
+        )
     if not (isinstance(num_samples, numbers.Integral) and num_samples >= 1):
-        raise UsageError("error.sample.num_samples", value=num_samples)
+        raise UsageError(
+            "sample.num_samples", "num_samples must be a whole number >= 1, got {value!r}", value=num_samples
+        )
     if not (temperature >= 0 and math.isfinite(temperature)):
-        raise UsageError("error.sample.temperature", value=temperature)
+        raise UsageError(
+            "sample.temperature",
+            "temperature must be a finite number >= 0 (0 = greedy), got {value}",
+            value=temperature,
+        )
     if top_k is not None and not (isinstance(top_k, numbers.Integral) and top_k >= 1):
-        raise UsageError("error.sample.top_k", value=top_k)
+        raise UsageError("sample.top_k", "top_k must be a whole number >= 1, got {value!r}", value=top_k)
     if top_p is not None and not 0 < top_p <= 1:
-        raise UsageError("error.sample.top_p", value=top_p)
+        raise UsageError("sample.top_p", "top_p must be in (0, 1], got {value}", value=top_p)
     prompt_ids = tokenizer.encode(prompt)
     if not prompt_ids:
-        raise UsageError("error.sample.empty_prompt")
+        raise UsageError("sample.empty_prompt", "the prompt is empty: give the model at least one token to continue")
     check_stop(tokenizer, stop)
     device = next(model.parameters()).device
     generator = torch.Generator(device=device)

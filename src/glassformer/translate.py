@@ -82,7 +82,13 @@ def _max_new(model: nn.Module, max_new_tokens: int | None) -> int:
     limit = model.cfg.max_len  # the decoder reads at most max_len tokens: <BOS> + max_len - 1 written
     n = limit if max_new_tokens is None else max_new_tokens
     if not 1 <= n <= limit:
-        raise UsageError("error.translate.max_new_tokens", low=1, high=limit, value=n)
+        raise UsageError(
+            "translate.max_new_tokens",
+            "max_new_tokens must be in {low} … {high} (the model's max_len), got {value}.",
+            low=1,
+            high=limit,
+            value=n,
+        )
     return n
 
 
@@ -138,9 +144,20 @@ def beam_search(
     extended by <PAD> at no cost, and competes with the live ones on its normalised score."""
     V, k = model.cfg.vocab_size, beam_width
     if not 1 <= k <= V - 2:
-        raise UsageError("error.translate.beam_width", low=1, high=V - 2, value=k)
+        raise UsageError(
+            "translate.beam_width",
+            "beam_width must be in {low} … {high} (the vocabulary minus <PAD> and <BOS>), got {value}.",
+            low=1,
+            high=V - 2,
+            value=k,
+        )
     if length_penalty_alpha < 0:
-        raise UsageError("error.translate.length_penalty", low=0, value=length_penalty_alpha)
+        raise UsageError(
+            "translate.length_penalty",
+            "the length penalty α must be >= {low}, got {value}.",
+            low=0,
+            value=length_penalty_alpha,
+        )
     was_training = model.training
     model.eval()
     try:

@@ -17,7 +17,7 @@ def test_patterns_on_a_repeated_sequence():
     assert pattern(tokens, "induction")[:3].sum() == 0  # the first half has no earlier copy
     with pytest.raises(UsageError) as e:
         pattern(tokens, "copy")
-    assert e.value.key == "error.causal.bad_kind"
+    assert e.value.code == "causal.bad_kind"
 
 
 def test_the_induction_pattern_of_an_adjacent_repeat_holds_the_diagonal():
@@ -60,4 +60,4 @@ def test_fused_attention_is_refused():
     model = build_model(ModelConfig(vocab_size=20, d_model=16, n_heads=4, d_ff=32, n_layers=2, attention="fused"))
     with pytest.raises(Unsupported) as e:
         head_scores(model, repeated_tokens(20, 4), "induction")
-    assert e.value.key == "error.causal.fused"
+    assert e.value.code == "causal.fused"

@@ -56,7 +56,7 @@ def test_ablating_a_circuit_head_raises_the_repeated_half_loss_and_a_decoy_chang
     torch.testing.assert_close(one_row.repeated, ablation_check(planted, tokens, heads).repeated, rtol=0, atol=1e-12)
     with pytest.raises(UsageError) as e:
         ablation_check(planted, tokens, heads, "noise")
-    assert e.value.key == "error.causal.bad_ablation"
+    assert e.value.code == "causal.bad_ablation"
 
 
 def test_each_method_scored_on_the_planted_heads(planted):
@@ -128,9 +128,21 @@ def test_the_report_in_both_languages(trained, monkeypatch, capsys, lang):
         ground_truth.main()
         rise = ablation_rise(trained)
         heads = ", ".join(f"{i}.{j} (+{rise[i, j]:.2f})" for i, j in [(0, 0), (1, 0), (1, 2)])
-        truth = t("causal.trained.truth", share=0.1, largest=float(rise.max()), heads=heads)
-        path = t("causal.planted.method.path", head="1.2")
-        check = t("causal.planted.row", method=t("causal.planted.method.checked"), found="0.0, 1.0, 1.2",
-                  precision=1.0, recall=1.0)  # fmt: skip
+        truth = t(
+            "ground truth: heads whose zero-ablation raises the repeated "
+            "half's loss by at least {share} of the largest rise "
+            "({largest:.2f} nats): {heads}",
+            share=0.1,
+            largest=float(rise.max()),
+            heads=heads,
+        )
+        path = t("path patching into {head}'s keys (senders)", head="1.2")
+        check = t(
+            "{method}: found {found}; precision {precision:.2f}, recall {recall:.2f}",
+            method=t("head detectors + ablation check"),
+            found="0.0, 1.0, 1.2",
+            precision=1.0,
+            recall=1.0,
+        )
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 7 and lines[0] == truth and lines[4] == check and lines[6].startswith(path)

@@ -107,7 +107,7 @@ def test_names_filter_is_run_with_cache_s_names_under_transformer_lens_s_name():
     assert all(torch.equal(by_filter[n], by_names[n]) for n in by_names)
     with pytest.raises(UsageError) as e:
         model.run_with_cache(IDS, names=keep, names_filter=keep)
-    assert e.value.key == "error.cache.names_twice"
+    assert e.value.code == "cache.names_twice"
 
 
 def test_a_missing_cache_key_is_a_key_error_that_names_the_nearest_name():
@@ -115,12 +115,12 @@ def test_a_missing_cache_key_is_a_key_error_that_names_the_nearest_name():
     _, cache = model.run_with_cache(IDS, names_filter=lambda name: name.endswith("attn.z"))
     with pytest.raises(KeyError) as e:
         cache["blocks.1.attn.zz"]
-    assert e.value.key == "error.cache.missing" and e.value.fields["n"] == 2
+    assert e.value.code == "cache.missing" and e.value.fields["n"] == 2
     assert "'blocks.1.attn.z'" in str(e.value.fields["hint"]).split("'blocks.1.attn.zz'", 1)[1]  # the suggestion
     with pytest.raises(KeyError) as e:
         cache["nothing_like_it"]
     assert e.value.fields["hint"] == "'nothing_like_it'"  # no suggestion when nothing is close
     with pytest.raises(KeyError) as e:
         cache["blocks.0.resid_post"]  # a real hook point the filter left out: how to keep it
-    assert e.value.key == "error.cache.not_kept" and e.value.fields == {"name": "blocks.0.resid_post", "n": 2}
+    assert e.value.code == "cache.not_kept" and e.value.fields == {"name": "blocks.0.resid_post", "n": 2}
     assert cache.get("blocks.0.resid_post") is None and "blocks.0.attn.z" in cache  # a dict still

@@ -52,7 +52,7 @@ def test_parts_sum_to_the_logit_difference(kw):
 def test_post_norm_is_refused():
     with pytest.raises(Unsupported) as e:
         logit_attribution(model_of(norm="post"), IDS, 3, 7)
-    assert e.value.key == "error.causal.norm_post" and e.value.fields == {"norm": "post"}
+    assert e.value.code == "causal.norm_post" and e.value.fields == {"norm": "post"}
 
 
 @pytest.mark.parametrize("kw", [{}, {"bias": False}, {"position": "rotary"}, {"norm": "none"}, MODERN])
@@ -81,7 +81,7 @@ def test_a_head_s_part_is_its_result_read_through_the_frozen_norm():
     assert abs(dla.parts["blocks.2.attn.1"] - expected.item()) < 1e-12
     with pytest.raises(Unsupported) as e:
         logit_attribution(model, IDS, 3, 7).head_grid()
-    assert e.value.key == "error.causal.no_head_parts"
+    assert e.value.code == "causal.no_head_parts"
 
 
 def test_a_part_is_read_through_the_frozen_rms_norm_without_centring():

@@ -106,19 +106,19 @@ def test_bad_input_is_refused_with_keys():
     model = model_of()
     with pytest.raises(UsageError) as e:
         activation_patching(model, CLEAN, CORRUPT[:, :5], METRIC)
-    assert e.value.key == "error.causal.lengths"
+    assert e.value.code == "causal.lengths"
     with pytest.raises(UsageError) as e:
         activation_patching(model, CLEAN, CORRUPT, METRIC, "attn.nothing")
-    assert e.value.key == "error.causal.no_point"
+    assert e.value.code == "causal.no_point"
     with pytest.raises(UsageError) as e:
         activation_patching(model, CLEAN, CORRUPT, METRIC, "resid_post", ("H",))
-    assert e.value.key == "error.causal.bad_axis" and e.value.fields["choices"] == ["T", "C"]
+    assert e.value.code == "causal.bad_axis" and e.value.fields["choices"] == ["T", "C"]
     with pytest.raises(UsageError) as e:
         activation_patching(model, CLEAN, CORRUPT, METRIC, "pos_embed", ())
-    assert e.value.key == "error.causal.no_batch_axis"
+    assert e.value.code == "causal.no_batch_axis"
     with pytest.raises(UsageError) as e:
         activation_patching(model, CLEAN, CORRUPT, METRIC, max_bytes=10)
-    assert e.value.key == "error.causal.budget"
+    assert e.value.code == "causal.budget"
 
 
 def made_linear():
@@ -163,7 +163,7 @@ def test_attribution_on_a_nonlinear_model_is_an_estimate_and_reported():
     assert -1 <= report.spearman <= 1 and report.overlap + len(report.missed) == 5
     with pytest.raises(UsageError) as e:
         agreement(exact, approx, top_k=0)
-    assert e.value.key == "error.causal.top_k"
+    assert e.value.code == "causal.top_k"
 
 
 INSIDE = ["ln1", "attn.q", "attn.k", "attn.v", "attn.scores", "attn.weights", "attn.z", "attn.merged"]
@@ -278,12 +278,12 @@ def test_every_input_of_a_layer_is_its_normed_stream_changed_by_the_sender():
 def test_bad_receivers_and_inputs_are_refused():
     model = model_of(n_layers=3)
     for receivers, via, key in [
-        ([(0, 1)], "q", "error.causal.bad_receiver"),
-        ([(3, 1)], "q", "error.causal.bad_receiver"),
-        ([(1, 4)], "q", "error.causal.bad_receiver"),
-        ([], "q", "error.causal.bad_receiver"),
-        ([(1, 1)], "z", "error.causal.bad_via"),
-        ([(1, 1)], (), "error.causal.bad_via"),
+        ([(0, 1)], "q", "causal.bad_receiver"),
+        ([(3, 1)], "q", "causal.bad_receiver"),
+        ([(1, 4)], "q", "causal.bad_receiver"),
+        ([], "q", "causal.bad_receiver"),
+        ([(1, 1)], "z", "causal.bad_via"),
+        ([(1, 1)], (), "causal.bad_via"),
     ]:
         with pytest.raises(UsageError) as e:
             path_patching(model, CLEAN, CORRUPT, METRIC, receivers, via)
@@ -297,15 +297,15 @@ def test_degenerate_inputs_are_refused_never_nan():
 
     with pytest.raises(UsageError) as e:
         logit_diff(4, 4)
-    assert e.value.key == "error.causal.same_tokens" and e.value.fields == {"token": 4}
+    assert e.value.code == "causal.same_tokens" and e.value.fields == {"token": 4}
     with pytest.raises(UsageError) as e:
         logit_attribution(model_of(), CLEAN, 4, 4)
-    assert e.value.key == "error.causal.same_tokens"
+    assert e.value.code == "causal.same_tokens"
     grid = activation_patching(model_of(), CLEAN, CLEAN, METRIC, "resid_post", ("T",))
     assert grid.gap == 0 and torch.isfinite(grid.values).all()
     with pytest.raises(UsageError) as e:
         grid.normalised()
-    assert e.value.key == "error.causal.no_gap" and e.value.fields == {"clean": grid.clean, "corrupt": grid.corrupt}
+    assert e.value.code == "causal.no_gap" and e.value.fields == {"clean": grid.clean, "corrupt": grid.corrupt}
     fine = activation_patching(model_of(), CLEAN, CORRUPT, METRIC, "resid_post", ("T",))
     assert fine.gap == fine.clean - fine.corrupt != 0 and torch.isfinite(fine.normalised()).all()
 

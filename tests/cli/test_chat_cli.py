@@ -60,7 +60,11 @@ def test_answers_are_sample_on_the_template_and_keep_the_history(runs, capsys, m
     )
     assert first.strip() and second.strip()  # greedy SFT answers (a digit at least), or this test proves little
     assert out.splitlines()[1:] == [first, second]  # after the ready line, one answer a line
-    assert heard.of("chat.ready") == [{"run": str(chat), "format": "chatml", "reset": "/reset", "quit": "/quit"}]
+    assert heard.of(
+        "chatting with {run} ({format} template): a line is a turn; "
+        "{reset} forgets the history, {quit} (or end of input) "
+        "leaves."
+    ) == [{"run": str(chat), "format": "chatml", "reset": "/reset", "quit": "/quit"}]
 
 
 def test_reset_forgets_and_quit_leaves(runs, capsys, monkeypatch):
@@ -70,7 +74,7 @@ def test_reset_forgets_and_quit_leaves(runs, capsys, monkeypatch):
     )
     alone = expected(chat, [{"role": "user", "content": "7+5="}], 6)  # no history after /reset
     assert code == 0 and out.splitlines()[3:] == [alone]  # the ready line, an answer, the reset line; none after /quit
-    assert "chat.was_reset" in heard.keys()
+    assert "the history is forgotten; a new conversation starts." in heard.keys()
 
 
 def test_oldest_turns_are_dropped_to_fit(runs, capsys, monkeypatch):
@@ -78,7 +82,7 @@ def test_oldest_turns_are_dropped_to_fit(runs, capsys, monkeypatch):
     _, chat = runs
     code, out, _, heard = chat_cli(capsys, monkeypatch, "12+30=\n7+5=\n", str(chat), "--max-new-tokens", "100")
     assert code == 0
-    assert heard.of("chat.dropped") == [{"n": 2}]
+    assert heard.of("(the {n} oldest turns were dropped so the conversation fits the model's context)") == [{"n": 2}]
     alone = expected(chat, [{"role": "user", "content": "7+5="}], 100)
     assert out.endswith("\n" + alone + "\n")  # an answer may hold line breaks
 
@@ -87,7 +91,7 @@ def test_a_message_too_long_is_refused_and_the_chat_goes_on(runs, capsys, monkey
     _, chat = runs
     lines = "1+" * 70 + "\nhello\n7+5=\n"  # too long; letters the tiny vocabulary lacks; a sum
     code, out, err, heard = chat_cli(capsys, monkeypatch, lines, str(chat), "--max-new-tokens", "6")
-    assert code == 0 and [f["max_len"] for f in heard.of("error.talk.too_long")] == [128]
+    assert code == 0 and [f["max_len"] for f in heard.of("talk.too_long")] == [128]
     assert len(err.strip().splitlines()) == 2  # one line for each refused turn
     assert out.splitlines()[-1] == expected(chat, [{"role": "user", "content": "7+5="}], 6)
 
@@ -96,7 +100,7 @@ def test_a_message_too_long_is_refused_and_the_chat_goes_on(runs, capsys, monkey
 def test_a_run_that_was_not_post_trained_is_one_line_naming_sft(runs, capsys, monkeypatch, lang):
     base, _ = runs
     code, out, err, heard = chat_cli(capsys, monkeypatch, "hi\n", str(base), "--lang", lang)
-    assert code == 2 and heard.of("error.talk.not_chat") == [{"run": str(base)}]
+    assert code == 2 and heard.of("talk.not_chat") == [{"run": str(base)}]
     assert len(err.strip().splitlines()) == 1 and "glassformer sft" in err
 
 

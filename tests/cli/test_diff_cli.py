@@ -90,7 +90,11 @@ def test_a_lora_run_shows_its_update_and_rank(base, tmp_path, capsys):
     assert main([*argv, "--lora-alpha", "4", "--lr=0.05", *TINY]) == 0
     out = tmp_path / "views"
     code, _, _, heard = diff_cli(capsys, str(base), str(tuned), "--out", str(out))  # prompts: the run's data
-    assert code == 0 and heard.of("diff.grown") == [{"n": 2}]  # chatml's two control tokens
+    assert code == 0 and heard.of(
+        "the base grew {n} vocabulary rows for the chat's special "
+        "tokens (each the mean of its old rows), as the run did when "
+        "it started; ΔW counts from there."
+    ) == [{"n": 2}]  # chatml's two control tokens
     lora = grid(out, "diff_lora")
     weights = grid(out, "diff_weights")
     relative = dict(zip(weights["rows"], (v[0] for v in weights["values"]), strict=True))
@@ -112,7 +116,7 @@ def test_runs_that_do_not_line_up_are_one_line(base, tmp_path, capsys, lang):
     model, _, _ = load_model(base)
     save_weights(wider / MODEL_FILE, build_model(replace(model.cfg, n_layers=3)), 0)  # a whole run, one block more
     code, _, err, heard = diff_cli(capsys, str(base), str(wider), "--lang", lang)
-    assert code == 2 and heard.of("error.diff.shapes")[0]["fields"] == "n_layers"
+    assert code == 2 and heard.of("diff.shapes")[0]["fields"] == "n_layers"
     assert len(err.strip().splitlines()) == 1
     code, _, err, heard = diff_cli(capsys, str(base), str(base), "--lang", lang)  # no data to take prompts from
-    assert code == 2 and "error.diff.no_prompt" in heard.keys() and len(err.strip().splitlines()) == 1
+    assert code == 2 and "diff.no_prompt" in heard.keys() and len(err.strip().splitlines()) == 1

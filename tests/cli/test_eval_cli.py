@@ -172,7 +172,7 @@ def test_an_earlier_card_is_replaced_with_a_word_and_a_user_s_file_never(runs, c
     assert err.count("\n") == 1 and "card.json" in err
     with pytest.raises(UsageError) as e:
         check_out(mine)
-    assert e.value.key == "error.eval.not_a_card" and e.value.fields == {"path": mine / "card.json", "out": mine}
+    assert e.value.code == "eval.not_a_card" and e.value.fields == {"path": mine / "card.json", "out": mine}
 
 
 def test_multiple_choice_on_a_real_run_is_the_library_s_score(runs, capsys, tmp_path):
@@ -214,10 +214,10 @@ def test_the_library_refusals_carry_their_fields(runs, tmp_path):
     (tmp_path / "range.jsonl").write_text('{"context": "the", "choices": [" cat", " dog"], "answer": 2}\n')
     with pytest.raises(UsageError) as e:
         evaluate(runs["char"], EvalConfig(questions=str(tmp_path / "range.jsonl")))
-    assert e.value.key == "error.eval.answer_range" and (e.value.fields["answer"], e.value.fields["n"]) == (2, 2)
+    assert e.value.code == "eval.answer_range" and (e.value.fields["answer"], e.value.fields["n"]) == (2, 2)
     with pytest.raises(UsageError) as e:
         draw_samples(load_run(runs["char"]), "the " * 40, EvalConfig())
-    assert e.value.key == "error.eval.prompt_too_long" and e.value.fields == {"n": 160, "max_len": 128, "most": 127}
+    assert e.value.code == "eval.prompt_too_long" and e.value.fields == {"n": 160, "max_len": 128, "most": 127}
 
 
 def test_a_run_that_cannot_sample_is_refused(tmp_path, capsys):
@@ -226,6 +226,6 @@ def test_a_run_that_cannot_sample_is_refused(tmp_path, capsys):
     capsys.readouterr()
     with pytest.raises(UsageError) as e:
         load_run(tmp_path / "sine")
-    assert e.value.key == "error.eval.cannot_sample" and e.value.fields["kind"] == "regressor"
+    assert e.value.code == "eval.cannot_sample" and e.value.fields["kind"] == "regressor"
     assert main(["eval", str(tmp_path / "sine"), "--threads", "1"]) == 2
     assert capsys.readouterr().err.count("\n") == 1

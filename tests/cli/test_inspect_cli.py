@@ -47,7 +47,9 @@ def test_trace_preset(tmp_path, capsys):
     code, out, heard = run_said(["trace", "--preset", "seed000", "--prompt", "hello", "--out", str(tmp_path)], capsys)
     assert code == 0
     source = {"preset": "seed000", "kind": "gpt", "seed": 0}
-    assert ("inspect.source.preset", source) in heard and t("inspect.source.preset", **source) in out
+    assert ("preset {preset} ({kind}), random init, seed {seed}", source) in heard and t(
+        "preset {preset} ({kind}), random init, seed {seed}", **source
+    ) in out
     assert "'hell'" in out  # input = prompt minus its last token
     assert "blocks.1.attn.weights" in out and "(B=1, H=4, T_q=4, T_k=4)" in out
     assert "(B=1, T=4, V=" in out and "loss" in out
@@ -74,17 +76,20 @@ def test_trace_overrides_markdown_and_collapse(tmp_path, capsys):
         capsys,
     )
     assert code == 0
-    assert f"| {t('stage.embedding')} | embed | (1, 5, 32) | (B=1, T=5, C=32) |" in out
+    assert f"| {t('embedding')} | embed | (1, 5, 32) | (B=1, T=5, C=32) |" in out
     assert "blocks.2.*" in out and "blocks.2.attn.q" not in out
     key, fields = keyed(UsageError, run, ["trace", "--n_layer=3", "--out", str(tmp_path)], capsys)
-    assert (key, fields["key"]) == ("error.config.unknown_key", "n_layer")
+    assert (key, fields["key"]) == ("config.unknown_key", "n_layer")
 
 
 def test_trace_regressor(tmp_path, capsys):
     argv = ["trace", "--preset", "sine", "--prompt", "0 0.5 1 0.5 0", "--out", str(tmp_path)]
     code, out, heard = run_said(argv, capsys)
     assert code == 0
-    assert ("inspect.source.preset", {"preset": "sine", "kind": "regressor", "seed": 0}) in heard
+    assert (
+        "preset {preset} ({kind}), random init, seed {seed}",
+        {"preset": "sine", "kind": "regressor", "seed": 0},
+    ) in heard
     assert "(B=1, T=4, d_in=1)" in out and "(B=1, T=4, d_out=1)" in out and "[0.000, 0.500, 1.000, 0.500]" in out
 
 
@@ -105,13 +110,18 @@ def test_grads(tmp_path, capsys):
     argv = ["grads", "--preset", "seed000", "--prompt", "to be or not", "--out", str(tmp_path)]
     code, out, heard = run_said(argv, capsys)
     assert code == 0
-    [header] = heard.of("grads.header")
-    assert header["lr"] == 0.001 and t("grads.header", **header) in out
+    [header] = heard.of("# {source}; loss {loss:.4f}; upd/w after one Adam step at lr {lr:g}")
+    assert (
+        header["lr"] == 0.001
+        and t("# {source}; loss {loss:.4f}; upd/w after one Adam step at lr {lr:g}", **header) in out
+    )
     model_params = [n for n, _ in GPT(get_preset("seed000").model).named_parameters()]
     for name in model_params:
         assert f"\n{name} " in out
-    [norms] = heard.of("grads.layer_norms")
-    assert norms["norms"].startswith("embed ") and t("grads.layer_norms", **norms) in out  # input side first
+    [norms] = heard.of("per-layer gradient norm: {norms}")
+    assert (
+        norms["norms"].startswith("embed ") and t("per-layer gradient norm: {norms}", **norms) in out
+    )  # input side first
     assert (tmp_path / "grads.png").exists() and f"wrote {tmp_path / 'grads.png'}" in out
     line = json.loads((tmp_path / "grads.jsonl").read_text().splitlines()[0])
     assert set(line["params"]) == set(model_params)
@@ -121,11 +131,13 @@ def test_params_seed002_prints_the_true_count(tmp_path, capsys):
     code, out, heard = run_said(["params", "--preset", "seed002", "--out", str(tmp_path)], capsys)
     assert code == 0
     true = sum(p.numel() for p in Encoder(get_preset("seed002").model).parameters())
-    assert ("params.total", {"total": true}) in heard and t("params.total", total=true) in out
-    assert "≠" not in out and "C·3C + 3C" in out and t("formula.ln.none") in out
-    bidirectional = t("params.flops.bidirectional")
-    assert ("params.flops.attention", {"formula": bidirectional}) in heard  # an encoder: attention both ways
-    assert t("params.flops.attention", formula=bidirectional) in out and t("params.flops.training") in out
+    assert ("parameters: {total:,} (sum of numel over model.parameters())", {"total": true}) in heard and t(
+        "parameters: {total:,} (sum of numel over model.parameters())", total=true
+    ) in out
+    assert "≠" not in out and "C·3C + 3C" in out and t("norm='none': identity") in out
+    bidirectional = t("4·n_layers·T·C (bidirectional)")
+    assert ("attention {formula}", {"formula": bidirectional}) in heard  # an encoder: attention both ways
+    assert t("attention {formula}", formula=bidirectional) in out and t("training ≈ 3 × forward") in out
     data = json.loads((tmp_path / "params.json").read_text())
     assert data["total"] == true and data["activation_memory"]["B"] == get_preset("seed002").train.batch_size
 
@@ -138,7 +150,7 @@ def test_params_reads_t_from_seq_len_and_refuses_its_old_name(tmp_path, capsys):
     assert code == 0 and (memory["B"], memory["T"]) == (2, 32)
     with pytest.raises(UsageError) as caught:
         run(["params", "--preset", "baby", "--block-size", "32"], capsys)
-    assert (caught.value.key, caught.value.fields["new"]) == ("error.config.renamed", "seq_len")
+    assert (caught.value.code, caught.value.fields["new"]) == ("config.renamed", "seq_len")
 
 
 def test_trace_from_a_run_directory(tmp_path, capsys):
@@ -205,7 +217,7 @@ def test_a_chinese_runs_attention_pictures_draw_with_the_shipped_font_in_chinese
     assert picked and all(p == (str(CJK_FONT), True) for p in picked)  # the shipped font, no label escaped
     (ax,) = [a for a in figures[0].axes if a.images]
     with speaking("zh"):
-        assert ax.get_xlabel() == t("pictures.attn.key_axis") and ax.get_ylabel() == t("pictures.attn.query_axis")
+        assert ax.get_xlabel() == t("key: the token looked at") and ax.get_ylabel() == t("query: the token looking")
     assert (tmp_path / "o" / "attention_L0_H0.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -353,17 +365,32 @@ def test_an_encoder_run_works_too(tmp_path, capsys):
 
 BAD = [
     (["patch", "RUN", "--clean", "the cat", "--corrupt", "the ca", "--answer", " ", "--wrong", "s"], "cview.lengths"),
-    (["patch", "RUN", "--clean", "the cat", "--corrupt", "the mat", "--answer", "at", "--wrong", "s"], "cview.not_one_token"),  # noqa: E501
+    (
+        ["patch", "RUN", "--clean", "the cat", "--corrupt", "the mat", "--answer", "at", "--wrong", "s"],
+        "cview.not_one_token",
+    ),  # noqa: E501
     (["attribute", "RUN", "--prompt", "the cat", "--answer", " ", "--wrong", ""], "cview.not_one_token"),
     (["attribute", "RUN", "--prompt", "the cat sat on the mat.", "--answer", " "], "cview.too_long"),
-    (["heads", "NOWHERE"], "error.run.missing"),
+    (["heads", "NOWHERE"], "run.missing"),
     # degenerate inputs (issue 43): nothing to patch, nothing to compare, no gap worth normalising by
-    (["patch", "RUN", "--clean", "the cat", "--corrupt", "the cat", "--answer", " ", "--wrong", "s"], "cview.same_prompts"),  # noqa: E501
-    (["patch", "RUN", "--clean", "the cat", "--corrupt", "the car", "--answer", "s", "--wrong", "s"], "cview.same_tokens"),  # noqa: E501
+    (
+        ["patch", "RUN", "--clean", "the cat", "--corrupt", "the cat", "--answer", " ", "--wrong", "s"],
+        "cview.same_prompts",
+    ),  # noqa: E501
+    (
+        ["patch", "RUN", "--clean", "the cat", "--corrupt", "the car", "--answer", "s", "--wrong", "s"],
+        "cview.same_tokens",
+    ),  # noqa: E501
     (["attribute", "RUN", "--prompt", "the cat", "--answer", " ", "--wrong", " "], "cview.same_tokens"),
-    (["patch", "RUN", "--clean", "the cat", "--corrupt", "the mat", "--answer", " ", "--wrong", "s"], "cview.gap.inverted"),  # noqa: E501
-    (["patch", "RUN", "--clean", "the cat", "--corrupt", "the hat", "--answer", " ", "--wrong", "s"], "cview.gap.small"),  # noqa: E501
-]  # fmt: skip
+    (
+        ["patch", "RUN", "--clean", "the cat", "--corrupt", "the mat", "--answer", " ", "--wrong", "s"],
+        "cview.gap.inverted",
+    ),  # noqa: E501
+    (
+        ["patch", "RUN", "--clean", "the cat", "--corrupt", "the hat", "--answer", " ", "--wrong", "s"],
+        "cview.gap.small",
+    ),  # noqa: E501
+]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -394,12 +421,12 @@ def test_seq2seq_and_post_norm_models_are_refused():
     seq2seq = build_model(get_preset("seq2seq").model)
     with pytest.raises(UsageError) as e:
         check_model(seq2seq, "patch")
-    assert e.value.key == "cview.kind" and e.value.fields["kind"] == "seq2seq"
+    assert e.value.code == "cview.kind" and e.value.fields["kind"] == "seq2seq"
     post = build_model(ModelConfig(kind="gpt", vocab_size=10, norm="post", **TINY))
     check_model(post, "patch")  # patching needs no sum of parts
     with pytest.raises(UsageError) as e:
         check_model(post, "attribute")
-    assert e.value.key == "cview.post_norm"
+    assert e.value.code == "cview.post_norm"
 
 
 def test_patch_help_has_an_example_and_names_the_default_by(capsys):
@@ -409,5 +436,24 @@ def test_patch_help_has_an_example_and_names_the_default_by(capsys):
     with pytest.raises(SystemExit):
         main(["patch", "--help"])
     shown = " ".join(capsys.readouterr().out.split())
-    assert " ".join(t("help.causal.by", default="position").split()) in shown
-    assert " ".join(t("help.patch.example").split()) in shown
+    assert (
+        " ".join(
+            t(
+                "what to patch: position (layer × position), layer "
+                "(attention, FFN), head (layer × head) (default: {default})",
+                default="position",
+            ).split()
+        )
+        in shown
+    )
+    assert (
+        " ".join(
+            t(
+                'example: glassformer patch runs/baby-<time> --clean "ROMEO: '
+                'the cat" --corrupt "ROMEO: the mat" --answer " " --wrong s '
+                "--by head (the two prompts the same number of tokens; "
+                "--answer and --wrong one token each)"
+            ).split()
+        )
+        in shown
+    )

@@ -69,11 +69,24 @@ def test_text_the_vocabulary_cannot_read_is_refused_naming_prompt(tmp_path, caps
         code = main(["trace", "--run", str(run), "--prompt", "hello", "--lang", lang, "--out", str(tmp_path / "o")])
     assert code == 2 and not (tmp_path / "o").exists()
     (fields,) = heard.of("inspect.prompt_unreadable")
-    assert fields["prompt"] == "hello" and "error.tokenizer.unseen" in heard.keys()
+    assert fields["prompt"] == "hello" and "tokenizer.unseen" in heard.keys()
     err = capsys.readouterr().err
     with speaking(lang):
-        assert t("inspect.prompt_unreadable", **fields) in err
-        assert "--prompt" in t("inspect.prompt_unreadable", **fields)  # the flag that fixes it, in both languages
+        assert (
+            t(
+                "this model cannot read the prompt {prompt!r}: {reason} Give "
+                "--prompt a text in its vocabulary (without --prompt, a run "
+                "starts from its own training text).",
+                **fields,
+            )
+            in err
+        )
+        assert "--prompt" in t(
+            "this model cannot read the prompt {prompt!r}: {reason} Give "
+            "--prompt a text in its vocabulary (without --prompt, a run "
+            "starts from its own training text).",
+            **fields,
+        )  # the flag that fixes it, in both languages
 
 
 def test_a_run_whose_vocabulary_reads_no_example_names_prompt_too(tmp_path, capsys):

@@ -184,15 +184,15 @@ def test_the_repetition_knobs_reach_the_library_and_none_given_is_the_text_of_be
 @pytest.mark.parametrize(
     "flag, value, key",
     [
-        ("--repetition-penalty", "0", "arg.positive"),
-        ("--repetition-penalty", "-1.2", "arg.positive"),
-        ("--frequency-penalty", "inf", "arg.finite"),
-        ("--presence-penalty", "nan", "arg.finite"),
-        ("--no-repeat-ngram", "0", "arg.count"),
-        ("--min-p", "1.5", "arg.probability"),
-        ("--min-p", "0", "arg.probability"),
-        ("--typical-p", "0", "arg.probability"),
-        ("--typical-p", "x", "arg.probability"),
+        ("--repetition-penalty", "0", "must be a finite number > 0, got {value!r}"),
+        ("--repetition-penalty", "-1.2", "must be a finite number > 0, got {value!r}"),
+        ("--frequency-penalty", "inf", "must be a finite number, got {value!r}"),
+        ("--presence-penalty", "nan", "must be a finite number, got {value!r}"),
+        ("--no-repeat-ngram", "0", "must be a whole number >= 1, got {value!r}"),
+        ("--min-p", "1.5", "must be a number in (0, 1], got {value!r}"),
+        ("--min-p", "0", "must be a number in (0, 1], got {value!r}"),
+        ("--typical-p", "0", "must be a number in (0, 1], got {value!r}"),
+        ("--typical-p", "x", "must be a number in (0, 1], got {value!r}"),
     ],
 )
 def test_a_bad_knob_is_one_line_naming_the_flag(run_dir, capsys, flag, value, key):

@@ -33,7 +33,7 @@ def refusal(make) -> tuple[str, dict]:
 
 def test_d_model_not_divisible_by_n_heads_suggests_the_nearest_divisor():
     assert refusal(lambda: ModelConfig(d_model=64, n_heads=5)) == (
-        "error.config.heads",
+        "config.heads",
         {"d_model": 64, "n_heads": 5, "nearest": 4},
     )
 
@@ -41,13 +41,13 @@ def test_d_model_not_divisible_by_n_heads_suggests_the_nearest_divisor():
 @pytest.mark.parametrize("name", ["vocab_size", "d_model", "n_heads", "d_ff", "n_layers", "max_len"])
 @pytest.mark.parametrize("value", [0, -3])
 def test_non_positive_sizes(name, value):
-    assert refusal(lambda: ModelConfig(**{name: value})) == ("error.config.positive", {"name": name, "value": value})
+    assert refusal(lambda: ModelConfig(**{name: value})) == ("config.positive", {"name": name, "value": value})
 
 
 @pytest.mark.parametrize("name", ["d_in", "d_out"])
 def test_non_positive_sizes_of_the_regressor(name):
     assert refusal(lambda: ModelConfig(kind="regressor", **{name: 0})) == (
-        "error.config.positive",
+        "config.positive",
         {"name": name, "value": 0},
     )
 
@@ -62,7 +62,7 @@ def test_non_positive_sizes_of_the_regressor(name):
 )
 def test_unknown_choice_says_did_you_mean(field, typo, suggestion):
     key, fields = refusal(lambda: ModelConfig(**{field: typo}))
-    assert (key, fields["name"], fields["value"]) == ("error.config.choice", field, typo)
+    assert (key, fields["name"], fields["value"]) == ("config.choice", field, typo)
     assert repr(suggestion) in fields["hint"]
 
 
@@ -79,29 +79,29 @@ def test_unknown_registered_name_says_did_you_mean(field, typo, suggestion):
 
 
 def test_old_spelling_of_packed_qkv_names_the_new_one():
-    assert refusal(lambda: ModelConfig(mha_style="fused")) == ("error.config.mha_fused", {})
+    assert refusal(lambda: ModelConfig(mha_style="fused")) == ("config.mha_fused", {})
 
 
 def test_unknown_choice_without_a_near_match_lists_the_valid_ones():
     assert refusal(lambda: ModelConfig(activation="swish")) == (
-        "error.config.choice",
+        "config.choice",
         {"name": "activation", "value": "swish", "valid": ["relu", "gelu", "gelu_tanh"], "hint": ""},
     )
 
 
 def test_dropout_and_pad_id_ranges():
-    assert refusal(lambda: ModelConfig(dropout=1.0)) == ("error.config.dropout", {"value": 1.0})
+    assert refusal(lambda: ModelConfig(dropout=1.0)) == ("config.dropout", {"value": 1.0})
     assert refusal(lambda: ModelConfig(kind="encoder", pad_id=65)) == (
-        "error.config.pad_id",
+        "config.pad_id",
         {"pad_id": 65, "vocab_size": 65},
     )
 
 
 def test_train_config_validation():
-    assert refusal(lambda: TrainConfig(batch_size=0)) == ("error.config.positive", {"name": "batch_size", "value": 0})
-    assert refusal(lambda: TrainConfig(seq_len=0)) == ("error.config.positive", {"name": "seq_len", "value": 0})
+    assert refusal(lambda: TrainConfig(batch_size=0)) == ("config.positive", {"name": "batch_size", "value": 0})
+    assert refusal(lambda: TrainConfig(seq_len=0)) == ("config.positive", {"name": "seq_len", "value": 0})
     key, fields = refusal(lambda: TrainConfig(lr_schedule="cosin"))
-    assert (key, fields["value"], "'cosine'" in fields["hint"]) == ("error.config.choice", "cosin", True)
+    assert (key, fields["value"], "'cosine'" in fields["hint"]) == ("config.choice", "cosin", True)
 
 
 def test_d_head():
@@ -132,7 +132,7 @@ def test_every_kind_glassformer_ships_says_which_kind_specific_fields_it_reads()
 )
 def test_a_field_the_kind_does_not_read_is_refused_naming_the_kinds_that_do(kind, field, value, kinds):
     assert refusal(lambda: ModelConfig(kind=kind, **{field: value})) == (
-        "error.config.not_read",
+        "config.not_read",
         {"field": field, "value": value, "kind": kind, "kinds": kinds},
     )
 
@@ -186,10 +186,10 @@ def test_overriding_the_kind_switches_its_fields_and_refuses_one_it_does_not_rea
     p = apply_overrides(get_preset("seq2seq"), {"kind": "encoder"})
     assert (p.model.share_embeddings, p.model.pad_id) == (False, 0)  # the encoder reads pad_id too
     assert refusal(lambda: apply_overrides(get_preset("sine"), ["--vocab_size=5"])) == (
-        "error.config.not_read",
+        "config.not_read",
         {"field": "vocab_size", "value": 5, "kind": "regressor", "kinds": ["gpt", "encoder", "seq2seq"]},
     )
-    assert refusal(lambda: apply_overrides(get_preset("baby"), ["--d_in=2"]))[0] == "error.config.not_read"
+    assert refusal(lambda: apply_overrides(get_preset("baby"), ["--d_in=2"]))[0] == "config.not_read"
 
 
 # ---- presets ---------------------------------------------------------------------------------------
@@ -212,7 +212,7 @@ def test_a_preset_s_english_line_is_the_catalogue_s(name):
 
 def test_unknown_preset():
     key, fields = refusal(lambda: get_preset("baby2"))
-    assert (key, fields["name"], "'baby'" in fields["hint"]) == ("error.config.preset", "baby2", True)
+    assert (key, fields["name"], "'baby'" in fields["hint"]) == ("config.preset", "baby2", True)
 
 
 # ---- overrides -------------------------------------------------------------------------------------
@@ -232,7 +232,7 @@ def test_overrides_parse_each_field_type():
 
 def test_override_unknown_key_suggests_the_nearest():
     key, fields = refusal(lambda: apply_overrides(get_preset("baby"), ["--n_layer=3"]))
-    assert (key, fields["key"], "--n_layers" in fields["hint"]) == ("error.config.unknown_key", "n_layer", True)
+    assert (key, fields["key"], "--n_layers" in fields["hint"]) == ("config.unknown_key", "n_layer", True)
 
 
 @pytest.mark.parametrize(
@@ -242,7 +242,7 @@ def test_override_unknown_key_suggests_the_nearest():
 def test_the_old_name_of_seq_len_is_refused_naming_the_new(overrides):
     key, fields = refusal(lambda: apply_overrides(get_preset("baby"), overrides))
     assert (key, fields["key"], fields["new"], str(fields["value"])) == (
-        "error.config.renamed",
+        "config.renamed",
         "block_size",
         "seq_len",
         "32",
@@ -261,25 +261,25 @@ def test_the_old_name_of_seq_len_is_refused_naming_the_new(overrides):
 def test_override_bad_type(item, expected):
     key, text = item[2:].split("=")
     assert refusal(lambda: apply_overrides(get_preset("baby"), [item])) == (
-        "error.config.type",
+        "config.type",
         {"key": key, "value": text, "type": expected},
     )
 
 
 def test_override_without_equals_sign():
     assert refusal(lambda: apply_overrides(get_preset("baby"), ["--d_model"])) == (
-        "error.config.override_value",
+        "config.override_value",
         {"item": "--d_model", "key": "d_model"},
     )
 
 
 def test_override_value_is_revalidated():
-    assert refusal(lambda: apply_overrides(get_preset("baby"), ["--n_heads=5"]))[0] == "error.config.heads"
+    assert refusal(lambda: apply_overrides(get_preset("baby"), ["--n_heads=5"]))[0] == "config.heads"
 
 
 def test_override_dict_value_of_the_wrong_type_is_rejected():
     assert refusal(lambda: apply_overrides(get_preset("baby"), {"n_layers": 2.5})) == (
-        "error.config.type",
+        "config.type",
         {"key": "n_layers", "value": 2.5, "type": "int"},
     )
 

@@ -24,13 +24,13 @@ def cfg(**changes) -> ModelConfig:
 @pytest.mark.parametrize(
     "changes, key, fields",
     [
-        ({"mla_kv_rank": 17}, "error.mla.rank", {"name": "kv_rank", "rank": 17, "d_model": 16}),
-        ({"mla_q_rank": 32}, "error.mla.rank", {"name": "q_rank", "rank": 32, "d_model": 16}),
-        ({"mla_d_v": 0}, "error.mla.size", {"name": "d_v", "value": 0}),
-        ({"mla_d_rope": 3}, "error.rotary.odd_head", {"d_head": 3}),
-        ({"position": "learned"}, "error.config.mla_rope", {"position": "learned"}),
-        ({"n_kv_heads": 2}, "error.config.mla_excludes", {"field": "n_kv_heads", "value": 2, "want": 0}),
-        ({"qk_norm": True}, "error.config.mla_excludes", {"field": "qk_norm", "value": True, "want": False}),
+        ({"mla_kv_rank": 17}, "mla.rank", {"name": "kv_rank", "rank": 17, "d_model": 16}),
+        ({"mla_q_rank": 32}, "mla.rank", {"name": "q_rank", "rank": 32, "d_model": 16}),
+        ({"mla_d_v": 0}, "mla.size", {"name": "d_v", "value": 0}),
+        ({"mla_d_rope": 3}, "rotary.odd_head", {"d_head": 3}),
+        ({"position": "learned"}, "config.mla_rope", {"position": "learned"}),
+        ({"n_kv_heads": 2}, "config.mla_excludes", {"field": "n_kv_heads", "value": 2, "want": 0}),
+        ({"qk_norm": True}, "config.mla_excludes", {"field": "qk_norm", "value": True, "want": False}),
     ],
 )
 def test_a_latent_attention_that_cannot_be_computed_is_refused_with_the_numbers(changes, key, fields):
@@ -40,7 +40,7 @@ def test_a_latent_attention_that_cannot_be_computed_is_refused_with_the_numbers(
 @pytest.mark.parametrize("name", [n for n in MLA_FIELDS if n != "mla_kv_rank"])
 def test_an_mla_field_set_without_a_latent_is_refused_naming_it(name):
     assert keyed(UsageError, cfg, position="rope", **{name: 4}) == (
-        "error.config.mla_only",
+        "config.mla_only",
         {"field": name, "value": 4},
     )
 

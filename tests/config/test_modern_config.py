@@ -33,18 +33,18 @@ def test_the_config_names_the_scalings_the_module_computes():
 
 def test_head_counts_that_do_not_divide_are_refused_naming_the_divisors():
     assert keyed(UsageError, cfg, n_heads=4, n_kv_heads=3) == (
-        "error.gqa.heads",
+        "gqa.heads",
         {"n_heads": 4, "n_kv_heads": 3, "divisors": [1, 2, 4]},
     )
-    assert keyed(UsageError, cfg, n_kv_heads=-1)[0] == "error.config.non_negative"
+    assert keyed(UsageError, cfg, n_kv_heads=-1)[0] == "config.non_negative"
     # d_model need not be a multiple of n_heads once the head width is set apart (Qwen3)
     assert cfg(d_model=18, head_dim=4).d_head == 4
-    assert keyed(UsageError, cfg, d_model=18)[0] == "error.config.heads"
+    assert keyed(UsageError, cfg, d_model=18)[0] == "config.heads"
 
 
 def test_the_heads_style_refuses_shared_heads_and_a_head_width_of_its_own():
     assert keyed(UsageError, cfg, mha_style="heads", n_kv_heads=2) == (
-        "error.config.heads_style",
+        "config.heads_style",
         {"n_kv_heads": 2, "d_head": 4},
     )
     assert keyed(UsageError, cfg, mha_style="heads", head_dim=8)[1] == {"n_kv_heads": 4, "d_head": 8}
@@ -53,10 +53,10 @@ def test_the_heads_style_refuses_shared_heads_and_a_head_width_of_its_own():
 @pytest.mark.parametrize(
     "changes, key, fields",
     [
-        ({"rope_scaling": "ntk"}, "error.config.choice", {"name": "rope_scaling", "value": "ntk"}),
-        ({"rope_scaling": "yarn", "rope_factor": 4.0}, "error.rope.original_len", {"kind": "yarn", "got": 0}),
-        ({"rope_scaling": "linear", "rope_factor": 0.5}, "error.rope.factor", {"kind": "linear", "factor": 0.5}),
-        ({"rope_base": 0.0}, "error.config.positive", {"name": "rope_base", "value": 0.0}),
+        ({"rope_scaling": "ntk"}, "config.choice", {"name": "rope_scaling", "value": "ntk"}),
+        ({"rope_scaling": "yarn", "rope_factor": 4.0}, "rope.original_len", {"kind": "yarn", "got": 0}),
+        ({"rope_scaling": "linear", "rope_factor": 0.5}, "rope.factor", {"kind": "linear", "factor": 0.5}),
+        ({"rope_base": 0.0}, "config.positive", {"name": "rope_base", "value": 0.0}),
     ],
 )
 def test_a_rope_scaling_that_cannot_be_computed_is_refused(changes, key, fields):
@@ -68,19 +68,19 @@ def test_a_rope_scaling_that_cannot_be_computed_is_refused(changes, key, fields)
 def test_rope_fields_are_refused_for_another_position_scheme(name):
     value = {"rope_base": 5e5, "rope_scaling": "linear", "rope_factor": 2.0, "rope_original_max_len": 4}[name]
     assert keyed(UsageError, cfg, position="rotary", **{name: value}) == (
-        "error.config.rope_only",
+        "config.rope_only",
         {"field": name, "value": value, "position": "rotary"},
     )
 
 
 def test_a_window_needs_a_causal_model_and_the_choices_are_checked():
     assert keyed(UsageError, lambda: cfg(kind="encoder", causal=False, sliding_window=3)) == (
-        "error.config.window_causal",
+        "config.window_causal",
         {"sliding_window": 3},
     )
     assert keyed(UsageError, cfg, norm_type="batch")[1]["name"] == "norm_type"
     key, fields = keyed(UsageError, cfg, ffn="reglu")
-    assert (key, fields["name"], fields["valid"]) == ("error.config.choice", "ffn", ["mlp", "swiglu", "geglu", "moe"])
+    assert (key, fields["name"], fields["valid"]) == ("config.choice", "ffn", ["mlp", "swiglu", "geglu", "moe"])
 
 
 def test_overrides_reach_the_new_fields_typed():

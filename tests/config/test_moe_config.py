@@ -34,13 +34,13 @@ def test_the_config_names_the_rules_the_router_computes():
 @pytest.mark.parametrize(
     "changes, key, fields",
     [
-        ({"moe_top_k": 5}, "error.moe.top_k", {"top_k": 5, "n_experts": 4}),
-        ({"moe_top_k": 0}, "error.moe.top_k", {"top_k": 0, "n_experts": 4}),
-        ({"n_experts": 0, "moe_top_k": 1}, "error.moe.experts", {"n_experts": 0}),
-        ({"moe_rule": "deepseek"}, "error.moe.rule", {"rule": "deepseek", "names": ["softmax", "sigmoid"]}),
-        ({"moe_shared": -1}, "error.config.non_negative", {"name": "moe_shared", "value": -1}),
-        ({"moe_aux_loss": float("nan")}, "error.config.non_negative", {"name": "moe_aux_loss"}),
-        ({"moe_z_loss": -0.1}, "error.config.non_negative", {"name": "moe_z_loss", "value": -0.1}),
+        ({"moe_top_k": 5}, "moe.top_k", {"top_k": 5, "n_experts": 4}),
+        ({"moe_top_k": 0}, "moe.top_k", {"top_k": 0, "n_experts": 4}),
+        ({"n_experts": 0, "moe_top_k": 1}, "moe.experts", {"n_experts": 0}),
+        ({"moe_rule": "deepseek"}, "moe.rule", {"rule": "deepseek", "names": ["softmax", "sigmoid"]}),
+        ({"moe_shared": -1}, "config.non_negative", {"name": "moe_shared", "value": -1}),
+        ({"moe_aux_loss": float("nan")}, "config.non_negative", {"name": "moe_aux_loss"}),
+        ({"moe_z_loss": -0.1}, "config.non_negative", {"name": "moe_z_loss", "value": -0.1}),
     ],
 )
 def test_a_routing_that_cannot_be_computed_is_refused_with_the_numbers(changes, key, fields):
@@ -52,7 +52,7 @@ def test_a_routing_that_cannot_be_computed_is_refused_with_the_numbers(changes, 
 def test_an_experts_field_set_without_ffn_moe_is_refused_naming_it(name):
     value = {bool: False, str: "sigmoid", int: 3, float: 0.5}[type(MOE_FIELDS[name])]
     assert keyed(UsageError, cfg, ffn="swiglu", **{name: value}) == (
-        "error.config.moe_only",
+        "config.moe_only",
         {"field": name, "value": value, "ffn": "swiglu"},
     )
 

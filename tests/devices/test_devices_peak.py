@@ -91,12 +91,33 @@ def test_dtype_auto_follows_the_probe(no_peaks, monkeypatch, bf16, expect):
 
 BIG = dict(batch_size=32, seq_len=64, d_model=64)  # B·T·C² = 2²³ exactly: the least that pays
 CASES = [  # (bf16 rate against float32's 1e9, device, attention, batch, seq_len, d_model) -> dtype, why
-    ((6e9, "cpu", "glass", 32, 64, 64), ("bfloat16", "dtype.why.fast")),
-    ((6e9, "cpu", "glass", 32, 64, 63), ("float32", "dtype.why.small")),  # just below 2²³
-    ((6e9, "cpu", "glass", 16, 64, 64), ("float32", "dtype.why.small")),
-    ((6e9, "cpu", "fused", 32, 64, 64), ("float32", "dtype.why.fused")),
-    ((1.1e9, "cpu", "glass", 32, 64, 64), ("float32", "dtype.why.slow")),
-    ((1.1e9, "cpu", "fused", 16, 16, 16), ("float32", "dtype.why.slow")),  # the probe is asked first
+    ((6e9, "cpu", "glass", 32, 64, 64), ("bfloat16", "this machine's bfloat16 products are {ratio:.1f}× float32's")),
+    (
+        (6e9, "cpu", "glass", 32, 64, 63),
+        (
+            "float32",
+            "batch × seq_len × d_model² = {work:,} is below {least:,}, too little work for bfloat16 to pay on a CPU",
+        ),
+    ),  # just below 2²³
+    (
+        (6e9, "cpu", "glass", 16, 64, 64),
+        (
+            "float32",
+            "batch × seq_len × d_model² = {work:,} is below {least:,}, too little work for bfloat16 to pay on a CPU",
+        ),
+    ),
+    (
+        (6e9, "cpu", "fused", 32, 64, 64),
+        ("float32", "on a CPU, the fused attention ({attention}) is slower in bfloat16"),
+    ),
+    (
+        (1.1e9, "cpu", "glass", 32, 64, 64),
+        ("float32", "this machine's bfloat16 products are only {ratio:.1f}× float32's"),
+    ),
+    (
+        (1.1e9, "cpu", "fused", 16, 16, 16),
+        ("float32", "this machine's bfloat16 products are only {ratio:.1f}× float32's"),
+    ),  # the probe is asked first
 ]
 
 
@@ -113,7 +134,7 @@ def test_dtype_auto_picks_bf16_only_where_it_was_measured_to_pay(no_peaks, monke
     assert (dtype, why) == expect
     assert devices.resolve_dtype("auto", device, model, train) == dtype
     t(why, **fields)  # every reason's fields fill its sentence (a missing one raises KeyError)
-    if why == "dtype.why.small":
+    if why == "batch × seq_len × d_model² = {work:,} is below {least:,}, too little work for bfloat16 to pay on a CPU":
         assert fields == {"work": B * T * C * C, "least": devices.BF16_MIN_WORK}
 
 
@@ -136,13 +157,31 @@ def test_a_new_cli_run_records_the_dtype_auto_picked_and_says_why(no_peaks, tmp_
     _fast_bf16()
     assert main(train_argv(tmp_path, "small", "--max_steps=2")) == 0  # seed000: 1M of work, below 2²³
     assert _config(tmp_path / "small")["train"]["dtype"] == "float32"
-    why = t("dtype.why.small", work=16 * 16 * 64**2, least=devices.BF16_MIN_WORK)
-    assert t("train.dtype_auto", dtype="float32", why=why) in capsys.readouterr().out
+    why = t(
+        "batch × seq_len × d_model² = {work:,} is below {least:,}, too little work for bfloat16 to pay on a CPU",
+        work=16 * 16 * 64**2,
+        least=devices.BF16_MIN_WORK,
+    )
+    assert (
+        t(
+            "computes in {dtype} (--dtype=auto: {why}; --dtype=float32 or --dtype=bfloat16 chooses)",
+            dtype="float32",
+            why=why,
+        )
+        in capsys.readouterr().out
+    )
     monkeypatch.setattr(devices, "BF16_MIN_WORK", 1)  # the same run, as if it were big enough
     assert main(train_argv(tmp_path, "big", "--max_steps=2")) == 0
     assert _config(tmp_path / "big")["train"]["dtype"] == "bfloat16"  # what ran, not "auto"
-    why = t("dtype.why.fast", ratio=9.0)
-    assert t("train.dtype_auto", dtype="bfloat16", why=why) in capsys.readouterr().out
+    why = t("this machine's bfloat16 products are {ratio:.1f}× float32's", ratio=9.0)
+    assert (
+        t(
+            "computes in {dtype} (--dtype=auto: {why}; --dtype=float32 or --dtype=bfloat16 chooses)",
+            dtype="bfloat16",
+            why=why,
+        )
+        in capsys.readouterr().out
+    )
 
 
 def test_a_dtype_the_user_gives_is_kept_and_not_explained(no_peaks, tmp_path, monkeypatch, capsys):
@@ -152,8 +191,15 @@ def test_a_dtype_the_user_gives_is_kept_and_not_explained(no_peaks, tmp_path, mo
     assert main(train_argv(tmp_path, "run", "--max_steps=2", "--dtype=bfloat16")) == 0  # below 2²³: auto says float32
     assert _config(tmp_path / "run")["train"]["dtype"] == "bfloat16"
     out = capsys.readouterr().out
-    assert t("dtype.why.small", work=16 * 16 * 64**2, least=devices.BF16_MIN_WORK) not in out
-    assert t("dtype.why.fast", ratio=9.0) not in out
+    assert (
+        t(
+            "batch × seq_len × d_model² = {work:,} is below {least:,}, too little work for bfloat16 to pay on a CPU",
+            work=16 * 16 * 64**2,
+            least=devices.BF16_MIN_WORK,
+        )
+        not in out
+    )
+    assert t("this machine's bfloat16 products are {ratio:.1f}× float32's", ratio=9.0) not in out
 
 
 def test_a_resumed_run_keeps_its_dtype_when_the_probe_changes_its_mind(no_peaks, tmp_path, monkeypatch, capsys):
@@ -178,7 +224,9 @@ def test_a_resume_that_names_a_preset_asks_auto_like_a_new_run(no_peaks, tmp_pat
     with said() as heard:
         assert main([*resume, "--preset", "seed000", "--threads=1", "--max_steps=4"]) == 0  # the preset: float32
     assert _config(tmp_path / "run")["train"]["dtype"] == "bfloat16"  # auto again, on the same machine: unchanged
-    changed = [fields["changes"] for key, fields in heard if key == "run.changed_settings"]
+    changed = [
+        fields["changes"] for key, fields in heard if key == "resuming with changed training settings: {changes}"
+    ]
     assert len(changed) == 1 and "max_steps" in changed[0] and "dtype" not in changed[0]
 
 
@@ -204,9 +252,15 @@ def test_bench_machine_refuses_a_bad_budget(no_peaks, capsys):
 
     with pytest.raises(SystemExit) as refused:  # argparse's range type: above 0
         main(["bench", "machine", "--budget", "0"])
-    assert refused.value.code == 2 and t("arg.positive", value="0") in capsys.readouterr().err
+    assert (
+        refused.value.code == 2
+        and t("must be a finite number > 0, got {value!r}", value="0") in capsys.readouterr().err
+    )
     assert main(["bench", "machine", "--budget", "61", "--no-save"]) == 2  # the verb's own cap: 60 s
-    assert t("bench.budget", value=61.0, most=60) in capsys.readouterr().err
+    assert (
+        t("--budget {value}: give a number of seconds above 0 and at most {most}.", value=61.0, most=60)
+        in capsys.readouterr().err
+    )
 
 
 def test_train_s_summary_says_the_fraction_of_the_saved_peak(no_peaks, tmp_path, monkeypatch, capsys):
@@ -227,16 +281,27 @@ def test_train_s_summary_says_the_fraction_of_the_saved_peak(no_peaks, tmp_path,
     model = GPT(ModelConfig(**config["model"]))
     flops = tokens_per_s * model_flops_per_token(model, config["train"]["seq_len"])  # FLOP/s
     line = t(
-        "bench.train_speed",
+        "speed: {tokens_per_s:,.0f} tokens/s, {gflops:.1f} GFLOP/s "
+        "of model arithmetic = {mfu:.0%} of this machine's {dtype} "
+        "matrix-product peak ({peak:.1f} GFLOP/s, {how})",
         tokens_per_s=tokens_per_s,
         gflops=flops / 1e9,
         mfu=flops / 1e12,
         dtype="float32",
         peak=1000.0,
-        how=t("bench.peak_saved"),
+        how=t("measured by `glassformer bench machine`"),
     )
     assert line in out
-    assert t("bench.bf16_hint", ratio=9.0) in out  # float32 chosen where auto would take bf16: say so
+    assert (
+        t(
+            "this machine's bfloat16 products are {ratio:.1f}× faster, "
+            "and this run is big enough for them to pay: leave --dtype "
+            "out (auto) or give --dtype=bfloat16 (docs/performance.md: "
+            "the losses stay within 0.1%)",
+            ratio=9.0,
+        )
+        in out
+    )  # float32 chosen where auto would take bf16: say so
 
 
 def test_no_bf16_hint_where_bf16_would_not_pay(no_peaks, tmp_path, capsys):
@@ -245,8 +310,30 @@ def test_no_bf16_hint_where_bf16_would_not_pay(no_peaks, tmp_path, capsys):
     _fast_bf16()  # fast bf16, but seed000's step is below BF16_MIN_WORK
     assert main(train_argv(tmp_path, "run", "--max_steps=10", "--log_interval=5", "--dtype=float32")) == 0
     out = capsys.readouterr().out
-    assert t("bench.train_speed", tokens_per_s=1, gflops=1, mfu=1, dtype="x", peak=1, how="y")[:6] in out
-    assert t("bench.bf16_hint", ratio=9.0) not in out
+    assert (
+        t(
+            "speed: {tokens_per_s:,.0f} tokens/s, {gflops:.1f} GFLOP/s "
+            "of model arithmetic = {mfu:.0%} of this machine's {dtype} "
+            "matrix-product peak ({peak:.1f} GFLOP/s, {how})",
+            tokens_per_s=1,
+            gflops=1,
+            mfu=1,
+            dtype="x",
+            peak=1,
+            how="y",
+        )[:6]
+        in out
+    )
+    assert (
+        t(
+            "this machine's bfloat16 products are {ratio:.1f}× faster, "
+            "and this run is big enough for them to pay: leave --dtype "
+            "out (auto) or give --dtype=bfloat16 (docs/performance.md: "
+            "the losses stay within 0.1%)",
+            ratio=9.0,
+        )
+        not in out
+    )
 
 
 @pytest.mark.parametrize(("bf16", "autocasts"), [(6e9, True), (1.1e9, False)])
@@ -280,11 +367,11 @@ DAMAGED = {  # what the file holds -> the key of the problem said about it
     "nan": (json.dumps(_entry(bfloat16_flops=float("nan"))), "bench.peak.impossible"),
     "negative": (json.dumps(_entry(bandwidth=-3e9)), "bench.peak.impossible"),
     "absurd": (json.dumps(_entry(float32_flops=1e-3)), "bench.peak.impossible"),  # 398152842320% of peak
-    "deep nesting": (_nested(), "error.files.json_nested"),
+    "deep nesting": (_nested(), "files.json_nested"),
     "nested entry": (json.dumps({devices._peak_key("cpu", 1): {"a": [[[[1]]]]}}), "bench.peak.not_entry"),
-    "not json": ("{machine: fast", "error.files.json"),
-    "a list": (json.dumps([_entry()]), "bench.peak.not_object"),
-    "empty": ("", "error.files.empty"),
+    "not json": ("{machine: fast", "files.json"),
+    "a list": (json.dumps([_entry()]), "it holds a JSON {found}, not the object of measurements glassformer writes."),
+    "empty": ("", "files.empty"),
     "text entry": (json.dumps({devices._peak_key("cpu", 1): "fast"}), "bench.peak.not_entry"),
 }
 
@@ -298,7 +385,14 @@ def damaged_cache(no_peaks, monkeypatch, request):
     return no_peaks / "machine.json", problem, text
 
 
-def _said_ignored(heard, path, problem: str, key: str = "bench.peak_ignored") -> None:
+def _said_ignored(
+    heard,
+    path,
+    problem: str,
+    key: str = "ignored {path}: {problem} The speed summary uses a quick "
+    "probe instead; `glassformer bench machine` measures "
+    "carefully and writes the file again.",
+) -> None:
     """Exactly one line about machine.json: `key`, naming the file, its problem made from `problem`."""
     lines = heard.of(key)
     assert len(lines) == 1 and lines[0]["path"] == path
@@ -325,8 +419,15 @@ def test_float32_training_then_its_summary_finish_past_a_damaged_machine_json(da
             == 0
         )
     _said_ignored(heard, path, problem)
-    [summary] = heard.of("bench.train_speed")
-    assert summary["how"] == t("bench.peak_quick") and 0 < summary["mfu"] < 100  # a fraction, not 398152842320%
+    [summary] = heard.of(
+        "speed: {tokens_per_s:,.0f} tokens/s, {gflops:.1f} GFLOP/s "
+        "of model arithmetic = {mfu:.0%} of this machine's {dtype} "
+        "matrix-product peak ({peak:.1f} GFLOP/s, {how})"
+    )
+    assert (
+        summary["how"] == t("a quick probe; `glassformer bench machine` measures it carefully")
+        and 0 < summary["mfu"] < 100
+    )  # a fraction, not 398152842320%
     assert path.read_text() == text  # train only reads it
 
 
@@ -348,9 +449,12 @@ def test_bench_machine_writes_over_a_damaged_machine_json(damaged_cache, monkeyp
         assert main(["bench", "machine", "--budget", "0.01", "--threads", "1"]) == 0
     kept = json.loads(path.read_text())
     assert kept[devices._peak_key("cpu", 1)] == asdict(fake)
-    unreadable = ("error.files.json_nested", "error.files.json", "error.files.empty")  # DAMAGED's, as a file
-    file_damaged = problem in unreadable or problem == "bench.peak.not_object"
-    assert len(heard.of("bench.peak_replaced")) == (1 if file_damaged else 0)  # a bad entry is just replaced
+    unreadable = ("files.json_nested", "files.json", "files.empty")  # DAMAGED's, as a file
+    file_damaged = (
+        problem in unreadable
+        or problem == "it holds a JSON {found}, not the object of measurements glassformer writes."
+    )
+    assert len(heard.of("replacing {path}: {problem}")) == (1 if file_damaged else 0)  # a bad entry is just replaced
     devices._PEAKS.clear()
     with devices.using_threads(1):
         assert devices.machine_peak("cpu") == (fake, True)
@@ -366,10 +470,10 @@ def test_a_saved_peak_at_the_edges_of_the_range_is_a_measurement():
     for name, value in (("float32_flops", low / 2), ("bandwidth", high * 2), ("bfloat16_flops", True)):
         with pytest.raises(DamagedFile) as e:
             devices.checked_peak({**entry, name: value}, 1)
-        assert e.value.key == "bench.peak.impossible" and e.value.fields["name"] == name
+        assert e.value.code == "bench.peak.impossible" and e.value.fields["name"] == name
     with pytest.raises(DamagedFile) as e:
         devices.checked_peak(entry, 2)  # another thread count's figures
-    assert e.value.key == "bench.peak.not_entry"
+    assert e.value.code == "bench.peak.not_entry"
 
 
 def test_a_fraction_above_the_whole_peak_blames_the_peak_not_the_run(no_peaks, tmp_path, monkeypatch):
@@ -379,8 +483,21 @@ def test_a_fraction_above_the_whole_peak_blames_the_peak_not_the_run(no_peaks, t
     devices.save_peak(MachinePeak("cpu", 1, float32_flops=low, bfloat16_flops=low, bandwidth=1e9))
     with said() as heard:
         assert main(train_argv(tmp_path, "run", "--max_steps=4", "--log_interval=2", "--dtype=float32")) == 0
-    [wrong] = heard.of("bench.peak_below_run")
-    assert wrong["mfu"] > 1 and wrong["peak"] == low / 1e9 and not heard.of("bench.train_speed")
+    [wrong] = heard.of(
+        "speed: {gflops:.1f} GFLOP/s of model arithmetic, {mfu:.0%} "
+        "of this machine's peak ({peak:.3g} GFLOP/s): more than the "
+        "machine can do, so that peak is wrong; `glassformer bench "
+        "machine` measures it again."
+    )
+    assert (
+        wrong["mfu"] > 1
+        and wrong["peak"] == low / 1e9
+        and not heard.of(
+            "speed: {tokens_per_s:,.0f} tokens/s, {gflops:.1f} GFLOP/s "
+            "of model arithmetic = {mfu:.0%} of this machine's {dtype} "
+            "matrix-product peak ({peak:.1f} GFLOP/s, {how})"
+        )
+    )
 
 
 def test_machine_json_is_json_even_when_a_figure_is_not_finite(no_peaks):
@@ -392,4 +509,4 @@ def test_machine_json_is_json_even_when_a_figure_is_not_finite(no_peaks):
     assert entry["bandwidth"] is None and entry["float32_flops"] == 1e9
     with pytest.raises(DamagedFile) as e:
         devices.checked_peak(entry, 1)
-    assert e.value.key == "bench.peak.impossible" and e.value.fields["name"] == "bandwidth"
+    assert e.value.code == "bench.peak.impossible" and e.value.fields["name"] == "bandwidth"

@@ -39,11 +39,11 @@ def test_a_character_model_on_chinese_pays_for_three_bytes_per_character():
 @pytest.mark.parametrize(
     "nll, n_bytes, key, value",
     [
-        (1.0, 0, "error.eval.bytes", 0),
-        (1.0, -3, "error.eval.bytes", -3),
-        (1.0, 2.5, "error.eval.bytes", 2.5),
-        (-0.5, 4, "error.eval.nll", -0.5),
-        (math.inf, 4, "error.eval.nll", math.inf),
+        (1.0, 0, "eval.bytes", 0),
+        (1.0, -3, "eval.bytes", -3),
+        (1.0, 2.5, "eval.bytes", 2.5),
+        (-0.5, 4, "eval.nll", -0.5),
+        (math.inf, 4, "eval.nll", math.inf),
     ],
 )
 def test_bad_input_is_refused_with_a_key_and_fields(nll, n_bytes, key, value):

@@ -74,7 +74,7 @@ def test_windows_move_by_the_stride_and_give_each_target_max_len_minus_stride_co
     assert all(T <= 8 for _, T in model.reads) and sum(B for B, _ in model.reads) == math.ceil(29 / 4)
     with pytest.raises(UsageError) as e:
         summed_nll(model, ids, first=1, stride=9)
-    assert e.value.key == "error.eval.stride" and e.value.fields == {"stride": 9, "max_len": 8}
+    assert e.value.code == "eval.stride" and e.value.fields == {"stride": 9, "max_len": 8}
 
 
 def test_the_first_word_is_context():
@@ -120,7 +120,7 @@ def test_a_text_with_nothing_after_its_context_is_refused():
     tok = tokenizers()["char"]
     with pytest.raises(UsageError) as e:
         score_text(Bigram(torch.zeros(tok.vocab_size, tok.vocab_size)), tok, "t")
-    assert e.value.key == "error.eval.text_short" and e.value.fields == {"chars": 1, "context": "t"}
+    assert e.value.code == "eval.text_short" and e.value.fields == {"chars": 1, "context": "t"}
 
 
 # ---- loss by position, calibration ---------------------------------------------------------------------------
@@ -164,7 +164,7 @@ def test_the_expected_calibration_error_of_a_hand_example():
 def test_bad_bins_are_refused(bins):
     with pytest.raises(UsageError) as e:
         calibration(torch.tensor([0.5]), torch.tensor([True]), bins=bins)
-    assert e.value.key == "error.eval.bins"
+    assert e.value.code == "eval.bins"
 
 
 def test_calibration_needs_one_hit_per_probability():
@@ -243,7 +243,7 @@ def test_a_long_context_is_cut_on_the_left_as_lm_eval_does():
     assert cut and model.reads[-1] == (1, 8) and ll == pytest.approx(math.log(0.5 * 0.4))
     with pytest.raises(UsageError) as e:
         score_choices(model, tok, [Question("a", ("bcdabcdab", "b"), answer=0, line=4)], "q.jsonl")
-    assert e.value.key == "error.eval.choice_too_long" and e.value.fields == {
+    assert e.value.code == "eval.choice_too_long" and e.value.fields == {
         "path": "q.jsonl",
         "line": 4,
         "n": 9,
@@ -272,14 +272,14 @@ def test_questions_are_read_from_jsonl(tmp_path):
 @pytest.mark.parametrize(
     "line, key, fields",
     [
-        ('{"context": "a", "choices": ["b", "c"], "answer": 2}', "error.eval.answer_range", {"answer": 2, "n": 2}),
-        ('{"context": "a", "choices": ["b", "c"], "answer": -1}', "error.eval.answer_range", {"answer": -1, "n": 2}),
-        ('{"context": "a", "choices": ["b"], "answer": 0}', "error.eval.question_shape", {}),
-        ('{"context": "a", "choices": ["b", ""], "answer": 0}', "error.eval.question_shape", {}),
-        ('{"context": "a", "choices": ["b", "c"], "answer": "0"}', "error.eval.question_shape", {}),
-        ('{"context": "a", "choices": ["b", "c"], "answer": true}', "error.eval.question_shape", {}),
-        ('["a", ["b", "c"], 0]', "error.eval.question_shape", {}),
-        ('{"context": "a", "choices": ["b", "c"], "answer": 0', "error.eval.question_json", {}),
+        ('{"context": "a", "choices": ["b", "c"], "answer": 2}', "eval.answer_range", {"answer": 2, "n": 2}),
+        ('{"context": "a", "choices": ["b", "c"], "answer": -1}', "eval.answer_range", {"answer": -1, "n": 2}),
+        ('{"context": "a", "choices": ["b"], "answer": 0}', "eval.question_shape", {}),
+        ('{"context": "a", "choices": ["b", ""], "answer": 0}', "eval.question_shape", {}),
+        ('{"context": "a", "choices": ["b", "c"], "answer": "0"}', "eval.question_shape", {}),
+        ('{"context": "a", "choices": ["b", "c"], "answer": true}', "eval.question_shape", {}),
+        ('["a", ["b", "c"], 0]', "eval.question_shape", {}),
+        ('{"context": "a", "choices": ["b", "c"], "answer": 0', "eval.question_json", {}),
     ],
 )
 def test_a_bad_question_is_refused_with_its_line(tmp_path, line, key, fields):
@@ -293,7 +293,7 @@ def test_a_bad_question_is_refused_with_its_line(tmp_path, line, key, fields):
 def test_an_empty_question_file_is_refused_naming_the_format(tmp_path):
     (tmp_path / "empty.jsonl").write_text("")
     (tmp_path / "blank.jsonl").write_text("\n \n")
-    for name, key in (("empty.jsonl", "error.files.empty"), ("blank.jsonl", "error.files.blank")):
+    for name, key in (("empty.jsonl", "files.empty"), ("blank.jsonl", "files.blank")):
         with pytest.raises(DamagedFile) as e:
             read_questions(tmp_path / name)
         assert e.value.key == key and '"answer": 0' in e.value.fields["fix"]
@@ -303,15 +303,13 @@ def test_an_empty_context_or_choice_is_refused():
     model, tok, _ = hand_model()
     with pytest.raises(UsageError) as e:
         score_choices(model, tok, [Question("", ("a", "b"), 0, 7)], "q.jsonl")
-    assert e.value.key == "error.eval.empty_context" and e.value.fields == {"path": "q.jsonl", "line": 7}
+    assert e.value.code == "eval.empty_context" and e.value.fields == {"path": "q.jsonl", "line": 7}
     words = WordTokenizer.from_text("a b")
     with pytest.raises(UsageError) as e:
         score_choices(
             Bigram(torch.zeros(words.vocab_size, words.vocab_size)), words, [Question("a", (" b", "b"), 0, 2)]
         )
-    assert (
-        e.value.key == "error.eval.empty_choice" and e.value.fields["choice"] == "b"
-    )  # words: " b" reads, "b" joins "a"
+    assert e.value.code == "eval.empty_choice" and e.value.fields["choice"] == "b"  # words: " b" reads, "b" joins "a"
 
 
 # ---- where two logs part ------------------------------------------------------------------------------------

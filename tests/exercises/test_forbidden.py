@@ -40,7 +40,7 @@ def test_calls_imports_and_lookups_by_name_are_refused(tmp_path):
         (8, "getattr(…, 'softmax')"),
         (9, "…['log_softmax']"),
     ]
-    assert {why for *_, why in found} == {"exercise.forbid.softmax"}
+    assert {why for *_, why in found} == {"PyTorch's softmax: this exercise is to write it."}
 
 
 def test_comments_docstrings_and_other_names_are_fine(tmp_path):
@@ -75,11 +75,15 @@ def test_glassformer_dynamic_code_and_star_imports_are_refused_everywhere(tmp_pa
         (),
     )
     assert [(line, why) for _, line, _, why in found] == [
-        (2, "exercise.forbid.glassformer"),
-        (3, "exercise.forbid.glassformer"),
-        (4, "exercise.forbid.star"),
-        (5, "exercise.forbid.dynamic"),
-        (7, "exercise.forbid.dynamic"),
+        (2, "glassformer itself: it is what your code is graded against; write your own."),
+        (3, "glassformer itself: it is what your code is graded against; write your own."),
+        (
+            4,
+            "a star import from a library hides which functions you "
+            "call: import the module (import torch.nn.functional as F).",
+        ),
+        (5, "dynamic code (exec, eval, __import__, importlib) hides what your code calls: write plain calls."),
+        (7, "dynamic code (exec, eval, __import__, importlib) hides what your code calls: write plain calls."),
     ]
 
 
@@ -102,7 +106,12 @@ def test_the_learners_own_files_may_be_imported_and_are_scanned_too(tmp_path):
         heads="def split_heads(x, n_heads):\n    return x\n",
     )
     assert found == [
-        ("attention.py", 4, "F.scaled_dot_product_attention", "exercise.forbid.attention")
+        (
+            "attention.py",
+            4,
+            "F.scaled_dot_product_attention",
+            "PyTorch's built-in attention: this exercise is to write it.",
+        )
     ]  # line 1 is blank
 
 
@@ -123,12 +132,12 @@ def test_a_refused_file_is_never_run_and_the_report_says_why(tmp_path):
 
 def test_each_exercise_refuses_what_it_is_about():
     rules = {name: {r.why for r in catalog.get(name).forbidden} for name in catalog.ORDER}
-    assert rules["softmax"] == {"exercise.forbid.softmax"}
-    assert rules["layer_norm"] == {"exercise.forbid.layer_norm"}
+    assert rules["softmax"] == {"PyTorch's softmax: this exercise is to write it."}
+    assert rules["layer_norm"] == {"a built-in normalisation: this exercise is to write it."}
     assert LINEAR.why in rules["feed_forward"]
     for name in ("attention_scores", "attention", "multi_head_attention", "block", "kv_cache", "fruit"):
-        assert "exercise.forbid.attention" in rules[name], name
-    assert "exercise.forbid.loss" in rules["loss"]
+        assert "PyTorch's built-in attention: this exercise is to write it." in rules[name], name
+    assert "a built-in loss or log-softmax: this exercise is to write it." in rules["loss"]
 
 
 def test_the_fused_attention_and_safe_softmax_are_softmax_shortcuts(tmp_path):
@@ -145,6 +154,6 @@ def test_the_fused_attention_and_safe_softmax_are_softmax_shortcuts(tmp_path):
         (SOFTMAX,),
     )
     assert [(line, name, why) for _, line, name, why in found] == [
-        (6, "F.scaled_dot_product_attention", "exercise.forbid.softmax"),
-        (7, "torch._safe_softmax", "exercise.forbid.softmax"),
+        (6, "F.scaled_dot_product_attention", "PyTorch's softmax: this exercise is to write it."),
+        (7, "torch._safe_softmax", "PyTorch's softmax: this exercise is to write it."),
     ]

@@ -106,17 +106,31 @@ def test_a_forged_result_fails_check_with_the_named_reason(forged, name):
     report = forged["checked"][name]
     assert (report.status, report.cases, report.n_passed) == ("crashed", [], 0)
     key, fields = report.diagnosis
-    assert key == "exercise.msg.protocol" and fields["reason"].startswith(REASONS[name]), fields
+    assert (
+        key
+        == "{reason}: a submission may not answer for the grader (write "
+        "a result, say it is done, or end its process with one of "
+        "its own); write the functions and let the grader call them."
+        and fields["reason"].startswith(REASONS[name])
+    ), fields
     text = grading.render(report, "en")
     assert "✓" not in text and t(key, **fields) in text
-    assert t("exercise.msg.not_graded") in text  # not "your process died": it ran, and answered for us
+    assert (
+        t("✗ Not graded: what came back from the process running your code is not what the grader asked for.") in text
+    )  # not "your process died": it ran, and answered for us
 
 
 def test_a_forged_result_fails_grade_in_the_csv(forged):
     written = {r["student"]: r for r in csv.DictReader(forged["csv"].open(encoding="utf-8"))}
     for name in FORGERS:
         row = written[name]
-        assert (row["status"], row["cases_passed"], row["mistake"]) == ("crashed", "0", "exercise.msg.protocol"), row
+        assert (row["status"], row["cases_passed"], row["mistake"]) == (
+            "crashed",
+            "0",
+            "{reason}: a submission may not answer for the grader (write "
+            "a result, say it is done, or end its process with one of "
+            "its own); write the functions and let the grader call them.",
+        ), row
     assert written["zz_after"]["status"] == "passed"
 
 

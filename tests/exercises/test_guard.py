@@ -24,32 +24,47 @@ ESCAPES = {
     "disable": (
         "import torch\ndef softmax(x, dim=-1):\n    with torch._C.DisableTorchFunction():\n"
         "        return torch.softmax(x, dim)\n",
-        ("torch._C.DisableTorchFunction", "exercise.forbid.internals"),
+        (
+            "torch._C.DisableTorchFunction",
+            "torch's internals (torch._C, torch.overrides) or a "
+            "function's insides (__closure__, __code__): they reach the "
+            "grader's own checks, which your code may not switch off.",
+        ),
     ),
     "pop": (
         "import torch\ndef softmax(x, dim=-1):\n    mode = torch._C._pop_torch_function_stack()\n    try:\n"
         "        return torch.softmax(x, dim)\n    finally:\n        torch._C._push_on_torch_function_stack(mode)\n",
-        ("torch._C", "exercise.forbid.internals"),
+        (
+            "torch._C",
+            "torch's internals (torch._C, torch.overrides) or a "
+            "function's insides (__closure__, __code__): they reach the "
+            "grader's own checks, which your code may not switch off.",
+        ),
     ),
     "closure": (
         "import torch\nmode = torch._C._get_function_stack_at(0)\n"
         "for cell in type(mode).__torch_function__.__closure__:\n"
         "    if isinstance(cell.cell_contents, dict):\n        cell.cell_contents.clear()\n"
         "def softmax(x, dim=-1):\n    return torch.softmax(x, dim)\n",
-        ("torch._C", "exercise.forbid.internals"),
+        (
+            "torch._C",
+            "torch's internals (torch._C, torch.overrides) or a "
+            "function's insides (__closure__, __code__): they reach the "
+            "grader's own checks, which your code may not switch off.",
+        ),
     ),
     "disable_dynamic": (
         "import torch\n" + C + "def softmax(x, dim=-1):\n"
         '    with getattr(C, "Disable" + "TorchFunction")():\n'
         f"        return {SOFTMAX}(x, dim)\n",
-        ("_softmax", "exercise.forbid.softmax"),  # seen by the dispatch-level trace, at line 5
+        ("_softmax", "PyTorch's softmax: this exercise is to write it."),  # seen by the dispatch-level trace, at line 5
     ),
     "pop_dynamic": (
         "import torch\n" + C + "def softmax(x, dim=-1):\n"
         '    mode = getattr(C, "_pop_torch" + "_function_stack")()\n    try:\n'
         f"        return {SOFTMAX}(x, dim)\n    finally:\n"
         '        getattr(C, "_push_on_torch" + "_function_stack")(mode)\n',
-        ("_softmax", "exercise.forbid.softmax"),
+        ("_softmax", "PyTorch's softmax: this exercise is to write it."),
     ),
     "closure_dynamic": (  # the rules emptied: the guard's own check after the import says so
         "import torch\n" + C + 'mode = getattr(C, "_get_function" + "_stack_at")(0)\n'
@@ -59,7 +74,11 @@ ESCAPES = {
         '        if isinstance(getattr(inner, "cell" + "_contents"), frozenset):\n'
         '            setattr(inner, "cell" + "_contents", frozenset())\n'
         f"def softmax(x, dim=-1):\n    return {SOFTMAX}(x, dim)\n",
-        ("the torch-function mode or its rules changed", "exercise.forbid.guard"),
+        (
+            "the torch-function mode or its rules changed",
+            "the grader's check of forbidden operations was switched off "
+            "or changed while your code ran: it must stay on.",
+        ),
     ),
     # the guard taken off and put back around the call, so that no check after it sees a change:
     # through the frames (the grader's own `guard`), and by popping both modes and pushing them back;
@@ -69,7 +88,7 @@ ESCAPES = {
         '    while "guard" not in frame.f_locals:\n        frame = frame.f_back\n'
         '    guard = frame.f_locals["guard"]\n    guard.__exit__()\n    try:\n'
         f"        return {SOFTMAX}(x, dim)\n    finally:\n        guard.__enter__()\n",
-        ("SoftmaxBackward0", "exercise.forbid.softmax"),
+        ("SoftmaxBackward0", "PyTorch's softmax: this exercise is to write it."),
     ),
     "pop_both": (
         "import torch\n" + C + "def softmax(x, dim=-1):\n"
@@ -78,7 +97,7 @@ ESCAPES = {
         f"        return {SOFTMAX}(x, dim)\n    finally:\n"
         '        getattr(C, "_push_on_torch" + "_dispatch_stack")(dispatch)\n'
         '        getattr(C, "_push_on_torch" + "_function_stack")(function)\n',
-        ("SoftmaxBackward0", "exercise.forbid.softmax"),
+        ("SoftmaxBackward0", "PyTorch's softmax: this exercise is to write it."),
     ),
 }
 PLAIN = ("disable", "pop", "closure")
@@ -134,11 +153,27 @@ def test_the_scan_refuses_the_plain_escapes_and_names_each_reach_once(tmp_path):
     path.write_text(ESCAPES["disable"][0])
     found = [(o.line, o.name, o.why) for o in scan(path, catalog.get("softmax").forbidden)]
     assert found == [
-        (3, "torch._C.DisableTorchFunction", "exercise.forbid.internals"),
-        (4, "torch.softmax", "exercise.forbid.softmax"),
+        (
+            3,
+            "torch._C.DisableTorchFunction",
+            "torch's internals (torch._C, torch.overrides) or a "
+            "function's insides (__closure__, __code__): they reach the "
+            "grader's own checks, which your code may not switch off.",
+        ),
+        (4, "torch.softmax", "PyTorch's softmax: this exercise is to write it."),
     ]
     path.write_text("from torch._C import DisableTorchFunction\nimport torch.overrides as o\n")
     assert [(o.line, o.why) for o in scan(path, ())] == [
-        (1, "exercise.forbid.internals"),
-        (2, "exercise.forbid.internals"),
+        (
+            1,
+            "torch's internals (torch._C, torch.overrides) or a "
+            "function's insides (__closure__, __code__): they reach the "
+            "grader's own checks, which your code may not switch off.",
+        ),
+        (
+            2,
+            "torch's internals (torch._C, torch.overrides) or a "
+            "function's insides (__closure__, __code__): they reach the "
+            "grader's own checks, which your code may not switch off.",
+        ),
     ]

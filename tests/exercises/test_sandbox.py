@@ -211,18 +211,46 @@ def test_no_network(confined):
 @pytest.mark.parametrize(
     "name, reached, why",
     [
-        ("getattr_torch", "softmax", "exercise.forbid.softmax"),
-        ("getattr_tensor", "softmax", "exercise.forbid.softmax"),
-        ("aten", "_softmax", "exercise.forbid.softmax"),
-        ("sdpa", "scaled_dot_product_attention", "exercise.forbid.softmax"),
-        ("sdpa_disabled", "_safe_softmax", "exercise.forbid.softmax"),  # its math path, under the trace
-        ("safe_softmax", "_safe_softmax", "exercise.forbid.softmax"),
-        ("resolve_name", "import glassformer", "exercise.forbid.glassformer"),
-        ("second_copy", "import glassformer", "exercise.forbid.glassformer"),
-        ("run_path_defs", "open softmax.py", "exercise.forbid.glassformer"),
-        ("run_path_solutions", "open softmax.py", "exercise.forbid.glassformer"),
-        ("read_solution", "open softmax.py", "exercise.forbid.glassformer"),
-        ("run_path_installed", "open softmax.py", "exercise.forbid.glassformer"),
+        ("getattr_torch", "softmax", "PyTorch's softmax: this exercise is to write it."),
+        ("getattr_tensor", "softmax", "PyTorch's softmax: this exercise is to write it."),
+        ("aten", "_softmax", "PyTorch's softmax: this exercise is to write it."),
+        ("sdpa", "scaled_dot_product_attention", "PyTorch's softmax: this exercise is to write it."),
+        (
+            "sdpa_disabled",
+            "_safe_softmax",
+            "PyTorch's softmax: this exercise is to write it.",
+        ),  # its math path, under the trace
+        ("safe_softmax", "_safe_softmax", "PyTorch's softmax: this exercise is to write it."),
+        (
+            "resolve_name",
+            "import glassformer",
+            "glassformer itself: it is what your code is graded against; write your own.",
+        ),
+        (
+            "second_copy",
+            "import glassformer",
+            "glassformer itself: it is what your code is graded against; write your own.",
+        ),
+        (
+            "run_path_defs",
+            "open softmax.py",
+            "glassformer itself: it is what your code is graded against; write your own.",
+        ),
+        (
+            "run_path_solutions",
+            "open softmax.py",
+            "glassformer itself: it is what your code is graded against; write your own.",
+        ),
+        (
+            "read_solution",
+            "open softmax.py",
+            "glassformer itself: it is what your code is graded against; write your own.",
+        ),
+        (
+            "run_path_installed",
+            "open softmax.py",
+            "glassformer itself: it is what your code is graded against; write your own.",
+        ),
     ],
 )
 def test_the_dynamic_cheats_are_refused_with_the_rules_message(planted, name, reached, why):
@@ -246,7 +274,7 @@ def test_a_latin1_file_is_refused_naming_the_byte(tmp_path):
     path.write_bytes("# written by Zoë in a Latin-1 editor\n".encode("latin-1") + SOLUTION.encode())
     report = grading.check("softmax", path)
     assert report.status == "encoding" and report.sandbox is None  # never run
-    assert report.refusal.key == "error.exercise.encoding"
+    assert report.refusal.code == "exercise.encoding"
     assert report.refusal.fields == {
         "path": path,
         "line": 1,
@@ -254,7 +282,14 @@ def test_a_latin1_file_is_refused_naming_the_byte(tmp_path):
         "byte": "0xeb",
         "guess": "Latin-1 / Windows-1252",
     }
-    assert t("error.exercise.encoding", **report.refusal.fields) in grading.render(report, "en")
+    assert t(
+        "{path} is not UTF-8: line {line}, column {col} holds the "
+        "byte {byte}, which UTF-8 does not allow (the file looks "
+        "like {guess}). Save it as UTF-8 in your editor (VS Code: "
+        "click the encoding in the status bar, then Save with "
+        "Encoding, UTF-8), then check again.",
+        **report.refusal.fields,
+    ) in grading.render(report, "en")
     assert read_source(catalog.get("softmax").solution_path) == SOLUTION  # UTF-8 reads as before
 
 
@@ -289,7 +324,13 @@ def test_with_the_sandbox_off_every_report_says_so_and_children_are_still_killed
     assert sandbox_line(report.sandbox) in grading.render(report)
     missing = ", ".join(t(SANDBOX_PARTS[m]) for m in report.sandbox["missing"])
     assert sandbox_line(report.sandbox) == t(
-        "exercise.msg.sandbox.off", reason=sandbox.ENV_OFF + "=off", missing=missing
+        "⚠ sandbox: OFF ({reason}): this code ran with your own "
+        "rights, so it could read and change your files, use the "
+        "network and start processes (not confined: {missing}). "
+        "Grade files you did not write only where the sandbox is on "
+        "(docs/exercises.md says where).",
+        reason=sandbox.ENV_OFF + "=off",
+        missing=missing,
     )
     # without namespaces the supervisor still kills its tree: orphans are handed to it (a subreaper)
     assert child.passed and survivors(mark) == []
@@ -362,7 +403,10 @@ def test_what_the_learner_writes_is_capped(planted):
     assert big.status == "crashed" and big.import_error["type"] == "OSError"
     assert "too large" in big.import_error["message"].lower()
     many = planted["reports"]["many_files"]  # many files under the limit each: stopped at QUOTA
-    assert many.status == "crashed" and many.diagnosis == ("exercise.msg.quota", {"mib": sandbox.QUOTA >> 20})
+    assert many.status == "crashed" and many.diagnosis == (
+        "your code wrote more than {mib} MiB of files; it was stopped (the exercises need none).",
+        {"mib": sandbox.QUOTA >> 20},
+    )
     assert planted["reports"]["after"].passed  # graded by the next worker
 
 

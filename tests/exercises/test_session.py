@@ -30,18 +30,35 @@ def test_start_writes_a_skeleton_and_never_overwrites(tmp_path, capsys):
     folder = tmp_path / "ex"
     code, out = run(capsys, "start", "layer_norm", "--dir", str(folder))
     path = folder / "layer_norm.py"
-    assert code == 0 and out.strip() == words("en", "exercise.msg.start.wrote", path=path, name="layer_norm")
+    assert code == 0 and out.strip() == words(
+        "en",
+        "Wrote {path}. Fill in the TODO, then run:  glassformer exercise check {name}",
+        path=path,
+        name="layer_norm",
+    )
     source = path.read_text()
     assert "def layer_norm(x, weight, bias, eps=1e-5):" in source
     assert "γ · (x - mean) / √(var + ε) + β" in source and "Shapes: x (..., C)" in source  # the skeleton snapshot
     assert "Not allowed here: layer_norm, LayerNorm" in source and "raise NotImplementedError" in source
     assert words(
-        "en", "exercise.skel.plugs", target=catalog.get("layer_norm").plugs_into, required=", ".join(REQUIRED)
+        "en",
+        "Once it passes (with {required}), `glassformer train "
+        "--use-mine DIR` trains a model with your code in place of "
+        "{target} (docs/exercises.md).",
+        target=catalog.get("layer_norm").plugs_into,
+        required=", ".join(REQUIRED),
     ) in " ".join(line.strip() for line in source.splitlines())
     path.write_text(source + "\n# my work\n")
     code, out = run(capsys, "start", "layer_norm", "--dir", str(folder))
     backup = folder / "layer_norm.old.py"
-    assert code == 1 and out.strip() == words("en", "exercise.msg.start.exists", path=path, backup=backup)
+    assert code == 1 and out.strip() == words(
+        "en",
+        "{path} already exists: nothing was written (your work is "
+        "never overwritten). To start over, move it away first, "
+        "e.g.  mv {path} {backup}  and run start again.",
+        path=path,
+        backup=backup,
+    )
     assert path.read_text().endswith("# my work\n")
 
 
@@ -65,20 +82,32 @@ def test_list_check_solution_and_hints_through_the_cli(tmp_path, capsys, monkeyp
     assert code == 0 and re.search(r"^1 +softmax +未开始 +数值稳定的 softmax$", out, re.M)
     total = len(catalog.ORDER)
     command = "glassformer exercise start softmax"
-    assert words("zh", "exercise.msg.list.summary", passed=0, total=total, command=command) in out
+    assert words("zh", "{passed} of {total} passing. Next: {command}", passed=0, total=total, command=command) in out
     monkeypatch.delenv("GLASSFORMER_LANG")
 
     # the solution is refused before a passing check
     code, out = run(capsys, "solution", "causal_mask", "--dir", str(folder))
-    assert code == 1 and out.strip() == words("en", "exercise.msg.solution.refused", name="causal_mask")
+    assert code == 1 and out.strip() == words(
+        "en",
+        "The solution of {name} is shown once your check passes "
+        "(glassformer exercise check {name}). To see it now anyway: "
+        "glassformer exercise solution {name} --give-up",
+        name="causal_mask",
+    )
 
     # hints: one more per call, then none; --all shows all three
     hints = [run(capsys, "hint", "causal_mask", "--dir", str(folder))[1] for _ in range(4)]
     for k in (1, 2, 3):
-        head = words("en", "exercise.msg.hint", k=k, n=3, name="causal_mask")
+        head = words("en", "Hint {k} of {n} for {name}:", k=k, n=3, name="causal_mask")
         hint = catalog.get("causal_mask").hints[k - 1]
         assert hints[k - 1].splitlines()[:2] == [head, "  " + words("en", hint)]
-    assert hints[3].strip() == words("en", "exercise.msg.hint.none", name="causal_mask")
+    assert hints[3].strip() == words(
+        "en",
+        "No more hints for {name}: all three are shown (--all "
+        "repeats them). The solution comes after a passing check, or "
+        "with  glassformer exercise solution {name} --give-up.",
+        name="causal_mask",
+    )
     assert run(capsys, "hint", "causal_mask", "--all", "--dir", str(folder))[1].count("Hint ") == 3
 
     # a wrong file fails (exit code 1), the right one passes and unlocks the solution
@@ -86,14 +115,21 @@ def test_list_check_solution_and_hints_through_the_cli(tmp_path, capsys, monkeyp
     path = folder / "causal_mask.py"
     path.write_text("import torch\n\ndef causal_mask(T):\n    return torch.triu(torch.ones(T, T, dtype=torch.bool))\n")
     code, out = run(capsys, "check", "causal_mask", "--dir", str(folder))
-    assert code == 1 and "  → " + words("en", "exercise.causal_mask.wrong.upper") in out.splitlines()
+    assert (
+        code == 1
+        and "  → "
+        + words(
+            "en",
+            "Your mask lets each query see itself and the FUTURE (upper "
+            "triangle). It must be the lower triangle: j <= i.",
+        )
+        in out.splitlines()
+    )
     assert "failing" in run(capsys, "list", "--dir", str(folder))[1]
     path.write_text(catalog.get("causal_mask").solution)
     code, out = run(capsys, "check", "causal_mask", "--dir", str(folder))
-    assert code == 0 and words("en", "exercise.msg.passed.outputs", n=6) in out.splitlines()
-    assert (
-        "  " + words("en", "exercise.msg.next", command="glassformer exercise start padding_mask") in out.splitlines()
-    )
+    assert code == 0 and words("en", "✓ Passed: all {n} cases.", n=6) in out.splitlines()
+    assert "  " + words("en", "Next: {command}", command="glassformer exercise start padding_mask") in out.splitlines()
     code, out = run(capsys, "solution", "causal_mask", "--dir", str(folder))
     assert code == 0 and "def causal_mask(T: int) -> torch.Tensor:" in out
 

@@ -65,7 +65,7 @@ def test_a_failing_or_missing_file_is_refused_with_the_fix(tmp_path, capsys):
     assert not (tmp_path / "a").exists()
     with pytest.raises(NotFound) as missing:
         plug.check_ready(folder)
-    assert missing.value.key == "error.exercise.use_mine.missing" and missing.value.fields["files"] == "feed_forward.py"
+    assert missing.value.code == "exercise.use_mine.missing" and missing.value.fields["files"] == "feed_forward.py"
     (folder / "feed_forward.py").write_text(catalog.get("feed_forward").solution, encoding="utf-8")
     text = (folder / "layer_norm.py").read_text()  # plant a bug: the mean is off by half
     (folder / "layer_norm.py").write_text(
@@ -73,7 +73,7 @@ def test_a_failing_or_missing_file_is_refused_with_the_fix(tmp_path, capsys):
     )
     with pytest.raises(UsageError) as failing:
         plug.check_ready(folder)
-    assert failing.value.key == "error.exercise.use_mine.failing"
+    assert failing.value.code == "exercise.use_mine.failing"
     assert failing.value.fields == {"folder": folder, "failing": "layer_norm", "first": "layer_norm"}
 
 
@@ -107,12 +107,15 @@ def test_configurations_the_learner_cannot_compute_are_refused(tmp_path, capsys)
     cfg = ModelConfig(dropout=0.1, norm="post", mha_style="heads")
     with pytest.raises(UsageError) as refused:
         plug.check_config(cfg)
-    assert refused.value.key == "error.exercise.use_mine.model"
+    assert refused.value.code == "exercise.use_mine.model"
     assert refused.value.fields["problems"] == "; ".join(
         [
-            t("exercise.use_mine.dropout", dropout=0.1),
-            t("exercise.use_mine.mha_style", style="heads"),
-            t("exercise.use_mine.norm", norm="post"),
+            t("dropout={dropout} (your functions have no dropout: pass --dropout=0)", dropout=0.1),
+            t(
+                "mha_style='{style}' (your multi-head attention reads one packed qkv matrix: pass --mha_style=packed)",
+                style="heads",
+            ),
+            t("norm='{norm}' (your block is pre-LN: pass --norm=pre)", norm="post"),
         ]
     )
 
@@ -140,7 +143,7 @@ def test_functions_that_fail_together_are_refused_before_a_run_is_made(tmp_path,
     (folder / "block.py").write_text(source.replace("    p = params\n", broken))
     with pytest.raises(UsageError) as refused:
         plug.check_config(cfg, folder)
-    assert refused.value.key == "error.exercise.use_mine.trial" and refused.value.fields["folder"] == folder
+    assert refused.value.code == "exercise.use_mine.trial" and refused.value.fields["folder"] == folder
     assert refused.value.fields["error"].startswith("ImportError")
     earlier = tmp_path / "earlier"  # an earlier run: untouched; the new one: never made
     earlier.mkdir()

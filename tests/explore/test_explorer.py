@@ -30,7 +30,7 @@ def test_model_info_reads_the_declarations(client, gpt):
     info = client.get("/api/model").json()
     assert info["kind"] == "gpt" and info["layers"] == 2 and info["heads"] == 4 and info["samples"]
     assert [s["stage"] for s in info["stages"]] == ["scores", "weights"]
-    assert info["stages"][1]["zh"]["stage"] == translated("stage.weights", "zh")  # the glossary's words, in Chinese
+    assert info["stages"][1]["zh"]["stage"] == translated("weights", "zh")  # the glossary's words, in Chinese
     assert info["stages"][1]["en"]["axes"] == "B H T_q T_k"
     assert [v["en"]["name"] for v in info["vectors"]] == ["blocks.0.attn.q", "blocks.0.attn.k", "blocks.0.attn.v"]
     stream = [p["name"] for p in info["stream"]]
@@ -90,8 +90,8 @@ def test_trace_rows_follow_the_trace_module(client, gpt):
     expected = trace(gpt.model, ids_of(PROMPT), collapse=True, lang="zh")
     assert [r[1] for r in table["rows"]] == [r.name for r in expected.rows]
     assert [r[2] for r in table["rows"]] == [list(r.shape) if r.shape else None for r in expected.rows]
-    assert table["columns"][0] == translated("cache.column.stage", "zh")
-    assert translated("stage.weights", "zh") in [r[0] for r in table["rows"]]
+    assert table["columns"][0] == translated("stage", "zh")
+    assert translated("weights", "zh") in [r[0] for r in table["rows"]]
     assert table["legend"] == expected.legend()
     same_length = post(client, "trace", {"text": PROMPT[::-1], "lang": "zh"})  # kept per (T, lang)
     assert same_length == table and (len(ids_of(PROMPT)[0]), "zh") in gpt.traces

@@ -102,7 +102,7 @@ def test_a_model_without_induction_heads_names_none():
     assert (heads.extra["loop"]["period"], heads.extra["loop"]["text"]) == (2, "ef")
     assert heads.extra["named"] == [] and "loop_p_ablated" not in heads.extra
     assert max(row[2] for row in heads.values) < heads.extra["bar"]
-    assert len(lens.rows) == 1 and t("repeats.lens.col.gap") == lens.columns[-1]
+    assert len(lens.rows) == 1 and t("logit gap") == lens.columns[-1]
 
 
 @pytest.mark.parametrize(
@@ -159,7 +159,16 @@ def test_a_run_that_cannot_write_is_one_clear_line(monkeypatch, capsys):
     )
     assert main(["repeats", "runs/numbers", "--prompt", "x"]) == 2
     err = capsys.readouterr().err
-    assert t("sample.no_text", run="runs/numbers", kind="regressor") in err
+    assert (
+        t(
+            "{run} holds a {kind} model, which reads numbers and writes "
+            "no text; look inside it with `glassformer trace --run "
+            "{run}` or `attention --run`.",
+            run="runs/numbers",
+            kind="regressor",
+        )
+        in err
+    )
 
 
 # ---- the sweep: repetition against each knob ---------------------------------------------------

@@ -40,7 +40,7 @@ from glassformer.explore.server import (
     open_run,
     page_words,
 )
-from glassformer.messages import has, t, translated
+from glassformer.messages import t, translated
 from glassformer.train.checkpoint import MODEL_FILE
 
 
@@ -56,9 +56,6 @@ def refused(client, endpoint: str, body, status: int, key: str, code: str | None
     assert answer["key"] == key, answer
     words = answer["error"]
     assert words and not re.search(r"\{\w+\}", words), answer  # worded, every field filled in
-    # transition{ -- the old catalogue words an error by its key; after the conversion a test holds its code
-    assert has(key) and words == t(key, **{k: v for k, v in answer.items() if k not in BODY})
-    # }transition
     if code:
         assert answer["code"] == code
     assert {k: answer[k] for k in fields} == fields, answer
@@ -77,7 +74,7 @@ JSON = {"Content-Type": "application/json"}
             "analyze",
             {"text": "the", "colour": 1},
             400,
-            "error.explore.field.unknown",
+            "explore.field.unknown",
             "bad_request",
             {"unknown": '["colour"]'},
         ),
@@ -85,30 +82,51 @@ JSON = {"Content-Type": "application/json"}
             "analyze",
             {"text": "the", "layer": True},
             400,
-            "error.explore.field.int",
+            "explore.field.int",
             None,
             {"field": "layer", "got": "true"},
         ),
-        ("analyze", {"text": 5}, 400, "error.explore.field.str", None, {"field": "text", "got": "5"}),
-        ("analyze", {"ids": [1, "2"]}, 400, "error.explore.field.ints", None, {"field": "ids"}),
-        ("analyze", {"text": "the", "ablate": [[0]]}, 400, "error.explore.field.pairs", None, {"field": "ablate"}),
-        ("analyze", {"text": "the", "ids": [1]}, 400, "error.explore.text_or_ids", None, {}),
-        ("analyze", {}, 400, "error.explore.text_or_ids", None, {}),
-        ("analyze", {"text": ""}, 422, "error.explore.empty", "empty", {}),
+        ("analyze", {"text": 5}, 400, "explore.field.str", None, {"field": "text", "got": "5"}),
+        (
+            "analyze",
+            {"ids": [1, "2"]},
+            400,
+            "explore.field.ints",
+            None,
+            {"field": "ids"},
+        ),
+        (
+            "analyze",
+            {"text": "the", "ablate": [[0]]},
+            400,
+            "explore.field.pairs",
+            None,
+            {"field": "ablate"},
+        ),
+        ("analyze", {"text": "the", "ids": [1]}, 400, "explore.text_or_ids", None, {}),
+        ("analyze", {}, 400, "explore.text_or_ids", None, {}),
+        ("analyze", {"text": ""}, 422, "explore.empty", "empty", {}),
         (
             "analyze",
             {"text": "the", "layer": 2},
             422,
-            "error.explore.range.layers",
+            "explore.range.layers",
             "out_of_range",
             {"value": 2, "size": 2},
         ),
-        ("analyze", {"text": "the", "head": -1}, 400, "error.explore.field.at_least", None, {"field": "head", "lo": 0}),
+        (
+            "analyze",
+            {"text": "the", "head": -1},
+            400,
+            "explore.field.at_least",
+            None,
+            {"field": "head", "lo": 0},
+        ),
         (
             "analyze",
             {"text": "the", "stage": "pattern"},
             422,
-            "error.explore.stage",
+            "explore.stage",
             None,
             {"stages": "scores, weights"},
         ),
@@ -116,7 +134,7 @@ JSON = {"Content-Type": "application/json"}
             "analyze",
             {"text": "the", "ablate": [[0, 4]]},
             422,
-            "error.explore.range.heads",
+            "explore.range.heads",
             None,
             {"field": "head", "value": 4},
         ),
@@ -124,45 +142,66 @@ JSON = {"Content-Type": "application/json"}
             "analyze",
             {"text": "the", "lang": "fr"},
             400,
-            "error.explore.field.choice",
+            "explore.field.choice",
             None,
             {"choices": '["en", "zh"]'},
         ),
-        ("analyze", {"ids": [0, 999]}, 422, "error.explore.ids_outside", "out_of_range", {"ids": "[999]"}),
+        ("analyze", {"ids": [0, 999]}, 422, "explore.ids_outside", "out_of_range", {"ids": "[999]"}),
         (
             "analyze",
             {"text": "x" * (LIMITS.text_chars + 1)},
             413,
-            "error.explore.field.too_long.str",
+            "explore.field.too_long.str",
             "too_long",
             {"most": 2000},
         ),
-        ("vectors", {"text": "the", "token": 3}, 422, "error.explore.range.tokens", None, {"value": 3, "size": 3}),
+        (
+            "vectors",
+            {"text": "the", "token": 3},
+            422,
+            "explore.range.tokens",
+            None,
+            {"value": 3, "size": 3},
+        ),
         (
             "next",
             {"text": "the", "temperature": -0.5},
             400,
-            "error.explore.field.between",
+            "explore.field.between",
             None,
             {"lo": 0.0, "hi": 5.0},
         ),
-        ("next", {"text": "the", "top_p": 0}, 400, "error.explore.field.between", None, {"field": "top_p"}),
-        ("next", {"text": "the", "top_k": 2.5}, 400, "error.explore.field.int", None, {"field": "top_k"}),
+        (
+            "next",
+            {"text": "the", "top_p": 0},
+            400,
+            "explore.field.between",
+            None,
+            {"field": "top_p"},
+        ),
+        (
+            "next",
+            {"text": "the", "top_k": 2.5},
+            400,
+            "explore.field.int",
+            None,
+            {"field": "top_k"},
+        ),
         (
             "generate",
             {"ids": [1], "n": 65},
             400,
-            "error.explore.field.between",
+            "explore.field.between",
             None,
             {"field": "n", "lo": 1, "hi": 64},
         ),
-        ("generate", {"text": "the"}, 400, "error.explore.field.unknown", None, {"unknown": '["text"]'}),
-        ("generate", {"ids": []}, 422, "error.explore.generate_empty", "empty", {}),
+        ("generate", {"text": "the"}, 400, "explore.field.unknown", None, {"unknown": '["text"]'}),
+        ("generate", {"ids": []}, 422, "explore.generate_empty", "empty", {}),
         (
             "generate",
             {"ids": [1], "session": "s" * 65},
             413,
-            "error.explore.field.too_long.str",
+            "explore.field.too_long.str",
             None,
             {"field": "session"},
         ),
@@ -173,9 +212,7 @@ def test_bad_fields(client, endpoint, body, status, key, code, fields):
 
 
 def test_unknown_characters_are_named(client):
-    answer = refused(
-        client, "analyze", {"text": "the zebra€¥€"}, 422, "error.explore.unknown_chars", "unknown_chars", n=2
-    )
+    answer = refused(client, "analyze", {"text": "the zebra€¥€"}, 422, "explore.unknown_chars", "unknown_chars", n=2)
     assert answer["chars"] == ["€", "¥"]  # z, b, r, a are in the vocabulary
 
 
@@ -189,16 +226,16 @@ def test_a_refusal_speaks_the_language_the_page_asks_in(client):
 
 
 def test_bodies_that_are_not_json_objects(client):
-    refused(client, "analyze", b"{not json", 400, "error.explore.body.not_json", headers=JSON)
-    refused(client, "analyze", b"[1, 2]", 400, "error.explore.body.not_object", headers=JSON, kind="list")
-    refused(client, "analyze", b'{"text": "the", "temperature": NaN}', 400, "error.explore.body.constant", headers=JSON)
-    refused(client, "analyze", b"\xff\xfe", 400, "error.explore.body.not_utf8", headers=JSON)
+    refused(client, "analyze", b"{not json", 400, "explore.body.not_json", headers=JSON)
+    refused(client, "analyze", b"[1, 2]", 400, "explore.body.not_object", headers=JSON, kind="list")
+    refused(client, "analyze", b'{"text": "the", "temperature": NaN}', 400, "explore.body.constant", headers=JSON)
+    refused(client, "analyze", b"\xff\xfe", 400, "explore.body.not_utf8", headers=JSON)
     refused(
         client,
         "analyze",
         b'{"text": "the"}',
         415,
-        "error.explore.body.content_type",
+        "explore.body.content_type",
         headers={"Content-Type": "text/plain"},
         got="'text/plain'",
     )
@@ -206,9 +243,7 @@ def test_bodies_that_are_not_json_objects(client):
 
 def test_body_size_is_bounded(client):
     big = b'{"text": "' + b"a" * LIMITS.body_bytes + b'"}'
-    refused(
-        client, "analyze", big, 413, "error.explore.body.too_large", "too_large", headers=JSON, most=LIMITS.body_bytes
-    )
+    refused(client, "analyze", big, 413, "explore.body.too_large", "too_large", headers=JSON, most=LIMITS.body_bytes)
 
     def chunks():  # no Content-Length: the limit holds while reading
         yield b'{"text": "'
@@ -216,16 +251,14 @@ def test_body_size_is_bounded(client):
             yield b"a" * 1000
         yield b'"}'
 
-    refused(
-        client, "analyze", chunks(), 413, "error.explore.body.over", "too_large", headers=JSON, most=LIMITS.body_bytes
-    )
+    refused(client, "analyze", chunks(), 413, "explore.body.over", "too_large", headers=JSON, most=LIMITS.body_bytes)
 
 
 def test_routes_methods_and_paths(client):
     for path in ("/api/nothing", "/static/../pyproject.toml", "/static/", "/etc/passwd", "/api/../api/model/x"):
         r = client.get(path)
         assert r.status_code == 404 and r.json()["code"] == "not_found", path
-        assert r.json()["key"] == "error.explore.http" and "analyze" in r.json()["endpoints"]
+        assert r.json()["key"] == "explore.http" and "analyze" in r.json()["endpoints"]
     r = client.get("/api/analyze")
     assert r.status_code == 405 and r.json()["code"] == "method_not_allowed"
     assert client.post("/api/model", json={}).status_code == 405
@@ -234,7 +267,7 @@ def test_routes_methods_and_paths(client):
 def test_other_host_names_are_refused(gpt):
     evil = TestClient(create_app(gpt), base_url="http://attacker.example:8321")
     r = evil.get("/api/model")
-    assert r.status_code == 421 and r.json()["key"] == "error.explore.wrong_host" and "127.0.0.1" in r.json()["hosts"]
+    assert r.status_code == 421 and r.json()["key"] == "explore.wrong_host" and "127.0.0.1" in r.json()["hosts"]
     for host in ("http://localhost:9", "http://[::1]:8321"):
         assert TestClient(create_app(gpt), base_url=host).get("/api/model").status_code == 200
     assert TestClient(create_app(gpt, hosts=None), base_url="http://10.0.0.5").get("/").status_code == 200
@@ -249,7 +282,7 @@ def test_a_host_header_names_an_allowed_host_exactly_or_is_refused(gpt, host):
     """Issue 43: `Host: [::1].evil.com` was taken for ::1 (the name was cut at the first "]"). A
     name, or [v6], with at most a port after it: anything else is another host."""
     r = TestClient(create_app(gpt), base_url="http://127.0.0.1:8321").get("/api/model", headers={"Host": host})
-    assert r.status_code == 421 and r.json()["key"] == "error.explore.wrong_host" and r.json()["host"] == host
+    assert r.status_code == 421 and r.json()["key"] == "explore.wrong_host" and r.json()["host"] == host
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.1:8321", "localhost", "localhost:9", "[::1]", "[::1]:8321"])
@@ -266,7 +299,7 @@ def test_a_lone_surrogate_is_refused_in_json(client, endpoint):
     r = client.post(f"/api/{endpoint}", content=body.encode(), headers={"Content-Type": "application/json"})
     assert r.status_code == 422 and r.headers["content-type"].startswith("application/json")
     answer = json.loads(r.content.decode("utf-8"))
-    assert answer["key"] == "error.explore.unknown_chars" and answer["chars"] == ["\ud800"]
+    assert answer["key"] == "explore.unknown_chars" and answer["chars"] == ["\ud800"]
 
 
 def test_a_seq2seq_model_is_refused_at_start_in_one_line(capsys):
@@ -277,10 +310,10 @@ def test_a_seq2seq_model_is_refused_at_start_in_one_line(capsys):
 
     with pytest.raises(UsageError) as e:
         Explorer(build_model(get_preset("seq2seq").model))
-    assert e.value.key == "error.explore.kind" and e.value.fields == {"kind": "seq2seq", "inputs": "token pairs"}
+    assert e.value.code == "explore.kind" and e.value.fields == {"kind": "seq2seq", "inputs": "token pairs"}
     with said() as heard:
         assert main(["explore", "--preset", "seq2seq"]) == 2
-    assert heard.of("error.explore.kind") == [{"kind": "seq2seq", "inputs": "token pairs"}]
+    assert heard.of("explore.kind") == [{"kind": "seq2seq", "inputs": "token pairs"}]
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
 
 
@@ -289,7 +322,7 @@ def test_an_internal_error_is_json_and_the_server_stays_up(monkeypatch, capsys):
     c = client_for(ex)
     monkeypatch.setattr(ex, "vectors", lambda req: 1 / 0)
     r = c.post("/api/vectors", json={"text": "the"})
-    assert r.status_code == 500 and r.json()["code"] == "internal" and r.json()["key"] == "error.explore.internal"
+    assert r.status_code == 500 and r.json()["code"] == "internal" and r.json()["key"] == "explore.internal"
     assert r.json()["endpoint"] == "vectors" and r.json()["error"].endswith("ZeroDivisionError: division by zero")
     assert post(c, "next", {"text": "the"})["rows"]
 
@@ -350,7 +383,7 @@ def test_the_page_s_words_come_from_the_catalogue_in_both_languages(client):
     for name, text in en["words"].items():
         assert translated(PAGE_WORDS[name], "en") == text
         assert fields(text) == fields(zh["words"][name]), name
-    assert zh["words"]["next.title"] == translated("explore.page.next.title", "zh")
+    assert zh["words"]["next.title"] == translated("Next token", "zh")
     assert client.get("/api/words?lang=fr").json()["lang"] == "en"  # a language with no catalogue: English
     static = files("glassformer.explore") / "static"
     used = {"attn.scale.absolute", "attn.scale.per_head", "note.cropped"}  # keys the code builds from data
@@ -395,14 +428,22 @@ def test_latest_run_is_the_newest_checkpoint(tmp_path):
 def test_no_run_says_how_to_make_one(tmp_path, capsys, monkeypatch):
     with pytest.raises(NotFound) as none:
         latest_run(tmp_path)
-    assert none.value.key == "explore.no_run" and none.value.fields == {"runs_dir": tmp_path, "weights": MODEL_FILE}
+    assert none.value.code == "explore.no_run" and none.value.fields == {"runs_dir": tmp_path, "weights": MODEL_FILE}
     monkeypatch.chdir(tmp_path)  # `glassformer explore` with no RUN looks in ./runs
     with said() as heard:
         assert main(["explore"]) == 2
     [no_run] = heard.of("explore.no_run")
     assert (
         no_run == {"runs_dir": Path("runs"), "weights": MODEL_FILE}
-        and t("explore.no_run", **no_run) in capsys.readouterr().err
+        and t(
+            "no trained run under {runs_dir}/ (a folder with config.json "
+            "and {weights}). Make one with `glassformer demo` (trains "
+            "`baby` on Shakespeare, a few minutes), name one with "
+            "`glassformer explore RUN`, or explore random weights with "
+            "`glassformer explore --preset baby`.",
+            **no_run,
+        )
+        in capsys.readouterr().err
     )
 
 
@@ -426,14 +467,20 @@ def test_a_port_out_of_range_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as exit_, said() as heard:
         main(["explore", "--port", "70000", "--preset", "baby"])
     assert exit_.value.code == 2
-    assert ("arg.port", {"value": "70000", "most": 65535}) in heard
-    assert t("arg.port", value="70000", most=65535) in capsys.readouterr().err
+    assert (
+        "must be a port number from 0 (any free port) to {most}, got {value!r}",
+        {"value": "70000", "most": 65535},
+    ) in heard
+    assert (
+        t("must be a port number from 0 (any free port) to {most}, got {value!r}", value="70000", most=65535)
+        in capsys.readouterr().err
+    )
 
 
 def test_open_run_and_preset_models():
     ex = open_preset("seed000", seed=3, overrides=["--n_layers=1"])
     assert ex.model.cfg.n_layers == 1 and ex.source == (
-        "explore.source.preset",
+        "preset {preset} ({kind}), random weights, seed {seed}",
         {"preset": "seed000", "kind": "gpt", "seed": 3},
     )
     a = ex.handle("analyze", {"text": "你好 world 😀"})  # unseen characters become <unk>, not an error
@@ -447,7 +494,7 @@ def test_a_run_of_each_kind_opens(tmp_path):
         model = make_run(tmp_path / kind, kind)
         ex = open_run(tmp_path / kind)
         assert ex.model.kind == kind and ex.source == (
-            "explore.source.run",
+            "run {run} ({kind}, preset {preset})",
             {"run": str(tmp_path / kind), "kind": kind, "preset": "tiny"},
         )
         first = next(iter(ex.model.state_dict()))
@@ -463,10 +510,23 @@ def test_remote_host_prints_a_warning(monkeypatch, capsys):
     with said() as heard:
         server_module.serve(open_preset("sine"), "0.0.0.0", 0, allow_remote=True)
     out = capsys.readouterr()
-    assert ("explore.open_to_all", {"host": "0.0.0.0"}) in heard and t("explore.open_to_all", host="0.0.0.0") in out.err
-    [serving] = heard.of("explore.serving")
-    assert serving["url"].startswith("http://127.0.0.1:") and t("explore.serving", **serving) in out.out
-    assert "explore.stopped" in heard.keys() and t("explore.stopped") in out.out
+    assert (
+        "WARNING: listening on {host}: anyone who can reach this "
+        "machine can use the explorer. There is no password; stop it "
+        "with Ctrl-C when done.",
+        {"host": "0.0.0.0"},
+    ) in heard and t(
+        "WARNING: listening on {host}: anyone who can reach this "
+        "machine can use the explorer. There is no password; stop it "
+        "with Ctrl-C when done.",
+        host="0.0.0.0",
+    ) in out.err
+    [serving] = heard.of("glassformer explore: {source}\n  open {url}   (Ctrl-C stops)")
+    assert (
+        serving["url"].startswith("http://127.0.0.1:")
+        and t("glassformer explore: {source}\n  open {url}   (Ctrl-C stops)", **serving) in out.out
+    )
+    assert "glassformer explore: stopped." in heard.keys() and t("glassformer explore: stopped.") in out.out
 
 
 def test_port_in_use_is_a_clear_error():
@@ -474,7 +534,7 @@ def test_port_in_use_is_a_clear_error():
     try:
         with pytest.raises(UsageError) as busy:
             server_module.bind("127.0.0.1", sock.getsockname()[1])
-        assert busy.value.key == "explore.cannot_listen"
+        assert busy.value.code == "explore.cannot_listen"
         assert busy.value.fields["port"] == sock.getsockname()[1] and busy.value.fields["host"] == "127.0.0.1"
     finally:
         sock.close()
@@ -542,13 +602,13 @@ def test_the_page_speaks_the_commands_language_and_a_run_opens_on_its_own_text(t
     out = capsys.readouterr().out
     fields = {"run": str(tmp_path / "zh"), "kind": "gpt", "preset": "tiny"}
     with speaking("zh"):
-        assert t("explore.source.run", **fields) in out
+        assert t("run {run} ({kind}, preset {preset})", **fields) in out
     assert re.search(r"http://127\.0\.0\.1:\d+/\?lang=zh", out)  # the address opens the page in Chinese
     assert info["example"] == "你好，世界！" and model.kind == "gpt"
     with speaking("en"):
-        english = t("explore.source.run", **fields)
+        english = t("run {run} ({kind}, preset {preset})", **fields)
     with speaking("zh"):
-        chinese = t("explore.source.run", **fields)
+        chinese = t("run {run} ({kind}, preset {preset})", **fields)
     assert info["sources"] == {"en": english, "zh": chinese} and info["source"] == chinese  # the header: one language
     assert server_module.page_address("http://127.0.0.1:1/", "en") == "http://127.0.0.1:1/"
 
@@ -566,7 +626,7 @@ def test_a_chinese_run_without_a_kept_example_opens_on_chinese_and_an_imported_r
     config["imported"] = {"format": "gpt2", "from": "/x", "weights": "model.safetensors"}
     (tmp_path / "imported" / "config.json").write_text(json.dumps(config), encoding="utf-8")
     assert open_run(tmp_path / "imported").source == (
-        "explore.source.imported",
+        "run {run} ({kind}, imported GPT-2 weights)",
         {"run": str(tmp_path / "imported"), "kind": "gpt"},
     )
 

@@ -161,11 +161,11 @@ def test_urls_in_the_labels_are_inert(tmp_path):
 
 def test_bad_layer_or_labels_are_explained(tmp_path):
     assert keyed(UsageError, attention_head_png, gpt(), torch.arange(3), None, 2, 0, tmp_path / "x.png") == (
-        "error.inspect.head_range",
+        "inspect.head_range",
         {"layer": 2, "head": 0, "last_layer": 1, "last_head": 3},
     )
     assert keyed(UsageError, attention_grid_png, gpt(), torch.arange(3), ["a", "b"], tmp_path / "x.png") == (
-        "error.inspect.labels_count",
+        "inspect.labels_count",
         {"n": 2, "tokens": 3},
     )
 
@@ -269,8 +269,8 @@ def test_font_warning_is_importable_lazily_and_other_names_are_not_invented():
     assert inspect_pkg.FontWarning is fonts.FontWarning
     with pytest.raises(AttributeError) as caught:  # a NoAttribute, so getattr(..., default) and hasattr work
         inspect_pkg.FontWarnings  # noqa: B018 - the attribute read is the test
-    assert (caught.value.key, caught.value.fields) == (
-        "error.module.no_attribute",
+    assert (caught.value.code, caught.value.fields) == (
+        "module.no_attribute",
         {"module": "glassformer.inspect", "name": "FontWarnings"},
     )
     assert getattr(inspect_pkg, "FontWarnings", None) is None and not hasattr(inspect_pkg, "FontWarnings")
@@ -285,15 +285,17 @@ MAPS = [
     AttentionMap("blocks.0.attn.weights", "B H T_q T_k", W, CAUSAL),
     AttentionMap("blocks.1.attn.weights", "B H T_q T_k", W.flip(0), OPEN),
 ]
-NOTE = messages.t("pictures.attn.masked")  # the pictures' words: catalogue sentences, in the process's language
+NOTE = messages.t(
+    "grey hatched = masked (may not attend)"
+)  # the pictures' words: catalogue sentences, in the process's language
 
 
 def head_title(name: str, head: int, masked: str = "") -> str:
-    return messages.t("pictures.attn.head_title", name=name, head=head, masked=masked)
+    return messages.t("{name}, head {head} (each row sums to 1){masked}", name=name, head=head, masked=masked)
 
 
 def grid_title(masked: str = "") -> str:
-    return messages.t("pictures.attn.grid_title", masked=masked)
+    return messages.t("attention weights: rows = query (looking), columns = key (looked at){masked}", masked=masked)
 
 
 def ticks(axis_labels):
@@ -305,8 +307,8 @@ def test_one_head_whole():
     ax, bar = fig.axes
     assert ax.get_title() == head_title("blocks.0.attn.weights", 0, masked=f"\n{NOTE}")
     assert (ax.get_xlabel(), ax.get_ylabel()) == (
-        messages.t("pictures.attn.key_axis"),
-        messages.t("pictures.attn.query_axis"),
+        messages.t("key: the token looked at"),
+        messages.t("query: the token looking"),
     )
     assert ticks(ax.get_xticklabels()) == ["a", "b", "c"] and ticks(ax.get_yticklabels()) == ["a", "b", "c"]
     assert all(t.get_rotation() == 0 for t in ax.get_xticklabels())  # short labels stand upright
@@ -314,7 +316,7 @@ def test_one_head_whole():
     data = im.get_array()
     assert np.allclose(data.data, W[0].numpy()) and data.mask.tolist() == CAUSAL[0].tolist()
     assert im.get_clim() == (0.0, 1.0) and im.get_cmap().name.startswith("viridis")
-    assert bar.get_ylabel() == messages.t("pictures.attn.colorbar")
+    assert bar.get_ylabel() == messages.t("attention weight")
     cells = {(t.get_position(), t.get_text(), t.get_color()) for t in ax.texts}
     assert cells == {
         ((0, 0), "1.00", "black"),
@@ -380,8 +382,8 @@ def test_cell_numbers_are_written_only_where_each_fits_inside_its_own_cell(T):
 def test_a_head_outside_the_model_is_refused_with_the_ranges(layer, head):
     with pytest.raises(ValueError) as e:
         head_figure(MAPS, None, layer, head)
-    assert (e.value.key, e.value.fields) == (
-        "error.inspect.head_range",
+    assert (e.value.code, e.value.fields) == (
+        "inspect.head_range",
         {"layer": layer, "head": head, "last_layer": 1, "last_head": 1},
     )
 
@@ -390,7 +392,7 @@ def test_the_grid_whole():
     fig = grid_figure(MAPS, ["a", "b", "c"])
     *axes, bar = fig.axes
     assert [ax.get_title() for ax in axes] == [
-        messages.t("pictures.attn.cell_title", name=f"blocks.{layer}.attn", head=head)
+        messages.t("{name} · head {head}", name=f"blocks.{layer}.attn", head=head)
         for layer in (0, 1)
         for head in (0, 1)
     ]
@@ -412,7 +414,7 @@ def test_the_grid_whole():
         for ax, w in zip(axes, [W[0], W[1], W[1], W[0]], strict=False)
     ] == [True] * 4
     assert all(ax.images[0].get_clim() == (0.0, 1.0) and not ax.texts for ax in axes)
-    assert bar.get_ylabel() == messages.t("pictures.attn.colorbar")
+    assert bar.get_ylabel() == messages.t("attention weight")
     side = 1.6 + 0.09 * 3
     assert tuple(fig.get_size_inches()) == pytest.approx((side * 2 + 1.5, side * 2 + 0.8))
     assert {t.get_fontsize() for t in axes[2].get_xticklabels()} == {9.0}  # 180/3 capped at 9
@@ -486,7 +488,7 @@ def test_without_a_cjk_font_labels_become_code_points(tmp_path, monkeypatch):
     monkeypatch.setattr(fonts, "candidate_fonts", lambda: iter([fonts.default_font_path()]))
     with pytest.warns(FontWarning) as caught:
         _, labels = fonts.label_font(["你", "a", "好!"])
-    assert caught[0].message.key == "inspect.font.missing" and "U+4F60" in caught[0].message.fields["chars"]
+    assert caught[0].message.code == "inspect.font.missing" and "U+4F60" in caught[0].message.fields["chars"]
     assert labels == ["U+4F60", "a", "U+597D!"]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -505,15 +507,22 @@ def test_the_head_and_the_grid_speak_chinese_by_key_with_every_glyph_drawn(tmp_p
             warnings.simplefilter("always")
             head.savefig(tmp_path / "head.png")
             grid.savefig(tmp_path / "grid.png")
-        masked = t("pictures.attn.masked")
+        masked = t("grey hatched = masked (may not attend)")
         words = {
-            "key_axis": t("pictures.attn.key_axis"),
-            "query_axis": t("pictures.attn.query_axis"),
-            "colorbar": t("pictures.attn.colorbar"),
+            "key_axis": t("key: the token looked at"),
+            "query_axis": t("query: the token looking"),
+            "colorbar": t("attention weight"),
         }
-        title = t("pictures.attn.head_title", name="blocks.0.attn.weights", head=1, masked="\n" + masked)
-        cells = [t("pictures.attn.cell_title", name="blocks.0.attn", head=h) for h in (0, 1)]
-        suptitle = t("pictures.attn.grid_title", masked="; " + masked)
+        title = t(
+            "{name}, head {head} (each row sums to 1){masked}",
+            name="blocks.0.attn.weights",
+            head=1,
+            masked="\n" + masked,
+        )
+        cells = [t("{name} · head {head}", name="blocks.0.attn", head=h) for h in (0, 1)]
+        suptitle = t(
+            "attention weights: rows = query (looking), columns = key (looked at){masked}", masked="; " + masked
+        )
     assert not [w for w in caught if "missing from" in str(w.message)]  # the shipped font drew the 汉字
     ax, bar = head.axes
     assert (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()) == (title, words["key_axis"], words["query_axis"])

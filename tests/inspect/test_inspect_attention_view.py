@@ -37,7 +37,7 @@ TITLE = "AttentionView: 2 layers × 2 heads, maps 3×3; grey hatched = masked (m
 
 def heading(name: str, head: int, cut: str = "") -> str:
     """The terminal table's heading line: which map and head, and the cut when tokens are left out."""
-    return t("pictures.attn.view_head", name=name, head=head, cut=cut)
+    return t("{name}, head {head} (rows = query, columns = key; · = masked){cut}:", name=name, head=head, cut=cut)
 
 
 def test_the_terminal_table_of_the_chosen_head_whole_wide_labels_counting_two_columns():
@@ -77,8 +77,14 @@ def test_more_than_12_tokens_are_cut_to_the_first_12_and_the_cut_is_said():
         [str(i) for i in range(T)],
     )
     lines = repr(view).splitlines()
-    assert lines[0] == t("pictures.attn.view_title", layers=1, heads=1, shapes="13×13", masked="")  # no note
-    assert lines[1] == heading("enc.0.attn.weights", 0, cut=t("pictures.attn.view_cut", rows=12, cols=12))
+    assert lines[0] == t(
+        "AttentionView: {layers} layers × {heads} heads, maps {shapes}{masked}",
+        layers=1,
+        heads=1,
+        shapes="13×13",
+        masked="",
+    )  # no note
+    assert lines[1] == heading("enc.0.attn.weights", 0, cut=t(", the first {rows} × {cols}", rows=12, cols=12))
     assert len(lines) == 3 + 12 and lines[2].split() == [str(i) for i in range(12)]
     assert lines[3] == "     0" + "  0.08" * 12
     exact = AttentionView(
@@ -98,7 +104,7 @@ def test_maps_of_several_shapes_are_each_named_in_the_title_and_do_not_stack():
     for field in ("weights", "masked"):
         with pytest.raises(ValueError) as e:
             getattr(view, field)
-        assert e.value.key == "error.inspect.view_shape" and e.value.fields == {}
+        assert e.value.code == "inspect.view_shape" and e.value.fields == {}
     lines = repr(AttentionView([MAPS[0], cross], {"S": list("wxyz"), "T": list("abc")}, layer=1)).splitlines()
     assert lines[2].split() == ["w", "x", "y", "z"] and [row.split()[0] for row in lines[3:]] == ["a", "b", "c"]
     page = view._repr_html_()
@@ -125,13 +131,11 @@ def test_the_figure_is_the_grid_or_the_one_head_chosen(layer, head, title):
     fig = AttentionView(MAPS, list("abc"), layer, head).figure()
     titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
     if title is None:
-        assert titles == [
-            t("pictures.attn.cell_title", name=f"blocks.{i}.attn", head=h) for i in (0, 1) for h in (0, 1)
-        ]
+        assert titles == [t("{name} · head {head}", name=f"blocks.{i}.attn", head=h) for i in (0, 1) for h in (0, 1)]
     else:
         name, h = title
-        masked = "\n" + t("pictures.attn.masked")
-        assert titles == [t("pictures.attn.head_title", name=name, head=h, masked=masked)]
+        masked = "\n" + t("grey hatched = masked (may not attend)")
+        assert titles == [t("{name}, head {head} (each row sums to 1){masked}", name=name, head=h, masked=masked)]
 
 
 def png_width(data: bytes) -> int:
@@ -145,7 +149,7 @@ def test_the_notebook_html_whole_around_the_picture_and_the_frame():
     assert base64.b64decode(image) == view.png()
     assert page == (
         f'<div><img alt="{html.escape(TITLE)}" style="max-width: 100%" src="data:image/png;base64,{image}">'
-        f"<details><summary>{html.escape(t('pictures.attn.view_summary'))}</summary>"
+        f"<details><summary>{html.escape(t('interactive view: pick a layer and head, hover a token'))}</summary>"
         '<iframe sandbox="allow-scripts" style="width: 100%; height: 404px; border: 1px solid #ddd" '
         f'srcdoc="{html.escape(view.page(), quote=True)}"></iframe></details></div>'
     )  # 260 + 48·3
@@ -216,7 +220,7 @@ def test_the_page_names_positions_when_there_are_no_labels_and_counts_keys_for_t
     data = page_data(attention_page(W, torch.zeros(1, 1, 2, 3, dtype=torch.bool), None))
     assert data["tokens"] == ["0", "1", "2"] and data["weights"] == [[[[0.3333] * 3] * 2]]
     assert keyed(UsageError, attention_page, W, torch.zeros(1, 1, 2, 3, dtype=torch.bool), ["a", "b"]) == (
-        "error.inspect.labels_count",
+        "inspect.labels_count",
         {"n": 2, "tokens": 3},
     )
 
@@ -261,14 +265,14 @@ def test_grouped_query_maps_name_the_key_value_head_each_query_head_shares(tmp_p
     maps = attention_map_list(GPT(GQA).eval(), ids)
     assert [m.groups for m in maps] == [2, 2] and [maps[1].kv_head(h) for h in range(4)] == [0, 0, 1, 1]
     assert maps[0].weights.shape == (4, 5, 5)  # a map per query head: the shared keys score differently
-    assert maps[1].title(3) == t("pictures.attn.cell_title_kv", name="blocks.1.attn", head=3, kv=1)
+    assert maps[1].title(3) == t("{name} · head {head} (kv {kv})", name="blocks.1.attn", head=3, kv=1)
     with speaking("zh"):
         assert "键值头 1" in maps[1].title(3)
     path = attention_html(GPT(GQA).eval(), ids, None, tmp_path / "view.html")
     data = page_data(path.read_text(encoding="utf-8"))
     assert (data["kv"], data["groups"]) == ([0, 0, 1, 1], 2)
     mha = attention_map_list(GPT(CFG).eval(), torch.tensor([[1, 2, 3]]))
-    assert mha[0].groups == 1 and mha[0].title(1) == t("pictures.attn.cell_title", name="blocks.0.attn", head=1)
+    assert mha[0].groups == 1 and mha[0].title(1) == t("{name} · head {head}", name="blocks.0.attn", head=1)
     assert page_data(attention_page(*attention_maps(GPT(CFG).eval(), torch.tensor([[1, 2]])), None))["groups"] == 1
 
 

@@ -87,7 +87,16 @@ def test_the_zero_ablation_loss_starts_at_the_position_it_is_given():
                 assert float(ablated[layer, head]) == pytest.approx(want, abs=1e-6)
 
 
-CHECKS = ("cview.heads.check.raises", "cview.heads.check.lowers")  # the heads view's check of its top head
+CHECKS = (
+    "causal check: zero-ablating {head} (induction score "
+    "{score:.3f}) raises the loss on the repeated half by "
+    "{rise:.4f} (from {base:.4f}); the median other head's "
+    "change: {median:+.4f}.",
+    "causal check: zero-ablating {head} (induction score "
+    "{score:.3f}) lowers the loss on the repeated half by "
+    "{rise:.4f} (from {base:.4f}); the median other head's "
+    "change: {median:+.4f}.",
+)  # the heads view's check of its top head
 
 
 def said(monkeypatch) -> list[tuple[str, dict]]:
@@ -117,7 +126,14 @@ def test_heads_reports_chance_and_finds_no_induction_head_in_noise(monkeypatch):
     assert grid.extra["chance"] == pytest.approx(sum(even) / len(even), abs=1e-12)
     assert grid.extra["top"] is None and max(r[2] for r in grid.values) < grid.extra["bar"]
     keys = [k for k, _ in seen]
-    assert "cview.heads.chance" in keys and "cview.heads.none" in keys
+    assert (
+        "chance: a head attending evenly scores {chance:.3f} on "
+        "induction here, a perfect induction head {perfect:.3f}; a "
+        "head counts as an induction head from {bar:.3f} (a quarter "
+        "of the way)."
+        in keys
+        and "no induction head found: the highest induction score, {head}'s {score:.3f}, is under {bar:.3f}." in keys
+    )
     assert not any(k in CHECKS for k in keys)
 
 
@@ -128,7 +144,14 @@ def test_heads_names_the_planted_induction_head_and_words_the_sign_of_the_change
     grid = heads_view(planted_induction_model(), 8, 8, 0)
     assert grid.extra["top"] == "L1H2" and grid.extra["rise"] > 0
     (check,) = [(k, f) for k, f in seen if k in CHECKS]
-    assert check[0] == "cview.heads.check.raises" and check[1]["rise"] == pytest.approx(grid.extra["rise"])
+    assert (
+        check[0]
+        == "causal check: zero-ablating {head} (induction score "
+        "{score:.3f}) raises the loss on the repeated half by "
+        "{rise:.4f} (from {base:.4f}); the median other head's "
+        "change: {median:+.4f}."
+        and check[1]["rise"] == pytest.approx(grid.extra["rise"])
+    )
     # a head whose zeroing lowers the loss: said as lowered by a positive amount, never raised by a negative one
     base, ablated = zero_ablation_loss(planted_induction_model(), causal_views._repeated(16, 8, 8, 0), 8)
     ablated[1, 2] = base - 0.25
@@ -136,7 +159,14 @@ def test_heads_names_the_planted_induction_head_and_words_the_sign_of_the_change
     seen.clear()
     heads_view(planted_induction_model(), 8, 8, 0)
     (check,) = [(k, f) for k, f in seen if k in CHECKS]
-    assert check[0] == "cview.heads.check.lowers" and check[1]["rise"] == pytest.approx(0.25)
+    assert (
+        check[0]
+        == "causal check: zero-ablating {head} (induction score "
+        "{score:.3f}) lowers the loss on the repeated half by "
+        "{rise:.4f} (from {base:.4f}); the median other head's "
+        "change: {median:+.4f}."
+        and check[1]["rise"] == pytest.approx(0.25)
+    )
 
 
 def test_a_grid_holding_nan_is_written_as_json_with_null(tmp_path):
@@ -186,9 +216,15 @@ def test_the_patch_view_states_its_gap_and_what_values_outside_0_1_mean(monkeypa
     grid, seen = planted_view(monkeypatch, "head")
     assert grid.extra["gap"] == pytest.approx(grid.extra["clean"] - grid.extra["corrupt"]) and grid.extra["gap"] > 0
     assert grid.extra["gap_floor"] == causal_views.gap_floor(grid.extra["clean"], grid.extra["corrupt"])
-    scale = [f for k, f in seen if k == "cview.patch.scale"]
+    scale = [f for k, f in seen if k == "logit difference: clean {clean:.4f}, corrupted {corrupt:.4f}, gap {gap:.4f}"]
     assert scale == [{"clean": grid.extra["clean"], "corrupt": grid.extra["corrupt"], "gap": grid.extra["gap"]}]
-    assert "cview.patch.legend" in [k for k, _ in seen] and len(grid.notes) == 2
+    assert (
+        "1 = the clean run, 0 = the corrupted run; above 1 a patch "
+        "overshoots the clean run, below 0 it moves further from the "
+        "answer than the corruption did."
+        in [k for k, _ in seen]
+        and len(grid.notes) == 2
+    )
     assert json.loads(grid.to_json())["extra"]["gap"] == grid.extra["gap"]
 
 
@@ -201,7 +237,7 @@ def test_the_attribution_column_is_a_contribution_that_sums_to_the_logit_differe
     seen = said(monkeypatch)
     tok = CharTokenizer([chr(97 + i) for i in range(16)])
     grid = causal_views.attribution_view(planted_induction_model(), tok, clean, int(clean[0, 8]), int(corrupt[0, 0]))
-    assert [k for k, _ in seen if k == "cview.attr.col.contribution"] == ["cview.attr.col.contribution"]
+    assert [k for k, _ in seen if k == "contribution"] == ["contribution"]
     assert sum(v for (v,) in grid.values) == pytest.approx(grid.extra["logit_diff"], abs=1e-5)
 
 

@@ -72,7 +72,7 @@ def test_trace_html_escapes_and_holds_the_numbers():
 
 def test_trace_html_in_chinese():
     page = trace(gpt(), ids(), tokenizer=TOK, lang="zh")._repr_html_()
-    assert f">{zh('cache.column.stage')}<" in page and f">{zh('stage.weights')}<" in page
+    assert f">{zh('stage')}<" in page and f">{zh('weights')}<" in page
 
 
 def test_activation_cache_html_reads_the_declarations():
@@ -88,14 +88,14 @@ def test_activation_cache_html_reads_the_declarations():
     scores = cache["blocks.0.attn.scores"]  # (1, H, T, T): the future is -inf
     finite = scores[torch.isfinite(scores)]
     spread = f"{finite.mean().item():.3g} ± {finite.std().item():.3g}"
-    assert spread + translated("cache.not_finite", "en").format(n=90) in page  # 2 heads × 45 cells
+    assert spread + translated(" ({n} not finite)", "en").format(n=90) in page  # 2 heads × 45 cells
     columns = (
-        "cache.column.name",
-        "cache.column.stage",
-        "cache.column.shape",
-        "cache.column.means",
-        "cache.column.first",
-        "cache.column.spread",
+        "name",
+        "stage",
+        "shape",
+        "means",
+        "first values",
+        "mean ± std",
     )
     assert re.findall(r"<th[^>]*>([^<]*)</th>", page) == [html.escape(en(c)) for c in columns]
     cache.lang = "zh"
@@ -121,16 +121,16 @@ def test_param_table_html_marks_a_mismatch_and_escapes():
     )
     page = table._repr_html_()
     assert "tok&lt;embed&gt;" in page and "<embed>" not in page
-    assert html.escape(en("params.mismatch")) in page and "#fde2e2" in page  # the wrong row stands out
+    assert html.escape(en("≠ formula!")) in page and "#fde2e2" in page  # the wrong row stands out
     assert "330" in page and "336" in page  # the totals, computed
     real = param_table(gpt())
     assert all(f"{r.count:,}" in real._repr_html_() for r in real.rows)
     assert repr(real) == real.to_text() and "<" not in repr(real)
     with messages.speaking("zh"):  # a notebook under GLASSFORMER_LANG=zh: headers, notes and marks in Chinese
         page = table._repr_html_()
-        assert f">{zh('params.col.module')}<" in page and zh("params.mismatch") in page and "formula" not in page
-        assert f">{zh('params.total_row')}<" in page
-        assert zh("formula.tok_embed") in real._repr_html_() and repr(real) == real.to_text(lang="zh")
+        assert f">{zh('module')}<" in page and zh("≠ formula!") in page and "formula" not in page
+        assert f">{zh('total')}<" in page
+        assert zh("one C-vector per token") in real._repr_html_() and repr(real) == real.to_text(lang="zh")
 
 
 def test_param_table_html_aligns_the_numbers_right_and_sets_formulas_in_monospace():
@@ -174,7 +174,13 @@ def test_a_one_layer_models_attention_view_has_a_title():
 def test_gradient_monitor_html_and_repr():
     model = gpt()
     empty = GradientMonitor(model)
-    assert html.escape(en("grads.nothing_yet")) in empty._repr_html_() and "loss.backward()" in repr(empty)
+    assert html.escape(
+        en(
+            "GradientMonitor: nothing checked yet. Call loss.backward(), "
+            "then monitor.check() (or use inspect.gradient_flow(model, "
+            "ids))."
+        )
+    ) in empty._repr_html_() and "loss.backward()" in repr(empty)
     monitor = gradient_flow(model, ids())
     page = monitor._repr_html_()
     for r in monitor.rows:
@@ -183,8 +189,18 @@ def test_gradient_monitor_html_and_repr():
     assert "<" not in repr(monitor)
     with messages.speaking("zh"):
         page = monitor._repr_html_()
-        assert f">{zh('grads.col.status')}<" in page and f">{zh('grads.status.ok')}<" in page
-        assert "status" not in page and html.escape(zh("grads.nothing_yet")) in empty._repr_html_()
+        assert f">{zh('status')}<" in page and f">{zh('ok')}<" in page
+        assert (
+            "status" not in page
+            and html.escape(
+                zh(
+                    "GradientMonitor: nothing checked yet. Call loss.backward(), "
+                    "then monitor.check() (or use inspect.gradient_flow(model, "
+                    "ids))."
+                )
+            )
+            in empty._repr_html_()
+        )
         assert monitor.table().split()[:2] == ["参数", "形状"] and monitor.table(lang="en").startswith("parameter")
 
 
@@ -208,12 +224,12 @@ def test_gradient_flow_takes_the_shapes_a_user_has():
     regressor = SequenceRegressor(ModelConfig(kind="regressor", d_model=16, n_heads=2, d_ff=24, n_layers=1, max_len=16))
     wave = torch.sin(torch.arange(12.0))  # (T,) numbers
     assert gradient_flow(regressor, wave).loss == gradient_flow(regressor, wave[:, None]).loss
-    assert keyed(UsageError, gradient_flow, model, ids()[:1]) == ("error.grads.too_short", {"T": 1})
+    assert keyed(UsageError, gradient_flow, model, ids()[:1]) == ("grads.too_short", {"T": 1})
     wide = SequenceRegressor(
         ModelConfig(kind="regressor", d_model=16, n_heads=2, d_ff=24, n_layers=1, max_len=16, d_out=3)
     )
     assert keyed(UsageError, gradient_flow, wide, wave) == (
-        "error.grads.targets",
+        "grads.targets",
         {"shape": (1, 11, 1), "out": (1, 11, 3), "want": (1, 11, 3)},
     )
 
@@ -243,7 +259,7 @@ def test_attention_view_repr_shows_the_chosen_heads_numbers():
     assert last[1:] == [f"{v:.2f}" for v in view.weights[1, 1, -1].tolist()]  # the last query's row
     assert text.splitlines()[3].split()[2:] == ["·"] * (len(ids()) - 1)  # the first query sees only itself
     assert keyed(UsageError, attention_view, model, ids(), layer=2) == (
-        "error.inspect.head_range",
+        "inspect.head_range",
         {"layer": 2, "head": None, "last_layer": 1, "last_head": 1},
     )
 
@@ -314,12 +330,12 @@ def test_attention_view_of_an_encoder_decoder_draws_every_shape():
     assert "data:image/png;base64," in page and "<iframe" not in page  # the page shows one square shape only
     with messages.speaking("en"), said() as heard:
         text = repr(view)
-    [chosen] = heard.of("pictures.attn.view_head")
+    [chosen] = heard.of("{name}, head {head} (rows = query, columns = key; · = masked){cut}:")
     assert (chosen["name"], chosen["head"]) == ("decoder.0.cross.weights", 1) and messages.t(
-        "pictures.attn.view_head", **chosen
+        "{name}, head {head} (rows = query, columns = key; · = masked){cut}:", **chosen
     ) == text.splitlines()[1]
     assert "一" in text.splitlines()[2]  # source tokens label the keys
-    assert keyed(UsageError, lambda: view.weights) == ("error.inspect.view_shape", {})
+    assert keyed(UsageError, lambda: view.weights) == ("inspect.view_shape", {})
 
 
 CELL = "padding: 2px 8px; border-bottom: 1px solid #e5e5e5; text-align: left; vertical-align: top"
@@ -366,8 +382,8 @@ def test_a_note_is_grey_small_and_escaped():
 
 def test_status_words_in_both_languages_and_unknown_statuses_unchanged():
     statuses = ("ok", "no grad", "vanishing", "exploding", "nan/inf", "odd")
-    keys = ["grads.status.ok", "grads.status.no_grad", "grads.status.vanishing", "grads.status.exploding"]
-    keys.append("grads.status.nan_inf")
+    keys = ["ok", "no grad", "vanishing", "exploding"]
+    keys.append("nan/inf")
     with messages.speaking("en"):
         english = [status_words(s) for s in statuses]
     with messages.speaking("zh"):
@@ -393,15 +409,15 @@ def params_head(say):
 def test_params_html_whole_in_english():
     tok_embed, head = TABLE.rows
     row1 = td("tok_embed", MONO) + td("1,600", RIGHT) + td("V·C", MONO) + td("1,600", RIGHT) + td(tok_embed.note)
-    mismatch = html.escape(f"{head.note}  {en('params.mismatch')}")  # the count differs from the formula's
+    mismatch = html.escape(f"{head.note}  {en('≠ formula!')}")  # the count differs from the formula's
     row2 = td("head", MONO) + td("170", RIGHT) + td("C·V + V", MONO) + td("176", RIGHT) + td(mismatch)
-    total = td(en("params.total_row"), MONO) + td("1,770", RIGHT) + td("", MONO) + td("1,776", RIGHT) + td("")
+    total = td(en("total"), MONO) + td("1,770", RIGHT) + td("", MONO) + td("1,776", RIGHT) + td("")
     with messages.speaking("en"):
         page = params_html(TABLE)
     assert page == (
         f'{OPEN}<thead><tr>{params_head(en)}</tr></thead><tbody><tr>{row1}</tr><tr style="background: #fde2e2">'
         f'{row2}</tr><tr style="font-weight: bold">{total}</tr></tbody></table>'
-        f"{note(en('params.symbols', symbols='V=10, C=160'))}"
+        f"{note(en('symbols: {symbols}', symbols='V=10, C=160'))}"
     )
 
 
@@ -411,8 +427,8 @@ def test_params_html_whole_in_chinese():
     tok_embed, head = TABLE.rows
     assert f"<thead><tr>{params_head(zh)}</tr></thead>" in page
     assert td(tok_embed.note_zh) in page  # the note's Chinese, given by the row
-    assert td(html.escape(f"{head.note}  {zh('params.mismatch')}")) in page  # a note with no zh stays as is
-    assert td(zh("params.total_row"), MONO) in page and page.endswith(note(zh("params.symbols", symbols="V=10, C=160")))
+    assert td(html.escape(f"{head.note}  {zh('≠ formula!')}")) in page  # a note with no zh stays as is
+    assert td(zh("total"), MONO) in page and page.endswith(note(zh("symbols: {symbols}", symbols="V=10, C=160")))
 
 
 def grad_row(name, layer, norm, mean, ratio, status):
@@ -448,13 +464,13 @@ def test_grads_html_whole_bars_on_a_log_scale_from_8_to_100_px_and_coloured_stat
         )
     )
     columns = (
-        "grads.col.parameter",
-        "grads.col.layer",
-        "grads.col.shape",
-        "grads.col.norm_bar",
-        "grads.col.mean",
-        "grads.col.ratio",
-        "grads.col.status",
+        "parameter",
+        "layer",
+        "shape",
+        "‖grad‖ (bar: log scale)",
+        "mean|g|",
+        "upd/w",
+        "status",
     )
     head = "".join(th(html.escape(en(c))) for c in columns)
 
@@ -475,37 +491,53 @@ def test_grads_html_whole_bars_on_a_log_scale_from_8_to_100_px_and_coloured_stat
         return status(colour, html.escape(en(status_key)))
 
     rows = (
-        row("a.weight", "embed", bar(8, "1.00e-03"), "2.00e-04", "5.00e-01", said("#2e7d32", "grads.status.ok"))
-        + row("b.weight", "blocks.0", bar(54, "1.00e-01"), "—", "—", said("#b26a00", "grads.status.vanishing"))
+        row("a.weight", "embed", bar(8, "1.00e-03"), "2.00e-04", "5.00e-01", said("#2e7d32", "ok"))
+        + row("b.weight", "blocks.0", bar(54, "1.00e-01"), "—", "—", said("#b26a00", "vanishing"))
         + row(
             "c.bias",
             "blocks.0",
             bar(100, "1.00e+01"),
             "3.00e+00",
             "1.00e-03",
-            said("#c62828", "grads.status.exploding"),
+            said("#c62828", "exploding"),
         )
-        + row("d.bias", "head", "—", "—", "—", said("#777", "grads.status.no_grad"))
-        + row("e.bias", "head", "nan", "inf", "—", said("#c62828", "grads.status.nan_inf"))
+        + row("d.bias", "head", "—", "—", "—", said("#777", "no grad"))
+        + row("e.bias", "head", "nan", "inf", "—", said("#c62828", "nan/inf"))
         + row("f.bias", "head", "0.00e+00", "0.00e+00", "—", status("#000", "weird"))  # unknown: as is, black
     )
-    per_layer = note(en("grads.per_layer", layers="embed 5.00e-01, blocks.0 1.20e+01"))
+    per_layer = note(
+        en("gradient norm per layer (input side first): {layers}", layers="embed 5.00e-01, blocks.0 1.20e+01")
+    )
     assert page == f"{OPEN}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>{per_layer}"
 
 
 def test_grads_html_with_one_finite_norm_draws_the_shortest_bar_and_speaks_chinese():
     with messages.speaking("zh"):
         page = grads_html(monitor(grad_row("a", "embed", 2.0, 1.0, 1.0, "no grad")))
-    assert bar(8, "2.00e+00") in page and status("#777", zh("grads.status.no_grad")) in page
-    assert th(zh("grads.col.norm_bar")) in page and th(zh("grads.col.status")) in page
-    assert page.endswith(note(zh("grads.per_layer", layers="embed 5.00e-01, blocks.0 1.20e+01")))  # translated too
+    assert bar(8, "2.00e+00") in page and status("#777", zh("no grad")) in page
+    assert th(zh("‖grad‖ (bar: log scale)")) in page and th(zh("status")) in page
+    assert page.endswith(
+        note(zh("gradient norm per layer (input side first): {layers}", layers="embed 5.00e-01, blocks.0 1.20e+01"))
+    )  # translated too
 
 
 def test_grads_html_before_any_check_says_what_to_do_in_both_languages():
     with messages.speaking("en"):
-        assert grads_html(monitor()) == note(en("grads.nothing_yet"))
+        assert grads_html(monitor()) == note(
+            en(
+                "GradientMonitor: nothing checked yet. Call loss.backward(), "
+                "then monitor.check() (or use inspect.gradient_flow(model, "
+                "ids))."
+            )
+        )
     with messages.speaking("zh"):
-        assert grads_html(monitor()) == note(zh("grads.nothing_yet"))
+        assert grads_html(monitor()) == note(
+            zh(
+                "GradientMonitor: nothing checked yet. Call loss.backward(), "
+                "then monitor.check() (or use inspect.gradient_flow(model, "
+                "ids))."
+            )
+        )
 
 
 def test_grads_html_bars_span_8_to_100_px_even_when_norms_differ_by_less_than_ten_times():

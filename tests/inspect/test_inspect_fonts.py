@@ -26,11 +26,17 @@ def test_the_font_warning_whole_and_where_it_points(monkeypatch):
     (w,) = caught
     assert w.category is fonts.FontWarning and w.filename != fonts.__file__
     assert w.filename == __file__ or frames_added_by_mutmut()
-    assert (w.message.key, w.message.fields) == (
+    assert (w.message.code, w.message.fields) == (
         "inspect.font.missing",
         {"chars": "'你' (U+4F60), '好' (U+597D)", "install": "apt-get install fonts-noto-cjk"},
     )
-    assert str(w.message) == t("inspect.font.missing", **w.message.fields)
+    assert str(w.message) == t(
+        "no font here has glyphs for {chars}; labels show code "
+        "points instead. To see them, install a CJK font "
+        "(Debian/Ubuntu: `{install}`), then delete "
+        "~/.cache/matplotlib.",
+        **w.message.fields,
+    )
     assert labels == ["aU+4F60", "U+597D"] and font.get_file() == fonts.default_font_path()
 
 
@@ -117,12 +123,6 @@ def chinese_catalogue() -> set[str]:
     from glassformer.messages import LOCALE
 
     po = LOCALE / "zh" / "LC_MESSAGES" / "glassformer.po"
-    # transition{ -- before tools/gettext_convert.py has run the Chinese is in the old tables
-    if not po.exists():
-        from glassformer.messages import TABLES
-
-        return set("".join(TABLES["zh"].values()))
-    # }transition
     with po.open("rb") as f:
         strings = [m.string for m in read_po(f) if m.id]
     return set("".join(s if isinstance(s, str) else "".join(s) for s in strings))

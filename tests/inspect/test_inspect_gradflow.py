@@ -58,10 +58,25 @@ def test_nan_and_exploding_gradients_are_named():
         rows = {r.name: r for r in monitor.check(step=7)}
     text = [str(w.message) for w in caught]
     n_qkv, fc2_norm = params["blocks.1.attn.qkv.weight"].numel(), params["blocks.0.ffn.fc2.weight"].grad.norm()
-    at = t("grads.at_step", step=7)
+    at = t(" at step {step}", step=7)
     assert text == [  # the catalogue's advice with these fields, in data-flow order (block 0 before block 1)
-        t("grads.warn.exploding", name="blocks.0.ffn.fc2.weight", at=at, norm=float(fc2_norm), limit=monitor.explode),
-        t("grads.warn.nan", name="blocks.1.attn.qkv.weight", at=at, bad=1, total=n_qkv),
+        t(
+            "gradient of {name!r}{at} is exploding: norm {norm:.3g} > "
+            "{limit:g}. Lower the learning rate or set grad_clip.",
+            name="blocks.0.ffn.fc2.weight",
+            at=at,
+            norm=float(fc2_norm),
+            limit=monitor.explode,
+        ),
+        t(
+            "gradient of {name!r}{at} has {bad} NaN/inf entries of "
+            "{total}: check the loss for log(0) or 0/0, lower the "
+            "learning rate, or clip gradients (grad_clip).",
+            name="blocks.1.attn.qkv.weight",
+            at=at,
+            bad=1,
+            total=n_qkv,
+        ),
     ]
     assert rows["blocks.1.attn.qkv.weight"].status == "nan/inf"
     assert rows["blocks.0.ffn.fc2.weight"].status == "exploding"
@@ -76,7 +91,15 @@ def test_vanishing_gradient_is_named():
     with pytest.warns(GradientWarning) as caught:
         monitor.check()  # no step given: the message says no step
     assert [str(w.message) for w in caught] == [
-        t("grads.warn.vanishing", name="head.bias", at="", norm=float(bias.grad.norm()), limit=monitor.vanish)
+        t(
+            "gradient of {name!r}{at} is vanishing: norm {norm:.3g} < "
+            "{limit:g}. Is the parameter used? Are activations saturated "
+            "or dead (ReLU)?",
+            name="head.bias",
+            at="",
+            norm=float(bias.grad.norm()),
+            limit=monitor.vanish,
+        )
     ]
 
 
@@ -267,17 +290,41 @@ def test_the_warnings_word_for_word_with_and_without_a_step():
     ]
     with said() as heard:
         *_, caught = checked(step=None)
-    assert heard.of("grads.warn.exploding") == [{"name": "tok_embed.table.weight", "at": "", "norm": 3.0, "limit": 2.0}]
+    assert heard.of(
+        "gradient of {name!r}{at} is exploding: norm {norm:.3g} > {limit:g}. Lower the learning rate or set grad_clip."
+    ) == [{"name": "tok_embed.table.weight", "at": "", "norm": 3.0, "limit": 2.0}]
     with messages.speaking("zh"), said() as heard:
         *_, caught = checked(step=3)
-        at = t("grads.at_step", step=3)
+        at = t(" at step {step}", step=3)
         expected = [
-            ("grads.warn.nan", {"name": "blocks.0.attn.qkv.weight", "at": at, "bad": 1, "total": 48}),
-            ("grads.warn.vanishing", {"name": "blocks.0.ffn.fc2.weight", "at": at, "norm": 0.25, "limit": 0.5}),
-            ("grads.warn.exploding", {"name": "tok_embed.table.weight", "at": at, "norm": 3.0, "limit": 2.0}),
+            (
+                "gradient of {name!r}{at} has {bad} NaN/inf entries of "
+                "{total}: check the loss for log(0) or 0/0, lower the "
+                "learning rate, or clip gradients (grad_clip).",
+                {"name": "blocks.0.attn.qkv.weight", "at": at, "bad": 1, "total": 48},
+            ),
+            (
+                "gradient of {name!r}{at} is vanishing: norm {norm:.3g} < "
+                "{limit:g}. Is the parameter used? Are activations saturated "
+                "or dead (ReLU)?",
+                {"name": "blocks.0.ffn.fc2.weight", "at": at, "norm": 0.25, "limit": 0.5},
+            ),
+            (
+                "gradient of {name!r}{at} is exploding: norm {norm:.3g} > "
+                "{limit:g}. Lower the learning rate or set grad_clip.",
+                {"name": "tok_embed.table.weight", "at": at, "norm": 3.0, "limit": 2.0},
+            ),
         ]
         assert [str(w.message) for w in caught] == [t(key, **fields) for key, fields in expected]  # in Chinese
-    warnings_said = ("grads.warn.nan", "grads.warn.vanishing", "grads.warn.exploding")
+    warnings_said = (
+        "gradient of {name!r}{at} has {bad} NaN/inf entries of "
+        "{total}: check the loss for log(0) or 0/0, lower the "
+        "learning rate, or clip gradients (grad_clip).",
+        "gradient of {name!r}{at} is vanishing: norm {norm:.3g} < "
+        "{limit:g}. Is the parameter used? Are activations saturated "
+        "or dead (ReLU)?",
+        "gradient of {name!r}{at} is exploding: norm {norm:.3g} > {limit:g}. Lower the learning rate or set grad_clip.",
+    )
     assert [said for said in heard if said[0] in warnings_said] == expected
 
 
@@ -291,7 +338,15 @@ def test_an_infinite_entry_counts_as_bad_too_and_default_thresholds_are_1e_8_and
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         rows = {r.name: r.status for r in GradientMonitor(model).check()}
-    assert str(caught[0].message) == t("grads.warn.nan", name="blocks.0.attn.qkv.weight", at="", bad=2, total=48)
+    assert str(caught[0].message) == t(
+        "gradient of {name!r}{at} has {bad} NaN/inf entries of "
+        "{total}: check the loss for log(0) or 0/0, lower the "
+        "learning rate, or clip gradients (grad_clip).",
+        name="blocks.0.attn.qkv.weight",
+        at="",
+        bad=2,
+        total=48,
+    )
     assert (
         rows["blocks.0.attn.qkv.weight"],
         rows["tok_embed.table.weight"],
@@ -299,8 +354,23 @@ def test_an_infinite_entry_counts_as_bad_too_and_default_thresholds_are_1e_8_and
         rows["blocks.0.ffn.fc2.weight"],
     ) == ("nan/inf", "exploding", "vanishing", "ok")
     assert [str(w.message) for w in caught[1:]] == [
-        t("grads.warn.exploding", name="tok_embed.table.weight", at="", norm=1001.0, limit=1e3),
-        t("grads.warn.vanishing", name="head.weight", at="", norm=1e-9, limit=1e-8),
+        t(
+            "gradient of {name!r}{at} is exploding: norm {norm:.3g} > "
+            "{limit:g}. Lower the learning rate or set grad_clip.",
+            name="tok_embed.table.weight",
+            at="",
+            norm=1001.0,
+            limit=1e3,
+        ),
+        t(
+            "gradient of {name!r}{at} is vanishing: norm {norm:.3g} < "
+            "{limit:g}. Is the parameter used? Are activations saturated "
+            "or dead (ReLU)?",
+            name="head.weight",
+            at="",
+            norm=1e-9,
+            limit=1e-8,
+        ),
     ]
 
 
@@ -318,16 +388,18 @@ def test_update_ratio_is_the_measured_step_over_the_weight_and_none_for_a_zero_w
     ratio = {r.name: r.update_ratio for r in rows}
     assert ratio["pos_embed.table.weight"] == pytest.approx(0.4 / before.norm().item())
     assert ratio["head.weight"] is None and ratio["blocks.0.attn.proj.weight"] == 0.0
-    assert keyed(RuntimeError, monitor.after_step) == ("error.grads.order", {})  # the weights' memory is used once
+    assert keyed(RuntimeError, monitor.after_step) == ("grads.order", {})  # the weights' memory is used once
 
 
 def test_after_step_without_before_step_says_the_order_in_both_languages():
     monitor = GradientMonitor(GPT(SMALL_CFG))
     with messages.speaking("zh"), pytest.raises(Unsupported) as e:
         monitor.after_step()
-    assert e.value.key == "error.grads.order" and e.value.lang == "zh"
+    assert e.value.code == "grads.order" and e.value.lang == "zh"
     with messages.speaking("zh"):
-        assert str(e.value) == t("error.grads.order")  # the words of the language it was raised in
+        assert str(e.value) == t(
+            "call before_step() before optimizer.step(), then after_step()."
+        )  # the words of the language it was raised in
     with messages.speaking("en"):
         assert str(e.value) == e.value.words("zh") != e.value.words("en")
 
@@ -381,25 +453,37 @@ def test_the_table_and_repr_whole():
         ]
     )
     assert monitor.table() == table
-    assert repr(monitor) == t("grads.repr", model="GPT", n=7, loss="") + "\n" + table
+    assert (
+        repr(monitor)
+        == t("GradientMonitor({model}, {n} parameters checked{loss})", model="GPT", n=7, loss="") + "\n" + table
+    )
     monitor.loss = 1.23456
     with said() as heard:
-        assert repr(monitor).startswith(t("grads.repr", model="GPT", n=7, loss=t("grads.repr.loss", loss=1.23456)))
-    assert ("grads.repr.loss", {"loss": 1.23456}) in heard  # the loss as a number, worded by the catalogue
+        assert repr(monitor).startswith(
+            t(
+                "GradientMonitor({model}, {n} parameters checked{loss})",
+                model="GPT",
+                n=7,
+                loss=t(", loss {loss:.4f}", loss=1.23456),
+            )
+        )
+    assert (", loss {loss:.4f}", {"loss": 1.23456}) in heard  # the loss as a number, worded by the catalogue
     with messages.speaking("zh"):
         zh = monitor.table(lang="zh").splitlines()
         columns = [
-            t("grads.col.parameter"),
-            t("grads.col.shape"),
-            t("grads.col.norm"),
-            t("grads.col.mean"),
-            t("grads.col.ratio"),
-            t("grads.col.status"),
+            t("parameter"),
+            t("shape"),
+            t("‖grad‖"),
+            t("mean|g|"),
+            t("upd/w"),
+            t("status"),
         ]
-        ok, nan = t("grads.status.ok"), t("grads.status.nan_inf")
+        ok, nan = t("ok"), t("nan/inf")
     assert zh[0].split() == columns
     assert zh[1] == "-" * 79 and zh[2].endswith(f"—  {ok}") and zh[3].endswith(f"—  {nan}")
-    assert repr(GradientMonitor(GPT(SMALL_CFG))) == t("grads.repr", model="GPT", n=0, loss="") + t("grads.repr.empty")
+    assert repr(GradientMonitor(GPT(SMALL_CFG))) == t(
+        "GradientMonitor({model}, {n} parameters checked{loss})", model="GPT", n=0, loss=""
+    ) + t(": call loss.backward(), then check()")
 
 
 def test_the_plot_whole_read_from_its_figure(tmp_path, saved_figures):
@@ -409,8 +493,8 @@ def test_the_plot_whole_read_from_its_figure(tmp_path, saved_figures):
     ((fig, dpi),) = saved_figures
     (ax,) = fig.axes
     assert dpi == 110 and tuple(fig.get_size_inches()) == pytest.approx((5.3, 4.0))  # max(5, 1.1·3 + 2)
-    assert ax.get_title() == t("pictures.grads.title")
-    assert ax.get_ylabel() == t("pictures.grads.axis") and ax.get_yscale() == "log"
+    assert ax.get_title() == t("gradient flow: input side on the left, output side on the right")
+    assert ax.get_ylabel() == t("gradient L2 norm (log scale)") and ax.get_yscale() == "log"
     assert [t.get_text() for t in ax.get_xticklabels()] == ["embed", "block 0", "head"]
     assert all(t.get_rotation() == 0 for t in ax.get_xticklabels())
     heights = [b.get_height() for b in ax.patches]
@@ -423,10 +507,10 @@ def test_the_plot_whole_read_from_its_figure(tmp_path, saved_figures):
     assert sorted(line.get_ydata()[0] for line in rules) == [0.5, 2.0]  # both thresholds lie near the data
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert legend == [
-        t("pictures.grads.param"),
-        t("pictures.grads.vanish", level="0.5"),  # as %g
-        t("pictures.grads.explode", level="2"),
-        t("pictures.grads.layer"),
+        t("one parameter's ‖grad‖"),
+        t("vanish {level}", level="0.5"),  # as %g
+        t("explode {level}", level="2"),
+        t("layer ‖grad‖"),
     ]
 
 
@@ -462,14 +546,14 @@ def test_thresholds_far_from_the_data_are_not_drawn_and_many_layers_tilt_their_n
     assert not [line for line in ax.lines if line.get_linestyle() == ":"]
     assert [t.get_text() for t in ax.get_xticklabels()][1:3] == ["block 0", "block 1"]
     assert all(t.get_rotation() == 30 for t in ax.get_xticklabels())  # 8 names
-    assert keyed(ValueError, GradientMonitor(model).plot, tmp_path / "none.png") == ("error.grads.nothing_to_plot", {})
+    assert keyed(ValueError, GradientMonitor(model).plot, tmp_path / "none.png") == ("grads.nothing_to_plot", {})
 
 
 def test_gradient_flow_refuses_short_input_and_wrong_targets_by_key_and_fields():
     model = GPT(SMALL_CFG)
-    assert keyed(UsageError, gradient_flow, model, [1]) == ("error.grads.too_short", {"T": 1})
+    assert keyed(UsageError, gradient_flow, model, [1]) == ("grads.too_short", {"T": 1})
     assert keyed(ValueError, gradient_flow, model, [1, 2, 3], targets=[1, 2]) == (
-        "error.grads.targets",
+        "grads.targets",
         {"shape": (2,), "out": (1, 3, 5), "want": (1, 3)},
     )
 
@@ -493,18 +577,18 @@ def test_the_plot_speaks_chinese_by_key_with_every_glyph_drawn(tmp_path, saved_f
             warnings.simplefilter("always")
             monitor.plot(tmp_path / "zh.png")
         want = {
-            "title": t("pictures.grads.title"),
-            "axis": t("pictures.grads.axis"),
-            "param": t("pictures.grads.param"),
-            "layer": t("pictures.grads.layer"),
+            "title": t("gradient flow: input side on the left, output side on the right"),
+            "axis": t("gradient L2 norm (log scale)"),
+            "param": t("one parameter's ‖grad‖"),
+            "layer": t("layer ‖grad‖"),
         }
-        rules = [t("pictures.grads.vanish", level="0.5"), t("pictures.grads.explode", level="2")]
+        rules = [t("vanish {level}", level="0.5"), t("explode {level}", level="2")]
     assert not [w for w in caught if "missing from" in str(w.message)]  # the shipped font drew the 汉字
     ((fig, _),) = saved_figures
     (ax,) = fig.axes
     assert (ax.get_title(), ax.get_ylabel()) == (want["title"], want["axis"])
     assert [s.get_text() for s in ax.get_legend().get_texts()] == [want["param"], *rules, want["layer"]]
-    assert want["title"] != messages.translated("pictures.grads.title", "en")
+    assert want["title"] != messages.translated("gradient flow: input side on the left, output side on the right", "en")
 
 
 def test_gradient_flow_puts_the_caller_s_gradients_back():

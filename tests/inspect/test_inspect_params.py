@@ -160,16 +160,16 @@ def test_every_field_of_every_row_counted_by_hand():
     """V·C = 28, L·C = 20, 2C = 8, C·3C + 3C = 60, C·C + C = 20, C·F + F = 30, F·C + C = 28, C·V + V = 35."""
     rows = [(r.module, r.count, r.formula, r.expected, r.note, r.note_zh) for r in param_table(CFG).rows]
     assert rows == [
-        ("tok_embed", 28, "V·C", 28, *notes("formula.tok_embed")),
-        ("pos_embed", 20, "L·C", 20, *notes("formula.pos_embed")),
+        ("tok_embed", 28, "V·C", 28, *notes("one C-vector per token")),
+        ("pos_embed", 20, "L·C", 20, *notes("one C-vector per position")),
         ("blocks.0.ln1", 8, "2C", 8, "", ""),
-        ("blocks.0.attn.qkv", 60, "C·3C + 3C", 60, *notes("formula.qkv")),
-        ("blocks.0.attn.proj", 20, "C·C + C", 20, *notes("formula.proj")),
+        ("blocks.0.attn.qkv", 60, "C·3C + 3C", 60, *notes("Q, K, V for all heads at once")),
+        ("blocks.0.attn.proj", 20, "C·C + C", 20, *notes("merged heads -> residual")),
         ("blocks.0.ln2", 8, "2C", 8, "", ""),
         ("blocks.0.ffn.fc1", 30, "C·F + F", 30, "C -> F", ""),  # letters only: the same in every language
         ("blocks.0.ffn.fc2", 28, "F·C + C", 28, "F -> C", ""),
         ("ln_final", 8, "2C", 8, "", ""),
-        ("head", 35, "C·V + V", 35, *notes("formula.head")),
+        ("head", 35, "C·V + V", 35, *notes("C -> one score per token")),
     ]
     assert param_table(CFG).symbols == {"C": 4, "F": 6, "V": 7, "L": 5}  # in the notation's letter order
 
@@ -177,7 +177,9 @@ def test_every_field_of_every_row_counted_by_hand():
 def test_a_tied_head_counts_zero_and_says_why():
     rows = {r.module: r for r in param_table(ModelConfig(**{**CFG.__dict__, "tie_weights": True})).rows}
     assert (rows["tok_embed"].count, rows["head"].count) == (28, 0)
-    assert (rows["head"].note, rows["head"].note_zh) == notes("formula.head.tied", table="tok_embed")
+    assert (rows["head"].note, rows["head"].note_zh) == notes(
+        "tied: reuses {table}'s V·C matrix, 0 new parameters", table="tok_embed"
+    )
 
 
 def test_a_parameter_no_formula_knows_gets_a_question_mark_row_in_both_languages():
@@ -185,18 +187,18 @@ def test_a_parameter_no_formula_knows_gets_a_question_mark_row_in_both_languages
     model.blocks[0].extra = torch.nn.Linear(2, 1)  # 2 weights + 1 bias
     table = param_table(model)
     assert table.rows[-2:] == [
-        ParamRow("blocks.0.extra", 2, "?", 0, *notes("formula.unknown")),
-        ParamRow("blocks.0.extra", 1, "?", 0, *notes("formula.unknown")),
+        ParamRow("blocks.0.extra", 2, "?", 0, *notes("not in any formula")),
+        ParamRow("blocks.0.extra", 1, "?", 0, *notes("not in any formula")),
     ]
     assert (table.total, table.expected_total, table.matches) == (248, 245, False)  # one row per parameter
     lines = table.to_text(lang="en").splitlines()
-    (unknown, unknown_zh), mismatch = notes("formula.unknown"), messages.translated("params.mismatch", "en")
+    (unknown, unknown_zh), mismatch = notes("not in any formula"), messages.translated("≠ formula!", "en")
     assert lines[-4] == f"blocks.0.extra               1  ?                   0  {unknown}  {mismatch}"
-    assert lines[-2].split() == [messages.translated("params.total_row", "en"), "248", "245"]
+    assert lines[-2].split() == [messages.translated("total", "en"), "248", "245"]
     assert (
         table.to_text(lang="zh")
         .splitlines()[-4]
-        .endswith(f"0  {unknown_zh}  {messages.translated('params.mismatch', 'zh')}")
+        .endswith(f"0  {unknown_zh}  {messages.translated('≠ formula!', 'zh')}")
     )
 
 
@@ -254,7 +256,7 @@ def test_a_bare_piece_is_derived_in_the_letters_given():
 def test_a_config_is_built_as_the_kind_asked_for():
     bidirectional = ModelConfig(**{**CFG.__dict__, "causal": False})
     assert type(_build(bidirectional, "encoder")) is Encoder and type(_build(CFG, None)) is GPT
-    assert keyed(UsageError, _build, bidirectional, None) == ("error.model.gpt_not_causal", {})  # kind not guessed
+    assert keyed(UsageError, _build, bidirectional, None) == ("model.gpt_not_causal", {})  # kind not guessed
     model = GPT(CFG)
     assert _build(model, "encoder") is model  # a model is counted as it is
 

@@ -138,11 +138,11 @@ def test_collapse_and_renderers():
     header = text[0]
     assert header.split() == ["stage", "name", "shape", "dims", "example", "means"]
     col = header.index("shape")  # aligned: every row's shape starts in the same column
-    embed = next(line for line in text if line.startswith(en("stage.embedding") + " "))
-    pos = next(line for line in text if line.startswith(en("stage.position") + " ") and "pos_embed" in line)
+    embed = next(line for line in text if line.startswith(en("embedding") + " "))
+    pos = next(line for line in text if line.startswith(en("+ position") + " ") and "pos_embed" in line)
     assert embed[col:].startswith("(1, 3, 16) ") and pos[col:].startswith("(3, 16) ")
     md = full.to_markdown()
-    assert f"| {en('stage.embedding')} | embed | (1, 3, 16) | (B=1, T=3, C=16) |" in md
+    assert f"| {en('embedding')} | embed | (1, 3, 16) | (B=1, T=3, C=16) |" in md
     data = json.loads(full.to_json())
     assert data["rows"][1]["shape"] == [1, 3, 16] and data["letters"]["C"] == "d_model"
 
@@ -225,7 +225,7 @@ def test_token_labels_accept_the_batch_a_model_reads():
     tok = CharTokenizer.from_text("ab")
     assert token_labels(torch.tensor([tok.encode("ab")]), tok) == ["a", "b"]  # (1, T)
     assert keyed(UsageError, token_labels, torch.zeros(2, 3, dtype=torch.long), tok) == (
-        "error.inspect.labels_batch",
+        "inspect.labels_batch",
         {"n": 2},
     )
 
@@ -244,9 +244,9 @@ def test_collapse_keeps_a_block_that_differs_from_block_0_and_folds_the_others()
     assert not any(n.startswith(("blocks.2.", "blocks.3.")) and not n.endswith("*") for n in names)
     folded = next(r for r in rows if r.name == "blocks.2.*")
     assert (folded.stage, folded.dims, folded.about) == (
-        en("trace.stage.collapsed", i=2),
-        en("trace.dims.collapsed", stack="blocks"),
-        en("trace.means.collapsed"),
+        en("block {i}", i=2),
+        en("same shapes as {stack}.0", stack="blocks"),
+        en("collapsed: identical to block 0"),
     )
 
 
@@ -266,8 +266,8 @@ def test_text_rows_and_the_plain_table_layout():
     tok = CharTokenizer.from_text("hello world")
     model = GPT(ModelConfig(vocab_size=tok.vocab_size, n_layers=1, **SMALL))
     t = trace(model, torch.tensor([tok.encode("hello")]), tokenizer=tok)
-    stages = ("trace.stage.text", "trace.stage.pieces", "trace.stage.ids")
-    means = ("trace.means.text", "trace.means.pieces", "trace.means.ids")
+    stages = ("raw text", "tokens", "token ids")
+    means = ("what the tokenizer was given", "one label per token", "integer index of each token")
     assert [(r.stage, r.name) for r in t.rows[:3]] == [
         (en(k), n) for k, n in zip(stages, ("text", "pieces", "ids"), strict=True)
     ]
@@ -299,7 +299,7 @@ def test_the_loss_row_of_a_regressor_names_its_loss_and_measures_it():
         ModelConfig(kind="regressor", n_layers=1, d_in=2, d_out=3, position="sinusoidal", **SMALL)
     )
     x, y = torch.randn(1, 4, 2), torch.randn(1, 4, 3)
-    for lang, words in (("en", en("trace.means.loss.mse")), ("zh", zh("trace.means.loss.mse"))):
+    for lang, words in (("en", en("mean squared error")), ("zh", zh("mean squared error"))):
         row = trace(model, x, targets=y, lang=lang).rows[-1]
         assert (row.name, row.about) == ("loss", words)
         assert float(row.example) == pytest.approx(torch.nn.functional.mse_loss(model(x), y).item(), abs=1e-4)
@@ -324,9 +324,9 @@ def test_the_rows_around_the_model_whole_in_english_with_numbers_from_torch():
     t = trace(model, ids, tokenizer=TOK, targets=targets)
     assert model.training  # traced in eval mode, given back as it was
     assert [fields(r) for r in t.rows[:3]] == [
-        (en("trace.stage.text"), "text", None, en("trace.dims.text", n=5), "'ab c\\n'", en("trace.means.text")),
-        (en("trace.stage.pieces"), "pieces", None, en("trace.dims.pieces", n=5), "a b ␣ c ↵", en("trace.means.pieces")),
-        (en("trace.stage.ids"), "ids", (1, 5), "(B=1, T=5)", "[2, 3, 1, 4, 0]", en("trace.means.ids")),
+        (en("raw text"), "text", None, en("{n} characters", n=5), "'ab c\\n'", en("what the tokenizer was given")),
+        (en("tokens"), "pieces", None, en("{n} pieces", n=5), "a b ␣ c ↵", en("one label per token")),
+        (en("token ids"), "ids", (1, 5), "(B=1, T=5)", "[2, 3, 1, 4, 0]", en("integer index of each token")),
     ]
     with torch.no_grad():
         logits = model.eval()(ids[None])  # (1, T, V)
@@ -334,54 +334,58 @@ def test_the_rows_around_the_model_whole_in_english_with_numbers_from_torch():
     loss = F.cross_entropy(logits[0], targets)  # ()
     assert [fields(r) for r in t.rows[-2:]] == [
         (
-            en("trace.stage.softmax"),
+            en("softmax"),
             "softmax(logits)",
             (1, 5, 5),
             "(B=1, T=5, V=5)",
             "[" + ", ".join(f"{p:.3f}" for p in probs.tolist()) + ", …]",
-            en("trace.means.softmax"),
+            en("softmax(logits): next-token probabilities (computed from logits)"),
         ),
         (
-            en("trace.stage.loss"),
+            en("loss"),
             "loss",
             (),
-            en("trace.dims.scalar"),
+            en("() scalar"),
             f"{loss.item():.4f}",
-            en("trace.means.loss.next_token"),
+            en("cross-entropy of the next tokens"),
         ),
     ]
     assert t.rows[-3].name == "logits" and t.lang == "en" and list(t.letters)[:3] == ["B", "T", "C"]
     _, cache = model.run_with_cache(ids[None])
     embed = cache["embed"]  # (1, T, C)
     assert fields(t.rows[3]) == (
-        en("stage.embedding"),
+        en("embedding"),
         "embed",
         (1, 5, 4),
         "(B=1, T=5, C=4)",
         "[" + ", ".join(f"{v:.3f}" for v in embed.reshape(-1)[:4].tolist()) + ", …]",
-        en("means.embedding"),
+        en("token vectors looked up in the (V, C) table"),
     )
 
 
 def test_the_rows_around_the_model_in_chinese():
     t = trace(gpt(), TOK.encode(TEXT), tokenizer=TOK, targets=TOK.encode(NEXT), lang="zh")
     assert [(r.stage, r.dims, r.about) for r in t.rows[:3]] == [
-        (zh("trace.stage.text"), zh("trace.dims.text", n=5), zh("trace.means.text")),
-        (zh("trace.stage.pieces"), zh("trace.dims.pieces", n=5), zh("trace.means.pieces")),
-        (zh("trace.stage.ids"), "(B=1, T=5)", zh("trace.means.ids")),
+        (zh("raw text"), zh("{n} characters", n=5), zh("what the tokenizer was given")),
+        (zh("tokens"), zh("{n} pieces", n=5), zh("one label per token")),
+        (zh("token ids"), "(B=1, T=5)", zh("integer index of each token")),
     ]
     assert [(r.stage, r.dims, r.about) for r in t.rows[-2:]] == [
-        (zh("trace.stage.softmax"), "(B=1, T=5, V=5)", zh("trace.means.softmax")),
-        (zh("trace.stage.loss"), zh("trace.dims.scalar"), zh("trace.means.loss.next_token")),
+        (zh("softmax"), "(B=1, T=5, V=5)", zh("softmax(logits): next-token probabilities (computed from logits)")),
+        (zh("loss"), zh("() scalar"), zh("cross-entropy of the next tokens")),
     ]
-    assert (t.rows[3].stage, t.rows[3].name, t.rows[3].about) == (zh("stage.embedding"), "embed", zh("means.embedding"))
-    assert t.letters["B"] == zh("letter.B") and [t.COLUMNS[i] for i in (0, 1, 2, 5)] == [
-        zh("cache.column.stage"),
-        zh("cache.column.name"),
-        zh("cache.column.shape"),
-        zh("cache.column.means"),
+    assert (t.rows[3].stage, t.rows[3].name, t.rows[3].about) == (
+        zh("embedding"),
+        "embed",
+        zh("token vectors looked up in the (V, C) table"),
+    )
+    assert t.letters["B"] == zh("batch") and [t.COLUMNS[i] for i in (0, 1, 2, 5)] == [
+        zh("stage"),
+        zh("name"),
+        zh("shape"),
+        zh("means"),
     ]
-    assert t.COLUMNS[3:5] == (zh("trace.column.dims"), zh("trace.column.example"))
+    assert t.COLUMNS[3:5] == (zh("dims"), zh("example"))
 
 
 def test_without_a_tokenizer_there_is_no_text_row_and_without_targets_no_loss():
@@ -395,30 +399,30 @@ def test_a_regressor_reads_numbers_and_its_loss_is_the_mean_squared_error():
     x, y = torch.arange(3.0), torch.tensor([0.5, -1.0, 2.0])
     t = trace(model, x, targets=y)
     assert fields(t.rows[0]) == (
-        en("trace.stage.numbers"),
+        en("numbers in"),
         "x",
         (1, 3, 1),
         "(B=1, T=3, d_in=1)",
         "[0.000, 1.000, 2.000]",
-        en("trace.means.numbers"),
+        en("the input sequence"),
     )
     with torch.no_grad():
         mse = F.mse_loss(model.eval()(x[None, :, None]), y.reshape(1, 3, 1))
     mse_row = (
-        en("trace.stage.loss"),
+        en("loss"),
         "loss",
         (),
-        en("trace.dims.scalar"),
+        en("() scalar"),
         f"{mse.item():.4f}",
-        en("trace.means.loss.mse"),
+        en("mean squared error"),
     )
     assert fields(t.rows[-1]) == mse_row
     assert all(r.name != "softmax(logits)" for r in t.rows)  # numbers out: no probabilities
     chinese = trace(model, x, targets=y, lang="zh")
     assert (chinese.rows[0].stage, chinese.rows[0].about, chinese.rows[-1].about) == (
-        zh("trace.stage.numbers"),
-        zh("trace.means.numbers"),
-        zh("trace.means.loss.mse"),
+        zh("numbers in"),
+        zh("the input sequence"),
+        zh("mean squared error"),
     )
 
 
@@ -494,7 +498,7 @@ def test_token_labels_make_whitespace_visible_and_take_one_sequence_only():
     assert token_labels(tab.encode("\t"), tab) == ["⇥"]
     with pytest.raises(ValueError) as e:
         token_labels(torch.zeros(2, 3, dtype=torch.long))
-    assert (e.value.key, e.value.fields) == ("error.inspect.labels_batch", {"n": 2})
+    assert (e.value.code, e.value.fields) == ("inspect.labels_batch", {"n": 2})
 
 
 def test_a_token_that_decodes_to_nothing_is_labelled_empty_set():
@@ -525,7 +529,7 @@ def test_dims_name_each_size_and_fall_back_to_plain_sizes_for_an_unexpected_layo
     assert _dims("B T", (2, 3, 4), used, "zh") == "(2, 3, 4)" and len(used) == 3  # nothing learnt from a lie
     chinese = {}
     _dims("B", (1,), chinese, "zh")
-    assert chinese == {"B": zh("letter.B")}
+    assert chinese == {"B": zh("batch")}
 
 
 def regressor(d_in=1):
@@ -576,18 +580,18 @@ def test_collapse_keeps_block_0_and_every_block_whose_shapes_differ_and_says_so_
     ]
     summary = out[3]
     assert fields(summary) == (
-        en("trace.stage.collapsed", i=1),
+        en("block {i}", i=1),
         "blocks.1.*",
         None,
-        en("trace.dims.collapsed", stack="blocks"),
+        en("same shapes as {stack}.0", stack="blocks"),
         "…",
-        en("trace.means.collapsed"),
+        en("collapsed: identical to block 0"),
     )
     chinese = _collapse(rows, "zh")[7]  # encoder.1.*: its own stack's name
     assert (chinese.stage, chinese.dims, chinese.about) == (
-        zh("trace.stage.collapsed", i=1),
-        zh("trace.dims.collapsed", stack="encoder"),
-        zh("trace.means.collapsed"),
+        zh("block {i}", i=1),
+        zh("same shapes as {stack}.0", stack="encoder"),
+        zh("collapsed: identical to block 0"),
     )
 
 
@@ -628,26 +632,24 @@ def test_an_encoder_decoder_traces_its_source_then_its_target_in_both_languages(
 
     def side(name, n, text, pieces, shape, dims, ids):
         return [
-            (en("trace.stage.text"), f"{name} text", None, en("trace.dims.text", n=n), text, en("trace.means.text")),
+            (en("raw text"), f"{name} text", None, en("{n} characters", n=n), text, en("what the tokenizer was given")),
             (
-                en("trace.stage.pieces"),
+                en("tokens"),
                 f"{name} pieces",
                 None,
-                en("trace.dims.pieces", n=n),
+                en("{n} pieces", n=n),
                 pieces,
-                en("trace.means.pieces"),
+                en("one label per token"),
             ),
-            (en("trace.stage.ids"), f"{name} ids", shape, dims, ids, en("trace.means.ids")),
+            (en("token ids"), f"{name} ids", shape, dims, ids, en("integer index of each token")),
         ]
 
     assert [fields(r) for r in t.rows[:6]] == side("src", 2, "'ab'", "a b", (1, 2), "(B=1, S=2)", "[2, 3]") + side(
         "tgt", 3, "'c a'", "c ␣ a", (1, 3), "(B=1, T=3)", "[4, 1, 2]"
     )
     chinese = trace(model, (TOK.encode("ab"), TOK.encode("c a")), tokenizer=TOK, lang="zh")
-    assert [r.stage for r in chinese.rows[3:6]] == [
-        zh(k) for k in ("trace.stage.text", "trace.stage.pieces", "trace.stage.ids")
-    ]
-    assert chinese.letters["B"] == zh("letter.B")
+    assert [r.stage for r in chinese.rows[3:6]] == [zh(k) for k in ("raw text", "tokens", "token ids")]
+    assert chinese.letters["B"] == zh("batch")
 
 
 def test_a_byte_token_that_cuts_a_character_is_labelled_by_its_bytes_not_a_replacement_mark():
@@ -670,12 +672,12 @@ def test_a_tuple_is_an_encoder_decoders_pair_and_is_refused_for_any_other_model_
     ids = torch.tensor([[1, 2, 3]])
     with pytest.raises(UsageError) as caught:
         trace(gpt(), (ids,))
-    assert (caught.value.key, caught.value.fields) == ("error.inspect.tuple_for_one", {"n": 1, "inputs": "tokens"})
+    assert (caught.value.code, caught.value.fields) == ("inspect.tuple_for_one", {"n": 1, "inputs": "tokens"})
     pair = build_model(get_preset("seq2seq").model)
     for parts in [(ids,), (ids, ids, ids)]:
         with pytest.raises(UsageError) as caught:
             trace(pair, parts)
-        assert (caught.value.key, caught.value.fields) == ("error.inspect.pair_size", {"n": len(parts)})
+        assert (caught.value.code, caught.value.fields) == ("inspect.pair_size", {"n": len(parts)})
     names = [r.name for r in trace(pair, (ids, ids)).rows]
     assert names.index("src ids") < names.index("tgt ids")  # both sides traced, the source first
 

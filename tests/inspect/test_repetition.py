@@ -132,19 +132,19 @@ def test_measure_repetition_gathers_the_measures():
 @pytest.mark.parametrize(
     "call, error, key, fields",
     [
-        (lambda: seq_rep_n([1, 2], 0), UsageError, "error.repetition.size", {"name": "n", "value": 0}),
-        (lambda: distinct_n([[1]], -1), UsageError, "error.repetition.size", {"name": "n", "value": -1}),
-        (lambda: rep_l([1, 2], 0), UsageError, "error.repetition.size", {"name": "window", "value": 0}),
-        (lambda: find_loop([1], min_repeats=1), UsageError, "error.repetition.min_repeats", {"value": 1}),
-        (lambda: find_loop([1], min_span=0), UsageError, "error.repetition.size", {"name": "min_span", "value": 0}),
+        (lambda: seq_rep_n([1, 2], 0), UsageError, "repetition.size", {"name": "n", "value": 0}),
+        (lambda: distinct_n([[1]], -1), UsageError, "repetition.size", {"name": "n", "value": -1}),
+        (lambda: rep_l([1, 2], 0), UsageError, "repetition.size", {"name": "window", "value": 0}),
+        (lambda: find_loop([1], min_repeats=1), UsageError, "repetition.min_repeats", {"value": 1}),
+        (lambda: find_loop([1], min_span=0), UsageError, "repetition.size", {"name": "min_span", "value": 0}),
         (
             lambda: find_loop(torch.zeros(2, 3, dtype=torch.long)),
             WrongType,
-            "error.repetition.ids",
+            "repetition.ids",
             {"got": ((2, 3), torch.int64)},
         ),
-        (lambda: seq_rep_n([1, 2.5], 1), WrongType, "error.repetition.ids", {"got": 2.5}),
-        (lambda: rep_l("abc", 1), WrongType, "error.repetition.ids", {"got": "str"}),
+        (lambda: seq_rep_n([1, 2.5], 1), WrongType, "repetition.ids", {"got": 2.5}),
+        (lambda: rep_l("abc", 1), WrongType, "repetition.ids", {"got": "str"}),
     ],
 )
 def test_bad_input_is_refused_with_a_key_and_fields(call, error, key, fields):

@@ -65,7 +65,9 @@ def test_trace_has_source_and_target_rows_in_data_flow_order():
     assert rows["src ids"].dims == "(B=1, S=6)" and rows["tgt pieces"].example == "<BOS> 1 2 0 5"
     assert rows["decoder.0.cross.weights"].dims == "(B=1, H=2, T_q=5, S=6)"
     assert rows["encoder.1.attn.q"].dims == "(B=1, H=2, S=6, D=8)"
-    assert "S" in t.letters and rows["loss"].about == translated("trace.means.loss.label_smoothed", "zh")
+    assert "S" in t.letters and rows["loss"].about == translated(
+        "label-smoothed cross-entropy of the next target tokens", "zh"
+    )
 
 
 @pytest.mark.parametrize(
@@ -109,7 +111,7 @@ def test_attention_maps_keep_each_shape_and_hide_source_padding():
     assert torch.allclose(cross.weights.sum(-1), torch.ones(2, 5))
     with pytest.raises(UsageError) as caught:  # the maps of three shapes do not stack: the list does
         attention_maps(model(), (src, tgt))
-    assert caught.value.key == "error.inspect.maps_shape"
+    assert caught.value.code == "inspect.maps_shape"
     assert caught.value.fields["shapes"].startswith("encoder.0.attn.weights B H S S, ")
 
 
@@ -129,7 +131,7 @@ def test_pngs_label_source_and_target_tokens(tmp_path):
     assert_valid_png(attention_head_png(m, (src, tgt), labels, 2, 1, tmp_path / "cross.png"))  # decoder.0.cross
     with pytest.raises(UsageError) as caught:
         attention_grid_png(m, (src, tgt), {"T": labels["T"]}, tmp_path / "bad.png")
-    assert (caught.value.key, caught.value.fields) == ("error.inspect.labels_side", {"side": "S", "axis": "S"})
+    assert (caught.value.code, caught.value.fields) == ("inspect.labels_side", {"side": "S", "axis": "S"})
 
 
 def test_activation_memory_counts_both_sides():

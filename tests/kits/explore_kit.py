@@ -82,5 +82,5 @@ def explorer_on(text: str):
     return Explorer(
         tiny_model("gpt", vocab_size=tok.vocab_size),
         tok,
-        ("explore.source.preset", {"preset": "p", "kind": "gpt", "seed": 0}),
+        ("preset {preset} ({kind}), random weights, seed {seed}", {"preset": "p", "kind": "gpt", "seed": 0}),
     )

@@ -205,17 +205,17 @@ def test_the_chart_words_are_the_catalogues(lang, tmp_path):
         ae.plot(Keeping(out=tmp_path, fast=True, seeds=1), out)
         want = {
             "x": [
-                t("pictures.lab.attention-explanation.tau_axis"),
-                t("pictures.lab.attention-explanation.jsd_axis"),
-                t("pictures.lab.attention-explanation.tokens_axis"),
+                t("Kendall tau-b per example"),
+                t("JSD from the learned attention (nats)"),
+                t("token id (0 = [CLS], 3 = marker)"),
             ],
             "legend": [
-                t("pictures.lab.attention-explanation.tau_grad"),
-                t("pictures.lab.attention-explanation.tau_loo"),
-                t("pictures.lab.attention-explanation.tau_grad_loo"),
-                t("pictures.lab.attention-explanation.weak", weak="0.5"),
+                t("attention vs gradient"),
+                t("attention vs leave-one-out"),
+                t("gradient vs leave-one-out"),
+                t("weak: tau < {weak}", weak="0.5"),
             ],
-            "title": t("pictures.lab.attention-explanation.jsd_title", eps=ae.figure(ae.EPS)),
+            "title": t("same output (within {eps}), other attention (seed 0)", eps=ae.figure(ae.EPS)),
         }
     (fig,) = drawn
     axes = fig.axes[:3]

@@ -24,7 +24,7 @@ from glassformer.lab import (
     scaling,
 )
 from glassformer.lab.runner import Context, figure
-from glassformer.messages import has, speaking, t, translated
+from glassformer.messages import NP_, has, speaking, t, translated
 
 
 def heads_results() -> dict:
@@ -56,12 +56,12 @@ def test_the_heads_chart_words_are_the_catalogues(lang, tmp_path):
     with speaking(lang):
         heads.plot(keeping(drawn)(out=tmp_path, fast=True, seeds=1), heads_results())
         want = {
-            "entropy": t("pictures.lab.heads.entropy"),
-            "diagonal_share": t("pictures.lab.heads.diagonal_share"),
-            "uniform_share": t("pictures.lab.heads.uniform_share"),
+            "entropy": t("mean normalised entropy"),
+            "diagonal_share": t("share of diagonal heads"),
+            "uniform_share": t("share of near-uniform heads"),
         }
-        want["val_loss"] = t("pictures.lab.val_loss")
-        title, x = t("pictures.lab.heads.loss_title", d_model=64), t("pictures.lab.heads.heads_axis")
+        want["val_loss"] = t("validation loss (nats)")
+        title, x = t("loss against heads (d_model {d_model})", d_model=64), t("heads")
     ((fig, name),) = drawn
     left, right = fig.axes[:2]
     assert name == "heads"
@@ -78,9 +78,12 @@ def test_the_ffn_width_chart_words_are_the_catalogues(lang, tmp_path):
     widths = {k: {"params": 1000 * (1 + int(k)), "val_loss": {"mean": 2.0, "spread": 0.1}} for k in ("0", "64")}
     with speaking(lang):
         ffn_width.plot(keeping(drawn)(out=tmp_path, fast=True, seeds=1), {"widths": widths, "unigram": 3.0, "steps": 7})
-        notes = [t("pictures.lab.ffn-width.no_ffn"), t("pictures.lab.ffn-width.d_ff", d_ff="64")]
-        words = (t("pictures.lab.ffn-width.params_axis"), t("pictures.lab.val_loss"))
-        title, legend = t("pictures.lab.ffn-width.title", d_model=64, steps=7), t("pictures.lab.ffn-width.unigram")
+        notes = [t("no FFN"), t("d_ff={d_ff}", d_ff="64")]
+        words = (t("parameters"), t("validation loss (nats)"))
+        title, legend = (
+            t("FFN width at d_model {d_model}, {steps} steps", d_model=64, steps=7),
+            t("character frequencies only"),
+        )
     ((fig, name),) = drawn
     (ax,) = fig.axes
     assert name == "ffn_width" and (ax.get_xlabel(), ax.get_ylabel()) == words and ax.get_title() == title
@@ -118,30 +121,30 @@ def test_the_causal_leak_chart_words_are_the_catalogues(lang, tmp_path):
     left, right = fig.axes[:2]
     axis, loss, whole, prefix, text_loss = words(
         lang,
-        "pictures.lab.causal-leak.position_axis",
-        "pictures.lab.causal-leak.random_loss",
-        "pictures.lab.causal-leak.whole",
-        "pictures.lab.causal-leak.prefix",
-        "pictures.lab.causal-leak.text_loss",
+        "position",
+        "held-out loss, random tokens",
+        "whole window visible",
+        "only tokens 0..t visible",
+        "validation loss, char model (nats)",
     )
     assert (left.get_xlabel(), left.get_ylabel(), right.get_ylabel()) == (axis, loss, text_loss)
-    assert words(lang, "pictures.chance", symbols=r["random_tokens"]["symbols"])[0] in legend(left)
+    assert words(lang, "chance ln {symbols}", symbols=r["random_tokens"]["symbols"])[0] in legend(left)
     assert legend(right) == [whole, prefix]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_initialisation_chart_words_are_the_catalogues(lang, tmp_path):
     fig = plotted(initialisation, "init", lang, tmp_path)
-    pre, none = words(lang, "pictures.lab.init.arch.pre", "pictures.lab.init.arch.none")
+    pre, none = words(lang, "pre-LN", "no LN")
     titles = [ax.get_title() for ax in fig.axes[:3]]
     assert titles == [
-        *(words(lang, "pictures.lab.init.loss_title", arch=a)[0] for a in (pre, none)),
-        *words(lang, "pictures.lab.init.grad_title"),
+        *(words(lang, "{arch}: training loss (mean over seeds)", arch=a)[0] for a in (pre, none)),
+        *words(lang, "gradient norm per block at initialisation"),
     ]
     assert [ax.get_xlabel() for ax in fig.axes[:3]] == words(
-        lang, "pictures.loss.step_axis", "pictures.loss.step_axis", "pictures.lab.block_axis"
+        lang, NP_("pictures.loss.step_axis", "step"), NP_("pictures.loss.step_axis", "step"), "block"
     )
-    runs = [words(lang, "pictures.lab.init.run", arch=a, init=i)[0] for a in (pre, none) for i in initialisation.INITS]
+    runs = [words(lang, "{arch} / {init}", arch=a, init=i)[0] for a in (pre, none) for i in initialisation.INITS]
     assert legend(fig.axes[2]) == runs
 
 
@@ -152,25 +155,26 @@ def test_the_layernorm_chart_words_are_the_catalogues(lang, tmp_path):
     depths = r["depths"]
     titles = [ax.get_title() for ax in fig.axes[: len(depths) + 1]]
     assert titles == [
-        *(words(lang, "pictures.lab.layernorm.depth_title", depth=d)[0] for d in depths),
-        *words(lang, "pictures.lab.layernorm.grad_title", depth=max(depths)),
+        *(words(lang, "depth {depth}: validation loss (× = failed)", depth=d)[0] for d in depths),
+        *words(lang, "‖gradient‖ per block at init, depth {depth}", depth=max(depths)),
     ]
-    assert fig.axes[0].get_xlabel() == words(lang, "pictures.lab.layernorm.lr_axis")[0]
-    assert fig.axes[len(depths)].get_xlabel() == words(lang, "pictures.lab.block_axis")[0]
+    assert fig.axes[0].get_xlabel() == words(lang, "learning rate")[0]
+    assert fig.axes[len(depths)].get_xlabel() == words(lang, "block")[0]
     runs = [
-        words(lang, "pictures.lab.layernorm.run", norm=n, warmup=w)[0] for n in ("pre", "post") for w in r["warmups"]
+        words(lang, "{norm}-LN, warmup {warmup}", norm=n, warmup=w)[0] for n in ("pre", "post") for w in r["warmups"]
     ]
     assert legend(fig.axes[0]) == runs
-    assert legend(fig.axes[len(depths)]) == [
-        words(lang, "pictures.lab.layernorm.norm", norm=n)[0] for n in ("pre", "post")
-    ]
+    assert legend(fig.axes[len(depths)]) == [words(lang, "{norm}-LN", norm=n)[0] for n in ("pre", "post")]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_mask_fill_chart_words_are_the_catalogues(lang, tmp_path):
     fig = plotted(mask_fill, "mask-fill", lang, tmp_path)
     nan, hidden, ours = words(
-        lang, "pictures.lab.mask-fill.nan_title", "pictures.lab.mask-fill.hidden_title", "pictures.lab.mask-fill.ours"
+        lang,
+        "NaN weights in a fully masked row (fraction)",
+        "weight on hidden keys, fully masked row (max over rows)",
+        NP_("pictures.lab.mask-fill.ours", "ours"),
     )
     assert [ax.get_title() for ax in fig.axes[:2]] == [nan, hidden]
     ticks = [s.get_text() for s in fig.axes[0].get_xticklabels()]
@@ -182,20 +186,20 @@ def test_the_order_chart_words_are_the_catalogues(lang, tmp_path):
     fig = plotted(order, "order", lang, tmp_path)
     left, right = fig.axes[:2]
     cases = [
-        "pictures.lab.order.case.encoder.none",
-        "pictures.lab.order.case.encoder.learned",
-        "pictures.lab.order.case.gpt.none",
+        "encoder\nno positions",
+        "encoder\nlearned positions",
+        "causal decoder\nno positions",
     ]  # CASES' order
     assert [s.get_text() for s in left.get_xticklabels()] == words(lang, *cases)
-    assert left.get_title() == words(lang, "pictures.lab.order.gap_title")[0]
-    assert right.get_ylabel() == words(lang, "pictures.lab.nats")[0]
-    schemes = [words(lang, "pictures.lab.order.scheme", position=p)[0] for p in order.SCHEMES]
+    assert left.get_title() == words(lang, "max |f(x[π]) − f(x)[π]|, float64")[0]
+    assert right.get_ylabel() == words(lang, "nats")[0]
+    schemes = [words(lang, "causal, position={position}", position=p)[0] for p in order.SCHEMES]
     assert [s.get_text() for s in right.get_xticklabels()] == schemes
     keys = (
-        "pictures.lab.order.unigram",
-        "pictures.lab.order.bigram",
-        "pictures.lab.order.val_loss",
-        "pictures.lab.order.shuffled",
+        "character frequencies only",
+        "bigram table (current character only)",
+        "validation loss",
+        "loss rise when the prefix is shuffled",
     )  # matplotlib lists the lines, then the bars
     assert legend(right) == words(lang, *keys)
 
@@ -205,16 +209,24 @@ def test_the_scaling_chart_words_are_the_catalogues(lang, tmp_path):
     r = committed("scaling")
     fig = plotted(scaling, "scaling", lang, tmp_path)
     variance, grad, train = fig.axes[:3]
-    scaled, unscaled = words(lang, "pictures.lab.scaling.scaled", "pictures.lab.scaling.unscaled")
-    assert variance.get_title() == words(lang, "pictures.lab.scaling.variance_title")[0]
-    assert grad.get_title() == words(lang, "pictures.lab.scaling.grad_title", vanished=figure(scaling.VANISHED))[0]
+    scaled, unscaled = words(lang, "scaled", "unscaled")
+    assert variance.get_title() == words(lang, "variance of the scores")[0]
+    assert (
+        grad.get_title()
+        == words(lang, "median ‖∂L/∂q‖ (dashed: share of rows < {vanished})", vanished=figure(scaling.VANISHED))[0]
+    )
     assert legend(variance) == legend(grad) == [scaled, unscaled]
-    assert variance.get_xlabel() == grad.get_xlabel() == words(lang, "pictures.lab.scaling.d_axis")[0]
+    assert variance.get_xlabel() == grad.get_xlabel() == words(lang, "D (d_head)")[0]
     assert (train.get_title(), train.get_xlabel(), train.get_ylabel()) == tuple(
-        words(lang, "pictures.lab.scaling.train_title", "pictures.loss.step_axis", "pictures.lab.train_loss_mean")
+        words(
+            lang,
+            "char model, with and without 1/√D",
+            NP_("pictures.loss.step_axis", "step"),
+            "training loss (mean over seeds)",
+        )
     )
     way = {"scaled": scaled, "unscaled": unscaled}
-    runs = [words(lang, "pictures.lab.scaling.run", D=v["D"], way=way[v["way"]])[0] for v in r["training"].values()]
+    runs = [words(lang, "D={D} {way}", D=v["D"], way=way[v["way"]])[0] for v in r["training"].values()]
     assert legend(train) == runs
 
 
@@ -229,10 +241,10 @@ def test_the_attention_steps_strip_words_are_the_catalogues(lang, tmp_path):
             attention_steps.strip_png(log, tmp_path / "strip.png", [0, 1])
     assert not [w for w in caught if "missing from" in str(w.message)]  # every glyph drawn
     top = [ax.get_title() for ax in fig.axes[:2]]
-    assert top == [words(lang, "pictures.lab.attention-steps.step", step=s)[0] for s in (0, 7)]
+    assert top == [words(lang, "step {step}", step=s)[0] for s in (0, 7)]
     rows = [fig.axes[0].get_ylabel(), fig.axes[2].get_ylabel()]
-    assert rows == [words(lang, "pictures.lab.attention-steps.head", layer=h, head=h)[0] for h in (0, 1)]
-    assert fig.get_suptitle() == words(lang, "pictures.lab.attention-steps.title")[0]
+    assert rows == [words(lang, "layer {layer} · head {head}", layer=h, head=h)[0] for h in (0, 1)]
+    assert fig.get_suptitle() == words(lang, "attention weights (rows = query, columns = key; white = masked)")[0]
 
 
 PAGE_LOG = {  # an attention log of a Chinese probe (a zh-poems run): one head, two recorded steps
@@ -253,10 +265,12 @@ def test_the_attention_steps_page_follows_lang_with_the_catalogues_words(tmp_pat
         page = pages[lang] = path.read_text(encoding="utf-8")
         title, heading, note, slider = words(
             lang,
-            "pictures.lab.attention-steps.page.title",
-            "pictures.lab.attention-steps.page.heading",
-            "pictures.lab.attention-steps.page.note",
-            "pictures.lab.attention-steps.page.slider",
+            "glassformer attention across training",
+            "Attention across training",
+            "Move the slider to see one head's map at each recorded step "
+            "(rows = query, columns = key, grey = masked). Normalised "
+            "entropy 1 = weight spread evenly, 0 = all on one key.",
+            NP_("pictures.lab.attention-steps.page.slider", "step"),
         )
         assert re.search(r'<html lang="([^"]+)">', page).group(1) == ("zh-CN" if lang == "zh" else "en")
         assert html.unescape(re.search(r"<title>(.*)</title>", page).group(1)) == title
@@ -264,9 +278,9 @@ def test_the_attention_steps_page_follows_lang_with_the_catalogues_words(tmp_pat
         assert f"</select> {html.escape(slider)} <input" in page
         data = json.loads(re.search(r"<script>const DATA = (.*);</script>", page).group(1))
         assert data["words"] == {
-            "step": words(lang, "pictures.lab.attention-steps.step", step="{step}")[0],
-            "head": words(lang, "pictures.lab.attention-steps.head", layer="{layer}", head="{head}")[0],
-            "entropy": words(lang, "pictures.lab.attention-steps.page.entropy", value="{value}")[0],
+            "step": words(lang, "step {step}", step="{step}")[0],
+            "head": words(lang, "layer {layer} · head {head}", layer="{layer}", head="{head}")[0],
+            "entropy": words(lang, "mean normalised entropy {value}", value="{value}")[0],
         }
         assert data["tokens"] == PAGE_LOG["tokens"] and data["records"][1]["maps"][0][2] == [200, 300, 500]
         assert '@font-face { font-family: "Glassformer CJK"; src: url(data:font/otf;base64,' in page
@@ -321,7 +335,7 @@ def test_no_figure_is_typed_into_a_chart_word():
     """No number typed where a field belongs, in English or in Chinese (that the two carry the same
     {fields}, and Chinese wherever the English has words: tests/messages/test_catalogue.py)."""
     words = chart_words()
-    assert len(words) > 130 and "pictures.grads.title" in words
+    assert len(words) > 130 and "gradient flow: input side on the left, output side on the right" in words
     for message in sorted(words):
         for lang in ("en", "zh"):
             bare = re.sub(r"\{[^}]*\}", "", translated(message, lang))

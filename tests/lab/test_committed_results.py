@@ -58,7 +58,17 @@ def test_a_ledger_row_without_the_paper_s_number_says_what_was_read():
     had looked: each such row now names what was read (the passages it quotes, or the page's opening)."""
     for lang, old, new in (("en", "available to this run", "read for this entry"), ("zh", "本次运行", "为本条目读过")):
         says = [c.paper_says for e in EXPERIMENTS.values() for c in e.claims if c.paper]
-        papers = [text(lang, "lab.ledger.intro")] + [translated(k, lang) for k in says]  # unformatted: fields unfilled
+        papers = [
+            text(
+                lang,
+                "One row per claim of a published result, scaled down to a "
+                "laptop CPU: the paper's number (and where it is printed) "
+                "beside ours, and a verdict from a rule written as code "
+                "before the run. Where the paper's number is not in the "
+                "parts of the paper read for the entry, the row says so "
+                "instead of quoting one.",
+            )
+        ] + [translated(k, lang) for k in says]  # unformatted: fields unfilled
         assert not [words for words in papers if old in words]
         assert sum(new in words for words in papers) >= 10
 

@@ -36,34 +36,34 @@ def _replace_with_directory(path: Path) -> None:
 
 
 DAMAGES = {  # name -> (damage, the key it is refused with, the field named (None: the file's own problem))
-    "not json": (lambda p: p.write_text('{"experiment": '), "error.files.json", None),
-    "empty": (lambda p: p.write_text(""), "error.files.empty", None),
-    "binary": (lambda p: p.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 10), "error.files.binary", None),
-    "nested": (lambda p: p.write_text("[" * 100_000 + "]" * 100_000), "error.files.json_nested", None),
-    "a list": (lambda p: p.write_text("[1, 2]"), "error.lab.results_type", "results.json"),
-    "no experiment": (edit(lambda r: r.pop("experiment")), "error.lab.results_missing", "experiment"),
-    "no claims": (edit(lambda r: r.pop("claims")), "error.lab.results_missing", "claims"),
-    "claims not a list": (edit(lambda r: r.update(claims={"a": 1})), "error.lab.results_type", "claims"),
-    "claim not an object": (edit(lambda r: r.update(claims=[3])), "error.lab.results_type", "claims[0]"),
+    "not json": (lambda p: p.write_text('{"experiment": '), "files.json", None),
+    "empty": (lambda p: p.write_text(""), "files.empty", None),
+    "binary": (lambda p: p.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 10), "files.binary", None),
+    "nested": (lambda p: p.write_text("[" * 100_000 + "]" * 100_000), "files.json_nested", None),
+    "a list": (lambda p: p.write_text("[1, 2]"), "lab.results_type", "results.json"),
+    "no experiment": (edit(lambda r: r.pop("experiment")), "lab.results_missing", "experiment"),
+    "no claims": (edit(lambda r: r.pop("claims")), "lab.results_missing", "claims"),
+    "claims not a list": (edit(lambda r: r.update(claims={"a": 1})), "lab.results_type", "claims"),
+    "claim not an object": (edit(lambda r: r.update(claims=[3])), "lab.results_type", "claims[0]"),
     "a claim without its level": (
         edit(lambda r: r["claims"][1].pop("level")),
-        "error.lab.results_missing",
+        "lab.results_missing",
         "claims[1].level",
     ),
     "an unknown level": (
         edit(lambda r: r["claims"][0].update(level="maybe")),
-        "error.lab.results_level",
+        "lab.results_level",
         "claims[0].level",
     ),
     "a ledger claim without the paper's words": (
         edit(lambda r: r["claims"][0].pop("paper_zh")),
-        "error.lab.results_missing",
+        "lab.results_missing",
         "claims[0].paper_zh",
     ),
-    "seconds as text": (edit(lambda r: r.update(seconds="12 s")), "error.lab.results_type", "seconds"),
-    "fast as a number": (edit(lambda r: r.update(fast=0)), "error.lab.results_type", "fast"),
-    "no machine cpu": (edit(lambda r: r["machine"].pop("cpu")), "error.lab.results_missing", "machine.cpu"),
-    "a figure that is no name": (edit(lambda r: r.update(figures=[7])), "error.lab.results_type", "figures"),
+    "seconds as text": (edit(lambda r: r.update(seconds="12 s")), "lab.results_type", "seconds"),
+    "fast as a number": (edit(lambda r: r.update(fast=0)), "lab.results_type", "fast"),
+    "no machine cpu": (edit(lambda r: r["machine"].pop("cpu")), "lab.results_missing", "machine.cpu"),
+    "a figure that is no name": (edit(lambda r: r.update(figures=[7])), "lab.results_type", "figures"),
 }
 
 
@@ -107,7 +107,7 @@ def test_a_results_json_that_is_a_directory_is_named(lab_copy, tmp_path):
     _replace_with_directory(root / ENTRY / "results.json")
     with said() as heard:
         assert main(["lab", "ledger", "--out", str(root)]) == 2
-    assert Path(heard.of("error.files.directory")[0]["path"]) == root / ENTRY / "results.json"
+    assert Path(heard.of("files.directory")[0]["path"]) == root / ENTRY / "results.json"
 
 
 def test_every_committed_results_json_passes_the_check():
@@ -124,7 +124,7 @@ def test_the_check_is_the_one_every_reader_uses(lab_copy, tmp_path):
     DAMAGES["no claims"][0](root / ENTRY / "results.json")
     with pytest.raises(DamagedFile) as e:
         rewrite(root / ENTRY)
-    assert e.value.key == "error.lab.results_missing" and e.value.fields["field"] == "claims"
+    assert e.value.code == "lab.results_missing" and e.value.fields["field"] == "claims"
     (root / ENTRY / "results.json").unlink()
     with pytest.raises(NotFound):
         rewrite(root / ENTRY)

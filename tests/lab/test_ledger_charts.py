@@ -42,19 +42,19 @@ def test_the_grokking_chart_words_are_the_catalogues(lang, tmp_path):
     with speaking(lang):
         grokking.plot(keeping(drawn)(out=tmp_path, fast=True, seeds=1), grok_out())
         want = [
-            t("pictures.lab.grokking.accuracy_title", p=7, fraction=50),
-            t("pictures.lab.grokking.step_axis"),
-            t("pictures.lab.grokking.accuracy_axis"),
-            t("pictures.lab.grokking.train", wd=1.0),
-            t("pictures.lab.grokking.test", wd=1.0),
-            t("pictures.lab.grokking.train", wd=0),
-            t("pictures.lab.grokking.test", wd=0),
-            t("pictures.lab.grokking.spectrum_title"),
-            t("pictures.lab.grokking.frequency_axis"),
-            t("pictures.lab.grokking.energy_axis"),
-            t("pictures.lab.grokking.even", times="3"),
-            t("pictures.lab.grokking.decay"),
-            t("pictures.lab.grokking.no_decay"),
+            t("a + b mod {p}, {fraction}% of pairs train (seed 0)", p=7, fraction=50),
+            t("step (full batch)"),
+            t("accuracy"),
+            t("train, wd {wd}", wd=1.0),
+            t("test, wd {wd}", wd=1.0),
+            t("train, wd {wd}", wd=0),
+            t("test, wd {wd}", wd=0),
+            t("embedding spectrum after training (seed 0)"),
+            t("frequency k"),
+            t("share of the embedding's Fourier energy"),
+            t("{times}× an even share", times="3"),
+            t("decay"),
+            t("no_decay"),
         ]
     ((fig, name),) = drawn
     assert name == "grokking" and words(fig) == want
@@ -65,18 +65,18 @@ def test_the_induction_chart_words_are_the_catalogues(lang, tmp_path):
     drawn: list = []
     with speaking(lang):
         induction.plot(keeping(drawn)(out=tmp_path, fast=True, seeds=1), ind_out())
-        layers = [t("pictures.lab.induction.layers", layers=n) for n in ("1", "2")]
+        layers = [t("{layers} layer(s)", layers=n) for n in ("1", "2")]
         want = [
-            t("pictures.lab.induction.title", L=16, V=16),
-            t("pictures.lab.induction.loss_axis"),
+            t("attention-only models on repeated random segments ({L} tokens, vocabulary {V})", L=16, V=16),
+            t("loss (nats)"),
             *layers,
-            t("pictures.lab.induction.icl_axis", late=16, early=2),
+            t("ICL score: token {late} − token {early}", late=16, early=2),
             *layers,
-            t("pictures.lab.induction.step_axis"),
-            t("pictures.lab.induction.detector_axis"),
-            t("pictures.lab.induction.one_layer_induction"),
-            t("pictures.lab.induction.best_induction", layer=1),
-            t("pictures.lab.induction.best_previous", layer=0),
+            t("training step (seed 0)"),
+            t("detector score"),
+            t("1 layer: best induction head"),
+            t("best induction head, layer {layer}", layer=1),
+            t("best previous-token head, layer {layer}", layer=0),
         ]
     ((fig, name),) = drawn
     assert name == "induction" and words(fig) == want
@@ -103,19 +103,19 @@ def test_the_induction_text_chart_words_are_the_catalogues(lang, tmp_path):
     drawn: list = []
     with speaking(lang):
         induction_text.plot(keeping(drawn)(out=tmp_path, fast=True, seeds=1), text_out())
-        models = [t("pictures.lab.induction-text.attention"), t("pictures.lab.induction-text.ffn")]  # MODELS' order
+        models = [t("2 layers, attention only"), t("2 layers, with FFN")]  # MODELS' order
         want = [
-            t("pictures.lab.induction-text.title", L=16, corpus="toy"),
-            t("pictures.lab.induction-text.icl_axis", late=16, early=2),
+            t("two-layer char models on natural text ({corpus}, {L} characters)", L=16, corpus="toy"),
+            t("ICL score: character {late} − character {early}", late=16, early=2),
             *models,
-            t("pictures.lab.induction-text.step_axis"),
-            t("pictures.lab.induction-text.detector_axis"),
+            t("training step (seed 0)"),
+            t("share of a perfect head's score"),
             *[
                 w
                 for m in models
                 for w in (
-                    t("pictures.lab.induction-text.induction", model=m),
-                    t("pictures.lab.induction-text.previous", model=m),
+                    t("{model}: best induction head, layer 1", model=m),
+                    t("{model}: best previous-token head, layer 0", model=m),
                 )
             ],
         ]

@@ -73,10 +73,16 @@ def test_a_step_that_never_came_is_the_catalogues_phrase_with_the_budget(lang):
     field = steps([4700, None], 5000)
     assert field == {"steps": [4700, None], "within": 5000}  # data, not words: results.json stores this
     with speaking(lang):
-        want = t("lab.report.step", step=4700) + t("lab.report.sep") + t("lab.report.never", within=5000)
-        never = t("lab.report.never", within=5000)
+        want = t("step {step}", step=4700) + t(", ") + t("not within {within} steps", within=5000)
+        never = t("not within {within} steps", within=5000)
     assert words(lang, field) == want and "None" not in want
-    assert never in text(lang, "lab.grokking.delay.ours", fit_steps=steps([300], 5000), jump_steps=field, p=53)
+    assert never in text(
+        lang,
+        "train fit: {fit_steps}; test jump: {jump_steps} (p = {p})",
+        fit_steps=steps([300], 5000),
+        jump_steps=field,
+        p=53,
+    )
 
 
 def test_the_rules_give_steps_as_data_the_sentence_words():

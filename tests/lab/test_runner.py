@@ -31,7 +31,7 @@ def test_level_combines_parts():
     assert level([False]) == "fails"
     with pytest.raises(UsageError) as e:
         Verdict("maybe")
-    assert e.value.key == "error.lab.level" and e.value.fields["level"] == "maybe"
+    assert e.value.code == "lab.level" and e.value.fields["level"] == "maybe"
 
 
 def test_jsonable_keeps_numbers_and_names_non_finite_ones():
@@ -73,7 +73,7 @@ def test_a_missing_verdict_is_an_error(tmp_path):
     real_keys = [c.key for c in real.claims]
     with pytest.raises(Unsupported) as e:
         run_experiment(broken, out=tmp_path, echo=lambda s: None)
-    assert e.value.key == "error.lab.no_verdict" and e.value.fields == {"name": "mask-fill", "keys": sorted(real_keys)}
+    assert e.value.code == "lab.no_verdict" and e.value.fields == {"name": "mask-fill", "keys": sorted(real_keys)}
 
 
 def test_the_runner_s_refusals_are_typed_and_speak_the_process_s_language(tmp_path):
@@ -81,11 +81,13 @@ def test_the_runner_s_refusals_are_typed_and_speak_the_process_s_language(tmp_pa
     with messages.speaking("zh"):
         with pytest.raises(UsageError) as e:
             run_experiment(mask_fill, seeds=0, out=tmp_path, echo=lambda s: None)
-        assert (e.value.key, e.value.fields) == ("error.lab.seeds", {"seeds": 0})
-        assert str(e.value) == messages.t("error.lab.seeds", seeds=0)  # worded in Chinese, as raised
+        assert (e.value.code, e.value.fields) == ("lab.seeds", {"seeds": 0})
+        assert str(e.value) == messages.t(
+            "--seeds must be at least 1, got {seeds}.", seeds=0
+        )  # worded in Chinese, as raised
         with pytest.raises(UsageError) as e:
-            text("fr", "lab.level.holds")
-        assert e.value.key == "error.lab.lang" and e.value.fields["lang"] == "fr"
+            text("fr", "holds")
+        assert e.value.code == "lab.lang" and e.value.fields["lang"] == "fr"
     with messages.speaking("en"):
         assert e.value.words() != str(e.value)  # the same error, worded at the boundary in English
     assert not any(tmp_path.iterdir())  # refused before anything was written
@@ -103,7 +105,7 @@ def test_index_lists_every_claim_offline(tmp_path):
     for needle in ("http", "//cdn", "<link", "@import", "url("):
         assert needle not in html.lower(), needle
     assert 'src="mask-fill/mask_fill.png"' in html
-    assert text("zh", "lab.level.holds") in html and text("en", "lab.level.half-true") in html
+    assert text("zh", "holds") in html and text("en", "half-true") in html
 
 
 FONT_INSIDE = r"url\(data:font/otf;base64,[A-Za-z0-9+/=]+\)"
@@ -134,20 +136,26 @@ def test_the_index_opens_in_lang_and_carries_the_shipped_font_for_its_chinese(tm
     assert f"body {{ font-family: {SANS};" in html and SANS.endswith(f'"{FAMILY}", sans-serif')
     font = re.search(r"url\(data:font/otf;base64,([A-Za-z0-9+/=]+)\)", html).group(1)
     have = {chr(c) for c in TTFont(io.BytesIO(base64.b64decode(font))).getBestCmap()}
-    zh = text("zh", "lab.report.index_title") + record["claims"][0]["claim_zh"] + text("zh", "lab.report.lang")
+    zh = (
+        text("zh", "glassformer lab: the tutorials' claims, tested")
+        + record["claims"][0]["claim_zh"]
+        + text("zh", "English")
+    )
     assert set(zh) - set(string.printable) <= have  # every character of the Chinese words, in the page
 
 
 def test_index_of_an_empty_folder_says_what_to_run(tmp_path):
     with pytest.raises(NotFound) as e:
         write_index(tmp_path)
-    assert e.value.key == "error.lab.no_results" and e.value.fields == {"root": tmp_path}
+    assert e.value.code == "lab.no_results" and e.value.fields == {"root": tmp_path}
 
 
 def test_unknown_experiment_names_the_nearest(tmp_path):
     with pytest.raises(UsageError) as e:
         get_experiment("heeds")
-    assert e.value.key == "error.lab.unknown" and e.value.fields["hint"] == messages.t("lab.did_you_mean", name="heads")
+    assert e.value.code == "lab.unknown" and e.value.fields["hint"] == messages.t(
+        " Did you mean {name!r}?", name="heads"
+    )
 
 
 def _git(folder, *args):
@@ -207,6 +215,14 @@ def test_results_and_report_record_the_commit_or_null(tmp_path, monkeypatch, cod
     report = (tmp_path / "mask-fill" / "report.md").read_text(encoding="utf-8")
     for lang in LANGS:
         if code is None:
-            assert text(lang, "lab.report.no_commit") in report
+            assert text(lang, "Code: not run from a git checkout, so no commit was recorded.") in report
         else:
-            assert text(lang, "lab.report.commit_dirty", commit="a" * 40) in report
+            assert (
+                text(
+                    lang,
+                    "Code: git commit {commit}, with uncommitted changes to "
+                    "tracked files: the code that ran differs from that commit.",
+                    commit="a" * 40,
+                )
+                in report
+            )

@@ -103,32 +103,32 @@ def test_default_knobs_change_nothing_and_set_knobs_do():
 BAD = [
     (
         lambda: repetition_penalty(torch.zeros(1, 2), torch.zeros(1, 1, dtype=torch.long), 0.0),
-        "error.sample.repetition_penalty",
+        "sample.repetition_penalty",
         {"value": 0.0},
     ),
-    (lambda: Knobs(repetition_penalty=-1.2), "error.sample.repetition_penalty", {"value": -1.2}),
-    (lambda: Knobs(repetition_penalty=INF), "error.sample.repetition_penalty", {"value": INF}),
+    (lambda: Knobs(repetition_penalty=-1.2), "sample.repetition_penalty", {"value": -1.2}),
+    (lambda: Knobs(repetition_penalty=INF), "sample.repetition_penalty", {"value": INF}),
     (
         lambda: Knobs(frequency_penalty=INF),
-        "error.sample.additive_penalty",
+        "sample.additive_penalty",
         {"name": "frequency_penalty", "value": INF},
     ),
     (
         lambda: Knobs(presence_penalty=-INF),
-        "error.sample.additive_penalty",
+        "sample.additive_penalty",
         {"name": "presence_penalty", "value": -INF},
     ),
-    (lambda: Knobs(no_repeat_ngram=0), "error.sample.no_repeat_ngram", {"value": 0}),
-    (lambda: Knobs(no_repeat_ngram=2.5), "error.sample.no_repeat_ngram", {"value": 2.5}),
+    (lambda: Knobs(no_repeat_ngram=0), "sample.no_repeat_ngram", {"value": 0}),
+    (lambda: Knobs(no_repeat_ngram=2.5), "sample.no_repeat_ngram", {"value": 2.5}),
     (
         lambda: no_repeat_ngram(torch.zeros(1, 2), torch.zeros(1, 1, dtype=torch.long), -1),
-        "error.sample.no_repeat_ngram",
+        "sample.no_repeat_ngram",
         {"value": -1},
     ),
-    (lambda: Knobs(min_p=-0.1), "error.sample.min_p", {"value": -0.1}),
-    (lambda: min_p_filter(torch.zeros(1, 2), 1.5), "error.sample.min_p", {"value": 1.5}),
-    (lambda: Knobs(typical_p=0.0), "error.sample.typical_p", {"value": 0.0}),
-    (lambda: typical_filter(torch.zeros(1, 2), 1.01), "error.sample.typical_p", {"value": 1.01}),
+    (lambda: Knobs(min_p=-0.1), "sample.min_p", {"value": -0.1}),
+    (lambda: min_p_filter(torch.zeros(1, 2), 1.5), "sample.min_p", {"value": 1.5}),
+    (lambda: Knobs(typical_p=0.0), "sample.typical_p", {"value": 0.0}),
+    (lambda: typical_filter(torch.zeros(1, 2), 1.01), "sample.typical_p", {"value": 1.01}),
 ]
 
 

@@ -19,12 +19,12 @@ _spec = importlib.util.spec_from_file_location("glassformer_po", ROOT / "tools" 
 po = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(po)
 
-# transition{ -- before tools/gettext_convert.py has run there is no catalogue to check
-if not po.PO.exists():
-    pytest.skip("no catalogue yet: run tools/gettext_convert.py", allow_module_level=True)
-# }transition
 
 CHINESE_OR_ITS_MARKS = re.compile(r"[\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]")
+# a paper quoted in its own words (“...”): the Chinese renders its figures in Chinese units (1.3 billion: 13 亿),
+# so its figures are the quotation's, checked against the paper in the lab's ledger, not against the English
+QUOTED = re.compile(r"“[^”]*\d[^”]*”")
+SAME_IN_CHINESE = {"top-p", "logits"}  # terms Chinese writing keeps in Latin letters
 PERCENT = re.compile(r"%(?:\(\w+\))?[sr]")
 FIGURE = re.compile(r"(?<![\w.\-*/])\d+(?:[.,]\d+)*(?!\w)")  # a number standing alone (not UTF-8, sha256, L0_H0)
 
@@ -79,9 +79,9 @@ def problems(catalogue, said: set) -> dict[str, list[str]]:
         percent = sorted(PERCENT.findall(english)) != sorted(PERCENT.findall(chinese))
         if brace_fields(english) != brace_fields(chinese) or (PERCENT.search(english) and percent):
             found["fields"].append(english)
-        if figures(english) != figures(chinese):
+        if figures(english) != figures(chinese) and not QUOTED.search(english):
             found["figures"].append(english)
-        if has_words(english) and not CHINESE_OR_ITS_MARKS.search(chinese):
+        if has_words(english) and not CHINESE_OR_ITS_MARKS.search(chinese) and english not in SAME_IN_CHINESE:
             found["not chinese"].append(english)
         if (m.context, english) not in said:
             found["not said"].append(english)
@@ -205,6 +205,6 @@ def test_the_chinese_is_read_at_run_time_with_its_context(monkeypatch):
         m = next(m for m in catalogue if m.id and m.context is None and not isinstance(m.id, tuple) and "{" not in m.id)
         assert messages.t(m.id) == m.string != m.id
         contexts = [m for m in catalogue if m.context]
-        assert contexts and all(messages.t(messages.NP_(m.context, m.id)) == m.string for m in contexts)
-    with messages.speaking("en"):
-        assert all(messages.t(messages.NP_(m.context, m.id)) == m.id for m in contexts)
+        # read as t() reads it, fields left unfilled (several of these sentences have some)
+        assert contexts and all(messages.translated(messages.NP_(m.context, m.id), "zh") == m.string for m in contexts)
+    assert all(messages.translated(messages.NP_(m.context, m.id), "en") == m.id for m in contexts)

@@ -8,12 +8,9 @@ from __future__ import annotations
 
 import argparse
 import ast
-import importlib
 import inspect
-import pkgutil
 import re
 import string
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -26,17 +23,9 @@ from glassformer.cli.options import ARGPARSE_PLURALS, ARGPARSE_SAYS, Later, argp
 from glassformer.config import PRESETS, preset_about
 from glassformer.messages import t
 
-# transition{ -- the old tables, until tools/gettext_convert.py deletes them (and this block)
-EN = messages.TABLES["en"]  # core.py's EN and every area file's
-core = importlib.import_module("glassformer.messages.core")
-# }transition
-
 
 def english(value: str) -> str:
     """The sentence a call names (a key's English while keys remain)."""
-    # transition{
-    return EN.get(value, value)
-    # }transition
     return value
 
 
@@ -51,20 +40,6 @@ def fields(text: str) -> set[tuple[str, str, str]]:
     return {
         (name, conv or "", spec or "") for _, name, spec, conv in string.Formatter().parse(text) if name is not None
     }
-
-
-# transition{
-def test_both_tables_have_the_same_keys_and_the_same_fields():
-    areas = [importlib.import_module(f"glassformer.messages.{m.name}") for m in pkgutil.iter_modules(messages.__path__)]
-    assert len(areas) > 10 and core in areas
-    for area in areas:  # each file's two tables: same keys, in the same order (so they read side by side)
-        assert list(area.EN) == list(area.ZH), area.__name__
-        for key, text in area.EN.items():
-            assert fields(text) == fields(area.ZH[key]), key
-            assert all(name.isidentifier() for name, _, _ in fields(text)), key  # named fields only: no {0}, no {}
-
-
-# }transition
 
 
 ERRORS = {name for name, value in vars(glassformer.errors).items() if isinstance(value, type)} | {"CorpusUnavailable"}
@@ -103,36 +78,12 @@ def test_every_sentence_the_code_says_gets_exactly_its_fields():
     assert calls > 400
 
 
-# transition{
-def test_every_chinese_entry_is_chinese():
-    # a line with no words of its own ("# {source}; {what}") is Chinese by its punctuation
-    assert not [key for key, text in core.ZH.items() if not CHINESE_OR_ITS_MARKS.search(text)]
-    assert not [text for text in core.ARGPARSE.values() if not CHINESE.search(text)]
-
-
-# }transition
-
-
 # a figure: a number standing alone (not part of a name such as UTF-8, sha256, L0_H0 or --max_len={T})
 FIGURE = re.compile(r"(?<![\w.\-*/])\d+(?:[.,]\d+)*(?!\w)")
 
 
 def figures(text: str) -> list[str]:
     return FIGURE.findall(re.sub(r"\{[^{}]*\}", "F", text))
-
-
-# transition{
-def test_no_figure_is_typed_into_a_message():
-    """Numbers come in as fields. What may stand in the text is a rule's small constant ("0 = greedy",
-    "(0, 1]", "at least 2") or a year of a cited paper, never a measured or configured figure; and the
-    Chinese sentence names exactly the numbers the English one does."""
-    for key, text in core.EN.items():
-        typed = [f for f in figures(text) if ("." in f or len(f) > 2) and not re.fullmatch(r"(19|20)\d\d", f)]
-        assert not typed, f"{key}: {typed} typed into {text!r}; pass it as a {{field}}"
-        assert Counter(figures(text)) == Counter(figures(core.ZH[key])), key
-
-
-# }transition
 
 
 def test_the_figure_rule_can_fail():
@@ -430,27 +381,7 @@ def literals(node: ast.AST):
 
 def names_a_key(node: ast.AST) -> bool:
     """A call's first argument that is a catalogue key, not a sentence (only while keys remain)."""
-    # transition{
-    return _names_a_key_old(node)
-    # }transition
     return False
-
-
-# transition{
-def _names_a_key_old(node: ast.AST) -> bool:
-    """A typed error's first argument that is a catalogue key, not a sentence: "error.x", a choice of
-    two keys, or f"arg.index.{what}" (a key's prefix with its last part filled in)."""
-    if isinstance(node, ast.Constant):
-        return isinstance(node.value, str) and messages.has(node.value)
-    if isinstance(node, ast.IfExp):
-        return _names_a_key_old(node.body) and _names_a_key_old(node.orelse)
-    if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
-        prefix = node.values[0].value
-        return prefix.endswith(".") and any(key.startswith(prefix) for key in EN)
-    return False
-
-
-# }transition
 
 
 def sentences(path: Path, helps: bool, root: Path = PACKAGE) -> list[str]:
@@ -511,7 +442,16 @@ def test_chinese_help_is_wrapped_by_terminal_columns():
     from glassformer.messages import columns
 
     with messages.speaking("zh"):
-        text = t("help.explore.about", local="127.0.0.1")
+        text = t(
+            "Serve a page on {local} that shows your model at work on "
+            "the text you type: tokens and the shape trace, every head's "
+            "attention, the residual stream and logit lens, the "
+            "next-token distribution with temperature/top-k/top-p, "
+            "generation step by step, and head ablation. Works offline: "
+            "nothing is loaded from the network. Preset fields can be "
+            "overridden with --key=value (with --preset).",
+            local="127.0.0.1",
+        )
     lines = _wrap(text, 40)
     assert len(lines) > 3 and all(columns(line) <= 40 or line[-1] in "，。）；" for line in lines)
     assert "".join(lines).replace(" ", "") == text.replace(" ", "")  # nothing lost, nothing added
@@ -526,35 +466,11 @@ def test_english_help_keeps_argparse_s_own_wrapping_even_around_a_chinese_exampl
     from glassformer.cli.options import HelpFormatter
 
     with messages.speaking("en"):
-        text = t("help.lesson.seq2seq", example="一千二百零五 ↔ 1205")
+        text = t(
+            "the original Transformer: encoder, decoder, cross-attention ({example})", example="一千二百零五 ↔ 1205"
+        )
     ours, argparse_own = HelpFormatter("prog"), argparse.HelpFormatter("prog")
     with messages.speaking("en"):
         assert ours._split_lines(text, 50) == argparse_own._split_lines(text, 50)
     with messages.speaking("zh"):
         assert ours._split_lines(text, 50) != argparse_own._split_lines(text, 50)  # by columns: narrower
-
-
-# transition{
-def test_a_key_defined_in_two_area_files_is_refused_at_import_with_the_file_and_keys(monkeypatch):
-    import sys
-    import types
-
-    import glassformer.messages as messages
-
-    dup = types.ModuleType("glassformer.messages.zz_dup")
-    dup.EN = {"train.done": "again", "zz.fresh": "new"}  # train.done already lives in another area
-    dup.ZH = {"train.done": "又一次", "zz.fresh": "新的"}
-    monkeypatch.setitem(sys.modules, dup.__name__, dup)
-    real = pkgutil.iter_modules
-    fake = pkgutil.ModuleInfo(None, "zz_dup", False)
-    monkeypatch.setattr(messages.pkgutil, "iter_modules", lambda path: [*real(path), fake])
-    with pytest.raises(ImportError) as caught:
-        messages._tables()
-    assert isinstance(caught.value, messages.KeyDefinedTwice)
-    assert (caught.value.area, caught.value.keys) == ("zz_dup", ["train.done"])
-    assert str(caught.value).startswith("messages/zz_dup.py: train.done")
-    monkeypatch.setattr(messages.pkgutil, "iter_modules", real)
-    assert "train.done" in messages._tables()["en"]  # the real catalogue builds
-
-
-# }transition

@@ -16,18 +16,23 @@ def test_it_hears_t_in_a_module_that_imported_it_and_in_say(capsys):
     import glassformer.train.loop as loop
 
     with said() as heard:
-        loop.t("train.resuming", dir="runs/x", step=5)
-        messages.say("train.resume_with", dir="runs/x", glassformer="glassformer")
-        str(UsageError("error.config.type", key="lr", value="x", type="float"))  # words made in errors.py
+        loop.t("resuming {dir} from step {step}", dir="runs/x", step=5)
+        messages.say("Resume with: {glassformer} train --resume {dir}", dir="runs/x", glassformer="glassformer")
+        str(
+            UsageError(
+                "config.type", "--{key}={value!r}: expected a value of type {type}.", key="lr", value="x", type="float"
+            )
+        )  # words made in errors.py
     assert heard[:2] == [
-        ("train.resuming", {"dir": "runs/x", "step": 5}),
-        ("train.resume_with", {"dir": "runs/x", "glassformer": "glassformer"}),
+        ("resuming {dir} from step {step}", {"dir": "runs/x", "step": 5}),
+        ("Resume with: {glassformer} train --resume {dir}", {"dir": "runs/x", "glassformer": "glassformer"}),
     ]
-    assert heard.of("error.config.type") == [{"key": "lr", "value": "x", "type": "float"}]  # an error: by its code
-    assert heard.keys()[:2] == ["train.resuming", "train.resume_with"]
-    assert heard.of("train.resuming") == [{"dir": "runs/x", "step": 5}]
+    assert heard.of("config.type") == [{"key": "lr", "value": "x", "type": "float"}]  # an error: by its code
+    assert heard.keys()[:2] == ["resuming {dir} from step {step}", "Resume with: {glassformer} train --resume {dir}"]
+    assert heard.of("resuming {dir} from step {step}") == [{"dir": "runs/x", "step": 5}]
     assert (
-        capsys.readouterr().out == messages.t("train.resume_with", dir="runs/x", glassformer="glassformer") + "\n"
+        capsys.readouterr().out
+        == messages.t("Resume with: {glassformer} train --resume {dir}", dir="runs/x", glassformer="glassformer") + "\n"
     )  # still said
 
 
@@ -39,8 +44,8 @@ def test_t_is_given_back_even_to_a_module_first_imported_inside_the_block():
             module = importlib.import_module(name)  # binds `t` while the recorder stands in
         assert module.t is messages.t
         with said() as heard:  # and a later block hears it
-            module.t("train.resuming", dir="d", step=1)
-        assert heard.keys() == ["train.resuming"]
+            module.t("resuming {dir} from step {step}", dir="d", step=1)
+        assert heard.keys() == ["resuming {dir} from step {step}"]
     finally:
         if saved is not None:
             sys.modules[name] = saved

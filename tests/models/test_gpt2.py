@@ -131,11 +131,11 @@ def test_the_flags_are_accepted_at_their_standard_values_and_the_trunk_alone_is_
     assert config_from_gpt2({**MINIMAL, "architectures": []}).n_layers == 2
     assert config_from_gpt2({**MINIMAL, "tie_word_embeddings": False}).tie_weights is False
     refusals = [  # 0, "yes" and true are read as they are, never coerced
-        ("tie_word_embeddings", 0, "error.gpt2.cannot_build"),
-        ("scale_attn_weights", "yes", "error.gpt2.flag_type"),
-        ("n_head", True, "error.gpt2.lacks_numbers"),
-        ("activation_function", [], "error.gpt2.activation_in"),
-        ("architectures", 5, "error.gpt2.architectures"),
+        ("tie_word_embeddings", 0, "gpt2.cannot_build"),
+        ("scale_attn_weights", "yes", "gpt2.flag_type"),
+        ("n_head", True, "gpt2.lacks_numbers"),
+        ("activation_function", [], "gpt2.activation_in"),
+        ("architectures", 5, "gpt2.architectures"),
     ]
     for field, value, key in refusals:
         with pytest.raises((DamagedFile, UsageError)) as caught:
@@ -228,8 +228,8 @@ def test_each_config_refusal_word_for_word_in_both_languages(change, error, en, 
 def test_a_refusal_names_gpt2config_when_no_source_is_given():
     with pytest.raises(UsageError) as caught:
         config_from_gpt2(SimpleNamespace(**MINIMAL, model_type="bert"))
-    assert (caught.value.key, caught.value.fields) == (
-        "error.gpt2.model_type",
+    assert (caught.value.code, caught.value.fields) == (
+        "gpt2.model_type",
         {"source": "GPT2Config", "found": "bert"},
     )
 
@@ -250,8 +250,8 @@ def test_an_activation_gpt2_lacks_is_named_with_the_ones_it_has():
     }
     with pytest.raises(UsageError) as caught:
         gpt2_config(SimpleNamespace(**fields, activation="silu"))
-    assert (caught.value.key, caught.value.fields) == (
-        "error.gpt2.activation_out",
+    assert (caught.value.code, caught.value.fields) == (
+        "gpt2.activation_out",
         {"found": "silu", "known": ["gelu", "gelu_tanh", "relu"]},
     )
 
@@ -312,7 +312,7 @@ def test_a_head_bias_gpt2_cannot_hold_is_refused_and_a_zero_one_is_not():
     ours["head.bias"][3] = 0.5
     with pytest.raises(UsageError) as caught:
         state_dict_to_gpt2(ours, CFG)
-    assert (caught.value.key, caught.value.fields) == ("error.gpt2.head_bias", {})
+    assert (caught.value.code, caught.value.fields) == ("gpt2.head_bias", {})
     ours["head.bias"][3] = -0.5  # the size counts, not the sign
     with pytest.raises(UsageError):
         state_dict_to_gpt2(ours, CFG)
@@ -325,7 +325,7 @@ def test_missing_tensors_are_named_four_at_most_then_dots():
     few = {k: v for k, v in theirs.items() if k != "transformer.h.1.ln_1.bias"}
     with pytest.raises(DamagedFile) as caught:
         state_dict_from_gpt2(few, 2, tied=False, source="W")
-    missing = "error.gpt2.tensors_missing"
+    missing = "gpt2.tensors_missing"
     assert (caught.value.key, caught.value.fields) == (
         missing,
         {"source": "W", "names": "h.1.ln_1.bias", "more": "", "n_layers": 2},
@@ -336,7 +336,7 @@ def test_missing_tensors_are_named_four_at_most_then_dots():
     first_four = ["h.1.ln_1.weight", "h.1.ln_1.bias", "h.1.attn.c_attn.weight", "h.1.attn.c_attn.bias"]
     assert (caught.value.key, caught.value.fields) == (
         missing,
-        {"source": t("gpt2.the_weights"), "names": ", ".join(first_four), "more": " ...", "n_layers": 2},
+        {"source": t("the GPT-2 weights"), "names": ", ".join(first_four), "more": " ...", "n_layers": 2},
     )
     four = {
         k: v
@@ -352,8 +352,8 @@ def test_missing_tensors_are_named_four_at_most_then_dots():
     with speaking("zh"), pytest.raises(DamagedFile) as caught:
         state_dict_from_gpt2(four, 2, tied=False)
     with speaking("zh"):
-        the_weights = t("gpt2.the_weights")  # named in the language of the moment it was raised
-    assert caught.value.fields["source"] == the_weights != t("gpt2.the_weights")
+        the_weights = t("the GPT-2 weights")  # named in the language of the moment it was raised
+    assert caught.value.fields["source"] == the_weights != t("the GPT-2 weights")
     assert caught.value.fields["names"].split(", ")[-1] == "h.1.ln_2.bias" and caught.value.fields["more"] == ""
 
 
@@ -362,8 +362,8 @@ def test_tensors_without_a_place_are_named_four_at_most_then_dots():
     extra = {f"h.9.x{i}": torch.ones(1) for i in range(5)}
     with pytest.raises(UsageError) as caught:
         state_dict_from_gpt2({**theirs, **extra}, 2, tied=False)
-    unused = {"source": t("gpt2.the_weights"), "names": "h.9.x0, h.9.x1, h.9.x2, h.9.x3", "more": " ..."}
-    assert (caught.value.key, caught.value.fields) == ("error.gpt2.tensors_unused", unused)
+    unused = {"source": t("the GPT-2 weights"), "names": "h.9.x0, h.9.x1, h.9.x2, h.9.x3", "more": " ..."}
+    assert (caught.value.code, caught.value.fields) == ("gpt2.tensors_unused", unused)
     del extra["h.9.x4"]  # exactly four: all named, no dots (sample O's survivor: `>= 4`)
     with pytest.raises(UsageError) as caught:
         state_dict_from_gpt2({**theirs, **extra}, 2, tied=False)
@@ -378,11 +378,11 @@ def test_the_head_refusals_name_the_weights():
     theirs = state_dict_to_gpt2(state(), CFG)
     with pytest.raises(UsageError) as caught:
         state_dict_from_gpt2(theirs, 2, tied=True, source="W")
-    assert (caught.value.key, caught.value.fields) == ("error.gpt2.head_untied", {"source": "W"})
+    assert (caught.value.code, caught.value.fields) == ("gpt2.head_untied", {"source": "W"})
     no_head = {k: v for k, v in theirs.items() if k != "lm_head.weight"}
     with pytest.raises(DamagedFile) as caught:
         state_dict_from_gpt2(no_head, 2, tied=False)
-    assert (caught.value.key, caught.value.fields) == ("error.gpt2.no_head", {"source": t("gpt2.the_weights")})
+    assert (caught.value.code, caught.value.fields) == ("gpt2.no_head", {"source": t("the GPT-2 weights")})
 
 
 def test_gpt_from_gpt2_builds_the_model_in_the_weights_dtype():
@@ -457,8 +457,8 @@ def test_an_old_pytorch_model_bin_that_is_damaged_is_named(tmp_path):
         torch.load(tmp_path / "pytorch_model.bin", weights_only=True)
     first = str(torch_said.value).splitlines()[0][:200]  # torch's first line, as torch said it
     assert keyed(tmp_path) == (
-        "error.gpt2.bin_refused",
-        {"path": tmp_path / "pytorch_model.bin", "why": t("gpt2.bin_damaged", detail=first), "fix": t(FIX)},
+        "gpt2.bin_refused",
+        {"path": tmp_path / "pytorch_model.bin", "why": t("it is damaged ({detail})", detail=first), "fix": t(FIX)},
     )
 
 
@@ -467,7 +467,7 @@ def test_a_config_of_another_model_type_is_refused(tmp_path):
     config = json.loads((tmp_path / "config.json").read_text(encoding="utf-8"))
     (tmp_path / "config.json").write_text(json.dumps({**config, "model_type": "llama"}), encoding="utf-8")
     assert keyed(tmp_path, UsageError) == (
-        "error.gpt2.model_type",
+        "gpt2.model_type",
         {"source": str(tmp_path / "config.json"), "found": "llama"},
     )
 
@@ -599,8 +599,8 @@ def test_every_tensor_is_placed_or_refused_by_name():
     assert ours.keys() == mine.keys() and all(torch.equal(ours[k], mine[k]) for k in mine)
     with pytest.raises(UsageError) as caught:
         state_dict_from_gpt2({**theirs, "h.2.mlp.c_fc.weight": torch.ones(1)}, 2, tied=False, source="the weights")
-    assert (caught.value.key, caught.value.fields) == (
-        "error.gpt2.tensors_unused",
+    assert (caught.value.code, caught.value.fields) == (
+        "gpt2.tensors_unused",
         {"source": "the weights", "names": "h.2.mlp.c_fc.weight", "more": ""},
     )
 
@@ -620,13 +620,15 @@ def test_gpt2_config_names_the_first_field_gpt2_lacks(field, value):
     assert gpt2_config(FOLDER_CFG)["n_layer"] == 2  # the shape GPT-2 has is accepted
     with pytest.raises(UsageError) as caught:
         gpt2_config(replace(FOLDER_CFG, **{field: value}))
-    assert (caught.value.key, caught.value.fields) == (
-        "error.gpt2.field_out",
+    assert (caught.value.code, caught.value.fields) == (
+        "gpt2.field_out",
         {"field": field, "found": value, "want": getattr(FOLDER_CFG, field)},
     )
 
 
-FIX = "fix.gpt2_model"  # the catalogue's sentence a folder refusal ends with
+FIX = (
+    "save_pretrained writes it; copy the model directory again."  # the catalogue's sentence a folder refusal ends with
+)
 
 
 def folder(tmp_path):
@@ -649,7 +651,7 @@ def keyed(path, error=DamagedFile) -> tuple[str, dict]:
 
 def test_a_config_json_that_is_not_an_object_is_named(tmp_path):
     (folder(tmp_path) / "config.json").write_text("[1, 2]", encoding="utf-8")
-    assert keyed(tmp_path) == ("error.gpt2.not_object", {"path": tmp_path / "config.json", "fix": t(FIX)})
+    assert keyed(tmp_path) == ("gpt2.not_object", {"path": tmp_path / "config.json", "fix": t(FIX)})
     # deliberate snapshot: what a learner reads
     assert refusal(tmp_path) == (
         f"{tmp_path / 'config.json'} is not a JSON object. save_pretrained writes it; copy the model directory again."
@@ -663,7 +665,7 @@ def test_an_index_that_names_no_shards_is_named(tmp_path, index):
     (folder(tmp_path) / "model.safetensors").unlink()
     (tmp_path / "model.safetensors.index.json").write_text(json.dumps(index), encoding="utf-8")
     assert keyed(tmp_path) == (
-        "error.gpt2.no_shards",
+        "gpt2.no_shards",
         {"path": tmp_path / "model.safetensors.index.json", "fix": t(FIX)},
     )
 
@@ -676,7 +678,7 @@ def test_a_shard_the_index_names_but_that_is_not_there_is_named(tmp_path):
     )
     (tmp_path / "model.safetensors").unlink()
     assert keyed(tmp_path, NotFound) == (
-        "error.gpt2.shard_missing",
+        "gpt2.shard_missing",
         {"path": tmp_path / "gone.safetensors", "fix": t(FIX)},
     )
 
@@ -687,7 +689,7 @@ def test_a_folder_without_weights_names_the_three_files_it_looks_for(tmp_path):
     (folder(tmp_path) / "model.safetensors").unlink()
     (tmp_path / "pytorch_model.bin").mkdir()  # a folder of that name is no weights file
     assert keyed(tmp_path, NotFound) == (
-        "error.gpt2.no_weights",
+        "gpt2.no_weights",
         {
             "path": tmp_path,
             "files": "model.safetensors, model.safetensors.index.json, pytorch_model.bin",
@@ -713,15 +715,19 @@ def test_model_safetensors_is_read_first_and_a_whole_pytorch_model_bin_is_read(t
 def test_a_pytorch_model_bin_that_is_no_state_dict_is_named(tmp_path, content):
     (folder(tmp_path) / "model.safetensors").unlink()
     torch.save(content, tmp_path / "pytorch_model.bin")
-    assert keyed(tmp_path) == ("error.gpt2.bin_not_state", {"path": tmp_path / "pytorch_model.bin", "fix": t(FIX)})
+    assert keyed(tmp_path) == ("gpt2.bin_not_state", {"path": tmp_path / "pytorch_model.bin", "fix": t(FIX)})
 
 
 def test_a_pickle_that_holds_objects_is_refused_never_unpickled(tmp_path):
     (folder(tmp_path) / "model.safetensors").unlink()
     torch.save({"wte.weight": torch.zeros(1), "x": io.BytesIO(b"")}, tmp_path / "pytorch_model.bin")
     assert keyed(tmp_path) == (
-        "error.gpt2.bin_refused",
-        {"path": tmp_path / "pytorch_model.bin", "why": t("gpt2.bin_pickle"), "fix": t(FIX)},
+        "gpt2.bin_refused",
+        {
+            "path": tmp_path / "pytorch_model.bin",
+            "why": t("it holds objects other than tensors, which glassformer never unpickles (they could run code)"),
+            "fix": t(FIX),
+        },
     )
 
 
@@ -729,7 +735,7 @@ def test_a_config_and_tokenizer_of_different_sizes_are_named(tmp_path):
     config = json.loads((folder(tmp_path) / "config.json").read_text(encoding="utf-8"))
     (tmp_path / "config.json").write_text(json.dumps({**config, "vocab_size": 259}), encoding="utf-8")
     assert keyed(tmp_path, UsageError) == (  # said before the weights are found not to fit
-        "error.gpt2.vocab_differs",
+        "gpt2.vocab_differs",
         {"path": tmp_path / "config.json", "vocab_size": 259, "tokens": 258},
     )
 
@@ -761,8 +767,8 @@ def test_a_tokenizer_gpt2_cannot_hold_is_named_before_any_file_is_written(tmp_pa
 
     with pytest.raises(UsageError) as caught:
         write_gpt2_dir(gpt(), CharTokenizer("ab"), tmp_path / "out")
-    assert (caught.value.key, caught.value.fields) == (
-        "error.gpt2.export_tokenizer",
+    assert (caught.value.code, caught.value.fields) == (
+        "gpt2.export_tokenizer",
         {"kind": "char", "gpt2": "gpt2-bpe"},
     )
     assert not (tmp_path / "out").exists()
@@ -778,18 +784,18 @@ def test_a_missing_or_broken_config_json_is_named_with_the_fix(tmp_path):
     with pytest.raises(json.JSONDecodeError) as parser:
         json.loads("{bad")
     assert keyed(tmp_path) == (
-        "error.files.json",
+        "files.json",
         {"path": tmp_path / "config.json", "reason": parser.value.msg, "line": 1, "column": 2, "fix": t(FIX)},
     )
     (tmp_path / "config.json").unlink()
-    assert keyed(tmp_path, NotFound) == ("error.files.missing", {"path": tmp_path / "config.json", "fix": t(FIX)})
+    assert keyed(tmp_path, NotFound) == ("files.missing", {"path": tmp_path / "config.json", "fix": t(FIX)})
 
 
 def test_weights_that_do_not_fit_name_the_last_mismatch_whole(tmp_path):
     _wider_mlp_out(folder(tmp_path))
     key, fields = keyed(tmp_path)
     assert (key, fields["path"], fields["config"]) == (
-        "error.gpt2.weights_fit",
+        "gpt2.weights_fit",
         tmp_path / "model.safetensors",
         tmp_path / "config.json",
     )
@@ -815,7 +821,7 @@ def test_a_config_size_the_weights_lack_is_named_before_the_model_is_built(tmp_p
     sized_by = {"n_inner": ("h.0.mlp.c_fc.weight", [16, 32]), "n_embd": ("wte.weight", [258, 16])}
     name, shape = sized_by.get(field, ("wpe.weight", [16, 16]))
     assert (key, fields["field"], fields["value"], fields["name"], fields["shape"]) == (
-        "error.gpt2.weight_size",
+        "gpt2.weight_size",
         field,
         value,
         name,
@@ -831,9 +837,9 @@ def test_a_tensor_missing_from_the_file_is_named_with_the_file(tmp_path):
     del tensors["transformer.h.1.ln_2.bias"]
     save_file(tensors, tmp_path / "model.safetensors")
     assert keyed(tmp_path) == (
-        "error.gpt2.tensors_missing",
+        "gpt2.tensors_missing",
         {
-            "source": t("gpt2.weights_in", path=tmp_path / "model.safetensors"),
+            "source": t("the weights in {path}", path=tmp_path / "model.safetensors"),
             "names": "h.1.ln_2.bias",
             "more": "",
             "n_layers": 2,
@@ -867,10 +873,10 @@ def test_an_imported_runs_config_and_every_refusal_of_import_and_export(tmp_path
     hf = (tmp_path / "hf").resolve()
     assert text.endswith("}\n") and '\n  "about"' in text
     assert list(config) == ["about", "imported", "model", "train"]
-    assert config["about"] == t("train.gpt2.about", source=hf)
+    assert config["about"] == t("GPT-2 imported from {source}", source=hf)
     with speaking("zh"):  # the line a user reads is in their language (it was typed in English once)
         zh = json.loads((import_gpt2(tmp_path / "hf", tmp_path / "run_zh") / "config.json").read_text())
-        assert zh["about"] == t("train.gpt2.about", source=hf)
+        assert zh["about"] == t("GPT-2 imported from {source}", source=hf)
     assert config["imported"]["format"] == "gpt2" and config["imported"]["from"] == str(hf)
     assert config["imported"]["weights"] == read_gpt2_dir(tmp_path / "hf")[2]
     assert config["model"]["d_model"] == 16 and config["train"]["seq_len"] == min(TrainConfig().seq_len, 16)
@@ -878,20 +884,20 @@ def test_an_imported_runs_config_and_every_refusal_of_import_and_export(tmp_path
     assert read_weights(run / "model.safetensors")[2] == 0 and not (run / "train.lock").exists()
     with pytest.raises(UsageError) as e:
         import_gpt2(tmp_path / "hf", run)
-    assert (e.value.key, e.value.fields) == (
-        "error.gpt2.has_checkpoint",
+    assert (e.value.code, e.value.fields) == (
+        "gpt2.has_checkpoint",
         {"out": run, "weights": run / "model.safetensors"},
     )
     (tmp_path / "file").write_text("x")
     with pytest.raises(UsageError) as e:
         import_gpt2(tmp_path / "hf", tmp_path / "file")
-    assert (e.value.key, e.value.fields) == ("error.run.out_is_file", {"dir": tmp_path / "file"})
+    assert (e.value.code, e.value.fields) == ("run.out_is_file", {"dir": tmp_path / "file"})
     with pytest.raises(UsageError) as e:
         export_gpt2(run, tmp_path / "file")
-    assert (e.value.key, e.value.fields) == ("error.gpt2.export_out_file", {"out": tmp_path / "file"})
+    assert (e.value.code, e.value.fields) == ("gpt2.export_out_file", {"out": tmp_path / "file"})
     with pytest.raises(UsageError) as e:
         export_gpt2(run, tmp_path / "hf")
-    assert (e.value.key, e.value.fields) == ("error.gpt2.export_out_full", {"out": tmp_path / "hf"})
+    assert (e.value.code, e.value.fields) == ("gpt2.export_out_full", {"out": tmp_path / "hf"})
     (tmp_path / "empty").mkdir()
     assert export_gpt2(str(run), str(tmp_path / "empty")) == tmp_path / "empty"  # an empty folder is fine
     with pytest.raises(Exception, match="best.safetensors"):
@@ -906,8 +912,8 @@ def test_weights_that_are_not_floating_point_are_named_with_their_dtype(dtype):
     weights = {"transformer.h.0.ln_1.weight": torch.ones(4), "transformer.wte.weight": torch.zeros(3, 4, dtype=dtype)}
     with pytest.raises(DamagedFile) as caught:
         check_weights(weights, "model.safetensors")
-    assert (caught.value.key, caught.value.fields) == (
-        "error.gpt2.weight_dtype",
+    assert (caught.value.code, caught.value.fields) == (
+        "gpt2.weight_dtype",
         {"source": "model.safetensors", "name": "transformer.wte.weight", "dtype": str(dtype)},
     )
 
@@ -936,6 +942,6 @@ def test_a_size_is_checked_against_the_weights_that_are_there_when_another_tenso
     held = {"transformer.wpe.weight": torch.zeros(CFG.max_len, CFG.d_model)}  # no wte, no c_fc
     with pytest.raises(DamagedFile) as caught:
         check_sizes(held, cfg, "W", "C")
-    assert caught.value.key == "error.gpt2.weight_size"
+    assert caught.value.code == "gpt2.weight_size"
     assert (caught.value.fields["field"], caught.value.fields["name"]) == ("n_positions", "wpe.weight")
     check_sizes(held, replace(cfg, max_len=CFG.max_len), "W", "C")  # the one held fits: nothing to say

@@ -178,7 +178,7 @@ def test_files_that_do_not_fit_are_refused(hf_dir, tmp_path):
         import_gpt2(copy_dir(src, tmp_path / "c", {"n_layer": 1}), tmp_path / "r")
     with pytest.raises(DamagedFile) as caught:  # the weights are 24 wide: said before a model 28 wide is built
         import_gpt2(copy_dir(src, tmp_path / "d", {"n_embd": 28, "n_head": 4}), tmp_path / "r")
-    assert caught.value.key == "error.gpt2.weight_size" and caught.value.fields["value"] == 28
+    assert caught.value.code == "gpt2.weight_size" and caught.value.fields["value"] == 28
     empty = tmp_path / "e"
     empty.mkdir()
     with pytest.raises(NotFound, match="config.json"):
@@ -258,7 +258,18 @@ def test_a_tokenizer_whose_endoftext_transformers_adds_imports_and_generates_as_
             "first": n_vocab,
             "last": n_vocab,
         }
-        assert notes == [("gpt2.added_tokens", fields)] and "'<|endoftext|>'" in said
+        assert (
+            notes
+            == [
+                (
+                    "note: {path} names {tokens} as special, and the vocabulary "
+                    "lacks them: transformers adds them after it with the next "
+                    "ids ({first}..{last}), and so does this import.",
+                    fields,
+                )
+            ]
+            and "'<|endoftext|>'" in said
+        )
     else:  # save_pretrained wrote it into tokenizer.json's added_tokens: nothing to add
         assert notes == [] and "<|endoftext|>" not in said
     model, tokenizer, _ = load_model(run)

@@ -112,12 +112,12 @@ def test_bad_directories_get_one_clear_line_and_nothing_is_written(root, tmp_pat
 
     first_shard = sorted(json.loads((good / "model.safetensors.index.json").read_text())["weight_map"].values())[0]
     cases = [
-        ("shard", lambda f: (f / first_shard).unlink(), "mistral", NotFound, "error.gpt2.shard_missing"),
-        ("heads", config_edit(num_key_value_heads=3), "mistral", DamagedFile, "error.hf.cannot_build"),
-        ("type", config_edit(model_type="gemma3"), "mistral", UsageError, "error.hf.model_type"),
-        ("rope", config_edit(rope_parameters={"rope_type": "longrope"}), "mistral", UsageError, "error.hf.rope_type"),
-        ("tok", lambda f: (f / "tokenizer.json").unlink(), "mistral", NotFound, "error.hf.no_tokenizer"),
-        ("family", lambda f: None, "qwen3", UsageError, "error.hf.format_differs"),
+        ("shard", lambda f: (f / first_shard).unlink(), "mistral", NotFound, "gpt2.shard_missing"),
+        ("heads", config_edit(num_key_value_heads=3), "mistral", DamagedFile, "hf.cannot_build"),
+        ("type", config_edit(model_type="gemma3"), "mistral", UsageError, "hf.model_type"),
+        ("rope", config_edit(rope_parameters={"rope_type": "longrope"}), "mistral", UsageError, "hf.rope_type"),
+        ("tok", lambda f: (f / "tokenizer.json").unlink(), "mistral", NotFound, "hf.no_tokenizer"),
+        ("family", lambda f: None, "qwen3", UsageError, "hf.format_differs"),
     ]
     for name, change, family, kind, key in cases:
         folder = variant(name, change)
@@ -129,7 +129,7 @@ def test_bad_directories_get_one_clear_line_and_nothing_is_written(root, tmp_pat
     import_checkpoint(good, tmp_path / "held", "mistral")
     with pytest.raises(UsageError) as e:
         import_checkpoint(good, tmp_path / "held", "mistral")  # a run that holds a checkpoint is never overwritten
-    assert e.value.key == "error.gpt2.has_checkpoint"
+    assert e.value.code == "gpt2.has_checkpoint"
 
 
 def test_a_model_too_big_for_memory_is_refused_with_the_numbers_before_reading(root, tmp_path, monkeypatch):
@@ -139,6 +139,6 @@ def test_a_model_too_big_for_memory_is_refused_with_the_numbers_before_reading(r
     monkeypatch.setattr(kinds, "machine_memory", lambda: 1000)  # bytes: less than the model's weights
     code, _, err, error = cli_error(["import", "llama", str(root / "big-hf"), "--out", str(tmp_path / "run")])
     assert_clean_failure(code, err)
-    assert isinstance(error, UsageError) and error.key == "error.model.too_big"
+    assert isinstance(error, UsageError) and error.code == "model.too_big"
     assert error.fields["memory"] * (1 << 30) == 1000 and error.fields["params"] > 1000 // 4
     assert not (tmp_path / "run").exists()

@@ -144,10 +144,10 @@ def test_the_model_level_declarations_whole_in_both_languages(name):
 
 def test_a_final_norm_switched_off_counts_nothing_and_its_hook_says_identity():
     model = build_model(replace(G, final_norm=False))
-    no_norm = tuple(translated("formula.ln_final.none", lang) for lang in ("en", "zh"))  # a formula keeps both
+    no_norm = tuple(translated("no final norm", lang) for lang in ("en", "zh"))  # a formula keeps both
     assert derived(model, lambda p: p == "ln_final") == [("ln_final", "0", {}, *no_norm)]
-    final = translated("stage.final_norm", "en")
-    assert declarations(model, lambda n: n == "ln_final")[0][1] == translated("stage.identity", "en").format(
+    final = translated("final LayerNorm", "en")
+    assert declarations(model, lambda n: n == "ln_final")[0][1] == translated("{stage} (identity)", "en").format(
         stage=final
     )
     assert model.hook_points()["ln_final"].stage == "identity"  # an id; the words above are the view's

@@ -97,6 +97,6 @@ def test_a_checkpoint_whose_expert_tensors_are_missing_gets_one_line_and_nothing
     out = tmp_path / "run"
     code, _, err, error = cli_error(["import", "mixtral", str(tmp_path / "hf"), "--out", str(out)])
     assert_clean_failure(code, err)
-    assert isinstance(error, DamagedFile) and error.key == "error.hf.tensors_missing"
+    assert isinstance(error, DamagedFile) and error.code == "hf.tensors_missing"
     assert "layers.1" in error.fields["names"] and "experts" in error.fields["names"]
     assert not out.exists()  # nothing half-written

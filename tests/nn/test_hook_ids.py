@@ -172,5 +172,5 @@ def test_a_hook_point_is_declared_with_ids_and_worded_by_the_view():
 
     point = HookPoint("layer_norm", "B T C", "ln1.pre", i=1)
     assert (point.stage, point.axes, point.means, point.fields) == ("layer_norm", "B T C", "ln1.pre", {"i": 1})
-    assert describe(point, "en")["stage"] == translated("stage.layer_norm", "en").format(i=1)
-    assert describe(point, "zh")["means"] == translated("means.ln1.pre", "zh")
+    assert describe(point, "en")["stage"] == translated("LayerNorm {i}", "en").format(i=1)
+    assert describe(point, "zh")["means"] == translated("normalised stream fed to attention", "zh")

@@ -156,7 +156,7 @@ def test_a_letter_nobody_explained_means_a_question_mark_in_either_language():
 
     assert "X" not in LETTERS
     assert (meaning("X"), meaning("X", "zh")) == ("?", "?")
-    assert (meaning("C"), meaning("C", "zh")) == (translated("letter.C", "en"), translated("letter.C", "zh"))
+    assert (meaning("C"), meaning("C", "zh")) == (translated("d_model", "en"), translated("d_model", "zh"))
 
 
 def test_a_cache_row_of_one_finite_number_shows_it_rather_than_a_spread():
@@ -167,7 +167,7 @@ def test_a_cache_row_of_one_finite_number_shows_it_rather_than_a_spread():
 
     assert _cache_row("x", torch.tensor([2.5]), None, "en")[5] == "2.5"
     masked = _cache_row("x", torch.tensor([float("-inf"), 0.25]), None, "en")[5]
-    assert masked == "-inf, 0.25" + translated("cache.not_finite", "en").format(n=1)
+    assert masked == "-inf, 0.25" + translated(" ({n} not finite)", "en").format(n=1)
     assert _cache_row("x", torch.tensor([1.0, 3.0]), None, "en")[5] == "2 ± 1.41"
 
 

@@ -35,7 +35,7 @@ def qkv(B=2, H=2, T=5, D=4):
 def test_mask_that_cannot_broadcast_names_both_shapes():
     q, k, v = qkv()
     assert keyed(ValueError, scaled_dot_product_attention, q, k, v, causal_mask(3)) == (
-        "error.mask.shape",
+        "mask.shape",
         {"mask": (3, 3), "scores": (2, 2, 5, 5)},
     )
 
@@ -43,7 +43,7 @@ def test_mask_that_cannot_broadcast_names_both_shapes():
 def test_mask_with_wrong_batch_size_names_both_shapes():
     q, k, _ = qkv()
     assert keyed(ValueError, attention_scores, q, k, torch.ones(3, 1, 1, 5, dtype=torch.bool)) == (
-        "error.mask.shape",
+        "mask.shape",
         {"mask": (3, 1, 1, 5), "scores": (2, 2, 5, 5)},
     )
 
@@ -52,7 +52,7 @@ def test_mask_with_wrong_batch_size_names_both_shapes():
 def test_non_bool_mask(dtype):
     q, k, v = qkv()
     assert keyed(ValueError, scaled_dot_product_attention, q, k, v, causal_mask(5).to(dtype)) == (
-        "error.mask.dtype",
+        "mask.dtype",
         {"dtype": dtype},
     )
 
@@ -60,14 +60,14 @@ def test_non_bool_mask(dtype):
 def test_model_mask_error_also_from_the_module():
     mha = MultiHeadAttention(8, 2)
     assert keyed(ValueError, mha, torch.randn(1, 4, 8), causal_mask(5)) == (
-        "error.mask.shape",
+        "mask.shape",
         {"mask": (5, 5), "scores": (1, 2, 4, 4)},
     )
 
 
 def test_masks_that_cannot_combine():
     assert keyed(ValueError, combine_masks, causal_mask(4), torch.ones(2, 1, 1, 5, dtype=torch.bool)) == (
-        "error.mask.combine",
+        "mask.combine",
         {"a": (4, 4), "b": (2, 1, 1, 5)},
     )
 
@@ -86,26 +86,26 @@ def test_a_3d_mask_gets_its_head_axis_before_it_meets_a_4d_one():
 
 def test_padding_mask_needs_2d_ids():
     assert keyed(ValueError, padding_mask, torch.zeros(5, dtype=torch.long), 0) == (
-        "error.mask.padding_ids",
+        "mask.padding_ids",
         {"shape": (5,)},
     )
 
 
 def test_float_token_ids():
-    assert keyed(ValueError, GPT(CFG), torch.zeros(1, 3)) == ("error.ids.dtype", {"dtype": torch.float32})
+    assert keyed(ValueError, GPT(CFG), torch.zeros(1, 3)) == ("ids.dtype", {"dtype": torch.float32})
 
 
 def test_token_ids_not_a_tensor():
-    assert keyed(TypeError, GPT(CFG), [[1, 2, 3]]) == ("error.ids.type", {"type": "list"})
+    assert keyed(TypeError, GPT(CFG), [[1, 2, 3]]) == ("ids.type", {"type": "list"})
 
 
 def test_token_ids_of_the_wrong_rank():
-    assert keyed(ValueError, GPT(CFG), torch.tensor([1, 2, 3])) == ("error.ids.shape", {"shape": (3,)})
+    assert keyed(ValueError, GPT(CFG), torch.tensor([1, 2, 3])) == ("ids.shape", {"shape": (3,)})
 
 
 def test_token_id_at_or_above_vocab_size():
     assert keyed(ValueError, GPT(CFG), torch.tensor([[1, 10, 12, 10]])) == (
-        "error.ids.outside",
+        "ids.outside",
         {"bad": [10, 12], "vocab_size": 10},
     )
 
@@ -113,14 +113,14 @@ def test_token_id_at_or_above_vocab_size():
 def test_token_id_equal_to_vocab_size():
     """The first id past the end: an off-by-one in the check would let it through."""
     assert keyed(ValueError, GPT(CFG), torch.tensor([[9, 10]])) == (
-        "error.ids.outside",
+        "ids.outside",
         {"bad": [10], "vocab_size": 10},
     )
 
 
 def test_negative_token_id():
     assert keyed(ValueError, Encoder(CFG), torch.tensor([[1, -1]])) == (
-        "error.ids.outside",
+        "ids.outside",
         {"bad": [-1], "vocab_size": 10},
     )
 
@@ -129,7 +129,7 @@ def test_negative_token_id():
 def test_sequence_longer_than_max_len(position):
     model = GPT(replace(CFG, position=position))
     assert keyed(ValueError, model, torch.zeros(1, 7, dtype=torch.long)) == (
-        "error.position.too_long",
+        "position.too_long",
         {"T": 7, "max_len": 6},
     )
     assert model(torch.zeros(1, 6, dtype=torch.long)).shape == (1, 6, 10)  # exactly max_len is fine
@@ -137,12 +137,12 @@ def test_sequence_longer_than_max_len(position):
 
 @pytest.mark.parametrize("table", [LearnedPositions, SinusoidalPositions])
 def test_positions_past_max_len_with_an_offset(table):
-    assert keyed(ValueError, table(6, 8), 2, offset=5) == ("error.position.too_long", {"T": 7, "max_len": 6})
+    assert keyed(ValueError, table(6, 8), 2, offset=5) == ("position.too_long", {"T": 7, "max_len": 6})
 
 
 def test_gpt_refuses_causal_false():
     """The file's one refusal read whole, in both languages: the whole way out, as typed."""
-    assert keyed(ValueError, GPT, replace(CFG, causal=False)) == ("error.model.gpt_not_causal", {})
+    assert keyed(ValueError, GPT, replace(CFG, causal=False)) == ("model.gpt_not_causal", {})
     with pytest.raises(ValueError) as caught:
         GPT(replace(CFG, causal=False))
     assert str(caught.value) == (
@@ -157,31 +157,31 @@ def test_gpt_refuses_causal_false():
 def test_regressor_input_checks():
     model = SequenceRegressor(with_kind(CFG, "regressor", d_in=2))
     assert keyed(ValueError, model, torch.zeros(1, 4)) == (
-        "error.model.regressor_input",
+        "model.regressor_input",
         {"d_in": 2, "shape": (1, 4), "dtype": torch.float32},
     )
     assert keyed(ValueError, model, torch.zeros(1, 4, 2, dtype=torch.long)) == (
-        "error.model.regressor_input",
+        "model.regressor_input",
         {"d_in": 2, "shape": (1, 4, 2), "dtype": torch.int64},
     )
 
 
 def test_feedforward_unknown_activation():
     assert keyed(ValueError, FeedForward, 8, 16, "tanh") == (
-        "error.ffn.activation",
+        "ffn.activation",
         {"activation": "tanh", "names": ["relu", "gelu", "gelu_tanh"]},
     )
 
 
 def test_init_unknown_scheme():
     assert keyed(ValueError, init_weights, torch.nn.Linear(2, 2), "kaiming", 1) == (
-        "error.init.scheme",
+        "init.scheme",
         {"scheme": "kaiming", "names": ["torch", "xavier", "gpt2"]},
     )
 
 
 def test_loss_shape_mismatch():
     assert keyed(ValueError, next_token_loss, torch.zeros(2, 3, 10), torch.zeros(2, 4, dtype=torch.long)) == (
-        "error.loss.shapes",
+        "loss.shapes",
         {"logits": (2, 3, 10), "targets": (2, 4)},
     )

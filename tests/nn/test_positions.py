@@ -56,7 +56,12 @@ def test_a_scheme_declared_without_words_takes_the_glossarys_line_and_one_given_
     # a built-in scheme declares no words: the view finds its line, position.<name>, in the glossary
     assert (PositionScheme("rotary").about, PositionScheme("rotary").zh) == ("", "")
     assert (scheme_about("rotary"), scheme_about("rotary", "zh")) == tuple(
-        translated("position.rotary", lang) for lang in ("en", "zh")
+        translated(
+            "queries and keys turned by angles that grow with position: "
+            "scores see distance only (RoPE, Su et al. 2021)",
+            lang,
+        )
+        for lang in ("en", "zh")
     )
     assert (scheme_about("toy_unknown"), scheme_about("toy_unknown", "zh")) == ("", "")
     given = PositionScheme("toy_given", about="mine", zh="我的")  # one registered from outside keeps its own
@@ -82,9 +87,9 @@ def test_which_schemes_are_limited_by_a_table():
 
 def test_a_misspelled_scheme_names_the_nearest():
     key, fields = keyed(UsageError, GPT, dataclasses.replace(CFG, position="rotery"))
-    assert (key, fields["name"], fields["names"]) == ("error.position.unknown", "rotery", sorted(POSITION_SCHEMES))
-    assert (fields["hint"].message, fields["hint"].fields) == ("error.config.did_you_mean", {"near": "rotary"})
-    assert fields["hint"] == t("error.config.did_you_mean", near="rotary")
+    assert (key, fields["name"], fields["names"]) == ("position.unknown", "rotery", sorted(POSITION_SCHEMES))
+    assert (fields["hint"].message, fields["hint"].fields) == (" Did you mean {near!r}?", {"near": "rotary"})
+    assert fields["hint"] == t(" Did you mean {near!r}?", near="rotary")
 
 
 def test_each_model_gets_the_parts_its_scheme_names():
@@ -120,7 +125,7 @@ def test_nope_gpt_still_tells_order_through_the_causal_mask():
 def test_only_table_schemes_refuse_sequences_longer_than_max_len(position):
     m, ids = gpt(position), torch.randint(0, 13, (1, 3 * CFG.max_len))
     if position_scheme(position).table:
-        assert keyed(UsageError, m, ids) == ("error.position.too_long", {"T": 24, "max_len": 8})
+        assert keyed(UsageError, m, ids) == ("position.too_long", {"T": 24, "max_len": 8})
     else:
         assert torch.isfinite(m(ids)).all()
 
@@ -132,9 +137,31 @@ def test_the_sampler_says_what_happens_past_max_len(position):
         line = past_max_len(m)
     assert "\n" not in line
     if position_scheme(position).table:  # a table of max_len places: the window slides over the last ones
-        assert heard == [("sample.window_slides", {"name": position, "max_len": 8})] and context_window(m, 100) == 8
+        assert (
+            heard
+            == [
+                (
+                    "position={name}: a table of max_len={max_len} positions; "
+                    "past it the model sees only the last {max_len} tokens (the "
+                    "window slides).",
+                    {"name": position, "max_len": 8},
+                )
+            ]
+            and context_window(m, 100) == 8
+        )
     else:  # nothing ties the model to max_len: every token stays, the cache grows
-        assert heard == [("sample.cache_grows", {"name": position, "max_len": 8})] and context_window(m, 100) == 100
+        assert (
+            heard
+            == [
+                (
+                    "position={name}: no position table; past max_len={max_len} "
+                    "the model keeps reading every token, at distances it never "
+                    "trained on (the KV cache grows).",
+                    {"name": position, "max_len": 8},
+                )
+            ]
+            and context_window(m, 100) == 100
+        )
     [(key, fields)] = heard
     assert line == t(key, **fields)
 

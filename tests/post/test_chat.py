@@ -167,7 +167,7 @@ def test_special_tokens_decode_and_are_added_once():
     assert tok.show_work("a<|a|>")["piece_ids"] == [[2], [6]]
 
 
-@pytest.mark.parametrize(("tokens", "key"), [([""], "error.specials.empty"), (["<x>", "<x>"], "error.specials.twice")])
+@pytest.mark.parametrize(("tokens", "key"), [([""], "specials.empty"), (["<x>", "<x>"], "specials.twice")])
 def test_bad_special_tokens_are_refused(tokens, key):
     with pytest.raises(UsageError) as e:
         SpecialTokens(CharTokenizer.from_text("ab"), tokens)
@@ -228,15 +228,15 @@ def test_the_assistant_mask_covers_the_answer_and_its_end_token_only():
 @pytest.mark.parametrize(
     ("messages", "key", "fields"),
     [
-        ([], "error.chat.empty", {}),
-        ("hi", "error.chat.not_list", {"found": "str"}),
-        ([{"content": "hi"}], "error.chat.message", {"index": 0}),
-        ([{"role": "bot", "content": "hi"}], "error.chat.role", {"index": 0, "role": "bot"}),
-        ([{"role": "user", "content": 3}], "error.chat.content", {"index": 0, "role": "user"}),
-        ([{"role": "assistant", "content": "hi"}], "error.chat.order", {"index": 0, "expected": "user"}),
+        ([], "chat.empty", {}),
+        ("hi", "chat.not_list", {"found": "str"}),
+        ([{"content": "hi"}], "chat.message", {"index": 0}),
+        ([{"role": "bot", "content": "hi"}], "chat.role", {"index": 0, "role": "bot"}),
+        ([{"role": "user", "content": 3}], "chat.content", {"index": 0, "role": "user"}),
+        ([{"role": "assistant", "content": "hi"}], "chat.order", {"index": 0, "expected": "user"}),
         (
             [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}],
-            "error.chat.order",
+            "chat.order",
             {"index": 1, "role": "user", "expected": "assistant"},
         ),
         (
@@ -245,10 +245,10 @@ def test_the_assistant_mask_covers_the_answer_and_its_end_token_only():
                 {"role": "assistant", "content": "b"},
                 {"role": "system", "content": "c"},
             ],
-            "error.chat.order",
+            "chat.order",
             {"index": 2, "role": "system", "expected": "user"},
         ),
-        ([{"role": "user", "content": "a"}, {"role": "assistant", "content": " \n"}], "error.chat.empty_assistant", {}),
+        ([{"role": "user", "content": "a"}, {"role": "assistant", "content": " \n"}], "chat.empty_assistant", {}),
     ],
 )
 def test_a_malformed_conversation_is_named(messages, key, fields):
@@ -263,7 +263,7 @@ def test_a_conversation_without_an_assistant_turn_is_refused_only_when_one_is_ne
     assert check_conversation(prompt) == prompt
     with pytest.raises(UsageError) as e:
         check_conversation(prompt, need_assistant=True)
-    assert e.value.key == "error.chat.no_assistant"
+    assert e.value.code == "chat.no_assistant"
 
 
 def test_conversations_write_and_read_back(tmp_path):
@@ -276,9 +276,9 @@ def test_conversations_write_and_read_back(tmp_path):
 @pytest.mark.parametrize(
     ("line", "key", "fields"),
     [
-        ('{"messages": [', "error.chat.line_json", {"line": 3, "column": 15}),
-        ("[1, 2]", "error.chat.line_shape", {"line": 3}),
-        ('{"messages": [{"role": "user"}]}', "error.chat.line", {"line": 3}),
+        ('{"messages": [', "chat.line_json", {"line": 3, "column": 15}),
+        ("[1, 2]", "chat.line_shape", {"line": 3}),
+        ('{"messages": [{"role": "user"}]}', "chat.line", {"line": 3}),
     ],
 )
 def test_a_bad_line_is_named_by_its_number(tmp_path, line, key, fields):
@@ -301,8 +301,8 @@ def test_the_inner_error_of_a_bad_line_is_kept():
         try:
             check_conversation([{"role": "user", "content": "a"}, {"role": "assistant", "content": ""}])
         except UsageError as inner:
-            raise DamagedFile("error.chat.line", path=path, line=7, detail=inner) from None
-    assert e.value.fields["detail"].key == "error.chat.empty_assistant"
+            raise DamagedFile("chat.line", "{path}, line {line}: {detail}", path=path, line=7, detail=inner) from None
+    assert e.value.fields["detail"].code == "chat.empty_assistant"
 
 
 def test_a_file_of_blank_lines_holds_no_conversation(tmp_path):
@@ -310,14 +310,14 @@ def test_a_file_of_blank_lines_holds_no_conversation(tmp_path):
     path.write_text("\n \n\n", encoding="utf-8")
     with pytest.raises(DamagedFile) as e:
         read_conversations(path)
-    assert e.value.key in ("error.files.blank", "error.chat.no_lines")
+    assert e.value.code in ("files.blank", "chat.no_lines")
 
 
 # ---- template errors ---------------------------------------------------------------------------------------------
 def test_a_template_that_does_not_parse_names_its_line():
     with pytest.raises(UsageError) as e:
         ChatTemplate("{% for m in messages %}\n{{ m.content }\n{% endfor %}")
-    assert e.value.key == "error.chat.template_syntax" and e.value.fields["line"] == 2
+    assert e.value.code == "chat.template_syntax" and e.value.fields["line"] == 2
 
 
 def test_a_template_that_raises_is_a_usage_error_with_its_message():
@@ -325,14 +325,14 @@ def test_a_template_that_raises_is_a_usage_error_with_its_message():
     assert template.render([{"role": "user", "content": "a"}]) == "ok"
     with pytest.raises(UsageError) as e:
         template.render([{"role": "system", "content": "a"}])
-    assert e.value.key == "error.chat.template" and str(e.value.fields["detail"]) == "user first"
+    assert e.value.code == "chat.template" and str(e.value.fields["detail"]) == "user first"
 
 
 def test_the_sandbox_refuses_python_internals():
     template = ChatTemplate("{{ messages.__class__.__mro__ }}")
     with pytest.raises(UsageError) as e:
         template.render([{"role": "user", "content": "a"}])
-    assert e.value.key == "error.chat.template"
+    assert e.value.code == "chat.template"
 
 
 @pytest.mark.parametrize(

@@ -176,8 +176,8 @@ def test_group_advantages_by_hand():
 @pytest.mark.parametrize(
     ("rewards", "size", "key"),
     [
-        (torch.zeros(4), 1, "error.grpo.group"),
-        (torch.zeros(5), 2, "error.grpo.groups_split"),
+        (torch.zeros(4), 1, "grpo.group"),
+        (torch.zeros(5), 2, "grpo.groups_split"),
     ],
 )
 def test_bad_groups_are_named(rewards, size, key):
@@ -189,10 +189,10 @@ def test_bad_groups_are_named(rewards, size, key):
 def test_bad_loss_settings_are_named():
     logps, old, ref, adv, mask = batch()
     cases = [
-        ({"beta": -0.1}, "error.grpo.beta"),
-        ({"epsilon": 0.0}, "error.grpo.epsilon"),
-        ({"loss_type": "ppo"}, "error.grpo.loss_type"),
-        ({"loss_type": "dr_grpo"}, "error.grpo.max_len"),
+        ({"beta": -0.1}, "grpo.beta"),
+        ({"epsilon": 0.0}, "grpo.epsilon"),
+        ({"loss_type": "ppo"}, "grpo.loss_type"),
+        ({"loss_type": "dr_grpo"}, "grpo.max_len"),
     ]
     for kwargs, key in cases:
         with pytest.raises(UsageError) as e:
@@ -200,10 +200,10 @@ def test_bad_loss_settings_are_named():
         assert e.value.key == key
     with pytest.raises(UsageError) as e:
         grpo_loss(logps, old, None, adv, mask, beta=0.04)
-    assert e.value.key == "error.grpo.needs_ref"
+    assert e.value.code == "grpo.needs_ref"
     with pytest.raises(UsageError) as e:
         grpo_loss(logps, old, ref, adv[:-1], mask)
-    assert e.value.key == "error.grpo.shapes"
+    assert e.value.code == "grpo.shapes"
 
 
 def test_the_checkable_reward():
@@ -230,9 +230,9 @@ def test_a_reward_function_that_raises_or_returns_nan_is_named():
 
     with pytest.raises(UsageError) as e:
         score(shaky, ["ab", ""], ["1", "1"])
-    assert e.value.key == "error.grpo.reward_raised"
+    assert e.value.code == "grpo.reward_raised"
     assert e.value.fields["name"] == "shaky" and e.value.fields["index"] == 1
     assert e.value.fields["error"] == "ZeroDivisionError"
     with pytest.raises(UsageError) as e:
         score(lambda c, a: float("nan"), ["a"], ["1"])
-    assert e.value.key == "error.grpo.reward_nan" and e.value.fields["index"] == 0
+    assert e.value.code == "grpo.reward_nan" and e.value.fields["index"] == 0

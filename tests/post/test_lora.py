@@ -167,10 +167,10 @@ def test_cached_decoding_reads_the_lora_branch():
 @pytest.mark.parametrize(
     ("kwargs", "key", "fields"),
     [
-        ({"r": 0}, "error.lora.rank", {"r": 0, "most": 4}),
-        ({"r": 5}, "error.lora.rank", {"r": 5, "d_out": 4, "d_in": 6, "most": 4}),
-        ({"alpha": 0}, "error.lora.alpha", {"alpha": 0}),
-        ({"dropout": 1.0}, "error.lora.dropout", {"p": 1.0}),
+        ({"r": 0}, "lora.rank", {"r": 0, "most": 4}),
+        ({"r": 5}, "lora.rank", {"r": 5, "d_out": 4, "d_in": 6, "most": 4}),
+        ({"alpha": 0}, "lora.alpha", {"alpha": 0}),
+        ({"dropout": 1.0}, "lora.dropout", {"p": 1.0}),
     ],
 )
 def test_bad_settings_are_named(kwargs, key, fields):
@@ -184,7 +184,7 @@ def test_a_pattern_that_matches_nothing_lists_the_linear_layers_and_changes_noth
     model = Tiny()
     with pytest.raises(UsageError) as e:
         apply_lora(model, r"blocks\.\d+\.z", r=1, alpha=1)
-    assert e.value.key == "error.lora.no_match" and "blocks.0.k" in e.value.fields["names"]
+    assert e.value.code == "lora.no_match" and "blocks.0.k" in e.value.fields["names"]
     assert all(p.requires_grad for p in model.parameters()) and not lora_layers(model)
 
 
@@ -192,16 +192,16 @@ def test_merging_twice_or_unmerging_unmerged_is_refused():
     layer = LoRALinear(nn.Linear(6, 4), r=2, alpha=1.0, name="x")
     with pytest.raises(UsageError) as e:
         layer.unmerge()
-    assert e.value.key == "error.lora.not_merged" and e.value.fields["name"] == "x"
+    assert e.value.code == "lora.not_merged" and e.value.fields["name"] == "x"
     layer.merge()
     with pytest.raises(UsageError) as e:
         layer.merge()
-    assert e.value.key == "error.lora.merged"
+    assert e.value.code == "lora.merged"
 
 
 def test_a_rank_too_large_for_one_layer_leaves_the_model_untouched():
     model = Tiny()
     with pytest.raises(UsageError) as e:
         apply_lora(model, PATTERN, r=5, alpha=1)  # q is 6 × 6, v is 4 × 6: v refuses r=5
-    assert e.value.key == "error.lora.rank" and e.value.fields["name"] == "blocks.0.v"
+    assert e.value.code == "lora.rank" and e.value.fields["name"] == "blocks.0.v"
     assert all(p.requires_grad for p in model.parameters()) and not lora_layers(model)

@@ -167,11 +167,11 @@ def test_dpo_batch_loss_uses_the_reference_without_gradient():
 @pytest.mark.parametrize(
     ("kwargs", "key"),
     [
-        ({"beta": 0.0}, "error.dpo.beta"),
-        ({"beta": -1}, "error.dpo.beta"),
-        ({"label_smoothing": 0.5}, "error.dpo.smoothing"),
-        ({"variant": "kto"}, "error.dpo.variant"),
-        ({"variant": "ipo"}, "error.dpo.ipo_tokens"),
+        ({"beta": 0.0}, "dpo.beta"),
+        ({"beta": -1}, "dpo.beta"),
+        ({"label_smoothing": 0.5}, "dpo.smoothing"),
+        ({"variant": "kto"}, "dpo.variant"),
+        ({"variant": "ipo"}, "dpo.ipo_tokens"),
     ],
 )
 def test_bad_settings_are_named(kwargs, key):
@@ -184,4 +184,4 @@ def test_bad_settings_are_named(kwargs, key):
 def test_mismatched_shapes_are_named():
     with pytest.raises(UsageError) as e:
         dpo_loss(torch.zeros(2), torch.zeros(3), torch.zeros(2), torch.zeros(2))
-    assert e.value.key == "error.dpo.shapes" and e.value.fields["shapes"][1] == (3,)
+    assert e.value.code == "dpo.shapes" and e.value.fields["shapes"][1] == (3,)

@@ -137,20 +137,20 @@ def test_a_model_trains_on_a_padded_batch_and_refuses_a_packed_one():
     assert int(keep.sum()) == 2 + 3  # "3<|im_end|>" and "42<|im_end|>"
     with pytest.raises(Unsupported) as e:
         sft_loss(model, pack_batch(encoded, seq_len=64, pad_id=0))
-    assert e.value.key == "error.sft.packed_needs_mask"
+    assert e.value.code == "sft.packed_needs_mask"
 
 
 @pytest.mark.parametrize(
     ("call", "key", "fields"),
     [
-        (lambda: pad_batch([], 0), "error.sft.no_examples", {}),
+        (lambda: pad_batch([], 0), "sft.no_examples", {}),
         (
             lambda: pack_batch([enc([1, 2, 3], [0, 1, 1])], 1, 0),
-            "error.sft.too_long",
+            "sft.too_long",
             {"index": 0, "n": 2, "seq_len": 1},
         ),
-        (lambda: pack_batch([enc([1, 2], [0, 1])], 0, 0), "error.sft.seq_len", {"seq_len": 0}),
-        (lambda: pad_batch([enc([1, 2], [1])], 0), "error.sft.mask_length", {"n": 2, "m": 1}),
+        (lambda: pack_batch([enc([1, 2], [0, 1])], 0, 0), "sft.seq_len", {"seq_len": 0}),
+        (lambda: pad_batch([enc([1, 2], [1])], 0), "sft.mask_length", {"n": 2, "m": 1}),
     ],
 )
 def test_bad_batches_are_named(call, key, fields):
@@ -165,6 +165,6 @@ def test_a_conversation_without_an_assistant_turn_is_refused_for_sft():
     prompt = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]
     with pytest.raises(UsageError) as e:
         encode_for_sft(tok, CHATML.template(), prompt)
-    assert e.value.key == "error.chat.no_assistant"
+    assert e.value.code == "chat.no_assistant"
     answered = [*prompt, {"role": "assistant", "content": "yo"}]
     assert encode_for_sft(tok, CHATML.template(), answered) == encode_chat(tok, CHATML.template(), answered)

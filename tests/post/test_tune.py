@@ -122,7 +122,7 @@ def test_sft_with_lora_trains_only_a_and_b_then_merges(base, tmp_path):
     assert changed and all(".attn." in k for k in changed)  # only the projections LoRA reached moved
     with pytest.raises(UsageError) as e:
         tune.resume(out, ["--max_steps=20"], progress=False)
-    assert e.value.key == "error.post.merged"
+    assert e.value.code == "post.merged"
 
 
 # ---- DPO ---------------------------------------------------------------------------------------------------------
@@ -177,15 +177,15 @@ def test_a_file_with_no_assistant_turn_names_its_line(base, tmp_path):
     )
     with pytest.raises(DamagedFile) as e:
         tune.start("sft", base, str(data), out=tmp_path / "out", progress=False)
-    assert e.value.key == "error.chat.line" and e.value.fields["line"] == 2
-    assert e.value.fields["detail"].key == "error.chat.no_assistant"
+    assert e.value.code == "chat.line" and e.value.fields["line"] == 2
+    assert e.value.fields["detail"].code == "chat.no_assistant"
     assert not (tmp_path / "out").exists()
 
 
 def test_a_base_run_that_does_not_exist(tmp_path):
     with pytest.raises(NotFound) as e:
         tune.start("sft", tmp_path / "nowhere", BUILTIN, out=tmp_path / "out", progress=False)
-    assert e.value.key == "error.run.missing"
+    assert e.value.code == "run.missing"
     assert not (tmp_path / "out").exists()
 
 
@@ -195,21 +195,21 @@ def test_an_existing_directory_is_never_written(base, tmp_path):
     (out / "notes.txt").write_text("keep me")
     with pytest.raises(UsageError) as e:
         tune.start("sft", base, BUILTIN, out=out, progress=False)
-    assert e.value.key == "error.post.out_exists" and e.value.fields["dir"] == out
+    assert e.value.code == "post.out_exists" and e.value.fields["dir"] == out
     assert [p.name for p in out.iterdir()] == ["notes.txt"] and (out / "notes.txt").read_text() == "keep me"
 
 
 def test_a_lora_rank_larger_than_the_layer(base, tmp_path):
     with pytest.raises(UsageError) as e:
         tune.start("sft", base, BUILTIN, out=tmp_path / "out", lora=tune.LoRASettings(65, 8.0), progress=False)
-    assert e.value.key == "error.lora.rank" and e.value.fields["r"] == 65 and e.value.fields["most"] == 64
+    assert e.value.code == "lora.rank" and e.value.fields["r"] == 65 and e.value.fields["most"] == 64
     assert not (tmp_path / "out").exists()
 
 
 def test_a_model_field_override_is_refused(base, tmp_path):
     with pytest.raises(UsageError) as e:
         tune.start("sft", base, BUILTIN, out=tmp_path / "out", overrides=["--d_model=32"], progress=False)
-    assert e.value.key == "error.post.model_field" and e.value.fields["keys"] == "d_model"
+    assert e.value.code == "post.model_field" and e.value.fields["keys"] == "d_model"
 
 
 def test_characters_the_base_cannot_write_name_the_example(base, tmp_path):
@@ -217,8 +217,8 @@ def test_characters_the_base_cannot_write_name_the_example(base, tmp_path):
     write_conversations(data, [[{"role": "user", "content": "1+2="}, {"role": "assistant", "content": "three"}]])
     with pytest.raises(UsageError) as e:
         tune.start("sft", base, str(data), out=tmp_path / "out", progress=False)
-    assert e.value.key == "error.post.example" and e.value.fields["index"] == 0
-    assert e.value.fields["detail"].key == "error.tokenizer.unseen"
+    assert e.value.code == "post.example" and e.value.fields["index"] == 0
+    assert e.value.fields["detail"].code == "tokenizer.unseen"
 
 
 def test_build_model_is_the_one_way_the_grown_model_is_made(base):

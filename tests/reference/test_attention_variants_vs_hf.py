@@ -51,10 +51,10 @@ def test_query_head_h_reads_key_value_head_h_over_g():
 def test_kv_groups_refuses_head_counts_that_do_not_divide():
     assert kv_groups(8, 2) == 4 and kv_groups(8, 1) == 8 and kv_groups(8, 8) == 1
     assert keyed(UsageError, kv_groups, 8, 3) == (
-        "error.gqa.heads",
+        "gqa.heads",
         {"n_heads": 8, "n_kv_heads": 3, "divisors": [1, 2, 4, 8]},
     )
-    assert keyed(UsageError, kv_groups, 8, 0)[0] == "error.gqa.heads"
+    assert keyed(UsageError, kv_groups, 8, 0)[0] == "gqa.heads"
 
 
 # ---- sliding window -------------------------------------------------------------------------------------
@@ -98,7 +98,7 @@ def test_each_query_sees_exactly_window_keys_once_past_the_start():
     mask = causal_mask(10, window=4)
     assert mask.sum(-1).tolist() == [1, 2, 3, 4, 4, 4, 4, 4, 4, 4]
     assert torch.equal(causal_mask(10, window=0), causal_mask(10))  # 0: no window, every earlier key
-    assert keyed(UsageError, causal_mask, 5, window=-1) == ("error.window.size", {"window": -1})
+    assert keyed(UsageError, causal_mask, 5, window=-1) == ("window.size", {"window": -1})
 
 
 # ---- QK-norm --------------------------------------------------------------------------------------------

@@ -105,6 +105,6 @@ def test_the_derived_formulas_add_up_to_the_real_count(bias):
 
 def test_an_unknown_variant_is_refused_with_the_choices():
     assert keyed(UsageError, GatedFeedForward, C, FF, "reglu") == (
-        "error.glu.variant",
+        "glu.variant",
         {"variant": "reglu", "names": ["swiglu", "geglu"]},
     )

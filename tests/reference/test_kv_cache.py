@@ -140,11 +140,11 @@ def test_full_cache_refuses_more_tokens_and_says_what_to_do():
     cache = KVCache.for_model(m, 1)
     m(torch.zeros(1, MAX_LEN, dtype=torch.long), cache=cache)
     assert keyed(ValueError, m, torch.zeros(1, 1, dtype=torch.long), cache=cache) == (  # the positions refuse first
-        "error.position.too_long",
+        "position.too_long",
         {"T": MAX_LEN + 1, "max_len": MAX_LEN},
     )
     assert keyed(ValueError, cache.layers[0].append, torch.zeros(1, 4, 1, 4), torch.zeros(1, 4, 1, 4)) == (
-        "error.kv_cache.full",
+        "kv_cache.full",
         {"cached": MAX_LEN, "new": 1, "max_len": MAX_LEN},
     )
 
@@ -155,7 +155,7 @@ def test_models_without_a_cache_say_so():
     enc = Encoder(replace(model("glass").cfg, causal=False))
     with pytest.raises(ValueError) as e:
         next(generate_ids(enc, torch.zeros(1, 2, dtype=torch.long), 1, use_cache=True))
-    assert (e.value.key, e.value.fields) == ("error.sample.no_cache", {"model": "Encoder"})
+    assert (e.value.code, e.value.fields) == ("sample.no_cache", {"model": "Encoder"})
 
 
 def test_a_layer_cache_is_fixed_size_unless_told_to_grow():
@@ -164,7 +164,7 @@ def test_a_layer_cache_is_fixed_size_unless_told_to_grow():
     fixed = LayerCache(1, 2, 3, 4)  # the default: a table of positions caps the cache at max_len
     fixed.append(torch.ones(1, 2, 3, 4), torch.ones(1, 2, 3, 4))
     assert keyed(ValueError, fixed.append, torch.ones(1, 2, 1, 4), torch.ones(1, 2, 1, 4)) == (
-        "error.kv_cache.full",
+        "kv_cache.full",
         {"cached": 3, "new": 1, "max_len": 3},
     )
     growing = LayerCache(1, 2, 3, 4, grows=True)

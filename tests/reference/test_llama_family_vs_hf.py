@@ -134,12 +134,12 @@ def test_what_we_would_compute_differently_is_refused_with_the_field_named():
     assert keyed(UsageError, config_from_hf, {**base, "attention_bias": True})[1]["field"] == "attention_bias"
     assert keyed(UsageError, config_from_hf, {**base, "hidden_act": "gelu_pytorch_tanh"})[1]["field"] == "hidden_act"
     longrope = {**base, "rope_parameters": {"rope_type": "longrope", "rope_theta": 1e4}}
-    assert keyed(UsageError, config_from_hf, longrope)[0] == "error.hf.rope_type"
+    assert keyed(UsageError, config_from_hf, longrope)[0] == "hf.rope_type"
     beta = {**base, "rope_parameters": {"rope_type": "yarn", "rope_theta": 1e4, "factor": 2.0, "beta_fast": 8.0}}
     assert keyed(UsageError, config_from_hf, beta)[1]["field"] == "rope_parameters.beta_fast"
     heads = {**base, "num_key_value_heads": 3}
     key, fields = keyed(DamagedFile, config_from_hf, heads)  # config.json's numbers, refused as ModelConfig would
-    assert (key, fields["problem"][0]) == ("error.hf.cannot_build", "error.gqa.heads")
+    assert (key, fields["problem"][0]) == ("hf.cannot_build", "gqa.heads")
     assert keyed(DamagedFile, config_from_hf, {**base, "hidden_size": "32"})[1]["missing"] == "hidden_size"
 
 
@@ -149,7 +149,7 @@ def test_missing_and_unknown_tensors_are_named():
     state = dict(hf.state_dict())
     del state["model.layers.1.self_attn.k_norm.weight"]
     key, fields = keyed(DamagedFile, state_dict_from_hf, state, cfg, "weights")
-    assert (key, fields["names"]) == ("error.hf.tensors_missing", "model.layers.1.self_attn.k_norm.weight")
+    assert (key, fields["names"]) == ("hf.tensors_missing", "model.layers.1.self_attn.k_norm.weight")
     extra = {**hf.state_dict(), "model.layers.2.mlp.up_proj.weight": torch.zeros(1)}
     assert (
         keyed(UsageError, state_dict_from_hf, extra, cfg, "weights")[1]["names"] == "model.layers.2.mlp.up_proj.weight"

@@ -315,29 +315,27 @@ def test_mla_cache_bytes_per_token_match_ours_and_transformers(dtype):
 
 def test_a_latent_wider_than_the_model_is_refused():
     assert keyed(UsageError, LatentAttention, MLAConfig(16, 2, 17, 4, 2, 4)) == (
-        "error.mla.rank",
+        "mla.rank",
         {"name": "kv_rank", "rank": 17, "d_model": 16},
     )
     assert keyed(UsageError, LatentAttention, MLAConfig(16, 2, 8, 4, 2, 4, q_rank=32)) == (
-        "error.mla.rank",
+        "mla.rank",
         {"name": "q_rank", "rank": 32, "d_model": 16},
     )
     assert keyed(UsageError, LatentAttention, MLAConfig(16, 2, 8, 0, 2, 4)) == (
-        "error.mla.size",
+        "mla.size",
         {"name": "d_nope", "value": 0},
     )
-    assert keyed(UsageError, LatentAttention, MLAConfig(16, 2, 8, 4, 3, 4)) == ("error.rotary.odd_head", {"d_head": 3})
+    assert keyed(UsageError, LatentAttention, MLAConfig(16, 2, 8, 4, 3, 4)) == ("rotary.odd_head", {"d_head": 3})
 
 
 def test_cache_bytes_refuses_unknown_kinds_and_missing_sizes():
     assert keyed(UsageError, kv_cache_bytes_per_token, "mlx", 2) == (
-        "error.cache_size.attention",
+        "cache_size.attention",
         {"kind": "mlx", "names": ["mha", "gqa", "mqa", "mla"]},
     )
     assert keyed(UsageError, kv_cache_bytes_per_token, "mla", 2, kv_rank=8) == (
-        "error.cache_size.missing",
+        "cache_size.missing",
         {"kind": "mla", "names": ["kv_rank", "d_rope"], "missing": ["d_rope"]},
     )
-    assert keyed(UsageError, kv_cache_bytes_per_token, "gqa", 2, n_heads=8, n_kv_heads=3, d_head=4)[0] == (
-        "error.gqa.heads"
-    )
+    assert keyed(UsageError, kv_cache_bytes_per_token, "gqa", 2, n_heads=8, n_kv_heads=3, d_head=4)[0] == ("gqa.heads")

@@ -108,7 +108,7 @@ def test_what_we_would_compute_differently_is_refused_with_the_field_named():
         keyed(UsageError, config_from_hf, {**mixtral, "router_jitter_noise": 0.1})[1]["field"] == "router_jitter_noise"
     )
     key, fields = keyed(DamagedFile, config_from_hf, {**mixtral, "num_experts_per_tok": 5})
-    assert (key, fields["problem"]) == ("error.hf.cannot_build", ("error.moe.top_k", {"top_k": 5, "n_experts": 4}))
+    assert (key, fields["problem"]) == ("hf.cannot_build", ("moe.top_k", {"top_k": 5, "n_experts": 4}))
 
 
 def test_a_missing_expert_tensor_is_named():
@@ -117,4 +117,4 @@ def test_a_missing_expert_tensor_is_named():
     state = dict(hub_names(hf.state_dict(), cfg))
     del state["model.layers.1.block_sparse_moe.experts.3.w2.weight"]
     key, fields = keyed(DamagedFile, state_dict_from_hf, state, cfg, "weights")
-    assert (key, fields["names"]) == ("error.hf.tensors_missing", "model.layers.1.block_sparse_moe.experts.3.w2.weight")
+    assert (key, fields["names"]) == ("hf.tensors_missing", "model.layers.1.block_sparse_moe.experts.3.w2.weight")

@@ -317,7 +317,7 @@ def test_the_derived_formulas_add_up():
         ("shared.up", "C·2F"),
         ("shared.down", "2F·C"),
     ]
-    assert [f.note for _, f in parts[:2]] == ["formula.Router", "formula.experts"]
+    assert [f.note for _, f in parts[:2]] == ["one row of W_r per expert", "E experts, each its own gate, up and down"]
     assert sum(f.value() for _, f in parts) == sum(p.numel() for p in ours.parameters())
     assert sum(p.numel() for p in ours.parameters()) == E * C + E * 3 * C * FF + 3 * C * 2 * FF
     assert "selection_bias" in ours.router.state_dict() and "selection_bias" not in dict(ours.named_parameters())
@@ -327,27 +327,27 @@ def test_the_derived_formulas_add_up():
 
 
 def test_impossible_routings_are_refused_with_the_numbers():
-    assert keyed(UsageError, Router, C, 4, Routing(top_k=5)) == ("error.moe.top_k", {"top_k": 5, "n_experts": 4})
-    assert keyed(UsageError, Router, C, 4, Routing(top_k=0))[0] == "error.moe.top_k"
+    assert keyed(UsageError, Router, C, 4, Routing(top_k=5)) == ("moe.top_k", {"top_k": 5, "n_experts": 4})
+    assert keyed(UsageError, Router, C, 4, Routing(top_k=0))[0] == "moe.top_k"
     assert keyed(UsageError, Router, C, 4, Routing(rule="relu")) == (
-        "error.moe.rule",
+        "moe.rule",
         {"rule": "relu", "names": ["softmax", "sigmoid"]},
     )
-    assert keyed(UsageError, Router, C, 0, Routing(top_k=1)) == ("error.moe.experts", {"n_experts": 0})
+    assert keyed(UsageError, Router, C, 0, Routing(top_k=1)) == ("moe.experts", {"n_experts": 0})
     assert keyed(UsageError, Router, C, 6, Routing("sigmoid", 2, n_group=4)) == (
-        "error.moe.groups",
+        "moe.groups",
         {"n_experts": 6, "n_group": 4, "divisors": [1, 2, 3, 6]},
     )
     assert keyed(UsageError, Router, C, 8, Routing("sigmoid", 2, n_group=4, topk_group=5)) == (
-        "error.moe.topk_group",
+        "moe.topk_group",
         {"topk_group": 5, "n_group": 4},
     )
     assert keyed(UsageError, Router, C, 8, Routing("sigmoid", 3, n_group=4, topk_group=1)) == (
-        "error.moe.too_few_in_groups",
+        "moe.too_few_in_groups",
         {"top_k": 3, "topk_group": 1, "reachable": 2},
     )
     assert keyed(UsageError, load_balancing_loss, torch.zeros(3, 4), 5) == (
-        "error.moe.top_k",
+        "moe.top_k",
         {"top_k": 5, "n_experts": 4},
     )
 

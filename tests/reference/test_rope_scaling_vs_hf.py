@@ -201,21 +201,23 @@ def test_yarn_attention_factor_multiplies_every_score_by_m_squared():
 
 def test_the_params_view_counts_nothing_learned():
     rope = ScaledRotary(D, 1e4, RopeScaling("yarn", 4.0, L))
-    assert [(p, f.formula, f.note) for p, f in derived_parts(rope, {"D": D})] == [("", "0", "formula.ScaledRotary")]
+    assert [(p, f.formula, f.note) for p, f in derived_parts(rope, {"D": D})] == [
+        ("", "0", "angles p·θ'_i are computed from the base and the scaling, not learned")
+    ]
     assert sum(p.numel() for p in rope.parameters()) == 0
 
 
 def test_rope_errors_name_the_problem():
     assert keyed(UsageError, rope_parameters, D, 1e4, RopeScaling("ntk")) == (
-        "error.rope.scaling",
+        "rope.scaling",
         {"kind": "ntk", "names": ["none", "linear", "dynamic", "yarn", "llama3"]},
     )
     assert keyed(UsageError, rope_parameters, D, 1e4, RopeScaling("yarn", 4.0)) == (
-        "error.rope.original_len",
+        "rope.original_len",
         {"kind": "yarn", "got": 0},
     )
     assert keyed(UsageError, rope_parameters, D, 1e4, RopeScaling("linear", 0.5)) == (
-        "error.rope.factor",
+        "rope.factor",
         {"kind": "linear", "factor": 0.5},
     )
-    assert keyed(UsageError, ScaledRotary, 7) == ("error.rotary.odd_head", {"d_head": 7})
+    assert keyed(UsageError, ScaledRotary, 7) == ("rotary.odd_head", {"d_head": 7})

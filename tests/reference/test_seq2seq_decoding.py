@@ -113,16 +113,16 @@ def test_beam_search_refuses_bad_settings():
     model = random_model()
     with pytest.raises(UsageError) as e:
         beam_search(model, sources(), BOS, EOS, beam_width=12)
-    assert (e.value.key, e.value.fields) == ("error.translate.beam_width", {"low": 1, "high": V - 2, "value": 12})
+    assert (e.value.code, e.value.fields) == ("translate.beam_width", {"low": 1, "high": V - 2, "value": 12})
     with pytest.raises(UsageError) as e:
         beam_search(model, sources(), BOS, EOS, length_penalty_alpha=-1)
-    assert (e.value.key, e.value.fields) == ("error.translate.length_penalty", {"low": 0, "value": -1})
+    assert (e.value.code, e.value.fields) == ("translate.length_penalty", {"low": 0, "value": -1})
     for search in (greedy_decode, beam_search):
         for n in (0, MAX_LEN + 1):
             with pytest.raises(UsageError) as e:
                 search(model, sources(), BOS, EOS, max_new_tokens=n)
-            assert (e.value.key, e.value.fields) == (
-                "error.translate.max_new_tokens",
+            assert (e.value.code, e.value.fields) == (
+                "translate.max_new_tokens",
                 {"low": 1, "high": MAX_LEN, "value": n},
             )
     assert isinstance(e.value, ValueError)  # a caller's `except ValueError` still catches it

@@ -90,9 +90,9 @@ def test_a_causal_view_s_png_draws_its_chinese_words_with_every_glyph(tmp_path, 
     monkeypatch.setattr(Figure, "savefig", lambda fig, *a, **k: (figs.append(fig), real(fig, *a, **k))[1])
     with speaking("zh"):
         grid = Grid(
-            t("cview.attr.title", answer="a", wrong="b"),
-            ["L0H0", t("cview.attr.bias")],
-            [t("cview.attr.col.contribution")],
+            t("direct logit attribution of {answer!r} against {wrong!r}", answer="a", wrong="b"),
+            ["L0H0", t("bias (norm β, head bias)")],
+            [t("contribution")],
             [[0.5], [-0.2]],
         )
         with warnings.catch_warnings(record=True) as caught:
@@ -100,6 +100,10 @@ def test_a_causal_view_s_png_draws_its_chinese_words_with_every_glyph(tmp_path, 
             grid_png(grid, tmp_path / "g.png")
     assert not [w for w in caught if "missing from" in str(w.message)]
     ax = figs[0].axes[0]
-    assert ax.get_title() == grid.title != translated("cview.attr.title", "en").format(answer="a", wrong="b")
+    assert (
+        ax.get_title()
+        == grid.title
+        != translated("direct logit attribution of {answer!r} against {wrong!r}", "en").format(answer="a", wrong="b")
+    )
     assert [s.get_text() for s in ax.get_yticklabels()] == grid.rows
     assert [s.get_text() for s in ax.get_xticklabels()] == grid.columns

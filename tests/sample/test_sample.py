@@ -196,7 +196,7 @@ def test_held_back_is_the_longest_tail_that_could_start_the_stop_string(text, st
 def test_use_cache_is_passed_through_to_the_loop():
     """use_cache=True on a model without a KV cache is refused (the loop is told, not left to guess)."""
     assert keyed(UsageError, sample, Counter(), CharTokenizer(list("abcd")), "a", 2, use_cache=True) == (
-        "error.sample.no_cache",
+        "sample.no_cache",
         {"model": "Counter"},
     )
 
@@ -255,9 +255,9 @@ def test_bad_arguments_are_explained():
         sample(model, tok, "a", 3, top_p=1.5)
     with pytest.raises(ValueError) as caught:
         sample(model, tok, "", 3)
-    assert (caught.value.key, caught.value.fields) == ("error.sample.empty_prompt", {})  # a key the catalogue has
+    assert (caught.value.code, caught.value.fields) == ("sample.empty_prompt", {})  # a key the catalogue has
     key, fields = keyed(UsageError, sample, model, tok, "z", 3)
-    assert (key, fields["shown"]) == ("error.tokenizer.unseen", "'z'")  # the prompt's unknown character named
+    assert (key, fields["shown"]) == ("tokenizer.unseen", "'z'")  # the prompt's unknown character named
 
 
 @pytest.mark.parametrize(
@@ -310,10 +310,26 @@ def test_past_max_len_names_the_scheme_or_says_it_does_not_know():
         sample_mod.past_max_len(gpt)
         line = sample_mod.past_max_len(FixedLogits(torch.zeros(3)))  # a model whose cfg names no scheme
     assert heard == [
-        ("sample.window_slides", {"name": "learned", "max_len": 8}),
-        ("sample.window_slides", {"name": "?", "max_len": 8}),  # unknown: assumed a table, the safe side
+        (
+            "position={name}: a table of max_len={max_len} positions; "
+            "past it the model sees only the last {max_len} tokens (the "
+            "window slides).",
+            {"name": "learned", "max_len": 8},
+        ),
+        (
+            "position={name}: a table of max_len={max_len} positions; "
+            "past it the model sees only the last {max_len} tokens (the "
+            "window slides).",
+            {"name": "?", "max_len": 8},
+        ),  # unknown: assumed a table, the safe side
     ]
-    assert line == words("sample.window_slides", name="?", max_len=8)
+    assert line == words(
+        "position={name}: a table of max_len={max_len} positions; "
+        "past it the model sees only the last {max_len} tokens (the "
+        "window slides).",
+        name="?",
+        max_len=8,
+    )
 
 
 def test_debug_shapes_table_shows_the_prompt_text_once_per_model(capsys):
@@ -470,11 +486,11 @@ def test_a_stop_string_the_model_cannot_write_is_refused_naming_its_characters_o
     from glassformer.text.tokenizers import WordTokenizer
 
     assert keyed(UsageError, check_stop, CharTokenizer("abcd"), "axyx") == (
-        "error.sample.stop_unseen",
+        "sample.stop_unseen",
         {"stop": "axyx", "chars": "'x', 'y'"},
     )
     assert keyed(UsageError, check_stop, WordTokenizer(["a", "b"]), "aa") == (
-        "error.sample.stop_unseen",
+        "sample.stop_unseen",
         {"stop": "aa", "chars": "'aa'"},
     )
     check_stop(CharTokenizer("abcd"), "da")  # writable: no error

@@ -86,7 +86,7 @@ def test_train_ties_go_to_smallest_ids_in_any_order():
 
 def test_vocab_too_small():
     assert keyed(ValueError, BPETokenizer.from_text, "abc", vocab_size=100) == (
-        "error.bpe.vocab_small",
+        "bpe.vocab_small",
         {"vocab_size": 100, "n_bytes": 256, "example": 512},
     )
 
@@ -100,10 +100,10 @@ def test_no_two_ids_share_bytes(text):
 
 def test_bad_merges_are_refused():
     assert keyed(ValueError, BPETokenizer, [(256, 97)]) == (
-        "error.bpe.merge_order",
+        "bpe.merge_order",
         {"i": 0, "a": 256, "b": 97, "last": 255},
     )
-    assert keyed(ValueError, BPETokenizer, [(97, 98), (97, 98)]) == ("error.bpe.same_bytes", {})
+    assert keyed(ValueError, BPETokenizer, [(97, 98), (97, 98)]) == ("bpe.same_bytes", {})
 
 
 @pytest.mark.parametrize("side", [0, 1])
@@ -125,7 +125,7 @@ def test_merge_ids_are_checked_at_both_ends_of_the_range(side):
     for edge in (-1, 257):
         a, b = merges_with(edge)[1]
         assert keyed(ValueError, BPETokenizer, merges_with(edge)) == (
-            "error.bpe.merge_order",
+            "bpe.merge_order",
             {"i": 1, "a": a, "b": b, "last": 256},  # ids so far: 0..256
         )
 
@@ -182,7 +182,7 @@ def test_decode_half_a_character():
     assert ids == [0xE4, 0xB8, 0xAD]
     assert tok.decode(ids[:2] + tok.encode("a")) == "\ufffda"  # a cut character, not an exception
     assert tok.token_text(0xE4) == "\\xe4"
-    assert keyed(ValueError, tok.decode, [256]) == ("error.tokenizer.id_range", {"vocab_size": 256, "ids": [256]})
+    assert keyed(ValueError, tok.decode, [256]) == ("tokenizer.id_range", {"vocab_size": 256, "ids": [256]})
 
 
 def test_show_work_by_hand():
@@ -216,7 +216,7 @@ def test_load_refuses_another_pattern(tmp_path):
     path = tmp_path / "t.json"
     path.write_text(json.dumps({"kind": "bpe", "pattern": r"\w+|\W", "merges": []}))
     key, fields = keyed(ValueError, load_tokenizer, path)
-    assert (key, fields["kind"], fields["detail"]) == ("error.tokenizer.invalid", "bpe", ("error.bpe.pattern", {}))
+    assert (key, fields["kind"], fields["detail"]) == ("tokenizer.invalid", "bpe", ("bpe.pattern", {}))
 
 
 def test_show_work_to_dict_repr_and_refusals_whole():
@@ -256,16 +256,16 @@ def test_show_work_to_dict_repr_and_refusals_whole():
     assert tok.encode_array("").dtype == np.int64  # no ids: still int64, not float64
     with pytest.raises(ValueError) as caught:
         BPETokenizer.from_dict({"pattern": "x", "merges": []})
-    assert caught.value.key == "error.bpe.pattern" and caught.value.fields == {}
+    assert caught.value.code == "bpe.pattern" and caught.value.fields == {}
     with pytest.raises(ValueError) as caught:
         BPETokenizer([(97, 98), (258, 97)])
-    assert (caught.value.key, caught.value.fields) == (
-        "error.bpe.merge_order",
+    assert (caught.value.code, caught.value.fields) == (
+        "bpe.merge_order",
         {"i": 1, "a": 258, "b": 97, "last": 256},
     )
     with pytest.raises(ValueError) as caught:
         BPETokenizer([(97, 98), (97, 98)])
-    assert caught.value.key == "error.bpe.same_bytes"
+    assert caught.value.code == "bpe.same_bytes"
 
 
 def test_train_bpe_edges_and_its_refusal_whole():
@@ -279,8 +279,8 @@ def test_train_bpe_edges_and_its_refusal_whole():
     assert train_bpe({"ab": 3, "xyab": 1, "xy": 1}, 300) == [(97, 98), (120, 121)]
     with pytest.raises(ValueError) as caught:
         train_bpe({"ab": 2}, 255)
-    assert (caught.value.key, caught.value.fields) == (
-        "error.bpe.vocab_small",
+    assert (caught.value.code, caught.value.fields) == (
+        "bpe.vocab_small",
         {"vocab_size": 255, "n_bytes": 256, "example": 512},
     )
 

@@ -98,7 +98,7 @@ def test_recipe_strips_only_newlines_around_entries(tmp_path):
 def test_recipe_needs_both_files(tmp_path):
     deb = fake_deb(tmp_path / "x.deb", {"./usr/share/games/fortunes/tang300": TANG})
     assert keyed(ValueError, chinese.build_text, deb) == (
-        "error.zh_poems.no_files",
+        "zh_poems.no_files",
         {"files": "usr/share/games/fortunes/song100"},
     )
 
@@ -115,8 +115,8 @@ def test_the_ar_walk_finds_data_tar_after_odd_sized_members_or_says_it_is_missin
     }
     assert chinese._deb_data(_ar(members)) == b"the data, 17 byte"
     without_data = _ar({k: v for k, v in members.items() if k != "data.tar.zst"})
-    assert keyed(ValueError, chinese._deb_data, without_data) == ("error.zh_poems.no_data", {})
-    assert keyed(ValueError, chinese._deb_data, b"PK\x03\x04") == ("error.zh_poems.not_deb", {})
+    assert keyed(ValueError, chinese._deb_data, without_data) == ("zh_poems.no_data", {})
+    assert keyed(ValueError, chinese._deb_data, b"PK\x03\x04") == ("zh_poems.not_deb", {})
 
 
 def test_not_a_deb(tmp_path):
@@ -141,7 +141,7 @@ def test_a_changed_package_is_refused(cache_with_fake_deb, monkeypatch):
     monkeypatch.setattr(chinese, "DEB_SHA256", "0" * 64)
     key, fields = keyed(CorpusUnavailable, load_text, "zh-poems", cache_dir=cache_with_fake_deb)
     assert (key, fields["deb"], fields["want"]) == (
-        "error.zh_poems.deb_sha",
+        "zh_poems.deb_sha",
         cache_with_fake_deb / "downloads" / chinese.DEB_FILE,
         "0" * 64,
     )
@@ -150,14 +150,21 @@ def test_a_changed_package_is_refused(cache_with_fake_deb, monkeypatch):
 def test_a_changed_text_is_refused(cache_with_fake_deb, monkeypatch):
     monkeypatch.setattr(chinese, "ZH_POEMS_SHA256", "f" * 64)
     key, fields = keyed(CorpusUnavailable, load_text, "zh-poems", cache_dir=cache_with_fake_deb)
-    assert (key, fields["got"], fields["want"]) == ("error.zh_poems.sha", sha256_text(EXPECTED), "f" * 64)
+    assert (key, fields["got"], fields["want"]) == ("zh_poems.sha", sha256_text(EXPECTED), "f" * 64)
     assert not (cache_with_fake_deb / "sources" / "zh-poems.txt").exists()
 
 
 def apt_refusal(folder: Path, said: str) -> tuple[str, dict]:
     """The key and fields of the refusal when apt-get could not download the package into `folder`."""
-    instead = t("error.zh_poems.instead", deb="fortunes-zh_2.98_all.deb", folder=folder)
-    return "error.zh_poems.apt_failed", {"package": "fortunes-zh=2.98", "said": said, "instead": instead}
+    instead = t(
+        "Put {deb} (from any Debian mirror, pool/main/f/fortune-zh/) "
+        "into {folder}, or train on a local UTF-8 text with source "
+        "'file:PATH' (e.g. `glassformer data prepare "
+        "file:/path/to/poems.txt`).",
+        deb="fortunes-zh_2.98_all.deb",
+        folder=folder,
+    )
+    return "zh_poems.apt_failed", {"package": "fortunes-zh=2.98", "said": said, "instead": instead}
 
 
 def test_offline_error_says_what_to_do(tmp_path, monkeypatch):
@@ -206,14 +213,14 @@ def test_no_apt_get(tmp_path, monkeypatch):
 
     monkeypatch.setattr(chinese.subprocess, "run", missing)
     assert keyed(CorpusUnavailable, load_text, "zh-poems", cache_dir=tmp_path) == (
-        "error.zh_poems.no_apt",
+        "zh_poems.no_apt",
         {"name": "zh-poems", "instead": apt_refusal(tmp_path / "downloads", "")[1]["instead"]},
     )
 
 
 def test_unknown_source_lists_zh_poems():
     key, fields = keyed(ValueError, load_text, "zh-poem")
-    assert (key, fields["forms"].split(", ")[-1]) == ("error.corpus.unknown", "zh-poems")
+    assert (key, fields["forms"].split(", ")[-1]) == ("corpus.unknown", "zh-poems")
 
 
 @pytest.mark.slow
@@ -242,13 +249,13 @@ def test_a_package_that_verifies_but_cannot_be_read_and_each_checksum_refusal_wh
     got = hashlib.sha256(deb.read_bytes()).hexdigest()
     monkeypatch.setattr(chinese, "DEB_SHA256", "0" * 64)
     assert keyed(CorpusUnavailable, load_text, "zh-poems", cache_dir=cache) == (
-        "error.zh_poems.deb_sha",
+        "zh_poems.deb_sha",
         {"deb": deb, "got": got, "want": "0" * 64, "package": "fortunes-zh", "version": "2.98"},
     )
     monkeypatch.setattr(chinese, "DEB_SHA256", got)
     monkeypatch.setattr(chinese, "ZH_POEMS_SHA256", "f" * 64)
     assert keyed(CorpusUnavailable, load_text, "zh-poems", cache_dir=cache) == (
-        "error.zh_poems.sha",
+        "zh_poems.sha",
         {"name": "zh-poems", "deb": deb, "got": sha256_text(EXPECTED), "want": "f" * 64},
     )
     deb.write_bytes(b"PK\x03\x04 a zip, not a deb")
@@ -256,8 +263,8 @@ def test_a_package_that_verifies_but_cannot_be_read_and_each_checksum_refusal_wh
     with pytest.raises(CorpusUnavailable) as caught:
         load_text("zh-poems", cache_dir=cache)
     problem = caught.value.fields["problem"]
-    assert (caught.value.key, caught.value.fields) == ("error.corpus.sdist", {"sdist": deb, "problem": problem})
-    assert (problem.key, problem.fields) == ("error.zh_poems.not_deb", {})  # the reader's reason, ours
+    assert (caught.value.code, caught.value.fields) == ("corpus.sdist", {"sdist": deb, "problem": problem})
+    assert (problem.code, problem.fields) == ("zh_poems.not_deb", {})  # the reader's reason, ours
     assert caught.value.__cause__ is problem
     assert not (cache / "sources").exists()
 
@@ -291,7 +298,10 @@ def test_a_failed_apt_get_is_quoted_whole_with_what_to_do_instead(
     ((cwd, kwargs),) = calls
     assert kwargs == {"capture_output": True, "text": True}
     assert Path(cwd).parent == folder and Path(cwd).name.startswith(".apt-")
-    assert capsys.readouterr().err == t("corpus.downloading", what="fortunes-zh 2.98", folder=folder) + "\n"
+    assert (
+        capsys.readouterr().err
+        == t("downloading {what} (once) into {folder} ...", what="fortunes-zh 2.98", folder=folder) + "\n"
+    )
     assert list(folder.iterdir()) == []
 
 
@@ -314,7 +324,7 @@ def test_no_apt_get_is_said_whole(tmp_path, monkeypatch):
 def test_a_package_without_the_poems_names_both_files_in_order_and_skips_directories(tmp_path):
     deb = fake_deb(tmp_path / "x.deb", {"./usr/share/doc/fortunes-zh/copyright": "GPL-3+"})
     assert keyed(ValueError, chinese.build_text, deb) == (  # both, in the recipe's order
-        "error.zh_poems.no_files",
+        "zh_poems.no_files",
         {"files": ", ".join(["usr/share/games/fortunes/tang300", "usr/share/games/fortunes/song100"])},
     )
     files = {"usr/share/games/fortunes/tang300": "甲\n%\n", "./usr/share/games/fortunes/song100": "乙"}  # no ./ too

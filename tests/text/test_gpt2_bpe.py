@@ -115,30 +115,30 @@ def test_to_dict_and_from_dict_keep_the_three_tables():
     assert bare.merges == [("h", "e")] and bare.specials == [] and bare.vocab_size == 257
     with pytest.raises(DamagedFile) as caught:
         GPT2BPETokenizer.from_dict({**d, "pretokenizer": "bpe"})
-    assert (caught.value.key, caught.value.fields) == ("error.gpt2.pretokenizer", {"found": "bpe"})
+    assert (caught.value.code, caught.value.fields) == ("gpt2.pretokenizer", {"found": "bpe"})
     assert repr(tok) == "GPT2BPETokenizer(vocab_size=259, specials=['<|endoftext|>'])"
 
 
 @pytest.mark.parametrize(
     "tokens, merges, specials, key, fields",
     [
-        (BYTES + ["he", "he"], [], [], "error.gpt2.token_twice", {"token": "he"}),
-        (BYTES[2:], [], [], "error.gpt2.bytes_missing", {"n": 2, "n_bytes": 256, "first": "0x00 ('Ā')"}),
-        (BYTES[:-1], [], [], "error.gpt2.bytes_missing", {"n": 1, "n_bytes": 256, "first": "0xff ('ÿ')"}),
-        (BYTES + ["<x>"], [], ["<x>", "<z>", "<y>"], "error.gpt2.specials_absent", {"tokens": ["<y>", "<z>"]}),
-        (BYTES + [""], [], [""], "error.gpt2.specials_absent", {"tokens": []}),
-        (BYTES + ["a b"], [], [], "error.gpt2.not_byte_alphabet", {"token": "a b"}),
-        (BYTES + ["he"], [("h", "e"), ("h", "e")], [], "error.gpt2.merge_twice", {"rank": 1, "merge": "h e"}),
-        (BYTES + ["he"], [("h", "e", "l")], [], "error.gpt2.merge_bad", {"rank": 0, "merge": "h e l"}),
-        (BYTES + ["zzh"], [("zz", "h")], [], "error.gpt2.merge_bad", {"rank": 0, "merge": "zz h"}),
+        (BYTES + ["he", "he"], [], [], "gpt2.token_twice", {"token": "he"}),
+        (BYTES[2:], [], [], "gpt2.bytes_missing", {"n": 2, "n_bytes": 256, "first": "0x00 ('Ā')"}),
+        (BYTES[:-1], [], [], "gpt2.bytes_missing", {"n": 1, "n_bytes": 256, "first": "0xff ('ÿ')"}),
+        (BYTES + ["<x>"], [], ["<x>", "<z>", "<y>"], "gpt2.specials_absent", {"tokens": ["<y>", "<z>"]}),
+        (BYTES + [""], [], [""], "gpt2.specials_absent", {"tokens": []}),
+        (BYTES + ["a b"], [], [], "gpt2.not_byte_alphabet", {"token": "a b"}),
+        (BYTES + ["he"], [("h", "e"), ("h", "e")], [], "gpt2.merge_twice", {"rank": 1, "merge": "h e"}),
+        (BYTES + ["he"], [("h", "e", "l")], [], "gpt2.merge_bad", {"rank": 0, "merge": "h e l"}),
+        (BYTES + ["zzh"], [("zz", "h")], [], "gpt2.merge_bad", {"rank": 0, "merge": "zz h"}),
         (
             BYTES + ["he", EOT, EOT + "h"],
             [("h", "e"), (EOT, "h")],
             [EOT],
-            "error.gpt2.merge_bad",
+            "gpt2.merge_bad",
             {"rank": 1, "merge": "<|endoftext|> h"},
         ),
-        (BYTES + ["he"], [("h", "e"), ("l", "l")], [], "error.gpt2.merge_bad", {"rank": 1, "merge": "l l"}),
+        (BYTES + ["he"], [("h", "e"), ("l", "l")], [], "gpt2.merge_bad", {"rank": 1, "merge": "l l"}),
     ],
 )
 def test_tables_the_encoder_could_not_run_are_refused_naming_the_first_bad_entry(tokens, merges, specials, key, fields):
@@ -187,7 +187,10 @@ def refusal(path, kind) -> tuple[str, dict]:
 
 def fixed(**fields) -> dict:
     """The fields of a refusal that ends with how to get the file back."""
-    return {**fields, "fix": t("fix.gpt2_tokenizer")}
+    return {
+        **fields,
+        "fix": t("It comes with the model (save_pretrained writes it); copy it again from the model's source."),
+    }
 
 
 def test_write_tokenizer_dir_writes_every_field_of_the_three_files(tmp_path):
@@ -255,7 +258,7 @@ def test_a_merges_line_that_is_not_a_pair_is_named_with_its_number(tmp_path):
     )
     (path / "merges.txt").write_text("h e\n#version: 0.2 x\n", encoding="utf-8")  # a version line only on line 1
     assert refusal(path, DamagedFile) == (
-        "error.gpt2.merge_line",
+        "gpt2.merge_line",
         fixed(path=path / "merges.txt", n=2, line="#version: 0.2 x"),
     )
 
@@ -264,19 +267,23 @@ def test_a_vocab_json_that_is_not_token_to_id_is_refused(tmp_path):
     path = folder(tmp_path)
     for bad in ([["a", 0]], {"a": "0"}):
         (path / "vocab.json").write_text(json.dumps(bad), encoding="utf-8")
-        assert refusal(path, DamagedFile) == ("error.gpt2.vocab_shape", fixed(path=path / "vocab.json"))
+        assert refusal(path, DamagedFile) == ("gpt2.vocab_shape", fixed(path=path / "vocab.json"))
     (path / "vocab.json").write_text("{", encoding="utf-8")
     key, fields = refusal(path, DamagedFile)
-    assert (key, fields["path"], fields["fix"]) == ("error.files.json", path / "vocab.json", t("fix.gpt2_tokenizer"))
+    assert (key, fields["path"], fields["fix"]) == (
+        "files.json",
+        path / "vocab.json",
+        t("It comes with the model (save_pretrained writes it); copy it again from the model's source."),
+    )
 
 
 def test_a_folder_without_both_vocab_and_merges_nor_tokenizer_json_is_not_found(tmp_path):
     path = folder(tmp_path)
     (path / "merges.txt").unlink()  # vocab.json alone is not enough
-    assert refusal(path, NotFound) == ("error.gpt2.no_tokenizer", fixed(path=path))
+    assert refusal(path, NotFound) == ("gpt2.no_tokenizer", fixed(path=path))
     folder(tmp_path)
     (path / "vocab.json").unlink()
-    assert refusal(path, NotFound) == ("error.gpt2.no_tokenizer", fixed(path=path))
+    assert refusal(path, NotFound) == ("gpt2.no_tokenizer", fixed(path=path))
 
 
 def test_tables_the_encoder_cannot_run_are_refused_naming_the_file(tmp_path):
@@ -284,23 +291,27 @@ def test_tables_the_encoder_cannot_run_are_refused_naming_the_file(tmp_path):
     (path / "merges.txt").write_text("#version: 0.2\nh e\nl l\n", encoding="utf-8")  # "ll" is not a token
     with pytest.raises(DamagedFile) as caught:
         read_tokenizer_dir(path)
-    assert caught.value.key == "error.gpt2.tokenizer_invalid" and caught.value.fields["path"] == path / "vocab.json"
+    assert caught.value.code == "gpt2.tokenizer_invalid" and caught.value.fields["path"] == path / "vocab.json"
     problem = caught.value.fields["problem"]  # the table's own refusal, worded with the file's
-    assert (problem.key, problem.fields) == ("error.gpt2.merge_bad", {"rank": 1, "merge": "l l"})
-    assert caught.value.fields["fix"] == t("fix.gpt2_tokenizer")
+    assert (problem.code, problem.fields) == ("gpt2.merge_bad", {"rank": 1, "merge": "l l"})
+    assert caught.value.fields["fix"] == t(
+        "It comes with the model (save_pretrained writes it); copy it again from the model's source."
+    )
 
 
 def test_tokenizer_config_options_that_change_the_ids_are_refused(tmp_path):
     path = folder(tmp_path)
     config = path / "tokenizer_config.json"
     config.write_text("[]", encoding="utf-8")
-    assert refusal(path, DamagedFile) == ("error.gpt2.not_object", fixed(path=config))
+    assert refusal(path, DamagedFile) == ("gpt2.not_object", fixed(path=config))
     config.write_text("{", encoding="utf-8")
-    assert refusal(path, DamagedFile)[1]["fix"] == t("fix.gpt2_tokenizer")
+    assert refusal(path, DamagedFile)[1]["fix"] == t(
+        "It comes with the model (save_pretrained writes it); copy it again from the model's source."
+    )
     for option, what in ID_OPTIONS.items():
         config.write_text(json.dumps({option: True}), encoding="utf-8")
         assert refusal(path, UsageError) == (
-            "error.gpt2.tokenizer_option",
+            "gpt2.tokenizer_option",
             {"path": config, "option": option, "what": t(what)},
         )
     config.write_text(json.dumps({"add_prefix_space": False, "add_bos_token": False}), encoding="utf-8")
@@ -329,7 +340,14 @@ def test_special_tokens_come_from_the_config_or_default_to_endoftext(tmp_path):
     notes = []
     tok = read_tokenizer_dir(path, note=lambda key, **fields: notes.append((key, fields)))
     assert tok.specials == ["x", "y", "<|nope|>"] and tok.vocab_size == 260 and tok.encode("<|nope|>") == [259]
-    assert notes == [("gpt2.added_tokens", {"path": config, "tokens": "'<|nope|>'", "first": 259, "last": 259})]
+    assert notes == [
+        (
+            "note: {path} names {tokens} as special, and the vocabulary "
+            "lacks them: transformers adds them after it with the next "
+            "ids ({first}..{last}), and so does this import.",
+            {"path": config, "tokens": "'<|nope|>'", "first": 259, "last": 259},
+        )
+    ]
     edit_json(config, lambda d: d.update(extra_special_tokens={"sep": "<s>"}, additional_special_tokens=["<a>"]))
     assert read_tokenizer_dir(path, note=lambda *a, **k: None).specials == ["x", "y", "<|nope|>", "<s>"]
     edit_json(config, lambda d: d.update(extra_special_tokens=None))  # the older key, when the newer is absent
@@ -344,10 +362,10 @@ def test_added_tokens_that_are_not_plain_literals_are_refused(tmp_path):
     config = path / "tokenizer_config.json"
     for bad in ("<|endoftext|>", {"content": 5}, {"special": True}):
         edit_json(config, lambda d, bad=bad: d.update(added_tokens_decoder={"258": bad}))
-        assert refusal(path, DamagedFile) == ("error.gpt2.added_shape", fixed(path=config))
+        assert refusal(path, DamagedFile) == ("gpt2.added_shape", fixed(path=config))
     for flag in ("lstrip", "rstrip", "single_word"):
         edit_json(config, lambda d, flag=flag: d.update(added_tokens_decoder={"258": {"content": EOT, flag: True}}))
-        assert refusal(path, UsageError) == ("error.gpt2.added_flag", {"path": config, "token": EOT, "flag": flag})
+        assert refusal(path, UsageError) == ("gpt2.added_flag", {"path": config, "token": EOT, "flag": flag})
     edit_json(config, lambda d: d.update(added_tokens_decoder={"258": {"content": EOT, "lstrip": False}}))
     assert read_tokenizer_dir(path).specials == [EOT]
 
@@ -357,16 +375,16 @@ def test_ids_that_clash_or_leave_a_gap_are_refused(tmp_path):
     config = path / "tokenizer_config.json"
     edit_json(config, lambda d: d.update(added_tokens_decoder={"5": {"content": EOT}}))
     assert refusal(path, DamagedFile) == (
-        "error.gpt2.id_twice",
+        "gpt2.id_twice",
         fixed(path=path / "vocab.json", id=5, token="ą", special=EOT),
     )
     edit_json(config, lambda d: d.update(added_tokens_decoder={"260": {"content": EOT}}))
     edit_json(path / "vocab.json", lambda d: d.pop(EOT))
-    assert refusal(path, DamagedFile) == ("error.gpt2.id_gaps", fixed(path=path / "vocab.json", last=258, gap=258))
+    assert refusal(path, DamagedFile) == ("gpt2.id_gaps", fixed(path=path / "vocab.json", last=258, gap=258))
     edit_json(config, lambda d: d.update(added_tokens_decoder={"258": {"content": EOT}}))
     assert read_tokenizer_dir(path).encode("<|endoftext|>") == [258]  # an added token after the vocabulary
     edit_json(path / "vocab.json", lambda d: d.update(extra=257))  # two tokens, one id: no hole, one id short
-    assert refusal(path, DamagedFile) == ("error.gpt2.id_gaps", fixed(path=path / "vocab.json", last=258, gap="?"))
+    assert refusal(path, DamagedFile) == ("gpt2.id_gaps", fixed(path=path / "vocab.json", last=258, gap="?"))
 
 
 def tokenizer_json(tmp_path):
@@ -416,7 +434,7 @@ def test_each_tokenizer_json_setting_that_changes_the_ids_is_named_whole(tmp_pat
     edit_json(path / "tokenizer.json", lambda d: (d[where] if where else d).__setitem__(key, value))
     field = f"{where}.{key}" if where else key
     assert refusal(path, UsageError) == (
-        "error.gpt2.pipeline",
+        "gpt2.pipeline",
         {"path": path / "tokenizer.json", "field": field, "found": found, "want": want},
     )
 
@@ -426,19 +444,19 @@ def test_a_tokenizer_json_without_its_tables_or_with_odd_added_tokens_is_refused
     file = path / "tokenizer.json"
     original = file.read_text(encoding="utf-8")
     file.write_text("[1]", encoding="utf-8")
-    assert refusal(path, DamagedFile) == ("error.gpt2.not_object", fixed(path=file))
+    assert refusal(path, DamagedFile) == ("gpt2.not_object", fixed(path=file))
     for key, value in (("vocab", ["a"]), ("merges", {"h": "e"})):
         file.write_text(original, encoding="utf-8")
         edit_json(file, lambda d, key=key, value=value: d["model"].__setitem__(key, value))
-        assert refusal(path, DamagedFile) == ("error.gpt2.no_model_vocab", fixed(path=file))
+        assert refusal(path, DamagedFile) == ("gpt2.no_model_vocab", fixed(path=file))
     file.write_text(original, encoding="utf-8")
     edit_json(file, lambda d: d["added_tokens"][0].__setitem__("rstrip", True))
-    assert refusal(path, UsageError) == ("error.gpt2.added_flag", {"path": file, "token": EOT, "flag": "rstrip"})
+    assert refusal(path, UsageError) == ("gpt2.added_flag", {"path": file, "token": EOT, "flag": "rstrip"})
     edit_json(file, lambda d: d["added_tokens"][0].update(rstrip=False, id="5"))  # the library reads no "5" as 5
     key, fields = refusal(path, DamagedFile)
-    assert (key, fields["field"], fields["found"]) == ("error.gpt2.field", "added_tokens[0].id", "string")
+    assert (key, fields["field"], fields["found"]) == ("gpt2.field", "added_tokens[0].id", "string")
     edit_json(file, lambda d: d["added_tokens"][0].update(id=5))
-    assert refusal(path, DamagedFile) == ("error.gpt2.id_twice", fixed(path=file, id=5, token="ą", special=EOT))
+    assert refusal(path, DamagedFile) == ("gpt2.id_twice", fixed(path=file, id=5, token="ą", special=EOT))
     edit_json(file, lambda d: d.update(added_tokens=None))
     assert read_tokenizer_dir(path).specials == [EOT]  # no config: GPT2Tokenizer's default, as the vocabulary has it
     file.write_text(original, encoding="utf-8")
@@ -456,7 +474,7 @@ def test_a_config_that_gives_an_added_id_another_token_than_tokenizer_json_is_re
     config.write_text(json.dumps({"added_tokens_decoder": {"258": {**entry, "content": "<x>"}}}), encoding="utf-8")
     with pytest.raises(DamagedFile) as caught:
         read_tokenizer_dir(path)
-    assert caught.value.key == "error.gpt2.id_twice"
+    assert caught.value.code == "gpt2.id_twice"
     assert {k: caught.value.fields[k] for k in ("path", "id", "token", "special")} == {
         "path": config,
         "id": "258",

@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from glassformer.errors import DamagedFile, UsageError, WrongType
-from glassformer.messages import speaking, t
+from glassformer.messages import NP_, speaking, t
 from glassformer.text import tokenizers
 from glassformer.text.tokenizers import CharTokenizer, Tokenizer, WordTokenizer, load_tokenizer
 
@@ -49,7 +49,7 @@ def test_char_decode_accepts_arrays_and_tensors():
     assert tok.decode(np.array(ids, dtype=np.uint16)) == CHINESE
     assert tok.decode(torch.tensor(ids)) == CHINESE
     assert keyed(ValueError, tok.decode, [0, -1]) == (  # a negative id must not wrap around to the last character
-        "error.tokenizer.id_range",
+        "tokenizer.id_range",
         {"vocab_size": tok.vocab_size, "ids": [-1]},
     )
 
@@ -57,7 +57,7 @@ def test_char_decode_accepts_arrays_and_tensors():
 def test_unseen_characters_error_names_them():
     tok = CharTokenizer.from_text("hello world")
     assert keyed(ValueError, tok.encode, "hello 世界! hello 世界!") == (
-        "error.tokenizer.unseen",
+        "tokenizer.unseen",
         {"n": 3, "vocab": 8, "shown": "'世', '界', '!'", "more": "", "unk": "<unk>"},
     )  # repr'd, deduplicated, in order of first appearance; the sentence (below) says how to fix it
 
@@ -69,10 +69,10 @@ def test_unseen_error_shows_at_most_20():
         key, fields = keyed(ValueError, tok.encode, thirty)
     shown = ", ".join(repr(c) for c in thirty[:20])  # the first 20, then how many more
     assert (key, fields) == (
-        "error.tokenizer.unseen",
-        {"n": 30, "vocab": 1, "shown": shown, "more": t("error.tokenizer.more", n=10), "unk": "<unk>"},
+        "tokenizer.unseen",
+        {"n": 30, "vocab": 1, "shown": shown, "more": t(" and {n} more", n=10), "unk": "<unk>"},
     )
-    assert ("error.tokenizer.more", {"n": 10}) in heard
+    assert (" and {n} more", {"n": 10}) in heard
 
 
 def test_unk_mode():
@@ -117,7 +117,7 @@ def test_load_unknown_kind(tmp_path):
     path = tmp_path / "t.json"
     path.write_text('{"kind": "sentencepiece"}')
     assert keyed(ValueError, load_tokenizer, path) == (
-        "error.tokenizer.kind",
+        "tokenizer.kind",
         {"path": path, "kind": "sentencepiece", "kinds": sorted(tokenizers.TOKENIZER_KINDS), "fix": t(FIX)},
     )
     assert {"char", "word"} <= set(tokenizers.TOKENIZER_KINDS)
@@ -153,7 +153,7 @@ def test_word_unknown_and_pad():
     padded = tok.pad(tok.encode("i love", add_bos=True), 6)
     assert padded == [2, 4, 5, 0, 0, 0]
     assert tok.decode(padded, skip_special=True) == "i love"
-    assert keyed(ValueError, tok.pad, [4, 5, 6], 2) == ("error.tokenizer.pad", {"n": 3, "length": 2})
+    assert keyed(ValueError, tok.pad, [4, 5, 6], 2) == ("tokenizer.pad", {"n": 3, "length": 2})
 
 
 def test_word_from_text_and_bad_words():
@@ -161,7 +161,7 @@ def test_word_from_text_and_bad_words():
     assert tok.words == ["cat", "mat", "on", "sat", "the"]
     with pytest.raises(TypeError):
         WordTokenizer("i love you")  # a str would become a vocabulary of characters
-    assert keyed(ValueError, WordTokenizer, ["two words"]) == ("error.tokenizer.word", {"word": "two words"})
+    assert keyed(ValueError, WordTokenizer, ["two words"]) == ("tokenizer.word", {"word": "two words"})
 
 
 def test_word_show_work():
@@ -182,7 +182,7 @@ def test_word_tokenizer_from_dict_accepts_a_file_without_specials_and_refuses_ot
     words = ["i", "love", "you"]
     assert WordTokenizer.from_dict({"words": words}).encode("love you") == [5, 6]
     assert keyed(ValueError, WordTokenizer.from_dict, {"specials": ["<PAD>"], "words": words}) == (
-        "error.tokenizer.specials",
+        "tokenizer.specials",
         {"found": ["<PAD>"], "want": ["<PAD>", "<UNK>", "<BOS>", "<EOS>"]},
     )
 
@@ -219,7 +219,7 @@ def test_word_segment_saved_and_checked(tmp_path):
     )
     assert load_tokenizer(tmp_path / "old.json").segment == "whitespace"  # files from before segment=
     assert keyed(ValueError, WordTokenizer, ["a"], segment="spaces") == (
-        "error.segment.unknown",
+        "segment.unknown",
         {"segment": "spaces", "choices": "whitespace, jieba"},
     )
 
@@ -242,11 +242,14 @@ def test_segment_without_jieba_says_what_to_install_and_jieba_drops_space_pieces
     monkeypatch.setitem(sys.modules, "jieba", None)  # as if not installed: `import jieba` raises ImportError
     with pytest.raises(ImportError) as caught:
         tokenizers.split_words("我爱你", "jieba")
-    assert (caught.value.key, caught.value.fields) == ("error.segment.no_jieba", {"requirement": "jieba>=0.42"})
+    assert (caught.value.code, caught.value.fields) == ("segment.no_jieba", {"requirement": "jieba>=0.42"})
     assert caught.value.__cause__ is None and caught.value.__suppress_context__
 
 
-FIX = "fix.tokenizer"  # the catalogue's sentence every refusal of a tokenizer file ends with
+FIX = (
+    "It is written beside the ids it made (a run directory, a "
+    "prepared corpus); restore it from a copy."
+)  # the catalogue's sentence every refusal of a tokenizer file ends with
 
 
 def test_save_writes_one_utf8_json_line_with_the_kind_first(tmp_path):
@@ -279,7 +282,7 @@ def test_load_tokenizer_names_an_unknown_kind_and_a_damaged_description(tmp_path
     for text, kind in (('{"kind": "sentencepiece"}', "sentencepiece"), ("[1, 2]", None), ("{}", None)):
         path.write_text(text, encoding="utf-8")
         assert keyed(DamagedFile, load_tokenizer, path) == (
-            "error.tokenizer.kind",
+            "tokenizer.kind",
             {"path": path, "kind": kind, "kinds": ["char", "word"], "fix": fix},
         )
 
@@ -294,58 +297,61 @@ def test_load_tokenizer_names_an_unknown_kind_and_a_damaged_description(tmp_path
 
     char = {"kind": "char"}
     assert damaged({"kind": "char", "chars": ["a"]}) == (  # every refusal a key of ours, none a Python error's
-        "error.tokenizer.invalid",
+        "tokenizer.invalid",
         char,
-        ("error.tokenizer.field_missing", {"field": "unk", "want": t("tokenizer.want.bool")}),
+        ("tokenizer.field_missing", {"field": "unk", "want": t(NP_("tokenizer.want.bool", "true or false"))}),
     )
     assert damaged({"kind": "char", "chars": [], "unk": False}) == (
-        "error.tokenizer.invalid",
+        "tokenizer.invalid",
         char,
-        ("error.tokenizer.no_chars", {}),
+        ("tokenizer.no_chars", {}),
     )
     assert damaged({"kind": "char", "chars": 5, "unk": False}) == (
-        "error.tokenizer.invalid",
+        "tokenizer.invalid",
         char,
         (
-            "error.tokenizer.field",
-            {"field": "chars", "found": "number", "shown": "5", "want": t("tokenizer.want.strs")},
+            "tokenizer.field",
+            {"field": "chars", "found": "number", "shown": "5", "want": t("a list of strings")},
         ),
     )
     assert damaged({"kind": "char", "chars": ["a"], "unk": 0}) == (  # 0 is not false: no value is coerced
-        "error.tokenizer.invalid",
+        "tokenizer.invalid",
         char,
-        ("error.tokenizer.field", {"field": "unk", "found": "number", "shown": "0", "want": t("tokenizer.want.bool")}),
+        (
+            "tokenizer.field",
+            {"field": "unk", "found": "number", "shown": "0", "want": t(NP_("tokenizer.want.bool", "true or false"))},
+        ),
     )
     path.write_text(json.dumps({"kind": "char", "chars": ["a"], "unk": False, "extra": 1}), encoding="utf-8")
     assert load_tokenizer(path).chars == ["a"]  # extra fields are ignored
     assert damaged({"kind": "word", "specials": None, "words": ["a"]}) == (
-        "error.tokenizer.invalid",
+        "tokenizer.invalid",
         {"kind": "word"},
         (
-            "error.tokenizer.field",
-            {"field": "specials", "found": "null", "shown": "None", "want": t("tokenizer.want.strs")},
+            "tokenizer.field",
+            {"field": "specials", "found": "null", "shown": "None", "want": t("a list of strings")},
         ),
     )
     assert damaged({"kind": "word", "words": ["a", 7]}) == (
-        "error.tokenizer.invalid",
+        "tokenizer.invalid",
         {"kind": "word"},
         (
-            "error.tokenizer.field",
-            {"field": "words[1]", "found": "number", "shown": "7", "want": t("tokenizer.want.strs.item")},
+            "tokenizer.field",
+            {"field": "words[1]", "found": "number", "shown": "7", "want": t("a string")},
         ),
     )
     path.write_text("", encoding="utf-8")
     key, fields = keyed(DamagedFile, load_tokenizer, path)
-    assert (key, fields["path"], fields["fix"]) == ("error.files.empty", path, fix)
+    assert (key, fields["path"], fields["fix"]) == ("files.empty", path, fix)
 
 
 @pytest.mark.parametrize(
     "chars, key",
     [
-        ([], "error.tokenizer.no_chars"),
-        (["a", "bc"], "error.tokenizer.chars"),
-        (["a", ""], "error.tokenizer.chars"),
-        (["a", "b", "a"], "error.tokenizer.chars"),
+        ([], "tokenizer.no_chars"),
+        (["a", "bc"], "tokenizer.chars"),
+        (["a", ""], "tokenizer.chars"),
+        (["a", "b", "a"], "tokenizer.chars"),
     ],
 )
 def test_char_tokenizer_refuses_a_bad_character_list(chars, key):
@@ -371,16 +377,24 @@ def test_the_unseen_message_whole_at_twenty_and_twenty_one_characters():
     )
     with speaking("zh"):
         assert unseen(tok, "a" + twenty + twenty) == t(
-            "error.tokenizer.unseen", n=20, vocab=2, shown=shown, more="", unk="<unk>"
+            "{n} character(s) not in the vocabulary ({vocab} chars): "
+            "{shown}{more}. Rebuild the vocabulary from text that "
+            "contains them (CharTokenizer.from_text), or build it with "
+            "unk=True to map unseen characters to {unk}.",
+            n=20,
+            vocab=2,
+            shown=shown,
+            more="",
+            unk="<unk>",
         ) and unseen(tok, "a" + twenty).startswith(f"有 20 个字符不在词表里（词表共 2 个字符）：{shown}。")
     unseen_fields = {"vocab": 2, "unk": "<unk>"}
     assert keyed(ValueError, tok.encode, twenty + "z") == (
-        "error.tokenizer.unseen",
-        {**unseen_fields, "n": 21, "shown": shown, "more": t("error.tokenizer.more", n=1)},
+        "tokenizer.unseen",
+        {**unseen_fields, "n": 21, "shown": shown, "more": t(" and {n} more", n=1)},
     )
     # inside the code-point table (b), just past its end (d), far beyond it: all unseen
     assert keyed(ValueError, tok.encode, "d\U0010ffffb") == (
-        "error.tokenizer.unseen",
+        "tokenizer.unseen",
         {**unseen_fields, "n": 3, "shown": "'d', '\\U0010ffff', 'b'", "more": ""},
     )  # repr escapes it
 
@@ -420,7 +434,7 @@ def test_ids_out_of_range_are_named_at_both_ends():
     assert tok.decode([0, 1]) == "ab"
     with pytest.raises(UsageError) as caught:
         tok.decode([2, -1, 0, 2])
-    assert (caught.value.key, caught.value.fields) == ("error.tokenizer.id_range", {"vocab_size": 2, "ids": [-1, 2]})
+    assert (caught.value.code, caught.value.fields) == ("tokenizer.id_range", {"vocab_size": 2, "ids": [-1, 2]})
     with pytest.raises(UsageError) as caught:
         tok.decode(list(range(-25, 0)))
     assert caught.value.fields == {"vocab_size": 2, "ids": list(range(-25, -5))}  # the first 20
@@ -429,21 +443,21 @@ def test_ids_out_of_range_are_named_at_both_ends():
 def test_word_tokenizer_refusals_whole():
     with pytest.raises(TypeError) as caught:  # WrongType is a TypeError
         WordTokenizer("i love you")
-    assert isinstance(caught.value, WrongType) and caught.value.key == "error.tokenizer.words_str"
+    assert isinstance(caught.value, WrongType) and caught.value.code == "tokenizer.words_str"
     for bad in ("two words", "", "tab\there"):
         with pytest.raises(ValueError) as caught:
             WordTokenizer(["ok", bad])
-        assert (caught.value.key, caught.value.fields) == ("error.tokenizer.word", {"word": bad})
+        assert (caught.value.code, caught.value.fields) == ("tokenizer.word", {"word": bad})
     with pytest.raises(DamagedFile) as caught:
         WordTokenizer.from_dict({"specials": ["<PAD>"], "words": ["a"]})
-    assert (caught.value.key, caught.value.fields) == (
-        "error.tokenizer.specials",
+    assert (caught.value.code, caught.value.fields) == (
+        "tokenizer.specials",
         {"found": ["<PAD>"], "want": ["<PAD>", "<UNK>", "<BOS>", "<EOS>"]},
     )
     tok = WordTokenizer(["i"])
     with pytest.raises(UsageError) as caught:
         tok.pad([4, 4, 4], 2)
-    assert (caught.value.key, caught.value.fields) == ("error.tokenizer.pad", {"n": 3, "length": 2})
+    assert (caught.value.code, caught.value.fields) == ("tokenizer.pad", {"n": 3, "length": 2})
     assert tok.pad([4, 4], 2) == [4, 4] and tok.pad([], 1) == [0]
 
 

@@ -43,11 +43,11 @@ def test_label_smoothing_keeps_a_floor_and_checks_its_inputs():
     assert label_smoothed_loss(confident, torch.tensor([[2]]), 0.1).item() > 100
     assert LOSSES["label_smoothed"] is label_smoothed_loss
     assert keyed(UsageError, label_smoothed_loss, confident, torch.tensor([[2]]), 1.0) == (
-        "error.loss.smoothing",
+        "loss.smoothing",
         {"smoothing": 1.0},
     )  # in [0, 1)
     assert keyed(UsageError, label_smoothed_loss, confident, torch.tensor([2])) == (
-        "error.loss.shapes",
+        "loss.shapes",
         {"logits": (1, 1, 4), "targets": (1,)},
     )
 
@@ -138,6 +138,8 @@ def test_a_seq2seq_run_shows_and_keeps_its_translations_at_each_evaluation(tmp_p
     kept = (tmp_path / "r" / "samples.txt").read_text(encoding="utf-8")
     assert kept.count("=== step ") == 2 and kept.endswith("=== step 2 ===\n" + "\n".join(lines) + "\n\n")
     shown = capsys.readouterr().out
-    translations = heard.of("run.eval_translations")  # one block at each eval: steps 0 and 2
+    translations = heard.of(
+        "--- translations at step {step} ---\n{lines}\n---"
+    )  # one block at each eval: steps 0 and 2
     assert [f["step"] for f in translations] == [0, 2] and translations[-1]["lines"] == "\n".join(lines)
-    assert all(t("run.eval_translations", **f) in shown for f in translations)
+    assert all(t("--- translations at step {step} ---\n{lines}\n---", **f) in shown for f in translations)

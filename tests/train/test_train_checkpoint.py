@@ -175,7 +175,7 @@ def test_a_state_that_does_not_fit_the_optimizer_is_named_with_the_reason(tmp_pa
     save_checkpoint(tmp_path, model, opt, 3, torch.Generator(), {})
     other = trained_pair(preset="baby")[1]  # another model's optimizer: other parameter groups
     key, fields = keyed(ValueError, load_checkpoint, tmp_path, model, other)
-    assert (key, fields["path"]) == ("error.checkpoint.state_fit", tmp_path / "train_state.pt")
+    assert (key, fields["path"]) == ("checkpoint.state_fit", tmp_path / "train_state.pt")
     assert set(fields) == {"path", "detail"} and fields["detail"]  # the reason, from the error, is named
 
 
@@ -186,14 +186,14 @@ def test_mismatched_pair_is_refused(tmp_path):
     save_checkpoint(tmp_path / "b", model, opt, 8, torch.Generator(), {})
     shutil.copy(tmp_path / "b" / "model.safetensors", tmp_path / "a" / "model.safetensors")
     assert keyed(ValueError, load_checkpoint, tmp_path / "a", model) == (
-        "error.checkpoint.mixed",
+        "checkpoint.mixed",
         {"dir": tmp_path / "a", "weights": "model.safetensors", "step": 8, "state": "train_state.pt", "other": 4},
     )  # which run, which files, which steps
 
 
 def test_missing_checkpoint_is_a_clear_error(tmp_path):
     assert keyed(FileNotFoundError, load_checkpoint, tmp_path, trained_pair()[0]) == (
-        "error.checkpoint.none",
+        "checkpoint.none",
         {"dir": tmp_path, "weights": "model.safetensors"},
     )
 
@@ -214,12 +214,12 @@ def test_a_train_state_of_another_format_is_refused_by_name(tmp_path):
     state = torch.load(tmp_path / "train_state.pt", weights_only=True)
     torch.save({**state, "format": 0}, tmp_path / "old.pt")
     assert keyed(ValueError, ckpt.read_state, tmp_path / "old.pt") == (
-        "error.checkpoint.state_format",
+        "checkpoint.state_format",
         {"path": tmp_path / "old.pt", "format": 1, "found": 0},
     )
     torch.save([1, 2], tmp_path / "list.pt")
     assert keyed(ValueError, ckpt.read_state, tmp_path / "list.pt") == (
-        "error.checkpoint.state_format",
+        "checkpoint.state_format",
         {"path": tmp_path / "list.pt", "format": 1, "found": "list"},
     )
     assert ckpt.read_state(tmp_path / "train_state.pt")["step"] == 3
@@ -243,7 +243,7 @@ def test_weights_and_state_of_different_steps_are_refused_naming_both(tmp_path):
     save_checkpoint(tmp_path, model, opt, 3, torch.Generator(), {})
     save_weights(tmp_path / "model.safetensors", model, 5)  # no state_sha256 in its metadata
     assert keyed(ValueError, load_checkpoint, tmp_path, model, opt) == (
-        "error.checkpoint.mixed",
+        "checkpoint.mixed",
         {"dir": tmp_path, "weights": "model.safetensors", "step": 5, "state": "train_state.pt", "other": 3},
     )
 
@@ -253,7 +253,7 @@ def test_weights_of_another_shape_are_refused_with_the_likely_cause(tmp_path):
     save_weights(tmp_path / "w.safetensors", small, 1)
     other = GPT(get_preset("seed000").model.__class__(**{**vars(get_preset("seed000").model), "d_model": 32}))
     key, fields = keyed(ValueError, load_weights, tmp_path / "w.safetensors", other)
-    assert (key, fields["path"]) == ("error.checkpoint.shape", tmp_path / "w.safetensors")
+    assert (key, fields["path"]) == ("checkpoint.shape", tmp_path / "w.safetensors")
     assert set(fields) == {"path", "detail"} and fields["detail"]  # torch's reason, named
 
 
@@ -313,13 +313,13 @@ def test_saved_weights_carry_their_step_and_sha256_and_load_back(tmp_path):
 
 def test_each_unreadable_weights_file_is_named_with_what_to_do(tmp_path):
     path = tmp_path / "w.safetensors"
-    assert keyed(NotFound, read_weights, path) == ("error.checkpoint.no_weights", {"path": path})
+    assert keyed(NotFound, read_weights, path) == ("checkpoint.no_weights", {"path": path})
     path.mkdir()
-    assert keyed(NotFound, read_weights, path) == ("error.checkpoint.weights_dir", {"path": path})
+    assert keyed(NotFound, read_weights, path) == ("checkpoint.weights_dir", {"path": path})
     path.rmdir()
     path.write_bytes(b"not a safetensors file at all")
     key, fields = keyed(DamagedFile, read_weights, path)
-    assert (key, fields["path"]) == ("error.checkpoint.weights_damaged", path) and set(fields) == {"path", "detail"}
+    assert (key, fields["path"]) == ("checkpoint.weights_damaged", path) and set(fields) == {"path", "detail"}
     assert fields["detail"] and "\n" not in fields["detail"]  # the library's reason, on one line
     model, _ = pair()
     tensors = ckpt.weights_dict(model)
@@ -328,9 +328,9 @@ def test_each_unreadable_weights_file_is_named_with_what_to_do(tmp_path):
         str(path),
         metadata={"step": "2", "weights_sha256": weights_sha256(tensors, 2)},
     )  # bytes changed since
-    assert keyed(DamagedFile, read_weights, path) == ("error.checkpoint.weights_sha", {"path": path})
+    assert keyed(DamagedFile, read_weights, path) == ("checkpoint.weights_sha", {"path": path})
     save_file(tensors, str(path), metadata={"step": "2", "weights_sha256": weights_sha256(tensors, 3)})  # other step
-    assert keyed(DamagedFile, read_weights, path) == ("error.checkpoint.weights_sha", {"path": path})
+    assert keyed(DamagedFile, read_weights, path) == ("checkpoint.weights_sha", {"path": path})
     save_file(tensors, str(path))  # from elsewhere: no metadata at all
     assert read_weights(path)[1:] == ({}, -1)
 
@@ -341,7 +341,7 @@ def test_weights_with_other_names_list_what_is_missing_and_unexpected(tmp_path):
     path = tmp_path / "w.safetensors"
     save_file({"emb.weight": tensors["emb.weight"], "extra.bias": torch.zeros(1), "another": torch.zeros(1)}, str(path))
     assert keyed(DamagedFile, load_weights, path, pair()[0]) == (
-        "error.checkpoint.names",
+        "checkpoint.names",
         {"path": path, "missing": ["head.weight"], "unexpected": ["another", "extra.bias"]},
     )
     tied = Tiny(tie=True)
@@ -349,7 +349,7 @@ def test_weights_with_other_names_list_what_is_missing_and_unexpected(tmp_path):
     assert set(read_weights(path)[0]) == {"emb.weight"}  # the tied head is saved once
     assert load_weights(path, Tiny(tie=True)) == 1  # and its missing name is no refusal
     assert keyed(DamagedFile, load_weights, path, Tiny()) == (
-        "error.checkpoint.names",
+        "checkpoint.names",
         {"path": path, "missing": ["head.weight"], "unexpected": []},
     )
 
@@ -357,14 +357,14 @@ def test_weights_with_other_names_list_what_is_missing_and_unexpected(tmp_path):
 def test_a_state_file_that_is_not_a_plain_state_is_named(tmp_path):
     path = tmp_path / "train_state.pt"
     torch.save({"format": 1, "step": 2, "thing": nn.Linear(1, 1)}, path)  # a module: a pickle weights_only refuses
-    assert keyed(DamagedFile, read_state, path) == ("error.checkpoint.pickle", {"path": path})
+    assert keyed(DamagedFile, read_state, path) == ("checkpoint.pickle", {"path": path})
     path.write_bytes(b"PK\x03\x04 cut")
     key, fields = keyed(DamagedFile, read_state, path)
-    assert (key, fields["path"]) == ("error.checkpoint.state_damaged", path) and set(fields) == {"path", "detail"}
+    assert (key, fields["path"]) == ("checkpoint.state_damaged", path) and set(fields) == {"path", "detail"}
     assert fields["detail"]  # torch's reason, named
     torch.save({"format": 1}, path)
     assert keyed(DamagedFile, read_state, path) == (
-        "error.checkpoint.state_format",
+        "checkpoint.state_format",
         {"path": path, "format": 1, "found": 1},
     )
     torch.save({"format": 1, "step": 0}, path)
@@ -420,14 +420,14 @@ def test_a_failed_weights_write_removes_the_states_temp_file_too(tmp_path, monke
 def test_which_state_file_a_checkpoint_is_read_with(tmp_path):
     model, opt = pair()
     assert keyed(NotFound, load_checkpoint, tmp_path, model) == (
-        "error.checkpoint.none",
+        "checkpoint.none",
         {"dir": tmp_path, "weights": "model.safetensors"},
     )
     save_checkpoint(tmp_path, model, opt, 4, torch.Generator(), {})
     state_bytes = (tmp_path / "train_state.pt").read_bytes()
     torch.save({"format": 1, "step": 4, "optimizer": opt.state_dict(), "rng": {}}, tmp_path / "train_state.pt")
     state_sha = (
-        "error.checkpoint.state_sha",
+        "checkpoint.state_sha",
         {"path": tmp_path / "train_state.pt", "weights": "model.safetensors", "step": 4, "dir": tmp_path},
     )
     assert keyed(DamagedFile, load_checkpoint, tmp_path, model) == state_sha
@@ -435,7 +435,7 @@ def test_which_state_file_a_checkpoint_is_read_with(tmp_path):
     assert keyed(DamagedFile, load_checkpoint, tmp_path, model) == state_sha
     (tmp_path / "train_state.pt").unlink()
     assert keyed(DamagedFile, load_checkpoint, tmp_path, model) == (
-        "error.checkpoint.no_state",
+        "checkpoint.no_state",
         {"dir": tmp_path, "weights": "model.safetensors", "state": "train_state.pt"},
     )
     (tmp_path / ".train_state.pt.zz.tmp").write_bytes(state_bytes)  # the named state, left in its temp file
@@ -443,7 +443,7 @@ def test_which_state_file_a_checkpoint_is_read_with(tmp_path):
     assert not (tmp_path / ".train_state.pt.zz.tmp").exists()
     torch.save({"format": 1, "step": 7}, tmp_path / "train_state.pt")
     assert keyed(DamagedFile, load_checkpoint, tmp_path, model) == (
-        "error.checkpoint.mixed",
+        "checkpoint.mixed",
         {"dir": tmp_path, "weights": "model.safetensors", "step": 4, "state": "train_state.pt", "other": 7},
     )
 
@@ -463,7 +463,7 @@ def test_an_old_checkpoint_without_sha256s_is_checked_by_its_steps(tmp_path):
     assert load_checkpoint(tmp_path, pair(seed=2)[0], repair=False)["step"] == 3
     torch.save({"format": 1, "step": 2}, tmp_path / "train_state.pt")
     assert keyed(DamagedFile, load_checkpoint, tmp_path, model) == (
-        "error.checkpoint.mixed",
+        "checkpoint.mixed",
         {"dir": tmp_path, "weights": "model.safetensors", "step": 3, "state": "train_state.pt", "other": 2},
     )
 
@@ -476,7 +476,7 @@ def test_a_state_missing_its_random_streams_is_named_with_the_key(tmp_path):
     torch.save(state, tmp_path / "train_state.pt")
     save_file(ckpt.weights_dict(model), str(tmp_path / "model.safetensors"), metadata={"step": "2"})
     assert keyed(DamagedFile, load_checkpoint, tmp_path, model, opt, torch.Generator()) == (
-        "error.checkpoint.state_fit",
+        "checkpoint.state_fit",
         {"path": tmp_path / "train_state.pt", "detail": "'batches'"},
     )
 
@@ -495,7 +495,7 @@ def test_a_file_without_the_tied_weight_is_refused_not_loaded_as_nothing(tmp_pat
     path = tmp_path / "w.safetensors"
     save_file({}, str(path), metadata={"step": "3"})
     assert keyed(DamagedFile, load_weights, path, Tiny(tie=True)) == (
-        "error.checkpoint.names",
+        "checkpoint.names",
         {"path": path, "missing": ["emb.weight", "head.weight"], "unexpected": []},
     )
     save_file({"head.weight": torch.ones(3, 2)}, str(path))  # either name of the pair restores both
@@ -559,10 +559,10 @@ def test_best_loads_best_safetensors_and_the_default_loads_the_latest(finished, 
 def test_missing_weights_name_the_file_and_what_to_do(finished, tmp_path):
     run = copy_of(finished, tmp_path)
     (run / "best.safetensors").unlink()
-    assert keyed(NotFound, load_model, run, best=True) == ("error.run.no_best", {"path": run / "best.safetensors"})
+    assert keyed(NotFound, load_model, run, best=True) == ("run.no_best", {"path": run / "best.safetensors"})
     load_model(run)  # the latest weights are still there
     (run / "model.safetensors").unlink()
-    assert keyed(NotFound, load_model, run) == ("error.run.no_weights", {"path": run / "model.safetensors"})
+    assert keyed(NotFound, load_model, run) == ("run.no_weights", {"path": run / "model.safetensors"})
 
 
 def test_an_unknown_model_kind_names_the_config_file(finished):
@@ -572,8 +572,12 @@ def test_an_unknown_model_kind_names_the_config_file(finished):
     config["model"]["kind"] = "nope"
     for run_dir, shown in ((finished, finished / "config.json"), (None, "config.json")):
         assert keyed(DamagedFile, model_config, config, run_dir) == (
-            "error.run.invalid_config",
-            {"path": Path(shown), "problem": KIND_NOPE, "fix": t("fix.config")},
+            "run.invalid_config",
+            {
+                "path": Path(shown),
+                "problem": KIND_NOPE,
+                "fix": t("glassformer train writes it when a run starts; restore it from a copy, or start a new run."),
+            },
         )
 
 
@@ -588,9 +592,9 @@ def test_resuming_an_imported_model_says_where_it_came_from(finished, tmp_path, 
     del config["source"]
     config["imported"] = imported
     (run / "config.json").write_text(json.dumps(config), encoding="utf-8")
-    origin = t("run.elsewhere") if origin == "elsewhere" else origin  # worded when raised
+    origin = t("elsewhere") if origin == "elsewhere" else origin  # worded when raised
     assert keyed(UsageError, resume_run, run, [], cache_dir=tmp_path / "cache", progress=False) == (
-        "error.run.imported",
+        "run.imported",
         {"dir": run, "format": "gpt2", "origin": origin},  # gpt2: the format of the way to train it further
     )
 
@@ -606,19 +610,22 @@ def test_a_tokenizer_of_another_size_is_refused_naming_both(finished):
     cfg, tokenizer = model_config(config, finished), load_tokenizer(finished / "tokenizer.json")
     check_vocab(finished, tokenizer, cfg)  # the run's own pair agrees
     assert keyed(DamagedFile, check_vocab, finished, tokenizer, replace(cfg, vocab_size=cfg.vocab_size + 3)) == (
-        "error.run.vocab",
+        "run.vocab",
         {"path": finished / "tokenizer.json", "tokens": cfg.vocab_size, "vocab_size": cfg.vocab_size + 3},
     )
 
 
 # ---- a run directory read back, whole (written by hand: no training) -----------------------------
-FIX = "fix.config"  # the catalogue's sentence a config refusal ends with: where config.json comes from
+FIX = (
+    "glassformer train writes it when a run starts; restore it "
+    "from a copy, or start a new run."
+)  # the catalogue's sentence a config refusal ends with: where config.json comes from
 KINDS = ["encoder", "gpt", "regressor", "seq2seq"]
-KIND_NOPE = ("error.model.kind", {"kind": "nope", "kinds": KINDS, "hint": ""})
+KIND_NOPE = ("model.kind", {"kind": "nope", "kinds": KINDS, "hint": ""})
 
 
 def invalid(path, problem) -> tuple[str, dict]:
-    return ("error.run.invalid_config", {"path": path, "problem": problem, "fix": t(FIX)})
+    return ("run.invalid_config", {"path": path, "problem": problem, "fix": t(FIX)})
 
 
 TINY = ModelConfig(kind="regressor", d_model=8, n_heads=2, d_ff=16, n_layers=1, max_len=8, causal=False)
@@ -639,14 +646,18 @@ def test_a_path_that_is_not_a_run_directory_names_the_runs_that_exist_beside_it(
     """Was "e.g. runs/baby-20250101-120000", a made-up name: now the runs in the same folder, nearest by
     name first, then the newest, or that there is none and how to make one."""
     (tmp_path / "f").write_text("x")
-    none = t("error.run.hint.none", parent=tmp_path)
-    assert keyed(NotFound, read_config, tmp_path / "f") == ("error.run.is_file", {"dir": tmp_path / "f", "hint": none})
+    none = t(
+        "Give a directory glassformer train wrote; {parent} holds "
+        "none (glassformer train --out {parent}/NAME makes one).",
+        parent=tmp_path,
+    )
+    assert keyed(NotFound, read_config, tmp_path / "f") == ("run.is_file", {"dir": tmp_path / "f", "hint": none})
     assert keyed(NotFound, read_config, str(tmp_path / "none")) == (
-        "error.run.missing",
+        "run.missing",
         {"dir": tmp_path / "none", "hint": none},
     )
     assert keyed(NotFound, read_config, tmp_path / "sub") == (
-        "error.run.missing",
+        "run.missing",
         {"dir": tmp_path / "sub", "hint": none},
     )
     for i, name in enumerate(["zh-poems", "baby-1", "baby-2", "sine", "seq", "old", "tiny"]):
@@ -656,7 +667,7 @@ def test_a_path_that_is_not_a_run_directory_names_the_runs_that_exist_beside_it(
     (tmp_path / "empty").mkdir()  # no config.json: not a run
     with said() as heard:
         read_config_refused = refusal(NotFound, read_config, tmp_path / "babyy")
-    [hint] = heard.of("error.run.hint.runs")
+    [hint] = heard.of("Give a directory glassformer train wrote; {parent} holds {n} run(s): {runs}.")
     near, newest = [tmp_path / "baby-1", tmp_path / "baby-2"], [tmp_path / n for n in ("tiny", "old", "seq")]
     shown = hint.pop("runs").split(", ")
     assert hint == {"parent": tmp_path, "n": 7}
@@ -664,10 +675,15 @@ def test_a_path_that_is_not_a_run_directory_names_the_runs_that_exist_beside_it(
     assert "baby-20250101" not in read_config_refused
     with said() as heard:
         refusal(NotFound, read_config, tmp_path / "不存在")  # nothing near by name: the five newest
-    assert heard.of("error.run.hint.runs")[0]["runs"].split(", ")[:2] == [str(tmp_path / "tiny"), str(tmp_path / "old")]
+    assert heard.of("Give a directory glassformer train wrote; {parent} holds {n} run(s): {runs}.")[0]["runs"].split(
+        ", "
+    )[:2] == [str(tmp_path / "tiny"), str(tmp_path / "old")]
     with said() as heard:
         refusal(NotFound, read_config, tmp_path / "empty")
-    assert heard.of("error.run.hint.runs") and heard.of("error.run.no_config")[0]["dir"] == tmp_path / "empty"
+    assert (
+        heard.of("Give a directory glassformer train wrote; {parent} holds {n} run(s): {runs}.")
+        and heard.of("run.no_config")[0]["dir"] == tmp_path / "empty"
+    )
 
 
 @pytest.mark.parametrize(
@@ -684,7 +700,7 @@ def test_a_path_that_is_not_a_run_directory_names_the_runs_that_exist_beside_it(
 def test_a_config_of_the_wrong_shape_is_damaged(tmp_path, config):
     (tmp_path / "config.json").write_text(json.dumps(config))
     assert keyed(DamagedFile, read_config, tmp_path) == (
-        "error.run.config_shape",
+        "run.config_shape",
         {"path": tmp_path / "config.json", "fix": t(FIX)},
     )
 
@@ -693,7 +709,7 @@ def test_a_config_of_the_wrong_shape_is_damaged(tmp_path, config):
 def test_a_config_whose_text_options_are_not_preparations_is_damaged(tmp_path, text):
     (tmp_path / "config.json").write_text(json.dumps({"model": {}, "train": {}, "text": text}))
     assert keyed(DamagedFile, read_config, tmp_path) == (
-        "error.run.config_text",
+        "run.config_text",
         {"path": tmp_path / "config.json", "options": "tokenizer, vocab_size, segment, backend", "fix": t(FIX)},
     )
     (tmp_path / "config.json").write_text(json.dumps({"model": {}, "train": {}, "text": {"vocab_size": 64}}))
@@ -719,7 +735,7 @@ def test_model_config_keeps_its_fields_drops_others_and_translates_old_spellings
 
 
 def test_a_bad_model_or_train_value_names_the_config_file(tmp_path):
-    wide = ("error.config.type", {"key": "d_model", "value": "wide", "type": "int"})
+    wide = ("config.type", {"key": "d_model", "value": "wide", "type": "int"})
     assert keyed(DamagedFile, model_config, {"model": {"d_model": "wide"}}, tmp_path) == invalid(
         tmp_path / "config.json", wide
     )
@@ -729,7 +745,7 @@ def test_a_bad_model_or_train_value_names_the_config_file(tmp_path):
     )
     assert keyed(DamagedFile, model_config, {"model": {"kind": "nope"}}) == invalid(Path("config.json"), KIND_NOPE)
     assert keyed(DamagedFile, train_config, {"train": {"lr": "fast"}}, tmp_path) == invalid(
-        tmp_path / "config.json", ("error.config.type", {"key": "lr", "value": "fast", "type": "float"})
+        tmp_path / "config.json", ("config.type", {"key": "lr", "value": "fast", "type": "float"})
     )
     cfg = train_config({"train": {"max_steps": 7, "retired": True, "d_model": "not a train field"}})
     assert cfg == TrainConfig(max_steps=7)
@@ -745,7 +761,7 @@ def test_build_saved_names_the_config_of_a_model_that_cannot_be_built(tmp_path, 
 
     monkeypatch.setattr(saved, "build_model", gone)
     key, fields = keyed(DamagedFile, build_saved, TINY, tmp_path)
-    assert (key, fields["path"], fields["fix"]) == ("error.run.invalid_config", tmp_path / "config.json", t(FIX))
+    assert (key, fields["path"], fields["fix"]) == ("run.invalid_config", tmp_path / "config.json", t(FIX))
     assert fields["problem"] is err  # the builder's own error, as is
 
 
@@ -753,7 +769,7 @@ def test_check_vocab_names_both_sizes(tmp_path):
     tok = CharTokenizer.from_text("abc")
     check_vocab(tmp_path, tok, ModelConfig(vocab_size=3))
     assert keyed(DamagedFile, check_vocab, str(tmp_path), tok, ModelConfig(vocab_size=4)) == (
-        "error.run.vocab",
+        "run.vocab",
         {"path": tmp_path / "tokenizer.json", "tokens": 3, "vocab_size": 4},
     )
 
@@ -768,14 +784,14 @@ def test_load_model_reads_the_latest_or_the_best_weights_in_eval_mode(tmp_path):
     )
     assert next(loaded.parameters()).device.type == "cpu"
     best = tmp_path / "run" / "best.safetensors"
-    assert keyed(NotFound, load_model, tmp_path / "run", best=True) == ("error.run.no_best", {"path": best})
+    assert keyed(NotFound, load_model, tmp_path / "run", best=True) == ("run.no_best", {"path": best})
     torch.manual_seed(5)
     save_weights(best, build_model(TINY), 1)
     best_model = load_model(tmp_path / "run", best=True)[0]
     assert not torch.equal(next(best_model.parameters()), next(loaded.parameters()))
     write_run(tmp_path / "empty", weights=False)
     assert keyed(NotFound, load_model, tmp_path / "empty") == (
-        "error.run.no_weights",
+        "run.no_weights",
         {"path": tmp_path / "empty" / "model.safetensors"},
     )
     with pytest.raises(Exception, match="cuda:99"):

@@ -84,7 +84,7 @@ def test_the_refusal_whole_and_the_tensors_contiguous_on_the_asked_device():
     data = np.arange(8, dtype=np.uint16)
     with pytest.raises(ValueError) as caught:  # a UsageError
         get_batch(data, 2, 8, torch.Generator())
-    assert (caught.value.key, caught.value.fields) == ("error.batch.short", {"n": 8, "need": 9})
+    assert (caught.value.code, caught.value.fields) == ("batch.short", {"n": 8, "need": 9})
     x, y = get_batch(data, 3, 4, torch.Generator().manual_seed(0), device=torch.device("cpu"))
     assert x.is_contiguous() and y.is_contiguous() and x.device.type == y.device.type == "cpu"
     assert x.stride() == y.stride() == (4, 1)
@@ -129,7 +129,7 @@ def test_evaluation_batches_are_the_first_rows_every_time_and_val_is_its_own_spl
     assert whole.splits == ("train",) and [len(b[0]) for b in whole.eval_batches("train")] == [4, 4, 2]
     with pytest.raises(ValueError) as e:
         TensorBatches(x, x[:3], batch_size=2)
-    assert (e.value.key, e.value.fields) == ("error.data.rows", {"inputs": len(x), "targets": 3})
+    assert (e.value.code, e.value.fields) == ("data.rows", {"inputs": len(x), "targets": 3})
 
 
 def test_text_windows_evaluate_on_fixed_batches_and_train_on_the_trainers_stream():
@@ -170,7 +170,7 @@ def test_tensor_batches_refuse_empty_or_unequal_data_naming_both_lengths():
     ):
         with pytest.raises(ValueError) as e:
             TensorBatches(inputs, targets, 2)
-        assert (e.value.key, e.value.fields) == ("error.data.rows", {"inputs": n, "targets": m})
+        assert (e.value.code, e.value.fields) == ("data.rows", {"inputs": n, "targets": m})
 
 
 def test_tensor_batches_epochs_in_order_and_the_evaluation_limits():
@@ -213,13 +213,13 @@ def test_pad_pairs_frames_targets_with_bos_and_eos_and_pads_both():
 def test_pair_batches_refuse_missing_splits_word_for_word():
     with pytest.raises(ValueError) as e:
         PairBatches([([1], [2])], [], 2, 2, 3, 0)
-    assert (e.value.key, e.value.fields) == ("error.data.no_pairs", {})
+    assert (e.value.code, e.value.fields) == ("data.no_pairs", {})
     with pytest.raises(ValueError) as e:
         PairBatches([], [([1], [2])], 2, 2, 3, 0)
-    assert (e.value.key, e.value.fields) == ("error.data.no_pairs", {})
+    assert (e.value.code, e.value.fields) == ("data.no_pairs", {})
     with pytest.raises(ValueError) as e:
         PairBatches([([1], [2])], [([1], [])], 2, 2, 3, 0)
-    assert (e.value.key, e.value.fields) == ("error.data.blank_pair", {})
+    assert (e.value.code, e.value.fields) == ("data.blank_pair", {})
 
 
 def test_pair_batches_cut_each_batch_to_its_longest_row_and_ignore_padding():
@@ -295,7 +295,7 @@ def test_wave_source_framings_shapes_and_a_fixed_data_seed():
     assert tutorial.identity != forecast.identity and len(tutorial.identity["data_sha256"]) == 64
     with pytest.raises(ValueError) as e:
         train_data.wave_source("sin")
-    assert e.value.key == "error.data.wave_source" and e.value.fields["source"] == "sin"
+    assert e.value.code == "data.wave_source" and e.value.fields["source"] == "sin"
 
 
 def test_a_wave_sources_data_are_the_seeded_recipe_and_its_fingerprint_covers_all_four_tensors():
@@ -313,7 +313,7 @@ def test_a_wave_sources_data_are_the_seeded_recipe_and_its_fingerprint_covers_al
     assert data.identity == {"data_sha256": h.hexdigest()}
     with pytest.raises(ValueError) as e:
         train_data.wave_source("cosine")
-    assert e.value.key == "error.data.wave_source"
+    assert e.value.code == "data.wave_source"
     assert e.value.fields == {"source": "cosine", "choices": ["sine", "sine:forecast"]}
 
 
@@ -398,7 +398,7 @@ def test_each_task_computes_its_answer():
 def test_unknown_source_is_named():
     with pytest.raises(ValueError) as e:
         pair_source("numbers:zh2en")
-    assert e.value.key == "error.data.pair_source" and e.value.fields["source"] == "numbers:zh2en"
+    assert e.value.code == "data.pair_source" and e.value.fields["source"] == "numbers:zh2en"
     assert "numbers:zh2num" in e.value.fields["choices"]
 
 
@@ -422,7 +422,7 @@ def test_teacher_forcing_batches():
 def test_pair_batches_refuse_empty_pairs():
     with pytest.raises(ValueError) as e:
         PairBatches([([5], [])], [([5], [6])], 2, 2, 3, 0)
-    assert (e.value.key, e.value.fields) == ("error.data.blank_pair", {})
+    assert (e.value.code, e.value.fields) == ("data.blank_pair", {})
 
 
 def test_longest_counts_every_split_the_test_one_too():
@@ -482,11 +482,11 @@ def test_the_pair_vocabulary_the_digit_strings_and_the_refusals_whole():
     assert len(digit_strings(110, 2, np.random.default_rng(1))) == 110  # exactly the capacity: 10 + 100
     with pytest.raises(ValueError) as e:
         digit_strings(111, 2, np.random.default_rng(1))
-    assert e.value.key == "error.data.digit_capacity"
+    assert e.value.code == "data.digit_capacity"
     assert e.value.fields == {"capacity": 110, "max_digits": 2, "n": 111}
     with pytest.raises(ValueError) as e:
         pair_source("digits:shuffle")
-    assert e.value.key == "error.data.pair_source"
+    assert e.value.code == "data.pair_source"
     assert e.value.fields == {
         "source": "digits:shuffle",
         "choices": ["digits:copy", "digits:reverse", "digits:sort", "numbers:zh2num", "numbers:num2zh"],
@@ -512,14 +512,14 @@ def test_chinese_number_refusals_by_key_and_fields():
     for bad in (-1, LIMIT, 1.0):
         with pytest.raises(ValueError) as caught:  # a UsageError
             to_chinese(bad)
-        assert (caught.value.key, caught.value.fields) == ("error.zh_number.range", {"limit": LIMIT, "n": bad})
+        assert (caught.value.code, caught.value.fields) == ("zh_number.range", {"limit": LIMIT, "n": bad})
     cases = {
-        "1二": ("error.zh_number.char", {"ch": "1", "digits": "零一二三四五六七八九", "units": "十百千万"}),
-        "": ("error.zh_number.form", {}),
-        "九千九千万": ("error.zh_number.form", {}),
-        "五千五千万": ("error.zh_number.form", {}),  # exactly 10⁸
-        "一十万": ("error.zh_number.form_as", {"standard": "十万"}),
-        "二十零": ("error.zh_number.form_as", {"standard": "二十"}),
+        "1二": ("zh_number.char", {"ch": "1", "digits": "零一二三四五六七八九", "units": "十百千万"}),
+        "": ("zh_number.form", {}),
+        "九千九千万": ("zh_number.form", {}),
+        "五千五千万": ("zh_number.form", {}),  # exactly 10⁸
+        "一十万": ("zh_number.form_as", {"standard": "十万"}),
+        "二十零": ("zh_number.form_as", {"standard": "二十"}),
     }
     for text, (key, fields) in cases.items():
         with pytest.raises(ValueError) as caught:

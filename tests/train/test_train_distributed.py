@@ -157,7 +157,7 @@ def test_share_gives_the_rank_its_slice_of_a_text_source_and_refuses_others():
         assert [b[0].tolist() for b in part.eval_batches(split)] == [b[0].tolist() for b in source.eval_batches(split)]
     with pytest.raises(UsageError) as e:
         ProcessWorld(0, 0, 2).share(TensorBatches(torch.zeros(4, 2), torch.zeros(4, 2), 2))
-    assert (e.value.key, e.value.fields) == ("error.world.source", {"source": "TensorBatches"})
+    assert (e.value.code, e.value.fields) == ("world.source", {"source": "TensorBatches"})
 
 
 def test_the_global_batch_is_an_int_times_the_world_size():
@@ -173,20 +173,20 @@ def test_each_rank_takes_the_gpu_of_its_local_rank(monkeypatch):
     assert ProcessWorld(0, 0, 4).for_rank(cuda).device == "cuda:0"
     with pytest.raises(UsageError) as e:
         ProcessWorld(2, 2, 4).for_rank(cuda)  # LOCAL_RANK 2 of GPUs 0 and 1
-    assert (e.value.key, e.value.fields) == ("error.world.gpus", {"gpus": 2, "local_rank": 2})
+    assert (e.value.code, e.value.fields) == ("world.gpus", {"gpus": 2, "local_rank": 2})
     cpu = TrainConfig(device="cpu")
     assert ProcessWorld(1, 1, 2).for_rank(cpu) is cpu
     for device in ("cuda:0", "mps"):
         with pytest.raises(UsageError) as e:
             ProcessWorld(1, 1, 2).for_rank(TrainConfig(device=device))
-        assert (e.value.key, e.value.fields) == ("error.world.device", {"device": device})
+        assert (e.value.code, e.value.fields) == ("world.device", {"device": device})
 
 
 def test_a_collective_that_failed_because_a_peer_ended_names_this_rank():
     for lost in (dist.DistError("Connection reset"), RuntimeError("[../gloo/transport/tcp/pair.cc] closed")):
         with pytest.raises(GlassformerError) as e, ProcessWorld(2, 0, 3).together():
             raise lost
-        assert (e.value.key, e.value.fields) == ("error.world.peer_stopped", {"rank": 2})
+        assert (e.value.code, e.value.fields) == ("world.peer_stopped", {"rank": 2})
         assert e.value.__cause__ is None
 
 
@@ -249,7 +249,7 @@ def test_missing_torchrun_variables_are_named(torchrun_env, monkeypatch):
     monkeypatch.delenv("MASTER_PORT")
     with pytest.raises(UsageError) as e:
         distributed.current()
-    assert (e.value.key, e.value.fields) == ("error.world.env", {"size": "3", "missing": "MASTER_ADDR, MASTER_PORT"})
+    assert (e.value.code, e.value.fields) == ("world.env", {"size": "3", "missing": "MASTER_ADDR, MASTER_PORT"})
     assert torchrun_env.backends == []
 
 

@@ -39,7 +39,7 @@ from torch import nn
 import glassformer.train.loop as compile_module
 from glassformer.config import ModelConfig, TrainConfig, get_preset
 from glassformer.errors import UsageError
-from glassformer.messages import t
+from glassformer.messages import NP_, t
 from glassformer.models import GPT, build_model
 from glassformer.train.checkpoint import load_checkpoint
 from glassformer.train.data import TensorBatches, TextWindows
@@ -127,16 +127,29 @@ def test_nonfinite_loss_stops_names_step_lr_and_gradient_and_keeps_checkpoint(tm
     with said() as heard:
         result = train(run)
     assert result.status == "nonfinite"
-    [nonfinite] = heard.of("train.nonfinite")
+    [nonfinite] = heard.of(
+        "loss became {loss} at step {step} (lr {lr:.3g}); "
+        "{gradient}{before}. Try a lower lr, grad_clip={clip}, or a "
+        "longer warmup."
+    )
     assert not math.isfinite(nonfinite["loss"]) and nonfinite["lr"] == 1e10
     assert 1 <= nonfinite["step"] <= 10  # found in the first log interval (default 10), not later
     names = [n for n, _ in run.model.named_parameters()]
-    named = [f["name"] for f in heard.of("train.nonfinite.largest")] + [
-        f["first"] for f in heard.of("train.nonfinite.grads")
+    named = [f["name"] for f in heard.of("largest gradient {name} (norm {norm:.3g})")] + [
+        f["first"] for f in heard.of("{bad} of {total} gradient norms are not finite (first: {first})")
     ]  # which gradient went wrong: one of the model's parameters, named
     assert named and all(n in names for n in named)
-    assert ("run.kept", {"step": 0, "dir": run.dir}) in heard
-    assert t("train.nonfinite", **nonfinite) in result.message and t("run.kept", step=0, dir=run.dir) in result.message
+    assert ("The last good checkpoint (step {step}) in {dir} is kept.", {"step": 0, "dir": run.dir}) in heard
+    assert (
+        t(
+            "loss became {loss} at step {step} (lr {lr:.3g}); "
+            "{gradient}{before}. Try a lower lr, grad_clip={clip}, or a "
+            "longer warmup.",
+            **nonfinite,
+        )
+        in result.message
+        and t("The last good checkpoint (step {step}) in {dir} is kept.", step=0, dir=run.dir) in result.message
+    )
     fresh = make_run(tmp_path, "other").model
     state = load_checkpoint(run.dir, fresh)  # the step-0 checkpoint, written before training
     assert state["step"] == 0
@@ -328,12 +341,14 @@ def test_a_nonfinite_evaluation_names_the_step_losses_and_rate(tmp_path):
     result = Trainer(model, cfg, batches, tmp_path, loss=mse, progress="silent", evaluate=lambda: next(values)).fit()
     assert result.status == "nonfinite" and result.step == 2
     bad = {"val_loss": math.nan, "train_loss": 0.5}
-    said = t("train.eval_nonfinite", step=2, losses=bad, lr=0.1)
-    assert result.message == said + "\n" + t("run.kept", step=0, dir=tmp_path)
+    said = t("evaluation at step {step} gave {losses} (lr {lr:.3g})", step=2, losses=bad, lr=0.1)
+    assert result.message == said + "\n" + t(
+        "The last good checkpoint (step {step}) in {dir} is kept.", step=0, dir=tmp_path
+    )
     assert result.best_val == 1.0
     alone = Trainer(*setup()[:3], loss=mse, progress="silent", evaluate=lambda: {"val_loss": float("inf")}).fit()
-    said = t("train.eval_nonfinite", step=2, losses={"val_loss": math.inf}, lr=0.1)
-    assert alone.message == said + "\n" + t("run.kept_none")
+    said = t("evaluation at step {step} gave {losses} (lr {lr:.3g})", step=2, losses={"val_loss": math.inf}, lr=0.1)
+    assert alone.message == said + "\n" + t("No checkpoint was written.")
 
 
 def test_ctrl_c_between_steps_saves_and_inside_a_step_keeps_the_last_save(tmp_path):
@@ -346,14 +361,14 @@ def test_ctrl_c_between_steps_saves_and_inside_a_step_keeps_the_last_save(tmp_pa
 
     result = Trainer(model, cfg, batches, tmp_path / "a", loss=mse, progress="silent", callbacks=[interrupt_at_3]).fit()
     assert result.status == "interrupted" and result.step == 3
-    assert result.message == t("train.interrupted_saved", step=3, dir=tmp_path / "a")
+    assert result.message == t("Interrupted at step {step}; checkpoint saved in {dir}.", step=3, dir=tmp_path / "a")
     assert [r["step"] for r in records(tmp_path / "a") if r["kind"] == "log"] == [1, 2, 3]
     trainer = Trainer(*setup(max_steps=10, eval_interval=5)[:3], tmp_path / "b", loss=mse, progress="silent")
     trainer.in_step = True
-    none_kept = t("train.interrupted", step=0, kept=t("run.kept_none"))
+    none_kept = t("Interrupted at step {step}. {kept}", step=0, kept=t("No checkpoint was written."))
     assert trainer.on_interrupt() == none_kept
     bare = Trainer(*setup()[:3], loss=mse, progress="silent")
-    assert bare.on_interrupt() == none_kept and bare.kept() == t("run.kept_none")
+    assert bare.on_interrupt() == none_kept and bare.kept() == t("No checkpoint was written.")
 
 
 def test_a_tuple_input_is_spread_over_the_models_arguments_and_bfloat16_autocasts():
@@ -715,18 +730,31 @@ NAMES = ("embed.weight", "blocks.0.attn.qkv.weight", "head.weight")
 
 def nonfinite(loss, step, lr, gradient, before="") -> str:
     """A NonFiniteLoss's message from its parts (the words are the catalogue's)."""
-    return t("train.nonfinite", loss=loss, step=step, lr=lr, gradient=gradient, before=before, clip=1.0)
+    return t(
+        "loss became {loss} at step {step} (lr {lr:.3g}); "
+        "{gradient}{before}. Try a lower lr, grad_clip={clip}, or a "
+        "longer warmup.",
+        loss=loss,
+        step=step,
+        lr=lr,
+        gradient=gradient,
+        before=before,
+        clip=1.0,
+    )
 
 
 def test_largest_gradient_names_the_largest_or_counts_the_bad_ones():
     assert largest_gradient(NAMES, torch.tensor([0.5, 3.0, 1.0])) == t(
-        "train.nonfinite.largest", name="blocks.0.attn.qkv.weight", norm=3.0
+        "largest gradient {name} (norm {norm:.3g})", name="blocks.0.attn.qkv.weight", norm=3.0
     )
     assert largest_gradient(NAMES, torch.tensor([1.0, math.inf, math.nan])) == t(
-        "train.nonfinite.grads", bad=2, total=3, first="blocks.0.attn.qkv.weight"
+        "{bad} of {total} gradient norms are not finite (first: {first})",
+        bad=2,
+        total=3,
+        first="blocks.0.attn.qkv.weight",
     )
     assert largest_gradient(NAMES, torch.tensor([math.nan, 1.0, 2.0])) == t(
-        "train.nonfinite.grads", bad=1, total=3, first="embed.weight"
+        "{bad} of {total} gradient norms are not finite (first: {first})", bad=1, total=3, first="embed.weight"
     )
 
 
@@ -738,8 +766,17 @@ def test_explanation_gives_the_step_lr_and_the_last_finite_step():
         math.nan,
         7,
         3e-3,
-        t("train.nonfinite.grads", bad=1, total=3, first="blocks.0.attn.qkv.weight"),
-        t("train.nonfinite.before", step=6, gradient=t("train.nonfinite.largest", name=NAMES[1], norm=9.0)),
+        t(
+            "{bad} of {total} gradient norms are not finite (first: {first})",
+            bad=1,
+            total=3,
+            first="blocks.0.attn.qkv.weight",
+        ),
+        t(
+            "; at step {step}, the last finite one: {gradient}",
+            step=6,
+            gradient=t("largest gradient {name} (norm {norm:.3g})", name=NAMES[1], norm=9.0),
+        ),
     )
     assert "last finite" not in explain_nonfinite(NAMES, 1, math.inf, 1.0, torch.ones(3), None)
 
@@ -760,8 +797,12 @@ def test_pending_steps_return_every_loss_and_remember_the_last_finite_step():
         math.inf,
         3,
         0.25,
-        t("train.nonfinite.grads", bad=1, total=3, first="embed.weight"),
-        t("train.nonfinite.before", step=2, gradient=t("train.nonfinite.largest", name=NAMES[1], norm=2.0)),
+        t("{bad} of {total} gradient norms are not finite (first: {first})", bad=1, total=3, first="embed.weight"),
+        t(
+            "; at step {step}, the last finite one: {gradient}",
+            step=2,
+            gradient=t("largest gradient {name} (norm {norm:.3g})", name=NAMES[1], norm=2.0),
+        ),
     )
     assert lrs == [2]  # the lr that step 3 used: lr_at(step - 1)
 
@@ -794,8 +835,12 @@ def test_a_bad_step_after_good_ones_in_the_same_check_names_the_good_one_before_
         math.nan,
         6,
         0.1,
-        t("train.nonfinite.largest", name="head.weight", norm=8.0),
-        t("train.nonfinite.before", step=5, gradient=t("train.nonfinite.largest", name=NAMES[1], norm=7.0)),
+        t("largest gradient {name} (norm {norm:.3g})", name="head.weight", norm=8.0),
+        t(
+            "; at step {step}, the last finite one: {gradient}",
+            step=5,
+            gradient=t("largest gradient {name} (norm {norm:.3g})", name=NAMES[1], norm=7.0),
+        ),
     )
     assert isinstance(e.value, RuntimeError)
 
@@ -810,7 +855,10 @@ def test_the_first_ctrl_c_becomes_a_flag_and_a_message_the_second_goes_to_the_pr
             assert not interrupted()
             os.kill(os.getpid(), signal.SIGINT)
             assert interrupted() and outer == []
-            assert capsys.readouterr().err == "\n" + t("train.ctrl_c") + "\n"
+            assert (
+                capsys.readouterr().err
+                == "\n" + t("Ctrl-C: stopping after this step (press again to stop at once) ...") + "\n"
+            )
             os.kill(os.getpid(), signal.SIGINT)  # the handler put the previous one back
             assert outer == [signal.SIGINT]
         assert signal.getsignal(signal.SIGINT) is previous
@@ -828,7 +876,12 @@ def test_the_first_sigterm_becomes_a_flag_and_the_second_goes_to_the_previous_ha
             assert interrupted() == 0
             os.kill(os.getpid(), signal.SIGTERM)
             assert interrupted() == signal.SIGTERM and outer == []
-            assert capsys.readouterr().err == "\n" + t("train.sigterm") + "\n"
+            assert (
+                capsys.readouterr().err
+                == "\n"
+                + t("SIGTERM: stopping after this step and saving a checkpoint (send it again to stop at once) ...")
+                + "\n"
+            )
             os.kill(os.getpid(), signal.SIGINT)  # a second signal of either kind: the previous handlers are back
             os.kill(os.getpid(), signal.SIGTERM)
             assert outer == [signal.SIGINT, signal.SIGTERM] and interrupted() == signal.SIGTERM
@@ -868,7 +921,17 @@ def test_a_failing_compiler_falls_back_to_eager_with_a_message(monkeypatch, caps
     forward = compile_module.compile_or_eager(model)
     assert torch.equal(forward(ids), model(ids)) and torch.equal(forward(ids), model(ids))
     err = capsys.readouterr().err
-    assert err == t("train.compile_failed", error="RuntimeError", first="no C compiler found") + "\n"  # once
+    assert (
+        err
+        == t(
+            "torch.compile does not work here ({error}: {first}); "
+            "continuing without it (drop --compile=true to skip this "
+            "message).",
+            error="RuntimeError",
+            first="no C compiler found",
+        )
+        + "\n"
+    )  # once
 
 
 def test_the_models_own_error_is_not_blamed_on_the_compiler(monkeypatch, capsys):
@@ -876,7 +939,7 @@ def test_the_models_own_error_is_not_blamed_on_the_compiler(monkeypatch, capsys)
     forward = compile_module.compile_or_eager(tiny())
     with pytest.raises(UsageError) as e:
         forward(torch.full((1, 3), 99))
-    assert (e.value.key, e.value.fields) == ("error.ids.outside", {"bad": [99], "vocab_size": 7})
+    assert (e.value.code, e.value.fields) == ("ids.outside", {"bad": [99], "vocab_size": 7})
     assert "torch.compile" not in capsys.readouterr().err
 
 
@@ -922,7 +985,17 @@ def test_a_compiler_error_without_a_message_still_reads_well(monkeypatch, capsys
     monkeypatch.setattr(compile_module.torch, "compile", silent_failure)
     model, ids = tiny(), torch.randint(0, 7, (1, 3))
     compile_module.compile_or_eager(model)(ids)
-    assert capsys.readouterr().err == t("train.compile_failed", error="RuntimeError", first="") + "\n"
+    assert (
+        capsys.readouterr().err
+        == t(
+            "torch.compile does not work here ({error}: {first}); "
+            "continuing without it (drop --compile=true to skip this "
+            "message).",
+            error="RuntimeError",
+            first="",
+        )
+        + "\n"
+    )
 
 
 def test_the_fallback_message_whole_with_the_first_line_cut_at_200_characters(monkeypatch, capsys):
@@ -941,7 +1014,17 @@ def test_the_fallback_message_whole_with_the_first_line_cut_at_200_characters(mo
     x = torch.ones(1, 2)
     assert torch.equal(forward(x), model(x)) and torch.equal(forward(x), model(x))
     assert calls == ["compiled"]  # tried once, then the plain model for good
-    assert capsys.readouterr().err == t("train.compile_failed", error="ValueError", first="x" * 200) + "\n"
+    assert (
+        capsys.readouterr().err
+        == t(
+            "torch.compile does not work here ({error}: {first}); "
+            "continuing without it (drop --compile=true to skip this "
+            "message).",
+            error="ValueError",
+            first="x" * 200,
+        )
+        + "\n"
+    )
 
 
 # ---- early stopping, in a real fit ---------------------------------------------------------------
@@ -982,7 +1065,7 @@ def test_stops_after_patience_evaluations_without_improvement_and_restores_the_b
     # give 3, 2, 2.5, 2.0 (a tie is no improvement), 2.6 -> stop after the third non-improvement
     model, stopper, result, seen = fit_with([0.1, 3.0, 2.0, 2.5, 2.0, 2.6, 1.0, 1.0], patience=3, run_dir=tmp_path)
     assert result.status == "stopped" and result.step == 10
-    assert result.message == t("train.early_stop", key="val_loss", patience=3)
+    assert result.message == t("no better {key} for {patience} evaluations", key="val_loss", patience=3)
     assert stopper.stopped and stopper.best == 2.0 and stopper.best_eval == 1
     assert all(torch.equal(p, seen[2][n]) for n, p in model.named_parameters())  # the step-4 weights
 
@@ -1024,7 +1107,7 @@ def test_early_stopping_watches_its_key_and_says_so_when_it_stops():
         trainer.evaluate(step, train_loss=loss, val_loss=0.0)
         stop("eval", trainer)
     assert stop.best == 2.0 and stop.best_eval == 1 and stop.evals == 4 and stop.stopped
-    assert trainer.stops == [t("train.early_stop", key="train_loss", patience=2)]
+    assert trainer.stops == [t("no better {key} for {patience} evaluations", key="train_loss", patience=2)]
     stop("step", trainer)
     assert trainer.model.weight.item() == 4.0
     stop("end", trainer)
@@ -1039,7 +1122,7 @@ def test_early_stopping_with_patience_1_stops_at_the_first_evaluation_that_is_no
     assert trainer.stops == []
     trainer.evaluate(2, val_loss=1.0)
     stop("eval", trainer)
-    assert trainer.stops == [t("train.early_stop", key="val_loss", patience=1)]
+    assert trainer.stops == [t("no better {key} for {patience} evaluations", key="val_loss", patience=1)]
     watcher = EarlyStopping()
     trainer = FakeTrainer()
     trainer.evaluate(1, val_loss=1.0)
@@ -1064,5 +1147,5 @@ def test_each_evaluation_line_says_whether_the_validation_loss_improved(tmp_path
         eval_line(6, {"val_loss": 1.5}, False),
     ]
     assert eval_line(2, {"val_loss": 1.0}, True) == t(
-        "train.eval_best", step=2, losses=f"{t('train.split.val')} 1.0000"
+        "step {step:>6}: {losses}  (best)", step=2, losses=f"{t(NP_('train.split.val', 'val'))} 1.0000"
     )

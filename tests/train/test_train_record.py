@@ -27,7 +27,7 @@ from glassformer.cli import main
 from glassformer.config import ModelConfig, TrainConfig, get_preset
 from glassformer.errors import DiskFull, UsageError, WriteFailed
 from glassformer.inspect.attention_maps import attention_maps
-from glassformer.messages import speaking, t
+from glassformer.messages import NP_, speaking, t
 from glassformer.models import build_model
 from glassformer.train import record
 from glassformer.train.checkpoint import checkpoint_bytes, load_weights, read_state, read_weights, save_checkpoint
@@ -205,24 +205,24 @@ def failing(code, text):
 @pytest.mark.parametrize(
     "code, remedy",
     [
-        (errno.EACCES, "remedy.writable"),
-        (errno.EPERM, "remedy.writable"),
-        (errno.EROFS, "remedy.read_only"),
-        (errno.EIO, "remedy.other"),
+        (errno.EACCES, "make the directory writable"),
+        (errno.EPERM, "make the directory writable"),
+        (errno.EROFS, "move the run to a writable disk"),
+        (errno.EIO, "fix the cause"),
     ],
 )
 def test_a_failed_write_says_what_failed_why_and_what_to_do_before_and_after_a_checkpoint(tmp_path, code, remedy):
     files = RunFiles(str(tmp_path))
     with pytest.raises(WriteFailed) as e:
         files._write("metrics.jsonl", failing(code, "Some reason"))
-    assert (e.value.key, e.value.fields) == (
-        "error.write.first",
+    assert (e.value.code, e.value.fields) == (
+        "write.first",
         {"what": "metrics.jsonl", "dir": tmp_path, "reason": "Some reason", "remedy": t(remedy)},
     )
     assert isinstance(e.value.__cause__, OSError)
     files.saved_step = 8
     assert keyed(WriteFailed, files._write, "loss.png", failing(code, "Some reason")) == (
-        "error.write.kept",
+        "write.kept",
         {"what": "loss.png", "dir": tmp_path, "reason": "Some reason", "step": 8, "remedy": t(remedy)},
     )
 
@@ -233,7 +233,7 @@ def test_a_full_disk_is_disk_full_with_the_mb_free_and_the_mb_a_checkpoint_needs
     files.trainer.optimizer = torch.optim.AdamW(files.trainer.model.parameters())
     need = checkpoint_bytes(files.trainer.model, files.trainer.optimizer) / 1e6
     assert need == pytest.approx((100_100 * 4 * 3 + (64 << 10)) / 1e6)  # weights + two moments + headers
-    for saved, key in ((None, "error.write.disk_full_first"), (8, "error.write.disk_full")):
+    for saved, key in ((None, "write.disk_full_first"), (8, "write.disk_full")):
         files.saved_step = saved
         with pytest.raises(DiskFull) as e:
             files._write("metrics.jsonl", failing(errno.ENOSPC, "No space left on device"))
@@ -249,13 +249,13 @@ def test_a_full_disk_before_any_trainer_wrote_needs_no_checkpoint(tmp_path):
     says 0 MB needed instead of failing to size a checkpoint that does not exist."""
     with pytest.raises(DiskFull) as e:
         RunFiles(tmp_path)._write("metrics.jsonl", failing(errno.ENOSPC, "No space left on device"))
-    assert e.value.key == "error.write.disk_full_first" and e.value.fields["need"] == 0.0
+    assert e.value.code == "write.disk_full_first" and e.value.fields["need"] == 0.0
 
 
 def test_an_oserror_without_strerror_is_said_by_its_text(tmp_path):
     assert keyed(WriteFailed, RunFiles(tmp_path)._write, "x", _raise(OSError("plain text"))) == (
-        "error.write.first",
-        {"what": "x", "dir": tmp_path, "reason": "plain text", "remedy": t("remedy.other")},
+        "write.first",
+        {"what": "x", "dir": tmp_path, "reason": "plain text", "remedy": t("fix the cause")},
     )
 
 
@@ -288,10 +288,12 @@ def test_an_evaluation_writes_its_line_the_checkpoint_the_plot_and_the_best_weig
     files = RunFiles(tmp_path / "myrun")
     (tmp_path / "myrun").mkdir()
     trainer = FakeTrainer(step=3)
-    assert files.kept() == t("run.kept_none")
+    assert files.kept() == t("No checkpoint was written.")
     files.evaluation({"kind": "eval", "step": 3, "val_loss": 0.5}, False, trainer)
     assert not (tmp_path / "myrun" / "best.safetensors").exists()
-    assert files.saved_step == 3 and files.kept() == t("run.kept", step=3, dir=tmp_path / "myrun")
+    assert files.saved_step == 3 and files.kept() == t(
+        "The last good checkpoint (step {step}) in {dir} is kept.", step=3, dir=tmp_path / "myrun"
+    )
     state = read_state(tmp_path / "myrun" / "train_state.pt")
     assert state["step"] == 3 and state["best_val"] == 0.5 and state["train_loss"] == 0.4 and state["val_loss"] == 0.5
     assert titles == [(1, tmp_path / "myrun" / "loss.png", "myrun")]
@@ -319,7 +321,17 @@ def test_restore_removes_stray_temp_files_and_metrics_after_the_checkpoint_and_s
     assert state["step"] == 2 and again.saved_step == 2
     assert not (tmp_path / ".model.safetensors.x.tmp").exists() and (tmp_path / "keep.tmp").exists()
     assert (tmp_path / "metrics.jsonl").read_text() == '{"kind": "eval", "step": 0}\n{"kind": "log", "step": 2}\n'
-    assert capsys.readouterr().err == t("run.dropped_lines", path=tmp_path / "metrics.jsonl", n=2, lines="3, 5") + "\n"
+    assert (
+        capsys.readouterr().err
+        == t(
+            "note: {path}: dropped {n} damaged line(s) (line {lines}); a "
+            "run killed while writing leaves its last line cut short.",
+            path=tmp_path / "metrics.jsonl",
+            n=2,
+            lines="3, 5",
+        )
+        + "\n"
+    )
     again.restore(FakeTrainer())
     assert capsys.readouterr().err == ""  # nothing damaged: nothing said
 
@@ -392,12 +404,12 @@ def test_an_oserror_without_a_strerror_is_said_as_it_prints(tmp_path):
     files = RunFiles(tmp_path)
     files.metrics.append = lambda record: (_ for _ in ()).throw(OSError("quota exceeded for user 1000"))
     assert keyed(WriteFailed, files.log, {}) == (
-        "error.write.first",
+        "write.first",
         {
             "what": "metrics.jsonl",
             "dir": tmp_path,
             "reason": "quota exceeded for user 1000",
-            "remedy": t("remedy.other"),
+            "remedy": t("fix the cause"),
         },
     )
 
@@ -489,10 +501,10 @@ def test_the_figure_holds_the_logged_and_evaluated_losses(tmp_path, saved_figure
     """Curves, and the words drawn: the catalogue's in the user's language (zh once had English)."""
     with speaking(lang):
         plot_loss(plot_records(), tmp_path / "loss.png", title="run-7")
-        batch = t("pictures.loss.batch_curve")
-        train = t("pictures.loss.eval_curve", split=t("pictures.loss.split.train"))
-        val = t("pictures.loss.eval_curve", split=t("pictures.loss.split.val"))
-        x, y = t("pictures.loss.step_axis"), t("pictures.loss.loss_axis")
+        batch = t("train (batch, log interval mean)")
+        train = t("{split} (eval)", split=t(NP_("pictures.loss.split.train", "train")))
+        val = t("{split} (eval)", split=t(NP_("pictures.loss.split.val", "val")))
+        x, y = t(NP_("pictures.loss.step_axis", "step")), t("cross-entropy (nats / token)")
     (ax,) = saved_figures[0][0].axes
     lines = {line.get_label(): line for line in ax.get_lines()}
     assert list(lines) == [batch, train, val]
@@ -519,7 +531,7 @@ def test_a_run_without_a_val_split_plots_its_train_evaluations(tmp_path, saved_f
     plot_loss([{k: v for k, v in r.items() if k != "val_loss"} for r in evals], tmp_path / "loss.png")
     (ax,) = saved_figures[0][0].axes
     assert [line.get_label() for line in ax.get_lines()] == [
-        t("pictures.loss.eval_curve", split=t("pictures.loss.split.train"))
+        t("{split} (eval)", split=t(NP_("pictures.loss.split.train", "train")))
     ]
     assert list(ax.get_lines()[0].get_ydata()) == pytest.approx([3.5, 3.0, 2.5])
 
@@ -642,19 +654,29 @@ def test_the_eval_line_names_each_split_in_the_users_language_and_marks_the_best
     losses = {"train_loss": 1.23456, "val_loss": 2.0}
     for lang in ("en", "zh"):
         with speaking(lang):
-            train, val = t("train.split.train"), t("train.split.val")
-            assert eval_line(500, losses, False) == t("train.eval", step=500, losses=f"{train} 1.2346  {val} 2.0000")
-            assert eval_line(7, losses, True) == t("train.eval_best", step=7, losses=f"{train} 1.2346  {val} 2.0000")
-            assert eval_line(1234567, {"test_loss": 0.5}, False) == t("train.eval", step=1234567, losses="test 0.5000")
-            assert eval_line(3, {"val": 0.25}, False) == t("train.eval", step=3, losses=f"{val} 0.2500")  # key as is
-    assert t("train.eval", step=5, losses="x") == "step      5: x"  # the step is right-aligned in 6 columns
+            train, val = t(NP_("train.split.train", "train")), t(NP_("train.split.val", "val"))
+            assert eval_line(500, losses, False) == t(
+                "step {step:>6}: {losses}", step=500, losses=f"{train} 1.2346  {val} 2.0000"
+            )
+            assert eval_line(7, losses, True) == t(
+                "step {step:>6}: {losses}  (best)", step=7, losses=f"{train} 1.2346  {val} 2.0000"
+            )
+            assert eval_line(1234567, {"test_loss": 0.5}, False) == t(
+                "step {step:>6}: {losses}", step=1234567, losses="test 0.5000"
+            )
+            assert eval_line(3, {"val": 0.25}, False) == t(
+                "step {step:>6}: {losses}", step=3, losses=f"{val} 0.2500"
+            )  # key as is
+    assert (
+        t("step {step:>6}: {losses}", step=5, losses="x") == "step      5: x"
+    )  # the step is right-aligned in 6 columns
 
 
 def test_progress_modes_print_where_each_says(capsys):
     with pytest.raises(ValueError) as e:
         Progress(10, 0, "loud")
-    assert (e.value.key, e.value.fields) == (
-        "error.progress.mode",
+    assert (e.value.code, e.value.fields) == (
+        "progress.mode",
         {"mode": "loud", "modes": ["bar", "lines", "silent"]},
     )
     lines = Progress(10, 0, "lines")
@@ -706,7 +728,10 @@ def test_off_a_terminal_the_bar_becomes_one_plain_line_per_log_interval(capsys, 
     progress.close()
     out, err = capsys.readouterr()
     fields = {"step": 50, "total": 300, "loss": 2.5, "lr": 3e-4, "tokens_per_s": 12345.0}
-    assert out.splitlines() == [t("train.progress_line", **fields), eval_line(50, {"train": 2.4, "val": 2.6}, True)]
+    assert out.splitlines() == [
+        t("step {step}/{total}: loss {loss:.4f}  lr {lr:.2e}  {tokens_per_s:,.0f} tok/s", **fields),
+        eval_line(50, {"train": 2.4, "val": 2.6}, True),
+    ]
     assert "\r" not in err and err == ""
     monkeypatch.setattr(record, "_on_terminal", lambda stream: True)  # on a terminal: the bar, as before
     on_tty = Progress(300, 0, "bar")
@@ -755,10 +780,10 @@ def test_heads_are_parsed_and_checked():
     model = build_model(get_preset("seed000").model)
     ids = torch.zeros(1, 4, dtype=torch.long)  # (1, T)
     assert keyed(UsageError, AttentionLog, model, ids, list("abcd"), heads=[(2, 0)], every=1) == (
-        "error.attention_log.outside",
+        "attention_log.outside",
         {"bad": [(2, 0)], "last_layer": 1, "last_head": 3},
     )
-    assert keyed(UsageError, AttentionLog, model, ids, list("abcd")) == ("error.attention_log.when", {})
+    assert keyed(UsageError, AttentionLog, model, ids, list("abcd")) == ("attention_log.when", {})
 
 
 def test_train_attention_every_writes_the_log_the_strip_and_the_page(tmp_path, capsys):
@@ -776,7 +801,7 @@ def test_train_attention_every_writes_the_log_the_strip_and_the_page(tmp_path, c
     page = (run / "attention_steps.html").read_text(encoding="utf-8")
     assert 'type="range"' in page and "http" not in page and '"heads":[[1,2]]' in page
     with speaking("zh"):
-        title = t("pictures.lab.attention-steps.page.title")
+        title = t("glassformer attention across training")
     assert f'<html lang="zh-CN"><head><meta charset="utf-8"><title>{title}</title>' in page
 
 
@@ -790,14 +815,29 @@ def test_attention_every_refuses_zero_and_a_model_it_cannot_record(tmp_path, cap
     with pytest.raises(SystemExit) as stop, said() as heard:  # the option's range type refuses 0 before anything runs
         main(["train", "--preset", "seed000", "--out", str(tmp_path / "z"), "--attention-every", "0"])
     err = capsys.readouterr().err
-    [refused] = heard.of("arg.count")  # the range type's own fields: the value, and the most it takes
-    assert stop.value.code == 2 and refused["value"] == "0" and f"--attention-every: {t('arg.count', **refused)}" in err
+    [refused] = heard.of(
+        "must be a whole number >= 1, got {value!r}"
+    )  # the range type's own fields: the value, and the most it takes
+    assert (
+        stop.value.code == 2
+        and refused["value"] == "0"
+        and f"--attention-every: {t('must be a whole number >= 1, got {value!r}', **refused)}" in err
+    )
     argv = ["train", "--preset", "seq2seq", "--out", str(tmp_path / "s"), "--no-progress", "--max_steps=1"]
     with said() as heard:
         code = main([*argv, "--threads=1", "--attention-every", "1"])
     one_stack = {"kind": "seq2seq", "inputs": "token pairs", "dir": tmp_path / "s"}  # it says: look after training
     assert code == 2 and ("train.attention_one_stack", one_stack) in heard
-    assert t("train.attention_one_stack", **one_stack) in capsys.readouterr().err
+    assert (
+        t(
+            "--attention-every records the self-attention of one stack "
+            "(gpt, encoder, regressor); a {kind} model reads {inputs}. "
+            "Drop --attention-every and look at its maps after training: "
+            "glassformer attention --run {dir}",
+            **one_stack,
+        )
+        in capsys.readouterr().err
+    )
 
 
 def seed_model():

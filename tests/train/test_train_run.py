@@ -85,25 +85,25 @@ def test_run_directory_holds_resolved_config_and_every_file(tmp_path):
 
 def test_existing_checkpoint_is_never_overwritten(tmp_path):
     train(make(tmp_path))
-    assert keyed(ValueError, make, tmp_path) == ("error.run.has_checkpoint", {"dir": tmp_path / "run"})
+    assert keyed(ValueError, make, tmp_path) == ("run.has_checkpoint", {"dir": tmp_path / "run"})
 
 
 def test_seq_len_longer_than_max_len_is_explained(tmp_path):
     assert keyed(ValueError, make, tmp_path, ["--seq_len=200"]) == (
-        "error.run.seq_len_too_long",
+        "run.seq_len_too_long",
         {"T": 200, "max_len": 128, "source": ""},
     )
 
 
 def test_vocab_size_comes_from_the_tokenizer(tmp_path):
     key, fields = keyed(ValueError, make, tmp_path, ["--vocab_size=100"])
-    assert key == "error.run.vocab_size_set" and set(fields) == {"vocab_size"}
+    assert key == "run.vocab_size_set" and set(fields) == {"vocab_size"}
 
 
 def test_unknown_override_is_rejected(tmp_path):
     assert keyed(ValueError, make, tmp_path, ["--d_modle=32"]) == (
-        "error.config.unknown_key",
-        {"key": "d_modle", "hint": t("error.config.did_you_mean_flag", near="d_model")},
+        "config.unknown_key",
+        {"key": "d_modle", "hint": t(" Did you mean --{near}?", near="d_model")},
     )
 
 
@@ -113,16 +113,18 @@ def test_resume_may_change_training_but_not_the_model_or_data(tmp_path, capsys):
     key, fields = keyed(
         ValueError, resume_run, run.dir, ["--d_model=32", "--n_layers=3"], cache_dir=tmp_path / "cache", progress=False
     )
-    assert (key, fields["keys"].split(", ")) == ("error.run.model_differs", ["d_model", "n_layers"])
-    assert fields["detail"].startswith(t("error.run.differ_item", key="d_model", saved=64, asked=32))
+    assert (key, fields["keys"].split(", ")) == ("run.model_differs", ["d_model", "n_layers"])
+    assert fields["detail"].startswith(t("{key}: saved {saved!r}, asked {asked!r}", key="d_model", saved=64, asked=32))
     assert keyed(ValueError, resume_run, run.dir, source="shakespeare", cache_dir=tmp_path / "cache") == (
-        "error.run.other_source",
+        "run.other_source",
         {"dir": run.dir, "saved": "builtin:seed", "source": "shakespeare"},
     )
     other = keyed(ValueError, resume_run, run.dir, preset="baby", cache_dir=tmp_path / "cache")
-    assert other[0] == "error.run.model_differs" and "d_model" in other[1]["keys"]  # another preset: another model
+    assert other[0] == "run.model_differs" and "d_model" in other[1]["keys"]  # another preset: another model
     more = resume_run(run.dir, ["--max_steps=6"], cache_dir=tmp_path / "cache", progress=False, sample_chars=0)
-    assert t("run.changed_settings", changes="max_steps 4 -> 6") in capsys.readouterr().out
+    assert (
+        t("resuming with changed training settings: {changes}", changes="max_steps 4 -> 6") in capsys.readouterr().out
+    )
     assert train(more).step == 6
     assert json.loads((run.dir / "config.json").read_text())["train"]["max_steps"] == 6
 
@@ -151,8 +153,8 @@ def test_resuming_a_run_saved_for_a_missing_device_says_where_the_device_came_fr
     config["train"]["device"] = "cuda:99"  # no machine has a hundredth GPU
     (run.dir / "config.json").write_text(json.dumps(config))
     key, fields = keyed(ValueError, resume_run, run.dir)
-    assert (key, fields["path"], fields["device"]) == ("error.run.saved_device", run.dir / "config.json", "cuda:99")
-    assert fields["problem"].key == "error.device.no_cuda"
+    assert (key, fields["path"], fields["device"]) == ("run.saved_device", run.dir / "config.json", "cuda:99")
+    assert fields["problem"].code == "device.no_cuda"
 
 
 # ---- refusals, and what each generated source resolves to ----------------------------------------
@@ -174,44 +176,40 @@ def keyed(kind, call, *args, **kw) -> tuple[str, dict]:
 
 def test_tokenizer_options_for_a_generated_source_are_refused_in_both_languages():
     assert keyed(UsageError, open_data, "sine", "numbers", None, {"tokenizer": "bpe"}) == (
-        "error.run.tokenizer_options",
+        "run.tokenizer_options",
         {"inputs": "numbers"},
     )
     with speaking("zh"):
         zh = keyed(UsageError, open_data, "numbers:zh2num", "token pairs", None, {"vocab_size": 9})
-    assert zh == ("error.run.tokenizer_options", {"inputs": "token pairs"})
+    assert zh == ("run.tokenizer_options", {"inputs": "token pairs"})
 
 
 def test_a_source_of_the_wrong_family_names_the_choices_and_the_preset_to_use():
     numbers, pairs = ["sine", "sine:forecast"], sorted(eval(PAIRS))
 
     def wrong(source, what, names):
-        return ("error.run.wrong_source", {"what": t(what), "names": names, "source": source})
+        return ("run.wrong_source", {"what": t(what), "names": names, "source": source})
 
     def other(source, what, inputs, use):
-        return ("error.run.source_for_other", {"source": source, "what": t(what), "inputs": inputs, "use": t(use)})
+        return ("run.source_for_other", {"source": source, "what": t(what), "inputs": inputs, "use": t(use)})
 
     for lang in ("en", "zh"):  # `what` and `use` are worded when raised, in the language of that moment
         with speaking(lang):
-            assert keyed(ValueError, open_data, "shakespeare", "numbers") == wrong(
-                "shakespeare", "run.makes.numbers", numbers
-            )
+            assert keyed(ValueError, open_data, "shakespeare", "numbers") == wrong("shakespeare", "numbers", numbers)
             assert keyed(ValueError, open_data, "sine", "token pairs") == other(
-                "sine", "run.makes.numbers", "token pairs", "run.use.numbers"
+                "sine", "numbers", "token pairs", "--preset sine (a regressor)"
             )
             assert keyed(ValueError, open_data, "shakespeare", "token pairs") == wrong(
-                "shakespeare", "run.makes.pairs", pairs
+                "shakespeare", "(source, target) pairs", pairs
             )
             assert keyed(ValueError, open_data, "sine", "tokens") == other(
-                "sine", "run.makes.numbers", "tokens", "run.use.numbers"
+                "sine", "numbers", "tokens", "--preset sine (a regressor)"
             )
-            assert keyed(ValueError, open_data, "digits:copy", "numbers") == wrong(
-                "digits:copy", "run.makes.numbers", numbers
-            )
+            assert keyed(ValueError, open_data, "digits:copy", "numbers") == wrong("digits:copy", "numbers", numbers)
             assert keyed(ValueError, open_data, "digits:sort", "tokens") == other(
-                "digits:sort", "run.makes.pairs", "tokens", "run.use.pairs"
+                "digits:sort", "(source, target) pairs", "tokens", "--preset seq2seq (or --kind=seq2seq)"
             )
-            assert keyed(ValueError, open_data, "x", "token pairs") == wrong("x", "run.makes.pairs", pairs)
+            assert keyed(ValueError, open_data, "x", "token pairs") == wrong("x", "(source, target) pairs", pairs)
 
 
 def test_generated_sources_open_as_their_own_data():
@@ -251,13 +249,13 @@ def test_batches_for_each_kind_of_data_take_the_train_configs_sizes():
 def test_resolve_names_sequences_too_long_for_numbers_and_pairs_too_long_for_pairs():
     waves = wave_source("sine")
     assert keyed(ValueError, resolve, get_preset("sine"), ["--max_len=49"], waves) == (
-        "error.run.sequences_too_long",
+        "run.sequences_too_long",
         {"T": 50, "max_len": 49, "source": "sine"},
     )
     assert resolve(get_preset("sine"), ["--max_len=50"], waves).model.max_len == 50  # the edge fits
     pairs = pair_source("digits:copy", n_pairs=200, max_digits=3)  # sources and targets of 3 tokens
     assert keyed(ValueError, resolve, get_preset("seq2seq"), {"max_len": 3}, pairs) == (
-        "error.run.pairs_too_long",
+        "run.pairs_too_long",
         {"source": "digits:copy", "S": 3, "T": 3, "max_len": 3, "need": 4},
     )
     p = resolve(get_preset("seq2seq"), {"max_len": 4}, pairs)  # the edge: target + 1 = max_len
@@ -265,11 +263,11 @@ def test_resolve_names_sequences_too_long_for_numbers_and_pairs_too_long_for_pai
     assert p.model.vocab_size == pairs.tokenizer.vocab_size
     with speaking("zh"):
         assert keyed(ValueError, resolve, get_preset("seq2seq"), ["--pad_id=5"], pairs) == (
-            "error.run.pad_id_set",
+            "run.pad_id_set",
             {"pad_id": pairs.tokenizer.pad_id},
         )
     assert keyed(ValueError, resolve, get_preset("seq2seq"), ["--vocab_size=30"], pairs) == (
-        "error.run.vocab_size_set",
+        "run.vocab_size_set",
         {"vocab_size": pairs.tokenizer.vocab_size},
     )
 
@@ -286,7 +284,7 @@ def test_out_that_is_a_file_is_refused_before_anything_is_written(tmp_path):
     out = tmp_path / "taken"
     out.write_text("x")
     refused = keyed(UsageError, new_run, "sine", QUICK_ONE, source="sine", out=out, progress=False)
-    assert refused == ("error.run.out_is_file", {"dir": out})
+    assert refused == ("run.out_is_file", {"dir": out})
     assert out.read_text() == "x"
 
 
@@ -323,7 +321,7 @@ def test_a_sine_runs_config_records_the_source_its_data_and_the_resolved_configs
 
 def test_a_second_start_into_a_saved_run_is_refused_with_the_resume_advice(sine_run):
     refused = keyed(UsageError, new_run, "sine", QUICK_ONE, source="sine", out=sine_run, progress=False)
-    assert refused == ("error.run.has_checkpoint", {"dir": sine_run})
+    assert refused == ("run.has_checkpoint", {"dir": sine_run})
 
 
 def test_a_run_saved_by_an_earlier_version_still_loads_and_resumes(sine_run, tmp_path):
@@ -349,7 +347,7 @@ def test_resume_without_a_source_in_config_is_a_damaged_file(sine_run, tmp_path)
     del config["source"]
     (run_dir / "config.json").write_text(json.dumps(config))
     assert keyed(DamagedFile, resume_run, run_dir, progress=False) == (
-        "error.run.no_source",
+        "run.no_source",
         {"path": run_dir / "config.json"},
     )
 
@@ -360,10 +358,10 @@ def test_resume_of_a_source_this_version_cannot_open_names_it(sine_run, tmp_path
     config["source"] = "sine:daily"
     (run_dir / "config.json").write_text(json.dumps(config))
     key, fields = keyed(DamagedFile, resume_run, run_dir, progress=False)
-    assert (key, fields["dir"], fields["source"]) == ("error.run.source_gone", run_dir, "sine:daily")
-    assert (fields["problem"].key, fields["problem"].fields) == (
-        "error.run.wrong_source",
-        {"what": t("run.makes.numbers"), "names": ["sine", "sine:forecast"], "source": "sine:daily"},
+    assert (key, fields["dir"], fields["source"]) == ("run.source_gone", run_dir, "sine:daily")
+    assert (fields["problem"].code, fields["problem"].fields) == (
+        "run.wrong_source",
+        {"what": t("numbers"), "names": ["sine", "sine:forecast"], "source": "sine:daily"},
     )
 
 
@@ -372,7 +370,7 @@ def test_resume_with_changed_data_names_the_fingerprint_that_differs(sine_run, t
     config = json.loads((run_dir / "config.json").read_text())
     config["data_sha256"] = "0" * 64
     (run_dir / "config.json").write_text(json.dumps(config))
-    changed = ("error.run.data_changed", {"dir": run_dir, "source": "sine", "key": "data_sha256"})
+    changed = ("run.data_changed", {"dir": run_dir, "source": "sine", "key": "data_sha256"})
     assert keyed(ValueError, resume_run, run_dir, progress=False) == changed
     with speaking("zh"):
         assert str(run_dir) in refusal(ValueError, resume_run, run_dir, progress=False)
@@ -381,19 +379,19 @@ def test_resume_with_changed_data_names_the_fingerprint_that_differs(sine_run, t
 def test_resume_with_another_source_and_another_model_word_for_word(sine_run, tmp_path):
     run_dir = copy_run(sine_run, tmp_path)
     assert keyed(ValueError, resume_run, run_dir, source="sine:forecast", progress=False) == (
-        "error.run.other_source",
+        "run.other_source",
         {"dir": run_dir, "saved": "sine", "source": "sine:forecast"},
     )
 
     def item(key, saved, asked):
-        return t("error.run.differ_item", key=key, saved=saved, asked=asked)
+        return t("{key}: saved {saved!r}, asked {asked!r}", key=key, saved=saved, asked=asked)
 
     assert keyed(ValueError, resume_run, run_dir, ["--d_ff=64"], progress=False) == (
-        "error.run.model_differs",
+        "run.model_differs",
         {"dir": run_dir, "keys": "d_ff", "detail": item("d_ff", 128, 64)},
     )
     assert keyed(ValueError, resume_run, run_dir, {"d_ff": 64, "n_heads": 2}, progress=False) == (
-        "error.run.model_differs",
+        "run.model_differs",
         {
             "dir": run_dir,
             "keys": ", ".join(["n_heads", "d_ff"]),
@@ -407,9 +405,17 @@ def test_resume_with_changed_training_says_each_change_and_rewrites_the_train_co
     before = json.loads((run_dir / "config.json").read_text())
     run = resume_run(run_dir, ["--max_steps=2", "--lr=0.002"], progress=False)
     assert capsys.readouterr().out == (
-        t("run.changed_settings", changes="max_steps 1 -> 2, lr 0.001 -> 0.002")
+        t("resuming with changed training settings: {changes}", changes="max_steps 1 -> 2, lr 0.001 -> 0.002")
         + "\n"
-        + t("run.lr_resume", before=0.001, after=0.002, step=1, next=2, end="")
+        + t(
+            "learning rate: {before:.3g} at step {step} (the last before "
+            "this resume), {after:.3g} at step {next} (the next){end}",
+            before=0.001,
+            after=0.002,
+            step=1,
+            next=2,
+            end="",
+        )
         + "\n"
     )
     after = json.loads((run_dir / "config.json").read_text())
@@ -454,7 +460,7 @@ def test_the_eval_sampler_shows_and_appends_a_seeded_sample_at_each_evaluation_o
     callback("eval", trainer)
     text = sample(model, tok, "\n", 5, temperature=0.8, seed=3)[0]
     assert len(text) == 5
-    assert trainer.written == [t("run.eval_sample", step=7, text="\n" + text)]
+    assert trainer.written == [t("--- sample at step {step} ---\n{text}\n---", step=7, text="\n" + text)]
     trainer.step = 9
     callback("eval", trainer)
     assert path.read_text(encoding="utf-8") == f"=== step 7 ===\n\n{text}\n\n=== step 9 ===\n\n{text}\n\n"
@@ -504,12 +510,12 @@ def test_the_eval_translator_lists_the_first_four_val_sources_with_what_was_expe
     lines = "\n".join(
         [
             f"{first[0][0]} → {first[0][1]}",
-            f"{first[1][0]} → ∅" + t("run.expected", target=first[1][1]),
-            f"{first[2][0]} → 9" + t("run.expected", target=first[2][1]),
+            f"{first[1][0]} → ∅" + t("   (expected {target})", target=first[1][1]),
+            f"{first[2][0]} → 9" + t("   (expected {target})", target=first[2][1]),
             f"{first[3][0]} → {first[3][1]}",
         ]
     )
-    assert trainer.written == [t("run.eval_translations", step=12, lines=lines)]
+    assert trainer.written == [t("--- translations at step {step} ---\n{lines}\n---", step=12, lines=lines)]
     callback("eval", trainer)
     assert path.read_text(encoding="utf-8") == f"=== step 12 ===\n{lines}\n\n" * 2
 
@@ -613,7 +619,7 @@ def copy_with(saved, tmp_path, change):
 def test_tokenizer_options_are_refused_for_a_model_that_reads_generated_numbers():
     for inputs in ("numbers", "token pairs"):
         assert keyed(UsageError, open_data, "sine", inputs, text={"tokenizer": "bpe"}) == (
-            "error.run.tokenizer_options",
+            "run.tokenizer_options",
             {"inputs": inputs},
         )
 
@@ -622,7 +628,7 @@ def test_pad_id_comes_from_the_tokenizer_and_may_not_be_set():
     data = open_data("numbers:zh2num", "token pairs")
     pad = data.tokenizer.pad_id
     preset = get_preset("seq2seq")
-    assert keyed(ValueError, resolve, preset, {"pad_id": pad + 1}, data) == ("error.run.pad_id_set", {"pad_id": pad})
+    assert keyed(ValueError, resolve, preset, {"pad_id": pad + 1}, data) == ("run.pad_id_set", {"pad_id": pad})
     assert resolve(preset, {"pad_id": pad}, data).model.pad_id == pad  # the same value is no conflict
 
 
@@ -639,8 +645,8 @@ def test_out_naming_a_file_is_refused(tmp_path):
         ),
         UsageError,
     ) == (
-        t("error.run.out_is_file", dir=tmp_path / "notes.txt"),
-        zh("error.run.out_is_file", dir=tmp_path / "notes.txt"),
+        t("--out {dir} is a file; a run needs a directory. Choose another --out DIR.", dir=tmp_path / "notes.txt"),
+        zh("--out {dir} is a file; a run needs a directory. Choose another --out DIR.", dir=tmp_path / "notes.txt"),
     )
     assert (tmp_path / "notes.txt").read_text() == "mine"
 
@@ -664,7 +670,7 @@ def test_a_damaged_config_beside_a_checkpoint_still_says_resume_or_choose_anothe
 def test_a_resume_without_a_source_in_config_json_is_refused(saved, tmp_path):
     d, cache = copy_with(saved, tmp_path, lambda c: c.pop("source"))
     assert keyed(DamagedFile, resume_run, d, cache_dir=cache, progress=False) == (
-        "error.run.no_source",
+        "run.no_source",
         {"path": d / "config.json"},
     )
 
@@ -674,7 +680,7 @@ def test_a_resume_whose_source_cannot_be_opened_names_it_and_why(saved, tmp_path
     with pytest.raises(ValueError) as why:
         open_data("sine", "tokens", cache)
     key, fields = keyed(DamagedFile, resume_run, d, cache_dir=cache, progress=False)
-    assert (key, fields["dir"], fields["source"]) == ("error.run.source_gone", d, "sine")
+    assert (key, fields["dir"], fields["source"]) == ("run.source_gone", d, "sine")
     assert (fields["problem"].key, fields["problem"].fields) == (why.value.key, why.value.fields)  # and why
     with pytest.raises(DamagedFile) as e:
         resume_run(d, cache_dir=cache, progress=False)
@@ -684,7 +690,7 @@ def test_a_resume_whose_source_cannot_be_opened_names_it_and_why(saved, tmp_path
 def test_a_resume_on_changed_data_names_the_field_that_differs(saved, tmp_path):
     d, cache = copy_with(saved, tmp_path, lambda c: c.update(text_sha256="0" * 64))
     assert keyed(ValueError, resume_run, d, cache_dir=cache, progress=False) == (
-        "error.run.data_changed",
+        "run.data_changed",
         {"dir": d, "source": "builtin:seed", "key": "text_sha256"},
     )
     assert not (d / "train.lock").exists()
@@ -698,11 +704,11 @@ def test_a_resume_that_changes_the_model_names_each_field_saved_and_asked(saved,
     for lang in ("en", "zh"):  # each item is worded when raised, in the language of that moment
         with speaking(lang):
             items = [
-                t("error.run.differ_item", key=k, saved=a, asked=b)
+                t("{key}: saved {saved!r}, asked {asked!r}", key=k, saved=a, asked=b)
                 for k, a, b in (("d_model", dm, dm * 2), ("n_layers", nl, nl + 1))
             ]
             assert keyed(ValueError, resume_run, d, asked, cache_dir=cache, progress=False) == (
-                "error.run.model_differs",
+                "run.model_differs",
                 {"dir": d, "keys": ", ".join(["d_model", "n_layers"]), "detail": ", ".join(items)},
             )
 
@@ -726,9 +732,19 @@ def test_a_resume_with_new_training_settings_says_each_change_rewrites_config_an
         run = resume_run(d, ["--max_steps=5", f"--lr={lr * 2}"], cache_dir=cache, progress=False, sample_chars=0)
     assert (
         capsys.readouterr().out
-        == zh("run.changed_settings", changes=f"max_steps 1 -> 5, lr {lr!r} -> {lr * 2!r}")
+        == zh(
+            "resuming with changed training settings: {changes}", changes=f"max_steps 1 -> 5, lr {lr!r} -> {lr * 2!r}"
+        )
         + "\n"
-        + zh("run.lr_resume", before=lr, after=lr * 2, step=1, next=2, end="")
+        + zh(
+            "learning rate: {before:.3g} at step {step} (the last before "
+            "this resume), {after:.3g} at step {next} (the next){end}",
+            before=lr,
+            after=lr * 2,
+            step=1,
+            next=2,
+            end="",
+        )
         + "\n"
     )
     after = json.loads((d / "config.json").read_text())
@@ -795,11 +811,11 @@ def test_what_the_data_fixes_may_not_be_set_and_must_fit_max_len(saved):
     text = open_data("builtin:seed", "tokens", cache)
     V = text.tokenizer.vocab_size
     assert keyed(ValueError, resolve, get_preset("seed000"), {"vocab_size": V + 1}, text) == (
-        "error.run.vocab_size_set",
+        "run.vocab_size_set",
         {"vocab_size": V},
     )
     assert keyed(ValueError, resolve, get_preset("seed000"), {"max_len": 8, "seq_len": 9}, text) == (
-        "error.run.seq_len_too_long",
+        "run.seq_len_too_long",
         {"T": 9, "max_len": 8, "source": ""},
     )
     p = resolve(get_preset("seed000"), {"max_len": 8, "seq_len": 8}, text)  # the edge fits
@@ -807,7 +823,7 @@ def test_what_the_data_fixes_may_not_be_set_and_must_fit_max_len(saved):
     waves = open_data("sine", "numbers")
     T = waves.x_train.size(1)
     assert keyed(ValueError, resolve, get_preset("sine"), {"max_len": T - 1}, waves) == (
-        "error.run.sequences_too_long",
+        "run.sequences_too_long",
         {"T": T, "max_len": T - 1, "source": "sine"},
     )
     assert resolve(get_preset("sine"), {"max_len": T}, waves).model.max_len == T
@@ -815,7 +831,7 @@ def test_what_the_data_fixes_may_not_be_set_and_must_fit_max_len(saved):
     S, Tt = pairs.longest()
     need = max(S, Tt + 1)
     assert keyed(ValueError, resolve, get_preset("seq2seq"), {"max_len": need - 1}, pairs) == (
-        "error.run.pairs_too_long",
+        "run.pairs_too_long",
         {"source": "numbers:zh2num", "S": S, "T": Tt, "max_len": need - 1, "need": need},
     )
     assert resolve(get_preset("seq2seq"), {"max_len": need}, pairs).model.pad_id == pairs.tokenizer.pad_id
@@ -824,7 +840,7 @@ def test_what_the_data_fixes_may_not_be_set_and_must_fit_max_len(saved):
 def test_a_resume_on_another_source_or_a_missing_device_is_refused_whole(saved, tmp_path):
     d, cache = copy_with(saved, tmp_path, lambda c: c["train"].update(device="cuda:99"))
     assert keyed(ValueError, resume_run, d, source="shakespeare", cache_dir=cache) == (
-        "error.run.other_source",
+        "run.other_source",
         {"dir": d, "saved": "builtin:seed", "source": "shakespeare"},
     )
     from glassformer.devices import check_device
@@ -832,7 +848,7 @@ def test_a_resume_on_another_source_or_a_missing_device_is_refused_whole(saved, 
     with pytest.raises(UsageError) as why:
         check_device("cuda:99")
     key, fields = keyed(UsageError, resume_run, d, cache_dir=cache)
-    assert (key, fields["path"], fields["device"]) == ("error.run.saved_device", d / "config.json", "cuda:99")
+    assert (key, fields["path"], fields["device"]) == ("run.saved_device", d / "config.json", "cuda:99")
     assert (fields["problem"].key, fields["problem"].fields) == (why.value.key, why.value.fields)
     run = resume_run(d, ["--device=cpu"], cache_dir=cache, progress=False, sample_chars=0)  # the way out works
     assert run.trainer.cfg.device == "cpu" and run.trainer.step == 1
@@ -854,7 +870,9 @@ def test_rank_0_gets_a_sampler_with_the_runs_prompt_and_length_and_the_progress_
     kept = (run.dir / "samples.txt").read_text(encoding="utf-8")
     assert kept.startswith("=== step 0 ===\nab") and kept.endswith("\n\n")
     text = kept[len("=== step 0 ===\n") : -2]
-    assert len(run.data.tokenizer.encode(text)) == 2 + 7 and shown == [t("run.eval_sample", step=0, text=text)]
+    assert len(run.data.tokenizer.encode(text)) == 2 + 7 and shown == [
+        t("--- sample at step {step} ---\n{text}\n---", step=0, text=text)
+    ]
     lines = start(tmp_path, "b", progress=False)  # default sample length: a sampler too
     assert lines.trainer.progress_mode == "lines" and len(lines.trainer.callbacks) == 1
     none = start(tmp_path, "c", progress=False, sample_chars=0)
@@ -961,8 +979,10 @@ def test_each_evaluation_shows_and_keeps_a_seeded_sample(tmp_path):
     t5, shown5 = trainer(model, 5)
     with speaking("zh"):
         on_event("eval", t5)
-    assert shown == [t("run.eval_sample", step=3, text="\n" + expected)]
-    assert shown5 == [zh("run.eval_sample", step=5, text="\n" + expected)]  # in the language of that moment
+    assert shown == [t("--- sample at step {step} ---\n{text}\n---", step=3, text="\n" + expected)]
+    assert shown5 == [
+        zh("--- sample at step {step} ---\n{text}\n---", step=5, text="\n" + expected)
+    ]  # in the language of that moment
     assert path.read_text(encoding="utf-8") == f"=== step 3 ===\n\n{expected}\n\n=== step 5 ===\n\n{expected}\n\n"
     other, shown_other = trainer(model, 3, seed=12)
     on_event("eval", other)
@@ -975,11 +995,11 @@ def test_a_vocabulary_without_a_newline_starts_from_its_first_token_or_the_given
     t0, shown = trainer(model, 0)
     _eval_sampler(tok, None, 5, tmp_path / "a.txt")("eval", t0)
     first = (tmp_path / "a.txt").read_text().removeprefix("=== step 0 ===\n")[:-2]
-    assert first.startswith("x") and shown == [t("run.eval_sample", step=0, text=first)]
+    assert first.startswith("x") and shown == [t("--- sample at step {step} ---\n{text}\n---", step=0, text=first)]
     t0, shown = trainer(model, 0)
     _eval_sampler(tok, "zy", 5, tmp_path / "b.txt")("eval", t0)
     text = sample(model, tok, "zy", 5, temperature=0.8, seed=11)[0]
-    assert shown == [t("run.eval_sample", step=0, text="zy" + text)]
+    assert shown == [t("--- sample at step {step} ---\n{text}\n---", step=0, text="zy" + text)]
 
 
 def test_each_evaluation_of_a_seq2seq_run_translates_the_first_four_val_sources(tmp_path, monkeypatch):
@@ -998,13 +1018,13 @@ def test_each_evaluation_of_a_seq2seq_run_translates_the_first_four_val_sources(
     assert asked == [] and shown == [] and not path.exists()
     on_event("eval", t3)
     assert asked == [("the model", data, ["一", "二", "三", "四"])]
-    lines = f"一 → 1\n二 → ∅{t('run.expected', target='2')}\n三 → 33{t('run.expected', target='3')}\n四 → 4"
-    assert shown == [t("run.eval_translations", step=3, lines=lines)]
+    lines = f"一 → 1\n二 → ∅{t('   (expected {target})', target='2')}\n三 → 33{t('   (expected {target})', target='3')}\n四 → 4"  # noqa: E501
+    assert shown == [t("--- translations at step {step} ---\n{lines}\n---", step=3, lines=lines)]
     t4, shown4 = trainer("the model", 4)
     with speaking("zh"):
         on_event("eval", t4)
-    lines_zh = f"一 → 1\n二 → ∅{zh('run.expected', target='2')}\n三 → 33{zh('run.expected', target='3')}\n四 → 4"
-    assert shown4 == [zh("run.eval_translations", step=4, lines=lines_zh)]
+    lines_zh = f"一 → 1\n二 → ∅{zh('   (expected {target})', target='2')}\n三 → 33{zh('   (expected {target})', target='3')}\n四 → 4"  # noqa: E501
+    assert shown4 == [zh("--- translations at step {step} ---\n{lines}\n---", step=4, lines=lines_zh)]
     assert path.read_text(encoding="utf-8") == f"=== step 3 ===\n{lines}\n\n=== step 4 ===\n{lines_zh}\n\n"
 
 
@@ -1021,10 +1041,10 @@ def test_an_imported_model_is_refused_with_how_to_train_it_further(tmp_path, imp
     d, config = tmp_path / "imp", {"model": {}, "imported": imported}
     with pytest.raises(UsageError) as e:
         _refuse_imported(d, config)
-    assert (e.value.key, e.value.fields) == ("error.run.imported", {"dir": d, "format": fmt, "origin": origin})
+    assert (e.value.code, e.value.fields) == ("run.imported", {"dir": d, "format": fmt, "origin": origin})
     with speaking("zh"), pytest.raises(UsageError) as e:
         _refuse_imported(d, config)
-    assert (e.value.key, e.value.fields) == ("error.run.imported", {"dir": d, "format": fmt, "origin": origin_zh})
+    assert (e.value.code, e.value.fields) == ("run.imported", {"dir": d, "format": fmt, "origin": origin_zh})
 
 
 @pytest.mark.parametrize("config", [None, {"source": "x", "imported": {"from": "hub"}}, {"imported": "gpt2"}, {}])
@@ -1065,7 +1085,7 @@ def test_train_on_a_rank_whose_peer_ended_says_so_in_one_line_and_lets_the_lock_
     )
     with pytest.raises(GlassformerError) as e:
         train(run)
-    assert (e.value.key, e.value.fields) == ("error.world.peer_stopped", {"rank": 1})
+    assert (e.value.code, e.value.fields) == ("world.peer_stopped", {"rank": 1})
     failing = SimpleNamespace(
         dir=tmp_path, trainer=SimpleNamespace(world=SINGLE, cfg=SimpleNamespace(threads=1), fit=fit)
     )
@@ -1212,18 +1232,18 @@ def test_read_only_files_record_steps_and_write_nothing(trained, tmp_path):
     run0, _ = trained
     files = ReadOnlyRunFiles(run0.dir)
     before = files_of(run0.dir)
-    assert files.kept() == t("run.kept_none")
+    assert files.kept() == t("No checkpoint was written.")
     with speaking("zh"):
-        assert files.kept() == t("run.kept_none")
+        assert files.kept() == t("No checkpoint was written.")
     files.log({"kind": "log", "step": 9, "loss": 1.0})
     files.evaluation({"kind": "eval", "step": 9}, True, run0.trainer)
     assert files.saved_step == run0.trainer.step == 2
     files.saved_step = None
     files.checkpoint(run0.trainer)
     assert files.saved_step == 2 and files_of(run0.dir) == before
-    assert files.kept() == t("run.kept", step=2, dir=run0.dir)
+    assert files.kept() == t("The last good checkpoint (step {step}) in {dir} is kept.", step=2, dir=run0.dir)
     with speaking("zh"):
-        assert files.kept() == t("run.kept", step=2, dir=run0.dir)
+        assert files.kept() == t("The last good checkpoint (step {step}) in {dir} is kept.", step=2, dir=run0.dir)
 
 
 def test_read_only_restore_reads_a_cut_save_from_its_temp_file_and_leaves_it(trained, tmp_path):
@@ -1290,8 +1310,23 @@ def test_a_resumed_cosine_keeps_its_horizon_unless_stretched(tmp_path, capsys, s
     assert nxt > last if stretch else nxt == pytest.approx(0.001)
     if not stretch:  # after the horizon the lr stays at min_lr
         assert [more.trainer.lr_at(s) for s in range(4, 8)] == pytest.approx([0.001] * 4)
-    end = t("run.lr_horizon", horizon=8 if stretch else 4, min_lr=0.001)
-    assert t("run.lr_resume", before=last, after=nxt, step=4, next=5, end=end) in out
+    end = t(
+        "; the cosine ends at step {horizon}, then stays at min_lr {min_lr:.3g}",
+        horizon=8 if stretch else 4,
+        min_lr=0.001,
+    )
+    assert (
+        t(
+            "learning rate: {before:.3g} at step {step} (the last before "
+            "this resume), {after:.3g} at step {next} (the next){end}",
+            before=last,
+            after=nxt,
+            step=4,
+            next=5,
+            end=end,
+        )
+        in out
+    )
     assert train(more).step == 8
 
 
@@ -1352,7 +1387,7 @@ def test_a_holder_that_has_not_written_its_name_yet_is_reported_with_question_ma
     fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
     try:
         key, fields = keyed(run_module.RunLocked, run_module.acquire, tmp_path)
-        assert key == "error.lock.held" and Path(fields.pop("path")).resolve() == path.resolve()
+        assert key == "lock.held" and Path(fields.pop("path")).resolve() == path.resolve()
         assert fields == {"dir": tmp_path, "pid": "?", "host": "?", "started": "?", "kill": "PID"}
     finally:
         os.close(other)

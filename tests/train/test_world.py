@@ -74,14 +74,14 @@ def test_ranks_take_their_own_gpu_and_files():
 def test_refusals_name_the_fix(monkeypatch):
     with pytest.raises(UsageError) as e:
         ProcessWorld(0, 0, 2).share(TensorBatches(torch.zeros(4, 2), torch.zeros(4, 2), 2))
-    assert (e.value.key, e.value.fields) == ("error.world.source", {"source": "TensorBatches"})
+    assert (e.value.code, e.value.fields) == ("world.source", {"source": "TensorBatches"})
     monkeypatch.setenv("WORLD_SIZE", "2")
     for name in ("RANK", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(distributed, "_world", None)
     with pytest.raises(UsageError) as e:
         distributed.current()
-    assert e.value.key == "error.world.env"
+    assert e.value.code == "world.env"
     assert e.value.fields == {"size": "2", "missing": "RANK, LOCAL_RANK, MASTER_ADDR, MASTER_PORT"}
 
 
@@ -90,7 +90,7 @@ def test_a_peer_that_ended_is_one_clear_line_not_a_bug():
     with pytest.raises(GlassformerError) as e:
         with ProcessWorld(1, 1, 2).together():
             raise lost
-    assert (e.value.key, e.value.fields) == ("error.world.peer_stopped", {"rank": 1})
+    assert (e.value.code, e.value.fields) == ("world.peer_stopped", {"rank": 1})
     with pytest.raises(RuntimeError, match="a bug of our own"):  # anything else is left as it is
         with ProcessWorld(1, 1, 2).together():
             raise RuntimeError("a bug of our own")

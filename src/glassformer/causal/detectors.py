@@ -40,7 +40,7 @@ def pattern(tokens: torch.Tensor, kind: str) -> torch.Tensor:
         shifted = torch.zeros_like(same)  # (T, T)
         shifted[:, 1:] = same[:, :-1]  # the key after the copy
         return shifted.tril()  # (T, T)
-    raise UsageError("error.causal.bad_kind", kind=kind, kinds=list(KINDS))
+    raise UsageError("causal.bad_kind", "No head detector {kind!r}; choose from {kinds}.", kind=kind, kinds=list(KINDS))
 
 
 def repeated_tokens(vocab_size: int, n: int, batch: int = 1, seed: int = 0) -> torch.Tensor:
@@ -54,10 +54,17 @@ def weights_points(model) -> list[str]:
     names = [n for n in model.hook_names() if re.fullmatch(r"blocks\.\d+\.attn\.weights", n)]
     if not names:
         raise Unsupported(
-            "error.causal.no_hook", name="blocks.<i>.attn.weights", method=t("causal.method.detectors"), fix=""
+            "causal.no_hook",
+            "This model has no hook point {name!r}, which {method} needs; {fix}",
+            name="blocks.<i>.attn.weights",
+            method=t("the head detectors"),
+            fix="",
         )
     if getattr(model.cfg, "attention", "glass") == "fused":
-        raise Unsupported("error.causal.fused")
+        raise Unsupported(
+            "causal.fused",
+            "attention='fused' shows no attention weights; run model.set_attention('glass') first (same weights).",
+        )
     return names
 
 
@@ -133,7 +140,9 @@ def ablation_check(
     """Ablate each head (its attn.z set to zero, or to its mean over the B sequences at each position)
     on tokens (B, 2n) of repeated sequences, and measure both halves' loss. Batched: one row per head."""
     if how not in ("zero", "mean"):
-        raise UsageError("error.causal.bad_ablation", how=how, choices=["zero", "mean"])
+        raise UsageError(
+            "causal.bad_ablation", "No ablation {how!r}; choose from {choices}.", how=how, choices=["zero", "mean"]
+        )
     tokens = tokens.reshape(-1, tokens.shape[-1])  # (B, T)
     names = grid_points(model, "attn.z")
     with torch.no_grad():
@@ -141,7 +150,12 @@ def ablation_check(
         base_first, base_repeated = half_losses(logits, tokens)  # (B,), (B,)
         per_row = row_bytes(cache)
         if max_bytes < per_row:
-            raise UsageError("error.causal.budget", max_bytes=max_bytes, row=per_row)
+            raise UsageError(
+                "causal.budget",
+                "max_bytes={max_bytes} is below one patched row ({row} bytes); give at least {row}.",
+                max_bytes=max_bytes,
+                row=per_row,
+            )
         R = max(1, min(len(heads), max_bytes // per_row))  # rows of one batched forward
         first, repeated = [], []
         for start in range(0, len(heads), R):

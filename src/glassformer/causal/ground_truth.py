@@ -117,7 +117,13 @@ class Found:
 
     def words(self) -> str:
         found = ", ".join(f"{a}.{b}" for a, b in self.found) or "-"
-        return t("causal.planted.row", method=self.method, found=found, precision=self.precision, recall=self.recall)
+        return t(
+            "{method}: found {found}; precision {precision:.2f}, recall {recall:.2f}",
+            method=self.method,
+            found=found,
+            precision=self.precision,
+            recall=self.recall,
+        )
 
 
 def strongest(grid: torch.Tensor, share: float = 0.5) -> list[tuple[int, int]]:
@@ -168,12 +174,12 @@ def score_methods(
     senders = path_patching(model, clean, corrupt, metric, [receiver], "k").normalised()  # (receiver layer, H)
     head = f"{receiver[0]}.{receiver[1]}"
     return [
-        Found(t("causal.planted.method.patching"), strongest(exact), truth),
-        Found(t("causal.planted.method.attribution"), strongest(approx), truth),
-        Found(t("causal.planted.method.detectors"), detected, truth),
-        Found(t("causal.planted.method.checked"), checked, truth),
-        Found(t("causal.planted.method.dla"), strongest(dla), truth),
-        Found(t("causal.planted.method.path", head=head), strongest(senders), senders_truth),
+        Found(t("activation patching (attn.z by head)"), strongest(exact), truth),
+        Found(t("attribution patching (attn.z by head)"), strongest(approx), truth),
+        Found(t("head detectors (score >= threshold)"), detected, truth),
+        Found(t("head detectors + ablation check"), checked, truth),
+        Found(t("direct logit attribution (per head)"), strongest(dla), truth),
+        Found(t("path patching into {head}'s keys (senders)", head=head), strongest(senders), senders_truth),
     ]
 
 
@@ -249,7 +255,16 @@ def main() -> None:
     rise = ablation_rise(model)  # (L, H)
     truth, receiver, _ = trained_truth(model)
     heads = ", ".join(f"{i}.{j} (+{rise[i, j]:.2f})" for i, j in truth)
-    print(t("causal.trained.truth", share=SHARE, largest=float(rise.max()), heads=heads))
+    print(
+        t(
+            "ground truth: heads whose zero-ablation raises the repeated "
+            "half's loss by at least {share} of the largest rise "
+            "({largest:.2f} nats): {heads}",
+            share=SHARE,
+            largest=float(rise.max()),
+            heads=heads,
+        )
+    )
     for found in find_trained(model):
         print(found.words())
 

@@ -49,7 +49,10 @@ class LogitAttribution:
             if (m := re.fullmatch(r"blocks\.(\d+)\.attn\.(\d+)", k))
         ]
         if not cells:
-            raise Unsupported("error.causal.no_head_parts")
+            raise Unsupported(
+                "causal.no_head_parts",
+                "This attribution has no per-head parts; call logit_attribution(..., heads=True).",
+            )
         grid = torch.zeros(max(c[0] for c in cells) + 1, max(c[1] for c in cells) + 1, dtype=torch.float64)  # (L, H)
         for layer, head, v in cells:
             grid[layer, head] = v
@@ -85,7 +88,13 @@ def stream_parts(model, cache, pos: int, heads: bool) -> dict[str, torch.Tensor]
     names = model.hook_names()
     needed = "attn.result" if heads else "ffn.out"
     if not any(n.endswith(needed) for n in names):
-        raise Unsupported("error.causal.no_hook", name=f"blocks.<i>.{needed}", method=t("causal.method.dla"), fix="")
+        raise Unsupported(
+            "causal.no_hook",
+            "This model has no hook point {name!r}, which {method} needs; {fix}",
+            name=f"blocks.<i>.{needed}",
+            method=t("direct logit attribution"),
+            fix="",
+        )
     parts: dict[str, torch.Tensor] = {"embed": cache["embed"][0, pos]}  # (C,)
     if "pos_embed" in cache:
         parts["pos_embed"] = cache["pos_embed"][pos]  # (C,)
@@ -109,7 +118,14 @@ def logit_attribution(
     """Decompose the logit difference answer − wrong at `pos` of one prompt ids (T,) or (1, T);
     `heads=True` splits every attention layer into its heads (and its bias)."""
     if model.cfg.norm == "post":
-        raise Unsupported("error.causal.norm_post", norm=model.cfg.norm)
+        raise Unsupported(
+            "causal.norm_post",
+            "Direct logit attribution needs the residual stream to be a "
+            "sum of its parts up to the final norm; norm={norm!r} "
+            "normalises the stream inside every block. Use a pre-norm or "
+            "no-norm model.",
+            norm=model.cfg.norm,
+        )
     distinct(answer, wrong)
     ids = ids.reshape(1, -1)  # (1, T)
     with torch.no_grad():

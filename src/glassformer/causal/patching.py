@@ -56,7 +56,13 @@ Metric = Callable[[torch.Tensor], torch.Tensor]  # logits (N, T, V) -> (N,)
 def distinct(answer: int, wrong: int) -> None:
     """A logit difference needs two different tokens: answer − answer is 0 whatever the model does."""
     if answer == wrong:
-        raise UsageError("error.causal.same_tokens", token=answer)
+        raise UsageError(
+            "causal.same_tokens",
+            "The answer and the wrong token are the same token "
+            "({token}): their logit difference is 0 whatever the model "
+            "does; give two different tokens.",
+            token=answer,
+        )
 
 
 def logit_diff(answer: int, wrong: int, pos: int = -1) -> Metric:
@@ -104,7 +110,14 @@ class PatchGrid:
     def normalised(self) -> torch.Tensor:
         """(values − corrupt) / (clean − corrupt): clean = 1, corrupted = 0; refused without a gap."""
         if not math.isfinite(self.gap) or self.gap == 0:
-            raise UsageError("error.causal.no_gap", clean=self.clean, corrupt=self.corrupt)
+            raise UsageError(
+                "causal.no_gap",
+                "The clean and the corrupted run give the same metric "
+                "({clean} and {corrupt}): there is no gap to normalise by; "
+                "corrupt a detail the metric depends on.",
+                clean=self.clean,
+                corrupt=self.corrupt,
+            )
         return (self.values - self.corrupt) / self.gap  # (L, *sizes)
 
 
@@ -115,7 +128,13 @@ def grid_points(model, point: str) -> list[str]:
         return [point]
     found = [n for n in names if re.fullmatch(rf"blocks\.\d+\.{re.escape(point)}", n)]
     if not found:
-        raise UsageError("error.causal.no_point", point=point, example=names[0] if names else "")
+        raise UsageError(
+            "causal.no_point",
+            "No hook point named {point!r} or blocks.<i>.{point} in this "
+            "model; model.hook_names() lists them (e.g. {example!r}).",
+            point=point,
+            example=names[0] if names else "",
+        )
     return found
 
 
@@ -123,10 +142,24 @@ def point_axes(model, name: str, by: tuple[str, ...]) -> list[str]:
     """The declared axes of `name`, checked: a batch axis first, and every letter of `by` among them."""
     axes = model.hook_points()[name].axes.split()
     if not axes or axes[0] != "B":
-        raise UsageError("error.causal.no_batch_axis", name=name, axes=" ".join(axes))
+        raise UsageError(
+            "causal.no_batch_axis",
+            "Hook point {name!r} has axes {axes!r}, without a batch axis "
+            "B: each row of a batched patch needs its own copy; patch a "
+            "point with B (e.g. resid_pre) instead.",
+            name=name,
+            axes=" ".join(axes),
+        )
     bad = [a for a in by if a not in axes[1:]]
     if bad or len(set(by)) != len(by):
-        raise UsageError("error.causal.bad_axis", name=name, by=list(by), axes=" ".join(axes), choices=axes[1:])
+        raise UsageError(
+            "causal.bad_axis",
+            "Cannot patch {name!r} by {by}: its axes are {axes!r}; choose from {choices}.",
+            name=name,
+            by=list(by),
+            axes=" ".join(axes),
+            choices=axes[1:],
+        )
     return axes
 
 
@@ -172,7 +205,14 @@ def prepare(model, clean: torch.Tensor, corrupt: torch.Tensor, point: str, by) -
     points of `point` (one per layer) and each point's declared axes."""
     clean, corrupt = clean.reshape(-1, clean.shape[-1]), corrupt.reshape(-1, corrupt.shape[-1])  # (B, T)
     if clean.shape != corrupt.shape:
-        raise UsageError("error.causal.lengths", clean=tuple(clean.shape), corrupt=tuple(corrupt.shape))
+        raise UsageError(
+            "causal.lengths",
+            "The clean and corrupted inputs must have the same shape, "
+            "got {clean} and {corrupt}; make the prompts the same number "
+            "of tokens.",
+            clean=tuple(clean.shape),
+            corrupt=tuple(corrupt.shape),
+        )
     by = tuple(by)
     names = grid_points(model, point)
     return clean, corrupt, by, names, {n: point_axes(model, n, by) for n in names}
@@ -228,7 +268,12 @@ def activation_patching(
         m_corrupt = metric(corrupt_logits).mean().item()
         per_row = row_bytes(cache)
         if max_bytes < per_row:
-            raise UsageError("error.causal.budget", max_bytes=max_bytes, row=per_row)
+            raise UsageError(
+                "causal.budget",
+                "max_bytes={max_bytes} is below one patched row ({row} bytes); give at least {row}.",
+                max_bytes=max_bytes,
+                row=per_row,
+            )
         jobs = [(n, c) for n in names for c in cells_of(tuple(cache[n].shape), decl[n], by)]  # every cell
         R = max(1, min(len(jobs), max_bytes // per_row))  # rows of one batched forward
         groups: dict[int | None, list[int]] = {}  # start block -> the indices of its cells in `jobs`
@@ -321,8 +366,15 @@ class Agreement:
 
     def words(self) -> str:
         """The report in one line, in the process's language."""
-        return t("causal.agreement", cells=self.cells, rho=self.spearman, k=self.top_k, overlap=self.overlap,
-                 missed=self.missed)  # fmt: skip
+        return t(
+            "attribution vs exact patching on {cells} cells: Spearman ρ "
+            "= {rho:.3f}, top-{k} overlap {overlap}/{k}; missed: {missed}",
+            cells=self.cells,
+            rho=self.spearman,
+            k=self.top_k,
+            overlap=self.overlap,
+            missed=self.missed,
+        )
 
 
 RESOLUTION_DIGITS = 6  # effects equal to 1e-6 of the clean − corrupt gap are ties
@@ -355,7 +407,9 @@ def agreement(exact: PatchGrid, approx: PatchGrid, top_k: int = 5) -> Agreement:
     a = approx.normalised().double().round(decimals=RESOLUTION_DIGITS)  # (L, *sizes)
     n = e.numel()
     if not 1 <= top_k <= n:
-        raise UsageError("error.causal.top_k", n=n, k=top_k)
+        raise UsageError(
+            "causal.top_k", "top_k must be between 1 and the {n} cells of the grid, got {k}.", n=n, k=top_k
+        )
     top_e = e.flatten().abs().topk(top_k).indices.tolist()
     top_a = set(a.flatten().abs().topk(top_k).indices.tolist())
     missed = [tuple(int(i) for i in torch.unravel_index(torch.tensor(c), e.shape)) for c in top_e if c not in top_a]
@@ -402,7 +456,12 @@ def path_patching(
     via = (via,) if isinstance(via, str) else tuple(via)
     clean, corrupt, _, names, _ = prepare(model, clean, corrupt, "attn.result", ())
     if not via or any(v not in VIA for v in via):
-        raise UsageError("error.causal.bad_via", via=list(via), choices=list(VIA))
+        raise UsageError(
+            "causal.bad_via",
+            "Path patching goes into a receiver through {choices}; got {via}.",
+            via=list(via),
+            choices=list(VIA),
+        )
     ffn = grid_points(model, "ffn.out") if freeze_ffn else []
     with torch.no_grad():
         clean_logits, cc = model.run_with_cache(clean)  # (B, T, V)
@@ -410,12 +469,25 @@ def path_patching(
         H = cx[names[0]].shape[2]  # attn.result is (B, T, H, C)
         top = max((layer for layer, _ in receivers), default=0)
         if top < 1 or any(not 1 <= r < len(names) or not 0 <= h < H for r, h in receivers):
-            raise UsageError("error.causal.bad_receiver", receivers=list(receivers), layers=len(names), heads=H)
+            raise UsageError(
+                "causal.bad_receiver",
+                "Receivers are (layer, head) pairs with 1 <= layer < "
+                "{layers} (a sender must sit below) and 0 <= head < {heads}; "
+                "got {receivers}.",
+                receivers=list(receivers),
+                layers=len(names),
+                heads=H,
+            )
         inputs = [f"blocks.{layer}.attn.{v}" for layer in sorted({r for r, _ in receivers}) for v in via]
         m_clean, m_corrupt = metric(clean_logits).mean().item(), metric(corrupt_logits).mean().item()
         per_row = row_bytes(cx)
         if max_bytes < per_row:
-            raise UsageError("error.causal.budget", max_bytes=max_bytes, row=per_row)
+            raise UsageError(
+                "causal.budget",
+                "max_bytes={max_bytes} is below one patched row ({row} bytes); give at least {row}.",
+                max_bytes=max_bytes,
+                row=per_row,
+            )
         senders = [(layer, h) for layer in range(top) for h in range(H)]
         R = max(1, min(len(senders), max_bytes // per_row))
         values = []

@@ -71,8 +71,12 @@ VERB_MODULES = [
 
 
 def build_parser() -> Parser:
-    parser = Parser(prog="glassformer", description=t("help.description"))
-    parser.add_argument(DEBUG_FLAG, action="store_true", help=t("help.debug"))
+    parser = Parser(prog="glassformer", description=t("A Transformer you can see through."))
+    parser.add_argument(
+        DEBUG_FLAG,
+        action="store_true",
+        help=t("on an error, print the Python traceback too (also: GLASSFORMER_DEBUG=1)"),
+    )
     subparsers = parser.add_subparsers(dest="verb", metavar="VERB")
     for name in VERB_MODULES:
         importlib.import_module(f"glassformer.cli.{name}").register(subparsers)
@@ -98,7 +102,7 @@ def _run(argv: list[str], debug: bool) -> int:
             parser.print_help()
             return 2
         if extra and not getattr(args, "accepts_overrides", False):
-            parser.error(t("cli.unrecognized", args=" ".join(extra)))
+            parser.error(t("unrecognized arguments: {args}", args=" ".join(extra)))
     args.overrides = extra
     try:
         from glassformer.devices import check_threads, using_threads  # torch: a verb is about to compute
@@ -116,7 +120,14 @@ def _run(argv: list[str], debug: bool) -> int:
 
 DEBUG_ENV = "GLASSFORMER_DEBUG"
 # a library error whose fix names a Python call, by its code: the command line's own words for it
-CLI_WORDS = {"error.tokenizer.unseen": N_("cli.error.tokenizer.unseen")}
+CLI_WORDS = {
+    "tokenizer.unseen": N_(
+        "{n} character(s) not in the vocabulary of the run ({vocab} "
+        "chars): {shown}{more}. A run reads only the characters of "
+        "the text it was trained on: leave these out, or train a run "
+        "on text that has them (glassformer train --data file:PATH)."
+    )
+}
 DEBUG_FLAG = "--debug"
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, the shell's code for Ctrl-C
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what the shell reports for a writer whose reader left
@@ -126,14 +137,14 @@ PACKAGE_DIR = Path(glassformer.__file__).resolve().parent
 
 # what an OSError means to the user, by its errno: the key of its sentence in the catalogue
 OS_ERRORS = {
-    errno.ENOSPC: "os.disk_full",
-    errno.EACCES: "os.permission",
-    errno.EPERM: "os.permission",
-    errno.EROFS: "os.read_only",
-    errno.ENOENT: "os.no_such_path",
-    errno.ENOTDIR: "os.file_not_dir",
-    errno.EISDIR: "os.dir_not_file",
-    errno.EEXIST: "os.file_not_dir",
+    errno.ENOSPC: N_("the disk is full; free some space and run it again."),
+    errno.EACCES: N_("permission denied; check the permissions of that path, or choose another location."),
+    errno.EPERM: N_("permission denied; check the permissions of that path, or choose another location."),
+    errno.EROFS: N_("the file system is read-only; choose another location."),
+    errno.ENOENT: N_("no such file or directory; check the path."),
+    errno.ENOTDIR: N_("a file stands where a directory is needed; check the path."),
+    errno.EISDIR: N_("a directory stands where a file is needed; check the path."),
+    errno.EEXIST: N_("a file stands where a directory is needed; check the path."),
 }
 
 
@@ -149,7 +160,7 @@ def report(error: BaseException, verb: str | None, debug: bool, argv: list[str])
     if debug:
         traceback.print_exception(error, file=sys.stderr)
     if isinstance(error, KeyboardInterrupt):
-        note(t("fail.interrupted", who=who))
+        note(t("{who}: interrupted.", who=who))
         return EXIT_INTERRUPTED
     if isinstance(error, BrokenPipeError):  # the reader went away (`glassformer sample ... | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so exit's flush cannot fail again
@@ -157,7 +168,9 @@ def report(error: BaseException, verb: str | None, debug: bool, argv: list[str])
     if isinstance(error, UnicodeEncodeError) and _same_codec(error.encoding, getattr(sys.stdout, "encoding", None)):
         print(
             t(
-                "fail.encoding",
+                "{who}: error: the terminal's encoding ({encoding}) cannot "
+                "show {text!r}. Use a UTF-8 terminal (export LANG=C.UTF-8) "
+                "or set PYTHONIOENCODING=utf-8.",
                 who=who,
                 encoding=getattr(sys.stdout, "encoding", "?"),
                 text=error.object[error.start : error.end],
@@ -168,22 +181,42 @@ def report(error: BaseException, verb: str | None, debug: bool, argv: list[str])
     if isinstance(error, GlassformerError):
         # a library error whose fix names a Python call has the command line's own words
         message = t(CLI_WORDS[error.code], **error.fields) if error.code in CLI_WORDS else error
-        note(t("fail.error", who=who, message=message))
+        note(t("{who}: error: {message}", who=who, message=message))
         return error.exit_code
     if _own_check(error):  # a ValueError or a path-not-found raised, with its message, by glassformer's code
-        note(t("fail.error", who=who, message=error))
+        note(t("{who}: error: {message}", who=who, message=error))
         return EXIT_USAGE
     if _out_of_memory(error):
-        note(t("fail.memory", who=who, detail=_first_line(error)))
+        note(
+            t(
+                "{who}: error: out of memory ({detail}). The model, batch or "
+                "sequence is too large for this machine; make it smaller "
+                "(--batch_size, --seq_len, --d_model, --n_layers).",
+                who=who,
+                detail=_first_line(error),
+            )
+        )
         return EXIT_FAILURE
     if isinstance(error, OSError):
-        what = t(OS_ERRORS[error.errno]) if error.errno in OS_ERRORS else t("os.other", reason=error.strerror or error)
+        what = t(OS_ERRORS[error.errno]) if error.errno in OS_ERRORS else t("{reason}.", reason=error.strerror or error)
         print(
-            t("fail.error", who=who, message=f"{error.filename}: {what}" if error.filename else what), file=sys.stderr
+            t("{who}: error: {message}", who=who, message=f"{error.filename}: {what}" if error.filename else what),
+            file=sys.stderr,
         )
         return EXIT_FAILURE
     path = save_crash_report(error, argv)
-    note(t("fail.bug", who=who, kind=type(error).__name__, detail=_first_line(error), path=path))
+    note(
+        t(
+            "{who}: internal error ({kind}: {detail}). This is a bug in "
+            "glassformer, not in what you typed.\nThe traceback is saved "
+            "in {path}; please include that file when you report it "
+            "(--debug prints it here).",
+            who=who,
+            kind=type(error).__name__,
+            detail=_first_line(error),
+            path=path,
+        )
+    )
     return EXIT_FAILURE
 
 
@@ -204,7 +237,7 @@ def save_crash_report(error: BaseException, argv: list[str]) -> Path:
             return folder / name
         except OSError:
             continue
-    return Path(t("fail.crash_nowhere"))
+    return Path(t("(nowhere: neither the cache nor the temp directory is writable)"))
 
 
 def _own_check(error: BaseException) -> bool:

@@ -62,35 +62,60 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def register_inspect(subparsers: argparse._SubParsersAction) -> None:
     verbs = {  # verb: what runs it, its one line of help
-        "trace": (run_trace, N_("help.trace")),
-        "attention": (run_attention, N_("help.attention")),
-        "grads": (run_grads, N_("help.grads")),
-        "params": (run_params, N_("help.params")),
+        "trace": (run_trace, N_("shape trace table: every named tensor of one forward pass")),
+        "attention": (run_attention, N_("attention maps: PNG grid, one head's PNG, interactive HTML")),
+        "grads": (run_grads, N_("gradient flow of one forward/backward on the prompt")),
+        "params": (run_params, N_("parameter breakdown, FLOPs per token, activation memory")),
     }
     for verb, (handler, about) in verbs.items():
-        p = subparsers.add_parser(verb, help=t(about), description=t("help.inspect.about", verb=t(about)))
-        p.add_argument("--preset", default=DEFAULT_PRESET, help=t("help.inspect.preset", default=DEFAULT_PRESET))
-        p.add_argument("--run", default=None, help=t("help.inspect.run"))
-        p.add_argument("--prompt", default=None, type=utf8_text, help=t("help.inspect.prompt"))
-        p.add_argument("--seed", type=seed, default=0, help=t("help.inspect.seed"))
+        p = subparsers.add_parser(
+            verb,
+            help=t(about),
+            description=t(
+                "{verb}. Preset fields can be overridden with --key=value (e.g. --n_layers=3).", verb=t(about)
+            ),
+        )
+        p.add_argument(
+            "--preset", default=DEFAULT_PRESET, help=t("named preset (default: {default})", default=DEFAULT_PRESET)
+        )
+        p.add_argument("--run", default=None, help=t("a run directory with a checkpoint, instead of a preset"))
+        p.add_argument(
+            "--prompt",
+            default=None,
+            type=utf8_text,
+            help=t(
+                "input text (numbers for a regressor); default: for --run, "
+                "the run's own training text (or a sentence its vocabulary "
+                "reads), for a preset an English sentence"
+            ),
+        )
+        p.add_argument("--seed", type=seed, default=0, help=t("seed of the random initialisation"))
         add_threads(p)  # --lang (every parser has it): also the language of stages and meanings
-        p.add_argument("--tokenizer", default="char", choices=["char", "word"], help=t("help.inspect.tokenizer"))
-        p.add_argument("--out", default=None, help=t("help.inspect.out", verb=verb))
+        p.add_argument(
+            "--tokenizer",
+            default="char",
+            choices=["char", "word"],
+            help=t("for a preset: built from the prompt plus a builtin text"),
+        )
+        p.add_argument("--out", default=None, help=t("output folder (default: out/{verb}/)", verb=verb))
         p.set_defaults(func=handler, accepts_overrides=True)
         if verb == "trace":
-            p.add_argument("--collapse", action="store_true", help=t("help.trace.collapse"))
+            p.add_argument("--collapse", action="store_true", help=t("one row per block after block 0"))
             p.add_argument(
-                "--format", default="text", choices=["text", "markdown", "json"], help=t("help.trace.format")
+                "--format",
+                default="text",
+                choices=["text", "markdown", "json"],
+                help=t("what to print: text (default), markdown or json (all three are written)"),
             )
         if verb == "attention":
-            p.add_argument("--layer", type=count_or_zero, default=0, help=t("help.attention.layer"))
-            p.add_argument("--head", type=count_or_zero, default=0, help=t("help.attention.head"))
+            p.add_argument("--layer", type=count_or_zero, default=0, help=t("layer of the single-head PNG"))
+            p.add_argument("--head", type=count_or_zero, default=0, help=t("head of the single-head PNG"))
         if verb == "grads":
-            p.add_argument("--vanish", type=positive, default=1e-8, help=t("help.grads.vanish"))
-            p.add_argument("--explode", type=positive, default=1e3, help=t("help.grads.explode"))
+            p.add_argument("--vanish", type=positive, default=1e-8, help=t("flag gradient norms below this"))
+            p.add_argument("--explode", type=positive, default=1e3, help=t("flag gradient norms above this"))
         if verb == "params":
-            p.add_argument("--batch-size", type=count, default=None, help=t("help.params.batch_size"))
-            p.add_argument("--seq-len", type=count, default=None, help=t("help.params.seq_len"))
+            p.add_argument("--batch-size", type=count, default=None, help=t("B for activation memory"))
+            p.add_argument("--seq-len", type=count, default=None, help=t("T for FLOPs and memory"))
 
 
 def load(args, tokenizer: bool = True) -> Loaded:
@@ -103,10 +128,15 @@ def load(args, tokenizer: bool = True) -> Loaded:
 
     if args.run:
         if args.overrides:
-            raise UsageError("inspect.run_overrides", overrides=" ".join(args.overrides))
+            raise UsageError(
+                "inspect.run_overrides",
+                "{overrides}: overrides change a --preset; the model of a "
+                "--run is fixed by its checkpoint. Drop them, or drop --run.",
+                overrides=" ".join(args.overrides),
+            )
         model, tokenizer, config = load_model(args.run)
         train = train_config(config, args.run)
-        source = t("inspect.source.run", run=args.run, kind=model.kind)
+        source = t("run {run} ({kind})", run=args.run, kind=model.kind)
         return Loaded(model, tokenizer, train, source, _run_example(model, tokenizer, config))
     preset = apply_overrides(get_preset(args.preset), args.overrides or [])
     want_tokenizer, tokenizer = tokenizer, None
@@ -124,7 +154,10 @@ def load(args, tokenizer: bool = True) -> Loaded:
     torch.manual_seed(args.seed)
     model = build_model(preset.model).eval()
     return Loaded(
-        model, tokenizer, preset.train, t("inspect.source.preset", preset=args.preset, kind=model.kind, seed=args.seed)
+        model,
+        tokenizer,
+        preset.train,
+        t("preset {preset} ({kind}), random init, seed {seed}", preset=args.preset, kind=model.kind, seed=args.seed),
     )
 
 
@@ -141,17 +174,26 @@ def inputs(args, loaded: Loaded):
             try:
                 values = [float(v) for v in args.prompt.replace(",", " ").split()]
             except ValueError:
-                raise UsageError("inspect.numbers_prompt", example="0 0.5 1 0.5", prompt=args.prompt) from None
+                raise UsageError(
+                    "inspect.numbers_prompt",
+                    "this model reads numbers: give --prompt like {example!r}, not {prompt!r}.",
+                    example="0 0.5 1 0.5",
+                    prompt=args.prompt,
+                ) from None
         else:  # one period of a sine wave, 16 steps
             values = [math.sin(2 * math.pi * t / 16) for t in range(16)]
         x = torch.tensor(values[-max_len:]).reshape(1, -1, 1)  # (1, T, 1)
     else:
         ids = _encode(loaded.tokenizer, args.prompt or loaded.example or DEFAULT_PROMPT["token"])
         if len(ids) > max_len:
-            say("inspect.prompt_cropped", tokens=len(ids), max_len=max_len)
+            say(
+                "note: the prompt has {tokens} tokens; kept its last {max_len} (max_len)",
+                tokens=len(ids),
+                max_len=max_len,
+            )
         x = torch.tensor([ids[-max_len:]])  # (1, T)
     if x.size(1) == 0:
-        raise UsageError("inspect.empty_prompt")
+        raise UsageError("inspect.empty_prompt", "the prompt is empty after tokenizing; give --prompt some text.")
     return x
 
 
@@ -161,7 +203,14 @@ def _encode(tokenizer, text: str, shown: str | None = None) -> list[int]:
     try:
         return tokenizer.encode(text)
     except ValueError as e:  # the tokenizer's own sentence (UsageError) says which characters
-        raise UsageError("inspect.prompt_unreadable", prompt=text if shown is None else shown, reason=e) from None
+        raise UsageError(
+            "inspect.prompt_unreadable",
+            "this model cannot read the prompt {prompt!r}: {reason} Give "
+            "--prompt a text in its vocabulary (without --prompt, a run "
+            "starts from its own training text).",
+            prompt=text if shown is None else shown,
+            reason=e,
+        ) from None
 
 
 def _source_and_translation(prompt: str, loaded: Loaded):
@@ -183,7 +232,9 @@ def _next_token_pair(x):
         src, tgt = x
         return (src, tgt[:, :-1]), tgt[:, 1:]
     if x.size(1) < 2:
-        raise UsageError("inspect.short_prompt", least=2)
+        raise UsageError(
+            "inspect.short_prompt", "need a prompt of at least {least} tokens to form next-token targets.", least=2
+        )
     return x[:, :-1], x[:, 1:]
 
 
@@ -199,8 +250,12 @@ def run_trace(args) -> int:
     loaded = load(args)
     x, y = _next_token_pair(inputs(args, loaded))
     table = trace(loaded.model, x, loaded.tokenizer, targets=y, collapse=args.collapse, lang=args.lang)
-    what = t("trace.pairs_input") if isinstance(x, tuple) else t("trace.tokens_input")
-    say("inspect.header", source=loaded.source, what=what)
+    what = (
+        t("source = the prompt, target = [<BOS>] + the model's own greedy translation, read teacher-forced")
+        if isinstance(x, tuple)
+        else t("input = the prompt without its last token, targets = the next tokens")
+    )
+    say("# {source}; {what}", source=loaded.source, what=what)
     print({"text": table.to_text, "markdown": table.to_markdown, "json": table.to_json}[args.format]())
     out = _out(args, "trace")
     for name, text in (
@@ -210,7 +265,7 @@ def run_trace(args) -> int:
     ):
         (out / name).write_text(text + "\n", encoding="utf-8")
     print()
-    say("inspect.wrote", files=", ".join(str(out / name) for name in ("trace.txt", "trace.md", "trace.json")))
+    say("wrote {files}", files=", ".join(str(out / name) for name in ("trace.txt", "trace.md", "trace.json")))
     return 0
 
 
@@ -220,20 +275,32 @@ def run_attention(args) -> int:
 
     loaded = load(args)
     n_maps = len(attention_hooks(loaded.model))  # attention layers of every kind (an encoder-decoder has 3 per pair)
-    index_within("--layer", args.layer, n_maps, "arg.index.layers")
-    index_within("--head", args.head, loaded.model.cfg.n_heads, "arg.index.heads")
+    index_within(
+        "--layer",
+        args.layer,
+        n_maps,
+        "arg.index.layers",
+        N_("{flag} {value}: this model has {size} attention layers, attention layers 0..{last}."),
+    )
+    index_within(
+        "--head",
+        args.head,
+        loaded.model.cfg.n_heads,
+        "arg.index.heads",
+        N_("{flag} {value}: this model has {size} heads, heads 0..{last}."),
+    )
     x = inputs(args, loaded)
     out = _out(args, "attention")
     if isinstance(x, tuple):  # source and target: maps of three shapes, each axis its own tokens
         x, _ = _next_token_pair(x)
         labels = {"S": token_labels(x[0][0], loaded.tokenizer), "T": token_labels(x[1][0], loaded.tokenizer)}
-        shown = t("attention.pairs", source=" ".join(labels["S"]), target=" ".join(labels["T"]))
+        shown = t("source {source} · target {target}", source=" ".join(labels["S"]), target=" ".join(labels["T"]))
     elif loaded.model.inputs == "numbers":  # label each step with its first value
         labels = [f"{v:.2g}" for v in x[0, :, 0].tolist()]
-        shown = t("attention.steps", n=x.size(1), labels=" ".join(labels))
+        shown = t("{n} steps: {labels}", n=x.size(1), labels=" ".join(labels))
     else:
         labels = token_labels(x[0], loaded.tokenizer)
-        shown = t("attention.tokens", n=x.size(1), labels=" ".join(labels))
+        shown = t("{n} tokens: {labels}", n=x.size(1), labels=" ".join(labels))
     files = [
         attention_grid_png(loaded.model, x, labels, out / "attention_grid.png"),
         attention_head_png(
@@ -242,9 +309,9 @@ def run_attention(args) -> int:
     ]
     if isinstance(labels, list):  # the HTML viewer draws square maps only
         files.append(attention_html(loaded.model, x, labels, out / "attention.html"))
-    say("inspect.header", source=loaded.source, what=shown)
+    say("# {source}; {what}", source=loaded.source, what=shown)
     for f in files:
-        say("inspect.wrote", files=f)
+        say("wrote {files}", files=f)
     return 0
 
 
@@ -266,15 +333,20 @@ def run_grads(args) -> int:
     monitor.before_step()
     optimizer.step()  # one real step, so the update/weight ratio is measured, not guessed
     monitor.after_step()
-    say("grads.header", source=loaded.source, loss=loss.item(), lr=loaded.train.lr)
+    say(
+        "# {source}; loss {loss:.4f}; upd/w after one Adam step at lr {lr:g}",
+        source=loaded.source,
+        loss=loss.item(),
+        lr=loaded.train.lr,
+    )
     print(monitor.table())
     dest = _out(args, "grads")
     png = monitor.plot(dest / "grads.png")
     jsonl = monitor.append_jsonl(dest / "grads.jsonl", step=0)
     print()
-    say("grads.layer_norms", norms=", ".join(f"{k} {v:.2e}" for k, v in monitor.layer_norms().items()))
-    say("inspect.wrote", files=png)
-    say("inspect.wrote", files=jsonl)
+    say("per-layer gradient norm: {norms}", norms=", ".join(f"{k} {v:.2e}" for k, v in monitor.layer_norms().items()))
+    say("wrote {files}", files=png)
+    say("wrote {files}", files=jsonl)
     return 0
 
 
@@ -290,30 +362,55 @@ def run_params(args) -> int:
     print(f"# {loaded.source}")
     print(table.to_text())
     print()
-    say("params.total", total=true_total)
+    say("parameters: {total:,} (sum of numel over model.parameters())", total=true_total)
     fl = flops_per_token(model, T) if hasattr(model, "blocks") else None
     print()
     if fl is None:
-        say("params.no_flops", kind=model.kind)
+        say(
+            "FLOPs per token: Kaplan's formula counts one stack of "
+            "blocks; a {kind} model has an encoder and a decoder, so "
+            "none is printed.",
+            kind=model.kind,
+        )
     else:
-        say("params.flops", T=T, n=fl.non_embedding_params)
-        attn = t("params.flops.causal" if model.cfg.causal else "params.flops.bidirectional")
+        say(
+            "FLOPs per token at T={T} (Kaplan et al. 2020, Table 1; N = {n:,} non-embedding parameters):",
+            T=T,
+            n=fl.non_embedding_params,
+        )
+        attn = t(N_("2·n_layers·T·C (causal)") if model.cfg.causal else N_("4·n_layers·T·C (bidirectional)"))
         for what, value in (
             ("2·N", fl.params_term),
-            (t("params.flops.attention", formula=attn), fl.attention_term),
-            (t("params.flops.head"), fl.head_term),
-            (t("params.flops.forward"), fl.forward),
-            (t("params.flops.training"), fl.training),
+            (t("attention {formula}", formula=attn), fl.attention_term),
+            (t("head 2·C·V (Kaplan leaves it out)"), fl.head_term),
+            (t("forward"), fl.forward),
+            (t("training ≈ 3 × forward"), fl.training),
         ):
             print(f"  {pad(what, 44)} {value:>14,}")
     mem = activation_memory(model, B, T)
     print()
-    say("params.memory", B=B, T=T, values=mem["total_values"], mib=mem["total_bytes"] / 2**20)
+    say(
+        "activations held at the hook points for B={B}, T={T}: {values:,} values = {mib:.2f} MiB in float32",
+        B=B,
+        T=T,
+        values=mem["total_values"],
+        mib=mem["total_bytes"] / 2**20,
+    )
     kv = kv_cache_per_token(model.cfg) if model.kind == "gpt" else None  # a decoder that caches as it writes
     if kv is not None and kv.gqa_heads:
-        say("params.kv_cache", **vars(kv))
+        say(
+            "KV cache per token in float32, {n_layers} layers of D={D}: "
+            "MHA (H={H}) {mha:,} B, GQA (H_kv={gqa_heads}) {gqa:,} B, "
+            "MQA {mqa:,} B; this model (H_kv={H_kv}) keeps {mine:,} B",
+            **vars(kv),
+        )
     elif kv is not None:
-        say("params.kv_cache.no_gqa", **vars(kv))
+        say(
+            "KV cache per token in float32, {n_layers} layers of D={D}: "
+            "MHA (H={H}) {mha:,} B, MQA {mqa:,} B; this model "
+            "(H_kv={H_kv}) keeps {mine:,} B",
+            **vars(kv),
+        )
     out = _out(args, "params")
     data = {
         "rows": [vars(r) for r in table.rows],
@@ -323,7 +420,7 @@ def run_params(args) -> int:
         "kv_cache_per_token": vars(kv) if kv is not None else None,
     }
     (out / "params.json").write_text(json_text(data, indent=1) + "\n", encoding="utf-8")
-    say("inspect.wrote", files=out / "params.json")
+    say("wrote {files}", files=out / "params.json")
     return 0
 
 
@@ -334,35 +431,92 @@ PATCH_BY = "position"
 
 def register_causal(subparsers: argparse._SubParsersAction) -> None:
     verbs = {  # verb: what runs it, its one line of help, its example
-        "patch": (run_patch, N_("help.patch"), N_("help.patch.example")),
-        "heads": (run_heads, N_("help.heads"), N_("help.heads.example")),
-        "attribute": (run_attribute, N_("help.attribute"), N_("help.attribute.example")),
+        "patch": (
+            run_patch,
+            N_("activation patching: which layer, position or head brings the clean answer back"),
+            N_(
+                'example: glassformer patch runs/baby-<time> --clean "ROMEO: '
+                'the cat" --corrupt "ROMEO: the mat" --answer " " --wrong s '
+                "--by head (the two prompts the same number of tokens; "
+                "--answer and --wrong one token each)"
+            ),
+        ),
+        "heads": (
+            run_heads,
+            N_("head detectors (previous-token, duplicate-token, induction) with an ablation check"),
+            N_("example: glassformer heads runs/baby-<time> --n 20 --batch 8"),
+        ),
+        "attribute": (
+            run_attribute,
+            N_("direct logit attribution: which parts of the model write the answer"),
+            N_('example: glassformer attribute runs/baby-<time> --prompt "ROMEO: the cat" --answer " "'),
+        ),
     }
     for verb, (handler, about, example) in verbs.items():
         p = subparsers.add_parser(
-            verb, help=t(about), description=t("help.causal.about", verb=t(about)), epilog=t(example)
+            verb,
+            help=t(about),
+            description=t("{verb}. Reads a trained run of a kind that predicts tokens (gpt, encoder).", verb=t(about)),
+            epilog=t(example),
         )
-        p.add_argument("run", help=t("help.causal.run"))
+        p.add_argument("run", help=t("the run directory (as written by glassformer train)"))
         if verb == "patch":
-            p.add_argument("--clean", required=True, type=utf8_text, help=t("help.causal.clean"))
-            p.add_argument("--corrupt", required=True, type=utf8_text, help=t("help.causal.corrupt"))
-            p.add_argument("--answer", required=True, type=utf8_text, help=t("help.causal.answer"))
-            p.add_argument("--wrong", required=True, type=utf8_text, help=t("help.causal.wrong"))
+            p.add_argument("--clean", required=True, type=utf8_text, help=t("the clean prompt, whose answer is right"))
+            p.add_argument(
+                "--corrupt",
+                required=True,
+                type=utf8_text,
+                help=t("the corrupted prompt: the same number of tokens, one detail changed"),
+            )
+            p.add_argument(
+                "--answer", required=True, type=utf8_text, help=t("the right next token (exactly one token)")
+            )
+            p.add_argument(
+                "--wrong",
+                required=True,
+                type=utf8_text,
+                help=t("the wrong next token to compare with (exactly one token)"),
+            )
             p.add_argument(
                 "--by",
                 default=PATCH_BY,
                 choices=["position", "layer", "head"],
-                help=t("help.causal.by", default=PATCH_BY),
+                help=t(
+                    "what to patch: position (layer × position), layer "
+                    "(attention, FFN), head (layer × head) (default: {default})",
+                    default=PATCH_BY,
+                ),
             )
         if verb == "attribute":
-            p.add_argument("--prompt", required=True, type=utf8_text, help=t("help.causal.prompt"))
-            p.add_argument("--answer", required=True, type=utf8_text, help=t("help.causal.answer"))
-            p.add_argument("--wrong", default=None, type=utf8_text, help=t("help.causal.wrong_optional"))
+            p.add_argument(
+                "--prompt", required=True, type=utf8_text, help=t("the prompt whose next token is attributed")
+            )
+            p.add_argument(
+                "--answer", required=True, type=utf8_text, help=t("the right next token (exactly one token)")
+            )
+            p.add_argument(
+                "--wrong",
+                default=None,
+                type=utf8_text,
+                help=t("the wrong next token (default: the model's likeliest other token)"),
+            )
         if verb == "heads":
-            p.add_argument("--n", type=count, default=HEADS_N, help=t("help.heads.n", default=HEADS_N))
-            p.add_argument("--batch", type=count, default=HEADS_BATCH, help=t("help.heads.batch", default=HEADS_BATCH))
-            p.add_argument("--seed", type=seed, default=0, help=t("help.heads.seed", default=0))
-        p.add_argument("--out", default=None, help=t("help.causal.out", verb=verb))
+            p.add_argument(
+                "--n",
+                type=count,
+                default=HEADS_N,
+                help=t("length of the random half of each repeated sequence (default: {default})", default=HEADS_N),
+            )
+            p.add_argument(
+                "--batch",
+                type=count,
+                default=HEADS_BATCH,
+                help=t("how many repeated sequences (default: {default})", default=HEADS_BATCH),
+            )
+            p.add_argument(
+                "--seed", type=seed, default=0, help=t("seed of the random sequences (default: {default})", default=0)
+            )
+        p.add_argument("--out", default=None, help=t("output folder (default: out/{verb}/)", verb=verb))
         add_threads(p)
         p.set_defaults(func=handler)
 
@@ -382,7 +536,7 @@ def _write_causal(grid, args, verb: str) -> int:
     print(text_table(grid))
     print()
     for f in write_all(grid, Path(args.out or Path("out") / verb), verb):
-        say("inspect.wrote", files=f)
+        say("wrote {files}", files=f)
     return 0
 
 
@@ -393,7 +547,13 @@ def run_patch(args) -> int:
     clean, corrupt = prompt_pair(tok, args.clean, args.corrupt, model.cfg.max_len)
     answer, wrong = answer_and_wrong(tok, args.answer, args.wrong)
     grid = patch_view(model, tok, clean, corrupt, answer, wrong, args.by)
-    say("cview.header", run=args.run, kind=model.kind, answer=args.answer, wrong=args.wrong)
+    say(
+        "# run {run} ({kind}); answer {answer!r} against {wrong!r}",
+        run=args.run,
+        kind=model.kind,
+        answer=args.answer,
+        wrong=args.wrong,
+    )
     return _write_causal(grid, args, "patch")
 
 
@@ -402,7 +562,7 @@ def run_heads(args) -> int:
 
     model, _ = _load_for_causal(args, "heads")
     grid = heads_view(model, args.n, args.batch, args.seed)
-    say("cview.heads.header", run=args.run, kind=model.kind)
+    say("# run {run} ({kind})", run=args.run, kind=model.kind)
     return _write_causal(grid, args, "heads")
 
 
@@ -415,7 +575,13 @@ def run_attribute(args) -> int:
     ids = torch.tensor([encode(tok, args.prompt, "--prompt", model.cfg.max_len)])  # (1, T)
     answer, wrong = answer_and_wrong(tok, args.answer, args.wrong)
     grid = attribution_view(model, tok, ids, answer, wrong)
-    say("cview.header", run=args.run, kind=model.kind, answer=args.answer, wrong=tok.decode([grid.extra["wrong"]]))
+    say(
+        "# run {run} ({kind}); answer {answer!r} against {wrong!r}",
+        run=args.run,
+        kind=model.kind,
+        answer=args.answer,
+        wrong=tok.decode([grid.extra["wrong"]]),
+    )
     return _write_causal(grid, args, "attribute")
 
 
@@ -425,24 +591,66 @@ SWEEP_SAMPLES, SWEEP_TEMPERATURE = 8, 1.0  # --sweep: the model's own distributi
 
 def register_repeats(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "repeats", help=t("help.repeats"), description=t("help.repeats.about"), epilog=t("help.repeats.example")
+        "repeats",
+        help=t(
+            "why does my model repeat itself? the loop greedy decoding "
+            "falls into, the heads that copy it, the logit lens there, "
+            "and those heads ablated"
+        ),
+        description=t(
+            "Write greedily from --prompt, find the loop the text ends "
+            "in, and look at it: each head's induction and copy scores "
+            "on the text, the probability of continuing the loop with "
+            "each head zeroed, the logit lens where the loop first "
+            "repeats, and a control prompt. Reads a trained run that "
+            "writes text."
+        ),
+        epilog=t('example: glassformer repeats runs/baby-<time> --prompt "ROMEO:" --control "JULIET:"'),
     )
-    p.add_argument("run", help=t("help.causal.run"))
-    p.add_argument("--prompt", required=True, type=utf8_text, help=t("help.repeats.prompt"))
-    p.add_argument("--control", default=None, type=utf8_text, help=t("help.repeats.control"))
-    p.add_argument("--max-new-tokens", type=count, default=None, help=t("help.repeats.max_new_tokens"))
-    p.add_argument("--sweep", action="store_true", help=t("help.repeats.sweep"))
+    p.add_argument("run", help=t("the run directory (as written by glassformer train)"))
     p.add_argument(
-        "--samples", type=count, default=SWEEP_SAMPLES, help=t("help.repeats.samples", default=SWEEP_SAMPLES)
+        "--prompt",
+        required=True,
+        type=utf8_text,
+        help=t("the prompt greedy decoding continues (\\n and \\t are newline and tab)"),
+    )
+    p.add_argument(
+        "--control",
+        default=None,
+        type=utf8_text,
+        help=t("a control prompt, written and measured the same way (one that does not loop)"),
+    )
+    p.add_argument(
+        "--max-new-tokens", type=count, default=None, help=t("tokens to write (default: the rest of the context)")
+    )
+    p.add_argument(
+        "--sweep",
+        action="store_true",
+        help=t(
+            "instead: sample with each repetition knob at a few values "
+            "and chart seq-rep-4 and distinct-2 against each (the same "
+            "seeds for every setting)"
+        ),
+    )
+    p.add_argument(
+        "--samples",
+        type=count,
+        default=SWEEP_SAMPLES,
+        help=t("samples per setting of --sweep (default: {default})", default=SWEEP_SAMPLES),
     )
     p.add_argument(
         "--temperature",
         type=positive,
         default=SWEEP_TEMPERATURE,
-        help=t("help.repeats.temperature", default=SWEEP_TEMPERATURE),
+        help=t("temperature of --sweep's samples (default: {default})", default=SWEEP_TEMPERATURE),
     )
-    p.add_argument("--seed", type=seed, default=0, help=t("help.repeats.seed", default=0))
-    p.add_argument("--out", default=None, help=t("help.causal.out", verb="repeats"))
+    p.add_argument(
+        "--seed",
+        type=seed,
+        default=0,
+        help=t("seed of --sweep's samples, the same for every setting (default: {default})", default=0),
+    )
+    p.add_argument("--out", default=None, help=t("output folder (default: out/{verb}/)", verb="repeats"))
     add_threads(p)
     p.set_defaults(func=run_repeats)
 
@@ -457,7 +665,14 @@ def run_repeats(args) -> int:
 
     model, tokenizer, _ = load_model(args.run)
     if not model.samples:
-        raise UsageError("sample.no_text", run=args.run, kind=model.kind)
+        raise UsageError(
+            "sample.no_text",
+            "{run} holds a {kind} model, which reads numbers and writes "
+            "no text; look inside it with `glassformer trace --run "
+            "{run}` or `attention --run`.",
+            run=args.run,
+            kind=model.kind,
+        )
     prompt = _unescape(args.prompt)
     control = _unescape(args.control) if args.control is not None else None
     out = Path(args.out or Path("out") / "repeats")
@@ -465,17 +680,17 @@ def run_repeats(args) -> int:
         from glassformer.explore.repeats import sweep_png, sweep_view
 
         grid = sweep_view(model, tokenizer, prompt, args.samples, args.max_new_tokens, args.temperature, args.seed)
-        say("repeats.sweep.header", run=args.run, kind=model.kind, prompt=prompt)
+        say("# run {run} ({kind}), sampling from {prompt!r}", run=args.run, kind=model.kind, prompt=prompt)
         print(text_table(grid))
         print()
         for f in [*write_all(grid, out, "repeats_sweep"), sweep_png(grid, out / "repeats_sweep_chart.png")]:
-            say("inspect.wrote", files=f)
+            say("wrote {files}", files=f)
         return 0
     heads, lens = repeats_view(model, tokenizer, prompt, control, args.max_new_tokens)
-    say("repeats.header", run=args.run, kind=model.kind, prompt=prompt)
+    say("# run {run} ({kind}), greedy decoding from {prompt!r}", run=args.run, kind=model.kind, prompt=prompt)
     for grid, stem in ((heads, "repeats"), (lens, "repeats_lens")):
         print(text_table(grid))
         print()
         for f in write_all(grid, out, stem):
-            say("inspect.wrote", files=f)
+            say("wrote {files}", files=f)
     return 0

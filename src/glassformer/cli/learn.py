@@ -67,94 +67,150 @@ WORDS, DIGITS = "一千二百零五", "1205"  # the seq2seq lesson's example pai
 
 def _shared(p: argparse.ArgumentParser, name: str) -> None:
     """Options every lesson has (and --lang, which every parser has: the commentary's language)."""
-    p.add_argument("--explain", action="store_true", help=t("help.lesson.explain"))
-    p.add_argument("--out", default=None, help=t("help.lesson.out", name=name))
+    p.add_argument("--explain", action="store_true", help=t("one sentence of commentary per step"))
+    p.add_argument("--out", default=None, help=t("folder for the PNGs (default out/lessons/{name}/)", name=name))
 
 
 def _training(p: argparse.ArgumentParser, fast_help: str, fast) -> None:
     """Options of the lessons that train a model (fast_help: --fast's help; fast: a function giving
     the figures it names)."""
     p.add_argument("--fast", action="store_true", help=Later(lambda: t(fast_help, **fast())))
-    p.add_argument("--seed", type=seed, default=0, help=t("help.lesson.seed", default=0))
+    p.add_argument(
+        "--seed", type=seed, default=0, help=t("seed of the weights and batches (default {default})", default=0)
+    )
     add_threads(p)
 
 
 def register_lesson(subparsers: argparse._SubParsersAction) -> None:
-    lesson = subparsers.add_parser("lesson", help=t("help.lesson"), description=t("help.lesson.about"))
+    lesson = subparsers.add_parser(
+        "lesson",
+        help=t("run a lesson: tiny, fruit, hello-world, sine or seq2seq"),
+        description=t("Runnable lessons that re-create the tutorials' examples, with every number computed."),
+    )
     which = lesson.add_subparsers(dest="lesson", metavar="{tiny,fruit,hello-world,sine,seq2seq}", required=True)
 
-    tiny = which.add_parser("tiny", help=t("help.lesson.tiny"))
+    tiny = which.add_parser("tiny", help=t("the first tutorial's TinyTransformer, trained as it describes"))
     _shared(tiny, "tiny")
     _training(
         tiny,
-        N_("help.lesson.tiny.fast"),
+        N_("{fast} training steps instead of {steps} (what the tests run)"),
         lambda: {"fast": TINY_FAST_STEPS, "steps": get_preset(TINY_PRESET).train.max_steps},
     )
-    tiny.add_argument("--lab", default=LAB_DIR, help=t("help.lesson.tiny.lab", default=LAB_DIR))
+    tiny.add_argument(
+        "--lab",
+        default=LAB_DIR,
+        help=t("folder of `glassformer lab run` results whose verdicts to show (default {default})", default=LAB_DIR),
+    )
     tiny.set_defaults(func=run_lesson_tiny)
 
-    fruit = which.add_parser("fruit", help=t("help.lesson.fruit"))
+    fruit = which.add_parser("fruit", help=t("attention by hand on apple/banana/orange, heads, positions"))
     _shared(fruit, "fruit")
-    fruit.add_argument("--fast", action="store_true", help=t("help.lesson.fruit.fast"))
+    fruit.add_argument("--fast", action="store_true", help=t("accepted for symmetry: fruit is always fast"))
     fruit.set_defaults(func=run_lesson_fruit)
 
-    hello = which.add_parser("hello-world", help=t("help.lesson.hello-world"))
+    hello = which.add_parser("hello-world", help=t("the one-layer word model and its missing causal mask"))
     _shared(hello, "hello-world")
-    _training(hello, N_("help.lesson.hello-world.fast"), lambda: {"epochs": HELLO_FAST_EPOCHS})
-    hello.add_argument("--mask", choices=("none", "causal", "both"), default="both", help=t("help.lesson.mask"))
-    hello.add_argument("--data", default="tutorial", help=t("help.lesson.hello.data"))
+    _training(
+        hello,
+        N_("at most {epochs} epochs and a smaller leak experiment (what the tests run)"),
+        lambda: {"epochs": HELLO_FAST_EPOCHS},
+    )
+    hello.add_argument(
+        "--mask",
+        choices=("none", "causal", "both"),
+        default="both",
+        help=t("attention mask; both = train the two side by side (default)"),
+    )
+    hello.add_argument(
+        "--data", default="tutorial", help=t("tutorial (default), greetings, or a text file with one sentence per line")
+    )
     hello.add_argument(
         "--epochs",
         type=count,
         default=None,  # the lesson's own (hello_world.EPOCHS)
-        help=t("help.lesson.hello.epochs", default=HELLO_EPOCHS),
+        help=t("default {default}, as in the tutorial", default=HELLO_EPOCHS),
     )
     hello.set_defaults(func=run_lesson_hello)
 
-    sine = which.add_parser("sine", help=t("help.lesson.sine"))
+    sine = which.add_parser("sine", help=t("a Transformer for numbers: forecasting sine waves"))
     _shared(sine, "sine")
-    _training(sine, N_("help.lesson.sine.fast"), lambda: {"train": SINE_FAST["n_train"], "val": SINE_FAST["n_val"]})
-    sine.add_argument("--task", choices=("forecast", "tutorial"), default="forecast", help=t("help.lesson.sine.task"))
-    sine.add_argument(
-        "--schedule", choices=("noam", "cosine", "tutorial"), default="noam", help=t("help.lesson.sine.schedule")
+    _training(
+        sine,
+        N_("{train}/{val} sequences and a few epochs (what the tests run)"),
+        lambda: {"train": SINE_FAST["n_train"], "val": SINE_FAST["n_val"]},
     )
-    sine.add_argument("--epochs", type=count, default=None, help=t("help.lesson.sine.epochs", **SINE_EPOCHS))
     sine.add_argument(
-        "--patience", type=count, default=SINE_PATIENCE, help=t("help.lesson.sine.patience", default=SINE_PATIENCE)
+        "--task",
+        choices=("forecast", "tutorial"),
+        default="forecast",
+        help=t(
+            "forecast (default): read a noisy wave, predict its next "
+            "values; tutorial: the tutorial's framing (x values in, y "
+            "values out)"
+        ),
+    )
+    sine.add_argument(
+        "--schedule",
+        choices=("noam", "cosine", "tutorial"),
+        default="noam",
+        help=t("learning-rate schedule: noam (default), cosine, or tutorial (the tutorial's LambdaLR)"),
+    )
+    sine.add_argument(
+        "--epochs",
+        type=count,
+        default=None,
+        help=t("default {forecast} (forecast), {tutorial} (tutorial)", **SINE_EPOCHS),
+    )
+    sine.add_argument(
+        "--patience",
+        type=count,
+        default=SINE_PATIENCE,
+        help=t("epochs without improvement before stopping (default {default})", default=SINE_PATIENCE),
     )
     sine.add_argument(
         "--train-size",
         type=count,
         default=None,
-        help=t("help.lesson.sine.train_size", default=SINE_N_TRAIN),
+        help=t("training sequences (default {default})", default=SINE_N_TRAIN),
     )
     sine.add_argument(
         "--val-size",
         type=count,
         default=None,
-        help=t("help.lesson.sine.val_size", default=SINE_N_VAL),
+        help=t("validation sequences (default {default})", default=SINE_N_VAL),
     )
     sine.set_defaults(func=run_lesson_sine)
 
-    s2s = which.add_parser("seq2seq", help=t("help.lesson.seq2seq", example=f"{WORDS} ↔ {DIGITS}"))
+    s2s = which.add_parser(
+        "seq2seq",
+        help=t(
+            "the original Transformer: encoder, decoder, cross-attention ({example})", example=f"{WORDS} ↔ {DIGITS}"
+        ),
+    )
     _shared(s2s, "seq2seq")
     _training(
-        s2s, N_("help.lesson.seq2seq.fast"), lambda: {"steps": SEQ2SEQ_FAST_STEPS}
+        s2s, N_("a smaller model, {steps} steps (what the tests run)"), lambda: {"steps": SEQ2SEQ_FAST_STEPS}
     )  # its time: the lesson prints it
     s2s.add_argument(
         "--task",
         choices=("zh2num", "num2zh"),
         default="zh2num",
-        help=t("help.lesson.seq2seq.task", words=WORDS, digits=DIGITS),
+        help=t("zh2num: {words} → {digits} (default); num2zh: the other way", words=WORDS, digits=DIGITS),
     )
     s2s.add_argument(
         "--steps",
         type=count,
         default=None,
-        help=t("help.lesson.seq2seq.steps", default=get_preset("seq2seq").train.max_steps, fast=SEQ2SEQ_FAST_STEPS),
+        help=t(
+            "training steps (default {default}; --fast {fast})",
+            default=get_preset("seq2seq").train.max_steps,
+            fast=SEQ2SEQ_FAST_STEPS,
+        ),
     )
-    s2s.add_argument("--beam", type=count, default=BEAM, help=t("help.lesson.seq2seq.beam", default=BEAM))
-    s2s.add_argument("--alpha", type=non_negative, default=ALPHA, help=t("help.lesson.seq2seq.alpha", default=ALPHA))
+    s2s.add_argument("--beam", type=count, default=BEAM, help=t("beam width k (default {default})", default=BEAM))
+    s2s.add_argument(
+        "--alpha", type=non_negative, default=ALPHA, help=t("length penalty α (default {default})", default=ALPHA)
+    )
     s2s.set_defaults(func=run_lesson_seq2seq)
 
 
@@ -262,7 +318,16 @@ def register_exercise(subparsers: argparse._SubParsersAction) -> None:
 
         return TIMEOUT
 
-    ex = subparsers.add_parser("exercise", help=t("help.exercise"), description=t("help.exercise.about"))
+    ex = subparsers.add_parser(
+        "exercise",
+        help=t("write each component by hand; glassformer grades it"),
+        description=t(
+            "手撕 mode: write each part of a Transformer yourself, in "
+            "data-flow order; glassformer grades it against its own "
+            "parts and the NumPy twin, in float64, and names the usual "
+            "mistakes."
+        ),
+    )
     verbs = ex.add_subparsers(
         dest="exercise_verb",
         metavar="{list,start,check,hint,solution,grade,export-golden}",
@@ -272,43 +337,50 @@ def register_exercise(subparsers: argparse._SubParsersAction) -> None:
 
     def learner(name: str, about: str) -> argparse.ArgumentParser:
         p = verbs.add_parser(name, help=t(about))
-        p.add_argument("--dir", default=EXERCISES_DIR, help=t("help.exercise.dir", default=EXERCISES_DIR))
+        p.add_argument(
+            "--dir", default=EXERCISES_DIR, help=t("your exercises folder (default {default}/)", default=EXERCISES_DIR)
+        )
         return p  # --lang (every command has it): the language of skeletons and messages
 
     def named(name: str, about: str) -> argparse.ArgumentParser:
         p = learner(name, about)
-        p.add_argument("name", help=t("help.exercise.name"))
+        p.add_argument("name", help=t("the exercise (`glassformer exercise list` shows them all)"))
         return p
 
-    learner("list", N_("help.exercise.list")).set_defaults(func=run_exercise_list)
-    named("start", N_("help.exercise.start")).set_defaults(func=run_exercise_start)
-    p = named("check", N_("help.exercise.check"))
-    p.add_argument("file", nargs="?", default=None, help=t("help.exercise.file"))
-    p.add_argument(
-        "--timeout", type=positive, default=None, help=Later(lambda: t("help.exercise.timeout", default=timeout()))
+    learner("list", N_("which exercises exist, in data-flow order, and where you are")).set_defaults(
+        func=run_exercise_list
     )
-    p.set_defaults(func=run_exercise_check)
-    p = named("hint", N_("help.exercise.hint"))
-    p.add_argument("--all", action="store_true", help=t("help.exercise.all"))
-    p.set_defaults(func=run_exercise_hint)
-    p = named("solution", N_("help.exercise.solution"))
-    p.add_argument("--give-up", action="store_true", help=t("help.exercise.give_up"))
-    p.set_defaults(func=run_exercise_solution)
-
-    p = verbs.add_parser("grade", help=t("help.exercise.grade"))
-    p.add_argument("submissions", help=t("help.exercise.submissions"))
-    p.add_argument("--out", required=True, help=t("help.exercise.grade.out"))
-    p.add_argument("--exercises", default=None, help=t("help.exercise.names"))
+    named("start", N_("write the skeleton of an exercise (never over your file)")).set_defaults(func=run_exercise_start)
+    p = named("check", N_("grade your file"))
+    p.add_argument("file", nargs="?", default=None, help=t("default: DIR/NAME.py"))
     p.add_argument(
         "--timeout",
         type=positive,
         default=None,
-        help=Later(lambda: t("help.exercise.grade.timeout", default=timeout())),
+        help=Later(lambda: t("seconds your code may run (default {default:g})", default=timeout())),
+    )
+    p.set_defaults(func=run_exercise_check)
+    p = named("hint", N_("the next hint (three per exercise, the last close to the answer)"))
+    p.add_argument("--all", action="store_true", help=t("show all three"))
+    p.set_defaults(func=run_exercise_hint)
+    p = named("solution", N_("the reference solution, once your check has passed"))
+    p.add_argument("--give-up", action="store_true", help=t("show it now, before passing (it is recorded)"))
+    p.set_defaults(func=run_exercise_solution)
+
+    p = verbs.add_parser("grade", help=t("educator: grade one folder per student"))
+    p.add_argument("submissions", help=t("a folder with one subfolder per student (alice/softmax.py, ...)"))
+    p.add_argument("--out", required=True, help=t("the CSV to write; the Markdown summary goes beside it (.md)"))
+    p.add_argument("--exercises", default=None, help=t("comma-separated names (default: all)"))
+    p.add_argument(
+        "--timeout",
+        type=positive,
+        default=None,
+        help=Later(lambda: t("seconds per student file (default {default:g})", default=timeout())),
     )
     p.set_defaults(func=run_exercise_grade)
-    p = verbs.add_parser("export-golden", help=t("help.exercise.export-golden"))
-    p.add_argument("--out", required=True, help=t("help.exercise.export.out"))
-    p.add_argument("--exercises", default=None, help=t("help.exercise.names"))
+    p = verbs.add_parser("export-golden", help=t("educator: write seeded inputs and expected outputs"))
+    p.add_argument("--out", required=True, help=t("folder for NAME.npz, NAME.json and manifest.json"))
+    p.add_argument("--exercises", default=None, help=t("comma-separated names (default: all)"))
     p.set_defaults(func=run_exercise_export)
 
 
@@ -316,7 +388,7 @@ def _exercise_timeout(args) -> float:
     from glassformer.exercises.sandbox import TIMEOUT
 
     if args.timeout is not None and args.timeout <= 0:
-        raise UsageError("exercise.timeout", value=args.timeout)
+        raise UsageError("exercise.timeout", "--timeout must be positive, got {value}", value=args.timeout)
     return args.timeout or TIMEOUT
 
 
@@ -363,7 +435,15 @@ def run_exercise_grade(args) -> int:
     rows, md = educator.grade(Path(args.submissions), Path(args.out), timeout=_exercise_timeout(args), names=names)
     students = len({r["student"] for r in rows})
     print(md.read_text(encoding="utf-8"))
-    print(t("exercise.msg.grade.wrote", students=students, exercises=len(rows) // students, csv=args.out, md=md))
+    print(
+        t(
+            "Graded {students} students × {exercises} exercises: {csv} and {md}",
+            students=students,
+            exercises=len(rows) // students,
+            csv=args.out,
+            md=md,
+        )
+    )
     return 0
 
 
@@ -372,35 +452,68 @@ def run_exercise_export(args) -> int:
 
     names = args.exercises.split(",") if args.exercises else None
     files = educator.export_golden(Path(args.out), names)
-    print(t("exercise.msg.export.wrote", n=len(files), folder=args.out))
+    print(
+        t(
+            "Wrote {n} files to {folder}: NAME.npz (arrays) and "
+            "NAME.json (shapes, tolerance) per exercise, and "
+            "manifest.json.",
+            n=len(files),
+            folder=args.out,
+        )
+    )
     return 0
 
 
 # ---- lab ---------------------------------------------------------------------------------------
 def register_lab(subparsers: argparse._SubParsersAction) -> None:
-    lab = subparsers.add_parser("lab", help=t("help.lab"), description=t("help.lab.about"))
+    lab = subparsers.add_parser(
+        "lab",
+        help=t("experiments that test the tutorials' claims"),
+        description=t(
+            "Train the small models a tutorial's claim is about and "
+            "report what was measured, with a verdict computed by a rule."
+        ),
+    )
     which = lab.add_subparsers(dest="lab_command", metavar="{list,run,report,ledger}", required=True)
 
-    ls = which.add_parser("list", help=t("help.lab.list"))
-    ls.add_argument("--out", default=LAB_DIR, help=t("help.lab.list.out"))
+    ls = which.add_parser("list", help=t("the experiments and the claims they test"))
+    ls.add_argument(
+        "--out",
+        default=LAB_DIR,
+        help=t("the folder of results whose recorded times are shown (default docs/lab, the committed ones)"),
+    )
     ls.set_defaults(func=run_lab_list)
 
-    run = which.add_parser("run", help=t("help.lab.run"))
-    run.add_argument("name", help=t("help.lab.run.name"))
-    run.add_argument("--fast", action="store_true", help=t("help.lab.run.fast"))
-    run.add_argument("--seeds", type=count, default=None, help=t("help.lab.run.seeds"))
-    run.add_argument("--out", default=None, help=t("help.lab.run.out"))
-    run.add_argument("--data", default=None, help=t("help.lab.run.data"))
-    run.add_argument("--cache-dir", default=None, help=t("help.train.cache_dir"))
+    run = which.add_parser("run", help=t("run one experiment (or all)"))
+    run.add_argument("name", help=t("an experiment name from `glassformer lab list`, or all"))
+    run.add_argument("--fast", action="store_true", help=t("smoke-test sizes: seconds, offline, what the tests run"))
+    run.add_argument("--seeds", type=count, default=None, help=t("seeds per setting (default: the experiment's own)"))
+    run.add_argument("--out", default=None, help=t("results folder (default out/lab); one sub-folder per experiment"))
+    run.add_argument(
+        "--data",
+        default=None,
+        help=t(
+            "text source: shakespeare (full default), file:PATH, "
+            "builtin:seed; --fast defaults to the lab's own generated "
+            "text"
+        ),
+    )
+    run.add_argument(
+        "--cache-dir", default=None, help=t("data cache (default: $GLASSFORMER_CACHE or ~/.cache/glassformer)")
+    )
     add_threads(run)
     run.set_defaults(func=run_lab_run)
 
-    rep = which.add_parser("report", help=t("help.lab.report"))
-    rep.add_argument("--out", default=None, help=t("help.lab.report.out"))
+    rep = which.add_parser("report", help=t("one index (Markdown + offline HTML) of every result in a folder"))
+    rep.add_argument("--out", default=None, help=t("the folder `lab run` wrote to (default out/lab)"))
     rep.set_defaults(func=run_lab_report)
 
-    led = which.add_parser("ledger", help=t("help.lab.ledger"))
-    led.add_argument("--out", default=LAB_DIR, help=t("help.lab.ledger.out"))
+    led = which.add_parser(
+        "ledger", help=t("the reproduction ledger: published results re-run, the paper's number beside ours")
+    )
+    led.add_argument(
+        "--out", default=LAB_DIR, help=t("the folder of results to read (default docs/lab, the committed ones)")
+    )
     led.set_defaults(func=run_lab_ledger)
 
 
@@ -414,17 +527,37 @@ def run_lab_list(args: argparse.Namespace) -> int:
     from glassformer.lab.runner import TUTORIALS
 
     runs = {r["experiment"]: r for r in read_records(args.out)} if Path(args.out).is_dir() else {}
-    say("lab.list.legend")
+    say(
+        "Where each claim comes from: a tutorial, by the number of "
+        "its file (the three Chinese tutorials glassformer follows, "
+        '"手撕 Transformer"), and §x.y, the section of it that makes '
+        "the claim; a ledger entry names the paper's authors, the "
+        "place in the paper and its identifier instead. Each cost is "
+        "what the last recorded run took."
+    )
     for tutorial, about in TUTORIALS.items():
-        say("lab.list.tutorial", tutorial=tutorial, about=t(about))
+        say("  tutorial {tutorial}: {about}", tutorial=tutorial, about=t(about))
     for name, exp in experiments().items():
         print(f"\n{name:<16} {t(exp.title)}")
         r = runs.get(name)
         if r is None:
-            say("lab.list.no_cost", dir=Path(args.out) / name)
+            say(
+                "  cost: not measured here ({dir}/results.json does not exist; glassformer lab run writes it)",
+                dir=Path(args.out) / name,
+            )
         else:
             say(
-                "lab.list.cost_fast" if r["fast"] else "lab.list.cost",
+                N_(
+                    "  cost: {seconds:.0f} s ({cpu_seconds:.0f} s CPU), {seeds} "
+                    "seed(s), --fast run, recorded on {cpu} with {threads} "
+                    "thread(s) ({dir}/results.json)"
+                )
+                if r["fast"]
+                else N_(
+                    "  cost: {seconds:.0f} s ({cpu_seconds:.0f} s CPU), {seeds} "
+                    "seed(s), full run, recorded on {cpu} with {threads} "
+                    "thread(s) ({dir}/results.json)"
+                ),
                 seconds=r["seconds"],
                 cpu_seconds=r.get("cpu_seconds", r["seconds"]),
                 seeds=r["seeds"],
@@ -443,7 +576,16 @@ def run_lab_run(args: argparse.Namespace) -> int:
     try:
         return _lab_run(args)
     except CorpusUnavailable as e:
-        say("fail.error", file=sys.stderr, who="glassformer lab", message=t("lab.no_corpus", error=e))
+        say(
+            "{who}: error: {message}",
+            file=sys.stderr,
+            who="glassformer lab",
+            message=t(
+                "{error}. A full run reads Shakespeare; without it, use "
+                "--fast (the lab's own text) or --data file:PATH.",
+                error=e,
+            ),
+        )
         return 1
 
 
@@ -457,7 +599,12 @@ def _lab_run(args: argparse.Namespace) -> int:
         print(f"== {exp.name}: {t(exp.title)}", flush=True)
         seeds = args.seeds
         if args.name == "all" and not exp.seeded and seeds is not None and seeds > 1:  # refused when named alone
-            say("lab.unseeded_in_all", name=exp.name, seeds=seeds)
+            say(
+                "  {name} is one computation with no random seed to vary: it "
+                "runs once (--seeds {seeds} applies to the others).",
+                name=exp.name,
+                seeds=seeds,
+            )
             seeds = None
         record = run_experiment(
             exp,
@@ -473,7 +620,12 @@ def _lab_run(args: argparse.Namespace) -> int:
             print(f"  [{t(LEVEL_WORDS[c['level']])}] {c['tutorial']} {c['where']}: {c['claim_' + args.lang]}")
             print(f"      {c['finding_' + args.lang]}")
         folder = args.out or DEFAULT_OUT
-        say("lab.wrote", seconds=record["seconds"], dir=f"{folder}/{exp.name}", figures=len(record["figures"]))
+        say(
+            "  {seconds:.1f} s; wrote {dir}/report.md, results.json, {figures} figure(s)",
+            seconds=record["seconds"],
+            dir=f"{folder}/{exp.name}",
+            figures=len(record["figures"]),
+        )
     return 0
 
 
@@ -482,7 +634,7 @@ def run_lab_report(args: argparse.Namespace) -> int:
     from glassformer.lab.runner import DEFAULT_OUT
 
     md, page = write_index(args.out or DEFAULT_OUT)
-    say("lab.index", md=md, page=page)
+    say("wrote {md} and {page}", md=md, page=page)
     return 0
 
 
@@ -492,6 +644,10 @@ def run_lab_ledger(args: argparse.Namespace) -> int:
 
     records = read_records(args.out)
     if not ledger_rows(records):
-        raise NotFound("error.lab.no_ledger", root=args.out)
+        raise NotFound(
+            "lab.no_ledger",
+            "no ledger entry among the results in {root}: run one (glassformer lab run grokking) first.",
+            root=args.out,
+        )
     print(ledger_text(records, args.lang))
     return 0

@@ -57,13 +57,24 @@ class Parser(argparse.ArgumentParser):
         kwargs["add_help"] = False  # added below, with its help in the user's language
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
-        self.add_argument("-h", "--help", action="help", default=argparse.SUPPRESS, help=t("help.help"))
+        self.add_argument(
+            "-h", "--help", action="help", default=argparse.SUPPRESS, help=t("show this help message and exit")
+        )
         # read (and removed) before parsing, anywhere on the line (language_requested); listed here so
         # every --help shows it, and args.lang holds the language every verb speaks
-        self.add_argument(LANG_FLAG, choices=LANGS, default=language(), help=t("help.lang"))
+        self.add_argument(
+            LANG_FLAG,
+            choices=LANGS,
+            default=language(),
+            help=t(
+                "language of help, messages and the verb's own text: en or "
+                "zh (anywhere on the line; default: $GLASSFORMER_LANG, else "
+                "en)"
+            ),
+        )
 
     def error(self, message: str):
-        self.exit(2, t("cli.usage_error", prog=self.prog, message=message) + "\n")
+        self.exit(2, t("{prog}: error: {message}\n(see `{prog} --help`)", prog=self.prog, message=message) + "\n")
 
     def format_help(self) -> str:
         for action in self._actions:  # a help made later (Later): made now, when it is shown
@@ -126,7 +137,10 @@ def _shell_path(path: Path) -> str:
 def add_threads(parser: argparse.ArgumentParser) -> None:
     """The one `--threads` option (see glassformer/devices.py for the rule and its reason)."""
     parser.add_argument(
-        "--threads", type=threads, default=DEFAULT_THREADS, help=t("help.threads", default=DEFAULT_THREADS)
+        "--threads",
+        type=threads,
+        default=DEFAULT_THREADS,
+        help=t("CPU threads for torch (default {default}; 0 = torch's choice, every core)", default=DEFAULT_THREADS),
     )
 
 
@@ -154,57 +168,76 @@ def _real(text: str, ok, key: str) -> float:
 
 
 def count(text: str) -> int:
-    return _whole(text, 1, sys.maxsize, "arg.count", above="arg.too_big")
+    return _whole(
+        text,
+        1,
+        sys.maxsize,
+        N_("must be a whole number >= 1, got {value!r}"),
+        above=N_("must be a whole number <= {most}, got {value!r}"),
+    )
 
 
 def count_or_zero(text: str) -> int:
-    return _whole(text, 0, sys.maxsize, "arg.count_or_zero", above="arg.too_big")
+    return _whole(
+        text,
+        0,
+        sys.maxsize,
+        N_("must be a whole number >= 0, got {value!r}"),
+        above=N_("must be a whole number <= {most}, got {value!r}"),
+    )
 
 
 def seed(text: str) -> int:
-    return _whole(text, 0, 2**63 - 1, "arg.seed")
+    return _whole(text, 0, 2**63 - 1, N_("must be a whole number from 0 to 2**63-1, got {value!r}"))
 
 
 def threads(text: str) -> int:
-    return _whole(text, 0, MAX_THREADS, "arg.threads")
+    return _whole(text, 0, MAX_THREADS, N_("must be a whole number from 0 (torch's choice) to {most}, got {value!r}"))
 
 
 def probability(text: str) -> float:
-    return _real(text, lambda p: 0 < p <= 1, "arg.probability")
+    return _real(text, lambda p: 0 < p <= 1, N_("must be a number in (0, 1], got {value!r}"))
 
 
 def temperature(text: str) -> float:
-    return _real(text, lambda x: x >= 0, "arg.temperature")
+    return _real(text, lambda x: x >= 0, N_("must be a finite number >= 0 (0 = greedy), got {value!r}"))
 
 
 def positive(text: str) -> float:
-    return _real(text, lambda x: x > 0, "arg.positive")
+    return _real(text, lambda x: x > 0, N_("must be a finite number > 0, got {value!r}"))
 
 
 def non_negative(text: str) -> float:
-    return _real(text, lambda x: x >= 0, "arg.non_negative")
+    return _real(text, lambda x: x >= 0, N_("must be a finite number >= 0, got {value!r}"))
 
 
 def finite(text: str) -> float:
-    return _real(text, lambda x: True, "arg.finite")
+    return _real(text, lambda x: True, N_("must be a finite number, got {value!r}"))
 
 
 def port(text: str) -> int:
-    return _whole(text, 0, MAX_PORT, "arg.port")
+    return _whole(text, 0, MAX_PORT, N_("must be a port number from 0 (any free port) to {most}, got {value!r}"))
 
 
 def utf8_text(value: str) -> str:
     """Any text; a lone surrogate means the shell passed bytes that are not UTF-8."""
     if any("\ud800" <= c <= "\udfff" for c in value):
-        raise argparse.ArgumentTypeError(t("arg.not_utf8", value=value))
+        raise argparse.ArgumentTypeError(
+            t(
+                "{value!r} holds bytes that are not UTF-8 text; set your "
+                "terminal to UTF-8 (e.g. export LANG=C.UTF-8) or convert the "
+                "text with iconv -t UTF-8",
+                value=value,
+            )
+        )
     return value
 
 
-def index_within(flag: str, value: int, size: int, key: str) -> int:
-    """A layer or head index the model has: 0 <= value < size, else the refusal `key`
-    (arg.index.layers or arg.index.heads)."""
+def index_within(flag: str, value: int, size: int, code: str, message: str) -> int:
+    """A layer or head index the model has: 0 <= value < size, else the refusal `code`
+    (arg.index.layers or arg.index.heads) with its sentence."""
     if not 0 <= value < size:
-        raise UsageError(key, flag=flag, value=value, size=size, last=size - 1)
+        raise UsageError(code, message, flag=flag, value=value, size=size, last=size - 1)
     return value
 
 
@@ -214,10 +247,22 @@ def add_tokenizer_options(parser: argparse.ArgumentParser) -> None:
     from glassformer.text.corpora import BACKENDS, DEFAULT_BPE_VOCAB, TOKENIZERS
     from glassformer.text.tokenizers import SEGMENTERS
 
-    parser.add_argument("--tokenizer", choices=TOKENIZERS, default=None, help=t("help.tokenizer"))
-    parser.add_argument("--vocab-size", type=count, help=t("help.vocab_size", least=N_BYTES, default=DEFAULT_BPE_VOCAB))
-    parser.add_argument("--segment", choices=SEGMENTERS, help=t("help.segment"))
-    parser.add_argument("--backend", choices=BACKENDS, help=t("help.backend"))
+    parser.add_argument("--tokenizer", choices=TOKENIZERS, default=None, help=t("char (default), word or bpe"))
+    parser.add_argument(
+        "--vocab-size",
+        type=count,
+        help=t(
+            "bpe only: vocabulary size, at least {least} (default {default})", least=N_BYTES, default=DEFAULT_BPE_VOCAB
+        ),
+    )
+    parser.add_argument(
+        "--segment", choices=SEGMENTERS, help=t("word only: how to find words (default whitespace; jieba for Chinese)")
+    )
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        help=t("bpe only: ours (Python, shows its work) or hf (the Hugging Face tokenizers library: same ids, faster)"),
+    )
 
 
 def tokenizer_options(args: argparse.Namespace) -> dict:
@@ -246,7 +291,11 @@ def language_requested(argv: list[str]) -> tuple[list[str], str]:
         token = argv[i]
         if token == LANG_FLAG:
             if i + 1 == len(argv):
-                raise UsageError("cli.lang_no_value", langs=", ".join(LANGS))
+                raise UsageError(
+                    "cli.lang_no_value",
+                    "--lang needs a language after it: one of {langs} (e.g. --lang zh).",
+                    langs=", ".join(LANGS),
+                )
             flag, i = argv[i + 1], i + 2
             continue
         if token.startswith(LANG_FLAG + "="):
@@ -292,22 +341,6 @@ def argparse_speaking():
     gettext's default domain (argparse calls gettext.gettext and ngettext). While a command line is
     built and parsed, that domain is glassformer's catalogue and the language is the process's:
     gettext's own switches (textdomain, bindtextdomain, $LANGUAGE), set back afterwards."""
-    # transition{ -- before the catalogue is compiled, argparse's Chinese is the old table (messages/core.py)
-    if not (LOCALE / "zh" / "LC_MESSAGES" / f"{DOMAIN}.mo").exists():
-        from glassformer.messages import core
-
-        def words(text: str) -> str:
-            return core.ARGPARSE.get(text, text) if language() == "zh" else text
-
-        saved_words = argparse._, argparse.ngettext
-        argparse._ = words
-        argparse.ngettext = lambda one, many, n: words(one if n == 1 else many)
-        try:
-            yield
-        finally:
-            argparse._, argparse.ngettext = saved_words
-        return
-    # }transition
     domain, saved = gettext.textdomain(), os.environ.get("LANGUAGE")
     gettext.bindtextdomain(DOMAIN, str(LOCALE))
     gettext.textdomain(DOMAIN)

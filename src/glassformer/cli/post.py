@@ -29,18 +29,45 @@ EXIT_NONFINITE, EXIT_INTERRUPTED = 1, 130
 
 # each method's help: its one line, its description, what --data takes, and --beta's (dpo, grpo)
 METHOD_HELP = {
-    "sft": {"help": N_("help.sft"), "about": N_("help.sft.about"), "data": N_("help.sft.data")},
+    "sft": {
+        "help": N_("supervised fine-tuning of a base run on conversations (a new run)"),
+        "about": N_(
+            "Fine-tune a base run on conversations, learning only the "
+            "assistant's tokens, through the one trainer. The chat's "
+            "control tokens are added to the base's tokenizer (its ids "
+            "unchanged) and the embedding and head grow for them. "
+            "Conversations are padded, one a row. The base run is never "
+            "modified. Training settings as --key=value (--max_steps=200 "
+            "--lr=3e-4 --batch_size=8)."
+        ),
+        "data": N_('conversations, one JSON object a line: {{"messages": [...]}}; or {builtin}'),
+    },
     "dpo": {
-        "help": N_("help.dpo"),
-        "about": N_("help.dpo.about"),
-        "data": N_("help.dpo.data"),
-        "beta": N_("help.dpo.beta"),
+        "help": N_("direct preference optimization of a run on preference pairs (a new run)"),
+        "about": N_(
+            "Train a run to prefer the chosen answer of each pair to the "
+            "rejected one (DPO), against a frozen copy of the run as the "
+            "reference, through the one trainer. The base run is never "
+            "modified."
+        ),
+        "data": N_(
+            "preference pairs, one JSON object a line: "
+            '{{"prompt": [...], "chosen": [...], "rejected": [...]}}; or '
+            "{builtin}"
+        ),
+        "beta": N_("how strongly the policy is held to the reference (default: 0.1)"),
     },
     "grpo": {
-        "help": N_("help.grpo"),
-        "about": N_("help.grpo.about"),
-        "data": N_("help.grpo.data"),
-        "beta": N_("help.grpo.beta"),
+        "help": N_("group relative policy optimization of a run on questions with checkable answers (a new run)"),
+        "about": N_(
+            "Sample several answers to each question, reward those whose "
+            "last number is the answer, and train on the group-relative "
+            "advantages with a KL penalty to a frozen copy of the run "
+            "(GRPO), through the one trainer. The base run is never "
+            "modified."
+        ),
+        "data": N_('questions, one JSON object a line: {{"prompt": [...], "answer": "82"}}; or {builtin}'),
+        "beta": N_("the weight of the KL penalty to the reference (default: 0.04)"),
     },
 }
 
@@ -48,23 +75,69 @@ METHOD_HELP = {
 def register(subparsers: argparse._SubParsersAction) -> None:
     for method, words in METHOD_HELP.items():
         p = subparsers.add_parser(method, allow_abbrev=False, help=t(words["help"]), description=t(words["about"]))
-        p.add_argument("base", nargs="?", metavar="BASE_RUN", help=t("help.post.base", example=RUN_EXAMPLE))
+        p.add_argument(
+            "base",
+            nargs="?",
+            metavar="BASE_RUN",
+            help=t("the run to start from (as {example}); it is read, never written", example=RUN_EXAMPLE),
+        )
         p.add_argument("--data", default=None, help=t(words["data"], builtin=BUILTIN_DATA))
-        p.add_argument("--out", default=None, help=t("help.post.out"))
-        p.add_argument("--resume", metavar="RUN", default=None, help=t("help.post.resume"))
-        p.add_argument("--format", choices=CHAT_FORMATS, default="chatml", help=t("help.post.format"))
-        p.add_argument("--lora-r", type=count, default=None, help=t("help.post.lora_r"))
-        p.add_argument("--lora-alpha", type=positive, default=None, help=t("help.post.lora_alpha"))
-        p.add_argument("--lora-target", default=LORA_TARGET, help=t("help.post.lora_target", default=LORA_TARGET))
-        p.add_argument("--no-progress", action="store_true", help=t("help.train.no_progress"))
+        p.add_argument(
+            "--out",
+            default=None,
+            help=t("the new run's directory (default: runs/<base>-<method>-<time>); it must not exist"),
+        )
+        p.add_argument(
+            "--resume", metavar="RUN", default=None, help=t("continue the post-training run in this directory")
+        )
+        p.add_argument(
+            "--format", choices=CHAT_FORMATS, default="chatml", help=t("the chat template (default: chatml)")
+        )
+        p.add_argument(
+            "--lora-r",
+            type=count,
+            default=None,
+            help=t("train a LoRA of this rank instead of every weight (merged into the weights at the end)"),
+        )
+        p.add_argument(
+            "--lora-alpha", type=positive, default=None, help=t("LoRA's alpha: the update is scaled by alpha / r")
+        )
+        p.add_argument(
+            "--lora-target",
+            default=LORA_TARGET,
+            help=t(
+                "a regular expression the full names of LoRA's linear layers match (default: {default})",
+                default=LORA_TARGET,
+            ),
+        )
+        p.add_argument("--no-progress", action="store_true", help=t("no progress bar (log lines still print)"))
         if method == "sft":
-            p.add_argument("--pack", action="store_true", help=t("help.sft.pack"))
+            p.add_argument(
+                "--pack",
+                action="store_true",
+                help=t(
+                    "pack several conversations into one row (refused for now: "
+                    "the model does not read an attention mask yet)"
+                ),
+            )
         if method in ("dpo", "grpo"):
             p.add_argument("--beta", type=positive, default=None, help=t(words["beta"]))
         if method == "grpo":
-            p.add_argument("--group", type=count, default=4, help=t("help.grpo.group", default=4))
-            p.add_argument("--max-new-tokens", type=count, default=8, help=t("help.grpo.max_new_tokens", default=8))
-            p.add_argument("--temperature", type=temperature, default=1.0, help=t("help.grpo.temperature", default=1.0))
+            p.add_argument(
+                "--group", type=count, default=4, help=t("answers sampled per question (default: {default})", default=4)
+            )
+            p.add_argument(
+                "--max-new-tokens",
+                type=count,
+                default=8,
+                help=t("the longest answer sampled, in tokens (default: {default})", default=8),
+            )
+            p.add_argument(
+                "--temperature",
+                type=temperature,
+                default=1.0,
+                help=t("the sampling temperature of the answers (default: {default})", default=1.0),
+            )
         p.set_defaults(func=run_post, method=method, accepts_overrides=True)
     register_chat(subparsers)
     register_diff(subparsers)
@@ -77,26 +150,44 @@ PROMPT_MARK = "> "
 
 
 def register_chat(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("chat", allow_abbrev=False, help=t("help.chat"), description=t("help.chat.about"))
-    p.add_argument("run", metavar="RUN", help=t("help.chat.run", example=RUN_EXAMPLE))
-    p.add_argument("--system", default=None, type=utf8_text, help=t("help.chat.system"))
+    p = subparsers.add_parser(
+        "chat",
+        allow_abbrev=False,
+        help=t("talk with a post-trained run in the terminal, turn by turn"),
+        description=t(
+            "Read a user turn per line of standard input, render the "
+            "history with the run's chat template, and stream the "
+            "answer, written by the one sampling path, until the "
+            "end-of-turn token. The oldest turns are dropped when the "
+            "history outgrows the model's context. /reset forgets the "
+            "history; /quit or the end of input leaves."
+        ),
+    )
+    p.add_argument(
+        "run",
+        metavar="RUN",
+        help=t("the post-trained run to talk with (made by sft, dpo or grpo, e.g. {example})", example=RUN_EXAMPLE),
+    )
+    p.add_argument("--system", default=None, type=utf8_text, help=t("a system message put before every conversation"))
     p.add_argument(
         "--max-new-tokens",
         type=count,
         default=CHAT_MAX_NEW_TOKENS,
-        help=t("help.sample.max_new_tokens", default=CHAT_MAX_NEW_TOKENS),
+        help=t("tokens to write (default {default})", default=CHAT_MAX_NEW_TOKENS),
     )
     p.add_argument(
         "--temperature",
         type=temperature,
         default=CHAT_TEMPERATURE,
-        help=t("help.sample.temperature", default=CHAT_TEMPERATURE),
+        help=t("0 = greedy; <1 sharper, >1 flatter (default {default})", default=CHAT_TEMPERATURE),
     )
-    p.add_argument("--top-k", type=count, default=None, help=t("help.sample.top_k"))
-    p.add_argument("--top-p", type=probability, default=None, help=t("help.sample.top_p"))
+    p.add_argument("--top-k", type=count, default=None, help=t("keep the k most likely tokens"))
+    p.add_argument(
+        "--top-p", type=probability, default=None, help=t("keep the most likely tokens up to probability p (nucleus)")
+    )
     add_knobs(p)
-    p.add_argument("--seed", type=seed, default=None, help=t("help.sample.seed"))
-    p.add_argument("--best", action="store_true", help=t("help.sample.best"))
+    p.add_argument("--seed", type=seed, default=None, help=t("same seed, same text"))
+    p.add_argument("--best", action="store_true", help=t("use best.safetensors (lowest val loss)"))
     add_threads(p)
     p.set_defaults(func=run_chat)
 
@@ -120,7 +211,15 @@ def run_chat(args: argparse.Namespace) -> int:
         seed=args.seed,
         knobs=knobs(args),
     )
-    say("chat.ready", run=args.run, format=chat_format_of(config, args.run), reset=RESET, quit=QUIT)
+    say(
+        "chatting with {run} ({format} template): a line is a turn; "
+        "{reset} forgets the history, {quit} (or end of input) "
+        "leaves.",
+        run=args.run,
+        format=chat_format_of(config, args.run),
+        reset=RESET,
+        quit=QUIT,
+    )
 
     def on_text(i: int, piece: str) -> None:
         sys.stdout.write(piece)
@@ -139,7 +238,7 @@ def run_chat(args: argparse.Namespace) -> int:
             break
         if text.strip() == RESET:
             session.reset()
-            say("chat.was_reset")
+            say("the history is forgotten; a new conversation starts.")
             continue
         if not text.strip():
             continue
@@ -150,7 +249,7 @@ def run_chat(args: argparse.Namespace) -> int:
             continue
         print(flush=True)
         if turn.dropped:
-            note(t("chat.dropped", n=turn.dropped))
+            note(t("(the {n} oldest turns were dropped so the conversation fits the model's context)", n=turn.dropped))
     return 0
 
 
@@ -158,17 +257,38 @@ def run_post(args: argparse.Namespace) -> int:
     from glassformer.post import tune
 
     if getattr(args, "pack", False):
-        raise Unsupported("error.sft.packed_needs_mask")
+        raise Unsupported(
+            "sft.packed_needs_mask",
+            "this batch packs several conversations into one row, and "
+            "the model reads token ids only, so they would attend to "
+            "each other: use pad_batch, or a model that reads the "
+            "batch's attention mask.",
+        )
     if args.resume:
         if args.base or args.data or args.out:
-            raise UsageError("post.resume_alone", method=args.method)
+            raise UsageError(
+                "post.resume_alone",
+                "--resume continues a run with its own base, data and "
+                "output: leave out BASE_RUN, --data and --out (glassformer "
+                "{method} --resume RUN).",
+                method=args.method,
+            )
         run = tune.resume(args.resume, args.overrides, progress=not args.no_progress)
-        say("train.resuming", dir=run.dir, step=run.trainer.step)
+        say("resuming {dir} from step {step}", dir=run.dir, step=run.trainer.step)
     else:
         if not args.base or not args.data:
-            raise UsageError("post.need_base_data", method=args.method, builtin=BUILTIN_DATA)
+            raise UsageError(
+                "post.need_base_data",
+                "glassformer {method} needs a base run and its data: "
+                "glassformer {method} BASE_RUN --data FILE.jsonl (or --data "
+                "{builtin}).",
+                method=args.method,
+                builtin=BUILTIN_DATA,
+            )
         if (args.lora_r is None) != (args.lora_alpha is None):
-            raise UsageError("post.lora_both")
+            raise UsageError(
+                "post.lora_both", "LoRA needs both --lora-r and --lora-alpha (the update is scaled by alpha / r)."
+            )
         lora = tune.LoRASettings(args.lora_r, args.lora_alpha, args.lora_target) if args.lora_r else None
         run = tune.start(
             args.method,
@@ -186,29 +306,71 @@ def run_post(args: argparse.Namespace) -> int:
         )
         post = run.config["post"]
         trained = sum(p.numel() for p in run.model.parameters() if p.requires_grad)
-        say("post.started", method=args.method, dir=run.dir, base=post["base"], data=post["data"])
-        say("post.model", vocab=run.tokenizer.vocab_size, trained=trained, total=run.model.num_params())
+        say(
+            "{method}: {dir}, from the base run {base}, on {data}",
+            method=args.method,
+            dir=run.dir,
+            base=post["base"],
+            data=post["data"],
+        )
+        say(
+            "vocabulary {vocab} tokens with the chat's control tokens; {trained:,} of {total:,} parameters train",
+            vocab=run.tokenizer.vocab_size,
+            trained=trained,
+            total=run.model.num_params(),
+        )
     result = tune.train(run)
     if result.status == "nonfinite":
-        say("train.stopped", file=sys.stderr, message=result.message)
+        say("glassformer train: stopped: {message}", file=sys.stderr, message=result.message)
         return EXIT_NONFINITE
     if result.status == "interrupted":
         print(result.message)
-        say("post.resume_with", method=run.config["post"]["method"], dir=run.dir, glassformer=runnable())
+        say(
+            "continue with: {glassformer} {method} --resume {dir}",
+            method=run.config["post"]["method"],
+            dir=run.dir,
+            glassformer=runnable(),
+        )
         return 128 + result.signal if result.signal else EXIT_INTERRUPTED
-    say("post.done", steps=result.step, figures="  ".join(f"{k} {v:.4f}" for k, v in run.trainer.last_eval.items()))
+    say(
+        "done after {steps} steps: {figures}",
+        steps=result.step,
+        figures="  ".join(f"{k} {v:.4f}" for k, v in run.trainer.last_eval.items()),
+    )
     if run.config["post"].get("lora"):
-        say("post.merged", dir=run.dir)
-    say("train.sample_it", dir=run.dir, glassformer=runnable())
+        say("LoRA merged into {dir}/model.safetensors; its A and B are in {dir}/lora.safetensors", dir=run.dir)
+    say('sample it:     {glassformer} sample {dir} --prompt "..."', dir=run.dir, glassformer=runnable())
     return 0
 
 
 def register_diff(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("diff", allow_abbrev=False, help=t("help.diff"), description=t("help.diff.about"))
-    p.add_argument("base", metavar="BASE", help=t("help.diff.base", example=RUN_EXAMPLE))
-    p.add_argument("tuned", metavar="TUNED", help=t("help.diff.tuned"))
-    p.add_argument("--prompt", action="append", type=utf8_text, default=None, help=t("help.diff.prompt"))
-    p.add_argument("--out", default=None, help=t("help.diff.out"))
+    p = subparsers.add_parser(
+        "diff",
+        allow_abbrev=False,
+        help=t(
+            "show what tuning changed inside a model: weights by layer, "
+            "parameter and head, LoRA's update, and the next tokens that "
+            "moved most"
+        ),
+        description=t(
+            "Compare a base run with a run tuned from it: the relative "
+            "weight change of every layer, parameter and attention head, "
+            "a LoRA run's low-rank update and its rank, and the next "
+            "tokens whose probability moved most on a few prompts (given "
+            "with --prompt, or the tuned run's own data). Each view is "
+            "printed as a table and written as PNG, HTML and JSON."
+        ),
+    )
+    p.add_argument("base", metavar="BASE", help=t("the run before tuning (e.g. {example})", example=RUN_EXAMPLE))
+    p.add_argument("tuned", metavar="TUNED", help=t("the run tuned from it (sft, dpo, grpo ...)"))
+    p.add_argument(
+        "--prompt",
+        action="append",
+        type=utf8_text,
+        default=None,
+        help=t("a prompt for the tokens view (repeat it for several); default: the tuned run's own data"),
+    )
+    p.add_argument("--out", default=None, help=t("the folder for the PNG, HTML and JSON files (default: out/diff)"))
     add_threads(p)
     p.set_defaults(func=run_diff)
 
@@ -224,7 +386,9 @@ def run_diff(args: argparse.Namespace) -> int:
     if args.prompt:
         prompts = [pair.tokenizer.encode(p) for p in args.prompt]
         if not all(prompts):
-            raise UsageError("error.sample.empty_prompt")
+            raise UsageError(
+                "sample.empty_prompt", "the prompt is empty: give the model at least one token to continue"
+            )
     else:
         prompts = diff.prompts_of_run(pair)
     layers, weights = diff.weight_views(pair)
@@ -239,5 +403,5 @@ def run_diff(args: argparse.Namespace) -> int:
         print(text_table(grid))
         print()
         for f in write_all(grid, out, stem):
-            say("inspect.wrote", files=f)
+            say("wrote {files}", files=f)
     return 0

@@ -15,41 +15,101 @@ TEMPERATURE = 0.8  # a little sharper than the model's own distribution
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("sample", help=t("help.sample"), description=t("help.sample.about"))
-    p.add_argument("run", help=t("help.sample.run", example=RUN_EXAMPLE))
-    p.add_argument("--prompt", default="\n", type=utf8_text, help=t("help.sample.prompt"))
+    p = subparsers.add_parser(
+        "sample",
+        help=t("generate text from a trained run"),
+        description=t("Generate text from the weights in a run directory."),
+    )
+    p.add_argument("run", help=t("run directory (e.g. {example})", example=RUN_EXAMPLE))
+    p.add_argument(
+        "--prompt",
+        default="\n",
+        type=utf8_text,
+        help=t("text to continue (default: a newline); \\n and \\t are newline and tab"),
+    )
     p.add_argument(
         "--max-new-tokens",
         type=count,
         default=MAX_NEW_TOKENS,
-        help=t("help.sample.max_new_tokens", default=MAX_NEW_TOKENS),
+        help=t("tokens to write (default {default})", default=MAX_NEW_TOKENS),
     )
     p.add_argument(
-        "--temperature", type=temperature, default=TEMPERATURE, help=t("help.sample.temperature", default=TEMPERATURE)
+        "--temperature",
+        type=temperature,
+        default=TEMPERATURE,
+        help=t("0 = greedy; <1 sharper, >1 flatter (default {default})", default=TEMPERATURE),
     )
-    p.add_argument("--top-k", type=count, default=None, help=t("help.sample.top_k"))
-    p.add_argument("--top-p", type=probability, default=None, help=t("help.sample.top_p"))
+    p.add_argument("--top-k", type=count, default=None, help=t("keep the k most likely tokens"))
+    p.add_argument(
+        "--top-p", type=probability, default=None, help=t("keep the most likely tokens up to probability p (nucleus)")
+    )
     add_knobs(p)
-    p.add_argument("--num-samples", type=count, default=1, help=t("help.sample.num_samples", default=1))
-    p.add_argument("--seed", type=seed, default=None, help=t("help.sample.seed"))
-    p.add_argument("--stop", default=None, type=utf8_text, help=t("help.sample.stop"))
-    p.add_argument("--best", action="store_true", help=t("help.sample.best"))
-    p.add_argument("--attention", choices=["glass", "fused"], default=None, help=t("help.sample.attention"))
-    p.add_argument("--no-cache", dest="use_cache", action="store_false", help=t("help.sample.no_cache"))
-    p.add_argument("--debug-shapes", action="store_true", help=t("help.sample.debug_shapes"))
-    p.add_argument("--device", default="cpu", help=t("help.sample.device"))
+    p.add_argument(
+        "--num-samples",
+        type=count,
+        default=1,
+        help=t("how many texts to write from the one prompt (default {default})", default=1),
+    )
+    p.add_argument("--seed", type=seed, default=None, help=t("same seed, same text"))
+    p.add_argument("--stop", default=None, type=utf8_text, help=t("end a sample before this string (e.g. '\\n\\n')"))
+    p.add_argument("--best", action="store_true", help=t("use best.safetensors (lowest val loss)"))
+    p.add_argument(
+        "--attention",
+        choices=["glass", "fused"],
+        default=None,
+        help=t("attention path (default: the run's own; both compute the same)"),
+    )
+    p.add_argument(
+        "--no-cache",
+        dest="use_cache",
+        action="store_false",
+        help=t("recompute every token's keys and values at each step (no KV cache)"),
+    )
+    p.add_argument(
+        "--debug-shapes",
+        action="store_true",
+        help=t("print the shape of every named tensor of one forward pass on the prompt first"),
+    )
+    p.add_argument("--device", default="cpu", help=t("cpu (default), cuda, cuda:N or mps"))
     add_threads(p)
     p.set_defaults(func=run_sample)
 
 
 def add_knobs(p: argparse.ArgumentParser) -> None:
     """The repetition knobs (logits_processors.Knobs), each off unless given; `knobs(args)` reads them."""
-    p.add_argument("--repetition-penalty", type=positive, default=None, help=t("help.sample.repetition_penalty"))
-    p.add_argument("--frequency-penalty", type=finite, default=None, help=t("help.sample.frequency_penalty"))
-    p.add_argument("--presence-penalty", type=finite, default=None, help=t("help.sample.presence_penalty"))
-    p.add_argument("--no-repeat-ngram", type=count, default=None, help=t("help.sample.no_repeat_ngram"))
-    p.add_argument("--min-p", type=probability, default=None, help=t("help.sample.min_p"))
-    p.add_argument("--typical-p", type=probability, default=None, help=t("help.sample.typical_p"))
+    p.add_argument(
+        "--repetition-penalty",
+        type=positive,
+        default=None,
+        help=t("divide the logit of every token already written by this (CTRL; 1 = off, above 1 discourages repeats)"),
+    )
+    p.add_argument(
+        "--frequency-penalty",
+        type=finite,
+        default=None,
+        help=t("subtract this times the number of times a token was written (0 = off)"),
+    )
+    p.add_argument(
+        "--presence-penalty",
+        type=finite,
+        default=None,
+        help=t("subtract this from every token already written, once (0 = off)"),
+    )
+    p.add_argument(
+        "--no-repeat-ngram", type=count, default=None, help=t("never write an n-gram of this many tokens a second time")
+    )
+    p.add_argument(
+        "--min-p",
+        type=probability,
+        default=None,
+        help=t("keep the tokens at least min_p times as likely as the most likely one"),
+    )
+    p.add_argument(
+        "--typical-p",
+        type=probability,
+        default=None,
+        help=t("locally typical sampling: keep the most typical tokens up to this probability"),
+    )
 
 
 KNOBS = ("repetition_penalty", "frequency_penalty", "presence_penalty", "no_repeat_ngram", "min_p", "typical_p")
@@ -71,13 +131,20 @@ def run_sample(args: argparse.Namespace) -> int:
 
     model, tokenizer, _ = load_model(args.run, best=args.best, device=args.device)
     if not model.samples:
-        raise UsageError("sample.no_text", run=args.run, kind=model.kind)
+        raise UsageError(
+            "sample.no_text",
+            "{run} holds a {kind} model, which reads numbers and writes "
+            "no text; look inside it with `glassformer trace --run "
+            "{run}` or `attention --run`.",
+            run=args.run,
+            kind=model.kind,
+        )
     if args.attention:
         model.set_attention(args.attention)
     prompt, stop = _unescape(args.prompt), _unescape(args.stop) if args.stop else None
     prompt_ids = tokenizer.encode(prompt)  # a prompt the tokenizer cannot read fails here, first
     if not prompt_ids:
-        raise UsageError("error.sample.empty_prompt")
+        raise UsageError("sample.empty_prompt", "the prompt is empty: give the model at least one token to continue")
     check_stop(tokenizer, stop)  # before the prompt is written out
     if args.debug_shapes:
         from glassformer.inspect.trace import print_shapes_once
@@ -113,7 +180,7 @@ def run_sample(args: argparse.Namespace) -> int:
         print()
     else:
         for i, text in enumerate(texts):
-            say("sample.header", i=i + 1, n=len(texts))
+            say("--- sample {i} of {n} ---", i=i + 1, n=len(texts))
             print(prompt + text)
     return 0
 

@@ -49,7 +49,7 @@ from glassformer.config import (
     preset_about,
 )
 from glassformer.errors import UsageError
-from glassformer.messages import note, say, t
+from glassformer.messages import N_, note, say, t
 from glassformer.text.corpora import NAMED_SOURCES, VALID_FORMS, CorpusUnavailable, prepare
 
 # torch, and the modules that import it, are imported inside the verbs that compute: building the
@@ -71,15 +71,20 @@ DEFAULT_SOURCE = "shakespeare"
 
 def register_data(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``data`` command (and its ``prepare`` subcommand) to the top-level CLI."""
-    data = subparsers.add_parser("data", help=t("help.data"))
+    data = subparsers.add_parser("data", help=t("turn a text source into token ids on disk"))
     verbs = data.add_subparsers(dest="data_command", metavar="{prepare}", required=True)
     prep = verbs.add_parser(
         "prepare",
-        help=t("help.data.prepare"),
-        description=t("help.data.prepare.about", sources=", ".join([*VALID_FORMS, *NAMED_SOURCES])),
+        help=t("encode a source with a tokenizer (char, word or bpe); train/val ids go into the cache"),
+        description=t(
+            "Sources: {sources}. Re-running on the same text and "
+            "tokenizer is instant. A file: source is read in chunks, so "
+            "its size is not limited by memory.",
+            sources=", ".join([*VALID_FORMS, *NAMED_SOURCES]),
+        ),
     )
-    prep.add_argument("source", nargs="?", default=DEFAULT_SOURCE, help=t("help.default", default=DEFAULT_SOURCE))
-    prep.add_argument("--cache-dir", help=t("help.cache_dir"))
+    prep.add_argument("source", nargs="?", default=DEFAULT_SOURCE, help=t("default: {default}", default=DEFAULT_SOURCE))
+    prep.add_argument("--cache-dir", help=t("default: $GLASSFORMER_CACHE, else ~/.cache/glassformer"))
     add_tokenizer_options(prep)
     prep.set_defaults(func=run_prepare)
 
@@ -89,19 +94,28 @@ def run_prepare(args: argparse.Namespace) -> int:
     data = prepare(args.source, cache_dir=args.cache_dir, **tokenizer_options(args))  # failures: cli/__init__.py
     m = data.meta
     total = m["train_tokens"] + m["val_tokens"]
-    first_name = t("data.first_name", source=m["source"]) if m["source"] != args.source else ""
+    first_name = t("  (first prepared as {source})", source=m["source"]) if m["source"] != args.source else ""
     options = "".join(f", {k} {v}" for k, v in m.get("options", {}).items() if k != "vocab_size")
     asked = m.get("options", {}).get("vocab_size")
     if asked is not None and asked != m["vocab_size"]:
-        options += t("data.vocab_asked", asked=asked)
-    say("data.source", source=args.source, first_name=first_name)
-    say("data.text", chars=m["chars"], sha256=m["text_sha256"])
-    say("data.tokenizer", kind=m["tokenizer"], vocab_size=m["vocab_size"], options=options)
-    say("data.train", tokens=m["train_tokens"], share=m["train_tokens"] / total)
-    say("data.val", tokens=m["val_tokens"], share=m["val_tokens"] / total)
-    say("data.dtype", dtype=m["dtype"])
-    say("data.files", dir=data.dir)
-    say("data.cached" if data.cached else "data.prepared")
+        options += t(" (asked for {asked}: no pair was left that occurs twice)", asked=asked)
+    say("source      {source}{first_name}", source=args.source, first_name=first_name)
+    say("text        {chars:,} chars, sha256 {sha256}", chars=m["chars"], sha256=m["text_sha256"])
+    say(
+        "tokenizer   {kind}, vocab_size {vocab_size}{options}",
+        kind=m["tokenizer"],
+        vocab_size=m["vocab_size"],
+        options=options,
+    )
+    say("train       {tokens:,} tokens ({share:.1%})", tokens=m["train_tokens"], share=m["train_tokens"] / total)
+    say("val         {tokens:,} tokens ({share:.1%})", tokens=m["val_tokens"], share=m["val_tokens"] / total)
+    say("dtype       {dtype}", dtype=m["dtype"])
+    say("files       {dir}/  train.bin val.bin tokenizer.json meta.json", dir=data.dir)
+    say(
+        N_("cached      yes: prepared earlier, nothing rewritten")
+        if data.cached
+        else N_("cached      no: prepared now")
+    )
     return 0
 
 
@@ -114,9 +128,19 @@ def register_train(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "train",
         allow_abbrev=False,
-        help=t("help.train", runs=RUNS_DIR),
+        help=t("train a preset's model; writes {runs}/<name>/", runs=RUNS_DIR),
         description=t(
-            "help.train.about",
+            "Train a preset's model (its kind: a GPT, an encoder, a "
+            "regressor ...). Any field of ModelConfig or TrainConfig can "
+            "be set as --key=value or --key value (e.g. {example}); "
+            "unknown keys are errors. A preset's eval_interval is "
+            "shortened for a short run so that it evaluates at least "
+            "{evals} times: min(eval_interval, max_steps // {evals}); an "
+            "--eval_interval you give is kept. A new run computes in "
+            "--dtype=auto: bfloat16 autocast where this machine's bf16 "
+            "products are fast, the attention is glass and batch × "
+            "seq_len × d_model² ≥ {least:,} (on a GPU: wherever bf16 is "
+            "fast), float32 elsewhere; config.json records the choice.",
             example="--d_model=256 --max-steps 300 --threads 1",
             evals=MIN_EVALS,
             least=BF16_MIN_WORK,
@@ -127,28 +151,75 @@ def register_train(subparsers: argparse._SubParsersAction) -> None:
         choices=sorted(PRESETS),
         default=None,
         help=t(
-            "help.train.preset",
+            "starting config (default: {default}; with --resume: the run's own): {presets}",
             default=DEFAULT_PRESET,
             presets="; ".join(f"{name}: {preset_about(name)}" for name in sorted(PRESETS)),
         ),
     )
     texts = ", ".join([*VALID_FORMS, *NAMED_SOURCES])  # as `data prepare --help` lists them, zh-poems included
-    p.add_argument("--data", default=None, help=t("help.train.data", texts=texts))
-    p.add_argument("--out", default=None, help=t("help.train.out", runs=RUNS_DIR))
-    p.add_argument("--resume", metavar="RUN", default=None, help=t("help.train.resume"))
-    p.add_argument("--stretch-schedule", action="store_true", help=t("help.train.stretch_schedule"))
-    add_tokenizer_options(p)
-    p.add_argument("--prompt", default=None, type=utf8_text, help=t("help.train.prompt"))
     p.add_argument(
-        "--sample-chars", type=count_or_zero, default=None, help=t("help.train.sample_chars", default=EVAL_SAMPLE_CHARS)
+        "--data",
+        default=None,
+        help=t(
+            "text source for token models: {texts} (default: "
+            "shakespeare); numbers for a regressor: sine (default), "
+            "sine:forecast; pairs for seq2seq: numbers:zh2num (default), "
+            "numbers:num2zh, digits:copy|reverse|sort",
+            texts=texts,
+        ),
     )
-    p.add_argument("--cache-dir", default=None, help=t("help.train.cache_dir"))
-    p.add_argument("--no-progress", action="store_true", help=t("help.train.no_progress"))
-    p.add_argument("--use-mine", metavar="DIR", default=None, help=t("help.train.use_mine"))
-    p.add_argument("--debug-shapes", action="store_true", help=t("help.train.debug_shapes"))
-    p.add_argument("--attention-every", type=count, default=None, metavar="N", help=t("help.train.attention_every"))
+    p.add_argument("--out", default=None, help=t("run directory (default: {runs}/<preset>-<time>)", runs=RUNS_DIR))
+    p.add_argument("--resume", metavar="RUN", default=None, help=t("continue the run in this directory"))
     p.add_argument(
-        "--attention-heads", default=None, metavar="L.H,...", help=t("help.train.attention_heads", example="0.1,3.2")
+        "--stretch-schedule",
+        action="store_true",
+        help=t(
+            "with --resume and a cosine lr_schedule: move the cosine's "
+            "end to the new --max-steps (the learning rate rises back up "
+            "the curve). Without it a resumed run keeps the end it "
+            "started with and trains on at min_lr after it"
+        ),
+    )
+    add_tokenizer_options(p)
+    p.add_argument("--prompt", default=None, type=utf8_text, help=t("prompt of the sample printed at each evaluation"))
+    p.add_argument(
+        "--sample-chars",
+        type=count_or_zero,
+        default=None,
+        help=t("length of that sample (default {default}; 0: no samples while training)", default=EVAL_SAMPLE_CHARS),
+    )
+    p.add_argument(
+        "--cache-dir", default=None, help=t("data cache (default: $GLASSFORMER_CACHE or ~/.cache/glassformer)")
+    )
+    p.add_argument("--no-progress", action="store_true", help=t("no progress bar (log lines still print)"))
+    p.add_argument(
+        "--use-mine",
+        metavar="DIR",
+        default=None,
+        help=t("train with your own block and LayerNorm from `glassformer exercise` (they must pass)"),
+    )
+    p.add_argument(
+        "--debug-shapes",
+        action="store_true",
+        help=t("print the shape of every named tensor of one forward pass before training"),
+    )
+    p.add_argument(
+        "--attention-every",
+        type=count,
+        default=None,
+        metavar="N",
+        help=t(
+            "record attention maps of a fixed validation probe at step 0 "
+            "and every N steps into the run (attention_log.json), then "
+            "draw attention_steps.png and an offline "
+            "attention_steps.html with a step slider"
+        ),
+    )
+    p.add_argument(
+        "--attention-heads",
+        default=None,
+        metavar="L.H,...",
+        help=t("with --attention-every: which heads, e.g. {example} (default: all)", example="0.1,3.2"),
     )
     p.set_defaults(func=run_train, accepts_overrides=True)
 
@@ -159,18 +230,28 @@ def run_train(args: argparse.Namespace) -> int:
 
     progress = not args.no_progress
     if args.attention_heads is not None and args.attention_every is None:
-        raise UsageError("train.attention_heads_alone")  # before a run directory is made
+        raise UsageError(
+            "train.attention_heads_alone",
+            "--attention-heads chooses the heads --attention-every records; add --attention-every N.",
+        )  # before a run directory is made
     if args.stretch_schedule and not args.resume:
-        raise UsageError("train.stretch_alone")
+        raise UsageError(
+            "train.stretch_alone", "--stretch-schedule only changes a resumed run's schedule: use it with --resume RUN."
+        )
     if args.use_mine:  # refused before any run directory or file is made or touched
         check_ready(Path(args.use_mine).expanduser())
     mine = Path(args.use_mine).expanduser() if args.use_mine else None  # with a trial step: before the run dir
     check_model = (lambda cfg: check_config(cfg, mine)) if mine else None
     if args.resume:
         if args.out:
-            raise UsageError("train.resume_out")
+            raise UsageError("train.resume_out", "--resume continues a run in its own directory; drop --out.")
         if tokenizer_options(args):
-            raise UsageError("train.resume_tokenizer")
+            raise UsageError(
+                "train.resume_tokenizer",
+                "--resume reads the run's text the way it was cut into "
+                "tokens before; drop --tokenizer, --vocab-size, --segment "
+                "and --backend.",
+            )
         run = resume_run(
             args.resume,
             auto_by_default(args.overrides) if args.preset else args.overrides,  # a preset anew: as a new run
@@ -183,7 +264,7 @@ def run_train(args: argparse.Namespace) -> int:
             stretch=args.stretch_schedule,
             check_model=check_model,
         )
-        say("train.resuming", dir=run.dir, step=run.trainer.step)
+        say("resuming {dir} from step {step}", dir=run.dir, step=run.trainer.step)
     else:
         run = new_run(
             args.preset or DEFAULT_PRESET,
@@ -197,9 +278,9 @@ def run_train(args: argparse.Namespace) -> int:
             text=tokenizer_options(args),
             check_model=check_model,
         )
-        cut = t("train.tokens", kind=run.tokenizer.kind) if run.tokenizer is not None else ""
+        cut = t(", {kind} tokens", kind=run.tokenizer.kind) if run.tokenizer is not None else ""
         say(
-            "train.run_dir",
+            "run directory {dir}  ({kind}, {params:,} parameters, data {source}{tokens})",
             dir=run.dir,
             kind=run.model.kind,
             params=run.model.num_params(),
@@ -209,7 +290,7 @@ def run_train(args: argparse.Namespace) -> int:
         say_dtype(run, args.overrides)
     if args.use_mine:
         plugged = swap_in(run.model, args.use_mine)
-        say("train.use_mine", dir=args.use_mine, parts=", ".join(plugged))
+        say("your code from {dir} computes: {parts}", dir=args.use_mine, parts=", ".join(plugged))
     if args.debug_shapes:
         from glassformer.inspect.trace import print_shapes_once
 
@@ -225,20 +306,26 @@ def run_train(args: argparse.Namespace) -> int:
         from glassformer.train.record import read_log
 
         files = render(read_log(run.dir), run.dir)
-        say("train.attention_files", files=", ".join(str(f) for f in files))
+        say("attention across training: {files}", files=", ".join(str(f) for f in files))
     if result.status == "nonfinite":
-        say("train.stopped", file=sys.stderr, message=result.message)
+        say("glassformer train: stopped: {message}", file=sys.stderr, message=result.message)
         return EXIT_NONFINITE
     if result.status == "interrupted":
         print(result.message)
-        say("train.resume_with", dir=run.dir, glassformer=runnable())
+        say("Resume with: {glassformer} train --resume {dir}", dir=run.dir, glassformer=runnable())
         return 128 + result.signal if result.signal else EXIT_INTERRUPTED  # 143 after SIGTERM
-    say("train.done", steps=result.step, train=result.train_loss, val=result.val_loss, best=result.best_val)
+    say(
+        "done: {steps} steps, train loss {train:.4f}, val loss {val:.4f} (best {best:.4f})",
+        steps=result.step,
+        train=result.train_loss,
+        val=result.val_loss,
+        best=result.best_val,
+    )
     say_train_speed(run, start_step)
-    say("train.run_dir_plot", dir=run.dir, plot=run.loss_plot)
+    say("run directory {dir}  (loss curve: {plot})", dir=run.dir, plot=run.loss_plot)
     if run.model.samples:
-        say("train.sample_it", dir=run.dir, glassformer=runnable())
-    say("train.look_inside", dir=run.dir, glassformer=runnable())
+        say('sample it:     {glassformer} sample {dir} --prompt "..."', dir=run.dir, glassformer=runnable())
+    say("look inside:   {glassformer} trace --run {dir}", dir=run.dir, glassformer=runnable())
     return 0
 
 
@@ -258,7 +345,11 @@ def say_dtype(run, overrides) -> None:
         return
     cfg = run.trainer.cfg
     _, why, fields = auto_dtype(cfg.device, getattr(run.model, "cfg", None), cfg)  # resolve's answer, and why
-    say("train.dtype_auto", dtype=cfg.dtype, why=t(why, **fields))
+    say(
+        "computes in {dtype} (--dtype=auto: {why}; --dtype=float32 or --dtype=bfloat16 chooses)",
+        dtype=cfg.dtype,
+        why=t(why, **fields),
+    )
 
 
 def _record_attention(run, args: argparse.Namespace) -> None:
@@ -266,7 +357,16 @@ def _record_attention(run, args: argparse.Namespace) -> None:
     from glassformer.train.record import ATTENTION_FILE, AttentionLog, parse_heads, probe_for
 
     if run.model.inputs not in ("tokens", "numbers"):
-        raise UsageError("train.attention_one_stack", kind=run.model.kind, inputs=run.model.inputs, dir=run.dir)
+        raise UsageError(
+            "train.attention_one_stack",
+            "--attention-every records the self-attention of one stack "
+            "(gpt, encoder, regressor); a {kind} model reads {inputs}. "
+            "Drop --attention-every and look at its maps after training: "
+            "glassformer attention --run {dir}",
+            kind=run.model.kind,
+            inputs=run.model.inputs,
+            dir=run.dir,
+        )
     probe, labels = probe_for(run.data, run.trainer.cfg.seq_len)
     run.trainer.callbacks.append(
         AttentionLog(
@@ -289,11 +389,16 @@ DEMO_TEMPERATURE = 0.8  # of the final sample: a little sharper than the model's
 
 
 def register_demo(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("demo", help=t("help.demo"))
-    p.add_argument("--out", default=None, help=t("help.demo.out"))
-    p.add_argument("--max-steps", type=count, default=None, help=t("help.demo.max_steps"))
+    p = subparsers.add_parser("demo", help=t("prepare Shakespeare, train `baby` on the CPU, sample it"))
+    p.add_argument("--out", default=None, help=t("run directory (default: runs/baby-<time>)"))
+    p.add_argument("--max-steps", type=count, default=None, help=t("optimizer steps (default: the baby preset's)"))
     add_threads(p)
-    p.add_argument("--seed", type=seed, default=None, help=t("help.demo.seed"))
+    p.add_argument(
+        "--seed",
+        type=seed,
+        default=None,
+        help=t("seed of the weights, batches and samples (default: the baby preset's)"),
+    )
     p.set_defaults(func=run_demo)
 
 
@@ -305,15 +410,15 @@ def run_demo(args: argparse.Namespace) -> int:
         overrides["max_steps"] = args.max_steps
     if args.seed is not None:
         overrides["seed"] = args.seed
-    say("demo.preparing")
+    say("1) preparing the Shakespeare corpus ...")
     try:
         run = new_run("baby", auto_by_default(overrides), source=DEMO_SOURCE, out=args.out, prompt=DEMO_PROMPT)
     except CorpusUnavailable as e:
-        say("demo.no_text", file=sys.stderr, error=e)
+        say("glassformer demo: could not get the Shakespeare text: {error}", file=sys.stderr, error=e)
         return 1
     cfg = run.trainer.cfg
     say(
-        "demo.training",
+        "2) training `baby` ({params:,} parameters) for {steps} steps of {batch}×{block} characters, into {dir} ...",
         params=run.model.num_params(),
         steps=cfg.max_steps,
         batch=cfg.batch_size,
@@ -335,16 +440,27 @@ def _show_demo(run, result, minutes: float) -> None:
     from glassformer.sample import sample
 
     cfg = run.trainer.cfg
-    say("demo.sample", chars=DEMO_SAMPLE_CHARS, prompt=DEMO_PROMPT, temperature=DEMO_TEMPERATURE)
+    say(
+        "3) sample ({chars} characters after {prompt!r}, temperature {temperature}):\n",
+        chars=DEMO_SAMPLE_CHARS,
+        prompt=DEMO_PROMPT,
+        temperature=DEMO_TEMPERATURE,
+    )
     text = sample(
         run.model, run.data.tokenizer, DEMO_PROMPT, DEMO_SAMPLE_CHARS, temperature=DEMO_TEMPERATURE, seed=cfg.seed
     )[0]
     print(DEMO_PROMPT + text + "\n")
-    say("demo.final", train=result.train_loss, val=result.val_loss, steps=result.step, minutes=minutes)
-    say("demo.run_dir", dir=run.dir)
-    say("demo.loss_curve", path=run.loss_plot)
-    say("demo.attention", path=_attention_heatmap(run))
-    say("demo.more", dir=run.dir, glassformer=runnable())
+    say(
+        "final loss     train {train:.4f}   val {val:.4f}   ({steps} steps, {minutes:.1f} min)",
+        train=result.train_loss,
+        val=result.val_loss,
+        steps=result.step,
+        minutes=minutes,
+    )
+    say("run directory  {dir}", dir=run.dir)
+    say("loss curve     {path}", path=run.loss_plot)
+    say("attention      {path}", path=_attention_heatmap(run))
+    say('more text      {glassformer} sample {dir} --prompt "JULIET:" --seed 1', dir=run.dir, glassformer=runnable())
 
 
 def _attention_heatmap(run) -> str:
@@ -364,14 +480,32 @@ DEFAULT_BUDGET = 1.0  # seconds per measurement: the fastest of the calls made w
 
 
 def register_bench(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("bench", help=t("help.bench"), description=t("help.bench.about"))
-    what = p.add_subparsers(dest="bench_what", metavar="WHAT")
-    m = what.add_parser("machine", help=t("help.bench.machine"), description=t("help.bench.machine"))
-    m.add_argument("--device", default="cpu", help=t("help.bench.device"))
-    m.add_argument(
-        "--budget", type=positive, default=DEFAULT_BUDGET, help=t("help.bench.budget", default=DEFAULT_BUDGET)
+    p = subparsers.add_parser(
+        "bench",
+        help=t("measure this machine: its own peak speed"),
+        description=t(
+            "Measure this machine's speed of light. `glassformer bench "
+            "machine` times a float32 and a bfloat16 matrix product and "
+            "a large memory copy, so a run can say what fraction of the "
+            "machine it uses."
+        ),
     )
-    m.add_argument("--no-save", action="store_true", help=t("help.bench.no_save"))
+    what = p.add_subparsers(dest="bench_what", metavar="WHAT")
+    m = what.add_parser(
+        "machine",
+        help=t("float32 and bfloat16 matrix-product rates and memory bandwidth, measured now"),
+        description=t("float32 and bfloat16 matrix-product rates and memory bandwidth, measured now"),
+    )
+    m.add_argument("--device", default="cpu", help=t("the device to measure: cpu, cuda, cuda:N, mps (default: cpu)"))
+    m.add_argument(
+        "--budget",
+        type=positive,
+        default=DEFAULT_BUDGET,
+        help=t(
+            "seconds spent on each measurement (default: {default}); the fastest call counts", default=DEFAULT_BUDGET
+        ),
+    )
+    m.add_argument("--no-save", action="store_true", help=t("do not keep the figures for later `train` summaries"))
     add_threads(m)
     m.set_defaults(func=run_machine)
     p.set_defaults(func=lambda args: p.print_help() or 2)
@@ -381,17 +515,35 @@ def run_machine(args: argparse.Namespace) -> int:
     from glassformer.devices import check_device, measure_machine, save_peak
 
     if not 0 < args.budget <= 60:
-        raise UsageError("bench.budget", value=args.budget, most=60)
+        raise UsageError(
+            "bench.budget",
+            "--budget {value}: give a number of seconds above 0 and at most {most}.",
+            value=args.budget,
+            most=60,
+        )
     device = check_device(args.device)
     peak = measure_machine(device, budget_s=args.budget)
-    say("bench.machine.title", device=device, threads=peak.threads)
-    say("bench.machine.float32", gflops=peak.float32_flops / 1e9)
-    say("bench.machine.bfloat16", gflops=peak.bfloat16_flops / 1e9, ratio=peak.bf16_speedup)
-    say("bench.machine.bandwidth", gbs=peak.bandwidth / 1e9)
-    key = "bench.machine.bf16_pays" if peak.bf16_pays else "bench.machine.bf16_slow"
+    say("this machine, {device}, {threads} thread(s):", device=device, threads=peak.threads)
+    say("  float32 matrix product   {gflops:9.1f} GFLOP/s", gflops=peak.float32_flops / 1e9)
+    say(
+        "  bfloat16 matrix product  {gflops:9.1f} GFLOP/s  ({ratio:.1f}× float32)",
+        gflops=peak.bfloat16_flops / 1e9,
+        ratio=peak.bf16_speedup,
+    )
+    say("  memory bandwidth         {gbs:9.1f} GB/s (a large copy: read + write)", gbs=peak.bandwidth / 1e9)
+    key = (
+        N_(
+            "bfloat16 products are {ratio:.1f}× faster here: a new run "
+            "(--dtype=auto, the default of train and demo) trains in "
+            "bfloat16 on this machine when its attention is glass and a "
+            "step's batch × seq_len × d_model² is at least {least:,}."
+        )
+        if peak.bf16_pays
+        else N_("bfloat16 products are only {ratio:.1f}× float32 here: --dtype=auto stays in float32 on this machine.")
+    )
     say(key, ratio=peak.bf16_speedup, least=BF16_MIN_WORK)
     if not args.no_save:
-        say("bench.machine.saved", path=save_peak(peak))
+        say("kept in {path} (train's summary divides by these figures)", path=save_peak(peak))
     return 0
 
 
@@ -415,49 +567,99 @@ def say_train_speed(run, start_step: int) -> None:
     ranks = run.trainer.world.size  # tokens/s counts every process's tokens; each has its own peak
     mfu = model_flops / (ranks * peak.flops(dtype))
     if mfu > 1:  # more than the machine can do: the peak is the wrong figure, not the run a marvel
-        say("bench.peak_below_run", mfu=mfu, peak=ranks * peak.flops(dtype) / 1e9, gflops=model_flops / 1e9)
+        say(
+            "speed: {gflops:.1f} GFLOP/s of model arithmetic, {mfu:.0%} "
+            "of this machine's peak ({peak:.3g} GFLOP/s): more than the "
+            "machine can do, so that peak is wrong; `glassformer bench "
+            "machine` measures it again.",
+            mfu=mfu,
+            peak=ranks * peak.flops(dtype) / 1e9,
+            gflops=model_flops / 1e9,
+        )
         return
     say(
-        "bench.train_speed",
+        "speed: {tokens_per_s:,.0f} tokens/s, {gflops:.1f} GFLOP/s "
+        "of model arithmetic = {mfu:.0%} of this machine's {dtype} "
+        "matrix-product peak ({peak:.1f} GFLOP/s, {how})",
         tokens_per_s=tokens_per_s,
         gflops=model_flops / 1e9,
         mfu=mfu,
         dtype=dtype,
         peak=ranks * peak.flops(dtype) / 1e9,
-        how=t("bench.peak_saved" if careful else "bench.peak_quick"),
+        how=t(
+            N_("measured by `glassformer bench machine`")
+            if careful
+            else N_("a quick probe; `glassformer bench machine` measures it carefully")
+        ),
     )
     if dtype == "float32" and resolve_dtype("auto", cfg.device, run.model.cfg, cfg) == "bfloat16":
-        say("bench.bf16_hint", ratio=peak.bf16_speedup)  # float32 was asked for where auto would take bf16
+        say(
+            "this machine's bfloat16 products are {ratio:.1f}× faster, "
+            "and this run is big enough for them to pay: leave --dtype "
+            "out (auto) or give --dtype=bfloat16 (docs/performance.md: "
+            "the losses stay within 0.1%)",
+            ratio=peak.bf16_speedup,
+        )  # float32 was asked for where auto would take bf16
 
 
 # ---- import gpt2, export gpt2 --------------------------------------------------------------------
 def register_interop(subparsers: argparse._SubParsersAction) -> None:
-    imp = subparsers.add_parser("import", help=t("help.import"))
+    imp = subparsers.add_parser("import", help=t("read a model saved by another library into a run directory"))
     formats = imp.add_subparsers(
         dest="import_format", metavar="{gpt2,llama,qwen3,mistral,mixtral,qwen3_moe,deepseek_v3}", required=True
     )
-    p = formats.add_parser("gpt2", help=t("help.import.gpt2"), description=t("help.import.gpt2.about"))
+    p = formats.add_parser(
+        "gpt2",
+        help=t("a Hugging Face GPT-2 directory (config.json, weights, vocab.json, merges.txt) into a run"),
+        description=t(
+            "Read a GPT-2 that transformers saved (save_pretrained, or a "
+            "downloaded model folder) into a glassformer run directory "
+            "that sample, trace, attention and explore open. Nothing is "
+            "downloaded."
+        ),
+    )
     parsers = [p]
     for family in IMPORTED_FAMILIES:  # the modern decoder's families (models/llama.py)
-        parsers.append(formats.add_parser(family, help=t("help.import.hf", family=family)))
+        parsers.append(
+            formats.add_parser(
+                family,
+                help=t(
+                    "a Hugging Face {family} directory (config.json, safetensors, tokenizer.json) into a run",
+                    family=family,
+                ),
+            )
+        )
     for p in parsers:
-        p.add_argument("source", metavar="DIR", help=t("help.import.gpt2.source"))
-        p.add_argument("--out", metavar="RUN", required=True, help=t("help.import.gpt2.out"))
+        p.add_argument("source", metavar="DIR", help=t("the model directory"))
+        p.add_argument("--out", metavar="RUN", required=True, help=t("the run directory to write"))
         add_threads(p)
         p.set_defaults(func=run_import)
 
-    exp = subparsers.add_parser("export", help=t("help.export"))
+    exp = subparsers.add_parser("export", help=t("write a run's model in another library's format"))
     formats = exp.add_subparsers(dest="export_format", metavar="{gpt2,llama}", required=True)
-    gpt2 = formats.add_parser("gpt2", help=t("help.export.gpt2"), description=t("help.export.gpt2.about"))
+    gpt2 = formats.add_parser(
+        "gpt2",
+        help=t("a run's GPT as a Hugging Face GPT-2 directory"),
+        description=t(
+            "Write a run's GPT (GPT-2's shape, GPT-2's tokenizer: a run "
+            "made by `glassformer import gpt2`, then perhaps changed) as "
+            "a directory that GPT2LMHeadModel.from_pretrained and "
+            "GPT2Tokenizer.from_pretrained load."
+        ),
+    )
     for p in (
         gpt2,
         formats.add_parser(
-            "llama", help=t("help.export.hf", family="Llama / Qwen3 / Mistral / Mixtral / Qwen3-MoE / DeepSeek-V3")
+            "llama",
+            help=t(
+                "a run's GPT as a Hugging Face {family} directory",
+                family="Llama / Qwen3 / Mistral / Mixtral / Qwen3-MoE / DeepSeek-V3",
+            ),
         ),
     ):
-        p.add_argument("run", metavar="RUN", help=t("help.export.gpt2.run"))
-        p.add_argument("--out", metavar="DIR", required=True, help=t("help.export.gpt2.out"))
-        p.add_argument("--best", action="store_true", help=t("help.export.gpt2.best"))
+        p.add_argument("run", metavar="RUN", help=t("the run directory"))
+        p.add_argument("--out", metavar="DIR", required=True, help=t("the directory to write (new or empty)"))
+        p.add_argument("--best", action="store_true", help=t("export best.safetensors (lowest val loss)"))
         add_threads(p)
         p.set_defaults(func=run_export)
 
@@ -478,7 +680,8 @@ def run_import(args: argparse.Namespace) -> int:
     out = import_checkpoint(args.source, args.out, args.import_format)
     model, tokenizer, _ = load_model(out)  # read back as every verb will
     say(
-        "import.done",
+        "imported {source} -> {out}  ({kind}, {params:,} parameters, "
+        "{layers} layers, vocab {vocab:,}, {positions} positions)",
         source=args.source,
         out=out,
         kind=model.kind,
@@ -487,8 +690,8 @@ def run_import(args: argparse.Namespace) -> int:
         vocab=tokenizer.vocab_size,
         positions=model.cfg.max_len,
     )
-    say("train.sample_it", dir=out, glassformer=runnable())
-    say("import.look_inside", dir=out, glassformer=runnable())
+    say('sample it:     {glassformer} sample {dir} --prompt "..."', dir=out, glassformer=runnable())
+    say("look inside:   {glassformer} trace --run {dir}   (or attention, explore)", dir=out, glassformer=runnable())
     return 0
 
 
@@ -497,9 +700,13 @@ def run_export(args: argparse.Namespace) -> int:
 
     out = export_checkpoint(args.run, args.out, best=args.best, family=args.export_format)
     if args.export_format == "gpt2":
-        say("export.done", run=args.run, out=out)
-        say("export.load_it", out=repr(str(out)))
+        say(
+            "exported {run} -> {out}  (config.json, model.safetensors, vocab.json, merges.txt, tokenizer_config.json)",
+            run=args.run,
+            out=out,
+        )
+        say("load it:       GPT2LMHeadModel.from_pretrained({out})", out=repr(str(out)))
     else:
-        say("export.hf.done", run=args.run, out=out)
-        say("export.hf.load_it", out=repr(str(out)))
+        say("exported {run} -> {out}  (config.json, model.safetensors, tokenizer.json)", run=args.run, out=out)
+        say("load it:       AutoModelForCausalLM.from_pretrained({out})", out=repr(str(out)))
     return 0

@@ -42,7 +42,7 @@ import numpy as np
 import torch
 
 from glassformer.errors import UsageError
-from glassformer.messages import in_language, t
+from glassformer.messages import N_, in_language, t
 
 ATOL = 1e-10  # float64 everywhere: a right answer differs from the reference by rounding only
 
@@ -144,7 +144,7 @@ SOFTMAX = Rule(
         "LogSoftmax",
         "scaled_dot_product_attention",
     ),
-    "exercise.forbid.softmax",
+    N_("PyTorch's softmax: this exercise is to write it."),
 )
 ATTENTION = Rule(
     (
@@ -158,7 +158,7 @@ ATTENTION = Rule(
         "TransformerDecoderLayer",
         "flash_attention",
     ),
-    "exercise.forbid.attention",
+    N_("PyTorch's built-in attention: this exercise is to write it."),
 )
 LAYER_NORM = Rule(
     (
@@ -172,13 +172,15 @@ LAYER_NORM = Rule(
         "rms_norm",
         "RMSNorm",
     ),
-    "exercise.forbid.layer_norm",
+    N_("a built-in normalisation: this exercise is to write it."),
 )
-LINEAR = Rule(("Linear", "linear", "bilinear", "addmm", "Sequential"), "exercise.forbid.linear")
-GELU = Rule(("gelu", "GELU"), "exercise.forbid.gelu")
+LINEAR = Rule(
+    ("Linear", "linear", "bilinear", "addmm", "Sequential"), N_("a built-in linear layer: write x @ W.T + b.")
+)
+GELU = Rule(("gelu", "GELU"), N_("PyTorch's GELU: write it with torch.erf (or torch.tanh for 'gelu_tanh')."))
 LOSS = Rule(
     ("cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss", "log_softmax", "LogSoftmax", "kl_div"),
-    "exercise.forbid.loss",
+    N_("a built-in loss or log-softmax: this exercise is to write it."),
 )
 
 
@@ -251,8 +253,14 @@ def get(name: str) -> Exercise:
     key = name.strip().replace("-", "_").removesuffix(".py")
     if key not in ORDER:
         near = difflib.get_close_matches(key, ORDER, n=1)
-        hint = t("error.config.did_you_mean", near=near[0]) if near else ""
-        raise UsageError("error.exercise.unknown", name=name, hint=hint, n=len(ORDER))
+        hint = t(" Did you mean {near!r}?", near=near[0]) if near else ""
+        raise UsageError(
+            "exercise.unknown",
+            "no exercise called {name!r}.{hint} `glassformer exercise list` shows all {n}.",
+            name=name,
+            hint=hint,
+            n=len(ORDER),
+        )
     return all_exercises()[key]
 
 

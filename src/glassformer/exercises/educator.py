@@ -54,7 +54,13 @@ def grade(
     submissions, out_csv = Path(submissions), Path(out_csv)
     students = sorted(p for p in submissions.iterdir() if p.is_dir() and not p.name.startswith("."))
     if not students:
-        raise NotFound("error.exercise.no_students", folder=submissions)
+        raise NotFound(
+            "exercise.no_students",
+            "{folder} holds no student folders (one folder per student, "
+            "each with that student's exercise files, e.g. "
+            "alice/softmax.py).",
+            folder=submissions,
+        )
     names = [catalog.get(n).name for n in names] if names else list(catalog.ORDER)
     items = [(n, s / f"{n}.py") for s in students for n in names]
     # one worker for the class (torch imported once), each file in a process of its own forked from
@@ -111,37 +117,29 @@ def summary(rows: list[dict], names: list[str], lang: str | None = None, sandbox
     students = list(dict.fromkeys(r["student"] for r in rows))
     by = {(r["student"], r["exercise"]): r for r in rows}
     lines = [
-        f"# {t('exercise.msg.grade.title')}",
+        f"# {t('Exercise grades')}",
         "",
         sandbox_line(sandbox),
         "",
         t(
-            "exercise.msg.grade.legend",
+            "Legend: {marks}",
             marks=", ".join(f"{m} {t(STATUS[s])}" for s, m in STATUS_MARK.items()),
         ),
         "",
     ]
-    lines.append(
-        "| "
-        + t("exercise.msg.grade.col.student")
-        + " | "
-        + " | ".join(names)
-        + " | "
-        + t("exercise.msg.grade.col.passed")
-        + " |"
-    )
+    lines.append("| " + t("student") + " | " + " | ".join(names) + " | " + t("passed") + " |")
     lines.append("|---" * (len(names) + 2) + "|")
     for s in students:
         marks = [STATUS_MARK[by[s, n]["status"]] for n in names]
         passed = sum(by[s, n]["status"] == "passed" for n in names)
         lines.append(f"| {s} | " + " | ".join(marks) + f" | {passed}/{len(names)} |")
-    lines += ["", f"## {t('exercise.msg.grade.per_exercise')}", ""]
+    lines += ["", f"## {t('Students passing each exercise')}", ""]
     for n in names:
         passed = sum(by[s, n]["status"] == "passed" for s in students)
         lines.append(f"- {n}: {passed}/{len(students)}")
     mistakes = Counter((r["exercise"], r["mistake"], r["detail"]) for r in rows if r["mistake"])
     if mistakes:
-        lines += ["", f"## {t('exercise.msg.grade.mistakes')}", ""]
+        lines += ["", f"## {t('Recognised mistakes, most frequent first')}", ""]
         for (n, mistake, detail), count in mistakes.most_common():
             lines.append(f"- {n} · `{mistake}` × {count}: {detail}")
     return "\n".join(lines) + "\n"

@@ -34,11 +34,26 @@ def check_ready(folder: Path) -> None:
     """All of REQUIRED pass the grader; otherwise a clear error saying which and how to fix them."""
     missing = [name for name in REQUIRED if not (folder / f"{name}.py").is_file()]
     if missing:
-        raise NotFound("error.exercise.use_mine.missing", folder=folder, files=", ".join(f"{m}.py" for m in missing))
+        raise NotFound(
+            "exercise.use_mine.missing",
+            "--use-mine {folder}: no {files} there. Write them with "
+            "`glassformer exercise start NAME --dir {folder}` and make "
+            "them pass first.",
+            folder=folder,
+            files=", ".join(f"{m}.py" for m in missing),
+        )
     reports = grading.check_many([(name, folder / f"{name}.py") for name in REQUIRED])
     failing = [r.exercise for r in reports if not r.passed]
     if failing:
-        raise UsageError("error.exercise.use_mine.failing", folder=folder, failing=", ".join(failing), first=failing[0])
+        raise UsageError(
+            "exercise.use_mine.failing",
+            "--use-mine {folder}: {failing} do not pass yet; run "
+            "`glassformer exercise check {first} --dir {folder}` to see "
+            "why.",
+            folder=folder,
+            failing=", ".join(failing),
+            first=failing[0],
+        )
 
 
 def check_config(cfg, folder: Path | None = None) -> None:
@@ -47,13 +62,20 @@ def check_config(cfg, folder: Path | None = None) -> None:
     calls this before it makes the run directory, so a failure leaves nothing behind)."""
     problems = []
     if cfg.dropout > 0:
-        problems.append(t("exercise.use_mine.dropout", dropout=cfg.dropout))
+        problems.append(t("dropout={dropout} (your functions have no dropout: pass --dropout=0)", dropout=cfg.dropout))
     if cfg.mha_style != "packed":
-        problems.append(t("exercise.use_mine.mha_style", style=cfg.mha_style))
+        problems.append(
+            t(
+                "mha_style='{style}' (your multi-head attention reads one packed qkv matrix: pass --mha_style=packed)",
+                style=cfg.mha_style,
+            )
+        )
     if cfg.norm != "pre":
-        problems.append(t("exercise.use_mine.norm", norm=cfg.norm))
+        problems.append(t("norm='{norm}' (your block is pre-LN: pass --norm=pre)", norm=cfg.norm))
     if problems:
-        raise UsageError("error.exercise.use_mine.model", problems="; ".join(problems))
+        raise UsageError(
+            "exercise.use_mine.model", "--use-mine cannot compute this model: {problems}.", problems="; ".join(problems)
+        )
     if folder is not None:
         trial(cfg, Path(folder).expanduser())
 
@@ -79,7 +101,14 @@ def trial(cfg, folder: Path) -> None:
     try:
         model(x).float().sum().backward()  # (B, T, V) -> a scalar
     except Exception as e:  # noqa: BLE001 - the learner's code: any error is theirs to fix
-        raise UsageError("error.exercise.use_mine.trial", folder=folder, error=f"{type(e).__name__}: {e}") from e
+        raise UsageError(
+            "exercise.use_mine.trial",
+            "--use-mine {folder}: your functions pass one by one but "
+            "fail together in the model ({error}); nothing was written. "
+            "Fix it and run the same command again.",
+            folder=folder,
+            error=f"{type(e).__name__}: {e}",
+        ) from e
 
 
 def learner_functions(folder: Path) -> tuple:

@@ -89,6 +89,8 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from glassformer.messages import N_
+
 # -------------------------------------------------------------------------------- the parent
 
 CHILD = Path(__file__)  # this file, run as a script
@@ -738,7 +740,9 @@ def _readable(read: list[str], denied: list[str]) -> list[str]:
 
 TEXT_LIMIT = 2000  # characters of captured output or error text kept per job
 MEMORY_HEADROOM = 2 << 30  # bytes of address space the learner's code may add to torch's own
-GLASSFORMER = "exercise.forbid.glassformer"  # the rule's text key: glassformer is what the answer is graded against
+GLASSFORMER = N_(
+    "glassformer itself: it is what your code is graded against; write your own."
+)  # the rule's text key: glassformer is what the answer is graded against
 
 
 def main(mode: str = "off") -> None:
@@ -1052,7 +1056,9 @@ def _learner_line(folder: str) -> dict:
 
 
 GRAPH_LIMIT = 100_000  # nodes of an output's autograd graph looked at (an exercise's are a few dozen)
-GUARD = "exercise.forbid.guard"  # the rule's text key: the grader's guard was switched off or changed
+GUARD = N_(
+    "the grader's check of forbidden operations was switched off or changed while your code ran: it must stay on."
+)  # the rule's text key: the grader's guard was switched off or changed
 
 
 class Guard:

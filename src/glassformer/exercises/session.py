@@ -59,28 +59,28 @@ def overview(folder: Path, lang: str | None = None) -> tuple[str, int]:
     for i, name in enumerate(catalog.ORDER, 1):
         status = status_of(folder, name)
         base, _, changed = status.partition("+")
-        label = t(STATUS[base]) + (" · " + t("exercise.msg.status.changed") if changed else "")
+        label = t(STATUS[base]) + (" · " + t("edited since") if changed else "")
         rows.append((str(i), name, label, t(catalog.get(name).title), base))
     head = (
-        t("exercise.msg.list.col.n"),
-        t("exercise.msg.list.col.name"),
-        t("exercise.msg.list.col.status"),
-        t("exercise.msg.list.col.title"),
+        t("#"),
+        t("exercise"),
+        t("status"),
+        t("what you write"),
     )
     widths = [max(_width(r[k]) for r in rows + [head]) for k in range(3)]
-    lines = [t("exercise.msg.list.folder", folder=folder), ""]
+    lines = [t("Exercises, in data-flow order (your folder: {folder})", folder=folder), ""]
     for r in [head] + rows:
         lines.append("  ".join(_pad(r[k], widths[k]) for k in range(3)) + "  " + r[3])
     passed = sum(r[4] == "passed" for r in rows)
     todo = next((r[1] for r in rows if r[4] != "passed"), None)
     lines.append("")
     if todo is None:
-        lines.append(t("exercise.msg.list.all_done", total=len(rows)))
+        lines.append(t("All {total} passing: every component of the model written by hand.", total=len(rows)))
     else:
         verb = "start" if status_of(folder, todo) == "not_started" else "check"
         lines.append(
             t(
-                "exercise.msg.list.summary",
+                "{passed} of {total} passing. Next: {command}",
                 passed=passed,
                 total=len(rows),
                 command=f"glassformer exercise {verb} {todo}",
@@ -102,9 +102,19 @@ def _pad(s: str, width: int) -> str:
 def start(name: str, folder: Path, lang: str | None = None) -> tuple[str, int]:
     path, written = write_skeleton(name, Path(folder), lang)
     if written:
-        return t("exercise.msg.start.wrote", path=path, name=catalog.get(name).name), 0
+        return t(
+            "Wrote {path}. Fill in the TODO, then run:  glassformer exercise check {name}",
+            path=path,
+            name=catalog.get(name).name,
+        ), 0
     backup = path.with_name(path.stem + ".old.py")
-    return t("exercise.msg.start.exists", path=path, backup=backup), 1
+    return t(
+        "{path} already exists: nothing was written (your work is "
+        "never overwritten). To start over, move it away first, "
+        "e.g.  mv {path} {backup}  and run start again.",
+        path=path,
+        backup=backup,
+    ), 1
 
 
 @speaks
@@ -126,16 +136,23 @@ def hint(name: str, folder: Path, lang: str | None = None, show_all: bool = Fals
     if show_all:
         upto = len(ex.hints)
     elif shown >= len(ex.hints):
-        return t("exercise.msg.hint.none", name=ex.name), 0
+        return t(
+            "No more hints for {name}: all three are shown (--all "
+            "repeats them). The solution comes after a passing check, or "
+            "with  glassformer exercise solution {name} --give-up.",
+            name=ex.name,
+        ), 0
     else:
         upto = shown + 1
     update(folder, ex.name, hints=max(shown, upto))
     first = 1 if show_all else upto
     lines = []
     for k in range(first, upto + 1):
-        lines += [t("exercise.msg.hint", k=k, n=len(ex.hints), name=ex.name), "  " + t(ex.hints[k - 1]), ""]
+        lines += [t("Hint {k} of {n} for {name}:", k=k, n=len(ex.hints), name=ex.name), "  " + t(ex.hints[k - 1]), ""]
     if upto < len(ex.hints):
-        lines.append(t("exercise.msg.hint.more", name=ex.name))
+        lines.append(
+            t("(run  glassformer exercise hint {name}  again for the next one; --all shows all)", name=ex.name)
+        )
     return "\n".join(lines).rstrip(), 0
 
 
@@ -144,11 +161,20 @@ def solution(name: str, folder: Path, lang: str | None = None, give_up: bool = F
     ex = catalog.get(name)
     record = entry(folder, ex.name)
     if not record.get("ever_passed") and not give_up:
-        return t("exercise.msg.solution.refused", name=ex.name), 1
+        return t(
+            "The solution of {name} is shown once your check passes "
+            "(glassformer exercise check {name}). To see it now anyway: "
+            "glassformer exercise solution {name} --give-up",
+            name=ex.name,
+        ), 1
     text = ex.solution
     if give_up and not record.get("ever_passed") and Path(folder).is_dir():
         update(folder, ex.name, gave_up=True)
-    return t("exercise.msg.solution.header", name=ex.name, path=f"defs/{ex.name}.py") + "\n\n" + text, 0
+    return t(
+        "# Reference solution of {name} (SOLUTION in glassformer/exercises/{path})",
+        name=ex.name,
+        path=f"defs/{ex.name}.py",
+    ) + "\n\n" + text, 0
 
 
 # --------------------------------------------------------------------------------------- skeletons
@@ -158,7 +184,10 @@ def solution(name: str, folder: Path, lang: str | None = None, give_up: bool = F
 def skeleton_text(ex: Exercise, lang: str | None = None) -> str:
     fns = ", ".join(f.name for f in ex.functions)
     head = t(
-        "exercise.skel.header",
+        "Exercise {n}/{total} · {name} — {title}\n\nWrite {fns} below, "
+        "by hand. Check your work with\n    glassformer exercise "
+        "check {name}\nand ask for hints, one at a time, with\n    "
+        "glassformer exercise hint {name}",
         n=catalog.number(ex.name),
         total=len(catalog.ORDER),
         name=ex.name,
@@ -173,15 +202,24 @@ def skeleton_text(ex: Exercise, lang: str | None = None) -> str:
 
 def _function(ex: Exercise, f: Function) -> str:
     doc = t(f.doc).strip("\n").splitlines()
-    doc += ["", t("exercise.skel.allowed") + " " + "; ".join(ex.allowed)] if ex.allowed else []
+    doc += ["", t("Use:") + " " + "; ".join(ex.allowed)] if ex.allowed else []
     refused = [n for rule in ex.forbidden for n in rule.names[:4]]
     if refused:
-        doc += [t("exercise.skel.forbidden") + " " + ", ".join(refused) + " …"]
-    doc += [t("exercise.skel.never")]
+        doc += [t("Not allowed here:") + " " + ", ".join(refused) + " …"]
+    doc += [t("Never: importing glassformer (it is what you are graded against), exec/eval.")]
     if ex.plugs_into and ex.name in plug.REQUIRED:  # what `glassformer train --use-mine DIR` swaps in
-        doc += ["", t("exercise.skel.plugs", target=ex.plugs_into, required=", ".join(plug.REQUIRED))]
+        doc += [
+            "",
+            t(
+                "Once it passes (with {required}), `glassformer train "
+                "--use-mine DIR` trains a model with your code in place of "
+                "{target} (docs/exercises.md).",
+                target=ex.plugs_into,
+                required=", ".join(plug.REQUIRED),
+            ),
+        ]
     elif ex.plugs_into:
-        doc += ["", t("exercise.skel.mirrors", target=ex.plugs_into)]
+        doc += ["", t("It computes what {target} computes in glassformer (docs/exercises.md).", target=ex.plugs_into)]
     body = "\n".join(("    " + line).rstrip() for line in doc)
     todo = "\n".join("    # " + line for line in t(ex.todo).splitlines())
     return (

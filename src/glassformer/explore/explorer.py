@@ -70,13 +70,27 @@ from glassformer.explore.panels import bars, find_structure, readout
 from glassformer.explore.repeats import zero_heads
 from glassformer.explore.requests import LIMITS, SPECS, RequestError, check_range, read
 from glassformer.inspect.trace import token_labels, trace
-from glassformer.messages import translated
+from glassformer.messages import N_, translated
 from glassformer.sample import draw, next_logits, next_probs, open_cache, visible
 
 # why next and generate refuse a model: it reads numbers, not tokens; it writes no text
 NEEDS_TOKENS = {
-    "next": ("error.explore.numbers_only.next", "error.explore.no_text.next"),
-    "generate": ("error.explore.numbers_only.generate", "error.explore.no_text.generate"),
+    "next": (
+        N_(
+            "this model ({kind}) reads numbers and predicts numbers: "
+            "there are no next-token probabilities. Its predictions come "
+            "with /api/analyze."
+        ),
+        N_("a {kind} model does not write text: it has no next-token probabilities."),
+    ),
+    "generate": (
+        N_(
+            "this model ({kind}) reads numbers and predicts numbers: "
+            "there is no generation. Its predictions come with "
+            "/api/analyze."
+        ),
+        N_("a {kind} model does not write text: it cannot generate."),
+    ),
 }
 MAX_TRACES = 256  # shape traces kept, one per (input length, language): a few KiB each
 
@@ -86,7 +100,15 @@ class Explorer:
         """source: what the page's header names, a plain string or (catalogue key, fields) said in
         each language the page asks for; example: the first input (a run's own training text)."""
         if model.inputs not in ("tokens", "numbers"):  # an encoder-decoder reads two sequences: no page for it
-            raise UsageError("error.explore.kind", kind=model.kind, inputs=model.inputs)
+            raise UsageError(
+                "explore.kind",
+                "the explorer shows a model that reads one sequence (tokens "
+                "or numbers); this run is kind {kind!r}, which reads "
+                "{inputs}. Look inside it with glassformer trace --run or "
+                "glassformer attention --run instead.",
+                kind=model.kind,
+                inputs=model.inputs,
+            )
         self.model, self.tokenizer, self.source, self.limits = model.eval(), tokenizer, source, limits
         self.example = example
         if model.cfg.attention != "glass":  # the fused path forms no matrices to show
@@ -102,7 +124,12 @@ class Explorer:
     def handle(self, endpoint: str, body: dict) -> dict:
         if endpoint not in SPECS:
             raise RequestError(
-                "error.explore.no_endpoint", 404, "not_found", endpoint=endpoint, endpoints=", ".join(SPECS)
+                "explore.no_endpoint",
+                "no endpoint '{endpoint}'; there are {endpoints}.",
+                404,
+                "not_found",
+                endpoint=endpoint,
+                endpoints=", ".join(SPECS),
             )
         req = read(body, SPECS[endpoint])
         with self.lock, torch.no_grad():
@@ -128,7 +155,9 @@ class Explorer:
         else:
             ids = panels.numbers(self, req)
         if not ids:
-            raise RequestError("error.explore.empty", 422, "empty")
+            raise RequestError(
+                "explore.empty", "the input is empty: type some text (or numbers, for a regressor).", 422, "empty"
+            )
         steps = len(ids) if self.reads_tokens else len(ids) // self.model.cfg.d_in
         if steps > max_len:
             notes.append({"code": "cropped", "kept": max_len, "total": steps})
@@ -141,8 +170,20 @@ class Explorer:
         """Validated (layer, head) pairs and the z-hook functions that zero them."""
         pairs = frozenset(
             (
-                check_range("layer", layer, len(self.structure.layers), "error.explore.range.layers"),
-                check_range("head", h, self.model.cfg.n_heads, "error.explore.range.heads"),
+                check_range(
+                    "layer",
+                    layer,
+                    len(self.structure.layers),
+                    "explore.range.layers",
+                    N_("{field}={value} is out of range: this model has {size} attention layers (0 to {last})."),
+                ),
+                check_range(
+                    "head",
+                    h,
+                    self.model.cfg.n_heads,
+                    "explore.range.heads",
+                    N_("{field}={value} is out of range: this model has {size} heads (0 to {last})."),
+                ),
             )
             for layer, h in req["ablate"]
         )
@@ -150,7 +191,12 @@ class Explorer:
         for layer in sorted({lay for lay, _ in pairs}):
             z = self.structure.layers[layer].z
             if z is None:
-                raise RequestError("error.explore.no_z_hook", 422, layer=layer)
+                raise RequestError(
+                    "explore.no_z_hook",
+                    "attention layer {layer} declares no heads' output hook: it cannot be ablated.",
+                    422,
+                    layer=layer,
+                )
             z_points[layer] = z
         return pairs, zero_heads(self.model.cfg.n_heads, pairs, z_points.__getitem__)
 
@@ -168,14 +214,38 @@ class Explorer:
     def _view(self, req: dict) -> tuple[int, int, str]:
         stages = self.structure.stages
         if not stages:
-            raise RequestError("error.explore.no_stages", 422)
+            raise RequestError(
+                "explore.no_stages", "this model declares no attention matrices (no hook on B H T_q T_k).", 422
+            )
         stage = req["stage"] or stages[-1]  # default: the last matrix a layer makes (the softmax weights)
         if stage not in stages:
             raise RequestError(
-                "error.explore.stage", 422, "out_of_range", field="stage", stage=stage, stages=", ".join(stages)
+                "explore.stage",
+                "stage '{stage}' is not an attention stage of this model; it has {stages}.",
+                422,
+                "out_of_range",
+                field="stage",
+                stage=stage,
+                stages=", ".join(stages),
             )
-        layer = check_range("layer", req["layer"], len(self.structure.layers), "error.explore.range.layers")
-        return layer, check_range("head", req["head"], self.model.cfg.n_heads, "error.explore.range.heads"), stage
+        layer = check_range(
+            "layer",
+            req["layer"],
+            len(self.structure.layers),
+            "explore.range.layers",
+            N_("{field}={value} is out of range: this model has {size} attention layers (0 to {last})."),
+        )
+        return (
+            layer,
+            check_range(
+                "head",
+                req["head"],
+                self.model.cfg.n_heads,
+                "explore.range.heads",
+                N_("{field}={value} is out of range: this model has {size} heads (0 to {last})."),
+            ),
+            stage,
+        )
 
     def _shape(self, req: dict) -> tuple[float, int | None, float | None]:
         top_k, top_p = req["top_k"] or None, req["top_p"] if req["top_p"] < 1 else None
@@ -240,7 +310,13 @@ class Explorer:
     def vectors(self, req: dict) -> dict:
         x, _, _ = self._input(req)
         layer, head, _ = self._view(req)
-        token = check_range("token", req["token"], x.size(1), "error.explore.range.tokens")
+        token = check_range(
+            "token",
+            req["token"],
+            x.size(1),
+            "explore.range.tokens",
+            N_("{field}={value} is out of range: this input has {size} tokens (0 to {last})."),
+        )
         _, hooks = self._ablation(req)
         names = self.structure.layers[layer].vectors
         _, cache = self._run(x, hooks, names)
@@ -264,7 +340,12 @@ class Explorer:
     def generate(self, req: dict) -> dict:
         self._needs_tokens("generate")
         if not req["ids"]:
-            raise RequestError("error.explore.generate_empty", 422, "empty")
+            raise RequestError(
+                "explore.generate_empty",
+                "generate needs 'ids': the token ids so far (from analyze), at least one.",
+                422,
+                "empty",
+            )
         ids = panels.encode(self, {"ids": req["ids"], "text": None})
         pairs, hooks = self._ablation(req)
         found = self.generations.resume(req["session"], ids, pairs)
@@ -294,9 +375,9 @@ class Explorer:
         """next and generate need a model that reads and writes tokens."""
         numbers_only, no_text = NEEDS_TOKENS[endpoint]
         if not self.reads_tokens:
-            raise RequestError(numbers_only, 422, "no_tokens", kind=self.model.kind)
+            raise RequestError(f"explore.numbers_only.{endpoint}", numbers_only, 422, "no_tokens", kind=self.model.kind)
         if not self.model.samples:
-            raise RequestError(no_text, 422, "no_tokens", kind=self.model.kind)
+            raise RequestError(f"explore.no_text.{endpoint}", no_text, 422, "no_tokens", kind=self.model.kind)
 
 
 # ────────────────────────────────────────────────────────────────────────────────────────────────
@@ -385,12 +466,23 @@ def _causal_prompts(ex, req: dict) -> tuple[torch.Tensor, torch.Tensor | None]:
     max_len = ex.model.cfg.max_len
     clean = panels.encode(ex, {"text": req["text"]})[-max_len:]
     if not clean:
-        raise RequestError("error.explore.empty", 422, "empty")
+        raise RequestError(
+            "explore.empty", "the input is empty: type some text (or numbers, for a regressor).", 422, "empty"
+        )
     if not req["corrupt"]:
         return torch.tensor([clean]), None
     corrupt = panels.encode(ex, {"text": req["corrupt"]})[-max_len:]
     if len(corrupt) != len(clean):
-        raise RequestError("error.explore.causal.lengths", 422, "lengths", clean=len(clean), corrupt=len(corrupt))
+        raise RequestError(
+            "explore.causal.lengths",
+            "The corrupted text has {corrupt} tokens and the text "
+            "{clean}; patching copies position by position, so make them "
+            "the same number of tokens.",
+            422,
+            "lengths",
+            clean=len(clean),
+            corrupt=len(corrupt),
+        )
     with _refused_as_request():
         views.different(clean, corrupt, ex.tokenizer)
     return torch.tensor([clean]), torch.tensor([corrupt])  # (1, T), (1, T)
@@ -434,12 +526,27 @@ def patch_cell(ex, req: dict) -> dict:
 
     clean, corrupt = _causal_prompts(ex, req)
     if corrupt is None:
-        raise RequestError("error.explore.causal.no_corrupt", 422, "empty")
+        raise RequestError(
+            "explore.causal.no_corrupt",
+            "Type a corrupted text first: a patch copies from the text into it.",
+            422,
+            "empty",
+        )
     point, by = PATCH_KINDS[req["kind"]]
-    layer = check_range("layer", req["layer"], ex.model.cfg.n_layers, "error.explore.range.layers")
+    layer = check_range(
+        "layer",
+        req["layer"],
+        ex.model.cfg.n_layers,
+        "explore.range.layers",
+        N_("{field}={value} is out of range: this model has {size} attention layers (0 to {last})."),
+    )
     size = clean.shape[1] if req["kind"] == "position" else ex.model.cfg.n_heads
-    out_of_range = "error.explore.range.tokens" if req["kind"] == "position" else "error.explore.range.heads"
-    index = check_range("index", req["index"], size, out_of_range)
+    out_of_range = (
+        ("explore.range.tokens", N_("{field}={value} is out of range: this input has {size} tokens (0 to {last})."))
+        if req["kind"] == "position"
+        else ("explore.range.heads", N_("{field}={value} is out of range: this model has {size} heads (0 to {last})."))
+    )
+    index = check_range("index", req["index"], size, *out_of_range)
     a, w = _answer_and_wrong(ex, clean, corrupt)
     with _refused_as_request():  # the grids' own refusal: a cell means nothing without a gap either
         views.check_gap(*views._gap(ex.model, clean, corrupt, a, w))
@@ -454,5 +561,11 @@ def patch_cell(ex, req: dict) -> dict:
     base = ex.model(corrupt)[0, -1]  # (V,)
     shape = ex._shape(req)
     out = bars(logits, next_probs(logits[None], *shape)[0], ex.labels, next_probs(base[None], *shape)[0])
-    return {**out, "base": "corrupted", "kind": req["kind"], "layer": layer, "index": index,
-            "logit_diff": round(float(logits[a] - logits[w]), 4)}  # fmt: skip
+    return {
+        **out,
+        "base": "corrupted",
+        "kind": req["kind"],
+        "layer": layer,
+        "index": index,
+        "logit_diff": round(float(logits[a] - logits[w]), 4),
+    }

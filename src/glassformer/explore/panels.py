@@ -120,7 +120,15 @@ def readout(model) -> Callable[[torch.Tensor], torch.Tensor]:
     C, n_out = model.cfg.d_model, model.n_outputs
     heads = [m for m in model.children() if isinstance(m, nn.Linear) and m.in_features == C and m.out_features == n_out]
     if not heads:
-        raise Unsupported("error.explore.no_readout", model=type(model).__name__, d_model=C, n_out=n_out)
+        raise Unsupported(
+            "explore.no_readout",
+            "{model} has no Linear layer from d_model={d_model} to its "
+            "{n_out} outputs among its top-level modules: the logit lens "
+            "needs one.",
+            model=type(model).__name__,
+            d_model=C,
+            n_out=n_out,
+        )
     head, final_norm = heads[-1], model.ln_final
     return lambda h: head(final_norm(h))
 
@@ -165,23 +173,32 @@ def encode(ex, req: dict) -> list[int]:
     """Token ids from exactly one of 'text' and 'ids'."""
     text, ids = req.get("text"), req.get("ids")
     if (text is None) == (ids is None):
-        raise RequestError("error.explore.text_or_ids")
+        raise RequestError("explore.text_or_ids", "send exactly one of 'text' (what was typed) and 'ids' (token ids).")
     if ids is not None:
         V = ex.model.cfg.vocab_size
         bad = [i for i in ids if not 0 <= i < V]
         if bad:
             raise RequestError(
-                "error.explore.ids_outside", 422, "out_of_range", field="ids", ids=shown(bad[:10]), last=V - 1
+                "explore.ids_outside",
+                "token ids {ids} are outside the vocabulary (0 to {last}).",
+                422,
+                "out_of_range",
+                field="ids",
+                ids=shown(bad[:10]),
+                last=V - 1,
             )
         return list(ids)
     if ex.tokenizer is None:
-        raise RequestError("error.explore.no_tokenizer", 422)
+        raise RequestError("explore.no_tokenizer", "this model has no tokenizer: send 'ids' instead of 'text'.", 422)
     try:
         return ex.tokenizer.encode(text)
     except ValueError:
         unknown = _unknown(ex.tokenizer, text)
         raise RequestError(
-            "error.explore.unknown_chars",
+            "explore.unknown_chars",
+            "{n} character(s) are not in this model's vocabulary of "
+            "{vocab} (learned from its training text): {shown}. Type "
+            "text made of characters it knows.",
             422,
             "unknown_chars",
             n=len(unknown),
@@ -204,22 +221,34 @@ def _unknown(tokenizer, text: str) -> list[str]:
 def numbers(ex, req: dict) -> list[float]:
     """A regressor's input: numbers typed as text ("0 0.5, 1"), d_in per step."""
     if req.get("ids") is not None or req.get("text") is None:
-        raise RequestError("error.explore.numbers.send_text", 422, example=EXAMPLE_NUMBERS)
+        raise RequestError(
+            "explore.numbers.send_text",
+            "this model reads numbers: send 'text' with numbers like \"{example}\".",
+            422,
+            example=EXAMPLE_NUMBERS,
+        )
     try:
         values = [float(v) for v in req["text"].replace(",", " ").split()]
     except ValueError:
         raise RequestError(
-            "error.explore.numbers.not_numbers",
+            "explore.numbers.not_numbers",
+            'this model reads numbers: {text} is not a list of numbers (write them like "{example}").',
             422,
             "not_numbers",
             text=repr(req["text"][:40]),
             example=EXAMPLE_NUMBERS,
         ) from None
     if any(v != v or abs(v) == float("inf") for v in values):
-        raise RequestError("error.explore.numbers.finite", 422, "not_numbers")
+        raise RequestError("explore.numbers.finite", "numbers must be finite (no nan or inf).", 422, "not_numbers")
     d_in = ex.model.cfg.d_in
     if len(values) % d_in:
-        raise RequestError("error.explore.numbers.per_step", 422, "not_numbers", d_in=d_in)
+        raise RequestError(
+            "explore.numbers.per_step",
+            "this model reads {d_in} numbers per step: give a multiple of {d_in}.",
+            422,
+            "not_numbers",
+            d_in=d_in,
+        )
     return values
 
 

@@ -59,10 +59,20 @@ def prompt_ids(model, tokenizer, text: str, flag: str) -> list[int]:
     tokens of its context): the whole text must fit one forward pass to be looked at."""
     ids = tokenizer.encode(text)
     if not ids:
-        raise UsageError("cview.empty", flag=flag)
+        raise UsageError("cview.empty", "{flag} is empty after tokenizing; give it some text.", flag=flag)
     L = model.cfg.max_len
     if len(ids) > L - MIN_SPAN:
-        raise UsageError("repeats.too_long", flag=flag, n=len(ids), max_len=L, room=MIN_SPAN, most=L - MIN_SPAN)
+        raise UsageError(
+            "repeats.too_long",
+            "{flag} has {n} tokens; the model reads {max_len}, and a "
+            "loop needs {room} more to be seen: give at most {most} "
+            "tokens.",
+            flag=flag,
+            n=len(ids),
+            max_len=L,
+            room=MIN_SPAN,
+            most=L - MIN_SPAN,
+        )
     return ids
 
 
@@ -102,8 +112,13 @@ def loop_probability(start: int, period: int, x: torch.Tensor):
 
 def _loop_words(loop: Loop | None) -> str:
     if loop is None:
-        return t("repeats.no_loop_found")
-    return t("repeats.loop_found", period=loop.period, span=loop.text, repeats=loop.repeats)
+        return t("no loop")
+    return t(
+        "a loop of period {period}, {span!r}, {repeats:.1f} copies",
+        period=loop.period,
+        span=loop.text,
+        repeats=loop.repeats,
+    )
 
 
 def _loop_json(loop: Loop | None) -> dict | None:
@@ -121,7 +136,16 @@ def repeats_view(model, tokenizer, prompt: str, control: str | None = None, max_
     new = write_greedily(model, ids, n)
     loop = find_loop(new, tokenizer)
     if loop is None:
-        raise UsageError("repeats.no_loop", n=len(new), repeats=MIN_REPEATS, span=MIN_SPAN)
+        raise UsageError(
+            "repeats.no_loop",
+            "greedy decoding wrote {n} tokens after --prompt that end in "
+            "no loop (at least {repeats} copies of a span covering "
+            "{span} tokens or more); try another prompt, or see "
+            "repetition at work with `glassformer eval`.",
+            n=len(new),
+            repeats=MIN_REPEATS,
+            span=MIN_SPAN,
+        )
     x = torch.tensor([ids + new], device=next(model.parameters()).device)  # (1, T)
     start = len(ids) + loop.start  # where the loop starts in the whole text
 
@@ -147,8 +171,26 @@ def repeats_view(model, tokenizer, prompt: str, control: str | None = None, max_
             values.append(
                 [round(float(scores[k, layer, h]), 6) for k in range(3)] + [round(float(alone[layer, h] - base), 6)]
             )
-    notes = [t("repeats.loop", start=loop.start, loop=_loop_words(loop), n=len(new), p=base),
-             t("cview.heads.chance", chance=chance, perfect=perfect, bar=bar)]  # fmt: skip
+    notes = [
+        t(
+            "greedy decoding wrote {n} tokens: {loop}, from token "
+            "{start} of what it wrote; given the text, the model "
+            "continues the loop with probability {p:.3f} on average.",
+            start=loop.start,
+            loop=_loop_words(loop),
+            n=len(new),
+            p=base,
+        ),
+        t(
+            "chance: a head attending evenly scores {chance:.3f} on "
+            "induction here, a perfect induction head {perfect:.3f}; a "
+            "head counts as an induction head from {bar:.3f} (a quarter "
+            "of the way).",
+            chance=chance,
+            perfect=perfect,
+            bar=bar,
+        ),
+    ]
     names = ", ".join(f"L{a}H{b}" for a, b in named)
     if named:
         hooks = zero_heads(model.cfg.n_heads, named)
@@ -158,28 +200,75 @@ def repeats_view(model, tokenizer, prompt: str, control: str | None = None, max_
         loop_after = find_loop(rewritten, tokenizer)
         figures |= {"loop_p_ablated": after, "seq_rep_ablated": seq_rep_n(rewritten, REP_N),
                     "loop_ablated": _loop_json(loop_after)}  # fmt: skip
-        notes.append(t("repeats.named", heads=names, bar=bar))
-        notes.append(t("repeats.ablated", heads=names, before=base, after=after, rep_before=figures["seq_rep"],
-                       rep_after=figures["seq_rep_ablated"], loop=_loop_words(loop_after)))  # fmt: skip
+        notes.append(
+            t(
+                "heads that look at the token after the previous occurrence (induction score >= {bar:.3f}): {heads}.",
+                heads=names,
+                bar=bar,
+            )
+        )
+        notes.append(
+            t(
+                "causal test: with {heads} zeroed, the probability of "
+                "continuing the loop goes from {before:.3f} to {after:.3f}; "
+                "the greedy text then has seq-rep-4 {rep_after:.3f} (was "
+                "{rep_before:.3f}) and {loop}.",
+                heads=names,
+                before=base,
+                after=after,
+                rep_before=figures["seq_rep"],
+                rep_after=figures["seq_rep_ablated"],
+                loop=_loop_words(loop_after),
+            )
+        )
     else:
         top = order[0]
-        notes.append(t("repeats.none_named", head=f"L{top // H}H{top % H}", score=float(induction[top]), bar=bar))
+        notes.append(
+            t(
+                "no head's induction score reaches {bar:.3f} (the highest: "
+                "{head}, {score:.3f}): by the detectors no head here copies "
+                "the previous occurrence; the column Δp(loop) shows which "
+                "heads the loop leans on all the same.",
+                head=f"L{top // H}H{top % H}",
+                score=float(induction[top]),
+                bar=bar,
+            )
+        )
 
     if c_ids is not None:
         c_n = min(n, model.cfg.max_len - len(c_ids))
         c_new = write_greedily(model, c_ids, c_n)
         c_loop = find_loop(c_new, tokenizer)
         figures["control"] = {"loop": _loop_json(c_loop), "seq_rep": seq_rep_n(c_new, REP_N)}
-        notes.append(t("repeats.control", loop=_loop_words(c_loop), rep=figures["control"]["seq_rep"]))
+        notes.append(
+            t(
+                "control prompt: greedy decoding writes {loop}, seq-rep-4 {rep:.3f}.",
+                loop=_loop_words(c_loop),
+                rep=figures["control"]["seq_rep"],
+            )
+        )
         if named:
             c_after = write_greedily(model, c_ids, c_n, zero_heads(model.cfg.n_heads, named))
             figures["control"] |= {"loop_ablated": _loop_json(find_loop(c_after, tokenizer)),
                                    "seq_rep_ablated": seq_rep_n(c_after, REP_N)}  # fmt: skip
-            notes.append(t("repeats.control_ablated", heads=names, rep=figures["control"]["seq_rep_ablated"],
-                           loop=_loop_words(find_loop(c_after, tokenizer))))  # fmt: skip
-    columns = [t("cview.heads.col.previous_token"), t("cview.heads.col.duplicate_token"),
-               t("cview.heads.col.induction"), t("repeats.col.loop_p")]  # fmt: skip
-    heads = Grid(t("repeats.heads.title"), rows, columns, values, notes, _finite(figures))
+            notes.append(
+                t(
+                    "control prompt with {heads} zeroed: {loop}, seq-rep-4 {rep:.3f}.",
+                    heads=names,
+                    rep=figures["control"]["seq_rep_ablated"],
+                    loop=_loop_words(find_loop(c_after, tokenizer)),
+                )
+            )
+    columns = [t("previous"), t("duplicate"),
+               t("induction"), t("Δp(loop)")]  # fmt: skip
+    heads = Grid(
+        t("the heads at the loop: detector scores on the text, and each head zeroed"),
+        rows,
+        columns,
+        values,
+        notes,
+        _finite(figures),
+    )
     return heads, lens_view(model, tokenizer, x, start + loop.period - 1)
 
 
@@ -204,13 +293,39 @@ def lens_view(model, tokenizer, x: torch.Tensor, pos: int) -> Grid:
                       + [round(float(gap[layer]), 6)])  # fmt: skip
     ties = [f"L{i}" for i in range(L) if float(gap[i]) < NEAR_TIE]
     (label,) = token_labels([token], tokenizer)
-    near = t("repeats.lens.ties", layers=", ".join(ties)) if ties else t("repeats.lens.no_ties")
-    notes = [t("repeats.lens.where", pos=pos, token=label, near=NEAR_TIE), near]
-    ranked = [t("repeats.lens.col.first"), t("repeats.lens.col.second"), t("repeats.lens.col.third")]
-    columns = [t("repeats.lens.col.loop"), *ranked[: top.indices.shape[1]], t("repeats.lens.col.gap")]
-    return Grid(t("repeats.lens.title"), rows, columns, values, notes,
-                {"position": pos, "token": token, "near_ties": ties, "gap": [float(g) for g in gap],
-                 "top": top.indices.tolist(), "loop_token_p": [float(p) for p in probs[:, token]]})  # fmt: skip
+    near = (
+        t("near ties at {layers}: there greedy decoding's pick hangs on a small difference.", layers=", ".join(ties))
+        if ties
+        else t("no near tie at any layer: the pick is clear.")
+    )
+    notes = [
+        t(
+            "after each block, at token {pos}, which predicts the first "
+            "token of the loop's second copy, {token}; a near tie: the "
+            "two top logits within {near} nats.",
+            pos=pos,
+            token=label,
+            near=NEAR_TIE,
+        ),
+        near,
+    ]
+    ranked = [t("p(1st)"), t("p(2nd)"), t("p(3rd)")]
+    columns = [t("p(loop)"), *ranked[: top.indices.shape[1]], t("logit gap")]
+    return Grid(
+        t("logit lens where the loop first repeats"),
+        rows,
+        columns,
+        values,
+        notes,
+        {
+            "position": pos,
+            "token": token,
+            "near_ties": ties,
+            "gap": [float(g) for g in gap],
+            "top": top.indices.tolist(),
+            "loop_token_p": [float(p) for p in probs[:, token]],
+        },
+    )
 
 
 def _finite(figures):
@@ -274,9 +389,19 @@ def sweep_view(model, tokenizer, prompt: str, samples: int = 8, max_new_tokens: 
             rows.append(f"{knob}={'off' if value is None else value}")
             values.append([round(rep, 6), round(distinct, 6)])
             series[knob].append(["off" if value is None else value, rep, distinct])
-    notes = [t("repeats.sweep.data", samples=samples, n=n, temperature=temperature, seed=seed)]
+    notes = [
+        t(
+            "{samples} samples of {n} tokens per setting, temperature "
+            "{temperature}, seed {seed} (the same for every setting); "
+            "each knob moved alone from its off value, the others off.",
+            samples=samples,
+            n=n,
+            temperature=temperature,
+            seed=seed,
+        )
+    ]
     columns = [f"seq-rep-{REP_N}", f"distinct-{SWEEP_N}"]
-    return Grid(t("repeats.sweep.title"), rows, columns, values, notes, _finite({"series": series}))
+    return Grid(t("repetition against each knob"), rows, columns, values, notes, _finite({"series": series}))
 
 
 def sweep_png(grid: Grid, path):

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from glassformer.errors import GlassformerError
 from glassformer.files import json_text
+from glassformer.messages import N_
 
 
 @dataclass(frozen=True)
@@ -43,20 +44,6 @@ class RequestError(GlassformerError):
         return _rebuild, (self.code, self.message, self.status, self.page_code, self.fields, self.lang)
 
 
-# transition{ -- the old RequestError("error.explore.what", status, reason, **fields); see errors.py
-_request_init = RequestError.__init__
-
-
-def _old_or_new(self, code, /, *rest, **fields) -> None:  # noqa: ANN001
-    if not (rest and isinstance(rest[0], str)):
-        rest = (code, *rest)
-    _request_init(self, code, *rest, **fields)
-
-
-RequestError.__init__ = _old_or_new  # type: ignore[method-assign]
-# }transition
-
-
 def _rebuild(code: str, message: str, status: int, page_code: str, fields: dict, lang: str) -> RequestError:
     error = RequestError(code, message, status, page_code, **fields)
     error.lang = lang
@@ -72,18 +59,36 @@ def parse_json(raw: bytes) -> dict:
     """The body as a JSON object (NaN and Infinity refused: they are not JSON)."""
 
     def refuse(constant: str):
-        raise RequestError("error.explore.body.constant", constant=constant)
+        raise RequestError(
+            "explore.body.constant",
+            "the body contains {constant}, which is not JSON: send finite numbers.",
+            constant=constant,
+        )
 
     try:
         body = json.loads(raw.decode("utf-8"), parse_constant=refuse)
     except UnicodeDecodeError:
-        raise RequestError("error.explore.body.not_utf8") from None
+        raise RequestError("explore.body.not_utf8", "the body is not UTF-8 text.") from None
     except json.JSONDecodeError as e:
-        raise RequestError("error.explore.body.not_json", reason=e.msg, pos=e.pos) from None
+        raise RequestError(
+            "explore.body.not_json",
+            "the body is not valid JSON ({reason} at character {pos}).",
+            reason=e.msg,
+            pos=e.pos,
+        ) from None
     except (RecursionError, ValueError) as e:  # nested thousands deep; an integer of thousands of digits
-        raise RequestError("error.explore.body.not_json", reason=type(e).__name__, pos=0) from None
+        raise RequestError(
+            "explore.body.not_json",
+            "the body is not valid JSON ({reason} at character {pos}).",
+            reason=type(e).__name__,
+            pos=0,
+        ) from None
     if not isinstance(body, dict):
-        raise RequestError("error.explore.body.not_object", kind=type(body).__name__)
+        raise RequestError(
+            "explore.body.not_object",
+            "the body must be a JSON object ({{...}}), not a {kind}.",
+            kind=type(body).__name__,
+        )
     return body
 
 
@@ -98,34 +103,40 @@ class Field:
 
 
 def _typed(name: str, value, f: Field):
-    def fail(key: str, **fields):
-        raise RequestError(key, field=name, got=shown(value), **fields)
+    def fail(code: str, message: str, **fields):
+        raise RequestError(code, message, field=name, got=shown(value), **fields)
 
     is_int = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
     if f.kind == "int" and not is_int(value):
-        fail("error.explore.field.int")
+        fail("explore.field.int", N_("'{field}' must be a whole number, got {got}."))
     if f.kind == "float" and (isinstance(value, bool) or not isinstance(value, (int, float))):
-        fail("error.explore.field.float")
+        fail("explore.field.float", N_("'{field}' must be a number, got {got}."))
     if f.kind == "str" and not isinstance(value, str):
-        fail("error.explore.field.str")
+        fail("explore.field.str", N_("'{field}' must be a string, got {got}."))
     if f.kind == "bool" and not isinstance(value, bool):
-        fail("error.explore.field.bool")
+        fail("explore.field.bool", N_("'{field}' must be true or false, got {got}."))
     if f.kind == "ints" and not (isinstance(value, list) and all(is_int(v) for v in value)):
-        fail("error.explore.field.ints")
+        fail("explore.field.ints", N_("'{field}' must be a list of whole numbers, got {got}."))
     if f.kind == "pairs" and not (
         isinstance(value, list)
         and all(isinstance(p, list) and len(p) == 2 and all(is_int(v) for v in p) for p in value)
     ):
-        fail("error.explore.field.pairs")
+        fail("explore.field.pairs", N_("'{field}' must be a list of [layer, head] pairs, got {got}."))
     if f.most is not None and f.kind in ("str", "ints", "pairs") and len(value) > f.most:
-        key = "error.explore.field.too_long.str" if f.kind == "str" else "error.explore.field.too_long.list"
-        raise RequestError(key, 413, "too_long", field=name, length=len(value), most=f.most)
+        code, message = (
+            ("explore.field.too_long.str", N_("'{field}' is too long: {length} characters, at most {most}."))
+            if f.kind == "str"
+            else ("explore.field.too_long.list", N_("'{field}' is too long: {length} entries, at most {most}."))
+        )
+        raise RequestError(code, message, 413, "too_long", field=name, length=len(value), most=f.most)
     if f.choices and value not in f.choices:
-        fail("error.explore.field.choice", choices=shown(list(f.choices)))
+        fail(
+            "explore.field.choice", N_("'{field}' must be one of {choices}, got {got}."), choices=shown(list(f.choices))
+        )
     if f.kind in ("int", "float") and ((f.lo is not None and value < f.lo) or (f.hi is not None and value > f.hi)):
         if f.hi is None:
-            fail("error.explore.field.at_least", lo=f.lo)
-        fail("error.explore.field.between", lo=f.lo, hi=f.hi)
+            fail("explore.field.at_least", N_("'{field}' must be at least {lo}, got {got}."), lo=f.lo)
+        fail("explore.field.between", N_("'{field}' must be between {lo} and {hi}, got {got}."), lo=f.lo, hi=f.hi)
     return value
 
 
@@ -134,14 +145,19 @@ def read(body: dict, spec: dict[str, Field]) -> dict:
     known ones (a misspelt option would otherwise be silently ignored)."""
     unknown = sorted(set(body) - set(spec))
     if unknown:
-        raise RequestError("error.explore.field.unknown", unknown=shown(unknown), known=", ".join(sorted(spec)))
+        raise RequestError(
+            "explore.field.unknown",
+            "unknown field(s) {unknown}; this endpoint reads {known}.",
+            unknown=shown(unknown),
+            known=", ".join(sorted(spec)),
+        )
     return {name: f.default if body.get(name) is None else _typed(name, body[name], f) for name, f in spec.items()}
 
 
-def check_range(name: str, value: int, size: int, key: str) -> int:
-    """`value` in 0..size-1, else the refusal `key` (error.explore.range.layers | heads | tokens)."""
+def check_range(name: str, value: int, size: int, code: str, message: str) -> int:
+    """`value` in 0..size-1, else the refusal `code` (explore.range.layers | heads | tokens) with its sentence."""
     if not 0 <= value < size:
-        raise RequestError(key, 422, "out_of_range", field=name, value=value, size=size, last=size - 1)
+        raise RequestError(code, message, 422, "out_of_range", field=name, value=value, size=size, last=size - 1)
     return value
 
 

@@ -65,7 +65,7 @@ from glassformer.errors import NotFound, UsageError
 from glassformer.explore.explorer import Explorer
 from glassformer.explore.requests import SPECS, RequestError, parse_json
 from glassformer.files import json_text
-from glassformer.messages import LANGS, N_, language, normalize, say, t, translated
+from glassformer.messages import LANGS, N_, NP_, language, normalize, say, t, translated
 from glassformer.models import build_model, model_class
 from glassformer.text import CharTokenizer
 from glassformer.train.checkpoint import MODEL_FILE
@@ -106,75 +106,138 @@ def static_files() -> dict[str, bytes]:
 # the page's words, by the name its scripts ask for (static/i18n.js: t("next.title")); {fields} are
 # left for the page to fill
 PAGE_WORDS = {
-    "causal.title": N_("explore.page.causal.title"),
-    "causal.help": N_("explore.page.causal.help"),
-    "causal.corrupt": N_("explore.page.causal.corrupt"),
-    "causal.positions": N_("explore.page.causal.positions"),
-    "causal.heads": N_("explore.page.causal.heads"),
-    "causal.status": N_("explore.page.causal.status"),
-    "causal.legend": N_("explore.page.causal.legend"),
-    "causal.none": N_("explore.page.causal.none"),
-    "causal.patched": N_("explore.page.causal.patched"),
-    "causal.what.position": N_("explore.page.causal.what.position"),
-    "causal.what.head": N_("explore.page.causal.what.head"),
-    "causal.thumb.patch": N_("explore.page.causal.thumb.patch"),
-    "causal.thumb.ablation": N_("explore.page.causal.thumb.ablation"),
-    "app.explore": N_("explore.page.app.explore"),
-    "model.line": N_("explore.page.model.line"),
-    "input.title": N_("explore.page.input.title"),
-    "input.help": N_("explore.page.input.help"),
-    "input.help_numbers": N_("explore.page.input.help_numbers"),
-    "note.cropped": N_("explore.page.note.cropped"),
-    "err.network": N_("explore.page.err.network"),
-    "next.title": N_("explore.page.next.title"),
-    "next.help": N_("explore.page.next.help"),
-    "next.temperature": N_("explore.page.next.temperature"),
-    "next.top_k": N_("explore.page.next.top_k"),
-    "next.top_p": N_("explore.page.next.top_p"),
-    "next.kept": N_("explore.page.next.kept"),
-    "next.base": N_("explore.page.next.base"),
-    "next.base_corrupted": N_("explore.page.next.base_corrupted"),
-    "next.cut": N_("explore.page.next.cut"),
-    "next.tip": N_("explore.page.next.tip"),
-    "next.tip_base": N_("explore.page.next.tip_base"),
-    "next.tip_base_corrupted": N_("explore.page.next.tip_base_corrupted"),
-    "gen.step": N_("explore.page.gen.step"),
-    "gen.run": N_("explore.page.gen.run"),
-    "gen.stop": N_("explore.page.gen.stop"),
-    "gen.seed": N_("explore.page.gen.seed"),
-    "gen.status": N_("explore.page.gen.status"),
-    "gen.resumed": N_("explore.page.gen.resumed"),
-    "gen.fresh": N_("explore.page.gen.fresh"),
-    "gen.no_cache": N_("explore.page.gen.no_cache"),
-    "pred.title": N_("explore.page.pred.title"),
-    "pred.help": N_("explore.page.pred.help"),
-    "attn.title": N_("explore.page.attn.title"),
-    "attn.stage": N_("explore.page.attn.stage"),
-    "attn.layer": N_("explore.page.attn.layer"),
-    "attn.head": N_("explore.page.attn.head"),
-    "attn.grid_help": N_("explore.page.attn.grid_help"),
-    "attn.zero": N_("explore.page.attn.zero"),
-    "attn.ablated": N_("explore.page.attn.ablated"),
-    "attn.none": N_("explore.page.attn.none"),
-    "attn.clear": N_("explore.page.attn.clear"),
-    "attn.matrix_help": N_("explore.page.attn.matrix_help"),
-    "attn.cell": N_("explore.page.attn.cell"),
-    "attn.masked": N_("explore.page.attn.masked"),
-    "attn.scale.absolute": N_("explore.page.attn.scale.absolute"),
-    "attn.scale.per_head": N_("explore.page.attn.scale.per_head"),
-    "attn.layer_n": N_("explore.page.attn.layer_n"),
-    "attn.head_n": N_("explore.page.attn.head_n"),
-    "vec.title": N_("explore.page.vec.title"),
-    "vec.help": N_("explore.page.vec.help"),
-    "vec.of": N_("explore.page.vec.of"),
-    "stream.title": N_("explore.page.stream.title"),
-    "stream.help": N_("explore.page.stream.help"),
-    "stream.norm": N_("explore.page.stream.norm"),
-    "lens.title": N_("explore.page.lens.title"),
-    "lens.help": N_("explore.page.lens.help"),
-    "lens.help_numbers": N_("explore.page.lens.help_numbers"),
-    "trace.title": N_("explore.page.trace.title"),
-    "trace.help": N_("explore.page.trace.help"),
+    "causal.title": N_("What matters: activation patching"),
+    "causal.help": N_(
+        "Type a corrupted text of the same number of tokens (change "
+        "one detail). Each cell copies one activation from the "
+        "text's run into the corrupted run: 1 = the answer comes "
+        "back, 0 = nothing changes. Click a cell to see the "
+        "next-token bars with that one patch."
+    ),
+    "causal.corrupt": N_("corrupted text"),
+    "causal.positions": N_("layer × position (the residual stream after each block)"),
+    "causal.heads": N_("layer × head (each head's output at every position)"),
+    "causal.status": N_(
+        "answer {a} (the text's top token) against {w} (the "
+        "corrupted run's likeliest token other than the answer); "
+        "logit difference: text {clean}, corrupted {corrupt}, gap "
+        "{gap}"
+    ),
+    "causal.legend": N_(
+        "1 = the text's run, 0 = the corrupted run; above 1 a patch "
+        "overshoots the text's run, below 0 it moves further from "
+        "the answer than the corruption did."
+    ),
+    "causal.none": N_("No corrupted text: under each head, how much zeroing it changes the log-probability of {a}."),
+    "causal.patched": N_(
+        "patched {what}: logit difference {d} (text {clean}, "
+        "corrupted {corrupt}); grey marks: the corrupted run, "
+        "unpatched"
+    ),
+    "causal.what.position": N_("layer {l} at position {i} ({tok})"),
+    "causal.what.head": N_("layer {l}, head {h}"),
+    "causal.thumb.patch": N_("patch {v}"),
+    "causal.thumb.ablation": N_("zeroed Δlog p {v}"),
+    "app.explore": N_("explore"),
+    "model.line": N_("{source} · {layers} layers × {heads} heads · d_model {d_model} · {params} parameters"),
+    "input.title": N_("Your text"),
+    "input.help": N_(
+        "Type anything: every panel follows as you type. Each box is "
+        "one token — its text, and below it its id in the "
+        "vocabulary. Hover a token to see where the chosen head "
+        "makes it look; click it for its Q, K, V vectors."
+    ),
+    "input.help_numbers": N_("Type numbers separated by spaces, one per step. Each box is one step the model reads."),
+    "note.cropped": N_("The model has {kept} positions: it sees the last {kept} of your {total} tokens."),
+    "err.network": N_("The explorer did not answer ({msg}). Is `glassformer explore` still running?"),
+    "next.title": N_("Next token"),
+    "next.help": N_(
+        "The 20 tokens with the highest scores after the last token. "
+        "Bar: probability after temperature, top-k and top-p — what "
+        "sampling draws from. Thin mark: the model's own probability "
+        "(temperature 1, nothing cut). Hatched: cut by top-k or "
+        "top-p."
+    ),
+    "next.temperature": N_("temperature"),
+    "next.top_k": N_("top-k (0 = off)"),
+    "next.top_p": N_("top-p"),
+    "next.kept": N_("{kept} of {vocab} tokens can be drawn."),
+    "next.base": N_("Grey mark: the intact model, before any head was zeroed."),
+    "next.base_corrupted": N_("Grey mark: the corrupted run, unpatched."),
+    "next.cut": N_("cut"),
+    "next.tip": N_("id {id}: p {p} · model {m}"),
+    "next.tip_base": N_(" · intact {b}"),
+    "next.tip_base_corrupted": N_(" · corrupted run {b}"),
+    "gen.step": N_("+1 token"),
+    "gen.run": N_("Run"),
+    "gen.stop": N_("Stop"),
+    "gen.seed": N_("seed"),
+    "gen.status": N_("Generated {n} token(s). KV cache: {cached} positions{how}."),
+    "gen.resumed": N_(", kept from the step before (only the new token was computed)"),
+    "gen.fresh": N_(", filled from the whole text"),
+    "gen.no_cache": N_("This model has no KV cache (its tokens see the future), so each step recomputes everything."),
+    "pred.title": N_("Prediction"),
+    "pred.help": N_(
+        "Blue: the numbers you typed. Orange: what the model outputs "
+        "at each step. Dashed: the intact model, when heads are "
+        "zeroed."
+    ),
+    "attn.title": N_("Attention"),
+    "attn.stage": N_("stage"),
+    "attn.layer": N_("layer"),
+    "attn.head": N_("head"),
+    "attn.grid_help": N_(
+        "Every layer (rows) × head (columns) at this stage. Click a "
+        'map to open it below. "zero" ablates a head — its output z '
+        "is multiplied by 0 — and every panel shows the model "
+        "without it."
+    ),
+    "attn.zero": N_("zero"),
+    "attn.ablated": N_("Zeroed: {list}."),
+    "attn.none": N_("No head is zeroed."),
+    "attn.clear": N_("restore all"),
+    "attn.matrix_help": N_(
+        "Rows: the token that looks (query). Columns: the token "
+        "looked at (key). Grey hatching: masked, it may not look "
+        "there. Hover a cell."
+    ),
+    "attn.cell": N_("query {q} “{qt}” → key {k} “{kt}”: {v}"),
+    "attn.masked": N_("masked"),
+    "attn.scale.absolute": N_("colour: 0 (dark) to 1 (bright)"),
+    "attn.scale.per_head": N_("colour: each head from its own lowest (dark) to highest (bright) value"),
+    "attn.layer_n": N_("layer {n}"),
+    "attn.head_n": N_(NP_("explore.page.attn.head_n", "head {n}")),
+    "vec.title": N_("Q, K, V of one token"),
+    "vec.help": N_(
+        "Click a token. Each square is one number of the chosen "
+        "head's vector for that token (blue < 0 < red); hover for "
+        "the value."
+    ),
+    "vec.of": N_("token {i} “{t}”, layer {l}, head {h}"),
+    "stream.title": N_("Residual stream and logit lens"),
+    "stream.help": N_(
+        "The length ‖x‖ of each token's vector in the residual "
+        "stream, at every point the model declares as the stream: "
+        "entering block 0, then after each attention and each "
+        "feed-forward. Orange: the chosen token. Grey: the mean over "
+        "tokens."
+    ),
+    "stream.norm": N_("‖x‖"),
+    "lens.title": N_("Logit lens"),
+    "lens.help": N_(
+        "What the model would predict if it stopped at each point: "
+        "its final norm and head applied to the stream there. Each "
+        "cell is the most likely next token at that position; darker "
+        "= more sure. Hover for the top 3."
+    ),
+    "lens.help_numbers": N_(
+        "What the model would output if it stopped at each point: "
+        "its final norm and output layer applied to the stream there."
+    ),
+    "trace.title": N_("Shape trace"),
+    "trace.help": N_(
+        "Every named tensor of one forward pass on this input, in the order it was made, with the meaning of each axis."
+    ),
 }
 
 
@@ -230,7 +293,12 @@ class Guard:
         host = Headers(scope=scope).get("host", "")
         if self.hosts is not None and host_name(host) not in self.hosts:
             refusal = RequestError(
-                "error.explore.wrong_host", 421, code="wrong_host", hosts=", ".join(self.hosts), host=host
+                "explore.wrong_host",
+                "this explorer answers requests addressed to {hosts} only, not to '{host}'.",
+                421,
+                code="wrong_host",
+                hosts=", ".join(self.hosts),
+                host=host,
             )
             answer = _error(refusal, asked_language(scope))
             return await answer(scope, receive, send)
@@ -250,15 +318,34 @@ class Guard:
 async def _body(request: Request, limit: int) -> dict:
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != "application/json":
-        raise RequestError("error.explore.body.content_type", 415, code="content_type", got=repr(kind or "none"))
+        raise RequestError(
+            "explore.body.content_type",
+            "send the request as JSON with Content-Type: application/json (got {got}).",
+            415,
+            code="content_type",
+            got=repr(kind or "none"),
+        )
     length = request.headers.get("content-length", "")
     if length.isdigit() and int(length) > limit:
-        raise RequestError("error.explore.body.too_large", 413, code="too_large", size=int(length), most=limit)
+        raise RequestError(
+            "explore.body.too_large",
+            "the request body is {size} bytes; at most {most} are accepted.",
+            413,
+            code="too_large",
+            size=int(length),
+            most=limit,
+        )
     raw = bytearray()
     async for chunk in request.stream():
         raw += chunk
         if len(raw) > limit:
-            raise RequestError("error.explore.body.over", 413, code="too_large", most=limit)
+            raise RequestError(
+                "explore.body.over",
+                "the request body is over {most} bytes, the most accepted.",
+                413,
+                code="too_large",
+                most=limit,
+            )
     return parse_json(bytes(raw))
 
 
@@ -273,8 +360,15 @@ def create_app(explorer, hosts: tuple[str, ...] | None = LOCAL_HOSTS) -> Starlet
         except RequestError as e:
             return _error(e, asked_language(request.scope))
         except Exception as e:  # ours, not the request's: say so, log it, keep serving
-            log.error(t("explore.failed", endpoint=endpoint, traceback=traceback.format_exc()))
-            ours = RequestError("error.explore.internal", 500, code="internal", endpoint=endpoint, error=_said(e))
+            log.error(t("explore {endpoint} failed:\n{traceback}", endpoint=endpoint, traceback=traceback.format_exc()))
+            ours = RequestError(
+                "explore.internal",
+                "internal error in {endpoint}: {error}",
+                500,
+                code="internal",
+                endpoint=endpoint,
+                error=_said(e),
+            )
             return _error(ours, asked_language(request.scope))
 
     async def model_info(request: Request) -> Response:
@@ -290,7 +384,8 @@ def create_app(explorer, hosts: tuple[str, ...] | None = LOCAL_HOSTS) -> Starlet
     async def http_error(request: Request, exc: HTTPException) -> Response:
         what = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         refusal = RequestError(
-            "error.explore.http",
+            "explore.http",
+            "{method} {path}: {detail}. The API is GET /api/model, GET /api/words and POST /api/{endpoints}.",
             exc.status_code,
             what,
             method=request.method,
@@ -345,7 +440,16 @@ def latest_run(runs_dir=RUNS_DIR) -> Path:
     """The run under `runs_dir` whose checkpoint is newest; a clear error when there is none."""
     runs = [p.parent for p in Path(runs_dir).glob(f"*/{MODEL_FILE}") if (p.parent / "config.json").exists()]
     if not runs:
-        raise NotFound("explore.no_run", runs_dir=runs_dir, weights=MODEL_FILE)
+        raise NotFound(
+            "explore.no_run",
+            "no trained run under {runs_dir}/ (a folder with config.json "
+            "and {weights}). Make one with `glassformer demo` (trains "
+            "`baby` on Shakespeare, a few minutes), name one with "
+            "`glassformer explore RUN`, or explore random weights with "
+            "`glassformer explore --preset baby`.",
+            runs_dir=runs_dir,
+            weights=MODEL_FILE,
+        )
     return max(runs, key=lambda r: (r / MODEL_FILE).stat().st_mtime)
 
 
@@ -354,9 +458,12 @@ def open_run(run_dir) -> Explorer:
     config.json keeps an example of it (runs made since issue 27)."""
     model, tokenizer, config = load_model(run_dir)
     if isinstance(config.get("imported"), dict):  # imported GPT-2 files: no preset, say where from
-        source = ("explore.source.imported", {"run": str(run_dir), "kind": model.kind})
+        source = (N_("run {run} ({kind}, imported GPT-2 weights)"), {"run": str(run_dir), "kind": model.kind})
     else:
-        source = ("explore.source.run", {"run": str(run_dir), "kind": model.kind, "preset": config.get("preset", "?")})
+        source = (
+            N_("run {run} ({kind}, preset {preset})"),
+            {"run": str(run_dir), "kind": model.kind, "preset": config.get("preset", "?")},
+        )
     example = config.get("example") if isinstance(config.get("example"), str) else None
     return Explorer(model, tokenizer, source, example=example)
 
@@ -369,7 +476,14 @@ def open_preset(name: str, seed: int = 0, overrides=()) -> Explorer:
         preset.model = replace(preset.model, vocab_size=tokenizer.vocab_size, pad_id=None)
     torch.manual_seed(seed)
     model = build_model(preset.model)
-    return Explorer(model, tokenizer, ("explore.source.preset", {"preset": name, "kind": model.kind, "seed": seed}))
+    return Explorer(
+        model,
+        tokenizer,
+        (
+            N_("preset {preset} ({kind}), random weights, seed {seed}"),
+            {"preset": name, "kind": model.kind, "seed": seed},
+        ),
+    )
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -383,7 +497,13 @@ def bind(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as e:
         sock.close()
-        raise UsageError("explore.cannot_listen", host=host, port=port, reason=e.strerror) from None
+        raise UsageError(
+            "explore.cannot_listen",
+            "cannot listen on {host}:{port} ({reason}). Choose another --port, or --port 0 for any free one.",
+            host=host,
+            port=port,
+            reason=e.strerror,
+        ) from None
     sock.listen(64)
     return sock
 
@@ -393,7 +513,14 @@ def check_host(host: str, allow_remote: bool) -> tuple[str, ...] | None:
     if host in LOCAL_HOSTS:
         return LOCAL_HOSTS
     if not allow_remote:
-        raise UsageError("explore.remote_host", host=host, local=LOCAL_HOSTS[0])
+        raise UsageError(
+            "explore.remote_host",
+            "--host {host} would let other machines reach the explorer "
+            "(and run your model). If that is what you want, add "
+            "--allow-remote; otherwise leave --host at {local}.",
+            host=host,
+            local=LOCAL_HOSTS[0],
+        )
     return None
 
 
@@ -422,17 +549,27 @@ def serve(explorer: Explorer, host: str = "127.0.0.1", port: int = 8321, allow_r
     printed opens the page in the command's language (`--lang zh` or GLASSFORMER_LANG=zh)."""
     hosts = check_host(host, allow_remote)
     if hosts is None:
-        say("explore.open_to_all", file=sys.stderr, host=host)
+        say(
+            "WARNING: listening on {host}: anyone who can reach this "
+            "machine can use the explorer. There is no password; stop it "
+            "with Ctrl-C when done.",
+            file=sys.stderr,
+            host=host,
+        )
     sock = bind(host, port)
     server = make_server(explorer, hosts)
-    say("explore.serving", source=explorer.source_text(language()), url=page_address(url_of(sock), language()))
+    say(
+        "glassformer explore: {source}\n  open {url}   (Ctrl-C stops)",
+        source=explorer.source_text(language()),
+        url=page_address(url_of(sock), language()),
+    )
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:
         pass
     finally:
         sock.close()
-    say("explore.stopped")
+    say("glassformer explore: stopped.")
 
 
 class Background:

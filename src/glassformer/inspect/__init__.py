@@ -34,7 +34,7 @@ def __getattr__(name):  # FontWarning lives with the font search, which imports 
         from glassformer.inspect.fonts import FontWarning
 
         return FontWarning
-    raise NoAttribute("error.module.no_attribute", module=__name__, name=name)
+    raise NoAttribute("module.no_attribute", "module {module!r} has no attribute {name!r}", module=__name__, name=name)
 
 
 __all__ = [

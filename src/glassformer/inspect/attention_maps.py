@@ -36,7 +36,7 @@ MAX_VALUE_CELLS = 32  # ... and only for maps up to 32 × 32 (beyond that the co
 
 def masked_note() -> str:
     """The legend of the hatched cells, in the user's language."""
-    return t("pictures.attn.masked")
+    return t("grey hatched = masked (may not attend)")
 
 
 @contextlib.contextmanager
@@ -81,8 +81,8 @@ class AttentionMap:
         head it shares."""
         name = self.name.removesuffix(".weights")
         if self.groups > 1:
-            return t("pictures.attn.cell_title_kv", name=name, head=head, kv=self.kv_head(head))
-        return t("pictures.attn.cell_title", name=name, head=head)
+            return t("{name} · head {head} (kv {kv})", name=name, head=head, kv=self.kv_head(head))
+        return t("{name} · head {head}", name=name, head=head)
 
 
 def attention_map_list(model, ids_or_x) -> list[AttentionMap]:
@@ -125,7 +125,12 @@ def stacked(maps: list[AttentionMap]) -> tuple[torch.Tensor, torch.Tensor]:
     shapes = {tuple(m.weights.shape) for m in maps}
     if len(shapes) > 1:
         listed = ", ".join(f"{m.name} {m.axes}" for m in maps)
-        raise UsageError("error.inspect.maps_shape", shapes=listed)
+        raise UsageError(
+            "inspect.maps_shape",
+            "this model's attention maps differ in shape ({shapes}): "
+            "they cannot be stacked; use attention_map_list(model, x).",
+            shapes=listed,
+        )
     return torch.stack([m.weights for m in maps]), torch.stack([m.hidden for m in maps])  # (L, H, T, T) each
 
 
@@ -133,7 +138,14 @@ def check_head(maps: list[AttentionMap], layer: int | None, head: int | None) ->
     """Refuse a layer or head the model does not have, naming the ranges it does (None counts as 0)."""
     L, H = len(maps), maps[0].weights.size(0)
     if not (0 <= (layer or 0) < L and 0 <= (head or 0) < H):
-        raise UsageError("error.inspect.head_range", layer=layer, head=head, last_layer=L - 1, last_head=H - 1)
+        raise UsageError(
+            "inspect.head_range",
+            "layer={layer}, head={head} is outside this model: layers 0..{last_layer}, heads 0..{last_head}.",
+            layer=layer,
+            head=head,
+            last_layer=L - 1,
+            last_head=H - 1,
+        )
 
 
 def _axis_labels(labels, letter: str, n: int) -> list[str]:
@@ -141,7 +153,12 @@ def _axis_labels(labels, letter: str, n: int) -> list[str]:
     if isinstance(labels, dict):
         side = "S" if letter.startswith("S") else "T"
         if side not in labels:
-            raise UsageError("error.inspect.labels_side", side=side, axis=letter)
+            raise UsageError(
+                "inspect.labels_side",
+                "labels has no {side!r} entry for the axis {axis!r}: give {{'S': source labels, 'T': target labels}}.",
+                side=side,
+                axis=letter,
+            )
         labels = labels[side]
     return _labels(labels, n)
 
@@ -155,7 +172,12 @@ def _map_labels(m: AttentionMap, labels) -> tuple[list[str], list[str]]:
 def _labels(labels, T: int) -> list[str]:
     labels = [str(t) for t in range(T)] if labels is None else [str(s) for s in labels]
     if len(labels) != T:
-        raise UsageError("error.inspect.labels_count", n=len(labels), tokens=T)
+        raise UsageError(
+            "inspect.labels_count",
+            "{n} labels for {tokens} tokens: give one label per token (or labels=None for positions).",
+            n=len(labels),
+            tokens=T,
+        )
     return labels
 
 
@@ -262,8 +284,8 @@ def grid_figure(maps: list[AttentionMap], labels):
     L, H = len(maps), maps[0].weights.size(0)
     masked = f"; {masked_note()}" if any(m.hidden.any() for m in maps) else ""
     words = (
-        t("pictures.attn.grid_title", masked=masked),
-        t("pictures.attn.colorbar"),
+        t("attention weights: rows = query (looking), columns = key (looked at){masked}", masked=masked),
+        t("attention weight"),
         *(m.title(0) for m in maps),
     )
     font, flat = _fonted([axis for m in maps for axis in _map_labels(m, labels)], words)
@@ -288,8 +310,12 @@ def grid_figure(maps: list[AttentionMap], labels):
             )
             ax.set_title(m.title(h), fontproperties=font, fontsize=9)
     bar = fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.8)
-    bar.set_label(t("pictures.attn.colorbar"), fontproperties=font)
-    fig.suptitle(t("pictures.attn.grid_title", masked=masked), fontproperties=font, fontsize=10)
+    bar.set_label(t("attention weight"), fontproperties=font)
+    fig.suptitle(
+        t("attention weights: rows = query (looking), columns = key (looked at){masked}", masked=masked),
+        fontproperties=font,
+        fontsize=10,
+    )
     return fig
 
 
@@ -306,21 +332,21 @@ def head_figure(maps: list[AttentionMap], labels, layer: int, head: int):
     check_head(maps, layer, head)
     m = maps[layer]
     masked = f"\n{masked_note()}" if m.hidden[head].any() else ""
-    title = t("pictures.attn.head_title", name=m.name, head=head, masked=masked)
-    words = (title, t("pictures.attn.key_axis"), t("pictures.attn.query_axis"), t("pictures.attn.colorbar"))
+    title = t("{name}, head {head} (each row sums to 1){masked}", name=m.name, head=head, masked=masked)
+    words = (title, t("key: the token looked at"), t("query: the token looking"), t("attention weight"))
     font, (rows, cols) = _fonted(list(_map_labels(m, labels)), words)
     T = max(m.weights.shape[1:])
     side = max(5.0, 0.32 * T)
     fig = Figure(figsize=(side + 1.8, side + 0.6), layout="constrained")
     ax = fig.subplots()
     fontsize = max(5.0, min(12.0, 300 / T))
-    ax.set_xlabel(t("pictures.attn.key_axis"), fontproperties=font)
-    ax.set_ylabel(t("pictures.attn.query_axis"), fontproperties=font)
+    ax.set_xlabel(t("key: the token looked at"), fontproperties=font)
+    ax.set_ylabel(t("query: the token looking"), fontproperties=font)
     ax.set_title(title, fontproperties=font, fontsize=10)
     w, hidden = m.weights[head].numpy(), m.hidden[head].numpy()
     im = _draw(ax, w, hidden, (rows, cols), font, fontsize)
     bar = fig.colorbar(im, ax=ax, shrink=0.8)
-    bar.set_label(t("pictures.attn.colorbar"), fontproperties=font)
+    bar.set_label(t("attention weight"), fontproperties=font)
     _write_values(ax, w, hidden, fontsize * 0.8)  # after the layout is complete: the cells' size is final
     return fig
 

@@ -48,7 +48,7 @@ from glassformer.inspect.attention_maps import (
 )
 from glassformer.inspect.display import esc
 from glassformer.inspect.trace import _width, as_batch, token_labels
-from glassformer.messages import t
+from glassformer.messages import NP_, t
 
 SHOWN = 12  # tokens a terminal repr shows (rows and columns)
 
@@ -77,7 +77,12 @@ class AttentionView:
 
     def _stacked(self, field: str) -> torch.Tensor:
         if not self.square:
-            raise UsageError("error.inspect.view_shape")
+            raise UsageError(
+                "inspect.view_shape",
+                "this model's attention maps differ in shape (an "
+                "encoder-decoder): read view.maps[i].weights, each (H, T_q, "
+                "T_k).",
+            )
         return torch.stack([getattr(m, field) for m in self.maps])  # (L, H, T_q, T_k)
 
     def figure(self):
@@ -112,7 +117,7 @@ class AttentionView:
             T = self.maps[0].weights.size(-1)
             height = min(1400, 260 + 48 * T)  # the page's two views: token lines, then the matrix
             html += (
-                f"<details><summary>{esc(t('pictures.attn.view_summary'))}"
+                f"<details><summary>{esc(t('interactive view: pick a layer and head, hover a token'))}"
                 f'</summary><iframe sandbox="allow-scripts" style="width: 100%; height: {height}px; '
                 f'border: 1px solid #ddd" srcdoc="{esc(self.page())}"></iframe></details>'
             )
@@ -125,10 +130,10 @@ class AttentionView:
         w, hidden = m.weights[head], m.hidden[head]  # (T_q, T_k) each
         n_q, n_k = min(len(rows), SHOWN), min(len(cols), SHOWN)
         width = max(5, *(_width(s) for s in rows[:n_q] + cols[:n_k])) + 1
-        cut = t("pictures.attn.view_cut", rows=n_q, cols=n_k) if (n_q, n_k) != tuple(w.shape) else ""
+        cut = t(", the first {rows} × {cols}", rows=n_q, cols=n_k) if (n_q, n_k) != tuple(w.shape) else ""
         lines = [
             self._title(),
-            t("pictures.attn.view_head", name=m.name, head=head, cut=cut),
+            t("{name}, head {head} (rows = query, columns = key; · = masked){cut}:", name=m.name, head=head, cut=cut),
             " " * width + "".join(_right(s, width) for s in cols[:n_k]),
         ]
         for i in range(n_q):
@@ -140,7 +145,13 @@ class AttentionView:
         H = self.maps[0].weights.size(0)
         shapes = sorted({"×".join(map(str, m.weights.shape[1:])) for m in self.maps})
         masked = f"; {masked_note()}" if any(m.hidden.any() for m in self.maps) else ""
-        return t("pictures.attn.view_title", layers=len(self.maps), heads=H, shapes=", ".join(shapes), masked=masked)
+        return t(
+            "AttentionView: {layers} layers × {heads} heads, maps {shapes}{masked}",
+            layers=len(self.maps),
+            heads=H,
+            shapes=", ".join(shapes),
+            masked=masked,
+        )
 
 
 def _right(s: str, width: int) -> str:
@@ -330,18 +341,24 @@ def attention_page(W, hidden, labels, groups: int = 1) -> str:
         for k in range(W.shape[0])
     ]
     words = {  # in the page's language; the script fills in {n} (a layer or head) and {l}, {h}
-        "layer": t("pictures.attn.page.layer", n="{n}"),
-        "head": t("pictures.attn.page.head", n="{n}"),
-        "all_heads": t("pictures.attn.page.all_heads"),
-        "kv": t("pictures.attn.page.kv", n="{n}"),
-        "matrix": t("pictures.attn.page.matrix", layer="{l}", head="{h}"),
-        "masked": t("pictures.attn.page.masked"),
+        "layer": t("layer {n}", n="{n}"),
+        "head": t(NP_("pictures.attn.page.head", "head {n}"), n="{n}"),
+        "all_heads": t("all heads"),
+        "kv": t("kv head {n}", n="{n}"),
+        "matrix": t(
+            "layer {layer}, head {head}: rows = query, columns = key, each row sums to 1", layer="{l}", head="{h}"
+        ),
+        "masked": t("masked: may not attend"),
     }
     data = script_json({"tokens": labels, "weights": weights, "words": words, "kv": kv, "groups": groups})
     shown = {
-        "title": t("pictures.attn.page.title"),
-        "heading": t("pictures.attn.page.heading"),
-        "note": t("pictures.attn.page.note"),
+        "title": t("glassformer attention"),
+        "heading": t("Attention: where each token looks"),
+        "note": t(
+            "Hover a token on the left (query) to see the keys it "
+            "attends to; hover one on the right (key) to see which "
+            "queries attend to it. Colour = head; thickness = weight."
+        ),
     }
     return fill_page(PAGE, CSS, JS, data, shown, [*labels, *words.values()])
 

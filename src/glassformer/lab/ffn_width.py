@@ -77,16 +77,16 @@ def plot(ctx, out: dict) -> None:
     ax.errorbar(xs, [w[k]["val_loss"]["mean"] for k in w], [w[k]["val_loss"]["spread"] for k in w], fmt="o-", capsize=3)
     for k, x in zip(w, xs, strict=False):
         ax.annotate(
-            t("pictures.lab.ffn-width.no_ffn") if k == "0" else t("pictures.lab.ffn-width.d_ff", d_ff=k),
+            t("no FFN") if k == "0" else t("d_ff={d_ff}", d_ff=k),
             (x, w[k]["val_loss"]["mean"]),
             fontsize=8,
             xytext=(4, 6),
             textcoords="offset points",
         )
-    ax.axhline(out["unigram"], color="gray", ls=":", label=t("pictures.lab.ffn-width.unigram"))
-    ax.set_xlabel(t("pictures.lab.ffn-width.params_axis"))
-    ax.set_ylabel(t("pictures.lab.val_loss"))
-    ax.set_title(t("pictures.lab.ffn-width.title", d_model=C, steps=out["steps"]), fontsize=9)
+    ax.axhline(out["unigram"], color="gray", ls=":", label=t("character frequencies only"))
+    ax.set_xlabel(t("parameters"))
+    ax.set_ylabel(t("validation loss (nats)"))
+    ax.set_title(t("FFN width at d_model {d_model}, {steps} steps", d_model=C, steps=out["steps"]), fontsize=9)
     ax.legend(fontsize=7)
     ctx.figure(fig, "ffn_width")
 
@@ -132,25 +132,60 @@ def tables(r: dict) -> list[str]:
 
 EXPERIMENT = Experiment(
     name="ffn-width",
-    title=N_("lab.ffn-width.title"),
-    setup=N_("lab.ffn-width.setup"),
+    title=N_("How wide must the feed-forward network be, and can it go?"),
+    setup=N_(
+        "The char model (d_model C = {C}) with d_ff = 0 (no FFN), C, "
+        "2C, 4C and 8C; validation loss against the number of "
+        "parameters. For d_ff = 0 the model is built normally and "
+        "each block's FFN is then replaced by a module that adds "
+        "nothing (and the second LayerNorm, which in a pre-LN block "
+        "only feeds the FFN, by an identity), so the core needs no "
+        "switch for it. Also computed: whether an FFN of width C is "
+        "a linear map, from f(x + y) − f(x) − f(y) + f(0), which is "
+        "zero for every x and y exactly when it is."
+    ),
     claims=(
         Claim(
             "ffn-width.equal",
             "004",
             "§4.2",
-            claim=N_("lab.ffn-width.equal.claim"),
-            rule=N_("lab.ffn-width.equal.rule"),
-            finding=N_("lab.ffn-width.equal.finding"),
+            claim=N_(
+                "With d_ff equal to d_model the FFN degenerates into a "
+                "single linear map and the model does not converge at all."
+            ),
+            rule=N_(
+                "Two parts: the model with d_ff = C ends no more than "
+                "{stuck} nats below the loss of knowing only character "
+                "frequencies (it did not converge); and the FFN of width C "
+                "is linear (relative residual below {linear}). Both: holds; "
+                "one: half-true; neither: fails."
+            ),
+            finding=N_(
+                "d_ff = {C}: validation loss {loss_eq} (character "
+                "frequencies alone: {unigram}; d_ff = 4C: {loss_wide}). The "
+                "width-C FFN's relative residual from linearity: {nonlin}."
+            ),
             limits={"stuck": figure(STUCK), "linear": figure(LINEAR)},
         ),
         Claim(
             "ffn-width.removed",
             "002",
             "§3.4",
-            claim=N_("lab.ffn-width.removed.claim"),
-            rule=N_("lab.ffn-width.removed.rule"),
-            finding=N_("lab.ffn-width.removed.finding"),
+            claim=N_(
+                "Remove the FFN and the loss stays stuck far above the full "
+                "model's: the FFN is what lets a Transformer think."
+            ),
+            rule=N_(
+                "Two parts: every seed without an FFN ends above every seed "
+                "with d_ff = 4C; and without an FFN the loss stays within "
+                "{stuck} nats of character frequencies alone (stuck). Both: "
+                "holds; one: half-true; neither: fails."
+            ),
+            finding=N_(
+                "Without an FFN: {loss_none} ({params_none} parameters); "
+                "with d_ff = 4C: {loss_wide} ({params_wide} parameters); "
+                "character frequencies alone: {unigram}."
+            ),
             limits={"stuck": figure(STUCK)},
         ),
     ),

@@ -109,22 +109,22 @@ def plot(ctx, out: dict) -> None:
                     style,
                     marker="o",
                     color=color,
-                    label=t("pictures.lab.layernorm.run", norm=norm, warmup=warmup),
+                    label=t("{norm}-LN, warmup {warmup}", norm=norm, warmup=warmup),
                 )
                 ax.plot(bad, [top] * len(bad), "x", color=color, ms=8 if warmup else 5)
         ax.axhline(out["unigram"], color="gray", ls=":", lw=0.8)
         ax.set_xscale("log")
         ax.set_ylim(top=out["unigram"] + 0.4)
-        ax.set_xlabel(t("pictures.lab.layernorm.lr_axis"))
-        ax.set_title(t("pictures.lab.layernorm.depth_title", depth=depth), fontsize=9)
+        ax.set_xlabel(t("learning rate"))
+        ax.set_title(t("depth {depth}: validation loss (× = failed)", depth=depth), fontsize=9)
         if col == 0:
             ax.legend(fontsize=6)
     ax = axes[0, -1]
     for norm, color in (("pre", "tab:blue"), ("post", "tab:red")):
         g = out["grad_at_init"][norm]
-        ax.semilogy(range(len(g)), g, "o-", color=color, label=t("pictures.lab.layernorm.norm", norm=norm))
-    ax.set_xlabel(t("pictures.lab.block_axis"))
-    ax.set_title(t("pictures.lab.layernorm.grad_title", depth=max(out["depths"])), fontsize=9)
+        ax.semilogy(range(len(g)), g, "o-", color=color, label=t("{norm}-LN", norm=norm))
+    ax.set_xlabel(t("block"))
+    ax.set_title(t("‖gradient‖ per block at init, depth {depth}", depth=max(out["depths"])), fontsize=9)
     ax.legend(fontsize=7)
     ctx.figure(fig, "layernorm")
 
@@ -218,32 +218,78 @@ def tables(r: dict) -> list[str]:
 
 EXPERIMENT = Experiment(
     name="layernorm",
-    title=N_("lab.layernorm.title"),
-    setup=N_("lab.layernorm.setup"),
+    title=N_("Pre-LN or Post-LN, and what warmup buys"),
+    setup=N_(
+        "Small char models (d_model {d_model}, {n_heads} heads, d_ff "
+        "{d_ff}, windows of {seq_len}) at depths 2, 6 and 12, with "
+        "the LayerNorm before each sublayer (Pre-LN) or after each "
+        "residual addition (Post-LN, no final norm), over a sweep of "
+        "learning rates, with and without a linear warmup (constant "
+        "learning rate otherwise), trained through the same trainer "
+        "for the same number of steps. A run fails when its loss "
+        "turns non-finite or it ends no better than knowing the "
+        "character frequencies. Also: the gradient norm of each "
+        "block at initialisation, deepest model, one fixed batch."
+    ),
     claims=(
         Claim(
             "layernorm.post_unstable",
             "000",
             "§5.2",
-            claim=N_("lab.layernorm.post_unstable.claim"),
-            rule=N_("lab.layernorm.post_unstable.rule"),
-            finding=N_("lab.layernorm.post_unstable.finding"),
+            claim=N_("Post-LN is more sensitive to the learning rate and diverges easily; Pre-LN trains more stably."),
+            rule=N_(
+                "Two parts, without warmup: Post-LN fails in more (depth, "
+                "learning rate) settings than Pre-LN; and at every depth the "
+                "largest learning rate at which Pre-LN trains is at least "
+                "Post-LN's. Both: holds; one: half-true; neither: fails."
+            ),
+            finding=N_(
+                "Without warmup, failed settings out of {cells}: Pre-LN "
+                "{fails_pre}, Post-LN {fails_post}. Largest learning rate "
+                "that trains at depths {depths}: Pre-LN {stable_pre}; "
+                "Post-LN {stable_post}."
+            ),
         ),
         Claim(
             "layernorm.post_must",
             "004",
             "§4.1",
-            claim=N_("lab.layernorm.post_must.claim"),
-            rule=N_("lab.layernorm.post_must.rule"),
-            finding=N_("lab.layernorm.post_must.finding"),
+            claim=N_(
+                "The LayerNorm must come after the residual addition "
+                "(Post-LN): normalising before adding lets the addition undo "
+                "the normalisation, so the order cannot be reversed."
+            ),
+            rule=N_(
+                "One part per depth: at the learning rate where each order "
+                "does best (no warmup), every Post-LN seed ends below every "
+                "Pre-LN seed. All depths: holds; none: fails; otherwise "
+                "half-true."
+            ),
+            finding=N_(
+                "Best validation loss over the learning rates at depths "
+                "{depths}: Pre-LN {best_pre}; Post-LN {best_post}."
+            ),
         ),
         Claim(
             "layernorm.warmup",
             "004",
             "§5.3",
-            claim=N_("lab.layernorm.warmup.claim"),
-            rule=N_("lab.layernorm.warmup.rule"),
-            finding=N_("lab.layernorm.warmup.finding"),
+            claim=N_(
+                "Warmup is required: without it the loss oscillates and "
+                "diverges, because LayerNorm and attention make early "
+                "gradients unstable."
+            ),
+            rule=N_(
+                "Two parts: some setting fails without warmup and trains "
+                "with it, for Pre-LN; and the same for Post-LN. Both: holds; "
+                "one: half-true; neither: fails."
+            ),
+            finding=N_(
+                "Settings a {warmup}-step warmup rescues: Pre-LN "
+                "{rescued_pre}, Post-LN {rescued_post}. Failed settings "
+                "without and with warmup: Pre-LN {fails_pre} and "
+                "{fails_pre_w}; Post-LN {fails_post} and {fails_post_w}."
+            ),
         ),
     ),
     setup_fields={k: SHAPE[k] for k in ("d_model", "n_heads", "d_ff", "seq_len")},

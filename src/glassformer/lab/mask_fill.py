@@ -20,7 +20,7 @@ import math
 import torch
 
 from glassformer.lab.runner import Claim, Experiment, Verdict, level, new_figure
-from glassformer.messages import N_, t
+from glassformer.messages import N_, NP_, t
 from glassformer.nn.attention import attention_scores, attention_weights
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -103,12 +103,14 @@ def run(ctx) -> dict:
 def plot(ctx, out: dict) -> None:
     fig, axes = new_figure(9.5, 3.4, 1, 2)
     fills = (*FILLS, "ours")
-    shown = {f: t("pictures.lab.mask-fill.ours") if f == "ours" else f for f in fills}  # the fills are code
+    shown = {
+        f: t(NP_("pictures.lab.mask-fill.ours", "ours")) if f == "ours" else f for f in fills
+    }  # the fills are code
     labels = [f"{d}\n{shown[f]}" for d in DTYPES for f in fills]
     colors = ["tab:gray" if f == "ours" else "tab:red" for d in DTYPES for f in fills]
     for ax, key, title in (
-        (axes[0, 0], "nan", t("pictures.lab.mask-fill.nan_title")),
-        (axes[0, 1], "hidden_mass", t("pictures.lab.mask-fill.hidden_title")),
+        (axes[0, 0], "nan", t("NaN weights in a fully masked row (fraction)")),
+        (axes[0, 1], "hidden_mass", t("weight on hidden keys, fully masked row (max over rows)")),
     ):
         vals = [
             out["naive"][d][f]["fully"][key] if f != "ours" else out["ours"][d]["fully"][key]
@@ -172,24 +174,63 @@ def tables(r: dict) -> list[str]:
 
 EXPERIMENT = Experiment(
     name="mask-fill",
-    title=N_("lab.mask-fill.title"),
-    setup=N_("lab.mask-fill.setup"),
+    title=N_("Mask fill value: -inf, -1e9 or the dtype's minimum"),
+    setup=N_(
+        "Random queries and keys ({keys} keys, width {width}, {rows} "
+        "query rows), attention rows with half the keys hidden "
+        "(partly masked) or all of them (fully masked), in float32, "
+        "bfloat16 and float16. The tutorials' recipe (fill the "
+        "hidden scores, then softmax) against glassformer's "
+        "mask-aware softmax; the reference is a float64 softmax over "
+        "the visible keys, and zeros for a row that sees nothing."
+    ),
     claims=(
         Claim(
             "mask-fill.1e9",
             "004",
             "§3.3",
-            claim=N_("lab.mask-fill.1e9.claim"),
-            rule=N_("lab.mask-fill.1e9.rule"),
-            finding=N_("lab.mask-fill.1e9.finding"),
+            claim=N_(
+                "Masked scores should be filled with -1e9 rather than -inf: "
+                "exp(-1e9) is already 0 in float32, and -inf can produce "
+                "NaN, which is why practitioners use -1e9."
+            ),
+            rule=N_(
+                "Holds only if all four are true: on partly masked rows -1e9 "
+                "gives the same weights as the mask-aware softmax (float32 "
+                "and bfloat16); a fully masked row gives no NaN with -1e9 "
+                "(float32 and bfloat16); that row puts no weight on hidden "
+                "keys; float16 can use -1e9 without NaN. All false: fails; "
+                "otherwise half-true."
+            ),
+            finding=N_(
+                "exp(-1e9) in float32 = {exp}. With -inf, {nan_inf} of "
+                "{cells} weights of the fully masked rows are NaN. With -1e9 "
+                "in float32 and bfloat16: {nan_1e9} NaN, and a fully masked "
+                "row puts up to {hidden} of its weight on keys it must not "
+                "see (an even spread). float16 and -1e9: masked_fill answers "
+                "“{fp16_refused}”; cast first, -1e9 becomes {fp16_fill} and "
+                "gives {fp16_nan} NaN. glassformer's mask-aware softmax: "
+                "{ours_nan} NaN in any dtype, {ours_hidden} weight on hidden "
+                "keys."
+            ),
         ),
         Claim(
             "mask-fill.inf",
             "000",
             "§3.3",
-            claim=N_("lab.mask-fill.inf.claim"),
-            rule=N_("lab.mask-fill.inf.rule"),
-            finding=N_("lab.mask-fill.inf.finding"),
+            claim=N_("A -inf score makes the softmax weight of a masked position approach 0."),
+            rule=N_(
+                "Holds if, on partly masked rows, every hidden weight is "
+                "exactly 0 and no weight is NaN, in float32, bfloat16 and "
+                "float16."
+            ),
+            finding=N_(
+                "Partly masked rows with -inf, all three dtypes: {nonzero} "
+                "hidden weights that are not exactly 0, {nan_partly} NaN. "
+                "Fully masked rows with the plain recipe: {nan_inf} NaN out "
+                "of {cells}; glassformer's softmax checks the mask and gives "
+                "such a row zeros."
+            ),
         ),
     ),
     setup_fields={"keys": T, "width": D, "rows": N},

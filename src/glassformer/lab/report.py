@@ -17,13 +17,13 @@ from glassformer import messages
 from glassformer.errors import DamagedFile, NotFound, UsageError
 from glassformer.files import read_json, write_text_atomic
 from glassformer.fonts import SANS, embedded_css, html_lang
-from glassformer.messages import N_
+from glassformer.messages import N_, NP_
 
 LANGS = messages.LANGS  # a report holds every language side by side
 LEVEL_WORDS = {  # the three verdicts a rule can return, and how a report writes each
-    "holds": N_("lab.level.holds"),
-    "half-true": N_("lab.level.half-true"),
-    "fails": N_("lab.level.fails"),
+    "holds": N_("holds"),
+    "half-true": N_("half-true"),
+    "fails": N_("fails"),
 }
 LEVELS = tuple(LEVEL_WORDS)
 
@@ -40,10 +40,10 @@ def words(lang: str, value):
     """A sentence field as `lang` writes it: a `steps` field in words of that language, else as it is."""
     if isinstance(value, dict) and set(value) == {"steps", "within"}:
         with messages.in_language(lang):
-            return messages.t("lab.report.sep").join(
-                messages.t("lab.report.never", within=value["within"])
+            return messages.t(", ").join(
+                messages.t("not within {within} steps", within=value["within"])
                 if v is None
-                else messages.t("lab.report.step", step=v)
+                else messages.t("step {step}", step=v)
                 for v in value["steps"]
             )
     return value
@@ -52,7 +52,7 @@ def words(lang: str, value):
 def text(lang: str, key: str, **fields) -> str:
     """The catalogue's sentence `key` in `lang` (a `lab.*` key), with its {fields} filled in."""
     if lang not in LANGS:
-        raise UsageError("error.lab.lang", lang=lang, langs=sorted(LANGS))
+        raise UsageError("lab.lang", "--lang {lang!r} is not one of {langs}.", lang=lang, langs=sorted(LANGS))
     fields = {k: words(lang, v) for k, v in fields.items()}
     with messages.in_language(lang):
         return messages.t(key, **fields)
@@ -63,7 +63,12 @@ def _took(record: dict, lang: str) -> str:
     load = "?" if m.get("load_1min") is None else f"{m['load_1min']:.2f}"
     return text(
         lang,
-        "lab.report.took",
+        N_(
+            "Took {seconds} s of wall time and {cpu_seconds} s of CPU "
+            "time on {cpu} ({cores} cores, {threads} thread(s), torch "
+            "{torch}; load average {load} at the start: the machine was "
+            "shared, so the CPU time is the steadier figure)."
+        ),
         seconds=record["seconds"],
         cpu_seconds=record.get("cpu_seconds", "?"),
         cpu=m["cpu"],
@@ -77,34 +82,55 @@ def _took(record: dict, lang: str) -> str:
 def _code(record: dict, lang: str) -> str:
     code = record.get("git")  # None: not run from a git checkout (or recorded before commits were)
     if code is None:
-        return text(lang, "lab.report.no_commit")
-    return text(lang, "lab.report.commit_dirty" if code["dirty"] else "lab.report.commit", commit=code["commit"])
+        return text(lang, N_("Code: not run from a git checkout, so no commit was recorded."))
+    return text(
+        lang,
+        N_(
+            "Code: git commit {commit}, with uncommitted changes to "
+            "tracked files: the code that ran differs from that commit."
+        )
+        if code["dirty"]
+        else N_("Code: git commit {commit}."),
+        commit=code["commit"],
+    )
 
 
 def source(claim: dict, lang: str) -> str:
     """Where a claim comes from: "tutorial 004 §3.2", or a ledger entry's paper and its section."""
     if claim.get("paper"):
-        return text(lang, "lab.report.paper", who=claim["tutorial"], where=claim["where"], paper=claim["paper"])
-    return text(lang, "lab.report.tutorial", tutorial=claim["tutorial"], where=claim["where"])
+        return text(
+            lang, N_("{who}, {where} ({paper})"), who=claim["tutorial"], where=claim["where"], paper=claim["paper"]
+        )
+    return text(lang, N_("tutorial {tutorial} {where}"), tutorial=claim["tutorial"], where=claim["where"])
 
 
 def experiment_markdown(record: dict, tables: list[str]) -> str:
     """lab.report.md of one experiment: setup, each claim with its rule and verdict, numbers, figures."""
     out = [f"# {record['title_en']}", f"*{record['title_zh']}*", ""]
     out += [
-        f"**{text('en', 'lab.report.reproduce')} / {text('zh', 'lab.report.reproduce')}:** `{record['command']}`",
+        f"**{text('en', N_('Reproduce'))} / {text('zh', N_('Reproduce'))}:** `{record['command']}`",
         "",
     ]
     for lang in LANGS:
         out.append(_took(record, lang))
     out.append("")
     out += [_code(record, lang) for lang in LANGS] + [""]
-    out += [text(lang, "lab.report.seeds", seeds=record["seeds"]) for lang in LANGS] + [""]
+    out += [
+        text(
+            lang,
+            N_("Seeds: {seeds}; where several, figures are mean ± half the range over seeds."),
+            seeds=record["seeds"],
+        )
+        for lang in LANGS
+    ] + [""]
     if record["fast"]:
-        out += [f"> {text(lang, 'lab.report.fast')}" for lang in LANGS] + [""]
-    out += [f"## {text('en', 'lab.report.setup')} / {text('zh', 'lab.report.setup')}", ""]
+        out += [
+            f"> {text(lang, N_('Fast mode: smoke-test sizes. The numbers show that the code runs and what it measures, not what the full run finds.'))}"  # noqa: E501
+            for lang in LANGS
+        ] + [""]
+    out += [f"## {text('en', N_('Setup'))} / {text('zh', N_('Setup'))}", ""]
     out += [record["setup_en"], "", record["setup_zh"], ""]
-    out += [f"## {text('en', 'lab.report.claims')} / {text('zh', 'lab.report.claims')}", ""]
+    out += [f"## {text('en', N_('Claims and verdicts'))} / {text('zh', N_('Claims and verdicts'))}", ""]
     for i, c in enumerate(record["claims"], 1):
         where = source(c, "en")
         verdict = " / ".join(text(lang, LEVEL_WORDS[c["level"]]) for lang in LANGS)
@@ -113,19 +139,19 @@ def experiment_markdown(record: dict, tables: list[str]) -> str:
             out += [f"> {c[f'claim_{lang}']}", ">"]
         out[-1] = ""
         for lang in LANGS:
-            out += [f"- *{text(lang, 'lab.report.rule')}:* {c[f'rule_{lang}']}"]
+            out += [f"- *{text(lang, N_('Rule (code, fixed before the run)'))}:* {c[f'rule_{lang}']}"]
         for lang in LANGS:
-            out += [f"- *{text(lang, 'lab.report.measured')}:* {c[f'finding_{lang}']}"]
+            out += [f"- *{text(lang, N_('Measured'))}:* {c[f'finding_{lang}']}"]
         if c.get("paper"):  # a ledger entry: the paper's number beside ours
             for lang in LANGS:
-                out += [f"- *{text(lang, 'lab.report.paper_says')}:* {c[f'paper_{lang}']}"]
+                out += [f"- *{text(lang, N_('The paper'))}:* {c[f'paper_{lang}']}"]
             for lang in LANGS:
-                out += [f"- *{text(lang, 'lab.report.ours')}:* {c[f'ours_{lang}']}"]
+                out += [f"- *{text(lang, N_('Ours'))}:* {c[f'ours_{lang}']}"]
         out.append("")
     if tables:
-        out += [f"## {text('en', 'lab.report.numbers')} / {text('zh', 'lab.report.numbers')}", "", *tables, ""]
+        out += [f"## {text('en', N_('Numbers'))} / {text('zh', N_('Numbers'))}", "", *tables, ""]
     if record["figures"]:
-        out += [f"## {text('en', 'lab.report.figures')} / {text('zh', 'lab.report.figures')}", ""]
+        out += [f"## {text('en', N_('Figures'))} / {text('zh', N_('Figures'))}", ""]
         out += [f"![{name}]({name})" for name in record["figures"]] + [""]
     return "\n".join(out)
 
@@ -137,13 +163,13 @@ def experiment_markdown(record: dict, tables: list[str]) -> str:
 NUMBER, WHOLE, TEXT, FLAG = "number", "whole", "text", "flag"
 KINDS = {NUMBER: (int, float), WHOLE: (int,), TEXT: (str,), FLAG: (bool,), "object": (dict,), "list": (list,)}
 WANT = {  # what a field of each kind should hold, as the error for a wrong one says it
-    NUMBER: N_("lab.report.want.number"),
-    WHOLE: N_("lab.report.want.whole"),
-    TEXT: N_("lab.report.want.text"),
-    FLAG: N_("lab.report.want.flag"),
-    "object": N_("lab.report.want.object"),
-    "list": N_("lab.report.want.list"),
-    "names": N_("lab.report.want.names"),  # the figures: a list of file names
+    NUMBER: N_("a number"),
+    WHOLE: N_("a whole number"),
+    TEXT: N_("text"),
+    FLAG: N_(NP_("lab.report.want.flag", "true or false")),
+    "object": N_("a JSON object"),
+    "list": N_("a list"),
+    "names": N_("a list of file names"),  # the figures: a list of file names
 }
 RECORD = {
     "experiment": TEXT,
@@ -174,19 +200,31 @@ def _check_fields(value: dict, shape: dict, where: str, path: Path) -> None:
     for name, kind in shape.items():
         field = f"{where}{name}"
         if name not in value:
-            raise DamagedFile("error.lab.results_missing", path=path, field=field, fix=_results_fix(path))
+            raise DamagedFile(
+                "lab.results_missing",
+                "{path} is damaged: it has no {field}, which every results file glassformer writes holds. {fix}",
+                path=path,
+                field=field,
+                fix=_results_fix(path),
+            )
         if not isinstance(value[name], KINDS[kind]) or (kind != FLAG and isinstance(value[name], bool)):
             raise _wrong_type(path, field, kind)
 
 
 def _results_fix(path: Path) -> str:
-    return messages.t("fix.lab_results", name=path.parent.name, path=path)
+    return messages.t(
+        "Run the experiment again (glassformer lab run {name}) or, "
+        "for a committed result, restore it: git checkout -- {path}",
+        name=path.parent.name,
+        path=path,
+    )
 
 
 def _wrong_type(path: Path, field: str, want: str) -> DamagedFile:
     """The error for a results.json field of the wrong type (`want`: a kind of WANT)."""
     return DamagedFile(
-        "error.lab.results_type",
+        "lab.results_type",
+        "{path} is damaged: its {field} must be {want}. {fix}",
         path=path,
         field=field,
         want=messages.t(WANT[want]),
@@ -210,7 +248,8 @@ def read_record(path: str | Path) -> dict:
         _check_fields(claim, {**CLAIM, **(LEDGER_CLAIM if claim.get("paper") else {})}, where, path)
         if claim["level"] not in LEVELS:
             raise DamagedFile(
-                "error.lab.results_level",
+                "lab.results_level",
+                "{path} is damaged: its {field} is {level!r}, not one of {levels}. {fix}",
                 path=path,
                 field=f"{where}level",
                 level=claim["level"],
@@ -258,13 +297,13 @@ def ledger_rows(records: list[dict]) -> list[dict]:
 
 
 LEDGER_COLUMNS = {  # the ledger's columns, in order, and their headings
-    "entry": N_("lab.ledger.col.entry"),
-    "source": N_("lab.ledger.col.source"),
-    "claim": N_("lab.ledger.col.claim"),
-    "paper": N_("lab.ledger.col.paper"),
-    "ours": N_("lab.ledger.col.ours"),
-    "verdict": N_("lab.ledger.col.verdict"),
-    "cpu": N_("lab.ledger.col.cpu"),
+    "entry": N_("entry"),
+    "source": N_("paper"),
+    "claim": N_("claim"),
+    "paper": N_("the paper's number"),
+    "ours": N_(NP_("lab.ledger.col.ours", "ours")),
+    "verdict": N_("verdict"),
+    "cpu": N_("CPU time"),
 }
 
 
@@ -275,8 +314,37 @@ def _cell(s: str) -> str:
 def ledger_markdown(records: list[dict]) -> str:
     """docs/lab/ledger.md: one row per ledger claim, both languages in each cell, linking to the report."""
     rows = ledger_rows(records)
-    out = [f"# {text('en', 'lab.ledger.title')}", f"*{text('zh', 'lab.ledger.title')}*", ""]
-    out += [text("en", "lab.ledger.intro"), "", text("zh", "lab.ledger.intro"), ""]
+    out = [
+        f"# {text('en', N_('The reproduction ledger: published small-Transformer results re-run on a CPU'))}",
+        f"*{text('zh', N_('The reproduction ledger: published small-Transformer results re-run on a CPU'))}*",
+        "",
+    ]
+    out += [
+        text(
+            "en",
+            N_(
+                "One row per claim of a published result, scaled down to a "
+                "laptop CPU: the paper's number (and where it is printed) "
+                "beside ours, and a verdict from a rule written as code "
+                "before the run. Where the paper's number is not in the "
+                "parts of the paper read for the entry, the row says so "
+                "instead of quoting one."
+            ),
+        ),
+        "",
+        text(
+            "zh",
+            N_(
+                "One row per claim of a published result, scaled down to a "
+                "laptop CPU: the paper's number (and where it is printed) "
+                "beside ours, and a verdict from a rule written as code "
+                "before the run. Where the paper's number is not in the "
+                "parts of the paper read for the entry, the row says so "
+                "instead of quoting one."
+            ),
+        ),
+        "",
+    ]
     out.append("| " + " | ".join(f"{text('en', k)} / {text('zh', k)}" for k in LEDGER_COLUMNS.values()) + " |")
     out.append("|" + "---|" * len(LEDGER_COLUMNS))
     for row in rows:
@@ -284,7 +352,9 @@ def ledger_markdown(records: list[dict]) -> str:
             k: "<br>".join(_cell(row[f"{k}_{lang}"]) for lang in LANGS) for k in ("source", "claim", "paper", "ours")
         }
         verdict = " / ".join(text(lang, LEVEL_WORDS[row["level"]]) for lang in LANGS)
-        took = text("en", "lab.ledger.took", cpu=f"{row['cpu_seconds']:.0f}", wall=f"{row['seconds']:.0f}")
+        took = text(
+            "en", N_("{cpu} s CPU ({wall} s wall)"), cpu=f"{row['cpu_seconds']:.0f}", wall=f"{row['seconds']:.0f}"
+        )
         fast = " (fast)" if row["fast"] else ""
         out.append(
             f"| [{row['experiment']}]({row['experiment']}/report.md) | {both['source']} | {both['claim']} | "
@@ -296,9 +366,11 @@ def ledger_markdown(records: list[dict]) -> str:
 def ledger_text(records: list[dict], lang: str) -> str:
     """The ledger for a terminal, in one language: a block per row."""
     rows = ledger_rows(records)
-    out = [text(lang, "lab.ledger.title"), ""]
+    out = [text(lang, N_("The reproduction ledger: published small-Transformer results re-run on a CPU")), ""]
     for row in rows:
-        took = text(lang, "lab.ledger.took", cpu=f"{row['cpu_seconds']:.0f}", wall=f"{row['seconds']:.0f}")
+        took = text(
+            lang, N_("{cpu} s CPU ({wall} s wall)"), cpu=f"{row['cpu_seconds']:.0f}", wall=f"{row['seconds']:.0f}"
+        )
         out.append(f"[{text(lang, LEVEL_WORDS[row['level']])}] {row['experiment']} · {row[f'source_{lang}']} · {took}")
         for part in ("claim", "paper", "ours"):
             out.append(f"    {text(lang, LEDGER_COLUMNS[part])}: {row[f'{part}_{lang}']}")
@@ -308,16 +380,35 @@ def ledger_text(records: list[dict], lang: str) -> str:
 
 def index_markdown(records: list[dict]) -> str:
     out = [
-        f"# {text('en', 'lab.report.index_title')}",
-        f"*{text('zh', 'lab.report.index_title')}*",
+        f"# {text('en', N_('''glassformer lab: the tutorials' claims, tested'''))}",
+        f"*{text('zh', N_('''glassformer lab: the tutorials' claims, tested'''))}*",
         "",
-        text("en", "lab.report.index_intro"),
+        text(
+            "en",
+            N_(
+                "Each experiment trains or computes the small thing a claim "
+                "is about, on a CPU, and applies a verdict rule that was "
+                "written as code before the run. Numbers, rules and figures "
+                "are in each experiment's report."
+            ),
+        ),
         "",
-        text("zh", "lab.report.index_intro"),
+        text(
+            "zh",
+            N_(
+                "Each experiment trains or computes the small thing a claim "
+                "is about, on a CPU, and applies a verdict rule that was "
+                "written as code before the run. Numbers, rules and figures "
+                "are in each experiment's report."
+            ),
+        ),
         "",
     ]
     if ledger_rows(records):
-        out += [f"[{text('en', 'lab.ledger.title')}](ledger.md) · [{text('zh', 'lab.ledger.title')}](ledger.md)", ""]
+        out += [
+            f"[{text('en', N_('The reproduction ledger: published small-Transformer results re-run on a CPU'))}](ledger.md) · [{text('zh', N_('The reproduction ledger: published small-Transformer results re-run on a CPU'))}](ledger.md)",  # noqa: E501
+            "",
+        ]
     out += [
         "| experiment | tutorial | claim | verdict | seeds · wall (CPU) time | reproduce |",
         "|---|---|---|---|---|---|",
@@ -380,16 +471,23 @@ def _pair(record_or_claim: dict, field: str) -> str:
 
 def index_html(records: list[dict]) -> str:
     """One offline page: a language switch, then each experiment with its claims, verdicts, figures."""
-    body = [f"<h1>{_both('lab.report.index_title')}</h1>", f"<p>{_both('lab.report.index_intro')}</p>"]
+    body = [
+        f"<h1>{_both(N_('''glassformer lab: the tutorials' claims, tested'''))}</h1>",
+        f"<p>{_both(N_('Each experiment trains or computes the small thing a claim ' 'is about, on a CPU, and applies a verdict rule that was ' 'written as code before the run. Numbers, rules and figures ' '''are in each experiment's report.'''))}</p>",  # noqa: E501
+    ]
     rows = ledger_rows(records)
     if rows:  # the ledger first: published results re-run, the paper's number beside ours
-        body.append(f"<h2>{_both('lab.ledger.title')}</h2><p>{_both('lab.ledger.intro')}</p><table><tr>")
+        body.append(
+            f"<h2>{_both(N_('The reproduction ledger: published small-Transformer results re-run on a CPU'))}</h2><p>{_both(N_('One row per claim of a published result, scaled down to a ' '''laptop CPU: the paper's number (and where it is printed) ''' 'beside ours, and a verdict from a rule written as code ' '''before the run. Where the paper's number is not in the ''' 'parts of the paper read for the entry, the row says so ' 'instead of quoting one.'))}</p><table><tr>"  # noqa: E501
+        )
         body.append("".join(f"<th>{_both(k)}</th>" for k in LEDGER_COLUMNS.values()) + "</tr>")
         for row in rows:
             cells = [f'<a href="{html.escape(row["experiment"])}/report.md">{html.escape(row["experiment"])}</a>']
             cells += [_pair(row, k) for k in ("source", "claim", "paper", "ours")]
             cells.append(f'<span class="verdict {row["level"]}">{_both(LEVEL_WORDS[row["level"]])}</span>')
-            cells.append(_both("lab.ledger.took", cpu=f"{row['cpu_seconds']:.0f}", wall=f"{row['seconds']:.0f}"))
+            cells.append(
+                _both(N_("{cpu} s CPU ({wall} s wall)"), cpu=f"{row['cpu_seconds']:.0f}", wall=f"{row['seconds']:.0f}")
+            )
             body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
         body.append("</table>")
     for r in records:
@@ -402,15 +500,19 @@ def index_html(records: list[dict]) -> str:
                 + "".join(f'<span class="{lang}">{html.escape(source(c, lang))}</span>' for lang in LANGS)
                 + "</p>"
             )
-            body.append(f"<p><b>{_both('lab.report.claim')}:</b> {_pair(c, 'claim')}</p>")
-            body.append(f"<p><b>{_both('lab.report.rule')}:</b> {_pair(c, 'rule')}</p>")
-            body.append(f"<p><b>{_both('lab.report.measured')}:</b> {_pair(c, 'finding')}</p>")
+            body.append(f"<p><b>{_both(N_('Claim'))}:</b> {_pair(c, 'claim')}</p>")
+            body.append(f"<p><b>{_both(N_('Rule (code, fixed before the run)'))}:</b> {_pair(c, 'rule')}</p>")
+            body.append(f"<p><b>{_both(N_('Measured'))}:</b> {_pair(c, 'finding')}</p>")
             if c.get("paper"):
-                body.append(f"<p><b>{_both('lab.report.paper_says')}:</b> {_pair(c, 'paper')}</p>")
-                body.append(f"<p><b>{_both('lab.report.ours')}:</b> {_pair(c, 'ours')}</p>")
+                body.append(f"<p><b>{_both(N_('The paper'))}:</b> {_pair(c, 'paper')}</p>")
+                body.append(f"<p><b>{_both(N_('Ours'))}:</b> {_pair(c, 'ours')}</p>")
             body.append("</div>")
         took = "".join(f'<span class="{lang}">{html.escape(_took(r, lang))}</span>' for lang in LANGS)
-        fast = f" {_both('lab.report.fast')}" if r["fast"] else ""
+        fast = (
+            f" {_both(N_('Fast mode: smoke-test sizes. The numbers show that the code runs and what it measures, not what the full run finds.'))}"  # noqa: E501
+            if r["fast"]
+            else ""
+        )
         body.append(
             f'<p class="note">{took}{fast}<br><code>{html.escape(r["command"])}</code> · '
             f'<a href="{html.escape(r["experiment"])}/report.md">report.md</a></p>'
@@ -433,7 +535,7 @@ def _option(lang: str) -> str:
     chosen = " selected" if lang == messages.language() else ""
     with messages.in_language(lang):
         tag = html_lang()
-    return f'<option value="{lang}" data-lang="{tag}"{chosen}>{html.escape(text(lang, "lab.report.lang"))}</option>'
+    return f'<option value="{lang}" data-lang="{tag}"{chosen}>{html.escape(text(lang, N_("English")))}</option>'
 
 
 def write_index(root: str | Path) -> tuple[Path, Path]:
@@ -441,7 +543,12 @@ def write_index(root: str | Path) -> tuple[Path, Path]:
     root = Path(root)
     records = read_records(root)
     if not records:
-        raise NotFound("error.lab.no_results", root=root)
+        raise NotFound(
+            "lab.no_results",
+            "{root} holds no experiment results (no */results.json). Run "
+            "one first: glassformer lab run NAME --out {root}",
+            root=root,
+        )
     md, page = root / "index.md", root / "index.html"
     write_text_atomic(md, index_markdown(records))
     write_text_atomic(page, index_html(records))

@@ -53,9 +53,9 @@ def figure(x: float) -> str:
 # The seed tutorials a claim can cite, by the number of their file, and the one-line description of
 # each that `glassformer lab list` shows.
 TUTORIALS = {
-    "000": N_("lab.list.about.first"),
-    "002": N_("lab.list.about.second"),
-    "004": N_("lab.list.about.third"),
+    "000": N_("builds a decoder-only character model from scratch"),
+    "002": N_("a one-layer word-level model, with its attention weights and gradients"),
+    "004": N_("works attention by hand in NumPy, then a Post-LN encoder layer and a sine-wave regressor"),
 }
 
 
@@ -84,7 +84,9 @@ class Verdict:
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:
-            raise UsageError("error.lab.level", level=self.level, levels=LEVELS)
+            raise UsageError(
+                "lab.level", "verdict level {level!r} is not one of {levels}", level=self.level, levels=LEVELS
+            )
 
 
 def level(parts: list[bool]) -> str:
@@ -128,7 +130,13 @@ class Context:
         fig.savefig(path, dpi=90)
         size = path.stat().st_size
         if size > MAX_PNG_BYTES:
-            raise Unsupported("error.lab.figure_size", path=path, size=size, most=MAX_PNG_BYTES)
+            raise Unsupported(
+                "lab.figure_size",
+                "{path} is {size:,} bytes; lab figures must stay under {most:,}.",
+                path=path,
+                size=size,
+                most=MAX_PNG_BYTES,
+            )
         self.figures.append(path.name)
         return path.name
 
@@ -208,7 +216,9 @@ def judge(experiment: Experiment, results: dict) -> list[dict]:
     verdicts = experiment.verdicts(results)
     missing = {c.key for c in experiment.claims} - set(verdicts)
     if missing:
-        raise Unsupported("error.lab.no_verdict", name=experiment.name, keys=sorted(missing))
+        raise Unsupported(
+            "lab.no_verdict", "experiment {name} gave no verdict for {keys}", name=experiment.name, keys=sorted(missing)
+        )
     claims = []
     for claim in experiment.claims:
         v = verdicts[claim.key]
@@ -268,9 +278,15 @@ def run_experiment(
     """Run one experiment, judge its claims by its rule, write results.json and report.md."""
     seeds = (1 if fast else experiment.seeds) if seeds is None else seeds
     if seeds < 1:
-        raise UsageError("error.lab.seeds", seeds=seeds)
+        raise UsageError("lab.seeds", "--seeds must be at least 1, got {seeds}.", seeds=seeds)
     if seeds > 1 and not experiment.seeded:  # never "3 seeds" on a report that ran once
-        raise UsageError("error.lab.unseeded", name=experiment.name, seeds=seeds)
+        raise UsageError(
+            "lab.unseeded",
+            "--seeds {seeds}: {name} is one computation with no random "
+            "seed to vary, so it runs once; leave --seeds out.",
+            name=experiment.name,
+            seeds=seeds,
+        )
     root = Path(out) if out is not None else DEFAULT_OUT
     folder = root / experiment.name
     folder.mkdir(parents=True, exist_ok=True)

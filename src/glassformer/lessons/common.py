@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from glassformer.config import TrainConfig
-from glassformer.messages import in_language, language, resolve, t
+from glassformer.messages import N_, in_language, language, resolve, t
 from glassformer.train.data import TensorBatches
 from glassformer.train.loop import EarlyStopping, Trainer
 
@@ -54,7 +54,7 @@ class Narrator:
         self.echo(line)
 
     def matrix(self, name: str, a, rows: Iterable[str] | None = None, decimals: int = 4) -> None:
-        for line in matrix_lines(name, a, rows, decimals, shape=self.text("lesson.common.shape")):
+        for line in matrix_lines(name, a, rows, decimals, shape=self.text(N_("shape"))):
             self.echo(line)
 
 

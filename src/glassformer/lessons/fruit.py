@@ -53,7 +53,11 @@ W_Q = np.array([[1.0, 0.0], [0.0, 1.0]])  # (2, 2)
 W_K = np.array([[0.5, 0.5], [0.5, -0.5]])  # (2, 2)
 W_V = np.array([[1.0, 1.0], [-1.0, 1.0]])  # (2, 2)
 PROJECTIONS = {"Q": W_Q, "K": W_K, "V": W_V}
-WHY = {"Q": N_("lesson.fruit.why.Q"), "K": N_("lesson.fruit.why.K"), "V": N_("lesson.fruit.why.V")}  # each one's role
+WHY = {
+    "Q": N_("Queries say what each word is looking for: Q = E·W_Q."),
+    "K": N_("Keys say what each word offers to be found by: K = E·W_K."),
+    "V": N_("Values are what each word hands over once it is attended to: V = E·W_V."),
+}  # each one's role
 
 
 def attention_by_hand(E: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_V: np.ndarray) -> dict:
@@ -71,36 +75,52 @@ def attention_by_hand(E: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_V: np.n
 
 
 def print_steps(nar: Narrator, s: dict) -> None:
-    nar.title("lesson.fruit.title.by_hand")
-    nar.why("lesson.fruit.why.embed")
+    nar.title(N_("1. Attention by hand (NumPy, row vectors: x·W)"))
+    nar.why(N_("Each word is a row of two numbers, sweetness and sourness: the embedding matrix E."))
     nar.matrix("E", s["E"], WORDS, 1)
-    nar.say("lesson.fruit.say.projections")  # the three matrices, so every step can be redone by hand
+    nar.say(
+        "The three projections (hand-picked, 2 × 2), to redo every step below by hand:"
+    )  # the three matrices, so every step can be redone by hand
     for name, W in PROJECTIONS.items():
         nar.matrix(f"W_{name}", W, None, 1)
     for name in PROJECTIONS:
         nar.why(WHY[name])
         nar.matrix(f"{name} = E·W_{name}   (3, 2)·(2, 2) →", s[name], WORDS, 1)
-    nar.why("lesson.fruit.why.scores")
+    nar.why(N_("Row i of Q·Kᵀ scores word i's query against every key (a dot product per pair)."))
     nar.matrix("Q·Kᵀ   (3, 2)·(2, 3) →", s["Q·Kᵀ"], WORDS, 1)
-    nar.why("lesson.fruit.why.scale", d_k=s["K"].shape[1], root=fmt(np.sqrt(s["K"].shape[1])))
+    nar.why(
+        N_("Dividing by √d_k = √{d_k} ≈ {root} keeps the scores from growing with the width of the keys."),
+        d_k=s["K"].shape[1],
+        root=fmt(np.sqrt(s["K"].shape[1])),
+    )
     nar.matrix(f"Q·Kᵀ / √{s['K'].shape[1]}", s["scaled"], WORDS, 3)
-    nar.why("lesson.fruit.why.softmax")
+    nar.why(N_("Softmax per row: exponentiate, then divide by the row sum, so each row becomes weights that sum to 1."))
     for i, w in enumerate(WORDS):
         nar.show(f"  {w:<7} exp = {fmt(s['exp'][i], 4, sci=True)}   sum = {fmt(s['row sums'][i], 4, sci=True)}")
     shifted = np.exp(s["scaled"] - s["scaled"].max(axis=1, keepdims=True))  # (3, 3)
     same = np.abs(shifted / shifted.sum(axis=1, keepdims=True) - s["weights"]).max()  # ()
-    nar.say("lesson.fruit.say.shift", diff=f"{same:.1e}")
-    nar.matrix(nar.text("lesson.fruit.show.weights"), s["weights"], WORDS, 4)
-    nar.why("lesson.fruit.why.output")
-    nar.matrix(nar.text("lesson.fruit.show.output"), s["output"], WORDS, 4)
+    nar.say(
+        "Subtracting each row's maximum before exp (what real code "
+        "does to avoid overflow) gives the same weights: max "
+        "difference {diff}.",
+        diff=f"{same:.1e}",
+    )
+    nar.matrix(nar.text(N_("weights = exp / row sum")), s["weights"], WORDS, 4)
+    nar.why(N_("Each output row is a weighted average of the value rows, with that row's weights."))
+    nar.matrix(nar.text(N_("output = weights·V   (3, 3)·(3, 2) →")), s["output"], WORDS, 4)
     for i, w in enumerate(WORDS):
         j = int(s["weights"][i].argmax())
-        nar.say("lesson.fruit.say.attends", word=w, other=WORDS[j], weight=f"{s['weights'][i, j]:.4f}")
+        nar.say(
+            "{word} gives its largest weight to {other} ({weight}).",
+            word=w,
+            other=WORDS[j],
+            weight=f"{s['weights'][i, j]:.4f}",
+        )
 
 
 def check_against_library(nar: Narrator, s: dict) -> dict:
     """The same attention through glassformer's PyTorch function and its NumPy twin."""
-    nar.title("lesson.fruit.title.library")
+    nar.title(N_("2. The same numbers from glassformer"))
     q, k, v = (torch.tensor(s[n], dtype=torch.float64) for n in "QKV")  # 3 × (3, 2)
     out_t, w_t = scaled_dot_product_attention(q, k, v)  # (3, 2), (3, 3)
     out_n, w_n = numpy_ref.scaled_dot_product_attention(s["Q"], s["K"], s["V"])  # (3, 2), (3, 3)
@@ -109,9 +129,9 @@ def check_against_library(nar: Narrator, s: dict) -> dict:
         "numpy_ref": max(np.abs(out_n - s["output"]).max(), np.abs(w_n - s["weights"]).max()),
     }
     nar.show("glassformer.nn.attention.scaled_dot_product_attention (float64):")
-    nar.say("lesson.fruit.say.maxdiff", diff=f"{diffs['torch']:.2e}")
+    nar.say("  largest difference from the hand computation: {diff}", diff=f"{diffs['torch']:.2e}")
     nar.show("glassformer.numpy_ref.scaled_dot_product_attention:")
-    nar.say("lesson.fruit.say.maxdiff", diff=f"{diffs['numpy_ref']:.2e}")
+    nar.say("  largest difference from the hand computation: {diff}", diff=f"{diffs['numpy_ref']:.2e}")
     return diffs
 
 
@@ -123,8 +143,8 @@ def save_heatmap(nar: Narrator, weights: np.ndarray, path: Path) -> Path:
     im = ax.imshow(weights, cmap="viridis", vmin=0, vmax=1)
     ax.set_xticks(range(3), WORDS)
     ax.set_yticks(range(3), WORDS)
-    ax.set_xlabel(nar.text("lesson.fruit.chart.key"))
-    ax.set_ylabel(nar.text("lesson.fruit.chart.query"))
+    ax.set_xlabel(nar.text(N_("key")))
+    ax.set_ylabel(nar.text(N_("query")))
     for i in range(3):
         for j in range(3):
             ax.text(
@@ -136,7 +156,7 @@ def save_heatmap(nar: Narrator, weights: np.ndarray, path: Path) -> Path:
                 color="white" if weights[i, j] < 0.6 else "black",
             )
     fig.colorbar(im, ax=ax)
-    ax.set_title(nar.text("lesson.fruit.chart.weights", d=W_K.shape[1]))  # √d_k: the keys' width
+    ax.set_title(nar.text(N_("softmax(Q·Kᵀ/√{d})"), d=W_K.shape[1]))  # √d_k: the keys' width
     return save_png(fig, path)
 
 
@@ -182,8 +202,8 @@ def rounding_band(fn, inputs: dict, decimals: dict, rng: np.random.Generator, n:
 
 def compare_with_published(nar: Narrator, steps: dict, published: dict, projections: dict, words) -> dict:
     """Print the comparison; return {step: verdict dict} with the computed evidence."""
-    nar.title("lesson.fruit.title.published")
-    nar.why("lesson.fruit.why.published")
+    nar.title(N_("3. The tutorial's printed figures (seed 004) against the computed ones"))
+    nar.why(N_("A published row counts as agreeing when every entry is within half a unit of the last digit printed."))
     pub = {k: np.array(v, dtype=np.float64) for k, (v, _) in published.items()}  # (3, 2) or (3, 3) each
     dec = {k: d for k, (_, d) in published.items()}
     chain, rng = _chain(steps["K"].shape[1]), np.random.default_rng(0)
@@ -198,20 +218,35 @@ def compare_with_published(nar: Narrator, steps: dict, published: dict, projecti
             "max_diff": float(np.abs(pub[name] - true).max()),
         }
         if not wrong:
-            nar.say("lesson.fruit.pub.agrees", name=name, diff=fmt(v["max_diff"], 3))
+            nar.say(
+                "{name}: agrees with the computation (largest difference {diff}).",
+                name=name,
+                diff=fmt(v["max_diff"], 3),
+            )
         if name in projections:
             transposed = steps["E"] @ projections[name].T  # (3, d): what x·Wᵀ gives
             v["transposed_rows"] = [words[i] for i in wrong if np.abs(pub[name][i] - transposed[i]).max() <= tol]
         for i in wrong:
             nar.say(
-                "lesson.fruit.pub.row",
+                "{name}[{word}]: the tutorial prints {published}; the computation gives {true}.",
                 name=name,
                 word=words[i],
                 published=fmt(pub[name][i], dec[name]),
                 true=fmt(true[i], max(dec[name], 1)),
             )
             if name in projections:
-                key = "lesson.fruit.pub.transposed" if words[i] in v["transposed_rows"] else "lesson.fruit.pub.slip"
+                key = (
+                    N_(
+                        "  why: x·W_{name}ᵀ gives exactly {value}: for {word} the "
+                        "tutorial multiplied by the transposed matrix (the "
+                        "column-vector habit W·x)."
+                    )
+                    if words[i] in v["transposed_rows"]
+                    else N_(
+                        "  why: neither x·W_{name} nor x·W_{name}ᵀ gives the printed "
+                        "row (x·W_{name}ᵀ = {value}): an arithmetic slip."
+                    )
+                )
                 nar.say(key, name=name, word=words[i], value=fmt(transposed[i], 1))
         if wrong and name in chain:
             fn, needs = chain[name]
@@ -220,21 +255,36 @@ def compare_with_published(nar: Narrator, steps: dict, published: dict, projecti
             inherited = bool(np.all((pub[name] >= lo - tol) & (pub[name] <= hi + tol)))
             v.update(from_own_inputs=own, inherited=inherited)
             nar.say(
-                "lesson.fruit.pub.inherited" if inherited else "lesson.fruit.pub.new_slip",
+                N_(
+                    "  why: recomputing {name} from the tutorial's own {inputs} "
+                    "reproduces it, so the error comes from an earlier step."
+                )
+                if inherited
+                else N_(
+                    "  why: even from the tutorial's own {inputs}, {name} comes "
+                    "out differently, so this step adds an error of its own:"
+                ),
                 name=name,
                 inputs=", ".join(needs),
             )
             if not inherited:
-                label = nar.text("lesson.fruit.pub.own_label", name=name, inputs=", ".join(needs))
+                label = nar.text(
+                    N_("  {name} recomputed from the tutorial's own {inputs}"), name=name, inputs=", ".join(needs)
+                )
                 nar.matrix(label, own, words, 3)
         verdicts[name] = v
     n_ok = sum(not v["wrong_rows"] for v in verdicts.values())
-    nar.say("lesson.fruit.pub.summary", ok=n_ok, total=len(verdicts))
+    nar.say("{ok} of {total} printed steps agree with the computation.", ok=n_ok, total=len(verdicts))
     own_top = [words[int(r.argmax())] for r in pub["weights"]]  # (3,) the tutorial's favourites
     true_top = [words[int(r.argmax())] for r in steps["weights"]]
     for w, a, b in zip(words, own_top, true_top, strict=False):
         if a != b:
-            nar.say("lesson.fruit.pub.favourite", word=w, published=a, true=b)
+            nar.say(
+                "The tutorial has {word} attending mostly to {published}; the computed weights put most on {true}.",
+                word=w,
+                published=a,
+                true=b,
+            )
     return verdicts
 
 
@@ -263,7 +313,12 @@ class OneAttention(HookedModel):
 
 def multi_head_shapes(nar: Narrator, seed: int = 0) -> dict:
     """Print the walkthrough; return {step: shape} and whether each hand step matched the library."""
-    nar.title("lesson.fruit.title.heads", d_model=D_MODEL, heads=N_HEADS, d_k=D_MODEL // N_HEADS)
+    nar.title(
+        N_("4. Multi-head reshapes: d_model = {d_model}, {heads} heads, d_k = {d_k}"),
+        d_model=D_MODEL,
+        heads=N_HEADS,
+        d_k=D_MODEL // N_HEADS,
+    )
     torch.manual_seed(seed)
     model = OneAttention(D_MODEL, N_HEADS).eval()
     attn = model.attn
@@ -284,18 +339,24 @@ def multi_head_shapes(nar: Narrator, seed: int = 0) -> dict:
         merged = z_t.reshape(B, T, H * D)  # (B, T, C)
         out = attn.proj(merged)  # (B, T, C)
     shapes = {
-        nar.text("lesson.fruit.shape.input"): x.shape,
-        nar.text("lesson.fruit.shape.q_proj"): q_proj.shape,
+        nar.text(N_("input x")): x.shape,
+        nar.text(N_("x·W_Q (one Linear for all heads)")): q_proj.shape,
         f"view(B, T, {H}, {D})": q_view.shape,
         "transpose(1, 2)": q_heads.shape,
-        nar.text("lesson.fruit.shape.scores"): scores.shape,
-        nar.text("lesson.fruit.shape.weights"): weights.shape,
-        nar.text("lesson.fruit.shape.z"): z.shape,
+        nar.text(N_("scores Q·Kᵀ/√d_k")): scores.shape,
+        nar.text(N_("softmax weights")): weights.shape,
+        nar.text(N_("weights·V (z)")): z.shape,
         "z.transpose(1, 2)": z_t.shape,
         f"reshape(B, T, {H}·{D})": merged.shape,
-        nar.text("lesson.fruit.shape.out"): out.shape,
+        nar.text(N_("output projection")): out.shape,
     }
-    nar.why("lesson.fruit.why.heads")
+    nar.why(
+        N_(
+            "One Linear makes every head's queries at once; view and "
+            "transpose only relabel those numbers so each head gets its "
+            "own (T, d_k) block."
+        )
+    )
     width = max(map(columns, shapes))
     for name, shape in shapes.items():
         nar.show(f"  {pad(name, width)}  {tuple(shape)}")
@@ -306,7 +367,12 @@ def multi_head_shapes(nar: Narrator, seed: int = 0) -> dict:
     }
     for name, ok in checks.items():
         nar.show(f"  {name}: {ok}")
-    nar.say("lesson.fruit.say.heads_rows", heads=H, T=T, sums=fmt(weights.sum(-1).flatten(), 6))
+    nar.say(
+        "{heads} heads × {T} queries, each row of weights sums to 1: {sums}",
+        heads=H,
+        T=T,
+        sums=fmt(weights.sum(-1).flatten(), 6),
+    )
     return {"shapes": {k: tuple(v) for k, v in shapes.items()}, "checks": checks}
 
 
@@ -340,32 +406,55 @@ def rotation(k: int, omegas: np.ndarray) -> np.ndarray:
 
 
 def sinusoidal_positions(nar: Narrator) -> dict:
-    nar.title("lesson.fruit.title.positions", n=N_POS, d=D)
+    nar.title(N_("5. Sinusoidal positions: {n} positions × {d} features"), n=N_POS, d=D)
     pe = sinusoidal_table(N_POS, D, dtype=torch.float64).numpy()  # (10, 8)
     nar.matrix("PE", pe, [f"p={p}" for p in range(N_POS)], 3)
     omegas = frequencies(pe)  # (4,)
-    nar.say("lesson.fruit.say.omegas", omegas=fmt(omegas, 5))
+    nar.say("Frequencies ω_i read back from row p = 1 of the table: {omegas}", omegas=fmt(omegas, 5))
 
     # 1) dot products depend on the offset only
-    nar.why("lesson.fruit.why.dots")
+    nar.why(
+        N_(
+            "Each (sin, cos) pair is a point on a circle at angle p·ω_i, "
+            "so a dot product only sees the angle between two positions."
+        )
+    )
     P, K = 5, 5  # rows p = 0..4, offsets k = 0..4 (p + k stays inside the 10 positions)
     dots = np.array([[pe[p] @ pe[p + k] for k in range(K)] for p in range(P)])  # (P, K)
-    nar.matrix(nar.text("lesson.fruit.show.dots"), dots, [f"p={p}" for p in range(P)], 4)
+    nar.matrix(nar.text(N_("PE[p]·PE[p+k]   rows p, columns k")), dots, [f"p={p}" for p in range(P)], 4)
     theory = np.array([np.cos(k * omegas).sum() for k in range(K)])  # (K,) Σ cos(k·ω_i)
     spread = float((dots.max(axis=0) - dots.min(axis=0)).max())
-    nar.say("lesson.fruit.say.dot_spread", spread=f"{spread:.1e}", theory=fmt(theory, 4))
+    nar.say(
+        "Down every column the dot product is the same (largest spread {spread}); Σ_i cos(k·ω_i) predicts {theory}.",
+        spread=f"{spread:.1e}",
+        theory=fmt(theory, 4),
+    )
 
     # 2) a fixed rotation moves every position k steps along
     k = 3
     R = rotation(k, omegas)  # (8, 8)
-    nar.why("lesson.fruit.why.rotation")
-    nar.matrix(nar.text("lesson.fruit.show.rotation", k=k, omega=f"{omegas[0]:.4f}"), R[:2, :2], None, 4)
+    nar.why(
+        N_("Moving k positions along turns every circle by k·ω_i: one fixed rotation matrix, whatever the start p.")
+    )
+    nar.matrix(
+        nar.text(N_("R_{k} for ω_0 = {omega} (the first 2×2 block)"), k=k, omega=f"{omegas[0]:.4f}"), R[:2, :2], None, 4
+    )
     nar.show(f"  PE[2][:2]·R = {fmt(pe[2, :2] @ R[:2, :2], 4)}   PE[5][:2] = {fmt(pe[5, :2], 4)}")
     rot_err = float(np.abs(pe[: N_POS - k] @ R - pe[k:]).max())  # (N_POS - k, D) -> largest entry
-    nar.say("lesson.fruit.say.rotation", k=k, err=f"{rot_err:.1e}", n=N_POS - k)
+    nar.say(
+        "PE[p]·R_{k} equals PE[p+{k}] for all {n} starting positions (largest error {err}).",
+        k=k,
+        err=f"{rot_err:.1e}",
+        n=N_POS - k,
+    )
 
     # 3) the tutorial's claim
-    nar.why("lesson.fruit.why.claim")
+    nar.why(
+        N_(
+            "The tutorial says the difference of two positions depends "
+            "only on their distance; here are two pairs 5 apart."
+        )
+    )
     d05, d27 = pe[0] - pe[5], pe[2] - pe[7]  # (8,) each
     gap = float(np.linalg.norm(d05 - d27))
     nar.show(f"  PE[0] − PE[5] = {fmt(d05, 4)}")
@@ -373,7 +462,10 @@ def sinusoidal_positions(nar: Narrator) -> dict:
     lengths = (float(np.linalg.norm(d05)), float(np.linalg.norm(d27)))
     rotated_err = float(np.abs(d05 @ rotation(2, omegas) - d27).max())  # (8,) -> largest entry
     nar.say(
-        "lesson.fruit.say.claim",
+        "The two differences are {gap} apart, {ratio} of their "
+        "length ({len1} and {len2}): they have equal length but "
+        "point in different directions. What holds is that PE[2] − "
+        "PE[7] = (PE[0] − PE[5])·R_2 (largest error {err}).",
         gap=fmt(gap, 4),
         len1=fmt(lengths[0], 4),
         len2=fmt(lengths[1], 4),
@@ -398,9 +490,15 @@ def save_position_table(nar: Narrator, pe: np.ndarray, path: Path) -> Path:
     fig = Figure(figsize=(4.8, 4.0), layout="constrained")
     ax = fig.subplots()
     im = ax.imshow(pe, cmap="RdBu", vmin=-1, vmax=1, aspect="auto")
-    ax.set_xlabel(nar.text("lesson.fruit.chart.feature"))
-    ax.set_ylabel(nar.text("lesson.fruit.chart.position"))
-    ax.set_title(nar.text("lesson.fruit.chart.pe_title", positions=pe.shape[0], features=pe.shape[1]))
+    ax.set_xlabel(nar.text(N_("feature (even: sin, odd: cos)")))
+    ax.set_ylabel(nar.text(N_("position p")))
+    ax.set_title(
+        nar.text(
+            N_("sinusoidal PE, {positions} positions × {features} features"),
+            positions=pe.shape[0],
+            features=pe.shape[1],
+        )
+    )
     fig.colorbar(im, ax=ax)
     return save_png(fig, path)
 
@@ -419,7 +517,7 @@ def run(lang: str | None = None, explain: bool = False, out: str | Path | None =
         save_heatmap(nar, steps["weights"], folder / "fruit_attention.png"),
         save_position_table(nar, positions["table"], folder / "positions.png"),
     ]
-    nar.title("lesson.common.title.files")
+    nar.title(N_("Files written"))
     for f in files:
         nar.show(f"  {f}")
     return {

@@ -33,7 +33,7 @@ from glassformer.devices import using_threads
 from glassformer.errors import NotFound, UsageError
 from glassformer.files import read_text
 from glassformer.lessons.common import Narrator, fmt, n_batches, out_dir, save_png, train_epochs
-from glassformer.messages import in_language, pad, pad_left
+from glassformer.messages import N_, in_language, pad, pad_left
 from glassformer.models import Encoder
 from glassformer.models import build_model as model_from_config
 from glassformer.nn.loss import next_token_loss
@@ -161,19 +161,43 @@ def tutorial_data() -> WordData:
 def read_lines(path: Path) -> list[str]:
     """The non-empty lines of a UTF-8 text file, or a typed error saying what is wrong with it."""
     if not path.exists():
-        raise NotFound("error.lesson.data_missing", path=path)
+        raise NotFound(
+            "lesson.data_missing",
+            "--data {path}: no such file (give 'tutorial', 'greetings' or a text file).",
+            path=path,
+        )
     if path.is_dir():
-        raise UsageError("error.lesson.data_dir", path=path)
-    text = read_text(path, messages.t("lesson.hello.data_fix"), allow_empty=True)
+        raise UsageError(
+            "lesson.data_dir", "--data {path} is a directory; give a text file with one sentence per line.", path=path
+        )
+    text = read_text(path, messages.t("Give a UTF-8 text file with one sentence per line."), allow_empty=True)
     lines = [" ".join(line.split()) for line in text.splitlines()]
     lines = [line for line in lines if line]
     if not lines:
-        raise UsageError("error.lesson.data_empty", path=path)
+        raise UsageError(
+            "lesson.data_empty", "--data {path} has no non-empty lines; put one sentence per line.", path=path
+        )
     if len(lines) > MAX_LINES:
-        raise UsageError("error.lesson.data_lines", path=path, lines=len(lines), most=MAX_LINES)
+        raise UsageError(
+            "lesson.data_lines",
+            "--data {path} has {lines} lines; this lesson trains on at "
+            "most {most}. For larger text use `glassformer train`.",
+            path=path,
+            lines=len(lines),
+            most=MAX_LINES,
+        )
     for i, line in enumerate(lines, 1):
         if len(line.split()) > MAX_WORDS:
-            raise UsageError("error.lesson.data_words", path=path, line=i, words=len(line.split()), most=MAX_WORDS)
+            raise UsageError(
+                "lesson.data_words",
+                "--data {path}: line {line} has {words} words; the lesson's "
+                "model reads at most {most} per line. Split it into shorter "
+                "lines.",
+                path=path,
+                line=i,
+                words=len(line.split()),
+                most=MAX_WORDS,
+            )
     return lines
 
 
@@ -301,7 +325,7 @@ def random_token_leak(
 
 def explain_vocabulary(nar: Narrator, data: WordData) -> dict:
     tok = data.tokenizer
-    nar.title("lesson.hello.title.tokenizer")
+    nar.title(N_("1. Vocabulary and tokenizer (whitespace split, unknown words → <UNK>)"))
     nar.show("  " + "  ".join(f"{i}:{tok.decode([i])}" for i in range(tok.vocab_size)))
     info = {"vocab_size": tok.vocab_size}
     if data.name == "tutorial":
@@ -310,7 +334,13 @@ def explain_vocabulary(nar: Narrator, data: WordData) -> dict:
         for w in dups:
             ids = [i for i, v in enumerate(TUTORIAL_VOCAB) if v == w]
             nar.say(
-                "lesson.hello.say.duplicate",
+                'The tutorial\'s list has {n} entries with "{word}" at ids '
+                '{ids}. Its dict {{word: i}} keeps the last, so "{word}" '
+                "encodes as {theirs} and id {unused} is a row no input or "
+                "target ever uses (it still gets an embedding, a head row "
+                "and probability mass). glassformer's WordTokenizer keeps "
+                'the first: "{word}" = {ours}, and the vocabulary has {size} '
+                "entries.",
                 word=w,
                 ids=ids,
                 n=len(TUTORIAL_VOCAB),
@@ -322,13 +352,13 @@ def explain_vocabulary(nar: Narrator, data: WordData) -> dict:
         info.update(tutorial_size=len(TUTORIAL_VOCAB), duplicates=dups)
     example = data.lines[0] + " " + "zebra"
     work = tok.show_work(example, add_bos=True, add_eos=True)
-    nar.why("lesson.hello.why.tokenize")
+    nar.why(N_("A sentence is split on spaces, each word looked up (unknown → <UNK>), and wrapped in <BOS> … <EOS>:"))
     nar.show(f"  {example!r} → {work['tokens']} → {work['ids']}")
     return info
 
 
 def count_parameters(nar: Narrator, model: Encoder, data: WordData) -> dict:
-    nar.title("lesson.hello.title.params")
+    nar.title(N_("3. Parameters, counted from the model"))
     groups: dict[str, int] = {}
     for name, p in model.named_parameters():
         module = name.rsplit(".", 1)[0]  # e.g. blocks.0.attn.qkv
@@ -338,13 +368,15 @@ def count_parameters(nar: Narrator, model: Encoder, data: WordData) -> dict:
         n = groups[group]
         nar.show(f"  {group:<14} {n:>8,}")
     ours = model.num_params()
-    nar.show(f"  {pad(nar.text('lesson.common.total'), 14)} {ours:>8,}")
+    nar.show(f"  {pad(nar.text(N_('total')), 14)} {ours:>8,}")
     counts = {"ours": ours, "groups": groups}
     if data.name == "tutorial":
         tut_cfg = dataclasses.replace(model.cfg, vocab_size=len(TUTORIAL_VOCAB))
         theirs = model_from_config(tut_cfg).num_params()  # the tutorial's model, with its 20-row vocabulary
         nar.say(
-            "lesson.hello.say.params",
+            "With the tutorial's {V}-entry vocabulary the same model has "
+            "{theirs} parameters; the tutorial prints {published} (off "
+            "by {diff}). With our {v_ours}-entry vocabulary: {ours}.",
             V=len(TUTORIAL_VOCAB),
             theirs=f"{theirs:,}",
             published=f"{PUBLISHED_PARAM_COUNT:,}",
@@ -360,7 +392,7 @@ def loss_table(nar: Narrator, fits: dict, every: int) -> None:
     masks = list(fits)
     epochs = len(next(iter(fits.values())).train)
     shown = sorted(set(range(0, epochs, every)) | {epochs - 1})
-    nar.show(f"  {pad_left(nar.text('lesson.common.epoch'), 6)}  " + "  ".join(f"{'mask=' + m:>12}" for m in masks))
+    nar.show(f"  {pad_left(nar.text(N_('epoch')), 6)}  " + "  ".join(f"{'mask=' + m:>12}" for m in masks))
     for e in shown:
         nar.show(f"  {e:>6}  " + "  ".join(f"{fits[m].train[e]:>12.6f}" for m in masks))
 
@@ -374,7 +406,7 @@ def predict_next(nar: Narrator, models: dict, data) -> dict:
     """The tutorial's test: the next word after "<BOS> hello world", with its probability."""
     tok = data.tokenizer
     ids = torch.tensor([tok.encode(data.lines[0], add_bos=True)])  # (1, T)
-    nar.title("lesson.hello.title.predict", prompt=tok.decode(ids[0]))
+    nar.title(N_('5. Next word after "{prompt}"'), prompt=tok.decode(ids[0]))
     out = {}
     for mask, model in models.items():
         with torch.no_grad():
@@ -382,7 +414,7 @@ def predict_next(nar: Narrator, models: dict, data) -> dict:
         out[mask] = _top(probs, tok)
         best, p = out[mask][0]
         nar.say(
-            "lesson.hello.say.predict",
+            '  mask={mask}: "{word}" with probability {p}   (next: {others})',
             mask=mask,
             word=best,
             p=fmt(p, 4),
@@ -404,8 +436,14 @@ def continue_prompts(nar: Narrator, models: dict, data, n_prompts: int = 5) -> d
     """Greedy continuations of the first word of a few lines, one column per mask."""
     tok = data.tokenizer
     firsts = list(dict.fromkeys(line.split()[0] for line in data.lines))[:n_prompts]
-    nar.title("lesson.hello.title.generate")
-    nar.why("lesson.hello.why.generate")
+    nar.title(N_("5. Greedy continuations"))
+    nar.why(
+        N_(
+            "Generation feeds the model its own prefix only, so a model "
+            "that learned to read the next token from its input has "
+            "nothing to read."
+        )
+    )
     out = {}
     for word in firsts:
         start = tok.encode(word, add_bos=True)
@@ -419,7 +457,7 @@ def last_query_attention(nar: Narrator, models: dict, data) -> dict:
     tok = data.tokenizer
     ids = torch.tensor([tok.encode(data.lines[0], add_bos=True)])  # (1, T)
     labels = tok.decode(ids[0]).split()
-    nar.title("lesson.hello.title.attention", query=labels[-1])
+    nar.title(N_('6. Attention of the last query ("{query}") in each head: blocks.0.attn.weights'), query=labels[-1])
     out = {}
     for mask, model in models.items():
         with torch.no_grad():
@@ -429,7 +467,7 @@ def last_query_attention(nar: Narrator, models: dict, data) -> dict:
         nar.show(f"  mask={mask}")
         for h, row in enumerate(w):
             nar.show(
-                f"    {nar.text('lesson.common.head', h=h)}: "
+                f"    {nar.text(N_('head {h}'), h=h)}: "
                 + "  ".join(f"{lab} {fmt(x, 3)}" for lab, x in zip(labels, row, strict=False))
             )
     return out
@@ -441,19 +479,27 @@ def gradient_table(nar: Narrator, jac: dict, labels: list[str]) -> dict:
     T = len(labels)
     above = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)  # (T, T): j > t
     for mask, J in jac.items():
-        nar.show(f"  mask={mask}   " + nar.text("lesson.hello.show.grad_axes"))
+        nar.show(f"  mask={mask}   " + nar.text(N_("rows: logits at position t, columns: embedding of token j")))
         nar.show("    " + " " * 8 + "".join(f"{lab:>12}" for lab in labels))
         for t in range(T):
             nar.show(f"    {labels[t]:>8}" + "".join(f"{float(J[t, j]):>12.3e}" for j in range(T)))
         future[mask] = float(J[above].max())
-        nar.say("lesson.hello.say.future_grad", mask=mask, value=f"{future[mask]:.6g}")
+        nar.say("  mask={mask}: largest dependence on a later token = {value}", mask=mask, value=f"{future[mask]:.6g}")
     return future
 
 
 def leak_table(nar: Narrator, leak) -> None:
-    nar.why("lesson.hello.why.random")
+    nar.why(
+        N_(
+            "On independent random tokens nothing about the next token "
+            "can be learned from the past, so any held-out loss below "
+            "chance is information from the future."
+        )
+    )
     nar.say(
-        "lesson.hello.say.random_setup",
+        "{S} symbols, {T} input tokens per row. Chance = ln {S} = "
+        "{chance}. A model that copies every visible next token (all "
+        "but the last position) reaches ln({S}) / {T} = {floor}.",
         S=leak.symbols,
         T=leak.length,
         chance=fmt(leak.chance, 4),
@@ -462,7 +508,11 @@ def leak_table(nar: Narrator, leak) -> None:
     for mask, loss in leak.held_out.items():
         per = ", ".join(fmt(x, 3) for x in leak.per_position[mask])
         nar.say(
-            "lesson.hello.say.random_result", mask=mask, loss=fmt(loss, 4), ratio=f"{loss / leak.chance:.0%}", per=per
+            "  mask={mask}: held-out loss {loss} ({ratio} of chance); per position: [{per}]",
+            mask=mask,
+            loss=fmt(loss, 4),
+            ratio=f"{loss / leak.chance:.0%}",
+            per=per,
         )
 
 
@@ -475,8 +525,8 @@ def save_figures(nar: Narrator, folder: Path, fits: dict, models: dict, data, le
     ax = fig.subplots()
     for mask, f in fits.items():
         ax.semilogy(range(len(f.train)), f.train, label=f"mask={mask}")
-    ax.set_xlabel(nar.text("lesson.common.epoch"))
-    ax.set_ylabel(nar.text("lesson.hello.chart.loss"))
+    ax.set_xlabel(nar.text(N_("epoch")))
+    ax.set_ylabel(nar.text(N_("training loss (log scale)")))
     ax.legend()
     files = [save_png(fig, folder / "loss.png")]
 
@@ -485,9 +535,11 @@ def save_figures(nar: Narrator, folder: Path, fits: dict, models: dict, data, le
     T = leak.length
     for k, (mask, per) in enumerate(leak.per_position.items()):
         ax.bar([t + 0.4 * k - 0.2 for t in range(T)], per, width=0.4, label=f"mask={mask}")
-    ax.axhline(leak.chance, color="black", linestyle="--", label=nar.text("pictures.chance", symbols=leak.symbols))
-    ax.set_xlabel(nar.text("lesson.hello.chart.position"))
-    ax.set_ylabel(nar.text("lesson.hello.chart.random_loss"))
+    ax.axhline(
+        leak.chance, color="black", linestyle="--", label=nar.text(N_("chance ln {symbols}"), symbols=leak.symbols)
+    )
+    ax.set_xlabel(nar.text(N_("position t")))
+    ax.set_ylabel(nar.text(N_("held-out loss on random tokens")))
     ax.legend()
     files.append(save_png(fig, folder / "random_token_leak.png"))
 
@@ -516,9 +568,21 @@ def run(
 
     fast: at most 40 epochs and a smaller random-token experiment (what the tests run)."""
     if mask not in MASK_CHOICES:
-        raise UsageError("error.lesson.choice", option="mask", value=mask, choices=list(MASK_CHOICES))
+        raise UsageError(
+            "lesson.choice",
+            "--{option} {value!r} is not one of {choices}.",
+            option="mask",
+            value=mask,
+            choices=list(MASK_CHOICES),
+        )
     if epochs < 1:
-        raise UsageError("error.lesson.at_least", option="epochs", least=1, value=epochs)
+        raise UsageError(
+            "lesson.at_least",
+            "--{option} must be at least {least}, got {value}.",
+            option="epochs",
+            least=1,
+            value=epochs,
+        )
     with using_threads(threads):
         return _lesson(Narrator(lang, explain, echo), out, mask, data, epochs, fast, seed)
 
@@ -529,41 +593,69 @@ def _lesson(nar: Narrator, out, mask: str, data: str, epochs: int, fast: bool, s
     words = load_data(data)  # first, so a bad --data fails before anything is written
     folder = out_dir("hello-world", out)
     vocab = explain_vocabulary(nar, words)
-    nar.title("lesson.hello.title.data")
+    nar.title(N_("2. Training rows"))
     nar.show(f"  rows {tuple(words.rows.shape)}: {words.tokenizer.decode(words.rows[0])}")
     nar.show(f"  inputs  rows[:, :-1] {tuple(words.inputs.shape)}: {words.tokenizer.decode(words.inputs[0])}")
     nar.show(f"  targets rows[:, 1:]  {tuple(words.targets.shape)}: {words.tokenizer.decode(words.targets[0])}")
-    nar.why("lesson.hello.why.shift")
+    nar.why(
+        N_(
+            "The targets are the inputs shifted left by one: at each "
+            "position the model must name the next token; <PAD> targets "
+            "are ignored by the loss."
+        )
+    )
 
     masks = MASK_CHOICES[mask]
     models = {m: build_model(words, m, seed) for m in masks}
     params = count_parameters(nar, models[masks[0]], words)
-    nar.title("lesson.hello.title.train", epochs=epochs, batch=BATCH_SIZE)
-    nar.why("lesson.hello.why.mask")
+    nar.title(
+        N_("4. Training: {epochs} epochs, batch {batch}, Adam, mean loss per epoch"), epochs=epochs, batch=BATCH_SIZE
+    )
+    nar.why(
+        N_(
+            "mask=none is the tutorial's model (every position sees the "
+            "whole row); mask=causal lets position t see only tokens "
+            "0..t."
+        )
+    )
     fits = {m: train(models[m], words, epochs) for m in masks}
     loss_table(nar, fits, REPORT_EVERY)
     if words.name == "tutorial":
         N = len(words.rows)
-        nar.say("lesson.hello.say.divisor", batches=n_batches(N, BATCH_SIZE), n=N, b=BATCH_SIZE, div=N // BATCH_SIZE)
+        nar.say(
+            "(The tutorial's printed average divides the sum of its "
+            "{batches} batch losses by {n} // {b} = {div}; the table "
+            "above is the true mean over all rows.)",
+            batches=n_batches(N, BATCH_SIZE),
+            n=N,
+            b=BATCH_SIZE,
+            div=N // BATCH_SIZE,
+        )
         predictions = predict_next(nar, models, words)
     else:
         predictions = continue_prompts(nar, models, words)
     attention = last_query_attention(nar, models, words)
 
-    nar.title("lesson.hello.title.gradient")
-    nar.why("lesson.hello.why.gradient")
+    nar.title(N_("7. Does position t depend on later tokens? ‖∂logits[t] / ∂embedding[j]‖"))
+    nar.why(
+        N_(
+            "Entries right of the diagonal (j > t) measure how much "
+            "position t's prediction depends on tokens it should not "
+            "have seen yet."
+        )
+    )
     ids = words.inputs[:1]  # (1, T): the first training row
     jac = {m: embedding_jacobian_norms(models[m], ids) for m in masks}
     future = gradient_table(nar, jac, words.tokenizer.decode(ids[0]).split())
 
-    nar.title("lesson.hello.title.random")
+    nar.title(N_("8. The leak made visible: random tokens"))
     leak = random_token_leak(
         n_train=1000 if fast else 2000, n_val=300 if fast else 500, epochs=2 if fast else 3, seed=seed
     )
     leak_table(nar, leak)
 
     files = save_figures(nar, folder, fits, models, words, leak)
-    nar.title("lesson.common.title.files")
+    nar.title(N_("Files written"))
     for f in files:
         nar.show(f"  {f}")
     return {

@@ -35,7 +35,7 @@ from glassformer.errors import UsageError
 from glassformer.inspect.attention_maps import attention_grid_png, attention_head_png
 from glassformer.inspect.params import param_table
 from glassformer.lessons.common import Narrator, fmt, out_dir, save_png
-from glassformer.messages import N_, in_language, pad, pad_left
+from glassformer.messages import N_, NP_, in_language, pad, pad_left
 from glassformer.models import build_model
 from glassformer.text.chinese import UNITS, to_chinese
 from glassformer.train.data import IGNORE, PairBatches, pad_pairs, pair_source
@@ -44,10 +44,21 @@ from glassformer.translate import beam_search, exact_match, greedy_decode, pad_r
 
 PRESET = get_preset("seq2seq")
 TASKS = ("zh2num", "num2zh")
-TASK_WORDS = {"zh2num": N_("lesson.s2s.task.zh2num"), "num2zh": N_("lesson.s2s.task.num2zh")}  # what each asks
+TASK_WORDS = {
+    "zh2num": N_("Chinese number words → Arabic numerals"),
+    "num2zh": N_("Arabic numerals → Chinese number words"),
+}  # what each asks
 CROSS_WHY = {  # what each task's cross-attention should line up
-    "zh2num": N_("lesson.s2s.why.cross_zh2num"),
-    "num2zh": N_("lesson.s2s.why.cross_num2zh"),
+    "zh2num": N_(
+        "For every non-zero digit of the held-out numbers: the share "
+        "of a head's weight on the words that say that digit (its "
+        "digit word and unit, like 二百 for the 2 of 1205)."
+    ),
+    "num2zh": N_(
+        "For every word that says a non-zero digit of the held-out "
+        "numbers: the share of a head's weight on that digit of the "
+        "source."
+    ),
 }
 EPS = 0.1  # label smoothing (the kind's loss default; the paper's ε_ls)
 FAST = dict(d_model=32, d_ff=64, n_layers=1, dropout=0.0)  # --fast: a smaller model, trained less
@@ -219,26 +230,28 @@ def loss_png(nar: Narrator, records: list[dict], floor: float, path: Path) -> Pa
     ax = fig.subplots()
     steps = [r["step"] for r in records]
     for key, style, label in (
-        ("train_loss", "-o", N_("lesson.common.train_loss")),
-        ("val_loss", "-s", N_("lesson.common.val_loss")),
+        ("train_loss", "-o", N_("train loss")),
+        ("val_loss", "-s", N_("val loss")),
     ):
         ax.plot(steps, [r[key] for r in records], style, label=nar.text(label), markersize=3)
-    floor_words = nar.text("lesson.s2s.chart.floor", floor=f"{floor:.3f}")
+    floor_words = nar.text(N_("label-smoothing floor {floor}"), floor=f"{floor:.3f}")
     ax.axhline(floor, color="0.4", linestyle="--", linewidth=1, label=floor_words)
-    ax.set_xlabel(nar.text("lesson.common.step"))
-    ax.set_ylabel(nar.text("lesson.s2s.chart.loss"))
+    ax.set_xlabel(nar.text(NP_("lesson.common.step", "step")))
+    ax.set_ylabel(nar.text(N_("label-smoothed cross-entropy")))
     ax.legend()
     return save_png(fig, path)
 
 
 # --- the lesson's steps ------------------------------------------------------------------------------
 def explain_task(nar: Narrator, data, task: str) -> dict:
-    nar.title("lesson.s2s.title.task", what=nar.text(TASK_WORDS[task]))
+    nar.title(N_("1. The task: {what}, made on the fly"), what=nar.text(TASK_WORDS[task]))
     train_sources = {s for s, _ in data.train}
     shared = sum(s in train_sources for s, _ in data.test)
     n = len(data.train) + len(data.val) + len(data.test)
     nar.say(
-        "lesson.s2s.say.split",
+        "The {n} numbers 0 … {last}: {train} to train on, {val} to "
+        "validate, {test} held out. Held-out sources that also "
+        "appear in training: {shared}.",
         n=n,
         last=n - 1,
         train=len(data.train),
@@ -246,22 +259,26 @@ def explain_task(nar: Narrator, data, task: str) -> dict:
         test=len(data.test),
         shared=shared,
     )
-    nar.why("lesson.s2s.why.split")
+    nar.why(N_("Held-out numbers test the rules, not memory: the model never saw their words and digits as a pair."))
     for s, t in data.test[:4]:
         nar.show(f"  {s} → {t}")
     tok = data.tokenizer
-    nar.say("lesson.s2s.say.vocab", V=tok.vocab_size, chars="".join(tok.decode([i]) for i in range(4, tok.vocab_size)))
+    nar.say(
+        "One vocabulary for both sides, {V} tokens: <PAD> <UNK> <BOS> <EOS> and one per character, {chars}.",
+        V=tok.vocab_size,
+        chars="".join(tok.decode([i]) for i in range(4, tok.vocab_size)),
+    )
     return {"train": len(data.train), "val": len(data.val), "test": len(data.test), "shared": shared}
 
 
 def explain_model(nar: Narrator, model, fast: bool) -> dict:
     cfg = model.cfg
     nar.title(
-        "lesson.s2s.title.model",
+        N_("2. The model: an encoder and a decoder of {layers} layer(s) each, d_model {C}, {H} heads{fast}"),
         layers=cfg.n_layers,
         C=cfg.d_model,
         H=cfg.n_heads,
-        fast=nar.text("lesson.s2s.fast") if fast else "",
+        fast=nar.text(N_(" (--fast: a smaller model)")) if fast else "",
     )
     groups: dict[str, int] = {}
     for row in param_table(model).rows:  # the modules' own formulas, checked against numel
@@ -273,14 +290,27 @@ def explain_model(nar: Narrator, model, fast: bool) -> dict:
             nar.show(f"  {group:<22} {n:>8,}")
     total = model.num_params()
     cross = sum(n for g, n in groups.items() if g.endswith("cross"))
-    nar.show(f"  {pad(nar.text('lesson.common.total'), 22)} {total:>8,}")
-    nar.say("lesson.s2s.say.sharing", n=f"{model.src_embed.weight.numel():,}", cross=f"{cross:,}", total=f"{total:,}")
-    nar.why("lesson.s2s.why.cross")
+    nar.show(f"  {pad(nar.text(N_('total')), 22)} {total:>8,}")
+    nar.say(
+        "The source embedding, the target embedding and the output "
+        "head are one (V, C) matrix: {n} parameters, counted once. "
+        "Cross-attention holds {cross} of the {total} parameters.",
+        n=f"{model.src_embed.weight.numel():,}",
+        cross=f"{cross:,}",
+        total=f"{total:,}",
+    )
+    nar.why(
+        N_(
+            "Cross-attention is the only road from the source to the "
+            "output: its queries come from the decoder, its keys and "
+            "values from the encoder's output."
+        )
+    )
     return {"groups": groups, "total": total, "cross": cross}
 
 
 def explain_masks(nar: Narrator, model, data) -> dict:
-    nar.title("lesson.s2s.title.masks")
+    nar.title(N_("3. Who may look at whom: the encoder sees everything, the decoder only its past"))
     tok = data.tokenizer
     longest = max(len(s) for s, _ in data.val), max(len(t) for _, t in data.val)
     pairs = [(s, t) for s, t in data.val if (len(s), len(t)) == longest][:8]  # no padding anywhere
@@ -288,22 +318,39 @@ def explain_masks(nar: Narrator, model, data) -> dict:
     tgt = tgt[:, :-1]  # (8, T): what the decoder reads, [<BOS>, y₁ …]
     j = min(3, tgt.size(1) - 1)
     effects = mask_effects(model, src, tgt, j)
-    nar.say("lesson.s2s.say.encoder_mask", moved=fmt(effects["encoder_first"], 4))
     nar.say(
-        "lesson.s2s.say.decoder_mask",
+        "Change the last source token: the encoder's output at the "
+        "first source position moves by {moved}. The encoder has no "
+        "causal mask and needs none: the whole source is given "
+        "before translation starts.",
+        moved=fmt(effects["encoder_first"], 4),
+    )
+    nar.say(
+        "Change target token {j}: the logits at positions 0 … "
+        "{before} move by {zero}, those at position {j} by {moved}. "
+        "In training the decoder is handed the whole target; its "
+        "causal mask keeps position t to the tokens before it, which "
+        "is all it will have when it writes for real.",
         j=j,
         before=j - 1,
         zero=fmt(effects["decoder_before"], 4),
         moved=fmt(effects["decoder_at"], 4),
     )
-    nar.say("lesson.s2s.say.cross_mask")
+    nar.say("Cross-attention hides only source padding: every target position may read every source token.")
     return effects
 
 
 def compare_searches(nar: Narrator, model, data, beam: int, alphas: list[float]) -> dict:
     tok = data.tokenizer
-    nar.title("lesson.s2s.title.search", n=len(data.test))
-    nar.why("lesson.s2s.why.search", k=beam)
+    nar.title(N_("5. Exact match on the {n} held-out numbers: greedy and beam search"), n=len(data.test))
+    nar.why(
+        N_(
+            "Greedy search writes the most likely token at each step. "
+            "Beam search keeps the {k} best partial outputs and ranks "
+            "them by log P / lp, with lp = ((5 + length) / 6)^α."
+        ),
+        k=beam,
+    )
     found = searches(model, data, data.test, beam, alphas)
     for name, acc in found["accuracy"].items():
         label = name if name == "greedy" else f"beam k={beam} {name.removeprefix('beam ')}"
@@ -315,7 +362,9 @@ def compare_searches(nar: Narrator, model, data, beam: int, alphas: list[float])
         beam_right = sum(found["beam"][alpha][i] == answers[i] for i in differ)
         greedy_right = sum(found["greedy"][i] == answers[i] for i in differ)
         nar.say(
-            "lesson.s2s.say.differ",
+            "Greedy search and beam search (α = {alpha}) disagree on {n} "
+            "of the {total} numbers; beam search is right on "
+            "{beam_right} of those, greedy search on {greedy_right}.",
             alpha=alpha,
             n=len(differ),
             total=len(answers),
@@ -325,7 +374,9 @@ def compare_searches(nar: Narrator, model, data, beam: int, alphas: list[float])
         i = differ[0]
         g, b = found["greedy_found"], found["beam_found"][alpha]
         nar.say(
-            "lesson.s2s.say.example_differ",
+            "  For example {src}: greedy writes {greedy} (log P {g_lp}), "
+            "beam {beam} (log P {b_lp}, score {b_score}); the answer is "
+            "{answer}.",
             src=data.test[i][0],
             greedy=found["greedy"][i],
             g_lp=fmt(g.log_prob[i], 3),
@@ -335,9 +386,19 @@ def compare_searches(nar: Narrator, model, data, beam: int, alphas: list[float])
             answer=answers[i],
         )
     else:
-        nar.say("lesson.s2s.say.agree", alpha=alpha, total=len(answers))
+        nar.say(
+            "Greedy search and beam search (α = {alpha}) agree on all "
+            "{total} numbers: at each step the model's best token is so "
+            "far ahead that looking further changes nothing.",
+            alpha=alpha,
+            total=len(answers),
+        )
     b = found["beam_found"][alpha]  # what the k beams of one number hold at the end
-    nar.say("lesson.s2s.say.beams", src=data.test[0][0], k=beam)
+    nar.say(
+        "The {k} beams kept for {src}, best first by score (a finished beam was extended by <PAD> at no cost):",
+        src=data.test[0][0],
+        k=beam,
+    )
     for j in range(b.beams.size(1)):
         ids = b.beams[0, j].tolist()
         text = data.text(ids[: ids.index(tok.eos_id)] if tok.eos_id in ids else ids)
@@ -348,7 +409,7 @@ def compare_searches(nar: Narrator, model, data, beam: int, alphas: list[float])
     wrong = [i for i, o in enumerate(found["greedy"]) if o != answers[i]]
     if wrong:
         nar.say(
-            "lesson.s2s.say.errors",
+            "Greedy search gets {n} wrong, for example: {examples}",
             n=len(wrong),
             examples="; ".join(f"{data.test[i][0]} → {found['greedy'][i] or '∅'} ({answers[i]})" for i in wrong[:4]),
         )
@@ -356,16 +417,31 @@ def compare_searches(nar: Narrator, model, data, beam: int, alphas: list[float])
 
 
 def explain_cross(nar: Narrator, model, data, task: str) -> dict:
-    nar.title("lesson.s2s.title.cross")
+    nar.title(N_("6. What cross-attention reads while a symbol is written"))
     nar.why(CROSS_WHY[task])
     found = cross_alignment(model, data, data.test, task)
     H = model.cfg.n_heads
-    nar.show(f"  {'':<26}" + "".join(pad_left(nar.text("lesson.common.head", h=h), 9) for h in range(H)))
+    nar.show(f"  {'':<26}" + "".join(pad_left(nar.text(N_("head {h}"), h=h), 9) for h in range(H)))
     for name, row in zip(found["names"], found["mass"], strict=False):
         nar.show(f"  {name:<26}" + "".join(f"{float(m):>9.3f}" for m in row))
     layer, head = found["best"]
     mass = float(found["mass"][layer, head])
-    key = "lesson.s2s.say.cross_best" if mass >= ALIGNED else "lesson.s2s.say.cross_weak"
+    key = (
+        N_(
+            "Head {head} of {name} puts {mass} of its weight on the "
+            "source words of the symbol being written, where uniform "
+            "attention would put {uniform} ({n} symbols): it aligns "
+            "digits with their words. The heatmap shows it on one "
+            "held-out number."
+        )
+        if mass >= ALIGNED
+        else N_(
+            "No head puts half its weight on the source words of the "
+            "symbol being written: the best, head {head} of {name}, puts "
+            "{mass}, against {uniform} for uniform attention ({n} "
+            "symbols). The heatmap shows it on one held-out number."
+        )
+    )
     nar.say(
         key,
         head=head,
@@ -396,8 +472,8 @@ def cross_figures(model, data, cross: dict, folder: Path, grid: bool) -> list[Pa
 
 def without_the_mask(nar: Narrator, masked, data, batches, fast: bool, seed: int) -> dict:
     steps = LEAK_STEPS[fast]
-    nar.title("lesson.s2s.title.leak", steps=steps)
-    nar.why("lesson.s2s.why.leak")
+    nar.title(N_("7. The same model without the decoder's mask ({steps} steps)"), steps=steps)
+    nar.why(N_("With causal=False the decoder sees the whole target in training, the token it must predict included."))
     unmasked = fit(build(data, seed, fast, causal=False), batches, steps, FAST_LR if fast else LR, seed)
     out = {}
     for mask, model in (("causal", masked), ("none", unmasked)):
@@ -406,10 +482,19 @@ def without_the_mask(nar: Narrator, masked, data, batches, fast: bool, seed: int
             "exact": exact_match(model, data, data.test),
         }
         nar.say(
-            "lesson.s2s.say.leak", mask=mask, tf=f"{out[mask]['teacher_forced']:.1%}", exact=f"{out[mask]['exact']:.1%}"
+            "  mask={mask}: next-token accuracy when shown the true "
+            "target {tf}; held-out exact match when writing alone {exact}",
+            mask=mask,
+            tf=f"{out[mask]['teacher_forced']:.1%}",
+            exact=f"{out[mask]['exact']:.1%}",
         )
     nar.say(
-        "lesson.s2s.say.leak_verdict", tf=f"{out['none']['teacher_forced']:.1%}", exact=f"{out['none']['exact']:.1%}"
+        "Without its mask the decoder scores {tf} while the answer "
+        "is in its input and {exact} when it has to write the answer "
+        "itself: in training it could copy the next token from its "
+        "input, and translation never hands it that token.",
+        tf=f"{out['none']['teacher_forced']:.1%}",
+        exact=f"{out['none']['exact']:.1%}",
     )
     return out
 
@@ -430,11 +515,26 @@ def run(
 ) -> dict:
     """Print the whole lesson; return what it computed (tests read it)."""
     if task not in TASKS:
-        raise UsageError("error.lesson.choice", option="task", value=task, choices=list(TASKS))
+        raise UsageError(
+            "lesson.choice",
+            "--{option} {value!r} is not one of {choices}.",
+            option="task",
+            value=task,
+            choices=list(TASKS),
+        )
     if steps is not None and steps < 1:
-        raise UsageError("error.lesson.at_least", option="steps", least=1, value=steps)
+        raise UsageError(
+            "lesson.at_least", "--{option} must be at least {least}, got {value}.", option="steps", least=1, value=steps
+        )
     if beam < 1 or alpha < 0:
-        raise UsageError("error.lesson.beam", least_beam=1, least_alpha=0, beam=beam, alpha=alpha)
+        raise UsageError(
+            "lesson.beam",
+            "--beam must be at least {least_beam} and --alpha at least {least_alpha}, got {beam} and {alpha}.",
+            least_beam=1,
+            least_alpha=0,
+            beam=beam,
+            alpha=alpha,
+        )
     with using_threads(threads):
         return _lesson(Narrator(lang, explain, echo), out, task, steps, beam, alpha, fast, seed)
 
@@ -451,15 +551,29 @@ def _lesson(nar: Narrator, out, task, steps, beam, alpha, fast, seed) -> dict:
     result["masks"] = explain_masks(nar, model, data)
 
     steps = steps or (FAST_STEPS if fast else STEPS)
-    nar.title("lesson.s2s.title.train", steps=steps, batch=BATCH)
-    nar.why("lesson.s2s.why.teacher")
+    nar.title(N_("4. Teacher forcing and label smoothing: {steps} steps, batch {batch}"), steps=steps, batch=BATCH)
+    nar.why(
+        N_(
+            "Teacher forcing: the decoder reads the true target shifted "
+            "right, [<BOS>, y₁, …], and is graded on every next token at "
+            "once, so one forward pass trains every position:"
+        )
+    )
     (src, tgt_in), tgt_out = batches.batch("train", torch.tensor([0]))
     for name, ids in (("src", src), ("tgt_in", tgt_in), ("tgt_out", tgt_out)):
         nar.show(f"  {name:<8} {tok.decode(ids[0])}")
     floor = smoothing_floor(EPS, tok.vocab_size)
-    nar.say("lesson.s2s.say.floor", eps=EPS, V=tok.vocab_size, floor=fmt(floor, 4))
+    nar.say(
+        "Label smoothing with ε = {eps} spreads that much of each "
+        "target's probability over all {V} tokens, so no model can "
+        "get the loss below {floor}, the entropy of the smoothed "
+        "target.",
+        eps=EPS,
+        V=tok.vocab_size,
+        floor=fmt(floor, 4),
+    )
     records = []
-    words = ("lesson.common.step", "lesson.common.train_loss", "lesson.common.val_loss")
+    words = (NP_("lesson.common.step", "step"), N_("train loss"), N_("val loss"))
     nar.show("  " + "  ".join(pad_left(nar.text(key), width) for key, width in zip(words, (6, 10, 10), strict=True)))
 
     def on_eval(step, losses):
@@ -470,7 +584,7 @@ def _lesson(nar: Narrator, out, task, steps, beam, alpha, fast, seed) -> dict:
     fit(model, batches, steps, FAST_LR if fast else LR, seed, on_eval)
     seconds = time.perf_counter() - start
     nar.say(
-        "lesson.s2s.say.trained",
+        "Trained in {seconds} s. Last validation loss {val}, {above} above that floor.",
         seconds=f"{seconds:.1f}",
         val=fmt(records[-1]["val_loss"], 4),
         above=fmt(records[-1]["val_loss"] - floor, 4),
@@ -485,7 +599,7 @@ def _lesson(nar: Narrator, out, task, steps, beam, alpha, fast, seed) -> dict:
     with in_language(nar.lang):  # the attention maps' words in the lesson's language
         cross = cross_figures(model, data, result["cross"], folder, grid=not fast)
     files = [loss_png(nar, records, floor, folder / "loss.png"), *cross]
-    nar.title("lesson.common.title.files")
+    nar.title(N_("Files written"))
     for f in files:
         nar.show(f"  {f}")
     result["files"] = files

@@ -39,7 +39,7 @@ from glassformer.config import SINE_EPOCHS, SINE_FAST, get_preset
 from glassformer.devices import using_threads
 from glassformer.errors import UsageError
 from glassformer.lessons.common import Narrator, n_batches, out_dir, save_png, seed_all, train_epochs
-from glassformer.messages import N_, in_language, pad_left
+from glassformer.messages import N_, NP_, in_language, pad_left
 from glassformer.models import build_model
 from glassformer.nn.loss import mse_loss
 from glassformer.train.data import (  # the waves live with the trainer's sources
@@ -80,8 +80,8 @@ WINDOW, RECENT = 2, 5  # where the forecast looks: keys within ±WINDOW of one p
 
 
 BASELINE_WORDS = {  # each naive baseline's name on the chart
-    "zero": N_("lesson.sine.chart.baseline.zero"),
-    "last value": N_("lesson.sine.chart.baseline.last_value"),
+    "zero": N_("baseline: zero"),
+    "last value": N_("baseline: last value"),
 }
 
 
@@ -156,7 +156,13 @@ def lr_function(name: str, total_steps: int, d_model: int) -> Callable[[int], fl
     if name == "cosine":
         warmup = min(WARMUP_STEPS, total_steps // 10)
         return lambda s: cosine(s, lr=COSINE_LR, min_lr=COSINE_MIN, warmup=warmup, max_steps=total_steps)
-    raise UsageError("error.lesson.choice", option="schedule", value=name, choices=list(SCHEDULES))
+    raise UsageError(
+        "lesson.choice",
+        "--{option} {value!r} is not one of {choices}.",
+        option="schedule",
+        value=name,
+        choices=list(SCHEDULES),
+    )
 
 
 def lr_curves(total_steps: int, d_model: int) -> dict[str, list[float]]:
@@ -176,7 +182,7 @@ def train(nar: Narrator, model, x, y, evaluate, epochs: int, schedule: str, pati
     total = n_batches(len(x), BATCH_SIZE) * epochs
     lr_at = lr_function(schedule, total, model.cfg.d_model)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr_at(0))
-    words = ("lesson.common.epoch", "lesson.common.train_mse", "lesson.common.val_mse", "lesson.common.lr")
+    words = (N_("epoch"), N_("train MSE"), N_("val MSE"), N_("lr"))
     nar.show("  " + "  ".join(pad_left(nar.text(key), width) for key, width in zip(words, (6, 11, 11, 9), strict=True)))
 
     def row(e: int, r) -> None:
@@ -200,8 +206,16 @@ def train(nar: Narrator, model, x, y, evaluate, epochs: int, schedule: str, pati
 
 
 def forecast_task(nar: Narrator, train_set, val_set, epochs, schedule, patience, seed, folder) -> dict:
-    nar.title("lesson.sine.title.forecast", seen=OBSERVED, horizon=HORIZON)
-    nar.why("lesson.sine.why.forecast", horizon=HORIZON)
+    nar.title(N_("3. Forecasting: read {seen} values, predict the next {horizon}"), seen=OBSERVED, horizon=HORIZON)
+    nar.why(
+        N_(
+            "Direct multi-step forecasting with a causal mask: position "
+            "t sees y[0..t] and outputs y[t+1..t+{horizon}], so every "
+            "prefix is a training example and the forecast is one "
+            "forward pass."
+        ),
+        horizon=HORIZON,
+    )
     cfg = dataclasses.replace(PRESET.model, causal=True, d_out=HORIZON)
     torch.manual_seed(seed)
     model = build_model(cfg)
@@ -210,8 +224,13 @@ def forecast_task(nar: Narrator, train_set, val_set, epochs, schedule, patience,
     future = as_tensor(val_set.y[:, OBSERVED:])  # (M, 10)
     baselines = naive_baselines(val_set.y)
     for name, value in baselines.items():
-        nar.say("lesson.sine.say.baseline", name=name, value=f"{value:.6f}")
-    nar.say("lesson.sine.say.val_is_forecast", horizon=HORIZON, seen=OBSERVED)
+        nar.say('  baseline "{name}" on the validation forecasts: MSE {value}', name=name, value=f"{value:.6f}")
+    nar.say(
+        "(train MSE: over all {seen} prefixes, with dropout on; val "
+        "MSE: the {horizon} values predicted from the first {seen}.)",
+        horizon=HORIZON,
+        seen=OBSERVED,
+    )
 
     def evaluate() -> torch.Tensor:
         return ((model(x_va)[:, -1] - future) ** 2).mean()  # (): position 39's 10 values
@@ -219,12 +238,17 @@ def forecast_task(nar: Narrator, train_set, val_set, epochs, schedule, patience,
     result = train(nar, model, x_tr, t_tr, evaluate, epochs, schedule, patience, seed)
     best = result.val[result.best_epoch]
     nar.say(
-        "lesson.sine.say.forecast_result",
+        "Best validation MSE {mse} at epoch {epoch}: {zero} of the "
+        "zero baseline, {last} of the last-value baseline. {stopped}",
         epoch=result.best_epoch,
         mse=f"{best:.6f}",
         zero=f"{best / baselines['zero']:.2%}",
         last=f"{best / baselines['last value']:.2%}",
-        stopped=nar.text("lesson.sine.say.stopped" if result.stopped_early else "lesson.sine.say.ran_all"),
+        stopped=nar.text(
+            N_("Stopped early: validation had stopped improving; the best epoch's weights are kept.")
+            if result.stopped_early
+            else N_("Ran all epochs; the best epoch's weights are kept.")
+        ),
     )
     with torch.no_grad():
         forecasts = model(x_va)[:, -1].numpy()  # (M, 10)
@@ -238,11 +262,21 @@ def forecast_task(nar: Narrator, train_set, val_set, epochs, schedule, patience,
 
 
 def tutorial_task(nar: Narrator, train_set, val_set, epochs, schedule, patience, seed, folder, rng, n_freq) -> dict:
-    nar.title("lesson.sine.title.tutorial")
-    nar.why("lesson.sine.why.tutorial", T=SEQ_LEN)
+    nar.title(N_("3. The tutorial's task: read x, predict y = sin(freq·x)"))
+    nar.why(
+        N_(
+            "The model only sees the {T} x values; they fix the start, "
+            "not the frequency, which is random and never given. So no "
+            "model can do better than E[y | x] = E_freq[sin(freq·x)]."
+        ),
+        T=SEQ_LEN,
+    )
     ref = tutorial_reference(val_set, rng, n_freq)
     nar.say(
-        "lesson.sine.say.floor",
+        "Bayes floor σ² + E[Var_freq sin(freq·x)]: {floor} ± {se} "
+        "(Monte-Carlo). On this validation set the best predictor "
+        "E[y | x] ({k} sampled frequencies) scores {bayes}; always "
+        "predicting 0 scores {zero}.",
         floor=f"{ref['floor']:.5f}",
         se=f"{ref['floor_se']:.5f}",
         bayes=f"{ref['bayes_on_val']:.5f}",
@@ -256,7 +290,9 @@ def tutorial_task(nar: Narrator, train_set, val_set, epochs, schedule, patience,
     result = train(nar, model, x_tr, y_tr, lambda: mse_loss(model(x_va), y_va), epochs, schedule, patience, seed)
     best = result.val[result.best_epoch]
     nar.say(
-        "lesson.sine.say.tutorial_result",
+        "The trained model's validation MSE is {mse}: {ratio} × the "
+        "best possible ({bayes}), and nowhere near 0. Predicting 0 "
+        "would score {zero}.",
         mse=f"{best:.5f}",
         bayes=f"{ref['bayes_on_val']:.5f}",
         ratio=f"{best / ref['bayes_on_val']:.3f}",
@@ -270,10 +306,12 @@ def tutorial_task(nar: Narrator, train_set, val_set, epochs, schedule, patience,
 
 # --- printing and figures ----------------------------------------------------------------------------
 def describe_data(nar: Narrator, train_set, val_set) -> None:
-    nar.title("lesson.sine.title.data")
+    nar.title(N_("1. Data: noisy sine waves, random start and frequency"))
     periods = train_set.period_steps()
     nar.say(
-        "lesson.sine.say.data",
+        "{n_train} training and {n_val} validation sequences of {T} "
+        "points; a period spans {lo} to {hi} samples depending on "
+        "the frequency.",
         n_train=len(train_set.y),
         n_val=len(val_set.y),
         T=train_set.y.shape[1],
@@ -284,18 +322,24 @@ def describe_data(nar: Narrator, train_set, val_set) -> None:
 
 def print_schedules(nar: Narrator, total: int, d_model: int, chosen: str, path: Path) -> Path:
     """Print each schedule's learning rate at a few steps and its peak; plot all three."""
-    nar.title("lesson.sine.title.lr", total=total)
+    nar.title(N_("2. Learning-rate schedules over this run's {total} steps"), total=total)
     curves = lr_curves(total, d_model)
     steps = report_steps(total)
-    nar.show(f"  {pad_left(nar.text('lesson.common.step'), 6)}  " + "  ".join(f"{name:>10}" for name in curves))
+    nar.show(
+        f"  {pad_left(nar.text(NP_('lesson.common.step', 'step')), 6)}  " + "  ".join(f"{name:>10}" for name in curves)
+    )
     for s in steps:
         nar.show(f"  {s:>6}  " + "  ".join(f"{curves[name][s]:>10.2e}" for name in curves))
     for name, lrs in curves.items():
         peak = int(np.argmax(lrs))
-        nar.say("lesson.sine.say.lr_peak", name=name, peak=f"{lrs[peak]:.2e}", step=peak)
+        nar.say("  {name}: peaks at {peak} (step {step})", name=name, peak=f"{lrs[peak]:.2e}", step=peak)
     tutorial = lr_function("tutorial", total, d_model)
     nar.say(
-        "lesson.sine.say.lr_tutorial",
+        "The tutorial's LambdaLR multiplies base lr {base} by a Noam "
+        "factor without its 1/√d_model factor, so its learning rate "
+        "only reaches {peak}, after {warm} steps. The paper's "
+        "formula on its own (d_model = {d}) is already a learning "
+        "rate: {formula} at that step. This run uses: {chosen}.",
         base=f"{TUTORIAL_BASE_LR:g}",
         warm=TUTORIAL_WARMUP,
         peak=f"{tutorial(TUTORIAL_WARMUP - 1):.2e}",
@@ -308,10 +352,10 @@ def print_schedules(nar: Narrator, total: int, d_model: int, chosen: str, path: 
     fig = Figure(figsize=(6.4, 3.8), layout="constrained")
     ax = fig.subplots()
     for name, lrs in curves.items():
-        label = nar.text("lesson.sine.chart.this_run", name=name) if name == chosen else name  # names are code
+        label = nar.text(N_("{name} (this run)"), name=name) if name == chosen else name  # names are code
         ax.semilogy(lrs, label=label, lw=2.5 if name == chosen else 1.2)
-    ax.set_xlabel(nar.text("lesson.sine.chart.optimizer_step"))
-    ax.set_ylabel(nar.text("lesson.sine.chart.lr"))
+    ax.set_xlabel(nar.text(N_("optimizer step")))
+    ax.set_ylabel(nar.text(N_("learning rate (log scale)")))
     ax.legend()
     return save_png(fig, path)
 
@@ -326,7 +370,17 @@ def attention_one_period_back(nar: Narrator, model, val_set, path: Path) -> dict
     period, back = float(periods[i]), q - float(periods[i])
     x = as_tensor(val_set.y[i : i + 1, :OBSERVED, None])  # (1, 40, 1)
     W, _ = attention_maps(model, x)  # (L, H, T, T)
-    nar.title("lesson.sine.title.attention", i=i, period=f"{period:.1f}", back=f"{back:.1f}", q=q)
+    nar.title(
+        N_(
+            "4. Where does the forecast look? Validation sequence #{i}: "
+            "one period = {period} samples, so one period before "
+            "position {q} is {back}"
+        ),
+        i=i,
+        period=f"{period:.1f}",
+        back=f"{back:.1f}",
+        q=q,
+    )
     near = slice(int(round(back)) - WINDOW, int(round(back)) + WINDOW + 1)  # the keys around one period back
     uniform = (2 * WINDOW + 1) / (q + 1)
     rows = {}
@@ -340,7 +394,9 @@ def attention_one_period_back(nar: Narrator, model, val_set, path: Path) -> dict
             }
             r = rows[(layer, head)]
             nar.say(
-                "lesson.sine.say.head",
+                "  layer {layer} head {head}: strongest key {top}; weight "
+                "within ±{window} of one period back {near}; on the last "
+                "{recent} values {last5}",
                 layer=layer,
                 head=head,
                 top=r["top"],
@@ -352,7 +408,20 @@ def attention_one_period_back(nar: Narrator, model, val_set, path: Path) -> dict
     best = max(rows, key=lambda k: rows[k]["near_period"])
     looks_back = [k for k, r in rows.items() if abs(r["top"] - back) <= WINDOW]
     nar.say(
-        "lesson.sine.say.period_verdict" if looks_back else "lesson.sine.say.period_no",
+        N_(
+            "Heads whose strongest key is within {window} samples of one "
+            "period back: {heads} (uniform attention would put {uniform} "
+            "in such a window). The heatmap shows head {best}."
+        )
+        if looks_back
+        else N_(
+            "No head's strongest key is within {window} samples of one "
+            "period back; the most weight any head puts there is {mass} "
+            "(head {best}), against {uniform} for uniform attention. "
+            "Nothing forces it to look there: a noiseless sine is "
+            "determined by three consecutive samples (y[t+1] = "
+            "2·cos(ω)·y[t] − y[t−1]). The heatmap shows head {best}."
+        ),
         heads=", ".join(f"{layer}.{head}" for layer, head in looks_back),
         uniform=f"{uniform:.1%}",
         best=f"{best[0]}.{best[1]}",
@@ -369,14 +438,14 @@ def loss_png(nar: Narrator, result, baselines: dict, path: Path) -> Path:
 
     fig = Figure(figsize=(6.4, 3.8), layout="constrained")
     ax = fig.subplots()
-    ax.semilogy(result.train, "o-", label=nar.text("lesson.sine.chart.train"))
-    ax.semilogy(result.val, "o-", label=nar.text("lesson.sine.chart.val", observed=OBSERVED))
+    ax.semilogy(result.train, "o-", label=nar.text(N_("train MSE (all prefixes)")))
+    ax.semilogy(result.val, "o-", label=nar.text(N_("val MSE (forecast from {observed})"), observed=OBSERVED))
     for (name, value), style in zip(baselines.items(), ("--", ":"), strict=False):  # "zero", "last value"
         label = nar.text(BASELINE_WORDS[name])
         ax.axhline(value, color="grey", linestyle=style, label=label)
-    ax.axvline(result.best_epoch, color="black", lw=0.8, label=nar.text("lesson.sine.chart.kept"))
-    ax.set_xlabel(nar.text("lesson.common.epoch"))
-    ax.set_ylabel(nar.text("lesson.sine.chart.mse"))
+    ax.axvline(result.best_epoch, color="black", lw=0.8, label=nar.text(N_("kept (best val)")))
+    ax.set_xlabel(nar.text(N_("epoch")))
+    ax.set_ylabel(nar.text(N_("MSE (log scale)")))
     ax.legend(fontsize=8)
     return save_png(fig, path)
 
@@ -389,12 +458,12 @@ def forecast_png(nar: Narrator, val_set, forecasts: np.ndarray, path: Path, n: i
     t_in, t_out = np.arange(OBSERVED), np.arange(OBSERVED, SEQ_LEN)  # (40,), (10,)
     for k, ax in enumerate(axes[:n]):
         y = val_set.y[k]
-        ax.plot(t_in, y[:OBSERVED], color="black", lw=1, label=nar.text("lesson.sine.chart.observed"))
-        ax.plot(t_out, y[OBSERVED:], "o", color="black", ms=3, label=nar.text("lesson.sine.chart.truth"))
-        ax.plot(t_out, forecasts[k], "-", color="C1", lw=2, label=nar.text("lesson.sine.chart.forecast"))
-        last = nar.text("lesson.sine.chart.last_value")
+        ax.plot(t_in, y[:OBSERVED], color="black", lw=1, label=nar.text(N_("observed")))
+        ax.plot(t_out, y[OBSERVED:], "o", color="black", ms=3, label=nar.text(N_("truth")))
+        ax.plot(t_out, forecasts[k], "-", color="C1", lw=2, label=nar.text(N_("forecast")))
+        last = nar.text(N_("last value"))
         ax.plot(t_out, np.full(len(t_out), y[OBSERVED - 1]), "--", color="grey", label=last)
-        ax.set_title(nar.text("lesson.sine.chart.val_title", k=k, freq=f"{val_set.freq[k]:.2f}"), fontsize=9)
+        ax.set_title(nar.text(N_("val #{k}: freq {freq}"), k=k, freq=f"{val_set.freq[k]:.2f}"), fontsize=9)
     axes[0].legend(fontsize=7)
     return save_png(fig, path)
 
@@ -405,10 +474,10 @@ def tutorial_png(nar: Narrator, val_set, pred: np.ndarray, rng, path: Path) -> P
     best = bayes_mean(val_set.x[:1], rng.uniform(FREQ_LOW, FREQ_HIGH, 2048))[0]  # (50,)
     fig = Figure(figsize=(6.4, 3.8), layout="constrained")
     ax = fig.subplots()
-    truth = nar.text("lesson.sine.chart.truth_freq", freq=f"{val_set.freq[0]:.2f}")
+    truth = nar.text(N_("truth (freq {freq})"), freq=f"{val_set.freq[0]:.2f}")
     ax.plot(val_set.x[0], val_set.y[0], "o", ms=3, color="black", label=truth)
-    ax.plot(val_set.x[0], pred, color="C1", lw=2, label=nar.text("lesson.sine.chart.model"))
-    ax.plot(val_set.x[0], best, "--", color="C0", label=nar.text("lesson.sine.chart.best"))
+    ax.plot(val_set.x[0], pred, color="C1", lw=2, label=nar.text(N_("model")))
+    ax.plot(val_set.x[0], best, "--", color="C0", label=nar.text(N_("E[y | x] (best possible)")))
     ax.set_xlabel("x")
     ax.legend(fontsize=8)
     return save_png(fig, path)
@@ -432,15 +501,27 @@ def run(
 ) -> dict:
     """Print the whole lesson; return what it computed (tests read it)."""
     if task not in TASKS:
-        raise UsageError("error.lesson.choice", option="task", value=task, choices=list(TASKS))
+        raise UsageError(
+            "lesson.choice",
+            "--{option} {value!r} is not one of {choices}.",
+            option="task",
+            value=task,
+            choices=list(TASKS),
+        )
     if schedule not in SCHEDULES:
-        raise UsageError("error.lesson.choice", option="schedule", value=schedule, choices=list(SCHEDULES))
+        raise UsageError(
+            "lesson.choice",
+            "--{option} {value!r} is not one of {choices}.",
+            option="schedule",
+            value=schedule,
+            choices=list(SCHEDULES),
+        )
     epochs = epochs or (FAST[task] if fast else TASKS[task])
     n_train = n_train or (FAST["n_train"] if fast else N_TRAIN)
     n_val = n_val or (FAST["n_val"] if fast else N_VAL)
     if min(epochs, n_train, n_val, patience) < 1:
         options = "--epochs, --train-size, --val-size, --patience"
-        raise UsageError("error.lesson.sizes", options=options, least=1)
+        raise UsageError("lesson.sizes", "{options} must be at least {least}.", options=options, least=1)
     with using_threads(threads):
         nar, folder, rng = Narrator(lang, explain, echo), out_dir("sine", out), seed_all(seed)
         train_set, val_set = make_waves(n_train, rng), make_waves(n_val, rng)
@@ -453,7 +534,7 @@ def run(
         else:
             result = tutorial_task(*args, rng, 512 if fast else 2048)
         result["files"].insert(0, lr_file)
-        nar.title("lesson.common.title.files")
+        nar.title(N_("Files written"))
         for f in result["files"]:
             nar.show(f"  {f}")
         return {"task": task, "schedule": schedule, "val_set": val_set, **result}

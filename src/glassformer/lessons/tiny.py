@@ -28,7 +28,7 @@ from glassformer.config import TINY_FAST_STEPS, TINY_PRESET, get_preset
 from glassformer.devices import using_threads
 from glassformer.inspect.params import param_table
 from glassformer.lessons.common import Narrator, fmt, out_dir, save_png
-from glassformer.messages import in_language
+from glassformer.messages import N_, NP_, in_language
 from glassformer.models import build_model
 from glassformer.sample import sample
 from glassformer.text.tokenizers import CharTokenizer
@@ -45,42 +45,69 @@ PROMPT, MAX_NEW, TEMPERATURE, CROP = "hello", 50, 0.8, 32  # its generate(): §6
 FAST_STEPS = TINY_FAST_STEPS
 # (tutorial section, lesson phrase key, lab experiment, lab claim key or None for the whole experiment)
 LAB_LINKS = (
-    ("§3.2", "lesson.tiny.link.scaling", "scaling", "scaling.variance"),
-    ("§3.3", "lesson.tiny.link.mask", "causal-leak", "causal-leak.cheat"),
-    ("§3.3", "lesson.tiny.link.inf", "mask-fill", "mask-fill.inf"),
-    ("§4.1", "lesson.tiny.link.set", "order", "order.set"),
-    ("§4.2", "lesson.tiny.link.sinusoidal", "length", "length.sinusoidal"),
-    ("§4.3", "lesson.tiny.link.heads", "heads", None),
-    ("§5.2", "lesson.tiny.link.preln", "layernorm", "layernorm.post_unstable"),
-    ("§5.3", "lesson.tiny.link.ffn", "ffn-width", None),
+    (
+        "§3.2",
+        N_("Dividing by √d_head keeps the score variance stable and matters a lot for training stability."),
+        "scaling",
+        "scaling.variance",
+    ),
+    (
+        "§3.3",
+        N_("Without a causal mask a decoder learns to cheat by reading the future."),
+        "causal-leak",
+        "causal-leak.cheat",
+    ),
+    ("§3.3", N_("A -inf score makes the masked softmax weight approach 0."), "mask-fill", "mask-fill.inf"),
+    ("§4.1", N_("Self-attention is a set operation: without positions, word order is lost."), "order", "order.set"),
+    (
+        "§4.2",
+        N_("Sinusoidal positions extrapolate to longer sequences better than a learned table."),
+        "length",
+        "length.sinusoidal",
+    ),
+    ("§4.3", N_("Several heads each learn their own kind of relation."), "heads", None),
+    (
+        "§5.2",
+        N_("Post-LN is sensitive to the learning rate and diverges easily; Pre-LN is stable."),
+        "layernorm",
+        "layernorm.post_unstable",
+    ),
+    ("§5.3", N_("The FFN is not optional; d_ff is usually two to four times d_model."), "ffn-width", None),
 )
 
 
 def tokenizer_and_ids(nar: Narrator) -> tuple[CharTokenizer, np.ndarray]:
-    nar.title("lesson.tiny.title.tokenizer")
+    nar.title(N_("1. Characters, ids and vocab_size"))
     tok = CharTokenizer.from_text(TUTORIAL_000_TEXT)
     ids = tok.encode_array(TUTORIAL_000_TEXT)  # (N,)
-    nar.why("lesson.tiny.why.chars")
+    nar.why(
+        N_("The vocabulary is the sorted set of the text's characters; a character's id is its place in that list.")
+    )
     nar.show("  " + " ".join(f"{i}:{c!r}" for i, c in enumerate(tok.chars)))
     nar.show(f"  ids[:20] = {ids[:20].tolist()}")
     nar.show(f"  vocab_size: {tok.vocab_size}")
-    nar.say("lesson.tiny.say.text", n=len(ids), V=tok.vocab_size)
+    nar.say("The whole corpus is one sentence of {n} characters, {V} of them distinct.", n=len(ids), V=tok.vocab_size)
     return tok, ids
 
 
 def windows(nar: Narrator, tok: CharTokenizer, ids: np.ndarray) -> dict:
     """One window pair, and which characters can ever be a target under each sampler's bound."""
-    nar.title("lesson.tiny.title.batches", T=PRESET.train.seq_len)
+    nar.title(N_("2. Windows of {T} characters, targets shifted by one"), T=PRESET.train.seq_len)
     T, n = PRESET.train.seq_len, len(ids)
     x, y = ids[3 : 3 + T], ids[4 : 4 + T]
     nar.show(f"  x = {tok.decode(x)!r}")
     nar.show(f"  y = {tok.decode(y)!r}")
-    nar.why("lesson.tiny.why.shift")
+    nar.why(N_("At every position the target is the next character: one window gives as many examples as it is long."))
     theirs = n - T - 1  # torch.randint(0, len(ids) - seq_len - 1): starts 0 .. n-T-2
     ours = n - T  # train/data.get_batch: starts 0 .. n-T-1
     last_theirs, last_ours = theirs - 1 + T, ours - 1 + T  # index of the last character ever a target
     nar.say(
-        "lesson.tiny.say.bound",
+        "The tutorial draws start offsets with randint(0, len(ids) - "
+        "seq_len - 1): {starts} possible starts, so the last "
+        "character that is ever a target sits at index {last} of "
+        "0..{n_last}, and the final character {char!r} is never "
+        "predicted. glassformer's get_batch draws from {ours} "
+        "starts; its last target is index {last_ours}.",
         starts=theirs,
         last=last_theirs,
         n_last=n - 1,
@@ -98,20 +125,23 @@ def windows(nar: Narrator, tok: CharTokenizer, ids: np.ndarray) -> dict:
 
 
 def count_parameters(nar: Narrator, model) -> dict:
-    nar.title("lesson.tiny.title.params")
+    nar.title(N_("3. Parameters, counted from the model (formula beside each part)"))
     table = param_table(model)
     for line in table.to_text(lang=nar.lang).splitlines():
         nar.show("  " + line)
     total = model.num_params()
     pos_rows, used = model.cfg.max_len, max(PRESET.train.seq_len, CROP)  # rows ever read
     nar.say(
-        "lesson.tiny.say.params",
+        "The model has {ours} parameters; the tutorial speaks of a model of about {published}. Ratio: {ratio}.",
         ours=f"{total:,}",
         published=f"{PUBLISHED_000_PARAMS:,}",
         ratio=f"{total / PUBLISHED_000_PARAMS:.2f}",
     )
     nar.say(
-        "lesson.tiny.say.positions",
+        "The position table has {rows} rows, but training reads "
+        "positions 0..{train_last} and the tutorial's generation at "
+        "most 0..{gen_last}, so {idle} rows are never read or "
+        "trained: {share} of all parameters.",
         rows=pos_rows,
         train_last=PRESET.train.seq_len - 1,
         gen_last=CROP - 1,
@@ -129,7 +159,12 @@ def count_parameters(nar: Narrator, model) -> dict:
 def train(nar: Narrator, model, ids: np.ndarray, steps: int, seed: int) -> dict:
     """The tutorial's loop through glassformer's trainer: its AdamW (decay on every parameter, as
     torch.optim.AdamW does by default), random windows, the loss of the batch at each print."""
-    nar.title("lesson.tiny.title.train", steps=steps, batch=PRESET.train.batch_size, lr=f"{PRESET.train.lr:g}")
+    nar.title(
+        N_("4. Training as the tutorial does: {steps} steps, batch {batch}, AdamW at {lr}"),
+        steps=steps,
+        batch=PRESET.train.batch_size,
+        lr=f"{PRESET.train.lr:g}",
+    )
     cfg = dataclasses.replace(PRESET.train, max_steps=steps, seed=seed, threads=0, eval_iters=1)
     losses: list[float] = []
     record = lambda event, t: losses.append(t.last_loss.item()) if event == "step" else None  # noqa: E731
@@ -144,34 +179,60 @@ def train(nar: Narrator, model, ids: np.ndarray, steps: int, seed: int) -> dict:
     ).fit()
     model.eval()
     for step in range(0, steps, PRINT_EVERY):
-        nar.say("lesson.tiny.say.step_loss", step=step, loss=f"{losses[step]:.4f}")
+        nar.say("  step {step}: loss {loss}", step=step, loss=f"{losses[step]:.4f}")
     tail = float(np.mean(losses[-PRINT_EVERY:]))
     nar.say(
-        "lesson.tiny.say.loss",
+        "The loss of the first batch is {first} (a uniform guess "
+        "over the vocabulary: {uniform}); the mean over the last {n} "
+        "steps is {last}.",
         first=fmt(losses[0]),
         last=fmt(tail),
         n=min(PRINT_EVERY, steps),
         uniform=fmt(np.log(model.cfg.vocab_size)),
     )
-    nar.why("lesson.tiny.why.printed")
+    nar.why(
+        N_(
+            "Like the tutorial, each printed line is the loss of one "
+            "batch at that step, with dropout on: it jumps from batch to "
+            "batch."
+        )
+    )
     return {"losses": losses, "printed": {s: losses[s] for s in range(0, steps, PRINT_EVERY)}, "last_mean": tail}
 
 
 def generate(nar: Narrator, model, tok: CharTokenizer, seed: int) -> dict:
-    nar.title("lesson.tiny.title.generate", prompt=PROMPT, n=MAX_NEW, temperature=TEMPERATURE)
+    nar.title(
+        N_('5. Sampling after "{prompt}": {n} characters at temperature {temperature}'),
+        prompt=PROMPT,
+        n=MAX_NEW,
+        temperature=TEMPERATURE,
+    )
     text = sample(model, tok, PROMPT, MAX_NEW, temperature=TEMPERATURE, seed=seed)[0]
     nar.show(f"  {PROMPT + text!r}")
     words = set(TUTORIAL_000_TEXT.split())
     found = [w for w in (PROMPT + text).split() if w in words]
     cropped = max(0, len(PROMPT) + MAX_NEW - CROP)
-    nar.say("lesson.tiny.say.words", found=len(found), total=len((PROMPT + text).split()), words=" ".join(found) or "-")
-    nar.say("lesson.tiny.say.crop", crop=CROP, max_len=model.cfg.max_len, cropped=cropped)
+    nar.say(
+        "{found} of the {total} space-separated pieces are words of the training sentence: {words}",
+        found=len(found),
+        total=len((PROMPT + text).split()),
+        words=" ".join(found) or "-",
+    )
+    nar.say(
+        "The tutorial's generate() feeds only the last {crop} "
+        "characters although the model has {max_len} positions, so "
+        "its last {cropped} steps see a cropped context; "
+        "glassformer's sampler keeps up to max_len.",
+        crop=CROP,
+        max_len=model.cfg.max_len,
+        cropped=cropped,
+    )
     return {"text": text, "known_words": found, "steps_with_cropped_context": cropped}
 
 
 def lab_verdicts(nar: Narrator, lab: Path | None) -> list[dict]:
     """Each claim of the tutorial, the lab experiment that tests it, and its verdict if at hand."""
-    nar.title("lesson.tiny.title.claims")
+    nar.title(N_("6. The tutorial's claims, and the lab experiment that tests each"))
     rows = []
     for where, phrase, name, claim in LAB_LINKS:
         row = {"where": where, "experiment": name, "claim": claim, "level": None}
@@ -186,9 +247,14 @@ def lab_verdicts(nar: Narrator, lab: Path | None) -> list[dict]:
         nar.show(f"  {where}  {nar.text(phrase)}")
         nar.show(f"         glassformer lab run {name}" + (f"   [{row['level']}]" if row["level"] else ""))
         if row.get("finding"):
-            nar.why("lesson.tiny.why.finding", finding=row["finding"])
+            nar.why(N_("measured: {finding}"), finding=row["finding"])
     if lab is None or not any(r["level"] for r in rows):
-        nar.say("lesson.tiny.say.no_lab", lab=str(lab) if lab is not None else "docs/lab")
+        nar.say(
+            "No lab results found in {lab}: run `glassformer lab run "
+            "NAME --out {lab}` (or pass --lab DIR) to see the verdicts "
+            "here.",
+            lab=str(lab) if lab is not None else "docs/lab",
+        )
     return rows
 
 
@@ -200,8 +266,8 @@ def save_figures(nar: Narrator, folder: Path, losses: list[float], model, tok: C
     fig = Figure(figsize=(6, 3.6), layout="constrained")
     ax = fig.subplots()
     ax.plot(range(len(losses)), losses, lw=0.8)
-    ax.set_xlabel(nar.text("lesson.common.step"))
-    ax.set_ylabel(nar.text("lesson.tiny.chart.loss"))
+    ax.set_xlabel(nar.text(NP_("lesson.common.step", "step")))
+    ax.set_ylabel(nar.text(N_("training loss of the batch (nats)")))
     files = [save_png(fig, folder / "loss.png")]
     ids = torch.tensor([tok.encode(TUTORIAL_000_TEXT[: PRESET.train.seq_len])])  # (1, T)
     with in_language(nar.lang):  # the grid's words in the lesson's language
@@ -235,7 +301,7 @@ def run(
         lab_dir = Path(lab) if lab is not None else None
         claims = lab_verdicts(nar, lab_dir if lab_dir is not None and lab_dir.is_dir() else None)
         files = save_figures(nar, folder, fit["losses"], model, tok)
-        nar.title("lesson.common.title.files")
+        nar.title(N_("Files written"))
         for f in files:
             nar.show(f"  {f}")
     return {

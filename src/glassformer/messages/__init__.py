@@ -35,40 +35,6 @@ DOMAIN = "glassformer"  # locale/<lang>/LC_MESSAGES/glassformer.mo
 LOCALE = Path(__file__).resolve().parent.parent / "locale"
 CONTEXT = "\x04"  # gettext's separator between a msgctxt and its msgid (as in the .mo file)
 
-# transition{ -- the old key -> sentence tables (messages/<area>.py, EN and ZH) while the tree is being
-# converted to English call sites; tools/gettext_convert.py deletes the tables and this block.
-import importlib  # noqa: E402
-import pkgutil  # noqa: E402
-
-
-class KeyDefinedTwice(ImportError):
-    """Two area files define the same keys: a mistake in the old tables, found at import."""
-
-    def __init__(self, area: str, keys: list[str]) -> None:
-        super().__init__(area, keys)
-        self.area, self.keys = area, keys
-
-    def __str__(self) -> str:
-        return f"messages/{self.area}.py: {', '.join(self.keys)} (each key lives in one area file)"
-
-
-def _tables() -> dict[str, dict[str, str]]:
-    """The old tables, one per language (core.py first, then the other area files by name)."""
-    areas = sorted((m.name for m in pkgutil.iter_modules(__path__)), key=lambda name: (name != "core", name))
-    tables: dict[str, dict[str, str]] = {lang: {} for lang in LANGS}
-    for area in areas:
-        module = importlib.import_module(f"{__name__}.{area}")
-        for lang, table in tables.items():
-            words = getattr(module, lang.upper(), {})  # EN, ZH
-            twice = sorted(set(words) & set(table))
-            if twice:
-                raise KeyDefinedTwice(area, twice[:5])
-            table.update(words)
-    return tables
-
-
-TABLES = _tables()
-# }transition
 
 _chosen: list[str] = []  # the languages speaking() set, innermost last; empty: read the environment
 
@@ -83,19 +49,11 @@ def catalogue(lang: str) -> gettext.NullTranslations:
     """The compiled catalogue of `lang` (English is the source: no catalogue, every sentence as written)."""
     if lang == "en":
         return gettext.NullTranslations()
-    # transition{ -- no compiled catalogue yet: every sentence comes from the old tables
-    if not (LOCALE / lang / "LC_MESSAGES" / f"{DOMAIN}.mo").exists():
-        return gettext.NullTranslations()
-    # }transition
     return gettext.translation(DOMAIN, LOCALE, languages=[lang])
 
 
 def translated(message: str, lang: str) -> str:
     """`message` (an English sentence, or "context\\x04sentence" from NP_) in `lang`, fields unfilled."""
-    # transition{
-    if message in TABLES.get(lang, {}):
-        return TABLES[lang][message]
-    # }transition
     if not message:  # gettext's "" is the catalogue's header, not a sentence
         return message
     context, _, english = message.rpartition(CONTEXT)
@@ -112,7 +70,9 @@ class UnknownLanguage(ValueError):
     def __init__(self, **fields) -> None:
         fallback = normalize(os.environ.get(ENV) or "en")
         self.fields, self.lang = fields, fallback if fallback in LANGS else "en"
-        super().__init__(translated(N_("lang.unknown"), self.lang).format(**fields))
+        super().__init__(
+            translated(N_("language {lang!r} is not one of {langs} (--lang or {env})."), self.lang).format(**fields)
+        )
 
     @property
     def key(self) -> str:  # the old name of `code`
@@ -170,18 +130,11 @@ def NP_(context: str, message: str) -> str:
 def translations(lang: str) -> list[str]:
     """Every sentence of `lang`'s catalogue, as translated (the font's subset needs their characters)."""
     words = list(getattr(catalogue(lang), "_catalog", {}).values())  # gettext keeps them in _catalog
-    # transition{
-    words += list(TABLES.get(lang, {}).values())
-    # }transition
     return [w for w in words if isinstance(w, str)]
 
 
 def has(message: str) -> bool:
     """Has `message` a translation in the catalogue?"""
-    # transition{
-    if message in TABLES["en"]:
-        return True
-    # }transition
     return bool(message) and translated(message, "zh") != message.rpartition(CONTEXT)[2]
 
 

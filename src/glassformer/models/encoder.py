@@ -26,7 +26,9 @@ def padding_mask(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
     key_padding_mask implements).
     """
     if ids.dim() != 2:
-        raise UsageError("error.mask.padding_ids", shape=tuple(ids.shape))
+        raise UsageError(
+            "mask.padding_ids", "padding_mask expects token ids of shape (B, T), got {shape}.", shape=tuple(ids.shape)
+        )
     return (ids != pad_id)[:, None, None, :]  # (B, 1, 1, T)
 
 
@@ -46,7 +48,14 @@ def combine_masks(*masks: torch.Tensor | None) -> torch.Tensor | None:
         try:
             out = out & m  # broadcasts
         except RuntimeError:
-            raise UsageError("error.mask.combine", a=tuple(out.shape), b=tuple(m.shape)) from None
+            raise UsageError(
+                "mask.combine",
+                "cannot combine masks of shapes {a} and {b}: they do not "
+                "broadcast. Give each mask the layout (B or 1, H or 1, T_q "
+                "or 1, T_k).",
+                a=tuple(out.shape),
+                b=tuple(m.shape),
+            ) from None
     return out
 
 
@@ -60,6 +69,8 @@ class Encoder(GPT):
 
     def attention_mask(self, ids: torch.Tensor, offset: int = 0) -> torch.Tensor | None:
         if offset:
-            raise UsageError("error.model.encoder_cache")
+            raise UsageError(
+                "model.encoder_cache", "Encoder does not support a KV cache (its keys may see the future)."
+            )
         pad = padding_mask(ids, self.cfg.pad_id) if self.cfg.pad_id is not None else None  # (B, 1, 1, T)
         return combine_masks(super().attention_mask(ids), pad)  # (T, T) ∧ (B, 1, 1, T)

@@ -68,19 +68,46 @@ class TokenEmbedding(nn.Module):
         is wrong first. Under torch.compile the trainer's own batches skip the value check (reading a
         value back would split the compiled graph)."""
         if not isinstance(ids, Tensor):
-            raise WrongType("error.ids.type", type=type(ids).__name__)
+            raise WrongType(
+                "ids.type",
+                "token ids must be a torch.Tensor of integers, got {type}; "
+                "wrap them with torch.tensor(ids, dtype=torch.long).",
+                type=type(ids).__name__,
+            )
         if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
-            raise UsageError("error.ids.dtype", dtype=ids.dtype)
+            raise UsageError(
+                "ids.dtype",
+                "token ids must be integers (torch.long), got dtype {dtype}; "
+                "convert with ids.long() — or, for numbers, use "
+                "SequenceRegressor.",
+                dtype=ids.dtype,
+            )
         if ids.dim() != 2:
-            raise UsageError("error.ids.shape", shape=tuple(ids.shape))
+            raise UsageError(
+                "ids.shape",
+                "token ids must have shape (B, T), got {shape}; add a batch axis with ids.unsqueeze(0).",
+                shape=tuple(ids.shape),
+            )
         if ids.numel() and not torch.compiler.is_compiling():
             lo, hi = torch.aminmax(ids)  # one pass over the ids
             if ids.device.type != "cpu":  # reading lo/hi would stall the GPU every step: assert on-device
-                message = str(Clause("model.ids_outside_on_device", vocab_size=self.vocab_size))
+                message = str(
+                    Clause(
+                        "token ids outside the vocabulary [0, {vocab_size}): encode with the model's tokenizer",
+                        vocab_size=self.vocab_size,
+                    )
+                )
                 torch._assert_async((lo >= 0) & (hi < self.vocab_size), message)
             elif int(lo) < 0 or int(hi) >= self.vocab_size:
                 bad = ids[(ids < 0) | (ids >= self.vocab_size)].unique()[:10].tolist()
-                raise UsageError("error.ids.outside", bad=bad, vocab_size=self.vocab_size)
+                raise UsageError(
+                    "ids.outside",
+                    "token ids {bad} are outside the vocabulary [0, "
+                    "{vocab_size}): encode with the model's own tokenizer, or "
+                    "build the model with a larger vocab_size.",
+                    bad=bad,
+                    vocab_size=self.vocab_size,
+                )
         return self.table(ids)  # (B, T, C)
 
 
@@ -94,7 +121,15 @@ class LearnedPositions(nn.Module):
 
     def forward(self, T: int, offset: int = 0) -> Tensor:
         if offset + T > self.max_len:  # the table has max_len rows (nn/position.py's check_length, for a table)
-            raise UsageError("error.position.too_long", T=offset + T, max_len=self.max_len)
+            raise UsageError(
+                "position.too_long",
+                "sequence length T={T} exceeds max_len {max_len}: the model "
+                "has positions for at most {max_len} tokens. Crop the input "
+                "to its last {max_len} tokens (the sampler does this), or "
+                "build the model with a larger max_len.",
+                T=offset + T,
+                max_len=self.max_len,
+            )
         pos = torch.arange(offset, offset + T, device=self.table.weight.device)  # (T,)
         return self.table(pos)  # (T, C)
 
@@ -179,7 +214,12 @@ class FeedForward(nn.Module):
     def __init__(self, d_model: int, d_ff: int, activation: str = "relu", bias: bool = True) -> None:
         super().__init__()
         if activation not in ACTIVATION_FNS:
-            raise UsageError("error.ffn.activation", activation=activation, names=list(ACTIVATION_FNS))
+            raise UsageError(
+                "ffn.activation",
+                "activation={activation!r} is not one of {names}.",
+                activation=activation,
+                names=list(ACTIVATION_FNS),
+            )
         self.fc1 = nn.Linear(d_model, d_ff, bias=bias)
         self.fc2 = nn.Linear(d_ff, d_model, bias=bias)
         self.act, self.bias = ACTIVATION_FNS[activation], bias
@@ -236,7 +276,12 @@ class GPT(HookedModel):
 
     def __init__(self, cfg: ModelConfig) -> None:
         if self.causal_only and not cfg.causal:
-            raise UsageError("error.model.gpt_not_causal")
+            raise UsageError(
+                "model.gpt_not_causal",
+                "GPT is decoder-only and needs causal=True; use Encoder "
+                "(kind='encoder', --kind=encoder) for bidirectional "
+                "attention.",
+            )
         super().__init__()
         self.cfg = cfg
         scheme = position_scheme(cfg.position)

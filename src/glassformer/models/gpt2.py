@@ -55,27 +55,57 @@ def config_from_gpt2(hf_config, source: str = "GPT2Config") -> ModelConfig:
     `source` names it in the errors."""
     get = hf_config.get if isinstance(hf_config, Mapping) else lambda k, d=None: getattr(hf_config, k, d)
     if get("model_type", "gpt2") != "gpt2":
-        raise UsageError("error.gpt2.model_type", source=source, found=get("model_type"))
+        raise UsageError(
+            "gpt2.model_type",
+            '{source} has model_type={found!r}: only GPT-2 (model_type "gpt2") can be imported.',
+            source=source,
+            found=get("model_type"),
+        )
     architectures = get("architectures") or []
     if not isinstance(architectures, (list, tuple)) or any(a not in ARCHITECTURES for a in architectures):
         raise UsageError(
-            "error.gpt2.architectures",
+            "gpt2.architectures",
+            "{source} has architectures={found}: glassformer's GPT holds {known}, not another head.",
             source=source,
             found=architectures,
-            known=Joined(ARCHITECTURES, Clause("gpt2.or")),
+            known=Joined(ARCHITECTURES, Clause(" or ")),
         )
     for flag, bad in CHANGES_THE_FUNCTION.items():
         value = get(flag, not bad)
         if type(value) is not bool:  # "16" or 0 is no flag (bool("16") would be read as true)
-            raise DamagedFile("error.gpt2.flag_type", source=source, flag=flag, found=value)
+            raise DamagedFile(
+                "gpt2.flag_type",
+                "{source}: {flag} is {found!r}, not true or false: it does not describe a GPT-2.",
+                source=source,
+                flag=flag,
+                found=value,
+            )
         if value == bad:
-            raise UsageError("error.gpt2.attention_flag", source=source, flag=flag, bad=bad)
+            raise UsageError(
+                "gpt2.attention_flag",
+                "{source} has {flag}={bad}, which changes the attention "
+                "glassformer computes; port only standard GPT-2 configs.",
+                source=source,
+                flag=flag,
+                bad=bad,
+            )
     activation = get("activation_function", "gelu_new")
     if not isinstance(activation, str) or activation not in ACTIVATIONS:  # (a list is no dict key)
-        raise UsageError("error.gpt2.activation_in", source=source, found=activation, supported=sorted(ACTIVATIONS))
+        raise UsageError(
+            "gpt2.activation_in",
+            "{source} has activation_function={found!r}, which has no glassformer equivalent; supported: {supported}.",
+            source=source,
+            found=activation,
+            supported=sorted(ACTIVATIONS),
+        )
     missing = [k for k in REQUIRED if type(get(k)) is not int]  # (true is no number of layers)
     if missing:
-        raise DamagedFile("error.gpt2.lacks_numbers", source=source, missing=", ".join(missing))
+        raise DamagedFile(
+            "gpt2.lacks_numbers",
+            "{source} lacks a whole number for {missing}: it does not describe a GPT-2.",
+            source=source,
+            missing=", ".join(missing),
+        )
     n = {k: cast(int, get(k)) for k in REQUIRED}  # whole numbers: checked just above
     n_inner = get("n_inner")
     values = {
@@ -99,7 +129,12 @@ def config_from_gpt2(hf_config, source: str = "GPT2Config") -> ModelConfig:
     try:  # the types and ranges a run's config.json is held to (saved.model_config reads it the same way)
         return apply_overrides(Preset(ModelConfig(), TrainConfig()), values, typed=True).model
     except (TypeError, ValueError) as e:
-        raise DamagedFile("error.gpt2.cannot_build", source=source, problem=e) from None
+        raise DamagedFile(
+            "gpt2.cannot_build",
+            "{source} does not describe a GPT-2 glassformer can build: {problem}",
+            source=source,
+            problem=e,
+        ) from None
 
 
 # the sizes of a ModelConfig that the weights show, before a model is built: field -> (tensor, dim)
@@ -119,11 +154,30 @@ def check_weights(hf_state: Mapping[str, torch.Tensor], source: str | Clause) ->
         if name.endswith(IGNORED_BUFFERS):
             continue  # an old checkpoint's causal mask (bool or uint8): never read
         if not tensor.is_floating_point():
-            raise DamagedFile("error.gpt2.weight_dtype", source=source, name=name, dtype=str(tensor.dtype))
+            raise DamagedFile(
+                "gpt2.weight_dtype",
+                "{source}: {name} holds {dtype} numbers, not floating-point weights; it is not a GPT-2 checkpoint.",
+                source=source,
+                name=name,
+                dtype=str(tensor.dtype),
+            )
         if tensor.dim() not in (1, 2):  # GPT-2's weights are vectors and matrices (a 3-D one cannot be transposed)
-            raise DamagedFile("error.gpt2.weight_dims", source=source, name=name, shape=list(tensor.shape))
+            raise DamagedFile(
+                "gpt2.weight_dims",
+                "{source}: {name} has shape {shape}; a GPT-2 weight is a vector or a matrix.",
+                source=source,
+                name=name,
+                shape=list(tensor.shape),
+            )
         if not bool(torch.isfinite(tensor).all()):  # () bool: every number finite
-            raise DamagedFile("error.gpt2.weight_finite", source=source, name=name)
+            raise DamagedFile(
+                "gpt2.weight_finite",
+                "{source}: {name} holds NaN or infinite values, with which "
+                "the model computes nothing; use an undamaged copy of the "
+                "checkpoint.",
+                source=source,
+                name=name,
+            )
 
 
 def check_sizes(hf_state: Mapping[str, torch.Tensor], cfg: ModelConfig, source: str | Clause, config: str) -> None:
@@ -138,7 +192,10 @@ def check_sizes(hf_state: Mapping[str, torch.Tensor], cfg: ModelConfig, source: 
         shape = tuple(weight.shape)
         if len(shape) != 2 or shape[dim] != getattr(cfg, field):
             raise DamagedFile(
-                "error.gpt2.weight_size",
+                "gpt2.weight_size",
+                "{config} says {field}={value}, but {name} in {source} has "
+                "shape {shape}: the config and the weights are not of one "
+                "model.",
                 source=source,
                 config=config,
                 field=HF_NAMES[field],
@@ -163,9 +220,22 @@ def gpt2_config(cfg: ModelConfig, special_ids: Mapping[str, int] | None = None) 
     }
     for field, value in needs.items():
         if getattr(cfg, field) != value:
-            raise UsageError("error.gpt2.field_out", field=field, found=getattr(cfg, field), want=value)
+            raise UsageError(
+                "gpt2.field_out",
+                "this model has {field}={found!r}; GPT-2 has "
+                "{field}={want!r}, so transformers' GPT2LMHeadModel cannot "
+                "compute it.",
+                field=field,
+                found=getattr(cfg, field),
+                want=value,
+            )
     if cfg.activation not in ACTIVATION_OUT:
-        raise UsageError("error.gpt2.activation_out", found=cfg.activation, known=sorted(ACTIVATION_OUT))
+        raise UsageError(
+            "gpt2.activation_out",
+            "this model has activation={found!r}, which GPT-2 lacks; it has {known}.",
+            found=cfg.activation,
+            known=sorted(ACTIVATION_OUT),
+        )
     return {
         "model_type": "gpt2",
         "architectures": ["GPT2LMHeadModel"],
@@ -229,13 +299,14 @@ def state_dict_from_gpt2(
     """Map a GPT2LMHeadModel (or GPT2Model) state_dict onto glassformer GPT parameter names.
     Every tensor is used or refused by name: a missing one, or one glassformer has no place for.
     `source` names the weights in the errors (default: "the GPT-2 weights")."""
-    source = source or Clause("gpt2.the_weights")
+    source = source or Clause("the GPT-2 weights")
     src = {k.removeprefix("transformer."): v for k, v in hf_state.items()}
     names = _names(n_layers)
     missing = [theirs for theirs, _ in names.values() if theirs not in src]
     if missing:
         raise DamagedFile(
-            "error.gpt2.tensors_missing",
+            "gpt2.tensors_missing",
+            "{source} lack {names}{more}: not a whole GPT-2 of {n_layers} layers.",
             source=source,
             names=", ".join(missing[:4]),
             more=" ..." if len(missing) > 4 else "",
@@ -249,7 +320,9 @@ def state_dict_from_gpt2(
     unused = [k for k in src if k not in used and not k.endswith(IGNORED_BUFFERS)]
     if unused:
         raise UsageError(
-            "error.gpt2.tensors_unused",
+            "gpt2.tensors_unused",
+            "{source} hold tensors glassformer's GPT has no place for: "
+            "{names}{more} (another head, or more layers than n_layer).",
             source=source,
             names=", ".join(unused[:4]),
             more=" ..." if len(unused) > 4 else "",
@@ -257,11 +330,17 @@ def state_dict_from_gpt2(
     head = src.get("lm_head.weight")
     if tied:
         if head is not None and not torch.equal(head, src["wte.weight"]):
-            raise UsageError("error.gpt2.head_untied", source=source)
+            raise UsageError(
+                "gpt2.head_untied",
+                "{source}: lm_head.weight differs from wte.weight, but tie_word_embeddings is true.",
+                source=source,
+            )
         out["head.weight"] = out["tok_embed.table.weight"]  # tied
     else:
         if head is None:
-            raise DamagedFile("error.gpt2.no_head", source=source)
+            raise DamagedFile(
+                "gpt2.no_head", "{source} lack lm_head.weight, which tie_word_embeddings=false needs.", source=source
+            )
         out["head.weight"] = head  # (V, C)
         out["head.bias"] = torch.zeros(head.size(0), dtype=head.dtype)  # (V,) GPT-2's head has none
     return out
@@ -275,7 +354,10 @@ def state_dict_to_gpt2(state: dict[str, torch.Tensor], cfg: ModelConfig) -> dict
     }
     if not cfg.tie_weights:
         if "head.bias" in state and state["head.bias"].abs().max() > 0:
-            raise UsageError("error.gpt2.head_bias")
+            raise UsageError(
+                "gpt2.head_bias",
+                "this model's head has a non-zero bias; GPT-2's lm_head has none, so transformers cannot compute it.",
+            )
         out["lm_head.weight"] = state["head.weight"].contiguous()  # (V, C)
     return out
 
@@ -296,19 +378,42 @@ def read_gpt2_dir(path) -> tuple[GPT, GPT2BPETokenizer, str]:
     """(glassformer GPT in eval mode, its tokenizer, the weights file's name) of a GPT-2 directory."""
     path = Path(path)
     if not path.is_dir():
-        raise NotFound("error.gpt2.is_file" if path.exists() else "error.gpt2.not_dir", path=path)
-    config = read_json(path / "config.json", Clause("fix.gpt2_model"))
+        raise (
+            NotFound(
+                "gpt2.is_file",
+                "{path} is not a directory (it is a file): give the folder "
+                "that holds the model's config.json, weights and tokenizer "
+                "files.",
+                path=path,
+            )
+            if path.exists()
+            else NotFound(
+                "gpt2.not_dir",
+                "{path} is not a directory: give the folder that holds the "
+                "model's config.json, weights and tokenizer files.",
+                path=path,
+            )
+        )
+    config = read_json(path / "config.json", Clause("save_pretrained writes it; copy the model directory again."))
     if not isinstance(config, dict):
-        raise DamagedFile("error.gpt2.not_object", path=path / "config.json", fix=Clause("fix.gpt2_model"))
+        raise DamagedFile(
+            "gpt2.not_object",
+            "{path} is not a JSON object. {fix}",
+            path=path / "config.json",
+            fix=Clause("save_pretrained writes it; copy the model directory again."),
+        )
     cfg = config_from_gpt2(config, source=str(path / "config.json"))
     weights_file, tensors = read_weights(path)
-    weights = Clause("gpt2.weights_in", path=weights_file)  # how the errors name them
+    weights = Clause("the weights in {path}", path=weights_file)  # how the errors name them
     check_weights(tensors, source=weights)
     state = state_dict_from_gpt2(tensors, cfg.n_layers, cfg.tie_weights, source=weights)
     tokenizer = read_tokenizer_dir(path)
     if tokenizer.vocab_size != cfg.vocab_size:
         raise UsageError(
-            "error.gpt2.vocab_differs",
+            "gpt2.vocab_differs",
+            "{path} has vocab_size={vocab_size} but the tokenizer has "
+            "{tokens} tokens; glassformer needs one id per embedding "
+            "row. Import a model whose config and tokenizer agree.",
             path=path / "config.json",
             vocab_size=cfg.vocab_size,
             tokens=tokenizer.vocab_size,
@@ -320,11 +425,12 @@ def read_gpt2_dir(path) -> tuple[GPT, GPT2BPETokenizer, str]:
     except RuntimeError as e:  # a shape that does not fit the config
         first = str(e).strip().splitlines()[-1].strip()
         raise DamagedFile(
-            "error.gpt2.weights_fit",
+            "gpt2.weights_fit",
+            "the weights in {path} do not fit {config} ({detail}). {fix}",
             path=weights_file,
             config=path / "config.json",
             detail=first,
-            fix=Clause("fix.gpt2_model"),
+            fix=Clause("save_pretrained writes it; copy the model directory again."),
         ) from None
     return model.eval(), tokenizer, weights_file.name
 
@@ -337,27 +443,53 @@ def read_weights(path: Path) -> tuple[Path, dict[str, torch.Tensor]]:
         if not file.is_file():
             continue
         if name.endswith(".index.json"):
-            index = read_json(file, Clause("fix.gpt2_model"))
+            index = read_json(file, Clause("save_pretrained writes it; copy the model directory again."))
             weight_map = index.get("weight_map") if isinstance(index, dict) else None
             if not isinstance(weight_map, dict) or not weight_map:
-                raise DamagedFile("error.gpt2.no_shards", path=file, fix=Clause("fix.gpt2_model"))
+                raise DamagedFile(
+                    "gpt2.no_shards",
+                    "{path} has no weight_map naming its shards. {fix}",
+                    path=file,
+                    fix=Clause("save_pretrained writes it; copy the model directory again."),
+                )
             for shard in weight_map.values():  # a file of this folder: never "../x" or "/etc/x"
                 if not isinstance(shard, str) or not shard or Path(shard).name != shard or "\x00" in shard:
-                    raise DamagedFile("error.gpt2.shard_name", path=file, shard=shard, fix=Clause("fix.gpt2_model"))
+                    raise DamagedFile(
+                        "gpt2.shard_name",
+                        "{path} names the shard {shard!r}, which is not the name of a file in its folder. {fix}",
+                        path=file,
+                        shard=shard,
+                        fix=Clause("save_pretrained writes it; copy the model directory again."),
+                    )
             shards = sorted(set(weight_map.values()))
             return file, {k: v for shard in shards for k, v in _safetensors(path / shard).items()}
         return file, _safetensors(file) if name.endswith(".safetensors") else _torch_bin(file)
-    raise NotFound("error.gpt2.no_weights", path=path, files=", ".join(WEIGHT_FILES), fix=Clause("fix.gpt2_model"))
+    raise NotFound(
+        "gpt2.no_weights",
+        "{path} has no weights: it needs one of {files}. {fix}",
+        path=path,
+        files=", ".join(WEIGHT_FILES),
+        fix=Clause("save_pretrained writes it; copy the model directory again."),
+    )
 
 
 def _safetensors(file: Path) -> dict[str, torch.Tensor]:
     if not file.is_file():
-        raise NotFound("error.gpt2.shard_missing", path=file, fix=Clause("fix.gpt2_model"))
+        raise NotFound(
+            "gpt2.shard_missing",
+            "{path} does not exist, but the index names it. {fix}",
+            path=file,
+            fix=Clause("save_pretrained writes it; copy the model directory again."),
+        )
     try:
         return load_file(str(file))
     except (SafetensorError, OSError, ValueError, RuntimeError) as e:
         raise DamagedFile(
-            "error.gpt2.safetensors", path=file, detail=str(e).splitlines()[0][:200], fix=Clause("fix.gpt2_model")
+            "gpt2.safetensors",
+            "{path} is not a readable safetensors file ({detail}). {fix}",
+            path=file,
+            detail=str(e).splitlines()[0][:200],
+            fix=Clause("save_pretrained writes it; copy the model directory again."),
         ) from None
 
 
@@ -369,13 +501,24 @@ def _torch_bin(file: Path) -> dict[str, torch.Tensor]:
             state = torch.load(file, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises many types for bad or hostile bytes; all mean "not usable"
         why = (
-            Clause("gpt2.bin_pickle")
+            Clause("it holds objects other than tensors, which glassformer never unpickles (they could run code)")
             if "Weights only load failed" in str(e)
-            else Clause("gpt2.bin_damaged", detail=str(e).splitlines()[0][:200])
+            else Clause("it is damaged ({detail})", detail=str(e).splitlines()[0][:200])
         )
-        raise DamagedFile("error.gpt2.bin_refused", path=file, why=why, fix=Clause("fix.gpt2_model")) from None
+        raise DamagedFile(
+            "gpt2.bin_refused",
+            "{path} was refused: {why}. Convert it to model.safetensors, or {fix}",
+            path=file,
+            why=why,
+            fix=Clause("save_pretrained writes it; copy the model directory again."),
+        ) from None
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
-        raise DamagedFile("error.gpt2.bin_not_state", path=file, fix=Clause("fix.gpt2_model"))
+        raise DamagedFile(
+            "gpt2.bin_not_state",
+            "{path} does not hold a state_dict ({{name: tensor}}). {fix}",
+            path=file,
+            fix=Clause("save_pretrained writes it; copy the model directory again."),
+        )
     return state
 
 
@@ -385,7 +528,14 @@ def write_gpt2_dir(model: GPT, tokenizer, path) -> None:
     gpt2_config(model.cfg)  # refuses a model GPT-2 cannot compute, before any file is written
     if not isinstance(tokenizer, GPT2BPETokenizer):
         raise UsageError(
-            "error.gpt2.export_tokenizer", kind=getattr(tokenizer, "kind", None), gpt2=GPT2BPETokenizer.kind
+            "gpt2.export_tokenizer",
+            "this run's tokenizer is {kind!r}; transformers' "
+            "GPT2Tokenizer holds only GPT-2's own byte-level BPE "
+            "({gpt2!r}), which runs imported with `glassformer import "
+            "gpt2` have. (glassformer's 'bpe' cuts text with another "
+            "pattern.)",
+            kind=getattr(tokenizer, "kind", None),
+            gpt2=GPT2BPETokenizer.kind,
         )
     eot = (
         {f"{k}_token_id": tokenizer.id_of[ENDOFTEXT] for k in ("bos", "eos")} if ENDOFTEXT in tokenizer.specials else {}

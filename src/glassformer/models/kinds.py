@@ -73,8 +73,14 @@ def register_model_kind(name: str):
 def model_class(kind: str) -> type[nn.Module]:
     if kind not in MODEL_KINDS:
         near = difflib.get_close_matches(kind, MODEL_KINDS, n=1)
-        hint = Clause("error.config.did_you_mean", near=near[0]) if near else ""
-        raise UsageError("error.model.kind", kind=kind, kinds=sorted(MODEL_KINDS), hint=hint)
+        hint = Clause(" Did you mean {near!r}?", near=near[0]) if near else ""
+        raise UsageError(
+            "model.kind",
+            "kind={kind!r} is not a model kind; choose one of {kinds}.{hint}",
+            kind=kind,
+            kinds=sorted(MODEL_KINDS),
+            hint=hint,
+        )
     return MODEL_KINDS[kind]
 
 
@@ -111,7 +117,9 @@ def init_weights(model: nn.Module, scheme: str, n_layers: int) -> None:
             if name.endswith(RESIDUAL_PROJECTIONS):
                 nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * n_layers))
         return
-    raise UsageError("error.init.scheme", scheme=scheme, names=["torch", "xavier", "gpt2"])
+    raise UsageError(
+        "init.scheme", "init={scheme!r} is not one of {names}.", scheme=scheme, names=["torch", "xavier", "gpt2"]
+    )
 
 
 # ────────────────────────────────────────────────────────────────────────────────────────────────
@@ -178,10 +186,31 @@ def check_fits(cfg: ModelConfig, train=None, memory: int | None = None) -> None:
     if train is not None:
         need += 3 * params + activation_bytes(cfg, train.batch_size, train.seq_len)
     if need > memory:
-        raise UsageError(
-            "error.model.too_big_train" if train is not None else "error.model.too_big",
-            need=need / GIB,
-            memory=memory / GIB,
-            params=count,
-            buffers=buffers / GIB,
+        raise (
+            UsageError(
+                "model.too_big_train",
+                "training this model needs about {need:.3g} GiB of memory "
+                "({params:,} parameters, their gradients and AdamW moments, "
+                "one step's activations, {buffers:.3g} GiB of tables), more "
+                "than this machine's {memory:.3g} GiB. Make it smaller "
+                "(--d_model, --n_layers, --d_ff, --max_len, --vocab_size) or "
+                "the batch (--batch_size, --seq_len).",
+                need=need / GIB,
+                memory=memory / GIB,
+                params=count,
+                buffers=buffers / GIB,
+            )
+            if train is not None
+            else UsageError(
+                "model.too_big",
+                "this model needs about {need:.3g} GiB of memory ({params:,} "
+                "parameters, {buffers:.3g} GiB of tables such as position "
+                "encodings), more than this machine's {memory:.3g} GiB. Make "
+                "it smaller (--d_model, --n_layers, --d_ff, --max_len, "
+                "--vocab_size).",
+                need=need / GIB,
+                memory=memory / GIB,
+                params=count,
+                buffers=buffers / GIB,
+            )
         )

@@ -84,10 +84,23 @@ def _rope(get, source: str) -> dict:
     rope = get("rope_parameters") or {**(get("rope_scaling") or {}), "rope_theta": get("rope_theta", 10000.0)}
     kind = rope.get("rope_type", rope.get("type", "default"))
     if kind not in ROPE_TYPES:
-        raise UsageError("error.hf.rope_type", source=source, found=kind, known=sorted(ROPE_TYPES))
+        raise UsageError(
+            "hf.rope_type",
+            "{source}: RoPE type {found!r} is not one of {known}.",
+            source=source,
+            found=kind,
+            known=sorted(ROPE_TYPES),
+        )
     for name, value in ROPE_FIXED.items():
         if name in rope and rope[name] is not None and rope[name] != value and kind != "default":
-            raise UsageError("error.hf.unsupported", source=source, field=f"rope_parameters.{name}", value=rope[name])
+            raise UsageError(
+                "hf.unsupported",
+                "{source}: {field}={value!r} makes a model glassformer would "
+                "compute differently; it is refused rather than approximated.",
+                source=source,
+                field=f"rope_parameters.{name}",
+                value=rope[name],
+            )
     scaling = ROPE_TYPES[kind]
     original = rope.get("original_max_position_embeddings") or (
         get("max_position_embeddings") if kind == "dynamic" else 0
@@ -106,7 +119,14 @@ def _experts(get, family: str, source: str) -> dict:
     fixed |= {"first_k_dense_replace": 0, "rope_interleave": True}  # DeepSeek's dense first layers: one FFN here
     for field, value in fixed.items():
         if get(field, value) not in (value, None):
-            raise UsageError("error.hf.unsupported", source=source, field=field, value=get(field))
+            raise UsageError(
+                "hf.unsupported",
+                "{source}: {field}={value!r} makes a model glassformer would "
+                "compute differently; it is refused rather than approximated.",
+                source=source,
+                field=field,
+                value=get(field),
+            )
     mixtral, deepseek = family == "mixtral", family == "deepseek_v3"
     experts = get("num_local_experts") or get("num_experts") or get("n_routed_experts")  # the families' names
     values = {
@@ -132,21 +152,55 @@ def config_from_hf(hf_config, source: str = "config.json") -> ModelConfig:
     get = hf_config.get if isinstance(hf_config, Mapping) else lambda k, d=None: getattr(hf_config, k, d)
     family = get("model_type")
     if family not in FAMILIES:
-        raise UsageError("error.hf.model_type", source=source, found=family, known=list(FAMILIES))
+        raise UsageError(
+            "hf.model_type",
+            "{source}: model_type {found!r} is not one of {known}; "
+            "glassformer reads these families of transformers' decoders "
+            "(GPT-2 has its own import).",
+            source=source,
+            found=family,
+            known=list(FAMILIES),
+        )
     missing = [k for k in REQUIRED if type(get(k)) is not int]
     if missing:
-        raise DamagedFile("error.hf.lacks_numbers", source=source, missing=", ".join(missing))
+        raise DamagedFile(
+            "hf.lacks_numbers",
+            "{source} lacks whole numbers for {missing}: not a config.json of a decoder.",
+            source=source,
+            missing=", ".join(missing),
+        )
     act = get("hidden_act", "silu")
     if act not in GATES:
-        raise UsageError("error.hf.unsupported", source=source, field="hidden_act", value=act)
+        raise UsageError(
+            "hf.unsupported",
+            "{source}: {field}={value!r} makes a model glassformer would "
+            "compute differently; it is refused rather than approximated.",
+            source=source,
+            field="hidden_act",
+            value=act,
+        )
     for flag in ("attention_bias", "mlp_bias"):
         if get(flag, False):
-            raise UsageError("error.hf.unsupported", source=source, field=flag, value=get(flag))
+            raise UsageError(
+                "hf.unsupported",
+                "{source}: {field}={value!r} makes a model glassformer would "
+                "compute differently; it is refused rather than approximated.",
+                source=source,
+                field=flag,
+                value=get(flag),
+            )
     window = get("sliding_window") if family in ("mistral", "mixtral") else None
     if family in QK_NORM and (
         get("use_sliding_window") or any(t != "full_attention" for t in get("layer_types") or [])
     ):
-        raise UsageError("error.hf.unsupported", source=source, field="use_sliding_window", value=True)
+        raise UsageError(
+            "hf.unsupported",
+            "{source}: {field}={value!r} makes a model glassformer would "
+            "compute differently; it is refused rather than approximated.",
+            source=source,
+            field="use_sliding_window",
+            value=True,
+        )
     heads = cast(int, get("num_attention_heads"))  # a whole number: checked just above
     values = {
         "kind": "gpt",
@@ -176,7 +230,9 @@ def config_from_hf(hf_config, source: str = "config.json") -> ModelConfig:
     try:  # the types and ranges a run's config.json is held to
         return apply_overrides(Preset(ModelConfig(), TrainConfig()), values, typed=True).model
     except (TypeError, ValueError) as e:
-        raise DamagedFile("error.hf.cannot_build", source=source, problem=e) from None
+        raise DamagedFile(
+            "hf.cannot_build", "{source} describes no model glassformer can build: {problem}", source=source, problem=e
+        ) from None
 
 
 def family_of(cfg: ModelConfig) -> str:
@@ -194,9 +250,23 @@ def hf_config(cfg: ModelConfig, special_ids: Mapping[str, int] | None = None) ->
     needs = {"kind": "gpt", "norm": "pre", "norm_type": "rms", "final_norm": True, "position": "rope", "bias": False}
     for field, value in needs.items():
         if getattr(cfg, field) != value:
-            raise UsageError("error.hf.field_out", field=field, found=getattr(cfg, field), want=value)
+            raise UsageError(
+                "hf.field_out",
+                "this model's {field} is {found!r}; Llama, Qwen3 and Mistral "
+                "need {want!r}, so transformers could not compute it.",
+                field=field,
+                found=getattr(cfg, field),
+                want=value,
+            )
     if cfg.ffn not in (*GATES.values(), "moe"):
-        raise UsageError("error.hf.field_out", field="ffn", found=cfg.ffn, want="swiglu")
+        raise UsageError(
+            "hf.field_out",
+            "this model's {field} is {found!r}; Llama, Qwen3 and Mistral "
+            "need {want!r}, so transformers could not compute it.",
+            field="ffn",
+            found=cfg.ffn,
+            want="swiglu",
+        )
     family = family_of(cfg)
     moe: dict = {"moe_rule": "softmax", "moe_shared": 0, "moe_z_loss": 0.0}  # what Mixtral and Qwen3-MoE compute
     moe |= {"moe_groups": 1, "moe_topk_groups": 1, "moe_scale": 1.0}
@@ -206,9 +276,23 @@ def hf_config(cfg: ModelConfig, special_ids: Mapping[str, int] | None = None) ->
         moe = {"ffn": "moe", "moe_rule": "sigmoid", "moe_z_loss": 0.0}
     for field, value in moe.items() if cfg.ffn == "moe" or family == "deepseek_v3" else ():
         if getattr(cfg, field) != value:
-            raise UsageError("error.hf.field_out", field=field, found=getattr(cfg, field), want=value)
+            raise UsageError(
+                "hf.field_out",
+                "this model's {field} is {found!r}; Llama, Qwen3 and Mistral "
+                "need {want!r}, so transformers could not compute it.",
+                field=field,
+                found=getattr(cfg, field),
+                want=value,
+            )
     if cfg.qk_norm and cfg.sliding_window:
-        raise UsageError("error.hf.field_out", field="sliding_window", found=cfg.sliding_window, want=0)
+        raise UsageError(
+            "hf.field_out",
+            "this model's {field} is {found!r}; Llama, Qwen3 and Mistral "
+            "need {want!r}, so transformers could not compute it.",
+            field="sliding_window",
+            found=cfg.sliding_window,
+            want=0,
+        )
     rope = {"rope_theta": cfg.rope_base, "rope_type": {v: k for k, v in ROPE_TYPES.items()}[cfg.rope_scaling]}
     if cfg.rope_scaling != "none":
         rope["factor"] = cfg.rope_factor
@@ -333,12 +417,26 @@ def state_dict_from_hf(hf_state: Mapping[str, torch.Tensor], cfg: ModelConfig, s
     missing = [name for name in wanted if name not in hf_state]
     if missing:
         more = " ..." if len(missing) > 4 else ""
-        raise DamagedFile("error.hf.tensors_missing", source=source, names=", ".join(missing[:4]), more=more)
+        raise DamagedFile(
+            "hf.tensors_missing",
+            "{source} lack {names}{more}: not the whole model config.json describes.",
+            source=source,
+            names=", ".join(missing[:4]),
+            more=more,
+        )
     tied = {"lm_head.weight"} if cfg.tie_weights else set()  # a tied head may be saved; it is the table
     unused = [name for name in hf_state if name not in set(wanted) | tied and not name.endswith("rotary_emb.inv_freq")]
     if unused:
         more = " ..." if len(unused) > 4 else ""
-        raise UsageError("error.hf.tensors_unused", source=source, names=", ".join(unused[:4]), more=more)
+        raise UsageError(
+            "hf.tensors_unused",
+            "{source} hold tensors glassformer's model has no place for: "
+            "{names}{more} (more layers than num_hidden_layers, or "
+            "biases the config does not announce).",
+            source=source,
+            names=", ".join(unused[:4]),
+            more=more,
+        )
     out = {ours: torch.cat([hf_state[t] for t in theirs]) for ours, theirs in names.items()}  # rows stacked
     if cfg.tie_weights:
         out["head.weight"] = out["tok_embed.table.weight"]  # (V, C): one matrix, two uses
@@ -380,35 +478,68 @@ def read_hf_dir(path, family: str | None = None) -> tuple[GPT, HFJsonTokenizer, 
     Mistral directory; `family`: the model_type the caller expects (None: any of FAMILIES)."""
     path = Path(path)
     if not path.is_dir():
-        raise NotFound("error.gpt2.is_file" if path.exists() else "error.gpt2.not_dir", path=path)
-    fix = Clause("fix.gpt2_model")
+        raise (
+            NotFound(
+                "gpt2.is_file",
+                "{path} is not a directory (it is a file): give the folder "
+                "that holds the model's config.json, weights and tokenizer "
+                "files.",
+                path=path,
+            )
+            if path.exists()
+            else NotFound(
+                "gpt2.not_dir",
+                "{path} is not a directory: give the folder that holds the "
+                "model's config.json, weights and tokenizer files.",
+                path=path,
+            )
+        )
+    fix = Clause("save_pretrained writes it; copy the model directory again.")
     config = read_json(path / "config.json", fix)
     if not isinstance(config, dict):
-        raise DamagedFile("error.gpt2.not_object", path=path / "config.json", fix=fix)
+        raise DamagedFile("gpt2.not_object", "{path} is not a JSON object. {fix}", path=path / "config.json", fix=fix)
     found = config.get("model_type")
     if family is not None and found != family and found in (*FAMILIES, "gpt2"):
-        raise UsageError("error.hf.format_differs", path=path, found=found, wanted=family)
+        raise UsageError(
+            "hf.format_differs",
+            "{path} holds a {found} model, not a {wanted} one: use `glassformer import {found}`.",
+            path=path,
+            found=found,
+            wanted=family,
+        )
     cfg = config_from_hf(config, source=str(path / "config.json"))
     check_fits(cfg)  # the float32 model must fit in this machine's memory: refused with the numbers, before reading
     weights_file, tensors = read_weights(path)
     source = str(weights_file)
     for name, tensor in tensors.items():
         if not tensor.is_floating_point() or not bool(torch.isfinite(tensor).all()):
-            raise DamagedFile("error.hf.weight", source=source, name=name, dtype=str(tensor.dtype), fix=fix)
+            raise DamagedFile(
+                "hf.weight",
+                "{source}: {name} is not a finite floating-point tensor ({dtype}); {fix}",
+                source=source,
+                name=name,
+                dtype=str(tensor.dtype),
+                fix=fix,
+            )
     state = state_dict_from_hf(tensors, cfg, source=source)
     if not (path / "tokenizer.json").is_file():
-        raise NotFound("error.hf.no_tokenizer", path=path, fix=fix)
+        raise NotFound("hf.no_tokenizer", "{path} has no tokenizer.json; {fix}", path=path, fix=fix)
     tokenizer = HFJsonTokenizer((path / "tokenizer.json").read_text(encoding="utf-8"), cfg.vocab_size)
     if tokenizer.tokens > cfg.vocab_size:  # Qwen's tables have spare rows; fewer rows than tokens is damage
         raise UsageError(
-            "error.hf.vocab_differs", path=path / "config.json", vocab_size=cfg.vocab_size, tokens=tokenizer.tokens
+            "hf.vocab_differs",
+            "{path}: vocab_size={vocab_size}, but the tokenizer has {tokens} tokens, more than the model has rows for.",
+            path=path / "config.json",
+            vocab_size=cfg.vocab_size,
+            tokens=tokenizer.tokens,
         )
     expected = {name: tuple(t.shape) for name, t in meta_shapes(cfg).items()}
     wrong = [(n, tuple(t.shape), expected[n]) for n, t in state.items() if tuple(t.shape) != expected.get(n)]
     if wrong:  # checked before a model of the config's size is allocated
         name, shape, want = wrong[0]
         raise DamagedFile(
-            "error.hf.weights_fit",
+            "hf.weights_fit",
+            "{path} does not fit {config}: {detail}. {fix}",
             path=weights_file,
             config=path / "config.json",
             detail=f"{name} {list(shape)} != {list(want)}",
@@ -431,7 +562,14 @@ def write_hf_dir(model: GPT, tokenizer, path) -> str:
     config = hf_config(model.cfg)  # refuses a model the families cannot compute, before any file is written
     family = config["model_type"]
     if not isinstance(tokenizer, HFJsonTokenizer):
-        raise UsageError("error.hf.export_tokenizer", family=family, kind=getattr(tokenizer, "kind", None))
+        raise UsageError(
+            "hf.export_tokenizer",
+            "a {family} directory needs the model's tokenizer.json; this "
+            "run's tokenizer is {kind!r} (only a run imported from such "
+            "a directory has one).",
+            family=family,
+            kind=getattr(tokenizer, "kind", None),
+        )
     tensors = state_dict_to_hf({k: v.detach().cpu() for k, v in model.state_dict().items()}, model.cfg)
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)

@@ -38,7 +38,15 @@ class SequenceRegressor(GPT):
     def embed(self, x: torch.Tensor) -> torch.Tensor:
         """(B, T, d_in) numbers -> (B, T, C)."""
         if not x.dtype.is_floating_point or x.dim() != 3 or x.size(-1) != self.cfg.d_in:
-            raise UsageError("error.model.regressor_input", d_in=self.cfg.d_in, shape=tuple(x.shape), dtype=x.dtype)
+            raise UsageError(
+                "model.regressor_input",
+                "SequenceRegressor expects floats of shape (B, T, {d_in}), "
+                "got {shape} {dtype}; use x.unsqueeze(-1).float() for (B, T) "
+                "numbers.",
+                d_in=self.cfg.d_in,
+                shape=tuple(x.shape),
+                dtype=x.dtype,
+            )
         return self.hook_embed(self.in_proj(x))  # (B, T, C)
 
     def unembed(self, h: torch.Tensor) -> torch.Tensor:

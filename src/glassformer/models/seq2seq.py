@@ -217,7 +217,12 @@ class EncoderDecoder(GPT):
 
     def __init__(self, cfg: ModelConfig) -> None:
         if cfg.pad_id is None:
-            raise UsageError("error.seq2seq.pad_id")
+            raise UsageError(
+                "seq2seq.pad_id",
+                "seq2seq needs pad_id: sentences of different lengths are "
+                "padded, and both sides mask the padding. Set pad_id to the "
+                "tokenizer's <PAD> id (--pad_id=0).",
+            )
         super().__init__(cfg)
         self.pad_id = cfg.pad_id  # an int from here on
 
@@ -283,7 +288,13 @@ class EncoderDecoder(GPT):
         predicts target token t+1 from the whole source and the target tokens 0..t. (Two inputs,
         where the one-stack kinds take (inputs, cache): a cached decoder step is `decode`.)"""
         if src.dim() != 2 or tgt.dim() != 2 or src.size(0) != tgt.size(0):
-            raise UsageError("error.seq2seq.inputs", src=tuple(src.shape), tgt=tuple(tgt.shape))
+            raise UsageError(
+                "seq2seq.inputs",
+                "seq2seq reads (src (B, S), tgt_in (B, T)) id tensors with "
+                "the same B; got {src} and {tgt}. Call model(src, tgt_in).",
+                src=tuple(src.shape),
+                tgt=tuple(tgt.shape),
+            )
         return self.decode(tgt, self.encode(src), src)  # (B, T, V)
 
     def embed(self, ids: torch.Tensor, side: str = "tgt") -> torch.Tensor:
@@ -318,5 +329,10 @@ class EncoderDecoder(GPT):
         """An empty decoder cache for writing `batch_size` targets (see nn/kv_cache.py)."""
         p, cfg = next(self.parameters()), self.cfg
         if not cfg.causal:
-            raise UsageError("error.seq2seq.cache_not_causal")
+            raise UsageError(
+                "seq2seq.cache_not_causal",
+                "this decoder has no causal mask (causal=False): each new "
+                "token changes the earlier positions too, so their cached "
+                "keys would be stale. Decode with use_cache=False.",
+            )
         return DecoderCache(cfg.n_layers, batch_size, cfg.kv_heads, cfg.max_len, cfg.d_head, p.device, p.dtype)

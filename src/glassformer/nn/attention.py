@@ -28,7 +28,13 @@ from glassformer.nn.position import AttentionPositions
 def check_mask(mask: Tensor, scores: Tensor) -> Tensor:
     """A boolean mask that broadcasts against scores (B, H, T_q, T_k), in that layout, or an error."""
     if mask.dtype != torch.bool:
-        raise UsageError("error.mask.dtype", dtype=mask.dtype)
+        raise UsageError(
+            "mask.dtype",
+            "attention mask must be boolean (True = may attend), got "
+            "dtype {dtype}. Convert a 0/1 mask with mask.bool(); an "
+            "additive float mask with (mask == 0).",
+            dtype=mask.dtype,
+        )
     if mask.dim() == 3 and scores.dim() == 4:
         mask = mask.unsqueeze(1)  # (B, T_q, T_k) -> (B, 1, T_q, T_k): same mask for every head
     try:
@@ -36,7 +42,16 @@ def check_mask(mask: Tensor, scores: Tensor) -> Tensor:
     except RuntimeError:
         shape = None
     if shape != scores.shape:
-        raise UsageError("error.mask.shape", mask=tuple(mask.shape), scores=tuple(scores.shape))
+        raise UsageError(
+            "mask.shape",
+            "attention mask of shape {mask} cannot broadcast to the "
+            "scores' shape {scores} (B, H, T_q, T_k). Give it one of the "
+            "shapes (T_q, T_k), (B, T_q, T_k), (B, 1, T_q, T_k), (B, H, "
+            "T_q, T_k) or (B, 1, 1, T_k), with T_q and T_k equal to the "
+            "query and key lengths.",
+            mask=tuple(mask.shape),
+            scores=tuple(scores.shape),
+        )
     return mask
 
 
@@ -45,7 +60,11 @@ def causal_mask(T: int, device: torch.device | str | None = None, offset: int = 
     already in a KV cache. The one place a causal mask is built. `window` W > 0: only the keys
     offset+i-W+1..offset+i, itself and W - 1 before it (sliding window, nn/attention_variants.py)."""
     if window < 0:
-        raise UsageError("error.window.size", window=window)
+        raise UsageError(
+            "window.size",
+            "a sliding window holds at least one key (the query's own); got window={window}.",
+            window=window,
+        )
     full = torch.ones(T, offset + T, dtype=torch.bool, device=device)  # (T, L+T)
     if window:  # keys j with j - (offset+i) > -W: above the diagonal offset - W + 1
         return torch.triu(torch.tril(full, diagonal=offset), diagonal=offset - window + 1)  # (T, L+T)

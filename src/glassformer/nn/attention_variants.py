@@ -49,7 +49,16 @@ def kv_groups(n_heads: int, n_kv_heads: int) -> int:
     """g = H / H_kv, the query heads each key-value head serves; an error when H_kv does not divide H."""
     if n_kv_heads < 1 or n_heads % n_kv_heads:
         divisors = [d for d in range(1, n_heads + 1) if n_heads % d == 0]
-        raise UsageError("error.gqa.heads", n_heads=n_heads, n_kv_heads=n_kv_heads, divisors=divisors)
+        raise UsageError(
+            "gqa.heads",
+            "n_heads={n_heads} is not a multiple of "
+            "n_kv_heads={n_kv_heads}: every key-value head serves the "
+            "same number of query heads. Choose n_kv_heads among "
+            "{divisors}.",
+            n_heads=n_heads,
+            n_kv_heads=n_kv_heads,
+            divisors=divisors,
+        )
     return n_heads // n_kv_heads
 
 

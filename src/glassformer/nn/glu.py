@@ -43,7 +43,12 @@ class GatedFeedForward(nn.Module):
     def __init__(self, d_model: int, d_ff: int, variant: str = "swiglu", bias: bool = False, axes: str = "B T") -> None:
         super().__init__()
         if variant not in GATES:
-            raise UsageError("error.glu.variant", variant=variant, names=list(GATES))
+            raise UsageError(
+                "glu.variant",
+                "gate={variant!r} is not one of {names}: a gated feed-forward is SwiGLU or GeGLU.",
+                variant=variant,
+                names=list(GATES),
+            )
         self.variant, self.act, self.bias = variant, GATES[variant], bias
         self.gate = nn.Linear(d_model, d_ff, bias=bias)  # W_gate: the path the activation opens or closes
         self.up = nn.Linear(d_model, d_ff, bias=bias)  # W_up: the path that carries the values

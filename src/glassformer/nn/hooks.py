@@ -104,7 +104,13 @@ class HookPoint(nn.Module):
             out = fn(x, self.name)
             if out is not None:
                 if out.shape != x.shape:
-                    raise UsageError("error.hook.shape", name=self.name, got=tuple(out.shape), want=tuple(x.shape))
+                    raise UsageError(
+                        "hook.shape",
+                        "hook on {name!r} returned shape {got}, expected {want}: a hook may change values, not shapes.",
+                        name=self.name,
+                        got=tuple(out.shape),
+                        want=tuple(x.shape),
+                    )
                 x = out
         return x
 
@@ -120,7 +126,7 @@ def hint(name: str, known) -> Joined:
     """`name` quoted, with the nearest of `known` suggested when one is close (model.run_with_hooks's
     unknown names, a cache's missing key); worded when shown, as every error field made in nn/."""
     near = difflib.get_close_matches(name, list(known), n=1)
-    return Joined([repr(name), Clause("hook.did_you_mean", near=near[0]) if near else ""], "")
+    return Joined([repr(name), Clause(" (did you mean {near!r}?)", near=near[0]) if near else ""], "")
 
 
 class ActivationCache(dict):
@@ -139,8 +145,20 @@ class ActivationCache(dict):
         """cache[name] for a name it does not hold: a KeyError naming the nearest name it does hold,
         or, for a hook point the run was told not to keep, how to keep it."""
         if name in self.points:
-            raise NoKey("error.cache.not_kept", name=name, n=len(self))
-        raise NoKey("error.cache.missing", hint=hint(str(name), self), n=len(self))
+            raise NoKey(
+                "cache.not_kept",
+                "{name!r} is a hook point, but this run did not keep it (its "
+                "names / names_filter left it out of the {n} kept); run "
+                "run_with_cache again with it among the names.",
+                name=name,
+                n=len(self),
+            )
+        raise NoKey(
+            "cache.missing",
+            "This cache holds no activation {hint}; cache.keys() lists the {n} it holds.",
+            hint=hint(str(name), self),
+            n=len(self),
+        )
 
     def __repr__(self) -> str:
         rows = "\n".join(f"  {name:<28} {tuple(t.shape)}" for name, t in self.items())
@@ -200,7 +218,11 @@ class HookedModel(nn.Module):
             return [n for n in self._hooks if names(n)]
         unknown = [n for n in names if n not in self._hooks]
         if unknown:
-            raise UsageError("error.hook.unknown", hints=Joined([hint(n, self._hooks) for n in unknown]))
+            raise UsageError(
+                "hook.unknown",
+                "unknown hook point(s) {hints}; model.hook_names() lists them all.",
+                hints=Joined([hint(n, self._hooks) for n in unknown]),
+            )
         return list(names)
 
     @contextmanager
@@ -231,7 +253,10 @@ class HookedModel(nn.Module):
         """
         if names_filter is not None:
             if names is not None:
-                raise UsageError("error.cache.names_twice")
+                raise UsageError(
+                    "cache.names_twice",
+                    "Give run_with_cache names or names_filter (TransformerLens's name for it), not both.",
+                )
             names = names_filter
         cache = ActivationCache()
         cache.points = self._hooks  # the declarations, for the notebook table

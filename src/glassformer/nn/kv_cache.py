@@ -69,7 +69,14 @@ class LayerCache:
         start, end = self.length, self.length + k.size(2)
         if end > self.k.size(2):
             if not self.grows:
-                raise UsageError("error.kv_cache.full", cached=start, new=k.size(2), max_len=self.k.size(2))
+                raise UsageError(
+                    "kv_cache.full",
+                    "KV cache is full: {cached} cached + {new} new > max_len "
+                    "{max_len}. Reset it and prefill the last max_len tokens.",
+                    cached=start,
+                    new=k.size(2),
+                    max_len=self.k.size(2),
+                )
             self._grow(max(end, 2 * self.k.size(2)))
         self.k.narrow(2, start, end - start).copy_(k)  # (B, H, T, D) written in place
         self.v.narrow(2, start, end - start).copy_(v)

@@ -23,7 +23,12 @@ from glassformer.errors import UsageError
 
 def next_token_loss(logits: torch.Tensor, targets: torch.Tensor, ignore_index: int = -100) -> torch.Tensor:
     if logits.shape[:-1] != targets.shape:
-        raise UsageError("error.loss.shapes", logits=tuple(logits.shape), targets=tuple(targets.shape))
+        raise UsageError(
+            "loss.shapes",
+            "logits {logits} and targets {targets} disagree: targets must be (B, T) for logits (B, T, V).",
+            logits=tuple(logits.shape),
+            targets=tuple(targets.shape),
+        )
     V = logits.size(-1)
     return F.cross_entropy(logits.reshape(-1, V), targets.reshape(-1), ignore_index=ignore_index)  # ()
 
@@ -32,9 +37,14 @@ def label_smoothed_loss(
     logits: torch.Tensor, targets: torch.Tensor, smoothing: float = 0.1, ignore_index: int = -100
 ) -> torch.Tensor:
     if logits.shape[:-1] != targets.shape:
-        raise UsageError("error.loss.shapes", logits=tuple(logits.shape), targets=tuple(targets.shape))
+        raise UsageError(
+            "loss.shapes",
+            "logits {logits} and targets {targets} disagree: targets must be (B, T) for logits (B, T, V).",
+            logits=tuple(logits.shape),
+            targets=tuple(targets.shape),
+        )
     if not 0.0 <= smoothing < 1.0:
-        raise UsageError("error.loss.smoothing", smoothing=smoothing)
+        raise UsageError("loss.smoothing", "label smoothing must be in [0, 1), got {smoothing}.", smoothing=smoothing)
     log_p = F.log_softmax(logits, dim=-1)  # (B, T, V)
     keep = targets != ignore_index  # (B, T) the positions that have a target
     nll = -log_p.gather(-1, targets.masked_fill(~keep, 0).unsqueeze(-1)).squeeze(-1)  # (B, T) -log p[target]
@@ -45,7 +55,14 @@ def label_smoothed_loss(
 
 def mse_loss(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     if pred.shape != target.shape:
-        raise UsageError("error.loss.mse_shapes", pred=tuple(pred.shape), target=tuple(target.shape))
+        raise UsageError(
+            "loss.mse_shapes",
+            "predictions {pred} and targets {target} disagree: a "
+            "regressor's targets have the shape of its output (B, T, "
+            "d_out).",
+            pred=tuple(pred.shape),
+            target=tuple(target.shape),
+        )
     return ((pred - target) ** 2).mean()  # ()
 
 

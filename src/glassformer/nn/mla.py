@@ -273,11 +273,19 @@ def kv_cache_bytes_per_token(kind: str, n_layers: int, dtype: torch.dtype = torc
     `sizes`: n_heads, d_head (mha); n_kv_heads, d_head (gqa, with n_heads to check the grouping);
     d_head (mqa); kv_rank, d_rope (mla)."""
     if kind not in CACHE_SIZES:
-        raise UsageError("error.cache_size.attention", kind=kind, names=list(CACHE_SIZES))
+        raise UsageError(
+            "cache_size.attention", "attention {kind!r} is not one of {names}.", kind=kind, names=list(CACHE_SIZES)
+        )
     needed, numbers = CACHE_SIZES[kind]
     missing = [name for name in needed if sizes.get(name) is None]
     if missing:
-        raise UsageError("error.cache_size.missing", kind=kind, names=list(needed), missing=missing)
+        raise UsageError(
+            "cache_size.missing",
+            "the cache size of {kind!r} attention needs {names}; {missing} not given.",
+            kind=kind,
+            names=list(needed),
+            missing=missing,
+        )
     if kind == "gqa" and sizes.get("n_heads"):
         kv_groups(sizes["n_heads"], sizes["n_kv_heads"])  # H_kv must divide H
     return n_layers * numbers(sizes) * dtype.itemsize

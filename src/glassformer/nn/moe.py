@@ -220,7 +220,12 @@ def load_balancing_loss(router_logits: Tensor | Sequence[Tensor], top_k: int, ma
     rows, keep = _rows(router_logits, mask)  # (N, E), (N,)
     E = rows.size(-1)
     if not 1 <= top_k <= E:
-        raise UsageError("error.moe.top_k", top_k=top_k, n_experts=E)
+        raise UsageError(
+            "moe.top_k",
+            "top_k={top_k} experts per token, but there are {n_experts} experts: choose top_k from 1 to {n_experts}.",
+            top_k=top_k,
+            n_experts=E,
+        )
     probs = torch.softmax(rows, dim=-1)  # (N, E)
     sent = F.one_hot(probs.topk(top_k, dim=-1).indices, E).sum(-2).to(rows.dtype)  # (N, E) 1: i in the top-K
     f = (sent * keep[:, None]).sum(0) / keep.sum()  # (E,) share of tokens sent to i; Σ f = K

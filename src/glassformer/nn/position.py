@@ -67,8 +67,14 @@ def position_scheme(name: str) -> PositionScheme:
     """The registered scheme called `name`, or an error naming the nearest one."""
     if name not in POSITION_SCHEMES:
         near = difflib.get_close_matches(name, POSITION_SCHEMES, n=1)
-        hint = Clause("error.config.did_you_mean", near=near[0]) if near else ""
-        raise UsageError("error.position.unknown", name=name, names=sorted(POSITION_SCHEMES), hint=hint)
+        hint = Clause(" Did you mean {near!r}?", near=near[0]) if near else ""
+        raise UsageError(
+            "position.unknown",
+            "position={name!r} is not one of {names}.{hint}",
+            name=name,
+            names=sorted(POSITION_SCHEMES),
+            hint=hint,
+        )
     return POSITION_SCHEMES[name]
 
 
@@ -98,7 +104,15 @@ class AttentionPositions(nn.Module):
 
 def check_length(T: int, max_len: int) -> None:
     if T > max_len:
-        raise UsageError("error.position.too_long", T=T, max_len=max_len)
+        raise UsageError(
+            "position.too_long",
+            "sequence length T={T} exceeds max_len {max_len}: the model "
+            "has positions for at most {max_len} tokens. Crop the input "
+            "to its last {max_len} tokens (the sampler does this), or "
+            "build the model with a larger max_len.",
+            T=T,
+            max_len=max_len,
+        )
 
 
 def sinusoidal_table(max_len: int, d_model: int, dtype: torch.dtype = torch.float32) -> Tensor:
@@ -195,7 +209,13 @@ class RotaryPositions(AttentionPositions):
         super().__init__()
         self.d_head, self.base = d_head, base
         if d_head % 2:
-            raise UsageError("error.rotary.odd_head", d_head=d_head)
+            raise UsageError(
+                "rotary.odd_head",
+                "position='rotary' turns pairs of features, so d_head must "
+                "be even; got d_head={d_head}. Choose d_model and n_heads so "
+                "that d_model // n_heads is even.",
+                d_head=d_head,
+            )
         # cos and sin of every angle for positions 0..max_len-1 up front; more when asked for
         self.register_buffer("cos", torch.empty(0), persistent=False)  # (n, D/2)
         self.register_buffer("sin", torch.empty(0), persistent=False)  # (n, D/2)

@@ -80,7 +80,13 @@ class RopeScaling:
 def inverse_frequencies(d_head: int, base: float) -> Tensor:
     """(D/2,) float64: θ_i = base^(-2i/D), the turning speed of pair i."""
     if d_head % 2:
-        raise UsageError("error.rotary.odd_head", d_head=d_head)
+        raise UsageError(
+            "rotary.odd_head",
+            "position='rotary' turns pairs of features, so d_head must "
+            "be even; got d_head={d_head}. Choose d_model and n_heads so "
+            "that d_model // n_heads is even.",
+            d_head=d_head,
+        )
     two_i = torch.arange(0, d_head, 2, dtype=torch.float64)  # (D/2,) 2i
     return base ** (-two_i / d_head)  # (D/2,) 1 down to ~1/base
 
@@ -153,11 +159,25 @@ def rope_parameters(
     """(θ' (D/2,) float64, attention factor m): transformers' ROPE_INIT_FUNCTIONS[kind] for every kind
     here. `seq_len`: the length being read, which only "dynamic" uses."""
     if scaling.kind not in SCALINGS:
-        raise UsageError("error.rope.scaling", kind=scaling.kind, names=list(SCALINGS))
+        raise UsageError(
+            "rope.scaling", "RoPE scaling {kind!r} is not one of {names}.", kind=scaling.kind, names=list(SCALINGS)
+        )
     if scaling.kind != "none" and scaling.factor < 1:
-        raise UsageError("error.rope.factor", kind=scaling.kind, factor=scaling.factor)
+        raise UsageError(
+            "rope.factor",
+            "RoPE scaling {kind!r} needs factor >= 1 (how many times the original context to reach); got {factor}.",
+            kind=scaling.kind,
+            factor=scaling.factor,
+        )
     if scaling.kind in ("dynamic", "yarn", "llama3") and scaling.original_max_len <= 0:
-        raise UsageError("error.rope.original_len", kind=scaling.kind, got=scaling.original_max_len)
+        raise UsageError(
+            "rope.original_len",
+            "RoPE scaling {kind!r} needs original_max_len, the context "
+            "length the model was trained on, as a positive whole "
+            "number; got {got}.",
+            kind=scaling.kind,
+            got=scaling.original_max_len,
+        )
     return SCALINGS[scaling.kind](d_head, base, scaling, seq_len)
 
 

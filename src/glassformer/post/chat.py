@@ -62,25 +62,66 @@ def check_conversation(messages: Any, need_assistant: bool = False) -> list[Mess
     (by its index from 0): a role that is not one of ROLES, content that is not a string, turns out
     of order, an empty assistant turn; with ``need_assistant``, a conversation with no assistant turn."""
     if not isinstance(messages, list):
-        raise UsageError("error.chat.not_list", found=type(messages).__name__)
+        raise UsageError(
+            "chat.not_list",
+            "a conversation is a list of messages, each with a role and a content; got {found}.",
+            found=type(messages).__name__,
+        )
     if not messages:
-        raise UsageError("error.chat.empty")
+        raise UsageError(
+            "chat.empty", "the conversation has no messages; write at least a user turn and the assistant's answer."
+        )
     start = 1 if isinstance(messages[0], dict) and messages[0].get("role") == "system" else 0
     for i, message in enumerate(messages):
         if not isinstance(message, dict) or "role" not in message:
-            raise UsageError("error.chat.message", index=i, found=repr(message)[:60])
+            raise UsageError(
+                "chat.message",
+                "message {index} is not an object with a role and a content (got {found}).",
+                index=i,
+                found=repr(message)[:60],
+            )
         role = message["role"]
         if role not in ROLES:
-            raise UsageError("error.chat.role", index=i, role=role, roles=", ".join(ROLES))
+            raise UsageError(
+                "chat.role",
+                "message {index} has role {role!r}; a role is one of {roles}.",
+                index=i,
+                role=role,
+                roles=", ".join(ROLES),
+            )
         if not isinstance(message.get("content"), str):
-            raise UsageError("error.chat.content", index=i, role=role)
+            raise UsageError(
+                "chat.content",
+                "message {index} ({role}) has no text: its content must be a string.",
+                index=i,
+                role=role,
+            )
         expected = "user" if (i - start) % 2 == 0 else "assistant"  # the system message only at index 0
         if i >= start and role != expected:
-            raise UsageError("error.chat.order", index=i, role=role, expected=expected)
+            raise UsageError(
+                "chat.order",
+                "message {index} is from the {role} where the {expected} was "
+                "expected: a conversation is an optional system message "
+                "first, then user and assistant turns in turn, starting with "
+                "the user.",
+                index=i,
+                role=role,
+                expected=expected,
+            )
         if role == "assistant" and not message["content"].strip():
-            raise UsageError("error.chat.empty_assistant", index=i)
+            raise UsageError(
+                "chat.empty_assistant",
+                "message {index} is an empty assistant turn: it is what the "
+                "model learns to say; write its answer or drop the turn.",
+                index=i,
+            )
     if need_assistant and not any(m["role"] == "assistant" for m in messages):
-        raise UsageError("error.chat.no_assistant")
+        raise UsageError(
+            "chat.no_assistant",
+            "the conversation has no assistant turn, so supervised "
+            "fine-tuning has nothing to learn from it; add the answer "
+            "the model should give.",
+        )
     return messages
 
 
@@ -93,7 +134,7 @@ def read_conversations(path: str | os.PathLike, need_assistant: bool = False) ->
         try:
             conversations.append(check_conversation(data["messages"], need_assistant))
         except UsageError as e:
-            raise DamagedFile("error.chat.line", path=path, line=number, detail=e) from None
+            raise DamagedFile("chat.line", "{path}, line {line}: {detail}", path=path, line=number, detail=e) from None
     return conversations
 
 
@@ -109,13 +150,34 @@ def json_lines(path: str | os.PathLike, key: str, example: str) -> list[tuple[in
             data = json.loads(line)
         except json.JSONDecodeError as e:
             raise DamagedFile(
-                "error.chat.line_json", path=path, line=number, reason=e.msg, column=e.colno, example=example
+                "chat.line_json",
+                "{path}, line {line}: not JSON ({reason}, column {column}). "
+                "Each line of a conversation file is one JSON object, like "
+                "{example}",
+                path=path,
+                line=number,
+                reason=e.msg,
+                column=e.colno,
+                example=example,
             ) from None
         if not isinstance(data, dict) or key not in data:
-            raise DamagedFile("error.chat.line_shape", path=path, line=number, found=repr(data)[:60], example=example)
+            raise DamagedFile(
+                "chat.line_shape",
+                "{path}, line {line}: a line holds one object with a "
+                "messages list, got {found}. Write it like {example}",
+                path=path,
+                line=number,
+                found=repr(data)[:60],
+                example=example,
+            )
         out.append((number, data))
     if not out:
-        raise DamagedFile("error.chat.no_lines", path=path, example=example)
+        raise DamagedFile(
+            "chat.no_lines",
+            "{path} holds no conversation; write one JSON object per line, like {example}",
+            path=path,
+            example=example,
+        )
     return out
 
 
@@ -181,7 +243,12 @@ class ChatTemplate:
         try:
             self._template = _environment().from_string(source)
         except jinja2.TemplateSyntaxError as e:
-            raise UsageError("error.chat.template_syntax", line=e.lineno, detail=e.message) from None
+            raise UsageError(
+                "chat.template_syntax",
+                "the chat template does not parse at its line {line}: {detail}. Fix the Jinja source.",
+                line=e.lineno,
+                detail=e.message,
+            ) from None
 
     def render(self, messages: list[Message], add_generation_prompt: bool = False, **variables: Any) -> str:
         """The conversation as the one string the model reads."""
@@ -202,7 +269,9 @@ class ChatTemplate:
             ):
                 blocks.append(block)
         except jinja2.TemplateError as e:  # raise_exception, an undefined name, the sandbox refusing
-            raise UsageError("error.chat.template", detail=e) from None
+            raise UsageError(
+                "chat.template", "the chat template stopped while rendering: {detail}.", detail=e
+            ) from None
         finally:
             _RENDERING.reset(token)
         return "".join(blocks), spans

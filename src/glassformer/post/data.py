@@ -96,7 +96,12 @@ def load(method: str, source: str) -> tuple[list[Any], dict[str, str]]:
     if source == BUILTIN:
         return MAKERS[method](), {"data": BUILTIN}
     if not os.path.isfile(source):
-        raise UsageError("error.post.no_data", path=source, builtin=BUILTIN)
+        raise UsageError(
+            "post.no_data",
+            "{path} is not a file: give a JSON Lines file of examples, or {builtin}.",
+            path=source,
+            builtin=BUILTIN,
+        )
     identity = {"data": os.path.abspath(source), "data_sha256": file_sha256(source)}
     if method == "sft":
         return read_conversations(source, need_assistant=True), identity
@@ -115,9 +120,16 @@ def _prompt(path: str, number: int, messages: Any) -> list[Message]:
     try:
         prompt = check_conversation(messages)
     except UsageError as e:
-        raise DamagedFile("error.chat.line", path=path, line=number, detail=e) from None
+        raise DamagedFile("chat.line", "{path}, line {line}: {detail}", path=path, line=number, detail=e) from None
     if prompt[-1]["role"] != "user":
-        raise DamagedFile("error.post.prompt_end", path=path, line=number, role=prompt[-1]["role"])
+        raise DamagedFile(
+            "post.prompt_end",
+            "{path}, line {line}: the prompt ends with a {role} turn; it "
+            "must end with the user's turn, which the answer follows.",
+            path=path,
+            line=number,
+            role=prompt[-1]["role"],
+        )
     return prompt
 
 
@@ -128,7 +140,15 @@ def _answer(path: str, number: int, data: dict, key: str) -> str:
         if value[0].get("role") == "assistant":
             value = value[0].get("content")
     if not isinstance(value, str) or not value.strip():
-        raise DamagedFile("error.post.answer", path=path, line=number, key=key, example=PREFERENCE_LINE)
+        raise DamagedFile(
+            "post.answer",
+            "{path}, line {line}: {key} must be a non-empty string or a "
+            "list of one assistant message; write it like {example}",
+            path=path,
+            line=number,
+            key=key,
+            example=PREFERENCE_LINE,
+        )
     return value
 
 
@@ -140,5 +160,13 @@ def _preference(path: str, number: int, data: dict) -> Preference:
 def _question(path: str, number: int, data: dict) -> Question:
     answer = data.get("answer")
     if not isinstance(answer, str) or not answer.strip():
-        raise DamagedFile("error.post.answer", path=path, line=number, key="answer", example=PROMPT_LINE)
+        raise DamagedFile(
+            "post.answer",
+            "{path}, line {line}: {key} must be a non-empty string or a "
+            "list of one assistant message; write it like {example}",
+            path=path,
+            line=number,
+            key="answer",
+            example=PROMPT_LINE,
+        )
     return Question(_prompt(path, number, data["prompt"]), answer)

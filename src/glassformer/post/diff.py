@@ -64,19 +64,43 @@ def open_pair(base_dir: str | Path, tuned_dir: str | Path) -> Pair:
     base, base_tok, _ = load_model(base_dir)
     tuned, tuned_tok, tuned_config = load_model(tuned_dir)
     if type(base) is not type(tuned) or base_tok is None or tuned_tok is None:
-        raise UsageError("error.diff.kind", base=base_dir, tuned=tuned_dir, a=base.kind, b=tuned.kind)
+        raise UsageError(
+            "diff.kind",
+            "{base} holds a {a} model and {tuned} a {b} model: diff "
+            "compares two runs of the same kind of text model, a base "
+            "and a run tuned from it.",
+            base=base_dir,
+            tuned=tuned_dir,
+            a=base.kind,
+            b=tuned.kind,
+        )
     differ = [
         f.name
         for f in fields(base.cfg)
         if f.name not in IGNORED_FIELDS and getattr(base.cfg, f.name) != getattr(tuned.cfg, f.name)
     ]
     if differ:
-        raise UsageError("error.diff.shapes", base=base_dir, tuned=tuned_dir, fields=", ".join(differ))
+        raise UsageError(
+            "diff.shapes",
+            "{base} and {tuned} differ in {fields}, so their weights do "
+            "not line up: compare a base with a run tuned from it (sft, "
+            "dpo, grpo, or train --resume).",
+            base=base_dir,
+            tuned=tuned_dir,
+            fields=", ".join(differ),
+        )
     grown = tuned.cfg.vocab_size - base.cfg.vocab_size
     extends = isinstance(tuned_tok, SpecialTokens) and tuned_tok.base.to_dict() == base_tok.to_dict()
     if not (tuned_tok.to_dict() == base_tok.to_dict() if grown == 0 else grown > 0 and extends):
         raise UsageError(
-            "error.diff.vocab", base=base_dir, tuned=tuned_dir, a=base.cfg.vocab_size, b=tuned.cfg.vocab_size
+            "diff.vocab",
+            "{base} has {a} tokens and {tuned} {b}, and {tuned}'s "
+            "tokenizer is not {base}'s (nor {base}'s plus a chat's "
+            "special tokens): compare a base with a run tuned from it.",
+            base=base_dir,
+            tuned=tuned_dir,
+            a=base.cfg.vocab_size,
+            b=tuned.cfg.vocab_size,
         )
     if grown:
         base = grow_vocab(base, tuned.cfg)
@@ -110,16 +134,27 @@ def weight_views(pair: Pair) -> tuple[Grid, Grid]:
         sums = layers.setdefault(_layer(name), [0.0, 0.0, 0.0])
         for i, v in enumerate((delta, size, size_tuned)):
             sums[i] += v * v
-    notes = [t("diff.grown", n=pair.grown)] if pair.grown else []
-    columns = [t("diff.col.relative"), t("diff.col.delta"), t("diff.col.norm")]
+    notes = (
+        [
+            t(
+                "the base grew {n} vocabulary rows for the chat's special "
+                "tokens (each the mean of its old rows), as the run did when "
+                "it started; ΔW counts from there.",
+                n=pair.grown,
+            )
+        ]
+        if pair.grown
+        else []
+    )
+    columns = [t("‖ΔW‖/‖W‖"), t("‖ΔW‖"), t("‖W‖")]
     per_layer = Grid(
-        t("diff.layers.title"),
+        t("Weight change of each layer, ‖ΔW‖ / ‖W‖"),
         list(layers),
-        [t("diff.col.relative")],
+        [t("‖ΔW‖/‖W‖")],
         [[_relative(*(v**0.5 for v in sums))] for sums in layers.values()],
         notes,
     )
-    return per_layer, Grid(t("diff.weights.title"), rows, columns, values, notes)
+    return per_layer, Grid(t("Weight change of each parameter"), rows, columns, values, notes)
 
 
 def head_parts(attn: MultiHeadAttention) -> dict[str, Tensor]:
@@ -162,8 +197,10 @@ def head_view(pair: Pair) -> Grid | None:
             values.append([_relative(*map(float, x)) for x in zip(delta, size, size_tuned, strict=True)])
     if not rows:
         return None
-    columns = [t("diff.col.head", h=h) for h in range(heads)]
-    return Grid(t("diff.heads.title"), rows, columns, values)
+    columns = [t("head {h}", h=h) for h in range(heads)]
+    return Grid(
+        t("Weight change of each head's share of the attention projections, ‖ΔW_h‖ / ‖W_h‖"), rows, columns, values
+    )
 
 
 @torch.no_grad()
@@ -186,8 +223,8 @@ def lora_view(pair: Pair, run_dir: str | Path) -> Grid | None:
         base = held[f"{layer}.weight"].double()  # (d_out, d_in)
         rows.append(layer)
         values.append([float(update.norm()) / float(base.norm()), float(torch.linalg.matrix_rank(update))])
-    notes = [t("diff.lora.note", r=lora["r"], alpha=lora["alpha"])]
-    return Grid(t("diff.lora.title"), rows, [t("diff.col.relative"), t("diff.col.rank")], values, notes)
+    notes = [t("r = {r}, α = {alpha}; the rank of ΔW is at most r.", r=lora["r"], alpha=lora["alpha"])]
+    return Grid(t("LoRA's update ΔW = (α/r)·B·A of each layer"), rows, [t("‖ΔW‖/‖W‖"), t("rank")], values, notes)
 
 
 def prompts_of_run(pair: Pair) -> list[list[int]]:
@@ -199,7 +236,10 @@ def prompts_of_run(pair: Pair) -> list[list[int]]:
 
     post = pair.tuned_config.get("post")
     if not isinstance(post, dict):
-        raise UsageError("error.diff.no_prompt")
+        raise UsageError(
+            "diff.no_prompt",
+            "the tuned run has no data of its own to read prompts from: give one or more --prompt TEXT.",
+        )
     examples, _ = post_data.load(post["method"], post["data"])
     encoded = encode_examples(
         post["method"], pair.tokenizer, CHAT_FORMATS[post["format"]].template(), examples[:PROMPTS_FROM_DATA]
@@ -228,7 +268,21 @@ def token_view(pair: Pair, prompts: list[list[int]], top: int = TOP_TOKENS) -> G
         ids = prompts[n][-pair.base.cfg.max_len :]
         context = "".join(token_labels(ids[max(0, pos - 5) : pos + 1], pair.tokenizer))
         (label,) = token_labels([k], pair.tokenizer)
-        rows.append(t("diff.tokens.row", prompt=n + 1, position=pos, context=context, token=label))
+        rows.append(
+            t(
+                "prompt {prompt} @{position} {context} → {token}",
+                prompt=n + 1,
+                position=pos,
+                context=context,
+                token=label,
+            )
+        )
         values.append([pb, pt, pt - pb])
-    columns = [t("diff.col.p_base"), t("diff.col.p_tuned"), t("diff.col.change")]
-    return Grid(t("diff.tokens.title"), rows, columns, values, [t("diff.tokens.note", n=len(prompts))])
+    columns = [t("p base"), t("p tuned"), t("change")]
+    return Grid(
+        t("Next tokens whose probability moved most"),
+        rows,
+        columns,
+        values,
+        [t("over every position of {n} prompt(s); p is the probability of that next token.", n=len(prompts))],
+    )

@@ -59,11 +59,24 @@ def _std(x: Tensor, dim: int | None = None) -> Tensor:
 def group_advantages(rewards: Tensor, group_size: int, scale: str = "group") -> Tensor:
     """Â for N = groups × group_size rewards (the completions of one prompt next to each other): (N,)."""
     if type(group_size) is not int or group_size < 2:
-        raise UsageError("error.grpo.group", size=group_size)
+        raise UsageError(
+            "grpo.group",
+            "a group of {size} completion per prompt cannot be compared "
+            "with itself: the advantage is each reward minus its group's "
+            "mean, so give each prompt at least two completions.",
+            size=group_size,
+        )
     if rewards.dim() != 1 or rewards.numel() % group_size:
-        raise UsageError("error.grpo.groups_split", n=rewards.numel(), size=group_size)
+        raise UsageError(
+            "grpo.groups_split",
+            "{n} rewards do not split into groups of {size}: give every prompt the same number of completions.",
+            n=rewards.numel(),
+            size=group_size,
+        )
     if scale not in SCALES:
-        raise UsageError("error.grpo.scale", scale=scale, names=", ".join(SCALES))
+        raise UsageError(
+            "grpo.scale", "scale_rewards={scale!r} is not one of {names}.", scale=scale, names=", ".join(SCALES)
+        )
     groups = rewards.view(-1, group_size)  # (n_groups, G)
     centred = (groups - groups.mean(dim=1, keepdim=True)).reshape(-1)  # (N,) r_i − mean of its group
     if scale == "none":
@@ -103,17 +116,41 @@ def grpo_loss(
     "clip higher") defaults to ε."""
     shapes = [tuple(t.shape) for t in (logps, old_logps, mask) + ((ref_logps,) if ref_logps is not None else ())]
     if len(set(shapes)) != 1 or len(shapes[0]) != 2 or tuple(advantages.shape) != shapes[0][:1]:
-        raise UsageError("error.grpo.shapes", shapes=[*shapes, tuple(advantages.shape)])
+        raise UsageError(
+            "grpo.shapes",
+            "the per-token tensors must share one shape (completions × "
+            "tokens) and the advantages one per completion; got {shapes}.",
+            shapes=[*shapes, tuple(advantages.shape)],
+        )
     if not epsilon > 0 or (epsilon_high is not None and not epsilon_high > 0):
-        raise UsageError("error.grpo.epsilon", epsilon=epsilon if not epsilon > 0 else epsilon_high)
+        raise UsageError(
+            "grpo.epsilon",
+            "epsilon={epsilon} must be a positive number: the ratio is clipped to [1 - epsilon, 1 + epsilon_high].",
+            epsilon=epsilon if not epsilon > 0 else epsilon_high,
+        )
     if not beta >= 0:
-        raise UsageError("error.grpo.beta", beta=beta)
+        raise UsageError(
+            "grpo.beta",
+            "beta={beta} must be zero or a positive number: it weighs the KL penalty to the reference.",
+            beta=beta,
+        )
     if beta > 0 and ref_logps is None:
-        raise UsageError("error.grpo.needs_ref", beta=beta)
+        raise UsageError(
+            "grpo.needs_ref",
+            "beta={beta} asks for a KL penalty, so the reference model's log-probabilities are needed: pass ref_logps.",
+            beta=beta,
+        )
     if loss_type not in LOSS_TYPES:
-        raise UsageError("error.grpo.loss_type", loss_type=loss_type, names=", ".join(LOSS_TYPES))
+        raise UsageError(
+            "grpo.loss_type",
+            "loss_type={loss_type!r} is not one of {names}.",
+            loss_type=loss_type,
+            names=", ".join(LOSS_TYPES),
+        )
     if loss_type == "dr_grpo" and (type(max_completion_length) is not int or max_completion_length < 1):
-        raise UsageError("error.grpo.max_len")
+        raise UsageError(
+            "grpo.max_len", "loss_type 'dr_grpo' divides by max_completion_length: pass it as a positive whole number."
+        )
     high = epsilon if epsilon_high is None else epsilon_high
     mask = mask.to(logps.dtype)  # (B, T)
     A = advantages.unsqueeze(1)  # (B, 1) one advantage for every token of a completion
@@ -173,8 +210,24 @@ def score(reward: Callable[[str, str], float], completions: Sequence[str], answe
         try:
             value = float(reward(completion, answer))
         except Exception as e:  # the user's function: any failure is theirs to see, by name
-            raise UsageError("error.grpo.reward_raised", name=name, error=type(e).__name__, index=i, detail=e) from e
+            raise UsageError(
+                "grpo.reward_raised",
+                "the reward function {name} raised {error} on completion "
+                "{index}: {detail}. A reward function must return a number "
+                "for every completion; fix it or handle that case.",
+                name=name,
+                error=type(e).__name__,
+                index=i,
+                detail=e,
+            ) from e
         if not math.isfinite(value):
-            raise UsageError("error.grpo.reward_nan", name=name, value=value, index=i)
+            raise UsageError(
+                "grpo.reward_nan",
+                "the reward function {name} returned {value!r} for "
+                "completion {index}; a reward must be a finite number.",
+                name=name,
+                value=value,
+                index=i,
+            )
         values.append(value)
     return torch.tensor(values, dtype=torch.float64)  # (N,)

@@ -39,11 +39,25 @@ def check_lora(base: nn.Linear, r: int, alpha: float, dropout: float, name: str 
     """Refuse a rank outside 1..min(d_out, d_in), a non-positive alpha, a dropout outside [0, 1)."""
     d_out, d_in = base.weight.shape
     if type(r) is not int or not 1 <= r <= min(d_out, d_in):
-        raise UsageError("error.lora.rank", r=r, name=name or "linear", d_out=d_out, d_in=d_in, most=min(d_out, d_in))
+        raise UsageError(
+            "lora.rank",
+            "LoRA rank r={r} for {name} ({d_out} × {d_in}) must be a "
+            "whole number from 1 to {most}: a rank above min(out, in) "
+            "adds parameters, not expressiveness.",
+            r=r,
+            name=name or "linear",
+            d_out=d_out,
+            d_in=d_in,
+            most=min(d_out, d_in),
+        )
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not alpha > 0:
-        raise UsageError("error.lora.alpha", alpha=alpha)
+        raise UsageError(
+            "lora.alpha",
+            "LoRA alpha={alpha} must be a positive number (the update is scaled by alpha / r).",
+            alpha=alpha,
+        )
     if not 0.0 <= dropout < 1.0:
-        raise UsageError("error.lora.dropout", p=dropout)
+        raise UsageError("lora.dropout", "LoRA dropout={p} must be at least 0 and below 1.", p=dropout)
 
 
 class LoRALinear(nn.Module):
@@ -80,7 +94,11 @@ class LoRALinear(nn.Module):
     def merge(self) -> None:
         """W ← W₀ + ΔW; the branch is then skipped."""
         if self.merged:
-            raise UsageError("error.lora.merged", name=self.name or "linear")
+            raise UsageError(
+                "lora.merged",
+                "{name} is merged already: unmerge it before merging again or training it.",
+                name=self.name or "linear",
+            )
         self._unmerged = self.base.weight.detach().clone()  # (d_out, d_in)
         self.base.weight += self.delta_weight()
         self.merged = True
@@ -89,7 +107,9 @@ class LoRALinear(nn.Module):
     def unmerge(self) -> None:
         """W ← the saved W₀, bit for bit."""
         if not self.merged or self._unmerged is None:
-            raise UsageError("error.lora.not_merged", name=self.name or "linear")
+            raise UsageError(
+                "lora.not_merged", "{name} is not merged, so there is nothing to unmerge.", name=self.name or "linear"
+            )
         self.base.weight.copy_(self._unmerged)
         self._unmerged, self.merged = None, False
 
@@ -108,7 +128,12 @@ def apply_lora(model: nn.Module, pattern: str, r: int, alpha: float, dropout: fl
     linears = [n for n, m in model.named_modules() if isinstance(m, nn.Linear)]
     chosen = [n for n in linears if re.fullmatch(pattern, n)]
     if not chosen:
-        raise UsageError("error.lora.no_match", pattern=pattern, names=", ".join(linears) or "-")
+        raise UsageError(
+            "lora.no_match",
+            "the pattern {pattern!r} matches no linear layer by its full name; the linear layers are: {names}.",
+            pattern=pattern,
+            names=", ".join(linears) or "-",
+        )
     for name in chosen:  # every setting checked before the model is touched
         check_lora(model.get_submodule(name), r, alpha, dropout, name)
     model.requires_grad_(False)

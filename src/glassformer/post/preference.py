@@ -79,13 +79,33 @@ def dpo_loss(
     """The DPO loss of P pairs from their summed log-probabilities, each (P,). β = 0.1 is TRL's default."""
     shapes = [tuple(t.shape) for t in (policy_chosen, policy_rejected, ref_chosen, ref_rejected)]
     if len(set(shapes)) != 1 or len(shapes[0]) != 1:
-        raise UsageError("error.dpo.shapes", shapes=shapes)
+        raise UsageError(
+            "dpo.shapes",
+            "the log-probabilities of chosen and rejected, policy and "
+            "reference, must have one shape (one number per pair); got "
+            "{shapes}.",
+            shapes=shapes,
+        )
     if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta > 0:
-        raise UsageError("error.dpo.beta", beta=beta)
+        raise UsageError(
+            "dpo.beta",
+            "beta={beta} must be a positive number: it weighs the pull "
+            "towards the reference model, and the implicit reward is "
+            "beta times the log-ratio.",
+            beta=beta,
+        )
     if not 0.0 <= label_smoothing < 0.5:
-        raise UsageError("error.dpo.smoothing", smoothing=label_smoothing)
+        raise UsageError(
+            "dpo.smoothing",
+            "label_smoothing={smoothing} must be at least 0 and below "
+            "one half: it is the probability that a preference label is "
+            "flipped.",
+            smoothing=label_smoothing,
+        )
     if variant not in VARIANTS:
-        raise UsageError("error.dpo.variant", variant=variant, names=", ".join(VARIANTS))
+        raise UsageError(
+            "dpo.variant", "DPO variant {variant!r} is not one of {names}.", variant=variant, names=", ".join(VARIANTS)
+        )
     chosen_ratio = policy_chosen - ref_chosen  # (P,) log π_θ(y_w|x) − log π_ref(y_w|x)
     rejected_ratio = policy_rejected - ref_rejected  # (P,)
     if variant == "sigmoid":
@@ -93,7 +113,12 @@ def dpo_loss(
         losses = -(1 - label_smoothing) * F.logsigmoid(delta) - label_smoothing * F.logsigmoid(-delta)  # (P,)
     else:
         if chosen_tokens is None or rejected_tokens is None:
-            raise UsageError("error.dpo.ipo_tokens")
+            raise UsageError(
+                "dpo.ipo_tokens",
+                "the IPO loss averages over the response tokens: pass "
+                "chosen_tokens and rejected_tokens (the mask's sum per "
+                "response).",
+            )
         delta = chosen_ratio / chosen_tokens.clamp(min=1) - rejected_ratio / rejected_tokens.clamp(min=1)  # (P,)
         losses = (delta - 1 / (2 * beta)) ** 2  # (P,)
     return DPOResult(losses.mean(), beta * chosen_ratio.detach(), beta * rejected_ratio.detach())

@@ -53,7 +53,13 @@ def example(encoded: EncodedChat, index: int = 0) -> tuple[list[int], list[int]]
     does not say set to IGNORE."""
     ids, mask = encoded.ids, encoded.assistant_mask
     if len(ids) != len(mask):
-        raise UsageError("error.sft.mask_length", index=index, n=len(ids), m=len(mask))
+        raise UsageError(
+            "sft.mask_length",
+            "conversation {index} has {n} ids but a mask of {m}: each id needs one mask entry.",
+            index=index,
+            n=len(ids),
+            m=len(mask),
+        )
     targets = [i if m else IGNORE for i, m in zip(ids[1:], mask[1:], strict=True)]
     return ids[:-1], targets
 
@@ -110,13 +116,23 @@ def _rows(pairs: list[tuple[list[int], list[int]]], rows: list[list[int]], T: in
 
 def _pairs(examples: Sequence[EncodedChat], seq_len: int | None) -> list[tuple[list[int], list[int]]]:
     if not examples:
-        raise UsageError("error.sft.no_examples")
+        raise UsageError("sft.no_examples", "there are no conversations to put in a batch.")
     if seq_len is not None and (type(seq_len) is not int or seq_len < 1):
-        raise UsageError("error.sft.seq_len", seq_len=seq_len, least=1)
+        raise UsageError(
+            "sft.seq_len", "seq_len={seq_len} must be a whole number of at least {least}.", seq_len=seq_len, least=1
+        )
     pairs = [example(e, i) for i, e in enumerate(examples)]
     for i, (inputs, _) in enumerate(pairs):
         if seq_len is not None and len(inputs) > seq_len:
-            raise UsageError("error.sft.too_long", index=i, n=len(inputs), seq_len=seq_len)
+            raise UsageError(
+                "sft.too_long",
+                "conversation {index} is {n} tokens, longer than "
+                "seq_len={seq_len}: raise seq_len or shorten the "
+                "conversation.",
+                index=i,
+                n=len(inputs),
+                seq_len=seq_len,
+            )
     return pairs
 
 
@@ -158,5 +174,11 @@ def sft_loss(model: Callable[[Tensor], Tensor], batch: SFTBatch) -> Tensor:
     targets. A packed batch needs a model that reads ``batch.attention_mask()``; today's models take
     ids only, so a packed batch is refused here rather than attended across conversations."""
     if batch.is_packed():
-        raise Unsupported("error.sft.packed_needs_mask")
+        raise Unsupported(
+            "sft.packed_needs_mask",
+            "this batch packs several conversations into one row, and "
+            "the model reads token ids only, so they would attend to "
+            "each other: use pad_batch, or a model that reads the "
+            "batch's attention mask.",
+        )
     return next_token_loss(model(batch.ids), batch.labels)  # ()

@@ -29,7 +29,14 @@ def chat_format_of(config: dict, run: str | Path) -> str:
     post = config.get("post")
     name = post.get("format") if isinstance(post, dict) else None
     if name not in CHAT_FORMATS:
-        raise UsageError("error.talk.not_chat", run=run)
+        raise UsageError(
+            "talk.not_chat",
+            "{run} was not post-trained, so it has no chat template and "
+            "no end-of-turn token: make a chat run first with "
+            "`glassformer sft {run} --data FILE.jsonl` (or --data "
+            "builtin:arithmetic), then chat with that run.",
+            run=run,
+        )
     return name
 
 
@@ -73,8 +80,16 @@ class ChatSession:
             if len(self.tokenizer.encode(prompt)) + self.max_new_tokens <= max_len:
                 return prompt, dropped
             if len(turns) - dropped <= 1:  # the user's message alone is too long
-                raise UsageError("error.talk.too_long", n=len(self.tokenizer.encode(prompt)), max_len=max_len,
-                                 max_new_tokens=self.max_new_tokens)  # fmt: skip
+                raise UsageError(
+                    "talk.too_long",
+                    "this message makes a prompt of {n} tokens, and with "
+                    "--max-new-tokens={max_new_tokens} it does not fit the "
+                    "model's max_len={max_len}: write a shorter message or lower "
+                    "--max-new-tokens.",
+                    n=len(self.tokenizer.encode(prompt)),
+                    max_len=max_len,
+                    max_new_tokens=self.max_new_tokens,
+                )
             dropped += 2  # a user turn and the assistant's answer to it
 
     def ask(self, text: str, on_text: Callable[[int, str], None] | None = None) -> Turn:

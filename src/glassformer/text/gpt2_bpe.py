@@ -171,7 +171,7 @@ class GPT2BPETokenizer(Tokenizer):
     def from_dict(cls, d: dict[str, Any]) -> "GPT2BPETokenizer":
         found = saved_field(d, "pretokenizer", "str", "gpt2")
         if found != "gpt2":
-            raise DamagedFile("error.gpt2.pretokenizer", found=found)
+            raise DamagedFile("gpt2.pretokenizer", "pretokenizer {found!r} is not GPT-2's.", found=found)
         merges = [tuple(m.split(" ")) for m in saved_field(d, "merges", "strs")]
         return cls(saved_field(d, "tokens", "strs"), merges, saved_field(d, "specials", "strs", []))
 
@@ -183,26 +183,51 @@ def _check_tables(tokens: list[str], id_of: dict[str, int], merges: list[tuple],
     """Refuse tables the encoder could not run: ValueError naming the first bad entry."""
     if len(id_of) != len(tokens):
         dup = next(t for i, t in enumerate(tokens) if id_of[t] != i)
-        raise UsageError("error.gpt2.token_twice", token=dup)
+        raise UsageError("gpt2.token_twice", "token {token!r} has two ids; every token needs exactly one.", token=dup)
     missing = [f"{b:#04x} ({c!r})" for b, c in enumerate(BYTE_TO_CHAR) if c not in id_of]
     if missing:
-        raise UsageError("error.gpt2.bytes_missing", n=len(missing), n_bytes=len(BYTE_TO_CHAR), first=missing[0])
+        raise UsageError(
+            "gpt2.bytes_missing",
+            "the vocabulary lacks {n} of the {n_bytes} byte tokens "
+            "(first: {first}), so some text could not be encoded; a "
+            "byte-level vocabulary holds them all.",
+            n=len(missing),
+            n_bytes=len(BYTE_TO_CHAR),
+            first=missing[0],
+        )
     special = set(specials)
     for s in special:  # a lone surrogate has no UTF-8 bytes to decode to
         if any("\ud800" <= c <= "\udfff" for c in s):
-            raise UsageError("error.gpt2.special_text", token=s)
+            raise UsageError(
+                "gpt2.special_text",
+                "special token {token!r} is not text UTF-8 can hold (it has a lone surrogate).",
+                token=s,
+            )
     if not special <= id_of.keys() or any(not s for s in special):
-        raise UsageError("error.gpt2.specials_absent", tokens=sorted(special - id_of.keys()))
+        raise UsageError(
+            "gpt2.specials_absent",
+            "special tokens {tokens} are not in the vocabulary.",
+            tokens=sorted(special - id_of.keys()),
+        )
     for token in tokens:
         if token not in special and not all(c in CHAR_TO_BYTE for c in token):
-            raise UsageError("error.gpt2.not_byte_alphabet", token=token)
+            raise UsageError(
+                "gpt2.not_byte_alphabet",
+                "token {token!r} is not spelled in GPT-2's byte alphabet (nor a special token).",
+                token=token,
+            )
     seen = set()
     for rank, m in enumerate(merges):
         if len(m) != 2 or m in seen or any(p not in id_of or p in special for p in m) or m[0] + m[1] not in id_of:
             merge = " ".join(map(str, m))
             if m in seen:
-                raise UsageError("error.gpt2.merge_twice", rank=rank, merge=merge)
-            raise UsageError("error.gpt2.merge_bad", rank=rank, merge=merge)
+                raise UsageError("gpt2.merge_twice", "merge {rank} {merge!r} is listed twice.", rank=rank, merge=merge)
+            raise UsageError(
+                "gpt2.merge_bad",
+                "merge {rank} {merge!r} is not a pair of tokens whose join is a token.",
+                rank=rank,
+                merge=merge,
+            )
         seen.add(m)
 
 
@@ -233,9 +258,16 @@ def read_tokenizer_dir(path, note: Callable[..., None] | None = None) -> GPT2BPE
         vocab = read_json(vocab_file, _fix())
         merges, added, where = _merge_lines(path / "merges.txt"), {}, vocab_file
     else:
-        raise NotFound("error.gpt2.no_tokenizer", path=path, fix=_fix())
+        raise NotFound(
+            "gpt2.no_tokenizer",
+            "{path} has no GPT-2 tokenizer: it needs vocab.json and "
+            "merges.txt (or the tokenizers library's tokenizer.json). "
+            "{fix}",
+            path=path,
+            fix=_fix(),
+        )
     if not (isinstance(vocab, dict) and all(type(i) is int for i in vocab.values())):  # (true is no id)
-        raise DamagedFile("error.gpt2.vocab_shape", path=where, fix=_fix())
+        raise DamagedFile("gpt2.vocab_shape", "{path} is not a {{token: id}} object. {fix}", path=where, fix=_fix())
     decoder = config.get("added_tokens_decoder")
     decoder = {} if decoder is None else decoder  # ([] is no object of added tokens)
     if not isinstance(decoder, dict):
@@ -246,17 +278,35 @@ def read_tokenizer_dir(path, note: Callable[..., None] | None = None) -> GPT2BPE
             raise _field_error(config_file, f"added_tokens_decoder[{i!r}]", i, "id")
         if added.setdefault(int(i), special) != special:
             raise DamagedFile(
-                "error.gpt2.id_twice", path=config_file, id=i, token=added[int(i)], special=special, fix=_fix()
+                "gpt2.id_twice",
+                "{path}: id {id} is both {token!r} and the special token {special!r}. {fix}",
+                path=config_file,
+                id=i,
+                token=added[int(i)],
+                special=special,
+                fix=_fix(),
             )
     appended = _named_specials(config, vocab, added, config_file)  # 3)
     tokens = _tokens_in_id_order(vocab, added, where)
     try:
         tokenizer = GPT2BPETokenizer(tokens, merges, list(added.values()))
     except ValueError as e:
-        raise DamagedFile("error.gpt2.tokenizer_invalid", path=where, problem=e, fix=_fix()) from None
+        raise DamagedFile(
+            "gpt2.tokenizer_invalid", "{path}: {problem} {fix}", path=where, problem=e, fix=_fix()
+        ) from None
     if appended:  # said once the tables are known good: a refusal is then the only line
         shown = ", ".join(map(repr, appended.values()))
-        (note or _note)("gpt2.added_tokens", path=config_file, tokens=shown, first=min(appended), last=max(appended))
+        (note or _note)(
+            N_(
+                "note: {path} names {tokens} as special, and the vocabulary "
+                "lacks them: transformers adds them after it with the next "
+                "ids ({first}..{last}), and so does this import."
+            ),
+            path=config_file,
+            tokens=shown,
+            first=min(appended),
+            last=max(appended),
+        )
     return tokenizer
 
 
@@ -264,7 +314,8 @@ def _field_error(path: Path, field: str, value: Any, want: str) -> DamagedFile:
     """A field of a tokenizer file holding a value of the wrong kind: its name, what it holds, what
     it should (`want`: a kind of tokenizers.WANTS)."""
     return DamagedFile(
-        "error.gpt2.field",
+        "gpt2.field",
+        "{path}: {field} holds {found} {shown}, not {want}. {fix}",
         path=path,
         field=field,
         found=JSON_TYPES.get(type(value), "object"),
@@ -276,13 +327,13 @@ def _field_error(path: Path, field: str, value: Any, want: str) -> DamagedFile:
 
 def _fix() -> str:
     """How to get a tokenizer file back (the end of every message about a damaged one)."""
-    return t("fix.gpt2_tokenizer")
+    return t("It comes with the model (save_pretrained writes it); copy it again from the model's source.")
 
 
 # the options of tokenizer_config.json that change the ids, and what each does
 ID_OPTIONS = {
-    "add_prefix_space": N_("gpt2.option.add_prefix_space"),
-    "add_bos_token": N_("gpt2.option.add_bos_token"),
+    "add_prefix_space": N_("a space is put before the text"),
+    "add_bos_token": N_("a <BOS> id is put before the text"),
 }
 
 
@@ -291,10 +342,18 @@ def _tokenizer_config(path: Path) -> dict:
     file = path / "tokenizer_config.json"
     config = read_json(file, _fix()) if file.is_file() else {}
     if not isinstance(config, dict):
-        raise DamagedFile("error.gpt2.not_object", path=file, fix=_fix())
+        raise DamagedFile("gpt2.not_object", "{path} is not a JSON object. {fix}", path=file, fix=_fix())
     for option, what in ID_OPTIONS.items():
         if config.get(option):
-            raise UsageError("error.gpt2.tokenizer_option", path=file, option=option, what=t(what))
+            raise UsageError(
+                "gpt2.tokenizer_option",
+                "{path} has {option}=true ({what}), which glassformer's "
+                "GPT-2 tokenizer does not do; its ids would differ. Set it "
+                "to false in that file, or import a model saved without it.",
+                path=file,
+                option=option,
+                what=t(what),
+            )
     return config
 
 
@@ -306,7 +365,14 @@ def _merge_lines(file: Path) -> list[tuple[str, str]]:
             continue
         pair = line.split(" ")
         if len(pair) != 2:
-            raise DamagedFile("error.gpt2.merge_line", path=file, n=n, line=line, fix=_fix())
+            raise DamagedFile(
+                "gpt2.merge_line",
+                "{path} line {n} is {line!r}, not two tokens separated by one space. {fix}",
+                path=file,
+                n=n,
+                line=line,
+                fix=_fix(),
+            )
         merges.append((pair[0], pair[1]))
     return merges
 
@@ -353,11 +419,24 @@ def _note(key: str, **fields) -> None:
 def _plain_added_token(d: dict, file: Path) -> str:
     """The token of an added-token entry, refusing one that is not a plain literal."""
     if not isinstance(d, dict) or not isinstance(d.get("content"), str):
-        raise DamagedFile("error.gpt2.added_shape", path=file, fix=_fix())
+        raise DamagedFile(
+            "gpt2.added_shape",
+            '{path}: an added token is not an object with a "content" string. {fix}',
+            path=file,
+            fix=_fix(),
+        )
     token = d["content"]
     for flag in ("lstrip", "rstrip", "single_word"):
         if d.get(flag):
-            raise UsageError("error.gpt2.added_flag", path=file, token=token, flag=flag)
+            raise UsageError(
+                "gpt2.added_flag",
+                "{path}: the added token {token!r} has {flag}=true, which "
+                "changes how text around it is cut; glassformer matches "
+                "special tokens literally only.",
+                path=file,
+                token=token,
+                flag=flag,
+            )
     return token
 
 
@@ -365,7 +444,7 @@ def _from_tokenizer_json(file: Path):
     """vocab, merges and added tokens of the library's tokenizer.json, if it is GPT-2's pipeline."""
     d = read_json(file, _fix())
     if not isinstance(d, dict):
-        raise DamagedFile("error.gpt2.not_object", path=file, fix=_fix())
+        raise DamagedFile("gpt2.not_object", "{path} is not a JSON object. {fix}", path=file, fix=_fix())
     model, pre = d.get("model") or {}, d.get("pre_tokenizer") or {}
     for field, value in (("model", model), ("pre_tokenizer", pre)):
         if not isinstance(value, dict):
@@ -385,10 +464,19 @@ def _from_tokenizer_json(file: Path):
     for field, (found, want) in problems.items():
         if found != want:
             raise UsageError(
-                "error.gpt2.pipeline", path=file, field=field, found=json_text(found), want=json_text(want)
+                "gpt2.pipeline",
+                "{path} has {field}={found}, not GPT-2's {want}: its ids "
+                "would differ from GPT-2's byte-level BPE. Import a GPT-2 "
+                "tokenizer.",
+                path=file,
+                field=field,
+                found=json_text(found),
+                want=json_text(want),
             )
     if not isinstance(model.get("vocab"), dict) or not isinstance(model.get("merges"), list):
-        raise DamagedFile("error.gpt2.no_model_vocab", path=file, fix=_fix())
+        raise DamagedFile(
+            "gpt2.no_model_vocab", "{path} has no model.vocab object or model.merges list. {fix}", path=file, fix=_fix()
+        )
     merges = []
     for rank, m in enumerate(model["merges"]):  # "a b" (tokenizers < 0.20) or ["a", "b"]
         if not (isinstance(m, str) or (isinstance(m, list) and all(isinstance(x, str) for x in m))):
@@ -411,11 +499,24 @@ def _tokens_in_id_order(vocab: dict[str, int], added: dict[int, str], where: Pat
     by_id = {i: token for token, i in vocab.items()}
     for i, special in added.items():
         if by_id.setdefault(i, special) != special:
-            raise DamagedFile("error.gpt2.id_twice", path=where, id=i, token=by_id[i], special=special, fix=_fix())
+            raise DamagedFile(
+                "gpt2.id_twice",
+                "{path}: id {id} is both {token!r} and the special token {special!r}. {fix}",
+                path=where,
+                id=i,
+                token=by_id[i],
+                special=special,
+                fix=_fix(),
+            )
     holes = sorted(set(range(len(by_id))) - by_id.keys())
     if holes or len(by_id) != len(vocab) + len(added.keys() - set(vocab.values())):
         raise DamagedFile(
-            "error.gpt2.id_gaps", path=where, last=len(by_id) - 1, gap=holes[0] if holes else "?", fix=_fix()
+            "gpt2.id_gaps",
+            "{path}: the ids are not 0..{last} each used once (first gap: {gap}). {fix}",
+            path=where,
+            last=len(by_id) - 1,
+            gap=holes[0] if holes else "?",
+            fix=_fix(),
         )
     return [by_id[i] for i in range(len(by_id))]
 

@@ -31,7 +31,11 @@ class HFJsonTokenizer(Tokenizer):
         try:
             self.hf = hf.Tokenizer.from_str(text)
         except Exception as e:  # the library raises its own Exception for any file it cannot read
-            raise DamagedFile("error.hf.tokenizer", detail=str(e).splitlines()[0][:200]) from None
+            raise DamagedFile(
+                "hf.tokenizer",
+                "the tokenizers library cannot read this tokenizer.json: {detail}",
+                detail=str(e).splitlines()[0][:200],
+            ) from None
         self.json, self.rows = text, rows
 
     @property
@@ -68,11 +72,12 @@ class HFJsonTokenizer(Tokenizer):
         rows = d.get("rows", 0)
         if type(rows) is not int or rows < 0:
             raise DamagedFile(
-                "error.tokenizer.field",
+                "tokenizer.field",
+                "its field {field} holds {found} {shown}, not {want}.",
                 field="rows",
                 found=type(rows).__name__,
                 shown=repr(rows)[:40],
-                want=t("tokenizer.want.id"),
+                want=t("a whole-number id"),
             )
         return cls(saved_field(d, "json", "str"), rows)
 

@@ -35,9 +35,15 @@ class SpecialTokens(Tokenizer):
         tokens = list(tokens)
         for i, token in enumerate(tokens):
             if not isinstance(token, str) or not token:
-                raise UsageError("error.specials.empty", token=token)
+                raise UsageError(
+                    "specials.empty", "a special token must be a non-empty string, got {token!r}.", token=token
+                )
             if token in tokens[:i]:
-                raise UsageError("error.specials.twice", token=token)
+                raise UsageError(
+                    "specials.twice",
+                    "special token {token!r} is listed twice; each special token gets exactly one id.",
+                    token=token,
+                )
         self.base, self.tokens = base, tokens
         self.ids = {token: base.vocab_size + i for i, token in enumerate(tokens)}  # special text -> its id
         longest_first = sorted(tokens, key=len, reverse=True)  # "<|im_start|>" before a shorter prefix of it

@@ -40,7 +40,7 @@ import numpy as np
 
 from glassformer.errors import DamagedFile, GlassformerError, MissingPackage, UsageError, WrongType
 from glassformer.files import json_text, read_json, write_text_atomic
-from glassformer.messages import N_, t
+from glassformer.messages import N_, NP_, t
 
 # kind -> class; filled in by Tokenizer.__init_subclass__ so new tokenizers register themselves.
 TOKENIZER_KINDS: dict[str, type["Tokenizer"]] = {}
@@ -100,7 +100,12 @@ class Tokenizer(ABC):
         ids = [int(i) for i in (ids.tolist() if hasattr(ids, "tolist") else ids)]
         bad = sorted({i for i in ids if not 0 <= i < self.vocab_size})
         if bad:
-            raise UsageError("error.tokenizer.id_range", vocab_size=self.vocab_size, ids=bad[:20])
+            raise UsageError(
+                "tokenizer.id_range",
+                "ids out of range for vocab_size={vocab_size}: {ids}.",
+                vocab_size=self.vocab_size,
+                ids=bad[:20],
+            )
         return ids
 
     def save(self, path: str | os.PathLike) -> None:
@@ -112,7 +117,9 @@ class Tokenizer(ABC):
         write_text_atomic(path, text + "\n")
 
 
-TOKENIZER_FIX = "fix.tokenizer"  # the catalogue's sentence: where tokenizer.json comes from
+TOKENIZER_FIX = N_(
+    "It is written beside the ids it made (a run directory, a prepared corpus); restore it from a copy."
+)  # the catalogue's sentence: where tokenizer.json comes from
 _REQUIRED = object()
 
 # what a field of a saved tokenizer may hold (its words: WANTS below)
@@ -124,17 +131,17 @@ FIELD_KINDS: dict[str, Any] = {
 }
 # what a saved field of a kind should hold, said in a refusal (FIELD_KINDS here; the rest gpt2_bpe's)
 WANTS = {
-    "object": N_("tokenizer.want.object"),
-    "id": N_("tokenizer.want.id"),
-    "merge": N_("tokenizer.want.merge"),
-    "token": N_("tokenizer.want.token"),
-    "tokens": N_("tokenizer.want.tokens"),
-    "bool": N_("tokenizer.want.bool"),
-    "str": N_("tokenizer.want.str"),
-    "strs": N_("tokenizer.want.strs"),
-    "id_pairs": N_("tokenizer.want.id_pairs"),
+    "object": N_("an object"),
+    "id": N_("a whole-number id"),
+    "merge": N_('a merge ("a b" or ["a", "b"])'),
+    "token": N_('a token (a string, or an object with a "content" string)'),
+    "tokens": N_("a list (or an object) of tokens"),
+    "bool": N_(NP_("tokenizer.want.bool", "true or false")),
+    "str": N_("a string"),
+    "strs": N_("a list of strings"),
+    "id_pairs": N_("a list of [id, id] pairs"),
 }
-ITEM_WANTS = {"strs": N_("tokenizer.want.strs.item"), "id_pairs": N_("tokenizer.want.id_pairs.item")}  # a list's item
+ITEM_WANTS = {"strs": N_("a string"), "id_pairs": N_("a pair of whole-number ids [left, right]")}  # a list's item
 JSON_TYPES = {type(None): "null", bool: "boolean", int: "number", float: "number", str: "string", list: "array"}
 
 
@@ -144,7 +151,9 @@ def saved_field(d: dict[str, Any], name: str, want: str, default: Any = _REQUIRE
     what it holds and what it should: so a wrong type is refused by name before anything is built."""
     value = d.get(name, default)
     if value is _REQUIRED:
-        raise DamagedFile("error.tokenizer.field_missing", field=name, want=t(WANTS[want]))
+        raise DamagedFile(
+            "tokenizer.field_missing", "it lacks the field {field} ({want}).", field=name, want=t(WANTS[want])
+        )
     ok = FIELD_KINDS[want]
     if want in ITEM_WANTS and isinstance(value, list):
         bad = next(((f"{name}[{i}]", x, ITEM_WANTS[want]) for i, x in enumerate(value) if not ok(x)), None)
@@ -153,7 +162,8 @@ def saved_field(d: dict[str, Any], name: str, want: str, default: Any = _REQUIRE
     if bad is not None:
         where, found, wanted = bad
         raise DamagedFile(
-            "error.tokenizer.field",
+            "tokenizer.field",
+            "its field {field} holds {found} {shown}, not {want}.",
             field=where,
             found=JSON_TYPES.get(type(found), "object"),
             shown=repr(found)[:40],
@@ -169,15 +179,33 @@ def load_tokenizer(path: str | os.PathLike) -> Tokenizer:
     kind = data.pop("kind", None) if isinstance(data, dict) else None
     if not isinstance(kind, str) or kind not in TOKENIZER_KINDS:  # (a list or object as "kind" is unhashable)
         raise DamagedFile(
-            "error.tokenizer.kind", path=path, kind=kind, kinds=sorted(TOKENIZER_KINDS), fix=t(TOKENIZER_FIX)
+            "tokenizer.kind",
+            "{path}: unknown tokenizer kind {kind!r}; known kinds: {kinds}. {fix}",
+            path=path,
+            kind=kind,
+            kinds=sorted(TOKENIZER_KINDS),
+            fix=t(TOKENIZER_FIX),
         )
     try:
         return TOKENIZER_KINDS[kind].from_dict(data)
     except GlassformerError as e:  # a field of the wrong type, or tables the tokenizer refuses: named by key
-        raise DamagedFile("error.tokenizer.invalid", path=path, kind=kind, detail=e, fix=t(TOKENIZER_FIX)) from None
+        raise DamagedFile(
+            "tokenizer.invalid",
+            "{path} does not describe a {kind} tokenizer: {detail} {fix}",
+            path=path,
+            kind=kind,
+            detail=e,
+            fix=t(TOKENIZER_FIX),
+        ) from None
     except (KeyError, TypeError, ValueError, AttributeError) as e:  # a bug's backstop: every field is checked first
         raise DamagedFile(
-            "error.tokenizer.damaged", path=path, kind=kind, error=type(e).__name__, detail=e, fix=t(TOKENIZER_FIX)
+            "tokenizer.damaged",
+            "{path} is damaged: it does not describe a {kind} tokenizer ({error}: {detail}). {fix}",
+            path=path,
+            kind=kind,
+            error=type(e).__name__,
+            detail=e,
+            fix=t(TOKENIZER_FIX),
         ) from None
 
 
@@ -197,9 +225,9 @@ class CharTokenizer(Tokenizer):
         """Build from an explicit character list; id i is chars[i]. Prefer ``from_text``."""
         chars = list(chars)
         if not chars:
-            raise UsageError("error.tokenizer.no_chars")
+            raise UsageError("tokenizer.no_chars", "a character vocabulary needs at least one character.")
         if any(len(c) != 1 for c in chars) or len(set(chars)) != len(chars):
-            raise UsageError("error.tokenizer.chars")
+            raise UsageError("tokenizer.chars", "chars must be distinct single characters.")
         self.chars = chars
         self.unk_id = len(chars) if unk else None
         self._itos = chars + ([self.UNK] if unk else [])
@@ -253,9 +281,13 @@ class CharTokenizer(Tokenizer):
         """Name the unseen characters (deduplicated, in order of first appearance) and say what to do."""
         uniq, first = np.unique(unseen_codes, return_index=True)
         shown = [repr(chr(c)) for c in uniq[np.argsort(first)][:20].tolist()]
-        more = t("error.tokenizer.more", n=len(uniq) - 20) if len(uniq) > 20 else ""
+        more = t(" and {n} more", n=len(uniq) - 20) if len(uniq) > 20 else ""
         return UsageError(
-            "error.tokenizer.unseen",
+            "tokenizer.unseen",
+            "{n} character(s) not in the vocabulary ({vocab} chars): "
+            "{shown}{more}. Rebuild the vocabulary from text that "
+            "contains them (CharTokenizer.from_text), or build it with "
+            "unk=True to map unseen characters to {unk}.",
             n=len(uniq),
             vocab=len(self.chars),
             shown=", ".join(shown),
@@ -309,7 +341,12 @@ SEGMENTERS = ("whitespace", "jieba")
 def check_segment(segment: str) -> str:
     """Refuse an unknown segmenter by name, listing the known ones."""
     if segment not in SEGMENTERS:
-        raise UsageError("error.segment.unknown", segment=segment, choices=", ".join(SEGMENTERS))
+        raise UsageError(
+            "segment.unknown",
+            "unknown segment={segment!r}; choose one of {choices}",
+            segment=segment,
+            choices=", ".join(SEGMENTERS),
+        )
     return segment
 
 
@@ -337,7 +374,11 @@ def _jieba():
             warnings.simplefilter("ignore", UserWarning)
             import jieba
     except ImportError:
-        raise MissingPackage("error.segment.no_jieba", requirement="jieba>=0.42") from None
+        raise MissingPackage(
+            "segment.no_jieba",
+            "segment='jieba' needs the jieba package: pip install '{requirement}'",
+            requirement="jieba>=0.42",
+        ) from None
     jieba.setLogLevel(logging.WARNING)  # no "Building prefix dict ..." lines on stderr
     return jieba
 
@@ -362,11 +403,13 @@ class WordTokenizer(Tokenizer):
         """Build from an explicit word list (ids in list order after the specials, duplicates dropped);
         ``segment`` names how text is cut into words ("whitespace" or "jieba")."""
         if isinstance(words, str):  # iterating a str would make a vocabulary of characters
-            raise WrongType("error.tokenizer.words_str")
+            raise WrongType("tokenizer.words_str", "pass a list of words, or use WordTokenizer.from_text(text).")
         words = list(words)
         for w in words:
             if not w or any(c.isspace() for c in w):
-                raise UsageError("error.tokenizer.word", word=w)
+                raise UsageError(
+                    "tokenizer.word", "a word must be non-empty and contain no whitespace, got {word!r}.", word=w
+                )
         self.segment = check_segment(segment)
         self._itos = list(dict.fromkeys([*self.SPECIALS, *words]))  # dedupe, first occurrence wins
         self._stoi = {w: i for i, w in enumerate(self._itos)}
@@ -407,7 +450,12 @@ class WordTokenizer(Tokenizer):
         """Right-pad with <PAD> to ``length``, so sequences of different lengths stack into one batch."""
         ids = self._id_list(ids)
         if len(ids) > length:
-            raise UsageError("error.tokenizer.pad", n=len(ids), length=length)
+            raise UsageError(
+                "tokenizer.pad",
+                "sequence has {n} ids, longer than length={length}; truncate it first.",
+                n=len(ids),
+                length=length,
+            )
         return ids + [self.pad_id] * (length - len(ids))
 
     def show_work(self, text: str, add_bos: bool = False, add_eos: bool = False) -> dict[str, Any]:
@@ -437,12 +485,20 @@ class WordTokenizer(Tokenizer):
         """Rebuild from ``to_dict`` output, refusing files written with different special tokens."""
         found = saved_field(d, "specials", "strs", list(cls.SPECIALS))
         if found != list(cls.SPECIALS):
-            raise DamagedFile("error.tokenizer.specials", found=found, want=list(cls.SPECIALS))
+            raise DamagedFile(
+                "tokenizer.specials", "special tokens {found} differ from {want}.", found=found, want=list(cls.SPECIALS)
+            )
         segment = saved_field(d, "segment", "str", "whitespace")  # files from before segment= are whitespace
         words = saved_field(d, "words", "strs")
         twice = next((w for i, w in enumerate(words) if w in cls.SPECIALS or w in words[:i]), None)
         if twice is not None:  # save() writes each word once: dropping one would shift every later id
-            raise DamagedFile("error.tokenizer.word_twice", word=twice)
+            raise DamagedFile(
+                "tokenizer.word_twice",
+                "the word {word!r} is listed twice (or is a special token); "
+                "a saved vocabulary lists each word once, so every later id "
+                "would shift.",
+                word=twice,
+            )
         return cls(words, segment)
 
     def __repr__(self) -> str:

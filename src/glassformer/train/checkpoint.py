@@ -59,7 +59,7 @@ from glassformer.config import (  # noqa: F401
 from glassformer.devices import check_device
 from glassformer.errors import DamagedFile, NotFound
 from glassformer.files import atomic_write, fsync_path, read_json, write_temp
-from glassformer.messages import t
+from glassformer.messages import N_, t
 from glassformer.models import build_model, model_class
 from glassformer.models.kinds import check_fits, meta_model
 from glassformer.text.tokenizers import load_tokenizer
@@ -126,22 +126,63 @@ def read_weights(path: str | os.PathLike) -> tuple[dict[str, torch.Tensor], dict
     """(tensors on the CPU, metadata, step) of a weights file, each byte checked against its sha256."""
     path = Path(path)
     if not path.is_file():
-        raise NotFound("error.checkpoint.weights_dir" if path.is_dir() else "error.checkpoint.no_weights", path=path)
+        raise (
+            NotFound(
+                "checkpoint.weights_dir",
+                "{path} does not exist (it is a directory): there are no weights to load there.",
+                path=path,
+            )
+            if path.is_dir()
+            else NotFound(
+                "checkpoint.no_weights", "{path} does not exist: there are no weights to load there.", path=path
+            )
+        )
     try:
         tensors = load_file(str(path))
         with safe_open(str(path), framework="pt") as f:
             metadata = f.metadata() or {}
         step = int(metadata.get("step", -1))
     except (SafetensorError, OSError, ValueError, RuntimeError) as e:
-        raise DamagedFile("error.checkpoint.weights_damaged", path=path, detail=_first_line(e)) from None
+        raise DamagedFile(
+            "checkpoint.weights_damaged",
+            "{path} is damaged: it is not a readable safetensors file "
+            "({detail}). Its weights are lost; restore the file from a "
+            "copy or train again.",
+            path=path,
+            detail=_first_line(e),
+        ) from None
     if "weights_sha256" in metadata and weights_sha256(tensors, step) != metadata["weights_sha256"]:
-        raise DamagedFile("error.checkpoint.weights_sha", path=path)
+        raise DamagedFile(
+            "checkpoint.weights_sha",
+            "{path} is damaged: its weights differ from the sha256 "
+            "recorded when it was written, so some bytes changed on "
+            "disk. Restore it from a copy or train again.",
+            path=path,
+        )
     for name, tensor in tensors.items():  # a model's weights are finite floats; anything else is no checkpoint
         if not tensor.is_floating_point():
-            raise DamagedFile("error.checkpoint.weights_dtype", path=path, name=name, dtype=str(tensor.dtype))
+            raise DamagedFile(
+                "checkpoint.weights_dtype",
+                "{path} is not a model's weights: {name} holds {dtype} "
+                "numbers, and every weight is a floating-point number. Use "
+                "the weights training wrote (or a backup of them).",
+                path=path,
+                name=name,
+                dtype=str(tensor.dtype),
+            )
         bad = int((~torch.isfinite(tensor)).sum())
         if bad:
-            raise DamagedFile("error.checkpoint.weights_nonfinite", path=path, name=name, bad=bad, n=tensor.numel())
+            raise DamagedFile(
+                "checkpoint.weights_nonfinite",
+                "{path} holds weights that are not finite numbers: {bad:,} "
+                "of the {n:,} values of {name} are NaN or infinite, so every "
+                "output would be NaN. Use an earlier checkpoint "
+                "(best.safetensors, or a backup) or train again.",
+                path=path,
+                name=name,
+                bad=bad,
+                n=tensor.numel(),
+            )
     return tensors, metadata, step
 
 
@@ -156,12 +197,25 @@ def _apply_weights(model: nn.Module, tensors: dict[str, torch.Tensor], path) -> 
     try:
         missing, unexpected = model.load_state_dict(tensors, strict=False)
     except RuntimeError as e:  # a shape that differs from the model's
-        raise DamagedFile("error.checkpoint.shape", path=path, detail=_first_line(e)) from None
+        raise DamagedFile(
+            "checkpoint.shape",
+            "{path} does not fit this model ({detail}). The weights were "
+            "saved for another configuration: was config.json edited, or "
+            "the file copied from another run?",
+            path=path,
+            detail=_first_line(e),
+        ) from None
     loaded = set(tensors)  # a tied name counts as restored only if its twin was in the file
     tied = {n for n in missing if _is_tied(model, n, among=loaded)}
     if set(missing) - tied or unexpected:
         raise DamagedFile(
-            "error.checkpoint.names", path=path, missing=sorted(set(missing) - tied), unexpected=sorted(unexpected)
+            "checkpoint.names",
+            "{path} does not fit this model: missing {missing}, "
+            "unexpected {unexpected}. Was config.json edited, or the "
+            "file copied from another run?",
+            path=path,
+            missing=sorted(set(missing) - tied),
+            unexpected=sorted(unexpected),
         )
 
 
@@ -182,11 +236,31 @@ def read_state(path: str | os.PathLike) -> dict[str, Any]:
             state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises many types for bad bytes (zip, pickle, EOF): all mean damaged
         if "Weights only load failed" in str(e):
-            raise DamagedFile("error.checkpoint.pickle", path=path) from None
-        raise DamagedFile("error.checkpoint.state_damaged", path=path, detail=_first_line(e)) from None
+            raise DamagedFile(
+                "checkpoint.pickle",
+                "{path} was refused: it holds objects other than tensors and "
+                "plain values, which glassformer never unpickles (they could "
+                "run code). glassformer did not write it; delete it, and "
+                "start a new run to train further.",
+                path=path,
+            ) from None
+        raise DamagedFile(
+            "checkpoint.state_damaged",
+            "{path} is damaged ({detail}). The weights still sample; to train further, start a new run.",
+            path=path,
+            detail=_first_line(e),
+        ) from None
     if not isinstance(state, dict) or state.get("format") != STATE_FORMAT or "step" not in state:
         found = state.get("format") if isinstance(state, dict) else type(state).__name__
-        raise DamagedFile("error.checkpoint.state_format", path=path, format=STATE_FORMAT, found=found)
+        raise DamagedFile(
+            "checkpoint.state_format",
+            "{path} is not a glassformer training state of format "
+            "{format} (found {found!r}). The weights still sample; to "
+            "train further, start a new run.",
+            path=path,
+            format=STATE_FORMAT,
+            found=found,
+        )
     return state
 
 
@@ -272,13 +346,23 @@ def load_checkpoint(
     repair: finish a save that a crash cut between its two renames (else read the temp file as is)."""
     run_dir = Path(run_dir)
     if not (run_dir / MODEL_FILE).exists():
-        raise NotFound("error.checkpoint.none", dir=run_dir, weights=MODEL_FILE)
+        raise NotFound(
+            "checkpoint.none",
+            "{dir} has no {weights}: no checkpoint was saved there yet "
+            "(training saves one at every evaluation). Start the run "
+            "again, without --resume.",
+            dir=run_dir,
+            weights=MODEL_FILE,
+        )
     tensors, metadata, step = read_weights(run_dir / MODEL_FILE)
     state_path = _state_for(run_dir, metadata.get("state_sha256"), step, repair)
     state = read_state(state_path)
     if state["step"] != step:
         raise DamagedFile(
-            "error.checkpoint.mixed",
+            "checkpoint.mixed",
+            "{dir}: {weights} is from step {step} but {state} from step "
+            "{other}: they are not one checkpoint. The weights alone "
+            "still sample; to train on, start a new run.",
             dir=run_dir,
             weights=MODEL_FILE,
             step=step,
@@ -293,7 +377,13 @@ def load_checkpoint(
             set_global_rng_state(state["rng"])
             batch_generator.set_state(state["rng"]["batches"])
     except (KeyError, TypeError, ValueError, RuntimeError) as e:
-        raise DamagedFile("error.checkpoint.state_fit", path=state_path, detail=_first_line(e)) from None
+        raise DamagedFile(
+            "checkpoint.state_fit",
+            "{path} does not fit this model and optimizer ({detail}). "
+            "The weights still sample; to train further, start a new run.",
+            path=state_path,
+            detail=_first_line(e),
+        ) from None
     return state
 
 
@@ -317,11 +407,38 @@ def _state_for(run_dir: Path, sha: str | None, step: int, repair: bool) -> Path:
             other = None
         if other is not None and other != step:  # a pair mixed from two saves
             raise DamagedFile(
-                "error.checkpoint.mixed", dir=run_dir, weights=MODEL_FILE, step=step, state=STATE_FILE, other=other
+                "checkpoint.mixed",
+                "{dir}: {weights} is from step {step} but {state} from step "
+                "{other}: they are not one checkpoint. The weights alone "
+                "still sample; to train on, start a new run.",
+                dir=run_dir,
+                weights=MODEL_FILE,
+                step=step,
+                state=STATE_FILE,
+                other=other,
             )
     if path.is_file():
-        raise DamagedFile("error.checkpoint.state_sha", path=path, weights=MODEL_FILE, step=step, dir=run_dir)
-    raise DamagedFile("error.checkpoint.no_state", dir=run_dir, weights=MODEL_FILE, state=STATE_FILE)
+        raise DamagedFile(
+            "checkpoint.state_sha",
+            "{path} is damaged: its sha256 differs from the one "
+            "{weights} (step {step}) recorded for it. The weights still "
+            "sample: glassformer sample {dir}. To train further, start a "
+            "new run.",
+            path=path,
+            weights=MODEL_FILE,
+            step=step,
+            dir=run_dir,
+        )
+    raise DamagedFile(
+        "checkpoint.no_state",
+        "{dir} has {weights} but no {state} file (the optimizer and "
+        "random streams), so training cannot continue exactly. The "
+        "weights still sample: glassformer sample {dir}. To train "
+        "further, start a new run.",
+        dir=run_dir,
+        weights=MODEL_FILE,
+        state=STATE_FILE,
+    )
 
 
 def _first_line(e: BaseException) -> str:
@@ -370,7 +487,9 @@ def sha256_file(path: str | os.PathLike, block: int = 1 << 20) -> str:
 #     load_model(run_dir, best, device)   the trained model, its tokenizer and config (sample, inspect)
 
 TEXT_OPTIONS = {"tokenizer": str, "vocab_size": int, "segment": str, "backend": str}  # config.json's "text"
-CONFIG_FIX = "fix.config"  # the catalogue's sentence: where config.json comes from, what to do
+CONFIG_FIX = N_(
+    "glassformer train writes it when a run starts; restore it from a copy, or start a new run."
+)  # the catalogue's sentence: where config.json comes from, what to do
 CONFIG_MOST = 1 << 20  # bytes: a config.json glassformer writes is about 2 KB; a larger one is not one
 
 
@@ -386,23 +505,44 @@ def runs_hint(run_dir: Path) -> str:
     with contextlib.suppress(OSError):
         runs = [p for p in parent.iterdir() if p != run_dir and (p / "config.json").is_file()]
     if not runs:
-        return t("error.run.hint.none", parent=parent)
+        return t(
+            "Give a directory glassformer train wrote; {parent} holds "
+            "none (glassformer train --out {parent}/NAME makes one).",
+            parent=parent,
+        )
     near = difflib.get_close_matches(run_dir.name, [p.name for p in runs], n=RUNS_SHOWN, cutoff=0.6)
     newest = sorted(runs, key=lambda p: p.stat().st_mtime, reverse=True)
     shown = list(dict.fromkeys([parent / name for name in near] + newest))[:RUNS_SHOWN]
-    return t("error.run.hint.runs", parent=parent, runs=", ".join(str(p) for p in shown), n=len(runs))
+    return t(
+        "Give a directory glassformer train wrote; {parent} holds {n} run(s): {runs}.",
+        parent=parent,
+        runs=", ".join(str(p) for p in shown),
+        n=len(runs),
+    )
 
 
 def read_config(run_dir) -> dict:
     """A run directory's config.json, checked to be one: a JSON object with model and train configs."""
     run_dir = Path(run_dir)
     if run_dir.exists() and not run_dir.is_dir():
-        raise NotFound("error.run.is_file", dir=run_dir, hint=runs_hint(run_dir))
+        raise NotFound(
+            "run.is_file", "{dir} is a file, not a run directory. {hint}", dir=run_dir, hint=runs_hint(run_dir)
+        )
     if not run_dir.exists():
-        raise NotFound("error.run.missing", dir=run_dir, hint=runs_hint(run_dir))
+        raise NotFound(
+            "run.missing",
+            "{dir} is not a run directory: it does not exist. {hint}",
+            dir=run_dir,
+            hint=runs_hint(run_dir),
+        )
     path = run_dir / "config.json"
     if not path.exists():
-        raise NotFound("error.run.no_config", dir=run_dir, hint=runs_hint(run_dir))
+        raise NotFound(
+            "run.no_config",
+            "{dir} is not a run directory: it has no config.json. {hint}",
+            dir=run_dir,
+            hint=runs_hint(run_dir),
+        )
     config = read_json(path, t(CONFIG_FIX), most=CONFIG_MOST)  # a FIFO or /dev/zero is refused unread
     if not (
         isinstance(config, dict)
@@ -410,12 +550,26 @@ def read_config(run_dir) -> dict:
         and isinstance(config.get("train"), dict)
         and isinstance(config.get("source", ""), str)
     ):
-        raise DamagedFile("error.run.config_shape", path=path, fix=t(CONFIG_FIX))
+        raise DamagedFile(
+            "run.config_shape",
+            '{path} is damaged: it must be a JSON object with "model" '
+            'and "train" objects (and a "source" string). {fix}',
+            path=path,
+            fix=t(CONFIG_FIX),
+        )
     text = config.get("text", {})  # how the corpus was cut into tokens: prepare()'s options
     if not (isinstance(text, dict) and all(type(text[k]) is kind for k, kind in TEXT_OPTIONS.items() if k in text)) or (
         set(text) - set(TEXT_OPTIONS)
     ):
-        raise DamagedFile("error.run.config_text", path=path, options=", ".join(TEXT_OPTIONS), fix=t(CONFIG_FIX))
+        raise DamagedFile(
+            "run.config_text",
+            '{path} is damaged: its "text" must be an object of the '
+            "tokenizer options {options} (text values, vocab_size a "
+            "whole number). {fix}",
+            path=path,
+            options=", ".join(TEXT_OPTIONS),
+            fix=t(CONFIG_FIX),
+        )
     return config
 
 
@@ -427,7 +581,11 @@ def model_config(config: dict, run_dir=None) -> ModelConfig:
         model_class(cfg.kind)
     except ValueError as e:
         raise DamagedFile(
-            "error.run.invalid_config", path=Path(run_dir or ".") / "config.json", problem=e, fix=t(CONFIG_FIX)
+            "run.invalid_config",
+            "{path} holds an invalid config: {problem} {fix}",
+            path=Path(run_dir or ".") / "config.json",
+            problem=e,
+            fix=t(CONFIG_FIX),
         ) from None
     return cfg
 
@@ -444,7 +602,13 @@ def _checked(values: dict, run_dir) -> Preset:
         return apply_overrides(Preset(ModelConfig(), TrainConfig()), values, typed=True)
     except ValueError as e:
         where = Path(run_dir) / "config.json" if run_dir is not None else "config.json"
-        raise DamagedFile("error.run.invalid_config", path=where, problem=e, fix=t(CONFIG_FIX)) from None
+        raise DamagedFile(
+            "run.invalid_config",
+            "{path} holds an invalid config: {problem} {fix}",
+            path=where,
+            problem=e,
+            fix=t(CONFIG_FIX),
+        ) from None
 
 
 def build_saved(cfg: ModelConfig, run_dir) -> torch.nn.Module:
@@ -460,7 +624,13 @@ def build_saved(cfg: ModelConfig, run_dir) -> torch.nn.Module:
     except ValueError as e:
         if isinstance(e, DamagedFile):
             raise
-        raise DamagedFile("error.run.invalid_config", path=where, problem=e, fix=t(CONFIG_FIX)) from None
+        raise DamagedFile(
+            "run.invalid_config",
+            "{path} holds an invalid config: {problem} {fix}",
+            path=where,
+            problem=e,
+            fix=t(CONFIG_FIX),
+        ) from None
 
 
 def fits_weights(cfg: ModelConfig, run_dir) -> None:
@@ -474,36 +644,85 @@ def fits_weights(cfg: ModelConfig, run_dir) -> None:
         with safe_open(str(path), framework="pt") as f:
             held = {name: tuple(f.get_slice(name).get_shape()) for name in f.keys()}
     except (SafetensorError, OSError, ValueError, RuntimeError) as e:
-        raise DamagedFile("error.checkpoint.weights_damaged", path=path, detail=_first_line(e)) from None
+        raise DamagedFile(
+            "checkpoint.weights_damaged",
+            "{path} is damaged: it is not a readable safetensors file "
+            "({detail}). Its weights are lost; restore the file from a "
+            "copy or train again.",
+            path=path,
+            detail=_first_line(e),
+        ) from None
     if cfg.n_layers > len(held):  # every layer has weights of its own: no need to build this one
         raise DamagedFile(
-            "error.run.config_weights", path=run_dir / "config.json", weights=path, detail=f"n_layers={cfg.n_layers}"
+            "run.config_weights",
+            "{path} does not describe the model whose weights are in "
+            "{weights} ({detail}): one of them was edited or damaged. "
+            "Restore config.json as training wrote it.",
+            path=run_dir / "config.json",
+            weights=path,
+            detail=f"n_layers={cfg.n_layers}",
         )
     try:
         model = meta_model(cfg)
     except (RuntimeError, OverflowError, TypeError, MemoryError) as e:  # a size beyond any tensor's
         raise DamagedFile(
-            "error.run.config_weights", path=run_dir / "config.json", weights=path, detail=_first_line(e)
+            "run.config_weights",
+            "{path} does not describe the model whose weights are in "
+            "{weights} ({detail}): one of them was edited or damaged. "
+            "Restore config.json as training wrote it.",
+            path=run_dir / "config.json",
+            weights=path,
+            detail=_first_line(e),
         ) from None
     wanted = {name: tuple(p.shape) for name, p in model.state_dict().items()}
     for name, shape in held.items():
         if wanted.get(name) != shape:
             detail = (
-                t("error.run.config_weights_item", name=name, wanted=wanted[name], held=shape)
+                t(
+                    "{name}: config.json makes shape {wanted}, the weights hold {held}",
+                    name=name,
+                    wanted=wanted[name],
+                    held=shape,
+                )
                 if name in wanted
-                else t("error.run.config_weights_extra", name=name, held=shape)
+                else t(
+                    "{name}: the weights hold {held}, which config.json's model has no place for", name=name, held=shape
+                )
             )
-            raise DamagedFile("error.run.config_weights", path=run_dir / "config.json", weights=path, detail=detail)
+            raise DamagedFile(
+                "run.config_weights",
+                "{path} does not describe the model whose weights are in "
+                "{weights} ({detail}): one of them was edited or damaged. "
+                "Restore config.json as training wrote it.",
+                path=run_dir / "config.json",
+                weights=path,
+                detail=detail,
+            )
     missing = [n for n in wanted if n not in held and not _is_tied(model, n, among=set(held))]
     if missing:
-        detail = t("error.run.config_weights_missing", name=missing[0], wanted=wanted[missing[0]])
-        raise DamagedFile("error.run.config_weights", path=run_dir / "config.json", weights=path, detail=detail)
+        detail = t(
+            "{name}: config.json's model needs shape {wanted}, which the weights lack",
+            name=missing[0],
+            wanted=wanted[missing[0]],
+        )
+        raise DamagedFile(
+            "run.config_weights",
+            "{path} does not describe the model whose weights are in "
+            "{weights} ({detail}): one of them was edited or damaged. "
+            "Restore config.json as training wrote it.",
+            path=run_dir / "config.json",
+            weights=path,
+            detail=detail,
+        )
 
 
 def check_vocab(run_dir, tokenizer, cfg: ModelConfig) -> None:
     if tokenizer.vocab_size != cfg.vocab_size:
         raise DamagedFile(
-            "error.run.vocab",
+            "run.vocab",
+            "{path} has {tokens} tokens but the model in config.json has "
+            "vocab_size={vocab_size}: they are not from the same run. "
+            "Restore the run's own tokenizer.json.",
             path=Path(run_dir) / "tokenizer.json",
             tokens=tokenizer.vocab_size,
             vocab_size=cfg.vocab_size,
@@ -519,9 +738,19 @@ def load_model(run_dir, best: bool = False, device: str = "cpu"):
     train_config(config, run_dir)  # not needed to sample, but a damaged field is a damaged file
     weights = run_dir / (BEST_FILE if best else MODEL_FILE)
     if not weights.exists() and best:
-        raise NotFound("error.run.no_best", path=weights)
+        raise NotFound(
+            "run.no_best",
+            "{path} does not exist: it is written at the first "
+            "evaluation that lowers the validation loss. Drop --best to "
+            "use the latest weights.",
+            path=weights,
+        )
     if not weights.exists():
-        raise NotFound("error.run.no_weights", path=weights)
+        raise NotFound(
+            "run.no_weights",
+            "{path} does not exist: the run has not saved a checkpoint yet (training saves one at every evaluation).",
+            path=weights,
+        )
     model = build_saved(cfg, run_dir).to(check_device(device))
     load_weights(weights, model)
     model.eval()

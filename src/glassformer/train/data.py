@@ -67,7 +67,12 @@ def get_batch(
     """
     n = len(data)
     if n < seq_len + 1:
-        raise UsageError("error.batch.short", n=n, need=seq_len + 1)
+        raise UsageError(
+            "batch.short",
+            "data has {n} tokens but a window needs seq_len + 1 = {need}; use a longer corpus or a smaller seq_len.",
+            n=n,
+            need=seq_len + 1,
+        )
     # 1) random start offsets; the largest start still leaves room for the shifted target
     starts = torch.randint(0, n - seq_len, (batch_size,), generator=generator)  # (B,)
     # 2) one index matrix: row b is s_b, s_b+1, ..., s_b+T
@@ -122,7 +127,12 @@ class TensorBatches:
         eval_iters: int | None = None,
     ) -> None:
         if len(inputs) != len(targets) or not len(inputs):
-            raise UsageError("error.data.rows", inputs=len(inputs), targets=len(targets))
+            raise UsageError(
+                "data.rows",
+                "inputs ({inputs} rows) and targets ({targets} rows) must be non-empty and the same length.",
+                inputs=len(inputs),
+                targets=len(targets),
+            )
         self.inputs, self.targets = inputs.to(device), targets.to(device)
         self.val: tuple[torch.Tensor, ...] | None = tuple(t.to(device) for t in val) if val is not None else None
         self.splits = ("train", "val") if val is not None else ("train",)
@@ -190,9 +200,11 @@ class PairBatches:
         device: str = "cpu",
     ) -> None:
         if not train_pairs or not val_pairs:
-            raise UsageError("error.data.no_pairs")
+            raise UsageError("data.no_pairs", "PairBatches needs training and validation pairs; one of them is empty.")
         if any(not s or not t for s, t in list(train_pairs) + list(val_pairs)):
-            raise UsageError("error.data.blank_pair")
+            raise UsageError(
+                "data.blank_pair", "every pair needs a non-empty source and target (the decoder adds <BOS>/<EOS>)."
+            )
         self.pad_id, self.batch_size, self.device = pad_id, batch_size, device
         self.data = {
             split: pad_pairs(pairs, bos_id, eos_id, pad_id)
@@ -320,7 +332,12 @@ class WaveData:
 
 def wave_source(source: str) -> WaveData:
     if source not in FRAMINGS:
-        raise UsageError("error.data.wave_source", source=source, choices=sorted(FRAMINGS))
+        raise UsageError(
+            "data.wave_source",
+            "unknown numeric source {source!r}; choose one of {choices}.",
+            source=source,
+            choices=sorted(FRAMINGS),
+        )
     rng = np.random.default_rng(DATA_SEED)
     x, y = wave_tensors(source, N_TRAIN, rng)
     xv, yv = wave_tensors(source, N_VAL, rng)
@@ -402,7 +419,15 @@ def digit_strings(n: int, max_digits: int, rng: np.random.Generator) -> list[str
     seen: dict[str, None] = {}
     capacity = sum(10**k for k in range(1, max_digits + 1))
     if n > capacity:
-        raise UsageError("error.data.digit_capacity", capacity=capacity, max_digits=max_digits, n=n)
+        raise UsageError(
+            "data.digit_capacity",
+            "only {capacity:,} digit strings have at most {max_digits} "
+            "digits; ask for fewer than {n:,} pairs or allow longer "
+            "strings.",
+            capacity=capacity,
+            max_digits=max_digits,
+            n=n,
+        )
     while len(seen) < n:
         length = int(rng.integers(1, max_digits + 1))
         seen.setdefault("".join(map(str, rng.integers(0, 10, length))), None)
@@ -420,5 +445,7 @@ def pair_source(spec: str, seed: int = 0, n_pairs: int = 20_000, max_digits: int
     elif family == "numbers" and task in NUMBER_TASKS:
         pairs = [NUMBER_TASKS[task](n) for n in range(limit)]
     else:
-        raise UsageError("error.data.pair_source", source=spec, choices=SOURCES)
+        raise UsageError(
+            "data.pair_source", "unknown pair source {source!r}; choose one of {choices}.", source=spec, choices=SOURCES
+        )
     return PairData(spec, pair_tokenizer(), **_split(pairs, rng))

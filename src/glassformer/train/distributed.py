@@ -158,7 +158,13 @@ class ProcessWorld(World):
 
     def share(self, source):
         if not isinstance(source, TextWindows):
-            raise UsageError("error.world.source", source=type(source).__name__)
+            raise UsageError(
+                "world.source",
+                "multi-process training splits windows of a text corpus "
+                "(token models); {source} (generated numbers or pairs) is "
+                "small: train it in one process, without torchrun.",
+                source=type(source).__name__,
+            )
         return RankSlice(source, self.rank, self.size)
 
     def whole_batch(self, cfg):
@@ -168,10 +174,23 @@ class ProcessWorld(World):
         """Each process trains on the GPU of its LOCAL_RANK (or on the CPU)."""
         if cfg.device == "cuda":
             if self.local_rank >= torch.cuda.device_count():
-                raise UsageError("error.world.gpus", gpus=torch.cuda.device_count(), local_rank=self.local_rank)
+                raise UsageError(
+                    "world.gpus",
+                    "--device=cuda: this machine has {gpus} GPU(s), but torchrun "
+                    "started a process with LOCAL_RANK {local_rank}. Pass "
+                    "--nproc_per_node at most the number of GPUs.",
+                    gpus=torch.cuda.device_count(),
+                    local_rank=self.local_rank,
+                )
             return replace(cfg, device=f"cuda:{self.local_rank}")
         if cfg.device != "cpu":
-            raise UsageError("error.world.device", device=cfg.device)
+            raise UsageError(
+                "world.device",
+                "--device={device} under torchrun: each process takes the "
+                "GPU of its LOCAL_RANK by itself. Pass --device=cuda (or "
+                "--device=cpu).",
+                device=cfg.device,
+            )
         return cfg
 
     @contextlib.contextmanager
@@ -191,7 +210,11 @@ class ProcessWorld(World):
             yield
         except RuntimeError as e:
             if isinstance(e, dist.DistError) or "gloo" in str(e):
-                raise GlassformerError("error.world.peer_stopped", rank=self.rank) from None
+                raise GlassformerError(
+                    "world.peer_stopped",
+                    "another process of this torchrun job stopped (its own message says why); rank {rank} stops too.",
+                    rank=self.rank,
+                ) from None
             raise
 
     def announce(self, run_dir, resumed: bool) -> None:
@@ -251,7 +274,14 @@ def current() -> World:
 def _join() -> ProcessWorld:
     missing = [k for k in ("RANK", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT") if k not in os.environ]
     if missing:
-        raise UsageError("error.world.env", size=os.environ["WORLD_SIZE"], missing=", ".join(missing))
+        raise UsageError(
+            "world.env",
+            "WORLD_SIZE={size} but {missing} not set: start several "
+            "processes with torchrun (docs/scale.md), or unset "
+            "WORLD_SIZE.",
+            size=os.environ["WORLD_SIZE"],
+            missing=", ".join(missing),
+        )
     rank, local_rank, size = (int(os.environ[k]) for k in ("RANK", "LOCAL_RANK", "WORLD_SIZE"))
     if local_rank < torch.cuda.device_count():  # (processes beyond the GPUs can still train on the CPU)
         torch.cuda.set_device(local_rank)

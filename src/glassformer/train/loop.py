@@ -64,7 +64,7 @@ import torch
 from torch import nn
 
 from glassformer.devices import resolve_dtype
-from glassformer.messages import t
+from glassformer.messages import N_, t
 from glassformer.nn.loss import LOSSES
 from glassformer.train.checkpoint import global_rng_state, set_global_rng_state
 from glassformer.train.distributed import SINGLE
@@ -304,7 +304,12 @@ class Trainer:
         self.model.train(was_training)
         if not all(map(math.isfinite, losses.values())):
             raise NonFiniteLoss(
-                t("train.eval_nonfinite", step=self.step, losses=losses, lr=self.lr_at(max(self.step - 1, 0)))
+                t(
+                    "evaluation at step {step} gave {losses} (lr {lr:.3g})",
+                    step=self.step,
+                    losses=losses,
+                    lr=self.lr_at(max(self.step - 1, 0)),
+                )
             )
         improved = losses.get("val_loss", math.inf) < self.best_val
         self.best_val = min(self.best_val, losses.get("val_loss", math.inf))
@@ -327,18 +332,18 @@ class Trainer:
         self.timer.lap()  # ms/step measures training, not evaluation
 
     def kept(self) -> str:
-        return self.files.kept() if self.files else t("run.kept_none")
+        return self.files.kept() if self.files else t("No checkpoint was written.")
 
     def on_interrupt(self) -> str:
         """Ctrl-C or SIGTERM: save where we are if the state is whole (between steps), else keep the last save."""
         if self.in_step or self.files is None:
-            return t("train.interrupted", step=self.step, kept=self.kept())
+            return t("Interrupted at step {step}. {kept}", step=self.step, kept=self.kept())
         try:
             self.log()
         except NonFiniteLoss as e:
-            return t("train.interrupted_nonfinite", step=self.step, problem=e, kept=self.kept())
+            return t("Interrupted at step {step}; {problem}\n{kept}", step=self.step, problem=e, kept=self.kept())
         self.files.checkpoint(self)
-        return t("train.interrupted_saved", step=self.step, dir=self.run_dir)
+        return t("Interrupted at step {step}; checkpoint saved in {dir}.", step=self.step, dir=self.run_dir)
 
 
 # ---- the numbers of one step: AdamW with decay on matrices only; global-norm clipping --------------
@@ -487,9 +492,14 @@ def largest_gradient(names: tuple[str, ...], norms: torch.Tensor) -> str:
     bad = ~torch.isfinite(norms)  # (P,)
     if bad.any():
         first = names[int(bad.nonzero()[0])]
-        return t("train.nonfinite.grads", bad=int(bad.sum()), total=len(norms), first=first)
+        return t(
+            "{bad} of {total} gradient norms are not finite (first: {first})",
+            bad=int(bad.sum()),
+            total=len(norms),
+            first=first,
+        )
     i = int(norms.argmax())
-    return t("train.nonfinite.largest", name=names[i], norm=float(norms[i]))
+    return t("largest gradient {name} (norm {norm:.3g})", name=names[i], norm=float(norms[i]))
 
 
 def explain_nonfinite(
@@ -504,9 +514,13 @@ def explain_nonfinite(
     before = ""
     if previous is not None:
         prev_step, prev = previous
-        before = t("train.nonfinite.before", step=prev_step, gradient=largest_gradient(names, prev))
+        before = t(
+            "; at step {step}, the last finite one: {gradient}", step=prev_step, gradient=largest_gradient(names, prev)
+        )
     return t(
-        "train.nonfinite",
+        "loss became {loss} at step {step} (lr {lr:.3g}); "
+        "{gradient}{before}. Try a lower lr, grad_clip={clip}, or a "
+        "longer warmup.",
         loss=loss,
         step=step,
         lr=lr,
@@ -543,7 +557,10 @@ class PendingSteps:
 
 
 # ---- Ctrl-C or SIGTERM during training: finish the step, then stop cleanly (and checkpoint) -------
-STOP_SIGNALS = {signal.SIGINT: "train.ctrl_c", signal.SIGTERM: "train.sigterm"}  # and what each says
+STOP_SIGNALS = {
+    signal.SIGINT: N_("Ctrl-C: stopping after this step (press again to stop at once) ..."),
+    signal.SIGTERM: N_("SIGTERM: stopping after this step and saving a checkpoint (send it again to stop at once) ..."),
+}  # and what each says
 
 
 @contextlib.contextmanager
@@ -597,7 +614,16 @@ def compile_or_eager(model: nn.Module) -> Callable[[torch.Tensor], torch.Tensor]
         except Exception as e:  # noqa: BLE001 - decided just below: the compiler's fault or the model's
             out = model(x)  # raises the model's own error if the model is what fails
             first = (str(e).strip().splitlines() or [""])[0][:200]
-            print(t("train.compile_failed", error=type(e).__name__, first=first), file=sys.stderr)
+            print(
+                t(
+                    "torch.compile does not work here ({error}: {first}); "
+                    "continuing without it (drop --compile=true to skip this "
+                    "message).",
+                    error=type(e).__name__,
+                    first=first,
+                ),
+                file=sys.stderr,
+            )
             fn = model
             return out
 
@@ -630,7 +656,9 @@ class EarlyStopping:
                 self.state = copy.deepcopy(trainer.model.state_dict())
             if self.patience is not None and self.evals - self.best_eval >= self.patience:
                 self.stopped = True
-                trainer.request_stop(t("train.early_stop", key=self.key, patience=self.patience))
+                trainer.request_stop(
+                    t("no better {key} for {patience} evaluations", key=self.key, patience=self.patience)
+                )
             self.evals += 1
         elif event == "end" and self.state is not None and self.patience is not None:
             trainer.model.load_state_dict(self.state)

@@ -46,7 +46,7 @@ from tqdm import tqdm
 
 from glassformer.errors import DiskFull, NotFound, UsageError, WriteFailed
 from glassformer.files import finite, json_text, read_bytes, write_bytes_atomic, write_json_atomic, write_text_atomic
-from glassformer.messages import N_, t
+from glassformer.messages import N_, NP_, t
 from glassformer.train.checkpoint import (
     BEST_FILE,
     MODEL_FILE,
@@ -59,10 +59,10 @@ from glassformer.train.checkpoint import (
 # ---- the run directory's files -------------------------------------------------------------------
 # what the user can do about a failed write, by its cause: keys of the catalogue (glassformer/messages)
 REMEDIES: dict[int | None, str] = {
-    errno.ENOSPC: "remedy.disk_full",
-    errno.EACCES: "remedy.writable",
-    errno.EPERM: "remedy.writable",
-    errno.EROFS: "remedy.read_only",
+    errno.ENOSPC: N_("free some disk space"),
+    errno.EACCES: N_("make the directory writable"),
+    errno.EPERM: N_("make the directory writable"),
+    errno.EROFS: N_("move the run to a writable disk"),
 }
 
 
@@ -113,15 +113,21 @@ class RunFiles:
         bad = self._write("metrics.jsonl", self.metrics.truncate_after, last_kept)
         if bad:
             print(
-                t("run.dropped_lines", path=self.metrics.path, n=len(bad), lines=", ".join(map(str, bad))),
+                t(
+                    "note: {path}: dropped {n} damaged line(s) (line {lines}); a "
+                    "run killed while writing leaves its last line cut short.",
+                    path=self.metrics.path,
+                    n=len(bad),
+                    lines=", ".join(map(str, bad)),
+                ),
                 file=sys.stderr,
             )
         return state
 
     def kept(self) -> str:
         if self.saved_step is None:
-            return t("run.kept_none")
-        return t("run.kept", step=self.saved_step, dir=self.dir)
+            return t("No checkpoint was written.")
+        return t("The last good checkpoint (step {step}) in {dir} is kept.", step=self.saved_step, dir=self.dir)
 
     def _write(self, what: str, write, *args):
         """Run one write; an OSError becomes WriteFailed, saying what is kept and what to do."""
@@ -130,11 +136,28 @@ class RunFiles:
         except OSError as e:
             if e.errno == errno.ENOSPC:
                 raise self._disk_full() from e
-            reason, remedy = e.strerror or str(e), t(REMEDIES.get(e.errno, "remedy.other"))
+            reason, remedy = e.strerror or str(e), t(REMEDIES.get(e.errno, N_("fix the cause")))
             if self.saved_step is None:
-                raise WriteFailed("error.write.first", what=what, dir=self.dir, reason=reason, remedy=remedy) from e
+                raise WriteFailed(
+                    "write.first",
+                    "could not write {what} in {dir} ({reason}); no checkpoint "
+                    "had been saved yet. To retry, {remedy}, then start the run "
+                    "again.",
+                    what=what,
+                    dir=self.dir,
+                    reason=reason,
+                    remedy=remedy,
+                ) from e
             raise WriteFailed(
-                "error.write.kept", what=what, dir=self.dir, reason=reason, step=self.saved_step, remedy=remedy
+                "write.kept",
+                "could not write {what} in {dir} ({reason}). The last good "
+                "checkpoint, step {step}, is kept; {remedy}, then continue "
+                "with: glassformer train --resume {dir}",
+                what=what,
+                dir=self.dir,
+                reason=reason,
+                step=self.saved_step,
+                remedy=remedy,
             ) from e
 
     def _disk_full(self) -> DiskFull:
@@ -142,8 +165,26 @@ class RunFiles:
         free = shutil.disk_usage(self.dir).free / 1e6
         need = checkpoint_bytes(self.trainer.model, self.trainer.optimizer) / 1e6 if self.trainer else 0.0
         if self.saved_step is None:
-            return DiskFull("error.write.disk_full_first", dir=self.dir, free=free, need=need)
-        return DiskFull("error.write.disk_full", dir=self.dir, free=free, need=need, step=self.saved_step)
+            return DiskFull(
+                "write.disk_full_first",
+                "the disk holding {dir} is full: {free:.1f} MB free, a "
+                "checkpoint needs about {need:.1f} MB; no checkpoint had "
+                "been saved yet. Free some space, then start the run again.",
+                dir=self.dir,
+                free=free,
+                need=need,
+            )
+        return DiskFull(
+            "write.disk_full",
+            "the disk holding {dir} is full: {free:.1f} MB free, a "
+            "checkpoint needs about {need:.1f} MB. The last good "
+            "checkpoint, step {step}, is kept; free some space, then "
+            "continue with: glassformer train --resume {dir}",
+            dir=self.dir,
+            free=free,
+            need=need,
+            step=self.saved_step,
+        )
 
 
 class ReadOnlyRunFiles(RunFiles):
@@ -185,7 +226,9 @@ class MetricsLog:
         leaves its last line cut short; damaged lines are skipped, never a reason to stop a run."""
         if not self.path.exists():
             return [], []
-        text = read_bytes(self.path, t("fix.metrics")).decode("utf-8", errors="replace")
+        text = read_bytes(self.path, t("It is the run's log; delete it to start a fresh one.")).decode(
+            "utf-8", errors="replace"
+        )
         records, bad = [], []
         for number, line in enumerate(text.splitlines(), 1):
             if not line.strip():
@@ -246,11 +289,11 @@ def loss_figure(records: list[dict], title: str = ""):
     logs = [r for r in records if r["kind"] == "log" and _numbers(r, "loss")]
     evals = [r for r in records if r["kind"] == "eval"]
     words = {
-        "x": t("pictures.loss.step_axis"),
-        "y": t("pictures.loss.loss_axis"),
-        "batch": t("pictures.loss.batch_curve"),
-        "train": t("pictures.loss.eval_curve", split=t("pictures.loss.split.train")),
-        "val": t("pictures.loss.eval_curve", split=t("pictures.loss.split.val")),
+        "x": t(NP_("pictures.loss.step_axis", "step")),
+        "y": t("cross-entropy (nats / token)"),
+        "batch": t("train (batch, log interval mean)"),
+        "train": t("{split} (eval)", split=t(NP_("pictures.loss.split.train", "train"))),
+        "val": t("{split} (eval)", split=t(NP_("pictures.loss.split.val", "val"))),
     }
     font, _ = label_font([title, *words.values()])  # the shipped CJK font where the words need it
     fig = Figure(figsize=(7, 4.2), dpi=110)
@@ -282,7 +325,10 @@ def _numbers(record: dict, *keys: str) -> bool:
     return all(isinstance(record.get(k), (int, float)) for k in keys)
 
 
-SPLIT_WORDS = {"train": N_("train.split.train"), "val": N_("train.split.val")}  # the splits the catalogue names
+SPLIT_WORDS = {
+    "train": N_(NP_("train.split.train", "train")),
+    "val": N_(NP_("train.split.val", "val")),
+}  # the splits the catalogue names
 
 
 def eval_line(step: int, losses: dict[str, float], improved: bool) -> str:
@@ -294,7 +340,9 @@ def eval_line(step: int, losses: dict[str, float], improved: bool) -> str:
         return t(SPLIT_WORDS[name]) if name in SPLIT_WORDS else name
 
     shown = "  ".join(f"{split(k)} {v:.4f}" for k, v in losses.items())
-    return t("train.eval_best" if improved else "train.eval", step=step, losses=shown)
+    return t(
+        N_("step {step:>6}: {losses}  (best)") if improved else N_("step {step:>6}: {losses}"), step=step, losses=shown
+    )
 
 
 class Progress:
@@ -312,7 +360,9 @@ class Progress:
 
     def __init__(self, total: int, initial: int, mode: str = "bar") -> None:
         if mode not in self.MODES:
-            raise UsageError("error.progress.mode", mode=mode, modes=list(self.MODES))
+            raise UsageError(
+                "progress.mode", "progress={mode!r} is not one of {modes}.", mode=mode, modes=list(self.MODES)
+            )
         self.plain = mode == "bar" and not _on_terminal(sys.stderr)  # a bar, but not on a terminal
         self.mode, self.total = ("lines" if self.plain else mode), total
         self.bar = tqdm(
@@ -322,7 +372,14 @@ class Progress:
     def update(self, step: int, loss: float, lr: float, tokens_per_s: float) -> None:
         if self.plain:
             self.write(
-                t("train.progress_line", step=step, total=self.total, loss=loss, lr=lr, tokens_per_s=tokens_per_s)
+                t(
+                    "step {step}/{total}: loss {loss:.4f}  lr {lr:.2e}  {tokens_per_s:,.0f} tok/s",
+                    step=step,
+                    total=self.total,
+                    loss=loss,
+                    lr=lr,
+                    tokens_per_s=tokens_per_s,
+                )
             )
             return
         self.bar.update(step - self.bar.n)
@@ -404,7 +461,12 @@ def parse_heads(text: str | None) -> list[tuple[int, int]] | None:
     for part in text.split(","):
         layer, dot, head = part.strip().partition(".")
         if not dot or not layer.isdigit() or not head.isdigit():
-            raise UsageError("error.attention_log.heads_spec", text=text, example="0.1,3.2")
+            raise UsageError(
+                "attention_log.heads_spec",
+                "--attention-heads {text!r}: write LAYER.HEAD pairs separated by commas, e.g. {example} (or all).",
+                text=text,
+                example="0.1,3.2",
+            )
         heads.append((int(layer), int(head)))
     return heads
 
@@ -426,15 +488,21 @@ class AttentionLog:
         from glassformer.inspect.attention_maps import attention_maps
 
         if every is None and steps is None:
-            raise UsageError("error.attention_log.when")
+            raise UsageError("attention_log.when", "AttentionLog needs every=N or steps=[...] to know when to record.")
         if every is not None and every < 1:
-            raise UsageError("error.attention_log.every", every=every)
+            raise UsageError("attention_log.every", "--attention-every must be at least 1, got {every}.", every=every)
         W, _ = attention_maps(model, probe)  # (L, H, T, T): also checks the probe fits the model
         L, H = W.shape[:2]
         self.heads = [(layer, h) for layer in range(L) for h in range(H)] if heads is None else list(heads)
         bad = [(layer, h) for layer, h in self.heads if not (0 <= layer < L and 0 <= h < H)]
         if bad:
-            raise UsageError("error.attention_log.outside", bad=bad, last_layer=L - 1, last_head=H - 1)
+            raise UsageError(
+                "attention_log.outside",
+                "--attention-heads names {bad}, outside this model: layers 0..{last_layer}, heads 0..{last_head}.",
+                bad=bad,
+                last_layer=L - 1,
+                last_head=H - 1,
+            )
         self.probe, self.labels, self.every = probe, list(labels), every
         self.steps = None if steps is None else sorted(set(steps))
         self.path = Path(path) if path is not None else None
@@ -479,5 +547,7 @@ def read_log(path: str | Path) -> dict:
     if path.is_dir():
         path = path / ATTENTION_FILE
     if not path.exists():
-        raise NotFound("error.attention_log.missing", path=path)
+        raise NotFound(
+            "attention_log.missing", "{path} does not exist: train with --attention-every N to record one.", path=path
+        )
     return json.loads(path.read_text(encoding="utf-8"))

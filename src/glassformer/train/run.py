@@ -54,7 +54,7 @@ from glassformer.config import (  # noqa: I001
 from glassformer.devices import check_device, resolve_dtype, using_threads
 from glassformer.errors import DamagedFile, GlassformerError, RunLocked, UsageError
 from glassformer.files import json_text, write_json_atomic
-from glassformer.messages import note, t
+from glassformer.messages import N_, note, t
 from glassformer.models import build_model, model_class
 from glassformer.models.gpt2 import read_gpt2_dir, write_gpt2_dir
 from glassformer.models.kinds import check_fits
@@ -115,8 +115,13 @@ class Run:
 # generated sources, by the inputs they make: what they make and the preset to use (catalogue keys, said
 # in the user's language), their names, what makes them
 GENERATED: dict[str, tuple[str, Collection[str], Callable[[str], WaveData | PairData], str]] = {
-    "numbers": ("run.makes.numbers", FRAMINGS, wave_source, "run.use.numbers"),
-    "token pairs": ("run.makes.pairs", PAIR_SOURCES, pair_source, "run.use.pairs"),
+    "numbers": (N_("numbers"), FRAMINGS, wave_source, N_("--preset sine (a regressor)")),
+    "token pairs": (
+        N_("(source, target) pairs"),
+        PAIR_SOURCES,
+        pair_source,
+        N_("--preset seq2seq (or --kind=seq2seq)"),
+    ),
 }
 
 
@@ -125,14 +130,33 @@ def open_data(source: str, inputs: str, cache_dir=None, text: dict | None = None
     generated (source, target) pairs. `text`: how to tokenize a text corpus, as `prepare` takes it
     ({"tokenizer": "bpe", "vocab_size": 512, ...}; empty: characters)."""
     if text and inputs != "tokens":
-        raise UsageError("error.run.tokenizer_options", inputs=inputs)
+        raise UsageError(
+            "run.tokenizer_options",
+            "--tokenizer and its options choose how a text corpus is cut "
+            "into tokens; this model reads {inputs}, from a generated "
+            "source. Drop them.",
+            inputs=inputs,
+        )
     for reads, (what, names, make, use) in GENERATED.items():
         if inputs == reads:
             if source not in names:
-                raise UsageError("error.run.wrong_source", what=t(what), names=sorted(names), source=source)
+                raise UsageError(
+                    "run.wrong_source",
+                    "this model reads {what}: --data must be one of {names}, not {source!r}.",
+                    what=t(what),
+                    names=sorted(names),
+                    source=source,
+                )
             return make(source)
         if source in names:
-            raise UsageError("error.run.source_for_other", source=source, what=t(what), inputs=inputs, use=t(use))
+            raise UsageError(
+                "run.source_for_other",
+                "--data {source} makes {what}, but this model reads {inputs}; use {use}.",
+                source=source,
+                what=t(what),
+                inputs=inputs,
+                use=t(use),
+            )
     return prepare(source, cache_dir, **(text or {}))
 
 
@@ -199,7 +223,11 @@ def _fitted(preset: Preset, overrides, data) -> Preset:
     p = apply_overrides(preset, overrides)
     if data.tokenizer is not None:
         if "vocab_size" in overrides:
-            raise UsageError("error.run.vocab_size_set", vocab_size=data.tokenizer.vocab_size)
+            raise UsageError(
+                "run.vocab_size_set",
+                "vocab_size comes from the tokenizer ({vocab_size} here); do not set it.",
+                vocab_size=data.tokenizer.vocab_size,
+            )
         p = apply_overrides(p, {"vocab_size": data.tokenizer.vocab_size})
     if isinstance(data, PairData):
         p = _fit_pairs(p, data)
@@ -207,11 +235,26 @@ def _fitted(preset: Preset, overrides, data) -> Preset:
         return p
     T = p.train.seq_len if data.tokenizer is not None else data.x_train.size(1)
     if T > p.model.max_len:
-        raise UsageError(
-            "error.run.seq_len_too_long" if data.tokenizer is not None else "error.run.sequences_too_long",
-            T=T,
-            max_len=p.model.max_len,
-            source=getattr(data, "source", ""),
+        raise (
+            UsageError(
+                "run.seq_len_too_long",
+                "seq_len={T} is longer than max_len={max_len}: the model has "
+                "positions for only {max_len} tokens. Pass --max_len={T} or "
+                "--seq_len={max_len}.",
+                T=T,
+                max_len=p.model.max_len,
+                source=getattr(data, "source", ""),
+            )
+            if data.tokenizer is not None
+            else UsageError(
+                "run.sequences_too_long",
+                "the {source} sequences' length={T} is longer than "
+                "max_len={max_len}: the model has positions for only "
+                "{max_len} tokens. Pass --max_len={T}.",
+                T=T,
+                max_len=p.model.max_len,
+                source=getattr(data, "source", ""),
+            )
         )
     check_device(p.train.device)
     check_fits(p.model, p.train)  # before a byte is allocated (models/kinds.py)
@@ -221,12 +264,24 @@ def _fitted(preset: Preset, overrides, data) -> Preset:
 def _fit_pairs(p: Preset, data: PairData) -> Preset:
     """An encoder-decoder's pad_id is the tokenizer's; its longest source and target must fit."""
     if p.model.pad_id not in (None, data.tokenizer.pad_id):
-        raise UsageError("error.run.pad_id_set", pad_id=data.tokenizer.pad_id)
+        raise UsageError(
+            "run.pad_id_set",
+            "pad_id comes from the tokenizer ({pad_id} here); do not set it.",
+            pad_id=data.tokenizer.pad_id,
+        )
     p = apply_overrides(p, cast(dict, {"pad_id": data.tokenizer.pad_id}))  # a value, as well as the command line's text
     S, T = data.longest()
     if max(S, T + 1) > p.model.max_len:  # the decoder reads <BOS> + target, and writes target + <EOS>
         raise UsageError(
-            "error.run.pairs_too_long", source=data.source, S=S, T=T, max_len=p.model.max_len, need=max(S, T + 1)
+            "run.pairs_too_long",
+            "{source} has sources of {S} and targets of {T} tokens (+1 "
+            "for <BOS>/<EOS>), longer than max_len={max_len}. Pass "
+            "--max_len={need}.",
+            source=data.source,
+            S=S,
+            T=T,
+            max_len=p.model.max_len,
+            need=max(S, T + 1),
         )
     return p
 
@@ -263,13 +318,20 @@ def new_run(
         check_model(p.model)
     run_dir = Path(out) if out else RUNS_DIR / f"{preset}-{time.strftime('%Y%m%d-%H%M%S')}"
     if run_dir.exists() and not run_dir.is_dir():
-        raise UsageError("error.run.out_is_file", dir=run_dir)
+        raise UsageError(
+            "run.out_is_file", "--out {dir} is a file; a run needs a directory. Choose another --out DIR.", dir=run_dir
+        )
     run_dir.mkdir(parents=True, exist_ok=True)
     held = acquire(run_dir)  # refuses if another process trains here
     try:
         if has_checkpoint(run_dir):
             _refuse_imported(run_dir, _config_if_readable(run_dir))  # its own advice: --resume cannot help
-            raise UsageError("error.run.has_checkpoint", dir=run_dir)
+            raise UsageError(
+                "run.has_checkpoint",
+                "{dir} already holds a checkpoint. Continue it with --resume "
+                "{dir}, or choose another directory with --out DIR.",
+                dir=run_dir,
+            )
         return _start(run_dir, preset, p, source, text, data, progress, prompt, sample_chars, held)
     except BaseException:
         release(held)
@@ -353,10 +415,18 @@ def _refuse_imported(run_dir: Path, config: dict | None) -> None:
     """A model imported from elsewhere has no optimizer state and no data: say how to train it further."""
     if config is not None and "source" not in config and isinstance(config.get("imported"), dict):
         raise UsageError(
-            "error.run.imported",
+            "run.imported",
+            "{dir} holds a model imported from {origin}, not a "
+            "glassformer training run: it has no optimizer state and no "
+            "training data, so --resume cannot continue it (it samples "
+            "and opens in every view; glassformer does not fine-tune an "
+            "imported model yet). To train it further, export it "
+            "(glassformer export {format} {dir} --out DIR), fine-tune "
+            "DIR with transformers, and import the result (glassformer "
+            "import {format} DIR --out NEW_RUN).",
             dir=run_dir,
             format=config["imported"].get("format") or "gpt2",
-            origin=config["imported"].get("from") or t("run.elsewhere"),
+            origin=config["imported"].get("from") or t("elsewhere"),
         )
 
 
@@ -367,26 +437,61 @@ def _resume(
     saved = Preset(model_config(config, run_dir), train_config(config, run_dir), str(config.get("about", "")))
     _refuse_imported(run_dir, config)
     if isinstance(config.get("post"), dict):  # an SFT, DPO or GRPO run: its own verb resumes it (post/tune.py)
-        raise UsageError("error.run.post_resume", dir=run_dir, method=str(config["post"].get("method", "sft")))
+        raise UsageError(
+            "run.post_resume",
+            "{dir} is a {method} run: resume it with `glassformer {method} --resume {dir}`.",
+            dir=run_dir,
+            method=str(config["post"].get("method", "sft")),
+        )
     if "source" not in config:
-        raise DamagedFile("error.run.no_source", path=run_dir / "config.json")
+        raise DamagedFile(
+            "run.no_source",
+            "{path} does not say which data the run was trained on (no "
+            '"source"), so it cannot be resumed. The weights still '
+            "sample; to train further, start a new run.",
+            path=run_dir / "config.json",
+        )
     if source is not None and source != config["source"]:
-        raise UsageError("error.run.other_source", dir=run_dir, saved=config["source"], source=source)
+        raise UsageError(
+            "run.other_source",
+            "cannot resume {dir}: it was trained on source {saved!r}, "
+            "not {source!r}. Start a new run with --out to use other "
+            "data.",
+            dir=run_dir,
+            saved=config["source"],
+            source=source,
+        )
     try:
         data = open_data(config["source"], _reads(saved.model.kind), cache_dir, config.get("text"))
     except ValueError as e:  # a source this version cannot read (files that moved raise NotFound)
-        raise DamagedFile("error.run.source_gone", dir=run_dir, source=config["source"], problem=e) from None
+        raise DamagedFile(
+            "run.source_gone",
+            "cannot resume {dir}: its config.json names the data source {source!r}, which cannot be opened: {problem}",
+            dir=run_dir,
+            source=config["source"],
+            problem=e,
+        ) from None
     overrides = overrides if isinstance(overrides, dict) else parse_overrides(overrides)
     if "device" not in overrides:  # a run saved on a GPU: say where the device came from
         try:
             check_device(saved.train.device)
         except UsageError as e:
             raise UsageError(
-                "error.run.saved_device", path=run_dir / "config.json", device=saved.train.device, problem=e
+                "run.saved_device",
+                "{path} says device={device!r}, but {problem} Resume with --device=cpu to continue on the CPU.",
+                path=run_dir / "config.json",
+                device=saved.train.device,
+                problem=e,
             ) from None
     for key, value in identity(data).items():
         if config.get(key) != value:
-            raise UsageError("error.run.data_changed", dir=run_dir, source=config["source"], key=key)
+            raise UsageError(
+                "run.data_changed",
+                "cannot resume {dir}: the data of {source!r} changed since the run started ({key} differs).",
+                dir=run_dir,
+                source=config["source"],
+                key=key,
+            )
     if data.tokenizer is not None:
         data.tokenizer = load_tokenizer(run_dir / "tokenizer.json")
         check_vocab(run_dir, data.tokenizer, saved.model)
@@ -394,9 +499,23 @@ def _resume(
     differ = [f.name for f in fields(ModelConfig) if getattr(p.model, f.name) != getattr(saved.model, f.name)]
     if differ:
         detail = ", ".join(
-            t("error.run.differ_item", key=k, saved=getattr(saved.model, k), asked=getattr(p.model, k)) for k in differ
+            t(
+                "{key}: saved {saved!r}, asked {asked!r}",
+                key=k,
+                saved=getattr(saved.model, k),
+                asked=getattr(p.model, k),
+            )
+            for k in differ
         )
-        raise UsageError("error.run.model_differs", dir=run_dir, keys=", ".join(differ), detail=detail)
+        raise UsageError(
+            "run.model_differs",
+            "cannot resume {dir}: the model config differs in {keys} "
+            "({detail}). These fields fix the shape and meaning of the "
+            "saved weights; start a new run with --out to change them.",
+            dir=run_dir,
+            keys=", ".join(differ),
+            detail=detail,
+        )
     if check_model is not None:
         check_model(p.model)
     p = Preset(p.model, keep_horizon(saved.train, p.train, overrides, stretch), p.about)
@@ -406,7 +525,12 @@ def _resume(
         if getattr(saved.train, f.name) != getattr(p.train, f.name)
     }
     if changed:
-        print(t("run.changed_settings", changes=", ".join(f"{k} {a!r} -> {b!r}" for k, (a, b) in changed.items())))
+        print(
+            t(
+                "resuming with changed training settings: {changes}",
+                changes=", ".join(f"{k} {a!r} -> {b!r}" for k, (a, b) in changed.items()),
+            )
+        )
         config = {**config, "train": to_dict(p.train)}
         write_json_atomic(run_dir / "config.json", config, indent=2)
     torch.manual_seed(p.train.seed)  # init is overwritten by the checkpoint; RNG states come from it
@@ -417,12 +541,17 @@ def _resume(
         step = run.trainer.step
         print(
             t(
-                "run.lr_resume",
+                "learning rate: {before:.3g} at step {step} (the last before "
+                "this resume), {after:.3g} at step {next} (the next){end}",
                 before=schedule_lr(max(step - 1, 0), saved.train),
                 after=schedule_lr(step, p.train),
                 step=step,
                 next=step + 1,
-                end=t("run.lr_horizon", horizon=horizon(p.train), min_lr=p.train.min_lr)
+                end=t(
+                    "; the cosine ends at step {horizon}, then stays at min_lr {min_lr:.3g}",
+                    horizon=horizon(p.train),
+                    min_lr=p.train.min_lr,
+                )
                 if p.train.lr_schedule == "cosine"
                 else "",
             )
@@ -498,7 +627,7 @@ def _eval_sampler(tokenizer, prompt: str | None, n_chars: int, path: Path):
         text = sample(
             trainer.model, tokenizer, prompt, n_chars, temperature=EVAL_SAMPLE_TEMPERATURE, seed=trainer.cfg.seed
         )[0]
-        trainer.progress.write(t("run.eval_sample", step=trainer.step, text=prompt + text))
+        trainer.progress.write(t("--- sample at step {step} ---\n{text}\n---", step=trainer.step, text=prompt + text))
         with open(path, "a", encoding="utf-8") as f:
             f.write(f"=== step {trainer.step} ===\n{prompt}{text}\n\n")
 
@@ -514,10 +643,10 @@ def _eval_translator(data: PairData, path: Path, n: int = 4):
             return
         outputs = translate(trainer.model, data, [s for s, _ in pairs])
         lines = "\n".join(
-            f"{s} → {o or '∅'}" + ("" if o == want else t("run.expected", target=want))
+            f"{s} → {o or '∅'}" + ("" if o == want else t("   (expected {target})", target=want))
             for (s, want), o in zip(pairs, outputs, strict=False)
         )
-        trainer.progress.write(t("run.eval_translations", step=trainer.step, lines=lines))
+        trainer.progress.write(t("--- translations at step {step} ---\n{lines}\n---", step=trainer.step, lines=lines))
         with open(path, "a", encoding="utf-8") as f:
             f.write(f"=== step {trainer.step} ===\n{lines}\n\n")
 
@@ -572,9 +701,18 @@ def import_checkpoint(source, out, family: str = "gpt2") -> Path:
     `source` into a new run directory `out`; return `out`."""
     source, out = Path(source), Path(out)
     if out.exists() and not out.is_dir():
-        raise UsageError("error.run.out_is_file", dir=out)
+        raise UsageError(
+            "run.out_is_file", "--out {dir} is a file; a run needs a directory. Choose another --out DIR.", dir=out
+        )
     if out.is_dir() and has_checkpoint(out):
-        raise UsageError("error.gpt2.has_checkpoint", out=out, weights=out / MODEL_FILE)
+        raise UsageError(
+            "gpt2.has_checkpoint",
+            "{out} already holds a checkpoint; importing would replace "
+            "its weights. Choose another --out DIR, or delete {weights} "
+            "first.",
+            out=out,
+            weights=out / MODEL_FILE,
+        )
     # everything is checked before anything is written
     model, tokenizer, weights = read_gpt2_dir(source) if family == "gpt2" else read_hf_dir(source, family)
     out.mkdir(parents=True, exist_ok=True)
@@ -582,9 +720,9 @@ def import_checkpoint(source, out, family: str = "gpt2") -> Path:
     try:
         train = replace(TrainConfig(), seq_len=min(TrainConfig().seq_len, model.cfg.max_len))
         about = (
-            t("train.gpt2.about", source=source.resolve())
+            t("GPT-2 imported from {source}", source=source.resolve())
             if family == "gpt2"
-            else t("train.hf.about", source=source.resolve(), family=family)
+            else t("imported from {source} ({family})", source=source.resolve(), family=family)
         )
         config = {
             "about": about,
@@ -610,7 +748,19 @@ def export_checkpoint(run_dir, out, best: bool = False, family: str = "gpt2") ->
     for the modern decoder, which writes the family its config is: models/llama.py's family_of)."""
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise UsageError("error.gpt2.export_out_file" if out.is_file() else "error.gpt2.export_out_full", out=out)
+        raise (
+            UsageError(
+                "gpt2.export_out_file",
+                "--out {out} is a file; export writes a new directory. Choose another --out DIR.",
+                out=out,
+            )
+            if out.is_file()
+            else UsageError(
+                "gpt2.export_out_full",
+                "--out {out} is not empty; export writes a new directory. Choose another --out DIR.",
+                out=out,
+            )
+        )
     model, tokenizer, _ = load_model(run_dir, best=best)
     if family == "gpt2":
         write_gpt2_dir(model, tokenizer, out)
@@ -670,13 +820,24 @@ def _lock(path: Path) -> int | None:
             locked = _try_lock(fd)
         except OSError as e:  # a filesystem without locks (some network mounts): go on, unlocked
             os.close(fd)
-            note(t("run.no_lock", path=path, reason=e.strerror))
+            note(
+                t(
+                    "note: cannot lock {path} ({reason}); nothing stops a second "
+                    "trainer from writing into this directory at the same time.",
+                    path=path,
+                    reason=e.strerror,
+                )
+            )
             return None
         if not locked:
             holder = _holder(path)
             os.close(fd)
             raise RunLocked(
-                "error.lock.held",
+                "lock.held",
+                "{dir} is being trained by another process (pid {pid} on "
+                "{host}, since {started}); two trainers would overwrite each "
+                "other's checkpoints. Wait for it to finish, or stop it "
+                "(kill {kill}); if no such process runs, delete {path}.",
                 dir=path.parent,
                 pid=holder.get("pid", "?"),
                 host=holder.get("host", "?"),
@@ -691,7 +852,12 @@ def _lock(path: Path) -> int | None:
             os.write(fd, (json_text(info) + "\n").encode())
             return fd
         os.close(fd)  # the holder removed the file after we opened it: lock the new one
-    raise RunLocked("error.lock.replaced", path=path, dir=path.parent)
+    raise RunLocked(
+        "lock.replaced",
+        "could not lock {path}: it keeps being replaced. Is another trainer starting and stopping in {dir}?",
+        path=path,
+        dir=path.parent,
+    )
 
 
 def _try_lock(fd: int) -> bool:

@@ -222,8 +222,10 @@ def test_a_chinese_run_opens_in_chinese_with_the_served_font_on_a_machine_withou
             page, "[...document.fonts].some((f) => f.family.includes('Glassformer CJK') && f.status === 'loaded')"
         )
         with speaking("zh"):
-            assert page.inner_text("#input-panel h2") == t("explore.page.input.title")
-            assert t("explore.source.preset", preset="p", kind="gpt", seed=0) in page.inner_text("#model-line")
+            assert page.inner_text("#input-panel h2") == t("Your text")
+            assert t(
+                "preset {preset} ({kind}), random weights, seed {seed}", preset="p", kind="gpt", seed=0
+            ) in page.inner_text("#model-line")
         assert page.evaluate("document.documentElement.lang") == "zh-CN"
         assert page.input_value("#text") == poem  # a Chinese model opens on Chinese
         served = page.evaluate(GLYPHS, ["春眠", '"Glassformer CJK"'])

@@ -84,7 +84,7 @@ def test_attention_html_draws_chinese_with_the_embedded_font_and_speaks_lang(bro
     ids = torch.tensor([tok.encode(POEM)])  # (1, T)
     with speaking(lang):
         path = attention_html(model, ids, list(POEM), tmp_path / "attention.html")
-        heading = t("pictures.attn.page.heading")
+        heading = t("Attention: where each token looks")
     page = open_file(browser, path)
     assert page.evaluate("document.documentElement.lang") == ("zh-CN" if lang == "zh" else "en")
     assert page.inner_text("h2") == heading
@@ -99,7 +99,10 @@ def test_attention_html_draws_chinese_with_the_embedded_font_and_speaks_lang(bro
 def test_a_causal_views_page_draws_chinese_with_the_embedded_font(browser, tmp_path, lang):  # noqa: F811
     with speaking(lang):
         grid = Grid(
-            t("cview.patch.title.position") if False else "patch", ["L0", "L1"], list("春眠不觉"), [[0.1] * 4] * 2
+            t("patching the residual stream, by layer and position (clean = 1, corrupted = 0)") if False else "patch",
+            ["L0", "L1"],
+            list("春眠不觉"),
+            [[0.1] * 4] * 2,
         )
         path = grid_html(grid, tmp_path / "patch.html")
     page = open_file(browser, path)
@@ -153,7 +156,9 @@ def test_the_lab_index_draws_chinese_with_the_embedded_font_and_opens_in_lang(br
         page.select_option("#lang", "zh")
         wait_until(page, FONTS_READY)
     assert page.evaluate("[document.documentElement.lang, document.body.className]") == ["zh-CN", "lang-zh"]
-    assert page.inner_text("h1") == text("zh", "lab.report.index_title")  # the English title hidden
+    assert page.inner_text("h1") == text(
+        "zh", "glassformer lab: the tutorials' claims, tested"
+    )  # the English title hidden
     for where in ("h1 .zh", "td:nth-child(3) .zh", "p.note .zh"):  # the title, a ledger claim, a setup
         assert_draws_hanzi(page, where, *two_hanzi(page.inner_text(where)))
     assert errors == [], errors
@@ -177,12 +182,12 @@ def test_the_attention_steps_page_draws_chinese_tokens_and_speaks_lang(browser, 
     with speaking(lang):
         path = attention_steps.slider_html(LOG, tmp_path / "attention_steps.html")
         shown = {
-            "h2": t("pictures.lab.attention-steps.page.heading"),
-            "#label": t("pictures.lab.attention-steps.step", step=0),
-            "#head option": t("pictures.lab.attention-steps.head", layer=0, head=1),
+            "h2": t("Attention across training"),
+            "#label": t("step {step}", step=0),
+            "#head option": t("layer {layer} · head {head}", layer=0, head=1),
         }
-        later = t("pictures.lab.attention-steps.step", step=40)
-        entropy = t("pictures.lab.attention-steps.page.entropy", value="")
+        later = t("step {step}", step=40)
+        entropy = t("mean normalised entropy {value}", value="")
     errors: list[str] = []
     page = open_file(browser, path, errors)
     assert page.evaluate("document.documentElement.lang") == html_lang_of(lang)

@@ -38,7 +38,15 @@ def test_copies_keeps_what_is_there_and_opens_jupyterlab(tmp_path, monkeypatch, 
     assert calls == [[sys.executable, "-m", "jupyterlab", str(dest)]]
     out = capsys.readouterr().out
     total = len(notebooks_cli.shipped())  # the notebooks and their README
-    assert notebooks_cli.t("notebooks.copied", copied=total - 1, kept=1, dir=dest) in out
+    assert (
+        notebooks_cli.t(
+            "notebooks in {dir}: {copied} copied, {kept} already there (kept as they are)",
+            copied=total - 1,
+            kept=1,
+            dir=dest,
+        )
+        in out
+    )
 
 
 def test_without_jupyterlab_it_says_the_one_line_that_installs_it(tmp_path, monkeypatch, capsys):
@@ -48,7 +56,9 @@ def test_without_jupyterlab_it_says_the_one_line_that_installs_it(tmp_path, monk
     monkeypatch.setattr(notebooks_cli.subprocess, "call", lambda argv: (_ for _ in ()).throw(AssertionError(argv)))
     assert main(["notebooks", "--dir", str(tmp_path / "nb")]) == 1
     assert said[-1] == (
-        "notebooks.no_jupyter",
+        "JupyterLab is not installed: {install} (or `make notebooks` "
+        "in a checkout), then run this again; the notebooks are in "
+        "{dir}",
         {"install": 'pip install "glassformer[notebooks]"', "dir": tmp_path / "nb"},
     )
     assert main(["notebooks", "--dir", str(tmp_path / "nb2"), "--no-open"]) == 0  # copy only: no JupyterLab needed
@@ -79,13 +89,18 @@ def test_as_root_jupyterlab_gets_allow_root_and_it_is_said(tmp_path, monkeypatch
     """Issue 44, item 8: JupyterLab refuses root ("Use --allow-root"), the usual user in a container."""
     calls, said = _launch(tmp_path, monkeypatch, 0)
     assert calls == [[sys.executable, "-m", "jupyterlab", str(tmp_path / "nb"), "--allow-root"]]
-    assert ("notebooks.as_root", {"flag": "--allow-root"}) in said
+    assert (
+        "running as root: JupyterLab is started with {flag} (it refuses root without it)",
+        {"flag": "--allow-root"},
+    ) in said
 
 
 def test_not_root_nothing_is_added(tmp_path, monkeypatch):
     calls, said = _launch(tmp_path, monkeypatch, 1000)
     assert calls == [[sys.executable, "-m", "jupyterlab", str(tmp_path / "nb")]]
-    assert "notebooks.as_root" not in [key for key, _ in said]
+    assert "running as root: JupyterLab is started with {flag} (it refuses root without it)" not in [
+        key for key, _ in said
+    ]
 
 
 def test_options_it_does_not_know_go_on_to_jupyterlab_once(tmp_path, monkeypatch):
@@ -93,7 +108,9 @@ def test_options_it_does_not_know_go_on_to_jupyterlab_once(tmp_path, monkeypatch
     assert calls == [
         [sys.executable, "-m", "jupyterlab", str(tmp_path / "nb"), "--port", "8899", "--no-browser", "--allow-root"]
     ]
-    assert "notebooks.as_root" not in [key for key, _ in said]  # the user gave it: nothing to add or say
+    assert "running as root: JupyterLab is started with {flag} (it refuses root without it)" not in [
+        key for key, _ in said
+    ]  # the user gave it: nothing to add or say
 
 
 def test_an_option_of_ours_mistyped_is_refused_before_anything_is_copied(tmp_path, monkeypatch):

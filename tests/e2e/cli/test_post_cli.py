@@ -34,8 +34,11 @@ def test_a_verb_makes_a_run_and_says_so(base, tmp_path, capsys, method):
         capsys, method, str(base), "--data", BUILTIN, "--out", str(out), "--no-progress", *TINY
     )
     assert code == 0
-    assert ("post.started", {"method": method, "dir": out, "base": str(base.resolve()), "data": BUILTIN}) in heard
-    done = heard.of("post.done")
+    assert (
+        "{method}: {dir}, from the base run {base}, on {data}",
+        {"method": method, "dir": out, "base": str(base.resolve()), "data": BUILTIN},
+    ) in heard
+    done = heard.of("done after {steps} steps: {figures}")
     assert done and done[0]["steps"] == 4
     assert json.loads((out / "config.json").read_text())["post"]["method"] == method
 
@@ -47,7 +50,7 @@ def test_train_resume_on_a_post_run_names_its_own_verb(base, tmp_path, capsys):
     assert run_cli(capsys, "sft", str(base), "--data", BUILTIN, "--out", str(out), "--no-progress", *TINY)[0] == 0
     before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
     code, _, err, heard = run_cli(capsys, "train", "--resume", str(out), "--max_steps=8", "--no-progress")
-    assert code == 2 and heard.of("error.run.post_resume") == [{"dir": out, "method": "sft"}]
+    assert code == 2 and heard.of("run.post_resume") == [{"dir": out, "method": "sft"}]
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before  # nothing touched
 
 
@@ -56,14 +59,18 @@ def test_sft_with_lora_says_it_merged(base, tmp_path, capsys):
     code, _, _, heard = run_cli(
         capsys, "sft", str(base), "--data", BUILTIN, "--out", str(out), "--lora-r", "2", "--lora-alpha", "4", *TINY
     )
-    assert code == 0 and ("post.merged", {"dir": out}) in heard
+    assert (
+        code == 0
+        and ("LoRA merged into {dir}/model.safetensors; its A and B are in {dir}/lora.safetensors", {"dir": out})
+        in heard
+    )
 
 
 def test_sft_resume(base, tmp_path, capsys):
     out = tmp_path / "run"
     assert run_cli(capsys, "sft", str(base), "--data", BUILTIN, "--out", str(out), *TINY)[0] == 0
     code, _, _, heard = run_cli(capsys, "sft", "--resume", str(out), "--max_steps=6")
-    assert code == 0 and ("train.resuming", {"dir": out, "step": 4}) in heard
+    assert code == 0 and ("resuming {dir} from step {step}", {"dir": out, "step": 4}) in heard
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -74,15 +81,15 @@ def test_bad_input_is_one_line(base, tmp_path, capsys, lang):
     taken.mkdir()
     new = str(tmp_path / "new")
     cases = [
-        (["sft", str(base), "--data", str(no_answer), "--out", new], "error.chat.line", 1),
-        (["sft", str(tmp_path / "nowhere"), "--data", BUILTIN, "--out", new], "error.run.missing", 2),
-        (["sft", str(base), "--data", BUILTIN, "--out", str(taken)], "error.post.out_exists", 2),
+        (["sft", str(base), "--data", str(no_answer), "--out", new], "chat.line", 1),
+        (["sft", str(tmp_path / "nowhere"), "--data", BUILTIN, "--out", new], "run.missing", 2),
+        (["sft", str(base), "--data", BUILTIN, "--out", str(taken)], "post.out_exists", 2),
         (
             ["sft", str(base), "--data", BUILTIN, "--out", new, "--lora-r", "65", "--lora-alpha", "8"],
-            "error.lora.rank",
+            "lora.rank",
             2,
         ),
-        (["sft", str(base), "--data", BUILTIN, "--out", new, "--pack"], "error.sft.packed_needs_mask", 1),
+        (["sft", str(base), "--data", BUILTIN, "--out", new, "--pack"], "sft.packed_needs_mask", 1),
         (["dpo", str(base), "--out", new], "post.need_base_data", 2),
     ]
     for argv, key, exit_code in cases:

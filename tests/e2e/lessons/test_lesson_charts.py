@@ -15,6 +15,7 @@ import glassformer.inspect
 from glassformer.lessons import fruit, hello_world, seq2seq, sine, tiny
 from glassformer.lessons.common import FitResult, Narrator
 from glassformer.lessons.common import save_png as real_save_png
+from glassformer.messages import NP_
 from glassformer.train.data import OBSERVED, SEQ_LEN
 from glassformer.train.data import make as make_waves
 
@@ -55,13 +56,15 @@ def test_fruit_heatmap_and_position_table(lang, saved, tmp_path):
     fruit.save_position_table(nar, np.zeros((6, 4)), tmp_path / "p.png")
     heat, table = (fig.axes[0] for fig in saved)
     assert (heat.get_xlabel(), heat.get_ylabel()) == (
-        nar.text("lesson.fruit.chart.key"),
-        nar.text("lesson.fruit.chart.query"),
+        nar.text("key"),
+        nar.text("query"),
     )
-    assert heat.get_title() == nar.text("lesson.fruit.chart.weights", d=2)
-    assert table.get_xlabel() == nar.text("lesson.fruit.chart.feature")
-    assert table.get_ylabel() == nar.text("lesson.fruit.chart.position")
-    assert table.get_title() == nar.text("lesson.fruit.chart.pe_title", positions=6, features=4)
+    assert heat.get_title() == nar.text("softmax(Q·Kᵀ/√{d})", d=2)
+    assert table.get_xlabel() == nar.text("feature (even: sin, odd: cos)")
+    assert table.get_ylabel() == nar.text("position p")
+    assert table.get_title() == nar.text(
+        "sinusoidal PE, {positions} positions × {features} features", positions=6, features=4
+    )
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -73,12 +76,12 @@ def test_hello_world_loss_and_leak(lang, saved, tmp_path):
     hello_world.save_figures(nar, tmp_path, fits, {}, data, leak)
     loss, random = (fig.axes[0] for fig in saved)
     assert (loss.get_xlabel(), loss.get_ylabel()) == (
-        nar.text("lesson.common.epoch"),
-        nar.text("lesson.hello.chart.loss"),
+        nar.text("epoch"),
+        nar.text("training loss (log scale)"),
     )
-    assert random.get_xlabel() == nar.text("lesson.hello.chart.position")
-    assert random.get_ylabel() == nar.text("lesson.hello.chart.random_loss")
-    assert nar.text("pictures.chance", symbols=5) in legend(random)
+    assert random.get_xlabel() == nar.text("position t")
+    assert random.get_ylabel() == nar.text("held-out loss on random tokens")
+    assert nar.text("chance ln {symbols}", symbols=5) in legend(random)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -86,7 +89,10 @@ def test_tiny_loss(lang, saved, tmp_path):
     nar = quiet(lang)
     tiny.save_figures(nar, tmp_path, [3.0, 2.0], None, tiny.CharTokenizer.from_text(tiny.TUTORIAL_000_TEXT))
     (ax,) = saved[0].axes
-    assert (ax.get_xlabel(), ax.get_ylabel()) == (nar.text("lesson.common.step"), nar.text("lesson.tiny.chart.loss"))
+    assert (ax.get_xlabel(), ax.get_ylabel()) == (
+        nar.text(NP_("lesson.common.step", "step")),
+        nar.text("training loss of the batch (nats)"),
+    )
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -95,9 +101,12 @@ def test_seq2seq_loss(lang, saved, tmp_path):
     records = [{"step": s, "train_loss": 2.0 / (s + 1), "val_loss": 2.1 / (s + 1)} for s in range(3)]
     seq2seq.loss_png(nar, records, 0.4567, tmp_path / "loss.png")
     (ax,) = saved[0].axes
-    assert (ax.get_xlabel(), ax.get_ylabel()) == (nar.text("lesson.common.step"), nar.text("lesson.s2s.chart.loss"))
-    floor = nar.text("lesson.s2s.chart.floor", floor="0.457")
-    assert legend(ax) == [nar.text("lesson.common.train_loss"), nar.text("lesson.common.val_loss"), floor]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == (
+        nar.text(NP_("lesson.common.step", "step")),
+        nar.text("label-smoothed cross-entropy"),
+    )
+    floor = nar.text("label-smoothing floor {floor}", floor="0.457")
+    assert legend(ax) == [nar.text("train loss"), nar.text("val loss"), floor]
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -112,34 +121,34 @@ def test_sine_schedules_losses_forecasts_and_the_tutorial_task(lang, saved, tmp_
     schedules, losses, forecasts, task = saved
     lr = schedules.axes[0]
     assert (lr.get_xlabel(), lr.get_ylabel()) == (
-        nar.text("lesson.sine.chart.optimizer_step"),
-        nar.text("lesson.sine.chart.lr"),
+        nar.text("optimizer step"),
+        nar.text("learning rate (log scale)"),
     )
-    assert nar.text("lesson.sine.chart.this_run", name="noam") in legend(lr)
+    assert nar.text("{name} (this run)", name="noam") in legend(lr)
     ax = losses.axes[0]
-    assert (ax.get_xlabel(), ax.get_ylabel()) == (nar.text("lesson.common.epoch"), nar.text("lesson.sine.chart.mse"))
+    assert (ax.get_xlabel(), ax.get_ylabel()) == (nar.text("epoch"), nar.text("MSE (log scale)"))
     assert legend(ax) == [
-        nar.text("lesson.sine.chart.train"),
-        nar.text("lesson.sine.chart.val", observed=OBSERVED),
-        nar.text("lesson.sine.chart.baseline.zero"),
-        nar.text("lesson.sine.chart.baseline.last_value"),
-        nar.text("lesson.sine.chart.kept"),
+        nar.text("train MSE (all prefixes)"),
+        nar.text("val MSE (forecast from {observed})", observed=OBSERVED),
+        nar.text("baseline: zero"),
+        nar.text("baseline: last value"),
+        nar.text("kept (best val)"),
     ]
     first = forecasts.axes[0]
-    assert first.get_title() == nar.text("lesson.sine.chart.val_title", k=0, freq=f"{waves.freq[0]:.2f}")
+    assert first.get_title() == nar.text("val #{k}: freq {freq}", k=0, freq=f"{waves.freq[0]:.2f}")
     assert legend(first) == [
         nar.text(k)
         for k in (
-            "lesson.sine.chart.observed",
-            "lesson.sine.chart.truth",
-            "lesson.sine.chart.forecast",
-            "lesson.sine.chart.last_value",
+            "observed",
+            "truth",
+            "forecast",
+            "last value",
         )
     ]
     assert legend(task.axes[0]) == [
-        nar.text("lesson.sine.chart.truth_freq", freq=f"{waves.freq[0]:.2f}"),
-        nar.text("lesson.sine.chart.model"),
-        nar.text("lesson.sine.chart.best"),
+        nar.text("truth (freq {freq})", freq=f"{waves.freq[0]:.2f}"),
+        nar.text("model"),
+        nar.text("E[y | x] (best possible)"),
     ]
 
 
@@ -147,9 +156,9 @@ def test_the_chinese_words_are_not_the_english_ones():
     """The zh charts above really are Chinese: a key that fell back to English would pass them."""
     en, zh = quiet("en"), quiet("zh")
     for key in (
-        "lesson.fruit.chart.key",
-        "lesson.hello.chart.loss",
-        "lesson.sine.chart.kept",
-        "lesson.tiny.chart.loss",
+        "key",
+        "training loss (log scale)",
+        "kept (best val)",
+        "training loss of the batch (nats)",
     ):
         assert en.text(key) != zh.text(key)

@@ -89,7 +89,7 @@ def test_the_tutorials_schedule_is_the_noam_factor_times_its_base_lr():
     assert max(lr(s) for s in range(10_000)) < 0.01 * noam(3999, 32, 4000)
     with pytest.raises(UsageError) as e:
         sine.lr_function("linear", 10, 32)
-    assert e.value.key == "error.lesson.choice" and e.value.fields["option"] == "schedule"
+    assert e.value.code == "lesson.choice" and e.value.fields["option"] == "schedule"
     assert e.value.fields["choices"] == list(sine.SCHEDULES)
 
 

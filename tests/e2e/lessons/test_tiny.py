@@ -104,6 +104,15 @@ def test_cli_in_chinese_without_lab_results(tmp_path, capsys):
     )
     out = capsys.readouterr().out
     with speaking("zh"):
-        assert t("lesson.tiny.title.params") in out and t("lesson.tiny.say.no_lab", lab="docs/lab") in out
+        assert (
+            t("3. Parameters, counted from the model (formula beside each part)") in out
+            and t(
+                "No lab results found in {lab}: run `glassformer lab run "
+                "NAME --out {lab}` (or pass --lab DIR) to see the verdicts "
+                "here.",
+                lab="docs/lab",
+            )
+            in out
+        )
     assert "glassformer lab run scaling" in out
     assert "合计" in out and "每个词元一个 C 维向量" in out  # the parameter table in Chinese too

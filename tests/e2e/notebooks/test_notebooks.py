@@ -14,17 +14,24 @@ import math
 import numpy as np
 import pytest
 import torch
+from notebook_runner import NOTEBOOKS, run_notebook
 
 from glassformer.exercises import catalog
 from glassformer.lab.common import lab_preset
 from glassformer.lessons import fruit
 from glassformer.lessons.fruit import PUBLISHED_FRUIT
 from glassformer.models import build_model
-from notebook_runner import NOTEBOOKS, run_notebook
 
 TIMEOUT = 240  # seconds per cell, generous: a shared 2-core machine can be slow
-STEMS = ["01_attention_by_hand", "02_char_gpt", "03_inside_the_model", "04_sine_transformer", "05_lab",
-         "06_exercises", "07_causal"]
+STEMS = [
+    "01_attention_by_hand",
+    "02_char_gpt",
+    "03_inside_the_model",
+    "04_sine_transformer",
+    "05_lab",
+    "06_exercises",
+    "07_causal",
+]
 RUNS: dict[str, tuple[dict, float]] = {}  # file name -> (RESULTS, CPU seconds): each notebook runs once
 REPO = NOTEBOOKS.parent
 LISTED: dict = {}  # the repository's top folder and notebooks/ before any notebook ran
@@ -43,8 +50,13 @@ def workdir(tmp_path_factory):
 def results(name: str, workdir) -> dict:
     if name not in RUNS:
         out = workdir / name / "out"
-        res, _, cpu = run_notebook(NOTEBOOKS / name, {"FAST": True, "OUT_DIR": str(out)}, workdir / name,
-                                   timeout=TIMEOUT, cache=workdir / "cache")
+        res, _, cpu = run_notebook(
+            NOTEBOOKS / name,
+            {"FAST": True, "OUT_DIR": str(out)},
+            workdir / name,
+            timeout=TIMEOUT,
+            cache=workdir / "cache",
+        )
         RUNS[name] = (res, cpu)
     return RUNS[name][0]
 
@@ -120,7 +132,11 @@ def check_05(r, out):
     assert r["by_hand"]["-inf"]["hidden_weight_row0"] == r["by_hand"]["-1e9"]["hidden_weight_row0"] == 0.0
     # the lab's mask-fill (64 fully masked float32 rows of 8 keys): the same two facts at its size
     rows = torch.randn(64, 8).masked_fill(torch.ones(64, 8, dtype=torch.bool), -math.inf)  # (64, 8)
-    assert r["mask_fill_nan"] == {"-inf": int(torch.softmax(rows, -1).isnan().sum()), "-1e9": 0} == {"-inf": 512, "-1e9": 0}
+    assert (
+        r["mask_fill_nan"]
+        == {"-inf": int(torch.softmax(rows, -1).isnan().sum()), "-1e9": 0}
+        == {"-inf": 512, "-1e9": 0}
+    )
     assert r["mask_fill_hidden_1e9"] == 1.0
     # so -1e9 avoids NaN but puts weight on hidden keys: half of claim 004, and -inf zeroes partly masked rows
     assert r["mask_fill_levels"] == {"mask-fill.1e9": "half-true", "mask-fill.inf": "holds"}
@@ -133,8 +149,11 @@ def check_05(r, out):
         assert gaps["encoder, learned positions"] > 1e-3 and gaps["causal decoder, no positions"] > 1e-3
     assert r["order_fast"] is True and r["order_levels"]["order.set"] != "fails"  # its first part holds (above)
     # every committed verdict, read here from the files themselves
-    committed = {c["key"]: c["level"] for path in (REPO / "docs" / "lab").glob("*/results.json")
-                 for c in json.loads(path.read_text(encoding="utf-8"))["claims"]}
+    committed = {
+        c["key"]: c["level"]
+        for path in (REPO / "docs" / "lab").glob("*/results.json")
+        for c in json.loads(path.read_text(encoding="utf-8"))["claims"]
+    }
     assert r["committed"] == committed and r["table_rows"] == len(committed) > 10
     assert r["experiments"][:2] == ["length", "layernorm"] and "mask-fill" in r["experiments"]
     assert r["lab_files"] == ["mask_fill.png", "report.md", "results.json"]
@@ -144,7 +163,15 @@ def check_05(r, out):
 def check_06(r, out):
     assert r["start_exit"] == 0 and r["start_again_exit"] == 1  # start never overwrites
     assert r["statuses"] == ["todo", "failed", "passed"]
-    assert r["wrong_mistake"] == "exercise.softmax.wrong.no_shift" and r["first_failing_problem"] == "nan"
+    assert (
+        r["wrong_mistake"]
+        == "You exponentiate without subtracting the max first: exp "
+        "overflows to inf for large logits (inf/inf = NaN) and "
+        "underflows to 0 for very negative ones (0/0 = NaN). "
+        "Subtract the max along dim first; the result is "
+        "mathematically the same."
+        and r["first_failing_problem"] == "nan"
+    )
     assert 0 < r["wrong_cases_passed"] < r["right_cases"][1]
     x = torch.tensor([800.0, 801.0], dtype=torch.float64)  # why no shift fails: exp(800) = inf, inf/inf = NaN
     assert torch.isnan(torch.exp(x) / torch.exp(x).sum()).all()
@@ -159,8 +186,10 @@ def check_06(r, out):
     mine = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mine)
     g = torch.Generator().manual_seed(5)
-    for x, dim in ((torch.randn(3, 4, 5, generator=g, dtype=torch.float64), 1),
-                   (torch.randn(2, 6, generator=g, dtype=torch.float64) * 50 + 800, -1)):
+    for x, dim in (
+        (torch.randn(3, 4, 5, generator=g, dtype=torch.float64), 1),
+        (torch.randn(2, 6, generator=g, dtype=torch.float64) * 50 + 800, -1),
+    ):
         assert torch.allclose(mine.softmax(x, dim), torch.softmax(x, dim), atol=1e-12, rtol=0)
     saved = json.loads((out / "exercises" / ".glassformer-progress.json").read_text(encoding="utf-8"))
     assert saved["exercises"]["softmax"]["status"] == "passed"

@@ -114,21 +114,25 @@ def test_every_verb_refuses_bad_options_in_two_lines(words, parser):
 def test_a_number_above_its_range_is_refused_naming_the_upper_bound(argv, flag):
     """Was "must be a whole number >= 1" for 10**30: the bound broken is the upper one, so that one is said."""
     code, _, err, heard = cli_said(argv)
-    [refused] = heard.of("arg.too_big")
+    [refused] = heard.of("must be a whole number <= {most}, got {value!r}")
     assert code == 2 and refused["value"] == argv[argv.index(flag) + 1] and refused["most"] < int(refused["value"])
-    assert not heard.of("arg.count") and flag in err
+    assert not heard.of("must be a whole number >= 1, got {value!r}") and flag in err
 
 
 def test_usage_errors_name_the_flag_and_the_range():
     code, _, err, heard = cli_said(["sample", "run", "--max-new-tokens", "-5"])
-    assert code == 2 and heard.of("arg.count")[0]["value"] == "-5" and "--max-new-tokens" in err
+    assert (
+        code == 2
+        and heard.of("must be a whole number >= 1, got {value!r}")[0]["value"] == "-5"
+        and "--max-new-tokens" in err
+    )
     code, _, err, heard = cli_said(["sample", "run", "--top-p", "1.5"])
-    assert code == 2 and ("arg.probability", {"value": "1.5"}) in heard and "--top-p" in err
+    assert code == 2 and ("must be a number in (0, 1], got {value!r}", {"value": "1.5"}) in heard and "--top-p" in err
     code, _, err, heard = cli_said(["train", "--lr=nan"])
-    [finite] = heard.of("error.config.finite")
-    assert code == 2 and finite["key"] == "lr" and t("error.config.finite", **finite) in err
+    [finite] = heard.of("config.finite")
+    assert code == 2 and finite["key"] == "lr" and t("--{key}={value!r}: expected a finite number.", **finite) in err
     code, _, err, heard = cli_said(["train", "--threads=100000"])
-    [threads] = heard.of("error.config.threads")
+    [threads] = heard.of("config.threads")
     assert code == 2 and threads["value"] == 100000 and threads["most"] < 100000
 
 
@@ -139,7 +143,12 @@ def test_an_unexpected_exception_is_reported_as_a_bug_with_a_saved_traceback(mon
     monkeypatch.setattr(sample_cli, "run_sample", broken)
     code, _, err, heard = cli_said(["sample", "run"])
     assert_clean_failure(code, err, codes=(1,))
-    [bug] = heard.of("fail.bug")
+    [bug] = heard.of(
+        "{who}: internal error ({kind}: {detail}). This is a bug in "
+        "glassformer, not in what you typed.\nThe traceback is saved "
+        "in {path}; please include that file when you report it "
+        "(--debug prints it here)."
+    )
     assert (bug["who"], bug["kind"], bug["detail"]) == ("glassformer sample", "ZeroDivisionError", "division by zero")
     crash = str(bug["path"])
     report = open(crash, encoding="utf-8").read()  # the crash file is English, for whoever fixes the bug
@@ -150,7 +159,7 @@ def test_an_unexpected_exception_is_reported_as_a_bug_with_a_saved_traceback(mon
 @pytest.mark.parametrize("how", ["flag-after", "flag-before", "env"])
 def test_debug_shows_the_traceback(how, monkeypatch):
     def damaged(args):
-        raise DamagedFile("x.json is damaged.")
+        raise DamagedFile("files.damaged", "x.json is damaged.")
 
     monkeypatch.setattr(sample_cli, "run_sample", damaged)
     argv = {
@@ -206,7 +215,16 @@ def test_a_value_error_from_inside_a_library_is_a_bug_not_a_usage_error(monkeypa
 
     monkeypatch.setattr(sample_cli, "run_sample", failing)
     code, _, err, heard = cli_said(["sample", "run"])
-    assert code == 1 and heard.of("fail.bug")[0]["kind"] == "JSONDecodeError"
+    assert (
+        code == 1
+        and heard.of(
+            "{who}: internal error ({kind}: {detail}). This is a bug in "
+            "glassformer, not in what you typed.\nThe traceback is saved "
+            "in {path}; please include that file when you report it "
+            "(--debug prints it here)."
+        )[0]["kind"]
+        == "JSONDecodeError"
+    )
 
 
 @pytest.mark.slow
@@ -253,5 +271,12 @@ def test_a_closed_pipe_ends_quietly_and_a_narrow_terminal_is_named():
     )
     assert_clean_failure(done.returncode, done.stderr.decode(), codes=(1,))
     err = done.stderr.decode("latin-1")  # what it cannot show is written as escapes
-    said_ = t("fail.encoding", who="glassformer sample", encoding="iso8859-1", text="你好")  # the child's language
+    said_ = t(
+        "{who}: error: the terminal's encoding ({encoding}) cannot "
+        "show {text!r}. Use a UTF-8 terminal (export LANG=C.UTF-8) "
+        "or set PYTHONIOENCODING=utf-8.",
+        who="glassformer sample",
+        encoding="iso8859-1",
+        text="你好",
+    )  # the child's language
     assert said_.encode("latin-1", "backslashreplace").decode("latin-1") in err

@@ -213,7 +213,7 @@ def test_a_second_trainer_is_refused_and_writes_nothing(reference, tmp_path):
         for argv in (train_argv(run, cache, MAX_STEPS), resume_argv(run, cache)):
             code, _, err, heard = cli_said(argv)
             assert_clean_failure(code, err, codes=(1,))
-            [held] = heard.of("error.lock.held")
+            [held] = heard.of("lock.held")
             assert (held["pid"], held["kill"]) == (first.pid, first.pid)  # who holds it, and how to stop it
         assert {p.name: p.read_bytes() for p in run.iterdir()} == before  # never interleaved
     finally:
@@ -262,9 +262,14 @@ def test_sigterm_saves_and_says_how_to_resume(reference, tmp_path):
     process = slow_driver(run, cache)
     out, err = signal_at_step(process, 6, times=1)
     assert process.returncode == 128 + signal.SIGTERM  # 143: what a shell shows for a terminated job
-    assert t("train.sigterm") in err and "Traceback" not in err  # the trainer speaks this process's language
-    assert t("train.interrupted_saved", step=6, dir=run) in out  # the step it was in, finished
-    before, after = t("train.resume_with", dir=run, glassformer="\0").split(
+    assert (
+        t("SIGTERM: stopping after this step and saving a checkpoint (send it again to stop at once) ...") in err
+        and "Traceback" not in err
+    )  # the trainer speaks this process's language
+    assert (
+        t("Interrupted at step {step}; checkpoint saved in {dir}.", step=6, dir=run) in out
+    )  # the step it was in, finished
+    before, after = t("Resume with: {glassformer} train --resume {dir}", dir=run, glassformer="\0").split(
         "\0"
     )  # the command: as that process runs it
     assert before in out and after in out

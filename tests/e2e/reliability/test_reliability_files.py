@@ -111,7 +111,7 @@ def test_unreadable_config_json(run_copy, monkeypatch):
     unreadable(monkeypatch, "config.json")
     code, _, err, heard = cli_said(sample_argv(run))
     assert_clean_failure(code, err, codes=(1,))
-    assert Path(only(heard, "error.files.permission")["path"]) == run / "config.json"
+    assert Path(only(heard, "files.permission")["path"]) == run / "config.json"
 
 
 def _fifo(p: Path) -> None:
@@ -127,9 +127,9 @@ def _dev_zero(p: Path) -> None:
 @pytest.mark.parametrize(
     "damage, key, fields",
     [
-        (_dev_zero, "error.files.not_regular", {"what": t("error.files.kind.char")}),
-        (_fifo, "error.files.not_regular", {"what": t("error.files.kind.fifo")}),
-        (lambda p: p.write_text(" " * ((1 << 20) + 1)), "error.files.too_large", {"most": 1 << 20}),
+        (_dev_zero, "files.not_regular", {"what": t("a character device (such as /dev/zero)")}),
+        (_fifo, "files.not_regular", {"what": t("a named pipe (FIFO)")}),
+        (lambda p: p.write_text(" " * ((1 << 20) + 1)), "files.too_large", {"most": 1 << 20}),
     ],
     ids=["dev-zero", "fifo", "too-large"],
 )
@@ -147,7 +147,7 @@ def test_a_config_json_that_is_no_file_glassformer_writes_is_refused_before_it_i
     assert_clean_failure(code, err, codes=(1,))
     refused = only(heard, key)
     assert Path(refused["path"]) == run / "config.json" and fields.items() <= refused.items()
-    assert "config.json" not in reads or key == "error.files.too_large"  # a big file is opened, read to the cap
+    assert "config.json" not in reads or key == "files.too_large"  # a big file is opened, read to the cap
     assert "batch" not in err
 
 
@@ -167,12 +167,24 @@ def test_sample_of_a_run_that_does_not_exist_names_the_runs_that_do(run_copy, tm
     monkeypatch.chdir(tmp_path)
     code, _, err, heard = cli_said(sample_argv(Path("runs") / "不存在"))
     assert_clean_failure(code, err, codes=(2,))
-    assert only(heard, "error.run.hint.none") == {"parent": Path("runs")} and "baby-2025" not in err
+    assert (
+        only(
+            heard,
+            "Give a directory glassformer train wrote; {parent} holds "
+            "none (glassformer train --out {parent}/NAME makes one).",
+        )
+        == {"parent": Path("runs")}
+        and "baby-2025" not in err
+    )
     (tmp_path / "runs").mkdir()
     shutil.copytree(run_copy[0], tmp_path / "runs" / "zh-poems")
     code, _, err, heard = cli_said(sample_argv(Path("runs") / "不存在", "--lang", "zh"))
     assert_clean_failure(code, err, codes=(2,))
-    assert only(heard, "error.run.hint.runs") == {"parent": Path("runs"), "n": 1, "runs": str(Path("runs/zh-poems"))}
+    assert only(heard, "Give a directory glassformer train wrote; {parent} holds {n} run(s): {runs}.") == {
+        "parent": Path("runs"),
+        "n": 1,
+        "runs": str(Path("runs/zh-poems")),
+    }
 
 
 # ---- tokenizer.json -------------------------------------------------------------------------------
@@ -229,11 +241,11 @@ def test_missing_weights(run_copy):
     (run / "best.safetensors").unlink()
     code, _, err, heard = cli_said(sample_argv(run, "--best"))
     assert_clean_failure(code, err, codes=(2,))
-    assert Path(only(heard, "error.run.no_best")["path"]) == run / "best.safetensors"
+    assert Path(only(heard, "run.no_best")["path"]) == run / "best.safetensors"
     (run / "model.safetensors").unlink()
     code, _, err, heard = cli_said(sample_argv(run))
     assert_clean_failure(code, err, codes=(2,))
-    assert Path(only(heard, "error.run.no_weights")["path"]) == run / "model.safetensors"
+    assert Path(only(heard, "run.no_weights")["path"]) == run / "model.safetensors"
 
 
 def refused_by_its_config(run):
@@ -242,7 +254,7 @@ def refused_by_its_config(run):
     (checkpoint.fits_weights): that event, and all that was heard."""
     code, _, err, heard = cli_said(sample_argv(run))
     assert_clean_failure(code, err, codes=(1,))
-    wrong = only(heard, "error.run.config_weights")
+    wrong = only(heard, "run.config_weights")
     assert (Path(wrong["path"]), Path(wrong["weights"])) == (run / "config.json", run / "model.safetensors")
     return wrong, heard
 
@@ -257,7 +269,7 @@ def test_weights_of_another_model_do_not_fit(run_copy):
     run, _ = run_copy
     with_model_field(run, "d_ff", 48)
     _, heard = refused_by_its_config(run)
-    items = heard.of("error.run.config_weights_item")
+    items = heard.of("{name}: config.json makes shape {wanted}, the weights hold {held}")
     assert items and all(tuple(i["wanted"]) == (48,) and tuple(i["held"]) == (32,) for i in items)
 
 
@@ -280,7 +292,7 @@ def test_weights_holding_a_tensor_the_model_has_no_place_for_are_refused_naming_
     weights["blocks.9.stray"] = torch.zeros(3, 2)
     save_file(weights, run / "model.safetensors")
     _, heard = refused_by_its_config(run)
-    extra = only(heard, "error.run.config_weights_extra")
+    extra = only(heard, "{name}: the weights hold {held}, which config.json's model has no place for")
     assert (extra["name"], tuple(extra["held"])) == ("blocks.9.stray", (3, 2))
 
 
@@ -294,7 +306,7 @@ def test_weights_that_lack_a_tensor_the_config_wants_are_refused_naming_it(run_c
     lost = weights.pop("ln_final.weight")
     save_file(weights, run / "model.safetensors")
     _, heard = refused_by_its_config(run)
-    missing = only(heard, "error.run.config_weights_missing")
+    missing = only(heard, "{name}: config.json's model needs shape {wanted}, which the weights lack")
     assert (missing["name"], tuple(missing["wanted"])) == ("ln_final.weight", tuple(lost.shape))
 
 
@@ -302,10 +314,10 @@ def test_weights_that_lack_a_tensor_the_config_wants_are_refused_naming_it(run_c
 @pytest.mark.parametrize(
     "damage, key",
     [  # each says the weights still sample
-        (lambda p: p.write_bytes(p.read_bytes()[:1000]), "error.checkpoint.state_sha"),
-        (lambda p: flip(p, 3000), "error.checkpoint.state_sha"),
-        (lambda p: p.unlink(), "error.checkpoint.no_state"),
-        (lambda p: (p.unlink(), p.mkdir()), "error.checkpoint.no_state"),
+        (lambda p: p.write_bytes(p.read_bytes()[:1000]), "checkpoint.state_sha"),
+        (lambda p: flip(p, 3000), "checkpoint.state_sha"),
+        (lambda p: p.unlink(), "checkpoint.no_state"),
+        (lambda p: (p.unlink(), p.mkdir()), "checkpoint.no_state"),
     ],
     ids=["truncated", "flipped-byte", "missing", "directory"],
 )
@@ -315,7 +327,8 @@ def test_train_state(run_copy, damage, key):
     code, _, err, heard = cli_said(resume_argv(run, cache, "--max_steps=12"))
     assert_clean_failure(code, err, codes=(1,))
     said_ = only(heard, key)
-    assert t(key, **said_) in err and "train_state.pt" in str(said_.get("path", said_.get("state")))
+    shown = [m for m, f in heard if f == said_ and m != key]  # the error's sentence, said with its fields
+    assert any(t(m, **said_) in err for m in shown) and "train_state.pt" in str(said_.get("path", said_.get("state")))
     assert sample(run)[0] == 0  # ... and they do
 
 
@@ -327,7 +340,7 @@ def test_train_state_from_another_step_is_named_as_such(run_copy, tmp_path):
     shutil.copy(older / "train_state.pt", run / "train_state.pt")  # step 8's state beside step 12's weights
     code, _, err, heard = cli_said(resume_argv(run, cache, "--max_steps=16"))
     assert_clean_failure(code, err, codes=(1,))
-    mixed = only(heard, "error.checkpoint.mixed")
+    mixed = only(heard, "checkpoint.mixed")
     assert (mixed["step"], mixed["other"]) == (12, 8)
     assert (Path(mixed["weights"]).name, Path(mixed["state"]).name) == ("model.safetensors", "train_state.pt")
 
@@ -338,7 +351,7 @@ def test_resuming_a_run_that_never_saved(tmp_path, run_copy):
         (run / name).unlink()
     code, _, err, heard = cli_said(resume_argv(run, cache))
     assert_clean_failure(code, err, codes=(2,))
-    none = only(heard, "error.checkpoint.none")
+    none = only(heard, "checkpoint.none")
     assert Path(none["dir"]) == run and Path(none["weights"]).name == "model.safetensors"
 
 
@@ -350,9 +363,20 @@ def test_damaged_metrics_lines_are_dropped_with_a_note_and_the_run_goes_on(run_c
     (run / "metrics.jsonl").write_text("\n".join(lines) + '\n{"kind": "log", "st')  # + a line cut short
     code, _, err, heard = cli_said(resume_argv(run, cache))
     assert code == 0
-    dropped = only(heard, "run.dropped_lines")
+    dropped = only(
+        heard,
+        "note: {path}: dropped {n} damaged line(s) (line {lines}); a "
+        "run killed while writing leaves its last line cut short.",
+    )
     assert (Path(dropped["path"]), dropped["n"], dropped["lines"]) == (run / "metrics.jsonl", 2, f"2, {len(lines) + 1}")
-    assert t("run.dropped_lines", **dropped) in err
+    assert (
+        t(
+            "note: {path}: dropped {n} damaged line(s) (line {lines}); a "
+            "run killed while writing leaves its last line cut short.",
+            **dropped,
+        )
+        in err
+    )
     records = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     assert len(records) == len(lines) - 1
 
@@ -363,7 +387,7 @@ def test_metrics_jsonl_that_is_a_directory(run_copy):
     (run / "metrics.jsonl").mkdir()
     code, _, err, heard = cli_said(resume_argv(run, cache))
     assert_clean_failure(code, err)
-    assert Path(only(heard, "error.files.directory")["path"]) == run / "metrics.jsonl"
+    assert Path(only(heard, "files.directory")["path"]) == run / "metrics.jsonl"
 
 
 # ---- file: sources --------------------------------------------------------------------------------
@@ -407,7 +431,7 @@ def test_unreadable_file_source(tmp_path, monkeypatch):
     unreadable(monkeypatch, "corpus.txt")
     code, _, err, heard = cli_said(["data", "prepare", f"file:{path}", "--cache-dir", str(tmp_path)])
     assert_clean_failure(code, err, codes=(1,))
-    assert Path(only(heard, "error.files.permission")["path"]) == path
+    assert Path(only(heard, "files.permission")["path"]) == path
 
 
 def test_lesson_data_in_another_encoding(tmp_path):
@@ -415,7 +439,7 @@ def test_lesson_data_in_another_encoding(tmp_path):
     path.write_bytes(GBK_CHINESE)
     code, _, err, heard = cli_said(["lesson", "hello-world", "--data", str(path), "--fast"])
     assert_clean_failure(code, err, codes=(1,))
-    encoding = only(heard, "error.files.encoding")
+    encoding = only(heard, "files.encoding")
     assert Path(encoding["path"]) == path and encoding["guess"] == "GBK"  # the iconv line names GBK
 
 
@@ -451,8 +475,14 @@ def test_the_check_of_a_prepared_corpus_sees_ids_beyond_the_vocabulary(tmp_path,
     (first.dir / "train.bin").write_bytes(bytes(data))
     with said() as heard:
         assert not prepare("builtin:seed", tmp_path).cached
-    assert ("corpus.damage.ids", {"name": "train.bin", "vocab_size": first.tokenizer.vocab_size}) in heard
-    assert only(heard, "corpus.rebuilding")["problem"] == t("corpus.damage.ids", **heard.of("corpus.damage.ids")[0])
+    assert (
+        "{name} holds ids beyond the tokenizer's {vocab_size}",
+        {"name": "train.bin", "vocab_size": first.tokenizer.vocab_size},
+    ) in heard
+    assert only(heard, "note: the prepared data in {dir} is damaged ({problem}); preparing it again.")["problem"] == t(
+        "{name} holds ids beyond the tokenizer's {vocab_size}",
+        **heard.of("{name} holds ids beyond the tokenizer's {vocab_size}")[0],
+    )
 
 
 # ---- devices ---------------------------------------------------------------------------------------

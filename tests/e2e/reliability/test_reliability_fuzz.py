@@ -32,7 +32,7 @@ def test_char_tokenizer_round_trips_any_text_or_refuses_the_empty_one(text):
     if not text:
         with pytest.raises(ValueError) as refused:
             CharTokenizer.from_text(text)
-        assert refused.value.key == "error.tokenizer.no_chars"
+        assert refused.value.code == "tokenizer.no_chars"
         return
     tok = CharTokenizer.from_text(text)
     assert tok.decode(tok.encode(text)) == text
@@ -52,7 +52,7 @@ def test_char_tokenizer_names_what_it_cannot_encode(vocab, text):
         return
     with pytest.raises(ValueError) as error:
         tok.encode(text)
-    assert (error.value.key, error.value.fields["n"]) == ("error.tokenizer.unseen", len(unseen))
+    assert (error.value.code, error.value.fields["n"]) == ("tokenizer.unseen", len(unseen))
     assert repr(unseen[0]) in error.value.fields["shown"] or len(unseen) > 20
     unk = CharTokenizer.from_text(vocab, unk=True)  # or map them to <unk>
     assert unk.encode(text).count(unk.unk_id) == sum(c in unseen for c in text)
@@ -78,7 +78,7 @@ def test_decoding_any_ids_is_text_or_a_range_error(ids):
     else:
         with pytest.raises(ValueError) as error:
             tok.decode(ids)
-        assert (error.value.key, error.value.fields["vocab_size"]) == ("error.tokenizer.id_range", 3)
+        assert (error.value.code, error.value.fields["vocab_size"]) == ("tokenizer.id_range", 3)
 
 
 # ---- --key=value overrides --------------------------------------------------------------------------
@@ -153,7 +153,17 @@ def test_any_prompt_is_a_sample_or_a_clear_error(tiny_run, prompt):
         assert out.startswith(prompt.replace("\\n", "\n").replace("\\t", "\t"))
     else:
         assert_clean_failure(code, err, codes=(2,))
-        refusals = {"error.sample.empty_prompt", "cli.error.tokenizer.unseen", "error.tokenizer.unseen", "arg.not_utf8"}
+        refusals = {
+            "sample.empty_prompt",
+            "{n} character(s) not in the vocabulary of the run ({vocab} "
+            "chars): {shown}{more}. A run reads only the characters of "
+            "the text it was trained on: leave these out, or train a run "
+            "on text that has them (glassformer train --data file:PATH).",
+            "tokenizer.unseen",
+            "{value!r} holds bytes that are not UTF-8 text; set your "
+            "terminal to UTF-8 (e.g. export LANG=C.UTF-8) or convert the "
+            "text with iconv -t UTF-8",
+        }
         assert refusals & set(heard.keys())
 
 
@@ -257,7 +267,7 @@ def test_config_json_nested_deeply_is_a_damaged_file(run_copy, depth):
     (run / "config.json").write_text("[" * depth + "]" * depth)
     code, _, err, heard = cli_said(["sample", str(run), "--prompt", "a"])
     assert_clean_failure(code, err, codes=(1,))
-    [nested] = heard.of("error.files.json_nested")
+    [nested] = heard.of("files.json_nested")
     assert Path(nested["path"]) == run / "config.json"
 
 

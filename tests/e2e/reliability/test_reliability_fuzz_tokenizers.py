@@ -25,7 +25,7 @@ from glassformer.text.tokenizers import WordTokenizer, load_tokenizer
 
 # the keys a damaged tokenizer.json may end in; "error.tokenizer.damaged" (a Python error caught as a
 # backstop) is not one: every kind of damage has a typed error of its own
-KEYS = {"error.tokenizer.invalid", "error.tokenizer.kind", "error.run.vocab"}
+KEYS = {"tokenizer.invalid", "tokenizer.kind", "run.vocab"}
 VALUES = st.one_of(
     st.sampled_from(
         ["16", "", "\ud800", "a b", "<|endoftext|>", None, True, False, 0, -1, 1.5, 1e-310, 10**40, -(2**63)]
@@ -87,7 +87,7 @@ def _typed(error: GlassformerError) -> None:
     """A tokenizer error's key is one of KEYS, naming the file; an invalid one says why by a key too."""
     assert error.key in KEYS or error.key in FILE_ERRORS, error.key
     assert Path(error.fields["path"]).name == "tokenizer.json"
-    if error.key == "error.tokenizer.invalid":
+    if error.code == "tokenizer.invalid":
         assert isinstance(error.fields["detail"], GlassformerError), error.fields["detail"]
 
 
@@ -171,23 +171,23 @@ def test_merges_that_double_a_token_are_refused_before_the_bytes_are_built(runs,
     (run / "tokenizer.json").write_text(json.dumps(saved))
     before = snapshot(run)
     error = _assert_refused_by_key(run, before)
-    assert error.key == "error.tokenizer.invalid"
+    assert error.code == "tokenizer.invalid"
     detail = error.fields["detail"]
-    assert detail.key == "error.bpe.too_big" and detail.fields["limit"] == MAX_TABLE_BYTES
+    assert detail.code == "bpe.too_big" and detail.fields["limit"] == MAX_TABLE_BYTES
     assert detail.fields["size"] > 2**46
 
 
 @pytest.mark.parametrize(
     ("kind", "field", "value", "inner"),
     [
-        ("char", "unk", 0, ("error.tokenizer.field", "unk")),
-        ("char", "chars", ["a", 7], ("error.tokenizer.field", "chars[1]")),
-        ("bpe", "merges", [[True, 1]], ("error.tokenizer.field", "merges[0]")),
-        ("bpe", "merges", [["32", "116"]], ("error.tokenizer.field", "merges[0]")),
-        ("gpt2-bpe", "specials", "16", ("error.tokenizer.field", "specials")),
-        ("gpt2-bpe", "merges", [7], ("error.tokenizer.field", "merges[0]")),
-        ("word", "specials", 5, ("error.tokenizer.field", "specials")),
-        ("word", "words", None, ("error.tokenizer.field", "words")),
+        ("char", "unk", 0, ("tokenizer.field", "unk")),
+        ("char", "chars", ["a", 7], ("tokenizer.field", "chars[1]")),
+        ("bpe", "merges", [[True, 1]], ("tokenizer.field", "merges[0]")),
+        ("bpe", "merges", [["32", "116"]], ("tokenizer.field", "merges[0]")),
+        ("gpt2-bpe", "specials", "16", ("tokenizer.field", "specials")),
+        ("gpt2-bpe", "merges", [7], ("tokenizer.field", "merges[0]")),
+        ("word", "specials", 5, ("tokenizer.field", "specials")),
+        ("word", "words", None, ("tokenizer.field", "words")),
     ],
 )
 def test_a_field_of_the_wrong_type_is_named(runs, tmp_path, kind, field, value, inner):
@@ -197,7 +197,7 @@ def test_a_field_of_the_wrong_type_is_named(runs, tmp_path, kind, field, value, 
     saved[field] = value
     (run / "tokenizer.json").write_text(json.dumps(saved))
     error = _assert_refused_by_key(run, snapshot(run))
-    assert error.key == "error.tokenizer.invalid" and error.fields["kind"] == kind
+    assert error.code == "tokenizer.invalid" and error.fields["kind"] == kind
     assert (error.fields["detail"].key, error.fields["detail"].fields["field"]) == inner
 
 
@@ -208,7 +208,7 @@ def test_a_special_token_that_utf8_cannot_hold_is_named(runs, tmp_path):
     saved["tokens"][-1], saved["specials"] = "\ud800", ["\ud800"]
     (run / "tokenizer.json").write_text(json.dumps(saved))
     error = _assert_refused_by_key(run, snapshot(run))
-    assert error.fields["detail"].key == "error.gpt2.special_text"
+    assert error.fields["detail"].code == "gpt2.special_text"
 
 
 @pytest.mark.parametrize("kind", ["char", "word", "bpe"])
@@ -226,10 +226,10 @@ def test_a_vocabulary_far_bigger_than_the_weights_rows_is_named_with_both_sizes(
     (run / "tokenizer.json").write_text(json.dumps(saved))
     error = _assert_refused_by_key(run, snapshot(run))
     if kind == "bpe":
-        assert (error.key, error.fields["detail"].key) == ("error.tokenizer.invalid", "error.bpe.too_big")
+        assert (error.code, error.fields["detail"].code) == ("tokenizer.invalid", "bpe.too_big")
     else:
         rows = load_tokenizer(runs[kind] / "tokenizer.json").vocab_size
-        assert (error.key, error.fields["vocab_size"]) == ("error.run.vocab", rows)
+        assert (error.code, error.fields["vocab_size"]) == ("run.vocab", rows)
         assert error.fields["tokens"] == n + (4 if kind == "word" else 0)
 
 
@@ -241,4 +241,4 @@ def test_a_word_listed_twice_is_refused_not_dropped(runs, tmp_path):
     saved["words"] = saved["words"][:1] + saved["words"][:1] + saved["words"][1:]  # "a" twice
     (run / "tokenizer.json").write_text(json.dumps(saved))
     error = _assert_refused_by_key(run, snapshot(run))
-    assert (error.fields["detail"].key, error.fields["detail"].fields) == ("error.tokenizer.word_twice", {"word": "a"})
+    assert (error.fields["detail"].code, error.fields["detail"].fields) == ("tokenizer.word_twice", {"word": "a"})

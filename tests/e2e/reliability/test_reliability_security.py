@@ -54,7 +54,7 @@ def test_a_planted_pickle_is_refused_without_running(tmp_path):
     for path in files:
         with pytest.raises(DamagedFile) as refused:
             read_state(path)
-        assert (refused.value.key, Path(refused.value.fields["path"])) == ("error.checkpoint.pickle", path)
+        assert (refused.value.code, Path(refused.value.fields["path"])) == ("checkpoint.pickle", path)
     assert not marker.exists()
 
 

@@ -139,56 +139,71 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
     dead[0, 0] = torch.tril(torch.ones(4, 4, dtype=torch.bool), diagonal=-1)  # query 0 sees nothing
     # batch row 1 sees nothing at all (a sequence of padding only)
     cases = [
-        Case("exercise.case.basic", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=4, T_k=4, D=3), None), g),
         Case(
-            "exercise.case.causal",
+            N_("a small ordinary input"), "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=4, T_k=4, D=3), None), g
+        ),
+        Case(
+            N_("a causal mask"),
             "scaled_dot_product_attention",
             (*_qkv(rng, 2, 2, T_q=5, T_k=5, D=4), causal_mask(5)),
             g,
         ),
         Case(
-            "exercise.case.padding",
+            N_("a padding mask (B, 1, 1, T)"),
             "scaled_dot_product_attention",
             (*_qkv(rng, 3, 2, T_q=5, T_k=5, D=4), _padding([5, 3, 1], 5)),
             g,
         ),
-        Case("exercise.case.dead_row", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=4, T_k=4, D=3), dead), g),
         Case(
-            "exercise.case.t1", "scaled_dot_product_attention", (*_qkv(rng, 1, 1, T_q=1, T_k=1, D=4), causal_mask(1)), g
+            N_("a query row whose keys are all masked"),
+            "scaled_dot_product_attention",
+            (*_qkv(rng, 2, 2, T_q=4, T_k=4, D=3), dead),
+            g,
         ),
         Case(
-            "exercise.case.no_head_axis",
+            N_("T = 1 (a single position)"),
+            "scaled_dot_product_attention",
+            (*_qkv(rng, 1, 1, T_q=1, T_k=1, D=4), causal_mask(1)),
+            g,
+        ),
+        Case(
+            N_("no head axis: (B, T, D) inputs, a (T, T) mask"),
             "scaled_dot_product_attention",
             (*_qkv(rng, 2, T_q=5, T_k=5, D=4), causal_mask(5)),
             g,
         ),
         Case(
-            "exercise.case.large",
+            N_("large values (around {scale})"),
             "scaled_dot_product_attention",
             (*_qkv(rng, 2, 2, T_q=4, T_k=4, D=4, scale=30.0), causal_mask(4)),
             g,
             {"scale": 30},
         ),
         Case(
-            "exercise.case.noncontig",
+            N_("non-contiguous inputs (transposed views)"),
             "scaled_dot_product_attention",
             (*(noncontiguous(t) for t in _qkv(rng, 2, 2, T_q=5, T_k=5, D=3)), causal_mask(5)),
             g,
         ),
         Case(
-            "exercise.case.batch1",
+            N_("a batch of 1"),
             "scaled_dot_product_attention",
             (*_qkv(rng, 1, 3, T_q=4, T_k=4, D=2), _padding([3], 4)),
             g,
         ),
-        Case("exercise.case.cross", "scaled_dot_product_attention", (*_qkv(rng, 2, 2, T_q=3, T_k=6, D=4), cross), g),
+        Case(
+            N_("T_q ≠ T_k (queries and keys of different lengths)"),
+            "scaled_dot_product_attention",
+            (*_qkv(rng, 2, 2, T_q=3, T_k=6, D=4), cross),
+            g,
+        ),
     ]
     for i in range(3):
         B, H, T, D = (int(n) for n in rng.integers(1, 6, size=4))
         mask = [None, causal_mask(T), torch.from_numpy(rng.random((B, 1, T, T)) < 0.5)][i]
         cases.append(
             Case(
-                "exercise.case.random",
+                N_("random case #{i}"),
                 "scaled_dot_product_attention",
                 (*_qkv(rng, B, H, T_q=T, T_k=T, D=D), mask),
                 g,
@@ -200,9 +215,28 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="attention",
-    title=N_("exercise.attention.title"),
-    todo=N_("exercise.attention.todo"),
-    hints=(N_("exercise.attention.hint.1"), N_("exercise.attention.hint.2"), N_("exercise.attention.hint.3")),
+    title=N_("scaled dot-product attention, NaN-free"),
+    todo=N_("TODO: scores, hide masked keys, softmax over the keys (dead rows -> 0), weights @ v; return both."),
+    hints=(
+        N_(
+            "Three steps: scores = q·kᵀ/√D; weights = softmax over the "
+            "LAST axis (the keys); output = weights @ v. Masking happens "
+            "to the scores, before the softmax."
+        ),
+        N_(
+            "Hidden keys: scores.masked_fill(~mask, float('-inf')). A "
+            "row with every key hidden: find it with mask.any(dim=-1, "
+            "keepdim=True), put 0 in its scores before the softmax and 0 "
+            "in its weights after."
+        ),
+        N_(
+            "Nearly the answer: alive = mask.any(-1, keepdim=True); "
+            "scores = scores.masked_fill(~mask, "
+            "-inf).masked_fill(~alive, 0.0); weights = "
+            "torch.softmax(scores, -1).masked_fill(~alive, 0.0); return "
+            "weights @ v, weights"
+        ),
+    ),
     solution=SOLUTION,
     functions=(
         Function(
@@ -210,7 +244,17 @@ EXERCISE = Exercise(
             "(q, k, v, mask=None)",
             ("q", "k", "v", "mask"),
             ("output", "weights"),
-            doc=N_("exercise.attention.doc.scaled_dot_product_attention"),
+            doc=N_(
+                "Attention(Q, K, V) = softmax(Q·Kᵀ/√D with hidden keys at "
+                "-inf)·V     (Vaswani et al. 2017)\n\nmask: None, or bool "
+                "broadcastable to (..., T_q, T_k), True = may attend.\nA "
+                "query row whose keys are ALL hidden must give all-zero "
+                "weights and a zero output,\nnever NaN (softmax of a row of "
+                "-inf is 0/0; one NaN spoils the whole batch's loss).\n\n"
+                "Shapes: q (..., T_q, D), k and v (..., T_k, D) -> (output "
+                "(..., T_q, D),\nweights (..., T_q, T_k)); each weights row "
+                "sums to 1, or is all 0 when fully masked."
+            ),
         ),
     ),
     make_cases=make_cases,
@@ -218,25 +262,70 @@ EXERCISE = Exercise(
     numpy_reference={"scaled_dot_product_attention": numpy_twin(twin)},
     variants=(
         Variant(
-            "nan_dead_rows", "scaled_dot_product_attention", nan_dead_rows, N_("exercise.attention.wrong.nan_dead_rows")
+            "nan_dead_rows",
+            "scaled_dot_product_attention",
+            nan_dead_rows,
+            N_(
+                "A fully masked query row gives NaN: softmax of a row that "
+                "is all -inf is 0/0. Detect such rows (mask.any(dim=-1, "
+                "keepdim=True) is False), give them finite scores before the "
+                "softmax and zero weights after it."
+            ),
         ),
-        Variant("minus_big", "scaled_dot_product_attention", minus_big, N_("exercise.attention.wrong.minus_big")),
         Variant(
-            "inverted_mask", "scaled_dot_product_attention", inverted_mask, N_("exercise.attention.wrong.inverted_mask")
+            "minus_big",
+            "scaled_dot_product_attention",
+            minus_big,
+            N_(
+                "You hide keys with a large negative number (-1e9) instead "
+                "of -inf. A fully masked row then spreads its weight evenly "
+                "over the hidden keys, so padding leaks into the output. "
+                "glassformer gives such rows zero weights: use -inf and "
+                "handle the all-hidden rows explicitly."
+            ),
+        ),
+        Variant(
+            "inverted_mask",
+            "scaled_dot_product_attention",
+            inverted_mask,
+            N_(
+                "Your mask is used the wrong way round: glassformer's True "
+                "means MAY attend, so fill the scores where the mask is "
+                "False: masked_fill(~mask, -inf)."
+            ),
         ),
         Variant(
             "softmax_over_queries",
             "scaled_dot_product_attention",
             softmax_over_queries,
-            N_("exercise.attention.wrong.softmax_over_queries"),
+            N_(
+                "Your softmax runs over the queries (dim=-2): each COLUMN "
+                "sums to 1. Each query's weights over the keys must sum to "
+                "1: softmax over dim=-1."
+            ),
         ),
-        Variant("scale_by_d", "scaled_dot_product_attention", scale_by_d, N_("exercise.attention.wrong.scale_by_d")),
-        Variant("no_scale", "scaled_dot_product_attention", no_scale, N_("exercise.attention.wrong.no_scale")),
+        Variant(
+            "scale_by_d", "scaled_dot_product_attention", scale_by_d, N_("You divide the scores by D; the scale is √D.")
+        ),
+        Variant(
+            "no_scale",
+            "scaled_dot_product_attention",
+            no_scale,
+            N_(
+                "The scores are not scaled: divide Q·Kᵀ by √D before the "
+                "softmax. Without it their spread grows like √D and the "
+                "softmax turns nearly one-hot."
+            ),
+        ),
         Variant(
             "mask_after_softmax",
             "scaled_dot_product_attention",
             mask_after_softmax,
-            N_("exercise.attention.wrong.mask_after_softmax"),
+            N_(
+                "You zero the masked weights after the softmax, so the rows "
+                "no longer sum to 1. Mask the SCORES (with -inf) before the "
+                "softmax; then the visible keys share all the weight."
+            ),
         ),
     ),
     forbidden=(ATTENTION,),

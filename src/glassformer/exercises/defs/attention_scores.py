@@ -72,15 +72,23 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
         return randn(rng, *lead, T_q, D, scale=scale), randn(rng, *lead, T_k, D, scale=scale)
 
     cases = [
-        Case("exercise.case.basic", "attention_scores", qk(2, T_q=5, T_k=5, D=4), g),
-        Case("exercise.case.heads", "attention_scores", qk(2, 3, T_q=6, T_k=6, D=4), g),
-        Case("exercise.case.cross", "attention_scores", qk(2, 2, T_q=3, T_k=7, D=5), g),
-        Case("exercise.case.t1", "attention_scores", qk(1, 1, T_q=1, T_k=1, D=8), g),
-        Case("exercise.case.one_head", "attention_scores", qk(2, 1, T_q=5, T_k=5, D=4), g),
-        Case("exercise.case.batch1", "attention_scores", qk(1, 2, T_q=4, T_k=4, D=6), g),
-        Case("exercise.case.large", "attention_scores", qk(2, 2, T_q=3, T_k=3, D=4, scale=100.0), g, {"scale": 100}),
+        Case(N_("a small ordinary input"), "attention_scores", qk(2, T_q=5, T_k=5, D=4), g),
+        Case(N_("several heads (B, H, T, D)"), "attention_scores", qk(2, 3, T_q=6, T_k=6, D=4), g),
         Case(
-            "exercise.case.noncontig",
+            N_("T_q ≠ T_k (queries and keys of different lengths)"), "attention_scores", qk(2, 2, T_q=3, T_k=7, D=5), g
+        ),
+        Case(N_("T = 1 (a single position)"), "attention_scores", qk(1, 1, T_q=1, T_k=1, D=8), g),
+        Case(N_("one head (H = 1)"), "attention_scores", qk(2, 1, T_q=5, T_k=5, D=4), g),
+        Case(N_("a batch of 1"), "attention_scores", qk(1, 2, T_q=4, T_k=4, D=6), g),
+        Case(
+            N_("large values (around {scale})"),
+            "attention_scores",
+            qk(2, 2, T_q=3, T_k=3, D=4, scale=100.0),
+            g,
+            {"scale": 100},
+        ),
+        Case(
+            N_("non-contiguous inputs (transposed views)"),
             "attention_scores",
             tuple(noncontiguous(t) for t in qk(2, 2, T_q=5, T_k=5, D=3)),
             g,
@@ -88,18 +96,25 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
     ]
     for i in range(4):
         B, H, T_q, T_k, D = (int(n) for n in rng.integers(1, 7, size=5))
-        cases.append(Case("exercise.case.random", "attention_scores", qk(B, H, T_q=T_q, T_k=T_k, D=D), g, {"i": i + 1}))
+        cases.append(Case(N_("random case #{i}"), "attention_scores", qk(B, H, T_q=T_q, T_k=T_k, D=D), g, {"i": i + 1}))
     return cases
 
 
 EXERCISE = Exercise(
     name="attention_scores",
-    title=N_("exercise.attention_scores.title"),
-    todo=N_("exercise.attention_scores.todo"),
+    title=N_("the attention scores Q·Kᵀ/√D"),
+    todo=N_("TODO: multiply q by the transpose of k's last two axes, divide by √D."),
     hints=(
-        N_("exercise.attention_scores.hint.1"),
-        N_("exercise.attention_scores.hint.2"),
-        N_("exercise.attention_scores.hint.3"),
+        N_(
+            "The result must be (..., T_q, T_k): rows are queries, "
+            "columns are keys. Which matrix product of q (T_q, D) and k "
+            "(T_k, D) gives that?"
+        ),
+        N_(
+            "k.T reverses ALL axes of a batched tensor; to swap only the "
+            "last two use k.transpose(-2, -1). D is q.size(-1)."
+        ),
+        N_("Nearly the answer: return q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))"),
     ),
     solution=SOLUTION,
     functions=(
@@ -108,20 +123,58 @@ EXERCISE = Exercise(
             "(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor",
             ("q", "k"),
             ("scores",),
-            doc=N_("exercise.attention_scores.doc.attention_scores"),
+            doc=N_(
+                "How well each query matches each key: a dot product per "
+                "(query, key) pair, scaled.\n\n    scores = Q·Kᵀ / √D        "
+                "(Vaswani et al. 2017, eq. 1)\n\nDividing by √D keeps the "
+                "scores' spread independent of the head width D, so the\n"
+                "softmax that follows does not saturate.\n\nShapes: q (..., "
+                "T_q, D), k (..., T_k, D), any leading axes (B, or B and H)\n"
+                "-> (..., T_q, T_k); row i holds query i against every key."
+            ),
         ),
     ),
     make_cases=make_cases,
     reference={"attention_scores": reference},
     numpy_reference={"attention_scores": numpy_twin(twin)},
     variants=(
-        Variant("scale_by_d", "attention_scores", scale_by_d, N_("exercise.attention_scores.wrong.scale_by_d")),
-        Variant("no_scale", "attention_scores", no_scale, N_("exercise.attention_scores.wrong.no_scale")),
-        Variant("keys_first", "attention_scores", keys_first, N_("exercise.attention_scores.wrong.keys_first")),
-        Variant("scale_by_t", "attention_scores", scale_by_t, N_("exercise.attention_scores.wrong.scale_by_t")),
+        Variant(
+            "scale_by_d",
+            "attention_scores",
+            scale_by_d,
+            N_(
+                "You divide by D; the scale is √D (math.sqrt(D)). Dividing "
+                "by D shrinks the scores too much as heads get wider."
+            ),
+        ),
+        Variant("no_scale", "attention_scores", no_scale, N_("The scores are not scaled: divide Q·Kᵀ by √D.")),
+        Variant(
+            "keys_first",
+            "attention_scores",
+            keys_first,
+            N_("Your scores are transposed: rows must be queries and columns keys, q @ kᵀ, not k @ qᵀ."),
+        ),
+        Variant(
+            "scale_by_t",
+            "attention_scores",
+            scale_by_t,
+            N_(
+                "You divide by √T (the sequence length); the scale is √D, "
+                "the width of one query/key vector (q.size(-1))."
+            ),
+        ),
     ),
     forbidden=(ATTENTION,),
     allowed=("@ / torch.matmul", "Tensor.transpose(-2, -1)", "math.sqrt"),
-    error_hints=((r"Expected size for first two dimensions of batch2", "exercise.attention_scores.err.T"),),
+    error_hints=(
+        (
+            r"Expected size for first two dimensions of batch2",
+            N_(
+                "k.T on a 3-D or 4-D tensor reverses every axis, so the "
+                "batch axes no longer line up. Use k.transpose(-2, -1) (or "
+                "k.mT)."
+            ),
+        ),
+    ),
     seed=102,
 )

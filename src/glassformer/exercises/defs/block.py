@@ -214,29 +214,47 @@ def _case(label, rng, B, T, H, D, F, mask, activation="relu", eps=1e-5, bias=Tru
 def make_cases(rng: np.random.Generator) -> list[Case]:
     padding = (torch.arange(4)[None, :] < torch.tensor([4, 0])[:, None])[:, None, None, :]  # (2, 1, 1, 4)
     cases = [
-        _case("exercise.case.causal", rng, 2, 5, 2, 4, 16, causal_mask(5)),
-        _case("exercise.case.basic", rng, 2, 4, 2, 4, 16, None),
-        _case("exercise.case.one_head", rng, 2, 4, 1, 6, 12, causal_mask(4)),
-        _case("exercise.case.t1", rng, 2, 1, 2, 4, 8, causal_mask(1)),
-        _case("exercise.case.batch1", rng, 1, 5, 2, 3, 12, causal_mask(5)),
-        _case("exercise.block.case.gelu", rng, 2, 4, 2, 4, 16, causal_mask(4), activation="gelu"),
-        _case("exercise.layer_norm.case.eps", rng, 2, 4, 2, 4, 8, causal_mask(4), eps=1e-2, fields={"eps": 1e-2}),
-        _case("exercise.case.no_bias", rng, 2, 4, 2, 4, 8, causal_mask(4), bias=False),
-        _case("exercise.case.dead_row", rng, 2, 4, 2, 4, 8, padding),
-        _case("exercise.case.noncontig", rng, 2, 5, 2, 3, 8, causal_mask(5), contiguous=False),
+        _case(N_("a causal mask"), rng, 2, 5, 2, 4, 16, causal_mask(5)),
+        _case(N_("a small ordinary input"), rng, 2, 4, 2, 4, 16, None),
+        _case(N_("one head (H = 1)"), rng, 2, 4, 1, 6, 12, causal_mask(4)),
+        _case(N_("T = 1 (a single position)"), rng, 2, 1, 2, 4, 8, causal_mask(1)),
+        _case(N_("a batch of 1"), rng, 1, 5, 2, 3, 12, causal_mask(5)),
+        _case(N_("activation = 'gelu'"), rng, 2, 4, 2, 4, 16, causal_mask(4), activation="gelu"),
+        _case(N_("eps = {eps} (not the default)"), rng, 2, 4, 2, 4, 8, causal_mask(4), eps=1e-2, fields={"eps": 1e-2}),
+        _case(N_("no biases (None)"), rng, 2, 4, 2, 4, 8, causal_mask(4), bias=False),
+        _case(N_("a query row whose keys are all masked"), rng, 2, 4, 2, 4, 8, padding),
+        _case(N_("non-contiguous inputs (transposed views)"), rng, 2, 5, 2, 3, 8, causal_mask(5), contiguous=False),
     ]
     for i in range(2):
         B, T, H, D = (int(n) for n in rng.integers(1, 5, size=4))
         F = int(rng.integers(1, 20))
-        cases.append(_case("exercise.case.random", rng, B, T, H, D, F, causal_mask(T), fields={"i": i + 1}))
+        cases.append(_case(N_("random case #{i}"), rng, B, T, H, D, F, causal_mask(T), fields={"i": i + 1}))
     return cases
 
 
 EXERCISE = Exercise(
     name="block",
-    title=N_("exercise.block.title"),
-    todo=N_("exercise.block.todo"),
-    hints=(N_("exercise.block.hint.1"), N_("exercise.block.hint.2"), N_("exercise.block.hint.3")),
+    title=N_("a pre-LN Transformer block"),
+    todo=N_("TODO: the attention half with its residual, then the FFN half with its residual."),
+    hints=(
+        N_(
+            "Use your own layer_norm, multi_head_attention and "
+            "feed_forward (import them from your files). The block only "
+            "arranges them."
+        ),
+        N_(
+            "Pre-LN: the LayerNorm is applied to what goes INTO each "
+            "half, and the half's output is ADDED to the unnormalised x. "
+            "Two different LayerNorms: ln1 before attention, ln2 before "
+            "the FFN."
+        ),
+        N_(
+            "Nearly the answer: x = x + "
+            "multi_head_attention(layer_norm(x, p['ln1.weight'], "
+            "p.get('ln1.bias'), eps), p['attn.qkv.weight'], ...); return "
+            "x + feed_forward(layer_norm(x, p['ln2.weight'], ...), ...)"
+        ),
+    ),
     solution=SOLUTION,
     functions=(
         Function(
@@ -244,19 +262,81 @@ EXERCISE = Exercise(
             '(x, params, n_heads, mask=None, activation="relu", eps=1e-5)',
             ("x", "params", "n_heads", "mask", "activation", "eps"),
             ("output",),
-            doc=N_("exercise.block.doc.block"),
+            doc=N_(
+                "One block as GPT-2 arranges it (pre-LN): each half reads a "
+                "normalised copy of the\nstream and adds its result back; the "
+                "stream itself is never normalised.\n\n    x = x + "
+                "MultiHeadAttention(LN₁(x), mask)\n    x = x + FFN(LN₂(x))\n\n"
+                "params: the block's weights named as in a glassformer "
+                "Block's state_dict:\nln1.weight ln1.bias attn.qkv.weight "
+                "attn.qkv.bias attn.proj.weight attn.proj.bias\nln2.weight "
+                "ln2.bias ffn.fc1.weight ffn.fc1.bias ffn.fc2.weight "
+                "ffn.fc2.bias\n(without biases they are absent: use "
+                "params.get(...)).\n\nShapes: x (B, T, C) -> (B, T, C); mask "
+                "as in attention; activation and eps as in\nfeed_forward and "
+                "layer_norm."
+            ),
         ),
     ),
     make_cases=make_cases,
     reference={"block": reference},
     numpy_reference={"block": numpy_twin(twin)},
     variants=(
-        Variant("post_ln", "block", post_ln, N_("exercise.block.wrong.post_ln")),
-        Variant("no_residual", "block", no_residual, N_("exercise.block.wrong.no_residual")),
-        Variant("ln_on_stream", "block", ln_on_stream, N_("exercise.block.wrong.ln_on_stream")),
-        Variant("same_ln", "block", same_ln, N_("exercise.block.wrong.same_ln")),
-        Variant("parallel", "block", parallel, N_("exercise.block.wrong.parallel")),
-        Variant("mask_ignored", "block", mask_ignored, N_("exercise.block.wrong.mask_ignored")),
+        Variant(
+            "post_ln",
+            "block",
+            post_ln,
+            N_(
+                "You normalise after the residual addition: that is the 2017 "
+                "paper's post-LN block, x = LN(x + f(x)). This exercise is "
+                "pre-LN: x = x + f(LN(x))."
+            ),
+        ),
+        Variant(
+            "no_residual",
+            "block",
+            no_residual,
+            N_(
+                "The residual connections are missing: add each half's "
+                "output to its input (x = x + ...), otherwise the stream "
+                "forgets what it carried."
+            ),
+        ),
+        Variant(
+            "ln_on_stream",
+            "block",
+            ln_on_stream,
+            N_(
+                "You normalise the residual stream itself (x = LN(x), then x "
+                "= x + f(x)). In a pre-LN block only the branch input is "
+                "normalised: x = x + f(LN(x))."
+            ),
+        ),
+        Variant(
+            "same_ln",
+            "block",
+            same_ln,
+            N_("You use ln1's weights for both halves; the FFN half has its own LayerNorm, ln2."),
+        ),
+        Variant(
+            "parallel",
+            "block",
+            parallel,
+            N_(
+                "Your FFN reads the block's input, in parallel with "
+                "attention. It must read the stream AFTER the attention half "
+                "was added: x = x + attn(...), then x = x + ffn(LN₂(x))."
+            ),
+        ),
+        Variant(
+            "mask_ignored",
+            "block",
+            mask_ignored,
+            N_(
+                "The mask does not reach the attention: pass it on to "
+                "multi_head_attention, or every position sees the future."
+            ),
+        ),
     ),
     forbidden=(ATTENTION,),
     allowed=(

@@ -69,35 +69,102 @@ def additive(T):
 
 def make_cases(rng: np.random.Generator) -> list[Case]:
     cases = [
-        Case("exercise.case.t1", "causal_mask", (1,)),
-        Case("exercise.causal_mask.case.T", "causal_mask", (2,), fields={"T": 2}),
-        Case("exercise.causal_mask.case.T", "causal_mask", (5,), fields={"T": 5}),
+        Case(N_("T = 1 (a single position)"), "causal_mask", (1,)),
+        Case(N_("T = {T}"), "causal_mask", (2,), fields={"T": 2}),
+        Case(N_("T = {T}"), "causal_mask", (5,), fields={"T": 5}),
     ]
     for T in sorted({int(t) for t in rng.integers(3, 40, size=3)}):
-        cases.append(Case("exercise.causal_mask.case.T", "causal_mask", (T,), fields={"T": T}))
+        cases.append(Case(N_("T = {T}"), "causal_mask", (T,), fields={"T": T}))
     return cases
 
 
 EXERCISE = Exercise(
     name="causal_mask",
-    title=N_("exercise.causal_mask.title"),
-    todo=N_("exercise.causal_mask.todo"),
-    hints=(N_("exercise.causal_mask.hint.1"), N_("exercise.causal_mask.hint.2"), N_("exercise.causal_mask.hint.3")),
+    title=N_("the causal mask"),
+    todo=N_("TODO: build the (T, T) boolean matrix that is True on and below the diagonal."),
+    hints=(
+        N_("Row = query position i, column = key position j. Which (i, j) are allowed? Draw it for T = 3."),
+        N_(
+            "Compare a column of positions with a row of positions: "
+            "torch.arange(T)[:, None] and torch.arange(T)[None, :] "
+            "broadcast to (T, T)."
+        ),
+        N_(
+            "Nearly the answer: i = torch.arange(T)[:, None]; j = "
+            "torch.arange(T)[None, :]; return j <= i   (or "
+            "torch.tril(torch.ones(T, T, dtype=torch.bool)))"
+        ),
+    ),
     solution=SOLUTION,
     functions=(
         Function(
-            "causal_mask", "(T: int) -> torch.Tensor", ("T",), ("mask",), doc=N_("exercise.causal_mask.doc.causal_mask")
+            "causal_mask",
+            "(T: int) -> torch.Tensor",
+            ("T",),
+            ("mask",),
+            doc=N_(
+                "Who may attend to whom in a decoder: position i may look at "
+                "positions 0..i, never ahead.\n\n    mask[i, j] = True  if j "
+                "<= i   (key j is in query i's past, or is i "
+                "itself)\n                 False if j >  i   (the future)\n\n"
+                "glassformer's convention: a BOOLEAN mask, True = may "
+                "attend.\n\nShapes: T int -> (T, T) bool."
+            ),
         ),
     ),
     make_cases=make_cases,
     reference={"causal_mask": reference},
     numpy_reference={"causal_mask": numpy_twin(twin)},
     variants=(
-        Variant("inverted", "causal_mask", inverted, N_("exercise.causal_mask.wrong.inverted")),
-        Variant("upper", "causal_mask", upper, N_("exercise.causal_mask.wrong.upper")),
-        Variant("strict", "causal_mask", strict, N_("exercise.causal_mask.wrong.strict")),
-        Variant("float_01", "causal_mask", float_01, N_("exercise.causal_mask.wrong.float_01")),
-        Variant("additive", "causal_mask", additive, N_("exercise.causal_mask.wrong.additive")),
+        Variant(
+            "inverted",
+            "causal_mask",
+            inverted,
+            N_(
+                "Your mask is inverted: True marks the future. In "
+                "glassformer True means MAY attend: query i sees keys j <= i."
+            ),
+        ),
+        Variant(
+            "upper",
+            "causal_mask",
+            upper,
+            N_(
+                "Your mask lets each query see itself and the FUTURE (upper "
+                "triangle). It must be the lower triangle: j <= i."
+            ),
+        ),
+        Variant(
+            "strict",
+            "causal_mask",
+            strict,
+            N_(
+                "Your mask hides the diagonal: a token may not see itself, "
+                "and query 0 sees nothing at all (a fully masked row). Use j "
+                "<= i, not j < i."
+            ),
+        ),
+        Variant(
+            "float_01",
+            "causal_mask",
+            float_01,
+            N_(
+                "Your mask holds floats 1.0/0.0. glassformer's masks are "
+                "boolean (True = may attend): build it with "
+                "dtype=torch.bool, or compare positions (j <= i)."
+            ),
+        ),
+        Variant(
+            "additive",
+            "causal_mask",
+            additive,
+            N_(
+                "You built an additive mask (0 and -inf, added to the "
+                "scores). That is another convention; here the mask is "
+                "boolean, True = may attend, and attention turns False into "
+                "-inf itself."
+            ),
+        ),
     ),
     allowed=("torch.arange", "<=", "torch.tril", "torch.ones(..., dtype=torch.bool)"),
     header="import torch\n",

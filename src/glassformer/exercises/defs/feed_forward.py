@@ -138,27 +138,39 @@ def _case(label, rng, B, T, C, F, activation, bias=True, contiguous=True, fields
 
 def make_cases(rng: np.random.Generator) -> list[Case]:
     cases = [
-        _case("exercise.feed_forward.case.act", rng, 2, 5, 4, 8, "relu"),
-        _case("exercise.feed_forward.case.act", rng, 2, 4, 6, 12, "gelu"),
-        _case("exercise.feed_forward.case.act", rng, 2, 3, 4, 8, "gelu_tanh"),
-        _case("exercise.case.t1", rng, 2, 1, 4, 8, "gelu"),
-        _case("exercise.case.batch1", rng, 1, 4, 6, 10, "relu"),
-        _case("exercise.case.no_bias", rng, 2, 3, 4, 8, "relu", bias=False),
-        _case("exercise.feed_forward.case.narrow", rng, 2, 3, 6, 3, "gelu"),
-        _case("exercise.case.noncontig", rng, 2, 5, 5, 5, "gelu_tanh", contiguous=False),
+        _case(N_("activation = '{activation}'"), rng, 2, 5, 4, 8, "relu"),
+        _case(N_("activation = '{activation}'"), rng, 2, 4, 6, 12, "gelu"),
+        _case(N_("activation = '{activation}'"), rng, 2, 3, 4, 8, "gelu_tanh"),
+        _case(N_("T = 1 (a single position)"), rng, 2, 1, 4, 8, "gelu"),
+        _case(N_("a batch of 1"), rng, 1, 4, 6, 10, "relu"),
+        _case(N_("no biases (None)"), rng, 2, 3, 4, 8, "relu", bias=False),
+        _case(N_("a hidden layer narrower than the input (F < C)"), rng, 2, 3, 6, 3, "gelu"),
+        _case(N_("non-contiguous inputs (transposed views)"), rng, 2, 5, 5, 5, "gelu_tanh", contiguous=False),
     ]
     for i in range(2):
         B, T, C, F = (int(n) for n in rng.integers(1, 9, size=4))
         act = ("relu", "gelu", "gelu_tanh")[int(rng.integers(0, 3))]
-        cases.append(_case("exercise.case.random", rng, B, T, C, F, act, fields={"i": i + 1}))
+        cases.append(_case(N_("random case #{i}"), rng, B, T, C, F, act, fields={"i": i + 1}))
     return cases
 
 
 EXERCISE = Exercise(
     name="feed_forward",
-    title=N_("exercise.feed_forward.title"),
-    todo=N_("exercise.feed_forward.todo"),
-    hints=(N_("exercise.feed_forward.hint.1"), N_("exercise.feed_forward.hint.2"), N_("exercise.feed_forward.hint.3")),
+    title=N_("the position-wise feed-forward network"),
+    todo=N_("TODO: first affine map, activation, second affine map."),
+    hints=(
+        N_("W₁ is stored (out, in) = (F, C), so x (B, T, C) times W₁ᵀ (C, F) gives (B, T, F). Same for W₂."),
+        N_(
+            "Write the three activations by hand: relu with "
+            "torch.clamp(h, min=0), gelu with torch.erf, gelu_tanh with "
+            "torch.tanh. 'gelu' is the exact one."
+        ),
+        N_(
+            "Nearly the answer: h = x @ w1.T + b1; h = h * 0.5 * (1 + "
+            "torch.erf(h / math.sqrt(2)))  (for 'gelu'); return h @ w2.T "
+            "+ b2"
+        ),
+    ),
     solution=SOLUTION,
     functions=(
         Function(
@@ -166,19 +178,77 @@ EXERCISE = Exercise(
             '(x, w1, b1, w2, b2, activation="relu")',
             ("x", "w1", "b1", "w2", "b2", "activation"),
             ("output",),
-            doc=N_("exercise.feed_forward.doc.feed_forward"),
+            doc=N_(
+                "The same two-layer MLP applied to every token on its "
+                "own:\n\n    FFN(x) = act(x·W₁ᵀ + b₁)·W₂ᵀ + b₂          "
+                "(Vaswani et al. 2017, §3.3)\n\nact: 'relu' max(h, 0) | 'gelu' "
+                "h·Φ(h) = h·½(1 + erf(h/√2)) (exact) |\n'gelu_tanh' ½h(1 + "
+                "tanh(√(2/π)(h + 0.044715h³))) (GPT-2's approximation).\n"
+                "Weights use PyTorch's (out, in) layout; a bias may be "
+                "None.\n\nShapes: x (B, T, C), w1 (F, C), b1 (F,), w2 (C, F), "
+                "b2 (C,) -> (B, T, C)."
+            ),
         ),
     ),
     make_cases=make_cases,
     reference={"feed_forward": reference},
     numpy_reference={"feed_forward": numpy_twin(twin)},
     variants=(
-        Variant("no_activation", "feed_forward", no_activation, N_("exercise.feed_forward.wrong.no_activation")),
-        Variant("relu_always", "feed_forward", relu_always, N_("exercise.feed_forward.wrong.relu_always")),
-        Variant("tanh_for_exact", "feed_forward", tanh_for_exact, N_("exercise.feed_forward.wrong.tanh_for_exact")),
-        Variant("exact_for_tanh", "feed_forward", exact_for_tanh, N_("exercise.feed_forward.wrong.exact_for_tanh")),
-        Variant("sigmoid_gelu", "feed_forward", sigmoid_gelu, N_("exercise.feed_forward.wrong.sigmoid_gelu")),
-        Variant("act_on_output", "feed_forward", act_on_output, N_("exercise.feed_forward.wrong.act_on_output")),
+        Variant(
+            "no_activation",
+            "feed_forward",
+            no_activation,
+            N_(
+                "There is no activation between the two layers: two affine "
+                "maps in a row are one affine map. Apply act() to the hidden "
+                "layer."
+            ),
+        ),
+        Variant(
+            "relu_always",
+            "feed_forward",
+            relu_always,
+            N_("You always use ReLU; use the activation the argument names ('relu', 'gelu' or 'gelu_tanh')."),
+        ),
+        Variant(
+            "tanh_for_exact",
+            "feed_forward",
+            tanh_for_exact,
+            N_(
+                "For 'gelu' you use the tanh approximation. 'gelu' is the "
+                "exact h·Φ(h) = h·½(1 + erf(h/√2)); the tanh formula is "
+                "'gelu_tanh' (GPT-2)."
+            ),
+        ),
+        Variant(
+            "exact_for_tanh",
+            "feed_forward",
+            exact_for_tanh,
+            N_(
+                "For 'gelu_tanh' you use the exact erf GELU. 'gelu_tanh' is "
+                "GPT-2's approximation ½h(1 + tanh(√(2/π)(h + 0.044715h³)))."
+            ),
+        ),
+        Variant(
+            "sigmoid_gelu",
+            "feed_forward",
+            sigmoid_gelu,
+            N_(
+                "You use h·sigmoid(1.702h), another approximation of GELU. "
+                "Write the exact h·½(1 + erf(h/√2)) for 'gelu' (and the tanh "
+                "formula for 'gelu_tanh')."
+            ),
+        ),
+        Variant(
+            "act_on_output",
+            "feed_forward",
+            act_on_output,
+            N_(
+                "You apply the activation to the output as well. Only the "
+                "hidden layer is activated; the second affine map is the "
+                "last step."
+            ),
+        ),
     ),
     forbidden=(LINEAR, GELU),
     allowed=("x @ w.T", "torch.clamp", "torch.relu", "torch.erf", "torch.tanh", "math.sqrt", "math.pi"),

@@ -89,11 +89,11 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
     fruit = (E, W["Q"], W["K"], W["V"])
     order = torch.tensor([2, 0, 1])
     cases = [
-        Case("exercise.fruit.case.fruit", f, fruit, g),
-        Case("exercise.fruit.case.reordered", f, (E[order], W["Q"], W["K"], W["V"]), g),
-        Case("exercise.fruit.case.one_word", f, (E[:1], W["Q"], W["K"], W["V"]), g),
+        Case(N_("the lesson's apple, banana, orange"), f, fruit, g),
+        Case(N_("the same three words in another order"), f, (E[order], W["Q"], W["K"], W["V"]), g),
+        Case(N_("a single word"), f, (E[:1], W["Q"], W["K"], W["V"]), g),
         Case(
-            "exercise.fruit.case.shapes",
+            N_("T = {T}, d_model = {d_model}, d_k = {d_k}, d_v = {d_v} (non-square projections)"),
             f,
             (randn(rng, 5, 3), randn(rng, 3, 2), randn(rng, 3, 2), randn(rng, 3, 4)),
             g,
@@ -104,7 +104,7 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
         T, d = int(rng.integers(2, 7)), int(rng.integers(2, 5))
         cases.append(
             Case(
-                "exercise.case.random",
+                N_("random case #{i}"),
                 f,
                 (randn(rng, T, d, scale=3.0), *(randn(rng, d, d) for _ in range(3))),
                 g,
@@ -116,9 +116,21 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="fruit",
-    title=N_("exercise.fruit.title"),
-    todo=N_("exercise.fruit.todo"),
-    hints=(N_("exercise.fruit.hint.1"), N_("exercise.fruit.hint.2"), N_("exercise.fruit.hint.3")),
+    title=N_("lesson 1's fruit attention, by hand"),
+    todo=N_("TODO: project, score, scale, softmax each row, mix the value rows."),
+    hints=(
+        N_("A word is a ROW of E, so a projection is E @ W (not W @ x, the column-vector habit)."),
+        N_(
+            "scores = Q @ K.T is (T, T): row i is word i's query against "
+            "every key. Scale by √d_k, d_k = K's number of columns; "
+            "softmax along each row (dim=-1)."
+        ),
+        N_(
+            "Nearly the answer: Q, K, V = E @ W_Q, E @ W_K, E @ W_V; w = "
+            "torch.softmax(Q @ K.T / math.sqrt(K.size(1)), dim=-1); "
+            "return w, w @ V"
+        ),
+    ),
     solution=SOLUTION,
     functions=(
         Function(
@@ -126,7 +138,15 @@ EXERCISE = Exercise(
             "(E, W_Q, W_K, W_V)",
             ("E", "W_Q", "W_K", "W_V"),
             ("weights", "output"),
-            doc=N_("exercise.fruit.doc.fruit_attention"),
+            doc=N_(
+                "Lesson 1 (glassformer lesson fruit): apple, banana and "
+                "orange, each a row of E\n(sweetness, sourness), and three "
+                "hand-set projections. Row vectors throughout:\n\n    Q = "
+                "E·W_Q   K = E·W_K   V = E·W_V\n    weights = softmax over "
+                "each row of (Q·Kᵀ / √d_k)        output = weights·V\n\n"
+                "Shapes: E (T, d_model), W_Q and W_K (d_model, d_k), W_V "
+                "(d_model, d_v)\n-> (weights (T, T), output (T, d_v))."
+            ),
         ),
     ),
     make_cases=make_cases,
@@ -134,18 +154,36 @@ EXERCISE = Exercise(
     numpy_reference={"fruit_attention": numpy_twin(twin)},
     variants=(
         Variant(
-            "column_convention", "fruit_attention", column_convention, N_("exercise.fruit.wrong.column_convention")
+            "column_convention",
+            "fruit_attention",
+            column_convention,
+            N_(
+                "You project with the transposed matrices (E·Wᵀ), the "
+                "column-vector habit W·x applied to row vectors. With words "
+                "as rows, Q = E·W_Q. (The tutorial behind lesson 1 printed "
+                "some rows computed this way.)"
+            ),
         ),
         Variant(
             "softmax_over_columns",
             "fruit_attention",
             softmax_over_columns,
-            N_("exercise.fruit.wrong.softmax_over_columns"),
+            N_(
+                "Your softmax runs down the columns (dim=0). Each word's "
+                "weights over the words it looks at form a ROW that sums to "
+                "1: dim=-1."
+            ),
         ),
-        Variant("no_scale", "fruit_attention", no_scale, N_("exercise.fruit.wrong.no_scale")),
-        Variant("scale_by_d", "fruit_attention", scale_by_d, N_("exercise.fruit.wrong.scale_by_d")),
+        Variant("no_scale", "fruit_attention", no_scale, N_("The scores are not scaled: divide Q·Kᵀ by √d_k.")),
+        Variant("scale_by_d", "fruit_attention", scale_by_d, N_("You divide by d_k; the scale is √d_k.")),
         Variant(
-            "weights_transposed", "fruit_attention", weights_transposed, N_("exercise.fruit.wrong.weights_transposed")
+            "weights_transposed",
+            "fruit_attention",
+            weights_transposed,
+            N_(
+                "You mix the value rows with the transposed weights. Output "
+                "row i = Σ_j weights[i, j]·V[j]: weights @ V."
+            ),
         ),
     ),
     forbidden=(ATTENTION,),

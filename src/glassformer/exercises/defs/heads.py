@@ -107,30 +107,45 @@ def merge_features_interleaved(z):
 def make_cases(rng: np.random.Generator) -> list[Case]:
     s, m = "split_heads", "merge_heads"
     cases = [
-        Case("exercise.case.basic", s, (randn(rng, 2, 5, 8), 2), (0,)),
-        Case("exercise.case.one_head", s, (randn(rng, 2, 4, 6), 1), (0,)),
-        Case("exercise.case.t1", s, (randn(rng, 2, 1, 8), 4), (0,)),
-        Case("exercise.case.batch1", s, (randn(rng, 1, 3, 6), 3), (0,)),
-        Case("exercise.heads.case.d1", s, (randn(rng, 2, 3, 4), 4), (0,)),
-        Case("exercise.case.noncontig", s, (noncontiguous(randn(rng, 2, 5, 8)), 2), (0,)),
-        Case("exercise.case.basic", m, (randn(rng, 2, 2, 5, 4),), (0,)),
-        Case("exercise.case.one_head", m, (randn(rng, 2, 1, 4, 6),), (0,)),
-        Case("exercise.case.t1", m, (randn(rng, 2, 4, 1, 2),), (0,)),
-        Case("exercise.case.batch1", m, (randn(rng, 1, 3, 4, 2),), (0,)),
-        Case("exercise.case.noncontig", m, (noncontiguous(randn(rng, 2, 2, 5, 3)),), (0,)),
+        Case(N_("a small ordinary input"), s, (randn(rng, 2, 5, 8), 2), (0,)),
+        Case(N_("one head (H = 1)"), s, (randn(rng, 2, 4, 6), 1), (0,)),
+        Case(N_("T = 1 (a single position)"), s, (randn(rng, 2, 1, 8), 4), (0,)),
+        Case(N_("a batch of 1"), s, (randn(rng, 1, 3, 6), 3), (0,)),
+        Case(N_("one feature per head (D = 1)"), s, (randn(rng, 2, 3, 4), 4), (0,)),
+        Case(N_("non-contiguous inputs (transposed views)"), s, (noncontiguous(randn(rng, 2, 5, 8)), 2), (0,)),
+        Case(N_("a small ordinary input"), m, (randn(rng, 2, 2, 5, 4),), (0,)),
+        Case(N_("one head (H = 1)"), m, (randn(rng, 2, 1, 4, 6),), (0,)),
+        Case(N_("T = 1 (a single position)"), m, (randn(rng, 2, 4, 1, 2),), (0,)),
+        Case(N_("a batch of 1"), m, (randn(rng, 1, 3, 4, 2),), (0,)),
+        Case(N_("non-contiguous inputs (transposed views)"), m, (noncontiguous(randn(rng, 2, 2, 5, 3)),), (0,)),
     ]
     for i in range(2):
         B, T, H, D = (int(n) for n in rng.integers(1, 6, size=4))
-        cases.append(Case("exercise.case.random", s, (randn(rng, B, T, H * D), H), (0,), {"i": i + 1}))
-        cases.append(Case("exercise.case.random", m, (randn(rng, B, H, T, D),), (0,), {"i": i + 1}))
+        cases.append(Case(N_("random case #{i}"), s, (randn(rng, B, T, H * D), H), (0,), {"i": i + 1}))
+        cases.append(Case(N_("random case #{i}"), m, (randn(rng, B, H, T, D),), (0,), {"i": i + 1}))
     return cases
 
 
 EXERCISE = Exercise(
     name="heads",
-    title=N_("exercise.heads.title"),
-    todo=N_("exercise.heads.todo"),
-    hints=(N_("exercise.heads.hint.1"), N_("exercise.heads.hint.2"), N_("exercise.heads.hint.3")),
+    title=N_("split into heads and merge them back"),
+    todo=N_("TODO: reshape to separate the heads, and transpose so the head axis sits where it should."),
+    hints=(
+        N_(
+            "A reshape never moves numbers, it only regroups them. (B, "
+            "T, C) -> (B, T, H, D) is a pure regrouping; getting H in "
+            "front of T needs a transpose."
+        ),
+        N_(
+            "After a transpose the tensor is not contiguous: .view() on "
+            "it fails. Use .reshape() (or .contiguous().view())."
+        ),
+        N_(
+            "Nearly the answer: split: x.reshape(B, T, H, C // "
+            "H).transpose(1, 2)   merge: z.transpose(1, 2).reshape(B, T, "
+            "H * D)"
+        ),
+    ),
     solution=SOLUTION,
     functions=(
         Function(
@@ -138,33 +153,72 @@ EXERCISE = Exercise(
             "(x: torch.Tensor, n_heads: int) -> torch.Tensor",
             ("x", "n_heads"),
             ("heads",),
-            doc=N_("exercise.heads.doc.split_heads"),
+            doc=N_(
+                "Cut each token's C features into H heads of D = C / H "
+                "features, head axis in front.\n\n    (B, T, C) -> (B, T, H, "
+                "D) -> transpose(1, 2) -> (B, H, T, D)\n\nFeatures h·D .. "
+                "(h+1)·D of a token belong to head h. After this each head "
+                "is its own\n(T, D) matrix, so attention runs on all heads at "
+                "once.\n\nShapes: x (B, T, C), n_heads H dividing C -> (B, H, "
+                "T, D)."
+            ),
         ),
         Function(
             "merge_heads",
             "(z: torch.Tensor) -> torch.Tensor",
             ("z",),
             ("merged",),
-            doc=N_("exercise.heads.doc.merge_heads"),
+            doc=N_(
+                "The inverse of split_heads: put the heads' outputs side by "
+                "side again.\n\n    (B, H, T, D) -> transpose(1, 2) -> (B, T, "
+                "H, D) -> reshape -> (B, T, H·D)\n\nShapes: z (B, H, T, D) -> "
+                "(B, T, C) with C = H·D."
+            ),
         ),
     ),
     make_cases=make_cases,
     reference={"split_heads": split_reference, "merge_heads": merge_reference},
     numpy_reference={"split_heads": numpy_twin(np_split_heads), "merge_heads": numpy_twin(merge_twin)},
     variants=(
-        Variant("split_no_transpose", "split_heads", split_no_transpose, N_("exercise.heads.wrong.split_no_transpose")),
+        Variant(
+            "split_no_transpose",
+            "split_heads",
+            split_no_transpose,
+            N_(
+                "You reshape (B, T, C) straight to (B, H, T, D): the shape "
+                "is right but each 'head' now holds pieces of several "
+                "tokens. Reshape to (B, T, H, D) first, then transpose(1, 2)."
+            ),
+        ),
         Variant(
             "split_features_interleaved",
             "split_heads",
             split_features_interleaved,
-            N_("exercise.heads.wrong.split_features_interleaved"),
+            N_(
+                "Your heads take every H-th feature (reshape to (B, T, D, "
+                "H)). Head h must get the contiguous block of features h·D "
+                ".. (h+1)·D: reshape to (B, T, H, D)."
+            ),
         ),
-        Variant("merge_no_transpose", "merge_heads", merge_no_transpose, N_("exercise.heads.wrong.merge_no_transpose")),
+        Variant(
+            "merge_no_transpose",
+            "merge_heads",
+            merge_no_transpose,
+            N_(
+                "Heads merged without the transpose: reshaping (B, H, T, D) "
+                "straight to (B, T, C) mixes tokens across heads. Transpose "
+                "to (B, T, H, D) first, then reshape."
+            ),
+        ),
         Variant(
             "merge_features_interleaved",
             "merge_heads",
             merge_features_interleaved,
-            N_("exercise.heads.wrong.merge_features_interleaved"),
+            N_(
+                "Your merge interleaves the heads' features. Head h's D "
+                "features must sit side by side at h·D .. (h+1)·D: "
+                "z.transpose(1, 2).reshape(B, T, H·D)."
+            ),
         ),
     ),
     allowed=("Tensor.reshape", "Tensor.transpose", "Tensor.contiguous", "Tensor.view"),

@@ -135,25 +135,43 @@ def _case(label, rng, B, L, H, D, bias=True, buffer=False, fields=None):
 
 def make_cases(rng: np.random.Generator) -> list[Case]:
     cases = [
-        _case("exercise.case.basic", rng, 2, 4, 2, 4),
-        _case("exercise.kv_cache.case.empty", rng, 2, 0, 2, 4),
-        _case("exercise.kv_cache.case.one_cached", rng, 2, 1, 2, 3),
-        _case("exercise.case.one_head", rng, 2, 5, 1, 6),
-        _case("exercise.case.batch1", rng, 1, 6, 3, 2),
-        _case("exercise.case.no_bias", rng, 2, 3, 2, 4, bias=False),
-        _case("exercise.case.noncontig", rng, 2, 5, 2, 3, buffer=True),
+        _case(N_("a small ordinary input"), rng, 2, 4, 2, 4),
+        _case(N_("an empty cache (L = 0: the first token)"), rng, 2, 0, 2, 4),
+        _case(N_("one cached token (L = 1)"), rng, 2, 1, 2, 3),
+        _case(N_("one head (H = 1)"), rng, 2, 5, 1, 6),
+        _case(N_("a batch of 1"), rng, 1, 6, 3, 2),
+        _case(N_("no biases (None)"), rng, 2, 3, 2, 4, bias=False),
+        _case(N_("non-contiguous inputs (transposed views)"), rng, 2, 5, 2, 3, buffer=True),
     ]
     for i in range(2):
         B, L, H, D = (int(n) for n in rng.integers(1, 7, size=4))
-        cases.append(_case("exercise.case.random", rng, B, L, H, D, fields={"i": i + 1}))
+        cases.append(_case(N_("random case #{i}"), rng, B, L, H, D, fields={"i": i + 1}))
     return cases
 
 
 EXERCISE = Exercise(
     name="kv_cache",
-    title=N_("exercise.kv_cache.title"),
-    todo=N_("exercise.kv_cache.todo"),
-    hints=(N_("exercise.kv_cache.hint.1"), N_("exercise.kv_cache.hint.2"), N_("exercise.kv_cache.hint.3")),
+    title=N_("one decoding step with a KV cache"),
+    todo=N_("TODO: project the new token, append its key and value to the caches, attend, merge, project."),
+    hints=(
+        N_(
+            "The only new work is for the new token: project x_new "
+            "exactly as multi_head_attention projects x, giving q, k, v "
+            "of shape (B, H, 1, D)."
+        ),
+        N_(
+            "Append along the time axis, dim=2: torch.cat([k_cache, k], "
+            "dim=2). The single query attends to all L+1 keys; a causal "
+            "mask would hide nothing here."
+        ),
+        N_(
+            "Nearly the answer: keys = torch.cat([k_cache, k], 2); "
+            "values = torch.cat([v_cache, v], 2); z = torch.softmax(q @ "
+            "keys.transpose(-2, -1) / math.sqrt(D), -1) @ values; out = "
+            "z.transpose(1, 2).reshape(B, 1, C) @ w_out.T + b_out; "
+            "return out, keys, values"
+        ),
+    ),
     solution=SOLUTION,
     functions=(
         Function(
@@ -161,23 +179,74 @@ EXERCISE = Exercise(
             "(x_new, k_cache, v_cache, w_qkv, b_qkv, w_out, b_out, n_heads)",
             ("x_new", "k_cache", "v_cache", "w_qkv", "b_qkv", "w_out", "b_out", "n_heads"),
             ("output", "keys", "values"),
-            doc=N_("exercise.kv_cache.doc.decode_step"),
+            doc=N_(
+                "Multi-head attention for ONE new token, reusing the keys "
+                "and values of the L tokens\nbefore it instead of recomputing "
+                "them (a causal model's past never changes).\n\n    q, k, v = "
+                "heads of (x_new·W_qkvᵀ + b_qkv)          (B, H, 1, D) "
+                "each\n    keys = [k_cache ; k], values = [v_cache ; v]       "
+                "(B, H, L+1, D)\n    out  = "
+                "merge(softmax(q·keysᵀ/√D)·values)·W_outᵀ + b_out\n\nNo mask: "
+                "every cached key lies in the new token's past. L may be 0.\n\n"
+                "Shapes: x_new (B, 1, C), k_cache and v_cache (B, H, L, D), "
+                "weights as in\nmulti_head_attention -> (out (B, 1, C), keys "
+                "(B, H, L+1, D), values (B, H, L+1, D))."
+            ),
         ),
     ),
     make_cases=make_cases,
     reference={"decode_step": reference},
     numpy_reference={"decode_step": numpy_twin(twin)},
     variants=(
-        Variant("forgot_new_key", "decode_step", forgot_new_key, N_("exercise.kv_cache.wrong.forgot_new_key")),
-        Variant("only_new_token", "decode_step", only_new_token, N_("exercise.kv_cache.wrong.only_new_token")),
-        Variant("stale_cache", "decode_step", stale_cache, N_("exercise.kv_cache.wrong.stale_cache")),
         Variant(
-            "causal_mask_on_step", "decode_step", causal_mask_on_step, N_("exercise.kv_cache.wrong.causal_mask_on_step")
+            "forgot_new_key",
+            "decode_step",
+            forgot_new_key,
+            N_(
+                "The new token attends only to the cached keys: append its "
+                "own key and value BEFORE attending (a token always sees "
+                "itself)."
+            ),
+        ),
+        Variant(
+            "only_new_token",
+            "decode_step",
+            only_new_token,
+            N_("The new token attends only to itself: the cache is never read. Attend to [cached keys ; new key]."),
+        ),
+        Variant(
+            "stale_cache",
+            "decode_step",
+            stale_cache,
+            N_(
+                "You return the caches without the new token. Return the "
+                "keys and values with it appended, (B, H, L+1, D): the next "
+                "step needs them."
+            ),
+        ),
+        Variant(
+            "causal_mask_on_step",
+            "decode_step",
+            causal_mask_on_step,
+            N_(
+                "You apply a causal mask to the single new query; built for "
+                "length 1 it hides every key but the first. The newest token "
+                "may see every cached key: no mask in a decoding step."
+            ),
         ),
     ),
     forbidden=(ATTENTION,),
     allowed=("torch.cat(..., dim=2)", "@ / torch.matmul", "torch.softmax", "Tensor.reshape / transpose / split"),
-    error_hints=((r"Sizes of tensors must match except in dimension", "exercise.kv_cache.err.cat"),),
+    error_hints=(
+        (
+            r"Sizes of tensors must match except in dimension",
+            N_(
+                "torch.cat needs every axis but the joined one to match: "
+                "append along the time axis, dim=2, of two (B, H, ·, D) "
+                "tensors."
+            ),
+        ),
+    ),
     seed=114,
     plugs_into="glassformer.nn.attention.MultiHeadAttention.forward(x, mask, cache)",
 )

@@ -112,25 +112,42 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
         return Case(label, "layer_norm", (x, w, b, eps), (0, 1, 2) if bias else (0, 1), fields or {})
 
     return [
-        case("exercise.case.basic", randn(rng, 2, 4, 8)),
-        case("exercise.case.batch1", randn(rng, 1, 3, 6)),
-        case("exercise.case.t1", randn(rng, 2, 1, 8)),
-        case("exercise.case.no_bias", randn(rng, 2, 3, 5), bias=False),
-        case("exercise.layer_norm.case.tiny_var", 1.0 + randn(rng, 2, 3, 8, scale=1e-4)),
-        case("exercise.layer_norm.case.offset", 1e6 + randn(rng, 2, 3, 8)),
-        case("exercise.layer_norm.case.eps", randn(rng, 2, 3, 6, scale=0.05), eps=1e-2, fields={"eps": 1e-2}),
-        case("exercise.case.no_batch_axis", randn(rng, 5, 7)),
-        case("exercise.case.noncontig", noncontiguous(randn(rng, 2, 6, 6))),
-        case("exercise.case.random", randn(rng, 3, 5, 9, scale=3.0), fields={"i": 1}),
-        case("exercise.case.random", randn(rng, 1, 7, 2, scale=0.5), fields={"i": 2}),
+        case(N_("a small ordinary input"), randn(rng, 2, 4, 8)),
+        case(N_("a batch of 1"), randn(rng, 1, 3, 6)),
+        case(N_("T = 1 (a single position)"), randn(rng, 2, 1, 8)),
+        case(N_("no biases (None)"), randn(rng, 2, 3, 5), bias=False),
+        case(N_("features nearly equal (variance far below ε)"), 1.0 + randn(rng, 2, 3, 8, scale=1e-4)),
+        case(N_("features far from zero (around a million)"), 1e6 + randn(rng, 2, 3, 8)),
+        case(N_("eps = {eps} (not the default)"), randn(rng, 2, 3, 6, scale=0.05), eps=1e-2, fields={"eps": 1e-2}),
+        case(N_("a 2-D input (T, C)"), randn(rng, 5, 7)),
+        case(N_("non-contiguous inputs (transposed views)"), noncontiguous(randn(rng, 2, 6, 6))),
+        case(N_("random case #{i}"), randn(rng, 3, 5, 9, scale=3.0), fields={"i": 1}),
+        case(N_("random case #{i}"), randn(rng, 1, 7, 2, scale=0.5), fields={"i": 2}),
     ]
 
 
 EXERCISE = Exercise(
     name="layer_norm",
-    title=N_("exercise.layer_norm.title"),
-    todo=N_("exercise.layer_norm.todo"),
-    hints=(N_("exercise.layer_norm.hint.1"), N_("exercise.layer_norm.hint.2"), N_("exercise.layer_norm.hint.3")),
+    title=N_("LayerNorm"),
+    todo=N_("TODO: mean and variance over the last axis, normalise, then weight and bias."),
+    hints=(
+        N_(
+            "Every statistic is per token: reduce over dim=-1 with "
+            "keepdim=True, so it broadcasts back over the C features."
+        ),
+        N_(
+            "var = ((x - mean) ** 2).mean(-1, keepdim=True), the biased "
+            "variance. torch.var defaults to dividing by C - 1: pass "
+            "unbiased=False if you use it. And ε goes under the root: "
+            "√(var + ε)."
+        ),
+        N_(
+            "Nearly the answer: mean = x.mean(-1, keepdim=True); var = "
+            "((x - mean) ** 2).mean(-1, keepdim=True); y = (x - mean) / "
+            "torch.sqrt(var + eps) * weight; return y + bias if bias is "
+            "not None else y"
+        ),
+    ),
     solution=SOLUTION,
     functions=(
         Function(
@@ -138,19 +155,79 @@ EXERCISE = Exercise(
             "(x, weight, bias, eps=1e-5)",
             ("x", "weight", "bias", "eps"),
             ("output",),
-            doc=N_("exercise.layer_norm.doc.layer_norm"),
+            doc=N_(
+                "Normalise each token's features to mean 0, variance 1, then "
+                "scale and shift:\n\n    LayerNorm(x) = γ · (x - mean) / √(var "
+                "+ ε) + β        (Ba, Kiros & Hinton 2016)\n\nmean and var "
+                "over the LAST axis; var is the biased variance (divide by "
+                "C, not C - 1):\nit describes these C numbers, it estimates "
+                "nothing. ε goes inside the square root.\n\nShapes: x (..., "
+                "C), weight γ (C,), bias β (C,) or None, eps float -> (..., "
+                "C)."
+            ),
         ),
     ),
     make_cases=make_cases,
     reference={"layer_norm": reference},
     numpy_reference={"layer_norm": numpy_twin(twin)},
     variants=(
-        Variant("bessel", "layer_norm", bessel, N_("exercise.layer_norm.wrong.bessel")),
-        Variant("eps_outside", "layer_norm", eps_outside, N_("exercise.layer_norm.wrong.eps_outside")),
-        Variant("no_eps", "layer_norm", no_eps, N_("exercise.layer_norm.wrong.no_eps")),
-        Variant("wrong_axis", "layer_norm", wrong_axis, N_("exercise.layer_norm.wrong.wrong_axis")),
-        Variant("no_affine", "layer_norm", no_affine, N_("exercise.layer_norm.wrong.no_affine")),
-        Variant("var_from_squares", "layer_norm", var_from_squares, N_("exercise.layer_norm.wrong.var_from_squares")),
+        Variant(
+            "bessel",
+            "layer_norm",
+            bessel,
+            N_(
+                "Your variance divides by C - 1 (Bessel's correction, "
+                "torch.var's default). LayerNorm uses the biased variance, "
+                "dividing by C: torch.var(..., unbiased=False) or ((x - "
+                "mean) ** 2).mean(-1)."
+            ),
+        ),
+        Variant(
+            "eps_outside",
+            "layer_norm",
+            eps_outside,
+            N_(
+                "You add ε to the standard deviation; it belongs inside the "
+                "square root: (x - mean) / √(var + ε). The difference shows "
+                "when a token's features are nearly equal."
+            ),
+        ),
+        Variant(
+            "no_eps",
+            "layer_norm",
+            no_eps,
+            N_(
+                "ε is missing: divide by √(var + ε). Without it a token "
+                "whose features are (nearly) equal divides by (nearly) zero."
+            ),
+        ),
+        Variant(
+            "wrong_axis",
+            "layer_norm",
+            wrong_axis,
+            N_(
+                "You normalise over the wrong axis (the tokens, dim=1). "
+                "LayerNorm normalises each token over its own C features: "
+                "dim=-1."
+            ),
+        ),
+        Variant(
+            "no_affine",
+            "layer_norm",
+            no_affine,
+            N_("The weight γ and bias β are not applied: multiply the normalised x by weight and add bias."),
+        ),
+        Variant(
+            "var_from_squares",
+            "layer_norm",
+            var_from_squares,
+            N_(
+                "You compute var as mean(x²) - mean². Far from zero (here "
+                "around a million) the two terms are huge and nearly equal, "
+                "and their difference loses most of its digits. Centre "
+                "first: mean((x - mean)²)."
+            ),
+        ),
     ),
     forbidden=(LAYER_NORM,),
     allowed=(

@@ -119,31 +119,41 @@ def _targets(rng, B, T, V, ignored=0.0, ignore_index=-100):
 def make_cases(rng: np.random.Generator) -> list[Case]:
     f, g = "next_token_loss", (0,)
     cases = [
-        Case("exercise.case.basic", f, (randn(rng, 2, 5, 7), _targets(rng, 2, 5, 7), -100), g),
-        Case("exercise.loss.case.ignored", f, (randn(rng, 3, 6, 5), _targets(rng, 3, 6, 5, 0.4), -100), g),
+        Case(N_("a small ordinary input"), f, (randn(rng, 2, 5, 7), _targets(rng, 2, 5, 7), -100), g),
         Case(
-            "exercise.loss.case.ignore_index",
+            N_("some targets ignored (ignore_index = -100)"),
+            f,
+            (randn(rng, 3, 6, 5), _targets(rng, 3, 6, 5, 0.4), -100),
+            g,
+        ),
+        Case(
+            N_("ignore_index = 0 (padding id as the ignored target)"),
             f,
             (randn(rng, 2, 4, 6), _targets(rng, 2, 4, 6, 0.3, ignore_index=0), 0),
             g,
         ),
-        Case("exercise.case.t1", f, (randn(rng, 2, 1, 5), _targets(rng, 2, 1, 5), -100), g),
-        Case("exercise.case.batch1", f, (randn(rng, 1, 4, 6), _targets(rng, 1, 4, 6), -100), g),
+        Case(N_("T = 1 (a single position)"), f, (randn(rng, 2, 1, 5), _targets(rng, 2, 1, 5), -100), g),
+        Case(N_("a batch of 1"), f, (randn(rng, 1, 4, 6), _targets(rng, 1, 4, 6), -100), g),
         Case(
-            "exercise.case.large",
+            N_("large values (around {scale})"),
             f,
             (randn(rng, 2, 3, 8, scale=1000.0), _targets(rng, 2, 3, 8), -100),
             g,
             {"scale": 1000},
         ),
-        Case("exercise.loss.case.v2", f, (randn(rng, 2, 4, 2), _targets(rng, 2, 4, 2), -100), g),
-        Case("exercise.case.noncontig", f, (noncontiguous(randn(rng, 2, 6, 6)), _targets(rng, 2, 6, 6, 0.2), -100), g),
+        Case(N_("a vocabulary of 2"), f, (randn(rng, 2, 4, 2), _targets(rng, 2, 4, 2), -100), g),
+        Case(
+            N_("non-contiguous inputs (transposed views)"),
+            f,
+            (noncontiguous(randn(rng, 2, 6, 6)), _targets(rng, 2, 6, 6, 0.2), -100),
+            g,
+        ),
     ]
     for i in range(2):
         B, T, V = (int(n) for n in rng.integers(1, 9, size=3))
         cases.append(
             Case(
-                "exercise.case.random",
+                N_("random case #{i}"),
                 f,
                 (randn(rng, B, T, V, scale=3.0), _targets(rng, B, T, V, 0.2), -100),
                 g,
@@ -155,9 +165,25 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 
 EXERCISE = Exercise(
     name="loss",
-    title=N_("exercise.loss.title"),
-    todo=N_("exercise.loss.todo"),
-    hints=(N_("exercise.loss.hint.1"), N_("exercise.loss.hint.2"), N_("exercise.loss.hint.3")),
+    title=N_("next-token cross-entropy"),
+    todo=N_("TODO: flatten, drop ignored positions, log softmax, pick the targets' entries, average, negate."),
+    hints=(
+        N_(
+            "Flatten: logits to (B·T, V), targets to (B·T,). Keep only "
+            "the rows whose target != ignore_index (boolean indexing)."
+        ),
+        N_(
+            "log softmax = z - (m + log Σ exp(z - m)) with m the row "
+            "max. Then pick row n's entry at column targets[n]: "
+            "log_probs[torch.arange(N), targets]."
+        ),
+        N_(
+            "Nearly the answer: keep = t != ignore_index; z, t = "
+            "z[keep], t[keep]; m = z.amax(-1, keepdim=True); lp = z - m "
+            "- torch.log(torch.exp(z - m).sum(-1, keepdim=True)); return "
+            "-lp[torch.arange(len(t)), t].mean()"
+        ),
+    ),
     solution=SOLUTION,
     functions=(
         Function(
@@ -165,19 +191,78 @@ EXERCISE = Exercise(
             "(logits, targets, ignore_index=-100)",
             ("logits", "targets", "ignore_index"),
             ("loss",),
-            doc=N_("exercise.loss.doc.next_token_loss"),
+            doc=N_(
+                "The language-model loss: the mean negative log-probability "
+                "of the right next token.\n\n    loss = -1/N Σ_{{b,t}} log "
+                "softmax(logits[b, t])[targets[b, t]]\n\nover the N positions "
+                "whose target is not ignore_index. targets[b, t] is ALREADY "
+                "the\ntoken after position t (the batch was shifted when it "
+                "was made): do not shift again.\nCompute log softmax stably: "
+                "log Σ exp(z) = m + log Σ exp(z - m).\n\nShapes: logits (B, T, "
+                "V) float, targets (B, T) int -> a scalar (0-d tensor)."
+            ),
         ),
     ),
     make_cases=make_cases,
     reference={"next_token_loss": reference},
     numpy_reference={"next_token_loss": numpy_twin(twin)},
     variants=(
-        Variant("sum_not_mean", "next_token_loss", sum_not_mean, N_("exercise.loss.wrong.sum_not_mean")),
-        Variant("counts_ignored", "next_token_loss", counts_ignored, N_("exercise.loss.wrong.counts_ignored")),
-        Variant("unstable", "next_token_loss", unstable, N_("exercise.loss.wrong.unstable")),
-        Variant("shifted_again", "next_token_loss", shifted_again, N_("exercise.loss.wrong.shifted_again")),
-        Variant("sign_flipped", "next_token_loss", sign_flipped, N_("exercise.loss.wrong.sign_flipped")),
-        Variant("softmax_over_time", "next_token_loss", softmax_over_time, N_("exercise.loss.wrong.softmax_over_time")),
+        Variant(
+            "sum_not_mean",
+            "next_token_loss",
+            sum_not_mean,
+            N_(
+                "You sum over the positions; the loss is the MEAN over the "
+                "targets that count, so it does not grow with the batch."
+            ),
+        ),
+        Variant(
+            "counts_ignored",
+            "next_token_loss",
+            counts_ignored,
+            N_(
+                "You divide by every position, ignored ones included. "
+                "Average over the N positions whose target is not "
+                "ignore_index."
+            ),
+        ),
+        Variant(
+            "unstable",
+            "next_token_loss",
+            unstable,
+            N_(
+                "You take log(exp(z) / Σ exp(z)) directly: exp overflows for "
+                "large logits. Use the max shift: log softmax(z) = z - m - "
+                "log Σ exp(z - m)."
+            ),
+        ),
+        Variant(
+            "shifted_again",
+            "next_token_loss",
+            shifted_again,
+            N_(
+                "You shift the targets again (logits[:, :-1] against "
+                "targets[:, 1:]). targets[b, t] already is the token after "
+                "position t: compare logits[b, t] with targets[b, t]."
+            ),
+        ),
+        Variant(
+            "sign_flipped",
+            "next_token_loss",
+            sign_flipped,
+            N_(
+                "Your loss is negative: it is MINUS the mean log-probability (log-probabilities are ≤ 0, the loss ≥ 0)."
+            ),
+        ),
+        Variant(
+            "softmax_over_time",
+            "next_token_loss",
+            softmax_over_time,
+            N_(
+                "Your softmax runs over the time axis. The distribution over "
+                "the next token is over the vocabulary: the last axis, V."
+            ),
+        ),
     ),
     forbidden=(LOSS,),
     allowed=(
@@ -190,7 +275,16 @@ EXERCISE = Exercise(
         "log_probs[torch.arange(N), targets]",
         "Tensor.gather",
     ),
-    error_hints=((r"out of bounds|index -?\d+ is out|Target -?\d+ is out", "exercise.loss.err.ignore"),),
+    error_hints=(
+        (
+            r"out of bounds|index -?\d+ is out|Target -?\d+ is out",
+            N_(
+                "An index is out of range: the ignored targets "
+                "(ignore_index) must be removed BEFORE you index the "
+                "log-probabilities with the targets."
+            ),
+        ),
+    ),
     header="import torch\n",
     seed=112,
     plugs_into="glassformer.nn.loss.next_token_loss",

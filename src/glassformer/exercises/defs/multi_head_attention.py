@@ -166,29 +166,42 @@ def _case(label, rng, B, T, H, D, mask, fields=None, bias=True, contiguous=True)
 def make_cases(rng: np.random.Generator) -> list[Case]:
     padding = (torch.arange(4)[None, :] < torch.tensor([4, 2, 0])[:, None])[:, None, None, :]  # (3, 1, 1, 4)
     cases = [
-        _case("exercise.case.basic", rng, 2, 5, 2, 4, None),
-        _case("exercise.case.causal", rng, 2, 6, 3, 4, causal_mask(6)),
-        _case("exercise.case.one_head", rng, 2, 4, 1, 6, causal_mask(4)),
-        _case("exercise.case.t1", rng, 2, 1, 4, 2, causal_mask(1)),
-        _case("exercise.case.batch1", rng, 1, 5, 2, 4, causal_mask(5)),
-        _case("exercise.case.no_bias", rng, 2, 4, 2, 4, causal_mask(4), bias=False),
-        _case("exercise.case.dead_row", rng, 3, 4, 2, 4, padding),
-        _case("exercise.case.noncontig", rng, 2, 5, 2, 3, causal_mask(5), contiguous=False),
+        _case(N_("a small ordinary input"), rng, 2, 5, 2, 4, None),
+        _case(N_("a causal mask"), rng, 2, 6, 3, 4, causal_mask(6)),
+        _case(N_("one head (H = 1)"), rng, 2, 4, 1, 6, causal_mask(4)),
+        _case(N_("T = 1 (a single position)"), rng, 2, 1, 4, 2, causal_mask(1)),
+        _case(N_("a batch of 1"), rng, 1, 5, 2, 4, causal_mask(5)),
+        _case(N_("no biases (None)"), rng, 2, 4, 2, 4, causal_mask(4), bias=False),
+        _case(N_("a query row whose keys are all masked"), rng, 3, 4, 2, 4, padding),
+        _case(N_("non-contiguous inputs (transposed views)"), rng, 2, 5, 2, 3, causal_mask(5), contiguous=False),
     ]
     for i in range(3):
         B, T, H, D = (int(n) for n in rng.integers(1, 6, size=4))
-        cases.append(_case("exercise.case.random", rng, B, T, H, D, causal_mask(T) if i else None, {"i": i + 1}))
+        cases.append(_case(N_("random case #{i}"), rng, B, T, H, D, causal_mask(T) if i else None, {"i": i + 1}))
     return cases
 
 
 EXERCISE = Exercise(
     name="multi_head_attention",
-    title=N_("exercise.multi_head_attention.title"),
-    todo=N_("exercise.multi_head_attention.todo"),
+    title=N_("multi-head self-attention"),
+    todo=N_("TODO: project, split into q, k, v and heads, attend, merge, project."),
     hints=(
-        N_("exercise.multi_head_attention.hint.1"),
-        N_("exercise.multi_head_attention.hint.2"),
-        N_("exercise.multi_head_attention.hint.3"),
+        N_(
+            "You have written every piece already: attention.py and "
+            "heads.py. Import them (from attention import "
+            "scaled_dot_product_attention) or copy them in."
+        ),
+        N_(
+            "x @ w_qkv.T gives (B, T, 3C); .split(C, dim=-1) gives q, k, "
+            "v (B, T, C) each; split each into heads. The scale is √D of "
+            "one head, not √C."
+        ),
+        N_(
+            "Nearly the answer: q, k, v = (split_heads(t, H) for t in (x "
+            "@ w_qkv.T + b_qkv).split(C, -1)); z, _ = "
+            "scaled_dot_product_attention(q, k, v, mask); return "
+            "merge_heads(z) @ w_out.T + b_out"
+        ),
     ),
     solution=SOLUTION,
     functions=(
@@ -197,7 +210,18 @@ EXERCISE = Exercise(
             "(x, w_qkv, b_qkv, w_out, b_out, n_heads, mask=None)",
             ("x", "w_qkv", "b_qkv", "w_out", "b_out", "n_heads", "mask"),
             ("output",),
-            doc=N_("exercise.multi_head_attention.doc.multi_head_attention"),
+            doc=N_(
+                "Multi-head self-attention with one packed projection for Q, "
+                "K and V (GPT-2's layout).\n\n    1) qkv = x·W_qkvᵀ + b_qkv; "
+                "the rows of W_qkv are [all queries | all keys | all "
+                "values]\n    2) split q, k, v into H heads; attend within "
+                "each head (scale √D, D = C / H)\n    3) merge the heads; out "
+                "= merged·W_outᵀ + b_out\n\nWeights use PyTorch's (out, in) "
+                "layout. A bias may be None. mask as in attention:\nbool, "
+                "True = may attend; fully masked rows give 0, never NaN.\n\n"
+                "Shapes: x (B, T, C), w_qkv (3C, C), b_qkv (3C,), w_out (C, "
+                "C), b_out (C,) -> (B, T, C)."
+            ),
         ),
     ),
     make_cases=make_cases,
@@ -208,26 +232,57 @@ EXERCISE = Exercise(
             "merge_no_transpose",
             "multi_head_attention",
             merge_no_transpose,
-            N_("exercise.multi_head_attention.wrong.merge_no_transpose"),
+            N_(
+                "Heads merged without the transpose: z (B, H, T, D) reshaped "
+                "straight to (B, T, C) mixes tokens across heads. Transpose "
+                "to (B, T, H, D) first."
+            ),
         ),
         Variant(
             "split_no_transpose",
             "multi_head_attention",
             split_no_transpose,
-            N_("exercise.multi_head_attention.wrong.split_no_transpose"),
+            N_(
+                "Heads split without the transpose: (B, T, C) reshaped "
+                "straight to (B, H, T, D) cuts across tokens. Reshape to (B, "
+                "T, H, D), then transpose(1, 2)."
+            ),
         ),
         Variant(
             "scale_by_d_model",
             "multi_head_attention",
             scale_by_d_model,
-            N_("exercise.multi_head_attention.wrong.scale_by_d_model"),
-        ),
-        Variant("no_scale", "multi_head_attention", no_scale, N_("exercise.multi_head_attention.wrong.no_scale")),
-        Variant(
-            "no_out_proj", "multi_head_attention", no_out_proj, N_("exercise.multi_head_attention.wrong.no_out_proj")
+            N_("You scale by √C (d_model); each head's scores must be divided by √D, its own width D = C / H."),
         ),
         Variant(
-            "qkv_per_head", "multi_head_attention", qkv_per_head, N_("exercise.multi_head_attention.wrong.qkv_per_head")
+            "no_scale",
+            "multi_head_attention",
+            no_scale,
+            N_(
+                "The scores are not scaled: in each head divide Q·Kᵀ by √D, "
+                "the head's width D = C / H, before the softmax."
+            ),
+        ),
+        Variant(
+            "no_out_proj",
+            "multi_head_attention",
+            no_out_proj,
+            N_(
+                "The output projection is missing: after merging the heads, "
+                "multiply by w_out.T and add b_out. It is what mixes the "
+                "heads' results."
+            ),
+        ),
+        Variant(
+            "qkv_per_head",
+            "multi_head_attention",
+            qkv_per_head,
+            N_(
+                "You read w_qkv's rows as [q k v of head 0 | q k v of head 1 "
+                "| ...]. glassformer's layout is [all queries | all keys | "
+                "all values]: split the projection into three C-wide parts "
+                "first, then into heads."
+            ),
         ),
     ),
     forbidden=(ATTENTION,),

@@ -70,29 +70,34 @@ def _ids(rng, B, T, pad_id, lengths):
 
 def make_cases(rng: np.random.Generator) -> list[Case]:
     cases = [
-        Case("exercise.case.basic", "padding_mask", (_ids(rng, 3, 6, 0, [6, 4, 2]), 0)),
-        Case(
-            "exercise.padding_mask.case.pad_id", "padding_mask", (_ids(rng, 2, 5, 3, [3, 5]), 3), fields={"pad_id": 3}
-        ),
-        Case("exercise.case.batch1", "padding_mask", (_ids(rng, 1, 4, 0, [2]), 0)),
-        Case("exercise.case.t1", "padding_mask", (_ids(rng, 2, 1, 0, [1, 1]), 0)),
-        Case("exercise.padding_mask.case.no_padding", "padding_mask", (_ids(rng, 2, 5, 0, [5, 5]), 0)),
-        Case("exercise.padding_mask.case.all_padding", "padding_mask", (_ids(rng, 3, 4, 1, [4, 0, 2]), 1)),
+        Case(N_("a small ordinary input"), "padding_mask", (_ids(rng, 3, 6, 0, [6, 4, 2]), 0)),
+        Case(N_("pad_id = {pad_id} (not 0)"), "padding_mask", (_ids(rng, 2, 5, 3, [3, 5]), 3), fields={"pad_id": 3}),
+        Case(N_("a batch of 1"), "padding_mask", (_ids(rng, 1, 4, 0, [2]), 0)),
+        Case(N_("T = 1 (a single position)"), "padding_mask", (_ids(rng, 2, 1, 0, [1, 1]), 0)),
+        Case(N_("no padding at all"), "padding_mask", (_ids(rng, 2, 5, 0, [5, 5]), 0)),
+        Case(N_("a sequence that is all padding"), "padding_mask", (_ids(rng, 3, 4, 1, [4, 0, 2]), 1)),
     ]
     for i in range(3):
         B, T = (int(n) for n in rng.integers(1, 8, size=2))
         pad_id = int(rng.integers(0, 20))
         lengths = [int(n) for n in rng.integers(0, T + 1, size=B)]
         ids = _ids(rng, B, T, pad_id, lengths)
-        cases.append(Case("exercise.case.random", "padding_mask", (ids, pad_id), fields={"i": i + 1}))
+        cases.append(Case(N_("random case #{i}"), "padding_mask", (ids, pad_id), fields={"i": i + 1}))
     return cases
 
 
 EXERCISE = Exercise(
     name="padding_mask",
-    title=N_("exercise.padding_mask.title"),
-    todo=N_("exercise.padding_mask.todo"),
-    hints=(N_("exercise.padding_mask.hint.1"), N_("exercise.padding_mask.hint.2"), N_("exercise.padding_mask.hint.3")),
+    title=N_("the padding mask"),
+    todo=N_("TODO: compare ids with pad_id, then add the head and query axes."),
+    hints=(
+        N_("Which tokens may be looked at? The real ones: ids != pad_id, a (B, T) boolean."),
+        N_(
+            "Scores are (B, H, T_q, T_k). The mask's last axis must be "
+            "the KEY axis, with size-1 axes for H and T_q: (B, 1, 1, T)."
+        ),
+        N_("Nearly the answer: return (ids != pad_id)[:, None, None, :]"),
+    ),
     solution=SOLUTION,
     functions=(
         Function(
@@ -100,17 +105,52 @@ EXERCISE = Exercise(
             "(ids: torch.Tensor, pad_id: int) -> torch.Tensor",
             ("ids", "pad_id"),
             ("mask",),
-            doc=N_("exercise.padding_mask.doc.padding_mask"),
+            doc=N_(
+                "Hide <PAD> tokens from every query: a padding KEY must get "
+                "no attention weight.\n\n    mask[b, 0, 0, j] = (ids[b, j] != "
+                "pad_id)\n\nThe two axes of size 1 broadcast over heads and "
+                "queries, so the same keys are hidden for\nevery head and "
+                "every query of sequence b. (A padding QUERY still gets an "
+                "output; the loss\nignores it.)\n\nShapes: ids (B, T) integers, "
+                "pad_id int -> (B, 1, 1, T) bool, True = may attend."
+            ),
         ),
     ),
     make_cases=make_cases,
     reference={"padding_mask": reference},
     numpy_reference={"padding_mask": numpy_twin(twin)},
     variants=(
-        Variant("inverted", "padding_mask", inverted, N_("exercise.padding_mask.wrong.inverted")),
-        Variant("flat", "padding_mask", flat, N_("exercise.padding_mask.wrong.flat")),
-        Variant("query_axis", "padding_mask", query_axis, N_("exercise.padding_mask.wrong.query_axis")),
-        Variant("pad_is_zero", "padding_mask", pad_is_zero, N_("exercise.padding_mask.wrong.pad_is_zero")),
+        Variant(
+            "inverted",
+            "padding_mask",
+            inverted,
+            N_("Your mask is True on the padding. True must mean MAY attend: ids != pad_id."),
+        ),
+        Variant(
+            "flat",
+            "padding_mask",
+            flat,
+            N_(
+                "Your mask is (B, T). Against scores (B, H, T, T) it would "
+                "broadcast the batch axis onto the query axis. Give it the "
+                "shape (B, 1, 1, T)."
+            ),
+        ),
+        Variant(
+            "query_axis",
+            "padding_mask",
+            query_axis,
+            N_(
+                "Your mask is (B, 1, T, 1): it hides padding QUERIES, not "
+                "padding KEYS. Put the token axis last: (B, 1, 1, T)."
+            ),
+        ),
+        Variant(
+            "pad_is_zero",
+            "padding_mask",
+            pad_is_zero,
+            N_("You compare with 0 instead of pad_id. The padding id is an argument: use ids != pad_id."),
+        ),
     ),
     allowed=("!=", "t[:, None, None, :]", "Tensor.unsqueeze"),
     header="import torch\n",

@@ -107,34 +107,54 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
     peaked = randn(rng, 2, 10)
     peaked[:, 3] += 12.0  # one token holds nearly all the probability
     cases = [
-        Case("exercise.sampling.case.k", k, (randn(rng, 2, 10), 3), fields={"k": 3}),
-        Case("exercise.sampling.case.ties", k, (ties, 2), fields={"k": 2}),
-        Case("exercise.sampling.case.k", k, (randn(rng, 3, 7), 1), fields={"k": 1}),
-        Case("exercise.sampling.case.k", k, (randn(rng, 2, 5), 5), fields={"k": 5}),
-        Case("exercise.sampling.case.k_large", k, (randn(rng, 2, 4), 9), fields={"k": 9}),
-        Case("exercise.case.batch1", k, (randn(rng, 1, 12), 4)),
-        Case("exercise.case.masked_entries", k, (masked, 6)),
-        Case("exercise.sampling.case.p", p, (randn(rng, 2, 10), 0.9), fields={"p": 0.9}),
-        Case("exercise.sampling.case.p", p, (randn(rng, 3, 8, scale=2.0), 0.5), fields={"p": 0.5}),
-        Case("exercise.sampling.case.p", p, (randn(rng, 2, 6), 0.01), fields={"p": 0.01}),
-        Case("exercise.sampling.case.p", p, (randn(rng, 2, 6), 1.0), fields={"p": 1.0}),
-        Case("exercise.sampling.case.peaked", p, (peaked, 0.9), fields={"p": 0.9}),
-        Case("exercise.case.batch1", p, (randn(rng, 1, 9), 0.7)),
-        Case("exercise.case.masked_entries", p, (masked, 0.8)),
+        Case(N_("k = {k}"), k, (randn(rng, 2, 10), 3), fields={"k": 3}),
+        Case(N_("ties at the k-th largest (k = {k})"), k, (ties, 2), fields={"k": 2}),
+        Case(N_("k = {k}"), k, (randn(rng, 3, 7), 1), fields={"k": 1}),
+        Case(N_("k = {k}"), k, (randn(rng, 2, 5), 5), fields={"k": 5}),
+        Case(N_("k = {k}, larger than the vocabulary"), k, (randn(rng, 2, 4), 9), fields={"k": 9}),
+        Case(N_("a batch of 1"), k, (randn(rng, 1, 12), 4)),
+        Case(N_("some entries already -inf"), k, (masked, 6)),
+        Case(N_("p = {p}"), p, (randn(rng, 2, 10), 0.9), fields={"p": 0.9}),
+        Case(N_("p = {p}"), p, (randn(rng, 3, 8, scale=2.0), 0.5), fields={"p": 0.5}),
+        Case(N_("p = {p}"), p, (randn(rng, 2, 6), 0.01), fields={"p": 0.01}),
+        Case(N_("p = {p}"), p, (randn(rng, 2, 6), 1.0), fields={"p": 1.0}),
+        Case(N_("one token with nearly all the probability (p = {p})"), p, (peaked, 0.9), fields={"p": 0.9}),
+        Case(N_("a batch of 1"), p, (randn(rng, 1, 9), 0.7)),
+        Case(N_("some entries already -inf"), p, (masked, 0.8)),
     ]
     for i in range(2):
         B, V = int(rng.integers(1, 5)), int(rng.integers(2, 30))
         top_k, top_p = int(rng.integers(1, V + 1)), float(rng.uniform(0.05, 0.95))
-        cases.append(Case("exercise.case.random", k, (randn(rng, B, V, scale=3.0), top_k), fields={"i": i + 1}))
-        cases.append(Case("exercise.case.random", p, (randn(rng, B, V, scale=3.0), top_p), fields={"i": i + 1}))
+        cases.append(Case(N_("random case #{i}"), k, (randn(rng, B, V, scale=3.0), top_k), fields={"i": i + 1}))
+        cases.append(Case(N_("random case #{i}"), p, (randn(rng, B, V, scale=3.0), top_p), fields={"i": i + 1}))
     return cases
 
 
 EXERCISE = Exercise(
     name="sampling",
-    title=N_("exercise.sampling.title"),
-    todo=N_("exercise.sampling.todo"),
-    hints=(N_("exercise.sampling.hint.1"), N_("exercise.sampling.hint.2"), N_("exercise.sampling.hint.3")),
+    title=N_("top-k and top-p filtering"),
+    todo=N_("TODO: see the docstring; return logits with the filtered entries set to -inf."),
+    hints=(
+        N_(
+            "top-k: torch.topk(logits, k).values[:, -1:] is the k-th "
+            "largest per row, (B, 1). top-p: work in sorted order, then "
+            "put the decision back in vocabulary order."
+        ),
+        N_(
+            "top-p: probs = softmax of the sorted logits; mass_before = "
+            "cumsum(probs) - probs is what the tokens ranked above hold. "
+            "Drop where mass_before >= p. Undo the sort with scatter(-1, "
+            "order, ...)."
+        ),
+        N_(
+            "Nearly the answer: top-k: logits.masked_fill(logits < kth, "
+            "-inf).  top-p: s, order = torch.sort(logits, -1, "
+            "descending=True); pr = s.softmax(-1); drop = (pr.cumsum(-1) "
+            "- pr) >= p; return "
+            "logits.masked_fill(torch.zeros_like(drop).scatter(-1, "
+            "order, drop), -inf)"
+        ),
+    ),
     solution=SOLUTION,
     functions=(
         Function(
@@ -142,29 +162,77 @@ EXERCISE = Exercise(
             "(logits: torch.Tensor, k: int) -> torch.Tensor",
             ("logits", "k"),
             ("logits",),
-            doc=N_("exercise.sampling.doc.top_k_filter"),
+            doc=N_(
+                "Keep the k largest logits of each row; every other logit "
+                "becomes -inf, so after the\nsoftmax it has probability "
+                "exactly 0.            (Fan et al. 2018)\n\nLogits tied with "
+                "the k-th largest are all kept. k larger than V keeps "
+                "everything.\n\nShapes: logits (B, V), k int >= 1 -> (B, V)."
+            ),
         ),
         Function(
             "top_p_filter",
             "(logits: torch.Tensor, p: float) -> torch.Tensor",
             ("logits", "p"),
             ("logits",),
-            doc=N_("exercise.sampling.doc.top_p_filter"),
+            doc=N_(
+                "Nucleus filtering: keep the most likely tokens until their "
+                "probability reaches "
+                "p.\n                                                  "
+                "(Holtzman et al. 2020)\n\nSort by probability, descending. "
+                "Token r (in that order) is kept when the tokens ranked\n"
+                "above it hold less than p: the token that carries the total "
+                "to p or beyond is KEPT, and\nthe most likely token is always "
+                "kept. p >= 1 keeps everything. Dropped logits -> -inf.\n\n"
+                "Shapes: logits (B, V), p float in (0, 1] -> (B, V), in the "
+                "original vocabulary order."
+            ),
         ),
     ),
     make_cases=make_cases,
     reference={"top_k_filter": top_k_reference, "top_p_filter": top_p_reference},
     numpy_reference={"top_k_filter": numpy_twin(top_k_twin), "top_p_filter": numpy_twin(top_p_twin)},
     variants=(
-        Variant("top_k_exactly_k", "top_k_filter", top_k_exactly_k, N_("exercise.sampling.wrong.top_k_exactly_k")),
-        Variant("top_k_drops_kth", "top_k_filter", top_k_drops_kth, N_("exercise.sampling.wrong.top_k_drops_kth")),
+        Variant(
+            "top_k_exactly_k",
+            "top_k_filter",
+            top_k_exactly_k,
+            N_(
+                "You keep exactly k tokens (by index), cutting ties with the "
+                "k-th largest arbitrarily. Keep every logit >= the k-th "
+                "largest value: logits < kth become -inf."
+            ),
+        ),
+        Variant(
+            "top_k_drops_kth",
+            "top_k_filter",
+            top_k_drops_kth,
+            N_(
+                "You drop the k-th largest itself (logits <= kth): only k - "
+                "1 survive. Drop strictly smaller logits: logits < kth."
+            ),
+        ),
         Variant(
             "top_p_drops_crossing",
             "top_p_filter",
             top_p_drops_crossing,
-            N_("exercise.sampling.wrong.top_p_drops_crossing"),
+            N_(
+                "You drop the token that carries the total over p (cumsum > "
+                "p), and when the top token alone exceeds p you drop "
+                "everything. Keep a token when the mass ranked ABOVE it is "
+                "still below p: (cumsum - probs) < p."
+            ),
         ),
-        Variant("top_p_unsorted", "top_p_filter", top_p_unsorted, N_("exercise.sampling.wrong.top_p_unsorted")),
+        Variant(
+            "top_p_unsorted",
+            "top_p_filter",
+            top_p_unsorted,
+            N_(
+                "Your cumulative sum runs in vocabulary order. Sort by "
+                "probability first (descending), decide there, then scatter "
+                "the decision back."
+            ),
+        ),
     ),
     allowed=(
         "torch.topk",

@@ -86,24 +86,45 @@ def starts_at_one(max_len, d_model):
 def make_cases(rng: np.random.Generator) -> list[Case]:
     f = "sinusoidal_table"
     cases = [
-        Case("exercise.sinusoidal.case.size", f, (8, 4), fields={"L": 8, "C": 4}),
-        Case("exercise.sinusoidal.case.max_len1", f, (1, 4)),
-        Case("exercise.sinusoidal.case.size", f, (5, 2), fields={"L": 5, "C": 2}),
-        Case("exercise.sinusoidal.case.odd", f, (6, 5), fields={"C": 5}),
-        Case("exercise.sinusoidal.case.odd", f, (3, 1), fields={"C": 1}),
-        Case("exercise.sinusoidal.case.size", f, (128, 64), fields={"L": 128, "C": 64}),
+        Case(N_("max_len = {L}, d_model = {C}"), f, (8, 4), fields={"L": 8, "C": 4}),
+        Case(N_("a single position (max_len = 1)"), f, (1, 4)),
+        Case(N_("max_len = {L}, d_model = {C}"), f, (5, 2), fields={"L": 5, "C": 2}),
+        Case(N_("odd d_model = {C}"), f, (6, 5), fields={"C": 5}),
+        Case(N_("odd d_model = {C}"), f, (3, 1), fields={"C": 1}),
+        Case(N_("max_len = {L}, d_model = {C}"), f, (128, 64), fields={"L": 128, "C": 64}),
     ]
     for _ in range(2):
         L, C = int(rng.integers(1, 100)), int(rng.integers(1, 40))
-        cases.append(Case("exercise.sinusoidal.case.size", f, (L, C), fields={"L": L, "C": C}))
+        cases.append(Case(N_("max_len = {L}, d_model = {C}"), f, (L, C), fields={"L": L, "C": C}))
     return cases
 
 
 EXERCISE = Exercise(
     name="sinusoidal",
-    title=N_("exercise.sinusoidal.title"),
-    todo=N_("exercise.sinusoidal.todo"),
-    hints=(N_("exercise.sinusoidal.hint.1"), N_("exercise.sinusoidal.hint.2"), N_("exercise.sinusoidal.hint.3")),
+    title=N_("the sinusoidal position table"),
+    todo=N_(
+        "TODO: positions as a column, frequencies as a row, their "
+        "product = the angles; sin on even features, cos on odd."
+    ),
+    hints=(
+        N_(
+            "i counts PAIRS of features: features 2i and 2i+1 share the "
+            "frequency 1/10000^(2i/C). torch.arange(0, C, 2) lists the "
+            "2i."
+        ),
+        N_(
+            "angles = positions (L, 1) / 10000 ** (two_i / C) (1, "
+            "ceil(C/2)) by broadcasting; then table[:, 0::2] = "
+            "sin(angles), table[:, 1::2] = cos(angles[:, :C // 2])."
+        ),
+        N_(
+            "Nearly the answer: p = torch.arange(L, "
+            "dtype=torch.float64)[:, None]; a = p / 10000.0 ** "
+            "(torch.arange(0, C, 2, dtype=torch.float64) / C); t = "
+            "torch.zeros(L, C, dtype=torch.float64); t[:, 0::2] = "
+            "a.sin(); t[:, 1::2] = a[:, :C // 2].cos()"
+        ),
+    ),
     solution=SOLUTION,
     functions=(
         Function(
@@ -111,7 +132,14 @@ EXERCISE = Exercise(
             "(max_len: int, d_model: int) -> torch.Tensor",
             ("max_len", "d_model"),
             ("table",),
-            doc=N_("exercise.sinusoidal.doc.sinusoidal_table"),
+            doc=N_(
+                "The fixed position table of 'Attention Is All You Need' "
+                "(§3.5):\n\n    P[p, 2i]   = sin(p / 10000^(2i/C))\n    P[p, "
+                "2i+1] = cos(p / 10000^(2i/C))\n\nEach (sin, cos) pair turns "
+                "at its own frequency; an odd C has one more sine column.\n"
+                "Compute in float64.\n\nShapes: max_len L, d_model C -> (L, C) "
+                "float64; row p is position p (starting at 0)."
+            ),
         ),
     ),
     make_cases=make_cases,
@@ -119,13 +147,41 @@ EXERCISE = Exercise(
     numpy_reference={"sinusoidal_table": numpy_twin(twin)},
     variants=(
         Variant(
-            "sin_cos_swapped", "sinusoidal_table", sin_cos_swapped, N_("exercise.sinusoidal.wrong.sin_cos_swapped")
+            "sin_cos_swapped",
+            "sinusoidal_table",
+            sin_cos_swapped,
+            N_(
+                "Sine and cosine are swapped: the paper puts sin on the EVEN "
+                "features (2i) and cos on the odd ones (2i+1). Row 0 must be "
+                "[0, 1, 0, 1, ...]."
+            ),
         ),
-        Variant("halves", "sinusoidal_table", halves, N_("exercise.sinusoidal.wrong.halves")),
         Variant(
-            "column_frequency", "sinusoidal_table", column_frequency, N_("exercise.sinusoidal.wrong.column_frequency")
+            "halves",
+            "sinusoidal_table",
+            halves,
+            N_(
+                "You put all sines in the first half and all cosines in the "
+                "second. glassformer (and the paper) interleave them: sin at "
+                "2i, cos at 2i+1."
+            ),
         ),
-        Variant("starts_at_one", "sinusoidal_table", starts_at_one, N_("exercise.sinusoidal.wrong.starts_at_one")),
+        Variant(
+            "column_frequency",
+            "sinusoidal_table",
+            column_frequency,
+            N_(
+                "Your frequency uses the column index j (10000^(j/C)); it "
+                "must use the pair's even index 2i, so features 2i and 2i+1 "
+                "share one frequency."
+            ),
+        ),
+        Variant(
+            "starts_at_one",
+            "sinusoidal_table",
+            starts_at_one,
+            N_("Your positions start at 1; the first position is 0 (row 0 must be [0, 1, 0, 1, ...])."),
+        ),
     ),
     allowed=(
         "torch.arange(..., dtype=torch.float64)",

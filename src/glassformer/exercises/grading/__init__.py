@@ -32,6 +32,7 @@ from glassformer.exercises.grading.reading import defined_names, read
 from glassformer.exercises.grading.report import Offence, Report, render
 from glassformer.exercises.grading.scanning import scan
 from glassformer.exercises.sandbox import QUOTA, TIMEOUT, Job, JobResult, run_jobs
+from glassformer.messages import N_
 
 __all__ = ["TIMEOUT", "Report", "check", "check_many", "render"]
 
@@ -80,11 +81,24 @@ def _grade(report: Report, result: JobResult) -> None:
         report.status = {"timeout": "timeout"}.get(result.status, "crashed")
         report.exit_code, report.stdout = result.exit_code, result.stderr
         if result.status == "no_start":
-            report.diagnosis = ("exercise.msg.no_start", {"stderr": result.stderr.strip()[-400:]})
+            report.diagnosis = (
+                N_("The process that runs your code could not start: {stderr}"),
+                {"stderr": result.stderr.strip()[-400:]},
+            )
         if result.status == "quota":
-            report.diagnosis = ("exercise.msg.quota", {"mib": QUOTA >> 20})
+            report.diagnosis = (
+                N_("your code wrote more than {mib} MiB of files; it was stopped (the exercises need none)."),
+                {"mib": QUOTA >> 20},
+            )
         if result.status == "protocol":  # what came back is not what run_job writes: forged or broken
-            report.diagnosis = ("exercise.msg.protocol", {"reason": result.reason})
+            report.diagnosis = (
+                N_(
+                    "{reason}: a submission may not answer for the grader (write "
+                    "a result, say it is done, or end its process with one of "
+                    "its own); write the functions and let the grader call them."
+                ),
+                {"reason": result.reason},
+            )
         return
     payload = result.payload
     report.stdout = payload["stdout"]

@@ -96,7 +96,13 @@ def _prepare(ex: Exercise) -> Prepared:
         twin = ex.numpy_reference[case.fn](*case.args)
         for o, tw in zip(out, twin, strict=True):
             if first_problem(o.detach(), tw, ex.atol) is not None or bool(torch.isnan(tw.double()).any()):
-                raise Unsupported("error.exercise.twin_disagrees", name=name, case=i)
+                raise Unsupported(
+                    "exercise.twin_disagrees",
+                    "internal: glassformer and its NumPy twin disagree on {name} "
+                    "case {case}: the exercise is broken, not your code.",
+                    name=name,
+                    case=i,
+                )
         cot, grads = None, None
         if case.grad:
             cot = [torch.randn(o.shape, generator=gen, dtype=o.dtype) if o.is_floating_point() else None for o in out]

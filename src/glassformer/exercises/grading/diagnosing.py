@@ -20,24 +20,86 @@ from glassformer.messages import N_
 
 # what a kind of problem (Problem.what) usually means, when no known-wrong variant explains it
 WHY = {
-    "dtype": N_("exercise.msg.why.dtype"),
-    "type": N_("exercise.msg.why.type"),
-    "count": N_("exercise.msg.why.count"),
-    "grad_missing": N_("exercise.msg.why.grad_missing"),
-    "twin_slope": N_("exercise.msg.why.twin_slope"),
-    "shape": N_("exercise.msg.why.shape"),
-    "nan": N_("exercise.msg.why.nan"),
+    "dtype": N_(
+        "The dtype differs from the reference's. The inputs are "
+        "float64: create new tensors with dtype=x.dtype "
+        "(torch.zeros(..., dtype=x.dtype)); masks are bool."
+    ),
+    "type": N_("Return torch tensors (not NumPy arrays, lists or Python numbers)."),
+    "count": N_("The function returns the wrong number of values; the docstring lists what to return, in order."),
+    "grad_missing": N_(
+        "No gradient flows back to an input. Did you use .detach(), "
+        ".data, .item(), .tolist(), NumPy, or torch.tensor(...) on "
+        "an input? Keep every step a torch operation on the inputs."
+    ),
+    "twin_slope": N_(
+        "Your outputs match, your gradients match glassformer's "
+        "autograd, yet the NumPy twin's finite difference disagrees: "
+        "this should not happen with plain torch operations. Look "
+        "for custom autograd Functions or .detach() tricks."
+    ),
+    "shape": N_(
+        "The shape differs from the reference's: compare each step's shape with the docstring's shape contract."
+    ),
+    "nan": N_(
+        "Your output contains NaN where the reference has a number: "
+        "look for 0/0, inf - inf or inf/inf (exp of large values, a "
+        "row with nothing to normalise)."
+    ),
 }
 
 
 # errors whose message says enough to name the mistake, in every exercise
 COMMON_ERROR_HINTS = (
-    (r"view size is not compatible with input tensor's size and stride", "exercise.err.view"),
-    (r"mat1 and mat2 shapes cannot be multiplied", "exercise.err.matmul"),
-    (r"leaf Variable that requires grad is being used in an in-place operation", "exercise.err.inplace"),
-    (r"must match the size of tensor b|shape mismatch|cannot broadcast|not broadcastable", "exercise.err.broadcast"),
-    (r"can't allocate memory|MemoryError|out of memory", "exercise.err.memory"),
-    (r"expected .*(Double|Float)|dtype", "exercise.err.dtype"),
+    (
+        r"view size is not compatible with input tensor's size and stride",
+        N_(
+            ".view() needs a contiguous tensor, and a transposed one is "
+            "not. Use .reshape() (it copies when it must), or "
+            ".contiguous().view()."
+        ),
+    ),
+    (
+        r"mat1 and mat2 shapes cannot be multiplied",
+        N_(
+            "A matrix product's inner sizes disagree. Weights are stored "
+            "(out, in): multiply by W.T (x @ W.T), and check each "
+            "tensor's shape against the docstring."
+        ),
+    ),
+    (
+        r"leaf Variable that requires grad is being used in an in-place operation",
+        N_(
+            "You change an input in place (+=, x[...] = , an op ending "
+            "in _). Inputs must stay untouched: build new tensors (x = x "
+            "- m instead of x -= m)."
+        ),
+    ),
+    (
+        r"must match the size of tensor b|shape mismatch|cannot broadcast|not broadcastable",
+        N_(
+            "Two tensors' shapes do not line up. Print the shapes of "
+            "both operands and compare them with the shape contract in "
+            "the docstring (keepdim=True keeps reduced axes for "
+            "broadcasting)."
+        ),
+    ),
+    (
+        r"can't allocate memory|MemoryError|out of memory",
+        N_(
+            "Your code asked for more memory than a check allows (the "
+            "cases are tiny): look for a tensor whose size grows with "
+            "something it should not, e.g. a (V, V) or (T, T, T) "
+            "intermediate."
+        ),
+    ),
+    (
+        r"expected .*(Double|Float)|dtype",
+        N_(
+            "Tensors of different dtypes meet. The inputs are float64: "
+            "make new tensors with dtype=x.dtype (and device=x.device)."
+        ),
+    ),
 )
 
 

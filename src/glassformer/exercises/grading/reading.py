@@ -65,7 +65,12 @@ def read_source(path: Path) -> str:
         line = data.count(b"\n", 0, e.start) + 1
         col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
         raise DamagedFile(
-            "error.exercise.encoding",
+            "exercise.encoding",
+            "{path} is not UTF-8: line {line}, column {col} holds the "
+            "byte {byte}, which UTF-8 does not allow (the file looks "
+            "like {guess}). Save it as UTF-8 in your editor (VS Code: "
+            "click the encoding in the status bar, then Save with "
+            "Encoding, UTF-8), then check again.",
             path=path,
             line=line,
             col=col,

@@ -65,42 +65,94 @@ class Report:
 @speaks
 def render(report: Report, lang: str | None = None) -> str:
     """The report as the learner reads it, in `lang` (None: the process's language)."""
-    lines = [title_line(report.exercise), "  " + t("exercise.msg.file", path=report.file)]
+    lines = [title_line(report.exercise), "  " + t("file {path}", path=report.file)]
     status = report.status
     if report.sandbox is not None and not report.sandbox["on"]:
         lines.append("  " + sandbox_line(report.sandbox))
     if status == "missing":
-        lines.append(t("exercise.msg.missing", path=report.file, name=report.exercise))
+        lines.append(
+            t(
+                "✗ {path} does not exist. Start it with:  glassformer exercise start {name}",
+                path=report.file,
+                name=report.exercise,
+            )
+        )
     elif status == "encoding":
         lines.append(t(report.refusal.message, **report.refusal.fields))
     elif status == "syntax":
         s = report.syntax
         caret = " " * max(s["col"] - 1, 0) + "^"
         lines.append(
-            t("exercise.msg.syntax", path=report.file.name, line=s["line"], col=s["col"], message=s["message"])
+            t(
+                "✗ Syntax error in {path}, line {line}, column {col}: {message}",
+                path=report.file.name,
+                line=s["line"],
+                col=s["col"],
+                message=s["message"],
+            )
         )
         lines += ["    " + s["code"], "    " + caret]
     elif status == "forbidden":
-        lines.append(t("exercise.msg.forbidden"))
+        lines.append(t("✗ Refused: your code calls what this exercise asks you to write."))
         for o in report.offences:  # line 0: found after the code ran (the guard switched off), not at a line
-            key = "exercise.msg.offence" if o.line else "exercise.msg.offence_file"
+            key = (
+                N_("{path} line {line}: {name} — {why}")
+                if o.line
+                else N_("{path} (found after it ran): {name} — {why}")
+            )
             lines.append("  " + t(key, path=o.file, line=o.line, name=o.name, why=t(o.why)))
     elif report.missing_functions:
-        lines.append(t("exercise.msg.no_function", fns=", ".join(report.missing_functions)))
+        lines.append(
+            t(
+                "✗ Your file defines no function {fns} (the name must match the skeleton's).",
+                fns=", ".join(report.missing_functions),
+            )
+        )
     elif status == "timeout":
-        lines.append(t("exercise.msg.timeout", seconds=fmt_number(report.timeout), name=report.exercise))
-    elif status == "crashed" and report.diagnosis is not None and report.diagnosis[0] == "exercise.msg.protocol":
-        lines.append(t("exercise.msg.not_graded"))  # it ran, and answered for the grader: the reason follows
+        lines.append(
+            t(
+                "✗ Stopped after {seconds} s: your code did not finish (an "
+                "endless loop? a huge tensor?). Nothing else was affected; "
+                "fix it and run glassformer exercise check {name} again.",
+                seconds=fmt_number(report.timeout),
+                name=report.exercise,
+            )
+        )
+    elif (
+        status == "crashed"
+        and report.diagnosis is not None
+        and report.diagnosis[0]
+        == N_(
+            "{reason}: a submission may not answer for the grader (write "
+            "a result, say it is done, or end its process with one of "
+            "its own); write the functions and let the grader call them."
+        )
+    ):
+        lines.append(
+            t("✗ Not graded: what came back from the process running your code is not what the grader asked for.")
+        )  # it ran, and answered for the grader: the reason follows
     elif status == "crashed" and report.import_error is None and not report.cases:
-        lines.append(t("exercise.msg.died", code=report.exit_code))
+        lines.append(
+            t(
+                "✗ The process running your code died (exit code {code}) "
+                "before it finished: a hard crash or an exit() call.",
+                code=report.exit_code,
+            )
+        )
         if report.diagnosis is None and report.stdout.strip():
             lines.append("    " + report.stdout.strip().splitlines()[-1])
     elif report.import_error is not None:
-        lines.append(t("exercise.msg.import_failed"))
+        lines.append(t("✗ Your file could not be loaded:"))
         lines.append("  " + _error_line(report.import_error))
     elif status == "todo":
         fns = sorted({prepare(report.exercise).cases[c.index].fn for c in report.cases if c.todo})
-        lines.append(t("exercise.msg.todo", fns=", ".join(fns)))
+        lines.append(
+            t(
+                "… Not finished yet: {fns} still raises NotImplementedError "
+                "(the skeleton's TODO). Write it, then check again.",
+                fns=", ".join(fns),
+            )
+        )
     elif status == "passed":
         lines += _passed(report)
     else:
@@ -110,14 +162,14 @@ def render(report: Report, lang: str | None = None) -> str:
         lines.append("  → " + t(key, **fields))
     if report.stdout.strip() and status not in ("passed", "timeout") and report.cases:
         printed = report.stdout.strip().splitlines()[-8:]
-        lines.append("  " + t("exercise.msg.printed"))
+        lines.append("  " + t("your code printed:"))
         lines += ["    | " + line for line in printed]
     return "\n".join(lines)
 
 
 def title_line(name: str) -> str:
     return t(
-        "exercise.msg.header",
+        "Exercise {n}/{total} · {name} — {title}",
         n=catalog.number(name),
         total=len(catalog.ORDER),
         name=name,
@@ -132,57 +184,84 @@ def case_label(name: str, index: int) -> str:
 
 # a file's state in words: the statuses of a check, and the progress file's started / not_started
 STATUS = {
-    "passed": N_("exercise.msg.status.passed"),
-    "failed": N_("exercise.msg.status.failed"),
-    "crashed": N_("exercise.msg.status.crashed"),
-    "timeout": N_("exercise.msg.status.timeout"),
-    "syntax": N_("exercise.msg.status.syntax"),
-    "forbidden": N_("exercise.msg.status.forbidden"),
-    "todo": N_("exercise.msg.status.todo"),
-    "started": N_("exercise.msg.status.started"),
-    "not_started": N_("exercise.msg.status.not_started"),
-    "missing": N_("exercise.msg.status.missing"),
-    "encoding": N_("exercise.msg.status.encoding"),
+    "passed": N_("passing"),
+    "failed": N_("failing"),
+    "crashed": N_("failing (error)"),
+    "timeout": N_("failing (time limit)"),
+    "syntax": N_("failing (syntax error)"),
+    "forbidden": N_("refused (forbidden call)"),
+    "todo": N_("in progress (TODO left)"),
+    "started": N_("started, not checked yet"),
+    "not_started": N_("not started"),
+    "missing": N_("missing"),
+    "encoding": N_("refused (not UTF-8)"),
 }
 
 
 # the layers of the confinement (sandbox.describe's "missing"), in words
 SANDBOX_PARTS = {
-    "files": N_("exercise.msg.sandbox.part.files"),
-    "network": N_("exercise.msg.sandbox.part.network"),
-    "processes": N_("exercise.msg.sandbox.part.processes"),
+    "files": N_("files"),
+    "network": N_("network"),
+    "processes": N_("processes"),
 }
 
 
 def sandbox_line(sandbox: dict | None) -> str:
     """One line: the confinement graded code ran in, or that it ran without one and why."""
     if sandbox is None:
-        return t("exercise.msg.sandbox.unknown")
+        return t("sandbox: no graded code was run")
     if sandbox["on"]:
-        return t("exercise.msg.sandbox.on", layers=", ".join(sandbox["layers"]))
+        return t("sandbox: on ({layers})", layers=", ".join(sandbox["layers"]))
     missing = ", ".join(t(SANDBOX_PARTS[m]) for m in sandbox["missing"])
-    return t("exercise.msg.sandbox.off", reason=sandbox["reason"] or missing, missing=missing)
+    return t(
+        "⚠ sandbox: OFF ({reason}): this code ran with your own "
+        "rights, so it could read and change your files, use the "
+        "network and start processes (not confined: {missing}). "
+        "Grade files you did not write only where the sandbox is on "
+        "(docs/exercises.md says where).",
+        reason=sandbox["reason"] or missing,
+        missing=missing,
+    )
 
 
 def _passed(report: Report) -> list[str]:
     ex = catalog.get(report.exercise)
     graded_grads = any(c.grad for c in prepare(report.exercise).cases)
-    key = "exercise.msg.passed.grads" if graded_grads else "exercise.msg.passed.outputs"
+    key = N_("✓ Passed: all {n} cases, outputs and gradients.") if graded_grads else N_("✓ Passed: all {n} cases.")
     lines = [t(key, n=len(report.cases))]
     err_ref = max(c.err_ref for c in report.cases)
     err_twin = max(c.err_twin for c in report.cases)
-    lines.append("  " + t("exercise.msg.errors", ref=f"{err_ref:.1e}", twin=f"{err_twin:.1e}", atol=f"{ex.atol:.0e}"))
+    lines.append(
+        "  "
+        + t(
+            "largest error {ref} against glassformer.nn, {twin} against "
+            "numpy_ref (tolerance {atol} · (1 + |reference|))",
+            ref=f"{err_ref:.1e}",
+            twin=f"{err_twin:.1e}",
+            atol=f"{ex.atol:.0e}",
+        )
+    )
     n = catalog.number(report.exercise)
     if n < len(catalog.ORDER):
-        lines.append("  " + t("exercise.msg.next", command=f"glassformer exercise start {catalog.ORDER[n]}"))
+        lines.append("  " + t("Next: {command}", command=f"glassformer exercise start {catalog.ORDER[n]}"))
     else:
-        lines.append("  " + t("exercise.msg.last", total=len(catalog.ORDER)))
+        lines.append(
+            "  "
+            + t(
+                "That was the last of the {total} exercises: every part of the model, written by you.",
+                total=len(catalog.ORDER),
+            )
+        )
     return lines
 
 
 def _failed(report: Report) -> list[str]:
     ex, prep = catalog.get(report.exercise), prepare(report.exercise)
-    key = "exercise.msg.crashed" if report.status == "crashed" else "exercise.msg.failed"
+    key = (
+        N_("✗ Your code raised an error: {passed} of {total} cases pass.")
+        if report.status == "crashed"
+        else N_("✗ Failed: {passed} of {total} cases pass.")
+    )
     lines = [t(key, passed=report.n_passed, total=len(report.cases))]
     first = report.first_failure()
     case = prep.cases[first.index]
@@ -190,7 +269,7 @@ def _failed(report: Report) -> list[str]:
     lines.append(
         "  "
         + t(
-            "exercise.msg.case",
+            "first failing case: {label} (case {i} of {n}, {fn})",
             label=case_label(report.exercise, first.index),
             i=first.index + 1,
             n=len(report.cases),
@@ -198,34 +277,34 @@ def _failed(report: Report) -> list[str]:
         )
     )
     inputs = ", ".join(describe_arg(name, value) for name, value in zip(fn.args, case.args, strict=False))
-    lines.append("  " + t("exercise.msg.inputs", inputs=inputs))
+    lines.append("  " + t("inputs: {inputs}", inputs=inputs))
     lines += ["  " + line for line in _problem_lines(first, fn.outputs, ex.atol)]
     return lines
 
 
 # what is wrong with a returned value (Problem.what: shape, dtype, value, nan), or with its gradient
 PROBLEMS = {
-    "shape": N_("exercise.msg.problem.shape"),
-    "dtype": N_("exercise.msg.problem.dtype"),
-    "value": N_("exercise.msg.problem.value"),
-    "nan": N_("exercise.msg.problem.nan"),
+    "shape": N_("output{where}: shape {yours}, expected {ref}"),
+    "dtype": N_("output{where}: dtype {yours}, expected {ref}"),
+    "value": N_("output{where}: first mismatch at index {index}: yours {yours}, reference {ref}"),
+    "nan": N_("output{where}: NaN first at index {index} (reference {ref})"),
 }
 
 
 GRAD_PROBLEMS = {
-    "shape": N_("exercise.msg.problem.grad_shape"),
-    "dtype": N_("exercise.msg.problem.grad_dtype"),
-    "value": N_("exercise.msg.problem.grad_value"),
-    "nan": N_("exercise.msg.problem.grad_nan"),
+    "shape": N_("gradient of {where}: shape {yours}, expected {ref}"),
+    "dtype": N_("gradient of {where}: dtype {yours}, expected {ref}"),
+    "value": N_("gradient of {where}: first mismatch at index {index}: yours {yours}, reference {ref}"),
+    "nan": N_("gradient of {where}: NaN first at index {index} (reference {ref})"),
 }
 
 
 # why no gradient came back (the worker's grad_note); any other note is shown as it is
 GRAD_NOTES = {
-    "no_graph": N_("exercise.msg.grad_note.no_graph"),
-    "unused": N_("exercise.msg.grad_note.unused"),
-    "shape": N_("exercise.msg.grad_note.shape"),
-    "count": N_("exercise.msg.grad_note.count"),
+    "no_graph": N_("your outputs are not connected to the inputs"),
+    "unused": N_("this input does not influence your outputs"),
+    "shape": N_("your outputs' shapes differ"),
+    "count": N_("wrong number of outputs"),
 }
 
 
@@ -235,23 +314,39 @@ def _problem_lines(res: CaseResult, outputs: tuple[str, ...], atol: float) -> li
     p = res.problem
     fields = {"where": res.where, "index": p.index, "yours": fmt_number(p.yours), "ref": fmt_number(p.ref)}
     if p.what == "missing":
-        return [t("exercise.msg.problem.missing")]
+        return [t("the function is not defined in your file")]
     if p.what == "count":
-        return [t("exercise.msg.problem.count", yours=p.yours, ref=p.ref, names=", ".join(outputs))]
+        return [
+            t(
+                "you return {yours} value(s), expected {ref}: {names}",
+                yours=p.yours,
+                ref=p.ref,
+                names=", ".join(outputs),
+            )
+        ]
     if p.what == "type":
-        yours = t("exercise.msg.value.list", n=p.yours[1]) if isinstance(p.yours, tuple) else p.yours
-        return [t("exercise.msg.problem.type", where=res.where, yours=yours)]
+        yours = t("a list of {n} values", n=p.yours[1]) if isinstance(p.yours, tuple) else p.yours
+        return [t("output{where}: you return {yours}, expected a torch.Tensor", where=res.where, yours=yours)]
     if p.what == "grad_missing":
         note = str(p.yours)
         detail = t(GRAD_NOTES[note]) if note in GRAD_NOTES else note
-        return [t("exercise.msg.problem.grad_missing", where=res.where or "—", note=detail)]
+        return [t("no gradient for {where}: {note}", where=res.where or "—", note=detail)]
     if p.what == "twin_slope":
-        return [t("exercise.msg.problem.twin_slope", where=res.where, yours=f"{p.yours:.10g}", ref=f"{p.ref:.10g}")]
+        return [
+            t(
+                "gradients of {where} along a random direction: yours "
+                "{yours}, the NumPy twin's finite difference {ref}",
+                where=res.where,
+                yours=f"{p.yours:.10g}",
+                ref=f"{p.ref:.10g}",
+            )
+        ]
     lines = [t((GRAD_PROBLEMS if res.stage == "grad" else PROBLEMS)[p.what], **fields)]
     if p.what in ("value", "nan"):
         lines.append(
             t(
-                "exercise.msg.maxerr",
+                "largest error {ref} against glassformer.nn, {twin} against "
+                "numpy_ref (tolerance {atol} · (1 + |reference|))",
                 ref=f"{p.max_err:.3g}",
                 twin=f"{res.err_twin:.3g}" if res.stage == "output" else "—",
                 atol=f"{atol:.0e}",
@@ -265,23 +360,23 @@ def _error_line(error: dict) -> str:
     message = error["message"].strip().splitlines()[0][:300] if error["message"].strip() else ""
     if where:
         return t(
-            "exercise.msg.error",
+            "your code raised {type} in {path} line {line}:  {code}\n    {message}",
             type=error["type"],
             path=where["file"],
             line=where["line"],
             code=where["code"],
             message=message,
         )
-    return t("exercise.msg.error_nowhere", type=error["type"], message=message)
+    return t("your code raised {type}: {message}", type=error["type"], message=message)
 
 
 def describe_arg(name: str, value) -> str:
     """An input for a message: `x (2, 5) float64`, `x (2, 5) float64 non-contiguous`, `n_heads = 2`."""
     if isinstance(value, torch.Tensor):
-        layout = "" if value.is_contiguous() else " " + t("exercise.msg.noncontiguous")
+        layout = "" if value.is_contiguous() else " " + t("non-contiguous")
         return f"{name} {tuple(value.shape)} {str(value.dtype).replace('torch.', '')}{layout}"
     if isinstance(value, dict):
-        return f"{name} " + t("exercise.msg.tensors", n=len(value))
+        return f"{name} " + t("{{{n} tensors}}", n=len(value))
     return f"{name} = {value!r}"
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from glassformer.exercises.catalog import Rule
 from glassformer.exercises.grading.reading import read_source
 from glassformer.exercises.grading.report import Offence
+from glassformer.messages import N_
 
 # in every exercise: no glassformer import, no dynamic code, no star import from a library
 DYNAMIC = ("exec", "eval", "compile", "__import__")
@@ -53,7 +54,11 @@ INTERNALS = Rule(
         "__builtins__",
         "__subclasses__",
     ),
-    "exercise.forbid.internals",
+    N_(
+        "torch's internals (torch._C, torch.overrides) or a "
+        "function's insides (__closure__, __code__): they reach the "
+        "grader's own checks, which your code may not switch off."
+    ),
 )
 
 
@@ -78,9 +83,20 @@ class _Scanner(ast.NodeVisitor):
             if inner:  # import torch._C as C
                 self.add(node, f"import {alias.name}", INTERNALS.why)
             elif root == "glassformer":
-                self.add(node, f"import {alias.name}", "exercise.forbid.glassformer")
+                self.add(
+                    node,
+                    f"import {alias.name}",
+                    N_("glassformer itself: it is what your code is graded against; write your own."),
+                )
             elif root == "importlib":
-                self.add(node, f"import {alias.name}", "exercise.forbid.dynamic")
+                self.add(
+                    node,
+                    f"import {alias.name}",
+                    N_(
+                        "dynamic code (exec, eval, __import__, importlib) hides what "
+                        "your code calls: write plain calls."
+                    ),
+                )
             elif root in self.siblings:
                 self.sibling_aliases.add(alias.asname or root)
                 self.imported_siblings.append(root)
@@ -94,16 +110,31 @@ class _Scanner(ast.NodeVisitor):
             self.imported_siblings.append(root)
             return
         if root == "glassformer":
-            self.add(node, f"from {module} import ...", "exercise.forbid.glassformer")
+            self.add(
+                node,
+                f"from {module} import ...",
+                N_("glassformer itself: it is what your code is graded against; write your own."),
+            )
             return
         if root == "importlib":
-            self.add(node, f"from {module} import ...", "exercise.forbid.dynamic")
+            self.add(
+                node,
+                f"from {module} import ...",
+                N_("dynamic code (exec, eval, __import__, importlib) hides what your code calls: write plain calls."),
+            )
         if any(part in INTERNALS.names for part in module.split(".")):  # from torch._C import ...
             self.add(node, f"from {module} import ...", INTERNALS.why)
             return
         for alias in node.names:
             if alias.name == "*":
-                self.add(node, f"from {module} import *", "exercise.forbid.star")
+                self.add(
+                    node,
+                    f"from {module} import *",
+                    N_(
+                        "a star import from a library hides which functions you "
+                        "call: import the module (import torch.nn.functional as F)."
+                    ),
+                )
             elif alias.name in self.why:
                 self.add(node, f"from {module} import {alias.name}", self.why[alias.name])
 
@@ -114,7 +145,11 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Name(self, node: ast.Name) -> None:
         if node.id in DYNAMIC:
-            self.add(node, node.id, "exercise.forbid.dynamic")
+            self.add(
+                node,
+                node.id,
+                N_("dynamic code (exec, eval, __import__, importlib) hides what your code calls: write plain calls."),
+            )
 
     def visit_Call(self, node: ast.Call) -> None:  # getattr(F, "softmax")
         if (

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from glassformer.causal.detectors import AblationCheck, head_scores, pattern, repeated_tokens
+from glassformer.causal.detectors import AblationCheck, half_losses, head_scores, pattern, repeated_tokens
 from glassformer.config import ModelConfig
 from glassformer.errors import Unsupported, UsageError
 from glassformer.models.kinds import build_model
@@ -27,6 +27,15 @@ def test_the_induction_pattern_of_an_adjacent_repeat_holds_the_diagonal():
     want = torch.tensor([[0, 0, 0, 0], [0, 1, 0, 0], [0, 1, 1, 0], [0, 0, 0, 0]], dtype=got.dtype)
     assert torch.equal(got, want)
     assert torch.equal(pattern(torch.tensor([4, 4, 4, 2]), "duplicate_token").diagonal(), torch.zeros(4))
+
+
+def test_half_losses_average_every_prediction_of_each_half():
+    """tokens (1, 2n = 6) of zeros, logits [0, log(e^c − 1)] so the loss at position p is exactly c_p:
+    the first half is positions 0..n−2 = 0, 1 (mean of 1 and 2), the repeated half 3..4 (4 and 5)."""
+    losses = torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], dtype=torch.float64)  # (T,)
+    logits = torch.stack([torch.zeros(6, dtype=torch.float64), losses.exp().sub(1).log()], -1)[None]  # (1, T, 2)
+    first, repeated = half_losses(logits, torch.zeros(1, 6, dtype=torch.long))
+    assert first.tolist() == pytest.approx([1.5]) and repeated.tolist() == pytest.approx([4.5])
 
 
 def test_a_head_that_hurts_both_halves_equally_is_not_a_copying_head():

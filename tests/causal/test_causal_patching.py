@@ -107,6 +107,7 @@ def test_bad_input_is_refused_with_keys():
     with pytest.raises(UsageError) as e:
         activation_patching(model, CLEAN, CORRUPT[:, :5], METRIC)
     assert e.value.code == "causal.lengths"
+    assert e.value.fields == {"clean": (1, 6), "corrupt": (1, 5)}
     with pytest.raises(UsageError) as e:
         activation_patching(model, CLEAN, CORRUPT, METRIC, "attn.nothing")
     assert e.value.code == "causal.no_point"

@@ -129,3 +129,16 @@ def test_causal_leak_rule():
     assert causal_leak.verdicts(r)["causal-leak.cheat"].level == "holds"
     r["text"]["none"] = text(2.0, 2.0, 0.2)
     assert causal_leak.verdicts(r)["causal-leak.cheat"].level == "half-true"
+
+
+def test_causal_leak_copying_needs_strictly_below_half_of_chance():
+    """Held-out loss exactly 0.5 × chance is not "copies": the other two parts hold, so half-true."""
+
+    def text(forced, honest, grad):
+        return {"teacher_forced": s(forced), "honest": s(honest), "future_grad": s(grad)}
+
+    rt = {"symbols": 16, "chance": 2.0, "held_out": {"none": 1.0, "causal": 2.0}}
+    r = {"random_tokens": rt, "text": {"causal": text(2.0, 2.0, 0.0), "none": text(0.8, 3.0, 0.2)}}
+    assert causal_leak.verdicts(r)["causal-leak.cheat"].level == "half-true"
+    rt["held_out"]["none"] = 0.999
+    assert causal_leak.verdicts(r)["causal-leak.cheat"].level == "holds"

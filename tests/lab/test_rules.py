@@ -100,6 +100,12 @@ def test_heads_rule():
     assert v["heads.sharp"].level == "half-true"  # sharper and overfits, but 2 heads tie with 4
 
 
+def test_heads_sharp_holds_when_two_wide_heads_do_worse_than_four():
+    r = heads_results(loss16=1.9)
+    r["heads"]["2"]["val_loss"] = s(2.1, 2.2)  # every seed above every seed of 4 heads (2.0, 2.01)
+    assert heads.verdicts(r)["heads.sharp"].level == "holds"
+
+
 def test_ffn_rule():
     w = {
         "0": {"params": 10, "val_loss": s(2.5, 2.6)},

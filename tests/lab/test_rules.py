@@ -35,6 +35,7 @@ def test_length_rule():
     v = length.verdicts(length_results(sin_far=2.4, wide_far=1.7))
     assert v["length.sinusoidal"].level == "half-true" and v["length.learned"].level == "half-true"
     assert v["length.sinusoidal"].figures["best"] == "none"
+    assert v["length.sinusoidal"].figures["near"] == "1.650"  # the 2x band, read by the finding
     v = length.verdicts(length_results(sin_far=2.4, wide_far=1.7, learned_reach=256))
     assert v["length.learned"].level == "fails"
 

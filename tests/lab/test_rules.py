@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from glassformer.lab import attention_steps, causal_leak, ffn_width, heads, layernorm, length
+from glassformer.lab import attention_steps, causal_leak, ffn_width, heads, layernorm, length, order
 from glassformer.lab.common import spread
 
 
@@ -149,3 +149,29 @@ def test_causal_leak_copying_needs_strictly_below_half_of_chance():
     assert causal_leak.verdicts(r)["causal-leak.cheat"].level == "half-true"
     rt["held_out"]["none"] = 0.999
     assert causal_leak.verdicts(r)["causal-leak.cheat"].level == "holds"
+
+
+def test_order_rule_and_its_figures():
+    r = {
+        "equivariance": {
+            "encoder, no positions": 1e-9,
+            "encoder, learned positions": 0.3,
+            "causal decoder, no positions": 0.2,
+        },
+        "schemes": {
+            "none": {"val_loss": s(3.25), "shuffle_penalty": s(0.01)},
+            "learned": {"val_loss": s(2.0), "shuffle_penalty": s(0.4)},
+        },
+        "unigram": 3.3,
+        "bigram": 2.5,
+        "steps": 100,
+    }
+    v = order.verdicts(r)
+    assert v["order.set"].level == "holds" and v["order.stuck"].level == "holds"
+    assert v["order.stuck"].figures == {
+        "none": "3.250",
+        "learned": "2.000",
+        "unigram": "3.300",
+        "bigram": "2.500",
+        "steps": 100,
+    }

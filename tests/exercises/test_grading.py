@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from glassformer.exercises import catalog, grading
-from glassformer.exercises.grading.comparing import first_problem, prepare, twin_directional
-from glassformer.exercises.grading.report import fmt_number
+from glassformer.exercises.grading.comparing import CaseResult, Problem, first_problem, prepare, twin_directional
+from glassformer.exercises.grading.report import _problem_lines, fmt_number
 from glassformer.exercises.grading.scanning import scan
 from glassformer.messages import speaking, t
 
@@ -268,6 +268,21 @@ def test_syntax_errors_missing_files_and_missing_functions_need_no_process(tmp_p
         in grading.render(missing).splitlines()
     )
     assert wrong_name.status == "failed" and wrong_name.missing_functions == ["causal_mask"]
+
+
+def test_a_missing_or_gradient_figure_shows_the_dash_placeholder():
+    """No `where` for a missing gradient, and no NumPy-twin error for a gradient's mismatch: both
+    lines put "—" in that field rather than an empty or made-up value."""
+    lost = CaseResult(0, False, Problem("grad_missing", yours="no_graph"), stage="grad", where="")
+    note = said("your outputs are not connected to the inputs")
+    assert _problem_lines(lost, ("y",), 1e-6) == [said("no gradient for {where}: {note}", where="—", note=note)]
+    wrong = CaseResult(0, False, Problem("value", (1,), 1.0, 2.0, max_err=1.0), stage="grad", where="x", err_twin=0.5)
+    assert _problem_lines(wrong, ("y",), 1e-6)[1] == said(
+        "largest error {ref} against glassformer.nn, {twin} against numpy_ref (tolerance {atol} · (1 + |reference|))",
+        ref="1",
+        twin="—",
+        atol="1e-06",
+    )
 
 
 def test_the_twin_check_catches_gradients_that_disagree_with_the_finite_difference():

@@ -32,7 +32,7 @@ def named_paths(text: str) -> set[str]:
 
 PACKAGES = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file())
 MODULE = re.compile(rf"(?<![\w/.-])((?:{'|'.join(PACKAGES)})/\w+)(?![\w-])")
-DOTTED = re.compile(r"(?<![\w.])glassformer((?:\.\w+)+)")
+DOTTED = re.compile(r"(?<![\w./])glassformer((?:\.\w+)+)")
 PROSE = {"train/val", "train/eval"}  # the train/validation loss, train/eval mode: words, not modules
 FOLDER = re.compile(r"`((?:tests|src)/[A-Za-z0-9_/]+?)/?`")
 
@@ -61,8 +61,10 @@ def module_exists(name: str) -> bool:
 
 def named_modules(text: str) -> set[str]:
     """A mutant's name (`glassformer.nn.hooks.x_meaning__mutmut_1`) names a mutant of a module that may
-    since have been merged (docs/mutants.md is a record): not a module."""
-    return (set(MODULE.findall(text)) - PROSE) | {m for m in DOTTED.findall(text) if "__mutmut_" not in m}
+    since have been merged (docs/mutants.md is a record): not a module; nor is the catalogue's file
+    (`glassformer.po`, `glassformer.mo`)."""
+    dotted = {m for m in DOTTED.findall(text) if "__mutmut_" not in m and m not in (".po", ".mo")}
+    return (set(MODULE.findall(text)) - PROSE) | dotted
 
 
 def exists(path: str, doc: Path) -> bool:

@@ -242,6 +242,7 @@ class MultiHeadAttention(AttentionHeads):
         self.groups = kv_groups(n_heads, n_kv_heads or n_heads)  # g query heads per key-value head
         q_width, kv_width = n_heads * self.d_head, n_heads // self.groups * self.d_head  # H·D, H_kv·D
         self.widths = (q_width, kv_width, kv_width)  # the packed projection's q, k, v blocks
+        self.head_counts = (n_heads, n_heads // self.groups, n_heads // self.groups)  # H, H_kv, H_kv
         if style == "packed":
             self.qkv = nn.Linear(d_model, sum(self.widths), bias=bias)  # C -> (H + 2·H_kv)·D
         else:
@@ -257,8 +258,10 @@ class MultiHeadAttention(AttentionHeads):
     def split_qkv(self, x: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         """(B, T, C) -> q (B, H, T, D), k and v (B, H_kv, T, D)."""
         if self.style == "packed":
-            q, k, v = self.qkv(x).split(self.widths, dim=-1)  # (B, T, H·D), 2 × (B, T, H_kv·D)
-            return self.split_heads(q), self.split_heads(k), self.split_heads(v)  # (B, H, T, D), 2 × (B, H_kv, T, D)
+            B, T, _ = x.shape  # columns [q | k | v]: H, H_kv, H_kv heads of D, cut apart by one view
+            packed = self.qkv(x).view(B, T, -1, self.d_head).transpose(1, 2)  # (B, H + 2·H_kv, T, D)
+            q, k, v = packed.split(self.head_counts, dim=1)  # (B, H, T, D), 2 × (B, H_kv, T, D)
+            return q, k, v
         per_head = [head(x) for head in self.heads]  # H × 3 × (B, T, D)
         q, k, v = (torch.stack(ts, dim=1) for ts in zip(*per_head, strict=False))  # 3 × (B, H, T, D)
         return q, k, v

@@ -374,8 +374,9 @@ def gpt_from_gpt2(hf_model) -> GPT:
 WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
 
 
-def read_gpt2_dir(path) -> tuple[GPT, GPT2BPETokenizer, str]:
-    """(glassformer GPT in eval mode, its tokenizer, the weights file's name) of a GPT-2 directory."""
+def read_hf_config(path) -> tuple[Path, dict]:
+    """(the directory, its config.json) of a Hugging Face model directory, every family's first step:
+    a path that is not a directory, a config.json that is missing, damaged or not an object is refused."""
     path = Path(path)
     if not path.is_dir():
         raise (
@@ -402,6 +403,12 @@ def read_gpt2_dir(path) -> tuple[GPT, GPT2BPETokenizer, str]:
             path=path / "config.json",
             fix=Clause("save_pretrained writes it; copy the model directory again."),
         )
+    return path, config
+
+
+def read_gpt2_dir(path) -> tuple[GPT, GPT2BPETokenizer, str]:
+    """(glassformer GPT in eval mode, its tokenizer, the weights file's name) of a GPT-2 directory."""
+    path, config = read_hf_config(path)
     cfg = config_from_gpt2(config, source=str(path / "config.json"))
     weights_file, tensors = read_weights(path)
     weights = Clause("the weights in {path}", path=weights_file)  # how the errors name them

@@ -27,9 +27,9 @@ from safetensors.torch import save_file
 
 from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides
 from glassformer.errors import Clause, DamagedFile, NotFound, UsageError
-from glassformer.files import atomic_write, json_text, read_json, write_text_atomic
+from glassformer.files import atomic_write, json_text, write_text_atomic
 from glassformer.models.gpt import GPT
-from glassformer.models.gpt2 import read_weights
+from glassformer.models.gpt2 import read_hf_config, read_weights
 from glassformer.models.kinds import check_fits
 from glassformer.text.hf_tokenizer import HFJsonTokenizer
 
@@ -476,28 +476,8 @@ def gpt_from_hf(hf_model) -> GPT:
 def read_hf_dir(path, family: str | None = None) -> tuple[GPT, HFJsonTokenizer, str]:
     """(glassformer GPT in eval mode, its tokenizer, the weights file's name) of a Llama, Qwen3 or
     Mistral directory; `family`: the model_type the caller expects (None: any of FAMILIES)."""
-    path = Path(path)
-    if not path.is_dir():
-        raise (
-            NotFound(
-                "gpt2.is_file",
-                "{path} is not a directory (it is a file): give the folder "
-                "that holds the model's config.json, weights and tokenizer "
-                "files.",
-                path=path,
-            )
-            if path.exists()
-            else NotFound(
-                "gpt2.not_dir",
-                "{path} is not a directory: give the folder that holds the "
-                "model's config.json, weights and tokenizer files.",
-                path=path,
-            )
-        )
+    path, config = read_hf_config(path)
     fix = Clause("save_pretrained writes it; copy the model directory again.")
-    config = read_json(path / "config.json", fix)
-    if not isinstance(config, dict):
-        raise DamagedFile("gpt2.not_object", "{path} is not a JSON object. {fix}", path=path / "config.json", fix=fix)
     found = config.get("model_type")
     if family is not None and found != family and found in (*FAMILIES, "gpt2"):
         raise UsageError(

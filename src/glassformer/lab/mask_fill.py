@@ -168,7 +168,9 @@ def tables(r: dict) -> list[str]:
             for row in ROWS:
                 m = r["ours"][d][row] if f == "ours" else r["naive"][d][f][row]
                 stored = "-inf, mask-aware softmax" if f == "ours" else f"{f} ({r['stored_fill'][d][f]})"
-                lines.append(f"| {d} | {stored} | {row} | {m['nan']} | {m['hidden_mass']:.4g} | {m['max_diff']:.3g} |")
+                diff = m["max_diff"]  # NaN where no row is live: a float after a run, "nan" as results.json keeps it
+                diff = f"{diff:.3g}" if isinstance(diff, float) else str(diff)
+                lines.append(f"| {d} | {stored} | {row} | {m['nan']} | {m['hidden_mass']:.4g} | {diff} |")
     return lines
 
 

@@ -143,14 +143,7 @@ def read_weights(path: str | os.PathLike) -> tuple[dict[str, torch.Tensor], dict
             metadata = f.metadata() or {}
         step = int(metadata.get("step", -1))
     except (SafetensorError, OSError, ValueError, RuntimeError) as e:
-        raise DamagedFile(
-            "checkpoint.weights_damaged",
-            "{path} is damaged: it is not a readable safetensors file "
-            "({detail}). Its weights are lost; restore the file from a "
-            "copy or train again.",
-            path=path,
-            detail=_first_line(e),
-        ) from None
+        raise _unreadable_weights(path, e) from None
     if "weights_sha256" in metadata and weights_sha256(tensors, step) != metadata["weights_sha256"]:
         raise DamagedFile(
             "checkpoint.weights_sha",
@@ -441,6 +434,18 @@ def _state_for(run_dir: Path, sha: str | None, step: int, repair: bool) -> Path:
     )
 
 
+def _unreadable_weights(path: Path, e: Exception) -> DamagedFile:
+    """A weights file safetensors cannot open (loading it, or reading its shapes before building)."""
+    return DamagedFile(
+        "checkpoint.weights_damaged",
+        "{path} is damaged: it is not a readable safetensors file "
+        "({detail}). Its weights are lost; restore the file from a "
+        "copy or train again.",
+        path=path,
+        detail=_first_line(e),
+    )
+
+
 def _first_line(e: BaseException) -> str:
     """The first sentence of a library's message (torch's run to paragraphs)."""
     text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
@@ -644,14 +649,7 @@ def fits_weights(cfg: ModelConfig, run_dir) -> None:
         with safe_open(str(path), framework="pt") as f:
             held = {name: tuple(f.get_slice(name).get_shape()) for name in f.keys()}
     except (SafetensorError, OSError, ValueError, RuntimeError) as e:
-        raise DamagedFile(
-            "checkpoint.weights_damaged",
-            "{path} is damaged: it is not a readable safetensors file "
-            "({detail}). Its weights are lost; restore the file from a "
-            "copy or train again.",
-            path=path,
-            detail=_first_line(e),
-        ) from None
+        raise _unreadable_weights(path, e) from None
     if cfg.n_layers > len(held):  # every layer has weights of its own: no need to build this one
         raise DamagedFile(
             "run.config_weights",

@@ -157,6 +157,14 @@ class Said(list):
     def of(self, key: str) -> list[dict]:
         return [fields for said_key, fields in self if said_key == key]
 
+    def carrying(self, **fields) -> list[dict]:
+        """The fields of each sentence said with all of these values (and maybe others): a test pins
+        what was said by its figures and names, so rewording the English breaks nothing.
+
+            assert heard.carrying(step=20, dir=run)   # some sentence told the learner both
+        """
+        return [said for _, said in self if all(k in said and said[k] == v for k, v in fields.items())]
+
 
 @contextlib.contextmanager
 def said():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-from helpers import said
+from helpers import Said, said
 
 from glassformer import messages
 from glassformer.errors import UsageError
@@ -51,3 +51,10 @@ def test_t_is_given_back_even_to_a_module_first_imported_inside_the_block():
             sys.modules[name] = saved
             sys.modules["glassformer.cli"].train = saved  # the package's attribute too
     assert all(getattr(m, "t", messages.t) is messages.t for n, m in sys.modules.items() if n.startswith("glassformer"))
+
+
+def test_carrying_picks_sentences_by_their_fields_whatever_their_words():
+    heard = Said([("words {dir} {step}", {"dir": "r", "step": 20}), ("other", {"step": 3}), ("none", {})])
+    assert heard.carrying(step=20, dir="r") == [{"dir": "r", "step": 20}]
+    assert heard.carrying(step=3) == [{"step": 3}]
+    assert heard.carrying(step=4) == [] and heard.carrying(missing=1) == [] and heard.carrying(dir="r", step=3) == []

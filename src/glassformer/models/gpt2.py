@@ -33,6 +33,7 @@ from safetensors.torch import load_file, save_file
 from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides
 from glassformer.errors import Clause, DamagedFile, Joined, NotFound, UsageError
 from glassformer.files import atomic_write, read_json, write_json_atomic
+from glassformer.messages import N_
 from glassformer.models.gpt import GPT
 from glassformer.text.gpt2_bpe import ENDOFTEXT, GPT2BPETokenizer, read_tokenizer_dir, write_tokenizer_dir
 
@@ -372,6 +373,7 @@ def gpt_from_gpt2(hf_model) -> GPT:
 
 # ---- the files: a Hugging Face GPT-2 directory ------------------------------------------------------
 WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
+FOLDER_FIX = N_("save_pretrained writes it; copy the model directory again.")  # how every refusal of the folder ends
 
 
 def read_hf_config(path) -> tuple[Path, dict]:
@@ -395,13 +397,13 @@ def read_hf_config(path) -> tuple[Path, dict]:
                 path=path,
             )
         )
-    config = read_json(path / "config.json", Clause("save_pretrained writes it; copy the model directory again."))
+    config = read_json(path / "config.json", Clause(FOLDER_FIX))
     if not isinstance(config, dict):
         raise DamagedFile(
             "gpt2.not_object",
             "{path} is not a JSON object. {fix}",
             path=path / "config.json",
-            fix=Clause("save_pretrained writes it; copy the model directory again."),
+            fix=Clause(FOLDER_FIX),
         )
     return path, config
 
@@ -437,7 +439,7 @@ def read_gpt2_dir(path) -> tuple[GPT, GPT2BPETokenizer, str]:
             path=weights_file,
             config=path / "config.json",
             detail=first,
-            fix=Clause("save_pretrained writes it; copy the model directory again."),
+            fix=Clause(FOLDER_FIX),
         ) from None
     return model.eval(), tokenizer, weights_file.name
 
@@ -450,14 +452,14 @@ def read_weights(path: Path) -> tuple[Path, dict[str, torch.Tensor]]:
         if not file.is_file():
             continue
         if name.endswith(".index.json"):
-            index = read_json(file, Clause("save_pretrained writes it; copy the model directory again."))
+            index = read_json(file, Clause(FOLDER_FIX))
             weight_map = index.get("weight_map") if isinstance(index, dict) else None
             if not isinstance(weight_map, dict) or not weight_map:
                 raise DamagedFile(
                     "gpt2.no_shards",
                     "{path} has no weight_map naming its shards. {fix}",
                     path=file,
-                    fix=Clause("save_pretrained writes it; copy the model directory again."),
+                    fix=Clause(FOLDER_FIX),
                 )
             for shard in weight_map.values():  # a file of this folder: never "../x" or "/etc/x"
                 if not isinstance(shard, str) or not shard or Path(shard).name != shard or "\x00" in shard:
@@ -466,7 +468,7 @@ def read_weights(path: Path) -> tuple[Path, dict[str, torch.Tensor]]:
                         "{path} names the shard {shard!r}, which is not the name of a file in its folder. {fix}",
                         path=file,
                         shard=shard,
-                        fix=Clause("save_pretrained writes it; copy the model directory again."),
+                        fix=Clause(FOLDER_FIX),
                     )
             shards = sorted(set(weight_map.values()))
             return file, {k: v for shard in shards for k, v in _safetensors(path / shard).items()}
@@ -476,7 +478,7 @@ def read_weights(path: Path) -> tuple[Path, dict[str, torch.Tensor]]:
         "{path} has no weights: it needs one of {files}. {fix}",
         path=path,
         files=", ".join(WEIGHT_FILES),
-        fix=Clause("save_pretrained writes it; copy the model directory again."),
+        fix=Clause(FOLDER_FIX),
     )
 
 
@@ -486,7 +488,7 @@ def _safetensors(file: Path) -> dict[str, torch.Tensor]:
             "gpt2.shard_missing",
             "{path} does not exist, but the index names it. {fix}",
             path=file,
-            fix=Clause("save_pretrained writes it; copy the model directory again."),
+            fix=Clause(FOLDER_FIX),
         )
     try:
         return load_file(str(file))
@@ -496,7 +498,7 @@ def _safetensors(file: Path) -> dict[str, torch.Tensor]:
             "{path} is not a readable safetensors file ({detail}). {fix}",
             path=file,
             detail=str(e).splitlines()[0][:200],
-            fix=Clause("save_pretrained writes it; copy the model directory again."),
+            fix=Clause(FOLDER_FIX),
         ) from None
 
 
@@ -517,14 +519,14 @@ def _torch_bin(file: Path) -> dict[str, torch.Tensor]:
             "{path} was refused: {why}. Convert it to model.safetensors, or {fix}",
             path=file,
             why=why,
-            fix=Clause("save_pretrained writes it; copy the model directory again."),
+            fix=Clause(FOLDER_FIX),
         ) from None
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise DamagedFile(
             "gpt2.bin_not_state",
             "{path} does not hold a state_dict ({{name: tensor}}). {fix}",
             path=file,
-            fix=Clause("save_pretrained writes it; copy the model directory again."),
+            fix=Clause(FOLDER_FIX),
         )
     return state
 

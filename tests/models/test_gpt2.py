@@ -370,7 +370,8 @@ def test_tensors_without_a_place_are_named_four_at_most_then_dots():
     extra = {f"h.9.x{i}": torch.ones(1) for i in range(5)}
     with pytest.raises(UsageError) as caught:
         state_dict_from_gpt2({**theirs, **extra}, 2, tied=False)
-    unused = {"source": t("the GPT-2 weights"), "names": "h.9.x0, h.9.x1, h.9.x2, h.9.x3", "more": " ..."}
+    assert the_gpt2_weights(caught.value.fields["source"])
+    unused = {"source": caught.value.fields["source"], "names": "h.9.x0, h.9.x1, h.9.x2, h.9.x3", "more": " ..."}
     assert (caught.value.code, caught.value.fields) == ("gpt2.tensors_unused", unused)
     del extra["h.9.x4"]  # exactly four: all named, no dots (sample O's survivor: `>= 4`)
     with pytest.raises(UsageError) as caught:

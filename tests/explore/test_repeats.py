@@ -11,6 +11,7 @@ must change nothing.
 from __future__ import annotations
 
 import json
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -136,8 +137,7 @@ def test_the_verb_prints_both_tables_and_writes_png_html_json(loopy, tmp_path, c
     argv = ["repeats", str(loopy), "--prompt", "the ", "--control", "dog", "--out", str(out), "--threads", "1"]
     assert main([*argv, "--lang", lang]) == 0
     printed = capsys.readouterr().out
-    with_lang = {"en": "heads at the loop", "zh": "循环处的注意力头"}[lang]
-    assert with_lang in printed
+    assert bool(re.search("[\u4e00-\u9fff]", printed)) == (lang == "zh")  # the tables in the language asked for
     for stem in ("repeats", "repeats_lens"):
         assert (out / f"{stem}.png").read_bytes()[:4] == b"\x89PNG"
         html = (out / f"{stem}.html").read_text(encoding="utf-8")

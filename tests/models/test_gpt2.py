@@ -4,7 +4,7 @@ library, from a GPT-2 tests/kits/gpt2_kit.py saves with it).
 The port: every field of a GPT-2 config read and written, every refusal word for word in English and
 Chinese, every tensor placed (transposed where GPT-2's Conv1D stores (in, out)), the head tied or not.
 The files: a tiny GPT and a hand-made byte-level tokenizer written as a GPT-2 folder and read back,
-and the refusals, word for word."""
+and the refusals, by code and fields."""
 
 from __future__ import annotations
 
@@ -859,7 +859,7 @@ def test_a_tied_gpt2_folder_round_trips_with_its_head_tied(tmp_path):
 
 def test_an_imported_runs_config_and_every_refusal_of_import_and_export(tmp_path):
     """import_gpt2's config.json field by field (no source, its origin, train settings cut to the
-    model's positions, step 0 weights, no lock left), and each --out it refuses, word for word."""
+    model's positions, step 0 weights, no lock left), and each --out it refuses, by code and fields."""
     from glassformer.config import TrainConfig
     from glassformer.errors import UsageError
     from glassformer.train.checkpoint import read_weights

@@ -2,7 +2,7 @@
 regressor.py, kinds.py): the model-level hook points and parameter formulas of four shapes in
 English and Chinese (a learned-position GPT; a rotary, norm-free, tied GPT; an encoder without
 biases; a regressor), each kind's fields and example input, every branch of the attention mask,
-and the refusals word for word."""
+and the refusals by code and fields."""
 
 from __future__ import annotations
 

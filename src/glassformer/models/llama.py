@@ -541,14 +541,14 @@ def write_hf_dir(model: GPT, tokenizer, path) -> str:
     library read back; returns the family written. UsageError naming what the family cannot hold."""
     config = hf_config(model.cfg)  # refuses a model the families cannot compute, before any file is written
     family = config["model_type"]
-    if not isinstance(tokenizer, HFJsonTokenizer):
+    tokenizer_json = tokenizer.hf_json()
+    if tokenizer_json is None:
         raise UsageError(
             "hf.export_tokenizer",
-            "a {family} directory needs the model's tokenizer.json; this "
-            "run's tokenizer is {kind!r} (only a run imported from such "
-            "a directory has one).",
+            "a {family} directory needs a tokenizer.json; this run's tokenizer is {kind!r}, which has "
+            "no tokenizer.json form yet (a character tokenizer and one imported from such a directory have).",
             family=family,
-            kind=getattr(tokenizer, "kind", None),
+            kind=tokenizer.kind,
         )
     tensors = state_dict_to_hf({k: v.detach().cpu() for k, v in model.state_dict().items()}, model.cfg)
     path = Path(path)
@@ -557,6 +557,6 @@ def write_hf_dir(model: GPT, tokenizer, path) -> str:
         path / "model.safetensors",
         lambda tmp: save_file({k: v.float().contiguous() for k, v in tensors.items()}, tmp, metadata={"format": "pt"}),
     )
-    write_text_atomic(path / "tokenizer.json", tokenizer.json)
+    write_text_atomic(path / "tokenizer.json", tokenizer_json)
     write_text_atomic(path / "config.json", json_text(config, indent=2) + "\n")  # last: the directory is whole
     return family

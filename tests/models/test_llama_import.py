@@ -179,3 +179,33 @@ def test_a_char_tokenizer_s_json_form_refuses_or_unks_an_unseen_character_as_it_
     without = tokenizers.Tokenizer.from_str(CharTokenizer.from_text("ab").hf_json())
     with pytest.raises(Exception, match="UNK"):  # noqa: B017 (the library raises a bare Exception; ours a UsageError)
         without.encode("az", add_special_tokens=False)
+
+
+def test_import_holds_one_checkpoint_tensor_at_a_time_beside_the_model(root, monkeypatch):
+    import gc
+    import weakref
+
+    from glassformer.models import gpt2
+    from glassformer.models.llama import read_hf_dir
+
+    checkpoint(root / "lazy-hf", "qwen3", shards=True)
+    read, alive, most = gpt2.SafetensorsFiles.__getitem__, [], [0]
+
+    def counted(self, name):
+        gc.collect()
+        alive[:] = [r for r in alive if r() is not None]
+        most[0] = max(most[0], len(alive))  # checkpoint tensors still held when the next one is read
+        tensor = read(self, name)
+        alive.append(weakref.ref(tensor))
+        return tensor
+
+    monkeypatch.setattr(gpt2.SafetensorsFiles, "__getitem__", counted)
+    model, _, _ = read_hf_dir(root / "lazy-hf", "qwen3")
+    files = gpt2.read_weights(root / "lazy-hf")[1]
+    assert (
+        len(files) > 20 and 0 < most[0] <= 3
+    )  # at most the parameter just made, and q_proj, k_proj while v_proj is read
+    hf = transformers.AutoModelForCausalLM.from_pretrained(root / "lazy-hf", attn_implementation="eager").eval()
+    ids = torch.tensor([[1, 5, 9, 2]])  # (1, 4)
+    with torch.no_grad():
+        assert (model(ids) - hf(ids).logits).abs().max() <= 1e-5  # and every tensor landed where it belongs

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import cast
 
 import torch
-from safetensors import SafetensorError
-from safetensors.torch import load_file, save_file
+from safetensors import SafetensorError, safe_open
+from safetensors.torch import save_file
 
 from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides
 from glassformer.errors import Clause, DamagedFile, Joined, NotFound, UsageError
@@ -294,7 +294,7 @@ def _names(n_layers: int) -> dict[str, tuple[str, bool]]:
 
 
 def state_dict_from_gpt2(
-    hf_state: dict[str, torch.Tensor], n_layers: int, tied: bool = True, source: str | Clause | None = None
+    hf_state: Mapping[str, torch.Tensor], n_layers: int, tied: bool = True, source: str | Clause | None = None
 ) -> dict[str, torch.Tensor]:
     """Map a GPT2LMHeadModel (or GPT2Model) state_dict onto glassformer GPT parameter names.
     Every tensor is used or refused by name: a missing one, or one glassformer has no place for.
@@ -442,9 +442,10 @@ def read_gpt2_dir(path) -> tuple[GPT, GPT2BPETokenizer, str]:
     return model.eval(), tokenizer, weights_file.name
 
 
-def read_weights(path: Path) -> tuple[Path, dict[str, torch.Tensor]]:
-    """The first weights file found (in WEIGHT_FILES' order) and its tensors on the CPU (Llama, Qwen3
-    and Mistral directories are read by it too: models/llama.py)."""
+def read_weights(path: Path) -> tuple[Path, Mapping[str, torch.Tensor]]:
+    """The first weights file found (in WEIGHT_FILES' order) and its tensors on the CPU, safetensors
+    read one at a time when asked for (Llama, Qwen3 and Mistral directories are read by it too:
+    models/llama.py)."""
     for name in WEIGHT_FILES:
         file = path / name
         if not file.is_file():
@@ -468,9 +469,8 @@ def read_weights(path: Path) -> tuple[Path, dict[str, torch.Tensor]]:
                         shard=shard,
                         fix=Clause("save_pretrained writes it; copy the model directory again."),
                     )
-            shards = sorted(set(weight_map.values()))
-            return file, {k: v for shard in shards for k, v in _safetensors(path / shard).items()}
-        return file, _safetensors(file) if name.endswith(".safetensors") else _torch_bin(file)
+            return file, SafetensorsFiles([path / shard for shard in sorted(set(weight_map.values()))])
+        return file, SafetensorsFiles([file]) if name.endswith(".safetensors") else _torch_bin(file)
     raise NotFound(
         "gpt2.no_weights",
         "{path} has no weights: it needs one of {files}. {fix}",
@@ -480,24 +480,54 @@ def read_weights(path: Path) -> tuple[Path, dict[str, torch.Tensor]]:
     )
 
 
-def _safetensors(file: Path) -> dict[str, torch.Tensor]:
-    if not file.is_file():
-        raise NotFound(
-            "gpt2.shard_missing",
-            "{path} does not exist, but the index names it. {fix}",
-            path=file,
-            fix=Clause("save_pretrained writes it; copy the model directory again."),
-        )
-    try:
-        return load_file(str(file))
-    except (SafetensorError, OSError, ValueError, RuntimeError) as e:
-        raise DamagedFile(
-            "gpt2.safetensors",
-            "{path} is not a readable safetensors file ({detail}). {fix}",
-            path=file,
-            detail=str(e).splitlines()[0][:200],
-            fix=Clause("save_pretrained writes it; copy the model directory again."),
-        ) from None
+class SafetensorsFiles(Mapping[str, torch.Tensor]):
+    """The tensors of one or more safetensors files (a model's shards), each read from its
+    memory-mapped file when asked for and not kept: a loader that takes them one at a time holds one
+    checkpoint tensor in memory, not the whole checkpoint beside the model it fills."""
+
+    def __init__(self, files: list[Path]) -> None:
+        self.file_of: dict[str, Path] = {}
+        for file in files:
+            with self._open(file) as f:  # the header only: names, dtypes, shapes
+                self.file_of.update(dict.fromkeys(f.keys(), file))
+
+    @staticmethod
+    def _open(file: Path):
+        if not file.is_file():
+            raise NotFound(
+                "gpt2.shard_missing",
+                "{path} does not exist, but the index names it. {fix}",
+                path=file,
+                fix=Clause("save_pretrained writes it; copy the model directory again."),
+            )
+        try:
+            return safe_open(str(file), framework="pt")
+        except (SafetensorError, OSError, ValueError, RuntimeError) as e:
+            raise _unreadable(file, e) from None
+
+    def __getitem__(self, name: str) -> torch.Tensor:
+        file = self.file_of[name]
+        try:
+            with safe_open(str(file), framework="pt") as f:
+                return f.get_tensor(name)
+        except (SafetensorError, OSError, ValueError, RuntimeError) as e:  # changed on disk since it was opened
+            raise _unreadable(file, e) from None
+
+    def __iter__(self):
+        return iter(self.file_of)
+
+    def __len__(self) -> int:
+        return len(self.file_of)
+
+
+def _unreadable(file: Path, e: Exception) -> DamagedFile:
+    return DamagedFile(
+        "gpt2.safetensors",
+        "{path} is not a readable safetensors file ({detail}). {fix}",
+        path=file,
+        detail=str(e).splitlines()[0][:200],
+        fix=Clause("save_pretrained writes it; copy the model directory again."),
+    )
 
 
 def _torch_bin(file: Path) -> dict[str, torch.Tensor]:

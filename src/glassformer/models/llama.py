@@ -408,7 +408,9 @@ def hub_names(hf_state: Mapping[str, torch.Tensor], cfg: ModelConfig) -> Mapping
     return out
 
 
-def state_dict_from_hf(hf_state: Mapping[str, torch.Tensor], cfg: ModelConfig, source: str) -> dict[str, torch.Tensor]:
+def state_dict_from_hf(
+    hf_state: Mapping[str, torch.Tensor], cfg: ModelConfig, source: str
+) -> Mapping[str, torch.Tensor]:
     """A Llama / Qwen3 / Mistral / Mixtral / Qwen3-MoE causal LM's state_dict under our names. Every
     tensor is used or refused by name: a missing one, or one we have no place for."""
     hf_state = hub_names(hf_state, cfg)
@@ -437,10 +439,28 @@ def state_dict_from_hf(hf_state: Mapping[str, torch.Tensor], cfg: ModelConfig, s
             names=", ".join(unused[:4]),
             more=more,
         )
-    out = {ours: torch.cat([hf_state[t] for t in theirs]) for ours, theirs in names.items()}  # rows stacked
     if cfg.tie_weights:
-        out["head.weight"] = out["tok_embed.table.weight"]  # (V, C): one matrix, two uses
-    return out
+        names["head.weight"] = names["tok_embed.table.weight"]  # (V, C): one matrix, two uses
+    return Stacked(names, hf_state)
+
+
+class Stacked(Mapping[str, torch.Tensor]):
+    """Our parameter name -> its tensor, made when asked for by stacking the rows of the transformers
+    tensors it comes from (weight_map): read from a lazy checkpoint, one parameter is in memory at a
+    time."""
+
+    def __init__(self, names: Mapping[str, tuple[str, ...]], hf_state: Mapping[str, torch.Tensor]) -> None:
+        self.names, self.hf_state = names, hf_state
+
+    def __getitem__(self, ours: str) -> torch.Tensor:
+        parts = [self.hf_state[theirs] for theirs in self.names[ours]]
+        return parts[0] if len(parts) == 1 else torch.cat(parts)  # rows stacked: (H·D + 2·H_kv·D, C) for q, k, v
+
+    def __iter__(self):
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
 
 
 def state_dict_to_hf(state: Mapping[str, torch.Tensor], cfg: ModelConfig) -> dict[str, torch.Tensor]:
@@ -491,16 +511,16 @@ def read_hf_dir(path, family: str | None = None) -> tuple[GPT, HFJsonTokenizer, 
     check_fits(cfg)  # the float32 model must fit in this machine's memory: refused with the numbers, before reading
     weights_file, tensors = read_weights(path)
     source = str(weights_file)
-    for name, tensor in tensors.items():
-        if not tensor.is_floating_point() or not bool(torch.isfinite(tensor).all()):
-            raise DamagedFile(
-                "hf.weight",
-                "{source}: {name} is not a finite floating-point tensor ({dtype}); {fix}",
-                source=source,
-                name=name,
-                dtype=str(tensor.dtype),
-                fix=fix,
-            )
+    bad = next((n for n, w in tensors.items() if not w.is_floating_point() or not bool(torch.isfinite(w).all())), None)
+    if bad is not None:  # (a generator: each tensor read is let go before the next)
+        raise DamagedFile(
+            "hf.weight",
+            "{source}: {name} is not a finite floating-point tensor ({dtype}); {fix}",
+            source=source,
+            name=bad,
+            dtype=str(tensors[bad].dtype),
+            fix=fix,
+        )
     state = state_dict_from_hf(tensors, cfg, source=source)
     if not (path / "tokenizer.json").is_file():
         raise NotFound("hf.no_tokenizer", "{path} has no tokenizer.json; {fix}", path=path, fix=fix)
@@ -526,7 +546,11 @@ def read_hf_dir(path, family: str | None = None) -> tuple[GPT, HFJsonTokenizer, 
             fix=fix,
         )
     model = GPT(cfg)
-    model.load_state_dict({k: v.float() for k, v in state.items()}, strict=True)
+    own = model.state_dict()
+    assert own.keys() == state.keys(), own.keys() ^ state.keys()  # the weight map names every parameter
+    with torch.no_grad():
+        for name in own:  # one checkpoint tensor in memory at a time, beside the float32 model
+            own[name].copy_(state[name])
     return model.eval(), tokenizer, weights_file.name
 
 

@@ -209,3 +209,49 @@ def test_import_holds_one_checkpoint_tensor_at_a_time_beside_the_model(root, mon
     ids = torch.tensor([[1, 5, 9, 2]])  # (1, 4)
     with torch.no_grad():
         assert (model(ids) - hf(ids).logits).abs().max() <= 1e-5  # and every tensor landed where it belongs
+
+
+def test_a_sample_ends_at_the_eos_of_generation_config_as_generate_does_and_export_keeps_it(root, tmp_path):
+    from glassformer.sample import sample
+
+    hf = checkpoint(tmp_path / "hf", "llama")
+    prompt = "the dog sat"
+    ids = torch.tensor(
+        [tokenizers.Tokenizer.from_file(str(tmp_path / "hf" / "tokenizer.json")).encode(prompt).ids]
+    )  # (1, 3)
+    with torch.no_grad():
+        greedy = hf.generate(ids, max_new_tokens=8, do_sample=False)[0, ids.shape[1] :].tolist()  # no eos: all 8
+    eos = greedy[4]  # a token greedy decoding writes fifth: the checkpoint says it ends the text
+    first, other = greedy.index(eos), next(i for i in range(48) if i not in greedy)  # and one it never writes
+    (tmp_path / "hf" / "generation_config.json").write_text(
+        json.dumps({"eos_token_id": [other, eos], "bos_token_id": 1})
+    )
+    with torch.no_grad():
+        theirs = hf.generate(ids, max_new_tokens=8, do_sample=False, eos_token_id=[other, eos])[
+            0, ids.shape[1] :
+        ].tolist()
+    assert theirs == greedy[: first + 1]  # generate writes the eos and stops
+    assert cli(["import", "llama", str(tmp_path / "hf"), "--out", str(tmp_path / "run")])[0] == 0
+    config = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert config["imported"]["generation"] == {"eos_token_id": [other, eos], "bos_token_id": 1}
+    model, tokenizer, _ = load_model(tmp_path / "run")
+    assert tokenizer.encode(prompt) == ids[0].tolist()
+    code, out, err = cli(
+        ["sample", str(tmp_path / "run"), "--prompt", prompt, "--temperature", "0", "--max-new-tokens", "8"]
+    )
+    assert code == 0, err
+    assert out.rstrip("\n") == prompt + tokenizer.decode(greedy[:first])  # ours stops before the eos, as generate
+    (text,) = sample(model, tokenizer, prompt, 8, temperature=0)  # the library without end_ids: all 8
+    assert text == tokenizer.decode(greedy)
+    assert cli(["export", "llama", str(tmp_path / "run"), "--out", str(tmp_path / "out")])[0] == 0
+    back = transformers.GenerationConfig.from_pretrained(tmp_path / "out")
+    assert (back.eos_token_id, back.bos_token_id) == ([other, eos], 1)
+
+
+def test_a_generation_config_with_an_id_past_the_vocabulary_is_refused_before_anything_is_written(root, tmp_path):
+    checkpoint(tmp_path / "hf", "qwen3")
+    (tmp_path / "hf" / "generation_config.json").write_text(json.dumps({"eos_token_id": [2, 48]}))  # 48 rows: 0..47
+    code, _, err, error = cli_error(["import", "qwen3", str(tmp_path / "hf"), "--out", str(tmp_path / "run")])
+    assert_clean_failure(code, err)
+    assert isinstance(error, DamagedFile) and error.code == "hf.generation_id" and error.fields["key"] == "eos_token_id"
+    assert not (tmp_path / "run").exists()

@@ -406,6 +406,56 @@ def read_hf_config(path) -> tuple[Path, dict]:
     return path, config
 
 
+GENERATION = ("bos_token_id", "eos_token_id", "pad_token_id")  # the ids generate reads from generation_config.json
+
+
+def read_generation(path: Path, vocab_size: int) -> dict[str, int | list[int]]:
+    """The special token ids of a directory's generation_config.json, as transformers' `generate`
+    reads them: bos, eos (one id, or a list: any of them ends a sample) and pad; {} without the
+    file. An id outside the vocabulary is refused (DamagedFile naming the key)."""
+    file = path / "generation_config.json"
+    if not file.is_file():
+        return {}
+    fix = Clause("save_pretrained writes it; copy the model directory again.")
+    data = read_json(file, fix)
+    if not isinstance(data, dict):
+        raise DamagedFile("gpt2.not_object", "{path} is not a JSON object. {fix}", path=file, fix=fix)
+    found = {key: data[key] for key in GENERATION if data.get(key) is not None}
+    for key, value in found.items():
+        ids = value if isinstance(value, list) else [value]
+        if not ids or not all(type(i) is int and 0 <= i < vocab_size for i in ids):
+            raise DamagedFile(
+                "hf.generation_id",
+                "{path}: {key}={value!r} is not a token id below vocab_size={vocab_size}, nor a list of them. {fix}",
+                path=file,
+                key=key,
+                value=value,
+                vocab_size=vocab_size,
+                fix=fix,
+            )
+    return found
+
+
+def write_generation(path: Path, generation: dict | None) -> None:
+    """generation_config.json holding the special ids a run was imported with (read_generation), so
+    `generate` stops where the original model did; nothing for a run that has none."""
+    if generation:
+        write_json_atomic(path / "generation_config.json", generation, indent=2)
+
+
+def generation_of(config: dict) -> dict:
+    """The generation ids a run's config.json keeps from its import ({} for a run trained here)."""
+    imported = config.get("imported")
+    generation = imported.get("generation") if isinstance(imported, dict) else None
+    return generation if isinstance(generation, dict) else {}
+
+
+def end_ids(config: dict) -> tuple[int, ...]:
+    """The ids that end a sample of a run (its imported eos_token_id): () for a run that has none."""
+    eos = generation_of(config).get("eos_token_id")
+    return () if eos is None else tuple(eos if isinstance(eos, list) else [eos])
+
+
 def read_gpt2_dir(path) -> tuple[GPT, GPT2BPETokenizer, str]:
     """(glassformer GPT in eval mode, its tokenizer, the weights file's name) of a GPT-2 directory."""
     path, config = read_hf_config(path)
@@ -559,7 +609,7 @@ def _torch_bin(file: Path) -> dict[str, torch.Tensor]:
     return state
 
 
-def write_gpt2_dir(model: GPT, tokenizer, path) -> None:
+def write_gpt2_dir(model: GPT, tokenizer, path, generation: dict | None = None) -> None:
     """config.json, model.safetensors and the tokenizer files, for GPT2LMHeadModel.from_pretrained(path)
     and GPT2Tokenizer.from_pretrained(path). UsageError naming what GPT-2 cannot hold."""
     gpt2_config(model.cfg)  # refuses a model GPT-2 cannot compute, before any file is written
@@ -587,3 +637,4 @@ def write_gpt2_dir(model: GPT, tokenizer, path) -> None:
         lambda tmp: save_file({k: v.float().contiguous() for k, v in tensors.items()}, tmp, metadata={"format": "pt"}),
     )
     write_tokenizer_dir(tokenizer, path, model.cfg.max_len)
+    write_generation(path, generation)

@@ -29,7 +29,7 @@ from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides
 from glassformer.errors import Clause, DamagedFile, NotFound, UsageError
 from glassformer.files import atomic_write, json_text, write_text_atomic
 from glassformer.models.gpt import GPT
-from glassformer.models.gpt2 import read_hf_config, read_weights
+from glassformer.models.gpt2 import read_hf_config, read_weights, write_generation
 from glassformer.models.kinds import check_fits
 from glassformer.text.hf_tokenizer import HFJsonTokenizer
 
@@ -560,7 +560,7 @@ def meta_shapes(cfg: ModelConfig) -> dict[str, torch.Tensor]:
         return dict(GPT(cfg).state_dict())
 
 
-def write_hf_dir(model: GPT, tokenizer, path) -> str:
+def write_hf_dir(model: GPT, tokenizer, path, generation: dict | None = None) -> str:
     """config.json, model.safetensors and tokenizer.json that AutoModelForCausalLM and the tokenizers
     library read back; returns the family written. UsageError naming what the family cannot hold."""
     config = hf_config(model.cfg)  # refuses a model the families cannot compute, before any file is written
@@ -582,5 +582,6 @@ def write_hf_dir(model: GPT, tokenizer, path) -> str:
         lambda tmp: save_file({k: v.float().contiguous() for k, v in tensors.items()}, tmp, metadata={"format": "pt"}),
     )
     write_text_atomic(path / "tokenizer.json", tokenizer_json)
+    write_generation(path, generation)
     write_text_atomic(path / "config.json", json_text(config, indent=2) + "\n")  # last: the directory is whole
     return family

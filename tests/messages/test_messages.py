@@ -341,7 +341,12 @@ def test_training_prints_its_frame_in_chinese_with_the_same_numbers(tmp_path, ca
 def test_the_params_and_grads_tables_speak_chinese_with_the_same_numbers(tmp_path, capsys):
     """`params` and `grads` under --lang zh: Chinese headers (wide characters counted as two
     columns, so the columns still line up), the same rows and numbers as in English."""
+    from glassformer.inspect.display import PARAM_COLUMNS, STATUS_WORDS
     from glassformer.messages import columns
+
+    def words(lang, *messages_):  # the tables' own words, in `lang`
+        with messages.speaking(lang):
+            return [t(m) for m in messages_]
 
     outs = {}
     for verb in ("params", "grads"):
@@ -351,19 +356,26 @@ def test_the_params_and_grads_tables_speak_chinese_with_the_same_numbers(tmp_pat
             outs[verb, lang] = capsys.readouterr().out.splitlines()
     params_en, params_zh = outs["params", "en"], outs["params", "zh"]
     head = params_zh[1]
-    assert head.split() == ["模块", "参数量", "公式", "=", "公式", "说明"] and params_en[1].split()[0] == "module"
+    assert head.split() == " ".join(words("zh", *PARAM_COLUMNS)).split() and CHINESE.search(head)
+    assert params_en[1].split()[0] == words("en", PARAM_COLUMNS[0])[0]
     rows = [i for i, line in enumerate(params_zh) if line.startswith("blocks.0.attn.qkv")]
     row_en, row_zh = params_en[rows[0]], params_zh[rows[0]]  # a row: the same cells, the note in Chinese
     from glassformer.models import build_model
 
     ((*_, note_en, note_zh),) = formulas(build_model(PRESETS["seed000"].model), lambda p: p == "blocks.0.attn.qkv")
     assert note_zh and CHINESE.search(note_zh) and row_zh == row_en.replace(note_en, note_zh) != row_en
-    assert columns(head[: head.index("公式")]) == params_zh[rows[0]].index("C·3C")  # headers over their columns
-    assert any(line.startswith("合计") for line in params_zh) and any("符号：C=" in line for line in params_zh)
+    formula = words("zh", PARAM_COLUMNS[2])[0]
+    assert columns(head[: head.index(formula)]) == params_zh[rows[0]].index("C·3C")  # headers over their columns
+    end = [i for i, line in enumerate(params_zh) if line and set(line) == {"-"}][1]  # the rule above the total
+    total_en, total_zh = params_en[end + 1], params_zh[end + 1]  # the total, then the symbols, each in Chinese
+    assert total_zh.split()[1:] == total_en.split()[1:] and CHINESE.search(total_zh.split()[0])
+    assert "C=" in params_zh[end + 2] and CHINESE.search(params_zh[end + 2]) and len(params_en) == len(params_zh)
     grads_en, grads_zh = outs["grads", "en"], outs["grads", "zh"]
     head = grads_zh[1]
-    assert head.split() == ["参数", "形状", "‖梯度‖", "平均|g|", "更新/w", "状态"]
-    assert columns(head[: head.index("状态")]) == len(grads_zh[3]) - len("正常") and grads_zh[3].endswith("正常")
+    assert len(head.split()) == len(grads_en[1].split()) == 6 and all(CHINESE.search(w) for w in head.split())
+    (ok,) = words("zh", STATUS_WORDS["ok"])  # a healthy row's status, under the status column
+    status = head.split()[-1]
+    assert columns(head[: head.index(status)]) == len(grads_zh[3]) - len(ok) and grads_zh[3].endswith(ok)
     numbers = lambda lines: [re.findall(r"\d\.\d\de[-+]\d\d", line) for line in lines[3:]]  # noqa: E731
     assert numbers(grads_en) == numbers(grads_zh) and sum(map(len, numbers(grads_zh))) > 30
 

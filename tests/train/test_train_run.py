@@ -176,9 +176,17 @@ def refusal(kind, call, *args, **kw) -> str:
     return str(e.value)
 
 
+CODE = re.compile(r"[a-z0-9_]+(?:\.[a-z0-9_-]+)+")  # an error's code, as said() hears it
+
+
 def worded(heard, **fields) -> list[str]:
-    """Each sentence `heard` said with these field values, as it reads now (no words typed here)."""
-    return [t(message, **said) for message, said in heard if all(k in said and said[k] == v for k, v in fields.items())]
+    """Each sentence `heard` said with these field values, as it reads now (no words typed here); an
+    error shown is heard by its code as well, which is not a sentence."""
+    return [
+        t(message, **said)
+        for message, said in heard
+        if all(k in said and said[k] == v for k, v in fields.items()) and not CODE.fullmatch(message)
+    ]
 
 
 def expected_note(heard, target) -> str:

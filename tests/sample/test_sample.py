@@ -309,27 +309,15 @@ def test_past_max_len_names_the_scheme_or_says_it_does_not_know():
     with said() as heard:
         sample_mod.past_max_len(gpt)
         line = sample_mod.past_max_len(FixedLogits(torch.zeros(3)))  # a model whose cfg names no scheme
-    assert heard == [
-        (
-            "position={name}: a table of max_len={max_len} positions; "
-            "past it the model sees only the last {max_len} tokens (the "
-            "window slides).",
-            {"name": "learned", "max_len": 8},
-        ),
-        (
-            "position={name}: a table of max_len={max_len} positions; "
-            "past it the model sees only the last {max_len} tokens (the "
-            "window slides).",
-            {"name": "?", "max_len": 8},
-        ),  # unknown: assumed a table, the safe side
-    ]
-    assert line == words(
-        "position={name}: a table of max_len={max_len} positions; "
-        "past it the model sees only the last {max_len} tokens (the "
-        "window slides).",
-        name="?",
-        max_len=8,
-    )
+    (table, learned), (unknown, fields) = heard
+    assert (learned, fields) == ({"name": "learned", "max_len": 8}, {"name": "?", "max_len": 8})
+    assert unknown == table and line == words(unknown, **fields)  # unknown: assumed a table, the safe side
+    with said() as heard:
+        sample_mod.past_max_len(
+            GPT(ModelConfig(vocab_size=5, d_model=8, n_heads=2, d_ff=8, max_len=8, position="alibi"))
+        )
+    [(no_table, fields)] = heard
+    assert no_table != table and fields == {"name": "alibi", "max_len": 8}  # no table: the other sentence
 
 
 def test_debug_shapes_table_shows_the_prompt_text_once_per_model(capsys):

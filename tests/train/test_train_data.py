@@ -76,8 +76,9 @@ def test_too_short():
     data = np.arange(8, dtype=np.uint16)
     x, y = get_batch(data, 2, 7, torch.Generator())  # exactly seq_len + 1 tokens is enough:
     assert x.tolist() == [list(range(7))] * 2 and y.tolist() == [list(range(1, 8))] * 2  # one window fits
-    with pytest.raises(ValueError, match="seq_len \\+ 1 = 9"):
+    with pytest.raises(ValueError) as e:  # a UsageError
         get_batch(data, 2, 8, torch.Generator())
+    assert (e.value.code, e.value.fields["need"]) == ("batch.short", 9)  # seq_len + 1
 
 
 def test_the_refusal_whole_and_the_tensors_contiguous_on_the_asked_device():

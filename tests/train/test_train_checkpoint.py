@@ -656,11 +656,9 @@ def test_a_path_that_is_not_a_run_directory_names_the_runs_that_exist_beside_it(
     """Was "e.g. runs/baby-20250101-120000", a made-up name: now the runs in the same folder, nearest by
     name first, then the newest, or that there is none and how to make one."""
     (tmp_path / "f").write_text("x")
-    none = t(
-        "Give a directory glassformer train wrote; {parent} holds "
-        "none (glassformer train --out {parent}/NAME makes one).",
-        parent=tmp_path,
-    )
+    with said() as heard:
+        refusal(NotFound, read_config, tmp_path / "f")
+    [none] = [t(m, **f) for m, f in heard if f == {"parent": tmp_path}]  # no run beside it: how to make one
     assert keyed(NotFound, read_config, tmp_path / "f") == ("run.is_file", {"dir": tmp_path / "f", "hint": none})
     assert keyed(NotFound, read_config, str(tmp_path / "none")) == (
         "run.missing",

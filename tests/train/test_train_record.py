@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import json
 import math
+import os
 import re
 import shutil
 from types import SimpleNamespace
@@ -382,7 +383,7 @@ def trainer_at(step: int, best_val=1.5, last_eval=None):
 
 
 def io_error(*args, **kwargs):  # a full disk is DiskFull, which speaks of the disk, not the file
-    raise OSError(errno.EIO, "Input/output error")
+    raise OSError(errno.EIO, os.strerror(errno.EIO))
 
 
 CAUSES = [  # a full disk is DiskFull: below
@@ -435,18 +436,20 @@ def test_an_oserror_without_a_strerror_is_said_as_it_prints(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "target, what",
+    "target, names",
     [
-        ("save_weights", "best.safetensors"),
-        ("save_checkpoint", "the checkpoint of step 7 (model.safetensors and train_state.pt)"),
-        ("plot_loss", "loss.png"),
+        ("save_weights", ["best.safetensors"]),
+        ("save_checkpoint", ["model.safetensors", "train_state.pt"]),  # the checkpoint of step 7: both files
+        ("plot_loss", ["loss.png"]),
     ],
 )
-def test_each_file_of_an_evaluation_is_named_when_its_write_fails(tmp_path, monkeypatch, target, what):
+def test_each_file_of_an_evaluation_is_named_when_its_write_fails(tmp_path, monkeypatch, target, names):
     monkeypatch.setattr(record, target, io_error)
     with pytest.raises(WriteFailed) as e:
         RunFiles(tmp_path).evaluation({"kind": "eval", "step": 7, "val_loss": 1.0}, True, trainer_at(7))
-    assert str(e.value).startswith(f"could not write {what} in {tmp_path} (Input/output error)")
+    what = e.value.fields["what"]
+    assert (e.value.fields["dir"], e.value.fields["reason"]) == (tmp_path, os.strerror(errno.EIO))
+    assert all(name in what for name in names) and (what == names[0] if len(names) == 1 else "7" in what.split())
 
 
 def test_an_evaluation_writes_its_line_the_best_weights_the_checkpoint_and_the_titled_plot(tmp_path, monkeypatch):
@@ -519,15 +522,18 @@ def plot_records(val=(3.0, 2.5, 2.4)) -> list[dict]:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_figure_holds_the_logged_and_evaluated_losses(tmp_path, saved_figures, lang):
     """Curves, and the words drawn: the catalogue's in the user's language (zh once had English)."""
-    with speaking(lang):
+    with speaking(lang), said() as heard:
         plot_loss(plot_records(), tmp_path / "loss.png", title="run-7")
-        batch = t("train (batch, log interval mean)")
-        train = t("{split} (eval)", split=t(NP_("pictures.loss.split.train", "train")))
-        val = t("{split} (eval)", split=t(NP_("pictures.loss.split.val", "val")))
-        x, y = t(NP_("pictures.loss.step_axis", "step")), t("cross-entropy (nats / token)")
+        [train] = worded(heard, split=t(NP_("pictures.loss.split.train", "train")))  # each split's eval curve
+        [val] = worded(heard, split=t(NP_("pictures.loss.split.val", "val")))
+        plain = [t(message) for message, fields in heard if not fields]  # the sentences with no fields
+        x = t(NP_("pictures.loss.step_axis", "step"))
     (ax,) = saved_figures[0][0].axes
     lines = {line.get_label(): line for line in ax.get_lines()}
-    assert list(lines) == [batch, train, val]
+    batch, y = list(lines)[0], ax.get_ylabel()  # the training curve's label and the loss axis: said, no fields
+    assert list(lines) == [batch, train, val] and batch in plain and y in plain and len({batch, y, x}) == 3
+    if lang == "zh":
+        assert all(re.search("[\u4e00-\u9fff]", words) for words in (batch, train, val, x, y))
     assert list(lines[batch].get_xdata()) == list(range(1, 11))
     assert list(lines[batch].get_ydata()) == pytest.approx([4.0 - 0.1 * s for s in range(1, 11)])
     assert list(lines[train].get_xdata()) == [0, 5, 10]
@@ -661,11 +667,11 @@ def test_a_metrics_path_that_cannot_be_read_says_what_to_do(tmp_path):
     from glassformer.errors import GlassformerError
 
     (tmp_path / "metrics.jsonl").mkdir()
-    with pytest.raises(GlassformerError) as e:
+    with pytest.raises(GlassformerError) as e, said() as heard:
         MetricsLog(tmp_path / "metrics.jsonl").read()
-    assert "metrics.jsonl" in str(e.value) and str(e.value).endswith(
-        "It is the run's log; delete it to start a fresh one."
-    )
+    fix = e.value.fields["fix"]  # what to do, said for this file (a sentence of its own, no fields)
+    assert (e.value.code, e.value.fields) == ("files.directory", {"path": tmp_path / "metrics.jsonl", "fix": fix})
+    assert heard[0] == (heard[0][0], {}) and fix == t(heard[0][0]) and str(e.value).endswith(fix)
 
 
 # ---- what a run prints while it trains -----------------------------------------------------------

@@ -491,19 +491,16 @@ def test_restore_names_the_damaged_lines_it_dropped(tmp_path, capsys):
     save_checkpoint(tmp_path, trainer.model, trainer.optimizer, 3, trainer.batch_generator, {"best_val": 1.0})
     good = json.dumps({"kind": "log", "step": 1})
     path = tmp_path / "metrics.jsonl"
-    for lang, expected in (
-        (
-            "en",
-            f"note: {path}: dropped 2 damaged line(s) (line 2, 4); a run killed while writing leaves its last "
-            f"line cut short.\n",
-        ),
-        ("zh", f"注意：{path}：丢弃了 2 行损坏的记录（第 2, 4 行）；写入时被杀掉的运行会留下被截断的最后一行。\n"),
-    ):
+    notes = []
+    for lang in ("en", "zh"):
         path.write_text(f"{good}\n{{cut\n{good}\n[1]\n")
-        with speaking(lang):
+        with speaking(lang), said() as heard:
             RunFiles(tmp_path).restore(trainer_at(0))
-        assert capsys.readouterr() == ("", expected)
+            [note] = worded(heard, path=path, n=2, lines="2, 4")  # the file, how many lines and which
+        assert capsys.readouterr() == ("", note + "\n")
         assert path.read_text() == f"{good}\n{good}\n"
+        notes.append(note)
+    assert notes[0] != notes[1] and re.search("[\u4e00-\u9fff]", notes[1])  # said in each language
 
 
 # ---- metrics.jsonl and loss.png ------------------------------------------------------------------
@@ -808,8 +805,7 @@ def test_recording_changes_nothing_in_the_run():
 
 def test_heads_are_parsed_and_checked():
     assert parse_heads("0.1, 3.2") == [(0, 1), (3, 2)] and parse_heads("all") is None
-    with pytest.raises(ValueError, match="LAYER.HEAD"):
-        parse_heads("0:1")
+    assert keyed(ValueError, parse_heads, "0:1")[0] == "attention_log.heads_spec"
     model = build_model(get_preset("seed000").model)
     ids = torch.zeros(1, 4, dtype=torch.long)  # (1, T)
     assert keyed(UsageError, AttentionLog, model, ids, list("abcd"), heads=[(2, 0)], every=1) == (

@@ -824,8 +824,8 @@ def test_pending_steps_return_every_loss_and_remember_the_last_finite_step():
 def test_the_whole_explanation_in_both_languages_with_and_without_a_finite_step_before():
     from glassformer.messages import speaking
 
-    # snapshot: why a run stopped (loss, step, rate, which gradient) is the message a learner reads when training
-    # diverges; pinned word for word in English and in Chinese (below)
+    # why a run stopped (loss, step, rate, which gradient) is what a learner reads when training diverges
+    # snapshot: the non-finite loss explanation in English, word for word (Chinese below)
     assert explain_nonfinite(NAMES, 1, math.inf, 0.5, torch.tensor([0.25, 4.0, 1234.5]), None) == (
         "loss became inf at step 1 (lr 0.5); largest gradient head.weight (norm 1.23e+03). Try a lower lr, "
         "grad_clip=1.0, or a longer warmup."

@@ -411,8 +411,8 @@ def test_a_failed_write_says_what_which_cause_what_is_kept_and_what_to_do(tmp_pa
             assert isinstance(e.value.__cause__, OSError) and e.value.__cause__.errno == code
             messages.append(str(e.value))
     d = tmp_path
-    # snapshot: a failed write, before and after the first checkpoint, is what a learner reads when disk or
-    # permissions fail: what failed, why, what is kept and the command to continue, in both languages
+    # a failed write is what a learner reads when the disk or permissions fail: what, why, what is kept, what to do
+    # snapshot: a failed write before and after the first checkpoint, in both languages, word for word
     assert messages == [
         f"could not write metrics.jsonl in {d} ({reason}); no checkpoint had been saved yet. To retry, {remedy}, then "
         f"start the run again.",
@@ -690,7 +690,7 @@ def test_the_eval_line_names_each_split_in_the_users_language_and_marks_the_best
             plain, fields = said_line(500, losses, False)
             assert fields == {"step": 500, "losses": f"{train} 1.2346  {val} 2.0000"}
             best, fields = said_line(7, losses, True)
-            assert best != plain and fields == {"step": 7, "losses": f"{train} 1.2346  {val} 2.0000"}  # marked
+            assert best == record.IMPROVED != plain and fields == {"step": 7, "losses": f"{train} 1.2346  {val} 2.0000"}
             assert said_line(1234567, {"test_loss": 0.5}, False) == (plain, {"step": 1234567, "losses": "test 0.5000"})
             assert said_line(3, {"val": 0.25}, False) == (plain, {"step": 3, "losses": f"{val} 0.2500"})  # key as is
             lines[lang] = eval_line(5, {"x": 1.0}, False)

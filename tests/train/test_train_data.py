@@ -512,7 +512,7 @@ def test_the_pair_vocabulary_the_digit_strings_and_the_refusals_whole():
 def test_chinese_number_refusals_by_key_and_fields():
     """Both functions' refusals at the edges: n = −1 and 10⁸, a float; a non-digit; empty text; a
     number ≥ 10⁸ (no standard form to offer: form, not form_as); a non-standard spelling."""
-    assert to_chinese(LIMIT - 1) == "九千九百九十九万九千九百九十九"
+    assert to_chinese(LIMIT - 1) == EXAMPLES[9999] + "万" + EXAMPLES[9999]  # the largest: 9999 myriads and 9999
     for bad in (-1, LIMIT, 1.0):
         with pytest.raises(ValueError) as caught:  # a UsageError
             to_chinese(bad)

@@ -157,6 +157,32 @@ class Said(list):
     def of(self, key: str) -> list[dict]:
         return [fields for said_key, fields in self if said_key == key]
 
+    def sentences(self) -> list[tuple[str, dict]]:
+        """What was said as sentences: an error shown is heard by its code as well, which is not one."""
+        return [(message, fields) for message, fields in self if not CODE.fullmatch(message)]
+
+    def worded(self, **fields) -> list[str]:
+        """Each sentence said with these field values (and maybe others), as it reads now in the
+        current language: a test compares output with it and never types the words."""
+        return [
+            _words(message, said)
+            for message, said in self.sentences()
+            if all(k in said and said[k] == v for k, v in fields.items())
+        ]
+
+    def renderings(self, **fields) -> list[str]:
+        """The words of each sentence said with exactly these fields, in the current language."""
+        return [_words(message, said) for message, said in self.sentences() if said == fields]
+
+    def rendered(self, **fields) -> str:
+        """The words of the one sentence said with exactly these fields."""
+        [words] = self.renderings(**fields)
+        return words
+
+    def having(self, *names: str) -> list[dict]:
+        """The fields of each sentence said that carries all of these fields (known by what it carries)."""
+        return [fields for _, fields in self.sentences() if set(names) <= fields.keys()]
+
     def carrying(self, **fields) -> list[dict]:
         """The fields of each sentence said with all of these values (and maybe others): a test pins
         what was said by its figures and names, so rewording the English breaks nothing.
@@ -164,6 +190,15 @@ class Said(list):
             assert heard.carrying(step=20, dir=run)   # some sentence told the learner both
         """
         return [said for _, said in self if all(k in said and said[k] == v for k, v in fields.items())]
+
+
+CODE = re.compile(r"[a-z0-9_]+(?:\.[a-z0-9_-]+)+")  # an error's code ("config.choice"), as said() hears it
+
+
+def _words(message: str, fields: dict) -> str:
+    from glassformer.messages import t
+
+    return t(message, **fields)
 
 
 @contextlib.contextmanager

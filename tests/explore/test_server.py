@@ -46,12 +46,6 @@ from glassformer.train.checkpoint import MODEL_FILE
 CJK = re.compile("[\u4e00-\u9fff]")  # a Chinese character: the Chinese rendering is Chinese
 
 
-def rendered(heard, **fields) -> str:
-    """The words of the one sentence said with exactly these fields, in the current language."""
-    [(message, said_fields)] = [(m, f) for m, f in heard if f == fields]
-    return t(message, **said_fields)
-
-
 def refused(client, endpoint: str, body, status: int, key: str, code: str | None = None, headers=None, **fields):
     """The refusal's status, catalogue key, code and the fields named; and the server still serves."""
     r = (
@@ -476,7 +470,7 @@ def test_a_port_out_of_range_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as exit_, said() as heard:
         main(["explore", "--port", "70000", "--preset", "baby"])
     assert exit_.value.code == 2
-    assert rendered(heard, value="70000", most=65535) in capsys.readouterr().err  # the range, and what was given
+    assert heard.rendered(value="70000", most=65535) in capsys.readouterr().err  # the range, and what was given
 
 
 def assert_names(ex, *names) -> None:
@@ -514,10 +508,10 @@ def test_remote_host_prints_a_warning(monkeypatch, capsys):
     with said() as heard:
         server_module.serve(open_preset("sine"), "0.0.0.0", 0, allow_remote=True)
     out = capsys.readouterr()
-    assert rendered(heard, host="0.0.0.0") in out.err  # the warning names the host it listens on
+    assert heard.rendered(host="0.0.0.0") in out.err  # the warning names the host it listens on
     [serving] = [fields for fields in heard.carrying() if "url" in fields]
     assert serving["url"].startswith("http://127.0.0.1:") and serving["source"] == open_preset("sine").source_text("en")
-    assert rendered(heard, **serving) in out.out
+    assert heard.rendered(**serving) in out.out
     stopped, said_fields = heard[-1]  # last: the line that says the server stopped, on stdout
     assert said_fields == {} and t(stopped) in out.out and out.out.index(t(stopped)) > out.out.index(serving["url"])
 

@@ -56,3 +56,10 @@ def test_carrying_picks_sentences_by_their_fields_whatever_their_words():
     assert heard.carrying(step=20, dir="r") == [{"dir": "r", "step": 20}]
     assert heard.carrying(step=3) == [{"step": 3}]
     assert heard.carrying(step=4) == [] and heard.carrying(missing=1) == [] and heard.carrying(dir="r", step=3) == []
+
+
+def test_worded_rendered_and_having_read_sentences_by_their_fields_and_leave_error_codes_out():
+    heard = Said([("{a}-{b}", {"a": 1, "b": 2}), ("{a}", {"a": 1}), ("area.code", {"a": 1})])
+    assert heard.worded(a=1) == ["1-2", "1"] and heard.worded(b=2) == ["1-2"] and heard.worded(a=3) == []
+    assert heard.rendered(a=1) == "1" and heard.renderings(a=1, b=2) == ["1-2"]
+    assert heard.having("a") == [{"a": 1, "b": 2}, {"a": 1}] and heard.having("a", "b") == [{"a": 1, "b": 2}]

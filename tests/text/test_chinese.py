@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from helpers import keyed, said
 
-from glassformer.messages import t
 from glassformer.text import chinese, corpora
 from glassformer.text.corpora import CorpusUnavailable, load_text, prepare, sha256_text
 
@@ -153,16 +152,10 @@ def test_a_changed_text_is_refused(cache_with_fake_deb, monkeypatch):
     assert not (cache_with_fake_deb / "sources" / "zh-poems.txt").exists()
 
 
-def rendered(heard, **fields) -> str:
-    """The words of the one sentence said with exactly these fields, in the current language."""
-    [(message, said_fields)] = [(m, f) for m, f in heard if f == fields]
-    return t(message, **said_fields)
-
-
 def apt_refusal(folder: Path, apt_said: str, heard) -> tuple[str, dict]:
     """The key and fields of the refusal when apt-get could not download the package into `folder`:
     `instead` is the sentence said with the package file and that folder (where to put it by hand)."""
-    instead = rendered(heard, deb=chinese.DEB_FILE, folder=folder)
+    instead = heard.rendered(deb=chinese.DEB_FILE, folder=folder)
     return "zh_poems.apt_failed", {"package": "fortunes-zh=2.98", "said": apt_said, "instead": instead}
 
 
@@ -302,7 +295,7 @@ def test_a_failed_apt_get_is_quoted_whole_with_what_to_do_instead(
     assert kwargs == {"capture_output": True, "text": True}
     assert Path(cwd).parent == folder and Path(cwd).name.startswith(".apt-")
     what = f"{chinese.DEB_NAME} {chinese.DEB_VERSION}"  # the package and its version, as the note names them
-    assert capsys.readouterr().err == rendered(heard, what=what, folder=folder) + "\n"
+    assert capsys.readouterr().err == heard.rendered(what=what, folder=folder) + "\n"
     assert list(folder.iterdir()) == []
 
 
@@ -315,7 +308,7 @@ def test_no_apt_get_is_said_whole(tmp_path, monkeypatch):
         load_text("zh-poems", cache_dir=tmp_path / "c")
     folder = tmp_path / "c" / "downloads"
     words = str(caught.value)  # the source named first, then where to put the package by hand
-    assert words.startswith(chinese.ZH_POEMS) and words.endswith(rendered(heard, deb=chinese.DEB_FILE, folder=folder))
+    assert words.startswith(chinese.ZH_POEMS) and words.endswith(heard.rendered(deb=chinese.DEB_FILE, folder=folder))
     assert chinese.DEB_FILE in words and str(folder) in words and "\n" not in words
     assert caught.value.__cause__ is None and caught.value.__suppress_context__
 

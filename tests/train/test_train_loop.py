@@ -23,7 +23,6 @@ import copy
 import json
 import math
 import os
-import re
 import signal
 import threading
 from types import SimpleNamespace
@@ -65,24 +64,6 @@ from glassformer.train.loop import (
 )
 from glassformer.train.record import Progress, RunFiles, eval_line
 from glassformer.train.run import resume_run, train
-
-CODE = re.compile(r"[a-z0-9_]+(?:\.[a-z0-9_-]+)+")  # an error's code, as said() hears it
-
-
-def worded(heard, **fields) -> list[str]:
-    """Each sentence `heard` said with these field values, as it reads now (no words typed here); an
-    error shown is heard by its code as well, which is not a sentence."""
-    return [
-        t(message, **said)
-        for message, said in heard
-        if all(k in said and said[k] == v for k, v in fields.items()) and not CODE.fullmatch(message)
-    ]
-
-
-def having(heard, *names) -> list[dict]:
-    """The fields of each sentence heard that carries all of these fields (a sentence known by what it
-    carries, not by its words)."""
-    return [fields for message, fields in heard if set(names) <= fields.keys() and not CODE.fullmatch(message)]
 
 
 def sentence(heard, fields) -> str:
@@ -163,15 +144,15 @@ def test_nonfinite_loss_stops_names_step_lr_and_gradient_and_keeps_checkpoint(tm
     with said() as heard:
         result = train(run)
     assert result.status == "nonfinite"
-    [nonfinite] = having(heard, "loss", "lr", "gradient", "before", "clip")  # the explanation's own fields
+    [nonfinite] = heard.having("loss", "lr", "gradient", "before", "clip")  # the explanation's own fields
     assert not math.isfinite(nonfinite["loss"]) and nonfinite["lr"] == 1e10
     assert 1 <= nonfinite["step"] <= 10  # found in the first log interval (default 10), not later
     names = [n for n, _ in run.model.named_parameters()]
-    named = [f["name"] for f in having(heard, "name", "norm")] + [
-        f["first"] for f in having(heard, "bad", "total", "first")
+    named = [f["name"] for f in heard.having("name", "norm")] + [
+        f["first"] for f in heard.having("bad", "total", "first")
     ]  # which gradient went wrong: one of the model's parameters, named
     assert named and all(n in names for n in named)
-    [kept] = worded(heard, step=0, dir=run.dir)  # the step-0 checkpoint is kept, and where
+    [kept] = heard.worded(step=0, dir=run.dir)  # the step-0 checkpoint is kept, and where
     assert sentence(heard, nonfinite) in result.message and kept in result.message
     fresh = make_run(tmp_path, "other").model
     state = load_checkpoint(run.dir, fresh)  # the step-0 checkpoint, written before training
@@ -365,16 +346,16 @@ def test_a_nonfinite_evaluation_names_the_step_losses_and_rate(tmp_path):
     with said() as heard:
         result = trainer.fit()
     assert result.status == "nonfinite" and result.step == 2
-    [losses] = [f["losses"] for f in having(heard, "losses", "lr") if f["step"] == 2 and f["lr"] == 0.1]
+    [losses] = [f["losses"] for f in heard.having("losses", "lr") if f["step"] == 2 and f["lr"] == 0.1]
     assert (
         losses.keys() == {"val_loss", "train_loss"} and math.isnan(losses["val_loss"]) and losses["train_loss"] == 0.5
     )
-    [bad] = worded(heard, step=2, losses=losses, lr=0.1)  # the step, its losses and its rate
-    assert result.message == bad + "\n" + worded(heard, step=0, dir=tmp_path)[0]  # then: what is kept
+    [bad] = heard.worded(step=2, losses=losses, lr=0.1)  # the step, its losses and its rate
+    assert result.message == bad + "\n" + heard.worded(step=0, dir=tmp_path)[0]  # then: what is kept
     assert result.best_val == 1.0
     with said() as heard:
         alone = Trainer(*setup()[:3], loss=mse, progress="silent", evaluate=lambda: {"val_loss": float("inf")}).fit()
-    [bad] = worded(heard, step=2, losses={"val_loss": math.inf}, lr=0.1)
+    [bad] = heard.worded(step=2, losses={"val_loss": math.inf}, lr=0.1)
     assert alone.message == bad + "\n" + nothing_kept(tmp_path)  # no run directory: nothing was kept
 
 
@@ -391,13 +372,13 @@ def test_ctrl_c_between_steps_saves_and_inside_a_step_keeps_the_last_save(tmp_pa
             model, cfg, batches, tmp_path / "a", loss=mse, progress="silent", callbacks=[interrupt_at_3]
         ).fit()
     assert result.status == "interrupted" and result.step == 3
-    assert [result.message] == worded(heard, step=3, dir=tmp_path / "a")  # saved at step 3, and where
+    assert [result.message] == heard.worded(step=3, dir=tmp_path / "a")  # saved at step 3, and where
     assert [r["step"] for r in records(tmp_path / "a") if r["kind"] == "log"] == [1, 2, 3]
     trainer = Trainer(*setup(max_steps=10, eval_interval=5)[:3], tmp_path / "b", loss=mse, progress="silent")
     trainer.in_step = True
     with said() as heard:
         none_kept = trainer.on_interrupt()  # inside a step: the save is not trusted, nothing is kept
-    assert [none_kept] == worded(heard, step=0, kept=nothing_kept(tmp_path / "b"))
+    assert [none_kept] == heard.worded(step=0, kept=nothing_kept(tmp_path / "b"))
     bare = Trainer(*setup()[:3], loss=mse, progress="silent")
     assert bare.on_interrupt() == none_kept and bare.kept() == nothing_kept(tmp_path)
 
@@ -768,7 +749,7 @@ def explained(make, *args) -> tuple[str, Said]:
 def nonfinite(heard, loss, step, lr, gradient, before="") -> str:
     """The NonFiniteLoss explanation heard with these parts, as it reads now (the loss is a NaN or an
     inf: found by the other fields, then checked)."""
-    [whole] = [f for f in having(heard, "loss", "gradient", "before", "clip") if f["step"] == step]
+    [whole] = [f for f in heard.having("loss", "gradient", "before", "clip") if f["step"] == step]
     assert str(whole["loss"]) == str(loss) and (whole["lr"], whole["gradient"], whole["before"]) == (
         lr,
         gradient,
@@ -779,11 +760,11 @@ def nonfinite(heard, loss, step, lr, gradient, before="") -> str:
 
 def test_largest_gradient_names_the_largest_or_counts_the_bad_ones():
     text, heard = explained(largest_gradient, NAMES, torch.tensor([0.5, 3.0, 1.0]))
-    assert [text] == worded(heard, name="blocks.0.attn.qkv.weight", norm=3.0)
+    assert [text] == heard.worded(name="blocks.0.attn.qkv.weight", norm=3.0)
     text, heard = explained(largest_gradient, NAMES, torch.tensor([1.0, math.inf, math.nan]))
-    assert [text] == worded(heard, bad=2, total=3, first="blocks.0.attn.qkv.weight")  # the first not finite
+    assert [text] == heard.worded(bad=2, total=3, first="blocks.0.attn.qkv.weight")  # the first not finite
     text, heard = explained(largest_gradient, NAMES, torch.tensor([math.nan, 1.0, 2.0]))
-    assert [text] == worded(heard, bad=1, total=3, first="embed.weight")
+    assert [text] == heard.worded(bad=1, total=3, first="embed.weight")
 
 
 def test_explanation_gives_the_step_lr_and_the_last_finite_step():
@@ -796,11 +777,11 @@ def test_explanation_gives_the_step_lr_and_the_last_finite_step():
         torch.tensor([1.0, math.nan, 2.0]),
         (6, torch.tensor([1.0, 9.0, 2.0])),
     )
-    [bad] = worded(heard, bad=1, total=3, first="blocks.0.attn.qkv.weight")
-    [before] = worded(heard, step=6, gradient=worded(heard, name=NAMES[1], norm=9.0)[0])  # the last finite step
+    [bad] = heard.worded(bad=1, total=3, first="blocks.0.attn.qkv.weight")
+    [before] = heard.worded(step=6, gradient=heard.worded(name=NAMES[1], norm=9.0)[0])  # the last finite step
     assert text == nonfinite(heard, math.nan, 7, 3e-3, bad, before)
     text, heard = explained(explain_nonfinite, NAMES, 1, math.inf, 1.0, torch.ones(3), None)
-    assert text == nonfinite(heard, math.inf, 1, 1.0, worded(heard, name="embed.weight", norm=1.0)[0])  # none before
+    assert text == nonfinite(heard, math.inf, 1, 1.0, heard.worded(name="embed.weight", norm=1.0)[0])  # none before
 
 
 def test_pending_steps_return_every_loss_and_remember_the_last_finite_step():
@@ -815,8 +796,8 @@ def test_pending_steps_return_every_loss_and_remember_the_last_finite_step():
     lrs = []
     with pytest.raises(NonFiniteLoss) as e, said() as heard:
         pending.check(lambda s: lrs.append(s) or 0.25)
-    [bad] = worded(heard, bad=1, total=3, first="embed.weight")
-    [before] = worded(heard, step=2, gradient=worded(heard, name=NAMES[1], norm=2.0)[0])
+    [bad] = heard.worded(bad=1, total=3, first="embed.weight")
+    [before] = heard.worded(step=2, gradient=heard.worded(name=NAMES[1], norm=2.0)[0])
     assert str(e.value) == nonfinite(heard, math.inf, 3, 0.25, bad, before)
     assert lrs == [2]  # the lr that step 3 used: lr_at(step - 1)
 
@@ -846,8 +827,8 @@ def test_a_bad_step_after_good_ones_in_the_same_check_names_the_good_one_before_
     pending.add(6, torch.tensor(math.nan), torch.tensor([1.0, 1.0, 8.0]), torch.tensor(1.0))
     with pytest.raises(NonFiniteLoss) as e, said() as heard:
         pending.check(lambda s: 0.1)
-    [largest] = worded(heard, name="head.weight", norm=8.0)
-    [before] = worded(heard, step=5, gradient=worded(heard, name=NAMES[1], norm=7.0)[0])  # step 5, the good one
+    [largest] = heard.worded(name="head.weight", norm=8.0)
+    [before] = heard.worded(step=5, gradient=heard.worded(name=NAMES[1], norm=7.0)[0])  # step 5, the good one
     assert str(e.value) == nonfinite(heard, math.nan, 6, 0.1, largest, before)
     assert isinstance(e.value, RuntimeError)
 
@@ -925,7 +906,7 @@ def test_a_failing_compiler_falls_back_to_eager_with_a_message(monkeypatch, caps
     with said() as heard:
         assert torch.equal(forward(ids), model(ids)) and torch.equal(forward(ids), model(ids))
     err = capsys.readouterr().err
-    [fallback] = worded(heard, error="RuntimeError", first="no C compiler found")  # the type, the first line
+    [fallback] = heard.worded(error="RuntimeError", first="no C compiler found")  # the type, the first line
     assert err == fallback + "\n"  # once
 
 
@@ -981,7 +962,7 @@ def test_a_compiler_error_without_a_message_still_reads_well(monkeypatch, capsys
     model, ids = tiny(), torch.randint(0, 7, (1, 3))
     with said() as heard:
         compile_module.compile_or_eager(model)(ids)
-    assert capsys.readouterr().err == "".join(line + "\n" for line in worded(heard, error="RuntimeError", first=""))
+    assert capsys.readouterr().err == "".join(line + "\n" for line in heard.worded(error="RuntimeError", first=""))
     assert heard.carrying(error="RuntimeError", first="")  # said once, with an empty first line
 
 
@@ -1002,7 +983,7 @@ def test_the_fallback_message_whole_with_the_first_line_cut_at_200_characters(mo
     with said() as heard:
         assert torch.equal(forward(x), model(x)) and torch.equal(forward(x), model(x))
     assert calls == ["compiled"]  # tried once, then the plain model for good
-    [fallback] = worded(heard, error="ValueError", first="x" * 200)  # stripped, cut at 200 characters
+    [fallback] = heard.worded(error="ValueError", first="x" * 200)  # stripped, cut at 200 characters
     assert capsys.readouterr().err == fallback + "\n"
 
 
@@ -1045,7 +1026,7 @@ def test_stops_after_patience_evaluations_without_improvement_and_restores_the_b
     with said() as heard:
         model, stopper, result, seen = fit_with([0.1, 3.0, 2.0, 2.5, 2.0, 2.6, 1.0, 1.0], patience=3, run_dir=tmp_path)
     assert result.status == "stopped" and result.step == 10
-    assert [result.message] == worded(heard, key="val_loss", patience=3)
+    assert [result.message] == heard.worded(key="val_loss", patience=3)
     assert stopper.stopped and stopper.best == 2.0 and stopper.best_eval == 1
     assert all(torch.equal(p, seen[2][n]) for n, p in model.named_parameters())  # the step-4 weights
 
@@ -1088,7 +1069,7 @@ def test_early_stopping_watches_its_key_and_says_so_when_it_stops():
             trainer.evaluate(step, train_loss=loss, val_loss=0.0)
             stop("eval", trainer)
     assert stop.best == 2.0 and stop.best_eval == 1 and stop.evals == 4 and stop.stopped
-    assert trainer.stops == worded(heard, key="train_loss", patience=2) != []
+    assert trainer.stops == heard.worded(key="train_loss", patience=2) != []
     stop("step", trainer)
     assert trainer.model.weight.item() == 4.0
     stop("end", trainer)
@@ -1104,7 +1085,7 @@ def test_early_stopping_with_patience_1_stops_at_the_first_evaluation_that_is_no
     trainer.evaluate(2, val_loss=1.0)
     with said() as heard:
         stop("eval", trainer)
-    assert trainer.stops == worded(heard, key="val_loss", patience=1) != []
+    assert trainer.stops == heard.worded(key="val_loss", patience=1) != []
     watcher = EarlyStopping()
     trainer = FakeTrainer()
     trainer.evaluate(1, val_loss=1.0)

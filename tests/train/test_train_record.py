@@ -190,19 +190,6 @@ class FakeTrainer:
         self.batch_generator = torch.Generator().manual_seed(1)
 
 
-CODE = re.compile(r"[a-z0-9_]+(?:\.[a-z0-9_-]+)+")  # an error's code, as said() hears it
-
-
-def worded(heard, **fields) -> list[str]:
-    """Each sentence `heard` said with these field values, as it reads now (no words typed here); an
-    error shown is heard by its code as well, which is not a sentence."""
-    return [
-        t(message, **said)
-        for message, said in heard
-        if all(k in said and said[k] == v for k, v in fields.items()) and not CODE.fullmatch(message)
-    ]
-
-
 def jsonl(*records) -> str:
     """metrics.jsonl's text for these records: one json.dumps line each (\\u escapes, ", " and ": ")."""
     return "".join(json.dumps(r) + "\n" for r in records)
@@ -322,7 +309,7 @@ def test_an_evaluation_writes_its_line_the_checkpoint_the_plot_and_the_best_weig
     files.evaluation({"kind": "eval", "step": 3, "val_loss": 0.5}, False, trainer)
     assert not (tmp_path / "myrun" / "best.safetensors").exists()
     with said() as heard:
-        assert files.saved_step == 3 and files.kept() == worded(heard, step=3, dir=tmp_path / "myrun")[0] != nothing
+        assert files.saved_step == 3 and files.kept() == heard.worded(step=3, dir=tmp_path / "myrun")[0] != nothing
     state = read_state(tmp_path / "myrun" / "train_state.pt")
     assert state["step"] == 3 and state["best_val"] == 0.5 and state["train_loss"] == 0.4 and state["val_loss"] == 0.5
     assert titles == [(1, tmp_path / "myrun" / "loss.png", "myrun")]
@@ -353,7 +340,7 @@ def test_restore_removes_stray_temp_files_and_metrics_after_the_checkpoint_and_s
     assert (tmp_path / "metrics.jsonl").read_text() == jsonl({"kind": "eval", "step": 0}, {"kind": "log", "step": 2})
     assert (
         capsys.readouterr().err
-        == "".join(line + "\n" for line in worded(heard, path=tmp_path / "metrics.jsonl", n=2, lines="3, 5"))
+        == "".join(line + "\n" for line in heard.worded(path=tmp_path / "metrics.jsonl", n=2, lines="3, 5"))
         != ""
     )  # lines 3 and 5 of the file were dropped
     again.restore(FakeTrainer())
@@ -496,7 +483,7 @@ def test_restore_names_the_damaged_lines_it_dropped(tmp_path, capsys):
         path.write_text(f"{good}\n{{cut\n{good}\n[1]\n")
         with speaking(lang), said() as heard:
             RunFiles(tmp_path).restore(trainer_at(0))
-            [note] = worded(heard, path=path, n=2, lines="2, 4")  # the file, how many lines and which
+            [note] = heard.worded(path=path, n=2, lines="2, 4")  # the file, how many lines and which
         assert capsys.readouterr() == ("", note + "\n")
         assert path.read_text() == f"{good}\n{good}\n"
         notes.append(note)
@@ -521,8 +508,8 @@ def test_the_figure_holds_the_logged_and_evaluated_losses(tmp_path, saved_figure
     """Curves, and the words drawn: the catalogue's in the user's language (zh once had English)."""
     with speaking(lang), said() as heard:
         plot_loss(plot_records(), tmp_path / "loss.png", title="run-7")
-        [train] = worded(heard, split=t(NP_("pictures.loss.split.train", "train")))  # each split's eval curve
-        [val] = worded(heard, split=t(NP_("pictures.loss.split.val", "val")))
+        [train] = heard.worded(split=t(NP_("pictures.loss.split.train", "train")))  # each split's eval curve
+        [val] = heard.worded(split=t(NP_("pictures.loss.split.val", "val")))
         plain = [t(message) for message, fields in heard if not fields]  # the sentences with no fields
         x = t(NP_("pictures.loss.step_axis", "step"))
     (ax,) = saved_figures[0][0].axes
@@ -554,7 +541,7 @@ def test_a_run_without_a_val_split_plots_its_train_evaluations(tmp_path, saved_f
     with said() as heard:
         plot_loss([{k: v for k, v in r.items() if k != "val_loss"} for r in evals], tmp_path / "loss.png")
     (ax,) = saved_figures[0][0].axes
-    train_eval = worded(heard, split=t(NP_("pictures.loss.split.train", "train")))  # the train split's eval curve
+    train_eval = heard.worded(split=t(NP_("pictures.loss.split.train", "train")))  # the train split's eval curve
     assert [line.get_label() for line in ax.get_lines()] == train_eval != []
     assert list(ax.get_lines()[0].get_ydata()) == pytest.approx([3.5, 3.0, 2.5])
 
@@ -760,7 +747,7 @@ def test_off_a_terminal_the_bar_becomes_one_plain_line_per_log_interval(capsys, 
     progress.close()
     out, err = capsys.readouterr()
     fields = {"step": 50, "total": 300, "loss": 2.5, "lr": 3e-4, "tokens_per_s": 12345.0}
-    assert out.splitlines() == [*worded(heard, **fields), eval_line(50, {"train": 2.4, "val": 2.6}, True)]
+    assert out.splitlines() == [*heard.worded(**fields), eval_line(50, {"train": 2.4, "val": 2.6}, True)]
     assert len(out.splitlines()) == 2
     assert "\r" not in err and err == ""
     monkeypatch.setattr(record, "_on_terminal", lambda stream: True)  # on a terminal: the bar, as before
@@ -845,14 +832,14 @@ def test_attention_every_refuses_zero_and_a_model_it_cannot_record(tmp_path, cap
     with pytest.raises(SystemExit) as stop, said() as heard:  # the option's range type refuses 0 before anything runs
         main(["train", "--preset", "seed000", "--out", str(tmp_path / "z"), "--attention-every", "0"])
     err = capsys.readouterr().err
-    [refused] = worded(heard, value="0")  # the range type's sentence, with the value given
+    [refused] = heard.worded(value="0")  # the range type's sentence, with the value given
     assert stop.value.code == 2 and f"--attention-every: {refused}" in err
     argv = ["train", "--preset", "seq2seq", "--out", str(tmp_path / "s"), "--no-progress", "--max_steps=1"]
     with said() as heard:
         code = main([*argv, "--threads=1", "--attention-every", "1"])
     one_stack = {"kind": "seq2seq", "inputs": "token pairs", "dir": tmp_path / "s"}  # it says: look after training
     assert code == 2 and ("train.attention_one_stack", one_stack) in heard
-    [refused] = worded(heard, **one_stack)
+    [refused] = heard.worded(**one_stack)
     assert refused in capsys.readouterr().err
 
 

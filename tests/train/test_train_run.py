@@ -131,7 +131,7 @@ def test_resume_may_change_training_but_not_the_model_or_data(tmp_path, capsys):
     assert other[0] == "run.model_differs" and "d_model" in other[1]["keys"]  # another preset: another model
     with said() as heard:
         more = resume_run(run.dir, ["--max_steps=6"], cache_dir=tmp_path / "cache", progress=False, sample_chars=0)
-    [line] = worded(heard, changes="max_steps 4 -> 6")  # the change, said once
+    [line] = heard.worded(changes="max_steps 4 -> 6")  # the change, said once
     assert line in capsys.readouterr().out
     assert train(more).step == 6
     assert json.loads((run.dir / "config.json").read_text())["train"]["max_steps"] == 6
@@ -176,22 +176,9 @@ def refusal(kind, call, *args, **kw) -> str:
     return str(e.value)
 
 
-CODE = re.compile(r"[a-z0-9_]+(?:\.[a-z0-9_-]+)+")  # an error's code, as said() hears it
-
-
-def worded(heard, **fields) -> list[str]:
-    """Each sentence `heard` said with these field values, as it reads now (no words typed here); an
-    error shown is heard by its code as well, which is not a sentence."""
-    return [
-        t(message, **said)
-        for message, said in heard
-        if all(k in said and said[k] == v for k, v in fields.items()) and not CODE.fullmatch(message)
-    ]
-
-
 def expected_note(heard, target) -> str:
     """The one note `heard` said of what a wrong translation should have been, as it reads now."""
-    [note] = worded(heard, target=target)
+    [note] = heard.worded(target=target)
     return note
 
 
@@ -409,7 +396,7 @@ def test_resume_with_another_source_and_another_model_names_each_field(sine_run,
     )
 
     def item(key, saved, asked):  # one item of the detail, as said when refused (found by its fields)
-        [words] = worded(heard, key=key, saved=saved, asked=asked)
+        [words] = heard.worded(key=key, saved=saved, asked=asked)
         return words
 
     with said() as heard:
@@ -434,8 +421,8 @@ def test_resume_with_changed_training_says_each_change_and_rewrites_the_train_co
     with said() as heard:
         run = resume_run(run_dir, ["--max_steps=2", "--lr=0.002"], progress=False)
     # two lines: each change, then the learning rate before and after the resume (and nothing else)
-    lines = worded(heard, changes="max_steps 1 -> 2, lr 0.001 -> 0.002") + worded(
-        heard, before=0.001, after=0.002, step=1, next=2, end=""
+    lines = heard.worded(changes="max_steps 1 -> 2, lr 0.001 -> 0.002") + heard.worded(
+        before=0.001, after=0.002, step=1, next=2, end=""
     )
     assert capsys.readouterr().out == "".join(line + "\n" for line in lines) and len(lines) == 2
     after = json.loads((run_dir / "config.json").read_text())
@@ -481,7 +468,7 @@ def test_the_eval_sampler_shows_and_appends_a_seeded_sample_at_each_evaluation_o
         callback("eval", trainer)
     text = sample(model, tok, "\n", 5, temperature=0.8, seed=3)[0]
     assert len(text) == 5
-    assert trainer.written == worded(heard, step=7, text="\n" + text) != []  # the sample, with its step
+    assert trainer.written == heard.worded(step=7, text="\n" + text) != []  # the sample, with its step
     trainer.step = 9
     callback("eval", trainer)
     assert path.read_text(encoding="utf-8") == f"=== step 7 ===\n\n{text}\n\n=== step 9 ===\n\n{text}\n\n"
@@ -537,7 +524,7 @@ def test_the_eval_translator_lists_the_first_four_val_sources_with_what_was_expe
             f"{first[3][0]} → {first[3][1]}",
         ]
     )
-    assert trainer.written == worded(heard, step=12, lines=lines) != []
+    assert trainer.written == heard.worded(step=12, lines=lines) != []
     callback("eval", trainer)
     assert path.read_text(encoding="utf-8") == f"=== step 12 ===\n{lines}\n\n" * 2
 
@@ -718,8 +705,7 @@ def test_a_resume_that_changes_the_model_names_each_field_saved_and_asked(saved,
         with speaking(lang), said() as heard:
             refused = keyed(ValueError, resume_run, d, asked, cache_dir=cache, progress=False)
             items = [
-                worded(heard, key=k, saved=a, asked=b)
-                for k, a, b in (("d_model", dm, dm * 2), ("n_layers", nl, nl + 1))
+                heard.worded(key=k, saved=a, asked=b) for k, a, b in (("d_model", dm, dm * 2), ("n_layers", nl, nl + 1))
             ]
             assert [len(i) for i in items] == [1, 1]  # each field said once, with what was saved and asked
             assert refused == (
@@ -747,8 +733,8 @@ def test_a_resume_with_new_training_settings_says_each_change_rewrites_config_an
     lr = before["train"]["lr"]
     with speaking("zh"), said() as heard:
         run = resume_run(d, ["--max_steps=5", f"--lr={lr * 2}"], cache_dir=cache, progress=False, sample_chars=0)
-        lines = worded(heard, changes=f"max_steps 1 -> 5, lr {lr!r} -> {lr * 2!r}") + worded(
-            heard, before=lr, after=lr * 2, step=1, next=2, end=""
+        lines = heard.worded(changes=f"max_steps 1 -> 5, lr {lr!r} -> {lr * 2!r}") + heard.worded(
+            before=lr, after=lr * 2, step=1, next=2, end=""
         )  # worded in Chinese, as said
     assert capsys.readouterr().out == "".join(line + "\n" for line in lines) and len(lines) == 2
     assert all(re.search("[\u4e00-\u9fff]", line) for line in lines)
@@ -844,7 +830,7 @@ def test_rank_0_gets_a_sampler_with_the_runs_prompt_and_length_and_the_progress_
     kept = (run.dir / "samples.txt").read_text(encoding="utf-8")
     assert kept.startswith("=== step 0 ===\nab") and kept.endswith("\n\n")
     text = kept[len("=== step 0 ===\n") : -2]
-    assert len(run.data.tokenizer.encode(text)) == 2 + 7 and shown == worded(heard, step=0, text=text) != []
+    assert len(run.data.tokenizer.encode(text)) == 2 + 7 and shown == heard.worded(step=0, text=text) != []
     lines = start(tmp_path, "b", progress=False)  # default sample length: a sampler too
     assert lines.trainer.progress_mode == "lines" and len(lines.trainer.callbacks) == 1
     none = start(tmp_path, "c", progress=False, sample_chars=0)
@@ -949,11 +935,11 @@ def test_each_evaluation_shows_and_keeps_a_seeded_sample(tmp_path):
     assert expected != sample(model, tok, "\n", 30, temperature=0.1, seed=11)[0]  # the temperature tells
     with said() as heard:
         on_event("eval", t3)
-    assert shown == worded(heard, step=3, text="\n" + expected) != []
+    assert shown == heard.worded(step=3, text="\n" + expected) != []
     t5, shown5 = trainer(model, 5)
     with speaking("zh"), said() as heard:
         on_event("eval", t5)
-        assert shown5 == worded(heard, step=5, text="\n" + expected) != []  # in the language of that moment
+        assert shown5 == heard.worded(step=5, text="\n" + expected) != []  # in the language of that moment
     assert re.search("[\u4e00-\u9fff]", shown5[0].replace(expected, "")) and shown5[0] != shown[0]
     assert path.read_text(encoding="utf-8") == f"=== step 3 ===\n\n{expected}\n\n=== step 5 ===\n\n{expected}\n\n"
     other, shown_other = trainer(model, 3, seed=12)
@@ -968,12 +954,12 @@ def test_a_vocabulary_without_a_newline_starts_from_its_first_token_or_the_given
     with said() as heard:
         _eval_sampler(tok, None, 5, tmp_path / "a.txt")("eval", t0)
     first = (tmp_path / "a.txt").read_text().removeprefix("=== step 0 ===\n")[:-2]
-    assert first.startswith("x") and shown == worded(heard, step=0, text=first) != []
+    assert first.startswith("x") and shown == heard.worded(step=0, text=first) != []
     t0, shown = trainer(model, 0)
     with said() as heard:
         _eval_sampler(tok, "zy", 5, tmp_path / "b.txt")("eval", t0)
     text = sample(model, tok, "zy", 5, temperature=0.8, seed=11)[0]
-    assert shown == worded(heard, step=0, text="zy" + text) != []
+    assert shown == heard.worded(step=0, text="zy" + text) != []
 
 
 def test_each_evaluation_of_a_seq2seq_run_translates_the_first_four_val_sources(tmp_path, monkeypatch):
@@ -994,12 +980,12 @@ def test_each_evaluation_of_a_seq2seq_run_translates_the_first_four_val_sources(
         on_event("eval", t3)
     assert asked == [("MODEL", data, ["一", "二", "三", "四"])]
     lines = f"一 → 1\n二 → ∅{expected_note(heard, '2')}\n三 → 33{expected_note(heard, '3')}\n四 → 4"
-    assert shown == worded(heard, step=3, lines=lines) != []
+    assert shown == heard.worded(step=3, lines=lines) != []
     t4, shown4 = trainer("MODEL", 4)
     with speaking("zh"), said() as heard:
         on_event("eval", t4)
         lines_zh = f"一 → 1\n二 → ∅{expected_note(heard, '2')}\n三 → 33{expected_note(heard, '3')}\n四 → 4"
-        assert shown4 == worded(heard, step=4, lines=lines_zh) != []
+        assert shown4 == heard.worded(step=4, lines=lines_zh) != []
     assert lines_zh != lines  # the notes were worded in Chinese, the language of that moment
     assert path.read_text(encoding="utf-8") == f"=== step 3 ===\n{lines}\n\n=== step 4 ===\n{lines_zh}\n\n"
 
@@ -1220,9 +1206,9 @@ def test_read_only_files_record_steps_and_write_nothing(trained, tmp_path):
     files.checkpoint(run0.trainer)
     assert files.saved_step == 2 and files_of(run0.dir) == before
     with said() as heard:
-        assert files.kept() == worded(heard, step=2, dir=run0.dir)[0] != nothing  # the step and where it is
+        assert files.kept() == heard.worded(step=2, dir=run0.dir)[0] != nothing  # the step and where it is
     with speaking("zh"), said() as heard:
-        assert files.kept() == worded(heard, step=2, dir=run0.dir)[0]
+        assert files.kept() == heard.worded(step=2, dir=run0.dir)[0]
         assert re.search("[\u4e00-\u9fff]", files.kept())
 
 
@@ -1293,8 +1279,8 @@ def test_a_resumed_cosine_keeps_its_horizon_unless_stretched(tmp_path, capsys, s
     assert nxt > last if stretch else nxt == pytest.approx(0.001)
     if not stretch:  # after the horizon the lr stays at min_lr
         assert [more.trainer.lr_at(s) for s in range(4, 8)] == pytest.approx([0.001] * 4)
-    [end] = worded(heard, horizon=8 if stretch else 4, min_lr=0.001)  # where the cosine ends now
-    [line] = worded(heard, before=last, after=nxt, step=4, next=5, end=end)
+    [end] = heard.worded(horizon=8 if stretch else 4, min_lr=0.001)  # where the cosine ends now
+    [line] = heard.worded(before=last, after=nxt, step=4, next=5, end=end)
     assert line in out
     assert train(more).step == 8
 
@@ -1431,7 +1417,7 @@ def test_a_filesystem_without_locks_trains_unlocked_and_says_so(tmp_path, monkey
     for lang in ("en", "zh"):
         with speaking(lang), said() as heard:
             path = run_module.acquire(tmp_path)
-            notes = worded(heard, path=path, reason=os.strerror(errno.ENOLCK))  # what, and why
+            notes = heard.worded(path=path, reason=os.strerror(errno.ENOLCK))  # what, and why
         assert notes and capsys.readouterr() == ("", "".join(note + "\n" for note in notes))  # a note on stderr
         assert run_module._held[str(path)] == [None, 1] and path.read_bytes() == b""  # opened, nothing written
         run_module.release(path)

@@ -498,26 +498,21 @@ def status(colour, words):
 
 
 def test_grads_html_whole_bars_on_a_log_scale_from_8_to_100_px_and_coloured_statuses():
-    page = grads_html(
-        monitor(
-            grad_row("a.weight", "embed", 1e-3, 2e-4, 0.5, "ok"),
-            grad_row("b.weight", "blocks.0", 1e-1, None, None, "vanishing"),  # log10 halfway
-            grad_row("c.bias", "blocks.0", 10.0, 3.0, 1e-3, "exploding"),
-            grad_row("d.bias", "head", None, None, None, "no grad"),
-            grad_row("e.bias", "head", float("nan"), float("inf"), None, "nan/inf"),
-            grad_row("f.bias", "head", 0.0, 0.0, None, "weird"),
+    with messages.speaking("en"), said() as heard:
+        page = grads_html(
+            monitor(
+                grad_row("a.weight", "embed", 1e-3, 2e-4, 0.5, "ok"),
+                grad_row("b.weight", "blocks.0", 1e-1, None, None, "vanishing"),  # log10 halfway
+                grad_row("c.bias", "blocks.0", 10.0, 3.0, 1e-3, "exploding"),
+                grad_row("d.bias", "head", None, None, None, "no grad"),
+                grad_row("e.bias", "head", float("nan"), float("inf"), None, "nan/inf"),
+                grad_row("f.bias", "head", 0.0, 0.0, None, "weird"),
+            )
         )
-    )
-    columns = (
-        "parameter",
-        "layer",
-        "shape",
-        "‖grad‖ (bar: log scale)",
-        "mean|g|",
-        "upd/w",
-        "status",
-    )
-    head = "".join(th(html.escape(en(c))) for c in columns)
+    headers = texts(page, "th")  # seven columns, each a sentence the table said
+    worded = {messages.t(m) for m, f in heard if not f}
+    assert len(set(headers)) == 7 and set(headers) <= worded
+    head = "".join(th(html.escape(h)) for h in headers)
 
     def row(name, layer, norm_cell, mean, ratio, stat):
         return (
@@ -532,27 +527,27 @@ def test_grads_html_whole_bars_on_a_log_scale_from_8_to_100_px_and_coloured_stat
             + "</tr>"
         )
 
-    def said(colour, status_key):
-        return status(colour, html.escape(en(status_key)))
+    def coloured(colour, status_key):
+        with messages.speaking("en"):
+            return status(colour, html.escape(status_words(status_key)))
 
     rows = (
-        row("a.weight", "embed", bar(8, "1.00e-03"), "2.00e-04", "5.00e-01", said("#2e7d32", "ok"))
-        + row("b.weight", "blocks.0", bar(54, "1.00e-01"), "—", "—", said("#b26a00", "vanishing"))
+        row("a.weight", "embed", bar(8, "1.00e-03"), "2.00e-04", "5.00e-01", coloured("#2e7d32", "ok"))
+        + row("b.weight", "blocks.0", bar(54, "1.00e-01"), "—", "—", coloured("#b26a00", "vanishing"))
         + row(
             "c.bias",
             "blocks.0",
             bar(100, "1.00e+01"),
             "3.00e+00",
             "1.00e-03",
-            said("#c62828", "exploding"),
+            coloured("#c62828", "exploding"),
         )
-        + row("d.bias", "head", "—", "—", "—", said("#777", "no grad"))
-        + row("e.bias", "head", "nan", "inf", "—", said("#c62828", "nan/inf"))
+        + row("d.bias", "head", "—", "—", "—", coloured("#777", "no grad"))
+        + row("e.bias", "head", "nan", "inf", "—", coloured("#c62828", "nan/inf"))
         + row("f.bias", "head", "0.00e+00", "0.00e+00", "—", status("#000", "weird"))  # unknown: as is, black
     )
-    per_layer = note(
-        en("gradient norm per layer (input side first): {layers}", layers="embed 5.00e-01, blocks.0 1.20e+01")
-    )
+    [(layers, fields)] = [(m, f) for m, f in heard if f == {"layers": "embed 5.00e-01, blocks.0 1.20e+01"}]
+    per_layer = note(messages.t(layers, **fields))  # each layer's norm, in data-flow order
     assert page == f"{OPEN}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>{per_layer}"
 
 

@@ -436,6 +436,7 @@ HAND = Trace(
 
 
 def test_the_text_table_of_a_hand_made_trace_whole_cjk_counting_two_columns():
+    # snapshot: the terminal table of --debug-shapes whole, its layout the point (CJK counts two columns)
     assert HAND.to_text() == "\n".join(
         [
             "stage    name    shape   dims        example  means",
@@ -450,6 +451,7 @@ def test_the_text_table_of_a_hand_made_trace_whole_cjk_counting_two_columns():
 
 
 def test_the_markdown_of_a_hand_made_trace_whole():
+    # snapshot: the markdown a learner pastes into a notebook, whole (escaped pipes, a newline made a space)
     assert HAND.to_markdown() == "\n".join(
         [
             "| stage | name | shape | dims | example | means |",

@@ -4,8 +4,8 @@ figure each choice of layer/head draws, and the files it saves. Then the interac
 checked whole: the data the page's script reads, number for number and label for label.
 
 Kept word for word on purpose: one terminal table (TITLE and the first test), what a learner reads in a
-terminal, where wide labels must count two columns; every other heading and title is pinned as its
-catalogue key and fields (pictures.attn.*), so the English may be reworded freely."""
+terminal, where wide labels must count two columns; every other heading and title is found as the
+sentence said with its fields (a map's name, a head, a cut), so the English may be reworded freely."""
 
 import base64
 import html

@@ -4,8 +4,9 @@ escaped, loads nothing from anywhere, and the plain repr stays plain text for a 
 The notebook HTML of display.py checked whole: every tag, style, cell and word a learner's
 notebook renders, in both languages, so that any change to a table, a colour, a column's
 alignment or a note shows. Inputs are small hand-made tables and monitors (no model), so each
-expected page is written out in full here: its markup whole, its words as the catalogue sentences
-they should be (`en(key, **fields)`, `zh(...)`), so the English may be reworded freely.
+expected page is written out in full here: its markup whole, its words found by their fields and as
+the sentences the code said (helpers.said) or the module's own tables give, and in Chinese as holding
+Chinese and differing from the English, so the English may be reworded freely.
 """
 
 import base64

@@ -1,7 +1,7 @@
 """GradientMonitor: norms equal torch's, bad gradients are named, update ratios are measured.
 
 GradientMonitor checked whole on gradients set by hand (so every norm is known exactly): each
-row's fields, the status at and past both thresholds, the warnings word for word (en, zh), the
+row's fields, the status at and past both thresholds, the warnings by their fields (en, zh), the
 update ratio, the per-layer norms, the JSON line, the text table, the repr, the plot's contents
 (read from the Figure) and gradient_flow's refusals.
 """

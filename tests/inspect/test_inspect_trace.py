@@ -5,10 +5,11 @@ field by field in English and Chinese, their numbers against torch computed here
 renderings (text, markdown, JSON) of a hand-made trace; the helpers' edges (labels, examples,
 dims, batches, collapsing) and print_shapes_once.
 
-A row's words are pinned as the catalogue sentence it should hold (`en(key, **fields)`, `zh(...)`),
-so the English may be reworded freely; the whole words of real models' traces are pinned once, in
-tests/inspect/snapshots/ (test_text_snapshots.py). Kept whole here, on purpose: the text and markdown
-renderings of a hand-made trace, where the layout (CJK counting two columns, escaped pipes) is the point.
+A row's words are found as the sentences trace() said (by their fields), or the module's own
+tables give (LOSS_WORDS, COLUMNS, describe), so the English may be reworded freely; the whole words
+of real models' traces are pinned once, in tests/inspect/snapshots/ (test_text_snapshots.py). Kept
+whole here, on purpose: the text and markdown renderings of a hand-made trace, where the layout (CJK
+counting two columns, escaped pipes) is the point.
 """
 
 import json

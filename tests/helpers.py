@@ -170,6 +170,12 @@ class Said(list):
             if all(k in said and said[k] == v for k, v in fields.items())
         ]
 
+    def sentence(self, **fields) -> str:
+        """The one sentence said with these field values (maybe more than once, always alike), as it
+        reads now: what a row, a label or a warning must read, found by its figures and names."""
+        [words] = set(self.worded(**fields))
+        return words
+
     def renderings(self, **fields) -> list[str]:
         """The words of each sentence said with exactly these fields, in the current language."""
         return [_words(message, said) for message, said in self.sentences() if said == fields]
@@ -196,9 +202,11 @@ CODE = re.compile(r"[a-z0-9_]+(?:\.[a-z0-9_-]+)+")  # an error's code ("config.c
 
 
 def _words(message: str, fields: dict) -> str:
-    from glassformer.messages import t
+    """The sentence as the catalogue words it now, by the real `t` (inside a said() block the modules'
+    `t` is the recorder, which would hear this wording as one more sentence said)."""
+    from glassformer import messages
 
-    return t(message, **fields)
+    return getattr(messages.t, "real", messages.t)(message, **fields)
 
 
 @contextlib.contextmanager
@@ -231,6 +239,8 @@ def said():
     def recording(key: str, /, **fields) -> str:
         heard.append((key, fields))
         return real(key, **fields)
+
+    recording.real = real  # type: ignore[attr-defined]  # what Said's wordings use
 
     def holding(fn) -> list:
         return [

@@ -296,13 +296,6 @@ def drawn(make):
     return fig, heard
 
 
-def sentence(heard, **fields) -> str:
-    """The one sentence said with these field values (maybe more than once, always the same), worded
-    as the catalogue words it now, in the language of the moment."""
-    [words] = {messages.t(m, **f) for m, f in heard if all(k in f and f[k] == v for k, v in fields.items())}
-    return words
-
-
 def plain(heard) -> set[str]:
     """The words of each sentence said with no fields (a label, a note)."""
     return {messages.t(m) for m, f in heard if not f}
@@ -316,7 +309,7 @@ def test_one_head_whole():
     fig, heard = drawn(lambda: head_figure(MAPS, ["a", "b", "c"], 0, 0))
     ax, bar = fig.axes
     assert heard.carrying(name="blocks.0.attn.weights", head=0, masked=f"\n{masked_note()}")  # the map, its mask
-    assert ax.get_title() == sentence(heard, name="blocks.0.attn.weights", head=0)
+    assert ax.get_title() == heard.sentence(name="blocks.0.attn.weights", head=0)
     labels = [ax.get_xlabel(), ax.get_ylabel(), bar.get_ylabel()]  # key, query, weight: three sentences said
     assert len(set(labels)) == 3 and plain(heard) == {*labels, masked_note()}
     assert ticks(ax.get_xticklabels()) == ["a", "b", "c"] and ticks(ax.get_yticklabels()) == ["a", "b", "c"]
@@ -348,7 +341,7 @@ def test_one_head_whole():
 def test_an_unmasked_head_has_no_note_and_long_labels_turn_upright():
     fig, heard = drawn(lambda: head_figure(MAPS, ["one", "two", "six"], 1, 1))
     ax = fig.axes[0]
-    assert ax.get_title() == sentence(heard, name="blocks.1.attn.weights", head=1, masked="")  # no note
+    assert ax.get_title() == heard.sentence(name="blocks.1.attn.weights", head=1, masked="")  # no note
     assert all(t.get_rotation() == 90 for t in ax.get_xticklabels())
     assert len(ax.texts) == 9  # every cell visible, every cell written
 
@@ -400,9 +393,9 @@ def test_the_grid_whole():
     fig, heard = drawn(lambda: grid_figure(MAPS, ["a", "b", "c"]))
     *axes, bar = fig.axes
     assert [ax.get_title() for ax in axes] == [
-        sentence(heard, name=f"blocks.{layer}.attn", head=head) for layer in (0, 1) for head in (0, 1)
+        heard.sentence(name=f"blocks.{layer}.attn", head=head) for layer in (0, 1) for head in (0, 1)
     ]
-    assert fig._suptitle.get_text() == sentence(heard, masked=f"; {masked_note()}")  # the one title, with the note
+    assert fig._suptitle.get_text() == heard.sentence(masked=f"; {masked_note()}")  # the one title, with the note
     one_head, _ = drawn(lambda: head_figure(MAPS, ["a", "b", "c"], 0, 0))
     assert bar.get_ylabel() == one_head.axes[1].get_ylabel() and bar.get_ylabel() in plain(heard)
     assert [ticks(ax.get_xticklabels()) for ax in axes] == [
@@ -433,7 +426,7 @@ def test_a_grid_of_unmasked_maps_of_several_shapes_labels_every_row():
     )
     fig, heard = drawn(lambda: grid_figure([MAPS[1], cross], {"S": list("wxyz"), "T": list("abc")}))
     axes = fig.axes[:-1]
-    assert fig._suptitle.get_text() == sentence(heard, masked="")  # nothing masked: no note
+    assert fig._suptitle.get_text() == heard.sentence(masked="")  # nothing masked: no note
     assert [ticks(ax.get_xticklabels()) for ax in axes] == [
         ["a", "b", "c"],
         ["a", "b", "c"],
@@ -517,10 +510,10 @@ def test_the_head_and_the_grid_speak_chinese_by_key_with_every_glyph_drawn(tmp_p
             head.savefig(tmp_path / "head.png")
             grid.savefig(tmp_path / "grid.png")
         note = masked_note()
-        title = sentence(said_head, name="blocks.0.attn.weights", head=1, masked="\n" + note)
+        title = said_head.sentence(name="blocks.0.attn.weights", head=1, masked="\n" + note)
         labels = plain(said_head) - {note}
-        cells = [sentence(said_grid, name="blocks.0.attn", head=h) for h in (0, 1)]
-        suptitle = sentence(said_grid, masked="; " + note)
+        cells = [said_grid.sentence(name="blocks.0.attn", head=h) for h in (0, 1)]
+        suptitle = said_grid.sentence(masked="; " + note)
     assert not [w for w in caught if "Glyph" in str(w.message)]  # the shipped font drew the 汉字
     ax, bar = head.axes
     assert ax.get_title() == title and {ax.get_xlabel(), ax.get_ylabel(), bar.get_ylabel()} == labels

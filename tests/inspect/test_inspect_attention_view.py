@@ -46,13 +46,6 @@ def told(make):
     return made, heard
 
 
-def sentence(heard, **fields) -> str:
-    """The one sentence said with these field values (maybe more than once, always the same), worded
-    as the catalogue words it now."""
-    [words] = {t(m, **f) for m, f in heard if all(k in f and f[k] == v for k, v in fields.items())}
-    return words
-
-
 def test_the_terminal_table_of_the_chosen_head_whole_wide_labels_counting_two_columns():
     view = AttentionView(MAPS, ["a", "你好", "c"], layer=1, head=1)  # layer 1 head 1 = W's head 0
     # snapshot: the terminal table a learner reads word for word, wide labels counting two columns
@@ -72,9 +65,9 @@ def test_without_a_choice_the_table_is_layer_0_head_0_and_a_long_label_widens_ev
     view = AttentionView(MAPS, ["a", "b", "longer"])
     text, heard = told(lambda: repr(view))
     lines = text.splitlines()
-    assert lines[1] == sentence(heard, name="blocks.0.attn.weights", head=0, cut="")  # the map and head shown
+    assert lines[1] == heard.sentence(name="blocks.0.attn.weights", head=0, cut="")  # the map and head shown
     other, heard = told(lambda: repr(AttentionView(MAPS, list("abc"), layer=0, head=1)))
-    assert other.splitlines()[1] == sentence(heard, name="blocks.0.attn.weights", head=1, cut="")
+    assert other.splitlines()[1] == heard.sentence(name="blocks.0.attn.weights", head=1, cut="")
     assert lines[2:] == [
         "             a      b longer",  # every column 7 wide: the longest label + 1
         "      a   1.00      ·      ·",
@@ -92,9 +85,9 @@ def test_more_than_12_tokens_are_cut_to_the_first_12_and_the_cut_is_said():
     )
     text, heard = told(lambda: repr(view))
     lines = text.splitlines()
-    assert lines[0] == sentence(heard, layers=1, heads=1, shapes="13×13", masked="")  # no note
-    cut = sentence(heard, rows=12, cols=12)  # the cut is said, with its size
-    assert lines[1] == sentence(heard, name="enc.0.attn.weights", head=0, cut=cut)
+    assert lines[0] == heard.sentence(layers=1, heads=1, shapes="13×13", masked="")  # no note
+    cut = heard.sentence(rows=12, cols=12)  # the cut is said, with its size
+    assert lines[1] == heard.sentence(name="enc.0.attn.weights", head=0, cut=cut)
     assert len(lines) == 3 + 12 and lines[2].split() == [str(i) for i in range(12)]
     assert lines[3] == "     0" + "  0.08" * 12
     exact = AttentionView(
@@ -102,7 +95,7 @@ def test_more_than_12_tokens_are_cut_to_the_first_12_and_the_cut_is_said():
         [str(i) for i in range(12)],
     )
     text, heard = told(lambda: repr(exact))
-    assert text.splitlines()[1] == sentence(heard, name="x", head=0, cut="")  # 12 fit: no cut
+    assert text.splitlines()[1] == heard.sentence(name="x", head=0, cut="")  # 12 fit: no cut
 
 
 def test_maps_of_several_shapes_are_each_named_in_the_title_and_do_not_stack():
@@ -111,7 +104,7 @@ def test_maps_of_several_shapes_are_each_named_in_the_title_and_do_not_stack():
     )
     view = AttentionView([MAPS[0], cross], {"S": list("wxyz"), "T": list("abc")})
     title, heard = told(view._title)
-    assert title == sentence(heard, layers=2, heads=2, shapes="3×3, 3×4", masked="; " + masked_note())
+    assert title == heard.sentence(layers=2, heads=2, shapes="3×3, 3×4", masked="; " + masked_note())
     assert not view.square and AttentionView(MAPS, list("abc")).square
     for field in ("weights", "masked"):
         with pytest.raises(ValueError) as e:
@@ -143,10 +136,10 @@ def test_the_figure_is_the_grid_or_the_one_head_chosen(layer, head, title):
     fig, heard = told(AttentionView(MAPS, list("abc"), layer, head).figure)
     titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
     if title is None:  # the grid: a title per layer and head
-        assert titles == [sentence(heard, name=f"blocks.{i}.attn", head=h) for i in (0, 1) for h in (0, 1)]
+        assert titles == [heard.sentence(name=f"blocks.{i}.attn", head=h) for i in (0, 1) for h in (0, 1)]
     else:  # the one head chosen, and the note on its masked cells
         name, h = title
-        assert titles == [sentence(heard, name=name, head=h, masked="\n" + masked_note())]
+        assert titles == [heard.sentence(name=name, head=h, masked="\n" + masked_note())]
 
 
 def png_width(data: bytes) -> int:
@@ -279,7 +272,7 @@ def test_grouped_query_maps_name_the_key_value_head_each_query_head_shares(tmp_p
     assert [m.groups for m in maps] == [2, 2] and [maps[1].kv_head(h) for h in range(4)] == [0, 0, 1, 1]
     assert maps[0].weights.shape == (4, 5, 5)  # a map per query head: the shared keys score differently
     title, heard = told(lambda: maps[1].title(3))
-    assert title == sentence(heard, name="blocks.1.attn", head=3, kv=1)  # head 3 shares kv head 1
+    assert title == heard.sentence(name="blocks.1.attn", head=3, kv=1)  # head 3 shares kv head 1
     with speaking("zh"):
         chinese = maps[1].title(3)
     assert CJK.search(chinese) and chinese != title and "blocks.1.attn" in chinese
@@ -290,7 +283,7 @@ def test_grouped_query_maps_name_the_key_value_head_each_query_head_shares(tmp_p
     title, heard = told(lambda: mha[0].title(1))
     [fields] = heard.carrying(name="blocks.0.attn", head=1)
     assert mha[0].groups == 1 and fields == {"name": "blocks.0.attn", "head": 1}  # no key-value head to name
-    assert title == sentence(heard, head=1)
+    assert title == heard.sentence(head=1)
     assert page_data(attention_page(*attention_maps(GPT(CFG).eval(), torch.tensor([[1, 2]])), None))["groups"] == 1
 
 

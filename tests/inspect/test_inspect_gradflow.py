@@ -29,14 +29,6 @@ CFG = ModelConfig(vocab_size=10, d_model=16, n_heads=2, d_ff=32, n_layers=2, max
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-def sentence(heard, **fields) -> str:
-    """The one sentence said with these field values (maybe said more than once, always the same),
-    worded as the catalogue words it now: what a warning or a label must read, found by its figures
-    and names rather than typed in English."""
-    [words] = {t(m, **f) for m, f in heard if all(k in f and f[k] == v for k, v in fields.items())}
-    return words
-
-
 def backward(model):
     ids = torch.randint(0, 10, (2, 9))
     next_token_loss(model(ids[:, :-1]), ids[:, 1:]).backward()
@@ -68,13 +60,13 @@ def test_nan_and_exploding_gradients_are_named():
         rows = {r.name: r for r in monitor.check(step=7)}
         text = [str(w.message) for w in caught]
         n_qkv, fc2_norm = params["blocks.1.attn.qkv.weight"].numel(), params["blocks.0.ffn.fc2.weight"].grad.norm()
-        at = sentence(heard, step=7)
+        at = heard.sentence(step=7)
         # the catalogue's advice with these fields, in data-flow order (block 0 before block 1)
         assert heard.carrying(name="blocks.0.ffn.fc2.weight", at=at, norm=float(fc2_norm), limit=monitor.explode)
         assert heard.carrying(name="blocks.1.attn.qkv.weight", at=at, bad=1, total=n_qkv)
         assert text == [
-            sentence(heard, name="blocks.0.ffn.fc2.weight"),
-            sentence(heard, name="blocks.1.attn.qkv.weight"),
+            heard.sentence(name="blocks.0.ffn.fc2.weight"),
+            heard.sentence(name="blocks.1.attn.qkv.weight"),
         ]
     assert rows["blocks.1.attn.qkv.weight"].status == "nan/inf"
     assert rows["blocks.0.ffn.fc2.weight"].status == "exploding"
@@ -89,7 +81,7 @@ def test_vanishing_gradient_is_named():
     with pytest.warns(GradientWarning) as caught, said() as heard:
         monitor.check()  # no step given: the message says no step
         assert heard.carrying(name="head.bias", at="", norm=float(bias.grad.norm()), limit=monitor.vanish)
-        assert [str(w.message) for w in caught] == [sentence(heard, name="head.bias")]
+        assert [str(w.message) for w in caught] == [heard.sentence(name="head.bias")]
 
 
 def test_update_ratio_is_measured_around_the_step(tmp_path):
@@ -270,8 +262,8 @@ def test_the_warnings_by_their_fields_with_and_without_a_step_in_both_languages(
     qkv, fc2, tok = "blocks.0.attn.qkv.weight", "blocks.0.ffn.fc2.weight", "tok_embed.table.weight"
     with messages.speaking("en"), said() as heard:
         *_, caught = checked(step=7)
-        at = sentence(heard, step=7)
-        english = [sentence(heard, name=name) for name in (qkv, fc2, tok)]
+        at = heard.sentence(step=7)
+        english = [heard.sentence(name=name) for name in (qkv, fc2, tok)]
     assert [w.category for w in caught] == [GradientWarning] * 3
     assert [str(w.message) for w in caught] == english  # one sentence each, in data-flow order
     assert heard.carrying(name=qkv, at=at, bad=1, total=48)  # NaN/inf: how many entries of how many
@@ -284,8 +276,8 @@ def test_the_warnings_by_their_fields_with_and_without_a_step_in_both_languages(
     assert heard.carrying(name=tok, at="", norm=3.0, limit=2.0) and not heard.carrying(step=7)  # no step: no "at"
     with messages.speaking("zh"), said() as heard:
         *_, caught = checked(step=3)
-        at = sentence(heard, step=3)
-        chinese = [sentence(heard, name=name) for name in (qkv, fc2, tok)]
+        at = heard.sentence(step=3)
+        chinese = [heard.sentence(name=name) for name in (qkv, fc2, tok)]
     assert [str(w.message) for w in caught] == chinese and all(CJK.search(w) and at in w for w in chinese)
     assert [fields["name"] for fields in heard.carrying(at=at)] == [qkv, fc2, tok]  # these three, no other
     assert heard.carrying(name=fc2, at=at, norm=0.25, limit=0.5) and heard.carrying(name=tok, norm=3.0, limit=2.0)
@@ -301,8 +293,8 @@ def test_an_infinite_entry_counts_as_bad_too_and_default_thresholds_are_1e_8_and
     with warnings.catch_warnings(record=True) as caught, said() as heard:
         warnings.simplefilter("always")
         rows = {r.name: r.status for r in GradientMonitor(model).check()}
-        words = [sentence(heard, name=name) for name in ("blocks.0.attn.qkv.weight", "tok_embed.table.weight")]
-        words.append(sentence(heard, name="head.weight"))
+        words = [heard.sentence(name=name) for name in ("blocks.0.attn.qkv.weight", "tok_embed.table.weight")]
+        words.append(heard.sentence(name="head.weight"))
     assert heard.carrying(name="blocks.0.attn.qkv.weight", at="", bad=2, total=48)  # +inf and -inf: 2 bad
     assert (
         rows["blocks.0.attn.qkv.weight"],
@@ -394,12 +386,12 @@ def test_the_table_and_repr_whole():
     assert monitor.table() == table
     with said() as heard:
         text = repr(monitor)
-    assert text == sentence(heard, model="GPT", n=7, loss="") + "\n" + table  # a title line, then the table
+    assert text == heard.sentence(model="GPT", n=7, loss="") + "\n" + table  # a title line, then the table
     monitor.loss = 1.23456
     with said() as heard:
         text = repr(monitor)
-        loss = sentence(heard, loss=1.23456)  # the loss as a number, worded by the catalogue
-    assert text.startswith(sentence(heard, model="GPT", n=7, loss=loss)) and "1.2346" in loss
+        loss = heard.sentence(loss=1.23456)  # the loss as a number, worded by the catalogue
+    assert text.startswith(heard.sentence(model="GPT", n=7, loss=loss)) and "1.2346" in loss
     with messages.speaking("zh"):
         zh = monitor.table(lang="zh").splitlines()
         columns = [
@@ -415,7 +407,7 @@ def test_the_table_and_repr_whole():
     assert zh[1] == "-" * 79 and zh[2].endswith(f"—  {ok}") and zh[3].endswith(f"—  {nan}")
     with said() as heard:
         text = repr(GradientMonitor(GPT(SMALL_CFG)))
-    title = sentence(heard, model="GPT", n=0, loss="")  # nothing checked: no table, but what to call
+    title = heard.sentence(model="GPT", n=0, loss="")  # nothing checked: no table, but what to call
     assert text.startswith(title) and "\n" not in text and "loss.backward()" in text[len(title) :]
 
 
@@ -445,7 +437,7 @@ def assert_the_figure_shows_what_was_said(ax, heard) -> None:
     """The title, the y label and the four legend entries are the six sentences plot() said, each
     once: the thresholds' entries by their level (as %g), the rest a sentence of no fields each."""
     legend = [text.get_text() for text in ax.get_legend().get_texts()]
-    assert (legend[1], legend[2]) == (sentence(heard, level="0.5"), sentence(heard, level="2"))
+    assert (legend[1], legend[2]) == (heard.sentence(level="0.5"), heard.sentence(level="2"))
     plain = [t(msgid) for msgid, fields in heard if not fields]
     assert len(plain) == 4 and sorted(plain) == sorted([ax.get_title(), ax.get_ylabel(), legend[0], legend[3]])
 

@@ -49,13 +49,6 @@ SMALL = dict(d_model=16, n_heads=2, d_ff=24, max_len=16, dropout=0.0)
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-def sentence(heard, **fields) -> str:
-    """The one sentence said with these field values (maybe more than once, always the same), worded as
-    the catalogue words it now: a row's words found by their figures and names, not typed in English."""
-    [words] = {words_of(m, **f) for m, f in heard if all(k in f and f[k] == v for k, v in fields.items())}
-    return words
-
-
 def plain(heard) -> set[str]:
     """The words of each sentence said with no fields (a stage, a meaning)."""
     return {words_of(m) for m, f in heard if not f}
@@ -269,7 +262,7 @@ def test_collapse_keeps_a_block_that_differs_from_block_0_and_folds_the_others()
     assert not any(n.startswith(("blocks.2.", "blocks.3.")) and not n.endswith("*") for n in names)
     folded = next(r for r in rows if r.name == "blocks.2.*")
     [about] = plain(heard)  # the one sentence every folded row means
-    assert (folded.stage, folded.dims, folded.about) == (sentence(heard, i=2), sentence(heard, stack="blocks"), about)
+    assert (folded.stage, folded.dims, folded.about) == (heard.sentence(i=2), heard.sentence(stack="blocks"), about)
 
 
 def test_as_batch_turns_what_a_user_has_into_the_batch_a_model_reads():
@@ -584,11 +577,11 @@ def test_collapse_keeps_block_0_and_every_block_whose_shapes_differ_and_says_so_
     ]
     summary = out[3]
     [about] = plain(heard)  # one sentence says what a folded row is
-    assert fields(summary) == (sentence(heard, i=1), "blocks.1.*", None, sentence(heard, stack="blocks"), "…", about)
-    assert out[7].dims == sentence(heard, stack="encoder") != summary.dims  # encoder.1.*: its own stack's name
+    assert fields(summary) == (heard.sentence(i=1), "blocks.1.*", None, heard.sentence(stack="blocks"), "…", about)
+    assert out[7].dims == heard.sentence(stack="encoder") != summary.dims  # encoder.1.*: its own stack's name
     with messages.speaking("zh"), said() as heard:
         chinese = _collapse(rows, "zh")[7]
-        words = (sentence(heard, i=1), sentence(heard, stack="encoder"), *plain(heard))
+        words = (heard.sentence(i=1), heard.sentence(stack="encoder"), *plain(heard))
     assert (chinese.stage, chinese.dims, chinese.about) == words and all(CJK.search(w) for w in words)
 
 

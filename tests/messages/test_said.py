@@ -63,3 +63,10 @@ def test_worded_rendered_and_having_read_sentences_by_their_fields_and_leave_err
     assert heard.worded(a=1) == ["1-2", "1"] and heard.worded(b=2) == ["1-2"] and heard.worded(a=3) == []
     assert heard.rendered(a=1) == "1" and heard.renderings(a=1, b=2) == ["1-2"]
     assert heard.having("a") == [{"a": 1, "b": 2}, {"a": 1}] and heard.having("a", "b") == [{"a": 1, "b": 2}]
+
+
+def test_wording_what_was_heard_inside_the_block_is_not_heard_again():
+    with said() as heard:
+        messages.t("{a}-{b}", a=1, b=2)
+        assert heard.sentence(a=1) == "1-2" and heard.worded(b=2) == ["1-2"]
+    assert heard == [("{a}-{b}", {"a": 1, "b": 2})]

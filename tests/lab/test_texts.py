@@ -98,35 +98,12 @@ def test_each_rule_and_setup_is_given_exactly_the_fields_its_sentence_names():
 
 def test_a_rule_states_the_threshold_the_code_applies(monkeypatch):
     assert figure(1e-6) == "1e-6" and figure(0.05) == "0.05" and figure(1.25) == "1.25" and figure(4) == "4"
-    rule = text(
-        "en",
-        "Two parts: the encoder without positions is "
-        "permutation-equivariant (largest difference at most "
-        "{equivariant}); and a trained causal decoder without "
-        "positions is blind to order (shuffling its prefix raises "
-        "the last position's loss by at most {blind} nats). Both: "
-        "holds; one: half-true; neither: fails.",
-        **order.EXPERIMENT.claims[0].limits,
-    )
-    assert f"at most {figure(order.EQUIVARIANT)})" in rule and f"{figure(order.BLIND)} nats" in rule
-    moved = replace(order.EXPERIMENT.claims[0], limits={"equivariant": figure(1e-9), "blind": figure(0.2)})
-    assert "1e-9" in text(
-        "zh",
-        "Two parts: the encoder without positions is "
-        "permutation-equivariant (largest difference at most "
-        "{equivariant}); and a trained causal decoder without "
-        "positions is blind to order (shuffling its prefix raises "
-        "the last position's loss by at most {blind} nats). Both: "
-        "holds; one: half-true; neither: fails.",
-        **moved.limits,
-    )  # the figure comes from the constant
+    claim = order.EXPERIMENT.claims[0]  # its rule names the two thresholds order.py applies
+    assert claim.limits == {"equivariant": figure(order.EQUIVARIANT), "blind": figure(order.BLIND)}
+    for lang in LANGS:
+        rule = text(lang, claim.rule, **claim.limits)
+        assert figure(order.EQUIVARIANT) in rule and figure(order.BLIND) in rule
+    moved = replace(claim, limits={"equivariant": figure(1e-9), "blind": figure(0.2)})
+    assert "1e-9" in text("zh", moved.rule, **moved.limits)  # the figure comes from the constant
     with pytest.raises(KeyError):
-        text(
-            "en",
-            "Two parts: the encoder without positions is "
-            "permutation-equivariant (largest difference at most "
-            "{equivariant}); and a trained causal decoder without "
-            "positions is blind to order (shuffling its prefix raises "
-            "the last position's loss by at most {blind} nats). Both: "
-            "holds; one: half-true; neither: fails.",
-        )  # a rule cannot be worded without its thresholds
+        text("en", claim.rule)  # a rule cannot be worded without its thresholds

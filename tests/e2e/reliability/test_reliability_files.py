@@ -62,28 +62,31 @@ def unreadable(monkeypatch, name: str) -> None:
 
 # ---- config.json ----------------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    "damage, code, message",
+    "damage, code, key, fields",
     [
-        (lambda p: p.unlink(), 2, "is not a run directory: it has no config.json"),
-        (lambda p: (p.unlink(), p.mkdir()), 2, "config.json is a directory, not a file"),
-        (lambda p: p.write_text(""), 1, "config.json is empty"),
-        (lambda p: p.write_text('{"model": {'), 1, "config.json is damaged: it is not valid JSON (Expecting"),
-        (lambda p: p.write_bytes(b'{"about": "' + GBK_CHINESE + b'"}'), 1, "it reads as GBK. Convert it"),
-        (lambda p: p.write_text("[1, 2]"), 1, 'config.json is damaged: it must be a JSON object with "model"'),
-        (
+        (lambda p: p.unlink(), 2, "run.no_config", {}),
+        (lambda p: (p.unlink(), p.mkdir()), 2, "files.directory", {}),
+        (lambda p: p.write_text(""), 1, "files.empty", {}),
+        (lambda p: p.write_text('{"model": {'), 1, "files.json", {"line": 1, "column": 12}),
+        (lambda p: p.write_bytes(b'{"about": "' + GBK_CHINESE + b'"}'), 1, "files.encoding", {"guess": "GBK"}),
+        (lambda p: p.write_text("[1, 2]"), 1, "run.config_shape", {}),
+        (  # an invalid config: its problem, as the config's own check words it
             lambda p: p.write_text(p.read_text().replace('"d_model": 16', '"d_model": [16]')),
             1,
-            "config.json holds an invalid config: --d_model=[16]: expected a value of type int",
+            "config.type",
+            {"key": "d_model", "value": [16], "type": "int"},
         ),
         (
             lambda p: p.write_text(p.read_text().replace('"kind": "gpt"', '"kind": "gtp"')),
             1,
-            "kind='gtp' is not a model kind",
+            "model.kind",
+            {"kind": "gtp"},
         ),
         (
             lambda p: p.write_text(p.read_text().replace('"n_heads": 2', '"n_heads": 3')),
             1,
-            "d_model=16 is not divisible by n_heads=3",
+            "config.heads",
+            {"d_model": 16, "n_heads": 3},
         ),
     ],
     ids=[
@@ -98,12 +101,27 @@ def unreadable(monkeypatch, name: str) -> None:
         "invalid-value",
     ],
 )
-def test_config_json(run_copy, damage, code, message):
+def test_config_json(run_copy, damage, code, key, fields):
     run, _ = run_copy
     damage(run / "config.json")
-    got, _, err = sample(run)
+    got, _, err, heard = cli_said(sample_argv(run))
     assert_clean_failure(got, err, codes=(code,))
-    assert message in err
+    refusal(heard, key, fields)
+    if key.split(".")[0] in ("config", "model"):  # the config's own check, inside "config.json holds an invalid config"
+        assert heard.of("run.invalid_config")[0]["problem"].code == key
+    assert names(heard) <= {run, run / "config.json"} and names(heard)  # the run, or its config.json
+
+
+def refusal(heard, key: str, fields: dict) -> dict:
+    """The fields of the one error `key` said, checked to hold `fields`."""
+    [refused] = heard.of(key)
+    assert fields.items() <= refused.items(), refused
+    return refused
+
+
+def names(heard) -> set[Path]:
+    """The files and folders the errors said name."""
+    return {Path(f.get("path", f.get("dir"))) for _, f in heard if "path" in f or "dir" in f}
 
 
 def test_unreadable_config_json(run_copy, monkeypatch):
@@ -153,13 +171,10 @@ def test_a_config_json_that_is_no_file_glassformer_writes_is_refused_before_it_i
 
 def test_run_directory_that_is_a_file_or_missing(tmp_path):
     (tmp_path / "file").write_text("x")
-    for path, message in (
-        (tmp_path / "file", "is a file, not a run directory"),
-        (tmp_path / "nope", "is not a run directory: it does not exist"),
-    ):
-        code, _, err = sample(path)
+    for path, key in ((tmp_path / "file", "run.is_file"), (tmp_path / "nope", "run.missing")):
+        code, _, err, heard = cli_said(sample_argv(path))
         assert_clean_failure(code, err, codes=(2,))
-        assert message in err
+        assert refusal(heard, key, {"dir": path})["hint"]  # and where the runs are
 
 
 def test_sample_of_a_run_that_does_not_exist_names_the_runs_that_do(run_copy, tmp_path, monkeypatch):
@@ -178,51 +193,54 @@ def test_sample_of_a_run_that_does_not_exist_names_the_runs_that_do(run_copy, tm
 
 # ---- tokenizer.json -------------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    "damage, code, message",
+    "damage, code, key, fields",
     [
-        (lambda p: p.unlink(), 2, "tokenizer.json does not exist. It is written beside the ids"),
-        (lambda p: p.write_text("{"), 1, "tokenizer.json is damaged: it is not valid JSON"),
-        (lambda p: p.write_text('{"kind": "chars"}'), 1, "unknown tokenizer kind 'chars'"),
+        (lambda p: p.unlink(), 2, "files.missing", {}),
+        (lambda p: p.write_text("{"), 1, "files.json", {"line": 1, "column": 2}),
+        (lambda p: p.write_text('{"kind": "chars"}'), 1, "tokenizer.kind", {"kind": "chars"}),
         (
             lambda p: p.write_text('{"kind": "char", "chars": 7, "unk": false}'),
             1,
-            "does not describe a char tokenizer: its field chars holds number 7, not a list of strings.",
+            "tokenizer.field",
+            {"field": "chars", "found": "number", "shown": "7"},
         ),
         (
             lambda p: p.write_text('{"kind": "char", "chars": ["a", "b"], "unk": false}'),
             1,
-            "tokenizer.json has 2 tokens but the model in config.json has vocab_size=",
+            "run.vocab",
+            {"tokens": 2},
         ),
     ],
     ids=["missing", "not-json", "unknown-kind", "wrong-fields", "other-vocabulary"],
 )
-def test_tokenizer_json(run_copy, damage, code, message):
+def test_tokenizer_json(run_copy, damage, code, key, fields):
     run, _ = run_copy
     damage(run / "tokenizer.json")
-    got, _, err = sample(run)
+    got, _, err, heard = cli_said(sample_argv(run))
     assert_clean_failure(got, err, codes=(code,))
-    assert message in err
+    refusal(heard, key, fields)
+    assert names(heard) == {run / "tokenizer.json"}
 
 
 # ---- model.safetensors and best.safetensors --------------------------------------------------------
 @pytest.mark.parametrize("name", ["model.safetensors", "best.safetensors"])
 @pytest.mark.parametrize(
-    "damage, message",
+    "damage, key",
     [
-        (lambda p: flip(p, 20), "is damaged: it is not a readable safetensors file"),  # the JSON header
-        (lambda p: flip(p, -3), "is damaged: its weights differ from the sha256 recorded"),  # a weight's byte
-        (lambda p: p.write_bytes(p.read_bytes()[:1000]), "is damaged: it is not a readable safetensors file"),
-        (lambda p: p.write_bytes(b""), "is damaged: it is not a readable safetensors file"),
-        (lambda p: (p.unlink(), p.mkdir()), "(it is a directory)"),
+        (lambda p: flip(p, 20), "checkpoint.weights_damaged"),  # the JSON header: not a safetensors file
+        (lambda p: flip(p, -3), "checkpoint.weights_sha"),  # a weight's byte: differs from its sha256
+        (lambda p: p.write_bytes(p.read_bytes()[:1000]), "checkpoint.weights_damaged"),
+        (lambda p: p.write_bytes(b""), "checkpoint.weights_damaged"),
+        (lambda p: (p.unlink(), p.mkdir()), "checkpoint.weights_dir"),
     ],
     ids=["header", "data", "truncated", "empty", "directory"],
 )
-def test_weights(run_copy, name, damage, message):
+def test_weights(run_copy, name, damage, key):
     run, _ = run_copy
     damage(run / name)
-    code, _, err = sample(run, *(["--best"] if name.startswith("best") else []))
+    code, _, err, heard = cli_said(sample_argv(run, *(["--best"] if name.startswith("best") else [])))
     assert_clean_failure(code, err)
-    assert f"{name} " in err and message in err
+    refusal(heard, key, {"path": run / name})
 
 
 def test_missing_weights(run_copy):

@@ -392,24 +392,19 @@ def test_metrics_jsonl_that_is_a_directory(run_copy):
 
 # ---- file: sources --------------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    "content, code, message",
+    "content, code, key, fields",
     [
-        (None, 2, "is not a readable file (no such file)"),
-        ("dir", 2, "is not a readable file (a directory)"),
-        (b"", 1, "is empty; there is nothing to learn from"),
-        (b" \n\t\n", 1, "is empty (only whitespace)"),
-        (
-            GBK_CHINESE * 20,
-            1,
-            "is not UTF-8 text (byte 0xc4 at offset 0 is not valid UTF-8); it reads as GBK. "
-            "Convert it, then use the copy: iconv -f GBK -t UTF-8",
-        ),
-        ("hello world\n".encode("utf-16"), 1, "it reads as UTF-16"),
-        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", 1, "is not text: it holds NUL bytes"),
+        (None, 2, "corpus.missing", {}),
+        ("dir", 2, "corpus.directory", {}),
+        (b"", 1, "corpus.empty", {}),  # nothing to learn from
+        (b" \n\t\n", 1, "corpus.blank", {}),  # only whitespace
+        (GBK_CHINESE * 20, 1, "files.encoding", {"guess": "GBK"}),  # and the iconv command that converts it
+        ("hello world\n".encode("utf-16"), 1, "files.encoding", {"guess": "UTF-16"}),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", 1, "files.binary", {}),  # NUL bytes: not text
     ],
     ids=["missing", "directory", "empty", "whitespace", "gbk", "utf-16", "binary"],
 )
-def test_file_sources(tmp_path, content, code, message):
+def test_file_sources(tmp_path, content, code, key, fields):
     path = tmp_path / "corpus.txt"
     if content == "dir":
         path.mkdir()
@@ -419,9 +414,10 @@ def test_file_sources(tmp_path, content, code, message):
         ["data", "prepare", f"file:{path}", "--cache-dir", str(tmp_path / "cache")],
         ["train", "--data", f"file:{path}", "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "run")],
     ):
-        got, _, err = cli(argv)
+        got, _, err, heard = cli_said(argv)
         assert_clean_failure(got, err, codes=(code,))
-        assert message in err and str(path) in err
+        refusal(heard, key, {**fields, "path": path})
+        assert str(path) in err
     assert not (tmp_path / "run").exists()  # nothing was started
 
 

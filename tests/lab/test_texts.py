@@ -49,35 +49,8 @@ FIGURE = re.compile(r"\d\.\d|\d[eE]-?\d|\d\s*%|\d+(\.\d+)?\s*nats")  # 0.1, 1e-6
 def test_no_figure_is_typed_into_a_claim_finding_or_rule():
     """Measured numbers come in as the verdict's fields, a rule's thresholds as its claim's limits:
     the sentence and the code that judges share one constant."""
-    sentences = [
-        translated(s, lang)
-        for s in (
-            "The char model at d_model {d_model} with 1, 2, 4, 8 and 16 "
-            "heads (head width D = {D_max} down to {D_min}; the "
-            "parameter count does not change with the number of heads). "
-            "Measured: validation loss, validation minus training loss "
-            "(overfitting), and per head, read from the attention-weight "
-            "hook points on fixed validation windows, the mean "
-            "normalised entropy of its rows and the mean weight a query "
-            "gives itself. A head is counted as diagonal when that self "
-            "weight is above {diagonal}, as near-uniform when its "
-            "entropy is above {uniform}.",
-            "Queries and keys with independent standard-normal entries, "
-            "{keys} keys per row, D from {D_min} to {D_max}, scores with "
-            "and without the division by √D: their variance, the "
-            "softmax's normalised entropy, the share of saturated rows "
-            "(largest weight above {saturated}), any non-finite weight "
-            "in float32, and the gradient that reaches the query when a "
-            "fixed random gradient flows back through the softmax (its "
-            "median, and the share of rows where it has all but "
-            "vanished). Then the char model with one head (D = {D_one}) "
-            "and four heads (D = {D_four}) trained both ways; the "
-            "unscaled variant is a wrapper that hooks the attention "
-            "scores and multiplies them by √D, so the model's own code "
-            "is unchanged.",
-        )
-        for lang in LANGS
-    ]
+    setups = [EXPERIMENTS[name].setup for name in ("heads", "scaling")]  # (others cite a tutorial's section, 4.2)
+    sentences = [translated(setup, lang) for setup in setups for lang in LANGS]
     for exp in EXPERIMENTS.values():
         for claim in exp.claims:
             said = (claim.claim, claim.rule, claim.finding) + ((claim.ours,) if claim.paper else ())

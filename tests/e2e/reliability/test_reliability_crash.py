@@ -164,16 +164,13 @@ def _failing(monkeypatch, what: str, nth: int) -> None:
 
 
 def disk_full_line(err: str, run: Path, kept: int) -> tuple[float, float]:
-    """(MB free, MB a checkpoint needs) read from the one line a full disk gets (a deliberate snapshot
-    of its English wording: the test of what the user reads)."""
-    found = re.search(
-        rf"the disk holding {re.escape(str(run))} is full: ([0-9.]+) MB free, a checkpoint needs about ([0-9.]+) MB\. "
-        rf"The last good checkpoint, step {kept}, is kept; free some space, then continue with: "
-        rf"glassformer train --resume {re.escape(str(run))}$",
-        err.strip(),
-    )
-    assert found, err
-    return float(found[1]), float(found[2])
+    """(MB free, MB a checkpoint needs) read from the one line a full disk gets, its last on stderr: it
+    names the run's disk, the step whose checkpoint is kept, and ends with the command that continues."""
+    line = err.strip().splitlines()[-1]
+    assert str(run) in line and re.search(rf"\b{kept}\b", line), err
+    assert line.split()[-4:] == ["glassformer", "train", "--resume", str(run)], err
+    free, need = (float(mb) for mb in re.findall(r"([0-9.]+) MB\b", line))  # the two sizes, in MB
+    return free, need
 
 
 def pair_mb(run: Path) -> float:

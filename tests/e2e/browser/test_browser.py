@@ -192,7 +192,7 @@ def test_the_regressor_page(browser, tmp_path):
         page.fill("#text", "0 1 0 -1")
         wait_until(page, "document.querySelectorAll('#tokens .tok').length === 4")
         page.fill("#text", "0 one")
-        wait_until(page, "document.querySelector('#message').textContent.includes('reads numbers')")
+        wait_until(page, "document.querySelector('#message').textContent.includes(\"'0 one'\")")  # names the text
         page.close()
     assert errors == [] and all(u.startswith(url) for u in requests)
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from glassformer.lab import get_experiment
+from glassformer.lab import get_experiment, length, order
 from glassformer.lab.runner import run_experiment
 from glassformer.nn.position import POSITION_SCHEMES
 
@@ -58,7 +58,7 @@ def test_length_has_per_position_losses_for_every_registered_scheme(lab_out):
     assert r["variants"]["sinusoidal"]["reach"] == r["variants"]["none"]["reach"] == T_eval
     for name in POSITION_SCHEMES:  # a scheme registered later (rotary, ALiBi) reaches one or the other
         assert r["variants"][name]["reach"] in (T, T_eval), name
-    assert r["variants"]["learned (spare rows)"]["max_len"] == T_eval
+    assert r["variants"][length.WIDE]["max_len"] == T_eval  # a learned table with rows past T
 
 
 def test_extrapolation_copies_with_every_registered_scheme_and_reads_the_char_model_long(lab_out):
@@ -87,8 +87,14 @@ def test_extrapolation_copies_with_every_registered_scheme_and_reads_the_char_mo
 def test_order_equivariance_holds_for_the_encoder_only(lab_out):
     r = fast("order", lab_out)["results"]
     eq = r["equivariance"]
-    assert eq["encoder, no positions"] < 1e-6
-    assert eq["encoder, learned positions"] > 1e-3 and eq["causal decoder, no positions"] > 1e-3
+    encoder, learned, decoder = order.CASES  # by what they are: ("encoder", no causal mask, positions)
+    assert [order.CASES[k] for k in (encoder, learned, decoder)] == [
+        ("encoder", False, "none"),
+        ("encoder", False, "learned"),
+        ("gpt", True, "none"),
+    ]
+    assert eq[encoder] < 1e-6
+    assert eq[learned] > 1e-3 and eq[decoder] > 1e-3
     assert r["schemes"]["none"]["val_loss"]["mean"] < r["unigram"]  # it learned something
 
 

@@ -7,6 +7,7 @@ import json
 import math
 
 import pytest
+from helpers import said
 
 from glassformer.cli import main
 from glassformer.config import PRESETS, get_preset
@@ -110,9 +111,11 @@ def test_sample_works_where_it_applies_and_says_why_not_elsewhere(runs, capsys):
     assert main(["sample", str(gpt), "--prompt", "a", "--max-new-tokens", "5", "--seed", "1"]) == 0
     assert capsys.readouterr().out.startswith("a")
     _, sine = runs["sine"]
-    assert main(["sample", str(sine)]) == 2
+    with said() as heard:
+        assert main(["sample", str(sine)]) == 2
     err = capsys.readouterr().err
-    assert "regressor model, which reads numbers" in err and f"trace --run {sine}" in err
+    assert heard.of("sample.no_text") == [{"run": str(sine), "kind": "regressor"}]  # it writes no text; trace it
+    assert len(err.splitlines()) == 1 and str(sine) in err
 
 
 def test_train_help_offers_every_preset(capsys):

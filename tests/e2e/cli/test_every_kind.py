@@ -11,6 +11,7 @@ from helpers import said
 
 from glassformer.cli import main
 from glassformer.config import PRESETS, get_preset
+from glassformer.messages import t
 from glassformer.models import model_class
 
 # just enough to take two steps; long-context presets get a block the seed text can fill
@@ -73,10 +74,12 @@ def test_every_inspection_verb_reads_a_run_of_every_kind(runs, preset, verb, tmp
     prompt = {"regressor": ["--prompt", "0 0.5 1 0.5 0"], "seq2seq": ["--prompt", "一千二百零五"]}.get(
         kind, ["--prompt", "a tiny"]
     )
-    code = main([verb, "--run", str(run), *prompt, "--out", str(tmp_path)])
+    with said() as heard:
+        code = main([verb, "--run", str(run), *prompt, "--out", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 0
-    assert f"run {run} ({kind})" in out
+    source = [key for key, fields in heard if fields == {"run": str(run), "kind": kind}]  # what was read: run, kind
+    assert source and t(source[0], run=str(run), kind=kind) in out
     written = sorted(p.name for p in tmp_path.iterdir())
     assert written, f"{verb} wrote nothing"
 

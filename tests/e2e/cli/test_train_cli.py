@@ -20,7 +20,7 @@ from helpers import said, train_argv
 
 import glassformer.train.loop as loop
 import glassformer.train.run as run_module
-from glassformer.cli import main
+from glassformer.cli import build_parser, main
 from glassformer.cli import train as train_cli
 from glassformer.cli.options import runnable
 from glassformer.messages import t
@@ -60,6 +60,12 @@ def only(heard, code: str) -> dict:
     """The fields of the error `code`, said exactly once."""
     [fields] = heard.of(code)
     return fields
+
+
+def prog(verb: str) -> str:
+    """The command line's name for `verb` ("glassformer VERB"), as its own parser spells it."""
+    [verbs] = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    return verbs.choices[verb].prog
 
 
 def said_with(heard, *names: str) -> list[tuple[str, dict]]:
@@ -151,7 +157,7 @@ def test_unavailable_corpus_is_explained(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(run_module, "prepare", offline)
     code, _, err, heard = train(tmp_path, capsys, *TINY)
     failure = one(heard, "who", "message")
-    assert code == 1 and failure[1] == {"who": "glassformer train", "message": OFFLINE}
+    assert code == 1 and failure[1] == {"who": prog("train"), "message": OFFLINE}  # the verb, as argparse names it
     assert "corpus.download" in heard.keys() and shown(failure) in err
 
 

@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 
-from helpers import ROOT
+from helpers import ROOT, said
 
 SRC = ROOT / "src"
 
@@ -63,10 +63,14 @@ def test_a_help_made_later_states_its_figure_when_shown(capsys):
     the help states the figures the lesson uses."""
     from glassformer.cli import main
     from glassformer.lessons import sine
+    from glassformer.messages import t
 
-    try:
-        main(["lesson", "sine", "--help"])
-    except SystemExit as e:
-        assert e.code == 0
+    with said() as heard:
+        try:
+            main(["lesson", "sine", "--help"])
+        except SystemExit as e:
+            assert e.code == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert f"(default {sine.N_TRAIN})" in out and f"(default {sine.N_VAL})" in out
+    for n in (sine.N_TRAIN, sine.N_VAL):  # the help of --n-train and --n-val, each with the lesson's figure
+        [key] = [key for key, fields in heard if fields == {"default": n}]
+        assert " ".join(t(key, default=n).split()) in out

@@ -22,6 +22,7 @@ from glassformer.config import ModelConfig, TrainConfig, get_preset, to_dict
 from glassformer.errors import UsageError
 from glassformer.inspect.causal_views import check_model
 from glassformer.inspect.params import FORMULA_WORDS, FlopEstimate
+from glassformer.inspect.words import STAGE_WORDS
 from glassformer.messages import t
 from glassformer.models import GPT, Encoder, build_model
 from glassformer.text import CharTokenizer
@@ -91,7 +92,7 @@ def test_trace_overrides_markdown_and_collapse(tmp_path, capsys):
         capsys,
     )
     assert code == 0
-    assert f"| {t('embedding')} | embed | (1, 5, 32) | (B=1, T=5, C=32) |" in out
+    assert f"| {t(STAGE_WORDS['embedding'])} | embed | (1, 5, 32) | (B=1, T=5, C=32) |" in out  # the stage's words
     assert "blocks.2.*" in out and "blocks.2.attn.q" not in out
     key, fields = keyed(UsageError, run, ["trace", "--n_layer=3", "--out", str(tmp_path)], capsys)
     assert (key, fields["key"]) == ("config.unknown_key", "n_layer")

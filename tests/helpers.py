@@ -176,6 +176,16 @@ class Said(list):
         [words] = set(self.worded(**fields))
         return words
 
+    def exactly(self, *names: str) -> list[tuple[str, dict]]:
+        """Each sentence said whose fields are exactly `names`, as (English, fields): found by what it
+        carries, so a test holds no English of its own."""
+        return [(message, fields) for message, fields in self.sentences() if sorted(fields) == sorted(names)]
+
+    def one(self, *names: str) -> tuple[str, dict]:
+        """The one sentence said with exactly these fields."""
+        [sentence] = self.exactly(*names)
+        return sentence
+
     def renderings(self, **fields) -> list[str]:
         """The words of each sentence said with exactly these fields, in the current language."""
         return [_words(message, said) for message, said in self.sentences() if said == fields]
@@ -256,6 +266,28 @@ def said():
         GlassformerError.words = real_words
         for module in holding(recording):
             module.t = real
+
+
+def shown(sentence: tuple[str, dict]) -> str:
+    """A sentence (English, fields) as the user reads it now: its words, fields filled in."""
+    return _words(*sentence)
+
+
+def catalogues(texts: list[str], heard: Said, lang: str, distinct: bool = True) -> list[dict]:
+    """Each of `texts` (a chart's title, axis, legend...) is a sentence the catalogue made in `lang` while the
+    chart was drawn (heard by said()), in Chinese under zh wherever the catalogue translates it, and
+    (unless `distinct` is False: a legend repeated on two panels) no two the same: their fields, in order,
+    for the test to pin the figures and names each carries."""
+    from glassformer.messages import has, translated
+
+    seen = {translated(m, lang).format(**f): (m, f) for m, f in heard}  # as a reader of `lang` sees it
+    for text in texts:
+        assert text in seen, f"{text!r} is not a sentence of the catalogue said while drawing ({lang})"
+        assert lang == "en" or not has(seen[text][0]) or re.search("[\u4e00-\u9fff]", text), (
+            f"{text!r} is not in Chinese"
+        )
+    assert not distinct or len(set(texts)) == len(texts), texts
+    return [seen[text][1] for text in texts]
 
 
 def en(key: str, /, **fields) -> str:

@@ -12,7 +12,7 @@ import re
 
 import pytest
 import torch
-from helpers import keyed, said
+from helpers import keyed, said, shown
 
 from glassformer.causal import activation_patching, head_scores, logit_diff, repeated_tokens
 from glassformer.cli import inspect as inspect_cli
@@ -47,24 +47,11 @@ def run_said(argv, capsys):
     return code, out, heard
 
 
-def one(heard, *names: str) -> tuple[str, dict]:
-    """The one sentence said whose fields are exactly `names`, as (English, fields): found by what it
-    carries, so the test holds no English of its own."""
-    [sentence] = [(key, fields) for key, fields in heard if sorted(fields) == sorted(names)]
-    return sentence
-
-
-def shown(sentence: tuple[str, dict]) -> str:
-    """A sentence as the user reads it: its words, fields filled in."""
-    key, fields = sentence
-    return t(key, **fields)
-
-
 def test_trace_preset(tmp_path, capsys):
     code, out, heard = run_said(["trace", "--preset", "seed000", "--prompt", "hello", "--out", str(tmp_path)], capsys)
     assert code == 0
     source = {"preset": "seed000", "kind": "gpt", "seed": 0}
-    said_source = one(heard, "preset", "kind", "seed")
+    said_source = heard.one("preset", "kind", "seed")
     assert said_source[1] == source and shown(said_source) in out
     assert "'hell'" in out  # input = prompt minus its last token
     assert "blocks.1.attn.weights" in out and "(B=1, H=4, T_q=4, T_k=4)" in out
@@ -102,7 +89,7 @@ def test_trace_regressor(tmp_path, capsys):
     argv = ["trace", "--preset", "sine", "--prompt", "0 0.5 1 0.5 0", "--out", str(tmp_path)]
     code, out, heard = run_said(argv, capsys)
     assert code == 0
-    assert one(heard, "preset", "kind", "seed")[1] == {"preset": "sine", "kind": "regressor", "seed": 0}
+    assert heard.one("preset", "kind", "seed")[1] == {"preset": "sine", "kind": "regressor", "seed": 0}
     assert "(B=1, T=4, d_in=1)" in out and "(B=1, T=4, d_out=1)" in out and "[0.000, 0.500, 1.000, 0.500]" in out
 
 
@@ -111,7 +98,7 @@ def test_attention(tmp_path, capsys):
         ["attention", "--prompt", "你好 hello", "--layer", "1", "--head", "3", "--out", str(tmp_path)], capsys
     )
     assert code == 0
-    tokens = one(heard, "n", "labels")
+    tokens = heard.one("n", "labels")
     assert tokens[1] == {"n": 8, "labels": "你 好 ␣ h e l l o"} and shown(tokens) in out
     for name in ("attention_grid.png", "attention_L1_H3.png", "attention.html"):
         assert str(tmp_path / name) in out
@@ -125,12 +112,12 @@ def test_grads(tmp_path, capsys):
     argv = ["grads", "--preset", "seed000", "--prompt", "to be or not", "--out", str(tmp_path)]
     code, out, heard = run_said(argv, capsys)
     assert code == 0
-    header = one(heard, "source", "loss", "lr")
+    header = heard.one("source", "loss", "lr")
     assert header[1]["lr"] == 0.001 and shown(header) in out
     model_params = [n for n, _ in GPT(get_preset("seed000").model).named_parameters()]
     for name in model_params:
         assert f"\n{name} " in out
-    norms = one(heard, "norms")
+    norms = heard.one("norms")
     assert norms[1]["norms"].startswith("embed ") and shown(norms) in out  # input side first
     assert (tmp_path / "grads.png").exists() and str(tmp_path / "grads.png") in out
     line = json.loads((tmp_path / "grads.jsonl").read_text().splitlines()[0])
@@ -141,10 +128,10 @@ def test_params_seed002_prints_the_true_count(tmp_path, capsys):
     code, out, heard = run_said(["params", "--preset", "seed002", "--out", str(tmp_path)], capsys)
     assert code == 0
     true = sum(p.numel() for p in Encoder(get_preset("seed002").model).parameters())
-    total = one(heard, "total")
+    total = heard.one("total")
     assert total[1] == {"total": true} and shown(total) in out
     assert "≠" not in out and "C·3C + 3C" in out and t(FORMULA_WORDS["ln.none"]) in out
-    attention = one(heard, "formula")  # an encoder: attention both ways, twice the causal term
+    attention = heard.one("formula")  # an encoder: attention both ways, twice the causal term
     assert attention[1]["formula"].startswith("4·n_layers·T·C") and shown(attention) in out
     data = json.loads((tmp_path / "params.json").read_text())
     assert data["total"] == true and data["activation_memory"]["B"] == get_preset("seed002").train.batch_size

@@ -10,7 +10,7 @@ import re
 import warnings
 
 import pytest
-from helpers import ROOT, said
+from helpers import ROOT, catalogues, said
 
 from glassformer.fonts import FAMILY
 from glassformer.lab import (
@@ -57,19 +57,6 @@ def keeping(drawn: list):
 
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
-
-
-def catalogues(texts: list[str], heard, lang: str, distinct: bool = True) -> list[dict]:
-    """Each of `texts` (a chart's title, axis, legend...) is a sentence the catalogue made in `lang` while the
-    chart was drawn (heard by helpers.said), in Chinese under zh wherever the catalogue translates it, and
-    (unless `distinct` is False: a legend repeated on two panels) no two the same: their fields, in order,
-    for the test to pin the figures and names each carries."""
-    seen = {translated(m, lang).format(**f): (m, f) for m, f in heard}  # as a reader of `lang` sees it
-    for text in texts:
-        assert text in seen, f"{text!r} is not a sentence of the catalogue said while drawing ({lang})"
-        assert lang == "en" or not has(seen[text][0]) or CJK.search(text), f"{text!r} is not in Chinese"
-    assert not distinct or len(set(texts)) == len(texts), texts
-    return [seen[text][1] for text in texts]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

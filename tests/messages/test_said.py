@@ -70,3 +70,11 @@ def test_wording_what_was_heard_inside_the_block_is_not_heard_again():
         messages.t("{a}-{b}", a=1, b=2)
         assert heard.sentence(a=1) == "1-2" and heard.worded(b=2) == ["1-2"]
     assert heard == [("{a}-{b}", {"a": 1, "b": 2})]
+
+
+def test_exactly_and_one_find_a_sentence_by_its_field_names_and_shown_words_it():
+    from helpers import shown
+
+    heard = Said([("{a}-{b}", {"a": 1, "b": 2}), ("{a}!", {"a": 3}), ("area.code", {"a": 1})])
+    assert heard.exactly("b", "a") == [("{a}-{b}", {"a": 1, "b": 2})] and heard.exactly("b") == []
+    assert heard.one("a") == ("{a}!", {"a": 3}) and shown(heard.one("a")) == "3!"

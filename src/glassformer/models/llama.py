@@ -26,10 +26,10 @@ import torch
 from safetensors.torch import save_file
 
 from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides
-from glassformer.errors import Clause, DamagedFile, NotFound, UsageError
+from glassformer.errors import DamagedFile, NotFound, UsageError
 from glassformer.files import atomic_write, json_text, write_text_atomic
 from glassformer.models.gpt import GPT
-from glassformer.models.gpt2 import FOLDER_FIX, read_hf_config, read_weights, write_generation
+from glassformer.models.gpt2 import folder_fix, read_hf_config, read_weights, write_generation
 from glassformer.models.kinds import check_fits
 from glassformer.text.hf_tokenizer import HFJsonTokenizer
 
@@ -497,7 +497,7 @@ def read_hf_dir(path, family: str | None = None) -> tuple[GPT, HFJsonTokenizer, 
     """(glassformer GPT in eval mode, its tokenizer, the weights file's name) of a Llama, Qwen3 or
     Mistral directory; `family`: the model_type the caller expects (None: any of FAMILIES)."""
     path, config = read_hf_config(path)
-    fix = Clause(FOLDER_FIX)
+    fix = folder_fix()
     found = config.get("model_type")
     if family is not None and found != family and found in (*FAMILIES, "gpt2"):
         raise UsageError(

@@ -8,7 +8,7 @@ import textwrap
 from helpers import en, in_catalogue, said, zh
 
 from glassformer.exercises import catalog, grading
-from glassformer.exercises.catalog import ATTENTION, LAYER_NORM, LINEAR, LOSS, SOFTMAX
+from glassformer.exercises.catalog import ATTENTION, LAYER_NORM, LINEAR, LOSS, SILU, SOFTMAX
 from glassformer.exercises.grading.scanning import scan
 
 
@@ -123,15 +123,34 @@ def test_a_refused_file_is_never_run_and_the_report_says_why(tmp_path):
         assert words(LINEAR.why) in text and bool(re.search("[\u4e00-\u9fff]", text)) == (lang == "zh")
 
 
+def test_swiglu_refuses_pytorchs_silu_however_it_is_reached(tmp_path):
+    found = offences(
+        tmp_path,
+        """
+        import torch
+        import torch.nn.functional as F
+        def swiglu(x, w_gate, w_up, w_down):
+            a = F.silu(x @ w_gate.T)                   # line 5
+            b = torch.nn.SiLU()(x @ w_gate.T)          # line 6
+            c = getattr(F, "silu")(x @ w_gate.T)       # line 7
+            d = (x @ w_gate.T) * torch.sigmoid(x @ w_gate.T)  # allowed: SiLU written out
+            return (a + b + c + d) @ w_down.T
+        """,
+        (SILU,),
+    )
+    assert [(line, why) for _, line, _, why in found] == [(5, SILU.why), (6, SILU.why), (7, SILU.why)]
+
+
 def test_each_exercise_refuses_what_it_is_about():
     rules = {name: {r.why for r in catalog.get(name).forbidden} for name in catalog.ORDER}
     assert rules["softmax"] == {SOFTMAX.why}
-    assert rules["layer_norm"] == {LAYER_NORM.why}
+    assert rules["layer_norm"] == rules["rms_norm"] == {LAYER_NORM.why}  # nn.RMSNorm is refused in both
     assert LINEAR.why in rules["feed_forward"]
-    for name in ("attention_scores", "attention", "multi_head_attention", "block", "kv_cache", "fruit"):
+    assert rules["swiglu"] == {LINEAR.why, SILU.why}
+    for name in ("attention_scores", "attention", "multi_head_attention", "block", "kv_cache", "fruit", "gqa"):
         assert ATTENTION.why in rules[name], name
     assert LOSS.why in rules["loss"]
-    assert len({SOFTMAX.why, LAYER_NORM.why, LINEAR.why, ATTENTION.why, LOSS.why}) == 5  # each its own reason
+    assert len({SOFTMAX.why, LAYER_NORM.why, LINEAR.why, ATTENTION.why, LOSS.why, SILU.why}) == 6  # each its own reason
 
 
 def test_the_fused_attention_and_safe_softmax_are_softmax_shortcuts(tmp_path):

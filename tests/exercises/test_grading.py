@@ -15,6 +15,10 @@ from glassformer.exercises.grading.diagnosing import COMMON_ERROR_HINTS, WHY
 from glassformer.exercises.grading.report import GRAD_NOTES, GRAD_PROBLEMS, PROBLEMS, _problem_lines, fmt_number
 from glassformer.exercises.grading.scanning import scan
 from glassformer.messages import speaking, t
+from glassformer.nn.attention import MultiHeadAttention
+from glassformer.nn.glu import GatedFeedForward
+from glassformer.nn.rmsnorm import RMSNorm
+from glassformer.nn.rope_scaling import ScaledRotary
 
 
 def rendered(rep, lang: str = "en"):
@@ -134,6 +138,48 @@ def test_each_known_mistake_fails_with_its_own_message(graded, name, variant):
         with speaking(lang):
             assert "→ " + t(note) in grading.render(rep)
             assert has_chinese(t(note)) == (lang == "zh")
+
+
+MODERN = ("rms_norm", "swiglu", "rope", "gqa")  # the Llama / Qwen3 / Mistral pieces, after GPT-2's
+
+
+def test_the_modern_decoder_exercises_follow_gpt2s_and_are_graded_by_the_models_own_modules(monkeypatch):
+    assert len(catalog.ORDER) == 19 and catalog.ORDER[-4:] == MODERN
+    modules = {"rms_norm": RMSNorm, "swiglu": GatedFeedForward, "rope": ScaledRotary, "gqa": MultiHeadAttention}
+
+    class Called(Exception):
+        pass
+
+    def called(self, *args, **kwargs):
+        raise Called(type(self).__name__)
+
+    for name, module in modules.items():
+        ex = catalog.get(name)
+        case = ex.cases()[0]
+        with monkeypatch.context() as m:  # the reference is the module itself, not a copy of its math
+            m.setattr(module, "forward", called)
+            with pytest.raises(Called) as e:
+                ex.reference[case.fn](*case.args)
+        assert str(e.value) == module.__name__
+
+
+def test_the_modern_mistakes_fail_exactly_where_they_differ(graded):
+    """Each mistake shows on the cases that tell it apart, and only there."""
+    cases = {name: prepare(name).cases for name in MODERN}
+
+    def passing(name, variant):
+        return [cases[name][c.index] for c in graded[("variant", name, variant)].cases if c.ok]
+
+    # a tiled key-value layout equals the right one only when nothing is shared (H_kv = H) or all is (H_kv = 1)
+    tiled = passing("gqa", "tiled")
+    assert tiled and all(c.args[6] in (1, c.args[5]) for c in tiled)
+    assert {c.fields.get("H_kv") for c in tiled} >= {1, 3}  # the multi-query and multi-head cases
+    # a RoPE that ignores the cache's offset is right on exactly the cases that start at position 0
+    assert all(c.args[1] == 0 for c in passing("rope", "offset_ignored"))
+    first = graded[("variant", "rope", "offset_ignored")].first_failure()
+    assert cases["rope"][first.index].fields == {"offset": 7}
+    # RMSNorm over the tokens' axis is right only where that axis is the features' (a 2-D input)
+    assert [c.args[0].dim() for c in passing("rms_norm", "wrong_axis")] == [2]
 
 
 def test_a_failure_report_names_the_case_its_inputs_and_the_first_bad_value(graded):

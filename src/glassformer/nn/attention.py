@@ -268,7 +268,7 @@ class MultiHeadAttention(AttentionHeads):
         # 1) project to queries, keys, values and split into heads (H_kv = H unless grouped)
         if self.style == "packed":  # columns [q | k | v]: H, H_kv, H_kv heads of D, cut apart by one view
             packed = self.qkv(x).view(x.size(0), T, -1, self.d_head).transpose(1, 2)  # (B, H + 2·H_kv, T, D)
-            q, k, v = packed.split(self.head_counts, dim=1)  # (B, H, T, D), 2 × (B, H_kv, T, D)
+            q, k, v = packed.split_with_sizes(self.head_counts, dim=1)  # (B, H, T, D), 2 × (B, H_kv, T, D)
         else:  # one HeadQKV per head, stacked on the head axis
             per_head = [head(x) for head in self.heads]  # H × 3 × (B, T, D)
             q, k, v = (torch.stack(ts, dim=1) for ts in zip(*per_head, strict=False))  # 3 × (B, H, T, D)

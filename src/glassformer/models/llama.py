@@ -6,7 +6,7 @@ grouped-query attention, half-split RoPE with a base (position "rope") and no bi
 QK-norm, Mistral a sliding window. So a family is a configuration and a weight map, no forward of its
 own. transformers' Linear layers store weights as nn.Linear does (out, in): nothing is transposed,
 but q_proj, k_proj and v_proj are stacked into our one packed projection (`attn.qkv`, rows q | k | v,
-the layout nn/attention.py's split_qkv cuts), and cut apart again on the way out.
+the layout MultiHeadAttention.forward cuts (nn/attention.py)), and cut apart again on the way out.
 
 Mixtral and Qwen3-MoE are the same GPT with ffn="moe" (nn/moe.py: softmax routing, SwiGLU experts):
 Mixtral's blocks are Mistral's, Qwen3-MoE's Qwen3's; the weight map adds each block's router and, one

@@ -45,6 +45,7 @@ from torch import nn
 from glassformer.errors import Unsupported
 from glassformer.explore.requests import RequestError, shown
 from glassformer.inspect import words
+from glassformer.inspect.attention_maps import query_groups
 from glassformer.messages import LANGS, language
 
 MATRIX_AXES = "B H T_q T_k"  # an attention matrix: one (T_q, T_k) map per head
@@ -59,6 +60,11 @@ class AttentionLayer:
     matrices: dict[str, str] = field(default_factory=dict)  # stage -> hook name
     vectors: list[str] = field(default_factory=list)  # per-token (B H T D) hooks before the matrices
     z: str | None = None  # the heads' outputs, where ablation zeroes a head
+    groups: int = 1  # g: query heads that share one key-value head (grouped-query attention); 1: each its own
+
+    def kv_head(self, head: int) -> int:
+        """The key-value head query head `head` reads: ⌊head / g⌋."""
+        return head // self.groups
 
 
 @dataclass
@@ -104,6 +110,7 @@ def find_structure(model) -> Structure:
         layer.vectors = [n for n in inside[:first] if points[n].axes == HEAD_AXES]
         after = [n for n in inside[last + 1 :] if points[n].axes == HEAD_AXES]
         layer.z = after[0] if after else None
+        layer.groups = query_groups(model, next(iter(layer.matrices.values())))
     stream = [n for n in order if points[n].axes == STREAM_AXES and points[n].stage in STREAM_STAGES]
     describe = {n: {lang: words.describe(points[n], lang) for lang in ("en", "zh")} for n in order}
     return Structure(stages, list(layers.values()), stream, describe)
@@ -281,11 +288,21 @@ def attention(structure, cache: dict, layer: int, head: int, stage: str, grid: b
 
     lay = structure.layers[layer]
     m = cache[lay.matrices[stage]][head].masked_fill(masked(lay)[head], float("-inf"))  # (T, T)
-    answer = {"layer": layer, "head": head, "stage": stage, "matrix": rounded(m, 3)}
+    answer = {
+        "layer": layer,
+        "head": head,
+        "kv_head": lay.kv_head(head),
+        "groups": lay.groups,
+        "stage": stage,
+        "matrix": rounded(m, 3),
+    }
     if grid:
         maps = torch.stack([cache[lay.matrices[stage]] for lay in structure.layers])  # (L, H, T, T)
         hidden = torch.stack([masked(lay) for lay in structure.layers])  # (L, H, T, T)
         answer["grid"] = _thumbnails(maps, hidden, stage)
+        # grouped-query attention: each layer's g and the key-value head of each of its query heads
+        answer["grid"]["groups"] = [lay.groups for lay in structure.layers]
+        answer["grid"]["kv_head"] = [[lay.kv_head(h) for h in range(maps.size(1))] for lay in structure.layers]
     return answer
 
 
@@ -429,6 +446,8 @@ def info(ex) -> dict:
         },
         "layers": len(s.layers),
         "heads": cfg.n_heads,
+        "kv_heads": cfg.n_heads // first.groups if first else cfg.n_heads,  # key-value heads (GQA: fewer)
+        "groups": first.groups if first else 1,  # g: query heads per key-value head
         "d_head": cfg.d_head,
         "stages": [{"stage": st, **s.describe[first.matrices[st]]} for st in s.stages] if first else [],
         "vectors": [s.describe[n] for n in first.vectors] if first else [],

@@ -192,6 +192,7 @@ PAGE_WORDS = {
         "is multiplied by 0 — and every panel shows the model "
         "without it."
     ),
+    "attn.kv_group": N_("kv head {kv}: q heads {first}–{last}"),
     "attn.zero": N_("zero"),
     "attn.ablated": N_("Zeroed: {list}."),
     "attn.none": N_("No head is zeroed."),

@@ -93,7 +93,19 @@ function renderGrid(grid, view, ablated, handlers) {
   for (let l = 0; l < grid.layers; l++) {
     const row = el("div", "grid-row");
     row.appendChild(el("span", "grid-label", t("attn.layer_n", {n: l})));
+    // grouped-query attention: the query heads that share one key-value head sit in one labelled box
+    const g = grid.groups ? grid.groups[l] : 1, boxes = {};
     for (let h = 0; h < grid.heads; h++) {
+      let parent = row;
+      if (g > 1) {
+        const kv = grid.kv_head[l][h];
+        if (!boxes[kv]) {
+          boxes[kv] = el("div", "kv-group"); boxes[kv].dataset.kv = kv;
+          boxes[kv].appendChild(el("span", "kv-label", t("attn.kv_group", {kv, first: kv * g, last: kv * g + g - 1})));
+          row.appendChild(boxes[kv]);
+        }
+        parent = boxes[kv];
+      }
       const key = `${l}-${h}`, cell = el("div", "thumb");
       cell.dataset.layer = l; cell.dataset.head = h;
       cell.classList.toggle("selected", l === view.layer && h === view.head);
@@ -106,7 +118,7 @@ function renderGrid(grid, view, ablated, handlers) {
       zero.classList.toggle("on", ablated.includes(key));
       zero.onclick = () => handlers.ablate(key);
       cell.appendChild(canvas); cell.appendChild(el("span", "thumb-label", `h${h}`)); cell.appendChild(zero);
-      row.appendChild(cell);
+      parent.appendChild(cell);
     }
     box.appendChild(row);
   }

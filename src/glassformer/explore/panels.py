@@ -116,6 +116,25 @@ def find_structure(model) -> Structure:
     return Structure(stages, list(layers.values()), stream, describe)
 
 
+def rotary_of(model, layer: AttentionLayer):
+    """The rotary module that turns this layer's q and k (its `pair_angles` and `pairs` say how), or None."""
+    positions = getattr(model.get_submodule(layer.module), "positions", None)
+    return positions if hasattr(positions, "pair_angles") else None
+
+
+def rotation_points(model, layer: AttentionLayer) -> dict[str, tuple[str, str]]:
+    """The hook points of q and k just before and just after the rotation, {"q": (before, after),
+    "k": (...)}: after, the rotary module's own; before, what enters it: the QK-norm's output when
+    the layer has one (it normalises before the rotation), else the projection's (nn/attention.py)."""
+    attn, rotary = model.get_submodule(layer.module), rotary_of(model, layer)
+    qk_norm = getattr(attn, "qk_norm", None)
+    entering = qk_norm if qk_norm is not None else attn
+    return {
+        "q": (entering.hook_q.name, rotary.hook_q.name),
+        "k": (entering.hook_k.name, rotary.hook_k.name),
+    }
+
+
 # ────────────────────────────────────────────────────────────────────────────────────────────────
 # The logit lens: the stream points read through the model's own final norm and head
 # ────────────────────────────────────────────────────────────────────────────────────────────────
@@ -274,6 +293,29 @@ def appended_text(ex, before: list[int], after: list[int]) -> str:
 
 
 # ---------------------------------------------------------------------- panels
+def rope(rotary, cache: dict, points: dict, head: int, kv_head: int, positions: list[int], T: int) -> dict:
+    """The RoPE view of one query head and its key-value head at some positions: each pair's angle
+    p·θ_i and the pairs of q and k before and after the turn, all as the rotary module pairs and
+    turns them (its own `pair_angles` and `pairs`: no second copy of the rotation here)."""
+    D = rotary.d_head
+    angles = rotary.pair_angles(0, T)[positions]  # (P, D/2) p·θ_i
+
+    def pairs(name: str, h: int) -> list:
+        return [rounded(p, 4) for p in rotary.pairs(cache[name][h, positions])]  # P × (D/2, 2)
+
+    return {
+        "positions": positions,
+        "features": rotary.pairs(torch.arange(D)).tolist(),  # (D/2, 2): the features of pair i
+        "theta": [float(v) for v in rotary.pair_angles(1, 1)[0]],  # (D/2,) θ_i: the angle of position 1
+        "angles": rounded(angles, 4),
+        "scale": float(getattr(rotary, "attention_factor", 1.0)),  # YaRN's m multiplies the turned pair
+        **{
+            which: {"before": pairs(before, h), "after": pairs(after, h)}
+            for (which, (before, after)), h in zip(points.items(), (head, kv_head), strict=True)
+        },
+    }
+
+
 def trace_table(t) -> dict:
     keep = (0, 1, 2, 3, 5)  # stage, name, shape, dims, means (the example numbers stay out)
     cells = [[r.stage, r.name, list(r.shape) if r.shape is not None else None, r.dims, r.about] for r in t.rows]
@@ -449,6 +491,7 @@ def info(ex) -> dict:
         "kv_heads": cfg.n_heads // first.groups if first else cfg.n_heads,  # key-value heads (GQA: fewer)
         "groups": first.groups if first else 1,  # g: query heads per key-value head
         "d_head": cfg.d_head,
+        "rope": bool(s.layers) and rotary_of(m, s.layers[0]) is not None,  # the RoPE view has something to show
         "stages": [{"stage": st, **s.describe[first.matrices[st]]} for st in s.stages] if first else [],
         "vectors": [s.describe[n] for n in first.vectors] if first else [],
         "stream": [{"name": n, **s.describe[n]} for n in s.stream],

@@ -30,10 +30,12 @@ def test_kv_groups_and_the_rope_panel(browser):  # noqa: F811
         page.select_option("#head", "3")
         wait_until(page, "S.rope && S.rope.head === 3 && S.rope.kv_head === 1")
         assert not errors, errors
-        # a plain GPT: no groups, no RoPE panel
+        page.close()  # before its server stops: a late request would fail to connect
+    # a plain GPT: no groups, no RoPE panel
     with Background(make_explorer("gpt")) as url:
         page = open_page(browser, url, requests, errors)
         wait_until(page, "document.querySelectorAll('#heads .thumb').length === 8")
         assert page.locator("#heads .kv-group").count() == 0 and not page.is_visible("#rope-panel")
+        assert not errors, errors
+        page.close()
     assert all(r.startswith("http://127.0.0.1") or r.startswith("data:") for r in requests), requests
-    assert not errors, errors

@@ -117,3 +117,12 @@ def test_rope_view_refuses_a_model_without_rotary_positions(plain):
     r = client_for(plain).post("/api/rope", json={"text": "hello"})
     assert r.status_code == 422, r.text
     assert (r.json()["key"], r.json()["code"], r.json()["position"]) == ("explore.rope.none", "no_rope", "learned")
+
+
+def test_vectors_show_k_and_v_of_the_heads_kv_head(gqa):
+    r = post(client_for(gqa), "vectors", {"text": "hello", "layer": 1, "head": 3, "token": 2})
+    assert [v["name"] for v in r["vectors"]] == ["blocks.1.attn.q", "blocks.1.attn.k", "blocks.1.attn.v"]
+    assert r["kv_head"] == 1
+    _, cache = gqa.model.run_with_cache(torch.tensor([gqa.tokenizer.encode("hello")]))
+    for v, h in zip(r["vectors"], (3, 1, 1), strict=True):
+        assert v["values"] == pytest.approx(cache[v["name"]][0, h, 2].tolist(), abs=1e-3)

@@ -321,15 +321,21 @@ class Explorer:
             N_("{field}={value} is out of range: this input has {size} tokens (0 to {last})."),
         )
         _, hooks = self._ablation(req)
-        names = self.structure.layers[layer].vectors
-        _, cache = self._run(x, hooks, names)
+        lay = self.structure.layers[layer]
+        _, cache = self._run(x, hooks, lay.vectors)
+        points = self.model.hook_points()
+
+        def of(name: str) -> int:  # a key-value hook (grouped-query attention) holds the head's kv head
+            return lay.kv_head(head) if points[name].axes == panels.KV_AXES else head
+
         return {
             "layer": layer,
             "head": head,
+            "kv_head": lay.kv_head(head),
             "token": token,
             "vectors": [
-                {**self.structure.describe[n][req["lang"]], "values": panels.rounded(cache[n][head, token], 3)}
-                for n in names
+                {**self.structure.describe[n][req["lang"]], "values": panels.rounded(cache[n][of(n), token], 3)}
+                for n in lay.vectors
             ],
         }
 

@@ -4,7 +4,8 @@ name, and drawn from tensors turned into rounded JSON, only what a panel shows.
     attention stages   every stage declared on axes "B H T_q T_k" (today: "scores", "weights"),
                        one hook per attention layer, layers in the order they fire
     per layer          the same attention module's (B H T D) hooks: those before its first matrix
-                       stage are the vectors made per token (q, k, v); the first after its last
+                       stage are the vectors made per token (q, k, v; under grouped-query attention
+                       k and v are (B H_kv T D), read at the query head's key-value head); the first after its last
                        matrix stage is the heads' outputs z, where a head is ablated
     stream points      hooks declared on "B T C" with stage "+ position" (the stream entering block 0)
                        or "residual" (after each half of each block): the logit lens reads these
@@ -50,6 +51,7 @@ from glassformer.messages import LANGS, language
 
 MATRIX_AXES = "B H T_q T_k"  # an attention matrix: one (T_q, T_k) map per head
 HEAD_AXES = "B H T D"  # one D-wide vector per head and token
+KV_AXES = "B H_kv T D"  # the same per key-value head (grouped-query attention: fewer than the query heads)
 STREAM_AXES = "B T C"
 STREAM_STAGES = ("position", "residual")  # the residual stream: where it starts, after each half
 
@@ -107,7 +109,7 @@ def find_structure(model) -> Structure:
         inside = [n for n in order if _parent(n) == layer.module]
         first = min(inside.index(n) for n in layer.matrices.values())
         last = max(inside.index(n) for n in layer.matrices.values())
-        layer.vectors = [n for n in inside[:first] if points[n].axes == HEAD_AXES]
+        layer.vectors = [n for n in inside[:first] if points[n].axes in (HEAD_AXES, KV_AXES)]
         after = [n for n in inside[last + 1 :] if points[n].axes == HEAD_AXES]
         layer.z = after[0] if after else None
         layer.groups = query_groups(model, next(iter(layer.matrices.values())))

@@ -26,40 +26,14 @@ def test_baby_with_rotary_trains_and_samples_past_max_len(tmp_path, capsys):
     assert json.loads((run / "config.json").read_text())["model"]["position"] == "rotary"
     max_len = json.loads((run / "config.json").read_text())["model"]["max_len"]
 
+    sample = ["sample", str(run), "--prompt", "the ", "--max-new-tokens", str(max_len + 20), "--seed", "3"]
     with said() as heard:
-        code = main(
-            [
-                "sample",
-                str(run),
-                "--prompt",
-                "the ",
-                "--max-new-tokens",
-                str(max_len + 20),
-                "--seed",
-                "3",
-                "--threads",
-                "1",
-            ]
-        )
+        code = main([*sample, "--threads", "1"])
     captured = capsys.readouterr()
     assert code == 0
     [(key, fields)] = [(key, fields) for key, fields in heard if set(fields) == {"name", "max_len"}]
     assert fields == {"name": "rotary", "max_len": max_len} and captured.err == t(key, **fields) + "\n"
     assert captured.err == past_max_len(load_model(run)[0]) + "\n"  # the line for a model with no position table
     assert len(captured.out) == len("the ") + max_len + 20 + 1  # char tokens, + the final newline
-    code = main(
-        [
-            "sample",
-            str(run),
-            "--prompt",
-            "the ",
-            "--max-new-tokens",
-            str(max_len + 20),
-            "--seed",
-            "3",
-            "--threads",
-            "1",
-            "--no-cache",
-        ]
-    )
+    code = main([*sample, "--threads", "1", "--no-cache"])
     assert code == 0 and capsys.readouterr().out == captured.out  # the cache grew; same text

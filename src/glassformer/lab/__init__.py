@@ -31,6 +31,7 @@ The ledger: published small-Transformer results re-run on a CPU, the paper's num
     attention-explanation  attention vs gradient and leave-one-out importance (Kendall τ), adversarial
                      attention against the seeds' spread, the uniform-attention baseline (Jain & Wallace
                      2019; Wiegreffe & Pinter 2019)
+    glu              ReLU and GELU FFNs against SwiGLU and GeGLU at equal parameters (Shazeer 2020)
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ MODULES = (
     "induction_text",
     "extrapolation",
     "attention_explanation",
+    "glu",
 )
 
 

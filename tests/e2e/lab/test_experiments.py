@@ -149,6 +149,18 @@ def test_ffn_width_zero_removes_the_ffn(lab_out):
     assert r["nonlinearity_at_C"] > 0.1  # an FFN of width C is not a linear map
 
 
+def test_glu_trains_four_ffns_at_equal_parameters(lab_out):
+    record = fast("glu", lab_out)
+    assert record["cpu_seconds"] < 15  # the --fast budget
+    v = record["results"]["variants"]
+    assert list(v) == ["relu", "gelu", "swiglu", "geglu"]
+    assert v["relu"]["params"] == v["gelu"]["params"] and v["swiglu"]["params"] == v["geglu"]["params"]
+    assert abs(v["swiglu"]["params"] - v["gelu"]["params"]) < 0.01 * v["gelu"]["params"]
+    assert v["gelu"]["d_ff"] == 256 and v["swiglu"]["d_ff"] == 171
+    for x in v.values():
+        assert len(x["val_loss"]["values"]) == 1 and x["val_loss"]["mean"] < record["results"]["unigram"]
+
+
 def test_no_ffn_block_adds_nothing():
     from glassformer.lab.common import lab_preset
     from glassformer.lab.ffn_width import remove_ffn

@@ -1,0 +1,64 @@
+"""The ledger entries of the modern decoder's pieces: the gated FFN against the plain one (Shazeer
+2020). Their rules on made-up numbers, and the equal-parameter construction they rest on."""
+
+from __future__ import annotations
+
+import pytest
+
+from glassformer.lab import glu
+from glassformer.lab.common import lab_preset, spread
+from glassformer.models import build_model
+
+
+# ---- glu -----------------------------------------------------------------------------------------
+def glu_results(**losses) -> dict:
+    """Made-up results: each FFN's per-seed validation losses (defaults: both gated FFNs clearly lower)."""
+    base = {
+        "relu": (2.10, 2.12, 2.11),
+        "gelu": (2.08, 2.09, 2.10),
+        "swiglu": (2.00, 2.01, 2.02),
+        "geglu": (2.03, 2.02, 2.04),
+    }
+    base.update(losses)
+    variants = {
+        name: {"d_ff": glu.changes(name)["d_ff"], "params": 1000, "ffn_params": 600, "val_loss": spread(v)}
+        for name, v in base.items()
+    }
+    return {"steps": 600, "C": 64, "unigram": 3.3, "variants": variants}
+
+
+def test_glu_holds_when_both_gated_ffns_beat_both_plain_ones_beyond_the_seeds_scatter():
+    v = glu.verdicts(glu_results())["glu.beats"]
+    assert v.level == "holds" and (v.figures["wins"], v.figures["pairs"]) == (4, 4)
+
+
+def test_a_difference_inside_the_seeds_scatter_is_not_shown():
+    # GeGLU's mean is below GELU's, but one GeGLU seed is above one GELU seed: that pair is not won
+    v = glu.verdicts(glu_results(geglu=(2.05, 2.06, 2.085)))["glu.beats"]
+    assert v.level == "half-true" and v.figures["wins"] == 3
+
+
+def test_glu_fails_when_no_gated_ffn_is_clearly_lower():
+    same = (2.08, 2.09, 2.10)
+    v = glu.verdicts(glu_results(swiglu=same, geglu=(2.2, 2.3, 2.25)))["glu.beats"]
+    assert v.level == "fails" and v.figures["wins"] == 0
+
+
+def test_one_seed_each_is_judged_by_the_values_themselves():
+    r = glu_results(relu=(2.1,), gelu=(2.0,), swiglu=(1.9,), geglu=(2.05,))
+    v = glu.verdicts(r)["glu.beats"]
+    assert v.level == "half-true" and v.figures["wins"] == 3  # GeGLU beats ReLU only
+
+
+def test_the_gated_ffn_is_two_thirds_as_wide_and_as_large_within_a_percent():
+    assert glu.F_GLU == round(2 * glu.F / 3)
+    sizes = {}
+    for name in glu.PLAIN + glu.GATED:
+        model = build_model(lab_preset(vocab_size=65, **glu.changes(name)).model)
+        sizes[name] = (sum(p.numel() for p in model.parameters()), glu.ffn_params(model))
+    C, F, G = glu.C, glu.F, glu.F_GLU
+    layers = lab_preset().model.n_layers
+    assert sizes["relu"] == sizes["gelu"] and sizes["swiglu"] == sizes["geglu"]
+    assert sizes["gelu"][1] == layers * 2 * C * F  # W₁, W₂, no biases
+    assert sizes["swiglu"][1] == layers * 3 * C * G  # W_gate, W_up, W_down, no biases
+    assert sizes["swiglu"][0] == pytest.approx(sizes["gelu"][0], rel=0.01)

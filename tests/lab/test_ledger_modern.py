@@ -1,11 +1,12 @@
 """The ledger entries of the modern decoder's pieces: the gated FFN against the plain one (Shazeer
-2020). Their rules on made-up numbers, and the equal-parameter construction they rest on."""
+2020) and grouped-query attention against multi-head (Ainslie et al. 2023). Their rules on made-up
+numbers, and the constructions they rest on (equal parameters; the cache's bytes per token)."""
 
 from __future__ import annotations
 
 import pytest
 
-from glassformer.lab import glu
+from glassformer.lab import glu, gqa
 from glassformer.lab.common import lab_preset, spread
 from glassformer.models import build_model
 
@@ -62,3 +63,48 @@ def test_the_gated_ffn_is_two_thirds_as_wide_and_as_large_within_a_percent():
     assert sizes["gelu"][1] == layers * 2 * C * F  # W₁, W₂, no biases
     assert sizes["swiglu"][1] == layers * 3 * C * G  # W_gate, W_up, W_down, no biases
     assert sizes["swiglu"][0] == pytest.approx(sizes["gelu"][0], rel=0.01)
+
+
+# ---- gqa -----------------------------------------------------------------------------------------
+def gqa_results(**losses) -> dict:
+    """Made-up results: per-seed validation losses by H_kv (defaults: GQA close to MHA, MQA clearly worse)."""
+    base = {"8": (2.00, 2.01, 2.02), "4": (2.01, 2.02, 2.03), "2": (2.02, 2.03, 2.04), "1": (2.08, 2.09, 2.10)}
+    base.update({k.removeprefix("kv"): v for k, v in losses.items()})
+    kv_heads = {kv: {"params": 1000, "kv_bytes": 128 * int(kv), "val_loss": spread(v)} for kv, v in base.items()}
+    return {"steps": 600, "H": 8, "unigram": 3.3, "kv_heads": kv_heads}
+
+
+def test_gqa_close_and_mqa_worse_hold_on_the_papers_picture():
+    v = gqa.verdicts(gqa_results())
+    assert v["gqa.close"].level == "holds" and v["gqa.mqa"].level == "holds"
+    assert (v["gqa.close"].figures["bytes_mha"], v["gqa.close"].figures["bytes_gqa4"]) == ("1,024", "256")
+    assert v["gqa.close"].figures["diff4"] == "+0.020"
+
+
+def test_a_grouped_model_clearly_and_far_above_mha_is_not_close():
+    v = gqa.verdicts(gqa_results(kv2=(2.10, 2.11, 2.12)))  # +0.10 nats, every seed above every MHA seed
+    assert v["gqa.close"].level == "half-true"
+    v = gqa.verdicts(gqa_results(kv4=(2.10, 2.11, 2.12), kv2=(2.10, 2.11, 2.12)))
+    assert v["gqa.close"].level == "fails"
+
+
+def test_a_large_mean_gap_inside_the_seeds_scatter_is_not_shown_so_it_counts_as_close():
+    v = gqa.verdicts(gqa_results(kv2=(1.95, 2.2, 2.25)))  # mean +0.123, but one seed below every MHA seed
+    assert v["gqa.close"].level == "holds"
+
+
+def test_mqa_inside_the_mha_scatter_does_not_show_degradation():
+    v = gqa.verdicts(gqa_results(kv1=(2.00, 2.05, 2.06)))  # above GQA H/2 on average, but overlaps MHA
+    assert v["gqa.mqa"].level == "half-true"
+    v = gqa.verdicts(gqa_results(kv1=(1.99, 2.0, 2.01)))  # MQA as good as MHA and better than GQA
+    assert v["gqa.mqa"].level == "fails"
+
+
+def test_the_cache_bytes_are_the_packages_formula_for_each_h_kv():
+    from glassformer.nn.mla import kv_cache_bytes_per_token
+
+    for kv in gqa.KV_HEADS:
+        cfg = gqa.preset_for(kv, 64).model
+        mine = gqa.kv_cache_per_token(cfg).mine
+        assert mine == cfg.n_layers * 2 * kv * (64 // gqa.H) * 4  # layers × (K, V) × H_kv·D × float32
+        assert mine == kv_cache_bytes_per_token("gqa", cfg.n_layers, n_heads=gqa.H, n_kv_heads=kv, d_head=8)

@@ -32,6 +32,8 @@ The ledger: published small-Transformer results re-run on a CPU, the paper's num
                      attention against the seeds' spread, the uniform-attention baseline (Jain & Wallace
                      2019; Wiegreffe & Pinter 2019)
     glu              ReLU and GELU FFNs against SwiGLU and GeGLU at equal parameters (Shazeer 2020)
+    gqa              8 query heads sharing 8, 4, 2 or 1 key-value heads: loss against KV-cache bytes
+                     per token (Ainslie et al. 2023)
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ MODULES = (
     "extrapolation",
     "attention_explanation",
     "glu",
+    "gqa",
 )
 
 

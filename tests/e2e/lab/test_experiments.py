@@ -161,6 +161,18 @@ def test_glu_trains_four_ffns_at_equal_parameters(lab_out):
         assert len(x["val_loss"]["values"]) == 1 and x["val_loss"]["mean"] < record["results"]["unigram"]
 
 
+def test_gqa_trains_every_h_kv_and_its_cache_shrinks_with_it(lab_out):
+    record = fast("gqa", lab_out)
+    assert record["cpu_seconds"] < 15  # the --fast budget
+    v = record["results"]["kv_heads"]
+    assert list(v) == ["8", "4", "2", "1"]
+    assert [v[k]["kv_bytes"] for k in v] == [1024, 512, 256, 128]  # 2 layers × (K, V) × H_kv·8 × 4 bytes
+    params = [v[k]["params"] for k in v]
+    assert params == sorted(params, reverse=True) and len(set(params)) == 4  # fewer K, V columns
+    for x in v.values():
+        assert len(x["val_loss"]["values"]) == 1 and x["val_loss"]["mean"] < record["results"]["unigram"]
+
+
 def test_no_ffn_block_adds_nothing():
     from glassformer.lab.common import lab_preset
     from glassformer.lab.ffn_width import remove_ffn

@@ -1,12 +1,13 @@
 """The ledger entries of the modern decoder's pieces: the gated FFN against the plain one (Shazeer
-2020) and grouped-query attention against multi-head (Ainslie et al. 2023). Their rules on made-up
-numbers, and the constructions they rest on (equal parameters; the cache's bytes per token)."""
+2020), grouped-query attention against multi-head (Ainslie et al. 2023) and RoPE scaling past the
+training length (Peng et al. 2023). Their rules on made-up numbers, and the constructions they rest on
+(equal parameters; the cache's bytes per token; one trained state read under every scaling)."""
 
 from __future__ import annotations
 
 import pytest
 
-from glassformer.lab import glu, gqa
+from glassformer.lab import glu, gqa, yarn
 from glassformer.lab.common import lab_preset, spread
 from glassformer.models import build_model
 
@@ -108,3 +109,48 @@ def test_the_cache_bytes_are_the_packages_formula_for_each_h_kv():
         mine = gqa.kv_cache_per_token(cfg).mine
         assert mine == cfg.n_layers * 2 * kv * (64 // gqa.H) * 4  # layers × (K, V) × H_kv·D × float32
         assert mine == kv_cache_bytes_per_token("gqa", cfg.n_layers, n_heads=gqa.H, n_kv_heads=kv, d_head=8)
+
+
+# ---- yarn ----------------------------------------------------------------------------------------
+def yarn_results(**pairs) -> dict:
+    """Made-up results: per scaling, per-seed (inside, beyond) means (defaults: YaRN flat, plain RoPE not)."""
+    base = {
+        "none": ((1.60, 1.62), (2.60, 2.70)),
+        "linear": ((1.70, 1.72), (1.80, 1.82)),
+        "dynamic": ((1.61, 1.63), (1.90, 1.95)),
+        "yarn": ((1.62, 1.64), (1.68, 1.70)),
+    }
+    base.update(pairs)
+    scalings = {k: {"per_position": [], "inside": spread(i), "beyond": spread(b)} for k, (i, b) in base.items()}
+    return {"steps": 600, "T": 64, "T_eval": 256, "factor": 4, "scalings": scalings}
+
+
+def test_yarn_holds_when_flat_and_below_plain_rope():
+    v = yarn.verdicts(yarn_results())["yarn.flat"]
+    assert v.level == "holds" and (v.figures["T"], v.figures["T_eval"]) == (64, 256)
+
+
+def test_yarn_rising_past_the_flat_limit_is_half_true_and_overlapping_plain_rope_fails():
+    assert yarn.verdicts(yarn_results(yarn=((1.6, 1.6), (1.75, 1.76))))["yarn.flat"].level == "half-true"  # +0.155
+    # YaRN rises and one seed reaches plain RoPE's lowest: neither part
+    assert yarn.verdicts(yarn_results(yarn=((1.6, 1.6), (1.9, 2.6))))["yarn.flat"].level == "fails"
+
+
+def test_every_scaling_reads_the_one_trained_state_and_plain_is_unchanged():
+    import torch
+
+    from glassformer.config import apply_overrides
+
+    preset = lab_preset(position="rope", seq_len=16, max_len=64)
+    torch.manual_seed(0)
+    trained = build_model(apply_overrides(preset, {"vocab_size": 20}).model)
+    x = torch.randint(0, 20, (2, 64))  # (B, T_eval)
+    y = torch.randint(0, 20, (2, 64))
+    losses = {name: yarn.read_long(trained, preset, name, 16, 4, 20, x, y) for name in yarn.SCALINGS}
+    from glassformer.lab.common import position_losses
+
+    assert (losses["none"] == position_losses(trained, x, y)).all()  # plain: the trained model itself
+    for name in ("linear", "dynamic", "yarn"):  # a scaling changes what the same weights compute
+        assert not (losses[name] == losses["none"]).all(), name
+    with pytest.raises(RuntimeError):  # a state of another shape does not load
+        yarn.read_long(trained, lab_preset(position="rope", d_model=32), "yarn", 16, 4, 20, x, y)

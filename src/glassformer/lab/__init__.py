@@ -34,6 +34,8 @@ The ledger: published small-Transformer results re-run on a CPU, the paper's num
     glu              ReLU and GELU FFNs against SwiGLU and GeGLU at equal parameters (Shazeer 2020)
     gqa              8 query heads sharing 8, 4, 2 or 1 key-value heads: loss against KV-cache bytes
                      per token (Ainslie et al. 2023)
+    yarn             RoPE trained short and read 4 times longer: plain, linear, NTK-aware (dynamic)
+                     and YaRN scaling (Peng et al. 2023)
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ MODULES = (
     "attention_explanation",
     "glu",
     "gqa",
+    "yarn",
 )
 
 

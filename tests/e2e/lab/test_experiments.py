@@ -173,6 +173,18 @@ def test_gqa_trains_every_h_kv_and_its_cache_shrinks_with_it(lab_out):
         assert len(x["val_loss"]["values"]) == 1 and x["val_loss"]["mean"] < record["results"]["unigram"]
 
 
+def test_yarn_reads_one_trained_rope_model_four_times_longer_under_each_scaling(lab_out):
+    record = fast("yarn", lab_out)
+    assert record["cpu_seconds"] < 15  # the --fast budget
+    r = record["results"]
+    assert r["T_eval"] == r["factor"] * r["T"] and list(r["scalings"]) == ["none", "linear", "dynamic", "yarn"]
+    for name, v in r["scalings"].items():
+        per = np.array(v["per_position"])  # (seeds, T_eval)
+        assert per.shape == (1, r["T_eval"]) and np.isfinite(per).all(), name
+        assert v["beyond"]["mean"] == pytest.approx(per[:, r["T"] :].mean()), name
+        assert v["inside"]["mean"] == pytest.approx(per[:, r["T"] // 2 : r["T"]].mean()), name
+
+
 def test_no_ffn_block_adds_nothing():
     from glassformer.lab.common import lab_preset
     from glassformer.lab.ffn_width import remove_ffn

@@ -70,7 +70,7 @@ def plot(ctx, out: dict) -> None:
             t("H_kv = {kv}", kv=k), (x, v[k]["val_loss"]["mean"]), fontsize=8, xytext=(4, 6), textcoords="offset points"
         )
     ax.set_xscale("log", base=2)
-    ax.set_xlabel(t("KV-cache bytes per token (float32)"))
+    ax.set_xlabel(t("KV-cache bytes per token ({dtype})", dtype="float32"))
     ax.set_ylabel(t("validation loss (nats)"))
     ax.set_title(
         t("{H} query heads sharing H_kv key-value heads, {steps} steps", H=out["H"], steps=out["steps"]), fontsize=9

@@ -9,8 +9,7 @@ read on windows of 4T with the same weights under each scaling (factor s = 4, or
 none (plain RoPE), linear, dynamic and yarn. RoPE has no parameters, so the one trained state
 loads into each scaled model unchanged. The validation loss at each position of fixed windows; the
 summary: the mean over positions T/2..T ("inside") and T..4T ("beyond"). One difference from the
-paper: its models are fine-tuned after the scaling (a few hundred steps); these are not (the
-paper's "Dynamic" variants are also used without fine-tuning).
+paper: its models are fine-tuned after the scaling; these are not.
 
 The rule: YaRN keeps the loss flat when its mean beyond T is at most FLAT nats above its own inside
 mean; plain RoPE does not when every one of its seeds ends beyond T above every YaRN seed.

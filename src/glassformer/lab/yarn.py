@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from glassformer.config import apply_overrides
+from glassformer.config import ROPE_LONG, apply_overrides
 from glassformer.lab.common import corpus_for, fixed_windows, lab_preset, pm, position_losses, spread, train
 from glassformer.lab.runner import Claim, Experiment, Verdict, figure, level, new_figure
 from glassformer.messages import N_, t
@@ -28,7 +28,6 @@ from glassformer.models import build_model
 FULL = {"steps": 600, "T": 64, "factor": 4}
 FAST = {"steps": 40, "T": 16, "factor": 4}
 SCALINGS = ("none", "linear", "dynamic", "yarn")
-LONG = ("dynamic", "yarn")  # the scalings that read the original length (config.ROPE_LONG)
 FLAT = 0.1  # nats: "flat" = beyond T at most this far above the loss inside T
 WINDOWS = 32  # fixed validation windows of 4T characters
 
@@ -42,7 +41,7 @@ def scaled(preset, scaling: str, T: int, factor: int):
         {
             "rope_scaling": scaling,
             "rope_factor": float(factor),
-            **({"rope_original_max_len": T} if scaling in LONG else {}),
+            **({"rope_original_max_len": T} if scaling in ROPE_LONG else {}),
         },
     )
 

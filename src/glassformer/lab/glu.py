@@ -79,7 +79,9 @@ def plot(ctx, out: dict) -> None:
     for i, n in enumerate(names):
         for loss in v[n]["val_loss"]["values"]:
             ax.plot(i, loss, ".", color="gray", alpha=0.6)
-    ax.set_xticks(range(len(names)), [f"{NAMES[n]}\nd_ff {v[n]['d_ff']}" for n in names], fontsize=8)
+    ax.set_xticks(
+        range(len(names)), [t("{ffn}\nd_ff={d_ff}", ffn=NAMES[n], d_ff=v[n]["d_ff"]) for n in names], fontsize=8
+    )
     ax.set_ylabel(t("validation loss (nats)"))
     ax.set_title(
         t("Plain and gated FFNs at equal parameters, d_model {d_model}, {steps} steps", d_model=C, steps=out["steps"]),

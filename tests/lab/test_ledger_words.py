@@ -9,6 +9,7 @@ import re
 import pytest
 from helpers import ROOT, said
 
+from glassformer.config import ROPE_SCALINGS
 from glassformer.lab import grokking, induction
 from glassformer.lab.report import (
     LANGS,
@@ -27,9 +28,11 @@ from glassformer.nn.position import POSITION_SCHEMES
 DOCS_LAB = ROOT / "docs" / "lab"
 PYTHON_VALUE = re.compile(r"\b(None|nan|NaN)\b")
 # Latin words a Chinese sentence may hold: units, symbols and names the Chinese text uses as they are:
-# methods and measures named after their authors, and the position schemes' registry names (what --position takes)
-NAMES = ("ALiBi", "NoPE", "Kendall", "tau", "Jensen", "Shannon", *POSITION_SCHEMES)
-KEPT = re.compile(r"\b(ICL|nats|d_model|FFN|p|k|L\d+H\d+|H\d+|" + "|".join(NAMES) + r")\b")
+# methods and measures named after their authors, the activations and position methods by their published
+# names, and the registry names of position schemes and RoPE scalings (what --position, rope_scaling take)
+NAMES = ("ALiBi", "NoPE", "Kendall", "tau", "Jensen", "Shannon", "ReLU", "GELU", "SwiGLU", "GeGLU", "RoPE", "YaRN")
+NAMES += (*POSITION_SCHEMES, *ROPE_SCALINGS)
+KEPT = re.compile(r"\b(ICL|nats|d_model|d_ff|H_kv|FFN|p|k|L\d+H\d+|H\d+|" + "|".join(NAMES) + r")\b")
 
 
 def english_words(zh: str) -> list[str]:

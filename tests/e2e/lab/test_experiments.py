@@ -149,6 +149,42 @@ def test_ffn_width_zero_removes_the_ffn(lab_out):
     assert r["nonlinearity_at_C"] > 0.1  # an FFN of width C is not a linear map
 
 
+def test_glu_trains_four_ffns_at_equal_parameters(lab_out):
+    record = fast("glu", lab_out)
+    assert record["cpu_seconds"] < 15  # the --fast budget
+    v = record["results"]["variants"]
+    assert list(v) == ["relu", "gelu", "swiglu", "geglu"]
+    assert v["relu"]["params"] == v["gelu"]["params"] and v["swiglu"]["params"] == v["geglu"]["params"]
+    assert abs(v["swiglu"]["params"] - v["gelu"]["params"]) < 0.01 * v["gelu"]["params"]
+    assert v["gelu"]["d_ff"] == 256 and v["swiglu"]["d_ff"] == 171
+    for x in v.values():
+        assert len(x["val_loss"]["values"]) == 1 and x["val_loss"]["mean"] < record["results"]["unigram"]
+
+
+def test_gqa_trains_every_h_kv_and_its_cache_shrinks_with_it(lab_out):
+    record = fast("gqa", lab_out)
+    assert record["cpu_seconds"] < 15  # the --fast budget
+    v = record["results"]["kv_heads"]
+    assert list(v) == ["8", "4", "2", "1"]
+    assert [v[k]["kv_bytes"] for k in v] == [1024, 512, 256, 128]  # 2 layers × (K, V) × H_kv·8 × 4 bytes
+    params = [v[k]["params"] for k in v]
+    assert params == sorted(params, reverse=True) and len(set(params)) == 4  # fewer K, V columns
+    for x in v.values():
+        assert len(x["val_loss"]["values"]) == 1 and x["val_loss"]["mean"] < record["results"]["unigram"]
+
+
+def test_yarn_reads_one_trained_rope_model_four_times_longer_under_each_scaling(lab_out):
+    record = fast("yarn", lab_out)
+    assert record["cpu_seconds"] < 15  # the --fast budget
+    r = record["results"]
+    assert r["T_eval"] == r["factor"] * r["T"] and list(r["scalings"]) == ["none", "linear", "dynamic", "yarn"]
+    for name, v in r["scalings"].items():
+        per = np.array(v["per_position"])  # (seeds, T_eval)
+        assert per.shape == (1, r["T_eval"]) and np.isfinite(per).all(), name
+        assert v["beyond"]["mean"] == pytest.approx(per[:, r["T"] :].mean()), name
+        assert v["inside"]["mean"] == pytest.approx(per[:, r["T"] // 2 : r["T"]].mean()), name
+
+
 def test_no_ffn_block_adds_nothing():
     from glassformer.lab.common import lab_preset
     from glassformer.lab.ffn_width import remove_ffn

@@ -113,6 +113,23 @@ def test_rotated_q_and_k_equal_transformers_past_the_original_context(case, offs
     assert_matches(lambda q, k: rope.rotate(q, k, offset), reference, (q, k), atol=ATOL[dtype])
 
 
+@pytest.mark.parametrize("case", ["plain-qwen3-base", "yarn", "dynamic"])
+def test_rotate_makes_the_angles_once_for_q_and_k(case, monkeypatch):
+    """A decoding step rotates q and k in every layer for every token: their angles (the same
+    positions) are made once, and each comes out exactly as the one-tensor forward turns it."""
+    import glassformer.nn.rope_scaling as rope_scaling
+
+    base, s = CASES[case]
+    rope = ScaledRotary(D, base, s)
+    q, k = torch.randn(1, H, 3, D), torch.randn(1, 1, 3, D)  # k: one key-value head
+    alone = rope(q, 2 * L), rope(k, 2 * L)  # (1, H, 3, D), (1, 1, 3, D)
+    made = []
+    monkeypatch.setattr(rope_scaling, "rope_cos_sin", lambda *a: made.append(a) or rope_cos_sin(*a))
+    both = rope.rotate(q, k, 2 * L)
+    assert len(made) == 1
+    assert torch.equal(both[0], alone[0]) and torch.equal(both[1], alone[1])
+
+
 @pytest.mark.parametrize("case", ["yarn", "llama3", "dynamic"])
 def test_cos_and_sin_equal_llama_rotary_embedding(case):
     """The tables themselves, for positions 0 .. 4L-1: transformers repeats the D/2 angles twice."""

@@ -42,8 +42,12 @@ class RMSNorm(nn.Module):
     def forward(self, x: Tensor) -> Tensor:
         wide = x.float() if x.dtype in NARROW else x  # (..., C): bf16/fp16 normalised in float32
         rms = self.hook_scale((wide.pow(2).mean(-1) + self.eps).sqrt())  # (...,) √(mean(x²) + ε)
-        normed = wide / rms.unsqueeze(-1)  # (..., C) every vector now has RMS ≈ 1
-        return normed.to(x.dtype) * self.weight  # (..., C) back to the input's dtype, then the gain
+        # times 1/rms, not / rms: the same number to an ulp, and the product's backward is a third
+        # cheaper than the quotient's (bench/modern.py's training step)
+        normed = wide * rms.reciprocal().unsqueeze(-1)  # (..., C) every vector now has RMS ≈ 1
+        if wide is not x:
+            normed = normed.to(x.dtype)  # (..., C) back to the input's dtype
+        return normed * self.weight  # (..., C) then the gain
 
     def extra_repr(self) -> str:
         return f"{self.weight.numel()}, eps={self.eps:g}"

@@ -195,7 +195,8 @@ def rope_cos_sin(inv_freq: Tensor, offset: int, T: int, attention_factor: float 
 
 def rotate_half_split(x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
     """x (..., T, D) turned pair by pair, pair i = features i and i + D/2; cos, sin (T, D/2)."""
-    cos, sin = cos.to(x.dtype), sin.to(x.dtype)  # 2 × (T, D/2)
+    if cos.dtype != x.dtype:
+        cos, sin = cos.to(x.dtype), sin.to(x.dtype)  # 2 × (T, D/2)
     a, b = x.chunk(2, dim=-1)  # 2 × (..., T, D/2): first half, second half
     return torch.cat((a * cos - b * sin, b * cos + a * sin), dim=-1)  # (..., T, D)
 
@@ -237,15 +238,24 @@ class ScaledRotary(AttentionPositions):
         """(T, D/2) float64: the angle p·θ'_i pair i of position p (offset..offset+T-1) is turned by."""
         return rope_angles(self.frequencies(offset + T)[0], offset, T)  # (T, D/2)
 
-    def forward(self, x: Tensor, offset: int = 0) -> Tensor:
-        """x (B, H, T, D) of tokens at positions offset..offset+T-1 -> x turned, (B, H, T, D)."""
-        T = x.size(-2)
+    def cos_sin(self, offset: int, T: int, like: Tensor) -> tuple[Tensor, Tensor]:
+        """cos and sin (T, D/2) of positions offset..offset+T-1, in like's dtype and on its device."""
         inv_freq, m = self.frequencies(offset + T)  # (D/2,)
-        cos, sin = rope_cos_sin(inv_freq, offset, T, m)  # 2 × (T, D/2)
+        cos, sin = rope_cos_sin(inv_freq, offset, T, m)  # 2 × (T, D/2) float64
+        return cos.to(like.dtype), sin.to(like.dtype)  # 2 × (T, D/2)
+
+    def forward(self, x: Tensor, offset: int = 0, angles: tuple[Tensor, Tensor] | None = None) -> Tensor:
+        """x (B, H, T, D) of tokens at positions offset..offset+T-1 -> x turned, (B, H, T, D).
+        angles: their cos and sin (cos_sin), when already made."""
+        cos, sin = angles if angles is not None else self.cos_sin(offset, x.size(-2), x)  # 2 × (T, D/2)
         return rotate_half_split(x, cos, sin)  # (B, H, T, D)
 
     def rotate(self, q: Tensor, k: Tensor, offset: int) -> tuple[Tensor, Tensor]:
-        return self.hook_q(self(q, offset)), self.hook_k(self(k, offset))  # 2 × (B, H, T, D)
+        """q and k sit at the same positions: their angles are made once, for both (a decoding step
+        makes them every token, in every layer)."""
+        angles = self.cos_sin(offset, q.size(-2), q)  # 2 × (T, D/2)
+        q = self.hook_q(self(q, offset, angles))  # (B, H, T, D)
+        return q, self.hook_k(self(k, offset, angles))  # (B, H, T, D), (B, H_kv, T, D)
 
     def extra_repr(self) -> str:
         return f"d_head={self.d_head}, base={self.base:g}, scaling={self.scaling.kind!r}"

@@ -29,7 +29,7 @@ from glassformer.errors import DamagedFile
 from glassformer.exercises.grading.comparing import grade_case, one_thread, prepare
 from glassformer.exercises.grading.diagnosing import diagnose, error_hint
 from glassformer.exercises.grading.reading import defined_names, read
-from glassformer.exercises.grading.report import Offence, Report, render
+from glassformer.exercises.grading.report import FORGED, Offence, Report, render
 from glassformer.exercises.grading.scanning import scan
 from glassformer.exercises.sandbox import QUOTA, TIMEOUT, Job, JobResult, run_jobs
 from glassformer.messages import N_
@@ -91,14 +91,7 @@ def _grade(report: Report, result: JobResult) -> None:
                 {"mib": QUOTA >> 20},
             )
         if result.status == "protocol":  # what came back is not what run_job writes: forged or broken
-            report.diagnosis = (
-                N_(
-                    "{reason}: a submission may not answer for the grader (write "
-                    "a result, say it is done, or end its process with one of "
-                    "its own); write the functions and let the grader call them."
-                ),
-                {"reason": result.reason},
-            )
+            report.diagnosis = (FORGED, {"reason": result.reason})
         return
     payload = result.payload
     report.stdout = payload["stdout"]

@@ -21,6 +21,13 @@ from glassformer.exercises.grading.comparing import CaseResult, prepare
 from glassformer.exercises.sandbox import TIMEOUT
 from glassformer.messages import N_, t
 
+# the diagnosis of a submission that answered for the grader (grading/__init__.py sets it; render names it)
+FORGED = N_(
+    "{reason}: a submission may not answer for the grader (write "
+    "a result, say it is done, or end its process with one of "
+    "its own); write the functions and let the grader call them."
+)
+
 
 @dataclass(frozen=True)
 class Offence:
@@ -118,16 +125,7 @@ def render(report: Report, lang: str | None = None) -> str:
                 name=report.exercise,
             )
         )
-    elif (
-        status == "crashed"
-        and report.diagnosis is not None
-        and report.diagnosis[0]
-        == N_(
-            "{reason}: a submission may not answer for the grader (write "
-            "a result, say it is done, or end its process with one of "
-            "its own); write the functions and let the grader call them."
-        )
-    ):
+    elif status == "crashed" and report.diagnosis is not None and report.diagnosis[0] == FORGED:
         lines.append(
             t("✗ Not graded: what came back from the process running your code is not what the grader asked for.")
         )  # it ran, and answered for the grader: the reason follows

@@ -290,7 +290,10 @@ def test_the_checkpoint_write_names_its_step_and_both_files(tmp_path, monkeypatc
     code, fields = keyed(WriteFailed, RunFiles(tmp_path).checkpoint, FakeTrainer(step=12))
     assert (code, fields["dir"], fields["reason"]) == ("write.first", tmp_path, "gremlins")
     what = fields["what"]  # the checkpoint of step 12, naming both of its files
-    assert "12" in what.split() and "model.safetensors" in what and "train_state.pt" in what
+    assert "12" in str(what).split() and "model.safetensors" in what and "train_state.pt" in what
+    with speaking("zh"):  # a Chinese reader gets it in Chinese, step and files as they are
+        _, fields = keyed(WriteFailed, RunFiles(tmp_path).checkpoint, FakeTrainer(step=12))
+        assert re.search("[\u4e00-\u9fff]", str(fields["what"])) and "12" in str(fields["what"]).split()
 
 
 def test_an_evaluation_writes_its_line_the_checkpoint_the_plot_and_the_best_weights_only_when_improved(
@@ -436,7 +439,7 @@ def test_each_file_of_an_evaluation_is_named_when_its_write_fails(tmp_path, monk
         RunFiles(tmp_path).evaluation({"kind": "eval", "step": 7, "val_loss": 1.0}, True, trainer_at(7))
     what = e.value.fields["what"]
     assert (e.value.fields["dir"], e.value.fields["reason"]) == (tmp_path, os.strerror(errno.EIO))
-    assert all(name in what for name in names) and (what == names[0] if len(names) == 1 else "7" in what.split())
+    assert all(name in what for name in names) and (what == names[0] if len(names) == 1 else "7" in str(what).split())
 
 
 def test_an_evaluation_writes_its_line_the_best_weights_the_checkpoint_and_the_titled_plot(tmp_path, monkeypatch):

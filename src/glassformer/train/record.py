@@ -44,7 +44,7 @@ from typing import cast
 import torch
 from tqdm import tqdm
 
-from glassformer.errors import DiskFull, NotFound, UsageError, WriteFailed
+from glassformer.errors import Clause, DiskFull, NotFound, UsageError, WriteFailed
 from glassformer.files import finite, json_text, read_bytes, write_bytes_atomic, write_json_atomic, write_text_atomic
 from glassformer.messages import N_, NP_, t
 from glassformer.train.checkpoint import (
@@ -88,7 +88,12 @@ class RunFiles:
     def checkpoint(self, trainer) -> None:
         self.trainer = trainer
         self._write(
-            f"the checkpoint of step {trainer.step} ({MODEL_FILE} and train_state.pt)",
+            Clause(
+                "the checkpoint of step {step} ({model} and {state})",
+                step=trainer.step,
+                model=MODEL_FILE,
+                state="train_state.pt",
+            ),  # worded when shown, in the reader's language
             save_checkpoint,
             self.dir,
             trainer.model,
@@ -129,7 +134,7 @@ class RunFiles:
             return t("No checkpoint was written.")
         return t("The last good checkpoint (step {step}) in {dir} is kept.", step=self.saved_step, dir=self.dir)
 
-    def _write(self, what: str, write, *args):
+    def _write(self, what: str | Clause, write, *args):
         """Run one write; an OSError becomes WriteFailed, saying what is kept and what to do."""
         try:
             return write(*args)

@@ -22,6 +22,7 @@ from glassformer.post.sft import (
     example,
     pack_batch,
     pad_batch,
+    sft_logits,
     sft_loss,
     token_logprobs,
 )
@@ -119,13 +120,22 @@ def test_packed_attention_equals_each_conversation_alone():
         assert torch.allclose(packed[..., lo:hi, :], alone, atol=1e-14)
 
 
-def test_a_model_trains_on_a_padded_batch_and_refuses_a_packed_one():
+CHATS = [
+    [{"role": "user", "content": "1+2="}, {"role": "assistant", "content": "3"}],
+    [{"role": "user", "content": "12+30="}, {"role": "assistant", "content": "42"}],
+    [{"role": "user", "content": "7+5="}, {"role": "assistant", "content": "12"}],
+    [{"role": "user", "content": "0+0="}, {"role": "assistant", "content": "0"}],
+]
+
+
+def _encoded():
     tok = chat_tokenizer(CharTokenizer.from_text("abcdefghijklmnopqrstuvwxyz0123456789+=\n "), CHATML)
-    chats = [
-        [{"role": "user", "content": "1+2="}, {"role": "assistant", "content": "3"}],
-        [{"role": "user", "content": "12+30="}, {"role": "assistant", "content": "42"}],
-    ]
-    encoded = [encode_chat(tok, CHATML.template(), c) for c in chats]
+    return tok, [encode_chat(tok, CHATML.template(), c) for c in CHATS]
+
+
+def test_a_model_trains_on_a_padded_batch_and_a_callable_of_ids_only_is_refused_a_packed_one():
+    tok, encoded = _encoded()
+    encoded = encoded[:2]
     torch.manual_seed(0)
     model = build_model(ModelConfig(vocab_size=tok.vocab_size, n_layers=1, d_model=16, n_heads=2, d_ff=32))
     batch = pad_batch(encoded, pad_id=0)
@@ -136,8 +146,64 @@ def test_a_model_trains_on_a_padded_batch_and_refuses_a_packed_one():
     assert loss.item() == pytest.approx(expected.item(), abs=1e-6)
     assert int(keep.sum()) == 2 + 3  # "3<|im_end|>" and "42<|im_end|>"
     with pytest.raises(Unsupported) as e:
-        sft_loss(model, pack_batch(encoded, seq_len=64, pad_id=0))
+        sft_loss(lambda ids: model(ids), pack_batch(encoded, seq_len=64, pad_id=0))
     assert e.value.code == "sft.packed_needs_mask"
+
+
+def _packed_and_alone(position: str):
+    """A float64 model; the four conversations packed into rows of 60 (two a row) and each run alone."""
+    tok, encoded = _encoded()
+    torch.manual_seed(0)
+    cfg = ModelConfig(vocab_size=tok.vocab_size, n_layers=2, d_model=16, n_heads=2, d_ff=32, position=position)
+    model = build_model(cfg).double().eval()
+    packed = pack_batch(encoded, seq_len=60, pad_id=0)
+    alone = [pad_batch([e], pad_id=0) for e in encoded]
+    return model, encoded, packed, alone
+
+
+@pytest.mark.parametrize("position", ["rotary", "alibi", "none"])
+def test_a_packed_batch_gives_each_conversation_the_logits_and_loss_it_has_alone(position):
+    """The proof that no conversation sees another: with relative positions, every conversation's
+    logits in a packed row equal its logits run alone, and the packed loss is the padded batch's."""
+    model, encoded, packed, alone = _packed_and_alone(position)
+    assert packed.is_packed() and packed.ids.size(0) < len(encoded)  # several conversations share a row
+    logits = sft_logits(model, packed)  # (B, 60, V)
+    seen = 0
+    for r in range(packed.ids.size(0)):
+        for d in range(int(packed.documents[r].max()) + 1):
+            at = (packed.documents[r] == d).nonzero().squeeze(1)  # (n,)
+            k = seen  # first fit here keeps the order: row 0 holds conversations 0.., then row 1
+            seen += 1
+            torch.testing.assert_close(logits[r, at], model(alone[k].ids)[0], rtol=0, atol=1e-12)
+    assert seen == len(encoded)
+    padded = sft_loss(model, pad_batch(encoded, pad_id=0))
+    assert sft_loss(model, packed).item() == pytest.approx(padded.item(), abs=1e-12)
+    by_one = [(sft_loss(model, b).item(), int((b.labels != IGNORE).sum())) for b in alone]
+    weighted = sum(loss * n for loss, n in by_one) / sum(n for _, n in by_one)
+    assert sft_loss(model, packed).item() == pytest.approx(weighted, abs=1e-12)
+
+
+def test_with_learned_positions_a_later_conversation_in_a_row_is_read_at_later_positions():
+    """GPT takes an offset, not position ids: positions run along a packed row. The first
+    conversation of a row is exactly itself; a later one sits at later learned positions, so its
+    logits differ from its logits alone (what is true today, and what docs/post.md says)."""
+    model, encoded, packed, alone = _packed_and_alone("learned")
+    logits = sft_logits(model, packed)  # (B, 60, V)
+    first = (packed.documents[0] == 0).nonzero().squeeze(1)  # (n,)
+    torch.testing.assert_close(logits[0, first], model(alone[0].ids)[0], rtol=0, atol=1e-12)
+    second = (packed.documents[0] == 1).nonzero().squeeze(1)  # (n,)
+    assert not torch.allclose(logits[0, second], model(alone[1].ids)[0], atol=1e-6)
+
+
+def test_packing_leaves_fewer_pad_positions_than_padding():
+    """Made-up conversations of 5, 2, 3, 1 and 4 input tokens, seq_len 5: padding to the longest
+    takes five rows of 5 (10 pad positions), packing first fit [5], [2, 3], [1, 4]: three, no pad."""
+    made_up = [enc(list(range(1, n + 2)), [1] * (n + 1)) for n in (5, 2, 3, 1, 4)]
+    padded, packed = pad_batch(made_up, pad_id=0), pack_batch(made_up, seq_len=5, pad_id=0)
+    assert padded.ids.shape == (5, 5) and int((padded.documents < 0).sum()) == 10
+    assert packed.ids.shape == (3, 5) and int((packed.documents < 0).sum()) == 0
+    assert packed.documents.tolist() == [[0] * 5, [0, 0, 1, 1, 1], [0, 1, 1, 1, 1]]
+    assert int((packed.labels != IGNORE).sum()) == int((padded.labels != IGNORE).sum()) == 15
 
 
 @pytest.mark.parametrize(

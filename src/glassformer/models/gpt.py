@@ -38,7 +38,7 @@ from torch import Tensor, nn
 from glassformer.config import ModelConfig
 from glassformer.errors import Clause, UsageError, WrongType
 from glassformer.models.kinds import init_weights, register_model_kind
-from glassformer.nn.attention import AttentionHeads, Dropout, MultiHeadAttention, causal_mask
+from glassformer.nn.attention import AttentionHeads, Dropout, MultiHeadAttention, causal_mask, check_mask
 from glassformer.nn.attention_variants import QKNorm
 from glassformer.nn.glu import GatedFeedForward
 from glassformer.nn.hooks import HookedModel, HookPoint, Term
@@ -314,9 +314,13 @@ class GPT(HookedModel):
             self.head.weight = self.tok_embed.table.weight  # one (V, C) matrix, two uses
 
     # ---- the forward pass: training, prefill and cached decoding alike ------------------------------
-    def forward(self, inputs: Tensor, cache: KVCache | None = None) -> Tensor:
+    def forward(self, inputs: Tensor, cache: KVCache | None = None, mask: Tensor | None = None) -> Tensor:
         """(B, T) token ids (or the kind's inputs) -> (B, T, n_outputs). With a KVCache, `inputs` are
-        only the new tokens, at positions cache.length onwards."""
+        only the new tokens, at positions cache.length onwards. `mask`: a caller's boolean mask, True =
+        may attend, (B, T, L+T) or any shape nn/attention.py's check_mask takes, kept together with the
+        model's own (a key is read only where both allow it): SFT packing's block-diagonal mask
+        (post/sft.py). Positions still run 0..T-1 along the row: the position schemes take an offset,
+        not per-token position ids."""
         offset = cache.length if cache is not None else 0  # absolute position of the first token
         x = self.embed(inputs)  # (B, T, C)
         if self.pos_embed is not None:  # touch point 1 of the position scheme (nn/position.py)
@@ -324,8 +328,11 @@ class GPT(HookedModel):
             x = x + self.hook_pos_embed(self.pos_embed(x.size(1), offset))  # (B, T, C) + (T, C)
         x = self.hook_resid_pre(self.drop(x))  # (B, T, C): what the first block reads
         held = cache.held if cache is not None else 0  # keys kept: L, or fewer in a sliding window's cache
-        mask = self.attention_mask(inputs, held)  # (T, L+T), (B, 1, T, T) or None
-        return self.run_from(0, x, mask, cache)  # (B, T, n_outputs)
+        own = self.attention_mask(inputs, held)  # (T, L+T), (B, 1, T, T) or None
+        if mask is not None:  # checked against the scores' shape (B, H=1, T, L+T), laid out as they are
+            given = check_mask(mask, torch.empty(x.size(0), 1, x.size(1), held + x.size(1), device="meta"))
+            own = given if own is None else own & given  # (B, 1, T, L+T): both must allow
+        return self.run_from(0, x, own, cache)  # (B, T, n_outputs)
 
     def embed(self, inputs: Tensor) -> Tensor:
         return self.hook_embed(self.tok_embed(inputs))  # (B, T, C)

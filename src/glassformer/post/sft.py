@@ -22,11 +22,17 @@ Conversations differ in length, so a batch is made one of two ways:
   (first fit, in order), so few positions are padding. Then a token must not attend to another
   conversation in the same row: ``documents`` (B, T) says which conversation each position belongs to
   (-1 for padding) and ``attention_mask()`` (B, T, T) allows query i to read key j only when j ≤ i and
-  both are the same conversation (a block-diagonal causal mask); ``positions`` restart at 0 in each.
+  both are the same conversation (a block-diagonal causal mask), which ``sft_loss`` hands the model.
+  ``positions`` (restarting at 0 in each conversation) are kept for a model that reads position ids;
+  GPT's position schemes take an offset only, so in a packed row positions run 0..T-1 along the row.
+  With relative positions (rope, alibi, none) that changes nothing: a conversation's logits are the
+  same packed or alone. With absolute ones (learned, sinusoidal) a conversation later in a row is read
+  at later positions, as in pretraining on concatenated text.
 """
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -169,11 +175,20 @@ def token_logprobs(logits: Tensor, labels: Tensor) -> Tensor:
     return picked * keep  # (B, T)
 
 
-def sft_loss(model: Callable[[Tensor], Tensor], batch: SFTBatch) -> Tensor:
+def sft_loss(model: Callable[..., Tensor], batch: SFTBatch) -> Tensor:
     """The SFT loss of ``model`` on ``batch``: the next-token cross-entropy over the assistant's
-    targets. A packed batch needs a model that reads ``batch.attention_mask()``; today's models take
-    ids only, so a packed batch is refused here rather than attended across conversations."""
-    if batch.is_packed():
+    targets. A packed batch is run with its block-diagonal mask (``model(ids, mask=...)``, as GPT's
+    forward takes it), so no conversation reads another; a model whose forward takes ids only is
+    refused a packed batch rather than attended across conversations."""
+    return next_token_loss(sft_logits(model, batch), batch.labels)  # ()
+
+
+def sft_logits(model: Callable[..., Tensor], batch: SFTBatch) -> Tensor:
+    """The model's logits (B, T, V) on ``batch``: with the document mask when the batch is packed."""
+    if not batch.is_packed():
+        return model(batch.ids)  # (B, T, V): padding is at the ends, the causal mask suffices
+    forward = model.forward if isinstance(model, torch.nn.Module) else model
+    if "mask" not in inspect.signature(forward).parameters:
         raise Unsupported(
             "sft.packed_needs_mask",
             "this batch packs several conversations into one row, and "
@@ -181,4 +196,4 @@ def sft_loss(model: Callable[[Tensor], Tensor], batch: SFTBatch) -> Tensor:
             "each other: use pad_batch, or a model that reads the "
             "batch's attention mask.",
         )
-    return next_token_loss(model(batch.ids), batch.labels)  # ()
+    return model(batch.ids, mask=batch.attention_mask())  # (B, T, V)

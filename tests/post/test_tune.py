@@ -182,6 +182,42 @@ def test_a_file_with_no_assistant_turn_names_its_line(base, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_sft_packed_trains_on_packed_rows_and_resumes_packed(base, tmp_path):
+    """--pack: the run's config says so, its batches hold several conversations a row (the same
+    targets as padding the same picks), the loss falls, and a resumed run packs as well. (The
+    built-in sums are all about 26 positions long, so here padding wastes little: the made-up set in
+    test_sft.py shows what packing saves.)"""
+    overrides = [*TINY, "--max_steps=6", "--seq_len=64"]
+    run = tune.start("sft", base, BUILTIN, out=tmp_path / "packed", overrides=overrides, progress=False, pack=True)
+    assert run.config["post"]["pack"] is True
+    batch = run.trainer.batches.train_batch(torch.Generator().manual_seed(0))
+    assert batch.is_packed() and batch.ids.size(1) == 64
+    assert batch.ids.size(0) == 4  # eight conversations of 26 to 29 positions, two a row
+    padded = tune.Examples(run.trainer.batches.parts["train"], tune.collate_for("sft", "cpu"), 8, 2)
+    same = padded.train_batch(torch.Generator().manual_seed(0))
+    assert int((batch.labels != IGNORE).sum()) == int((same.labels != IGNORE).sum())  # the same targets
+    tune.train(run)
+    records = evals(tmp_path / "packed")
+    assert records[-1]["train_loss"] < records[0]["train_loss"]
+    del run
+    resumed = tune.resume(tmp_path / "packed", ["--max_steps=8"], progress=False)
+    assert resumed.trainer.batches.train_batch(torch.Generator().manual_seed(0)).is_packed()
+    assert (
+        tune.start("sft", base, BUILTIN, out=tmp_path / "padded", overrides=TINY, progress=False).config["post"]["pack"]
+        is False
+    )  # the default is today's padding
+
+
+def test_packing_is_refused_for_a_conversation_longer_than_seq_len_and_for_dpo(base, tmp_path):
+    with pytest.raises(UsageError) as e:
+        tune.start("sft", base, BUILTIN, out=tmp_path / "out", overrides=["--seq_len=8"], progress=False, pack=True)
+    assert e.value.code == "sft.too_long" and e.value.fields["seq_len"] == 8 and e.value.fields["n"] > 8
+    with pytest.raises(UsageError) as e:
+        tune.start("dpo", base, BUILTIN, out=tmp_path / "out", progress=False, pack=True)
+    assert e.value.code == "post.pack_method" and e.value.fields["method"] == "dpo"
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_base_run_that_does_not_exist(tmp_path):
     with pytest.raises(NotFound) as e:
         tune.start("sft", tmp_path / "nowhere", BUILTIN, out=tmp_path / "out", progress=False)

@@ -18,7 +18,7 @@ import sys
 from glassformer.cli.options import add_threads, count, positive, probability, runnable, seed, temperature, utf8_text
 from glassformer.cli.sample import add_knobs, knobs
 from glassformer.config import RUN_EXAMPLE
-from glassformer.errors import Unsupported, UsageError
+from glassformer.errors import UsageError
 from glassformer.messages import N_, note, say, t
 
 CHAT_FORMATS = ("chatml", "llama3")  # post/chat.py's CHAT_FORMATS (named here: --help imports no torch)
@@ -116,8 +116,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                 "--pack",
                 action="store_true",
                 help=t(
-                    "pack several conversations into one row (refused for now: "
-                    "the model does not read an attention mask yet)"
+                    "pack several conversations into each row of seq_len, each attending only to itself "
+                    "(default: one conversation a row, padded)"
                 ),
             )
         if method in ("dpo", "grpo"):
@@ -256,14 +256,6 @@ def run_chat(args: argparse.Namespace) -> int:
 def run_post(args: argparse.Namespace) -> int:
     from glassformer.post import tune
 
-    if getattr(args, "pack", False):
-        raise Unsupported(
-            "sft.packed_needs_mask",
-            "this batch packs several conversations into one row, and "
-            "the model reads token ids only, so they would attend to "
-            "each other: use pad_batch, or a model that reads the "
-            "batch's attention mask.",
-        )
     if args.resume:
         if args.base or args.data or args.out:
             raise UsageError(
@@ -303,6 +295,7 @@ def run_post(args: argparse.Namespace) -> int:
             max_new_tokens=getattr(args, "max_new_tokens", 8),
             temperature=getattr(args, "temperature", 1.0),
             progress=not args.no_progress,
+            pack=getattr(args, "pack", False),
         )
         post = run.config["post"]
         trained = sum(p.numel() for p in run.model.parameters() if p.requires_grad)

@@ -120,7 +120,9 @@ def _rows(pairs: list[tuple[list[int], list[int]]], rows: list[list[int]], T: in
     return SFTBatch(ids, labels, documents, positions)
 
 
-def _pairs(examples: Sequence[EncodedChat], seq_len: int | None) -> list[tuple[list[int], list[int]]]:
+def pairs_of(examples: Sequence[EncodedChat], seq_len: int | None) -> list[tuple[list[int], list[int]]]:
+    """Every conversation's (inputs, targets), each checked to fit ``seq_len`` positions (when given):
+    one too long is refused (``sft.too_long``), never cut."""
     if not examples:
         raise UsageError("sft.no_examples", "there are no conversations to put in a batch.")
     if seq_len is not None and (type(seq_len) is not int or seq_len < 1):
@@ -144,7 +146,7 @@ def _pairs(examples: Sequence[EncodedChat], seq_len: int | None) -> list[tuple[l
 
 def pad_batch(examples: Sequence[EncodedChat], pad_id: int, seq_len: int | None = None) -> SFTBatch:
     """One conversation a row, padded at the end to ``seq_len`` (default: the longest)."""
-    pairs = _pairs(examples, seq_len)
+    pairs = pairs_of(examples, seq_len)
     T = seq_len if seq_len is not None else max(len(p[0]) for p in pairs)
     return _rows(pairs, [[k] for k in range(len(pairs))], T, pad_id)
 
@@ -152,7 +154,7 @@ def pad_batch(examples: Sequence[EncodedChat], pad_id: int, seq_len: int | None 
 def pack_batch(examples: Sequence[EncodedChat], seq_len: int, pad_id: int) -> SFTBatch:
     """Conversations packed into rows of ``seq_len``: each goes, in order, into the first row that
     still has room for it (a new row if none has); no conversation is ever cut."""
-    pairs = _pairs(examples, seq_len)
+    pairs = pairs_of(examples, seq_len)
     rows: list[list[int]] = []
     free: list[int] = []  # positions left in each row
     for k, (inputs, _) in enumerate(pairs):
@@ -188,7 +190,8 @@ def sft_logits(model: Callable[..., Tensor], batch: SFTBatch) -> Tensor:
     if not batch.is_packed():
         return model(batch.ids)  # (B, T, V): padding is at the ends, the causal mask suffices
     forward = model.forward if isinstance(model, torch.nn.Module) else model
-    if "mask" not in inspect.signature(forward).parameters:
+    takes = inspect.signature(forward).parameters.values()  # a mask= parameter, or **options passed on
+    if not any(p.name == "mask" or p.kind is inspect.Parameter.VAR_KEYWORD for p in takes):
         raise Unsupported(
             "sft.packed_needs_mask",
             "this batch packs several conversations into one row, and "

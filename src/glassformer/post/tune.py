@@ -68,7 +68,16 @@ from glassformer.post.chat import (
 from glassformer.post.grpo import exact_answer, group_advantages, grpo_loss, score
 from glassformer.post.lora import apply_lora, lora_layers, merge_and_unload
 from glassformer.post.preference import PreferenceBatch, dpo_batch_loss
-from glassformer.post.sft import IGNORE, SFTBatch, encode_for_sft, pad_batch, sft_loss, token_logprobs
+from glassformer.post.sft import (
+    IGNORE,
+    SFTBatch,
+    encode_for_sft,
+    pack_batch,
+    pad_batch,
+    pairs_of,
+    sft_loss,
+    token_logprobs,
+)
 from glassformer.sample import generate_ids
 from glassformer.text.tokenizers import Tokenizer, load_tokenizer
 from glassformer.train.checkpoint import (
@@ -201,8 +210,11 @@ class Examples:
             yield self.collate(items[k * B : (k + 1) * B])
 
 
-def collate_for(method: str, device: str) -> Callable[[list[Any]], Any]:
-    """How a list of examples becomes what the method's loss reads."""
+def collate_for(method: str, device: str, pack: int | None = None) -> Callable[[list[Any]], Any]:
+    """How a list of examples becomes what the method's loss reads; ``pack``: SFT's conversations
+    packed into rows of that many positions (sft.py's pack_batch) instead of one a row, padded."""
+    if method == "sft" and pack is not None:
+        return lambda items: _on(pack_batch(items, pack, pad_id=0), device)
     if method == "sft":
         return lambda items: _on(pad_batch(items, pad_id=0), device)
     if method == "dpo":
@@ -383,15 +395,24 @@ def start(
     max_new_tokens: int = 8,
     temperature: float = 1.0,
     progress: bool = True,
+    pack: bool = False,
 ) -> PostRun:
     """A new post-training run of ``base`` on ``source``: everything is read and checked (the base, the
-    data, the settings, LoRA's rank) before the new directory is made; ``out`` must not exist."""
+    data, the settings, LoRA's rank) before the new directory is made; ``out`` must not exist.
+    ``pack``: SFT's batches pack conversations into rows of seq_len (default: padding, one a row)."""
     if method not in METHODS:
         raise UsageError(
             "post.method",
             "post-training method {method!r} is not one of {names}.",
             method=method,
             names=", ".join(METHODS),
+        )
+    if pack and method != "sft":
+        raise UsageError(
+            "post.pack_method",
+            "packing lays several conversations into one row, which only "
+            "sft's batches do: leave out pack for {method}.",
+            method=method,
         )
     base_dir = Path(base)
     base_model, base_tokenizer, base_config = load_model(base_dir)  # a missing or damaged base names itself
@@ -433,7 +454,9 @@ def start(
             max_len=p.model.max_len,
             base=base_dir,
         )
+    check_pack(pack, encoded, p.train.seq_len)
     settings = {
+        "sft": {"pack": pack},
         "dpo": {"beta": 0.1 if beta is None else beta},
         "grpo": {
             "beta": 0.04 if beta is None else beta,
@@ -521,6 +544,7 @@ def resume(run_dir: str | Path, overrides: Any = (), progress: bool = True) -> P
     encoded = encode_examples(method, tokenizer, CHAT_FORMATS[post["format"]].template(), examples)
     saved = Preset(model_config(config, run_dir), train_config(config, run_dir))
     p = apply_overrides(saved, _train_overrides(overrides))
+    check_pack(bool(post.get("pack")), encoded, p.train.seq_len)  # a smaller --seq_len: refused before writing
     held = acquire(run_dir)
     try:
         if p.train != saved.train:
@@ -541,6 +565,13 @@ def resume(run_dir: str | Path, overrides: Any = (), progress: bool = True) -> P
     except BaseException:
         release(held)
         raise
+
+
+def check_pack(pack: bool, encoded: list[Any], seq_len: int) -> None:
+    """A packed run's every conversation must fit one row of seq_len (``sft.too_long`` names the first
+    that does not): checked before anything is written, not at the batch that would meet it."""
+    if pack:
+        pairs_of(encoded, seq_len)
 
 
 def _assemble(run_dir, config, model, reference, tokenizer, encoded, train_cfg: TrainConfig, progress, held) -> PostRun:
@@ -565,7 +596,8 @@ def _assemble(run_dir, config, model, reference, tokenizer, encoded, train_cfg: 
             post["beta"],
             post["temperature"],
         )
-    batches = Examples(encoded, collate_for(method, train_cfg.device), train_cfg.batch_size, train_cfg.eval_iters)
+    collate = collate_for(method, train_cfg.device, train_cfg.seq_len if post.get("pack") else None)
+    batches = Examples(encoded, collate, train_cfg.batch_size, train_cfg.eval_iters)
     evaluation = Evaluation(loss, batches)
     trainer = Trainer(
         model,

@@ -232,9 +232,10 @@ class Trainer:
         self.last_loss = loss_sum
         self.pending.add(self.step, loss_sum, norms, total)
 
-    def run_model(self, x):
-        """The model's output for one batch input: a tensor, or a tuple of tensors given as model(*x)."""
-        return self.forward(*x) if isinstance(x, tuple) else self.forward(x)
+    def run_model(self, x, **options):
+        """The model's output for one batch input: a tensor, or a tuple of tensors given as model(*x).
+        ``options`` go to the model's forward as they are (SFT packing's ``mask=``, post/sft.py)."""
+        return self.forward(*x, **options) if isinstance(x, tuple) else self.forward(x, **options)
 
     def output_loss(self, model, batch) -> torch.Tensor:
         """The default batch_loss: x, y = batch; loss(model(x), y). x: (B, T) ids, (B, T, d_in) numbers

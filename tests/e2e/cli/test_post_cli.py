@@ -84,7 +84,7 @@ def test_bad_input_is_one_line(base, tmp_path, capsys, lang):
             "lora.rank",
             2,
         ),
-        (["sft", str(base), "--data", BUILTIN, "--out", new, "--pack"], "sft.packed_needs_mask", 1),
+        (["sft", str(base), "--data", BUILTIN, "--out", new, "--pack", "--seq_len=4"], "sft.too_long", 2),
         (["dpo", str(base), "--out", new], "post.need_base_data", 2),
     ]
     for argv, key, exit_code in cases:

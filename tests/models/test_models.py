@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from glassformer.config import ModelConfig, get_preset, with_kind
+from glassformer.errors import UsageError
 from glassformer.models import GPT, MODEL_KINDS, Encoder, SequenceRegressor
 
 BASE = ModelConfig(vocab_size=23, d_model=12, n_heads=3, d_ff=20, n_layers=2, max_len=9)
@@ -263,3 +264,25 @@ def test_a_cache_of_another_depth_is_refused_not_run_on_fewer_blocks():
     model, shallow = GPT(BASE).eval(), GPT(replace(BASE, n_layers=1))
     with torch.no_grad(), pytest.raises(ValueError):
         model(torch.tensor([[1, 2]]), cache=shallow.new_cache(1))
+
+
+def test_a_callers_mask_is_kept_with_the_models_own_on_both_attention_paths():
+    """GPT(ids, mask=...): a key is read only where the caller's (B, T, T) mask and the causal mask
+    both allow it. Hiding everything before position 3 makes positions 3.. the model run on ids[3:]
+    alone (no positions in the stream), on the glass path and the fused one; a mask that is not
+    boolean, or of another shape, is refused by attention's own check."""
+    torch.manual_seed(0)
+    model = GPT(ModelConfig(vocab_size=11, n_layers=2, d_model=16, n_heads=2, d_ff=32, position="none")).eval()
+    ids = torch.tensor([[1, 2, 3, 4, 5, 6]])  # (1, 6)
+    keep = torch.ones(1, 6, 6, dtype=torch.bool)  # (1, 6, 6)
+    keep[:, 3:, :3] = False  # positions 3.. do not read 0..2
+    for attention in ("glass", "fused"):
+        model.set_attention(attention)
+        torch.testing.assert_close(model(ids, mask=keep)[:, 3:], model(ids[:, 3:]), rtol=0, atol=1e-5)
+        torch.testing.assert_close(model(ids, mask=torch.ones_like(keep)), model(ids))  # causal still holds
+    with pytest.raises(UsageError) as e:
+        model(ids, mask=keep.float())
+    assert e.value.code == "mask.dtype"
+    with pytest.raises(UsageError) as e:
+        model(ids, mask=torch.ones(2, 5, 5, dtype=torch.bool))
+    assert e.value.code == "mask.shape" and e.value.fields["mask"] == (2, 1, 5, 5)  # with its head axis

@@ -315,12 +315,9 @@ class GPT(HookedModel):
 
     # ---- the forward pass: training, prefill and cached decoding alike ------------------------------
     def forward(self, inputs: Tensor, cache: KVCache | None = None, mask: Tensor | None = None) -> Tensor:
-        """(B, T) token ids (or the kind's inputs) -> (B, T, n_outputs). With a KVCache, `inputs` are
-        only the new tokens, at positions cache.length onwards. `mask`: a caller's boolean mask, True =
-        may attend, (B, T, L+T) or any shape nn/attention.py's check_mask takes, kept together with the
-        model's own (a key is read only where both allow it): SFT packing's block-diagonal mask
-        (post/sft.py). Positions still run 0..T-1 along the row: the position schemes take an offset,
-        not per-token position ids."""
+        """(B, T) token ids (or the kind's inputs) -> (B, T, n_outputs). With a KVCache, `inputs` are only
+        the new tokens, at positions cache.length onwards. `mask`: a caller's boolean mask (True = may
+        attend; SFT packing's), kept with the model's own: a key is read only where both allow it."""
         offset = cache.length if cache is not None else 0  # absolute position of the first token
         x = self.embed(inputs)  # (B, T, C)
         if self.pos_embed is not None:  # touch point 1 of the position scheme (nn/position.py)
@@ -393,10 +390,8 @@ class GPT(HookedModel):
         ]
         if not logits:
             return None
-        cfg = self.cfg
-        return cfg.moe_aux_loss * load_balancing_loss(logits, cfg.moe_top_k) + cfg.moe_z_loss * router_z_loss(
-            logits
-        )  # ()
+        aux, z = load_balancing_loss(logits, self.cfg.moe_top_k), router_z_loss(logits)  # (), ()
+        return self.cfg.moe_aux_loss * aux + self.cfg.moe_z_loss * z  # ()
 
     def num_params(self, exclude_positions: bool = False) -> int:
         n = sum(p.numel() for p in self.parameters())

@@ -41,6 +41,8 @@ def test_the_config_names_the_rules_the_router_computes():
         ({"moe_shared": -1}, "config.non_negative", {"name": "moe_shared", "value": -1}),
         ({"moe_aux_loss": float("nan")}, "config.non_negative", {"name": "moe_aux_loss"}),
         ({"moe_z_loss": -0.1}, "config.non_negative", {"name": "moe_z_loss", "value": -0.1}),
+        ({"moe_bias_rate": -0.001}, "config.non_negative", {"name": "moe_bias_rate", "value": -0.001}),
+        ({"moe_bias_rate": float("nan")}, "config.non_negative", {"name": "moe_bias_rate"}),
     ],
 )
 def test_a_routing_that_cannot_be_computed_is_refused_with_the_numbers(changes, key, fields):

@@ -44,7 +44,14 @@ from glassformer.nn.glu import GatedFeedForward
 from glassformer.nn.hooks import HookedModel, HookPoint, Term
 from glassformer.nn.kv_cache import KVCache
 from glassformer.nn.mla import LATENT_EPS, BlockLatentAttention, MLAConfig
-from glassformer.nn.moe import MixtureOfExperts, Routing, load_balancing_loss, router_z_loss
+from glassformer.nn.moe import (
+    MixtureOfExperts,
+    Routing,
+    balance_step,
+    expert_load,
+    load_balancing_loss,
+    router_z_loss,
+)
 from glassformer.nn.position import PositionScheme, position_scheme, register_position_scheme
 from glassformer.nn.rmsnorm import RMSNorm
 
@@ -390,6 +397,26 @@ class GPT(HookedModel):
         return cfg.moe_aux_loss * load_balancing_loss(logits, cfg.moe_top_k) + cfg.moe_z_loss * router_z_loss(
             logits
         )  # ()
+
+    def expert_load(self) -> Tensor | None:
+        """(L, E): how many token slots each expert of each of the L expert layers got in the latest
+        forward (nn/moe.py's expert_load of the chosen experts); None without experts or a forward."""
+        moes = [m for m in self.modules() if isinstance(m, MixtureOfExperts)]
+        loads = [expert_load(m.last_experts, m.router.n_experts) for m in moes if m.last_experts is not None]
+        if not moes or len(loads) < len(moes):
+            return None
+        return torch.stack(loads)  # (L, E)
+
+    @torch.no_grad()
+    def balance_experts(self, load: Tensor) -> None:
+        """DeepSeek-V3's balancing without a loss, after an optimizer step (the trainer calls it): each
+        sigmoid-rule router's selection bias moved by balance_step with its layer's row of load (L, E)
+        and γ = moe_bias_rate. The softmax rule has no bias; γ = 0 leaves the biases as they are."""
+        moes = [m for m in self.modules() if isinstance(m, MixtureOfExperts)]
+        for moe, layer_load in zip(moes, load, strict=True):
+            bias = moe.router.selection_bias
+            if bias is not None and self.cfg.moe_bias_rate > 0:
+                bias.copy_(balance_step(bias, layer_load, self.cfg.moe_bias_rate))  # (E,)
 
     def num_params(self, exclude_positions: bool = False) -> int:
         n = sum(p.numel() for p in self.parameters())

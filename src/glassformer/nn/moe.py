@@ -177,6 +177,7 @@ class MixtureOfExperts(nn.Module):
         self.hook_routed = HookPoint("moe", "B T C", "moe.routed")
         self.hook_out = HookPoint("ffn_out", "B T C", "moe.out")
         self.last_logits: Tensor | None = None  # (B, T, E) the router's logits in the latest forward: the losses'
+        self.last_experts: Tensor | None = None  # (B, T, K) the experts it chose then: the bias's load
 
     def routed(self, x: Tensor) -> tuple[Tensor, Routed]:
         B, T, C = x.shape
@@ -198,6 +199,7 @@ class MixtureOfExperts(nn.Module):
     def forward(self, x: Tensor) -> Tensor:
         out, decision = self.routed(x)  # (B, T, C)
         self.last_logits = decision.logits  # (B, T, E) kept for the balance losses (GPT.extra_loss)
+        self.last_experts = decision.experts  # (B, T, K) kept for the balancing bias (GPT.expert_load)
         return out  # (B, T, C)
 
 

@@ -15,6 +15,9 @@ and repeats one optimizer step:
                               logged apart as "extra_loss" (None, the dense models': nothing added)
     ‖g_p‖ per parameter  ─►  clip to global norm grad_clip      below
     optimizer step (AdamW, decay on matrices only, unless the caller brings its own); zero the grads
+    a model with experts: model.balance_experts(load), the step's load of each expert (the chosen
+                              experts of its forwards, model.expert_load) moving each sigmoid-rule
+                              router's selection bias, a buffer (DeepSeek-V3: models/gpt.py)
 
 Around the step, small collaborators do the rest: the run directory's files — metrics,
 checkpoints, best weights, the loss plot — and the progress display (record.py); and, in this
@@ -136,6 +139,8 @@ class Trainer:
         self.pending = PendingSteps(self.names)  # losses and norms not yet read back from the device
         self.extra_loss = getattr(model, "extra_loss", None)  # () -> the latest forward's extra loss, or None
         self.pending_extra: list[torch.Tensor] = []  # each step's extra loss (in its loss), on the device
+        self.expert_load = getattr(model, "expert_load", None)  # () -> the latest forward's (L, E) load, or None
+        self.balance_experts = getattr(model, "balance_experts", None)  # (L, E) load -> moves the biases
         self.step, self.best_val = 0, math.inf
         self.last_eval: dict[str, float] = {}
         self.last_loss: torch.Tensor | None = None  # the latest step's loss, still on the device
@@ -210,6 +215,7 @@ class Trainer:
         self.world.seed_dropout(cfg.seed, self.step)
         loss_sum = torch.zeros((), device=cfg.device)  # ()
         extra_sum, extra = torch.zeros((), device=cfg.device), None  # ()
+        load: torch.Tensor | None = None  # (L, E) the step's expert load, over its micro-batches
         for i in range(cfg.grad_accum):
             batch = self.batches.train_batch(self.batch_generator)  # (x, y), or what batch_loss reads
             with self.world.accumulating(self.parallel, last=i == cfg.grad_accum - 1):
@@ -220,6 +226,8 @@ class Trainer:
                         loss = loss + extra / cfg.grad_accum  # ()
                         extra_sum = extra_sum + extra.detach() / cfg.grad_accum  # ()
                 loss.backward()
+            if self.expert_load is not None and (chosen := self.expert_load()) is not None:
+                load = chosen if load is None else load + chosen  # (L, E)
             loss_sum += loss.detach()  # ()
         loss_sum = self.world.mean(loss_sum)  # () the global batch's loss
         if extra is not None:
@@ -228,6 +236,8 @@ class Trainer:
         total = clip_global_norm(self.params, norms, cfg.grad_clip)  # ()
         self.optimizer.step()
         self.optimizer.zero_grad(set_to_none=True)
+        if load is not None and self.balance_experts is not None:  # the biases follow the global batch's load
+            self.balance_experts(self.world.mean(load.float()))  # (L, E) DeepSeek-V3's balancing
         self.step += 1
         self.last_loss = loss_sum
         self.pending.add(self.step, loss_sum, norms, total)

@@ -111,4 +111,5 @@ def test_the_trainer_adds_the_balance_losses_and_logs_them(tmp_path):
     # the extra loss's gradient reaches the routers: the second step's cross-entropy differs
     assert on[1]["loss"] - on[1]["extra_loss"] != pytest.approx(off[1]["loss"], abs=1e-7)
     dense = train_records(tmp_path / "dense", cfg())
-    assert all("extra_loss" not in r for r in dense)  # a dense model's records as before
+    assert all("extra_loss" not in r and "expert_max_violation" not in r for r in dense)  # as before
+    assert all(r["expert_max_violation"] >= 0 for r in on)  # an expert model's balance logged beside

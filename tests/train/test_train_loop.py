@@ -41,7 +41,7 @@ from glassformer.config import ModelConfig, TrainConfig, get_preset
 from glassformer.errors import UsageError
 from glassformer.messages import t
 from glassformer.models import GPT, build_model
-from glassformer.nn.moe import balance_step, expert_load
+from glassformer.nn.moe import balance_step, expert_load, max_violation
 from glassformer.train.checkpoint import load_checkpoint
 from glassformer.train.data import TensorBatches, TextWindows
 from glassformer.train.loop import (
@@ -1196,3 +1196,18 @@ def test_gradient_accumulation_balances_by_the_load_of_every_micro_batch(monkeyp
     train = TrainConfig(max_steps=1, eval_interval=100, grad_accum=3, batch_size=4, seq_len=5, threads=1)
     Trainer(model, train, TensorBatches(ids[:, :-1], ids[:, 1:], 4), None, evaluate=None, progress="silent").fit()
     assert [load.tolist() for load in seen] == [[[60.0, 0.0, 60.0, 0.0]] * 2]  # 3 micro-batches of 20 tokens
+
+
+def test_max_violation_on_hand_numbers():
+    """(max - mean) / mean per layer: even 0, (4, 1, 1, 2) with mean 2 gives 1, one expert taking all E - 1."""
+    load = torch.tensor([[5, 5, 5, 5], [4, 1, 1, 2], [8, 0, 0, 0]])  # (3, 4)
+    assert max_violation(load).tolist() == [0.0, 1.0, 3.0]
+
+
+def test_the_trainer_logs_the_worst_layers_load_balance_of_the_logged_steps(tmp_path):
+    model = biased(moe_bias_rate=0.0)  # every step: experts 0 and 2 take the 20 tokens, load (20, 0, 20, 0)
+    ids = torch.randint(0, 11, (4, 6), generator=torch.Generator().manual_seed(1))  # (4, 6)
+    train = TrainConfig(max_steps=4, eval_interval=4, log_interval=2, batch_size=4, seq_len=5, threads=1)
+    Trainer(model, train, TensorBatches(ids[:, :-1], ids[:, 1:], 4), tmp_path, evaluate=None, progress="silent").fit()
+    logs = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert [(r["step"], r["expert_max_violation"]) for r in logs if r["kind"] == "log"] == [(2, 1.0), (4, 1.0)]

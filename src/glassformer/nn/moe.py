@@ -251,3 +251,12 @@ def balance_step(selection_bias: Tensor, load: Tensor, rate: float) -> Tensor:
     expert's bias falls by γ, an underloaded one's rises by γ, one at the mean keeps its bias."""
     load = load.to(selection_bias.dtype)  # (E,)
     return selection_bias + rate * torch.sign(load.mean() - load)  # (E,)
+
+
+def max_violation(load: Tensor) -> Tensor:
+    """Loads (..., E) -> (...): how far the busiest expert is above the mean load, as a share of the
+    mean, (max_i load_i - mean) / mean: 0 when every expert gets the same, E - 1 when one gets all.
+    Wang et al. 2024, "Auxiliary-Loss-Free Load Balancing Strategy for Mixture-of-Experts", MaxVio."""
+    load = load.float()  # (..., E)
+    mean = load.mean(-1)  # (...)
+    return (load.amax(-1) - mean) / mean  # (...)

@@ -17,7 +17,8 @@ and repeats one optimizer step:
     optimizer step (AdamW, decay on matrices only, unless the caller brings its own); zero the grads
     a model with experts: model.balance_experts(load), the step's load of each expert (the chosen
                               experts of its forwards, model.expert_load) moving each sigmoid-rule
-                              router's selection bias, a buffer (DeepSeek-V3: models/gpt.py)
+                              router's selection bias, a buffer (DeepSeek-V3: models/gpt.py); the
+                              load's balance logged as "expert_max_violation" (nn/moe.py)
 
 Around the step, small collaborators do the rest: the run directory's files — metrics,
 checkpoints, best weights, the loss plot — and the progress display (record.py); and, in this
@@ -69,6 +70,7 @@ from torch import nn
 from glassformer.devices import resolve_dtype
 from glassformer.messages import N_, t
 from glassformer.nn.loss import LOSSES
+from glassformer.nn.moe import max_violation
 from glassformer.train.checkpoint import global_rng_state, set_global_rng_state
 from glassformer.train.distributed import SINGLE
 from glassformer.train.record import Progress, RunFiles, StepTimer, eval_line
@@ -141,6 +143,7 @@ class Trainer:
         self.pending_extra: list[torch.Tensor] = []  # each step's extra loss (in its loss), on the device
         self.expert_load = getattr(model, "expert_load", None)  # () -> the latest forward's (L, E) load, or None
         self.balance_experts = getattr(model, "balance_experts", None)  # (L, E) load -> moves the biases
+        self.pending_load: torch.Tensor | None = None  # (L, E) the expert load of the steps not yet logged
         self.step, self.best_val = 0, math.inf
         self.last_eval: dict[str, float] = {}
         self.last_loss: torch.Tensor | None = None  # the latest step's loss, still on the device
@@ -236,8 +239,11 @@ class Trainer:
         total = clip_global_norm(self.params, norms, cfg.grad_clip)  # ()
         self.optimizer.step()
         self.optimizer.zero_grad(set_to_none=True)
-        if load is not None and self.balance_experts is not None:  # the biases follow the global batch's load
-            self.balance_experts(self.world.mean(load.float()))  # (L, E) DeepSeek-V3's balancing
+        if load is not None:
+            load = self.world.mean(load.float())  # (L, E) the global batch's load
+            self.pending_load = load if self.pending_load is None else self.pending_load + load  # (L, E)
+            if self.balance_experts is not None:
+                self.balance_experts(load)  # DeepSeek-V3's balancing: the biases follow the load
         self.step += 1
         self.last_loss = loss_sum
         self.pending.add(self.step, loss_sum, norms, total)
@@ -283,6 +289,9 @@ class Trainer:
         if self.pending_extra:  # the part of "loss" that is the model's extra loss (experts' balance)
             record["extra_loss"] = torch.stack(self.pending_extra).mean().item()
             self.pending_extra = []
+        if self.pending_load is not None:  # the experts' balance over the logged steps: the worst layer's
+            record["expert_max_violation"] = max_violation(self.pending_load).max().item()
+            self.pending_load = None
         if self.files:
             self.files.log(record)
         self.progress.update(self.step, record["loss"], record["lr"], record["tokens_per_s"])

@@ -169,6 +169,7 @@ MOE_FIELDS = {
     "moe_groups": 1,
     "moe_topk_groups": 1,
     "moe_scale": 1.0,
+    "moe_bias_rate": 0.001,
 }
 # the fields only multi-head latent attention reads (mla_kv_rank > 0), with their "not set" values
 MLA_FIELDS = {"mla_kv_rank": 0, "mla_q_rank": 0, "mla_d_nope": 0, "mla_d_rope": 0, "mla_d_v": 0}
@@ -262,6 +263,9 @@ class ModelConfig:
     moe_groups: int = 1  # groups of experts for the group-limited choice (DeepSeek-V3's n_group); 1: off
     moe_topk_groups: int = 1  # groups kept per token (topk_group)
     moe_scale: float = 1.0  # ρ: the routed weights × ρ (routed_scaling_factor)
+    # γ: after each optimizer step the trainer moves a sigmoid-rule router's selection bias by ±γ towards
+    # the mean load (nn/moe.py's balance_step; DeepSeek-V3 §4.2 uses 0.001); 0: the bias stays; softmax: no bias
+    moe_bias_rate: float = 0.001
     # ---- multi-head latent attention (nn/mla.py: DeepSeek-V2/V3); mla_kv_rank 0: the plain attention
     mla_kv_rank: int = 0  # R_kv: the latent the cache keeps of keys and values; > 0 chooses MLA
     mla_q_rank: int = 0  # R_q: the query latent; 0: queries straight from x
@@ -406,7 +410,7 @@ class ModelConfig:
                         ffn=self.ffn,
                     )
             return
-        for name in ("moe_shared", "moe_d_ff", "moe_aux_loss", "moe_z_loss"):
+        for name in ("moe_shared", "moe_d_ff", "moe_aux_loss", "moe_z_loss", "moe_bias_rate"):
             if not getattr(self, name) >= 0:  # (a NaN is refused too)
                 raise UsageError(
                     "config.non_negative",

@@ -65,6 +65,26 @@ def test_a_modern_preset_interrupted_and_resumed_equals_the_run_uninterrupted(tm
     assert len(tokenizer.encode(text)) == 12  # the 12 new characters (the prompt is not repeated)
 
 
+def test_a_deepseek_style_moe_resumed_keeps_its_balancing_biases_and_equals_the_run_uninterrupted(tmp_path):
+    """The sigmoid rule's selection biases move after every step (the trainer, balance_step) and are
+    buffers, not parameters: a checkpoint that missed them would resume with other choices."""
+    moe = [*QUICK, "--ffn=moe", "--n_experts=4", "--moe_top_k=2", "--moe_rule=sigmoid", "--moe_bias_rate=0.01"]
+    whole = make(tmp_path, "baby-llama", "whole", moe)
+    assert train(whole).status == "done"
+    part = make(tmp_path, "baby-llama", "part", moe)
+    part.trainer.callbacks.append(stop_at(4))  # between evaluations (at 3 and 6)
+    assert train(part).step == 4
+    resumed = resume_run(part.dir, cache_dir=tmp_path / "cache", progress=False, sample_chars=0)
+    assert train(resumed).step == 6
+    losses = step_losses(whole.dir)
+    assert list(losses) == [1, 2, 3, 4, 5, 6] and losses == step_losses(part.dir)  # bit-equal
+    w1, w2 = load_file(whole.dir / "model.safetensors"), load_file(part.dir / "model.safetensors")
+    biases = [k for k in w1 if k.endswith("router.selection_bias")]
+    assert len(biases) == get_preset("baby-llama").model.n_layers and set(w1) == set(w2)
+    assert all(torch.equal(w1[k], w2[k]) for k in w1)
+    assert all(w1[k].abs().sum() > 0 for k in biases)  # moved: six steps of ±0.01 each
+
+
 @pytest.mark.parametrize("preset", MODERN)
 def test_a_modern_preset_trains_in_bfloat16(tmp_path, preset):
     run = make(tmp_path, preset, "bf16", [*QUICK, "--dtype=bfloat16", "--max_steps=3"])

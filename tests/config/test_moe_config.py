@@ -41,6 +41,8 @@ def test_the_config_names_the_rules_the_router_computes():
         ({"moe_shared": -1}, "config.non_negative", {"name": "moe_shared", "value": -1}),
         ({"moe_aux_loss": float("nan")}, "config.non_negative", {"name": "moe_aux_loss"}),
         ({"moe_z_loss": -0.1}, "config.non_negative", {"name": "moe_z_loss", "value": -0.1}),
+        ({"moe_bias_rate": -0.001}, "config.non_negative", {"name": "moe_bias_rate", "value": -0.001}),
+        ({"moe_bias_rate": float("nan")}, "config.non_negative", {"name": "moe_bias_rate"}),
     ],
 )
 def test_a_routing_that_cannot_be_computed_is_refused_with_the_numbers(changes, key, fields):
@@ -109,4 +111,5 @@ def test_the_trainer_adds_the_balance_losses_and_logs_them(tmp_path):
     # the extra loss's gradient reaches the routers: the second step's cross-entropy differs
     assert on[1]["loss"] - on[1]["extra_loss"] != pytest.approx(off[1]["loss"], abs=1e-7)
     dense = train_records(tmp_path / "dense", cfg())
-    assert all("extra_loss" not in r for r in dense)  # a dense model's records as before
+    assert all("extra_loss" not in r and "expert_max_violation" not in r for r in dense)  # as before
+    assert all(r["expert_max_violation"] >= 0 for r in on)  # an expert model's balance logged beside

@@ -41,6 +41,7 @@ from glassformer.config import ModelConfig, TrainConfig, get_preset
 from glassformer.errors import UsageError
 from glassformer.messages import t
 from glassformer.models import GPT, build_model
+from glassformer.nn.moe import balance_step, expert_load, layer_loads, max_violation
 from glassformer.train.checkpoint import load_checkpoint
 from glassformer.train.data import TensorBatches, TextWindows
 from glassformer.train.loop import (
@@ -1110,3 +1111,107 @@ def test_each_evaluation_line_says_whether_the_validation_loss_improved(tmp_path
         eval_line(6, {"val_loss": 1.5}, False),
     ]
     assert eval_line(2, {"val_loss": 1.0}, True) != eval_line(2, {"val_loss": 1.0}, False)  # marked as the best
+
+
+# ---- DeepSeek-V3's balancing bias: moved by the trainer after each optimizer step ---------------------
+
+MOE_SMALL = {"vocab_size": 11, "d_model": 16, "n_heads": 4, "d_ff": 24, "n_layers": 2, "max_len": 8, "bias": False}
+SIGMOID = {"ffn": "moe", "n_experts": 4, "moe_top_k": 2, "moe_rule": "sigmoid"}
+
+
+def moe_step(model, rate_steps=1):
+    """One training step of `model` on the 4 rows of one fixed batch (every row, every step); returns
+    the trainer and the (L, E) load a separate forward of that batch before the step chose."""
+    ids = torch.randint(0, 11, (4, 6), generator=torch.Generator().manual_seed(1))  # (4, 6)
+    batches = TensorBatches(ids[:, :-1], ids[:, 1:], 4)
+    with torch.no_grad():
+        model(ids[:, :-1])  # the same weights and tokens as the step's forward (no dropout)
+    load = layer_loads(model)  # (L, E)
+    train = TrainConfig(max_steps=rate_steps, eval_interval=100, log_interval=1, batch_size=4, seq_len=5, threads=1)
+    trainer = Trainer(model, train, batches, None, evaluate=None, progress="silent")
+    trainer.fit()
+    return trainer, load
+
+
+def biased(**changes):
+    """Two experts of every layer favoured by a bias of 1 (a sigmoid score is below 1): they take every token."""
+    torch.manual_seed(0)
+    model = GPT(ModelConfig(**MOE_SMALL, **SIGMOID, **changes))
+    for block in model.blocks:
+        block.ffn.router.selection_bias.copy_(torch.tensor([1.0, 0.0, 1.0, 0.0]))
+    return model
+
+
+def test_one_step_lowers_the_overloaded_experts_bias_by_gamma_and_raises_the_idle_ones():
+    gamma = 2**-7  # exact in float32: the bias moves by γ exactly
+    model = biased(moe_bias_rate=gamma)
+    _, load = moe_step(model)
+    assert load.tolist() == [[20, 0, 20, 0]] * 2  # 20 tokens, each to experts 0 and 2
+    for block in model.blocks:
+        bias = block.ffn.router.selection_bias
+        assert bias.tolist() == [1.0 - gamma, gamma, 1.0 - gamma, gamma] and not bias.requires_grad
+        assert "router.selection_bias" not in dict(model.named_parameters())
+
+
+def test_the_load_the_update_used_is_the_expert_load_of_the_chosen_experts():
+    torch.manual_seed(0)
+    model = GPT(ModelConfig(**MOE_SMALL, **{**SIGMOID, "n_experts": 8, "moe_top_k": 3}, moe_bias_rate=0.25))
+    before = [block.ffn.router.selection_bias.clone() for block in model.blocks]
+    _, load = moe_step(model)
+    chosen = [expert_load(block.ffn.last_experts, 8) for block in model.blocks]  # the step's own forward
+    assert torch.equal(load, torch.stack(chosen))  # the separate forward chose as the step did
+    assert load.sum().item() == 2 * 20 * 3 and len(set(load[0].tolist())) > 1  # an uneven load
+    for b, layer_load, block in zip(before, load, model.blocks, strict=True):
+        want = balance_step(b, layer_load, 0.25)  # (E,)
+        assert torch.equal(block.ffn.router.selection_bias, want) and not torch.equal(want, b)
+
+
+def test_a_rate_of_zero_leaves_the_bias_and_the_softmax_rule_has_none():
+    model = biased(moe_bias_rate=0.0)
+    moe_step(model)
+    assert all(b.ffn.router.selection_bias.tolist() == [1.0, 0.0, 1.0, 0.0] for b in model.blocks)
+    torch.manual_seed(0)
+    softmax = GPT(ModelConfig(**MOE_SMALL, **{**SIGMOID, "moe_rule": "softmax"}, moe_bias_rate=0.5))
+    moe_step(softmax)
+    assert all(b.ffn.router.selection_bias is None for b in softmax.blocks)
+    assert not any("selection_bias" in name for name in softmax.state_dict())
+
+
+def test_evaluation_and_a_dense_model_leave_every_bias_alone():
+    model = biased(moe_bias_rate=0.01)
+    trainer, _ = moe_step(model)
+    after = [b.ffn.router.selection_bias.clone() for b in model.blocks]
+    trainer.evaluate_loss()  # eval forwards choose experts too, and must not move the bias
+    assert all(torch.equal(b.ffn.router.selection_bias, a) for b, a in zip(model.blocks, after, strict=True))
+    dense = GPT(ModelConfig(**MOE_SMALL))
+    assert layer_loads(dense) is None and moe_step(dense)[1] is None
+
+
+def test_gradient_accumulation_balances_by_the_load_of_every_micro_batch(monkeypatch):
+    model = biased(moe_bias_rate=0.01)
+    seen = []
+    import glassformer.train.loop as loop
+
+    balance = loop.balance_experts
+    monkeypatch.setattr(
+        loop, "balance_experts", lambda m, load, rate: (seen.append(load.clone()), balance(m, load, rate))
+    )
+    ids = torch.randint(0, 11, (4, 6), generator=torch.Generator().manual_seed(1))  # (4, 6)
+    train = TrainConfig(max_steps=1, eval_interval=100, grad_accum=3, batch_size=4, seq_len=5, threads=1)
+    Trainer(model, train, TensorBatches(ids[:, :-1], ids[:, 1:], 4), None, evaluate=None, progress="silent").fit()
+    assert [load.tolist() for load in seen] == [[[60.0, 0.0, 60.0, 0.0]] * 2]  # 3 micro-batches of 20 tokens
+
+
+def test_max_violation_on_hand_numbers():
+    """(max - mean) / mean per layer: even 0, (4, 1, 1, 2) with mean 2 gives 1, one expert taking all E - 1."""
+    load = torch.tensor([[5, 5, 5, 5], [4, 1, 1, 2], [8, 0, 0, 0]])  # (3, 4)
+    assert max_violation(load).tolist() == [0.0, 1.0, 3.0]
+
+
+def test_the_trainer_logs_the_worst_layers_load_balance_of_the_logged_steps(tmp_path):
+    model = biased(moe_bias_rate=0.0)  # every step: experts 0 and 2 take the 20 tokens, load (20, 0, 20, 0)
+    ids = torch.randint(0, 11, (4, 6), generator=torch.Generator().manual_seed(1))  # (4, 6)
+    train = TrainConfig(max_steps=4, eval_interval=4, log_interval=2, batch_size=4, seq_len=5, threads=1)
+    Trainer(model, train, TensorBatches(ids[:, :-1], ids[:, 1:], 4), tmp_path, evaluate=None, progress="silent").fit()
+    logs = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert [(r["step"], r["expert_max_violation"]) for r in logs if r["kind"] == "log"] == [(2, 1.0), (4, 1.0)]

@@ -177,6 +177,7 @@ class MixtureOfExperts(nn.Module):
         self.hook_routed = HookPoint("moe", "B T C", "moe.routed")
         self.hook_out = HookPoint("ffn_out", "B T C", "moe.out")
         self.last_logits: Tensor | None = None  # (B, T, E) the router's logits in the latest forward: the losses'
+        self.last_experts: Tensor | None = None  # (B, T, K) the experts it chose then: the bias's load
 
     def routed(self, x: Tensor) -> tuple[Tensor, Routed]:
         B, T, C = x.shape
@@ -198,6 +199,7 @@ class MixtureOfExperts(nn.Module):
     def forward(self, x: Tensor) -> Tensor:
         out, decision = self.routed(x)  # (B, T, C)
         self.last_logits = decision.logits  # (B, T, E) kept for the balance losses (GPT.extra_loss)
+        self.last_experts = decision.experts  # (B, T, K) kept for the balancing bias (GPT.expert_load)
         return out  # (B, T, C)
 
 
@@ -249,3 +251,34 @@ def balance_step(selection_bias: Tensor, load: Tensor, rate: float) -> Tensor:
     expert's bias falls by γ, an underloaded one's rises by γ, one at the mean keeps its bias."""
     load = load.to(selection_bias.dtype)  # (E,)
     return selection_bias + rate * torch.sign(load.mean() - load)  # (E,)
+
+
+def max_violation(load: Tensor) -> Tensor:
+    """Loads (..., E) -> (...): how far the busiest expert is above the mean load, as a share of the
+    mean, (max_i load_i - mean) / mean: 0 when every expert gets the same, E - 1 when one gets all.
+    Wang et al. 2024, "Auxiliary-Loss-Free Load Balancing Strategy for Mixture-of-Experts", MaxVio."""
+    load = load.float()  # (..., E)
+    mean = load.mean(-1)  # (...)
+    return (load.amax(-1) - mean) / mean  # (...)
+
+
+def layer_loads(model: nn.Module) -> Tensor | None:
+    """(L, E): how many token slots each expert of each of the model's L expert layers got in the
+    latest forward (expert_load of the chosen experts); None without experts or before a forward."""
+    moes = [m for m in model.modules() if isinstance(m, MixtureOfExperts)]
+    loads = [expert_load(m.last_experts, m.router.n_experts) for m in moes if m.last_experts is not None]
+    if not moes or len(loads) < len(moes):
+        return None
+    return torch.stack(loads)  # (L, E)
+
+
+@torch.no_grad()
+def balance_experts(model: nn.Module, load: Tensor, rate: float) -> None:
+    """DeepSeek-V3's balancing without a loss, after an optimizer step (the trainer calls it): each
+    sigmoid-rule router's selection bias moved by balance_step with its layer's row of load (L, E) and
+    γ = `rate` (the config's moe_bias_rate). The softmax rule has no bias; γ = 0 leaves the biases."""
+    moes = [m for m in model.modules() if isinstance(m, MixtureOfExperts)]
+    for moe, layer_load in zip(moes, load, strict=True):
+        bias = moe.router.selection_bias
+        if bias is not None and rate > 0:
+            bias.copy_(balance_step(bias, layer_load, rate))  # (E,)

@@ -15,6 +15,10 @@ and repeats one optimizer step:
                               logged apart as "extra_loss" (None, the dense models': nothing added)
     ‖g_p‖ per parameter  ─►  clip to global norm grad_clip      below
     optimizer step (AdamW, decay on matrices only, unless the caller brings its own); zero the grads
+    a model with experts: balance_experts(model, load, γ), the step's load of each expert (the chosen
+                              experts of its forwards, layer_loads) moving each sigmoid-rule
+                              router's selection bias, a buffer (DeepSeek-V3: nn/moe.py); the
+                              load's balance logged as "expert_max_violation" (nn/moe.py)
 
 Around the step, small collaborators do the rest: the run directory's files — metrics,
 checkpoints, best weights, the loss plot — and the progress display (record.py); and, in this
@@ -66,6 +70,7 @@ from torch import nn
 from glassformer.devices import resolve_dtype
 from glassformer.messages import N_, t
 from glassformer.nn.loss import LOSSES
+from glassformer.nn.moe import MixtureOfExperts, balance_experts, layer_loads, max_violation
 from glassformer.train.checkpoint import global_rng_state, set_global_rng_state
 from glassformer.train.distributed import SINGLE
 from glassformer.train.record import Progress, RunFiles, StepTimer, eval_line
@@ -136,6 +141,9 @@ class Trainer:
         self.pending = PendingSteps(self.names)  # losses and norms not yet read back from the device
         self.extra_loss = getattr(model, "extra_loss", None)  # () -> the latest forward's extra loss, or None
         self.pending_extra: list[torch.Tensor] = []  # each step's extra loss (in its loss), on the device
+        self.has_experts = any(isinstance(m, MixtureOfExperts) for m in model.modules())  # nn/moe.py's layers
+        self.bias_rate = float(getattr(getattr(model, "cfg", None), "moe_bias_rate", 0.0))  # γ of their biases
+        self.pending_load: torch.Tensor | None = None  # (L, E) the expert load of the steps not yet logged
         self.step, self.best_val = 0, math.inf
         self.last_eval: dict[str, float] = {}
         self.last_loss: torch.Tensor | None = None  # the latest step's loss, still on the device
@@ -210,6 +218,7 @@ class Trainer:
         self.world.seed_dropout(cfg.seed, self.step)
         loss_sum = torch.zeros((), device=cfg.device)  # ()
         extra_sum, extra = torch.zeros((), device=cfg.device), None  # ()
+        load: torch.Tensor | None = None  # (L, E) the step's expert load, over its micro-batches
         for i in range(cfg.grad_accum):
             batch = self.batches.train_batch(self.batch_generator)  # (x, y), or what batch_loss reads
             with self.world.accumulating(self.parallel, last=i == cfg.grad_accum - 1):
@@ -220,6 +229,8 @@ class Trainer:
                         loss = loss + extra / cfg.grad_accum  # ()
                         extra_sum = extra_sum + extra.detach() / cfg.grad_accum  # ()
                 loss.backward()
+            if self.has_experts and (chosen := layer_loads(self.model)) is not None:
+                load = chosen if load is None else load + chosen  # (L, E)
             loss_sum += loss.detach()  # ()
         loss_sum = self.world.mean(loss_sum)  # () the global batch's loss
         if extra is not None:
@@ -228,6 +239,10 @@ class Trainer:
         total = clip_global_norm(self.params, norms, cfg.grad_clip)  # ()
         self.optimizer.step()
         self.optimizer.zero_grad(set_to_none=True)
+        if load is not None:
+            load = self.world.mean(load.float())  # (L, E) the global batch's load
+            self.pending_load = load if self.pending_load is None else self.pending_load + load  # (L, E)
+            balance_experts(self.model, load, self.bias_rate)  # DeepSeek-V3's: the biases follow the load
         self.step += 1
         self.last_loss = loss_sum
         self.pending.add(self.step, loss_sum, norms, total)
@@ -274,6 +289,9 @@ class Trainer:
         if self.pending_extra:  # the part of "loss" that is the model's extra loss (experts' balance)
             record["extra_loss"] = torch.stack(self.pending_extra).mean().item()
             self.pending_extra = []
+        if self.pending_load is not None:  # the experts' balance over the logged steps: the worst layer's
+            record["expert_max_violation"] = max_violation(self.pending_load).max().item()
+            self.pending_load = None
         if self.files:
             self.files.log(record)
         self.progress.update(self.step, record["loss"], record["lr"], record["tokens_per_s"])

@@ -51,12 +51,16 @@ def val_loss(run: Path) -> float:
 
 
 @pytest.mark.slow
-def test_the_reference_solutions_train_the_char_model_like_ours(tmp_path, capsys):
-    folder = mine(tmp_path)
-    cache = ["--cache-dir", str(tmp_path / "cache")]
-    assert main([*TRAIN, *cache, "--out", str(tmp_path / "ours")]) == 0
+@pytest.mark.parametrize("preset", ["baby", "baby-qwen3"])  # the block plug; the modern pieces one by one
+def test_the_reference_solutions_train_the_char_model_like_ours(tmp_path, capsys, preset):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    for name in plug.required(PRESETS[preset].model):  # only the files this preset needs
+        (folder / f"{name}.py").write_text(catalog.get(name).solution, encoding="utf-8")
+    run = [*TRAIN[:2], preset, *TRAIN[3:], "--cache-dir", str(tmp_path / "cache")]
+    assert main([*run, "--out", str(tmp_path / "ours")]) == 0
     with said() as heard:
-        assert main([*TRAIN, *cache, "--out", str(tmp_path / "theirs"), "--use-mine", str(folder)]) == 0
+        assert main([*run, "--out", str(tmp_path / "theirs"), "--use-mine", str(folder)]) == 0
     (plugged,) = [f for _, f in heard if set(f) == {"dir", "parts"}]  # it says whose code computes which parts
     assert str(plugged["dir"]) == str(folder) and plugged["parts"] and str(folder) in capsys.readouterr().out
     ours, theirs = val_loss(tmp_path / "ours"), val_loss(tmp_path / "theirs")

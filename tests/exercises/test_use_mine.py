@@ -19,6 +19,7 @@ from glassformer.exercises import catalog, plug
 from glassformer.exercises.plug import REQUIRED
 from glassformer.messages import t
 from glassformer.models import build_model
+from glassformer.sample import next_logits, open_cache
 
 TRAIN = [
     "train",
@@ -251,3 +252,24 @@ def test_modern_configurations_the_learner_cannot_compute_are_refused():
         plug.check_config(replace(LLAMA, position="alibi", rope_base=10000.0))
     assert alibi.value.code == "exercise.use_mine.model"
     assert [f for _, f in heard if set(f) == {"position"}] == [{"position": "alibi"}]
+
+
+def test_a_plugged_modern_model_decodes_with_the_kv_cache_as_ours(tmp_path):
+    """A cached decoding step goes through the plugged norms, SwiGLU and rope (told the cache's
+    offset) and glassformer's attention: the next token's logits, step by step, are ours; a rope
+    that ignores the offset is caught there."""
+    folder = mine_modern(tmp_path)
+
+    def decoded(plugged: Path | None) -> torch.Tensor:
+        torch.manual_seed(0)
+        model = build_model(QWEN3).double()
+        if plugged is not None:
+            plug.swap_in(model, plugged)
+        ids, cache = torch.tensor([[1, 2, 3, 9, 4, 7]]), open_cache(model, 1)  # (1, T)
+        return torch.stack([next_logits(model, ids[:, : t + 1], cache) for t in range(ids.size(1))])  # (T, 1, V)
+
+    ours = decoded(None)
+    assert torch.allclose(decoded(folder), ours, atol=1e-10, rtol=0)
+    source = (folder / "rope.py").read_text()
+    (folder / "rope.py").write_text(source.replace("torch.arange(offset, offset + T", "torch.arange(0, T"))
+    assert (decoded(folder) - ours).abs().max() > 1e-6  # offset_ignored: wrong from the second step on

@@ -56,6 +56,9 @@ def test_start_writes_a_skeleton_and_never_overwrites(tmp_path, capsys):
     assert isinstance(last, ast.Raise) and last.exc.func.id == "NotImplementedError"
     assert heard.carrying(target=ex.plugs_into, required=", ".join(REQUIRED))  # what --use-mine swaps in
     path.write_text(source + "\n# my work\n")
+    code, out, heard = heard_run(capsys, "start", "rope", "--dir", str(folder))  # a modern decoder's piece
+    assert code == 0 and heard.carrying(target=catalog.get("rope").plugs_into)
+    assert "--use-mine" in (folder / "rope.py").read_text()  # it says --use-mine plugs it in (a modern model)
     code, out, heard = heard_run(capsys, "start", "layer_norm", "--dir", str(folder))
     backup = folder / "layer_norm.old.py"
     assert code == 1 and heard.carrying(path=path, backup=backup) and str(backup) in out

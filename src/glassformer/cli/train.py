@@ -225,7 +225,7 @@ def register_train(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from glassformer.exercises.plug import check_config, check_ready, swap_in
+    from glassformer.exercises.plug import check_all, swap_in
     from glassformer.train.run import new_run, resume_run, train
 
     progress = not args.no_progress
@@ -238,10 +238,9 @@ def run_train(args: argparse.Namespace) -> int:
         raise UsageError(
             "train.stretch_alone", "--stretch-schedule only changes a resumed run's schedule: use it with --resume RUN."
         )
-    if args.use_mine:  # refused before any run directory or file is made or touched
-        check_ready(Path(args.use_mine).expanduser())
-    mine = Path(args.use_mine).expanduser() if args.use_mine else None  # with a trial step: before the run dir
-    check_model = (lambda cfg: check_config(cfg, mine)) if mine else None
+    # --use-mine: the files the config needs pass the grader, then a trial step, all before the run dir
+    mine = Path(args.use_mine).expanduser() if args.use_mine else None
+    check_model = (lambda cfg: check_all(cfg, mine)) if mine else None
     if args.resume:
         if args.out:
             raise UsageError("train.resume_out", "--resume continues a run in its own directory; drop --out.")

@@ -218,6 +218,17 @@ def _function(ex: Exercise, f: Function) -> str:
                 required=", ".join(plug.REQUIRED),
             ),
         ]
+    elif ex.plugs_into and ex.name in plug.MODERN:  # a modern decoder's piece, plugged where a model has it
+        doc += [
+            "",
+            t(
+                "Once it passes, `glassformer train --use-mine DIR` trains a "
+                "modern decoder (baby-llama, baby-qwen3) with your code in "
+                "place of {target} wherever the model has it "
+                "(docs/exercises.md).",
+                target=ex.plugs_into,
+            ),
+        ]
     elif ex.plugs_into:
         doc += ["", t("It computes what {target} computes in glassformer (docs/exercises.md).", target=ex.plugs_into)]
     body = "\n".join(("    " + line).rstrip() for line in doc)

@@ -7,7 +7,15 @@ import pytest
 import torch
 
 from glassformer.exercises import catalog, grading
-from glassformer.exercises.grading.comparing import CaseResult, Problem, first_problem, prepare, twin_directional
+from glassformer.exercises.grading.comparing import (
+    CaseResult,
+    Problem,
+    _grade_grads,
+    first_problem,
+    path_name,
+    prepare,
+    twin_directional,
+)
 from glassformer.exercises.grading.report import _problem_lines, fmt_number
 from glassformer.exercises.grading.scanning import scan
 from glassformer.messages import speaking, t
@@ -329,3 +337,17 @@ def test_the_scan_looks_below_an_attribute_of_a_call(tmp_path):
     path.write_text("import torch.nn.functional as F\ndef softmax(x, dim=-1):\n    return F.softmax(x, dim).clone()\n")
     found = [(o.line, o.name) for o in scan(path, catalog.get("softmax").forbidden)]
     assert found == [(3, "F.softmax")]
+
+
+def test_an_input_that_gets_no_gradient_is_named_as_unused():
+    """A graded input the learner's outputs do not depend on gets None from autograd: the problem
+    is a missing gradient noted "unused", for that input, and the report words the note."""
+    ex, prep = catalog.get("layer_norm"), prepare("layer_norm")
+    case = prep.cases[0]
+    assert len(case.grad) >= 2
+    grads = [prep.ref_grads[0][0], None, *prep.ref_grads[0][2:]]
+    problem, name = _grade_grads(ex, prep, 0, case, {"grads": grads, "grad_note": None})
+    assert (problem.what, problem.yours, name) == ("grad_missing", "unused", path_name(ex, case, case.grad[1]))
+    res = CaseResult(0, False, problem, stage="grad", where=name)
+    note = said("this input does not influence your outputs")
+    assert _problem_lines(res, ("y",), 1e-6) == [said("no gradient for {where}: {note}", where=name, note=note)]

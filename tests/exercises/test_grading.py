@@ -351,3 +351,15 @@ def test_an_input_that_gets_no_gradient_is_named_as_unused():
     res = CaseResult(0, False, problem, stage="grad", where=name)
     note = said("this input does not influence your outputs")
     assert _problem_lines(res, ("y",), 1e-6) == [said("no gradient for {where}: {note}", where=name, note=note)]
+
+
+def test_a_gradient_off_the_twins_slope_shows_both_slopes_to_ten_digits():
+    slope = CaseResult(0, False, Problem("twin_slope", yours=0.125, ref=-1 / 3), stage="grad", where="x")
+    assert _problem_lines(slope, ("y",), 1e-6) == [
+        said(
+            "gradients of {where} along a random direction: yours {yours}, the NumPy twin's finite difference {ref}",
+            where="x",
+            yours="0.125",
+            ref="-0.3333333333",
+        )
+    ]
